@@ -1,0 +1,355 @@
+//! The one seam between the harness and a GPU programming API.
+//!
+//! `Backend` is deliberately small: compile, buffers, launch, copy, sync. Everything above it
+//! (runner, statistics, exporters) is API-agnostic, and no `opencl3` or `cudarc` type crosses
+//! this module's public surface — the implementations in `opencl.rs` and `cuda.rs` keep them.
+//!
+//! # Timing contract
+//!
+//! Every [`Backend::launch`] and [`Backend::copy`] is **blocking**: it returns only once the
+//! command has completed on the device, and it returns a [`Timing`] that holds
+//!
+//! * `wall`: a host monotonic clock (`std::time::Instant`) read immediately before the enqueue
+//!   call and immediately after the synchronisation that waits for completion. Launch overhead,
+//!   queueing and synchronisation are *inside* this interval, identically for both APIs.
+//! * `device`: the device's own clock around the command only. OpenCL: profiling event
+//!   `CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START` on a queue created with
+//!   `CL_QUEUE_PROFILING_ENABLE`. CUDA: two events created *with* timing enabled, recorded on
+//!   the stream right before and right after the launch (`cuEventElapsedTime`). Launch overhead
+//!   is *outside* this interval. `None` when the API could not give it.
+//! * `queued_to_start`: OpenCL only, `START - QUEUED` from profiling (the paper's kernel launch
+//!   time); CUDA has no equivalent event and reports `None`.
+//!
+//! All values are in seconds ([`Seconds`]), so both APIs report in one unit.
+
+pub mod cuda;
+pub mod opencl;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A duration in seconds. One unit for every timer of every backend.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
+pub struct Seconds(pub f64);
+
+/// Which programming model a backend drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Api {
+    OpenCl,
+    Cuda,
+}
+
+impl Api {
+    pub fn label(self) -> &'static str {
+        match self {
+            Api::OpenCl => "OpenCL",
+            Api::Cuda => "CUDA",
+        }
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// Which clock produced a measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TimerKind {
+    /// OpenCL profiling events / CUDA events: kernel execution only.
+    DeviceEvent,
+    /// Host monotonic clock around enqueue + synchronisation.
+    WallClock,
+}
+
+impl TimerKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            TimerKind::DeviceEvent => "device-event",
+            TimerKind::WallClock => "wall-clock",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "device-event" | "event" | "device" => Some(TimerKind::DeviceEvent),
+            "wall-clock" | "wall" | "host" => Some(TimerKind::WallClock),
+            _ => None,
+        }
+    }
+}
+
+/// The result of one blocking command; see the module docs for the contract.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    pub wall: Seconds,
+    pub device: Option<Seconds>,
+    pub queued_to_start: Option<Seconds>,
+}
+
+impl Timing {
+    /// The value of the requested timer, if this backend produced it.
+    pub fn get(&self, timer: TimerKind) -> Option<Seconds> {
+        match timer {
+            TimerKind::DeviceEvent => self.device,
+            TimerKind::WallClock => Some(self.wall),
+        }
+    }
+}
+
+/// What a device says about itself. Numbers the API does not expose are `None`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub api: String,
+    pub platform: String,
+    pub name: String,
+    pub vendor: String,
+    pub driver_version: String,
+    pub api_version: String,
+    pub compute_units: u32,
+    pub max_work_group_size: u32,
+    pub local_mem_bytes: u64,
+    pub global_mem_bytes: u64,
+    pub max_alloc_bytes: u64,
+    pub core_clock_mhz: Option<u32>,
+    pub memory_clock_mhz: Option<u32>,
+    pub memory_bus_width_bits: Option<u32>,
+    /// `compute_90` for an H100/H200; used as the NVRTC target.
+    pub compute_capability: Option<(i32, i32)>,
+    /// Sub-group (warp) functions available to OpenCL C (`cl_khr_subgroups` or OpenCL C 3.0
+    /// `__opencl_c_subgroups`).
+    pub has_subgroups: bool,
+    pub is_gpu: bool,
+}
+
+impl DeviceInfo {
+    /// Theoretical peak bandwidth in GB/s by the paper's Eq. 2: MC × MIW/8 × 2 (double data
+    /// rate), with the memory clock in MHz and the bus width in bits.
+    pub fn theoretical_peak_gbs(&self) -> Option<f64> {
+        let mc = self.memory_clock_mhz? as f64 * 1e6;
+        let miw = self.memory_bus_width_bits? as f64;
+        Some(mc * miw / 8.0 * 2.0 / 1e9)
+    }
+}
+
+/// Per-kernel resource use, as the compiler/runtime reports it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct KernelResources {
+    pub registers: Option<u32>,
+    pub shared_bytes: Option<u64>,
+    /// Local (spill / private) memory per thread.
+    pub local_bytes: Option<u64>,
+    pub max_threads_per_group: Option<u32>,
+}
+
+/// A program to build: source text, `-D` defines and API-specific flags, already mapped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompileRequest {
+    pub source: String,
+    pub defines: Vec<(String, String)>,
+    /// Compiler flags exactly as passed to this API's compiler.
+    pub flags: Vec<String>,
+}
+
+impl CompileRequest {
+    /// The full option list: defines first, then flags; both APIs see `-DNAME=VALUE`.
+    pub fn options(&self) -> Vec<String> {
+        self.defines
+            .iter()
+            .map(|(k, v)| format!("-D{k}={v}"))
+            .chain(self.flags.iter().cloned())
+            .collect()
+    }
+}
+
+/// Opaque handles, meaningful only to the backend that issued them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProgramId(pub usize);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelId(pub usize);
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BufferId(pub usize);
+
+/// One kernel argument, in declaration order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arg {
+    Buffer(BufferId),
+    U32(u32),
+    F32(f32),
+}
+
+/// A 1-D launch: `groups` work-groups (CUDA blocks) of `local` work-items (threads).
+/// OpenCL receives global = groups × local; CUDA receives grid = groups, block = local.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaunchShape {
+    pub groups: u32,
+    pub local: u32,
+}
+
+impl LaunchShape {
+    pub fn global(&self) -> u64 {
+        u64::from(self.groups) * u64::from(self.local)
+    }
+}
+
+/// Library errors of a backend. Messages are written for the person running the benchmark.
+#[derive(Debug, Error)]
+pub enum BackendError {
+    #[error("{api} unavailable: {reason}")]
+    Unavailable { api: Api, reason: String },
+    #[error("{api} build failed (options: {options})\n--- build log ---\n{log}")]
+    Compile {
+        api: Api,
+        options: String,
+        log: String,
+    },
+    #[error("{api} driver error in {what}: {detail}")]
+    Driver {
+        api: Api,
+        what: String,
+        detail: String,
+    },
+    #[error("work-group size {requested} exceeds the limit {limit} of {device}{context}")]
+    WorkGroupTooLarge {
+        requested: u32,
+        limit: u32,
+        device: String,
+        context: String,
+    },
+    #[error("allocation of {bytes} bytes refused: {device} allows {limit} bytes ({what})")]
+    TooLarge {
+        bytes: u64,
+        limit: u64,
+        device: String,
+        what: String,
+    },
+    #[error("invalid handle: {0}")]
+    InvalidHandle(String),
+    #[error("no kernel named '{name}' in the program; it defines: {available}")]
+    NoSuchKernel { name: String, available: String },
+}
+
+impl BackendError {
+    pub(crate) fn driver(api: Api, what: &str, detail: impl fmt::Display) -> Self {
+        BackendError::Driver {
+            api,
+            what: what.to_string(),
+            detail: detail.to_string(),
+        }
+    }
+}
+
+pub type Result<T> = std::result::Result<T, BackendError>;
+
+/// The seam. See the module docs for the timing contract.
+pub trait Backend {
+    fn api(&self) -> Api;
+    fn info(&self) -> &DeviceInfo;
+    /// Build a program; a failure returns [`BackendError::Compile`] with the log and options.
+    fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId>;
+    fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId>;
+    /// The compiled program as text where the API gives text (PTX on NVIDIA), else `None`.
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>>;
+    fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources>;
+    fn alloc(&mut self, len: usize) -> Result<BufferId>;
+    fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()>;
+    fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()>;
+    fn free(&mut self, buffer: BufferId) -> Result<()>;
+    /// Launch and wait for completion (blocking); returns both clocks.
+    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
+    /// Device-to-device copy of `len` floats, blocking, timed like a launch.
+    fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing>;
+    fn sync(&mut self) -> Result<()>;
+}
+
+/// Refuse a launch whose work-group exceeds the device limit, naming the limit and device.
+pub fn check_work_group(info: &DeviceInfo, local: u32, kernel_limit: Option<u32>) -> Result<()> {
+    let (limit, context) = match kernel_limit {
+        Some(k) if k < info.max_work_group_size => (k, " for this kernel".to_string()),
+        _ => (info.max_work_group_size, String::new()),
+    };
+    if local == 0 || local > limit {
+        return Err(BackendError::WorkGroupTooLarge {
+            requested: local,
+            limit,
+            device: info.name.clone(),
+            context,
+        });
+    }
+    Ok(())
+}
+
+/// Refuse an allocation larger than what the device can hold, before allocating.
+pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
+    let bytes = (len as u64).saturating_mul(4);
+    if bytes == 0 {
+        return Err(BackendError::TooLarge {
+            bytes,
+            limit: info.max_alloc_bytes,
+            device: info.name.clone(),
+            what: "an empty buffer is not a valid problem".into(),
+        });
+    }
+    if info.max_alloc_bytes > 0 && bytes > info.max_alloc_bytes {
+        return Err(BackendError::TooLarge {
+            bytes,
+            limit: info.max_alloc_bytes,
+            device: info.name.clone(),
+            what: "largest single allocation".into(),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eq2_peak_of_h200_datasheet_numbers() {
+        let info = DeviceInfo {
+            memory_clock_mhz: Some(3201),
+            memory_bus_width_bits: Some(6016),
+            ..Default::default()
+        };
+        let peak = info.theoretical_peak_gbs().unwrap();
+        assert!((peak - 4814.3).abs() < 0.1, "{peak}");
+    }
+
+    #[test]
+    fn peak_unknown_without_bus_width() {
+        let info = DeviceInfo {
+            memory_clock_mhz: Some(3201),
+            ..Default::default()
+        };
+        assert_eq!(info.theoretical_peak_gbs(), None);
+    }
+
+    #[test]
+    fn work_group_limit_names_device_and_limit() {
+        let info = DeviceInfo {
+            name: "Dev".into(),
+            max_work_group_size: 1024,
+            ..Default::default()
+        };
+        assert!(check_work_group(&info, 1024, None).is_ok());
+        let e = check_work_group(&info, 2048, None).unwrap_err().to_string();
+        assert!(e.contains("1024") && e.contains("Dev") && e.contains("2048"), "{e}");
+        let e = check_work_group(&info, 512, Some(256)).unwrap_err().to_string();
+        assert!(e.contains("256") && e.contains("this kernel"), "{e}");
+    }
+
+    #[test]
+    fn options_put_defines_first() {
+        let r = CompileRequest {
+            source: String::new(),
+            defines: vec![("WG_SIZE".into(), "256".into())],
+            flags: vec!["-cl-mad-enable".into()],
+        };
+        assert_eq!(r.options(), vec!["-DWG_SIZE=256", "-cl-mad-enable"]);
+    }
+}

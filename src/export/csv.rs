@@ -1,0 +1,1001 @@
+//! CSV: the durable record of every run.
+//!
+//! Rows are appended one at a time and flushed immediately ([`CsvAppender`]), so a run that is
+//! killed leaves a valid file holding every finished row, which `--resume` continues. Files are
+//! re-read with a header check ([`read_rows`]) so a CSV of another kind (or an older schema) is
+//! refused with the differing columns named instead of being mis-parsed.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, File, OpenOptions};
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::{create_parent_dirs, io_err, write_atomic, ExportError, Exporter};
+use crate::record::{MeasurementRow, PrRow, SampleRow};
+
+/// The column list of a row type, in the order that `serde` writes its fields.
+///
+/// An explicit list (rather than one derived from a serialized sample row) lets a header be
+/// written and checked before any row exists. The tests assert that each list equals the header
+/// that `csv` + `serde` actually produce, so it cannot silently drift from the struct.
+pub trait CsvSchema {
+    /// Column names, in field order.
+    const COLUMNS: &'static [&'static str];
+}
+
+impl CsvSchema for MeasurementRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "run_id",
+        "study",
+        "comparison",
+        "api",
+        "device",
+        "platform",
+        "driver",
+        "api_version",
+        "family",
+        "variant",
+        "size",
+        "elements",
+        "local_size",
+        "groups",
+        "global_size",
+        "unroll",
+        "flags",
+        "timer",
+        "warmup",
+        "reps",
+        "median_s",
+        "min_s",
+        "mean_s",
+        "mad_s",
+        "ci_lo_s",
+        "ci_hi_s",
+        "outliers",
+        "metric",
+        "metric_unit",
+        "metric_ci_lo",
+        "metric_ci_hi",
+        "bytes",
+        "flops",
+        "peak_gbs",
+        "verified",
+        "max_error",
+        "status",
+        "error",
+        "sweep_param",
+        "sweep_value",
+    ];
+}
+
+impl CsvSchema for PrRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "run_id",
+        "study",
+        "comparison",
+        "device_a",
+        "device_b",
+        "api_a",
+        "api_b",
+        "family",
+        "variant",
+        "size",
+        "local_size",
+        "groups",
+        "metric_unit",
+        "metric_a",
+        "metric_b",
+        "pr",
+        "pr_ci_lo",
+        "pr_ci_hi",
+        "similar",
+        "similar_tight",
+        "fair",
+        "differing_steps",
+        "timer",
+        "sweep_param",
+        "sweep_value",
+    ];
+}
+
+impl CsvSchema for SampleRow {
+    const COLUMNS: &'static [&'static str] =
+        &["run_id", "comparison", "api", "timer", "rep", "seconds"];
+}
+
+/// The header of `T` as owned strings (the form [`ExportError::Schema`] carries).
+pub fn header_of<T: CsvSchema>() -> Vec<String> {
+    T::COLUMNS.iter().map(|c| c.to_string()).collect()
+}
+
+/// Turns a `csv` error into an [`ExportError`] naming the file, the line and, where known, the
+/// column (`columns` is the header in force).
+fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
+    let line = err.position().map_or(0, ::csv::Position::line);
+    let fallback = err.to_string();
+    let column = |i: u64| -> String {
+        match usize::try_from(i).ok().and_then(|i| columns.get(i)) {
+            Some(name) => format!("column `{name}`"),
+            None => format!("field {}", i.saturating_add(1)),
+        }
+    };
+    let message = match err.into_kind() {
+        ::csv::ErrorKind::Io(source) => {
+            return ExportError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+        // `csv` knows the field for scalar parse errors but not for messages raised by the
+        // row type itself (e.g. an unknown enum variant, which names the bad value instead).
+        ::csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+            Some(i) => format!("{}: {}", column(i), err.kind()),
+            None => err.kind().to_string(),
+        },
+        ::csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!(
+            "the row has {len} fields but the header has {expected_len} \
+             (a truncated or hand-edited line?)"
+        ),
+        ::csv::ErrorKind::Utf8 { err, .. } => {
+            format!("{} is not valid UTF-8", column(err.field() as u64))
+        }
+        _ => fallback,
+    };
+    ExportError::Csv {
+        path: path.to_path_buf(),
+        line,
+        message,
+    }
+}
+
+/// Refuses `found` unless it is exactly `T`'s header.
+fn check_header<T: CsvSchema>(path: &Path, found: &::csv::StringRecord) -> Result<(), ExportError> {
+    if found.iter().eq(T::COLUMNS.iter().copied()) {
+        Ok(())
+    } else {
+        Err(ExportError::Schema {
+            path: path.to_path_buf(),
+            expected: header_of::<T>(),
+            found: found.iter().map(str::to_string).collect(),
+        })
+    }
+}
+
+/// Parses the whole content of a CSV of `T` rows; `path` is only used in errors.
+///
+/// Empty content is an empty table; otherwise the header must be `T`'s.
+fn parse_rows<T: DeserializeOwned + CsvSchema>(
+    path: &Path,
+    data: &[u8],
+) -> Result<Vec<T>, ExportError> {
+    if data.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(data);
+    let header = reader
+        .headers()
+        .map_err(|e| csv_err(path, e, T::COLUMNS))?
+        .clone();
+    check_header::<T>(path, &header)?;
+    reader
+        .deserialize::<T>()
+        .map(|row| row.map_err(|e| csv_err(path, e, T::COLUMNS)))
+        .collect()
+}
+
+/// Reads every row of a CSV of `T` rows.
+///
+/// The header must equal `T::COLUMNS` exactly (a foreign CSV is refused with the expected and
+/// found columns); a row that does not parse is reported with the file, the 1-based line on
+/// which it starts and the column. An empty file reads as no rows, as [`CsvAppender`] treats it
+/// as new.
+pub fn read_rows<T: DeserializeOwned + CsvSchema>(path: &Path) -> Result<Vec<T>, ExportError> {
+    let data = fs::read(path).map_err(io_err(path))?;
+    parse_rows(path, &data)
+}
+
+/// Renders rows as a complete CSV document (header included, even with no rows).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CsvExporter;
+
+impl<T: Serialize + CsvSchema> Exporter<T> for CsvExporter {
+    fn render(&self, rows: &[T]) -> Result<Vec<u8>, ExportError> {
+        let render_err = |e: ::csv::Error| ExportError::Render {
+            format: "csv",
+            message: e.to_string(),
+        };
+        let mut writer = ::csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        writer.write_record(T::COLUMNS).map_err(render_err)?;
+        for row in rows {
+            writer.serialize(row).map_err(render_err)?;
+        }
+        writer.into_inner().map_err(|e| ExportError::Render {
+            format: "csv",
+            message: e.error().to_string(),
+        })
+    }
+}
+
+/// Writes `rows` as a whole CSV file, atomically (see [`super::write_atomic`]), replacing any
+/// previous file: for derived tables that are regenerated, not for incremental results.
+pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(), ExportError> {
+    let bytes = CsvExporter.render(rows)?;
+    write_atomic(path, &bytes)
+}
+
+/// Appends rows of type `T` to a CSV file, one flushed row at a time.
+///
+/// After [`append`](Self::append) returns, the row is in the operating system's hands, so a
+/// killed (not power-cut) process leaves a valid CSV with every finished row.
+#[derive(Debug)]
+pub struct CsvAppender<T> {
+    path: PathBuf,
+    writer: ::csv::Writer<File>,
+    existing_rows: usize,
+    _row: PhantomData<fn(&T)>,
+}
+
+impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
+    /// Opens `path` for appending `T` rows, creating parent directories.
+    ///
+    /// * A missing or empty file gets `T`'s header.
+    /// * A non-empty file is refused unless `resume` is set, so a new run never mixes its rows
+    ///   into an old run's file by accident.
+    /// * With `resume`, the existing file must have `T`'s header and rows that parse, and must
+    ///   end with a line break (otherwise its last row was cut by an interrupted write and
+    ///   appending would merge it with the next row); it is then appended to.
+    pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
+        create_parent_dirs(path)?;
+        let existing = match fs::read(path) {
+            Ok(data) => data,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(e) => return Err(io_err(path)(e)),
+        };
+        let mut existing_rows = 0;
+        if !existing.is_empty() {
+            if !resume {
+                return Err(ExportError::OutputExists {
+                    path: path.to_path_buf(),
+                    hint: "pass --resume to continue it, or choose another output".to_string(),
+                });
+            }
+            existing_rows = parse_rows::<T>(path, &existing)?.len();
+            if existing.last() != Some(&b'\n') {
+                let newlines = existing.iter().filter(|&&b| b == b'\n').count();
+                return Err(ExportError::Csv {
+                    path: path.to_path_buf(),
+                    line: u64::try_from(newlines).map_or(0, |n| n.saturating_add(1)),
+                    message: "the last line has no line break, so it was probably cut by an \
+                              interrupted write; check it, delete it if incomplete, then resume"
+                        .to_string(),
+                });
+            }
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(io_err(path))?;
+        let writer = ::csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(file);
+        let mut appender = CsvAppender {
+            path: path.to_path_buf(),
+            writer,
+            existing_rows,
+            _row: PhantomData,
+        };
+        if existing.is_empty() {
+            appender
+                .writer
+                .write_record(T::COLUMNS)
+                .map_err(|e| csv_err(path, e, T::COLUMNS))?;
+            appender.flush()?;
+        }
+        Ok(appender)
+    }
+
+    /// Writes one row and flushes it to the file, so it survives the process being killed.
+    pub fn append(&mut self, row: &T) -> Result<(), ExportError> {
+        self.writer
+            .serialize(row)
+            .map_err(|e| csv_err(&self.path, e, T::COLUMNS))?;
+        self.flush()
+    }
+
+    /// The file being appended to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Rows that were already in the file when it was opened with `resume`.
+    pub fn existing_rows(&self) -> usize {
+        self.existing_rows
+    }
+
+    fn flush(&mut self) -> Result<(), ExportError> {
+        // `csv::Writer::flush` empties its buffer into the file and flushes the file.
+        self.writer.flush().map_err(io_err(&self.path))
+    }
+}
+
+/// Concatenates CSV files of `T` rows into `output`, in input order, and returns the row count.
+///
+/// Every input must have `T`'s header and parse completely before anything is written; the
+/// output is written atomically. Refused when `output` is one of the inputs (it would be
+/// destroyed) or already exists and is not empty (results are never overwritten silently).
+pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema>(
+    inputs: &[PathBuf],
+    output: &Path,
+) -> Result<usize, ExportError> {
+    let output_canonical = fs::canonicalize(output).ok();
+    for input in inputs {
+        let same = input == output
+            || output_canonical
+                .as_ref()
+                .is_some_and(|out| fs::canonicalize(input).ok().as_ref() == Some(out));
+        if same {
+            return Err(ExportError::OutputIsInput {
+                path: output.to_path_buf(),
+            });
+        }
+    }
+    match fs::metadata(output) {
+        Ok(meta) if meta.len() > 0 => {
+            return Err(ExportError::OutputExists {
+                path: output.to_path_buf(),
+                hint: "choose another output for the merge, or remove it first".to_string(),
+            })
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(output)(e)),
+    }
+    let mut rows: Vec<T> = Vec::new();
+    for input in inputs {
+        rows.extend(read_rows::<T>(input)?);
+    }
+    write_rows(output, &rows)?;
+    Ok(rows.len())
+}
+
+/// How many rows of the CSV at `path` hold each value of `column`, for any CSV with that
+/// column. A missing file counts nothing (a fresh run has nothing to resume).
+///
+/// `--resume` uses this on the `comparison` column of a measurement file: a comparison is
+/// finished only when both of its APIs have a row, which a count shows and a set does not.
+pub fn key_counts(path: &Path, column: &str) -> Result<HashMap<String, usize>, ExportError> {
+    let data = match fs::read(path) {
+        Ok(data) => data,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    let mut counts = HashMap::new();
+    if data.is_empty() {
+        return Ok(counts);
+    }
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(data.as_slice());
+    let header = reader.headers().map_err(|e| csv_err(path, e, &[]))?.clone();
+    let columns: Vec<&str> = header.iter().collect();
+    let Some(index) = columns.iter().position(|c| *c == column) else {
+        return Err(ExportError::Schema {
+            path: path.to_path_buf(),
+            expected: vec![column.to_string()],
+            found: columns.iter().map(|c| c.to_string()).collect(),
+        });
+    };
+    for record in reader.records() {
+        let record = record.map_err(|e| csv_err(path, e, &columns))?;
+        if let Some(key) = record.get(index) {
+            *counts.entry(key.to_string()).or_insert(0) += 1;
+        }
+    }
+    Ok(counts)
+}
+
+/// The distinct values of `column` in the CSV at `path` (empty when the file is missing): e.g.
+/// the `comparison` keys already measured, for `--resume`. See [`key_counts`] to also check
+/// that every API of a comparison finished.
+pub fn existing_keys(path: &Path, column: &str) -> Result<HashSet<String>, ExportError> {
+    Ok(key_counts(path, column)?.into_keys().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Status;
+    use proptest::prelude::*;
+    use std::io::Write;
+
+    fn measurement(comparison: &str, api: &str) -> MeasurementRow {
+        MeasurementRow {
+            run_id: "2024-01-01-abc1234".into(),
+            study: "default".into(),
+            comparison: comparison.into(),
+            api: api.into(),
+            device: "NVIDIA H100".into(),
+            platform: "NVIDIA CUDA".into(),
+            driver: "550.54".into(),
+            api_version: "OpenCL 3.0".into(),
+            family: "reduction".into(),
+            variant: "reduce6".into(),
+            size: "268435456".into(),
+            elements: 268_435_456,
+            local_size: 256,
+            groups: 120,
+            global_size: 30_720,
+            unroll: "A=4;B=none".into(),
+            flags: "-cl-fast-relaxed-math, -O3".into(),
+            timer: "device-event".into(),
+            warmup: 5,
+            reps: 100,
+            median_s: 1.25e-3,
+            min_s: 1.2e-3,
+            mean_s: 1.3e-3,
+            mad_s: 2e-5,
+            ci_lo_s: 1.24e-3,
+            ci_hi_s: 1.26e-3,
+            outliers: 3,
+            metric: 858.99,
+            metric_unit: "GB/s".into(),
+            metric_ci_lo: 850.0,
+            metric_ci_hi: 866.0,
+            bytes: 1 << 30,
+            flops: 0,
+            peak_gbs: 3352.0,
+            verified: true,
+            max_error: 0.0,
+            status: Status::Ok,
+            error: String::new(),
+            sweep_param: String::new(),
+            sweep_value: String::new(),
+        }
+    }
+
+    fn pr_row() -> PrRow {
+        PrRow {
+            run_id: "r".into(),
+            study: "default".into(),
+            comparison: "reduce6/268435456".into(),
+            device_a: "H100".into(),
+            device_b: "H100".into(),
+            api_a: "OpenCL".into(),
+            api_b: "CUDA".into(),
+            family: "reduction".into(),
+            variant: "reduce6".into(),
+            size: "268435456".into(),
+            local_size: 256,
+            groups: 120,
+            metric_unit: "GB/s".into(),
+            metric_a: 850.0,
+            metric_b: 900.0,
+            pr: 0.944,
+            pr_ci_lo: 0.93,
+            pr_ci_hi: 0.96,
+            similar: true,
+            similar_tight: false,
+            fair: false,
+            differing_steps: "compiler: -O3 vs -O2; unroll: \"A=4\" vs none".into(),
+            timer: "device-event".into(),
+            sweep_param: "local_size".into(),
+            sweep_value: "256".into(),
+        }
+    }
+
+    fn sample(rep: u32) -> SampleRow {
+        SampleRow {
+            run_id: "r".into(),
+            comparison: "c".into(),
+            api: "CUDA".into(),
+            timer: "wall-clock".into(),
+            rep,
+            seconds: 1e-3 * f64::from(rep + 1),
+        }
+    }
+
+    /// The header that csv + serde write for a row, read back as a list of names.
+    fn serde_header<T: Serialize>(row: &T) -> Vec<String> {
+        let mut w = ::csv::Writer::from_writer(Vec::new());
+        w.serialize(row).unwrap();
+        let bytes = w.into_inner().unwrap();
+        let mut r = ::csv::Reader::from_reader(bytes.as_slice());
+        r.headers().unwrap().iter().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn columns_match_what_serde_writes() {
+        assert_eq!(
+            serde_header(&measurement("c", "CUDA")),
+            header_of::<MeasurementRow>()
+        );
+        assert_eq!(serde_header(&pr_row()), header_of::<PrRow>());
+        assert_eq!(serde_header(&sample(0)), header_of::<SampleRow>());
+    }
+
+    #[test]
+    fn render_then_parse_round_trips_and_writes_header_for_no_rows() {
+        let rows = vec![measurement("a", "OpenCL"), measurement("a", "CUDA")];
+        let bytes = CsvExporter.render(&rows).unwrap();
+        let back: Vec<MeasurementRow> = parse_rows(Path::new("mem.csv"), &bytes).unwrap();
+        assert_eq!(back, rows);
+        let empty = Exporter::<SampleRow>::render(&CsvExporter, &[]).unwrap();
+        assert_eq!(empty, b"run_id,comparison,api,timer,rep,seconds\n");
+    }
+
+    #[test]
+    fn status_is_written_in_kebab_case() {
+        let mut row = measurement("a", "CUDA");
+        row.status = Status::VerifyFailed;
+        let text = String::from_utf8(CsvExporter.render(&[row]).unwrap()).unwrap();
+        assert!(text.contains(",verify-failed,"), "{text}");
+    }
+
+    #[test]
+    fn append_then_read_after_each_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested/dir/samples.csv");
+        let mut appender = CsvAppender::<SampleRow>::open(&path, false).unwrap();
+        assert_eq!(read_rows::<SampleRow>(&path).unwrap(), vec![]);
+        let mut expected = Vec::new();
+        for rep in 0..5 {
+            let row = sample(rep);
+            appender.append(&row).unwrap();
+            expected.push(row);
+            // Read while the appender is still alive: this is what a killed run leaves.
+            assert_eq!(read_rows::<SampleRow>(&path).unwrap(), expected);
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches("run_id").count(), 1, "{text}");
+        assert!(text.ends_with('\n'));
+    }
+
+    #[test]
+    fn existing_non_empty_file_needs_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.csv");
+        CsvAppender::<SampleRow>::open(&path, false)
+            .unwrap()
+            .append(&sample(0))
+            .unwrap();
+        let err = CsvAppender::<SampleRow>::open(&path, false).unwrap_err();
+        assert!(
+            matches!(&err, ExportError::OutputExists { path: p, .. } if p == &path),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("--resume"), "{err}");
+        // The refused open must not have touched the file.
+        assert_eq!(read_rows::<SampleRow>(&path).unwrap(), vec![sample(0)]);
+    }
+
+    #[test]
+    fn resume_appends_without_a_second_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let mut first = CsvAppender::<SampleRow>::open(&path, false).unwrap();
+        first.append(&sample(0)).unwrap();
+        first.append(&sample(1)).unwrap();
+        drop(first);
+        let mut second = CsvAppender::<SampleRow>::open(&path, true).unwrap();
+        assert_eq!(second.existing_rows(), 2);
+        second.append(&sample(2)).unwrap();
+        let rows = read_rows::<SampleRow>(&path).unwrap();
+        assert_eq!(rows, vec![sample(0), sample(1), sample(2)]);
+    }
+
+    #[test]
+    fn empty_file_is_treated_as_new_even_without_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        File::create(&path).unwrap();
+        let mut a = CsvAppender::<SampleRow>::open(&path, false).unwrap();
+        a.append(&sample(4)).unwrap();
+        assert_eq!(read_rows::<SampleRow>(&path).unwrap(), vec![sample(4)]);
+    }
+
+    #[test]
+    fn resume_with_mismatching_header_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pr.csv");
+        CsvAppender::<PrRow>::open(&path, false)
+            .unwrap()
+            .append(&pr_row())
+            .unwrap();
+        let before = fs::read(&path).unwrap();
+        let err = CsvAppender::<SampleRow>::open(&path, true).unwrap_err();
+        match &err {
+            ExportError::Schema {
+                path: p,
+                expected,
+                found,
+            } => {
+                assert_eq!(p, &path);
+                assert_eq!(expected, &header_of::<SampleRow>());
+                assert_eq!(found, &header_of::<PrRow>());
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(
+            err.to_string().contains("missing: api, rep, seconds"),
+            "{err}"
+        );
+        assert_eq!(fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn resume_refuses_a_cut_last_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let mut a = CsvAppender::<SampleRow>::open(&path, false).unwrap();
+        a.append(&sample(0)).unwrap();
+        drop(a);
+        // A complete-looking row with no line break: cut inside its last field.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"r,c,CUDA,wall-clock,1,0.00").unwrap();
+        drop(f);
+        let err = CsvAppender::<SampleRow>::open(&path, true).unwrap_err();
+        match &err {
+            ExportError::Csv { line, .. } => assert_eq!(*line, 3),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn truncated_final_row_is_reported_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let mut a = CsvAppender::<SampleRow>::open(&path, false).unwrap();
+        a.append(&sample(0)).unwrap();
+        a.append(&sample(1)).unwrap();
+        drop(a);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"r,c,CU").unwrap();
+        drop(f);
+        let err = read_rows::<SampleRow>(&path).unwrap_err();
+        match &err {
+            ExportError::Csv { path: p, line, .. } => {
+                assert_eq!(p, &path);
+                assert_eq!(*line, 4);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(err.to_string().contains("s.csv:4:"), "{err}");
+    }
+
+    #[test]
+    fn foreign_csv_is_refused_with_columns_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("foreign.csv");
+        fs::write(&path, "name,score\nalice,3\n").unwrap();
+        let err = read_rows::<MeasurementRow>(&path).unwrap_err();
+        match &err {
+            ExportError::Schema {
+                expected, found, ..
+            } => {
+                assert_eq!(expected, &header_of::<MeasurementRow>());
+                assert_eq!(found, &["name".to_string(), "score".to_string()]);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let msg = err.to_string();
+        assert!(msg.contains("foreign.csv"), "{msg}");
+        assert!(msg.contains("not expected: name, score"), "{msg}");
+        assert!(msg.contains("missing: run_id"), "{msg}");
+    }
+
+    #[test]
+    fn reordered_columns_are_refused() {
+        let mut text = String::from("comparison,run_id,api,timer,rep,seconds\n");
+        text.push_str("c,r,CUDA,t,0,1.0\n");
+        let err = parse_rows::<SampleRow>(Path::new("x.csv"), text.as_bytes()).unwrap_err();
+        assert!(matches!(err, ExportError::Schema { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn malformed_number_is_reported_with_line_and_column() {
+        // Row 2 spans two physical lines (a quoted newline), so the bad row starts on line 5.
+        let text = "run_id,comparison,api,timer,rep,seconds\n\
+                    r,c,CUDA,t,0,0.5\n\
+                    r,\"multi\nline\",CUDA,t,1,0.5\n\
+                    r,c,CUDA,t,2,fast\n";
+        let err = parse_rows::<SampleRow>(Path::new("runs/s.csv"), text.as_bytes()).unwrap_err();
+        match &err {
+            ExportError::Csv { line, message, .. } => {
+                assert_eq!(*line, 5, "{message}");
+                assert!(message.contains("column `seconds`"), "{message}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(err.to_string().starts_with("runs/s.csv:5: "), "{err}");
+    }
+
+    #[test]
+    fn bad_enum_value_is_reported_with_its_line() {
+        let mut bytes = CsvExporter.render(&[measurement("a", "CUDA")]).unwrap();
+        let text = String::from_utf8(bytes.clone())
+            .unwrap()
+            .replace(",ok,", ",fine,");
+        bytes = text.into_bytes();
+        let err = parse_rows::<MeasurementRow>(Path::new("m.csv"), &bytes).unwrap_err();
+        match &err {
+            ExportError::Csv { line, message, .. } => {
+                assert_eq!(*line, 2);
+                assert!(message.contains("unknown variant `fine`"), "{message}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn short_row_is_reported() {
+        let text = "run_id,comparison,api,timer,rep,seconds\nr,c,CUDA\n";
+        let err = parse_rows::<SampleRow>(Path::new("s.csv"), text.as_bytes()).unwrap_err();
+        match &err {
+            ExportError::Csv { line, message, .. } => {
+                assert_eq!(*line, 2);
+                assert!(message.contains("3 fields"), "{message}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[test]
+    fn missing_file_is_an_io_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("absent.csv");
+        let err = read_rows::<SampleRow>(&path).unwrap_err();
+        assert!(matches!(&err, ExportError::Io { path: p, .. } if p == &path));
+    }
+
+    #[test]
+    fn merge_concatenates_in_order_and_checks_schemas() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        let b = dir.path().join("b.csv");
+        write_rows(&a, &[sample(0), sample(1)]).unwrap();
+        write_rows(&b, &[sample(2)]).unwrap();
+        let out = dir.path().join("out/merged.csv");
+        let n = merge_files::<SampleRow>(&[a.clone(), b.clone()], &out).unwrap();
+        assert_eq!(n, 3);
+        assert_eq!(
+            read_rows::<SampleRow>(&out).unwrap(),
+            vec![sample(0), sample(1), sample(2)]
+        );
+
+        // The output now exists: a second merge into it is refused.
+        let err = merge_files::<SampleRow>(std::slice::from_ref(&a), &out).unwrap_err();
+        assert!(matches!(err, ExportError::OutputExists { .. }), "{err:?}");
+
+        // A foreign input fails the whole merge and writes nothing.
+        let pr = dir.path().join("pr.csv");
+        write_rows(&pr, &[pr_row()]).unwrap();
+        let out2 = dir.path().join("merged2.csv");
+        let err = merge_files::<SampleRow>(&[a.clone(), pr.clone()], &out2).unwrap_err();
+        assert!(matches!(&err, ExportError::Schema { path, .. } if path == &pr));
+        assert!(!out2.exists());
+    }
+
+    #[test]
+    fn merge_refuses_output_that_is_an_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.csv");
+        write_rows(&a, &[sample(0)]).unwrap();
+        let err = merge_files::<SampleRow>(std::slice::from_ref(&a), &a).unwrap_err();
+        assert!(matches!(err, ExportError::OutputIsInput { .. }), "{err:?}");
+        // The same file through another spelling of its path.
+        let other = dir.path().join(".").join("a.csv");
+        let err = merge_files::<SampleRow>(std::slice::from_ref(&a), &other).unwrap_err();
+        assert!(matches!(err, ExportError::OutputIsInput { .. }), "{err:?}");
+        assert_eq!(read_rows::<SampleRow>(&a).unwrap(), vec![sample(0)]);
+    }
+
+    #[test]
+    fn existing_keys_and_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.csv");
+        assert!(existing_keys(&path, "comparison").unwrap().is_empty());
+        let mut a = CsvAppender::<MeasurementRow>::open(&path, false).unwrap();
+        a.append(&measurement("x/1", "OpenCL")).unwrap();
+        a.append(&measurement("x/1", "CUDA")).unwrap();
+        a.append(&measurement("y,2", "OpenCL")).unwrap();
+        let keys = existing_keys(&path, "comparison").unwrap();
+        let expected: HashSet<String> = ["x/1", "y,2"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(keys, expected);
+        let counts = key_counts(&path, "comparison").unwrap();
+        assert_eq!(counts.get("x/1"), Some(&2));
+        assert_eq!(counts.get("y,2"), Some(&1));
+        let err = existing_keys(&path, "no_such_column").unwrap_err();
+        assert!(
+            matches!(&err, ExportError::Schema { expected, .. } if expected == &["no_such_column"])
+        );
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            "[a-z0-9 ,;:=|\"'\n\r\t#-]{0,12}",
+            Just(String::new()),
+        ]
+    }
+
+    fn float() -> impl Strategy<Value = f64> {
+        use prop::num::f64 as f;
+        f::POSITIVE | f::NEGATIVE | f::NORMAL | f::SUBNORMAL | f::ZERO | f::INFINITE
+    }
+
+    fn status() -> impl Strategy<Value = Status> {
+        prop_oneof![
+            Just(Status::Ok),
+            Just(Status::VerifyFailed),
+            Just(Status::BuildFailed),
+            Just(Status::LaunchFailed),
+        ]
+    }
+
+    fn any_measurement() -> impl Strategy<Value = MeasurementRow> {
+        use prop::collection::vec;
+        (
+            vec(text(), 18),
+            vec(any::<u64>(), 4),
+            vec(any::<u32>(), 5),
+            vec(float(), 11),
+            any::<bool>(),
+            status(),
+        )
+            .prop_map(|(s, l, u, f, verified, status)| {
+                let mut s = s.into_iter();
+                let mut s = move || s.next().unwrap();
+                MeasurementRow {
+                    run_id: s(),
+                    study: s(),
+                    comparison: s(),
+                    api: s(),
+                    device: s(),
+                    platform: s(),
+                    driver: s(),
+                    api_version: s(),
+                    family: s(),
+                    variant: s(),
+                    size: s(),
+                    elements: l[0],
+                    local_size: u[0],
+                    groups: u[1],
+                    global_size: l[1],
+                    unroll: s(),
+                    flags: s(),
+                    timer: s(),
+                    warmup: u[2],
+                    reps: u[3],
+                    median_s: f[0],
+                    min_s: f[1],
+                    mean_s: f[2],
+                    mad_s: f[3],
+                    ci_lo_s: f[4],
+                    ci_hi_s: f[5],
+                    outliers: u[4],
+                    metric: f[6],
+                    metric_unit: s(),
+                    metric_ci_lo: f[7],
+                    metric_ci_hi: f[8],
+                    bytes: l[2],
+                    flops: l[3],
+                    peak_gbs: f[9],
+                    verified,
+                    max_error: f[10],
+                    status,
+                    error: s(),
+                    sweep_param: s(),
+                    sweep_value: s(),
+                }
+            })
+    }
+
+    fn any_pr() -> impl Strategy<Value = PrRow> {
+        use prop::collection::vec;
+        (
+            vec(text(), 15),
+            vec(any::<u32>(), 2),
+            vec(float(), 5),
+            vec(any::<bool>(), 3),
+        )
+            .prop_map(|(s, u, f, b)| {
+                let mut s = s.into_iter();
+                let mut s = move || s.next().unwrap();
+                PrRow {
+                    run_id: s(),
+                    study: s(),
+                    comparison: s(),
+                    device_a: s(),
+                    device_b: s(),
+                    api_a: s(),
+                    api_b: s(),
+                    family: s(),
+                    variant: s(),
+                    size: s(),
+                    local_size: u[0],
+                    groups: u[1],
+                    metric_unit: s(),
+                    metric_a: f[0],
+                    metric_b: f[1],
+                    pr: f[2],
+                    pr_ci_lo: f[3],
+                    pr_ci_hi: f[4],
+                    similar: b[0],
+                    similar_tight: b[1],
+                    fair: b[2],
+                    differing_steps: s(),
+                    timer: s(),
+                    sweep_param: s(),
+                    sweep_value: s(),
+                }
+            })
+    }
+
+    fn any_sample() -> impl Strategy<Value = SampleRow> {
+        (text(), text(), text(), text(), any::<u32>(), float()).prop_map(
+            |(run_id, comparison, api, timer, rep, seconds)| SampleRow {
+                run_id,
+                comparison,
+                api,
+                timer,
+                rep,
+                seconds,
+            },
+        )
+    }
+
+    /// Appends `rows` through a [`CsvAppender`] (reopening with resume halfway, as a resumed
+    /// run does) and checks the file reads back identically, and that the in-memory render
+    /// parses back identically too.
+    fn round_trip<T>(rows: &[T]) -> Result<(), TestCaseError>
+    where
+        T: Serialize + DeserializeOwned + CsvSchema + PartialEq + std::fmt::Debug,
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.csv");
+        let half = rows.len() / 2;
+        let mut a = CsvAppender::<T>::open(&path, false).unwrap();
+        for row in &rows[..half] {
+            a.append(row).unwrap();
+        }
+        drop(a);
+        let mut a = CsvAppender::<T>::open(&path, true).unwrap();
+        prop_assert_eq!(a.existing_rows(), half);
+        for row in &rows[half..] {
+            a.append(row).unwrap();
+        }
+        prop_assert_eq!(&read_rows::<T>(&path).unwrap(), rows);
+        let bytes = CsvExporter.render(rows).unwrap();
+        prop_assert_eq!(&parse_rows::<T>(&path, &bytes).unwrap(), rows);
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn measurement_rows_round_trip(rows in prop::collection::vec(any_measurement(), 0..4)) {
+            round_trip(&rows)?;
+        }
+
+        #[test]
+        fn pr_rows_round_trip(rows in prop::collection::vec(any_pr(), 0..4)) {
+            round_trip(&rows)?;
+        }
+
+        #[test]
+        fn sample_rows_round_trip(rows in prop::collection::vec(any_sample(), 0..6)) {
+            round_trip(&rows)?;
+        }
+    }
+}

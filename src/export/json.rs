@@ -1,0 +1,242 @@
+//! JSON: the provenance record that travels with every run, and JSON dumps of result rows.
+//!
+//! Provenance answers "what exactly produced these numbers?" (version, commit, command line,
+//! host, devices, drivers, GPU state before and after) so a result can be trusted or reproduced
+//! long after the run.
+
+use std::fs;
+use std::path::Path;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use super::{io_err, write_atomic, ExportError, Exporter};
+
+/// One device that took part in a run, as its API reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DeviceProvenance {
+    /// `OpenCL` or `CUDA`.
+    pub api: String,
+    /// Platform name (OpenCL) or the CUDA driver's platform description.
+    pub platform: String,
+    /// Device name.
+    pub device: String,
+    /// Driver version string.
+    pub driver: String,
+    /// API version the device reports (e.g. `OpenCL 3.0 CUDA`, `12.4`).
+    pub api_version: String,
+}
+
+/// Everything needed to know where a run's results came from.
+///
+/// Missing fields read as empty (`#[serde(default)]`) so provenance files written by older
+/// versions still load.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Provenance {
+    /// Version of clvscu that ran.
+    pub clvscu_version: String,
+    /// Git commit of clvscu (with a `-dirty` suffix when the tree had changes), or `unknown`.
+    pub git_commit: String,
+    /// The full command line, one argument per entry.
+    pub command_line: Vec<String>,
+    /// Host name.
+    pub host: String,
+    /// Start of the run, UTC, RFC 3339.
+    pub date_utc: String,
+    /// Study name.
+    pub study: String,
+    /// Every device used.
+    pub devices: Vec<DeviceProvenance>,
+    /// GPU state (clocks, temperature, other processes) queried before the run.
+    pub gpu_query_before: String,
+    /// The same query after the run, to spot throttling or interference during it.
+    pub gpu_query_after: String,
+    /// Free-form remarks (warnings, deviations from the protocol).
+    pub notes: Vec<String>,
+}
+
+/// Pretty-printed JSON of `value`, with a final newline (friendly to diffs and `cat`).
+pub fn to_json_pretty<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, ExportError> {
+    let mut bytes = serde_json::to_vec_pretty(value).map_err(|e| ExportError::Render {
+        format: "json",
+        message: e.to_string(),
+    })?;
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+/// Writes `value` as pretty JSON to `path` atomically: to `path.tmp`, then renamed, so a
+/// crash never leaves a half-written file that parses as (or is mistaken for) a valid one.
+/// Parent directories are created.
+pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), ExportError> {
+    let bytes = to_json_pretty(value).map_err(|e| match e {
+        ExportError::Render { message, .. } => ExportError::Json {
+            path: path.to_path_buf(),
+            line: 0,
+            message,
+        },
+        other => other,
+    })?;
+    write_atomic(path, &bytes)
+}
+
+/// Reads a JSON document (e.g. a [`Provenance`]); a parse error names the file and line.
+pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
+    let data = fs::read(path).map_err(io_err(path))?;
+    serde_json::from_slice(&data).map_err(|e| ExportError::Json {
+        path: path.to_path_buf(),
+        line: u64::try_from(e.line()).unwrap_or(0),
+        message: e.to_string(),
+    })
+}
+
+/// Renders rows as one pretty-printed JSON array, for tools that prefer JSON to CSV.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonExporter;
+
+impl<T: Serialize> Exporter<T> for JsonExporter {
+    fn render(&self, rows: &[T]) -> Result<Vec<u8>, ExportError> {
+        to_json_pretty(rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{SampleRow, Status};
+    use proptest::prelude::*;
+
+    fn provenance() -> Provenance {
+        Provenance {
+            clvscu_version: "0.1.0".into(),
+            git_commit: "abc1234-dirty".into(),
+            command_line: vec![
+                "clvscu".into(),
+                "run".into(),
+                "--study".into(),
+                "a b".into(),
+            ],
+            host: "gpu-node-1".into(),
+            date_utc: "2024-05-01T12:00:00Z".into(),
+            study: "default".into(),
+            devices: vec![DeviceProvenance {
+                api: "CUDA".into(),
+                platform: "NVIDIA CUDA".into(),
+                device: "NVIDIA H100 80GB HBM3".into(),
+                driver: "550.54.15".into(),
+                api_version: "12.4".into(),
+            }],
+            gpu_query_before: "clocks.sm=1980\n\"quoted\"".into(),
+            gpu_query_after: String::new(),
+            notes: vec!["persistence mode off".into()],
+        }
+    }
+
+    #[test]
+    fn provenance_round_trips_through_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run/provenance.json");
+        let p = provenance();
+        write_json_atomic(&path, &p).unwrap();
+        assert_eq!(read_json::<Provenance>(&path).unwrap(), p);
+        assert!(!super::super::tmp_path(&path).exists());
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"git_commit\": \"abc1234-dirty\""), "{text}");
+        assert!(text.ends_with("}\n"));
+    }
+
+    #[test]
+    fn old_provenance_without_new_fields_still_loads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.json");
+        fs::write(
+            &path,
+            r#"{"clvscu_version": "0.0.9", "devices": [{"api": "OpenCL"}]}"#,
+        )
+        .unwrap();
+        let p: Provenance = read_json(&path).unwrap();
+        assert_eq!(p.clvscu_version, "0.0.9");
+        assert_eq!(p.devices[0].api, "OpenCL");
+        assert!(p.notes.is_empty());
+    }
+
+    #[test]
+    fn malformed_json_is_reported_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.json");
+        fs::write(&path, "{\n  \"host\": \"a\",\n  \"study\": oops\n}\n").unwrap();
+        let err = read_json::<Provenance>(&path).unwrap_err();
+        match &err {
+            ExportError::Json { path: p, line, .. } => {
+                assert_eq!(p, &path);
+                assert_eq!(*line, 3);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(err.to_string().contains("p.json:3: "), "{err}");
+    }
+
+    #[test]
+    fn rows_render_as_a_json_array() {
+        let rows = vec![SampleRow {
+            run_id: "r".into(),
+            comparison: "c".into(),
+            api: "CUDA".into(),
+            timer: "device-event".into(),
+            rep: 3,
+            seconds: 0.25,
+        }];
+        let bytes = JsonExporter.render(&rows).unwrap();
+        let back: Vec<SampleRow> = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back, rows);
+        let status = JsonExporter.render(&[Status::LaunchFailed]).unwrap();
+        assert_eq!(
+            String::from_utf8(status).unwrap(),
+            "[\n  \"launch-failed\"\n]\n"
+        );
+    }
+
+    #[test]
+    fn unserializable_value_is_a_json_error_naming_the_file() {
+        use std::collections::HashMap;
+        // JSON object keys must be strings: a map keyed by a tuple cannot be written.
+        let mut bad: HashMap<(u8, u8), u8> = HashMap::new();
+        bad.insert((1, 2), 3);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.json");
+        let err = write_json_atomic(&path, &bad).unwrap_err();
+        assert!(
+            matches!(&err, ExportError::Json { path: p, .. } if p == &path),
+            "{err:?}"
+        );
+        assert!(!path.exists());
+    }
+
+    proptest! {
+        #[test]
+        fn provenance_round_trips_for_any_text(
+            fields in prop::collection::vec(any::<String>(), 8),
+            args in prop::collection::vec(any::<String>(), 0..4),
+        ) {
+            let p = Provenance {
+                clvscu_version: fields[0].clone(),
+                git_commit: fields[1].clone(),
+                command_line: args.clone(),
+                host: fields[2].clone(),
+                date_utc: fields[3].clone(),
+                study: fields[4].clone(),
+                devices: vec![DeviceProvenance {
+                    api: fields[5].clone(),
+                    ..DeviceProvenance::default()
+                }],
+                gpu_query_before: fields[6].clone(),
+                gpu_query_after: fields[7].clone(),
+                notes: args,
+            };
+            let bytes = to_json_pretty(&p).unwrap();
+            prop_assert_eq!(serde_json::from_slice::<Provenance>(&bytes).unwrap(), p);
+        }
+    }
+}

@@ -1,0 +1,381 @@
+//! Markdown: human-readable tables of Performance Ratios and measurements, for reports and
+//! pull-request comments. The CSV stays the source of truth; these tables round numbers.
+
+use crate::record::{MeasurementRow, PrRow, Status};
+
+use super::{ExportError, Exporter};
+
+/// Formats `x` with `digits` significant digits (at least 1), keeping trailing zeros so the
+/// precision is visible (`1.00`), switching to scientific notation for magnitudes below 1e-3
+/// or from 1e6 up, and writing non-finite values as `NaN`, `inf`, `-inf`.
+///
+/// Integers up to 1e6 keep all their digits (`123456`), which reads better than `1.23e5`.
+pub fn format_sig(x: f64, digits: usize) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let digits = digits.max(1);
+    // Scientific formatting rounds to `digits` first, so its exponent already accounts for a
+    // value like 9.996 rounding up to 10.0.
+    let sci = format!("{:.*e}", digits - 1, x);
+    let exponent = sci
+        .split_once('e')
+        .and_then(|(_, e)| e.parse::<i64>().ok())
+        .unwrap_or(0);
+    if !(-3..6).contains(&exponent) {
+        return sci;
+    }
+    let decimals = usize::try_from(digits as i64 - 1 - exponent).unwrap_or(0);
+    format!("{x:.decimals$}")
+}
+
+/// Makes text safe inside a Markdown table cell: pipes become the `&#124;` entity and line
+/// breaks become spaces, so a build log or a step description cannot break the table.
+///
+/// The entity is used rather than `\|` because renderers disagree on a backslash that is
+/// itself preceded by a backslash, while an entity is never a cell delimiter.
+fn cell(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '|' => out.push_str("&#124;"),
+            '\r' => {
+                if chars.peek() != Some(&'\n') {
+                    out.push(' ');
+                }
+            }
+            '\n' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One table row from already formatted cells.
+fn table_line(cells: &[String]) -> String {
+    format!("| {} |\n", cells.join(" | "))
+}
+
+/// Header line and alignment line (numbers right-aligned).
+fn table_head(columns: &[(&str, bool)]) -> String {
+    let names: Vec<String> = columns.iter().map(|(n, _)| n.to_string()).collect();
+    let aligns: Vec<String> = columns
+        .iter()
+        .map(|(_, right)| if *right { "---:" } else { "---" }.to_string())
+        .collect();
+    format!("{}{}", table_line(&names), table_line(&aligns))
+}
+
+/// Significant digits of the Performance Ratio and its CI: enough to read the 0.9/1.1 band.
+const PR_DIGITS: usize = 3;
+/// Significant digits of metrics and times: beyond this it is noise anyway.
+const VALUE_DIGITS: usize = 4;
+
+/// The `similar` column: the paper's 10% band, and whether the tighter 5% band holds too.
+fn similar_label(row: &PrRow) -> &'static str {
+    match (row.similar, row.similar_tight) {
+        (true, true) => "yes (±5%)",
+        (true, false) => "yes",
+        (false, _) => "no",
+    }
+}
+
+/// A Markdown table of Performance Ratios, one line per comparison, in the given order.
+///
+/// Columns: variant, size, local×groups, perf A, perf B, unit, PR [95% CI], similar, fair,
+/// differing steps (the steps that were not held equal, so an unfair PR explains itself).
+pub fn pr_table(rows: &[PrRow]) -> String {
+    let mut out = table_head(&[
+        ("variant", false),
+        ("size", false),
+        ("local×groups", true),
+        ("perf A", true),
+        ("perf B", true),
+        ("unit", false),
+        ("PR [95% CI]", true),
+        ("similar", false),
+        ("fair", false),
+        ("differing steps", false),
+    ]);
+    for r in rows {
+        let steps: Vec<String> = r
+            .differing_steps
+            .split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(cell)
+            .collect();
+        out.push_str(&table_line(&[
+            cell(&r.variant),
+            cell(&r.size),
+            format!("{}×{}", r.local_size, r.groups),
+            format_sig(r.metric_a, VALUE_DIGITS),
+            format_sig(r.metric_b, VALUE_DIGITS),
+            cell(&r.metric_unit),
+            format!(
+                "{} [{}, {}]",
+                format_sig(r.pr, PR_DIGITS),
+                format_sig(r.pr_ci_lo, PR_DIGITS),
+                format_sig(r.pr_ci_hi, PR_DIGITS)
+            ),
+            similar_label(r).to_string(),
+            if r.fair { "yes" } else { "no" }.to_string(),
+            steps.join("; "),
+        ]));
+    }
+    out
+}
+
+/// A Markdown table of measurements: variant, api, median time (ms), metric, status.
+///
+/// Time and metric are shown only for rows with status `ok`: a failed row's numbers were never
+/// verified and must not be read as results.
+pub fn measurement_table(rows: &[MeasurementRow]) -> String {
+    let mut out = table_head(&[
+        ("variant", false),
+        ("api", false),
+        ("median time (ms)", true),
+        ("metric", true),
+        ("status", false),
+    ]);
+    for r in rows {
+        let ok = r.status == Status::Ok;
+        let (time, metric) = if ok {
+            (
+                format_sig(r.median_s * 1e3, VALUE_DIGITS),
+                format!(
+                    "{} {}",
+                    format_sig(r.metric, VALUE_DIGITS),
+                    cell(&r.metric_unit)
+                )
+                .trim_end()
+                .to_string(),
+            )
+        } else {
+            ("-".to_string(), "-".to_string())
+        };
+        out.push_str(&table_line(&[
+            cell(&r.variant),
+            cell(&r.api),
+            time,
+            metric,
+            r.status.as_str().to_string(),
+        ]));
+    }
+    out
+}
+
+/// Renders [`PrRow`]s with [`pr_table`] and [`MeasurementRow`]s with [`measurement_table`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MarkdownExporter;
+
+impl Exporter<PrRow> for MarkdownExporter {
+    fn render(&self, rows: &[PrRow]) -> Result<Vec<u8>, ExportError> {
+        Ok(pr_table(rows).into_bytes())
+    }
+}
+
+impl Exporter<MeasurementRow> for MarkdownExporter {
+    fn render(&self, rows: &[MeasurementRow]) -> Result<Vec<u8>, ExportError> {
+        Ok(measurement_table(rows).into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn format_sig_known_values() {
+        assert_eq!(format_sig(0.98765, 3), "0.988");
+        assert_eq!(format_sig(1.0, 3), "1.00");
+        assert_eq!(format_sig(1.05, 3), "1.05");
+        assert_eq!(format_sig(9.996, 3), "10.0");
+        assert_eq!(format_sig(0.99951, 3), "1.00");
+        assert_eq!(format_sig(123.456, 4), "123.5");
+        assert_eq!(format_sig(123456.0, 3), "123456");
+        assert_eq!(format_sig(1234567.0, 3), "1.23e6");
+        assert_eq!(format_sig(0.000123, 3), "1.23e-4");
+        assert_eq!(format_sig(0.00123, 3), "0.00123");
+        assert_eq!(format_sig(-2.5, 2), "-2.5");
+        assert_eq!(format_sig(0.0, 3), "0");
+        assert_eq!(format_sig(f64::NAN, 3), "NaN");
+        assert_eq!(format_sig(f64::INFINITY, 3), "inf");
+        assert_eq!(format_sig(7.0, 0), "7");
+    }
+
+    #[test]
+    fn cell_escapes_pipes_and_line_breaks() {
+        assert_eq!(cell("a|b\nc\r\nd\re\\|"), "a&#124;b c d e\\&#124;");
+    }
+
+    fn pr_row() -> PrRow {
+        PrRow {
+            run_id: "r".into(),
+            study: "s".into(),
+            comparison: "c".into(),
+            device_a: "d".into(),
+            device_b: "d".into(),
+            api_a: "OpenCL".into(),
+            api_b: "CUDA".into(),
+            family: "matvec".into(),
+            variant: "mv|tiled".into(),
+            size: "60989x1100".into(),
+            local_size: 256,
+            groups: 120,
+            metric_unit: "GB/s".into(),
+            metric_a: 812.345,
+            metric_b: 850.0,
+            pr: 0.955_700_1,
+            pr_ci_lo: 0.941,
+            pr_ci_hi: 0.97,
+            similar: true,
+            similar_tight: false,
+            fair: false,
+            differing_steps: "compiler: -O3 vs -O2;unroll: 4 vs none;".into(),
+            timer: "device-event".into(),
+            sweep_param: String::new(),
+            sweep_value: String::new(),
+        }
+    }
+
+    #[test]
+    fn pr_table_known_row() {
+        let table = pr_table(&[pr_row()]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 3, "{table}");
+        assert_eq!(
+            lines[0],
+            "| variant | size | local×groups | perf A | perf B | unit | PR [95% CI] | similar \
+             | fair | differing steps |"
+        );
+        assert_eq!(
+            lines[1],
+            "| --- | --- | ---: | ---: | ---: | --- | ---: | --- | --- | --- |"
+        );
+        assert_eq!(
+            lines[2],
+            "| mv&#124;tiled | 60989x1100 | 256×120 | 812.3 | 850.0 | GB/s | 0.956 [0.941, 0.970] \
+             | yes | no | compiler: -O3 vs -O2; unroll: 4 vs none |"
+        );
+    }
+
+    #[test]
+    fn pr_table_labels_tight_and_not_similar() {
+        let mut tight = pr_row();
+        tight.similar_tight = true;
+        tight.fair = true;
+        tight.differing_steps = String::new();
+        let mut far = pr_row();
+        far.similar = false;
+        let table = pr_table(&[tight, far]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert!(lines[2].ends_with("| yes (±5%) | yes |  |"), "{}", lines[2]);
+        assert!(lines[3].contains("| no | no |"), "{}", lines[3]);
+    }
+
+    fn measurement(status: Status) -> MeasurementRow {
+        MeasurementRow {
+            run_id: "r".into(),
+            study: "s".into(),
+            comparison: "c".into(),
+            api: "CUDA".into(),
+            device: "d".into(),
+            platform: "p".into(),
+            driver: "1".into(),
+            api_version: "12".into(),
+            family: "reduction".into(),
+            variant: "reduce6".into(),
+            size: "1024".into(),
+            elements: 1024,
+            local_size: 256,
+            groups: 4,
+            global_size: 1024,
+            unroll: String::new(),
+            flags: String::new(),
+            timer: "device-event".into(),
+            warmup: 1,
+            reps: 10,
+            median_s: 0.001_234_56,
+            min_s: 0.001,
+            mean_s: 0.0013,
+            mad_s: 0.0001,
+            ci_lo_s: 0.0012,
+            ci_hi_s: 0.0013,
+            outliers: 0,
+            metric: 3.325_49,
+            metric_unit: "GB/s".into(),
+            metric_ci_lo: 3.2,
+            metric_ci_hi: 3.4,
+            bytes: 4096,
+            flops: 1024,
+            peak_gbs: 0.0,
+            verified: status == Status::Ok,
+            max_error: 0.0,
+            status,
+            error: String::new(),
+            sweep_param: String::new(),
+            sweep_value: String::new(),
+        }
+    }
+
+    #[test]
+    fn measurement_table_known_rows() {
+        let table = measurement_table(&[measurement(Status::Ok), measurement(Status::BuildFailed)]);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(
+            lines[0],
+            "| variant | api | median time (ms) | metric | status |"
+        );
+        assert_eq!(lines[2], "| reduce6 | CUDA | 1.235 | 3.325 GB/s | ok |");
+        assert_eq!(lines[3], "| reduce6 | CUDA | - | - | build-failed |");
+        assert_eq!(lines.len(), 4);
+    }
+
+    #[test]
+    fn exporter_matches_table_functions() {
+        let prs = vec![pr_row()];
+        let ms = vec![measurement(Status::Ok)];
+        assert_eq!(
+            MarkdownExporter.render(&prs).unwrap(),
+            pr_table(&prs).into_bytes()
+        );
+        assert_eq!(
+            MarkdownExporter.render(&ms).unwrap(),
+            measurement_table(&ms).into_bytes()
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_keeps_the_table_shape(
+            variant in any::<String>(), steps in any::<String>(), unit in "[a-z|\n/]{0,6}",
+        ) {
+            let mut row = pr_row();
+            row.variant = variant;
+            row.differing_steps = steps;
+            row.metric_unit = unit;
+            let table = pr_table(&[row]);
+            let lines: Vec<&str> = table.lines().collect();
+            prop_assert_eq!(lines.len(), 3);
+            // Pipes delimit cells: every line must have the header's 11.
+            let delimiters = |l: &str| l.matches('|').count();
+            prop_assert_eq!(delimiters(lines[2]), delimiters(lines[0]));
+        }
+
+        #[test]
+        fn format_sig_keeps_the_value(x in -1e9f64..1e9, digits in 1usize..8) {
+            let s = format_sig(x, digits);
+            let back: f64 = s.parse().unwrap();
+            // Rounding to `digits` significant digits moves a value by at most half a unit in
+            // the last place kept.
+            let tolerance = 0.5 * 10f64.powi(1 - digits as i32) * x.abs() * (1.0 + 1e-9);
+            prop_assert!((back - x).abs() <= tolerance, "{} -> {}", x, s);
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! Kernel sources: embedded in the binary, overridable from a directory at run time.
+//!
+//! Each family is one file per API with the same stem (`matvec.cl` / `matvec.cu`); a prelude of
+//! shared macros (`prelude.cl` / `prelude.cu`) is prepended to both the same way.
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::backend::Api;
+
+/// The embedded sources: (file stem, OpenCL text, CUDA text).
+const EMBEDDED: &[(&str, &str, &str)] = &[
+    (
+        "prelude",
+        include_str!("../kernels_cl/prelude.cl"),
+        include_str!("../kernels_cu/prelude.cu"),
+    ),
+    (
+        "matvec",
+        include_str!("../kernels_cl/matvec.cl"),
+        include_str!("../kernels_cu/matvec.cu"),
+    ),
+    (
+        "reduce",
+        include_str!("../kernels_cl/reduce.cl"),
+        include_str!("../kernels_cu/reduce.cu"),
+    ),
+    (
+        "peak",
+        include_str!("../kernels_cl/peak.cl"),
+        include_str!("../kernels_cu/peak.cu"),
+    ),
+];
+
+#[derive(Debug, Error)]
+pub enum KernelSourceError {
+    #[error("unknown kernel file '{stem}'; known: {known}")]
+    Unknown { stem: String, known: String },
+    #[error("cannot read kernel source {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The file extension of each API's kernel files, and its folder name.
+pub fn extension(api: Api) -> &'static str {
+    match api {
+        Api::OpenCl => "cl",
+        Api::Cuda => "cu",
+    }
+}
+
+pub fn folder(api: Api) -> &'static str {
+    match api {
+        Api::OpenCl => "kernels_cl",
+        Api::Cuda => "kernels_cu",
+    }
+}
+
+/// Every embedded file stem, prelude first.
+pub fn stems() -> Vec<&'static str> {
+    EMBEDDED.iter().map(|(s, _, _)| *s).collect()
+}
+
+/// Where kernel text comes from: the binary, or a directory holding `kernels_cl/` and
+/// `kernels_cu/` (so a kernel can be edited without rebuilding).
+#[derive(Debug, Clone, Default)]
+pub struct KernelSources {
+    dir: Option<PathBuf>,
+}
+
+impl KernelSources {
+    pub fn embedded() -> Self {
+        KernelSources { dir: None }
+    }
+
+    pub fn from_dir(dir: &Path) -> Self {
+        KernelSources {
+            dir: Some(dir.to_path_buf()),
+        }
+    }
+
+    /// Describes the origin for provenance records.
+    pub fn origin(&self) -> String {
+        match &self.dir {
+            None => "embedded".into(),
+            Some(d) => format!("directory {}", d.display()),
+        }
+    }
+
+    /// One file's text, without the prelude.
+    pub fn file(&self, api: Api, stem: &str) -> Result<String, KernelSourceError> {
+        let embedded = EMBEDDED.iter().find(|(s, _, _)| *s == stem).ok_or_else(|| {
+            KernelSourceError::Unknown {
+                stem: stem.to_string(),
+                known: stems().join(", "),
+            }
+        })?;
+        match &self.dir {
+            None => Ok(match api {
+                Api::OpenCl => embedded.1.to_string(),
+                Api::Cuda => embedded.2.to_string(),
+            }),
+            Some(dir) => {
+                let path = dir
+                    .join(folder(api))
+                    .join(format!("{stem}.{}", extension(api)));
+                std::fs::read_to_string(&path).map_err(|source| KernelSourceError::Io { path, source })
+            }
+        }
+    }
+
+    /// The text given to the compiler: prelude, then the family file.
+    pub fn program(&self, api: Api, stem: &str) -> Result<String, KernelSourceError> {
+        Ok(format!(
+            "{}\n{}",
+            self.file(api, "prelude")?,
+            self.file(api, stem)?
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_program_starts_with_prelude() {
+        let s = KernelSources::embedded().program(Api::Cuda, "matvec").unwrap();
+        assert!(s.contains("CLVSCU_PRAGMA"));
+        assert!(s.contains("matvec_listing2"));
+    }
+
+    #[test]
+    fn unknown_stem_lists_known() {
+        let e = KernelSources::embedded()
+            .file(Api::OpenCl, "nope")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("matvec") && e.contains("reduce"), "{e}");
+    }
+
+    #[test]
+    fn directory_override_reads_files() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("kernels_cl")).unwrap();
+        std::fs::write(dir.path().join("kernels_cl/matvec.cl"), "// edited").unwrap();
+        let s = KernelSources::from_dir(dir.path());
+        assert_eq!(s.file(Api::OpenCl, "matvec").unwrap(), "// edited");
+        let e = s.file(Api::Cuda, "matvec").unwrap_err().to_string();
+        assert!(e.contains("matvec.cu"), "{e}");
+    }
+}

@@ -1,0 +1,17 @@
+//! clvscu: a fair OpenCL-vs-CUDA performance comparison harness.
+//!
+//! Data flows one way: CLI -> study/config -> runner -> backend -> raw samples -> stats ->
+//! result rows -> exporters and charts.
+
+pub mod backend;
+pub mod export;
+pub mod fairness;
+pub mod inspect;
+pub mod kernels;
+pub mod parity;
+pub mod plot;
+pub mod record;
+pub mod runner;
+pub mod stats;
+pub mod study;
+pub mod workload;

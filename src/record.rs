@@ -1,0 +1,135 @@
+//! Result records: the tidy rows that the runner produces and that exporters and charts
+//! consume. They are plain data so that any past run can be re-read from CSV and re-plotted.
+
+use serde::{Deserialize, Serialize};
+
+/// Outcome of one (configuration, API) measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Verified against the reference and timed.
+    Ok,
+    /// Ran, but the output did not match the reference: never timed into a PR.
+    VerifyFailed,
+    /// The kernel did not compile; the build log is in `error`.
+    BuildFailed,
+    /// Refused before launch (limits, sizes) or the launch itself failed.
+    LaunchFailed,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::VerifyFailed => "verify-failed",
+            Status::BuildFailed => "build-failed",
+            Status::LaunchFailed => "launch-failed",
+        }
+    }
+}
+
+/// One row per (configuration, API): everything needed to reproduce and to chart it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeasurementRow {
+    /// Identifier of the run (date + short commit) that produced the row.
+    pub run_id: String,
+    /// Study name (`default`, `whitepaper-table1`, ...).
+    pub study: String,
+    /// Comparison key, unique within a study: `--resume` skips keys already present.
+    pub comparison: String,
+    /// `OpenCL` or `CUDA`.
+    pub api: String,
+    pub device: String,
+    pub platform: String,
+    pub driver: String,
+    pub api_version: String,
+    pub family: String,
+    pub variant: String,
+    /// Human-readable problem size, e.g. `60989x1100` or `268435456`.
+    pub size: String,
+    /// Number of elements that the problem touches (rows*cols for matvec, n for reductions).
+    pub elements: u64,
+    pub local_size: u32,
+    pub groups: u32,
+    pub global_size: u64,
+    /// Unroll factors per unroll point, `A=4;B=none`.
+    pub unroll: String,
+    /// Compiler flags given to this API's compiler.
+    pub flags: String,
+    /// `device-event` or `wall-clock`.
+    pub timer: String,
+    pub warmup: u32,
+    pub reps: u32,
+    pub median_s: f64,
+    pub min_s: f64,
+    pub mean_s: f64,
+    pub mad_s: f64,
+    pub ci_lo_s: f64,
+    pub ci_hi_s: f64,
+    pub outliers: u32,
+    /// Performance metric at the median time (higher is better).
+    pub metric: f64,
+    pub metric_unit: String,
+    /// Metric at the CI bounds of the median time (lo from the slow end).
+    pub metric_ci_lo: f64,
+    pub metric_ci_hi: f64,
+    pub bytes: u64,
+    pub flops: u64,
+    /// Theoretical peak bandwidth of the device (paper Eq. 2), GB/s; 0 when unknown.
+    pub peak_gbs: f64,
+    pub verified: bool,
+    pub max_error: f64,
+    pub status: Status,
+    /// Error text for failed rows (build log, limit, max error), empty otherwise.
+    pub error: String,
+    /// Sweep parameter name (`local_size`, `groups`, `size`, `unroll`), empty outside sweeps.
+    pub sweep_param: String,
+    pub sweep_value: String,
+}
+
+/// One row per comparison: the Performance Ratio and the fairness verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrRow {
+    pub run_id: String,
+    pub study: String,
+    pub comparison: String,
+    /// The device of side A (OpenCL) and side B (CUDA or a second OpenCL device).
+    pub device_a: String,
+    pub device_b: String,
+    pub api_a: String,
+    pub api_b: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub local_size: u32,
+    pub groups: u32,
+    pub metric_unit: String,
+    pub metric_a: f64,
+    pub metric_b: f64,
+    /// PR = perf(A) / perf(B), with A = OpenCL and B = CUDA in an OpenCL-vs-CUDA study.
+    pub pr: f64,
+    pub pr_ci_lo: f64,
+    pub pr_ci_hi: f64,
+    /// The CI of PR lies inside [0.9, 1.1] (the paper's band).
+    pub similar: bool,
+    /// The CI of PR lies inside [0.95, 1.05].
+    pub similar_tight: bool,
+    /// All eight steps were held equal.
+    pub fair: bool,
+    /// `step: a vs b` entries for every differing step, `;`-separated; empty when fair.
+    pub differing_steps: String,
+    pub timer: String,
+    pub sweep_param: String,
+    pub sweep_value: String,
+}
+
+/// One raw timing sample, kept so statistics and charts can always be recomputed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampleRow {
+    pub run_id: String,
+    pub comparison: String,
+    pub api: String,
+    pub timer: String,
+    pub rep: u32,
+    pub seconds: f64,
+}

@@ -1,0 +1,641 @@
+//! Robust statistics over timing samples, and the Performance Ratio (PR) with its confidence
+//! interval.
+//!
+//! This module is pure (no I/O, no global state, no clock): every function is a deterministic
+//! function of its arguments, including the bootstrap, which takes an explicit seed. That is what
+//! lets a past run be re-analysed from its raw samples and give the same numbers.
+//!
+//! Conventions:
+//! * Every summary of an empty sample is `None` rather than a made-up number, so that a
+//!   configuration that produced no timing can never be mistaken for a measured one.
+//! * Ordering uses [`f64::total_cmp`], so a NaN in the input never panics and sorts to the end
+//!   (or the start, for a negative NaN); it then propagates into the result like any value.
+//! * Timings are summarised by the median, not the mean: GPU timings have a long right tail
+//!   (clock ramp-up, preemption, driver work), and the median is insensitive to it.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// Lower bound of the band in which two implementations count as performing "similarly"
+/// (Fang, Varbanescu and Sips, ICPP 2011: PR within 0.9..1.1).
+pub const SIMILAR_LO: f64 = 0.9;
+/// Upper bound of the "similar" band, see [`SIMILAR_LO`].
+pub const SIMILAR_HI: f64 = 1.1;
+/// Lower bound of the tighter band (within 5%), reported beside the paper's 10% band.
+pub const TIGHT_LO: f64 = 0.95;
+/// Upper bound of the tighter band, see [`TIGHT_LO`].
+pub const TIGHT_HI: f64 = 1.05;
+/// Confidence level of the intervals that [`summarize`] and [`performance_ratio`] report.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Returns a sorted copy (by [`f64::total_cmp`]) so callers' slices are never reordered.
+fn sorted_copy(xs: &[f64]) -> Vec<f64> {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// Median of a slice that the caller allows to be reordered; `None` when empty.
+///
+/// Used inside the bootstrap loops, where allocating a fresh copy per resample would dominate.
+fn median_in_place(xs: &mut [f64]) -> Option<f64> {
+    xs.sort_by(f64::total_cmp);
+    median_sorted(xs)
+}
+
+/// Median of an already sorted slice; `None` when empty.
+fn median_sorted(sorted: &[f64]) -> Option<f64> {
+    let n = sorted.len();
+    if n == 0 {
+        return None;
+    }
+    let upper = sorted[n / 2];
+    if n % 2 == 1 {
+        Some(upper)
+    } else {
+        // `midpoint` cannot overflow and is correctly rounded, so the result stays inside
+        // [lower, upper] even for huge or subnormal values.
+        Some(f64::midpoint(sorted[n / 2 - 1], upper))
+    }
+}
+
+/// Quantile of a non-empty sorted slice by linear interpolation between closest ranks
+/// (Hyndman & Fan type 7, the default of R and NumPy). `p` is clamped to [0, 1].
+fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
+    let n = sorted.len();
+    let last = n.checked_sub(1)?;
+    let p = if p.is_nan() { 0.5 } else { p.clamp(0.0, 1.0) };
+    let h = p * last as f64;
+    // `h` is in [0, last], so the floor is a valid index; `min` guards against rounding.
+    let lo = (h.floor() as usize).min(last);
+    let hi = (lo + 1).min(last);
+    let a = sorted[lo];
+    let b = sorted[hi];
+    let frac = h - lo as f64;
+    // Returning `a` outright when there is nothing to interpolate avoids `inf - inf = NaN`
+    // and keeps constant samples exactly constant.
+    if frac == 0.0 || a == b {
+        Some(a)
+    } else {
+        Some(a + frac * (b - a))
+    }
+}
+
+/// Median of `xs`, the average of the two middle values for an even count; `None` when empty.
+///
+/// The median is the location estimate of every timing in clvscu because it ignores the long
+/// right tail of GPU timings.
+pub fn median(xs: &[f64]) -> Option<f64> {
+    median_in_place(&mut xs.to_vec())
+}
+
+/// Arithmetic mean; `None` when empty. Reported beside the median so a skewed distribution is
+/// visible (mean far above median means a heavy tail).
+pub fn mean(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    Some(xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+/// Smallest value (by [`f64::total_cmp`]); `None` when empty. The minimum is the best-case time,
+/// the closest estimate of what the hardware can do without interference.
+pub fn min(xs: &[f64]) -> Option<f64> {
+    xs.iter().copied().min_by(f64::total_cmp)
+}
+
+/// Largest value (by [`f64::total_cmp`]); `None` when empty. Shows how bad the tail got.
+pub fn max(xs: &[f64]) -> Option<f64> {
+    xs.iter().copied().max_by(f64::total_cmp)
+}
+
+/// Quantile `p` (in [0, 1], clamped) by linear interpolation between closest ranks (Hyndman &
+/// Fan type 7, as in R and NumPy); `None` when empty.
+pub fn quantile(xs: &[f64], p: f64) -> Option<f64> {
+    quantile_sorted(&sorted_copy(xs), p)
+}
+
+/// Median absolute deviation from the median, unscaled (no 1.4826 normal-consistency factor);
+/// `None` when empty.
+///
+/// It is the robust counterpart of the standard deviation: a few preempted repetitions do not
+/// inflate it, so it describes the run-to-run jitter of the typical repetition.
+pub fn mad(xs: &[f64]) -> Option<f64> {
+    let m = median(xs)?;
+    let mut dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
+    median_in_place(&mut dev)
+}
+
+/// Number of values outside Tukey's fences: below `Q1 - 1.5·IQR` or above `Q3 + 1.5·IQR`,
+/// where `IQR = Q3 - Q1` and the quartiles are computed by linear interpolation between closest
+/// ranks (Hyndman & Fan type 7, as in R and NumPy). Zero for an empty sample.
+///
+/// Values exactly on a fence are not outliers. A NaN is never counted (no comparison with it
+/// holds), and a NaN quartile makes the fences NaN, so nothing is counted then either.
+/// A high count flags a noisy measurement (e.g. another process sharing the GPU).
+pub fn outlier_count(xs: &[f64]) -> usize {
+    let sorted = sorted_copy(xs);
+    let (Some(q1), Some(q3)) = (
+        quantile_sorted(&sorted, 0.25),
+        quantile_sorted(&sorted, 0.75),
+    ) else {
+        return 0;
+    };
+    let iqr = q3 - q1;
+    let lo = q1 - 1.5 * iqr;
+    let hi = q3 + 1.5 * iqr;
+    sorted.iter().filter(|&&x| x < lo || x > hi).count()
+}
+
+/// Checks a confidence level and returns the two tail probabilities of its percentile interval.
+fn tails(confidence: f64) -> Option<(f64, f64)> {
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return None;
+    }
+    let alpha = 1.0 - confidence;
+    Some((alpha / 2.0, 1.0 - alpha / 2.0))
+}
+
+/// Fills `buf` with `xs.len()` draws with replacement from `xs` (`xs` must be non-empty).
+fn resample_into(rng: &mut SmallRng, xs: &[f64], buf: &mut Vec<f64>) {
+    let n = xs.len();
+    buf.clear();
+    // `gen_range(0..n)` is always a valid index for a non-empty `xs`.
+    buf.extend((0..n).map(|_| xs[rng.gen_range(0..n)]));
+}
+
+/// Percentile bootstrap confidence interval of `stat` over `xs`.
+///
+/// Draws `resamples` samples of `xs.len()` values with replacement, evaluates `stat` on each,
+/// and returns the `(1-confidence)/2` and `1-(1-confidence)/2` quantiles of those values.
+/// The bootstrap makes no normality assumption, which timing distributions violate.
+///
+/// Deterministic: the same `seed` (through [`SmallRng::seed_from_u64`]) gives the same interval
+/// on the same platform and `rand` version, so reports can be regenerated exactly.
+///
+/// Returns `None` when `xs` is empty, `resamples` is 0, or `confidence` is not in (0, 1).
+pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
+    xs: &[f64],
+    stat: F,
+    resamples: usize,
+    confidence: f64,
+    seed: u64,
+) -> Option<(f64, f64)> {
+    let (p_lo, p_hi) = tails(confidence)?;
+    if xs.is_empty() || resamples == 0 {
+        return None;
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut buf = Vec::with_capacity(xs.len());
+    let mut stats = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        resample_into(&mut rng, xs, &mut buf);
+        stats.push(stat(&buf));
+    }
+    stats.sort_by(f64::total_cmp);
+    Some((
+        quantile_sorted(&stats, p_lo)?,
+        quantile_sorted(&stats, p_hi)?,
+    ))
+}
+
+/// Everything a [`crate::record::MeasurementRow`] reports about one set of timings.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// Number of samples.
+    pub n: usize,
+    /// Median: the reported time.
+    pub median: f64,
+    /// Fastest sample.
+    pub min: f64,
+    /// Slowest sample.
+    pub max: f64,
+    /// Arithmetic mean (compare with the median to see skew).
+    pub mean: f64,
+    /// Median absolute deviation (unscaled), see [`mad`].
+    pub mad: f64,
+    /// Tukey outliers, see [`outlier_count`].
+    pub outliers: usize,
+    /// Lower bound of the 95% percentile-bootstrap CI of the median.
+    pub ci_lo: f64,
+    /// Upper bound of the 95% percentile-bootstrap CI of the median.
+    pub ci_hi: f64,
+}
+
+/// Summarises timings, with a 95% percentile-bootstrap CI of the median from `resamples`
+/// resamples drawn with `seed`.
+///
+/// Returns `None` when `xs` is empty or `resamples` is 0 (a missing CI must not be mistaken for a
+/// perfectly tight one).
+pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
+    let sorted = sorted_copy(xs);
+    let median = median_sorted(&sorted)?;
+    let (ci_lo, ci_hi) = bootstrap_ci(
+        xs,
+        |s| self::median(s).unwrap_or(f64::NAN),
+        resamples,
+        CONFIDENCE,
+        seed,
+    )?;
+    Some(Summary {
+        n: xs.len(),
+        median,
+        min: *sorted.first()?,
+        max: *sorted.last()?,
+        mean: mean(xs)?,
+        mad: mad(xs)?,
+        outliers: outlier_count(xs),
+        ci_lo,
+        ci_hi,
+    })
+}
+
+/// A Performance Ratio `perf(A) / perf(B)` with its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratio {
+    /// Ratio of the performances at the full-sample median times.
+    pub value: f64,
+    /// Lower bound of the 95% bootstrap CI.
+    pub ci_lo: f64,
+    /// Upper bound of the 95% bootstrap CI.
+    pub ci_hi: f64,
+}
+
+/// `perf(A) / perf(B)` where `perf = work / time`; one formula for both the point value and the
+/// resamples so they are comparable bit for bit.
+fn ratio_of(work_a: f64, time_a: f64, work_b: f64, time_b: f64) -> f64 {
+    (work_a / time_a) / (work_b / time_b)
+}
+
+/// The Performance Ratio of A against B: `perf_a / perf_b` with `perf = work / median(time)`
+/// (higher is better, so PR > 1 means A is faster).
+///
+/// `work_*` is whatever the metric counts per run (bytes, flops, elements); it only has to use
+/// the same unit on both sides. The CI is a 95% percentile bootstrap in which A's and B's samples
+/// are resampled independently (they come from independent runs), and each resample's ratio
+/// uses the resampled medians.
+///
+/// Returns `None` if either sample is empty, a median time or a work amount is not a positive
+/// number, or `resamples` is 0: a ratio of non-positive performances is meaningless.
+pub fn performance_ratio(
+    times_a: &[f64],
+    work_a: f64,
+    times_b: &[f64],
+    work_b: f64,
+    resamples: usize,
+    seed: u64,
+) -> Option<Ratio> {
+    let (p_lo, p_hi) = tails(CONFIDENCE)?;
+    let med_a = median(times_a)?;
+    let med_b = median(times_b)?;
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    if !(positive(med_a) && positive(med_b) && positive(work_a) && positive(work_b)) {
+        return None;
+    }
+    if resamples == 0 {
+        return None;
+    }
+    let value = ratio_of(work_a, med_a, work_b, med_b);
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut buf_a = Vec::with_capacity(times_a.len());
+    let mut buf_b = Vec::with_capacity(times_b.len());
+    let mut ratios = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        resample_into(&mut rng, times_a, &mut buf_a);
+        resample_into(&mut rng, times_b, &mut buf_b);
+        let ma = median_in_place(&mut buf_a)?;
+        let mb = median_in_place(&mut buf_b)?;
+        ratios.push(ratio_of(work_a, ma, work_b, mb));
+    }
+    ratios.sort_by(f64::total_cmp);
+    Some(Ratio {
+        value,
+        ci_lo: quantile_sorted(&ratios, p_lo)?,
+        ci_hi: quantile_sorted(&ratios, p_hi)?,
+    })
+}
+
+/// The verdict on a Performance Ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrLabel {
+    /// The whole CI lies inside [0.9, 1.1] (the paper's band): the difference is within 10%
+    /// with 95% confidence, not merely at the point estimate.
+    pub similar: bool,
+    /// The whole CI lies inside [0.95, 1.05].
+    pub similar_tight: bool,
+}
+
+/// Labels a ratio by whether its whole confidence interval (bounds included) lies inside the
+/// "similar" band [0.9, 1.1] and the tight band [0.95, 1.05].
+///
+/// Using the CI rather than the point value means a noisy measurement whose ratio merely
+/// happens to land near 1 is not called similar. A NaN bound is never similar.
+pub fn classify_pr(r: &Ratio) -> PrLabel {
+    let inside = |lo: f64, hi: f64| r.ci_lo >= lo && r.ci_hi <= hi && r.ci_lo <= r.ci_hi;
+    PrLabel {
+        similar: inside(SIMILAR_LO, SIMILAR_HI),
+        similar_tight: inside(TIGHT_LO, TIGHT_HI),
+    }
+}
+
+/// Relative change from the reference `a` to `b`: `|b - a| / |a|`.
+///
+/// Used to compare a re-run against an earlier run; `a` is the reference and is expected to be
+/// non-zero (zero gives infinity, or NaN when `b` is also zero). The absolute value of `a` keeps
+/// the result a non-negative magnitude; for the positive quantities clvscu measures it is
+/// exactly `|b - a| / a`.
+pub fn relative_change(a: f64, b: f64) -> f64 {
+    (b - a).abs() / a.abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    // Both globs above bring an `Rng`; the one of the `rand` the crate uses is meant.
+    use rand::Rng;
+
+    fn close(a: f64, b: f64, rel: f64) -> bool {
+        (a - b).abs() <= rel * a.abs().max(b.abs())
+    }
+
+    #[test]
+    fn median_known_values() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[7.0]), Some(7.0));
+        assert_eq!(median(&[]), None);
+    }
+
+    #[test]
+    fn median_with_nan_does_not_panic_and_sorts_nan_last() {
+        // total_cmp puts +NaN after every number, so the middle of three is the larger number.
+        assert_eq!(median(&[f64::NAN, 1.0, 2.0]), Some(2.0));
+        assert!(median(&[f64::NAN]).is_some_and(f64::is_nan));
+    }
+
+    #[test]
+    fn mean_min_max_known_values() {
+        assert_eq!(mean(&[1.0, 2.0, 3.0, 6.0]), Some(3.0));
+        assert_eq!(min(&[3.0, -1.0, 2.0]), Some(-1.0));
+        assert_eq!(max(&[3.0, -1.0, 2.0]), Some(3.0));
+        assert_eq!(mean(&[]), None);
+        assert_eq!(min(&[]), None);
+        assert_eq!(max(&[]), None);
+    }
+
+    #[test]
+    fn mad_known_values() {
+        // median 3, deviations [2,1,0,1,97] -> median 1.
+        assert_eq!(mad(&[1.0, 2.0, 3.0, 4.0, 100.0]), Some(1.0));
+        // median 2.5, deviations [1.5,0.5,0.5,1.5] -> 1.0.
+        assert_eq!(mad(&[1.0, 2.0, 3.0, 4.0]), Some(1.0));
+        assert_eq!(mad(&[5.0, 5.0, 5.0]), Some(0.0));
+        assert_eq!(mad(&[]), None);
+    }
+
+    #[test]
+    fn quantile_known_values() {
+        let xs = [1.0, 2.0, 3.0, 4.0, 100.0];
+        assert_eq!(quantile(&xs, 0.25), Some(2.0));
+        assert_eq!(quantile(&xs, 0.75), Some(4.0));
+        assert_eq!(quantile(&xs, 0.0), Some(1.0));
+        assert_eq!(quantile(&xs, 1.0), Some(100.0));
+        // h = 0.1 * 3 = 0.3 -> 10 + 0.3 * 10.
+        assert_eq!(quantile(&[40.0, 10.0, 30.0, 20.0], 0.1), Some(13.0));
+        assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn outliers_known_values() {
+        // Q1 = 2, Q3 = 4, IQR = 2, fences -1 and 7: only 100 is outside.
+        assert_eq!(outlier_count(&[1.0, 2.0, 3.0, 4.0, 100.0]), 1);
+        assert_eq!(outlier_count(&[-100.0, 1.0, 2.0, 3.0, 4.0, 5.0, 100.0]), 2);
+        assert_eq!(outlier_count(&[1.0, 2.0, 3.0, 4.0, 5.0]), 0);
+        assert_eq!(outlier_count(&[]), 0);
+        // Q1 = 2, Q3 = 4, upper fence 7: a value exactly on the fence is not an outlier.
+        assert_eq!(outlier_count(&[1.0, 2.0, 3.0, 4.0, 7.0]), 0);
+    }
+
+    #[test]
+    fn bootstrap_rejects_bad_arguments() {
+        let m = |s: &[f64]| median(s).unwrap_or(f64::NAN);
+        assert_eq!(bootstrap_ci(&[], m, 100, 0.95, 1), None);
+        assert_eq!(bootstrap_ci(&[1.0], m, 0, 0.95, 1), None);
+        assert_eq!(bootstrap_ci(&[1.0], m, 10, 1.0, 1), None);
+        assert_eq!(bootstrap_ci(&[1.0], m, 10, 0.0, 1), None);
+        assert_eq!(bootstrap_ci(&[1.0], m, 10, f64::NAN, 1), None);
+    }
+
+    #[test]
+    fn bootstrap_ci_of_mean_brackets_the_mean_and_narrows_with_confidence() {
+        let xs: Vec<f64> = (1..=50).map(f64::from).collect();
+        let mean_of = |s: &[f64]| mean(s).unwrap_or(f64::NAN);
+        let (lo95, hi95) = bootstrap_ci(&xs, mean_of, 2000, 0.95, 7).unwrap();
+        let (lo50, hi50) = bootstrap_ci(&xs, mean_of, 2000, 0.50, 7).unwrap();
+        assert!(lo95 < 25.5 && 25.5 < hi95, "{lo95}..{hi95}");
+        assert!(lo95 < lo50 && hi50 < hi95);
+        // The standard error of the mean is ~2.0, so the 95% interval is roughly +-4.
+        assert!(hi95 - lo95 > 5.0 && hi95 - lo95 < 11.0, "{lo95}..{hi95}");
+    }
+
+    #[test]
+    fn bootstrap_differs_between_seeds() {
+        let xs: Vec<f64> = (1..=30).map(|i| f64::from(i * i)).collect();
+        let m = |s: &[f64]| mean(s).unwrap_or(f64::NAN);
+        let a = bootstrap_ci(&xs, m, 200, 0.95, 1).unwrap();
+        let b = bootstrap_ci(&xs, m, 200, 0.95, 2).unwrap();
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn summarize_known_values() {
+        let s = summarize(&[1.0, 2.0, 3.0, 4.0, 100.0], 500, 3).unwrap();
+        assert_eq!(s.n, 5);
+        assert_eq!(s.median, 3.0);
+        assert_eq!(s.min, 1.0);
+        assert_eq!(s.max, 100.0);
+        assert_eq!(s.mean, 22.0);
+        assert_eq!(s.mad, 1.0);
+        assert_eq!(s.outliers, 1);
+        assert!(s.ci_lo <= s.median && s.median <= s.ci_hi, "{s:?}");
+        assert!(s.ci_lo >= 1.0 && s.ci_hi <= 100.0);
+        assert_eq!(summarize(&[], 500, 3), None);
+        assert_eq!(summarize(&[1.0], 0, 3), None);
+    }
+
+    #[test]
+    fn performance_ratio_known_values() {
+        // A takes twice as long for the same work: half the performance.
+        let r = performance_ratio(&[2.0; 10], 1.0, &[1.0; 10], 1.0, 1000, 9).unwrap();
+        assert_eq!(
+            r,
+            Ratio {
+                value: 0.5,
+                ci_lo: 0.5,
+                ci_hi: 0.5
+            }
+        );
+        // Same time, A does three times the work.
+        let r = performance_ratio(&[1.0; 3], 3.0, &[1.0; 5], 1.0, 100, 9).unwrap();
+        assert_eq!(r.value, 3.0);
+        // Medians 2 and 4 with equal work: A is twice as fast.
+        let r = performance_ratio(&[1.0, 2.0, 3.0], 8.0, &[4.0, 3.0, 5.0], 8.0, 500, 9).unwrap();
+        assert_eq!(r.value, 2.0);
+        assert!(r.ci_lo <= r.value && r.value <= r.ci_hi, "{r:?}");
+        // Best and worst resample: 8/1 / (8/5) = 5 and 8/3 / (8/3) = 1.
+        assert!(r.ci_lo >= 1.0 && r.ci_hi <= 5.0, "{r:?}");
+    }
+
+    #[test]
+    fn performance_ratio_rejects_degenerate_inputs() {
+        assert_eq!(performance_ratio(&[], 1.0, &[1.0], 1.0, 10, 0), None);
+        assert_eq!(performance_ratio(&[1.0], 1.0, &[], 1.0, 10, 0), None);
+        assert_eq!(performance_ratio(&[0.0], 1.0, &[1.0], 1.0, 10, 0), None);
+        assert_eq!(performance_ratio(&[1.0], 1.0, &[-1.0], 1.0, 10, 0), None);
+        assert_eq!(
+            performance_ratio(&[f64::NAN], 1.0, &[1.0], 1.0, 10, 0),
+            None
+        );
+        assert_eq!(performance_ratio(&[1.0], 0.0, &[1.0], 1.0, 10, 0), None);
+        assert_eq!(performance_ratio(&[1.0], 1.0, &[1.0], 1.0, 0, 0), None);
+        assert!(performance_ratio(&[1.0], 1.0, &[1.0], 1.0, 1, 0).is_some());
+    }
+
+    #[test]
+    fn classify_known_values() {
+        let r = |ci_lo, ci_hi| Ratio {
+            value: f64::midpoint(ci_lo, ci_hi),
+            ci_lo,
+            ci_hi,
+        };
+        let label = |similar, similar_tight| PrLabel {
+            similar,
+            similar_tight,
+        };
+        assert_eq!(classify_pr(&r(0.98, 1.02)), label(true, true));
+        assert_eq!(classify_pr(&r(0.95, 1.05)), label(true, true));
+        assert_eq!(classify_pr(&r(0.92, 1.02)), label(true, false));
+        assert_eq!(classify_pr(&r(0.9, 1.1)), label(true, false));
+        assert_eq!(classify_pr(&r(0.89, 1.0)), label(false, false));
+        assert_eq!(classify_pr(&r(1.0, 1.11)), label(false, false));
+        // The point value may be inside the band while the CI is not: not similar.
+        assert_eq!(classify_pr(&r(0.5, 1.5)), label(false, false));
+        assert_eq!(classify_pr(&r(f64::NAN, 1.0)), label(false, false));
+    }
+
+    #[test]
+    fn relative_change_known_values() {
+        assert_eq!(relative_change(2.0, 3.0), 0.5);
+        assert_eq!(relative_change(2.0, 1.0), 0.5);
+        assert_eq!(relative_change(4.0, 4.0), 0.0);
+        assert_eq!(relative_change(-2.0, -1.0), 0.5);
+    }
+
+    fn times() -> impl Strategy<Value = Vec<f64>> {
+        prop::collection::vec(1e-9f64..1e3, 1..40)
+    }
+
+    proptest! {
+        #[test]
+        fn median_lies_within_min_and_max(xs in prop::collection::vec(-1e300f64..1e300, 1..40)) {
+            let m = median(&xs).unwrap();
+            prop_assert!(min(&xs).unwrap() <= m && m <= max(&xs).unwrap());
+        }
+
+        #[test]
+        fn median_is_order_invariant(mut xs in times(), seed in any::<u64>()) {
+            let before = median(&xs);
+            let mut rng = SmallRng::seed_from_u64(seed);
+            for i in (1..xs.len()).rev() {
+                xs.swap(i, rng.gen_range(0..=i));
+            }
+            prop_assert_eq!(before, median(&xs));
+        }
+
+        #[test]
+        fn scaling_times_scales_median_mad_and_ci(xs in times(), k in 1e-3f64..1e3) {
+            let scaled: Vec<f64> = xs.iter().map(|x| x * k).collect();
+            prop_assert!(close(median(&scaled).unwrap(), k * median(&xs).unwrap(), 1e-12));
+            // The deviations cancel, so the error is a few ulps of the data, not of the MAD.
+            let err = (mad(&scaled).unwrap() - k * mad(&xs).unwrap()).abs();
+            prop_assert!(err <= 1e-14 * k * max(&xs).unwrap());
+            let a = summarize(&xs, 200, 5).unwrap();
+            let b = summarize(&scaled, 200, 5).unwrap();
+            prop_assert!(close(b.ci_lo, k * a.ci_lo, 1e-12));
+            prop_assert!(close(b.ci_hi, k * a.ci_hi, 1e-12));
+            prop_assert_eq!(a.outliers, b.outliers);
+        }
+
+        #[test]
+        fn summary_ci_is_ordered_and_within_the_data(xs in times(), seed in any::<u64>()) {
+            let s = summarize(&xs, 200, seed).unwrap();
+            prop_assert!(s.ci_lo <= s.ci_hi);
+            prop_assert!(s.min <= s.ci_lo && s.ci_hi <= s.max);
+            prop_assert!(s.min <= s.median && s.median <= s.max);
+            prop_assert!(s.min <= s.mean * (1.0 + 1e-12) && s.mean <= s.max * (1.0 + 1e-12));
+            prop_assert!(s.outliers < s.n.max(1));
+        }
+
+        #[test]
+        fn constant_samples_have_degenerate_intervals(
+            x in 1e-9f64..1e3, n in 1usize..30, m in 1usize..30, w in 1e-3f64..1e3,
+        ) {
+            let s = summarize(&vec![x; n], 100, 1).unwrap();
+            prop_assert_eq!((s.median, s.ci_lo, s.ci_hi, s.mad), (x, x, x, 0.0));
+            prop_assert_eq!(s.outliers, 0);
+            let r = performance_ratio(&vec![x; n], w, &vec![2.0 * x; m], w, 100, 1).unwrap();
+            prop_assert_eq!(r.ci_lo, r.value);
+            prop_assert_eq!(r.ci_hi, r.value);
+            prop_assert!(close(r.value, 2.0, 1e-12));
+        }
+
+        #[test]
+        fn ratio_ci_is_ordered(a in times(), b in times(), seed in any::<u64>()) {
+            let r = performance_ratio(&a, 1.0, &b, 1.0, 200, seed).unwrap();
+            prop_assert!(r.ci_lo <= r.ci_hi);
+            prop_assert!(r.ci_lo > 0.0 && r.ci_hi.is_finite());
+        }
+
+        #[test]
+        fn ratio_is_antisymmetric(
+            a in times(), b in times(), wa in 1e-3f64..1e3, wb in 1e-3f64..1e3,
+        ) {
+            let ab = performance_ratio(&a, wa, &b, wb, 50, 3).unwrap();
+            let ba = performance_ratio(&b, wb, &a, wa, 50, 3).unwrap();
+            prop_assert!(close(ab.value * ba.value, 1.0, 1e-12));
+        }
+
+        #[test]
+        fn ratio_scales_with_work(a in times(), b in times(), k in 1e-3f64..1e3) {
+            let base = performance_ratio(&a, 1.0, &b, 1.0, 50, 3).unwrap();
+            let more = performance_ratio(&a, k, &b, 1.0, 50, 3).unwrap();
+            prop_assert!(close(more.value, k * base.value, 1e-12));
+            prop_assert!(close(more.ci_lo, k * base.ci_lo, 1e-12));
+            prop_assert!(close(more.ci_hi, k * base.ci_hi, 1e-12));
+        }
+
+        #[test]
+        fn same_seed_gives_same_intervals(a in times(), b in times(), seed in any::<u64>()) {
+            prop_assert_eq!(summarize(&a, 100, seed), summarize(&a, 100, seed));
+            prop_assert_eq!(
+                performance_ratio(&a, 1.0, &b, 1.0, 100, seed),
+                performance_ratio(&a, 1.0, &b, 1.0, 100, seed)
+            );
+        }
+
+        #[test]
+        fn outliers_never_exceed_half_the_sample(xs in prop::collection::vec(-1e6f64..1e6, 0..40)) {
+            // Between Q1 and Q3 lie at least half the (interpolated) values, so fewer than half
+            // (plus rounding at tiny n) can be outside fences that contain [Q1, Q3].
+            let n = xs.len();
+            prop_assert!(outlier_count(&xs) <= n / 2);
+        }
+
+        #[test]
+        fn relative_change_is_symmetric_in_direction(a in 1e-6f64..1e6, d in 0.0f64..1e6) {
+            prop_assert!(close(relative_change(a, a + d), d / a, 1e-12));
+            prop_assert!(close(relative_change(a, a - d), d / a, 1e-12));
+        }
+    }
+}

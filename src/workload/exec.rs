@@ -1,0 +1,371 @@
+//! Preparing, running and verifying one variant on one backend, through the `Backend` trait
+//! only: the same code path for OpenCL and CUDA.
+
+use thiserror::Error;
+
+use super::reference::{self, Verification};
+use super::{check_local, check_size, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
+use crate::backend::{
+    Api, Arg, Backend, BackendError, BufferId, CompileRequest, KernelId, LaunchShape, Seconds,
+    Timing,
+};
+use crate::kernels::{KernelSourceError, KernelSources};
+
+#[derive(Debug, Error)]
+pub enum ExecError {
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Source(#[from] KernelSourceError),
+}
+
+impl ExecError {
+    /// Whether the failure is a build failure (recorded as `build-failed`).
+    pub fn is_build(&self) -> bool {
+        matches!(
+            self,
+            ExecError::Backend(BackendError::Compile { .. }) | ExecError::Source(_)
+        )
+    }
+}
+
+/// The per-API part of a configuration: launch shape, defines and mapped compiler flags.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideConfig {
+    pub shape: LaunchShape,
+    /// Extra `-D` defines (unroll factors, WARP_SYNC_WG, USE_SUBGROUPS...).
+    pub defines: Vec<(String, String)>,
+    /// Compiler flags exactly as this API's compiler receives them.
+    pub flags: Vec<String>,
+}
+
+impl SideConfig {
+    /// The complete define list given to the compiler: WG_SIZE and FMA_ITERS first.
+    pub fn all_defines(&self) -> Vec<(String, String)> {
+        let mut d = vec![
+            ("WG_SIZE".to_string(), self.shape.local.to_string()),
+            ("FMA_ITERS".to_string(), FMA_ITERS.to_string()),
+        ];
+        d.extend(self.defines.iter().cloned());
+        d
+    }
+}
+
+/// Host inputs and the f64 reference, generated once per configuration and shared by both
+/// sides, so both APIs compute on the same data.
+pub struct Inputs {
+    pub size: Size,
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    reference: Vec<f64>,
+    tolerances: Vec<f64>,
+}
+
+impl Inputs {
+    pub fn generate(family: FamilyKind, size: Size, seed: u64) -> Self {
+        let n = size.rows as usize;
+        match family {
+            FamilyKind::Matvec => {
+                let cols = size.cols as usize;
+                let a = reference::random_vector(n * cols, seed);
+                let b = reference::random_vector(cols, seed.wrapping_add(1));
+                let (w, abs) = reference::matvec(&a, &b, n, cols);
+                let f = reference::tolerance_factor(size.cols);
+                let tolerances = abs.iter().map(|s| f * s).collect();
+                Inputs { size, a, b, reference: w, tolerances }
+            }
+            FamilyKind::Reduce | FamilyKind::Bandwidth | FamilyKind::Flops => {
+                let a = reference::random_vector(n, seed);
+                let (s, abs) = reference::sum(&a);
+                let tol = reference::tolerance_factor(size.rows) * abs;
+                Inputs { size, a, b: Vec::new(), reference: vec![s], tolerances: vec![tol] }
+            }
+            FamilyKind::Launch => Inputs {
+                size,
+                a: vec![0.0],
+                b: Vec::new(),
+                reference: vec![size.rows as f64],
+                tolerances: vec![0.0],
+            },
+        }
+    }
+}
+
+enum Step {
+    Kernel {
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: Vec<Arg>,
+    },
+    Copy {
+        src: BufferId,
+        dst: BufferId,
+        len: usize,
+    },
+}
+
+/// A variant compiled, with its buffers allocated and filled, ready to run.
+pub struct Prepared {
+    steps: Vec<Step>,
+    /// Buffers written by the run (poisoned before verification).
+    outputs: Vec<(BufferId, usize)>,
+    /// The buffer compared with the reference and its length.
+    result: (BufferId, usize),
+    buffers: Vec<BufferId>,
+    pub program_text: Option<String>,
+    pub kernel: Option<KernelId>,
+    family: FamilyKind,
+    variant: &'static str,
+    shape: LaunchShape,
+}
+
+fn buffer_with(backend: &mut dyn Backend, data: &[f32], owned: &mut Vec<BufferId>) -> Result<BufferId, ExecError> {
+    let id = backend.alloc(data.len().max(1))?;
+    owned.push(id);
+    if !data.is_empty() {
+        backend.upload(id, data)?;
+    }
+    Ok(id)
+}
+
+fn buffer_of(backend: &mut dyn Backend, len: usize, owned: &mut Vec<BufferId>) -> Result<BufferId, ExecError> {
+    let id = backend.alloc(len.max(1))?;
+    owned.push(id);
+    Ok(id)
+}
+
+/// Refuse a problem that cannot fit on the device before anything is allocated.
+fn check_memory(backend: &dyn Backend, variant: &Variant, inputs: &Inputs) -> Result<(), ExecError> {
+    let info = backend.info();
+    let bytes = (inputs.a.len() as u64 + inputs.b.len() as u64 + inputs.size.rows) * 4;
+    if info.global_mem_bytes > 0 && bytes > info.global_mem_bytes {
+        return Err(WorkloadError::BadProblem {
+            variant: format!("{}/{}", variant.family.name(), variant.name),
+            reason: format!(
+                "size {} needs about {bytes} bytes; {} has {} bytes of device memory",
+                inputs.size, info.name, info.global_mem_bytes
+            ),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// Compile the variant and stage its inputs on the device.
+pub fn prepare(
+    backend: &mut dyn Backend,
+    sources: &KernelSources,
+    variant: &'static Variant,
+    inputs: &Inputs,
+    side: &SideConfig,
+) -> Result<Prepared, ExecError> {
+    check_size(variant, inputs.size)?;
+    check_local(variant, side.shape.local)?;
+    check_memory(backend, variant, inputs)?;
+    let mut owned = Vec::new();
+    let result = build(backend, sources, variant, inputs, side, &mut owned);
+    if result.is_err() {
+        // Nothing leaks when a configuration fails half-way.
+        for b in owned {
+            let _ = backend.free(b);
+        }
+    }
+    result
+}
+
+fn build(
+    backend: &mut dyn Backend,
+    sources: &KernelSources,
+    variant: &'static Variant,
+    inputs: &Inputs,
+    side: &SideConfig,
+    owned: &mut Vec<BufferId>,
+) -> Result<Prepared, ExecError> {
+    let shape = side.shape;
+    let (program, kernel, program_text) = if variant.kernel.is_empty() {
+        (None, None, None)
+    } else {
+        let request = CompileRequest {
+            source: sources.program(backend.api(), variant.family.file())?,
+            defines: side.all_defines(),
+            flags: side.flags.clone(),
+        };
+        let program = backend.compile(&request)?;
+        let kernel = backend.kernel(program, variant.kernel)?;
+        let text = backend.program_text(program).ok().flatten();
+        (Some(program), Some(kernel), text)
+    };
+    let size = inputs.size;
+    let n = size.rows as usize;
+    let global = shape.global() as usize;
+    let kernel_step = |kernel: KernelId, args: Vec<Arg>| Step::Kernel { kernel, shape, args };
+    let mut steps = Vec::new();
+    let outputs;
+    let result;
+    match (variant.family, kernel) {
+        (FamilyKind::Matvec, Some(k)) => {
+            let m = buffer_with(backend, &inputs.a, owned)?;
+            let v = buffer_with(backend, &inputs.b, owned)?;
+            let w = buffer_of(backend, n, owned)?;
+            let (cols, rows) = (size.cols as u32, size.rows as u32);
+            steps.push(kernel_step(k, vec![Arg::Buffer(m), Arg::U32(cols), Arg::U32(rows), Arg::Buffer(v), Arg::Buffer(w)]));
+            outputs = vec![(w, n)];
+            result = (w, n);
+        }
+        (FamilyKind::Reduce, Some(k)) => {
+            let program = program.ok_or_else(|| BackendError::InvalidHandle("reduce program".into()))?;
+            let final_kernel = backend.kernel(program, "reduce_final")?;
+            let x = buffer_with(backend, &inputs.a, owned)?;
+            let groups = shape.groups as usize;
+            let partial = buffer_of(backend, groups, owned)?;
+            let out = buffer_of(backend, 1, owned)?;
+            steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n as u32)]));
+            steps.push(Step::Kernel {
+                kernel: final_kernel,
+                shape: LaunchShape { groups: 1, local: shape.local },
+                args: vec![Arg::Buffer(partial), Arg::Buffer(out), Arg::U32(groups as u32)],
+            });
+            outputs = vec![(partial, groups), (out, 1)];
+            result = (out, 1);
+        }
+        (FamilyKind::Bandwidth, k) => {
+            let x = buffer_with(backend, &inputs.a, owned)?;
+            match k {
+                Some(k) if variant.name == "read" => {
+                    let out = buffer_of(backend, global, owned)?;
+                    steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)]));
+                    outputs = vec![(out, global)];
+                    result = (out, global);
+                }
+                Some(k) => {
+                    let out = buffer_of(backend, n, owned)?;
+                    steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)]));
+                    outputs = vec![(out, n)];
+                    result = (out, n);
+                }
+                None => {
+                    let out = buffer_of(backend, n, owned)?;
+                    steps.push(Step::Copy { src: x, dst: out, len: n });
+                    outputs = vec![(out, n)];
+                    result = (out, n);
+                }
+            }
+        }
+        (FamilyKind::Flops, Some(k)) | (FamilyKind::Launch, Some(k)) => {
+            let x = buffer_with(backend, &inputs.a, owned)?;
+            let len = if variant.family == FamilyKind::Flops { global } else { 1 };
+            let out = buffer_of(backend, len, owned)?;
+            steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)]));
+            outputs = vec![(out, len)];
+            result = (out, len);
+        }
+        (family, None) => {
+            return Err(WorkloadError::BadProblem {
+                variant: variant.name.into(),
+                reason: format!("family {} needs a kernel", family.name()),
+            }
+            .into())
+        }
+    }
+    Ok(Prepared {
+        steps,
+        outputs,
+        result,
+        buffers: owned.clone(),
+        program_text,
+        kernel,
+        family: variant.family,
+        variant: variant.name,
+        shape,
+    })
+}
+
+/// Run every step once (blocking); timings of multi-step runs add up.
+pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError> {
+    let mut wall = 0.0;
+    let mut device = Some(0.0);
+    let mut queued = None;
+    for step in &p.steps {
+        let t = match step {
+            Step::Kernel { kernel, shape, args } => backend.launch(*kernel, *shape, args)?,
+            Step::Copy { src, dst, len } => backend.copy(*src, *dst, *len)?,
+        };
+        wall += t.wall.0;
+        device = match (device, t.device) {
+            (Some(a), Some(b)) => Some(a + b.0),
+            _ => None,
+        };
+        queued = queued.or(t.queued_to_start);
+    }
+    Ok(Timing {
+        wall: Seconds(wall),
+        device: device.map(Seconds),
+        queued_to_start: queued,
+    })
+}
+
+/// Poison every output with NaN, run once, and compare with the reference.
+pub fn verify(backend: &mut dyn Backend, p: &Prepared, inputs: &Inputs) -> Result<Verification, ExecError> {
+    for (buffer, len) in &p.outputs {
+        backend.upload(*buffer, &vec![f32::NAN; (*len).max(1)])?;
+    }
+    run(backend, p)?;
+    let (buffer, len) = p.result;
+    let mut got = vec![0.0f32; len.max(1)];
+    backend.download(buffer, &mut got)?;
+    Ok(check(p, inputs, &got))
+}
+
+fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
+    match p.family {
+        FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Launch => {
+            reference::compare(got, &inputs.reference, &inputs.tolerances)
+        }
+        FamilyKind::Bandwidth if p.variant == "read" => {
+            // Per-work-item partial sums: their total must equal the array's sum.
+            let total = if got.iter().all(|g| g.is_finite()) {
+                got.iter().map(|g| f64::from(*g)).sum::<f64>() as f32
+            } else {
+                f32::NAN
+            };
+            reference::compare(&[total], &inputs.reference, &inputs.tolerances)
+        }
+        FamilyKind::Bandwidth => {
+            // A copy is exact.
+            let want: Vec<f64> = inputs.a.iter().map(|x| f64::from(*x)).collect();
+            reference::compare(got, &want, &vec![0.0; want.len()])
+        }
+        FamilyKind::Flops => check_flops(p, inputs, got),
+    }
+}
+
+/// The flops kernel is checked on a sample of about 4096 work-items (the f64 reference of all
+/// of them would cost more CPU time than the measurement), with a relative tolerance of 1e-4:
+/// the recurrence contracts (|m| < 1), so float32 rounding stays bounded.
+fn check_flops(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
+    let global = p.shape.global() as usize;
+    let n = inputs.a.len().max(1);
+    let stride = (global / 4096).max(1);
+    let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
+    let want: Vec<f64> = idx
+        .iter()
+        .map(|&g| reference::fma_chain(inputs.a[g % n], FMA_ITERS))
+        .collect();
+    let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
+    let tol: Vec<f64> = want.iter().map(|w| 1e-4 * w.abs().max(1.0)).collect();
+    reference::compare(&sampled, &want, &tol)
+}
+
+/// Free every buffer of a prepared run.
+pub fn release(backend: &mut dyn Backend, p: Prepared) {
+    for b in p.buffers {
+        let _ = backend.free(b);
+    }
+}
+
+/// The API label of a backend, for messages.
+pub fn api_of(backend: &dyn Backend) -> Api {
+    backend.api()
+}

@@ -1,0 +1,475 @@
+//! Kernel families, declared once as data: variants, arguments, bytes moved and flops per run,
+//! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
+
+pub mod exec;
+pub mod reference;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// How a variant's default number of work-groups follows from the problem.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupRule {
+    /// One work-item per `per_item` elements of the family's primary dimension.
+    Cover { per_item: u32 },
+    /// A fixed count (the whitepaper's 60 groups, for example).
+    Fixed(u32),
+    /// `k` groups per compute unit (grid-stride kernels that fill the device).
+    PerComputeUnit(u32),
+}
+
+/// The performance metric a family is judged by (higher is better).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Metric {
+    /// Bytes moved per second, GB/s (1e9).
+    Bandwidth,
+    /// GFLOP/s (1e9).
+    Flops,
+    /// Launches per second (1 / time), for the launch-overhead kernel.
+    Rate,
+}
+
+impl Metric {
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Bandwidth => "GB/s",
+            Metric::Flops => "GFLOP/s",
+            Metric::Rate => "1/s",
+        }
+    }
+}
+
+/// The family a variant belongs to; selects arguments, reference and metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FamilyKind {
+    Matvec,
+    Reduce,
+    Bandwidth,
+    Flops,
+    Launch,
+}
+
+impl FamilyKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            FamilyKind::Matvec => "matvec",
+            FamilyKind::Reduce => "reduce",
+            FamilyKind::Bandwidth => "bandwidth",
+            FamilyKind::Flops => "flops",
+            FamilyKind::Launch => "launch",
+        }
+    }
+
+    pub fn all() -> [FamilyKind; 5] {
+        [
+            FamilyKind::Matvec,
+            FamilyKind::Reduce,
+            FamilyKind::Bandwidth,
+            FamilyKind::Flops,
+            FamilyKind::Launch,
+        ]
+    }
+
+    pub fn parse(name: &str) -> Result<Self, WorkloadError> {
+        Self::all()
+            .into_iter()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| WorkloadError::UnknownFamily {
+                name: name.to_string(),
+                known: Self::all().map(|f| f.name()).join(", "),
+            })
+    }
+
+    pub fn metric(self) -> Metric {
+        match self {
+            FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Bandwidth => Metric::Bandwidth,
+            FamilyKind::Flops => Metric::Flops,
+            FamilyKind::Launch => Metric::Rate,
+        }
+    }
+
+    /// The kernel file stem shared by the twins.
+    pub fn file(self) -> &'static str {
+        match self {
+            FamilyKind::Matvec => "matvec",
+            FamilyKind::Reduce => "reduce",
+            FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
+        }
+    }
+}
+
+/// One kernel variant, as data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Variant {
+    pub family: FamilyKind,
+    pub name: &'static str,
+    /// The kernel function name in both files; empty for the API's own copy command.
+    pub kernel: &'static str,
+    /// The local size must be a power of two (halving-stride reductions).
+    pub pow2_local: bool,
+    pub min_local: u32,
+    pub max_local: u32,
+    /// False for the faithful-but-racy forms: never run unless asked for by name.
+    pub safe: bool,
+    pub default_groups: GroupRule,
+    /// Unroll points present in the kernel text (`A`, `B`).
+    pub unroll_points: &'static [&'static str],
+    pub about: &'static str,
+}
+
+const fn v(
+    family: FamilyKind,
+    name: &'static str,
+    kernel: &'static str,
+    default_groups: GroupRule,
+    about: &'static str,
+) -> Variant {
+    Variant {
+        family,
+        name,
+        kernel,
+        pow2_local: false,
+        min_local: 1,
+        max_local: u32::MAX,
+        safe: true,
+        default_groups,
+        unroll_points: &["A"],
+        about,
+    }
+}
+
+const fn pow2(mut x: Variant, min: u32, max: u32) -> Variant {
+    x.pow2_local = true;
+    x.min_local = min;
+    x.max_local = max;
+    x
+}
+
+const fn points(mut x: Variant, p: &'static [&'static str]) -> Variant {
+    x.unroll_points = p;
+    x
+}
+
+const fn unsafe_variant(mut x: Variant) -> Variant {
+    x.safe = false;
+    x
+}
+
+use FamilyKind::*;
+use GroupRule::*;
+
+/// Every variant of every family. The order is the order of reports and charts.
+pub const VARIANTS: &[Variant] = &[
+    v(Matvec, "listing2", "matvec_listing2", Cover { per_item: 1 },
+      "whitepaper Listing 2: one work-item per row (bound check added)"),
+    v(Matvec, "listing3", "matvec_listing3", PerComputeUnit(8),
+      "whitepaper Listing 3: work-items stride over rows (uncoalesced)"),
+    points(v(Matvec, "listing4", "matvec_listing4", PerComputeUnit(8),
+      "whitepaper Listing 4: a work-group per row, coalesced; serial sum"), &["A", "B"]),
+    pow2(v(Matvec, "listing5", "matvec_listing5", PerComputeUnit(8),
+      "whitepaper Listing 5: interleaved tree reduction (bank conflicts)"), 1, u32::MAX),
+    pow2(v(Matvec, "listing6", "matvec_listing6", PerComputeUnit(8),
+      "whitepaper Listing 6: sequential-addressing tree reduction"), 1, u32::MAX),
+    pow2(v(Matvec, "listing7", "matvec_listing7", PerComputeUnit(8),
+      "whitepaper Listing 7: warp-based reduction, synchronised (safe)"), 64, 512),
+    unsafe_variant(pow2(points(v(Matvec, "listing7-unsafe", "matvec_listing7_unsafe", PerComputeUnit(8),
+      "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta"), &[]), 64, 512)),
+    pow2(v(Matvec, "tuned", "matvec_tuned", PerComputeUnit(16),
+      "modern: a warp per row, float4 loads, warp-level reduction"), 32, u32::MAX),
+    pow2(v(Reduce, "interleaved-divergent", "reduce_interleaved_divergent", Cover { per_item: 1 },
+      "ladder 1: interleaved addressing, divergent branches"), 1, u32::MAX),
+    pow2(v(Reduce, "interleaved-bank", "reduce_interleaved_bank", Cover { per_item: 1 },
+      "ladder 2: interleaved addressing, bank conflicts"), 1, u32::MAX),
+    pow2(v(Reduce, "sequential", "reduce_sequential", Cover { per_item: 1 },
+      "ladder 3: sequential addressing"), 1, u32::MAX),
+    pow2(v(Reduce, "first-add", "reduce_first_add", Cover { per_item: 2 },
+      "ladder 4: first add during load"), 1, u32::MAX),
+    pow2(v(Reduce, "unroll-last-warp", "reduce_unroll_last_warp", Cover { per_item: 2 },
+      "ladder 5: last warp unrolled (synchronised)"), 64, u32::MAX),
+    pow2(v(Reduce, "complete-unroll", "reduce_complete_unroll", Cover { per_item: 2 },
+      "ladder 6: completely unrolled for the compile-time work-group size"), 64, 1024),
+    pow2(v(Reduce, "multi", "reduce_multi", PerComputeUnit(8),
+      "ladder 7: several elements per work-item (grid-stride)"), 64, 1024),
+    pow2(v(Reduce, "tuned", "reduce_tuned", PerComputeUnit(8),
+      "tuned: float4 grid-stride loads, warp-level reduction"), 64, 1024),
+    points(v(Bandwidth, "read", "peak_read", PerComputeUnit(16),
+      "coalesced float4 read of the whole array"), &[]),
+    points(v(Bandwidth, "copy-kernel", "peak_copy", PerComputeUnit(16),
+      "float4 copy kernel (bytes read + written)"), &[]),
+    points(v(Bandwidth, "copy", "", Fixed(1),
+      "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)"), &[]),
+    v(Flops, "fma", "peak_fma", PerComputeUnit(16),
+      "8 independent FMA chains per work-item"),
+    points(v(Launch, "empty", "launch_empty", Fixed(1),
+      "1 x 1 launch of a kernel that stores one value"), &[]),
+];
+
+/// Every variant of a family (safe ones only unless `include_unsafe`).
+pub fn variants_of(family: FamilyKind, include_unsafe: bool) -> Vec<&'static Variant> {
+    VARIANTS
+        .iter()
+        .filter(|v| v.family == family && (include_unsafe || v.safe))
+        .collect()
+}
+
+/// A variant by family and name, or an error that lists the valid names.
+pub fn find_variant(family: FamilyKind, name: &str) -> Result<&'static Variant, WorkloadError> {
+    VARIANTS
+        .iter()
+        .find(|v| v.family == family && v.name == name)
+        .ok_or_else(|| WorkloadError::UnknownVariant {
+            family: family.name().into(),
+            name: name.to_string(),
+            known: variants_of(family, true)
+                .iter()
+                .map(|v| v.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// The problem size. Matvec: `rows` x `cols`; every other family: `rows` elements, `cols` 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Size {
+    pub rows: u64,
+    pub cols: u64,
+}
+
+impl Size {
+    pub fn vector(n: u64) -> Self {
+        Size { rows: n, cols: 0 }
+    }
+
+    pub fn matrix(rows: u64, cols: u64) -> Self {
+        Size { rows, cols }
+    }
+
+    /// Elements the problem touches: rows*cols for a matrix, n for a vector.
+    pub fn elements(&self) -> u64 {
+        if self.cols == 0 {
+            self.rows
+        } else {
+            self.rows.saturating_mul(self.cols)
+        }
+    }
+
+    /// Parse `60989x1100` (rows x cols), `268435456`, or `2^28`.
+    pub fn parse(text: &str) -> Result<Self, WorkloadError> {
+        let bad = || WorkloadError::BadSize {
+            text: text.to_string(),
+        };
+        let number = |t: &str| -> Result<u64, WorkloadError> {
+            let t = t.trim();
+            if let Some((b, e)) = t.split_once('^') {
+                let b: u64 = b.trim().parse().map_err(|_| bad())?;
+                let e: u32 = e.trim().parse().map_err(|_| bad())?;
+                b.checked_pow(e).ok_or_else(bad)
+            } else {
+                t.replace('_', "").parse().map_err(|_| bad())
+            }
+        };
+        match text.split_once(['x', 'X', '*']) {
+            Some((r, c)) => Ok(Size::matrix(number(r)?, number(c)?)),
+            None => Ok(Size::vector(number(text)?)),
+        }
+    }
+}
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.cols == 0 {
+            write!(f, "{}", self.rows)
+        } else {
+            write!(f, "{}x{}", self.rows, self.cols)
+        }
+    }
+}
+
+/// Iterations of each FMA chain in the flops kernel (a compile-time define of both sides).
+pub const FMA_ITERS: u32 = 1024;
+
+/// Bytes moved and flops of one run, from the family table — computed here, centrally, never
+/// per backend. `global` is the number of work-items launched.
+pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u64, u64) {
+    let f = 4u64;
+    match family {
+        Matvec => {
+            let (h, w) = (size.rows, size.cols);
+            // M once, V once (cached), W written once.
+            ((h * w + w + h) * f, 2 * h * w)
+        }
+        Reduce => (size.rows * f, size.rows),
+        Bandwidth => {
+            let n = size.rows;
+            match variant {
+                "read" => (n * f, n),
+                _ => (2 * n * f, 0),
+            }
+        }
+        Flops => (global * f * 2, global * 8 * u64::from(FMA_ITERS) * 2),
+        Launch => (f, 0),
+    }
+}
+
+#[derive(Debug, Error)]
+pub enum WorkloadError {
+    #[error("unknown family '{name}'; valid families: {known}")]
+    UnknownFamily { name: String, known: String },
+    #[error("unknown variant '{name}' of family {family}; valid variants: {known}")]
+    UnknownVariant {
+        family: String,
+        name: String,
+        known: String,
+    },
+    #[error("cannot read size '{text}': use ROWSxCOLS (e.g. 60989x1100), N or 2^K")]
+    BadSize { text: String },
+    #[error("invalid problem for {variant}: {reason}")]
+    BadProblem { variant: String, reason: String },
+    #[error("invalid launch for {variant}: {reason}")]
+    BadLaunch { variant: String, reason: String },
+}
+
+/// Refuse a problem size the family cannot run, before anything is allocated.
+pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+    let bad = |reason: String| WorkloadError::BadProblem {
+        variant: format!("{}/{}", variant.family.name(), variant.name),
+        reason,
+    };
+    let matrix = variant.family == Matvec;
+    if matrix && (size.rows == 0 || size.cols == 0) {
+        return Err(bad(format!(
+            "matrix {size} is empty; both rows and columns must be at least 1 (give ROWSxCOLS)"
+        )));
+    }
+    if !matrix && size.cols != 0 {
+        return Err(bad(format!("{size} is a matrix; this family takes one length N")));
+    }
+    if size.rows == 0 {
+        return Err(bad("size 0: there is nothing to compute".into()));
+    }
+    // Kernels index with 32-bit unsigned integers, as the whitepaper does.
+    if size.elements() >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
+        return Err(bad(format!(
+            "{size} has {} elements; kernels index with 32-bit integers (limit {})",
+            size.elements(),
+            u32::MAX - 1
+        )));
+    }
+    Ok(())
+}
+
+/// Refuse a launch shape the variant cannot run, naming the variant and why.
+pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
+    let bad = |reason: String| WorkloadError::BadLaunch {
+        variant: format!("{}/{}", variant.family.name(), variant.name),
+        reason,
+    };
+    if local == 0 {
+        return Err(bad("work-group size 0".into()));
+    }
+    if variant.pow2_local && !local.is_power_of_two() {
+        return Err(bad(format!(
+            "work-group size {local} is not a power of two; its tree reduction halves the \
+             stride at every step and would drop elements"
+        )));
+    }
+    if local < variant.min_local || local > variant.max_local {
+        return Err(bad(format!(
+            "work-group size {local} is outside {}..={} that this kernel supports",
+            variant.min_local,
+            if variant.max_local == u32::MAX {
+                "device limit".to_string()
+            } else {
+                variant.max_local.to_string()
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// The default number of work-groups for a variant, problem and device.
+pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: u32) -> u32 {
+    let primary = size.rows.max(1);
+    let groups = match variant.default_groups {
+        Cover { per_item } => primary.div_ceil(u64::from(local) * u64::from(per_item)),
+        Fixed(g) => u64::from(g),
+        PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
+    };
+    groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(Size::parse("60989x1100").unwrap(), Size::matrix(60989, 1100));
+        assert_eq!(Size::parse("2^28").unwrap(), Size::vector(1 << 28));
+        assert_eq!(Size::parse("1_000").unwrap(), Size::vector(1000));
+        assert!(Size::parse("12q").is_err());
+        assert!(Size::parse("2^99").is_err());
+        assert_eq!(Size::matrix(3, 4).to_string(), "3x4");
+    }
+
+    #[test]
+    fn variant_names_are_unique_per_family() {
+        for f in FamilyKind::all() {
+            let names: Vec<_> = variants_of(f, true).iter().map(|v| v.name).collect();
+            let mut dedup = names.clone();
+            dedup.sort();
+            dedup.dedup();
+            assert_eq!(names.len(), dedup.len(), "{f:?}");
+        }
+    }
+
+    #[test]
+    fn unknown_variant_lists_names() {
+        let e = find_variant(Matvec, "listing9").unwrap_err().to_string();
+        assert!(e.contains("listing2") && e.contains("tuned"), "{e}");
+    }
+
+    #[test]
+    fn unsafe_listing7_is_not_in_default_set() {
+        assert!(variants_of(Matvec, false).iter().all(|v| v.safe));
+        assert!(variants_of(Matvec, true).iter().any(|v| !v.safe));
+    }
+
+    #[test]
+    fn local_size_rules() {
+        let l7 = find_variant(Matvec, "listing7").unwrap();
+        assert!(check_local(l7, 256).is_ok());
+        let e = check_local(l7, 96).unwrap_err().to_string();
+        assert!(e.contains("listing7") && e.contains("power of two"), "{e}");
+        assert!(check_local(l7, 1024).unwrap_err().to_string().contains("512"));
+        let l2 = find_variant(Matvec, "listing2").unwrap();
+        assert!(check_local(l2, 100).is_ok());
+    }
+
+    #[test]
+    fn size_rules() {
+        let l2 = find_variant(Matvec, "listing2").unwrap();
+        assert!(check_size(l2, Size::matrix(0, 10)).is_err());
+        assert!(check_size(l2, Size::vector(10)).is_err());
+        assert!(check_size(l2, Size::matrix(1, 1)).is_ok());
+        let r = find_variant(Reduce, "sequential").unwrap();
+        assert!(check_size(r, Size::vector(0)).unwrap_err().to_string().contains("size 0"));
+        assert!(check_size(r, Size::vector(1 << 33)).is_err());
+    }
+
+    #[test]
+    fn whitepaper_listing2_groups() {
+        let l2 = find_variant(Matvec, "listing2").unwrap();
+        assert_eq!(default_groups(l2, Size::matrix(60989, 1100), 256, 132), 239);
+    }
+
+    #[test]
+    fn matvec_bytes() {
+        let (b, f) = work_of(Matvec, "listing2", Size::matrix(2, 3), 0);
+        assert_eq!(b, (6 + 3 + 2) * 4);
+        assert_eq!(f, 12);
+    }
+}

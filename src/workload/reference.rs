@@ -1,0 +1,172 @@
+//! Inputs and CPU references in f64, and the verification tolerance.
+//!
+//! # Tolerance
+//!
+//! A float32 sum of `n` terms computed in any order (tree, strided, sequential) has an error
+//! bounded in practice by about `eps * (log2 n + sqrt n) * sum|terms|`: the tree depth gives the
+//! log term, per-thread sequential chains the square-root term (random-walk growth of rounding).
+//! We accept an output when `|gpu - ref| <= 2 * eps32 * (ceil(log2 n) + sqrt n) * sum|terms|`,
+//! with `n` the reduction length (the row width for matvec, the array length for reductions).
+//! The bound scales with the reduction length; a missing or duplicated block of terms, a NaN
+//! (outputs are poisoned with NaN before every verified run) or a race still fails it.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+/// float32 machine epsilon.
+pub const EPS32: f64 = f32::EPSILON as f64;
+
+/// Uniform random values in [-1, 1): never all zeros, signs mixed so errors cannot hide in a
+/// monotone sum.
+pub fn random_vector(len: usize, seed: u64) -> Vec<f32> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    (0..len).map(|_| rng.gen_range(-1.0f32..1.0f32)).collect()
+}
+
+/// The relative factor of the tolerance for a reduction of length `n` (see module docs).
+pub fn tolerance_factor(n: u64) -> f64 {
+    let n = n.max(1) as f64;
+    2.0 * EPS32 * (n.log2().ceil() + n.sqrt())
+}
+
+/// Listing 1 of the whitepaper, in f64: W[y] = sum_x M[y][x] * V[x]. Also returns, per row,
+/// sum |M[y][x] * V[x]| for the tolerance.
+pub fn matvec(m: &[f32], v: &[f32], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut w = Vec::with_capacity(rows);
+    let mut abs = Vec::with_capacity(rows);
+    for row in m.chunks_exact(cols).take(rows) {
+        let (mut s, mut a) = (0.0f64, 0.0f64);
+        for (x, vx) in row.iter().zip(v) {
+            let p = f64::from(*x) * f64::from(*vx);
+            s += p;
+            a += p.abs();
+        }
+        w.push(s);
+        abs.push(a);
+    }
+    (w, abs)
+}
+
+/// Sum in f64, and the sum of absolute values.
+pub fn sum(x: &[f32]) -> (f64, f64) {
+    x.iter().fold((0.0, 0.0), |(s, a), v| {
+        let v = f64::from(*v);
+        (s + v, a + v.abs())
+    })
+}
+
+/// The flops kernel for one work-item, in f64 (same recurrence as `peak_fma`).
+pub fn fma_chain(a: f32, iters: u32) -> f64 {
+    let a = f64::from(a);
+    let b = 0.5 - a * 0.25;
+    let m = f64::from(0.999f32);
+    let mut x = [0.0f64; 8];
+    for (k, xk) in x.iter_mut().enumerate() {
+        *xk = a + k as f64;
+    }
+    for _ in 0..iters {
+        for xk in x.iter_mut() {
+            *xk = *xk * m + b;
+        }
+    }
+    ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))
+}
+
+/// The result of comparing device output with the reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Verification {
+    pub ok: bool,
+    /// Largest absolute error over the checked outputs (infinite for NaN).
+    pub max_error: f64,
+    /// The tolerance at the output with the largest error-to-tolerance ratio.
+    pub tolerance: f64,
+    pub checked: usize,
+}
+
+/// Compare outputs with references, each with its own absolute tolerance.
+pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
+    let mut max_error = 0.0f64;
+    let mut worst_ratio = 0.0f64;
+    let mut worst_tol = tolerances.first().copied().unwrap_or(0.0);
+    let mut ok = got.len() >= want.len();
+    for ((g, w), t) in got.iter().zip(want).zip(tolerances) {
+        let err = if g.is_finite() {
+            (f64::from(*g) - w).abs()
+        } else {
+            f64::INFINITY
+        };
+        max_error = max_error.max(err);
+        let ratio = if *t > 0.0 { err / t } else if err > 0.0 { f64::INFINITY } else { 0.0 };
+        if ratio > worst_ratio {
+            worst_ratio = ratio;
+            worst_tol = *t;
+        }
+        if !(err <= *t) {
+            ok = false;
+        }
+    }
+    Verification {
+        ok,
+        max_error,
+        tolerance: worst_tol,
+        checked: want.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_inputs_are_seeded_and_not_zero() {
+        let a = random_vector(1000, 7);
+        assert_eq!(a, random_vector(1000, 7));
+        assert_ne!(a, random_vector(1000, 8));
+        assert!(a.iter().any(|x| *x != 0.0));
+        assert!(a.iter().any(|x| *x < 0.0) && a.iter().any(|x| *x > 0.0));
+    }
+
+    #[test]
+    fn matvec_reference_small() {
+        let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let v = [1.0, -1.0, 2.0];
+        let (w, a) = matvec(&m, &v, 2, 3);
+        assert_eq!(w, vec![5.0, 11.0]);
+        assert_eq!(a, vec![9.0, 21.0]);
+    }
+
+    #[test]
+    fn tolerance_grows_with_length() {
+        assert!(tolerance_factor(1 << 20) > tolerance_factor(1 << 10));
+        assert!(tolerance_factor(1) > 0.0);
+    }
+
+    #[test]
+    fn compare_catches_nan_and_errors() {
+        let v = compare(&[1.0, 2.0], &[1.0, 2.0], &[0.0, 0.0]);
+        assert!(v.ok && v.max_error == 0.0);
+        let v = compare(&[1.0, f32::NAN], &[1.0, 2.0], &[0.1, 0.1]);
+        assert!(!v.ok && v.max_error.is_infinite());
+        let v = compare(&[1.0, 2.5], &[1.0, 2.0], &[0.1, 0.1]);
+        assert!(!v.ok && (v.max_error - 0.5).abs() < 1e-12);
+        let v = compare(&[1.0], &[1.0, 2.0], &[0.1, 0.1]);
+        assert!(!v.ok, "short output must fail");
+    }
+
+    #[test]
+    fn float_sum_of_random_data_is_within_tolerance() {
+        let x = random_vector(100_000, 3);
+        let (s, a) = sum(&x);
+        let f32_sum: f32 = x.iter().sum();
+        assert!((f64::from(f32_sum) - s).abs() <= tolerance_factor(100_000) * a);
+    }
+
+    #[test]
+    fn fma_chain_converges_to_fixed_point() {
+        // x -> x*m + b converges to b / (1 - m); 8 chains.
+        let a = 0.0f32;
+        let fixed = 0.5 / (1.0 - f64::from(0.999f32));
+        let r = fma_chain(a, 200_000);
+        assert!((r - 8.0 * fixed).abs() / (8.0 * fixed) < 1e-6, "{r}");
+    }
+}

@@ -1,0 +1,61 @@
+//! Real OpenCL: every safe variant executes on the OpenCL device (PoCL's CPU device in CI) and
+//! verifies against the f64 reference, for several sizes (1, primes, non-multiples of the
+//! work-group size) and work-group sizes.
+
+mod common;
+
+use clvscu::backend::opencl::{self, OpenClBackend};
+use clvscu::backend::{Backend, LaunchShape};
+use clvscu::kernels::KernelSources;
+use clvscu::workload::exec::{self, Inputs, SideConfig};
+use clvscu::workload::{self, default_groups, FamilyKind, Size, VARIANTS};
+
+fn backend() -> Option<OpenClBackend> {
+    if !common::require("OpenCL", opencl::availability()) {
+        return None;
+    }
+    Some(OpenClBackend::open(None).expect("open OpenCL device"))
+}
+
+fn sizes(family: FamilyKind) -> Vec<Size> {
+    match family {
+        FamilyKind::Matvec => vec![Size::matrix(1, 1), Size::matrix(37, 101), Size::matrix(131, 64), Size::matrix(300, 257)],
+        FamilyKind::Reduce | FamilyKind::Bandwidth => vec![Size::vector(1), Size::vector(997), Size::vector(4096), Size::vector(100_003)],
+        FamilyKind::Flops => vec![Size::vector(1000)],
+        FamilyKind::Launch => vec![Size::vector(7)],
+    }
+}
+
+fn locals(v: &workload::Variant) -> Vec<u32> {
+    if v.family == FamilyKind::Launch {
+        return vec![1];
+    }
+    [32u32, 64, 128, 256, 96]
+        .into_iter()
+        .filter(|l| workload::check_local(v, *l).is_ok())
+        .collect()
+}
+
+#[test]
+fn every_variant_verifies_on_opencl() {
+    let Some(mut b) = backend() else { return };
+    let sources = KernelSources::embedded();
+    let mut executed = 0;
+    for v in VARIANTS.iter().filter(|v| v.safe) {
+        for size in sizes(v.family) {
+            let inputs = Inputs::generate(v.family, size, 42);
+            for local in locals(v) {
+                let groups = default_groups(v, size, local, 2).min(64.max(default_groups(v, size, local, 2)));
+                let side = SideConfig { shape: LaunchShape { groups, local }, defines: vec![], flags: vec![] };
+                let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
+                    .unwrap_or_else(|e| panic!("{}/{} {size} wg{local}: {e}", v.family.name(), v.name));
+                let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+                assert!(ver.ok, "{}/{} size {size} wg {local} groups {groups}: max error {} > tol {}", v.family.name(), v.name, ver.max_error, ver.tolerance);
+                exec::release(&mut b, p);
+                executed += 1;
+            }
+        }
+    }
+    println!("OpenCL executed and verified {executed} configurations on {}", b.info().name);
+    assert!(executed > 50);
+}
