@@ -1,1 +1,272 @@
-//! TODO
+//! The eight development steps of Fang, Varbanescu & Sips (2011, section IV-C) as data, and the
+//! verdict of which of them a comparison held equal.
+//!
+//! A comparison is *fair* only when all eight are equal. An unfair comparison is still run and
+//! reported — with every differing step and both of its values — never hidden.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{Api, TimerKind};
+
+/// The paper's eight steps, in its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Step {
+    Problem,
+    Algorithm,
+    Implementation,
+    NativeOptimizations,
+    FirstStageCompilation,
+    SecondStageCompilation,
+    Configuration,
+    Running,
+}
+
+impl Step {
+    pub const ALL: [Step; 8] = [
+        Step::Problem,
+        Step::Algorithm,
+        Step::Implementation,
+        Step::NativeOptimizations,
+        Step::FirstStageCompilation,
+        Step::SecondStageCompilation,
+        Step::Configuration,
+        Step::Running,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Step::Problem => "problem",
+            Step::Algorithm => "algorithm",
+            Step::Implementation => "implementation",
+            Step::NativeOptimizations => "native-optimizations",
+            Step::FirstStageCompilation => "first-stage-compilation",
+            Step::SecondStageCompilation => "second-stage-compilation",
+            Step::Configuration => "configuration",
+            Step::Running => "running",
+        }
+    }
+}
+
+/// Compiler options in API-neutral terms, mapped to each API's spelling by [`Flags::for_api`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flags {
+    /// Contract a*b+c into one instruction: `-cl-mad-enable` / `--fmad=true`.
+    #[serde(default)]
+    pub mad: bool,
+    /// Relaxed math: `-cl-fast-relaxed-math` / `--use_fast_math`.
+    #[serde(default)]
+    pub fast_math: bool,
+    /// Flush denormals: `-cl-denorms-are-zero` / `--ftz=true`.
+    #[serde(default)]
+    pub denorms_zero: bool,
+}
+
+impl Flags {
+    /// The flags exactly as each compiler receives them. NVRTC contracts by default, so
+    /// `mad = false` is spelled out as `--fmad=false` to match OpenCL, which does not
+    /// enable mad unless asked; likewise `--ftz=false`.
+    pub fn for_api(&self, api: Api) -> Vec<String> {
+        let mut f = Vec::new();
+        match api {
+            Api::OpenCl => {
+                if self.mad {
+                    f.push("-cl-mad-enable".into());
+                }
+                if self.fast_math {
+                    f.push("-cl-fast-relaxed-math".into());
+                }
+                if self.denorms_zero {
+                    f.push("-cl-denorms-are-zero".into());
+                }
+            }
+            Api::Cuda => {
+                f.push(format!("--fmad={}", self.mad || self.fast_math));
+                if self.fast_math {
+                    f.push("--use_fast_math".into());
+                }
+                f.push(format!("--ftz={}", self.denorms_zero || self.fast_math));
+            }
+        }
+        f
+    }
+
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.mad {
+            parts.push("mad");
+        }
+        if self.fast_math {
+            parts.push("fast-math");
+        }
+        if self.denorms_zero {
+            parts.push("denorms-zero");
+        }
+        if parts.is_empty() {
+            "none".into()
+        } else {
+            parts.join("+")
+        }
+    }
+}
+
+/// Everything one side of a comparison decides, step by step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SideSteps {
+    pub api: Api,
+    /// Family, size, element type and input seed.
+    pub problem: String,
+    /// The variant (kernel algorithm).
+    pub algorithm: String,
+    /// Hash of the kernel's normalised text (equal for parity-identical twins).
+    pub implementation: String,
+    /// Unroll factors per unroll point and kernel-shaping defines.
+    pub native: BTreeMap<String, String>,
+    pub flags: Flags,
+    /// The second-stage compiler (PTX to machine code).
+    pub second_stage: String,
+    pub local: u32,
+    pub groups: u32,
+    pub timer: TimerKind,
+    pub warmup: u32,
+    pub min_reps: u32,
+    pub min_time_s: f64,
+}
+
+/// One step's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepVerdict {
+    pub step: Step,
+    pub equal: bool,
+    pub a: String,
+    pub b: String,
+}
+
+/// The verdict of a comparison: every step, equal or different with both values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub steps: Vec<StepVerdict>,
+}
+
+impl Verdict {
+    pub fn fair(&self) -> bool {
+        self.steps.iter().all(|s| s.equal)
+    }
+
+    /// `step: a vs b` for each differing step, `;`-separated (empty when fair).
+    pub fn differences(&self) -> String {
+        self.steps
+            .iter()
+            .filter(|s| !s.equal)
+            .map(|s| format!("{}: {} vs {}", s.step.name(), s.a, s.b))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+fn map_text(m: &BTreeMap<String, String>) -> String {
+    if m.is_empty() {
+        return "none".into();
+    }
+    m.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn running_text(s: &SideSteps) -> String {
+    format!(
+        "timer={} warmup={} min-reps={} min-time={}s",
+        s.timer.label(),
+        s.warmup,
+        s.min_reps,
+        s.min_time_s
+    )
+}
+
+/// Compare the two sides step by step.
+pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
+    let pair = |step, x: String, y: String| StepVerdict {
+        step,
+        equal: x == y,
+        a: x,
+        b: y,
+    };
+    Verdict {
+        steps: vec![
+            pair(Step::Problem, a.problem.clone(), b.problem.clone()),
+            pair(Step::Algorithm, a.algorithm.clone(), b.algorithm.clone()),
+            pair(Step::Implementation, a.implementation.clone(), b.implementation.clone()),
+            pair(Step::NativeOptimizations, map_text(&a.native), map_text(&b.native)),
+            pair(Step::FirstStageCompilation, a.flags.describe(), b.flags.describe()),
+            pair(Step::SecondStageCompilation, a.second_stage.clone(), b.second_stage.clone()),
+            pair(
+                Step::Configuration,
+                format!("{}x{}", a.groups, a.local),
+                format!("{}x{}", b.groups, b.local),
+            ),
+            pair(Step::Running, running_text(a), running_text(b)),
+        ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(api: Api) -> SideSteps {
+        SideSteps {
+            api,
+            problem: "matvec 4x4 f32 seed 1".into(),
+            algorithm: "listing2".into(),
+            implementation: "abc".into(),
+            native: BTreeMap::new(),
+            flags: Flags { mad: true, ..Default::default() },
+            second_stage: "driver JIT".into(),
+            local: 256,
+            groups: 60,
+            timer: TimerKind::DeviceEvent,
+            warmup: 2,
+            min_reps: 10,
+            min_time_s: 0.1,
+        }
+    }
+
+    #[test]
+    fn identical_sides_are_fair() {
+        let v = verdict(&side(Api::OpenCl), &side(Api::Cuda));
+        assert!(v.fair());
+        assert_eq!(v.steps.len(), 8);
+        assert_eq!(v.differences(), "");
+    }
+
+    #[test]
+    fn one_differing_step_is_named_with_both_values() {
+        let a = side(Api::OpenCl);
+        let mut b = side(Api::Cuda);
+        b.native.insert("UNROLL_A".into(), "4".into());
+        b.timer = TimerKind::WallClock;
+        let v = verdict(&a, &b);
+        assert!(!v.fair());
+        let d = v.differences();
+        assert!(d.contains("native-optimizations: none vs UNROLL_A=4"), "{d}");
+        assert!(d.contains("running: timer=device-event"), "{d}");
+        assert_eq!(v.steps.iter().filter(|s| !s.equal).count(), 2);
+    }
+
+    #[test]
+    fn flags_map_between_apis() {
+        let f = Flags { mad: true, fast_math: false, denorms_zero: true };
+        assert_eq!(f.for_api(Api::OpenCl), vec!["-cl-mad-enable", "-cl-denorms-are-zero"]);
+        assert_eq!(f.for_api(Api::Cuda), vec!["--fmad=true", "--ftz=true"]);
+        let off = Flags::default();
+        assert!(off.for_api(Api::OpenCl).is_empty());
+        assert_eq!(off.for_api(Api::Cuda), vec!["--fmad=false", "--ftz=false"]);
+        let fast = Flags { fast_math: true, ..Default::default() };
+        assert!(fast.for_api(Api::Cuda).contains(&"--use_fast_math".to_string()));
+        assert_eq!(fast.for_api(Api::OpenCl), vec!["-cl-fast-relaxed-math"]);
+    }
+}

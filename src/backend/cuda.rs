@@ -246,6 +246,22 @@ impl CudaBackend {
         self.arch
     }
 
+    /// Load PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through the CUDA driver
+    /// and read one kernel's resources: a same-backend check of the other front end's output.
+    pub fn resources_of_ptx(&self, ptx: &str, kernel: &str) -> Result<KernelResources> {
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(ptx.to_string()))
+            .map_err(drv("cuModuleLoadData (foreign PTX)"))?;
+        let f = module.load_function(kernel).map_err(drv("cuModuleGetFunction"))?;
+        Ok(KernelResources {
+            registers: f.num_regs().ok().map(|v| v as u32),
+            shared_bytes: f.shared_size_bytes().ok().map(|v| v as u64),
+            local_bytes: f.local_size_bytes().ok().map(|v| v as u64),
+            max_threads_per_group: f.max_threads_per_block().ok().map(|v| v as u32),
+        })
+    }
+
     fn slice(&self, id: BufferId) -> Result<&CudaSlice<f32>> {
         self.buffers
             .get(id.0)

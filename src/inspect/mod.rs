@@ -1,1 +1,255 @@
-//! TODO
+//! Looking inside the compilers (the paper's Table V): the PTX of both twins of every kernel,
+//! counted by instruction class, plus registers, shared and local (spill) memory.
+
+pub mod ptx;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::backend::cuda::{compile_to_ptx, CudaBackend};
+use crate::backend::opencl::OpenClBackend;
+use crate::backend::{Api, Backend, CompileRequest, KernelResources};
+use crate::export::csv::{write_rows, CsvSchema};
+use crate::export::ExportError;
+use crate::fairness::Flags;
+use crate::kernels::KernelSources;
+use crate::workload::{FamilyKind, FMA_ITERS, VARIANTS};
+
+pub use ptx::ClassCountRow as ClassRow;
+
+pub const CLASSES_CSV: &str = "ptx_classes.csv";
+pub const RESOURCES_CSV: &str = "ptx_resources.csv";
+
+impl CsvSchema for ClassRow {
+    const COLUMNS: &'static [&'static str] = &["pair", "kernel", "api", "class", "count"];
+}
+
+#[derive(Debug, Error)]
+pub enum InspectError {
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Other(String),
+}
+
+/// One kernel's resources on both sides, as each API reports them.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ResourceRow {
+    pub pair: String,
+    pub api: String,
+    /// How the numbers were obtained.
+    pub source: String,
+    pub registers: String,
+    pub shared_bytes: String,
+    pub local_bytes: String,
+    pub ptx_instructions: u64,
+}
+
+impl CsvSchema for ResourceRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "pair",
+        "api",
+        "source",
+        "registers",
+        "shared_bytes",
+        "local_bytes",
+        "ptx_instructions",
+    ];
+}
+
+pub struct InspectReport {
+    pub markdown: String,
+    pub notes: Vec<String>,
+    pub files: Vec<PathBuf>,
+    pub classes: Vec<ClassRow>,
+    pub resources: Vec<ResourceRow>,
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_else(|| "n/a".into())
+}
+
+fn resource_row(pair: &str, api: &str, source: &str, r: &KernelResources, n: u64) -> ResourceRow {
+    ResourceRow {
+        pair: pair.into(),
+        api: api.into(),
+        source: source.into(),
+        registers: opt(r.registers),
+        shared_bytes: opt(r.shared_bytes),
+        local_bytes: opt(r.local_bytes),
+        ptx_instructions: n,
+    }
+}
+
+fn request(sources: &KernelSources, api: Api, stem: &str, local: u32) -> Result<CompileRequest, InspectError> {
+    Ok(CompileRequest {
+        source: sources.program(api, stem).map_err(|e| InspectError::Other(e.to_string()))?,
+        defines: vec![
+            ("WG_SIZE".into(), local.to_string()),
+            ("FMA_ITERS".into(), FMA_ITERS.to_string()),
+        ],
+        flags: Flags { mad: true, ..Default::default() }.for_api(api),
+    })
+}
+
+fn write(path: &Path, text: &str, files: &mut Vec<PathBuf>) -> Result<(), InspectError> {
+    std::fs::write(path, text).map_err(|source| InspectError::Io { path: path.to_path_buf(), source })?;
+    files.push(path.to_path_buf());
+    Ok(())
+}
+
+/// PTX per family file: (CUDA text, OpenCL text if the platform gives PTX).
+struct FamilyPtx {
+    cuda: Option<String>,
+    opencl: Option<String>,
+    cl_program: Option<crate::backend::ProgramId>,
+    cu_program: Option<crate::backend::ProgramId>,
+}
+
+/// Compile every family for both APIs with the same defines and mapped flags, count PTX
+/// instruction classes per kernel pair, and write PTX files, CSV and Markdown into `out`.
+pub fn run(
+    sources: &KernelSources,
+    mut cl: Option<&mut OpenClBackend>,
+    mut cu: Option<&mut CudaBackend>,
+    arch: &str,
+    local: u32,
+    out: &Path,
+) -> Result<InspectReport, InspectError> {
+    std::fs::create_dir_all(out).map_err(|source| InspectError::Io { path: out.to_path_buf(), source })?;
+    let mut notes = Vec::new();
+    let mut files = Vec::new();
+    let mut md = String::new();
+    let mut classes = Vec::new();
+    let mut resources = Vec::new();
+    let arch = cu.as_ref().map(|c| c.arch().to_string()).unwrap_or_else(|| arch.to_string());
+    let mut stems: Vec<&str> = FamilyKind::all().iter().map(|f| f.file()).collect();
+    stems.dedup();
+    let mut per_stem = Vec::new();
+    for stem in &stems {
+        let cu_req = request(sources, Api::Cuda, stem, local)?;
+        let (cuda, cu_program) = match cu.as_deref_mut() {
+            Some(b) => match b.compile(&cu_req) {
+                Ok(p) => (b.program_text(p).ok().flatten(), Some(p)),
+                Err(e) => {
+                    notes.push(format!("{stem}: CUDA: {e}"));
+                    (None, None)
+                }
+            },
+            None => match compile_to_ptx(&cu_req, &arch) {
+                Ok(t) => (Some(t), None),
+                Err(e) => {
+                    notes.push(format!("{stem}: CUDA: {e}"));
+                    (None, None)
+                }
+            },
+        };
+        let (opencl, cl_program) = match cl.as_deref_mut() {
+            Some(b) => match b.compile(&request(sources, Api::OpenCl, stem, local)?) {
+                Ok(p) => {
+                    let text = b.program_text(p).ok().flatten();
+                    if text.is_none() {
+                        notes.push(format!(
+                            "{stem}: the OpenCL platform '{}' returns no PTX (only NVIDIA's does); OpenCL columns stay empty",
+                            b.info().platform
+                        ));
+                    }
+                    (text, Some(p))
+                }
+                Err(e) => {
+                    notes.push(format!("{stem}: OpenCL: {e}"));
+                    (None, None)
+                }
+            },
+            None => {
+                notes.push(format!("{stem}: no OpenCL device: OpenCL columns stay empty"));
+                (None, None)
+            }
+        };
+        if let Some(t) = &cuda {
+            write(&out.join(format!("{stem}.cuda.ptx")), t, &mut files)?;
+        }
+        if let Some(t) = &opencl {
+            write(&out.join(format!("{stem}.opencl.ptx")), t, &mut files)?;
+        }
+        per_stem.push((*stem, FamilyPtx { cuda, opencl, cl_program, cu_program }));
+    }
+    for v in VARIANTS.iter().filter(|v| !v.kernel.is_empty()) {
+        let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else { continue };
+        let pair = format!("{}/{}", v.family.name(), v.name);
+        let parse = |text: &Option<String>, api: &str, notes: &mut Vec<String>| {
+            let text = text.as_ref()?;
+            match ptx::parse_ptx(text) {
+                Ok(m) => match m.kernel(v.kernel) {
+                    Some(k) => Some((ptx::count_classes(k), k.instructions.len() as u64)),
+                    None => {
+                        notes.push(format!("{pair}: {api} PTX has no entry {}", v.kernel));
+                        None
+                    }
+                },
+                Err(e) => {
+                    notes.push(format!("{pair}: {api} PTX does not parse: {e}"));
+                    None
+                }
+            }
+        };
+        let cl_counts = parse(&fam.opencl, "OpenCL", &mut notes);
+        let cu_counts = parse(&fam.cuda, "CUDA", &mut notes);
+        let empty = ptx::ClassCounts::new();
+        if cl_counts.is_some() || cu_counts.is_some() {
+            let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
+            let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
+            let _ = writeln!(md, "### {pair}\n\n{}", ptx::side_by_side_markdown(&pair, "OpenCL", a, "CUDA", b));
+            if cl_counts.is_some() {
+                classes.extend(ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b));
+            } else {
+                classes.extend(ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b).into_iter().filter(|r| r.api == "CUDA"));
+            }
+        }
+        // Resources as each API reports them.
+        if let (Some(b), Some(p)) = (cu.as_deref_mut(), fam.cu_program) {
+            if let Ok(k) = b.kernel(p, v.kernel) {
+                if let Ok(r) = b.kernel_resources(k) {
+                    resources.push(resource_row(&pair, "CUDA", "cuFuncGetAttribute", &r, cu_counts.as_ref().map(|c| c.1).unwrap_or(0)));
+                }
+            }
+        }
+        if let (Some(b), Some(p)) = (cl.as_deref_mut(), fam.cl_program) {
+            if let Ok(k) = b.kernel(p, v.kernel) {
+                if let Ok(r) = b.kernel_resources(k) {
+                    resources.push(resource_row(&pair, "OpenCL", "clGetKernelWorkGroupInfo", &r, cl_counts.as_ref().map(|c| c.1).unwrap_or(0)));
+                }
+            }
+        }
+        // Same-backend check: the OpenCL compiler's PTX loaded through the CUDA driver.
+        if let (Some(b), Some(text)) = (cu.as_deref_mut(), &fam.opencl) {
+            match b.resources_of_ptx(text, v.kernel) {
+                Ok(r) => resources.push(resource_row(&pair, "OpenCL", "OpenCL PTX loaded by the CUDA driver", &r, cl_counts.as_ref().map(|c| c.1).unwrap_or(0))),
+                Err(e) => notes.push(format!("{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}", e.to_string().lines().next().unwrap_or(""))),
+            }
+        }
+    }
+    if cl.is_none() || per_stem.iter().all(|(_, f)| f.opencl.is_none()) {
+        notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
+    }
+    let classes_path = out.join(CLASSES_CSV);
+    write_rows(&classes_path, &classes)?;
+    files.push(classes_path);
+    let res_path = out.join(RESOURCES_CSV);
+    write_rows(&res_path, &resources)?;
+    files.push(res_path);
+    let mut res_md = String::from("| pair | api | source | registers | shared B | local B | PTX instr. |\n|---|---|---|---|---|---|---|\n");
+    for r in &resources {
+        let _ = writeln!(res_md, "| {} | {} | {} | {} | {} | {} | {} |", r.pair, r.api, r.source, r.registers, r.shared_bytes, r.local_bytes, r.ptx_instructions);
+    }
+    let full = format!("# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}");
+    write(&out.join("ptx_classes.md"), &full, &mut files)?;
+    Ok(InspectReport { markdown: full, notes, files, classes, resources })
+}

@@ -1,1 +1,438 @@
-//! TODO
+//! Charts of a run, drawn from the tidy result rows (never from a backend), so any past run
+//! can be re-plotted from its CSV.
+//!
+//! One file per chart kind, each behind the small [`Chart`] trait; shared look (font, colours,
+//! sizes) in [`style`], shared drawing pieces (title, legend strip, hatching, horizontal bar
+//! panels) in `layout`.
+//! Every chart renders to PNG and SVG from the same drawing code. Errors from plotters are
+//! passed up as [`PlotError`] and never leave a half-drawn file behind: the picture is rendered
+//! fully in memory first, and a file that fails while being written is removed.
+
+mod layout;
+mod peak;
+mod pr;
+mod ptx;
+pub mod style;
+mod sweep;
+mod table1;
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::record::{MeasurementRow, PrRow};
+
+pub use peak::PeakChart;
+pub use pr::PrChart;
+pub use ptx::PtxChart;
+pub use sweep::SweepChart;
+pub use table1::{Table1Chart, WHITEPAPER_GTX285_OPENCL_MS};
+
+/// Why a chart could not be written. Every variant names the file concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    #[error("cannot create the chart directory {path}: {source}")]
+    CreateDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot draw {path}: the embedded font could not be registered")]
+    Font { path: PathBuf },
+    #[error("cannot draw {path}: {message}")]
+    Draw { path: PathBuf, message: String },
+    #[error("cannot write {path}: {message}")]
+    Write { path: PathBuf, message: String },
+}
+
+impl PlotError {
+    /// The file (or directory) the error is about.
+    pub fn path(&self) -> &Path {
+        match self {
+            PlotError::CreateDir { path, .. }
+            | PlotError::Font { path }
+            | PlotError::Draw { path, .. }
+            | PlotError::Write { path, .. } => path,
+        }
+    }
+}
+
+/// Output image format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Raster, for quick looks and READMEs.
+    Png,
+    /// Vector, for papers and slides.
+    Svg,
+}
+
+impl Format {
+    /// Both formats, the default of `plot`.
+    pub const ALL: [Format; 2] = [Format::Png, Format::Svg];
+
+    /// File extension without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Png => "png",
+            Format::Svg => "svg",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.extension())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.to_ascii_lowercase().as_str() {
+            "png" => Ok(Format::Png),
+            "svg" => Ok(Format::Svg),
+            other => Err(format!(
+                "unknown chart format `{other}` (expected png or svg)"
+            )),
+        }
+    }
+}
+
+/// Static PTX instruction count of one instruction class in one API's build of a kernel pair.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PtxClassCount {
+    /// Kernel pair (the OpenCL and CUDA kernels compared), e.g. `matvec/listing4`.
+    pub pair: String,
+    /// `OpenCL` or `CUDA`.
+    pub api: String,
+    /// Instruction class, e.g. `ld.global`, `fma`, `bar.sync`.
+    pub class: String,
+    pub count: u64,
+}
+
+/// Everything the charts read: the rows of one or more runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ChartData {
+    pub measurements: Vec<MeasurementRow>,
+    pub prs: Vec<PrRow>,
+    pub ptx_classes: Vec<PtxClassCount>,
+}
+
+/// One kind of chart.
+pub trait Chart {
+    /// Short name, also the first part of every file name the chart writes.
+    fn name(&self) -> &'static str;
+    /// Whether `data` holds anything this chart can draw.
+    fn applies(&self, data: &ChartData) -> bool;
+    /// Draws every chart of this kind that `data` allows into `out_dir`, once per format, and
+    /// returns the files written (`<name>-<slug>.<ext>`).
+    fn draw(
+        &self,
+        data: &ChartData,
+        out_dir: &Path,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>, PlotError>;
+}
+
+/// All chart kinds, in the order `draw_all` draws them.
+pub fn charts() -> Vec<Box<dyn Chart>> {
+    vec![
+        Box::new(PrChart),
+        Box::new(SweepChart),
+        Box::new(Table1Chart),
+        Box::new(PeakChart),
+        Box::new(PtxChart),
+    ]
+}
+
+/// Draws every chart that `data` allows and returns the files written. Writes nothing (and
+/// creates no directory) when no chart applies.
+pub fn draw_all(
+    data: &ChartData,
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let mut written = Vec::new();
+    for chart in charts() {
+        if chart.applies(data) {
+            written.extend(chart.draw(data, out_dir, formats)?);
+        }
+    }
+    Ok(written)
+}
+
+/// A plotters failure, reduced to its message so drawing code can be generic over backends.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DrawError(pub String);
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        DrawError(e.to_string())
+    }
+}
+
+/// One picture, drawable on any plotters backend so PNG and SVG come from the same code.
+pub(crate) trait Figure {
+    /// Canvas size in pixels (width, height).
+    fn size(&self) -> (u32, u32);
+    /// Draws onto `root`, which covers the whole canvas, already filled white.
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>;
+}
+
+/// Renders `fig` into an RGB buffer (3 bytes per pixel, row-major).
+pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
+    if !style::ensure_font() {
+        return Err(DrawError(
+            "the embedded font could not be registered".into(),
+        ));
+    }
+    let (w, h) = fig.size();
+    let mut buf = vec![255u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE)?;
+        fig.paint(&root)?;
+        root.present()?;
+    }
+    Ok(buf)
+}
+
+/// Renders `fig` as an SVG document.
+pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
+    if !style::ensure_font() {
+        return Err(DrawError(
+            "the embedded font could not be registered".into(),
+        ));
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, fig.size()).into_drawing_area();
+        root.fill(&WHITE)?;
+        fig.paint(&root)?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// Writes `fig` as `<out_dir>/<stem>.<ext>` for every format; returns the paths written.
+///
+/// The picture is rendered in memory before the file is opened, so a drawing error (such as
+/// a missing font) leaves no file at all; a failed write removes what was written.
+pub(crate) fn write_figure<F: Figure>(
+    fig: &F,
+    out_dir: &Path,
+    stem: &str,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let mut written = Vec::new();
+    for &format in formats {
+        let path = out_dir.join(format!("{stem}.{}", format.extension()));
+        if !style::ensure_font() {
+            return Err(PlotError::Font { path });
+        }
+        std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
+            path: out_dir.to_path_buf(),
+            source,
+        })?;
+        let draw_err = |e: DrawError| PlotError::Draw {
+            path: path.clone(),
+            message: e.0,
+        };
+        match format {
+            Format::Png => {
+                let buf = render_rgb(fig).map_err(draw_err)?;
+                let (w, h) = fig.size();
+                let result = {
+                    let mut backend = BitMapBackend::new(&path, (w, h));
+                    backend
+                        .blit_bitmap((0, 0), (w, h), &buf)
+                        .and_then(|()| backend.present())
+                        .map_err(|e| e.to_string())
+                    // The backend is dropped here; on failure its drop may try to save again,
+                    // which is why the file is removed only after this block.
+                };
+                if let Err(message) = result {
+                    let _ = std::fs::remove_file(&path);
+                    return Err(PlotError::Write { path, message });
+                }
+            }
+            Format::Svg => {
+                let svg = render_svg(fig).map_err(draw_err)?;
+                if let Err(e) = std::fs::write(&path, svg) {
+                    let _ = std::fs::remove_file(&path);
+                    return Err(PlotError::Write {
+                        path,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Writes a list of named figures of one chart kind, `<chart>-<slug>` each.
+pub(crate) fn write_figures<F: Figure>(
+    chart: &str,
+    figures: &[(String, F)],
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let mut written = Vec::new();
+    let mut stems = StemSet::default();
+    for (slug, fig) in figures {
+        let stem = stems.unique(&format!("{chart}-{slug}"));
+        written.extend(write_figure(fig, out_dir, &stem, formats)?);
+    }
+    Ok(written)
+}
+
+/// File-name-safe form of free text: lowercase ASCII letters, digits, `.` and `_`, with runs
+/// of anything else turned into one `-`; never empty, at most 80 characters.
+pub fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let trimmed: String = out.trim_matches(['-', '.']).chars().take(80).collect();
+    let trimmed = trimmed.trim_end_matches('-').to_string();
+    if trimmed.is_empty() {
+        "chart".to_string()
+    } else {
+        trimmed
+    }
+}
+
+/// Hands out file stems, appending `-2`, `-3`, ... so two groups that slug alike never
+/// overwrite each other's file.
+#[derive(Debug, Default)]
+pub(crate) struct StemSet(HashSet<String>);
+
+impl StemSet {
+    pub(crate) fn unique(&mut self, stem: &str) -> String {
+        let mut candidate = stem.to_string();
+        let mut n = 2;
+        while !self.0.insert(candidate.clone()) {
+            candidate = format!("{stem}-{n}");
+            n += 1;
+        }
+        candidate
+    }
+}
+
+/// Pushes `value` unless it is empty or already present (keeps first-seen order).
+pub(crate) fn push_unique(values: &mut Vec<String>, value: &str) {
+    if !value.is_empty() && !values.iter().any(|v| v == value) {
+        values.push(value.to_string());
+    }
+}
+
+/// Groups items by key, keeping the order in which keys first appear (the runner's order).
+pub(crate) fn group_in_order<T, K: PartialEq, F: Fn(&T) -> K>(
+    items: impl IntoIterator<Item = T>,
+    key: F,
+) -> Vec<(K, Vec<T>)> {
+    let mut groups: Vec<(K, Vec<T>)> = Vec::new();
+    for item in items {
+        let k = key(&item);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, members)) => members.push(item),
+            None => groups.push((k, vec![item])),
+        }
+    }
+    groups
+}
+
+/// Where the numbers of a chart came from: GPUs, drivers (per API when they differ) and runs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct RunInfo {
+    pub devices: Vec<String>,
+    pub drivers: Vec<String>,
+    pub run_ids: Vec<String>,
+}
+
+impl RunInfo {
+    /// Collects the provenance of measurement rows.
+    pub(crate) fn from_measurements<'a>(
+        rows: impl IntoIterator<Item = &'a MeasurementRow>,
+    ) -> Self {
+        let mut info = RunInfo::default();
+        let mut by_api: Vec<(String, String)> = Vec::new();
+        for r in rows {
+            push_unique(&mut info.devices, &r.device);
+            push_unique(&mut info.run_ids, &r.run_id);
+            if !r.driver.is_empty() && !by_api.iter().any(|(a, d)| *a == r.api && *d == r.driver) {
+                by_api.push((r.api.clone(), r.driver.clone()));
+            }
+        }
+        let mut plain: Vec<String> = Vec::new();
+        for (_, d) in &by_api {
+            push_unique(&mut plain, d);
+        }
+        info.drivers = if plain.len() <= 1 {
+            plain
+        } else {
+            by_api
+                .iter()
+                .map(|(a, d)| format!("{} {d}", style::api_display(a)))
+                .collect()
+        };
+        info
+    }
+
+    /// The subtitle line naming GPU, driver and run.
+    pub(crate) fn subtitle(&self) -> String {
+        style::subtitle(&self.devices, &self.drivers, &self.run_ids)
+    }
+}
+
+/// Formats a measured value with three significant digits ("4.80", "0.410", "83.2", "905"),
+/// keeping trailing zeros: they state the precision, as in a table.
+pub(crate) fn fmt_sig(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        return "n/a".to_string();
+    }
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// Axis tick label: integers without decimals ("20", not "20.0"), others as short as exact.
+pub(crate) fn fmt_tick(v: f64) -> String {
+    if !v.is_finite() {
+        return String::new();
+    }
+    if (v - v.round()).abs() < 1e-9 * v.abs().max(1.0) {
+        return format!("{:.0}", v.round());
+    }
+    trim_zeros(format!("{v:.4}"))
+}
+
+fn trim_zeros(text: String) -> String {
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests;

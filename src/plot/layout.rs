@@ -1,0 +1,575 @@
+//! Drawing pieces shared by several charts: title block, legend strip, footnotes, hatching,
+//! markers, and the horizontal grouped-bar panel used by the PR, peak and PTX charts.
+//!
+//! Legends are always drawn in their own strip above the plots and notes below them, never
+//! inside a plot area, so they cannot cover data however the data falls.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::style::{self, Marker};
+use super::DrawError;
+
+/// Draws the title and subtitle at the top of `root` and returns the area below them.
+pub(crate) fn draw_header<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+) -> Result<DrawingArea<DB, Shift>, DrawError> {
+    let (w, _) = root.dim_in_pixel();
+    let max_w = w.saturating_sub(2 * style::MARGIN);
+    let title = fit_text(root, title, style::TITLE_PX, max_w)?;
+    let subtitle = fit_text(root, subtitle, style::SUBTITLE_PX, max_w)?;
+    let cx = (w / 2) as i32;
+    root.draw(&Text::new(
+        title,
+        (cx, 14),
+        style::anchored(style::TITLE_PX, HPos::Center, VPos::Top),
+    ))?;
+    root.draw(&Text::new(
+        subtitle,
+        (cx, 14 + style::TITLE_PX as i32 + 12),
+        style::anchored(style::SUBTITLE_PX, HPos::Center, VPos::Top).color(&style::TEXT_MUTED),
+    ))?;
+    Ok(root.split_vertically(style::HEADER_H).1)
+}
+
+/// Shortens `text` with an ellipsis until it fits `max_w` pixels at `px`.
+pub(crate) fn fit_text<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    px: u32,
+    max_w: u32,
+) -> Result<String, DrawError> {
+    let font = style::font(px);
+    if area.estimate_text_size(text, &font)?.0 <= max_w {
+        return Ok(text.to_string());
+    }
+    let chars: Vec<char> = text.chars().collect();
+    // Binary search the longest prefix that fits with the ellipsis appended.
+    let (mut lo, mut hi) = (0usize, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let candidate: String = chars[..mid].iter().collect::<String>() + "…";
+        if area.estimate_text_size(&candidate, &font)?.0 <= max_w {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Ok(chars[..lo]
+        .iter()
+        .collect::<String>()
+        .trim_end()
+        .to_string()
+        + "…")
+}
+
+/// What a legend entry shows next to its text.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Swatch {
+    /// A filled box, optionally hatched (bars).
+    Fill {
+        color: RGBColor,
+        hatch: Option<RGBColor>,
+    },
+    /// A line with an optional marker and a translucent band behind it (sweep series).
+    Line {
+        color: RGBColor,
+        dashed: bool,
+        marker: Option<Marker>,
+        band: bool,
+    },
+    /// A translucent box (a shaded band).
+    Band { color: RGBColor, alpha: f64 },
+    /// A thin dashed reference line.
+    RefLine,
+    /// A whisker with caps (confidence interval).
+    Whisker,
+}
+
+/// One legend entry.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct LegendItem {
+    pub label: String,
+    pub swatch: Swatch,
+}
+
+impl LegendItem {
+    pub(crate) fn new(label: impl Into<String>, swatch: Swatch) -> Self {
+        Self {
+            label: label.into(),
+            swatch,
+        }
+    }
+}
+
+/// Greedy line breaking of legend items into rows that fit `width`, by `measure`d text width.
+fn legend_rows<F: FnMut(&str) -> Result<u32, DrawError>>(
+    items: &[LegendItem],
+    width: u32,
+    mut measure: F,
+) -> Result<Vec<Vec<(usize, u32)>>, DrawError> {
+    let mut rows: Vec<Vec<(usize, u32)>> = Vec::new();
+    let mut row: Vec<(usize, u32)> = Vec::new();
+    let mut used = 0u32;
+    for (i, item) in items.iter().enumerate() {
+        let w = style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP + measure(&item.label)?;
+        let needed = if row.is_empty() {
+            w
+        } else {
+            w + style::LEGEND_ITEM_GAP
+        };
+        if !row.is_empty() && used + needed > width {
+            rows.push(std::mem::take(&mut row));
+            used = 0;
+        }
+        used += if row.is_empty() {
+            w
+        } else {
+            w + style::LEGEND_ITEM_GAP
+        };
+        row.push((i, w));
+    }
+    if !row.is_empty() {
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Height to reserve for a legend, from a conservative text-width estimate (no font needed),
+/// so the canvas size is known before drawing starts.
+pub(crate) fn legend_height(items: &[LegendItem], width: u32) -> u32 {
+    let usable = width.saturating_sub(2 * style::MARGIN);
+    let rows = legend_rows(items, usable, |s| {
+        Ok(style::estimate_text_w(s, style::LEGEND_PX))
+    })
+    .map(|r| r.len())
+    .unwrap_or(items.len());
+    rows as u32 * style::LEGEND_ROW_H + if rows > 0 { 8 } else { 0 }
+}
+
+/// Draws a legend centred in `area` (a strip reserved with [`legend_height`]).
+pub(crate) fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    items: &[LegendItem],
+) -> Result<(), DrawError> {
+    let (w, _) = area.dim_in_pixel();
+    let usable = w.saturating_sub(2 * style::MARGIN);
+    let text_font = style::font(style::LEGEND_PX);
+    let rows = legend_rows(items, usable, |s| {
+        Ok(area.estimate_text_size(s, &text_font)?.0)
+    })?;
+    for (r, row) in rows.iter().enumerate() {
+        let total: u32 = row.iter().map(|(_, w)| *w).sum::<u32>()
+            + style::LEGEND_ITEM_GAP * (row.len().saturating_sub(1)) as u32;
+        let mut x = (w.saturating_sub(total) / 2) as i32;
+        let cy = (r as u32 * style::LEGEND_ROW_H + style::LEGEND_ROW_H / 2) as i32;
+        for &(i, item_w) in row {
+            let item = &items[i];
+            draw_swatch(area, (x, cy), &item.swatch)?;
+            area.draw(&Text::new(
+                item.label.clone(),
+                (
+                    x + (style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP) as i32,
+                    cy,
+                ),
+                style::anchored(style::LEGEND_PX, HPos::Left, VPos::Center),
+            ))?;
+            x += (item_w + style::LEGEND_ITEM_GAP) as i32;
+        }
+    }
+    Ok(())
+}
+
+/// Draws one swatch whose left edge is at `x`, vertically centred on `cy`.
+fn draw_swatch<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (x, cy): (i32, i32),
+    swatch: &Swatch,
+) -> Result<(), DrawError> {
+    let w = style::LEGEND_SWATCH_W as i32;
+    let h = style::LEGEND_SWATCH_H as i32;
+    let (top, bottom) = (cy - h / 2, cy + h / 2);
+    match swatch {
+        Swatch::Fill { color, hatch } => {
+            filled_box(area, (x, top), (x + w, bottom), *color, *hatch)?;
+        }
+        Swatch::Line {
+            color,
+            dashed,
+            marker,
+            band,
+        } => {
+            if *band {
+                area.draw(&Rectangle::new(
+                    [(x, top), (x + w, bottom)],
+                    color.mix(style::CI_BAND_ALPHA).filled(),
+                ))?;
+            }
+            let line = color.stroke_width(2);
+            if *dashed {
+                area.draw(&PathElement::new(vec![(x, cy), (x + 10, cy)], line))?;
+                area.draw(&PathElement::new(vec![(x + 20, cy), (x + w, cy)], line))?;
+            } else {
+                area.draw(&PathElement::new(vec![(x, cy), (x + w, cy)], line))?;
+            }
+            if let Some(m) = marker {
+                draw_marker(area, (x + w / 2, cy), *m, *color)?;
+            }
+        }
+        Swatch::Band { color, alpha } => {
+            area.draw(&Rectangle::new(
+                [(x, top), (x + w, bottom)],
+                color.mix(*alpha).filled(),
+            ))?;
+        }
+        Swatch::RefLine => {
+            ref_line_px(area, (x, cy), (x + w, cy))?;
+        }
+        Swatch::Whisker => {
+            let s = style::WHISKER.stroke_width(1);
+            area.draw(&PathElement::new(vec![(x + 3, cy), (x + w - 3, cy)], s))?;
+            area.draw(&PathElement::new(vec![(x + 3, cy - 5), (x + 3, cy + 5)], s))?;
+            area.draw(&PathElement::new(
+                vec![(x + w - 3, cy - 5), (x + w - 3, cy + 5)],
+                s,
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// A dashed dark reference line between two pixel positions.
+pub(crate) fn ref_line_px<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    a: (i32, i32),
+    b: (i32, i32),
+) -> Result<(), DrawError> {
+    area.draw(&plotters::element::DashedPathElement::new(
+        vec![a, b],
+        6,
+        4,
+        style::REF_LINE.stroke_width(2),
+    ))?;
+    Ok(())
+}
+
+/// A filled box with a dark outline and optional hatching, in pixel coordinates.
+pub(crate) fn filled_box<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    a: (i32, i32),
+    b: (i32, i32),
+    color: RGBColor,
+    hatch_color: Option<RGBColor>,
+) -> Result<(), DrawError> {
+    let (x0, x1) = (a.0.min(b.0), a.0.max(b.0));
+    let (y0, y1) = (a.1.min(b.1), a.1.max(b.1));
+    area.draw(&Rectangle::new([(x0, y0), (x1, y1)], color.filled()))?;
+    if let Some(h) = hatch_color {
+        hatch(area, (x0, y0), (x1, y1), h)?;
+    }
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x1, y1)],
+        style::OUTLINE.stroke_width(1),
+    ))?;
+    Ok(())
+}
+
+/// Diagonal ("/") hatching of a pixel rectangle. Drawn in pixel space rather than data space
+/// so the lines keep one slope and spacing on log axes and in every bar.
+pub(crate) fn hatch<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (x0, y0): (i32, i32),
+    (x1, y1): (i32, i32),
+    color: RGBColor,
+) -> Result<(), DrawError> {
+    let stroke = color.stroke_width(1);
+    // Lines x + y = c; each is clipped to the rectangle.
+    let mut c = x0 + y0 + style::HATCH_SPACING / 2;
+    while c < x1 + y1 {
+        let xa = x0.max(c - y1);
+        let xb = x1.min(c - y0);
+        if xa < xb {
+            area.draw(&PathElement::new(vec![(xa, c - xa), (xb, c - xb)], stroke))?;
+        }
+        c += style::HATCH_SPACING;
+    }
+    Ok(())
+}
+
+/// A point marker centred on a pixel position.
+pub(crate) fn draw_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    marker: Marker,
+    color: RGBColor,
+) -> Result<(), DrawError> {
+    let fill = color.filled();
+    let edge = style::OUTLINE.stroke_width(1);
+    match marker {
+        Marker::Circle => {
+            area.draw(&Circle::new((x, y), 5, fill))?;
+            area.draw(&Circle::new((x, y), 5, edge))?;
+        }
+        Marker::Triangle => {
+            let pts = vec![(x, y - 7), (x + 6, y + 4), (x - 6, y + 4)];
+            area.draw(&Polygon::new(pts.clone(), fill))?;
+            let mut closed = pts;
+            closed.push((x, y - 7));
+            area.draw(&PathElement::new(closed, edge))?;
+        }
+        Marker::Square => {
+            area.draw(&Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], fill))?;
+            area.draw(&Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], edge))?;
+        }
+        Marker::Diamond => {
+            let pts = vec![(x, y - 7), (x + 6, y), (x, y + 7), (x - 6, y)];
+            area.draw(&Polygon::new(pts.clone(), fill))?;
+            let mut closed = pts;
+            closed.push((x, y - 7));
+            area.draw(&PathElement::new(closed, edge))?;
+        }
+    }
+    Ok(())
+}
+
+/// Height to reserve for `lines` footnotes.
+pub(crate) fn notes_height(lines: usize) -> u32 {
+    if lines == 0 {
+        0
+    } else {
+        lines as u32 * style::NOTE_LINE_H + 10
+    }
+}
+
+/// Draws footnotes left-aligned in `area` (reserved with [`notes_height`]).
+pub(crate) fn draw_notes<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    lines: &[String],
+) -> Result<(), DrawError> {
+    let (w, _) = area.dim_in_pixel();
+    let max_w = w.saturating_sub(2 * style::MARGIN);
+    for (i, line) in lines.iter().enumerate() {
+        let text = fit_text(area, line, style::NOTE_PX, max_w)?;
+        area.draw(&Text::new(
+            text,
+            (
+                style::MARGIN as i32,
+                (4 + i as u32 * style::NOTE_LINE_H + style::NOTE_LINE_H / 2) as i32,
+            ),
+            style::anchored(style::NOTE_PX, HPos::Left, VPos::Center).color(&style::TEXT_MUTED),
+        ))?;
+    }
+    Ok(())
+}
+
+/// A bar of a horizontal bar panel.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBar {
+    pub value: f64,
+    /// Confidence interval drawn as a whisker.
+    pub ci: Option<(f64, f64)>,
+    pub color: RGBColor,
+    pub hatch: Option<RGBColor>,
+    /// Text drawn just past the bar's end (its value).
+    pub text: Option<String>,
+}
+
+/// One category row: a label at the left, one slot per series, an optional note at the right.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBarRow {
+    pub label: String,
+    /// One entry per slot; `None` leaves the slot empty (no data for that series).
+    pub bars: Vec<Option<HBar>>,
+    pub annotation: Option<String>,
+}
+
+/// A horizontal grouped-bar plot. Horizontal because category labels (variant names, PTX
+/// classes) are long and numerous: they stay horizontal and readable however many there are.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBarPanel {
+    pub caption: String,
+    pub x_desc: String,
+    pub x_max: f64,
+    pub slots: usize,
+    pub rows: Vec<HBarRow>,
+    /// Shaded x band (the PR chart's 0.9-1.1).
+    pub band: Option<(f64, f64)>,
+    /// Dashed vertical reference line (PR = 1, 100 %).
+    pub ref_line: Option<f64>,
+}
+
+impl HBarPanel {
+    /// Height of one row in pixels.
+    pub(crate) fn row_h(&self) -> u32 {
+        style::ROW_H.max(self.slots as u32 * style::BAR_SLOT_H + 8)
+    }
+
+    /// Total height the panel needs, caption and axis included.
+    pub(crate) fn height(&self) -> u32 {
+        style::PANEL_CAPTION_H
+            + style::PANEL_GAP
+            + self.rows.len().max(1) as u32 * self.row_h()
+            + style::X_AXIS_AREA
+    }
+
+    /// Widest label, estimated; used to size the label column before drawing.
+    pub(crate) fn estimated_label_w(&self) -> u32 {
+        self.rows
+            .iter()
+            .map(|r| style::estimate_text_w(&r.label, style::TICK_PX))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Draws the panel into `area`. `root` is the whole canvas: labels, hatching and notes are
+    /// placed there in absolute pixels computed from the chart's coordinate mapping. Labels
+    /// go in a `label_w` column left of the plot (none when 0), annotations in an `annot_w`
+    /// column right of it.
+    pub(crate) fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        area: &DrawingArea<DB, Shift>,
+        label_w: u32,
+        annot_w: u32,
+    ) -> Result<(), DrawError> {
+        let n = self.rows.len().max(1);
+        let x_max = if self.x_max.is_finite() && self.x_max > 0.0 {
+            self.x_max
+        } else {
+            1.0
+        };
+        let y_top = n as f64 - 0.5;
+        let mut chart = ChartBuilder::on(area)
+            .caption(&self.caption, style::font(style::PANEL_TITLE_PX))
+            .margin_top(style::PANEL_GAP)
+            .margin_left(label_w + style::MARGIN)
+            .margin_right(annot_w + style::MARGIN)
+            .x_label_area_size(style::X_AXIS_AREA)
+            .build_cartesian_2d(0f64..x_max, -0.5f64..y_top)?;
+
+        // Row i is drawn top-down: the first row at the top.
+        let row_y = |i: usize| (n - 1 - i) as f64;
+        // Background first (stripes, band), then the grid over it, then data on top.
+        for i in (0..self.rows.len()).step_by(2) {
+            let y = row_y(i);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(0.0, y - 0.5), (x_max, y + 0.5)],
+                style::ROW_STRIPE.filled(),
+            )))?;
+        }
+        if let Some((lo, hi)) = self.band {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(lo.max(0.0), -0.5), (hi.min(x_max), y_top)],
+                style::BAND.mix(style::BAND_ALPHA).filled(),
+            )))?;
+        }
+        let tick = |v: &f64| super::fmt_tick(*v);
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_labels(8)
+            .x_max_light_lines(style::MAX_LIGHT_LINES)
+            .x_label_formatter(&tick)
+            .x_desc(self.x_desc.as_str())
+            .axis_desc_style(style::font(style::AXIS_DESC_PX))
+            .x_label_style(style::font(style::TICK_PX))
+            .bold_line_style(style::GRID_BOLD)
+            .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .draw()?;
+        // The reference line goes under the bars so value labels never sit on a dashed line;
+        // it stays visible in the gaps between rows.
+        if let Some(x) = self.ref_line {
+            if x > 0.0 && x < x_max {
+                let a = chart.backend_coord(&(x, y_top));
+                let b = chart.backend_coord(&(x, -0.5));
+                ref_line_px(root, a, b)?;
+            }
+        }
+        let slots = self.slots.max(1);
+        let slot_h = style::BAR_FILL / slots as f64;
+        let value_font = style::anchored(style::VALUE_PX, HPos::Left, VPos::Center);
+        for (i, row) in self.rows.iter().enumerate() {
+            let y = row_y(i);
+            for (s, bar) in row.bars.iter().enumerate() {
+                let Some(bar) = bar else { continue };
+                if !bar.value.is_finite() {
+                    continue;
+                }
+                // Slot 0 on top, so the series order matches the legend's reading order.
+                let top = y + style::BAR_FILL / 2.0 - s as f64 * slot_h;
+                let bottom = top - slot_h;
+                let mid = (top + bottom) / 2.0;
+                let a = chart.backend_coord(&(0.0, top));
+                let b = chart.backend_coord(&(bar.value.clamp(0.0, x_max), bottom));
+                filled_box(root, a, b, bar.color, bar.hatch)?;
+                let mut text_x = b.0;
+                if let Some((lo, hi)) = bar.ci {
+                    if lo.is_finite() && hi.is_finite() && lo <= hi {
+                        let (l, _) = chart.backend_coord(&(lo.clamp(0.0, x_max), mid));
+                        let (h, cy) = chart.backend_coord(&(hi.clamp(0.0, x_max), mid));
+                        let cap = ((a.1 - b.1).abs() / 3).max(3);
+                        let s = style::WHISKER.stroke_width(1);
+                        root.draw(&PathElement::new(vec![(l, cy), (h, cy)], s))?;
+                        root.draw(&PathElement::new(vec![(l, cy - cap), (l, cy + cap)], s))?;
+                        root.draw(&PathElement::new(vec![(h, cy - cap), (h, cy + cap)], s))?;
+                        text_x = text_x.max(h);
+                    }
+                }
+                if let Some(text) = &bar.text {
+                    let (_, cy) = chart.backend_coord(&(0.0, mid));
+                    // Clear the row background under the value so a grid or reference line
+                    // crossing it does not cut through the digits.
+                    let (tw, th) = root.estimate_text_size(text, &style::font(style::VALUE_PX))?;
+                    let bg = if i % 2 == 0 { style::ROW_STRIPE } else { WHITE };
+                    let half = (th / 2 + 1) as i32;
+                    root.draw(&Rectangle::new(
+                        [(text_x + 2, cy - half), (text_x + 6 + tw as i32, cy + half)],
+                        bg.filled(),
+                    ))?;
+                    root.draw(&Text::new(
+                        text.clone(),
+                        (text_x + 4, cy),
+                        value_font.clone(),
+                    ))?;
+                }
+            }
+        }
+
+        let label_font = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
+        let note_font = style::anchored(style::NOTE_PX, HPos::Left, VPos::Center);
+        for (i, row) in self.rows.iter().enumerate() {
+            let (left, cy) = chart.backend_coord(&(0.0, row_y(i)));
+            if label_w > 0 {
+                let text = fit_text(root, &row.label, style::TICK_PX, label_w)?;
+                root.draw(&Text::new(text, (left - 8, cy), label_font.clone()))?;
+            }
+            if let Some(note) = &row.annotation {
+                if annot_w > 0 {
+                    let (right, _) = chart.backend_coord(&(x_max, 0.0));
+                    let text = fit_text(root, note, style::NOTE_PX, annot_w.saturating_sub(8))?;
+                    root.draw(&Text::new(text, (right + 10, cy), note_font.clone()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A "nice" upper axis bound: at least `floor`, and 12 % above the largest value so value
+/// labels after a bar's end stay inside the plot.
+pub(crate) fn axis_max<I: IntoIterator<Item = f64>>(values: I, floor: f64) -> f64 {
+    let max = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(floor, f64::max);
+    if max > floor {
+        max * 1.12
+    } else {
+        floor
+    }
+}

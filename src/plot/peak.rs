@@ -1,0 +1,343 @@
+//! Peak chart: how close each bandwidth-bound kernel comes to what the GPU can do, for both
+//! APIs, as a share of (a) the theoretical peak bandwidth (`peak_gbs`, the paper's Eq. 2) and
+//! (b) the measured copy bandwidth (the `bandwidth`/`copy` kernel on the same device and API).
+//!
+//! (b) matters because the theoretical peak is never reached in practice: a kernel at 80 % of
+//! peak may already be at 95 % of what a plain copy achieves. Where no copy row exists for a
+//! device and API, those bars are left out and a footnote says so. Sweep rows are not drawn
+//! (the sweep chart shows them); they do count as copy references.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{
+    fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
+    Figure, Format, PlotError, RunInfo,
+};
+use crate::record::{MeasurementRow, Status};
+
+/// Unit of the rows this chart reads.
+pub const BANDWIDTH_UNIT: &str = "GB/s";
+/// Family and variant of the kernel whose bandwidth is the practical reference.
+pub const COPY_FAMILY: &str = "bandwidth";
+pub const COPY_VARIANT: &str = "copy";
+
+/// The peak chart; one file per (run, GPU).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PeakChart;
+
+impl Chart for PeakChart {
+    fn name(&self) -> &'static str {
+        "peak"
+    }
+
+    fn applies(&self, data: &ChartData) -> bool {
+        data.measurements.iter().any(is_bandwidth_row)
+    }
+
+    fn draw(
+        &self,
+        data: &ChartData,
+        out_dir: &Path,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>, PlotError> {
+        write_figures(self.name(), &figures(data), out_dir, formats)
+    }
+}
+
+fn is_ok_gbs(r: &MeasurementRow) -> bool {
+    r.status == Status::Ok && r.metric_unit == BANDWIDTH_UNIT && r.metric.is_finite()
+}
+
+fn is_bandwidth_row(r: &MeasurementRow) -> bool {
+    is_ok_gbs(r) && r.sweep_param.is_empty()
+}
+
+fn is_copy_row(r: &MeasurementRow) -> bool {
+    is_ok_gbs(r) && r.family == COPY_FAMILY && r.variant == COPY_VARIANT && r.metric > 0.0
+}
+
+/// Measured copy bandwidth of a device and API: the best copy row of the same run, or of any
+/// run when this run has none. The best, because the reference is "what this GPU can move".
+fn copy_reference(data: &ChartData, run_id: &str, device: &str, api: &str) -> Option<f64> {
+    let best = |same_run: bool| {
+        data.measurements
+            .iter()
+            .filter(|r| is_copy_row(r) && r.device == device && r.api == api)
+            .filter(|r| !same_run || r.run_id == run_id)
+            .map(|r| r.metric)
+            .reduce(f64::max)
+    };
+    best(true).or_else(|| best(false))
+}
+
+/// A laid-out peak chart.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PeakFigure {
+    title: String,
+    subtitle: String,
+    legend: Vec<LegendItem>,
+    /// % of theoretical peak, and % of copy bandwidth when any copy reference exists.
+    panels: Vec<HBarPanel>,
+    notes: Vec<String>,
+    label_w: u32,
+    width: u32,
+    height: u32,
+}
+
+/// Builds one figure per (run, device): a peak is a property of one GPU.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
+    let rows = data.measurements.iter().filter(|r| is_bandwidth_row(r));
+    let groups = group_in_order(rows, |r| (r.run_id.clone(), r.device.clone()));
+    let mut runs = Vec::new();
+    for ((run, _), _) in &groups {
+        push_unique(&mut runs, run);
+    }
+    groups
+        .into_iter()
+        .map(|((run_id, device), rows)| {
+            let name = if runs.len() > 1 {
+                slug(&format!("{run_id}-{device}"))
+            } else {
+                slug(&device)
+            };
+            (name, build(data, &run_id, &device, &rows))
+        })
+        .collect()
+}
+
+fn pct(value: f64, of: f64) -> Option<f64> {
+    (of.is_finite() && of > 0.0 && value.is_finite()).then(|| value / of * 100.0)
+}
+
+fn bar(value: Option<f64>, api: &str) -> Option<HBar> {
+    value.map(|v| HBar {
+        value: v,
+        ci: None,
+        color: style::api_style(api).color,
+        hatch: style::api_style(api).hatch,
+        text: Some(format!("{}%", fmt_pct(v))),
+    })
+}
+
+fn fmt_pct(v: f64) -> String {
+    if v.abs() >= 10.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow]) -> PeakFigure {
+    let mut apis: Vec<String> = Vec::new();
+    for r in rows {
+        push_unique(&mut apis, &r.api);
+    }
+    apis.sort_by_key(|a| (style::api_rank(a), a.clone()));
+    let refs: Vec<(String, Option<f64>)> = apis
+        .iter()
+        .map(|a| (a.clone(), copy_reference(data, run_id, device, a)))
+        .collect();
+    let reference_of = |api: &str| refs.iter().find(|(a, _)| a == api).and_then(|(_, v)| *v);
+    let any_copy = refs.iter().any(|(_, v)| v.is_some());
+
+    // One row per comparison: the OpenCL and CUDA rows of one configuration share its key.
+    let categories = group_in_order(rows.iter().copied(), |r| {
+        (r.study.clone(), r.comparison.clone())
+    });
+    let base = |r: &MeasurementRow| format!("{}/{}", r.family, r.variant);
+    let mut peak_rows = Vec::new();
+    let mut copy_rows = Vec::new();
+    for (_, rs) in &categories {
+        let Some(first) = rs.first() else { continue };
+        let mut label = base(first);
+        let same = categories
+            .iter()
+            .filter(|(_, o)| o.first().is_some_and(|o| base(o) == label))
+            .count();
+        if same > 1 {
+            label = format!("{label} [{}, {}]", first.study, first.size);
+        }
+        let find = |api: &str| rs.iter().find(|r| r.api == api);
+        peak_rows.push(HBarRow {
+            label: label.clone(),
+            bars: apis
+                .iter()
+                .map(|a| bar(find(a).and_then(|r| pct(r.metric, r.peak_gbs)), a))
+                .collect(),
+            annotation: None,
+        });
+        copy_rows.push(HBarRow {
+            label,
+            bars: apis
+                .iter()
+                .map(|a| {
+                    let v = find(a).and_then(|r| reference_of(a).and_then(|c| pct(r.metric, c)));
+                    bar(v, a)
+                })
+                .collect(),
+            annotation: None,
+        });
+    }
+
+    let all_pcts = peak_rows
+        .iter()
+        .chain(&copy_rows)
+        .flat_map(|r| r.bars.iter().flatten().map(|b| b.value));
+    let x_max = layout::axis_max(all_pcts, 110.0);
+    let mut panels = vec![HBarPanel {
+        caption: "Share of theoretical peak bandwidth (Eq. 2)".to_string(),
+        x_desc: "achieved / theoretical peak (%)".to_string(),
+        x_max,
+        slots: apis.len(),
+        rows: peak_rows,
+        band: None,
+        ref_line: Some(100.0),
+    }];
+
+    let peaks: Vec<String> = rows
+        .iter()
+        .filter(|r| r.peak_gbs.is_finite() && r.peak_gbs > 0.0)
+        .map(|r| fmt_sig(r.peak_gbs))
+        .fold(Vec::new(), |mut acc, p| {
+            push_unique(&mut acc, &p);
+            acc
+        });
+    let mut notes = vec![format!(
+        "Bandwidth at each kernel's median time. Theoretical peak (paper Eq. 2): {} GB/s.",
+        if peaks.is_empty() {
+            "unknown".to_string()
+        } else {
+            peaks.join(", ")
+        }
+    )];
+    if any_copy {
+        let used: Vec<String> = refs
+            .iter()
+            .filter_map(|(a, v)| {
+                v.map(|v| format!("{} {} GB/s", style::api_display(a), fmt_sig(v)))
+            })
+            .collect();
+        notes.push(format!(
+            "Copy reference: best {COPY_FAMILY}/{COPY_VARIANT} result of the same GPU and API: {}.",
+            used.join(", ")
+        ));
+        panels.push(HBarPanel {
+            caption: "Share of measured copy bandwidth".to_string(),
+            x_desc: "achieved / measured copy (%)".to_string(),
+            x_max,
+            slots: apis.len(),
+            rows: copy_rows,
+            band: None,
+            ref_line: Some(100.0),
+        });
+        for (a, v) in &refs {
+            if v.is_none() {
+                notes.push(format!(
+                    "No {COPY_FAMILY}/{COPY_VARIANT} row for {} on this GPU: its share of copy \
+                     bandwidth is not shown.",
+                    style::api_display(a)
+                ));
+            }
+        }
+    } else {
+        notes.push(format!(
+            "No {COPY_FAMILY}/{COPY_VARIANT} row for this GPU: the share of measured copy \
+             bandwidth is not shown."
+        ));
+    }
+    let unknown_peak: Vec<String> = rows
+        .iter()
+        .filter(|r| !(r.peak_gbs.is_finite() && r.peak_gbs > 0.0))
+        .map(|r| style::api_display(&r.api))
+        .fold(Vec::new(), |mut acc, a| {
+            push_unique(&mut acc, &a);
+            acc
+        });
+    if !unknown_peak.is_empty() {
+        notes.push(format!(
+            "Theoretical peak unknown (peak_gbs = 0) for some {} rows: those bars are left out.",
+            unknown_peak.join("/")
+        ));
+    }
+
+    let mut legend: Vec<LegendItem> = apis
+        .iter()
+        .map(|a| {
+            let st = style::api_style(a);
+            LegendItem::new(
+                style::api_display(a),
+                Swatch::Fill {
+                    color: st.color,
+                    hatch: st.hatch,
+                },
+            )
+        })
+        .collect();
+    legend.push(LegendItem::new("100 % (reference)", Swatch::RefLine));
+
+    let width = style::WIDTH;
+    let est_label = panels
+        .iter()
+        .map(HBarPanel::estimated_label_w)
+        .max()
+        .unwrap_or(0);
+    let label_w = est_label.clamp(
+        style::MIN_LABEL_W,
+        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
+    );
+    let content = style::HEADER_H
+        + layout::legend_height(&legend, width)
+        + panels.first().map(HBarPanel::height).unwrap_or(0)
+        + layout::notes_height(notes.len())
+        + style::MARGIN;
+    let info = RunInfo::from_measurements(
+        data.measurements
+            .iter()
+            .filter(|m| m.run_id == run_id && m.device == device),
+    );
+    PeakFigure {
+        title: style::title("Achieved bandwidth vs. peak", device),
+        subtitle: info.subtitle(),
+        legend,
+        panels,
+        notes,
+        label_w,
+        width,
+        height: content.max(style::MIN_HEIGHT),
+    }
+}
+
+impl Figure for PeakFigure {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
+        let (legend_area, body) =
+            body.split_vertically(layout::legend_height(&self.legend, self.width));
+        layout::draw_legend(&legend_area, &self.legend)?;
+        let (_, body_h) = body.dim_in_pixel();
+        let notes_h = layout::notes_height(self.notes.len());
+        let (plots, notes_area) =
+            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN));
+        layout::draw_notes(&notes_area, &self.notes)?;
+
+        match self.panels.as_slice() {
+            [only] => only.draw(root, &plots, self.label_w, 0)?,
+            [left, right, ..] => {
+                // Side by side, sharing the rows: the labels sit left of the first panel only.
+                let plot_w = self.width.saturating_sub(self.label_w) / 2;
+                let (a, b) = plots.split_horizontally(self.label_w + plot_w);
+                left.draw(root, &a, self.label_w, 0)?;
+                right.draw(root, &b, 0, 0)?;
+            }
+            [] => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,388 @@
+//! PR chart, the paper's Fig. 3: one bar per (study, variant) with the Performance Ratio
+//! perf(OpenCL)/perf(CUDA), the 0.9–1.1 "similar" band, a line at PR = 1 and the bootstrap CI
+//! of each PR as a whisker.
+//!
+//! Bars are horizontal so that up to ~30 variant names stay readable without rotated text.
+//! Unfair comparisons are hatched and marked `†`, the names of the differing steps are written
+//! at the bar's right and spelled out (`step: a vs b`) in footnotes, because a PR from an
+//! unfair comparison must never pass for a fair one.
+//! Each device pair gets its own panel; all panels share one PR axis so they can be compared.
+//! Sweep points are left to the sweep chart: only rows with an empty `sweep_param` are drawn.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{
+    fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
+    Figure, Format, PlotError, RunInfo,
+};
+use crate::record::PrRow;
+
+/// The band inside which a PR counts as "similar performance" (the paper's criterion).
+pub const SIMILAR_BAND: (f64, f64) = (0.9, 1.1);
+
+/// Right-hand column for "PR [CI]" values, wider when unfair steps must be listed too.
+const ANNOT_W_FAIR: u32 = 170;
+const ANNOT_W_UNFAIR: u32 = 300;
+/// At most this many footnotes detailing unfair comparisons.
+const MAX_UNFAIR_NOTES: usize = 8;
+
+/// The PR chart; one file per run.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PrChart;
+
+impl Chart for PrChart {
+    fn name(&self) -> &'static str {
+        "pr"
+    }
+
+    fn applies(&self, data: &ChartData) -> bool {
+        data.prs.iter().any(|r| r.sweep_param.is_empty())
+    }
+
+    fn draw(
+        &self,
+        data: &ChartData,
+        out_dir: &Path,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>, PlotError> {
+        write_figures(self.name(), &figures(data), out_dir, formats)
+    }
+}
+
+/// A laid-out PR chart of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PrFigure {
+    title: String,
+    subtitle: String,
+    legend: Vec<LegendItem>,
+    panels: Vec<HBarPanel>,
+    notes: Vec<String>,
+    label_w: u32,
+    annot_w: u32,
+    width: u32,
+    height: u32,
+}
+
+/// Builds one figure per run id, named by the run id's slug.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
+    let rows = data.prs.iter().filter(|r| r.sweep_param.is_empty());
+    group_in_order(rows, |r| r.run_id.clone())
+        .into_iter()
+        .map(|(run_id, rows)| (slug(&run_id), build(data, &run_id, &rows)))
+        .collect()
+}
+
+fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
+    let mut studies = Vec::new();
+    let mut devices = Vec::new();
+    for r in rows {
+        push_unique(&mut studies, &r.study);
+        push_unique(&mut devices, &r.device_a);
+        push_unique(&mut devices, &r.device_b);
+    }
+    let multi_study = studies.len() > 1;
+    let any_unfair = rows.iter().any(|r| !r.fair);
+
+    let x_max = layout::axis_max(
+        rows.iter().flat_map(|r| [r.pr, r.pr_ci_hi]),
+        SIMILAR_BAND.1 + 0.15,
+    );
+    let groups = group_in_order(rows.iter().copied(), |r| {
+        (r.device_a.clone(), r.device_b.clone())
+    });
+    let panels: Vec<HBarPanel> = groups
+        .iter()
+        .map(|((dev_a, dev_b), rows)| panel(dev_a, dev_b, rows, multi_study, x_max))
+        .collect();
+    let named: Vec<(String, Vec<&PrRow>)> = groups
+        .into_iter()
+        .map(|((dev_a, _), rows)| (dev_a, rows))
+        .collect();
+    let unfair = unfair_notes(&named, named.len() > 1, multi_study);
+
+    // Drivers are not in the PR rows: take them from this run's measurements on these GPUs.
+    let measured = data
+        .measurements
+        .iter()
+        .filter(|m| m.run_id == run_id && devices.contains(&m.device));
+    let mut info = RunInfo::from_measurements(measured);
+    info.devices = devices;
+    info.run_ids = vec![run_id.to_string()];
+
+    let width = style::WIDTH;
+    let legend = legend_items(rows.first().map(|r| r.api_a.as_str()).unwrap_or("OpenCL"));
+    let mut notes = vec![
+        "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
+         values at right: PR [CI low, CI high]."
+            .to_string(),
+        "A comparison counts as similar when its whole CI lies inside 0.9–1.1.".to_string(),
+    ];
+    if !unfair.is_empty() {
+        notes.push(
+            "† unfair: at least one of the eight fairness steps differs (side A vs side B):"
+                .to_string(),
+        );
+        notes.extend(unfair);
+    }
+    let est_label = panels
+        .iter()
+        .map(HBarPanel::estimated_label_w)
+        .max()
+        .unwrap_or(0);
+    let label_w = est_label.clamp(
+        style::MIN_LABEL_W,
+        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
+    );
+    let annot_w = if any_unfair {
+        ANNOT_W_UNFAIR
+    } else {
+        ANNOT_W_FAIR
+    };
+    let content = style::HEADER_H
+        + layout::legend_height(&legend, width)
+        + panels.iter().map(HBarPanel::height).sum::<u32>()
+        + layout::notes_height(notes.len())
+        + style::MARGIN;
+    let subject = if studies.is_empty() {
+        String::new()
+    } else {
+        format!("study {}", studies.join(", "))
+    };
+    PrFigure {
+        title: style::title("Performance Ratio OpenCL / CUDA (PR)", &subject),
+        subtitle: info.subtitle(),
+        legend,
+        panels,
+        notes,
+        label_w,
+        annot_w,
+        width,
+        height: content.max(style::MIN_HEIGHT),
+    }
+}
+
+fn legend_items(api_a: &str) -> Vec<LegendItem> {
+    vec![
+        LegendItem::new(
+            "fair comparison",
+            Swatch::Fill {
+                color: style::FAIR,
+                hatch: None,
+            },
+        ),
+        LegendItem::new(
+            "unfair † (differing steps below)",
+            Swatch::Fill {
+                color: style::UNFAIR_FILL,
+                hatch: Some(style::UNFAIR_HATCH),
+            },
+        ),
+        LegendItem::new("bootstrap CI", Swatch::Whisker),
+        LegendItem::new(
+            "similar: 0.9 ≤ PR ≤ 1.1",
+            Swatch::Band {
+                color: style::BAND,
+                alpha: style::BAND_ALPHA,
+            },
+        ),
+        LegendItem::new(
+            format!("PR = 1 (parity; > 1: {} faster)", style::api_display(api_a)),
+            Swatch::RefLine,
+        ),
+    ]
+}
+
+fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f64) -> HBarPanel {
+    let (api_a, api_b) = rows
+        .first()
+        .map(|r| (style::api_display(&r.api_a), style::api_display(&r.api_b)))
+        .unwrap_or_else(|| ("OpenCL".to_string(), "CUDA".to_string()));
+    let caption = if dev_a == dev_b || dev_b.is_empty() {
+        format!("{dev_a}: {api_a} vs {api_b}")
+    } else {
+        format!("{api_a} on {dev_a} vs {api_b} on {dev_b}")
+    };
+    let bases: Vec<String> = rows.iter().map(|r| base_label(r, multi_study)).collect();
+    let bar_rows = rows
+        .iter()
+        .zip(&bases)
+        .map(|(r, base)| {
+            let mut label = base.clone();
+            // Two comparisons of one variant (different sizes or shapes) need telling apart.
+            if bases.iter().filter(|b| *b == base).count() > 1 {
+                label = format!("{label} [{}, ls {}]", r.size, r.local_size);
+            }
+            if !r.fair {
+                label.push_str(" †");
+            }
+            bar_row(r, label)
+        })
+        .collect();
+    HBarPanel {
+        caption,
+        x_desc: format!(
+            "PR = perf({api_a}) / perf({api_b})   (ratio, no unit; > 1: {api_a} faster)"
+        ),
+        x_max,
+        slots: 1,
+        rows: bar_rows,
+        band: Some(SIMILAR_BAND),
+        ref_line: Some(1.0),
+    }
+}
+
+fn base_label(r: &PrRow, multi_study: bool) -> String {
+    let kernel = if r.family.is_empty() || r.variant.starts_with(&r.family) {
+        r.variant.clone()
+    } else {
+        format!("{}/{}", r.family, r.variant)
+    };
+    if multi_study {
+        format!("{}: {kernel}", r.study)
+    } else {
+        kernel
+    }
+}
+
+fn bar_row(r: &PrRow, label: String) -> HBarRow {
+    let valid = r.pr.is_finite() && r.pr >= 0.0;
+    let ci = (r.pr_ci_lo.is_finite() && r.pr_ci_hi.is_finite() && r.pr_ci_lo <= r.pr_ci_hi)
+        .then_some((r.pr_ci_lo, r.pr_ci_hi));
+    let (color, hatch) = if r.fair {
+        (style::FAIR, None)
+    } else {
+        (style::UNFAIR_FILL, Some(style::UNFAIR_HATCH))
+    };
+    let mut annotation = if valid {
+        match ci {
+            Some((lo, hi)) => format!("{} [{}, {}]", fmt_pr(r.pr), fmt_pr(lo), fmt_pr(hi)),
+            None => fmt_pr(r.pr),
+        }
+    } else {
+        "PR n/a".to_string()
+    };
+    if !r.fair {
+        let names = step_names(&r.differing_steps);
+        if names.is_empty() {
+            annotation.push_str(" · unfair");
+        } else {
+            annotation.push_str(&format!(" · unfair: {}", names.join(", ")));
+        }
+    }
+    HBarRow {
+        label,
+        bars: vec![valid.then_some(HBar {
+            value: r.pr,
+            ci,
+            color,
+            hatch,
+            text: None,
+        })],
+        annotation: Some(annotation),
+    }
+}
+
+/// Entries of `differing_steps` (`step: a vs b`, `;`-separated), trimmed, empty ones dropped.
+fn step_entries(differing_steps: &str) -> Vec<&str> {
+    differing_steps
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Just the names of the differing steps: short enough for the column beside the bars.
+fn step_names(differing_steps: &str) -> Vec<&str> {
+    step_entries(differing_steps)
+        .into_iter()
+        .map(|e| e.split(':').next().unwrap_or(e).trim())
+        .collect()
+}
+
+/// Footnotes spelling out what differs in each unfair comparison (the column beside the bars
+/// has room only for the step names). Capped so a run full of unfair rows stays a chart.
+fn unfair_notes(
+    panels: &[(String, Vec<&PrRow>)],
+    multi_panel: bool,
+    multi_study: bool,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut skipped = 0usize;
+    for (device, rows) in panels {
+        for r in rows.iter().filter(|r| !r.fair) {
+            if notes.len() >= MAX_UNFAIR_NOTES {
+                skipped += 1;
+                continue;
+            }
+            let mut who = base_label(r, multi_study);
+            if multi_panel {
+                who = format!("{who} on {device}");
+            }
+            let steps = step_entries(&r.differing_steps);
+            let what = if steps.is_empty() {
+                "differing steps not recorded".to_string()
+            } else {
+                steps.join("; ")
+            };
+            notes.push(format!("† {who}: {what}"));
+        }
+    }
+    if skipped > 0 {
+        notes.push(format!(
+            "† … and {skipped} more unfair comparisons: see differing_steps in the PR table."
+        ));
+    }
+    notes
+}
+
+/// PRs near 1 need two decimals to tell 0.97 from 1.03.
+fn fmt_pr(v: f64) -> String {
+    if v.is_finite() && v.abs() < 10.0 {
+        format!("{v:.2}")
+    } else {
+        fmt_sig(v)
+    }
+}
+
+impl Figure for PrFigure {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
+        let (legend_area, body) =
+            body.split_vertically(layout::legend_height(&self.legend, self.width));
+        layout::draw_legend(&legend_area, &self.legend)?;
+        let (_, body_h) = body.dim_in_pixel();
+        let notes_h = layout::notes_height(self.notes.len());
+        let (mut rest, notes_area) =
+            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN));
+        layout::draw_notes(&notes_area, &self.notes)?;
+
+        // Panels share the space in proportion to their row counts.
+        let total: u32 = self
+            .panels
+            .iter()
+            .map(HBarPanel::height)
+            .sum::<u32>()
+            .max(1);
+        let (_, avail) = rest.dim_in_pixel();
+        for (i, panel) in self.panels.iter().enumerate() {
+            let area = if i + 1 == self.panels.len() {
+                rest.clone()
+            } else {
+                let h = (u64::from(avail) * u64::from(panel.height()) / u64::from(total)) as u32;
+                let (top, bottom) = rest.split_vertically(h);
+                rest = bottom;
+                top
+            };
+            panel.draw(root, &area, self.label_w, self.annot_w)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,174 @@
+//! PTX chart: static instruction counts per instruction class for each kernel pair, OpenCL
+//! and CUDA side by side, so a PR away from 1 can be traced to code the two compilers emitted
+//! differently (extra loads, a missing `fma`, more barriers).
+//!
+//! One chart per pair. Classes are rows of a horizontal bar chart (class names such as
+//! `ld.global.nc` stay horizontal however many there are), in the order the inspector listed
+//! them.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{
+    group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError, Figure,
+    Format, PlotError, PtxClassCount, RunInfo,
+};
+
+/// The PTX chart; one file per kernel pair.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PtxChart;
+
+impl Chart for PtxChart {
+    fn name(&self) -> &'static str {
+        "ptx"
+    }
+
+    fn applies(&self, data: &ChartData) -> bool {
+        !data.ptx_classes.is_empty()
+    }
+
+    fn draw(
+        &self,
+        data: &ChartData,
+        out_dir: &Path,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>, PlotError> {
+        write_figures(self.name(), &figures(data), out_dir, formats)
+    }
+}
+
+/// A laid-out PTX chart of one pair.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct PtxFigure {
+    title: String,
+    subtitle: String,
+    legend: Vec<LegendItem>,
+    panel: HBarPanel,
+    notes: Vec<String>,
+    label_w: u32,
+    width: u32,
+    height: u32,
+}
+
+/// Builds one figure per kernel pair.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
+    // PTX is compiled, not measured: the run's GPU and driver still tell which compilers.
+    let info = RunInfo::from_measurements(&data.measurements);
+    group_in_order(&data.ptx_classes, |c| c.pair.clone())
+        .into_iter()
+        .map(|(pair, counts)| (slug(&pair), build(&pair, &counts, &info)))
+        .collect()
+}
+
+fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
+    let mut apis: Vec<String> = Vec::new();
+    let mut classes: Vec<String> = Vec::new();
+    for c in counts {
+        push_unique(&mut apis, &c.api);
+        push_unique(&mut classes, &c.class);
+    }
+    apis.sort_by_key(|a| (style::api_rank(a), a.clone()));
+    // Sum duplicates (an inspector may list a class once per kernel of the pair). A class
+    // absent from one API's listing is a count of 0 there, drawn as such.
+    let count_of = |api: &str, class: &str| -> u64 {
+        counts
+            .iter()
+            .filter(|c| c.api == api && c.class == class)
+            .map(|c| c.count)
+            .sum()
+    };
+    let rows: Vec<HBarRow> = classes
+        .iter()
+        .map(|class| HBarRow {
+            label: class.clone(),
+            bars: apis
+                .iter()
+                .map(|a| {
+                    let n = count_of(a, class);
+                    Some(HBar {
+                        value: n as f64,
+                        ci: None,
+                        color: style::api_style(a).color,
+                        hatch: style::api_style(a).hatch,
+                        text: Some(n.to_string()),
+                    })
+                })
+                .collect(),
+            annotation: None,
+        })
+        .collect();
+    let x_max = layout::axis_max(
+        rows.iter()
+            .flat_map(|r| r.bars.iter().flatten().map(|b| b.value)),
+        5.0,
+    );
+    let panel = HBarPanel {
+        caption: format!("Kernel pair {pair}"),
+        x_desc: "instructions in the PTX (static count)".to_string(),
+        x_max,
+        slots: apis.len(),
+        rows,
+        band: None,
+        ref_line: None,
+    };
+    let legend: Vec<LegendItem> = apis
+        .iter()
+        .map(|a| {
+            let st = style::api_style(a);
+            LegendItem::new(
+                format!("{} PTX", style::api_display(a)),
+                Swatch::Fill {
+                    color: st.color,
+                    hatch: st.hatch,
+                },
+            )
+        })
+        .collect();
+    let notes = vec![
+        "Counts are static (instructions in the listing, not executed instructions); \
+         a class absent from one API's PTX is shown as 0."
+            .to_string(),
+    ];
+    let width = style::WIDTH;
+    let label_w = panel.estimated_label_w().clamp(
+        style::MIN_LABEL_W,
+        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
+    );
+    let content = style::HEADER_H
+        + layout::legend_height(&legend, width)
+        + panel.height()
+        + layout::notes_height(notes.len())
+        + style::MARGIN;
+    PtxFigure {
+        title: style::title("PTX instruction classes", pair),
+        subtitle: info.subtitle(),
+        legend,
+        panel,
+        notes,
+        label_w,
+        width,
+        height: content.max(style::MIN_HEIGHT),
+    }
+}
+
+impl Figure for PtxFigure {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
+        let (legend_area, body) =
+            body.split_vertically(layout::legend_height(&self.legend, self.width));
+        layout::draw_legend(&legend_area, &self.legend)?;
+        let (_, body_h) = body.dim_in_pixel();
+        let notes_h = layout::notes_height(self.notes.len());
+        let (plot, notes_area) =
+            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN));
+        layout::draw_notes(&notes_area, &self.notes)?;
+        self.panel.draw(root, &plot, self.label_w, 0)
+    }
+}

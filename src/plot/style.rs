@@ -1,0 +1,250 @@
+//! Shared look of every chart: the embedded font, colours, markers and sizes.
+//!
+//! Everything a reader compares across charts (which colour is OpenCL, how big a title is)
+//! lives here as a constant, so the chart modules cannot drift apart. The colours are chosen
+//! to stay distinguishable when a chart is printed in greyscale: OpenCL is a dark solid blue,
+//! CUDA a light orange (about three times the luminance), and anything that must still be
+//! told apart without colour (unfair comparisons, the whitepaper's figures) is also hatched.
+
+use std::sync::OnceLock;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{register_font, FontStyle};
+
+/// The font every chart uses. It is embedded so that rendering needs no system fonts and no
+/// fontconfig, and gives the same glyphs on every machine (CI, the GPU machine, laptops).
+static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
+
+/// Family name under which the embedded font is registered; SVG output names it too, so a
+/// viewer without DejaVu falls back to its own sans-serif face.
+pub const FONT_FAMILY: &str = "sans-serif";
+
+static FONT_READY: OnceLock<bool> = OnceLock::new();
+
+/// Registers the embedded font with plotters once per process.
+///
+/// Returns `false` when the font bytes are unusable. Callers must then refuse to draw:
+/// plotters would otherwise fail with `FontUnavailable` half-way and leave a blank image.
+/// Only the normal style is registered: we ship one face, and plotters falls back to it for
+/// every other style, so nothing here asks for bold.
+pub fn ensure_font() -> bool {
+    *FONT_READY.get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok())
+}
+
+/// Default canvas: wide enough for ~30 bar labels side by side with a plot, and the 16:9-ish
+/// shape that fits a slide or a paper column when scaled.
+pub const WIDTH: u32 = 1200;
+/// Canvas height of the line and vertical-bar charts.
+pub const HEIGHT: u32 = 700;
+/// Horizontal bar charts are as tall as their rows need (so bars keep one thickness whether
+/// there are 2 or 30 of them), but never shorter than this.
+pub const MIN_HEIGHT: u32 = 360;
+
+/// Height of the title block (title + one subtitle line with GPU, driver and run).
+pub const HEADER_H: u32 = 74;
+/// Space left around every chart so nothing touches the image border.
+pub const MARGIN: u32 = 16;
+
+/// Font sizes in pixels.
+pub const TITLE_PX: u32 = 24;
+pub const SUBTITLE_PX: u32 = 15;
+pub const PANEL_TITLE_PX: u32 = 18;
+pub const AXIS_DESC_PX: u32 = 16;
+pub const TICK_PX: u32 = 14;
+pub const LEGEND_PX: u32 = 14;
+pub const NOTE_PX: u32 = 13;
+pub const VALUE_PX: u32 = 12;
+
+/// Legend geometry: one line of items is this tall, each swatch this wide.
+pub const LEGEND_ROW_H: u32 = 24;
+pub const LEGEND_SWATCH_W: u32 = 30;
+pub const LEGEND_SWATCH_H: u32 = 14;
+/// Gap between a swatch and its text, and between two legend items.
+pub const LEGEND_TEXT_GAP: u32 = 6;
+pub const LEGEND_ITEM_GAP: u32 = 26;
+
+/// Height of one footnote line under a chart.
+pub const NOTE_LINE_H: u32 = 19;
+
+/// Height of one category row in horizontal bar charts; rows with several bars grow by
+/// `BAR_SLOT_H` per bar so each bar stays at least that thick.
+pub const ROW_H: u32 = 24;
+pub const BAR_SLOT_H: u32 = 13;
+/// Fraction of a row (or of a group's width) covered by its bars; the rest separates rows.
+pub const BAR_FILL: f64 = 0.76;
+
+/// Row-label column of horizontal bar charts: as wide as the widest label, but never
+/// narrower than `MIN_LABEL_W` and never more than `MAX_LABEL_SHARE` of the canvas (longer
+/// labels are shortened with an ellipsis) so the bars keep most of the width.
+pub const MIN_LABEL_W: u32 = 60;
+pub const MAX_LABEL_SHARE: f64 = 0.32;
+
+/// Space below a plot for tick labels plus the axis description.
+pub const X_AXIS_AREA: u32 = 52;
+/// Space for a panel's caption above its plot, and free space above each caption so a
+/// panel's title never touches the axis description of the panel above.
+pub const PANEL_CAPTION_H: u32 = 30;
+pub const PANEL_GAP: u32 = 18;
+/// Light grid lines between two labelled ticks: one is enough to read values off.
+pub const MAX_LIGHT_LINES: usize = 1;
+
+/// Distance between hatch lines, in pixels.
+pub const HATCH_SPACING: i32 = 7;
+
+/// Plain text colour (not pure black, which looks heavy next to thin lines).
+pub const TEXT: RGBColor = RGBColor(34, 34, 34);
+/// Secondary text: subtitles and footnotes.
+pub const TEXT_MUTED: RGBColor = RGBColor(85, 85, 85);
+/// OpenCL: dark blue, solid fill (greyscale: dark).
+pub const OPENCL: RGBColor = RGBColor(31, 64, 140);
+/// CUDA: orange, solid fill with a dark outline (greyscale: light).
+pub const CUDA: RGBColor = RGBColor(240, 150, 50);
+/// Any other API name (a second OpenCL device, HIP, ...): mid grey.
+pub const OTHER_API: RGBColor = RGBColor(120, 120, 120);
+/// Outline around light fills, so light bars keep a visible edge on white.
+pub const OUTLINE: RGBColor = RGBColor(60, 60, 60);
+/// The whitepaper's published figures: light grey, hatched, so they read as "not ours".
+pub const REFERENCE_FILL: RGBColor = RGBColor(215, 215, 215);
+pub const REFERENCE_HATCH: RGBColor = RGBColor(70, 70, 70);
+/// PR bars of fair comparisons: solid dark slate.
+pub const FAIR: RGBColor = RGBColor(55, 80, 110);
+/// PR bars of unfair comparisons: pale fill with dark red hatching.
+pub const UNFAIR_FILL: RGBColor = RGBColor(250, 228, 222);
+pub const UNFAIR_HATCH: RGBColor = RGBColor(170, 40, 30);
+/// The 0.9-1.1 "similar performance" band of the PR chart.
+pub const BAND: RGBColor = RGBColor(150, 205, 150);
+pub const BAND_ALPHA: f64 = 0.35;
+/// Reference lines (PR = 1, 100 % of peak).
+pub const REF_LINE: RGBColor = RGBColor(20, 20, 20);
+/// Alternate row shading in long horizontal bar charts, so the eye can follow a row.
+pub const ROW_STRIPE: RGBColor = RGBColor(245, 245, 247);
+/// Grid lines.
+pub const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
+pub const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
+/// CI whiskers and their caps.
+pub const WHISKER: RGBColor = RGBColor(0, 0, 0);
+/// Opacity of the CI bands of the sweep chart.
+pub const CI_BAND_ALPHA: f64 = 0.18;
+
+/// Point marker shapes; series differ by shape as well as colour so greyscale prints work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    Triangle,
+    Square,
+    Diamond,
+}
+
+/// How one API is drawn everywhere: fill colour, hatching, marker, line dash.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ApiStyle {
+    pub color: RGBColor,
+    /// Hatch colour over the fill, if any.
+    pub hatch: Option<RGBColor>,
+    pub marker: Marker,
+    /// Dashed lines in line charts.
+    pub dashed: bool,
+}
+
+/// Style of an API by name, case-insensitively, so `OpenCL`, `opencl` and `OPENCL` agree.
+pub fn api_style(api: &str) -> ApiStyle {
+    let lower = api.to_ascii_lowercase();
+    if lower.contains("cuda") {
+        ApiStyle {
+            color: CUDA,
+            hatch: None,
+            marker: Marker::Triangle,
+            dashed: true,
+        }
+    } else if lower.contains("opencl") {
+        ApiStyle {
+            color: OPENCL,
+            hatch: None,
+            marker: Marker::Circle,
+            dashed: false,
+        }
+    } else {
+        ApiStyle {
+            color: OTHER_API,
+            hatch: None,
+            marker: Marker::Square,
+            dashed: false,
+        }
+    }
+}
+
+/// Marker for the n-th device of a chart: the API keeps its colour, the device changes the
+/// shape, so four lines (two APIs on two GPUs) stay apart.
+pub fn device_marker(api: &str, device_index: usize) -> Marker {
+    if device_index == 0 {
+        return api_style(api).marker;
+    }
+    const OTHERS: [Marker; 2] = [Marker::Square, Marker::Diamond];
+    OTHERS[(device_index - 1) % OTHERS.len()]
+}
+
+/// Canonical display name of an API (`OpenCL`, `CUDA`), or the name as given.
+pub fn api_display(api: &str) -> String {
+    let lower = api.to_ascii_lowercase();
+    match lower.as_str() {
+        "opencl" => "OpenCL".to_string(),
+        "cuda" => "CUDA".to_string(),
+        _ => api.to_string(),
+    }
+}
+
+/// Orders APIs so OpenCL always comes first (it is side A of the PR), then CUDA, then others.
+pub fn api_rank(api: &str) -> u8 {
+    let lower = api.to_ascii_lowercase();
+    if lower.contains("opencl") {
+        0
+    } else if lower.contains("cuda") {
+        1
+    } else {
+        2
+    }
+}
+
+/// A text style of the embedded font at `px` pixels in the normal text colour.
+pub fn font(px: u32) -> TextStyle<'static> {
+    (FONT_FAMILY, px).into_font().color(&TEXT)
+}
+
+/// Like [`font`] but anchored at `h`/`v`, for text placed at a computed pixel position.
+pub fn anchored(px: u32, h: HPos, v: VPos) -> TextStyle<'static> {
+    font(px).pos(Pos::new(h, v))
+}
+
+/// Chart title: what is shown, followed by the study or kernel it is about.
+pub fn title(kind: &str, subject: &str) -> String {
+    if subject.is_empty() {
+        kind.to_string()
+    } else {
+        format!("{kind} — {subject}")
+    }
+}
+
+/// Subtitle naming the GPU, the driver and the run (whose id carries the date), so a chart
+/// copied out of its folder still says where its numbers came from.
+pub fn subtitle(devices: &[String], drivers: &[String], run_ids: &[String]) -> String {
+    fn join(values: &[String]) -> String {
+        if values.is_empty() {
+            "unknown".to_string()
+        } else {
+            values.join(", ")
+        }
+    }
+    format!(
+        "GPU: {}   ·   driver: {}   ·   run: {}",
+        join(devices),
+        join(drivers),
+        join(run_ids)
+    )
+}
+
+/// Conservative width estimate of `text` at `px` pixels, used to size canvases before any
+/// drawing happens (the real width, measured while drawing, is never larger).
+pub fn estimate_text_w(text: &str, px: u32) -> u32 {
+    (text.chars().count() as f64 * f64::from(px) * 0.62).ceil() as u32
+}

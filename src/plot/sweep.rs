@@ -1,0 +1,480 @@
+//! Sweep chart: the metric against the swept parameter, one line per API (per device too when
+//! a sweep ran on several GPUs), with the CI of each point as a shaded band.
+//!
+//! One chart per (run, study, family, variant, sweep parameter[, size]). The x axis is log2
+//! when every value is a power of two (local sizes, group counts, problem sizes usually are),
+//! linear when the values are other numbers, and categorical when they are not numbers at all
+//! (unroll sweeps like `A=4;B=none`), so no sweep is ever refused.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{self, LegendItem, Swatch};
+use super::style::{self, Marker};
+use super::{
+    group_in_order, push_unique, slug, write_figures, Chart, ChartData, DrawError, Figure, Format,
+    PlotError, RunInfo,
+};
+use crate::record::{MeasurementRow, Status};
+
+/// The sweep chart; one file per swept configuration.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SweepChart;
+
+impl Chart for SweepChart {
+    fn name(&self) -> &'static str {
+        "sweep"
+    }
+
+    fn applies(&self, data: &ChartData) -> bool {
+        data.measurements.iter().any(is_sweep_point)
+    }
+
+    fn draw(
+        &self,
+        data: &ChartData,
+        out_dir: &Path,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>, PlotError> {
+        write_figures(self.name(), &figures(data), out_dir, formats)
+    }
+}
+
+fn is_sweep_point(r: &MeasurementRow) -> bool {
+    !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite()
+}
+
+/// How sweep values map to the x axis.
+#[derive(Debug, Clone, PartialEq)]
+enum XAxis {
+    /// x = log2(value); every value is a power of two.
+    Log2,
+    /// x = value.
+    Linear,
+    /// x = index into these labels, in first-seen order.
+    Categorical(Vec<String>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Point {
+    x: f64,
+    y: f64,
+    lo: f64,
+    hi: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Series {
+    label: String,
+    color: RGBColor,
+    marker: Marker,
+    dashed: bool,
+    points: Vec<Point>,
+}
+
+/// A laid-out sweep chart.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SweepFigure {
+    title: String,
+    subtitle: String,
+    x_axis: XAxis,
+    x_desc: String,
+    y_desc: String,
+    series: Vec<Series>,
+    legend: Vec<LegendItem>,
+    notes: Vec<String>,
+}
+
+/// Group key of one sweep chart.
+#[derive(Debug, Clone, PartialEq)]
+struct Key {
+    run_id: String,
+    study: String,
+    family: String,
+    variant: String,
+    param: String,
+    /// Fixed problem size of a sweep over something else; empty for size sweeps.
+    size: String,
+}
+
+/// Builds one figure per swept configuration.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
+    let points = data.measurements.iter().filter(|r| is_sweep_point(r));
+    let groups = group_in_order(points, |r| Key {
+        run_id: r.run_id.clone(),
+        study: r.study.clone(),
+        family: r.family.clone(),
+        variant: r.variant.clone(),
+        param: r.sweep_param.clone(),
+        size: if r.sweep_param == "size" {
+            String::new()
+        } else {
+            r.size.clone()
+        },
+    });
+    let mut runs = Vec::new();
+    for (k, _) in &groups {
+        push_unique(&mut runs, &k.run_id);
+    }
+    let slugs: Vec<String> = groups
+        .iter()
+        .map(|(k, _)| {
+            let mut parts = vec![k.study.as_str(), &k.family, &k.variant, &k.param];
+            // Name the size or the run only where it is needed to tell two charts apart.
+            let same_but_size = groups
+                .iter()
+                .filter(|(o, _)| {
+                    o.run_id == k.run_id
+                        && o.study == k.study
+                        && o.family == k.family
+                        && o.variant == k.variant
+                        && o.param == k.param
+                })
+                .count();
+            if same_but_size > 1 {
+                parts.push(&k.size);
+            }
+            if runs.len() > 1 {
+                parts.push(&k.run_id);
+            }
+            slug(&parts.join("-"))
+        })
+        .collect();
+    groups
+        .into_iter()
+        .zip(slugs)
+        .map(|((key, rows), s)| (s, build(&key, &rows)))
+        .collect()
+}
+
+fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
+    let x_axis = x_axis_for(rows.iter().map(|r| r.sweep_value.as_str()));
+    let mut devices = Vec::new();
+    for r in rows {
+        push_unique(&mut devices, &r.device);
+    }
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.api.clone(), r.device.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.sort_by_key(|(api, dev)| {
+        (
+            devices.iter().position(|d| d == dev),
+            style::api_rank(api),
+            api.clone(),
+        )
+    });
+    let series: Vec<Series> = keys
+        .iter()
+        .map(|(api, dev)| {
+            let dev_index = devices.iter().position(|d| d == dev).unwrap_or(0);
+            let st = style::api_style(api);
+            let mut points: Vec<Point> = Vec::new();
+            for r in rows.iter().filter(|r| r.api == *api && r.device == *dev) {
+                let Some(x) = x_of(&x_axis, &r.sweep_value) else {
+                    continue;
+                };
+                // A repeated sweep value keeps its first measurement: one point per x.
+                if points.iter().any(|p| p.x == x) {
+                    continue;
+                }
+                let (lo, hi) = ci_of(r);
+                points.push(Point {
+                    x,
+                    y: r.metric,
+                    lo,
+                    hi,
+                });
+            }
+            points.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let label = if devices.len() > 1 {
+                format!("{} · {dev}", style::api_display(api))
+            } else {
+                style::api_display(api)
+            };
+            Series {
+                label,
+                color: st.color,
+                marker: style::device_marker(api, dev_index),
+                dashed: st.dashed,
+                points,
+            }
+        })
+        .filter(|s| !s.points.is_empty())
+        .collect();
+
+    let mut legend: Vec<LegendItem> = series
+        .iter()
+        .map(|s| {
+            LegendItem::new(
+                format!("{} (median)", s.label),
+                Swatch::Line {
+                    color: s.color,
+                    dashed: s.dashed,
+                    marker: Some(s.marker),
+                    band: true,
+                },
+            )
+        })
+        .collect();
+    legend.push(LegendItem::new(
+        "shaded: CI of the median",
+        Swatch::Band {
+            color: style::OTHER_API,
+            alpha: style::CI_BAND_ALPHA,
+        },
+    ));
+
+    let unit = rows
+        .first()
+        .map(|r| r.metric_unit.clone())
+        .unwrap_or_default();
+    let scale = match x_axis {
+        XAxis::Log2 => ", log2 scale",
+        XAxis::Linear | XAxis::Categorical(_) => "",
+    };
+    let mut subject = format!("{}/{} over {}", key.family, key.variant, key.param);
+    if !key.size.is_empty() {
+        subject.push_str(&format!(" (size {})", key.size));
+    }
+    subject.push_str(&format!(", study {}", key.study));
+    let info = RunInfo::from_measurements(rows.iter().copied());
+    SweepFigure {
+        title: style::title("Sweep", &subject),
+        subtitle: info.subtitle(),
+        x_desc: format!("{} ({}{scale})", key.param, param_unit(&key.param)),
+        y_desc: format!("{} ({unit})", metric_name(&unit)),
+        x_axis,
+        series,
+        legend,
+        notes: vec![format!(
+            "Lines join the median {} at each {} value; shaded bands span the metric at the \
+             CI bounds of the median time.",
+            metric_name(&unit).to_lowercase(),
+            key.param
+        )],
+    }
+}
+
+/// The metric's CI from the row, falling back to the median itself when it is unusable.
+fn ci_of(r: &MeasurementRow) -> (f64, f64) {
+    let (lo, hi) = (
+        r.metric_ci_lo.min(r.metric_ci_hi),
+        r.metric_ci_lo.max(r.metric_ci_hi),
+    );
+    if lo.is_finite() && hi.is_finite() {
+        (lo, hi)
+    } else {
+        (r.metric, r.metric)
+    }
+}
+
+fn x_axis_for<'a>(values: impl Iterator<Item = &'a str>) -> XAxis {
+    let mut labels: Vec<String> = Vec::new();
+    for v in values {
+        push_unique(&mut labels, v.trim());
+    }
+    let nums: Vec<f64> = labels
+        .iter()
+        .filter_map(|v| v.parse::<f64>().ok())
+        .filter(|v| v.is_finite())
+        .collect();
+    if nums.len() != labels.len() || labels.is_empty() {
+        return XAxis::Categorical(labels);
+    }
+    let pow2 = nums
+        .iter()
+        .all(|&v| v >= 1.0 && v.fract() == 0.0 && (v as u64).is_power_of_two());
+    if pow2 && nums.len() > 1 {
+        XAxis::Log2
+    } else {
+        XAxis::Linear
+    }
+}
+
+fn x_of(axis: &XAxis, value: &str) -> Option<f64> {
+    let value = value.trim();
+    match axis {
+        XAxis::Log2 => value.parse::<f64>().ok().map(f64::log2),
+        XAxis::Linear => value.parse::<f64>().ok(),
+        XAxis::Categorical(labels) => labels.iter().position(|l| l == value).map(|i| i as f64),
+    }
+}
+
+/// What the swept quantity counts, for the axis description.
+fn param_unit(param: &str) -> &'static str {
+    match param {
+        "local_size" => "work-items per work-group",
+        "groups" => "work-groups",
+        "size" => "elements",
+        "unroll" => "unroll factors",
+        _ => "value",
+    }
+}
+
+/// Name of the metric for an axis, from its unit.
+fn metric_name(unit: &str) -> &'static str {
+    match unit {
+        "GB/s" => "Bandwidth",
+        "GFLOP/s" | "GFLOPS" => "Throughput",
+        "ms" | "s" | "us" => "Time",
+        _ => "Performance",
+    }
+}
+
+/// Tick label of a log2 axis position: the power of two, exact, as `2^k` when large.
+fn pow2_label(x: f64, use_exponent: bool) -> String {
+    if (x - x.round()).abs() > 1e-6 || !(0.0..=62.0).contains(&x.round()) {
+        return String::new();
+    }
+    let k = x.round() as u32;
+    if use_exponent {
+        format!("2^{k}")
+    } else {
+        (1u64 << k).to_string()
+    }
+}
+
+impl Figure for SweepFigure {
+    fn size(&self) -> (u32, u32) {
+        let h = style::HEADER_H
+            + layout::legend_height(&self.legend, style::WIDTH)
+            + layout::notes_height(self.notes.len())
+            + 520;
+        (style::WIDTH, h.max(style::HEIGHT))
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let (w, _) = self.size();
+        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
+        let (legend_area, body) = body.split_vertically(layout::legend_height(&self.legend, w));
+        layout::draw_legend(&legend_area, &self.legend)?;
+        let (_, body_h) = body.dim_in_pixel();
+        let notes_h = layout::notes_height(self.notes.len());
+        let (plot_area, notes_area) =
+            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN / 2));
+        layout::draw_notes(&notes_area, &self.notes)?;
+
+        let all = self.series.iter().flat_map(|s| s.points.iter());
+        let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
+        for p in all {
+            x_lo = x_lo.min(p.x);
+            x_hi = x_hi.max(p.x);
+            y_hi = y_hi.max(p.hi).max(p.y);
+        }
+        if !x_lo.is_finite() || !x_hi.is_finite() {
+            (x_lo, x_hi) = (0.0, 1.0);
+        }
+        let pad = match self.x_axis {
+            XAxis::Linear => ((x_hi - x_lo) * 0.04).max(0.5),
+            XAxis::Log2 => 0.3,
+            XAxis::Categorical(_) => 0.5,
+        };
+        let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
+        let y_hi = if y_hi.is_finite() && y_hi > 0.0 {
+            y_hi * 1.08
+        } else {
+            1.0
+        };
+
+        let exponent = x_hi > 16.5; // beyond 2^16 exact integers get too long to read
+        let log2_fmt = |x: &f64| pow2_label(*x, exponent);
+        let tick = |v: &f64| super::fmt_tick(*v);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin_left(style::MARGIN)
+            .margin_right(style::MARGIN * 2)
+            .margin_top(style::MARGIN)
+            .x_label_area_size(style::X_AXIS_AREA)
+            .y_label_area_size(84)
+            .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
+        {
+            let mut mesh = chart.configure_mesh();
+            mesh.x_desc(self.x_desc.as_str())
+                .y_desc(self.y_desc.as_str())
+                .axis_desc_style(style::font(style::AXIS_DESC_PX))
+                .label_style(style::font(style::TICK_PX))
+                .bold_line_style(style::GRID_BOLD)
+                .light_line_style(style::GRID_LIGHT)
+                .axis_style(style::OUTLINE)
+                .max_light_lines(style::MAX_LIGHT_LINES)
+                .y_label_formatter(&tick)
+                .y_labels(8);
+            match &self.x_axis {
+                XAxis::Log2 => {
+                    let steps = (x_hi - x_lo).ceil() as usize + 1;
+                    mesh.x_labels(steps.min(14)).x_label_formatter(&log2_fmt);
+                }
+                XAxis::Linear => {
+                    mesh.x_labels(10).x_label_formatter(&tick);
+                }
+                XAxis::Categorical(_) => {
+                    mesh.x_labels(0).disable_x_mesh();
+                }
+            }
+            mesh.draw()?;
+        }
+
+        for s in &self.series {
+            if s.points.len() > 1 {
+                let band: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .map(|p| (p.x, p.hi))
+                    .chain(s.points.iter().rev().map(|p| (p.x, p.lo)))
+                    .collect();
+                chart.draw_series(std::iter::once(Polygon::new(
+                    band,
+                    s.color.mix(style::CI_BAND_ALPHA).filled(),
+                )))?;
+            } else if let Some(p) = s.points.first() {
+                let (a, b) = (
+                    chart.backend_coord(&(p.x, p.lo)),
+                    chart.backend_coord(&(p.x, p.hi)),
+                );
+                root.draw(&Rectangle::new(
+                    [(a.0 - 6, a.1), (b.0 + 6, b.1)],
+                    s.color.mix(style::CI_BAND_ALPHA).filled(),
+                ))?;
+            }
+        }
+        for s in &self.series {
+            let pts = s.points.iter().map(|p| (p.x, p.y));
+            let line = s.color.stroke_width(2);
+            if s.dashed {
+                chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
+            } else {
+                chart.draw_series(LineSeries::new(pts, line))?;
+            }
+        }
+        for s in &self.series {
+            for p in &s.points {
+                let px = chart.backend_coord(&(p.x, p.y));
+                layout::draw_marker(root, px, s.marker, s.color)?;
+            }
+        }
+
+        if let XAxis::Categorical(labels) = &self.x_axis {
+            let max_w = {
+                let (l, _) = chart.backend_coord(&(0.0, 0.0));
+                let (r, _) = chart.backend_coord(&(1.0, 0.0));
+                (r - l).unsigned_abs().saturating_sub(6)
+            };
+            for (i, label) in labels.iter().enumerate() {
+                let (x, y) = chart.backend_coord(&(i as f64, 0.0));
+                let text = layout::fit_text(root, label, style::TICK_PX, max_w)?;
+                root.draw(&Text::new(
+                    text,
+                    (x, y + 8),
+                    style::anchored(style::TICK_PX, HPos::Center, VPos::Top),
+                ))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,355 @@
+//! Whitepaper Table 1 chart: time per matrix-vector product for each `MatrixVectorMul`
+//! listing, our OpenCL and CUDA beside the figures NVIDIA published for a GTX 285.
+//!
+//! The y axis is logarithmic because the listings span an order of magnitude (83 ms to 9 ms
+//! on the GTX 285) and a modern GPU is another one or two below: on a linear axis the fast
+//! listings would be invisible. Each bar carries its value, so the table is still readable.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{self, LegendItem, Swatch};
+use super::{
+    fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
+    Figure, Format, PlotError, RunInfo,
+};
+use crate::record::{MeasurementRow, Status};
+
+/// Study whose rows this chart draws.
+pub const STUDY: &str = "whitepaper-table1";
+
+/// Kernel execution times (ms) of `MatrixVectorMul`, Listings 2 to 7, on a GeForce GTX 285
+/// with OpenCL, as published in Table 1 ("Example Execution Time") of NVIDIA's whitepaper
+/// *OpenCL Programming for the CUDA Architecture* (copy in
+/// `shared/seeds/nvidia-whitepaper-opencl-for-cuda-architecture.raw.txt`). Matrix of width
+/// 1100 and height 60989, work-group size 256, 239 work-groups for Listing 2 and 60 for the
+/// others. Entries are (listing number, milliseconds).
+pub const WHITEPAPER_GTX285_OPENCL_MS: [(u32, f64); 6] = [
+    (2, 83.2),
+    (3, 82.2),
+    (4, 32.5),
+    (5, 12.1),
+    (6, 9.6),
+    (7, 9.2),
+];
+
+/// What the whitepaper measured, for the legend and footnote.
+const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";
+const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the CUDA \
+    Architecture\", Table 1: GeForce GTX 285, 60989×1100 matrix, work-group size 256, 239 \
+    groups (Listing 2) / 60 groups (Listings 3–7).";
+
+/// The Table 1 chart; one file per run of the `whitepaper-table1` study.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Table1Chart;
+
+impl Chart for Table1Chart {
+    fn name(&self) -> &'static str {
+        "table1"
+    }
+
+    fn applies(&self, data: &ChartData) -> bool {
+        data.measurements.iter().any(is_table1_row)
+    }
+
+    fn draw(
+        &self,
+        data: &ChartData,
+        out_dir: &Path,
+        formats: &[Format],
+    ) -> Result<Vec<PathBuf>, PlotError> {
+        write_figures(self.name(), &figures(data), out_dir, formats)
+    }
+}
+
+fn is_table1_row(r: &MeasurementRow) -> bool {
+    r.study == STUDY
+        && r.status == Status::Ok
+        && r.sweep_param.is_empty()
+        && r.median_s.is_finite()
+        && r.median_s > 0.0
+}
+
+/// Listing number of a variant named like `listing4` (or `Listing 4`, `l4`).
+pub fn listing_number(variant: &str) -> Option<u32> {
+    let digits: String = variant
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    digits.parse().ok()
+}
+
+/// The whitepaper's time for a listing, if it published one.
+pub fn whitepaper_ms(listing: u32) -> Option<f64> {
+    WHITEPAPER_GTX285_OPENCL_MS
+        .iter()
+        .find(|(l, _)| *l == listing)
+        .map(|(_, ms)| *ms)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bar {
+    ms: f64,
+    ci: Option<(f64, f64)>,
+    /// Published figure: shown exactly as printed ("9.6"), not to our precision.
+    published: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct BarSeries {
+    color: RGBColor,
+    hatch: Option<RGBColor>,
+    /// One entry per category.
+    bars: Vec<Option<Bar>>,
+}
+
+/// A laid-out Table 1 chart.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Table1Figure {
+    title: String,
+    subtitle: String,
+    categories: Vec<String>,
+    series: Vec<BarSeries>,
+    legend: Vec<LegendItem>,
+    notes: Vec<String>,
+}
+
+/// Builds one figure per run id.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
+    let rows = data.measurements.iter().filter(|r| is_table1_row(r));
+    group_in_order(rows, |r| r.run_id.clone())
+        .into_iter()
+        .map(|(run_id, rows)| (slug(&run_id), build(&rows)))
+        .collect()
+}
+
+fn build(rows: &[&MeasurementRow]) -> Table1Figure {
+    let mut variants: Vec<String> = Vec::new();
+    let mut devices: Vec<String> = Vec::new();
+    let mut sizes: Vec<String> = Vec::new();
+    let mut shapes: Vec<String> = Vec::new();
+    for r in rows {
+        push_unique(&mut variants, &r.variant);
+        push_unique(&mut devices, &r.device);
+        push_unique(&mut sizes, &r.size);
+        push_unique(&mut shapes, &format!("{}×{}", r.local_size, r.groups));
+    }
+    // Listings in numeric order; anything not named like a listing after them.
+    variants.sort_by_key(|v| (listing_number(v).unwrap_or(u32::MAX), v.clone()));
+    let categories = variants
+        .iter()
+        .map(|v| match listing_number(v) {
+            Some(n) => format!("Listing {n}"),
+            None => v.clone(),
+        })
+        .collect();
+
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in rows {
+        let k = (r.api.clone(), r.device.clone());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.sort_by_key(|(api, dev)| {
+        (
+            devices.iter().position(|d| d == dev),
+            style::api_rank(api),
+            api.clone(),
+        )
+    });
+
+    let mut series = Vec::new();
+    let mut legend = Vec::new();
+    for (api, dev) in &keys {
+        let st = style::api_style(api);
+        let dev_index = devices.iter().position(|d| d == dev).unwrap_or(0);
+        // A second GPU keeps the API colour but is hatched, so the two stay apart in grey.
+        let hatch = (dev_index > 0).then_some(style::OUTLINE);
+        let bars = variants
+            .iter()
+            .map(|v| {
+                rows.iter()
+                    .find(|r| r.api == *api && r.device == *dev && r.variant == *v)
+                    .map(|r| Bar {
+                        ms: r.median_s * 1e3,
+                        ci: (r.ci_lo_s.is_finite()
+                            && r.ci_hi_s.is_finite()
+                            && r.ci_lo_s > 0.0
+                            && r.ci_lo_s <= r.ci_hi_s)
+                            .then_some((r.ci_lo_s * 1e3, r.ci_hi_s * 1e3)),
+                        published: false,
+                    })
+            })
+            .collect();
+        series.push(BarSeries {
+            color: st.color,
+            hatch,
+            bars,
+        });
+        legend.push(LegendItem::new(
+            format!("{} on {dev} (this run)", style::api_display(api)),
+            Swatch::Fill {
+                color: st.color,
+                hatch,
+            },
+        ));
+    }
+    let reference: Vec<Option<Bar>> = variants
+        .iter()
+        .map(|v| {
+            listing_number(v).and_then(whitepaper_ms).map(|ms| Bar {
+                ms,
+                ci: None,
+                published: true,
+            })
+        })
+        .collect();
+    if reference.iter().any(Option::is_some) {
+        series.push(BarSeries {
+            color: style::REFERENCE_FILL,
+            hatch: Some(style::REFERENCE_HATCH),
+            bars: reference,
+        });
+        legend.push(LegendItem::new(
+            WHITEPAPER_LABEL,
+            Swatch::Fill {
+                color: style::REFERENCE_FILL,
+                hatch: Some(style::REFERENCE_HATCH),
+            },
+        ));
+    }
+    legend.push(LegendItem::new("CI of the median time", Swatch::Whisker));
+
+    let info = RunInfo::from_measurements(rows.iter().copied());
+    Table1Figure {
+        title: style::title(
+            "Whitepaper Table 1: MatrixVectorMul time per listing",
+            &format!("size {}", sizes.join(", ")),
+        ),
+        subtitle: info.subtitle(),
+        categories,
+        series,
+        legend,
+        notes: vec![
+            format!(
+                "This run: median kernel time per matvec, work-group size × groups: {}.",
+                shapes.join(", ")
+            ),
+            WHITEPAPER_NOTE.to_string(),
+        ],
+    }
+}
+
+impl Figure for Table1Figure {
+    fn size(&self) -> (u32, u32) {
+        let h = style::HEADER_H
+            + layout::legend_height(&self.legend, style::WIDTH)
+            + layout::notes_height(self.notes.len())
+            + 520;
+        (style::WIDTH, h.max(style::HEIGHT))
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let (w, _) = self.size();
+        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
+        let (legend_area, body) = body.split_vertically(layout::legend_height(&self.legend, w));
+        layout::draw_legend(&legend_area, &self.legend)?;
+        let (_, body_h) = body.dim_in_pixel();
+        let notes_h = layout::notes_height(self.notes.len());
+        let (plot_area, notes_area) =
+            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN / 2));
+        layout::draw_notes(&notes_area, &self.notes)?;
+
+        let values = self.series.iter().flat_map(|s| s.bars.iter().flatten());
+        let (mut lo, mut hi) = (f64::INFINITY, 0f64);
+        for b in values {
+            let (l, h) = b.ci.unwrap_or((b.ms, b.ms));
+            lo = lo.min(b.ms).min(l);
+            hi = hi.max(b.ms).max(h);
+        }
+        if !(lo.is_finite() && lo > 0.0 && hi >= lo) {
+            (lo, hi) = (1.0, 10.0);
+        }
+        // Bars grow from a whole decade (so the axis base is labelled); the top leaves room
+        // above the tallest bar for its value label.
+        // (Just below the decade: exactly 10^k may round out of the range and lose its label.)
+        let y_lo = 10f64.powf((lo / 1.5).log10().floor()) * 0.999;
+        let y_hi = hi * 1.6;
+        let n = self.categories.len().max(1);
+
+        let mut chart = ChartBuilder::on(&plot_area)
+            .margin_left(style::MARGIN)
+            .margin_right(style::MARGIN * 2)
+            .margin_top(style::MARGIN)
+            .x_label_area_size(style::X_AXIS_AREA + 8)
+            .y_label_area_size(90)
+            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), (y_lo..y_hi).log_scale())?;
+        let y_fmt = |v: &f64| super::fmt_tick(*v);
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_labels(12)
+            .y_label_formatter(&y_fmt)
+            .x_desc("MatrixVectorMul implementation (whitepaper listing)")
+            .y_desc("Time per matvec (ms, log scale)")
+            .axis_desc_style(style::font(style::AXIS_DESC_PX))
+            .label_style(style::font(style::TICK_PX))
+            .bold_line_style(style::GRID_BOLD)
+            .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .max_light_lines(style::MAX_LIGHT_LINES + 3)
+            .draw()?;
+
+        let k = self.series.len().max(1);
+        let slot = style::BAR_FILL / k as f64;
+        let value_font = style::anchored(style::VALUE_PX, HPos::Center, VPos::Bottom);
+        for (s, series) in self.series.iter().enumerate() {
+            for (i, bar) in series.bars.iter().enumerate() {
+                let Some(bar) = bar else { continue };
+                let x0 = i as f64 - style::BAR_FILL / 2.0 + s as f64 * slot;
+                let x1 = x0 + slot;
+                let a = chart.backend_coord(&(x0, y_lo));
+                let b = chart.backend_coord(&(x1, bar.ms.clamp(y_lo, y_hi)));
+                layout::filled_box(
+                    root,
+                    (a.0 + 1, a.1),
+                    (b.0 - 1, b.1),
+                    series.color,
+                    series.hatch,
+                )?;
+                let cx = (a.0 + b.0) / 2;
+                let mut top = b.1;
+                if let Some((l, h)) = bar.ci {
+                    let (_, yl) = chart.backend_coord(&(0.0, l.clamp(y_lo, y_hi)));
+                    let (_, yh) = chart.backend_coord(&(0.0, h.clamp(y_lo, y_hi)));
+                    let st = style::WHISKER.stroke_width(1);
+                    root.draw(&PathElement::new(vec![(cx, yl), (cx, yh)], st))?;
+                    root.draw(&PathElement::new(vec![(cx - 5, yl), (cx + 5, yl)], st))?;
+                    root.draw(&PathElement::new(vec![(cx - 5, yh), (cx + 5, yh)], st))?;
+                    top = top.min(yh);
+                }
+                let text = if bar.published {
+                    bar.ms.to_string()
+                } else {
+                    fmt_sig(bar.ms)
+                };
+                root.draw(&Text::new(text, (cx, top - 3), value_font.clone()))?;
+            }
+        }
+        let label_font = style::anchored(style::TICK_PX, HPos::Center, VPos::Top);
+        for (i, label) in self.categories.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(i as f64, y_lo));
+            root.draw(&Text::new(label.clone(), (x, y + 8), label_font.clone()))?;
+        }
+        Ok(())
+    }
+}
