@@ -15,6 +15,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,cl
 "$BIN" devices | tee "$OUT/devices.txt"
 CL="--cl-device NVIDIA"
 for pass in pass1 pass2; do
+  mkdir -p "$OUT/$pass"
   for study in whitepaper-table1 modern unfair peaks sweeps; do
     echo "== $pass $study"
     "$BIN" run --study "$study" --out "$OUT/$pass/$study" $CL --no-plot > "$OUT/$pass/$study.log" 2>&1

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::{self, OpenClBackend};
-use clvscu::backend::{Api, Backend, CompileRequest, DeviceInfo};
+use clvscu::backend::{Api, Backend, DeviceInfo};
 use clvscu::export::csv::{merge_files, read_rows, CsvSchema};
 use clvscu::export::json::{write_json_atomic, DeviceProvenance, Provenance};
 use clvscu::export::markdown;
@@ -46,7 +46,10 @@ pub fn sources(args: &DeviceArgs) -> KernelSources {
 
 fn print_device(prefix: &str, d: &DeviceInfo) {
     println!("{prefix} {} [{}]", d.name, d.platform);
-    println!("      vendor {} | driver {} | {}", d.vendor, d.driver_version, d.api_version);
+    println!(
+        "      vendor {} | driver {} | {}",
+        d.vendor, d.driver_version, d.api_version
+    );
     println!(
         "      compute units {} | max work-group {} | local mem {} KiB | global mem {:.1} GiB | max alloc {:.1} GiB",
         d.compute_units,
@@ -55,7 +58,10 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         d.global_mem_bytes as f64 / (1u64 << 30) as f64,
         d.max_alloc_bytes as f64 / (1u64 << 30) as f64
     );
-    let clock = |c: Option<u32>| c.map(|v| format!("{v} MHz")).unwrap_or_else(|| "n/a".into());
+    let clock = |c: Option<u32>| {
+        c.map(|v| format!("{v} MHz"))
+            .unwrap_or_else(|| "n/a".into())
+    };
     let peak = match d.theoretical_peak_gbs() {
         Some(p) => format!(
             "{p:.1} GB/s (Eq. 2: {} MHz x {} bit / 8 x 2)",
@@ -68,14 +74,19 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         "      core clock {} | memory clock {} | bus width {} | peak bandwidth {}",
         clock(d.core_clock_mhz),
         clock(d.memory_clock_mhz),
-        d.memory_bus_width_bits.map(|b| format!("{b} bit")).unwrap_or_else(|| "n/a".into()),
+        d.memory_bus_width_bits
+            .map(|b| format!("{b} bit"))
+            .unwrap_or_else(|| "n/a".into()),
         peak
     );
     if let Some((ma, mi)) = d.compute_capability {
         println!("      compute capability {ma}.{mi}");
     }
     if d.api == "OpenCL" {
-        println!("      sub-groups: {}", if d.has_subgroups { "yes" } else { "no" });
+        println!(
+            "      sub-groups: {}",
+            if d.has_subgroups { "yes" } else { "no" }
+        );
     }
 }
 
@@ -85,7 +96,10 @@ fn devices() -> Result<i32> {
         Ok(list) if list.is_empty() => println!("  no OpenCL device"),
         Ok(list) => {
             for (i, d) in list.iter().enumerate() {
-                print_device(&format!("  [{i}] {}:{}", d.platform_index, d.device_index), &d.info);
+                print_device(
+                    &format!("  [{i}] {}:{}", d.platform_index, d.device_index),
+                    &d.info,
+                );
             }
         }
         Err(e) => println!("  {e}"),
@@ -101,7 +115,10 @@ fn devices() -> Result<i32> {
     }
     match cuda::nvrtc_version() {
         Some(v) => println!("NVRTC {v}: CUDA kernels can be compiled to PTX"),
-        None => println!("NVRTC unavailable: {}", cuda::nvrtc_availability().err().unwrap_or_default()),
+        None => println!(
+            "NVRTC unavailable: {}",
+            cuda::nvrtc_availability().err().unwrap_or_default()
+        ),
     }
     Ok(EXIT_OK)
 }
@@ -109,7 +126,11 @@ fn devices() -> Result<i32> {
 fn studies() -> Result<i32> {
     for (name, _) in study::BUILTIN {
         let s = study::load(name)?;
-        println!("{name:<20} {:>4} comparisons  {}", s.comparisons.len(), s.description);
+        println!(
+            "{name:<20} {:>4} comparisons  {}",
+            s.comparisons.len(),
+            s.description
+        );
     }
     Ok(EXIT_OK)
 }
@@ -122,11 +143,19 @@ struct Sides {
 
 fn open_sides(args: &RunArgs) -> Result<Sides> {
     let d = &args.devices;
-    let open_cl = |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Backend>);
-    let open_cuda = || CudaBackend::open(d.cuda_device.as_deref()).map(|b| Box::new(b) as Box<dyn Backend>);
+    let open_cl =
+        |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Backend>);
+    let open_cuda =
+        || CudaBackend::open(d.cuda_device.as_deref()).map(|b| Box::new(b) as Box<dyn Backend>);
     match args.pair {
-        Pairing::Opencl => Ok(Sides { a: open_cl(d.cl_device.as_deref())?, b: None }),
-        Pairing::Cuda => Ok(Sides { a: open_cuda()?, b: None }),
+        Pairing::Opencl => Ok(Sides {
+            a: open_cl(d.cl_device.as_deref())?,
+            b: None,
+        }),
+        Pairing::Cuda => Ok(Sides {
+            a: open_cuda()?,
+            b: None,
+        }),
         Pairing::OpenclOpencl => {
             let a = open_cl(d.cl_device.as_deref())?;
             let b = open_cl(args.cl_device_b.as_deref().or(d.cl_device.as_deref()))?;
@@ -162,7 +191,12 @@ fn gpu_query() -> String {
         .unwrap_or_else(|| "nvidia-smi not available".into())
 }
 
-fn provenance(study: &study::Study, sides: &Sides, sources: &KernelSources, before: &str) -> Provenance {
+fn provenance(
+    study: &study::Study,
+    sides: &Sides,
+    sources: &KernelSources,
+    before: &str,
+) -> Provenance {
     let mut devices = vec![device_provenance(sides.a.info())];
     if let Some(b) = &sides.b {
         devices.push(device_provenance(b.info()));
@@ -213,15 +247,23 @@ fn run(args: RunArgs) -> Result<i32> {
     if let Some(only) = &args.only {
         study.comparisons.retain(|c| c.id.contains(only.as_str()));
         if study.comparisons.is_empty() {
-            bail!("--only '{only}' matches no comparison of study {}", study.name);
+            bail!(
+                "--only '{only}' matches no comparison of study {}",
+                study.name
+            );
         }
     }
     let sources = sources(&args.devices);
     let mut sides = open_sides(&args)?;
     let out = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("clvscu-results").join(format!("{}-{}", study.name, chrono::Utc::now().format("%Y%m%dT%H%M%SZ")))
+        PathBuf::from("clvscu-results").join(format!(
+            "{}-{}",
+            study.name,
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ")
+        ))
     });
-    let mut sinks = Sinks::open(&out, args.resume).with_context(|| format!("cannot use output directory {}", out.display()))?;
+    let mut sinks = Sinks::open(&out, args.resume)
+        .with_context(|| format!("cannot use output directory {}", out.display()))?;
     let interrupted = Arc::new(AtomicBool::new(false));
     {
         let flag = interrupted.clone();
@@ -241,10 +283,18 @@ fn run(args: RunArgs) -> Result<i32> {
         study.comparisons.len(),
         sides.a.info().name,
         sides.a.api(),
-        sides.b.as_ref().map(|b| format!(", side B {} [{}]", b.info().name, b.api())).unwrap_or_default()
+        sides
+            .b
+            .as_ref()
+            .map(|b| format!(", side B {} [{}]", b.info().name, b.api()))
+            .unwrap_or_default()
     );
     let ctx = RunContext {
-        run_id: format!("{}-{}", chrono::Utc::now().format("%Y%m%dT%H%M%SZ"), env!("CLVSCU_GIT_COMMIT")),
+        run_id: format!(
+            "{}-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+            env!("CLVSCU_GIT_COMMIT")
+        ),
         sources: &sources,
         interrupted: &interrupted,
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
@@ -282,19 +332,31 @@ fn run(args: RunArgs) -> Result<i32> {
         markdown::measurement_table(&all.measurements),
         markdown::pr_table(&all.prs)
     );
-    std::fs::write(out.join("summary.md"), summary_md).with_context(|| format!("writing {}", out.join("summary.md").display()))?;
+    std::fs::write(out.join("summary.md"), summary_md)
+        .with_context(|| format!("writing {}", out.join("summary.md").display()))?;
     if !args.no_plot && !all.interrupted {
         match draw_from_dir(&out, &out.join("charts")) {
-            Ok(files) => println!("charts: {} files in {}", files.len(), out.join("charts").display()),
+            Ok(files) => println!(
+                "charts: {} files in {}",
+                files.len(),
+                out.join("charts").display()
+            ),
             Err(e) => eprintln!("warning: charts not drawn: {e:#}"),
         }
     }
     if all.interrupted {
-        eprintln!("interrupted: every finished comparison is in {}; continue with --resume --out {}", out.display(), out.display());
+        eprintln!(
+            "interrupted: every finished comparison is in {}; continue with --resume --out {}",
+            out.display(),
+            out.display()
+        );
         return Ok(EXIT_INTERRUPTED);
     }
     if !all.failed.is_empty() {
-        eprintln!("{} configuration(s) failed and were excluded from every PR:", all.failed.len());
+        eprintln!(
+            "{} configuration(s) failed and were excluded from every PR:",
+            all.failed.len()
+        );
         for f in &all.failed {
             eprintln!("  {f}");
         }
@@ -304,10 +366,20 @@ fn run(args: RunArgs) -> Result<i32> {
 }
 
 fn report(all: &runner::RunSummary, out: &Path) {
-    let ok = all.measurements.iter().filter(|m| m.status == Status::Ok).count();
-    println!("\n## Measurements\n\n{}", markdown::measurement_table(&all.measurements));
+    let ok = all
+        .measurements
+        .iter()
+        .filter(|m| m.status == Status::Ok)
+        .count();
+    println!(
+        "\n## Measurements\n\n{}",
+        markdown::measurement_table(&all.measurements)
+    );
     if !all.prs.is_empty() {
-        println!("\n## Performance Ratio (PR = perf(A) / perf(B))\n\n{}", markdown::pr_table(&all.prs));
+        println!(
+            "\n## Performance Ratio (PR = perf(A) / perf(B))\n\n{}",
+            markdown::pr_table(&all.prs)
+        );
     }
     println!(
         "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
@@ -320,8 +392,10 @@ fn report(all: &runner::RunSummary, out: &Path) {
 }
 
 fn parity(args: &DeviceArgs) -> Result<i32> {
-    let _ = args;
-    bail!("PARITY_PENDING")
+    let allow = clvscu::parity::load_allow_list(clvscu::parity::EMBEDDED_ALLOW_LIST)?;
+    let report = clvscu::parity::check(&sources(args), &allow);
+    println!("{}", report.render());
+    Ok(if report.passed() { EXIT_OK } else { 1 })
 }
 
 /// Collect measurement/PR/PTX-class CSVs from files or directories.
@@ -341,7 +415,14 @@ fn chart_data(inputs: &[PathBuf]) -> Result<plot::ChartData> {
         }
     }
     if files.is_empty() {
-        bail!("no result CSV found in {}", inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+        bail!(
+            "no result CSV found in {}",
+            inputs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     for f in files {
         let header = first_line_of(&f)?;
@@ -351,25 +432,45 @@ fn chart_data(inputs: &[PathBuf]) -> Result<plot::ChartData> {
             data.prs.extend(read_rows::<PrRow>(&f)?);
         } else if header == inspect::ClassRow::COLUMNS.join(",") {
             let rows: Vec<inspect::ClassRow> = read_rows(&f)?;
-            data.ptx_classes.extend(rows.into_iter().map(|r| plot::PtxClassCount { pair: r.pair, api: r.api, class: r.class, count: r.count }));
+            data.ptx_classes
+                .extend(rows.into_iter().map(|r| plot::PtxClassCount {
+                    pair: r.pair,
+                    api: r.api,
+                    class: r.class,
+                    count: r.count,
+                }));
         } else if header == SampleRow::COLUMNS.join(",") {
             continue;
         } else {
-            bail!("{}: line 1: not a clvscu CSV (header '{}')", f.display(), header);
+            bail!(
+                "{}: line 1: not a clvscu CSV (header '{}')",
+                f.display(),
+                header
+            );
         }
     }
     Ok(data)
 }
 
 fn first_line_of(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(text.lines().next().unwrap_or("").trim_start_matches('\u{feff}').to_string())
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('\u{feff}')
+        .to_string())
 }
 
 fn draw_from_dir(dir: &Path, out: &Path) -> Result<Vec<PathBuf>> {
     let data = chart_data(&[dir.to_path_buf()])?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    Ok(plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?)
+    Ok(plot::draw_all(
+        &data,
+        out,
+        &[plot::Format::Png, plot::Format::Svg],
+    )?)
 }
 
 fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
@@ -394,7 +495,11 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
     } else if header == SampleRow::COLUMNS.join(",") {
         merge_files::<SampleRow>(inputs, output)?
     } else {
-        bail!("{}: line 1: not a clvscu CSV (header '{}')", inputs[0].display(), header);
+        bail!(
+            "{}: line 1: not a clvscu CSV (header '{}')",
+            inputs[0].display(),
+            header
+        );
     };
     println!("merged {n} rows into {}", output.display());
     Ok(EXIT_OK)
@@ -412,16 +517,29 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     let mut cu = match CudaBackend::open(args.devices.cuda_device.as_deref()) {
         Ok(b) => Some(b),
         Err(e) => {
-            eprintln!("note: {e}; CUDA PTX comes from NVRTC alone (target {})", args.arch);
+            eprintln!(
+                "note: {e}; CUDA PTX comes from NVRTC alone (target {})",
+                args.arch
+            );
             None
         }
     };
-    let report = inspect::run(&sources, cl.as_mut(), cu.as_mut(), &args.arch, args.local, &args.out)?;
+    let report = inspect::run(
+        &sources,
+        cl.as_mut(),
+        cu.as_mut(),
+        &args.arch,
+        args.local,
+        &args.out,
+    )?;
     println!("{}", report.markdown);
     for note in &report.notes {
         println!("note: {note}");
     }
-    println!("wrote {} files in {}", report.files.len(), args.out.display());
-    let _ = CompileRequest::options;
+    println!(
+        "wrote {} files in {}",
+        report.files.len(),
+        args.out.display()
+    );
     Ok(EXIT_OK)
 }

@@ -199,10 +199,26 @@ pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
         steps: vec![
             pair(Step::Problem, a.problem.clone(), b.problem.clone()),
             pair(Step::Algorithm, a.algorithm.clone(), b.algorithm.clone()),
-            pair(Step::Implementation, a.implementation.clone(), b.implementation.clone()),
-            pair(Step::NativeOptimizations, map_text(&a.native), map_text(&b.native)),
-            pair(Step::FirstStageCompilation, a.flags.describe(), b.flags.describe()),
-            pair(Step::SecondStageCompilation, a.second_stage.clone(), b.second_stage.clone()),
+            pair(
+                Step::Implementation,
+                a.implementation.clone(),
+                b.implementation.clone(),
+            ),
+            pair(
+                Step::NativeOptimizations,
+                map_text(&a.native),
+                map_text(&b.native),
+            ),
+            pair(
+                Step::FirstStageCompilation,
+                a.flags.describe(),
+                b.flags.describe(),
+            ),
+            pair(
+                Step::SecondStageCompilation,
+                a.second_stage.clone(),
+                b.second_stage.clone(),
+            ),
             pair(
                 Step::Configuration,
                 format!("{}x{}", a.groups, a.local),
@@ -224,7 +240,10 @@ mod tests {
             algorithm: "listing2".into(),
             implementation: "abc".into(),
             native: BTreeMap::new(),
-            flags: Flags { mad: true, ..Default::default() },
+            flags: Flags {
+                mad: true,
+                ..Default::default()
+            },
             second_stage: "driver JIT".into(),
             local: 256,
             groups: 60,
@@ -252,21 +271,36 @@ mod tests {
         let v = verdict(&a, &b);
         assert!(!v.fair());
         let d = v.differences();
-        assert!(d.contains("native-optimizations: none vs UNROLL_A=4"), "{d}");
+        assert!(
+            d.contains("native-optimizations: none vs UNROLL_A=4"),
+            "{d}"
+        );
         assert!(d.contains("running: timer=device-event"), "{d}");
         assert_eq!(v.steps.iter().filter(|s| !s.equal).count(), 2);
     }
 
     #[test]
     fn flags_map_between_apis() {
-        let f = Flags { mad: true, fast_math: false, denorms_zero: true };
-        assert_eq!(f.for_api(Api::OpenCl), vec!["-cl-mad-enable", "-cl-denorms-are-zero"]);
+        let f = Flags {
+            mad: true,
+            fast_math: false,
+            denorms_zero: true,
+        };
+        assert_eq!(
+            f.for_api(Api::OpenCl),
+            vec!["-cl-mad-enable", "-cl-denorms-are-zero"]
+        );
         assert_eq!(f.for_api(Api::Cuda), vec!["--fmad=true", "--ftz=true"]);
         let off = Flags::default();
         assert!(off.for_api(Api::OpenCl).is_empty());
         assert_eq!(off.for_api(Api::Cuda), vec!["--fmad=false", "--ftz=false"]);
-        let fast = Flags { fast_math: true, ..Default::default() };
-        assert!(fast.for_api(Api::Cuda).contains(&"--use_fast_math".to_string()));
+        let fast = Flags {
+            fast_math: true,
+            ..Default::default()
+        };
+        assert!(fast
+            .for_api(Api::Cuda)
+            .contains(&"--use_fast_math".to_string()));
         assert_eq!(fast.for_api(Api::OpenCl), vec!["-cl-fast-relaxed-math"]);
     }
 }

@@ -92,12 +92,13 @@ impl KernelSources {
 
     /// One file's text, without the prelude.
     pub fn file(&self, api: Api, stem: &str) -> Result<String, KernelSourceError> {
-        let embedded = EMBEDDED.iter().find(|(s, _, _)| *s == stem).ok_or_else(|| {
-            KernelSourceError::Unknown {
+        let embedded = EMBEDDED
+            .iter()
+            .find(|(s, _, _)| *s == stem)
+            .ok_or_else(|| KernelSourceError::Unknown {
                 stem: stem.to_string(),
                 known: stems().join(", "),
-            }
-        })?;
+            })?;
         match &self.dir {
             None => Ok(match api {
                 Api::OpenCl => embedded.1.to_string(),
@@ -107,7 +108,8 @@ impl KernelSources {
                 let path = dir
                     .join(folder(api))
                     .join(format!("{stem}.{}", extension(api)));
-                std::fs::read_to_string(&path).map_err(|source| KernelSourceError::Io { path, source })
+                std::fs::read_to_string(&path)
+                    .map_err(|source| KernelSourceError::Io { path, source })
             }
         }
     }
@@ -128,7 +130,9 @@ mod tests {
 
     #[test]
     fn embedded_program_starts_with_prelude() {
-        let s = KernelSources::embedded().program(Api::Cuda, "matvec").unwrap();
+        let s = KernelSources::embedded()
+            .program(Api::Cuda, "matvec")
+            .unwrap();
         assert!(s.contains("CLVSCU_PRAGMA"));
         assert!(s.contains("matvec_listing2"));
     }

@@ -157,7 +157,13 @@ pub fn run_study(
                 for m in &out.measurements {
                     sinks.measurements.append(m)?;
                     if m.status != Status::Ok {
-                        summary.failed.push(format!("{} [{}]: {} {}", m.comparison, m.api, m.status.as_str(), first_line(&m.error)));
+                        summary.failed.push(format!(
+                            "{} [{}]: {} {}",
+                            m.comparison,
+                            m.api,
+                            m.status.as_str(),
+                            first_line(&m.error)
+                        ));
                     }
                 }
                 for s in &out.samples {
@@ -189,7 +195,9 @@ fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}") {
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+    {
         bar.set_style(style);
     }
     bar
@@ -203,10 +211,13 @@ struct Outcome {
 }
 
 fn side_config(backend: &dyn Backend, r: &Resolved) -> (LaunchShape, SideConfig) {
-    let groups = r
-        .groups
-        .unwrap_or_else(|| default_groups(r.variant, r.size, r.local, backend.info().compute_units));
-    let shape = LaunchShape { groups, local: r.local };
+    let groups = r.groups.unwrap_or_else(|| {
+        default_groups(r.variant, r.size, r.local, backend.info().compute_units)
+    });
+    let shape = LaunchShape {
+        groups,
+        local: r.local,
+    };
     let config = SideConfig {
         shape,
         defines: r.kernel_defines(),
@@ -226,16 +237,31 @@ fn run_comparison(
 ) -> Option<Outcome> {
     let mut sides: Vec<Side> = Vec::new();
     let (shape_a, config_a) = side_config(a, &c.a);
-    sides.push(Side { backend: a, settings: c.a.clone(), shape: shape_a, config: config_a });
+    sides.push(Side {
+        backend: a,
+        settings: c.a.clone(),
+        shape: shape_a,
+        config: config_a,
+    });
     if let Some(b) = b {
         // Both sides use the same group count unless the study sets one explicitly: the
         // default rule is evaluated on side A's device so that a fair comparison stays fair.
         let mut settings = c.b.clone();
-        if settings.groups.is_none() && c.a.groups.is_none() && settings.variant == c.a.variant && settings.size == c.a.size && settings.local == c.a.local {
+        if settings.groups.is_none()
+            && c.a.groups.is_none()
+            && settings.variant == c.a.variant
+            && settings.size == c.a.size
+            && settings.local == c.a.local
+        {
             settings.groups = Some(shape_a.groups);
         }
         let (shape, config) = side_config(b, &settings);
-        sides.push(Side { backend: b, settings, shape, config });
+        sides.push(Side {
+            backend: b,
+            settings,
+            shape,
+            config,
+        });
     }
     let inputs_a = cache.get(c.a.family, c.a.size, c.a.seed);
     let inputs_b = cache.get(c.b.family, c.b.size, c.b.seed);
@@ -246,7 +272,13 @@ fn run_comparison(
     for (i, side) in sides.iter_mut().enumerate() {
         let inputs: &Inputs = if i == 1 { &inputs_b } else { &inputs_a };
         let base = base_row(study, c, side, ctx);
-        match exec::prepare(side.backend, ctx.sources, side.settings.variant, inputs, &side.config) {
+        match exec::prepare(
+            side.backend,
+            ctx.sources,
+            side.settings.variant,
+            inputs,
+            &side.config,
+        ) {
             Err(e) => {
                 rows.push(failed_row(base, &e));
                 prepared.push(None);
@@ -265,7 +297,10 @@ fn run_comparison(
                     let mut r = base;
                     r.status = Status::VerifyFailed;
                     r.max_error = v.max_error;
-                    r.error = format!("max error {:.3e} exceeds tolerance {:.3e} ({} outputs checked)", v.max_error, v.tolerance, v.checked);
+                    r.error = format!(
+                        "max error {:.3e} exceeds tolerance {:.3e} ({} outputs checked)",
+                        v.max_error, v.tolerance, v.checked
+                    );
                     rows.push(r);
                     exec::release(side.backend, p);
                     prepared.push(None);
@@ -308,7 +343,10 @@ fn run_comparison(
         let times = pick(&samples[i], side.settings.timer);
         fill_stats(&mut rows[i], &times, side.settings.timer);
         for (rep, (dev, wall)) in samples[i].iter().enumerate() {
-            for (timer, value) in [(TimerKind::DeviceEvent, *dev), (TimerKind::WallClock, *wall)] {
+            for (timer, value) in [
+                (TimerKind::DeviceEvent, *dev),
+                (TimerKind::WallClock, *wall),
+            ] {
                 if value.is_finite() {
                     sample_rows.push(SampleRow {
                         run_id: ctx.run_id.clone(),
@@ -322,12 +360,18 @@ fn run_comparison(
             }
         }
     }
-    let pr = (sides.len() == 2 && rows.iter().all(|r| r.status == Status::Ok)).then(|| {
-        let steps: Vec<SideSteps> = sides.iter().map(side_steps).collect();
-        let verdict = fairness::verdict(&steps[0], &steps[1]);
-        pr_row(study, c, &rows, &samples, &sides, &verdict, ctx)
-    }).flatten();
-    Some(Outcome { measurements: rows, samples: sample_rows, pr })
+    let pr = (sides.len() == 2 && rows.iter().all(|r| r.status == Status::Ok))
+        .then(|| {
+            let steps: Vec<SideSteps> = sides.iter().map(side_steps).collect();
+            let verdict = fairness::verdict(&steps[0], &steps[1]);
+            pr_row(study, c, &rows, &samples, &sides, &verdict, ctx)
+        })
+        .flatten();
+    Some(Outcome {
+        measurements: rows,
+        samples: sample_rows,
+        pr,
+    })
 }
 
 /// Warm-up then interleaved repetitions. Returns Err(()) when interrupted, else per-side
@@ -339,7 +383,8 @@ fn measure(
     ctx: &RunContext,
 ) -> Result<Vec<Option<ExecError>>, ()> {
     let mut errors: Vec<Option<ExecError>> = (0..sides.len()).map(|_| None).collect();
-    let active = |errors: &Vec<Option<ExecError>>, i: usize| prepared[i].is_some() && errors[i].is_none();
+    let active =
+        |errors: &Vec<Option<ExecError>>, i: usize| prepared[i].is_some() && errors[i].is_none();
     let warmup = sides.iter().map(|s| s.settings.warmup).max().unwrap_or(0);
     for w in 0..warmup {
         for (i, side) in sides.iter_mut().enumerate() {
@@ -415,7 +460,11 @@ fn fill_stats(row: &mut MeasurementRow, times: &[f64], timer: TimerKind) {
     row.ci_lo_s = s.ci_lo;
     row.ci_hi_s = s.ci_hi;
     row.outliers = s.outliers as u32;
-    let (median, lo, hi) = (metric_value(row, s.median), metric_value(row, s.ci_hi), metric_value(row, s.ci_lo));
+    let (median, lo, hi) = (
+        metric_value(row, s.median),
+        metric_value(row, s.ci_hi),
+        metric_value(row, s.ci_lo),
+    );
     row.metric = median;
     // The slow end of the time CI is the low end of the metric CI.
     row.metric_ci_lo = lo;
@@ -448,7 +497,11 @@ pub fn source_hash(sources: &KernelSources, api: Api, stem: &str) -> String {
 
 fn side_steps(side: &Side) -> SideSteps {
     let s = &side.settings;
-    let mut native: BTreeMap<String, String> = s.unroll.iter().map(|(p, f)| (format!("unroll.{p}"), f.to_string())).collect();
+    let mut native: BTreeMap<String, String> = s
+        .unroll
+        .iter()
+        .map(|(p, f)| (format!("unroll.{p}"), f.to_string()))
+        .collect();
     native.extend(s.defines.clone());
     SideSteps {
         api: side.backend.api(),
@@ -474,7 +527,12 @@ fn base_row(study: &Study, c: &Comparison, side: &Side, ctx: &RunContext) -> Mea
     let info = side.backend.info();
     let s = &side.settings;
     let (bytes, flops) = work_of(s.family, s.variant.name, s.size, side.shape.global());
-    let mut flags: Vec<String> = side.config.all_defines().iter().map(|(k, v)| format!("-D{k}={v}")).collect();
+    let mut flags: Vec<String> = side
+        .config
+        .all_defines()
+        .iter()
+        .map(|(k, v)| format!("-D{k}={v}"))
+        .collect();
     flags.extend(side.config.flags.iter().cloned());
     MeasurementRow {
         run_id: ctx.run_id.clone(),
@@ -521,7 +579,11 @@ fn base_row(study: &Study, c: &Comparison, side: &Side, ctx: &RunContext) -> Mea
 }
 
 fn failed_row(mut row: MeasurementRow, e: &ExecError) -> MeasurementRow {
-    row.status = if e.is_build() { Status::BuildFailed } else { Status::LaunchFailed };
+    row.status = if e.is_build() {
+        Status::BuildFailed
+    } else {
+        Status::LaunchFailed
+    };
     row.verified = false;
     row.error = e.to_string();
     row
@@ -538,7 +600,14 @@ fn pr_row(
 ) -> Option<PrRow> {
     let ta = pick(&samples[0], sides[0].settings.timer);
     let tb = pick(&samples[1], sides[1].settings.timer);
-    let ratio = stats::performance_ratio(&ta, work(&rows[0]), &tb, work(&rows[1]), RESAMPLES, seed_of(&c.id))?;
+    let ratio = stats::performance_ratio(
+        &ta,
+        work(&rows[0]),
+        &tb,
+        work(&rows[1]),
+        RESAMPLES,
+        seed_of(&c.id),
+    )?;
     let label = stats::classify_pr(&ratio);
     let (a, b) = (&rows[0], &rows[1]);
     Some(PrRow {
@@ -564,7 +633,11 @@ fn pr_row(
         similar_tight: label.similar_tight,
         fair: verdict.fair(),
         differing_steps: verdict.differences(),
-        timer: if a.timer == b.timer { a.timer.clone() } else { format!("{} vs {}", a.timer, b.timer) },
+        timer: if a.timer == b.timer {
+            a.timer.clone()
+        } else {
+            format!("{} vs {}", a.timer, b.timer)
+        },
         sweep_param: c.sweep_param.clone(),
         sweep_value: c.sweep_value.clone(),
     })

@@ -18,7 +18,10 @@ use crate::workload::{self, find_variant, FamilyKind, Size, Variant, WorkloadErr
 /// The studies shipped in the binary: (name, file text).
 pub const BUILTIN: &[(&str, &str)] = &[
     ("default", include_str!("../harness/default.toml")),
-    ("whitepaper-table1", include_str!("../harness/whitepaper-table1.toml")),
+    (
+        "whitepaper-table1",
+        include_str!("../harness/whitepaper-table1.toml"),
+    ),
     ("modern", include_str!("../harness/modern.toml")),
     ("unfair", include_str!("../harness/unfair.toml")),
     ("sweeps", include_str!("../harness/sweeps.toml")),
@@ -175,7 +178,11 @@ pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     }
     Err(StudyError::Unknown {
         name: name_or_path.to_string(),
-        known: BUILTIN.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", "),
+        known: BUILTIN
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join(", "),
     })
 }
 
@@ -253,7 +260,9 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;
     workload::check_size(variant, size).map_err(invalid)?;
-    let local = spec.local.unwrap_or(if family == FamilyKind::Launch { 1 } else { 256 });
+    let local = spec
+        .local
+        .unwrap_or(if family == FamilyKind::Launch { 1 } else { 256 });
     workload::check_local(variant, local).map_err(invalid)?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
@@ -267,13 +276,19 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             return Err(field(format!(
                 "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
                 variant.name,
-                if variant.unroll_points.is_empty() { "none".to_string() } else { variant.unroll_points.join(", ") }
+                if variant.unroll_points.is_empty() {
+                    "none".to_string()
+                } else {
+                    variant.unroll_points.join(", ")
+                }
             )));
         }
     }
     let min_time_s = spec.min_time.unwrap_or(0.2);
     if !(min_time_s.is_finite() && min_time_s >= 0.0) {
-        return Err(field(format!("field 'min_time' = {min_time_s} must be a non-negative number of seconds")));
+        return Err(field(format!(
+            "field 'min_time' = {min_time_s} must be a non-negative number of seconds"
+        )));
     }
     let reps = spec.reps.unwrap_or(10).max(1);
     Ok(Resolved {
@@ -285,7 +300,10 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         groups: spec.groups,
         unroll,
         defines: spec.defines.clone().unwrap_or_default(),
-        flags: spec.flags.unwrap_or(Flags { mad: true, ..Default::default() }),
+        flags: spec.flags.unwrap_or(Flags {
+            mad: true,
+            ..Default::default()
+        }),
         timer,
         warmup: spec.warmup.unwrap_or(3),
         reps,
@@ -294,7 +312,12 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     })
 }
 
-fn comparison_from(spec: &Spec, file: &str, entry: &str, sweep: (String, String)) -> Result<Comparison, StudyError> {
+fn comparison_from(
+    spec: &Spec,
+    file: &str,
+    entry: &str,
+    sweep: (String, String),
+) -> Result<Comparison, StudyError> {
     for side in [&spec.a, &spec.b].into_iter().flatten() {
         if side.a.is_some() || side.b.is_some() || side.param.is_some() {
             return Err(StudyError::Field {
@@ -304,9 +327,20 @@ fn comparison_from(spec: &Spec, file: &str, entry: &str, sweep: (String, String)
             });
         }
     }
-    let a = resolve_side(&merge(spec, spec.a.as_deref().unwrap_or(&Spec::default())), file, entry)?;
-    let b = resolve_side(&merge(spec, spec.b.as_deref().unwrap_or(&Spec::default())), file, entry)?;
-    let base = spec.name.clone().unwrap_or_else(|| format!("{}/{}", a.family.name(), a.variant.name));
+    let a = resolve_side(
+        &merge(spec, spec.a.as_deref().unwrap_or(&Spec::default())),
+        file,
+        entry,
+    )?;
+    let b = resolve_side(
+        &merge(spec, spec.b.as_deref().unwrap_or(&Spec::default())),
+        file,
+        entry,
+    )?;
+    let base = spec
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}/{}", a.family.name(), a.variant.name));
     let id = if sweep.0.is_empty() {
         base
     } else {
@@ -328,16 +362,24 @@ fn value_text(v: &toml::Value) -> String {
     }
 }
 
-fn apply_sweep(spec: &Spec, param: &str, value: &str, file: &str, entry: &str) -> Result<Spec, StudyError> {
+fn apply_sweep(
+    spec: &Spec,
+    param: &str,
+    value: &str,
+    file: &str,
+    entry: &str,
+) -> Result<Spec, StudyError> {
     let field = |message: String| StudyError::Field {
         file: file.to_string(),
         entry: entry.to_string(),
         message,
     };
     let number = || {
-        value
-            .parse::<u32>()
-            .map_err(|_| field(format!("sweep value '{value}' of '{param}' is not a whole number")))
+        value.parse::<u32>().map_err(|_| {
+            field(format!(
+                "sweep value '{value}' of '{param}' is not a whole number"
+            ))
+        })
     };
     let mut s = spec.clone();
     match param {
@@ -362,11 +404,14 @@ fn expand_variants(spec: &Spec, file: &str, entry: &str) -> Result<Vec<Spec>, St
     if spec.all_variants != Some(true) {
         return Ok(vec![spec.clone()]);
     }
-    let family = FamilyKind::parse(spec.family.as_deref().unwrap_or("matvec")).map_err(|source| StudyError::Invalid {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        source,
-    })?;
+    let family =
+        FamilyKind::parse(spec.family.as_deref().unwrap_or("matvec")).map_err(|source| {
+            StudyError::Invalid {
+                file: file.to_string(),
+                entry: entry.to_string(),
+                source,
+            }
+        })?;
     Ok(workload::variants_of(family, false)
         .into_iter()
         .map(|v| {
@@ -383,7 +428,12 @@ fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
         let entry = format!("comparison #{}", i + 1);
         let merged = with_sides(&merge(&file_spec.defaults, c), c);
         for spec in expand_variants(&merged, file, &entry)? {
-            comparisons.push(comparison_from(&spec, file, &entry, (String::new(), String::new()))?);
+            comparisons.push(comparison_from(
+                &spec,
+                file,
+                &entry,
+                (String::new(), String::new()),
+            )?);
         }
     }
     for (i, s) in file_spec.sweeps.iter().enumerate() {
@@ -406,7 +456,12 @@ fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
             for v in &values {
                 let value = value_text(v);
                 let swept = apply_sweep(&spec, &param, &value, file, &entry)?;
-                comparisons.push(comparison_from(&swept, file, &entry, (param.clone(), value))?);
+                comparisons.push(comparison_from(
+                    &swept,
+                    file,
+                    &entry,
+                    (param.clone(), value),
+                )?);
             }
         }
     }
@@ -451,10 +506,18 @@ mod tests {
     fn whitepaper_table1_has_the_papers_configuration() {
         let s = load("whitepaper-table1").unwrap();
         let names: Vec<_> = s.comparisons.iter().map(|c| c.a.variant.name).collect();
-        assert_eq!(names, ["listing2", "listing3", "listing4", "listing5", "listing6", "listing7"]);
+        assert_eq!(
+            names,
+            ["listing2", "listing3", "listing4", "listing5", "listing6", "listing7"]
+        );
         let l2 = &s.comparisons[0];
-        assert_eq!((l2.a.size, l2.a.local, l2.a.groups), (Size::matrix(60989, 1100), 256, Some(239)));
-        assert!(s.comparisons[1..].iter().all(|c| c.a.groups == Some(60) && c.b.groups == Some(60)));
+        assert_eq!(
+            (l2.a.size, l2.a.local, l2.a.groups),
+            (Size::matrix(60989, 1100), 256, Some(239))
+        );
+        assert!(s.comparisons[1..]
+            .iter()
+            .all(|c| c.a.groups == Some(60) && c.b.groups == Some(60)));
     }
 
     #[test]
@@ -479,7 +542,10 @@ unroll = { A = 4 }
     fn typo_is_refused_with_line_and_field() {
         let text = "name = \"t\"\n[defaults]\nfamly = \"matvec\"\n";
         let e = parse(text, "t.toml").unwrap_err().to_string();
-        assert!(e.contains("t.toml") && e.contains("line 3") && e.contains("famly"), "{e}");
+        assert!(
+            e.contains("t.toml") && e.contains("line 3") && e.contains("famly"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -18,7 +18,11 @@ fn request(stem: &str, local: u32, extra: &[(&str, &str)]) -> CompileRequest {
     CompileRequest {
         source: KernelSources::embedded().program(Api::Cuda, stem).unwrap(),
         defines,
-        flags: Flags { mad: true, ..Default::default() }.for_api(Api::Cuda),
+        flags: Flags {
+            mad: true,
+            ..Default::default()
+        }
+        .for_api(Api::Cuda),
     }
 }
 
@@ -40,8 +44,15 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 let ptx = compile_to_ptx(&request(stem, local, &extra), "compute_90")
                     .unwrap_or_else(|e| panic!("{stem} WG {local} {extra:?}: {e}"));
                 let entries = entry_names(&ptx);
-                for v in VARIANTS.iter().filter(|v| v.family.file() == stem && !v.kernel.is_empty()) {
-                    assert!(entries.iter().any(|e| e == v.kernel), "{} missing from PTX of {stem}: {entries:?}", v.kernel);
+                for v in VARIANTS
+                    .iter()
+                    .filter(|v| v.family.file() == stem && !v.kernel.is_empty())
+                {
+                    assert!(
+                        entries.iter().any(|e| e == v.kernel),
+                        "{} missing from PTX of {stem}: {entries:?}",
+                        v.kernel
+                    );
                 }
                 compiled += 1;
             }
@@ -57,7 +68,8 @@ fn unroll_pragma_reaches_the_cuda_compiler() {
     }
     // An unroll factor given as a define must change the generated code at that loop.
     let plain = compile_to_ptx(&request("matvec", 256, &[]), "compute_90").unwrap();
-    let unrolled = compile_to_ptx(&request("matvec", 256, &[("UNROLL_A", "8")]), "compute_90").unwrap();
+    let unrolled =
+        compile_to_ptx(&request("matvec", 256, &[("UNROLL_A", "8")]), "compute_90").unwrap();
     assert_ne!(plain, unrolled);
 }
 
@@ -67,7 +79,11 @@ fn a_broken_kernel_reports_the_build_log() {
         return;
     }
     let mut r = request("matvec", 256, &[]);
-    r.source.push_str("\nextern \"C\" __global__ void broken() { undefined_symbol(); }\n");
+    r.source
+        .push_str("\nextern \"C\" __global__ void broken() { undefined_symbol(); }\n");
     let e = compile_to_ptx(&r, "compute_90").unwrap_err().to_string();
-    assert!(e.contains("undefined_symbol") && e.contains("-DWG_SIZE=256"), "{e}");
+    assert!(
+        e.contains("undefined_symbol") && e.contains("-DWG_SIZE=256"),
+        "{e}"
+    );
 }

@@ -19,8 +19,18 @@ fn backend() -> Option<OpenClBackend> {
 
 fn sizes(family: FamilyKind) -> Vec<Size> {
     match family {
-        FamilyKind::Matvec => vec![Size::matrix(1, 1), Size::matrix(37, 101), Size::matrix(131, 64), Size::matrix(300, 257)],
-        FamilyKind::Reduce | FamilyKind::Bandwidth => vec![Size::vector(1), Size::vector(997), Size::vector(4096), Size::vector(100_003)],
+        FamilyKind::Matvec => vec![
+            Size::matrix(1, 1),
+            Size::matrix(37, 101),
+            Size::matrix(131, 64),
+            Size::matrix(300, 257),
+        ],
+        FamilyKind::Reduce | FamilyKind::Bandwidth => vec![
+            Size::vector(1),
+            Size::vector(997),
+            Size::vector(4096),
+            Size::vector(100_003),
+        ],
         FamilyKind::Flops => vec![Size::vector(1000)],
         FamilyKind::Launch => vec![Size::vector(7)],
     }
@@ -45,17 +55,33 @@ fn every_variant_verifies_on_opencl() {
         for size in sizes(v.family) {
             let inputs = Inputs::generate(v.family, size, 42);
             for local in locals(v) {
-                let groups = default_groups(v, size, local, 2).min(64.max(default_groups(v, size, local, 2)));
-                let side = SideConfig { shape: LaunchShape { groups, local }, defines: vec![], flags: vec![] };
-                let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
-                    .unwrap_or_else(|e| panic!("{}/{} {size} wg{local}: {e}", v.family.name(), v.name));
+                let groups = default_groups(v, size, local, 2)
+                    .min(64.max(default_groups(v, size, local, 2)));
+                let side = SideConfig {
+                    shape: LaunchShape { groups, local },
+                    defines: vec![],
+                    flags: vec![],
+                };
+                let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap_or_else(|e| {
+                    panic!("{}/{} {size} wg{local}: {e}", v.family.name(), v.name)
+                });
                 let ver = exec::verify(&mut b, &p, &inputs).unwrap();
-                assert!(ver.ok, "{}/{} size {size} wg {local} groups {groups}: max error {} > tol {}", v.family.name(), v.name, ver.max_error, ver.tolerance);
+                assert!(
+                    ver.ok,
+                    "{}/{} size {size} wg {local} groups {groups}: max error {} > tol {}",
+                    v.family.name(),
+                    v.name,
+                    ver.max_error,
+                    ver.tolerance
+                );
                 exec::release(&mut b, p);
                 executed += 1;
             }
         }
     }
-    println!("OpenCL executed and verified {executed} configurations on {}", b.info().name);
+    println!(
+        "OpenCL executed and verified {executed} configurations on {}",
+        b.info().name
+    );
     assert!(executed > 50);
 }

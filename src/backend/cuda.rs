@@ -26,9 +26,11 @@ pub fn nvrtc_availability() -> std::result::Result<(), String> {
     if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         Ok(())
     } else {
-        Err("libnvrtc (NVRTC, CUDA 13) could not be loaded; install the `nvidia-cuda-nvrtc` \
+        Err(
+            "libnvrtc (NVRTC, CUDA 13) could not be loaded; install the `nvidia-cuda-nvrtc` \
              wheel or the CUDA toolkit and put its lib directory on LD_LIBRARY_PATH"
-            .into())
+                .into(),
+        )
     }
 }
 
@@ -106,11 +108,13 @@ pub fn arch_name(cc: (i32, i32)) -> &'static str {
 
 /// Every CUDA device, described; empty with the reason when the driver is missing.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
-    let n = driver_availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+    let n =
+        driver_availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
     (0..n)
         .map(|i| {
-            let ctx = CudaContext::new(i)
-                .map_err(|e| BackendError::driver(API, &format!("cuCtxCreate({i})"), format!("{e:?}")))?;
+            let ctx = CudaContext::new(i).map_err(|e| {
+                BackendError::driver(API, &format!("cuCtxCreate({i})"), format!("{e:?}"))
+            })?;
             Ok(describe(&ctx))
         })
         .collect()
@@ -171,7 +175,11 @@ pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
         None => Ok(0),
         Some(sel) => {
             if let Ok(i) = sel.parse::<usize>() {
-                return if i < devices.len() { Ok(i) } else { Err(not_found(sel)) };
+                return if i < devices.len() {
+                    Ok(i)
+                } else {
+                    Err(not_found(sel))
+                };
             }
             let needle = sel.to_lowercase();
             devices
@@ -253,7 +261,9 @@ impl CudaBackend {
             .ctx
             .load_module(Ptx::from_src(ptx.to_string()))
             .map_err(drv("cuModuleLoadData (foreign PTX)"))?;
-        let f = module.load_function(kernel).map_err(drv("cuModuleGetFunction"))?;
+        let f = module
+            .load_function(kernel)
+            .map_err(drv("cuModuleGetFunction"))?;
         Ok(KernelResources {
             registers: f.num_regs().ok().map(|v| v as u32),
             shared_bytes: f.shared_size_bytes().ok().map(|v| v as u64),
@@ -308,10 +318,13 @@ impl Backend for CudaBackend {
             .programs
             .get(program.0)
             .ok_or_else(|| BackendError::InvalidHandle(format!("CUDA program {}", program.0)))?;
-        let function = p.module.load_function(name).map_err(|_| BackendError::NoSuchKernel {
-            name: name.to_string(),
-            available: entry_names(&p.ptx).join(", "),
-        })?;
+        let function = p
+            .module
+            .load_function(name)
+            .map_err(|_| BackendError::NoSuchKernel {
+                name: name.to_string(),
+                available: entry_names(&p.ptx).join(", "),
+            })?;
         self.kernels.push(LoadedKernel { function });
         Ok(KernelId(self.kernels.len() - 1))
     }
@@ -335,7 +348,10 @@ impl Backend for CudaBackend {
 
     fn alloc(&mut self, len: usize) -> Result<BufferId> {
         check_alloc(&self.info, len)?;
-        let slice = self.stream.alloc_zeros::<f32>(len).map_err(drv("cuMemAlloc"))?;
+        let slice = self
+            .stream
+            .alloc_zeros::<f32>(len)
+            .map_err(drv("cuMemAlloc"))?;
         self.buffers.push(Some(slice));
         Ok(BufferId(self.buffers.len() - 1))
     }
@@ -343,15 +359,20 @@ impl Backend for CudaBackend {
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
         let stream = self.stream.clone();
         let slot = self.buffers.get_mut(buffer.0).and_then(|b| b.as_mut());
-        let dst = slot.ok_or_else(|| BackendError::InvalidHandle(format!("CUDA buffer {}", buffer.0)))?;
+        let dst =
+            slot.ok_or_else(|| BackendError::InvalidHandle(format!("CUDA buffer {}", buffer.0)))?;
         stream.memcpy_htod(data, dst).map_err(drv("cuMemcpyHtoD"))?;
         stream.synchronize().map_err(drv("cuStreamSynchronize"))
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
         let src = self.slice(buffer)?;
-        self.stream.memcpy_dtoh(src, out).map_err(drv("cuMemcpyDtoH"))?;
-        self.stream.synchronize().map_err(drv("cuStreamSynchronize"))
+        self.stream
+            .memcpy_dtoh(src, out)
+            .map_err(drv("cuMemcpyDtoH"))?;
+        self.stream
+            .synchronize()
+            .map_err(drv("cuStreamSynchronize"))
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
@@ -360,7 +381,10 @@ impl Backend for CudaBackend {
                 *slot = None;
                 Ok(())
             }
-            None => Err(BackendError::InvalidHandle(format!("CUDA buffer {}", buffer.0))),
+            None => Err(BackendError::InvalidHandle(format!(
+                "CUDA buffer {}",
+                buffer.0
+            ))),
         }
     }
 
@@ -397,12 +421,18 @@ impl Backend for CudaBackend {
                 }
             }
         }
-        self.start.record(&self.stream).map_err(drv("cuEventRecord"))?;
+        self.start
+            .record(&self.stream)
+            .map_err(drv("cuEventRecord"))?;
         // SAFETY: argument order and types follow the kernel signatures in the workload
         // tables; buffer sizes are checked by the workload before launch.
         unsafe { builder.launch(cfg) }.map_err(drv("cuLaunchKernel"))?;
-        self.stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
-        self.stream.synchronize().map_err(drv("cuStreamSynchronize (kernel)"))?;
+        self.stop
+            .record(&self.stream)
+            .map_err(drv("cuEventRecord"))?;
+        self.stream
+            .synchronize()
+            .map_err(drv("cuStreamSynchronize (kernel)"))?;
         let wall = t0.elapsed().as_secs_f64();
         Ok(Timing {
             wall: Seconds(wall),
@@ -426,10 +456,18 @@ impl Backend for CudaBackend {
             let s = self.slice(src)?.slice(0..len);
             let mut dv = d.slice_mut(0..len);
             let t0 = Instant::now();
-            self.start.record(&self.stream).map_err(drv("cuEventRecord"))?;
-            self.stream.memcpy_dtod(&s, &mut dv).map_err(drv("cuMemcpyDtoD"))?;
-            self.stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
-            self.stream.synchronize().map_err(drv("cuStreamSynchronize (copy)"))?;
+            self.start
+                .record(&self.stream)
+                .map_err(drv("cuEventRecord"))?;
+            self.stream
+                .memcpy_dtod(&s, &mut dv)
+                .map_err(drv("cuMemcpyDtoD"))?;
+            self.stop
+                .record(&self.stream)
+                .map_err(drv("cuEventRecord"))?;
+            self.stream
+                .synchronize()
+                .map_err(drv("cuStreamSynchronize (copy)"))?;
             Ok(Timing {
                 wall: Seconds(t0.elapsed().as_secs_f64()),
                 device: self.event_seconds(),
@@ -441,7 +479,9 @@ impl Backend for CudaBackend {
     }
 
     fn sync(&mut self) -> Result<()> {
-        self.stream.synchronize().map_err(drv("cuStreamSynchronize"))
+        self.stream
+            .synchronize()
+            .map_err(drv("cuStreamSynchronize"))
     }
 }
 

@@ -338,8 +338,13 @@ mod tests {
         };
         assert!(check_work_group(&info, 1024, None).is_ok());
         let e = check_work_group(&info, 2048, None).unwrap_err().to_string();
-        assert!(e.contains("1024") && e.contains("Dev") && e.contains("2048"), "{e}");
-        let e = check_work_group(&info, 512, Some(256)).unwrap_err().to_string();
+        assert!(
+            e.contains("1024") && e.contains("Dev") && e.contains("2048"),
+            "{e}"
+        );
+        let e = check_work_group(&info, 512, Some(256))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("256") && e.contains("this kernel"), "{e}");
     }
 

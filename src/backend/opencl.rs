@@ -24,9 +24,11 @@ const API: Api = Api::OpenCl;
 /// Whether an OpenCL ICD loader can be opened at all, with the reason when not.
 pub fn availability() -> std::result::Result<(), String> {
     if !cl3::is_opencl_runtime_available() {
-        return Err("the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
+        return Err(
+            "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
                     ocl-icd-libopencl1 and a driver such as pocl-opencl-icd"
-            .into());
+                .into(),
+        );
     }
     match get_platforms() {
         Ok(p) if p.is_empty() => Err("no OpenCL platform is installed (no ICD found)".into()),
@@ -47,7 +49,8 @@ pub struct ListedDevice {
 /// Every device of every platform, in platform order.
 pub fn list_devices() -> Result<Vec<ListedDevice>> {
     availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
-    let platforms = get_platforms().map_err(|e| BackendError::driver(API, "clGetPlatformIDs", e))?;
+    let platforms =
+        get_platforms().map_err(|e| BackendError::driver(API, "clGetPlatformIDs", e))?;
     let mut out = Vec::new();
     for (pi, platform) in platforms.iter().enumerate() {
         let platform_name = platform.name().unwrap_or_else(|_| "?".into());
@@ -263,12 +266,13 @@ impl Backend for OpenClBackend {
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
         let options = request.options().join(" ");
-        let program = Program::create_and_build_from_source(&self.context, &request.source, &options)
-            .map_err(|log| BackendError::Compile {
-                api: API,
-                options: options.clone(),
-                log,
-            })?;
+        let program =
+            Program::create_and_build_from_source(&self.context, &request.source, &options)
+                .map_err(|log| BackendError::Compile {
+                    api: API,
+                    options: options.clone(),
+                    log,
+                })?;
         self.programs.push(BuiltProgram { program });
         Ok(ProgramId(self.programs.len() - 1))
     }
@@ -278,10 +282,11 @@ impl Backend for OpenClBackend {
             .programs
             .get(program.0)
             .ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL program {}", program.0)))?;
-        let kernel = Kernel::create(&built.program, name).map_err(|_| BackendError::NoSuchKernel {
-            name: name.to_string(),
-            available: built.program.kernel_names().to_string(),
-        })?;
+        let kernel =
+            Kernel::create(&built.program, name).map_err(|_| BackendError::NoSuchKernel {
+                name: name.to_string(),
+                available: built.program.kernel_names().to_string(),
+            })?;
         self.kernels.push(kernel);
         Ok(KernelId(self.kernels.len() - 1))
     }
@@ -329,7 +334,8 @@ impl Backend for OpenClBackend {
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
         let queue = &self.queue;
         let b = self.buffers.get_mut(buffer.0).and_then(|b| b.as_mut());
-        let b = b.ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL buffer {}", buffer.0)))?;
+        let b =
+            b.ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL buffer {}", buffer.0)))?;
         // SAFETY: blocking write; `data` outlives the call.
         unsafe { queue.enqueue_write_buffer(b, CL_BLOCKING, 0, data, &[]) }
             .map_err(|e| BackendError::driver(API, "clEnqueueWriteBuffer", e))?;
@@ -350,13 +356,19 @@ impl Backend for OpenClBackend {
                 *slot = None;
                 Ok(())
             }
-            None => Err(BackendError::InvalidHandle(format!("OpenCL buffer {}", buffer.0))),
+            None => Err(BackendError::InvalidHandle(format!(
+                "OpenCL buffer {}",
+                buffer.0
+            ))),
         }
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
         let k = self.kernel_ref(kernel)?;
-        let kernel_limit = k.get_work_group_size(self.device.id()).ok().map(|v| v as u32);
+        let kernel_limit = k
+            .get_work_group_size(self.device.id())
+            .ok()
+            .map(|v| v as u32);
         check_work_group(&self.info, shape.local, kernel_limit)?;
         let global = [shape.global() as usize];
         let local = [shape.local as usize];
@@ -385,7 +397,9 @@ impl Backend for OpenClBackend {
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         if src == dst {
-            return Err(BackendError::InvalidHandle("copy source and destination are the same buffer".into()));
+            return Err(BackendError::InvalidHandle(
+                "copy source and destination are the same buffer".into(),
+            ));
         }
         self.buffer(src)?;
         // Take the destination out of its slot for the duration of the copy, so that the

@@ -88,19 +88,33 @@ fn resource_row(pair: &str, api: &str, source: &str, r: &KernelResources, n: u64
     }
 }
 
-fn request(sources: &KernelSources, api: Api, stem: &str, local: u32) -> Result<CompileRequest, InspectError> {
+fn request(
+    sources: &KernelSources,
+    api: Api,
+    stem: &str,
+    local: u32,
+) -> Result<CompileRequest, InspectError> {
     Ok(CompileRequest {
-        source: sources.program(api, stem).map_err(|e| InspectError::Other(e.to_string()))?,
+        source: sources
+            .program(api, stem)
+            .map_err(|e| InspectError::Other(e.to_string()))?,
         defines: vec![
             ("WG_SIZE".into(), local.to_string()),
             ("FMA_ITERS".into(), FMA_ITERS.to_string()),
         ],
-        flags: Flags { mad: true, ..Default::default() }.for_api(api),
+        flags: Flags {
+            mad: true,
+            ..Default::default()
+        }
+        .for_api(api),
     })
 }
 
 fn write(path: &Path, text: &str, files: &mut Vec<PathBuf>) -> Result<(), InspectError> {
-    std::fs::write(path, text).map_err(|source| InspectError::Io { path: path.to_path_buf(), source })?;
+    std::fs::write(path, text).map_err(|source| InspectError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     files.push(path.to_path_buf());
     Ok(())
 }
@@ -123,13 +137,19 @@ pub fn run(
     local: u32,
     out: &Path,
 ) -> Result<InspectReport, InspectError> {
-    std::fs::create_dir_all(out).map_err(|source| InspectError::Io { path: out.to_path_buf(), source })?;
+    std::fs::create_dir_all(out).map_err(|source| InspectError::Io {
+        path: out.to_path_buf(),
+        source,
+    })?;
     let mut notes = Vec::new();
     let mut files = Vec::new();
     let mut md = String::new();
     let mut classes = Vec::new();
     let mut resources = Vec::new();
-    let arch = cu.as_ref().map(|c| c.arch().to_string()).unwrap_or_else(|| arch.to_string());
+    let arch = cu
+        .as_ref()
+        .map(|c| c.arch().to_string())
+        .unwrap_or_else(|| arch.to_string());
     let mut stems: Vec<&str> = FamilyKind::all().iter().map(|f| f.file()).collect();
     stems.dedup();
     let mut per_stem = Vec::new();
@@ -169,7 +189,9 @@ pub fn run(
                 }
             },
             None => {
-                notes.push(format!("{stem}: no OpenCL device: OpenCL columns stay empty"));
+                notes.push(format!(
+                    "{stem}: no OpenCL device: OpenCL columns stay empty"
+                ));
                 (None, None)
             }
         };
@@ -179,10 +201,20 @@ pub fn run(
         if let Some(t) = &opencl {
             write(&out.join(format!("{stem}.opencl.ptx")), t, &mut files)?;
         }
-        per_stem.push((*stem, FamilyPtx { cuda, opencl, cl_program, cu_program }));
+        per_stem.push((
+            *stem,
+            FamilyPtx {
+                cuda,
+                opencl,
+                cl_program,
+                cu_program,
+            },
+        ));
     }
     for v in VARIANTS.iter().filter(|v| !v.kernel.is_empty()) {
-        let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else { continue };
+        let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else {
+            continue;
+        };
         let pair = format!("{}/{}", v.family.name(), v.name);
         let parse = |text: &Option<String>, api: &str, notes: &mut Vec<String>| {
             let text = text.as_ref()?;
@@ -206,33 +238,64 @@ pub fn run(
         if cl_counts.is_some() || cu_counts.is_some() {
             let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
             let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-            let _ = writeln!(md, "### {pair}\n\n{}", ptx::side_by_side_markdown(&pair, "OpenCL", a, "CUDA", b));
+            let _ = writeln!(
+                md,
+                "### {pair}\n\n{}",
+                ptx::side_by_side_markdown(&pair, "OpenCL", a, "CUDA", b)
+            );
             if cl_counts.is_some() {
-                classes.extend(ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b));
+                classes.extend(ptx::side_by_side_csv_rows(
+                    &pair, v.kernel, "OpenCL", a, "CUDA", b,
+                ));
             } else {
-                classes.extend(ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b).into_iter().filter(|r| r.api == "CUDA"));
+                classes.extend(
+                    ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b)
+                        .into_iter()
+                        .filter(|r| r.api == "CUDA"),
+                );
             }
         }
         // Resources as each API reports them.
         if let (Some(b), Some(p)) = (cu.as_deref_mut(), fam.cu_program) {
             if let Ok(k) = b.kernel(p, v.kernel) {
                 if let Ok(r) = b.kernel_resources(k) {
-                    resources.push(resource_row(&pair, "CUDA", "cuFuncGetAttribute", &r, cu_counts.as_ref().map(|c| c.1).unwrap_or(0)));
+                    resources.push(resource_row(
+                        &pair,
+                        "CUDA",
+                        "cuFuncGetAttribute",
+                        &r,
+                        cu_counts.as_ref().map(|c| c.1).unwrap_or(0),
+                    ));
                 }
             }
         }
         if let (Some(b), Some(p)) = (cl.as_deref_mut(), fam.cl_program) {
             if let Ok(k) = b.kernel(p, v.kernel) {
                 if let Ok(r) = b.kernel_resources(k) {
-                    resources.push(resource_row(&pair, "OpenCL", "clGetKernelWorkGroupInfo", &r, cl_counts.as_ref().map(|c| c.1).unwrap_or(0)));
+                    resources.push(resource_row(
+                        &pair,
+                        "OpenCL",
+                        "clGetKernelWorkGroupInfo",
+                        &r,
+                        cl_counts.as_ref().map(|c| c.1).unwrap_or(0),
+                    ));
                 }
             }
         }
         // Same-backend check: the OpenCL compiler's PTX loaded through the CUDA driver.
         if let (Some(b), Some(text)) = (cu.as_deref_mut(), &fam.opencl) {
             match b.resources_of_ptx(text, v.kernel) {
-                Ok(r) => resources.push(resource_row(&pair, "OpenCL", "OpenCL PTX loaded by the CUDA driver", &r, cl_counts.as_ref().map(|c| c.1).unwrap_or(0))),
-                Err(e) => notes.push(format!("{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}", e.to_string().lines().next().unwrap_or(""))),
+                Ok(r) => resources.push(resource_row(
+                    &pair,
+                    "OpenCL",
+                    "OpenCL PTX loaded by the CUDA driver",
+                    &r,
+                    cl_counts.as_ref().map(|c| c.1).unwrap_or(0),
+                )),
+                Err(e) => notes.push(format!(
+                    "{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}",
+                    e.to_string().lines().next().unwrap_or("")
+                )),
             }
         }
     }
@@ -247,9 +310,20 @@ pub fn run(
     files.push(res_path);
     let mut res_md = String::from("| pair | api | source | registers | shared B | local B | PTX instr. |\n|---|---|---|---|---|---|---|\n");
     for r in &resources {
-        let _ = writeln!(res_md, "| {} | {} | {} | {} | {} | {} | {} |", r.pair, r.api, r.source, r.registers, r.shared_bytes, r.local_bytes, r.ptx_instructions);
+        let _ = writeln!(
+            res_md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.pair, r.api, r.source, r.registers, r.shared_bytes, r.local_bytes, r.ptx_instructions
+        );
     }
-    let full = format!("# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}");
+    let full =
+        format!("# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}");
     write(&out.join("ptx_classes.md"), &full, &mut files)?;
-    Ok(InspectReport { markdown: full, notes, files, classes, resources })
+    Ok(InspectReport {
+        markdown: full,
+        notes,
+        files,
+        classes,
+        resources,
+    })
 }

@@ -74,13 +74,25 @@ impl Inputs {
                 let (w, abs) = reference::matvec(&a, &b, n, cols);
                 let f = reference::tolerance_factor(size.cols);
                 let tolerances = abs.iter().map(|s| f * s).collect();
-                Inputs { size, a, b, reference: w, tolerances }
+                Inputs {
+                    size,
+                    a,
+                    b,
+                    reference: w,
+                    tolerances,
+                }
             }
             FamilyKind::Reduce | FamilyKind::Bandwidth | FamilyKind::Flops => {
                 let a = reference::random_vector(n, seed);
                 let (s, abs) = reference::sum(&a);
                 let tol = reference::tolerance_factor(size.rows) * abs;
-                Inputs { size, a, b: Vec::new(), reference: vec![s], tolerances: vec![tol] }
+                Inputs {
+                    size,
+                    a,
+                    b: Vec::new(),
+                    reference: vec![s],
+                    tolerances: vec![tol],
+                }
             }
             FamilyKind::Launch => Inputs {
                 size,
@@ -121,7 +133,11 @@ pub struct Prepared {
     shape: LaunchShape,
 }
 
-fn buffer_with(backend: &mut dyn Backend, data: &[f32], owned: &mut Vec<BufferId>) -> Result<BufferId, ExecError> {
+fn buffer_with(
+    backend: &mut dyn Backend,
+    data: &[f32],
+    owned: &mut Vec<BufferId>,
+) -> Result<BufferId, ExecError> {
     let id = backend.alloc(data.len().max(1))?;
     owned.push(id);
     if !data.is_empty() {
@@ -130,14 +146,22 @@ fn buffer_with(backend: &mut dyn Backend, data: &[f32], owned: &mut Vec<BufferId
     Ok(id)
 }
 
-fn buffer_of(backend: &mut dyn Backend, len: usize, owned: &mut Vec<BufferId>) -> Result<BufferId, ExecError> {
+fn buffer_of(
+    backend: &mut dyn Backend,
+    len: usize,
+    owned: &mut Vec<BufferId>,
+) -> Result<BufferId, ExecError> {
     let id = backend.alloc(len.max(1))?;
     owned.push(id);
     Ok(id)
 }
 
 /// Refuse a problem that cannot fit on the device before anything is allocated.
-fn check_memory(backend: &dyn Backend, variant: &Variant, inputs: &Inputs) -> Result<(), ExecError> {
+fn check_memory(
+    backend: &dyn Backend,
+    variant: &Variant,
+    inputs: &Inputs,
+) -> Result<(), ExecError> {
     let info = backend.info();
     let bytes = (inputs.a.len() as u64 + inputs.b.len() as u64 + inputs.size.rows) * 4;
     if info.global_mem_bytes > 0 && bytes > info.global_mem_bytes {
@@ -200,7 +224,11 @@ fn build(
     let size = inputs.size;
     let n = size.rows as usize;
     let global = shape.global() as usize;
-    let kernel_step = |kernel: KernelId, args: Vec<Arg>| Step::Kernel { kernel, shape, args };
+    let kernel_step = |kernel: KernelId, args: Vec<Arg>| Step::Kernel {
+        kernel,
+        shape,
+        args,
+    };
     let mut steps = Vec::new();
     let outputs;
     let result;
@@ -210,22 +238,42 @@ fn build(
             let v = buffer_with(backend, &inputs.b, owned)?;
             let w = buffer_of(backend, n, owned)?;
             let (cols, rows) = (size.cols as u32, size.rows as u32);
-            steps.push(kernel_step(k, vec![Arg::Buffer(m), Arg::U32(cols), Arg::U32(rows), Arg::Buffer(v), Arg::Buffer(w)]));
+            steps.push(kernel_step(
+                k,
+                vec![
+                    Arg::Buffer(m),
+                    Arg::U32(cols),
+                    Arg::U32(rows),
+                    Arg::Buffer(v),
+                    Arg::Buffer(w),
+                ],
+            ));
             outputs = vec![(w, n)];
             result = (w, n);
         }
         (FamilyKind::Reduce, Some(k)) => {
-            let program = program.ok_or_else(|| BackendError::InvalidHandle("reduce program".into()))?;
+            let program =
+                program.ok_or_else(|| BackendError::InvalidHandle("reduce program".into()))?;
             let final_kernel = backend.kernel(program, "reduce_final")?;
             let x = buffer_with(backend, &inputs.a, owned)?;
             let groups = shape.groups as usize;
             let partial = buffer_of(backend, groups, owned)?;
             let out = buffer_of(backend, 1, owned)?;
-            steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n as u32)]));
+            steps.push(kernel_step(
+                k,
+                vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n as u32)],
+            ));
             steps.push(Step::Kernel {
                 kernel: final_kernel,
-                shape: LaunchShape { groups: 1, local: shape.local },
-                args: vec![Arg::Buffer(partial), Arg::Buffer(out), Arg::U32(groups as u32)],
+                shape: LaunchShape {
+                    groups: 1,
+                    local: shape.local,
+                },
+                args: vec![
+                    Arg::Buffer(partial),
+                    Arg::Buffer(out),
+                    Arg::U32(groups as u32),
+                ],
             });
             outputs = vec![(partial, groups), (out, 1)];
             result = (out, 1);
@@ -235,19 +283,29 @@ fn build(
             match k {
                 Some(k) if variant.name == "read" => {
                     let out = buffer_of(backend, global, owned)?;
-                    steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)]));
+                    steps.push(kernel_step(
+                        k,
+                        vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)],
+                    ));
                     outputs = vec![(out, global)];
                     result = (out, global);
                 }
                 Some(k) => {
                     let out = buffer_of(backend, n, owned)?;
-                    steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)]));
+                    steps.push(kernel_step(
+                        k,
+                        vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)],
+                    ));
                     outputs = vec![(out, n)];
                     result = (out, n);
                 }
                 None => {
                     let out = buffer_of(backend, n, owned)?;
-                    steps.push(Step::Copy { src: x, dst: out, len: n });
+                    steps.push(Step::Copy {
+                        src: x,
+                        dst: out,
+                        len: n,
+                    });
                     outputs = vec![(out, n)];
                     result = (out, n);
                 }
@@ -255,9 +313,16 @@ fn build(
         }
         (FamilyKind::Flops, Some(k)) | (FamilyKind::Launch, Some(k)) => {
             let x = buffer_with(backend, &inputs.a, owned)?;
-            let len = if variant.family == FamilyKind::Flops { global } else { 1 };
+            let len = if variant.family == FamilyKind::Flops {
+                global
+            } else {
+                1
+            };
             let out = buffer_of(backend, len, owned)?;
-            steps.push(kernel_step(k, vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)]));
+            steps.push(kernel_step(
+                k,
+                vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)],
+            ));
             outputs = vec![(out, len)];
             result = (out, len);
         }
@@ -289,7 +354,11 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
     let mut queued = None;
     for step in &p.steps {
         let t = match step {
-            Step::Kernel { kernel, shape, args } => backend.launch(*kernel, *shape, args)?,
+            Step::Kernel {
+                kernel,
+                shape,
+                args,
+            } => backend.launch(*kernel, *shape, args)?,
             Step::Copy { src, dst, len } => backend.copy(*src, *dst, *len)?,
         };
         wall += t.wall.0;
@@ -307,7 +376,11 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
 }
 
 /// Poison every output with NaN, run once, and compare with the reference.
-pub fn verify(backend: &mut dyn Backend, p: &Prepared, inputs: &Inputs) -> Result<Verification, ExecError> {
+pub fn verify(
+    backend: &mut dyn Backend,
+    p: &Prepared,
+    inputs: &Inputs,
+) -> Result<Verification, ExecError> {
     for (buffer, len) in &p.outputs {
         backend.upload(*buffer, &vec![f32::NAN; (*len).max(1)])?;
     }

@@ -163,48 +163,223 @@ use GroupRule::*;
 
 /// Every variant of every family. The order is the order of reports and charts.
 pub const VARIANTS: &[Variant] = &[
-    v(Matvec, "listing2", "matvec_listing2", Cover { per_item: 1 },
-      "whitepaper Listing 2: one work-item per row (bound check added)"),
-    v(Matvec, "listing3", "matvec_listing3", PerComputeUnit(8),
-      "whitepaper Listing 3: work-items stride over rows (uncoalesced)"),
-    points(v(Matvec, "listing4", "matvec_listing4", PerComputeUnit(8),
-      "whitepaper Listing 4: a work-group per row, coalesced; serial sum"), &["A", "B"]),
-    pow2(v(Matvec, "listing5", "matvec_listing5", PerComputeUnit(8),
-      "whitepaper Listing 5: interleaved tree reduction (bank conflicts)"), 1, u32::MAX),
-    pow2(v(Matvec, "listing6", "matvec_listing6", PerComputeUnit(8),
-      "whitepaper Listing 6: sequential-addressing tree reduction"), 1, u32::MAX),
-    pow2(v(Matvec, "listing7", "matvec_listing7", PerComputeUnit(8),
-      "whitepaper Listing 7: warp-based reduction, synchronised (safe)"), 64, 512),
-    unsafe_variant(pow2(points(v(Matvec, "listing7-unsafe", "matvec_listing7_unsafe", PerComputeUnit(8),
-      "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta"), &[]), 64, 512)),
-    pow2(v(Matvec, "tuned", "matvec_tuned", PerComputeUnit(16),
-      "modern: a warp per row, float4 loads, warp-level reduction"), 32, u32::MAX),
-    pow2(v(Reduce, "interleaved-divergent", "reduce_interleaved_divergent", Cover { per_item: 1 },
-      "ladder 1: interleaved addressing, divergent branches"), 1, u32::MAX),
-    pow2(v(Reduce, "interleaved-bank", "reduce_interleaved_bank", Cover { per_item: 1 },
-      "ladder 2: interleaved addressing, bank conflicts"), 1, u32::MAX),
-    pow2(v(Reduce, "sequential", "reduce_sequential", Cover { per_item: 1 },
-      "ladder 3: sequential addressing"), 1, u32::MAX),
-    pow2(v(Reduce, "first-add", "reduce_first_add", Cover { per_item: 2 },
-      "ladder 4: first add during load"), 1, u32::MAX),
-    pow2(v(Reduce, "unroll-last-warp", "reduce_unroll_last_warp", Cover { per_item: 2 },
-      "ladder 5: last warp unrolled (synchronised)"), 64, u32::MAX),
-    pow2(v(Reduce, "complete-unroll", "reduce_complete_unroll", Cover { per_item: 2 },
-      "ladder 6: completely unrolled for the compile-time work-group size"), 64, 1024),
-    pow2(v(Reduce, "multi", "reduce_multi", PerComputeUnit(8),
-      "ladder 7: several elements per work-item (grid-stride)"), 64, 1024),
-    pow2(v(Reduce, "tuned", "reduce_tuned", PerComputeUnit(8),
-      "tuned: float4 grid-stride loads, warp-level reduction"), 64, 1024),
-    points(v(Bandwidth, "read", "peak_read", PerComputeUnit(16),
-      "coalesced float4 read of the whole array"), &[]),
-    points(v(Bandwidth, "copy-kernel", "peak_copy", PerComputeUnit(16),
-      "float4 copy kernel (bytes read + written)"), &[]),
-    points(v(Bandwidth, "copy", "", Fixed(1),
-      "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)"), &[]),
-    v(Flops, "fma", "peak_fma", PerComputeUnit(16),
-      "8 independent FMA chains per work-item"),
-    points(v(Launch, "empty", "launch_empty", Fixed(1),
-      "1 x 1 launch of a kernel that stores one value"), &[]),
+    v(
+        Matvec,
+        "listing2",
+        "matvec_listing2",
+        Cover { per_item: 1 },
+        "whitepaper Listing 2: one work-item per row (bound check added)",
+    ),
+    v(
+        Matvec,
+        "listing3",
+        "matvec_listing3",
+        PerComputeUnit(8),
+        "whitepaper Listing 3: work-items stride over rows (uncoalesced)",
+    ),
+    points(
+        v(
+            Matvec,
+            "listing4",
+            "matvec_listing4",
+            PerComputeUnit(8),
+            "whitepaper Listing 4: a work-group per row, coalesced; serial sum",
+        ),
+        &["A", "B"],
+    ),
+    pow2(
+        v(
+            Matvec,
+            "listing5",
+            "matvec_listing5",
+            PerComputeUnit(8),
+            "whitepaper Listing 5: interleaved tree reduction (bank conflicts)",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Matvec,
+            "listing6",
+            "matvec_listing6",
+            PerComputeUnit(8),
+            "whitepaper Listing 6: sequential-addressing tree reduction",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Matvec,
+            "listing7",
+            "matvec_listing7",
+            PerComputeUnit(8),
+            "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
+        ),
+        64,
+        512,
+    ),
+    unsafe_variant(pow2(
+        points(
+            v(
+                Matvec,
+                "listing7-unsafe",
+                "matvec_listing7_unsafe",
+                PerComputeUnit(8),
+                "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
+            ),
+            &[],
+        ),
+        64,
+        512,
+    )),
+    pow2(
+        v(
+            Matvec,
+            "tuned",
+            "matvec_tuned",
+            PerComputeUnit(16),
+            "modern: a warp per row, float4 loads, warp-level reduction",
+        ),
+        32,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "interleaved-divergent",
+            "reduce_interleaved_divergent",
+            Cover { per_item: 1 },
+            "ladder 1: interleaved addressing, divergent branches",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "interleaved-bank",
+            "reduce_interleaved_bank",
+            Cover { per_item: 1 },
+            "ladder 2: interleaved addressing, bank conflicts",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "sequential",
+            "reduce_sequential",
+            Cover { per_item: 1 },
+            "ladder 3: sequential addressing",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "first-add",
+            "reduce_first_add",
+            Cover { per_item: 2 },
+            "ladder 4: first add during load",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "unroll-last-warp",
+            "reduce_unroll_last_warp",
+            Cover { per_item: 2 },
+            "ladder 5: last warp unrolled (synchronised)",
+        ),
+        64,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "complete-unroll",
+            "reduce_complete_unroll",
+            Cover { per_item: 2 },
+            "ladder 6: completely unrolled for the compile-time work-group size",
+        ),
+        64,
+        1024,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "multi",
+            "reduce_multi",
+            PerComputeUnit(8),
+            "ladder 7: several elements per work-item (grid-stride)",
+        ),
+        64,
+        1024,
+    ),
+    pow2(
+        v(
+            Reduce,
+            "tuned",
+            "reduce_tuned",
+            PerComputeUnit(8),
+            "tuned: float4 grid-stride loads, warp-level reduction",
+        ),
+        64,
+        1024,
+    ),
+    points(
+        v(
+            Bandwidth,
+            "read",
+            "peak_read",
+            PerComputeUnit(16),
+            "coalesced float4 read of the whole array",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Bandwidth,
+            "copy-kernel",
+            "peak_copy",
+            PerComputeUnit(16),
+            "float4 copy kernel (bytes read + written)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Bandwidth,
+            "copy",
+            "",
+            Fixed(1),
+            "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)",
+        ),
+        &[],
+    ),
+    v(
+        Flops,
+        "fma",
+        "peak_fma",
+        PerComputeUnit(16),
+        "8 independent FMA chains per work-item",
+    ),
+    points(
+        v(
+            Launch,
+            "empty",
+            "launch_empty",
+            Fixed(1),
+            "1 x 1 launch of a kernel that stores one value",
+        ),
+        &[],
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -345,7 +520,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         )));
     }
     if !matrix && size.cols != 0 {
-        return Err(bad(format!("{size} is a matrix; this family takes one length N")));
+        return Err(bad(format!(
+            "{size} is a matrix; this family takes one length N"
+        )));
     }
     if size.rows == 0 {
         return Err(bad("size 0: there is nothing to compute".into()));
@@ -407,7 +584,10 @@ mod tests {
 
     #[test]
     fn sizes_parse() {
-        assert_eq!(Size::parse("60989x1100").unwrap(), Size::matrix(60989, 1100));
+        assert_eq!(
+            Size::parse("60989x1100").unwrap(),
+            Size::matrix(60989, 1100)
+        );
         assert_eq!(Size::parse("2^28").unwrap(), Size::vector(1 << 28));
         assert_eq!(Size::parse("1_000").unwrap(), Size::vector(1000));
         assert!(Size::parse("12q").is_err());
@@ -444,7 +624,10 @@ mod tests {
         assert!(check_local(l7, 256).is_ok());
         let e = check_local(l7, 96).unwrap_err().to_string();
         assert!(e.contains("listing7") && e.contains("power of two"), "{e}");
-        assert!(check_local(l7, 1024).unwrap_err().to_string().contains("512"));
+        assert!(check_local(l7, 1024)
+            .unwrap_err()
+            .to_string()
+            .contains("512"));
         let l2 = find_variant(Matvec, "listing2").unwrap();
         assert!(check_local(l2, 100).is_ok());
     }
@@ -456,7 +639,10 @@ mod tests {
         assert!(check_size(l2, Size::vector(10)).is_err());
         assert!(check_size(l2, Size::matrix(1, 1)).is_ok());
         let r = find_variant(Reduce, "sequential").unwrap();
-        assert!(check_size(r, Size::vector(0)).unwrap_err().to_string().contains("size 0"));
+        assert!(check_size(r, Size::vector(0))
+            .unwrap_err()
+            .to_string()
+            .contains("size 0"));
         assert!(check_size(r, Size::vector(1 << 33)).is_err());
     }
 

@@ -96,12 +96,19 @@ pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
             f64::INFINITY
         };
         max_error = max_error.max(err);
-        let ratio = if *t > 0.0 { err / t } else if err > 0.0 { f64::INFINITY } else { 0.0 };
+        let ratio = if *t > 0.0 {
+            err / t
+        } else if err > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        };
         if ratio > worst_ratio {
             worst_ratio = ratio;
             worst_tol = *t;
         }
-        if !(err <= *t) {
+        // NaN-safe: an error that is not <= the tolerance (including NaN) fails.
+        if err.partial_cmp(t) != Some(std::cmp::Ordering::Less) && err != *t {
             ok = false;
         }
     }

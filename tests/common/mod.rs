@@ -4,7 +4,9 @@
 #![allow(dead_code)]
 
 pub fn in_ci() -> bool {
-    std::env::var("CI").map(|v| v == "true" || v == "1").unwrap_or(false)
+    std::env::var("CI")
+        .map(|v| v == "true" || v == "1")
+        .unwrap_or(false)
 }
 
 /// Returns false (and prints why) when the runtime is missing outside CI; panics in CI.
