@@ -1,0 +1,295 @@
+//! The binary, end to end: the run writes valid CSV and PR rows on OpenCL (PoCL in CI, paired
+//! with itself), resumes, and every bad input gets a clear error and the documented exit code.
+
+mod common;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use clvscu::backend::opencl;
+use clvscu::export::csv::read_rows;
+use clvscu::record::{MeasurementRow, PrRow, Status};
+use predicates::prelude::*;
+
+fn clvscu() -> Command {
+    Command::cargo_bin("clvscu").expect("binary built")
+}
+
+fn opencl_ok() -> bool {
+    common::require("OpenCL", opencl::availability())
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SMALL_STUDY: &str = r#"
+name = "small"
+[defaults]
+family = "matvec"
+size = "300x257"
+local = 64
+warmup = 1
+reps = 3
+min_time = 0.0
+[[comparison]]
+variant = "listing2"
+[[comparison]]
+variant = "listing6"
+[[comparison]]
+family = "reduce"
+variant = "tuned"
+size = "100003"
+"#;
+
+#[test]
+fn run_pairs_opencl_with_itself_and_writes_valid_csv() {
+    if !opencl_ok() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(dir.path(), "small.toml", SMALL_STUDY);
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["run", "--study"])
+        .arg(&study)
+        .args(["--pair", "opencl-opencl", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Performance Ratio"));
+    let m: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert_eq!(m.len(), 6);
+    assert!(m
+        .iter()
+        .all(|r| r.status == Status::Ok && r.verified && r.median_s > 0.0 && r.metric > 0.0));
+    let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(prs.len(), 3);
+    assert!(prs
+        .iter()
+        .all(|p| p.fair && p.pr > 0.0 && p.pr_ci_lo <= p.pr && p.pr <= p.pr_ci_hi));
+    let prov = std::fs::read_to_string(out.join("provenance.json")).unwrap();
+    assert!(prov.contains("git_commit") && prov.contains("small"));
+    assert!(
+        out.join("charts").read_dir().unwrap().count() > 0,
+        "charts drawn"
+    );
+
+    // Resume: nothing is measured twice.
+    clvscu()
+        .args(["run", "--study"])
+        .arg(&study)
+        .args(["--pair", "opencl-opencl", "--resume", "--no-plot", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("3 skipped"));
+    let again: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert_eq!(again.len(), 6);
+
+    // Without --resume an existing output is refused, not overwritten.
+    clvscu()
+        .args(["run", "--study"])
+        .arg(&study)
+        .args(["--pair", "opencl", "--out"])
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--resume"));
+}
+
+#[test]
+fn too_large_work_group_is_recorded_with_the_device_limit() {
+    if !opencl_ok() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(
+        dir.path(),
+        "wg.toml",
+        "name = \"wg\"\n[[comparison]]\nvariant = \"listing2\"\nsize = \"64x64\"\nlocal = 1048576\nreps = 1\nmin_time = 0.0\n",
+    );
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["run", "--pair", "opencl", "--no-plot", "--study"])
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("exceeds the limit"));
+    let m: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert_eq!(m[0].status, Status::LaunchFailed);
+}
+
+#[test]
+fn kernel_that_fails_to_build_shows_its_log_and_the_run_continues() {
+    if !opencl_ok() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let kd = dir.path().join("k");
+    for (folder, ext) in [("kernels_cl", "cl"), ("kernels_cu", "cu")] {
+        std::fs::create_dir_all(kd.join(folder)).unwrap();
+        for stem in ["prelude", "matvec", "reduce", "peak"] {
+            let text =
+                std::fs::read_to_string(Path::new(folder).join(format!("{stem}.{ext}"))).unwrap();
+            let text = if stem == "matvec" {
+                format!("{text}\n__kernel void broken() {{ this_is_not_defined(); }}\n")
+            } else {
+                text
+            };
+            std::fs::write(kd.join(folder).join(format!("{stem}.{ext}")), text).unwrap();
+        }
+    }
+    let study = write(
+        dir.path(),
+        "b.toml",
+        "name = \"b\"\n[defaults]\nreps = 2\nmin_time = 0.0\nlocal = 64\n[[comparison]]\nvariant = \"listing2\"\nsize = \"64x64\"\n[[comparison]]\nfamily = \"reduce\"\nvariant = \"sequential\"\nsize = \"1000\"\n",
+    );
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["run", "--pair", "opencl", "--no-plot", "--kernels-dir"])
+        .arg(&kd)
+        .arg("--study")
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("build-failed"));
+    let m: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert_eq!(m.len(), 2);
+    assert_eq!(m[0].status, Status::BuildFailed);
+    assert!(
+        m[0].error.contains("this_is_not_defined"),
+        "build log kept: {}",
+        m[0].error
+    );
+    assert_eq!(m[1].status, Status::Ok, "the rest of the run continues");
+}
+
+#[test]
+fn unknown_study_lists_the_valid_ones() {
+    clvscu()
+        .args(["run", "--study", "nonexistent-study"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("whitepaper-table1"));
+}
+
+#[test]
+fn study_typo_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(
+        dir.path(),
+        "typo.toml",
+        "name = \"t\"\n[defaults]\nwarmpu = 3\n",
+    );
+    clvscu()
+        .args(["run", "--study"])
+        .arg(&study)
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("typo.toml")
+                .and(predicate::str::contains("line 3"))
+                .and(predicate::str::contains("warmpu")),
+        );
+}
+
+#[test]
+fn non_power_of_two_work_group_is_refused_naming_the_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(
+        dir.path(),
+        "p.toml",
+        "name = \"p\"\n[[comparison]]\nvariant = \"listing7\"\nlocal = 96\n",
+    );
+    clvscu()
+        .args(["run", "--study"])
+        .arg(&study)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("listing7").and(predicate::str::contains("power of two")));
+}
+
+#[test]
+fn empty_problem_is_refused_with_the_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(
+        dir.path(),
+        "z.toml",
+        "name = \"z\"\n[[comparison]]\nvariant = \"listing2\"\nsize = \"0x1100\"\n",
+    );
+    clvscu()
+        .args(["run", "--study"])
+        .arg(&study)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("0x1100"));
+}
+
+#[test]
+fn malformed_csv_is_refused_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let foreign = write(dir.path(), "foreign.csv", "a,b,c\n1,2,3\n");
+    clvscu()
+        .args(["plot"])
+        .arg(&foreign)
+        .args(["--out"])
+        .arg(dir.path().join("charts"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("foreign.csv").and(predicate::str::contains("line 1")));
+    let other = write(dir.path(), "other.csv", "x\n1\n");
+    clvscu()
+        .args(["merge"])
+        .arg(&foreign)
+        .arg(&other)
+        .arg("-o")
+        .arg(dir.path().join("all.csv"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("not a clvscu CSV"));
+}
+
+#[test]
+fn unwritable_output_fails_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = write(dir.path(), "file", "not a directory");
+    clvscu()
+        .args(["run", "--pair", "opencl", "--out"])
+        .arg(blocker.join("sub"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("output directory"));
+}
+
+#[test]
+fn devices_never_panics_and_names_missing_pieces() {
+    let out = clvscu().arg("devices").assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("OpenCL:") && text.contains("CUDA:"));
+    assert!(!text.contains("panicked"));
+}
+
+#[test]
+fn parity_passes_on_the_shipped_kernels() {
+    clvscu()
+        .arg("parity")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("PASS"));
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    clvscu()
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Exit codes"));
+}
