@@ -55,8 +55,7 @@ fn every_variant_verifies_on_opencl() {
         for size in sizes(v.family) {
             let inputs = Inputs::generate(v.family, size, 42);
             for local in locals(v) {
-                let groups = default_groups(v, size, local, 2)
-                    .min(64.max(default_groups(v, size, local, 2)));
+                let groups = default_groups(v, size, local, 2);
                 let side = SideConfig {
                     shape: LaunchShape { groups, local },
                     defines: vec![],
