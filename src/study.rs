@@ -26,7 +26,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("unfair", include_str!("../harness/unfair.toml")),
     ("sweeps", include_str!("../harness/sweeps.toml")),
     ("peaks", include_str!("../harness/peaks.toml")),
-    ("listing4-unroll", include_str!("../harness/listing4-unroll.toml")),
+    (
+        "listing4-unroll",
+        include_str!("../harness/listing4-unroll.toml"),
+    ),
 ];
 
 #[derive(Debug, Error)]
