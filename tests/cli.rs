@@ -293,3 +293,37 @@ fn help_documents_exit_codes() {
         .success()
         .stdout(predicate::str::contains("Exit codes"));
 }
+
+#[test]
+fn inspect_counts_nvrtc_ptx_and_says_pocl_gives_none() {
+    if !common::require("NVRTC", clvscu::backend::cuda::nvrtc_availability()) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("inspect");
+    let run = clvscu()
+        .arg("inspect")
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&run.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("no PTX"),
+        "the output says where PTX is missing: {stdout}"
+    );
+    let rows: Vec<clvscu::inspect::ClassRow> = read_rows(&out.join("ptx_classes.csv")).unwrap();
+    // Every kernel of every family is parsed and counted on the CUDA side.
+    for v in clvscu::workload::VARIANTS
+        .iter()
+        .filter(|v| !v.kernel.is_empty())
+    {
+        let total: u64 = rows
+            .iter()
+            .filter(|r| r.kernel == v.kernel && r.api == "CUDA")
+            .map(|r| r.count)
+            .sum();
+        assert!(total > 0, "{} has no counted CUDA PTX", v.kernel);
+    }
+    assert!(out.join("matvec.cuda.ptx").exists());
+}
