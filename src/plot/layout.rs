@@ -35,6 +35,27 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
     Ok(root.split_vertically(style::HEADER_H).1)
 }
 
+/// The frame every chart shares: title and subtitle, the legend strip below them, footnotes
+/// at the bottom. Returns the area left for the plot; `notes_gap` separates plot and notes.
+pub(crate) fn draw_frame<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    subtitle: &str,
+    legend: &[LegendItem],
+    notes: &[String],
+    width: u32,
+    notes_gap: u32,
+) -> Result<DrawingArea<DB, Shift>, DrawError> {
+    let body = draw_header(root, title, subtitle)?;
+    let (legend_area, body) = body.split_vertically(legend_height(legend, width));
+    draw_legend(&legend_area, legend)?;
+    let (_, body_h) = body.dim_in_pixel();
+    let (plot, notes_area) =
+        body.split_vertically(body_h.saturating_sub(notes_height(notes.len()) + notes_gap));
+    draw_notes(&notes_area, notes)?;
+    Ok(plot)
+}
+
 /// Shortens `text` with an ellipsis until it fits `max_w` pixels at `px`.
 pub(crate) fn fit_text<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,

@@ -354,15 +354,15 @@ impl Figure for PrFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
-        let (legend_area, body) =
-            body.split_vertically(layout::legend_height(&self.legend, self.width));
-        layout::draw_legend(&legend_area, &self.legend)?;
-        let (_, body_h) = body.dim_in_pixel();
-        let notes_h = layout::notes_height(self.notes.len());
-        let (mut rest, notes_area) =
-            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN));
-        layout::draw_notes(&notes_area, &self.notes)?;
+        let mut rest = layout::draw_frame(
+            root,
+            &self.title,
+            &self.subtitle,
+            &self.legend,
+            &self.notes,
+            self.width,
+            style::MARGIN,
+        )?;
 
         // Panels share the space in proportion to their row counts.
         let total: u32 = self

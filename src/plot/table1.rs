@@ -259,14 +259,15 @@ impl Figure for Table1Figure {
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let (w, _) = self.size();
-        let body = layout::draw_header(root, &self.title, &self.subtitle)?;
-        let (legend_area, body) = body.split_vertically(layout::legend_height(&self.legend, w));
-        layout::draw_legend(&legend_area, &self.legend)?;
-        let (_, body_h) = body.dim_in_pixel();
-        let notes_h = layout::notes_height(self.notes.len());
-        let (plot_area, notes_area) =
-            body.split_vertically(body_h.saturating_sub(notes_h + style::MARGIN / 2));
-        layout::draw_notes(&notes_area, &self.notes)?;
+        let plot_area = layout::draw_frame(
+            root,
+            &self.title,
+            &self.subtitle,
+            &self.legend,
+            &self.notes,
+            w,
+            style::MARGIN / 2,
+        )?;
 
         let values = self.series.iter().flat_map(|s| s.bars.iter().flatten());
         let (mut lo, mut hi) = (f64::INFINITY, 0f64);
