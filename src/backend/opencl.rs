@@ -158,6 +158,9 @@ pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result
 
 struct BuiltProgram {
     program: Program,
+    /// The build log of a successful build: empty unless the compiler was asked to talk,
+    /// e.g. NVIDIA's `-cl-nv-verbose`, which adds ptxas's register counts.
+    build_log: String,
 }
 
 /// An OpenCL device with a profiling-enabled in-order queue.
@@ -168,6 +171,8 @@ pub struct OpenClBackend {
     queue: CommandQueue,
     programs: Vec<BuiltProgram>,
     kernels: Vec<Kernel>,
+    /// Registers per kernel as the build log reports them (NVIDIA with `-cl-nv-verbose`).
+    kernel_registers: Vec<Option<u32>>,
     buffers: Vec<Option<Buffer<cl_float>>>,
 }
 
@@ -191,6 +196,7 @@ impl OpenClBackend {
             queue,
             programs: Vec::new(),
             kernels: Vec::new(),
+            kernel_registers: Vec::new(),
             buffers: Vec::new(),
         })
     }
@@ -200,6 +206,11 @@ impl OpenClBackend {
             .get(id.0)
             .and_then(|b| b.as_ref())
             .ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL buffer {}", id.0)))
+    }
+
+    /// The log of a successful build; empty unless the compiler was asked to talk.
+    pub fn build_log(&self, program: ProgramId) -> Option<&str> {
+        self.programs.get(program.0).map(|p| p.build_log.as_str())
     }
 
     fn kernel_ref(&self, id: KernelId) -> Result<&Kernel> {
@@ -273,7 +284,9 @@ impl Backend for OpenClBackend {
                     options: options.clone(),
                     log,
                 })?;
-        self.programs.push(BuiltProgram { program });
+        // A log that cannot be read only costs the register count, never the build.
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        self.programs.push(BuiltProgram { program, build_log });
         Ok(ProgramId(self.programs.len() - 1))
     }
 
@@ -288,6 +301,8 @@ impl Backend for OpenClBackend {
                 available: built.program.kernel_names().to_string(),
             })?;
         self.kernels.push(kernel);
+        self.kernel_registers
+            .push(ptxas_registers(&built.build_log, name));
         Ok(KernelId(self.kernels.len() - 1))
     }
 
@@ -312,7 +327,7 @@ impl Backend for OpenClBackend {
         let k = self.kernel_ref(kernel)?;
         let id = self.device.id();
         Ok(KernelResources {
-            registers: None,
+            registers: self.kernel_registers.get(kernel.0).copied().flatten(),
             shared_bytes: k.get_local_mem_size(id).ok(),
             local_bytes: k.get_private_mem_size(id).ok(),
             max_threads_per_group: k.get_work_group_size(id).ok().map(|v| v as u32),
@@ -418,5 +433,59 @@ impl Backend for OpenClBackend {
         self.queue
             .finish()
             .map_err(|e| BackendError::driver(API, "clFinish", e))
+    }
+}
+
+/// Registers of `kernel` from a ptxas-style build log (NVIDIA's `-cl-nv-verbose`):
+/// "Compiling entry function 'NAME'" followed, a few lines on, by "Used N registers".
+/// `None` when the log does not mention the kernel, so a silent compiler reports "n/a".
+fn ptxas_registers(log: &str, kernel: &str) -> Option<u32> {
+    let header = format!("entry function '{kernel}'");
+    let mut lines = log.lines().skip_while(|l| !l.contains(&header)).skip(1);
+    lines
+        .by_ref()
+        .take_while(|l| !l.contains("entry function '"))
+        .find_map(|l| {
+            let rest = &l[l.find("Used ")? + "Used ".len()..];
+            let (n, unit) = rest.split_once(' ')?;
+            unit.starts_with("register")
+                .then(|| n.parse().ok())
+                .flatten()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ptxas_registers;
+
+    const LOG: &str = "ptxas info    : 0 bytes gmem\n\
+ptxas info    : Compiling entry function 'matvec_listing4' for 'sm_90'\n\
+ptxas info    : Function properties for matvec_listing4\n    \
+0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n\
+ptxas info    : Used 18 registers, used 1 barriers, 1024 bytes smem, 400 bytes cmem[0]\n\
+ptxas info    : Compiling entry function 'matvec_tuned' for 'sm_90'\n\
+ptxas info    : Function properties for matvec_tuned\n\
+ptxas info    : Used 40 registers, 1024 bytes smem\n";
+
+    #[test]
+    fn registers_are_read_per_kernel() {
+        assert_eq!(ptxas_registers(LOG, "matvec_listing4"), Some(18));
+        assert_eq!(ptxas_registers(LOG, "matvec_tuned"), Some(40));
+    }
+
+    #[test]
+    fn a_kernel_the_log_does_not_name_has_no_count() {
+        assert_eq!(ptxas_registers(LOG, "matvec_listing5"), None);
+        assert_eq!(ptxas_registers("", "matvec_tuned"), None);
+        // A name that is a prefix of another must not borrow the other's count.
+        assert_eq!(ptxas_registers(LOG, "matvec"), None);
+    }
+
+    #[test]
+    fn a_kernel_without_a_used_line_does_not_take_the_next_kernels_count() {
+        let log = "Compiling entry function 'a' for 'sm_90'\n\
+                   Compiling entry function 'b' for 'sm_90'\nUsed 7 registers\n";
+        assert_eq!(ptxas_registers(log, "a"), None);
+        assert_eq!(ptxas_registers(log, "b"), Some(7));
     }
 }

@@ -49,6 +49,8 @@ pub struct ResourceRow {
     pub registers: String,
     pub shared_bytes: String,
     pub local_bytes: String,
+    /// The largest work-group the API accepts for this kernel (registers limit it).
+    pub max_threads_per_group: String,
     pub ptx_instructions: u64,
 }
 
@@ -60,6 +62,7 @@ impl CsvSchema for ResourceRow {
         "registers",
         "shared_bytes",
         "local_bytes",
+        "max_threads_per_group",
         "ptx_instructions",
     ];
 }
@@ -84,6 +87,7 @@ fn resource_row(pair: &str, api: &str, source: &str, r: &KernelResources, n: u64
         registers: opt(r.registers),
         shared_bytes: opt(r.shared_bytes),
         local_bytes: opt(r.local_bytes),
+        max_threads_per_group: opt(r.max_threads_per_group),
         ptx_instructions: n,
     }
 }
@@ -93,7 +97,18 @@ fn request(
     api: Api,
     stem: &str,
     local: u32,
+    verbose_nvidia: bool,
 ) -> Result<CompileRequest, InspectError> {
+    let mut flags = Flags {
+        mad: true,
+        ..Default::default()
+    }
+    .for_api(api);
+    if verbose_nvidia && api == Api::OpenCl {
+        // Makes NVIDIA's OpenCL compiler log ptxas's register count per kernel; it changes
+        // no code, and is used only here, never in a timed run.
+        flags.push("-cl-nv-verbose".into());
+    }
     Ok(CompileRequest {
         source: sources
             .program(api, stem)
@@ -102,11 +117,7 @@ fn request(
             ("WG_SIZE".into(), local.to_string()),
             ("FMA_ITERS".into(), FMA_ITERS.to_string()),
         ],
-        flags: Flags {
-            mad: true,
-            ..Default::default()
-        }
-        .for_api(api),
+        flags,
     })
 }
 
@@ -154,7 +165,7 @@ pub fn run(
     stems.dedup();
     let mut per_stem = Vec::new();
     for stem in &stems {
-        let cu_req = request(sources, Api::Cuda, stem, local)?;
+        let cu_req = request(sources, Api::Cuda, stem, local, false)?;
         let (cuda, cu_program) = match cu.as_deref_mut() {
             Some(b) => match b.compile(&cu_req) {
                 Ok(p) => (b.program_text(p).ok().flatten(), Some(p)),
@@ -172,8 +183,22 @@ pub fn run(
             },
         };
         let (opencl, cl_program) = match cl.as_deref_mut() {
-            Some(b) => match b.compile(&request(sources, Api::OpenCl, stem, local)?) {
+            Some(b) => match b.compile(&request(
+                sources,
+                Api::OpenCl,
+                stem,
+                local,
+                b.info().platform.contains("NVIDIA"),
+            )?) {
                 Ok(p) => {
+                    let log = b.build_log(p).unwrap_or("").trim();
+                    if !log.is_empty() {
+                        write(
+                            &out.join(format!("{stem}.opencl.build.log")),
+                            log,
+                            &mut files,
+                        )?;
+                    }
                     let text = b.program_text(p).ok().flatten();
                     if text.is_none() {
                         notes.push(format!(
@@ -272,10 +297,15 @@ pub fn run(
         if let (Some(b), Some(p)) = (cl.as_deref_mut(), fam.cl_program) {
             if let Ok(k) = b.kernel(p, v.kernel) {
                 if let Ok(r) = b.kernel_resources(k) {
+                    let source = if r.registers.is_some() {
+                        "clGetKernelWorkGroupInfo; registers from the -cl-nv-verbose build log"
+                    } else {
+                        "clGetKernelWorkGroupInfo"
+                    };
                     resources.push(resource_row(
                         &pair,
                         "OpenCL",
-                        "clGetKernelWorkGroupInfo",
+                        source,
                         &r,
                         cl_counts.as_ref().map(|c| c.1).unwrap_or(0),
                     ));
@@ -308,12 +338,19 @@ pub fn run(
     let res_path = out.join(RESOURCES_CSV);
     write_rows(&res_path, &resources)?;
     files.push(res_path);
-    let mut res_md = String::from("| pair | api | source | registers | shared B | local B | PTX instr. |\n|---|---|---|---|---|---|---|\n");
+    let mut res_md = String::from("| pair | api | source | registers | shared B | local B | max WG | PTX instr. |\n|---|---|---|---|---|---|---|---|\n");
     for r in &resources {
         let _ = writeln!(
             res_md,
-            "| {} | {} | {} | {} | {} | {} | {} |",
-            r.pair, r.api, r.source, r.registers, r.shared_bytes, r.local_bytes, r.ptx_instructions
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.pair,
+            r.api,
+            r.source,
+            r.registers,
+            r.shared_bytes,
+            r.local_bytes,
+            r.max_threads_per_group,
+            r.ptx_instructions
         );
     }
     let full =
