@@ -18,6 +18,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,cl
 CL="--cl-device NVIDIA"
 "$(dirname "$0")/experiment-kernels.sh" "$OUT/kernels"
 for d in base u32 wgconst u32-wgconst; do
+  mkdir -p "$OUT/$d"
   echo "== inspect $d"
   "$BIN" inspect --kernels-dir "$OUT/kernels/$d" --out "$OUT/$d/inspect" $CL > "$OUT/$d/inspect.log" 2>&1; echo "exit $?"
   echo "== followup-index $d"
