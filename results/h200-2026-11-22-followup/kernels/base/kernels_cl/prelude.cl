@@ -1,0 +1,49 @@
+/* clvscu prelude for OpenCL C. Prepended to every OpenCL kernel file; kernels_cu/prelude.cu is
+ * its CUDA twin. Both define the same macros so the kernel text of the twins stays the same.
+ *
+ * Defines given by the harness (identical -D set for both APIs, from one configuration):
+ *   WG_SIZE        work-group size (threads per block), a compile-time constant
+ *   UNROLL_<P>     unroll factor at unroll point P; absent = no pragma at that loop
+ *   WARP_SYNC_WG   1: warp-level steps synchronise with a work-group barrier (default, fair);
+ *                  0: with a sub-group barrier (needs cl_khr_subgroups)
+ *   USE_SUBGROUPS  1: the tuned variants use sub-group reductions; 0: local memory
+ */
+#define CLVSCU_STR(x) #x
+#define CLVSCU_PRAGMA(x) _Pragma(CLVSCU_STR(x))
+/* Expands its argument first, so UNROLL_POINT(UNROLL_A) becomes _Pragma("unroll 4"). */
+#define CLVSCU_UNROLL_N(n) CLVSCU_PRAGMA(unroll n)
+
+#ifdef UNROLL_A
+#define PRAGMA_UNROLL_A CLVSCU_UNROLL_N(UNROLL_A)
+#else
+#define PRAGMA_UNROLL_A
+#endif
+#ifdef UNROLL_B
+#define PRAGMA_UNROLL_B CLVSCU_UNROLL_N(UNROLL_B)
+#else
+#define PRAGMA_UNROLL_B
+#endif
+
+#ifndef WG_SIZE
+#error "WG_SIZE must be defined by the harness"
+#endif
+#ifndef WARP_SYNC_WG
+#define WARP_SYNC_WG 1
+#endif
+#ifndef USE_SUBGROUPS
+#define USE_SUBGROUPS 0
+#endif
+
+#define WARP_SIZE 32
+
+#if WARP_SYNC_WG
+#define WARP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#else
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#define WARP_BARRIER() sub_group_barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+
+#if USE_SUBGROUPS
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+#define WARP_SUM(x) sub_group_reduce_add(x)
+#endif

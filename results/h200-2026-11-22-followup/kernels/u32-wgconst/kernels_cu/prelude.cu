@@ -1,0 +1,54 @@
+/* clvscu prelude for CUDA C. Prepended to every CUDA kernel file; kernels_cl/prelude.cl is
+ * its OpenCL twin. Both define the same macros so the kernel text of the twins stays the same.
+ *
+ * Defines given by the harness (identical -D set for both APIs, from one configuration):
+ *   WG_SIZE        work-group size (threads per block), a compile-time constant
+ *   UNROLL_<P>     unroll factor at unroll point P; absent = no pragma at that loop
+ *   WARP_SYNC_WG   1: warp-level steps synchronise with a block barrier (default, fair);
+ *                  0: with __syncwarp()
+ *   USE_SUBGROUPS  1: the tuned variants use warp shuffles; 0: shared memory
+ */
+#define CLVSCU_STR(x) #x
+#define CLVSCU_PRAGMA(x) _Pragma(CLVSCU_STR(x))
+/* Expands its argument first, so UNROLL_POINT(UNROLL_A) becomes _Pragma("unroll 4"). */
+#define CLVSCU_UNROLL_N(n) CLVSCU_PRAGMA(unroll n)
+
+#ifdef UNROLL_A
+#define PRAGMA_UNROLL_A CLVSCU_UNROLL_N(UNROLL_A)
+#else
+#define PRAGMA_UNROLL_A
+#endif
+#ifdef UNROLL_B
+#define PRAGMA_UNROLL_B CLVSCU_UNROLL_N(UNROLL_B)
+#else
+#define PRAGMA_UNROLL_B
+#endif
+
+#ifndef WG_SIZE
+#error "WG_SIZE must be defined by the harness"
+#endif
+#ifndef WARP_SYNC_WG
+#define WARP_SYNC_WG 1
+#endif
+#ifndef USE_SUBGROUPS
+#define USE_SUBGROUPS 0
+#endif
+
+#define WARP_SIZE 32
+
+typedef unsigned int uint;
+
+#if WARP_SYNC_WG
+#define WARP_BARRIER() __syncthreads()
+#else
+#define WARP_BARRIER() __syncwarp()
+#endif
+
+#if USE_SUBGROUPS
+__device__ __forceinline__ float clvscu_warp_sum(float x) {
+    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)
+        x += __shfl_down_sync(0xffffffffu, x, offset);
+    return __shfl_sync(0xffffffffu, x, 0);
+}
+#define WARP_SUM(x) clvscu_warp_sum(x)
+#endif

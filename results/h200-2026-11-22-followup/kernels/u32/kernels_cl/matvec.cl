@@ -1,0 +1,321 @@
+/* Matrix-vector product W = M * V, M of height rows and width columns, row-major.
+ * Listings 2-7 of NVIDIA's whitepaper "OpenCL Programming for the CUDA Architecture", kept
+ * faithful to the text except where marked "clvscu:" (a correctness fix, always stated).
+ * kernels_cu/matvec.cu is the CUDA twin: same names, parameters and algorithm text.
+ *
+ * Local memory: the whitepaper passes partialDotProduct as a __local kernel argument; here it
+ * is a compile-time array of WG_SIZE floats on both sides, so that both APIs allocate it the
+ * same way (CUDA has no __local argument) and the launch local size must equal WG_SIZE.
+ */
+
+/* Listing 2: one work-item per row. */
+__kernel void matvec_listing2(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    /* Each work-item computes one element of W */
+    uint y = get_global_id(0);
+    /* clvscu: the whitepaper's launch (239 groups x 256 = 61184 work-items) overshoots the
+     * 60989 rows and Listing 2 has no bound check; this check keeps the algorithm and makes
+     * the out-of-range work-items do nothing instead of reading and writing past the arrays. */
+    if (y < height) {
+        const __global float* row = M + y * width;
+        float dotProduct = 0;
+        PRAGMA_UNROLL_A
+        for (uint x = 0; x < width; ++x)
+            dotProduct += row[x] * V[x];
+        W[y] = dotProduct;
+    }
+}
+
+/* Listing 3: each work-item computes several rows (grid-stride over rows). */
+__kernel void matvec_listing3(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    /* Each work-item computes multiple elements of W */
+    for (uint y = get_global_id(0); y < height; y += get_global_size(0)) {
+        const __global float* row = M + y * width;
+        float dotProduct = 0;
+        PRAGMA_UNROLL_A
+        for (uint x = 0; x < width; ++x)
+            dotProduct += row[x] * V[x];
+        W[y] = dotProduct;
+    }
+}
+
+/* Listing 4: each work-group computes rows; coalesced reads; work-item 0 sums serially. */
+__kernel void matvec_listing4(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    __local float partialDotProduct[WG_SIZE];
+    /* Each work-group computes multiple elements of W */
+    for (uint y = get_group_id(0); y < height; y += get_num_groups(0)) {
+        const __global float* row = M + y * width;
+        /* Each work-item accumulates as many products as necessary into local variable sum */
+        float sum = 0;
+        PRAGMA_UNROLL_A
+        for (uint x = get_local_id(0); x < width; x += get_local_size(0))
+            sum += row[x] * V[x];
+        /* Each partial dot product is stored in shared memory */
+        partialDotProduct[get_local_id(0)] = sum;
+        /* Synchronize to make sure each work-item is done updating shared memory */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* The first work-item in the work-group adds all partial dot products together */
+        if (get_local_id(0) == 0) {
+            float dotProduct = 0;
+            PRAGMA_UNROLL_B
+            for (uint t = 0; t < get_local_size(0); ++t)
+                dotProduct += partialDotProduct[t];
+            W[y] = dotProduct;
+        }
+        /* Synchronize to make sure the first work-item is done reading partialDotProduct */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Listing 5: parallel reduction with interleaved addressing (2-way bank conflicts). */
+__kernel void matvec_listing5(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    __local float partialDotProduct[WG_SIZE];
+    for (uint y = get_group_id(0); y < height; y += get_num_groups(0)) {
+        const __global float* row = M + y * width;
+        float sum = 0;
+        PRAGMA_UNROLL_A
+        for (uint x = get_local_id(0); x < width; x += get_local_size(0))
+            sum += row[x] * V[x];
+        partialDotProduct[get_local_id(0)] = sum;
+        /* Perform parallel reduction to add each work-item's partial dot product together */
+        for (uint stride = 1; stride < get_local_size(0); stride *= 2) {
+            /* Synchronize to make sure each work-item is done updating shared memory */
+            barrier(CLK_LOCAL_MEM_FENCE);
+            /* Index into the partialDotProduct array where the work-item writes in this step */
+            uint index = 2 * stride * get_local_id(0);
+            /* Check for valid indices */
+            if (index < get_local_size(0)) {
+                partialDotProduct[index] += partialDotProduct[index + stride];
+            }
+        }
+        /* Write the result of the reduction to global memory */
+        if (get_local_id(0) == 0)
+            W[y] = partialDotProduct[0];
+        /* Synchronize to make sure the first work-item is done reading partialDotProduct */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Listing 6: parallel reduction with sequential addressing (no bank conflicts). */
+__kernel void matvec_listing6(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    __local float partialDotProduct[WG_SIZE];
+    /* clvscu: the whitepaper's text misses a ';' after "y < height" in this loop header */
+    for (uint y = get_group_id(0); y < height; y += get_num_groups(0)) {
+        const __global float* row = M + y * width;
+        float sum = 0;
+        PRAGMA_UNROLL_A
+        for (uint x = get_local_id(0); x < width; x += get_local_size(0))
+            sum += row[x] * V[x];
+        partialDotProduct[get_local_id(0)] = sum;
+        for (uint stride = get_local_size(0) / 2; stride > 0; stride /= 2) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            /* Only the first work-items in the work-group add elements together */
+            if (get_local_id(0) < stride) {
+                partialDotProduct[get_local_id(0)] += partialDotProduct[get_local_id(0) + stride];
+            }
+        }
+        if (get_local_id(0) == 0)
+            W[y] = partialDotProduct[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Listing 7: warp-based parallel reduction, made safe.
+ * clvscu: the whitepaper relies on the 32 work-items of a warp executing in lockstep (no
+ * barrier between the p[0] += p[s] steps). Since Volta, warps are not guaranteed to be
+ * synchronous, so each step here reads, synchronises, writes and synchronises again, with
+ * WARP_BARRIER() executed by every work-item (uniform control flow). WARP_BARRIER() is a
+ * work-group barrier by default on both sides (WARP_SYNC_WG=1), or __syncwarp() /
+ * sub_group_barrier() with WARP_SYNC_WG=0. The whitepaper also declares a second
+ * "float warpResult" inside the if-block, shadowing the outer one, so the outer value stays 0;
+ * here the outer variable is assigned. The final 8-element step gets the same read/sync/write
+ * treatment. Requires a power-of-two work-group size from 64 to 512, as the text states. */
+__kernel void matvec_listing7(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    __local float partialDotProduct[WG_SIZE];
+    for (uint y = get_group_id(0); y < height; y += get_num_groups(0)) {
+        const __global float* row = M + y * width;
+        float sum = 0;
+        PRAGMA_UNROLL_A
+        for (uint x = get_local_id(0); x < width; x += get_local_size(0))
+            sum += row[x] * V[x];
+        partialDotProduct[get_local_id(0)] = sum;
+        /* Synchronize to make sure each work-item is done writing to partialDotProduct */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Thread local ID within a warp */
+        uint id = get_local_id(0) & (WARP_SIZE - 1);
+        /* Each warp reduces 64 consecutive elements */
+        float warpResult = 0;
+        bool active = get_local_id(0) < get_local_size(0) / 2;
+        __local float* p = partialDotProduct + (active ? 2 * get_local_id(0) - id : 0);
+        float v = 0;
+        if (active) v = p[0] + p[32];
+        WARP_BARRIER();
+        if (active) p[0] = v;
+        WARP_BARRIER();
+        if (active) v = p[0] + p[16];
+        WARP_BARRIER();
+        if (active) p[0] = v;
+        WARP_BARRIER();
+        if (active) v = p[0] + p[8];
+        WARP_BARRIER();
+        if (active) p[0] = v;
+        WARP_BARRIER();
+        if (active) v = p[0] + p[4];
+        WARP_BARRIER();
+        if (active) p[0] = v;
+        WARP_BARRIER();
+        if (active) v = p[0] + p[2];
+        WARP_BARRIER();
+        if (active) p[0] = v;
+        WARP_BARRIER();
+        if (active) v = p[0] + p[1];
+        WARP_BARRIER();
+        if (active) p[0] = v;
+        WARP_BARRIER();
+        if (active) warpResult = p[0];
+        /* Synchronize to make sure each warp is done reading partialDotProduct before it is
+         * overwritten in the next step */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* The first thread of each warp stores the result of the reduction at the beginning of
+         * partialDotProduct */
+        if (id == 0)
+            partialDotProduct[get_local_id(0) / WARP_SIZE] = warpResult;
+        /* Synchronize to make sure each warp is done writing to partialDotProduct before it is
+         * read in the next step */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* Number of remaining elements after the first reduction */
+        uint size = get_local_size(0) / (2 * WARP_SIZE);
+        /* get_local_size(0) is at most 512, so a single warp does the last reduction step */
+        bool last = get_local_id(0) < size / 2;
+        __local float* q = partialDotProduct + (last ? get_local_id(0) : 0);
+        if (size >= 8) {
+            if (last) v = q[0] + q[4];
+            WARP_BARRIER();
+            if (last) q[0] = v;
+            WARP_BARRIER();
+        }
+        if (size >= 4) {
+            if (last) v = q[0] + q[2];
+            WARP_BARRIER();
+            if (last) q[0] = v;
+            WARP_BARRIER();
+        }
+        if (size >= 2) {
+            if (last) v = q[0] + q[1];
+            WARP_BARRIER();
+            if (last) q[0] = v;
+            WARP_BARRIER();
+        }
+        /* Write the result of the reduction to global memory */
+        if (get_local_id(0) == 0)
+            W[y] = partialDotProduct[0];
+        /* Synchronize to make sure the first work-item is done reading partialDotProduct */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Listing 7 as printed (warp-synchronous, no synchronisation inside a warp; the shadowing of
+ * warpResult is fixed so that the result can be checked at all). UNSAFE on Volta and later:
+ * a race by the CUDA memory model. Kept only to demonstrate the hazard; never run by default. */
+__kernel void matvec_listing7_unsafe(const __global float* M, uint width, uint height,
+                                     const __global float* V, __global float* W)
+{
+    __local float partialDotProduct[WG_SIZE];
+    for (uint y = get_group_id(0); y < height; y += get_num_groups(0)) {
+        const __global float* row = M + y * width;
+        float sum = 0;
+        for (uint x = get_local_id(0); x < width; x += get_local_size(0))
+            sum += row[x] * V[x];
+        partialDotProduct[get_local_id(0)] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint id = get_local_id(0) & (WARP_SIZE - 1);
+        float warpResult = 0;
+        if (get_local_id(0) < get_local_size(0) / 2) {
+            volatile __local float* p = partialDotProduct + 2 * get_local_id(0) - id;
+            p[0] += p[32];
+            p[0] += p[16];
+            p[0] += p[8];
+            p[0] += p[4];
+            p[0] += p[2];
+            p[0] += p[1];
+            warpResult = p[0];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (id == 0)
+            partialDotProduct[get_local_id(0) / WARP_SIZE] = warpResult;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        uint size = get_local_size(0) / (2 * WARP_SIZE);
+        if (get_local_id(0) < size / 2) {
+            volatile __local float* p = partialDotProduct + get_local_id(0);
+            if (size >= 8)
+                p[0] += p[4];
+            if (size >= 4)
+                p[0] += p[2];
+            if (size >= 2)
+                p[0] += p[1];
+        }
+        if (get_local_id(0) == 0)
+            W[y] = partialDotProduct[0];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Modern tuned variant: one warp (32 work-items) per row, WG_SIZE / 32 rows per work-group,
+ * work-groups stride over row blocks; float4 loads of M and V when rows are 16-byte aligned
+ * (width % 4 == 0), scalar tail otherwise; warp-level reduction with sub-group functions /
+ * shuffles when USE_SUBGROUPS=1, local memory otherwise. */
+__kernel void matvec_tuned(const __global float* M, uint width, uint height,
+                           const __global float* V, __global float* W)
+{
+#if !USE_SUBGROUPS
+    __local float partial[WG_SIZE];
+#endif
+    const uint lane = get_local_id(0) & (WARP_SIZE - 1);
+    const uint warp = get_local_id(0) / WARP_SIZE;
+    const uint rowsPerGroup = get_local_size(0) / WARP_SIZE;
+    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    for (uint base = get_group_id(0) * rowsPerGroup; base < height;
+         base += get_num_groups(0) * rowsPerGroup) {
+        const uint y = base + warp;
+        float sum = 0.0f;
+        if (y < height) {
+            const __global float* row = M + (size_t)y * width;
+            const __global float4* row4 = (const __global float4*)row;
+            const __global float4* V4 = (const __global float4*)V;
+            PRAGMA_UNROLL_A
+            for (uint x = lane; x < width4; x += WARP_SIZE) {
+                const float4 m = row4[x];
+                const float4 v = V4[x];
+                sum += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+            }
+            for (uint x = width4 * 4u + lane; x < width; x += WARP_SIZE)
+                sum += row[x] * V[x];
+        }
+#if USE_SUBGROUPS
+        sum = WARP_SUM(sum);
+        if (lane == 0 && y < height)
+            W[y] = sum;
+#else
+        partial[get_local_id(0)] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = WARP_SIZE / 2; s > 0; s >>= 1) {
+            if (lane < s)
+                partial[get_local_id(0)] += partial[get_local_id(0) + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lane == 0 && y < height)
+            W[y] = partial[get_local_id(0)];
+#endif
+    }
+}
