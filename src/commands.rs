@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Api, Backend, DeviceInfo};
-use clvscu::export::csv::{merge_files, read_rows, CsvSchema};
+use clvscu::export::csv::{merge_files, read_rows, write_rows, CsvSchema};
 use clvscu::export::json::{write_json_atomic, DeviceProvenance, Provenance};
 use clvscu::export::markdown;
 use clvscu::inspect;
@@ -17,6 +17,7 @@ use clvscu::kernels::KernelSources;
 use clvscu::plot;
 use clvscu::record::{MeasurementRow, PrRow, SampleRow, Status};
 use clvscu::runner::{self, RunContext, Sinks};
+use clvscu::soak;
 use clvscu::study;
 
 use crate::cli::{Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
@@ -300,7 +301,9 @@ fn run(args: RunArgs) -> Result<i32> {
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
     };
     let mut all = runner::RunSummary::default();
+    let mut pass_rows = Vec::new();
     for pass in 0..args.passes.max(1) {
+        let pass_start = std::time::Instant::now();
         let mut pass_study = study.clone();
         if args.passes > 1 {
             pass_study.name = format!("{}#pass{}", study.name, pass + 1);
@@ -313,6 +316,30 @@ fn run(args: RunArgs) -> Result<i32> {
             None => None,
         };
         let summary = runner::run_study(&pass_study, sides.a.as_mut(), b, &mut sinks, &ctx)?;
+        if args.passes > 1 {
+            let row = soak::PassRow {
+                pass: pass + 1,
+                seconds: pass_start.elapsed().as_secs_f64(),
+                measurements_ok: summary
+                    .measurements
+                    .iter()
+                    .filter(|m| m.status == Status::Ok)
+                    .count(),
+                failed: summary.failed.len(),
+                resident_kib: soak::resident_kib(),
+                open_fds: soak::open_fds(),
+            };
+            println!(
+                "pass {}/{}: {:.1} s, resident {} KiB, {} open files",
+                row.pass,
+                args.passes,
+                row.seconds,
+                row.resident_kib.map_or("?".into(), |k| k.to_string()),
+                row.open_fds.map_or("?".into(), |n| n.to_string())
+            );
+            pass_rows.push(row);
+            write_rows(&out.join(soak::PASSES_CSV), &pass_rows)?;
+        }
         all.measurements.extend(summary.measurements);
         all.prs.extend(summary.prs);
         all.skipped += summary.skipped;
@@ -332,8 +359,7 @@ fn run(args: RunArgs) -> Result<i32> {
         markdown::measurement_table(&all.measurements),
         markdown::pr_table(&all.prs)
     );
-    std::fs::write(out.join("summary.md"), summary_md)
-        .with_context(|| format!("writing {}", out.join("summary.md").display()))?;
+    clvscu::export::write_atomic(&out.join("summary.md"), summary_md.as_bytes())?;
     if !args.no_plot && !all.interrupted {
         match draw_from_dir(&out, &out.join("charts")) {
             Ok(files) => println!(

@@ -12,6 +12,7 @@ pub mod parity;
 pub mod plot;
 pub mod record;
 pub mod runner;
+pub mod soak;
 pub mod stats;
 pub mod study;
 pub mod workload;

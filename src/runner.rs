@@ -11,7 +11,7 @@ use std::time::Instant;
 use sha2::{Digest, Sha256};
 
 use crate::backend::{Api, Backend, LaunchShape, TimerKind};
-use crate::export::csv::{key_counts, CsvAppender};
+use crate::export::csv::{key_counts, retain_rows, CsvAppender};
 use crate::export::ExportError;
 use crate::fairness::{self, SideSteps};
 use crate::kernels::KernelSources;
@@ -53,6 +53,9 @@ impl Sinks {
         } else {
             HashMap::new()
         };
+        if resume {
+            drop_unfinished(dir, &done)?;
+        }
         Ok(Sinks {
             dir: dir.to_path_buf(),
             measurements: CsvAppender::open(&mpath, resume)?,
@@ -61,6 +64,58 @@ impl Sinks {
             done,
         })
     }
+}
+
+impl Sinks {
+    /// Writes one comparison's rows to the three files as a unit: samples, the PR, and
+    /// last the measurements, which `--resume` reads to know what is done (each file gets
+    /// one write). When a write fails, all three files are cut back to where they were, so
+    /// the output holds whole comparisons only and a resumed run measures the failed one
+    /// again; a kill between the writes is repaired on resume ([`drop_unfinished`]).
+    pub fn record(
+        &mut self,
+        measurements: &[MeasurementRow],
+        samples: &[SampleRow],
+        pr: Option<&PrRow>,
+    ) -> Result<(), ExportError> {
+        let marks = (
+            self.samples.byte_len()?,
+            self.measurements.byte_len()?,
+            self.prs.byte_len()?,
+        );
+        let written = self
+            .samples
+            .append_all(samples)
+            .and_then(|_| {
+                self.prs
+                    .append_all(pr.map(std::slice::from_ref).unwrap_or(&[]))
+            })
+            .and_then(|_| self.measurements.append_all(measurements));
+        if written.is_err() {
+            // The first error is the one to report; these cuts are best effort.
+            let _ = self.samples.roll_back_to(marks.0);
+            let _ = self.measurements.roll_back_to(marks.1);
+            let _ = self.prs.roll_back_to(marks.2);
+        }
+        written
+    }
+}
+
+/// A run killed inside [`Sinks::record`] can leave samples or a PR of a comparison whose
+/// measurements never reached the disk; `--resume` measures that comparison again, so those
+/// rows would be duplicated. Drop them first, saying so.
+fn drop_unfinished(dir: &Path, done: &HashMap<String, usize>) -> Result<(), ExportError> {
+    let samples = dir.join(Sinks::SAMPLES);
+    let n = retain_rows::<SampleRow, _>(&samples, |r| done.contains_key(&r.comparison))?;
+    let prs = dir.join(Sinks::PRS);
+    let m = retain_rows::<PrRow, _>(&prs, |r| done.contains_key(&r.comparison))?;
+    if n + m > 0 {
+        eprintln!(
+            "resume: dropped {n} sample row(s) and {m} PR row(s) of a comparison whose \
+             measurements were not written (interrupted); it is measured again"
+        );
+    }
+    Ok(())
 }
 
 /// Fail before measuring when the output directory cannot be written.
@@ -154,8 +209,8 @@ pub fn run_study(
         match outcome {
             Some(out) => {
                 // Written before the next comparison starts: an interruption keeps it.
+                sinks.record(&out.measurements, &out.samples, out.pr.as_ref())?;
                 for m in &out.measurements {
-                    sinks.measurements.append(m)?;
                     if m.status != Status::Ok {
                         summary.failed.push(format!(
                             "{} [{}]: {} {}",
@@ -166,11 +221,7 @@ pub fn run_study(
                         ));
                     }
                 }
-                for s in &out.samples {
-                    sinks.samples.append(s)?;
-                }
                 if let Some(pr) = &out.pr {
-                    sinks.prs.append(pr)?;
                     summary.prs.push(pr.clone());
                 }
                 summary.measurements.extend(out.measurements);

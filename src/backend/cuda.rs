@@ -14,8 +14,9 @@ use cudarc::driver::{
 use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions, Ptx};
 
 use super::{
-    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
-    DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing,
+    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
+    CompileRequest, DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
+    Timing,
 };
 
 const API: Api = Api::Cuda;
@@ -208,6 +209,7 @@ pub struct CudaBackend {
     start: CudaEvent,
     stop: CudaEvent,
     programs: Vec<LoadedProgram>,
+    built: BuildCache,
     kernels: Vec<LoadedKernel>,
     buffers: Vec<Option<CudaSlice<f32>>>,
 }
@@ -244,6 +246,7 @@ impl CudaBackend {
             start,
             stop,
             programs: Vec::new(),
+            built: BuildCache::default(),
             kernels: Vec::new(),
             buffers: Vec::new(),
         })
@@ -304,16 +307,24 @@ impl Backend for CudaBackend {
     }
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        if let Some(id) = self.built.program(request) {
+            return Ok(id);
+        }
         let ptx = compile_to_ptx(request, self.arch)?;
         let module = self
             .ctx
             .load_module(Ptx::from_src(ptx.clone()))
             .map_err(drv("cuModuleLoadData"))?;
         self.programs.push(LoadedProgram { ptx, module });
-        Ok(ProgramId(self.programs.len() - 1))
+        let id = ProgramId(self.programs.len() - 1);
+        self.built.remember_program(request, id);
+        Ok(id)
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
+        if let Some(id) = self.built.kernel(program, name) {
+            return Ok(id);
+        }
         let p = self
             .programs
             .get(program.0)
@@ -326,7 +337,9 @@ impl Backend for CudaBackend {
                 available: entry_names(&p.ptx).join(", "),
             })?;
         self.kernels.push(LoadedKernel { function });
-        Ok(KernelId(self.kernels.len() - 1))
+        let id = KernelId(self.kernels.len() - 1);
+        self.built.remember_kernel(program, name, id);
+        Ok(id)
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {

@@ -147,7 +147,7 @@ pub struct KernelResources {
 }
 
 /// A program to build: source text, `-D` defines and API-specific flags, already mapped.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CompileRequest {
     pub source: String,
     pub defines: Vec<(String, String)>,
@@ -163,6 +163,33 @@ impl CompileRequest {
             .map(|(k, v)| format!("-D{k}={v}"))
             .chain(self.flags.iter().cloned())
             .collect()
+    }
+}
+
+/// Programs and kernels a backend has already built. A long run (sweeps, repeated passes)
+/// then builds each distinct configuration once and holds one driver object for it, instead
+/// of one per comparison, so memory stays bounded by the distinct configurations.
+#[derive(Debug, Default)]
+pub struct BuildCache {
+    programs: std::collections::HashMap<CompileRequest, ProgramId>,
+    kernels: std::collections::HashMap<(ProgramId, String), KernelId>,
+}
+
+impl BuildCache {
+    pub fn program(&self, request: &CompileRequest) -> Option<ProgramId> {
+        self.programs.get(request).copied()
+    }
+
+    pub fn remember_program(&mut self, request: &CompileRequest, id: ProgramId) {
+        self.programs.insert(request.clone(), id);
+    }
+
+    pub fn kernel(&self, program: ProgramId, name: &str) -> Option<KernelId> {
+        self.kernels.get(&(program, name.to_string())).copied()
+    }
+
+    pub fn remember_kernel(&mut self, program: ProgramId, name: &str, id: KernelId) {
+        self.kernels.insert((program, name.to_string()), id);
     }
 }
 

@@ -15,8 +15,9 @@ use opencl3::program::Program;
 use opencl3::types::{cl_device_id, cl_float, cl_uint, CL_BLOCKING};
 
 use super::{
-    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
-    DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing,
+    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
+    CompileRequest, DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
+    Timing,
 };
 
 const API: Api = Api::OpenCl;
@@ -171,6 +172,7 @@ pub struct OpenClBackend {
     queue: CommandQueue,
     programs: Vec<BuiltProgram>,
     kernels: Vec<Kernel>,
+    built: BuildCache,
     /// Registers per kernel as the build log reports them (NVIDIA with `-cl-nv-verbose`).
     kernel_registers: Vec<Option<u32>>,
     buffers: Vec<Option<Buffer<cl_float>>>,
@@ -196,6 +198,7 @@ impl OpenClBackend {
             queue,
             programs: Vec::new(),
             kernels: Vec::new(),
+            built: BuildCache::default(),
             kernel_registers: Vec::new(),
             buffers: Vec::new(),
         })
@@ -276,6 +279,9 @@ impl Backend for OpenClBackend {
     }
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        if let Some(id) = self.built.program(request) {
+            return Ok(id);
+        }
         let options = request.options().join(" ");
         let program =
             Program::create_and_build_from_source(&self.context, &request.source, &options)
@@ -287,10 +293,15 @@ impl Backend for OpenClBackend {
         // A log that cannot be read only costs the register count, never the build.
         let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
         self.programs.push(BuiltProgram { program, build_log });
-        Ok(ProgramId(self.programs.len() - 1))
+        let id = ProgramId(self.programs.len() - 1);
+        self.built.remember_program(request, id);
+        Ok(id)
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
+        if let Some(id) = self.built.kernel(program, name) {
+            return Ok(id);
+        }
         let built = self
             .programs
             .get(program.0)
@@ -303,7 +314,9 @@ impl Backend for OpenClBackend {
         self.kernels.push(kernel);
         self.kernel_registers
             .push(ptxas_registers(&built.build_log, name));
-        Ok(KernelId(self.kernels.len() - 1))
+        let id = KernelId(self.kernels.len() - 1);
+        self.built.remember_kernel(program, name, id);
+        Ok(id)
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {

@@ -7,6 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
+use std::io::Write;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -232,6 +233,29 @@ pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(
     write_atomic(path, &bytes)
 }
 
+/// Keeps only the rows of `path` that `keep` accepts, rewriting the file atomically when any
+/// row goes, and returns how many went. A missing or empty file has nothing to drop.
+pub fn retain_rows<T, F>(path: &Path, keep: F) -> Result<usize, ExportError>
+where
+    T: Serialize + DeserializeOwned + CsvSchema,
+    F: Fn(&T) -> bool,
+{
+    match fs::metadata(path) {
+        Ok(m) if m.len() > 0 => {}
+        Ok(_) => return Ok(0),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io_err(path)(e)),
+    }
+    let rows: Vec<T> = read_rows(path)?;
+    let total = rows.len();
+    let kept: Vec<T> = rows.into_iter().filter(|r| keep(r)).collect();
+    let dropped = total - kept.len();
+    if dropped > 0 {
+        write_rows(path, &kept)?;
+    }
+    Ok(dropped)
+}
+
 /// Appends rows of type `T` to a CSV file, one flushed row at a time.
 ///
 /// After [`append`](Self::append) returns, the row is in the operating system's hands, so a
@@ -239,7 +263,7 @@ pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(
 #[derive(Debug)]
 pub struct CsvAppender<T> {
     path: PathBuf,
-    writer: ::csv::Writer<File>,
+    file: File,
     existing_rows: usize,
     _row: PhantomData<fn(&T)>,
 }
@@ -285,31 +309,56 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
             .append(true)
             .open(path)
             .map_err(io_err(path))?;
-        let writer = ::csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(file);
         let mut appender = CsvAppender {
             path: path.to_path_buf(),
-            writer,
+            file,
             existing_rows,
             _row: PhantomData,
         };
         if existing.is_empty() {
-            appender
-                .writer
+            let mut header = ::csv::WriterBuilder::new().from_writer(Vec::new());
+            header
                 .write_record(T::COLUMNS)
                 .map_err(|e| csv_err(path, e, T::COLUMNS))?;
-            appender.flush()?;
+            let bytes = header
+                .into_inner()
+                .map_err(|e| io_err(path)(e.into_error()))?;
+            appender.write_or_roll_back(&bytes)?;
         }
         Ok(appender)
     }
 
-    /// Writes one row and flushes it to the file, so it survives the process being killed.
+    /// Writes one row to the file, so it survives the process being killed.
     pub fn append(&mut self, row: &T) -> Result<(), ExportError> {
-        self.writer
-            .serialize(row)
-            .map_err(|e| csv_err(&self.path, e, T::COLUMNS))?;
-        self.flush()
+        self.append_all(std::slice::from_ref(row))
+    }
+
+    /// Writes `rows` with one write: either all of them reach the file or, when the write
+    /// fails (disk full, file too large), the file is cut back to where it was, so no
+    /// half-written line is left to be read as data.
+    pub fn append_all(&mut self, rows: &[T]) -> Result<(), ExportError> {
+        let mut buffer = ::csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        for row in rows {
+            buffer
+                .serialize(row)
+                .map_err(|e| csv_err(&self.path, e, T::COLUMNS))?;
+        }
+        let bytes = buffer
+            .into_inner()
+            .map_err(|e| io_err(&self.path)(e.into_error()))?;
+        self.write_or_roll_back(&bytes)
+    }
+
+    /// The file's length now: a point to roll back to.
+    pub fn byte_len(&self) -> Result<u64, ExportError> {
+        Ok(self.file.metadata().map_err(io_err(&self.path))?.len())
+    }
+
+    /// Cuts the file back to `len` bytes (a length from [`byte_len`](Self::byte_len)).
+    pub fn roll_back_to(&mut self, len: u64) -> Result<(), ExportError> {
+        self.file.set_len(len).map_err(io_err(&self.path))
     }
 
     /// The file being appended to.
@@ -322,9 +371,23 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         self.existing_rows
     }
 
-    fn flush(&mut self) -> Result<(), ExportError> {
-        // `csv::Writer::flush` empties its buffer into the file and flushes the file.
-        self.writer.flush().map_err(io_err(&self.path))
+    fn write_or_roll_back(&mut self, bytes: &[u8]) -> Result<(), ExportError> {
+        let before = self.byte_len()?;
+        let written = self.file.write_all(bytes).and_then(|_| self.file.flush());
+        if let Err(e) = written {
+            // Best effort: the write error is what the user must see, so a failing cut is
+            // only mentioned in it.
+            let cut = self.file.set_len(before);
+            let e = match cut {
+                Ok(()) => e,
+                Err(cut) => std::io::Error::new(
+                    e.kind(),
+                    format!("{e}; cutting the file back to {before} bytes also failed: {cut}"),
+                ),
+            };
+            return Err(io_err(&self.path)(e));
+        }
+        Ok(())
     }
 }
 

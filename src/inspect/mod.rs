@@ -122,10 +122,7 @@ fn request(
 }
 
 fn write(path: &Path, text: &str, files: &mut Vec<PathBuf>) -> Result<(), InspectError> {
-    std::fs::write(path, text).map_err(|source| InspectError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    crate::export::write_atomic(path, text.as_bytes())?;
     files.push(path.to_path_buf());
     Ok(())
 }

@@ -1,0 +1,76 @@
+//! Process resources between the passes of a repeated run (`run --passes N`). A soak shows
+//! whether memory or open handles grow with repetition, which would be a leak in the harness
+//! or in a driver; `passes.csv` keeps one row per pass.
+
+use serde::{Deserialize, Serialize};
+
+use crate::export::csv::CsvSchema;
+
+/// One pass of a repeated run and the process's resources right after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassRow {
+    pub pass: u32,
+    pub seconds: f64,
+    pub measurements_ok: usize,
+    pub failed: usize,
+    /// Resident set size in KiB (Linux `/proc/self/status` VmRSS); empty elsewhere.
+    pub resident_kib: Option<u64>,
+    /// Open file descriptors (Linux `/proc/self/fd`); empty elsewhere.
+    pub open_fds: Option<u64>,
+}
+
+impl CsvSchema for PassRow {
+    const COLUMNS: &'static [&'static str] = &[
+        "pass",
+        "seconds",
+        "measurements_ok",
+        "failed",
+        "resident_kib",
+        "open_fds",
+    ];
+}
+
+/// The file name of the per-pass table in a run's output directory.
+pub const PASSES_CSV: &str = "passes.csv";
+
+/// Resident memory of this process in KiB, where the system says (Linux).
+pub fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    vm_rss_kib(&status)
+}
+
+fn vm_rss_kib(status: &str) -> Option<u64> {
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Open file descriptors of this process, where the system says (Linux).
+pub fn open_fds() -> Option<u64> {
+    let entries = std::fs::read_dir("/proc/self/fd").ok()?;
+    // The directory handle being read is itself one descriptor: not counted.
+    Some((entries.count() as u64).saturating_sub(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vm_rss_is_read_from_status_text() {
+        let status = "Name:\tclvscu\nVmPeak:\t  200 kB\nVmRSS:\t   12345 kB\nThreads:\t4\n";
+        assert_eq!(vm_rss_kib(status), Some(12345));
+        assert_eq!(vm_rss_kib("Name:\tx\n"), None);
+        assert_eq!(vm_rss_kib("VmRSS:\tlots kB\n"), None);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn this_process_reports_memory_and_sees_a_new_descriptor() {
+        assert!(resident_kib().is_some_and(|k| k > 0));
+        let before = open_fds().expect("linux has /proc/self/fd");
+        let file = tempfile::tempfile().unwrap();
+        assert_eq!(open_fds(), Some(before + 1));
+        drop(file);
+        assert_eq!(open_fds(), Some(before));
+    }
+}
