@@ -128,6 +128,8 @@ pub struct PrRow {
 pub struct SampleRow {
     pub run_id: String,
     pub comparison: String,
+    /// `A` or `B`: which side of the comparison (both can be the same API and device).
+    pub side: String,
     pub api: String,
     pub timer: String,
     pub rep: u32,

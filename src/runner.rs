@@ -402,6 +402,7 @@ fn run_comparison(
                     sample_rows.push(SampleRow {
                         run_id: ctx.run_id.clone(),
                         comparison: c.id.clone(),
+                        side: if i == 0 { "A" } else { "B" }.into(),
                         api: rows[i].api.clone(),
                         timer: timer.label().into(),
                         rep: rep as u32,

@@ -103,8 +103,15 @@ impl CsvSchema for PrRow {
 }
 
 impl CsvSchema for SampleRow {
-    const COLUMNS: &'static [&'static str] =
-        &["run_id", "comparison", "api", "timer", "rep", "seconds"];
+    const COLUMNS: &'static [&'static str] = &[
+        "run_id",
+        "comparison",
+        "side",
+        "api",
+        "timer",
+        "rep",
+        "seconds",
+    ];
 }
 
 /// The header of `T` as owned strings (the form [`ExportError::Schema`] carries).
@@ -560,6 +567,7 @@ mod tests {
         SampleRow {
             run_id: "r".into(),
             comparison: "c".into(),
+            side: "A".into(),
             api: "CUDA".into(),
             timer: "wall-clock".into(),
             rep,
@@ -1005,16 +1013,26 @@ mod tests {
     }
 
     fn any_sample() -> impl Strategy<Value = SampleRow> {
-        (text(), text(), text(), text(), any::<u32>(), float()).prop_map(
-            |(run_id, comparison, api, timer, rep, seconds)| SampleRow {
-                run_id,
-                comparison,
-                api,
-                timer,
-                rep,
-                seconds,
-            },
+        (
+            text(),
+            text(),
+            text(),
+            text(),
+            text(),
+            any::<u32>(),
+            float(),
         )
+            .prop_map(
+                |(run_id, comparison, side, api, timer, rep, seconds)| SampleRow {
+                    run_id,
+                    comparison,
+                    side,
+                    api,
+                    timer,
+                    rep,
+                    seconds,
+                },
+            )
     }
 
     /// Appends `rows` through a [`CsvAppender`] (reopening with resume halfway, as a resumed

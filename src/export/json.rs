@@ -183,6 +183,7 @@ mod tests {
         let rows = vec![SampleRow {
             run_id: "r".into(),
             comparison: "c".into(),
+            side: "B".into(),
             api: "CUDA".into(),
             timer: "device-event".into(),
             rep: 3,
