@@ -114,8 +114,202 @@ pub struct InspectArgs {
     #[arg(long, default_value = "compute_90")]
     pub arch: String,
     /// Work-group size define used for compilation.
-    #[arg(long, default_value_t = 256)]
+    // 0 would compile kernels with zero-length shared arrays: refused here, as a usage error.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub local: u32,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    use clap::{CommandFactory, Parser};
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        // clap's own checks (conflicting names, bad defaults...), which otherwise run only in
+        // debug builds, and only for the arguments a parse happens to touch.
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn inspect_refuses_a_zero_work_group() {
+        let e = Cli::try_parse_from(["clvscu", "inspect", "--local", "0"]).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{e}");
+        assert!(Cli::try_parse_from(["clvscu", "inspect", "--local", "1"]).is_ok());
+    }
+
+    /// Every subcommand and flag `Cli` defines, with values of each kind and edge values.
+    const VOCABULARY: &[&str] = &[
+        "devices",
+        "studies",
+        "run",
+        "parity",
+        "plot",
+        "merge",
+        "inspect",
+        "help",
+        "--study",
+        "--out",
+        "--resume",
+        "--no-plot",
+        "--pair",
+        "--cl-device-b",
+        "--only",
+        "--passes",
+        "--cl-device",
+        "--cuda-device",
+        "--kernels-dir",
+        "--arch",
+        "--local",
+        "--output",
+        "-o",
+        "--help",
+        "-h",
+        "--version",
+        "-V",
+        "--",
+        "-",
+        "default",
+        "whitepaper-table1",
+        "opencl-cuda",
+        "opencl-opencl",
+        "opencl",
+        "cuda",
+        "0",
+        "1",
+        "-1",
+        "4294967295",
+        "4294967296",
+        "",
+        " ",
+        "=",
+        "a.csv",
+        "b.csv",
+        "dir/",
+        "é",
+        "--study=x.toml",
+        "--passes=0",
+        "--pair=bogus",
+        "--local=-1",
+        "-oout.csv",
+        "-o=",
+        "--out=",
+    ];
+
+    /// A flag with a value that suits it.
+    const FLAG_VALUES: &[(&str, &str)] = &[
+        ("--study", "default"),
+        ("--out", "results"),
+        ("--pair", "opencl-opencl"),
+        ("--cl-device-b", "1:0"),
+        ("--only", "listing"),
+        ("--passes", "3"),
+        ("--cl-device", "0"),
+        ("--cuda-device", "H200"),
+        ("--kernels-dir", "."),
+        ("--arch", "compute_90"),
+        ("--local", "256"),
+        ("--local", "0"),
+        ("-o", "merged.csv"),
+        ("--output", "merged.csv"),
+    ];
+
+    /// A few arguments: a token from the vocabulary, a flag with a fitting value, a path-like
+    /// positional, random text or flag-like text, or bytes that are not UTF-8.
+    fn arg() -> impl Strategy<Value = Vec<OsString>> {
+        prop_oneof![
+            6 => prop::sample::select(VOCABULARY).prop_map(|a| vec![a.into()]),
+            3 => prop::sample::select(FLAG_VALUES).prop_map(|(f, v)| vec![f.into(), v.into()]),
+            3 => "[a-z]{1,6}\\.csv".prop_map(|a| vec![a.into()]),
+            1 => ".{0,12}".prop_map(|a| vec![a.into()]),
+            1 => "--?[a-z-]{0,14}(=.{0,6})?".prop_map(|a| vec![a.into()]),
+            1 => prop::collection::vec(any::<u8>(), 0..8).prop_map(|b| vec![OsString::from_vec(b)]),
+        ]
+    }
+
+    const SUBCOMMANDS: &[&str] = &[
+        "devices", "studies", "run", "parity", "plot", "merge", "inspect", "help",
+    ];
+
+    /// Argument vectors: usually a subcommand first (else nothing gets past the top level),
+    /// then anything.
+    fn args() -> impl Strategy<Value = Vec<OsString>> {
+        (
+            prop::option::weighted(0.9, prop::sample::select(SUBCOMMANDS)),
+            prop::collection::vec(arg(), 0..8),
+        )
+            .prop_map(|(sub, rest)| {
+                sub.map(OsString::from)
+                    .into_iter()
+                    .chain(rest.into_iter().flatten())
+                    .collect()
+            })
+    }
+
+    fn argv(args: Vec<OsString>) -> impl Iterator<Item = OsString> {
+        std::iter::once(OsString::from("clvscu")).chain(args)
+    }
+
+    /// The generator must reach every subcommand with a successful parse, or the properties
+    /// below check little.
+    #[test]
+    fn generated_arguments_reach_every_subcommand() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let strategy = args();
+        let mut seen = std::collections::BTreeSet::new();
+        let mut errors = 0;
+        for _ in 0..3000 {
+            let args = strategy.new_tree(&mut runner).unwrap().current();
+            match Cli::try_parse_from(argv(args)) {
+                Ok(cli) => {
+                    seen.insert(match cli.command {
+                        Command::Devices => "devices",
+                        Command::Studies => "studies",
+                        Command::Run(_) => "run",
+                        Command::Parity { .. } => "parity",
+                        Command::Plot { .. } => "plot",
+                        Command::Merge { .. } => "merge",
+                        Command::Inspect(_) => "inspect",
+                    });
+                }
+                Err(_) => errors += 1,
+            }
+        }
+        let all = [
+            "devices", "inspect", "merge", "parity", "plot", "run", "studies",
+        ];
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), all);
+        assert!(errors > 100, "{errors} errors in 3000");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(6000))]
+
+        #[test]
+        fn argument_vectors_never_panic(args in args()) {
+            match Cli::try_parse_from(argv(args)) {
+                // What `commands` relies on without checking again.
+                Ok(cli) => match cli.command {
+                    Command::Merge { inputs, .. } => prop_assert!(inputs.len() >= 2),
+                    Command::Plot { inputs, .. } => prop_assert!(!inputs.is_empty()),
+                    Command::Run(r) => prop_assert!(!r.resume || r.out.is_some()),
+                    Command::Inspect(i) => prop_assert!(i.local >= 1),
+                    _ => {}
+                },
+                Err(e) => {
+                    // Help and version exit 0; everything else is the documented usage error 2.
+                    prop_assert!(matches!(e.exit_code(), 0 | 2), "{e:?}");
+                    prop_assert!(!e.to_string().trim().is_empty());
+                }
+            }
+        }
+    }
 }

@@ -203,7 +203,14 @@ fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
     let msg = e.message().trim().to_string();
     match e.span() {
         Some(span) => {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            // Counted on bytes: slicing the `str` would panic if a span ever fell inside a
+            // multi-byte character.
+            let upto = span.start.min(text.len());
+            let line = text.as_bytes()[..upto]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
             format!("line {line}: {msg}")
         }
         None => msg,
@@ -288,6 +295,14 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             )));
         }
     }
+    if spec.groups == Some(0) {
+        // Zero groups would reach the driver as an empty launch and fail verification there.
+        return Err(field(
+            "field 'groups' = 0: a launch needs at least one work-group (leave 'groups' out \
+             for the variant's default)"
+                .into(),
+        ));
+    }
     let min_time_s = spec.min_time.unwrap_or(0.2);
     if !(min_time_s.is_finite() && min_time_s >= 0.0) {
         return Err(field(format!(
@@ -341,6 +356,14 @@ fn comparison_from(
         file,
         entry,
     )?;
+    if spec.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        // The name is the comparison's key in the CSVs, for `--resume` and `--only`.
+        return Err(StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: "field 'name' is empty; give the comparison a name or leave 'name' out".into(),
+        });
+    }
     let base = spec
         .name
         .clone()
@@ -587,9 +610,755 @@ values = [64, 128, 256]
     }
 
     #[test]
+    fn empty_name_and_zero_groups_are_refused() {
+        // Both once parsed: an empty name gave an empty comparison id (the key of --resume
+        // and --only), and groups = 0 reached the driver as an empty launch.
+        let base = "name = \"t\"\n[[comparison]]\nvariant = \"listing2\"\nsize = \"8x8\"\n";
+        let e = parse(&format!("{base}name = \" \"\n"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("t.toml: comparison #1") && e.contains("'name'"),
+            "{e}"
+        );
+        let e = parse(&format!("{base}groups = 0\n"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'groups' = 0"), "{e}");
+        let sweep = "name = \"t\"\n[[sweep]]\nvariant = \"listing2\"\nsize = \"8x8\"\n\
+                     param = \"groups\"\nvalues = [1, 0]\n";
+        let e = parse(sweep, "t.toml").unwrap_err().to_string();
+        assert!(e.contains("sweep #1") && e.contains("'groups' = 0"), "{e}");
+        assert!(parse(&format!("{base}groups = 1\nname = \"x\"\n"), "t.toml").is_ok());
+    }
+
+    #[test]
     fn bad_unroll_point_is_refused() {
         let text = "name = \"t\"\n[[comparison]]\nvariant = \"listing2\"\nsize=\"4x4\"\nunroll = { Z = 2 }\n";
         let e = parse(text, "t.toml").unwrap_err().to_string();
         assert!(e.contains("unroll point 'Z'"), "{e}");
+    }
+}
+
+/// Property tests over many thousands of study texts: `parse` never panics, every error it
+/// returns names the file and says something, and every study it accepts holds what
+/// `resolve_side` and `resolve` promise (the runner relies on those without re-checking).
+#[cfg(test)]
+mod fuzz_tests {
+    use std::collections::HashSet;
+
+    use proptest::prelude::*;
+    use proptest::sample::{select, Index};
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    use super::*;
+    use crate::workload::{check_local, check_size, VARIANTS};
+
+    /// Checks the contract of one `parse` call; returns whether the text was accepted.
+    fn check_parse(text: &str, file: &str) -> Result<bool, TestCaseError> {
+        match parse(text, file) {
+            Ok(study) => {
+                check_study(&study, file)?;
+                Ok(true)
+            }
+            Err(e) => {
+                check_error(&e, file)?;
+                Ok(false)
+            }
+        }
+    }
+
+    fn check_error(e: &StudyError, file: &str) -> Result<(), TestCaseError> {
+        // `parse` reads no file and looks up no name, so only these kinds can come out, and
+        // each of them displays as "FILE: what is wrong".
+        prop_assert!(
+            matches!(
+                e,
+                StudyError::Parse { .. } | StudyError::Invalid { .. } | StudyError::Field { .. }
+            ),
+            "unexpected error kind: {e:?}"
+        );
+        let shown = e.to_string();
+        let prefix = format!("{file}: ");
+        prop_assert!(
+            shown.starts_with(&prefix),
+            "error does not start with the file name {file:?}: {shown:?}"
+        );
+        prop_assert!(
+            !shown[prefix.len()..].trim().is_empty(),
+            "error names the file but says nothing: {shown:?}"
+        );
+        Ok(())
+    }
+
+    fn check_study(s: &Study, file: &str) -> Result<(), TestCaseError> {
+        prop_assert_eq!(&s.file, file);
+        let mut ids = HashSet::new();
+        for c in &s.comparisons {
+            // `--resume` and `--only` key on the id: it must be present and unique.
+            prop_assert!(!c.id.trim().is_empty(), "blank comparison id {:?}", c.id);
+            prop_assert!(ids.insert(c.id.as_str()), "duplicate id {}", c.id);
+            if c.sweep_param.is_empty() {
+                prop_assert!(c.sweep_value.is_empty());
+            } else {
+                let p = c.sweep_param.as_str();
+                prop_assert!(
+                    matches!(p, "local" | "groups" | "size") || p.starts_with("unroll."),
+                    "sweep parameter {p}"
+                );
+                let tail = format!("@{}={}", c.sweep_param, c.sweep_value);
+                prop_assert!(c.id.ends_with(&tail), "{} lacks {tail}", c.id);
+            }
+            for side in [&c.a, &c.b] {
+                prop_assert_eq!(side.variant.family, side.family);
+                prop_assert!(
+                    check_size(side.variant, side.size).is_ok(),
+                    "{}: size {} accepted",
+                    c.id,
+                    side.size
+                );
+                prop_assert!(
+                    check_local(side.variant, side.local).is_ok(),
+                    "{}: local {} accepted",
+                    c.id,
+                    side.local
+                );
+                prop_assert!(side.groups != Some(0), "{}: groups = 0 accepted", c.id);
+                prop_assert!(side.reps >= 1 && side.max_reps >= side.reps);
+                prop_assert!(side.min_time_s.is_finite() && side.min_time_s >= 0.0);
+                for point in side.unroll.keys() {
+                    prop_assert!(
+                        side.variant.unroll_points.contains(&point.as_str()),
+                        "{}: unroll point {point} accepted",
+                        c.id
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Values that sit on or past some limit: TOML number edges, u32/u64 edges, sizes that
+    /// overflow, strings that look like numbers, and wrong types.
+    const NASTY: &[&str] = &[
+        "1e308",
+        "-1e308",
+        "1e-308",
+        "5e-324",
+        "-1",
+        "0",
+        "-0.0",
+        "0.0",
+        "1.5",
+        "4294967295",
+        "4294967296",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "18446744073709551616",
+        "0x0",
+        "0xffffffff",
+        "nan",
+        "inf",
+        "-inf",
+        "true",
+        "[]",
+        "[1, -1, 1e308]",
+        "[[1], [\"a\"]]",
+        "{}",
+        "{ A = 4 }",
+        "1979-05-27T07:32:00Z",
+        "\"\"",
+        "\"2^99\"",
+        "\"2^64\"",
+        "\"2^63\"",
+        "\"2^\"",
+        "\"^\"",
+        "\"0x0\"",
+        "\"x\"",
+        "\"1_000\"",
+        "\"4294967295\"",
+        "\"65536x65536\"",
+        "\"18446744073709551616x2\"",
+        "\"60989x1100\"",
+        "\"nan\"",
+        "\"é😀\"",
+        "'literal'",
+        "\"\"\"multi\nline\"\"\"",
+    ];
+
+    /// A value in TOML syntax: mostly [`NASTY`], else random numbers and strings.
+    fn value() -> impl Strategy<Value = String> {
+        prop_oneof![
+            4 => select(NASTY).prop_map(str::to_string),
+            1 => any::<i64>().prop_map(|n| n.to_string()),
+            1 => any::<u64>().prop_map(|n| n.to_string()),
+            // Any f64 in TOML's spelling (nan, inf, 1e300...).
+            1 => any::<f64>().prop_map(|x| toml::Value::Float(x).to_string()),
+            1 => ".{0,12}".prop_map(|s| toml::Value::String(s).to_string()),
+            1 => "[0-9]{1,5}((x|\\^)[0-9]{1,5})?".prop_map(|s| format!("\"{s}\"")),
+        ]
+    }
+
+    /// Text that changes the structure when inserted: headers, keys, brackets, quotes.
+    const SNIPPETS: &[&str] = &[
+        "\n[[comparison]]\n",
+        "\n[[comparison]]\nvariant = \"listing2\"\nsize = \"8x8\"\n",
+        "\n[[sweep]]\nparam = \"local\"\nvalues = [64, 0, 4294967296]\n",
+        "\n[[sweep]]\nfamily = \"reduce\"\nvariant = \"tuned\"\nparam = \"unroll.A\"\nvalues = [\"x\"]\n",
+        "\n[defaults]\n",
+        "\n[comparison.a]\n",
+        "\n[comparison.opencl]\nlocal = 0\n",
+        "\n[comparison.b.a]\n",
+        "\n[sweep.cuda]\nparam = \"size\"\n",
+        "\nall_variants = true\n",
+        "\nname = \"\"\n",
+        "\ngroups = 0\n",
+        "\nunroll = { A = 0, Z = 1 }\n",
+        "\nmin_time = nan\n",
+        "\nfamily = \"launch\"\n",
+        "=",
+        "\"",
+        "'",
+        "[",
+        "]",
+        "{",
+        "}",
+        "\n",
+        "#",
+        "\\",
+        "'''",
+        "\"\"\"",
+        ".",
+        ",",
+        "\r",
+        "\u{feff}",
+        "\0",
+    ];
+
+    fn inserted_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            2 => select(SNIPPETS).prop_map(str::to_string),
+            1 => ".{0,16}",
+        ]
+    }
+
+    /// Positions are taken modulo the length of the text they apply to.
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        /// Delete up to `len` bytes (rounded to character boundaries) at a position.
+        Delete(usize, usize),
+        /// Insert text at a position.
+        Insert(usize, String),
+        /// Replace the n-th value (the text after some `=`) with another.
+        Replace(usize, String),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            1 => (any::<usize>(), 1..80usize).prop_map(|(at, len)| Mutation::Delete(at, len)),
+            1 => (any::<usize>(), inserted_text()).prop_map(|(at, s)| Mutation::Insert(at, s)),
+            2 => (any::<usize>(), value()).prop_map(|(n, v)| Mutation::Replace(n, v)),
+        ]
+    }
+
+    /// The largest character boundary of `text` at or before `i`.
+    fn floor_boundary(text: &str, i: usize) -> usize {
+        let mut i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    }
+
+    /// Byte ranges of the values in `text`: what follows each `=` up to the end of a quoted
+    /// string, a bracketed array or inline table, or a bare token.
+    fn value_spans(text: &str) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        let line_end = |from: usize| {
+            bytes[from..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |p| from + p)
+        };
+        let mut spans = Vec::new();
+        for (eq, _) in text.match_indices('=') {
+            let mut start = eq + 1;
+            while start < bytes.len() && (bytes[start] == b' ' || bytes[start] == b'\t') {
+                start += 1;
+            }
+            let eol = line_end(start);
+            let end = match bytes.get(start) {
+                Some(b'"') => bytes[start + 1..eol]
+                    .iter()
+                    .position(|&b| b == b'"')
+                    .map_or(eol, |p| start + 1 + p + 1),
+                Some(&open @ (b'[' | b'{')) => {
+                    let close = if open == b'[' { b']' } else { b'}' };
+                    let mut depth = 0usize;
+                    let mut end = eol;
+                    for (k, &b) in bytes[start..eol].iter().enumerate() {
+                        if b == open {
+                            depth += 1;
+                        } else if b == close {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = start + k + 1;
+                                break;
+                            }
+                        }
+                    }
+                    end
+                }
+                _ => bytes[start..eol]
+                    .iter()
+                    .position(|&b| matches!(b, b',' | b'}' | b']' | b'#' | b' '))
+                    .map_or(eol, |p| start + p),
+            };
+            // Every delimiter above is ASCII, so both ends are character boundaries.
+            spans.push((start, end));
+        }
+        spans
+    }
+
+    fn apply(text: &str, m: &Mutation) -> String {
+        let mut out = text.to_string();
+        match m {
+            Mutation::Delete(at, len) => {
+                let start = floor_boundary(text, at % (text.len() + 1));
+                let end = floor_boundary(text, start + len);
+                out.replace_range(start..end, "");
+            }
+            Mutation::Insert(at, s) => {
+                out.insert_str(floor_boundary(text, at % (text.len() + 1)), s);
+            }
+            Mutation::Replace(n, v) => {
+                let spans = value_spans(text);
+                if !spans.is_empty() {
+                    let (start, end) = spans[n % spans.len()];
+                    out.replace_range(start..end, v);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn mutation_helpers_do_what_they_say() {
+        let text = "a = 1\nb = \"x y\" # c\nc = [1, [2]]\nd = { e = 5 }\n";
+        let spans: Vec<&str> = value_spans(text)
+            .into_iter()
+            .map(|(s, e)| &text[s..e])
+            .collect();
+        assert_eq!(spans, ["1", "\"x y\"", "[1, [2]]", "{ e = 5 }", "5"]);
+        assert_eq!(floor_boundary("aé", 2), 1);
+        assert_eq!(apply("ab", &Mutation::Insert(5, "X".into())), "abX");
+        assert_eq!(apply("aé", &Mutation::Insert(2, "X".into())), "aXé");
+        assert_eq!(
+            apply(text, &Mutation::Replace(2, "nan".into())),
+            text.replace("[1, [2]]", "nan")
+        );
+        assert_eq!(apply("abc", &Mutation::Delete(1, 1)), "ac");
+        assert_eq!(apply("aéb", &Mutation::Delete(0, 2)), "éb");
+    }
+
+    // ---- Structured generation: the real schema, with often-invalid values. ----
+
+    fn quoted(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| format!("\"{s}\"")).collect()
+    }
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// One key of a `Spec` with candidate values in TOML syntax: ones that `parse` accepts
+    /// somewhere (`good`), and ones it must refuse, or accept only in some combinations (`bad`).
+    struct Key {
+        name: &'static str,
+        good: Vec<String>,
+        bad: Vec<String>,
+    }
+
+    fn key(name: &'static str, good: Vec<String>, bad: Vec<String>) -> Key {
+        Key { name, good, bad }
+    }
+
+    fn spec_keys() -> Vec<Key> {
+        let variants: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+        let counts = || strings(&["0", "1", "3", "10", "1000", "4294967295"]);
+        let bad_counts = || strings(&["4294967296", "-1", "\"5\"", "1.0"]);
+        vec![
+            key(
+                "name",
+                quoted(&["x", "dup", "a/b@local=1", "é"]),
+                quoted(&["", " "]),
+            ),
+            key(
+                "family",
+                quoted(&["matvec", "reduce", "bandwidth", "flops", "launch"]),
+                quoted(&["Matvec", "", "peak"]),
+            ),
+            key(
+                "variant",
+                quoted(&variants),
+                quoted(&["listing9", "", "Listing2", "read "]),
+            ),
+            key(
+                "size",
+                quoted(&[
+                    "60989x1100",
+                    "64x64",
+                    "8x8",
+                    "2^20",
+                    "4096",
+                    "1",
+                    "1_000",
+                    "3*4",
+                    " 16 X 16 ",
+                    "4294967294",
+                ]),
+                quoted(&[
+                    "0",
+                    "0x5",
+                    "5x0",
+                    "2^99",
+                    "2^64",
+                    "2^32",
+                    "12q",
+                    "x",
+                    "2^",
+                    "4294967295",
+                    "65536x65536",
+                    "18446744073709551615",
+                ]),
+            ),
+            key(
+                "seed",
+                strings(&["0", "1", "9223372036854775807"]),
+                strings(&["-1", "\"1\"", "1.5"]),
+            ),
+            key(
+                "local",
+                strings(&[
+                    "1",
+                    "32",
+                    "64",
+                    "96",
+                    "128",
+                    "256",
+                    "512",
+                    "1024",
+                    "2048",
+                    "4294967295",
+                ]),
+                strings(&["0", "4294967296", "-1", "\"256\"", "256.0"]),
+            ),
+            key(
+                "groups",
+                strings(&["1", "60", "239", "4294967295"]),
+                strings(&["0", "4294967296", "-1", "\"60\""]),
+            ),
+            key("warmup", counts(), bad_counts()),
+            key("reps", counts(), bad_counts()),
+            key("max_reps", counts(), bad_counts()),
+            key(
+                "min_time",
+                strings(&["0.0", "0.05", "0.2", "1e308", "-0.0", "5e-324"]),
+                strings(&["-0.1", "nan", "inf", "-inf", "\"0.2\"", "1"]),
+            ),
+            key(
+                "timer",
+                quoted(&[
+                    "device-event",
+                    "wall-clock",
+                    "event",
+                    "wall",
+                    "host",
+                    "device",
+                ]),
+                quoted(&["gpu", "", "Wall-Clock"]),
+            ),
+            key(
+                "flags",
+                strings(&[
+                    "{ mad = true }",
+                    "{ mad = false, fast_math = true }",
+                    "{ denorms_zero = true }",
+                    "{}",
+                ]),
+                strings(&["{ mad = 1 }", "{ fma = true }", "true"]),
+            ),
+            key(
+                "unroll",
+                strings(&["{ A = 4 }", "{ B = 8 }", "{ A = 0, B = 16 }", "{}"]),
+                strings(&[
+                    "{ Z = 2 }",
+                    "{ A = -1 }",
+                    "{ A = 4294967296 }",
+                    "{ \"\" = 1 }",
+                    "4",
+                ]),
+            ),
+            key(
+                "defines",
+                strings(&[
+                    "{ WARP_SYNC_WG = \"1\" }",
+                    "{ USE_SUBGROUPS = \"0\" }",
+                    "{}",
+                ]),
+                strings(&["{ X = 1 }", "\"A=1\""]),
+            ),
+            key(
+                "all_variants",
+                strings(&["true", "false"]),
+                strings(&["\"yes\"", "1"]),
+            ),
+            key(
+                "param",
+                quoted(&["local", "groups", "size", "unroll.A", "unroll.B"]),
+                quoted(&["unroll.Z", "unroll.", "reps", ""]),
+            ),
+            key(
+                "values",
+                strings(&[
+                    "[64, 128, 256]",
+                    "[1, 2]",
+                    "[\"2^20\", \"2^22\"]",
+                    "[\"64x64\", \"8x8\"]",
+                ]),
+                strings(&[
+                    "[]",
+                    "[0]",
+                    "[-1, 4294967296]",
+                    "[1.5, 64.0]",
+                    "[true]",
+                    "[[1]]",
+                    "[{ a = 1 }]",
+                    "[\"x\", 1]",
+                    "64",
+                    "[1979-05-27]",
+                    "[nan, inf]",
+                ]),
+            ),
+            key("famly", Vec::new(), quoted(&["matvec"])),
+        ]
+    }
+
+    /// One `key = value` line: a key of the schema with one of its good candidates (mostly),
+    /// one of its bad ones, or a value from the nasty pool.
+    fn spec_line() -> impl Strategy<Value = (String, String)> {
+        let keys = spec_keys();
+        (any::<Index>(), 0..8u8, any::<Index>(), value()).prop_map(move |(k, pick, v, nasty)| {
+            let key = &keys[k.index(keys.len())];
+            let value = match pick {
+                0..=5 if !key.good.is_empty() => key.good[v.index(key.good.len())].clone(),
+                0..=6 => key.bad[v.index(key.bad.len())].clone(),
+                _ => nasty,
+            };
+            (key.name.to_string(), value)
+        })
+    }
+
+    /// A table body: random lines, then (usually) a coherent core for the keys not given, so
+    /// that a good share of documents get past the TOML layer into `resolve`.
+    fn table_body(sweep: bool) -> impl Strategy<Value = String> {
+        (
+            prop::collection::vec(spec_line(), 0..3),
+            prop::option::weighted(0.9, select(VARIANTS)),
+        )
+            .prop_map(move |(lines, core)| {
+                let mut lines = lines;
+                if let Some(v) = core {
+                    let size = match v.family {
+                        FamilyKind::Matvec => "64x64",
+                        _ => "4096",
+                    };
+                    // 64 suits every variant's local-size rule.
+                    lines.push(("family".into(), format!("\"{}\"", v.family.name())));
+                    lines.push(("variant".into(), format!("\"{}\"", v.name)));
+                    lines.push(("size".into(), format!("\"{size}\"")));
+                    lines.push(("local".into(), "64".into()));
+                    if sweep {
+                        lines.push(("param".into(), "\"groups\"".into()));
+                        lines.push(("values".into(), "[1, 2]".into()));
+                    }
+                }
+                // A repeated key is a TOML error; keep the first so the rest gets through.
+                let mut seen = HashSet::new();
+                lines
+                    .into_iter()
+                    .filter(|(k, _)| seen.insert(k.clone()))
+                    .map(|(k, v)| format!("{k} = {v}\n"))
+                    .collect()
+            })
+    }
+
+    /// Per-side table names: the two sides and their aliases (and, rarely, one that is not).
+    fn side_name() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            8 => select(&["a", "b", "opencl", "cuda"][..]),
+            1 => Just("c"),
+        ]
+    }
+
+    /// A top-level string field: mostly good, rarely empty or of the wrong type.
+    fn top_string(good: &'static str) -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            16 => Just(good),
+            1 => Just("\"\""),
+            1 => Just("1"),
+        ]
+    }
+
+    fn entry() -> impl Strategy<Value = String> {
+        (
+            any::<bool>(),
+            prop::collection::vec(
+                (side_name(), prop::collection::vec(spec_line(), 0..2)),
+                0..3,
+            ),
+        )
+            .prop_flat_map(|(sweep, sides)| {
+                table_body(sweep).prop_map(move |body| {
+                    let kind = if sweep { "sweep" } else { "comparison" };
+                    let mut text = format!("\n[[{kind}]]\n{body}");
+                    let mut seen = HashSet::new();
+                    for (side, lines) in &sides {
+                        // A second header for the same side is a TOML error, as above.
+                        if !seen.insert(*side) {
+                            continue;
+                        }
+                        text.push_str(&format!("[{kind}.{side}]\n"));
+                        let mut keys = HashSet::new();
+                        for (k, v) in lines {
+                            if keys.insert(k.as_str()) {
+                                text.push_str(&format!("{k} = {v}\n"));
+                            }
+                        }
+                    }
+                    text
+                })
+            })
+    }
+
+    fn study_text() -> impl Strategy<Value = String> {
+        (
+            prop::option::weighted(0.95, top_string("\"t\"")),
+            prop::option::of(top_string("\"d\"")),
+            prop::option::of(table_body(false)),
+            prop::collection::vec(entry(), 0..5),
+        )
+            .prop_map(|(name, description, defaults, entries)| {
+                let mut text = String::new();
+                if let Some(n) = name {
+                    text.push_str(&format!("name = {n}\n"));
+                }
+                if let Some(d) = description {
+                    text.push_str(&format!("description = {d}\n"));
+                }
+                if let Some(body) = defaults {
+                    text.push_str(&format!("[defaults]\n{body}"));
+                }
+                for e in entries {
+                    text.push_str(&e);
+                }
+                text
+            })
+    }
+
+    /// The structured generator must reach every layer, or its properties test little.
+    #[test]
+    fn structured_generator_reaches_resolution() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = study_text();
+        let (mut ok, mut comparisons) = (0, 0);
+        let mut kinds = HashSet::new();
+        for _ in 0..600 {
+            let text = strategy.new_tree(&mut runner).unwrap().current();
+            match parse(&text, "gen.toml") {
+                Ok(s) => {
+                    ok += 1;
+                    comparisons += s.comparisons.len();
+                }
+                Err(e) => {
+                    kinds.insert(match e {
+                        StudyError::Parse { .. } => "parse",
+                        StudyError::Invalid { .. } => "invalid",
+                        StudyError::Field { .. } => "field",
+                        _ => "other",
+                    });
+                }
+            }
+        }
+        assert!(ok >= 100, "only {ok} of 600 generated studies parse");
+        assert!(comparisons >= 100, "{comparisons} comparisons in total");
+        assert_eq!(
+            kinds,
+            HashSet::from(["parse", "invalid", "field"]),
+            "error kinds seen"
+        );
+    }
+
+    /// Deep nesting must come back as an error, not overflow the stack (an abort that no
+    /// test harness can catch).
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let depth = 100_000;
+        let texts = [
+            format!("name = \"t\"\nx = {}{}", "[".repeat(depth), "]".repeat(depth)),
+            format!("name = \"t\"\nx = {}{}", "{ a = ".repeat(depth), "}".repeat(depth)),
+            format!("name = \"t\"\n{} = 1", vec!["a"; depth].join(".")),
+            format!("name = \"t\"\n[{}]", vec!["defaults"; depth].join(".")),
+            format!("name = \"t\"\n[[comparison]]\nvariant = \"listing2\"\nsize = \"8x8\"\nvalues = {}{}", "[".repeat(depth), "]".repeat(depth)),
+        ];
+        for text in &texts {
+            let e = parse(text, "deep.toml").unwrap_err();
+            assert!(e.to_string().starts_with("deep.toml: "), "{e}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn arbitrary_strings_never_panic(text in ".*", file in "[a-z0-9_/.-]{1,12}") {
+            check_parse(&text, &file)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1500))]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
+            check_parse(&String::from_utf8_lossy(&bytes), "bytes.toml")?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn mutated_builtin_studies_never_panic(
+            which in 0..BUILTIN.len(),
+            mutations in prop::collection::vec(mutation(), 1..4),
+        ) {
+            let (name, text) = BUILTIN[which];
+            let mut mutated = text.to_string();
+            for m in &mutations {
+                mutated = apply(&mutated, m);
+            }
+            check_parse(&mutated, &format!("harness/{name}.toml"))?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn generated_studies_never_panic(text in study_text()) {
+            check_parse(&text, "generated.toml")?;
+        }
     }
 }

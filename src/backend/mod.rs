@@ -385,3 +385,124 @@ mod tests {
         assert_eq!(r.options(), vec!["-DWG_SIZE=256", "-cl-mad-enable"]);
     }
 }
+
+/// Property tests of the user-string parsers of the backends: timer names (study files) and
+/// the `--cl-device` / `--cl-device-b` / `--cuda-device` selectors.
+#[cfg(test)]
+mod fuzz_tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    const TIMER_NAMES: &[(&str, TimerKind)] = &[
+        ("device-event", TimerKind::DeviceEvent),
+        ("event", TimerKind::DeviceEvent),
+        ("device", TimerKind::DeviceEvent),
+        ("wall-clock", TimerKind::WallClock),
+        ("wall", TimerKind::WallClock),
+        ("host", TimerKind::WallClock),
+    ];
+
+    const DEVICE_NAMES: &[&str] = &["NVIDIA H200", "pthread-cpu", "NVIDIA H100 80GB HBM3", ""];
+
+    fn selector() -> impl Strategy<Value = Option<String>> {
+        prop::option::weighted(
+            0.9,
+            prop_oneof![
+                "[0-9]{1,2}",
+                "[0-9]{1,2}:[0-9]{1,2}",
+                "[0-9]{19,22}(:[0-9])?",
+                ".{0,10}",
+                prop::sample::select(
+                    &["", ":", "0:", ":0", "+1", "-1", " 0", "h200", "NVIDIA"][..]
+                )
+                .prop_map(str::to_string),
+            ],
+        )
+    }
+
+    fn infos(n: usize) -> Vec<DeviceInfo> {
+        (0..n)
+            .map(|i| DeviceInfo {
+                name: DEVICE_NAMES[i % DEVICE_NAMES.len()].into(),
+                platform: if i % 2 == 0 {
+                    "NVIDIA CUDA"
+                } else {
+                    "Portable Computing Language"
+                }
+                .into(),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn timer_names_parse_exactly(
+            text in ".{0,14}|device-event|wall-clock|event|wall|host|device"
+        ) {
+            let known = TIMER_NAMES.iter().find(|(n, _)| *n == text).map(|(_, k)| *k);
+            prop_assert_eq!(TimerKind::parse(&text), known);
+            if let Some(k) = known {
+                prop_assert_eq!(TimerKind::parse(k.label()), Some(k));
+            }
+        }
+
+        #[test]
+        fn cuda_selectors_pick_a_listed_device_or_explain(sel in selector(), n in 0usize..5) {
+            let devices = infos(n);
+            match cuda::select(&devices, sel.as_deref()) {
+                Ok(i) => {
+                    prop_assert!(i < devices.len());
+                    if let Some(k) = sel.as_deref().and_then(|s| s.parse::<usize>().ok()) {
+                        prop_assert_eq!(i, k);
+                    }
+                }
+                Err(e) => {
+                    let shown = e.to_string();
+                    if let Some(s) = &sel {
+                        let quoted = format!("'{s}'");
+                        prop_assert!(shown.contains(&quoted), "{shown}");
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn opencl_selectors_pick_a_listed_device_or_explain(sel in selector(), n in 0usize..5) {
+            let devices: Vec<opencl::ListedDevice> = infos(n)
+                .into_iter()
+                .enumerate()
+                .map(|(i, info)| opencl::ListedDevice {
+                    platform_index: i % 2,
+                    device_index: i / 2,
+                    id: std::ptr::null_mut(),
+                    info,
+                })
+                .collect();
+            match opencl::select(&devices, sel.as_deref()) {
+                Ok(d) => {
+                    let i = devices.iter().position(|x| std::ptr::eq(x, d));
+                    prop_assert!(i.is_some(), "not one of the listed devices");
+                    let parts = sel.as_deref().and_then(|s| s.split_once(':')).and_then(|(p, q)| {
+                        Some((p.parse::<usize>().ok()?, q.parse::<usize>().ok()?))
+                    });
+                    if let Some((p, q)) = parts {
+                        prop_assert_eq!((d.platform_index, d.device_index), (p, q));
+                    } else if let Some(k) = sel.as_deref().and_then(|s| s.parse::<usize>().ok()) {
+                        prop_assert_eq!(i, Some(k));
+                    }
+                }
+                Err(e) => {
+                    let shown = e.to_string();
+                    if let Some(s) = &sel {
+                        let quoted = format!("'{s}'");
+                        prop_assert!(shown.contains(&quoted), "{shown}");
+                    }
+                }
+            }
+        }
+    }
+}

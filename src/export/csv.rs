@@ -601,7 +601,7 @@ mod tests {
         let back: Vec<MeasurementRow> = parse_rows(Path::new("mem.csv"), &bytes).unwrap();
         assert_eq!(back, rows);
         let empty = Exporter::<SampleRow>::render(&CsvExporter, &[]).unwrap();
-        assert_eq!(empty, b"run_id,comparison,api,timer,rep,seconds\n");
+        assert_eq!(empty, b"run_id,comparison,side,api,timer,rep,seconds\n");
     }
 
     #[test]
@@ -697,7 +697,7 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert!(
-            err.to_string().contains("missing: api, rep, seconds"),
+            err.to_string().contains("missing: side, api, rep, seconds"),
             "{err}"
         );
         assert_eq!(fs::read(&path).unwrap(), before);
@@ -775,10 +775,10 @@ mod tests {
     #[test]
     fn malformed_number_is_reported_with_line_and_column() {
         // Row 2 spans two physical lines (a quoted newline), so the bad row starts on line 5.
-        let text = "run_id,comparison,api,timer,rep,seconds\n\
-                    r,c,CUDA,t,0,0.5\n\
-                    r,\"multi\nline\",CUDA,t,1,0.5\n\
-                    r,c,CUDA,t,2,fast\n";
+        let text = "run_id,comparison,side,api,timer,rep,seconds\n\
+                    r,c,A,CUDA,t,0,0.5\n\
+                    r,\"multi\nline\",A,CUDA,t,1,0.5\n\
+                    r,c,A,CUDA,t,2,fast\n";
         let err = parse_rows::<SampleRow>(Path::new("runs/s.csv"), text.as_bytes()).unwrap_err();
         match &err {
             ExportError::Csv { line, message, .. } => {
@@ -809,7 +809,7 @@ mod tests {
 
     #[test]
     fn short_row_is_reported() {
-        let text = "run_id,comparison,api,timer,rep,seconds\nr,c,CUDA\n";
+        let text = "run_id,comparison,side,api,timer,rep,seconds\nr,c,CUDA\n";
         let err = parse_rows::<SampleRow>(Path::new("s.csv"), text.as_bytes()).unwrap_err();
         match &err {
             ExportError::Csv { line, message, .. } => {

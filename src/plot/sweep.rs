@@ -307,6 +307,11 @@ fn x_of(axis: &XAxis, value: &str) -> Option<f64> {
     }
 }
 
+/// Whether plotters can lay out a linear axis over `lo..hi`: finite bounds, finite span.
+fn usable_range(lo: f64, hi: f64) -> bool {
+    lo.is_finite() && hi.is_finite() && (hi - lo).is_finite() && lo < hi
+}
+
 /// What the swept quantity counts, for the axis description.
 fn param_unit(param: &str) -> &'static str {
     match param {
@@ -377,9 +382,19 @@ impl Figure for SweepFigure {
             XAxis::Log2 => 0.3,
             XAxis::Categorical(_) => 0.5,
         };
-        let (x_lo, x_hi) = (x_lo - pad, x_hi + pad);
+        // Sweep values and metrics near f64::MAX (a hand-edited CSV) can make the padded
+        // bounds or their span infinite, on which plotters' tick search never ends: fall back
+        // to the unpadded range, then to a unit one (points off the axis are clipped).
+        let (x_lo, x_hi) = [(x_lo - pad, x_hi + pad), (x_lo, x_hi)]
+            .into_iter()
+            .find(|&(lo, hi)| usable_range(lo, hi))
+            .unwrap_or((0.0, 1.0));
         let y_hi = if y_hi.is_finite() && y_hi > 0.0 {
-            y_hi * 1.08
+            if (y_hi * 1.08).is_finite() {
+                y_hi * 1.08
+            } else {
+                y_hi
+            }
         } else {
             1.0
         };

@@ -276,14 +276,23 @@ impl Figure for Table1Figure {
             lo = lo.min(b.ms).min(l);
             hi = hi.max(b.ms).max(h);
         }
-        if !(lo.is_finite() && lo > 0.0 && hi >= lo) {
+        if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo) {
             (lo, hi) = (1.0, 10.0);
         }
         // Bars grow from a whole decade (so the axis base is labelled); the top leaves room
         // above the tallest bar for its value label.
         // (Just below the decade: exactly 10^k may round out of the range and lose its label.)
-        let y_lo = 10f64.powf((lo / 1.5).log10().floor()) * 0.999;
-        let y_hi = hi * 1.6;
+        let decade_below = |x: f64| 10f64.powf((x / 1.5).log10().floor()) * 0.999;
+        let y_hi = (hi * 1.6).min(f64::MAX);
+        // At most 12 decades below the top: times from a hand-edited CSV (5e-324 s beside
+        // 80 ms, or 1e308 s) would otherwise underflow the bottom to zero or overflow the
+        // ratio of the bounds, and plotters' log-axis tick search never ends on either.
+        let y_lo = decade_below(lo).max(decade_below(y_hi * 1e-12));
+        let (y_lo, y_hi) = if y_lo > 0.0 && y_lo < y_hi {
+            (y_lo, y_hi)
+        } else {
+            (decade_below(1.0), 16.0)
+        };
         let n = self.categories.len().max(1);
 
         let mut chart = ChartBuilder::on(&plot_area)

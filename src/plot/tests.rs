@@ -637,3 +637,98 @@ fn a_failed_write_is_reported_with_the_file_and_leaves_no_file() {
     let written = write_figure(&fig, tmp.path(), "ok", &[Format::Png]).expect("png");
     assert_eq!(png_size(&read(&written[0])), fig.size());
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn format_names_parse_case_insensitively(text in ".{0,6}|(?i:png|svg)") {
+        let lower = text.to_ascii_lowercase();
+        match text.parse::<Format>() {
+            Ok(f) => {
+                proptest::prop_assert_eq!(f.extension(), lower.as_str());
+                proptest::prop_assert_eq!(f.to_string().parse::<Format>(), Ok(f));
+            }
+            Err(e) => {
+                proptest::prop_assert!(lower != "png" && lower != "svg");
+                proptest::prop_assert!(e.contains(&format!("`{lower}`")), "{}", e);
+            }
+        }
+    }
+}
+
+/// Numbers a hand-edited or corrupted CSV can hold. Every chart must draw them (or report an
+/// error) in bounded time: plotters' tick search never ends on an infinite span or a zero
+/// log-axis bound, which is how 1e308 s or 5e-324 s once hung the Table 1 chart.
+#[test]
+fn extreme_values_draw_in_bounded_time() {
+    const VALUES: [f64; 8] = [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e308,
+        -1e308,
+        0.0,
+        5e-324,
+        f64::MAX,
+    ];
+    // Sweep values: OpenCL rows get the negated text, so the x span can overflow.
+    const SWEEP: [&str; 5] = ["1.7e308", "1e300", "5e-324", "inf", "x"];
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for (i, &v) in VALUES.iter().enumerate() {
+            let sweep = SWEEP[i % SWEEP.len()];
+            let mut data = fixture();
+            for (k, r) in data.measurements.iter_mut().enumerate() {
+                // Every other row keeps its metric, so extremes meet ordinary values.
+                if k % 2 == i % 2 {
+                    r.metric = v;
+                }
+                r.metric_ci_lo = v;
+                r.median_s = v;
+                r.ci_hi_s = v;
+                r.peak_gbs = v;
+                if !r.sweep_param.is_empty() {
+                    r.sweep_value = if r.api == "CUDA" {
+                        sweep.to_string()
+                    } else {
+                        format!("-{sweep}")
+                    };
+                }
+            }
+            for p in &mut data.prs {
+                p.pr = v;
+                p.pr_ci_hi = v;
+                p.metric_a = v;
+            }
+            for c in &mut data.ptx_classes {
+                c.count = u64::MAX;
+            }
+            let tmp = tempfile::tempdir().expect("tempdir");
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                draw_all(&data, tmp.path(), &Format::ALL).map(|files| files.len())
+            }));
+            let report = match outcome {
+                Ok(Ok(n)) => Ok(n),
+                Ok(Err(e)) => Err(format!("error: {e}")),
+                Err(_) => Err("panic".to_string()),
+            };
+            if tx.send((v, sweep, report)).is_err() {
+                return;
+            }
+        }
+    });
+    let mut drawn = Vec::new();
+    for _ in VALUES {
+        // A hung case leaves its thread spinning, but fails the test instead of hanging it.
+        let (v, sweep, report) = rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a chart did not finish within 60 s (or the drawing thread died)");
+        match report {
+            Ok(n) => drawn.push(n),
+            Err(e) => panic!("value {v}, sweep value {sweep}: {e}"),
+        }
+    }
+    // Every case keeps ordinary rows beside the extreme ones, so every case draws.
+    assert!(drawn.iter().all(|&n| n > 0), "files per case: {drawn:?}");
+}

@@ -468,23 +468,32 @@ pub const FMA_ITERS: u32 = 1024;
 
 /// Bytes moved and flops of one run, from the family table — computed here, centrally, never
 /// per backend. `global` is the number of work-items launched.
+///
+/// Saturating: a study may ask for `groups` x `local` up to 2^64 work-items (the flops count
+/// multiplies that by 2^14), and a count pinned at `u64::MAX` is visibly wrong where a wrapped
+/// one would look plausible. Sizes that `check_size` accepts never come near the limit.
 pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u64, u64) {
     let f = 4u64;
+    let mul = u64::saturating_mul;
     match family {
         Matvec => {
             let (h, w) = (size.rows, size.cols);
+            let hw = mul(h, w);
             // M once, V once (cached), W written once.
-            ((h * w + w + h) * f, 2 * h * w)
+            (mul(hw.saturating_add(w).saturating_add(h), f), mul(2, hw))
         }
-        Reduce => (size.rows * f, size.rows),
+        Reduce => (mul(size.rows, f), size.rows),
         Bandwidth => {
             let n = size.rows;
             match variant {
-                "read" => (n * f, n),
-                _ => (2 * n * f, 0),
+                "read" => (mul(n, f), n),
+                _ => (mul(mul(2, n), f), 0),
             }
         }
-        Flops => (global * f * 2, global * 8 * u64::from(FMA_ITERS) * 2),
+        Flops => (
+            mul(global, f * 2),
+            mul(global, 8 * u64::from(FMA_ITERS) * 2),
+        ),
         Launch => (f, 0),
     }
 }
@@ -657,5 +666,146 @@ mod tests {
         let (b, f) = work_of(Matvec, "listing2", Size::matrix(2, 3), 0);
         assert_eq!(b, (6 + 3 + 2) * 4);
         assert_eq!(f, 12);
+    }
+}
+
+/// Property tests of the user-string parsers of this module (sizes, family and variant names)
+/// and of the checks that guard a study's numbers: no input panics, and what is accepted
+/// satisfies what the runner assumes.
+#[cfg(test)]
+mod fuzz_tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Text made of what `Size::parse` treats specially, with long digit runs that overflow.
+    fn size_like() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                3 => "[0-9]{1,3}",
+                1 => "[0-9]{18,22}",
+                2 => prop::sample::select(&["x", "X", "*", "^", "_", " ", "+", "-", "0x", "é"][..])
+                    .prop_map(str::to_string),
+            ],
+            0..8,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    fn any_variant() -> impl Strategy<Value = Variant> {
+        prop::sample::select(VARIANTS)
+    }
+
+    const EDGES: &[u64] = &[
+        0,
+        1,
+        2,
+        u32::MAX as u64 - 1,
+        u32::MAX as u64,
+        u32::MAX as u64 + 1,
+        u64::MAX,
+    ];
+
+    /// Edges of the u64 and u32 ranges and the 32-bit index limit, plus anything.
+    fn count() -> impl Strategy<Value = u64> {
+        prop_oneof![prop::sample::select(EDGES), any::<u64>(),]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        #[test]
+        fn size_parse_never_panics_and_round_trips(text in ".*") {
+            if let Ok(s) = Size::parse(&text) {
+                prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s);
+            }
+        }
+
+        #[test]
+        fn size_like_text_parses_or_quotes_itself(text in size_like()) {
+            match Size::parse(&text) {
+                // Display is the canonical spelling: it reads back as the same size.
+                Ok(s) => prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s),
+                Err(e) => {
+                    prop_assert!(matches!(e, WorkloadError::BadSize { .. }), "{e:?}");
+                    let quoted = format!("'{text}'");
+                    prop_assert!(e.to_string().contains(&quoted), "{e}");
+                }
+            }
+        }
+
+        #[test]
+        fn size_display_round_trips(rows in count(), cols in count()) {
+            let s = Size::matrix(rows, cols);
+            prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s);
+        }
+
+        #[test]
+        fn powers_are_exact_or_refused(b in 0u64..100_000, e in 0u32..80) {
+            let parsed = Size::parse(&format!("{b}^{e}")).ok();
+            prop_assert_eq!(parsed, b.checked_pow(e).map(Size::vector));
+        }
+
+        #[test]
+        fn family_names_parse_exactly(name in "[a-z-]{0,10}|matvec|reduce|bandwidth|flops|launch") {
+            match FamilyKind::parse(&name) {
+                Ok(f) => prop_assert_eq!(f.name(), name.as_str()),
+                Err(e) => {
+                    prop_assert!(FamilyKind::all().iter().all(|f| f.name() != name));
+                    prop_assert!(e.to_string().contains("matvec, reduce"), "{e}");
+                }
+            }
+        }
+
+        #[test]
+        fn variant_lookup_finds_exactly_its_own(v in any_variant(), junk in ".{0,8}") {
+            prop_assert_eq!(find_variant(v.family, v.name).unwrap(), &v);
+            let name = format!("{}{junk}", v.name);
+            match find_variant(v.family, &name) {
+                Ok(found) => prop_assert!(found.name == name && found.family == v.family),
+                Err(e) => prop_assert!(e.to_string().contains(v.name), "{e}"),
+            }
+        }
+
+        #[test]
+        fn checks_and_counts_never_panic(
+            v in any_variant(),
+            rows in count(),
+            cols in count(),
+            local in any::<u32>(),
+            groups in any::<u32>(),
+            cus in any::<u32>(),
+        ) {
+            let v = &v;
+            let size = Size::matrix(rows, cols);
+            if check_size(v, size).is_ok() {
+                // The kernels index with u32: what passes must fit.
+                prop_assert!(size.elements() < u64::from(u32::MAX));
+            }
+            if check_local(v, local).is_ok() {
+                prop_assert!(local > 0 && local >= v.min_local && local <= v.max_local);
+            }
+            let g = default_groups(v, size, local, cus);
+            prop_assert!(g >= 1);
+            prop_assert!(u64::from(g) * u64::from(local.max(1)) <= u64::from(u32::MAX));
+            let global = u64::from(groups) * u64::from(local);
+            let (bytes, flops) = work_of(v.family, v.name, size, global);
+            if v.family == Flops {
+                // Saturating, never wrapped: the count only grows with the launch.
+                prop_assert_eq!(bytes, global.saturating_mul(8));
+                prop_assert_eq!(flops, global.saturating_mul(16 * u64::from(FMA_ITERS)));
+            }
+        }
+    }
+
+    #[test]
+    fn work_counts_saturate_instead_of_wrapping() {
+        let huge = Size::matrix(u64::MAX, u64::MAX);
+        assert_eq!(work_of(Matvec, "listing2", huge, 0), (u64::MAX, u64::MAX));
+        assert_eq!(work_of(Flops, "fma", Size::vector(1), u64::MAX).1, u64::MAX);
+        assert_eq!(
+            work_of(Bandwidth, "copy", Size::vector(u64::MAX / 4), 0).0,
+            u64::MAX
+        );
     }
 }
