@@ -552,8 +552,9 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     };
     let report = inspect::run(
         &sources,
-        cl.as_mut(),
-        cu.as_mut(),
+        cl.as_mut().map(|b| b as &mut dyn Backend),
+        cu.as_mut().map(|b| b as &mut dyn Backend),
+        &cuda::compile_to_ptx,
         &args.arch,
         args.local,
         &args.out,

@@ -23,63 +23,83 @@
 //! All values are in seconds ([`Seconds`]), so both APIs report in one unit.
 
 pub mod cuda;
+pub mod fake;
+mod handles;
 pub mod opencl;
+pub mod select;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use serde_with::{DeserializeFromStr, SerializeDisplay};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 use thiserror::Error;
 
 /// A duration in seconds. One unit for every timer of every backend.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
 pub struct Seconds(pub f64);
 
-/// Which programming model a backend drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Which programming model a backend drives. Written as `OpenCL` / `CUDA` in every record.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Display,
+    EnumString,
+    IntoStaticStr,
+    VariantArray,
+    SerializeDisplay,
+    DeserializeFromStr,
+)]
 pub enum Api {
+    #[strum(serialize = "OpenCL")]
     OpenCl,
+    #[strum(serialize = "CUDA")]
     Cuda,
 }
 
 impl Api {
     pub fn label(self) -> &'static str {
-        match self {
-            Api::OpenCl => "OpenCL",
-            Api::Cuda => "CUDA",
-        }
+        self.into()
     }
 }
 
-impl fmt::Display for Api {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.label())
-    }
-}
-
-/// Which clock produced a measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// Which clock produced a measurement. Study files may use the short aliases.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Display,
+    EnumString,
+    IntoStaticStr,
+    VariantArray,
+    SerializeDisplay,
+    DeserializeFromStr,
+)]
 pub enum TimerKind {
     /// OpenCL profiling events / CUDA events: kernel execution only.
+    #[strum(to_string = "device-event", serialize = "event", serialize = "device")]
     DeviceEvent,
     /// Host monotonic clock around enqueue + synchronisation.
+    #[strum(to_string = "wall-clock", serialize = "wall", serialize = "host")]
     WallClock,
 }
 
 impl TimerKind {
     pub fn label(self) -> &'static str {
-        match self {
-            TimerKind::DeviceEvent => "device-event",
-            TimerKind::WallClock => "wall-clock",
-        }
+        self.into()
     }
 
     pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "device-event" | "event" | "device" => Some(TimerKind::DeviceEvent),
-            "wall-clock" | "wall" | "host" => Some(TimerKind::WallClock),
-            _ => None,
-        }
+        text.parse().ok()
     }
 }
 
@@ -254,6 +274,8 @@ pub enum BackendError {
         device: String,
         what: String,
     },
+    #[error("{api} cannot do this: {what}")]
+    Unsupported { api: Api, what: String },
     #[error("invalid handle: {0}")]
     InvalidHandle(String),
     #[error("no kernel named '{name}' in the program; it defines: {available}")]
@@ -281,6 +303,23 @@ pub trait Backend {
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId>;
     /// The compiled program as text where the API gives text (PTX on NVIDIA), else `None`.
     fn program_text(&self, program: ProgramId) -> Result<Option<String>>;
+    /// The log of a successful build, where the compiler keeps one (NVIDIA's OpenCL with
+    /// `-cl-nv-verbose` prints registers there).
+    fn build_log(&self, _program: ProgramId) -> Option<String> {
+        None
+    }
+    /// The compiler's target for this device where it has one (`compute_90` for NVRTC).
+    fn target(&self) -> Option<String> {
+        None
+    }
+    /// Loads a program text made by another compiler (the OpenCL side's PTX) through this
+    /// backend's loader and reads one kernel's resources: a same-loader check.
+    fn resources_of_foreign_program(&self, _text: &str, _kernel: &str) -> Result<KernelResources> {
+        Err(BackendError::Unsupported {
+            api: self.api(),
+            what: "loading another compiler's program".into(),
+        })
+    }
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources>;
     fn alloc(&mut self, len: usize) -> Result<BufferId>;
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()>;

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::backend::cuda::{compile_to_ptx, CudaBackend};
-use crate::backend::opencl::OpenClBackend;
-use crate::backend::{Api, Backend, CompileRequest, KernelResources};
+use crate::backend::{Api, Backend, BackendError, CompileRequest, KernelResources};
 use crate::export::csv::{write_rows, CsvSchema};
 use crate::export::ExportError;
 use crate::fairness::Flags;
@@ -135,12 +133,17 @@ struct FamilyPtx {
     cu_program: Option<crate::backend::ProgramId>,
 }
 
+/// Compiles CUDA C to PTX for a target without a device (NVRTC alone).
+pub type OfflineCompiler<'a> = &'a dyn Fn(&CompileRequest, &str) -> Result<String, BackendError>;
+
 /// Compile every family for both APIs with the same defines and mapped flags, count PTX
 /// instruction classes per kernel pair, and write PTX files, CSV and Markdown into `out`.
+/// Without a CUDA device, `offline` compiles the CUDA side for `arch`.
 pub fn run(
     sources: &KernelSources,
-    mut cl: Option<&mut OpenClBackend>,
-    mut cu: Option<&mut CudaBackend>,
+    mut cl: Option<&mut dyn Backend>,
+    mut cu: Option<&mut dyn Backend>,
+    offline: OfflineCompiler,
     arch: &str,
     local: u32,
     out: &Path,
@@ -156,7 +159,7 @@ pub fn run(
     let mut resources = Vec::new();
     let arch = cu
         .as_ref()
-        .map(|c| c.arch().to_string())
+        .and_then(|c| c.target())
         .unwrap_or_else(|| arch.to_string());
     let mut stems: Vec<&str> = FamilyKind::all().iter().map(|f| f.file()).collect();
     stems.dedup();
@@ -171,7 +174,7 @@ pub fn run(
                     (None, None)
                 }
             },
-            None => match compile_to_ptx(&cu_req, &arch) {
+            None => match offline(&cu_req, &arch) {
                 Ok(t) => (Some(t), None),
                 Err(e) => {
                     notes.push(format!("{stem}: CUDA: {e}"));
@@ -188,7 +191,8 @@ pub fn run(
                 b.info().platform.contains("NVIDIA"),
             )?) {
                 Ok(p) => {
-                    let log = b.build_log(p).unwrap_or("").trim();
+                    let log = b.build_log(p).unwrap_or_default();
+                    let log = log.trim();
                     if !log.is_empty() {
                         write(
                             &out.join(format!("{stem}.opencl.build.log")),
@@ -311,7 +315,7 @@ pub fn run(
         }
         // Same-backend check: the OpenCL compiler's PTX loaded through the CUDA driver.
         if let (Some(b), Some(text)) = (cu.as_deref_mut(), &fam.opencl) {
-            match b.resources_of_ptx(text, v.kernel) {
+            match b.resources_of_foreign_program(text, v.kernel) {
                 Ok(r) => resources.push(resource_row(
                     &pair,
                     "OpenCL",

@@ -1,0 +1,126 @@
+//! Finding CUDA: whether the driver is there, every device described in the harness's terms,
+//! and the device a selector names.
+
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::CudaContext;
+
+use super::nvrtc::{nvrtc_availability, nvrtc_version};
+use super::API;
+use crate::backend::select::{self, Candidate};
+use crate::backend::{BackendError, DeviceInfo, Result};
+
+/// Whether the CUDA driver can be loaded and reports at least one device.
+pub fn driver_availability() -> std::result::Result<usize, String> {
+    // SAFETY: only tries to dlopen the library by its candidate names.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err("libcuda.so.1 (the NVIDIA driver) could not be loaded".into());
+    }
+    match CudaContext::device_count() {
+        Ok(n) if n > 0 => Ok(n as usize),
+        Ok(_) => Err("the CUDA driver reports no device".into()),
+        Err(e) => Err(format!("the CUDA driver could not be initialised: {e:?}")),
+    }
+}
+
+/// Both libraries needed to run kernels.
+pub fn availability() -> std::result::Result<usize, String> {
+    let n = driver_availability()?;
+    nvrtc_availability()?;
+    Ok(n)
+}
+
+/// The compute capability as an NVRTC virtual architecture name.
+pub fn arch_name(cc: (i32, i32)) -> &'static str {
+    // NVRTC takes a &'static str through cudarc; the set of Hopper-era targets is small.
+    match cc {
+        (7, 0) => "compute_70",
+        (7, 5) => "compute_75",
+        (8, 0) => "compute_80",
+        (8, 6) => "compute_86",
+        (8, 9) => "compute_89",
+        (9, 0) => "compute_90",
+        (10, 0) => "compute_100",
+        (12, 0) => "compute_120",
+        _ => "compute_90",
+    }
+}
+
+/// Every CUDA device, described; empty with the reason when the driver is missing.
+pub fn list_devices() -> Result<Vec<DeviceInfo>> {
+    let n =
+        driver_availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+    (0..n)
+        .map(|i| {
+            let ctx = CudaContext::new(i).map_err(|e| {
+                BackendError::driver(API, &format!("cuCtxCreate({i})"), format!("{e:?}"))
+            })?;
+            Ok(describe(&ctx))
+        })
+        .collect()
+}
+
+fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
+    let attr = |a: Attr| ctx.attribute(a).ok();
+    let driver_version = driver_version();
+    DeviceInfo {
+        api: API.label().into(),
+        platform: "CUDA".into(),
+        name: ctx.name().unwrap_or_else(|_| "?".into()),
+        vendor: "NVIDIA".into(),
+        driver_version,
+        api_version: nvrtc_version()
+            .map(|v| format!("NVRTC {v}"))
+            .unwrap_or_else(|| "NVRTC unavailable".into()),
+        compute_units: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))
+            .unwrap_or(0),
+        max_work_group_size: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK))
+            .unwrap_or(0),
+        local_mem_bytes: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK))
+            .map_or(0, u64::from),
+        global_mem_bytes: ctx.total_mem().map_or(0, |b| b as u64),
+        max_alloc_bytes: ctx.total_mem().map_or(0, |b| b as u64),
+        // The driver reports kHz.
+        core_clock_mhz: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)).map(|k| k / 1000),
+        memory_clock_mhz: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE))
+            .filter(|k| *k > 0)
+            .map(|k| k / 1000),
+        memory_bus_width_bits: non_negative(attr(
+            Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
+        ))
+        .filter(|b| *b > 0),
+        compute_capability: ctx.compute_capability().ok(),
+        has_subgroups: true,
+        is_gpu: true,
+    }
+}
+
+/// Pick a CUDA device by index or case-insensitive name substring (default: device 0).
+pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
+    let candidates: Vec<Candidate> = devices
+        .iter()
+        .map(|info| Candidate {
+            info,
+            platform_device: None,
+        })
+        .collect();
+    select::pick(API, &candidates, selector, select::Default::First)
+}
+
+/// The driver's version as `major.minor`, or why it could not be read.
+fn driver_version() -> String {
+    let mut version = 0;
+    // SAFETY: the driver library is loaded (a context exists); the out-pointer is valid.
+    let r = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
+    if r == cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+        format!("{}.{}", version / 1000, (version % 1000) / 10)
+    } else {
+        format!("unknown (cuDriverGetVersion: {r:?})")
+    }
+}
+
+/// A device attribute as a count; a negative answer (none is expected) reads as unknown.
+fn non_negative(v: Option<i32>) -> Option<u32> {
+    v.and_then(|v| u32::try_from(v).ok())
+}

@@ -1,0 +1,455 @@
+//! A backend without a device: it "compiles" by listing the kernels a source defines, runs
+//! each shipped kernel as a host emulation of what it computes, and reports scripted timings.
+//!
+//! It exists so that everything above the seam (the session, the fairness rules, resume,
+//! interruption, exporters, exit codes) can be tested on any machine, and shown with
+//! `--pair fake`. Its timings are a script, never a measurement: its device says so in its
+//! name and platform, and every row it produces carries that name.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::handles::Handles;
+use super::{
+    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
+    DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing,
+};
+use crate::workload::reference;
+
+/// The platform name of every fake device, so no row of it can pass for a measurement.
+pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
+
+/// What the fake does and how fast it pretends to be.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FakeScript {
+    /// Device seconds of every launch, before the per-float term.
+    pub base_seconds: f64,
+    /// Device seconds per float of every buffer argument (a stand-in for memory traffic).
+    pub seconds_per_float: f64,
+    /// Host seconds added to the device time for the wall clock (launch + wait).
+    pub wall_overhead_seconds: f64,
+    /// Relative spread of the device time, drawn from a seeded generator: the same script
+    /// gives the same sequence of timings.
+    pub jitter: f64,
+    pub seed: u64,
+    /// A build fails when the source contains this text (a kernel name, say); the log says so.
+    pub fail_build_containing: Option<String>,
+    /// Launches after this many succeed fail with a driver error.
+    pub fail_launch_after: Option<usize>,
+    /// Kernels whose result is off by one in the first output element.
+    pub wrong_results: Vec<String>,
+    /// The device clock gives nothing (as a platform without profiling would).
+    pub no_device_timer: bool,
+    pub compute_units: u32,
+    pub max_work_group_size: u32,
+}
+
+impl Default for FakeScript {
+    fn default() -> Self {
+        FakeScript {
+            base_seconds: 2e-6,
+            seconds_per_float: 1e-12,
+            wall_overhead_seconds: 8e-6,
+            jitter: 0.01,
+            seed: 1,
+            fail_build_containing: None,
+            fail_launch_after: None,
+            wrong_results: Vec::new(),
+            no_device_timer: false,
+            compute_units: 4,
+            max_work_group_size: 1024,
+        }
+    }
+}
+
+struct FakeProgram {
+    kernels: Vec<String>,
+    defines: Vec<(String, String)>,
+}
+
+struct FakeKernel {
+    name: String,
+    program: ProgramId,
+}
+
+/// A device that exists only in the harness; see the module docs.
+pub struct FakeBackend {
+    api: Api,
+    info: DeviceInfo,
+    script: FakeScript,
+    rng: SmallRng,
+    launches: usize,
+    programs: Handles<ProgramId, FakeProgram>,
+    kernels: Handles<KernelId, FakeKernel>,
+    buffers: Handles<BufferId, Vec<f32>>,
+}
+
+impl FakeBackend {
+    /// A fake device that answers as `api` does (the runner treats it like that API).
+    pub fn new(api: Api, script: FakeScript) -> Self {
+        let info = DeviceInfo {
+            api: api.label().into(),
+            platform: FAKE_PLATFORM.into(),
+            name: format!("fake {api} device"),
+            vendor: "clvscu".into(),
+            driver_version: "fake".into(),
+            api_version: "fake".into(),
+            compute_units: script.compute_units,
+            max_work_group_size: script.max_work_group_size,
+            local_mem_bytes: 48 << 10,
+            global_mem_bytes: 1 << 30,
+            max_alloc_bytes: 1 << 30,
+            is_gpu: true,
+            ..DeviceInfo::default()
+        };
+        let rng = SmallRng::seed_from_u64(script.seed ^ (api as u64).wrapping_mul(0x9e37));
+        FakeBackend {
+            api,
+            info,
+            script,
+            rng,
+            launches: 0,
+            programs: Handles::new(api),
+            kernels: Handles::new(api),
+            buffers: Handles::new(api),
+        }
+    }
+
+    /// Buffers still allocated: a test of "nothing leaks" reads this.
+    pub fn live_buffers(&self) -> usize {
+        self.buffers.live()
+    }
+
+    /// How many launches the device has run (verification runs included).
+    pub fn launches(&self) -> usize {
+        self.launches
+    }
+
+    fn scripted_timing(&mut self, floats: usize) -> Timing {
+        let spread = if self.script.jitter > 0.0 {
+            1.0 + self.script.jitter * self.rng.gen_range(-1.0..1.0)
+        } else {
+            1.0
+        };
+        let device =
+            (self.script.base_seconds + self.script.seconds_per_float * floats as f64) * spread;
+        Timing {
+            wall: Seconds(device + self.script.wall_overhead_seconds),
+            device: (!self.script.no_device_timer).then_some(Seconds(device)),
+            queued_to_start: None,
+        }
+    }
+
+    fn check_launch_budget(&mut self) -> Result<()> {
+        if let Some(limit) = self.script.fail_launch_after {
+            if self.launches >= limit {
+                return Err(BackendError::driver(
+                    self.api,
+                    "launch (fake)",
+                    format!("scripted failure after {limit} launches"),
+                ));
+            }
+        }
+        self.launches += 1;
+        Ok(())
+    }
+}
+
+/// Kernel names a source defines, in either API's spelling.
+fn kernel_names(source: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for marker in ["__kernel void ", "__global__ void "] {
+        for (at, _) in source.match_indices(marker) {
+            let rest = &source[at + marker.len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// The buffers and numbers of a launch, read in declaration order.
+struct ArgView<'a> {
+    args: &'a [Arg],
+}
+
+impl ArgView<'_> {
+    fn buffer(&self, i: usize) -> Result<BufferId> {
+        match self.args.get(i) {
+            Some(Arg::Buffer(b)) => Ok(*b),
+            _ => Err(BackendError::InvalidHandle(format!(
+                "fake: argument {i} is not a buffer"
+            ))),
+        }
+    }
+
+    fn count(&self, i: usize) -> Result<usize> {
+        match self.args.get(i) {
+            Some(Arg::U32(v)) => Ok(*v as usize),
+            _ => Err(BackendError::InvalidHandle(format!(
+                "fake: argument {i} is not a count"
+            ))),
+        }
+    }
+}
+
+impl FakeBackend {
+    /// Runs `kernel` on the host: what the shipped kernel of that name computes.
+    fn emulate(
+        &mut self,
+        kernel: &str,
+        shape: LaunchShape,
+        args: &[Arg],
+        iters: u32,
+    ) -> Result<()> {
+        let a = ArgView { args };
+        let global = shape.global() as usize;
+        let out = if kernel.starts_with("matvec_") {
+            let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
+            let (w, _) = reference::matvec(self.buffers.get(m)?, self.buffers.get(v)?, rows, cols);
+            (a.buffer(4)?, w.iter().map(|x| *x as f32).collect())
+        } else if kernel == "reduce_final" {
+            let (partial, groups) = (self.buffers.get(a.buffer(0)?)?, a.count(2)?);
+            let (s, _) = reference::sum(&partial[..groups.min(partial.len())]);
+            (a.buffer(1)?, vec![s as f32])
+        } else if kernel.starts_with("reduce_") {
+            (
+                a.buffer(1)?,
+                self.strided_sums(a.buffer(0)?, a.count(2)?, shape.groups as usize)?,
+            )
+        } else if kernel == "peak_read" {
+            (
+                a.buffer(1)?,
+                self.strided_sums(a.buffer(0)?, a.count(2)?, global)?,
+            )
+        } else if kernel == "peak_copy" {
+            let x = self.buffers.get(a.buffer(0)?)?;
+            (a.buffer(1)?, x[..a.count(2)?.min(x.len())].to_vec())
+        } else if kernel == "peak_fma" {
+            let x = self.buffers.get(a.buffer(0)?)?;
+            let n = a.count(2)?.clamp(1, x.len());
+            let out = (0..global).map(|g| reference::fma_chain(x[g % n], iters) as f32);
+            (a.buffer(1)?, out.collect())
+        } else if kernel == "launch_empty" {
+            (a.buffer(1)?, vec![a.count(2)? as f32])
+        } else {
+            return Err(BackendError::driver(
+                self.api,
+                "launch (fake)",
+                format!("the fake backend cannot emulate kernel '{kernel}'"),
+            ));
+        };
+        self.store(kernel, out.0, out.1)
+    }
+
+    /// `parts` partial sums of the first `n` floats of `x`, element `i` going to `i % parts`.
+    fn strided_sums(&self, x: BufferId, n: usize, parts: usize) -> Result<Vec<f32>> {
+        let x = self.buffers.get(x)?;
+        let mut sums = vec![0.0f64; parts.max(1)];
+        for (i, v) in x[..n.min(x.len())].iter().enumerate() {
+            sums[i % parts.max(1)] += f64::from(*v);
+        }
+        Ok(sums.into_iter().map(|s| s as f32).collect())
+    }
+
+    fn store(&mut self, kernel: &str, buffer: BufferId, mut values: Vec<f32>) -> Result<()> {
+        if self.script.wrong_results.iter().any(|k| k == kernel) {
+            if let Some(first) = values.first_mut() {
+                *first += 1.0;
+            }
+        }
+        let dst = self.buffers.get_mut(buffer)?;
+        let n = values.len().min(dst.len());
+        dst[..n].copy_from_slice(&values[..n]);
+        Ok(())
+    }
+}
+
+impl Backend for FakeBackend {
+    fn api(&self) -> Api {
+        self.api
+    }
+
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        if let Some(text) = &self.script.fail_build_containing {
+            if request.source.contains(text.as_str()) {
+                return Err(BackendError::Compile {
+                    api: self.api,
+                    options: request.options().join(" "),
+                    log: format!(
+                        "fake compiler: scripted build failure (source contains '{text}')"
+                    ),
+                });
+            }
+        }
+        Ok(self.programs.insert(FakeProgram {
+            kernels: kernel_names(&request.source),
+            defines: request.defines.clone(),
+        }))
+    }
+
+    fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
+        let p = self.programs.get(program)?;
+        if !p.kernels.iter().any(|k| k == name) {
+            return Err(BackendError::NoSuchKernel {
+                name: name.into(),
+                available: p.kernels.join(", "),
+            });
+        }
+        Ok(self.kernels.insert(FakeKernel {
+            name: name.into(),
+            program,
+        }))
+    }
+
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
+        self.programs.get(program).map(|_| None)
+    }
+
+    fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
+        self.kernels.get(kernel).map(|_| KernelResources::default())
+    }
+
+    fn alloc(&mut self, len: usize) -> Result<BufferId> {
+        check_alloc(&self.info, len)?;
+        Ok(self.buffers.insert(vec![0.0; len]))
+    }
+
+    fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
+        let dst = self.buffers.get_mut(buffer)?;
+        let n = data.len().min(dst.len());
+        dst[..n].copy_from_slice(&data[..n]);
+        Ok(())
+    }
+
+    fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
+        let src = self.buffers.get(buffer)?;
+        let n = out.len().min(src.len());
+        out[..n].copy_from_slice(&src[..n]);
+        Ok(())
+    }
+
+    fn free(&mut self, buffer: BufferId) -> Result<()> {
+        self.buffers.remove(buffer)
+    }
+
+    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+        check_work_group(&self.info, shape.local, None)?;
+        self.check_launch_budget()?;
+        let k = self.kernels.get(kernel)?;
+        let (name, program) = (k.name.clone(), k.program);
+        let iters = self
+            .programs
+            .get(program)?
+            .defines
+            .iter()
+            .find(|(k, _)| k == "FMA_ITERS")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0);
+        self.emulate(&name, shape, args, iters)?;
+        let floats = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Buffer(b) => self.buffers.get(*b).ok().map(Vec::len),
+                _ => None,
+            })
+            .sum();
+        Ok(self.scripted_timing(floats))
+    }
+
+    fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
+        self.check_launch_budget()?;
+        let data = self.buffers.get(src)?[..len].to_vec();
+        self.upload(dst, &data)?;
+        Ok(self.scripted_timing(2 * len))
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(source: &str) -> CompileRequest {
+        CompileRequest {
+            source: source.into(),
+            defines: vec![("FMA_ITERS".into(), "4".into())],
+            flags: vec![],
+        }
+    }
+
+    #[test]
+    fn kernels_are_found_in_both_spellings() {
+        let names = kernel_names(
+            "__kernel void matvec_a(int x) {}\nextern \"C\" __global__ void reduce_final(int y)",
+        );
+        assert_eq!(names, vec!["matvec_a", "reduce_final"]);
+    }
+
+    #[test]
+    fn a_scripted_build_failure_carries_a_log() {
+        let mut b = FakeBackend::new(
+            Api::Cuda,
+            FakeScript {
+                fail_build_containing: Some("peak_fma".into()),
+                ..FakeScript::default()
+            },
+        );
+        let e = b
+            .compile(&request("__global__ void peak_fma()"))
+            .unwrap_err();
+        assert!(matches!(e, BackendError::Compile { .. }), "{e}");
+        assert!(e.to_string().contains("scripted build failure"), "{e}");
+    }
+
+    #[test]
+    fn copy_and_launch_emulate_and_time_deterministically() {
+        let run = || {
+            let mut b = FakeBackend::new(Api::OpenCl, FakeScript::default());
+            let p = b.compile(&request("__kernel void launch_empty(")).unwrap();
+            let k = b.kernel(p, "launch_empty").unwrap();
+            let (x, out) = (b.alloc(1).unwrap(), b.alloc(1).unwrap());
+            let shape = LaunchShape {
+                groups: 1,
+                local: 1,
+            };
+            let t = b
+                .launch(k, shape, &[Arg::Buffer(x), Arg::Buffer(out), Arg::U32(7)])
+                .unwrap();
+            let mut got = [0.0f32];
+            b.download(out, &mut got).unwrap();
+            (got[0], t)
+        };
+        let (value, t) = run();
+        assert_eq!(value, 7.0);
+        assert!(t.wall.0 > t.device.unwrap().0);
+        assert_eq!(run().1, t, "the same script gives the same timings");
+    }
+
+    #[test]
+    fn launches_fail_after_the_scripted_count() {
+        let mut b = FakeBackend::new(
+            Api::Cuda,
+            FakeScript {
+                fail_launch_after: Some(1),
+                ..FakeScript::default()
+            },
+        );
+        let (x, y) = (b.alloc(4).unwrap(), b.alloc(4).unwrap());
+        assert!(b.copy(x, y, 4).is_ok());
+        let e = b.copy(x, y, 4).unwrap_err().to_string();
+        assert!(e.contains("scripted failure after 1"), "{e}");
+    }
+}

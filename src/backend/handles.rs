@@ -1,0 +1,141 @@
+//! The table behind every opaque handle a backend hands out ([`ProgramId`], [`KernelId`],
+//! [`BufferId`]): one typed lookup with one error message, instead of a hand-written
+//! `Vec<Option<T>>` search per handle kind and per API.
+
+use std::marker::PhantomData;
+
+use super::{Api, BackendError, BufferId, KernelId, ProgramId, Result};
+
+/// A handle type: a plain index with a name for messages.
+pub trait Handle: Copy {
+    /// What the handle names, for "invalid handle" messages ("buffer", "kernel", ...).
+    const WHAT: &'static str;
+    fn index(self) -> usize;
+    fn from_index(index: usize) -> Self;
+}
+
+impl Handle for ProgramId {
+    const WHAT: &'static str = "program";
+    fn index(self) -> usize {
+        self.0
+    }
+    fn from_index(index: usize) -> Self {
+        ProgramId(index)
+    }
+}
+
+impl Handle for KernelId {
+    const WHAT: &'static str = "kernel";
+    fn index(self) -> usize {
+        self.0
+    }
+    fn from_index(index: usize) -> Self {
+        KernelId(index)
+    }
+}
+
+impl Handle for BufferId {
+    const WHAT: &'static str = "buffer";
+    fn index(self) -> usize {
+        self.0
+    }
+    fn from_index(index: usize) -> Self {
+        BufferId(index)
+    }
+}
+
+/// Objects owned by a backend, addressed by handles of type `H`. A removed object leaves a
+/// hole, so handles are never reused and a stale handle is an error, not another object.
+pub struct Handles<H: Handle, T> {
+    api: Api,
+    slots: Vec<Option<T>>,
+    _handle: PhantomData<H>,
+}
+
+impl<H: Handle, T> Handles<H, T> {
+    pub fn new(api: Api) -> Self {
+        Handles {
+            api,
+            slots: Vec::new(),
+            _handle: PhantomData,
+        }
+    }
+
+    pub fn insert(&mut self, value: T) -> H {
+        self.slots.push(Some(value));
+        H::from_index(self.slots.len() - 1)
+    }
+
+    fn invalid(&self, handle: H) -> BackendError {
+        BackendError::InvalidHandle(format!("{} {} {}", self.api, H::WHAT, handle.index()))
+    }
+
+    pub fn get(&self, handle: H) -> Result<&T> {
+        self.slots
+            .get(handle.index())
+            .and_then(Option::as_ref)
+            .ok_or_else(|| self.invalid(handle))
+    }
+
+    pub fn get_mut(&mut self, handle: H) -> Result<&mut T> {
+        let invalid = self.invalid(handle);
+        self.slots
+            .get_mut(handle.index())
+            .and_then(Option::as_mut)
+            .ok_or(invalid)
+    }
+
+    /// Takes the object out for a moment (so that another can be borrowed beside it); give it
+    /// back with [`Handles::put_back`].
+    pub fn take(&mut self, handle: H) -> Result<T> {
+        let invalid = self.invalid(handle);
+        self.slots
+            .get_mut(handle.index())
+            .and_then(Option::take)
+            .ok_or(invalid)
+    }
+
+    pub fn put_back(&mut self, handle: H, value: T) {
+        if let Some(slot) = self.slots.get_mut(handle.index()) {
+            *slot = Some(value);
+        }
+    }
+
+    /// Drops the object; its handle stays invalid from now on.
+    pub fn remove(&mut self, handle: H) -> Result<()> {
+        self.take(handle).map(drop)
+    }
+
+    /// How many objects are alive (for leak checks in tests).
+    pub fn live(&self) -> usize {
+        self.slots.iter().filter(|s| s.is_some()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_removed_handle_is_invalid_and_never_reused() {
+        let mut t: Handles<BufferId, u32> = Handles::new(Api::Cuda);
+        let a = t.insert(1);
+        t.remove(a).unwrap();
+        let b = t.insert(2);
+        assert_ne!(a, b);
+        let e = t.get(a).unwrap_err().to_string();
+        assert!(e.contains("CUDA buffer 0"), "{e}");
+        assert_eq!(*t.get(b).unwrap(), 2);
+        assert_eq!(t.live(), 1);
+    }
+
+    #[test]
+    fn take_and_put_back_round_trip() {
+        let mut t: Handles<KernelId, String> = Handles::new(Api::OpenCl);
+        let k = t.insert("k".into());
+        let v = t.take(k).unwrap();
+        assert!(t.get(k).is_err());
+        t.put_back(k, v);
+        assert_eq!(t.get(k).unwrap(), "k");
+    }
+}

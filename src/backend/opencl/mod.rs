@@ -1,0 +1,292 @@
+//! OpenCL backend (`opencl3` only). libOpenCL is opened at run time, so a machine without an
+//! ICD loader gets a clear "OpenCL unavailable" instead of a crash.
+//!
+//! `probe` finds platforms and devices, `log` reads NVIDIA's build log, and this file drives
+//! one device through the [`Backend`] trait.
+
+mod log;
+mod probe;
+
+use std::ptr;
+use std::time::Instant;
+
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
+use opencl3::context::Context;
+use opencl3::device::Device;
+use opencl3::event::Event;
+use opencl3::kernel::Kernel;
+use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
+use opencl3::program::Program;
+use opencl3::types::{cl_float, cl_uint, CL_BLOCKING};
+
+pub use probe::{availability, list_devices, select, ListedDevice};
+
+use super::handles::Handles;
+use super::{
+    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
+    CompileRequest, DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
+    Timing,
+};
+
+const API: Api = Api::OpenCl;
+
+struct BuiltProgram {
+    program: Program,
+    /// The build log of a successful build: empty unless the compiler was asked to talk,
+    /// e.g. NVIDIA's `-cl-nv-verbose`, which adds ptxas's register counts.
+    build_log: String,
+}
+
+struct BuiltKernel {
+    kernel: Kernel,
+    /// Registers as the build log reports them (NVIDIA with `-cl-nv-verbose`).
+    registers: Option<u32>,
+}
+
+/// An OpenCL device with a profiling-enabled in-order queue.
+pub struct OpenClBackend {
+    info: DeviceInfo,
+    device: Device,
+    context: Context,
+    queue: CommandQueue,
+    programs: Handles<ProgramId, BuiltProgram>,
+    kernels: Handles<KernelId, BuiltKernel>,
+    buffers: Handles<BufferId, Buffer<cl_float>>,
+    built: BuildCache,
+}
+
+impl OpenClBackend {
+    /// Open the device chosen by `selector` (see [`select`]).
+    pub fn open(selector: Option<&str>) -> Result<Self> {
+        let devices = list_devices()?;
+        let chosen = select(&devices, selector)?;
+        let device = Device::new(chosen.id);
+        let context = Context::from_device(&device)
+            .map_err(|e| BackendError::driver(API, "clCreateContext", e))?;
+        #[allow(deprecated)]
+        let queue =
+            CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE).map_err(|e| {
+                BackendError::driver(API, "clCreateCommandQueue (profiling enabled)", e)
+            })?;
+        Ok(OpenClBackend {
+            info: chosen.info.clone(),
+            device,
+            context,
+            queue,
+            programs: Handles::new(API),
+            kernels: Handles::new(API),
+            buffers: Handles::new(API),
+            built: BuildCache::default(),
+        })
+    }
+
+    fn set_args(&self, kernel: &Kernel, args: &[Arg]) -> Result<()> {
+        for (i, arg) in args.iter().enumerate() {
+            let index = i as cl_uint;
+            // SAFETY: the value types match the kernel signatures declared in the workload
+            // tables (float*, uint, float); OpenCL copies the value during the call.
+            let r = unsafe {
+                match arg {
+                    Arg::Buffer(b) => kernel.set_arg(index, &self.buffers.get(*b)?.get()),
+                    Arg::U32(v) => kernel.set_arg(index, v),
+                    Arg::F32(v) => kernel.set_arg(index, v),
+                }
+            };
+            r.map_err(|e| BackendError::driver(API, &format!("clSetKernelArg({i})"), e))?;
+        }
+        Ok(())
+    }
+
+    fn timed_copy(&self, src: BufferId, dst: &mut Buffer<cl_float>, len: usize) -> Result<Timing> {
+        let s = self.buffers.get(src)?;
+        let t0 = Instant::now();
+        // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
+        let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
+            .map_err(|e| BackendError::driver(API, "clEnqueueCopyBuffer", e))?;
+        event
+            .wait()
+            .map_err(|e| BackendError::driver(API, "clWaitForEvents (copy)", e))?;
+        Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
+    }
+
+    /// The kernel's own work-group limit (registers and local memory lower it).
+    fn kernel_limit(&self, kernel: &Kernel) -> Option<u32> {
+        kernel
+            .get_work_group_size(self.device.id())
+            .ok()
+            .map(probe::saturate_u32)
+    }
+}
+
+fn event_timing(event: &Event, wall: f64) -> Timing {
+    let ns = |a: Option<u64>, b: Option<u64>| match (a, b) {
+        (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
+        _ => None,
+    };
+    let queued = event.profiling_command_queued().ok();
+    let start = event.profiling_command_start().ok();
+    let end = event.profiling_command_end().ok();
+    Timing {
+        wall: Seconds(wall),
+        device: ns(start, end),
+        queued_to_start: ns(queued, start),
+    }
+}
+
+impl Backend for OpenClBackend {
+    fn api(&self) -> Api {
+        API
+    }
+
+    fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        if let Some(id) = self.built.program(request) {
+            return Ok(id);
+        }
+        let options = request.options().join(" ");
+        let program =
+            Program::create_and_build_from_source(&self.context, &request.source, &options)
+                .map_err(|log| BackendError::Compile {
+                    api: API,
+                    options: options.clone(),
+                    log,
+                })?;
+        // A log that cannot be read only costs the register count, never the build.
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        let id = self.programs.insert(BuiltProgram { program, build_log });
+        self.built.remember_program(request, id);
+        Ok(id)
+    }
+
+    fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
+        if let Some(id) = self.built.kernel(program, name) {
+            return Ok(id);
+        }
+        let built = self.programs.get(program)?;
+        let kernel =
+            Kernel::create(&built.program, name).map_err(|_| BackendError::NoSuchKernel {
+                name: name.to_string(),
+                available: built.program.kernel_names().to_string(),
+            })?;
+        let registers = log::ptxas_registers(&built.build_log, name);
+        let id = self.kernels.insert(BuiltKernel { kernel, registers });
+        self.built.remember_kernel(program, name, id);
+        Ok(id)
+    }
+
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
+        let binaries = self
+            .programs
+            .get(program)?
+            .program
+            .get_binaries()
+            .map_err(|e| BackendError::driver(API, "CL_PROGRAM_BINARIES", e))?;
+        // NVIDIA returns PTX text; PoCL returns its own binary container, which is not text.
+        Ok(binaries.into_iter().next().and_then(|bytes| {
+            let text = String::from_utf8(bytes).ok()?;
+            let text = text.trim_end_matches('\0').to_string();
+            text.contains(".entry").then_some(text)
+        }))
+    }
+
+    fn build_log(&self, program: ProgramId) -> Option<String> {
+        self.programs.get(program).ok().map(|p| p.build_log.clone())
+    }
+
+    fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
+        let k = self.kernels.get(kernel)?;
+        let id = self.device.id();
+        Ok(KernelResources {
+            registers: k.registers,
+            shared_bytes: k.kernel.get_local_mem_size(id).ok(),
+            local_bytes: k.kernel.get_private_mem_size(id).ok(),
+            max_threads_per_group: self.kernel_limit(&k.kernel),
+        })
+    }
+
+    fn alloc(&mut self, len: usize) -> Result<BufferId> {
+        check_alloc(&self.info, len)?;
+        // SAFETY: no host pointer is passed; the buffer is uninitialised device memory that
+        // is always written (upload or poison) before a kernel reads it.
+        let buffer = unsafe {
+            Buffer::<cl_float>::create(&self.context, CL_MEM_READ_WRITE, len, ptr::null_mut())
+        }
+        .map_err(|e| BackendError::driver(API, &format!("clCreateBuffer({len} floats)"), e))?;
+        Ok(self.buffers.insert(buffer))
+    }
+
+    fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
+        let b = self.buffers.get_mut(buffer)?;
+        // SAFETY: blocking write; `data` outlives the call.
+        unsafe {
+            self.queue
+                .enqueue_write_buffer(b, CL_BLOCKING, 0, data, &[])
+        }
+        .map_err(|e| BackendError::driver(API, "clEnqueueWriteBuffer", e))?;
+        Ok(())
+    }
+
+    fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
+        let b = self.buffers.get(buffer)?;
+        // SAFETY: blocking read into a host slice that outlives the call.
+        unsafe { self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, out, &[]) }
+            .map_err(|e| BackendError::driver(API, "clEnqueueReadBuffer", e))?;
+        Ok(())
+    }
+
+    fn free(&mut self, buffer: BufferId) -> Result<()> {
+        self.buffers.remove(buffer)
+    }
+
+    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+        let k = &self.kernels.get(kernel)?.kernel;
+        check_work_group(&self.info, shape.local, self.kernel_limit(k))?;
+        let global = [shape.global() as usize];
+        let local = [shape.local as usize];
+        // Argument setting is inside the wall window: CUDA marshals arguments inside
+        // cuLaunchKernel, so both sides pay for "everything needed to launch".
+        let t0 = Instant::now();
+        self.set_args(k, args)?;
+        // SAFETY: arguments were set above to match the kernel signature; sizes are checked.
+        let event = unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                k.get(),
+                1,
+                ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                &[],
+            )
+        }
+        .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))?;
+        event
+            .wait()
+            .map_err(|e| BackendError::driver(API, "clWaitForEvents (kernel)", e))?;
+        let wall = t0.elapsed().as_secs_f64();
+        Ok(event_timing(&event, wall))
+    }
+
+    fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
+        if src == dst {
+            return Err(BackendError::InvalidHandle(
+                "copy source and destination are the same buffer".into(),
+            ));
+        }
+        self.buffers.get(src)?;
+        // Take the destination out of its slot for the duration of the copy, so that the
+        // source can be borrowed shared and the destination mutably.
+        let mut d = self.buffers.take(dst)?;
+        let result = self.timed_copy(src, &mut d, len);
+        self.buffers.put_back(dst, d);
+        result
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.queue
+            .finish()
+            .map_err(|e| BackendError::driver(API, "clFinish", e))
+    }
+}

@@ -1,0 +1,118 @@
+//! Finding OpenCL: whether the ICD loader and a platform exist, every device of every
+//! platform described in the harness's terms, and the device a selector names.
+
+use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
+use opencl3::platform::get_platforms;
+use opencl3::types::cl_device_id;
+
+use super::API;
+use crate::backend::select::{self, Candidate};
+use crate::backend::{BackendError, DeviceInfo, Result};
+
+/// Whether an OpenCL ICD loader can be opened at all, with the reason when not.
+pub fn availability() -> std::result::Result<(), String> {
+    if !cl3::is_opencl_runtime_available() {
+        return Err(
+            "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
+                    ocl-icd-libopencl1 and a driver such as pocl-opencl-icd"
+                .into(),
+        );
+    }
+    match get_platforms() {
+        Ok(p) if p.is_empty() => Err("no OpenCL platform is installed (no ICD found)".into()),
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("no OpenCL platform could be listed: {e}")),
+    }
+}
+
+/// A device as listed by `devices`: platform index, device index within it, and its info.
+#[derive(Debug, Clone)]
+pub struct ListedDevice {
+    pub platform_index: usize,
+    pub device_index: usize,
+    /// The driver's handle; never leaves the backend.
+    pub(in crate::backend) id: cl_device_id,
+    pub info: DeviceInfo,
+}
+
+/// Every device of every platform, in platform order.
+pub fn list_devices() -> Result<Vec<ListedDevice>> {
+    availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+    let platforms =
+        get_platforms().map_err(|e| BackendError::driver(API, "clGetPlatformIDs", e))?;
+    let mut out = Vec::new();
+    for (pi, platform) in platforms.iter().enumerate() {
+        let platform_name = platform.name().unwrap_or_else(|_| "?".into());
+        let platform_version = platform.version().unwrap_or_default();
+        // A platform with no device answers with an error code: skip it, do not fail.
+        let ids = platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        for (di, id) in ids.into_iter().enumerate() {
+            let info = describe(id, &platform_name, &platform_version);
+            out.push(ListedDevice {
+                platform_index: pi,
+                device_index: di,
+                id,
+                info,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceInfo {
+    let d = Device::new(id);
+    let extensions = d.extensions().unwrap_or_default();
+    let c_version = d.opencl_c_version().unwrap_or_default();
+    let has_subgroups = extensions.contains("cl_khr_subgroups")
+        || (c_version.contains("3.0") && extensions.contains("__opencl_c_subgroups"));
+    let is_gpu = d
+        .dev_type()
+        .map(|t| t & CL_DEVICE_TYPE_GPU != 0)
+        .unwrap_or(false);
+    DeviceInfo {
+        api: API.label().into(),
+        platform: platform.to_string(),
+        name: d.name().unwrap_or_else(|_| "?".into()).trim().to_string(),
+        vendor: d.vendor().unwrap_or_default(),
+        driver_version: d.driver_version().unwrap_or_default(),
+        api_version: if platform_version.is_empty() {
+            d.version().unwrap_or_default()
+        } else {
+            platform_version.to_string()
+        },
+        compute_units: d.max_compute_units().unwrap_or(0),
+        max_work_group_size: saturate_u32(d.max_work_group_size().unwrap_or(0)),
+        local_mem_bytes: d.local_mem_size().unwrap_or(0),
+        global_mem_bytes: d.global_mem_size().unwrap_or(0),
+        max_alloc_bytes: d.max_mem_alloc_size().unwrap_or(0),
+        core_clock_mhz: d.max_clock_frequency().ok(),
+        // OpenCL has no standard query for the memory clock or bus width, so Eq. 2 cannot be
+        // evaluated from OpenCL alone; the CUDA side of the same GPU supplies it.
+        memory_clock_mhz: None,
+        memory_bus_width_bits: None,
+        compute_capability: None,
+        has_subgroups,
+        is_gpu,
+    }
+}
+
+/// Pick a device by index (`0`, or `platform:device` like `1:0`) or by a case-insensitive
+/// substring of its platform or device name. With no selector, prefer the first GPU, so that a
+/// machine listing PoCL first still benchmarks its GPU.
+pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result<&'a ListedDevice> {
+    let candidates: Vec<Candidate> = devices
+        .iter()
+        .map(|d| Candidate {
+            info: &d.info,
+            platform_device: Some((d.platform_index, d.device_index)),
+        })
+        .collect();
+    let i = select::pick(API, &candidates, selector, select::Default::FirstGpu)?;
+    Ok(&devices[i])
+}
+
+/// A driver's `size_t` limit as the harness's `u32`; a value past `u32::MAX` (no device has
+/// one) saturates instead of wrapping to a small, wrong limit.
+pub(super) fn saturate_u32(v: usize) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}

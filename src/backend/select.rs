@@ -1,0 +1,139 @@
+//! The one parser of device selectors (`--cl-device`, `--cl-device-b`, `--cuda-device`):
+//! an index into the listing (`0`), a platform and device index (`1:0`, OpenCL), or a
+//! case-insensitive substring of the device or platform name (`h200`).
+
+use super::{Api, BackendError, DeviceInfo, Result};
+
+/// What a selector asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    Index(usize),
+    PlatformDevice(usize, usize),
+    Name(String),
+}
+
+impl Selector {
+    pub fn parse(text: &str) -> Selector {
+        if let Some((p, d)) = text.split_once(':') {
+            if let (Ok(p), Ok(d)) = (p.parse(), d.parse()) {
+                return Selector::PlatformDevice(p, d);
+            }
+        }
+        match text.parse() {
+            Ok(i) => Selector::Index(i),
+            Err(_) => Selector::Name(text.to_lowercase()),
+        }
+    }
+}
+
+/// A listed device as the selector sees it.
+pub struct Candidate<'a> {
+    pub info: &'a DeviceInfo,
+    /// Platform and device index (OpenCL); `None` where the API has no platforms.
+    pub platform_device: Option<(usize, usize)>,
+}
+
+/// What to take when no selector is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Default {
+    /// The first device listed (CUDA's device 0).
+    First,
+    /// The first GPU, else the first device: a machine listing PoCL first still benchmarks
+    /// its GPU.
+    FirstGpu,
+}
+
+/// The index in `candidates` of the device `selector` names; the error lists the devices.
+pub fn pick(
+    api: Api,
+    candidates: &[Candidate],
+    selector: Option<&str>,
+    default: Default,
+) -> Result<usize> {
+    let found = match selector {
+        None => match default {
+            Default::First => (!candidates.is_empty()).then_some(0),
+            Default::FirstGpu => candidates
+                .iter()
+                .position(|c| c.info.is_gpu)
+                .or((!candidates.is_empty()).then_some(0)),
+        },
+        Some(text) => find(candidates, &Selector::parse(text)),
+    };
+    found.ok_or_else(|| not_found(api, candidates, selector))
+}
+
+fn find(candidates: &[Candidate], selector: &Selector) -> Option<usize> {
+    match selector {
+        Selector::Index(i) => (*i < candidates.len()).then_some(*i),
+        Selector::PlatformDevice(p, d) => candidates
+            .iter()
+            .position(|c| c.platform_device == Some((*p, *d))),
+        Selector::Name(needle) => candidates.iter().position(|c| {
+            c.info.name.to_lowercase().contains(needle)
+                || c.info.platform.to_lowercase().contains(needle)
+        }),
+    }
+}
+
+fn not_found(api: Api, candidates: &[Candidate], selector: Option<&str>) -> BackendError {
+    let reason = match selector {
+        None => format!("no {api} device found"),
+        Some(text) => {
+            let listing = candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{i}: {} [{}]", c.info.name, c.info.platform))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("no {api} device matches '{text}'; devices: {listing}")
+        }
+    };
+    BackendError::Unavailable { api, reason }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_parse_into_their_three_forms() {
+        assert_eq!(Selector::parse("2"), Selector::Index(2));
+        assert_eq!(Selector::parse("1:0"), Selector::PlatformDevice(1, 0));
+        assert_eq!(Selector::parse("H200"), Selector::Name("h200".into()));
+        assert_eq!(Selector::parse(":0"), Selector::Name(":0".into()));
+    }
+
+    #[test]
+    fn no_selector_prefers_a_gpu_where_asked() {
+        let cpu = DeviceInfo {
+            name: "cpu".into(),
+            ..DeviceInfo::default()
+        };
+        let gpu = DeviceInfo {
+            name: "gpu".into(),
+            is_gpu: true,
+            ..DeviceInfo::default()
+        };
+        let c = [
+            Candidate {
+                info: &cpu,
+                platform_device: Some((0, 0)),
+            },
+            Candidate {
+                info: &gpu,
+                platform_device: Some((1, 0)),
+            },
+        ];
+        assert_eq!(pick(Api::OpenCl, &c, None, Default::FirstGpu).unwrap(), 1);
+        assert_eq!(pick(Api::Cuda, &c, None, Default::First).unwrap(), 0);
+        assert_eq!(
+            pick(Api::OpenCl, &c, Some("1:0"), Default::First).unwrap(),
+            1
+        );
+        let e = pick(Api::OpenCl, &c, Some("tpu"), Default::First).unwrap_err();
+        assert!(e.to_string().contains("'tpu'") && e.to_string().contains("1: gpu"));
+        let e = pick(Api::Cuda, &[], None, Default::First).unwrap_err();
+        assert!(e.to_string().contains("no CUDA device found"), "{e}");
+    }
+}
