@@ -41,6 +41,10 @@ pub enum Pairing {
     Opencl,
     /// CUDA only: no PR.
     Cuda,
+    /// Two fake devices with scripted timings and no GPU: for demos and tests of the
+    /// harness itself; every row names the fake device.
+    #[value(hide = true)]
+    Fake,
 }
 
 #[derive(Debug, Subcommand)]

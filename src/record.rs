@@ -2,10 +2,14 @@
 //! consume. They are plain data so that any past run can be re-read from CSV and re-plotted.
 
 use serde::{Deserialize, Serialize};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
+
+pub use crate::backend::{Api, TimerKind};
+pub use crate::workload::{FamilyKind, Metric};
 
 /// Outcome of one (configuration, API) measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Display, EnumString, IntoStaticStr, VariantArray)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Status {
     /// Verified against the reference and timed.
     Ok,
@@ -17,13 +21,31 @@ pub enum Status {
     LaunchFailed,
 }
 
+crate::names::serde_as_name!(Status, Side);
+
 impl Status {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Ok => "ok",
-            Status::VerifyFailed => "verify-failed",
-            Status::BuildFailed => "build-failed",
-            Status::LaunchFailed => "launch-failed",
+        self.into()
+    }
+}
+
+/// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
+/// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
+)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    /// The side at position `index` of a comparison (0 is A).
+    pub fn of_index(index: usize) -> Side {
+        if index == 0 {
+            Side::A
+        } else {
+            Side::B
         }
     }
 }
@@ -38,12 +60,12 @@ pub struct MeasurementRow {
     /// Comparison key, unique within a study: `--resume` skips keys already present.
     pub comparison: String,
     /// `OpenCL` or `CUDA`.
-    pub api: String,
+    pub api: Api,
     pub device: String,
     pub platform: String,
     pub driver: String,
     pub api_version: String,
-    pub family: String,
+    pub family: FamilyKind,
     pub variant: String,
     /// Human-readable problem size, e.g. `60989x1100` or `268435456`.
     pub size: String,
@@ -57,7 +79,7 @@ pub struct MeasurementRow {
     /// Compiler flags given to this API's compiler.
     pub flags: String,
     /// `device-event` or `wall-clock`.
-    pub timer: String,
+    pub timer: TimerKind,
     pub warmup: u32,
     pub reps: u32,
     pub median_s: f64,
@@ -69,7 +91,7 @@ pub struct MeasurementRow {
     pub outliers: u32,
     /// Performance metric at the median time (higher is better).
     pub metric: f64,
-    pub metric_unit: String,
+    pub metric_unit: Metric,
     /// Metric at the CI bounds of the median time (lo from the slow end).
     pub metric_ci_lo: f64,
     pub metric_ci_hi: f64,
@@ -96,14 +118,14 @@ pub struct PrRow {
     /// The device of side A (OpenCL) and side B (CUDA or a second OpenCL device).
     pub device_a: String,
     pub device_b: String,
-    pub api_a: String,
-    pub api_b: String,
-    pub family: String,
+    pub api_a: Api,
+    pub api_b: Api,
+    pub family: FamilyKind,
     pub variant: String,
     pub size: String,
     pub local_size: u32,
     pub groups: u32,
-    pub metric_unit: String,
+    pub metric_unit: Metric,
     pub metric_a: f64,
     pub metric_b: f64,
     /// PR = perf(A) / perf(B), with A = OpenCL and B = CUDA in an OpenCL-vs-CUDA study.
@@ -118,6 +140,7 @@ pub struct PrRow {
     pub fair: bool,
     /// `step: a vs b` entries for every differing step, `;`-separated; empty when fair.
     pub differing_steps: String,
+    /// The timer of both sides, or `a vs b` where they differ (an unfair timing step).
     pub timer: String,
     pub sweep_param: String,
     pub sweep_value: String,
@@ -129,9 +152,9 @@ pub struct SampleRow {
     pub run_id: String,
     pub comparison: String,
     /// `A` or `B`: which side of the comparison (both can be the same API and device).
-    pub side: String,
-    pub api: String,
-    pub timer: String,
+    pub side: Side,
+    pub api: Api,
+    pub timer: TimerKind,
     pub rep: u32,
     pub seconds: f64,
 }

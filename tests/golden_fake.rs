@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::Api;
 use clvscu::kernels::KernelSources;
-use clvscu::runner::{run_study, RunContext, Sinks};
+use clvscu::session::store::CsvStore;
+use clvscu::session::{run_study, RunContext};
 use clvscu::study;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
@@ -32,7 +33,7 @@ fn run_golden_study(out: &Path) {
         interrupted: &interrupted,
         progress: false,
     };
-    let mut sinks = Sinks::open(out, false).unwrap();
+    let mut sinks = CsvStore::open(out, false).unwrap();
     run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();
 }
 

@@ -31,7 +31,6 @@ pub mod select;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use serde_with::{DeserializeFromStr, SerializeDisplay};
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 use thiserror::Error;
 
@@ -53,8 +52,6 @@ pub struct Seconds(pub f64);
     EnumString,
     IntoStaticStr,
     VariantArray,
-    SerializeDisplay,
-    DeserializeFromStr,
 )]
 pub enum Api {
     #[strum(serialize = "OpenCL")]
@@ -62,6 +59,8 @@ pub enum Api {
     #[strum(serialize = "CUDA")]
     Cuda,
 }
+
+crate::names::serde_as_name!(Api, TimerKind);
 
 impl Api {
     pub fn label(self) -> &'static str {
@@ -71,18 +70,7 @@ impl Api {
 
 /// Which clock produced a measurement. Study files may use the short aliases.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-    SerializeDisplay,
-    DeserializeFromStr,
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
 )]
 pub enum TimerKind {
     /// OpenCL profiling events / CUDA events: kernel execution only.

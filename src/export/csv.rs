@@ -484,21 +484,22 @@ pub fn existing_keys(path: &Path, column: &str) -> Result<HashSet<String>, Expor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Status;
+    use crate::record::{Api, FamilyKind, Metric, Side, Status, TimerKind};
     use proptest::prelude::*;
     use std::io::Write;
+    use strum::VariantArray;
 
     fn measurement(comparison: &str, api: &str) -> MeasurementRow {
         MeasurementRow {
             run_id: "2024-01-01-abc1234".into(),
             study: "default".into(),
             comparison: comparison.into(),
-            api: api.into(),
+            api: api.parse().unwrap(),
             device: "NVIDIA H100".into(),
             platform: "NVIDIA CUDA".into(),
             driver: "550.54".into(),
             api_version: "OpenCL 3.0".into(),
-            family: "reduction".into(),
+            family: FamilyKind::Reduce,
             variant: "reduce6".into(),
             size: "268435456".into(),
             elements: 268_435_456,
@@ -507,7 +508,7 @@ mod tests {
             global_size: 30_720,
             unroll: "A=4;B=none".into(),
             flags: "-cl-fast-relaxed-math, -O3".into(),
-            timer: "device-event".into(),
+            timer: TimerKind::DeviceEvent,
             warmup: 5,
             reps: 100,
             median_s: 1.25e-3,
@@ -518,7 +519,7 @@ mod tests {
             ci_hi_s: 1.26e-3,
             outliers: 3,
             metric: 858.99,
-            metric_unit: "GB/s".into(),
+            metric_unit: Metric::Bandwidth,
             metric_ci_lo: 850.0,
             metric_ci_hi: 866.0,
             bytes: 1 << 30,
@@ -540,14 +541,14 @@ mod tests {
             comparison: "reduce6/268435456".into(),
             device_a: "H100".into(),
             device_b: "H100".into(),
-            api_a: "OpenCL".into(),
-            api_b: "CUDA".into(),
-            family: "reduction".into(),
+            api_a: Api::OpenCl,
+            api_b: Api::Cuda,
+            family: FamilyKind::Reduce,
             variant: "reduce6".into(),
             size: "268435456".into(),
             local_size: 256,
             groups: 120,
-            metric_unit: "GB/s".into(),
+            metric_unit: Metric::Bandwidth,
             metric_a: 850.0,
             metric_b: 900.0,
             pr: 0.944,
@@ -567,9 +568,9 @@ mod tests {
         SampleRow {
             run_id: "r".into(),
             comparison: "c".into(),
-            side: "A".into(),
-            api: "CUDA".into(),
-            timer: "wall-clock".into(),
+            side: Side::A,
+            api: Api::Cuda,
+            timer: TimerKind::WallClock,
             rep,
             seconds: 1e-3 * f64::from(rep + 1),
         }
@@ -776,9 +777,9 @@ mod tests {
     fn malformed_number_is_reported_with_line_and_column() {
         // Row 2 spans two physical lines (a quoted newline), so the bad row starts on line 5.
         let text = "run_id,comparison,side,api,timer,rep,seconds\n\
-                    r,c,A,CUDA,t,0,0.5\n\
-                    r,\"multi\nline\",A,CUDA,t,1,0.5\n\
-                    r,c,A,CUDA,t,2,fast\n";
+                    r,c,A,CUDA,device-event,0,0.5\n\
+                    r,\"multi\nline\",A,CUDA,device-event,1,0.5\n\
+                    r,c,A,CUDA,device-event,2,fast\n";
         let err = parse_rows::<SampleRow>(Path::new("runs/s.csv"), text.as_bytes()).unwrap_err();
         match &err {
             ExportError::Csv { line, message, .. } => {
@@ -913,6 +914,11 @@ mod tests {
         ]
     }
 
+    /// One of `all`, chosen by a generated number (the enums of a row are few).
+    fn pick<T: Copy>(all: &[T], i: u32) -> T {
+        all[i as usize % all.len()]
+    }
+
     fn any_measurement() -> impl Strategy<Value = MeasurementRow> {
         use prop::collection::vec;
         (
@@ -930,12 +936,12 @@ mod tests {
                     run_id: s(),
                     study: s(),
                     comparison: s(),
-                    api: s(),
+                    api: pick(Api::VARIANTS, u[0]),
                     device: s(),
                     platform: s(),
                     driver: s(),
                     api_version: s(),
-                    family: s(),
+                    family: pick(FamilyKind::VARIANTS, u[1]),
                     variant: s(),
                     size: s(),
                     elements: l[0],
@@ -944,7 +950,7 @@ mod tests {
                     global_size: l[1],
                     unroll: s(),
                     flags: s(),
-                    timer: s(),
+                    timer: pick(TimerKind::VARIANTS, u[2]),
                     warmup: u[2],
                     reps: u[3],
                     median_s: f[0],
@@ -955,7 +961,7 @@ mod tests {
                     ci_hi_s: f[5],
                     outliers: u[4],
                     metric: f[6],
-                    metric_unit: s(),
+                    metric_unit: pick(Metric::VARIANTS, u[3]),
                     metric_ci_lo: f[7],
                     metric_ci_hi: f[8],
                     bytes: l[2],
@@ -988,14 +994,14 @@ mod tests {
                     comparison: s(),
                     device_a: s(),
                     device_b: s(),
-                    api_a: s(),
-                    api_b: s(),
-                    family: s(),
+                    api_a: pick(Api::VARIANTS, u[0]),
+                    api_b: pick(Api::VARIANTS, u[1]),
+                    family: pick(FamilyKind::VARIANTS, u[0]),
                     variant: s(),
                     size: s(),
                     local_size: u[0],
                     groups: u[1],
-                    metric_unit: s(),
+                    metric_unit: pick(Metric::VARIANTS, u[1]),
                     metric_a: f[0],
                     metric_b: f[1],
                     pr: f[2],
@@ -1016,9 +1022,9 @@ mod tests {
         (
             text(),
             text(),
-            text(),
-            text(),
-            text(),
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
             any::<u32>(),
             float(),
         )
@@ -1026,9 +1032,9 @@ mod tests {
                 |(run_id, comparison, side, api, timer, rep, seconds)| SampleRow {
                     run_id,
                     comparison,
-                    side,
-                    api,
-                    timer,
+                    side: pick(Side::VARIANTS, side),
+                    api: pick(Api::VARIANTS, api),
+                    timer: pick(TimerKind::VARIANTS, timer),
                     rep,
                     seconds,
                 },

@@ -105,7 +105,7 @@ impl<T: Serialize> Exporter<T> for JsonExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{SampleRow, Status};
+    use crate::record::{Api, SampleRow, Side, Status, TimerKind};
     use proptest::prelude::*;
 
     fn provenance() -> Provenance {
@@ -183,9 +183,9 @@ mod tests {
         let rows = vec![SampleRow {
             run_id: "r".into(),
             comparison: "c".into(),
-            side: "B".into(),
-            api: "CUDA".into(),
-            timer: "device-event".into(),
+            side: Side::B,
+            api: Api::Cuda,
+            timer: TimerKind::DeviceEvent,
             rep: 3,
             seconds: 0.25,
         }];

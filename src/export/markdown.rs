@@ -115,7 +115,7 @@ pub fn pr_table(rows: &[PrRow]) -> String {
             format!("{}×{}", r.local_size, r.groups),
             format_sig(r.metric_a, VALUE_DIGITS),
             format_sig(r.metric_b, VALUE_DIGITS),
-            cell(&r.metric_unit),
+            cell(r.metric_unit.unit()),
             format!(
                 "{} [{}, {}]",
                 format_sig(r.pr, PR_DIGITS),
@@ -150,7 +150,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
                 format!(
                     "{} {}",
                     format_sig(r.metric, VALUE_DIGITS),
-                    cell(&r.metric_unit)
+                    cell(r.metric_unit.unit())
                 )
                 .trim_end()
                 .to_string(),
@@ -160,7 +160,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
         };
         out.push_str(&table_line(&[
             cell(&r.variant),
-            cell(&r.api),
+            cell(r.api.label()),
             time,
             metric,
             r.status.as_str().to_string(),
@@ -188,6 +188,7 @@ impl Exporter<MeasurementRow> for MarkdownExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::{Api, FamilyKind, Metric, TimerKind};
     use proptest::prelude::*;
 
     #[test]
@@ -221,14 +222,14 @@ mod tests {
             comparison: "c".into(),
             device_a: "d".into(),
             device_b: "d".into(),
-            api_a: "OpenCL".into(),
-            api_b: "CUDA".into(),
-            family: "matvec".into(),
+            api_a: Api::OpenCl,
+            api_b: Api::Cuda,
+            family: FamilyKind::Matvec,
             variant: "mv|tiled".into(),
             size: "60989x1100".into(),
             local_size: 256,
             groups: 120,
-            metric_unit: "GB/s".into(),
+            metric_unit: Metric::Bandwidth,
             metric_a: 812.345,
             metric_b: 850.0,
             pr: 0.955_700_1,
@@ -284,12 +285,12 @@ mod tests {
             run_id: "r".into(),
             study: "s".into(),
             comparison: "c".into(),
-            api: "CUDA".into(),
+            api: Api::Cuda,
             device: "d".into(),
             platform: "p".into(),
             driver: "1".into(),
             api_version: "12".into(),
-            family: "reduction".into(),
+            family: FamilyKind::Reduce,
             variant: "reduce6".into(),
             size: "1024".into(),
             elements: 1024,
@@ -298,7 +299,7 @@ mod tests {
             global_size: 1024,
             unroll: String::new(),
             flags: String::new(),
-            timer: "device-event".into(),
+            timer: TimerKind::DeviceEvent,
             warmup: 1,
             reps: 10,
             median_s: 0.001_234_56,
@@ -309,7 +310,7 @@ mod tests {
             ci_hi_s: 0.0013,
             outliers: 0,
             metric: 3.325_49,
-            metric_unit: "GB/s".into(),
+            metric_unit: Metric::Bandwidth,
             metric_ci_lo: 3.2,
             metric_ci_hi: 3.4,
             bytes: 4096,
@@ -354,12 +355,12 @@ mod tests {
     proptest! {
         #[test]
         fn any_text_keeps_the_table_shape(
-            variant in any::<String>(), steps in any::<String>(), unit in "[a-z|\n/]{0,6}",
+            variant in any::<String>(), steps in any::<String>(), timer in "[a-z|\n/]{0,6}",
         ) {
             let mut row = pr_row();
             row.variant = variant;
             row.differing_steps = steps;
-            row.metric_unit = unit;
+            row.timer = timer;
             let table = pr_table(&[row]);
             let lines: Vec<&str> = table.lines().collect();
             prop_assert_eq!(lines.len(), 3);

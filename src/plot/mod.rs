@@ -8,6 +8,7 @@
 //! passed up as [`PlotError`] and never leave a half-drawn file behind: the picture is rendered
 //! fully in memory first, and a file that fails while being written is removed.
 
+pub mod input;
 mod layout;
 mod peak;
 mod pr;
@@ -25,7 +26,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::record::{MeasurementRow, PrRow};
+use crate::record::{Api, MeasurementRow, PrRow};
 
 pub use peak::PeakChart;
 pub use pr::PrChart;
@@ -110,7 +111,7 @@ pub struct PtxClassCount {
     /// Kernel pair (the OpenCL and CUDA kernels compared), e.g. `matvec/listing4`.
     pub pair: String,
     /// `OpenCL` or `CUDA`.
-    pub api: String,
+    pub api: Api,
     /// Instruction class, e.g. `ld.global`, `fma`, `bar.sync`.
     pub class: String,
     pub count: u64,
@@ -332,6 +333,13 @@ impl StemSet {
 }
 
 /// Pushes `value` unless it is empty or already present (keeps first-seen order).
+/// Adds `value` unless present: the APIs of a chart, in the order they appear.
+pub(crate) fn push_api(apis: &mut Vec<Api>, api: Api) {
+    if !apis.contains(&api) {
+        apis.push(api);
+    }
+}
+
 pub(crate) fn push_unique(values: &mut Vec<String>, value: &str) {
     if !value.is_empty() && !values.iter().any(|v| v == value) {
         values.push(value.to_string());
@@ -368,12 +376,12 @@ impl RunInfo {
         rows: impl IntoIterator<Item = &'a MeasurementRow>,
     ) -> Self {
         let mut info = RunInfo::default();
-        let mut by_api: Vec<(String, String)> = Vec::new();
+        let mut by_api: Vec<(Api, String)> = Vec::new();
         for r in rows {
             push_unique(&mut info.devices, &r.device);
             push_unique(&mut info.run_ids, &r.run_id);
             if !r.driver.is_empty() && !by_api.iter().any(|(a, d)| *a == r.api && *d == r.driver) {
-                by_api.push((r.api.clone(), r.driver.clone()));
+                by_api.push((r.api, r.driver.clone()));
             }
         }
         let mut plain: Vec<String> = Vec::new();
@@ -383,10 +391,7 @@ impl RunInfo {
         info.drivers = if plain.len() <= 1 {
             plain
         } else {
-            by_api
-                .iter()
-                .map(|(a, d)| format!("{} {d}", style::api_display(a)))
-                .collect()
+            by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
         };
         info
     }

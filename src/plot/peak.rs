@@ -14,15 +14,15 @@ use plotters::prelude::*;
 
 use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
-    Figure, Format, PlotError, RunInfo,
+    fmt_sig, group_in_order, push_api, push_unique, slug, style, write_figures, Chart, ChartData,
+    DrawError, Figure, Format, PlotError, RunInfo,
 };
-use crate::record::{MeasurementRow, Status};
+use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
 /// Unit of the rows this chart reads.
-pub const BANDWIDTH_UNIT: &str = "GB/s";
+pub const BANDWIDTH_UNIT: Metric = Metric::Bandwidth;
 /// Family and variant of the kernel whose bandwidth is the practical reference.
-pub const COPY_FAMILY: &str = "bandwidth";
+pub const COPY_FAMILY: FamilyKind = FamilyKind::Bandwidth;
 pub const COPY_VARIANT: &str = "copy";
 
 /// The peak chart; one file per (run, GPU).
@@ -62,7 +62,7 @@ fn is_copy_row(r: &MeasurementRow) -> bool {
 
 /// Measured copy bandwidth of a device and API: the best copy row of the same run, or of any
 /// run when this run has none. The best, because the reference is "what this GPU can move".
-fn copy_reference(data: &ChartData, run_id: &str, device: &str, api: &str) -> Option<f64> {
+fn copy_reference(data: &ChartData, run_id: &str, device: &str, api: Api) -> Option<f64> {
     let best = |same_run: bool| {
         data.measurements
             .iter()
@@ -113,7 +113,7 @@ fn pct(value: f64, of: f64) -> Option<f64> {
     (of.is_finite() && of > 0.0 && value.is_finite()).then(|| value / of * 100.0)
 }
 
-fn bar(value: Option<f64>, api: &str) -> Option<HBar> {
+fn bar(value: Option<f64>, api: Api) -> Option<HBar> {
     value.map(|v| HBar {
         value: v,
         ci: None,
@@ -132,16 +132,16 @@ fn fmt_pct(v: f64) -> String {
 }
 
 fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow]) -> PeakFigure {
-    let mut apis: Vec<String> = Vec::new();
+    let mut apis: Vec<Api> = Vec::new();
     for r in rows {
-        push_unique(&mut apis, &r.api);
+        push_api(&mut apis, r.api);
     }
-    apis.sort_by_key(|a| (style::api_rank(a), a.clone()));
-    let refs: Vec<(String, Option<f64>)> = apis
+    apis.sort();
+    let refs: Vec<(Api, Option<f64>)> = apis
         .iter()
-        .map(|a| (a.clone(), copy_reference(data, run_id, device, a)))
+        .map(|a| (*a, copy_reference(data, run_id, device, *a)))
         .collect();
-    let reference_of = |api: &str| refs.iter().find(|(a, _)| a == api).and_then(|(_, v)| *v);
+    let reference_of = |api: Api| refs.iter().find(|(a, _)| *a == api).and_then(|(_, v)| *v);
     let any_copy = refs.iter().any(|(_, v)| v.is_some());
 
     // One row per comparison: the OpenCL and CUDA rows of one configuration share its key.
@@ -161,12 +161,12 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
         if same > 1 {
             label = format!("{label} [{}, {}]", first.study, first.size);
         }
-        let find = |api: &str| rs.iter().find(|r| r.api == api);
+        let find = |api: Api| rs.iter().find(|r| r.api == api);
         peak_rows.push(HBarRow {
             label: label.clone(),
             bars: apis
                 .iter()
-                .map(|a| bar(find(a).and_then(|r| pct(r.metric, r.peak_gbs)), a))
+                .map(|&a| bar(find(a).and_then(|r| pct(r.metric, r.peak_gbs)), a))
                 .collect(),
             annotation: None,
         });
@@ -174,7 +174,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
             label,
             bars: apis
                 .iter()
-                .map(|a| {
+                .map(|&a| {
                     let v = find(a).and_then(|r| reference_of(a).and_then(|c| pct(r.metric, c)));
                     bar(v, a)
                 })
@@ -217,9 +217,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     if any_copy {
         let used: Vec<String> = refs
             .iter()
-            .filter_map(|(a, v)| {
-                v.map(|v| format!("{} {} GB/s", style::api_display(a), fmt_sig(v)))
-            })
+            .filter_map(|(a, v)| v.map(|v| format!("{} {} GB/s", a.to_string(), fmt_sig(v))))
             .collect();
         notes.push(format!(
             "Copy reference: best {COPY_FAMILY}/{COPY_VARIANT} result of the same GPU and API: {}.",
@@ -239,7 +237,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
                 notes.push(format!(
                     "No {COPY_FAMILY}/{COPY_VARIANT} row for {} on this GPU: its share of copy \
                      bandwidth is not shown.",
-                    style::api_display(a)
+                    a.to_string()
                 ));
             }
         }
@@ -252,7 +250,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     let unknown_peak: Vec<String> = rows
         .iter()
         .filter(|r| !(r.peak_gbs.is_finite() && r.peak_gbs > 0.0))
-        .map(|r| style::api_display(&r.api))
+        .map(|r| r.api.to_string())
         .fold(Vec::new(), |mut acc, a| {
             push_unique(&mut acc, &a);
             acc
@@ -267,9 +265,9 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     let mut legend: Vec<LegendItem> = apis
         .iter()
         .map(|a| {
-            let st = style::api_style(a);
+            let st = style::api_style(*a);
             LegendItem::new(
-                style::api_display(a),
+                a.to_string(),
                 Swatch::Fill {
                     color: st.color,
                     hatch: st.hatch,

@@ -19,7 +19,7 @@ use super::{
     fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
     Figure, Format, PlotError, RunInfo,
 };
-use crate::record::PrRow;
+use crate::record::{Api, PrRow};
 
 /// The band inside which a PR counts as "similar performance" (the paper's criterion).
 pub const SIMILAR_BAND: (f64, f64) = (0.9, 1.1);
@@ -114,7 +114,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
     info.run_ids = vec![run_id.to_string()];
 
     let width = style::WIDTH;
-    let legend = legend_items(rows.first().map(|r| r.api_a.as_str()).unwrap_or("OpenCL"));
+    let legend = legend_items(rows.first().map_or(Api::OpenCl, |r| r.api_a));
     let mut notes = vec![
         "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
          values at right: PR [CI low, CI high]."
@@ -165,7 +165,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
     }
 }
 
-fn legend_items(api_a: &str) -> Vec<LegendItem> {
+fn legend_items(api_a: Api) -> Vec<LegendItem> {
     vec![
         LegendItem::new(
             "fair comparison",
@@ -190,7 +190,7 @@ fn legend_items(api_a: &str) -> Vec<LegendItem> {
             },
         ),
         LegendItem::new(
-            format!("PR = 1 (parity; > 1: {} faster)", style::api_display(api_a)),
+            format!("PR = 1 (parity; > 1: {api_a} faster)"),
             Swatch::RefLine,
         ),
     ]
@@ -199,8 +199,7 @@ fn legend_items(api_a: &str) -> Vec<LegendItem> {
 fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f64) -> HBarPanel {
     let (api_a, api_b) = rows
         .first()
-        .map(|r| (style::api_display(&r.api_a), style::api_display(&r.api_b)))
-        .unwrap_or_else(|| ("OpenCL".to_string(), "CUDA".to_string()));
+        .map_or((Api::OpenCl, Api::Cuda), |r| (r.api_a, r.api_b));
     let caption = if dev_a == dev_b || dev_b.is_empty() {
         format!("{dev_a}: {api_a} vs {api_b}")
     } else {
@@ -236,7 +235,7 @@ fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f6
 }
 
 fn base_label(r: &PrRow, multi_study: bool) -> String {
-    let kernel = if r.family.is_empty() || r.variant.starts_with(&r.family) {
+    let kernel = if r.variant.starts_with(r.family.name()) {
         r.variant.clone()
     } else {
         format!("{}/{}", r.family, r.variant)

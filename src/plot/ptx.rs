@@ -13,9 +13,10 @@ use plotters::prelude::*;
 
 use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError, Figure,
-    Format, PlotError, PtxClassCount, RunInfo,
+    group_in_order, push_api, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
+    Figure, Format, PlotError, PtxClassCount, RunInfo,
 };
+use crate::record::Api;
 
 /// The PTX chart; one file per kernel pair.
 #[derive(Debug, Clone, Copy, Default)]
@@ -64,16 +65,16 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
 }
 
 fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
-    let mut apis: Vec<String> = Vec::new();
+    let mut apis: Vec<Api> = Vec::new();
     let mut classes: Vec<String> = Vec::new();
     for c in counts {
-        push_unique(&mut apis, &c.api);
+        push_api(&mut apis, c.api);
         push_unique(&mut classes, &c.class);
     }
-    apis.sort_by_key(|a| (style::api_rank(a), a.clone()));
+    apis.sort();
     // Sum duplicates (an inspector may list a class once per kernel of the pair). A class
     // absent from one API's listing is a count of 0 there, drawn as such.
-    let count_of = |api: &str, class: &str| -> u64 {
+    let count_of = |api: Api, class: &str| -> u64 {
         counts
             .iter()
             .filter(|c| c.api == api && c.class == class)
@@ -87,12 +88,12 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
             bars: apis
                 .iter()
                 .map(|a| {
-                    let n = count_of(a, class);
+                    let n = count_of(*a, class);
                     Some(HBar {
                         value: n as f64,
                         ci: None,
-                        color: style::api_style(a).color,
-                        hatch: style::api_style(a).hatch,
+                        color: style::api_style(*a).color,
+                        hatch: style::api_style(*a).hatch,
                         text: Some(n.to_string()),
                     })
                 })
@@ -117,9 +118,9 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
     let legend: Vec<LegendItem> = apis
         .iter()
         .map(|a| {
-            let st = style::api_style(a);
+            let st = style::api_style(*a);
             LegendItem::new(
-                format!("{} PTX", style::api_display(a)),
+                format!("{a} PTX"),
                 Swatch::Fill {
                     color: st.color,
                     hatch: st.hatch,

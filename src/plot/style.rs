@@ -8,6 +8,7 @@
 
 use std::sync::OnceLock;
 
+use crate::backend::Api;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle};
@@ -147,63 +148,32 @@ pub struct ApiStyle {
     pub dashed: bool,
 }
 
-/// Style of an API by name, case-insensitively, so `OpenCL`, `opencl` and `OPENCL` agree.
-pub fn api_style(api: &str) -> ApiStyle {
-    let lower = api.to_ascii_lowercase();
-    if lower.contains("cuda") {
-        ApiStyle {
+/// Style of an API: each keeps one colour, marker and line in every chart.
+pub fn api_style(api: Api) -> ApiStyle {
+    match api {
+        Api::Cuda => ApiStyle {
             color: CUDA,
             hatch: None,
             marker: Marker::Triangle,
             dashed: true,
-        }
-    } else if lower.contains("opencl") {
-        ApiStyle {
+        },
+        Api::OpenCl => ApiStyle {
             color: OPENCL,
             hatch: None,
             marker: Marker::Circle,
             dashed: false,
-        }
-    } else {
-        ApiStyle {
-            color: OTHER_API,
-            hatch: None,
-            marker: Marker::Square,
-            dashed: false,
-        }
+        },
     }
 }
 
 /// Marker for the n-th device of a chart: the API keeps its colour, the device changes the
 /// shape, so four lines (two APIs on two GPUs) stay apart.
-pub fn device_marker(api: &str, device_index: usize) -> Marker {
+pub fn device_marker(api: Api, device_index: usize) -> Marker {
     if device_index == 0 {
         return api_style(api).marker;
     }
     const OTHERS: [Marker; 2] = [Marker::Square, Marker::Diamond];
     OTHERS[(device_index - 1) % OTHERS.len()]
-}
-
-/// Canonical display name of an API (`OpenCL`, `CUDA`), or the name as given.
-pub fn api_display(api: &str) -> String {
-    let lower = api.to_ascii_lowercase();
-    match lower.as_str() {
-        "opencl" => "OpenCL".to_string(),
-        "cuda" => "CUDA".to_string(),
-        _ => api.to_string(),
-    }
-}
-
-/// Orders APIs so OpenCL always comes first (it is side A of the PR), then CUDA, then others.
-pub fn api_rank(api: &str) -> u8 {
-    let lower = api.to_ascii_lowercase();
-    if lower.contains("opencl") {
-        0
-    } else if lower.contains("cuda") {
-        1
-    } else {
-        2
-    }
 }
 
 /// A text style of the embedded font at `px` pixels in the normal text colour.

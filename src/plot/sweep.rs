@@ -18,7 +18,7 @@ use super::{
     group_in_order, push_unique, slug, write_figures, Chart, ChartData, DrawError, Figure, Format,
     PlotError, RunInfo,
 };
-use crate::record::{MeasurementRow, Status};
+use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
 /// The sweep chart; one file per swept configuration.
 #[derive(Debug, Clone, Copy, Default)]
@@ -93,7 +93,7 @@ pub(crate) struct SweepFigure {
 struct Key {
     run_id: String,
     study: String,
-    family: String,
+    family: FamilyKind,
     variant: String,
     param: String,
     /// Fixed problem size of a sweep over something else; empty for size sweeps.
@@ -106,7 +106,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     let groups = group_in_order(points, |r| Key {
         run_id: r.run_id.clone(),
         study: r.study.clone(),
-        family: r.family.clone(),
+        family: r.family,
         variant: r.variant.clone(),
         param: r.sweep_param.clone(),
         size: if r.sweep_param == "size" {
@@ -122,7 +122,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     let slugs: Vec<String> = groups
         .iter()
         .map(|(k, _)| {
-            let mut parts = vec![k.study.as_str(), &k.family, &k.variant, &k.param];
+            let mut parts = vec![k.study.as_str(), k.family.name(), &k.variant, &k.param];
             // Name the size or the run only where it is needed to tell two charts apart.
             let same_but_size = groups
                 .iter()
@@ -156,25 +156,19 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
     for r in rows {
         push_unique(&mut devices, &r.device);
     }
-    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut keys: Vec<(Api, String)> = Vec::new();
     for r in rows {
-        let k = (r.api.clone(), r.device.clone());
+        let k = (r.api, r.device.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
     }
-    keys.sort_by_key(|(api, dev)| {
-        (
-            devices.iter().position(|d| d == dev),
-            style::api_rank(api),
-            api.clone(),
-        )
-    });
+    keys.sort_by_key(|(api, dev)| (devices.iter().position(|d| d == dev), *api));
     let series: Vec<Series> = keys
         .iter()
         .map(|(api, dev)| {
             let dev_index = devices.iter().position(|d| d == dev).unwrap_or(0);
-            let st = style::api_style(api);
+            let st = style::api_style(*api);
             let mut points: Vec<Point> = Vec::new();
             for r in rows.iter().filter(|r| r.api == *api && r.device == *dev) {
                 let Some(x) = x_of(&x_axis, &r.sweep_value) else {
@@ -194,14 +188,14 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
             }
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
             let label = if devices.len() > 1 {
-                format!("{} · {dev}", style::api_display(api))
+                format!("{api} · {dev}")
             } else {
-                style::api_display(api)
+                api.to_string()
             };
             Series {
                 label,
                 color: st.color,
-                marker: style::device_marker(api, dev_index),
+                marker: style::device_marker(*api, dev_index),
                 dashed: st.dashed,
                 points,
             }
@@ -231,10 +225,7 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         },
     ));
 
-    let unit = rows
-        .first()
-        .map(|r| r.metric_unit.clone())
-        .unwrap_or_default();
+    let unit = rows.first().map_or(Metric::Bandwidth, |r| r.metric_unit);
     let scale = match x_axis {
         XAxis::Log2 => ", log2 scale",
         XAxis::Linear | XAxis::Categorical(_) => "",
@@ -249,14 +240,14 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         title: style::title("Sweep", &subject),
         subtitle: info.subtitle(),
         x_desc: format!("{} ({}{scale})", key.param, param_unit(&key.param)),
-        y_desc: format!("{} ({unit})", metric_name(&unit)),
+        y_desc: format!("{} ({unit})", metric_name(unit)),
         x_axis,
         series,
         legend,
         notes: vec![format!(
             "Lines join the median {} at each {} value; shaded bands span the metric at the \
              CI bounds of the median time.",
-            metric_name(&unit).to_lowercase(),
+            metric_name(unit).to_lowercase(),
             key.param
         )],
     }
@@ -324,12 +315,11 @@ fn param_unit(param: &str) -> &'static str {
 }
 
 /// Name of the metric for an axis, from its unit.
-fn metric_name(unit: &str) -> &'static str {
-    match unit {
-        "GB/s" => "Bandwidth",
-        "GFLOP/s" | "GFLOPS" => "Throughput",
-        "ms" | "s" | "us" => "Time",
-        _ => "Performance",
+fn metric_name(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Bandwidth => "Bandwidth",
+        Metric::Flops => "Throughput",
+        Metric::Rate => "Performance",
     }
 }
 

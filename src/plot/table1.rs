@@ -16,7 +16,7 @@ use super::{
     fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
     Figure, Format, PlotError, RunInfo,
 };
-use crate::record::{MeasurementRow, Status};
+use crate::record::{Api, MeasurementRow, Status};
 
 /// Study whose rows this chart draws.
 pub const STUDY: &str = "whitepaper-table1";
@@ -151,25 +151,19 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
         })
         .collect();
 
-    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut keys: Vec<(Api, String)> = Vec::new();
     for r in rows {
-        let k = (r.api.clone(), r.device.clone());
+        let k = (r.api, r.device.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
     }
-    keys.sort_by_key(|(api, dev)| {
-        (
-            devices.iter().position(|d| d == dev),
-            style::api_rank(api),
-            api.clone(),
-        )
-    });
+    keys.sort_by_key(|(api, dev)| (devices.iter().position(|d| d == dev), *api));
 
     let mut series = Vec::new();
     let mut legend = Vec::new();
     for (api, dev) in &keys {
-        let st = style::api_style(api);
+        let st = style::api_style(*api);
         let dev_index = devices.iter().position(|d| d == dev).unwrap_or(0);
         // A second GPU keeps the API colour but is hatched, so the two stay apart in grey.
         let hatch = (dev_index > 0).then_some(style::OUTLINE);
@@ -195,7 +189,7 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
             bars,
         });
         legend.push(LegendItem::new(
-            format!("{} on {dev} (this run)", style::api_display(api)),
+            format!("{api} on {dev} (this run)"),
             Swatch::Fill {
                 color: st.color,
                 hatch,

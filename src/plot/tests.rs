@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::record::{MeasurementRow, PrRow, Status};
+use crate::record::{Api, MeasurementRow, Metric, PrRow, Status, TimerKind};
 
 const RUN: &str = "20250301-abc1234";
 const GPU: &str = "NVIDIA GeForce RTX 4090";
@@ -26,12 +26,12 @@ fn m(
         run_id: RUN.into(),
         study: study.into(),
         comparison: format!("{family}/{variant}"),
-        api: api.into(),
+        api: api.parse().unwrap(),
         device: device.into(),
         platform: if api == "CUDA" { "CUDA" } else { "NVIDIA CUDA" }.into(),
         driver: DRIVER.into(),
         api_version: if api == "CUDA" { "12.4" } else { "OpenCL 3.0" }.into(),
-        family: family.into(),
+        family: family.parse().unwrap(),
         variant: variant.into(),
         size: "67108864".into(),
         elements: 67_108_864,
@@ -40,7 +40,7 @@ fn m(
         global_size: 262_144,
         unroll: String::new(),
         flags: String::new(),
-        timer: "device-event".into(),
+        timer: TimerKind::DeviceEvent,
         warmup: 5,
         reps: 50,
         median_s,
@@ -51,7 +51,7 @@ fn m(
         ci_hi_s: median_s * 1.02,
         outliers: 1,
         metric,
-        metric_unit: "GB/s".into(),
+        metric_unit: Metric::Bandwidth,
         metric_ci_lo: metric * 0.97,
         metric_ci_hi: metric * 1.02,
         bytes: 805_306_368,
@@ -73,14 +73,14 @@ fn pr(device: &str, study: &str, family: &str, variant: &str, value: f64, fair: 
         comparison: format!("{family}/{variant}"),
         device_a: device.into(),
         device_b: device.into(),
-        api_a: "OpenCL".into(),
-        api_b: "CUDA".into(),
-        family: family.into(),
+        api_a: Api::OpenCl,
+        api_b: Api::Cuda,
+        family: family.parse().unwrap(),
         variant: variant.into(),
         size: "60989x1100".into(),
         local_size: 256,
         groups: 60,
-        metric_unit: "GB/s".into(),
+        metric_unit: Metric::Bandwidth,
         metric_a: 800.0 * value,
         metric_b: 800.0,
         pr: value,
@@ -230,7 +230,7 @@ fn fixture() -> ChartData {
             if n > 0 {
                 ptx_classes.push(PtxClassCount {
                     pair: "matvec/listing5".into(),
-                    api: api.into(),
+                    api: api.parse().unwrap(),
                     class: class.into(),
                     count: n,
                 });
@@ -486,7 +486,7 @@ fn many_variants_get_a_taller_pr_chart() {
         data.prs.push(pr(
             GPU,
             "default",
-            "family",
+            "matvec",
             &format!("a_rather_long_variant_name_{i:02}"),
             0.8 + 0.015 * f64::from(i),
             fair,
@@ -605,8 +605,8 @@ fn formats_parse_and_name_their_extension() {
 
 #[test]
 fn drivers_are_named_per_api_only_when_they_differ() {
-    let a = m("OpenCL", GPU, "s", "f", "v", 1.0);
-    let mut b = m("CUDA", GPU, "s", "f", "v", 1.0);
+    let a = m("OpenCL", GPU, "s", "matvec", "v", 1.0);
+    let mut b = m("CUDA", GPU, "s", "matvec", "v", 1.0);
     assert_eq!(
         RunInfo::from_measurements([&a, &b]).drivers,
         vec![DRIVER.to_string()]
@@ -689,7 +689,7 @@ fn extreme_values_draw_in_bounded_time() {
                 r.ci_hi_s = v;
                 r.peak_gbs = v;
                 if !r.sweep_param.is_empty() {
-                    r.sweep_value = if r.api == "CUDA" {
+                    r.sweep_value = if r.api == Api::Cuda {
                         sweep.to_string()
                     } else {
                         format!("-{sweep}")

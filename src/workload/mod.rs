@@ -7,6 +7,7 @@ pub mod reference;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 use thiserror::Error;
 
 /// How a variant's default number of work-groups follows from the problem.
@@ -20,30 +21,55 @@ pub enum GroupRule {
     PerComputeUnit(u32),
 }
 
-/// The performance metric a family is judged by (higher is better).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The performance metric a family is judged by (higher is better), written as its unit.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
+)]
 pub enum Metric {
     /// Bytes moved per second, GB/s (1e9).
+    #[strum(serialize = "GB/s")]
     Bandwidth,
     /// GFLOP/s (1e9).
+    #[strum(serialize = "GFLOP/s")]
     Flops,
     /// Launches per second (1 / time), for the launch-overhead kernel.
+    #[strum(serialize = "1/s")]
     Rate,
 }
 
+crate::names::serde_as_name!(Metric, FamilyKind);
+
 impl Metric {
     pub fn unit(self) -> &'static str {
+        self.into()
+    }
+
+    /// The work one run does in this metric's numerator: GB, GFLOP, or one launch.
+    pub fn work(self, bytes: u64, flops: u64) -> f64 {
         match self {
-            Metric::Bandwidth => "GB/s",
-            Metric::Flops => "GFLOP/s",
-            Metric::Rate => "1/s",
+            Metric::Bandwidth => bytes as f64 / 1e9,
+            Metric::Flops => flops as f64 / 1e9,
+            Metric::Rate => 1.0,
         }
     }
 }
 
 /// The family a variant belongs to; selects arguments, reference and metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Display,
+    EnumString,
+    IntoStaticStr,
+    VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum FamilyKind {
     Matvec,
     Reduce,
@@ -54,33 +80,22 @@ pub enum FamilyKind {
 
 impl FamilyKind {
     pub fn name(self) -> &'static str {
-        match self {
-            FamilyKind::Matvec => "matvec",
-            FamilyKind::Reduce => "reduce",
-            FamilyKind::Bandwidth => "bandwidth",
-            FamilyKind::Flops => "flops",
-            FamilyKind::Launch => "launch",
-        }
+        self.into()
     }
 
-    pub fn all() -> [FamilyKind; 5] {
-        [
-            FamilyKind::Matvec,
-            FamilyKind::Reduce,
-            FamilyKind::Bandwidth,
-            FamilyKind::Flops,
-            FamilyKind::Launch,
-        ]
+    pub fn all() -> &'static [FamilyKind] {
+        Self::VARIANTS
     }
 
     pub fn parse(name: &str) -> Result<Self, WorkloadError> {
-        Self::all()
-            .into_iter()
-            .find(|f| f.name() == name)
-            .ok_or_else(|| WorkloadError::UnknownFamily {
-                name: name.to_string(),
-                known: Self::all().map(|f| f.name()).join(", "),
-            })
+        name.parse().map_err(|_| WorkloadError::UnknownFamily {
+            name: name.to_string(),
+            known: Self::all()
+                .iter()
+                .map(|f| f.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
     }
 
     pub fn metric(self) -> Metric {
@@ -606,7 +621,7 @@ mod tests {
 
     #[test]
     fn variant_names_are_unique_per_family() {
-        for f in FamilyKind::all() {
+        for &f in FamilyKind::all() {
             let names: Vec<_> = variants_of(f, true).iter().map(|v| v.name).collect();
             let mut dedup = names.clone();
             dedup.sort();

@@ -1,0 +1,42 @@
+//! Enums that records and study files write as words (`OpenCL`, `device-event`, `GB/s`,
+//! `verify-failed`, `A`). Each enum's name table is derived once with strum; serde reads and
+//! writes the same words through [`serde_as_name!`], and an unknown word is refused with
+//! every valid one listed.
+
+use std::str::FromStr;
+
+use strum::VariantArray;
+
+/// Parses `text` as one of `T`'s names, or says which names there are.
+pub fn parse<T>(text: &str) -> Result<T, String>
+where
+    T: FromStr + VariantArray + Copy + Into<&'static str>,
+{
+    text.parse().map_err(|_| {
+        let names: Vec<&'static str> = T::VARIANTS.iter().map(|v| (*v).into()).collect();
+        format!(
+            "unknown variant `{text}`, expected one of {}",
+            names.join(", ")
+        )
+    })
+}
+
+/// Serialises an enum as its strum name and deserialises it with [`parse`].
+macro_rules! serde_as_name {
+    ($($t:ty),+ $(,)?) => {$(
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(<&'static str>::from(*self))
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                $crate::names::parse::<$t>(&text).map_err(serde::de::Error::custom)
+            }
+        }
+    )+};
+}
+
+pub(crate) use serde_as_name;

@@ -1,0 +1,123 @@
+//! Reading chart data: result CSVs named one by one or found in run folders, each told apart
+//! by its header, so a foreign or mangled file is refused with its name and line.
+
+use std::path::{Path, PathBuf};
+
+use crate::export::csv::{read_rows, CsvSchema};
+use crate::export::ExportError;
+use crate::inspect;
+use crate::record::{MeasurementRow, PrRow, SampleRow};
+use crate::session::store::CsvStore;
+
+use super::{ChartData, PtxClassCount};
+
+/// Why chart data could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("no result CSV found in {0}")]
+    NothingFound(String),
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: line 1: not a clvscu CSV (header '{header}')", path.display())]
+    Foreign { path: PathBuf, header: String },
+    #[error(transparent)]
+    Csv(#[from] ExportError),
+}
+
+/// The kinds of CSV clvscu writes, told apart by their header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CsvKind {
+    Measurements,
+    Prs,
+    Samples,
+    PtxClasses,
+}
+
+/// The kind of the clvscu CSV at `path`, by its first line.
+pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
+    let header = first_line_of(path)?;
+    let is = |columns: &[&str]| header == columns.join(",");
+    if is(MeasurementRow::COLUMNS) {
+        Ok(CsvKind::Measurements)
+    } else if is(PrRow::COLUMNS) {
+        Ok(CsvKind::Prs)
+    } else if is(SampleRow::COLUMNS) {
+        Ok(CsvKind::Samples)
+    } else if is(inspect::ClassRow::COLUMNS) {
+        Ok(CsvKind::PtxClasses)
+    } else {
+        Err(InputError::Foreign {
+            path: path.to_path_buf(),
+            header,
+        })
+    }
+}
+
+fn first_line_of(path: &Path) -> Result<String, InputError> {
+    let text = std::fs::read_to_string(path).map_err(|source| InputError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim_start_matches('\u{feff}')
+        .to_string())
+}
+
+/// The result CSVs of `inputs`: files as given, folders by their known file names.
+fn csv_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            let names = [CsvStore::MEASUREMENTS, CsvStore::PRS, inspect::CLASSES_CSV];
+            files.extend(
+                names
+                    .map(|n| input.join(n))
+                    .into_iter()
+                    .filter(|p| p.exists()),
+            );
+        } else {
+            files.push(input.clone());
+        }
+    }
+    files
+}
+
+/// Every measurement, PR and PTX-class row of `inputs` (samples are not charted).
+pub fn load(inputs: &[PathBuf]) -> Result<ChartData, InputError> {
+    let files = csv_files(inputs);
+    if files.is_empty() {
+        let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+        return Err(InputError::NothingFound(names.join(", ")));
+    }
+    let mut data = ChartData::default();
+    for f in files {
+        match kind_of(&f)? {
+            CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(&f)?),
+            CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(&f)?),
+            CsvKind::PtxClasses => {
+                let rows: Vec<inspect::ClassRow> = read_rows(&f)?;
+                for r in rows {
+                    let api = r.api.parse().map_err(|_| InputError::Foreign {
+                        path: f.clone(),
+                        header: format!("api '{}' in a PTX class row", r.api),
+                    })?;
+                    data.ptx_classes.push(PtxClassCount {
+                        pair: r.pair,
+                        api,
+                        class: r.class,
+                        count: r.count,
+                    });
+                }
+            }
+            CsvKind::Samples => {}
+        }
+    }
+    Ok(data)
+}

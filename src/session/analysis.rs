@@ -1,0 +1,256 @@
+//! From samples to rows: the bridge between what was measured and [`crate::stats`]. Each
+//! side's times become a measurement row (median, CI, metric), its raw samples become sample
+//! rows, and two timed sides become a PR row with the fairness verdict.
+
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+use super::measure::{SidePlan, SideRun};
+use crate::fairness::{self, SideSteps};
+use crate::record::{MeasurementRow, PrRow, SampleRow, Status};
+use crate::stats;
+use crate::study::{Comparison, Study};
+use crate::workload::work_of;
+
+/// Bootstrap resamples for every CI.
+pub const RESAMPLES: usize = 2000;
+
+/// What every row of a run shares.
+pub struct RowContext<'a> {
+    pub run_id: &'a str,
+    pub study: &'a Study,
+    pub comparison: &'a Comparison,
+}
+
+/// The seed of every bootstrap of a comparison: the same rows give the same CIs.
+fn seed_of(id: &str) -> u64 {
+    let h = Sha256::digest(id.as_bytes());
+    u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
+}
+
+/// The positive, finite times of the side's own timer.
+pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
+    run.samples
+        .iter()
+        .filter_map(|s| s.get(plan.settings.timer))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect()
+}
+
+/// The measurement row of one side: its settings, and its statistics when it was timed.
+pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> MeasurementRow {
+    let mut row = base_row(ctx, plan);
+    row.max_error = run.max_error;
+    match &run.failure {
+        Some(f) => {
+            row.status = f.status;
+            row.error = f.message.clone();
+        }
+        None => {
+            row.verified = true;
+            fill_stats(&mut row, &times(plan, run), plan);
+        }
+    }
+    row
+}
+
+/// The raw samples of a side that was timed, both clocks, in repetition order.
+pub fn sample_rows(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Vec<SampleRow> {
+    let mut rows = Vec::new();
+    for (rep, s) in run.samples.iter().enumerate() {
+        for (timer, value) in [
+            (crate::backend::TimerKind::DeviceEvent, s.device),
+            (crate::backend::TimerKind::WallClock, Some(s.wall)),
+        ] {
+            if let Some(seconds) = value.filter(|v| v.is_finite()) {
+                rows.push(SampleRow {
+                    run_id: ctx.run_id.to_string(),
+                    comparison: ctx.comparison.id.clone(),
+                    side: plan.side,
+                    api: plan.backend.api(),
+                    timer,
+                    rep: rep as u32,
+                    seconds,
+                });
+            }
+        }
+    }
+    rows
+}
+
+fn fill_stats(row: &mut MeasurementRow, times: &[f64], plan: &SidePlan) {
+    let timer = plan.settings.timer;
+    let Some(s) = stats::summarize(times, RESAMPLES, seed_of(&row.comparison)) else {
+        row.status = Status::LaunchFailed;
+        row.error = format!("the {} timer produced no usable sample", timer.label());
+        return;
+    };
+    row.reps = s.n as u32;
+    row.median_s = s.median;
+    row.min_s = s.min;
+    row.mean_s = s.mean;
+    row.mad_s = s.mad;
+    row.ci_lo_s = s.ci_lo;
+    row.ci_hi_s = s.ci_hi;
+    row.outliers = s.outliers as u32;
+    row.metric = metric_value(row, s.median);
+    // The slow end of the time CI is the low end of the metric CI.
+    row.metric_ci_lo = metric_value(row, s.ci_hi);
+    row.metric_ci_hi = metric_value(row, s.ci_lo);
+}
+
+/// The work a row's metric counts (GB, GFLOP or one launch).
+fn work(row: &MeasurementRow) -> f64 {
+    row.metric_unit.work(row.bytes, row.flops)
+}
+
+fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        work(row) / seconds
+    } else {
+        f64::NAN
+    }
+}
+
+/// The eight steps as this side decided them, for the fairness verdict.
+pub fn side_steps(plan: &SidePlan) -> SideSteps {
+    let s = &plan.settings;
+    let mut native: BTreeMap<String, String> = s
+        .unroll
+        .iter()
+        .map(|(p, f)| (format!("unroll.{p}"), f.to_string()))
+        .collect();
+    native.extend(s.defines.clone());
+    SideSteps {
+        api: plan.backend.api(),
+        problem: format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
+        algorithm: s.variant.name.to_string(),
+        // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
+        // that they are the same algorithm text, so the implementation step records the
+        // variant's kernel name and the check, not the raw hash of one file.
+        implementation: format!("{} (parity-checked twins)", s.variant.kernel),
+        native,
+        flags: s.flags,
+        second_stage: "driver JIT of PTX, default options".into(),
+        local: plan.shape.local,
+        groups: plan.shape.groups,
+        timer: s.timer,
+        warmup: s.warmup,
+        min_reps: s.reps,
+        min_time_s: s.min_time_s,
+    }
+}
+
+fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
+    let info = plan.backend.info();
+    let s = &plan.settings;
+    let (bytes, flops) = work_of(s.family, s.variant.name, s.size, plan.shape.global());
+    let mut flags: Vec<String> = plan
+        .config
+        .all_defines()
+        .iter()
+        .map(|(k, v)| format!("-D{k}={v}"))
+        .collect();
+    flags.extend(plan.config.flags.iter().cloned());
+    MeasurementRow {
+        run_id: ctx.run_id.to_string(),
+        study: ctx.study.name.clone(),
+        comparison: ctx.comparison.id.clone(),
+        api: plan.backend.api(),
+        device: info.name.clone(),
+        platform: info.platform.clone(),
+        driver: info.driver_version.clone(),
+        api_version: info.api_version.clone(),
+        family: s.family,
+        variant: s.variant.name.into(),
+        size: s.size.to_string(),
+        elements: s.size.elements(),
+        local_size: plan.shape.local,
+        groups: plan.shape.groups,
+        global_size: plan.shape.global(),
+        unroll: s.unroll_text(),
+        flags: flags.join(" "),
+        timer: s.timer,
+        warmup: s.warmup,
+        reps: 0,
+        median_s: f64::NAN,
+        min_s: f64::NAN,
+        mean_s: f64::NAN,
+        mad_s: f64::NAN,
+        ci_lo_s: f64::NAN,
+        ci_hi_s: f64::NAN,
+        outliers: 0,
+        metric: f64::NAN,
+        metric_unit: s.family.metric(),
+        metric_ci_lo: f64::NAN,
+        metric_ci_hi: f64::NAN,
+        bytes,
+        flops,
+        peak_gbs: info.theoretical_peak_gbs().unwrap_or(0.0),
+        verified: false,
+        max_error: f64::NAN,
+        status: Status::Ok,
+        error: String::new(),
+        sweep_param: ctx.comparison.sweep_param.clone(),
+        sweep_value: ctx.comparison.sweep_value.clone(),
+    }
+}
+
+/// The PR of two timed sides, with the fairness verdict of their steps; `None` unless both
+/// sides were verified and timed.
+pub fn pr_row(
+    ctx: &RowContext,
+    plans: &[SidePlan],
+    runs: &[SideRun],
+    rows: &[MeasurementRow],
+) -> Option<PrRow> {
+    let ([pa, pb], [ra, rb], [a, b]) = (plans, runs, rows) else {
+        return None;
+    };
+    if a.status != Status::Ok || b.status != Status::Ok {
+        return None;
+    }
+    let verdict = fairness::verdict(&side_steps(pa), &side_steps(pb));
+    let c = ctx.comparison;
+    let ratio = stats::performance_ratio(
+        &times(pa, ra),
+        work(a),
+        &times(pb, rb),
+        work(b),
+        RESAMPLES,
+        seed_of(&c.id),
+    )?;
+    let label = stats::classify_pr(&ratio);
+    Some(PrRow {
+        run_id: ctx.run_id.to_string(),
+        study: ctx.study.name.clone(),
+        comparison: c.id.clone(),
+        device_a: a.device.clone(),
+        device_b: b.device.clone(),
+        api_a: a.api,
+        api_b: b.api,
+        family: a.family,
+        variant: a.variant.clone(),
+        size: a.size.clone(),
+        local_size: a.local_size,
+        groups: a.groups,
+        metric_unit: a.metric_unit,
+        metric_a: a.metric,
+        metric_b: b.metric,
+        pr: ratio.value,
+        pr_ci_lo: ratio.ci_lo,
+        pr_ci_hi: ratio.ci_hi,
+        similar: label.similar,
+        similar_tight: label.similar_tight,
+        fair: verdict.fair(),
+        differing_steps: verdict.differences(),
+        timer: if a.timer == b.timer {
+            a.timer.to_string()
+        } else {
+            format!("{} vs {}", a.timer, b.timer)
+        },
+        sweep_param: c.sweep_param.clone(),
+        sweep_value: c.sweep_value.clone(),
+    })
+}

@@ -1,0 +1,220 @@
+//! Measuring one comparison: prepare and verify each side, then warm up and time the sides
+//! that verified, interleaved A, B, A, B... so that clock and thermal drift hit both alike.
+//! The result is typed per side: its samples, its verification error, or why it failed.
+
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use crate::backend::{Backend, LaunchShape, TimerKind};
+use crate::kernels::KernelSources;
+use crate::record::{Side, Status};
+use crate::study::Resolved;
+use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
+use crate::workload::{FamilyKind, Size};
+
+/// A hard cap on the timing of one comparison, so a mis-specified study cannot run away.
+const MAX_TIMING_SECONDS: f64 = 600.0;
+
+/// One side of a comparison, ready to run.
+pub struct SidePlan<'b> {
+    pub side: Side,
+    pub backend: &'b mut dyn Backend,
+    pub settings: Resolved,
+    pub shape: LaunchShape,
+    pub config: SideConfig,
+}
+
+/// One timed repetition: the device clock (when the API gave one) and the host clock.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    pub device: Option<f64>,
+    pub wall: f64,
+}
+
+impl Sample {
+    pub fn get(&self, timer: TimerKind) -> Option<f64> {
+        match timer {
+            TimerKind::DeviceEvent => self.device,
+            TimerKind::WallClock => Some(self.wall),
+        }
+    }
+}
+
+/// Why a side has no timing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub status: Status,
+    pub message: String,
+}
+
+impl Failure {
+    fn of(e: &ExecError) -> Failure {
+        Failure {
+            status: if e.is_build() {
+                Status::BuildFailed
+            } else {
+                Status::LaunchFailed
+            },
+            message: e.to_string(),
+        }
+    }
+}
+
+/// What happened to one side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideRun {
+    /// The largest error against the reference; NaN when the side never got that far.
+    pub max_error: f64,
+    pub samples: Vec<Sample>,
+    pub failure: Option<Failure>,
+}
+
+impl SideRun {
+    fn failed(max_error: f64, failure: Failure) -> SideRun {
+        SideRun {
+            max_error,
+            samples: Vec::new(),
+            failure: Some(failure),
+        }
+    }
+}
+
+/// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference): keep the
+/// last sets, since consecutive comparisons of a study usually share family, size and seed.
+#[derive(Default)]
+pub struct InputCache {
+    entries: Vec<((FamilyKind, Size, u64), Rc<Inputs>)>,
+}
+
+impl InputCache {
+    pub fn get(&mut self, family: FamilyKind, size: Size, seed: u64) -> Rc<Inputs> {
+        let key = (family, size, seed);
+        if let Some((_, v)) = self.entries.iter().find(|(k, _)| *k == key) {
+            return v.clone();
+        }
+        let v = Rc::new(Inputs::generate(family, size, seed));
+        // At most two sets (the two sides of an unfair problem-size pair).
+        if self.entries.len() >= 2 {
+            self.entries.remove(0);
+        }
+        self.entries.push((key, v.clone()));
+        v
+    }
+}
+
+/// Measures every side of one comparison. `None` when interrupted (nothing of it counts).
+pub fn measure_comparison(
+    sides: &mut [SidePlan],
+    inputs: &[Rc<Inputs>],
+    sources: &KernelSources,
+    interrupted: &AtomicBool,
+) -> Option<Vec<SideRun>> {
+    let mut prepared = Vec::new();
+    let mut runs = Vec::new();
+    for (side, inputs) in sides.iter_mut().zip(inputs) {
+        let (p, run) = prepare_and_verify(side, inputs, sources);
+        prepared.push(p);
+        runs.push(run);
+    }
+    // Only the sides that verified are timed; a failed side is recorded but never timed.
+    let timed = time_sides(sides, &prepared, &mut runs, interrupted);
+    for (side, p) in sides.iter_mut().zip(prepared) {
+        if let Some(p) = p {
+            exec::release(side.backend, p);
+        }
+    }
+    timed.then_some(runs)
+}
+
+/// Builds the side and checks its result against the reference; a side that fails either
+/// step is released here and never timed.
+fn prepare_and_verify(
+    side: &mut SidePlan,
+    inputs: &Inputs,
+    sources: &KernelSources,
+) -> (Option<Prepared>, SideRun) {
+    let variant = side.settings.variant;
+    let p = match exec::prepare(side.backend, sources, variant, inputs, &side.config) {
+        Ok(p) => p,
+        Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e))),
+    };
+    let failure = match exec::verify(side.backend, &p, inputs) {
+        Ok(v) if v.ok => {
+            let run = SideRun {
+                max_error: v.max_error,
+                samples: Vec::new(),
+                failure: None,
+            };
+            return (Some(p), run);
+        }
+        Ok(v) => SideRun::failed(
+            v.max_error,
+            Failure {
+                status: Status::VerifyFailed,
+                message: format!(
+                    "max error {:.3e} exceeds tolerance {:.3e} ({} outputs checked)",
+                    v.max_error, v.tolerance, v.checked
+                ),
+            },
+        ),
+        Err(e) => SideRun::failed(f64::NAN, Failure::of(&e)),
+    };
+    exec::release(side.backend, p);
+    (None, failure)
+}
+
+/// Warm-up, then interleaved repetitions until every side has its repetitions and its
+/// minimum time. Returns false when interrupted. A launch that fails mid-measurement marks
+/// that side failed and stops timing it.
+fn time_sides(
+    sides: &mut [SidePlan],
+    prepared: &[Option<Prepared>],
+    runs: &mut [SideRun],
+    interrupted: &AtomicBool,
+) -> bool {
+    let warmup = sides.iter().map(|s| s.settings.warmup).max().unwrap_or(0);
+    for w in 0..warmup {
+        for (i, side) in sides.iter_mut().enumerate() {
+            if let (Some(p), true) = (&prepared[i], w < side.settings.warmup) {
+                if runs[i].failure.is_none() {
+                    if let Err(e) = exec::run(side.backend, p) {
+                        runs[i].failure = Some(Failure::of(&e));
+                    }
+                }
+            }
+        }
+    }
+    let mut spent = vec![0.0f64; sides.len()];
+    let started = Instant::now();
+    for rep in 0.. {
+        if interrupted.load(Ordering::SeqCst) {
+            return false;
+        }
+        let mut any = false;
+        for (i, side) in sides.iter_mut().enumerate() {
+            let s = &side.settings;
+            let needed = rep < s.reps || spent[i] < s.min_time_s;
+            let Some(p) = &prepared[i] else { continue };
+            if runs[i].failure.is_some() || !needed || rep >= s.max_reps {
+                continue;
+            }
+            any = true;
+            match exec::run(side.backend, p) {
+                Ok(t) => {
+                    let sample = Sample {
+                        device: t.device.map(|d| d.0),
+                        wall: t.wall.0,
+                    };
+                    spent[i] += sample.get(s.timer).unwrap_or(sample.wall);
+                    runs[i].samples.push(sample);
+                }
+                Err(e) => runs[i].failure = Some(Failure::of(&e)),
+            }
+        }
+        if !any || started.elapsed().as_secs_f64() > MAX_TIMING_SECONDS {
+            break;
+        }
+    }
+    true
+}

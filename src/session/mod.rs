@@ -1,0 +1,218 @@
+//! A session runs a study over one or two sides and hands every finished comparison to a
+//! sink before the next one starts, so an interruption keeps everything that finished.
+//!
+//! The jobs are apart: [`measure`] prepares, verifies and times the sides; [`analysis`] turns
+//! samples into rows through [`crate::stats`]; [`store`] writes rows and knows what a resumed
+//! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary, charts).
+
+pub mod analysis;
+pub mod measure;
+pub mod provenance;
+pub mod run;
+pub mod store;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::backend::Backend;
+use crate::export::ExportError;
+use crate::fairness;
+use crate::kernels::KernelSources;
+use crate::record::{MeasurementRow, PrRow, Side, Status};
+use crate::study::{Comparison, Resolved, Study};
+use crate::workload::default_groups;
+use crate::workload::exec::SideConfig;
+use analysis::RowContext;
+use measure::{InputCache, SidePlan};
+use store::{ComparisonRows, Sink};
+
+pub use analysis::RESAMPLES;
+
+/// Run-wide settings.
+pub struct RunContext<'a> {
+    pub run_id: String,
+    pub sources: &'a KernelSources,
+    pub interrupted: &'a AtomicBool,
+    pub progress: bool,
+}
+
+/// What a run did, for the summary and the exit code.
+#[derive(Debug, Default)]
+pub struct RunSummary {
+    pub measurements: Vec<MeasurementRow>,
+    pub prs: Vec<PrRow>,
+    pub skipped: usize,
+    pub failed: Vec<String>,
+    pub interrupted: bool,
+}
+
+/// How a run ended, in the order of precedence of the exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every comparison ran, verified and timed (or was already done).
+    Complete,
+    /// Some configuration failed to build, launch or verify; it is in no PR.
+    FailedConfigs,
+    /// Stopped by Ctrl-C; every finished comparison is on disk.
+    Interrupted,
+}
+
+impl RunSummary {
+    pub fn outcome(&self) -> Outcome {
+        if self.interrupted {
+            Outcome::Interrupted
+        } else if !self.failed.is_empty() {
+            Outcome::FailedConfigs
+        } else {
+            Outcome::Complete
+        }
+    }
+
+    /// Adds another part of the same run (a later pass) to this one.
+    pub fn absorb(&mut self, other: RunSummary) {
+        self.measurements.extend(other.measurements);
+        self.prs.extend(other.prs);
+        self.skipped += other.skipped;
+        self.failed.extend(other.failed);
+        self.interrupted |= other.interrupted;
+    }
+
+    fn note(&mut self, rows: ComparisonRows) {
+        for m in rows.measurements.iter().filter(|m| m.status != Status::Ok) {
+            self.failed.push(format!(
+                "{} [{}]: {} {}",
+                m.comparison,
+                m.api,
+                m.status,
+                m.error.lines().next().unwrap_or("")
+            ));
+        }
+        self.prs.extend(rows.pr);
+        self.measurements.extend(rows.measurements);
+    }
+}
+
+/// Run a study over one backend (no PR) or two (A = OpenCL side, B = CUDA side).
+pub fn run_study(
+    study: &Study,
+    a: &mut dyn Backend,
+    mut b: Option<&mut dyn Backend>,
+    sink: &mut dyn Sink,
+    ctx: &RunContext,
+) -> Result<RunSummary, ExportError> {
+    let mut summary = RunSummary::default();
+    let bar = progress_bar(study.comparisons.len(), ctx.progress);
+    let expected = if b.is_some() { 2 } else { 1 };
+    let mut cache = InputCache::default();
+    for comparison in &study.comparisons {
+        if ctx.interrupted.load(Ordering::SeqCst) {
+            summary.interrupted = true;
+            break;
+        }
+        if sink.stored_sides(&comparison.id) >= expected {
+            summary.skipped += 1;
+            bar.inc(1);
+            continue;
+        }
+        bar.set_message(comparison.id.clone());
+        let b_side: Option<&mut dyn Backend> = match &mut b {
+            Some(x) => Some(&mut **x),
+            None => None,
+        };
+        let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, &mut cache) else {
+            summary.interrupted = true;
+            break;
+        };
+        // Written before the next comparison starts: an interruption keeps it.
+        sink.record(&rows)?;
+        summary.note(rows);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok(summary)
+}
+
+fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
+    if !enabled {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+/// The side's launch shape and compile settings; groups default to the variant's rule on
+/// this side's device.
+fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -> SidePlan<'b> {
+    let groups = settings.groups.unwrap_or_else(|| {
+        default_groups(
+            settings.variant,
+            settings.size,
+            settings.local,
+            backend.info().compute_units,
+        )
+    });
+    let shape = crate::backend::LaunchShape {
+        groups,
+        local: settings.local,
+    };
+    let config = SideConfig {
+        shape,
+        defines: settings.kernel_defines(),
+        flags: settings.flags.for_api(backend.api()),
+    };
+    SidePlan {
+        side,
+        backend,
+        settings,
+        shape,
+        config,
+    }
+}
+
+/// Measures one comparison and turns it into rows; `None` when interrupted mid-way
+/// (nothing of it is written).
+fn run_comparison(
+    study: &Study,
+    c: &Comparison,
+    a: &mut dyn Backend,
+    b: Option<&mut dyn Backend>,
+    ctx: &RunContext,
+    cache: &mut InputCache,
+) -> Option<ComparisonRows> {
+    let plan_a = side_plan(Side::A, a, c.a.clone());
+    let groups_a = plan_a.shape.groups;
+    let mut plans = vec![plan_a];
+    let mut inputs = vec![cache.get(c.a.family, c.a.size, c.a.seed)];
+    if let Some(b) = b {
+        let mut settings = c.b.clone();
+        if let Some(g) = fairness::shared_groups(&c.a, &c.b, groups_a) {
+            settings.groups = Some(g);
+        }
+        plans.push(side_plan(Side::B, b, settings));
+        inputs.push(cache.get(c.b.family, c.b.size, c.b.seed));
+    }
+    let runs = measure::measure_comparison(&mut plans, &inputs, ctx.sources, ctx.interrupted)?;
+    let row_ctx = RowContext {
+        run_id: &ctx.run_id,
+        study,
+        comparison: c,
+    };
+    let mut rows = ComparisonRows::default();
+    for (plan, run) in plans.iter().zip(&runs) {
+        rows.measurements
+            .push(analysis::measurement_row(&row_ctx, plan, run));
+        if run.failure.is_none() {
+            rows.samples
+                .extend(analysis::sample_rows(&row_ctx, plan, run));
+        }
+    }
+    rows.pr = analysis::pr_row(&row_ctx, &plans, &runs, &rows.measurements);
+    Some(rows)
+}

@@ -1,0 +1,202 @@
+//! The whole of `clvscu run` as a library call: open the output folder, record provenance,
+//! run the study (once, or `passes` times for a soak), write the summary and draw the
+//! charts. The binary only parses arguments, opens the sides, calls [`execute`] and maps the
+//! [`Outcome`](super::Outcome) to an exit code.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use super::store::{CsvStore, Sink};
+use super::{provenance, run_study, RunContext, RunSummary};
+use crate::backend::{Backend, DeviceInfo};
+use crate::export::csv::write_rows;
+use crate::export::json::write_json_atomic;
+use crate::export::{markdown, write_atomic, ExportError};
+use crate::kernels::KernelSources;
+use crate::plot;
+use crate::record::Status;
+use crate::soak::{self, PassRow};
+use crate::study::Study;
+
+/// The backends of a run: side A, and side B when a PR can be formed.
+pub struct Sides {
+    pub a: Box<dyn Backend>,
+    pub b: Option<Box<dyn Backend>>,
+}
+
+impl Sides {
+    pub fn infos(&self) -> Vec<&DeviceInfo> {
+        std::iter::once(self.a.info())
+            .chain(self.b.as_ref().map(|b| b.info()))
+            .collect()
+    }
+}
+
+/// What to run and where to put it.
+pub struct RunPlan<'a> {
+    pub study: Study,
+    pub out: PathBuf,
+    pub resume: bool,
+    /// Repeat the study this many times (a soak); 1 is an ordinary run.
+    pub passes: u32,
+    pub charts: bool,
+    pub sources: &'a KernelSources,
+    pub interrupted: &'a AtomicBool,
+    pub progress: bool,
+    /// The command line, for the provenance.
+    pub command_line: Vec<String>,
+    pub run_id: String,
+}
+
+/// What happened while a run went on, for the caller to show.
+pub enum Event<'a> {
+    Started { study: &'a Study, sides: &'a Sides },
+    PassDone { row: &'a PassRow, of: u32 },
+}
+
+/// What a run produced.
+pub struct RunReport {
+    pub summary: RunSummary,
+    /// The chart files, or why none were drawn; `None` when charts were not asked for.
+    pub charts: Option<Result<Vec<PathBuf>, String>>,
+}
+
+/// Errors that end a run; every finished comparison is on disk all the same.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot use output directory {}: {source}", dir.display())]
+    Output {
+        dir: PathBuf,
+        #[source]
+        source: ExportError,
+    },
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
+/// Runs `plan` over `sides`; see the module docs.
+pub fn execute(
+    plan: &RunPlan,
+    sides: &mut Sides,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<RunReport, SessionError> {
+    let mut store =
+        CsvStore::open(&plan.out, plan.resume).map_err(|source| SessionError::Output {
+            dir: plan.out.clone(),
+            source,
+        })?;
+    let mut prov = provenance::of_run(
+        &plan.study,
+        &sides.infos(),
+        plan.sources,
+        &plan.command_line,
+        provenance::gpu_query(),
+    );
+    let prov_path = plan.out.join("provenance.json");
+    write_json_atomic(&prov_path, &prov)?;
+    on_event(Event::Started {
+        study: &plan.study,
+        sides,
+    });
+    let ctx = RunContext {
+        run_id: plan.run_id.clone(),
+        sources: plan.sources,
+        interrupted: plan.interrupted,
+        progress: plan.progress,
+    };
+    let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
+    prov.gpu_query_after = provenance::gpu_query();
+    write_json_atomic(&prov_path, &prov)?;
+    write_summary(&plan.out, &plan.study, &summary)?;
+    let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));
+    Ok(RunReport { summary, charts })
+}
+
+/// The study once, or `passes` times with the pass in every comparison's name and one row
+/// of process resources per pass in `passes.csv`.
+fn run_passes(
+    plan: &RunPlan,
+    sides: &mut Sides,
+    sink: &mut dyn Sink,
+    ctx: &RunContext,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<RunSummary, SessionError> {
+    let mut all = RunSummary::default();
+    let mut pass_rows = Vec::new();
+    let passes = plan.passes.max(1);
+    for pass in 1..=passes {
+        let started = Instant::now();
+        let study = if passes > 1 {
+            numbered_pass(&plan.study, pass)
+        } else {
+            plan.study.clone()
+        };
+        let b: Option<&mut dyn Backend> = match &mut sides.b {
+            Some(x) => Some(x.as_mut()),
+            None => None,
+        };
+        let summary = run_study(&study, sides.a.as_mut(), b, sink, ctx)?;
+        if passes > 1 {
+            let row = pass_row(pass, started, &summary);
+            on_event(Event::PassDone {
+                row: &row,
+                of: passes,
+            });
+            pass_rows.push(row);
+            write_rows(&plan.out.join(soak::PASSES_CSV), &pass_rows)?;
+        }
+        let interrupted = summary.interrupted;
+        all.absorb(summary);
+        if interrupted {
+            break;
+        }
+    }
+    Ok(all)
+}
+
+fn numbered_pass(study: &Study, pass: u32) -> Study {
+    let mut s = study.clone();
+    s.name = format!("{}#pass{pass}", study.name);
+    for c in &mut s.comparisons {
+        c.id = format!("{}#pass{pass}", c.id);
+    }
+    s
+}
+
+fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
+    PassRow {
+        pass,
+        seconds: started.elapsed().as_secs_f64(),
+        measurements_ok: summary
+            .measurements
+            .iter()
+            .filter(|m| m.status == Status::Ok)
+            .count(),
+        failed: summary.failed.len(),
+        resident_kib: soak::resident_kib(),
+        open_fds: soak::open_fds(),
+    }
+}
+
+fn write_summary(out: &Path, study: &Study, all: &RunSummary) -> Result<(), ExportError> {
+    let text = format!(
+        "# clvscu run: {}\n\n{}\n\n## Measurements\n\n{}\n\n## Performance Ratio\n\n{}\n",
+        study.name,
+        study.description,
+        markdown::measurement_table(&all.measurements),
+        markdown::pr_table(&all.prs)
+    );
+    write_atomic(&out.join("summary.md"), text.as_bytes())
+}
+
+/// Charts of the folder's CSVs into `charts/`; a failure is reported, not fatal.
+fn draw_charts(out: &Path) -> Result<Vec<PathBuf>, String> {
+    let data = plot::input::load(&[out.to_path_buf()]).map_err(|e| e.to_string())?;
+    plot::draw_all(
+        &data,
+        &out.join("charts"),
+        &[plot::Format::Png, plot::Format::Svg],
+    )
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,1 @@
+//! Session tests on the fake backend: no OpenCL, no CUDA, no GPU.
