@@ -1,0 +1,156 @@
+//! Parity of the kernel twins: every OpenCL kernel file against its CUDA twin.
+//!
+//! The twins must have the same kernels, parameters and algorithm text, differing only in how
+//! each API spells the same thing. The check normalises both to one canonical form and diffs
+//! the result line by line, per kernel:
+//!
+//! 1. Lex the text as C (comments dropped, string and character literals kept whole), so every
+//!    mapping is token-aware: `threadIdx.x` never matches inside `my_threadIdx.x` or `s.threadIdx.x`.
+//! 2. Rewrite API spellings to the canonical form with the tables `SPELLINGS`,
+//!    `POINTER_QUALIFIERS` and `OBJECT_QUALIFIERS`. The canonical spelling is the OpenCL
+//!    one, except that pointer address-space qualifiers are dropped (CUDA has none).
+//! 3. Render each source line's tokens with one spacing rule (whitespace collapsed), drop lines
+//!    left empty, and keep the source line number for the report.
+//! 4. Split each file into kernels (`__kernel void NAME(` after normalisation, which is also how
+//!    `extern "C" __global__ void NAME(` reads) and the text outside kernels, compared as the
+//!    pseudo-kernel `FILE_SCOPE` (macros such as `LAST_WARP_STEP` live there).
+//! 5. Diff each pair of kernels with a longest-common-subsequence line diff. A differing line is
+//!    allowed when the allow-list ([`load_allow_list`]) names it with a reason; any other
+//!    difference, and any kernel on one side only, fails.
+//!
+//! The preludes legitimately differ (they define the same macros in each API's terms), so they
+//! are not diffed: both must `#define` the same set of macro names.
+//!
+//! Normalisation is the same function for both sides. A file that used the other API's spelling
+//! would normalise as if it were correct; the compilers catch that, this check does not.
+//!
+//! The jobs live in submodules: `lexer` (C tokens, directives), `rewrite` (the spelling tables,
+//! normalised lines, kernel splitting), `diff` (the line diff), `allow` (the allow-list) and
+//! `report` (the results and their rendering).
+
+mod allow;
+mod diff;
+mod lexer;
+mod report;
+mod rewrite;
+
+#[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
+mod tests;
+
+use crate::backend::Api;
+use crate::kernels::{stems, KernelSources};
+
+// The types of the public entry points' signatures, so that callers can name them.
+pub use allow::{load_allow_list, AllowEntry, ParityError};
+pub use report::ParityReport;
+
+use allow::mark_allowed;
+use diff::diff_lines;
+use lexer::defined_macros;
+use report::{FileParity, KernelParity};
+use rewrite::split_kernels;
+
+/// The allow-list shipped with the crate (`kernels_parity_allow.txt`).
+pub const EMBEDDED_ALLOW_LIST: &str = include_str!("../../kernels_parity_allow.txt");
+
+/// The name of the pseudo-kernel holding a file's text outside every kernel.
+const FILE_SCOPE: &str = "<file-scope>";
+
+/// The stem of the prelude pair, compared by macro names instead of line by line.
+const PRELUDE: &str = "prelude";
+
+/// Checks every file pair of `sources`: the prelude by macro names, the kernel files kernel
+/// by kernel, with `allow` naming the intended differences.
+pub fn check(sources: &KernelSources, allow: &[AllowEntry]) -> ParityReport {
+    let mut used = vec![false; allow.len()];
+    let mut files = Vec::new();
+    for stem in stems() {
+        let mut fp = compare_pair(sources, stem, allow, &mut used);
+        fp.stem = stem.to_string();
+        files.push(fp);
+    }
+    // Entries naming a file that was not compared (only possible for hand-built entries) have
+    // nowhere to be reported and are ignored.
+    for (entry, _) in allow.iter().zip(&used).filter(|(_, u)| !**u) {
+        if let Some(f) = files.iter_mut().find(|f| f.stem == entry.file) {
+            f.unused_allow.push(entry.clone());
+        }
+    }
+    ParityReport { files }
+}
+
+/// Reads and compares the pair of one stem; a side that cannot be read fails the pair.
+fn compare_pair(
+    sources: &KernelSources,
+    stem: &str,
+    allow: &[AllowEntry],
+    used: &mut [bool],
+) -> FileParity {
+    let cl = sources.file(Api::OpenCl, stem);
+    let cu = sources.file(Api::Cuda, stem);
+    match (cl, cu) {
+        (Ok(cl), Ok(cu)) if stem == PRELUDE => compare_preludes(&cl, &cu),
+        (Ok(cl), Ok(cu)) => compare_file(stem, &cl, &cu, allow, used),
+        (cl, cu) => FileParity {
+            error: Some(
+                [cl.err(), cu.err()]
+                    .into_iter()
+                    .flatten()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            ),
+            ..FileParity::default()
+        },
+    }
+}
+
+/// Compares the macro names the two preludes `#define`.
+fn compare_preludes(cl: &str, cu: &str) -> FileParity {
+    let a = defined_macros(cl);
+    let b = defined_macros(cu);
+    FileParity {
+        stem: PRELUDE.to_string(),
+        macros_only_in_opencl: a.difference(&b).cloned().collect(),
+        macros_only_in_cuda: b.difference(&a).cloned().collect(),
+        macros_shared: a.intersection(&b).count(),
+        ..FileParity::default()
+    }
+}
+
+/// Compares one kernel file pair; marks the allow entries it uses in `used`.
+fn compare_file(
+    stem: &str,
+    cl: &str,
+    cu: &str,
+    allow: &[AllowEntry],
+    used: &mut [bool],
+) -> FileParity {
+    let a = split_kernels(cl);
+    let b = split_kernels(cu);
+    let mut fp = FileParity {
+        stem: stem.to_string(),
+        ..FileParity::default()
+    };
+    for sa in &a {
+        match b.iter().find(|sb| sb.name == sa.name) {
+            None => fp.only_in_opencl.push(sa.name.clone()),
+            Some(sb) => {
+                let mut diff = diff_lines(&sa.lines, &sb.lines);
+                mark_allowed(&mut diff, allow, stem, &sa.name, used);
+                fp.kernels.push(KernelParity {
+                    name: sa.name.clone(),
+                    diff,
+                });
+            }
+        }
+    }
+    fp.only_in_cuda = b
+        .iter()
+        .filter(|sb| !a.iter().any(|sa| sa.name == sb.name))
+        .map(|sb| sb.name.clone())
+        .collect();
+    fp
+}
