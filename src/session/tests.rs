@@ -1,1 +1,572 @@
-//! Session tests on the fake backend: no OpenCL, no CUDA, no GPU.
+//! Session tests on the fake backend: no OpenCL, no CUDA, no GPU. They cover the runner
+//! (verification, timing, failures), the fairness rules, resume, interruption, the sinks,
+//! the whole `run` (passes, provenance, summary) and the outcome behind each exit code.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::run::{execute, Event, RunPlan, Sides};
+use super::store::{ComparisonRows, CsvStore, MemorySink, Sink};
+use super::{run_study, Outcome, RunContext, RunSummary};
+use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
+use crate::backend::Api;
+use crate::export::ExportError;
+use crate::kernels::KernelSources;
+use crate::record::{Side, Status, TimerKind};
+use crate::study::{self, Study};
+
+/// A study on small sizes; `body` holds its comparisons.
+fn study(body: &str) -> Study {
+    let text = format!(
+        "name = \"t\"\n[defaults]\nfamily = \"matvec\"\nsize = \"64x40\"\nlocal = 64\n\
+         warmup = 1\nreps = 4\nmin_time = 0\ntimer = \"device-event\"\n{body}"
+    );
+    study::parse(&text, "test.toml").unwrap()
+}
+
+const LISTING6: &str = "[[comparison]]\nvariant = \"listing6\"\n";
+const TWO: &str = "[[comparison]]\nvariant = \"listing2\"\n[[comparison]]\nvariant = \"tuned\"\n";
+
+fn fake(api: Api) -> FakeBackend {
+    FakeBackend::new(api, FakeScript::default())
+}
+
+fn scripted(api: Api, script: FakeScript) -> FakeBackend {
+    FakeBackend::new(api, script)
+}
+
+/// Runs `s` over `a` and `b` into a memory sink.
+fn run_on(
+    s: &Study,
+    a: &mut FakeBackend,
+    b: Option<&mut FakeBackend>,
+    sink: &mut dyn Sink,
+    interrupted: &AtomicBool,
+) -> Result<RunSummary, ExportError> {
+    let sources = KernelSources::embedded();
+    let ctx = RunContext {
+        run_id: "test".into(),
+        sources: &sources,
+        interrupted,
+        progress: false,
+    };
+    let b = b.map(|b| b as &mut dyn crate::backend::Backend);
+    run_study(s, a, b, sink, &ctx)
+}
+
+fn run_pair(s: &Study, a: &mut FakeBackend, b: &mut FakeBackend) -> (RunSummary, MemorySink) {
+    let mut sink = MemorySink::default();
+    let summary = run_on(s, a, Some(b), &mut sink, &AtomicBool::new(false)).unwrap();
+    (summary, sink)
+}
+
+fn run_default_pair(s: &Study) -> (RunSummary, MemorySink) {
+    run_pair(s, &mut fake(Api::OpenCl), &mut fake(Api::Cuda))
+}
+
+#[test]
+fn a_fair_study_gives_one_verified_pr_per_comparison() {
+    let (summary, sink) = run_default_pair(&study(TWO));
+    assert_eq!(sink.recorded.len(), 2);
+    assert_eq!(summary.prs.len(), 2);
+    for pr in &summary.prs {
+        assert!(pr.fair, "{}", pr.differing_steps);
+        assert!(pr.pr > 0.9 && pr.pr < 1.1, "{}", pr.pr);
+        assert!(pr.pr_ci_lo <= pr.pr && pr.pr <= pr.pr_ci_hi);
+        assert_eq!((pr.api_a, pr.api_b), (Api::OpenCl, Api::Cuda));
+    }
+    assert!(summary.measurements.iter().all(|m| m.verified));
+    assert_eq!(summary.outcome(), Outcome::Complete);
+}
+
+#[test]
+fn every_row_names_the_fake_device_so_it_cannot_pass_for_a_measurement() {
+    let (summary, _) = run_default_pair(&study(LISTING6));
+    for m in &summary.measurements {
+        assert_eq!(m.platform, FAKE_PLATFORM);
+        assert!(m.device.starts_with("fake"), "{}", m.device);
+    }
+}
+
+#[test]
+fn one_side_alone_is_measured_but_forms_no_pr() {
+    let mut sink = MemorySink::default();
+    let s = study(LISTING6);
+    let summary = run_on(
+        &s,
+        &mut fake(Api::OpenCl),
+        None,
+        &mut sink,
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(summary.measurements.len(), 1);
+    assert!(summary.prs.is_empty());
+    assert_eq!(summary.outcome(), Outcome::Complete);
+}
+
+#[test]
+fn a_build_failure_is_recorded_with_its_log_and_never_timed() {
+    let mut b = scripted(
+        Api::Cuda,
+        FakeScript {
+            fail_build_containing: Some("matvec_listing6".into()),
+            ..FakeScript::default()
+        },
+    );
+    let (summary, sink) = run_pair(&study(LISTING6), &mut fake(Api::OpenCl), &mut b);
+    let rows = &sink.recorded[0];
+    let cuda = &rows.measurements[1];
+    assert_eq!(cuda.status, Status::BuildFailed);
+    assert!(cuda.error.contains("build log"), "{}", cuda.error);
+    assert!(rows.samples.iter().all(|s| s.side == Side::A));
+    assert!(rows.pr.is_none());
+    assert_eq!(summary.failed.len(), 1);
+    assert!(
+        summary.failed[0].contains("[CUDA]: build-failed"),
+        "{:?}",
+        summary.failed
+    );
+    assert_eq!(summary.outcome(), Outcome::FailedConfigs);
+}
+
+#[test]
+fn a_wrong_result_is_verify_failed_with_its_error_and_never_timed() {
+    let mut a = scripted(
+        Api::OpenCl,
+        FakeScript {
+            wrong_results: vec!["matvec_listing6".into()],
+            ..FakeScript::default()
+        },
+    );
+    let (summary, sink) = run_pair(&study(LISTING6), &mut a, &mut fake(Api::Cuda));
+    let opencl = &sink.recorded[0].measurements[0];
+    assert_eq!(opencl.status, Status::VerifyFailed);
+    assert!(!opencl.verified);
+    assert!(opencl.max_error > 0.5, "{}", opencl.max_error);
+    assert!(
+        opencl.error.contains("exceeds tolerance"),
+        "{}",
+        opencl.error
+    );
+    assert!(opencl.median_s.is_nan(), "a failed side is never timed");
+    assert!(summary.prs.is_empty());
+}
+
+#[test]
+fn a_launch_that_fails_mid_measurement_fails_its_side_only() {
+    // One verification launch and one warm-up launch succeed; the first timed one fails.
+    let mut b = scripted(
+        Api::Cuda,
+        FakeScript {
+            fail_launch_after: Some(2),
+            ..FakeScript::default()
+        },
+    );
+    let (summary, sink) = run_pair(&study(LISTING6), &mut fake(Api::OpenCl), &mut b);
+    let rows = &sink.recorded[0].measurements;
+    assert_eq!(rows[0].status, Status::Ok);
+    assert_eq!(rows[1].status, Status::LaunchFailed);
+    assert!(!rows[1].verified);
+    assert!(
+        rows[1].max_error.is_finite(),
+        "the verification error is kept"
+    );
+    assert!(
+        rows[1].error.contains("scripted failure"),
+        "{}",
+        rows[1].error
+    );
+    assert!(summary.prs.is_empty());
+}
+
+#[test]
+fn a_missing_device_clock_is_a_clear_failure_and_the_wall_clock_still_works() {
+    let no_timer = || {
+        scripted(
+            Api::Cuda,
+            FakeScript {
+                no_device_timer: true,
+                ..FakeScript::default()
+            },
+        )
+    };
+    let (_, sink) = run_pair(&study(LISTING6), &mut fake(Api::OpenCl), &mut no_timer());
+    let cuda = &sink.recorded[0].measurements[1];
+    assert_eq!(cuda.status, Status::LaunchFailed);
+    assert!(cuda
+        .error
+        .contains("device-event timer produced no usable sample"));
+
+    let wall = study("[[comparison]]\nvariant = \"listing6\"\ntimer = \"wall-clock\"\n");
+    let (summary, _) = run_pair(&wall, &mut fake(Api::OpenCl), &mut no_timer());
+    assert_eq!(summary.prs.len(), 1);
+    assert_eq!(summary.prs[0].timer, "wall-clock");
+}
+
+#[test]
+fn both_sides_get_the_same_repetitions_interleaved() {
+    let (mut a, mut b) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let (_, sink) = run_pair(&study(LISTING6), &mut a, &mut b);
+    let per_side = |side: Side| {
+        sink.recorded[0]
+            .samples
+            .iter()
+            .filter(|s| s.side == side && s.timer == TimerKind::DeviceEvent)
+            .count()
+    };
+    assert_eq!(per_side(Side::A), 4);
+    assert_eq!(per_side(Side::B), 4);
+    assert_eq!(a.launches(), b.launches());
+    // verification + warm-up + repetitions
+    assert_eq!(a.launches(), 1 + 1 + 4);
+}
+
+#[test]
+fn a_minimum_time_adds_repetitions_up_to_the_cap() {
+    let s = study("[[comparison]]\nvariant = \"listing6\"\nmin_time = 0.0001\nmax_reps = 30\n");
+    let (summary, _) = run_default_pair(&s);
+    // About 2 us per fake launch: 0.1 ms needs ~50 repetitions, capped at 30.
+    assert!(
+        summary.measurements.iter().all(|m| m.reps == 30),
+        "{:?}",
+        summary
+            .measurements
+            .iter()
+            .map(|m| m.reps)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn side_b_takes_side_as_default_group_count_so_a_fair_pair_stays_fair() {
+    let mut b = scripted(
+        Api::Cuda,
+        FakeScript {
+            compute_units: 132,
+            ..FakeScript::default()
+        },
+    );
+    let s = study("[[comparison]]\nvariant = \"tuned\"\nsize = \"4096x40\"\n");
+    let (summary, _) = run_pair(&s, &mut fake(Api::OpenCl), &mut b);
+    let (ma, mb) = (&summary.measurements[0], &summary.measurements[1]);
+    assert_eq!(ma.groups, mb.groups);
+    assert!(summary.prs[0].fair, "{}", summary.prs[0].differing_steps);
+}
+
+#[test]
+fn explicit_groups_on_one_side_make_the_configuration_step_unfair() {
+    let s = study("[[comparison]]\nvariant = \"listing6\"\n[comparison.cuda]\ngroups = 3\n");
+    let (summary, _) = run_default_pair(&s);
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.contains("configuration"),
+        "{}",
+        pr.differing_steps
+    );
+}
+
+#[test]
+fn a_one_sided_unroll_pragma_is_an_unfair_native_step() {
+    let s =
+        study("[[comparison]]\nvariant = \"listing6\"\n[comparison.opencl]\nunroll = { A = 4 }\n");
+    let (summary, sink) = run_default_pair(&s);
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.contains("unroll.A"),
+        "{}",
+        pr.differing_steps
+    );
+    assert!(sink.recorded[0].measurements[0]
+        .flags
+        .contains("-DUNROLL_A=4"));
+    assert!(!sink.recorded[0].measurements[1].flags.contains("UNROLL_A"));
+}
+
+#[test]
+fn different_timers_are_an_unfair_running_step_named_in_the_row() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\n[comparison.opencl]\ntimer = \"wall-clock\"\n",
+    );
+    let (summary, _) = run_default_pair(&s);
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.starts_with("running:"),
+        "{}",
+        pr.differing_steps
+    );
+    assert_eq!(pr.timer, "wall-clock vs device-event");
+}
+
+#[test]
+fn resume_skips_comparisons_whose_sides_are_stored() {
+    let s = study(TWO);
+    let mut sink = MemorySink::default();
+    sink.stored.insert("matvec/listing2".into(), 2);
+    let summary = run_on(
+        &s,
+        &mut fake(Api::OpenCl),
+        Some(&mut fake(Api::Cuda)),
+        &mut sink,
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(summary.skipped, 1);
+    assert_eq!(sink.recorded.len(), 1);
+    assert_eq!(sink.recorded[0].measurements[0].comparison, "matvec/tuned");
+}
+
+#[test]
+fn resume_measures_again_a_comparison_with_one_side_stored() {
+    let s = study(LISTING6);
+    let mut sink = MemorySink::default();
+    sink.stored.insert("matvec/listing6".into(), 1);
+    let summary = run_on(
+        &s,
+        &mut fake(Api::OpenCl),
+        Some(&mut fake(Api::Cuda)),
+        &mut sink,
+        &AtomicBool::new(false),
+    )
+    .unwrap();
+    assert_eq!(summary.skipped, 0);
+    assert_eq!(sink.recorded.len(), 1);
+}
+
+/// Sets the interrupt flag once it has stored `after` comparisons, as a Ctrl-C then would.
+struct InterruptingSink<'a> {
+    inner: MemorySink,
+    after: usize,
+    flag: &'a AtomicBool,
+}
+
+impl Sink for InterruptingSink<'_> {
+    fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        self.inner.record(rows)?;
+        if self.inner.recorded.len() >= self.after {
+            self.flag.store(true, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn an_interruption_keeps_every_finished_comparison_and_stops() {
+    let flag = AtomicBool::new(false);
+    let mut sink = InterruptingSink {
+        inner: MemorySink::default(),
+        after: 1,
+        flag: &flag,
+    };
+    let summary = run_on(
+        &study(TWO),
+        &mut fake(Api::OpenCl),
+        Some(&mut fake(Api::Cuda)),
+        &mut sink,
+        &flag,
+    )
+    .unwrap();
+    assert!(summary.interrupted);
+    assert_eq!(sink.inner.recorded.len(), 1);
+    assert_eq!(summary.prs.len(), 1);
+    assert_eq!(summary.outcome(), Outcome::Interrupted);
+}
+
+#[test]
+fn an_interruption_before_the_start_measures_nothing() {
+    let mut sink = MemorySink::default();
+    let (mut a, mut b) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let summary = run_on(
+        &study(TWO),
+        &mut a,
+        Some(&mut b),
+        &mut sink,
+        &AtomicBool::new(true),
+    );
+    let summary = summary.unwrap();
+    assert!(summary.interrupted);
+    assert!(sink.recorded.is_empty());
+    assert_eq!(a.launches() + b.launches(), 0);
+}
+
+#[test]
+fn a_failed_write_ends_the_run_with_the_error() {
+    let mut sink = MemorySink {
+        fail_after: Some(1),
+        ..MemorySink::default()
+    };
+    let e = run_on(
+        &study(TWO),
+        &mut fake(Api::OpenCl),
+        Some(&mut fake(Api::Cuda)),
+        &mut sink,
+        &AtomicBool::new(false),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("scripted write failure"), "{e}");
+    assert_eq!(sink.recorded.len(), 1);
+}
+
+#[test]
+fn no_device_buffer_outlives_a_comparison_even_when_a_side_fails() {
+    let mut a = scripted(
+        Api::OpenCl,
+        FakeScript {
+            wrong_results: vec!["matvec_tuned".into()],
+            ..FakeScript::default()
+        },
+    );
+    let mut b = scripted(
+        Api::Cuda,
+        FakeScript {
+            fail_launch_after: Some(3),
+            ..FakeScript::default()
+        },
+    );
+    run_pair(&study(TWO), &mut a, &mut b);
+    assert_eq!(a.live_buffers(), 0);
+    assert_eq!(b.live_buffers(), 0);
+}
+
+#[test]
+fn the_outcome_puts_interruption_before_failures_before_success() {
+    let mut s = RunSummary::default();
+    assert_eq!(s.outcome(), Outcome::Complete);
+    s.failed.push("x".into());
+    assert_eq!(s.outcome(), Outcome::FailedConfigs);
+    s.interrupted = true;
+    assert_eq!(s.outcome(), Outcome::Interrupted);
+}
+
+#[test]
+fn the_metric_is_the_work_over_the_median_and_its_ci_is_ordered() {
+    let (summary, _) = run_default_pair(&study(LISTING6));
+    for m in &summary.measurements {
+        let expected = m.bytes as f64 / 1e9 / m.median_s;
+        assert!(
+            (m.metric - expected).abs() <= 1e-9 * expected,
+            "{} vs {expected}",
+            m.metric
+        );
+        assert!(m.metric_ci_lo <= m.metric && m.metric <= m.metric_ci_hi);
+        assert!(m.ci_lo_s <= m.median_s && m.median_s <= m.ci_hi_s);
+    }
+}
+
+#[test]
+fn the_same_script_gives_the_same_rows() {
+    let (_, first) = run_default_pair(&study(TWO));
+    let (_, second) = run_default_pair(&study(TWO));
+    assert_eq!(first.recorded, second.recorded);
+}
+
+#[test]
+fn sample_rows_name_their_side_api_and_clock() {
+    let (_, sink) = run_default_pair(&study(LISTING6));
+    let samples = &sink.recorded[0].samples;
+    assert!(samples
+        .iter()
+        .any(|s| s.side == Side::B && s.api == Api::Cuda && s.timer == TimerKind::WallClock));
+    assert!(samples.iter().all(|s| s.seconds > 0.0));
+}
+
+fn plan<'a>(
+    s: Study,
+    out: &std::path::Path,
+    resume: bool,
+    passes: u32,
+    sources: &'a KernelSources,
+    flag: &'a AtomicBool,
+) -> RunPlan<'a> {
+    RunPlan {
+        study: s,
+        out: out.to_path_buf(),
+        resume,
+        passes,
+        charts: false,
+        sources,
+        interrupted: flag,
+        progress: false,
+        command_line: vec!["clvscu".into(), "run".into()],
+        run_id: "test".into(),
+    }
+}
+
+fn fake_sides() -> Sides {
+    Sides {
+        a: Box::new(fake(Api::OpenCl)),
+        b: Some(Box::new(fake(Api::Cuda))),
+    }
+}
+
+#[test]
+fn a_whole_run_writes_csvs_provenance_and_summary_and_resume_skips_it_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let p = plan(study(TWO), dir.path(), false, 1, &sources, &flag);
+    let mut started = 0;
+    let report = execute(&p, &mut fake_sides(), &mut |e| {
+        if let Event::Started { .. } = e {
+            started += 1;
+        }
+    })
+    .unwrap();
+    assert_eq!(started, 1);
+    assert_eq!(report.summary.prs.len(), 2);
+    for f in [
+        CsvStore::MEASUREMENTS,
+        CsvStore::PRS,
+        CsvStore::SAMPLES,
+        "provenance.json",
+        "summary.md",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f}");
+    }
+    let prov = std::fs::read_to_string(dir.path().join("provenance.json")).unwrap();
+    assert!(prov.contains("fake OpenCL device") && prov.contains("kernel source sha256"));
+
+    let again = execute(&p, &mut fake_sides(), &mut |_| {});
+    assert!(
+        again.is_err(),
+        "a second run into a full folder needs --resume"
+    );
+    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
+    let resumed = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    assert_eq!(resumed.summary.skipped, 2);
+    assert!(resumed.summary.measurements.is_empty());
+}
+
+#[test]
+fn passes_repeat_the_study_under_numbered_names_and_log_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let p = plan(study(LISTING6), dir.path(), false, 3, &sources, &flag);
+    let mut passes = Vec::new();
+    let report = execute(&p, &mut fake_sides(), &mut |e| {
+        if let Event::PassDone { row, of } = e {
+            passes.push((row.pass, of));
+        }
+    })
+    .unwrap();
+    assert_eq!(passes, vec![(1, 3), (2, 3), (3, 3)]);
+    let ids: Vec<&str> = report
+        .summary
+        .prs
+        .iter()
+        .map(|p| p.comparison.as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "matvec/listing6#pass1",
+            "matvec/listing6#pass2",
+            "matvec/listing6#pass3"
+        ]
+    );
+    let csv = std::fs::read_to_string(dir.path().join(crate::soak::PASSES_CSV)).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+}
