@@ -15,8 +15,8 @@ fn clvscu() -> Command {
     Command::cargo_bin("clvscu").expect("binary built")
 }
 
-fn opencl_ok() -> bool {
-    common::require("OpenCL", opencl::availability())
+fn need_opencl() {
+    common::need("OpenCL", opencl::availability());
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
@@ -45,10 +45,9 @@ size = "100003"
 "#;
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn run_pairs_opencl_with_itself_and_writes_valid_csv() {
-    if !opencl_ok() {
-        return;
-    }
+    need_opencl();
     let dir = tempfile::tempdir().unwrap();
     let study = write(dir.path(), "small.toml", SMALL_STUDY);
     let out = dir.path().join("out");
@@ -101,10 +100,9 @@ fn run_pairs_opencl_with_itself_and_writes_valid_csv() {
 }
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn too_large_work_group_is_recorded_with_the_device_limit() {
-    if !opencl_ok() {
-        return;
-    }
+    need_opencl();
     let dir = tempfile::tempdir().unwrap();
     let study = write(
         dir.path(),
@@ -125,10 +123,9 @@ fn too_large_work_group_is_recorded_with_the_device_limit() {
 }
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn kernel_that_fails_to_build_shows_its_log_and_the_run_continues() {
-    if !opencl_ok() {
-        return;
-    }
+    need_opencl();
     let dir = tempfile::tempdir().unwrap();
     let kd = dir.path().join("k");
     for (folder, ext) in [("kernels_cl", "cl"), ("kernels_cu", "cu")] {
@@ -295,10 +292,9 @@ fn help_documents_exit_codes() {
 }
 
 #[test]
+#[ignore = "needs NVRTC"]
 fn inspect_counts_nvrtc_ptx_and_says_pocl_gives_none() {
-    if !common::require("NVRTC", clvscu::backend::cuda::nvrtc_availability()) {
-        return;
-    }
+    common::need("NVRTC", clvscu::backend::cuda::nvrtc_availability());
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("inspect");
     let run = clvscu()
@@ -326,4 +322,51 @@ fn inspect_counts_nvrtc_ptx_and_says_pocl_gives_none() {
         assert!(total > 0, "{} has no counted CUDA PTX", v.kernel);
     }
     assert!(out.join("matvec.cuda.ptx").exists());
+}
+
+#[test]
+fn fake_pair_runs_a_study_end_to_end_without_any_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(dir.path(), "small.toml", SMALL_STUDY);
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "--study"])
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("fake OpenCL device"));
+    let rows: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert_eq!(rows.len(), 6);
+    assert!(rows.iter().all(|r| r.status == Status::Ok));
+    let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(prs.len(), 3);
+    // A second run into the same folder needs --resume; with it, everything is skipped.
+    clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "--study"])
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--resume"));
+    clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "--resume", "--study"])
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("3 skipped"));
+}
+
+#[test]
+fn the_fake_pair_is_hidden_from_help() {
+    clvscu()
+        .args(["run", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("opencl-cuda"))
+        .stdout(predicate::str::contains("fake").not());
 }

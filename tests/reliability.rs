@@ -20,8 +20,8 @@ fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("clvscu")
 }
 
-fn opencl_ok() -> bool {
-    common::require("OpenCL", opencl::availability())
+fn need_opencl() {
+    common::need("OpenCL", opencl::availability());
 }
 
 /// Six comparisons of a few tenths of a second each; with `--passes 5`, 30 comparisons.
@@ -210,9 +210,7 @@ fn resume_to_the_end(study: &Path, out: &Path, done_before: usize) {
 }
 
 fn interrupted_then_resumed(sig: &str) {
-    if !opencl_ok() {
-        return;
-    }
+    need_opencl();
     let dir = tempfile::tempdir().unwrap();
     let study = study_file(dir.path());
     let out = dir.path().join("out");
@@ -243,11 +241,13 @@ fn interrupted_then_resumed(sig: &str) {
 }
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn ctrl_c_mid_run_keeps_finished_comparisons_and_resume_completes() {
     interrupted_then_resumed("INT");
 }
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn kill_mid_run_keeps_finished_comparisons_and_resume_completes() {
     interrupted_then_resumed("KILL");
 }
@@ -279,10 +279,9 @@ variant = "listing7"
 "#;
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn full_disk_stops_the_run_with_whole_comparisons_and_resume_completes() {
-    if !opencl_ok() {
-        return;
-    }
+    need_opencl();
     let dir = tempfile::tempdir().unwrap();
     let study = dir.path().join("sample-heavy.toml");
     std::fs::write(&study, SAMPLE_HEAVY_STUDY).unwrap();
@@ -327,10 +326,9 @@ fn full_disk_stops_the_run_with_whole_comparisons_and_resume_completes() {
 }
 
 #[test]
+#[ignore = "needs OpenCL"]
 fn soak_default_study_memory_and_open_files_stay_flat() {
-    if !opencl_ok() {
-        return;
-    }
+    need_opencl();
     const SOAK_PASSES: usize = 16;
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("soak");

@@ -1,22 +1,14 @@
-//! Shared gates for tests that need a real runtime: in CI (CI=true) a missing runtime fails
-//! loudly; on a developer machine without it the test says so and returns.
+//! The one rule for tests that need a real runtime: they are `#[ignore = "needs OpenCL"]` (or
+//! NVRTC, or a GPU), so a plain `cargo test` lists them as ignored instead of passing them
+//! unseen, and the test command runs them with `--include-ignored`. There they call [`need`],
+//! which fails the test, loudly and with the reason, when the runtime is missing.
 
 #![allow(dead_code)]
 
-pub fn in_ci() -> bool {
-    std::env::var("CI")
-        .map(|v| v == "true" || v == "1")
-        .unwrap_or(false)
-}
-
-/// Returns false (and prints why) when the runtime is missing outside CI; panics in CI.
-pub fn require(what: &str, available: Result<(), String>) -> bool {
-    match available {
-        Ok(()) => true,
-        Err(reason) if in_ci() => panic!("{what} is required in CI but unavailable: {reason}"),
-        Err(reason) => {
-            eprintln!("SKIPPED: {what} unavailable: {reason}");
-            false
-        }
+/// Panics with the reason when `what` is unavailable: a test that needs it cannot pass
+/// without it.
+pub fn need(what: &str, available: Result<(), String>) {
+    if let Err(reason) = available {
+        panic!("{what} is needed by this test but unavailable: {reason}");
     }
 }
