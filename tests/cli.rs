@@ -19,6 +19,16 @@ fn need_opencl() {
     common::need("OpenCL", opencl::availability());
 }
 
+/// `clvscu run --pair PAIR --no-plot --study STUDY --out OUT`, ready for more arguments.
+fn run_cmd(pair: &str, study: &Path, out: &Path) -> Command {
+    let mut cmd = clvscu();
+    cmd.args(["run", "--pair", pair, "--no-plot", "--study"])
+        .arg(study)
+        .arg("--out")
+        .arg(out);
+    cmd
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -110,11 +120,7 @@ fn too_large_work_group_is_recorded_with_the_device_limit() {
         "name = \"wg\"\n[[comparison]]\nvariant = \"listing2\"\nsize = \"64x64\"\nlocal = 1048576\nreps = 1\nmin_time = 0.0\n",
     );
     let out = dir.path().join("out");
-    clvscu()
-        .args(["run", "--pair", "opencl", "--no-plot", "--study"])
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
+    run_cmd("opencl", &study, &out)
         .assert()
         .code(3)
         .stderr(predicate::str::contains("exceeds the limit"));
@@ -329,11 +335,7 @@ fn fake_pair_runs_a_study_end_to_end_without_any_runtime() {
     let dir = tempfile::tempdir().unwrap();
     let study = write(dir.path(), "small.toml", SMALL_STUDY);
     let out = dir.path().join("out");
-    clvscu()
-        .args(["run", "--pair", "fake", "--no-plot", "--study"])
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
+    run_cmd("fake", &study, &out)
         .assert()
         .code(0)
         .stdout(predicate::str::contains("fake OpenCL device"));
@@ -343,11 +345,7 @@ fn fake_pair_runs_a_study_end_to_end_without_any_runtime() {
     let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
     assert_eq!(prs.len(), 3);
     // A second run into the same folder needs --resume; with it, everything is skipped.
-    clvscu()
-        .args(["run", "--pair", "fake", "--no-plot", "--study"])
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
+    run_cmd("fake", &study, &out)
         .assert()
         .code(1)
         .stderr(predicate::str::contains("--resume"));

@@ -55,5 +55,8 @@ fn every_ptx_text_is_stored_once_and_indexed() {
         stored.insert(copy);
     }
     let on_disk: BTreeSet<PathBuf> = files.into_iter().collect();
-    assert_eq!(stored, on_disk, "every stored PTX file is indexed, and only those");
+    assert_eq!(
+        stored, on_disk,
+        "every stored PTX file is indexed, and only those"
+    );
 }

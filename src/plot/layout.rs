@@ -36,8 +36,57 @@ pub(crate) fn draw_header<DB: DrawingBackend>(
 }
 
 /// The frame every chart shares: title and subtitle, the legend strip below them, footnotes
-/// at the bottom. Returns the area left for the plot; `notes_gap` separates plot and notes.
-pub(crate) fn draw_frame<DB: DrawingBackend>(
+/// at the bottom.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Frame {
+    pub title: String,
+    pub subtitle: String,
+    pub legend: Vec<LegendItem>,
+    pub notes: Vec<String>,
+}
+
+impl Frame {
+    /// Draws the frame at `width` and returns the area left for the plot; `notes_gap`
+    /// separates plot and notes.
+    pub fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        width: u32,
+        notes_gap: u32,
+    ) -> Result<DrawingArea<DB, Shift>, DrawError> {
+        draw_frame(
+            root,
+            &self.title,
+            &self.subtitle,
+            &self.legend,
+            &self.notes,
+            width,
+            notes_gap,
+        )
+    }
+
+    /// The height of header, legend and notes at `width`.
+    pub fn chrome_height(&self, width: u32) -> u32 {
+        style::HEADER_H + legend_height(&self.legend, width) + notes_height(self.notes.len())
+    }
+}
+
+/// The width of the row labels of bar panels: what the longest label needs, within the
+/// chart's bounds for labels at `width`.
+pub(crate) fn label_width(panels: &[HBarPanel], width: u32) -> u32 {
+    let needed = panels
+        .iter()
+        .map(HBarPanel::estimated_label_w)
+        .max()
+        .unwrap_or(0);
+    needed.clamp(
+        style::MIN_LABEL_W,
+        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
+    )
+}
+
+/// Draws a [`Frame`]; returns the area left for the plot.
+fn draw_frame<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     subtitle: &str,

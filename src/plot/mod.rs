@@ -8,6 +8,31 @@
 //! passed up as [`PlotError`] and never leave a half-drawn file behind: the picture is rendered
 //! fully in memory first, and a file that fails while being written is removed.
 
+/// Declares a chart kind: the name its files start with, when the data allows it, and its
+/// figures (the `figures` function of the chart's module), drawn by [`write_figures`].
+macro_rules! chart_kind {
+    ($chart:ident, $name:literal, $applies:expr) => {
+        impl $crate::plot::Chart for $chart {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn applies(&self, data: &$crate::plot::ChartData) -> bool {
+                ($applies)(data)
+            }
+
+            fn draw(
+                &self,
+                data: &$crate::plot::ChartData,
+                out_dir: &std::path::Path,
+                formats: &[$crate::plot::Format],
+            ) -> Result<Vec<std::path::PathBuf>, $crate::plot::PlotError> {
+                $crate::plot::write_figures($name, &figures(data), out_dir, formats)
+            }
+        }
+    };
+}
+
 pub mod input;
 mod layout;
 mod peak;

@@ -7,15 +7,13 @@
 //! device and API, those bars are left out and a footnote says so. Sweep rows are not drawn
 //! (the sweep chart shows them); they do count as copy references.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_api, push_unique, slug, style, write_figures, Chart, ChartData,
-    DrawError, Figure, Format, PlotError, RunInfo,
+    fmt_sig, group_in_order, push_api, push_unique, slug, style, ChartData, DrawError, Figure,
+    RunInfo,
 };
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
@@ -29,24 +27,10 @@ pub const COPY_VARIANT: &str = "copy";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PeakChart;
 
-impl Chart for PeakChart {
-    fn name(&self) -> &'static str {
-        "peak"
-    }
-
-    fn applies(&self, data: &ChartData) -> bool {
-        data.measurements.iter().any(is_bandwidth_row)
-    }
-
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError> {
-        write_figures(self.name(), &figures(data), out_dir, formats)
-    }
-}
+chart_kind!(PeakChart, "peak", |data: &ChartData| data
+    .measurements
+    .iter()
+    .any(is_bandwidth_row));
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == BANDWIDTH_UNIT && r.metric.is_finite()
@@ -77,12 +61,9 @@ fn copy_reference(data: &ChartData, run_id: &str, device: &str, api: Api) -> Opt
 /// A laid-out peak chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PeakFigure {
-    title: String,
-    subtitle: String,
-    legend: Vec<LegendItem>,
+    frame: Frame,
     /// % of theoretical peak, and % of copy bandwidth when any copy reference exists.
     panels: Vec<HBarPanel>,
-    notes: Vec<String>,
     label_w: u32,
     width: u32,
     height: u32,
@@ -278,15 +259,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     legend.push(LegendItem::new("100 % (reference)", Swatch::RefLine));
 
     let width = style::WIDTH;
-    let est_label = panels
-        .iter()
-        .map(HBarPanel::estimated_label_w)
-        .max()
-        .unwrap_or(0);
-    let label_w = est_label.clamp(
-        style::MIN_LABEL_W,
-        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
-    );
+    let label_w = layout::label_width(&panels, width);
     let content = style::HEADER_H
         + layout::legend_height(&legend, width)
         + panels.first().map(HBarPanel::height).unwrap_or(0)
@@ -298,11 +271,13 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
             .filter(|m| m.run_id == run_id && m.device == device),
     );
     PeakFigure {
-        title: style::title("Achieved bandwidth vs. peak", device),
-        subtitle: info.subtitle(),
-        legend,
+        frame: Frame {
+            title: style::title("Achieved bandwidth vs. peak", device),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
         panels,
-        notes,
         label_w,
         width,
         height: content.max(style::MIN_HEIGHT),
@@ -315,15 +290,7 @@ impl Figure for PeakFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let plots = layout::draw_frame(
-            root,
-            &self.title,
-            &self.subtitle,
-            &self.legend,
-            &self.notes,
-            self.width,
-            style::MARGIN,
-        )?;
+        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
 
         match self.panels.as_slice() {
             [only] => only.draw(root, &plots, self.label_w, 0)?,

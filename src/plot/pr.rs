@@ -9,15 +9,12 @@
 //! Each device pair gets its own panel; all panels share one PR axis so they can be compared.
 //! Sweep points are left to the sweep chart: only rows with an empty `sweep_param` are drawn.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
-    Figure, Format, PlotError, RunInfo,
+    fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError, Figure, RunInfo,
 };
 use crate::record::{Api, PrRow};
 
@@ -34,33 +31,16 @@ const MAX_UNFAIR_NOTES: usize = 8;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PrChart;
 
-impl Chart for PrChart {
-    fn name(&self) -> &'static str {
-        "pr"
-    }
-
-    fn applies(&self, data: &ChartData) -> bool {
-        data.prs.iter().any(|r| r.sweep_param.is_empty())
-    }
-
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError> {
-        write_figures(self.name(), &figures(data), out_dir, formats)
-    }
-}
+chart_kind!(PrChart, "pr", |data: &ChartData| data
+    .prs
+    .iter()
+    .any(|r| r.sweep_param.is_empty()));
 
 /// A laid-out PR chart of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PrFigure {
-    title: String,
-    subtitle: String,
-    legend: Vec<LegendItem>,
+    frame: Frame,
     panels: Vec<HBarPanel>,
-    notes: Vec<String>,
     label_w: u32,
     annot_w: u32,
     width: u32,
@@ -128,15 +108,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
         );
         notes.extend(unfair);
     }
-    let est_label = panels
-        .iter()
-        .map(HBarPanel::estimated_label_w)
-        .max()
-        .unwrap_or(0);
-    let label_w = est_label.clamp(
-        style::MIN_LABEL_W,
-        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
-    );
+    let label_w = layout::label_width(&panels, width);
     let annot_w = if any_unfair {
         ANNOT_W_UNFAIR
     } else {
@@ -153,11 +125,13 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
         format!("study {}", studies.join(", "))
     };
     PrFigure {
-        title: style::title("Performance Ratio OpenCL / CUDA (PR)", &subject),
-        subtitle: info.subtitle(),
-        legend,
+        frame: Frame {
+            title: style::title("Performance Ratio OpenCL / CUDA (PR)", &subject),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
         panels,
-        notes,
         label_w,
         annot_w,
         width,
@@ -353,15 +327,7 @@ impl Figure for PrFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let mut rest = layout::draw_frame(
-            root,
-            &self.title,
-            &self.subtitle,
-            &self.legend,
-            &self.notes,
-            self.width,
-            style::MARGIN,
-        )?;
+        let mut rest = self.frame.draw(root, self.width, style::MARGIN)?;
 
         // Panels share the space in proportion to their row counts.
         let total: u32 = self

@@ -6,15 +6,13 @@
 //! `ld.global.nc` stay horizontal however many there are), in the order the inspector listed
 //! them.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::layout::{self, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    group_in_order, push_api, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
-    Figure, Format, PlotError, PtxClassCount, RunInfo,
+    group_in_order, push_api, push_unique, slug, style, ChartData, DrawError, Figure,
+    PtxClassCount, RunInfo,
 };
 use crate::record::Api;
 
@@ -22,33 +20,15 @@ use crate::record::Api;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PtxChart;
 
-impl Chart for PtxChart {
-    fn name(&self) -> &'static str {
-        "ptx"
-    }
-
-    fn applies(&self, data: &ChartData) -> bool {
-        !data.ptx_classes.is_empty()
-    }
-
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError> {
-        write_figures(self.name(), &figures(data), out_dir, formats)
-    }
-}
+chart_kind!(PtxChart, "ptx", |data: &ChartData| !data
+    .ptx_classes
+    .is_empty());
 
 /// A laid-out PTX chart of one pair.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct PtxFigure {
-    title: String,
-    subtitle: String,
-    legend: Vec<LegendItem>,
+    frame: Frame,
     panel: HBarPanel,
-    notes: Vec<String>,
     label_w: u32,
     width: u32,
     height: u32,
@@ -134,21 +114,20 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
             .to_string(),
     ];
     let width = style::WIDTH;
-    let label_w = panel.estimated_label_w().clamp(
-        style::MIN_LABEL_W,
-        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
-    );
+    let label_w = layout::label_width(std::slice::from_ref(&panel), width);
     let content = style::HEADER_H
         + layout::legend_height(&legend, width)
         + panel.height()
         + layout::notes_height(notes.len())
         + style::MARGIN;
     PtxFigure {
-        title: style::title("PTX instruction classes", pair),
-        subtitle: info.subtitle(),
-        legend,
+        frame: Frame {
+            title: style::title("PTX instruction classes", pair),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
         panel,
-        notes,
         label_w,
         width,
         height: content.max(style::MIN_HEIGHT),
@@ -161,15 +140,7 @@ impl Figure for PtxFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let plot = layout::draw_frame(
-            root,
-            &self.title,
-            &self.subtitle,
-            &self.legend,
-            &self.notes,
-            self.width,
-            style::MARGIN,
-        )?;
+        let plot = self.frame.draw(root, self.width, style::MARGIN)?;
         self.panel.draw(root, &plot, self.label_w, 0)
     }
 }

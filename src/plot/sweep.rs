@@ -6,42 +6,23 @@
 //! linear when the values are other numbers, and categorical when they are not numbers at all
 //! (unroll sweeps like `A=4;B=none`), so no sweep is ever refused.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::layout::{self, LegendItem, Swatch};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, Marker};
-use super::{
-    group_in_order, push_unique, slug, write_figures, Chart, ChartData, DrawError, Figure, Format,
-    PlotError, RunInfo,
-};
+use super::{group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo};
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
 /// The sweep chart; one file per swept configuration.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SweepChart;
 
-impl Chart for SweepChart {
-    fn name(&self) -> &'static str {
-        "sweep"
-    }
-
-    fn applies(&self, data: &ChartData) -> bool {
-        data.measurements.iter().any(is_sweep_point)
-    }
-
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError> {
-        write_figures(self.name(), &figures(data), out_dir, formats)
-    }
-}
+chart_kind!(SweepChart, "sweep", |data: &ChartData| data
+    .measurements
+    .iter()
+    .any(is_sweep_point));
 
 fn is_sweep_point(r: &MeasurementRow) -> bool {
     !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite()
@@ -78,14 +59,11 @@ struct Series {
 /// A laid-out sweep chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SweepFigure {
-    title: String,
-    subtitle: String,
+    frame: Frame,
     x_axis: XAxis,
     x_desc: String,
     y_desc: String,
     series: Vec<Series>,
-    legend: Vec<LegendItem>,
-    notes: Vec<String>,
 }
 
 /// Group key of one sweep chart.
@@ -237,19 +215,21 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
     subject.push_str(&format!(", study {}", key.study));
     let info = RunInfo::from_measurements(rows.iter().copied());
     SweepFigure {
-        title: style::title("Sweep", &subject),
-        subtitle: info.subtitle(),
+        frame: Frame {
+            title: style::title("Sweep", &subject),
+            subtitle: info.subtitle(),
+            legend,
+            notes: vec![format!(
+                "Lines join the median {} at each {} value; shaded bands span the metric at \
+                 the CI bounds of the median time.",
+                metric_name(unit).to_lowercase(),
+                key.param
+            )],
+        },
         x_desc: format!("{} ({}{scale})", key.param, param_unit(&key.param)),
         y_desc: format!("{} ({unit})", metric_name(unit)),
         x_axis,
         series,
-        legend,
-        notes: vec![format!(
-            "Lines join the median {} at each {} value; shaded bands span the metric at the \
-             CI bounds of the median time.",
-            metric_name(unit).to_lowercase(),
-            key.param
-        )],
     }
 }
 
@@ -338,24 +318,13 @@ fn pow2_label(x: f64, use_exponent: bool) -> String {
 
 impl Figure for SweepFigure {
     fn size(&self) -> (u32, u32) {
-        let h = style::HEADER_H
-            + layout::legend_height(&self.legend, style::WIDTH)
-            + layout::notes_height(self.notes.len())
-            + 520;
+        let h = self.frame.chrome_height(style::WIDTH) + 520;
         (style::WIDTH, h.max(style::HEIGHT))
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let (w, _) = self.size();
-        let plot_area = layout::draw_frame(
-            root,
-            &self.title,
-            &self.subtitle,
-            &self.legend,
-            &self.notes,
-            w,
-            style::MARGIN / 2,
-        )?;
+        let plot_area = self.frame.draw(root, w, style::MARGIN / 2)?;
 
         let all = self.series.iter().flat_map(|s| s.points.iter());
         let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);

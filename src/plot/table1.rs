@@ -5,16 +5,13 @@
 //! on the GTX 285) and a modern GPU is another one or two below: on a linear axis the fast
 //! listings would be invisible. Each bar carries its value, so the table is still readable.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::layout::{self, LegendItem, Swatch};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_unique, slug, style, write_figures, Chart, ChartData, DrawError,
-    Figure, Format, PlotError, RunInfo,
+    fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError, Figure, RunInfo,
 };
 use crate::record::{Api, MeasurementRow, Status};
 
@@ -46,24 +43,10 @@ const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the C
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Table1Chart;
 
-impl Chart for Table1Chart {
-    fn name(&self) -> &'static str {
-        "table1"
-    }
-
-    fn applies(&self, data: &ChartData) -> bool {
-        data.measurements.iter().any(is_table1_row)
-    }
-
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError> {
-        write_figures(self.name(), &figures(data), out_dir, formats)
-    }
-}
+chart_kind!(Table1Chart, "table1", |data: &ChartData| data
+    .measurements
+    .iter()
+    .any(is_table1_row));
 
 fn is_table1_row(r: &MeasurementRow) -> bool {
     r.study == STUDY
@@ -113,12 +96,9 @@ struct BarSeries {
 /// A laid-out Table 1 chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Table1Figure {
-    title: String,
-    subtitle: String,
+    frame: Frame,
     categories: Vec<String>,
     series: Vec<BarSeries>,
-    legend: Vec<LegendItem>,
-    notes: Vec<String>,
 }
 
 /// Builds one figure per run id.
@@ -224,44 +204,35 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
 
     let info = RunInfo::from_measurements(rows.iter().copied());
     Table1Figure {
-        title: style::title(
-            "Whitepaper Table 1: MatrixVectorMul time per listing",
-            &format!("size {}", sizes.join(", ")),
-        ),
-        subtitle: info.subtitle(),
+        frame: Frame {
+            title: style::title(
+                "Whitepaper Table 1: MatrixVectorMul time per listing",
+                &format!("size {}", sizes.join(", ")),
+            ),
+            subtitle: info.subtitle(),
+            legend,
+            notes: vec![
+                format!(
+                    "This run: median kernel time per matvec, work-group size × groups: {}.",
+                    shapes.join(", ")
+                ),
+                WHITEPAPER_NOTE.to_string(),
+            ],
+        },
         categories,
         series,
-        legend,
-        notes: vec![
-            format!(
-                "This run: median kernel time per matvec, work-group size × groups: {}.",
-                shapes.join(", ")
-            ),
-            WHITEPAPER_NOTE.to_string(),
-        ],
     }
 }
 
 impl Figure for Table1Figure {
     fn size(&self) -> (u32, u32) {
-        let h = style::HEADER_H
-            + layout::legend_height(&self.legend, style::WIDTH)
-            + layout::notes_height(self.notes.len())
-            + 520;
+        let h = self.frame.chrome_height(style::WIDTH) + 520;
         (style::WIDTH, h.max(style::HEIGHT))
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let (w, _) = self.size();
-        let plot_area = layout::draw_frame(
-            root,
-            &self.title,
-            &self.subtitle,
-            &self.legend,
-            &self.notes,
-            w,
-            style::MARGIN / 2,
-        )?;
+        let plot_area = self.frame.draw(root, w, style::MARGIN / 2)?;
 
         let values = self.series.iter().flat_map(|s| s.bars.iter().flatten());
         let (mut lo, mut hi) = (f64::INFINITY, 0f64);

@@ -53,6 +53,18 @@ fn run_on(
     run_study(s, a, b, sink, &ctx)
 }
 
+/// Runs `s` over two default fakes into `sink`.
+fn run_into(s: &Study, sink: &mut dyn Sink) -> Result<RunSummary, ExportError> {
+    let never = AtomicBool::new(false);
+    run_on(
+        s,
+        &mut fake(Api::OpenCl),
+        Some(&mut fake(Api::Cuda)),
+        sink,
+        &never,
+    )
+}
+
 fn run_pair(s: &Study, a: &mut FakeBackend, b: &mut FakeBackend) -> (RunSummary, MemorySink) {
     let mut sink = MemorySink::default();
     let summary = run_on(s, a, Some(b), &mut sink, &AtomicBool::new(false)).unwrap();
@@ -305,14 +317,7 @@ fn resume_skips_comparisons_whose_sides_are_stored() {
     let s = study(TWO);
     let mut sink = MemorySink::default();
     sink.stored.insert("matvec/listing2".into(), 2);
-    let summary = run_on(
-        &s,
-        &mut fake(Api::OpenCl),
-        Some(&mut fake(Api::Cuda)),
-        &mut sink,
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let summary = run_into(&s, &mut sink).unwrap();
     assert_eq!(summary.skipped, 1);
     assert_eq!(sink.recorded.len(), 1);
     assert_eq!(sink.recorded[0].measurements[0].comparison, "matvec/tuned");
@@ -323,14 +328,7 @@ fn resume_measures_again_a_comparison_with_one_side_stored() {
     let s = study(LISTING6);
     let mut sink = MemorySink::default();
     sink.stored.insert("matvec/listing6".into(), 1);
-    let summary = run_on(
-        &s,
-        &mut fake(Api::OpenCl),
-        Some(&mut fake(Api::Cuda)),
-        &mut sink,
-        &AtomicBool::new(false),
-    )
-    .unwrap();
+    let summary = run_into(&s, &mut sink).unwrap();
     assert_eq!(summary.skipped, 0);
     assert_eq!(sink.recorded.len(), 1);
 }
@@ -397,14 +395,7 @@ fn a_failed_write_ends_the_run_with_the_error() {
         fail_after: Some(1),
         ..MemorySink::default()
     };
-    let e = run_on(
-        &study(TWO),
-        &mut fake(Api::OpenCl),
-        Some(&mut fake(Api::Cuda)),
-        &mut sink,
-        &AtomicBool::new(false),
-    )
-    .unwrap_err();
+    let e = run_into(&study(TWO), &mut sink).unwrap_err();
     assert!(e.to_string().contains("scripted write failure"), "{e}");
     assert_eq!(sink.recorded.len(), 1);
 }
