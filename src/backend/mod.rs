@@ -2,7 +2,7 @@
 //!
 //! `Backend` is deliberately small: compile, buffers, launch, copy, sync. Everything above it
 //! (runner, statistics, exporters) is API-agnostic, and no `opencl3` or `cudarc` type crosses
-//! this module's public surface — the implementations in `opencl.rs` and `cuda.rs` keep them.
+//! this module's public surface — the implementations in `opencl/`, `cuda/` and `fake.rs` keep them.
 //!
 //! # Timing contract
 //!
