@@ -1,0 +1,437 @@
+//! Instruction classes (Fang et al. 2011, Table V), the opcode table that assigns them,
+//! and per-function counts.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+use super::parse::PtxKernel;
+
+/// The instruction class of one PTX instruction, following Fang et al. 2011, Table V.
+///
+/// The paper's "data movement" class is split into its rows (`mov`, `cvt`, `ld.*`,
+/// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
+/// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
+/// apart rather than folded into another class, and anything unknown is `other`.
+///
+/// The serialized form is the stable string of `InstrClass::name`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum InstrClass {
+    /// Integer and floating-point arithmetic (`add`, `mul`, `fma`, `mad`, `sqrt`, ...).
+    #[serde(rename = "arithmetic")]
+    Arithmetic,
+    /// Bitwise logic, shifts and bit manipulation (`and`, `shl`, `lop3`, `prmt`, ...).
+    #[serde(rename = "logic-shift")]
+    LogicShift,
+    /// Register moves (`mov`).
+    #[serde(rename = "mov")]
+    Mov,
+    /// Conversions, including address conversions (`cvt`, `cvta`).
+    #[serde(rename = "cvt")]
+    Cvt,
+    /// Loads from the kernel/function parameter space.
+    #[serde(rename = "ld.param")]
+    LdParam,
+    /// Loads from global memory (`ld.global`, `ld.global.nc`, `ldu.global`).
+    #[serde(rename = "ld.global")]
+    LdGlobal,
+    /// Loads from shared memory (`ld.shared`, `ld.shared::cta`, `ld.shared::cluster`).
+    #[serde(rename = "ld.shared")]
+    LdShared,
+    /// Loads from per-thread local memory.
+    #[serde(rename = "ld.local")]
+    LdLocal,
+    /// Loads from the constant bank.
+    #[serde(rename = "ld.const")]
+    LdConst,
+    /// Loads with no state space (generic addressing).
+    #[serde(rename = "ld.generic")]
+    LdGeneric,
+    /// Stores to the parameter space (call sequences, `.func` return values).
+    #[serde(rename = "st.param")]
+    StParam,
+    /// Stores to global memory.
+    #[serde(rename = "st.global")]
+    StGlobal,
+    /// Stores to shared memory.
+    #[serde(rename = "st.shared")]
+    StShared,
+    /// Stores to local memory.
+    #[serde(rename = "st.local")]
+    StLocal,
+    /// Stores with no state space (generic addressing).
+    #[serde(rename = "st.generic")]
+    StGeneric,
+    /// Comparisons, selects and branches (`setp`, `selp`, `bra`, `call`, `ret`, `exit`).
+    #[serde(rename = "flow-control")]
+    FlowControl,
+    /// Barriers and memory fences (`bar`, `barrier`, `bar.warp.sync`, `membar`, `fence`).
+    #[serde(rename = "synchronization")]
+    Synchronization,
+    /// Warp-level collectives (`shfl`, `vote`, `match`, `redux`, `activemask`).
+    #[serde(rename = "warp")]
+    Warp,
+    /// Atomics and reductions to memory (`atom`, `red`).
+    #[serde(rename = "atomic")]
+    Atomic,
+    /// Anything not in `OPCODE_CLASSES`; such instructions are counted, never dropped.
+    #[serde(rename = "other")]
+    Other,
+}
+
+/// The paper's coarse instruction classes, used to group [`InstrClass`] rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub(super) enum ClassGroup {
+    /// Arithmetic.
+    #[serde(rename = "arithmetic")]
+    Arithmetic,
+    /// Logic and shift.
+    #[serde(rename = "logic-shift")]
+    LogicShift,
+    /// Data movement: `mov`, `cvt`, loads and stores.
+    #[serde(rename = "data-movement")]
+    DataMovement,
+    /// Flow control.
+    #[serde(rename = "flow-control")]
+    FlowControl,
+    /// Synchronization.
+    #[serde(rename = "synchronization")]
+    Synchronization,
+    /// Warp collectives (not in the 2011 paper, which predates them).
+    #[serde(rename = "warp")]
+    Warp,
+    /// Atomics (not in the paper's table).
+    #[serde(rename = "atomic")]
+    Atomic,
+    /// Unclassified.
+    #[serde(rename = "other")]
+    Other,
+}
+
+impl ClassGroup {
+    /// The stable string name of the group (`"data-movement"`, ...).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            ClassGroup::Arithmetic => "arithmetic",
+            ClassGroup::LogicShift => "logic-shift",
+            ClassGroup::DataMovement => "data-movement",
+            ClassGroup::FlowControl => "flow-control",
+            ClassGroup::Synchronization => "synchronization",
+            ClassGroup::Warp => "warp",
+            ClassGroup::Atomic => "atomic",
+            ClassGroup::Other => "other",
+        }
+    }
+}
+
+impl InstrClass {
+    /// Every class, in the order used for reports (the paper's order, extras after).
+    pub(super) const ALL: [InstrClass; 20] = [
+        InstrClass::Arithmetic,
+        InstrClass::LogicShift,
+        InstrClass::Mov,
+        InstrClass::Cvt,
+        InstrClass::LdParam,
+        InstrClass::LdGlobal,
+        InstrClass::LdShared,
+        InstrClass::LdLocal,
+        InstrClass::LdConst,
+        InstrClass::LdGeneric,
+        InstrClass::StParam,
+        InstrClass::StGlobal,
+        InstrClass::StShared,
+        InstrClass::StLocal,
+        InstrClass::StGeneric,
+        InstrClass::FlowControl,
+        InstrClass::Synchronization,
+        InstrClass::Warp,
+        InstrClass::Atomic,
+        InstrClass::Other,
+    ];
+
+    /// The stable string name of the class (`"arithmetic"`, `"ld.global"`, ...).
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            InstrClass::Arithmetic => "arithmetic",
+            InstrClass::LogicShift => "logic-shift",
+            InstrClass::Mov => "mov",
+            InstrClass::Cvt => "cvt",
+            InstrClass::LdParam => "ld.param",
+            InstrClass::LdGlobal => "ld.global",
+            InstrClass::LdShared => "ld.shared",
+            InstrClass::LdLocal => "ld.local",
+            InstrClass::LdConst => "ld.const",
+            InstrClass::LdGeneric => "ld.generic",
+            InstrClass::StParam => "st.param",
+            InstrClass::StGlobal => "st.global",
+            InstrClass::StShared => "st.shared",
+            InstrClass::StLocal => "st.local",
+            InstrClass::StGeneric => "st.generic",
+            InstrClass::FlowControl => "flow-control",
+            InstrClass::Synchronization => "synchronization",
+            InstrClass::Warp => "warp",
+            InstrClass::Atomic => "atomic",
+            InstrClass::Other => "other",
+        }
+    }
+
+    /// The class whose [`name`](InstrClass::name) is `name`, if any.
+    pub(super) fn from_name(name: &str) -> Option<InstrClass> {
+        InstrClass::ALL.iter().copied().find(|c| c.name() == name)
+    }
+
+    /// The paper's coarse class this class belongs to.
+    pub(super) fn group(self) -> ClassGroup {
+        match self {
+            InstrClass::Arithmetic => ClassGroup::Arithmetic,
+            InstrClass::LogicShift => ClassGroup::LogicShift,
+            InstrClass::Mov
+            | InstrClass::Cvt
+            | InstrClass::LdParam
+            | InstrClass::LdGlobal
+            | InstrClass::LdShared
+            | InstrClass::LdLocal
+            | InstrClass::LdConst
+            | InstrClass::LdGeneric
+            | InstrClass::StParam
+            | InstrClass::StGlobal
+            | InstrClass::StShared
+            | InstrClass::StLocal
+            | InstrClass::StGeneric => ClassGroup::DataMovement,
+            InstrClass::FlowControl => ClassGroup::FlowControl,
+            InstrClass::Synchronization => ClassGroup::Synchronization,
+            InstrClass::Warp => ClassGroup::Warp,
+            InstrClass::Atomic => ClassGroup::Atomic,
+            InstrClass::Other => ClassGroup::Other,
+        }
+    }
+}
+
+/// How an opcode in [`OPCODE_CLASSES`] maps to a class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OpcodeRule {
+    /// Always this class.
+    Fixed(InstrClass),
+    /// A load: `ld.<space>` by the state space among the modifiers, `ld.generic` if none.
+    Load,
+    /// A store: `st.<space>` by the state space among the modifiers, `st.generic` if
+    /// none. `st.const` does not exist in PTX and is classified `other`.
+    Store,
+}
+
+const ARITH: OpcodeRule = OpcodeRule::Fixed(InstrClass::Arithmetic);
+const LOGIC: OpcodeRule = OpcodeRule::Fixed(InstrClass::LogicShift);
+const MOV: OpcodeRule = OpcodeRule::Fixed(InstrClass::Mov);
+const CVT: OpcodeRule = OpcodeRule::Fixed(InstrClass::Cvt);
+const FLOW: OpcodeRule = OpcodeRule::Fixed(InstrClass::FlowControl);
+const SYNC: OpcodeRule = OpcodeRule::Fixed(InstrClass::Synchronization);
+const WARP: OpcodeRule = OpcodeRule::Fixed(InstrClass::Warp);
+const ATOMIC: OpcodeRule = OpcodeRule::Fixed(InstrClass::Atomic);
+
+/// The opcode -> class table. The key is the opcode, i.e. the first dotted component of
+/// the instruction (`fma` for `fma.rn.f32`, `bar` for `bar.warp.sync`); an opcode not in
+/// the table is [`InstrClass::Other`].
+///
+/// Choices worth reviewing:
+/// * `setp`, `set`, `selp`, `slct` and `testp` are flow control, as in the paper (they
+///   compute predicates or select on them); `trap` and `brkpt` end or divert control.
+/// * `bfind`, `fns`, `shf`, `bmsk` and `szext` are bit manipulation: `logic-shift`.
+/// * `mul24`, `mad24`, `sad`, the carry forms (`addc`, ...), `dp4a`/`dp2a`, `copysign`
+///   and the tensor-core `mma`/`wgmma` are arithmetic.
+/// * `cvta` (generic <-> state-space address conversion) is counted with `cvt`.
+/// * `ldu` (load uniform, global only) is a load like `ld`.
+/// * `mbarrier` is synchronization; `elect` is a warp collective.
+/// * Left as `other` on purpose: texture/surface (`tex`, `tld4`, `txq`, `suld`, `sust`,
+///   `sured`, `suq`), `cp` (`cp.async*`, bulk copies), `ldmatrix`/`stmatrix`/`movmatrix`,
+///   `wmma` (mixes loads, stores and math), `prefetch`, `isspacep`, `nanosleep`, and
+///   any opcode this table does not know.
+pub(super) const OPCODE_CLASSES: &[(&str, OpcodeRule)] = &[
+    // --- arithmetic -------------------------------------------------------------------
+    ("add", ARITH),
+    ("sub", ARITH),
+    ("mul", ARITH),
+    ("mad", ARITH),
+    ("mul24", ARITH),
+    ("mad24", ARITH),
+    ("sad", ARITH),
+    ("div", ARITH),
+    ("rem", ARITH),
+    ("abs", ARITH),
+    ("neg", ARITH),
+    ("min", ARITH),
+    ("max", ARITH),
+    ("fma", ARITH),
+    ("rcp", ARITH),
+    ("sqrt", ARITH),
+    ("rsqrt", ARITH),
+    ("sin", ARITH),
+    ("cos", ARITH),
+    ("lg2", ARITH),
+    ("ex2", ARITH),
+    ("tanh", ARITH),
+    ("copysign", ARITH),
+    ("addc", ARITH),
+    ("subc", ARITH),
+    ("madc", ARITH),
+    ("dp4a", ARITH),
+    ("dp2a", ARITH),
+    ("mma", ARITH),
+    ("wgmma", ARITH),
+    // --- logic and shift --------------------------------------------------------------
+    ("and", LOGIC),
+    ("or", LOGIC),
+    ("xor", LOGIC),
+    ("not", LOGIC),
+    ("cnot", LOGIC),
+    ("lop3", LOGIC),
+    ("shl", LOGIC),
+    ("shr", LOGIC),
+    ("shf", LOGIC),
+    ("bfe", LOGIC),
+    ("bfi", LOGIC),
+    ("prmt", LOGIC),
+    ("popc", LOGIC),
+    ("clz", LOGIC),
+    ("brev", LOGIC),
+    ("bfind", LOGIC),
+    ("fns", LOGIC),
+    ("bmsk", LOGIC),
+    ("szext", LOGIC),
+    // --- data movement ----------------------------------------------------------------
+    ("mov", MOV),
+    ("cvt", CVT),
+    ("cvta", CVT),
+    ("ld", OpcodeRule::Load),
+    ("ldu", OpcodeRule::Load),
+    ("st", OpcodeRule::Store),
+    // --- flow control -----------------------------------------------------------------
+    ("setp", FLOW),
+    ("set", FLOW),
+    ("selp", FLOW),
+    ("slct", FLOW),
+    ("testp", FLOW),
+    ("bra", FLOW),
+    ("brx", FLOW),
+    ("call", FLOW),
+    ("ret", FLOW),
+    ("exit", FLOW),
+    ("trap", FLOW),
+    ("brkpt", FLOW),
+    // --- synchronization --------------------------------------------------------------
+    ("bar", SYNC),
+    ("barrier", SYNC),
+    ("membar", SYNC),
+    ("fence", SYNC),
+    ("mbarrier", SYNC),
+    // --- warp collectives -------------------------------------------------------------
+    ("shfl", WARP),
+    ("vote", WARP),
+    ("match", WARP),
+    ("redux", WARP),
+    ("activemask", WARP),
+    ("elect", WARP),
+    // --- atomics ----------------------------------------------------------------------
+    ("atom", ATOMIC),
+    ("red", ATOMIC),
+];
+
+/// The state space named among `modifiers` (`global`, `shared`, `shared::cta`, ...),
+/// reduced to its base name.
+fn state_space(modifiers: &[String]) -> Option<&str> {
+    modifiers.iter().find_map(|m| {
+        let base = m.split("::").next().unwrap_or(m);
+        match base {
+            "param" | "global" | "shared" | "local" | "const" => Some(base),
+            _ => None,
+        }
+    })
+}
+
+/// Classify an instruction given its opcode (first dotted component) and its modifiers
+/// (the remaining dotted components), using [`OPCODE_CLASSES`].
+pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass {
+    let rule = OPCODE_CLASSES
+        .iter()
+        .find(|(name, _)| *name == opcode)
+        .map(|(_, rule)| *rule);
+    match rule {
+        None => InstrClass::Other,
+        Some(OpcodeRule::Fixed(class)) => class,
+        Some(OpcodeRule::Load) => match state_space(modifiers) {
+            Some("param") => InstrClass::LdParam,
+            Some("global") => InstrClass::LdGlobal,
+            Some("shared") => InstrClass::LdShared,
+            Some("local") => InstrClass::LdLocal,
+            Some("const") => InstrClass::LdConst,
+            _ => InstrClass::LdGeneric,
+        },
+        Some(OpcodeRule::Store) => match state_space(modifiers) {
+            Some("param") => InstrClass::StParam,
+            Some("global") => InstrClass::StGlobal,
+            Some("shared") => InstrClass::StShared,
+            Some("local") => InstrClass::StLocal,
+            Some(_) => InstrClass::Other,
+            None => InstrClass::StGeneric,
+        },
+    }
+}
+
+/// Instruction counts per class, keyed by `InstrClass::name`.
+///
+/// [`ClassCounts::new`] holds every known class (zeros included) so that serialized
+/// output has a stable shape. Keys that are not known class names (from deserialized
+/// data) are kept and counted in `total`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ClassCounts {
+    /// Count per class name.
+    pub(super) counts: BTreeMap<String, u64>,
+}
+
+impl Default for ClassCounts {
+    fn default() -> Self {
+        ClassCounts::new()
+    }
+}
+
+impl ClassCounts {
+    /// All known classes, each with count 0.
+    pub fn new() -> ClassCounts {
+        ClassCounts {
+            counts: InstrClass::ALL
+                .iter()
+                .map(|c| (c.name().to_string(), 0))
+                .collect(),
+        }
+    }
+
+    /// The count for `class` (0 if absent).
+    #[cfg(test)]
+    pub(crate) fn get(&self, class: InstrClass) -> u64 {
+        self.get_name(class.name())
+    }
+
+    /// The count for the class named `name` (0 if absent).
+    pub(super) fn get_name(&self, name: &str) -> u64 {
+        self.counts.get(name).copied().unwrap_or(0)
+    }
+
+    /// Add `n` to `class`.
+    pub(super) fn add(&mut self, class: InstrClass, n: u64) {
+        let slot = self.counts.entry(class.name().to_string()).or_insert(0);
+        *slot = slot.saturating_add(n);
+    }
+
+    /// The sum over all classes.
+    pub(super) fn total(&self) -> u64 {
+        self.counts.values().fold(0u64, |a, b| a.saturating_add(*b))
+    }
+}
+
+/// Count the instructions of one function (an `.entry` or a `.func`) by class.
+pub fn count_classes(kernel: &PtxKernel) -> ClassCounts {
+    let mut counts = ClassCounts::new();
+    for instr in &kernel.instructions {
+        counts.add(instr.class(), 1);
+    }
+    counts
+}

@@ -1,0 +1,809 @@
+//! The parsed module and the parser: events from the scanner -> [`PtxModule`].
+//!
+//! The scanner has already removed comments and cut the text into statements; this
+//! module interprets them: function headers, instructions with their predicates,
+//! `.reg` declarations, and state-space variables with their literal sizes.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::classify::{classify_opcode, InstrClass};
+use super::scan::{first_token, is_identifier, scan, Event};
+
+/// Errors from [`parse_ptx`]. Every variant names the 1-based line where the problem is.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PtxError {
+    /// A `}` with no open `{`.
+    #[error("line {line}: '}}' without a matching '{{'")]
+    UnmatchedClose {
+        /// Line of the `}`.
+        line: usize,
+    },
+    /// A `{` that is never closed.
+    #[error("line {line}: '{{' is never closed")]
+    UnclosedBrace {
+        /// Line of the `{`.
+        line: usize,
+    },
+    /// A `/*` comment with no `*/`.
+    #[error("line {line}: unterminated block comment")]
+    UnterminatedComment {
+        /// Line where the comment starts.
+        line: usize,
+    },
+    /// A string literal that does not end on its line.
+    #[error("line {line}: unterminated string literal")]
+    UnterminatedString {
+        /// Line where the string starts.
+        line: usize,
+    },
+    /// A statement not terminated by `;` before a `}` or the end of the input.
+    #[error("line {line}: statement is not terminated by ';'")]
+    UnterminatedStatement {
+        /// Line where the statement starts.
+        line: usize,
+    },
+    /// Parentheses or braces that do not balance within one statement.
+    #[error("line {line}: unbalanced parentheses or braces in statement")]
+    UnbalancedStatement {
+        /// Line where the statement starts.
+        line: usize,
+    },
+    /// An instruction or label outside of any `.entry` / `.func` body.
+    #[error("line {line}: `{text}` appears outside of any function body")]
+    OutsideFunction {
+        /// Line of the statement.
+        line: usize,
+        /// The statement, whitespace-normalized.
+        text: String,
+    },
+    /// A function defined inside another function's body.
+    #[error("line {line}: function defined inside another function")]
+    NestedFunction {
+        /// Line of the inner function's header.
+        line: usize,
+    },
+    /// A malformed `.entry` / `.func` header.
+    #[error("line {line}: malformed function header: {reason}")]
+    BadHeader {
+        /// Line where the header starts.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A malformed instruction or known directive.
+    #[error("line {line}: malformed statement `{text}`")]
+    BadStatement {
+        /// Line where the statement starts.
+        line: usize,
+        /// The statement, whitespace-normalized.
+        text: String,
+    },
+}
+
+impl PtxError {
+    /// The 1-based line number the error refers to.
+    #[cfg(test)]
+    pub(super) fn line(&self) -> usize {
+        match self {
+            PtxError::UnmatchedClose { line }
+            | PtxError::UnclosedBrace { line }
+            | PtxError::UnterminatedComment { line }
+            | PtxError::UnterminatedString { line }
+            | PtxError::UnterminatedStatement { line }
+            | PtxError::UnbalancedStatement { line }
+            | PtxError::OutsideFunction { line, .. }
+            | PtxError::NestedFunction { line }
+            | PtxError::BadHeader { line, .. }
+            | PtxError::BadStatement { line, .. } => *line,
+        }
+    }
+}
+
+/// A parsed PTX module.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PtxModule {
+    /// The `.version` value (`"9.0"`), if declared.
+    pub version: Option<String>,
+    /// The first `.target` item (`"sm_90"`), if declared.
+    pub target: Option<String>,
+    /// Further `.target` items (`"debug"`, `"texmode_independent"`).
+    pub target_options: Vec<String>,
+    /// The `.address_size` value, if declared and numeric.
+    pub address_size: Option<u32>,
+    /// Every `.entry` and `.func` definition with a body, in source order.
+    pub kernels: Vec<PtxKernel>,
+    /// Module-scope variable declarations (`.global`, `.const`, `.shared`, `.local`).
+    pub globals: Vec<VarDecl>,
+}
+
+impl PtxModule {
+    /// The function (`.entry` or `.func`) named `name`.
+    pub fn kernel(&self, name: &str) -> Option<&PtxKernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+/// Whether a function is a kernel entry point or a device function.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FunctionKind {
+    /// `.entry`: a kernel.
+    #[serde(rename = "entry")]
+    Entry,
+    /// `.func`: a device function.
+    #[serde(rename = "func")]
+    Func,
+}
+
+/// One `.entry` or `.func` definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PtxKernel {
+    /// The function's name.
+    pub name: String,
+    /// `.entry` or `.func`.
+    pub kind: FunctionKind,
+    /// Linkage directives before `.entry` / `.func`, without the dot (`["visible"]`).
+    pub linkage: Vec<String>,
+    /// Line of the header.
+    pub line: usize,
+    /// A `.func`'s return parameters.
+    pub return_params: Vec<PtxParam>,
+    /// The parameters.
+    pub params: Vec<PtxParam>,
+    /// Performance-tuning directives between the parameters and the body, as written
+    /// (`".maxntid 256, 1, 1"`).
+    pub performance_directives: Vec<String>,
+    /// The instructions of the body, nested blocks included, in source order.
+    pub instructions: Vec<PtxInstruction>,
+    /// The `.reg` declarations of the body, nested blocks included.
+    pub registers: Vec<RegDecl>,
+    /// Variables declared in the body (`.shared`, `.local`, ...).
+    pub variables: Vec<VarDecl>,
+    /// Labels defined in the body.
+    pub labels: Vec<String>,
+    /// Sum of the literal sizes of the body's `.shared` declarations.
+    pub shared_bytes: u64,
+    /// Sum of the literal sizes of the body's `.local` declarations.
+    pub local_bytes: u64,
+}
+
+impl PtxKernel {
+    /// Declared register counts by type (`"f32" -> 12`).
+    #[cfg(test)]
+    pub(super) fn register_counts(&self) -> std::collections::BTreeMap<String, u64> {
+        let mut out = std::collections::BTreeMap::new();
+        for r in &self.registers {
+            let slot = out.entry(r.ty.clone()).or_insert(0u64);
+            *slot = slot.saturating_add(r.count);
+        }
+        out
+    }
+}
+
+/// A function parameter or return parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PtxParam {
+    /// The name (array suffix removed).
+    pub name: String,
+    /// The type, without the dot (`"u64"`), if given.
+    pub ty: Option<String>,
+    /// For `.ptr` parameters, the pointed-to state space (`"global"`), if given.
+    pub ptr_space: Option<String>,
+    /// The `.align` value, if given.
+    pub align: Option<u32>,
+    /// The whole declaration, whitespace-normalized.
+    pub decl: String,
+}
+
+/// One name of a `.reg` declaration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RegDecl {
+    /// Type without the leading dot; vector prefixes kept (`"f32"`, `"pred"`, `"v4.f32"`).
+    pub ty: String,
+    /// The register name or prefix (`"%f"` for `%f<12>`).
+    pub name: String,
+    /// Number of registers declared (12 for `%f<12>`, 1 for a plain name).
+    pub count: u64,
+    /// Line of the declaration.
+    pub line: usize,
+}
+
+/// A variable declared in a state space (`.shared`, `.local`, `.global`, `.const`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VarDecl {
+    /// State space without the dot (`"shared"`).
+    pub space: String,
+    /// Linkage directives without the dot (`["extern"]`).
+    pub linkage: Vec<String>,
+    /// The variable's name.
+    pub name: String,
+    /// Element type without the leading dot; vector prefixes kept (`"b8"`, `"v4.f32"`).
+    pub ty: String,
+    /// The `.align` value, if given.
+    pub align: Option<u32>,
+    /// Size in bytes when the type and every array dimension are literal; `None` for
+    /// unsized (`extern ... []`, dynamic shared memory) or unknown types.
+    pub bytes: Option<u64>,
+    /// Line of the declaration.
+    pub line: usize,
+}
+
+/// An instruction predicate (`@%p1` or `@!%p1`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Predicate {
+    /// The predicate register (`"%p1"`).
+    pub register: String,
+    /// `true` for `@!`.
+    pub negated: bool,
+}
+
+/// One PTX instruction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PtxInstruction {
+    /// Line where the instruction starts.
+    pub line: usize,
+    /// The guard predicate, if any.
+    pub predicate: Option<Predicate>,
+    /// The opcode: the first dotted component (`"ld"` for `ld.global.nc.v4.f32`).
+    pub opcode: String,
+    /// The remaining dotted components (`["global", "nc", "v4", "f32"]`).
+    pub modifiers: Vec<String>,
+    /// The operands as written, whitespace-normalized.
+    pub operands: String,
+}
+
+impl PtxInstruction {
+    /// The opcode with all its modifiers (`"ld.global.nc.v4.f32"`).
+    #[cfg(test)]
+    pub(super) fn full_opcode(&self) -> String {
+        let mut s = self.opcode.clone();
+        for m in &self.modifiers {
+            s.push('.');
+            s.push_str(m);
+        }
+        s
+    }
+
+    /// This instruction's class.
+    pub(super) fn class(&self) -> InstrClass {
+        classify_opcode(&self.opcode, &self.modifiers)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Statement parsers
+// ---------------------------------------------------------------------------------------
+
+/// Linkage directives that may precede a declaration.
+const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
+
+fn bad(line: usize, text: &str) -> PtxError {
+    PtxError::BadStatement {
+        line,
+        text: text.to_string(),
+    }
+}
+
+/// Split off the first whitespace-separated token; the rest is trimmed at the start.
+fn next_token(s: &str) -> (&str, &str) {
+    let end = s.find(char::is_whitespace).unwrap_or(s.len());
+    (&s[..end], s[end..].trim_start())
+}
+
+/// Split a leading guard (`@%p1`, `@!%p1`, `@ !%p1`) off an instruction; `None` if the
+/// guard names no register.
+fn split_predicate(text: &str) -> Option<(Option<Predicate>, &str)> {
+    let Some(after_at) = text.strip_prefix('@') else {
+        return Some((None, text));
+    };
+    let r = after_at.trim_start();
+    let (negated, r) = match r.strip_prefix('!') {
+        Some(x) => (true, x.trim_start()),
+        None => (false, r),
+    };
+    let (register, rest) = next_token(r);
+    if register.is_empty() {
+        return None;
+    }
+    let predicate = Predicate {
+        register: register.to_string(),
+        negated,
+    };
+    Some((Some(predicate), rest))
+}
+
+pub(super) fn parse_instruction(text: &str, line: usize) -> Result<PtxInstruction, PtxError> {
+    let (predicate, rest) = split_predicate(text.trim()).ok_or_else(|| bad(line, text))?;
+    // Operands may follow the opcode without a space (`mov.b64 {%r1, %r2}, ...`).
+    let end = rest
+        .find(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | '(' | ','))
+        .unwrap_or(rest.len());
+    let mut parts = rest[..end].split('.');
+    let opcode = parts.next().unwrap_or("");
+    if opcode.is_empty() {
+        return Err(bad(line, text));
+    }
+    Ok(PtxInstruction {
+        line,
+        predicate,
+        opcode: opcode.to_string(),
+        modifiers: parts
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+        operands: rest[end..].trim().to_string(),
+    })
+}
+
+/// Leading dotted tokens (`.v4 .f32`) without their dots, and what follows them.
+fn dotted_prefix(s: &str) -> (Vec<String>, &str) {
+    let mut parts = Vec::new();
+    let mut rest = s.trim_start();
+    while rest.starts_with('.') {
+        let (tok, after) = next_token(rest);
+        parts.push(tok[1..].to_string());
+        rest = after;
+    }
+    (parts, rest)
+}
+
+/// Parse `.reg .f32 %f<12>, %g;` into one [`RegDecl`] per name.
+fn parse_reg(text: &str, line: usize) -> Result<Vec<RegDecl>, PtxError> {
+    let body = text.trim_start().strip_prefix(".reg").unwrap_or(text);
+    let (type_parts, rest) = dotted_prefix(body);
+    if type_parts.is_empty() || rest.is_empty() {
+        return Err(bad(line, text));
+    }
+    let ty = type_parts.join(".");
+    rest.split(',')
+        .map(|item| reg_item(item.trim(), &ty, line).ok_or_else(|| bad(line, text)))
+        .collect()
+}
+
+/// One name of a `.reg` list: `%g` (one register) or `%f<12>` (twelve).
+fn reg_item(item: &str, ty: &str, line: usize) -> Option<RegDecl> {
+    if item.is_empty() {
+        return None;
+    }
+    let (name, count) = match item.split_once('<') {
+        Some((name, tail)) => (name.trim(), tail.strip_suffix('>')?.trim().parse().ok()?),
+        None => (item, 1),
+    };
+    Some(RegDecl {
+        ty: ty.to_string(),
+        name: name.to_string(),
+        count,
+        line,
+    })
+}
+
+/// Size in bytes of a scalar PTX type (without the dot), if fixed.
+fn scalar_size(ty: &str) -> Option<u64> {
+    match ty {
+        "b8" | "u8" | "s8" | "e4m3" | "e5m2" => Some(1),
+        "b16" | "u16" | "s16" | "f16" | "bf16" | "e4m3x2" | "e5m2x2" => Some(2),
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" | "tf32" => Some(4),
+        "b64" | "u64" | "s64" | "f64" => Some(8),
+        "b128" => Some(16),
+        _ => None,
+    }
+}
+
+/// If the statement declares variables in a state space, return that space (no dot).
+fn declared_space(text: &str) -> Option<&'static str> {
+    for tok in text.split_whitespace() {
+        if LINKAGE.contains(&tok) {
+            continue;
+        }
+        return match tok {
+            ".global" => Some("global"),
+            ".const" => Some("const"),
+            ".shared" => Some("shared"),
+            ".local" => Some("local"),
+            _ => None,
+        };
+    }
+    None
+}
+
+/// The directives before a variable declaration's names.
+struct DeclPrefix {
+    linkage: Vec<String>,
+    align: Option<u32>,
+    /// Type components without dots (`["v4", "f32"]`); the state space is left out.
+    type_parts: Vec<String>,
+}
+
+/// Read the directives of a declaration in `space`; returns them and the name list.
+fn decl_prefix<'a>(decl: &'a str, space: &str) -> (DeclPrefix, &'a str) {
+    let mut prefix = DeclPrefix {
+        linkage: Vec::new(),
+        align: None,
+        type_parts: Vec::new(),
+    };
+    let mut rest = decl.trim_start();
+    while rest.starts_with('.') {
+        let (tok, after) = next_token(rest);
+        rest = after;
+        if tok == ".align" {
+            let (value, after) = next_token(rest);
+            prefix.align = value.parse::<u32>().ok();
+            rest = after;
+        } else if LINKAGE.contains(&tok) {
+            prefix.linkage.push(tok[1..].to_string());
+        } else if tok.strip_prefix('.') != Some(space) {
+            prefix.type_parts.push(tok[1..].to_string());
+        }
+    }
+    (prefix, rest)
+}
+
+/// Element size: the scalar type times the vector width, when both are known.
+fn element_size(type_parts: &[String]) -> Option<u64> {
+    let mut elem: Option<u64> = None;
+    let mut vec_width = 1u64;
+    for part in type_parts {
+        match part.as_str() {
+            "v2" => vec_width = 2,
+            "v4" => vec_width = 4,
+            "v8" => vec_width = 8,
+            p => {
+                if let Some(s) = scalar_size(p) {
+                    elem = Some(s);
+                }
+            }
+        }
+    }
+    elem.and_then(|e| e.checked_mul(vec_width))
+}
+
+/// One declared name with its array dimensions (`tile[16][17]`): the name and its size
+/// in bytes, unknown (`None`) when any dimension is not a literal (`dyn_smem[]`).
+/// `None` overall if the item is malformed.
+fn var_item(item: &str, elem: Option<u64>) -> Option<(&str, Option<u64>)> {
+    let (name, dims) = match item.find('[') {
+        Some(p) => (item[..p].trim(), &item[p..]),
+        None => (item, ""),
+    };
+    let mut bytes = elem;
+    let mut rest = dims;
+    while let Some(open) = rest.strip_prefix('[') {
+        let close = open.find(']')?;
+        let dim = open[..close].trim().parse::<u64>().ok();
+        bytes = match (bytes, dim) {
+            (Some(b), Some(d)) => b.checked_mul(d),
+            _ => None,
+        };
+        rest = open[close + 1..].trim_start();
+    }
+    if !rest.is_empty() || name.is_empty() {
+        return None;
+    }
+    Some((name, bytes))
+}
+
+/// Parse a state-space variable declaration such as
+/// `.shared .align 4 .b8 buf[1024];` or `.global .f32 a, b[4] = {...};`.
+fn parse_var_decl(text: &str, space: &str, line: usize) -> Result<Vec<VarDecl>, PtxError> {
+    // An initializer does not change the size, and its braces would confuse the names.
+    let decl = text.split('=').next().unwrap_or(text);
+    let (prefix, rest) = decl_prefix(decl, space);
+    if rest.is_empty() {
+        return Err(bad(line, text));
+    }
+    let ty = prefix.type_parts.join(".");
+    let elem = element_size(&prefix.type_parts);
+    rest.split(',')
+        .map(|item| {
+            let (name, bytes) = var_item(item.trim(), elem).ok_or_else(|| bad(line, text))?;
+            Ok(VarDecl {
+                space: space.to_string(),
+                linkage: prefix.linkage.clone(),
+                name: name.to_string(),
+                ty: ty.clone(),
+                align: prefix.align,
+                bytes,
+                line,
+            })
+        })
+        .collect()
+}
+
+/// Split `(inner) rest` into `inner` and `rest`, honoring nesting.
+fn split_group(s: &str) -> Option<(&str, &str)> {
+    let body = s.strip_prefix('(')?;
+    let mut depth = 1usize;
+    for (idx, c) in body.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some((&body[..idx], &body[idx + 1..]));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn parse_params(inner: &str) -> Vec<PtxParam> {
+    inner
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(parse_param)
+        .collect()
+}
+
+/// One parameter declaration (`.param .u64 .ptr .global .align 4 name`).
+fn parse_param(decl: &str) -> PtxParam {
+    let tokens: Vec<&str> = decl.split_whitespace().collect();
+    let last = tokens.last().copied().unwrap_or("");
+    let mut param = PtxParam {
+        name: last.split('[').next().unwrap_or(last).to_string(),
+        ty: None,
+        ptr_space: None,
+        align: None,
+        decl: decl.to_string(),
+    };
+    // Every token before the name is a directive or the type.
+    let directives = &tokens[..tokens.len().saturating_sub(1)];
+    let mut ptr = false;
+    let mut idx = 0;
+    while idx < directives.len() {
+        let tok = directives[idx];
+        match tok {
+            ".param" | ".reg" => {}
+            ".ptr" => ptr = true,
+            ".align" => {
+                if idx + 1 < directives.len() {
+                    param.align = directives[idx + 1].parse::<u32>().ok();
+                    idx += 1;
+                }
+            }
+            ".global" | ".shared" | ".const" | ".local" if ptr => {
+                param.ptr_space = Some(tok[1..].to_string());
+            }
+            _ => {
+                if param.ty.is_none() {
+                    param.ty = tok.strip_prefix('.').map(str::to_string);
+                }
+            }
+        }
+        idx += 1;
+    }
+    param
+}
+
+/// Split off a header's first word, which ends at whitespace or at `(`.
+fn header_word(s: &str) -> (&str, &str) {
+    let end = s
+        .find(|c: char| c.is_whitespace() || c == '(')
+        .unwrap_or(s.len());
+    (&s[..end], s[end..].trim_start())
+}
+
+/// The linkage directives up to `.entry` / `.func`, the function kind, and the rest of
+/// the header; `None` if neither `.entry` nor `.func` is there.
+fn split_kind(header: &str) -> Option<(Vec<String>, FunctionKind, &str)> {
+    let mut linkage = Vec::new();
+    let mut rest = header;
+    loop {
+        let (tok, after) = header_word(rest);
+        rest = after;
+        match tok {
+            ".entry" => return Some((linkage, FunctionKind::Entry, rest)),
+            ".func" => return Some((linkage, FunctionKind::Func, rest)),
+            "" => return None,
+            t => linkage.push(t.trim_start_matches('.').to_string()),
+        }
+    }
+}
+
+/// An optional parameter list at the start of `s`: its parameters and what follows;
+/// `None` if its parentheses do not balance.
+fn param_group(s: &str) -> Option<(Vec<PtxParam>, &str)> {
+    if !s.starts_with('(') {
+        return Some((Vec::new(), s));
+    }
+    let (inner, after) = split_group(s)?;
+    Some((parse_params(inner), after.trim_start()))
+}
+
+/// Performance-tuning directives, each with its arguments (`".maxntid 256, 1, 1"`).
+fn performance_directives(rest: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for tok in rest.split_whitespace() {
+        match out.last_mut() {
+            Some(cur) if !tok.starts_with('.') => {
+                cur.push(' ');
+                cur.push_str(tok);
+            }
+            _ => out.push(tok.to_string()),
+        }
+    }
+    out
+}
+
+fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
+    let header_err = |reason: &str| PtxError::BadHeader {
+        line,
+        reason: reason.to_string(),
+    };
+    let (linkage, kind, rest) =
+        split_kind(text.trim()).ok_or_else(|| header_err("missing .entry or .func"))?;
+    // Only a `.func` has return parameters, written before its name.
+    let (return_params, rest) = match kind {
+        FunctionKind::Func => param_group(rest).ok_or_else(|| header_err("unbalanced '('"))?,
+        FunctionKind::Entry => (Vec::new(), rest),
+    };
+    let (name, rest) = header_word(rest);
+    if !is_identifier(name) {
+        return Err(header_err("missing or invalid function name"));
+    }
+    let (params, rest) = param_group(rest).ok_or_else(|| header_err("unbalanced '('"))?;
+    Ok(PtxKernel {
+        name: name.to_string(),
+        kind,
+        linkage,
+        line,
+        return_params,
+        params,
+        performance_directives: performance_directives(rest),
+        instructions: Vec::new(),
+        registers: Vec::new(),
+        variables: Vec::new(),
+        labels: Vec::new(),
+        shared_bytes: 0,
+        local_bytes: 0,
+    })
+}
+
+fn module_statement(module: &mut PtxModule, text: &str, line: usize) -> Result<(), PtxError> {
+    let head = first_token(text);
+    let tail = text[head.len()..].trim();
+    match head {
+        ".version" => module.version = Some(tail.to_string()),
+        ".target" => {
+            let mut items = tail.split(',').map(str::trim).filter(|s| !s.is_empty());
+            module.target = items.next().map(str::to_string);
+            module.target_options = items.map(str::to_string).collect();
+        }
+        ".address_size" => module.address_size = tail.parse().ok(),
+        _ if head.starts_with('.') => {
+            if let Some(space) = declared_space(text) {
+                module.globals.extend(parse_var_decl(text, space, line)?);
+            }
+            // Any other directive (prototypes, .file, unknown ones) is ignored.
+        }
+        _ => {
+            return Err(PtxError::OutsideFunction {
+                line,
+                text: text.to_string(),
+            })
+        }
+    }
+    Ok(())
+}
+
+fn body_statement(kernel: &mut PtxKernel, text: &str, line: usize) -> Result<(), PtxError> {
+    let head = first_token(text);
+    if head == ".reg" {
+        kernel.registers.extend(parse_reg(text, line)?);
+    } else if head.starts_with('.') {
+        if let Some(space) = declared_space(text) {
+            kernel.variables.extend(parse_var_decl(text, space, line)?);
+        }
+        // `.param` (call sequences), `.pragma`, `.loc` and unknown directives: ignored.
+    } else {
+        kernel.instructions.push(parse_instruction(text, line)?);
+    }
+    Ok(())
+}
+
+fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
+    let sum = |space: &str| {
+        kernel
+            .variables
+            .iter()
+            .filter(|v| v.space == space)
+            .filter_map(|v| v.bytes)
+            .fold(0u64, u64::saturating_add)
+    };
+    kernel.shared_bytes = sum("shared");
+    kernel.local_bytes = sum("local");
+    kernel
+}
+
+/// Parse PTX text into a [`PtxModule`].
+///
+/// Lenient for unknown directives (ignored) and unknown opcodes (kept, classified
+/// `other`); strict about structure, reporting the line of unbalanced braces, unclosed
+/// comments or strings, unterminated statements, and instructions outside functions.
+/// Never panics, whatever the input.
+pub fn parse_ptx(text: &str) -> Result<PtxModule, PtxError> {
+    // The whole text is scanned first, so a scanner error wins over a parser error
+    // that comes earlier in the text.
+    let events = scan(text)?;
+    let mut builder = Builder::default();
+    for event in events {
+        builder.event(event)?;
+    }
+    if let Some(&(_, line)) = builder.scopes.last() {
+        return Err(PtxError::UnclosedBrace { line });
+    }
+    Ok(builder.module)
+}
+
+/// Parser state while the events of one module are read.
+#[derive(Default)]
+struct Builder {
+    module: PtxModule,
+    /// Open blocks: (is a function body, line of its `{`).
+    scopes: Vec<(bool, usize)>,
+    /// The function whose body is open, if any.
+    current: Option<PtxKernel>,
+}
+
+impl Builder {
+    fn event(&mut self, event: Event) -> Result<(), PtxError> {
+        match event {
+            Event::Open {
+                header: Some((header, header_line)),
+                line,
+            } => self.open_function(&header, header_line, line),
+            Event::Open { header: None, line } => {
+                self.scopes.push((false, line));
+                Ok(())
+            }
+            Event::Close { line } => self.close(line),
+            Event::Stmt { text, line } => match self.current.as_mut() {
+                Some(kernel) => body_statement(kernel, &text, line),
+                None => module_statement(&mut self.module, &text, line),
+            },
+            Event::Label { name, line } => self.label(name, line),
+        }
+    }
+
+    fn open_function(
+        &mut self,
+        header: &str,
+        header_line: usize,
+        line: usize,
+    ) -> Result<(), PtxError> {
+        if self.current.is_some() {
+            return Err(PtxError::NestedFunction { line: header_line });
+        }
+        self.current = Some(parse_header(header, header_line)?);
+        self.scopes.push((true, line));
+        Ok(())
+    }
+
+    fn close(&mut self, line: usize) -> Result<(), PtxError> {
+        match self.scopes.pop() {
+            None => return Err(PtxError::UnmatchedClose { line }),
+            Some((true, _)) => {
+                if let Some(kernel) = self.current.take() {
+                    self.module.kernels.push(finish_kernel(kernel));
+                }
+            }
+            Some((false, _)) => {}
+        }
+        Ok(())
+    }
+
+    fn label(&mut self, name: String, line: usize) -> Result<(), PtxError> {
+        match self.current.as_mut() {
+            Some(kernel) => {
+                kernel.labels.push(name);
+                Ok(())
+            }
+            None => Err(PtxError::OutsideFunction {
+                line,
+                text: format!("{name}:"),
+            }),
+        }
+    }
+}

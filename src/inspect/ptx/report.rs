@@ -1,0 +1,114 @@
+//! Side-by-side reports of two class counts (OpenCL vs CUDA): Markdown and CSV rows.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+use super::classify::{ClassCounts, InstrClass};
+
+/// One CSV row of a side-by-side class comparison.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ClassCountRow {
+    /// The kernel pair's name.
+    pub pair: String,
+    /// The kernel (PTX function) name.
+    pub kernel: String,
+    /// The API / compiler label (`"cuda"`, `"opencl"`).
+    pub api: String,
+    /// The class name (`InstrClass::name`).
+    pub class: String,
+    /// The number of instructions of that class.
+    pub count: u64,
+}
+
+/// Row keys for reports: the known classes in [`InstrClass::ALL`] order, then any
+/// other keys present in `a` or `b`, sorted, so that unknown keys are shown, not dropped.
+fn row_keys(a: &ClassCounts, b: &ClassCounts) -> Vec<String> {
+    let mut keys: Vec<String> = InstrClass::ALL
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect();
+    let extra: BTreeSet<&String> = a
+        .counts
+        .keys()
+        .chain(b.counts.keys())
+        .filter(|k| InstrClass::from_name(k).is_none())
+        .collect();
+    keys.extend(extra.into_iter().cloned());
+    keys
+}
+
+/// Escape text for a Markdown table cell: a `|` or a line break in a pair or label
+/// would otherwise split the row.
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// `b - a` with an explicit `+` when positive; computed in `i128` so that no pair of
+/// `u64` counts can overflow.
+fn signed_diff(a: u64, b: u64) -> String {
+    let d = i128::from(b) - i128::from(a);
+    if d > 0 {
+        format!("+{d}")
+    } else {
+        d.to_string()
+    }
+}
+
+/// Render a Markdown table comparing two class counts, one row per class (every known
+/// class, in `InstrClass::ALL` order, then any extra keys), with both counts and the
+/// difference `b - a`, and the totals as the last row.
+pub fn side_by_side_markdown(
+    pair: &str,
+    a_label: &str,
+    a: &ClassCounts,
+    b_label: &str,
+    b: &ClassCounts,
+) -> String {
+    let (al, bl) = (md_cell(a_label), md_cell(b_label));
+    let mut out = format!("PTX instructions by class: {}\n\n", md_cell(pair));
+    out.push_str(&format!("| class | group | {al} | {bl} | {bl} - {al} |\n"));
+    out.push_str("|---|---|--:|--:|--:|\n");
+    for key in row_keys(a, b) {
+        let group = InstrClass::from_name(&key)
+            .map(|c| c.group().name())
+            .unwrap_or("other");
+        let (ca, cb) = (a.get_name(&key), b.get_name(&key));
+        out.push_str(&format!(
+            "| {} | {group} | {ca} | {cb} | {} |\n",
+            md_cell(&key),
+            signed_diff(ca, cb)
+        ));
+    }
+    let (ta, tb) = (a.total(), b.total());
+    out.push_str(&format!(
+        "| **total** | | {ta} | {tb} | {} |\n",
+        signed_diff(ta, tb)
+    ));
+    out
+}
+
+/// Long-format rows for CSV export: for each class (same order as
+/// [`side_by_side_markdown`]) one row for `a` then one for `b`. No total row is
+/// emitted, so summing `count` per `api` gives `ClassCounts::total`.
+pub fn side_by_side_csv_rows(
+    pair: &str,
+    kernel: &str,
+    a_label: &str,
+    a: &ClassCounts,
+    b_label: &str,
+    b: &ClassCounts,
+) -> Vec<ClassCountRow> {
+    let mut rows = Vec::new();
+    for key in row_keys(a, b) {
+        for (label, counts) in [(a_label, a), (b_label, b)] {
+            rows.push(ClassCountRow {
+                pair: pair.to_string(),
+                kernel: kernel.to_string(),
+                api: label.to_string(),
+                class: key.clone(),
+                count: counts.get_name(&key),
+            });
+        }
+    }
+    rows
+}
