@@ -39,4 +39,29 @@ macro_rules! serde_as_name {
     )+};
 }
 
-pub(crate) use serde_as_name;
+/// Declares an enum written as words: the name table (strum), the usual value traits, and
+/// serde through [`serde_as_name!`]. Strum attributes inside name each variant's words.
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($body:tt)* }) => {
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            PartialOrd,
+            Ord,
+            strum::Display,
+            strum::EnumString,
+            strum::IntoStaticStr,
+            strum::VariantArray,
+        )]
+        $(#[$meta])*
+        $vis enum $name { $($body)* }
+
+        $crate::names::serde_as_name!($name);
+    };
+}
+
+pub(crate) use {named_enum, serde_as_name};

@@ -2,26 +2,24 @@
 //! consume. They are plain data so that any past run can be re-read from CSV and re-plotted.
 
 use serde::{Deserialize, Serialize};
-use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 pub use crate::backend::{Api, TimerKind};
 pub use crate::workload::{FamilyKind, Metric};
 
-/// Outcome of one (configuration, API) measurement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Display, EnumString, IntoStaticStr, VariantArray)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Status {
-    /// Verified against the reference and timed.
-    Ok,
-    /// Ran, but the output did not match the reference: never timed into a PR.
-    VerifyFailed,
-    /// The kernel did not compile; the build log is in `error`.
-    BuildFailed,
-    /// Refused before launch (limits, sizes) or the launch itself failed.
-    LaunchFailed,
+crate::names::named_enum! {
+    /// Outcome of one (configuration, API) measurement.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum Status {
+        /// Verified against the reference and timed.
+        Ok,
+        /// Ran, but the output did not match the reference: never timed into a PR.
+        VerifyFailed,
+        /// The kernel did not compile; the build log is in `error`.
+        BuildFailed,
+        /// Refused before launch (limits, sizes) or the launch itself failed.
+        LaunchFailed,
+    }
 }
-
-crate::names::serde_as_name!(Status, Side);
 
 impl Status {
     pub fn as_str(self) -> &'static str {
@@ -29,14 +27,13 @@ impl Status {
     }
 }
 
-/// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
-/// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
-)]
-pub enum Side {
-    A,
-    B,
+crate::names::named_enum! {
+    /// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
+    /// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
+    pub enum Side {
+        A,
+        B,
+    }
 }
 
 impl Side {

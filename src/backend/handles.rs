@@ -14,35 +14,22 @@ pub trait Handle: Copy {
     fn from_index(index: usize) -> Self;
 }
 
-impl Handle for ProgramId {
-    const WHAT: &'static str = "program";
-    fn index(self) -> usize {
-        self.0
-    }
-    fn from_index(index: usize) -> Self {
-        ProgramId(index)
-    }
+/// Implements [`Handle`] for the index newtypes of the seam.
+macro_rules! handle {
+    ($($id:ident => $what:literal),+ $(,)?) => {$(
+        impl Handle for $id {
+            const WHAT: &'static str = $what;
+            fn index(self) -> usize {
+                self.0
+            }
+            fn from_index(index: usize) -> Self {
+                $id(index)
+            }
+        }
+    )+};
 }
 
-impl Handle for KernelId {
-    const WHAT: &'static str = "kernel";
-    fn index(self) -> usize {
-        self.0
-    }
-    fn from_index(index: usize) -> Self {
-        KernelId(index)
-    }
-}
-
-impl Handle for BufferId {
-    const WHAT: &'static str = "buffer";
-    fn index(self) -> usize {
-        self.0
-    }
-    fn from_index(index: usize) -> Self {
-        BufferId(index)
-    }
-}
+handle!(ProgramId => "program", KernelId => "kernel", BufferId => "buffer");
 
 /// Objects owned by a backend, addressed by handles of type `H`. A removed object leaves a
 /// hole, so handles are never reused and a stale handle is an error, not another object.

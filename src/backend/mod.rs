@@ -31,36 +31,21 @@ pub mod select;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 use thiserror::Error;
 
 /// A duration in seconds. One unit for every timer of every backend.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
 pub struct Seconds(pub f64);
 
-/// Which programming model a backend drives. Written as `OpenCL` / `CUDA` in every record.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-)]
-pub enum Api {
-    #[strum(serialize = "OpenCL")]
-    OpenCl,
-    #[strum(serialize = "CUDA")]
-    Cuda,
+crate::names::named_enum! {
+    /// Which programming model a backend drives. Written as `OpenCL` / `CUDA` in every record.
+    pub enum Api {
+        #[strum(serialize = "OpenCL")]
+        OpenCl,
+        #[strum(serialize = "CUDA")]
+        Cuda,
+    }
 }
-
-crate::names::serde_as_name!(Api, TimerKind);
 
 impl Api {
     pub fn label(self) -> &'static str {
@@ -68,17 +53,16 @@ impl Api {
     }
 }
 
-/// Which clock produced a measurement. Study files may use the short aliases.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
-)]
-pub enum TimerKind {
-    /// OpenCL profiling events / CUDA events: kernel execution only.
-    #[strum(to_string = "device-event", serialize = "event", serialize = "device")]
-    DeviceEvent,
-    /// Host monotonic clock around enqueue + synchronisation.
-    #[strum(to_string = "wall-clock", serialize = "wall", serialize = "host")]
-    WallClock,
+crate::names::named_enum! {
+    /// Which clock produced a measurement. Study files may use the short aliases.
+    pub enum TimerKind {
+        /// OpenCL profiling events / CUDA events: kernel execution only.
+        #[strum(to_string = "device-event", serialize = "event", serialize = "device")]
+        DeviceEvent,
+        /// Host monotonic clock around enqueue + synchronisation.
+        #[strum(to_string = "wall-clock", serialize = "wall", serialize = "host")]
+        WallClock,
+    }
 }
 
 impl TimerKind {

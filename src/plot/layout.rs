@@ -65,6 +65,12 @@ impl Frame {
         )
     }
 
+    /// The size of a chart of the standard width whose plot is `plot_h` pixels high.
+    pub fn size_with_plot(&self, plot_h: u32) -> (u32, u32) {
+        let h = self.chrome_height(style::WIDTH) + plot_h;
+        (style::WIDTH, h.max(style::HEIGHT))
+    }
+
     /// The height of header, legend and notes at `width`.
     pub fn chrome_height(&self, width: u32) -> u32 {
         style::HEADER_H + legend_height(&self.legend, width) + notes_height(self.notes.len())

@@ -318,8 +318,7 @@ fn pow2_label(x: f64, use_exponent: bool) -> String {
 
 impl Figure for SweepFigure {
     fn size(&self) -> (u32, u32) {
-        let h = self.frame.chrome_height(style::WIDTH) + 520;
-        (style::WIDTH, h.max(style::HEIGHT))
+        self.frame.size_with_plot(520)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {

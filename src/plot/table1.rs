@@ -226,8 +226,7 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
 
 impl Figure for Table1Figure {
     fn size(&self) -> (u32, u32) {
-        let h = self.frame.chrome_height(style::WIDTH) + 520;
-        (style::WIDTH, h.max(style::HEIGHT))
+        self.frame.size_with_plot(520)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {

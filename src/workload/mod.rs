@@ -7,7 +7,6 @@ pub mod reference;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 use thiserror::Error;
 
 /// How a variant's default number of work-groups follows from the problem.
@@ -21,23 +20,20 @@ pub enum GroupRule {
     PerComputeUnit(u32),
 }
 
-/// The performance metric a family is judged by (higher is better), written as its unit.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, Display, EnumString, IntoStaticStr, VariantArray,
-)]
-pub enum Metric {
-    /// Bytes moved per second, GB/s (1e9).
-    #[strum(serialize = "GB/s")]
-    Bandwidth,
-    /// GFLOP/s (1e9).
-    #[strum(serialize = "GFLOP/s")]
-    Flops,
-    /// Launches per second (1 / time), for the launch-overhead kernel.
-    #[strum(serialize = "1/s")]
-    Rate,
+crate::names::named_enum! {
+    /// The performance metric a family is judged by (higher is better), written as its unit.
+    pub enum Metric {
+        /// Bytes moved per second, GB/s (1e9).
+        #[strum(serialize = "GB/s")]
+        Bandwidth,
+        /// GFLOP/s (1e9).
+        #[strum(serialize = "GFLOP/s")]
+        Flops,
+        /// Launches per second (1 / time), for the launch-overhead kernel.
+        #[strum(serialize = "1/s")]
+        Rate,
+    }
 }
-
-crate::names::serde_as_name!(Metric, FamilyKind);
 
 impl Metric {
     pub fn unit(self) -> &'static str {
@@ -54,28 +50,16 @@ impl Metric {
     }
 }
 
-/// The family a variant belongs to; selects arguments, reference and metric.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Display,
-    EnumString,
-    IntoStaticStr,
-    VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum FamilyKind {
-    Matvec,
-    Reduce,
-    Bandwidth,
-    Flops,
-    Launch,
+crate::names::named_enum! {
+    /// The family a variant belongs to; selects arguments, reference and metric.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum FamilyKind {
+        Matvec,
+        Reduce,
+        Bandwidth,
+        Flops,
+        Launch,
+    }
 }
 
 impl FamilyKind {
@@ -84,7 +68,7 @@ impl FamilyKind {
     }
 
     pub fn all() -> &'static [FamilyKind] {
-        Self::VARIANTS
+        <Self as strum::VariantArray>::VARIANTS
     }
 
     pub fn parse(name: &str) -> Result<Self, WorkloadError> {
