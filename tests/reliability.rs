@@ -165,7 +165,7 @@ fn whole_comparisons(out: &Path) -> Output {
             "samples of unfinished {}",
             s.comparison
         );
-        let key = (s.comparison.clone(), s.side.clone(), s.timer.clone(), s.rep);
+        let key = (s.comparison.clone(), s.side, s.timer, s.rep);
         assert!(
             seen.insert(key),
             "sample {} rep {} twice",

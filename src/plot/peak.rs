@@ -198,7 +198,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     if any_copy {
         let used: Vec<String> = refs
             .iter()
-            .filter_map(|(a, v)| v.map(|v| format!("{} {} GB/s", a.to_string(), fmt_sig(v))))
+            .filter_map(|(a, v)| v.map(|v| format!("{} {} GB/s", a, fmt_sig(v))))
             .collect();
         notes.push(format!(
             "Copy reference: best {COPY_FAMILY}/{COPY_VARIANT} result of the same GPU and API: {}.",
@@ -218,7 +218,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
                 notes.push(format!(
                     "No {COPY_FAMILY}/{COPY_VARIANT} row for {} on this GPU: its share of copy \
                      bandwidth is not shown.",
-                    a.to_string()
+                    a
                 ));
             }
         }
