@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # --nocapture shows what ran: "OpenCL executed and verified N ..." / "NVRTC compiled N ...".
-cargo test --release --locked -- --nocapture --test-threads=2 --include-ignored
+cargo test --release --locked --all-targets -- --nocapture --test-threads=2 --include-ignored

@@ -207,10 +207,11 @@ fn run(args: RunArgs) -> Result<i32> {
     let sources = sources(&args.devices);
     let mut sides = open_sides(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("clvscu-results").join(format!("{}-{stamp}", study.name)));
+    let out = args.out.clone().unwrap_or_else(|| {
+        // The study's name is the user's text: as a slug it cannot leave the folder.
+        let name = plot::slug(&study.name);
+        PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
+    });
     let interrupted = interrupt_flag();
     let plan = RunPlan {
         study,

@@ -122,9 +122,9 @@ pub struct SideSteps {
     pub problem: String,
     /// The variant (kernel algorithm).
     pub algorithm: String,
-    /// Hash of the kernel's normalised text (equal for parity-identical twins).
+    /// The kernel of the parity-checked twins and the defines that shape its code.
     pub implementation: String,
-    /// Unroll factors per unroll point and kernel-shaping defines.
+    /// Unroll factors per unroll point (defines that shape the code are implementation).
     pub native: BTreeMap<String, String>,
     pub flags: Flags,
     /// The second-stage compiler (PTX to machine code).

@@ -7,6 +7,15 @@ use std::str::FromStr;
 
 use strum::VariantArray;
 
+/// A C identifier: a macro, kernel or allow-list name.
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// Parses `text` as one of `T`'s names, or says which names there are.
 pub fn parse<T>(text: &str) -> Result<T, String>
 where

@@ -13,6 +13,7 @@ use thiserror::Error;
 
 use crate::backend::TimerKind;
 use crate::fairness::Flags;
+use crate::names::is_identifier;
 use crate::workload::{self, find_variant, FamilyKind, Size, Variant, WorkloadError};
 
 /// The studies shipped in the binary: (name, file text).
@@ -309,6 +310,9 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             "field 'min_time' = {min_time_s} must be a non-negative number of seconds"
         )));
     }
+    check_limits(spec).map_err(field)?;
+    let defines = spec.defines.clone().unwrap_or_default();
+    check_defines(&defines).map_err(field)?;
     let reps = spec.reps.unwrap_or(10).max(1);
     Ok(Resolved {
         family,
@@ -318,7 +322,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         local,
         groups: spec.groups,
         unroll,
-        defines: spec.defines.clone().unwrap_or_default(),
+        defines,
         flags: spec.flags.unwrap_or(Flags {
             mad: true,
             ..Default::default()
@@ -329,6 +333,73 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         max_reps: spec.max_reps.unwrap_or(1000).max(reps),
         min_time_s,
     })
+}
+
+/// Macros the harness itself defines for every build: a study may not override them (they
+/// are held equal, or varied through their own keys: `local`, `unroll`).
+pub const RESERVED_DEFINES: &[&str] = &["WG_SIZE", "FMA_ITERS", "UNROLL_A", "UNROLL_B"];
+
+/// Prefixes of the harness's own macro names, reserved likewise.
+const RESERVED_PREFIXES: &[&str] = &["CLVSCU_", "PRAGMA_UNROLL_", "UNROLL_"];
+
+/// The most repetitions, warm-up runs or groups a study may ask for: far beyond any useful
+/// measurement, and small enough that a typo cannot run for days.
+pub const MAX_REPS: u32 = 1_000_000;
+pub const MAX_GROUPS: u32 = 1 << 24;
+
+fn is_number(s: &str) -> bool {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    !digits.is_empty()
+        && digits
+            .trim_end_matches(['u', 'U', 'f', 'F'])
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '.')
+}
+
+/// Defines reach the compiler as `-DNAME=VALUE`: a name must be an identifier the harness
+/// does not own, and a value an identifier or a number, so no define can smuggle a flag.
+fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), String> {
+    for (name, value) in defines {
+        if !is_identifier(name) {
+            return Err(format!(
+                "field 'defines': '{name}' is not a macro name (letters, digits and _)"
+            ));
+        }
+        if RESERVED_DEFINES.contains(&name.as_str())
+            || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
+        {
+            return Err(format!(
+                "field 'defines': {name} is the harness's own macro; set it through its own \
+                 key ('local' for WG_SIZE, 'unroll' for UNROLL_*), not as a define (reserved: \
+                 {}, and names starting {})",
+                RESERVED_DEFINES.join(", "),
+                RESERVED_PREFIXES.join(", ")
+            ));
+        }
+        if !(is_identifier(value) || is_number(value)) {
+            return Err(format!(
+                "field 'defines': {name} = '{value}': a value must be a number or an \
+                 identifier (compiler flags go in 'flags')"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses counts no measurement needs, naming the limit.
+fn check_limits(spec: &Spec) -> Result<(), String> {
+    let counts = [
+        ("reps", spec.reps, MAX_REPS),
+        ("max_reps", spec.max_reps, MAX_REPS),
+        ("warmup", spec.warmup, MAX_REPS),
+        ("groups", spec.groups, MAX_GROUPS),
+    ];
+    for (key, value, limit) in counts {
+        if let Some(v) = value.filter(|v| *v > limit) {
+            return Err(format!("field '{key}' = {v} is above the limit {limit}"));
+        }
+    }
+    Ok(())
 }
 
 fn comparison_from(

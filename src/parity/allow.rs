@@ -1,5 +1,6 @@
 //! The allow-list: reviewed, intended differences between the twins, each with its reason.
 
+use crate::names::is_identifier;
 use thiserror::Error;
 
 use super::diff::DiffLine;
@@ -107,14 +108,6 @@ fn parse_entry(raw: &str, line: usize, known: &[&str]) -> Result<AllowEntry, Par
         reason: reason.to_string(),
         line,
     })
-}
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Gives each line of `diff` (kernel `kernel` of file `stem`) the reason of the first entry

@@ -116,12 +116,19 @@ fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
 /// The eight steps as this side decided them, for the fairness verdict.
 pub fn side_steps(plan: &SidePlan) -> SideSteps {
     let s = &plan.settings;
-    let mut native: BTreeMap<String, String> = s
+    let native: BTreeMap<String, String> = s
         .unroll
         .iter()
         .map(|(p, f)| (format!("unroll.{p}"), f.to_string()))
         .collect();
-    native.extend(s.defines.clone());
+    // A define selects what code is compiled (sub-groups or barriers, say): it belongs to
+    // the implementation step, beside the kernel it shapes.
+    let defines: Vec<String> = s.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let shaped = if defines.is_empty() {
+        String::new()
+    } else {
+        format!(" with {}", defines.join(" "))
+    };
     SideSteps {
         api: plan.backend.api(),
         problem: format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
@@ -129,7 +136,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.
-        implementation: format!("{} (parity-checked twins)", s.variant.kernel),
+        implementation: format!("{} (parity-checked twins){shaped}", s.variant.kernel),
         native,
         flags: s.flags,
         second_stage: "driver JIT of PTX, default options".into(),
