@@ -226,6 +226,9 @@ fn run(args: RunArgs) -> Result<i32> {
         run_id: format!("{stamp}-{GIT_COMMIT}"),
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
+    for note in &report.remeasured {
+        println!("resume: {note}");
+    }
     print_report(&report.summary, &out);
     match &report.charts {
         Some(Ok(files)) => println!(

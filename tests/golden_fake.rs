@@ -33,7 +33,7 @@ fn run_golden_study(out: &Path) {
         interrupted: &interrupted,
         progress: false,
     };
-    let mut sinks = CsvStore::open(out, false).unwrap();
+    let mut sinks = CsvStore::open(out, false, 2).unwrap();
     run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();
 }
 

@@ -6,6 +6,7 @@
 //! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary, charts).
 
 pub mod analysis;
+pub mod folder;
 pub mod measure;
 pub mod provenance;
 pub mod run;

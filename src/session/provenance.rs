@@ -25,7 +25,7 @@ pub fn gpu_query() -> String {
         .unwrap_or_else(|| "nvidia-smi not available".into())
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname")
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|_| "unknown".into())

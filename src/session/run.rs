@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
+use super::folder::{self, FolderError, FolderIdentity};
 use super::store::{CsvStore, Sink};
 use super::{provenance, run_study, RunContext, RunSummary};
 use crate::backend::{Backend, DeviceInfo};
@@ -60,6 +61,9 @@ pub struct RunReport {
     pub summary: RunSummary,
     /// The chart files, or why none were drawn; `None` when charts were not asked for.
     pub charts: Option<Result<Vec<PathBuf>, String>>,
+    /// Comparisons of a resumed folder that were incomplete or had failed, and why; they
+    /// were measured again.
+    pub remeasured: Vec<String>,
 }
 
 /// Errors that end a run; every finished comparison is on disk all the same.
@@ -72,6 +76,8 @@ pub enum SessionError {
         source: ExportError,
     },
     #[error(transparent)]
+    Folder(#[from] FolderError),
+    #[error(transparent)]
     Export(#[from] ExportError),
 }
 
@@ -81,11 +87,22 @@ pub fn execute(
     sides: &mut Sides,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunReport, SessionError> {
-    let mut store =
-        CsvStore::open(&plan.out, plan.resume).map_err(|source| SessionError::Output {
-            dir: plan.out.clone(),
-            source,
-        })?;
+    let output = |source| SessionError::Output {
+        dir: plan.out.clone(),
+        source,
+    };
+    std::fs::create_dir_all(&plan.out).map_err(|e| {
+        output(ExportError::Io {
+            path: plan.out.clone(),
+            source: e,
+        })
+    })?;
+    // Held until this function returns: no other run writes this folder meanwhile.
+    let _lock = folder::lock(&plan.out)?;
+    let identity = FolderIdentity::of(&plan.study, &sides.infos(), plan.passes.max(1));
+    folder::check_identity(&plan.out, &identity, plan.resume, holds_rows(&plan.out))?;
+    let expected_sides = if sides.b.is_some() { 2 } else { 1 };
+    let mut store = CsvStore::open(&plan.out, plan.resume, expected_sides).map_err(output)?;
     let mut prov = provenance::of_run(
         &plan.study,
         &sides.infos(),
@@ -93,7 +110,8 @@ pub fn execute(
         &plan.command_line,
         provenance::gpu_query(),
     );
-    let prov_path = plan.out.join("provenance.json");
+    // The first run's provenance stays; each resume adds its own beside it.
+    let prov_path = provenance_path(&plan.out, plan.resume);
     write_json_atomic(&prov_path, &prov)?;
     on_event(Event::Started {
         study: &plan.study,
@@ -110,7 +128,30 @@ pub fn execute(
     write_json_atomic(&prov_path, &prov)?;
     write_summary(&plan.out, &plan.study, &summary)?;
     let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));
-    Ok(RunReport { summary, charts })
+    Ok(RunReport {
+        summary,
+        charts,
+        remeasured: store.remeasured().to_vec(),
+    })
+}
+
+/// Whether any result CSV of the folder has content.
+fn holds_rows(dir: &Path) -> bool {
+    [CsvStore::MEASUREMENTS, CsvStore::PRS, CsvStore::SAMPLES]
+        .iter()
+        .any(|f| std::fs::metadata(dir.join(f)).is_ok_and(|m| m.len() > 0))
+}
+
+/// `provenance.json` for the first run; `provenance-resume-N.json` for the N-th resume.
+fn provenance_path(dir: &Path, resume: bool) -> PathBuf {
+    let first = dir.join("provenance.json");
+    if !resume || !first.exists() {
+        return first;
+    }
+    (1..)
+        .map(|n| dir.join(format!("provenance-resume-{n}.json")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
 }
 
 /// The study once, or `passes` times with the pass in every comparison's name and one row

@@ -1,12 +1,12 @@
 //! Where a session's rows go: a [`Sink`] takes each finished comparison as a unit. The CSV
 //! store is the durable one (resume reads it back); [`MemorySink`] keeps rows for tests.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use crate::export::csv::{key_counts, retain_rows, CsvAppender};
+use crate::export::csv::{read_rows, retain_rows, CsvAppender, CsvSchema};
 use crate::export::ExportError;
-use crate::record::{MeasurementRow, PrRow, SampleRow};
+use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
 
 /// Everything one comparison produced: one measurement row per side, the raw samples of the
 /// sides that were timed, and the PR when both sides were.
@@ -62,6 +62,7 @@ pub struct CsvStore {
     samples: CsvAppender<SampleRow>,
     /// Comparisons already complete in the output (sides present), for `--resume`.
     done: HashMap<String, usize>,
+    remeasured: Vec<String>,
 }
 
 impl CsvStore {
@@ -69,30 +70,45 @@ impl CsvStore {
     pub const PRS: &'static str = "prs.csv";
     pub const SAMPLES: &'static str = "samples.csv";
 
-    /// Open (or, with `resume`, reopen) the three CSVs in `dir`. Without `resume`, existing
-    /// non-empty files are refused rather than overwritten.
-    pub fn open(dir: &Path, resume: bool) -> Result<Self, ExportError> {
+    /// Open (or, with `resume`, reopen) the three CSVs in `dir` for runs of `sides` sides.
+    /// Without `resume`, existing non-empty files are refused rather than overwritten. With
+    /// it, every comparison is audited across the three files ([`audit`]): only whole,
+    /// successful ones count as done; the rows of the others are dropped and they are
+    /// measured again, each named in [`CsvStore::remeasured`].
+    pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
         std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
         probe_writable(dir)?;
-        let mpath = dir.join(Self::MEASUREMENTS);
-        let done = if resume && mpath.exists() {
-            key_counts(&mpath, "comparison")?
+        let audit = if resume {
+            audit(dir, sides)?
         } else {
-            HashMap::new()
+            Audit::default()
         };
         if resume {
-            drop_unfinished(dir, &done)?;
+            keep_only(dir, &audit.done)?;
         }
         Ok(CsvStore {
             dir: dir.to_path_buf(),
-            measurements: CsvAppender::open(&mpath, resume)?,
+            measurements: CsvAppender::open(&dir.join(Self::MEASUREMENTS), resume)?,
             prs: CsvAppender::open(&dir.join(Self::PRS), resume)?,
             samples: CsvAppender::open(&dir.join(Self::SAMPLES), resume)?,
-            done,
+            done: audit.done,
+            remeasured: audit.remeasured,
         })
+    }
+
+    /// Comparisons of a resumed folder that were incomplete or had failed, with the reason;
+    /// they are measured again.
+    pub fn remeasured(&self) -> &[String] {
+        &self.remeasured
+    }
+
+    /// Whether the folder holds any row at all (a folder with rows needs its identity).
+    pub fn has_rows(&self) -> bool {
+        self.measurements.existing_rows() + self.prs.existing_rows() + self.samples.existing_rows()
+            > 0
     }
 }
 
@@ -127,20 +143,113 @@ impl Sink for CsvStore {
     }
 }
 
-/// A run killed inside [`CsvStore::record`] can leave samples or a PR of a comparison whose
-/// measurements never reached the disk; `--resume` measures that comparison again, so those
-/// rows would be duplicated. Drop them first, saying so.
-fn drop_unfinished(dir: &Path, done: &HashMap<String, usize>) -> Result<(), ExportError> {
-    let samples = dir.join(CsvStore::SAMPLES);
-    let n = retain_rows::<SampleRow, _>(&samples, |r| done.contains_key(&r.comparison))?;
-    let prs = dir.join(CsvStore::PRS);
-    let m = retain_rows::<PrRow, _>(&prs, |r| done.contains_key(&r.comparison))?;
-    if n + m > 0 {
-        eprintln!(
-            "resume: dropped {n} sample row(s) and {m} PR row(s) of a comparison whose \
-             measurements were not written (interrupted); it is measured again"
-        );
+/// What a resumed folder holds: the comparisons that are done, and why the others are not.
+#[derive(Debug, Default)]
+struct Audit {
+    done: HashMap<String, usize>,
+    remeasured: Vec<String>,
+}
+
+/// Reads the three CSVs of `dir` and decides, comparison by comparison, whether it is whole:
+/// one measurement row per side, all verified and timed, one PR row when there are two
+/// sides, and samples of every side. Rows deleted by hand, a kill between two writes, two
+/// runs that wrote the same comparison, or a configuration that failed all make it
+/// incomplete.
+fn audit(dir: &Path, sides: usize) -> Result<Audit, ExportError> {
+    let measurements: Vec<MeasurementRow> = read_if_any(&dir.join(CsvStore::MEASUREMENTS))?;
+    let prs: Vec<PrRow> = read_if_any(&dir.join(CsvStore::PRS))?;
+    let samples: Vec<SampleRow> = read_if_any(&dir.join(CsvStore::SAMPLES))?;
+    let mut order: Vec<&str> = Vec::new();
+    let mut rows: HashMap<&str, Vec<&MeasurementRow>> = HashMap::new();
+    for m in &measurements {
+        if !rows.contains_key(m.comparison.as_str()) {
+            order.push(&m.comparison);
+        }
+        rows.entry(&m.comparison).or_default().push(m);
     }
+    let mut pr_count: HashMap<&str, usize> = HashMap::new();
+    for p in &prs {
+        *pr_count.entry(&p.comparison).or_default() += 1;
+    }
+    let mut sampled: HashMap<&str, HashSet<Side>> = HashMap::new();
+    for s in &samples {
+        sampled.entry(&s.comparison).or_default().insert(s.side);
+    }
+    let mut audit = Audit::default();
+    for c in order {
+        let problem = incomplete(
+            &rows[c],
+            pr_count.get(c).copied().unwrap_or(0),
+            sampled.get(c).map_or(0, HashSet::len),
+            sides,
+        );
+        match problem {
+            Some(reason) => audit
+                .remeasured
+                .push(format!("{c}: {reason}; measured again")),
+            None => {
+                audit.done.insert(c.to_string(), sides);
+            }
+        }
+    }
+    let orphans = prs
+        .iter()
+        .map(|p| p.comparison.as_str())
+        .chain(samples.iter().map(|s| s.comparison.as_str()))
+        .filter(|c| !rows.contains_key(c))
+        .collect::<HashSet<_>>();
+    for c in orphans {
+        audit.remeasured.push(format!(
+            "{c}: PR or sample rows without measurement rows (interrupted); measured again"
+        ));
+    }
+    Ok(audit)
+}
+
+/// Why a comparison's rows are not a whole, successful comparison; `None` when they are.
+fn incomplete(
+    rows: &[&MeasurementRow],
+    prs: usize,
+    sampled_sides: usize,
+    sides: usize,
+) -> Option<String> {
+    let pr_expected = usize::from(sides == 2);
+    if rows.len() != sides {
+        return Some(format!("{} of {sides} measurement rows", rows.len()));
+    }
+    if let Some(failed) = rows.iter().find(|r| r.status != Status::Ok) {
+        return Some(format!("{} failed before ({})", failed.api, failed.status));
+    }
+    if prs != pr_expected {
+        return Some(format!("{prs} PR rows, expected {pr_expected}"));
+    }
+    if sampled_sides != sides {
+        return Some(format!("samples of {sampled_sides} of {sides} sides"));
+    }
+    None
+}
+
+fn read_if_any<T>(path: &Path) -> Result<Vec<T>, ExportError>
+where
+    T: serde::de::DeserializeOwned + CsvSchema,
+{
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > 0 => read_rows(path),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// Drops every row of a comparison that is not done from the three files.
+fn keep_only(dir: &Path, done: &HashMap<String, usize>) -> Result<(), ExportError> {
+    retain_rows::<MeasurementRow, _>(&dir.join(CsvStore::MEASUREMENTS), |r| {
+        done.contains_key(&r.comparison)
+    })?;
+    retain_rows::<SampleRow, _>(&dir.join(CsvStore::SAMPLES), |r| {
+        done.contains_key(&r.comparison)
+    })?;
+    retain_rows::<PrRow, _>(&dir.join(CsvStore::PRS), |r| {
+        done.contains_key(&r.comparison)
+    })?;
     Ok(())
 }
 

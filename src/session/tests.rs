@@ -561,3 +561,220 @@ fn passes_repeat_the_study_under_numbered_names_and_log_resources() {
     let csv = std::fs::read_to_string(dir.path().join(crate::soak::PASSES_CSV)).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }
+
+fn execute_fake(
+    p: &RunPlan,
+    sides: Sides,
+) -> Result<super::run::RunReport, super::run::SessionError> {
+    let mut sides = sides;
+    execute(p, &mut sides, &mut |_| {})
+}
+
+fn failing_b_sides() -> Sides {
+    Sides {
+        a: Box::new(fake(Api::OpenCl)),
+        b: Some(Box::new(scripted(
+            Api::Cuda,
+            FakeScript {
+                fail_build_containing: Some("matvec_tuned".into()),
+                ..FakeScript::default()
+            },
+        ))),
+    }
+}
+
+#[test]
+fn a_resume_of_another_study_size_or_pair_is_refused_naming_the_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    execute_fake(
+        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
+        fake_sides(),
+    )
+    .unwrap();
+    let before = std::fs::read(dir.path().join(CsvStore::MEASUREMENTS)).unwrap();
+
+    let mut other = study(TWO);
+    other.name = "other".into();
+    let e = execute_fake(
+        &plan(other, dir.path(), true, 1, &sources, &flag),
+        fake_sides(),
+    );
+    let e = e.err().expect("another study is refused").to_string();
+    assert!(
+        e.contains("study: the folder has t, this run has other"),
+        "{e}"
+    );
+
+    let bigger = study(&TWO.replace(
+        "variant = \"tuned\"",
+        "variant = \"tuned\"\nsize = \"128x40\"",
+    ));
+    let e = execute_fake(
+        &plan(bigger, dir.path(), true, 1, &sources, &flag),
+        fake_sides(),
+    );
+    assert!(e.err().unwrap().to_string().contains("resolved study"));
+
+    let one_side = Sides {
+        a: Box::new(fake(Api::OpenCl)),
+        b: None,
+    };
+    let e = execute_fake(
+        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
+        one_side,
+    );
+    assert!(e
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("sides: the folder has"));
+    let after = std::fs::read(dir.path().join(CsvStore::MEASUREMENTS)).unwrap();
+    assert_eq!(before, after, "a refused resume changes nothing");
+}
+
+#[test]
+fn a_folder_with_rows_but_no_identity_is_not_resumed() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    execute_fake(
+        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
+        fake_sides(),
+    )
+    .unwrap();
+    std::fs::remove_file(dir.path().join(super::folder::IDENTITY_FILE)).unwrap();
+    let e = execute_fake(
+        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
+        fake_sides(),
+    );
+    assert!(e.err().unwrap().to_string().contains("no folder.json"));
+}
+
+#[test]
+fn a_locked_folder_is_refused_naming_the_holder() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let held = super::folder::lock(dir.path()).unwrap();
+    let e = execute_fake(
+        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
+        fake_sides(),
+    );
+    let e = e.err().unwrap().to_string();
+    assert!(
+        e.contains("in use by another clvscu run")
+            && e.contains(&format!("pid {}", std::process::id())),
+        "{e}"
+    );
+    drop(held);
+    assert!(execute_fake(
+        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
+        fake_sides()
+    )
+    .is_ok());
+}
+
+/// Deletes the data lines of `file` in `dir` whose text contains `needle`.
+fn delete_rows(dir: &std::path::Path, file: &str, needle: &str, first_only: bool) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut gone = false;
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let hit = l.contains(needle) && !(first_only && gone);
+            gone |= hit;
+            !hit
+        })
+        .collect();
+    std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn a_hand_truncated_folder_is_audited_and_its_broken_comparisons_measured_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let three = format!("{TWO}{LISTING6}");
+    execute_fake(
+        &plan(study(&three), dir.path(), false, 1, &sources, &flag),
+        fake_sides(),
+    )
+    .unwrap();
+    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "matvec/listing2", true);
+    delete_rows(dir.path(), CsvStore::PRS, "matvec/tuned", false);
+    let report = execute_fake(
+        &plan(study(&three), dir.path(), true, 1, &sources, &flag),
+        fake_sides(),
+    )
+    .unwrap();
+    assert_eq!(report.remeasured.len(), 2, "{:?}", report.remeasured);
+    assert!(report.remeasured[0].contains("matvec/listing2: 1 of 2 measurement rows"));
+    assert!(report.remeasured[1].contains("matvec/tuned: 0 PR rows"));
+    assert_eq!(report.summary.skipped, 1);
+    let data = crate::plot::input::load(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(data.measurements.len(), 6, "whole comparisons only");
+    assert_eq!(data.prs.len(), 3);
+}
+
+#[test]
+fn failed_configurations_are_retried_on_resume_and_the_outcome_covers_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let first = execute_fake(
+        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
+        failing_b_sides(),
+    )
+    .unwrap();
+    assert_eq!(first.summary.outcome(), Outcome::FailedConfigs);
+    // Resumed with the same failure: still failed, not "0 failed".
+    let again = execute_fake(
+        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
+        failing_b_sides(),
+    )
+    .unwrap();
+    assert_eq!(again.summary.outcome(), Outcome::FailedConfigs);
+    // The fake fails the whole matvec file, so both comparisons failed and are retried.
+    assert_eq!(again.remeasured.len(), 2, "{:?}", again.remeasured);
+    assert!(again.remeasured[1].contains("matvec/tuned: CUDA failed before (build-failed)"));
+    // Resumed once the cause is gone: measured again and complete.
+    let fixed = execute_fake(
+        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
+        fake_sides(),
+    )
+    .unwrap();
+    assert_eq!(fixed.summary.outcome(), Outcome::Complete);
+    assert_eq!(fixed.remeasured.len(), 2);
+    let data = crate::plot::input::load(&[dir.path().to_path_buf()]).unwrap();
+    assert!(data.measurements.iter().all(|m| m.status == Status::Ok));
+    assert_eq!(data.prs.len(), 2);
+}
+
+#[test]
+fn each_resume_adds_its_provenance_and_the_first_stays() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    execute_fake(
+        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
+        fake_sides(),
+    )
+    .unwrap();
+    let first = std::fs::read(dir.path().join("provenance.json")).unwrap();
+    for _ in 0..2 {
+        execute_fake(
+            &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
+            fake_sides(),
+        )
+        .unwrap();
+    }
+    assert_eq!(
+        std::fs::read(dir.path().join("provenance.json")).unwrap(),
+        first
+    );
+    assert!(dir.path().join("provenance-resume-1.json").exists());
+    assert!(dir.path().join("provenance-resume-2.json").exists());
+}
