@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 /// Exit codes, documented in `--help` and the README.
 pub const EXIT_HELP: &str = "Exit codes: 0 success; 1 error (bad input, missing device, I/O); \
 2 usage error; 3 finished, but some configuration failed to build, launch or verify; \
+4 a launch hung past its watchdog limit (--timeout) and the run was stopped; \
 130 interrupted (finished comparisons are kept on disk; rerun with --resume).";
 
 #[derive(Debug, Parser)]
@@ -103,10 +104,22 @@ pub struct RunArgs {
     #[arg(long)]
     pub only: Option<String>,
     /// Also run the study this many times in one process (soak; rows of every pass kept).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub passes: u32,
+    /// The watchdog's limit for any one launch, in seconds, over the study's `timeout`
+    /// (default: 120 s for a configuration's first launch, then 100 times what it took, at
+    /// least 10 s). A launch past it ends the run with exit code 4.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+fn positive_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{text}' is not a positive number of seconds")),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
@@ -19,6 +20,7 @@ use clvscu::plot::input::CsvKind;
 use clvscu::record::{MeasurementRow, PrRow, SampleRow, Status};
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, RunPlan, Sides};
+use clvscu::session::watchdog::Watchdog;
 use clvscu::session::{self, Outcome, RunSummary};
 use clvscu::study;
 
@@ -26,6 +28,7 @@ use crate::cli::{Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILED_CONFIGS: i32 = 3;
+pub const EXIT_HUNG: i32 = 4;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
@@ -40,11 +43,21 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     }
 }
 
-pub fn sources(args: &DeviceArgs) -> KernelSources {
-    match &args.kernels_dir {
-        Some(d) => KernelSources::from_dir(d),
-        None => KernelSources::embedded(),
+/// The kernel sources: the embedded twins, or a folder the user names, which must hold both
+/// APIs' folders (a missing one is bad input, exit 1, in every command).
+pub fn sources(args: &DeviceArgs) -> Result<KernelSources> {
+    let Some(d) = &args.kernels_dir else {
+        return Ok(KernelSources::embedded());
+    };
+    for sub in ["kernels_cl", "kernels_cu"] {
+        if !d.join(sub).is_dir() {
+            bail!(
+                "--kernels-dir {}: no folder {sub} in it (it must hold kernels_cl/ and kernels_cu/)",
+                d.display()
+            );
+        }
     }
+    Ok(KernelSources::from_dir(d))
 }
 
 fn print_device(prefix: &str, d: &DeviceInfo) {
@@ -193,18 +206,55 @@ fn load_study(args: &RunArgs) -> Result<study::Study> {
     Ok(study)
 }
 
-/// Ctrl-C sets the flag; the session stops after the comparison in progress. A second
-/// Ctrl-C is ignored: rows on disk are complete either way.
-fn interrupt_flag() -> Arc<AtomicBool> {
+/// Ends the process at once, skipping exit handlers: a driver thread stuck in a kernel can
+/// hold them forever. Every finished comparison is already on disk (rows are flushed as
+/// they are written).
+fn end_now(code: i32) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    // SAFETY: _exit only ends the process; nothing runs after it.
+    unsafe { libc::_exit(code) }
+}
+
+/// Ctrl-C sets the flag; the session stops after the comparison in progress. When a launch
+/// has been running for over a second (a stuck kernel would never return to look at the
+/// flag), or on a second Ctrl-C, the process ends at once.
+fn interrupt_flag(watchdog: &Watchdog, out: &Path) -> Arc<AtomicBool> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let dog = watchdog.clone();
+    let out = out.display().to_string();
+    let _ = ctrlc::set_handler(move || {
+        let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
+        if stuck || flag.swap(true, Ordering::SeqCst) {
+            eprintln!(
+                "\ninterrupted{}: every finished comparison is in {out}; continue with --resume --out {out}",
+                if stuck { " during a launch that had not returned" } else { "" }
+            );
+            end_now(EXIT_INTERRUPTED);
+        }
+    });
     interrupted
+}
+
+/// The watchdog of a run: a launch past its limit ends the process with [`EXIT_HUNG`].
+fn start_watchdog(out: &Path) -> Watchdog {
+    let out = out.display().to_string();
+    Watchdog::start(move |what, ran, limit| {
+        eprintln!(
+            "\nwatchdog: the {what} has run for {:.1} s, past its limit of {:.1} s; the run is \
+             stopped. Every finished comparison is in {out}; fix the kernel or raise --timeout, \
+             then continue with --resume --out {out}",
+            ran.as_secs_f64(),
+            limit.as_secs_f64()
+        );
+        end_now(EXIT_HUNG);
+    })
 }
 
 fn run(args: RunArgs) -> Result<i32> {
     let study = load_study(&args)?;
-    let sources = sources(&args.devices);
+    let sources = sources(&args.devices)?;
     let mut sides = open_sides(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let out = args.out.clone().unwrap_or_else(|| {
@@ -212,7 +262,8 @@ fn run(args: RunArgs) -> Result<i32> {
         let name = plot::slug(&study.name);
         PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
     });
-    let interrupted = interrupt_flag();
+    let watchdog = start_watchdog(&out);
+    let interrupted = interrupt_flag(&watchdog, &out);
     let plan = RunPlan {
         study,
         out: out.clone(),
@@ -224,6 +275,8 @@ fn run(args: RunArgs) -> Result<i32> {
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
         command_line: std::env::args().collect(),
         run_id: format!("{stamp}-{GIT_COMMIT}"),
+        watchdog: Some(&watchdog),
+        timeout_s: args.timeout,
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {
@@ -320,13 +373,16 @@ fn print_report(all: &RunSummary, out: &Path) {
 
 fn parity(args: &DeviceArgs) -> Result<i32> {
     let allow = clvscu::parity::load_allow_list(clvscu::parity::EMBEDDED_ALLOW_LIST)?;
-    let report = clvscu::parity::check(&sources(args), &allow);
+    let report = clvscu::parity::check(&sources(args)?, &allow);
     println!("{}", report.render());
     Ok(if report.passed() { EXIT_OK } else { 1 })
 }
 
 fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     let data = plot::input::load(inputs)?;
+    for w in plot::input::warnings(&data) {
+        eprintln!("warning: {w}");
+    }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
     if files.is_empty() {
@@ -353,9 +409,11 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 }
 
 fn inspect_cmd(args: InspectArgs) -> Result<i32> {
-    let sources = sources(&args.devices);
+    let sources = sources(&args.devices)?;
+    // A device the user named must exist; without a selector a missing API is a note.
     let mut cl = match OpenClBackend::open(args.devices.cl_device.as_deref()) {
         Ok(b) => Some(b),
+        Err(e) if args.devices.cl_device.is_some() => return Err(e.into()),
         Err(e) => {
             eprintln!("note: {e}");
             None
@@ -363,6 +421,7 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     };
     let mut cu = match CudaBackend::open(args.devices.cuda_device.as_deref()) {
         Ok(b) => Some(b),
+        Err(e) if args.devices.cuda_device.is_some() => return Err(e.into()),
         Err(e) => {
             eprintln!(
                 "note: {e}; CUDA PTX comes from NVRTC alone (target {})",

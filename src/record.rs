@@ -155,3 +155,76 @@ pub struct SampleRow {
     pub rep: u32,
     pub seconds: f64,
 }
+
+/// What a row must satisfy to be a measurement and not noise, and what identifies it: the
+/// checks `merge` runs before it writes anything.
+pub trait RowCheck {
+    /// The row's identity within a set of runs; two rows with one key are one row twice.
+    fn key(&self) -> String;
+    /// Every value that no real run writes (NaN, infinite, negative or zero where a
+    /// measurement must be positive), named.
+    fn problems(&self) -> Vec<String>;
+}
+
+fn positive(name: &str, v: f64, out: &mut Vec<String>) {
+    if !(v.is_finite() && v > 0.0) {
+        out.push(format!("{name} = {v}"));
+    }
+}
+
+impl RowCheck for MeasurementRow {
+    fn key(&self) -> String {
+        // Rows carry no side: two sides of one API and device differ in their timings.
+        format!(
+            "run {} comparison {} {} on {} (median {:e} s)",
+            self.run_id, self.comparison, self.api, self.device, self.median_s
+        )
+    }
+
+    fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.status == Status::Ok {
+            positive("metric", self.metric, &mut out);
+            positive("median_s", self.median_s, &mut out);
+            if !self.verified {
+                out.push("status ok but verified = false".into());
+            }
+        }
+        out
+    }
+}
+
+impl RowCheck for PrRow {
+    fn key(&self) -> String {
+        format!("run {} comparison {}", self.run_id, self.comparison)
+    }
+
+    fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        positive("pr", self.pr, &mut out);
+        positive("metric_a", self.metric_a, &mut out);
+        positive("metric_b", self.metric_b, &mut out);
+        if !(self.pr_ci_lo <= self.pr && self.pr <= self.pr_ci_hi) {
+            out.push(format!(
+                "pr {} outside its CI [{}, {}]",
+                self.pr, self.pr_ci_lo, self.pr_ci_hi
+            ));
+        }
+        out
+    }
+}
+
+impl RowCheck for SampleRow {
+    fn key(&self) -> String {
+        format!(
+            "run {} comparison {} side {} {} rep {}",
+            self.run_id, self.comparison, self.side, self.timer, self.rep
+        )
+    }
+
+    fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        positive("seconds", self.seconds, &mut out);
+        out
+    }
+}

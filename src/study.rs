@@ -79,6 +79,8 @@ pub struct Spec {
     pub reps: Option<u32>,
     pub max_reps: Option<u32>,
     pub min_time: Option<f64>,
+    /// The watchdog's limit for one launch, in seconds (default: from the expected time).
+    pub timeout: Option<f64>,
     /// Sweep parameter (`local`, `groups`, `size`, `unroll.A`) and its values; sweeps only.
     pub param: Option<String>,
     pub values: Option<Vec<toml::Value>>,
@@ -122,6 +124,8 @@ pub struct Resolved {
     pub reps: u32,
     pub max_reps: u32,
     pub min_time_s: f64,
+    /// The watchdog's limit for one launch; `None`: derived from the expected time.
+    pub timeout_s: Option<f64>,
 }
 
 impl Resolved {
@@ -240,6 +244,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         reps: pick!(reps),
         max_reps: pick!(max_reps),
         min_time: pick!(min_time),
+        timeout: pick!(timeout),
         param: pick!(param),
         values: pick!(values),
         all_variants: pick!(all_variants),
@@ -311,6 +316,11 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         )));
     }
     check_limits(spec).map_err(field)?;
+    if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
+        return Err(field(format!(
+            "field 'timeout' = {t} must be a positive number of seconds"
+        )));
+    }
     let defines = spec.defines.clone().unwrap_or_default();
     check_defines(&defines).map_err(field)?;
     let reps = spec.reps.unwrap_or(10).max(1);
@@ -332,6 +342,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         reps,
         max_reps: spec.max_reps.unwrap_or(1000).max(reps),
         min_time_s,
+        timeout_s: spec.timeout,
     })
 }
 
@@ -562,6 +573,13 @@ fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
                 )?);
             }
         }
+    }
+    if comparisons.is_empty() {
+        return Err(StudyError::Field {
+            file: file.to_string(),
+            entry: "study".into(),
+            message: "it has no [[comparison]] and no [[sweep]]: there is nothing to run".into(),
+        });
     }
     let mut seen = std::collections::HashSet::new();
     for c in &comparisons {

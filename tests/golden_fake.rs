@@ -32,6 +32,8 @@ fn run_golden_study(out: &Path) {
         sources: &sources,
         interrupted: &interrupted,
         progress: false,
+        watchdog: None,
+        timeout_s: None,
     };
     let mut sinks = CsvStore::open(out, false, 2).unwrap();
     run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();

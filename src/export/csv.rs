@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{create_parent_dirs, io_err, write_atomic, ExportError, Exporter};
-use crate::record::{MeasurementRow, PrRow, SampleRow};
+use crate::record::{MeasurementRow, PrRow, RowCheck, SampleRow};
 
 /// The column list of a row type, in the order that `serde` writes its fields.
 ///
@@ -400,10 +400,11 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
 
 /// Concatenates CSV files of `T` rows into `output`, in input order, and returns the row count.
 ///
-/// Every input must have `T`'s header and parse completely before anything is written; the
-/// output is written atomically. Refused when `output` is one of the inputs (it would be
+/// Every input must have `T`'s header and parse completely, every row must pass its
+/// [`RowCheck`] and no key may occur twice, before anything is written; the output is written
+/// atomically. Refused when `output` is one of the inputs (it would be
 /// destroyed) or already exists and is not empty (results are never overwritten silently).
-pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema>(
+pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
     inputs: &[PathBuf],
     output: &Path,
 ) -> Result<usize, ExportError> {
@@ -431,8 +432,32 @@ pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema>(
         Err(e) => return Err(io_err(output)(e)),
     }
     let mut rows: Vec<T> = Vec::new();
+    let mut seen: HashMap<String, (PathBuf, usize)> = HashMap::new();
     for input in inputs {
-        rows.extend(read_rows::<T>(input)?);
+        for (i, row) in read_rows::<T>(input)?.into_iter().enumerate() {
+            let at = (input.clone(), i + 1);
+            let problems = row.problems();
+            if !problems.is_empty() {
+                return Err(ExportError::BadRow {
+                    path: input.clone(),
+                    row: i + 1,
+                    message: format!("{}: {}", row.key(), problems.join(", ")),
+                });
+            }
+            if let Some((first, n)) = seen.insert(row.key(), at) {
+                return Err(ExportError::BadRow {
+                    path: input.clone(),
+                    row: i + 1,
+                    message: format!(
+                        "{} is already row {n} of {}: the same rows twice (the same file \
+                         given twice?); nothing was merged",
+                        row.key(),
+                        first.display()
+                    ),
+                });
+            }
+            rows.push(row);
+        }
     }
     write_rows(output, &rows)?;
     Ok(rows.len())

@@ -72,6 +72,16 @@ pub enum ExportError {
         /// What to do instead (e.g. pass `--resume`, or choose another output).
         hint: String,
     },
+    /// A row that no real run writes, or the same row twice.
+    #[error("{}: row {row}: {message}", path.display())]
+    BadRow {
+        /// The CSV file.
+        path: PathBuf,
+        /// 1-based data row (the header not counted).
+        row: usize,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The output of a merge is also one of its inputs, which would destroy that input.
     #[error("{}: the output is also one of the inputs", path.display())]
     OutputIsInput {

@@ -121,3 +121,26 @@ pub fn load(inputs: &[PathBuf]) -> Result<ChartData, InputError> {
     }
     Ok(data)
 }
+
+/// Rows the charts cannot draw as numbers (they show "n/a"), named so the user can look: a PR
+/// that is not a positive finite number, or a verified row without a usable metric.
+pub fn warnings(data: &ChartData) -> Vec<String> {
+    let bad = |v: f64| !(v.is_finite() && v > 0.0);
+    let prs = data.prs.iter().filter(|r| bad(r.pr)).map(|r| {
+        format!(
+            "PR row of {} (run {}) has PR = {}: drawn as n/a",
+            r.comparison, r.run_id, r.pr
+        )
+    });
+    let metrics = data
+        .measurements
+        .iter()
+        .filter(|r| r.status == crate::record::Status::Ok && bad(r.metric))
+        .map(|r| {
+            format!(
+                "measurement of {} [{}] (run {}) is ok but its metric is {}: left out",
+                r.comparison, r.api, r.run_id, r.metric
+            )
+        });
+    prs.chain(metrics).collect()
+}

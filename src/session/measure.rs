@@ -4,14 +4,16 @@
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use crate::backend::{Backend, LaunchShape, TimerKind};
+use crate::backend::{Api, Backend, LaunchShape, TimerKind};
 use crate::kernels::KernelSources;
 use crate::record::{Side, Status};
 use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::workload::{FamilyKind, Size};
+
+use super::watchdog::{expected_limit, Watchdog, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
 /// A hard cap on the timing of one comparison, so a mis-specified study cannot run away.
 const MAX_TIMING_SECONDS: f64 = 600.0;
@@ -103,22 +105,55 @@ impl InputCache {
     }
 }
 
+/// What watches the launches of a comparison.
+#[derive(Clone, Copy, Default)]
+pub struct Guard<'a> {
+    pub watchdog: Option<&'a Watchdog>,
+    /// `--timeout`: the limit of every launch, over the study's.
+    pub timeout_s: Option<f64>,
+    /// The comparison, for the watchdog's message.
+    pub comparison: &'a str,
+}
+
+impl Guard<'_> {
+    /// The limit the user set for this side, if any.
+    fn fixed(&self, settings: &Resolved) -> Option<Duration> {
+        self.timeout_s
+            .or(settings.timeout_s)
+            .map(Duration::from_secs_f64)
+    }
+
+    /// Runs `launch` under the watchdog, as `what` on `api`, for at most `limit`.
+    fn watch<T>(&self, api: Api, what: &str, limit: Duration, launch: impl FnOnce() -> T) -> T {
+        let Some(dog) = self.watchdog else {
+            return launch();
+        };
+        dog.arm(&format!("{what} of {} on {api}", self.comparison), limit);
+        let out = launch();
+        dog.disarm();
+        out
+    }
+}
+
 /// Measures every side of one comparison. `None` when interrupted (nothing of it counts).
 pub fn measure_comparison(
     sides: &mut [SidePlan],
     inputs: &[Rc<Inputs>],
     sources: &KernelSources,
     interrupted: &AtomicBool,
+    guard: Guard,
 ) -> Option<Vec<SideRun>> {
     let mut prepared = Vec::new();
     let mut runs = Vec::new();
+    let mut limits = Vec::new();
     for (side, inputs) in sides.iter_mut().zip(inputs) {
-        let (p, run) = prepare_and_verify(side, inputs, sources);
+        let (p, run, limit) = prepare_and_verify(side, inputs, sources, guard);
         prepared.push(p);
         runs.push(run);
+        limits.push(limit);
     }
     // Only the sides that verified are timed; a failed side is recorded but never timed.
-    let timed = time_sides(sides, &prepared, &mut runs, interrupted);
+    let timed = time_sides(sides, &prepared, &mut runs, interrupted, guard, &limits);
     for (side, p) in sides.iter_mut().zip(prepared) {
         if let Some(p) = p {
             exec::release(side.backend, p);
@@ -128,25 +163,34 @@ pub fn measure_comparison(
 }
 
 /// Builds the side and checks its result against the reference; a side that fails either
-/// step is released here and never timed.
+/// step is released here and never timed. Also returns the watchdog limit of its later
+/// launches.
 fn prepare_and_verify(
     side: &mut SidePlan,
     inputs: &Inputs,
     sources: &KernelSources,
-) -> (Option<Prepared>, SideRun) {
+    guard: Guard,
+) -> (Option<Prepared>, SideRun, Duration) {
     let variant = side.settings.variant;
+    let fixed = guard.fixed(&side.settings);
     let p = match exec::prepare(side.backend, sources, variant, inputs, &side.config) {
         Ok(p) => p,
-        Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e))),
+        Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
     };
-    let failure = match exec::verify(side.backend, &p, inputs) {
+    let started = Instant::now();
+    let limit = fixed.unwrap_or(FIRST_LAUNCH_LIMIT);
+    let verified = guard.watch(side.backend.api(), "verification", limit, || {
+        exec::verify(side.backend, &p, inputs)
+    });
+    let later = fixed.unwrap_or_else(|| expected_limit(started.elapsed()));
+    let failure = match verified {
         Ok(v) if v.ok => {
             let run = SideRun {
                 max_error: v.max_error,
                 samples: Vec::new(),
                 failure: None,
             };
-            return (Some(p), run);
+            return (Some(p), run, later);
         }
         Ok(v) => SideRun::failed(
             v.max_error,
@@ -161,7 +205,7 @@ fn prepare_and_verify(
         Err(e) => SideRun::failed(f64::NAN, Failure::of(&e)),
     };
     exec::release(side.backend, p);
-    (None, failure)
+    (None, failure, later)
 }
 
 /// Warm-up, then interleaved repetitions until every side has its repetitions and its
@@ -172,13 +216,18 @@ fn time_sides(
     prepared: &[Option<Prepared>],
     runs: &mut [SideRun],
     interrupted: &AtomicBool,
+    guard: Guard,
+    limits: &[Duration],
 ) -> bool {
     let warmup = sides.iter().map(|s| s.settings.warmup).max().unwrap_or(0);
     for w in 0..warmup {
         for (i, side) in sides.iter_mut().enumerate() {
             if let (Some(p), true) = (&prepared[i], w < side.settings.warmup) {
                 if runs[i].failure.is_none() {
-                    if let Err(e) = exec::run(side.backend, p) {
+                    let api = side.backend.api();
+                    let warm =
+                        guard.watch(api, "warm-up", limits[i], || exec::run(side.backend, p));
+                    if let Err(e) = warm {
                         runs[i].failure = Some(Failure::of(&e));
                     }
                 }
@@ -200,7 +249,8 @@ fn time_sides(
                 continue;
             }
             any = true;
-            match exec::run(side.backend, p) {
+            let api = side.backend.api();
+            match guard.watch(api, "timed run", limits[i], || exec::run(side.backend, p)) {
                 Ok(t) => {
                     let sample = Sample {
                         device: t.device.map(|d| d.0),

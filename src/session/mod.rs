@@ -11,6 +11,7 @@ pub mod measure;
 pub mod provenance;
 pub mod run;
 pub mod store;
+pub mod watchdog;
 
 #[cfg(test)]
 mod tests;
@@ -37,6 +38,10 @@ pub struct RunContext<'a> {
     pub sources: &'a KernelSources,
     pub interrupted: &'a AtomicBool,
     pub progress: bool,
+    /// Watches every launch; `None` runs unwatched (tests of the fake).
+    pub watchdog: Option<&'a watchdog::Watchdog>,
+    /// `--timeout`: the watchdog's limit of every launch, over the study's.
+    pub timeout_s: Option<f64>,
 }
 
 /// What a run did, for the summary and the exit code.
@@ -199,7 +204,13 @@ fn run_comparison(
         plans.push(side_plan(Side::B, b, settings));
         inputs.push(cache.get(c.b.family, c.b.size, c.b.seed));
     }
-    let runs = measure::measure_comparison(&mut plans, &inputs, ctx.sources, ctx.interrupted)?;
+    let guard = measure::Guard {
+        watchdog: ctx.watchdog,
+        timeout_s: ctx.timeout_s,
+        comparison: &c.id,
+    };
+    let runs =
+        measure::measure_comparison(&mut plans, &inputs, ctx.sources, ctx.interrupted, guard)?;
     let row_ctx = RowContext {
         run_id: &ctx.run_id,
         study,

@@ -48,6 +48,9 @@ pub struct RunPlan<'a> {
     /// The command line, for the provenance.
     pub command_line: Vec<String>,
     pub run_id: String,
+    pub watchdog: Option<&'a super::watchdog::Watchdog>,
+    /// `--timeout`: the watchdog's limit of every launch, in seconds.
+    pub timeout_s: Option<f64>,
 }
 
 /// What happened while a run went on, for the caller to show.
@@ -122,6 +125,8 @@ pub fn execute(
         sources: plan.sources,
         interrupted: plan.interrupted,
         progress: plan.progress,
+        watchdog: plan.watchdog,
+        timeout_s: plan.timeout_s,
     };
     let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
     prov.gpu_query_after = provenance::gpu_query();

@@ -48,6 +48,8 @@ fn run_on(
         sources: &sources,
         interrupted,
         progress: false,
+        watchdog: None,
+        timeout_s: None,
     };
     let b = b.map(|b| b as &mut dyn crate::backend::Backend);
     run_study(s, a, b, sink, &ctx)
@@ -482,6 +484,8 @@ fn plan<'a>(
         progress: false,
         command_line: vec!["clvscu".into(), "run".into()],
         run_id: "test".into(),
+        watchdog: None,
+        timeout_s: None,
     }
 }
 

