@@ -187,3 +187,59 @@ fn two_runs_on_one_folder_the_second_is_refused_naming_the_first() {
     let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
     assert_eq!(prs.len(), 400, "one PR per pass, none twice");
 }
+
+/// The address space `plot` may use for 200,000 PR rows, enforced with `ulimit -v` (KiB).
+const PLOT_MEMORY_BOUND_KIB: u64 = 1 << 20;
+
+/// A PR row as a run writes it, read from CSV text so every column has a real value.
+fn template_pr() -> PrRow {
+    let text = "run_id,study,comparison,device_a,device_b,api_a,api_b,family,variant,size,local_size,groups,metric_unit,metric_a,metric_b,pr,pr_ci_lo,pr_ci_hi,similar,similar_tight,fair,differing_steps,timer,sweep_param,sweep_value\n\
+         r,big,matvec/v,GPU,GPU,OpenCL,CUDA,matvec,v,4096x1100,256,64,GB/s,100,101,0.99,0.98,1.0,true,true,true,,device-event,,\n";
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .next()
+        .unwrap()
+        .unwrap()
+}
+
+fn pr_row(template: &PrRow, i: usize) -> PrRow {
+    let mut r = template.clone();
+    r.run_id = format!("r{}", i % 3);
+    r.comparison = format!("matvec/v{i}");
+    r.variant = format!("v{i}");
+    r.fair = i % 5 != 0;
+    if !r.fair {
+        r.differing_steps = "configuration: 256x64 vs 128x64".into();
+    }
+    r
+}
+
+#[test]
+fn a_200k_row_pr_file_is_charted_in_bounded_memory_and_says_what_is_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let template = template_pr();
+    let rows: Vec<PrRow> = (0..200_000).map(|i| pr_row(&template, i)).collect();
+    let prs = dir.path().join("prs.csv");
+    clvscu::export::csv::write_rows(&prs, &rows).unwrap();
+    let charts = dir.path().join("charts");
+    let started = Instant::now();
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {PLOT_MEMORY_BOUND_KIB} && exec \"$0\" plot \"$1\" --out \"$2\""
+        ))
+        .arg(bin())
+        .arg(&prs)
+        .arg(&charts)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the PR chart draws 1440 of 200000 PR rows"),
+        "{stderr}"
+    );
+    let files = std::fs::read_dir(&charts).unwrap().count();
+    assert_eq!(files, 2 * 24, "24 figures, PNG and SVG");
+    assert!(started.elapsed() < Duration::from_secs(300));
+}

@@ -142,5 +142,5 @@ pub fn warnings(data: &ChartData) -> Vec<String> {
                 r.comparison, r.api, r.run_id, r.metric
             )
         });
-    prs.chain(metrics).collect()
+    prs.chain(metrics).chain(super::left_out(data)).collect()
 }

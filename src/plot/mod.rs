@@ -313,7 +313,7 @@ pub(crate) fn write_figures<F: Figure>(
 ) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     let mut stems = StemSet::default();
-    for (slug, fig) in figures {
+    for (slug, fig) in figures.iter().take(MAX_FIGURES_PER_CHART) {
         let stem = stems.unique(&format!("{chart}-{slug}"));
         written.extend(write_figure(fig, out_dir, &stem, formats)?);
     }
@@ -372,19 +372,93 @@ pub(crate) fn push_unique(values: &mut Vec<String>, value: &str) {
 }
 
 /// Groups items by key, keeping the order in which keys first appear (the runner's order).
-pub(crate) fn group_in_order<T, K: PartialEq, F: Fn(&T) -> K>(
+/// Linear in the items, so hundreds of thousands of rows group at once.
+pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>(
     items: impl IntoIterator<Item = T>,
     key: F,
 ) -> Vec<(K, Vec<T>)> {
+    let mut index: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
     let mut groups: Vec<(K, Vec<T>)> = Vec::new();
     for item in items {
         let k = key(&item);
-        match groups.iter_mut().find(|(g, _)| *g == k) {
-            Some((_, members)) => members.push(item),
-            None => groups.push((k, vec![item])),
+        match index.get(&k) {
+            Some(&i) => groups[i].1.push(item),
+            None => {
+                index.insert(k.clone(), groups.len());
+                groups.push((k, vec![item]));
+            }
         }
     }
     groups
+}
+
+/// At most this many rows (bars) in one figure: a longer list is split into pages.
+pub const MAX_ROWS_PER_FIGURE: usize = 60;
+/// At most this many figures of one chart kind; [`input::warnings`] names what is left out.
+/// With [`MAX_ROWS_PER_FIGURE`], this bounds the pixels drawn whatever the input's size.
+pub const MAX_FIGURES_PER_CHART: usize = 24;
+
+/// How many of `group_sizes` items fit in [`MAX_FIGURES_PER_CHART`] pages of `per_page`:
+/// `(drawn, total)`.
+pub(crate) fn paged_counts(
+    group_sizes: impl IntoIterator<Item = usize>,
+    per_page: usize,
+) -> (usize, usize) {
+    let (mut pages, mut drawn, mut total) = (0, 0, 0);
+    for n in group_sizes {
+        total += n;
+        for page in 0..n.div_ceil(per_page) {
+            if pages < MAX_FIGURES_PER_CHART {
+                pages += 1;
+                drawn += per_page.min(n - page * per_page);
+            }
+        }
+    }
+    (drawn, total)
+}
+
+/// What the size bounds leave out of the charts of `data`, said in words.
+pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
+    let mut out = Vec::new();
+    let prs = data.prs.iter().filter(|r| r.sweep_param.is_empty());
+    let per_run = group_in_order(prs, |r| r.run_id.clone());
+    let (drawn, total) = paged_counts(per_run.iter().map(|(_, v)| v.len()), MAX_ROWS_PER_FIGURE);
+    if drawn < total {
+        out.push(format!(
+            "the PR chart draws {drawn} of {total} PR rows ({MAX_FIGURES_PER_CHART} figures of \
+             at most {MAX_ROWS_PER_FIGURE}); the other {} are in the CSV but not drawn",
+            total - drawn
+        ));
+    }
+    let sweeps = group_in_order(
+        data.measurements
+            .iter()
+            .filter(|r| !r.sweep_param.is_empty()),
+        |r| {
+            (
+                r.run_id.clone(),
+                r.study.clone(),
+                r.variant.clone(),
+                r.sweep_param.clone(),
+            )
+        },
+    );
+    if sweeps.len() > MAX_FIGURES_PER_CHART {
+        out.push(format!(
+            "the sweep chart draws {MAX_FIGURES_PER_CHART} of {} swept configurations",
+            sweeps.len()
+        ));
+    }
+    out
+}
+
+/// The slug of page `i` of `n` of a figure.
+pub(crate) fn page_slug(base: &str, i: usize, n: usize) -> String {
+    if n <= 1 {
+        base.to_string()
+    } else {
+        format!("{base}-p{}", i + 1)
+    }
 }
 
 /// Where the numbers of a chart came from: GPUs, drivers (per API when they differ) and runs.

@@ -12,8 +12,8 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_api, push_unique, slug, style, ChartData, DrawError, Figure,
-    RunInfo,
+    fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style, ChartData, DrawError,
+    Figure, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
@@ -77,17 +77,24 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
     for ((run, _), _) in &groups {
         push_unique(&mut runs, run);
     }
-    groups
-        .into_iter()
-        .map(|((run_id, device), rows)| {
-            let name = if runs.len() > 1 {
-                slug(&format!("{run_id}-{device}"))
-            } else {
-                slug(&device)
-            };
-            (name, build(data, &run_id, &device, &rows))
-        })
-        .collect()
+    let mut out = Vec::new();
+    for ((run_id, device), rows) in groups {
+        let base = if runs.len() > 1 {
+            slug(&format!("{run_id}-{device}"))
+        } else {
+            slug(&device)
+        };
+        // Two rows (the sides) per comparison, so a page keeps a pair together.
+        let pages: Vec<&[&MeasurementRow]> = rows.chunks(2 * MAX_ROWS_PER_FIGURE).collect();
+        for (i, page) in pages.iter().enumerate() {
+            if out.len() == MAX_FIGURES_PER_CHART {
+                return out;
+            }
+            let name = page_slug(&base, i, pages.len());
+            out.push((name, build(data, &run_id, &device, page)));
+        }
+    }
+    out
 }
 
 fn pct(value: f64, of: f64) -> Option<f64> {

@@ -14,7 +14,8 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError, Figure, RunInfo,
+    fmt_sig, group_in_order, page_slug, push_unique, slug, style, ChartData, DrawError, Figure,
+    RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, PrRow};
 
@@ -50,10 +51,18 @@ pub(crate) struct PrFigure {
 /// Builds one figure per run id, named by the run id's slug.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
     let rows = data.prs.iter().filter(|r| r.sweep_param.is_empty());
-    group_in_order(rows, |r| r.run_id.clone())
-        .into_iter()
-        .map(|(run_id, rows)| (slug(&run_id), build(data, &run_id, &rows)))
-        .collect()
+    let mut out = Vec::new();
+    for (run_id, rows) in group_in_order(rows, |r| r.run_id.clone()) {
+        let pages: Vec<&[&PrRow]> = rows.chunks(MAX_ROWS_PER_FIGURE).collect();
+        for (i, page) in pages.iter().enumerate() {
+            if out.len() == MAX_FIGURES_PER_CHART {
+                return out;
+            }
+            let name = page_slug(&slug(&run_id), i, pages.len());
+            out.push((name, build(data, &run_id, page)));
+        }
+    }
+    out
 }
 
 fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
     group_in_order, push_api, push_unique, slug, style, ChartData, DrawError, Figure,
-    PtxClassCount, RunInfo,
+    PtxClassCount, RunInfo, MAX_FIGURES_PER_CHART,
 };
 use crate::record::Api;
 
@@ -40,6 +40,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
     let info = RunInfo::from_measurements(&data.measurements);
     group_in_order(&data.ptx_classes, |c| c.pair.clone())
         .into_iter()
+        .take(MAX_FIGURES_PER_CHART)
         .map(|(pair, counts)| (slug(&pair), build(&pair, &counts, &info)))
         .collect()
 }

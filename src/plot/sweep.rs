@@ -12,7 +12,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, Marker};
-use super::{group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo};
+use super::{
+    group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART,
+};
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
 /// The sweep chart; one file per swept configuration.
@@ -67,7 +69,7 @@ pub(crate) struct SweepFigure {
 }
 
 /// Group key of one sweep chart.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
     run_id: String,
     study: String,
@@ -97,6 +99,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     for (k, _) in &groups {
         push_unique(&mut runs, &k.run_id);
     }
+    let mut groups = groups;
+    groups.truncate(MAX_FIGURES_PER_CHART);
     let slugs: Vec<String> = groups
         .iter()
         .map(|(k, _)| {

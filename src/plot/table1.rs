@@ -12,6 +12,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
     fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError, Figure, RunInfo,
+    MAX_FIGURES_PER_CHART,
 };
 use crate::record::{Api, MeasurementRow, Status};
 
@@ -106,6 +107,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
     let rows = data.measurements.iter().filter(|r| is_table1_row(r));
     group_in_order(rows, |r| r.run_id.clone())
         .into_iter()
+        .take(MAX_FIGURES_PER_CHART)
         .map(|(run_id, rows)| (slug(&run_id), build(&rows)))
         .collect()
 }
