@@ -339,9 +339,22 @@ fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
             for f in &summary.failed {
                 eprintln!("  {f}");
             }
+            print_build_logs(summary);
             EXIT_FAILED_CONFIGS
         }
         Outcome::Complete => EXIT_OK,
+    }
+}
+
+/// The compiler's own words for each distinct build failure, with the user's file names and
+/// line numbers (the sources carry `#line` directives).
+fn print_build_logs(summary: &RunSummary) {
+    let mut shown: Vec<&str> = Vec::new();
+    for m in &summary.measurements {
+        if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
+            shown.push(&m.error);
+            eprintln!("\n{} [{}]: {}", m.comparison, m.api, m.error.trim_end());
+        }
     }
 }
 

@@ -114,11 +114,31 @@ impl KernelSources {
         }
     }
 
-    /// The text given to the compiler: prelude, then the family file.
+    /// Where a file comes from, as a compiler message should name it.
+    fn location(&self, api: Api, stem: &str) -> String {
+        let relative = Path::new(folder(api)).join(format!("{stem}.{}", extension(api)));
+        match &self.dir {
+            None => relative.display().to_string(),
+            Some(dir) => dir.join(relative).display().to_string(),
+        }
+    }
+
+    /// The text given to the compiler: prelude, then the family file, each opened by a
+    /// `#line` directive, so a build log names the user's file and its line numbers (both
+    /// compilers honour the directive; it changes no code).
     pub fn program(&self, api: Api, stem: &str) -> Result<String, KernelSourceError> {
+        let line = |s: &str| {
+            let name = self
+                .location(api, s)
+                .replace('\\', "\\\\")
+                .replace('"', "\\\"");
+            format!("#line 1 \"{name}\"")
+        };
         Ok(format!(
-            "{}\n{}",
+            "{}\n{}\n{}\n{}",
+            line("prelude"),
             self.file(api, "prelude")?,
+            line(stem),
             self.file(api, stem)?
         ))
     }
@@ -135,6 +155,15 @@ mod tests {
             .unwrap();
         assert!(s.contains("CLVSCU_PRAGMA"));
         assert!(s.contains("matvec_listing2"));
+    }
+
+    #[test]
+    fn the_program_names_each_file_for_the_compiler() {
+        let s = KernelSources::embedded()
+            .program(Api::OpenCl, "reduce")
+            .unwrap();
+        assert!(s.starts_with("#line 1 \"kernels_cl/prelude.cl\"\n"), "{s}");
+        assert!(s.contains("\n#line 1 \"kernels_cl/reduce.cl\"\n"));
     }
 
     #[test]

@@ -134,12 +134,15 @@ fn kernel_that_fails_to_build_shows_its_log_and_the_run_continues() {
     need_opencl();
     let dir = tempfile::tempdir().unwrap();
     let kd = dir.path().join("k");
+    let mut broken_line = 0;
     for (folder, ext) in [("kernels_cl", "cl"), ("kernels_cu", "cu")] {
         std::fs::create_dir_all(kd.join(folder)).unwrap();
         for stem in ["prelude", "matvec", "reduce", "peak"] {
             let text =
                 std::fs::read_to_string(Path::new(folder).join(format!("{stem}.{ext}"))).unwrap();
             let text = if stem == "matvec" {
+                // The text ends with a newline: one empty line, then the broken kernel.
+                broken_line = text.lines().count() + 2;
                 format!("{text}\n__kernel void broken() {{ this_is_not_defined(); }}\n")
             } else {
                 text
@@ -162,7 +165,12 @@ fn kernel_that_fails_to_build_shows_its_log_and_the_run_continues() {
         .arg(&out)
         .assert()
         .code(3)
-        .stderr(predicate::str::contains("build-failed"));
+        .stderr(predicate::str::contains("build-failed"))
+        // The log is on the terminal, naming the user's file and line, not a temporary copy.
+        .stderr(predicate::str::contains(format!(
+            "{}:{broken_line}:",
+            kd.join("kernels_cl/matvec.cl").display()
+        )));
     let m: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
     assert_eq!(m.len(), 2);
     assert_eq!(m[0].status, Status::BuildFailed);
