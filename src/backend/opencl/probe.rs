@@ -41,11 +41,22 @@ pub fn list_devices() -> Result<Vec<ListedDevice>> {
     let platforms =
         get_platforms().map_err(|e| BackendError::driver(API, "clGetPlatformIDs", e))?;
     let mut out = Vec::new();
+    let mut empty = Vec::new();
     for (pi, platform) in platforms.iter().enumerate() {
         let platform_name = platform.name().unwrap_or_else(|_| "?".into());
         let platform_version = platform.version().unwrap_or_default();
-        // A platform with no device answers with an error code: skip it, do not fail.
-        let ids = platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
+        // A platform with no device answers with an error code: note it, do not fail.
+        let ids = match platform.get_devices(CL_DEVICE_TYPE_ALL) {
+            Ok(ids) if ids.is_empty() => {
+                empty.push(format!("platform '{platform_name}' lists no device"));
+                continue;
+            }
+            Ok(ids) => ids,
+            Err(e) => {
+                empty.push(format!("platform '{platform_name}' lists no device ({e})"));
+                continue;
+            }
+        };
         for (di, id) in ids.into_iter().enumerate() {
             let info = describe(id, &platform_name, &platform_version);
             out.push(ListedDevice {
@@ -56,7 +67,40 @@ pub fn list_devices() -> Result<Vec<ListedDevice>> {
             });
         }
     }
+    if out.is_empty() && !empty.is_empty() {
+        let mut reason = format!("no OpenCL device found: {}", empty.join("; "));
+        if let Some(cause) = pocl_cache_problem() {
+            reason.push_str(&format!("; the likely cause: {cause}"));
+        }
+        return Err(BackendError::Unavailable { api: API, reason });
+    }
     Ok(out)
+}
+
+/// PoCL lists no device when it cannot use its kernel cache; name the folder and why.
+fn pocl_cache_problem() -> Option<String> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let (dir, from) = if let Some(d) = var("POCL_CACHE_DIR") {
+        (std::path::PathBuf::from(d), "POCL_CACHE_DIR")
+    } else if let Some(d) = var("XDG_CACHE_HOME") {
+        (std::path::PathBuf::from(d).join("pocl"), "XDG_CACHE_HOME")
+    } else {
+        (
+            std::path::PathBuf::from(var("HOME")?).join(".cache/pocl"),
+            "HOME",
+        )
+    };
+    let probe = dir.join(".clvscu-probe");
+    let usable = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&probe, b"probe"))
+        .and_then(|_| std::fs::remove_file(&probe));
+    usable.err().map(|e| {
+        format!(
+            "PoCL's kernel cache {} (from {from}) cannot be written: {e}; set POCL_CACHE_DIR \
+             to a writable folder",
+            dir.display()
+        )
+    })
 }
 
 fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceInfo {
