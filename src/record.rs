@@ -204,7 +204,7 @@ impl RowCheck for PrRow {
         positive("pr", self.pr, &mut out);
         positive("metric_a", self.metric_a, &mut out);
         positive("metric_b", self.metric_b, &mut out);
-        if !(self.pr_ci_lo <= self.pr && self.pr <= self.pr_ci_hi) {
+        if self.pr.is_finite() && !(self.pr_ci_lo <= self.pr && self.pr <= self.pr_ci_hi) {
             out.push(format!(
                 "pr {} outside its CI [{}, {}]",
                 self.pr, self.pr_ci_lo, self.pr_ci_hi

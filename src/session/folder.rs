@@ -121,7 +121,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
     }
 }
 
-/// Checks a resumed folder against this run, or records this run as the folder's identity.
+/// Checks a resumed folder against this run. Writes nothing: a refused run leaves the folder
+/// as it was; [`record_identity`] writes the identity once the folder is accepted.
 pub fn check_identity(
     dir: &Path,
     identity: &FolderIdentity,
@@ -151,7 +152,15 @@ pub fn check_identity(
             dir: dir.to_path_buf(),
         });
     }
-    write_json_atomic(&path, identity)?;
+    Ok(())
+}
+
+/// Records `identity` as the folder's, unless it already has one (a resume).
+pub fn record_identity(dir: &Path, identity: &FolderIdentity) -> Result<(), FolderError> {
+    let path = dir.join(IDENTITY_FILE);
+    if !path.exists() {
+        write_json_atomic(&path, identity)?;
+    }
     Ok(())
 }
 

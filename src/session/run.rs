@@ -106,6 +106,7 @@ pub fn execute(
     folder::check_identity(&plan.out, &identity, plan.resume, holds_rows(&plan.out))?;
     let expected_sides = if sides.b.is_some() { 2 } else { 1 };
     let mut store = CsvStore::open(&plan.out, plan.resume, expected_sides).map_err(output)?;
+    folder::record_identity(&plan.out, &identity)?;
     let mut prov = provenance::of_run(
         &plan.study,
         &sides.infos(),
