@@ -566,6 +566,40 @@ fn passes_repeat_the_study_under_numbered_names_and_log_resources() {
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }
 
+/// A results folder of the tests, and what a run into it needs.
+struct Folder {
+    dir: tempfile::TempDir,
+    sources: KernelSources,
+    flag: AtomicBool,
+}
+
+impl Folder {
+    fn new() -> Folder {
+        Folder {
+            dir: tempfile::tempdir().unwrap(),
+            sources: KernelSources::embedded(),
+            flag: AtomicBool::new(false),
+        }
+    }
+
+    fn path(&self) -> &std::path::Path {
+        self.dir.path()
+    }
+
+    /// One pass of `s` over `sides` into this folder.
+    fn run(
+        &self,
+        s: Study,
+        resume: bool,
+        sides: Sides,
+    ) -> Result<super::run::RunReport, super::run::SessionError> {
+        execute_fake(
+            &plan(s, self.path(), resume, 1, &self.sources, &self.flag),
+            sides,
+        )
+    }
+}
+
 fn execute_fake(
     p: &RunPlan,
     sides: Sides,
@@ -589,22 +623,13 @@ fn failing_b_sides() -> Sides {
 
 #[test]
 fn a_resume_of_another_study_size_or_pair_is_refused_naming_the_difference() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    execute_fake(
-        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
-        fake_sides(),
-    )
-    .unwrap();
-    let before = std::fs::read(dir.path().join(CsvStore::MEASUREMENTS)).unwrap();
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    let before = std::fs::read(folder.path().join(CsvStore::MEASUREMENTS)).unwrap();
 
     let mut other = study(TWO);
     other.name = "other".into();
-    let e = execute_fake(
-        &plan(other, dir.path(), true, 1, &sources, &flag),
-        fake_sides(),
-    );
+    let e = folder.run(other, true, fake_sides());
     let e = e.err().expect("another study is refused").to_string();
     assert!(
         e.contains("study: the folder has t, this run has other"),
@@ -615,57 +640,37 @@ fn a_resume_of_another_study_size_or_pair_is_refused_naming_the_difference() {
         "variant = \"tuned\"",
         "variant = \"tuned\"\nsize = \"128x40\"",
     ));
-    let e = execute_fake(
-        &plan(bigger, dir.path(), true, 1, &sources, &flag),
-        fake_sides(),
-    );
+    let e = folder.run(bigger, true, fake_sides());
     assert!(e.err().unwrap().to_string().contains("resolved study"));
 
     let one_side = Sides {
         a: Box::new(fake(Api::OpenCl)),
         b: None,
     };
-    let e = execute_fake(
-        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
-        one_side,
-    );
+    let e = folder.run(study(TWO), true, one_side);
     assert!(e
         .err()
         .unwrap()
         .to_string()
         .contains("sides: the folder has"));
-    let after = std::fs::read(dir.path().join(CsvStore::MEASUREMENTS)).unwrap();
+    let after = std::fs::read(folder.path().join(CsvStore::MEASUREMENTS)).unwrap();
     assert_eq!(before, after, "a refused resume changes nothing");
 }
 
 #[test]
 fn a_folder_with_rows_but_no_identity_is_not_resumed() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    execute_fake(
-        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
-        fake_sides(),
-    )
-    .unwrap();
-    std::fs::remove_file(dir.path().join(super::folder::IDENTITY_FILE)).unwrap();
-    let e = execute_fake(
-        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
-        fake_sides(),
-    );
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    std::fs::remove_file(folder.path().join(super::folder::IDENTITY_FILE)).unwrap();
+    let e = folder.run(study(TWO), true, fake_sides());
     assert!(e.err().unwrap().to_string().contains("no folder.json"));
 }
 
 #[test]
 fn a_locked_folder_is_refused_naming_the_holder() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    let held = super::folder::lock(dir.path()).unwrap();
-    let e = execute_fake(
-        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
-        fake_sides(),
-    );
+    let folder = Folder::new();
+    let held = super::folder::lock(folder.path()).unwrap();
+    let e = folder.run(study(TWO), false, fake_sides());
     let e = e.err().unwrap().to_string();
     assert!(
         e.contains("in use by another clvscu run")
@@ -673,11 +678,7 @@ fn a_locked_folder_is_refused_naming_the_holder() {
         "{e}"
     );
     drop(held);
-    assert!(execute_fake(
-        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
-        fake_sides()
-    )
-    .is_ok());
+    assert!(folder.run(study(TWO), false, fake_sides()).is_ok());
 }
 
 /// Deletes the data lines of `file` in `dir` whose text contains `needle`.
@@ -698,87 +699,74 @@ fn delete_rows(dir: &std::path::Path, file: &str, needle: &str, first_only: bool
 
 #[test]
 fn a_hand_truncated_folder_is_audited_and_its_broken_comparisons_measured_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
+    let folder = Folder::new();
     let three = format!("{TWO}{LISTING6}");
-    execute_fake(
-        &plan(study(&three), dir.path(), false, 1, &sources, &flag),
-        fake_sides(),
-    )
-    .unwrap();
-    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "matvec/listing2", true);
-    delete_rows(dir.path(), CsvStore::PRS, "matvec/tuned", false);
-    let report = execute_fake(
-        &plan(study(&three), dir.path(), true, 1, &sources, &flag),
-        fake_sides(),
-    )
-    .unwrap();
+    folder.run(study(&three), false, fake_sides()).unwrap();
+    delete_rows(
+        folder.path(),
+        CsvStore::MEASUREMENTS,
+        "matvec/listing2",
+        true,
+    );
+    delete_rows(folder.path(), CsvStore::PRS, "matvec/tuned", false);
+    let report = folder.run(study(&three), true, fake_sides()).unwrap();
     assert_eq!(report.remeasured.len(), 2, "{:?}", report.remeasured);
     assert!(report.remeasured[0].contains("matvec/listing2: 1 of 2 measurement rows"));
     assert!(report.remeasured[1].contains("matvec/tuned: 0 PR rows"));
     assert_eq!(report.summary.skipped, 1);
-    let data = crate::plot::input::load(&[dir.path().to_path_buf()]).unwrap();
+    let data = crate::plot::input::load(&[folder.path().to_path_buf()]).unwrap();
     assert_eq!(data.measurements.len(), 6, "whole comparisons only");
     assert_eq!(data.prs.len(), 3);
 }
 
 #[test]
 fn failed_configurations_are_retried_on_resume_and_the_outcome_covers_the_folder() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    let first = execute_fake(
-        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
-        failing_b_sides(),
-    )
-    .unwrap();
+    let folder = Folder::new();
+    let first = folder.run(study(TWO), false, failing_b_sides()).unwrap();
     assert_eq!(first.summary.outcome(), Outcome::FailedConfigs);
     // Resumed with the same failure: still failed, not "0 failed".
-    let again = execute_fake(
-        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
-        failing_b_sides(),
-    )
-    .unwrap();
+    let again = folder.run(study(TWO), true, failing_b_sides()).unwrap();
     assert_eq!(again.summary.outcome(), Outcome::FailedConfigs);
     // The fake fails the whole matvec file, so both comparisons failed and are retried.
     assert_eq!(again.remeasured.len(), 2, "{:?}", again.remeasured);
     assert!(again.remeasured[1].contains("matvec/tuned: CUDA failed before (build-failed)"));
     // Resumed once the cause is gone: measured again and complete.
-    let fixed = execute_fake(
-        &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
-        fake_sides(),
-    )
-    .unwrap();
+    let fixed = folder.run(study(TWO), true, fake_sides()).unwrap();
     assert_eq!(fixed.summary.outcome(), Outcome::Complete);
     assert_eq!(fixed.remeasured.len(), 2);
-    let data = crate::plot::input::load(&[dir.path().to_path_buf()]).unwrap();
+    let data = crate::plot::input::load(&[folder.path().to_path_buf()]).unwrap();
     assert!(data.measurements.iter().all(|m| m.status == Status::Ok));
     assert_eq!(data.prs.len(), 2);
 }
 
 #[test]
 fn each_resume_adds_its_provenance_and_the_first_stays() {
-    let dir = tempfile::tempdir().unwrap();
-    let sources = KernelSources::embedded();
-    let flag = AtomicBool::new(false);
-    execute_fake(
-        &plan(study(TWO), dir.path(), false, 1, &sources, &flag),
-        fake_sides(),
-    )
-    .unwrap();
-    let first = std::fs::read(dir.path().join("provenance.json")).unwrap();
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    let first = std::fs::read(folder.path().join("provenance.json")).unwrap();
     for _ in 0..2 {
-        execute_fake(
-            &plan(study(TWO), dir.path(), true, 1, &sources, &flag),
-            fake_sides(),
-        )
-        .unwrap();
+        folder.run(study(TWO), true, fake_sides()).unwrap();
     }
     assert_eq!(
-        std::fs::read(dir.path().join("provenance.json")).unwrap(),
+        std::fs::read(folder.path().join("provenance.json")).unwrap(),
         first
     );
-    assert!(dir.path().join("provenance-resume-1.json").exists());
-    assert!(dir.path().join("provenance-resume-2.json").exists());
+    assert!(folder.path().join("provenance-resume-1.json").exists());
+    assert!(folder.path().join("provenance-resume-2.json").exists());
+}
+
+#[test]
+fn a_one_sided_define_is_an_unfair_implementation_step() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\n[comparison.cuda]\ndefines = { USE_SUBGROUPS = \"1\" }\n",
+    );
+    let (summary, _) = run_default_pair(&s);
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.starts_with("implementation:")
+            && pr.differing_steps.contains("with USE_SUBGROUPS=1"),
+        "{}",
+        pr.differing_steps
+    );
 }
