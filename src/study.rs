@@ -1075,8 +1075,9 @@ mod fuzz_tests {
 
     fn spec_keys() -> Vec<Key> {
         let variants: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
-        let counts = || strings(&["0", "1", "3", "10", "1000", "4294967295"]);
-        let bad_counts = || strings(&["4294967296", "-1", "\"5\"", "1.0"]);
+        let counts = || strings(&["0", "1", "3", "10", "1000", "1000000"]);
+        // Past the limits the study refuses (MAX_REPS), or not a count at all.
+        let bad_counts = || strings(&["4294967295", "4294967296", "-1", "\"5\"", "1.0"]);
         vec![
             key(
                 "name",
@@ -1145,8 +1146,8 @@ mod fuzz_tests {
             ),
             key(
                 "groups",
-                strings(&["1", "60", "239", "4294967295"]),
-                strings(&["0", "4294967296", "-1", "\"60\""]),
+                strings(&["1", "60", "239", "16777216"]),
+                strings(&["0", "4294967295", "4294967296", "-1", "\"60\""]),
             ),
             key("warmup", counts(), bad_counts()),
             key("reps", counts(), bad_counts()),
@@ -1336,7 +1337,7 @@ mod fuzz_tests {
             prop::option::weighted(0.95, top_string("\"t\"")),
             prop::option::of(top_string("\"d\"")),
             prop::option::of(table_body(false)),
-            prop::collection::vec(entry(), 0..5),
+            prop::collection::vec(entry(), 1..3),
         )
             .prop_map(|(name, description, defaults, entries)| {
                 let mut text = String::new();
