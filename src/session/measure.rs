@@ -13,7 +13,7 @@ use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::workload::{FamilyKind, Size};
 
-use super::watchdog::{expected_limit, Watchdog, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
+use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
 /// A hard cap on the timing of one comparison, so a mis-specified study cannot run away.
 const MAX_TIMING_SECONDS: f64 = 600.0;
@@ -106,13 +106,13 @@ impl InputCache {
 }
 
 /// What watches the launches of a comparison.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub struct Guard<'a> {
     pub watchdog: Option<&'a Watchdog>,
     /// `--timeout`: the limit of every launch, over the study's.
     pub timeout_s: Option<f64>,
-    /// The comparison, for the watchdog's message.
-    pub comparison: &'a str,
+    /// The comparison, for the watchdog's message (shared, so arming allocates nothing).
+    pub comparison: &'a std::sync::Arc<str>,
 }
 
 impl Guard<'_> {
@@ -124,11 +124,22 @@ impl Guard<'_> {
     }
 
     /// Runs `launch` under the watchdog, as `what` on `api`, for at most `limit`.
-    fn watch<T>(&self, api: Api, what: &str, limit: Duration, launch: impl FnOnce() -> T) -> T {
+    fn watch<T>(
+        &self,
+        api: Api,
+        what: &'static str,
+        limit: Duration,
+        launch: impl FnOnce() -> T,
+    ) -> T {
         let Some(dog) = self.watchdog else {
             return launch();
         };
-        dog.arm(&format!("{what} of {} on {api}", self.comparison), limit);
+        let watched = Watched {
+            phase: what,
+            comparison: self.comparison.clone(),
+            api,
+        };
+        dog.arm(watched, limit);
         let out = launch();
         dog.disarm();
         out

@@ -204,10 +204,11 @@ fn run_comparison(
         plans.push(side_plan(Side::B, b, settings));
         inputs.push(cache.get(c.b.family, c.b.size, c.b.seed));
     }
+    let id: std::sync::Arc<str> = std::sync::Arc::from(c.id.as_str());
     let guard = measure::Guard {
         watchdog: ctx.watchdog,
         timeout_s: ctx.timeout_s,
-        comparison: &c.id,
+        comparison: &id,
     };
     let runs =
         measure::measure_comparison(&mut plans, &inputs, ctx.sources, ctx.interrupted, guard)?;

@@ -22,9 +22,26 @@ pub const MIN_LIMIT: Duration = Duration::from_secs(10);
 /// How often the watchdog looks.
 const TICK: Duration = Duration::from_millis(50);
 
+/// What is being watched, kept in parts so that arming allocates nothing: a launch is armed
+/// thousands of times a second, and a small allocation that outlives a large free keeps the
+/// allocator from returning memory (a soak sees resident memory climb).
+#[derive(Debug, Clone)]
+pub struct Watched {
+    /// `verification`, `warm-up`, `timed run`.
+    pub phase: &'static str,
+    pub comparison: Arc<str>,
+    pub api: crate::backend::Api,
+}
+
+impl std::fmt::Display for Watched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} of {} on {}", self.phase, self.comparison, self.api)
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Armed {
-    what: String,
+    what: Watched,
     since: Instant,
     limit: Duration,
 }
@@ -43,13 +60,13 @@ impl Watchdog {
         let watched = dog.armed.clone();
         thread::spawn(move || loop {
             thread::sleep(TICK);
+            // Looked at in place: a tick allocates nothing unless a launch has expired.
             let expired = watched
                 .lock()
                 .ok()
-                .and_then(|g| g.clone())
-                .filter(|a| a.since.elapsed() > a.limit);
+                .and_then(|g| g.as_ref().filter(|a| a.since.elapsed() > a.limit).cloned());
             if let Some(a) = expired {
-                on_expiry(&a.what, a.since.elapsed(), a.limit);
+                on_expiry(&a.what.to_string(), a.since.elapsed(), a.limit);
                 if let Ok(mut g) = watched.lock() {
                     *g = None;
                 }
@@ -59,10 +76,10 @@ impl Watchdog {
     }
 
     /// Watches `what` for at most `limit` from now, until [`Watchdog::disarm`].
-    pub fn arm(&self, what: &str, limit: Duration) {
+    pub fn arm(&self, what: Watched, limit: Duration) {
         if let Ok(mut g) = self.armed.lock() {
             *g = Some(Armed {
-                what: what.to_string(),
+                what,
                 since: Instant::now(),
                 limit,
             });
@@ -100,13 +117,18 @@ mod tests {
         let fired = Arc::new(AtomicUsize::new(0));
         let count = fired.clone();
         let dog = Watchdog::start(move |what, ran, limit| {
-            assert_eq!(what, "stuck");
+            assert_eq!(what, "verification of stuck on CUDA");
             assert!(ran > limit);
             count.fetch_add(1, Ordering::SeqCst);
         });
-        dog.arm("quick", Duration::from_millis(100));
+        let watched = |c: &str| Watched {
+            phase: "verification",
+            comparison: Arc::from(c),
+            api: crate::backend::Api::Cuda,
+        };
+        dog.arm(watched("quick"), Duration::from_millis(100));
         dog.disarm();
-        dog.arm("stuck", Duration::from_millis(60));
+        dog.arm(watched("stuck"), Duration::from_millis(60));
         assert!(dog.busy_for().is_some());
         thread::sleep(Duration::from_millis(400));
         assert_eq!(fired.load(Ordering::SeqCst), 1);
