@@ -7,6 +7,9 @@
  *   WARP_SYNC_WG   1: warp-level steps synchronise with a work-group barrier (default, fair);
  *                  0: with a sub-group barrier (needs cl_khr_subgroups)
  *   USE_SUBGROUPS  1: the tuned variants use sub-group reductions; 0: local memory
+ *   CLVSCU_INDEX   index width of the work-item functions: 32 (default) narrows them to
+ *                  32 bits, the width of CUDA's built-in variables; 64 keeps OpenCL's 64-bit
+ *                  size_t, which the CUDA prelude then matches; 0 leaves each API its own
  */
 #define CLVSCU_STR(x) #x
 #define CLVSCU_PRAGMA(x) _Pragma(CLVSCU_STR(x))
@@ -35,6 +38,22 @@
 #endif
 
 #define WARP_SIZE 32
+
+#ifndef CLVSCU_INDEX
+#define CLVSCU_INDEX 32
+#endif
+#if CLVSCU_INDEX == 32
+/* size_t work-item functions make every index expression 64-bit (and truncated where a kernel
+ * stores it in a uint); CUDA's threadIdx/blockIdx/blockDim are 32-bit. Narrowed here so both
+ * sides do the same index arithmetic. A macro does not expand inside itself, so the inner
+ * call is the real function. */
+#define get_global_id(d) ((uint)get_global_id(d))
+#define get_local_id(d) ((uint)get_local_id(d))
+#define get_group_id(d) ((uint)get_group_id(d))
+#define get_local_size(d) ((uint)get_local_size(d))
+#define get_num_groups(d) ((uint)get_num_groups(d))
+#define get_global_size(d) ((uint)get_global_size(d))
+#endif
 
 #if WARP_SYNC_WG
 #define WARP_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)

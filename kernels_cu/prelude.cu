@@ -7,6 +7,9 @@
  *   WARP_SYNC_WG   1: warp-level steps synchronise with a block barrier (default, fair);
  *                  0: with __syncwarp()
  *   USE_SUBGROUPS  1: the tuned variants use warp shuffles; 0: shared memory
+ *   CLVSCU_INDEX   index width of the built-in index variables: 32 (default) keeps CUDA's
+ *                  own 32 bits, which the OpenCL prelude then matches; 64 widens them to
+ *                  64 bits, the width of OpenCL's size_t; 0 leaves each API its own
  */
 #define CLVSCU_STR(x) #x
 #define CLVSCU_PRAGMA(x) _Pragma(CLVSCU_STR(x))
@@ -37,6 +40,30 @@
 #define WARP_SIZE 32
 
 typedef unsigned int uint;
+
+#ifndef CLVSCU_INDEX
+#define CLVSCU_INDEX 32
+#endif
+#if CLVSCU_INDEX == 64
+/* OpenCL's work-item functions return a 64-bit size_t: widened here so both sides do the same
+ * 64-bit index arithmetic. A macro does not expand inside itself, so the inner name is the
+ * real built-in variable. */
+struct clvscu_index3 {
+    unsigned long long x, y, z;
+};
+__device__ __forceinline__ clvscu_index3 clvscu_widen(uint3 v) {
+    clvscu_index3 r = {v.x, v.y, v.z};
+    return r;
+}
+__device__ __forceinline__ clvscu_index3 clvscu_widen(dim3 v) {
+    clvscu_index3 r = {v.x, v.y, v.z};
+    return r;
+}
+#define threadIdx clvscu_widen(threadIdx)
+#define blockIdx clvscu_widen(blockIdx)
+#define blockDim clvscu_widen(blockDim)
+#define gridDim clvscu_widen(gridDim)
+#endif
 
 #if WARP_SYNC_WG
 #define WARP_BARRIER() __syncthreads()

@@ -14,7 +14,7 @@ use thiserror::Error;
 use crate::backend::TimerKind;
 use crate::fairness::Flags;
 use crate::names::is_identifier;
-use crate::workload::{self, find_variant, FamilyKind, Size, Variant, WorkloadError};
+use crate::workload::{self, find_variant, FamilyKind, IndexWidth, Size, Variant, WorkloadError};
 
 /// The studies shipped in the binary: (name, file text).
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -31,6 +31,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "listing4-unroll",
         include_str!("../harness/listing4-unroll.toml"),
     ),
+    ("index-width", include_str!("../harness/index-width.toml")),
 ];
 
 #[derive(Debug, Error)]
@@ -81,6 +82,8 @@ pub struct Spec {
     pub min_time: Option<f64>,
     /// The watchdog's limit for one launch, in seconds (default: from the expected time).
     pub timeout: Option<f64>,
+    /// Index width: `u32` (default), `u64` or `native` (each API its own: unfair).
+    pub index: Option<String>,
     /// Sweep parameter (`local`, `groups`, `size`, `unroll.A`) and its values; sweeps only.
     pub param: Option<String>,
     pub values: Option<Vec<toml::Value>>,
@@ -126,6 +129,7 @@ pub struct Resolved {
     pub min_time_s: f64,
     /// The watchdog's limit for one launch; `None`: derived from the expected time.
     pub timeout_s: Option<f64>,
+    pub index: IndexWidth,
 }
 
 impl Resolved {
@@ -138,6 +142,7 @@ impl Resolved {
             .map(|(p, f)| (format!("UNROLL_{p}"), f.to_string()))
             .collect();
         d.extend(self.defines.iter().map(|(k, v)| (k.clone(), v.clone())));
+        d.push(("CLVSCU_INDEX".into(), self.index.define().into()));
         d
     }
 
@@ -245,6 +250,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         max_reps: pick!(max_reps),
         min_time: pick!(min_time),
         timeout: pick!(timeout),
+        index: pick!(index),
         param: pick!(param),
         values: pick!(values),
         all_variants: pick!(all_variants),
@@ -321,6 +327,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             "field 'timeout' = {t} must be a positive number of seconds"
         )));
     }
+    let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
+        .map_err(|e| field(format!("field 'index': {e}")))?;
     let defines = spec.defines.clone().unwrap_or_default();
     check_defines(&defines).map_err(field)?;
     let reps = spec.reps.unwrap_or(10).max(1);
@@ -343,6 +351,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         max_reps: spec.max_reps.unwrap_or(1000).max(reps),
         min_time_s,
         timeout_s: spec.timeout,
+        index,
     })
 }
 
@@ -495,16 +504,15 @@ fn apply_sweep(
         "local" => s.local = Some(number()?),
         "groups" => s.groups = Some(number()?),
         "size" => s.size = Some(value.to_string()),
+        "index" => s.index = Some(value.to_string()),
         p if p.starts_with("unroll.") => {
             let mut u = s.unroll.clone().unwrap_or_default();
             u.insert(p.trim_start_matches("unroll.").to_string(), number()?);
             s.unroll = Some(u);
         }
-        other => {
-            return Err(field(format!(
-                "sweep parameter '{other}' is not one of: local, groups, size, unroll.<point>"
-            )))
-        }
+        other => return Err(field(format!(
+            "sweep parameter '{other}' is not one of: local, groups, size, index, unroll.<point>"
+        ))),
     }
     Ok(s)
 }

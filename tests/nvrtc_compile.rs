@@ -39,6 +39,8 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 vec![],
                 vec![("UNROLL_A", "4"), ("UNROLL_B", "2")],
                 vec![("WARP_SYNC_WG", "0"), ("USE_SUBGROUPS", "1")],
+                vec![("CLVSCU_INDEX", "64")],
+                vec![("CLVSCU_INDEX", "0")],
             ] {
                 let ptx = compile_to_ptx(&request(stem, local, &extra), "compute_90")
                     .unwrap_or_else(|e| panic!("{stem} WG {local} {extra:?}: {e}"));

@@ -83,3 +83,40 @@ fn every_variant_verifies_on_opencl() {
     );
     assert!(executed > 50);
 }
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn every_variant_verifies_at_every_index_width() {
+    let mut b = backend();
+    let sources = KernelSources::embedded();
+    let mut executed = 0;
+    for index in ["32", "64", "0"] {
+        for v in VARIANTS.iter().filter(|v| v.safe) {
+            let size = sizes(v.family)[sizes(v.family).len() - 1];
+            let inputs = Inputs::generate(v.family, size, 7);
+            let local = locals(v)[0];
+            let side = SideConfig {
+                shape: LaunchShape {
+                    groups: default_groups(v, size, local, 2),
+                    local,
+                },
+                defines: vec![("CLVSCU_INDEX".into(), index.into())],
+                flags: vec![],
+            };
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
+                .unwrap_or_else(|e| panic!("{}/{} index {index}: {e}", v.family.name(), v.name));
+            let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+            assert!(
+                ver.ok,
+                "{}/{} index {index}: max error {}",
+                v.family.name(),
+                v.name,
+                ver.max_error
+            );
+            exec::release(&mut b, p);
+            executed += 1;
+        }
+    }
+    println!("OpenCL verified {executed} configurations across index widths");
+    assert!(executed > 40);
+}

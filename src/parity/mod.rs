@@ -19,7 +19,9 @@
 //!    difference, and any kernel on one side only, fails.
 //!
 //! The preludes legitimately differ (they define the same macros in each API's terms), so they
-//! are not diffed: both must `#define` the same set of macro names.
+//! are not diffed: both must `#define` the same set of macro names, apart from the APIs' own
+//! words that a prelude redefines (the index-width step narrows OpenCL's `get_global_id` or
+//! widens CUDA's `threadIdx`).
 //!
 //! Normalisation is the same function for both sides. A file that used the other API's spelling
 //! would normalise as if it were correct; the compilers catch that, this check does not.
@@ -109,8 +111,13 @@ fn compare_pair(
 
 /// Compares the macro names the two preludes `#define`.
 fn compare_preludes(cl: &str, cu: &str) -> FileParity {
-    let a = defined_macros(cl);
-    let b = defined_macros(cu);
+    let shared = |text: &str| -> BTreeSet<String> {
+        defined_macros(text)
+            .into_iter()
+            .filter(|m| !rewrite::is_api_word(m))
+            .collect()
+    };
+    let (a, b) = (shared(cl), shared(cu));
     FileParity {
         stem: PRELUDE.to_string(),
         macros_only_in_opencl: a.difference(&b).cloned().collect(),

@@ -213,6 +213,19 @@ struct Rule {
     shape: Shape,
 }
 
+/// Whether `name` is one of the APIs' own words in [`SPELLINGS`] (`get_global_id`,
+/// `threadIdx`, ...). A prelude may redefine its API's words (the index-width step narrows or
+/// widens them); such a macro is that API's spelling, not a macro the twins share.
+pub(super) fn is_api_word(name: &str) -> bool {
+    SPELLINGS.iter().any(|(cl, cu)| {
+        [cl, cu].iter().any(|pattern| {
+            pattern
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|word| word == name)
+        })
+    })
+}
+
 /// The rules compiled from [`SPELLINGS`], longest pattern first, with the derived rules for
 /// expressions spelled out in OpenCL builtins.
 fn rules() -> &'static [Rule] {

@@ -136,7 +136,12 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.
-        implementation: format!("{} (parity-checked twins){shaped}", s.variant.kernel),
+        implementation: format!(
+            "{} (parity-checked twins), {}-bit index ({}){shaped}",
+            s.variant.kernel,
+            s.index.bits(plan.backend.api()),
+            s.index
+        ),
         native,
         flags: s.flags,
         second_stage: "driver JIT of PTX, default options".into(),

@@ -465,6 +465,40 @@ impl fmt::Display for Size {
 /// Iterations of each FMA chain in the flops kernel (a compile-time define of both sides).
 pub const FMA_ITERS: u32 = 1024;
 
+crate::names::named_enum! {
+    /// The width of index arithmetic: OpenCL's work-item functions return a 64-bit `size_t`,
+    /// CUDA's built-in index variables are 32-bit. `u32` and `u64` hold one width on both
+    /// sides (through the preludes' `CLVSCU_INDEX`); `native` leaves each API its own, which is
+    /// unfair by construction.
+    #[strum(serialize_all = "lowercase")]
+    pub enum IndexWidth {
+        U32,
+        U64,
+        Native,
+    }
+}
+
+impl IndexWidth {
+    /// The value of the preludes' `CLVSCU_INDEX`.
+    pub fn define(self) -> &'static str {
+        match self {
+            IndexWidth::U32 => "32",
+            IndexWidth::U64 => "64",
+            IndexWidth::Native => "0",
+        }
+    }
+
+    /// The bits of index arithmetic this setting gives on `api`.
+    pub fn bits(self, api: crate::backend::Api) -> u32 {
+        match (self, api) {
+            (IndexWidth::U32, _) => 32,
+            (IndexWidth::U64, _) => 64,
+            (IndexWidth::Native, crate::backend::Api::OpenCl) => 64,
+            (IndexWidth::Native, crate::backend::Api::Cuda) => 32,
+        }
+    }
+}
+
 /// Bytes moved and flops of one run, from the family table — computed here, centrally, never
 /// per backend. `global` is the number of work-items launched.
 ///
