@@ -510,9 +510,11 @@ fn apply_sweep(
             u.insert(p.trim_start_matches("unroll.").to_string(), number()?);
             s.unroll = Some(u);
         }
-        other => return Err(field(format!(
+        other => {
+            return Err(field(format!(
             "sweep parameter '{other}' is not one of: local, groups, size, index, unroll.<point>"
-        ))),
+        )))
+        }
     }
     Ok(s)
 }

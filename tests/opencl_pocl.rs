@@ -4,15 +4,21 @@
 
 mod common;
 
+use std::sync::{Mutex, MutexGuard};
+
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Backend, LaunchShape};
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
 use clvscu::workload::{self, default_groups, FamilyKind, Size, VARIANTS};
 
-fn backend() -> OpenClBackend {
+/// PoCL lists no device when two threads open it at once: the tests take turns.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn backend() -> (MutexGuard<'static, ()>, OpenClBackend) {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     common::need("OpenCL", opencl::availability());
-    OpenClBackend::open(None).expect("open OpenCL device")
+    (turn, OpenClBackend::open(None).expect("open OpenCL device"))
 }
 
 fn sizes(family: FamilyKind) -> Vec<Size> {
@@ -47,7 +53,7 @@ fn locals(v: &workload::Variant) -> Vec<u32> {
 #[test]
 #[ignore = "needs OpenCL"]
 fn every_variant_verifies_on_opencl() {
-    let mut b = backend();
+    let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let mut executed = 0;
     for v in VARIANTS.iter().filter(|v| v.safe) {
@@ -87,7 +93,7 @@ fn every_variant_verifies_on_opencl() {
 #[test]
 #[ignore = "needs OpenCL"]
 fn every_variant_verifies_at_every_index_width() {
-    let mut b = backend();
+    let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let mut executed = 0;
     for index in ["32", "64", "0"] {

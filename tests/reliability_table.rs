@@ -229,6 +229,11 @@ fn cases() -> Vec<Case> {
             "is not a timer",
         ),
         study_case(
+            "an unknown index width",
+            one("index = \"u16\""),
+            "field 'index': unknown variant `u16`, expected one of u32, u64, native",
+        ),
+        study_case(
             "an unroll point the kernel lacks",
             one("unroll = { C = 4 }"),
             "no unroll point 'C'",

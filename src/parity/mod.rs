@@ -41,6 +41,8 @@ mod fuzz_tests;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeSet;
+
 use crate::backend::Api;
 use crate::kernels::{stems, KernelSources};
 
