@@ -803,7 +803,7 @@ mod fuzz_tests {
             } else {
                 let p = c.sweep_param.as_str();
                 prop_assert!(
-                    matches!(p, "local" | "groups" | "size") || p.starts_with("unroll."),
+                    matches!(p, "local" | "groups" | "size" | "index") || p.starts_with("unroll."),
                     "sweep parameter {p}"
                 );
                 let tail = format!("@{}={}", c.sweep_param, c.sweep_value);

@@ -164,6 +164,18 @@ pub fn record_identity(dir: &Path, identity: &FolderIdentity) -> Result<(), Fold
     Ok(())
 }
 
+/// Tries the lock for a moment before giving up: a child process that another thread is
+/// starting holds a copy of every open file until it execs, and with it, briefly, the lock.
+fn take_lock(file: &File) -> bool {
+    for _ in 0..20 {
+        if file.try_lock().is_ok() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
 /// The folder's lock, held until dropped.
 #[derive(Debug)]
 pub struct FolderLock {
@@ -180,7 +192,7 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
         .truncate(false)
         .open(&path)
         .map_err(io(&path))?;
-    if file.try_lock().is_err() {
+    if !take_lock(&file) {
         let mut holder = String::new();
         let _ = file.read_to_string(&mut holder);
         return Err(FolderError::Locked {
