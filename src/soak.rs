@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::export::csv::CsvSchema;
-
 /// One pass of a repeated run and the process's resources right after it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PassRow {
@@ -17,17 +15,6 @@ pub struct PassRow {
     pub resident_kib: Option<u64>,
     /// Open file descriptors (Linux `/proc/self/fd`); empty elsewhere.
     pub open_fds: Option<u64>,
-}
-
-impl CsvSchema for PassRow {
-    const COLUMNS: &'static [&'static str] = &[
-        "pass",
-        "seconds",
-        "measurements_ok",
-        "failed",
-        "resident_kib",
-        "open_fds",
-    ];
 }
 
 /// The file name of the per-pass table in a run's output directory.

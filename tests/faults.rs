@@ -154,7 +154,7 @@ fn two_runs_on_one_folder_the_second_is_refused_naming_the_first() {
             "fake",
             "--no-plot",
             "--passes",
-            "400",
+            "2000",
             "--study",
         ])
         .arg(&study)
@@ -182,10 +182,10 @@ fn two_runs_on_one_folder_the_second_is_refused_naming_the_first() {
             && stderr.contains(&format!("pid {}", first.id())),
         "{stderr}"
     );
-    let (code, stderr) = finish(first, Duration::from_secs(60));
+    let (code, stderr) = finish(first, Duration::from_secs(300));
     assert_eq!(code, 0, "{stderr}");
     let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
-    assert_eq!(prs.len(), 400, "one PR per pass, none twice");
+    assert_eq!(prs.len(), 2000, "one PR per pass, none twice");
 }
 
 /// The address space `plot` may use for 200,000 PR rows, enforced with `ulimit -v` (KiB).

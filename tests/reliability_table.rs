@@ -673,9 +673,9 @@ fn cases() -> Vec<Case> {
     // Merge takes two inputs or more: the second is a file with a header and no row.
     for c in v.iter_mut().filter(|c| c.class == "merge") {
         let header = if c.args.iter().any(|a| a.contains("measurements")) {
-            MeasurementRow::COLUMNS.join(",")
+            MeasurementRow::columns().join(",")
         } else {
-            PrRow::COLUMNS.join(",")
+            PrRow::columns().join(",")
         };
         c.files.push(("e.csv", header + "\n"));
     }

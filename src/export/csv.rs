@@ -15,108 +15,25 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{create_parent_dirs, io_err, write_atomic, ExportError, Exporter};
-use crate::record::{MeasurementRow, PrRow, RowCheck, SampleRow};
+use crate::record::RowCheck;
 
-/// The column list of a row type, in the order that `serde` writes its fields.
-///
-/// An explicit list (rather than one derived from a serialized sample row) lets a header be
-/// written and checked before any row exists. The tests assert that each list equals the header
-/// that `csv` + `serde` actually produce, so it cannot silently drift from the struct.
+/// The column list of a row type, in the order that `serde` writes its fields, derived from
+/// the struct itself (its `Deserialize` names its fields), so a header can be written and
+/// checked before any row exists and can never drift from the struct.
 pub trait CsvSchema {
     /// Column names, in field order.
-    const COLUMNS: &'static [&'static str];
+    fn columns() -> &'static [&'static str];
 }
 
-impl CsvSchema for MeasurementRow {
-    const COLUMNS: &'static [&'static str] = &[
-        "run_id",
-        "study",
-        "comparison",
-        "api",
-        "device",
-        "platform",
-        "driver",
-        "api_version",
-        "family",
-        "variant",
-        "size",
-        "elements",
-        "local_size",
-        "groups",
-        "global_size",
-        "unroll",
-        "flags",
-        "timer",
-        "warmup",
-        "reps",
-        "median_s",
-        "min_s",
-        "mean_s",
-        "mad_s",
-        "ci_lo_s",
-        "ci_hi_s",
-        "outliers",
-        "metric",
-        "metric_unit",
-        "metric_ci_lo",
-        "metric_ci_hi",
-        "bytes",
-        "flops",
-        "peak_gbs",
-        "verified",
-        "max_error",
-        "status",
-        "error",
-        "sweep_param",
-        "sweep_value",
-    ];
-}
-
-impl CsvSchema for PrRow {
-    const COLUMNS: &'static [&'static str] = &[
-        "run_id",
-        "study",
-        "comparison",
-        "device_a",
-        "device_b",
-        "api_a",
-        "api_b",
-        "family",
-        "variant",
-        "size",
-        "local_size",
-        "groups",
-        "metric_unit",
-        "metric_a",
-        "metric_b",
-        "pr",
-        "pr_ci_lo",
-        "pr_ci_hi",
-        "similar",
-        "similar_tight",
-        "fair",
-        "differing_steps",
-        "timer",
-        "sweep_param",
-        "sweep_value",
-    ];
-}
-
-impl CsvSchema for SampleRow {
-    const COLUMNS: &'static [&'static str] = &[
-        "run_id",
-        "comparison",
-        "side",
-        "api",
-        "timer",
-        "rep",
-        "seconds",
-    ];
+impl<T: DeserializeOwned> CsvSchema for T {
+    fn columns() -> &'static [&'static str] {
+        serde_aux::serde_introspection::serde_introspect::<T>()
+    }
 }
 
 /// The header of `T` as owned strings (the form [`ExportError::Schema`] carries).
 pub fn header_of<T: CsvSchema>() -> Vec<String> {
-    T::COLUMNS.iter().map(|c| c.to_string()).collect()
+    T::columns().iter().map(|c| c.to_string()).collect()
 }
 
 /// Turns a `csv` error into an [`ExportError`] naming the file, the line and, where known, the
@@ -163,7 +80,7 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
 
 /// Refuses `found` unless it is exactly `T`'s header.
 fn check_header<T: CsvSchema>(path: &Path, found: &::csv::StringRecord) -> Result<(), ExportError> {
-    if found.iter().eq(T::COLUMNS.iter().copied()) {
+    if found.iter().eq(T::columns().iter().copied()) {
         Ok(())
     } else {
         Err(ExportError::Schema {
@@ -189,18 +106,18 @@ fn parse_rows<T: DeserializeOwned + CsvSchema>(
         .from_reader(data);
     let header = reader
         .headers()
-        .map_err(|e| csv_err(path, e, T::COLUMNS))?
+        .map_err(|e| csv_err(path, e, T::columns()))?
         .clone();
     check_header::<T>(path, &header)?;
     reader
         .deserialize::<T>()
-        .map(|row| row.map_err(|e| csv_err(path, e, T::COLUMNS)))
+        .map(|row| row.map_err(|e| csv_err(path, e, T::columns())))
         .collect()
 }
 
 /// Reads every row of a CSV of `T` rows.
 ///
-/// The header must equal `T::COLUMNS` exactly (a foreign CSV is refused with the expected and
+/// The header must equal `T::columns()` exactly (a foreign CSV is refused with the expected and
 /// found columns); a row that does not parse is reported with the file, the 1-based line on
 /// which it starts and the column. An empty file reads as no rows, as [`CsvAppender`] treats it
 /// as new.
@@ -222,7 +139,7 @@ impl<T: Serialize + CsvSchema> Exporter<T> for CsvExporter {
         let mut writer = ::csv::WriterBuilder::new()
             .has_headers(false)
             .from_writer(Vec::new());
-        writer.write_record(T::COLUMNS).map_err(render_err)?;
+        writer.write_record(T::columns()).map_err(render_err)?;
         for row in rows {
             writer.serialize(row).map_err(render_err)?;
         }
@@ -325,8 +242,8 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         if existing.is_empty() {
             let mut header = ::csv::WriterBuilder::new().from_writer(Vec::new());
             header
-                .write_record(T::COLUMNS)
-                .map_err(|e| csv_err(path, e, T::COLUMNS))?;
+                .write_record(T::columns())
+                .map_err(|e| csv_err(path, e, T::columns()))?;
             let bytes = header
                 .into_inner()
                 .map_err(|e| io_err(path)(e.into_error()))?;
@@ -350,7 +267,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         for row in rows {
             buffer
                 .serialize(row)
-                .map_err(|e| csv_err(&self.path, e, T::COLUMNS))?;
+                .map_err(|e| csv_err(&self.path, e, T::columns()))?;
         }
         let bytes = buffer
             .into_inner()
@@ -509,7 +426,9 @@ pub fn existing_keys(path: &Path, column: &str) -> Result<HashSet<String>, Expor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Api, FamilyKind, Metric, Side, Status, TimerKind};
+    use crate::record::{
+        Api, FamilyKind, MeasurementRow, Metric, PrRow, SampleRow, Side, Status, TimerKind,
+    };
     use proptest::prelude::*;
     use std::io::Write;
     use strum::VariantArray;

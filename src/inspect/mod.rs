@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use crate::backend::{Api, Backend, BackendError, CompileRequest, KernelResources};
-use crate::export::csv::{write_rows, CsvSchema};
+use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::fairness::Flags;
 use crate::kernels::KernelSources;
@@ -19,10 +19,6 @@ pub use ptx::ClassCountRow as ClassRow;
 
 pub const CLASSES_CSV: &str = "ptx_classes.csv";
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
-
-impl CsvSchema for ClassRow {
-    const COLUMNS: &'static [&'static str] = &["pair", "kernel", "api", "class", "count"];
-}
 
 #[derive(Debug, Error)]
 pub enum InspectError {
@@ -50,19 +46,6 @@ pub struct ResourceRow {
     /// The largest work-group the API accepts for this kernel (registers limit it).
     pub max_threads_per_group: String,
     pub ptx_instructions: u64,
-}
-
-impl CsvSchema for ResourceRow {
-    const COLUMNS: &'static [&'static str] = &[
-        "pair",
-        "api",
-        "source",
-        "registers",
-        "shared_bytes",
-        "local_bytes",
-        "max_threads_per_group",
-        "ptx_instructions",
-    ];
 }
 
 pub struct InspectReport {

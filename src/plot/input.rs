@@ -41,13 +41,13 @@ pub enum CsvKind {
 pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
     let header = first_line_of(path)?;
     let is = |columns: &[&str]| header == columns.join(",");
-    if is(MeasurementRow::COLUMNS) {
+    if is(MeasurementRow::columns()) {
         Ok(CsvKind::Measurements)
-    } else if is(PrRow::COLUMNS) {
+    } else if is(PrRow::columns()) {
         Ok(CsvKind::Prs)
-    } else if is(SampleRow::COLUMNS) {
+    } else if is(SampleRow::columns()) {
         Ok(CsvKind::Samples)
-    } else if is(inspect::ClassRow::COLUMNS) {
+    } else if is(inspect::ClassRow::columns()) {
         Ok(CsvKind::PtxClasses)
     } else {
         Err(InputError::Foreign {

@@ -164,14 +164,15 @@ pub fn record_identity(dir: &Path, identity: &FolderIdentity) -> Result<(), Fold
     Ok(())
 }
 
-/// Tries the lock for a moment before giving up: a child process that another thread is
-/// starting holds a copy of every open file until it execs, and with it, briefly, the lock.
+/// Tries the lock for a fifth of a second before giving up: a child process that another
+/// thread is starting holds a copy of every open file until it execs, and with it, briefly,
+/// the lock.
 fn take_lock(file: &File) -> bool {
-    for _ in 0..20 {
+    for _ in 0..10 {
         if file.try_lock().is_ok() {
             return true;
         }
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
     false
 }
