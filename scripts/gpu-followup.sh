@@ -7,14 +7,8 @@
 # 2. study followup-index with each directory, two passes in one process;
 # 3. the launch-overhead comparisons five times in one process.
 set -uo pipefail
-BIN="${1:-./target/release/clvscu}"
-OUT="${2:-clvscu-results/followup-$(date -u +%Y%m%d)}"
-mkdir -p "$OUT"
-exec > >(tee "$OUT/run.log") 2>&1
-echo "== clvscu GPU follow-up $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "command: $0 $*"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu-before.csv"
-"$BIN" --version
+. "$(dirname "$0")/gpu-common.sh"
+gpu_begin "GPU follow-up" "clvscu-results/followup-$(date -u +%Y%m%d)" "$@"
 CL="--cl-device NVIDIA"
 "$(dirname "$0")/experiment-kernels.sh" "$OUT/kernels"
 for d in base u32 wgconst u32-wgconst; do
@@ -29,7 +23,7 @@ done
 echo "== launch x5"
 "$BIN" run --study peaks --only launch --passes 5 --out "$OUT/launch" $CL --no-plot > "$OUT/launch.log" 2>&1
 echo "exit $?"; tail -n 1 "$OUT/launch.log"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu-after.csv"
+gpu_end
 echo "== PR per experiment (pass1 / pass2)"
 for d in base u32 wgconst u32-wgconst; do
   awk -F, -v d="$d" 'NR>1 {printf "%-12s %-28s PR %.3f\n", d, $3, $16}' "$OUT/$d/run/prs.csv"

@@ -5,15 +5,8 @@
 #   scripts/gpu-index.sh [BINARY] [OUTDIR]
 # Nothing here edits a number; scripts/index-report.py turns the CSVs into the tables.
 set -uo pipefail
-BIN="${1:-./target/release/clvscu}"
-OUT="${2:-clvscu-results/index-$(date -u +%Y%m%d)}"
-mkdir -p "$OUT"
-exec > >(tee "$OUT/run.log") 2>&1
-echo "== clvscu index width $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "command: $0 $*"
-Q="--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw"
-nvidia-smi "$Q" --format=csv | tee "$OUT/gpu-before.csv"
-"$BIN" --version
+. "$(dirname "$0")/gpu-common.sh"
+gpu_begin "index width" "clvscu-results/index-$(date -u +%Y%m%d)" "$@"
 "$BIN" devices > "$OUT/devices.txt" 2>&1
 for study in index-width default modern; do
   echo "== $study"
@@ -22,5 +15,5 @@ for study in index-width default modern; do
 done
 echo "== inspect"
 "$BIN" inspect --out "$OUT/inspect" --cl-device NVIDIA > "$OUT/inspect.log" 2>&1; echo "exit $?"
-nvidia-smi "$Q" --format=csv | tee "$OUT/gpu-after.csv"
+gpu_end
 echo "== done"

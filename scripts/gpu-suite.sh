@@ -4,14 +4,8 @@
 # Runs every study twice (pass1/, pass2/) in both APIs, the vendor baselines (PyTorch), the
 # compiler inspection, and records provenance. Nothing here edits a number.
 set -uo pipefail
-BIN="${1:-./target/release/clvscu}"
-OUT="${2:-clvscu-results/gpu-$(date -u +%Y%m%d)}"
-mkdir -p "$OUT"
-exec > >(tee "$OUT/run.log") 2>&1
-echo "== clvscu GPU suite $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "command: $0 $*"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu-before.csv"
-"$BIN" --version
+. "$(dirname "$0")/gpu-common.sh"
+gpu_begin "GPU suite" "clvscu-results/gpu-$(date -u +%Y%m%d)" "$@"
 "$BIN" devices | tee "$OUT/devices.txt"
 CL="--cl-device NVIDIA"
 for pass in pass1 pass2; do
@@ -26,5 +20,5 @@ echo "== baselines"
 python3 "$(dirname "$0")/baselines.py" "$OUT/baselines.csv"
 echo "== inspect"
 "$BIN" inspect --out "$OUT/inspect" $CL > "$OUT/inspect.log" 2>&1; echo "exit $?"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,temperature.gpu,power.draw --format=csv | tee "$OUT/gpu-after.csv"
+gpu_end
 echo "== done"
