@@ -27,7 +27,8 @@ use crate::study::{Comparison, Resolved, Study};
 use crate::workload::default_groups;
 use crate::workload::exec::SideConfig;
 use analysis::RowContext;
-use measure::{InputCache, SidePlan};
+pub use measure::InputCache;
+use measure::SidePlan;
 use store::{ComparisonRows, Sink};
 
 pub use analysis::RESAMPLES;
@@ -104,14 +105,26 @@ impl RunSummary {
 pub fn run_study(
     study: &Study,
     a: &mut dyn Backend,
+    b: Option<&mut dyn Backend>,
+    sink: &mut dyn Sink,
+    ctx: &RunContext,
+) -> Result<RunSummary, ExportError> {
+    run_study_with(study, a, b, sink, ctx, &mut InputCache::default())
+}
+
+/// [`run_study`] with the inputs of earlier runs at hand: passes of one study reuse them
+/// instead of generating (and allocating) them again.
+pub fn run_study_with(
+    study: &Study,
+    a: &mut dyn Backend,
     mut b: Option<&mut dyn Backend>,
     sink: &mut dyn Sink,
     ctx: &RunContext,
+    cache: &mut InputCache,
 ) -> Result<RunSummary, ExportError> {
     let mut summary = RunSummary::default();
     let bar = progress_bar(study.comparisons.len(), ctx.progress);
     let expected = if b.is_some() { 2 } else { 1 };
-    let mut cache = InputCache::default();
     for comparison in &study.comparisons {
         if ctx.interrupted.load(Ordering::SeqCst) {
             summary.interrupted = true;
@@ -127,7 +140,7 @@ pub fn run_study(
             Some(x) => Some(&mut **x),
             None => None,
         };
-        let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, &mut cache) else {
+        let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, cache) else {
             summary.interrupted = true;
             break;
         };

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::folder::{self, FolderError, FolderIdentity};
 use super::store::{CsvStore, Sink};
-use super::{provenance, run_study, RunContext, RunSummary};
+use super::{provenance, run_study_with, InputCache, RunContext, RunSummary};
 use crate::backend::{Backend, DeviceInfo};
 use crate::export::csv::write_rows;
 use crate::export::json::write_json_atomic;
@@ -171,6 +171,7 @@ fn run_passes(
 ) -> Result<RunSummary, SessionError> {
     let mut all = RunSummary::default();
     let mut pass_rows = Vec::new();
+    let mut inputs = InputCache::default();
     let passes = plan.passes.max(1);
     for pass in 1..=passes {
         let started = Instant::now();
@@ -183,7 +184,7 @@ fn run_passes(
             Some(x) => Some(x.as_mut()),
             None => None,
         };
-        let summary = run_study(&study, sides.a.as_mut(), b, sink, ctx)?;
+        let summary = run_study_with(&study, sides.a.as_mut(), b, sink, ctx, &mut inputs)?;
         if passes > 1 {
             let row = pass_row(pass, started, &summary);
             on_event(Event::PassDone {
