@@ -376,3 +376,23 @@ fn the_fake_pair_is_hidden_from_help() {
         .stdout(predicate::str::contains("opencl-cuda"))
         .stdout(predicate::str::contains("fake").not());
 }
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn an_unusable_pocl_cache_is_named_as_the_cause() {
+    need_opencl();
+    let dir = tempfile::tempdir().unwrap();
+    // A cache folder below a file can never be created, even by root.
+    let blocker = write(dir.path(), "file", "not a folder");
+    let out = clvscu()
+        .arg("devices")
+        .env("POCL_CACHE_DIR", blocker.join("cache"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // PoCL lists no device without a usable cache; the message must say why.
+    assert!(
+        text.contains("PoCL's kernel cache") && text.contains("POCL_CACHE_DIR"),
+        "{text}"
+    );
+}
