@@ -55,7 +55,7 @@ pub enum Command {
     /// List the built-in studies.
     Studies,
     /// Run a study (default: the short `default` study) and write CSV, JSON, Markdown, charts.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
         #[command(flatten)]
@@ -82,9 +82,39 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// A built-in study name (see `clvscu studies`) or a path to a study .toml file.
-    #[arg(long, default_value = "default")]
-    pub study: String,
+    /// Run one kernel (FAMILY/VARIANT) or a family's variants (FAMILY) from the command line
+    /// instead of a study; the options below set its parameters, and the study this makes is
+    /// saved as study.toml in the output folder.
+    #[arg(value_name = "FAMILY/VARIANT", conflicts_with = "study")]
+    pub target: Option<String>,
+    /// A built-in study name (see `clvscu studies`) or a path to a study .toml file
+    /// (default: the study `default`).
+    #[arg(long)]
+    pub study: Option<String>,
+    /// Work-group sizes: a list (64,128,256) or a doubling range (64..1024).
+    #[arg(long, requires = "target", value_name = "LIST")]
+    pub local: Option<String>,
+    /// Problem sizes: ROWSxCOLS, N or 2^K; a list or a doubling range (2^10..2^20).
+    #[arg(long, requires = "target", value_name = "LIST")]
+    pub size: Option<String>,
+    /// Work-group counts: a list or a doubling range (default: the variant's rule).
+    #[arg(long, requires = "target", value_name = "LIST")]
+    pub groups: Option<String>,
+    /// Index widths: u32, u64, native (a list).
+    #[arg(long, requires = "target", value_name = "LIST")]
+    pub index: Option<String>,
+    /// Timed repetitions at least.
+    #[arg(long, requires = "target")]
+    pub reps: Option<u32>,
+    /// Warm-up runs before timing.
+    #[arg(long, requires = "target")]
+    pub warmup: Option<u32>,
+    /// Seconds of timing per side at least.
+    #[arg(long, requires = "target", value_name = "SECONDS")]
+    pub min_time: Option<f64>,
+    /// device-event or wall-clock.
+    #[arg(long, requires = "target")]
+    pub timer: Option<String>,
     /// Output directory (default: clvscu-results/<study>-<UTC timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,

@@ -20,9 +20,10 @@ use clvscu::plot::input::CsvKind;
 use clvscu::record::{MeasurementRow, PrRow, SampleRow, Status};
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, RunPlan, Sides};
+use clvscu::session::store::ComparisonRows;
 use clvscu::session::watchdog::Watchdog;
-use clvscu::session::{self, Outcome, RunSummary};
-use clvscu::study;
+use clvscu::session::{self, OnComparison, Outcome, RunSummary};
+use clvscu::study::{self, quick::QuickRun};
 
 use crate::cli::{Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
 
@@ -35,7 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Devices => devices(),
         Command::Studies => studies(),
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Parity { devices } => parity(&devices),
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),
@@ -192,8 +193,38 @@ fn open_sides(args: &RunArgs) -> Result<Sides> {
     }
 }
 
-fn load_study(args: &RunArgs) -> Result<study::Study> {
-    let mut study = study::load(&args.study)?;
+/// The command line's study, when it names a kernel instead of a study.
+fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
+    let list = |param: &str, v: &Option<String>| -> Result<Vec<String>> {
+        v.as_deref()
+            .map(|t| study::quick::expand(param, t).map_err(anyhow::Error::msg))
+            .unwrap_or(Ok(Vec::new()))
+    };
+    Ok(QuickRun {
+        target: target.to_string(),
+        local: list("local", &args.local)?,
+        size: list("size", &args.size)?,
+        groups: list("groups", &args.groups)?,
+        index: list("index", &args.index)?,
+        reps: args.reps,
+        warmup: args.warmup,
+        min_time: args.min_time,
+        timer: args.timer.clone(),
+    })
+}
+
+/// The study to run and, for a command-line run, the study file it stands for.
+fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
+    let (mut study, text) = match &args.target {
+        Some(target) => {
+            let (s, text) = quick_run(args, target)?.study()?;
+            (s, Some(text))
+        }
+        None => (
+            study::load(args.study.as_deref().unwrap_or("default"))?,
+            None,
+        ),
+    };
     if let Some(only) = &args.only {
         study.comparisons.retain(|c| c.id.contains(only.as_str()));
         if study.comparisons.is_empty() {
@@ -203,7 +234,7 @@ fn load_study(args: &RunArgs) -> Result<study::Study> {
             );
         }
     }
-    Ok(study)
+    Ok((study, text))
 }
 
 /// Ends the process at once, skipping exit handlers: a driver thread stuck in a kernel can
@@ -253,7 +284,7 @@ fn start_watchdog(out: &Path) -> Watchdog {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let study = load_study(&args)?;
+    let (study, study_text) = load_study(&args)?;
     let sources = sources(&args.devices)?;
     let mut sides = open_sides(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
@@ -262,6 +293,7 @@ fn run(args: RunArgs) -> Result<i32> {
         let name = plot::slug(&study.name);
         PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
     });
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let watchdog = start_watchdog(&out);
     let interrupted = interrupt_flag(&watchdog, &out);
     let plan = RunPlan {
@@ -272,11 +304,14 @@ fn run(args: RunArgs) -> Result<i32> {
         charts: !args.no_plot,
         sources: &sources,
         interrupted: &interrupted,
-        progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        progress,
         command_line: std::env::args().collect(),
         run_id: format!("{stamp}-{GIT_COMMIT}"),
         watchdog: Some(&watchdog),
         timeout_s: args.timeout,
+        study_text,
+        // Without a terminal there is no progress bar: a line per comparison instead.
+        on_comparison: (!progress).then_some(&print_progress as &OnComparison),
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {
@@ -293,6 +328,33 @@ fn run(args: RunArgs) -> Result<i32> {
         None => {}
     }
     Ok(exit_code(&report.summary, &out))
+}
+
+/// One line per finished comparison: its sides' metrics or why they failed, and its PR.
+fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
+    let Some(first) = rows.measurements.first() else {
+        return;
+    };
+    let sides: Vec<String> = rows
+        .measurements
+        .iter()
+        .map(|m| match m.status {
+            Status::Ok => format!("{} {:.1} {}", m.api, m.metric, m.metric_unit),
+            failed => format!("{} {failed}", m.api),
+        })
+        .collect();
+    let pr = rows
+        .pr
+        .as_ref()
+        .map(|p| format!(", PR {:.3} [{:.3}, {:.3}]", p.pr, p.pr_ci_lo, p.pr_ci_hi))
+        .unwrap_or_default();
+    println!(
+        "[{done}/{total}] {} (local {}, groups {}): {}{pr}",
+        first.comparison,
+        first.local_size,
+        first.groups,
+        sides.join(", ")
+    );
 }
 
 fn show_event(event: Event) {

@@ -5,6 +5,8 @@
 //! `[comparison.b]` (aliases `opencl` / `cuda`). Any step may be overridden on one side only;
 //! the fairness verdict then names it.
 
+pub mod quick;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -396,3 +396,74 @@ fn an_unusable_pocl_cache_is_named_as_the_cause() {
         "{text}"
     );
 }
+
+#[test]
+fn a_command_line_run_is_a_saved_study_with_progress_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("quick");
+    let args = ["run", "matvec/listing6", "--pair", "fake", "--no-plot"];
+    let grid = ["--local", "64,128", "--size", "64x40,128x40", "--reps", "3"];
+    let assert = clvscu()
+        .args(args)
+        .args(grid)
+        .args(["--min-time", "0", "--out"])
+        .arg(&out)
+        .assert()
+        .code(0);
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    // Without a terminal, one line per finished comparison, with its full name.
+    assert!(
+        stdout.contains("[1/4] matvec/listing6@size=64x40,local=64 (local 64, groups "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[4/4] matvec/listing6@size=128x40,local=128"),
+        "{stdout}"
+    );
+    let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(prs.len(), 4);
+    // The saved study repeats the run.
+    let again = dir.path().join("again");
+    clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "--study"])
+        .arg(out.join("study.toml"))
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .code(0);
+    let prs_again: Vec<PrRow> = read_rows(&again.join("prs.csv")).unwrap();
+    let ids = |rows: &[PrRow]| {
+        rows.iter()
+            .map(|r| r.comparison.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&prs_again), ids(&prs));
+}
+
+#[test]
+fn command_line_parameters_need_a_kernel_and_exclude_a_study() {
+    clvscu()
+        .args(["run", "--local", "64"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("FAMILY/VARIANT"));
+    clvscu()
+        .args(["run", "matvec/listing6", "--study", "default"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with"));
+    clvscu()
+        .args([
+            "run",
+            "matvec/listing6",
+            "--pair",
+            "fake",
+            "--local",
+            "512..64",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "--local: the range 512..64 is empty",
+        ));
+}

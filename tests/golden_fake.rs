@@ -34,6 +34,7 @@ fn run_golden_study(out: &Path) {
         progress: false,
         watchdog: None,
         timeout_s: None,
+        on_comparison: None,
     };
     let mut sinks = CsvStore::open(out, false, 2).unwrap();
     run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();

@@ -90,7 +90,7 @@ fn similar_label(row: &PrRow) -> &'static str {
 /// differing steps (the steps that were not held equal, so an unfair PR explains itself).
 pub fn pr_table(rows: &[PrRow]) -> String {
     let mut out = table_head(&[
-        ("variant", false),
+        ("comparison", false),
         ("size", false),
         ("local×groups", true),
         ("perf A", true),
@@ -110,7 +110,7 @@ pub fn pr_table(rows: &[PrRow]) -> String {
             .map(cell)
             .collect();
         out.push_str(&table_line(&[
-            cell(&r.variant),
+            cell(&r.comparison),
             cell(&r.size),
             format!("{}×{}", r.local_size, r.groups),
             format_sig(r.metric_a, VALUE_DIGITS),
@@ -136,8 +136,9 @@ pub fn pr_table(rows: &[PrRow]) -> String {
 /// verified and must not be read as results.
 pub fn measurement_table(rows: &[MeasurementRow]) -> String {
     let mut out = table_head(&[
-        ("variant", false),
+        ("comparison", false),
         ("api", false),
+        ("local×groups", true),
         ("median time (ms)", true),
         ("metric", true),
         ("status", false),
@@ -159,8 +160,9 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
             ("-".to_string(), "-".to_string())
         };
         out.push_str(&table_line(&[
-            cell(&r.variant),
+            cell(&r.comparison),
             cell(r.api.label()),
+            format!("{}×{}", r.local_size, r.groups),
             time,
             metric,
             r.status.as_str().to_string(),
@@ -219,7 +221,7 @@ mod tests {
         PrRow {
             run_id: "r".into(),
             study: "s".into(),
-            comparison: "c".into(),
+            comparison: "mv|tiled".into(),
             device_a: "d".into(),
             device_b: "d".into(),
             api_a: Api::OpenCl,
@@ -252,7 +254,7 @@ mod tests {
         assert_eq!(lines.len(), 3, "{table}");
         assert_eq!(
             lines[0],
-            "| variant | size | local×groups | perf A | perf B | unit | PR [95% CI] | similar \
+            "| comparison | size | local×groups | perf A | perf B | unit | PR [95% CI] | similar \
              | fair | differing steps |"
         );
         assert_eq!(
@@ -284,7 +286,7 @@ mod tests {
         MeasurementRow {
             run_id: "r".into(),
             study: "s".into(),
-            comparison: "c".into(),
+            comparison: "reduce6".into(),
             api: Api::Cuda,
             device: "d".into(),
             platform: "p".into(),
@@ -331,10 +333,16 @@ mod tests {
         let lines: Vec<&str> = table.lines().collect();
         assert_eq!(
             lines[0],
-            "| variant | api | median time (ms) | metric | status |"
+            "| comparison | api | local×groups | median time (ms) | metric | status |"
         );
-        assert_eq!(lines[2], "| reduce6 | CUDA | 1.235 | 3.325 GB/s | ok |");
-        assert_eq!(lines[3], "| reduce6 | CUDA | - | - | build-failed |");
+        assert_eq!(
+            lines[2],
+            "| reduce6 | CUDA | 256×4 | 1.235 | 3.325 GB/s | ok |"
+        );
+        assert_eq!(
+            lines[3],
+            "| reduce6 | CUDA | 256×4 | - | - | build-failed |"
+        );
         assert_eq!(lines.len(), 4);
     }
 

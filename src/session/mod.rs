@@ -33,6 +33,9 @@ use store::{ComparisonRows, Sink};
 
 pub use analysis::RESAMPLES;
 
+/// Told of each finished comparison: how many are done, of how many, and its rows.
+pub type OnComparison = dyn Fn(usize, usize, &ComparisonRows);
+
 /// Run-wide settings.
 pub struct RunContext<'a> {
     pub run_id: String,
@@ -43,6 +46,8 @@ pub struct RunContext<'a> {
     pub watchdog: Option<&'a watchdog::Watchdog>,
     /// `--timeout`: the watchdog's limit of every launch, over the study's.
     pub timeout_s: Option<f64>,
+    /// Told of every finished comparison (`done` of `total`), as it is stored.
+    pub on_comparison: Option<&'a OnComparison>,
 }
 
 /// What a run did, for the summary and the exit code.
@@ -125,7 +130,7 @@ pub fn run_study_with(
     let mut summary = RunSummary::default();
     let bar = progress_bar(study.comparisons.len(), ctx.progress);
     let expected = if b.is_some() { 2 } else { 1 };
-    for comparison in &study.comparisons {
+    for (i, comparison) in study.comparisons.iter().enumerate() {
         if ctx.interrupted.load(Ordering::SeqCst) {
             summary.interrupted = true;
             break;
@@ -146,6 +151,9 @@ pub fn run_study_with(
         };
         // Written before the next comparison starts: an interruption keeps it.
         sink.record(&rows)?;
+        if let Some(tell) = ctx.on_comparison {
+            tell(i + 1, study.comparisons.len(), &rows);
+        }
         summary.note(rows);
         bar.inc(1);
     }

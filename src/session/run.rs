@@ -20,6 +20,9 @@ use crate::record::Status;
 use crate::soak::{self, PassRow};
 use crate::study::Study;
 
+/// The study file of a command-line run, in its output folder.
+pub const STUDY_FILE: &str = "study.toml";
+
 /// The backends of a run: side A, and side B when a PR can be formed.
 pub struct Sides {
     pub a: Box<dyn Backend>,
@@ -51,6 +54,10 @@ pub struct RunPlan<'a> {
     pub watchdog: Option<&'a super::watchdog::Watchdog>,
     /// `--timeout`: the watchdog's limit of every launch, in seconds.
     pub timeout_s: Option<f64>,
+    /// The study file of a command-line run, saved as `study.toml` so it can be repeated.
+    pub study_text: Option<String>,
+    /// Told of every finished comparison (`done` of `total`).
+    pub on_comparison: Option<&'a super::OnComparison>,
 }
 
 /// What happened while a run went on, for the caller to show.
@@ -107,6 +114,9 @@ pub fn execute(
     let expected_sides = if sides.b.is_some() { 2 } else { 1 };
     let mut store = CsvStore::open(&plan.out, plan.resume, expected_sides).map_err(output)?;
     folder::record_identity(&plan.out, &identity)?;
+    if let Some(text) = &plan.study_text {
+        write_atomic(&plan.out.join(STUDY_FILE), text.as_bytes())?;
+    }
     let mut prov = provenance::of_run(
         &plan.study,
         &sides.infos(),
@@ -128,6 +138,7 @@ pub fn execute(
         progress: plan.progress,
         watchdog: plan.watchdog,
         timeout_s: plan.timeout_s,
+        on_comparison: plan.on_comparison,
     };
     let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
     prov.gpu_query_after = provenance::gpu_query();

@@ -50,6 +50,7 @@ fn run_on(
         progress: false,
         watchdog: None,
         timeout_s: None,
+        on_comparison: None,
     };
     let b = b.map(|b| b as &mut dyn crate::backend::Backend);
     run_study(s, a, b, sink, &ctx)
@@ -486,6 +487,8 @@ fn plan<'a>(
         run_id: "test".into(),
         watchdog: None,
         timeout_s: None,
+        study_text: None,
+        on_comparison: None,
     }
 }
 

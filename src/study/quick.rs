@@ -1,0 +1,254 @@
+//! Studies written from the command line: `clvscu run matvec/listing6 --local 64,128,256
+//! --size 60989x1100` is the study file this module writes, saved in the output folder so the
+//! run can be repeated with `--study`. Every parameter takes a list (`64,128,256`) or a
+//! doubling range (`64..1024`, `2^10..2^20`); several lists form a grid, one fair comparison
+//! per point.
+
+use super::{parse, Study, StudyError};
+
+/// The command line's settings; empty lists keep the study defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QuickRun {
+    /// `FAMILY/VARIANT`, or `FAMILY` for all its variants.
+    pub target: String,
+    pub local: Vec<String>,
+    pub size: Vec<String>,
+    pub groups: Vec<String>,
+    pub index: Vec<String>,
+    pub reps: Option<u32>,
+    pub warmup: Option<u32>,
+    pub min_time: Option<f64>,
+    pub timer: Option<String>,
+}
+
+/// One setting of a grid point: key, value, and whether TOML quotes the value.
+type Setting = (&'static str, String, bool);
+
+/// The most grid points one command line may ask for.
+pub const MAX_POINTS: usize = 10_000;
+
+/// Expands `64,128` or `64..256` (doubling) or `2^10..2^12` into its values.
+pub fn expand(param: &str, text: &str) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        match part.split_once("..") {
+            Some((lo, hi)) => out.extend(doubling(param, lo, hi)?),
+            None if part.is_empty() => {
+                return Err(format!("--{param}: an empty value in '{text}'"))
+            }
+            None => out.push(part.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// `lo, 2 lo, 4 lo, ... <= hi`, written as given (`2^K` stays a power of two).
+fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, String> {
+    let value = |s: &str| -> Result<(u64, bool), String> {
+        match s.trim().strip_prefix("2^") {
+            Some(k) => k
+                .parse::<u32>()
+                .ok()
+                .and_then(|k| 1u64.checked_shl(k))
+                .map(|v| (v, true))
+                .ok_or_else(|| format!("--{param}: '{s}' is not a power of two 2^K")),
+            None => s
+                .trim()
+                .parse::<u64>()
+                .map(|v| (v, false))
+                .map_err(|_| format!("--{param}: '{s}' is not a whole number")),
+        }
+    };
+    let ((lo, pow), (hi, _)) = (value(lo)?, value(hi)?);
+    if lo == 0 || lo > hi {
+        return Err(format!("--{param}: the range {lo}..{hi} is empty"));
+    }
+    let mut out = Vec::new();
+    let mut v = lo;
+    while v <= hi {
+        out.push(if pow {
+            format!("2^{}", v.trailing_zeros())
+        } else {
+            v.to_string()
+        });
+        v = v.saturating_mul(2);
+        if out.len() > MAX_POINTS {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+fn quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+impl QuickRun {
+    /// The study file this command line stands for.
+    pub fn study_text(&self) -> Result<String, String> {
+        let (family, variant) = match self.target.split_once('/') {
+            Some((f, v)) => (f, Some(v)),
+            None => (self.target.as_str(), None),
+        };
+        let mut text = format!(
+            "# Written by the command line: clvscu run {}\nname = {}\n\
+             description = \"a command-line run of {}\"\n\n[defaults]\nfamily = {}\n",
+            self.target,
+            quote(&format!("quick-{}", self.target.replace('/', "-"))),
+            self.target,
+            quote(family)
+        );
+        self.push_scalars(&mut text);
+        let grid = self.grid()?;
+        for point in &grid {
+            text.push_str("\n[[comparison]]\n");
+            match variant {
+                Some(v) => text.push_str(&format!("variant = {}\n", quote(v))),
+                None => text.push_str("all_variants = true\n"),
+            }
+            if grid.len() > 1 {
+                let name: Vec<String> = point.iter().map(|(k, v, _)| format!("{k}={v}")).collect();
+                text.push_str(&format!(
+                    "name = {}\n",
+                    quote(&format!("{}@{}", self.target, name.join(",")))
+                ));
+            }
+            for (key, value, quoted) in point {
+                let value = if *quoted { quote(value) } else { value.clone() };
+                text.push_str(&format!("{key} = {value}\n"));
+            }
+        }
+        Ok(text)
+    }
+
+    fn push_scalars(&self, text: &mut String) {
+        if let Some(r) = self.reps {
+            text.push_str(&format!("reps = {r}\n"));
+        }
+        if let Some(w) = self.warmup {
+            text.push_str(&format!("warmup = {w}\n"));
+        }
+        if let Some(t) = self.min_time {
+            text.push_str(&format!("min_time = {t:?}\n"));
+        }
+        if let Some(t) = &self.timer {
+            text.push_str(&format!("timer = {}\n", quote(t)));
+        }
+    }
+
+    /// Every combination of the listed parameters: (key, value, whether TOML quotes it).
+    fn grid(&self) -> Result<Vec<Vec<Setting>>, String> {
+        let axes: [(&'static str, &Vec<String>, bool); 4] = [
+            ("size", &self.size, true),
+            ("local", &self.local, false),
+            ("groups", &self.groups, false),
+            ("index", &self.index, true),
+        ];
+        let mut grid: Vec<Vec<Setting>> = vec![Vec::new()];
+        for (key, values, quoted) in axes {
+            if values.is_empty() {
+                continue;
+            }
+            let mut next = Vec::new();
+            for point in &grid {
+                for v in values {
+                    let mut p = point.clone();
+                    p.push((key, v.clone(), quoted));
+                    next.push(p);
+                }
+            }
+            if next.len() > MAX_POINTS {
+                return Err(format!(
+                    "the grid has {} points or more; at most {MAX_POINTS} in one run",
+                    next.len()
+                ));
+            }
+            grid = next;
+        }
+        Ok(grid)
+    }
+
+    /// The study, resolved and checked like any study file, and its text.
+    pub fn study(&self) -> Result<(Study, String), StudyError> {
+        let text = self.study_text().map_err(|message| StudyError::Field {
+            file: "command line".into(),
+            entry: self.target.clone(),
+            message,
+        })?;
+        Ok((parse(&text, "command line")?, text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_and_doubling_ranges_expand() {
+        assert_eq!(expand("local", "64,128").unwrap(), ["64", "128"]);
+        assert_eq!(
+            expand("local", "64..512").unwrap(),
+            ["64", "128", "256", "512"]
+        );
+        assert_eq!(
+            expand("size", "2^10..2^12").unwrap(),
+            ["2^10", "2^11", "2^12"]
+        );
+        assert!(expand("local", "512..64").unwrap_err().contains("empty"));
+        assert!(expand("local", "64,,128")
+            .unwrap_err()
+            .contains("empty value"));
+        assert!(expand("size", "2^x..2^3")
+            .unwrap_err()
+            .contains("power of two"));
+    }
+
+    #[test]
+    fn a_grid_of_two_parameters_is_one_named_comparison_per_point() {
+        let q = QuickRun {
+            target: "matvec/listing6".into(),
+            local: vec!["64".into(), "128".into()],
+            size: vec!["64x40".into(), "128x40".into()],
+            reps: Some(3),
+            ..QuickRun::default()
+        };
+        let (study, text) = q.study().unwrap();
+        assert_eq!(study.comparisons.len(), 4);
+        assert_eq!(
+            study.comparisons[0].id,
+            "matvec/listing6@size=64x40,local=64"
+        );
+        assert_eq!(study.comparisons[3].a.local, 128);
+        assert_eq!(study.comparisons[0].a.reps, 3);
+        // The text is a study file: reading it back gives the same comparisons.
+        let again = parse(&text, "again.toml").unwrap();
+        let ids = |s: &Study| {
+            s.comparisons
+                .iter()
+                .map(|c| c.id.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(ids(&again), ids(&study));
+    }
+
+    #[test]
+    fn a_family_alone_runs_all_its_variants_and_bad_input_names_the_cause() {
+        let q = QuickRun {
+            target: "reduce".into(),
+            size: vec!["4096".into()],
+            local: vec!["64".into()],
+            ..QuickRun::default()
+        };
+        assert!(q.study().unwrap().0.comparisons.len() >= 8);
+        let bad = QuickRun {
+            target: "matvec/listing6".into(),
+            local: vec!["0".into()],
+            ..QuickRun::default()
+        };
+        assert!(bad
+            .study()
+            .unwrap_err()
+            .to_string()
+            .contains("work-group size 0"));
+    }
+}
