@@ -11,7 +11,11 @@
 /// Declares a chart kind: the name its files start with, when the data allows it, and its
 /// figures (the `figures` function of the chart's module), drawn by [`write_figures`].
 macro_rules! chart_kind {
-    ($chart:ident, $name:literal, $applies:expr) => {
+    ($(#[$doc:meta])* $chart:ident, $name:literal, $applies:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct $chart;
+
         impl $crate::plot::Chart for $chart {
             fn name(&self) -> &'static str {
                 $name
@@ -390,6 +394,11 @@ pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>
         }
     }
     groups
+}
+
+/// "Some measurement row satisfies `keep`": the test of the charts of measurements.
+pub(crate) fn any_measurement(keep: fn(&MeasurementRow) -> bool) -> impl Fn(&ChartData) -> bool {
+    move |data| data.measurements.iter().any(keep)
 }
 
 /// At most this many rows (bars) in one figure: a longer list is split into pages.

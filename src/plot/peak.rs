@@ -12,8 +12,8 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style, ChartData, DrawError,
-    Figure, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    any_measurement, fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style,
+    ChartData, DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
@@ -23,14 +23,9 @@ pub const BANDWIDTH_UNIT: Metric = Metric::Bandwidth;
 pub const COPY_FAMILY: FamilyKind = FamilyKind::Bandwidth;
 pub const COPY_VARIANT: &str = "copy";
 
-/// The peak chart; one file per (run, GPU).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PeakChart;
-
-chart_kind!(PeakChart, "peak", |data: &ChartData| data
-    .measurements
-    .iter()
-    .any(is_bandwidth_row));
+chart_kind!(
+    /// The peak chart; one file per (run, GPU).
+    PeakChart, "peak", any_measurement(is_bandwidth_row));
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == BANDWIDTH_UNIT && r.metric.is_finite()

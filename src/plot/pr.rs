@@ -28,11 +28,9 @@ const ANNOT_W_UNFAIR: u32 = 300;
 /// At most this many footnotes detailing unfair comparisons.
 const MAX_UNFAIR_NOTES: usize = 8;
 
-/// The PR chart; one file per run.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PrChart;
-
-chart_kind!(PrChart, "pr", |data: &ChartData| data
+chart_kind!(
+    /// The PR chart; one file per run.
+    PrChart, "pr", |data: &ChartData| data
     .prs
     .iter()
     .any(|r| r.sweep_param.is_empty()));

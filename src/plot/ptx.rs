@@ -16,11 +16,9 @@ use super::{
 };
 use crate::record::Api;
 
-/// The PTX chart; one file per kernel pair.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PtxChart;
-
-chart_kind!(PtxChart, "ptx", |data: &ChartData| !data
+chart_kind!(
+    /// The PTX chart; one file per kernel pair.
+    PtxChart, "ptx", |data: &ChartData| !data
     .ptx_classes
     .is_empty());
 

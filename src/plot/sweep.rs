@@ -13,18 +13,14 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, Marker};
 use super::{
-    group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART,
+    any_measurement, group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo,
+    MAX_FIGURES_PER_CHART,
 };
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
-/// The sweep chart; one file per swept configuration.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SweepChart;
-
-chart_kind!(SweepChart, "sweep", |data: &ChartData| data
-    .measurements
-    .iter()
-    .any(is_sweep_point));
+chart_kind!(
+    /// The sweep chart; one file per swept configuration.
+    SweepChart, "sweep", any_measurement(is_sweep_point));
 
 fn is_sweep_point(r: &MeasurementRow) -> bool {
     !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite()

@@ -11,8 +11,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError, Figure, RunInfo,
-    MAX_FIGURES_PER_CHART,
+    any_measurement, fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError,
+    Figure, RunInfo, MAX_FIGURES_PER_CHART,
 };
 use crate::record::{Api, MeasurementRow, Status};
 
@@ -40,14 +40,9 @@ const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the C
     Architecture\", Table 1: GeForce GTX 285, 60989×1100 matrix, work-group size 256, 239 \
     groups (Listing 2) / 60 groups (Listings 3–7).";
 
-/// The Table 1 chart; one file per run of the `whitepaper-table1` study.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Table1Chart;
-
-chart_kind!(Table1Chart, "table1", |data: &ChartData| data
-    .measurements
-    .iter()
-    .any(is_table1_row));
+chart_kind!(
+    /// The Table 1 chart; one file per run of the `whitepaper-table1` study.
+    Table1Chart, "table1", any_measurement(is_table1_row));
 
 fn is_table1_row(r: &MeasurementRow) -> bool {
     r.study == STUDY
