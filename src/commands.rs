@@ -318,6 +318,7 @@ fn run(args: RunArgs) -> Result<i32> {
         println!("resume: {note}");
     }
     print_report(&report.summary, &out);
+    print_hint(&report.summary, &out);
     match &report.charts {
         Some(Ok(files)) => println!(
             "charts: {} files in {}",
@@ -418,6 +419,21 @@ fn print_build_logs(summary: &RunSummary) {
             eprintln!("\n{} [{}]: {}", m.comparison, m.api, m.error.trim_end());
         }
     }
+}
+
+/// What to do next, said once the run is done.
+fn print_hint(all: &RunSummary, out: &Path) {
+    let shown = out.display();
+    if all.prs.is_empty() && !all.measurements.is_empty() {
+        println!(
+            "hint: one side only, so no Performance Ratio. With an NVIDIA GPU (OpenCL and CUDA) \
+             the same command compares both; --pair opencl-opencl checks the harness on one device."
+        );
+    }
+    println!(
+        "next: {shown}/summary.md has these tables; clvscu plot {shown} --out {shown}/charts \
+         redraws the charts; clvscu run FAMILY/VARIANT --local 64,128,256 compares one kernel."
+    );
 }
 
 fn print_report(all: &RunSummary, out: &Path) {

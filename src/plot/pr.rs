@@ -133,7 +133,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
     };
     PrFigure {
         frame: Frame {
-            title: style::title("Performance Ratio OpenCL / CUDA (PR)", &subject),
+            title: style::title(&ratio_title(rows), &subject),
             subtitle: info.subtitle(),
             legend,
             notes,
@@ -144,6 +144,15 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
         width,
         height: content.max(style::MIN_HEIGHT),
     }
+}
+
+/// "Performance Ratio A / B (PR)" with the APIs the rows compare: an OpenCL-vs-OpenCL run is
+/// not titled OpenCL / CUDA.
+fn ratio_title(rows: &[&PrRow]) -> String {
+    let (a, b) = rows
+        .first()
+        .map_or((Api::OpenCl, Api::Cuda), |r| (r.api_a, r.api_b));
+    format!("Performance Ratio {a} / {b} (PR)")
 }
 
 fn legend_items(api_a: Api) -> Vec<LegendItem> {
