@@ -359,7 +359,7 @@ fn soak_default_study_memory_and_open_files_stay_flat() {
     }
     // Pass 1 fills the driver's and allocator's caches. After it, a leak makes resident
     // memory rise pass after pass; the allocator's high-water mark may still rise now and
-    // then (a longer vector of samples when the CPU is busy), so a few rises are allowed.
+    // then (a longer vector of samples when the CPU is busy), so a few new highs are allowed.
     let settled = &passes[1];
     let last = &passes[SOAK_PASSES - 1];
     assert_eq!(
@@ -370,10 +370,20 @@ fn soak_default_study_memory_and_open_files_stay_flat() {
         .iter()
         .map(|p| p.resident_kib.expect("Linux reports VmRSS"))
         .collect();
-    let rises = resident.windows(2).filter(|w| w[1] > w[0] + 256).count();
+    // A leak sets a new high-water mark pass after pass; the allocator and the driver move
+    // between a few levels (a freed device buffer of the matvec is 18 MB) and come back.
+    let mut high = resident[0];
+    let mut new_highs = 0;
+    for &r in &resident[1..] {
+        if r > high + 256 {
+            new_highs += 1;
+            high = r;
+        }
+    }
     assert!(
-        rises <= (SOAK_PASSES - 2) / 4,
-        "resident memory rose in {rises} of {} passes after the second: {resident:?} KiB",
+        new_highs <= (SOAK_PASSES - 2) / 4,
+        "resident memory set {new_highs} new highs in {} passes after the second: \
+         {resident:?} KiB",
         SOAK_PASSES - 2
     );
 }
