@@ -5,7 +5,7 @@
 //! re-read with a header check ([`read_rows`]) so a CSV of another kind (or an older schema) is
 //! refused with the differing columns named instead of being mis-parsed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::marker::PhantomData;
@@ -378,49 +378,6 @@ pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
     }
     write_rows(output, &rows)?;
     Ok(rows.len())
-}
-
-/// How many rows of the CSV at `path` hold each value of `column`, for any CSV with that
-/// column. A missing file counts nothing (a fresh run has nothing to resume).
-///
-/// `--resume` uses this on the `comparison` column of a measurement file: a comparison is
-/// finished only when both of its APIs have a row, which a count shows and a set does not.
-pub fn key_counts(path: &Path, column: &str) -> Result<HashMap<String, usize>, ExportError> {
-    let data = match fs::read(path) {
-        Ok(data) => data,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    let mut counts = HashMap::new();
-    if data.is_empty() {
-        return Ok(counts);
-    }
-    let mut reader = ::csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(data.as_slice());
-    let header = reader.headers().map_err(|e| csv_err(path, e, &[]))?.clone();
-    let columns: Vec<&str> = header.iter().collect();
-    let Some(index) = columns.iter().position(|c| *c == column) else {
-        return Err(ExportError::Schema {
-            path: path.to_path_buf(),
-            expected: vec![column.to_string()],
-            found: columns.iter().map(|c| c.to_string()).collect(),
-        });
-    };
-    for record in reader.records() {
-        let record = record.map_err(|e| csv_err(path, e, &columns))?;
-        if let Some(key) = record.get(index) {
-            *counts.entry(key.to_string()).or_insert(0) += 1;
-        }
-    }
-    Ok(counts)
-}
-
-/// The distinct values of `column` in the CSV at `path` (empty when the file is missing): e.g.
-/// the `comparison` keys already measured, for `--resume`. See [`key_counts`] to also check
-/// that every API of a comparison finished.
-pub fn existing_keys(path: &Path, column: &str) -> Result<HashSet<String>, ExportError> {
-    Ok(key_counts(path, column)?.into_keys().collect())
 }
 
 #[cfg(test)]
@@ -813,27 +770,6 @@ mod tests {
         let err = merge_files::<SampleRow>(std::slice::from_ref(&a), &other).unwrap_err();
         assert!(matches!(err, ExportError::OutputIsInput { .. }), "{err:?}");
         assert_eq!(read_rows::<SampleRow>(&a).unwrap(), vec![sample(0)]);
-    }
-
-    #[test]
-    fn existing_keys_and_counts() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.csv");
-        assert!(existing_keys(&path, "comparison").unwrap().is_empty());
-        let mut a = CsvAppender::<MeasurementRow>::open(&path, false).unwrap();
-        a.append(&measurement("x/1", "OpenCL")).unwrap();
-        a.append(&measurement("x/1", "CUDA")).unwrap();
-        a.append(&measurement("y,2", "OpenCL")).unwrap();
-        let keys = existing_keys(&path, "comparison").unwrap();
-        let expected: HashSet<String> = ["x/1", "y,2"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(keys, expected);
-        let counts = key_counts(&path, "comparison").unwrap();
-        assert_eq!(counts.get("x/1"), Some(&2));
-        assert_eq!(counts.get("y,2"), Some(&1));
-        let err = existing_keys(&path, "no_such_column").unwrap_err();
-        assert!(
-            matches!(&err, ExportError::Schema { expected, .. } if expected == &["no_such_column"])
-        );
     }
 
     fn text() -> impl Strategy<Value = String> {

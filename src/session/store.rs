@@ -104,12 +104,6 @@ impl CsvStore {
     pub fn remeasured(&self) -> &[String] {
         &self.remeasured
     }
-
-    /// Whether the folder holds any row at all (a folder with rows needs its identity).
-    pub fn has_rows(&self) -> bool {
-        self.measurements.existing_rows() + self.prs.existing_rows() + self.samples.existing_rows()
-            > 0
-    }
 }
 
 impl Sink for CsvStore {

@@ -6,177 +6,128 @@ use std::collections::BTreeMap;
 
 use super::parse::PtxKernel;
 
-/// The instruction class of one PTX instruction, following Fang et al. 2011, Table V.
-///
-/// The paper's "data movement" class is split into its rows (`mov`, `cvt`, `ld.*`,
-/// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
-/// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
-/// apart rather than folded into another class, and anything unknown is `other`.
-///
-/// The serialized form is the stable string of `InstrClass::name`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum InstrClass {
-    /// Integer and floating-point arithmetic (`add`, `mul`, `fma`, `mad`, `sqrt`, ...).
-    #[serde(rename = "arithmetic")]
-    Arithmetic,
-    /// Bitwise logic, shifts and bit manipulation (`and`, `shl`, `lop3`, `prmt`, ...).
-    #[serde(rename = "logic-shift")]
-    LogicShift,
-    /// Register moves (`mov`).
-    #[serde(rename = "mov")]
-    Mov,
-    /// Conversions, including address conversions (`cvt`, `cvta`).
-    #[serde(rename = "cvt")]
-    Cvt,
-    /// Loads from the kernel/function parameter space.
-    #[serde(rename = "ld.param")]
-    LdParam,
-    /// Loads from global memory (`ld.global`, `ld.global.nc`, `ldu.global`).
-    #[serde(rename = "ld.global")]
-    LdGlobal,
-    /// Loads from shared memory (`ld.shared`, `ld.shared::cta`, `ld.shared::cluster`).
-    #[serde(rename = "ld.shared")]
-    LdShared,
-    /// Loads from per-thread local memory.
-    #[serde(rename = "ld.local")]
-    LdLocal,
-    /// Loads from the constant bank.
-    #[serde(rename = "ld.const")]
-    LdConst,
-    /// Loads with no state space (generic addressing).
-    #[serde(rename = "ld.generic")]
-    LdGeneric,
-    /// Stores to the parameter space (call sequences, `.func` return values).
-    #[serde(rename = "st.param")]
-    StParam,
-    /// Stores to global memory.
-    #[serde(rename = "st.global")]
-    StGlobal,
-    /// Stores to shared memory.
-    #[serde(rename = "st.shared")]
-    StShared,
-    /// Stores to local memory.
-    #[serde(rename = "st.local")]
-    StLocal,
-    /// Stores with no state space (generic addressing).
-    #[serde(rename = "st.generic")]
-    StGeneric,
-    /// Comparisons, selects and branches (`setp`, `selp`, `bra`, `call`, `ret`, `exit`).
-    #[serde(rename = "flow-control")]
-    FlowControl,
-    /// Barriers and memory fences (`bar`, `barrier`, `bar.warp.sync`, `membar`, `fence`).
-    #[serde(rename = "synchronization")]
-    Synchronization,
-    /// Warp-level collectives (`shfl`, `vote`, `match`, `redux`, `activemask`).
-    #[serde(rename = "warp")]
-    Warp,
-    /// Atomics and reductions to memory (`atom`, `red`).
-    #[serde(rename = "atomic")]
-    Atomic,
-    /// Anything not in `OPCODE_CLASSES`; such instructions are counted, never dropped.
-    #[serde(rename = "other")]
-    Other,
+crate::names::named_enum! {
+    /// The instruction class of one PTX instruction, following Fang et al. 2011, Table V.
+    ///
+    /// The paper's "data movement" class is split into its rows (`mov`, `cvt`, `ld.*`,
+    /// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
+    /// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
+    /// apart rather than folded into another class, and anything unknown is `other`.
+    ///
+    /// The serialized form is the stable string of `InstrClass::name`, declared once below.
+    pub enum InstrClass {
+        /// Integer and floating-point arithmetic (`add`, `mul`, `fma`, `mad`, `sqrt`, ...).
+        #[strum(serialize = "arithmetic")]
+        Arithmetic,
+        /// Bitwise logic, shifts and bit manipulation (`and`, `shl`, `lop3`, `prmt`, ...).
+        #[strum(serialize = "logic-shift")]
+        LogicShift,
+        /// Register moves (`mov`).
+        #[strum(serialize = "mov")]
+        Mov,
+        /// Conversions, including address conversions (`cvt`, `cvta`).
+        #[strum(serialize = "cvt")]
+        Cvt,
+        /// Loads from the kernel/function parameter space.
+        #[strum(serialize = "ld.param")]
+        LdParam,
+        /// Loads from global memory (`ld.global`, `ld.global.nc`, `ldu.global`).
+        #[strum(serialize = "ld.global")]
+        LdGlobal,
+        /// Loads from shared memory (`ld.shared`, `ld.shared::cta`, `ld.shared::cluster`).
+        #[strum(serialize = "ld.shared")]
+        LdShared,
+        /// Loads from per-thread local memory.
+        #[strum(serialize = "ld.local")]
+        LdLocal,
+        /// Loads from the constant bank.
+        #[strum(serialize = "ld.const")]
+        LdConst,
+        /// Loads with no state space (generic addressing).
+        #[strum(serialize = "ld.generic")]
+        LdGeneric,
+        /// Stores to the parameter space (call sequences, `.func` return values).
+        #[strum(serialize = "st.param")]
+        StParam,
+        /// Stores to global memory.
+        #[strum(serialize = "st.global")]
+        StGlobal,
+        /// Stores to shared memory.
+        #[strum(serialize = "st.shared")]
+        StShared,
+        /// Stores to local memory.
+        #[strum(serialize = "st.local")]
+        StLocal,
+        /// Stores with no state space (generic addressing).
+        #[strum(serialize = "st.generic")]
+        StGeneric,
+        /// Comparisons, selects and branches (`setp`, `selp`, `bra`, `call`, `ret`, `exit`).
+        #[strum(serialize = "flow-control")]
+        FlowControl,
+        /// Barriers and memory fences (`bar`, `barrier`, `bar.warp.sync`, `membar`, `fence`).
+        #[strum(serialize = "synchronization")]
+        Synchronization,
+        /// Warp-level collectives (`shfl`, `vote`, `match`, `redux`, `activemask`).
+        #[strum(serialize = "warp")]
+        Warp,
+        /// Atomics and reductions to memory (`atom`, `red`).
+        #[strum(serialize = "atomic")]
+        Atomic,
+        /// Anything not in `OPCODE_CLASSES`; such instructions are counted, never dropped.
+        #[strum(serialize = "other")]
+        Other,
+    }
 }
 
-/// The paper's coarse instruction classes, used to group [`InstrClass`] rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub(super) enum ClassGroup {
-    /// Arithmetic.
-    #[serde(rename = "arithmetic")]
-    Arithmetic,
-    /// Logic and shift.
-    #[serde(rename = "logic-shift")]
-    LogicShift,
-    /// Data movement: `mov`, `cvt`, loads and stores.
-    #[serde(rename = "data-movement")]
-    DataMovement,
-    /// Flow control.
-    #[serde(rename = "flow-control")]
-    FlowControl,
-    /// Synchronization.
-    #[serde(rename = "synchronization")]
-    Synchronization,
-    /// Warp collectives (not in the 2011 paper, which predates them).
-    #[serde(rename = "warp")]
-    Warp,
-    /// Atomics (not in the paper's table).
-    #[serde(rename = "atomic")]
-    Atomic,
-    /// Unclassified.
-    #[serde(rename = "other")]
-    Other,
+crate::names::named_enum! {
+    /// The paper's coarse instruction classes, used to group [`InstrClass`] rows.
+    pub(super) enum ClassGroup {
+        /// Arithmetic.
+        #[strum(serialize = "arithmetic")]
+        Arithmetic,
+        /// Logic and shift.
+        #[strum(serialize = "logic-shift")]
+        LogicShift,
+        /// Data movement: `mov`, `cvt`, loads and stores.
+        #[strum(serialize = "data-movement")]
+        DataMovement,
+        /// Flow control.
+        #[strum(serialize = "flow-control")]
+        FlowControl,
+        /// Synchronization.
+        #[strum(serialize = "synchronization")]
+        Synchronization,
+        /// Warp collectives (not in the 2011 paper, which predates them).
+        #[strum(serialize = "warp")]
+        Warp,
+        /// Atomics (not in the paper's table).
+        #[strum(serialize = "atomic")]
+        Atomic,
+        /// Unclassified.
+        #[strum(serialize = "other")]
+        Other,
+    }
 }
 
 impl ClassGroup {
     /// The stable string name of the group (`"data-movement"`, ...).
     pub(super) fn name(self) -> &'static str {
-        match self {
-            ClassGroup::Arithmetic => "arithmetic",
-            ClassGroup::LogicShift => "logic-shift",
-            ClassGroup::DataMovement => "data-movement",
-            ClassGroup::FlowControl => "flow-control",
-            ClassGroup::Synchronization => "synchronization",
-            ClassGroup::Warp => "warp",
-            ClassGroup::Atomic => "atomic",
-            ClassGroup::Other => "other",
-        }
+        self.into()
     }
 }
 
 impl InstrClass {
     /// Every class, in the order used for reports (the paper's order, extras after).
-    pub(super) const ALL: [InstrClass; 20] = [
-        InstrClass::Arithmetic,
-        InstrClass::LogicShift,
-        InstrClass::Mov,
-        InstrClass::Cvt,
-        InstrClass::LdParam,
-        InstrClass::LdGlobal,
-        InstrClass::LdShared,
-        InstrClass::LdLocal,
-        InstrClass::LdConst,
-        InstrClass::LdGeneric,
-        InstrClass::StParam,
-        InstrClass::StGlobal,
-        InstrClass::StShared,
-        InstrClass::StLocal,
-        InstrClass::StGeneric,
-        InstrClass::FlowControl,
-        InstrClass::Synchronization,
-        InstrClass::Warp,
-        InstrClass::Atomic,
-        InstrClass::Other,
-    ];
+    pub(super) const ALL: &'static [InstrClass] = <Self as strum::VariantArray>::VARIANTS;
 
     /// The stable string name of the class (`"arithmetic"`, `"ld.global"`, ...).
     pub(super) fn name(self) -> &'static str {
-        match self {
-            InstrClass::Arithmetic => "arithmetic",
-            InstrClass::LogicShift => "logic-shift",
-            InstrClass::Mov => "mov",
-            InstrClass::Cvt => "cvt",
-            InstrClass::LdParam => "ld.param",
-            InstrClass::LdGlobal => "ld.global",
-            InstrClass::LdShared => "ld.shared",
-            InstrClass::LdLocal => "ld.local",
-            InstrClass::LdConst => "ld.const",
-            InstrClass::LdGeneric => "ld.generic",
-            InstrClass::StParam => "st.param",
-            InstrClass::StGlobal => "st.global",
-            InstrClass::StShared => "st.shared",
-            InstrClass::StLocal => "st.local",
-            InstrClass::StGeneric => "st.generic",
-            InstrClass::FlowControl => "flow-control",
-            InstrClass::Synchronization => "synchronization",
-            InstrClass::Warp => "warp",
-            InstrClass::Atomic => "atomic",
-            InstrClass::Other => "other",
-        }
+        self.into()
     }
 
     /// The class whose [`name`](InstrClass::name) is `name`, if any.
     pub(super) fn from_name(name: &str) -> Option<InstrClass> {
-        InstrClass::ALL.iter().copied().find(|c| c.name() == name)
+        name.parse().ok()
     }
 
     /// The paper's coarse class this class belongs to.

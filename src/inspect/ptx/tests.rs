@@ -35,7 +35,7 @@ fn only_kernel(text: &str) -> PtxKernel {
 
 /// Assert exact counts: `expected` lists the non-zero classes; all others must be 0.
 fn assert_counts(counts: &ClassCounts, expected: &[(InstrClass, u64)]) {
-    for class in InstrClass::ALL {
+    for &class in InstrClass::ALL {
         let want = expected
             .iter()
             .find(|(c, _)| *c == class)
@@ -610,7 +610,7 @@ fn opcode_table_has_no_duplicates_and_covers_the_brief() {
 
 #[test]
 fn class_names_round_trip_and_groups() {
-    for c in InstrClass::ALL {
+    for &c in InstrClass::ALL {
         assert_eq!(InstrClass::from_name(c.name()), Some(c));
     }
     assert_eq!(InstrClass::from_name("nope"), None);
