@@ -164,6 +164,10 @@ pub struct InspectArgs {
     // 0 would compile kernels with zero-length shared arrays: refused here, as a usage error.
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub local: u32,
+    /// Also assemble both sides' PTX with the CUDA driver's JIT and count the machine code
+    /// (SASS, through cuobjdump) by class: needs a CUDA device and the CUDA toolkit's cuobjdump.
+    #[arg(long)]
+    pub sass: bool,
     #[command(flatten)]
     pub devices: DeviceArgs,
 }

@@ -526,8 +526,11 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         cl.as_mut().map(|b| b as &mut dyn Backend),
         cu.as_mut().map(|b| b as &mut dyn Backend),
         &cuda::compile_to_ptx,
-        &args.arch,
-        args.local,
+        &inspect::Options {
+            arch: &args.arch,
+            local: args.local,
+            sass: args.sass,
+        },
         &args.out,
     )?;
     println!("{}", report.markdown);

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::backend::TimerKind;
+use crate::backend::{JitOptions, TimerKind};
 use crate::fairness::Flags;
 use crate::names::is_identifier;
 use crate::workload::{self, find_variant, FamilyKind, IndexWidth, Size, Variant, WorkloadError};
@@ -34,6 +34,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../harness/listing4-unroll.toml"),
     ),
     ("index-width", include_str!("../harness/index-width.toml")),
+    ("second-stage", include_str!("../harness/second-stage.toml")),
+    ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
 ];
 
 #[derive(Debug, Error)]
@@ -77,6 +79,8 @@ pub struct Spec {
     /// Extra kernel defines (WARP_SYNC_WG, USE_SUBGROUPS).
     pub defines: Option<BTreeMap<String, String>>,
     pub flags: Option<Flags>,
+    /// Second-stage options: `{ opt_level = 0..=3, max_registers = N }`.
+    pub jit: Option<JitOptions>,
     pub timer: Option<String>,
     pub warmup: Option<u32>,
     pub reps: Option<u32>,
@@ -124,6 +128,7 @@ pub struct Resolved {
     pub unroll: BTreeMap<String, u32>,
     pub defines: BTreeMap<String, String>,
     pub flags: Flags,
+    pub jit: JitOptions,
     pub timer: TimerKind,
     pub warmup: u32,
     pub reps: u32,
@@ -246,6 +251,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         unroll: pick!(unroll),
         defines: pick!(defines),
         flags: pick!(flags),
+        jit: pick!(jit),
         timer: pick!(timer),
         warmup: pick!(warmup),
         reps: pick!(reps),
@@ -333,6 +339,9 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .map_err(|e| field(format!("field 'index': {e}")))?;
     let defines = spec.defines.clone().unwrap_or_default();
     check_defines(&defines).map_err(field)?;
+    let jit = spec.jit.unwrap_or_default();
+    jit.check()
+        .map_err(|e| field(format!("field 'jit': {e}")))?;
     let reps = spec.reps.unwrap_or(10).max(1);
     Ok(Resolved {
         family,
@@ -347,6 +356,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             mad: true,
             ..Default::default()
         }),
+        jit,
         timer,
         warmup: spec.warmup.unwrap_or(3),
         reps,

@@ -23,6 +23,7 @@ fn request(stem: &str, local: u32, extra: &[(&str, &str)]) -> CompileRequest {
             ..Default::default()
         }
         .for_api(Api::Cuda),
+        jit: Default::default(),
     }
 }
 

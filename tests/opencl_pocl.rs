@@ -65,6 +65,7 @@ fn every_variant_verifies_on_opencl() {
                     shape: LaunchShape { groups, local },
                     defines: vec![],
                     flags: vec![],
+                    jit: Default::default(),
                 };
                 let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap_or_else(|e| {
                     panic!("{}/{} {size} wg{local}: {e}", v.family.name(), v.name)
@@ -108,6 +109,7 @@ fn every_variant_verifies_at_every_index_width() {
                 },
                 defines: vec![("CLVSCU_INDEX".into(), index.into())],
                 flags: vec![],
+                jit: Default::default(),
             };
             let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
                 .unwrap_or_else(|e| panic!("{}/{} index {index}: {e}", v.family.name(), v.name));
@@ -125,4 +127,43 @@ fn every_variant_verifies_at_every_index_width() {
     }
     println!("OpenCL verified {executed} configurations across index widths");
     assert!(executed > 40);
+}
+
+/// Second-stage options exist only in NVIDIA's OpenCL: elsewhere they are refused by name,
+/// never dropped silently (a row would otherwise claim options the build did not have).
+#[test]
+#[ignore = "needs OpenCL"]
+fn second_stage_options_are_refused_where_the_platform_has_no_way_to_pass_them() {
+    let (_turn, mut b) = backend();
+    let v = workload::find_variant(FamilyKind::Matvec, "listing2").unwrap();
+    let inputs = Inputs::generate(v.family, Size::matrix(8, 8), 1);
+    let side = SideConfig {
+        shape: LaunchShape {
+            groups: 1,
+            local: 32,
+        },
+        defines: vec![],
+        flags: vec![],
+        jit: clvscu::backend::JitOptions {
+            opt_level: Some(1),
+            max_registers: None,
+        },
+    };
+    let built = exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side);
+    if b.info().platform.contains("NVIDIA") {
+        // NVIDIA's OpenCL passes them to its PTX assembler: the build must work.
+        exec::release(
+            &mut b,
+            built.expect("NVIDIA's OpenCL takes -cl-nv-opt-level"),
+        );
+        return;
+    }
+    let text = built
+        .err()
+        .expect("a build with second-stage options on a non-NVIDIA OpenCL platform")
+        .to_string();
+    assert!(
+        text.contains("cl_nv_compiler_options") && text.contains("-cl-nv-opt-level=1"),
+        "{text}"
+    );
 }

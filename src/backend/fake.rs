@@ -387,6 +387,7 @@ mod tests {
             source: source.into(),
             defines: vec![("FMA_ITERS".into(), "4".into())],
             flags: vec![],
+            jit: Default::default(),
         }
     }
 

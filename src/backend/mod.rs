@@ -145,6 +145,97 @@ pub struct CompileRequest {
     pub defines: Vec<(String, String)>,
     /// Compiler flags exactly as passed to this API's compiler.
     pub flags: Vec<String>,
+    /// Options of the second stage (PTX to machine code), the same for both APIs.
+    pub jit: JitOptions,
+}
+
+/// The highest optimisation level of the second stage, in ptxas's scale (0 to 3).
+pub const MAX_OPT_LEVEL: u32 = 3;
+
+/// Options of the second-stage compiler, the paper's step 6: the PTX assembler that turns
+/// both front ends' PTX into machine code. NVIDIA's OpenCL takes them as build options
+/// (extension `cl_nv_compiler_options`, passed on to ptxas); the CUDA driver as JIT options
+/// when it loads PTX. `None` leaves the compiler's own default.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JitOptions {
+    /// 0 (no optimisation) to 3 (the highest, and the default of both second stages).
+    #[serde(default)]
+    pub opt_level: Option<u32>,
+    /// The most registers a thread may use.
+    #[serde(default)]
+    pub max_registers: Option<u32>,
+}
+
+impl JitOptions {
+    pub fn is_default(&self) -> bool {
+        *self == JitOptions::default()
+    }
+
+    /// Refuses values neither second stage accepts, naming the range.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if let Some(l) = self.opt_level.filter(|l| *l > MAX_OPT_LEVEL) {
+            return Err(format!(
+                "jit opt_level {l} is outside 0..={MAX_OPT_LEVEL} (ptxas's levels)"
+            ));
+        }
+        if let Some(r) = self.max_registers.filter(|r| !(16..=255).contains(r)) {
+            return Err(format!(
+                "jit max_registers {r} is outside 16..=255 (the hardware's range per thread)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// API-neutral words for the fairness verdict (the same on both sides when held equal).
+    pub fn describe(&self) -> String {
+        let mut parts = vec!["driver JIT of PTX".to_string()];
+        match (self.opt_level, self.max_registers) {
+            (None, None) => parts.push("default options".into()),
+            (l, r) => {
+                if let Some(l) = l {
+                    parts.push(format!("opt-level {l}"));
+                }
+                if let Some(r) = r {
+                    parts.push(format!("max {r} registers"));
+                }
+            }
+        }
+        parts.join(", ")
+    }
+
+    /// The options as each API receives them. The CUDA driver's JIT counts levels 0 to 4
+    /// with 4 its default and highest, where ptxas (which NVIDIA's OpenCL calls) counts 0 to
+    /// 3 with 3 its default and highest: level 3 is sent to the driver as 4, so "highest" means
+    /// the same on both sides; 0 to 2 pass through.
+    pub fn for_api(&self, api: Api) -> Vec<String> {
+        match api {
+            Api::OpenCl => self
+                .opt_level
+                .map(|l| format!("-cl-nv-opt-level={l}"))
+                .into_iter()
+                .chain(
+                    self.max_registers
+                        .map(|r| format!("-cl-nv-maxrregcount={r}")),
+                )
+                .collect(),
+            Api::Cuda => self
+                .cuda_opt_level()
+                .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}"))
+                .into_iter()
+                .chain(
+                    self.max_registers
+                        .map(|r| format!("CU_JIT_MAX_REGISTERS={r}")),
+                )
+                .collect(),
+        }
+    }
+
+    /// The CUDA driver's level for `opt_level` (see [`JitOptions::for_api`]).
+    pub fn cuda_opt_level(&self) -> Option<u32> {
+        self.opt_level
+            .map(|l| if l >= MAX_OPT_LEVEL { 4 } else { l })
+    }
 }
 
 impl CompileRequest {
@@ -292,6 +383,12 @@ pub trait Backend {
             what: "loading another compiler's program".into(),
         })
     }
+    /// Assembles a PTX text (this backend's or another compiler's) into machine code through
+    /// this backend's own second stage, with `jit`'s options: the bytes the GPU runs (a cubin),
+    /// for a disassembler. `None` where the backend has no such step.
+    fn machine_code(&self, _ptx: &str, _jit: &JitOptions) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources>;
     fn alloc(&mut self, len: usize) -> Result<BufferId>;
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()>;
@@ -392,6 +489,7 @@ mod tests {
             source: String::new(),
             defines: vec![("WG_SIZE".into(), "256".into())],
             flags: vec!["-cl-mad-enable".into()],
+            jit: JitOptions::default(),
         };
         assert_eq!(r.options(), vec!["-DWG_SIZE=256", "-cl-mad-enable"]);
     }

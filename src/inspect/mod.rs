@@ -2,6 +2,7 @@
 //! counted by instruction class, plus registers, shared and local (spill) memory.
 
 pub mod ptx;
+pub mod sass;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ pub use ptx::ClassCountRow as ClassRow;
 
 pub const CLASSES_CSV: &str = "ptx_classes.csv";
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
+pub const SASS_CSV: &str = "sass_classes.csv";
 
 #[derive(Debug, Error)]
 pub enum InspectError {
@@ -99,6 +101,7 @@ fn request(
             ("FMA_ITERS".into(), FMA_ITERS.to_string()),
         ],
         flags,
+        jit: Default::default(),
     })
 }
 
@@ -116,6 +119,17 @@ struct FamilyPtx {
     cu_program: Option<crate::backend::ProgramId>,
 }
 
+/// What `inspect` compiles and shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Options<'a> {
+    /// NVRTC's target when there is no CUDA device.
+    pub arch: &'a str,
+    /// The work-group size define.
+    pub local: u32,
+    /// Also assemble and disassemble both sides' PTX (needs a CUDA device and cuobjdump).
+    pub sass: bool,
+}
+
 /// Compiles CUDA C to PTX for a target without a device (NVRTC alone).
 pub type OfflineCompiler<'a> = &'a dyn Fn(&CompileRequest, &str) -> Result<String, BackendError>;
 
@@ -127,10 +141,10 @@ pub fn run(
     mut cl: Option<&mut dyn Backend>,
     mut cu: Option<&mut dyn Backend>,
     offline: OfflineCompiler,
-    arch: &str,
-    local: u32,
+    options: &Options,
     out: &Path,
 ) -> Result<InspectReport, InspectError> {
+    let Options { arch, local, sass } = *options;
     std::fs::create_dir_all(out).map_err(|source| InspectError::Io {
         path: out.to_path_buf(),
         source,
@@ -337,8 +351,33 @@ pub fn run(
             r.ptx_instructions
         );
     }
-    let full =
+    let mut full =
         format!("# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}");
+    if sass {
+        let stems: Vec<sass::StemPtx> = per_stem
+            .iter()
+            .map(|(stem, f)| sass::StemPtx {
+                stem,
+                cuda: f.cuda.as_deref(),
+                opencl: f.opencl.as_deref(),
+            })
+            .collect();
+        match cu.as_deref() {
+            Some(b) => {
+                let (sass_md, sass_rows) = sass::report(b, &stems, out, &mut files, &mut notes)?;
+                let sass_path = out.join(SASS_CSV);
+                write_rows(&sass_path, &sass_rows)?;
+                files.push(sass_path);
+                let _ = write!(
+                    full,
+                    "\n## SASS (both PTX texts assembled by the CUDA driver's JIT)\n\n{sass_md}"
+                );
+            }
+            None => {
+                notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())
+            }
+        }
+    }
     write(&out.join("ptx_classes.md"), &full, &mut files)?;
     Ok(InspectReport {
         markdown: full,

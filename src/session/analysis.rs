@@ -144,7 +144,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         ),
         native,
         flags: s.flags,
-        second_stage: "driver JIT of PTX, default options".into(),
+        second_stage: s.jit.describe(),
         local: plan.shape.local,
         groups: plan.shape.groups,
         timer: s.timer,
@@ -165,6 +165,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         .map(|(k, v)| format!("-D{k}={v}"))
         .collect();
     flags.extend(plan.config.flags.iter().cloned());
+    flags.extend(plan.config.jit.for_api(plan.backend.api()));
     MeasurementRow {
         run_id: ctx.run_id.to_string(),
         study: ctx.study.name.clone(),

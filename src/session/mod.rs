@@ -193,6 +193,7 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -
         shape,
         defines: settings.kernel_defines(),
         flags: settings.flags.for_api(backend.api()),
+        jit: settings.jit,
     };
     SidePlan {
         side,

@@ -300,6 +300,45 @@ fn a_one_sided_unroll_pragma_is_an_unfair_native_step() {
 }
 
 #[test]
+fn second_stage_options_held_equal_stay_fair_and_are_spelled_per_api() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\njit = { opt_level = 1, max_registers = 32 }\n",
+    );
+    let (summary, sink) = run_default_pair(&s);
+    assert!(summary.prs[0].fair, "{}", summary.prs[0].differing_steps);
+    let rows = &sink.recorded[0].measurements;
+    assert!(rows[0]
+        .flags
+        .contains("-cl-nv-opt-level=1 -cl-nv-maxrregcount=32"));
+    assert!(rows[1]
+        .flags
+        .contains("CU_JIT_OPTIMIZATION_LEVEL=1 CU_JIT_MAX_REGISTERS=32"));
+}
+
+#[test]
+fn a_one_sided_jit_option_is_an_unfair_second_stage() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\n[comparison.cuda]\njit = { opt_level = 0 }\n",
+    );
+    let (summary, sink) = run_default_pair(&s);
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.contains("second-stage-compilation"),
+        "{}",
+        pr.differing_steps
+    );
+    assert!(!sink.recorded[0].measurements[0].flags.contains("opt-level"));
+}
+
+#[test]
+fn jit_options_out_of_range_are_refused_naming_the_range() {
+    let text = "name = \"t\"\n[defaults]\nfamily = \"matvec\"\nsize = \"8x8\"\n[[comparison]]\nvariant = \"listing6\"\njit = { opt_level = 4 }\n";
+    let e = study::parse(text, "t.toml").unwrap_err().to_string();
+    assert!(e.contains("0..=3"), "{e}");
+}
+
+#[test]
 fn different_timers_are_an_unfair_running_step_named_in_the_row() {
     let s = study(
         "[[comparison]]\nvariant = \"listing6\"\n[comparison.opencl]\ntimer = \"wall-clock\"\n",

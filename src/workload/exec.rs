@@ -6,8 +6,8 @@ use thiserror::Error;
 use super::reference::{self, Verification};
 use super::{check_local, check_size, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
 use crate::backend::{
-    Api, Arg, Backend, BackendError, BufferId, CompileRequest, KernelId, LaunchShape, Seconds,
-    Timing,
+    Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
+    Seconds, Timing,
 };
 use crate::kernels::{KernelSourceError, KernelSources};
 
@@ -39,6 +39,8 @@ pub struct SideConfig {
     pub defines: Vec<(String, String)>,
     /// Compiler flags exactly as this API's compiler receives them.
     pub flags: Vec<String>,
+    /// Second-stage options (PTX to machine code).
+    pub jit: JitOptions,
 }
 
 impl SideConfig {
@@ -215,6 +217,7 @@ fn build(
             source: sources.program(backend.api(), variant.family.file())?,
             defines: side.all_defines(),
             flags: side.flags.clone(),
+            jit: side.jit,
         };
         let program = backend.compile(&request)?;
         let kernel = backend.kernel(program, variant.kernel)?;

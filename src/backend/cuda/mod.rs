@@ -4,6 +4,7 @@
 //! library first and reports "CUDA unavailable: <reason>" instead. `probe` finds devices,
 //! `nvrtc` compiles, and this file drives one device through the [`Backend`] trait.
 
+mod jit;
 mod nvrtc;
 mod probe;
 
@@ -23,8 +24,8 @@ pub use probe::{arch_name, availability, driver_availability, list_devices, sele
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
-    CompileRequest, DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
-    Timing,
+    CompileRequest, DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId,
+    Result, Seconds, Timing,
 };
 
 const API: Api = Api::Cuda;
@@ -64,6 +65,22 @@ fn resources_of(f: &CudaFunction) -> KernelResources {
 }
 
 impl CudaBackend {
+    /// Loads PTX as a module. With default second-stage options the driver assembles it as it
+    /// loads (cuModuleLoadData); with options, the PTX is assembled by hand first
+    /// ([`jit::assemble`]) and the machine code loaded.
+    fn load(&self, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
+        if options.is_default() {
+            return self
+                .ctx
+                .load_module(Ptx::from_src(ptx.to_string()))
+                .map_err(drv("cuModuleLoadData"));
+        }
+        let cubin = jit::assemble(&self.ctx, ptx, options)?;
+        self.ctx
+            .load_module(Ptx::from_binary(cubin))
+            .map_err(drv("cuModuleLoadData (assembled with JIT options)"))
+    }
+
     pub fn open(selector: Option<&str>) -> Result<Self> {
         availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
         let devices = list_devices()?;
@@ -143,10 +160,7 @@ impl Backend for CudaBackend {
             return Ok(id);
         }
         let ptx = compile_to_ptx(request, self.arch)?;
-        let module = self
-            .ctx
-            .load_module(Ptx::from_src(ptx.clone()))
-            .map_err(drv("cuModuleLoadData"))?;
+        let module = self.load(&ptx, &request.jit)?;
         let id = self.programs.insert(LoadedProgram { ptx, module });
         self.built.remember_program(request, id);
         Ok(id)
@@ -188,6 +202,10 @@ impl Backend for CudaBackend {
             .load_function(kernel)
             .map_err(drv("cuModuleGetFunction"))?;
         Ok(resources_of(&f))
+    }
+
+    fn machine_code(&self, ptx: &str, jit: &JitOptions) -> Result<Option<Vec<u8>>> {
+        jit::assemble(&self.ctx, ptx, jit).map(Some)
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {

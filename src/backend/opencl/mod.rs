@@ -24,8 +24,8 @@ pub use probe::{availability, list_devices, select, ListedDevice};
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
-    CompileRequest, DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
-    Timing,
+    CompileRequest, DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId,
+    Result, Seconds, Timing,
 };
 
 const API: Api = Api::OpenCl;
@@ -56,6 +56,28 @@ pub struct OpenClBackend {
 }
 
 impl OpenClBackend {
+    /// Second-stage options as build options. Only NVIDIA's OpenCL has a way to pass them
+    /// (`cl_nv_compiler_options`); elsewhere asking for them is refused rather than ignored,
+    /// because a run that silently dropped them would be recorded as if it had them.
+    fn second_stage_options(&self, jit: &JitOptions) -> Result<Vec<String>> {
+        if jit.is_default() {
+            return Ok(Vec::new());
+        }
+        let extensions = self.device.extensions().unwrap_or_default();
+        if !extensions.contains("cl_nv_compiler_options") {
+            return Err(BackendError::Unsupported {
+                api: API,
+                what: format!(
+                    "second-stage options ({}) on {}: only NVIDIA's OpenCL \
+                     (cl_nv_compiler_options) passes options to its PTX assembler",
+                    jit.for_api(API).join(" "),
+                    self.info.platform
+                ),
+            });
+        }
+        Ok(jit.for_api(API))
+    }
+
     /// Open the device chosen by `selector` (see [`select`]).
     pub fn open(selector: Option<&str>) -> Result<Self> {
         let devices = list_devices()?;
@@ -146,7 +168,9 @@ impl Backend for OpenClBackend {
         if let Some(id) = self.built.program(request) {
             return Ok(id);
         }
-        let options = request.options().join(" ");
+        let mut options = request.options();
+        options.extend(self.second_stage_options(&request.jit)?);
+        let options = options.join(" ");
         let program =
             Program::create_and_build_from_source(&self.context, &request.source, &options)
                 .map_err(|log| BackendError::Compile {

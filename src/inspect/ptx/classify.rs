@@ -367,7 +367,7 @@ impl ClassCounts {
     }
 
     /// Add `n` to `class`.
-    pub(super) fn add(&mut self, class: InstrClass, n: u64) {
+    pub(crate) fn add(&mut self, class: InstrClass, n: u64) {
         let slot = self.counts.entry(class.name().to_string()).or_insert(0);
         *slot = slot.saturating_add(n);
     }

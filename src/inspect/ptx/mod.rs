@@ -53,4 +53,6 @@ mod tests;
 
 pub use classify::{count_classes, ClassCounts, InstrClass};
 pub use parse::{parse_ptx, PtxError, PtxKernel, PtxModule};
-pub use report::{side_by_side_csv_rows, side_by_side_markdown, ClassCountRow};
+pub use report::{
+    side_by_side_csv_rows, side_by_side_markdown, side_by_side_markdown_of, ClassCountRow,
+};

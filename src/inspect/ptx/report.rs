@@ -64,8 +64,20 @@ pub fn side_by_side_markdown(
     b_label: &str,
     b: &ClassCounts,
 ) -> String {
+    side_by_side_markdown_of("PTX", pair, a_label, a, b_label, b)
+}
+
+/// [`side_by_side_markdown`] for instructions of another language (`"SASS"`).
+pub fn side_by_side_markdown_of(
+    language: &str,
+    pair: &str,
+    a_label: &str,
+    a: &ClassCounts,
+    b_label: &str,
+    b: &ClassCounts,
+) -> String {
     let (al, bl) = (md_cell(a_label), md_cell(b_label));
-    let mut out = format!("PTX instructions by class: {}\n\n", md_cell(pair));
+    let mut out = format!("{language} instructions by class: {}\n\n", md_cell(pair));
     out.push_str(&format!("| class | group | {al} | {bl} | {bl} - {al} |\n"));
     out.push_str("|---|---|--:|--:|--:|\n");
     for key in row_keys(a, b) {

@@ -1,0 +1,332 @@
+//! SASS, the machine code both front ends' PTX becomes: where PTX looks alike but times do
+//! not, the difference may only show after the second stage.
+//!
+//! Both PTX texts (NVRTC's for CUDA, NVIDIA OpenCL's from `CL_PROGRAM_BINARIES`) are assembled
+//! by the same second stage, the CUDA driver's JIT with default options (the step NVIDIA's
+//! OpenCL runtime also takes when it loads its PTX), and the cubins are disassembled with
+//! `cuobjdump -sass`. Instructions are counted per function in the classes of the PTX report
+//! ([`InstrClass`]), so the two tables read alike.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use std::fmt::Write as _;
+
+use super::ptx::{ClassCounts, InstrClass};
+use super::{ClassRow, InspectError};
+use crate::backend::{Backend, JitOptions};
+use crate::workload::VARIANTS;
+
+/// SASS instructions of one function, as opcodes with their modifiers (`IMAD.WIDE.U32`).
+pub type SassFunctions = BTreeMap<String, Vec<String>>;
+
+/// The opcode (first dotted part, after any predicate) of one `cuobjdump -sass` code line
+/// such as `/*0070*/  @!P0 BRA `(.L_x_1) ;`; `None` for anything else.
+fn opcode_of(line: &str) -> Option<String> {
+    let rest = line.trim_start().strip_prefix("/*")?;
+    let (address, rest) = rest.split_once("*/")?;
+    if address.is_empty() || !address.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut words = rest.split_whitespace();
+    let mut word = words.next()?;
+    if word.starts_with('@') {
+        word = words.next()?;
+    }
+    let word = word.trim_end_matches(';');
+    let first = word.chars().next()?;
+    (first.is_ascii_uppercase()).then(|| word.to_string())
+}
+
+/// Splits `cuobjdump -sass` output into functions (`Function : NAME` headers) and their
+/// instructions. Lines before the first header are ignored.
+pub fn parse_cuobjdump(text: &str) -> SassFunctions {
+    let mut functions = SassFunctions::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(name) = line.trim().strip_prefix("Function : ") {
+            let name = name.trim().to_string();
+            functions.entry(name.clone()).or_default();
+            current = Some(name);
+        } else if let (Some(name), Some(op)) = (&current, opcode_of(line)) {
+            functions.entry(name.clone()).or_default().push(op);
+        }
+    }
+    functions
+}
+
+/// The class of one SASS opcode (`IMAD.WIDE.U32` is `IMAD`). The uniform datapath's
+/// opcodes (`UIADD3`, `ULDC`) count as their vector twins. Choices, matching the PTX table:
+/// compares and selects (`ISETP`, `SEL`) are flow control as `setp`/`selp` are; constant-bank
+/// loads (`LDC`, which is how SASS reads kernel parameters) are `ld.const`; `NOP` padding is
+/// not an instruction of the kernel and is skipped by [`count`].
+pub fn classify(opcode: &str) -> InstrClass {
+    let base = opcode.split('.').next().unwrap_or(opcode);
+    let class = class_of_base(base);
+    match (class, base.strip_prefix('U')) {
+        (InstrClass::Other, Some(vector)) => class_of_base(vector),
+        _ => class,
+    }
+}
+
+fn class_of_base(base: &str) -> InstrClass {
+    use InstrClass::*;
+    match base {
+        "FADD" | "FMUL" | "FFMA" | "FMNMX" | "MUFU" | "FCHK" | "HADD2" | "HMUL2" | "HFMA2"
+        | "HMNMX2" | "DADD" | "DMUL" | "DFMA" | "IADD3" | "IADD" | "IMAD" | "IMUL" | "IMNMX"
+        | "IABS" | "LEA" | "IDP" | "VIADD" | "VIMNMX" | "VIADDMNMX" | "HMMA" | "IMMA" => Arithmetic,
+        "LOP3" | "LOP" | "SHF" | "SHL" | "SHR" | "PRMT" | "BMSK" | "SGXT" | "POPC" | "FLO"
+        | "BREV" | "BFE" | "BFI" => LogicShift,
+        "MOV" | "MOV32I" | "S2R" | "S2UR" | "CS2R" | "R2UR" | "R2P" | "P2R" => Mov,
+        "I2F" | "F2I" | "F2F" | "I2I" | "FRND" | "I2FP" | "F2IP" | "F2FP" => Cvt,
+        "LDC" => LdConst,
+        "LDG" => LdGlobal,
+        "LDS" | "LDSM" => LdShared,
+        "LDL" => LdLocal,
+        "LD" => LdGeneric,
+        "STG" => StGlobal,
+        "STS" => StShared,
+        "STL" => StLocal,
+        "ST" => StGeneric,
+        "BRA" | "BRX" | "JMP" | "JMX" | "CALL" | "RET" | "EXIT" | "BSSY" | "BSYNC" | "BREAK"
+        | "BPT" | "KILL" | "ISETP" | "FSETP" | "DSETP" | "HSETP2" | "PSETP" | "PLOP3" | "SEL"
+        | "FSEL" | "YIELD" => FlowControl,
+        "BAR" | "MEMBAR" | "DEPBAR" | "ERRBAR" | "WARPSYNC" | "CCTL" | "SYNCS" | "FENCE" => {
+            Synchronization
+        }
+        "SHFL" | "VOTE" | "MATCH" | "REDUX" => Warp,
+        "ATOM" | "ATOMG" | "ATOMS" | "RED" => Atomic,
+        _ => Other,
+    }
+}
+
+/// One function's instructions by class, `NOP` padding left out.
+pub fn count(instructions: &[String]) -> ClassCounts {
+    let mut counts = ClassCounts::new();
+    for op in instructions.iter().filter(|op| !op.starts_with("NOP")) {
+        counts.add(classify(op), 1);
+    }
+    counts
+}
+
+/// `cuobjdump` on the search path, else in the CUDA toolkit's usual places.
+pub fn find_cuobjdump() -> Option<PathBuf> {
+    let on_path = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let toolkit = std::env::var_os("CUDA_HOME")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from("/usr/local/cuda")])
+        .map(|home| home.join("bin"));
+    on_path
+        .into_iter()
+        .chain(toolkit)
+        .map(|dir| dir.join("cuobjdump"))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Disassembles one cubin file with `cuobjdump -sass`; the error names the tool's message.
+pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, String> {
+    let output = Command::new(tool)
+        .arg("-sass")
+        .arg(cubin)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} -sass {} failed: {}",
+            tool.display(),
+            cubin.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// One family file's PTX from both front ends.
+pub(super) struct StemPtx<'a> {
+    pub stem: &'a str,
+    pub cuda: Option<&'a str>,
+    pub opencl: Option<&'a str>,
+}
+
+/// The SASS section of the inspect report: every kernel pair's SASS counted by class, side by
+/// side, with the cubins and disassembly written beside the PTX. Returns the Markdown and CSV
+/// rows; what could not be done is said in `notes`.
+pub(super) fn report(
+    cu: &dyn Backend,
+    stems: &[StemPtx],
+    out: &Path,
+    files: &mut Vec<PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<(String, Vec<ClassRow>), InspectError> {
+    let Some(tool) = find_cuobjdump() else {
+        notes.push(
+            "--sass: cuobjdump was not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
+                .into(),
+        );
+        return Ok((String::new(), Vec::new()));
+    };
+    let mut md = String::new();
+    let mut rows = Vec::new();
+    let mut d = Disassembly {
+        cu,
+        tool: &tool,
+        out,
+        files,
+        notes,
+    };
+    for s in stems {
+        let cl = s.opencl.and_then(|t| d.functions_of(s.stem, "opencl", t));
+        let cuda = s.cuda.and_then(|t| d.functions_of(s.stem, "cuda", t));
+        for v in VARIANTS
+            .iter()
+            .filter(|v| v.family.file() == s.stem && !v.kernel.is_empty())
+        {
+            let pick = |f: &Option<SassFunctions>| f.as_ref()?.get(v.kernel).map(|i| count(i));
+            let (a, b) = (pick(&cl), pick(&cuda));
+            if a.is_none() && b.is_none() {
+                continue;
+            }
+            let pair = format!("{}/{}", v.family.name(), v.name);
+            let empty = ClassCounts::new();
+            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_else(|| empty.clone()));
+            let _ = writeln!(
+                md,
+                "### {pair}\n\n{}",
+                super::ptx::side_by_side_markdown_of("SASS", &pair, "OpenCL", &a, "CUDA", &b)
+            );
+            rows.extend(super::ptx::side_by_side_csv_rows(
+                &pair, v.kernel, "OpenCL", &a, "CUDA", &b,
+            ));
+        }
+    }
+    Ok((md, rows))
+}
+
+/// Where the machine code comes from and where its files and notes go.
+struct Disassembly<'a> {
+    cu: &'a dyn Backend,
+    tool: &'a Path,
+    out: &'a Path,
+    files: &'a mut Vec<PathBuf>,
+    notes: &'a mut Vec<String>,
+}
+
+impl Disassembly<'_> {
+    /// Assembles one side's PTX, writes the cubin and its disassembly, and parses it.
+    fn functions_of(&mut self, stem: &str, api: &str, ptx: &str) -> Option<SassFunctions> {
+        let (cu, tool, out) = (self.cu, self.tool, self.out);
+        let (files, notes) = (&mut *self.files, &mut *self.notes);
+        let cubin = match cu.machine_code(ptx, &JitOptions::default()) {
+            Ok(Some(c)) => c,
+            Ok(None) => {
+                notes.push(format!(
+                    "{stem}: --sass needs a CUDA device (the driver's JIT)"
+                ));
+                return None;
+            }
+            Err(e) => {
+                notes.push(format!("{stem}: {api} PTX could not be assembled: {e}"));
+                return None;
+            }
+        };
+        let cubin_path = out.join(format!("{stem}.{api}.cubin"));
+        if let Err(e) = crate::export::write_atomic(&cubin_path, &cubin) {
+            notes.push(format!("{stem}: {e}"));
+            return None;
+        }
+        files.push(cubin_path.clone());
+        match disassemble(tool, &cubin_path) {
+            Ok(text) => {
+                let sass_path = out.join(format!("{stem}.{api}.sass"));
+                if crate::export::write_atomic(&sass_path, text.as_bytes()).is_ok() {
+                    files.push(sass_path);
+                }
+                Some(parse_cuobjdump(&text))
+            }
+            Err(e) => {
+                notes.push(format!("{stem}: {e}"));
+                None
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shape of `cuobjdump -sass` output (CUDA 12/13): a header per function, code lines
+    /// with an address comment, the encoding on a continuation line.
+    const SAMPLE: &str = "
+Fatbin elf code:
+================
+arch = sm_90
+code version = [1,7]
+host = linux
+compile_size = 64bit
+
+	code for sm_90
+		Function : k
+	.headerflags	@\"EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)\"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */
+                                                            /* 0x000fe40000000800 */
+        /*0010*/                   S2R R0, SR_TID.X ;       /* 0x0000000000007919 */
+        /*0020*/                   ULDC UR4, c[0x0][0x210] ;
+        /*0030*/                   ISETP.GE.U32.AND P0, PT, R0, UR4, PT ;
+        /*0040*/               @P0 EXIT ;
+        /*0050*/                   IMAD.WIDE.U32 R2, R0, 0x4, R2 ;
+        /*0060*/                   LDG.E R5, desc[UR4][R2.64] ;
+        /*0070*/                   FFMA R5, R5, R5, 1 ;
+        /*0080*/                   UIADD3 UR5, UR4, 0x1, URZ ;
+        /*0090*/                   STG.E desc[UR4][R2.64], R5 ;
+        /*00a0*/                   EXIT ;
+        /*00b0*/                   BRA 0xb0;
+        /*00c0*/                   NOP;
+		Function : empty
+        /*0000*/                   EXIT ;
+";
+
+    #[test]
+    fn functions_and_opcodes_are_read_from_cuobjdump_output() {
+        let f = parse_cuobjdump(SAMPLE);
+        assert_eq!(f.len(), 2);
+        assert_eq!(f["empty"], vec!["EXIT"]);
+        let k = &f["k"];
+        assert_eq!(k.len(), 13, "{k:?}");
+        assert_eq!(k[4], "EXIT", "the predicate is not the opcode");
+        assert_eq!(k[5], "IMAD.WIDE.U32");
+        assert_eq!(k[11], "BRA");
+    }
+
+    #[test]
+    fn opcodes_fall_into_the_ptx_report_classes() {
+        let c = count(&parse_cuobjdump(SAMPLE)["k"]);
+        assert_eq!(c.get(InstrClass::LdConst), 2, "LDC and ULDC");
+        assert_eq!(c.get(InstrClass::Mov), 1);
+        assert_eq!(c.get(InstrClass::Arithmetic), 3, "IMAD, FFMA, UIADD3");
+        assert_eq!(c.get(InstrClass::FlowControl), 4, "ISETP, 2 EXIT, BRA");
+        assert_eq!(c.get(InstrClass::LdGlobal), 1);
+        assert_eq!(c.get(InstrClass::StGlobal), 1);
+        assert_eq!(c.get(InstrClass::Other), 0, "NOP padding is not counted");
+    }
+
+    #[test]
+    fn unknown_opcodes_are_other_not_dropped() {
+        assert_eq!(classify("TEX.SCR.LL"), InstrClass::Other);
+        assert_eq!(classify("UFOO"), InstrClass::Other);
+        assert_eq!(classify("USHF.L.U32"), InstrClass::LogicShift);
+        assert_eq!(count(&["TEX".into()]).get(InstrClass::Other), 1);
+    }
+
+    #[test]
+    fn lines_that_are_not_code_have_no_opcode() {
+        assert_eq!(opcode_of("    /* 0x000fe40000000800 */"), None);
+        assert_eq!(opcode_of("\t.headerflags @\"x\""), None);
+        assert_eq!(opcode_of("/*zz*/ MOV R1, R2 ;"), None);
+        assert_eq!(opcode_of("/*0010*/ MOV R1, R2 ;"), Some("MOV".into()));
+    }
+}
