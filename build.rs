@@ -22,6 +22,20 @@ fn main() {
         commit
     };
     println!("cargo:rustc-env=CLVSCU_GIT_COMMIT={value}");
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+    // A commit moves HEAD's branch and the index; an edit moves a source file. Any of them
+    // must re-run this script, or a binary built from edited files would carry the last
+    // commit's name without "-dirty".
+    for path in [
+        ".git/HEAD",
+        ".git/index",
+        ".git/refs/heads",
+        "src",
+        "kernels_cl",
+        "kernels_cu",
+        "harness",
+        "Cargo.toml",
+        "Cargo.lock",
+    ] {
+        println!("cargo:rerun-if-changed={path}");
+    }
 }

@@ -322,6 +322,28 @@ compile_size = 64bit
         assert_eq!(count(&["TEX".into()]).get(InstrClass::Other), 1);
     }
 
+    /// Real `cuobjdump -sass` output of Listing 4 on an H100 (driver 580.159.04), both PTX
+    /// texts assembled by the same driver JIT: the serial-sum loop at unroll point B became 8
+    /// shared-memory loads from OpenCL's rolled PTX and 31 from CUDA's unrolled PTX.
+    #[test]
+    fn real_sass_of_listing4_from_both_front_ends() {
+        let count_of = |text: &str| {
+            let f = parse_cuobjdump(text);
+            count(&f["matvec_listing4"])
+        };
+        let cl = count_of(include_str!(
+            "../../tests/fixtures/sass/h100_matvec_listing4.opencl.sass"
+        ));
+        let cu = count_of(include_str!(
+            "../../tests/fixtures/sass/h100_matvec_listing4.cuda.sass"
+        ));
+        assert_eq!(cl.get(InstrClass::LdShared), 8);
+        assert_eq!(cu.get(InstrClass::LdShared), 31);
+        assert_eq!(cl.get(InstrClass::LdGlobal), cu.get(InstrClass::LdGlobal));
+        assert_eq!(cl.get(InstrClass::Other), 0, "every opcode is classified");
+        assert_eq!(cu.get(InstrClass::Other), 0, "every opcode is classified");
+    }
+
     #[test]
     fn lines_that_are_not_code_have_no_opcode() {
         assert_eq!(opcode_of("    /* 0x000fe40000000800 */"), None);
