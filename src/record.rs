@@ -94,8 +94,10 @@ pub struct MeasurementRow {
     pub metric_ci_hi: f64,
     pub bytes: u64,
     pub flops: u64,
-    /// Theoretical peak bandwidth of the device (paper Eq. 2), GB/s; 0 when unknown.
-    pub peak_gbs: f64,
+    /// Theoretical peak bandwidth of the device (paper Eq. 2), GB/s; empty when unknown (a
+    /// CPU device reports no memory clock). Older files wrote 0 for unknown: readers treat a
+    /// peak that is not positive as unknown too.
+    pub peak_gbs: Option<f64>,
     pub verified: bool,
     pub max_error: f64,
     pub status: Status,

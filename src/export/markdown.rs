@@ -317,7 +317,7 @@ mod tests {
             metric_ci_hi: 3.4,
             bytes: 4096,
             flops: 1024,
-            peak_gbs: 0.0,
+            peak_gbs: None,
             verified: status == Status::Ok,
             max_error: 0.0,
             status,

@@ -92,8 +92,14 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
     out
 }
 
-fn pct(value: f64, of: f64) -> Option<f64> {
-    (of.is_finite() && of > 0.0 && value.is_finite()).then(|| value / of * 100.0)
+fn pct(value: f64, of: Option<f64>) -> Option<f64> {
+    let of = known_peak(of)?;
+    value.is_finite().then(|| value / of * 100.0)
+}
+
+/// A peak that is known: present, finite and positive (older files wrote 0 for unknown).
+fn known_peak(peak: Option<f64>) -> Option<f64> {
+    peak.filter(|p| p.is_finite() && *p > 0.0)
 }
 
 fn bar(value: Option<f64>, api: Api) -> Option<HBar> {
@@ -158,7 +164,8 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
             bars: apis
                 .iter()
                 .map(|&a| {
-                    let v = find(a).and_then(|r| reference_of(a).and_then(|c| pct(r.metric, c)));
+                    let v =
+                        find(a).and_then(|r| reference_of(a).and_then(|c| pct(r.metric, Some(c))));
                     bar(v, a)
                 })
                 .collect(),
@@ -183,8 +190,8 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
 
     let peaks: Vec<String> = rows
         .iter()
-        .filter(|r| r.peak_gbs.is_finite() && r.peak_gbs > 0.0)
-        .map(|r| fmt_sig(r.peak_gbs))
+        .filter_map(|r| known_peak(r.peak_gbs))
+        .map(fmt_sig)
         .fold(Vec::new(), |mut acc, p| {
             push_unique(&mut acc, &p);
             acc
@@ -232,7 +239,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     }
     let unknown_peak: Vec<String> = rows
         .iter()
-        .filter(|r| !(r.peak_gbs.is_finite() && r.peak_gbs > 0.0))
+        .filter(|r| known_peak(r.peak_gbs).is_none())
         .map(|r| r.api.to_string())
         .fold(Vec::new(), |mut acc, a| {
             push_unique(&mut acc, &a);
@@ -240,7 +247,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
         });
     if !unknown_peak.is_empty() {
         notes.push(format!(
-            "Theoretical peak unknown (peak_gbs = 0) for some {} rows: those bars are left out.",
+            "Theoretical peak unknown (no peak_gbs) for some {} rows: those bars are left out.",
             unknown_peak.join("/")
         ));
     }

@@ -56,7 +56,7 @@ fn m(
         metric_ci_hi: metric * 1.02,
         bytes: 805_306_368,
         flops: 0,
-        peak_gbs: if device == GPU { 1008.0 } else { 3352.0 },
+        peak_gbs: Some(if device == GPU { 1008.0 } else { 3352.0 }),
         verified: true,
         max_error: 0.0,
         status: Status::Ok,
@@ -687,7 +687,7 @@ fn extreme_values_draw_in_bounded_time() {
                 r.metric_ci_lo = v;
                 r.median_s = v;
                 r.ci_hi_s = v;
-                r.peak_gbs = v;
+                r.peak_gbs = Some(v);
                 if !r.sweep_param.is_empty() {
                     r.sweep_value = if r.api == Api::Cuda {
                         sweep.to_string()

@@ -200,7 +200,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         metric_ci_hi: f64::NAN,
         bytes,
         flops,
-        peak_gbs: info.theoretical_peak_gbs().unwrap_or(0.0),
+        peak_gbs: info.theoretical_peak_gbs(),
         verified: false,
         max_error: f64::NAN,
         status: Status::Ok,
