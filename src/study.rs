@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::backend::{JitOptions, TimerKind};
@@ -182,6 +183,8 @@ pub struct Study {
     pub description: String,
     pub file: String,
     pub comparisons: Vec<Comparison>,
+    /// SHA-256 of the study file's text (hex), for provenance.
+    pub sha256: String,
 }
 
 /// Load a built-in study by name, or a study file by path.
@@ -213,7 +216,12 @@ pub fn parse(text: &str, file: &str) -> Result<Study, StudyError> {
         file: file.to_string(),
         message: describe_toml_error(text, &e),
     })?;
-    resolve(&parsed, file)
+    let mut study = resolve(&parsed, file)?;
+    study.sha256 = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok(study)
 }
 
 fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
@@ -618,6 +626,7 @@ fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
         description: file_spec.description.clone(),
         file: file.to_string(),
         comparisons,
+        sha256: String::new(),
     })
 }
 

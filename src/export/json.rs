@@ -32,7 +32,7 @@ pub struct DeviceProvenance {
 ///
 /// Missing fields read as empty (`#[serde(default)]`) so provenance files written by older
 /// versions still load.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Provenance {
     /// Version of clvscu that ran.
@@ -55,6 +55,33 @@ pub struct Provenance {
     pub gpu_query_after: String,
     /// Free-form remarks (warnings, deviations from the protocol).
     pub notes: Vec<String>,
+    /// SHA-256 of the study file's text, so a run can be matched to the exact study.
+    pub study_sha256: String,
+    /// Operating system and kernel.
+    pub os: String,
+    /// CPU model and logical CPU count.
+    pub cpu: String,
+    /// Environment variables that change the runtimes' behaviour (`POCL_*`, `CUDA_*`, ...).
+    pub environment: std::collections::BTreeMap<String, String>,
+    /// Every GPU's clocks, temperature and power as numbers, before and after the run.
+    pub gpus_before: Vec<GpuState>,
+    pub gpus_after: Vec<GpuState>,
+}
+
+/// One GPU's state as `nvidia-smi` reports it; `None` where it reports no value.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GpuState {
+    pub index: Option<u32>,
+    pub pci_bus_id: String,
+    pub name: String,
+    pub driver: String,
+    pub sm_clock_mhz: Option<f64>,
+    pub memory_clock_mhz: Option<f64>,
+    pub max_sm_clock_mhz: Option<f64>,
+    pub max_memory_clock_mhz: Option<f64>,
+    pub temperature_c: Option<f64>,
+    pub power_w: Option<f64>,
 }
 
 /// Pretty-printed JSON of `value`, with a final newline (friendly to diffs and `cat`).
@@ -131,6 +158,7 @@ mod tests {
             gpu_query_before: "clocks.sm=1980\n\"quoted\"".into(),
             gpu_query_after: String::new(),
             notes: vec!["persistence mode off".into()],
+            ..Default::default()
         }
     }
 
@@ -235,6 +263,7 @@ mod tests {
                 gpu_query_before: fields[6].clone(),
                 gpu_query_after: fields[7].clone(),
                 notes: args,
+                ..Default::default()
             };
             let bytes = to_json_pretty(&p).unwrap();
             prop_assert_eq!(serde_json::from_slice::<Provenance>(&bytes).unwrap(), p);

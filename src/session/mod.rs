@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod folder;
+pub mod host;
 pub mod measure;
 pub mod provenance;
 pub mod run;

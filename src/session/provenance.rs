@@ -3,6 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
+use super::host;
 use crate::backend::{Api, DeviceInfo};
 use crate::export::json::{DeviceProvenance, Provenance};
 use crate::kernels::{self, KernelSources};
@@ -68,6 +69,12 @@ pub fn of_run(
         ));
     }
     Provenance {
+        study_sha256: study.sha256.clone(),
+        os: host::operating_system(),
+        cpu: host::cpu(),
+        environment: host::behaviour_environment(std::env::vars()),
+        gpus_before: host::gpu_states(),
+        gpus_after: Vec::new(),
         clvscu_version: env!("CARGO_PKG_VERSION").into(),
         git_commit: GIT_COMMIT.into(),
         command_line: command_line.to_vec(),

@@ -142,6 +142,7 @@ pub fn execute(
     };
     let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
     prov.gpu_query_after = provenance::gpu_query();
+    prov.gpus_after = super::host::gpu_states();
     write_json_atomic(&prov_path, &prov)?;
     write_summary(&plan.out, &plan.study, &summary)?;
     let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));

@@ -108,19 +108,50 @@ pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
     select::pick(API, &candidates, selector, select::Default::First)
 }
 
-/// The driver's version as `major.minor`, or why it could not be read.
+/// The NVIDIA driver's version with the CUDA version it supports, `580.159.04 (CUDA 13.0)`,
+/// so the CUDA side names the same driver as NVIDIA's OpenCL does; the CUDA version alone
+/// where the kernel module's version cannot be read.
 fn driver_version() -> String {
     let mut version = 0;
     // SAFETY: the driver library is loaded (a context exists); the out-pointer is valid.
     let r = unsafe { cudarc::driver::sys::cuDriverGetVersion(&mut version) };
-    if r == cudarc::driver::sys::CUresult::CUDA_SUCCESS {
-        format!("{}.{}", version / 1000, (version % 1000) / 10)
+    let cuda = if r == cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+        format!("CUDA {}.{}", version / 1000, (version % 1000) / 10)
     } else {
-        format!("unknown (cuDriverGetVersion: {r:?})")
+        format!("CUDA unknown (cuDriverGetVersion: {r:?})")
+    };
+    match std::fs::read_to_string("/proc/driver/nvidia/version")
+        .ok()
+        .and_then(|t| kernel_module_version(&t))
+    {
+        Some(nvidia) => format!("{nvidia} ({cuda})"),
+        None => cuda,
     }
+}
+
+/// The version in `/proc/driver/nvidia/version`'s first line (`... Kernel Module  580.159.04
+/// Thu ...`): the first word made of digits and dots with at least one dot.
+fn kernel_module_version(text: &str) -> Option<String> {
+    text.lines().next()?.split_whitespace().find_map(|w| {
+        let looks = w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.');
+        looks.then(|| w.to_string())
+    })
 }
 
 /// A device attribute as a count; a negative answer (none is expected) reads as unknown.
 fn non_negative(v: Option<i32>) -> Option<u32> {
     v.and_then(|v| u32::try_from(v).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_module_version_is_read_from_its_line() {
+        let text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  2 2025\nGCC version:  gcc version 13.3.0\n";
+        assert_eq!(kernel_module_version(text).as_deref(), Some("580.159.04"));
+        assert_eq!(kernel_module_version("no version here\n"), None);
+        assert_eq!(kernel_module_version(""), None);
+    }
 }
