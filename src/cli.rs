@@ -80,7 +80,7 @@ pub enum Command {
     Inspect(InspectArgs),
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Clone)]
 pub struct RunArgs {
     /// Run one kernel (FAMILY/VARIANT) or a family's variants (FAMILY) from the command line
     /// instead of a study; the options below set its parameters, and the study this makes is

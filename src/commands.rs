@@ -284,18 +284,75 @@ fn start_watchdog(out: &Path) -> Watchdog {
 }
 
 fn run(args: RunArgs) -> Result<i32> {
-    let (study, study_text) = load_study(&args)?;
-    let sources = sources(&args.devices)?;
-    let mut sides = open_sides(&args)?;
+    let (study, _) = load_study(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let out = args.out.clone().unwrap_or_else(|| {
         // The study's name is the user's text: as a slug it cannot leave the folder.
         let name = plot::slug(&study.name);
         PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
     });
-    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    // One watchdog and one Ctrl-C handler for the whole command, however many GPUs it runs.
     let watchdog = start_watchdog(&out);
     let interrupted = interrupt_flag(&watchdog, &out);
+    if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
+        return run_every_gpu(&args, &out, &watchdog, &interrupted);
+    }
+    run_one(&args, &out, &stamp, &watchdog, &interrupted)
+}
+
+/// `--cuda-device all`: the study once per CUDA GPU, each paired with the OpenCL device at the
+/// same place on the PCI bus (indices differ between the APIs: the same H200 can be OpenCL
+/// device 1 and CUDA device 0), each into its own folder under `out`.
+fn run_every_gpu(
+    args: &RunArgs,
+    out: &Path,
+    watchdog: &Watchdog,
+    interrupted: &Arc<AtomicBool>,
+) -> Result<i32> {
+    if args.devices.cl_device.is_some() {
+        bail!(
+            "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
+        );
+    }
+    let gpus = cuda::list_devices()?;
+    let mut code = 0;
+    for (i, gpu) in gpus.iter().enumerate() {
+        let Some(bus) = &gpu.pci_bus else {
+            bail!("CUDA device {i} ({}) reports no PCI bus: pair it by hand with --cuda-device {i} --cl-device", gpu.name);
+        };
+        let mut one = args.clone();
+        one.devices.cuda_device = Some(i.to_string());
+        one.devices.cl_device = Some(format!("pci:{bus}"));
+        let folder = out.join(format!("gpu{i}-{}", plot::slug(&gpu.name)));
+        println!(
+            "== GPU {i}: {} (pci:{bus}) -> {}",
+            gpu.name,
+            folder.display()
+        );
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+        code = code.max(run_one(&one, &folder, &stamp, watchdog, interrupted)?);
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+    }
+    Ok(code)
+}
+
+/// The `--cuda-device` value that runs every GPU.
+const EVERY_GPU: &str = "all";
+
+fn run_one(
+    args: &RunArgs,
+    out: &Path,
+    stamp: &str,
+    watchdog: &Watchdog,
+    interrupted: &Arc<AtomicBool>,
+) -> Result<i32> {
+    let (study, study_text) = load_study(args)?;
+    let sources = sources(&args.devices)?;
+    let mut sides = open_sides(args)?;
+    let out = out.to_path_buf();
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let plan = RunPlan {
         study,
         out: out.clone(),
@@ -303,11 +360,11 @@ fn run(args: RunArgs) -> Result<i32> {
         passes: args.passes,
         charts: !args.no_plot,
         sources: &sources,
-        interrupted: &interrupted,
+        interrupted,
         progress,
         command_line: std::env::args().collect(),
         run_id: format!("{stamp}-{GIT_COMMIT}"),
-        watchdog: Some(&watchdog),
+        watchdog: Some(watchdog),
         timeout_s: args.timeout,
         study_text,
         // Without a terminal there is no progress bar: a line per comparison instead.

@@ -467,3 +467,17 @@ fn command_line_parameters_need_a_kernel_and_exclude_a_study() {
             "--local: the range 512..64 is empty",
         ));
 }
+
+#[test]
+fn every_gpu_pairs_by_the_pci_bus_so_a_hand_picked_opencl_device_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    clvscu()
+        .args(["run", "--cuda-device", "all", "--cl-device", "0", "--out"])
+        .arg(dir.path().join("out"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "--cuda-device all finds each GPU's OpenCL device by its PCI bus",
+        ));
+    assert!(!dir.path().join("out").join("study.toml").exists());
+}

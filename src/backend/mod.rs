@@ -116,6 +116,14 @@ pub struct DeviceInfo {
     /// `__opencl_c_subgroups`).
     pub has_subgroups: bool,
     pub is_gpu: bool,
+    /// PCI bus and device number, `19:00` (hex): the same GPU has different indices in
+    /// OpenCL and CUDA, but one place on the bus. `None` where the API does not say.
+    pub pci_bus: Option<String>,
+}
+
+/// The [`DeviceInfo::pci_bus`] spelling of a PCI bus and device number.
+pub fn pci_bus_text(bus: u32, device: u32) -> String {
+    format!("{bus:02x}:{device:02x}")
 }
 
 impl DeviceInfo {

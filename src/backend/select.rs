@@ -1,6 +1,7 @@
 //! The one parser of device selectors (`--cl-device`, `--cl-device-b`, `--cuda-device`):
 //! an index into the listing (`0`), a platform and device index (`1:0`, OpenCL), or a
-//! case-insensitive substring of the device or platform name (`h200`).
+//! case-insensitive substring of the device or platform name (`h200`), or a place on the PCI
+//! bus (`pci:19:00`), the one name a GPU has in both APIs.
 
 use super::{Api, BackendError, DeviceInfo, Result};
 
@@ -10,10 +11,15 @@ pub enum Selector {
     Index(usize),
     PlatformDevice(usize, usize),
     Name(String),
+    /// `pci:BB:DD`: bus and device number in hex, as [`DeviceInfo::pci_bus`] spells them.
+    Pci(String),
 }
 
 impl Selector {
     pub fn parse(text: &str) -> Selector {
+        if let Some(bus) = text.strip_prefix("pci:") {
+            return Selector::Pci(bus.to_lowercase());
+        }
         if let Some((p, d)) = text.split_once(':') {
             if let (Ok(p), Ok(d)) = (p.parse(), d.parse()) {
                 return Selector::PlatformDevice(p, d);
@@ -69,6 +75,9 @@ fn find(candidates: &[Candidate], selector: &Selector) -> Option<usize> {
         Selector::PlatformDevice(p, d) => candidates
             .iter()
             .position(|c| c.platform_device == Some((*p, *d))),
+        Selector::Pci(bus) => candidates
+            .iter()
+            .position(|c| c.info.pci_bus.as_deref() == Some(bus.as_str())),
         Selector::Name(needle) => candidates.iter().position(|c| {
             c.info.name.to_lowercase().contains(needle)
                 || c.info.platform.to_lowercase().contains(needle)
@@ -83,7 +92,10 @@ fn not_found(api: Api, candidates: &[Candidate], selector: Option<&str>) -> Back
             let listing = candidates
                 .iter()
                 .enumerate()
-                .map(|(i, c)| format!("{i}: {} [{}]", c.info.name, c.info.platform))
+                .map(|(i, c)| match &c.info.pci_bus {
+                    Some(bus) => format!("{i}: {} [{}] pci:{bus}", c.info.name, c.info.platform),
+                    None => format!("{i}: {} [{}]", c.info.name, c.info.platform),
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             format!("no {api} device matches '{text}'; devices: {listing}")
@@ -102,6 +114,34 @@ mod tests {
         assert_eq!(Selector::parse("1:0"), Selector::PlatformDevice(1, 0));
         assert_eq!(Selector::parse("H200"), Selector::Name("h200".into()));
         assert_eq!(Selector::parse(":0"), Selector::Name(":0".into()));
+        assert_eq!(Selector::parse("pci:3B:00"), Selector::Pci("3b:00".into()));
+    }
+
+    #[test]
+    fn a_gpu_is_found_by_its_place_on_the_pci_bus() {
+        let on_bus = |name: &str, bus: &str| DeviceInfo {
+            name: name.into(),
+            is_gpu: true,
+            pci_bus: Some(bus.into()),
+            ..DeviceInfo::default()
+        };
+        let (a, b) = (on_bus("H200", "19:00"), on_bus("H200", "3b:00"));
+        let c = [
+            Candidate {
+                info: &a,
+                platform_device: Some((1, 0)),
+            },
+            Candidate {
+                info: &b,
+                platform_device: Some((1, 1)),
+            },
+        ];
+        assert_eq!(
+            pick(Api::OpenCl, &c, Some("pci:3B:00"), Default::First).unwrap(),
+            1
+        );
+        let e = pick(Api::OpenCl, &c, Some("pci:5e:00"), Default::First).unwrap_err();
+        assert!(e.to_string().contains("1: H200 [] pci:3b:00"), "{e}");
     }
 
     #[test]

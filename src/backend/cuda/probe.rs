@@ -93,6 +93,9 @@ fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
         compute_capability: ctx.compute_capability().ok(),
         has_subgroups: true,
         is_gpu: true,
+        pci_bus: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID))
+            .zip(non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)))
+            .map(|(bus, device)| crate::backend::pci_bus_text(bus, device)),
     }
 }
 

@@ -137,6 +137,13 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
         compute_capability: None,
         has_subgroups,
         is_gpu,
+        // NVIDIA's attribute query (cl_nv_device_attribute_query); other platforms say
+        // nothing, and a device without a place on the bus matches no CUDA device.
+        pci_bus: extensions
+            .contains("cl_nv_device_attribute_query")
+            .then(|| d.pci_bus_id_nv().ok().zip(d.pci_slot_id_nv().ok()))
+            .flatten()
+            .map(|(bus, slot)| crate::backend::pci_bus_text(bus, slot)),
     }
 }
 
