@@ -287,7 +287,12 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     workload::check_size(variant, size).map_err(invalid)?;
     let local = spec
         .local
-        .unwrap_or(if family == FamilyKind::Launch { 1 } else { 256 });
+        .unwrap_or(match family {
+            FamilyKind::Launch => 1,
+            // A kernel written for one work-group size (the FFT's 64) defaults to it.
+            _ if variant.min_local == variant.max_local => variant.min_local,
+            _ => 256,
+        });
     workload::check_local(variant, local).map_err(invalid)?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {

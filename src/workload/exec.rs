@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use super::reference::{self, Verification};
-use super::{check_local, check_size, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
+use super::{check_local, fft, check_size, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, KernelId, LaunchShape, Seconds,
     Timing,
@@ -92,6 +92,17 @@ impl Inputs {
                     b: Vec::new(),
                     reference: vec![s],
                     tolerances: vec![tol],
+                }
+            }
+            FamilyKind::Fft => {
+                let a = reference::random_vector(2 * n, seed);
+                let (reference, tolerances) = fft::reference(&a);
+                Inputs {
+                    size,
+                    a,
+                    b: Vec::new(),
+                    reference,
+                    tolerances,
                 }
             }
             FamilyKind::Launch => Inputs {
@@ -326,6 +337,16 @@ fn build(
             outputs = vec![(out, len)];
             result = (out, len);
         }
+        (FamilyKind::Fft, Some(k)) => {
+            let x = buffer_with(backend, &inputs.a, owned)?;
+            let out = buffer_of(backend, 2 * n, owned)?;
+            steps.push(kernel_step(
+                k,
+                vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)],
+            ));
+            outputs = vec![(out, 2 * n)];
+            result = (out, 2 * n);
+        }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
                 variant: variant.name.into(),
@@ -411,6 +432,7 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             reference::compare(got, &want, &vec![0.0; want.len()])
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
+        FamilyKind::Fft => fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows),
     }
 }
 
