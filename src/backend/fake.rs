@@ -237,7 +237,10 @@ impl FakeBackend {
             (a.buffer(1)?, out.collect())
         } else if kernel == "fft512_forward" {
             let x = self.buffers.get(a.buffer(0)?)?;
-            (a.buffer(1)?, crate::workload::fft::forward_all(x, a.count(2)?))
+            (
+                a.buffer(1)?,
+                crate::workload::fft::forward_all(x, a.count(2)?),
+            )
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {

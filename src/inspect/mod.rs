@@ -2,6 +2,7 @@
 //! counted by instruction class, plus registers, shared and local (spill) memory.
 
 pub mod ptx;
+pub mod table_v;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -316,6 +317,9 @@ pub fn run(
     if cl.is_none() || per_stem.iter().all(|(_, f)| f.opencl.is_none()) {
         notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
     }
+    notes.extend(table_v::run(
+        sources, cl, cu, offline, &arch, out, &mut files,
+    )?);
     let classes_path = out.join(CLASSES_CSV);
     write_rows(&classes_path, &classes)?;
     files.push(classes_path);

@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use super::reference::{self, Verification};
-use super::{check_local, fft, check_size, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
+use super::{check_local, check_size, fft, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, KernelId, LaunchShape, Seconds,
     Timing,
@@ -432,7 +432,9 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             reference::compare(got, &want, &vec![0.0; want.len()])
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
-        FamilyKind::Fft => fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows),
+        FamilyKind::Fft => {
+            fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
+        }
     }
 }
 

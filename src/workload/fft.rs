@@ -206,7 +206,10 @@ mod tests {
     use crate::workload::reference::random_vector;
 
     fn max_diff(a: &[f64], b: &[f64]) -> f64 {
-        a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max)
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max)
     }
 
     #[test]
@@ -215,7 +218,10 @@ mod tests {
         x[0] = 1.0;
         let y = forward_f64(&x);
         for k in 0..POINTS {
-            assert!((y[2 * k] - 1.0).abs() < 1e-12 && y[2 * k + 1].abs() < 1e-12, "bin {k}");
+            assert!(
+                (y[2 * k] - 1.0).abs() < 1e-12 && y[2 * k + 1].abs() < 1e-12,
+                "bin {k}"
+            );
         }
     }
 
