@@ -15,19 +15,21 @@
  * k2 = t % 8, d = t / 8) is an 8-point DFT over a, giving X[64 c + 8 d + k2] = X[64 c + t],
  * so the stores are as coalesced as the loads.
  *
- * Twiddles use the portable cos/sin on both sides (no native_cos/__cosf intrinsics), so the
- * twins are the same text and the same accuracy; the angle's numerator is at most 441, exact
- * in float. */
+ * Twiddles are precomputed: tw[m] = exp(-2 pi j m / 512) for m < 512, computed by the host
+ * in f64 and rounded to float, the same table for both APIs. Computing them in the kernel with
+ * the accurate cos/sin would inline the library's range reduction (slow paths included) 28
+ * times, and its branches and shifts would swamp the FFT's own instructions in Table V; the
+ * intrinsics (native_cos, __cosf) differ between the APIs. The 14 table reads per work-item
+ * hit the cache (4 KB, shared by every work-group). */
 
 #define FFT_SQRT1_2 0.70710678118654752f
-#define FFT_ANGLE(num, den) ((-6.28318530717958648f / (den)) * (float)(num))
 
-/* (xr, xi) *= exp(j ang). */
-#define FFT_TWIDDLE(xr, xi, ang)                \
+/* (xr, xi) *= w, a complex float2. */
+#define FFT_TWIDDLE(xr, xi, w)                  \
     {                                           \
-        float c = cos(ang), s = sin(ang);       \
-        float tr = xr * c - xi * s;             \
-        xi = xr * s + xi * c;                   \
+        float2 c = w;                           \
+        float tr = xr * c.x - xi * c.y;         \
+        xi = xr * c.y + xi * c.x;               \
         xr = tr;                                \
     }
 
@@ -57,9 +59,10 @@
     FFT_SWAP(1, 4) FFT_SWAP(3, 6)
 
 /* The forward 512-point FFT of batch blockIdx.x; n is the total number of points. The
- * pointers advance by the built-in index variables directly, so CLVSCU_INDEX sets the width of the
- * address arithmetic as in the other kernels. */
-extern "C" __global__ void fft512_forward(const float2* in, float2* out, uint n)
+ * pointers advance by the built-in index variables directly, so CLVSCU_INDEX sets the width
+ * of the address arithmetic as in the other kernels. */
+extern "C" __global__ void fft512_forward(const float2* in, float2* out,
+                                          const float2* tw, uint n)
 {
     __shared__ float sr[512];
     __shared__ float si[512];
@@ -72,7 +75,7 @@ extern "C" __global__ void fft512_forward(const float2* in, float2* out, uint n)
     uint k2 = t % 8;
     uint hi = t / 8;
 
-    /* Pass 1: DFT over n2 (stride 64 in global memory), twiddle W512^(t k2). */
+    /* Pass 1: DFT over n2 (stride 64 in global memory), twiddle W512^(t k2) = tw[t k2]. */
     for (uint j = 0; j < 8; ++j) {
         float2 v = in[64 * j];
         xr[j] = v.x;
@@ -80,21 +83,21 @@ extern "C" __global__ void fft512_forward(const float2* in, float2* out, uint n)
     }
     FFT8()
     for (uint j = 1; j < 8; ++j)
-        FFT_TWIDDLE(xr[j], xi[j], FFT_ANGLE(t * j, 512.0f))
+        FFT_TWIDDLE(xr[j], xi[j], tw[t * j])
     for (uint j = 0; j < 8; ++j) {
         sr[j * 64 + t] = xr[j];
         si[j * 64 + t] = xi[j];
     }
     __syncthreads();
 
-    /* Pass 2: DFT over b of row k2 (a = hi), twiddle W64^(a d). */
+    /* Pass 2: DFT over b of row k2 (a = hi), twiddle W64^(a d) = tw[8 a d]. */
     for (uint j = 0; j < 8; ++j) {
         xr[j] = sr[k2 * 64 + hi + 8 * j];
         xi[j] = si[k2 * 64 + hi + 8 * j];
     }
     FFT8()
     for (uint j = 1; j < 8; ++j)
-        FFT_TWIDDLE(xr[j], xi[j], FFT_ANGLE(hi * j, 64.0f))
+        FFT_TWIDDLE(xr[j], xi[j], tw[8 * hi * j])
     __syncthreads();
     for (uint j = 0; j < 8; ++j) {
         sr[k2 * 64 + 8 * j + hi] = xr[j];

@@ -239,7 +239,7 @@ impl FakeBackend {
             let x = self.buffers.get(a.buffer(0)?)?;
             (
                 a.buffer(1)?,
-                crate::workload::fft::forward_all(x, a.count(2)?),
+                crate::workload::fft::forward_all(x, a.count(3)?),
             )
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])

@@ -100,7 +100,7 @@ impl Inputs {
                 Inputs {
                     size,
                     a,
-                    b: Vec::new(),
+                    b: fft::twiddles(),
                     reference,
                     tolerances,
                 }
@@ -340,10 +340,14 @@ fn build(
         (FamilyKind::Fft, Some(k)) => {
             let x = buffer_with(backend, &inputs.a, owned)?;
             let out = buffer_of(backend, 2 * n, owned)?;
-            steps.push(kernel_step(
-                k,
-                vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)],
-            ));
+            let tw = buffer_with(backend, &inputs.b, owned)?;
+            let args = vec![
+                Arg::Buffer(x),
+                Arg::Buffer(out),
+                Arg::Buffer(tw),
+                Arg::U32(n as u32),
+            ];
+            steps.push(kernel_step(k, args));
             outputs = vec![(out, 2 * n)];
             result = (out, 2 * n);
         }

@@ -136,6 +136,17 @@ pub fn dft_f64(batch: &[f32]) -> Vec<f64> {
     out
 }
 
+/// The twiddle table both kernels read: `exp(-2 pi j m / 512)` for `m < 512`, interleaved,
+/// computed in f64 and rounded once to f32.
+pub fn twiddles() -> Vec<f32> {
+    (0..POINTS)
+        .flat_map(|m| {
+            let (s, c) = (-2.0 * std::f64::consts::PI * m as f64 / POINTS as f64).sin_cos();
+            [c as f32, s as f32]
+        })
+        .collect()
+}
+
 /// The batches that verification checks, ascending: all, or a seeded sample that always
 /// holds the first and the last.
 pub fn checked_batches(batches: usize) -> Vec<usize> {
@@ -254,6 +265,13 @@ mod tests {
         let e = size_problem(Size::vector(1000)).unwrap();
         assert!(e.contains("multiple of 512"), "{e}");
         assert!(size_problem(Size::vector(1 << 31)).is_some());
+    }
+
+    #[test]
+    fn twiddles_are_unit_roots() {
+        let w = twiddles();
+        assert_eq!((w[0], w[1]), (1.0, 0.0));
+        assert!((w[2 * 128] - 0.0).abs() < 1e-7 && (w[2 * 128 + 1] + 1.0).abs() < 1e-7);
     }
 
     #[test]
