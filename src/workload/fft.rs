@@ -61,7 +61,7 @@ pub const VARIANT: Variant = Variant {
 /// 32-bit `uint n` can still index.
 pub fn size_problem(size: Size) -> Option<String> {
     let n = size.rows;
-    if n % POINTS as u64 != 0 {
+    if !n.is_multiple_of(POINTS as u64) {
         return Some(format!(
             "{n} points is not a multiple of {POINTS}: the size is the total number of complex \
              points, one {POINTS}-point transform per work-group (e.g. 2^24)"
