@@ -31,6 +31,11 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/peak.cl"),
         include_str!("../kernels_cu/peak.cu"),
     ),
+    (
+        "fft",
+        include_str!("../kernels_cl/fft.cl"),
+        include_str!("../kernels_cu/fft.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

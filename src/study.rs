@@ -37,6 +37,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("index-width", include_str!("../harness/index-width.toml")),
     ("second-stage", include_str!("../harness/second-stage.toml")),
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
+    ("fft", include_str!("../harness/fft.toml")),
 ];
 
 #[derive(Debug, Error)]
@@ -299,9 +300,12 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;
     workload::check_size(variant, size).map_err(invalid)?;
-    let local = spec
-        .local
-        .unwrap_or(if family == FamilyKind::Launch { 1 } else { 256 });
+    let local = spec.local.unwrap_or(match family {
+        FamilyKind::Launch => 1,
+        // A kernel written for one work-group size (the FFT's 64) defaults to it.
+        _ if variant.min_local == variant.max_local => variant.min_local,
+        _ => 256,
+    });
     workload::check_local(variant, local).map_err(invalid)?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {

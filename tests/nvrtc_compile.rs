@@ -87,3 +87,45 @@ fn a_broken_kernel_reports_the_build_log() {
         "{e}"
     );
 }
+
+/// Table V's CUDA half from NVRTC alone: the FFT compiles at every index width, each saved PTX
+/// is counted, and the table holds the paper's rows beside ours.
+#[test]
+#[ignore = "needs NVRTC"]
+fn table_v_counts_the_fft_at_every_index_width() {
+    use clvscu::inspect::table_v;
+    common::need("NVRTC", nvrtc_availability());
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    let notes = table_v::run(
+        &KernelSources::embedded(),
+        None,
+        None,
+        &compile_to_ptx,
+        "compute_90",
+        dir.path(),
+        &mut files,
+    )
+    .unwrap();
+    assert!(notes.is_empty(), "{notes:?}");
+    let rows = table_v::rows_from_dir(dir.path(), &mut Vec::new());
+    let widths: Vec<(&str, &str, u32)> = rows
+        .iter()
+        .map(|r| (r.api.as_str(), r.index.as_str(), r.index_bits))
+        .collect();
+    assert_eq!(
+        widths,
+        [
+            ("CUDA", "u32", 32),
+            ("CUDA", "u64", 64),
+            ("CUDA", "native", 32)
+        ]
+    );
+    for r in &rows {
+        assert!(r.arithmetic > 0 && r.synchronization >= 3, "{r:?}");
+    }
+    let md = std::fs::read_to_string(dir.path().join(table_v::TABLE_V_MD)).unwrap();
+    assert!(md.contains("| paper (Fang et al. 2011) | OpenCL | native | 64 | 521 | 163 | 188 |"));
+    assert!(md.contains("| clvscu | CUDA | u64 | 64 |"), "{md}");
+    println!("{md}");
+}

@@ -37,6 +37,7 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         ],
         FamilyKind::Flops => vec![Size::vector(1000)],
         FamilyKind::Launch => vec![Size::vector(7)],
+        FamilyKind::Fft => vec![Size::vector(512), Size::vector(512 * 7)],
     }
 }
 
@@ -166,4 +167,48 @@ fn second_stage_options_are_refused_where_the_platform_has_no_way_to_pass_them()
         text.contains("cl_nv_compiler_options") && text.contains("-cl-nv-opt-level=1"),
         "{text}"
     );
+}
+
+/// The FFT at every index width, each batch against the f64 reference, and a run whose input
+/// is changed after the reference was taken fails (the check is not vacuous).
+#[test]
+#[ignore = "needs OpenCL"]
+fn fft_verifies_at_every_index_width() {
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let v = workload::find_variant(FamilyKind::Fft, "fft512").unwrap();
+    let size = Size::vector(512 * 5);
+    let mut inputs = Inputs::generate(FamilyKind::Fft, size, 11);
+    for index in ["32", "64", "0"] {
+        let side = SideConfig {
+            shape: LaunchShape {
+                groups: default_groups(v, size, 64, 2),
+                local: 64,
+            },
+            defines: vec![("CLVSCU_INDEX".into(), index.into())],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        assert_eq!(side.shape.groups, 5, "one work-group per 512-point batch");
+        let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+        let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+        assert!(
+            ver.ok && ver.checked == 2 * 512 * 5,
+            "index {index}: {ver:?}"
+        );
+        exec::release(&mut b, p);
+    }
+    inputs.a[2 * 512 * 3 + 7] += 1.0;
+    let side = SideConfig {
+        shape: LaunchShape {
+            groups: 5,
+            local: 64,
+        },
+        defines: vec![],
+        flags: vec![],
+        jit: Default::default(),
+    };
+    let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+    assert!(!exec::verify(&mut b, &p, &inputs).unwrap().ok);
+    exec::release(&mut b, p);
 }

@@ -235,6 +235,12 @@ impl FakeBackend {
             let n = a.count(2)?.clamp(1, x.len());
             let out = (0..global).map(|g| reference::fma_chain(x[g % n], iters) as f32);
             (a.buffer(1)?, out.collect())
+        } else if kernel == "fft512_forward" {
+            let x = self.buffers.get(a.buffer(0)?)?;
+            (
+                a.buffer(1)?,
+                crate::workload::fft::forward_all(x, a.count(3)?),
+            )
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {

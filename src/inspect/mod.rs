@@ -3,6 +3,7 @@
 
 pub mod ptx;
 pub mod sass;
+pub mod table_v;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -378,6 +379,9 @@ pub fn run(
             }
         }
     }
+    notes.extend(table_v::run(
+        sources, cl, cu, offline, &arch, out, &mut files,
+    )?);
     write(&out.join("ptx_classes.md"), &full, &mut files)?;
     Ok(InspectReport {
         markdown: full,

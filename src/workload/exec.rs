@@ -4,7 +4,7 @@
 use thiserror::Error;
 
 use super::reference::{self, Verification};
-use super::{check_local, check_size, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
+use super::{check_local, check_size, fft, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
     Seconds, Timing,
@@ -94,6 +94,17 @@ impl Inputs {
                     b: Vec::new(),
                     reference: vec![s],
                     tolerances: vec![tol],
+                }
+            }
+            FamilyKind::Fft => {
+                let a = reference::random_vector(2 * n, seed);
+                let (reference, tolerances) = fft::reference(&a);
+                Inputs {
+                    size,
+                    a,
+                    b: fft::twiddles(),
+                    reference,
+                    tolerances,
                 }
             }
             FamilyKind::Launch => Inputs {
@@ -329,6 +340,20 @@ fn build(
             outputs = vec![(out, len)];
             result = (out, len);
         }
+        (FamilyKind::Fft, Some(k)) => {
+            let x = buffer_with(backend, &inputs.a, owned)?;
+            let out = buffer_of(backend, 2 * n, owned)?;
+            let tw = buffer_with(backend, &inputs.b, owned)?;
+            let args = vec![
+                Arg::Buffer(x),
+                Arg::Buffer(out),
+                Arg::Buffer(tw),
+                Arg::U32(n as u32),
+            ];
+            steps.push(kernel_step(k, args));
+            outputs = vec![(out, 2 * n)];
+            result = (out, 2 * n);
+        }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
                 variant: variant.name.into(),
@@ -414,6 +439,9 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             reference::compare(got, &want, &vec![0.0; want.len()])
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
+        FamilyKind::Fft => {
+            fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
+        }
     }
 }
 

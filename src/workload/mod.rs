@@ -2,6 +2,7 @@
 //! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
 
 pub mod exec;
+pub mod fft;
 pub mod reference;
 
 use std::fmt;
@@ -59,6 +60,7 @@ crate::names::named_enum! {
         Bandwidth,
         Flops,
         Launch,
+        Fft,
     }
 }
 
@@ -85,7 +87,7 @@ impl FamilyKind {
     pub fn metric(self) -> Metric {
         match self {
             FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Bandwidth => Metric::Bandwidth,
-            FamilyKind::Flops => Metric::Flops,
+            FamilyKind::Flops | FamilyKind::Fft => Metric::Flops,
             FamilyKind::Launch => Metric::Rate,
         }
     }
@@ -95,6 +97,7 @@ impl FamilyKind {
         match self {
             FamilyKind::Matvec => "matvec",
             FamilyKind::Reduce => "reduce",
+            FamilyKind::Fft => "fft",
             FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
         }
     }
@@ -379,6 +382,7 @@ pub const VARIANTS: &[Variant] = &[
         ),
         &[],
     ),
+    fft::VARIANT,
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -528,6 +532,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
             mul(global, 8 * u64::from(FMA_ITERS) * 2),
         ),
         Launch => (f, 0),
+        Fft => fft::work(size.rows),
     }
 }
 
@@ -577,7 +582,10 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
             u32::MAX - 1
         )));
     }
-    Ok(())
+    match variant.family {
+        Fft => fft::size_problem(size).map_or(Ok(()), |r| Err(bad(r))),
+        _ => Ok(()),
+    }
 }
 
 /// Refuse a launch shape the variant cannot run, naming the variant and why.

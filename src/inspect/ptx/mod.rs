@@ -48,6 +48,7 @@ mod classify;
 mod parse;
 mod report;
 mod scan;
+pub mod table_v;
 #[cfg(test)]
 mod tests;
 

@@ -1,0 +1,106 @@
+//! Writes the paper's Table V for clvscu's FFT: compiles `fft512_forward` for each API at each
+//! index width (u32, u64, native), saves the PTX (`fft.<api>.<index>.ptx`), and writes
+//! `table-v.md` and `table-v.csv` from the saved files. The counting and the class mapping
+//! are in `ptx/table_v.rs`.
+
+use std::path::{Path, PathBuf};
+
+use super::ptx::table_v::{self, TableVRow};
+use super::{request, write, InspectError, OfflineCompiler};
+use crate::backend::{Api, Backend};
+use crate::export::csv::write_rows;
+use crate::kernels::KernelSources;
+use crate::workload::fft::LOCAL;
+use crate::workload::IndexWidth;
+
+pub const TABLE_V_MD: &str = "table-v.md";
+pub const TABLE_V_CSV: &str = "table-v.csv";
+
+/// The saved PTX of one API at one index width.
+pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {
+    let api = match api {
+        Api::OpenCl => "opencl",
+        Api::Cuda => "cuda",
+    };
+    out.join(format!("fft.{api}.{index}.ptx"))
+}
+
+/// PTX of the FFT for one API and width: from its device when there is one (NVIDIA's
+/// OpenCL gives PTX, PoCL none), else NVRTC alone for CUDA.
+fn compile(
+    sources: &KernelSources,
+    backend: Option<&mut (dyn Backend + '_)>,
+    api: Api,
+    index: IndexWidth,
+    offline: OfflineCompiler,
+    arch: &str,
+) -> Result<Option<String>, String> {
+    let mut req = request(sources, api, "fft", LOCAL, false).map_err(|e| e.to_string())?;
+    req.defines
+        .push(("CLVSCU_INDEX".into(), index.define().into()));
+    match (backend, api) {
+        (Some(b), _) => {
+            let p = b.compile(&req).map_err(|e| e.to_string())?;
+            Ok(b.program_text(p).ok().flatten())
+        }
+        (None, Api::Cuda) => offline(&req, arch).map(Some).map_err(|e| e.to_string()),
+        (None, Api::OpenCl) => Ok(None),
+    }
+}
+
+/// Compile, save and count; returns notes for what could not be counted.
+pub fn run(
+    sources: &KernelSources,
+    mut cl: Option<&mut (dyn Backend + '_)>,
+    mut cu: Option<&mut (dyn Backend + '_)>,
+    offline: OfflineCompiler,
+    arch: &str,
+    out: &Path,
+    files: &mut Vec<PathBuf>,
+) -> Result<Vec<String>, InspectError> {
+    let mut notes = Vec::new();
+    for index in <IndexWidth as strum::VariantArray>::VARIANTS {
+        for api in [Api::Cuda, Api::OpenCl] {
+            // Two calls, not one backend variable: the two options' trait objects have
+            // different lifetimes.
+            let compiled = match api {
+                Api::OpenCl => compile(sources, cl.as_deref_mut(), api, *index, offline, arch),
+                Api::Cuda => compile(sources, cu.as_deref_mut(), api, *index, offline, arch),
+            };
+            match compiled {
+                Ok(Some(text)) => write(&ptx_file(out, api, *index), &text, files)?,
+                Ok(None) => {}
+                Err(e) => notes.push(format!("fft {api} index {index}: {e}")),
+            }
+        }
+    }
+    let rows = rows_from_dir(out, &mut notes);
+    let md = table_v::markdown(&rows, arch);
+    write(&out.join(TABLE_V_MD), &md, files)?;
+    let csv = out.join(TABLE_V_CSV);
+    let mut all = table_v::paper_rows();
+    all.extend(rows);
+    write_rows(&csv, &all)?;
+    files.push(csv);
+    Ok(notes)
+}
+
+/// Our Table V rows from the PTX files saved in `dir` (a run's `inspect` folder), CUDA then
+/// OpenCL, each in u32, u64, native order; files that are absent are skipped.
+pub fn rows_from_dir(dir: &Path, notes: &mut Vec<String>) -> Vec<TableVRow> {
+    let mut rows = Vec::new();
+    for api in [Api::Cuda, Api::OpenCl] {
+        for index in <IndexWidth as strum::VariantArray>::VARIANTS {
+            let path = ptx_file(dir, api, *index);
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let bits = index.bits(api);
+            match table_v::row_from_ptx(&text, api.label(), &index.to_string(), bits) {
+                Ok(r) => rows.push(r),
+                Err(e) => notes.push(format!("{}: {e}", path.display())),
+            }
+        }
+    }
+    rows
+}
