@@ -97,10 +97,11 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
                 .pr = Some(p);
         }
         for (k, e) in here {
-            if out.contains_key(&k) {
-                *dups += 1;
-            } else {
-                out.insert(k, e);
+            match out.entry(k) {
+                std::collections::btree_map::Entry::Occupied(_) => *dups += 1,
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(e);
+                }
             }
         }
     }
@@ -108,9 +109,12 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
 }
 
 /// Raw samples of a folder by (run, comparison, side, timer), read once per folder.
+/// The times of one (run, comparison, side, timer).
+type SampleKey = (String, String, Side, String);
+
 #[derive(Default)]
 struct SampleCache {
-    by_folder: HashMap<PathBuf, HashMap<(String, String, Side, String), Vec<f64>>>,
+    by_folder: HashMap<PathBuf, HashMap<SampleKey, Vec<f64>>>,
 }
 
 impl SampleCache {
@@ -361,7 +365,9 @@ pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
             } else {
                 "-".into()
             },
-            if r.p_value.is_finite() {
+            if r.p_value < 0.001 {
+                "< 0.001".into()
+            } else if r.p_value.is_finite() {
                 format!("{:.3}", r.p_value)
             } else {
                 "-".into()
