@@ -78,6 +78,29 @@ pub enum Command {
     },
     /// PTX of both sides for every kernel pair, instruction classes side by side (Table V).
     Inspect(InspectArgs),
+    /// report.md (and report.html) from every run folder under DIRs, grouped per GPU:
+    /// measurements, PR with CI, fairness, vendor-baseline ratios, charts.
+    Report {
+        /// Run folders, or trees of them (one per node or GPU).
+        #[arg(required = true, value_name = "DIR")]
+        inputs: Vec<PathBuf>,
+        #[arg(long, default_value = "clvscu-report")]
+        out: PathBuf,
+        /// Also write report.html, one static page with the charts inline.
+        #[arg(long)]
+        html: bool,
+    },
+    /// How the PR and each side's metric moved from the runs under OLD to those under NEW,
+    /// with significance from the raw samples (Markdown; --out also writes diff.md, diff.csv).
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Relative changes within this many percent are no change.
+        #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
+        noise: f64,
+    },
 }
 
 #[derive(Debug, Args, Clone)]
@@ -205,7 +228,10 @@ mod tests {
         "plot",
         "merge",
         "inspect",
+        "report",
+        "diff",
         "help",
+        "--html",
         "--study",
         "--out",
         "--resume",
@@ -286,7 +312,7 @@ mod tests {
     }
 
     const SUBCOMMANDS: &[&str] = &[
-        "devices", "studies", "run", "parity", "plot", "merge", "inspect", "help",
+        "devices", "studies", "run", "parity", "plot", "merge", "inspect", "report", "diff", "help",
     ];
 
     /// Argument vectors: usually a subcommand first (else nothing gets past the top level),
@@ -329,13 +355,15 @@ mod tests {
                         Command::Plot { .. } => "plot",
                         Command::Merge { .. } => "merge",
                         Command::Inspect(_) => "inspect",
+                        Command::Report { .. } => "report",
+                        Command::Diff { .. } => "diff",
                     });
                 }
                 Err(_) => errors += 1,
             }
         }
         let all = [
-            "devices", "inspect", "merge", "parity", "plot", "run", "studies",
+            "devices", "diff", "inspect", "merge", "parity", "plot", "report", "run", "studies",
         ];
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), all);
         assert!(errors > 100, "{errors} errors in 3000");

@@ -41,6 +41,13 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),
         Command::Inspect(args) => inspect_cmd(args),
+        Command::Report { inputs, out, html } => report(&inputs, &out, html),
+        Command::Diff {
+            old,
+            new,
+            out,
+            noise,
+        } => diff(&old, &new, out.as_deref(), noise),
     }
 }
 
@@ -599,5 +606,41 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         report.files.len(),
         args.out.display()
     );
+    Ok(EXIT_OK)
+}
+
+fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
+    let written = clvscu::report::write_report(inputs, out, html)?;
+    println!(
+        "{} run folders on {} GPU configurations:",
+        written.folders, written.gpus
+    );
+    for f in written.files {
+        println!("{}", f.display());
+    }
+    Ok(EXIT_OK)
+}
+
+fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i32> {
+    use clvscu::report::{diff, markdown};
+    if !(noise_pct.is_finite() && noise_pct >= 0.0) {
+        bail!("--noise {noise_pct}: expected a percentage of 0 or more");
+    }
+    let test = clvscu::stats::change::ChangeTest {
+        noise: noise_pct / 100.0,
+        ..Default::default()
+    };
+    let d = diff::diff(&[old.to_path_buf()], &[new.to_path_buf()], &test)?;
+    let md = markdown::render(&diff::doc(
+        &d,
+        &old.display().to_string(),
+        &new.display().to_string(),
+    ));
+    print!("{md}");
+    if let Some(dir) = out {
+        clvscu::export::write_atomic(&dir.join("diff.md"), md.as_bytes())?;
+        clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;
+        eprintln!("wrote diff.md and diff.csv in {}", dir.display());
+    }
     Ok(EXIT_OK)
 }

@@ -12,6 +12,7 @@ mod names;
 pub mod parity;
 pub mod plot;
 pub mod record;
+pub mod report;
 pub mod session;
 pub mod soak;
 pub mod stats;

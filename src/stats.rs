@@ -13,6 +13,8 @@
 //! * Timings are summarised by the median, not the mean: GPU timings have a long right tail
 //!   (clock ramp-up, preemption, driver work), and the median is insensitive to it.
 
+pub mod change;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

@@ -94,7 +94,7 @@ fn check_header<T: CsvSchema>(path: &Path, found: &::csv::StringRecord) -> Resul
 /// Parses the whole content of a CSV of `T` rows; `path` is only used in errors.
 ///
 /// Empty content is an empty table; otherwise the header must be `T`'s.
-fn parse_rows<T: DeserializeOwned + CsvSchema>(
+pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     data: &[u8],
 ) -> Result<Vec<T>, ExportError> {

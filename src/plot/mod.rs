@@ -37,6 +37,7 @@ macro_rules! chart_kind {
     };
 }
 
+mod gpus;
 pub mod input;
 mod layout;
 mod peak;
@@ -57,6 +58,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::{Api, MeasurementRow, PrRow};
 
+pub use gpus::{GpusChart, NAME as GPUS_CHART};
 pub use peak::PeakChart;
 pub use pr::PrChart;
 pub use ptx::PtxChart;
@@ -178,6 +180,7 @@ pub fn charts() -> Vec<Box<dyn Chart>> {
         Box::new(Table1Chart),
         Box::new(PeakChart),
         Box::new(PtxChart),
+        Box::new(GpusChart),
     ]
 }
 

@@ -338,7 +338,11 @@ fn draw_all_renders_every_chart_kind_in_both_formats() {
     check_files(&dir, "peak", &peaks, &written);
     let ptxs = ptx::figures(&data);
     check_files(&dir, "ptx", &ptxs, &written);
-    let expected = 2 * (prs.len() + sweeps.len() + tables.len() + peaks.len() + ptxs.len());
+    let gpus = gpus::figures(&data);
+    check_files(&dir, "pr-gpus", &gpus, &written);
+    assert_eq!(gpus.len(), 1, "the fixture's two GPUs ran one study");
+    let expected =
+        2 * (prs.len() + sweeps.len() + tables.len() + peaks.len() + ptxs.len() + gpus.len());
     assert_eq!(written.len(), expected);
     assert_eq!(sweeps.len(), 2, "one chart per swept configuration");
 

@@ -1,0 +1,399 @@
+//! `clvscu diff OLD NEW`: comparisons matched by study and name, and per comparison how the
+//! PR and each side's metric moved, with the significance test of [`crate::stats::change`]
+//! on the raw samples. For a new driver, a new GPU or a kernel change.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::export::csv::CsvExporter;
+use crate::export::Exporter;
+use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::stats::change::{compare_ratio, compare_times, Change, ChangeTest};
+use crate::stats::median;
+
+use super::doc::{Doc, Table};
+use super::load::{self, RunFolder};
+use super::tables::{full_name, pr3, with_sides};
+use super::ReportError;
+
+/// One compared quantity of one comparison: the PR or one side's metric. Also a row of
+/// `diff.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DiffRow {
+    pub study: String,
+    pub comparison: String,
+    /// `PR`, or the side and its API (`A: OpenCL`).
+    pub quantity: String,
+    pub unit: String,
+    pub old: f64,
+    pub new: f64,
+    /// `new / old`: above 1 the new run performs better (for the PR: side A gained on B).
+    pub ratio: f64,
+    pub change_pct: f64,
+    /// Bootstrap 95% CI of `ratio` from the raw samples; NaN without samples.
+    pub ci_lo: f64,
+    pub ci_hi: f64,
+    /// NaN without samples.
+    pub p_value: f64,
+    /// `improved`, `regressed`, `no change`, `no change (within noise)`, or why there is no
+    /// verdict.
+    pub verdict: String,
+}
+
+/// The result of a diff.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Diff {
+    pub rows: Vec<DiffRow>,
+    /// `study: comparison` only in NEW.
+    pub added: Vec<String>,
+    /// `study: comparison` only in OLD.
+    pub removed: Vec<String>,
+    /// Things the reader must know (duplicates, missing samples).
+    pub notes: Vec<String>,
+    pub test: Option<ChangeTest>,
+}
+
+/// One comparison of one run folder: its measurements by side and its PR.
+struct Entry<'a> {
+    folder: &'a RunFolder,
+    sides: Vec<(Side, &'a MeasurementRow)>,
+    pr: Option<&'a PrRow>,
+}
+
+type Key = (String, String);
+
+/// Comparisons by `(study, full name)`; the first folder wins a duplicate, counted in `dups`.
+fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<'a>> {
+    let mut out: BTreeMap<Key, Entry<'a>> = BTreeMap::new();
+    for f in folders {
+        let mut here: BTreeMap<Key, Entry<'a>> = BTreeMap::new();
+        for (side, m) in with_sides(f.measurements()) {
+            let key = (
+                m.study.clone(),
+                full_name(&m.comparison, &m.sweep_param, &m.sweep_value),
+            );
+            here.entry(key)
+                .or_insert_with(|| Entry {
+                    folder: f,
+                    sides: Vec::new(),
+                    pr: None,
+                })
+                .sides
+                .push((side, m));
+        }
+        for p in f.prs() {
+            let key = (
+                p.study.clone(),
+                full_name(&p.comparison, &p.sweep_param, &p.sweep_value),
+            );
+            here.entry(key)
+                .or_insert_with(|| Entry {
+                    folder: f,
+                    sides: Vec::new(),
+                    pr: None,
+                })
+                .pr = Some(p);
+        }
+        for (k, e) in here {
+            match out.entry(k) {
+                std::collections::btree_map::Entry::Occupied(_) => *dups += 1,
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(e);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Raw samples of a folder by (run, comparison, side, timer), read once per folder.
+/// The times of one (run, comparison, side, timer).
+type SampleKey = (String, String, Side, String);
+
+#[derive(Default)]
+struct SampleCache {
+    by_folder: HashMap<PathBuf, HashMap<SampleKey, Vec<f64>>>,
+}
+
+impl SampleCache {
+    fn get(
+        &mut self,
+        folder: &Path,
+        m: &MeasurementRow,
+        side: Side,
+    ) -> Result<&[f64], ReportError> {
+        if !self.by_folder.contains_key(folder) {
+            let mut map: HashMap<_, Vec<f64>> = HashMap::new();
+            for s in load::samples(folder)? {
+                let SampleRow {
+                    run_id,
+                    comparison,
+                    side,
+                    timer,
+                    seconds,
+                    ..
+                } = s;
+                map.entry((run_id, comparison, side, timer.to_string()))
+                    .or_default()
+                    .push(seconds);
+            }
+            self.by_folder.insert(folder.to_path_buf(), map);
+        }
+        let key = (
+            m.run_id.clone(),
+            m.comparison.clone(),
+            side,
+            m.timer.to_string(),
+        );
+        Ok(self.by_folder[folder].get(&key).map_or(&[], Vec::as_slice))
+    }
+}
+
+fn row(key: &Key, quantity: String, unit: &str, old: f64, new: f64) -> DiffRow {
+    DiffRow {
+        study: key.0.clone(),
+        comparison: key.1.clone(),
+        quantity,
+        unit: unit.to_string(),
+        old,
+        new,
+        ratio: new / old,
+        change_pct: (new / old - 1.0) * 100.0,
+        ci_lo: f64::NAN,
+        ci_hi: f64::NAN,
+        p_value: f64::NAN,
+        verdict: String::new(),
+    }
+}
+
+/// Fills the statistics of `r` from a change whose ratio is `factor / ratio of times` (a
+/// metric) or the ratio itself (a PR, `factor` None).
+fn apply(r: &mut DiffRow, change: Option<Change>, invert: bool) {
+    match change {
+        Some(c) => {
+            // A metric is work / time: its CI is the time ratio's, inverted and scaled by the
+            // work per run (the same in both runs unless the size changed).
+            let (lo, hi) = if invert {
+                let k = r.ratio * c.ratio;
+                (k / c.ci_hi, k / c.ci_lo)
+            } else {
+                (c.ci_lo, c.ci_hi)
+            };
+            r.ci_lo = lo;
+            r.ci_hi = hi;
+            r.p_value = c.p_value;
+            r.verdict = c.verdict.as_str().to_string();
+        }
+        None => r.verdict = "no verdict: raw samples missing".into(),
+    }
+}
+
+struct Ctx<'t> {
+    test: &'t ChangeTest,
+    old: SampleCache,
+    new: SampleCache,
+}
+
+impl Ctx<'_> {
+    /// The rows of one comparison found in both: each side present and verified in both,
+    /// then the PR when both have one.
+    fn compare(
+        &mut self,
+        key: &Key,
+        o: &Entry,
+        n: &Entry,
+        out: &mut Vec<DiffRow>,
+    ) -> Result<(), ReportError> {
+        let mut times: Vec<(Side, Vec<f64>, Vec<f64>)> = Vec::new();
+        for &(side, mo) in &o.sides {
+            let Some(&(_, mn)) = n.sides.iter().find(|(s, _)| *s == side) else {
+                continue;
+            };
+            let api = if mo.api == mn.api {
+                mo.api.to_string()
+            } else {
+                format!("{} → {}", mo.api, mn.api)
+            };
+            let mut r = row(
+                key,
+                format!("{side}: {api}"),
+                mo.metric_unit.unit(),
+                mo.metric,
+                mn.metric,
+            );
+            if mo.status != Status::Ok || mn.status != Status::Ok {
+                r.verdict = format!("no verdict: {} → {}", mo.status, mn.status);
+                out.push(r);
+                continue;
+            }
+            let to = self.old.get(&o.folder.path, mo, side)?.to_vec();
+            let tn = self.new.get(&n.folder.path, mn, side)?.to_vec();
+            apply(&mut r, compare_times(&to, &tn, self.test), true);
+            out.push(r);
+            times.push((side, to, tn));
+        }
+        if let (Some(po), Some(pn)) = (o.pr, n.pr) {
+            let mut r = row(key, "PR".into(), "", po.pr, pn.pr);
+            let t = |s: Side| times.iter().find(|(x, ..)| *x == s);
+            let change = match (t(Side::A), t(Side::B)) {
+                (Some((_, ao, an)), Some((_, bo, bn))) => {
+                    let med = |v: &[f64]| median(v).unwrap_or(f64::NAN);
+                    let from_times = (med(bn) / med(bo)) / (med(an) / med(ao));
+                    compare_ratio((ao, an), (bo, bn), r.ratio / from_times, self.test)
+                }
+                _ => None,
+            };
+            apply(&mut r, change, false);
+            out.push(r);
+        }
+        Ok(())
+    }
+}
+
+/// Compares the run folders under `old` with those under `new`.
+pub fn diff(old: &[PathBuf], new: &[PathBuf], test: &ChangeTest) -> Result<Diff, ReportError> {
+    let (fo, fnew) = (load::load_tree(old)?, load::load_tree(new)?);
+    let (mut dup_o, mut dup_n) = (0, 0);
+    let (io, inew) = (index(&fo, &mut dup_o), index(&fnew, &mut dup_n));
+    let mut d = Diff {
+        test: Some(*test),
+        ..Diff::default()
+    };
+    for (dups, which) in [(dup_o, "OLD"), (dup_n, "NEW")] {
+        if dups > 0 {
+            d.notes.push(format!(
+                "{dups} comparisons appear in several run folders of {which}: the first \
+                 folder's rows (in path order) are compared"
+            ));
+        }
+    }
+    let mut ctx = Ctx {
+        test,
+        old: SampleCache::default(),
+        new: SampleCache::default(),
+    };
+    for (key, o) in &io {
+        match inew.get(key) {
+            Some(n) => ctx.compare(key, o, n, &mut d.rows)?,
+            None => d.removed.push(format!("{}: {}", key.0, key.1)),
+        }
+    }
+    d.added = inew
+        .keys()
+        .filter(|k| !io.contains_key(*k))
+        .map(|k| format!("{}: {}", k.0, k.1))
+        .collect();
+    Ok(d)
+}
+
+fn pct(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:+.1}%")
+    } else {
+        "n/a".into()
+    }
+}
+
+fn value(v: f64, unit: &str) -> String {
+    let n = crate::export::markdown::format_sig(v, 4);
+    if unit.is_empty() {
+        pr3(v)
+    } else {
+        format!("{n} {unit}")
+    }
+}
+
+/// The diff as report blocks.
+pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
+    let mut doc = Doc::default();
+    doc.heading(1, format!("clvscu diff: {old} → {new}"));
+    let t = d.test.unwrap_or_default();
+    doc.para(format!(
+        "Ratios are new / old: above 1 the new run performs better (for the PR: side A gained \
+         on side B). Significance from the raw samples: a permutation test of the medians \
+         (p-value; a bootstrap of all four samples for the PR) and a bootstrap 95% CI of the \
+         ratio, {} resamples. A change is called improved or regressed only when p < {} and \
+         the whole CI lies beyond the ±{}% noise threshold.",
+        t.resamples,
+        t.significance,
+        t.noise * 100.0
+    ));
+    for n in &d.notes {
+        doc.para(n.clone());
+    }
+    let count = |v: &str| d.rows.iter().filter(|r| r.verdict == v).count();
+    doc.para(format!(
+        "{} comparisons in both; {} quantities improved, {} regressed, {} no change, {} within \
+         noise; {} comparisons only in OLD, {} only in NEW.",
+        d.rows
+            .iter()
+            .map(|r| (&r.study, &r.comparison))
+            .collect::<std::collections::BTreeSet<_>>()
+            .len(),
+        count("improved"),
+        count("regressed"),
+        count("no change"),
+        count("no change (within noise)"),
+        d.removed.len(),
+        d.added.len()
+    ));
+    let mut t = Table::new(&[
+        ("study", false),
+        ("comparison", false),
+        ("quantity", false),
+        ("old", true),
+        ("new", true),
+        ("new/old", true),
+        ("change", true),
+        ("95% CI of new/old", true),
+        ("p", true),
+        ("verdict", false),
+    ]);
+    for r in &d.rows {
+        t.push(vec![
+            r.study.clone(),
+            r.comparison.clone(),
+            r.quantity.clone(),
+            value(r.old, &r.unit),
+            value(r.new, &r.unit),
+            pr3(r.ratio),
+            pct(r.change_pct),
+            if r.ci_lo.is_finite() {
+                format!("[{}, {}]", pr3(r.ci_lo), pr3(r.ci_hi))
+            } else {
+                "-".into()
+            },
+            if r.p_value < 0.001 {
+                "< 0.001".into()
+            } else if r.p_value.is_finite() {
+                format!("{:.3}", r.p_value)
+            } else {
+                "-".into()
+            },
+            r.verdict.clone(),
+        ]);
+    }
+    doc.heading(2, "Comparisons in both");
+    doc.table(t, "No comparison is in both OLD and NEW.");
+    for (title, list) in [
+        ("Removed (only in OLD)", &d.removed),
+        ("Added (only in NEW)", &d.added),
+    ] {
+        if !list.is_empty() {
+            doc.heading(2, title);
+            let mut t = Table::new(&[("comparison", false)]);
+            for c in list {
+                t.push(vec![c.clone()]);
+            }
+            doc.table(t, "");
+        }
+    }
+    doc
+}
+
+/// `diff.csv`: one row per compared quantity.
+pub fn csv(d: &Diff) -> Result<Vec<u8>, ReportError> {
+    Ok(CsvExporter.render(&d.rows)?)
+}

@@ -1,0 +1,246 @@
+//! Finding run folders in a tree and reading their rows: plain or gzipped CSVs (the GPU
+//! scripts compress raw samples), and the devices of the run from `provenance.json` when a
+//! folder has PR rows but no measurements.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+
+use crate::export::csv::{parse_rows, CsvSchema};
+use crate::record::{MeasurementRow, PrRow, SampleRow};
+use crate::session::store::CsvStore;
+
+use super::baseline::{self, BaselineRow};
+use super::ReportError;
+
+/// One run folder's rows.
+#[derive(Debug, Clone, Default)]
+pub struct RunFolder {
+    pub path: PathBuf,
+    /// The folder as the report names it: its path below the parent of the tree given.
+    pub label: String,
+    /// `None` when the folder has no measurements file.
+    pub measurements: Option<Vec<MeasurementRow>>,
+    /// `None` when the folder has no PR file.
+    pub prs: Option<Vec<PrRow>>,
+    /// `(api, device, driver)` of each side from `provenance.json`, for folders without
+    /// measurements.
+    pub provenance_devices: Vec<(String, String, String)>,
+    /// The vendor-library baselines measured beside this run, and the file they came from.
+    pub baselines: Option<(PathBuf, Vec<BaselineRow>)>,
+}
+
+impl RunFolder {
+    pub fn measurements(&self) -> &[MeasurementRow] {
+        self.measurements.as_deref().unwrap_or(&[])
+    }
+
+    pub fn prs(&self) -> &[PrRow] {
+        self.prs.as_deref().unwrap_or(&[])
+    }
+}
+
+/// `name` or `name.gz` in `dir`, whichever exists (the plain file first).
+fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
+    [dir.join(name), dir.join(format!("{name}.gz"))]
+        .into_iter()
+        .find(|p| p.is_file())
+}
+
+fn is_run_folder(dir: &Path) -> bool {
+    csv_in(dir, CsvStore::MEASUREMENTS).is_some() || csv_in(dir, CsvStore::PRS).is_some()
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
+    move |source| ReportError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// The bytes of a file, gunzipped when its name ends in `.gz`.
+fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ReportError> {
+    let raw = fs::read(path).map_err(io(path))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(raw.as_slice())
+            .read_to_end(&mut out)
+            .map_err(io(path))?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// The rows of `name` (or `name.gz`) in `dir`; `None` when neither exists.
+fn read_csv<T: DeserializeOwned + CsvSchema>(
+    dir: &Path,
+    name: &str,
+) -> Result<Option<Vec<T>>, ReportError> {
+    match csv_in(dir, name) {
+        Some(path) => Ok(Some(parse_rows(&path, &read_maybe_gz(&path)?)?)),
+        None => Ok(None),
+    }
+}
+
+/// Every raw sample of a run folder (`samples.csv` or `samples.csv.gz`); empty when it has
+/// none.
+pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
+    Ok(read_csv(dir, CsvStore::SAMPLES)?.unwrap_or_default())
+}
+
+/// The run folders at or below each root, in path order. Hidden folders are skipped, links
+/// not followed (a link back up the tree would never end), and a run folder's own subfolders
+/// (charts) are not searched.
+pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> {
+    let mut found = Vec::new();
+    for root in roots {
+        if !root.is_dir() {
+            return Err(ReportError::NotAFolder(root.clone()));
+        }
+        walk(root, &mut found)?;
+    }
+    found.dedup();
+    Ok(found)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), ReportError> {
+    if is_run_folder(dir) {
+        found.push(dir.to_path_buf());
+        return Ok(());
+    }
+    let mut subdirs: Vec<PathBuf> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if !hidden && entry.file_type().map_err(io(dir))?.is_dir() {
+            subdirs.push(entry.path());
+        }
+    }
+    subdirs.sort();
+    for sub in subdirs {
+        walk(&sub, found)?;
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+struct Provenance {
+    #[serde(default)]
+    devices: Vec<ProvenanceDevice>,
+}
+
+#[derive(Deserialize)]
+struct ProvenanceDevice {
+    api: String,
+    device: String,
+    driver: String,
+}
+
+/// The sides' devices from `provenance.json`; none when the file is missing or unreadable
+/// (it only names the GPU of a folder that has no measurements to name it).
+fn provenance_devices(dir: &Path) -> Vec<(String, String, String)> {
+    fs::read_to_string(dir.join("provenance.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Provenance>(&t).ok())
+        .map(|p| {
+            p.devices
+                .into_iter()
+                .map(|d| (d.api, d.device, d.driver))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The label of `dir` found under `root`: its path from `root`'s parent.
+fn label_of(dir: &Path, root: &Path) -> String {
+    let base = root.parent().unwrap_or(root);
+    dir.strip_prefix(base)
+        .unwrap_or(dir)
+        .display()
+        .to_string()
+        .trim_start_matches("./")
+        .to_string()
+}
+
+/// The nearest `baselines.csv` in `dir` or its ancestors, up to `root`'s parent.
+fn baselines_for(
+    dir: &Path,
+    root: &Path,
+) -> Result<Option<(PathBuf, Vec<BaselineRow>)>, ReportError> {
+    let stop = root.parent().unwrap_or(root);
+    for d in dir.ancestors() {
+        let file = d.join(baseline::FILE);
+        if file.is_file() {
+            return Ok(Some((file.clone(), baseline::read(&file)?)));
+        }
+        if d == stop {
+            break;
+        }
+    }
+    Ok(None)
+}
+
+/// Loads every run folder under `roots`. Refuses a tree with none, naming the roots.
+pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
+    let mut out = Vec::new();
+    for root in roots {
+        for dir in find_run_folders(std::slice::from_ref(root))? {
+            out.push(RunFolder {
+                label: label_of(&dir, root),
+                measurements: read_csv(&dir, CsvStore::MEASUREMENTS)?,
+                prs: read_csv(&dir, CsvStore::PRS)?,
+                provenance_devices: provenance_devices(&dir),
+                baselines: baselines_for(&dir, root)?,
+                path: dir,
+            });
+        }
+    }
+    if out.is_empty() {
+        let names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+        return Err(ReportError::NoRunFolder(names.join(", ")));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_paths_below_the_roots_parent() {
+        let root = Path::new("results/h100");
+        assert_eq!(
+            label_of(Path::new("results/h100/default"), root),
+            "h100/default"
+        );
+        assert_eq!(label_of(root, root), "h100");
+    }
+
+    #[test]
+    fn gzipped_and_plain_csvs_read_alike_and_hidden_folders_are_skipped() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("gpu/run");
+        fs::create_dir_all(&run).unwrap();
+        fs::create_dir_all(dir.path().join(".hidden/run")).unwrap();
+        let header = PrRow::columns().join(",") + "\n";
+        fs::write(dir.path().join(".hidden/run/prs.csv"), &header).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(header.as_bytes()).unwrap();
+        fs::write(run.join("prs.csv.gz"), gz.finish().unwrap()).unwrap();
+        let folders = load_tree(&[dir.path().to_path_buf()]).unwrap();
+        assert_eq!(folders.len(), 1);
+        assert_eq!(folders[0].path, run);
+        assert_eq!(folders[0].prs.as_deref(), Some(&[][..]));
+        assert!(folders[0].measurements.is_none());
+        let empty = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            load_tree(&[empty.path().to_path_buf()]),
+            Err(ReportError::NoRunFolder(_))
+        ));
+    }
+}

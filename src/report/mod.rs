@@ -1,0 +1,89 @@
+//! `clvscu report` and `clvscu diff`: what one or many run folders say, as Markdown and a
+//! static HTML page, and how two sets of runs differ, with significance.
+//!
+//! The content is built once as format-neutral blocks ([`doc`], by [`tables`]) and rendered
+//! per format ([`markdown`], [`html`]); `diff` has its own model and renderers. Everything is
+//! read from the result CSVs of the folders and written only into the output folder.
+
+pub mod baseline;
+pub mod diff;
+pub mod doc;
+pub mod html;
+pub mod load;
+pub mod markdown;
+pub mod tables;
+
+use std::path::{Path, PathBuf};
+
+use crate::export::{write_atomic, ExportError};
+use crate::plot::{self, ChartData, Format, PlotError};
+
+/// Why a report or a diff could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{}: not a folder", .0.display())]
+    NotAFolder(PathBuf),
+    #[error("no run folder (one with measurements.csv or prs.csv) under {0}")]
+    NoRunFolder(String),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    #[error(transparent)]
+    Plot(#[from] PlotError),
+}
+
+/// What `report` wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written {
+    pub folders: usize,
+    pub gpus: usize,
+    pub files: Vec<PathBuf>,
+}
+
+/// The chart files of all `folders`' rows, drawn as SVG into `out/charts`, relative to `out`;
+/// the per-GPU charts first.
+fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let data = ChartData {
+        measurements: folders
+            .iter()
+            .flat_map(|f| f.measurements())
+            .cloned()
+            .collect(),
+        prs: folders.iter().flat_map(|f| f.prs()).cloned().collect(),
+        ptx_classes: Vec::new(),
+    };
+    let mut files = plot::draw_all(&data, &out.join("charts"), &[Format::Svg])?;
+    files.sort_by_key(|p| !p.to_string_lossy().contains(plot::GPUS_CHART));
+    Ok(files
+        .into_iter()
+        .map(|p| p.strip_prefix(out).map(Path::to_path_buf).unwrap_or(p))
+        .collect())
+}
+
+/// Reads every run folder under `roots` and writes `report.md` (and `report.html` with
+/// `html`, and the charts either shows) into `out`.
+pub fn write_report(roots: &[PathBuf], out: &Path, html: bool) -> Result<Written, ReportError> {
+    let folders = load::load_tree(roots)?;
+    let charts = draw_charts(&folders, out)?;
+    let names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
+    let doc = tables::build(&folders, &names, &charts);
+    let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(c)).collect();
+    let md = out.join("report.md");
+    write_atomic(&md, markdown::render(&doc).as_bytes())?;
+    files.push(md);
+    if html {
+        let page = out.join("report.html");
+        write_atomic(&page, html::render(&doc, out).as_bytes())?;
+        files.push(page);
+    }
+    Ok(Written {
+        folders: folders.len(),
+        gpus: tables::per_gpu(&folders).len(),
+        files,
+    })
+}

@@ -1,0 +1,495 @@
+//! The report's content: run folders grouped per GPU, and per folder its PR, fairness and
+//! measurement tables; per GPU the vendor-baseline ratios. Built as [`Doc`] blocks.
+
+use crate::fairness::Step;
+use crate::record::{MeasurementRow, PrRow, Side, Status};
+
+use super::baseline;
+use super::doc::{Doc, Table};
+use super::load::RunFolder;
+
+/// The GPU (or GPUs, for a run across two devices) of a folder and its drivers, e.g.
+/// `NVIDIA H100 80GB HBM3` and `OpenCL 580.159.04, CUDA 13.0`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct GpuKey {
+    pub gpu: String,
+    pub drivers: String,
+}
+
+impl GpuKey {
+    pub fn title(&self) -> String {
+        if self.drivers.is_empty() {
+            self.gpu.clone()
+        } else {
+            format!("{} (driver {})", self.gpu, self.drivers)
+        }
+    }
+}
+
+fn push_unique(v: &mut Vec<String>, s: &str) {
+    if !s.is_empty() && !v.iter().any(|x| x == s) {
+        v.push(s.to_string());
+    }
+}
+
+/// The devices and drivers a folder ran on: from its measurements, else its provenance, else
+/// its PR rows (which name devices but no drivers).
+pub fn gpu_of(f: &RunFolder) -> GpuKey {
+    let (mut gpus, mut drivers) = (Vec::new(), Vec::new());
+    for m in f.measurements() {
+        push_unique(&mut gpus, &m.device);
+        push_unique(&mut drivers, &format!("{} {}", m.api, m.driver));
+    }
+    if gpus.is_empty() {
+        for (api, device, driver) in &f.provenance_devices {
+            push_unique(&mut gpus, device);
+            push_unique(&mut drivers, &format!("{api} {driver}"));
+        }
+    }
+    if gpus.is_empty() {
+        for p in f.prs() {
+            push_unique(&mut gpus, &p.device_a);
+            push_unique(&mut gpus, &p.device_b);
+        }
+    }
+    GpuKey {
+        gpu: if gpus.is_empty() {
+            "unknown GPU (no rows name a device)".into()
+        } else {
+            gpus.join(" + ")
+        },
+        drivers: drivers.join(", "),
+    }
+}
+
+/// Folders grouped per GPU, in the order the GPUs first appear.
+pub fn per_gpu(folders: &[RunFolder]) -> Vec<(GpuKey, Vec<&RunFolder>)> {
+    crate::plot::group_in_order(folders.iter(), |f| gpu_of(f))
+}
+
+/// A comparison's full name: the name already carries a sweep value (`@index=u32`); one that
+/// does not gets it appended, so two points of a sweep never read alike.
+pub(crate) fn full_name(comparison: &str, param: &str, value: &str) -> String {
+    if param.is_empty() || comparison.contains(&format!("{param}={value}")) {
+        comparison.to_string()
+    } else {
+        format!("{comparison} [{param}={value}]")
+    }
+}
+
+pub(crate) fn pr3(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.3}")
+    } else {
+        "n/a".into()
+    }
+}
+
+fn sig(v: f64) -> String {
+    crate::export::markdown::format_sig(v, 4)
+}
+
+fn similar(r: &PrRow) -> &'static str {
+    match (r.similar, r.similar_tight) {
+        (true, true) => "similar (±5%)",
+        (true, false) => "similar (±10%)",
+        _ => "not similar",
+    }
+}
+
+/// A side's label: its letter and API, and its device when the two sides ran on different
+/// devices.
+fn side_label(side: Side, api: impl std::fmt::Display, device: &str, other: &str) -> String {
+    if device == other || other.is_empty() {
+        format!("{side}: {api}")
+    } else {
+        format!("{side}: {api} on {device}")
+    }
+}
+
+fn pr_table(prs: &[PrRow]) -> Table {
+    let mut t = Table::new(&[
+        ("comparison", false),
+        ("side A", false),
+        ("side B", false),
+        ("local×groups", true),
+        ("perf A", true),
+        ("perf B", true),
+        ("unit", false),
+        ("PR", true),
+        ("95% CI", true),
+        ("verdict", false),
+        ("fair", false),
+    ]);
+    for r in prs {
+        t.push(vec![
+            full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
+            side_label(Side::A, r.api_a, &r.device_a, &r.device_b),
+            side_label(Side::B, r.api_b, &r.device_b, &r.device_a),
+            format!("{}×{}", r.local_size, r.groups),
+            sig(r.metric_a),
+            sig(r.metric_b),
+            r.metric_unit.unit().to_string(),
+            pr3(r.pr),
+            format!("[{}, {}]", pr3(r.pr_ci_lo), pr3(r.pr_ci_hi)),
+            similar(r).to_string(),
+            if r.fair { "fair" } else { "unfair" }.to_string(),
+        ]);
+    }
+    t
+}
+
+/// Entries of `differing_steps`: `step: a vs b`.
+fn step_entries(differing: &str) -> impl Iterator<Item = &str> {
+    differing
+        .split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// Per step, in how many comparisons it was held equal and in which it differed; then each
+/// unfair comparison with what differed.
+fn fairness(doc: &mut Doc, prs: &[PrRow]) {
+    let fair = prs.iter().filter(|r| r.fair).count();
+    doc.para(format!(
+        "{fair} of {} comparisons fair: all eight steps of the paper held equal.",
+        prs.len()
+    ));
+    let mut steps = Table::new(&[
+        ("step", false),
+        ("held equal in", true),
+        ("differed in", false),
+    ]);
+    for step in Step::ALL {
+        let prefix = format!("{}:", step.name());
+        let differed: Vec<String> = prs
+            .iter()
+            .filter(|r| step_entries(&r.differing_steps).any(|e| e.starts_with(&prefix)))
+            .map(|r| full_name(&r.comparison, &r.sweep_param, &r.sweep_value))
+            .collect();
+        steps.push(vec![
+            step.name().to_string(),
+            format!("{} of {}", prs.len() - differed.len(), prs.len()),
+            if differed.is_empty() {
+                "-".into()
+            } else {
+                differed.join(", ")
+            },
+        ]);
+    }
+    doc.table(steps, "");
+    let mut unfair = Table::new(&[
+        ("unfair comparison", false),
+        ("differing steps (A vs B)", false),
+    ]);
+    for r in prs.iter().filter(|r| !r.fair) {
+        let what: Vec<&str> = step_entries(&r.differing_steps).collect();
+        unfair.push(vec![
+            full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
+            if what.is_empty() {
+                "not recorded".into()
+            } else {
+                what.join("; ")
+            },
+        ]);
+    }
+    if !unfair.rows.is_empty() {
+        doc.table(unfair, "");
+    }
+}
+
+/// Each measurement's side: rows of one comparison are written side A first.
+pub(crate) fn with_sides(rows: &[MeasurementRow]) -> Vec<(Side, &MeasurementRow)> {
+    let mut seen: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    rows.iter()
+        .map(|m| {
+            let n = seen.entry((&m.run_id, &m.comparison)).or_default();
+            let side = Side::of_index(*n);
+            *n += 1;
+            (side, m)
+        })
+        .collect()
+}
+
+fn measurement_table(rows: &[MeasurementRow]) -> Table {
+    let mut t = Table::new(&[
+        ("comparison", false),
+        ("side", false),
+        ("local×groups", true),
+        ("median time (ms)", true),
+        ("95% CI (ms)", true),
+        ("metric", true),
+        ("status", false),
+    ]);
+    for (side, m) in with_sides(rows) {
+        let ok = m.status == Status::Ok;
+        let dash = || "-".to_string();
+        t.push(vec![
+            full_name(&m.comparison, &m.sweep_param, &m.sweep_value),
+            format!("{side}: {}", m.api),
+            format!("{}×{}", m.local_size, m.groups),
+            if ok { sig(m.median_s * 1e3) } else { dash() },
+            if ok {
+                format!("[{}, {}]", sig(m.ci_lo_s * 1e3), sig(m.ci_hi_s * 1e3))
+            } else {
+                dash()
+            },
+            if ok {
+                format!("{} {}", sig(m.metric), m.metric_unit.unit())
+            } else {
+                dash()
+            },
+            m.status.as_str().to_string(),
+        ]);
+    }
+    t
+}
+
+/// Why a folder has no PR row, in words.
+pub fn why_no_pr(f: &RunFolder) -> String {
+    let rows = f.measurements();
+    if f.measurements.is_none() {
+        return "no PR: the folder has neither PR rows nor measurements".into();
+    }
+    if rows.is_empty() {
+        return "no PR: the folder has no measurement rows (nothing was run)".into();
+    }
+    let sides = with_sides(rows);
+    if sides.iter().all(|(s, _)| *s == Side::A) {
+        let apis: Vec<String> = rows.iter().fold(Vec::new(), |mut v, m| {
+            push_unique(&mut v, m.api.label());
+            v
+        });
+        return format!(
+            "no PR: one side only ({}); a Performance Ratio needs two sides",
+            apis.join(", ")
+        );
+    }
+    let failed = rows.iter().filter(|m| m.status != Status::Ok).count();
+    format!(
+        "no PR: no comparison had both sides verified and timed ({failed} of {} measurements \
+         failed)",
+        rows.len()
+    )
+}
+
+/// A folder's identity line: studies and run ids of its rows.
+fn folder_summary(f: &RunFolder) -> String {
+    let (mut studies, mut runs) = (Vec::new(), Vec::new());
+    for m in f.measurements() {
+        push_unique(&mut studies, &m.study);
+        push_unique(&mut runs, &m.run_id);
+    }
+    for p in f.prs() {
+        push_unique(&mut studies, &p.study);
+        push_unique(&mut runs, &p.run_id);
+    }
+    let short = |v: &[String]| {
+        if v.len() > 3 {
+            format!("{}, … ({} in all)", v[..3].join(", "), v.len())
+        } else {
+            v.join(", ")
+        }
+    };
+    format!(
+        "Study {}; run {}; {} measurements, {} PRs.",
+        short(&studies),
+        short(&runs),
+        f.measurements().len(),
+        f.prs().len()
+    )
+}
+
+fn folder_section(doc: &mut Doc, f: &RunFolder) {
+    doc.heading(3, format!("Run folder {}", f.label));
+    doc.para(folder_summary(f));
+    doc.heading(4, "Performance Ratio (PR = perf(A) / perf(B))");
+    if f.prs().is_empty() {
+        doc.para(why_no_pr(f));
+    } else {
+        doc.table(pr_table(f.prs()), "");
+        doc.heading(4, "Fairness");
+        fairness(doc, f.prs());
+    }
+    doc.heading(4, "Measurements");
+    match &f.measurements {
+        None => doc.para("The folder has no measurements file: only its PR rows are reported."),
+        Some(rows) => doc.table(
+            measurement_table(rows),
+            "The measurements file has no rows.",
+        ),
+    }
+}
+
+/// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
+/// them, one table per file.
+fn baselines_section(doc: &mut Doc, folders: &[&RunFolder]) {
+    let mut files: Vec<&std::path::Path> = Vec::new();
+    for f in folders {
+        if let Some((p, _)) = &f.baselines {
+            if !files.contains(&p.as_path()) {
+                files.push(p);
+            }
+        }
+    }
+    for file in files {
+        let under: Vec<&RunFolder> = folders
+            .iter()
+            .copied()
+            .filter(|f| f.baselines.as_ref().is_some_and(|(p, _)| p == file))
+            .collect();
+        let rows: Vec<&MeasurementRow> = under.iter().flat_map(|f| f.measurements()).collect();
+        let base = &under[0].baselines.as_ref().expect("filtered on it").1;
+        let mut t = Table::new(&[
+            ("baseline", false),
+            ("size", false),
+            ("api", false),
+            ("our best (study: comparison)", false),
+            ("ours GB/s", true),
+            ("library GB/s", true),
+            ("ratio", true),
+        ]);
+        for r in baseline::ratios(base, &rows) {
+            t.push(vec![
+                r.baseline.library.clone(),
+                r.baseline.size.clone(),
+                r.api.to_string(),
+                format!("{}: {}", r.study, r.comparison),
+                sig(r.ours_gbs),
+                sig(r.baseline.gbs),
+                pr3(r.ratio),
+            ]);
+        }
+        doc.heading(3, "Vendor baselines");
+        doc.para(format!(
+            "Our best verified kernel per API against the vendor libraries measured in the same \
+             call ({}, {} run folders); ratio = ours / library.",
+            file.display(),
+            under.len()
+        ));
+        doc.table(
+            t,
+            "No verified measurement of these run folders has a baseline's family and size.",
+        );
+    }
+}
+
+/// The overview: one line per folder.
+fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
+    let mut t = Table::new(&[
+        ("GPU", false),
+        ("run folder", false),
+        ("measurements", true),
+        ("PRs", true),
+        ("similar (±10%)", true),
+        ("fair", true),
+    ]);
+    for (gpu, list) in folders {
+        for f in list {
+            let prs = f.prs();
+            t.push(vec![
+                gpu.gpu.clone(),
+                f.label.clone(),
+                f.measurements().len().to_string(),
+                prs.len().to_string(),
+                prs.iter().filter(|r| r.similar).count().to_string(),
+                prs.iter().filter(|r| r.fair).count().to_string(),
+            ]);
+        }
+    }
+    t
+}
+
+/// The whole report of `folders`, with `charts` (paths relative to the report) after the
+/// overview.
+pub fn build(folders: &[RunFolder], roots: &[String], charts: &[std::path::PathBuf]) -> Doc {
+    let mut doc = Doc::default();
+    let groups = per_gpu(folders);
+    doc.heading(1, "clvscu report");
+    doc.para(format!(
+        "{} run folders found under {}, on {} GPU configurations. PR = perf(A) / perf(B) with \
+         its 95% bootstrap CI; similar when the whole CI lies in 0.9–1.1 (the paper's band); \
+         fair when all eight development steps were held equal.",
+        folders.len(),
+        roots.join(", "),
+        groups.len()
+    ));
+    doc.table(overview(&groups), "");
+    if !charts.is_empty() {
+        doc.heading(2, "Charts");
+        for c in charts {
+            doc.chart(c.clone());
+        }
+    }
+    for (gpu, list) in &groups {
+        doc.heading(2, gpu.title());
+        for f in list {
+            folder_section(&mut doc, f);
+        }
+        baselines_section(&mut doc, list);
+    }
+    doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweep_values_are_added_only_when_the_name_lacks_them() {
+        assert_eq!(full_name("a@index=u32", "index", "u32"), "a@index=u32");
+        assert_eq!(full_name("a", "local", "64"), "a [local=64]");
+        assert_eq!(full_name("a", "", ""), "a");
+    }
+
+    fn h100_default() -> Vec<MeasurementRow> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("results/h100-2026-11-22-index/default/measurements.csv");
+        crate::export::csv::read_rows(&dir).unwrap()
+    }
+
+    #[test]
+    fn a_folder_without_pr_says_why() {
+        let all = h100_default();
+        let one_side: Vec<MeasurementRow> = all
+            .iter()
+            .filter(|m| m.api == crate::record::Api::OpenCl)
+            .cloned()
+            .collect();
+        let mut f = RunFolder {
+            measurements: Some(one_side),
+            prs: Some(vec![]),
+            ..RunFolder::default()
+        };
+        assert!(
+            why_no_pr(&f).contains("one side only (OpenCL)"),
+            "{}",
+            why_no_pr(&f)
+        );
+        let failed: Vec<MeasurementRow> = all
+            .into_iter()
+            .map(|m| MeasurementRow {
+                status: Status::VerifyFailed,
+                ..m
+            })
+            .collect();
+        f.measurements = Some(failed);
+        assert!(
+            why_no_pr(&f).contains("30 of 30 measurements failed"),
+            "{}",
+            why_no_pr(&f)
+        );
+        f.measurements = None;
+        assert!(why_no_pr(&f).contains("neither"), "{}", why_no_pr(&f));
+    }
+
+    #[test]
+    fn sides_follow_the_order_of_rows() {
+        let rows = h100_default();
+        let sides = with_sides(&rows);
+        assert_eq!(sides[0].0, Side::A);
+        assert_eq!(sides[1].0, Side::B);
+        assert_eq!(sides[0].1.comparison, sides[1].1.comparison);
+        assert_eq!(measurement_table(&rows).rows[1][1], "B: CUDA");
+    }
+}

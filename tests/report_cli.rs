@@ -1,0 +1,264 @@
+//! `report`, `diff` and the per-GPU chart through the binary, on copies of the committed H100
+//! and H200 run folders (no runtime needed: they read CSVs).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use clvscu::export::csv::read_rows;
+use clvscu::record::PrRow;
+use clvscu::report::diff::DiffRow;
+
+fn clvscu() -> Command {
+    Command::cargo_bin("clvscu").expect("binary built")
+}
+
+const H100: &str = "results/h100-2026-11-22-index";
+const H200: &str = "results/h200-2026-11-22-index";
+
+/// Copies `src` (a committed results folder) into `dst`, file by file.
+fn copy_tree(src: &Path, dst: &Path) {
+    fs::create_dir_all(dst).unwrap();
+    for e in fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to);
+        } else {
+            fs::copy(e.path(), to).unwrap();
+        }
+    }
+}
+
+/// A temporary tree `fleet/{h100,h200}` holding copies of both GPUs' folders.
+fn fleet() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (a, b) = (dir.path().join("fleet/h100"), dir.path().join("fleet/h200"));
+    copy_tree(&root.join(H100), &a);
+    copy_tree(&root.join(H200), &b);
+    (dir, a, b)
+}
+
+/// Every file under `dir`, relative to it.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(
+                files_under(&p)
+                    .into_iter()
+                    .map(|f| Path::new(p.file_name().unwrap()).join(f)),
+            );
+        } else {
+            out.push(PathBuf::from(p.file_name().unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn report_covers_both_gpus_in_markdown_and_html_and_writes_only_its_folder() {
+    let (dir, a, _) = fleet();
+    let fleet = a.parent().unwrap().to_path_buf();
+    let before = files_under(&fleet);
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["report", "--html", "--out"])
+        .arg(&out)
+        .arg(&fleet)
+        .assert()
+        .success();
+    assert_eq!(files_under(&fleet), before, "the inputs are untouched");
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    for gpu in ["## NVIDIA H100 80GB HBM3", "## NVIDIA H200"] {
+        assert!(md.contains(gpu), "{gpu} missing");
+    }
+    assert!(md.contains("driver OpenCL 580.159.04, CUDA 13.0"));
+    // Every PR of every folder is in the report with its CI to three decimals.
+    let mut prs = 0;
+    for study in ["default", "index-width", "modern"] {
+        for gpu in ["h100", "h200"] {
+            let rows: Vec<PrRow> = read_rows(&fleet.join(gpu).join(study).join("prs.csv")).unwrap();
+            prs += rows.len();
+            let r = &rows[rows.len() / 2];
+            let cells = format!("| {:.3} | [{:.3}, {:.3}] |", r.pr, r.pr_ci_lo, r.pr_ci_hi);
+            assert!(md.contains(&cells), "{study} on {gpu}: {cells} missing");
+        }
+    }
+    assert!(prs > 150, "{prs}");
+    assert!(
+        md.contains("| index-width: matvec/listing2@index=u64 |")
+            || md.contains("matvec/listing2@index=u64")
+    );
+    assert!(md.contains("| B: CUDA |"), "side labels");
+    assert!(md.contains("#### Fairness") && md.contains("| implementation |"));
+    // No table is a header alone: every separator line is followed by a row.
+    let lines: Vec<&str> = md.lines().collect();
+    for (i, l) in lines.iter().enumerate() {
+        if l.starts_with("| ---") {
+            assert!(
+                lines.get(i + 1).is_some_and(|n| n.starts_with("| ")),
+                "empty table at line {i}"
+            );
+        }
+    }
+    let html = fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    assert!(html.contains("<h2>NVIDIA H100 80GB HBM3") && html.contains("<h2>NVIDIA H200"));
+    assert!(html.contains("<svg"), "charts inline");
+    assert!(html.matches("<table>").count() > 10);
+}
+
+#[test]
+fn the_per_gpu_chart_is_drawn_from_a_fleet() {
+    let (dir, a, _) = fleet();
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["report", "--out"])
+        .arg(&out)
+        .arg(a.parent().unwrap())
+        .assert()
+        .success();
+    for study in ["default", "index-width", "modern"] {
+        let svg = out.join(format!("charts/pr-gpus-{study}.svg"));
+        let text = fs::read_to_string(&svg).unwrap_or_else(|e| panic!("{}: {e}", svg.display()));
+        assert!(
+            text.len() > 20_000,
+            "{} is {} bytes",
+            svg.display(),
+            text.len()
+        );
+        assert!(text.contains("NVIDIA H100 80GB HBM3") && text.contains("NVIDIA H200"));
+    }
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("](charts/pr-gpus-default.svg)"));
+    // `plot` draws it too when given both GPUs' folders.
+    let charts = dir.path().join("charts");
+    clvscu()
+        .arg("plot")
+        .arg(a.join("default"))
+        .arg(a.parent().unwrap().join("h200/default"))
+        .arg("--out")
+        .arg(&charts)
+        .assert()
+        .success();
+    let png = fs::metadata(charts.join("pr-gpus-default.png")).unwrap();
+    assert!(png.len() > 10_000, "{} bytes", png.len());
+}
+
+#[test]
+fn a_folder_without_pr_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("one-sided");
+    fs::create_dir_all(&run).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(H100)
+        .join("default/measurements.csv");
+    let text = fs::read_to_string(src).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .enumerate()
+        .filter(|(i, l)| *i == 0 || l.contains(",OpenCL,"))
+        .map(|(_, l)| l)
+        .collect();
+    fs::write(run.join("measurements.csv"), kept.join("\n") + "\n").unwrap();
+    let out = dir.path().join("out");
+    clvscu()
+        .args(["report", "--out"])
+        .arg(&out)
+        .arg(&run)
+        .assert()
+        .success();
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("no PR: one side only (OpenCL)"), "{md}");
+    assert!(!md.contains("#### Fairness"));
+}
+
+#[test]
+fn diff_of_h100_and_h200_gives_every_common_comparison_a_verdict() {
+    let (dir, a, b) = fleet();
+    let out = dir.path().join("diff");
+    let assert = clvscu()
+        .arg("diff")
+        .arg(&a)
+        .arg(&b)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    let rows: Vec<DiffRow> = read_rows(&out.join("diff.csv")).unwrap();
+    // Both GPUs ran the same three studies: every comparison is common.
+    let mut common = 0;
+    for study in ["default", "index-width", "modern"] {
+        let prs: Vec<PrRow> = read_rows(&a.join(study).join("prs.csv")).unwrap();
+        for p in &prs {
+            let mine: Vec<&DiffRow> = rows
+                .iter()
+                .filter(|r| r.study == p.study && r.comparison == p.comparison)
+                .collect();
+            let quantities: Vec<&str> = mine.iter().map(|r| r.quantity.as_str()).collect();
+            assert_eq!(
+                quantities,
+                ["A: OpenCL", "B: CUDA", "PR"],
+                "{}",
+                p.comparison
+            );
+            for r in mine {
+                assert!(
+                    [
+                        "improved",
+                        "regressed",
+                        "no change",
+                        "no change (within noise)"
+                    ]
+                    .contains(&r.verdict.as_str()),
+                    "{r:?}"
+                );
+                assert!(r.p_value > 0.0 && r.p_value <= 1.0 && r.ci_lo <= r.ratio * 1.5);
+            }
+            common += 1;
+        }
+    }
+    assert_eq!(rows.len(), common * 3);
+    // The H200 moves more bytes than the H100 (4.8 vs 3.35 TB/s peak): some side improved.
+    assert!(rows.iter().any(|r| r.verdict == "improved"));
+    assert!(stdout.contains("## Comparisons in both"));
+    assert!(!stdout.contains("## Added") && !stdout.contains("## Removed"));
+    let md = fs::read_to_string(out.join("diff.md")).unwrap();
+    assert_eq!(md, stdout);
+}
+
+#[test]
+fn diff_lists_added_and_removed_comparisons() {
+    let (_dir, a, b) = fleet();
+    let assert = clvscu()
+        .arg("diff")
+        .arg(a.join("default"))
+        .arg(b.join("modern"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("## Removed (only in OLD)")
+            && stdout.contains("| default: matvec/listing2 |")
+    );
+    assert!(stdout.contains("## Added (only in NEW)") && stdout.contains("| modern: "));
+    assert!(stdout.contains("No comparison is in both OLD and NEW."));
+}
+
+#[test]
+fn report_refuses_a_tree_without_run_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    clvscu()
+        .args(["report", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(dir.path())
+        .assert()
+        .code(1)
+        .stderr(predicates::str::contains("no run folder"));
+    assert!(!dir.path().join("out").exists());
+}
