@@ -147,6 +147,9 @@ pub struct RunArgs {
     /// Do not draw charts at the end.
     #[arg(long)]
     pub no_plot: bool,
+    /// No progress bar and no line per comparison; the tables at the end still print.
+    #[arg(long, short)]
+    pub quiet: bool,
     /// Which APIs form the two sides.
     #[arg(long, value_enum, default_value = "opencl-cuda")]
     pub pair: Pairing,

@@ -359,7 +359,8 @@ fn run_one(
     let sources = sources(&args.devices)?;
     let mut sides = open_sides(args)?;
     let out = out.to_path_buf();
-    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let progress = terminal && !args.quiet;
     let plan = RunPlan {
         study,
         out: out.clone(),
@@ -375,7 +376,7 @@ fn run_one(
         timeout_s: args.timeout,
         study_text,
         // Without a terminal there is no progress bar: a line per comparison instead.
-        on_comparison: (!progress).then_some(&print_progress as &OnComparison),
+        on_comparison: (!terminal && !args.quiet).then_some(&print_progress as &OnComparison),
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {

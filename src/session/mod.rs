@@ -168,7 +168,7 @@ fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(len as u64);
     if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} (ETA {eta}) {msg}")
     {
         bar.set_style(style);
     }
