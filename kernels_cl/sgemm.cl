@@ -76,14 +76,21 @@ __kernel void sgemm_blocked(const __global float* a, const __global float* b, __
         }
         const __global float* a_at = a + (row0 + a_row) * n + a_col;
         const __global float* b_at = b + b_row * n + col0 + b_col;
+        /* The next K-step's slices are read from global memory into registers while this
+         * step computes, so their latency hides behind the multiply-adds. */
+        float4 av = *(const __global float4*)a_at;
+        float4 bv = *(const __global float4*)b_at;
         for (uint k0 = 0; k0 < n; k0 += SG_BK) {
-            float4 av = *(const __global float4*)(a_at + k0);
             as[a_col + 0u][a_row] = av.x;
             as[a_col + 1u][a_row] = av.y;
             as[a_col + 2u][a_row] = av.z;
             as[a_col + 3u][a_row] = av.w;
-            *(__local float4*)&bs[b_row][b_col] = *(const __global float4*)(b_at + k0 * n);
+            *(__local float4*)&bs[b_row][b_col] = bv;
             barrier(CLK_LOCAL_MEM_FENCE);
+            if (k0 + SG_BK < n) {
+                av = *(const __global float4*)(a_at + k0 + SG_BK);
+                bv = *(const __global float4*)(b_at + (k0 + SG_BK) * n);
+            }
 #pragma unroll
             for (uint k = 0; k < SG_BK; ++k) {
                 float4 a_lo = *(__local float4*)&as[k][ty * 4u];

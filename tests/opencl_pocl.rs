@@ -8,9 +8,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Backend, LaunchShape};
+use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::fairness::Flags;
 use clvscu::workload::{self, default_groups, find_variant, FamilyKind, Size, VARIANTS};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.

@@ -237,7 +237,10 @@ impl FakeBackend {
             (a.buffer(1)?, out.collect())
         } else if kernel.starts_with("sgemm_") {
             let n = a.count(3)?;
-            let (x, y) = (self.buffers.get(a.buffer(0)?)?, self.buffers.get(a.buffer(1)?)?);
+            let (x, y) = (
+                self.buffers.get(a.buffer(0)?)?,
+                self.buffers.get(a.buffer(1)?)?,
+            );
             (a.buffer(2)?, sgemm::full(x, y, n))
         } else if kernel.starts_with("math_") {
             let x = self.buffers.get(a.buffer(0)?)?;

@@ -448,11 +448,20 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             reference::compare(got, &want, &vec![0.0; want.len()])
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
-        FamilyKind::Sgemm => sgemm::check(got, &inputs.sample, &inputs.reference, &inputs.tolerances),
+        FamilyKind::Sgemm => {
+            sgemm::check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
+        }
         FamilyKind::Math => {
             let (f, intrinsic) = math::of_variant(p.variant);
             let global = p.shape.global() as usize;
-            math::check(f, intrinsic || p.relaxed_math, &inputs.a, global, FMA_ITERS, got)
+            math::check(
+                f,
+                intrinsic || p.relaxed_math,
+                &inputs.a,
+                global,
+                FMA_ITERS,
+                got,
+            )
         }
     }
 }

@@ -119,7 +119,10 @@ pub fn check(
     let n = inputs.len().max(1);
     let stride = (global / 4096).max(1);
     let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
-    let want: Vec<f64> = idx.iter().map(|&g| chain(f, inputs[g % n], iters)).collect();
+    let want: Vec<f64> = idx
+        .iter()
+        .map(|&g| chain(f, inputs[g % n], iters))
+        .collect();
     let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
     let tol = vec![tolerance(f, relaxed); want.len()];
     reference::compare(&sampled, &want, &tol)

@@ -58,7 +58,10 @@ pub fn groups(variant: &Variant, size: Size) -> u64 {
 pub fn work(size: Size) -> (u64, u64) {
     let n = size.rows;
     let nn = n.saturating_mul(n);
-    (nn.saturating_mul(12), nn.saturating_mul(n).saturating_mul(2))
+    (
+        nn.saturating_mul(12),
+        nn.saturating_mul(n).saturating_mul(2),
+    )
 }
 
 /// The inputs of one SGEMM, its sampled output positions and their f64 references.
@@ -195,8 +198,13 @@ mod tests {
         let blocked = find_variant(FamilyKind::Sgemm, "blocked").unwrap();
         let tiled = find_variant(FamilyKind::Sgemm, "tiled16").unwrap();
         assert!(check_size(blocked, Size::vector(4096)).is_ok());
-        let e = check_size(blocked, Size::vector(4000)).unwrap_err().to_string();
-        assert!(e.contains("multiple of 128") && e.contains("sgemm/blocked"), "{e}");
+        let e = check_size(blocked, Size::vector(4000))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("multiple of 128") && e.contains("sgemm/blocked"),
+            "{e}"
+        );
         assert!(check_size(tiled, Size::vector(48)).is_ok());
         assert!(check_size(tiled, Size::vector(65536)).is_err());
         assert_eq!(groups(blocked, Size::vector(4096)), 32 * 32);
