@@ -172,7 +172,7 @@ mod tests {
                 // cos instead of sin, another offset, a chain dropped: each fails.
                 let cos = float_chain(input, 1024, |x| 0.5 * x.cos(), 0.0625);
                 assert!((f64::from(cos) - want).abs() > ts, "cos passes");
-                let off = float_chain(input, 1024, sin, 0.0626);
+                let off = float_chain(input, 1024, sin, 0.065);
                 assert!((f64::from(off) - want).abs() > ts, "offset passes");
                 let want_e = chain(Function::Exp, input, 1024);
                 let got_e = float_chain(input, 1024, exp, 0.0625);
@@ -205,5 +205,57 @@ mod tests {
         assert!(relaxed(&["--fmad=true".into(), "--use_fast_math".into()]));
         assert!(!relaxed(&["-cl-mad-enable".into()]));
         assert_eq!(work(10, 4), (80, 640));
+    }
+}
+
+/// The fake backend's emulation of the new kernels verifies through the same path as a device.
+#[cfg(test)]
+mod fake_tests {
+    use crate::backend::fake::{FakeBackend, FakeScript};
+    use crate::backend::{Api, LaunchShape};
+    use crate::kernels::KernelSources;
+    use crate::workload::exec::{self, Inputs, SideConfig};
+    use crate::workload::{default_groups, FamilyKind, Size, VARIANTS};
+
+    fn verify(script: FakeScript) -> Vec<bool> {
+        let mut b = FakeBackend::new(Api::Cuda, script);
+        let kernels = VARIANTS
+            .iter()
+            .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
+        kernels
+            .map(|v| {
+                let size = Size::vector(if v.family == FamilyKind::Sgemm {
+                    128
+                } else {
+                    300
+                });
+                let inputs = Inputs::generate(v.family, size, 2);
+                let side = SideConfig {
+                    shape: LaunchShape {
+                        groups: default_groups(v, size, 256, 4),
+                        local: 256,
+                    },
+                    defines: vec![],
+                    flags: vec![],
+                };
+                let p =
+                    exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side).unwrap();
+                let ok = exec::verify(&mut b, &p, &inputs).unwrap().ok;
+                exec::release(&mut b, p);
+                ok
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fake_emulation_verifies_and_a_wrong_result_fails() {
+        assert_eq!(verify(FakeScript::default()), vec![true; 6]);
+        let wrong = FakeScript {
+            wrong_results: ["sgemm_blocked", "math_native_exp"]
+                .map(String::from)
+                .to_vec(),
+            ..FakeScript::default()
+        };
+        assert_eq!(verify(wrong), vec![true, false, true, true, true, false]);
     }
 }
