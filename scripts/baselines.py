@@ -1,7 +1,10 @@
 """Vendor baselines on the GPU, timed with CUDA events (median of repetitions):
 cuBLAS SGEMV through torch.mv on the whitepaper's 60989 x 1100 matrix and on 32768 x 32768,
-a CUB-backed sum (torch.sum) of 2^28 floats, and a device-to-device copy of 2^28 floats.
-Writes CSV to the path given as the first argument. Inputs are random (never zeros)."""
+a CUB-backed sum (torch.sum) of 2^28 floats, a device-to-device copy of 2^28 floats, and
+cuBLAS SGEMM through torch.matmul at 4096^3 (FP32: TF32 switched off, checked on a sample of
+rows against float64). Writes CSV to the path given as the first argument: every row has
+gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
+(never zeros)."""
 import csv
 import statistics
 import sys
@@ -10,6 +13,7 @@ import torch
 
 
 def time_ms(fn, reps=50, warmup=5):
+    """Median, minimum and count of CUDA-event timings of fn (ms)."""
     for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
@@ -25,17 +29,35 @@ def time_ms(fn, reps=50, warmup=5):
     return statistics.median(times), min(times), len(times)
 
 
+def sgemm(dev, add, n=4096):
+    """cuBLAS SGEMM at n^3 in true FP32 (the same problem as clvscu's sgemm family)."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.set_float32_matmul_precision("highest")
+    a = torch.rand(n, n, device=dev) * 2 - 1
+    b = torch.rand(n, n, device=dev) * 2 - 1
+    c = torch.empty(n, n, device=dev)
+    rows = torch.arange(0, n, n // 64, device=dev)
+    ref = (a[rows].double() @ b.double()).float()
+    got = torch.matmul(a, b)[rows]
+    # TF32 (10-bit mantissa) would miss this by about 1e-2 at K = 4096; FP32 by about 1e-5.
+    assert torch.allclose(got, ref, rtol=0, atol=1e-3), "torch.matmul is not FP32 SGEMM"
+    add("sgemm", "cuBLAS SGEMM via torch.matmul (TF32 off)", str(n), 3 * n * n * 4,
+        lambda: torch.matmul(a, b, out=c), flops=2 * n ** 3, reps=100)
+
+
 def main(out):
     torch.manual_seed(1)
     dev = torch.device("cuda")
     rows = []
 
-    def add(name, what, size, nbytes, fn):
-        med, mn, n = time_ms(fn)
+    def add(name, what, size, nbytes, fn, flops=0, reps=50):
+        med, mn, n = time_ms(fn, reps=reps)
         rows.append({
             "baseline": name, "library": what, "size": size, "bytes": nbytes,
             "median_ms": f"{med:.6f}", "min_ms": f"{mn:.6f}", "reps": n,
             "gbs": f"{nbytes / (med * 1e-3) / 1e9:.2f}",
+            "gflops": f"{flops / (med * 1e-3) / 1e9:.1f}" if flops else "",
         })
 
     for (h, w) in [(60989, 1100), (32768, 32768)]:
@@ -52,12 +74,15 @@ def main(out):
     add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
     y = torch.empty_like(x)
     add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
+    del x, y
+    sgemm(dev, add)
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         wr.writeheader()
         wr.writerows(rows)
     for r in rows:
-        print(f"{r['baseline']:6} {r['size']:>12} {r['median_ms']:>10} ms {r['gbs']:>9} GB/s  ({r['library']})")
+        rate = f"{r['gflops']:>9} GFLOP/s" if r["gflops"] else f"{r['gbs']:>9} GB/s"
+        print(f"{r['baseline']:6} {r['size']:>12} {r['median_ms']:>10} ms {rate}  ({r['library']})")
     print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name(0)}")
 
 

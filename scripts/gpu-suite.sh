@@ -10,7 +10,7 @@ gpu_begin "GPU suite" "clvscu-results/gpu-$(date -u +%Y%m%d)" "$@"
 CL="--cl-device NVIDIA"
 for pass in pass1 pass2; do
   mkdir -p "$OUT/$pass"
-  for study in whitepaper-table1 modern unfair peaks sweeps; do
+  for study in whitepaper-table1 modern unfair peaks sweeps flags-compute; do
     echo "== $pass $study"
     "$BIN" run --study "$study" --out "$OUT/$pass/$study" $CL --no-plot > "$OUT/$pass/$study.log" 2>&1
     echo "exit $?"; tail -n 3 "$OUT/$pass/$study.log"

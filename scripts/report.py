@@ -1,6 +1,7 @@
 """Derived tables from a GPU suite folder (no number is typed in; all are computed from CSVs):
   pr_drift.csv        how far each PR moved between pass1 and pass2 of the same call
   baseline_ratios.csv our best kernels as a ratio to the vendor baselines of the same run
+                      (GB/s; GFLOP/s for SGEMM against cuBLAS SGEMM)
 Usage: python3 scripts/report.py results/<gpu>-<date>"""
 import csv
 import os
@@ -35,7 +36,9 @@ def main(folder):
     for d in over:
         print(f"  {d['study']}/{d['comparison']}: {d['pr_pass1']} -> {d['pr_pass2']} ({d['moved_pct']}%)")
 
-    base = {(r["baseline"], r["size"]): float(r["gbs"]) for r in rows(os.path.join(folder, "baselines.csv"))}
+    # SGEMM is judged in GFLOP/s (its own column), everything else in GB/s.
+    base = {(r["baseline"], r["size"]): float(r.get("gflops") or r["gbs"])
+            for r in rows(os.path.join(folder, "baselines.csv"))}
     meas = []
     for s in studies:
         meas += [r for r in rows(os.path.join(folder, "pass1", s, "measurements.csv")) if r["status"] == "ok"]
@@ -44,6 +47,7 @@ def main(folder):
         ("matvec", "32768x32768", ("sgemv", "32768x32768"), "cuBLAS SGEMV (torch.mv)"),
         ("reduce", "268435456", ("sum", "268435456"), "CUB sum (torch.sum)"),
         ("bandwidth", "268435456", ("copy", "268435456"), "device copy (Tensor.copy_)"),
+        ("sgemm", "4096", ("sgemm", "4096"), "cuBLAS SGEMM (torch.matmul, TF32 off)"),
     ]
     out = []
     for family, size, key, label in targets:
@@ -55,14 +59,15 @@ def main(folder):
                 continue
             best = max(cands, key=lambda r: float(r["metric"]))
             out.append({"family": family, "size": size, "api": api, "best_variant": best["variant"],
-                        "study": best["study"], "ours_gbs": f"{float(best['metric']):.1f}", "baseline": label,
-                        "baseline_gbs": f"{base[key]:.1f}", "ratio": f"{float(best['metric']) / base[key]:.3f}"})
+                        "study": best["study"], "ours": f"{float(best['metric']):.1f}", "unit": best["metric_unit"],
+                        "baseline": label, "baseline_value": f"{base[key]:.1f}",
+                        "ratio": f"{float(best['metric']) / base[key]:.3f}"})
     with open(os.path.join(folder, "baseline_ratios.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(out[0].keys()))
         w.writeheader()
         w.writerows(out)
     for r in out:
-        print(f"{r['family']:9} {r['size']:>12} {r['api']:6} {r['best_variant']:9} {r['ours_gbs']:>8} GB/s / {r['baseline_gbs']:>8} = {r['ratio']}  ({r['baseline']})")
+        print(f"{r['family']:9} {r['size']:>12} {r['api']:6} {r['best_variant']:9} {r['ours']:>8} / {r['baseline_value']:>8} {r['unit']} = {r['ratio']}  ({r['baseline']})")
 
 
 if __name__ == "__main__":

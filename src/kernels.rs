@@ -36,6 +36,16 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/fft.cl"),
         include_str!("../kernels_cu/fft.cu"),
     ),
+    (
+        "sgemm",
+        include_str!("../kernels_cl/sgemm.cl"),
+        include_str!("../kernels_cu/sgemm.cu"),
+    ),
+    (
+        "math",
+        include_str!("../kernels_cl/math.cl"),
+        include_str!("../kernels_cu/math.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

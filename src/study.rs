@@ -296,6 +296,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let default_size = match family {
         FamilyKind::Matvec => "60989x1100",
         FamilyKind::Launch => "1",
+        FamilyKind::Sgemm => "1024",
         _ => "2^24",
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;

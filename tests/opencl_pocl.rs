@@ -8,9 +8,10 @@ use std::sync::{Mutex, MutexGuard};
 
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Backend, LaunchShape};
+use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::workload::{self, default_groups, FamilyKind, Size, VARIANTS};
+use clvscu::workload::{self, default_groups, find_variant, FamilyKind, Size, VARIANTS};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -38,6 +39,9 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         FamilyKind::Flops => vec![Size::vector(1000)],
         FamilyKind::Launch => vec![Size::vector(7)],
         FamilyKind::Fft => vec![Size::vector(512), Size::vector(512 * 7)],
+        // Multiples of both tiles (16 and 128); the last one has several tiles per row.
+        FamilyKind::Sgemm => vec![Size::vector(128), Size::vector(384)],
+        FamilyKind::Math => vec![Size::vector(1000)],
     }
 }
 
@@ -211,4 +215,92 @@ fn fft_verifies_at_every_index_width() {
     let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
     assert!(!exec::verify(&mut b, &p, &inputs).unwrap().ok);
     exec::release(&mut b, p);
+}
+
+/// Every flag set a study can give, in OpenCL's spelling.
+fn flag_sets() -> Vec<Flags> {
+    let mut sets = Vec::new();
+    for mad in [false, true] {
+        for fast_math in [false, true] {
+            for denorms_zero in [false, true] {
+                sets.push(Flags {
+                    mad,
+                    fast_math,
+                    denorms_zero,
+                });
+            }
+        }
+    }
+    sets
+}
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn math_and_sgemm_verify_under_every_flag_set() {
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let mut executed = 0;
+    let kernels = VARIANTS
+        .iter()
+        .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
+    for v in kernels {
+        let size = sizes(v.family)[0];
+        let inputs = Inputs::generate(v.family, size, 11);
+        for flags in flag_sets() {
+            let side = SideConfig {
+                shape: LaunchShape {
+                    groups: default_groups(v, size, 256, 2),
+                    local: 256,
+                },
+                defines: vec![],
+                flags: flags.for_api(clvscu::backend::Api::OpenCl),
+                jit: Default::default(),
+            };
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+            let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+            assert!(
+                ver.ok,
+                "{}/{} flags {}: max error {} > tol {}",
+                v.family.name(),
+                v.name,
+                flags.describe(),
+                ver.max_error,
+                ver.tolerance
+            );
+            exec::release(&mut b, p);
+            executed += 1;
+        }
+    }
+    assert_eq!(executed, 6 * 8);
+}
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn sgemm_groups_stride_over_tiles_and_bad_sizes_are_refused() {
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    for name in ["tiled16", "blocked"] {
+        let v = find_variant(FamilyKind::Sgemm, name).unwrap();
+        let size = Size::vector(256);
+        let inputs = Inputs::generate(v.family, size, 5);
+        // Fewer groups than tiles (3 for 4 or 256 tiles): each group takes several tiles.
+        let side = SideConfig {
+            shape: LaunchShape {
+                groups: 3,
+                local: 256,
+            },
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+        let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+        assert!(ver.ok, "{name} with 3 groups: {ver:?}");
+        exec::release(&mut b, p);
+        let odd = Inputs::generate(v.family, Size::vector(200), 5);
+        let e = exec::prepare(&mut b, &sources, v, &odd, &side)
+            .err()
+            .expect("N = 200 is refused");
+        assert!(e.to_string().contains("not a multiple of"), "{e}");
+    }
 }

@@ -14,7 +14,7 @@ use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
     DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing,
 };
-use crate::workload::reference;
+use crate::workload::{math, reference, sgemm};
 
 /// The platform name of every fake device, so no row of it can pass for a measurement.
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
@@ -241,6 +241,19 @@ impl FakeBackend {
                 a.buffer(1)?,
                 crate::workload::fft::forward_all(x, a.count(3)?),
             )
+        } else if kernel.starts_with("sgemm_") {
+            let n = a.count(3)?;
+            let (x, y) = (
+                self.buffers.get(a.buffer(0)?)?,
+                self.buffers.get(a.buffer(1)?)?,
+            );
+            (a.buffer(2)?, sgemm::full(x, y, n))
+        } else if kernel.starts_with("math_") {
+            let x = self.buffers.get(a.buffer(0)?)?;
+            let n = a.count(2)?.clamp(1, x.len());
+            let f = math::of_kernel(kernel);
+            let out = (0..global).map(|g| math::chain(f, x[g % n], iters) as f32);
+            (a.buffer(1)?, out.collect())
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {

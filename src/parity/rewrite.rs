@@ -33,6 +33,9 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("get_num_groups(0)", "gridDim.x"),
     ("barrier(CLK_LOCAL_MEM_FENCE)", "__syncthreads()"),
     ("uint", "unsigned int"),
+    // The hardware approximations of the math kernels' intrinsic variants.
+    ("native_sin", "__sinf"),
+    ("native_exp", "__expf"),
 ];
 
 /// Address-space qualifiers of a pointer (a parameter, a variable or a cast whose declarator

@@ -167,9 +167,9 @@ fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} (ETA {eta}) {msg}")
-    {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:30} {pos}/{len} {elapsed_precise} (ETA {eta}) {msg}",
+    ) {
         bar.set_style(style);
     }
     bar

@@ -4,7 +4,9 @@
 use thiserror::Error;
 
 use super::reference::{self, Verification};
-use super::{check_local, check_size, fft, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS};
+use super::{
+    check_local, check_size, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS,
+};
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
     Seconds, Timing,
@@ -63,6 +65,8 @@ pub struct Inputs {
     pub b: Vec<f32>,
     reference: Vec<f64>,
     tolerances: Vec<f64>,
+    /// Output positions the reference is for; empty: the first `reference.len()` outputs.
+    sample: Vec<usize>,
 }
 
 impl Inputs {
@@ -82,9 +86,10 @@ impl Inputs {
                     b,
                     reference: w,
                     tolerances,
+                    sample: Vec::new(),
                 }
             }
-            FamilyKind::Reduce | FamilyKind::Bandwidth | FamilyKind::Flops => {
+            FamilyKind::Reduce | FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Math => {
                 let a = reference::random_vector(n, seed);
                 let (s, abs) = reference::sum(&a);
                 let tol = reference::tolerance_factor(size.rows) * abs;
@@ -94,6 +99,7 @@ impl Inputs {
                     b: Vec::new(),
                     reference: vec![s],
                     tolerances: vec![tol],
+                    sample: Vec::new(),
                 }
             }
             FamilyKind::Fft => {
@@ -105,6 +111,7 @@ impl Inputs {
                     b: fft::twiddles(),
                     reference,
                     tolerances,
+                    sample: Vec::new(),
                 }
             }
             FamilyKind::Launch => Inputs {
@@ -113,7 +120,19 @@ impl Inputs {
                 b: Vec::new(),
                 reference: vec![size.rows as f64],
                 tolerances: vec![0.0],
+                sample: Vec::new(),
             },
+            FamilyKind::Sgemm => {
+                let p = sgemm::problem(size, seed);
+                Inputs {
+                    size,
+                    a: p.a,
+                    b: p.b,
+                    reference: p.reference,
+                    tolerances: p.tolerances,
+                    sample: p.sample,
+                }
+            }
         }
     }
 }
@@ -144,6 +163,8 @@ pub struct Prepared {
     family: FamilyKind,
     variant: &'static str,
     shape: LaunchShape,
+    /// The flags relax math accuracy (fast math): the math family's looser tolerance.
+    relaxed_math: bool,
 }
 
 fn buffer_with(
@@ -325,9 +346,25 @@ fn build(
                 }
             }
         }
-        (FamilyKind::Flops, Some(k)) | (FamilyKind::Launch, Some(k)) => {
+        (FamilyKind::Sgemm, Some(k)) => {
+            let a = buffer_with(backend, &inputs.a, owned)?;
+            let b = buffer_with(backend, &inputs.b, owned)?;
+            let c = buffer_of(backend, n * n, owned)?;
+            steps.push(kernel_step(
+                k,
+                vec![
+                    Arg::Buffer(a),
+                    Arg::Buffer(b),
+                    Arg::Buffer(c),
+                    Arg::U32(n as u32),
+                ],
+            ));
+            outputs = vec![(c, n * n)];
+            result = (c, n * n);
+        }
+        (FamilyKind::Flops | FamilyKind::Launch | FamilyKind::Math, Some(k)) => {
             let x = buffer_with(backend, &inputs.a, owned)?;
-            let len = if variant.family == FamilyKind::Flops {
+            let len = if variant.family != FamilyKind::Launch {
                 global
             } else {
                 1
@@ -372,6 +409,7 @@ fn build(
         family: variant.family,
         variant: variant.name,
         shape,
+        relaxed_math: math::relaxed(&side.flags),
     })
 }
 
@@ -441,6 +479,21 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
         FamilyKind::Flops => check_flops(p, inputs, got),
         FamilyKind::Fft => {
             fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
+        }
+        FamilyKind::Sgemm => {
+            sgemm::check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
+        }
+        FamilyKind::Math => {
+            let (f, intrinsic) = math::of_variant(p.variant);
+            let global = p.shape.global() as usize;
+            math::check(
+                f,
+                intrinsic || p.relaxed_math,
+                &inputs.a,
+                global,
+                FMA_ITERS,
+                got,
+            )
         }
     }
 }

@@ -3,7 +3,9 @@
 
 pub mod exec;
 pub mod fft;
+pub mod math;
 pub mod reference;
+pub mod sgemm;
 
 use std::fmt;
 
@@ -19,6 +21,8 @@ pub enum GroupRule {
     Fixed(u32),
     /// `k` groups per compute unit (grid-stride kernels that fill the device).
     PerComputeUnit(u32),
+    /// One group per square output tile of an N x N matrix (SGEMM).
+    Tiles,
 }
 
 crate::names::named_enum! {
@@ -33,6 +37,9 @@ crate::names::named_enum! {
         /// Launches per second (1 / time), for the launch-overhead kernel.
         #[strum(serialize = "1/s")]
         Rate,
+        /// G evaluations per second (1e9): chain steps of the math family (see `math`).
+        #[strum(serialize = "Geval/s")]
+        Evaluations,
     }
 }
 
@@ -47,6 +54,8 @@ impl Metric {
             Metric::Bandwidth => bytes as f64 / 1e9,
             Metric::Flops => flops as f64 / 1e9,
             Metric::Rate => 1.0,
+            // The math family counts 2 FLOP (a multiply-add) per evaluation.
+            Metric::Evaluations => flops as f64 / 2e9,
         }
     }
 }
@@ -61,6 +70,8 @@ crate::names::named_enum! {
         Flops,
         Launch,
         Fft,
+        Sgemm,
+        Math,
     }
 }
 
@@ -87,7 +98,8 @@ impl FamilyKind {
     pub fn metric(self) -> Metric {
         match self {
             FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Bandwidth => Metric::Bandwidth,
-            FamilyKind::Flops | FamilyKind::Fft => Metric::Flops,
+            FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
+            FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
         }
     }
@@ -99,6 +111,8 @@ impl FamilyKind {
             FamilyKind::Reduce => "reduce",
             FamilyKind::Fft => "fft",
             FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
+            FamilyKind::Sgemm => "sgemm",
+            FamilyKind::Math => "math",
         }
     }
 }
@@ -152,6 +166,14 @@ const fn pow2(mut x: Variant, min: u32, max: u32) -> Variant {
 
 const fn points(mut x: Variant, p: &'static [&'static str]) -> Variant {
     x.unroll_points = p;
+    x
+}
+
+/// A kernel written for exactly one work-group size (a 2D tile mapped onto a 1D group).
+const fn exact_local(mut x: Variant, local: u32) -> Variant {
+    x.min_local = local;
+    x.max_local = local;
+    x.unroll_points = &[];
     x
 }
 
@@ -383,6 +405,67 @@ pub const VARIANTS: &[Variant] = &[
         &[],
     ),
     fft::VARIANT,
+    exact_local(
+        v(
+            Sgemm,
+            "tiled16",
+            "sgemm_tiled16",
+            Tiles,
+            "16x16 shared-memory tiles, one output per work-item (N a multiple of 16)",
+        ),
+        256,
+    ),
+    exact_local(
+        v(
+            Sgemm,
+            "blocked",
+            "sgemm_blocked",
+            Tiles,
+            "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a multiple \
+             of 128)",
+        ),
+        256,
+    ),
+    points(
+        v(
+            Math,
+            "sin",
+            "math_sin",
+            Cover { per_item: 1 },
+            "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Math,
+            "exp",
+            "math_exp",
+            Cover { per_item: 1 },
+            "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Math,
+            "native-sin",
+            "math_native_sin",
+            Cover { per_item: 1 },
+            "the sin chains through the intrinsic: native_sin / __sinf",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Math,
+            "native-exp",
+            "math_native_exp",
+            Cover { per_item: 1 },
+            "the exp chains through the intrinsic: native_exp / __expf",
+        ),
+        &[],
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -533,6 +616,8 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         ),
         Launch => (f, 0),
         Fft => fft::work(size.rows),
+        Sgemm => sgemm::work(size),
+        Math => math::work(global, FMA_ITERS),
     }
 }
 
@@ -560,6 +645,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         variant: format!("{}/{}", variant.family.name(), variant.name),
         reason,
     };
+    if variant.family == Sgemm {
+        sgemm::check_size(variant, size)?;
+    }
     let matrix = variant.family == Matvec;
     if matrix && (size.rows == 0 || size.cols == 0) {
         return Err(bad(format!(
@@ -624,6 +712,7 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
         Cover { per_item } => primary.div_ceil(u64::from(local) * u64::from(per_item)),
         Fixed(g) => u64::from(g),
         PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
+        Tiles => sgemm::groups(variant, size),
     };
     groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
 }

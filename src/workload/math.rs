@@ -1,0 +1,262 @@
+//! The math family: chains of `sin` or `exp` (kernels_*/math.*), precise or through the
+//! hardware intrinsics, where compiler flags (fast math) and intrinsics decide the speed.
+//!
+//! # Metric
+//!
+//! G evaluations per second (`Geval/s`): one evaluation is one chain step, a `sin` or `exp`
+//! and the multiply-add around it. The row's `flops` column counts the 2 FLOP of that
+//! multiply-add per step and nothing inside the function, whose instruction count is what
+//! the flags change; so evaluations = flops / 2.
+//!
+//! # Tolerance
+//!
+//! Each chain is a contraction with factor at most 1/2 (see the kernel file), so an error of
+//! `e` per step stays below `2e` along the chain. The tolerance of the output (the sum of 8
+//! chains, |sum| < 12) is twice `8 · 2 · step + 7 ulp(12)`, with `step` the documented error
+//! bound of one evaluation, scaled by its factor, plus two ulp of the multiply-add:
+//! - precise `sin`: 4 ulp (OpenCL's bound, the looser of the two APIs), `exp`: 3 ulp;
+//! - intrinsics or fast math, `sin`: 2^-11 absolute on [-pi, pi] (OpenCL's relaxed-math
+//!   bound, looser than `__sinf`'s 2^-21.41); `exp`: 8 ulp (relaxed OpenCL allows
+//!   3 + floor(|2x|) = 6 at |x| = 1.5, `__expf` 2 + floor(|1.173x|) = 3).
+//!
+//! A kernel that computes another function, uses another constant or drops a chain still
+//! misses by far more (a unit test shows it for each tolerance).
+
+use super::reference::{self, Verification};
+
+/// The function a math variant chains.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Function {
+    Sin,
+    Exp,
+}
+
+/// (variant name, function, uses the intrinsic) for every math variant.
+const VARIANTS: &[(&str, Function, bool)] = &[
+    ("sin", Function::Sin, false),
+    ("exp", Function::Exp, false),
+    ("native-sin", Function::Sin, true),
+    ("native-exp", Function::Exp, true),
+];
+
+/// The function and whether the variant calls the intrinsic.
+pub fn of_variant(variant: &str) -> (Function, bool) {
+    VARIANTS
+        .iter()
+        .find(|(v, _, _)| *v == variant)
+        .map_or((Function::Sin, false), |(_, f, i)| (*f, *i))
+}
+
+/// The function of a kernel name (`math_sin`, `math_native_exp`).
+pub fn of_kernel(kernel: &str) -> Function {
+    if kernel.ends_with("exp") {
+        Function::Exp
+    } else {
+        Function::Sin
+    }
+}
+
+/// Whether the compiler flags relax math accuracy (fast math in either API's spelling).
+pub fn relaxed(flags: &[String]) -> bool {
+    flags
+        .iter()
+        .any(|f| f == "-cl-fast-relaxed-math" || f == "--use_fast_math")
+}
+
+/// Bytes (one float read and one written per work-item) and flops (2 per step) of a launch.
+pub fn work(global: u64, iters: u32) -> (u64, u64) {
+    let steps = global.saturating_mul(8 * u64::from(iters));
+    (global.saturating_mul(8), steps.saturating_mul(2))
+}
+
+/// One work-item's output in f64: the kernel's recurrence, with its float32 constants.
+pub fn chain(f: Function, input: f32, iters: u32) -> f64 {
+    let h = 0.5f32 * input;
+    let mut sums = [0.0f64; 8];
+    for (j, s) in sums.iter_mut().enumerate() {
+        let c = f64::from(h + 0.0625f32 * j as f32);
+        let mut x = c;
+        for _ in 0..iters {
+            x = match f {
+                Function::Sin => 0.5 * x.sin(),
+                Function::Exp => 0.25 * (-x).exp(),
+            } + c;
+        }
+        *s = x;
+    }
+    // The kernel's order of summation.
+    let s = sums;
+    ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+}
+
+/// The unit in the last place of a float32 value of magnitude `x`.
+fn ulp(x: f64) -> f64 {
+    let e = x.abs().log2().floor();
+    2f64.powf(e) * reference::EPS32
+}
+
+/// The absolute tolerance of one output (see the module docs).
+pub fn tolerance(f: Function, relaxed: bool) -> f64 {
+    let evaluation = match (f, relaxed) {
+        (Function::Sin, false) => 0.5 * 4.0 * ulp(1.5),
+        (Function::Sin, true) => 0.5 * 2f64.powi(-11),
+        (Function::Exp, false) => 0.25 * 3.0 * ulp(1.5f64.exp()),
+        (Function::Exp, true) => 0.25 * 8.0 * ulp(1.5f64.exp()),
+    };
+    let step = evaluation + 2.0 * ulp(1.5);
+    2.0 * (8.0 * 2.0 * step + 7.0 * ulp(12.0))
+}
+
+/// Check about 4096 sampled work-items of a launch of `global` work-items over `inputs`.
+pub fn check(
+    f: Function,
+    relaxed: bool,
+    inputs: &[f32],
+    global: usize,
+    iters: u32,
+    got: &[f32],
+) -> Verification {
+    let n = inputs.len().max(1);
+    let stride = (global / 4096).max(1);
+    let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
+    let want: Vec<f64> = idx
+        .iter()
+        .map(|&g| chain(f, inputs[g % n], iters))
+        .collect();
+    let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
+    let tol = vec![tolerance(f, relaxed); want.len()];
+    reference::compare(&sampled, &want, &tol)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The kernel in float32, with `eval` for the function and `step` for the chain offsets.
+    fn float_chain(input: f32, iters: u32, eval: impl Fn(f32) -> f32, offset: f32) -> f32 {
+        let h = 0.5f32 * input;
+        let x: Vec<f32> = (0..8)
+            .map(|j| {
+                let c = h + offset * j as f32;
+                (0..iters).fold(c, |x, _| eval(x) + c)
+            })
+            .collect();
+        ((x[0] + x[1]) + (x[2] + x[3])) + ((x[4] + x[5]) + (x[6] + x[7]))
+    }
+
+    #[test]
+    fn chains_stay_in_range_and_converge() {
+        for input in [-1.0f32, -0.3, 0.0, 0.999] {
+            for f in [Function::Sin, Function::Exp] {
+                let r = chain(f, input, 1024);
+                assert!(r.is_finite() && r.abs() < 12.0, "{f:?} {input}: {r}");
+                // A contraction: more steps no longer move the result.
+                assert!((chain(f, input, 2048) - r).abs() < 1e-12, "{f:?} {input}");
+            }
+        }
+    }
+
+    #[test]
+    fn float32_chains_pass_and_wrong_kernels_fail() {
+        let sin = |x: f32| 0.5f32 * x.sin();
+        let exp = |x: f32| 0.25f32 * (-x).exp();
+        for relaxed in [false, true] {
+            let (ts, te) = (
+                tolerance(Function::Sin, relaxed),
+                tolerance(Function::Exp, relaxed),
+            );
+            for input in [-0.9f32, 0.1, 0.7] {
+                let want = chain(Function::Sin, input, 1024);
+                let got = float_chain(input, 1024, sin, 0.0625);
+                assert!((f64::from(got) - want).abs() <= ts);
+                // cos instead of sin, another offset, a chain dropped: each fails.
+                let cos = float_chain(input, 1024, |x| 0.5 * x.cos(), 0.0625);
+                assert!((f64::from(cos) - want).abs() > ts, "cos passes");
+                let off = float_chain(input, 1024, sin, 0.065);
+                assert!((f64::from(off) - want).abs() > ts, "offset passes");
+                let want_e = chain(Function::Exp, input, 1024);
+                let got_e = float_chain(input, 1024, exp, 0.0625);
+                assert!((f64::from(got_e) - want_e).abs() <= te);
+                let dropped = got_e - float_chain(input, 1, exp, 0.0625) / 8.0;
+                assert!((f64::from(dropped) - want_e).abs() > te, "dropped passes");
+                let plus = float_chain(input, 1024, |x| 0.25 * x.exp(), 0.0625);
+                assert!((f64::from(plus) - want_e).abs() > te, "exp(+x) passes");
+            }
+        }
+        assert!(tolerance(Function::Sin, true) > tolerance(Function::Sin, false));
+    }
+
+    #[test]
+    fn check_samples_and_catches_one_wrong_output() {
+        let inputs = reference::random_vector(64, 4);
+        let global = 128;
+        let mut got: Vec<f32> = (0..global)
+            .map(|g| chain(Function::Exp, inputs[g % 64], 16) as f32)
+            .collect();
+        assert!(check(Function::Exp, false, &inputs, global, 16, &got).ok);
+        got[0] += 1e-3;
+        assert!(!check(Function::Exp, false, &inputs, global, 16, &got).ok);
+    }
+
+    #[test]
+    fn variants_and_flags_are_read() {
+        assert_eq!(of_variant("native-exp"), (Function::Exp, true));
+        assert_eq!(of_kernel("math_native_sin"), Function::Sin);
+        assert!(relaxed(&["--fmad=true".into(), "--use_fast_math".into()]));
+        assert!(!relaxed(&["-cl-mad-enable".into()]));
+        assert_eq!(work(10, 4), (80, 640));
+    }
+}
+
+/// The fake backend's emulation of the new kernels verifies through the same path as a device.
+#[cfg(test)]
+mod fake_tests {
+    use crate::backend::fake::{FakeBackend, FakeScript};
+    use crate::backend::{Api, LaunchShape};
+    use crate::kernels::KernelSources;
+    use crate::workload::exec::{self, Inputs, SideConfig};
+    use crate::workload::{default_groups, FamilyKind, Size, VARIANTS};
+
+    fn verify(script: FakeScript) -> Vec<bool> {
+        let mut b = FakeBackend::new(Api::Cuda, script);
+        let kernels = VARIANTS
+            .iter()
+            .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
+        kernels
+            .map(|v| {
+                let size = Size::vector(if v.family == FamilyKind::Sgemm {
+                    128
+                } else {
+                    300
+                });
+                let inputs = Inputs::generate(v.family, size, 2);
+                let side = SideConfig {
+                    shape: LaunchShape {
+                        groups: default_groups(v, size, 256, 4),
+                        local: 256,
+                    },
+                    defines: vec![],
+                    flags: vec![],
+                    jit: Default::default(),
+                };
+                let p =
+                    exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side).unwrap();
+                let ok = exec::verify(&mut b, &p, &inputs).unwrap().ok;
+                exec::release(&mut b, p);
+                ok
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fake_emulation_verifies_and_a_wrong_result_fails() {
+        assert_eq!(verify(FakeScript::default()), vec![true; 6]);
+        let wrong = FakeScript {
+            wrong_results: ["sgemm_blocked", "math_native_exp"]
+                .map(String::from)
+                .to_vec(),
+            ..FakeScript::default()
+        };
+        assert_eq!(verify(wrong), vec![true, false, true, true, true, false]);
+    }
+}

@@ -1,0 +1,213 @@
+//! The SGEMM family: C = A·B with A, B and C all N×N, row-major, float32. Size `N` means the
+//! N×N×N product; the metric is GFLOP/s with 2·N³ floating-point operations per run.
+//!
+//! Verification computes an f64 reference for a seeded sample of output elements (a full N³
+//! reference at N = 4096 would take minutes of CPU time per configuration), always including
+//! the first and the last element, and accepts each within the reduction tolerance of
+//! [`reference::tolerance_factor`] for a dot product of length K = N.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::reference::{self, Verification};
+use super::{Variant, WorkloadError};
+use crate::workload::Size;
+
+/// Output elements checked when the matrix has more than this many; smaller ones are checked
+/// whole.
+pub const SAMPLE: usize = 1024;
+
+/// The square output tile one work-group computes, by variant (the kernels' SG_TS and SG_BM).
+pub fn tile(variant: &str) -> u64 {
+    match variant {
+        "tiled16" => 16,
+        _ => 128,
+    }
+}
+
+/// Refuse an N the kernel cannot run: a multiple of the variant's tile, with N² elements
+/// addressable by the kernels' 32-bit indices.
+pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+    let bad = |reason: String| WorkloadError::BadProblem {
+        variant: format!("{}/{}", variant.family.name(), variant.name),
+        reason,
+    };
+    let (n, t) = (size.rows, tile(variant.name));
+    if n % t != 0 {
+        return Err(bad(format!(
+            "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile of C and \
+             the kernel has no edge handling (use a multiple of {t})"
+        )));
+    }
+    if n.saturating_mul(n) >= u64::from(u32::MAX) {
+        return Err(bad(format!(
+            "N = {n} gives {} elements per matrix; kernels index with 32-bit integers",
+            n.saturating_mul(n)
+        )));
+    }
+    Ok(())
+}
+
+/// Work-groups that give one group per output tile.
+pub fn groups(variant: &Variant, size: Size) -> u64 {
+    let per_row = size.rows.div_ceil(tile(variant.name));
+    per_row.saturating_mul(per_row)
+}
+
+/// Bytes (A and B read once, C written once: the least any SGEMM moves) and flops (2·N³).
+pub fn work(size: Size) -> (u64, u64) {
+    let n = size.rows;
+    let nn = n.saturating_mul(n);
+    (
+        nn.saturating_mul(12),
+        nn.saturating_mul(n).saturating_mul(2),
+    )
+}
+
+/// The inputs of one SGEMM, its sampled output positions and their f64 references.
+pub struct SampledProblem {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    /// Row-major positions in C that are checked.
+    pub sample: Vec<usize>,
+    pub reference: Vec<f64>,
+    pub tolerances: Vec<f64>,
+}
+
+/// Seeded random A and B in [-1, 1), and the reference at a seeded sample of positions.
+pub fn problem(size: Size, seed: u64) -> SampledProblem {
+    let n = size.rows as usize;
+    let a = reference::random_vector(n * n, seed);
+    let b = reference::random_vector(n * n, seed.wrapping_add(1));
+    let sample = sample_positions(n * n, seed.wrapping_add(2));
+    let f = reference::tolerance_factor(size.rows);
+    let (reference, tolerances) = sample
+        .iter()
+        .map(|&p| {
+            let (v, abs) = element(&a, &b, n, p / n.max(1), p % n.max(1));
+            (v, f * abs)
+        })
+        .unzip();
+    SampledProblem {
+        a,
+        b,
+        sample,
+        reference,
+        tolerances,
+    }
+}
+
+/// Every position of a small C; otherwise the first, the last and `SAMPLE - 2` seeded ones.
+pub fn sample_positions(len: usize, seed: u64) -> Vec<usize> {
+    if len <= SAMPLE {
+        return (0..len).collect();
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut p: Vec<usize> = vec![0, len - 1];
+    p.extend((2..SAMPLE).map(|_| rng.gen_range(0..len)));
+    p
+}
+
+/// C[row][col] = Σ_k A[row][k]·B[k][col] in f64, and Σ_k |A[row][k]·B[k][col]| for the
+/// tolerance.
+pub fn element(a: &[f32], b: &[f32], n: usize, row: usize, col: usize) -> (f64, f64) {
+    (0..n).fold((0.0, 0.0), |(s, abs), k| {
+        let p = f64::from(a[row * n + k]) * f64::from(b[k * n + col]);
+        (s + p, abs + p.abs())
+    })
+}
+
+/// The whole product in f64 (the fake backend's emulation; small N only).
+pub fn full(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+    (0..n * n)
+        .map(|p| element(a, b, n, p / n, p % n).0 as f32)
+        .collect()
+}
+
+/// Compare the sampled positions of `got` (all of C) with their references.
+pub fn check(got: &[f32], sample: &[usize], want: &[f64], tolerances: &[f64]) -> Verification {
+    let picked: Vec<f32> = sample
+        .iter()
+        .map(|&p| got.get(p).copied().unwrap_or(f32::NAN))
+        .collect();
+    reference::compare(&picked, want, tolerances)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::{find_variant, FamilyKind};
+
+    fn f32_product(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+        let mut c = vec![0.0f32; n * n];
+        for i in 0..n {
+            for k in 0..n {
+                for j in 0..n {
+                    c[i * n + j] += a[i * n + k] * b[k * n + j];
+                }
+            }
+        }
+        c
+    }
+
+    #[test]
+    fn reference_of_a_small_product() {
+        // [1 2; 3 4] · [5 6; 7 8] = [19 22; 43 50]
+        let (a, b) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(full(&a, &b, 2), vec![19.0, 22.0, 43.0, 50.0]);
+        assert_eq!(element(&a, &[5.0, -6.0, 7.0, 8.0], 2, 0, 1), (10.0, 22.0));
+    }
+
+    #[test]
+    fn a_float32_product_passes_and_a_wrong_element_fails() {
+        let n = 64;
+        let p = problem(Size::vector(n as u64), 9);
+        let mut c = f32_product(&p.a, &p.b, n);
+        assert!(p.sample.len() > SAMPLE / 2, "64x64 is sampled");
+        let v = check(&c, &p.sample, &p.reference, &p.tolerances);
+        assert!(v.ok, "{v:?}");
+        // The last element is always sampled: one wrong output there must fail.
+        let last = n * n - 1;
+        c[last] += 0.01;
+        let v = check(&c, &p.sample, &p.reference, &p.tolerances);
+        assert!(!v.ok, "{v:?}");
+        c[last] = f32::NAN;
+        assert!(!check(&c, &p.sample, &p.reference, &p.tolerances).ok);
+    }
+
+    #[test]
+    fn a_transposed_operand_fails() {
+        let n = 32;
+        let p = problem(Size::vector(n as u64), 3);
+        let bt: Vec<f32> = (0..n * n).map(|i| p.b[(i % n) * n + i / n]).collect();
+        let c = f32_product(&p.a, &bt, n);
+        assert!(!check(&c, &p.sample, &p.reference, &p.tolerances).ok);
+    }
+
+    #[test]
+    fn samples_are_seeded_and_hold_both_ends() {
+        let s = sample_positions(1 << 24, 5);
+        assert_eq!(s, sample_positions(1 << 24, 5));
+        assert_eq!(s.len(), SAMPLE);
+        assert!(s.contains(&0) && s.contains(&((1 << 24) - 1)));
+        assert_eq!(sample_positions(100, 5), (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn sizes_must_be_multiples_of_the_tile() {
+        let blocked = find_variant(FamilyKind::Sgemm, "blocked").unwrap();
+        let tiled = find_variant(FamilyKind::Sgemm, "tiled16").unwrap();
+        assert!(check_size(blocked, Size::vector(4096)).is_ok());
+        let e = check_size(blocked, Size::vector(4000))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("multiple of 128") && e.contains("sgemm/blocked"),
+            "{e}"
+        );
+        assert!(check_size(tiled, Size::vector(48)).is_ok());
+        assert!(check_size(tiled, Size::vector(65536)).is_err());
+        assert_eq!(groups(blocked, Size::vector(4096)), 32 * 32);
+        assert_eq!(work(Size::vector(4096)).1, 2 * 4096u64.pow(3));
+    }
+}
