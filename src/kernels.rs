@@ -31,6 +31,11 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/peak.cl"),
         include_str!("../kernels_cu/peak.cu"),
     ),
+    (
+        "stencil",
+        include_str!("../kernels_cl/stencil.cl"),
+        include_str!("../kernels_cu/stencil.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

@@ -3,6 +3,7 @@
 
 pub mod exec;
 pub mod reference;
+pub mod stencil;
 
 use std::fmt;
 
@@ -18,6 +19,8 @@ pub enum GroupRule {
     Fixed(u32),
     /// `k` groups per compute unit (grid-stride kernels that fill the device).
     PerComputeUnit(u32),
+    /// One work-item per (x, y) column of a 3D grid (the stencil).
+    Columns,
 }
 
 crate::names::named_enum! {
@@ -59,6 +62,7 @@ crate::names::named_enum! {
         Bandwidth,
         Flops,
         Launch,
+        Stencil,
     }
 }
 
@@ -84,7 +88,10 @@ impl FamilyKind {
 
     pub fn metric(self) -> Metric {
         match self {
-            FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Bandwidth => Metric::Bandwidth,
+            FamilyKind::Matvec
+            | FamilyKind::Reduce
+            | FamilyKind::Bandwidth
+            | FamilyKind::Stencil => Metric::Bandwidth,
             FamilyKind::Flops => Metric::Flops,
             FamilyKind::Launch => Metric::Rate,
         }
@@ -96,6 +103,7 @@ impl FamilyKind {
             FamilyKind::Matvec => "matvec",
             FamilyKind::Reduce => "reduce",
             FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
+            FamilyKind::Stencil => "stencil",
         }
     }
 }
@@ -379,6 +387,20 @@ pub const VARIANTS: &[Variant] = &[
         ),
         &[],
     ),
+    pow2(
+        points(
+            v(
+                Stencil,
+                "fdtd3d",
+                "stencil_fdtd3d",
+                Columns,
+                "FDTD3d as in NVIDIA's SDK: radius 4, z-marching register queue, local tile",
+            ),
+            &["A", "B"],
+        ),
+        128,
+        1024,
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -499,6 +521,15 @@ impl IndexWidth {
     }
 }
 
+/// Elements a problem touches: the size's own count, or the grid's points for the stencil
+/// (whose size `N` names an N^3 cube).
+pub fn elements_of(family: FamilyKind, size: Size) -> u64 {
+    match family {
+        Stencil => stencil::Grid::of(size).points(),
+        _ => size.elements(),
+    }
+}
+
 /// Bytes moved and flops of one run, from the family table — computed here, centrally, never
 /// per backend. `global` is the number of work-items launched.
 ///
@@ -528,6 +559,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
             mul(global, 8 * u64::from(FMA_ITERS) * 2),
         ),
         Launch => (f, 0),
+        Stencil => stencil::work(size),
     }
 }
 
@@ -555,6 +587,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         variant: format!("{}/{}", variant.family.name(), variant.name),
         reason,
     };
+    if variant.family == Stencil {
+        return stencil::check_size(size).map_err(bad);
+    }
     let matrix = variant.family == Matvec;
     if matrix && (size.rows == 0 || size.cols == 0) {
         return Err(bad(format!(
@@ -616,6 +651,7 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
         Cover { per_item } => primary.div_ceil(u64::from(local) * u64::from(per_item)),
         Fixed(g) => u64::from(g),
         PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
+        Columns => stencil::columns(size).div_ceil(u64::from(local.max(1))),
     };
     groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
 }
