@@ -86,3 +86,21 @@ fn a_broken_kernel_reports_the_build_log() {
         "{e}"
     );
 }
+
+/// The stencil's unroll points reach NVRTC: each pragma changes the PTX of its loop, and every
+/// setting the `fdtd-unroll` study uses compiles.
+#[test]
+#[ignore = "needs NVRTC"]
+fn stencil_unroll_settings_compile() {
+    common::need("NVRTC", nvrtc_availability());
+    let ptx = |extra: &[(&str, &str)]| {
+        compile_to_ptx(&request("stencil", 256, extra), "compute_90")
+            .unwrap_or_else(|e| panic!("stencil {extra:?}: {e}"))
+    };
+    let none = ptx(&[]);
+    assert!(entry_names(&none).iter().any(|e| e == "stencil_fdtd3d"));
+    let a = ptx(&[("UNROLL_A", "9")]);
+    assert_ne!(none, a, "#pragma unroll 9 at the z loop changed nothing");
+    ptx(&[("UNROLL_B", "4")]);
+    ptx(&[("UNROLL_A", "9"), ("UNROLL_B", "4")]);
+}
