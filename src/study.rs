@@ -34,6 +34,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../harness/listing4-unroll.toml"),
     ),
     ("index-width", include_str!("../harness/index-width.toml")),
+    ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
 ];
 
 #[derive(Debug, Error)]
@@ -281,6 +282,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let default_size = match family {
         FamilyKind::Matvec => "60989x1100",
         FamilyKind::Launch => "1",
+        FamilyKind::Stencil => "384",
         _ => "2^24",
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;
