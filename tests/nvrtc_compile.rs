@@ -104,3 +104,27 @@ fn stencil_unroll_settings_compile() {
     ptx(&[("UNROLL_B", "4")]);
     ptx(&[("UNROLL_A", "9"), ("UNROLL_B", "4")]);
 }
+
+/// The evidence `inspect` reports, from NVRTC's PTX: the z-loop pragma (A) unrolls the loop
+/// (more shared loads, a remainder loop), and the radius loop is unrolled without a pragma
+/// (B alone leaves the PTX as it is).
+#[test]
+#[ignore = "needs NVRTC"]
+fn stencil_unroll_evidence_from_cuda_ptx() {
+    use clvscu::inspect::unroll::{analyse, KERNEL};
+    common::need("NVRTC", nvrtc_availability());
+    let shape = |extra: &[(&str, &str)]| {
+        let ptx = compile_to_ptx(&request("stencil", 512, extra), "compute_90").unwrap();
+        analyse(&ptx, KERNEL).unwrap()
+    };
+    let (none, none_list) = shape(&[]);
+    let (a, _) = shape(&[("UNROLL_A", "9")]);
+    let (_, b_list) = shape(&[("UNROLL_B", "4")]);
+    assert!(a.ld_shared >= 9 * none.ld_shared, "{a:?} vs {none:?}");
+    assert!(a.back_edges > none.back_edges, "{a:?} vs {none:?}");
+    assert_eq!(
+        none.local_accesses, 0,
+        "the register queue stays in registers"
+    );
+    assert_eq!(b_list, none_list);
+}

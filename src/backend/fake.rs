@@ -236,7 +236,10 @@ impl FakeBackend {
             let out = (0..global).map(|g| reference::fma_chain(x[g % n], iters) as f32);
             (a.buffer(1)?, out.collect())
         } else if kernel == "stencil_fdtd3d" {
-            let (input, coeff) = (self.buffers.get(a.buffer(0)?)?, self.buffers.get(a.buffer(2)?)?);
+            let (input, coeff) = (
+                self.buffers.get(a.buffer(0)?)?,
+                self.buffers.get(a.buffer(2)?)?,
+            );
             let dims = (a.count(3)?, a.count(4)?, a.count(5)?);
             let out = crate::workload::stencil::emulate(input, coeff, dims.0, dims.1, dims.2);
             (a.buffer(1)?, out)

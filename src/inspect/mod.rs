@@ -2,6 +2,7 @@
 //! counted by instruction class, plus registers, shared and local (spill) memory.
 
 pub mod ptx;
+pub mod unroll;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -337,8 +338,20 @@ pub fn run(
             r.ptx_instructions
         );
     }
-    let full =
-        format!("# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}");
+    let unroll_md = unroll::run(
+        sources,
+        cl.as_deref_mut(),
+        cu.as_deref_mut(),
+        offline,
+        &arch,
+        local,
+        out,
+        &mut files,
+        &mut notes,
+    )?;
+    let full = format!(
+        "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}"
+    );
     write(&out.join("ptx_classes.md"), &full, &mut files)?;
     Ok(InspectReport {
         markdown: full,

@@ -346,8 +346,8 @@ fn draw_all_renders_every_chart_kind_in_both_formats() {
     check_files(&dir, "ptx", &ptxs, &written);
     let unrolls = unroll::figures(&data);
     check_files(&dir, "unroll", &unrolls, &written);
-    let expected = 2
-        * (prs.len() + sweeps.len() + tables.len() + peaks.len() + ptxs.len() + unrolls.len());
+    let expected =
+        2 * (prs.len() + sweeps.len() + tables.len() + peaks.len() + ptxs.len() + unrolls.len());
     assert_eq!(written.len(), expected);
     assert_eq!(sweeps.len(), 2, "one chart per swept configuration");
 

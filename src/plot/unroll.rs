@@ -13,8 +13,8 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData,
-    DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, DrawError, Figure,
+    RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, MeasurementRow, Status};
 
@@ -132,14 +132,21 @@ fn build(
             label: name.clone(),
             bars: apis
                 .iter()
-                .map(|a| rs.iter().find(|r| r.api == *a).map(|r| bar(r, base.median_s)))
+                .map(|a| {
+                    rs.iter()
+                        .find(|r| r.api == *a)
+                        .map(|r| bar(r, base.median_s))
+                })
                 .collect(),
             annotation: None,
         })
         .collect();
-    let values = hrows
-        .iter()
-        .flat_map(|r| r.bars.iter().flatten().map(|b| b.ci.map_or(b.value, |c| c.1)));
+    let values = hrows.iter().flat_map(|r| {
+        r.bars
+            .iter()
+            .flatten()
+            .map(|b| b.ci.map_or(b.value, |c| c.1))
+    });
     let panel = HBarPanel {
         caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
         x_desc: "time / time of CUDA without pragmas".into(),
@@ -183,9 +190,11 @@ fn build(
         + panel.height()
         + layout::notes_height(notes.len())
         + style::MARGIN;
-    let info = RunInfo::from_measurements(data.measurements.iter().filter(|m| {
-        m.run_id == run_id && rows.iter().any(|r| r.device == m.device)
-    }));
+    let info = RunInfo::from_measurements(
+        data.measurements
+            .iter()
+            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+    );
     UnrollFigure {
         frame: Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),

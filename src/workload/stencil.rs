@@ -50,9 +50,7 @@ impl Grid {
     }
 
     pub fn points(&self) -> u64 {
-        self.nx
-            .saturating_mul(self.ny)
-            .saturating_mul(self.nz)
+        self.nx.saturating_mul(self.ny).saturating_mul(self.nz)
     }
 
     /// Points at least RADIUS cells from every face.
@@ -106,7 +104,11 @@ pub fn check_size(size: Size) -> Result<(), String> {
 
 /// Refuse a launch that does not tile the grid exactly (the kernel maps group `g` to tile `g`).
 /// Other families pass.
-pub fn check_launch(variant: &Variant, size: Size, shape: LaunchShape) -> Result<(), WorkloadError> {
+pub fn check_launch(
+    variant: &Variant,
+    size: Size,
+    shape: LaunchShape,
+) -> Result<(), WorkloadError> {
     if variant.family != FamilyKind::Stencil {
         return Ok(());
     }
@@ -283,13 +285,27 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("exactly 16"), "{e}");
-        let e = check_launch(v, size, LaunchShape { groups: 32, local: 96 })
-            .unwrap_err()
-            .to_string();
+        let e = check_launch(
+            v,
+            size,
+            LaunchShape {
+                groups: 32,
+                local: 96,
+            },
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("multiple of the tile width"), "{e}");
-        let e = check_launch(v, size, LaunchShape { groups: 2, local: 160 })
-            .unwrap_err()
-            .to_string();
+        let e = check_launch(
+            v,
+            size,
+            LaunchShape {
+                groups: 2,
+                local: 160,
+            },
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("tile height 5"), "{e}");
     }
 
@@ -318,7 +334,14 @@ mod tests {
                 input[q] = 0.0;
             }
         }
-        for q in [p(2, 4, 4), p(6, 4, 4), p(4, 2, 4), p(4, 6, 4), p(4, 4, 2), p(4, 4, 6)] {
+        for q in [
+            p(2, 4, 4),
+            p(6, 4, 4),
+            p(4, 2, 4),
+            p(4, 6, 4),
+            p(4, 4, 2),
+            p(4, 4, 6),
+        ] {
             input[q] = 1.0;
         }
         input[p(4, 4, 4)] = 3.0;
