@@ -339,15 +339,7 @@ pub fn run(
         );
     }
     let unroll_md = unroll::run(
-        sources,
-        cl.as_deref_mut(),
-        cu.as_deref_mut(),
-        offline,
-        &arch,
-        local,
-        out,
-        &mut files,
-        &mut notes,
+        sources, cl, cu, offline, &arch, local, out, &mut files, &mut notes,
     )?;
     let full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}"

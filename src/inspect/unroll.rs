@@ -197,6 +197,7 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
 }
 
 /// The PTX of one API per setting, each written to `stencil.<setting>.<api>.ptx`.
+#[allow(clippy::too_many_arguments)]
 fn ptx_per_setting(
     sources: &KernelSources,
     api: Api,

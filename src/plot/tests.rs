@@ -756,13 +756,15 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
         r.ci_hi_s = median_s * 1.01;
         r
     };
-    let mut data = ChartData::default();
-    data.measurements = vec![
-        row("OpenCL", "fdtd3d/none", "none", 3e-3),
-        row("CUDA", "fdtd3d/none", "none", 2e-3),
-        row("OpenCL", "fdtd3d/AB-both", "A=9;B=4", 1e-3),
-        row("CUDA", "fdtd3d/AB-both", "A=9;B=4", 5e-3),
-    ];
+    let data = ChartData {
+        measurements: vec![
+            row("OpenCL", "fdtd3d/none", "none", 3e-3),
+            row("CUDA", "fdtd3d/none", "none", 2e-3),
+            row("OpenCL", "fdtd3d/AB-both", "A=9;B=4", 1e-3),
+            row("CUDA", "fdtd3d/AB-both", "A=9;B=4", 5e-3),
+        ],
+        ..ChartData::default()
+    };
     let figs = unroll::figures(&data);
     assert_eq!(figs.len(), 1);
     assert_eq!(figs[0].0, "fdtd-unroll-stencil-fdtd3d-384");

@@ -78,7 +78,7 @@ pub fn columns(size: Size) -> u64 {
 pub fn check_size(size: Size) -> Result<(), String> {
     let g = Grid::of(size);
     let min_z = 2 * RADIUS + 1;
-    if g.nx == 0 || g.nx % TILE_X != 0 {
+    if g.nx == 0 || !g.nx.is_multiple_of(TILE_X) {
         return Err(format!(
             "grid {size}: the x/y extent {} must be a positive multiple of the tile width \
              {TILE_X} (give N for an N^3 cube or NxNZ)",
@@ -117,7 +117,7 @@ pub fn check_launch(
         reason,
     };
     let local = u64::from(shape.local);
-    if local % TILE_X != 0 || local / TILE_X < RADIUS {
+    if !local.is_multiple_of(TILE_X) || local / TILE_X < RADIUS {
         return Err(bad(format!(
             "work-group size {local} must be a multiple of the tile width {TILE_X} with at \
              least {RADIUS} rows (the halo rows are loaded by the first {RADIUS} rows)"
@@ -125,7 +125,7 @@ pub fn check_launch(
     }
     let g = Grid::of(size);
     let tile_y = local / TILE_X;
-    if g.ny % tile_y != 0 {
+    if !g.ny.is_multiple_of(tile_y) {
         return Err(bad(format!(
             "grid {size}: its y extent {} is not a multiple of the tile height {tile_y} \
              (work-group size {local} / {TILE_X})",
