@@ -46,6 +46,11 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/math.cl"),
         include_str!("../kernels_cu/math.cu"),
     ),
+    (
+        "stencil",
+        include_str!("../kernels_cl/stencil.cl"),
+        include_str!("../kernels_cu/stencil.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

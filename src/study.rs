@@ -38,6 +38,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("second-stage", include_str!("../harness/second-stage.toml")),
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
     ("fft", include_str!("../harness/fft.toml")),
+    ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
 ];
 
 #[derive(Debug, Error)]
@@ -297,6 +298,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         FamilyKind::Matvec => "60989x1100",
         FamilyKind::Launch => "1",
         FamilyKind::Sgemm => "1024",
+        FamilyKind::Stencil => "384",
         _ => "2^24",
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;

@@ -129,3 +129,45 @@ fn table_v_counts_the_fft_at_every_index_width() {
     assert!(md.contains("| clvscu | CUDA | u64 | 64 |"), "{md}");
     println!("{md}");
 }
+
+/// The stencil's unroll points reach NVRTC: each pragma changes the PTX of its loop, and every
+/// setting the `fdtd-unroll` study uses compiles.
+#[test]
+#[ignore = "needs NVRTC"]
+fn stencil_unroll_settings_compile() {
+    common::need("NVRTC", nvrtc_availability());
+    let ptx = |extra: &[(&str, &str)]| {
+        compile_to_ptx(&request("stencil", 256, extra), "compute_90")
+            .unwrap_or_else(|e| panic!("stencil {extra:?}: {e}"))
+    };
+    let none = ptx(&[]);
+    assert!(entry_names(&none).iter().any(|e| e == "stencil_fdtd3d"));
+    let a = ptx(&[("UNROLL_A", "9")]);
+    assert_ne!(none, a, "#pragma unroll 9 at the z loop changed nothing");
+    ptx(&[("UNROLL_B", "4")]);
+    ptx(&[("UNROLL_A", "9"), ("UNROLL_B", "4")]);
+}
+
+/// The evidence `inspect` reports, from NVRTC's PTX: the z-loop pragma (A) unrolls the loop
+/// (more shared loads, a remainder loop), and the radius loop is unrolled without a pragma
+/// (B alone leaves the PTX as it is).
+#[test]
+#[ignore = "needs NVRTC"]
+fn stencil_unroll_evidence_from_cuda_ptx() {
+    use clvscu::inspect::unroll::{analyse, KERNEL};
+    common::need("NVRTC", nvrtc_availability());
+    let shape = |extra: &[(&str, &str)]| {
+        let ptx = compile_to_ptx(&request("stencil", 512, extra), "compute_90").unwrap();
+        analyse(&ptx, KERNEL).unwrap()
+    };
+    let (none, none_list) = shape(&[]);
+    let (a, _) = shape(&[("UNROLL_A", "9")]);
+    let (_, b_list) = shape(&[("UNROLL_B", "4")]);
+    assert!(a.ld_shared >= 9 * none.ld_shared, "{a:?} vs {none:?}");
+    assert!(a.back_edges > none.back_edges, "{a:?} vs {none:?}");
+    assert_eq!(
+        none.local_accesses, 0,
+        "the register queue stays in registers"
+    );
+    assert_eq!(b_list, none_list);
+}

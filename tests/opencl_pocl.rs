@@ -42,6 +42,8 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         // Multiples of both tiles (16 and 128); the last one has several tiles per row.
         FamilyKind::Sgemm => vec![Size::vector(128), Size::vector(384)],
         FamilyKind::Math => vec![Size::vector(1000)],
+        // Cubes and a plane stack with the fewest planes a radius-4 step allows.
+        FamilyKind::Stencil => vec![Size::matrix(32, 9), Size::vector(64)],
     }
 }
 
@@ -303,4 +305,51 @@ fn sgemm_groups_stride_over_tiles_and_bad_sizes_are_refused() {
             .expect("N = 200 is refused");
         assert!(e.to_string().contains("not a multiple of"), "{e}");
     }
+}
+
+/// The stencil with each unroll setting the `fdtd-unroll` study uses (none, A, B, A+B), at
+/// every work-group size it accepts: the pragmas change the code, never the result.
+#[test]
+#[ignore = "needs OpenCL"]
+fn stencil_verifies_with_and_without_pragmas() {
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let v = workload::find_variant(FamilyKind::Stencil, "fdtd3d").unwrap();
+    let size = Size::matrix(64, 13);
+    let inputs = Inputs::generate(v.family, size, 5);
+    let settings: [&[(&str, &str)]; 4] = [
+        &[],
+        &[("UNROLL_A", "9")],
+        &[("UNROLL_B", "4")],
+        &[("UNROLL_A", "9"), ("UNROLL_B", "4")],
+    ];
+    let mut executed = 0;
+    for defines in settings {
+        for local in [128u32, 1024] {
+            let side = SideConfig {
+                shape: LaunchShape {
+                    groups: default_groups(v, size, local, 2),
+                    local,
+                },
+                defines: defines
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                flags: vec![],
+                jit: Default::default(),
+            };
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
+                .unwrap_or_else(|e| panic!("stencil {defines:?} wg {local}: {e}"));
+            let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+            assert!(
+                ver.ok && ver.checked == 64 * 64 * 13,
+                "stencil {defines:?} wg {local}: max error {} > tol {}",
+                ver.max_error,
+                ver.tolerance
+            );
+            exec::release(&mut b, p);
+            executed += 1;
+        }
+    }
+    assert_eq!(executed, 8);
 }

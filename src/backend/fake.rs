@@ -254,6 +254,14 @@ impl FakeBackend {
             let f = math::of_kernel(kernel);
             let out = (0..global).map(|g| math::chain(f, x[g % n], iters) as f32);
             (a.buffer(1)?, out.collect())
+        } else if kernel == "stencil_fdtd3d" {
+            let (input, coeff) = (
+                self.buffers.get(a.buffer(0)?)?,
+                self.buffers.get(a.buffer(2)?)?,
+            );
+            let dims = (a.count(3)?, a.count(4)?, a.count(5)?);
+            let out = crate::workload::stencil::emulate(input, coeff, dims.0, dims.1, dims.2);
+            (a.buffer(1)?, out)
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {

@@ -4,6 +4,7 @@
 pub mod ptx;
 pub mod sass;
 pub mod table_v;
+pub mod unroll;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -352,8 +353,20 @@ pub fn run(
             r.ptx_instructions
         );
     }
-    let mut full =
-        format!("# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}");
+    let unroll_md = unroll::run(
+        sources,
+        cl.as_deref_mut(),
+        cu.as_deref_mut(),
+        offline,
+        &arch,
+        local,
+        out,
+        &mut files,
+        &mut notes,
+    )?;
+    let mut full = format!(
+        "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}"
+    );
     if sass {
         let stems: Vec<sass::StemPtx> = per_stem
             .iter()

@@ -46,6 +46,7 @@ mod ptx;
 pub mod style;
 mod sweep;
 mod table1;
+mod unroll;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -64,6 +65,7 @@ pub use pr::PrChart;
 pub use ptx::PtxChart;
 pub use sweep::SweepChart;
 pub use table1::{Table1Chart, WHITEPAPER_GTX285_OPENCL_MS};
+pub use unroll::UnrollChart;
 
 /// Why a chart could not be written. Every variant names the file concerned.
 #[derive(Debug, thiserror::Error)]
@@ -181,6 +183,7 @@ pub fn charts() -> Vec<Box<dyn Chart>> {
         Box::new(PeakChart),
         Box::new(PtxChart),
         Box::new(GpusChart),
+        Box::new(UnrollChart),
     ]
 }
 

@@ -118,6 +118,12 @@ fn fixture() -> ChartData {
         measurements.push(m("OpenCL", GPU, "default", "reduce", variant, cl));
         measurements.push(m("CUDA", GPU, "default", "reduce", variant, cu));
     }
+    // An unroll pragma on one side, against CUDA without: the unroll chart's input.
+    for (api, unroll) in [("OpenCL", "A=9;B=4"), ("CUDA", "none")] {
+        let mut r = m(api, GPU, "fdtd-unroll", "stencil", "fdtd3d", 500.0);
+        r.unroll = unroll.into();
+        measurements.push(r);
+    }
     // A local-size sweep (powers of two: log2 axis).
     for (i, ls) in [32u32, 64, 128, 256, 512, 1024].iter().enumerate() {
         for (api, base) in [("OpenCL", 520.0), ("CUDA", 560.0)] {
@@ -341,8 +347,16 @@ fn draw_all_renders_every_chart_kind_in_both_formats() {
     let gpus = gpus::figures(&data);
     check_files(&dir, "pr-gpus", &gpus, &written);
     assert_eq!(gpus.len(), 1, "the fixture's two GPUs ran one study");
-    let expected =
-        2 * (prs.len() + sweeps.len() + tables.len() + peaks.len() + ptxs.len() + gpus.len());
+    let unrolls = unroll::figures(&data);
+    check_files(&dir, "unroll", &unrolls, &written);
+    let expected = 2
+        * (prs.len()
+            + sweeps.len()
+            + tables.len()
+            + peaks.len()
+            + ptxs.len()
+            + gpus.len()
+            + unrolls.len());
     assert_eq!(written.len(), expected);
     assert_eq!(sweeps.len(), 2, "one chart per swept configuration");
 
@@ -735,4 +749,63 @@ fn extreme_values_draw_in_bounded_time() {
     }
     // Every case keeps ordinary rows beside the extreme ones, so every case draws.
     assert!(drawn.iter().all(|&n| n > 0), "files per case: {drawn:?}");
+}
+
+/// Fig. 7 style: every bar is that side's median over the CUDA no-pragma median, labelled with
+/// the side's pragmas; a run without any pragma, or without a CUDA baseline, draws nothing.
+#[test]
+fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
+    let row = |api: &str, comparison: &str, unroll: &str, median_s: f64| {
+        let mut r = m(api, GPU, "fdtd-unroll", "stencil", "fdtd3d", 100.0);
+        r.comparison = comparison.into();
+        r.unroll = unroll.into();
+        r.size = "384".into();
+        r.median_s = median_s;
+        r.ci_lo_s = median_s * 0.99;
+        r.ci_hi_s = median_s * 1.01;
+        r
+    };
+    let data = ChartData {
+        measurements: vec![
+            row("OpenCL", "fdtd3d/none", "none", 3e-3),
+            row("CUDA", "fdtd3d/none", "none", 2e-3),
+            row("OpenCL", "fdtd3d/AB-both", "A=9;B=4", 1e-3),
+            row("CUDA", "fdtd3d/AB-both", "A=9;B=4", 5e-3),
+        ],
+        ..ChartData::default()
+    };
+    let figs = unroll::figures(&data);
+    assert_eq!(figs.len(), 1);
+    assert_eq!(figs[0].0, "fdtd-unroll-stencil-fdtd3d-384");
+    let svg = render_svg(&figs[0].1).expect("svg");
+    for label in [
+        "1.50 (none)",
+        "1.00 (none)",
+        "0.500 (A=9 B=4)",
+        "2.50 (A=9 B=4)",
+        "fdtd3d/AB-both",
+        "CUDA side of fdtd3d/none",
+        "2.00 ms",
+    ] {
+        assert!(svg.contains(label), "unroll chart lacks `{label}`");
+    }
+    assert_not_blank(&figs[0].1, &[style::OPENCL, style::CUDA]);
+    keep_figure(&figs[0].1, "unroll");
+
+    let plain: Vec<_> = data.measurements[..2].to_vec();
+    let no_pragma = ChartData {
+        measurements: plain,
+        ..ChartData::default()
+    };
+    assert!(unroll::figures(&no_pragma).is_empty());
+    let opencl_only = ChartData {
+        measurements: data
+            .measurements
+            .iter()
+            .filter(|r| r.api == Api::OpenCl)
+            .cloned()
+            .collect(),
+        ..ChartData::default()
+    };
+    assert!(unroll::figures(&opencl_only).is_empty(), "no CUDA baseline");
 }

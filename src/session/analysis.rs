@@ -178,7 +178,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         family: s.family,
         variant: s.variant.name.into(),
         size: s.size.to_string(),
-        elements: s.size.elements(),
+        elements: crate::workload::elements_of(s.family, s.size),
         local_size: plan.shape.local,
         groups: plan.shape.groups,
         global_size: plan.shape.global(),

@@ -114,6 +114,17 @@ impl Inputs {
                     sample: Vec::new(),
                 }
             }
+            FamilyKind::Stencil => {
+                let st = super::stencil::inputs(size, seed);
+                Inputs {
+                    size,
+                    a: st.grid,
+                    b: st.coeff,
+                    reference: st.reference,
+                    tolerances: st.tolerances,
+                    sample: Vec::new(),
+                }
+            }
             FamilyKind::Launch => Inputs {
                 size,
                 a: vec![0.0],
@@ -221,6 +232,7 @@ pub fn prepare(
 ) -> Result<Prepared, ExecError> {
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
+    super::stencil::check_launch(variant, inputs.size, side.shape)?;
     check_memory(backend, variant, inputs)?;
     let mut owned = Vec::new();
     let result = build(backend, sources, variant, inputs, side, &mut owned);
@@ -391,6 +403,19 @@ fn build(
             outputs = vec![(out, 2 * n)];
             result = (out, 2 * n);
         }
+        (FamilyKind::Stencil, Some(k)) => {
+            let points = inputs.a.len();
+            let input = buffer_with(backend, &inputs.a, owned)?;
+            let coeff = buffer_with(backend, &inputs.b, owned)?;
+            let out = buffer_of(backend, points, owned)?;
+            let g = super::stencil::Grid::of(size);
+            let dims = [g.nx, g.ny, g.nz].map(|d| Arg::U32(d as u32));
+            let mut args = vec![Arg::Buffer(input), Arg::Buffer(out), Arg::Buffer(coeff)];
+            args.extend(dims);
+            steps.push(kernel_step(k, args));
+            outputs = vec![(out, points)];
+            result = (out, points);
+        }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
                 variant: variant.name.into(),
@@ -459,7 +484,7 @@ pub fn verify(
 
 fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
     match p.family {
-        FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Launch => {
+        FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Launch | FamilyKind::Stencil => {
             reference::compare(got, &inputs.reference, &inputs.tolerances)
         }
         FamilyKind::Bandwidth if p.variant == "read" => {

@@ -6,6 +6,7 @@ pub mod fft;
 pub mod math;
 pub mod reference;
 pub mod sgemm;
+pub mod stencil;
 
 use std::fmt;
 
@@ -23,6 +24,8 @@ pub enum GroupRule {
     PerComputeUnit(u32),
     /// One group per square output tile of an N x N matrix (SGEMM).
     Tiles,
+    /// One work-item per (x, y) column of a 3D grid (the stencil).
+    Columns,
 }
 
 crate::names::named_enum! {
@@ -72,6 +75,7 @@ crate::names::named_enum! {
         Fft,
         Sgemm,
         Math,
+        Stencil,
     }
 }
 
@@ -97,7 +101,10 @@ impl FamilyKind {
 
     pub fn metric(self) -> Metric {
         match self {
-            FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Bandwidth => Metric::Bandwidth,
+            FamilyKind::Matvec
+            | FamilyKind::Reduce
+            | FamilyKind::Bandwidth
+            | FamilyKind::Stencil => Metric::Bandwidth,
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
@@ -113,6 +120,7 @@ impl FamilyKind {
             FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
             FamilyKind::Sgemm => "sgemm",
             FamilyKind::Math => "math",
+            FamilyKind::Stencil => "stencil",
         }
     }
 }
@@ -466,6 +474,20 @@ pub const VARIANTS: &[Variant] = &[
         ),
         &[],
     ),
+    pow2(
+        points(
+            v(
+                Stencil,
+                "fdtd3d",
+                "stencil_fdtd3d",
+                Columns,
+                "FDTD3d as in NVIDIA's SDK: radius 4, z-marching register queue, local tile",
+            ),
+            &["A", "B"],
+        ),
+        128,
+        1024,
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -586,6 +608,15 @@ impl IndexWidth {
     }
 }
 
+/// Elements a problem touches: the size's own count, or the grid's points for the stencil
+/// (whose size `N` names an N^3 cube).
+pub fn elements_of(family: FamilyKind, size: Size) -> u64 {
+    match family {
+        Stencil => stencil::Grid::of(size).points(),
+        _ => size.elements(),
+    }
+}
+
 /// Bytes moved and flops of one run, from the family table — computed here, centrally, never
 /// per backend. `global` is the number of work-items launched.
 ///
@@ -618,6 +649,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Fft => fft::work(size.rows),
         Sgemm => sgemm::work(size),
         Math => math::work(global, FMA_ITERS),
+        Stencil => stencil::work(size),
     }
 }
 
@@ -647,6 +679,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     };
     if variant.family == Sgemm {
         sgemm::check_size(variant, size)?;
+    }
+    if variant.family == Stencil {
+        return stencil::check_size(size).map_err(bad);
     }
     let matrix = variant.family == Matvec;
     if matrix && (size.rows == 0 || size.cols == 0) {
@@ -713,6 +748,7 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
         Fixed(g) => u64::from(g),
         PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
         Tiles => sgemm::groups(variant, size),
+        Columns => stencil::columns(size).div_ceil(u64::from(local.max(1))),
     };
     groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
 }

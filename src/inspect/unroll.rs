@@ -1,0 +1,329 @@
+//! Whether an unroll pragma took effect, read from the PTX: the stencil kernel (FDTD3d) is
+//! compiled by both APIs with no pragma, the pragma at point A (the z loop), at point B (the
+//! radius loop) and at both, with the counts of the `fdtd-unroll` study, and each build's loop
+//! structure is counted: loop back-edges (a branch to a label earlier in the body), branches,
+//! instructions, shared and local-memory accesses, `.local` bytes.
+//!
+//! A pragma that a compiler ignores, or that asks for what it does anyway, leaves the kernel's
+//! PTX body exactly as without it; the `same_as_none` column says so, and `effect` spells it out. A z-loop unrolled by k shows k
+//! copies of its body (more shared loads per back-edge) and a remainder loop (one more
+//! back-edge); a radius loop left rolled keeps the register queue in local memory (`.local`
+//! bytes, ld.local) because it is indexed by the loop counter.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::{request, write, InspectError, OfflineCompiler};
+use crate::backend::{Api, Backend};
+use crate::kernels::KernelSources;
+
+use super::ptx::{parse_ptx, PtxKernel};
+
+pub const UNROLL_CSV: &str = "unroll_evidence.csv";
+/// The kernel this evidence is about, and its file stem.
+pub const KERNEL: &str = "stencil_fdtd3d";
+const STEM: &str = "stencil";
+
+/// The settings of the `fdtd-unroll` study: (name, defines).
+pub const SETTINGS: &[(&str, &[(&str, &str)])] = &[
+    ("none", &[]),
+    ("A", &[("UNROLL_A", "9")]),
+    ("B", &[("UNROLL_B", "4")]),
+    ("A+B", &[("UNROLL_A", "9"), ("UNROLL_B", "4")]),
+];
+
+/// The loop structure of one kernel's PTX.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LoopShape {
+    pub instructions: u64,
+    pub branches: u64,
+    pub back_edges: u64,
+    pub ld_shared: u64,
+    pub local_accesses: u64,
+    pub local_bytes: u64,
+}
+
+/// One row of `unroll_evidence.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnrollRow {
+    pub kernel: String,
+    pub api: String,
+    pub setting: String,
+    pub defines: String,
+    pub instructions: u64,
+    pub branches: u64,
+    pub back_edges: u64,
+    pub ld_shared: u64,
+    pub local_accesses: u64,
+    pub local_bytes: u64,
+    /// The kernel's PTX instructions are exactly those of the no-pragma build.
+    pub same_as_none: bool,
+    pub effect: String,
+}
+
+/// The text of `.entry name` up to the next function (or the end).
+fn body<'a>(ptx: &'a str, name: &str) -> Option<&'a str> {
+    let start = ptx.find(&format!(".entry {name}("))?;
+    let rest = &ptx[start + 1..];
+    let end = [".entry ", ".func "]
+        .iter()
+        .filter_map(|m| rest.find(m))
+        .min()
+        .unwrap_or(rest.len());
+    Some(&ptx[start..start + 1 + end])
+}
+
+/// Branches to a label defined earlier in the body: one per loop (a rotated loop's latch).
+pub fn back_edges(body: &str) -> u64 {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut edges = 0;
+    for line in body.lines() {
+        let line = line.split("//").next().unwrap_or("").trim();
+        if let Some(label) = line.strip_suffix(':') {
+            seen.push(label.trim());
+            continue;
+        }
+        // `[@%p] bra[.uni] LABEL;`
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let opcode = usize::from(words.first().is_some_and(|w| w.starts_with('@')));
+        if words.get(opcode).is_some_and(|w| w.starts_with("bra")) {
+            let target = words.get(opcode + 1).map(|t| t.trim_end_matches(';'));
+            if target.is_some_and(|t| seen.contains(&t)) {
+                edges += 1;
+            }
+        }
+    }
+    edges
+}
+
+fn shape_of(kernel: &PtxKernel, text: &str) -> LoopShape {
+    let has = |mods: &[String], m: &str| mods.iter().any(|x| x == m);
+    let ins = &kernel.instructions;
+    LoopShape {
+        instructions: ins.len() as u64,
+        branches: ins.iter().filter(|i| i.opcode == "bra").count() as u64,
+        back_edges: back_edges(text),
+        ld_shared: ins
+            .iter()
+            .filter(|i| i.opcode == "ld" && has(&i.modifiers, "shared"))
+            .count() as u64,
+        local_accesses: ins
+            .iter()
+            .filter(|i| (i.opcode == "ld" || i.opcode == "st") && has(&i.modifiers, "local"))
+            .count() as u64,
+        local_bytes: kernel.local_bytes,
+    }
+}
+
+/// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
+pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), String> {
+    let module = parse_ptx(ptx).map_err(|e| e.to_string())?;
+    let kernel = module
+        .kernel(name)
+        .ok_or_else(|| format!("the PTX has no entry {name}"))?;
+    let text = body(ptx, name).unwrap_or("");
+    let listing = kernel
+        .instructions
+        .iter()
+        .map(|i| format!("{} {:?} {}", i.opcode, i.modifiers, i.operands))
+        .collect();
+    Ok((shape_of(kernel, text), listing))
+}
+
+fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> String {
+    if setting == "none" {
+        return "baseline".into();
+    }
+    if same {
+        // Identical PTX: the pragma was ignored, or asked for what the compiler did anyway
+        // (a constant 4-trip loop is unrolled without being asked).
+        return "no effect: PTX identical to the build without pragmas".into();
+    }
+    format!(
+        "honoured: PTX differs ({} -> {} instructions, {} -> {} back-edges, {} -> {} ld.shared, \
+         {} -> {} local accesses)",
+        none.instructions,
+        shape.instructions,
+        none.back_edges,
+        shape.back_edges,
+        none.ld_shared,
+        shape.ld_shared,
+        none.local_accesses,
+        shape.local_accesses
+    )
+}
+
+/// Rows for one API from its PTX per setting (in [`SETTINGS`] order; `None` when it gave none).
+pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> Vec<UnrollRow> {
+    let analysed: Vec<Option<(LoopShape, Vec<String>)>> = ptx
+        .iter()
+        .zip(SETTINGS)
+        .map(|(t, (s, _))| {
+            let t = t.as_ref()?;
+            analyse(t, KERNEL)
+                .map_err(|e| notes.push(format!("unroll evidence: {api} {s}: {e}")))
+                .ok()
+        })
+        .collect();
+    let Some(Some((none, none_list))) = analysed.first().cloned() else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for ((setting, defines), a) in SETTINGS.iter().zip(&analysed) {
+        let Some((shape, list)) = a else { continue };
+        let same = *list == none_list;
+        rows.push(UnrollRow {
+            kernel: KERNEL.into(),
+            api: api.into(),
+            setting: (*setting).into(),
+            defines: defines
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            instructions: shape.instructions,
+            branches: shape.branches,
+            back_edges: shape.back_edges,
+            ld_shared: shape.ld_shared,
+            local_accesses: shape.local_accesses,
+            local_bytes: shape.local_bytes,
+            same_as_none: same,
+            effect: effect(setting, same, shape, &none),
+        });
+    }
+    rows
+}
+
+/// The PTX of one API per setting, each written to `stencil.<setting>.<api>.ptx`.
+#[allow(clippy::too_many_arguments)]
+fn ptx_per_setting(
+    sources: &KernelSources,
+    api: Api,
+    mut backend: Option<&mut (dyn Backend + '_)>,
+    offline: Option<(OfflineCompiler, &str)>,
+    local: u32,
+    out: &Path,
+    files: &mut Vec<std::path::PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Option<String>>, InspectError> {
+    let mut texts = Vec::new();
+    for (setting, defines) in SETTINGS {
+        let mut req = request(sources, api, STEM, local, false)?;
+        req.defines
+            .extend(defines.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let text = match (backend.as_deref_mut(), offline) {
+            (Some(b), _) => b
+                .compile(&req)
+                .and_then(|p| b.program_text(p))
+                .map_err(|e| notes.push(format!("unroll evidence: {api} {setting}: {e}")))
+                .ok()
+                .flatten(),
+            (None, Some((compile, arch))) => compile(&req, arch)
+                .map_err(|e| notes.push(format!("unroll evidence: {api} {setting}: {e}")))
+                .ok(),
+            (None, None) => None,
+        };
+        if let Some(t) = &text {
+            let file = setting.replace('+', "");
+            let ext = if api == Api::Cuda { "cuda" } else { "opencl" };
+            write(&out.join(format!("{STEM}.{file}.{ext}.ptx")), t, files)?;
+        }
+        texts.push(text);
+    }
+    Ok(texts)
+}
+
+/// Compiles the stencil with every setting on both sides, writes the PTX, `unroll_evidence.csv`
+/// and returns its Markdown table.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    sources: &KernelSources,
+    cl: Option<&mut (dyn Backend + '_)>,
+    cu: Option<&mut (dyn Backend + '_)>,
+    offline: OfflineCompiler,
+    arch: &str,
+    local: u32,
+    out: &Path,
+    files: &mut Vec<std::path::PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<String, InspectError> {
+    let offline_cu = cu.is_none().then_some((offline, arch));
+    let cu_ptx = ptx_per_setting(sources, Api::Cuda, cu, offline_cu, local, out, files, notes)?;
+    let cl_ptx = ptx_per_setting(sources, Api::OpenCl, cl, None, local, out, files, notes)?;
+    let mut rows = rows_for("OpenCL", &cl_ptx, notes);
+    rows.extend(rows_for("CUDA", &cu_ptx, notes));
+    let path = out.join(UNROLL_CSV);
+    crate::export::csv::write_rows(&path, &rows)?;
+    files.push(path);
+    Ok(markdown(&rows))
+}
+
+pub fn markdown(rows: &[UnrollRow]) -> String {
+    let mut md = format!(
+        "## Unroll pragmas in the PTX ({KERNEL}; A = z loop, B = radius loop)\n\n\
+         | api | setting | instr. | branches | back-edges | ld.shared | local ld/st | .local B | effect |\n\
+         |---|---|---|---|---|---|---|---|---|\n"
+    );
+    for r in rows {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.api,
+            r.setting,
+            r.instructions,
+            r.branches,
+            r.back_edges,
+            r.ld_shared,
+            r.local_accesses,
+            r.local_bytes,
+            r.effect
+        );
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOOP: &str = ".visible .entry k(\n.param .u64 p\n)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<4>;\n\
+        .shared .align 4 .b8 t[64];\nmov.u32 %r1, 0;\n$L__BB0_1:\nld.shared.f32 %r2, [t];\n\
+        add.s32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 9;\n@%p1 bra.uni $L__BB0_1;\nbra.uni $L__BB0_2;\n\
+        $L__BB0_2:\nret;\n}\n";
+
+    #[test]
+    fn a_branch_back_to_an_earlier_label_is_a_loop() {
+        assert_eq!(back_edges(LOOP), 1);
+        let (shape, _) = analyse(LOOP, "k").unwrap();
+        assert_eq!(shape.back_edges, 1);
+        assert_eq!(shape.branches, 2, "one back, one forward");
+        assert_eq!(shape.ld_shared, 1);
+        assert!(analyse(LOOP, "other")
+            .unwrap_err()
+            .contains("no entry other"));
+    }
+
+    #[test]
+    fn an_ignored_pragma_is_reported_from_identical_ptx() {
+        let unrolled = LOOP.replace(
+            "ld.shared.f32 %r2, [t];\n",
+            "ld.shared.f32 %r2, [t];\nld.shared.f32 %r3, [t+4];\n",
+        );
+        let texts = [LOOP, LOOP, &unrolled, &unrolled]
+            .map(|t| Some(t.replace("entry k(", "entry stencil_fdtd3d(")));
+        let mut notes = Vec::new();
+        let rows = rows_for("CUDA", &texts, &mut notes);
+        assert!(notes.is_empty(), "{notes:?}");
+        assert_eq!(rows.len(), 4);
+        assert!(rows[1].same_as_none && rows[1].effect.starts_with("no effect"));
+        assert!(!rows[2].same_as_none && rows[2].effect.starts_with("honoured"));
+        assert!(
+            rows[2].effect.contains("1 -> 2 ld.shared"),
+            "{}",
+            rows[2].effect
+        );
+        assert!(markdown(&rows).contains("| CUDA | A+B |"));
+    }
+}

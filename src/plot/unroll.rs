@@ -1,0 +1,221 @@
+//! Unroll chart, in the style of the paper's Fig. 7: for one kernel, the median time of every
+//! unroll setting and API relative to the CUDA run without pragmas (1 = as fast as that
+//! baseline, lower is faster), one row per comparison, one bar per API.
+//!
+//! It is drawn for every (run, study, kernel, size) whose rows hold at least one unroll pragma
+//! and a CUDA run without any: the `fdtd-unroll` study (the paper's FDTD3d), and the Listing 4
+//! study as well. Time, not the family's metric, because the paper's figure is in time and a
+//! ratio of times needs no metric. The baseline is the CUDA side of a comparison where both
+//! sides run without pragmas, or else any CUDA run without pragmas; the footnote names it.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{
+    fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, DrawError, Figure,
+    RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+};
+use crate::record::{Api, MeasurementRow, Status};
+
+chart_kind!(
+    /// The unroll chart; one file per (run, study, kernel, size) with pragmas and a baseline.
+    UnrollChart, "unroll", |data: &ChartData| !figures(data).is_empty());
+
+fn is_timed(r: &MeasurementRow) -> bool {
+    r.status == Status::Ok && r.sweep_param.is_empty() && r.median_s.is_finite() && r.median_s > 0.0
+}
+
+/// No pragma at any point: the study writes `none`; rows from older files may leave it empty.
+fn no_pragma(r: &MeasurementRow) -> bool {
+    r.unroll.is_empty() || r.unroll == "none"
+}
+
+/// The baseline of a group: CUDA without pragmas, preferring a comparison whose other side has
+/// none either (a fair no-pragma pair).
+fn baseline<'a>(rows: &[&'a MeasurementRow]) -> Option<&'a MeasurementRow> {
+    let cuda_plain = |r: &&&MeasurementRow| r.api == Api::Cuda && no_pragma(r);
+    let fair = rows.iter().filter(cuda_plain).find(|r| {
+        rows.iter()
+            .filter(|o| o.comparison == r.comparison)
+            .all(|o| no_pragma(o))
+    });
+    fair.or_else(|| rows.iter().find(cuda_plain)).copied()
+}
+
+/// A laid-out unroll chart.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct UnrollFigure {
+    frame: Frame,
+    panel: HBarPanel,
+    label_w: u32,
+    width: u32,
+    height: u32,
+}
+
+/// Builds one figure per (run, study, kernel, size) that has pragmas and a baseline.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, UnrollFigure)> {
+    let rows = data.measurements.iter().filter(|r| is_timed(r));
+    let groups = group_in_order(rows, |r| {
+        (
+            r.run_id.clone(),
+            r.study.clone(),
+            format!("{}/{}", r.family, r.variant),
+            r.size.clone(),
+        )
+    });
+    let mut out = Vec::new();
+    for ((run_id, study, kernel, size), rows) in groups {
+        if rows.iter().all(|r| no_pragma(r)) {
+            continue;
+        }
+        let Some(base) = baseline(&rows) else {
+            continue;
+        };
+        // Two rows (the sides) per comparison, so a page keeps a pair together.
+        let pages: Vec<&[&MeasurementRow]> = rows.chunks(2 * MAX_ROWS_PER_FIGURE).collect();
+        for (i, page) in pages.iter().enumerate() {
+            if out.len() == MAX_FIGURES_PER_CHART {
+                return out;
+            }
+            let name = page_slug(&slug(&format!("{study}-{kernel}-{size}")), i, pages.len());
+            let subject = format!("{kernel} {size}, study {study}");
+            out.push((name, build(data, &run_id, &subject, base, page)));
+        }
+    }
+    out
+}
+
+fn bar(r: &MeasurementRow, base: f64) -> HBar {
+    let st = style::api_style(r.api);
+    let value = r.median_s / base;
+    HBar {
+        value,
+        ci: Some((r.ci_lo_s / base, r.ci_hi_s / base)),
+        color: st.color,
+        hatch: st.hatch,
+        text: Some(format!("{} ({})", fmt_sig(value), r.unroll_label())),
+    }
+}
+
+trait UnrollLabel {
+    fn unroll_label(&self) -> String;
+}
+
+impl UnrollLabel for MeasurementRow {
+    /// `none`, or the pragmas as `A=9 B=4`.
+    fn unroll_label(&self) -> String {
+        if no_pragma(self) {
+            "none".into()
+        } else {
+            self.unroll.replace(';', " ")
+        }
+    }
+}
+
+fn build(
+    data: &ChartData,
+    run_id: &str,
+    subject: &str,
+    base: &MeasurementRow,
+    rows: &[&MeasurementRow],
+) -> UnrollFigure {
+    let mut apis: Vec<Api> = Vec::new();
+    for r in rows {
+        push_api(&mut apis, r.api);
+    }
+    apis.sort();
+    let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
+    let hrows: Vec<HBarRow> = comparisons
+        .iter()
+        .map(|(name, rs)| HBarRow {
+            label: name.clone(),
+            bars: apis
+                .iter()
+                .map(|a| {
+                    rs.iter()
+                        .find(|r| r.api == *a)
+                        .map(|r| bar(r, base.median_s))
+                })
+                .collect(),
+            annotation: None,
+        })
+        .collect();
+    let values = hrows.iter().flat_map(|r| {
+        r.bars
+            .iter()
+            .flatten()
+            .map(|b| b.ci.map_or(b.value, |c| c.1))
+    });
+    let panel = HBarPanel {
+        caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
+        x_desc: "time / time of CUDA without pragmas".into(),
+        x_max: layout::axis_max(values, 1.2),
+        slots: apis.len(),
+        rows: hrows,
+        band: None,
+        ref_line: Some(1.0),
+    };
+    let notes = vec![
+        format!(
+            "Baseline: the CUDA side of {} (no pragma), median {} ms. Whisker: the bootstrap \
+             CI of each median, divided by the baseline median.",
+            base.comparison,
+            fmt_sig(base.median_s * 1e3)
+        ),
+        "Each bar's text: the ratio and that side's pragmas (A, B: unroll points; the value is \
+         the unroll count)."
+            .to_string(),
+    ];
+    let mut legend: Vec<LegendItem> = apis
+        .iter()
+        .map(|a| {
+            let st = style::api_style(*a);
+            LegendItem::new(
+                a.to_string(),
+                Swatch::Fill {
+                    color: st.color,
+                    hatch: st.hatch,
+                },
+            )
+        })
+        .collect();
+    legend.push(LegendItem::new("1 = CUDA without pragmas", Swatch::RefLine));
+    let width = style::WIDTH;
+    let panels = [panel];
+    let label_w = layout::label_width(&panels, width);
+    let [panel] = panels;
+    let content = style::HEADER_H
+        + layout::legend_height(&legend, width)
+        + panel.height()
+        + layout::notes_height(notes.len())
+        + style::MARGIN;
+    let info = RunInfo::from_measurements(
+        data.measurements
+            .iter()
+            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+    );
+    UnrollFigure {
+        frame: Frame {
+            title: style::title("Unroll pragmas: time relative to CUDA without", subject),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
+        panel,
+        label_w,
+        width,
+        height: content.max(style::MIN_HEIGHT),
+    }
+}
+
+impl Figure for UnrollFigure {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
+        self.panel.draw(root, &plots, self.label_w, 0)
+    }
+}

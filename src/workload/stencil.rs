@@ -1,0 +1,365 @@
+//! The 3D stencil family (FDTD3d, radius 4): its grid spelling, size and launch rules, work
+//! counts and the f64 reference of one time step. The kernel is `kernels_*/stencil.*`.
+//!
+//! # Size spelling
+//!
+//! `N` is an N x N x N cube; `NxNZ` an N x N plane repeated over NZ planes (x fastest, then y,
+//! then z). The grid includes its boundary: no padding.
+//!
+//! # Boundary rule
+//!
+//! A point is interior when it lies at least [`RADIUS`] cells from every face. An interior
+//! point gets `c0 * in + sum_{i=1..RADIUS} c_i * (its six neighbours at distance i)`; every
+//! other point is copied from the input unchanged. Both kernels and this reference apply the
+//! same rule, so every output point is written once and checked.
+//!
+//! # Metric
+//!
+//! GB/s counting one read and one write of the grid per step (8 bytes per point): the
+//! kernel's halo re-reads and the coefficients are served by caches and are not counted, as
+//! in the SDK's own report of points per second. The flop count (29 per interior point: one
+//! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
+
+use super::reference;
+use super::{FamilyKind, Size, Variant, WorkloadError};
+use crate::backend::LaunchShape;
+
+/// The stencil's radius, the kernels' `RADIUS`.
+pub const RADIUS: u64 = 4;
+/// Columns per tile in x, the kernels' `TILE_X`; a tile is `TILE_X` x (local / `TILE_X`).
+pub const TILE_X: u64 = 32;
+/// Flops per interior point (see the module docs).
+pub const FLOPS_PER_POINT: u64 = 1 + 7 * RADIUS;
+
+/// The grid a size names (see the module docs for the spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grid {
+    pub nx: u64,
+    pub ny: u64,
+    pub nz: u64,
+}
+
+impl Grid {
+    pub fn of(size: Size) -> Grid {
+        let nz = if size.cols == 0 { size.rows } else { size.cols };
+        Grid {
+            nx: size.rows,
+            ny: size.rows,
+            nz,
+        }
+    }
+
+    pub fn points(&self) -> u64 {
+        self.nx.saturating_mul(self.ny).saturating_mul(self.nz)
+    }
+
+    /// Points at least RADIUS cells from every face.
+    pub fn interior(&self) -> u64 {
+        let inner = |n: u64| n.saturating_sub(2 * RADIUS);
+        inner(self.nx)
+            .saturating_mul(inner(self.ny))
+            .saturating_mul(inner(self.nz))
+    }
+
+    fn is_interior(&self, x: usize, y: usize, z: usize) -> bool {
+        let r = RADIUS as usize;
+        let inside = |c: usize, n: u64| c >= r && c + r < n as usize;
+        inside(x, self.nx) && inside(y, self.ny) && inside(z, self.nz)
+    }
+}
+
+/// One work-item per (x, y) column: the number of work-items a launch must cover.
+pub fn columns(size: Size) -> u64 {
+    let g = Grid::of(size);
+    g.nx.saturating_mul(g.ny)
+}
+
+/// Refuse a grid the kernel cannot run, naming the limit.
+pub fn check_size(size: Size) -> Result<(), String> {
+    let g = Grid::of(size);
+    let min_z = 2 * RADIUS + 1;
+    if g.nx == 0 || !g.nx.is_multiple_of(TILE_X) {
+        return Err(format!(
+            "grid {size}: the x/y extent {} must be a positive multiple of the tile width \
+             {TILE_X} (give N for an N^3 cube or NxNZ)",
+            g.nx
+        ));
+    }
+    if g.nz < min_z {
+        return Err(format!(
+            "grid {size}: {} planes in z; the radius-{RADIUS} stencil needs at least {min_z}",
+            g.nz
+        ));
+    }
+    // Kernels index with 32-bit integers.
+    if g.points() >= u64::from(u32::MAX) {
+        return Err(format!(
+            "grid {size} has {} points; kernels index with 32-bit integers (limit {})",
+            g.points(),
+            u32::MAX - 1
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a launch that does not tile the grid exactly (the kernel maps group `g` to tile `g`).
+/// Other families pass.
+pub fn check_launch(
+    variant: &Variant,
+    size: Size,
+    shape: LaunchShape,
+) -> Result<(), WorkloadError> {
+    if variant.family != FamilyKind::Stencil {
+        return Ok(());
+    }
+    let bad = |reason: String| WorkloadError::BadLaunch {
+        variant: format!("{}/{}", variant.family.name(), variant.name),
+        reason,
+    };
+    let local = u64::from(shape.local);
+    if !local.is_multiple_of(TILE_X) || local / TILE_X < RADIUS {
+        return Err(bad(format!(
+            "work-group size {local} must be a multiple of the tile width {TILE_X} with at \
+             least {RADIUS} rows (the halo rows are loaded by the first {RADIUS} rows)"
+        )));
+    }
+    let g = Grid::of(size);
+    let tile_y = local / TILE_X;
+    if !g.ny.is_multiple_of(tile_y) {
+        return Err(bad(format!(
+            "grid {size}: its y extent {} is not a multiple of the tile height {tile_y} \
+             (work-group size {local} / {TILE_X})",
+            g.ny
+        )));
+    }
+    let tiles = (g.nx / TILE_X) * (g.ny / tile_y);
+    if u64::from(shape.groups) != tiles {
+        return Err(bad(format!(
+            "{} work-groups; grid {size} in tiles of {TILE_X}x{tile_y} needs exactly {tiles} \
+             (leave 'groups' unset to get it)",
+            shape.groups
+        )));
+    }
+    Ok(())
+}
+
+/// Bytes (one read + one write of the grid) and flops of one step.
+pub fn work(size: Size) -> (u64, u64) {
+    let g = Grid::of(size);
+    (
+        g.points().saturating_mul(8),
+        g.interior().saturating_mul(FLOPS_PER_POINT),
+    )
+}
+
+/// Inputs of one configuration: the grid, the RADIUS + 1 coefficients, the reference step and
+/// a tolerance per point.
+pub struct StencilInputs {
+    pub grid: Vec<f32>,
+    pub coeff: Vec<f32>,
+    pub reference: Vec<f64>,
+    pub tolerances: Vec<f64>,
+}
+
+pub fn inputs(size: Size, seed: u64) -> StencilInputs {
+    let g = Grid::of(size);
+    let grid = reference::random_vector(g.points() as usize, seed);
+    let coeff = reference::random_vector(RADIUS as usize + 1, seed.wrapping_add(1));
+    let (reference, abs) = step(&grid, &coeff, g);
+    // 25 products summed in float32, in an order each compiler picks (contractions included):
+    // the tolerance of a 25-term sum of these magnitudes. Boundary copies are exact (abs = 0).
+    let f = reference::tolerance_factor(6 * RADIUS + 1);
+    let tolerances = abs.iter().map(|a| f * a).collect();
+    StencilInputs {
+        grid,
+        coeff,
+        reference,
+        tolerances,
+    }
+}
+
+/// One time step in f64, and per point the sum of the magnitudes of its terms (0 for boundary
+/// copies, which must be exact).
+pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
+    let (nx, ny) = (g.nx as usize, g.ny as usize);
+    let plane = nx * ny;
+    let at = |i: usize| f64::from(input[i]);
+    let c = |i: usize| f64::from(coeff[i]);
+    let mut out = Vec::with_capacity(input.len());
+    let mut abs = Vec::with_capacity(input.len());
+    for z in 0..g.nz as usize {
+        for y in 0..ny {
+            for x in 0..nx {
+                let p = z * plane + y * nx + x;
+                if !g.is_interior(x, y, z) {
+                    out.push(at(p));
+                    abs.push(0.0);
+                    continue;
+                }
+                let mut v = c(0) * at(p);
+                let mut a = v.abs();
+                for i in 1..=RADIUS as usize {
+                    let n = [
+                        p - i,
+                        p + i,
+                        p - i * nx,
+                        p + i * nx,
+                        p - i * plane,
+                        p + i * plane,
+                    ];
+                    let s: f64 = n.iter().map(|&q| at(q)).sum();
+                    let m: f64 = n.iter().map(|&q| at(q).abs()).sum();
+                    v += c(i) * s;
+                    a += c(i).abs() * m;
+                }
+                out.push(v);
+                abs.push(a);
+            }
+        }
+    }
+    (out, abs)
+}
+
+/// What the kernel writes, for the fake backend: the reference rounded to float32.
+pub fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
+    let g = Grid {
+        nx: nx as u64,
+        ny: ny as u64,
+        nz: nz as u64,
+    };
+    let n = g.points() as usize;
+    if input.len() < n || coeff.len() <= RADIUS as usize {
+        return Vec::new();
+    }
+    step(&input[..n], coeff, g)
+        .0
+        .into_iter()
+        .map(|v| v as f32)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn variant() -> &'static Variant {
+        super::super::find_variant(FamilyKind::Stencil, "fdtd3d").unwrap()
+    }
+
+    #[test]
+    fn sizes_spell_cubes_and_planes() {
+        assert_eq!(
+            Grid::of(Size::parse("384").unwrap()),
+            Grid {
+                nx: 384,
+                ny: 384,
+                nz: 384
+            }
+        );
+        let g = Grid::of(Size::parse("64x9").unwrap());
+        assert_eq!((g.nx, g.ny, g.nz, g.points()), (64, 64, 9, 64 * 64 * 9));
+        assert_eq!(g.interior(), 56 * 56);
+    }
+
+    #[test]
+    fn size_limits_are_named() {
+        assert!(check_size(Size::vector(384)).is_ok());
+        let e = check_size(Size::vector(40)).unwrap_err();
+        assert!(e.contains("multiple of the tile width 32"), "{e}");
+        let e = check_size(Size::matrix(32, 8)).unwrap_err();
+        assert!(e.contains("at least 9"), "{e}");
+        let e = check_size(Size::vector(2048)).unwrap_err();
+        assert!(e.contains("32-bit"), "{e}");
+    }
+
+    #[test]
+    fn launch_must_tile_the_grid_exactly() {
+        let v = variant();
+        let size = Size::vector(64);
+        let ok = LaunchShape {
+            groups: 2 * 8,
+            local: 256,
+        };
+        assert!(check_launch(v, size, ok).is_ok());
+        let e = check_launch(v, size, LaunchShape { groups: 15, ..ok })
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("exactly 16"), "{e}");
+        let e = check_launch(
+            v,
+            size,
+            LaunchShape {
+                groups: 32,
+                local: 96,
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("multiple of the tile width"), "{e}");
+        let e = check_launch(
+            v,
+            size,
+            LaunchShape {
+                groups: 2,
+                local: 160,
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("tile height 5"), "{e}");
+    }
+
+    /// A 9 x 9 x 9 grid has one interior point, (4, 4, 4); with input 1 at its six neighbours
+    /// at distance 2, 3 at its own place, and coefficients c = [0.5, 1, 2, 3, 4], the step is
+    /// 0.5 * 3 + 2 * 6 = 13.5 there; every other point is its input.
+    #[test]
+    fn reference_of_one_interior_point_by_hand() {
+        let g = Grid {
+            nx: 9,
+            ny: 9,
+            nz: 9,
+        };
+        let mut input = vec![0.25f32; 729];
+        let p = |x: usize, y: usize, z: usize| z * 81 + y * 9 + x;
+        // Neighbours at distance 1, 3 and 4 are 0; at distance 2 they are 1.
+        for d in [1usize, 3, 4] {
+            for q in [
+                p(4 - d, 4, 4),
+                p(4 + d, 4, 4),
+                p(4, 4 - d, 4),
+                p(4, 4 + d, 4),
+                p(4, 4, 4 - d),
+                p(4, 4, 4 + d),
+            ] {
+                input[q] = 0.0;
+            }
+        }
+        for q in [
+            p(2, 4, 4),
+            p(6, 4, 4),
+            p(4, 2, 4),
+            p(4, 6, 4),
+            p(4, 4, 2),
+            p(4, 4, 6),
+        ] {
+            input[q] = 1.0;
+        }
+        input[p(4, 4, 4)] = 3.0;
+        let coeff = [0.5f32, 1.0, 2.0, 3.0, 4.0];
+        let (out, abs) = step(&input, &coeff, g);
+        assert_eq!(out[p(4, 4, 4)], 13.5);
+        assert_eq!(abs[p(4, 4, 4)], 13.5);
+        assert_eq!(out[p(0, 0, 0)], 0.25);
+        assert_eq!(out[p(3, 4, 4)], 0.0, "boundary copy of a zero");
+        assert_eq!(abs[p(3, 4, 4)], 0.0);
+        let f = emulate(&input, &coeff, 9, 9, 9);
+        assert_eq!(f[p(4, 4, 4)], 13.5);
+    }
+
+    #[test]
+    fn work_counts_one_read_and_one_write() {
+        let (bytes, flops) = work(Size::matrix(32, 9));
+        assert_eq!(bytes, 32 * 32 * 9 * 8);
+        assert_eq!(flops, 24 * 24 * FLOPS_PER_POINT);
+    }
+}
