@@ -11,9 +11,10 @@ set -uo pipefail
 . "$(dirname "$0")/gpu-common.sh"
 gpu_begin "compiler" "clvscu-results/compiler-$(date -u +%Y%m%d)" "$@"
 "$BIN" devices > "$OUT/devices.txt" 2>&1
-for study in ${STUDIES:-default second-stage listing4-unroll reduce-sizes fdtd-unroll fft flags-compute}; do
+for spec in ${STUDIES:-default second-stage listing4-unroll reduce-sizes fdtd-unroll fft harness/flags-compute.toml}; do
+  study="$(basename "$spec" .toml)"
   echo "== $study"
-  "$BIN" run --study "$study" --out "$OUT/$study" --cl-device NVIDIA --no-plot > "$OUT/$study.log" 2>&1
+  "$BIN" run --study "$spec" --out "$OUT/$study" --cl-device NVIDIA --no-plot > "$OUT/$study.log" 2>&1
   echo "exit $?"; tail -n 2 "$OUT/$study.log" | head -n 1
 done
 for study in fdtd-unroll listing4-unroll; do
