@@ -379,8 +379,11 @@ fn soak_default_study_memory_and_open_files_stay_flat() {
             high = r;
         }
     }
+    // A leak of more than 256 KiB per pass sets a new high in every pass; PoCL's buffer pool
+    // and the allocator have been seen to step up by one matvec buffer (18 MB) in up to 4 of
+    // 14 passes on a busy machine. Half the passes separates the two.
     assert!(
-        new_highs <= (SOAK_PASSES - 2) / 4,
+        new_highs <= (SOAK_PASSES - 2) / 2,
         "resident memory set {new_highs} new highs in {} passes after the second: \
          {resident:?} KiB",
         SOAK_PASSES - 2
