@@ -7,7 +7,6 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::export::csv::read_rows;
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
 use super::ReportError;
@@ -28,10 +27,22 @@ pub struct BaselineRow {
     pub min_ms: f64,
     pub reps: u32,
     pub gbs: f64,
+    /// GFLOP/s, for the compute-bound baselines (SGEMM); absent in files written before it.
+    #[serde(default)]
+    pub gflops: Option<f64>,
 }
 
+/// Reads the file by column name, so files with and without the `gflops` column both load.
 pub fn read(path: &Path) -> Result<Vec<BaselineRow>, ReportError> {
-    Ok(read_rows(path)?)
+    let bad = |e: csv::Error| ReportError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
+    };
+    let mut reader = csv::Reader::from_path(path).map_err(bad)?;
+    reader
+        .deserialize()
+        .collect::<Result<Vec<BaselineRow>, _>>()
+        .map_err(bad)
 }
 
 /// Which of our kernels a baseline stands against: its family, and the variant when only one
@@ -41,6 +52,7 @@ fn target(baseline: &str) -> Option<(FamilyKind, Option<&'static str>)> {
         "sgemv" => Some((FamilyKind::Matvec, None)),
         "sum" => Some((FamilyKind::Reduce, None)),
         "copy" => Some((FamilyKind::Bandwidth, Some("read"))),
+        "sgemm" => Some((FamilyKind::Sgemm, None)),
         _ => None,
     }
 }
@@ -52,8 +64,12 @@ pub struct BaselineRatio {
     pub api: Api,
     pub study: String,
     pub comparison: String,
-    pub ours_gbs: f64,
-    /// `ours_gbs / baseline.gbs`: above 1 our kernel moved bytes faster than the library.
+    /// Our best metric, in `unit`.
+    pub ours: f64,
+    /// The library's, in `unit` (GB/s, or GFLOP/s for SGEMM).
+    pub theirs: f64,
+    pub unit: Metric,
+    /// `ours / theirs`: above 1 our kernel was faster than the library.
     pub ratio: f64,
 }
 
@@ -64,12 +80,17 @@ pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<Baseli
         let Some((family, variant)) = target(&b.baseline) else {
             continue;
         };
+        // A compute-bound baseline is compared in GFLOP/s, the others in GB/s.
+        let (metric, theirs) = match b.gflops {
+            Some(g) if family == FamilyKind::Sgemm => (Metric::Flops, g),
+            _ => (Metric::Bandwidth, b.gbs),
+        };
         for api in [Api::OpenCl, Api::Cuda] {
             let best = rows
                 .iter()
                 .filter(|m| {
                     m.status == Status::Ok
-                        && m.metric_unit == Metric::Bandwidth
+                        && m.metric_unit == metric
                         && m.api == api
                         && m.family == family
                         && m.size == b.size
@@ -83,8 +104,10 @@ pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<Baseli
                     api,
                     study: m.study.clone(),
                     comparison: m.comparison.clone(),
-                    ours_gbs: m.metric,
-                    ratio: m.metric / b.gbs,
+                    ours: m.metric,
+                    theirs,
+                    unit: metric,
+                    ratio: m.metric / theirs,
                 });
             }
         }

@@ -345,8 +345,9 @@ fn baselines_section(doc: &mut Doc, folders: &[&RunFolder]) {
             ("size", false),
             ("api", false),
             ("our best (study: comparison)", false),
-            ("ours GB/s", true),
-            ("library GB/s", true),
+            ("ours", true),
+            ("library", true),
+            ("unit", false),
             ("ratio", true),
         ]);
         for r in baseline::ratios(base, &rows) {
@@ -355,8 +356,9 @@ fn baselines_section(doc: &mut Doc, folders: &[&RunFolder]) {
                 r.baseline.size.clone(),
                 r.api.to_string(),
                 format!("{}: {}", r.study, r.comparison),
-                sig(r.ours_gbs),
-                sig(r.baseline.gbs),
+                sig(r.ours),
+                sig(r.theirs),
+                r.unit.to_string(),
                 pr3(r.ratio),
             ]);
         }
