@@ -156,7 +156,7 @@ fn cases() -> Vec<Case> {
         ),
         study_case(
             "an unknown family",
-            one("family = \"fft\""),
+            one("family = \"no-such-family\""),
             "unknown family",
         ),
         study_case(
