@@ -181,6 +181,25 @@ impl LegendItem {
     }
 }
 
+/// One filled legend entry per API, in its colour and hatch, labelled by `label`.
+pub(crate) fn api_legend(
+    apis: &[crate::backend::Api],
+    label: impl Fn(crate::backend::Api) -> String,
+) -> Vec<LegendItem> {
+    apis.iter()
+        .map(|&a| {
+            let st = style::api_style(a);
+            LegendItem::new(
+                label(a),
+                Swatch::Fill {
+                    color: st.color,
+                    hatch: st.hatch,
+                },
+            )
+        })
+        .collect()
+}
+
 /// Greedy line breaking of legend items into rows that fit `width`, by `measure`d text width.
 fn legend_rows<F: FnMut(&str) -> Result<u32, DrawError>>(
     items: &[LegendItem],

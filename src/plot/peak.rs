@@ -252,19 +252,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
         ));
     }
 
-    let mut legend: Vec<LegendItem> = apis
-        .iter()
-        .map(|a| {
-            let st = style::api_style(*a);
-            LegendItem::new(
-                a.to_string(),
-                Swatch::Fill {
-                    color: st.color,
-                    hatch: st.hatch,
-                },
-            )
-        })
-        .collect();
+    let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("100 % (reference)", Swatch::RefLine));
 
     let width = style::WIDTH;

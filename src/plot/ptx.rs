@@ -9,7 +9,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem};
 use super::{
     group_in_order, push_api, push_unique, slug, style, ChartData, DrawError, Figure,
     PtxClassCount, RunInfo, MAX_FIGURES_PER_CHART,
@@ -94,19 +94,7 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
         band: None,
         ref_line: None,
     };
-    let legend: Vec<LegendItem> = apis
-        .iter()
-        .map(|a| {
-            let st = style::api_style(*a);
-            LegendItem::new(
-                format!("{a} PTX"),
-                Swatch::Fill {
-                    color: st.color,
-                    hatch: st.hatch,
-                },
-            )
-        })
-        .collect();
+    let legend: Vec<LegendItem> = layout::api_legend(&apis, |a| format!("{a} PTX"));
     let notes = vec![
         "Counts are static (instructions in the listing, not executed instructions); \
          a class absent from one API's PTX is shown as 0."

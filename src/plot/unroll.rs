@@ -167,19 +167,7 @@ fn build(
          the unroll count)."
             .to_string(),
     ];
-    let mut legend: Vec<LegendItem> = apis
-        .iter()
-        .map(|a| {
-            let st = style::api_style(*a);
-            LegendItem::new(
-                a.to_string(),
-                Swatch::Fill {
-                    color: st.color,
-                    hatch: st.hatch,
-                },
-            )
-        })
-        .collect();
+    let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("1 = CUDA without pragmas", Swatch::RefLine));
     let width = style::WIDTH;
     let panels = [panel];
