@@ -385,6 +385,9 @@ fn run_one(
     print_report(&report.summary, &out);
     print_hint(&report.summary, &out);
     match &report.charts {
+        Some(Ok(files)) if files.is_empty() => println!(
+            "charts: none, nothing to draw (no PR, no sweep, no known peak or copy measurement)"
+        ),
         Some(Ok(files)) => println!(
             "charts: {} files in {}",
             files.len(),
@@ -542,7 +545,7 @@ fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
     if files.is_empty() {
-        println!("the data allows no chart (no verified measurement or PR)");
+        println!("the data allows no chart (no PR, no sweep, no known peak or copy measurement, no PTX table)");
     }
     for f in files {
         println!("{}", f.display());

@@ -481,3 +481,50 @@ fn every_gpu_pairs_by_the_pci_bus_so_a_hand_picked_opencl_device_is_refused() {
         ));
     assert!(!dir.path().join("out").join("study.toml").exists());
 }
+
+/// A first run on a machine without a GPU (one side, a CPU device with no known peak): the
+/// tables name each point of the grid in full, there is a hint for what to do next, and no
+/// empty chart is drawn.
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_cpu_only_first_run_has_full_names_a_hint_and_no_empty_chart() {
+    need_opencl();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("first");
+    let run = clvscu()
+        .args([
+            "run",
+            "matvec/listing6",
+            "--pair",
+            "opencl",
+            "--local",
+            "32,64",
+            "--size",
+            "64x40",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains("matvec/listing6@size=64x40,local=32"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("matvec/listing6@size=64x40,local=64"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("hint:"), "{stdout}");
+    assert!(stdout.contains("charts: none, nothing to draw"), "{stdout}");
+    assert!(
+        !out.join("charts").exists(),
+        "no chart folder without a chart"
+    );
+    let rows: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert!(
+        rows.iter().all(|r| r.peak_gbs.is_none()),
+        "unknown peak is empty, never 0"
+    );
+}

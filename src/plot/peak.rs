@@ -74,6 +74,15 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
     }
     let mut out = Vec::new();
     for ((run_id, device), rows) in groups {
+        // Without a known peak and without a copy measurement there is no bar to draw (a CPU
+        // device reports no memory clock): no chart rather than an empty one.
+        let drawable = rows.iter().any(|r| {
+            known_peak(r.peak_gbs).is_some()
+                || copy_reference(data, &run_id, &device, r.api).is_some()
+        });
+        if !drawable {
+            continue;
+        }
         let base = if runs.len() > 1 {
             slug(&format!("{run_id}-{device}"))
         } else {
@@ -148,7 +157,9 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
             .filter(|(_, o)| o.first().is_some_and(|o| base(o) == label))
             .count();
         if same > 1 {
-            label = format!("{label} [{}, {}]", first.study, first.size);
+            // The comparison's full name carries its sweep values (`@size=...,local=64`), so
+            // two points of one sweep never share a label.
+            label = format!("{} [{}]", first.comparison, first.study);
         }
         let find = |api: Api| rs.iter().find(|r| r.api == api);
         peak_rows.push(HBarRow {
