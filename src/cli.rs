@@ -69,9 +69,10 @@ pub enum Command {
         #[arg(long, default_value = "charts")]
         out: PathBuf,
     },
-    /// Join result CSVs of the same kind from several runs or machines.
+    /// Join result CSVs of the same kind from several runs or machines: files, or folders
+    /// (trees of run folders, one per node or GPU) whose files named like the output are joined.
     Merge {
-        #[arg(required = true, num_args = 2..)]
+        #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
         #[arg(short, long)]
         output: PathBuf,
@@ -380,7 +381,7 @@ mod tests {
             match Cli::try_parse_from(argv(args)) {
                 // What `commands` relies on without checking again.
                 Ok(cli) => match cli.command {
-                    Command::Merge { inputs, .. } => prop_assert!(inputs.len() >= 2),
+                    Command::Merge { inputs, .. } => prop_assert!(!inputs.is_empty()),
                     Command::Plot { inputs, .. } => prop_assert!(!inputs.is_empty()),
                     Command::Run(r) => prop_assert!(!r.resume || r.out.is_some()),
                     Command::Inspect(i) => prop_assert!(i.local >= 1),

@@ -553,7 +553,38 @@ fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
+/// The CSV files a merge reads: files as given; for a folder (a run folder, or a tree of them,
+/// one per node or GPU), the file of every run folder under it that has the output's name.
+fn merge_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<PathBuf>> {
+    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let mut files = Vec::new();
+    for input in inputs {
+        if !input.is_dir() {
+            files.push(input.clone());
+            continue;
+        }
+        if !matches!(name, "measurements.csv" | "prs.csv" | "samples.csv") {
+            bail!(
+                "{} is a folder: name the output measurements.csv, prs.csv or samples.csv to \
+                 say which file of each run folder to merge",
+                input.display()
+            );
+        }
+        let folders = clvscu::report::load::find_run_folders(std::slice::from_ref(input))?;
+        files.extend(folders.iter().map(|f| f.join(name)).filter(|f| f.is_file()));
+    }
+    if files.len() < 2 {
+        bail!(
+            "merge needs at least two {} files; found {}",
+            if name.is_empty() { "CSV" } else { name },
+            files.len()
+        );
+    }
+    Ok(files)
+}
+
 fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
+    let inputs = &merge_inputs(inputs, output)?;
     let n = match plot::input::kind_of(&inputs[0])? {
         CsvKind::Measurements => merge_files::<MeasurementRow>(inputs, output)?,
         CsvKind::Prs => merge_files::<PrRow>(inputs, output)?,

@@ -528,3 +528,34 @@ fn a_cpu_only_first_run_has_full_names_a_hint_and_no_empty_chart() {
         "unknown peak is empty, never 0"
     );
 }
+
+/// `merge` takes a tree of run folders (one per node or GPU, as `--cuda-device all` and the
+/// Slurm script write them): the files named like the output are joined; without a name that
+/// says which, a folder is refused.
+#[test]
+fn merge_takes_a_tree_of_run_folders() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tree = repo.join("results/h200x2-2026-11-22-every-gpu/all");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("prs.csv");
+    clvscu()
+        .args(["merge"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("merged 2 rows"));
+    let rows: Vec<PrRow> = read_rows(&out).unwrap();
+    assert_eq!(rows.len(), 2, "one PR per GPU");
+    clvscu()
+        .args(["merge"])
+        .arg(&tree)
+        .arg("-o")
+        .arg(dir.path().join("all.csv"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "name the output measurements.csv, prs.csv or samples.csv",
+        ));
+}

@@ -86,9 +86,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, GpusFigure)> {
         // A GPU that ran the study more than once is one series per run.
         let keyed: Vec<(String, &PrRow)> = rows.iter().map(|r| (gpu_key(data, r), *r)).collect();
         let runs = group_in_order(keyed.iter(), |(k, r)| (k.clone(), r.run_id.clone()));
-        // Two GPUs, or two runs of one model (two H200s of one host read the same name and
-        // driver): either way there is something to put side by side.
-        if runs.len() < 2 {
+        let gpus = group_in_order(runs.iter(), |((k, _), _)| k.clone());
+        if gpus.len() < 2 {
             continue;
         }
         let names: Vec<String> = runs
