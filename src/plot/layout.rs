@@ -668,3 +668,56 @@ pub(crate) fn axis_max<I: IntoIterator<Item = f64>>(values: I, floor: f64) -> f6
         floor
     }
 }
+
+/// A figure of horizontal-bar panels under one title block: one panel, or two side by side
+/// sharing their rows (labels left of the first only). The PTX, unroll and peak charts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBarFigure {
+    frame: Frame,
+    panels: Vec<HBarPanel>,
+    label_w: u32,
+    width: u32,
+    height: u32,
+}
+
+impl HBarFigure {
+    /// Lays the panels out at the standard width; the height fits title, legend, the first
+    /// panel's rows and the notes.
+    pub(crate) fn new(frame: Frame, panels: Vec<HBarPanel>) -> Self {
+        let width = style::WIDTH;
+        let label_w = label_width(&panels, width);
+        let content = style::HEADER_H
+            + legend_height(&frame.legend, width)
+            + panels.first().map(HBarPanel::height).unwrap_or(0)
+            + notes_height(frame.notes.len())
+            + style::MARGIN;
+        HBarFigure {
+            frame,
+            panels,
+            label_w,
+            width,
+            height: content.max(style::MIN_HEIGHT),
+        }
+    }
+}
+
+impl super::Figure for HBarFigure {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
+        match self.panels.as_slice() {
+            [only] => only.draw(root, &plots, self.label_w, 0)?,
+            [left, right, ..] => {
+                let plot_w = self.width.saturating_sub(self.label_w) / 2;
+                let (a, b) = plots.split_horizontally(self.label_w + plot_w);
+                left.draw(root, &a, self.label_w, 0)?;
+                right.draw(root, &b, 0, 0)?;
+            }
+            [] => {}
+        }
+        Ok(())
+    }
+}

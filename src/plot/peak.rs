@@ -7,13 +7,10 @@
 //! device and API, those bars are left out and a footnote says so. Sweep rows are not drawn
 //! (the sweep chart shows them); they do count as copy references.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
     any_measurement, fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style,
-    ChartData, DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    ChartData, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
@@ -54,15 +51,7 @@ fn copy_reference(data: &ChartData, run_id: &str, device: &str, api: Api) -> Opt
 }
 
 /// A laid-out peak chart.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PeakFigure {
-    frame: Frame,
-    /// % of theoretical peak, and % of copy bandwidth when any copy reference exists.
-    panels: Vec<HBarPanel>,
-    label_w: u32,
-    width: u32,
-    height: u32,
-}
+pub(crate) type PeakFigure = layout::HBarFigure;
 
 /// Builds one figure per (run, device): a peak is a property of one GPU.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
@@ -266,51 +255,18 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("100 % (reference)", Swatch::RefLine));
 
-    let width = style::WIDTH;
-    let label_w = layout::label_width(&panels, width);
-    let content = style::HEADER_H
-        + layout::legend_height(&legend, width)
-        + panels.first().map(HBarPanel::height).unwrap_or(0)
-        + layout::notes_height(notes.len())
-        + style::MARGIN;
     let info = RunInfo::from_measurements(
         data.measurements
             .iter()
             .filter(|m| m.run_id == run_id && m.device == device),
     );
-    PeakFigure {
-        frame: Frame {
+    layout::HBarFigure::new(
+        Frame {
             title: style::title("Achieved bandwidth vs. peak", device),
             subtitle: info.subtitle(),
             legend,
             notes,
         },
         panels,
-        label_w,
-        width,
-        height: content.max(style::MIN_HEIGHT),
-    }
-}
-
-impl Figure for PeakFigure {
-    fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
-    }
-
-    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
-
-        match self.panels.as_slice() {
-            [only] => only.draw(root, &plots, self.label_w, 0)?,
-            [left, right, ..] => {
-                // Side by side, sharing the rows: the labels sit left of the first panel only.
-                let plot_w = self.width.saturating_sub(self.label_w) / 2;
-                let (a, b) = plots.split_horizontally(self.label_w + plot_w);
-                left.draw(root, &a, self.label_w, 0)?;
-                right.draw(root, &b, 0, 0)?;
-            }
-            [] => {}
-        }
-        Ok(())
-    }
+    )
 }

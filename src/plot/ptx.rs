@@ -6,13 +6,10 @@
 //! `ld.global.nc` stay horizontal however many there are), in the order the inspector listed
 //! them.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem};
 use super::{
-    group_in_order, push_api, push_unique, slug, style, ChartData, DrawError, Figure,
-    PtxClassCount, RunInfo, MAX_FIGURES_PER_CHART,
+    group_in_order, push_api, push_unique, slug, style, ChartData, PtxClassCount, RunInfo,
+    MAX_FIGURES_PER_CHART,
 };
 use crate::record::Api;
 
@@ -23,14 +20,7 @@ chart_kind!(
     .is_empty());
 
 /// A laid-out PTX chart of one pair.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PtxFigure {
-    frame: Frame,
-    panel: HBarPanel,
-    label_w: u32,
-    width: u32,
-    height: u32,
-}
+pub(crate) type PtxFigure = layout::HBarFigure;
 
 /// Builds one figure per kernel pair.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
@@ -100,34 +90,13 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
          a class absent from one API's PTX is shown as 0."
             .to_string(),
     ];
-    let width = style::WIDTH;
-    let label_w = layout::label_width(std::slice::from_ref(&panel), width);
-    let content = style::HEADER_H
-        + layout::legend_height(&legend, width)
-        + panel.height()
-        + layout::notes_height(notes.len())
-        + style::MARGIN;
-    PtxFigure {
-        frame: Frame {
+    layout::HBarFigure::new(
+        Frame {
             title: style::title("PTX instruction classes", pair),
             subtitle: info.subtitle(),
             legend,
             notes,
         },
-        panel,
-        label_w,
-        width,
-        height: content.max(style::MIN_HEIGHT),
-    }
-}
-
-impl Figure for PtxFigure {
-    fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
-    }
-
-    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let plot = self.frame.draw(root, self.width, style::MARGIN)?;
-        self.panel.draw(root, &plot, self.label_w, 0)
-    }
+        vec![panel],
+    )
 }

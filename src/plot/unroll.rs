@@ -8,13 +8,10 @@
 //! ratio of times needs no metric. The baseline is the CUDA side of a comparison where both
 //! sides run without pragmas, or else any CUDA run without pragmas; the footnote names it.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
-
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, DrawError, Figure,
-    RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, RunInfo,
+    MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, MeasurementRow, Status};
 
@@ -44,14 +41,7 @@ fn baseline<'a>(rows: &[&'a MeasurementRow]) -> Option<&'a MeasurementRow> {
 }
 
 /// A laid-out unroll chart.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct UnrollFigure {
-    frame: Frame,
-    panel: HBarPanel,
-    label_w: u32,
-    width: u32,
-    height: u32,
-}
+pub(crate) type UnrollFigure = layout::HBarFigure;
 
 /// Builds one figure per (run, study, kernel, size) that has pragmas and a baseline.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, UnrollFigure)> {
@@ -169,41 +159,18 @@ fn build(
     ];
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("1 = CUDA without pragmas", Swatch::RefLine));
-    let width = style::WIDTH;
-    let panels = [panel];
-    let label_w = layout::label_width(&panels, width);
-    let [panel] = panels;
-    let content = style::HEADER_H
-        + layout::legend_height(&legend, width)
-        + panel.height()
-        + layout::notes_height(notes.len())
-        + style::MARGIN;
     let info = RunInfo::from_measurements(
         data.measurements
             .iter()
             .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
     );
-    UnrollFigure {
-        frame: Frame {
+    layout::HBarFigure::new(
+        Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),
             subtitle: info.subtitle(),
             legend,
             notes,
         },
-        panel,
-        label_w,
-        width,
-        height: content.max(style::MIN_HEIGHT),
-    }
-}
-
-impl Figure for UnrollFigure {
-    fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
-    }
-
-    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
-        self.panel.draw(root, &plots, self.label_w, 0)
-    }
+        vec![panel],
+    )
 }
