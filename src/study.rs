@@ -17,7 +17,9 @@ use thiserror::Error;
 use crate::backend::{JitOptions, TimerKind};
 use crate::fairness::Flags;
 use crate::names::is_identifier;
-use crate::workload::{self, find_variant, FamilyKind, IndexWidth, Size, Variant, WorkloadError};
+use crate::workload::{
+    self, find_variant, FamilyKind, IndexWidth, ProgramSource, Size, Variant, WorkloadError,
+};
 
 /// The studies shipped in the binary: (name, file text).
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -36,6 +38,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("index-width", include_str!("../harness/index-width.toml")),
     ("second-stage", include_str!("../harness/second-stage.toml")),
+    ("program-swap", include_str!("../harness/program-swap.toml")),
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
     ("fft", include_str!("../harness/fft.toml")),
     ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
@@ -101,6 +104,8 @@ pub struct Spec {
     pub timeout: Option<f64>,
     /// Index width: `u32` (default), `u64` or `native` (each API its own: unfair).
     pub index: Option<String>,
+    /// `own` (default) or `other`: run the other side's compiled program (one side only).
+    pub program: Option<String>,
     /// Sweep parameter (`local`, `groups`, `size`, `unroll.A`) and its values; sweeps only.
     pub param: Option<String>,
     pub values: Option<Vec<toml::Value>>,
@@ -151,6 +156,7 @@ pub struct Resolved {
     /// The watchdog's limit for one launch; `None`: derived from the expected time.
     pub timeout_s: Option<f64>,
     pub index: IndexWidth,
+    pub program: ProgramSource,
 }
 
 impl Resolved {
@@ -269,6 +275,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         seed: pick!(seed),
         local: pick!(local),
         groups: pick!(groups),
+        program: pick!(program),
         local_y: pick!(local_y),
         groups_y: pick!(groups_y),
         unroll: pick!(unroll),
@@ -366,6 +373,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     }
     let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
         .map_err(|e| field(format!("field 'index': {e}")))?;
+    let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
+        .map_err(|e| field(format!("field 'program': {e}")))?;
     let defines = spec.defines.clone().unwrap_or_default();
     check_defines(&defines).map_err(field)?;
     let jit = spec.jit.unwrap_or_default();
@@ -395,6 +404,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         min_time_s,
         timeout_s: spec.timeout,
         index,
+        program,
     })
 }
 
@@ -515,6 +525,16 @@ fn comparison_from(
         file,
         entry,
     )?;
+    if a.program == ProgramSource::Other && b.program == ProgramSource::Other {
+        // Each side would wait for the other's program: one must compile its own source.
+        return Err(StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: "field 'program' = 'other' on both sides: one side must compile its own \
+                      source (set it in [comparison.opencl] or [comparison.cuda] only)"
+                .into(),
+        });
+    }
     if spec.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
         // The name is the comparison's key in the CSVs, for `--resume` and `--only`.
         return Err(StudyError::Field {

@@ -12,7 +12,8 @@ use rand::{Rng, SeedableRng};
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
-    DeviceInfo, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing,
+    DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
+    Timing,
 };
 use crate::workload::{math, reference, sgemm};
 
@@ -42,6 +43,9 @@ pub struct FakeScript {
     pub no_device_timer: bool,
     pub compute_units: u32,
     pub max_work_group_size: u32,
+    /// Programs have a text (their source, standing in for PTX), as NVIDIA's compilers give,
+    /// and another side's text can be loaded (`program = "other"`).
+    pub program_texts: bool,
 }
 
 impl Default for FakeScript {
@@ -58,6 +62,7 @@ impl Default for FakeScript {
             no_device_timer: false,
             compute_units: 4,
             max_work_group_size: 1024,
+            program_texts: false,
         }
     }
 }
@@ -65,6 +70,7 @@ impl Default for FakeScript {
 struct FakeProgram {
     kernels: Vec<String>,
     defines: Vec<(String, String)>,
+    source: String,
 }
 
 struct FakeKernel {
@@ -154,6 +160,9 @@ impl FakeBackend {
         Ok(())
     }
 }
+
+/// The first line of a fake program text: the defines it was compiled with.
+const FAKE_TEXT_HEADER: &str = "// fake program; defines: ";
 
 /// Kernel names a source defines, in either API's spelling.
 fn kernel_names(source: &str) -> Vec<String> {
@@ -321,6 +330,7 @@ impl Backend for FakeBackend {
         Ok(self.programs.insert(FakeProgram {
             kernels: kernel_names(&request.source),
             defines: request.defines.clone(),
+            source: request.source.clone(),
         }))
     }
 
@@ -339,7 +349,34 @@ impl Backend for FakeBackend {
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        self.programs.get(program).map(|_| None)
+        let p = self.programs.get(program)?;
+        // The defines travel in the text, as they are compiled into real PTX.
+        let defines: Vec<String> = p.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let text = format!("{FAKE_TEXT_HEADER}{}\n{}", defines.join(" "), p.source);
+        Ok(self.script.program_texts.then_some(text))
+    }
+
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        if !self.script.program_texts {
+            return Err(BackendError::Unsupported {
+                api: self.api,
+                what: "running another compiler's program (FakeScript::program_texts)".into(),
+            });
+        }
+        let (header, source) = text.split_once('\n').unwrap_or((text, ""));
+        let defines = header
+            .strip_prefix(FAKE_TEXT_HEADER)
+            .unwrap_or("")
+            .split_whitespace()
+            .filter_map(|d| d.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        self.compile(&CompileRequest {
+            source: source.to_string(),
+            defines,
+            flags: Vec::new(),
+            jit: *jit,
+        })
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {

@@ -460,6 +460,15 @@ pub trait Backend {
     fn machine_code(&self, _ptx: &str, _jit: &JitOptions) -> Result<Option<Vec<u8>>> {
         Ok(None)
     }
+    /// Loads, for running, a program text made by the other API's compiler for the same
+    /// configuration (both NVIDIA front ends make PTX), with this backend's second stage and
+    /// `jit`'s options: the other compiler's code through this API's runtime.
+    fn load_foreign_program(&mut self, _text: &str, _jit: &JitOptions) -> Result<ProgramId> {
+        Err(BackendError::Unsupported {
+            api: self.api(),
+            what: "running another compiler's program".into(),
+        })
+    }
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources>;
     fn alloc(&mut self, len: usize) -> Result<BufferId>;
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()>;

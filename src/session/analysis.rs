@@ -113,6 +113,16 @@ fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
     }
 }
 
+/// What a side runs when it is not its own compiler's program.
+fn program_text(program: crate::workload::ProgramSource) -> &'static str {
+    match program {
+        crate::workload::ProgramSource::Own => "",
+        crate::workload::ProgramSource::Other => {
+            " [program=other: runs the other API's compiled program]"
+        }
+    }
+}
+
 /// The eight steps as this side decided them, for the fairness verdict.
 pub fn side_steps(plan: &SidePlan) -> SideSteps {
     let s = &plan.settings;
@@ -137,10 +147,11 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.
         implementation: format!(
-            "{} (parity-checked twins), {}-bit index ({}){shaped}",
+            "{} (parity-checked twins), {}-bit index ({}){shaped}{}",
             s.variant.kernel,
             s.index.bits(plan.backend.api()),
-            s.index
+            s.index,
+            program_text(s.program)
         ),
         native,
         flags: s.flags,
@@ -165,6 +176,9 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         .collect();
     flags.extend(plan.config.flags.iter().cloned());
     flags.extend(plan.config.jit.for_api(plan.backend.api()));
+    if s.program == crate::workload::ProgramSource::Other {
+        flags.push(program_text(s.program).trim().to_string());
+    }
     MeasurementRow {
         run_id: ctx.run_id.to_string(),
         study: ctx.study.name.clone(),

@@ -6,11 +6,12 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{Api, Backend, LaunchShape, TimerKind};
+use crate::backend::{Api, Backend, BackendError, LaunchShape, TimerKind};
 use crate::kernels::KernelSources;
 use crate::record::{Side, Status};
 use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
+use crate::workload::ProgramSource;
 use crate::workload::{FamilyKind, Size};
 
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
@@ -154,15 +155,27 @@ pub fn measure_comparison(
     interrupted: &AtomicBool,
     guard: Guard,
 ) -> Option<Vec<SideRun>> {
-    let mut prepared = Vec::new();
-    let mut runs = Vec::new();
-    let mut limits = Vec::new();
-    for (side, inputs) in sides.iter_mut().zip(inputs) {
-        let (p, run, limit) = prepare_and_verify(side, inputs, sources, guard);
-        prepared.push(p);
-        runs.push(run);
-        limits.push(limit);
+    let n = sides.len();
+    let mut prepared: Vec<Option<Prepared>> = (0..n).map(|_| None).collect();
+    let mut runs: Vec<Option<SideRun>> = (0..n).map(|_| None).collect();
+    let mut limits = vec![MIN_LIMIT; n];
+    // A side that runs the other side's program is prepared after it.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&i| sides[i].settings.program == ProgramSource::Other);
+    for i in order {
+        let foreign = match sides[i].settings.program {
+            ProgramSource::Own => Ok(None),
+            ProgramSource::Other => other_program(sides, &prepared, i).map(Some),
+        };
+        let (p, run, limit) = match foreign {
+            Ok(text) => prepare_and_verify(&mut sides[i], &inputs[i], sources, guard, text),
+            Err(e) => (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
+        };
+        prepared[i] = p;
+        runs[i] = Some(run);
+        limits[i] = limit;
     }
+    let mut runs: Vec<SideRun> = runs.into_iter().flatten().collect();
     // Only the sides that verified are timed; a failed side is recorded but never timed.
     let timed = time_sides(sides, &prepared, &mut runs, interrupted, guard, &limits);
     for (side, p) in sides.iter_mut().zip(prepared) {
@@ -173,6 +186,34 @@ pub fn measure_comparison(
     timed.then_some(runs)
 }
 
+/// The program text that the side other than `i` compiled, for a side with
+/// `program = "other"`; an error naming why there is none.
+fn other_program(
+    sides: &[SidePlan],
+    prepared: &[Option<Prepared>],
+    i: usize,
+) -> Result<String, ExecError> {
+    let api = sides[i].backend.api();
+    let missing = |why: String| {
+        ExecError::Backend(BackendError::Unsupported {
+            api,
+            what: format!("run the other side's program (program = \"other\"): {why}"),
+        })
+    };
+    let j = (0..sides.len())
+        .find(|&j| j != i)
+        .ok_or_else(|| missing("the comparison has no other side".into()))?;
+    let other = sides[j].backend.api();
+    match &prepared[j] {
+        Some(p) => p.program_text.clone().ok_or_else(|| {
+            missing(format!(
+                "{other}'s compiler gave no program text for this device"
+            ))
+        }),
+        None => Err(missing(format!("{other}'s side did not build"))),
+    }
+}
+
 /// Builds the side and checks its result against the reference; a side that fails either
 /// step is released here and never timed. Also returns the watchdog limit of its later
 /// launches.
@@ -181,10 +222,19 @@ fn prepare_and_verify(
     inputs: &Inputs,
     sources: &KernelSources,
     guard: Guard,
+    foreign: Option<String>,
 ) -> (Option<Prepared>, SideRun, Duration) {
     let variant = side.settings.variant;
     let fixed = guard.fixed(&side.settings);
-    let p = match exec::prepare(side.backend, sources, variant, inputs, &side.config) {
+    let config = &side.config;
+    let p = match exec::prepare_with_program(
+        side.backend,
+        sources,
+        variant,
+        inputs,
+        config,
+        foreign.as_deref(),
+    ) {
         Ok(p) => p,
         Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
     };

@@ -812,3 +812,58 @@ fn a_one_sided_define_is_an_unfair_implementation_step() {
         pr.differing_steps
     );
 }
+
+fn with_texts(api: Api) -> FakeBackend {
+    scripted(
+        api,
+        FakeScript {
+            program_texts: true,
+            ..FakeScript::default()
+        },
+    )
+}
+
+#[test]
+fn a_side_can_run_the_other_sides_program_and_the_row_says_so() {
+    for side in ["cuda", "opencl"] {
+        let s = study(&format!(
+            "[[comparison]]\nvariant = \"tuned\"\n[comparison.{side}]\nprogram = \"other\"\n"
+        ));
+        let (summary, sink) =
+            run_pair(&s, &mut with_texts(Api::OpenCl), &mut with_texts(Api::Cuda));
+        assert!(summary.measurements.iter().all(|m| m.verified), "{side}");
+        let pr = &summary.prs[0];
+        assert!(
+            !pr.fair && pr.differing_steps.contains("implementation"),
+            "{}",
+            pr.differing_steps
+        );
+        let m = &sink.recorded[0].measurements;
+        let (own, other) = if side == "cuda" {
+            (&m[0], &m[1])
+        } else {
+            (&m[1], &m[0])
+        };
+        assert!(other.flags.contains("program=other"), "{}", other.flags);
+        assert!(!own.flags.contains("program=other"), "{}", own.flags);
+    }
+}
+
+#[test]
+fn a_side_without_the_other_sides_program_fails_and_says_why() {
+    let s = study("[[comparison]]\nvariant = \"tuned\"\n[comparison.cuda]\nprogram = \"other\"\n");
+    // The default fake, like PoCL, gives no program text.
+    let (summary, _) = run_default_pair(&s);
+    let cuda = &summary.measurements[1];
+    assert!(!cuda.verified);
+    assert!(
+        cuda.error.contains("gave no program text"),
+        "{}",
+        cuda.error
+    );
+    assert!(summary.prs.is_empty(), "a failed side forms no PR");
+    let both = "[[comparison]]\nvariant = \"tuned\"\nprogram = \"other\"\n";
+    let text = format!("name = \"t\"\n[defaults]\nfamily = \"matvec\"\n{both}");
+    let e = study::parse(&text, "t.toml").unwrap_err().to_string();
+    assert!(e.contains("on both sides"), "{e}");
+}

@@ -234,12 +234,25 @@ pub fn prepare(
     inputs: &Inputs,
     side: &SideConfig,
 ) -> Result<Prepared, ExecError> {
+    prepare_with_program(backend, sources, variant, inputs, side, None)
+}
+
+/// [`prepare`], but running `foreign`, the program text the other API's compiler made for
+/// this configuration, where it is given (the study key `program = "other"`).
+pub fn prepare_with_program(
+    backend: &mut dyn Backend,
+    sources: &KernelSources,
+    variant: &'static Variant,
+    inputs: &Inputs,
+    side: &SideConfig,
+    foreign: Option<&str>,
+) -> Result<Prepared, ExecError> {
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     super::stencil::check_launch(variant, inputs.size, side.shape)?;
     check_memory(backend, variant, inputs)?;
     let mut owned = Vec::new();
-    let result = build(backend, sources, variant, inputs, side, &mut owned);
+    let result = build(backend, sources, variant, inputs, side, foreign, &mut owned);
     if result.is_err() {
         // Nothing leaks when a configuration fails half-way.
         for b in owned {
@@ -255,6 +268,7 @@ fn build(
     variant: &'static Variant,
     inputs: &Inputs,
     side: &SideConfig,
+    foreign: Option<&str>,
     owned: &mut Vec<BufferId>,
 ) -> Result<Prepared, ExecError> {
     let shape = side.shape;
@@ -267,7 +281,10 @@ fn build(
             flags: side.flags.clone(),
             jit: side.jit,
         };
-        let program = backend.compile(&request)?;
+        let program = match foreign {
+            Some(text) => backend.load_foreign_program(text, &side.jit)?,
+            None => backend.compile(&request)?,
+        };
         let kernel = backend.kernel(program, variant.kernel)?;
         let text = backend.program_text(program).ok().flatten();
         (Some(program), Some(kernel), text)

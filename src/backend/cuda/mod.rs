@@ -187,6 +187,15 @@ impl Backend for CudaBackend {
         Ok(Some(self.programs.get(program)?.ptx.clone()))
     }
 
+    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded.
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        let module = self.load(text, jit)?;
+        Ok(self.programs.insert(LoadedProgram {
+            ptx: text.to_string(),
+            module,
+        }))
+    }
+
     fn target(&self) -> Option<String> {
         Some(self.arch.to_string())
     }

@@ -185,6 +185,31 @@ impl Backend for OpenClBackend {
         Ok(id)
     }
 
+    /// NVIDIA's OpenCL takes PTX as a program binary: the CUDA side's PTX is built by the
+    /// OpenCL driver's own second stage, with the same second-stage options.
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        let options = self.second_stage_options(jit)?.join(" ");
+        let binary = text.as_bytes();
+        // SAFETY: the binary slice outlives the call, which copies it; the devices are the
+        // context's own.
+        let mut program = unsafe {
+            Program::create_from_binary(&self.context, self.context.devices(), &[binary])
+        }
+        .map_err(|e| BackendError::driver(API, "clCreateProgramWithBinary (PTX)", e))?;
+        if let Err(e) = program.build(self.context.devices(), &options) {
+            return Err(BackendError::Compile {
+                api: API,
+                options: format!("(a program binary: the other side's PTX) {options}"),
+                log: format!(
+                    "{e}\n{}",
+                    program.get_build_log(self.device.id()).unwrap_or_default()
+                ),
+            });
+        }
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        Ok(self.programs.insert(BuiltProgram { program, build_log }))
+    }
+
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
         if let Some(id) = self.built.kernel(program, name) {
             return Ok(id);
