@@ -148,7 +148,7 @@ impl Inputs {
     }
 }
 
-enum Step {
+pub(super) enum Step {
     Kernel {
         kernel: KernelId,
         shape: LaunchShape,
@@ -191,7 +191,7 @@ fn buffer_with(
     Ok(id)
 }
 
-fn buffer_of(
+pub(super) fn buffer_of(
     backend: &mut dyn Backend,
     len: usize,
     owned: &mut Vec<BufferId>,
@@ -230,6 +230,8 @@ pub fn prepare(
     inputs: &Inputs,
     side: &SideConfig,
 ) -> Result<Prepared, ExecError> {
+    // `matvec/auto` runs what the shape rule picks (the session has already named it).
+    let variant = super::matvec_shapes::concrete(variant, inputs.size, backend.info());
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     super::stencil::check_launch(variant, inputs.size, side.shape)?;
@@ -285,18 +287,35 @@ fn build(
             let v = buffer_with(backend, &inputs.b, owned)?;
             let w = buffer_of(backend, n, owned)?;
             let (cols, rows) = (size.cols as u32, size.rows as u32);
-            steps.push(kernel_step(
-                k,
-                vec![
-                    Arg::Buffer(m),
-                    Arg::U32(cols),
-                    Arg::U32(rows),
-                    Arg::Buffer(v),
-                    Arg::Buffer(w),
-                ],
-            ));
-            outputs = vec![(w, n)];
-            result = (w, n);
+            if variant.name == super::matvec_shapes::SPLIT_K {
+                let program =
+                    program.ok_or_else(|| BackendError::InvalidHandle("matvec".into()))?;
+                let (split_steps, partial) = super::matvec_shapes::split_k_steps(
+                    backend,
+                    program,
+                    k,
+                    [m, v, w],
+                    size,
+                    shape,
+                    owned,
+                )?;
+                steps = split_steps;
+                outputs = vec![partial, (w, n)];
+                result = (w, n);
+            } else {
+                steps.push(kernel_step(
+                    k,
+                    vec![
+                        Arg::Buffer(m),
+                        Arg::U32(cols),
+                        Arg::U32(rows),
+                        Arg::Buffer(v),
+                        Arg::Buffer(w),
+                    ],
+                ));
+                outputs = vec![(w, n)];
+                result = (w, n);
+            }
         }
         (FamilyKind::Reduce, Some(k)) => {
             let program =
