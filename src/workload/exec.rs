@@ -329,6 +329,19 @@ fn build(
                 k,
                 vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n as u32)],
             ));
+            // One work-group writes the whole sum: one launch, the same on both sides.
+            if groups == 1 {
+                return Ok(prepared(
+                    steps,
+                    vec![(partial, 1)],
+                    (partial, 1),
+                    owned,
+                    program_text,
+                    kernel,
+                    variant,
+                    side,
+                ));
+            }
             steps.push(Step::Kernel {
                 kernel: final_kernel,
                 shape: LaunchShape {
@@ -443,18 +456,41 @@ fn build(
             .into())
         }
     }
-    Ok(Prepared {
+    Ok(prepared(
         steps,
         outputs,
         result,
-        buffers: owned.clone(),
+        owned,
+        program_text,
+        kernel,
+        variant,
+        side,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepared(
+    steps: Vec<Step>,
+    outputs: Vec<(BufferId, usize)>,
+    result: (BufferId, usize),
+    owned: &[BufferId],
+    program_text: Option<String>,
+    kernel: Option<KernelId>,
+    variant: &'static Variant,
+    side: &SideConfig,
+) -> Prepared {
+    Prepared {
+        steps,
+        outputs,
+        result,
+        buffers: owned.to_vec(),
         program_text,
         kernel,
         family: variant.family,
         variant: variant.name,
-        shape,
+        shape: side.shape,
         relaxed_math: math::relaxed(&side.flags),
-    })
+    }
 }
 
 /// Run every step once (blocking); timings of multi-step runs add up.
