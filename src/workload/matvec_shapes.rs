@@ -269,10 +269,7 @@ pub(super) fn split_k_steps(
     };
     let second = Step::Kernel {
         kernel: final_kernel,
-        shape: LaunchShape {
-            groups: rows.div_ceil(shape.local.max(1)).max(1),
-            local: shape.local,
-        },
+        shape: LaunchShape::linear(rows.div_ceil(shape.local.max(1)).max(1), shape.local),
         args: vec![
             Arg::Buffer(partial),
             Arg::Buffer(w),
