@@ -319,3 +319,185 @@ __kernel void matvec_tuned(const __global float* M, uint width, uint height,
 #endif
     }
 }
+
+/* ---- Shape-aware matvec: one algorithm per aspect ratio (clvscu, not in the whitepaper) ----
+ * The harness's rule (src/workload/matvec_shapes.rs) picks one of these four from the shape
+ * and the device. All four read M with float4 loads when rows are 16-byte aligned
+ * (width % 4 == 0) and with scalar loads otherwise, and none uses sub-group functions or warp
+ * shuffles: the reductions go through local memory with work-group barriers only, so the
+ * twins are the same code on both sides. Index arithmetic stays in 32 bits: the harness
+ * refuses matrices of 2^32 elements or more. */
+
+/* Rows in one split-K tile: each V element is loaded once for MV_TILE rows. */
+#define MV_TILE 4
+
+/* Row per work-item: for tall matrices with very short rows (a few floats), where a warp per
+ * row would leave most lanes idle. Work-items stride over rows. */
+__kernel void matvec_row_item(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    const __global float4* V4 = (const __global float4*)V;
+    for (uint y = get_global_id(0); y < height; y += get_global_size(0)) {
+        const __global float* row = M + y * width;
+        const __global float4* row4 = (const __global float4*)row;
+        float sum = 0.0f;
+        PRAGMA_UNROLL_A
+        for (uint x = 0; x < width4; ++x) {
+            const float4 m = row4[x];
+            const float4 v = V4[x];
+            sum += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+        }
+        for (uint x = width4 * 4u; x < width; ++x)
+            sum += row[x] * V[x];
+        W[y] = sum;
+    }
+}
+
+/* Row per warp-sized slice: 32 work-items per row, WG_SIZE / 32 rows per work-group; for tall
+ * and square matrices with enough rows to fill the device. The 32 partial sums of a row are
+ * added by the slice's first work-item from local memory after one barrier (no sub-group
+ * functions, no warp-synchronous code). */
+__kernel void matvec_row_warp(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    __local float partial[WG_SIZE];
+    const uint lane = get_local_id(0) & (WARP_SIZE - 1);
+    const uint rowsPerGroup = get_local_size(0) / WARP_SIZE;
+    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    const __global float4* V4 = (const __global float4*)V;
+    for (uint base = get_group_id(0) * rowsPerGroup; base < height;
+         base += get_num_groups(0) * rowsPerGroup) {
+        const uint y = base + get_local_id(0) / WARP_SIZE;
+        float sum = 0.0f;
+        if (y < height) {
+            const __global float* row = M + y * width;
+            const __global float4* row4 = (const __global float4*)row;
+            PRAGMA_UNROLL_A
+            for (uint x = lane; x < width4; x += WARP_SIZE) {
+                const float4 m = row4[x];
+                const float4 v = V4[x];
+                sum += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+            }
+            for (uint x = width4 * 4u + lane; x < width; x += WARP_SIZE)
+                sum += row[x] * V[x];
+        }
+        partial[get_local_id(0)] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lane == 0 && y < height) {
+            float dot = 0.0f;
+            for (uint i = 0; i < WARP_SIZE; ++i)
+                dot += partial[get_local_id(0) + i];
+            W[y] = dot;
+        }
+        /* The slice's first work-item is done reading before the next rows overwrite it */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Row per work-group: the whole group walks one row (float4, coalesced), then a
+ * sequential-addressing tree in local memory; for a few hundred to a few thousand rows that
+ * are not long enough to be worth splitting. */
+__kernel void matvec_row_group(const __global float* M, uint width, uint height,
+                               const __global float* V, __global float* W)
+{
+    __local float partial[WG_SIZE];
+    const uint tid = get_local_id(0);
+    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    const __global float4* V4 = (const __global float4*)V;
+    for (uint y = get_group_id(0); y < height; y += get_num_groups(0)) {
+        const __global float* row = M + y * width;
+        const __global float4* row4 = (const __global float4*)row;
+        float sum = 0.0f;
+        PRAGMA_UNROLL_A
+        for (uint x = tid; x < width4; x += get_local_size(0)) {
+            const float4 m = row4[x];
+            const float4 v = V4[x];
+            sum += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+        }
+        for (uint x = width4 * 4u + tid; x < width; x += get_local_size(0))
+            sum += row[x] * V[x];
+        partial[tid] = sum;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (tid < s)
+                partial[tid] += partial[tid + s];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        /* Only work-item 0 reads partial[0], and only it writes partial[0] next: no barrier */
+        if (tid == 0)
+            W[y] = partial[0];
+    }
+}
+
+/* Split-K, first pass: the columns are cut into `splits` blocks of whole float4s; a
+ * work-group computes the partial dot products of MV_TILE rows over one block, loading each
+ * V element once for all MV_TILE rows, and writes them to P[split * height + row]. Groups
+ * stride over the (row tile, split) pairs, so any group count is correct. For short, wide
+ * matrices: a few hundred rows cannot fill a GPU one row per group. */
+__kernel void matvec_split_k(const __global float* M, uint width, uint height,
+                             const __global float* V, __global float* P, uint splits)
+{
+    __local float partial[MV_TILE * WG_SIZE];
+    const uint tid = get_local_id(0);
+    const uint tiles = (height + MV_TILE - 1u) / MV_TILE;
+    const uint aligned = ((width & 3u) == 0u) ? 1u : 0u;
+    const uint chunk = ((width + splits - 1u) / splits + 3u) & ~3u;
+    const __global float4* V4 = (const __global float4*)V;
+    for (uint t = get_group_id(0); t < tiles * splits; t += get_num_groups(0)) {
+        const uint y0 = (t % tiles) * MV_TILE;
+        const uint split = t / tiles;
+        const uint begin = min(split * chunk, width);
+        const uint end = min(begin + chunk, width);
+        float sum[MV_TILE];
+        for (uint r = 0; r < MV_TILE; ++r)
+            sum[r] = 0.0f;
+        if (aligned) {
+            PRAGMA_UNROLL_A
+            for (uint x = begin / 4u + tid; x < end / 4u; x += get_local_size(0)) {
+                const float4 v = V4[x];
+                for (uint r = 0; r < MV_TILE; ++r) {
+                    if (y0 + r < height) {
+                        const float4 m = ((const __global float4*)(M + (y0 + r) * width))[x];
+                        sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                    }
+                }
+            }
+        } else {
+            for (uint x = begin + tid; x < end; x += get_local_size(0)) {
+                const float v = V[x];
+                for (uint r = 0; r < MV_TILE; ++r) {
+                    if (y0 + r < height)
+                        sum[r] += M[(y0 + r) * width + x] * v;
+                }
+            }
+        }
+        for (uint r = 0; r < MV_TILE; ++r)
+            partial[r * WG_SIZE + tid] = sum[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (tid < s) {
+                for (uint r = 0; r < MV_TILE; ++r)
+                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (tid < MV_TILE && y0 + tid < height)
+            P[split * height + y0 + tid] = partial[tid * WG_SIZE];
+        /* Done reading partial before the next tile overwrites it */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Split-K, second pass: one work-item per row adds the row's `splits` partial sums (reads of
+ * consecutive rows are coalesced). Timed with the first pass, the same on both sides. */
+__kernel void matvec_split_k_final(const __global float* P, __global float* W, uint height,
+                                   uint splits)
+{
+    for (uint y = get_global_id(0); y < height; y += get_global_size(0)) {
+        float dot = 0.0f;
+        for (uint k = 0; k < splits; ++k)
+            dot += P[k * height + y];
+        W[y] = dot;
+    }
+}

@@ -4,10 +4,15 @@ a CUB-backed sum (torch.sum) of 2^28 floats, a device-to-device copy of 2^28 flo
 cuBLAS SGEMM through torch.matmul at 4096^3 (FP32: TF32 switched off, checked on a sample of
 rows against float64). Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
-(never zeros)."""
+(never zeros).
+
+With a study file as the second argument (e.g. harness/shapes.toml), it also measures cuBLAS
+SGEMV at every matvec size and torch.sum at every reduce size of that study, with the study's
+size spelling, so that `clvscu report` puts ours / vendor beside each of our rows."""
 import csv
 import statistics
 import sys
+import tomllib
 
 import torch
 
@@ -46,7 +51,58 @@ def sgemm(dev, add, n=4096):
         lambda: torch.matmul(a, b, out=c), flops=2 * n ** 3, reps=100)
 
 
-def main(out):
+def parse_size(text):
+    """clvscu's size spelling: ROWSxCOLS, N or 2^K -> (rows, cols or None)."""
+    def num(t):
+        t = t.strip()
+        if "^" in t:
+            b, e = t.split("^")
+            return int(b) ** int(e)
+        return int(t.replace("_", ""))
+    if "x" in text:
+        r, c = text.split("x")
+        return num(r), num(c)
+    return num(text), None
+
+
+def study_sizes(path):
+    """The matvec shapes and reduce lengths of a study's comparisons, in file order."""
+    with open(path, "rb") as f:
+        study = tomllib.load(f)
+    default = study.get("defaults", {}).get("family", "matvec")
+    mv, red = [], []
+    for c in study.get("comparison", []):
+        fam, size = c.get("family", default), c.get("size")
+        if size is None:
+            continue
+        rows, cols = parse_size(size)
+        if fam == "matvec" and (rows, cols) not in mv:
+            mv.append((rows, cols))
+        if fam == "reduce" and rows not in red:
+            red.append(rows)
+    return mv, red
+
+
+def sgemv(dev, add, h, w):
+    """cuBLAS SGEMV through torch.mv, checked against float64 first."""
+    m = torch.rand(h, w, device=dev) * 2 - 1
+    v = torch.rand(w, device=dev) * 2 - 1
+    ref = (m.double() @ v.double()).float()
+    got = torch.mv(m, v)
+    assert torch.allclose(got, ref, rtol=1e-3, atol=1e-3), "torch.mv does not match"
+    del ref, got
+    add("sgemv", "cuBLAS SGEMV via torch.mv", f"{h}x{w}", (h * w + w + h) * 4, lambda: torch.mv(m, v))
+
+
+def total(dev, add, n):
+    """The CUB-backed sum through torch.sum, checked against float64 first."""
+    x = torch.rand(n, device=dev) * 2 - 1
+    err = abs(float(torch.sum(x)) - float(torch.sum(x.double())))
+    assert err <= max(1.0, 1e-6 * n), f"torch.sum off by {err} at {n}"
+    add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
+
+
+def main(out, study=None):
     torch.manual_seed(1)
     dev = torch.device("cuda")
     rows = []
@@ -76,6 +132,16 @@ def main(out):
     add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
     del x, y
     sgemm(dev, add)
+    if study:
+        shapes, lengths = study_sizes(study)
+        for (h, w) in shapes:
+            if (h, w) not in [(60989, 1100), (32768, 32768)]:
+                sgemv(dev, add, h, w)
+                torch.cuda.empty_cache()
+        for n in lengths:
+            if n != 1 << 28:
+                total(dev, add, n)
+                torch.cuda.empty_cache()
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         wr.writeheader()
@@ -87,4 +153,4 @@ def main(out):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv")
+    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv", sys.argv[2] if len(sys.argv) > 2 else None)

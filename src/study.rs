@@ -46,6 +46,11 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
     ),
+    ("shapes", include_str!("../harness/shapes.toml")),
+    (
+        "shapes-explain",
+        include_str!("../harness/shapes-explain.toml"),
+    ),
 ];
 
 #[derive(Debug, Error)]

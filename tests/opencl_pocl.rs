@@ -29,6 +29,9 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
             Size::matrix(37, 101),
             Size::matrix(131, 64),
             Size::matrix(300, 257),
+            // Short and wide, aligned and not: split-K cuts these into several column blocks.
+            Size::matrix(3, 4100),
+            Size::matrix(9, 2001),
         ],
         FamilyKind::Reduce | FamilyKind::Bandwidth => vec![
             Size::vector(1),

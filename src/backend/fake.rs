@@ -15,7 +15,7 @@ use super::{
     DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
     Timing,
 };
-use crate::workload::{math, reference, sgemm};
+use crate::workload::{math, matvec_shapes, reference, sgemm};
 
 /// The platform name of every fake device, so no row of it can pass for a measurement.
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
@@ -218,7 +218,18 @@ impl FakeBackend {
     ) -> Result<()> {
         let a = ArgView { args };
         let global = shape.global() as usize;
-        let out = if kernel.starts_with("matvec_") {
+        let out = if kernel == "matvec_split_k" {
+            let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
+            let (m, v) = (self.buffers.get(m)?, self.buffers.get(v)?);
+            let p = matvec_shapes::partial_sums(m, v, rows, cols, a.count(5)?);
+            (a.buffer(4)?, p)
+        } else if kernel == matvec_shapes::SPLIT_K_FINAL {
+            let p = self.buffers.get(a.buffer(0)?)?;
+            (
+                a.buffer(1)?,
+                matvec_shapes::final_sums(p, a.count(2)?, a.count(3)?),
+            )
+        } else if kernel.starts_with("matvec_") {
             let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
             let (w, _) = reference::matvec(self.buffers.get(m)?, self.buffers.get(v)?, rows, cols);
             (a.buffer(4)?, w.iter().map(|x| *x as f32).collect())

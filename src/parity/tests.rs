@@ -514,6 +514,11 @@ fn real_kernels_split_into_the_expected_kernels() {
                 "matvec_listing7",
                 "matvec_listing7_unsafe",
                 "matvec_tuned",
+                "matvec_row_item",
+                "matvec_row_warp",
+                "matvec_row_group",
+                "matvec_split_k",
+                "matvec_split_k_final",
                 FILE_SCOPE
             ]
         );

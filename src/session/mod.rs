@@ -6,6 +6,7 @@
 //! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary, charts).
 
 pub mod analysis;
+mod auto;
 pub mod folder;
 pub mod host;
 pub mod measure;
@@ -178,6 +179,7 @@ fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
 /// The side's launch shape and compile settings; groups default to the variant's rule on
 /// this side's device.
 fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -> SidePlan<'b> {
+    let settings = auto::resolve(settings, backend.info());
     let groups = settings.groups.unwrap_or_else(|| {
         default_groups(
             settings.variant,

@@ -152,7 +152,7 @@ impl Inputs {
     }
 }
 
-enum Step {
+pub(super) enum Step {
     Kernel {
         kernel: KernelId,
         shape: LaunchShape,
@@ -195,7 +195,7 @@ fn buffer_with(
     Ok(id)
 }
 
-fn buffer_of(
+pub(super) fn buffer_of(
     backend: &mut dyn Backend,
     len: usize,
     owned: &mut Vec<BufferId>,
@@ -247,6 +247,8 @@ pub fn prepare_with_program(
     side: &SideConfig,
     foreign: Option<&str>,
 ) -> Result<Prepared, ExecError> {
+    // `matvec/auto` runs what the shape rule picks (the session has already named it).
+    let variant = super::matvec_shapes::concrete(variant, inputs.size, backend.info());
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     super::stencil::check_launch(variant, inputs.size, side.shape)?;
@@ -306,18 +308,35 @@ fn build(
             let v = buffer_with(backend, &inputs.b, owned)?;
             let w = buffer_of(backend, n, owned)?;
             let (cols, rows) = (size.cols as u32, size.rows as u32);
-            steps.push(kernel_step(
-                k,
-                vec![
-                    Arg::Buffer(m),
-                    Arg::U32(cols),
-                    Arg::U32(rows),
-                    Arg::Buffer(v),
-                    Arg::Buffer(w),
-                ],
-            ));
-            outputs = vec![(w, n)];
-            result = (w, n);
+            if variant.name == super::matvec_shapes::SPLIT_K {
+                let program =
+                    program.ok_or_else(|| BackendError::InvalidHandle("matvec".into()))?;
+                let (split_steps, partial) = super::matvec_shapes::split_k_steps(
+                    backend,
+                    program,
+                    k,
+                    [m, v, w],
+                    size,
+                    shape,
+                    owned,
+                )?;
+                steps = split_steps;
+                outputs = vec![partial, (w, n)];
+                result = (w, n);
+            } else {
+                steps.push(kernel_step(
+                    k,
+                    vec![
+                        Arg::Buffer(m),
+                        Arg::U32(cols),
+                        Arg::U32(rows),
+                        Arg::Buffer(v),
+                        Arg::Buffer(w),
+                    ],
+                ));
+                outputs = vec![(w, n)];
+                result = (w, n);
+            }
         }
         (FamilyKind::Reduce, Some(k)) => {
             let program =
@@ -331,6 +350,19 @@ fn build(
                 k,
                 vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n as u32)],
             ));
+            // One work-group writes the whole sum: one launch, the same on both sides.
+            if groups == 1 {
+                return Ok(prepared(
+                    steps,
+                    vec![(partial, 1)],
+                    (partial, 1),
+                    owned,
+                    program_text,
+                    kernel,
+                    variant,
+                    side,
+                ));
+            }
             steps.push(Step::Kernel {
                 kernel: final_kernel,
                 shape: LaunchShape::linear(1, shape.local),
@@ -442,18 +474,41 @@ fn build(
             .into())
         }
     }
-    Ok(Prepared {
+    Ok(prepared(
         steps,
         outputs,
         result,
-        buffers: owned.clone(),
+        owned,
+        program_text,
+        kernel,
+        variant,
+        side,
+    ))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn prepared(
+    steps: Vec<Step>,
+    outputs: Vec<(BufferId, usize)>,
+    result: (BufferId, usize),
+    owned: &[BufferId],
+    program_text: Option<String>,
+    kernel: Option<KernelId>,
+    variant: &'static Variant,
+    side: &SideConfig,
+) -> Prepared {
+    Prepared {
+        steps,
+        outputs,
+        result,
+        buffers: owned.to_vec(),
         program_text,
         kernel,
         family: variant.family,
         variant: variant.name,
-        shape,
+        shape: side.shape,
         relaxed_math: math::relaxed(&side.flags),
-    })
+    }
 }
 
 /// Run every step once (blocking); timings of multi-step runs add up.

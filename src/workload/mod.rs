@@ -4,6 +4,7 @@
 pub mod exec;
 pub mod fft;
 pub mod math;
+pub mod matvec_shapes;
 pub mod reference;
 pub mod sgemm;
 pub mod stencil;
@@ -287,6 +288,11 @@ pub const VARIANTS: &[Variant] = &[
         32,
         u32::MAX,
     ),
+    matvec_shapes::VARIANTS[0],
+    matvec_shapes::VARIANTS[1],
+    matvec_shapes::VARIANTS[2],
+    matvec_shapes::VARIANTS[3],
+    matvec_shapes::VARIANTS[4],
     pow2(
         v(
             Reduce,

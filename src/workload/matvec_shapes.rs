@@ -1,0 +1,398 @@
+//! The shape-aware matvec family: four algorithms, each right for one range of aspect ratios,
+//! and the rule (`auto`) that picks one from the shape and the device.
+//!
+//! | variant     | algorithm                                        | made for                     |
+//! |-------------|--------------------------------------------------|------------------------------|
+//! | `row-item`  | one work-item per row                            | tall, rows of a few floats   |
+//! | `row-warp`  | 32 work-items per row, WG_SIZE/32 rows per group | tall and square              |
+//! | `row-group` | one work-group per row                           | few rows, rows not very long |
+//! | `split-k`   | MV_TILE rows x one column block per group, then  | short and wide               |
+//! |             | a second pass adds the blocks' partial sums      |                              |
+//!
+//! `auto` is not a kernel: the session replaces it by the variant and launch shape that
+//! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
+
+use super::exec::{buffer_of, ExecError, Step};
+use super::{pow2, v, FamilyKind, GroupRule, Size, Variant};
+use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
+
+/// Rows of one split-K tile; the kernels' `MV_TILE`.
+pub const TILE: u32 = 4;
+
+/// The variant names, as studies spell them.
+pub const ROW_ITEM: &str = "row-item";
+pub const ROW_WARP: &str = "row-warp";
+pub const ROW_GROUP: &str = "row-group";
+pub const SPLIT_K: &str = "split-k";
+pub const AUTO: &str = "auto";
+
+/// The second-pass kernel of split-K.
+pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
+
+/// The variants, in report order (appended to the family table in `mod.rs`).
+pub const VARIANTS: [Variant; 5] = [
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            ROW_ITEM,
+            "matvec_row_item",
+            GroupRule::Cover { per_item: 1 },
+            "shapes: one work-item per row, float4 loads (tall, very short rows)",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            ROW_WARP,
+            "matvec_row_warp",
+            GroupRule::PerComputeUnit(16),
+            "shapes: 32 work-items per row, float4 loads, local-memory sum (tall, square)",
+        ),
+        32,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            ROW_GROUP,
+            "matvec_row_group",
+            GroupRule::PerComputeUnit(8),
+            "shapes: one work-group per row, float4 loads, tree sum (few, short rows)",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            SPLIT_K,
+            "matvec_split_k",
+            GroupRule::PerComputeUnit(8),
+            "shapes: 4-row tiles x column blocks, partial sums, second pass (short, wide)",
+        ),
+        1,
+        u32::MAX,
+    ),
+    // No kernel: replaced by the rule's choice before anything is built.
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            AUTO,
+            "",
+            GroupRule::PerComputeUnit(8),
+            "shapes: the rule picks row-item, row-warp, row-group or split-k from the shape \
+             and the device; the row names the one that ran",
+        ),
+        32,
+        1024,
+    ),
+];
+
+/// One of the four algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Algorithm {
+    RowItem,
+    RowWarp,
+    RowGroup,
+    SplitK,
+}
+
+impl Algorithm {
+    pub fn variant_name(self) -> &'static str {
+        match self {
+            Algorithm::RowItem => ROW_ITEM,
+            Algorithm::RowWarp => ROW_WARP,
+            Algorithm::RowGroup => ROW_GROUP,
+            Algorithm::SplitK => SPLIT_K,
+        }
+    }
+
+    pub fn variant(self) -> &'static Variant {
+        let name = self.variant_name();
+        VARIANTS
+            .iter()
+            .find(|v| v.name == name)
+            .expect("every algorithm has a variant")
+    }
+}
+
+/// What the rule chose: the algorithm and its launch shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub algorithm: Algorithm,
+    pub local: u32,
+    pub groups: u32,
+}
+
+/// Work-groups of 256 that fill one compute unit of a current NVIDIA GPU (2048 resident
+/// threads); the rule aims at two such waves so that no compute unit idles at the tail.
+const GROUPS_PER_CU: u64 = 8;
+/// Rows of at most this many floats are read whole by one work-item.
+const SHORT_ROW: u64 = 16;
+/// A split is never narrower than this many columns: one float4 per work-item of 256.
+const MIN_SPLIT_COLS: u64 = 1024;
+
+/// The rule: the algorithm and launch shape for a `rows` x `cols` matrix on a device with
+/// `compute_units` compute units and a work-group limit of `wg_limit`. Pure, so it is tested
+/// without a device and both sides of a comparison get the same answer on the same device.
+///
+/// - rows of at most 16 floats: a work-item per row (a warp per row would idle most lanes);
+/// - enough rows to give every compute unit 64 warps (one full wave): a warp per row;
+/// - otherwise the rows alone cannot fill the device: split the columns so that about two
+///   waves of work-groups run, each on 4 rows x one column block — unless the rows are too
+///   short to split (fewer than two 1024-column blocks), then a work-group per row.
+pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
+    let local = local_for(wg_limit);
+    let cus = u64::from(compute_units.max(1));
+    let fill_groups = 2 * cus * GROUPS_PER_CU;
+    let warps_per_group = u64::from(local / 32).max(1);
+    let clamp = |g: u64| g.clamp(1, u64::from(u32::MAX / local)) as u32;
+    let (algorithm, groups) = if cols <= SHORT_ROW {
+        (
+            Algorithm::RowItem,
+            rows.div_ceil(u64::from(local)).min(fill_groups),
+        )
+    } else if rows >= cus * 64 {
+        (
+            Algorithm::RowWarp,
+            rows.div_ceil(warps_per_group).min(fill_groups),
+        )
+    } else {
+        let tiles = rows.div_ceil(u64::from(TILE));
+        let splits = fill_groups
+            .div_ceil(tiles)
+            .min(cols.div_ceil(MIN_SPLIT_COLS));
+        if splits >= 2 {
+            (Algorithm::SplitK, tiles * splits)
+        } else {
+            (Algorithm::RowGroup, rows.min(fill_groups))
+        }
+    };
+    Plan {
+        algorithm,
+        local,
+        groups: clamp(groups),
+    }
+}
+
+/// 256 work-items, or the largest power of two the device allows below that.
+fn local_for(wg_limit: u32) -> u32 {
+    let limit = wg_limit.clamp(32, 256);
+    1 << (31 - limit.leading_zeros())
+}
+
+/// The rule's plan for `variant` when it is `auto`; `None` for every other variant.
+pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan> {
+    (variant.family == FamilyKind::Matvec && variant.name == AUTO).then(|| {
+        rule(
+            size.rows,
+            size.cols,
+            info.compute_units,
+            info.max_work_group_size,
+        )
+    })
+}
+
+/// The variant that runs: the rule's choice for `auto`, the variant itself otherwise.
+pub fn concrete(variant: &'static Variant, size: Size, info: &DeviceInfo) -> &'static Variant {
+    plan_for(variant, size, info).map_or(variant, |p| p.algorithm.variant())
+}
+
+/// Column blocks of a split-K launch of `groups` work-groups: as many as the groups cover
+/// after one per row tile, never so many that a block is empty (each is whole float4s).
+pub fn splits(size: Size, groups: u32) -> u32 {
+    let tiles = size.rows.div_ceil(u64::from(TILE)).max(1);
+    let most = size.cols.div_ceil(4).max(1);
+    (u64::from(groups) / tiles).clamp(1, most) as u32
+}
+
+/// What the split-K kernels compute, for the fake backend: the partial sums of each column
+/// block, `P[split * rows + row]`, with the kernels' block boundaries.
+pub fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usize) -> Vec<f32> {
+    let splits = splits.max(1);
+    let chunk = cols.div_ceil(splits).next_multiple_of(4);
+    let mut p = vec![0.0f32; splits * rows];
+    for s in 0..splits {
+        let (begin, end) = ((s * chunk).min(cols), ((s + 1) * chunk).min(cols));
+        for r in 0..rows {
+            let row = &m[r * cols..(r + 1) * cols];
+            let dot: f64 = (begin..end)
+                .map(|x| f64::from(row[x]) * f64::from(v[x]))
+                .sum();
+            p[s * rows + r] = dot as f32;
+        }
+    }
+    p
+}
+
+/// The second split-K pass, for the fake backend: each row's partial sums added.
+pub fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
+    (0..rows)
+        .map(|r| {
+            (0..splits)
+                .map(|s| p.get(s * rows + r).map_or(f64::NAN, |x| f64::from(*x)))
+                .sum::<f64>() as f32
+        })
+        .collect()
+}
+
+/// The two split-K steps over `[M, V, W]`: the partial sums of `splits` column blocks into a
+/// buffer of its own, then one work-item per row adds them into W. Both are timed, the same
+/// way on both sides. Returns the steps and the partials buffer (poisoned before checks).
+pub(super) fn split_k_steps(
+    backend: &mut dyn Backend,
+    program: ProgramId,
+    kernel: KernelId,
+    [m, v, w]: [BufferId; 3],
+    size: Size,
+    shape: LaunchShape,
+    owned: &mut Vec<BufferId>,
+) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
+    let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
+    let splits = splits(size, shape.groups);
+    let (rows, cols) = (size.rows as u32, size.cols as u32);
+    let len = splits as usize * rows as usize;
+    let partial = buffer_of(backend, len, owned)?;
+    let first = Step::Kernel {
+        kernel,
+        shape,
+        args: vec![
+            Arg::Buffer(m),
+            Arg::U32(cols),
+            Arg::U32(rows),
+            Arg::Buffer(v),
+            Arg::Buffer(partial),
+            Arg::U32(splits),
+        ],
+    };
+    let second = Step::Kernel {
+        kernel: final_kernel,
+        shape: LaunchShape::linear(rows.div_ceil(shape.local.max(1)).max(1), shape.local),
+        args: vec![
+            Arg::Buffer(partial),
+            Arg::Buffer(w),
+            Arg::U32(rows),
+            Arg::U32(splits),
+        ],
+    };
+    Ok((vec![first, second], (partial, len)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H100_CUS: u32 = 132;
+
+    fn on_h100(rows: u64, cols: u64) -> Plan {
+        rule(rows, cols, H100_CUS, 1024)
+    }
+
+    #[test]
+    fn tall_and_square_matrices_get_a_warp_per_row() {
+        for (rows, cols) in [(60989, 1100), (16384, 16384), (32768, 32768), (1 << 20, 64)] {
+            let p = on_h100(rows, cols);
+            assert_eq!(p.algorithm, Algorithm::RowWarp, "{rows}x{cols}");
+            assert_eq!(p.local, 256);
+            // Two waves of 8 groups per compute unit, or fewer when the rows run out.
+            assert_eq!(u64::from(p.groups), rows.div_ceil(8).min(2 * 132 * 8));
+        }
+    }
+
+    #[test]
+    fn short_wide_matrices_split_the_columns() {
+        let p = on_h100(256, 262_144);
+        assert_eq!(p.algorithm, Algorithm::SplitK);
+        // 64 tiles of 4 rows, 33 column blocks each: 2112 groups, two waves of 8 per CU.
+        assert_eq!(p.groups, 64 * 33);
+        assert_eq!(splits(Size::matrix(256, 262_144), p.groups), 33);
+        let p = on_h100(1100, 60989);
+        assert_eq!(p.algorithm, Algorithm::SplitK);
+        assert_eq!(splits(Size::matrix(1100, 60989), p.groups), 8);
+    }
+
+    #[test]
+    fn very_short_rows_get_a_work_item_per_row() {
+        let p = on_h100(1 << 24, 4);
+        assert_eq!(p.algorithm, Algorithm::RowItem);
+        assert_eq!(p.groups, 2 * 132 * 8);
+        assert_eq!(on_h100(100, 16).groups, 1);
+    }
+
+    #[test]
+    fn few_short_rows_get_a_work_group_per_row() {
+        // 4096 rows < 132 x 64 warps, and rows too short for two 1024-column blocks.
+        let p = on_h100(4096, 1024);
+        assert_eq!(p.algorithm, Algorithm::RowGroup);
+        assert_eq!(p.groups, 2112);
+        assert_eq!(on_h100(300, 1000).algorithm, Algorithm::RowGroup);
+        assert_eq!(on_h100(300, 1500).algorithm, Algorithm::SplitK);
+    }
+
+    #[test]
+    fn the_device_changes_the_choice() {
+        // 8192 rows fill an H100 a warp per row; a 256-unit device is not filled by them.
+        assert_eq!(on_h100(8448, 8192).algorithm, Algorithm::RowWarp);
+        assert_eq!(rule(8448, 8192, 256, 1024).algorithm, Algorithm::SplitK);
+        // A work-group limit under 256 shrinks the group, to a power of two.
+        assert_eq!(rule(60989, 1100, 132, 200).local, 128);
+        assert_eq!(rule(60989, 1100, 0, 0).local, 32);
+    }
+
+    #[test]
+    fn every_plan_is_a_launch_its_variant_accepts() {
+        for rows in [1u64, 3, 37, 256, 1100, 8191, 60989, 1 << 22] {
+            for cols in [1u64, 4, 17, 1100, 4096, 60989, 262_144] {
+                for (cus, limit) in [(2, 4096), (132, 1024), (16, 256), (1, 64)] {
+                    let p = rule(rows, cols, cus, limit);
+                    let v = p.algorithm.variant();
+                    assert!(super::super::check_local(v, p.local).is_ok(), "{p:?}");
+                    assert!(p.groups >= 1);
+                    assert!(u64::from(p.groups) * u64::from(p.local) <= u64::from(u32::MAX));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn splits_never_leave_a_block_empty() {
+        assert_eq!(splits(Size::matrix(8, 8), 1000), 2);
+        assert_eq!(splits(Size::matrix(8, 8), 1), 1);
+        assert_eq!(splits(Size::matrix(60989, 1100), 1056), 1);
+    }
+
+    #[test]
+    fn partial_sums_add_up_to_the_product() {
+        let (rows, cols) = (5, 37);
+        let m: Vec<f32> = (0..rows * cols).map(|i| (i % 7) as f32 - 3.0).collect();
+        let v: Vec<f32> = (0..cols).map(|i| (i % 5) as f32 * 0.5).collect();
+        let (want, _) = super::super::reference::matvec(&m, &v, rows, cols);
+        for s in [1, 2, 3, 9] {
+            let p = partial_sums(&m, &v, rows, cols, s);
+            let got = final_sums(&p, rows, s);
+            for (g, w) in got.iter().zip(&want) {
+                assert!((f64::from(*g) - w).abs() < 1e-3, "splits {s}: {g} vs {w}");
+            }
+        }
+        // Three blocks of 16 columns over 37: the third holds 5, none is empty.
+        let p = partial_sums(&m, &v, rows, cols, 3);
+        assert!(p[2 * rows..].iter().any(|x| *x != 0.0));
+    }
+
+    #[test]
+    fn only_auto_is_replaced() {
+        let info = DeviceInfo {
+            compute_units: 132,
+            max_work_group_size: 1024,
+            ..DeviceInfo::default()
+        };
+        let auto = super::super::find_variant(FamilyKind::Matvec, AUTO).unwrap();
+        let wide = Size::matrix(256, 262_144);
+        assert_eq!(concrete(auto, wide, &info).name, SPLIT_K);
+        let tuned = super::super::find_variant(FamilyKind::Matvec, "tuned").unwrap();
+        assert_eq!(concrete(tuned, wide, &info).name, "tuned");
+        assert!(plan_for(tuned, wide, &info).is_none());
+    }
+}
