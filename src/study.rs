@@ -303,6 +303,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         FamilyKind::Launch => "1",
         FamilyKind::Sgemm => "1024",
         FamilyKind::Stencil => "384",
+        FamilyKind::Sobel => "8192",
+        FamilyKind::Broadcast => "1024",
         _ => "2^24",
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;
