@@ -312,7 +312,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         FamilyKind::Launch => "1",
         FamilyKind::Sgemm => "1024",
         FamilyKind::Stencil => "384",
-        FamilyKind::Sobel => "8192",
+        FamilyKind::Sobel => "8192x8192",
         FamilyKind::Broadcast => "1024",
         _ => "2^24",
     };

@@ -259,7 +259,8 @@ impl FakeBackend {
                 h: a.count(w_at + 1)? as u64,
             };
             let data = self.buffers.get(a.buffer(0)?)?;
-            let cover = (global, 1);
+            let [x, y] = shape.global_dims();
+            let cover = (x, y);
             let out = constmem::emulate_sobel(data, &filter, img, cover);
             return Ok(Some((a.buffer(1)?, out)));
         }

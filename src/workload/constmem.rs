@@ -5,8 +5,9 @@
 //!
 //! # Sizes
 //!
-//! Sobel: `N` is an N x N image, `HxW` one of H rows of W pixels. Broadcast: `N` is the table
-//! length, a power of two up to [`TABLE_MAX`] (the CUDA symbol's size).
+//! Sobel: `HxW`, an image of H rows of W pixels, launched in 2-D (x over the columns, y over
+//! the rows; `GroupRule::Cover2D`). Broadcast: `N` is the table length, a power of two up to
+//! [`TABLE_MAX`] (the CUDA symbol's size).
 //!
 //! # Metrics
 //!
@@ -50,7 +51,7 @@ pub const VARIANTS: [Variant; 7] = [
             Sobel,
             "constant",
             "sobel_constant",
-            GroupRule::Cover { per_item: 1 },
+            GroupRule::Cover2D,
             "Sobel X 3x3, the filter in constant memory (OpenCL __constant argument, CUDA \
              __constant__ symbol)",
         ),
@@ -61,7 +62,7 @@ pub const VARIANTS: [Variant; 7] = [
             Sobel,
             "global",
             "sobel_global",
-            GroupRule::Cover { per_item: 1 },
+            GroupRule::Cover2D,
             "Sobel X 3x3, the filter in global memory (a buffer argument)",
         ),
         &[],
@@ -71,7 +72,7 @@ pub const VARIANTS: [Variant; 7] = [
             Sobel,
             "literal",
             "sobel_literal",
-            GroupRule::Cover { per_item: 1 },
+            GroupRule::Cover2D,
             "Sobel X 3x3, the filter as literals (six pixel reads, no filter reads)",
         ),
         &[],
@@ -180,7 +181,7 @@ pub fn args(
     }
 }
 
-/// The image a size names: `N` square, `HxW` H rows of W pixels.
+/// The image a size names: `HxW`, H rows of W pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Image {
     pub w: u64,
@@ -189,8 +190,10 @@ pub struct Image {
 
 impl Image {
     pub fn of(size: Size) -> Image {
-        let w = if size.cols == 0 { size.rows } else { size.cols };
-        Image { w, h: size.rows }
+        Image {
+            w: size.cols,
+            h: size.rows,
+        }
     }
 
     pub fn pixels(&self) -> u64 {
@@ -210,7 +213,10 @@ pub fn check_size(family: FamilyKind, size: Size) -> Result<(), String> {
         Sobel => {
             let img = Image::of(size);
             if img.w == 0 || img.h == 0 {
-                return Err(format!("image {size} is empty"));
+                return Err(format!(
+                    "image {size}: give HxW, rows by columns, both at least 1 (e.g. \
+                     8192x8192)"
+                ));
             }
             if img.pixels() >= u64::from(u32::MAX) {
                 return Err(format!(
@@ -381,18 +387,18 @@ mod tests {
 
     #[test]
     fn sizes_and_work() {
-        assert_eq!(Image::of(Size::vector(8)), Image { w: 8, h: 8 });
         assert_eq!(Image::of(Size::matrix(4, 6)), Image { w: 6, h: 4 });
-        assert!(check_size(Sobel, Size::vector(16384)).is_ok());
-        assert!(check_size(Sobel, Size::vector(70000))
-            .unwrap_err()
-            .contains("32-bit"));
+        assert!(check_size(Sobel, Size::matrix(16384, 16384)).is_ok());
+        let e = check_size(Sobel, Size::vector(64)).unwrap_err();
+        assert!(e.contains("HxW"), "{e}");
+        let e = check_size(Sobel, Size::matrix(70000, 70000)).unwrap_err();
+        assert!(e.contains("32-bit"), "{e}");
         assert!(check_size(Broadcast, Size::vector(1024)).is_ok());
         assert!(check_size(Broadcast, Size::vector(1000)).is_err());
         assert!(check_size(Broadcast, Size::vector(16384))
             .unwrap_err()
             .contains("8192"));
-        assert_eq!(work(Sobel, Size::vector(4), 0), (4 * 4 * 8, 4 * 17));
+        assert_eq!(work(Sobel, Size::matrix(4, 4), 0), (4 * 4 * 8, 4 * 17));
         assert_eq!(work(Broadcast, Size::vector(1024), 10).0, 10 * 1024 * 4);
     }
 
@@ -418,7 +424,7 @@ mod tests {
 
     #[test]
     fn a_wrong_pixel_fails_exactly() {
-        let p = problem(Sobel, Size::vector(16), 1);
+        let p = problem(Sobel, Size::matrix(16, 16), 1);
         let mut got: Vec<f32> = p.reference.iter().map(|v| *v as f32).collect();
         assert!(check(Sobel, &got, &p.reference, &p.sample).ok);
         got[17] += 1.0 / 256.0;
@@ -428,5 +434,71 @@ mod tests {
         assert!(check(Broadcast, &got, &b.reference, &b.sample).ok);
         got[99] = f32::NAN;
         assert!(!check(Broadcast, &got, &b.reference, &b.sample).ok);
+    }
+
+    /// The fake backend emulates every kernel through the seam: on CUDA the constant-memory
+    /// kernels read the symbol `bind_constant` filled, on OpenCL their argument; a wrong
+    /// result and a launch that does not cover the image both fail verification.
+    #[test]
+    fn fake_emulation_verifies_through_the_constant_seam() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::{Api, LaunchShape};
+        use crate::kernels::KernelSources;
+        use crate::workload::exec::{self, Inputs, SideConfig};
+        let sources = KernelSources::embedded();
+        let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
+            let mut b = FakeBackend::new(api, script);
+            let inputs = Inputs::generate(v.family, size, 2);
+            let side = SideConfig {
+                shape,
+                defines: vec![],
+                flags: vec![],
+                jit: Default::default(),
+            };
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+            exec::verify(&mut b, &p, &inputs).unwrap()
+        };
+        let image = Size::matrix(20, 40);
+        let covering = LaunchShape::planar((5, 3), (8, 8));
+        let short = LaunchShape::planar((5, 2), (8, 8));
+        for api in [Api::OpenCl, Api::Cuda] {
+            for v in &VARIANTS {
+                let (size, shape) = match v.family {
+                    Sobel => (image, covering),
+                    _ => (Size::vector(64), LaunchShape::linear(2, 32)),
+                };
+                let ok = run(api, v, size, shape, FakeScript::default());
+                assert!(ok.ok && ok.checked > 0, "{api} {}: {ok:?}", v.name);
+                let wrong = FakeScript {
+                    wrong_results: vec![v.kernel.to_string()],
+                    ..FakeScript::default()
+                };
+                assert!(!run(api, v, size, shape, wrong).ok, "{api} {}", v.name);
+            }
+            let sobel = &VARIANTS[0];
+            assert!(!run(api, sobel, image, short, FakeScript::default()).ok);
+        }
+    }
+
+    #[test]
+    fn a_cuda_constant_kernel_without_a_bound_symbol_fails() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::{Api, Backend, CompileRequest, LaunchShape};
+        let mut b = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let request = CompileRequest {
+            source: "__global__ void broadcast_constant_uniform(".into(),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        let p = b.compile(&request).unwrap();
+        let k = b.kernel(p, "broadcast_constant_uniform").unwrap();
+        let (table, out) = (b.alloc(32).unwrap(), b.alloc(32).unwrap());
+        let args = [Arg::Constant(table), Arg::Buffer(out), Arg::U32(32)];
+        let shape = LaunchShape::linear(1, 32);
+        let e = b.launch(k, shape, &args).unwrap_err().to_string();
+        assert!(e.contains("TABLE was never filled"), "{e}");
+        b.bind_constant(p, TABLE_SYMBOL, table).unwrap();
+        assert!(b.launch(k, shape, &args).is_ok());
     }
 }
