@@ -39,6 +39,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
     ("fft", include_str!("../harness/fft.toml")),
     ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
+    ("constant", include_str!("../harness/constant.toml")),
     (
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
