@@ -112,9 +112,7 @@ fn relative_panel(base: &[&MeasurementRow], rows: &[&MeasurementRow], apis: &[Ap
         .iter()
         .flat_map(|r| r.bars.iter().flatten().map(|b| b.value));
     HBarPanel {
-        caption: "Performance relative to the same API with the filter in constant memory \
-                  (higher is faster)"
-            .into(),
+        caption: "Relative to the same API's constant version".into(),
         x_desc: "GB/s / GB/s of the constant-memory version".into(),
         x_max: layout::axis_max(values, 1.2),
         slots: apis.len(),
@@ -124,28 +122,33 @@ fn relative_panel(base: &[&MeasurementRow], rows: &[&MeasurementRow], apis: &[Ap
     }
 }
 
-/// PR rows: before (unfair, the paper's pair) first, then after (fair).
-fn pr_panel(prs: &[&PrRow]) -> HBarPanel {
-    let mut ordered: Vec<&&PrRow> = prs.iter().filter(|p| !p.fair).collect();
-    ordered.extend(prs.iter().filter(|p| p.fair));
-    let hrows: Vec<HBarRow> = ordered
+/// PR rows in the order of the first panel's (the panels share the row labels): hatched for
+/// before (unfair: constant memory on one side only), solid for after (fair).
+fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
+    let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
+    let hrows: Vec<HBarRow> = comparisons
         .iter()
-        .map(|p| {
-            let (color, hatch, when) = if p.fair {
-                (style::FAIR, None, "after")
-            } else {
-                (style::UNFAIR_FILL, Some(style::UNFAIR_HATCH), "before")
-            };
-            let valid = p.pr.is_finite() && p.pr >= 0.0;
+        .map(|(name, _)| {
+            let bar = prs
+                .iter()
+                .find(|p| &p.comparison == name && p.pr.is_finite() && p.pr >= 0.0)
+                .map(|p| {
+                    let (color, hatch, when) = if p.fair {
+                        (style::FAIR, None, "after")
+                    } else {
+                        (style::UNFAIR_FILL, Some(style::UNFAIR_HATCH), "before")
+                    };
+                    HBar {
+                        value: p.pr,
+                        ci: (p.pr_ci_lo <= p.pr_ci_hi).then_some((p.pr_ci_lo, p.pr_ci_hi)),
+                        color,
+                        hatch,
+                        text: Some(format!("{} ({when})", fmt_sig(p.pr))),
+                    }
+                });
             HBarRow {
-                label: format!("{when}: {}", p.comparison),
-                bars: vec![valid.then(|| HBar {
-                    value: p.pr,
-                    ci: (p.pr_ci_lo <= p.pr_ci_hi).then_some((p.pr_ci_lo, p.pr_ci_hi)),
-                    color,
-                    hatch,
-                    text: Some(fmt_sig(p.pr)),
-                })],
+                label: name.clone(),
+                bars: vec![bar],
                 annotation: None,
             }
         })
@@ -157,8 +160,7 @@ fn pr_panel(prs: &[&PrRow]) -> HBarPanel {
             .map(|b| b.ci.map_or(b.value, |c| c.1))
     });
     HBarPanel {
-        caption: "PR = OpenCL / CUDA, before (constant memory on OpenCL only) and after (fair)"
-            .into(),
+        caption: "PR = OpenCL / CUDA (hatched: before)".into(),
         x_desc: "PR (OpenCL / CUDA performance)".into(),
         x_max: layout::axis_max(values, 1.2),
         slots: 1,
@@ -183,7 +185,7 @@ fn build(
     apis.sort();
     let mut panels = vec![relative_panel(base, rows, &apis)];
     if !prs.is_empty() {
-        panels.push(pr_panel(prs));
+        panels.push(pr_panel(rows, prs));
     }
     let baseline_text: Vec<String> = base
         .iter()
@@ -191,8 +193,7 @@ fn build(
         .collect();
     let notes = vec![
         format!(
-            "Baseline of each API: its side of {} ({}). Bar text: the ratio and that side's \
-             filter placement.",
+            "Left: GB/s over each API's side of {} ({}). Right: PR, hatched = before.",
             base[0].comparison,
             baseline_text.join(", ")
         ),
