@@ -2,7 +2,9 @@
 cuBLAS SGEMV through torch.mv on the whitepaper's 60989 x 1100 matrix and on 32768 x 32768,
 a CUB-backed sum (torch.sum) of 2^28 floats, a device-to-device copy of 2^28 floats, and
 cuBLAS SGEMM through torch.matmul at 4096^3 (FP32: TF32 switched off, checked on a sample of
-rows against float64). Writes CSV to the path given as the first argument: every row has
+rows against float64), and the 3x3 Sobel X filter on grey float images of 8192^2 and 16384^2
+through cuDNN (torch.nn.functional.conv2d, FP32, bytes = one read + one write of the image as
+clvscu's sobel family counts them). Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
 (never zeros).
 
@@ -102,6 +104,26 @@ def total(dev, add, n):
     add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
 
 
+def sobel(dev, add):
+    """cuDNN's 3x3 convolution with the Sobel X filter (a cross-correlation, as clvscu's
+    kernels compute it) on H x W float images, FP32 (TF32 off), checked on the interior
+    against the six-tap sum."""
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    f = torch.tensor([[-1.0, 0.0, 1.0], [-2.0, 0.0, 2.0], [-1.0, 0.0, 1.0]], device=dev)
+    f = f.view(1, 1, 3, 3)
+    for n in (8192, 16384):
+        img = (torch.rand(1, 1, n, n, device=dev) * 2 - 1)
+        got = torch.nn.functional.conv2d(img, f, padding=1)[0, 0, 1:-1, 1:-1]
+        p = img[0, 0]
+        ref = (p[:-2, 2:] - p[:-2, :-2]) + 2 * (p[1:-1, 2:] - p[1:-1, :-2]) + (p[2:, 2:] - p[2:, :-2])
+        assert torch.allclose(got, ref, rtol=0, atol=1e-4), "conv2d is not the Sobel X filter"
+        del got, ref
+        add("sobel", "cuDNN 3x3 conv via torch.nn.functional.conv2d (FP32)", f"{n}x{n}",
+            2 * n * n * 4, lambda: torch.nn.functional.conv2d(img, f, padding=1))
+        del img
+
+
 def main(out, study=None):
     torch.manual_seed(1)
     dev = torch.device("cuda")
@@ -131,6 +153,7 @@ def main(out, study=None):
     y = torch.empty_like(x)
     add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
     del x, y
+    sobel(dev, add)
     sgemm(dev, add)
     if study:
         shapes, lengths = study_sizes(study)

@@ -51,6 +51,11 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/stencil.cl"),
         include_str!("../kernels_cu/stencil.cu"),
     ),
+    (
+        "constant",
+        include_str!("../kernels_cl/constant.cl"),
+        include_str!("../kernels_cu/constant.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

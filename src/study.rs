@@ -42,6 +42,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
     ("fft", include_str!("../harness/fft.toml")),
     ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
+    ("constant", include_str!("../harness/constant.toml")),
     (
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
@@ -324,6 +325,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         FamilyKind::Launch => "1",
         FamilyKind::Sgemm => "1024",
         FamilyKind::Stencil => "384",
+        FamilyKind::Sobel => "8192x8192",
+        FamilyKind::Broadcast => "1024",
         _ => "2^24",
     };
     let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;

@@ -47,7 +47,26 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         FamilyKind::Math => vec![Size::vector(1000)],
         // Cubes and a plane stack with the fewest planes a radius-4 step allows.
         FamilyKind::Stencil => vec![Size::matrix(32, 9), Size::vector(64)],
+        // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
+        FamilyKind::Sobel => vec![
+            Size::matrix(1, 1),
+            Size::matrix(37, 101),
+            Size::matrix(20, 300),
+        ],
+        // Table lengths: shorter than a warp, one warp, many.
+        FamilyKind::Broadcast => vec![Size::vector(8), Size::vector(32), Size::vector(1024)],
     }
+}
+
+/// The default launch of a variant: 2-D kernels get work-groups of `local` x 4.
+fn default_shape(v: &workload::Variant, size: Size, local: u32) -> LaunchShape {
+    let groups = default_groups(v, size, local, 2);
+    if v.default_groups.is_planar() {
+        let local_y = 4;
+        let groups_y = workload::default_groups_y(v, size, local_y);
+        return LaunchShape::planar((groups, groups_y), (local, local_y));
+    }
+    LaunchShape::linear(groups, local)
 }
 
 fn locals(v: &workload::Variant) -> Vec<u32> {
@@ -70,9 +89,10 @@ fn every_variant_verifies_on_opencl() {
         for size in sizes(v.family) {
             let inputs = Inputs::generate(v.family, size, 42);
             for local in locals(v) {
-                let groups = default_groups(v, size, local, 2);
+                let shape = default_shape(v, size, local);
+                let groups = shape.describe();
                 let side = SideConfig {
-                    shape: LaunchShape::linear(groups, local),
+                    shape,
                     defines: vec![],
                     flags: vec![],
                     jit: Default::default(),
@@ -113,7 +133,7 @@ fn every_variant_verifies_at_every_index_width() {
             let inputs = Inputs::generate(v.family, size, 7);
             let local = locals(v)[0];
             let side = SideConfig {
-                shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
+                shape: default_shape(v, size, local),
                 defines: vec![("CLVSCU_INDEX".into(), index.into())],
                 flags: vec![],
                 jit: Default::default(),
@@ -334,4 +354,65 @@ fn stencil_verifies_with_and_without_pragmas() {
         }
     }
     assert_eq!(executed, 8);
+}
+
+/// The three placements of Sobel's filter and the four broadcast kernels verify exactly, on
+/// 2-D work-groups of several shapes; a launch one row of groups short leaves pixels unwritten
+/// and fails.
+#[test]
+#[ignore = "needs OpenCL"]
+fn constant_memory_kernels_verify_on_opencl() {
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let size = Size::matrix(45, 70);
+    let inputs = Inputs::generate(FamilyKind::Sobel, size, 3);
+    let mut executed = 0;
+    for name in ["constant", "global", "literal"] {
+        let v = workload::find_variant(FamilyKind::Sobel, name).unwrap();
+        for (lx, ly) in [(32u32, 8u32), (16, 16), (8, 1)] {
+            let gx = default_groups(v, size, lx, 2);
+            let gy = workload::default_groups_y(v, size, ly);
+            for (groups_y, covers) in [(gy, true), (gy - 1, false)] {
+                let side = SideConfig {
+                    shape: LaunchShape::planar((gx, groups_y), (lx, ly)),
+                    defines: vec![],
+                    flags: vec![],
+                    jit: Default::default(),
+                };
+                let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
+                    .unwrap_or_else(|e| panic!("sobel/{name} ({lx}, {ly}): {e}"));
+                let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+                assert_eq!(ver.checked, 45 * 70);
+                assert_eq!(
+                    ver.ok, covers,
+                    "sobel/{name} ({lx}, {ly}) y groups {groups_y}: {ver:?}"
+                );
+                exec::release(&mut b, p);
+                executed += 1;
+            }
+        }
+    }
+    let size = Size::vector(256);
+    let inputs = Inputs::generate(FamilyKind::Broadcast, size, 3);
+    for v in VARIANTS
+        .iter()
+        .filter(|v| v.family == FamilyKind::Broadcast)
+    {
+        let side = SideConfig {
+            shape: LaunchShape::linear(3, 64),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+        let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+        assert!(
+            ver.ok && ver.checked == 3 * 64,
+            "broadcast/{}: {ver:?}",
+            v.name
+        );
+        exec::release(&mut b, p);
+        executed += 1;
+    }
+    assert_eq!(executed, 3 * 3 * 2 + 4);
 }

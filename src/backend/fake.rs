@@ -71,6 +71,8 @@ struct FakeProgram {
     kernels: Vec<String>,
     defines: Vec<(String, String)>,
     source: String,
+    /// `__constant__` symbols filled by `bind_constant` (what a CUDA kernel reads).
+    constants: Vec<(String, Vec<f32>)>,
 }
 
 struct FakeKernel {
@@ -197,6 +199,17 @@ impl ArgView<'_> {
         }
     }
 
+    /// A buffer in constant memory: OpenCL passes it at `i` ([`Arg::Constant`]); CUDA passes
+    /// nothing there and the kernel reads the symbol bound to its program.
+    fn constant(&self, i: usize) -> Result<BufferId> {
+        match self.args.get(i) {
+            Some(Arg::Constant(b)) => Ok(*b),
+            _ => Err(BackendError::InvalidHandle(format!(
+                "fake: argument {i} is not in constant memory"
+            ))),
+        }
+    }
+
     fn count(&self, i: usize) -> Result<usize> {
         match self.args.get(i) {
             Some(Arg::U32(v)) => Ok(*v as usize),
@@ -208,16 +221,85 @@ impl ArgView<'_> {
 }
 
 impl FakeBackend {
+    /// The data of a constant-memory argument at `i`: the OpenCL argument's buffer, or on
+    /// CUDA the symbol `symbol` bound to `program` (an error when nothing was bound).
+    fn constant_data(
+        &self,
+        program: ProgramId,
+        a: &ArgView,
+        i: usize,
+        symbol: &str,
+    ) -> Result<Vec<f32>> {
+        if self.api == Api::OpenCl {
+            return Ok(self.buffers.get(a.constant(i)?)?.clone());
+        }
+        let p = self.programs.get(program)?;
+        p.constants
+            .iter()
+            .find(|(s, _)| s == symbol)
+            .map(|(_, d)| d.clone())
+            .ok_or_else(|| {
+                BackendError::driver(
+                    self.api,
+                    "launch (fake)",
+                    format!("__constant__ {symbol} was never filled (bind_constant)"),
+                )
+            })
+    }
+
+    /// The constant-memory kernels (Sobel, broadcast); `None` for any other kernel.
+    fn emulate_constmem(
+        &self,
+        kernel: &str,
+        program: ProgramId,
+        shape: LaunchShape,
+        a: &ArgView,
+    ) -> Result<Option<(BufferId, Vec<Option<f32>>)>> {
+        use crate::workload::constmem::{self, Image, FILTER_SYMBOL, TABLE_SYMBOL};
+        let global = shape.global();
+        if let Some(placement) = kernel.strip_prefix("sobel_") {
+            let (filter, w_at) = match placement {
+                "constant" => (self.constant_data(program, a, 2, FILTER_SYMBOL)?, 3),
+                "global" => (self.buffers.get(a.buffer(2)?)?.clone(), 3),
+                _ => (constmem::FILTER_X.to_vec(), 2),
+            };
+            let img = Image {
+                w: a.count(w_at)? as u64,
+                h: a.count(w_at + 1)? as u64,
+            };
+            let data = self.buffers.get(a.buffer(0)?)?;
+            let [x, y] = shape.global_dims();
+            let cover = (x, y);
+            let out = constmem::emulate_sobel(data, &filter, img, cover);
+            return Ok(Some((a.buffer(1)?, out)));
+        }
+        if let Some(kind) = kernel.strip_prefix("broadcast_") {
+            let table = if kind.starts_with("constant") {
+                self.constant_data(program, a, 0, TABLE_SYMBOL)?
+            } else {
+                self.buffers.get(a.buffer(0)?)?.clone()
+            };
+            let n = a.count(2)?.min(table.len());
+            let sum = table[..n].iter().map(|x| f64::from(*x)).sum::<f64>() as f32;
+            return Ok(Some((a.buffer(1)?, vec![Some(sum); global as usize])));
+        }
+        Ok(None)
+    }
+
     /// Runs `kernel` on the host: what the shipped kernel of that name computes.
     fn emulate(
         &mut self,
         kernel: &str,
+        program: ProgramId,
         shape: LaunchShape,
         args: &[Arg],
         iters: u32,
     ) -> Result<()> {
         let a = ArgView { args };
         let global = shape.global() as usize;
+        if let Some((buffer, values)) = self.emulate_constmem(kernel, program, shape, &a)? {
+            return self.store_some(kernel, buffer, values);
+        }
         let out = if kernel == "matvec_split_k" {
             let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
             let (m, v) = (self.buffers.get(m)?, self.buffers.get(v)?);
@@ -304,6 +386,24 @@ impl FakeBackend {
         Ok(sums.into_iter().map(|s| s as f32).collect())
     }
 
+    /// Like [`FakeBackend::store`], for a kernel that writes only some outputs (`None`: left
+    /// as it was, as a launch that does not cover them leaves them).
+    fn store_some(
+        &mut self,
+        kernel: &str,
+        buffer: BufferId,
+        values: Vec<Option<f32>>,
+    ) -> Result<()> {
+        let mut current = self.buffers.get(buffer)?.clone();
+        for (c, v) in current.iter_mut().zip(&values) {
+            if let Some(v) = v {
+                *c = *v;
+            }
+        }
+        current.truncate(values.len());
+        self.store(kernel, buffer, current)
+    }
+
     fn store(&mut self, kernel: &str, buffer: BufferId, mut values: Vec<f32>) -> Result<()> {
         if self.script.wrong_results.iter().any(|k| k == kernel) {
             if let Some(first) = values.first_mut() {
@@ -342,6 +442,7 @@ impl Backend for FakeBackend {
             kernels: kernel_names(&request.source),
             defines: request.defines.clone(),
             source: request.source.clone(),
+            constants: Vec::new(),
         }))
     }
 
@@ -430,15 +531,23 @@ impl Backend for FakeBackend {
             .find(|(k, _)| k == "FMA_ITERS")
             .and_then(|(_, v)| v.parse().ok())
             .unwrap_or(0);
-        self.emulate(&name, shape, args, iters)?;
+        self.emulate(&name, program, shape, args, iters)?;
         let floats = args
             .iter()
             .filter_map(|a| match a {
-                Arg::Buffer(b) => self.buffers.get(*b).ok().map(Vec::len),
+                Arg::Buffer(b) | Arg::Constant(b) => self.buffers.get(*b).ok().map(Vec::len),
                 _ => None,
             })
             .sum();
         Ok(self.scripted_timing(floats))
+    }
+
+    fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
+        let data = self.buffers.get(buffer)?.clone();
+        let p = self.programs.get_mut(program)?;
+        p.constants.retain(|(s, _)| s != symbol);
+        p.constants.push((symbol.to_string(), data));
+        Ok(())
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {

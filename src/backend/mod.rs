@@ -298,6 +298,10 @@ pub enum Arg {
     Buffer(BufferId),
     U32(u32),
     F32(f32),
+    /// Read-only data in constant memory: an OpenCL `__constant float*` parameter at this
+    /// position; in CUDA a `__constant__` module symbol, which is no parameter at all (CUDA
+    /// passes nothing here) and must have been filled by [`Backend::bind_constant`].
+    Constant(BufferId),
 }
 
 /// A launch: `groups` work-groups (CUDA blocks) of `local` work-items (threads) in x, and
@@ -476,6 +480,12 @@ pub trait Backend {
     fn free(&mut self, buffer: BufferId) -> Result<()>;
     /// Launch and wait for completion (blocking); returns both clocks.
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
+    /// Fills constant memory before timing: CUDA copies `buffer` into the module symbol
+    /// `symbol` of `program` (`cuModuleGetGlobal` + a device-to-device copy); OpenCL only
+    /// checks the buffer, which reaches the kernel as its `__constant` argument
+    /// ([`Arg::Constant`]). Both sides thus upload the same data to a buffer the same way,
+    /// untimed, and the kernel reads it through the constant cache.
+    fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()>;
     /// Device-to-device copy of `len` floats, blocking, timed like a launch.
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing>;
     fn sync(&mut self) -> Result<()>;

@@ -3,6 +3,7 @@
 
 pub mod ptx;
 pub mod sass;
+pub mod spaces;
 pub mod table_v;
 pub mod unroll;
 
@@ -364,21 +365,22 @@ pub fn run(
         &mut files,
         &mut notes,
     )?;
+    let stem_ptx: Vec<sass::StemPtx> = per_stem
+        .iter()
+        .map(|(stem, f)| sass::StemPtx {
+            stem,
+            cuda: f.cuda.as_deref(),
+            opencl: f.opencl.as_deref(),
+        })
+        .collect();
+    let spaces_md = spaces::run(&stem_ptx, out, &mut files)?;
     let mut full = format!(
-        "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}"
+        "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
     if sass {
-        let stems: Vec<sass::StemPtx> = per_stem
-            .iter()
-            .map(|(stem, f)| sass::StemPtx {
-                stem,
-                cuda: f.cuda.as_deref(),
-                opencl: f.opencl.as_deref(),
-            })
-            .collect();
         match cu.as_deref() {
             Some(b) => {
-                let (sass_md, sass_rows) = sass::report(b, &stems, out, &mut files, &mut notes)?;
+                let (sass_md, sass_rows) = sass::report(b, &stem_ptx, out, &mut files, &mut notes)?;
                 let sass_path = out.join(SASS_CSV);
                 write_rows(&sass_path, &sass_rows)?;
                 files.push(sass_path);

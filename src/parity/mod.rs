@@ -14,7 +14,11 @@
 //! 4. Split each file into kernels (`__kernel void NAME(` after normalisation, which is also how
 //!    `extern "C" __global__ void NAME(` reads) and the text outside kernels, compared as the
 //!    pseudo-kernel `FILE_SCOPE` (macros such as `LAST_WARP_STEP` live there).
-//! 5. Diff each pair of kernels with a longest-common-subsequence line diff. A differing line is
+//! 5. (On the lexed text, before step 2.) Pair the one spelling of constant memory that
+//!    differs by design, an OpenCL `__constant` kernel parameter and a CUDA `__constant__`
+//!    module symbol of the same name and type, and remove both (`constant`); nothing else is
+//!    paired.
+//! 6. Diff each pair of kernels with a longest-common-subsequence line diff. A differing line is
 //!    allowed when the allow-list ([`load_allow_list`]) names it with a reason; any other
 //!    difference, and any kernel on one side only, fails.
 //!
@@ -31,6 +35,7 @@
 //! `report` (the results and their rendering).
 
 mod allow;
+mod constant;
 mod diff;
 mod lexer;
 mod report;
@@ -54,7 +59,7 @@ use allow::mark_allowed;
 use diff::diff_lines;
 use lexer::defined_macros;
 use report::{FileParity, KernelParity};
-use rewrite::split_kernels;
+use rewrite::split_tokens;
 
 /// The allow-list shipped with the crate (`kernels_parity_allow.txt`).
 pub const EMBEDDED_ALLOW_LIST: &str = include_str!("../../kernels_parity_allow.txt");
@@ -137,8 +142,10 @@ fn compare_file(
     allow: &[AllowEntry],
     used: &mut [bool],
 ) -> FileParity {
-    let a = split_kernels(cl);
-    let b = split_kernels(cu);
+    // The constant-memory spelling (parameter vs module symbol) is paired away first.
+    let (cl, cu) = constant::pair(lexer::lex(cl), lexer::lex(cu));
+    let a = split_tokens(&cl);
+    let b = split_tokens(&cu);
     let mut fp = FileParity {
         stem: stem.to_string(),
         ..FileParity::default()

@@ -102,9 +102,16 @@ pub(super) fn normalise_line(text: &str) -> String {
 
 /// Splits a file (either API) into its kernels, in order, then `FILE_SCOPE`; lines are
 /// normalised. A kernel runs from the line of `__kernel` to the line of its closing brace; a
-/// second kernel of the same name is called `NAME#2`.
+/// second kernel of the same name is called `NAME#2`. The check lexes first (to pair the
+/// constant-memory spellings) and calls [`split_tokens`].
+#[cfg(test)]
 pub(super) fn split_kernels(text: &str) -> Vec<Section> {
-    let toks = rewrite(&lex(text), rules());
+    split_tokens(&lex(text))
+}
+
+/// [`split_kernels`] of a text already lexed.
+pub(super) fn split_tokens(lexed: &[Tok]) -> Vec<Section> {
+    let toks = rewrite(lexed, rules());
     let spans = kernel_spans(&toks);
     let mut sections: Vec<Section> = spans
         .iter()

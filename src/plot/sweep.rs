@@ -298,7 +298,7 @@ fn param_unit(param: &str) -> &'static str {
 fn metric_name(metric: Metric) -> &'static str {
     match metric {
         Metric::Bandwidth => "Bandwidth",
-        Metric::Flops | Metric::Evaluations => "Throughput",
+        Metric::Flops | Metric::Evaluations | Metric::Reads => "Throughput",
         Metric::Rate => "Performance",
     }
 }

@@ -142,7 +142,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
     SideSteps {
         api: plan.backend.api(),
         problem: format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
-        algorithm: s.variant.name.to_string(),
+        algorithm: crate::workload::constmem::algorithm(s.variant).to_string(),
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.

@@ -5,7 +5,8 @@ use thiserror::Error;
 
 use super::reference::{self, Verification};
 use super::{
-    check_local, check_size, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS,
+    check_local, check_size, constmem, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError,
+    FMA_ITERS,
 };
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
@@ -137,6 +138,17 @@ impl Inputs {
                 tolerances: vec![0.0],
                 sample: Vec::new(),
             },
+            FamilyKind::Sobel | FamilyKind::Broadcast => {
+                let p = constmem::problem(family, size, seed);
+                Inputs {
+                    size,
+                    a: p.data,
+                    b: p.filter,
+                    reference: p.reference,
+                    tolerances: Vec::new(),
+                    sample: p.sample,
+                }
+            }
             FamilyKind::Sgemm => {
                 let p = sgemm::problem(size, seed);
                 Inputs {
@@ -466,6 +478,24 @@ fn build(
             outputs = vec![(out, points)];
             result = (out, points);
         }
+        (FamilyKind::Sobel | FamilyKind::Broadcast, Some(k)) => {
+            let data = buffer_with(backend, &inputs.a, owned)?;
+            let filter = buffer_with(backend, &inputs.b, owned)?;
+            let len = constmem::output_len(variant.family, size, shape.global());
+            let out = buffer_of(backend, len, owned)?;
+            let args = constmem::args(variant, data, out, filter, size);
+            if let (Some(symbol), Some(program)) = (constmem::symbol(variant), program) {
+                let table = if variant.family == FamilyKind::Sobel {
+                    filter
+                } else {
+                    data
+                };
+                backend.bind_constant(program, symbol, table)?;
+            }
+            steps.push(kernel_step(k, args));
+            outputs = vec![(out, len)];
+            result = (out, len);
+        }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
                 variant: variant.name.into(),
@@ -575,6 +605,9 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             reference::compare(got, &want, &vec![0.0; want.len()])
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
+        FamilyKind::Sobel | FamilyKind::Broadcast => {
+            constmem::check(p.family, got, &inputs.reference, &inputs.sample)
+        }
         FamilyKind::Fft => {
             fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
         }

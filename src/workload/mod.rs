@@ -1,6 +1,7 @@
 //! Kernel families, declared once as data: variants, arguments, bytes moved and flops per run,
 //! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
 
+pub mod constmem;
 pub mod exec;
 pub mod fft;
 pub mod math;
@@ -54,6 +55,9 @@ crate::names::named_enum! {
         /// G evaluations per second (1e9): chain steps of the math family (see `math`).
         #[strum(serialize = "Geval/s")]
         Evaluations,
+        /// G 4-byte reads per second (1e9): the broadcast micro-kernel (see `constmem`).
+        #[strum(serialize = "Gread/s")]
+        Reads,
     }
 }
 
@@ -70,6 +74,7 @@ impl Metric {
             Metric::Rate => 1.0,
             // The math family counts 2 FLOP (a multiply-add) per evaluation.
             Metric::Evaluations => flops as f64 / 2e9,
+            Metric::Reads => bytes as f64 / 4e9,
         }
     }
 }
@@ -87,6 +92,8 @@ crate::names::named_enum! {
         Sgemm,
         Math,
         Stencil,
+        Sobel,
+        Broadcast,
     }
 }
 
@@ -115,7 +122,9 @@ impl FamilyKind {
             FamilyKind::Matvec
             | FamilyKind::Reduce
             | FamilyKind::Bandwidth
-            | FamilyKind::Stencil => Metric::Bandwidth,
+            | FamilyKind::Stencil
+            | FamilyKind::Sobel => Metric::Bandwidth,
+            FamilyKind::Broadcast => Metric::Reads,
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
@@ -132,6 +141,7 @@ impl FamilyKind {
             FamilyKind::Sgemm => "sgemm",
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
+            FamilyKind::Sobel | FamilyKind::Broadcast => "constant",
         }
     }
 }
@@ -504,6 +514,13 @@ pub const VARIANTS: &[Variant] = &[
         128,
         1024,
     ),
+    constmem::VARIANTS[0],
+    constmem::VARIANTS[1],
+    constmem::VARIANTS[2],
+    constmem::VARIANTS[3],
+    constmem::VARIANTS[4],
+    constmem::VARIANTS[5],
+    constmem::VARIANTS[6],
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -641,6 +658,7 @@ impl IndexWidth {
 pub fn elements_of(family: FamilyKind, size: Size) -> u64 {
     match family {
         Stencil => stencil::Grid::of(size).points(),
+        Sobel => constmem::Image::of(size).pixels(),
         _ => size.elements(),
     }
 }
@@ -678,6 +696,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sgemm => sgemm::work(size),
         Math => math::work(global, FMA_ITERS),
         Stencil => stencil::work(size),
+        Sobel | Broadcast => constmem::work(family, size, global),
     }
 }
 
@@ -710,6 +729,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     }
     if variant.family == Stencil {
         return stencil::check_size(size).map_err(bad);
+    }
+    if matches!(variant.family, Sobel | Broadcast) {
+        return constmem::check_size(variant.family, size).map_err(bad);
     }
     let matrix = variant.family == Matvec;
     if matrix && (size.rows == 0 || size.cols == 0) {

@@ -260,8 +260,11 @@ impl Backend for CudaBackend {
         )?;
         let mut slices = Vec::new();
         for a in args {
-            if let Arg::Buffer(b) = a {
-                slices.push(self.buffers.get(*b)?);
+            match a {
+                Arg::Buffer(b) => slices.push(self.buffers.get(*b)?),
+                // The kernel reads its `__constant__` symbol, bound before timing.
+                Arg::Constant(b) => drop(self.buffers.get(*b)?),
+                Arg::U32(_) | Arg::F32(_) => {}
             }
         }
         let cfg = LaunchConfig {
@@ -287,6 +290,7 @@ impl Backend for CudaBackend {
                 Arg::F32(v) => {
                     builder.arg(v);
                 }
+                Arg::Constant(_) => {}
             }
         }
         self.timed(t0, "cuStreamSynchronize (kernel)", || {
@@ -296,6 +300,36 @@ impl Backend for CudaBackend {
                 .map(drop)
                 .map_err(drv("cuLaunchKernel"))
         })
+    }
+
+    fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
+        let module = self.programs.get(program)?.module.clone();
+        let src = self.buffers.get(buffer)?;
+        let mut global = module
+            .get_global(symbol, &self.stream)
+            .map_err(drv("cuModuleGetGlobal"))?;
+        let floats = global.len() / 4;
+        if src.len() > floats {
+            return Err(BackendError::driver(
+                API,
+                "bind_constant",
+                format!(
+                    "{} floats do not fit the __constant__ symbol {symbol} of {floats} floats",
+                    src.len()
+                ),
+            ));
+        }
+        // SAFETY: the symbol holds `floats` f32 values (its size in bytes / 4); only the first
+        // `src.len()` of them are written.
+        let mut dst = unsafe { global.transmute_mut::<f32>(floats) }
+            .ok_or_else(|| BackendError::driver(API, "bind_constant", "symbol view"))?;
+        let mut dst = dst.slice_mut(0..src.len());
+        self.stream
+            .memcpy_dtod(src, &mut dst)
+            .map_err(drv("cuMemcpyDtoD (constant symbol)"))?;
+        self.stream
+            .synchronize()
+            .map_err(drv("cuStreamSynchronize"))
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {

@@ -109,7 +109,9 @@ impl OpenClBackend {
             // tables (float*, uint, float); OpenCL copies the value during the call.
             let r = unsafe {
                 match arg {
-                    Arg::Buffer(b) => kernel.set_arg(index, &self.buffers.get(*b)?.get()),
+                    Arg::Buffer(b) | Arg::Constant(b) => {
+                        kernel.set_arg(index, &self.buffers.get(*b)?.get())
+                    }
                     Arg::U32(v) => kernel.set_arg(index, v),
                     Arg::F32(v) => kernel.set_arg(index, v),
                 }
@@ -319,6 +321,12 @@ impl Backend for OpenClBackend {
             .map_err(|e| BackendError::driver(API, "clWaitForEvents (kernel)", e))?;
         let wall = t0.elapsed().as_secs_f64();
         Ok(event_timing(&event, wall))
+    }
+
+    fn bind_constant(&mut self, program: ProgramId, _symbol: &str, buffer: BufferId) -> Result<()> {
+        // The buffer is the kernel's `__constant` argument: nothing to copy.
+        self.programs.get(program)?;
+        self.buffers.get(buffer).map(drop)
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {

@@ -1,0 +1,127 @@
+//! Memory-space instructions per kernel and side: which path each compiler really took for
+//! its loads (a filter in `__constant` memory read with `ld.const`, or not).
+//!
+//! The class table [`SPACES`] is data: a row is a label and the PTX instructions it counts,
+//! so a path (`ld.global.nc`, `tex`) is one more entry.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::ptx;
+use super::sass::StemPtx;
+use super::{write, InspectError};
+use crate::workload::VARIANTS;
+
+/// The CSV this section writes: `pair,kernel,api,space,count`.
+pub const SPACES_CSV: &str = "memory_spaces.csv";
+
+/// One row of the class table.
+pub struct Space {
+    pub label: &'static str,
+    /// Whether an instruction (its opcode and modifiers, as `ptx` parses them) is counted.
+    pub counts: fn(&str, &[String]) -> bool,
+}
+
+fn has(modifiers: &[String], m: &str) -> bool {
+    modifiers.iter().any(|x| x == m)
+}
+
+/// The memory spaces counted, in column order.
+pub const SPACES: &[Space] = &[
+    Space {
+        label: "ld.const",
+        counts: |op, m| op == "ld" && has(m, "const"),
+    },
+    Space {
+        label: "ld.global",
+        counts: |op, m| matches!(op, "ld" | "ldu") && has(m, "global"),
+    },
+    Space {
+        label: "ld.param",
+        counts: |op, m| op == "ld" && has(m, "param"),
+    },
+];
+
+/// Counts of [`SPACES`] in one kernel of one PTX text; `None` when the text has no such kernel
+/// or does not parse.
+pub fn count(text: &str, kernel: &str) -> Option<Vec<u64>> {
+    let module = ptx::parse_ptx(text).ok()?;
+    let k = module.kernel(kernel)?;
+    Some(
+        SPACES
+            .iter()
+            .map(|s| {
+                k.instructions
+                    .iter()
+                    .filter(|i| (s.counts)(&i.opcode, &i.modifiers))
+                    .count() as u64
+            })
+            .collect(),
+    )
+}
+
+/// The section's Markdown, and `memory_spaces.csv` in `out`.
+pub(super) fn run(
+    stems: &[StemPtx],
+    out: &Path,
+    files: &mut Vec<PathBuf>,
+) -> Result<String, InspectError> {
+    let header: Vec<&str> = SPACES.iter().map(|s| s.label).collect();
+    let mut md = format!(
+        "| pair | api | {} |\n|---|---|{}\n",
+        header.join(" | "),
+        "---|".repeat(SPACES.len())
+    );
+    let mut csv = String::from("pair,kernel,api,space,count\n");
+    for v in VARIANTS.iter().filter(|v| !v.kernel.is_empty()) {
+        let Some(stem) = stems.iter().find(|s| s.stem == v.family.file()) else {
+            continue;
+        };
+        let pair = format!("{}/{}", v.family.name(), v.name);
+        for (api, text) in [("OpenCL", stem.opencl), ("CUDA", stem.cuda)] {
+            let Some(counts) = text.and_then(|t| count(t, v.kernel)) else {
+                continue;
+            };
+            let cells: Vec<String> = counts.iter().map(u64::to_string).collect();
+            let _ = writeln!(md, "| {pair} | {api} | {} |", cells.join(" | "));
+            for (s, c) in SPACES.iter().zip(&counts) {
+                let _ = writeln!(csv, "{pair},{},{api},{},{c}", v.kernel, s.label);
+            }
+        }
+    }
+    write(&out.join(SPACES_CSV), &csv, files)?;
+    Ok(format!(
+        "\n## Memory spaces (PTX loads per space)\n\n{md}\nA filter in constant memory is \
+         read with `ld.const`; a kernel parameter with `ld.param`.\n"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = "
+.version 8.0
+.target sm_90
+.address_size 64
+.const .align 4 .b8 FILTER[36];
+.visible .entry k(.param .u64 k_param_0)
+{
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [k_param_0];
+    ld.const.f32 %f1, [FILTER];
+    ld.const.f32 %f2, [FILTER+4];
+    ld.global.nc.f32 %f3, [%rd1];
+    ld.global.f32 %f3, [%rd1];
+    st.global.f32 [%rd1], %f1;
+    ret;
+}
+";
+
+    #[test]
+    fn loads_are_counted_per_space() {
+        assert_eq!(count(PTX, "k"), Some(vec![2, 2, 1]));
+        assert_eq!(count(PTX, "missing"), None);
+    }
+}

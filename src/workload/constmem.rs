@@ -1,0 +1,504 @@
+//! Constant memory as a fairness factor (Fang, Varbanescu & Sips 2011, Figs. 3 and 8): the
+//! Sobel family (3x3 in X on a grey image, its filter in constant memory, in global memory or
+//! as literals) and the broadcast micro-kernel (constant vs global memory, one address per
+//! warp vs 32). The kernels are `kernels_*/constant.*`.
+//!
+//! # Sizes
+//!
+//! Sobel: `HxW`, an image of H rows of W pixels, launched in 2-D (x over the columns, y over
+//! the rows; `GroupRule::Cover2D`). Broadcast: `N` is the table length, a power of two up to
+//! [`TABLE_MAX`] (the CUDA symbol's size).
+//!
+//! # Metrics
+//!
+//! Sobel: GB/s counting one read and one write of the image (8 bytes per pixel), as the copy
+//! kernel counts a copy; the window's re-reads of neighbours and the filter are served by
+//! caches and are not counted. Broadcast: G reads per second, every work-item reading every
+//! table entry once (`global x N` reads of 4 bytes; the "bytes" recorded are those 4-byte
+//! reads, requested, not moved from DRAM).
+//!
+//! # Exact verification
+//!
+//! The inputs are quantised so that every result is exact in float32 whatever order or
+//! contraction a compiler picks: image pixels are multiples of 2^-8 in [-1, 1] (a Sobel sum is
+//! at most 8 in magnitude: 12 significant bits), table entries multiples of 2^-10 in [-1, 1]
+//! (a sum of 8192 of them needs 24 bits). The tolerance is 0.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::reference::{self, Verification};
+use super::{points, v, FamilyKind, GroupRule, Size, Variant};
+use crate::backend::{Arg, BufferId};
+
+/// Sobel in X, row-major: `[-1 0 1; -2 0 2; -1 0 1]`.
+pub const FILTER_X: [f32; 9] = [-1.0, 0.0, 1.0, -2.0, 0.0, 2.0, -1.0, 0.0, 1.0];
+/// The constant-memory names: OpenCL parameter and CUDA module symbol alike.
+pub const FILTER_SYMBOL: &str = "FILTER";
+pub const TABLE_SYMBOL: &str = "TABLE";
+/// Entries of the CUDA `TABLE` symbol (32 KiB), the longest table a study may ask for.
+pub const TABLE_MAX: u64 = 8192;
+/// Images with more pixels are verified on a sample (see [`sobel_sample`]).
+const FULL_CHECK_PIXELS: u64 = 1 << 24;
+const SAMPLED_PIXELS: usize = 1 << 22;
+
+use FamilyKind::{Broadcast, Sobel};
+
+/// The variants of both families, in report order.
+pub const VARIANTS: [Variant; 7] = [
+    points(
+        v(
+            Sobel,
+            "constant",
+            "sobel_constant",
+            GroupRule::Cover2D,
+            "Sobel X 3x3, the filter in constant memory (OpenCL __constant argument, CUDA \
+             __constant__ symbol)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Sobel,
+            "global",
+            "sobel_global",
+            GroupRule::Cover2D,
+            "Sobel X 3x3, the filter in global memory (a buffer argument)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Sobel,
+            "literal",
+            "sobel_literal",
+            GroupRule::Cover2D,
+            "Sobel X 3x3, the filter as literals (six pixel reads, no filter reads)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Broadcast,
+            "constant-uniform",
+            "broadcast_constant_uniform",
+            GroupRule::PerComputeUnit(16),
+            "constant memory, one address per warp at each step (the broadcast case)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Broadcast,
+            "constant-divergent",
+            "broadcast_constant_divergent",
+            GroupRule::PerComputeUnit(16),
+            "constant memory, 32 addresses per warp at each step (serialised)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Broadcast,
+            "global-uniform",
+            "broadcast_global_uniform",
+            GroupRule::PerComputeUnit(16),
+            "global memory, one address per warp at each step",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Broadcast,
+            "global-divergent",
+            "broadcast_global_divergent",
+            GroupRule::PerComputeUnit(16),
+            "global memory, 32 neighbouring addresses per warp at each step (coalesced)",
+        ),
+        &[],
+    ),
+];
+
+/// The algorithm a Sobel variant implements: one for the three placements of the filter,
+/// which differ in the implementation step only. Other variants: their own name.
+pub fn algorithm(variant: &Variant) -> &'static str {
+    match variant.family {
+        Sobel => "sobel-x-3x3",
+        _ => variant.name,
+    }
+}
+
+/// Where the filter or table lives, from the variant's name: constant memory needs
+/// [`crate::backend::Arg::Constant`] and a bound symbol.
+pub fn in_constant_memory(variant: &Variant) -> bool {
+    variant.name.starts_with("constant")
+}
+
+/// The constant-memory symbol a variant reads (its OpenCL parameter has the same name).
+pub fn symbol(variant: &Variant) -> Option<&'static str> {
+    match variant.family {
+        _ if !in_constant_memory(variant) => None,
+        Sobel => Some(FILTER_SYMBOL),
+        _ => Some(TABLE_SYMBOL),
+    }
+}
+
+/// Floats the kernel writes: one per pixel, or one per work-item.
+pub fn output_len(family: FamilyKind, size: Size, global: u64) -> usize {
+    match family {
+        Sobel => Image::of(size).pixels() as usize,
+        _ => global as usize,
+    }
+}
+
+/// The arguments, in the kernels' declaration order: `data` is the image or the table;
+/// `filter` the Sobel filter's buffer (unused by the literal variant).
+pub fn args(
+    variant: &Variant,
+    data: BufferId,
+    out: BufferId,
+    filter: BufferId,
+    size: Size,
+) -> Vec<Arg> {
+    let place = |b: BufferId| {
+        if in_constant_memory(variant) {
+            Arg::Constant(b)
+        } else {
+            Arg::Buffer(b)
+        }
+    };
+    match variant.family {
+        Sobel => {
+            let img = Image::of(size);
+            let mut a = vec![Arg::Buffer(data), Arg::Buffer(out)];
+            if variant.name != "literal" {
+                a.push(place(filter));
+            }
+            a.extend([Arg::U32(img.w as u32), Arg::U32(img.h as u32)]);
+            a
+        }
+        _ => vec![place(data), Arg::Buffer(out), Arg::U32(size.rows as u32)],
+    }
+}
+
+/// The image a size names: `HxW`, H rows of W pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Image {
+    pub w: u64,
+    pub h: u64,
+}
+
+impl Image {
+    pub fn of(size: Size) -> Image {
+        Image {
+            w: size.cols,
+            h: size.rows,
+        }
+    }
+
+    pub fn pixels(&self) -> u64 {
+        self.w.saturating_mul(self.h)
+    }
+
+    fn interior(&self) -> u64 {
+        self.w
+            .saturating_sub(2)
+            .saturating_mul(self.h.saturating_sub(2))
+    }
+}
+
+/// Refuse a size the family cannot run, naming the limit.
+pub fn check_size(family: FamilyKind, size: Size) -> Result<(), String> {
+    match family {
+        Sobel => {
+            let img = Image::of(size);
+            if img.w == 0 || img.h == 0 {
+                return Err(format!(
+                    "image {size}: give HxW, rows by columns, both at least 1 (e.g. \
+                     8192x8192)"
+                ));
+            }
+            if img.pixels() >= u64::from(u32::MAX) {
+                return Err(format!(
+                    "image {size} has {} pixels; kernels index with 32-bit integers (limit {})",
+                    img.pixels(),
+                    u32::MAX - 1
+                ));
+            }
+            Ok(())
+        }
+        _ => {
+            let n = size.rows;
+            if size.cols != 0 || !n.is_power_of_two() || n > TABLE_MAX {
+                return Err(format!(
+                    "table length {size}: a power of two from 1 to {TABLE_MAX} (the CUDA \
+                     symbol TABLE holds {TABLE_MAX} floats)"
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Bytes and flops of one run (see the module docs for what the bytes count).
+pub fn work(family: FamilyKind, size: Size, global: u64) -> (u64, u64) {
+    match family {
+        Sobel => {
+            let img = Image::of(size);
+            // Nine multiplies and eight adds per interior pixel (the filter in memory).
+            (
+                img.pixels().saturating_mul(8),
+                img.interior().saturating_mul(17),
+            )
+        }
+        _ => {
+            let reads = global.saturating_mul(size.rows);
+            (reads.saturating_mul(4), reads)
+        }
+    }
+}
+
+/// Floats in [-1, 1] that are multiples of 2^-bits (see the module docs).
+fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
+    let scale = 2f32.powi(bits);
+    reference::random_vector(len, seed)
+        .into_iter()
+        .map(|x| (x * scale).round() / scale)
+        .collect()
+}
+
+/// Inputs of one configuration: the data (image or table), the filter, the reference and
+/// the output positions it is for (empty: every output).
+pub struct Problem {
+    pub data: Vec<f32>,
+    pub filter: Vec<f32>,
+    pub reference: Vec<f64>,
+    pub sample: Vec<usize>,
+}
+
+pub fn problem(family: FamilyKind, size: Size, seed: u64) -> Problem {
+    match family {
+        Sobel => {
+            let img = Image::of(size);
+            let data = quantised(img.pixels() as usize, seed, 8);
+            let sample = sobel_sample(img, seed);
+            let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
+                Box::new(0..img.pixels() as usize)
+            } else {
+                Box::new(sample.iter().copied())
+            };
+            let reference = positions
+                .map(|p| sobel_at(&data, &FILTER_X, img, p))
+                .collect();
+            Problem {
+                data,
+                filter: FILTER_X.to_vec(),
+                reference,
+                sample,
+            }
+        }
+        _ => {
+            let data = quantised(size.rows as usize, seed, 10);
+            let sum = data.iter().map(|x| f64::from(*x)).sum();
+            Problem {
+                data,
+                filter: Vec::new(),
+                reference: vec![sum],
+                sample: Vec::new(),
+            }
+        }
+    }
+}
+
+/// Empty for an image checked whole; else its first and last two rows and a seeded sample.
+fn sobel_sample(img: Image, seed: u64) -> Vec<usize> {
+    if img.pixels() <= FULL_CHECK_PIXELS {
+        return Vec::new();
+    }
+    let (w, n) = (img.w as usize, img.pixels() as usize);
+    let mut p: Vec<usize> = (0..2 * w).chain(n - 2 * w..n).collect();
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x50be1);
+    p.extend((0..SAMPLED_PIXELS).map(|_| rng.gen_range(0..n)));
+    p
+}
+
+/// The Sobel output at pixel `p`: 0 on the border, the 3x3 filter elsewhere (in f64).
+pub fn sobel_at(data: &[f32], filter: &[f32], img: Image, p: usize) -> f64 {
+    let (w, h) = (img.w as usize, img.h as usize);
+    let (x, y) = (p % w, p / w);
+    if x == 0 || y == 0 || x + 1 >= w || y + 1 >= h {
+        return 0.0;
+    }
+    let mut v = 0.0;
+    for dy in 0..3 {
+        for dx in 0..3 {
+            let q = (y + dy - 1) * w + (x + dx - 1);
+            v += f64::from(filter[dy * 3 + dx]) * f64::from(data[q]);
+        }
+    }
+    v
+}
+
+/// Compare a run's output with the reference (for the `sample` positions, or all), exactly.
+pub fn check(family: FamilyKind, got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
+    let picked: Vec<f32> = if sample.is_empty() {
+        got.to_vec()
+    } else {
+        let at = |q: usize| got.get(q).copied().unwrap_or(f32::NAN);
+        sample.iter().map(|&q| at(q)).collect()
+    };
+    let want: Vec<f64> = match family {
+        // Every work-item's sum is the table's sum.
+        Broadcast => vec![reference.first().copied().unwrap_or(f64::NAN); got.len()],
+        _ => reference.to_vec(),
+    };
+    reference::compare(&picked, &want, &vec![0.0; want.len()])
+}
+
+/// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
+/// work-items in x and y), the rest untouched (`None`).
+pub fn emulate_sobel(
+    data: &[f32],
+    filter: &[f32],
+    img: Image,
+    cover: (u64, u64),
+) -> Vec<Option<f32>> {
+    (0..img.pixels() as usize)
+        .map(|p| {
+            let (x, y) = ((p as u64) % img.w, (p as u64) / img.w);
+            (x < cover.0 && y < cover.1).then(|| sobel_at(data, filter, img, p) as f32)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sobel_by_hand() {
+        // 3 x 3 image with a ramp in x: the centre sees (3-1) + 2 (6-4) + (9-7) = 8.
+        let img = Image { w: 3, h: 3 };
+        let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
+        assert_eq!(sobel_at(&data, &FILTER_X, img, 4), 8.0);
+        assert_eq!(sobel_at(&data, &FILTER_X, img, 0), 0.0);
+        assert_eq!(sobel_at(&data, &FILTER_X, img, 5), 0.0);
+    }
+
+    #[test]
+    fn sizes_and_work() {
+        assert_eq!(Image::of(Size::matrix(4, 6)), Image { w: 6, h: 4 });
+        assert!(check_size(Sobel, Size::matrix(16384, 16384)).is_ok());
+        let e = check_size(Sobel, Size::vector(64)).unwrap_err();
+        assert!(e.contains("HxW"), "{e}");
+        let e = check_size(Sobel, Size::matrix(70000, 70000)).unwrap_err();
+        assert!(e.contains("32-bit"), "{e}");
+        assert!(check_size(Broadcast, Size::vector(1024)).is_ok());
+        assert!(check_size(Broadcast, Size::vector(1000)).is_err());
+        assert!(check_size(Broadcast, Size::vector(16384))
+            .unwrap_err()
+            .contains("8192"));
+        assert_eq!(work(Sobel, Size::matrix(4, 4), 0), (4 * 4 * 8, 4 * 17));
+        assert_eq!(work(Broadcast, Size::vector(1024), 10).0, 10 * 1024 * 4);
+    }
+
+    /// The quantised inputs make every order of summation exact: the tolerance 0 is honest.
+    #[test]
+    fn quantised_sums_are_exact_in_any_order() {
+        let t = quantised(TABLE_MAX as usize, 3, 10);
+        let forward = t.iter().fold(0.0f32, |a, x| a + x);
+        let backward = t.iter().rev().fold(0.0f32, |a, x| a + x);
+        let exact: f64 = t.iter().map(|x| f64::from(*x)).sum();
+        assert_eq!(f64::from(forward), exact);
+        assert_eq!(f64::from(backward), exact);
+    }
+
+    #[test]
+    fn large_images_are_sampled_with_their_borders() {
+        let img = Image { w: 8192, h: 4096 };
+        let s = sobel_sample(img, 1);
+        assert_eq!(s.len(), 4 * 8192 + SAMPLED_PIXELS);
+        assert!(s.contains(&(img.pixels() as usize - 1)));
+        assert!(sobel_sample(Image { w: 64, h: 64 }, 1).is_empty());
+    }
+
+    #[test]
+    fn a_wrong_pixel_fails_exactly() {
+        let p = problem(Sobel, Size::matrix(16, 16), 1);
+        let mut got: Vec<f32> = p.reference.iter().map(|v| *v as f32).collect();
+        assert!(check(Sobel, &got, &p.reference, &p.sample).ok);
+        got[17] += 1.0 / 256.0;
+        assert!(!check(Sobel, &got, &p.reference, &p.sample).ok);
+        let b = problem(Broadcast, Size::vector(64), 1);
+        let mut got = vec![b.reference[0] as f32; 100];
+        assert!(check(Broadcast, &got, &b.reference, &b.sample).ok);
+        got[99] = f32::NAN;
+        assert!(!check(Broadcast, &got, &b.reference, &b.sample).ok);
+    }
+
+    /// The fake backend emulates every kernel through the seam: on CUDA the constant-memory
+    /// kernels read the symbol `bind_constant` filled, on OpenCL their argument; a wrong
+    /// result and a launch that does not cover the image both fail verification.
+    #[test]
+    fn fake_emulation_verifies_through_the_constant_seam() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::{Api, LaunchShape};
+        use crate::kernels::KernelSources;
+        use crate::workload::exec::{self, Inputs, SideConfig};
+        let sources = KernelSources::embedded();
+        let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
+            let mut b = FakeBackend::new(api, script);
+            let inputs = Inputs::generate(v.family, size, 2);
+            let side = SideConfig {
+                shape,
+                defines: vec![],
+                flags: vec![],
+                jit: Default::default(),
+            };
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+            exec::verify(&mut b, &p, &inputs).unwrap()
+        };
+        let image = Size::matrix(20, 40);
+        let covering = LaunchShape::planar((5, 3), (8, 8));
+        let short = LaunchShape::planar((5, 2), (8, 8));
+        for api in [Api::OpenCl, Api::Cuda] {
+            for v in &VARIANTS {
+                let (size, shape) = match v.family {
+                    Sobel => (image, covering),
+                    _ => (Size::vector(64), LaunchShape::linear(2, 32)),
+                };
+                let ok = run(api, v, size, shape, FakeScript::default());
+                assert!(ok.ok && ok.checked > 0, "{api} {}: {ok:?}", v.name);
+                let wrong = FakeScript {
+                    wrong_results: vec![v.kernel.to_string()],
+                    ..FakeScript::default()
+                };
+                assert!(!run(api, v, size, shape, wrong).ok, "{api} {}", v.name);
+            }
+            let sobel = &VARIANTS[0];
+            assert!(!run(api, sobel, image, short, FakeScript::default()).ok);
+        }
+    }
+
+    #[test]
+    fn a_cuda_constant_kernel_without_a_bound_symbol_fails() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::{Api, Backend, CompileRequest, LaunchShape};
+        let mut b = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let request = CompileRequest {
+            source: "__global__ void broadcast_constant_uniform(".into(),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        let p = b.compile(&request).unwrap();
+        let k = b.kernel(p, "broadcast_constant_uniform").unwrap();
+        let (table, out) = (b.alloc(32).unwrap(), b.alloc(32).unwrap());
+        let args = [Arg::Constant(table), Arg::Buffer(out), Arg::U32(32)];
+        let shape = LaunchShape::linear(1, 32);
+        let e = b.launch(k, shape, &args).unwrap_err().to_string();
+        assert!(e.contains("TABLE was never filled"), "{e}");
+        b.bind_constant(p, TABLE_SYMBOL, table).unwrap();
+        assert!(b.launch(k, shape, &args).is_ok());
+    }
+}
