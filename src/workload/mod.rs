@@ -4,8 +4,10 @@
 pub mod exec;
 pub mod fft;
 pub mod math;
+pub mod md;
 pub mod reference;
 pub mod sgemm;
+pub mod spmv;
 pub mod stencil;
 
 use std::fmt;
@@ -76,6 +78,8 @@ crate::names::named_enum! {
         Sgemm,
         Math,
         Stencil,
+        Spmv,
+        Md,
     }
 }
 
@@ -104,8 +108,11 @@ impl FamilyKind {
             FamilyKind::Matvec
             | FamilyKind::Reduce
             | FamilyKind::Bandwidth
-            | FamilyKind::Stencil => Metric::Bandwidth,
-            FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
+            | FamilyKind::Stencil
+            | FamilyKind::Md => Metric::Bandwidth,
+            FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm | FamilyKind::Spmv => {
+                Metric::Flops
+            }
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
         }
@@ -121,6 +128,8 @@ impl FamilyKind {
             FamilyKind::Sgemm => "sgemm",
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
+            FamilyKind::Spmv => "spmv",
+            FamilyKind::Md => "md",
         }
     }
 }
@@ -488,6 +497,15 @@ pub const VARIANTS: &[Variant] = &[
         128,
         1024,
     ),
+    spmv::VARIANTS[0],
+    spmv::VARIANTS[1],
+    spmv::VARIANTS[2],
+    spmv::VARIANTS[3],
+    spmv::VARIANTS[4],
+    spmv::VARIANTS[5],
+    md::VARIANTS[0],
+    md::VARIANTS[1],
+    md::VARIANTS[2],
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -650,6 +668,8 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sgemm => sgemm::work(size),
         Math => math::work(global, FMA_ITERS),
         Stencil => stencil::work(size),
+        Spmv => spmv::work(size),
+        Md => md::work(size),
     }
 }
 
@@ -682,6 +702,11 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     }
     if variant.family == Stencil {
         return stencil::check_size(size).map_err(bad);
+    }
+    match variant.family {
+        Spmv => return spmv::check_size(size).map_err(bad),
+        Md => return md::check_size(size).map_err(bad),
+        _ => {}
     }
     let matrix = variant.family == Matvec;
     if matrix && (size.rows == 0 || size.cols == 0) {
