@@ -2,7 +2,8 @@
 cuBLAS SGEMV through torch.mv on the whitepaper's 60989 x 1100 matrix and on 32768 x 32768,
 a CUB-backed sum (torch.sum) of 2^28 floats, a device-to-device copy of 2^28 floats, and
 cuBLAS SGEMM through torch.matmul at 4096^3 (FP32: TF32 switched off, checked on a sample of
-rows against float64). Writes CSV to the path given as the first argument: every row has
+rows against float64), and cuSPARSE SpMV on the texture study's three generated matrices
+(2^24 rows, 2^28 entries; spmv_matrices.py, next to this script, must travel with it). Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
 (never zeros)."""
 import csv
@@ -10,6 +11,8 @@ import statistics
 import sys
 
 import torch
+
+import spmv_matrices
 
 
 def time_ms(fn, reps=50, warmup=5):
@@ -46,6 +49,28 @@ def sgemm(dev, add, n=4096):
         lambda: torch.matmul(a, b, out=c), flops=2 * n ** 3, reps=100)
 
 
+def spmv(dev, add, rows=1 << 24, nnz=1 << 28, seed=1):
+    """cuSPARSE SpMV (CSR, FP32) through torch's sparse CSR tensors on the texture study's three
+    generated matrices, rebuilt bit for bit by spmv_matrices.py. Checked against float64 on a
+    sample of rows. The ratio to clvscu's kernels is time-based (the same 2 NNZ flops)."""
+    for kind in ["uniform", "banded", "powerlaw"]:
+        row_ptr, col, val = spmv_matrices.generate(kind, rows, nnz, seed)
+        x = torch.from_numpy(spmv_matrices.x_vector(rows, seed)).to(dev)
+        a = torch.sparse_csr_tensor(torch.from_numpy(row_ptr).to(dev, torch.int32),
+                                    torch.from_numpy(col).to(dev, torch.int32),
+                                    torch.from_numpy(val).to(dev), size=(rows, rows))
+        y = torch.mv(a, x)
+        sample = torch.arange(0, rows, rows // 4096, device=dev)
+        a64 = torch.sparse_csr_tensor(a.crow_indices(), a.col_indices(), a.values().double(),
+                                      size=(rows, rows))
+        ref = torch.mv(a64, x.double())[sample]
+        assert torch.allclose(y[sample].double(), ref, rtol=1e-3, atol=1e-4), f"cuSPARSE {kind}"
+        nbytes = nnz * 12 + rows * 8 + 4  # the same request count as clvscu's spmv family
+        add(f"spmv-{kind}", "cuSPARSE SpMV (CSR) via torch.mv on a sparse CSR tensor",
+            f"{rows}x{nnz}", nbytes, lambda: torch.mv(a, x), flops=2 * nnz, reps=50)
+        del a, a64, x, y
+
+
 def main(out):
     torch.manual_seed(1)
     dev = torch.device("cuda")
@@ -76,6 +101,7 @@ def main(out):
     add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
     del x, y
     sgemm(dev, add)
+    spmv(dev, add)
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         wr.writeheader()

@@ -39,6 +39,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
     ("fft", include_str!("../harness/fft.toml")),
     ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
+    ("texture", include_str!("../harness/texture.toml")),
     (
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
@@ -97,6 +98,8 @@ pub struct Spec {
     pub timeout: Option<f64>,
     /// Index width: `u32` (default), `u64` or `native` (each API its own: unfair).
     pub index: Option<String>,
+    /// SpMV's matrix: `uniform` (default), `banded`, `powerlaw` or `file:PATH.mtx`.
+    pub matrix: Option<String>,
     /// Sweep parameter (`local`, `groups`, `size`, `unroll.A`) and its values; sweeps only.
     pub param: Option<String>,
     pub values: Option<Vec<toml::Value>>,
@@ -144,6 +147,8 @@ pub struct Resolved {
     /// The watchdog's limit for one launch; `None`: derived from the expected time.
     pub timeout_s: Option<f64>,
     pub index: IndexWidth,
+    /// SpMV's matrix (the others ignore it).
+    pub matrix: crate::workload::spmv::MatrixSource,
 }
 
 impl Resolved {
@@ -273,6 +278,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         min_time: pick!(min_time),
         timeout: pick!(timeout),
         index: pick!(index),
+        matrix: pick!(matrix),
         param: pick!(param),
         values: pick!(values),
         all_variants: pick!(all_variants),
@@ -303,9 +309,16 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         FamilyKind::Launch => "1",
         FamilyKind::Sgemm => "1024",
         FamilyKind::Stencil => "384",
+        FamilyKind::Spmv => "2^24x2^28",
+        FamilyKind::Md => "128^3",
         _ => "2^24",
     };
-    let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;
+    let matrix = resolve_matrix(spec, family).map_err(field)?;
+    let size = match &matrix {
+        // A file brings its own shape.
+        crate::workload::spmv::MatrixSource::File { csr, .. } => csr.size(),
+        _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
+    };
     workload::check_size(variant, size).map_err(invalid)?;
     let local = spec.local.unwrap_or(match family {
         FamilyKind::Launch => 1,
@@ -383,7 +396,26 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         min_time_s,
         timeout_s: spec.timeout,
         index,
+        matrix,
     })
+}
+
+/// The `matrix` key: SpMV only; a file is read (and a malformed one refused) here.
+fn resolve_matrix(
+    spec: &Spec,
+    family: FamilyKind,
+) -> Result<crate::workload::spmv::MatrixSource, String> {
+    use crate::workload::spmv::MatrixSource;
+    match (&spec.matrix, family) {
+        (None, _) => Ok(MatrixSource::Uniform),
+        (Some(m), FamilyKind::Spmv) => {
+            MatrixSource::parse(m).map_err(|e| format!("field 'matrix': {e}"))
+        }
+        (Some(_), f) => Err(format!(
+            "field 'matrix' applies to the spmv family, not {}",
+            f.name()
+        )),
+    }
 }
 
 /// Macros the harness itself defines for every build: a study may not override them (they
