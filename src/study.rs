@@ -1336,6 +1336,7 @@ mod fuzz_tests {
                 if let Some(v) = core {
                     let size = match v.family {
                         FamilyKind::Matvec => "64x64",
+                        FamilyKind::Spmv => "64x300",
                         _ => "4096",
                     };
                     // 64 suits every variant's local-size rule.
