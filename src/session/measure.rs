@@ -83,11 +83,14 @@ impl SideRun {
     }
 }
 
+/// What a set of inputs is made from: family, size, seed and SpMV's matrix (by name).
+type InputKey = (FamilyKind, Size, u64, String);
+
 /// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference): keep the
 /// last sets, since consecutive comparisons of a study usually share family, size and seed.
 #[derive(Default)]
 pub struct InputCache {
-    entries: Vec<((FamilyKind, Size, u64, String), Rc<Inputs>)>,
+    entries: Vec<(InputKey, Rc<Inputs>)>,
 }
 
 impl InputCache {

@@ -35,9 +35,8 @@ impl Images {
         buffer: &Buffer<cl_float>,
         channels: u32,
     ) -> Result<&Image> {
-        if !self.made.contains_key(&(id, channels)) {
-            let image = make(context, device, buffer, channels)?;
-            self.made.insert((id, channels), image);
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.made.entry((id, channels)) {
+            slot.insert(make(context, device, buffer, channels)?);
         }
         self.get(id, channels)
     }
