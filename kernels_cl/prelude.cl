@@ -66,3 +66,11 @@
 #pragma OPENCL EXTENSION cl_khr_subgroups : enable
 #define WARP_SUM(x) sub_group_reduce_add(x)
 #endif
+
+/* Read paths of the gather kernels (spmv, md). LOAD_RO(p): a load the kernel means to be
+ * read-only; OpenCL C has no __ldg, so here it is a plain load and the kernel's const restrict
+ * pointers are the only request for the read-only path. FETCH_F1 / FETCH_F4: one texel of an
+ * image1d_buffer_t of one or four float channels. */
+#define LOAD_RO(p) (*(p))
+#define FETCH_F1(t, i) read_imagef((t), (int)(i)).x
+#define FETCH_F4(t, i) read_imagef((t), (int)(i))

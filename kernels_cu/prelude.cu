@@ -79,3 +79,11 @@ __device__ __forceinline__ float clvscu_warp_sum(float x) {
 }
 #define WARP_SUM(x) clvscu_warp_sum(x)
 #endif
+
+/* Read paths of the gather kernels (spmv, md). LOAD_RO(p): a load through the read-only data
+ * path (__ldg, ld.global.nc); the OpenCL twin has no such built-in and relies on the kernel's
+ * const restrict pointers. FETCH_F1 / FETCH_F4: one texel of a texture object over a linear
+ * buffer of one or four float channels. */
+#define LOAD_RO(p) __ldg(p)
+#define FETCH_F1(t, i) tex1Dfetch<float>((t), (int)(i))
+#define FETCH_F4(t, i) tex1Dfetch<float4>((t), (int)(i))

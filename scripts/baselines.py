@@ -4,7 +4,9 @@ a CUB-backed sum (torch.sum) of 2^28 floats, a device-to-device copy of 2^28 flo
 cuBLAS SGEMM through torch.matmul at 4096^3 (FP32: TF32 switched off, checked on a sample of
 rows against float64), and the 3x3 Sobel X filter on grey float images of 8192^2 and 16384^2
 through cuDNN (torch.nn.functional.conv2d, FP32, bytes = one read + one write of the image as
-clvscu's sobel family counts them). Writes CSV to the path given as the first argument: every row has
+clvscu's sobel family counts them), and cuSPARSE SpMV on the texture study's three
+generated matrices (2^24 rows, 2^28 entries; spmv_matrices.py, next to this script, must travel
+with it). Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
 (never zeros).
 
@@ -17,6 +19,8 @@ import sys
 import tomllib
 
 import torch
+
+import spmv_matrices
 
 
 def time_ms(fn, reps=50, warmup=5):
@@ -124,6 +128,28 @@ def sobel(dev, add):
         del img
 
 
+def spmv(dev, add, rows=1 << 24, nnz=1 << 28, seed=1):
+    """cuSPARSE SpMV (CSR, FP32) through torch's sparse CSR tensors on the texture study's three
+    generated matrices, rebuilt bit for bit by spmv_matrices.py. Checked against float64 on a
+    sample of rows. The ratio to clvscu's kernels is time-based (the same 2 NNZ flops)."""
+    for kind in ["uniform", "banded", "powerlaw"]:
+        row_ptr, col, val = spmv_matrices.generate(kind, rows, nnz, seed)
+        x = torch.from_numpy(spmv_matrices.x_vector(rows, seed)).to(dev)
+        a = torch.sparse_csr_tensor(torch.from_numpy(row_ptr).to(dev, torch.int32),
+                                    torch.from_numpy(col).to(dev, torch.int32),
+                                    torch.from_numpy(val).to(dev), size=(rows, rows))
+        y = torch.mv(a, x)
+        sample = torch.arange(0, rows, rows // 4096, device=dev)
+        a64 = torch.sparse_csr_tensor(a.crow_indices(), a.col_indices(), a.values().double(),
+                                      size=(rows, rows))
+        ref = torch.mv(a64, x.double())[sample]
+        assert torch.allclose(y[sample].double(), ref, rtol=1e-3, atol=1e-4), f"cuSPARSE {kind}"
+        nbytes = nnz * 12 + rows * 8 + 4  # the same request count as clvscu's spmv family
+        add(f"spmv-{kind}", "cuSPARSE SpMV (CSR) via torch.mv on a sparse CSR tensor",
+            f"{rows}x{nnz}", nbytes, lambda: torch.mv(a, x), flops=2 * nnz, reps=50)
+        del a, a64, x, y
+
+
 def main(out, study=None):
     torch.manual_seed(1)
     dev = torch.device("cuda")
@@ -165,6 +191,7 @@ def main(out, study=None):
             if n != 1 << 28:
                 total(dev, add, n)
                 torch.cuda.empty_cache()
+    spmv(dev, add)
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         wr.writeheader()

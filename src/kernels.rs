@@ -56,6 +56,16 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/constant.cl"),
         include_str!("../kernels_cu/constant.cu"),
     ),
+    (
+        "spmv",
+        include_str!("../kernels_cl/spmv.cl"),
+        include_str!("../kernels_cu/spmv.cu"),
+    ),
+    (
+        "md",
+        include_str!("../kernels_cl/md.cl"),
+        include_str!("../kernels_cu/md.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

@@ -43,6 +43,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("fft", include_str!("../harness/fft.toml")),
     ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
     ("constant", include_str!("../harness/constant.toml")),
+    ("texture", include_str!("../harness/texture.toml")),
     (
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
@@ -112,6 +113,8 @@ pub struct Spec {
     pub index: Option<String>,
     /// `own` (default) or `other`: run the other side's compiled program (one side only).
     pub program: Option<String>,
+    /// SpMV's matrix: `uniform` (default), `banded`, `powerlaw` or `file:PATH.mtx`.
+    pub matrix: Option<String>,
     /// Sweep parameter (`local`, `groups`, `size`, `unroll.A`) and its values; sweeps only.
     pub param: Option<String>,
     pub values: Option<Vec<toml::Value>>,
@@ -163,6 +166,8 @@ pub struct Resolved {
     pub timeout_s: Option<f64>,
     pub index: IndexWidth,
     pub program: ProgramSource,
+    /// SpMV's matrix (the others ignore it).
+    pub matrix: crate::workload::spmv::MatrixSource,
 }
 
 impl Resolved {
@@ -295,6 +300,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         min_time: pick!(min_time),
         timeout: pick!(timeout),
         index: pick!(index),
+        matrix: pick!(matrix),
         param: pick!(param),
         values: pick!(values),
         all_variants: pick!(all_variants),
@@ -327,9 +333,16 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         FamilyKind::Stencil => "384",
         FamilyKind::Sobel => "8192x8192",
         FamilyKind::Broadcast => "1024",
+        FamilyKind::Spmv => "2^24x2^28",
+        FamilyKind::Md => "128^3",
         _ => "2^24",
     };
-    let size = Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?;
+    let matrix = resolve_matrix(spec, family).map_err(field)?;
+    let size = match &matrix {
+        // A file brings its own shape.
+        crate::workload::spmv::MatrixSource::File { csr, .. } => csr.size(),
+        _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
+    };
     workload::check_size(variant, size).map_err(invalid)?;
     let local = spec.local.unwrap_or(match family {
         FamilyKind::Launch => 1,
@@ -413,7 +426,26 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         timeout_s: spec.timeout,
         index,
         program,
+        matrix,
     })
+}
+
+/// The `matrix` key: SpMV only; a file is read (and a malformed one refused) here.
+fn resolve_matrix(
+    spec: &Spec,
+    family: FamilyKind,
+) -> Result<crate::workload::spmv::MatrixSource, String> {
+    use crate::workload::spmv::MatrixSource;
+    match (&spec.matrix, family) {
+        (None, _) => Ok(MatrixSource::Uniform),
+        (Some(m), FamilyKind::Spmv) => {
+            MatrixSource::parse(m).map_err(|e| format!("field 'matrix': {e}"))
+        }
+        (Some(_), f) => Err(format!(
+            "field 'matrix' applies to the spmv family, not {}",
+            f.name()
+        )),
+    }
 }
 
 /// Macros the harness itself defines for every build: a study may not override them (they
@@ -1391,6 +1423,7 @@ mod fuzz_tests {
                 if let Some(v) = core {
                     let size = match v.family {
                         FamilyKind::Matvec => "64x64",
+                        FamilyKind::Spmv => "64x300",
                         _ => "4096",
                     };
                     // 64 suits every variant's local-size rule.

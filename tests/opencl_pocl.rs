@@ -55,6 +55,15 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         ],
         // Table lengths: shorter than a warp, one warp, many.
         FamilyKind::Broadcast => vec![Size::vector(8), Size::vector(32), Size::vector(1024)],
+        // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
+        // than rows).
+        FamilyKind::Spmv => vec![
+            Size::matrix(1, 1),
+            Size::matrix(37, 1000),
+            Size::matrix(300, 100),
+        ],
+        // L^3 atoms.
+        FamilyKind::Md => vec![Size::vector(125), Size::vector(216)],
     }
 }
 
@@ -415,4 +424,59 @@ fn constant_memory_kernels_verify_on_opencl() {
         executed += 1;
     }
     assert_eq!(executed, 3 * 3 * 2 + 4);
+/// SpMV verifies on every generated matrix kind and on a Matrix Market file, through all three
+/// read paths (PoCL has image1d_buffer: the texture path executes here too).
+#[test]
+#[ignore = "needs OpenCL"]
+fn spmv_verifies_on_every_matrix_kind_and_path() {
+    use clvscu::workload::spmv::MatrixSource;
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mtx");
+    std::fs::write(
+        &file,
+        "%%MatrixMarket matrix coordinate real symmetric\n5 5 6\n1 1 2\n2 1 -1\n3 3 4\n\
+         5 2 0.5\n5 5 1\n4 4 -3\n",
+    )
+    .unwrap();
+    let matrices = [
+        MatrixSource::Banded,
+        MatrixSource::PowerLaw,
+        MatrixSource::parse(&format!("file:{}", file.display())).unwrap(),
+    ];
+    let mut executed = 0;
+    for m in &matrices {
+        let size = match m {
+            MatrixSource::File { csr, .. } => csr.size(),
+            _ => Size::matrix(500, 9000),
+        };
+        let inputs = Inputs::generate_with(FamilyKind::Spmv, size, 3, m);
+        for v in VARIANTS.iter().filter(|v| v.family == FamilyKind::Spmv) {
+            let local = 64;
+            let side = SideConfig {
+                shape: LaunchShape {
+                    groups: default_groups(v, size, local, 2),
+                    local,
+                },
+                defines: vec![],
+                flags: vec![],
+                jit: Default::default(),
+            };
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
+                .unwrap_or_else(|e| panic!("{} {}: {e}", m.name(), v.name));
+            let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+            assert!(
+                ver.ok,
+                "{} {}: {} > {}",
+                m.name(),
+                v.name,
+                ver.max_error,
+                ver.tolerance
+            );
+            exec::release(&mut b, p);
+            executed += 1;
+        }
+    }
+    assert_eq!(executed, 18);
 }

@@ -192,7 +192,8 @@ struct ArgView<'a> {
 impl ArgView<'_> {
     fn buffer(&self, i: usize) -> Result<BufferId> {
         match self.args.get(i) {
-            Some(Arg::Buffer(b)) => Ok(*b),
+            // A texture reads the buffer's floats: the same values, another path.
+            Some(Arg::Buffer(b) | Arg::Texture { buffer: b, .. }) => Ok(*b),
             _ => Err(BackendError::InvalidHandle(format!(
                 "fake: argument {i} is not a buffer"
             ))),
@@ -364,6 +365,17 @@ impl FakeBackend {
             let dims = (a.count(3)?, a.count(4)?, a.count(5)?);
             let out = crate::workload::stencil::emulate(input, coeff, dims.0, dims.1, dims.2);
             (a.buffer(1)?, out)
+        } else if kernel.starts_with("spmv_") {
+            let b = |i| a.buffer(i).and_then(|id| self.buffers.get(id));
+            let y = crate::workload::spmv::emulate(b(0)?, b(1)?, b(2)?, b(3)?, a.count(4)?);
+            (a.buffer(5)?, y)
+        } else if kernel.starts_with("md_") {
+            let (pos, list) = (
+                self.buffers.get(a.buffer(0)?)?,
+                self.buffers.get(a.buffer(1)?)?,
+            );
+            let force = crate::workload::md::emulate(pos, list, a.count(2)?);
+            (a.buffer(3)?, force)
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {
@@ -535,7 +547,9 @@ impl Backend for FakeBackend {
         let floats = args
             .iter()
             .filter_map(|a| match a {
-                Arg::Buffer(b) | Arg::Constant(b) => self.buffers.get(*b).ok().map(Vec::len),
+                Arg::Buffer(b) | Arg::Constant(b) | Arg::Texture { buffer: b, .. } => {
+                    self.buffers.get(*b).ok().map(Vec::len)
+                }
                 _ => None,
             })
             .sum();

@@ -302,6 +302,14 @@ pub enum Arg {
     /// position; in CUDA a `__constant__` module symbol, which is no parameter at all (CUDA
     /// passes nothing here) and must have been filled by [`Backend::bind_constant`].
     Constant(BufferId),
+    /// A buffer read through the texture path: an OpenCL `image1d_buffer_t` over it, a CUDA
+    /// texture object over its linear memory. `channels` floats make one texel (1 or 4).
+    /// The backend creates the image or texture on first use and keeps it until the buffer
+    /// is freed.
+    Texture {
+        buffer: BufferId,
+        channels: u32,
+    },
 }
 
 /// A launch: `groups` work-groups (CUDA blocks) of `local` work-items (threads) in x, and
@@ -476,6 +484,13 @@ pub trait Backend {
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources>;
     fn alloc(&mut self, len: usize) -> Result<BufferId>;
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()>;
+    /// Uploads integers (row pointers, column indices, neighbour lists) into a float buffer,
+    /// bit for bit: every backend's upload is a byte copy, and `f32::from_bits` does no
+    /// arithmetic, so each u32 arrives unchanged and the kernel reads it as `uint`.
+    fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
+        let bits: Vec<f32> = data.iter().map(|&v| f32::from_bits(v)).collect();
+        self.upload(buffer, &bits)
+    }
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()>;
     fn free(&mut self, buffer: BufferId) -> Result<()>;
     /// Launch and wait for completion (blocking); returns both clocks.

@@ -48,6 +48,11 @@ const SPELLINGS: &[(&str, &str)] = &[
     // The hardware approximations of the math kernels' intrinsic variants.
     ("native_sin", "__sinf"),
     ("native_exp", "__expf"),
+    ("native_divide", "__fdividef"),
+    // The read paths of the gather kernels (spmv, md): a restrict pointer, and a buffer read
+    // through the texture path (its fetch is a prelude macro, FETCH_F1 / FETCH_F4).
+    ("restrict", "__restrict__"),
+    ("__read_only image1d_buffer_t", "cudaTextureObject_t"),
 ];
 
 /// Address-space qualifiers of a pointer (a parameter, a variable or a cast whose declarator

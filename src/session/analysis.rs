@@ -141,7 +141,12 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
     };
     SideSteps {
         api: plan.backend.api(),
-        problem: format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
+        problem: match s.family {
+            crate::workload::FamilyKind::Spmv => {
+                format!("spmv {} {} f32 seed {}", s.matrix.name(), s.size, s.seed)
+            }
+            _ => format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
+        },
         algorithm: crate::workload::constmem::algorithm(s.variant).to_string(),
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the

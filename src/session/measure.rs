@@ -12,6 +12,7 @@ use crate::record::{Side, Status};
 use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::workload::ProgramSource;
+use crate::workload::spmv::MatrixSource;
 use crate::workload::{FamilyKind, Size};
 
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
@@ -83,20 +84,34 @@ impl SideRun {
     }
 }
 
+/// What a set of inputs is made from: family, size, seed and SpMV's matrix (by name).
+type InputKey = (FamilyKind, Size, u64, String);
+
 /// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference): keep the
 /// last sets, since consecutive comparisons of a study usually share family, size and seed.
 #[derive(Default)]
 pub struct InputCache {
-    entries: Vec<((FamilyKind, Size, u64), Rc<Inputs>)>,
+    entries: Vec<(InputKey, Rc<Inputs>)>,
 }
 
 impl InputCache {
     pub fn get(&mut self, family: FamilyKind, size: Size, seed: u64) -> Rc<Inputs> {
-        let key = (family, size, seed);
+        self.get_with(family, size, seed, &MatrixSource::Uniform)
+    }
+
+    /// Inputs of a family, SpMV's from `matrix`.
+    pub fn get_with(
+        &mut self,
+        family: FamilyKind,
+        size: Size,
+        seed: u64,
+        matrix: &MatrixSource,
+    ) -> Rc<Inputs> {
+        let key = (family, size, seed, matrix.name());
         if let Some((_, v)) = self.entries.iter().find(|(k, _)| *k == key) {
             return v.clone();
         }
-        let v = Rc::new(Inputs::generate(family, size, seed));
+        let v = Rc::new(Inputs::generate_with(family, size, seed, matrix));
         // At most two sets (the two sides of an unfair problem-size pair).
         if self.entries.len() >= 2 {
             self.entries.remove(0);

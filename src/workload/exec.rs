@@ -4,6 +4,7 @@
 use thiserror::Error;
 
 use super::reference::{self, Verification};
+use super::spmv::{MatrixSource, ReadPath};
 use super::{
     check_local, check_size, constmem, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError,
     FMA_ITERS,
@@ -68,6 +69,8 @@ pub struct Inputs {
     pub size: Size,
     pub a: Vec<f32>,
     pub b: Vec<f32>,
+    /// Integer arrays (CSR row pointers and columns, neighbour lists), uploaded bit for bit.
+    pub ints: Vec<Vec<u32>>,
     reference: Vec<f64>,
     tolerances: Vec<f64>,
     /// Output positions the reference is for; empty: the first `reference.len()` outputs.
@@ -75,9 +78,39 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Inputs of a family; SpMV takes its default matrix (`uniform`).
     pub fn generate(family: FamilyKind, size: Size, seed: u64) -> Self {
+        Self::generate_with(family, size, seed, &MatrixSource::Uniform)
+    }
+
+    /// Inputs of a family, SpMV's from `matrix` (the study key).
+    pub fn generate_with(family: FamilyKind, size: Size, seed: u64, matrix: &MatrixSource) -> Self {
         let n = size.rows as usize;
         match family {
+            FamilyKind::Spmv => {
+                let p = super::spmv::inputs(size, seed, matrix);
+                Inputs {
+                    size,
+                    a: p.csr.val.clone(),
+                    b: p.x,
+                    ints: vec![p.csr.col.clone(), p.csr.row_ptr.clone()],
+                    reference: p.reference,
+                    tolerances: p.tolerances,
+                    sample: Vec::new(),
+                }
+            }
+            FamilyKind::Md => {
+                let p = super::md::inputs(size, seed);
+                Inputs {
+                    size,
+                    a: p.positions,
+                    b: Vec::new(),
+                    ints: vec![p.list],
+                    reference: p.reference,
+                    tolerances: p.tolerances,
+                    sample: Vec::new(),
+                }
+            }
             FamilyKind::Matvec => {
                 let cols = size.cols as usize;
                 let a = reference::random_vector(n * cols, seed);
@@ -89,6 +122,7 @@ impl Inputs {
                     size,
                     a,
                     b,
+                    ints: Vec::new(),
                     reference: w,
                     tolerances,
                     sample: Vec::new(),
@@ -102,6 +136,7 @@ impl Inputs {
                     size,
                     a,
                     b: Vec::new(),
+                    ints: Vec::new(),
                     reference: vec![s],
                     tolerances: vec![tol],
                     sample: Vec::new(),
@@ -114,6 +149,7 @@ impl Inputs {
                     size,
                     a,
                     b: fft::twiddles(),
+                    ints: Vec::new(),
                     reference,
                     tolerances,
                     sample: Vec::new(),
@@ -125,6 +161,7 @@ impl Inputs {
                     size,
                     a: st.grid,
                     b: st.coeff,
+                    ints: Vec::new(),
                     reference: st.reference,
                     tolerances: st.tolerances,
                     sample: Vec::new(),
@@ -134,6 +171,7 @@ impl Inputs {
                 size,
                 a: vec![0.0],
                 b: Vec::new(),
+                ints: Vec::new(),
                 reference: vec![size.rows as f64],
                 tolerances: vec![0.0],
                 sample: Vec::new(),
@@ -144,6 +182,7 @@ impl Inputs {
                     size,
                     a: p.data,
                     b: p.filter,
+                    ints: Vec::new(),
                     reference: p.reference,
                     tolerances: Vec::new(),
                     sample: p.sample,
@@ -155,6 +194,7 @@ impl Inputs {
                     size,
                     a: p.a,
                     b: p.b,
+                    ints: Vec::new(),
                     reference: p.reference,
                     tolerances: p.tolerances,
                     sample: p.sample,
@@ -207,6 +247,19 @@ fn buffer_with(
     Ok(id)
 }
 
+fn int_buffer(
+    backend: &mut dyn Backend,
+    data: &[u32],
+    owned: &mut Vec<BufferId>,
+) -> Result<BufferId, ExecError> {
+    let id = backend.alloc(data.len().max(1))?;
+    owned.push(id);
+    if !data.is_empty() {
+        backend.upload_u32(id, data)?;
+    }
+    Ok(id)
+}
+
 pub(super) fn buffer_of(
     backend: &mut dyn Backend,
     len: usize,
@@ -224,7 +277,9 @@ fn check_memory(
     inputs: &Inputs,
 ) -> Result<(), ExecError> {
     let info = backend.info();
-    let bytes = (inputs.a.len() as u64 + inputs.b.len() as u64 + inputs.size.rows) * 4;
+    let ints: usize = inputs.ints.iter().map(Vec::len).sum();
+    let bytes =
+        (inputs.a.len() as u64 + inputs.b.len() as u64 + ints as u64 + inputs.size.rows) * 4;
     if info.global_mem_bytes > 0 && bytes > info.global_mem_bytes {
         return Err(WorkloadError::BadProblem {
             variant: format!("{}/{}", variant.family.name(), variant.name),
@@ -496,6 +551,29 @@ fn build(
             outputs = vec![(out, len)];
             result = (out, len);
         }
+        (FamilyKind::Spmv | FamilyKind::Md, Some(k)) => {
+            let path = ReadPath::of(variant.name);
+            let a = buffer_with(backend, &inputs.a, owned)?;
+            let mut ints = Vec::new();
+            for data in &inputs.ints {
+                ints.push(int_buffer(backend, data, owned)?);
+            }
+            let len = inputs.reference.len();
+            let out = buffer_of(backend, len, owned)?;
+            let mut args = if variant.family == FamilyKind::Spmv {
+                let x = buffer_with(backend, &inputs.b, owned)?;
+                let rows = len as u32;
+                let mut args = super::spmv::args(path, a, ints[0], ints[1], x);
+                args.push(Arg::U32(rows));
+                args
+            } else {
+                super::md::args(path, a, ints[0], n as u32)
+            };
+            args.push(Arg::Buffer(out));
+            steps.push(kernel_step(k, args));
+            outputs = vec![(out, len)];
+            result = (out, len);
+        }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
                 variant: variant.name.into(),
@@ -587,9 +665,12 @@ pub fn verify(
 
 fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
     match p.family {
-        FamilyKind::Matvec | FamilyKind::Reduce | FamilyKind::Launch | FamilyKind::Stencil => {
-            reference::compare(got, &inputs.reference, &inputs.tolerances)
-        }
+        FamilyKind::Matvec
+        | FamilyKind::Reduce
+        | FamilyKind::Launch
+        | FamilyKind::Stencil
+        | FamilyKind::Spmv
+        | FamilyKind::Md => reference::compare(got, &inputs.reference, &inputs.tolerances),
         FamilyKind::Bandwidth if p.variant == "read" => {
             // Per-work-item partial sums: their total must equal the array's sum.
             let total = if got.iter().all(|g| g.is_finite()) {

@@ -6,8 +6,10 @@ pub mod exec;
 pub mod fft;
 pub mod math;
 pub mod matvec_shapes;
+pub mod md;
 pub mod reference;
 pub mod sgemm;
+pub mod spmv;
 pub mod stencil;
 
 use std::fmt;
@@ -94,6 +96,8 @@ crate::names::named_enum! {
         Stencil,
         Sobel,
         Broadcast,
+        Spmv,
+        Md,
     }
 }
 
@@ -123,9 +127,12 @@ impl FamilyKind {
             | FamilyKind::Reduce
             | FamilyKind::Bandwidth
             | FamilyKind::Stencil
-            | FamilyKind::Sobel => Metric::Bandwidth,
+            | FamilyKind::Sobel
+            | FamilyKind::Md => Metric::Bandwidth,
             FamilyKind::Broadcast => Metric::Reads,
-            FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
+            FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm | FamilyKind::Spmv => {
+                Metric::Flops
+            }
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
         }
@@ -142,6 +149,8 @@ impl FamilyKind {
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
             FamilyKind::Sobel | FamilyKind::Broadcast => "constant",
+            FamilyKind::Spmv => "spmv",
+            FamilyKind::Md => "md",
         }
     }
 }
@@ -521,6 +530,15 @@ pub const VARIANTS: &[Variant] = &[
     constmem::VARIANTS[4],
     constmem::VARIANTS[5],
     constmem::VARIANTS[6],
+    spmv::VARIANTS[0],
+    spmv::VARIANTS[1],
+    spmv::VARIANTS[2],
+    spmv::VARIANTS[3],
+    spmv::VARIANTS[4],
+    spmv::VARIANTS[5],
+    md::VARIANTS[0],
+    md::VARIANTS[1],
+    md::VARIANTS[2],
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -659,6 +677,8 @@ pub fn elements_of(family: FamilyKind, size: Size) -> u64 {
     match family {
         Stencil => stencil::Grid::of(size).points(),
         Sobel => constmem::Image::of(size).pixels(),
+        // ROWSxNNZ: the stored entries.
+        Spmv => size.cols,
         _ => size.elements(),
     }
 }
@@ -697,6 +717,8 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Math => math::work(global, FMA_ITERS),
         Stencil => stencil::work(size),
         Sobel | Broadcast => constmem::work(family, size, global),
+        Spmv => spmv::work(size),
+        Md => md::work(size),
     }
 }
 
@@ -732,6 +754,11 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     }
     if matches!(variant.family, Sobel | Broadcast) {
         return constmem::check_size(variant.family, size).map_err(bad);
+    }
+    match variant.family {
+        Spmv => return spmv::check_size(size).map_err(bad),
+        Md => return md::check_size(size).map_err(bad),
+        _ => {}
     }
     let matrix = variant.family == Matvec;
     if matrix && (size.rows == 0 || size.cols == 0) {
@@ -1008,7 +1035,7 @@ mod fuzz_tests {
             let size = Size::matrix(rows, cols);
             if check_size(v, size).is_ok() {
                 // The kernels index with u32: what passes must fit.
-                prop_assert!(size.elements() < u64::from(u32::MAX));
+                prop_assert!(elements_of(v.family, size) < u64::from(u32::MAX));
             }
             if check_local(v, local).is_ok() {
                 prop_assert!(local > 0 && local >= v.min_local && local <= v.max_local);

@@ -7,6 +7,7 @@
 mod jit;
 mod nvrtc;
 mod probe;
+mod texture;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,6 +47,8 @@ pub struct CudaBackend {
     programs: Handles<ProgramId, LoadedProgram>,
     kernels: Handles<KernelId, CudaFunction>,
     buffers: Handles<BufferId, CudaSlice<f32>>,
+    /// Texture objects over buffers, for arguments read through the texture path.
+    textures: texture::Textures,
     built: BuildCache,
 }
 
@@ -110,6 +113,7 @@ impl CudaBackend {
             programs: Handles::new(API),
             kernels: Handles::new(API),
             buffers: Handles::new(API),
+            textures: texture::Textures::default(),
             built: BuildCache::default(),
         })
     }
@@ -248,10 +252,26 @@ impl Backend for CudaBackend {
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
+        self.textures.forget(buffer);
         self.buffers.remove(buffer)
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+        // Texture objects are made before the timed window (OpenCL's images likewise).
+        let mut objects = Vec::new();
+        for a in args {
+            if let Arg::Texture { buffer, channels } = *a {
+                let slice = self.buffers.get(buffer)?;
+                objects.push(self.textures.get_or_make(
+                    &self.ctx,
+                    &self.stream,
+                    &self.info.name,
+                    buffer,
+                    slice,
+                    channels,
+                )?);
+            }
+        }
         let f = self.kernels.get(kernel)?;
         check_work_group(
             &self.info,
@@ -264,7 +284,8 @@ impl Backend for CudaBackend {
                 Arg::Buffer(b) => slices.push(self.buffers.get(*b)?),
                 // The kernel reads its `__constant__` symbol, bound before timing.
                 Arg::Constant(b) => drop(self.buffers.get(*b)?),
-                Arg::U32(_) | Arg::F32(_) => {}
+                // Texture objects were made above, before the timed window.
+                Arg::U32(_) | Arg::F32(_) | Arg::Texture { .. } => {}
             }
         }
         let cfg = LaunchConfig {
@@ -277,6 +298,7 @@ impl Backend for CudaBackend {
         let t0 = Instant::now();
         let mut builder = self.stream.launch_builder(f);
         let mut next_slice = slices.iter();
+        let mut next_object = objects.iter();
         for a in args {
             match a {
                 Arg::Buffer(_) => {
@@ -291,6 +313,11 @@ impl Backend for CudaBackend {
                     builder.arg(v);
                 }
                 Arg::Constant(_) => {}
+                Arg::Texture { .. } => {
+                    if let Some(t) = next_object.next() {
+                        builder.arg(t);
+                    }
+                }
             }
         }
         self.timed(t0, "cuStreamSynchronize (kernel)", || {

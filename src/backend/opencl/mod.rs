@@ -4,6 +4,7 @@
 //! `probe` finds platforms and devices, `log` reads NVIDIA's build log, and this file drives
 //! one device through the [`Backend`] trait.
 
+mod image;
 mod log;
 mod probe;
 
@@ -52,6 +53,8 @@ pub struct OpenClBackend {
     programs: Handles<ProgramId, BuiltProgram>,
     kernels: Handles<KernelId, BuiltKernel>,
     buffers: Handles<BufferId, Buffer<cl_float>>,
+    /// Images over buffers, for arguments read through the texture path.
+    images: image::Images,
     built: BuildCache,
 }
 
@@ -98,11 +101,26 @@ impl OpenClBackend {
             programs: Handles::new(API),
             kernels: Handles::new(API),
             buffers: Handles::new(API),
+            images: image::Images::default(),
             built: BuildCache::default(),
         })
     }
 
-    fn set_args(&self, kernel: &Kernel, args: &[Arg]) -> Result<()> {
+    /// Makes the images that `args` read through the texture path (outside the timed window:
+    /// CUDA's texture objects are likewise made once, before the launch).
+    fn make_images(&mut self, args: &[Arg]) -> Result<()> {
+        for arg in args {
+            if let Arg::Texture { buffer, channels } = *arg {
+                let b = self.buffers.get(buffer)?;
+                self.images
+                    .get_or_make(&self.context, &self.device, buffer, b, channels)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_args(&self, kernel: KernelId, args: &[Arg]) -> Result<()> {
+        let kernel = &self.kernels.get(kernel)?.kernel;
         for (i, arg) in args.iter().enumerate() {
             let index = i as cl_uint;
             // SAFETY: the value types match the kernel signatures declared in the workload
@@ -114,6 +132,9 @@ impl OpenClBackend {
                     }
                     Arg::U32(v) => kernel.set_arg(index, v),
                     Arg::F32(v) => kernel.set_arg(index, v),
+                    Arg::Texture { buffer, channels } => {
+                        kernel.set_arg(index, &self.images.get(*buffer, *channels)?.get())
+                    }
                 }
             };
             r.map_err(|e| BackendError::driver(API, &format!("clSetKernelArg({i})"), e))?;
@@ -289,10 +310,12 @@ impl Backend for OpenClBackend {
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
+        self.images.forget(buffer);
         self.buffers.remove(buffer)
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+        self.make_images(args)?;
         let k = &self.kernels.get(kernel)?.kernel;
         check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
         let [gx, gy] = shape.global_dims();
@@ -303,7 +326,8 @@ impl Backend for OpenClBackend {
         // Argument setting is inside the wall window: CUDA marshals arguments inside
         // cuLaunchKernel, so both sides pay for "everything needed to launch".
         let t0 = Instant::now();
-        self.set_args(k, args)?;
+        self.set_args(kernel, args)?;
+        let k = &self.kernels.get(kernel)?.kernel;
         // SAFETY: arguments were set above to match the kernel signature; sizes are checked.
         let event = unsafe {
             self.queue.enqueue_nd_range_kernel(

@@ -1,0 +1,127 @@
+//! The texture path of the CUDA backend: a texture object over a buffer's linear memory
+//! (`CU_RESOURCE_TYPE_LINEAR`, float channels, read with `tex1Dfetch`), created on a kernel's
+//! first use of [`crate::backend::Arg::Texture`] and destroyed when its buffer is freed. The
+//! texture reads the buffer's memory itself: an upload to the buffer is what the kernel sees.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUresult};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
+
+use super::API;
+use crate::backend::{BackendError, BufferId, Result};
+
+/// Texture objects made over buffers, by (buffer, channels).
+#[derive(Default)]
+pub struct Textures {
+    made: HashMap<(BufferId, u32), sys::CUtexObject>,
+}
+
+fn check(r: CUresult, what: &str) -> Result<()> {
+    if r == CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(BackendError::driver(API, what, format!("{r:?}")))
+    }
+}
+
+/// Refuses a width beyond the device's linear 1D texture limit, naming it.
+pub fn check_width(texels: u64, limit: u64, device: &str) -> Result<()> {
+    if texels > limit {
+        return Err(BackendError::TooLarge {
+            bytes: texels.saturating_mul(4),
+            limit: limit.saturating_mul(4),
+            device: device.to_string(),
+            what: format!(
+                "a linear texture of {texels} texels; \
+                 CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH is {limit} texels"
+            ),
+        });
+    }
+    Ok(())
+}
+
+impl Textures {
+    /// The texture object over `buffer` with `channels` floats per texel, made on first use.
+    pub fn get_or_make(
+        &mut self,
+        ctx: &Arc<CudaContext>,
+        stream: &Arc<CudaStream>,
+        device: &str,
+        id: BufferId,
+        buffer: &CudaSlice<f32>,
+        channels: u32,
+    ) -> Result<sys::CUtexObject> {
+        if let Some(t) = self.made.get(&(id, channels)) {
+            return Ok(*t);
+        }
+        if !matches!(channels, 1 | 4) {
+            return Err(BackendError::Unsupported {
+                api: API,
+                what: format!("a texture of {channels} channels (1 or 4)"),
+            });
+        }
+        let texels = (buffer.len() / channels as usize) as u64;
+        let limit = ctx
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
+            .map_err(|e| BackendError::driver(API, "cuDeviceGetAttribute", format!("{e:?}")))?;
+        check_width(texels, limit.max(0) as u64, device)?;
+        let (ptr, _sync) = buffer.device_ptr(stream);
+        // SAFETY: all-zero descriptors are valid (numbers, and a null array handle in the
+        // union's unused members); the linear member and the texture's read mode are set below.
+        let mut res: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
+        res.resType = sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR;
+        res.res.linear = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
+            devPtr: ptr,
+            format: sys::CUarray_format::CU_AD_FORMAT_FLOAT,
+            numChannels: channels,
+            sizeInBytes: texels as usize * channels as usize * 4,
+        };
+        // SAFETY: as above; point filtering, element (unnormalised) coordinates, no flags:
+        // `tex1Dfetch` returns the stored float unchanged.
+        let tex: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+        let mut object: sys::CUtexObject = 0;
+        ctx.bind_to_thread()
+            .map_err(|e| BackendError::driver(API, "cuCtxSetCurrent", format!("{e:?}")))?;
+        // SAFETY: the descriptors outlive the call; the buffer outlives the texture, which
+        // `forget` destroys before the buffer is freed.
+        let r = unsafe { sys::cuTexObjectCreate(&mut object, &res, &tex, std::ptr::null()) };
+        check(
+            r,
+            &format!("cuTexObjectCreate (linear, {texels} texels of {channels} floats)"),
+        )?;
+        self.made.insert((id, channels), object);
+        Ok(object)
+    }
+
+    /// Destroys the textures of a buffer that is being freed (before the buffer itself).
+    pub fn forget(&mut self, id: BufferId) {
+        self.made.retain(|(b, _), t| {
+            if *b == id {
+                // SAFETY: made by cuTexObjectCreate and destroyed once, here.
+                let _ = unsafe { sys::cuTexObjectDestroy(*t) };
+                false
+            } else {
+                true
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_width_beyond_the_limit_is_refused_naming_it() {
+        assert!(check_width(1 << 28, 1 << 28, "H100").is_ok());
+        let e = check_width((1 << 28) + 1, 1 << 28, "H100")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("MAXIMUM_TEXTURE1D_LINEAR_WIDTH is 268435456") && e.contains("H100"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! The texture path of the OpenCL backend: an `image1d_buffer_t` made over an existing buffer
+//! (`CL_MEM_OBJECT_IMAGE1D_BUFFER`, float channels), created on a kernel's first use of
+//! [`crate::backend::Arg::Texture`] and kept until its buffer is freed. The image shares the
+//! buffer's memory: an upload to the buffer is what the kernel reads through the image.
+
+use std::collections::HashMap;
+use std::ptr;
+
+use opencl3::context::Context;
+use opencl3::device::Device;
+use opencl3::memory::{Buffer, ClMem, Image, CL_MEM_READ_ONLY};
+use opencl3::types::{cl_float, cl_image_desc, cl_image_format};
+
+use super::API;
+use crate::backend::{BackendError, BufferId, Result};
+
+const CL_MEM_OBJECT_IMAGE1D_BUFFER: u32 = 0x10F6;
+const CL_R: u32 = 0x10B0;
+const CL_RGBA: u32 = 0x10B5;
+const CL_FLOAT: u32 = 0x10DE;
+
+/// Images made over buffers, by (buffer, channels).
+#[derive(Default)]
+pub struct Images {
+    made: HashMap<(BufferId, u32), Image>,
+}
+
+impl Images {
+    /// The image over `buffer` with `channels` floats per texel, made on first use.
+    pub fn get_or_make(
+        &mut self,
+        context: &Context,
+        device: &Device,
+        id: BufferId,
+        buffer: &Buffer<cl_float>,
+        channels: u32,
+    ) -> Result<&Image> {
+        if let std::collections::hash_map::Entry::Vacant(slot) = self.made.entry((id, channels)) {
+            slot.insert(make(context, device, buffer, channels)?);
+        }
+        self.get(id, channels)
+    }
+
+    /// An image made before by [`Images::get_or_make`].
+    pub fn get(&self, id: BufferId, channels: u32) -> Result<&Image> {
+        self.made
+            .get(&(id, channels))
+            .ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL image of buffer {}", id.0)))
+    }
+
+    /// Releases the images of a buffer that is being freed (before the buffer itself).
+    pub fn forget(&mut self, id: BufferId) {
+        self.made.retain(|(b, _), _| *b != id);
+    }
+}
+
+/// Refuses a width beyond the device's `CL_DEVICE_IMAGE_MAX_BUFFER_SIZE`, naming it.
+pub fn check_width(texels: u64, limit: u64, device: &str) -> Result<()> {
+    if texels > limit {
+        return Err(BackendError::TooLarge {
+            bytes: texels.saturating_mul(4),
+            limit: limit.saturating_mul(4),
+            device: device.to_string(),
+            what: format!(
+                "an image1d_buffer of {texels} texels; CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is \
+                 {limit} texels"
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn make(
+    context: &Context,
+    device: &Device,
+    buffer: &Buffer<cl_float>,
+    channels: u32,
+) -> Result<Image> {
+    let order = match channels {
+        1 => CL_R,
+        4 => CL_RGBA,
+        c => {
+            return Err(BackendError::Unsupported {
+                api: API,
+                what: format!("a texture of {c} channels (1 or 4)"),
+            })
+        }
+    };
+    if !device.image_support().unwrap_or(false) {
+        return Err(BackendError::Unsupported {
+            api: API,
+            what: format!(
+                "images on {} (CL_DEVICE_IMAGE_SUPPORT is false)",
+                device.name().unwrap_or_default()
+            ),
+        });
+    }
+    let bytes = buffer
+        .size()
+        .map_err(|e| BackendError::driver(API, "CL_MEM_SIZE", e))? as u64;
+    let texels = bytes / (4 * u64::from(channels));
+    let limit = device
+        .image_max_buffer_size()
+        .map_err(|e| BackendError::driver(API, "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE", e))?
+        as u64;
+    check_width(texels, limit, &device.name().unwrap_or_default())?;
+    let format = cl_image_format {
+        image_channel_order: order,
+        image_channel_data_type: CL_FLOAT,
+    };
+    // SAFETY: an all-zero image descriptor is valid (every field is a number or a null
+    // handle); the fields an IMAGE1D_BUFFER needs are set below.
+    let mut desc: cl_image_desc = unsafe { std::mem::zeroed() };
+    desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    desc.image_width = texels as usize;
+    desc.buffer = buffer.get();
+    // SAFETY: format and descriptor outlive the call; the buffer outlives the image (the
+    // image is released in `forget` before the buffer is freed).
+    unsafe { Image::create(context, CL_MEM_READ_ONLY, &format, &desc, ptr::null_mut()) }.map_err(
+        |e| {
+            BackendError::driver(
+                API,
+                &format!("clCreateImage(IMAGE1D_BUFFER, {texels} texels of {channels} floats)"),
+                e,
+            )
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_width_beyond_the_limit_is_refused_naming_it() {
+        assert!(check_width(1 << 27, 1 << 27, "GPU").is_ok());
+        let e = check_width((1 << 27) + 1, 1 << 27, "GPU")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is 134217728") && e.contains("GPU"),
+            "{e}"
+        );
+    }
+}

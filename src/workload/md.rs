@@ -1,0 +1,262 @@
+//! A molecular-dynamics gather in the style of SHOC's MD: the Lennard-Jones force on each atom
+//! from a fixed-length neighbour list, with the neighbours' positions read three ways
+//! ([`ReadPath`]). The kernels are `kernels_*/md.*`.
+//!
+//! # Problem
+//!
+//! `N` atoms (N = L³, L ≥ 5) on a jittered cubic lattice of spacing 1, each coordinate moved by
+//! at most [`JITTER`]; the atom numbering is a seeded permutation of the lattice, so neighbours'
+//! positions are gathered from scattered addresses, as with SHOC's random atoms. Each atom lists
+//! the [`NEIGHBOURS`] lattice sites at offsets in [-2, 2]³ (periodic in the numbering, not in
+//! space: a wrapped neighbour is far away and falls outside the cutoff). The list is stored
+//! neighbour-major (`list[k·N + i]`), as SHOC stores it, so the list reads are coalesced and
+//! only the positions are gathered.
+//!
+//! The cutoff [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and the
+//! jitter is small enough that no pair comes within 0.04 of it in r²: whether a pair
+//! interacts never depends on rounding, so both compilers, whatever they contract, and the f64
+//! reference agree on which pairs count.
+//!
+//! # Metric
+//!
+//! GB/s of the bytes the kernel requests: per atom its own position (16), N·K list entries (4
+//! each), one 16-byte position per list entry (the gather, whichever path serves it) and the
+//! 16-byte force written. Caches serve much of the gather, so this is a request rate, not DRAM
+//! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
+
+use super::reference;
+use super::spmv::{mix, ReadPath};
+use super::{points, v, FamilyKind, GroupRule, Size, Variant};
+use crate::backend::{Arg, BufferId};
+
+/// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
+pub const NEIGHBOURS: usize = 124;
+/// Squared cutoff radius.
+pub const CUTSQ: f32 = 4.5;
+/// The largest displacement of a coordinate from its lattice site.
+pub const JITTER: f32 = 0.03;
+/// Lennard-Jones constants (SHOC's defaults).
+pub const LJ1: f32 = 1.5;
+pub const LJ2: f32 = 2.0;
+
+const fn lj(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    points(
+        v(
+            FamilyKind::Md,
+            name,
+            kernel,
+            GroupRule::Cover { per_item: 1 },
+            about,
+        ),
+        &[],
+    )
+}
+
+pub const VARIANTS: [Variant; 3] = [
+    lj(
+        "lj",
+        "md_lj",
+        "SHOC-style Lennard-Jones gather, neighbour positions through plain global loads",
+    ),
+    lj(
+        "lj-ro",
+        "md_lj_ro",
+        "LJ gather, positions through the read-only path (const restrict; __ldg in CUDA)",
+    ),
+    lj(
+        "lj-tex",
+        "md_lj_tex",
+        "LJ gather, positions through a float4 texture (image1d_buffer / texture object)",
+    ),
+];
+
+/// The lattice edge of `n` atoms, when `n` is a cube of at least 5³.
+pub fn edge(n: u64) -> Option<u64> {
+    let l = (n as f64).cbrt().round() as u64;
+    (l >= 5 && l.checked_pow(3) == Some(n)).then_some(l)
+}
+
+pub fn check_size(size: Size) -> Result<(), String> {
+    if size.cols != 0 || edge(size.rows).is_none() {
+        return Err(format!(
+            "{size} atoms: the lattice needs N = L^3 atoms with L at least 5 (e.g. 128^3)"
+        ));
+    }
+    if size.rows.saturating_mul(NEIGHBOURS as u64) >= u64::from(u32::MAX) {
+        return Err(format!(
+            "{size} atoms: the neighbour list of {NEIGHBOURS} per atom exceeds the kernels' \
+             32-bit indices"
+        ));
+    }
+    Ok(())
+}
+
+/// Bytes requested and flops of one force evaluation (see the module docs); the flops count
+/// only the distance test of every listed pair (8 per pair), the part that does not depend on
+/// the cutoff.
+pub fn work(size: Size) -> (u64, u64) {
+    let n = size.rows;
+    let pairs = n.saturating_mul(NEIGHBOURS as u64);
+    let bytes = pairs
+        .saturating_mul(4 + 16)
+        .saturating_add(n.saturating_mul(32));
+    (bytes, pairs.saturating_mul(8))
+}
+
+pub struct MdInputs {
+    /// x, y, z, 0 per atom.
+    pub positions: Vec<f32>,
+    /// Neighbour-major: `list[k * n + i]`.
+    pub list: Vec<u32>,
+    pub reference: Vec<f64>,
+    pub tolerances: Vec<f64>,
+}
+
+/// The lattice offsets of the neighbour list, nearest first.
+fn offsets() -> Vec<[i64; 3]> {
+    let mut o = Vec::with_capacity(NEIGHBOURS);
+    for dz in -2..=2i64 {
+        for dy in -2..=2i64 {
+            for dx in -2..=2i64 {
+                if (dx, dy, dz) != (0, 0, 0) {
+                    o.push([dx, dy, dz]);
+                }
+            }
+        }
+    }
+    o.sort_by_key(|d| d.iter().map(|c| c * c).sum::<i64>());
+    o
+}
+
+/// A seeded permutation of 0..n (Fisher-Yates driven by [`mix`]).
+fn permutation(n: usize, seed: u64) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..n).collect();
+    for i in (1..n).rev() {
+        let j = (mix(seed, 5, i as u64) % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+pub fn inputs(size: Size, seed: u64) -> MdInputs {
+    let n = size.rows as usize;
+    let l = edge(size.rows).unwrap_or(5) as usize;
+    let n = n.min(l * l * l);
+    // atom[site] = the atom number of a lattice site.
+    let atom = permutation(n, seed);
+    let mut positions = vec![0.0f32; 4 * n];
+    for (site, &a) in atom.iter().enumerate() {
+        let c = [site % l, (site / l) % l, site / (l * l)];
+        for d in 0..3 {
+            let u = (mix(seed, 6, (3 * site + d) as u64) >> 40) as f32 / (1u32 << 24) as f32;
+            positions[4 * a + d] = c[d] as f32 + JITTER * (2.0 * u - 1.0);
+        }
+    }
+    let offs = offsets();
+    let mut list = vec![0u32; NEIGHBOURS * n];
+    for (site, &a) in atom.iter().enumerate() {
+        let c = [site % l, (site / l) % l, site / (l * l)];
+        for (k, o) in offs.iter().enumerate() {
+            let w = |d: usize| (c[d] as i64 + o[d]).rem_euclid(l as i64) as usize;
+            let s = w(0) + l * (w(1) + l * w(2));
+            list[k * n + a] = atom[s] as u32;
+        }
+    }
+    let (reference, abs) = forces(&positions, &list, n);
+    let f = reference::tolerance_factor(NEIGHBOURS as u64) * 16.0;
+    let tolerances = abs.iter().map(|a| f * a).collect();
+    MdInputs {
+        positions,
+        list,
+        reference,
+        tolerances,
+    }
+}
+
+/// The force on every atom in f64 (x, y, z, 0 per atom), and per component the sum of the
+/// magnitudes of its terms for the tolerance. The cutoff test is done in f32, as the kernels do.
+pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut out = vec![0.0f64; 4 * n];
+    let mut abs = vec![0.0f64; 4 * n];
+    for i in 0..n {
+        for k in 0..NEIGHBOURS {
+            let j = list[k * n + i] as usize;
+            let d: [f64; 3] =
+                std::array::from_fn(|c| f64::from(pos[4 * i + c]) - f64::from(pos[4 * j + c]));
+            let r2: f64 = d.iter().map(|x| x * x).sum();
+            if r2 < f64::from(CUTSQ) {
+                let r2inv = 1.0 / r2;
+                let r6inv = r2inv * r2inv * r2inv;
+                let force = r2inv * r6inv * (f64::from(LJ1) * r6inv - f64::from(LJ2));
+                for c in 0..3 {
+                    out[4 * i + c] += d[c] * force;
+                    abs[4 * i + c] += (d[c] * force).abs();
+                }
+            }
+        }
+    }
+    (out, abs)
+}
+
+/// The kernel arguments: positions (along `path`), the list, N, then the force output.
+pub fn args(path: ReadPath, positions: BufferId, list: BufferId, n: u32) -> Vec<Arg> {
+    vec![path.arg(positions, 4), Arg::Buffer(list), Arg::U32(n)]
+}
+
+/// What the kernel writes, for the fake backend.
+pub fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
+    if pos.len() < 4 * n || list.len() < NEIGHBOURS * n {
+        return Vec::new();
+    }
+    let list: Vec<u32> = list[..NEIGHBOURS * n].iter().map(|f| f.to_bits()).collect();
+    forces(pos, &list, n).0.iter().map(|&v| v as f32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_must_be_cubes() {
+        assert!(check_size(Size::vector(125)).is_ok());
+        assert!(check_size(Size::parse("128^3").unwrap()).is_ok());
+        let e = check_size(Size::vector(126)).unwrap_err();
+        assert!(e.contains("L^3"), "{e}");
+        assert!(check_size(Size::vector(64)).is_err(), "4^3 is too small");
+    }
+
+    #[test]
+    fn no_pair_sits_near_the_cutoff() {
+        let inp = inputs(Size::vector(6 * 6 * 6), 3);
+        let n = 216;
+        let mut inside = 0;
+        for i in 0..n {
+            for k in 0..NEIGHBOURS {
+                let j = inp.list[k * n + i] as usize;
+                let r2: f32 = (0..3)
+                    .map(|c| inp.positions[4 * i + c] - inp.positions[4 * j + c])
+                    .map(|d| d * d)
+                    .sum();
+                assert!((r2 - CUTSQ).abs() > 0.04, "pair ({i}, {j}) r2 {r2}");
+                inside += usize::from(r2 < CUTSQ);
+            }
+        }
+        // Shells at squared distance 1, 2, 3 and 4: 6 + 12 + 8 + 6 sites, fewer at the wrap.
+        assert!(inside > 20 * n && inside <= 32 * n, "{inside}");
+    }
+
+    #[test]
+    fn two_atoms_by_hand() {
+        // Atom 0 at the origin, atom 1 at x = 1, atom 2 far away. Atom 0 lists atom 1 once and
+        // atom 2 otherwise: r2 = 1, force = 1 * 1 * (1.5 - 2) = -0.5, so atom 0 gets
+        // -0.5 * (0 - 1) = +0.5 in x; atom 2 is outside the cutoff.
+        let far = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 9.0, 9.0, 9.0, 0.0];
+        let mut l3 = vec![2u32; NEIGHBOURS * 3];
+        l3[0] = 1;
+        let (f, _) = forces(&far, &l3, 3);
+        assert_eq!(f[0], 0.5);
+        assert_eq!(&f[1..3], &[0.0, 0.0]);
+        let bits: Vec<f32> = l3.iter().map(|&b| f32::from_bits(b)).collect();
+        assert_eq!(emulate(&far, &bits, 3)[0], 0.5);
+    }
+}
