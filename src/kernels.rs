@@ -51,6 +51,11 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/stencil.cl"),
         include_str!("../kernels_cu/stencil.cu"),
     ),
+    (
+        "bfs",
+        include_str!("../kernels_cl/bfs.cl"),
+        include_str!("../kernels_cu/bfs.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

@@ -43,6 +43,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
     ),
+    ("bfs", include_str!("../harness/bfs.toml")),
 ];
 
 #[derive(Debug, Error)]

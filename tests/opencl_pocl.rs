@@ -44,6 +44,8 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         FamilyKind::Math => vec![Size::vector(1000)],
         // Cubes and a plane stack with the fewest planes a radius-4 step allows.
         FamilyKind::Stencil => vec![Size::matrix(32, 9), Size::vector(64)],
+        // One vertex, a few layers, and a size no work-group size divides.
+        FamilyKind::Bfs => vec![Size::vector(1), Size::vector(1000), Size::vector(5003)],
     }
 }
 
@@ -65,7 +67,7 @@ fn every_variant_verifies_on_opencl() {
     let mut executed = 0;
     for v in VARIANTS.iter().filter(|v| v.safe) {
         for size in sizes(v.family) {
-            let inputs = Inputs::generate(v.family, size, 42);
+            let inputs = Inputs::of_variant(v, size, 42);
             for local in locals(v) {
                 let groups = default_groups(v, size, local, 2);
                 let side = SideConfig {

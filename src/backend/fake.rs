@@ -262,6 +262,8 @@ impl FakeBackend {
             let dims = (a.count(3)?, a.count(4)?, a.count(5)?);
             let out = crate::workload::stencil::emulate(input, coeff, dims.0, dims.1, dims.2);
             (a.buffer(1)?, out)
+        } else if kernel.starts_with("bfs_") {
+            return self.emulate_bfs(kernel, args);
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {
@@ -272,6 +274,28 @@ impl FakeBackend {
             ));
         };
         self.store(kernel, out.0, out.1)
+    }
+
+    /// Runs a BFS kernel on copies of its buffers, then stores them back: it writes several.
+    fn emulate_bfs(&mut self, kernel: &str, args: &[Arg]) -> Result<()> {
+        let ids: Vec<BufferId> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Buffer(b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        let n = ArgView { args }.count(args.len() - 1)?;
+        let mut bufs = ids
+            .iter()
+            .map(|b| self.buffers.get(*b).cloned())
+            .collect::<Result<Vec<_>>>()?;
+        crate::workload::bfs::emulate(kernel, &mut bufs, n)
+            .map_err(|e| BackendError::driver(self.api, "launch (fake)", e))?;
+        for (id, data) in ids.iter().zip(bufs) {
+            *self.buffers.get_mut(*id)? = data;
+        }
+        Ok(())
     }
 
     /// `parts` partial sums of the first `n` floats of `x`, element `i` going to `i % parts`.

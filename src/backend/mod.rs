@@ -402,6 +402,21 @@ pub trait Backend {
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()>;
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()>;
     fn free(&mut self, buffer: BufferId) -> Result<()>;
+    /// 32-bit integer data (CSR graphs, levels, masks) for `uint*` / `int*` arguments, bit
+    /// for bit through the float path: no value conversion, the device sees the same words.
+    fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
+        let words: Vec<f32> = data.iter().map(|w| f32::from_bits(*w)).collect();
+        self.upload(buffer, &words)
+    }
+    /// The words of a buffer written by an integer kernel, bit for bit (see `upload_u32`).
+    fn download_u32(&mut self, buffer: BufferId, out: &mut [u32]) -> Result<()> {
+        let mut words = vec![0.0f32; out.len()];
+        self.download(buffer, &mut words)?;
+        for (o, w) in out.iter_mut().zip(words) {
+            *o = w.to_bits();
+        }
+        Ok(())
+    }
     /// Launch and wait for completion (blocking); returns both clocks.
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
     /// Device-to-device copy of `len` floats, blocking, timed like a launch.

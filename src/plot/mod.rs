@@ -37,6 +37,7 @@ macro_rules! chart_kind {
     };
 }
 
+mod bfs;
 mod gpus;
 pub mod input;
 mod layout;
@@ -59,6 +60,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::{Api, MeasurementRow, PrRow};
 
+pub use bfs::BfsChart;
 pub use gpus::{GpusChart, NAME as GPUS_CHART};
 pub use peak::PeakChart;
 pub use pr::PrChart;
@@ -184,6 +186,7 @@ pub fn charts() -> Vec<Box<dyn Chart>> {
         Box::new(PtxChart),
         Box::new(GpusChart),
         Box::new(UnrollChart),
+        Box::new(BfsChart),
     ]
 }
 

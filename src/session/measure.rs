@@ -11,7 +11,7 @@ use crate::kernels::KernelSources;
 use crate::record::{Side, Status};
 use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
-use crate::workload::{FamilyKind, Size};
+use crate::workload::{FamilyKind, Size, Variant};
 
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
@@ -86,16 +86,16 @@ impl SideRun {
 /// last sets, since consecutive comparisons of a study usually share family, size and seed.
 #[derive(Default)]
 pub struct InputCache {
-    entries: Vec<((FamilyKind, Size, u64), Rc<Inputs>)>,
+    entries: Vec<((FamilyKind, &'static str, Size, u64), Rc<Inputs>)>,
 }
 
 impl InputCache {
-    pub fn get(&mut self, family: FamilyKind, size: Size, seed: u64) -> Rc<Inputs> {
-        let key = (family, size, seed);
+    pub fn get(&mut self, variant: &'static Variant, size: Size, seed: u64) -> Rc<Inputs> {
+        let key = (variant.family, Inputs::key_of(variant), size, seed);
         if let Some((_, v)) = self.entries.iter().find(|(k, _)| *k == key) {
             return v.clone();
         }
-        let v = Rc::new(Inputs::generate(family, size, seed));
+        let v = Rc::new(Inputs::of_variant(variant, size, seed));
         // At most two sets (the two sides of an unfair problem-size pair).
         if self.entries.len() >= 2 {
             self.entries.remove(0);

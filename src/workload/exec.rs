@@ -5,7 +5,8 @@ use thiserror::Error;
 
 use super::reference::{self, Verification};
 use super::{
-    check_local, check_size, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS,
+    bfs, check_local, check_size, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError,
+    FMA_ITERS,
 };
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
@@ -133,6 +134,7 @@ impl Inputs {
                 tolerances: vec![0.0],
                 sample: Vec::new(),
             },
+            FamilyKind::Bfs => Self::graph(bfs::Generator::Uniform, size, seed),
             FamilyKind::Sgemm => {
                 let p = sgemm::problem(size, seed);
                 Inputs {
@@ -148,6 +150,38 @@ impl Inputs {
     }
 }
 
+impl Inputs {
+    /// The inputs of one variant: its family's, except where the variant picks the data (the
+    /// BFS variants are graph generators).
+    pub fn of_variant(variant: &'static Variant, size: Size, seed: u64) -> Self {
+        match variant.family {
+            FamilyKind::Bfs => Self::graph(bfs::Generator::of(variant), size, seed),
+            family => Self::generate(family, size, seed),
+        }
+    }
+
+    fn graph(generator: bfs::Generator, size: Size, seed: u64) -> Self {
+        let p = bfs::problem(generator, size, seed);
+        let tolerances = vec![0.0; p.levels.len()];
+        Inputs {
+            size,
+            a: p.offsets,
+            b: p.edges,
+            reference: p.levels,
+            tolerances,
+            sample: Vec::new(),
+        }
+    }
+
+    /// What besides family, size and seed tells two variants' inputs apart.
+    pub fn key_of(variant: &'static Variant) -> &'static str {
+        match variant.family {
+            FamilyKind::Bfs => variant.name,
+            _ => "",
+        }
+    }
+}
+
 enum Step {
     Kernel {
         kernel: KernelId,
@@ -159,6 +193,8 @@ enum Step {
         dst: BufferId,
         len: usize,
     },
+    /// A data-dependent loop of launches: one whole breadth-first search.
+    Bfs(bfs::Plan),
 }
 
 /// A variant compiled, with its buffers allocated and filled, ready to run.
@@ -416,6 +452,25 @@ fn build(
             outputs = vec![(out, points)];
             result = (out, points);
         }
+        (FamilyKind::Bfs, Some(k)) => {
+            let program = program.ok_or_else(|| BackendError::InvalidHandle("bfs".into()))?;
+            let mut alloc = |b: &mut dyn Backend, len: usize| {
+                let id = b.alloc(len.max(1))?;
+                owned.push(id);
+                Ok(id)
+            };
+            let plan = bfs::plan(
+                backend,
+                program,
+                k,
+                (&inputs.a, &inputs.b),
+                shape,
+                &mut alloc,
+            )?;
+            outputs = vec![(plan.cost, n)];
+            result = (plan.cost, n);
+            steps.push(Step::Bfs(plan));
+        }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
                 variant: variant.name.into(),
@@ -451,6 +506,7 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
                 args,
             } => backend.launch(*kernel, *shape, args)?,
             Step::Copy { src, dst, len } => backend.copy(*src, *dst, *len)?,
+            Step::Bfs(plan) => bfs::run(backend, plan)?,
         };
         wall += t.wall.0;
         device = match (device, t.device) {
@@ -502,6 +558,7 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             reference::compare(got, &want, &vec![0.0; want.len()])
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
+        FamilyKind::Bfs => bfs::check(got, &inputs.reference),
         FamilyKind::Fft => {
             fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
         }

@@ -1,6 +1,7 @@
 //! Kernel families, declared once as data: variants, arguments, bytes moved and flops per run,
 //! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
 
+pub mod bfs;
 pub mod exec;
 pub mod fft;
 pub mod math;
@@ -43,6 +44,9 @@ crate::names::named_enum! {
         /// G evaluations per second (1e9): chain steps of the math family (see `math`).
         #[strum(serialize = "Geval/s")]
         Evaluations,
+        /// G traversed edges per second (1e9), for BFS: the `flops` column counts edges.
+        #[strum(serialize = "GTEPS")]
+        Teps,
     }
 }
 
@@ -59,6 +63,7 @@ impl Metric {
             Metric::Rate => 1.0,
             // The math family counts 2 FLOP (a multiply-add) per evaluation.
             Metric::Evaluations => flops as f64 / 2e9,
+            Metric::Teps => flops as f64 / 1e9,
         }
     }
 }
@@ -76,6 +81,7 @@ crate::names::named_enum! {
         Sgemm,
         Math,
         Stencil,
+        Bfs,
     }
 }
 
@@ -108,6 +114,7 @@ impl FamilyKind {
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
+            FamilyKind::Bfs => Metric::Teps,
         }
     }
 
@@ -121,6 +128,7 @@ impl FamilyKind {
             FamilyKind::Sgemm => "sgemm",
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
+            FamilyKind::Bfs => "bfs",
         }
     }
 }
@@ -488,6 +496,26 @@ pub const VARIANTS: &[Variant] = &[
         128,
         1024,
     ),
+    points(
+        v(
+            Bfs,
+            "uniform",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's level-synchronous BFS on a seeded graph with uniform edges",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Bfs,
+            "power-law",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's level-synchronous BFS on a seeded graph with power-law out-degrees",
+        ),
+        &[],
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -650,6 +678,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sgemm => sgemm::work(size),
         Math => math::work(global, FMA_ITERS),
         Stencil => stencil::work(size),
+        Bfs => (bfs::bytes(size.rows), bfs::edges(size.rows)),
     }
 }
 
