@@ -129,8 +129,7 @@ pub struct SideSteps {
     pub flags: Flags,
     /// The second-stage compiler (PTX to machine code).
     pub second_stage: String,
-    pub local: u32,
-    pub groups: u32,
+    pub shape: crate::backend::LaunchShape,
     pub timer: TimerKind,
     pub warmup: u32,
     pub min_reps: u32,
@@ -193,7 +192,11 @@ fn running_text(s: &SideSteps) -> String {
 /// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B
 /// keeps its own setting.
 pub fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
-    let same_problem = b.variant == a.variant && b.size == a.size && b.local == a.local;
+    let same_problem = b.variant == a.variant
+        && b.size == a.size
+        && b.local == a.local
+        && b.local_y == a.local_y
+        && b.groups_y == a.groups_y;
     (a.groups.is_none() && b.groups.is_none() && same_problem).then_some(groups_a)
 }
 
@@ -229,11 +232,7 @@ pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
                 a.second_stage.clone(),
                 b.second_stage.clone(),
             ),
-            pair(
-                Step::Configuration,
-                format!("{}x{}", a.groups, a.local),
-                format!("{}x{}", b.groups, b.local),
-            ),
+            pair(Step::Configuration, a.shape.describe(), b.shape.describe()),
             pair(Step::Running, running_text(a), running_text(b)),
         ],
     }
@@ -255,8 +254,7 @@ mod tests {
                 ..Default::default()
             },
             second_stage: "driver JIT".into(),
-            local: 256,
-            groups: 60,
+            shape: crate::backend::LaunchShape::linear(60, 256),
             timer: TimerKind::DeviceEvent,
             warmup: 2,
             min_reps: 10,

@@ -71,6 +71,13 @@ pub struct MeasurementRow {
     pub local_size: u32,
     pub groups: u32,
     pub global_size: u64,
+    /// Work-group size in y (1 for a 1-D launch): `local_size` x `local_y` work-items a group.
+    /// Absent from files written before 2-D launches (read as 1).
+    #[serde(default = "one")]
+    pub local_y: u32,
+    /// Work-groups in y (1 for a 1-D launch).
+    #[serde(default = "one")]
+    pub groups_y: u32,
     /// Unroll factors per unroll point, `A=4;B=none`.
     pub unroll: String,
     /// Compiler flags given to this API's compiler.
@@ -229,4 +236,9 @@ impl RowCheck for SampleRow {
         positive("seconds", self.seconds, &mut out);
         out
     }
+}
+
+/// The y extent of a 1-D launch, for columns older files lack.
+fn one() -> u32 {
+    1
 }

@@ -82,6 +82,10 @@ pub struct Spec {
     pub seed: Option<u64>,
     pub local: Option<u32>,
     pub groups: Option<u32>,
+    /// Work-group size and work-groups in y, for 2-D kernels only (default 16 and the
+    /// variant's rule).
+    pub local_y: Option<u32>,
+    pub groups_y: Option<u32>,
     /// Unroll factor per unroll point (`A = 4`); 0 removes the pragma at that point.
     pub unroll: Option<BTreeMap<String, u32>>,
     /// Extra kernel defines (WARP_SYNC_WG, USE_SUBGROUPS).
@@ -133,6 +137,9 @@ pub struct Resolved {
     pub local: u32,
     /// `None`: the variant's default rule, evaluated on the device.
     pub groups: Option<u32>,
+    /// The y dimension of a 2-D launch (1 and `Some(1)` for 1-D kernels).
+    pub local_y: u32,
+    pub groups_y: Option<u32>,
     pub unroll: BTreeMap<String, u32>,
     pub defines: BTreeMap<String, String>,
     pub flags: Flags,
@@ -263,6 +270,8 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         seed: pick!(seed),
         local: pick!(local),
         groups: pick!(groups),
+        local_y: pick!(local_y),
+        groups_y: pick!(groups_y),
         unroll: pick!(unroll),
         defines: pick!(defines),
         flags: pick!(flags),
@@ -315,6 +324,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         _ => 256,
     });
     workload::check_local(variant, local).map_err(invalid)?;
+    let local_y = second_dimension(variant, spec).map_err(field)?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
         field(format!(
@@ -370,6 +380,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         seed: spec.seed.unwrap_or(1),
         local,
         groups: spec.groups,
+        local_y,
+        groups_y: spec.groups_y,
         unroll,
         defines,
         flags: spec.flags.unwrap_or(Flags {
@@ -438,6 +450,30 @@ fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), String> {
     Ok(())
 }
 
+/// The work-group size in y: only 2-D kernels have one (default 16); a 1-D kernel given
+/// `local_y` or `groups_y` is refused rather than launched with a dimension it ignores.
+fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, String> {
+    if !variant.default_groups.is_planar() {
+        if let Some((key, _)) = [("local_y", spec.local_y), ("groups_y", spec.groups_y)]
+            .into_iter()
+            .find(|(_, v)| v.is_some_and(|v| v != 1))
+        {
+            return Err(format!(
+                "field '{key}': {}/{} is a 1-D kernel; '{key}' applies to 2-D kernels only",
+                variant.family.name(),
+                variant.name
+            ));
+        }
+        return Ok(1);
+    }
+    for (key, v) in [("local_y", spec.local_y), ("groups_y", spec.groups_y)] {
+        if v == Some(0) {
+            return Err(format!("field '{key}' = 0: a 2-D launch needs at least 1"));
+        }
+    }
+    Ok(spec.local_y.unwrap_or(16))
+}
+
 /// Refuses counts no measurement needs, naming the limit.
 fn check_limits(spec: &Spec) -> Result<(), String> {
     let counts = [
@@ -445,6 +481,7 @@ fn check_limits(spec: &Spec) -> Result<(), String> {
         ("max_reps", spec.max_reps, MAX_REPS),
         ("warmup", spec.warmup, MAX_REPS),
         ("groups", spec.groups, MAX_GROUPS),
+        ("groups_y", spec.groups_y, MAX_GROUPS),
     ];
     for (key, value, limit) in counts {
         if let Some(v) = value.filter(|v| *v > limit) {
@@ -535,6 +572,7 @@ fn apply_sweep(
     match param {
         "local" => s.local = Some(number()?),
         "groups" => s.groups = Some(number()?),
+        "local_y" => s.local_y = Some(number()?),
         "size" => s.size = Some(value.to_string()),
         "index" => s.index = Some(value.to_string()),
         p if p.starts_with("unroll.") => {
@@ -544,7 +582,7 @@ fn apply_sweep(
         }
         other => {
             return Err(field(format!(
-            "sweep parameter '{other}' is not one of: local, groups, size, index, unroll.<point>"
+            "sweep parameter '{other}' is not one of: local, local_y, groups, size, index, unroll.<point>"
         )))
         }
     }
@@ -677,6 +715,27 @@ mod tests {
         assert!(s.comparisons[1..]
             .iter()
             .all(|c| c.a.groups == Some(60) && c.b.groups == Some(60)));
+    }
+
+    #[test]
+    fn a_second_dimension_is_refused_for_one_dimensional_kernels() {
+        let base = "name = \"t\"\n[defaults]\nfamily = \"matvec\"\nvariant = \"tuned\"\n\
+                    [[comparison]]\nname = \"c\"\n";
+        for key in ["local_y = 8", "groups_y = 4"] {
+            let e = parse(&format!("{base}{key}\n"), "t.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("1-D kernel") && e.contains(&key[..key.find(' ').unwrap()]),
+                "{e}"
+            );
+        }
+        // 1 is what a 1-D launch has anyway.
+        let s = parse(&format!("{base}local_y = 1\n"), "t.toml").unwrap();
+        assert_eq!(
+            (s.comparisons[0].a.local_y, s.comparisons[0].a.groups_y),
+            (1, None)
+        );
     }
 
     #[test]

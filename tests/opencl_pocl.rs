@@ -71,7 +71,7 @@ fn every_variant_verifies_on_opencl() {
             for local in locals(v) {
                 let groups = default_groups(v, size, local, 2);
                 let side = SideConfig {
-                    shape: LaunchShape { groups, local },
+                    shape: LaunchShape::linear(groups, local),
                     defines: vec![],
                     flags: vec![],
                     jit: Default::default(),
@@ -112,10 +112,7 @@ fn every_variant_verifies_at_every_index_width() {
             let inputs = Inputs::generate(v.family, size, 7);
             let local = locals(v)[0];
             let side = SideConfig {
-                shape: LaunchShape {
-                    groups: default_groups(v, size, local, 2),
-                    local,
-                },
+                shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
                 defines: vec![("CLVSCU_INDEX".into(), index.into())],
                 flags: vec![],
                 jit: Default::default(),
@@ -147,10 +144,7 @@ fn second_stage_options_are_refused_where_the_platform_has_no_way_to_pass_them()
     let v = workload::find_variant(FamilyKind::Matvec, "listing2").unwrap();
     let inputs = Inputs::generate(v.family, Size::matrix(8, 8), 1);
     let side = SideConfig {
-        shape: LaunchShape {
-            groups: 1,
-            local: 32,
-        },
+        shape: LaunchShape::linear(1, 32),
         defines: vec![],
         flags: vec![],
         jit: clvscu::backend::JitOptions {
@@ -189,10 +183,7 @@ fn fft_verifies_at_every_index_width() {
     let mut inputs = Inputs::generate(FamilyKind::Fft, size, 11);
     for index in ["32", "64", "0"] {
         let side = SideConfig {
-            shape: LaunchShape {
-                groups: default_groups(v, size, 64, 2),
-                local: 64,
-            },
+            shape: LaunchShape::linear(default_groups(v, size, 64, 2), 64),
             defines: vec![("CLVSCU_INDEX".into(), index.into())],
             flags: vec![],
             jit: Default::default(),
@@ -208,10 +199,7 @@ fn fft_verifies_at_every_index_width() {
     }
     inputs.a[2 * 512 * 3 + 7] += 1.0;
     let side = SideConfig {
-        shape: LaunchShape {
-            groups: 5,
-            local: 64,
-        },
+        shape: LaunchShape::linear(5, 64),
         defines: vec![],
         flags: vec![],
         jit: Default::default(),
@@ -252,10 +240,7 @@ fn math_and_sgemm_verify_under_every_flag_set() {
         let inputs = Inputs::generate(v.family, size, 11);
         for flags in flag_sets() {
             let side = SideConfig {
-                shape: LaunchShape {
-                    groups: default_groups(v, size, 256, 2),
-                    local: 256,
-                },
+                shape: LaunchShape::linear(default_groups(v, size, 256, 2), 256),
                 defines: vec![],
                 flags: flags.for_api(clvscu::backend::Api::OpenCl),
                 jit: Default::default(),
@@ -289,10 +274,7 @@ fn sgemm_groups_stride_over_tiles_and_bad_sizes_are_refused() {
         let inputs = Inputs::generate(v.family, size, 5);
         // Fewer groups than tiles (3 for 4 or 256 tiles): each group takes several tiles.
         let side = SideConfig {
-            shape: LaunchShape {
-                groups: 3,
-                local: 256,
-            },
+            shape: LaunchShape::linear(3, 256),
             defines: vec![],
             flags: vec![],
             jit: Default::default(),
@@ -329,10 +311,7 @@ fn stencil_verifies_with_and_without_pragmas() {
     for defines in settings {
         for local in [128u32, 1024] {
             let side = SideConfig {
-                shape: LaunchShape {
-                    groups: default_groups(v, size, local, 2),
-                    local,
-                },
+                shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
                 defines: defines
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -394,7 +394,7 @@ impl Backend for FakeBackend {
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        check_work_group(&self.info, shape.local, None)?;
+        check_work_group(&self.info, shape.group_items(), None)?;
         self.check_launch_budget()?;
         let k = self.kernels.get(kernel)?;
         let (name, program) = (k.name.clone(), k.program);
@@ -473,10 +473,7 @@ mod tests {
             let p = b.compile(&request("__kernel void launch_empty(")).unwrap();
             let k = b.kernel(p, "launch_empty").unwrap();
             let (x, out) = (b.alloc(1).unwrap(), b.alloc(1).unwrap());
-            let shape = LaunchShape {
-                groups: 1,
-                local: 1,
-            };
+            let shape = LaunchShape::linear(1, 1);
             let t = b
                 .launch(k, shape, &[Arg::Buffer(x), Arg::Buffer(out), Arg::U32(7)])
                 .unwrap();

@@ -300,17 +300,80 @@ pub enum Arg {
     F32(f32),
 }
 
-/// A 1-D launch: `groups` work-groups (CUDA blocks) of `local` work-items (threads).
-/// OpenCL receives global = groups × local; CUDA receives grid = groups, block = local.
+/// A launch: `groups` work-groups (CUDA blocks) of `local` work-items (threads) in x, and
+/// `groups_y` x `local_y` in y (1 and 1 for a 1-D launch). OpenCL receives global = groups x
+/// local per dimension; CUDA receives grid = (groups, groups_y), block = (local, local_y).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchShape {
     pub groups: u32,
     pub local: u32,
+    #[serde(default = "one")]
+    pub groups_y: u32,
+    #[serde(default = "one")]
+    pub local_y: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 impl LaunchShape {
+    /// A 1-D launch.
+    pub const fn linear(groups: u32, local: u32) -> Self {
+        LaunchShape {
+            groups,
+            local,
+            groups_y: 1,
+            local_y: 1,
+        }
+    }
+
+    /// A 2-D launch: (x, y) work-groups of (x, y) work-items.
+    pub const fn planar(groups: (u32, u32), local: (u32, u32)) -> Self {
+        LaunchShape {
+            groups: groups.0,
+            local: local.0,
+            groups_y: groups.1,
+            local_y: local.1,
+        }
+    }
+
+    /// Whether the launch has a second dimension (a 1-D launch is given to the API as 1-D).
+    pub fn is_planar(&self) -> bool {
+        self.groups_y != 1 || self.local_y != 1
+    }
+
+    /// Work-items in all: the product over both dimensions.
     pub fn global(&self) -> u64 {
-        u64::from(self.groups) * u64::from(self.local)
+        u64::from(self.groups)
+            * u64::from(self.local)
+            * u64::from(self.groups_y)
+            * u64::from(self.local_y)
+    }
+
+    /// Work-items in one work-group (the count the device's work-group limit applies to).
+    pub fn group_items(&self) -> u32 {
+        self.local.saturating_mul(self.local_y)
+    }
+
+    /// Work-items per dimension, as OpenCL's global size: [x, y].
+    pub fn global_dims(&self) -> [u64; 2] {
+        [
+            u64::from(self.groups) * u64::from(self.local),
+            u64::from(self.groups_y) * u64::from(self.local_y),
+        ]
+    }
+
+    /// `groups x local`, or `(gx, gy) x (lx, ly)` for a 2-D launch.
+    pub fn describe(&self) -> String {
+        if self.is_planar() {
+            format!(
+                "({}, {})x({}, {})",
+                self.groups, self.groups_y, self.local, self.local_y
+            )
+        } else {
+            format!("{}x{}", self.groups, self.local)
+        }
     }
 }
 
@@ -466,6 +529,28 @@ pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn planar_launches_count_both_dimensions() {
+        let one_d = LaunchShape::linear(60, 256);
+        assert!(!one_d.is_planar());
+        assert_eq!((one_d.global(), one_d.group_items()), (15_360, 256));
+        assert_eq!(one_d.describe(), "60x256");
+        let two_d = LaunchShape::planar((4, 3), (32, 8));
+        assert!(two_d.is_planar());
+        assert_eq!(two_d.global_dims(), [128, 24]);
+        assert_eq!((two_d.global(), two_d.group_items()), (3072, 256));
+        assert_eq!(two_d.describe(), "(4, 3)x(32, 8)");
+        // The work-group limit applies to the product, not to x alone.
+        let info = DeviceInfo {
+            name: "dev".into(),
+            max_work_group_size: 1024,
+            ..Default::default()
+        };
+        let big = LaunchShape::planar((1, 1), (64, 32));
+        let e = check_work_group(&info, big.group_items(), None).unwrap_err();
+        assert!(e.to_string().contains("2048"), "{e}");
+    }
 
     #[test]
     fn eq2_peak_of_h200_datasheet_numbers() {

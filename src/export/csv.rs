@@ -78,9 +78,31 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
     }
 }
 
-/// Refuses `found` unless it is exactly `T`'s header.
-fn check_header<T: CsvSchema>(path: &Path, found: &::csv::StringRecord) -> Result<(), ExportError> {
-    if found.iter().eq(T::columns().iter().copied()) {
+/// Columns added to a row type after results were first written, each with a serde default
+/// (a 1-D launch's 1): a file written before them is still read, never appended to.
+const LATER_COLUMNS: &[&str] = &["local_y", "groups_y"];
+
+/// Which headers a reader accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Header {
+    /// Exactly `T`'s columns (a file to append to).
+    Exact,
+    /// `T`'s columns, or those of an older file lacking some of [`LATER_COLUMNS`].
+    ExactOrOlder,
+}
+
+/// Refuses `found` unless it is `T`'s header (or, where allowed, an older form of it).
+fn check_header<T: CsvSchema>(
+    path: &Path,
+    found: &::csv::StringRecord,
+    accept: Header,
+) -> Result<(), ExportError> {
+    let current = T::columns().iter().copied();
+    let older = T::columns()
+        .iter()
+        .copied()
+        .filter(|c| !LATER_COLUMNS.contains(c));
+    if found.iter().eq(current) || (accept == Header::ExactOrOlder && found.iter().eq(older)) {
         Ok(())
     } else {
         Err(ExportError::Schema {
@@ -98,6 +120,14 @@ pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     data: &[u8],
 ) -> Result<Vec<T>, ExportError> {
+    parse_rows_with(path, data, Header::ExactOrOlder)
+}
+
+fn parse_rows_with<T: DeserializeOwned + CsvSchema>(
+    path: &Path,
+    data: &[u8],
+    accept: Header,
+) -> Result<Vec<T>, ExportError> {
     if data.is_empty() {
         return Ok(Vec::new());
     }
@@ -108,7 +138,7 @@ pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
         .headers()
         .map_err(|e| csv_err(path, e, T::columns()))?
         .clone();
-    check_header::<T>(path, &header)?;
+    check_header::<T>(path, &header, accept)?;
     reader
         .deserialize::<T>()
         .map(|row| row.map_err(|e| csv_err(path, e, T::columns())))
@@ -216,7 +246,8 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
                     hint: "pass --resume to continue it, or choose another output".to_string(),
                 });
             }
-            existing_rows = parse_rows::<T>(path, &existing)?.len();
+            // Appending needs the same columns: an older file is read, never extended.
+            existing_rows = parse_rows_with::<T>(path, &existing, Header::Exact)?.len();
             if existing.last() != Some(&b'\n') {
                 let newlines = existing.iter().filter(|&&b| b == b'\n').count();
                 return Err(ExportError::Csv {
@@ -407,6 +438,8 @@ mod tests {
             local_size: 256,
             groups: 120,
             global_size: 30_720,
+            local_y: 1,
+            groups_y: 1,
             unroll: "A=4;B=none".into(),
             flags: "-cl-fast-relaxed-math, -O3".into(),
             timer: TimerKind::DeviceEvent,
@@ -603,6 +636,33 @@ mod tests {
             "{err}"
         );
         assert_eq!(fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn files_older_than_two_dimensional_launches_are_read_but_never_appended_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.csv");
+        let row = measurement("c", "OpenCL");
+        let current = CsvExporter.render(std::slice::from_ref(&row)).unwrap();
+        // The same file as written before the y columns existed.
+        let mut reader = ::csv::Reader::from_reader(current.as_slice());
+        let keep: Vec<usize> = (0..MeasurementRow::columns().len())
+            .filter(|&i| !LATER_COLUMNS.contains(&MeasurementRow::columns()[i]))
+            .collect();
+        let mut writer = ::csv::Writer::from_writer(Vec::new());
+        let header = reader.headers().unwrap().clone();
+        writer
+            .write_record(keep.iter().map(|&i| &header[i]))
+            .unwrap();
+        for rec in reader.records() {
+            let rec = rec.unwrap();
+            writer.write_record(keep.iter().map(|&i| &rec[i])).unwrap();
+        }
+        fs::write(&path, writer.into_inner().unwrap()).unwrap();
+        let back: Vec<MeasurementRow> = read_rows(&path).unwrap();
+        assert_eq!(back, vec![row]);
+        let err = CsvAppender::<MeasurementRow>::open(&path, true).unwrap_err();
+        assert!(matches!(err, ExportError::Schema { .. }), "{err:?}");
     }
 
     #[test]
@@ -828,6 +888,8 @@ mod tests {
                     local_size: u[0],
                     groups: u[1],
                     global_size: l[1],
+                    local_y: u[3],
+                    groups_y: u[4],
                     unroll: s(),
                     flags: s(),
                     timer: pick(TimerKind::VARIANTS, u[2]),

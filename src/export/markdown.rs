@@ -299,6 +299,8 @@ mod tests {
             local_size: 256,
             groups: 4,
             global_size: 1024,
+            local_y: 1,
+            groups_y: 1,
             unroll: String::new(),
             flags: String::new(),
             timer: TimerKind::DeviceEvent,

@@ -31,6 +31,18 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("get_local_size(0)", "blockDim.x"),
     ("get_group_id(0)", "blockIdx.x"),
     ("get_num_groups(0)", "gridDim.x"),
+    // The second dimension of 2-D launches.
+    (
+        "get_global_id(1)",
+        "(blockIdx.y * blockDim.y + threadIdx.y)",
+    ),
+    ("get_global_id(1)", "blockIdx.y * blockDim.y + threadIdx.y"),
+    ("get_global_size(1)", "(gridDim.y * blockDim.y)"),
+    ("get_global_size(1)", "gridDim.y * blockDim.y"),
+    ("get_local_id(1)", "threadIdx.y"),
+    ("get_local_size(1)", "blockDim.y"),
+    ("get_group_id(1)", "blockIdx.y"),
+    ("get_num_groups(1)", "gridDim.y"),
     ("barrier(CLK_LOCAL_MEM_FENCE)", "__syncthreads()"),
     ("uint", "unsigned int"),
     // The hardware approximations of the math kernels' intrinsic variants.

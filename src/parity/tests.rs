@@ -569,3 +569,21 @@ fn a_changed_real_twin_is_caught_through_a_directory() {
         "{peak:?}"
     );
 }
+
+#[test]
+fn second_dimension_spellings() {
+    same(
+        "uint y = get_global_id(1); uint ly = get_local_id(1);",
+        "uint y = blockIdx.y * blockDim.y + threadIdx.y; uint ly = threadIdx.y;",
+    );
+    same(
+        "n = get_num_groups(1) * get_local_size(1) + get_group_id(1);",
+        "n = gridDim.y * blockDim.y + blockIdx.y;",
+    );
+    // The dimensions are not interchangeable.
+    differ(
+        "uint y = get_global_id(1);",
+        "uint y = blockIdx.x * blockDim.x + threadIdx.x;",
+    );
+    differ("uint y = get_local_id(0);", "uint y = threadIdx.y;");
+}

@@ -38,6 +38,8 @@ pub(super) fn m(
         local_size: 256,
         groups: 1024,
         global_size: 262_144,
+        local_y: 1,
+        groups_y: 1,
         unroll: String::new(),
         flags: String::new(),
         timer: TimerKind::DeviceEvent,

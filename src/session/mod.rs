@@ -186,10 +186,11 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -
             backend.info().compute_units,
         )
     });
-    let shape = crate::backend::LaunchShape {
-        groups,
-        local: settings.local,
-    };
+    let groups_y = settings.groups_y.unwrap_or_else(|| {
+        crate::workload::default_groups_y(settings.variant, settings.size, settings.local_y)
+    });
+    let shape =
+        crate::backend::LaunchShape::planar((groups, groups_y), (settings.local, settings.local_y));
     let config = SideConfig {
         shape,
         defines: settings.kernel_defines(),

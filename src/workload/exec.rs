@@ -53,6 +53,10 @@ impl SideConfig {
             ("WG_SIZE".to_string(), self.shape.local.to_string()),
             ("FMA_ITERS".to_string(), FMA_ITERS.to_string()),
         ];
+        if self.shape.is_planar() {
+            // Only 2-D launches define it, so every 1-D kernel's options stay as they were.
+            d.push(("WG_SIZE_Y".to_string(), self.shape.local_y.to_string()));
+        }
         d.extend(self.defines.iter().cloned());
         d
     }
@@ -348,10 +352,7 @@ fn build(
             ));
             steps.push(Step::Kernel {
                 kernel: final_kernel,
-                shape: LaunchShape {
-                    groups: 1,
-                    local: shape.local,
-                },
+                shape: LaunchShape::linear(1, shape.local),
                 args: vec![
                     Arg::Buffer(partial),
                     Arg::Buffer(out),

@@ -231,10 +231,7 @@ mod fake_tests {
                 });
                 let inputs = Inputs::generate(v.family, size, 2);
                 let side = SideConfig {
-                    shape: LaunchShape {
-                        groups: default_groups(v, size, 256, 4),
-                        local: 256,
-                    },
+                    shape: LaunchShape::linear(default_groups(v, size, 256, 4), 256),
                     defines: vec![],
                     flags: vec![],
                     jit: Default::default(),

@@ -27,6 +27,16 @@ pub enum GroupRule {
     Tiles,
     /// One work-item per (x, y) column of a 3D grid (the stencil).
     Columns,
+    /// A 2-D launch with one work-item per element of a ROWSxCOLS image: x covers the
+    /// columns, y the rows.
+    Cover2D,
+}
+
+impl GroupRule {
+    /// Whether variants of this rule are launched in two dimensions.
+    pub fn is_planar(self) -> bool {
+        matches!(self, GroupRule::Cover2D)
+    }
 }
 
 crate::names::named_enum! {
@@ -778,8 +788,20 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
         PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
         Tiles => sgemm::groups(variant, size),
         Columns => stencil::columns(size).div_ceil(u64::from(local.max(1))),
+        Cover2D => size.cols.max(1).div_ceil(u64::from(local.max(1))),
     };
     groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
+}
+
+/// The default number of work-groups in y: the rows of a 2-D kernel's image, 1 otherwise.
+pub fn default_groups_y(variant: &Variant, size: Size, local_y: u32) -> u32 {
+    match variant.default_groups {
+        Cover2D => {
+            let groups = size.rows.max(1).div_ceil(u64::from(local_y.max(1)));
+            groups.clamp(1, u64::from(u32::MAX / local_y.max(1))) as u32
+        }
+        _ => 1,
+    }
 }
 
 #[cfg(test)]

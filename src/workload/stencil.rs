@@ -276,36 +276,19 @@ mod tests {
     fn launch_must_tile_the_grid_exactly() {
         let v = variant();
         let size = Size::vector(64);
-        let ok = LaunchShape {
-            groups: 2 * 8,
-            local: 256,
-        };
+        let ok = LaunchShape::linear(2 * 8, 256);
         assert!(check_launch(v, size, ok).is_ok());
         let e = check_launch(v, size, LaunchShape { groups: 15, ..ok })
             .unwrap_err()
             .to_string();
         assert!(e.contains("exactly 16"), "{e}");
-        let e = check_launch(
-            v,
-            size,
-            LaunchShape {
-                groups: 32,
-                local: 96,
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        let e = check_launch(v, size, LaunchShape::linear(32, 96))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("multiple of the tile width"), "{e}");
-        let e = check_launch(
-            v,
-            size,
-            LaunchShape {
-                groups: 2,
-                local: 160,
-            },
-        )
-        .unwrap_err()
-        .to_string();
+        let e = check_launch(v, size, LaunchShape::linear(2, 160))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("tile height 5"), "{e}");
     }
 

@@ -246,7 +246,7 @@ impl Backend for CudaBackend {
         let f = self.kernels.get(kernel)?;
         check_work_group(
             &self.info,
-            shape.local,
+            shape.group_items(),
             resources_of(f).max_threads_per_group,
         )?;
         let mut slices = Vec::new();
@@ -256,8 +256,8 @@ impl Backend for CudaBackend {
             }
         }
         let cfg = LaunchConfig {
-            grid_dim: (shape.groups, 1, 1),
-            block_dim: (shape.local, 1, 1),
+            grid_dim: (shape.groups, check_grid_y(shape.groups_y)?, 1),
+            block_dim: (shape.local, shape.local_y, 1),
             shared_mem_bytes: 0,
         };
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
@@ -314,4 +314,17 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(drv("cuStreamSynchronize"))
     }
+}
+
+/// CUDA's grid is limited to 65535 blocks in y (x allows 2^31 - 1); OpenCL has no such
+/// limit, so a taller launch is refused here by name rather than by the driver's code.
+fn check_grid_y(groups_y: u32) -> Result<u32> {
+    const MAX_GRID_Y: u32 = 65_535;
+    if groups_y > MAX_GRID_Y {
+        return Err(BackendError::Unsupported {
+            api: API,
+            what: format!("{groups_y} blocks in y (CUDA's grid allows at most {MAX_GRID_Y})"),
+        });
+    }
+    Ok(groups_y)
 }

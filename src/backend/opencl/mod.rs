@@ -267,9 +267,12 @@ impl Backend for OpenClBackend {
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
         let k = &self.kernels.get(kernel)?.kernel;
-        check_work_group(&self.info, shape.local, self.kernel_limit(k))?;
-        let global = [shape.global() as usize];
-        let local = [shape.local as usize];
+        check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
+        let [gx, gy] = shape.global_dims();
+        let global = [gx as usize, gy as usize];
+        let local = [shape.local as usize, shape.local_y as usize];
+        // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
+        let dims = if shape.is_planar() { 2 } else { 1 };
         // Argument setting is inside the wall window: CUDA marshals arguments inside
         // cuLaunchKernel, so both sides pay for "everything needed to launch".
         let t0 = Instant::now();
@@ -278,7 +281,7 @@ impl Backend for OpenClBackend {
         let event = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 k.get(),
-                1,
+                dims,
                 ptr::null(),
                 global.as_ptr(),
                 local.as_ptr(),
