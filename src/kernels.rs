@@ -56,6 +56,11 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/bfs.cl"),
         include_str!("../kernels_cu/bfs.cu"),
     ),
+    (
+        "fill",
+        include_str!("../kernels_cl/fill.cl"),
+        include_str!("../kernels_cu/fill.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

@@ -44,6 +44,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         include_str!("../harness/flags-compute.toml"),
     ),
     ("bfs", include_str!("../harness/bfs.toml")),
+    ("fill", include_str!("../harness/fill.toml")),
 ];
 
 #[derive(Debug, Error)]

@@ -262,6 +262,9 @@ impl FakeBackend {
             let dims = (a.count(3)?, a.count(4)?, a.count(5)?);
             let out = crate::workload::stencil::emulate(input, coeff, dims.0, dims.1, dims.2);
             (a.buffer(1)?, out)
+        } else if kernel.starts_with("fill_") {
+            let len = self.buffers.get(a.buffer(0)?)?.len();
+            (a.buffer(0)?, crate::workload::fill::emulate(args, len))
         } else if kernel.starts_with("bfs_") {
             return self.emulate_bfs(kernel, args);
         } else if kernel == "launch_empty" {

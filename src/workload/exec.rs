@@ -139,6 +139,14 @@ impl Inputs {
                 sample: Vec::new(),
             },
             FamilyKind::Bfs => Self::graph(bfs::Generator::Uniform, size, seed),
+            FamilyKind::Fill => Inputs {
+                size,
+                a: Vec::new(),
+                b: Vec::new(),
+                reference: Vec::new(),
+                tolerances: Vec::new(),
+                sample: Vec::new(),
+            },
             FamilyKind::Sgemm => {
                 let p = sgemm::problem(size, seed);
                 Inputs {
@@ -273,6 +281,7 @@ pub fn prepare(
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     super::stencil::check_launch(variant, inputs.size, side.shape)?;
+    super::fill::check_launch(variant, inputs.size, side.shape, backend.api())?;
     check_memory(backend, variant, inputs)?;
     let mut owned = Vec::new();
     let result = build(backend, sources, variant, inputs, side, &mut owned);
@@ -453,6 +462,15 @@ fn build(
             outputs = vec![(out, points)];
             result = (out, points);
         }
+        (FamilyKind::Fill, Some(k)) => {
+            let len = size.elements() as usize;
+            let out = buffer_of(backend, len, owned)?;
+            let mut args = vec![Arg::Buffer(out), Arg::F32(super::fill::VALUE)];
+            args.extend(super::fill::counts(variant, size));
+            steps.push(kernel_step(k, args));
+            outputs = vec![(out, len)];
+            result = (out, len);
+        }
         (FamilyKind::Bfs, Some(k)) => {
             let program = program.ok_or_else(|| BackendError::InvalidHandle("bfs".into()))?;
             let mut alloc = |b: &mut dyn Backend, len: usize| {
@@ -560,6 +578,7 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
         }
         FamilyKind::Flops => check_flops(p, inputs, got),
         FamilyKind::Bfs => bfs::check(got, &inputs.reference),
+        FamilyKind::Fill => super::fill::check(got, inputs.size.elements() as usize),
         FamilyKind::Fft => {
             fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
         }

@@ -4,6 +4,7 @@
 pub mod bfs;
 pub mod exec;
 pub mod fft;
+pub mod fill;
 pub mod math;
 pub mod reference;
 pub mod sgemm;
@@ -92,6 +93,7 @@ crate::names::named_enum! {
         Math,
         Stencil,
         Bfs,
+        Fill,
     }
 }
 
@@ -120,7 +122,8 @@ impl FamilyKind {
             FamilyKind::Matvec
             | FamilyKind::Reduce
             | FamilyKind::Bandwidth
-            | FamilyKind::Stencil => Metric::Bandwidth,
+            | FamilyKind::Stencil
+            | FamilyKind::Fill => Metric::Bandwidth,
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
@@ -139,6 +142,7 @@ impl FamilyKind {
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
             FamilyKind::Bfs => "bfs",
+            FamilyKind::Fill => "fill",
         }
     }
 }
@@ -526,6 +530,57 @@ pub const VARIANTS: &[Variant] = &[
         ),
         &[],
     ),
+    points(
+        v(
+            Fill,
+            "1d",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article: one float per work-item, whole work-groups and a bound check",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "1d-exact",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
+             that does not divide it)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "float4",
+            "fill_float4",
+            Cover { per_item: 4 },
+            "fill article: one float4 store per work-item",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "2d-rows",
+            "fill_2d_rows",
+            Cover2D,
+            "2D fill, columns on dimension 0 (coalesced stores)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "2d-article",
+            "fill_2d_article",
+            Cover2D,
+            "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
+        ),
+        &[],
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -689,6 +744,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Math => math::work(global, FMA_ITERS),
         Stencil => stencil::work(size),
         Bfs => (bfs::bytes(size.rows), bfs::edges(size.rows)),
+        Fill => (mul(size.elements(), f), 0),
     }
 }
 
@@ -718,6 +774,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     };
     if variant.family == Sgemm {
         sgemm::check_size(variant, size)?;
+    }
+    if variant.family == Fill {
+        return fill::check_size(variant, size).map_err(bad);
     }
     if variant.family == Stencil {
         return stencil::check_size(size).map_err(bad);
