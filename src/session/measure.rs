@@ -82,11 +82,14 @@ impl SideRun {
     }
 }
 
+/// Family, what else tells a variant's inputs apart (the BFS generator), size and seed.
+type InputKey = (FamilyKind, &'static str, Size, u64);
+
 /// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference): keep the
 /// last sets, since consecutive comparisons of a study usually share family, size and seed.
 #[derive(Default)]
 pub struct InputCache {
-    entries: Vec<((FamilyKind, &'static str, Size, u64), Rc<Inputs>)>,
+    entries: Vec<(InputKey, Rc<Inputs>)>,
 }
 
 impl InputCache {

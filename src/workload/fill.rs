@@ -72,7 +72,7 @@ pub fn check_launch(
 ) -> Result<(), WorkloadError> {
     let n = size.elements();
     let local = u64::from(shape.local.max(1));
-    if variant.name != "1d-exact" || api != Api::OpenCl || n % local == 0 {
+    if variant.name != "1d-exact" || api != Api::OpenCl || n.is_multiple_of(local) {
         return Ok(());
     }
     Err(WorkloadError::BadLaunch {
