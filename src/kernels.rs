@@ -66,6 +66,16 @@ const EMBEDDED: &[(&str, &str, &str)] = &[
         include_str!("../kernels_cl/md.cl"),
         include_str!("../kernels_cu/md.cu"),
     ),
+    (
+        "bfs",
+        include_str!("../kernels_cl/bfs.cl"),
+        include_str!("../kernels_cu/bfs.cu"),
+    ),
+    (
+        "fill",
+        include_str!("../kernels_cl/fill.cl"),
+        include_str!("../kernels_cu/fill.cu"),
+    ),
 ];
 
 #[derive(Debug, Error)]

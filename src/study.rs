@@ -53,6 +53,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "shapes-explain",
         include_str!("../harness/shapes-explain.toml"),
     ),
+    ("bfs", include_str!("../harness/bfs.toml")),
+    ("fill", include_str!("../harness/fill.toml")),
 ];
 
 #[derive(Debug, Error)]

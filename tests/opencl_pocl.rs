@@ -64,6 +64,10 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         ],
         // L^3 atoms.
         FamilyKind::Md => vec![Size::vector(125), Size::vector(216)],
+        // One vertex, a few layers, and a size no work-group size divides.
+        FamilyKind::Bfs => vec![Size::vector(1), Size::vector(1000), Size::vector(5003)],
+        // Its own test below: 2-D launches and sizes per variant.
+        FamilyKind::Fill => vec![],
     }
 }
 
@@ -96,7 +100,7 @@ fn every_variant_verifies_on_opencl() {
     let mut executed = 0;
     for v in VARIANTS.iter().filter(|v| v.safe) {
         for size in sizes(v.family) {
-            let inputs = Inputs::generate(v.family, size, 42);
+            let inputs = Inputs::of_variant(v, size, 42);
             for local in locals(v) {
                 let shape = default_shape(v, size, local);
                 let groups = shape.describe();
@@ -137,7 +141,10 @@ fn every_variant_verifies_at_every_index_width() {
     let sources = KernelSources::embedded();
     let mut executed = 0;
     for index in ["32", "64", "0"] {
-        for v in VARIANTS.iter().filter(|v| v.safe) {
+        for v in VARIANTS
+            .iter()
+            .filter(|v| v.safe && v.family != FamilyKind::Fill)
+        {
             let size = sizes(v.family)[sizes(v.family).len() - 1];
             let inputs = Inputs::generate(v.family, size, 7);
             let local = locals(v)[0];
@@ -455,10 +462,7 @@ fn spmv_verifies_on_every_matrix_kind_and_path() {
         for v in VARIANTS.iter().filter(|v| v.family == FamilyKind::Spmv) {
             let local = 64;
             let side = SideConfig {
-                shape: LaunchShape {
-                    groups: default_groups(v, size, local, 2),
-                    local,
-                },
+                shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
                 defines: vec![],
                 flags: vec![],
                 jit: Default::default(),
@@ -479,4 +483,59 @@ fn spmv_verifies_on_every_matrix_kind_and_path() {
         }
     }
     assert_eq!(executed, 18);
+}
+
+/// Every fill variant in its own shape (1-D lengths, 2-D tables with a 2-D launch), including
+/// sizes no work-group divides; the article's exact launch is refused by OpenCL 1.2's rule
+/// exactly when the local size does not divide N.
+#[test]
+#[ignore = "needs OpenCL"]
+fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_follows_the_rule() {
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let mut executed = 0;
+    for v in VARIANTS.iter().filter(|v| v.family == FamilyKind::Fill) {
+        let planar = v.default_groups.is_planar();
+        let sizes = if planar {
+            vec![Size::matrix(37, 37), Size::matrix(64, 64)]
+        } else {
+            vec![Size::vector(1000), Size::vector(4099), Size::vector(4096)]
+        };
+        for size in sizes {
+            let inputs = Inputs::of_variant(v, size, 1);
+            for local in [16u32, 64, 100, 256] {
+                let shape = if planar {
+                    let ly = 4;
+                    let gy = workload::default_groups_y(v, size, ly);
+                    LaunchShape::planar(
+                        (default_groups(v, size, local / ly, 2), gy),
+                        (local / ly, ly),
+                    )
+                } else {
+                    LaunchShape::linear(default_groups(v, size, local, 2), local)
+                };
+                let side = SideConfig {
+                    shape,
+                    defines: vec![],
+                    flags: vec![],
+                    jit: Default::default(),
+                };
+                let refused = v.name == "1d-exact" && size.elements() % u64::from(local) != 0;
+                match exec::prepare(&mut b, &sources, v, &inputs, &side) {
+                    Err(e) => {
+                        assert!(refused, "fill/{} {size} wg{local}: {e}", v.name);
+                        assert!(e.to_string().contains("OpenCL 1.2"), "{e}");
+                    }
+                    Ok(p) => {
+                        assert!(!refused, "fill/{} {size} wg{local} ran", v.name);
+                        let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+                        assert!(ver.ok, "fill/{} {size} wg{local}: not filled", v.name);
+                        exec::release(&mut b, p);
+                        executed += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(executed > 30, "{executed}");
 }

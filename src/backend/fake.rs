@@ -376,6 +376,11 @@ impl FakeBackend {
             );
             let force = crate::workload::md::emulate(pos, list, a.count(2)?);
             (a.buffer(3)?, force)
+        } else if kernel.starts_with("fill_") {
+            let len = self.buffers.get(a.buffer(0)?)?.len();
+            (a.buffer(0)?, crate::workload::fill::emulate(args, len))
+        } else if kernel.starts_with("bfs_") {
+            return self.emulate_bfs(kernel, args);
         } else if kernel == "launch_empty" {
             (a.buffer(1)?, vec![a.count(2)? as f32])
         } else {
@@ -386,6 +391,28 @@ impl FakeBackend {
             ));
         };
         self.store(kernel, out.0, out.1)
+    }
+
+    /// Runs a BFS kernel on copies of its buffers, then stores them back: it writes several.
+    fn emulate_bfs(&mut self, kernel: &str, args: &[Arg]) -> Result<()> {
+        let ids: Vec<BufferId> = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::Buffer(b) => Some(*b),
+                _ => None,
+            })
+            .collect();
+        let n = ArgView { args }.count(args.len() - 1)?;
+        let mut bufs = ids
+            .iter()
+            .map(|b| self.buffers.get(*b).cloned())
+            .collect::<Result<Vec<_>>>()?;
+        crate::workload::bfs::emulate(kernel, &mut bufs, n)
+            .map_err(|e| BackendError::driver(self.api, "launch (fake)", e))?;
+        for (id, data) in ids.iter().zip(bufs) {
+            *self.buffers.get_mut(*id)? = data;
+        }
+        Ok(())
     }
 
     /// `parts` partial sums of the first `n` floats of `x`, element `i` going to `i % parts`.

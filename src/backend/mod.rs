@@ -493,6 +493,15 @@ pub trait Backend {
     }
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()>;
     fn free(&mut self, buffer: BufferId) -> Result<()>;
+    /// The words of a buffer written by an integer kernel, bit for bit (see `upload_u32`).
+    fn download_u32(&mut self, buffer: BufferId, out: &mut [u32]) -> Result<()> {
+        let mut words = vec![0.0f32; out.len()];
+        self.download(buffer, &mut words)?;
+        for (o, w) in out.iter_mut().zip(words) {
+            *o = w.to_bits();
+        }
+        Ok(())
+    }
     /// Launch and wait for completion (blocking); returns both clocks.
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
     /// Fills constant memory before timing: CUDA copies `buffer` into the module symbol

@@ -38,6 +38,7 @@ macro_rules! chart_kind {
 }
 
 mod constant;
+mod bfs;
 mod gpus;
 pub mod input;
 mod layout;
@@ -61,6 +62,7 @@ use serde::{Deserialize, Serialize};
 use crate::record::{Api, MeasurementRow, PrRow};
 
 pub use constant::ConstantChart;
+pub use bfs::BfsChart;
 pub use gpus::{GpusChart, NAME as GPUS_CHART};
 pub use peak::PeakChart;
 pub use pr::PrChart;
@@ -187,6 +189,7 @@ pub fn charts() -> Vec<Box<dyn Chart>> {
         Box::new(GpusChart),
         Box::new(UnrollChart),
         Box::new(ConstantChart),
+        Box::new(BfsChart),
     ]
 }
 

@@ -300,6 +300,7 @@ fn metric_name(metric: Metric) -> &'static str {
         Metric::Bandwidth => "Bandwidth",
         Metric::Flops | Metric::Evaluations | Metric::Reads => "Throughput",
         Metric::Rate => "Performance",
+        Metric::Teps => "Traversal rate",
     }
 }
 

@@ -13,7 +13,7 @@ const GPU: &str = "NVIDIA GeForce RTX 4090";
 const GPU2: &str = "NVIDIA H100 80GB HBM3";
 const DRIVER: &str = "550.54.14";
 
-fn m(
+pub(super) fn m(
     api: &str,
     device: &str,
     study: &str,

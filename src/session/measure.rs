@@ -11,9 +11,9 @@ use crate::kernels::KernelSources;
 use crate::record::{Side, Status};
 use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
-use crate::workload::ProgramSource;
 use crate::workload::spmv::MatrixSource;
-use crate::workload::{FamilyKind, Size};
+use crate::workload::ProgramSource;
+use crate::workload::{FamilyKind, Size, Variant};
 
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
@@ -84,8 +84,9 @@ impl SideRun {
     }
 }
 
-/// What a set of inputs is made from: family, size, seed and SpMV's matrix (by name).
-type InputKey = (FamilyKind, Size, u64, String);
+/// What a set of inputs is made from: family, what else tells a variant's inputs apart (the
+/// BFS generator), size, seed and SpMV's matrix (by name).
+type InputKey = (FamilyKind, &'static str, Size, u64, String);
 
 /// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference): keep the
 /// last sets, since consecutive comparisons of a study usually share family, size and seed.
@@ -95,23 +96,25 @@ pub struct InputCache {
 }
 
 impl InputCache {
-    pub fn get(&mut self, family: FamilyKind, size: Size, seed: u64) -> Rc<Inputs> {
-        self.get_with(family, size, seed, &MatrixSource::Uniform)
-    }
-
-    /// Inputs of a family, SpMV's from `matrix`.
-    pub fn get_with(
+    /// Inputs of a variant, SpMV's from `matrix`.
+    pub fn get(
         &mut self,
-        family: FamilyKind,
+        variant: &'static Variant,
         size: Size,
         seed: u64,
         matrix: &MatrixSource,
     ) -> Rc<Inputs> {
-        let key = (family, size, seed, matrix.name());
+        let key = (
+            variant.family,
+            Inputs::key_of(variant),
+            size,
+            seed,
+            matrix.name(),
+        );
         if let Some((_, v)) = self.entries.iter().find(|(k, _)| *k == key) {
             return v.clone();
         }
-        let v = Rc::new(Inputs::generate_with(family, size, seed, matrix));
+        let v = Rc::new(Inputs::of_variant(variant, size, seed, matrix));
         // At most two sets (the two sides of an unfair problem-size pair).
         if self.entries.len() >= 2 {
             self.entries.remove(0);

@@ -221,14 +221,14 @@ fn run_comparison(
     let plan_a = side_plan(Side::A, a, c.a.clone());
     let groups_a = plan_a.shape.groups;
     let mut plans = vec![plan_a];
-    let mut inputs = vec![cache.get_with(c.a.family, c.a.size, c.a.seed, &c.a.matrix)];
+    let mut inputs = vec![cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix)];
     if let Some(b) = b {
         let mut settings = c.b.clone();
         if let Some(g) = fairness::shared_groups(&c.a, &c.b, groups_a) {
             settings.groups = Some(g);
         }
         plans.push(side_plan(Side::B, b, settings));
-        inputs.push(cache.get_with(c.b.family, c.b.size, c.b.seed, &c.b.matrix));
+        inputs.push(cache.get(c.b.variant, c.b.size, c.b.seed, &c.b.matrix));
     }
     let id: std::sync::Arc<str> = std::sync::Arc::from(c.id.as_str());
     let guard = measure::Guard {

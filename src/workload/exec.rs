@@ -6,7 +6,8 @@ use thiserror::Error;
 use super::reference::{self, Verification};
 use super::spmv::{MatrixSource, ReadPath};
 use super::{
-    check_local, check_size, constmem, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError,
+    bfs, check_local, check_size, constmem, fft, math, sgemm, FamilyKind, Size, Variant,
+    WorkloadError,
     FMA_ITERS,
 };
 use crate::backend::{
@@ -188,6 +189,16 @@ impl Inputs {
                     sample: p.sample,
                 }
             }
+            FamilyKind::Bfs => Self::graph(bfs::Generator::Uniform, size, seed),
+            FamilyKind::Fill => Inputs {
+                size,
+                a: Vec::new(),
+                b: Vec::new(),
+                ints: Vec::new(),
+                reference: Vec::new(),
+                tolerances: Vec::new(),
+                sample: Vec::new(),
+            },
             FamilyKind::Sgemm => {
                 let p = sgemm::problem(size, seed);
                 Inputs {
@@ -204,6 +215,44 @@ impl Inputs {
     }
 }
 
+impl Inputs {
+    /// The inputs of one variant: its family's, except where the variant picks the data (the
+    /// BFS variants are graph generators).
+    pub fn of_variant(
+        variant: &'static Variant,
+        size: Size,
+        seed: u64,
+        matrix: &super::spmv::MatrixSource,
+    ) -> Self {
+        match variant.family {
+            FamilyKind::Bfs => Self::graph(bfs::Generator::of(variant), size, seed),
+            family => Self::generate_with(family, size, seed, matrix),
+        }
+    }
+
+    fn graph(generator: bfs::Generator, size: Size, seed: u64) -> Self {
+        let p = bfs::problem(generator, size, seed);
+        let tolerances = vec![0.0; p.levels.len()];
+        Inputs {
+            size,
+            a: p.offsets,
+            b: p.edges,
+            ints: Vec::new(),
+            reference: p.levels,
+            tolerances,
+            sample: Vec::new(),
+        }
+    }
+
+    /// What besides family, size and seed tells two variants' inputs apart.
+    pub fn key_of(variant: &'static Variant) -> &'static str {
+        match variant.family {
+            FamilyKind::Bfs => variant.name,
+            _ => "",
+        }
+    }
+}
+
 pub(super) enum Step {
     Kernel {
         kernel: KernelId,
@@ -215,6 +264,8 @@ pub(super) enum Step {
         dst: BufferId,
         len: usize,
     },
+    /// A data-dependent loop of launches: one whole breadth-first search.
+    Bfs(bfs::Plan),
 }
 
 /// A variant compiled, with its buffers allocated and filled, ready to run.
@@ -319,6 +370,7 @@ pub fn prepare_with_program(
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     super::stencil::check_launch(variant, inputs.size, side.shape)?;
+    super::fill::check_launch(variant, inputs.size, side.shape, backend.api())?;
     check_memory(backend, variant, inputs)?;
     let mut owned = Vec::new();
     let result = build(backend, sources, variant, inputs, side, foreign, &mut owned);
@@ -551,6 +603,15 @@ fn build(
             outputs = vec![(out, len)];
             result = (out, len);
         }
+        (FamilyKind::Fill, Some(k)) => {
+            let len = size.elements() as usize;
+            let out = buffer_of(backend, len, owned)?;
+            let mut args = vec![Arg::Buffer(out), Arg::F32(super::fill::VALUE)];
+            args.extend(super::fill::counts(variant, size));
+            steps.push(kernel_step(k, args));
+            outputs = vec![(out, len)];
+            result = (out, len);
+        }
         (FamilyKind::Spmv | FamilyKind::Md, Some(k)) => {
             let path = ReadPath::of(variant.name);
             let a = buffer_with(backend, &inputs.a, owned)?;
@@ -573,6 +634,25 @@ fn build(
             steps.push(kernel_step(k, args));
             outputs = vec![(out, len)];
             result = (out, len);
+        }
+        (FamilyKind::Bfs, Some(k)) => {
+            let program = program.ok_or_else(|| BackendError::InvalidHandle("bfs".into()))?;
+            let mut alloc = |b: &mut dyn Backend, len: usize| {
+                let id = b.alloc(len.max(1))?;
+                owned.push(id);
+                Ok(id)
+            };
+            let plan = bfs::plan(
+                backend,
+                program,
+                k,
+                (&inputs.a, &inputs.b),
+                shape,
+                &mut alloc,
+            )?;
+            outputs = vec![(plan.cost, n)];
+            result = (plan.cost, n);
+            steps.push(Step::Bfs(plan));
         }
         (family, None) => {
             return Err(WorkloadError::BadProblem {
@@ -632,6 +712,7 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
                 args,
             } => backend.launch(*kernel, *shape, args)?,
             Step::Copy { src, dst, len } => backend.copy(*src, *dst, *len)?,
+            Step::Bfs(plan) => bfs::run(backend, plan)?,
         };
         wall += t.wall.0;
         device = match (device, t.device) {
@@ -689,6 +770,8 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
         FamilyKind::Sobel | FamilyKind::Broadcast => {
             constmem::check(p.family, got, &inputs.reference, &inputs.sample)
         }
+        FamilyKind::Bfs => bfs::check(got, &inputs.reference),
+        FamilyKind::Fill => super::fill::check(got, inputs.size.elements() as usize),
         FamilyKind::Fft => {
             fft::verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
         }

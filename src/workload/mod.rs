@@ -2,8 +2,10 @@
 //! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
 
 pub mod constmem;
+pub mod bfs;
 pub mod exec;
 pub mod fft;
+pub mod fill;
 pub mod math;
 pub mod matvec_shapes;
 pub mod md;
@@ -60,6 +62,9 @@ crate::names::named_enum! {
         /// G 4-byte reads per second (1e9): the broadcast micro-kernel (see `constmem`).
         #[strum(serialize = "Gread/s")]
         Reads,
+        /// G traversed edges per second (1e9), for BFS: the `flops` column counts edges.
+        #[strum(serialize = "GTEPS")]
+        Teps,
     }
 }
 
@@ -77,6 +82,7 @@ impl Metric {
             // The math family counts 2 FLOP (a multiply-add) per evaluation.
             Metric::Evaluations => flops as f64 / 2e9,
             Metric::Reads => bytes as f64 / 4e9,
+            Metric::Teps => flops as f64 / 1e9,
         }
     }
 }
@@ -98,6 +104,8 @@ crate::names::named_enum! {
         Broadcast,
         Spmv,
         Md,
+        Bfs,
+        Fill,
     }
 }
 
@@ -128,13 +136,15 @@ impl FamilyKind {
             | FamilyKind::Bandwidth
             | FamilyKind::Stencil
             | FamilyKind::Sobel
-            | FamilyKind::Md => Metric::Bandwidth,
+            | FamilyKind::Md
+            | FamilyKind::Fill => Metric::Bandwidth,
             FamilyKind::Broadcast => Metric::Reads,
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm | FamilyKind::Spmv => {
                 Metric::Flops
             }
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
+            FamilyKind::Bfs => Metric::Teps,
         }
     }
 
@@ -151,6 +161,8 @@ impl FamilyKind {
             FamilyKind::Sobel | FamilyKind::Broadcast => "constant",
             FamilyKind::Spmv => "spmv",
             FamilyKind::Md => "md",
+            FamilyKind::Bfs => "bfs",
+            FamilyKind::Fill => "fill",
         }
     }
 }
@@ -539,6 +551,77 @@ pub const VARIANTS: &[Variant] = &[
     md::VARIANTS[0],
     md::VARIANTS[1],
     md::VARIANTS[2],
+    points(
+        v(
+            Bfs,
+            "uniform",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's level-synchronous BFS on a seeded graph with uniform edges",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Bfs,
+            "power-law",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's level-synchronous BFS on a seeded graph with power-law out-degrees",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "1d",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article: one float per work-item, whole work-groups and a bound check",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "1d-exact",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
+             that does not divide it)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "float4",
+            "fill_float4",
+            Cover { per_item: 4 },
+            "fill article: one float4 store per work-item",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "2d-rows",
+            "fill_2d_rows",
+            Cover2D,
+            "2D fill, columns on dimension 0 (coalesced stores)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "2d-article",
+            "fill_2d_article",
+            Cover2D,
+            "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
+        ),
+        &[],
+    ),
 ];
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -719,6 +802,8 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sobel | Broadcast => constmem::work(family, size, global),
         Spmv => spmv::work(size),
         Md => md::work(size),
+        Bfs => (bfs::bytes(size.rows), bfs::edges(size.rows)),
+        Fill => (mul(size.elements(), f), 0),
     }
 }
 
@@ -748,6 +833,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     };
     if variant.family == Sgemm {
         sgemm::check_size(variant, size)?;
+    }
+    if variant.family == Fill {
+        return fill::check_size(variant, size).map_err(bad);
     }
     if variant.family == Stencil {
         return stencil::check_size(size).map_err(bad);

@@ -1,0 +1,180 @@
+//! BFS chart: the time of one BFS level per graph and API, split into the two kernels (device
+//! clock) and launch + wait (host clock minus device clock: the enqueues, the synchronisations
+//! and the flag's two one-word transfers). The paper blamed part of OpenCL's lag in BFS on the
+//! runtime; this chart shows how much of a level that part is.
+//!
+//! It pairs, per graph (variant and size) and API, the verified row timed with the device
+//! clock and the one timed with the host clock (as `harness/bfs.toml` measures them). The
+//! number of levels is a function of the size (`workload::bfs::levels`).
+
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
+use crate::backend::TimerKind;
+use crate::record::{Api, MeasurementRow, Status};
+use crate::workload::{bfs, FamilyKind};
+
+chart_kind!(
+    /// The BFS chart; one file per graph generator.
+    BfsChart,
+    "bfs",
+    any_measurement(|m| m.family == FamilyKind::Bfs && m.status == Status::Ok)
+);
+
+/// One graph on one API: medians of a whole search by each clock.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Split {
+    pub label: String,
+    pub api: Api,
+    pub levels: u64,
+    pub kernels_s: f64,
+    pub total_s: f64,
+}
+
+impl Split {
+    /// Launch + wait of one search: what the host clock saw beyond the kernels.
+    pub fn overhead_s(&self) -> f64 {
+        (self.total_s - self.kernels_s).max(0.0)
+    }
+}
+
+/// The pairs of rows (device clock, host clock) of every graph and API, in row order.
+pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
+    let ok = |m: &&&MeasurementRow| m.family == FamilyKind::Bfs && m.status == Status::Ok;
+    let mut out = Vec::new();
+    for dev in rows
+        .iter()
+        .filter(ok)
+        .filter(|m| m.timer == TimerKind::DeviceEvent)
+    {
+        let host = rows.iter().filter(ok).find(|m| {
+            m.timer == TimerKind::WallClock
+                && m.api == dev.api
+                && m.device == dev.device
+                && m.variant == dev.variant
+                && m.size == dev.size
+        });
+        if let Some(host) = host {
+            out.push(Split {
+                label: format!("{} vertices, {}", dev.size, dev.api),
+                api: dev.api,
+                levels: bfs::levels(dev.elements),
+                kernels_s: dev.median_s,
+                total_s: host.median_s,
+            });
+        }
+    }
+    out
+}
+
+/// One figure per generator (variant).
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, layout::HBarFigure)> {
+    let info = RunInfo::from_measurements(&data.measurements);
+    group_in_order(&data.measurements, |m| m.variant.clone())
+        .into_iter()
+        .filter_map(|(variant, rows)| {
+            let s = splits(&rows);
+            (!s.is_empty()).then(|| (slug(&variant), build(&variant, &s, &info)))
+        })
+        .collect()
+}
+
+fn bar(value_us: f64, api: Api, hatched: bool) -> Option<HBar> {
+    let st = style::api_style(api);
+    Some(HBar {
+        value: value_us,
+        ci: None,
+        color: st.color,
+        hatch: hatched.then_some(style::REFERENCE_HATCH),
+        text: Some(format!("{} µs", fmt_sig(value_us))),
+    })
+}
+
+fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure {
+    let per_level_us = |s: f64, l: u64| s / l.max(1) as f64 * 1e6;
+    let rows: Vec<HBarRow> = splits
+        .iter()
+        .map(|s| HBarRow {
+            label: s.label.clone(),
+            bars: vec![
+                bar(per_level_us(s.kernels_s, s.levels), s.api, false),
+                bar(per_level_us(s.overhead_s(), s.levels), s.api, true),
+            ],
+            annotation: Some(format!(
+                "{} levels, {:.0}% launch+wait",
+                s.levels,
+                100.0 * s.overhead_s() / s.total_s.max(f64::MIN_POSITIVE)
+            )),
+        })
+        .collect();
+    let x_max = layout::axis_max(
+        rows.iter()
+            .flat_map(|r| r.bars.iter().flatten().map(|b| b.value)),
+        1.0,
+    );
+    let panel = HBarPanel {
+        caption: format!("BFS on {variant} graphs: one level"),
+        x_desc: "microseconds per level (median of whole searches / levels)".into(),
+        x_max,
+        slots: 2,
+        rows,
+        band: None,
+        ref_line: None,
+    };
+    let fill = |hatch| Swatch::Fill {
+        color: style::REFERENCE_FILL,
+        hatch,
+    };
+    let legend = vec![
+        LegendItem::new("expand + update kernels (device clock)", fill(None)),
+        LegendItem::new(
+            "launch + wait + flag transfers (host − device clock)",
+            fill(Some(style::REFERENCE_HATCH)),
+        ),
+    ];
+    let notes = vec![
+        "Each level: clear the flag (1 word up), expand, update, read the flag (1 word down). \
+         Bar colour is the API."
+            .to_string(),
+        "The paper (Fang et al. 2011) found OpenCL's launch time longer than CUDA's, the gap \
+         depending on the problem size."
+            .to_string(),
+    ];
+    layout::HBarFigure::new(
+        Frame {
+            title: style::title("BFS time per level", variant),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
+        vec![panel],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::tests::m;
+
+    #[test]
+    fn pairs_device_and_host_rows_of_one_graph() {
+        let mut dev = m("CUDA", "GPU", "bfs", "bfs", "uniform", 1.0);
+        dev.median_s = 0.010;
+        dev.size = "65536".into();
+        dev.elements = 65536;
+        let mut host = dev.clone();
+        host.timer = TimerKind::WallClock;
+        host.median_s = 0.013;
+        let mut other = host.clone();
+        other.size = "1024".into();
+        let rows = [&dev, &host, &other];
+        let s = splits(&rows);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].levels, 9);
+        assert!((s[0].overhead_s() - 0.003).abs() < 1e-12);
+        let figs = figures(&ChartData {
+            measurements: vec![dev, host],
+            ..Default::default()
+        });
+        assert_eq!(figs.len(), 1);
+    }
+}

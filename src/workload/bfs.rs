@@ -1,0 +1,487 @@
+//! The BFS family: level-synchronous breadth-first search as in Rodinia's `bfs` (two kernels
+//! per level, a one-word flag read back after each), its seeded graph generators, the CPU
+//! reference, and the runner that drives a backend level by level. The kernels are
+//! `kernels_*/bfs.*`.
+//!
+//! # Graphs
+//!
+//! `size` is the vertex count `n`; every graph has exactly `n × DEGREE` directed edges and is
+//! searched from vertex 0. Vertices lie in layers of growing width (1, 4, 16, … from the
+//! source; the last layer takes the rest): every vertex of layer `k > 0` has one edge from a
+//! random vertex of layer `k − 1`, and no edge ever reaches more than one layer deeper than
+//! its source. So each vertex's BFS level is its layer, and the number of levels is a
+//! function of `n` alone ([`levels`]): both APIs run the same, known number of launches, and
+//! time per level is total time / levels. The remaining edges make the two generators:
+//!
+//! * `uniform`: sources and targets uniform (targets among the vertices at most one layer
+//!   deeper than the source), out-degrees about Poisson(`DEGREE`) — Rodinia's kind of graph;
+//! * `power-law`: sources drawn from a power law (density ∝ rank^(−2/3), ranks scattered over
+//!   the vertices), so a few hubs hold a large share of the edges: a few work-items of the
+//!   expand kernel loop over very long edge lists.
+//!
+//! # Timing
+//!
+//! One run starts from a fresh state (uploaded before the first level, untimed) and loops:
+//! clear the flag (one word up), expand, update, read the flag (one word down). Per level the
+//! device clock gives the two kernels' time; the host clock spans the whole level, so host
+//! clock − device clock is what launching, waiting and the flag's two transfers cost. A run's
+//! [`Timing`] adds the levels up, as every multi-step run does.
+//!
+//! # Metric
+//!
+//! GTEPS: edges of the graph (`n × DEGREE`, all reachable) per second of one whole search.
+
+use std::time::Instant;
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::{Size, Variant};
+use crate::backend::{
+    Arg, Backend, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
+};
+
+/// Edges per vertex (the graph has exactly `n × DEGREE` edges).
+pub const DEGREE: u64 = 8;
+/// Each layer is this many times wider than the one before it.
+pub const GROWTH: u64 = 4;
+/// The level of a vertex not reached (the kernels' `cost` before it is reached).
+pub const UNREACHED: i32 = -1;
+
+/// How the edges beyond the layer tree are drawn (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generator {
+    Uniform,
+    PowerLaw,
+}
+
+impl Generator {
+    /// The generator a variant names (`uniform` or `power-law`); uniform for anything else.
+    pub fn of(variant: &Variant) -> Generator {
+        match variant.name {
+            "power-law" => Generator::PowerLaw,
+            _ => Generator::Uniform,
+        }
+    }
+}
+
+/// A directed graph in CSR form: the edges of vertex `v` are `edges[offsets[v]..offsets[v+1]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graph {
+    pub offsets: Vec<u32>,
+    pub edges: Vec<u32>,
+}
+
+impl Graph {
+    pub fn vertices(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    pub fn out_degree(&self, v: usize) -> usize {
+        (self.offsets[v + 1] - self.offsets[v]) as usize
+    }
+}
+
+/// The end (exclusive) of each layer of an `n`-vertex graph.
+pub fn layer_ends(n: u64) -> Vec<u64> {
+    let mut ends = Vec::new();
+    let (mut end, mut width) = (0u64, 1u64);
+    while end < n {
+        end = end.saturating_add(width).min(n);
+        ends.push(end);
+        width = width.saturating_mul(GROWTH);
+    }
+    ends
+}
+
+/// BFS levels of an `n`-vertex graph from vertex 0 (the source's level counts): also the
+/// number of expand/update rounds of one search, since the last round finds nothing new.
+pub fn levels(n: u64) -> u64 {
+    layer_ends(n).len() as u64
+}
+
+/// Edges of an `n`-vertex graph.
+pub fn edges(n: u64) -> u64 {
+    n.saturating_mul(DEGREE)
+}
+
+/// Bytes one search moves at least, as a model: every round reads both masks once, and the
+/// whole search reads the CSR arrays, one `visited` word per edge, and writes `cost`, `mask`,
+/// `updating` and `visited` once per vertex. For reference only: the metric is GTEPS.
+pub fn bytes(n: u64) -> u64 {
+    let words = levels(n) * 2 * n + (n + 1) + 2 * edges(n) + 4 * n;
+    words.saturating_mul(4)
+}
+
+/// The seeded graph of `generator` with `n` vertices (see the module docs).
+pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
+    let ends: Vec<usize> = layer_ends(n as u64).iter().map(|e| *e as usize).collect();
+    let m = edges(n as u64) as usize;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut src: Vec<u32> = Vec::with_capacity(m);
+    let mut dst: Vec<u32> = Vec::with_capacity(m);
+    // The layer tree: it fixes every vertex's level.
+    for k in 1..ends.len() {
+        let parents = if k == 1 { 0 } else { ends[k - 2] }..ends[k - 1];
+        for v in ends[k - 1]..ends[k] {
+            src.push(rng.gen_range(parents.clone()) as u32);
+            dst.push(v as u32);
+        }
+    }
+    while src.len() < m {
+        let s = match generator {
+            Generator::Uniform => rng.gen_range(0..n),
+            Generator::PowerLaw => power_law_vertex(&mut rng, n),
+        };
+        // Never deeper than one layer below the source, so no level shrinks.
+        let layer = ends.partition_point(|&e| e <= s);
+        let limit = ends[(layer + 1).min(ends.len() - 1)];
+        src.push(s as u32);
+        dst.push(rng.gen_range(0..limit) as u32);
+    }
+    csr(n, &src, &dst)
+}
+
+/// A vertex of rank `n · u³` (density ∝ rank^(−2/3)), the rank scattered over the vertices by
+/// multiplying with a prime that shares no factor with `n` below 2^32.
+fn power_law_vertex(rng: &mut SmallRng, n: usize) -> usize {
+    const SCATTER: u64 = 2_654_435_761;
+    let u: f64 = rng.gen();
+    let rank = ((n as f64) * u * u * u) as u64 % n as u64;
+    (rank * SCATTER % n as u64) as usize
+}
+
+/// CSR of an edge list, each vertex's edges in the order the list gives them.
+fn csr(n: usize, src: &[u32], dst: &[u32]) -> Graph {
+    let mut offsets = vec![0u32; n + 1];
+    for s in src {
+        offsets[*s as usize + 1] += 1;
+    }
+    for v in 0..n {
+        offsets[v + 1] += offsets[v];
+    }
+    let mut next: Vec<u32> = offsets[..n].to_vec();
+    let mut edges = vec![0u32; src.len()];
+    for (s, d) in src.iter().zip(dst) {
+        let slot = &mut next[*s as usize];
+        edges[*slot as usize] = *d;
+        *slot += 1;
+    }
+    Graph { offsets, edges }
+}
+
+/// The CPU reference: each vertex's level from vertex 0, [`UNREACHED`] where none.
+pub fn cpu_bfs(graph: &Graph) -> Vec<i32> {
+    let n = graph.vertices();
+    let mut level = vec![UNREACHED; n];
+    if n == 0 {
+        return level;
+    }
+    let mut queue = std::collections::VecDeque::from([0usize]);
+    level[0] = 0;
+    while let Some(v) = queue.pop_front() {
+        let (a, b) = (graph.offsets[v] as usize, graph.offsets[v + 1] as usize);
+        for &t in &graph.edges[a..b] {
+            let t = t as usize;
+            if level[t] == UNREACHED {
+                level[t] = level[v] + 1;
+                queue.push_back(t);
+            }
+        }
+    }
+    level
+}
+
+/// Host inputs of one BFS configuration: the graph as 32-bit words carried in float slots
+/// (bit for bit, the way [`Backend::upload_u32`] carries them) and the reference levels.
+pub struct Problem {
+    pub offsets: Vec<f32>,
+    pub edges: Vec<f32>,
+    pub levels: Vec<f64>,
+}
+
+/// The graph of `generator` at `size` and `seed`, with its CPU BFS.
+pub fn problem(generator: Generator, size: Size, seed: u64) -> Problem {
+    let graph = generate(generator, size.rows as usize, seed);
+    let levels = cpu_bfs(&graph).into_iter().map(f64::from).collect();
+    let words = |v: Vec<u32>| v.into_iter().map(f32::from_bits).collect();
+    Problem {
+        offsets: words(graph.offsets),
+        edges: words(graph.edges),
+        levels,
+    }
+}
+
+/// The device side of one search: both kernels and every buffer.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    expand: KernelId,
+    update: KernelId,
+    shape: LaunchShape,
+    offsets: BufferId,
+    edges: BufferId,
+    mask: BufferId,
+    updating: BufferId,
+    visited: BufferId,
+    pub cost: BufferId,
+    over: BufferId,
+    n: u32,
+}
+
+/// Compiled kernels and staged graph: allocates through `alloc` (which records each buffer
+/// for release) and uploads the CSR arrays.
+pub fn plan(
+    backend: &mut dyn Backend,
+    program: ProgramId,
+    expand: KernelId,
+    problem: (&[f32], &[f32]),
+    shape: LaunchShape,
+    alloc: &mut dyn FnMut(&mut dyn Backend, usize) -> Result<BufferId, BackendError>,
+) -> Result<Plan, BackendError> {
+    let update = backend.kernel(program, "bfs_update")?;
+    let n = problem.0.len().saturating_sub(1);
+    let offsets = alloc(backend, problem.0.len())?;
+    backend.upload(offsets, problem.0)?;
+    let edges = alloc(backend, problem.1.len().max(1))?;
+    if !problem.1.is_empty() {
+        backend.upload(edges, problem.1)?;
+    }
+    Ok(Plan {
+        expand,
+        update,
+        shape,
+        offsets,
+        edges,
+        mask: alloc(backend, n)?,
+        updating: alloc(backend, n)?,
+        visited: alloc(backend, n)?,
+        cost: alloc(backend, n)?,
+        over: alloc(backend, 1)?,
+        n: n as u32,
+    })
+}
+
+/// One level's clocks: the two kernels on the device clock, the whole level on the host's.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LevelTiming {
+    pub kernels: Option<Seconds>,
+    pub wall: Seconds,
+}
+
+/// Uploads the start state: vertex 0 is the frontier, reached at level 0.
+fn reset(backend: &mut dyn Backend, p: &Plan) -> Result<(), BackendError> {
+    let n = p.n as usize;
+    let mut one_hot = vec![0u32; n];
+    one_hot[0] = 1;
+    backend.upload_u32(p.mask, &one_hot)?;
+    backend.upload_u32(p.visited, &one_hot)?;
+    backend.upload_u32(p.updating, &vec![0; n])?;
+    let mut cost = vec![UNREACHED as u32; n];
+    cost[0] = 0;
+    backend.upload_u32(p.cost, &cost)
+}
+
+/// One whole search, level by level (see the module docs); the timings of every level.
+/// More rounds than vertices means the device never cleared the flag: an error, not a hang.
+pub fn run_levels(backend: &mut dyn Backend, p: &Plan) -> Result<Vec<LevelTiming>, BackendError> {
+    reset(backend, p)?;
+    let expand = [
+        Arg::Buffer(p.offsets),
+        Arg::Buffer(p.edges),
+        Arg::Buffer(p.mask),
+        Arg::Buffer(p.updating),
+        Arg::Buffer(p.visited),
+        Arg::Buffer(p.cost),
+        Arg::U32(p.n),
+    ];
+    let update = [
+        Arg::Buffer(p.mask),
+        Arg::Buffer(p.updating),
+        Arg::Buffer(p.visited),
+        Arg::Buffer(p.over),
+        Arg::U32(p.n),
+    ];
+    let mut out = Vec::new();
+    loop {
+        let started = Instant::now();
+        backend.upload_u32(p.over, &[0])?;
+        let a = backend.launch(p.expand, p.shape, &expand)?;
+        let b = backend.launch(p.update, p.shape, &update)?;
+        let mut flag = [0u32];
+        backend.download_u32(p.over, &mut flag)?;
+        out.push(LevelTiming {
+            kernels: a.device.zip(b.device).map(|(x, y)| Seconds(x.0 + y.0)),
+            wall: Seconds(started.elapsed().as_secs_f64()),
+        });
+        if flag[0] == 0 {
+            return Ok(out);
+        }
+        if out.len() > p.n as usize {
+            return Err(BackendError::driver(
+                backend.api(),
+                "bfs",
+                format!("the flag was still set after {} levels", out.len()),
+            ));
+        }
+    }
+}
+
+/// The levels added up: one run's [`Timing`].
+pub fn total(levels: &[LevelTiming]) -> Timing {
+    let device = levels
+        .iter()
+        .try_fold(0.0, |acc, l| l.kernels.map(|k| acc + k.0));
+    Timing {
+        wall: Seconds(levels.iter().map(|l| l.wall.0).sum()),
+        device: device.map(Seconds),
+        queued_to_start: None,
+    }
+}
+
+/// One whole search as one timed run.
+pub fn run(backend: &mut dyn Backend, p: &Plan) -> Result<Timing, BackendError> {
+    Ok(total(&run_levels(backend, p)?))
+}
+
+/// Device levels (`cost`, carried bit for bit in floats) against the CPU's, exactly.
+pub fn check(got: &[f32], want: &[f64]) -> super::reference::Verification {
+    let levels: Vec<f32> = got.iter().map(|g| g.to_bits() as i32 as f32).collect();
+    super::reference::compare(&levels, want, &vec![0.0; want.len()])
+}
+
+/// The host emulation of both kernels, for the fake backend: `bufs` are the kernel's buffer
+/// arguments in order (as floats carrying 32-bit words), `n` its count.
+pub fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
+    let word = |b: &[f32], i: usize| b[i].to_bits();
+    let set = |b: &mut Vec<f32>, i: usize, w: u32| b[i] = f32::from_bits(w);
+    match (kernel, bufs) {
+        ("bfs_expand", [offsets, edges, mask, updating, visited, cost]) => {
+            let frontier: Vec<usize> = (0..n).filter(|&v| word(mask, v) != 0).collect();
+            for v in frontier {
+                set(mask, v, 0);
+                let next = (word(cost, v) as i32 + 1) as u32;
+                for e in word(offsets, v)..word(offsets, v + 1) {
+                    let t = word(edges, e as usize) as usize;
+                    if word(visited, t) == 0 {
+                        set(cost, t, next);
+                        set(updating, t, 1);
+                    }
+                }
+            }
+            Ok(())
+        }
+        ("bfs_update", [mask, updating, visited, over]) => {
+            let reached: Vec<usize> = (0..n).filter(|&v| word(updating, v) != 0).collect();
+            for v in reached {
+                set(mask, v, 1);
+                set(visited, v, 1);
+                set(over, 0, 1);
+                set(updating, v, 0);
+            }
+            Ok(())
+        }
+        (k, b) => Err(format!(
+            "kernel '{k}' with {} buffers is not a BFS kernel",
+            b.len()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_grow_by_four_and_cover_the_vertices() {
+        assert_eq!(layer_ends(1), vec![1]);
+        assert_eq!(layer_ends(30), vec![1, 5, 21, 30]);
+        assert_eq!(levels(1 << 16), 9);
+        assert_eq!(levels(1 << 20), 11);
+        assert_eq!(levels(1 << 24), 13);
+    }
+
+    #[test]
+    fn generators_are_seeded_and_reproducible() {
+        for g in [Generator::Uniform, Generator::PowerLaw] {
+            let a = generate(g, 5000, 3);
+            assert_eq!(a, generate(g, 5000, 3));
+            assert_ne!(a, generate(g, 5000, 4));
+            assert_eq!(a.edges.len() as u64, edges(5000));
+            assert_eq!(a.vertices(), 5000);
+            assert!(a.edges.iter().all(|&t| (t as usize) < 5000));
+        }
+    }
+
+    #[test]
+    fn every_vertex_sits_at_its_layer() {
+        for g in [Generator::Uniform, Generator::PowerLaw] {
+            for n in [1usize, 2, 6, 100, 4099] {
+                let graph = generate(g, n, 9);
+                let level = cpu_bfs(&graph);
+                let ends = layer_ends(n as u64);
+                for (v, l) in level.iter().enumerate() {
+                    let layer = ends.partition_point(|&e| e <= v as u64) as i32;
+                    assert_eq!(*l, layer, "{g:?} n={n} v={v}");
+                }
+                let deepest = level.iter().max().copied().unwrap_or(0);
+                assert_eq!(deepest as u64 + 1, levels(n as u64), "{g:?} n={n}");
+            }
+        }
+    }
+
+    #[test]
+    fn power_law_has_hubs_and_uniform_has_none() {
+        let n = 1 << 14;
+        let max_degree = |g: &Graph| (0..g.vertices()).map(|v| g.out_degree(v)).max().unwrap();
+        let uniform = max_degree(&generate(Generator::Uniform, n, 1));
+        let power = max_degree(&generate(Generator::PowerLaw, n, 1));
+        assert!(uniform < 40, "uniform max out-degree {uniform}");
+        assert!(
+            power > 100 * DEGREE as usize,
+            "power-law max out-degree {power}"
+        );
+    }
+
+    #[test]
+    fn cpu_bfs_of_a_small_graph() {
+        // 0 -> 1, 0 -> 2, 2 -> 3, 3 -> 0; 4 unreachable.
+        let g = csr(5, &[0, 0, 2, 3], &[1, 2, 3, 0]);
+        assert_eq!(cpu_bfs(&g), vec![0, 1, 1, 2, UNREACHED]);
+    }
+
+    #[test]
+    fn emulation_matches_the_cpu_search() {
+        let graph = generate(Generator::PowerLaw, 3000, 5);
+        let n = graph.vertices();
+        let bits = |v: &[u32]| v.iter().map(|x| f32::from_bits(*x)).collect::<Vec<f32>>();
+        let mut one_hot = vec![0u32; n];
+        one_hot[0] = 1;
+        let mut cost = vec![UNREACHED as u32; n];
+        cost[0] = 0;
+        let mut e = vec![
+            bits(&graph.offsets),
+            bits(&graph.edges),
+            bits(&one_hot),
+            bits(&vec![0; n]),
+            bits(&one_hot),
+            bits(&cost),
+        ];
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            emulate("bfs_expand", &mut e, n).unwrap();
+            let mut u = vec![e[2].clone(), e[3].clone(), e[4].clone(), vec![0.0]];
+            emulate("bfs_update", &mut u, n).unwrap();
+            (e[2], e[3], e[4]) = (u[0].clone(), u[1].clone(), u[2].clone());
+            if u[3][0].to_bits() == 0 {
+                break;
+            }
+        }
+        assert_eq!(rounds as u64, levels(n as u64));
+        let want: Vec<f64> = cpu_bfs(&graph).into_iter().map(f64::from).collect();
+        assert!(check(&e[5], &want).ok);
+        let mut wrong = e[5].clone();
+        wrong[7] = f32::from_bits(99);
+        assert!(!check(&wrong, &want).ok);
+    }
+}
