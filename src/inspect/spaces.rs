@@ -1,5 +1,6 @@
 //! Memory-space instructions per kernel and side: which path each compiler really took for
-//! its loads (a filter in `__constant` memory read with `ld.const`, or not).
+//! its loads (a filter in `__constant` memory read with `ld.const`, or not; a gathered operand
+//! through the read-only path, `ld.global.nc`, or the texture units, `tex`).
 //!
 //! The class table [`SPACES`] is data: a row is a label and the PTX instructions it counts,
 //! so a path (`ld.global.nc`, `tex`) is one more entry.
@@ -34,11 +35,22 @@ pub const SPACES: &[Space] = &[
     },
     Space {
         label: "ld.global",
-        counts: |op, m| matches!(op, "ld" | "ldu") && has(m, "global"),
+        counts: |op, m| matches!(op, "ld" | "ldu") && has(m, "global") && !has(m, "nc"),
+    },
+    // The read-only (non-coherent) data path: what `__ldg` and `const restrict` may become.
+    Space {
+        label: "ld.global.nc",
+        counts: |op, m| op == "ld" && has(m, "global") && has(m, "nc"),
     },
     Space {
         label: "ld.param",
         counts: |op, m| op == "ld" && has(m, "param"),
+    },
+    // Texture fetches of any geometry (`tex.1d`, `tex.2d`, ..., and `tld4` gathers): the
+    // texture path.
+    Space {
+        label: "tex",
+        counts: |op, _| matches!(op, "tex" | "tld4"),
     },
 ];
 
@@ -92,7 +104,8 @@ pub(super) fn run(
     write(&out.join(SPACES_CSV), &csv, files)?;
     Ok(format!(
         "\n## Memory spaces (PTX loads per space)\n\n{md}\nA filter in constant memory is \
-         read with `ld.const`; a kernel parameter with `ld.param`.\n"
+         read with `ld.const`; a kernel parameter with `ld.param`; the read-only path is \
+         `ld.global.nc` and the texture path `tex`.\n"
     ))
 }
 
@@ -109,11 +122,14 @@ mod tests {
 {
     .reg .f32 %f<4>;
     .reg .b64 %rd<3>;
+    .reg .b32 %r<2>;
     ld.param.u64 %rd1, [k_param_0];
     ld.const.f32 %f1, [FILTER];
     ld.const.f32 %f2, [FILTER+4];
     ld.global.nc.f32 %f3, [%rd1];
     ld.global.f32 %f3, [%rd1];
+    tex.1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd1, {%r1}];
+    tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f1, %f2}];
     st.global.f32 [%rd1], %f1;
     ret;
 }
@@ -121,7 +137,8 @@ mod tests {
 
     #[test]
     fn loads_are_counted_per_space() {
-        assert_eq!(count(PTX, "k"), Some(vec![2, 2, 1]));
+        // ld.const, ld.global (the .nc load apart), ld.global.nc, ld.param, tex.
+        assert_eq!(count(PTX, "k"), Some(vec![2, 1, 1, 1, 2]));
         assert_eq!(count(PTX, "missing"), None);
     }
 }

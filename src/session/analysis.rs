@@ -147,7 +147,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
             }
             _ => format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
         },
-        algorithm: crate::workload::constmem::algorithm(s.variant).to_string(),
+        algorithm: crate::workload::algorithm(s.variant).to_string(),
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.

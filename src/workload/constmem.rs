@@ -119,15 +119,6 @@ pub const VARIANTS: [Variant; 7] = [
     ),
 ];
 
-/// The algorithm a Sobel variant implements: one for the three placements of the filter,
-/// which differ in the implementation step only. Other variants: their own name.
-pub fn algorithm(variant: &Variant) -> &'static str {
-    match variant.family {
-        Sobel => "sobel-x-3x3",
-        _ => variant.name,
-    }
-}
-
 /// Where the filter or table lives, from the variant's name: constant memory needs
 /// [`crate::backend::Arg::Constant`] and a bound symbol.
 pub fn in_constant_memory(variant: &Variant) -> bool {

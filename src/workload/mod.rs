@@ -1,8 +1,9 @@
 //! Kernel families, declared once as data: variants, arguments, bytes moved and flops per run,
 //! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
 
-pub mod constmem;
+mod algorithm;
 pub mod bfs;
+pub mod constmem;
 pub mod exec;
 pub mod fft;
 pub mod fill;
@@ -13,6 +14,8 @@ pub mod reference;
 pub mod sgemm;
 pub mod spmv;
 pub mod stencil;
+
+pub use algorithm::algorithm;
 
 use std::fmt;
 
