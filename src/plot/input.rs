@@ -97,29 +97,43 @@ pub fn load(inputs: &[PathBuf]) -> Result<ChartData, InputError> {
         return Err(InputError::NothingFound(names.join(", ")));
     }
     let mut data = ChartData::default();
-    for f in files {
-        match kind_of(&f)? {
-            CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(&f)?),
-            CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(&f)?),
-            CsvKind::PtxClasses => {
-                let rows: Vec<inspect::ClassRow> = read_rows(&f)?;
-                for r in rows {
-                    let api = r.api.parse().map_err(|_| InputError::Foreign {
-                        path: f.clone(),
-                        header: format!("api '{}' in a PTX class row", r.api),
-                    })?;
-                    data.ptx_classes.push(PtxClassCount {
-                        pair: r.pair,
-                        api,
-                        class: r.class,
-                        count: r.count,
-                    });
-                }
-            }
-            CsvKind::Samples => {}
+    for input in inputs {
+        let first = data.measurements.len();
+        for f in csv_files(std::slice::from_ref(input)) {
+            load_file(&f, &mut data)?;
+        }
+        // A run folder's vendor baselines (`baselines.csv` beside it) go with its runs.
+        if let Some(rows) = input.is_dir().then(|| super::vendor::near(input)).flatten() {
+            let beside = super::vendor::beside(&rows, &data.measurements[first..]);
+            data.baselines.extend(beside);
         }
     }
     Ok(data)
+}
+
+/// Adds the rows of one result CSV to `data`, by its kind.
+fn load_file(f: &Path, data: &mut ChartData) -> Result<(), InputError> {
+    match kind_of(f)? {
+        CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(f)?),
+        CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(f)?),
+        CsvKind::PtxClasses => {
+            let rows: Vec<inspect::ClassRow> = read_rows(f)?;
+            for r in rows {
+                let api = r.api.parse().map_err(|_| InputError::Foreign {
+                    path: f.to_path_buf(),
+                    header: format!("api '{}' in a PTX class row", r.api),
+                })?;
+                data.ptx_classes.push(PtxClassCount {
+                    pair: r.pair,
+                    api,
+                    class: r.class,
+                    count: r.count,
+                });
+            }
+        }
+        CsvKind::Samples => {}
+    }
+    Ok(())
 }
 
 /// Rows the charts cannot draw as numbers (they show "n/a"), named so the user can look: a PR

@@ -39,16 +39,21 @@ macro_rules! chart_kind {
 
 mod bfs;
 mod constant;
+mod fill;
 mod gpus;
 pub mod input;
 mod layout;
 mod peak;
 mod pr;
 mod ptx;
+mod relative;
+mod shapes;
 pub mod style;
 mod sweep;
 mod table1;
+mod texture;
 mod unroll;
+pub mod vendor;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -63,13 +68,17 @@ use crate::record::{Api, MeasurementRow, PrRow};
 
 pub use bfs::BfsChart;
 pub use constant::ConstantChart;
+pub use fill::FillChart;
 pub use gpus::{GpusChart, NAME as GPUS_CHART};
 pub use peak::PeakChart;
 pub use pr::PrChart;
 pub use ptx::PtxChart;
+pub use shapes::ShapesChart;
 pub use sweep::SweepChart;
 pub use table1::{Table1Chart, WHITEPAPER_GTX285_OPENCL_MS};
+pub use texture::TextureChart;
 pub use unroll::UnrollChart;
+pub use vendor::RunBaseline;
 
 /// Why a chart could not be written. Every variant names the file concerned.
 #[derive(Debug, thiserror::Error)]
@@ -160,6 +169,8 @@ pub struct ChartData {
     pub measurements: Vec<MeasurementRow>,
     pub prs: Vec<PrRow>,
     pub ptx_classes: Vec<PtxClassCount>,
+    /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
+    pub baselines: Vec<RunBaseline>,
 }
 
 /// One kind of chart.
@@ -190,6 +201,9 @@ pub fn charts() -> Vec<Box<dyn Chart>> {
         Box::new(UnrollChart),
         Box::new(ConstantChart),
         Box::new(BfsChart),
+        Box::new(ShapesChart),
+        Box::new(TextureChart),
+        Box::new(FillChart),
     ]
 }
 

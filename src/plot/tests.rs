@@ -249,6 +249,7 @@ fn fixture() -> ChartData {
         measurements,
         prs,
         ptx_classes,
+        baselines: Vec::new(),
     }
 }
 
@@ -307,7 +308,7 @@ fn check_files<F: Figure>(dir: &Path, chart: &str, figs: &[(String, F)], written
     }
 }
 
-fn keep_figure<F: Figure>(fig: &F, stem: &str) {
+pub(super) fn keep_figure<F: Figure>(fig: &F, stem: &str) {
     if let Some(dir) = std::env::var_os("CLVSCU_PLOT_EXAMPLES") {
         write_figure(fig, Path::new(&dir), stem, &[Format::Png]).expect("write example");
     }

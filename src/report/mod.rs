@@ -56,6 +56,16 @@ fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, 
             .collect(),
         prs: folders.iter().flat_map(|f| f.prs()).cloned().collect(),
         ptx_classes: Vec::new(),
+        baselines: folders
+            .iter()
+            .filter_map(|f| {
+                Some(plot::vendor::beside(
+                    &f.baselines.as_ref()?.1,
+                    f.measurements(),
+                ))
+            })
+            .flatten()
+            .collect(),
     };
     let mut files = plot::draw_all(&data, &out.join("charts"), &[Format::Svg])?;
     files.sort_by_key(|p| !p.to_string_lossy().contains(plot::GPUS_CHART));

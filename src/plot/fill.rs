@@ -1,0 +1,357 @@
+//! Fill chart: the fill study beside the fill article ("OpenCL Optimization": fill a
+//! 10^4 x 10^4 table of floats with one value, 10 calls, on an Intel HD Graphics 5000). Per
+//! variant and local size, the time of 10 calls (median x 10) per API on the left, and the
+//! article's number for the same kernel and local size on the right, each panel on its own
+//! scale (the GPUs are a decade apart: what compares is the order of the rows).
+//!
+//! The article's numbers are quoted in [`ARTICLE`], as the article gives them (a range where
+//! it gives one); nothing here is measured by us.
+
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{fmt_sig, group_in_order, push_api, slug, style, ChartData, RunInfo};
+use crate::record::{Api, MeasurementRow, Status};
+use crate::workload::FamilyKind;
+
+chart_kind!(
+    /// The fill chart; one file per (run, study, GPU) with fill rows.
+    FillChart, "fill", |data: &ChartData| !figures(data).is_empty());
+
+/// One number of the article: which of our rows it stands beside, and its seconds for 10
+/// calls (low, high), `None` where the kernel "crashed".
+pub(crate) struct ArticleFill {
+    pub what: &'static str,
+    /// Our variants it matches; empty: none of ours (drawn as its own row).
+    pub variants: &'static [&'static str],
+    /// Local sizes it matches; empty: any.
+    pub locals: &'static [u32],
+    pub seconds: Option<(f64, f64)>,
+    /// The number as the article writes it.
+    pub quoted: &'static str,
+}
+
+/// The label of the article's numbers.
+pub const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
+
+/// The fill article's numbers, total of 10 calls (also quoted in `harness/fill.toml`).
+pub(crate) const ARTICLE: &[ArticleFill] = &[
+    ArticleFill {
+        what: "2D kernel",
+        variants: &["2d-article"],
+        locals: &[],
+        seconds: Some((2.018, 2.018)),
+        quoted: "2.018 s",
+    },
+    ArticleFill {
+        what: "float4 stores",
+        variants: &["float4"],
+        locals: &[],
+        seconds: Some((0.283, 0.283)),
+        quoted: "0.283 s",
+    },
+    ArticleFill {
+        what: "1D, local size 64-256",
+        variants: &["1d", "1d-exact"],
+        locals: &[64, 128, 256],
+        seconds: Some((0.318, 0.330)),
+        quoted: "0.318-0.330 s",
+    },
+    ArticleFill {
+        what: "1D, local size 100, 200, 400 or 500",
+        variants: &["1d", "1d-exact"],
+        locals: &[100, 200, 400, 500],
+        seconds: Some((0.4, 0.5)),
+        quoted: "0.4-0.5 s",
+    },
+    ArticleFill {
+        what: "1D, local size below 16",
+        variants: &["1d", "1d-exact"],
+        locals: &[1, 2, 4, 8],
+        seconds: Some((1.5, 3.0)),
+        quoted: "1.5-3.0 s",
+    },
+    ArticleFill {
+        what: "1D, local size 512: crashed",
+        variants: &["1d", "1d-exact"],
+        locals: &[512],
+        seconds: None,
+        quoted: "crashed",
+    },
+    ArticleFill {
+        what: "1D, local size left to OpenCL (NULL)",
+        variants: &[],
+        locals: &[],
+        seconds: Some((0.353, 0.353)),
+        quoted: "0.353 s",
+    },
+];
+
+/// The article's entry for a variant at a local size (work-items per group).
+fn article_for(variant: &str, local: u32) -> Option<&'static ArticleFill> {
+    ARTICLE.iter().find(|a| {
+        a.variants.contains(&variant) && (a.locals.is_empty() || a.locals.contains(&local))
+    })
+}
+
+/// Calls the article timed per number.
+const CALLS: f64 = 10.0;
+
+fn is_fill(r: &MeasurementRow) -> bool {
+    r.family == FamilyKind::Fill
+}
+
+/// Work-items per work-group of a row (2-D groups multiplied out).
+fn local_of(r: &MeasurementRow) -> u32 {
+    r.local_size * r.local_y.max(1)
+}
+
+fn row_label(r: &MeasurementRow) -> String {
+    if r.local_y > 1 {
+        format!("{} wg {}x{}", r.variant, r.local_size, r.local_y)
+    } else {
+        format!("{} wg {}", r.variant, r.local_size)
+    }
+}
+
+/// Builds one figure per (run, study, device) with fill rows.
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, layout::HBarFigure)> {
+    let rows = data.measurements.iter().filter(|r| is_fill(r));
+    let groups = group_in_order(rows, |r| {
+        (r.run_id.clone(), r.study.clone(), r.device.clone())
+    });
+    let devices = group_in_order(groups.iter(), |((_, _, d), _)| d.clone()).len();
+    groups
+        .into_iter()
+        .filter(|(_, rows)| rows.iter().any(|r| r.status == Status::Ok))
+        .map(|((_, study, device), rows)| {
+            let name = if devices > 1 {
+                slug(&format!("{study}-{device}"))
+            } else {
+                slug(&study)
+            };
+            (name, build(&study, &rows))
+        })
+        .collect()
+}
+
+/// Our bar: seconds of 10 calls at the median.
+fn ours_bar(r: &MeasurementRow) -> Option<HBar> {
+    if r.status != Status::Ok || !(r.median_s.is_finite() && r.median_s > 0.0) {
+        return None;
+    }
+    let st = style::api_style(r.api);
+    let ms = r.median_s * CALLS * 1e3;
+    Some(HBar {
+        value: ms,
+        ci: None,
+        color: st.color,
+        hatch: st.hatch,
+        text: Some(format!("{} ms", fmt_sig(ms))),
+    })
+}
+
+fn article_bar(a: &ArticleFill) -> Option<HBar> {
+    let (lo, hi) = a.seconds?;
+    Some(HBar {
+        value: (lo + hi) / 2.0,
+        ci: (lo < hi).then_some((lo, hi)),
+        color: style::REFERENCE_FILL,
+        hatch: Some(style::REFERENCE_HATCH),
+        text: Some(a.quoted.to_string()),
+    })
+}
+
+/// Rows of both panels: ours per (variant, local size), then the article's numbers no row of
+/// ours stands beside.
+fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow>) {
+    let by_config = group_in_order(rows.iter().copied(), |r| {
+        (r.variant.clone(), r.local_size, r.local_y)
+    });
+    let (mut ours, mut article) = (Vec::new(), Vec::new());
+    for (_, rs) in &by_config {
+        let entry = article_for(&rs[0].variant, local_of(rs[0]));
+        let failed: Vec<String> = rs
+            .iter()
+            .filter(|r| r.status != Status::Ok)
+            .map(|r| format!("{} {}", r.api, r.status.as_str()))
+            .collect();
+        let mut label = row_label(rs[0]);
+        if !failed.is_empty() {
+            label.push_str(&format!(" ({})", failed.join(", ")));
+        }
+        if entry.is_some_and(|a| a.seconds.is_none()) {
+            label.push_str(" (article: crashed)");
+        }
+        ours.push(HBarRow {
+            label: label.clone(),
+            bars: apis
+                .iter()
+                .map(|a| rs.iter().find(|r| r.api == *a).and_then(|r| ours_bar(r)))
+                .collect(),
+            annotation: None,
+        });
+        article.push(HBarRow {
+            label,
+            bars: vec![entry.and_then(article_bar)],
+            annotation: None,
+        });
+    }
+    for a in ARTICLE.iter().filter(|a| a.variants.is_empty()) {
+        let label = format!("{} (article only)", a.what);
+        ours.push(HBarRow {
+            label: label.clone(),
+            bars: vec![None; apis.len()],
+            annotation: None,
+        });
+        article.push(HBarRow {
+            label,
+            bars: vec![article_bar(a)],
+            annotation: None,
+        });
+    }
+    (ours, article)
+}
+
+fn panel(caption: &str, x_desc: &str, slots: usize, rows: Vec<HBarRow>) -> HBarPanel {
+    let values = rows.iter().flat_map(|r| {
+        r.bars
+            .iter()
+            .flatten()
+            .map(|b| b.ci.map_or(b.value, |c| c.1))
+    });
+    HBarPanel {
+        caption: caption.into(),
+        x_desc: x_desc.into(),
+        x_max: layout::axis_max(values, 0.0),
+        slots,
+        rows,
+        band: None,
+        ref_line: None,
+    }
+}
+
+fn build(study: &str, rows: &[&MeasurementRow]) -> layout::HBarFigure {
+    let mut apis: Vec<Api> = Vec::new();
+    for r in rows {
+        push_api(&mut apis, r.api);
+    }
+    apis.sort();
+    let (ours, article) = rows_of(rows, &apis);
+    let panels = vec![
+        panel(
+            "Here: 10 calls (median x 10)",
+            "milliseconds for 10 calls",
+            apis.len(),
+            ours,
+        ),
+        panel(
+            "The article: 10 calls",
+            &format!("seconds for 10 calls, {ARTICLE_LABEL}"),
+            1,
+            article,
+        ),
+    ];
+    let mut legend = layout::api_legend(&apis, |a| a.to_string());
+    legend.push(LegendItem::new(
+        ARTICLE_LABEL,
+        Swatch::Fill {
+            color: style::REFERENCE_FILL,
+            hatch: Some(style::REFERENCE_HATCH),
+        },
+    ));
+    let notes = vec![
+        "Right: the article's numbers as it quotes them (OpenCL on an Intel HD Graphics 5000; a \
+         range drawn at its middle, the whisker spanning it). The panels have their own scales."
+            .to_string(),
+        "The article launched exactly N work-items (1d-exact); OpenCL 1.2 refuses a local size \
+         that does not divide N, which is why its 512 \"crashed\"."
+            .to_string(),
+    ];
+    let info = RunInfo::from_measurements(rows.iter().copied());
+    layout::HBarFigure::new(
+        Frame {
+            title: style::title("Fill against the article", &format!("study {study}")),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
+        panels,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::tests::m;
+    use crate::plot::Chart;
+
+    fn row(api: &str, variant: &str, local: u32, median_s: f64) -> MeasurementRow {
+        let mut r = m(api, "H100", "fill", "fill", variant, 3000.0);
+        r.local_size = local;
+        r.median_s = median_s;
+        r.size = "100000000".into();
+        r
+    }
+
+    fn data() -> ChartData {
+        let mut measurements = vec![
+            row("OpenCL", "1d", 256, 1.3e-4),
+            row("CUDA", "1d", 256, 1.2e-4),
+            row("OpenCL", "1d-exact", 512, 0.0),
+            row("CUDA", "1d-exact", 512, 1.4e-4),
+            row("OpenCL", "float4", 256, 1.1e-4),
+        ];
+        measurements[2].status = Status::LaunchFailed;
+        let mut article = row("CUDA", "2d-article", 16, 9e-4);
+        article.local_y = 16;
+        measurements.push(article);
+        ChartData {
+            measurements,
+            ..ChartData::default()
+        }
+    }
+
+    #[test]
+    fn ten_calls_beside_the_article() {
+        let figs = figures(&data());
+        assert_eq!(figs.len(), 1);
+        let d = data();
+        let refs: Vec<&MeasurementRow> = d.measurements.iter().collect();
+        let (ours, article) = rows_of(&refs, &[Api::OpenCl, Api::Cuda]);
+        // Four configurations and the article's NULL launch, which has no row of ours.
+        assert_eq!(ours.len(), 5);
+        assert_eq!(ours[0].label, "1d wg 256");
+        let cl = ours[0].bars[0].as_ref().unwrap();
+        assert!(
+            (cl.value - 1.3e-4 * 10.0 * 1e3).abs() < 1e-9,
+            "{}",
+            cl.value
+        );
+        let art = article[0].bars[0].as_ref().unwrap();
+        assert_eq!(art.ci, Some((0.318, 0.330)));
+        // The refused launch: no OpenCL bar, said in the label, and the article's crash.
+        assert!(ours[1].bars[0].is_none());
+        assert!(
+            ours[1].label.contains("OpenCL launch-failed"),
+            "{}",
+            ours[1].label
+        );
+        assert!(ours[1].label.contains("article: crashed"));
+        assert!(article[1].bars[0].is_none());
+        assert_eq!(article[2].bars[0].as_ref().unwrap().value, 0.283);
+        assert_eq!(ours[3].label, "2d-article wg 16x16");
+        assert_eq!(article[3].bars[0].as_ref().unwrap().value, 2.018);
+        assert!(ours[4].bars.iter().all(Option::is_none));
+        crate::plot::tests::keep_figure(&figs[0].1, "fill-example");
+        let buf = crate::plot::render_rgb(&figs[0].1).expect("render");
+        assert!(buf.iter().any(|&b| b != 255));
+    }
+
+    #[test]
+    fn not_drawn_without_measured_fill_rows() {
+        assert!(figures(&ChartData::default()).is_empty());
+        let mut d = data();
+        d.measurements.retain(|r| r.status != Status::Ok);
+        assert!(figures(&d).is_empty());
+        assert!(!FillChart.applies(&d));
+    }
+}

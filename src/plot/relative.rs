@@ -1,0 +1,252 @@
+//! The paper's "relative to the reference version, PR before and after" figure (Figs. 4, 5
+//! and 8), shared by the constant-memory and texture charts: the same drawing for every
+//! one-sided memory space.
+//!
+//! Left panel: each row's performance over the same API's *reference* version of the same
+//! algorithm (the constant-memory or texture variant; 1 = as fast as it, higher is faster),
+//! one bar per API. Right panel: the PR (OpenCL / CUDA) of each row's comparison, hatched
+//! before (unfair: the reference's memory space on one side only) and solid after (fair), with
+//! the 0.95-1.05 band. A row's reference is the variant of a fair comparison in which both
+//! sides read through the reference's space; [`crate::workload::algorithm`] tells which
+//! variants are one algorithm. Performance, not time, because the family's metric is what the
+//! studies report; the ratio of metrics is the inverse of the ratio of times.
+
+use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::{fmt_sig, group_in_order, push_api, style, ChartData, RunInfo};
+use crate::record::{Api, MeasurementRow, PrRow};
+use crate::workload::{algorithm, find_variant};
+
+/// What makes one chart kind of this figure.
+pub(crate) struct Reference {
+    /// The reference, in words: "constant-memory", "texture".
+    pub name: &'static str,
+    /// Whether a variant reads through the reference's memory space.
+    pub is_reference: fn(&str) -> bool,
+    /// The title's first part.
+    pub title: &'static str,
+    /// The paper's numbers for this case, quoted as the paper's.
+    pub paper: &'static str,
+}
+
+/// The algorithm of a row's variant; the variant's own name when the family does not know it.
+fn algorithm_of(r: &MeasurementRow) -> String {
+    find_variant(r.family, &r.variant).map_or_else(|_| r.variant.clone(), |v| algorithm(v).into())
+}
+
+/// Both sides of `comparison` read through the reference space.
+fn fair_reference(spec: &Reference, rows: &[&MeasurementRow], comparison: &str) -> bool {
+    let sides: Vec<_> = rows.iter().filter(|r| r.comparison == comparison).collect();
+    sides.len() == 2 && sides.iter().all(|r| (spec.is_reference)(&r.variant))
+}
+
+/// The reference row of `r`: the same API and algorithm, from the first fair reference
+/// comparison among `rows`.
+fn reference_of<'a>(
+    spec: &Reference,
+    rows: &[&'a MeasurementRow],
+    r: &MeasurementRow,
+) -> Option<&'a MeasurementRow> {
+    let algo = algorithm_of(r);
+    rows.iter()
+        .find(|x| {
+            x.api == r.api
+                && (spec.is_reference)(&x.variant)
+                && algorithm_of(x) == algo
+                && fair_reference(spec, rows, &x.comparison)
+        })
+        .copied()
+}
+
+/// The metric of `r`'s reference row (see [`reference_of`]).
+#[cfg(test)]
+pub(crate) fn reference_metric(
+    spec: &Reference,
+    rows: &[&MeasurementRow],
+    r: &MeasurementRow,
+) -> Option<f64> {
+    reference_of(spec, rows, r).map(|b| b.metric)
+}
+
+/// Whether `rows` hold at least one fair reference comparison: the figure has a baseline.
+pub(crate) fn has_reference(spec: &Reference, rows: &[&MeasurementRow]) -> bool {
+    rows.iter()
+        .any(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison))
+}
+
+fn relative_bar(r: &MeasurementRow, base: f64) -> HBar {
+    let st = style::api_style(r.api);
+    let value = r.metric / base;
+    HBar {
+        value,
+        ci: None,
+        color: st.color,
+        hatch: st.hatch,
+        text: Some(format!("{} ({})", fmt_sig(value), r.variant)),
+    }
+}
+
+fn relative_panel(spec: &Reference, rows: &[&MeasurementRow], apis: &[Api]) -> HBarPanel {
+    let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
+    let hrows: Vec<HBarRow> = comparisons
+        .iter()
+        .map(|(name, rs)| HBarRow {
+            label: name.clone(),
+            bars: apis
+                .iter()
+                .map(|a| {
+                    let r = rs.iter().find(|r| r.api == *a)?;
+                    let b = reference_of(spec, rows, r)?;
+                    Some(relative_bar(r, b.metric))
+                })
+                .collect(),
+            annotation: None,
+        })
+        .collect();
+    let values = hrows
+        .iter()
+        .flat_map(|r| r.bars.iter().flatten().map(|b| b.value));
+    HBarPanel {
+        caption: format!("Relative to the same API's {} version", spec.name),
+        x_desc: format!("performance / performance of the {} version", spec.name),
+        x_max: layout::axis_max(values, 1.2),
+        slots: apis.len(),
+        rows: hrows,
+        band: None,
+        ref_line: Some(1.0),
+    }
+}
+
+/// PR rows in the order of the first panel's (the panels share the row labels): hatched for
+/// before (unfair: the reference space on one side only), solid for after (fair).
+fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
+    let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
+    let hrows: Vec<HBarRow> = comparisons
+        .iter()
+        .map(|(name, _)| {
+            let bar = prs
+                .iter()
+                .find(|p| &p.comparison == name && p.pr.is_finite() && p.pr >= 0.0)
+                .map(|p| {
+                    let (color, hatch, when) = if p.fair {
+                        (style::FAIR, None, "after")
+                    } else {
+                        (style::UNFAIR_FILL, Some(style::UNFAIR_HATCH), "before")
+                    };
+                    HBar {
+                        value: p.pr,
+                        ci: (p.pr_ci_lo <= p.pr_ci_hi).then_some((p.pr_ci_lo, p.pr_ci_hi)),
+                        color,
+                        hatch,
+                        text: Some(format!("{} ({when})", fmt_sig(p.pr))),
+                    }
+                });
+            HBarRow {
+                label: name.clone(),
+                bars: vec![bar],
+                annotation: None,
+            }
+        })
+        .collect();
+    let values = hrows.iter().flat_map(|r| {
+        r.bars
+            .iter()
+            .flatten()
+            .map(|b| b.ci.map_or(b.value, |c| c.1))
+    });
+    HBarPanel {
+        caption: "PR = OpenCL / CUDA (hatched: before)".into(),
+        x_desc: "PR (OpenCL / CUDA performance)".into(),
+        x_max: layout::axis_max(values, 1.2),
+        slots: 1,
+        rows: hrows,
+        band: Some((0.95, 1.05)),
+        ref_line: Some(1.0),
+    }
+}
+
+/// The references' own numbers, for the footnote: `scalar-tex: OpenCL 12.3, CUDA 12.5 GFLOP/s`.
+fn reference_text(spec: &Reference, rows: &[&MeasurementRow]) -> String {
+    let refs = rows
+        .iter()
+        .filter(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison));
+    let by_comparison = group_in_order(refs, |r| r.comparison.clone());
+    let parts: Vec<String> = by_comparison
+        .iter()
+        .map(|(name, rs)| {
+            let sides: Vec<String> = rs
+                .iter()
+                .map(|r| format!("{} {}", r.api, fmt_sig(r.metric)))
+                .collect();
+            let unit = rs
+                .first()
+                .map(|r| r.metric_unit.to_string())
+                .unwrap_or_default();
+            format!("{name}: {} {unit}", sides.join(", "))
+        })
+        .collect();
+    parts.join("; ")
+}
+
+/// The figure for `rows` (one run, study and input) and their PR rows; `None` without a fair
+/// reference comparison (no baseline, no chart).
+pub(crate) fn figure(
+    spec: &Reference,
+    data: &ChartData,
+    run_id: &str,
+    subject: &str,
+    rows: &[&MeasurementRow],
+    prs: &[&PrRow],
+) -> Option<layout::HBarFigure> {
+    if !has_reference(spec, rows) {
+        return None;
+    }
+    let mut apis: Vec<Api> = Vec::new();
+    for r in rows {
+        push_api(&mut apis, r.api);
+    }
+    apis.sort();
+    let mut panels = vec![relative_panel(spec, rows, &apis)];
+    if !prs.is_empty() {
+        panels.push(pr_panel(rows, prs));
+    }
+    let notes = vec![
+        format!(
+            "Left: performance over each API's side of {}. Right: PR, hatched = before.",
+            reference_text(spec, rows)
+        ),
+        spec.paper.to_string(),
+    ];
+    let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
+    legend.push(LegendItem::new(
+        format!("1 = {} version / PR 1", spec.name),
+        Swatch::RefLine,
+    ));
+    let info = RunInfo::from_measurements(
+        data.measurements
+            .iter()
+            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+    );
+    Some(layout::HBarFigure::new(
+        Frame {
+            title: style::title(spec.title, subject),
+            subtitle: info.subtitle(),
+            legend,
+            notes,
+        },
+        panels,
+    ))
+}
+
+/// The PR rows of `rows`' comparisons in one run and study.
+pub(crate) fn prs_of<'a>(
+    data: &'a ChartData,
+    run_id: &str,
+    study: &str,
+    rows: &[&MeasurementRow],
+) -> Vec<&'a PrRow> {
+    data.prs
+        .iter()
+        .filter(|p| p.run_id == run_id && p.study == study)
+        .filter(|p| rows.iter().any(|r| r.comparison == p.comparison))
+        .collect()
+}

@@ -1,0 +1,43 @@
+//! Vendor-library baselines for the charts: the rows of a `baselines.csv` found beside run
+//! folders, tagged with the runs of those folders (the file names no device; it was measured
+//! in the same GPU visit as the runs beside it).
+
+use std::path::Path;
+
+use crate::record::MeasurementRow;
+use crate::report::baseline::{self, BaselineRow};
+
+/// One vendor measurement and the run it was taken beside.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunBaseline {
+    pub run_id: String,
+    pub row: BaselineRow,
+}
+
+/// `rows` once for each run among `measurements`: the runs they were measured beside.
+pub fn beside(rows: &[BaselineRow], measurements: &[MeasurementRow]) -> Vec<RunBaseline> {
+    let mut run_ids: Vec<String> = Vec::new();
+    for m in measurements {
+        super::push_unique(&mut run_ids, &m.run_id);
+    }
+    run_ids
+        .iter()
+        .flat_map(|id| {
+            rows.iter().map(|r| RunBaseline {
+                run_id: id.clone(),
+                row: r.clone(),
+            })
+        })
+        .collect()
+}
+
+/// The nearest `baselines.csv` in `dir` or up to two folders above it (the GPU scripts write
+/// it beside the study folders that hold the run folders); `None` when there is none or it
+/// does not read (a chart without a vendor line is still a chart).
+pub fn near(dir: &Path) -> Option<Vec<BaselineRow>> {
+    dir.ancestors()
+        .take(3)
+        .map(|d| d.join(baseline::FILE))
+        .find(|f| f.is_file())
+        .and_then(|f| baseline::read(&f).ok())
+}
