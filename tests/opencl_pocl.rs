@@ -11,6 +11,7 @@ use clvscu::backend::{Backend, LaunchShape};
 use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
+use clvscu::workload::spmv::MatrixSource;
 use clvscu::workload::{self, default_groups, find_variant, FamilyKind, Size, VARIANTS};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
@@ -100,7 +101,7 @@ fn every_variant_verifies_on_opencl() {
     let mut executed = 0;
     for v in VARIANTS.iter().filter(|v| v.safe) {
         for size in sizes(v.family) {
-            let inputs = Inputs::of_variant(v, size, 42);
+            let inputs = Inputs::of_variant(v, size, 42, &MatrixSource::Uniform);
             for local in locals(v) {
                 let shape = default_shape(v, size, local);
                 let groups = shape.describe();
@@ -438,7 +439,6 @@ fn constant_memory_kernels_verify_on_opencl() {
 #[test]
 #[ignore = "needs OpenCL"]
 fn spmv_verifies_on_every_matrix_kind_and_path() {
-    use clvscu::workload::spmv::MatrixSource;
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let dir = tempfile::tempdir().unwrap();
@@ -504,7 +504,7 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_follows_the_rule()
             vec![Size::vector(1000), Size::vector(4099), Size::vector(4096)]
         };
         for size in sizes {
-            let inputs = Inputs::of_variant(v, size, 1);
+            let inputs = Inputs::of_variant(v, size, 1, &MatrixSource::Uniform);
             for local in [16u32, 64, 100, 256] {
                 let shape = if planar {
                     let ly = 4;

@@ -33,6 +33,8 @@ pub(crate) struct ArticleFill {
 pub const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
 
 /// The fill article's numbers, total of 10 calls (also quoted in `harness/fill.toml`).
+// 0.318 s is the article's measurement, not an approximation of 1/pi.
+#[allow(clippy::approx_constant)]
 pub(crate) const ARTICLE: &[ArticleFill] = &[
     ArticleFill {
         what: "2D kernel",
@@ -311,6 +313,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // the article's 0.318 s
     fn ten_calls_beside_the_article() {
         let figs = figures(&data());
         assert_eq!(figs.len(), 1);
