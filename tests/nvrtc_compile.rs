@@ -171,3 +171,32 @@ fn stencil_unroll_evidence_from_cuda_ptx() {
     );
     assert_eq!(b_list, none_list);
 }
+
+/// The memory-space classes tell the three read paths apart in what NVRTC makes of them: the
+/// read-only variants load the gathered operand with `ld.global.nc`, the texture variants with
+/// `tex`, the plain ones with neither.
+#[test]
+#[ignore = "needs NVRTC"]
+fn memory_spaces_show_each_read_path() {
+    use clvscu::inspect::spaces::{count, SPACES};
+    common::need("NVRTC", nvrtc_availability());
+    let column = |label: &str| SPACES.iter().position(|s| s.label == label).unwrap();
+    let (nc, tex) = (column("ld.global.nc"), column("tex"));
+    let mut checked = 0;
+    for v in VARIANTS
+        .iter()
+        .filter(|v| matches!(v.family, FamilyKind::Spmv | FamilyKind::Md))
+    {
+        let ptx = compile_to_ptx(&request(v.family.file(), 256, &[]), "compute_90").unwrap();
+        let c = count(&ptx, v.kernel).unwrap_or_else(|| panic!("{} not in the PTX", v.kernel));
+        let (want_nc, want_tex) = match v.name.rsplit_once('-').map(|(_, p)| p) {
+            Some("ro") => (true, false),
+            Some("tex") => (false, true),
+            _ => (false, false),
+        };
+        assert_eq!(c[nc] > 0, want_nc, "{}: {c:?}", v.name);
+        assert_eq!(c[tex] > 0, want_tex, "{}: {c:?}", v.name);
+        checked += 1;
+    }
+    assert_eq!(checked, 9);
+}
