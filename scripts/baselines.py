@@ -10,8 +10,8 @@ with it). Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
 (never zeros).
 
-With a study file as the second argument (e.g. harness/shapes.toml), it also measures cuBLAS
-SGEMV at every matvec size and torch.sum at every reduce size of that study, with the study's
+With study files after it (e.g. harness/shapes.toml), it also measures cuBLAS
+SGEMV at every matvec size and torch.sum at every reduce size of those studies, with the study's
 size spelling, so that `clvscu report` puts ours / vendor beside each of our rows."""
 import csv
 import statistics
@@ -150,7 +150,17 @@ def spmv(dev, add, rows=1 << 24, nnz=1 << 28, seed=1):
         del a, a64, x, y
 
 
-def main(out, study=None):
+def guarded(what, fn):
+    """Runs one group of baselines; a failure (a missing library, too little memory) is
+    reported and the others still run: a missing row is visible, a wrong one would not be."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - reported, never hidden
+        print(f"baseline {what} failed: {e!r}", file=sys.stderr)
+    torch.cuda.empty_cache()
+
+
+def main(out, studies=()):
     torch.manual_seed(1)
     dev = torch.device("cuda")
     rows = []
@@ -179,19 +189,20 @@ def main(out, study=None):
     y = torch.empty_like(x)
     add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
     del x, y
-    sobel(dev, add)
-    sgemm(dev, add)
-    if study:
-        shapes, lengths = study_sizes(study)
-        for (h, w) in shapes:
-            if (h, w) not in [(60989, 1100), (32768, 32768)]:
-                sgemv(dev, add, h, w)
-                torch.cuda.empty_cache()
-        for n in lengths:
-            if n != 1 << 28:
-                total(dev, add, n)
-                torch.cuda.empty_cache()
-    spmv(dev, add)
+    guarded("sobel", lambda: sobel(dev, add))
+    guarded("sgemm", lambda: sgemm(dev, add))
+    guarded("spmv", lambda: spmv(dev, add))
+    shapes, lengths = [], []
+    for study in studies:
+        mv, red = study_sizes(study)
+        shapes += [s for s in mv if s not in shapes]
+        lengths += [n for n in red if n not in lengths]
+    for (h, w) in shapes:
+        if (h, w) not in [(60989, 1100), (32768, 32768)]:
+            guarded(f"sgemv {h}x{w}", lambda: sgemv(dev, add, h, w))
+    for n in lengths:
+        if n != 1 << 28:
+            guarded(f"sum {n}", lambda: total(dev, add, n))
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         wr.writeheader()
@@ -203,4 +214,4 @@ def main(out, study=None):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv", sys.argv[2] if len(sys.argv) > 2 else None)
+    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv", sys.argv[2:])

@@ -431,6 +431,8 @@ fn constant_memory_kernels_verify_on_opencl() {
         executed += 1;
     }
     assert_eq!(executed, 3 * 3 * 2 + 4);
+}
+
 /// SpMV verifies on every generated matrix kind and on a Matrix Market file, through all three
 /// read paths (PoCL has image1d_buffer: the texture path executes here too).
 #[test]

@@ -37,8 +37,8 @@ macro_rules! chart_kind {
     };
 }
 
-mod constant;
 mod bfs;
+mod constant;
 mod gpus;
 pub mod input;
 mod layout;
@@ -61,8 +61,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::record::{Api, MeasurementRow, PrRow};
 
-pub use constant::ConstantChart;
 pub use bfs::BfsChart;
+pub use constant::ConstantChart;
 pub use gpus::{GpusChart, NAME as GPUS_CHART};
 pub use peak::PeakChart;
 pub use pr::PrChart;

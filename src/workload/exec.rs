@@ -7,8 +7,7 @@ use super::reference::{self, Verification};
 use super::spmv::{MatrixSource, ReadPath};
 use super::{
     bfs, check_local, check_size, constmem, fft, math, sgemm, FamilyKind, Size, Variant,
-    WorkloadError,
-    FMA_ITERS,
+    WorkloadError, FMA_ITERS,
 };
 use crate::backend::{
     Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,

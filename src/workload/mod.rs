@@ -1,8 +1,8 @@
 //! Kernel families, declared once as data: variants, arguments, bytes moved and flops per run,
 //! launch-shape rules and the CPU reference. Nothing here knows which API runs it.
 
-pub mod constmem;
 pub mod bfs;
+pub mod constmem;
 pub mod exec;
 pub mod fft;
 pub mod fill;
