@@ -78,9 +78,27 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
     }
 }
 
-/// Refuses `found` unless it is exactly `T`'s header.
-fn check_header<T: CsvSchema>(path: &Path, found: &::csv::StringRecord) -> Result<(), ExportError> {
-    if found.iter().eq(T::columns().iter().copied()) {
+/// Columns added to a row type after runs were committed: a file written before them reads
+/// with those cells empty (their fields have serde defaults). Appending to such a file is
+/// still refused, since its rows would be shorter than the new ones.
+const ADDED_COLUMNS: &[&str] = &["wait_mode", "queued_to_submit_s", "submit_to_start_s"];
+
+/// Refuses `found` unless it is exactly `T`'s header, or (with `older`) `T`'s header without
+/// some trailing [`ADDED_COLUMNS`].
+fn check_header<T: CsvSchema>(
+    path: &Path,
+    found: &::csv::StringRecord,
+    older: bool,
+) -> Result<(), ExportError> {
+    let columns = T::columns();
+    let exact = found.iter().eq(columns.iter().copied());
+    let shorter = older
+        && found.len() < columns.len()
+        && found.iter().eq(columns[..found.len()].iter().copied())
+        && columns[found.len()..]
+            .iter()
+            .all(|c| ADDED_COLUMNS.contains(c));
+    if exact || shorter {
         Ok(())
     } else {
         Err(ExportError::Schema {
@@ -89,6 +107,16 @@ fn check_header<T: CsvSchema>(path: &Path, found: &::csv::StringRecord) -> Resul
             found: found.iter().map(str::to_string).collect(),
         })
     }
+}
+
+/// The header of CSV content.
+fn header_in(path: &Path, data: &[u8], columns: &[&str]) -> Result<::csv::StringRecord, ExportError> {
+    ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(data)
+        .headers()
+        .cloned()
+        .map_err(|e| csv_err(path, e, columns))
 }
 
 /// Parses the whole content of a CSV of `T` rows; `path` is only used in errors.
@@ -108,7 +136,7 @@ pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
         .headers()
         .map_err(|e| csv_err(path, e, T::columns()))?
         .clone();
-    check_header::<T>(path, &header)?;
+    check_header::<T>(path, &header, true)?;
     reader
         .deserialize::<T>()
         .map(|row| row.map_err(|e| csv_err(path, e, T::columns())))
@@ -216,6 +244,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
                     hint: "pass --resume to continue it, or choose another output".to_string(),
                 });
             }
+            check_header::<T>(path, &header_in(path, &existing, T::columns())?, false)?;
             existing_rows = parse_rows::<T>(path, &existing)?.len();
             if existing.last() != Some(&b'\n') {
                 let newlines = existing.iter().filter(|&&b| b == b'\n').count();
@@ -432,6 +461,9 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
+            wait_mode: Some(crate::backend::WaitMode::Spin),
+            queued_to_submit_s: Some(2.5e-6),
+            submit_to_start_s: None,
         }
     }
 
@@ -667,6 +699,26 @@ mod tests {
     }
 
     #[test]
+    fn a_file_from_before_the_wait_mode_reads_with_empty_cells_but_is_not_appended_to() {
+        let rows = vec![measurement("x", "OpenCL")];
+        let full = String::from_utf8(CsvExporter.render(&rows).unwrap()).unwrap();
+        // Cut the three newest columns from the header and the row, as an older run wrote it.
+        let cut = |line: &str| line.rsplitn(4, ',').last().unwrap().to_string();
+        let old: String = full.lines().map(|l| cut(l) + "\n").collect();
+        let read: Vec<MeasurementRow> = parse_rows(Path::new("old.csv"), old.as_bytes()).unwrap();
+        assert_eq!(read[0].wait_mode, None);
+        assert_eq!(read[0].comparison, "x");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.csv");
+        fs::write(&path, &old).unwrap();
+        let e = CsvAppender::<MeasurementRow>::open(&path, true).unwrap_err();
+        assert!(matches!(e, ExportError::Schema { .. }), "{e}");
+        // A header missing a column that was always there is refused.
+        let missing = full.replacen("run_id,", "", 1);
+        assert!(parse_rows::<MeasurementRow>(Path::new("m.csv"), missing.as_bytes()).is_err());
+    }
+
+    #[test]
     fn reordered_columns_are_refused() {
         let mut text = String::from("comparison,run_id,api,timer,rep,seconds\n");
         text.push_str("c,r,CUDA,t,0,1.0\n");
@@ -853,6 +905,9 @@ mod tests {
                     error: s(),
                     sweep_param: s(),
                     sweep_value: s(),
+                    wait_mode: Some(crate::backend::WaitMode::Spin),
+                    queued_to_submit_s: Some(2.5e-6),
+                    submit_to_start_s: None,
                 }
             })
     }

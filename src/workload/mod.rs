@@ -7,6 +7,7 @@ pub mod math;
 pub mod reference;
 pub mod sgemm;
 pub mod stencil;
+pub mod transfer;
 
 use std::fmt;
 
@@ -76,6 +77,7 @@ crate::names::named_enum! {
         Sgemm,
         Math,
         Stencil,
+        Transfer,
     }
 }
 
@@ -104,7 +106,8 @@ impl FamilyKind {
             FamilyKind::Matvec
             | FamilyKind::Reduce
             | FamilyKind::Bandwidth
-            | FamilyKind::Stencil => Metric::Bandwidth,
+            | FamilyKind::Stencil
+            | FamilyKind::Transfer => Metric::Bandwidth,
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm => Metric::Flops,
             FamilyKind::Math => Metric::Evaluations,
             FamilyKind::Launch => Metric::Rate,
@@ -117,7 +120,10 @@ impl FamilyKind {
             FamilyKind::Matvec => "matvec",
             FamilyKind::Reduce => "reduce",
             FamilyKind::Fft => "fft",
-            FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
+            FamilyKind::Bandwidth
+            | FamilyKind::Flops
+            | FamilyKind::Launch
+            | FamilyKind::Transfer => "peak",
             FamilyKind::Sgemm => "sgemm",
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
@@ -412,6 +418,22 @@ pub const VARIANTS: &[Variant] = &[
         ),
         &[],
     ),
+    points(
+        v(
+            Launch,
+            "back-to-back",
+            "launch_empty",
+            Fixed(1),
+            "N launches of the empty kernel (N = size), one wait: time per launch",
+        ),
+        &[],
+    ),
+    transfer::VARIANTS[0],
+    transfer::VARIANTS[1],
+    transfer::VARIANTS[2],
+    transfer::VARIANTS[3],
+    transfer::VARIANTS[4],
+    transfer::VARIANTS[5],
     fft::VARIANT,
     exact_local(
         v(
@@ -650,6 +672,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sgemm => sgemm::work(size),
         Math => math::work(global, FMA_ITERS),
         Stencil => stencil::work(size),
+        Transfer => transfer::work(variant, size.rows),
     }
 }
 

@@ -7,6 +7,7 @@
 mod jit;
 mod nvrtc;
 mod probe;
+mod transfer;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,9 +25,10 @@ pub use probe::{arch_name, availability, driver_availability, list_devices, sele
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
-    CompileRequest, DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId,
-    Result, Seconds, Timing,
+    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
+    KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
 };
+use transfer::HostBuf;
 
 const API: Api = Api::Cuda;
 
@@ -35,14 +37,46 @@ struct LoadedProgram {
     module: Arc<CudaModule>,
 }
 
-/// A CUDA device with one stream and a reusable pair of timing-enabled events.
+/// Stop events of one stream: one to poll, one made with `CU_EVENT_BLOCKING_SYNC` to sleep
+/// on (the flag is fixed when the event is created). Both keep timing enabled.
+struct StopEvents {
+    polled: CudaEvent,
+    blocking: CudaEvent,
+}
+
+impl StopEvents {
+    fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        Ok(StopEvents {
+            polled: ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(drv("cuEventCreate"))?,
+            blocking: ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_BLOCKING_SYNC))
+                .map_err(drv("cuEventCreate (CU_EVENT_BLOCKING_SYNC)"))?,
+        })
+    }
+
+    fn of(&self, mode: WaitMode) -> &CudaEvent {
+        match mode {
+            WaitMode::Blocking => &self.blocking,
+            WaitMode::Spin | WaitMode::Yield => &self.polled,
+        }
+    }
+}
+
+/// A CUDA device with one stream and a reusable set of timing-enabled events, and a second
+/// stream for a transfer beside a kernel.
 pub struct CudaBackend {
     info: DeviceInfo,
     arch: &'static str,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     start: CudaEvent,
-    stop: CudaEvent,
+    stop: StopEvents,
+    side_stream: Arc<CudaStream>,
+    side_stop: StopEvents,
+    wait: WaitMode,
+    hosts: Handles<HostBufferId, HostBuf>,
     programs: Handles<ProgramId, LoadedProgram>,
     kernels: Handles<KernelId, CudaFunction>,
     buffers: Handles<BufferId, CudaSlice<f32>>,
@@ -95,9 +129,9 @@ impl CudaBackend {
         let start = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(drv("cuEventCreate"))?;
-        let stop = ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(drv("cuEventCreate"))?;
+        let stop = StopEvents::new(&ctx)?;
+        let side_stream = ctx.new_stream().map_err(drv("cuStreamCreate"))?;
+        let side_stop = StopEvents::new(&ctx)?;
         let info = devices[index].clone();
         let arch = arch_name(info.compute_capability.unwrap_or((9, 0)));
         Ok(CudaBackend {
@@ -107,6 +141,10 @@ impl CudaBackend {
             stream,
             start,
             stop,
+            side_stream,
+            side_stop,
+            wait: WaitMode::DEFAULT,
+            hosts: Handles::new(API),
             programs: Handles::new(API),
             kernels: Handles::new(API),
             buffers: Handles::new(API),
@@ -114,11 +152,76 @@ impl CudaBackend {
         })
     }
 
+    /// Marshals `args` and launches `count` times on `stream`, inside the caller's window.
+    fn enqueue_kernel(
+        &self,
+        stream: &Arc<CudaStream>,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<()> {
+        let f = self.kernels.get(kernel)?;
+        let mut slices = Vec::new();
+        for a in args {
+            if let Arg::Buffer(b) = a {
+                slices.push(self.buffers.get(*b)?);
+            }
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (shape.groups, 1, 1),
+            block_dim: (shape.local, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut builder = stream.launch_builder(f);
+        let mut next_slice = slices.iter();
+        for a in args {
+            match a {
+                Arg::Buffer(_) => {
+                    if let Some(s) = next_slice.next() {
+                        builder.arg(*s);
+                    }
+                }
+                Arg::U32(v) => {
+                    builder.arg(v);
+                }
+                Arg::F32(v) => {
+                    builder.arg(v);
+                }
+            }
+        }
+        for _ in 0..count {
+            // SAFETY: argument order and types follow the kernel signatures in the workload
+            // tables; buffer sizes are checked by the workload before launch.
+            unsafe { builder.launch(cfg) }
+                .map(drop)
+                .map_err(drv("cuLaunchKernel"))?;
+        }
+        Ok(())
+    }
+
+    fn check_shape(&self, kernel: KernelId, shape: LaunchShape) -> Result<()> {
+        let f = self.kernels.get(kernel)?;
+        check_work_group(
+            &self.info,
+            shape.local,
+            resources_of(f).max_threads_per_group,
+        )
+    }
+
     fn event_seconds(&self) -> Option<Seconds> {
         self.start
-            .elapsed_ms(&self.stop)
+            .elapsed_ms(self.stop.of(self.wait))
             .ok()
             .map(|ms| Seconds(f64::from(ms) * 1e-3))
+    }
+
+    /// Waits for `stop` in the current wait mode (see [`WaitMode`]).
+    fn wait_for(&self, stop: &CudaEvent, what: &str) -> Result<()> {
+        self.wait.wait(
+            || stop.try_is_complete().map_err(drv(what)),
+            || stop.synchronize().map_err(drv(what)),
+        )
     }
 
     /// Records the start event, runs `command` on the stream, records the stop event and
@@ -134,15 +237,13 @@ impl CudaBackend {
             .record(&self.stream)
             .map_err(drv("cuEventRecord"))?;
         command()?;
-        self.stop
-            .record(&self.stream)
-            .map_err(drv("cuEventRecord"))?;
-        self.stream.synchronize().map_err(drv(what))?;
-        Ok(Timing {
-            wall: Seconds(t0.elapsed().as_secs_f64()),
-            device: self.event_seconds(),
-            queued_to_start: None,
-        })
+        let stop = self.stop.of(self.wait);
+        stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
+        self.wait_for(stop, what)?;
+        Ok(Timing::clocks(
+            Seconds(t0.elapsed().as_secs_f64()),
+            self.event_seconds(),
+        ))
     }
 }
 
@@ -243,50 +344,7 @@ impl Backend for CudaBackend {
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        let f = self.kernels.get(kernel)?;
-        check_work_group(
-            &self.info,
-            shape.local,
-            resources_of(f).max_threads_per_group,
-        )?;
-        let mut slices = Vec::new();
-        for a in args {
-            if let Arg::Buffer(b) = a {
-                slices.push(self.buffers.get(*b)?);
-            }
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (shape.groups, 1, 1),
-            block_dim: (shape.local, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
-        // outside the event window, which holds the kernel only.
-        let t0 = Instant::now();
-        let mut builder = self.stream.launch_builder(f);
-        let mut next_slice = slices.iter();
-        for a in args {
-            match a {
-                Arg::Buffer(_) => {
-                    if let Some(s) = next_slice.next() {
-                        builder.arg(*s);
-                    }
-                }
-                Arg::U32(v) => {
-                    builder.arg(v);
-                }
-                Arg::F32(v) => {
-                    builder.arg(v);
-                }
-            }
-        }
-        self.timed(t0, "cuStreamSynchronize (kernel)", || {
-            // SAFETY: argument order and types follow the kernel signatures in the workload
-            // tables; buffer sizes are checked by the workload before launch.
-            unsafe { builder.launch(cfg) }
-                .map(drop)
-                .map_err(drv("cuLaunchKernel"))
-        })
+        self.launch_repeated(kernel, shape, args, 1)
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
@@ -313,5 +371,96 @@ impl Backend for CudaBackend {
         self.stream
             .synchronize()
             .map_err(drv("cuStreamSynchronize"))
+    }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+
+    fn launch_repeated(
+        &mut self,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<Timing> {
+        self.check_shape(kernel, shape)?;
+        // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
+        // outside the event window, which holds the kernels only.
+        let t0 = Instant::now();
+        self.timed(t0, "cuEventQuery/cuEventSynchronize (kernel)", || {
+            self.enqueue_kernel(&self.stream, kernel, shape, args, count)
+        })
+    }
+
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        let host = HostBuf::new(&self.ctx, len, memory)?;
+        Ok(self.hosts.insert(host))
+    }
+
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        self.hosts.get_mut(host)?.data()
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.remove(host)
+    }
+
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        let mut h = self.hosts.take(host)?;
+        let result = self.buffers.get(buffer).and_then(|d| {
+            self.timed(Instant::now(), "cuEventQuery/cuEventSynchronize (transfer)", || {
+                transfer::enqueue(&self.stream, &mut h, d, direction, len)
+            })
+        });
+        self.hosts.put_back(host, h);
+        result
+    }
+
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        self.check_shape(kernel, shape)?;
+        let mut h = self.hosts.take(host)?;
+        let copy_stream = if concurrent {
+            &self.side_stream
+        } else {
+            &self.stream
+        };
+        let t0 = Instant::now();
+        let result = self
+            .buffers
+            .get(buffer)
+            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, direction, len))
+            .and_then(|()| self.enqueue_kernel(&self.stream, kernel, shape, args, 1))
+            .and_then(|()| {
+                let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
+                if concurrent {
+                    let side = self.side_stop.of(self.wait);
+                    side.record(&self.side_stream).map_err(drv("cuEventRecord"))?;
+                    self.wait_for(side, what)?;
+                }
+                // On one stream the kernel's completion implies the transfer's.
+                let stop = self.stop.of(self.wait);
+                stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
+                self.wait_for(stop, what)
+            })
+            .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
+        self.hosts.put_back(host, h);
+        result
     }
 }
