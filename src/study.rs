@@ -1140,7 +1140,14 @@ mod fuzz_tests {
             ),
             key(
                 "family",
-                quoted(&["matvec", "reduce", "bandwidth", "flops", "launch", "transfer"]),
+                quoted(&[
+                    "matvec",
+                    "reduce",
+                    "bandwidth",
+                    "flops",
+                    "launch",
+                    "transfer",
+                ]),
                 quoted(&["Matvec", "", "peak"]),
             ),
             key(

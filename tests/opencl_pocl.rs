@@ -368,12 +368,20 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
         .filter(|v| matches!(v.family, FamilyKind::Launch | FamilyKind::Transfer));
     let mut runs = 0;
     for v in runtime {
-        let size = Size::vector(if v.family == FamilyKind::Launch { 20 } else { 10_000 });
+        let size = Size::vector(if v.family == FamilyKind::Launch {
+            20
+        } else {
+            10_000
+        });
         let inputs = Inputs::generate(v.family, size, 5);
         let side = SideConfig {
             shape: LaunchShape {
                 groups: 3,
-                local: if v.family == FamilyKind::Launch { 1 } else { 64 },
+                local: if v.family == FamilyKind::Launch {
+                    1
+                } else {
+                    64
+                },
             },
             defines: vec![],
             flags: vec![],
@@ -388,7 +396,12 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
             let t = exec::run(&mut b, &p).unwrap();
             assert!(t.wall.0 > 0.0, "{}/{} {mode}", v.family.name(), v.name);
             if !v.name.starts_with("overlap") {
-                assert!(t.device.is_some(), "{}/{} {mode}: no device time", v.family.name(), v.name);
+                assert!(
+                    t.device.is_some(),
+                    "{}/{} {mode}: no device time",
+                    v.family.name(),
+                    v.name
+                );
                 assert!(t.queued_to_submit.is_some() && t.submit_to_start.is_some());
             }
             exec::release(&mut b, p);

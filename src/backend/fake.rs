@@ -187,14 +187,28 @@ impl FakeBackend {
         let too_long = || BackendError::InvalidHandle(format!("fake: transfer of {len} floats"));
         match direction {
             Direction::H2d => {
-                let data = self.hosts.get(host)?.get(..len).ok_or_else(too_long)?.to_vec();
+                let data = self
+                    .hosts
+                    .get(host)?
+                    .get(..len)
+                    .ok_or_else(too_long)?
+                    .to_vec();
                 let dst = self.buffers.get_mut(buffer)?;
-                dst.get_mut(..len).ok_or_else(too_long)?.copy_from_slice(&data);
+                dst.get_mut(..len)
+                    .ok_or_else(too_long)?
+                    .copy_from_slice(&data);
             }
             Direction::D2h => {
-                let data = self.buffers.get(buffer)?.get(..len).ok_or_else(too_long)?.to_vec();
+                let data = self
+                    .buffers
+                    .get(buffer)?
+                    .get(..len)
+                    .ok_or_else(too_long)?
+                    .to_vec();
                 let dst = self.hosts.get_mut(host)?;
-                dst.get_mut(..len).ok_or_else(too_long)?.copy_from_slice(&data);
+                dst.get_mut(..len)
+                    .ok_or_else(too_long)?
+                    .copy_from_slice(&data);
             }
         }
         Ok(())

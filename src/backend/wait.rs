@@ -162,10 +162,13 @@ mod tests {
         }
         let mut blocked = false;
         WaitMode::Blocking
-            .wait(|| panic!("blocking must not poll"), || {
-                blocked = true;
-                Ok(())
-            })
+            .wait(
+                || panic!("blocking must not poll"),
+                || {
+                    blocked = true;
+                    Ok(())
+                },
+            )
             .unwrap();
         assert!(blocked);
     }

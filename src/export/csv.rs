@@ -110,7 +110,11 @@ fn check_header<T: CsvSchema>(
 }
 
 /// The header of CSV content.
-fn header_in(path: &Path, data: &[u8], columns: &[&str]) -> Result<::csv::StringRecord, ExportError> {
+fn header_in(
+    path: &Path,
+    data: &[u8],
+    columns: &[&str],
+) -> Result<::csv::StringRecord, ExportError> {
     ::csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(data)

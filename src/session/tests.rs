@@ -834,7 +834,8 @@ fn every_row_names_its_wait_mode_spin_by_default() {
 
 #[test]
 fn a_one_sided_blocking_wait_is_an_unfair_running_step_and_costs_the_wake_up() {
-    let (summary, sink) = run_default_pair(&launch_study("[comparison.cuda]\nwait = \"blocking\"\n"));
+    let (summary, sink) =
+        run_default_pair(&launch_study("[comparison.cuda]\nwait = \"blocking\"\n"));
     let pr = &summary.prs[0];
     assert!(!pr.fair);
     assert!(
@@ -847,7 +848,12 @@ fn a_one_sided_blocking_wait_is_an_unfair_running_step_and_costs_the_wake_up() {
     assert_eq!(b.wait_mode, Some(crate::backend::WaitMode::Blocking));
     // The fake scripts a wake-up for a blocking wait: the host clock must include it.
     let wake = FakeScript::default().wake_up_seconds;
-    assert!(b.median_s > a.median_s + 0.5 * wake, "{} vs {}", b.median_s, a.median_s);
+    assert!(
+        b.median_s > a.median_s + 0.5 * wake,
+        "{} vs {}",
+        b.median_s,
+        a.median_s
+    );
 }
 
 #[test]

@@ -8,8 +8,8 @@ use super::{
     check_local, check_size, fft, math, sgemm, FamilyKind, Size, Variant, WorkloadError, FMA_ITERS,
 };
 use crate::backend::{
-    Api, Arg, Backend, BackendError, BufferId, CompileRequest, Direction, HostBufferId,
-    JitOptions, KernelId, LaunchShape, Seconds, Timing,
+    Api, Arg, Backend, BackendError, BufferId, CompileRequest, Direction, HostBufferId, JitOptions,
+    KernelId, LaunchShape, Seconds, Timing,
 };
 use crate::kernels::{KernelSourceError, KernelSources};
 
@@ -515,7 +515,10 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
                 shape,
                 args,
                 count,
-            } => per_launch(backend.launch_repeated(*kernel, *shape, args, *count)?, *count),
+            } => per_launch(
+                backend.launch_repeated(*kernel, *shape, args, *count)?,
+                *count,
+            ),
             Step::Transfer(t) => backend.transfer(t.0, t.1, t.2, t.3)?,
             Step::Beside {
                 transfer,

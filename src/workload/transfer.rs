@@ -25,13 +25,21 @@ const fn transfer(name: &'static str, kernel: &'static str, about: &'static str)
 
 /// The transfer family's variants (appended to the variant table).
 pub const VARIANTS: [Variant; 6] = [
-    transfer("h2d-pageable", "", "host to device from ordinary (pageable) memory"),
+    transfer(
+        "h2d-pageable",
+        "",
+        "host to device from ordinary (pageable) memory",
+    ),
     transfer(
         "h2d-pinned",
         "",
         "host to device from pinned memory (CL_MEM_ALLOC_HOST_PTR + map / cuMemAllocHost)",
     ),
-    transfer("d2h-pageable", "", "device to host into ordinary (pageable) memory"),
+    transfer(
+        "d2h-pageable",
+        "",
+        "device to host into ordinary (pageable) memory",
+    ),
     transfer("d2h-pinned", "", "device to host into pinned memory"),
     transfer(
         "overlap-serial",
@@ -195,7 +203,10 @@ pub(super) fn verify(
 }
 
 /// The default size of the family: 64 MiB of floats.
-pub const DEFAULT_SIZE: Size = Size { rows: 1 << 24, cols: 0 };
+pub const DEFAULT_SIZE: Size = Size {
+    rows: 1 << 24,
+    cols: 0,
+};
 
 #[cfg(test)]
 mod tests {
@@ -208,7 +219,11 @@ mod tests {
 
     fn run_variant(name: &str, wrong: bool) -> Verification {
         let script = FakeScript {
-            wrong_results: if wrong { vec!["peak_copy".into()] } else { vec![] },
+            wrong_results: if wrong {
+                vec!["peak_copy".into()]
+            } else {
+                vec![]
+            },
             ..FakeScript::default()
         };
         let mut b = FakeBackend::new(Api::Cuda, script);

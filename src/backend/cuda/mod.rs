@@ -57,11 +57,18 @@ impl StopEvents {
     }
 
     fn of(&self, mode: WaitMode) -> &CudaEvent {
-        match mode {
-            WaitMode::Blocking => &self.blocking,
-            WaitMode::Spin | WaitMode::Yield => &self.polled,
+        if sleeps_on_blocking_event(mode) {
+            &self.blocking
+        } else {
+            &self.polled
         }
     }
+}
+
+/// Whether a wait in `mode` sleeps on the `CU_EVENT_BLOCKING_SYNC` event. A polled wait must
+/// not use it: `cuEventQuery` does not care, but the choice keeps one event per behaviour.
+fn sleeps_on_blocking_event(mode: WaitMode) -> bool {
+    mode == WaitMode::Blocking
 }
 
 /// A CUDA device with one stream and a reusable set of timing-enabled events, and a second
@@ -417,9 +424,11 @@ impl Backend for CudaBackend {
     ) -> Result<Timing> {
         let mut h = self.hosts.take(host)?;
         let result = self.buffers.get(buffer).and_then(|d| {
-            self.timed(Instant::now(), "cuEventQuery/cuEventSynchronize (transfer)", || {
-                transfer::enqueue(&self.stream, &mut h, d, direction, len)
-            })
+            self.timed(
+                Instant::now(),
+                "cuEventQuery/cuEventSynchronize (transfer)",
+                || transfer::enqueue(&self.stream, &mut h, d, direction, len),
+            )
         });
         self.hosts.put_back(host, h);
         result
@@ -451,7 +460,8 @@ impl Backend for CudaBackend {
                 let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
                 if concurrent {
                     let side = self.side_stop.of(self.wait);
-                    side.record(&self.side_stream).map_err(drv("cuEventRecord"))?;
+                    side.record(&self.side_stream)
+                        .map_err(drv("cuEventRecord"))?;
                     self.wait_for(side, what)?;
                 }
                 // On one stream the kernel's completion implies the transfer's.
@@ -462,5 +472,17 @@ impl Backend for CudaBackend {
             .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
         self.hosts.put_back(host, h);
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_blocking_wait_sleeps_on_the_blocking_sync_event() {
+        assert!(sleeps_on_blocking_event(WaitMode::Blocking));
+        assert!(!sleeps_on_blocking_event(WaitMode::Spin));
+        assert!(!sleeps_on_blocking_event(WaitMode::Yield));
     }
 }

@@ -15,10 +15,10 @@ use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::event::Event;
+use opencl3::event::CL_COMPLETE;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
-use opencl3::event::CL_COMPLETE;
 use opencl3::types::{cl_float, cl_uint, CL_BLOCKING, CL_NON_BLOCKING};
 
 pub use probe::{availability, list_devices, select, ListedDevice};
@@ -98,10 +98,8 @@ impl OpenClBackend {
                 BackendError::driver(API, "clCreateCommandQueue (profiling enabled)", e)
             })?;
         #[allow(deprecated)]
-        let side_queue =
-            CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE).map_err(|e| {
-                BackendError::driver(API, "clCreateCommandQueue (second queue)", e)
-            })?;
+        let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|e| BackendError::driver(API, "clCreateCommandQueue (second queue)", e))?;
         Ok(OpenClBackend {
             info: chosen.info.clone(),
             device,
@@ -155,7 +153,11 @@ impl OpenClBackend {
         }
         let status = || {
             let s = event.command_execution_status().map_err(|e| {
-                BackendError::driver(API, &format!("CL_EVENT_COMMAND_EXECUTION_STATUS ({what})"), e)
+                BackendError::driver(
+                    API,
+                    &format!("CL_EVENT_COMMAND_EXECUTION_STATUS ({what})"),
+                    e,
+                )
             })?;
             if s.0 < 0 {
                 return Err(BackendError::driver(
@@ -175,7 +177,12 @@ impl OpenClBackend {
     }
 
     /// Enqueues one launch of `k` (arguments already set) on `queue`.
-    fn enqueue_kernel(&self, queue: &CommandQueue, k: &Kernel, shape: LaunchShape) -> Result<Event> {
+    fn enqueue_kernel(
+        &self,
+        queue: &CommandQueue,
+        k: &Kernel,
+        shape: LaunchShape,
+    ) -> Result<Event> {
         let global = [shape.global() as usize];
         let local = [shape.local as usize];
         // SAFETY: arguments were set by the caller to match the kernel signature; sizes are
@@ -202,7 +209,11 @@ impl OpenClBackend {
         direction: Direction,
         len: usize,
     ) -> Result<Event> {
-        let queue = if on_side_queue { &self.side_queue } else { &self.queue };
+        let queue = if on_side_queue {
+            &self.side_queue
+        } else {
+            &self.queue
+        };
         let data = self.hosts.get_mut(host)?.data();
         if len > data.len() {
             return Err(BackendError::InvalidHandle(format!(

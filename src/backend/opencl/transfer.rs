@@ -6,7 +6,9 @@ use std::ptr;
 
 use opencl3::command_queue::CommandQueue;
 use opencl3::context::Context;
-use opencl3::memory::{Buffer, ClMem, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_WRITE};
+use opencl3::memory::{
+    Buffer, ClMem, CL_MAP_READ, CL_MAP_WRITE, CL_MEM_ALLOC_HOST_PTR, CL_MEM_READ_WRITE,
+};
 use opencl3::types::{cl_float, cl_mem, CL_BLOCKING};
 
 use super::API;
@@ -63,7 +65,9 @@ impl HostBuf {
             HostBuf::Pageable(v) => v,
             // SAFETY: the buffer is mapped for reading and writing, `len` floats long, until
             // `release`; the backend holds the only access to it.
-            HostBuf::Pinned { ptr, len, .. } => unsafe { std::slice::from_raw_parts_mut(*ptr, *len) },
+            HostBuf::Pinned { ptr, len, .. } => unsafe {
+                std::slice::from_raw_parts_mut(*ptr, *len)
+            },
         }
     }
 
