@@ -83,6 +83,12 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
 /// still refused, since its rows would be shorter than the new ones.
 const ADDED_COLUMNS: &[&str] = &["wait_mode", "queued_to_submit_s", "submit_to_start_s"];
 
+/// Whether a header line (no quoted names) is `T`'s, or `T`'s of before [`ADDED_COLUMNS`].
+pub fn reads_as<T: CsvSchema>(header: &str) -> bool {
+    let found = ::csv::StringRecord::from(header.split(',').collect::<Vec<_>>());
+    check_header::<T>(Path::new(""), &found, true).is_ok()
+}
+
 /// Refuses `found` unless it is exactly `T`'s header, or (with `older`) `T`'s header without
 /// some trailing [`ADDED_COLUMNS`].
 fn check_header<T: CsvSchema>(
