@@ -551,18 +551,6 @@ impl Backend for CudaBackend {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_blocking_wait_sleeps_on_the_blocking_sync_event() {
-        assert!(sleeps_on_blocking_event(WaitMode::Blocking));
-        assert!(!sleeps_on_blocking_event(WaitMode::Spin));
-        assert!(!sleeps_on_blocking_event(WaitMode::Yield));
-    }
-}
-
 /// CUDA's grid is limited to 65535 blocks in y (x allows 2^31 - 1); OpenCL has no such
 /// limit, so a taller launch is refused here by name rather than by the driver's code.
 fn check_grid_y(groups_y: u32) -> Result<u32> {
@@ -574,4 +562,16 @@ fn check_grid_y(groups_y: u32) -> Result<u32> {
         });
     }
     Ok(groups_y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_blocking_wait_sleeps_on_the_blocking_sync_event() {
+        assert!(sleeps_on_blocking_event(WaitMode::Blocking));
+        assert!(!sleeps_on_blocking_event(WaitMode::Spin));
+        assert!(!sleeps_on_blocking_event(WaitMode::Yield));
+    }
 }
