@@ -10,12 +10,19 @@ with it). Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
 (never zeros).
 
-With a study file as the second argument (e.g. harness/shapes.toml), it also measures cuBLAS
-SGEMV at every matvec size and torch.sum at every reduce size of that study, with the study's
-size spelling, so that `clvscu report` puts ours / vendor beside each of our rows."""
+With study files after it (e.g. harness/shapes.toml), it also measures cuBLAS
+SGEMV at every matvec size and torch.sum at every reduce size of those studies, with the study's
+size spelling, so that `clvscu report` puts ours / vendor beside each of our rows.
+
+Also, for the runtime studies (launch, transfers): host<->device copies of 2^10 to 2^28
+floats from pageable and pinned host memory (Tensor.copy_, CUDA events, each copy checked),
+and, through CuPy when it is installed, a 1 x 1 empty-kernel launch + stream synchronise on the
+host clock (spinning, the driver's default with one context) and 1000 launches with one
+synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows."""
 import csv
 import statistics
 import sys
+import time
 import tomllib
 
 import torch
@@ -150,7 +157,75 @@ def spmv(dev, add, rows=1 << 24, nnz=1 << 28, seed=1):
         del a, a64, x, y
 
 
-def main(out, study=None):
+def guarded(what, fn):
+    """Runs one group of baselines; a failure (a missing library, too little memory) is
+    reported and the others still run: a missing row is visible, a wrong one would not be."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - reported, never hidden
+        print(f"baseline {what} failed: {e!r}", file=sys.stderr)
+    torch.cuda.empty_cache()
+
+
+def transfers(dev, add):
+    """Host<->device copies, pageable and pinned host memory, 4 KiB to 1 GiB, verified."""
+    for k in (10, 14, 18, 22, 26, 28):
+        n = 1 << k
+        src = torch.rand(n) * 2 - 1
+        d = torch.empty(n, device=dev)
+        for pinned in (False, True):
+            h = src.pin_memory() if pinned else src.clone()
+            back = torch.empty(n, pin_memory=pinned)
+            kind = "pinned" if pinned else "pageable"
+            d.copy_(h, non_blocking=pinned)
+            back.copy_(d, non_blocking=pinned)
+            torch.cuda.synchronize()
+            assert torch.equal(back, src), f"{kind} round trip of 2^{k} floats changed data"
+            add(f"h2d-{kind}", f"Tensor.copy_ host to device ({kind})", str(n), n * 4,
+                lambda: d.copy_(h, non_blocking=pinned), reps=20)
+            add(f"d2h-{kind}", f"Tensor.copy_ device to host ({kind})", str(n), n * 4,
+                lambda: back.copy_(d, non_blocking=pinned), reps=20)
+        del src, d, h, back
+
+
+def launches(rows):
+    """A 1 x 1 empty-kernel launch + synchronise on the host clock (CuPy), and 1000 launches
+    with one synchronise; skipped (with a note) where CuPy is missing."""
+    try:
+        import cupy
+    except ImportError:
+        print("note: CuPy not installed; no launch baseline")
+        return
+    k = cupy.RawKernel(r"""
+extern "C" __global__ void launch_empty(const float* in, float* out, unsigned n)
+{ if (blockIdx.x * blockDim.x + threadIdx.x == 0) out[0] = (float)n; }""", "launch_empty")
+    x = cupy.zeros(1, dtype=cupy.float32)
+    y = cupy.zeros(1, dtype=cupy.float32)
+    s = cupy.cuda.Stream(non_blocking=False)
+    with s:
+        k((1,), (1,), (x, y, cupy.uint32(7)))
+        s.synchronize()
+        assert float(y[0]) == 7.0, "the empty kernel did not run"
+        for reps, per in ((2000, 1), (50, 1000)):
+            times = []
+            for _ in range(reps + 10):
+                t0 = time.perf_counter()
+                for _ in range(per):
+                    k((1,), (1,), (x, y, cupy.uint32(per)))
+                s.synchronize()
+                times.append((time.perf_counter() - t0) / per * 1e3)
+            times = times[10:]
+            med = statistics.median(times)
+            rows.append({
+                "baseline": "launch-1x1" if per == 1 else "launch-back-to-back-1000",
+                "library": "CuPy RawKernel launch + Stream.synchronize (host clock, per launch)",
+                "size": "1", "bytes": 0, "median_ms": f"{med:.6f}",
+                "min_ms": f"{min(times):.6f}", "reps": len(times), "gbs": "0",
+                "gflops": "",
+            })
+
+
+def main(out, studies=()):
     torch.manual_seed(1)
     dev = torch.device("cuda")
     rows = []
@@ -179,28 +254,33 @@ def main(out, study=None):
     y = torch.empty_like(x)
     add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
     del x, y
-    sobel(dev, add)
-    sgemm(dev, add)
-    if study:
-        shapes, lengths = study_sizes(study)
-        for (h, w) in shapes:
-            if (h, w) not in [(60989, 1100), (32768, 32768)]:
-                sgemv(dev, add, h, w)
-                torch.cuda.empty_cache()
-        for n in lengths:
-            if n != 1 << 28:
-                total(dev, add, n)
-                torch.cuda.empty_cache()
-    spmv(dev, add)
+    guarded("sobel", lambda: sobel(dev, add))
+    guarded("sgemm", lambda: sgemm(dev, add))
+    guarded("transfers", lambda: transfers(dev, add))
+    guarded("launches", lambda: launches(rows))
+    guarded("spmv", lambda: spmv(dev, add))
+    shapes, lengths = [], []
+    for study in studies:
+        mv, red = study_sizes(study)
+        shapes += [s for s in mv if s not in shapes]
+        lengths += [n for n in red if n not in lengths]
+    for (h, w) in shapes:
+        if (h, w) not in [(60989, 1100), (32768, 32768)]:
+            guarded(f"sgemv {h}x{w}", lambda: sgemv(dev, add, h, w))
+    for n in lengths:
+        if n != 1 << 28:
+            guarded(f"sum {n}", lambda: total(dev, add, n))
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
         wr.writeheader()
         wr.writerows(rows)
     for r in rows:
         rate = f"{r['gflops']:>9} GFLOP/s" if r["gflops"] else f"{r['gbs']:>9} GB/s"
+        if r["bytes"] == 0:
+            rate = "(host clock, per launch)"
         print(f"{r['baseline']:6} {r['size']:>12} {r['median_ms']:>10} ms {rate}  ({r['library']})")
     print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, {torch.cuda.get_device_name(0)}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv", sys.argv[2] if len(sys.argv) > 2 else None)
+    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv", sys.argv[2:])

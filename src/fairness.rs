@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, TimerKind};
+use crate::backend::{Api, TimerKind, WaitMode};
 use crate::study::Resolved;
 
 /// The paper's eight steps, in its order.
@@ -131,6 +131,8 @@ pub struct SideSteps {
     pub second_stage: String,
     pub shape: crate::backend::LaunchShape,
     pub timer: TimerKind,
+    /// How the host waits for completion (inside the wall clock).
+    pub wait: WaitMode,
     pub warmup: u32,
     pub min_reps: u32,
     pub min_time_s: f64,
@@ -179,8 +181,9 @@ fn map_text(m: &BTreeMap<String, String>) -> String {
 
 fn running_text(s: &SideSteps) -> String {
     format!(
-        "timer={} warmup={} min-reps={} min-time={}s",
+        "timer={} wait={} warmup={} min-reps={} min-time={}s",
         s.timer.label(),
+        s.wait.label(),
         s.warmup,
         s.min_reps,
         s.min_time_s
@@ -256,6 +259,7 @@ mod tests {
             second_stage: "driver JIT".into(),
             shape: crate::backend::LaunchShape::linear(60, 256),
             timer: TimerKind::DeviceEvent,
+            wait: WaitMode::Spin,
             warmup: 2,
             min_reps: 10,
             min_time_s: 0.1,
@@ -285,6 +289,18 @@ mod tests {
         );
         assert!(d.contains("running: timer=device-event"), "{d}");
         assert_eq!(v.steps.iter().filter(|s| !s.equal).count(), 2);
+    }
+
+    #[test]
+    fn a_one_sided_wait_mode_makes_running_differ() {
+        let a = side(Api::OpenCl);
+        let mut b = side(Api::Cuda);
+        b.wait = WaitMode::Blocking;
+        let v = verdict(&a, &b);
+        assert!(!v.fair());
+        let d = v.differences();
+        assert!(d.contains("running: timer=device-event wait=spin"), "{d}");
+        assert!(d.contains("vs timer=device-event wait=blocking"), "{d}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::backend::{Api, TimerKind};
+pub use crate::backend::{Api, TimerKind, WaitMode};
 pub use crate::workload::{FamilyKind, Metric};
 
 crate::names::named_enum! {
@@ -113,6 +113,16 @@ pub struct MeasurementRow {
     /// Sweep parameter name (`local_size`, `groups`, `size`, `unroll`), empty outside sweeps.
     pub sweep_param: String,
     pub sweep_value: String,
+    /// How the host waited for completion (`spin`, `yield`, `blocking`): inside the wall
+    /// clock. Empty in files written before the wait mode was a setting.
+    #[serde(default)]
+    pub wait_mode: Option<WaitMode>,
+    /// OpenCL profiling, median `SUBMIT - QUEUED` and `START - SUBMIT` in seconds (the
+    /// first launch of a multi-launch run). Empty for CUDA, which has no such timestamps.
+    #[serde(default)]
+    pub queued_to_submit_s: Option<f64>,
+    #[serde(default)]
+    pub submit_to_start_s: Option<f64>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::backend::{JitOptions, TimerKind};
+use crate::backend::{JitOptions, TimerKind, WaitMode};
 use crate::fairness::Flags;
 use crate::names::is_identifier;
 use crate::workload::{
@@ -32,6 +32,8 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("unfair", include_str!("../harness/unfair.toml")),
     ("sweeps", include_str!("../harness/sweeps.toml")),
     ("peaks", include_str!("../harness/peaks.toml")),
+    ("launch", include_str!("../harness/launch.toml")),
+    ("transfers", include_str!("../harness/transfers.toml")),
     (
         "listing4-unroll",
         include_str!("../harness/listing4-unroll.toml"),
@@ -105,6 +107,8 @@ pub struct Spec {
     /// Second-stage options: `{ opt_level = 0..=3, max_registers = N }`.
     pub jit: Option<JitOptions>,
     pub timer: Option<String>,
+    /// How the host waits for completion: `spin` (default), `yield` or `blocking`.
+    pub wait: Option<String>,
     pub warmup: Option<u32>,
     pub reps: Option<u32>,
     pub max_reps: Option<u32>,
@@ -160,6 +164,7 @@ pub struct Resolved {
     pub flags: Flags,
     pub jit: JitOptions,
     pub timer: TimerKind,
+    pub wait: WaitMode,
     pub warmup: u32,
     pub reps: u32,
     pub max_reps: u32,
@@ -296,6 +301,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         flags: pick!(flags),
         jit: pick!(jit),
         timer: pick!(timer),
+        wait: pick!(wait),
         warmup: pick!(warmup),
         reps: pick!(reps),
         max_reps: pick!(max_reps),
@@ -360,6 +366,11 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             "field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock"
         ))
     })?;
+    let wait = match spec.wait.as_deref() {
+        None => WaitMode::DEFAULT,
+        Some(text) => crate::names::parse::<WaitMode>(text)
+            .map_err(|e| field(format!("field 'wait': {e}")))?,
+    };
     let unroll = spec.unroll.clone().unwrap_or_default();
     for point in unroll.keys() {
         if !variant.unroll_points.contains(&point.as_str()) {
@@ -421,6 +432,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         }),
         jit,
         timer,
+        wait,
         warmup: spec.warmup.unwrap_or(3),
         reps,
         max_reps: spec.max_reps.unwrap_or(1000).max(reps),
@@ -1249,7 +1261,14 @@ mod fuzz_tests {
             ),
             key(
                 "family",
-                quoted(&["matvec", "reduce", "bandwidth", "flops", "launch"]),
+                quoted(&[
+                    "matvec",
+                    "reduce",
+                    "bandwidth",
+                    "flops",
+                    "launch",
+                    "transfer",
+                ]),
                 quoted(&["Matvec", "", "peak"]),
             ),
             key(
@@ -1331,6 +1350,11 @@ mod fuzz_tests {
                     "device",
                 ]),
                 quoted(&["gpu", "", "Wall-Clock"]),
+            ),
+            key(
+                "wait",
+                quoted(&["spin", "yield", "blocking"]),
+                quoted(&["sleep", "", "Spin"]),
             ),
             key(
                 "flags",

@@ -11,7 +11,6 @@ use clvscu::backend::{Backend, LaunchShape};
 use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::workload::spmv::MatrixSource;
 use clvscu::workload::{self, default_groups, find_variant, FamilyKind, Size, VARIANTS};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
@@ -69,6 +68,7 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
         FamilyKind::Bfs => vec![Size::vector(1), Size::vector(1000), Size::vector(5003)],
         // Its own test below: 2-D launches and sizes per variant.
         FamilyKind::Fill => vec![],
+        FamilyKind::Transfer => vec![Size::vector(1), Size::vector(4099)],
     }
 }
 
@@ -101,7 +101,8 @@ fn every_variant_verifies_on_opencl() {
     let mut executed = 0;
     for v in VARIANTS.iter().filter(|v| v.safe) {
         for size in sizes(v.family) {
-            let inputs = Inputs::of_variant(v, size, 42, &MatrixSource::Uniform);
+            let inputs =
+                Inputs::of_variant(v, size, 42, &clvscu::workload::spmv::MatrixSource::Uniform);
             for local in locals(v) {
                 let shape = default_shape(v, size, local);
                 let groups = shape.describe();
@@ -439,6 +440,7 @@ fn constant_memory_kernels_verify_on_opencl() {
 #[test]
 #[ignore = "needs OpenCL"]
 fn spmv_verifies_on_every_matrix_kind_and_path() {
+    use clvscu::workload::spmv::MatrixSource;
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let dir = tempfile::tempdir().unwrap();
@@ -504,7 +506,8 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_follows_the_rule()
             vec![Size::vector(1000), Size::vector(4099), Size::vector(4096)]
         };
         for size in sizes {
-            let inputs = Inputs::of_variant(v, size, 1, &MatrixSource::Uniform);
+            let inputs =
+                Inputs::of_variant(v, size, 1, &clvscu::workload::spmv::MatrixSource::Uniform);
             for local in [16u32, 64, 100, 256] {
                 let shape = if planar {
                     let ly = 4;
@@ -540,4 +543,79 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_follows_the_rule()
         }
     }
     assert!(executed > 30, "{executed}");
+}
+
+/// Every launch and transfer variant in every wait mode: verified, timed on both clocks, and
+/// OpenCL's queue intervals present (PoCL profiles queued, submit, start and end).
+#[test]
+#[ignore = "needs OpenCL"]
+fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
+    use clvscu::backend::WaitMode;
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let runtime = VARIANTS
+        .iter()
+        .filter(|v| matches!(v.family, FamilyKind::Launch | FamilyKind::Transfer));
+    let mut runs = 0;
+    for v in runtime {
+        let size = Size::vector(if v.family == FamilyKind::Launch {
+            20
+        } else {
+            10_000
+        });
+        let inputs = Inputs::generate(v.family, size, 5);
+        let side = SideConfig {
+            shape: LaunchShape::linear(
+                3,
+                if v.family == FamilyKind::Launch {
+                    1
+                } else {
+                    64
+                },
+            ),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        for mode in [WaitMode::Spin, WaitMode::Yield, WaitMode::Blocking] {
+            b.set_wait_mode(mode).unwrap();
+            let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
+                .unwrap_or_else(|e| panic!("{}/{} {mode}: {e}", v.family.name(), v.name));
+            let ver = exec::verify(&mut b, &p, &inputs).unwrap();
+            assert!(ver.ok, "{}/{} {mode}: {ver:?}", v.family.name(), v.name);
+            let t = exec::run(&mut b, &p).unwrap();
+            assert!(t.wall.0 > 0.0, "{}/{} {mode}", v.family.name(), v.name);
+            if !v.name.starts_with("overlap") {
+                assert!(
+                    t.device.is_some(),
+                    "{}/{} {mode}: no device time",
+                    v.family.name(),
+                    v.name
+                );
+                assert!(t.queued_to_submit.is_some() && t.submit_to_start.is_some());
+            }
+            exec::release(&mut b, p);
+            runs += 1;
+        }
+    }
+    assert_eq!(runs, 3 * 8, "2 launch and 6 transfer variants in 3 modes");
+}
+
+/// A transfer that lands wrong data is caught: the pinned host buffer is compared exactly.
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_pinned_round_trip_keeps_every_float() {
+    use clvscu::backend::{Direction, HostMemory};
+    let (_turn, mut b) = backend();
+    let data: Vec<f32> = (0..5000).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let host = b.alloc_host(data.len(), HostMemory::Pinned).unwrap();
+    let dev = b.alloc(data.len()).unwrap();
+    b.host_data(host).unwrap().copy_from_slice(&data);
+    b.transfer(host, dev, Direction::H2d, data.len()).unwrap();
+    b.host_data(host).unwrap().fill(f32::NAN);
+    b.transfer(host, dev, Direction::D2h, data.len()).unwrap();
+    assert_eq!(b.host_data(host).unwrap(), &data[..]);
+    b.free_host(host).unwrap();
+    b.free(dev).unwrap();
+    assert!(b.host_data(host).is_err(), "a freed host buffer is gone");
 }

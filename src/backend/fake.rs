@@ -12,8 +12,8 @@ use rand::{Rng, SeedableRng};
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
-    DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId, Result, Seconds,
-    Timing,
+    DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId, KernelResources,
+    LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
 };
 use crate::workload::{math, matvec_shapes, reference, sgemm};
 
@@ -29,6 +29,8 @@ pub struct FakeScript {
     pub seconds_per_float: f64,
     /// Host seconds added to the device time for the wall clock (launch + wait).
     pub wall_overhead_seconds: f64,
+    /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
+    pub wake_up_seconds: f64,
     /// Relative spread of the device time, drawn from a seeded generator: the same script
     /// gives the same sequence of timings.
     pub jitter: f64,
@@ -54,6 +56,7 @@ impl Default for FakeScript {
             base_seconds: 2e-6,
             seconds_per_float: 1e-12,
             wall_overhead_seconds: 8e-6,
+            wake_up_seconds: 1e-4,
             jitter: 0.01,
             seed: 1,
             fail_build_containing: None,
@@ -87,6 +90,8 @@ pub struct FakeBackend {
     script: FakeScript,
     rng: SmallRng,
     launches: usize,
+    wait: WaitMode,
+    hosts: Handles<HostBufferId, Vec<f32>>,
     programs: Handles<ProgramId, FakeProgram>,
     kernels: Handles<KernelId, FakeKernel>,
     buffers: Handles<BufferId, Vec<f32>>,
@@ -117,6 +122,8 @@ impl FakeBackend {
             script,
             rng,
             launches: 0,
+            wait: WaitMode::DEFAULT,
+            hosts: Handles::new(api),
             programs: Handles::new(api),
             kernels: Handles::new(api),
             buffers: Handles::new(api),
@@ -141,11 +148,79 @@ impl FakeBackend {
         };
         let device =
             (self.script.base_seconds + self.script.seconds_per_float * floats as f64) * spread;
-        Timing {
-            wall: Seconds(device + self.script.wall_overhead_seconds),
-            device: (!self.script.no_device_timer).then_some(Seconds(device)),
-            queued_to_start: None,
+        let wake = if self.wait == WaitMode::Blocking {
+            self.script.wake_up_seconds
+        } else {
+            0.0
+        };
+        Timing::clocks(
+            Seconds(device + self.script.wall_overhead_seconds + wake),
+            (!self.script.no_device_timer).then_some(Seconds(device)),
+        )
+    }
+
+    /// The name of a kernel and the FMA_ITERS its program was built with.
+    fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId, u32)> {
+        let k = self.kernels.get(kernel)?;
+        let iters = self
+            .programs
+            .get(k.program)?
+            .defines
+            .iter()
+            .find(|(k, _)| k == "FMA_ITERS")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0);
+        Ok((k.name.clone(), k.program, iters))
+    }
+
+    /// Floats of every buffer argument: the scripted stand-in for memory traffic.
+    fn floats_of(&self, args: &[Arg]) -> usize {
+        args.iter()
+            .filter_map(|a| match a {
+                Arg::Buffer(b) | Arg::Constant(b) | Arg::Texture { buffer: b, .. } => {
+                    self.buffers.get(*b).ok().map(Vec::len)
+                }
+                _ => None,
+            })
+            .sum()
+    }
+
+    /// Copies between a host buffer and a device buffer, as the real transfer does.
+    fn move_floats(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<()> {
+        let too_long = || BackendError::InvalidHandle(format!("fake: transfer of {len} floats"));
+        match direction {
+            Direction::H2d => {
+                let data = self
+                    .hosts
+                    .get(host)?
+                    .get(..len)
+                    .ok_or_else(too_long)?
+                    .to_vec();
+                let dst = self.buffers.get_mut(buffer)?;
+                dst.get_mut(..len)
+                    .ok_or_else(too_long)?
+                    .copy_from_slice(&data);
+            }
+            Direction::D2h => {
+                let data = self
+                    .buffers
+                    .get(buffer)?
+                    .get(..len)
+                    .ok_or_else(too_long)?
+                    .to_vec();
+                let dst = self.hosts.get_mut(host)?;
+                dst.get_mut(..len)
+                    .ok_or_else(too_long)?
+                    .copy_from_slice(&data);
+            }
         }
+        Ok(())
     }
 
     fn check_launch_budget(&mut self) -> Result<()> {
@@ -558,29 +633,7 @@ impl Backend for FakeBackend {
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        check_work_group(&self.info, shape.group_items(), None)?;
-        self.check_launch_budget()?;
-        let k = self.kernels.get(kernel)?;
-        let (name, program) = (k.name.clone(), k.program);
-        let iters = self
-            .programs
-            .get(program)?
-            .defines
-            .iter()
-            .find(|(k, _)| k == "FMA_ITERS")
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        self.emulate(&name, program, shape, args, iters)?;
-        let floats = args
-            .iter()
-            .filter_map(|a| match a {
-                Arg::Buffer(b) | Arg::Constant(b) | Arg::Texture { buffer: b, .. } => {
-                    self.buffers.get(*b).ok().map(Vec::len)
-                }
-                _ => None,
-            })
-            .sum();
-        Ok(self.scripted_timing(floats))
+        self.launch_repeated(kernel, shape, args, 1)
     }
 
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
@@ -600,6 +653,77 @@ impl Backend for FakeBackend {
 
     fn sync(&mut self) -> Result<()> {
         Ok(())
+    }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+
+    fn launch_repeated(
+        &mut self,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<Timing> {
+        check_work_group(&self.info, shape.group_items(), None)?;
+        let (name, program, iters) = self.kernel_of(kernel)?;
+        for _ in 0..count.max(1) {
+            self.check_launch_budget()?;
+            self.emulate(&name, program, shape, args, iters)?;
+        }
+        let one = self.scripted_timing(self.floats_of(args));
+        // One wait for all: the host overhead once, the device time `count` times.
+        let device = one.device.map(|d| Seconds(d.0 * f64::from(count.max(1))));
+        let busy = one.device.map_or(0.0, |d| d.0);
+        let wall = one.wall.0 + busy * f64::from(count.max(1) - 1);
+        Ok(Timing::clocks(Seconds(wall), device))
+    }
+
+    fn alloc_host(&mut self, len: usize, _memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        Ok(self.hosts.insert(vec![0.0; len]))
+    }
+
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        Ok(self.hosts.get_mut(host)?.as_mut_slice())
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.remove(host)
+    }
+
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        self.check_launch_budget()?;
+        self.move_floats(host, buffer, direction, len)?;
+        Ok(self.scripted_timing(len))
+    }
+
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        let copy = self.transfer(host, buffer, direction, len)?;
+        let run = self.launch(kernel, shape, args)?;
+        // Scripted overlap: concurrent work takes as long as the longer of the two.
+        let wall = if concurrent {
+            copy.wall.0.max(run.wall.0)
+        } else {
+            copy.wall.0 + run.wall.0
+        };
+        Ok(Timing::clocks(Seconds(wall), None))
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::marker::PhantomData;
 
-use super::{Api, BackendError, BufferId, KernelId, ProgramId, Result};
+use super::{Api, BackendError, BufferId, HostBufferId, KernelId, ProgramId, Result};
 
 /// A handle type: a plain index with a name for messages.
 pub trait Handle: Copy {
@@ -29,7 +29,7 @@ macro_rules! handle {
     )+};
 }
 
-handle!(ProgramId => "program", KernelId => "kernel", BufferId => "buffer");
+handle!(ProgramId => "program", KernelId => "kernel", BufferId => "buffer", HostBufferId => "host buffer");
 
 /// Objects owned by a backend, addressed by handles of type `H`. A removed object leaves a
 /// hole, so handles are never reused and a stale handle is an error, not another object.

@@ -18,7 +18,14 @@
 //!   the stream right before and right after the launch (`cuEventElapsedTime`). Launch overhead
 //!   is *outside* this interval. `None` when the API could not give it.
 //! * `queued_to_start`: OpenCL only, `START - QUEUED` from profiling (the paper's kernel launch
-//!   time); CUDA has no equivalent event and reports `None`.
+//!   time); CUDA has no equivalent event and reports `None`. `queued_to_submit` and
+//!   `submit_to_start` split it at `CL_PROFILING_COMMAND_SUBMIT`; CUDA has no queued or
+//!   submit timestamp (its events are recorded *on the stream*, so they can only say when the
+//!   device reached them), and its cells stay empty rather than hold an invented value.
+//!
+//! How the host waits for completion ([`WaitMode`]: spin, yield or blocking) is set with
+//! [`Backend::set_wait_mode`] and applies to every blocking command until changed; the wall
+//! clock includes the wait, so the mode is recorded with every result.
 //!
 //! All values are in seconds ([`Seconds`]), so both APIs report in one unit.
 
@@ -27,11 +34,14 @@ pub mod fake;
 mod handles;
 pub mod opencl;
 pub mod select;
+pub mod wait;
 
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+pub use wait::{Direction, HostMemory, WaitMode};
 
 /// A duration in seconds. One unit for every timer of every backend.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, Serialize, Deserialize)]
@@ -81,9 +91,22 @@ pub struct Timing {
     pub wall: Seconds,
     pub device: Option<Seconds>,
     pub queued_to_start: Option<Seconds>,
+    pub queued_to_submit: Option<Seconds>,
+    pub submit_to_start: Option<Seconds>,
 }
 
 impl Timing {
+    /// Host and device clocks only: an API without queue timestamps (CUDA, the fake).
+    pub fn clocks(wall: Seconds, device: Option<Seconds>) -> Self {
+        Timing {
+            wall,
+            device,
+            queued_to_start: None,
+            queued_to_submit: None,
+            submit_to_start: None,
+        }
+    }
+
     /// The value of the requested timer, if this backend produced it.
     pub fn get(&self, timer: TimerKind) -> Option<Seconds> {
         match timer {
@@ -291,6 +314,9 @@ pub struct ProgramId(pub usize);
 pub struct KernelId(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferId(pub usize);
+/// A host buffer the backend allocated (pageable or pinned), for timed transfers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HostBufferId(pub usize);
 
 /// One kernel argument, in declaration order.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -513,6 +539,44 @@ pub trait Backend {
     /// Device-to-device copy of `len` floats, blocking, timed like a launch.
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing>;
     fn sync(&mut self) -> Result<()>;
+    /// How every later blocking command waits (see [`WaitMode`]).
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;
+    /// `count` launches enqueued back to back and one wait for the last: the wall clock runs
+    /// from the first enqueue to the last completion; the device clock from the first
+    /// kernel's start to the last one's end. Not divided by `count`.
+    fn launch_repeated(
+        &mut self,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<Timing>;
+    /// A host buffer of `len` floats of the given memory kind, owned by the backend.
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
+    /// The host buffer's contents, for filling and reading back (no transfer).
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]>;
+    fn free_host(&mut self, host: HostBufferId) -> Result<()>;
+    /// Copies the first `len` floats between `host` and `buffer`, blocking, timed like a
+    /// launch (wall: enqueue to completion in the current wait mode; device: the copy).
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing>;
+    /// The transfer of [`Backend::transfer`] and one kernel launch, either on two queues
+    /// (streams) at once (`concurrent`), or one after the other on one queue; blocking
+    /// until both are done. Wall: first enqueue to the later completion; no device time.
+    #[allow(clippy::too_many_arguments)]
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing>;
 }
 
 /// Refuse a launch whose work-group exceeds the device limit, naming the limit and device.

@@ -79,8 +79,15 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
 }
 
 /// Columns added to a row type after results were first written, each with a serde default
-/// (a 1-D launch's 1): a file written before them is still read, never appended to.
-const LATER_COLUMNS: &[&str] = &["local_y", "groups_y"];
+/// (a 1-D launch's 1, an empty cell): a file written before them is still read, never
+/// appended to, since its rows would be shorter than the new ones.
+const LATER_COLUMNS: &[&str] = &[
+    "local_y",
+    "groups_y",
+    "wait_mode",
+    "queued_to_submit_s",
+    "submit_to_start_s",
+];
 
 /// Which headers a reader accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,18 +98,33 @@ enum Header {
     ExactOrOlder,
 }
 
+/// Whether a header line (no quoted names) is `T`'s, or `T`'s of before [`LATER_COLUMNS`].
+pub fn reads_as<T: CsvSchema>(header: &str) -> bool {
+    let found = ::csv::StringRecord::from(header.split(',').collect::<Vec<_>>());
+    check_header::<T>(Path::new(""), &found, Header::ExactOrOlder).is_ok()
+}
+
+/// Whether `found` is `columns` with some of [`LATER_COLUMNS`] left out, in order.
+fn is_older_form(found: &::csv::StringRecord, columns: &[&str]) -> bool {
+    let mut found = found.iter().peekable();
+    for c in columns {
+        if found.peek() == Some(c) {
+            found.next();
+        } else if !LATER_COLUMNS.contains(c) {
+            return false;
+        }
+    }
+    found.next().is_none()
+}
+
 /// Refuses `found` unless it is `T`'s header (or, where allowed, an older form of it).
 fn check_header<T: CsvSchema>(
     path: &Path,
     found: &::csv::StringRecord,
     accept: Header,
 ) -> Result<(), ExportError> {
-    let current = T::columns().iter().copied();
-    let older = T::columns()
-        .iter()
-        .copied()
-        .filter(|c| !LATER_COLUMNS.contains(c));
-    if found.iter().eq(current) || (accept == Header::ExactOrOlder && found.iter().eq(older)) {
+    let exact = found.iter().eq(T::columns().iter().copied());
+    if exact || (accept == Header::ExactOrOlder && is_older_form(found, T::columns())) {
         Ok(())
     } else {
         Err(ExportError::Schema {
@@ -465,6 +487,9 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
+            wait_mode: Some(crate::backend::WaitMode::Spin),
+            queued_to_submit_s: Some(2.5e-6),
+            submit_to_start_s: None,
         }
     }
 
@@ -647,7 +672,7 @@ mod tests {
         // The same file as written before the y columns existed.
         let mut reader = ::csv::Reader::from_reader(current.as_slice());
         let keep: Vec<usize> = (0..MeasurementRow::columns().len())
-            .filter(|&i| !LATER_COLUMNS.contains(&MeasurementRow::columns()[i]))
+            .filter(|&i| !["local_y", "groups_y"].contains(&MeasurementRow::columns()[i]))
             .collect();
         let mut writer = ::csv::Writer::from_writer(Vec::new());
         let header = reader.headers().unwrap().clone();
@@ -724,6 +749,26 @@ mod tests {
         assert!(msg.contains("foreign.csv"), "{msg}");
         assert!(msg.contains("not expected: name, score"), "{msg}");
         assert!(msg.contains("missing: run_id"), "{msg}");
+    }
+
+    #[test]
+    fn a_file_from_before_the_wait_mode_reads_with_empty_cells_but_is_not_appended_to() {
+        let rows = vec![measurement("x", "OpenCL")];
+        let full = String::from_utf8(CsvExporter.render(&rows).unwrap()).unwrap();
+        // Cut the three newest columns from the header and the row, as an older run wrote it.
+        let cut = |line: &str| line.rsplitn(4, ',').last().unwrap().to_string();
+        let old: String = full.lines().map(|l| cut(l) + "\n").collect();
+        let read: Vec<MeasurementRow> = parse_rows(Path::new("old.csv"), old.as_bytes()).unwrap();
+        assert_eq!(read[0].wait_mode, None);
+        assert_eq!(read[0].comparison, "x");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.csv");
+        fs::write(&path, &old).unwrap();
+        let e = CsvAppender::<MeasurementRow>::open(&path, true).unwrap_err();
+        assert!(matches!(e, ExportError::Schema { .. }), "{e}");
+        // A header missing a column that was always there is refused.
+        let missing = full.replacen("run_id,", "", 1);
+        assert!(parse_rows::<MeasurementRow>(Path::new("m.csv"), missing.as_bytes()).is_err());
     }
 
     #[test]
@@ -915,6 +960,9 @@ mod tests {
                     error: s(),
                     sweep_param: s(),
                     sweep_value: s(),
+                    wait_mode: Some(crate::backend::WaitMode::Spin),
+                    queued_to_submit_s: Some(2.5e-6),
+                    submit_to_start_s: None,
                 }
             })
     }

@@ -326,6 +326,9 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
+            wait_mode: Some(crate::backend::WaitMode::Spin),
+            queued_to_submit_s: None,
+            submit_to_start_s: None,
         }
     }
 

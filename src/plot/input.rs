@@ -41,7 +41,7 @@ pub enum CsvKind {
 pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
     let header = first_line_of(path)?;
     let is = |columns: &[&str]| header == columns.join(",");
-    if is(MeasurementRow::columns()) {
+    if crate::export::csv::reads_as::<MeasurementRow>(&header) {
         Ok(CsvKind::Measurements)
     } else if is(PrRow::columns()) {
         Ok(CsvKind::Prs)

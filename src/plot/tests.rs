@@ -65,6 +65,9 @@ pub(super) fn m(
         error: String::new(),
         sweep_param: String::new(),
         sweep_value: String::new(),
+        wait_mode: Some(crate::backend::WaitMode::Spin),
+        queued_to_submit_s: None,
+        submit_to_start_s: None,
     }
 }
 

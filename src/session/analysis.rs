@@ -50,6 +50,8 @@ pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Meas
         None => {
             row.verified = true;
             fill_stats(&mut row, &times(plan, run), plan);
+            row.queued_to_submit_s = median_of(run.samples.iter().map(|s| s.queued_to_submit));
+            row.submit_to_start_s = median_of(run.samples.iter().map(|s| s.submit_to_start));
         }
     }
     row
@@ -95,9 +97,17 @@ fn fill_stats(row: &mut MeasurementRow, times: &[f64], plan: &SidePlan) {
     row.ci_hi_s = s.ci_hi;
     row.outliers = s.outliers as u32;
     row.metric = metric_value(row, s.median);
+
     // The slow end of the time CI is the low end of the metric CI.
     row.metric_ci_lo = metric_value(row, s.ci_hi);
     row.metric_ci_hi = metric_value(row, s.ci_lo);
+}
+
+/// The median of the values an API gave; `None` when it gave none (CUDA has no queued or
+/// submit timestamp, so its interval cells stay empty rather than hold an invented value).
+fn median_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
+    let v: Vec<f64> = values.flatten().filter(|x| x.is_finite()).collect();
+    stats::median(&v)
 }
 
 /// The work a row's metric counts (GB, GFLOP or one launch).
@@ -163,6 +173,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         second_stage: s.jit.describe(),
         shape: plan.shape,
         timer: s.timer,
+        wait: s.wait,
         warmup: s.warmup,
         min_reps: s.reps,
         min_time_s: s.min_time_s,
@@ -205,6 +216,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         unroll: s.unroll_text(),
         flags: flags.join(" "),
         timer: s.timer,
+        wait_mode: Some(s.wait),
         warmup: s.warmup,
         reps: 0,
         median_s: f64::NAN,
@@ -227,6 +239,8 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         error: String::new(),
         sweep_param: ctx.comparison.sweep_param.clone(),
         sweep_value: ctx.comparison.sweep_value.clone(),
+        queued_to_submit_s: None,
+        submit_to_start_s: None,
     }
 }
 

@@ -34,6 +34,9 @@ pub struct SidePlan<'b> {
 pub struct Sample {
     pub device: Option<f64>,
     pub wall: f64,
+    /// OpenCL's queue intervals (`None` where the API has no such timestamps).
+    pub queued_to_submit: Option<f64>,
+    pub submit_to_start: Option<f64>,
 }
 
 impl Sample {
@@ -244,6 +247,10 @@ fn prepare_and_verify(
 ) -> (Option<Prepared>, SideRun, Duration) {
     let variant = side.settings.variant;
     let fixed = guard.fixed(&side.settings);
+    if let Err(e) = side.backend.set_wait_mode(side.settings.wait) {
+        let failure = Failure::of(&ExecError::Backend(e));
+        return (None, SideRun::failed(f64::NAN, failure), MIN_LIMIT);
+    }
     let config = &side.config;
     let p = match exec::prepare_with_program(
         side.backend,
@@ -287,6 +294,17 @@ fn prepare_and_verify(
     (None, failure, later)
 }
 
+/// Runs once in the side's wait mode. Set before every run: two sides (or two comparisons)
+/// may share one backend and differ only in how they wait.
+fn run_waiting(
+    backend: &mut dyn Backend,
+    p: &Prepared,
+    wait: crate::backend::WaitMode,
+) -> Result<crate::backend::Timing, ExecError> {
+    backend.set_wait_mode(wait)?;
+    exec::run(backend, p)
+}
+
 /// Warm-up, then interleaved repetitions until every side has its repetitions and its
 /// minimum time. Returns false when interrupted. A launch that fails mid-measurement marks
 /// that side failed and stops timing it.
@@ -304,8 +322,10 @@ fn time_sides(
             if let (Some(p), true) = (&prepared[i], w < side.settings.warmup) {
                 if runs[i].failure.is_none() {
                     let api = side.backend.api();
-                    let warm =
-                        guard.watch(api, "warm-up", limits[i], || exec::run(side.backend, p));
+                    let wait = side.settings.wait;
+                    let warm = guard.watch(api, "warm-up", limits[i], || {
+                        run_waiting(side.backend, p, wait)
+                    });
                     if let Err(e) = warm {
                         runs[i].failure = Some(Failure::of(&e));
                     }
@@ -329,11 +349,16 @@ fn time_sides(
             }
             any = true;
             let api = side.backend.api();
-            match guard.watch(api, "timed run", limits[i], || exec::run(side.backend, p)) {
+            let wait = s.wait;
+            match guard.watch(api, "timed run", limits[i], || {
+                run_waiting(side.backend, p, wait)
+            }) {
                 Ok(t) => {
                     let sample = Sample {
                         device: t.device.map(|d| d.0),
                         wall: t.wall.0,
+                        queued_to_submit: t.queued_to_submit.map(|d| d.0),
+                        submit_to_start: t.submit_to_start.map(|d| d.0),
                     };
                     spent[i] += sample.get(s.timer).unwrap_or(sample.wall);
                     runs[i].samples.push(sample);

@@ -867,3 +867,83 @@ fn a_side_without_the_other_sides_program_fails_and_says_why() {
     let e = study::parse(&text, "t.toml").unwrap_err().to_string();
     assert!(e.contains("on both sides"), "{e}");
 }
+
+/// A 1 x 1 launch on the host clock; `sides` adds side tables.
+fn launch_study(sides: &str) -> Study {
+    study(&format!(
+        "[[comparison]]\nname = \"w\"\nfamily = \"launch\"\nvariant = \"empty\"\nsize = \"1\"\n\
+         local = 1\ntimer = \"wall-clock\"\n{sides}"
+    ))
+}
+
+#[test]
+fn every_row_names_its_wait_mode_spin_by_default() {
+    let (summary, sink) = run_default_pair(&launch_study(""));
+    let rows = &sink.recorded[0].measurements;
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert_eq!(r.wait_mode, Some(crate::backend::WaitMode::Spin), "{r:?}");
+    }
+    assert!(summary.prs[0].fair, "{}", summary.prs[0].differing_steps);
+}
+
+#[test]
+fn a_one_sided_blocking_wait_is_an_unfair_running_step_and_costs_the_wake_up() {
+    let (summary, sink) =
+        run_default_pair(&launch_study("[comparison.cuda]\nwait = \"blocking\"\n"));
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.contains("wait=spin") && pr.differing_steps.contains("wait=blocking"),
+        "{}",
+        pr.differing_steps
+    );
+    let rows = &sink.recorded[0].measurements;
+    let (a, b) = (&rows[0], &rows[1]);
+    assert_eq!(b.wait_mode, Some(crate::backend::WaitMode::Blocking));
+    // The fake scripts a wake-up for a blocking wait: the host clock must include it.
+    let wake = FakeScript::default().wake_up_seconds;
+    assert!(
+        b.median_s > a.median_s + 0.5 * wake,
+        "{} vs {}",
+        b.median_s,
+        a.median_s
+    );
+}
+
+#[test]
+fn back_to_back_launches_are_timed_per_launch_and_verified() {
+    let s = study(
+        "[[comparison]]\nfamily = \"launch\"\nvariant = \"back-to-back\"\nsize = \"50\"\n\
+         local = 1\ntimer = \"device-event\"\n",
+    );
+    let mut a = fake(Api::OpenCl);
+    let (summary, sink) = run_pair(&s, &mut a, &mut fake(Api::Cuda));
+    let rows = &sink.recorded[0].measurements;
+    assert!(rows.iter().all(|r| r.status == Status::Ok), "{rows:?}");
+    // The fake's device time of one launch is base + floats: per launch, not times 50.
+    let one = FakeScript::default().base_seconds;
+    assert!(rows[0].median_s < 2.0 * one, "{}", rows[0].median_s);
+    assert!(summary.prs[0].fair);
+    // Verification and every timed run launch 50 kernels each.
+    assert_eq!(a.launches() % 50, 0);
+    assert!(a.launches() >= 50 * 5);
+}
+
+#[test]
+fn transfers_run_verified_and_record_no_queue_intervals_where_the_api_has_none() {
+    let s = study(
+        "[[comparison]]\nfamily = \"transfer\"\nvariant = \"d2h-pinned\"\nsize = \"1000\"\n\
+         timer = \"wall-clock\"\n[[comparison]]\nfamily = \"transfer\"\nvariant = \"overlap-concurrent\"\n\
+         size = \"1000\"\ntimer = \"wall-clock\"\n",
+    );
+    let (summary, sink) = run_default_pair(&s);
+    assert_eq!(summary.prs.len(), 2);
+    for c in &sink.recorded {
+        for r in &c.measurements {
+            assert_eq!(r.status, Status::Ok, "{r:?}");
+            assert!(r.verified);
+            assert_eq!(r.queued_to_submit_s, None);
+        }
+    }
+}

@@ -331,11 +331,10 @@ pub fn total(levels: &[LevelTiming]) -> Timing {
     let device = levels
         .iter()
         .try_fold(0.0, |acc, l| l.kernels.map(|k| acc + k.0));
-    Timing {
-        wall: Seconds(levels.iter().map(|l| l.wall.0).sum()),
-        device: device.map(Seconds),
-        queued_to_start: None,
-    }
+    Timing::clocks(
+        Seconds(levels.iter().map(|l| l.wall.0).sum()),
+        device.map(Seconds),
+    )
 }
 
 /// One whole search as one timed run.

@@ -10,8 +10,8 @@ use super::{
     WorkloadError, FMA_ITERS,
 };
 use crate::backend::{
-    Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
-    Seconds, Timing,
+    Api, Arg, Backend, BackendError, BufferId, CompileRequest, Direction, HostBufferId, JitOptions,
+    KernelId, LaunchShape, Seconds, Timing,
 };
 use crate::kernels::{KernelSourceError, KernelSources};
 
@@ -128,6 +128,15 @@ impl Inputs {
                     sample: Vec::new(),
                 }
             }
+            FamilyKind::Transfer => Inputs {
+                size,
+                a: reference::random_vector(n, seed),
+                b: Vec::new(),
+                ints: Vec::new(),
+                reference: Vec::new(),
+                tolerances: Vec::new(),
+                sample: Vec::new(),
+            },
             FamilyKind::Reduce | FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Math => {
                 let a = reference::random_vector(n, seed);
                 let (s, abs) = reference::sum(&a);
@@ -258,6 +267,13 @@ pub(super) enum Step {
         shape: LaunchShape,
         args: Vec<Arg>,
     },
+    /// `count` launches back to back, one wait; timed per launch (the total / `count`).
+    Repeated {
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: Vec<Arg>,
+        count: u32,
+    },
     Copy {
         src: BufferId,
         dst: BufferId,
@@ -265,6 +281,21 @@ pub(super) enum Step {
     },
     /// A data-dependent loop of launches: one whole breadth-first search.
     Bfs(bfs::Plan),
+    Transfer((HostBufferId, BufferId, Direction, usize)),
+    Beside {
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: Vec<Arg>,
+        concurrent: bool,
+    },
+}
+
+/// Where a result lies: on the device, or in a host buffer (after a device-to-host copy).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Place {
+    Device(BufferId),
+    Host(HostBufferId),
 }
 
 /// A variant compiled, with its buffers allocated and filled, ready to run.
@@ -275,6 +306,10 @@ pub struct Prepared {
     /// The buffer compared with the reference and its length.
     result: (BufferId, usize),
     buffers: Vec<BufferId>,
+    /// Host buffers of the transfer family, freed with the run.
+    hosts: Vec<HostBufferId>,
+    /// The transfer family's results, each checked against the inputs.
+    pub(super) checked: Vec<(Place, usize)>,
     pub program_text: Option<String>,
     pub kernel: Option<KernelId>,
     family: FamilyKind,
@@ -420,7 +455,30 @@ fn build(
     let mut steps = Vec::new();
     let outputs;
     let result;
+    let mut hosts = Vec::new();
+    let mut checked = Vec::new();
     match (variant.family, kernel) {
+        (FamilyKind::Transfer, k) => {
+            let built = super::transfer::build(backend, variant, &inputs.a, k, shape)?;
+            owned.extend(built.device.iter().copied());
+            steps = built.steps;
+            hosts = built.hosts;
+            checked = built.checked;
+            outputs = Vec::new();
+            result = (built.device[0], 0);
+        }
+        (FamilyKind::Launch, Some(k)) if variant.name == "back-to-back" => {
+            let x = buffer_with(backend, &inputs.a, owned)?;
+            let out = buffer_of(backend, 1, owned)?;
+            steps.push(Step::Repeated {
+                kernel: k,
+                shape,
+                args: vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)],
+                count: n as u32,
+            });
+            outputs = vec![(out, 1)];
+            result = (out, 1);
+        }
         (FamilyKind::Matvec, Some(k)) => {
             let m = buffer_with(backend, &inputs.a, owned)?;
             let v = buffer_with(backend, &inputs.b, owned)?;
@@ -661,7 +719,7 @@ fn build(
             .into())
         }
     }
-    Ok(prepared(
+    let mut p = prepared(
         steps,
         outputs,
         result,
@@ -670,7 +728,11 @@ fn build(
         kernel,
         variant,
         side,
-    ))
+    );
+    // The transfer family's host buffers and checked results.
+    p.hosts = hosts;
+    p.checked = checked;
+    Ok(p)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -689,6 +751,8 @@ fn prepared(
         outputs,
         result,
         buffers: owned.to_vec(),
+        hosts: Vec::new(),
+        checked: Vec::new(),
         program_text,
         kernel,
         family: variant.family,
@@ -712,19 +776,55 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
             } => backend.launch(*kernel, *shape, args)?,
             Step::Copy { src, dst, len } => backend.copy(*src, *dst, *len)?,
             Step::Bfs(plan) => bfs::run(backend, plan)?,
+            Step::Repeated {
+                kernel,
+                shape,
+                args,
+                count,
+            } => per_launch(
+                backend.launch_repeated(*kernel, *shape, args, *count)?,
+                *count,
+            ),
+            Step::Transfer(t) => backend.transfer(t.0, t.1, t.2, t.3)?,
+            Step::Beside {
+                transfer,
+                kernel,
+                shape,
+                args,
+                concurrent,
+            } => backend.transfer_beside_kernel(*transfer, *kernel, *shape, args, *concurrent)?,
         };
         wall += t.wall.0;
         device = match (device, t.device) {
             (Some(a), Some(b)) => Some(a + b.0),
             _ => None,
         };
-        queued = queued.or(t.queued_to_start);
+        queued = queued.or(Some((
+            t.queued_to_start,
+            t.queued_to_submit,
+            t.submit_to_start,
+        )));
     }
+    let (queued_to_start, queued_to_submit, submit_to_start) = queued.unwrap_or_default();
     Ok(Timing {
         wall: Seconds(wall),
         device: device.map(Seconds),
-        queued_to_start: queued,
+        queued_to_start,
+        queued_to_submit,
+        submit_to_start,
     })
+}
+
+/// The timing of `count` back-to-back launches as the time of one: both clocks divided, so
+/// the family's metric (1/s) reads as launches per second. The queue intervals are the first
+/// launch's and stay as they are.
+fn per_launch(t: Timing, count: u32) -> Timing {
+    let n = f64::from(count.max(1));
+    Timing {
+        wall: Seconds(t.wall.0 / n),
+        device: t.device.map(|d| Seconds(d.0 / n)),
+        ..t
+    }
 }
 
 /// Poison every output with NaN, run once, and compare with the reference.
@@ -733,6 +833,9 @@ pub fn verify(
     p: &Prepared,
     inputs: &Inputs,
 ) -> Result<Verification, ExecError> {
+    if p.family == FamilyKind::Transfer {
+        return super::transfer::verify(backend, p, &inputs.a);
+    }
     for (buffer, len) in &p.outputs {
         backend.upload(*buffer, &vec![f32::NAN; (*len).max(1)])?;
     }
@@ -760,7 +863,7 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             };
             reference::compare(&[total], &inputs.reference, &inputs.tolerances)
         }
-        FamilyKind::Bandwidth => {
+        FamilyKind::Bandwidth | FamilyKind::Transfer => {
             // A copy is exact.
             let want: Vec<f64> = inputs.a.iter().map(|x| f64::from(*x)).collect();
             reference::compare(got, &want, &vec![0.0; want.len()])
@@ -813,6 +916,9 @@ fn check_flops(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
 pub fn release(backend: &mut dyn Backend, p: Prepared) {
     for b in p.buffers {
         let _ = backend.free(b);
+    }
+    for h in p.hosts {
+        let _ = backend.free_host(h);
     }
 }
 

@@ -14,6 +14,7 @@ pub mod reference;
 pub mod sgemm;
 pub mod spmv;
 pub mod stencil;
+pub mod transfer;
 
 pub use algorithm::algorithm;
 
@@ -109,6 +110,7 @@ crate::names::named_enum! {
         Md,
         Bfs,
         Fill,
+        Transfer,
     }
 }
 
@@ -140,7 +142,8 @@ impl FamilyKind {
             | FamilyKind::Stencil
             | FamilyKind::Sobel
             | FamilyKind::Md
-            | FamilyKind::Fill => Metric::Bandwidth,
+            | FamilyKind::Fill
+            | FamilyKind::Transfer => Metric::Bandwidth,
             FamilyKind::Broadcast => Metric::Reads,
             FamilyKind::Flops | FamilyKind::Fft | FamilyKind::Sgemm | FamilyKind::Spmv => {
                 Metric::Flops
@@ -157,7 +160,10 @@ impl FamilyKind {
             FamilyKind::Matvec => "matvec",
             FamilyKind::Reduce => "reduce",
             FamilyKind::Fft => "fft",
-            FamilyKind::Bandwidth | FamilyKind::Flops | FamilyKind::Launch => "peak",
+            FamilyKind::Bandwidth
+            | FamilyKind::Flops
+            | FamilyKind::Launch
+            | FamilyKind::Transfer => "peak",
             FamilyKind::Sgemm => "sgemm",
             FamilyKind::Math => "math",
             FamilyKind::Stencil => "stencil",
@@ -462,6 +468,22 @@ pub const VARIANTS: &[Variant] = &[
         ),
         &[],
     ),
+    points(
+        v(
+            Launch,
+            "back-to-back",
+            "launch_empty",
+            Fixed(1),
+            "N launches of the empty kernel (N = size), one wait: time per launch",
+        ),
+        &[],
+    ),
+    transfer::VARIANTS[0],
+    transfer::VARIANTS[1],
+    transfer::VARIANTS[2],
+    transfer::VARIANTS[3],
+    transfer::VARIANTS[4],
+    transfer::VARIANTS[5],
     fft::VARIANT,
     exact_local(
         v(
@@ -807,6 +829,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Md => md::work(size),
         Bfs => (bfs::bytes(size.rows), bfs::edges(size.rows)),
         Fill => (mul(size.elements(), f), 0),
+        Transfer => transfer::work(variant, size.rows),
     }
 }
 

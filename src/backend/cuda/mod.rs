@@ -8,6 +8,7 @@ mod jit;
 mod nvrtc;
 mod probe;
 mod texture;
+mod transfer;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,9 +26,10 @@ pub use probe::{arch_name, availability, driver_availability, list_devices, sele
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
-    CompileRequest, DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId,
-    Result, Seconds, Timing,
+    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
+    KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
 };
+use transfer::HostBuf;
 
 const API: Api = Api::Cuda;
 
@@ -36,14 +38,53 @@ struct LoadedProgram {
     module: Arc<CudaModule>,
 }
 
-/// A CUDA device with one stream and a reusable pair of timing-enabled events.
+/// Stop events of one stream: one to poll, one made with `CU_EVENT_BLOCKING_SYNC` to sleep
+/// on (the flag is fixed when the event is created). Both keep timing enabled.
+struct StopEvents {
+    polled: CudaEvent,
+    blocking: CudaEvent,
+}
+
+impl StopEvents {
+    fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+        Ok(StopEvents {
+            polled: ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+                .map_err(drv("cuEventCreate"))?,
+            blocking: ctx
+                .new_event(Some(CUevent_flags::CU_EVENT_BLOCKING_SYNC))
+                .map_err(drv("cuEventCreate (CU_EVENT_BLOCKING_SYNC)"))?,
+        })
+    }
+
+    fn of(&self, mode: WaitMode) -> &CudaEvent {
+        if sleeps_on_blocking_event(mode) {
+            &self.blocking
+        } else {
+            &self.polled
+        }
+    }
+}
+
+/// Whether a wait in `mode` sleeps on the `CU_EVENT_BLOCKING_SYNC` event. A polled wait must
+/// not use it: `cuEventQuery` does not care, but the choice keeps one event per behaviour.
+fn sleeps_on_blocking_event(mode: WaitMode) -> bool {
+    mode == WaitMode::Blocking
+}
+
+/// A CUDA device with one stream and a reusable set of timing-enabled events, and a second
+/// stream for a transfer beside a kernel.
 pub struct CudaBackend {
     info: DeviceInfo,
     arch: &'static str,
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     start: CudaEvent,
-    stop: CudaEvent,
+    stop: StopEvents,
+    side_stream: Arc<CudaStream>,
+    side_stop: StopEvents,
+    wait: WaitMode,
+    hosts: Handles<HostBufferId, HostBuf>,
     programs: Handles<ProgramId, LoadedProgram>,
     kernels: Handles<KernelId, CudaFunction>,
     buffers: Handles<BufferId, CudaSlice<f32>>,
@@ -98,9 +139,9 @@ impl CudaBackend {
         let start = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(drv("cuEventCreate"))?;
-        let stop = ctx
-            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(drv("cuEventCreate"))?;
+        let stop = StopEvents::new(&ctx)?;
+        let side_stream = ctx.new_stream().map_err(drv("cuStreamCreate"))?;
+        let side_stop = StopEvents::new(&ctx)?;
         let info = devices[index].clone();
         let arch = arch_name(info.compute_capability.unwrap_or((9, 0)));
         Ok(CudaBackend {
@@ -110,6 +151,10 @@ impl CudaBackend {
             stream,
             start,
             stop,
+            side_stream,
+            side_stop,
+            wait: WaitMode::DEFAULT,
+            hosts: Handles::new(API),
             programs: Handles::new(API),
             kernels: Handles::new(API),
             buffers: Handles::new(API),
@@ -118,11 +163,106 @@ impl CudaBackend {
         })
     }
 
+    /// Marshals `args` and launches `count` times on `stream`, inside the caller's window.
+    /// The texture objects of `args`, in order, made once per buffer and never inside a timed
+    /// window (OpenCL's images likewise).
+    fn texture_objects(&mut self, args: &[Arg]) -> Result<Vec<cudarc::driver::sys::CUtexObject>> {
+        let mut objects = Vec::new();
+        for a in args {
+            if let Arg::Texture { buffer, channels } = *a {
+                let slice = self.buffers.get(buffer)?;
+                objects.push(self.textures.get_or_make(
+                    &self.ctx,
+                    &self.stream,
+                    &self.info.name,
+                    buffer,
+                    slice,
+                    channels,
+                )?);
+            }
+        }
+        Ok(objects)
+    }
+
+    fn enqueue_kernel(
+        &self,
+        stream: &Arc<CudaStream>,
+        kernel: KernelId,
+        (shape, args, objects): (LaunchShape, &[Arg], &[cudarc::driver::sys::CUtexObject]),
+        count: u32,
+    ) -> Result<()> {
+        let f = self.kernels.get(kernel)?;
+        let mut slices = Vec::new();
+        for a in args {
+            match a {
+                Arg::Buffer(b) => slices.push(self.buffers.get(*b)?),
+                // The kernel reads its `__constant__` symbol, bound before timing.
+                Arg::Constant(b) => drop(self.buffers.get(*b)?),
+                // Texture objects come made (`texture_objects`).
+                Arg::U32(_) | Arg::F32(_) | Arg::Texture { .. } => {}
+            }
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (shape.groups, check_grid_y(shape.groups_y)?, 1),
+            block_dim: (shape.local, shape.local_y, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut builder = stream.launch_builder(f);
+        let mut next_slice = slices.iter();
+        let mut next_object = objects.iter();
+        for a in args {
+            match a {
+                Arg::Buffer(_) => {
+                    if let Some(s) = next_slice.next() {
+                        builder.arg(*s);
+                    }
+                }
+                Arg::U32(v) => {
+                    builder.arg(v);
+                }
+                Arg::F32(v) => {
+                    builder.arg(v);
+                }
+                Arg::Constant(_) => {}
+                Arg::Texture { .. } => {
+                    if let Some(t) = next_object.next() {
+                        builder.arg(t);
+                    }
+                }
+            }
+        }
+        for _ in 0..count {
+            // SAFETY: argument order and types follow the kernel signatures in the workload
+            // tables; buffer sizes are checked by the workload before launch.
+            unsafe { builder.launch(cfg) }
+                .map(drop)
+                .map_err(drv("cuLaunchKernel"))?;
+        }
+        Ok(())
+    }
+
+    fn check_shape(&self, kernel: KernelId, shape: LaunchShape) -> Result<()> {
+        let f = self.kernels.get(kernel)?;
+        check_work_group(
+            &self.info,
+            shape.group_items(),
+            resources_of(f).max_threads_per_group,
+        )
+    }
+
     fn event_seconds(&self) -> Option<Seconds> {
         self.start
-            .elapsed_ms(&self.stop)
+            .elapsed_ms(self.stop.of(self.wait))
             .ok()
             .map(|ms| Seconds(f64::from(ms) * 1e-3))
+    }
+
+    /// Waits for `stop` in the current wait mode (see [`WaitMode`]).
+    fn wait_for(&self, stop: &CudaEvent, what: &str) -> Result<()> {
+        self.wait.wait(
+            || stop.try_is_complete().map_err(drv(what)),
+            || stop.synchronize().map_err(drv(what)),
+        )
     }
 
     /// Records the start event, runs `command` on the stream, records the stop event and
@@ -138,15 +278,13 @@ impl CudaBackend {
             .record(&self.stream)
             .map_err(drv("cuEventRecord"))?;
         command()?;
-        self.stop
-            .record(&self.stream)
-            .map_err(drv("cuEventRecord"))?;
-        self.stream.synchronize().map_err(drv(what))?;
-        Ok(Timing {
-            wall: Seconds(t0.elapsed().as_secs_f64()),
-            device: self.event_seconds(),
-            queued_to_start: None,
-        })
+        let stop = self.stop.of(self.wait);
+        stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
+        self.wait_for(stop, what)?;
+        Ok(Timing::clocks(
+            Seconds(t0.elapsed().as_secs_f64()),
+            self.event_seconds(),
+        ))
     }
 }
 
@@ -257,76 +395,7 @@ impl Backend for CudaBackend {
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        // Texture objects are made before the timed window (OpenCL's images likewise).
-        let mut objects = Vec::new();
-        for a in args {
-            if let Arg::Texture { buffer, channels } = *a {
-                let slice = self.buffers.get(buffer)?;
-                objects.push(self.textures.get_or_make(
-                    &self.ctx,
-                    &self.stream,
-                    &self.info.name,
-                    buffer,
-                    slice,
-                    channels,
-                )?);
-            }
-        }
-        let f = self.kernels.get(kernel)?;
-        check_work_group(
-            &self.info,
-            shape.group_items(),
-            resources_of(f).max_threads_per_group,
-        )?;
-        let mut slices = Vec::new();
-        for a in args {
-            match a {
-                Arg::Buffer(b) => slices.push(self.buffers.get(*b)?),
-                // The kernel reads its `__constant__` symbol, bound before timing.
-                Arg::Constant(b) => drop(self.buffers.get(*b)?),
-                // Texture objects were made above, before the timed window.
-                Arg::U32(_) | Arg::F32(_) | Arg::Texture { .. } => {}
-            }
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (shape.groups, check_grid_y(shape.groups_y)?, 1),
-            block_dim: (shape.local, shape.local_y, 1),
-            shared_mem_bytes: 0,
-        };
-        // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
-        // outside the event window, which holds the kernel only.
-        let t0 = Instant::now();
-        let mut builder = self.stream.launch_builder(f);
-        let mut next_slice = slices.iter();
-        let mut next_object = objects.iter();
-        for a in args {
-            match a {
-                Arg::Buffer(_) => {
-                    if let Some(s) = next_slice.next() {
-                        builder.arg(*s);
-                    }
-                }
-                Arg::U32(v) => {
-                    builder.arg(v);
-                }
-                Arg::F32(v) => {
-                    builder.arg(v);
-                }
-                Arg::Constant(_) => {}
-                Arg::Texture { .. } => {
-                    if let Some(t) = next_object.next() {
-                        builder.arg(t);
-                    }
-                }
-            }
-        }
-        self.timed(t0, "cuStreamSynchronize (kernel)", || {
-            // SAFETY: argument order and types follow the kernel signatures in the workload
-            // tables; buffer sizes are checked by the workload before launch.
-            unsafe { builder.launch(cfg) }
-                .map(drop)
-                .map_err(drv("cuLaunchKernel"))
-        })
+        self.launch_repeated(kernel, shape, args, 1)
     }
 
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
@@ -384,6 +453,102 @@ impl Backend for CudaBackend {
             .synchronize()
             .map_err(drv("cuStreamSynchronize"))
     }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+
+    fn launch_repeated(
+        &mut self,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<Timing> {
+        self.check_shape(kernel, shape)?;
+        let objects = self.texture_objects(args)?;
+        // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
+        // outside the event window, which holds the kernels only.
+        let t0 = Instant::now();
+        self.timed(t0, "cuEventQuery/cuEventSynchronize (kernel)", || {
+            self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), count)
+        })
+    }
+
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        let host = HostBuf::new(&self.ctx, len, memory)?;
+        Ok(self.hosts.insert(host))
+    }
+
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        self.hosts.get_mut(host)?.data()
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.remove(host)
+    }
+
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        let mut h = self.hosts.take(host)?;
+        let result = self.buffers.get(buffer).and_then(|d| {
+            self.timed(
+                Instant::now(),
+                "cuEventQuery/cuEventSynchronize (transfer)",
+                || transfer::enqueue(&self.stream, &mut h, d, direction, len),
+            )
+        });
+        self.hosts.put_back(host, h);
+        result
+    }
+
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        self.check_shape(kernel, shape)?;
+        let objects = self.texture_objects(args)?;
+        let mut h = self.hosts.take(host)?;
+        let copy_stream = if concurrent {
+            &self.side_stream
+        } else {
+            &self.stream
+        };
+        let t0 = Instant::now();
+        let result = self
+            .buffers
+            .get(buffer)
+            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, direction, len))
+            .and_then(|()| self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), 1))
+            .and_then(|()| {
+                let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
+                if concurrent {
+                    let side = self.side_stop.of(self.wait);
+                    side.record(&self.side_stream)
+                        .map_err(drv("cuEventRecord"))?;
+                    self.wait_for(side, what)?;
+                }
+                // On one stream the kernel's completion implies the transfer's.
+                let stop = self.stop.of(self.wait);
+                stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
+                self.wait_for(stop, what)
+            })
+            .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
+        self.hosts.put_back(host, h);
+        result
+    }
 }
 
 /// CUDA's grid is limited to 65535 blocks in y (x allows 2^31 - 1); OpenCL has no such
@@ -397,4 +562,16 @@ fn check_grid_y(groups_y: u32) -> Result<u32> {
         });
     }
     Ok(groups_y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_blocking_wait_sleeps_on_the_blocking_sync_event() {
+        assert!(sleeps_on_blocking_event(WaitMode::Blocking));
+        assert!(!sleeps_on_blocking_event(WaitMode::Spin));
+        assert!(!sleeps_on_blocking_event(WaitMode::Yield));
+    }
 }

@@ -7,6 +7,7 @@
 mod image;
 mod log;
 mod probe;
+mod transfer;
 
 use std::ptr;
 use std::time::Instant;
@@ -15,19 +16,21 @@ use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::event::Event;
+use opencl3::event::CL_COMPLETE;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
-use opencl3::types::{cl_float, cl_uint, CL_BLOCKING};
+use opencl3::types::{cl_float, cl_uint, CL_BLOCKING, CL_NON_BLOCKING};
 
 pub use probe::{availability, list_devices, select, ListedDevice};
 
 use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
-    CompileRequest, DeviceInfo, JitOptions, KernelId, KernelResources, LaunchShape, ProgramId,
-    Result, Seconds, Timing,
+    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
+    KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
 };
+use transfer::HostBuf;
 
 const API: Api = Api::OpenCl;
 
@@ -50,6 +53,10 @@ pub struct OpenClBackend {
     device: Device,
     context: Context,
     queue: CommandQueue,
+    /// A second in-order queue, for a transfer beside a kernel.
+    side_queue: CommandQueue,
+    wait: WaitMode,
+    hosts: Handles<HostBufferId, HostBuf>,
     programs: Handles<ProgramId, BuiltProgram>,
     kernels: Handles<KernelId, BuiltKernel>,
     buffers: Handles<BufferId, Buffer<cl_float>>,
@@ -93,11 +100,17 @@ impl OpenClBackend {
             CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE).map_err(|e| {
                 BackendError::driver(API, "clCreateCommandQueue (profiling enabled)", e)
             })?;
+        #[allow(deprecated)]
+        let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|e| BackendError::driver(API, "clCreateCommandQueue (second queue)", e))?;
         Ok(OpenClBackend {
             info: chosen.info.clone(),
             device,
             context,
             queue,
+            side_queue,
+            wait: WaitMode::DEFAULT,
+            hosts: Handles::new(API),
             programs: Handles::new(API),
             kernels: Handles::new(API),
             buffers: Handles::new(API),
@@ -148,10 +161,103 @@ impl OpenClBackend {
         // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
         let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
             .map_err(|e| BackendError::driver(API, "clEnqueueCopyBuffer", e))?;
-        event
-            .wait()
-            .map_err(|e| BackendError::driver(API, "clWaitForEvents (copy)", e))?;
+        self.wait_for(&self.queue, &event, "copy")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
+    }
+
+    /// Waits for `event` (enqueued on `queue`) in the current wait mode. Polling needs a
+    /// `clFlush` first: without one, a driver may hold the command back and the status would
+    /// never reach `CL_COMPLETE`. `clWaitForEvents` flushes by itself.
+    fn wait_for(&self, queue: &CommandQueue, event: &Event, what: &str) -> Result<()> {
+        if self.wait != WaitMode::Blocking {
+            queue
+                .flush()
+                .map_err(|e| BackendError::driver(API, &format!("clFlush ({what})"), e))?;
+        }
+        let status = || {
+            let s = event.command_execution_status().map_err(|e| {
+                BackendError::driver(
+                    API,
+                    &format!("CL_EVENT_COMMAND_EXECUTION_STATUS ({what})"),
+                    e,
+                )
+            })?;
+            if s.0 < 0 {
+                return Err(BackendError::driver(
+                    API,
+                    &format!("{what} (command status)"),
+                    format!("the command ended with error {}", s.0),
+                ));
+            }
+            Ok(s.0 == CL_COMPLETE)
+        };
+        let block = || {
+            event
+                .wait()
+                .map_err(|e| BackendError::driver(API, &format!("clWaitForEvents ({what})"), e))
+        };
+        self.wait.wait(status, block)
+    }
+
+    /// Enqueues one launch of `k` (arguments already set) on `queue`.
+    fn enqueue_kernel(
+        &self,
+        queue: &CommandQueue,
+        k: &Kernel,
+        shape: LaunchShape,
+    ) -> Result<Event> {
+        let [gx, gy] = shape.global_dims();
+        let global = [gx as usize, gy as usize];
+        let local = [shape.local as usize, shape.local_y as usize];
+        // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
+        let dims = if shape.is_planar() { 2 } else { 1 };
+        // SAFETY: arguments were set by the caller to match the kernel signature; sizes are
+        // checked.
+        unsafe {
+            queue.enqueue_nd_range_kernel(
+                k.get(),
+                dims,
+                ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                &[],
+            )
+        }
+        .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))
+    }
+
+    /// Enqueues a non-blocking transfer between a host buffer and a device buffer on `queue`.
+    fn enqueue_transfer(
+        &mut self,
+        on_side_queue: bool,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Event> {
+        let queue = if on_side_queue {
+            &self.side_queue
+        } else {
+            &self.queue
+        };
+        let data = self.hosts.get_mut(host)?.data();
+        if len > data.len() {
+            return Err(BackendError::InvalidHandle(format!(
+                "transfer of {len} floats from a host buffer of {}",
+                data.len()
+            )));
+        }
+        let data = &mut data[..len];
+        let b = self.buffers.get_mut(buffer)?;
+        // SAFETY: non-blocking; the host memory is owned by the backend and outlives the
+        // command, which the caller waits for before the host buffer can be touched again.
+        let event = unsafe {
+            match direction {
+                Direction::H2d => queue.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
+                Direction::D2h => queue.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
+            }
+        };
+        event.map_err(|e| BackendError::driver(API, "clEnqueueWriteBuffer/ReadBuffer", e))
     }
 
     /// The kernel's own work-group limit (registers and local memory lower it).
@@ -169,12 +275,15 @@ fn event_timing(event: &Event, wall: f64) -> Timing {
         _ => None,
     };
     let queued = event.profiling_command_queued().ok();
+    let submit = event.profiling_command_submit().ok();
     let start = event.profiling_command_start().ok();
     let end = event.profiling_command_end().ok();
     Timing {
         wall: Seconds(wall),
         device: ns(start, end),
         queued_to_start: ns(queued, start),
+        queued_to_submit: ns(queued, submit),
+        submit_to_start: ns(submit, start),
     }
 }
 
@@ -315,36 +424,7 @@ impl Backend for OpenClBackend {
     }
 
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        self.make_images(args)?;
-        let k = &self.kernels.get(kernel)?.kernel;
-        check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
-        let [gx, gy] = shape.global_dims();
-        let global = [gx as usize, gy as usize];
-        let local = [shape.local as usize, shape.local_y as usize];
-        // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
-        let dims = if shape.is_planar() { 2 } else { 1 };
-        // Argument setting is inside the wall window: CUDA marshals arguments inside
-        // cuLaunchKernel, so both sides pay for "everything needed to launch".
-        let t0 = Instant::now();
-        self.set_args(kernel, args)?;
-        let k = &self.kernels.get(kernel)?.kernel;
-        // SAFETY: arguments were set above to match the kernel signature; sizes are checked.
-        let event = unsafe {
-            self.queue.enqueue_nd_range_kernel(
-                k.get(),
-                dims,
-                ptr::null(),
-                global.as_ptr(),
-                local.as_ptr(),
-                &[],
-            )
-        }
-        .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))?;
-        event
-            .wait()
-            .map_err(|e| BackendError::driver(API, "clWaitForEvents (kernel)", e))?;
-        let wall = t0.elapsed().as_secs_f64();
-        Ok(event_timing(&event, wall))
+        self.launch_repeated(kernel, shape, args, 1)
     }
 
     fn bind_constant(&mut self, program: ProgramId, _symbol: &str, buffer: BufferId) -> Result<()> {
@@ -372,5 +452,102 @@ impl Backend for OpenClBackend {
         self.queue
             .finish()
             .map_err(|e| BackendError::driver(API, "clFinish", e))
+    }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+
+    fn launch_repeated(
+        &mut self,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<Timing> {
+        self.make_images(args)?;
+        let k = &self.kernels.get(kernel)?.kernel;
+        check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
+        // Argument setting is inside the wall window: CUDA marshals arguments inside
+        // cuLaunchKernel, so both sides pay for "everything needed to launch".
+        let t0 = Instant::now();
+        self.set_args(kernel, args)?;
+        let k = &self.kernels.get(kernel)?.kernel;
+        let first = self.enqueue_kernel(&self.queue, k, shape)?;
+        let mut last = None;
+        for _ in 1..count {
+            last = Some(self.enqueue_kernel(&self.queue, k, shape)?);
+        }
+        let last = last.as_ref().unwrap_or(&first);
+        self.wait_for(&self.queue, last, "kernel")?;
+        let wall = t0.elapsed().as_secs_f64();
+        let mut timing = event_timing(&first, wall);
+        if count > 1 {
+            // First start to last end: the device time of all `count` launches.
+            let first_start = first.profiling_command_start().ok();
+            let last_end = last.profiling_command_end().ok();
+            timing.device = match (first_start, last_end) {
+                (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
+                _ => None,
+            };
+        }
+        Ok(timing)
+    }
+
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        let host = HostBuf::new(&self.context, &self.queue, len, memory)?;
+        Ok(self.hosts.insert(host))
+    }
+
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        Ok(self.hosts.get_mut(host)?.data())
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.take(host)?.release(&self.queue)?;
+        // The slot stays empty: a stale handle is an error, never another buffer.
+        Ok(())
+    }
+
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        let t0 = Instant::now();
+        let event = self.enqueue_transfer(false, host, buffer, direction, len)?;
+        self.wait_for(&self.queue, &event, "transfer")?;
+        Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
+    }
+
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        self.make_images(args)?;
+        {
+            let k = &self.kernels.get(kernel)?.kernel;
+            check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
+        }
+        self.set_args(kernel, args)?;
+        let t0 = Instant::now();
+        let copy = self.enqueue_transfer(concurrent, host, buffer, direction, len)?;
+        let k = &self.kernels.get(kernel)?.kernel;
+        let run = self.enqueue_kernel(&self.queue, k, shape)?;
+        if concurrent {
+            self.wait_for(&self.side_queue, &copy, "transfer beside a kernel")?;
+        }
+        // On one in-order queue the kernel's completion implies the transfer's.
+        self.wait_for(&self.queue, &run, "kernel beside a transfer")?;
+        Ok(Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None))
     }
 }

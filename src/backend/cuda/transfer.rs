@@ -1,0 +1,71 @@
+//! Host memory and transfers of the CUDA backend: pageable (a plain `Vec`) or pinned
+//! (`cuMemAllocHost`, through cudarc's page-locked allocation with no flags, so it is not
+//! write-combined and the host reads it at full speed when verifying).
+
+use std::sync::Arc;
+
+use cudarc::driver::{result, CudaContext, CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
+
+use super::{drv, API};
+use crate::backend::{BackendError, Direction, HostMemory, Result};
+
+/// A host buffer of the CUDA backend.
+pub(super) enum HostBuf {
+    Pageable(Vec<f32>),
+    Pinned(PinnedHostSlice<f32>),
+}
+
+impl HostBuf {
+    pub(super) fn new(ctx: &Arc<CudaContext>, len: usize, memory: HostMemory) -> Result<Self> {
+        match memory {
+            HostMemory::Pageable => Ok(HostBuf::Pageable(vec![0.0; len])),
+            HostMemory::Pinned => {
+                // SAFETY: the memory is zeroed below before anything reads it.
+                let mut p = unsafe { ctx.alloc_pinned_with_flags::<f32>(len, 0) }
+                    .map_err(drv("cuMemHostAlloc (flags 0, as cuMemAllocHost)"))?;
+                p.as_mut_slice()
+                    .map_err(drv("pinned host memory"))?
+                    .fill(0.0);
+                Ok(HostBuf::Pinned(p))
+            }
+        }
+    }
+
+    pub(super) fn data(&mut self) -> Result<&mut [f32]> {
+        match self {
+            HostBuf::Pageable(v) => Ok(v),
+            HostBuf::Pinned(p) => p.as_mut_slice().map_err(drv("pinned host memory")),
+        }
+    }
+}
+
+/// Enqueues an asynchronous copy of `len` floats between `host` and `device` on `stream`.
+/// The raw driver call keeps cudarc's per-copy bookkeeping (an event record and a stream
+/// wait for pinned slices) out of the timed window; OpenCL's enqueue has none either.
+pub(super) fn enqueue(
+    stream: &Arc<CudaStream>,
+    host: &mut HostBuf,
+    device: &CudaSlice<f32>,
+    direction: Direction,
+    len: usize,
+) -> Result<()> {
+    let data = host.data()?;
+    if len > data.len() || len > device.len() {
+        return Err(BackendError::InvalidHandle(format!(
+            "transfer of {len} floats between buffers of {} (host) and {} (device)",
+            data.len(),
+            device.len()
+        )));
+    }
+    let (ptr, _sync) = device.device_ptr(stream);
+    let s = stream.cu_stream();
+    // SAFETY: both ranges hold `len` floats; the caller waits for the copy before the host
+    // buffer is touched again or freed.
+    unsafe {
+        match direction {
+            Direction::H2d => result::memcpy_htod_async(ptr, &data[..len], s),
+            Direction::D2h => result::memcpy_dtoh_async(&mut data[..len], ptr, s),
+        }
+    }
+    .map_err(|e| BackendError::driver(API, "cuMemcpyHtoDAsync/DtoHAsync", format!("{e:?}")))
+}

@@ -1,0 +1,186 @@
+//! How the host waits for a command to finish: a step of "running" that both APIs offer in
+//! three forms, held equal in a fair comparison and recorded in every row.
+//!
+//! A blocking wait puts the host thread to sleep until the driver wakes it; on an idle
+//! machine the wake-up (tens to hundreds of microseconds) is then inside the host-clock time
+//! and dwarfs a launch of about 10 µs. Spinning measures the launch; blocking measures the
+//! launch plus the wake-up. Neither is wrong, but a comparison that mixes them, or a launch
+//! number that does not say which it is, misleads.
+//!
+//! Per API (see [`WaitMode::how`]):
+//!
+//! | mode | OpenCL | CUDA |
+//! |---|---|---|
+//! | `spin` | `clFlush`, then poll `CL_EVENT_COMMAND_EXECUTION_STATUS` until `CL_COMPLETE` | poll `cuEventQuery` on the stop event |
+//! | `yield` | as spin, with `sched_yield` between polls | as spin, with `sched_yield` between polls |
+//! | `blocking` | `clWaitForEvents` | `cuEventSynchronize` on an event made with `CU_EVENT_BLOCKING_SYNC` |
+//!
+//! CUDA's other knob, the context's `CU_CTX_SCHED_SPIN/YIELD/BLOCKING_SYNC`, is not used: it
+//! belongs to the whole (primary) context, so one process could hold only one mode, and
+//! OpenCL has no per-context equivalent. Waiting on an event is what both APIs offer per wait.
+//! The context stays at the driver's default (`CU_CTX_SCHED_AUTO`), which the timed path
+//! never consults because it never calls `cuStreamSynchronize` or `cuCtxSynchronize`.
+
+use super::{Api, Result};
+
+crate::names::named_enum! {
+    /// How the host waits for completion; a study key (`wait`), one value per side.
+    #[strum(serialize_all = "lowercase")]
+    pub enum WaitMode {
+        /// Busy-poll the command's status: the host clock measures the launch, not a wake-up.
+        Spin,
+        /// Poll, giving the core away between polls (`sched_yield`).
+        Yield,
+        /// Sleep in the driver until it signals completion: adds the thread's wake-up.
+        Blocking,
+    }
+}
+
+impl WaitMode {
+    /// The default: the mode that measures the launch, not the host thread waking up.
+    pub const DEFAULT: WaitMode = WaitMode::Spin;
+
+    pub fn label(self) -> &'static str {
+        self.into()
+    }
+
+    /// The calls that implement this mode on `api`, as recorded beside the results.
+    pub fn how(self, api: Api) -> &'static str {
+        match (self, api) {
+            (WaitMode::Spin, Api::OpenCl) => "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS",
+            (WaitMode::Yield, Api::OpenCl) => {
+                "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS with sched_yield"
+            }
+            (WaitMode::Blocking, Api::OpenCl) => "clWaitForEvents",
+            (WaitMode::Spin, Api::Cuda) => "poll cuEventQuery",
+            (WaitMode::Yield, Api::Cuda) => "poll cuEventQuery with sched_yield",
+            (WaitMode::Blocking, Api::Cuda) => {
+                "cuEventSynchronize on a CU_EVENT_BLOCKING_SYNC event"
+            }
+        }
+    }
+
+    /// Waits in this mode: `done` polls the command's status (spin, yield), `block` sleeps
+    /// until it completes (blocking). An error of either ends the wait.
+    pub fn wait(
+        self,
+        mut done: impl FnMut() -> Result<bool>,
+        block: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        match self {
+            WaitMode::Blocking => block(),
+            WaitMode::Spin => {
+                while !done()? {
+                    std::hint::spin_loop();
+                }
+                Ok(())
+            }
+            WaitMode::Yield => {
+                while !done()? {
+                    std::thread::yield_now();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl Default for WaitMode {
+    fn default() -> Self {
+        WaitMode::DEFAULT
+    }
+}
+
+crate::names::named_enum! {
+    /// Host memory of a transfer: ordinary (pageable) memory, or page-locked memory the
+    /// device can reach by DMA (OpenCL: a `CL_MEM_ALLOC_HOST_PTR` buffer, mapped; CUDA:
+    /// `cuMemAllocHost`).
+    #[strum(serialize_all = "lowercase")]
+    pub enum HostMemory {
+        Pageable,
+        Pinned,
+    }
+}
+
+crate::names::named_enum! {
+    /// The direction of a host transfer.
+    #[strum(serialize_all = "lowercase")]
+    pub enum Direction {
+        /// Host to device (`clEnqueueWriteBuffer` / `cuMemcpyHtoDAsync`).
+        H2d,
+        /// Device to host (`clEnqueueReadBuffer` / `cuMemcpyDtoHAsync`).
+        D2h,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::BackendError;
+
+    #[test]
+    fn modes_parse_and_default_to_spin() {
+        for (text, mode) in [
+            ("spin", WaitMode::Spin),
+            ("yield", WaitMode::Yield),
+            ("blocking", WaitMode::Blocking),
+        ] {
+            assert_eq!(crate::names::parse::<WaitMode>(text).unwrap(), mode);
+            assert_eq!(mode.label(), text);
+        }
+        assert!(crate::names::parse::<WaitMode>("sleep").is_err());
+        assert_eq!(WaitMode::default(), WaitMode::Spin);
+    }
+
+    #[test]
+    fn every_mode_maps_to_different_calls_per_api() {
+        for api in [Api::OpenCl, Api::Cuda] {
+            let calls: Vec<_> = [WaitMode::Spin, WaitMode::Yield, WaitMode::Blocking]
+                .iter()
+                .map(|m| m.how(api))
+                .collect();
+            assert!(calls[0] != calls[1] && calls[1] != calls[2] && calls[0] != calls[2]);
+        }
+        assert_eq!(WaitMode::Blocking.how(Api::OpenCl), "clWaitForEvents");
+        assert!(WaitMode::Blocking.how(Api::Cuda).contains("BLOCKING_SYNC"));
+        assert!(WaitMode::Spin.how(Api::Cuda).contains("cuEventQuery"));
+    }
+
+    #[test]
+    fn polling_modes_poll_until_done_and_never_block() {
+        for mode in [WaitMode::Spin, WaitMode::Yield] {
+            let mut polls = 0;
+            mode.wait(
+                || {
+                    polls += 1;
+                    Ok(polls == 3)
+                },
+                || panic!("{mode} must not block"),
+            )
+            .unwrap();
+            assert_eq!(polls, 3, "{mode}");
+        }
+        let mut blocked = false;
+        WaitMode::Blocking
+            .wait(
+                || panic!("blocking must not poll"),
+                || {
+                    blocked = true;
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert!(blocked);
+    }
+
+    #[test]
+    fn a_failed_poll_ends_the_wait() {
+        let e = WaitMode::Spin
+            .wait(
+                || Err(BackendError::InvalidHandle("event".into())),
+                || Ok(()),
+            )
+            .unwrap_err();
+        assert!(e.to_string().contains("event"), "{e}");
+    }
+}
