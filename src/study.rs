@@ -40,7 +40,6 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("index-width", include_str!("../harness/index-width.toml")),
     ("second-stage", include_str!("../harness/second-stage.toml")),
-    ("program-swap", include_str!("../harness/program-swap.toml")),
     ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
     ("fft", include_str!("../harness/fft.toml")),
     ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),

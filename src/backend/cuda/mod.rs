@@ -329,8 +329,19 @@ impl Backend for CudaBackend {
         Ok(Some(self.programs.get(program)?.ptx.clone()))
     }
 
-    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded.
+    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded, unless
+    /// it reads OpenCL's environment registers: NVIDIA's OpenCL passes the global offset and
+    /// work dimensions there (`%envreg`), the CUDA driver does not set them, so the program
+    /// would compute something else (on an H100 Listing 4 ran and failed verification).
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        if text.contains("%envreg") {
+            return Err(BackendError::Unsupported {
+                api: API,
+                what: "run this OpenCL PTX: it reads OpenCL's environment registers (%envreg: \
+                       global offset, work dimensions), which the CUDA driver does not set"
+                    .into(),
+            });
+        }
         let module = self.load(text, jit)?;
         Ok(self.programs.insert(LoadedProgram {
             ptx: text.to_string(),

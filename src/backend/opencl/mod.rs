@@ -317,29 +317,16 @@ impl Backend for OpenClBackend {
         Ok(id)
     }
 
-    /// NVIDIA's OpenCL takes PTX as a program binary: the CUDA side's PTX is built by the
-    /// OpenCL driver's own second stage, with the same second-stage options.
-    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        let options = self.second_stage_options(jit)?.join(" ");
-        let binary = text.as_bytes();
-        // SAFETY: the binary slice outlives the call, which copies it; the devices are the
-        // context's own.
-        let mut program = unsafe {
-            Program::create_from_binary(&self.context, self.context.devices(), &[binary])
-        }
-        .map_err(|e| BackendError::driver(API, "clCreateProgramWithBinary (PTX)", e))?;
-        if let Err(e) = program.build(self.context.devices(), &options) {
-            return Err(BackendError::Compile {
-                api: API,
-                options: format!("(a program binary: the other side's PTX) {options}"),
-                log: format!(
-                    "{e}\n{}",
-                    program.get_build_log(self.device.id()).unwrap_or_default()
-                ),
-            });
-        }
-        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
-        Ok(self.programs.insert(BuiltProgram { program, build_log }))
+    /// Refused: NVIDIA's OpenCL accepts CUDA's PTX as a program binary, but on an H100
+    /// (driver 580.159.04) its launch failed with an unknown error and left the context unable
+    /// to run anything after it, which would cost every later comparison of the run.
+    fn load_foreign_program(&mut self, _text: &str, _jit: &JitOptions) -> Result<ProgramId> {
+        Err(BackendError::Unsupported {
+            api: API,
+            what: "run CUDA's PTX: NVIDIA's OpenCL builds it as a program binary, but the \
+                   launch fails and leaves the context unusable"
+                .into(),
+        })
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
