@@ -134,6 +134,8 @@ pub struct SideSteps {
     /// How the host waits for completion (inside the wall clock).
     pub wait: WaitMode,
     pub warmup: u32,
+    /// Timed repetitions in a row before the runner turns to the other side.
+    pub turn: u32,
     pub min_reps: u32,
     pub min_time_s: f64,
 }
@@ -181,10 +183,11 @@ fn map_text(m: &BTreeMap<String, String>) -> String {
 
 fn running_text(s: &SideSteps) -> String {
     format!(
-        "timer={} wait={} warmup={} min-reps={} min-time={}s",
+        "timer={} wait={} warmup={} turn={} min-reps={} min-time={}s",
         s.timer.label(),
         s.wait.label(),
         s.warmup,
+        s.turn,
         s.min_reps,
         s.min_time_s
     )
@@ -261,6 +264,7 @@ mod tests {
             timer: TimerKind::DeviceEvent,
             wait: WaitMode::Spin,
             warmup: 2,
+            turn: 1,
             min_reps: 10,
             min_time_s: 0.1,
         }

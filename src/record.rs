@@ -123,6 +123,11 @@ pub struct MeasurementRow {
     pub queued_to_submit_s: Option<f64>,
     #[serde(default)]
     pub submit_to_start_s: Option<f64>,
+    /// Timed repetitions this side ran in a row before the runner turned to the other side
+    /// (the first of each turn untimed when above 1). Empty in files written before it was
+    /// a setting.
+    #[serde(default)]
+    pub turn: Option<u32>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

@@ -601,6 +601,41 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
     assert_eq!(runs, 3 * 8, "2 launch and 6 transfer variants in 3 modes");
 }
 
+/// With the wall clock alone a launch runs on the queue without profiling: still verified,
+/// timed by the host clock, and without a device time; the device-event timer brings the
+/// profiling queue back.
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_wall_clock_launch_has_no_device_timestamps_and_still_verifies() {
+    use clvscu::backend::TimerKind;
+    let (_turn, mut b) = backend();
+    let sources = KernelSources::embedded();
+    let v = VARIANTS
+        .iter()
+        .find(|v| v.family == FamilyKind::Launch && v.name == "empty")
+        .unwrap();
+    let inputs = Inputs::generate(v.family, Size::vector(20), 5);
+    let side = SideConfig {
+        shape: LaunchShape::linear(3, 1),
+        defines: vec![],
+        flags: vec![],
+        jit: Default::default(),
+    };
+    let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
+    for timer in [TimerKind::WallClock, TimerKind::DeviceEvent] {
+        b.set_timer(timer).unwrap();
+        assert!(exec::verify(&mut b, &p, &inputs).unwrap().ok, "{timer}");
+        let t = exec::run(&mut b, &p).unwrap();
+        assert!(t.wall.0 > 0.0);
+        assert_eq!(
+            t.device.is_some(),
+            timer == TimerKind::DeviceEvent,
+            "{timer}"
+        );
+    }
+    exec::release(&mut b, p);
+}
+
 /// A transfer that lands wrong data is caught: the pinned host buffer is compared exactly.
 #[test]
 #[ignore = "needs OpenCL"]

@@ -13,12 +13,18 @@ use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
     DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId, KernelResources,
-    LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
+    LaunchShape, ProgramId, Result, Seconds, TimerKind, Timing, WaitMode,
 };
 use crate::workload::{math, matvec_shapes, reference, sgemm};
 
 /// The platform name of every fake device, so no row of it can pass for a measurement.
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
+
+thread_local! {
+    /// The API whose fake last ran on this thread's pretend GPU (see
+    /// [`FakeScript::context_switch_seconds`]).
+    static LAST_API: std::cell::Cell<Option<Api>> = const { std::cell::Cell::new(None) };
+}
 
 /// What the fake does and how fast it pretends to be.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +37,10 @@ pub struct FakeScript {
     pub wall_overhead_seconds: f64,
     /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
     pub wake_up_seconds: f64,
+    /// Host seconds the first launch after the other API's launch adds to the wall clock: a
+    /// scripted GPU context switch between the two APIs' contexts (the fakes of one thread
+    /// share one pretend GPU).
+    pub context_switch_seconds: f64,
     /// Relative spread of the device time, drawn from a seeded generator: the same script
     /// gives the same sequence of timings.
     pub jitter: f64,
@@ -57,6 +67,7 @@ impl Default for FakeScript {
             seconds_per_float: 1e-12,
             wall_overhead_seconds: 8e-6,
             wake_up_seconds: 1e-4,
+            context_switch_seconds: 0.0,
             jitter: 0.01,
             seed: 1,
             fail_build_containing: None,
@@ -91,6 +102,7 @@ pub struct FakeBackend {
     rng: SmallRng,
     launches: usize,
     wait: WaitMode,
+    timer: TimerKind,
     hosts: Handles<HostBufferId, Vec<f32>>,
     programs: Handles<ProgramId, FakeProgram>,
     kernels: Handles<KernelId, FakeKernel>,
@@ -123,6 +135,7 @@ impl FakeBackend {
             rng,
             launches: 0,
             wait: WaitMode::DEFAULT,
+            timer: TimerKind::DeviceEvent,
             hosts: Handles::new(api),
             programs: Handles::new(api),
             kernels: Handles::new(api),
@@ -153,8 +166,13 @@ impl FakeBackend {
         } else {
             0.0
         };
+        let switch = if LAST_API.with(|last| last.replace(Some(self.api))) == Some(self.api) {
+            0.0
+        } else {
+            self.script.context_switch_seconds
+        };
         Timing::clocks(
-            Seconds(device + self.script.wall_overhead_seconds + wake),
+            Seconds(device + self.script.wall_overhead_seconds + wake + switch),
             (!self.script.no_device_timer).then_some(Seconds(device)),
         )
     }
@@ -655,6 +673,11 @@ impl Backend for FakeBackend {
         Ok(())
     }
 
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+        self.timer = timer;
+        Ok(())
+    }
+
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
         self.wait = mode;
         Ok(())
@@ -678,6 +701,8 @@ impl Backend for FakeBackend {
         let device = one.device.map(|d| Seconds(d.0 * f64::from(count.max(1))));
         let busy = one.device.map_or(0.0, |d| d.0);
         let wall = one.wall.0 + busy * f64::from(count.max(1) - 1);
+        // As the real backends: a launch timed by the wall clock alone has no device time.
+        let device = device.filter(|_| self.timer == TimerKind::DeviceEvent);
         Ok(Timing::clocks(Seconds(wall), device))
     }
 

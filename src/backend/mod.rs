@@ -541,6 +541,12 @@ pub trait Backend {
     fn sync(&mut self) -> Result<()>;
     /// How every later blocking command waits (see [`WaitMode`]).
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;
+    /// Which clock the next kernel launches are timed by. With the wall clock alone, launches
+    /// carry no device timestamps on either side (OpenCL: a queue without profiling; CUDA: no
+    /// start event and a stop event without timing), so the host clock sees the launch as a
+    /// program without a profiler does; their device time is then `None`. The device-event
+    /// timer keeps both clocks. Transfers and copies are not affected.
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()>;
     /// `count` launches enqueued back to back and one wait for the last: the wall clock runs
     /// from the first enqueue to the last completion; the device clock from the first
     /// kernel's start to the last one's end. Not divided by `count`.

@@ -329,6 +329,7 @@ mod tests {
             wait_mode: Some(crate::backend::WaitMode::Spin),
             queued_to_submit_s: None,
             submit_to_start_s: None,
+            turn: Some(1),
         }
     }
 

@@ -68,6 +68,7 @@ pub(super) fn m(
         wait_mode: Some(crate::backend::WaitMode::Spin),
         queued_to_submit_s: None,
         submit_to_start_s: None,
+        turn: Some(1),
     }
 }
 

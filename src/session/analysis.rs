@@ -175,6 +175,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         timer: s.timer,
         wait: s.wait,
         warmup: s.warmup,
+        turn: s.turn,
         min_reps: s.reps,
         min_time_s: s.min_time_s,
     }
@@ -217,6 +218,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         flags: flags.join(" "),
         timer: s.timer,
         wait_mode: Some(s.wait),
+        turn: Some(s.turn),
         warmup: s.warmup,
         reps: 0,
         median_s: f64::NAN,

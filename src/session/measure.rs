@@ -294,19 +294,21 @@ fn prepare_and_verify(
     (None, failure, later)
 }
 
-/// Runs once in the side's wait mode. Set before every run: two sides (or two comparisons)
-/// may share one backend and differ only in how they wait.
+/// Runs once in the side's wait mode and timer. Set before every run: two sides (or two
+/// comparisons) may share one backend and differ only in how they wait or time.
 fn run_waiting(
     backend: &mut dyn Backend,
     p: &Prepared,
-    wait: crate::backend::WaitMode,
+    (wait, timer): (crate::backend::WaitMode, TimerKind),
 ) -> Result<crate::backend::Timing, ExecError> {
     backend.set_wait_mode(wait)?;
+    backend.set_timer(timer)?;
     exec::run(backend, p)
 }
 
-/// Warm-up, then interleaved repetitions until every side has its repetitions and its
-/// minimum time. Returns false when interrupted. A launch that fails mid-measurement marks
+/// Warm-up, then the sides take turns (`turn` timed repetitions each, the first of a turn
+/// after the other side's preceded by one untimed run when `turn` > 1) until every side has
+/// its repetitions and its minimum time. Returns false when interrupted. A launch that fails mid-measurement marks
 /// that side failed and stops timing it.
 fn time_sides(
     sides: &mut [SidePlan],
@@ -322,7 +324,7 @@ fn time_sides(
             if let (Some(p), true) = (&prepared[i], w < side.settings.warmup) {
                 if runs[i].failure.is_none() {
                     let api = side.backend.api();
-                    let wait = side.settings.wait;
+                    let wait = (side.settings.wait, side.settings.timer);
                     let warm = guard.watch(api, "warm-up", limits[i], || {
                         run_waiting(side.backend, p, wait)
                     });
@@ -335,35 +337,59 @@ fn time_sides(
     }
     let mut spent = vec![0.0f64; sides.len()];
     let started = Instant::now();
-    for rep in 0.. {
+    let mut last_side = None;
+    loop {
         if interrupted.load(Ordering::SeqCst) {
             return false;
         }
         let mut any = false;
         for (i, side) in sides.iter_mut().enumerate() {
-            let s = &side.settings;
-            let needed = rep < s.reps || spent[i] < s.min_time_s;
             let Some(p) = &prepared[i] else { continue };
-            if runs[i].failure.is_some() || !needed || rep >= s.max_reps {
+            let s = &side.settings;
+            let needs_more = |run: &SideRun, spent: f64| {
+                let count = run.samples.len() as u32;
+                run.failure.is_none()
+                    && count < s.max_reps
+                    && (count < s.reps || spent < s.min_time_s)
+            };
+            if !needs_more(&runs[i], spent[i]) {
                 continue;
             }
             any = true;
             let api = side.backend.api();
-            let wait = s.wait;
-            match guard.watch(api, "timed run", limits[i], || {
-                run_waiting(side.backend, p, wait)
-            }) {
-                Ok(t) => {
-                    let sample = Sample {
-                        device: t.device.map(|d| d.0),
-                        wall: t.wall.0,
-                        queued_to_submit: t.queued_to_submit.map(|d| d.0),
-                        submit_to_start: t.submit_to_start.map(|d| d.0),
-                    };
-                    spent[i] += sample.get(s.timer).unwrap_or(sample.wall);
-                    runs[i].samples.push(sample);
+            let wait = (s.wait, s.timer);
+            // The first run of a turn absorbs the GPU's switch between the two
+            // APIs' contexts, which the host clock would otherwise see (see WALL_CLOCK_TURN).
+            let switched = last_side != Some(i);
+            last_side = Some(i);
+            if s.turn > 1 && switched {
+                let settle = guard.watch(api, "timed run", limits[i], || {
+                    run_waiting(side.backend, p, wait)
+                });
+                if let Err(e) = settle {
+                    runs[i].failure = Some(Failure::of(&e));
+                    continue;
                 }
-                Err(e) => runs[i].failure = Some(Failure::of(&e)),
+            }
+            for _ in 0..s.turn {
+                if !needs_more(&runs[i], spent[i]) {
+                    break;
+                }
+                match guard.watch(api, "timed run", limits[i], || {
+                    run_waiting(side.backend, p, wait)
+                }) {
+                    Ok(t) => {
+                        let sample = Sample {
+                            device: t.device.map(|d| d.0),
+                            wall: t.wall.0,
+                            queued_to_submit: t.queued_to_submit.map(|d| d.0),
+                            submit_to_start: t.submit_to_start.map(|d| d.0),
+                        };
+                        spent[i] += sample.get(s.timer).unwrap_or(sample.wall);
+                        runs[i].samples.push(sample);
+                    }
+                    Err(e) => runs[i].failure = Some(Failure::of(&e)),
+                }
             }
         }
         if !any || started.elapsed().as_secs_f64() > MAX_TIMING_SECONDS {

@@ -11,7 +11,7 @@ use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
 use crate::backend::Api;
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
-use crate::record::{Side, Status, TimerKind};
+use crate::record::{MeasurementRow, Side, Status, TimerKind};
 use crate::study::{self, Study};
 
 /// A study on small sizes; `body` holds its comparisons.
@@ -909,6 +909,64 @@ fn a_one_sided_blocking_wait_is_an_unfair_running_step_and_costs_the_wake_up() {
         b.median_s,
         a.median_s
     );
+}
+
+/// Medians of the two sides of a 1 x 1 wall-clock launch on fakes that share one pretend GPU
+/// whose switch between the two APIs costs 100 µs.
+fn medians_with_a_context_switch(sides: &str) -> (Vec<MeasurementRow>, f64) {
+    let script = FakeScript {
+        context_switch_seconds: 1e-4,
+        jitter: 0.0,
+        ..FakeScript::default()
+    };
+    let mut a = FakeBackend::new(Api::OpenCl, script.clone());
+    let mut b = FakeBackend::new(Api::Cuda, script.clone());
+    let (_, sink) = run_pair(&launch_study(sides), &mut a, &mut b);
+    let launch = script.base_seconds + script.wall_overhead_seconds;
+    (sink.recorded[0].measurements.clone(), launch)
+}
+
+#[test]
+fn with_the_wall_clock_sides_take_turns_so_the_gpus_context_switch_is_not_timed() {
+    let (rows, launch) = medians_with_a_context_switch("");
+    for r in &rows {
+        assert_eq!(r.turn, Some(crate::study::WALL_CLOCK_TURN), "{r:?}");
+        assert!(
+            (r.median_s - launch).abs() < 1e-9,
+            "{} vs {launch}",
+            r.median_s
+        );
+    }
+}
+
+#[test]
+fn alternating_every_repetition_puts_the_context_switch_on_the_host_clock() {
+    let (rows, launch) = medians_with_a_context_switch("turn = 1\n");
+    for r in &rows {
+        assert_eq!(r.turn, Some(1));
+        assert!(
+            (r.median_s - (launch + 1e-4)).abs() < 1e-9,
+            "{}",
+            r.median_s
+        );
+    }
+}
+
+#[test]
+fn a_one_sided_turn_is_an_unfair_running_step() {
+    let (summary, _) = run_default_pair(&launch_study("[comparison.cuda]\nturn = 1\n"));
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(pr.differing_steps.contains("turn=10") && pr.differing_steps.contains("turn=1 "));
+}
+
+#[test]
+fn the_device_event_timer_keeps_alternating_every_repetition() {
+    let (_, sink) = run_default_pair(&study(LISTING6));
+    assert!(sink.recorded[0]
+        .measurements
+        .iter()
+        .all(|r| r.turn == Some(1)));
 }
 
 #[test]

@@ -27,7 +27,7 @@ use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
     CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
+    KernelResources, LaunchShape, ProgramId, Result, Seconds, TimerKind, Timing, WaitMode,
 };
 use transfer::HostBuf;
 
@@ -39,18 +39,24 @@ struct LoadedProgram {
 }
 
 /// Stop events of one stream: one to poll, one made with `CU_EVENT_BLOCKING_SYNC` to sleep
-/// on (the flag is fixed when the event is created). Both keep timing enabled.
+/// on (the flag is fixed when the event is created). Timing is enabled, or disabled on the
+/// polled one for launches timed by the wall clock alone (see [`Backend::set_timer`]).
 struct StopEvents {
     polled: CudaEvent,
     blocking: CudaEvent,
 }
 
 impl StopEvents {
-    fn new(ctx: &Arc<CudaContext>) -> Result<Self> {
+    fn new(ctx: &Arc<CudaContext>, timing: bool) -> Result<Self> {
+        let polled = if timing {
+            CUevent_flags::CU_EVENT_DEFAULT
+        } else {
+            CUevent_flags::CU_EVENT_DISABLE_TIMING
+        };
         Ok(StopEvents {
-            polled: ctx
-                .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-                .map_err(drv("cuEventCreate"))?,
+            polled: ctx.new_event(Some(polled)).map_err(drv("cuEventCreate"))?,
+            // cudarc creates an event from one flag, so the sleeping event keeps its timing
+            // even where the polled one drops it.
             blocking: ctx
                 .new_event(Some(CUevent_flags::CU_EVENT_BLOCKING_SYNC))
                 .map_err(drv("cuEventCreate (CU_EVENT_BLOCKING_SYNC)"))?,
@@ -81,9 +87,12 @@ pub struct CudaBackend {
     stream: Arc<CudaStream>,
     start: CudaEvent,
     stop: StopEvents,
+    /// Stop events without timing, for launches timed by the wall clock alone.
+    untimed_stop: StopEvents,
     side_stream: Arc<CudaStream>,
     side_stop: StopEvents,
     wait: WaitMode,
+    timer: TimerKind,
     hosts: Handles<HostBufferId, HostBuf>,
     programs: Handles<ProgramId, LoadedProgram>,
     kernels: Handles<KernelId, CudaFunction>,
@@ -139,9 +148,10 @@ impl CudaBackend {
         let start = ctx
             .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(drv("cuEventCreate"))?;
-        let stop = StopEvents::new(&ctx)?;
+        let stop = StopEvents::new(&ctx, true)?;
+        let untimed_stop = StopEvents::new(&ctx, false)?;
         let side_stream = ctx.new_stream().map_err(drv("cuStreamCreate"))?;
-        let side_stop = StopEvents::new(&ctx)?;
+        let side_stop = StopEvents::new(&ctx, true)?;
         let info = devices[index].clone();
         let arch = arch_name(info.compute_capability.unwrap_or((9, 0)));
         Ok(CudaBackend {
@@ -151,9 +161,11 @@ impl CudaBackend {
             stream,
             start,
             stop,
+            untimed_stop,
             side_stream,
             side_stop,
             wait: WaitMode::DEFAULT,
+            timer: TimerKind::DeviceEvent,
             hosts: Handles::new(API),
             programs: Handles::new(API),
             kernels: Handles::new(API),
@@ -465,6 +477,11 @@ impl Backend for CudaBackend {
             .map_err(drv("cuStreamSynchronize"))
     }
 
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+        self.timer = timer;
+        Ok(())
+    }
+
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
         self.wait = mode;
         Ok(())
@@ -482,9 +499,18 @@ impl Backend for CudaBackend {
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.
         let t0 = Instant::now();
-        self.timed(t0, "cuEventQuery/cuEventSynchronize (kernel)", || {
-            self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), count)
-        })
+        let what = "cuEventQuery/cuEventSynchronize (kernel)";
+        let launch = || self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), count);
+        match self.timer {
+            TimerKind::DeviceEvent => self.timed(t0, what, launch),
+            TimerKind::WallClock => {
+                launch()?;
+                let stop = self.untimed_stop.of(self.wait);
+                stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
+                self.wait_for(stop, what)?;
+                Ok(Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None))
+            }
+        }
     }
 
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {

@@ -28,7 +28,7 @@ use super::handles::Handles;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
     CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, ProgramId, Result, Seconds, Timing, WaitMode,
+    KernelResources, LaunchShape, ProgramId, Result, Seconds, TimerKind, Timing, WaitMode,
 };
 use transfer::HostBuf;
 
@@ -47,7 +47,7 @@ struct BuiltKernel {
     registers: Option<u32>,
 }
 
-/// An OpenCL device with a profiling-enabled in-order queue.
+/// An OpenCL device with a profiling-enabled in-order queue (and two more: see the fields).
 pub struct OpenClBackend {
     info: DeviceInfo,
     device: Device,
@@ -55,7 +55,11 @@ pub struct OpenClBackend {
     queue: CommandQueue,
     /// A second in-order queue, for a transfer beside a kernel.
     side_queue: CommandQueue,
+    /// An in-order queue without profiling, for launches timed by the wall clock alone (see
+    /// [`Backend::set_timer`]).
+    plain_queue: CommandQueue,
     wait: WaitMode,
+    timer: TimerKind,
     hosts: Handles<HostBufferId, HostBuf>,
     programs: Handles<ProgramId, BuiltProgram>,
     kernels: Handles<KernelId, BuiltKernel>,
@@ -103,13 +107,19 @@ impl OpenClBackend {
         #[allow(deprecated)]
         let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
             .map_err(|e| BackendError::driver(API, "clCreateCommandQueue (second queue)", e))?;
+        #[allow(deprecated)]
+        let plain_queue = CommandQueue::create_default(&context, 0).map_err(|e| {
+            BackendError::driver(API, "clCreateCommandQueue (without profiling)", e)
+        })?;
         Ok(OpenClBackend {
             info: chosen.info.clone(),
             device,
             context,
             queue,
             side_queue,
+            plain_queue,
             wait: WaitMode::DEFAULT,
+            timer: TimerKind::DeviceEvent,
             hosts: Handles::new(API),
             programs: Handles::new(API),
             kernels: Handles::new(API),
@@ -441,6 +451,11 @@ impl Backend for OpenClBackend {
             .map_err(|e| BackendError::driver(API, "clFinish", e))
     }
 
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+        self.timer = timer;
+        Ok(())
+    }
+
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
         self.wait = mode;
         Ok(())
@@ -458,16 +473,21 @@ impl Backend for OpenClBackend {
         check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
         // Argument setting is inside the wall window: CUDA marshals arguments inside
         // cuLaunchKernel, so both sides pay for "everything needed to launch".
+        // Every launch waits for its completion, so switching queues never reorders work.
+        let queue = match self.timer {
+            TimerKind::DeviceEvent => &self.queue,
+            TimerKind::WallClock => &self.plain_queue,
+        };
         let t0 = Instant::now();
         self.set_args(kernel, args)?;
         let k = &self.kernels.get(kernel)?.kernel;
-        let first = self.enqueue_kernel(&self.queue, k, shape)?;
+        let first = self.enqueue_kernel(queue, k, shape)?;
         let mut last = None;
         for _ in 1..count {
-            last = Some(self.enqueue_kernel(&self.queue, k, shape)?);
+            last = Some(self.enqueue_kernel(queue, k, shape)?);
         }
         let last = last.as_ref().unwrap_or(&first);
-        self.wait_for(&self.queue, last, "kernel")?;
+        self.wait_for(queue, last, "kernel")?;
         let wall = t0.elapsed().as_secs_f64();
         let mut timing = event_timing(&first, wall);
         if count > 1 {
