@@ -620,6 +620,17 @@ pub const VARIANTS: &[Variant] = &[
     points(
         v(
             Fill,
+            "1d-auto",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article's NULL launch: global size exactly N, the work-group size the \
+             runtime's (OpenCL NULL, CUDA's occupancy calculator)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
             "float4",
             "fill_float4",
             Cover { per_item: 4 },
@@ -908,6 +919,9 @@ pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
         variant: format!("{}/{}", variant.family.name(), variant.name),
         reason,
     };
+    if local == 0 && fill::leaves_local_to_runtime(variant) {
+        return Ok(()); // OpenCL's NULL: the runtime's choice, unknown here.
+    }
     if local == 0 {
         return Err(bad("work-group size 0".into()));
     }
