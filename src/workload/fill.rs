@@ -176,6 +176,75 @@ mod tests {
         assert!(leaves_local_to_runtime(auto) && !leaves_local_to_runtime(exact));
     }
 
+    fn side(local: u32) -> SideConfig {
+        SideConfig {
+            shape: LaunchShape::linear(1, local),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_runtime_local_size_is_cudas_calculator_and_unknown_on_opencl() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::Api;
+        let v = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
+        let sources = KernelSources::embedded();
+        let mut cuda = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let max = cuda.info().max_work_group_size;
+        let got = runtime_local(&mut cuda, &sources, v, &side(256)).unwrap();
+        assert_eq!(got, Some(max));
+        let mut cl = FakeBackend::new(Api::OpenCl, FakeScript::default());
+        assert_eq!(
+            runtime_local(&mut cl, &sources, v, &side(256)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn an_uneven_exact_launch_carries_the_drivers_answer() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::Api;
+        use crate::workload::exec::{self, Inputs};
+        let sources = KernelSources::embedded();
+        let n = Size::vector(1000);
+        let exact = find_variant(FamilyKind::Fill, "1d-exact").unwrap();
+        let auto = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
+        let inputs = Inputs::generate(FamilyKind::Fill, n, 1);
+        for (api, local, ok) in [
+            (Api::OpenCl, 64, false),
+            (Api::OpenCl, 100, true),
+            (Api::Cuda, 64, true),
+        ] {
+            let mut b = FakeBackend::new(api, FakeScript::default());
+            let shape = LaunchShape::linear(n.elements().div_ceil(u64::from(local)) as u32, local);
+            let whole = SideConfig {
+                shape,
+                ..side(local)
+            };
+            let p = exec::prepare(&mut b, &sources, exact, &inputs, &whole).unwrap();
+            match exec::verify(&mut b, &p, &inputs) {
+                Ok(v) => assert!(ok && v.ok, "{api} wg{local}"),
+                Err(e) => {
+                    assert!(!ok, "{api} wg{local}: {e}");
+                    assert!(e.to_string().contains("CL_INVALID_WORK_GROUP_SIZE"), "{e}");
+                }
+            }
+            // The runtime's choice runs on both (OpenCL's side planned with local 0).
+            let side0 = if api == Api::OpenCl {
+                side(0)
+            } else {
+                side(local)
+            };
+            let p = exec::prepare(&mut b, &sources, auto, &inputs, &side0).unwrap();
+            assert!(
+                exec::verify(&mut b, &p, &inputs).unwrap().ok,
+                "{api} 1d-auto"
+            );
+        }
+    }
+
     #[test]
     fn check_wants_every_element() {
         assert!(check(&[VALUE; 5], 5).ok);

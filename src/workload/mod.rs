@@ -598,6 +598,26 @@ pub const VARIANTS: &[Variant] = &[
     ),
     points(
         v(
+            Bfs,
+            "random-uniform",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's BFS on a seeded uniform random graph (as Rodinia's graphgen; levels measured)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Bfs,
+            "random-power-law",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's BFS on a seeded preferential-attachment power-law graph (levels measured)",
+        ),
+        &[],
+    ),
+    points(
+        v(
             Fill,
             "1d",
             "fill_1d",
@@ -838,7 +858,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sobel | Broadcast => constmem::work(family, size, global),
         Spmv => spmv::work(size),
         Md => md::work(size),
-        Bfs => (bfs::bytes(size.rows), bfs::edges(size.rows)),
+        Bfs => (bfs::bytes_of(variant, size.rows), bfs::edges(size.rows)),
         Fill => (mul(size.elements(), f), 0),
         Transfer => transfer::work(variant, size.rows),
     }
