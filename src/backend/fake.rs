@@ -701,7 +701,7 @@ impl Backend for FakeBackend {
             let groups = global.div_ceil(u64::from(local.max(1))) as u32;
             return self.launch(kernel, LaunchShape::linear(groups, local), args);
         }
-        if local.is_some_and(|l| l == 0 || global % u64::from(l) != 0) {
+        if local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
             return Err(BackendError::driver(
                 self.api,
                 "clEnqueueNDRangeKernel",
