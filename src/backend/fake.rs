@@ -706,6 +706,42 @@ impl Backend for FakeBackend {
         Ok(Timing::clocks(Seconds(wall), device))
     }
 
+    /// The fake's "occupancy calculator": the device's largest work-group, on CUDA only.
+    fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
+        self.kernel_of(kernel)?;
+        Ok((self.api == Api::Cuda).then_some(self.info.max_work_group_size))
+    }
+
+    /// CUDA's launch (the default) on CUDA; on OpenCL a driver of OpenCL 1.2's rule, as
+    /// NVIDIA's is: a local size that does not divide the global size is refused.
+    fn launch_exact(
+        &mut self,
+        kernel: KernelId,
+        global: u64,
+        local: Option<u32>,
+        args: &[Arg],
+    ) -> Result<Timing> {
+        if self.api == Api::Cuda {
+            let local = local.unwrap_or(self.info.max_work_group_size);
+            let groups = global.div_ceil(u64::from(local.max(1))) as u32;
+            return self.launch(kernel, LaunchShape::linear(groups, local), args);
+        }
+        if local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
+            return Err(BackendError::driver(
+                self.api,
+                "clEnqueueNDRangeKernel",
+                "CL_INVALID_WORK_GROUP_SIZE",
+            ));
+        }
+        // NULL: the fake runtime picks one work-item per group (any divisor would do).
+        let local = local.unwrap_or(1);
+        self.launch(
+            kernel,
+            LaunchShape::linear((global / u64::from(local)) as u32, local),
+            args,
+        )
+    }
+
     fn alloc_host(&mut self, len: usize, _memory: HostMemory) -> Result<HostBufferId> {
         check_alloc(&self.info, len)?;
         Ok(self.hosts.insert(vec![0.0; len]))

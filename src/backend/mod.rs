@@ -583,6 +583,37 @@ pub trait Backend {
         args: &[Arg],
         concurrent: bool,
     ) -> Result<Timing>;
+    /// The work-group size this API's runtime picks for `kernel` when a launch leaves it
+    /// open: CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`); `None` where
+    /// the runtime picks at enqueue and never says what (OpenCL's NULL local size).
+    fn runtime_local(&mut self, _kernel: KernelId) -> Result<Option<u32>> {
+        Ok(None)
+    }
+    /// A 1-D launch of exactly `global` work-items, `local` per work-group or, for `None`,
+    /// the runtime's choice. This default is CUDA's launch: the grid rounded up to whole
+    /// blocks (the kernel's bound check drops the extra threads), of
+    /// [`Backend::runtime_local`]'s size for `None`. OpenCL overrides it: the driver gets
+    /// `global` as is and `local` or NULL, and its answer is the result, refusal included.
+    fn launch_exact(
+        &mut self,
+        kernel: KernelId,
+        global: u64,
+        local: Option<u32>,
+        args: &[Arg],
+    ) -> Result<Timing> {
+        let local = match local {
+            Some(l) => l,
+            None => self
+                .runtime_local(kernel)?
+                .ok_or_else(|| BackendError::Unsupported {
+                    api: self.api(),
+                    what: "reporting the runtime's work-group size".into(),
+                })?,
+        };
+        let groups = u32::try_from(global.div_ceil(u64::from(local.max(1))))
+            .map_err(|_| BackendError::driver(self.api(), "launch_exact", "grid too large"))?;
+        self.launch(kernel, LaunchShape::linear(groups, local), args)
+    }
 }
 
 /// Refuse a launch whose work-group exceeds the device limit, naming the limit and device.

@@ -25,7 +25,9 @@ chart_kind!(
 pub(crate) struct Split {
     pub label: String,
     pub api: Api,
-    pub levels: u64,
+    /// Levels of a layered graph (known from its size); `None` for a random graph, whose
+    /// level count the rows do not carry: its bars are then whole searches.
+    pub levels: Option<u64>,
     pub kernels_s: f64,
     pub total_s: f64,
 }
@@ -57,7 +59,7 @@ pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
             out.push(Split {
                 label: format!("{} vertices, {}", dev.size, dev.api),
                 api: dev.api,
-                levels: bfs::levels(dev.elements),
+                levels: bfs::is_layered(&dev.variant).then(|| bfs::levels(dev.elements)),
                 kernels_s: dev.median_s,
                 total_s: host.median_s,
             });
@@ -90,7 +92,8 @@ fn bar(value_us: f64, api: Api, hatched: bool) -> Option<HBar> {
 }
 
 fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure {
-    let per_level_us = |s: f64, l: u64| s / l.max(1) as f64 * 1e6;
+    let per_level_us = |s: f64, l: Option<u64>| s / l.unwrap_or(1).max(1) as f64 * 1e6;
+    let per_search = splits.iter().any(|s| s.levels.is_none());
     let rows: Vec<HBarRow> = splits
         .iter()
         .map(|s| HBarRow {
@@ -100,8 +103,8 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure 
                 bar(per_level_us(s.overhead_s(), s.levels), s.api, true),
             ],
             annotation: Some(format!(
-                "{} levels, {:.0}% launch+wait",
-                s.levels,
+                "{}{:.0}% launch+wait",
+                s.levels.map_or(String::new(), |l| format!("{l} levels, ")),
                 100.0 * s.overhead_s() / s.total_s.max(f64::MIN_POSITIVE)
             )),
         })
@@ -113,7 +116,11 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure 
     );
     let panel = HBarPanel {
         caption: format!("BFS on {variant} graphs: one level"),
-        x_desc: "microseconds per level (median of whole searches / levels)".into(),
+        x_desc: if per_search {
+            "microseconds per search (median; a random graph's levels are not in the rows)".into()
+        } else {
+            "microseconds per level (median of whole searches / levels)".into()
+        },
         x_max,
         slots: 2,
         rows,
@@ -169,7 +176,12 @@ mod tests {
         let rows = [&dev, &host, &other];
         let s = splits(&rows);
         assert_eq!(s.len(), 1);
-        assert_eq!(s[0].levels, 9);
+        assert_eq!(s[0].levels, Some(9));
+        let mut random = dev.clone();
+        random.variant = "random-uniform".into();
+        let mut random_host = host.clone();
+        random_host.variant = random.variant.clone();
+        assert_eq!(splits(&[&random, &random_host])[0].levels, None);
         assert!((s[0].overhead_s() - 0.003).abs() < 1e-12);
         let figs = figures(&ChartData {
             measurements: vec![dev, host],

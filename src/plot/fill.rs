@@ -80,7 +80,7 @@ pub(crate) const ARTICLE: &[ArticleFill] = &[
     },
     ArticleFill {
         what: "1D, local size left to OpenCL (NULL)",
-        variants: &[],
+        variants: &["1d-auto"],
         locals: &[],
         seconds: Some((0.353, 0.353)),
         quoted: "0.353 s",
@@ -104,6 +104,30 @@ fn is_fill(r: &MeasurementRow) -> bool {
 /// Work-items per work-group of a row (2-D groups multiplied out).
 fn local_of(r: &MeasurementRow) -> u32 {
     r.local_size * r.local_y.max(1)
+}
+
+/// The local size a row groups by: one row for `1d-auto`, whatever each runtime chose.
+fn group_local(r: &MeasurementRow) -> u32 {
+    if r.variant == "1d-auto" {
+        0
+    } else {
+        r.local_size
+    }
+}
+
+/// A group's label: `1d-auto` names what each API's runtime chose (0: not reported).
+fn group_label(rs: &[&MeasurementRow]) -> String {
+    if rs[0].variant != "1d-auto" {
+        return row_label(rs[0]);
+    }
+    let chosen: Vec<String> = rs
+        .iter()
+        .map(|r| match r.local_size {
+            0 => format!("{} NULL", r.api),
+            l => format!("{} {l}", r.api),
+        })
+        .collect();
+    format!("1d-auto wg runtime's ({})", chosen.join(", "))
 }
 
 fn row_label(r: &MeasurementRow) -> String {
@@ -166,7 +190,7 @@ fn article_bar(a: &ArticleFill) -> Option<HBar> {
 /// ours stands beside.
 fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow>) {
     let by_config = group_in_order(rows.iter().copied(), |r| {
-        (r.variant.clone(), r.local_size, r.local_y)
+        (r.variant.clone(), group_local(r), r.local_y)
     });
     let (mut ours, mut article) = (Vec::new(), Vec::new());
     for (_, rs) in &by_config {
@@ -176,7 +200,7 @@ fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow
             .filter(|r| r.status != Status::Ok)
             .map(|r| format!("{} {}", r.api, r.status.as_str()))
             .collect();
-        let mut label = row_label(rs[0]);
+        let mut label = group_label(rs);
         if !failed.is_empty() {
             label.push_str(&format!(" ({})", failed.join(", ")));
         }
@@ -197,7 +221,12 @@ fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow
             annotation: None,
         });
     }
-    for a in ARTICLE.iter().filter(|a| a.variants.is_empty()) {
+    // The article's runtime-chosen launch stands alone when no `1d-auto` row was measured.
+    let has_auto = rows.iter().any(|r| r.variant == "1d-auto");
+    for a in ARTICLE
+        .iter()
+        .filter(|a| a.variants == ["1d-auto"] && !has_auto)
+    {
         let label = format!("{} (article only)", a.what);
         ours.push(HBarRow {
             label: label.clone(),
@@ -265,7 +294,9 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> layout::HBarFigure {
          range drawn at its middle, the whisker spanning it). The panels have their own scales."
             .to_string(),
         "The article launched exactly N work-items (1d-exact); OpenCL 1.2 refuses a local size \
-         that does not divide N, which is why its 512 \"crashed\"."
+         that does not divide N, which is why its 512 \"crashed\": a failed row carries the \
+         driver's answer. 1d-auto leaves the size to the runtime (OpenCL NULL, CUDA's \
+         occupancy calculator)."
             .to_string(),
     ];
     let info = RunInfo::from_measurements(rows.iter().copied());
@@ -347,6 +378,26 @@ mod tests {
         crate::plot::tests::keep_figure(&figs[0].1, "fill-example");
         let buf = crate::plot::render_rgb(&figs[0].1).expect("render");
         assert!(buf.iter().any(|&b| b != 255));
+    }
+
+    #[test]
+    fn the_runtime_choice_is_one_row_beside_the_article_null() {
+        let mut d = data();
+        d.measurements.push(row("OpenCL", "1d-auto", 0, 1.3e-4));
+        d.measurements.push(row("CUDA", "1d-auto", 1024, 1.2e-4));
+        let refs: Vec<&MeasurementRow> = d.measurements.iter().collect();
+        let (ours, article) = rows_of(&refs, &[Api::OpenCl, Api::Cuda]);
+        assert_eq!(ours.len(), 5);
+        let auto = ours
+            .iter()
+            .position(|r| r.label.starts_with("1d-auto"))
+            .unwrap();
+        assert_eq!(
+            ours[auto].label,
+            "1d-auto wg runtime's (OpenCL NULL, CUDA 1024)"
+        );
+        assert!(ours[auto].bars.iter().all(Option::is_some));
+        assert_eq!(article[auto].bars[0].as_ref().unwrap().value, 0.353);
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! size and group count replace the study's, so the side's rows name the algorithm that ran
 //! (`variant`), with the launch shape the rule chose (`local_size`, `groups`).
 
-use crate::backend::DeviceInfo;
+use crate::backend::{DeviceInfo, LaunchShape};
+use crate::kernels::KernelSources;
 use crate::study::Resolved;
-use crate::workload::matvec_shapes;
+use crate::workload::{fill, matvec_shapes};
 
 /// `settings` with `auto` replaced by the rule's plan on `info`; other variants unchanged. A
 /// group count the study set (or side A's, shared with side B) is kept.
@@ -15,4 +16,24 @@ pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
         settings.groups = settings.groups.or(Some(plan.groups));
     }
     settings
+}
+
+/// `fill/1d-auto`: the work-group size the runtime picks, recorded in the side's shape so
+/// that its rows say what ran: CUDA's occupancy calculator's block size (the grid rounded
+/// up over N), or 0 work-items in 0 groups on OpenCL, whose runtime picks at enqueue (NULL)
+/// and never says. A kernel that does not build here is left to `prepare` to report.
+pub(super) fn runtime_local(plan: &mut super::measure::SidePlan, sources: &KernelSources) {
+    let variant = plan.settings.variant;
+    if !fill::leaves_local_to_runtime(variant) {
+        return;
+    }
+    let Ok(chosen) = fill::runtime_local(plan.backend, sources, variant, &plan.config) else {
+        return;
+    };
+    let n = plan.settings.size.elements();
+    let (groups, local) = chosen.map_or((0, 0), |l| (n.div_ceil(u64::from(l)) as u32, l));
+    plan.settings.local = local;
+    plan.settings.groups = Some(groups);
+    plan.shape = LaunchShape::linear(groups, local);
+    plan.config.shape = plan.shape;
 }

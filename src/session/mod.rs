@@ -218,7 +218,8 @@ fn run_comparison(
     ctx: &RunContext,
     cache: &mut InputCache,
 ) -> Option<ComparisonRows> {
-    let plan_a = side_plan(Side::A, a, c.a.clone());
+    let mut plan_a = side_plan(Side::A, a, c.a.clone());
+    auto::runtime_local(&mut plan_a, ctx.sources);
     let groups_a = plan_a.shape.groups;
     let mut plans = vec![plan_a];
     let mut inputs = vec![cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix)];
@@ -227,7 +228,9 @@ fn run_comparison(
         if let Some(g) = fairness::shared_groups(&c.a, &c.b, groups_a) {
             settings.groups = Some(g);
         }
-        plans.push(side_plan(Side::B, b, settings));
+        let mut plan_b = side_plan(Side::B, b, settings);
+        auto::runtime_local(&mut plan_b, ctx.sources);
+        plans.push(plan_b);
         inputs.push(cache.get(c.b.variant, c.b.size, c.b.seed, &c.b.matrix));
     }
     let id: std::sync::Arc<str> = std::sync::Arc::from(c.id.as_str());

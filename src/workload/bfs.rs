@@ -19,6 +19,23 @@
 //!   the vertices), so a few hubs hold a large share of the edges: a few work-items of the
 //!   expand kernel loop over very long edge lists.
 //!
+//! ## Random graphs: levels measured, not known
+//!
+//! `random-uniform` and `random-power-law` have no layers: each vertex `v` picks `DEGREE/2`
+//! partners and every pair is an edge both ways (undirected, as Rodinia's `graphgen`), so
+//! the graph again has exactly `n × DEGREE` edges. Each `v > 0` takes its first partner
+//! among the vertices before it, so every vertex is reachable from vertex 0 and GTEPS counts
+//! every edge.
+//!
+//! * `random-uniform`: the other partners uniform over all vertices (Erdős–Rényi-like, mean
+//!   degree `DEGREE`, as Rodinia's generator; its first partner uniform over the earlier ones);
+//! * `random-power-law`: preferential attachment (Barabási–Albert): every partner is the end
+//!   of a uniformly drawn earlier edge, so a vertex is picked in proportion to its degree and
+//!   degrees follow a power law (exponent 3); vertex 0 starts with self-loops.
+//!
+//! Their depth is whatever the graph gives: [`depth`] counts it from the CPU BFS, and the
+//! device run must reach every vertex at the same level.
+//!
 //! # Timing
 //!
 //! One run starts from a fresh state (uploaded before the first level, untimed) and loops:
@@ -48,21 +65,46 @@ pub const GROWTH: u64 = 4;
 /// The level of a vertex not reached (the kernels' `cost` before it is reached).
 pub const UNREACHED: i32 = -1;
 
-/// How the edges beyond the layer tree are drawn (see the module docs).
+/// How the edges are drawn (see the module docs): the layered graphs' extra edges, or the
+/// random graphs' partners.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Generator {
     Uniform,
     PowerLaw,
+    RandomUniform,
+    RandomPowerLaw,
 }
 
 impl Generator {
-    /// The generator a variant names (`uniform` or `power-law`); uniform for anything else.
+    /// The generator a variant names; layered uniform for anything else.
     pub fn of(variant: &Variant) -> Generator {
         match variant.name {
             "power-law" => Generator::PowerLaw,
+            "random-uniform" => Generator::RandomUniform,
+            "random-power-law" => Generator::RandomPowerLaw,
             _ => Generator::Uniform,
         }
     }
+
+    /// Whether the graph is layered, its number of levels a function of its size.
+    pub fn is_layered(self) -> bool {
+        matches!(self, Generator::Uniform | Generator::PowerLaw)
+    }
+}
+
+/// Whether the variant's graph is layered (its levels known from the size: [`levels`]).
+pub fn is_layered(variant: &str) -> bool {
+    !variant.starts_with("random-")
+}
+
+/// The number of levels of a search: the deepest level reached, plus one (the source's).
+pub fn depth(level: &[f64]) -> u64 {
+    level
+        .iter()
+        .map(|&l| l as i64 + 1)
+        .max()
+        .unwrap_or(0)
+        .max(0) as u64
 }
 
 /// A directed graph in CSR form: the edges of vertex `v` are `edges[offsets[v]..offsets[v+1]]`.
@@ -113,8 +155,20 @@ pub fn bytes(n: u64) -> u64 {
     words.saturating_mul(4)
 }
 
+/// Bytes of the model for a variant: layered graphs as [`bytes`]; random graphs without the
+/// per-level mask reads (their level count is measured, not known here): a lower bound.
+pub fn bytes_of(variant: &str, n: u64) -> u64 {
+    if is_layered(variant) {
+        return bytes(n);
+    }
+    ((n + 1) + 2 * edges(n) + 4 * n).saturating_mul(4)
+}
+
 /// The seeded graph of `generator` with `n` vertices (see the module docs).
 pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
+    if !generator.is_layered() {
+        return random(generator, n, seed);
+    }
     let ends: Vec<usize> = layer_ends(n as u64).iter().map(|e| *e as usize).collect();
     let m = edges(n as u64) as usize;
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -131,13 +185,36 @@ pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
     while src.len() < m {
         let s = match generator {
             Generator::Uniform => rng.gen_range(0..n),
-            Generator::PowerLaw => power_law_vertex(&mut rng, n),
+            _ => power_law_vertex(&mut rng, n),
         };
         // Never deeper than one layer below the source, so no level shrinks.
         let layer = ends.partition_point(|&e| e <= s);
         let limit = ends[(layer + 1).min(ends.len() - 1)];
         src.push(s as u32);
         dst.push(rng.gen_range(0..limit) as u32);
+    }
+    csr(n, &src, &dst)
+}
+
+/// A random graph (see the module docs): `DEGREE / 2` partners per vertex, each pair an edge
+/// both ways; vertex `v > 0` takes its first partner before it, so all are reachable from 0.
+fn random(generator: Generator, n: usize, seed: u64) -> Graph {
+    let m = edges(n as u64) as usize;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut src: Vec<u32> = Vec::with_capacity(m);
+    let mut dst: Vec<u32> = Vec::with_capacity(m);
+    for v in 0..n {
+        for k in 0..DEGREE / 2 {
+            let u = match generator {
+                _ if v == 0 && generator == Generator::RandomPowerLaw => 0,
+                // `src` holds every end of every edge so far: degree-proportional.
+                Generator::RandomPowerLaw => src[rng.gen_range(0..src.len())] as usize,
+                _ if k == 0 && v > 0 => rng.gen_range(0..v),
+                _ => rng.gen_range(0..n),
+            };
+            src.extend([v as u32, u as u32]);
+            dst.extend([u as u32, v as u32]);
+        }
     }
     csr(n, &src, &dst)
 }
@@ -439,6 +516,36 @@ mod tests {
             power > 100 * DEGREE as usize,
             "power-law max out-degree {power}"
         );
+    }
+
+    #[test]
+    fn random_graphs_reach_every_vertex_with_every_edge() {
+        for g in [Generator::RandomUniform, Generator::RandomPowerLaw] {
+            let a = generate(g, 5000, 3);
+            assert_eq!(a, generate(g, 5000, 3));
+            assert_ne!(a, generate(g, 5000, 4));
+            assert_eq!(a.edges.len() as u64, edges(5000), "{g:?}");
+            let level = cpu_bfs(&a);
+            assert!(level.iter().all(|&l| l != UNREACHED), "{g:?}");
+            let d = depth(&level.iter().map(|&l| f64::from(l)).collect::<Vec<_>>());
+            // Random graphs of mean degree 8 are shallow: a few levels, not the size's log4.
+            assert!((3..=12).contains(&d), "{g:?} depth {d}");
+        }
+        let max_degree = |g: &Graph| (0..g.vertices()).map(|v| g.out_degree(v)).max().unwrap();
+        let n = 1 << 14;
+        let uniform = max_degree(&generate(Generator::RandomUniform, n, 1));
+        let power = max_degree(&generate(Generator::RandomPowerLaw, n, 1));
+        assert!(uniform < 40, "uniform max degree {uniform}");
+        assert!(power > 20 * DEGREE as usize, "power-law max degree {power}");
+    }
+
+    #[test]
+    fn depth_counts_the_source_level() {
+        assert_eq!(depth(&[0.0, 1.0, 2.0, 1.0]), 3);
+        assert_eq!(depth(&[0.0]), 1);
+        assert_eq!(depth(&[]), 0);
+        assert!(is_layered("uniform") && !is_layered("random-uniform"));
+        assert!(bytes_of("random-uniform", 1000) < bytes_of("uniform", 1000));
     }
 
     #[test]

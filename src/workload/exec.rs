@@ -279,6 +279,8 @@ pub(super) enum Step {
         dst: BufferId,
         len: usize,
     },
+    /// [`Backend::launch_exact`]: kernel, global size, local size (`None`: the runtime's).
+    Exact(KernelId, u64, Option<u32>, Vec<Arg>),
     /// A data-dependent loop of launches: one whole breadth-first search.
     Bfs(bfs::Plan),
     Transfer((HostBufferId, BufferId, Direction, usize)),
@@ -404,7 +406,6 @@ pub fn prepare_with_program(
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     super::stencil::check_launch(variant, inputs.size, side.shape)?;
-    super::fill::check_launch(variant, inputs.size, side.shape, backend.api())?;
     check_memory(backend, variant, inputs)?;
     let mut owned = Vec::new();
     let result = build(backend, sources, variant, inputs, side, foreign, &mut owned);
@@ -665,7 +666,10 @@ fn build(
             let out = buffer_of(backend, len, owned)?;
             let mut args = vec![Arg::Buffer(out), Arg::F32(super::fill::VALUE)];
             args.extend(super::fill::counts(variant, size));
-            steps.push(kernel_step(k, args));
+            steps.push(match super::fill::exact_launch(variant, size, shape) {
+                Some((global, local)) => Step::Exact(k, global, local, args),
+                None => kernel_step(k, args),
+            });
             outputs = vec![(out, len)];
             result = (out, len);
         }
@@ -775,6 +779,9 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
                 args,
             } => backend.launch(*kernel, *shape, args)?,
             Step::Copy { src, dst, len } => backend.copy(*src, *dst, *len)?,
+            Step::Exact(k, global, local, args) => {
+                backend.launch_exact(*k, *global, *local, args)?
+            }
             Step::Bfs(plan) => bfs::run(backend, plan)?,
             Step::Repeated {
                 kernel,

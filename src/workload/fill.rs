@@ -7,23 +7,31 @@
 //! `ROWSxCOLS`. `2d-article` puts rows on dimension 0 while the launch covers columns in x,
 //! so it takes square tables only (the article's 10^4 × 10^4 is one).
 //!
-//! # The divisibility rule
+//! # The divisibility rule and the runtime's work-group size
 //!
 //! The harness launches whole work-groups and every kernel has a bound check, as CUDA code
-//! does. The article launched OpenCL with a global size of exactly N, and OpenCL 1.2 (what
-//! NVIDIA's OpenCL offers) refuses a local size that does not divide the global size
+//! does (`1d`). The article launched OpenCL with a global size of exactly N, and OpenCL 1.2
+//! (what NVIDIA's OpenCL offers) refuses a local size that does not divide the global size
 //! (`CL_INVALID_WORK_GROUP_SIZE`): the article's local size of 512 "crashed" for that reason.
-//! `1d-exact` is that launch: on OpenCL it is refused by that rule before anything runs
-//! whenever N is not a multiple of the local size (the row says so), while CUDA runs it with
-//! its grid rounded up and the bound check.
+//! `1d-exact` is that launch ([`Backend::launch_exact`](crate::backend::Backend)): OpenCL's
+//! driver gets global = N and the local size, and its answer is recorded as it comes (its
+//! error name in the row's failure; a driver with OpenCL 2.0's non-uniform work-groups may
+//! run it), while CUDA runs it with its grid rounded up and the bound check.
+//!
+//! `1d-auto` leaves the work-group size to the runtime: OpenCL's `local_work_size = NULL`
+//! (the runtime picks at enqueue and never says what: the row's local size and group count
+//! are 0) against CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`, whose
+//! block size the row records, the grid rounded up to cover N).
 //!
 //! # Metric
 //!
 //! GB/s of stores: 4 bytes per element, nothing read.
 
+use super::exec::{ExecError, SideConfig};
 use super::reference::{self, Verification};
-use super::{Size, Variant, WorkloadError};
-use crate::backend::{Api, Arg, LaunchShape};
+use super::{Size, Variant};
+use crate::backend::{Arg, Backend, CompileRequest, LaunchShape};
+use crate::kernels::KernelSources;
 
 /// The value every element is filled with (not 0, so a fresh zeroed buffer cannot pass).
 pub const VALUE: f32 = 1.5;
@@ -63,27 +71,44 @@ pub fn counts(variant: &Variant, size: Size) -> Vec<Arg> {
     }
 }
 
-/// OpenCL 1.2's rule for the article's exact launch (see the module docs); CUDA has none.
-pub fn check_launch(
+/// Whether the variant leaves the work-group size to the runtime (see the module docs).
+pub fn leaves_local_to_runtime(variant: &Variant) -> bool {
+    variant.family == super::FamilyKind::Fill && variant.name == "1d-auto"
+}
+
+/// The exact launch of `1d-exact` and `1d-auto` (global = N): N and the local size, `None`
+/// for the runtime's; `None` for the variants that launch whole work-groups.
+pub fn exact_launch(
     variant: &Variant,
     size: Size,
     shape: LaunchShape,
-    api: Api,
-) -> Result<(), WorkloadError> {
+) -> Option<(u64, Option<u32>)> {
     let n = size.elements();
-    let local = u64::from(shape.local.max(1));
-    if variant.name != "1d-exact" || api != Api::OpenCl || n.is_multiple_of(local) {
-        return Ok(());
+    match variant.name {
+        "1d-exact" => Some((n, Some(shape.local))),
+        _ if leaves_local_to_runtime(variant) => Some((n, None)),
+        _ => None,
     }
-    Err(WorkloadError::BadLaunch {
-        variant: format!("fill/{}", variant.name),
-        reason: format!(
-            "refused by rule: OpenCL 1.2 needs the global size ({n}) divisible by the local \
-             size ({local}), and {n} % {local} = {}; CUDA rounds the grid up and the kernel's \
-             bound check drops the extra threads",
-            n % local
-        ),
-    })
+}
+
+/// The work-group size the runtime of `backend` picks for the variant's kernel, compiled as
+/// the side will compile it: CUDA's occupancy calculator, `None` on OpenCL (see
+/// [`crate::backend::Backend::runtime_local`]).
+pub fn runtime_local(
+    backend: &mut dyn Backend,
+    sources: &KernelSources,
+    variant: &Variant,
+    side: &SideConfig,
+) -> Result<Option<u32>, ExecError> {
+    let request = CompileRequest {
+        source: sources.program(backend.api(), variant.family.file())?,
+        defines: side.all_defines(),
+        flags: side.flags.clone(),
+        jit: side.jit,
+    };
+    let program = backend.compile(&request)?;
+    let kernel = backend.kernel(program, variant.kernel)?;
+    Ok(backend.runtime_local(kernel)?)
 }
 
 /// Every element must hold [`VALUE`], exactly.
@@ -136,16 +161,88 @@ mod tests {
     }
 
     #[test]
-    fn the_exact_launch_is_refused_on_opencl_only_when_local_does_not_divide() {
-        let v = find_variant(FamilyKind::Fill, "1d-exact").unwrap();
+    fn exact_launches_are_the_article_and_the_runtime_variants() {
         let n = Size::vector(100_000_000);
-        let shape = |local| LaunchShape::linear(1, local);
-        let e = check_launch(v, n, shape(512), Api::OpenCl).unwrap_err();
-        assert!(e.to_string().contains("% 512 = 256"), "{e}");
-        assert!(check_launch(v, n, shape(512), Api::Cuda).is_ok());
-        assert!(check_launch(v, n, shape(256), Api::OpenCl).is_ok());
+        let shape = LaunchShape::linear(1, 512);
+        let exact = find_variant(FamilyKind::Fill, "1d-exact").unwrap();
+        let auto = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
         let plain = find_variant(FamilyKind::Fill, "1d").unwrap();
-        assert!(check_launch(plain, n, shape(512), Api::OpenCl).is_ok());
+        assert_eq!(
+            exact_launch(exact, n, shape),
+            Some((100_000_000, Some(512)))
+        );
+        assert_eq!(exact_launch(auto, n, shape), Some((100_000_000, None)));
+        assert_eq!(exact_launch(plain, n, shape), None);
+        assert!(leaves_local_to_runtime(auto) && !leaves_local_to_runtime(exact));
+    }
+
+    fn side(local: u32) -> SideConfig {
+        SideConfig {
+            shape: LaunchShape::linear(1, local),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_runtime_local_size_is_cudas_calculator_and_unknown_on_opencl() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::Api;
+        let v = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
+        let sources = KernelSources::embedded();
+        let mut cuda = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let max = cuda.info().max_work_group_size;
+        let got = runtime_local(&mut cuda, &sources, v, &side(256)).unwrap();
+        assert_eq!(got, Some(max));
+        let mut cl = FakeBackend::new(Api::OpenCl, FakeScript::default());
+        assert_eq!(
+            runtime_local(&mut cl, &sources, v, &side(256)).unwrap(),
+            None
+        );
+    }
+
+    #[test]
+    fn an_uneven_exact_launch_carries_the_drivers_answer() {
+        use crate::backend::fake::{FakeBackend, FakeScript};
+        use crate::backend::Api;
+        use crate::workload::exec::{self, Inputs};
+        let sources = KernelSources::embedded();
+        let n = Size::vector(1000);
+        let exact = find_variant(FamilyKind::Fill, "1d-exact").unwrap();
+        let auto = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
+        let inputs = Inputs::generate(FamilyKind::Fill, n, 1);
+        for (api, local, ok) in [
+            (Api::OpenCl, 64, false),
+            (Api::OpenCl, 100, true),
+            (Api::Cuda, 64, true),
+        ] {
+            let mut b = FakeBackend::new(api, FakeScript::default());
+            let shape = LaunchShape::linear(n.elements().div_ceil(u64::from(local)) as u32, local);
+            let whole = SideConfig {
+                shape,
+                ..side(local)
+            };
+            let p = exec::prepare(&mut b, &sources, exact, &inputs, &whole).unwrap();
+            match exec::verify(&mut b, &p, &inputs) {
+                Ok(v) => assert!(ok && v.ok, "{api} wg{local}"),
+                Err(e) => {
+                    assert!(!ok, "{api} wg{local}: {e}");
+                    assert!(e.to_string().contains("CL_INVALID_WORK_GROUP_SIZE"), "{e}");
+                }
+            }
+            // The runtime's choice runs on both (OpenCL's side planned with local 0).
+            let side0 = if api == Api::OpenCl {
+                side(0)
+            } else {
+                side(local)
+            };
+            let p = exec::prepare(&mut b, &sources, auto, &inputs, &side0).unwrap();
+            assert!(
+                exec::verify(&mut b, &p, &inputs).unwrap().ok,
+                "{api} 1d-auto"
+            );
+        }
     }
 
     #[test]

@@ -598,6 +598,26 @@ pub const VARIANTS: &[Variant] = &[
     ),
     points(
         v(
+            Bfs,
+            "random-uniform",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's BFS on a seeded uniform random graph (as Rodinia's graphgen; levels measured)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Bfs,
+            "random-power-law",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's BFS on a seeded preferential-attachment power-law graph (levels measured)",
+        ),
+        &[],
+    ),
+    points(
+        v(
             Fill,
             "1d",
             "fill_1d",
@@ -614,6 +634,17 @@ pub const VARIANTS: &[Variant] = &[
             Cover { per_item: 1 },
             "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
              that does not divide it)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            Fill,
+            "1d-auto",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article's NULL launch: global size exactly N, the work-group size the \
+             runtime's (OpenCL NULL, CUDA's occupancy calculator)",
         ),
         &[],
     ),
@@ -827,7 +858,7 @@ pub fn work_of(family: FamilyKind, variant: &str, size: Size, global: u64) -> (u
         Sobel | Broadcast => constmem::work(family, size, global),
         Spmv => spmv::work(size),
         Md => md::work(size),
-        Bfs => (bfs::bytes(size.rows), bfs::edges(size.rows)),
+        Bfs => (bfs::bytes_of(variant, size.rows), bfs::edges(size.rows)),
         Fill => (mul(size.elements(), f), 0),
         Transfer => transfer::work(variant, size.rows),
     }
@@ -908,6 +939,9 @@ pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
         variant: format!("{}/{}", variant.family.name(), variant.name),
         reason,
     };
+    if local == 0 && fill::leaves_local_to_runtime(variant) {
+        return Ok(()); // OpenCL's NULL: the runtime's choice, unknown here.
+    }
     if local == 0 {
         return Err(bad("work-group size 0".into()));
     }

@@ -513,6 +513,19 @@ impl Backend for CudaBackend {
         }
     }
 
+    fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
+        // No dynamic shared memory (none of the kernels asks for any) and no block limit
+        // below the device's: the calculator's own choice for this compiled kernel.
+        extern "C" fn no_dynamic_smem(_block: std::ffi::c_int) -> usize {
+            0
+        }
+        let f = self.kernels.get(kernel)?;
+        let (_, block) = f
+            .occupancy_max_potential_block_size(no_dynamic_smem, 0, 0, None)
+            .map_err(drv("cuOccupancyMaxPotentialBlockSize"))?;
+        Ok(Some(block))
+    }
+
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
         check_alloc(&self.info, len)?;
         let host = HostBuf::new(&self.ctx, len, memory)?;

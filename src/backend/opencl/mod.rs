@@ -502,6 +502,38 @@ impl Backend for OpenClBackend {
         Ok(timing)
     }
 
+    fn launch_exact(
+        &mut self,
+        kernel: KernelId,
+        global: u64,
+        local: Option<u32>,
+        args: &[Arg],
+    ) -> Result<Timing> {
+        self.make_images(args)?;
+        let t0 = Instant::now();
+        self.set_args(kernel, args)?;
+        let k = &self.kernels.get(kernel)?.kernel;
+        let global = [global as usize];
+        let local = local.map(|l| [l as usize]);
+        // No check of our own: the driver's answer (a refusal such as
+        // CL_INVALID_WORK_GROUP_SIZE included) is what this launch records.
+        // SAFETY: arguments were set above to match the kernel signature; a NULL local size
+        // is the API's documented "let the runtime choose".
+        let event = unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                k.get(),
+                1,
+                ptr::null(),
+                global.as_ptr(),
+                local.as_ref().map_or(ptr::null(), |l| l.as_ptr()),
+                &[],
+            )
+        }
+        .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))?;
+        self.wait_for(&self.queue, &event, "kernel")?;
+        Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
+    }
+
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
         check_alloc(&self.info, len)?;
         let host = HostBuf::new(&self.context, &self.queue, len, memory)?;
