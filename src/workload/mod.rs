@@ -949,7 +949,10 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
 pub fn default_groups_y(variant: &Variant, size: Size, local_y: u32) -> u32 {
     match variant.default_groups {
         Cover2D => {
-            let rows = size.rows.max(1).div_ceil(constmem::rows_per_item(variant.family));
+            let rows = size
+                .rows
+                .max(1)
+                .div_ceil(constmem::rows_per_item(variant.family));
             let groups = rows.div_ceil(u64::from(local_y.max(1)));
             groups.clamp(1, u64::from(u32::MAX / local_y.max(1))) as u32
         }
