@@ -4,9 +4,10 @@ a CUB-backed sum (torch.sum) of 2^28 floats, a device-to-device copy of 2^28 flo
 cuBLAS SGEMM through torch.matmul at 4096^3 (FP32: TF32 switched off, checked on a sample of
 rows against float64), and the 3x3 Sobel X filter on grey float images of 8192^2 and 16384^2
 through cuDNN (torch.nn.functional.conv2d, FP32, bytes = one read + one write of the image as
-clvscu's sobel family counts them), and cuSPARSE SpMV on the texture study's three
-generated matrices (2^24 rows, 2^28 entries; spmv_matrices.py, next to this script, must travel
-with it). Writes CSV to the path given as the first argument: every row has
+clvscu's sobel family counts them), and cuSPARSE SpMV on the generated matrices of the studies
+given (the texture study's three, 2^24 rows and 2^28 entries, by default), built on the GPU by
+spmv_matrices.py (next to this script; it must travel with it) bit for bit as clvscu builds
+them. Writes CSV to the path given as the first argument: every row has
 gbs (bytes / median time) and, for SGEMM, gflops (2 N^3 / median time). Inputs are random
 (never zeros).
 
@@ -26,8 +27,6 @@ import time
 import tomllib
 
 import torch
-
-import spmv_matrices
 
 
 def time_ms(fn, reps=50, warmup=5):
@@ -135,26 +134,50 @@ def sobel(dev, add):
         del img
 
 
-def spmv(dev, add, rows=1 << 24, nnz=1 << 28, seed=1):
-    """cuSPARSE SpMV (CSR, FP32) through torch's sparse CSR tensors on the texture study's three
-    generated matrices, rebuilt bit for bit by spmv_matrices.py. Checked against float64 on a
-    sample of rows. The ratio to clvscu's kernels is time-based (the same 2 NNZ flops)."""
-    for kind in ["uniform", "banded", "powerlaw"]:
-        row_ptr, col, val = spmv_matrices.generate(kind, rows, nnz, seed)
-        x = torch.from_numpy(spmv_matrices.x_vector(rows, seed)).to(dev)
-        a = torch.sparse_csr_tensor(torch.from_numpy(row_ptr).to(dev, torch.int32),
-                                    torch.from_numpy(col).to(dev, torch.int32),
-                                    torch.from_numpy(val).to(dev), size=(rows, rows))
+def spmv(dev, add, matrices=None, seed=1):
+    """cuSPARSE SpMV (CSR, FP32) through torch's sparse CSR tensors on the generated matrices
+    of the studies' spmv comparisons ((rows, nnz, kind) triples; the texture study's three at
+    2^24 rows and 2^28 entries when no study names one). spmv_matrices.generate_fast builds
+    each on the GPU, bit for bit the matrix clvscu runs on, in seconds. Checked against
+    float64 on a sample of rows. The ratio to clvscu's kernels is time-based (2 NNZ flops)."""
+    import spmv_matrices as sm
+    ops = sm.TorchOps(torch, dev)
+    for rows, nnz, kind in matrices or [(1 << 24, 1 << 28, k) for k in ("uniform", "banded", "powerlaw")]:
+        t0 = time.perf_counter()
+        row_ptr, col, val = sm.generate_fast(kind, rows, nnz, seed, ops)
+        x = torch.from_numpy(sm.x_vector(rows, seed)).to(dev)
+        a = torch.sparse_csr_tensor(row_ptr.to(torch.int32), col.to(torch.int32), val,
+                                    size=(rows, rows))
+        del row_ptr, col
+        torch.cuda.synchronize()
+        print(f"spmv {kind} {rows}x{nnz}: generated on the GPU in {time.perf_counter() - t0:.1f} s")
         y = torch.mv(a, x)
-        sample = torch.arange(0, rows, rows // 4096, device=dev)
+        sample = torch.arange(0, rows, max(rows // 4096, 1), device=dev)
         a64 = torch.sparse_csr_tensor(a.crow_indices(), a.col_indices(), a.values().double(),
                                       size=(rows, rows))
         ref = torch.mv(a64, x.double())[sample]
+        del a64
         assert torch.allclose(y[sample].double(), ref, rtol=1e-3, atol=1e-4), f"cuSPARSE {kind}"
         nbytes = nnz * 12 + rows * 8 + 4  # the same request count as clvscu's spmv family
         add(f"spmv-{kind}", "cuSPARSE SpMV (CSR) via torch.mv on a sparse CSR tensor",
             f"{rows}x{nnz}", nbytes, lambda: torch.mv(a, x), flops=2 * nnz, reps=50)
-        del a, a64, x, y
+        del a, val, x, y
+
+
+def study_matrices(path):
+    """The (rows, nnz, matrix) of a study's generated spmv comparisons, in file order."""
+    with open(path, "rb") as f:
+        study = tomllib.load(f)
+    d = study.get("defaults", {})
+    found = []
+    for c in study.get("comparison", []):
+        if c.get("family", d.get("family")) != "spmv":
+            continue
+        rows, nnz = parse_size(c.get("size", d.get("size", "2^24x2^28")))
+        kind = c.get("matrix", d.get("matrix", "uniform"))
+        if kind in ("uniform", "banded", "powerlaw") and (rows, nnz, kind) not in found:
+            found.append((rows, nnz, kind))
+    return found
 
 
 def guarded(what, fn):
@@ -258,7 +281,10 @@ def main(out, studies=()):
     guarded("sgemm", lambda: sgemm(dev, add))
     guarded("transfers", lambda: transfers(dev, add))
     guarded("launches", lambda: launches(rows))
-    guarded("spmv", lambda: spmv(dev, add))
+    matrices = []
+    for study in studies:
+        matrices += [m for m in study_matrices(study) if m not in matrices]
+    guarded("spmv", lambda: spmv(dev, add, matrices))
     shapes, lengths = [], []
     for study in studies:
         mv, red = study_sizes(study)

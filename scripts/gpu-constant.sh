@@ -15,11 +15,13 @@ echo "== constant"
 "$BIN" run --study constant --out "$OUT/constant" --cl-device NVIDIA --no-plot > "$OUT/constant.log" 2>&1
 echo "exit $?"; tail -n 2 "$OUT/constant.log" | head -n 1
 "$BIN" plot "$OUT/constant" --out "$OUT/constant/charts" > "$OUT/plot.log" 2>&1; echo "plot exit $?"
-echo "== baselines"
-python3 "$(dirname "$0")/baselines.py" "$OUT/baselines.csv" > "$OUT/baselines.log" 2>&1; echo "exit $?"
+# inspect before the baselines: a slow or failing baseline must not cost the PTX classes
+# (ld.const / ld.global per side), which the broadcast finding needs.
 echo "== inspect"
 "$BIN" inspect --sass --out "$OUT/inspect" --cl-device NVIDIA > "$OUT/inspect.log" 2>&1; echo "exit $?"
 grep -E '^\| (sobel|broadcast)/' "$OUT/inspect/ptx_classes.md" | grep -E '\| (OpenCL|CUDA) \|' | head -n 30
+echo "== baselines"
+timeout "${BASELINE_TIMEOUT:-600}" python3 "$(dirname "$0")/baselines.py" "$OUT/baselines.csv" > "$OUT/baselines.log" 2>&1; echo "exit $?"
 gpu_end
 echo "== PRs and metrics (summary of the run)"
 cat "$OUT/constant/summary.md" 2>/dev/null | head -n 60

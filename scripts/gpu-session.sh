@@ -3,8 +3,8 @@
 #   STUDIES="shapes texture ..." scripts/gpu-session.sh TITLE [BINARY] [OUTDIR]
 # Each study (a built-in name or a TOML file) runs into OUTDIR/<study>, charts included; a
 # study that fails keeps its log and the others still run. Then the vendor baselines at the
-# sizes of those studies (BASELINES=0 skips them), PTX and SASS of both sides (INSPECT=0 skips
-# it) and the report over the folders. Nothing here edits a number.
+# sizes of those studies (BASELINES=0 skips them), after the PTX and SASS of both sides
+# (INSPECT=0 skips it), and the report over the folders. Nothing here edits a number.
 set -uo pipefail
 here="$(dirname "$0")"
 . "$here/gpu-common.sh"
@@ -20,14 +20,15 @@ for spec in ${STUDIES:?STUDIES names the studies to run}; do
   echo "exit $?"; grep -m1 "verified and timed" "$OUT/$study.log"
   if [ -f "$spec" ]; then files+=("$spec"); elif [ -f "$here/../harness/$study.toml" ]; then files+=("$here/../harness/$study.toml"); fi
 done
+# inspect first: a slow baseline must not cost the PTX evidence.
+if [ "${INSPECT:-1}" = 1 ]; then
+  echo "== inspect --sass"
+  "$BIN" inspect --sass --out "$OUT/inspect" --cl-device NVIDIA > "$OUT/inspect.log" 2>&1; echo "exit $?"
+fi
 if [ "${BASELINES:-1}" = 1 ]; then
   echo "== baselines"
   python3 "$here/baselines.py" "$OUT/baselines.csv" "${files[@]}" > "$OUT/baselines.log" 2>&1
   echo "exit $?"; grep "failed" "$OUT/baselines.log" | head -n 5
-fi
-if [ "${INSPECT:-1}" = 1 ]; then
-  echo "== inspect --sass"
-  "$BIN" inspect --sass --out "$OUT/inspect" --cl-device NVIDIA > "$OUT/inspect.log" 2>&1; echo "exit $?"
 fi
 echo "== report"
 "$BIN" report "$OUT" > "$OUT/report.log" 2>&1; echo "exit $?"

@@ -46,6 +46,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("constant", include_str!("../harness/constant.toml")),
     ("texture", include_str!("../harness/texture.toml")),
     (
+        "texture-explain",
+        include_str!("../harness/texture-explain.toml"),
+    ),
+    (
         "flags-compute",
         include_str!("../harness/flags-compute.toml"),
     ),

@@ -200,3 +200,21 @@ fn memory_spaces_show_each_read_path() {
     }
     assert_eq!(checked, 9);
 }
+
+/// Unroll point A sits in the scalar SpMV's row loop, inside the body macro the three read
+/// paths share: the pragma reaches NVRTC through it. Unrolled by 8, the texture kernel's loop
+/// holds at least 8 fetches; `unroll 1` leaves one (NVRTC's own choice is 4 + a remainder).
+#[test]
+#[ignore = "needs NVRTC"]
+fn spmv_scalar_unroll_point_reaches_the_loop() {
+    use clvscu::inspect::spaces::{count, SPACES};
+    common::need("NVRTC", nvrtc_availability());
+    let tex = SPACES.iter().position(|s| s.label == "tex").unwrap();
+    let fetches = |extra: &[(&str, &str)]| {
+        let ptx = compile_to_ptx(&request("spmv", 256, extra), "compute_90").unwrap();
+        count(&ptx, "spmv_csr_scalar_tex").unwrap()[tex]
+    };
+    assert_eq!(fetches(&[("UNROLL_A", "1")]), 1);
+    assert!(fetches(&[("UNROLL_A", "8")]) >= 8);
+    assert!(fetches(&[]) > 1, "NVRTC unrolls the loop by itself");
+}

@@ -363,7 +363,7 @@ impl FakeBackend {
             };
             let data = self.buffers.get(a.buffer(0)?)?;
             let [x, y] = shape.global_dims();
-            let cover = (x, y);
+            let cover = (x, y * constmem::SOBEL_ROWS);
             let out = constmem::emulate_sobel(data, &filter, img, cover);
             return Ok(Some((a.buffer(1)?, out)));
         }

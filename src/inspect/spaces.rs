@@ -52,6 +52,22 @@ pub const SPACES: &[Space] = &[
         label: "tex",
         counts: |op, _| matches!(op, "tex" | "tld4"),
     },
+    // Of those, the fetches with float coordinates (`tex.1d.v4.f32.f32`): an image read whose
+    // integer index was converted to float (a sampler's coordinates), where `tex1Dfetch` and a
+    // samplerless `read_imagef` fetch at an integer (`.s32`) coordinate.
+    Space {
+        label: "tex.f32-coord",
+        counts: |op, m| matches!(op, "tex" | "tld4") && m.last().is_some_and(|c| c == "f32"),
+    },
+    // Surface loads and stores: an image the compiler treats as a surface, not a texture.
+    Space {
+        label: "suld",
+        counts: |op, _| op == "suld",
+    },
+    Space {
+        label: "sust",
+        counts: |op, _| op == "sust",
+    },
 ];
 
 /// Counts of [`SPACES`] in one kernel of one PTX text; `None` when the text has no such kernel
@@ -105,7 +121,8 @@ pub(super) fn run(
     Ok(format!(
         "\n## Memory spaces (PTX loads per space)\n\n{md}\nA filter in constant memory is \
          read with `ld.const`; a kernel parameter with `ld.param`; the read-only path is \
-         `ld.global.nc` and the texture path `tex`.\n"
+         `ld.global.nc` and the texture path `tex` (`tex.f32-coord`: of those, fetches at \
+         float coordinates; `suld`/`sust`: surface loads and stores).\n"
     ))
 }
 
@@ -130,6 +147,7 @@ mod tests {
     ld.global.f32 %f3, [%rd1];
     tex.1d.v4.f32.s32 {%f0, %f1, %f2, %f3}, [%rd1, {%r1}];
     tex.2d.v4.f32.f32 {%f0, %f1, %f2, %f3}, [%rd1, {%f1, %f2}];
+    suld.b.1d.b32.trap {%r1}, [%rd1, {%r1}];
     st.global.f32 [%rd1], %f1;
     ret;
 }
@@ -137,8 +155,9 @@ mod tests {
 
     #[test]
     fn loads_are_counted_per_space() {
-        // ld.const, ld.global (the .nc load apart), ld.global.nc, ld.param, tex.
-        assert_eq!(count(PTX, "k"), Some(vec![2, 1, 1, 1, 2]));
+        // ld.const, ld.global (the .nc load apart), ld.global.nc, ld.param, tex, of which one
+        // at float coordinates, suld, sust.
+        assert_eq!(count(PTX, "k"), Some(vec![2, 1, 1, 1, 2, 1, 1, 0]));
         assert_eq!(count(PTX, "missing"), None);
     }
 }

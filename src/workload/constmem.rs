@@ -38,6 +38,9 @@ pub const FILTER_SYMBOL: &str = "FILTER";
 pub const TABLE_SYMBOL: &str = "TABLE";
 /// Entries of the CUDA `TABLE` symbol (32 KiB), the longest table a study may ask for.
 pub const TABLE_MAX: u64 = 8192;
+/// Pixels each Sobel work-item computes down its column: `SOBEL_ROWS` in the kernels (a test
+/// holds the two to one value), so a launch covers `local_y * groups_y * SOBEL_ROWS` rows.
+pub const SOBEL_ROWS: u64 = 8;
 /// Images with more pixels are verified on a sample (see [`sobel_sample`]).
 const FULL_CHECK_PIXELS: u64 = 1 << 24;
 const SAMPLED_PIXELS: usize = 1 << 22;
@@ -346,8 +349,18 @@ pub fn check(family: FamilyKind, got: &[f32], reference: &[f64], sample: &[usize
     reference::compare(&picked, &want, &vec![0.0; want.len()])
 }
 
+/// Rows of the image that `items_y` work-items in y cover ([`SOBEL_ROWS`] each); 1 for the
+/// broadcast family and any other 2-D kernel.
+pub fn rows_per_item(family: FamilyKind) -> u64 {
+    if family == Sobel {
+        SOBEL_ROWS
+    } else {
+        1
+    }
+}
+
 /// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
-/// work-items in x and y), the rest untouched (`None`).
+/// pixels in x and y), the rest untouched (`None`).
 pub fn emulate_sobel(
     data: &[f32],
     filter: &[f32],
@@ -365,6 +378,19 @@ pub fn emulate_sobel(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_kernels_compute_as_many_rows_per_work_item_as_the_launch_assumes() {
+        let define = format!("#define SOBEL_ROWS {SOBEL_ROWS}\n");
+        for text in [
+            include_str!("../../kernels_cl/constant.cl"),
+            include_str!("../../kernels_cu/constant.cu"),
+        ] {
+            assert!(text.contains(&define), "{define}");
+        }
+        assert_eq!(rows_per_item(Sobel), SOBEL_ROWS);
+        assert_eq!(rows_per_item(Broadcast), 1);
+    }
 
     #[test]
     fn sobel_by_hand() {
@@ -449,9 +475,11 @@ mod tests {
             let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
             exec::verify(&mut b, &p, &inputs).unwrap()
         };
+        // 20 rows of 40 pixels; each work-item computes SOBEL_ROWS (8) rows: 3 x 1 work-items
+        // in y cover 24 rows, 2 x 1 only 16.
         let image = Size::matrix(20, 40);
-        let covering = LaunchShape::planar((5, 3), (8, 8));
-        let short = LaunchShape::planar((5, 2), (8, 8));
+        let covering = LaunchShape::planar((5, 3), (8, 1));
+        let short = LaunchShape::planar((5, 2), (8, 1));
         for api in [Api::OpenCl, Api::Cuda] {
             for v in &VARIANTS {
                 let (size, shape) = match v.family {

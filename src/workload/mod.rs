@@ -37,7 +37,7 @@ pub enum GroupRule {
     /// One work-item per (x, y) column of a 3D grid (the stencil).
     Columns,
     /// A 2-D launch with one work-item per element of a ROWSxCOLS image: x covers the
-    /// columns, y the rows.
+    /// columns, y the rows (Sobel: `constmem::SOBEL_ROWS` rows per work-item).
     Cover2D,
 }
 
@@ -983,7 +983,11 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
 pub fn default_groups_y(variant: &Variant, size: Size, local_y: u32) -> u32 {
     match variant.default_groups {
         Cover2D => {
-            let groups = size.rows.max(1).div_ceil(u64::from(local_y.max(1)));
+            let rows = size
+                .rows
+                .max(1)
+                .div_ceil(constmem::rows_per_item(variant.family));
+            let groups = rows.div_ceil(u64::from(local_y.max(1)));
             groups.clamp(1, u64::from(u32::MAX / local_y.max(1))) as u32
         }
         _ => 1,

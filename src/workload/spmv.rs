@@ -78,6 +78,7 @@ impl ReadPath {
 /// One warp per row in the vector kernel: the kernels' `WARP_SIZE`.
 const WARP: u32 = 32;
 
+/// The scalar kernels' row loop is unroll point A (the texture-explain study's experiment).
 const fn scalar(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     points(
         v(
@@ -87,7 +88,7 @@ const fn scalar(name: &'static str, kernel: &'static str, about: &'static str) -
             GroupRule::Cover { per_item: 1 },
             about,
         ),
-        &[],
+        &["A"],
     )
 }
 
