@@ -61,8 +61,12 @@ pub struct TuneArgs {
 
 fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
     let d = &args.devices;
-    let cl = || -> Result<Box<dyn Backend>> { Ok(Box::new(OpenClBackend::open(d.cl_device.as_deref())?)) };
-    let cu = || -> Result<Box<dyn Backend>> { Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?)) };
+    let cl = || -> Result<Box<dyn Backend>> {
+        Ok(Box::new(OpenClBackend::open(d.cl_device.as_deref())?))
+    };
+    let cu = || -> Result<Box<dyn Backend>> {
+        Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?))
+    };
     Ok(match args.pair {
         Pairing::OpenclCuda => vec![cl()?, cu()?],
         Pairing::Opencl => vec![cl()?],
@@ -71,7 +75,9 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
             .into_iter()
             .map(|api| Box::new(FakeBackend::new(api, FakeScript::default())) as Box<dyn Backend>)
             .collect(),
-        Pairing::OpenclOpencl => bail!("tune compares OpenCL with CUDA: use --pair opencl-cuda, opencl or cuda"),
+        Pairing::OpenclOpencl => {
+            bail!("tune compares OpenCL with CUDA: use --pair opencl-cuda, opencl or cuda")
+        }
     })
 }
 
@@ -83,11 +89,17 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     let strategies = args
         .strategy
         .iter()
-        .map(|s| s.parse::<StrategyKind>().map_err(|_| anyhow::anyhow!("unknown strategy '{s}': exhaustive, random or anneal")))
+        .map(|s| {
+            s.parse::<StrategyKind>().map_err(|_| {
+                anyhow::anyhow!("unknown strategy '{s}': exhaustive, random or anneal")
+            })
+        })
         .collect::<Result<Vec<_>>>()?;
     let mut backends = open(&args)?;
     let kind = match &args.space {
-        Some(s) => s.parse::<SpaceKind>().map_err(|_| anyhow::anyhow!("--space {s}: full or small"))?,
+        Some(s) => s
+            .parse::<SpaceKind>()
+            .map_err(|_| anyhow::anyhow!("--space {s}: full or small"))?,
         None if backends.iter().all(|b| b.info().is_gpu) => SpaceKind::Full,
         None => SpaceKind::Small,
     };
@@ -109,14 +121,25 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         },
         sources: &sources,
     };
-    let cache_path = args.cache.clone().unwrap_or_else(|| tune::default_cache(&args.out));
+    let cache_path = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| tune::default_cache(&args.out));
     let mut cache = Cache::open(&cache_path)?;
     let before = cache.len();
     let mut sides = Vec::new();
     for b in backends.iter_mut() {
         let scope = scope_of(b.as_ref(), &sources, def, size)?;
-        eprintln!("tuning {} on {} ({})", args.target, b.info().name, b.api().label());
-        sides.push(Side { backend: b.as_mut(), scope });
+        eprintln!(
+            "tuning {} on {} ({})",
+            args.target,
+            b.info().name,
+            b.api().label()
+        );
+        sides.push(Side {
+            backend: b.as_mut(),
+            scope,
+        });
     }
     let report = plan.execute(&mut sides, &mut cache)?;
     let title = format!("{} at {size}", args.target);

@@ -11,13 +11,26 @@ use assert_cmd::Command;
 fn tune(target: &str, out: &std::path::Path, strategy: &str) -> String {
     let o = Command::cargo_bin("clvscu")
         .unwrap()
-        .args(["tune", target, "--pair", "opencl", "--strategy", strategy, "--reps", "3"])
+        .args([
+            "tune",
+            target,
+            "--pair",
+            "opencl",
+            "--strategy",
+            strategy,
+            "--reps",
+            "3",
+        ])
         .arg("--out")
         .arg(out)
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(o.status.success(), "{text}\n{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     text
 }
 
@@ -40,5 +53,9 @@ fn the_default_space_tunes_on_pocl_in_under_two_minutes() {
         let csv = std::fs::read_to_string(out.join("evaluations.csv")).unwrap();
         assert!(csv.lines().skip(1).all(|l| l.contains(",true,")), "{csv}");
     }
-    assert!(start.elapsed() < Duration::from_secs(120), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(120),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -96,7 +96,10 @@ impl Figure for Convergence {
                 StrategyKind::Anneal => 4,
             };
             chart
-                .draw_series(LineSeries::new(l.points.iter().copied(), c.stroke_width(width)))?
+                .draw_series(LineSeries::new(
+                    l.points.iter().copied(),
+                    c.stroke_width(width),
+                ))?
                 .label(format!("{} {}", l.api.label(), l.strategy))
                 .legend(move |(x, y)| {
                     PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(width))

@@ -48,7 +48,13 @@ impl Figure for Distribution {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let n = self.series.iter().map(|s| s.1.len()).max().unwrap_or(1).max(1);
+        let n = self
+            .series
+            .iter()
+            .map(|s| s.1.len())
+            .max()
+            .unwrap_or(1)
+            .max(1);
         let y_hi = self
             .series
             .iter()
@@ -77,7 +83,11 @@ impl Figure for Distribution {
             let pts = scores.iter().enumerate().map(|(i, s)| (i as f64 + 1.0, *s));
             chart
                 .draw_series(pts.map(|p| Circle::new(p, 3, c.filled())))?
-                .label(format!("{} ({} ok, {failed} failed)", api.label(), scores.len()))
+                .label(format!(
+                    "{} ({} ok, {failed} failed)",
+                    api.label(),
+                    scores.len()
+                ))
                 .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
         }
         chart

@@ -46,12 +46,9 @@ pub fn best_point(evals: &[Evaluation], api: Api) -> Option<usize> {
 }
 
 /// `perf(OpenCL) / perf(CUDA)` of two configurations' times, with its CI.
-pub fn pr(
-    space: &Space,
-    cl: (&Config, &[f64]),
-    cu: (&Config, &[f64]),
-) -> Option<Ratio> {
-    let work = |c: &Config, t: &[f64]| score_of(space, c, t).map(|s| s * stats::median(t).unwrap_or(0.0));
+pub fn pr(space: &Space, cl: (&Config, &[f64]), cu: (&Config, &[f64])) -> Option<Ratio> {
+    let work =
+        |c: &Config, t: &[f64]| score_of(space, c, t).map(|s| s * stats::median(t).unwrap_or(0.0));
     let (wa, wb) = (work(cl.0, cl.1)?, work(cu.0, cu.1)?);
     stats::performance_ratio(cl.1, wa, cu.1, wb, RESAMPLES, SEED)
 }
@@ -116,7 +113,8 @@ pub fn answer(
     Answer {
         unit: space.def.family.metric().unit(),
         best_vs_best: pr(space, (cl, &opencl.times), (cu, &cuda.times)),
-        same_at_opencl_best: cuda_at_opencl_best.and_then(|t| pr(space, (cl, &opencl.times), (cl, t))),
+        same_at_opencl_best: cuda_at_opencl_best
+            .and_then(|t| pr(space, (cl, &opencl.times), (cl, t))),
         same_at_cuda_best: opencl_at_cuda_best.and_then(|t| pr(space, (cu, t), (cu, &cuda.times))),
         differing: differing(cl, cu),
         opencl,

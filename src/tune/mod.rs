@@ -79,7 +79,10 @@ impl TunePlan<'_> {
 
     /// Run every strategy in turn on every side, against one cache, then form the answer.
     pub fn execute(&self, sides: &mut [Side], cache: &mut Cache) -> Result<TuneReport, TuneError> {
-        let device = sides.first().map(|s| s.backend.info().clone()).unwrap_or_default();
+        let device = sides
+            .first()
+            .map(|s| s.backend.info().clone())
+            .unwrap_or_default();
         let space = Space::expand(self.def, self.size, &device)?;
         if space.is_empty() {
             return Err(TuneError::EmptySpace {

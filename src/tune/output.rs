@@ -23,8 +23,8 @@ fn write(path: &Path, text: &str) -> Result<(), TuneError> {
 pub fn evaluations_csv(evals: &[Evaluation], unit: &str) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let header = [
-        "strategy", "api", "n", "point", "local", "groups", "unroll", "index", "status",
-        "cached", "reps", "median_s", "metric", "unit", "message",
+        "strategy", "api", "n", "point", "local", "groups", "unroll", "index", "status", "cached",
+        "reps", "median_s", "metric", "unit", "message",
     ];
     // Writing to a Vec cannot fail.
     let _ = w.write_record(header);
@@ -86,9 +86,9 @@ pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
     );
     let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
     for l in lines {
-        let share = l
-            .to_within
-            .map_or("n/a".into(), |n| format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64));
+        let share = l.to_within.map_or("n/a".into(), |n| {
+            format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64)
+        });
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -143,7 +143,11 @@ pub fn answer_markdown(report: &TuneReport, title: &str) -> String {
 
 fn pr_lines(a: &Answer) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "- best-vs-best PR (OpenCL / CUDA): {}", ratio_text(&a.best_vs_best));
+    let _ = writeln!(
+        s,
+        "- best-vs-best PR (OpenCL / CUDA): {}",
+        ratio_text(&a.best_vs_best)
+    );
     let _ = writeln!(
         s,
         "- same-config PR at OpenCL's best: {}",
@@ -228,7 +232,11 @@ pub fn write_all(report: &TuneReport, out: &Path, title: &str) -> Result<(), Tun
 }
 
 /// Draw the convergence and distribution charts into `out`; returns the files written.
-pub fn draw_charts(report: &TuneReport, out: &Path, title: &str) -> Result<Vec<std::path::PathBuf>, TuneError> {
+pub fn draw_charts(
+    report: &TuneReport,
+    out: &Path,
+    title: &str,
+) -> Result<Vec<std::path::PathBuf>, TuneError> {
     use crate::plot::{tune_convergence as conv, tune_distribution as dist};
     let unit = report.space.def.family.metric().unit().to_string();
     let failed = |e: crate::plot::PlotError| TuneError::Write {

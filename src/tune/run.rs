@@ -104,8 +104,13 @@ impl Tuner<'_> {
     /// when wrong.
     fn measure(&self, backend: &mut dyn Backend, config: &Config) -> Outcome {
         let side = config.side(backend.api());
-        let p = match exec::prepare(backend, self.sources, self.space.variant, self.inputs, &side)
-        {
+        let p = match exec::prepare(
+            backend,
+            self.sources,
+            self.space.variant,
+            self.inputs,
+            &side,
+        ) {
             Ok(p) => p,
             Err(e) if e.is_build() => {
                 return Outcome::BuildFailed {

@@ -242,7 +242,10 @@ impl Config {
 
     /// `local=256 groups=1056 unroll.A=4 index=32`: the cache's and the CSV's spelling.
     pub fn text(&self) -> String {
-        let mut parts = vec![format!("local={}", self.local), format!("groups={}", self.groups)];
+        let mut parts = vec![
+            format!("local={}", self.local),
+            format!("groups={}", self.groups),
+        ];
         for (p, f) in &self.unroll {
             parts.push(format!("unroll.{p}={f}"));
         }
@@ -358,18 +361,22 @@ impl Space {
 
     fn broken_rule(&self, coords: &[u8], device: &DeviceInfo) -> Option<Constraint> {
         let c = self.config_of(coords);
-        self.def.constraints.iter().copied().find(|rule| match rule {
-            Constraint::VariantLocal => check_local(self.variant, c.local).is_err(),
-            Constraint::DeviceLocal => {
-                device.max_work_group_size > 0 && c.local > device.max_work_group_size
-            }
-            Constraint::EveryGroupHasRow => {
-                u64::from(c.groups) * u64::from(c.local / 32).max(1) > self.size.rows
-            }
-            Constraint::EveryItemHasWork => {
-                u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
-            }
-        })
+        self.def
+            .constraints
+            .iter()
+            .copied()
+            .find(|rule| match rule {
+                Constraint::VariantLocal => check_local(self.variant, c.local).is_err(),
+                Constraint::DeviceLocal => {
+                    device.max_work_group_size > 0 && c.local > device.max_work_group_size
+                }
+                Constraint::EveryGroupHasRow => {
+                    u64::from(c.groups) * u64::from(c.local / 32).max(1) > self.size.rows
+                }
+                Constraint::EveryItemHasWork => {
+                    u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
+                }
+            })
     }
 }
 

