@@ -195,8 +195,17 @@ fn a_resumed_run_measures_nothing_twice() {
         .iter()
         .find(|l| l.strategy == StrategyKind::Random)
         .unwrap();
-    assert_eq!((line.asked, line.measured), (again.space.len().div_ceil(5), 0));
-    assert_eq!(line.ratio(), Some(1.0));
+    assert_eq!(
+        (line.asked, line.measured),
+        (again.space.len().div_ceil(5), 0)
+    );
+    assert!(line.ratio().is_some_and(|r| r > 0.0 && r <= 1.0));
+    let full = again
+        .lines
+        .iter()
+        .find(|l| l.strategy == StrategyKind::Exhaustive)
+        .unwrap();
+    assert_eq!((full.ratio(), full.asked), (Some(1.0), again.space.len()));
     assert!(again.answer.is_some());
 }
 
