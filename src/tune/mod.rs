@@ -119,7 +119,6 @@ impl TunePlan<'_> {
                 ));
             }
         }
-        drop(tuner);
         Ok(TuneReport {
             space,
             evaluations,
