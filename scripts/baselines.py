@@ -82,9 +82,12 @@ def study_sizes(path):
     with open(path, "rb") as f:
         study = tomllib.load(f)
     default = study.get("defaults", {}).get("family", "matvec")
+    # A size in [defaults] counts for every comparison without its own (the tuned studies
+    # that `clvscu tune` writes set it there).
+    default_size = study.get("defaults", {}).get("size")
     mv, red = [], []
     for c in study.get("comparison", []):
-        fam, size = c.get("family", default), c.get("size")
+        fam, size = c.get("family", default), c.get("size", default_size)
         if size is None:
             continue
         rows, cols = parse_size(size)

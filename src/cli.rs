@@ -56,6 +56,8 @@ pub enum Command {
     Studies,
     /// Run a study (default: the short `default` study) and write CSV, JSON, Markdown, charts.
     Run(Box<RunArgs>),
+    /// Search each API's best configuration of a kernel; best-vs-best beside same-config PR.
+    Tune(Box<crate::tune_cli::TuneArgs>),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
         #[command(flatten)]

@@ -37,6 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Devices => devices(),
         Command::Studies => studies(),
         Command::Run(args) => run(*args),
+        Command::Tune(args) => crate::tune_cli::run(*args),
         Command::Parity { devices } => parity(&devices),
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),

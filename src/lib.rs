@@ -17,4 +17,5 @@ pub mod session;
 pub mod soak;
 pub mod stats;
 pub mod study;
+pub mod tune;
 pub mod workload;

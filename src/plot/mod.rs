@@ -52,6 +52,8 @@ pub mod style;
 mod sweep;
 mod table1;
 mod texture;
+pub mod tune_convergence;
+pub mod tune_distribution;
 mod unroll;
 pub mod vendor;
 

@@ -1,0 +1,200 @@
+//! The answer of a tuning run: each API's best configuration with its metric and confidence
+//! interval, the best-vs-best Performance Ratio, the same-configuration PR at each side's
+//! best, the parameters in which the two bests differ, and how well each strategy did against
+//! the exhaustive best.
+
+use super::cache::{Cache, Scope};
+use super::run::{score_of, Evaluation};
+use super::space::{Config, Space};
+use super::strategy::StrategyKind;
+use crate::backend::Api;
+use crate::stats::{self, Ratio};
+
+/// Bootstrap resamples of every CI here, and their seed (reports regenerate exactly).
+const RESAMPLES: usize = 2000;
+const SEED: u64 = 7;
+
+/// One API's best configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Best {
+    pub api: Api,
+    pub point: usize,
+    pub config: Config,
+    /// The metric at the median time, and its 95% CI (from the CI of the median time).
+    pub metric: f64,
+    pub ci: (f64, f64),
+    pub times: Vec<f64>,
+}
+
+/// The metric and its CI of one configuration's times.
+pub fn metric_with_ci(space: &Space, config: &Config, times: &[f64]) -> Option<(f64, (f64, f64))> {
+    let metric = score_of(space, config, times)?;
+    let s = stats::summarize(times, RESAMPLES, SEED)?;
+    // The metric is work / time: the CI's bounds swap.
+    let work = metric * s.median;
+    Some((metric, (work / s.ci_hi, work / s.ci_lo)))
+}
+
+/// The best evaluation of `api` among `evals` (any strategy), by score.
+pub fn best_point(evals: &[Evaluation], api: Api) -> Option<usize> {
+    evals
+        .iter()
+        .filter(|e| e.api == api)
+        .filter_map(|e| e.score.map(|s| (e.point, s)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(p, _)| p)
+}
+
+/// `perf(OpenCL) / perf(CUDA)` of two configurations' times, with its CI.
+pub fn pr(space: &Space, cl: (&Config, &[f64]), cu: (&Config, &[f64])) -> Option<Ratio> {
+    let work =
+        |c: &Config, t: &[f64]| score_of(space, c, t).map(|s| s * stats::median(t).unwrap_or(0.0));
+    let (wa, wb) = (work(cl.0, cl.1)?, work(cu.0, cu.1)?);
+    stats::performance_ratio(cl.1, wa, cu.1, wb, RESAMPLES, SEED)
+}
+
+/// The parameters whose values differ between two configurations: (name, a, b).
+pub fn differing(a: &Config, b: &Config) -> Vec<(String, String, String)> {
+    a.named()
+        .into_iter()
+        .zip(b.named())
+        .filter(|((_, va), (_, vb))| va != vb)
+        .map(|((k, va), (_, vb))| (k, va, vb))
+        .collect()
+}
+
+/// The whole answer of an OpenCL-vs-CUDA tuning run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub unit: &'static str,
+    pub opencl: Best,
+    pub cuda: Best,
+    /// Each side at its own best.
+    pub best_vs_best: Option<Ratio>,
+    /// Both sides at OpenCL's best configuration.
+    pub same_at_opencl_best: Option<Ratio>,
+    /// Both sides at CUDA's best configuration.
+    pub same_at_cuda_best: Option<Ratio>,
+    pub differing: Vec<(String, String, String)>,
+}
+
+/// The times of `point` in `scope`, if the cache holds a timed outcome.
+pub fn cached_times(space: &Space, cache: &Cache, scope: &Scope, point: usize) -> Option<Vec<f64>> {
+    cache
+        .get(scope, &space.config(point).text())
+        .and_then(|o| o.times())
+        .map(<[f64]>::to_vec)
+}
+
+/// A side's best, from its times.
+pub fn best_of(space: &Space, api: Api, point: usize, times: Vec<f64>) -> Option<Best> {
+    let config = space.config(point);
+    let (metric, ci) = metric_with_ci(space, &config, &times)?;
+    Some(Best {
+        api,
+        point,
+        config,
+        metric,
+        ci,
+        times,
+    })
+}
+
+/// The answer from both bests and the times of each API at the other's best (`None` where
+/// that configuration failed on the other API).
+pub fn answer(
+    space: &Space,
+    opencl: Best,
+    cuda: Best,
+    cuda_at_opencl_best: Option<&[f64]>,
+    opencl_at_cuda_best: Option<&[f64]>,
+) -> Answer {
+    let (cl, cu) = (&opencl.config, &cuda.config);
+    Answer {
+        unit: space.def.family.metric().unit(),
+        best_vs_best: pr(space, (cl, &opencl.times), (cu, &cuda.times)),
+        same_at_opencl_best: cuda_at_opencl_best
+            .and_then(|t| pr(space, (cl, &opencl.times), (cl, t))),
+        same_at_cuda_best: opencl_at_cuda_best.and_then(|t| pr(space, (cu, t), (cu, &cuda.times))),
+        differing: differing(cl, cu),
+        opencl,
+        cuda,
+    }
+}
+
+/// How one strategy did on one API against the exhaustive best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StrategyLine {
+    pub strategy: StrategyKind,
+    pub api: Api,
+    /// Evaluations the strategy asked for (cache hits included: they are not free).
+    pub asked: usize,
+    /// Of those, measured in this run.
+    pub measured: usize,
+    pub best_found: Option<f64>,
+    /// The best over every valid point, where the cache holds them all.
+    pub exhaustive_best: Option<f64>,
+    /// Evaluations asked before the best so far came within `WITHIN` of the exhaustive best.
+    pub to_within: Option<usize>,
+    pub space: usize,
+}
+
+/// "Within 2% of the exhaustive best".
+pub const WITHIN: f64 = 0.02;
+
+impl StrategyLine {
+    pub fn ratio(&self) -> Option<f64> {
+        Some(self.best_found? / self.exhaustive_best?)
+    }
+}
+
+/// The best score over every valid point of `scope`, if the cache holds every one.
+pub fn exhaustive_best(space: &Space, cache: &Cache, scope: &Scope) -> Option<f64> {
+    let mut best = f64::NEG_INFINITY;
+    for i in 0..space.len() {
+        let config = space.config(i);
+        let outcome = cache.get(scope, &config.text())?;
+        if let Some(s) = outcome.times().and_then(|t| score_of(space, &config, t)) {
+            best = best.max(s);
+        }
+    }
+    best.is_finite().then_some(best)
+}
+
+/// The line of `strategy` on `api` from its evaluations, in the order asked.
+pub fn strategy_line(
+    evals: &[Evaluation],
+    strategy: StrategyKind,
+    api: Api,
+    exhaustive: Option<f64>,
+    space: usize,
+) -> StrategyLine {
+    let mine: Vec<&Evaluation> = evals
+        .iter()
+        .filter(|e| e.strategy == strategy && e.api == api)
+        .collect();
+    let mut best = None::<f64>;
+    let mut to_within = None;
+    for e in &mine {
+        if let Some(s) = e.score {
+            best = Some(best.map_or(s, |b| b.max(s)));
+        }
+        if to_within.is_none() {
+            if let (Some(b), Some(x)) = (best, exhaustive) {
+                if b >= x * (1.0 - WITHIN) {
+                    to_within = Some(e.n);
+                }
+            }
+        }
+    }
+    StrategyLine {
+        strategy,
+        api,
+        asked: mine.len(),
+        measured: mine.iter().filter(|e| !e.cached).count(),
+        best_found: best,
+        exhaustive_best: exhaustive,
+        to_within,
+        space,
+    }
+}

@@ -1,0 +1,219 @@
+//! `clvscu tune`: search each API's best configuration of a kernel and compare best against
+//! best beside the same-configuration comparison.
+//!
+//! - [`space`]: tunable parameters as data, constraints, expansion (invalid points counted);
+//! - [`strategy`]: exhaustive, random, simulated annealing (seeded);
+//! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
+//! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
+//! - [`answer`]: best-vs-best and same-config PR with CIs, differing parameters;
+//! - [`output`]: CSV of every evaluation, the answer as Markdown, the `tuned` study.
+
+pub mod answer;
+pub mod cache;
+pub mod output;
+pub mod run;
+pub mod space;
+pub mod strategy;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::backend::Api;
+use crate::kernels::{KernelSourceError, KernelSources};
+use crate::workload::exec::Inputs;
+use crate::workload::spmv::MatrixSource;
+use crate::workload::{Size, WorkloadError};
+
+use answer::{Answer, StrategyLine};
+use cache::{Cache, Scope};
+use run::{Budget, EvalOptions, Evaluation, Side, Tuner};
+use space::{Space, SpaceDef};
+use strategy::StrategyKind;
+
+#[derive(Debug, Error)]
+pub enum TuneError {
+    #[error("{target} has no tunable space; tunable: {known}")]
+    NoSpace { target: String, known: String },
+    #[error("the tuning cache {path}: {message}")]
+    Cache { path: PathBuf, message: String },
+    #[error("cannot write {path}: {message}")]
+    Write { path: PathBuf, message: String },
+    #[error("the space of {target} has no valid point on this device ({invalid} invalid)")]
+    EmptySpace { target: String, invalid: usize },
+    #[error(transparent)]
+    Workload(#[from] WorkloadError),
+    #[error(transparent)]
+    Source(#[from] KernelSourceError),
+}
+
+/// What to tune and how.
+pub struct TunePlan<'a> {
+    pub def: &'static SpaceDef,
+    pub size: Size,
+    pub strategies: Vec<StrategyKind>,
+    pub budget: Budget,
+    pub seed: u64,
+    pub options: EvalOptions,
+    pub sources: &'a KernelSources,
+}
+
+/// What a tuning run found.
+pub struct TuneReport {
+    pub space: Space,
+    pub evaluations: Vec<Evaluation>,
+    pub lines: Vec<StrategyLine>,
+    /// Only when both APIs were tuned and each has a best.
+    pub answer: Option<Answer>,
+    /// Each tuned API's best, also when only one API ran.
+    pub bests: Vec<answer::Best>,
+}
+
+impl TunePlan<'_> {
+    fn target(&self) -> String {
+        run::target_name(self.def.family, self.def.variant)
+    }
+
+    /// Run every strategy in turn on every side, against one cache, then form the answer.
+    pub fn execute(&self, sides: &mut [Side], cache: &mut Cache) -> Result<TuneReport, TuneError> {
+        let device = sides
+            .first()
+            .map(|s| s.backend.info().clone())
+            .unwrap_or_default();
+        let space = Space::expand(self.def, self.size, &device)?;
+        if space.is_empty() {
+            return Err(TuneError::EmptySpace {
+                target: self.target(),
+                invalid: space.invalid_count(),
+            });
+        }
+        let variant = space.variant;
+        let inputs = Inputs::of_variant(variant, self.size, 1, &MatrixSource::Uniform);
+        let tuner = Tuner {
+            space: &space,
+            sources: self.sources,
+            inputs: &inputs,
+            options: self.options,
+        };
+        let mut evaluations = Vec::new();
+        for &kind in &self.strategies {
+            let budget = self.budget_of(kind, space.len());
+            let evals = tuner.search(sides, cache, kind, self.seed, budget)?;
+            evaluations.extend(evals);
+        }
+        let bests = self.bests(&tuner, sides, cache, &evaluations)?;
+        let answer = self.answer(&tuner, sides, cache, &bests)?;
+        let mut lines = Vec::new();
+        for side in sides.iter() {
+            let exhaustive = answer::exhaustive_best(&space, cache, &side.scope);
+            for &kind in &self.strategies {
+                lines.push(answer::strategy_line(
+                    &evaluations,
+                    kind,
+                    side.api(),
+                    exhaustive,
+                    space.len(),
+                ));
+            }
+        }
+        Ok(TuneReport {
+            space,
+            evaluations,
+            lines,
+            answer,
+            bests,
+        })
+    }
+
+    /// The exhaustive search covers the space whatever the budget; the others stop at the
+    /// budget given, or at a fifth of the space (the claim's share) when none is.
+    fn budget_of(&self, kind: StrategyKind, points: usize) -> Budget {
+        match kind {
+            StrategyKind::Exhaustive => Budget::default(),
+            _ if self.budget == Budget::default() => Budget {
+                evaluations: Some(points.div_ceil(5)),
+                seconds: None,
+            },
+            _ => self.budget,
+        }
+    }
+
+    fn bests(
+        &self,
+        tuner: &Tuner,
+        sides: &mut [Side],
+        cache: &mut Cache,
+        evals: &[Evaluation],
+    ) -> Result<Vec<answer::Best>, TuneError> {
+        let mut out = Vec::new();
+        for side in sides.iter_mut() {
+            let Some(point) = answer::best_point(evals, side.api()) else {
+                continue;
+            };
+            let (o, _) = tuner.outcome(side, cache, point)?;
+            if let Some(b) = o
+                .times()
+                .and_then(|t| answer::best_of(tuner.space, side.api(), point, t.to_vec()))
+            {
+                out.push(b);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Best-vs-best and same-config PRs: each API is measured at the other's best if no
+    /// search did (an evaluation outside the strategies' counts).
+    fn answer(
+        &self,
+        tuner: &Tuner,
+        sides: &mut [Side],
+        cache: &mut Cache,
+        bests: &[answer::Best],
+    ) -> Result<Option<Answer>, TuneError> {
+        let find = |api| bests.iter().find(|b| b.api == api).cloned();
+        let (Some(cl), Some(cu)) = (find(Api::OpenCl), find(Api::Cuda)) else {
+            return Ok(None);
+        };
+        let mut cross = [None, None];
+        for side in sides.iter_mut() {
+            let (point, slot) = match side.api() {
+                Api::OpenCl => (cu.point, 1),
+                Api::Cuda => (cl.point, 0),
+            };
+            let (o, _) = tuner.outcome(side, cache, point)?;
+            cross[slot] = o.times().map(<[f64]>::to_vec);
+        }
+        Ok(Some(answer::answer(
+            tuner.space,
+            cl,
+            cu,
+            cross[0].as_deref(),
+            cross[1].as_deref(),
+        )))
+    }
+}
+
+/// The scope of `side`'s measurements of `def` at `size`.
+pub fn scope_of(
+    backend: &dyn crate::backend::Backend,
+    sources: &KernelSources,
+    def: &SpaceDef,
+    size: Size,
+) -> Result<Scope, TuneError> {
+    Scope::of(
+        backend.info(),
+        backend.api(),
+        sources,
+        def.family.file(),
+        &run::target_name(def.family, def.variant),
+        &size.to_string(),
+    )
+}
+
+/// The default cache file of an output folder.
+pub fn default_cache(out: &Path) -> PathBuf {
+    out.join("tune-cache.json")
+}

@@ -1,0 +1,267 @@
+//! What a tuning run writes: `evaluations.csv` (every evaluation), `answer.md` (the answer
+//! and the strategy table) and `tuned.toml`, the `tuned` study form that `clvscu run --study`
+//! re-measures as an ordinary comparison.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::answer::{Answer, Best, StrategyLine};
+use super::run::Evaluation;
+use super::space::Config;
+use super::{TuneError, TuneReport};
+use crate::export::write_atomic;
+use crate::stats::Ratio;
+
+fn write(path: &Path, text: &str) -> Result<(), TuneError> {
+    write_atomic(path, text.as_bytes()).map_err(|e| TuneError::Write {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Every evaluation as CSV: strategy, API, order, parameters, status, cache, median, metric.
+pub fn evaluations_csv(evals: &[Evaluation], unit: &str) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let header = [
+        "strategy", "api", "n", "point", "local", "groups", "unroll", "index", "status", "cached",
+        "reps", "median_s", "metric", "unit", "message",
+    ];
+    // Writing to a Vec cannot fail.
+    let _ = w.write_record(header);
+    for e in evals {
+        let unroll = e
+            .config
+            .unroll
+            .iter()
+            .map(|(p, f)| format!("{p}={f}"))
+            .collect::<Vec<_>>()
+            .join(";");
+        let times = e.outcome.times().unwrap_or(&[]);
+        let median = crate::stats::median(times).map_or(String::new(), |m| format!("{m:e}"));
+        let metric = e.score.map_or(String::new(), |s| format!("{s:.6}"));
+        let _ = w.write_record([
+            e.strategy.to_string(),
+            e.api.label().to_string(),
+            e.n.to_string(),
+            e.point.to_string(),
+            e.config.local.to_string(),
+            e.config.groups.to_string(),
+            unroll,
+            e.config.index.to_string(),
+            e.outcome.status().to_string(),
+            e.cached.to_string(),
+            times.len().to_string(),
+            median,
+            metric,
+            unit.to_string(),
+            e.outcome.message().to_string(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn ratio_text(r: &Option<Ratio>) -> String {
+    match r {
+        Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
+        None => "n/a (failed on one side)".into(),
+    }
+}
+
+fn best_line(b: &Best, unit: &str) -> String {
+    format!(
+        "| {} | `{}` | {:.2} | [{:.2}, {:.2}] | {unit} |",
+        b.api.label(),
+        b.config.text(),
+        b.metric,
+        b.ci.0,
+        b.ci.1
+    )
+}
+
+/// The strategy table: one line per strategy and API.
+pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
+    let mut s = format!(
+        "| strategy | API | evaluations asked | measured here | best found ({unit}) | exhaustive \
+         best | ratio | asked to within 2% | share of space |\n|---|---|---|---|---|---|---|---|---|\n"
+    );
+    let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
+    for l in lines {
+        let share = l.to_within.map_or("n/a".into(), |n| {
+            format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64)
+        });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.strategy,
+            l.api.label(),
+            l.asked,
+            l.measured,
+            num(l.best_found),
+            num(l.exhaustive_best),
+            l.ratio().map_or("n/a".into(), |r| format!("{r:.4}")),
+            l.to_within.map_or("n/a".into(), |n| n.to_string()),
+            share
+        );
+    }
+    s
+}
+
+/// The answer as Markdown.
+pub fn answer_markdown(report: &TuneReport, title: &str) -> String {
+    let unit = report.space.def.family.metric().unit();
+    let mut s = format!("# Tuning {title}\n\n");
+    let invalid: Vec<String> = report
+        .space
+        .invalid
+        .iter()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "Space: {} valid configurations at size {}, {} invalid (not launched{}).\n",
+        report.space.len(),
+        report.space.size,
+        report.space.invalid_count(),
+        if invalid.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", invalid.join(", "))
+        }
+    );
+    s.push_str("| API | best configuration | metric | 95% CI | unit |\n|---|---|---|---|---|\n");
+    for b in &report.bests {
+        let _ = writeln!(s, "{}", best_line(b, unit));
+    }
+    if let Some(a) = &report.answer {
+        s.push('\n');
+        s.push_str(&pr_lines(a));
+    }
+    s.push_str("\n## Strategies\n\n");
+    s.push_str(&strategy_table(&report.lines, unit));
+    s
+}
+
+fn pr_lines(a: &Answer) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "- best-vs-best PR (OpenCL / CUDA): {}",
+        ratio_text(&a.best_vs_best)
+    );
+    let _ = writeln!(
+        s,
+        "- same-config PR at OpenCL's best: {}",
+        ratio_text(&a.same_at_opencl_best)
+    );
+    let _ = writeln!(
+        s,
+        "- same-config PR at CUDA's best: {}",
+        ratio_text(&a.same_at_cuda_best)
+    );
+    if a.differing.is_empty() {
+        s.push_str("- the two bests are the same configuration\n");
+    } else {
+        let d: Vec<String> = a
+            .differing
+            .iter()
+            .map(|(k, cl, cu)| format!("{k} (OpenCL {cl}, CUDA {cu})"))
+            .collect();
+        let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
+    }
+    s
+}
+
+fn side_toml(c: &Config) -> String {
+    let unroll: Vec<String> = c.unroll.iter().map(|(p, f)| format!("{p} = {f}")).collect();
+    format!(
+        "local = {}\ngroups = {}\nunroll = {{ {} }}\nindex = \"u{}\"\n",
+        c.local,
+        c.groups,
+        unroll.join(", "),
+        c.index
+    )
+}
+
+/// The `tuned` study: best-vs-best (each side its own best: unfair in the configuration
+/// step by construction, and labelled so by the run) and same-config at each side's best.
+pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
+    let def = report.space.def;
+    let (cl, cu) = (&answer.opencl.config, &answer.cuda.config);
+    let mut s = format!(
+        "# Written by `clvscu tune {f}/{v}`: each API's best configuration on {dev}.\n\
+         # Re-measure with `clvscu run --study THIS_FILE`.\n\
+         name = \"tuned-{f}-{v}\"\n\
+         description = \"Tuned {f}/{v}: best against best, and the same configuration at each \
+         side's best\"\n\n[defaults]\nfamily = \"{f}\"\nvariant = \"{v}\"\nsize = \"{size}\"\n\
+         warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n",
+        f = def.family.name(),
+        v = def.variant,
+        dev = report.space.compute_units.to_string() + " compute units",
+        size = report.space.size,
+    );
+    let _ = write!(
+        s,
+        "[[comparison]]\nname = \"best-vs-best/{v}\"\n[comparison.opencl]\n{}[comparison.cuda]\n{}\n",
+        side_toml(cl),
+        side_toml(cu),
+        v = def.variant
+    );
+    for (who, c) in [("opencl", cl), ("cuda", cu)] {
+        let _ = write!(
+            s,
+            "[[comparison]]\nname = \"same-config@{who}-best/{}\"\n{}\n",
+            def.variant,
+            side_toml(c)
+        );
+    }
+    s
+}
+
+/// Write the CSV, the answer and (with both APIs) the `tuned` study into `out`.
+pub fn write_all(report: &TuneReport, out: &Path, title: &str) -> Result<(), TuneError> {
+    let unit = report.space.def.family.metric().unit();
+    write(
+        &out.join("evaluations.csv"),
+        &evaluations_csv(&report.evaluations, unit),
+    )?;
+    write(&out.join("answer.md"), &answer_markdown(report, title))?;
+    if let Some(a) = &report.answer {
+        write(&out.join("tuned.toml"), &tuned_study(report, a))?;
+    }
+    Ok(())
+}
+
+/// Draw the convergence and distribution charts into `out`; returns the files written.
+pub fn draw_charts(
+    report: &TuneReport,
+    out: &Path,
+    title: &str,
+) -> Result<Vec<std::path::PathBuf>, TuneError> {
+    use crate::plot::{tune_convergence as conv, tune_distribution as dist};
+    let unit = report.space.def.family.metric().unit().to_string();
+    let failed = |e: crate::plot::PlotError| TuneError::Write {
+        path: e.path().to_path_buf(),
+        message: e.to_string(),
+    };
+    let mut files = conv::write(
+        &conv::Convergence {
+            title: format!("{title}: best so far"),
+            unit: unit.clone(),
+            lines: conv::lines_of(&report.evaluations),
+        },
+        out,
+    )
+    .map_err(failed)?;
+    files.extend(
+        dist::write(
+            &dist::Distribution {
+                title: format!("{title}: every evaluated configuration"),
+                unit,
+                series: dist::series_of(&report.evaluations),
+            },
+            out,
+        )
+        .map_err(failed)?,
+    );
+    Ok(files)
+}

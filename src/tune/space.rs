@@ -1,0 +1,393 @@
+//! Tunable parameters declared as data per kernel family, with constraints, and the
+//! expansion of a space into its valid points. Invalid points are counted per constraint and
+//! never launched.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::backend::{Api, DeviceInfo, LaunchShape};
+use crate::fairness::Flags;
+use crate::workload::exec::SideConfig;
+use crate::workload::{check_local, find_variant, FamilyKind, Size, Variant};
+
+use super::TuneError;
+
+/// What a parameter sets in a configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    /// Work-group size (CUDA block size).
+    Local,
+    /// Work-groups per compute unit: the group count is this times the device's units, so a
+    /// space means the same on every GPU.
+    GroupsPerCu,
+    /// Unroll factor at a marked point of the kernel (`PRAGMA_UNROLL_<P>`); 0: no pragma.
+    Unroll(&'static str),
+    /// Index width of the work-item functions on both sides (`CLVSCU_INDEX`: 32 or 64).
+    Index,
+}
+
+/// One tunable parameter and the values it may take, in order (neighbours are adjacent).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Param {
+    pub name: &'static str,
+    pub knob: Knob,
+    pub values: &'static [u32],
+}
+
+/// A rule a point must satisfy to be launched; a point that breaks one is counted under the
+/// rule's name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Constraint {
+    /// The variant's own rule on the work-group size (power of two, bounds).
+    VariantLocal,
+    /// The device's largest work-group.
+    DeviceLocal,
+    /// Matvec: every work-group has a row to compute (`groups x local/32 <= rows`); more
+    /// groups only add idle ones.
+    EveryGroupHasRow,
+    /// Reduce: every work-item loads at least one float4 (`groups x local x 4 <= n`).
+    EveryItemHasWork,
+}
+
+impl Constraint {
+    pub fn name(self) -> &'static str {
+        match self {
+            Constraint::VariantLocal => "variant-local",
+            Constraint::DeviceLocal => "device-local",
+            Constraint::EveryGroupHasRow => "every-group-has-a-row",
+            Constraint::EveryItemHasWork => "every-item-has-work",
+        }
+    }
+}
+
+/// A family's tunable space, as data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SpaceDef {
+    pub family: FamilyKind,
+    pub variant: &'static str,
+    pub params: &'static [Param],
+    pub constraints: &'static [Constraint],
+    /// The size the space is meant for: several times a 50-60 MB L2.
+    pub size: &'static str,
+}
+
+/// How large a space to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::Display)]
+#[strum(serialize_all = "lowercase")]
+pub enum SpaceKind {
+    /// The GPU space (at least 500 valid points for matvec and reduce).
+    Full,
+    /// A small space and size that a CPU device (PoCL) tunes in seconds.
+    Small,
+}
+
+const LOCAL_32: &[u32] = &[32, 64, 128, 256, 512, 1024];
+const LOCAL_64: &[u32] = &[64, 128, 256, 512, 1024];
+const GROUPS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+const UNROLL: &[u32] = &[0, 1, 2, 4, 8, 16];
+const INDEX: &[u32] = &[32, 64];
+
+const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
+    Param { name, knob, values }
+}
+
+const MATVEC_RULES: &[Constraint] = &[
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::EveryGroupHasRow,
+];
+const REDUCE_RULES: &[Constraint] = &[
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::EveryItemHasWork,
+];
+
+/// Every tunable space: the GPU spaces, then the small ones for CPU devices.
+pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyKind::Matvec,
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, LOCAL_32),
+                p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
+                p("unroll.A", Knob::Unroll("A"), UNROLL),
+                p("index", Knob::Index, INDEX),
+            ],
+            constraints: MATVEC_RULES,
+            size: "32768x2048",
+        },
+    ),
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyKind::Reduce,
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, LOCAL_64),
+                p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
+                p("unroll.A", Knob::Unroll("A"), UNROLL),
+                p("index", Knob::Index, INDEX),
+            ],
+            constraints: REDUCE_RULES,
+            size: "2^26",
+        },
+    ),
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyKind::Matvec,
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[32, 64, 128]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 4]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+                p("index", Knob::Index, INDEX),
+            ],
+            constraints: MATVEC_RULES,
+            size: "512x256",
+        },
+    ),
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyKind::Reduce,
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[64, 128, 256]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 4]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+                p("index", Knob::Index, INDEX),
+            ],
+            constraints: REDUCE_RULES,
+            size: "2^16",
+        },
+    ),
+];
+
+/// The space of `family/variant` of this kind, or an error naming the tunable ones.
+pub fn space_def(
+    family: FamilyKind,
+    variant: &str,
+    kind: SpaceKind,
+) -> Result<&'static SpaceDef, TuneError> {
+    SPACES
+        .iter()
+        .find(|(k, d)| *k == kind && d.family == family && d.variant == variant)
+        .map(|(_, d)| d)
+        .ok_or_else(|| TuneError::NoSpace {
+            target: format!("{}/{variant}", family.name()),
+            known: SPACES
+                .iter()
+                .filter(|(k, _)| *k == kind)
+                .map(|(_, d)| format!("{}/{}", d.family.name(), d.variant))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// One point: a value index per parameter (into `Param::values`).
+pub type Coords = Vec<u8>;
+
+/// A space expanded for one problem and device: the valid points, and the invalid ones
+/// counted by the first constraint they break.
+#[derive(Debug, Clone)]
+pub struct Space {
+    pub def: &'static SpaceDef,
+    pub variant: &'static Variant,
+    pub size: Size,
+    pub compute_units: u32,
+    pub points: Vec<Coords>,
+    pub invalid: BTreeMap<&'static str, usize>,
+    index: HashMap<Coords, usize>,
+}
+
+/// A point made concrete: what both sides of one configuration run.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Config {
+    pub local: u32,
+    pub groups: u32,
+    /// (point, factor); factor 0 is absent from the defines.
+    pub unroll: Vec<(&'static str, u32)>,
+    pub index: u32,
+}
+
+impl Config {
+    /// The defines both compilers receive (besides WG_SIZE and FMA_ITERS).
+    pub fn defines(&self) -> Vec<(String, String)> {
+        let mut d: Vec<(String, String)> = self
+            .unroll
+            .iter()
+            .filter(|(_, f)| *f > 0)
+            .map(|(p, f)| (format!("UNROLL_{p}"), f.to_string()))
+            .collect();
+        d.push(("CLVSCU_INDEX".into(), self.index.to_string()));
+        d
+    }
+
+    /// The side configuration of `api`: the same launch and defines on both APIs, the flags
+    /// of the harness's default (`mad = true`) in each compiler's spelling.
+    pub fn side(&self, api: Api) -> SideConfig {
+        SideConfig {
+            shape: LaunchShape::linear(self.groups, self.local),
+            defines: self.defines(),
+            flags: Flags {
+                mad: true,
+                ..Flags::default()
+            }
+            .for_api(api),
+            jit: Default::default(),
+        }
+    }
+
+    /// `local=256 groups=1056 unroll.A=4 index=32`: the cache's and the CSV's spelling.
+    pub fn text(&self) -> String {
+        let mut parts = vec![
+            format!("local={}", self.local),
+            format!("groups={}", self.groups),
+        ];
+        for (p, f) in &self.unroll {
+            parts.push(format!("unroll.{p}={f}"));
+        }
+        parts.push(format!("index={}", self.index));
+        parts.join(" ")
+    }
+
+    /// Named values, for telling two configurations apart.
+    pub fn named(&self) -> Vec<(String, String)> {
+        self.text()
+            .split(' ')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+}
+
+impl Space {
+    /// Expand `def` for `size` on `device`: every combination of values, checked against the
+    /// constraints before anything runs.
+    pub fn expand(
+        def: &'static SpaceDef,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> Result<Space, TuneError> {
+        let variant = find_variant(def.family, def.variant)?;
+        crate::workload::check_size(variant, size)?;
+        let mut space = Space {
+            def,
+            variant,
+            size,
+            compute_units: device.compute_units.max(1),
+            points: Vec::new(),
+            invalid: BTreeMap::new(),
+            index: HashMap::new(),
+        };
+        let mut coords = vec![0u8; def.params.len()];
+        loop {
+            match space.broken_rule(&coords, device) {
+                Some(rule) => *space.invalid.entry(rule.name()).or_default() += 1,
+                None => {
+                    space.index.insert(coords.clone(), space.points.len());
+                    space.points.push(coords.clone());
+                }
+            }
+            if !next_coords(&mut coords, def.params) {
+                break;
+            }
+        }
+        Ok(space)
+    }
+
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    pub fn invalid_count(&self) -> usize {
+        self.invalid.values().sum()
+    }
+
+    /// The valid point at `coords`, if any.
+    pub fn find(&self, coords: &[u8]) -> Option<usize> {
+        self.index.get(coords).copied()
+    }
+
+    /// The configuration of point `i`.
+    pub fn config(&self, i: usize) -> Config {
+        self.config_of(&self.points[i])
+    }
+
+    fn config_of(&self, coords: &[u8]) -> Config {
+        let mut c = Config {
+            local: 0,
+            groups: 0,
+            unroll: Vec::new(),
+            index: 32,
+        };
+        for (param, &ix) in self.def.params.iter().zip(coords) {
+            let v = param.values[usize::from(ix)];
+            match param.knob {
+                Knob::Local => c.local = v,
+                Knob::GroupsPerCu => c.groups = v * self.compute_units,
+                Knob::Unroll(point) => c.unroll.push((point, v)),
+                Knob::Index => c.index = v,
+            }
+        }
+        c
+    }
+
+    /// Valid points one step away from point `i` along one parameter.
+    pub fn neighbours(&self, i: usize) -> Vec<usize> {
+        let here = &self.points[i];
+        let mut out = Vec::new();
+        for (d, param) in self.def.params.iter().enumerate() {
+            for step in [-1i32, 1] {
+                let v = i32::from(here[d]) + step;
+                if v < 0 || v as usize >= param.values.len() {
+                    continue;
+                }
+                let mut c = here.clone();
+                c[d] = v as u8;
+                if let Some(j) = self.find(&c) {
+                    out.push(j);
+                }
+            }
+        }
+        out
+    }
+
+    fn broken_rule(&self, coords: &[u8], device: &DeviceInfo) -> Option<Constraint> {
+        let c = self.config_of(coords);
+        self.def
+            .constraints
+            .iter()
+            .copied()
+            .find(|rule| match rule {
+                Constraint::VariantLocal => check_local(self.variant, c.local).is_err(),
+                Constraint::DeviceLocal => {
+                    device.max_work_group_size > 0 && c.local > device.max_work_group_size
+                }
+                Constraint::EveryGroupHasRow => {
+                    u64::from(c.groups) * u64::from(c.local / 32).max(1) > self.size.rows
+                }
+                Constraint::EveryItemHasWork => {
+                    u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
+                }
+            })
+    }
+}
+
+/// The next combination in row-major order; false after the last.
+fn next_coords(coords: &mut [u8], params: &[Param]) -> bool {
+    for d in (0..coords.len()).rev() {
+        if usize::from(coords[d]) + 1 < params[d].values.len() {
+            coords[d] += 1;
+            return true;
+        }
+        coords[d] = 0;
+    }
+    false
+}

@@ -1,0 +1,190 @@
+//! Search strategies over a space's valid points: exhaustive, random sampling and simulated
+//! annealing. Each is seeded and deterministic given its seed and the scores it is told.
+//!
+//! A strategy proposes a point it has not proposed before (so every proposal is one
+//! evaluation the strategy asked for) and is told the point's score: higher is better, `None`
+//! for a configuration that failed to build, launch or verify.
+
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use super::space::Space;
+
+crate::names::named_enum! {
+    /// The search strategies of `clvscu tune`.
+    #[strum(serialize_all = "lowercase")]
+    pub enum StrategyKind {
+        /// Every valid point, in the space's order.
+        Exhaustive,
+        /// Points drawn uniformly without replacement.
+        Random,
+        /// Simulated annealing over neighbouring points (one parameter one step away).
+        Anneal,
+    }
+}
+
+/// One search in progress.
+pub trait Strategy {
+    /// The next point to evaluate, never one proposed before; `None` when done.
+    fn propose(&mut self, space: &Space) -> Option<usize>;
+    /// The score of the point last proposed.
+    fn observe(&mut self, point: usize, score: Option<f64>);
+}
+
+/// A strategy of `kind`, seeded.
+pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {
+    match kind {
+        StrategyKind::Exhaustive => Box::new(Exhaustive { next: 0 }),
+        StrategyKind::Random => Box::new(Random::new(space.len(), seed)),
+        StrategyKind::Anneal => Box::new(Anneal::new(space.len(), seed)),
+    }
+}
+
+struct Exhaustive {
+    next: usize,
+}
+
+impl Strategy for Exhaustive {
+    fn propose(&mut self, space: &Space) -> Option<usize> {
+        let i = self.next;
+        self.next += 1;
+        (i < space.len()).then_some(i)
+    }
+
+    fn observe(&mut self, _: usize, _: Option<f64>) {}
+}
+
+struct Random {
+    order: Vec<usize>,
+}
+
+impl Random {
+    fn new(n: usize, seed: u64) -> Self {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut SmallRng::seed_from_u64(seed));
+        order.reverse();
+        Random { order }
+    }
+}
+
+impl Strategy for Random {
+    fn propose(&mut self, _: &Space) -> Option<usize> {
+        self.order.pop()
+    }
+
+    fn observe(&mut self, _: usize, _: Option<f64>) {}
+}
+
+/// Simulated annealing. The state moves to a proposed neighbour when it scores better, or
+/// with probability `exp(-loss / T)` where `loss` is the relative drop in score; the
+/// temperature cools geometrically by `COOLING` per proposal. When every neighbour of the
+/// state has been seen it restarts from an unseen random point (a walk with no way out
+/// otherwise ends early).
+pub struct Anneal {
+    rng: SmallRng,
+    seen: Vec<bool>,
+    unseen: usize,
+    state: Option<(usize, f64)>,
+    best: Option<(usize, f64)>,
+    temperature: f64,
+}
+
+/// Starting temperature, as a relative loss: a 10% worse point is accepted with p = 1/e.
+const T0: f64 = 0.1;
+const COOLING: f64 = 0.97;
+const T_MIN: f64 = 1e-4;
+/// Of the proposals from a state, this share jumps to a random unseen point.
+const JUMP: f64 = 0.05;
+
+impl Anneal {
+    pub fn new(n: usize, seed: u64) -> Self {
+        Anneal {
+            rng: SmallRng::seed_from_u64(seed),
+            seen: vec![false; n],
+            unseen: n,
+            state: None,
+            best: None,
+            temperature: T0,
+        }
+    }
+
+    fn random_unseen(&mut self) -> Option<usize> {
+        if self.unseen == 0 {
+            return None;
+        }
+        let mut k = self.rng.gen_range(0..self.unseen);
+        self.seen.iter().position(|&s| {
+            if s {
+                return false;
+            }
+            if k == 0 {
+                return true;
+            }
+            k -= 1;
+            false
+        })
+    }
+
+    fn mark(&mut self, i: usize) -> usize {
+        self.seen[i] = true;
+        self.unseen -= 1;
+        i
+    }
+}
+
+impl Strategy for Anneal {
+    fn propose(&mut self, space: &Space) -> Option<usize> {
+        let fresh: Vec<usize> = match self.state {
+            Some((i, _)) if !self.rng.gen_bool(JUMP) => space
+                .neighbours(i)
+                .into_iter()
+                .filter(|&j| !self.seen[j])
+                .collect(),
+            _ => Vec::new(),
+        };
+        let pick = match fresh.choose(&mut self.rng) {
+            Some(&j) => Some(j),
+            None => {
+                // A dead end: go on from the best point found, or jump.
+                if let Some((b, s)) = self.best {
+                    self.state = Some((b, s));
+                    let around: Vec<usize> = space
+                        .neighbours(b)
+                        .into_iter()
+                        .filter(|&j| !self.seen[j])
+                        .collect();
+                    match around.choose(&mut self.rng) {
+                        Some(&j) if self.rng.gen_bool(0.5) => Some(j),
+                        _ => self.random_unseen(),
+                    }
+                } else {
+                    self.random_unseen()
+                }
+            }
+        };
+        pick.map(|i| self.mark(i))
+    }
+
+    fn observe(&mut self, point: usize, score: Option<f64>) {
+        let t = self.temperature;
+        self.temperature = (t * COOLING).max(T_MIN);
+        let Some(s) = score.filter(|s| s.is_finite()) else {
+            return;
+        };
+        if self.best.is_none_or(|(_, b)| s > b) {
+            self.best = Some((point, s));
+        }
+        let accept = match self.state {
+            None => true,
+            Some((_, cur)) if s >= cur => true,
+            Some((_, cur)) => {
+                let loss = (cur - s) / cur.abs().max(f64::MIN_POSITIVE);
+                self.rng.gen_bool((-loss / t).exp().clamp(0.0, 1.0))
+            }
+        };
+        if accept {
+            self.state = Some((point, s));
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! `clvscu tune FAMILY/VARIANT`: the arguments and the command, at the edge.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+
+use clvscu::backend::cuda::CudaBackend;
+use clvscu::backend::fake::{FakeBackend, FakeScript};
+use clvscu::backend::opencl::OpenClBackend;
+use clvscu::backend::{Api, Backend};
+use clvscu::tune::cache::Cache;
+use clvscu::tune::run::{Budget, EvalOptions, Side};
+use clvscu::tune::space::{space_def, SpaceKind};
+use clvscu::tune::strategy::StrategyKind;
+use clvscu::tune::{self, output, scope_of, TunePlan};
+use clvscu::workload::{FamilyKind, Size};
+
+use crate::cli::{DeviceArgs, Pairing};
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// `family/variant` with a tunable space (matvec/tuned, reduce/tuned).
+    pub target: String,
+    /// Strategies, run in this order against one cache: exhaustive, random, anneal. A
+    /// strategy after the exhaustive one is measured against the cached exhaustive results.
+    #[arg(long, value_delimiter = ',', default_value = "exhaustive")]
+    pub strategy: Vec<String>,
+    /// Evaluations each non-exhaustive strategy may ask for per API (default: a fifth of
+    /// the space).
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Seconds each non-exhaustive strategy may run.
+    #[arg(long)]
+    pub budget_s: Option<f64>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long, default_value = "results/tune")]
+    pub out: PathBuf,
+    /// Problem size (default: the space's own).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// The cache file (default: OUT/tune-cache.json); reused and extended by later runs.
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// `full` (the GPU space) or `small` (default on a CPU device such as PoCL).
+    #[arg(long)]
+    pub space: Option<String>,
+    /// Timed repetitions of one evaluation (device-event timer).
+    #[arg(long, default_value_t = 7)]
+    pub reps: u32,
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u32,
+    #[arg(long, value_enum, default_value = "opencl-cuda")]
+    pub pair: Pairing,
+    #[arg(long)]
+    pub no_charts: bool,
+    #[command(flatten)]
+    pub devices: DeviceArgs,
+}
+
+fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
+    let d = &args.devices;
+    let cl = || -> Result<Box<dyn Backend>> {
+        Ok(Box::new(OpenClBackend::open(d.cl_device.as_deref())?))
+    };
+    let cu = || -> Result<Box<dyn Backend>> {
+        Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?))
+    };
+    Ok(match args.pair {
+        Pairing::OpenclCuda => vec![cl()?, cu()?],
+        Pairing::Opencl => vec![cl()?],
+        Pairing::Cuda => vec![cu()?],
+        Pairing::Fake => [Api::OpenCl, Api::Cuda]
+            .into_iter()
+            .map(|api| Box::new(FakeBackend::new(api, FakeScript::default())) as Box<dyn Backend>)
+            .collect(),
+        Pairing::OpenclOpencl => {
+            bail!("tune compares OpenCL with CUDA: use --pair opencl-cuda, opencl or cuda")
+        }
+    })
+}
+
+pub fn run(args: TuneArgs) -> Result<i32> {
+    let Some((family, variant)) = args.target.split_once('/') else {
+        bail!("give FAMILY/VARIANT, e.g. matvec/tuned");
+    };
+    let family = FamilyKind::parse(family)?;
+    let strategies = args
+        .strategy
+        .iter()
+        .map(|s| {
+            s.parse::<StrategyKind>().map_err(|_| {
+                anyhow::anyhow!("unknown strategy '{s}': exhaustive, random or anneal")
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut backends = open(&args)?;
+    let kind = match &args.space {
+        Some(s) => s
+            .parse::<SpaceKind>()
+            .map_err(|_| anyhow::anyhow!("--space {s}: full or small"))?,
+        None if backends.iter().all(|b| b.info().is_gpu) => SpaceKind::Full,
+        None => SpaceKind::Small,
+    };
+    let def = space_def(family, variant, kind)?;
+    let size = Size::parse(args.size.as_deref().unwrap_or(def.size))?;
+    let sources = crate::commands::sources(&args.devices)?;
+    let plan = TunePlan {
+        def,
+        size,
+        strategies,
+        budget: Budget {
+            evaluations: args.budget,
+            seconds: args.budget_s,
+        },
+        seed: args.seed,
+        options: EvalOptions {
+            warmup: args.warmup,
+            reps: args.reps,
+        },
+        sources: &sources,
+    };
+    let cache_path = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| tune::default_cache(&args.out));
+    let mut cache = Cache::open(&cache_path)?;
+    let before = cache.len();
+    let mut sides = Vec::new();
+    for b in backends.iter_mut() {
+        let scope = scope_of(b.as_ref(), &sources, def, size)?;
+        eprintln!(
+            "tuning {} on {} ({})",
+            args.target,
+            b.info().name,
+            b.api().label()
+        );
+        sides.push(Side {
+            backend: b.as_mut(),
+            scope,
+        });
+    }
+    let report = plan.execute(&mut sides, &mut cache)?;
+    let title = format!("{} at {size}", args.target);
+    output::write_all(&report, &args.out, &title).context("writing the tuning results")?;
+    if !args.no_charts {
+        if let Err(e) = output::draw_charts(&report, &args.out, &title) {
+            eprintln!("note: no charts: {e}");
+        }
+    }
+    println!("{}", output::answer_markdown(&report, &title));
+    println!(
+        "cache {}: {} entries ({} new); results in {}",
+        cache_path.display(),
+        cache.len(),
+        cache.len() - before,
+        args.out.display()
+    );
+    Ok(0)
+}
