@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/gpu-common.sh
-gpu_begin tune results/tune "$@"
+gpu_begin tune "clvscu-results/tune-$(date -u +%Y%m%d)" "$@"
 CL="--cl-device NVIDIA"
 SEEDS="1 2 3"
 

@@ -236,6 +236,7 @@ mod tests {
         "inspect",
         "report",
         "diff",
+        "tune",
         "help",
         "--html",
         "--study",
@@ -318,7 +319,8 @@ mod tests {
     }
 
     const SUBCOMMANDS: &[&str] = &[
-        "devices", "studies", "run", "parity", "plot", "merge", "inspect", "report", "diff", "help",
+        "devices", "studies", "run", "parity", "plot", "merge", "inspect", "report", "diff",
+        "tune", "help",
     ];
 
     /// Argument vectors: usually a subcommand first (else nothing gets past the top level),
@@ -363,6 +365,7 @@ mod tests {
                         Command::Inspect(_) => "inspect",
                         Command::Report { .. } => "report",
                         Command::Diff { .. } => "diff",
+                        Command::Tune(_) => "tune",
                     });
                 }
                 Err(_) => errors += 1,
@@ -370,6 +373,7 @@ mod tests {
         }
         let all = [
             "devices", "diff", "inspect", "merge", "parity", "plot", "report", "run", "studies",
+            "tune",
         ];
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), all);
         assert!(errors > 100, "{errors} errors in 3000");

@@ -35,7 +35,7 @@ pub struct TuneArgs {
     pub budget_s: Option<f64>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[arg(long, default_value = "results/tune")]
+    #[arg(long, default_value = "clvscu-results/tune")]
     pub out: PathBuf,
     /// Problem size (default: the space's own).
     #[arg(long)]
