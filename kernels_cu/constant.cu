@@ -67,6 +67,7 @@ __constant__ float TABLE[8192];
     float b0 = p[0], b1 = p[1], b2 = p[2];                                                         \
     /* Rows y .. yStop - 1 have a row below; the last row of the image is a border. */          \
     uint yStop = min(yEnd, h - 1u);                                                                \
+    PRAGMA_UNROLL_A                                                                                \
     for (; y < yStop; ++y) {                                                                       \
         p += w;                                                                                    \
         float c0 = p[0], c1 = p[1], c2 = p[2];                                                     \

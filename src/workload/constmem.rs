@@ -58,7 +58,7 @@ pub const VARIANTS: [Variant; 7] = [
             "Sobel X 3x3, the filter in constant memory (OpenCL __constant argument, CUDA \
              __constant__ symbol)",
         ),
-        &[],
+        &["A"],
     ),
     points(
         v(
@@ -68,7 +68,7 @@ pub const VARIANTS: [Variant; 7] = [
             GroupRule::Cover2D,
             "Sobel X 3x3, the filter in global memory (a buffer argument)",
         ),
-        &[],
+        &["A"],
     ),
     points(
         v(
@@ -78,7 +78,7 @@ pub const VARIANTS: [Variant; 7] = [
             GroupRule::Cover2D,
             "Sobel X 3x3, the filter as literals (six pixel reads, no filter reads)",
         ),
-        &[],
+        &["A"],
     ),
     points(
         v(
