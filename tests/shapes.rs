@@ -13,7 +13,14 @@ use clvscu::record::{MeasurementRow, Status};
 use clvscu::study::{self, Study};
 use clvscu::workload::{FamilyKind, Size};
 
-const ALGORITHMS: [&str; 4] = ["row-item", "row-warp", "row-group", "split-k"];
+const ALGORITHMS: [&str; 6] = [
+    "row-item",
+    "row-slice",
+    "row-warp",
+    "row-group",
+    "split-k",
+    "split-wide",
+];
 
 fn shapes() -> Study {
     study::load("shapes").expect("the shapes study parses")

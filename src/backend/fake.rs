@@ -376,7 +376,7 @@ impl FakeBackend {
         if let Some((buffer, values)) = self.emulate_constmem(kernel, program, shape, &a)? {
             return self.store_some(kernel, buffer, values);
         }
-        let out = if kernel == "matvec_split_k" {
+        let out = if kernel == "matvec_split_k" || kernel == "matvec_split_wide" {
             let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
             let (m, v) = (self.buffers.get(m)?, self.buffers.get(v)?);
             let p = matvec_shapes::partial_sums(m, v, rows, cols, a.count(5)?);
