@@ -524,6 +524,10 @@ extern "C" __global__ void matvec_split_k_final(const float* P, float* W, uint h
 
 /* Rows in one split-wide tile: a work-item loads each float4 of V once for all of them. */
 #define MV_WIDE 16
+/* Split-wide's local arrays are sized for at most 512 work-items (the harness refuses more),
+ * so that a program built with WG_SIZE 1024 for another kernel of this file stays within the
+ * 48 KB of static local memory that CUDA allows. */
+#define MV_WIDE_WG (WG_SIZE < 512 ? WG_SIZE : 512)
 
 /* Split-wide, first pass (few rows, very wide): split-K with tiles of MV_WIDE rows, so V is
  * read once per 16 rows instead of once per 4 (on 16 x 4194304, split-K's four tiles read the
@@ -536,10 +540,10 @@ extern "C" __global__ void matvec_split_k_final(const float* P, float* W, uint h
 extern "C" __global__ void matvec_split_wide(const float* M, uint width, uint height,
                                 const float* V, float* P, uint splits)
 {
-    __shared__ float partial[MV_WIDE * WG_SIZE];
-    __shared__ float rowSums[WG_SIZE];
+    __shared__ float partial[MV_WIDE * MV_WIDE_WG];
+    __shared__ float rowSums[MV_WIDE_WG];
     const uint tid = threadIdx.x;
-    const uint slice = WG_SIZE / MV_WIDE;
+    const uint slice = MV_WIDE_WG / MV_WIDE;
     const uint tiles = (height + MV_WIDE - 1u) / MV_WIDE;
     const uint aligned = ((width & 3u) == 0u) ? 1u : 0u;
     const uint chunk = ((width + splits - 1u) / splits + 3u) & ~3u;
@@ -580,7 +584,7 @@ extern "C" __global__ void matvec_split_wide(const float* M, uint width, uint he
         }
 #pragma unroll
         for (uint r = 0; r < MV_WIDE; ++r)
-            partial[r * WG_SIZE + tid] = sum[r];
+            partial[r * MV_WIDE_WG + tid] = sum[r];
         __syncthreads();
         {
             /* Work-item tid adds row tid / slice's values j, j + slice, ... (j = tid % slice) */
@@ -588,7 +592,7 @@ extern "C" __global__ void matvec_split_wide(const float* M, uint width, uint he
             const uint j = tid % slice;
             float s = 0.0f;
             for (uint k = 0; k < MV_WIDE; ++k)
-                s += partial[r * WG_SIZE + k * slice + j];
+                s += partial[r * MV_WIDE_WG + k * slice + j];
             rowSums[tid] = s;
         }
         __syncthreads();
