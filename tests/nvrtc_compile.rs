@@ -70,8 +70,8 @@ fn the_work_group_bound_reaches_the_cuda_compiler() {
     // REQD_WG=1 puts __launch_bounds__(WG_SIZE) on reduce_tuned (reqd_work_group_size in
     // OpenCL): the PTX then carries the bound, and without it none.
     for local in [256u32, 1024] {
-        let bound = compile_to_ptx(&request("reduce", local, &[("REQD_WG", "1")]), "compute_90")
-            .unwrap();
+        let bound =
+            compile_to_ptx(&request("reduce", local, &[("REQD_WG", "1")]), "compute_90").unwrap();
         assert!(bound.contains(&format!(".maxntid {local}")), "WG {local}");
     }
     let plain = compile_to_ptx(&request("reduce", 1024, &[]), "compute_90").unwrap();

@@ -247,6 +247,8 @@ fn kernel_names(source: &str) -> Vec<String> {
     for marker in ["__kernel void ", "__global__ void "] {
         for (at, _) in source.match_indices(marker) {
             let rest = &source[at + marker.len()..];
+            // The prelude's work-group bound may stand between the type and the name.
+            let rest = rest.strip_prefix("WG_BOUND ").unwrap_or(rest);
             let name: String = rest
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')

@@ -359,10 +359,7 @@ pub(super) fn split_k_steps(
     };
     let second = Step::Kernel {
         kernel: final_kernel,
-        shape: LaunchShape::linear(
-            rows.div_ceil((shape.local / 32).max(1)).max(1),
-            shape.local,
-        ),
+        shape: LaunchShape::linear(rows.div_ceil((shape.local / 32).max(1)).max(1), shape.local),
         args: vec![
             Arg::Buffer(partial),
             Arg::Buffer(w),
@@ -433,7 +430,10 @@ mod tests {
         let p = on_h100(16, 4_194_304);
         assert_eq!(p.algorithm, Algorithm::SplitWide);
         assert_eq!(p.groups, 528);
-        assert_eq!(splits_of(Size::matrix(16, 4_194_304), p.groups, WIDE_TILE), 528);
+        assert_eq!(
+            splits_of(Size::matrix(16, 4_194_304), p.groups, WIDE_TILE),
+            528
+        );
         // Four tiles of 16 rows, 132 blocks each.
         let p = on_h100(64, 1_048_576);
         assert_eq!((p.algorithm, p.groups), (Algorithm::SplitWide, 4 * 132));
