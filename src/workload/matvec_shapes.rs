@@ -206,7 +206,7 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
             Algorithm::RowItem,
             rows.div_ceil(u64::from(local)).min(fill_groups),
         )
-    } else if cols <= SLICE_COLS && cols % 4 == 0 {
+    } else if cols <= SLICE_COLS && cols.is_multiple_of(4) {
         (
             Algorithm::RowSlice,
             rows.div_ceil(u64::from(local.min(SLICE_ROWS)))
