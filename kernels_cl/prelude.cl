@@ -39,6 +39,17 @@
 
 #define WARP_SIZE 32
 
+/* WG_BOUND: with REQD_WG=1 (a study define) the kernel tells the compiler its work-group size,
+ * WG_SIZE: OpenCL's reqd_work_group_size, CUDA's __launch_bounds__ (its twin). Without it the
+ * compilers plan for any size the device allows. NVIDIA's OpenCL reports a work-group limit
+ * of 256 for every kernel compiled without it (clGetKernelWorkGroupInfo, 10-40 registers),
+ * where the CUDA driver allows 1024 for the same PTX: the one-step test of that limit. */
+#if defined(REQD_WG) && REQD_WG
+#define WG_BOUND __attribute__((reqd_work_group_size(WG_SIZE, 1, 1)))
+#else
+#define WG_BOUND
+#endif
+
 #ifndef CLVSCU_INDEX
 #define CLVSCU_INDEX 32
 #endif

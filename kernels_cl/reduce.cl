@@ -169,7 +169,7 @@ __kernel void reduce_multi(const __global float* in, __global float* out, uint n
 
 /* Tuned: float4 grid-stride loads, then a warp-level reduction (sub-group functions / warp
  * shuffles when USE_SUBGROUPS=1, local memory otherwise), one partial per work-group. */
-__kernel void reduce_tuned(const __global float* in, __global float* out, uint n)
+__kernel void WG_BOUND reduce_tuned(const __global float* in, __global float* out, uint n)
 {
     __local float warpSums[WG_SIZE / WARP_SIZE];
     uint tid = get_local_id(0);

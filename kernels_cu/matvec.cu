@@ -489,15 +489,181 @@ extern "C" __global__ void matvec_split_k(const float* M, uint width, uint heigh
     }
 }
 
-/* Split-K, second pass: one work-item per row adds the row's `splits` partial sums (reads of
- * consecutive rows are coalesced). Timed with the first pass, the same on both sides. */
+/* Split-K, second pass: a warp-sized slice of 32 work-items per row adds the row's `splits`
+ * partial sums (lanes stride over the splits), then the slice's first work-item adds the 32
+ * lane sums from local memory, as in matvec_row_warp. With one work-item per row, a few rows
+ * of hundreds of splits made one long chain of dependent loads per row: that chain, not the
+ * matrix, set the time of the whole product on few-row, very wide matrices. Timed with the
+ * first pass, the same on both sides. */
 extern "C" __global__ void matvec_split_k_final(const float* P, float* W, uint height,
                                    uint splits)
 {
-    for (uint y = (blockIdx.x * blockDim.x + threadIdx.x); y < height; y += (gridDim.x * blockDim.x)) {
-        float dot = 0.0f;
-        for (uint k = 0; k < splits; ++k)
-            dot += P[k * height + y];
-        W[y] = dot;
+    __shared__ float partial[WG_SIZE];
+    const uint lane = threadIdx.x & (WARP_SIZE - 1);
+    const uint rowsPerGroup = blockDim.x / WARP_SIZE;
+    for (uint base = blockIdx.x * rowsPerGroup; base < height;
+         base += gridDim.x * rowsPerGroup) {
+        const uint y = base + threadIdx.x / WARP_SIZE;
+        float sum = 0.0f;
+        if (y < height) {
+            for (uint k = lane; k < splits; k += WARP_SIZE)
+                sum += P[k * height + y];
+        }
+        partial[threadIdx.x] = sum;
+        __syncthreads();
+        if (lane == 0 && y < height) {
+            float dot = 0.0f;
+            for (uint i = 0; i < WARP_SIZE; ++i)
+                dot += partial[threadIdx.x + i];
+            W[y] = dot;
+        }
+        /* The slice's first work-item is done reading before the next rows overwrite it */
+        __syncthreads();
+    }
+}
+
+/* Rows in one split-wide tile: a work-item loads each float4 of V once for all of them. */
+#define MV_WIDE 16
+/* Split-wide's local arrays are sized for at most 512 work-items (the harness refuses more),
+ * so that a program built with WG_SIZE 1024 for another kernel of this file stays within the
+ * 48 KB of static local memory that CUDA allows. */
+#define MV_WIDE_WG (WG_SIZE < 512 ? WG_SIZE : 512)
+
+/* Split-wide, first pass (few rows, very wide): split-K with tiles of MV_WIDE rows, so V is
+ * read once per 16 rows instead of once per 4 (on 16 x 4194304, split-K's four tiles read the
+ * 16 MB vector four times: a quarter more bytes than the matrix alone), and each work-item has
+ * MV_WIDE independent float4 loads in flight per step. The work-group's MV_WIDE x WG_SIZE
+ * partial sums are added in two steps instead of a log2(WG_SIZE)-step tree per row: WG_SIZE /
+ * MV_WIDE work-items per row add MV_WIDE values each (consecutive work-items read consecutive
+ * words), then MV_WIDE work-items add those. Output layout and column blocks as matvec_split_k,
+ * and the same second pass. */
+extern "C" __global__ void matvec_split_wide(const float* M, uint width, uint height,
+                                const float* V, float* P, uint splits)
+{
+    __shared__ float partial[MV_WIDE * MV_WIDE_WG];
+    __shared__ float rowSums[MV_WIDE_WG];
+    const uint tid = threadIdx.x;
+    const uint slice = MV_WIDE_WG / MV_WIDE;
+    const uint tiles = (height + MV_WIDE - 1u) / MV_WIDE;
+    const uint aligned = ((width & 3u) == 0u) ? 1u : 0u;
+    const uint chunk = ((width + splits - 1u) / splits + 3u) & ~3u;
+    const float4* V4 = (const float4*)V;
+    for (uint t = blockIdx.x; t < tiles * splits; t += gridDim.x) {
+        const uint y0 = (t % tiles) * MV_WIDE;
+        const uint rows = min(height - y0, (uint)MV_WIDE);
+        const uint split = t / tiles;
+        const uint begin = min(split * chunk, width);
+        const uint end = min(begin + chunk, width);
+        float sum[MV_WIDE];
+#pragma unroll
+        for (uint r = 0; r < MV_WIDE; ++r)
+            sum[r] = 0.0f;
+        if (aligned) {
+            const float4* M4 = (const float4*)(M + y0 * width);
+            const uint width4 = width / 4u;
+            PRAGMA_UNROLL_A
+            for (uint x = begin / 4u + tid; x < end / 4u; x += blockDim.x) {
+                const float4 v = V4[x];
+#pragma unroll
+                for (uint r = 0; r < MV_WIDE; ++r) {
+                    if (r < rows) {
+                        const float4 m = M4[r * width4 + x];
+                        sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                    }
+                }
+            }
+        } else {
+            for (uint x = begin + tid; x < end; x += blockDim.x) {
+                const float v = V[x];
+#pragma unroll
+                for (uint r = 0; r < MV_WIDE; ++r) {
+                    if (r < rows)
+                        sum[r] += M[(y0 + r) * width + x] * v;
+                }
+            }
+        }
+#pragma unroll
+        for (uint r = 0; r < MV_WIDE; ++r)
+            partial[r * MV_WIDE_WG + tid] = sum[r];
+        __syncthreads();
+        {
+            /* Work-item tid adds row tid / slice's values j, j + slice, ... (j = tid % slice) */
+            const uint r = tid / slice;
+            const uint j = tid % slice;
+            float s = 0.0f;
+            for (uint k = 0; k < MV_WIDE; ++k)
+                s += partial[r * MV_WIDE_WG + k * slice + j];
+            rowSums[tid] = s;
+        }
+        __syncthreads();
+        if (tid < rows) {
+            float s = 0.0f;
+            for (uint j = 0; j < slice; ++j)
+                s += rowSums[tid * slice + j];
+            P[split * height + y0 + tid] = s;
+        }
+        /* Done reading partial and rowSums before the next tile overwrites them */
+        __syncthreads();
+    }
+}
+
+/* Row-slice: widest row, in float4s, that the slice kernel stages; wider rows take the
+ * row-per-work-item path. */
+#define MV_SLICE_W4 16
+/* Rows one work-group finishes per step: one per work-item in the adding phase. */
+#define MV_SLICE_ROWS (WG_SIZE < 256 ? WG_SIZE : 256)
+
+/* Row-slice (tall, rows of 5 to 64 floats): a work-item per row reads its row's float4s one
+ * after another, so each warp load touches 32 rows 16 bytes each (half of every sector, the
+ * other half on the next load). Here the w4 = width / 4 float4s of a row go to w4 consecutive
+ * work-items and a work-group covers MV_SLICE_ROWS consecutive rows (one contiguous block of
+ * M): every warp load is one contiguous run of 512 bytes, each work-item keeps its V float4 in
+ * a register, and has up to MV_SLICE_ROWS / (WG_SIZE / w4) independent loads in flight. The
+ * products go to local memory (rows padded to an odd stride, so the adding phase is free of
+ * bank conflicts) and one work-item per row adds its row's w4 products. Unaligned or wider
+ * rows: one work-item per row from global memory, as matvec_row_item. */
+extern "C" __global__ void matvec_row_slice(const float* M, uint width, uint height,
+                               const float* V, float* W)
+{
+    __shared__ float dots[MV_SLICE_ROWS * (MV_SLICE_W4 + 1)];
+    const uint tid = threadIdx.x;
+    const uint width4 = width / 4u;
+    if ((width & 3u) != 0u || width4 == 0u || width4 > MV_SLICE_W4) {
+        for (uint y = (blockIdx.x * blockDim.x + threadIdx.x); y < height; y += (gridDim.x * blockDim.x)) {
+            float sum = 0.0f;
+            for (uint x = 0; x < width; ++x)
+                sum += M[y * width + x] * V[x];
+            W[y] = sum;
+        }
+        return;
+    }
+    const uint stride = width4 | 1u;
+    const uint rowStep = blockDim.x / width4;
+    const uint c = tid % width4;
+    const uint r0 = tid / width4;
+    const float4* M4 = (const float4*)M;
+    const float4 v = ((const float4*)V)[c];
+    for (uint base = blockIdx.x * MV_SLICE_ROWS; base < height;
+         base += gridDim.x * MV_SLICE_ROWS) {
+        if (r0 < rowStep) {
+            PRAGMA_UNROLL_A
+            for (uint r = r0; r < MV_SLICE_ROWS; r += rowStep) {
+                float d = 0.0f;
+                if (base + r < height) {
+                    const float4 m = M4[(base + r) * width4 + c];
+                    d = m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                }
+                dots[r * stride + c] = d;
+            }
+        }
+        __syncthreads();
+        if (tid < MV_SLICE_ROWS && base + tid < height) {
+            float sum = 0.0f;
+            for (uint j = 0; j < width4; ++j)
+                sum += dots[tid * stride + j];
+            W[base + tid] = sum;
+        }
+        /* Done reading dots before the next rows overwrite them */
+        __syncthreads();
     }
 }

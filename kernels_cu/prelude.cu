@@ -39,6 +39,15 @@
 
 #define WARP_SIZE 32
 
+/* WG_BOUND: with REQD_WG=1 (a study define) the kernel tells the compiler its work-group size,
+ * WG_SIZE: CUDA's __launch_bounds__, OpenCL's reqd_work_group_size (its twin). See
+ * kernels_cl/prelude.cl. */
+#if defined(REQD_WG) && REQD_WG
+#define WG_BOUND __launch_bounds__(WG_SIZE)
+#else
+#define WG_BOUND
+#endif
+
 typedef unsigned int uint;
 
 #ifndef CLVSCU_INDEX

@@ -169,7 +169,7 @@ extern "C" __global__ void reduce_multi(const float* in, float* out, uint n)
 
 /* Tuned: float4 grid-stride loads, then a warp-level reduction (sub-group functions / warp
  * shuffles when USE_SUBGROUPS=1, local memory otherwise), one partial per work-group. */
-extern "C" __global__ void reduce_tuned(const float* in, float* out, uint n)
+extern "C" __global__ void WG_BOUND reduce_tuned(const float* in, float* out, uint n)
 {
     __shared__ float warpSums[WG_SIZE / WARP_SIZE];
     uint tid = threadIdx.x;

@@ -58,6 +58,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "shapes-explain",
         include_str!("../harness/shapes-explain.toml"),
     ),
+    ("shapes-gaps", include_str!("../harness/shapes-gaps.toml")),
     ("bfs", include_str!("../harness/bfs.toml")),
     ("fill", include_str!("../harness/fill.toml")),
 ];

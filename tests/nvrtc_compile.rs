@@ -65,6 +65,21 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
 
 #[test]
 #[ignore = "needs NVRTC"]
+fn the_work_group_bound_reaches_the_cuda_compiler() {
+    common::need("NVRTC", nvrtc_availability());
+    // REQD_WG=1 puts __launch_bounds__(WG_SIZE) on reduce_tuned (reqd_work_group_size in
+    // OpenCL): the PTX then carries the bound, and without it none.
+    for local in [256u32, 1024] {
+        let bound =
+            compile_to_ptx(&request("reduce", local, &[("REQD_WG", "1")]), "compute_90").unwrap();
+        assert!(bound.contains(&format!(".maxntid {local}")), "WG {local}");
+    }
+    let plain = compile_to_ptx(&request("reduce", 1024, &[]), "compute_90").unwrap();
+    assert!(!plain.contains(".maxntid"));
+}
+
+#[test]
+#[ignore = "needs NVRTC"]
 fn unroll_pragma_reaches_the_cuda_compiler() {
     common::need("NVRTC", nvrtc_availability());
     // An unroll factor given as a define must change the generated code at that loop.

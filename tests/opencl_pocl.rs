@@ -32,6 +32,10 @@ fn sizes(family: FamilyKind) -> Vec<Size> {
             // Short and wide, aligned and not: split-K cuts these into several column blocks.
             Size::matrix(3, 4100),
             Size::matrix(9, 2001),
+            // Split-wide's 16-row tiles with a short last tile; row-slice with 5 float4s per
+            // row, which no work-group size divides.
+            Size::matrix(70, 4100),
+            Size::matrix(1000, 20),
         ],
         FamilyKind::Reduce | FamilyKind::Bandwidth => vec![
             Size::vector(1),

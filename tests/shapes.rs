@@ -13,7 +13,14 @@ use clvscu::record::{MeasurementRow, Status};
 use clvscu::study::{self, Study};
 use clvscu::workload::{FamilyKind, Size};
 
-const ALGORITHMS: [&str; 4] = ["row-item", "row-warp", "row-group", "split-k"];
+const ALGORITHMS: [&str; 6] = [
+    "row-item",
+    "row-slice",
+    "row-warp",
+    "row-group",
+    "split-k",
+    "split-wide",
+];
 
 fn shapes() -> Study {
     study::load("shapes").expect("the shapes study parses")
@@ -199,4 +206,74 @@ fn the_study_at_test_size_verifies_on_opencl() {
     common::need("OpenCL", opencl::availability());
     let dir = tempfile::tempdir().unwrap();
     check_rows(&run_small("opencl", dir.path()));
+}
+
+#[test]
+fn the_gaps_study_is_fair_and_varies_one_step_per_explain_row() {
+    let s = study::load("shapes-gaps").expect("the shapes-gaps study parses");
+    assert!(s.comparisons.iter().all(|c| c.a == c.b), "an unfair entry");
+    let names: Vec<&str> = s.comparisons.iter().map(|c| c.id.as_str()).collect();
+    // The open shapes with the new variants beside the ones they should beat.
+    for z in ["16x4194304", "64x1048576", "16x262144"] {
+        for v in ["auto", "split-wide", "split-k"] {
+            assert!(
+                names.contains(&format!("matvec/{v}/{z}").as_str()),
+                "{v} {z}"
+            );
+        }
+    }
+    for z in ["1048576x64", "65536x64"] {
+        for v in ["auto", "row-slice", "row-item"] {
+            assert!(
+                names.contains(&format!("matvec/{v}/{z}").as_str()),
+                "{v} {z}"
+            );
+        }
+    }
+    // Every one-launch reduction fits the work-group limit NVIDIA's OpenCL reported (256),
+    // except the REQD_WG rows that test that limit.
+    for c in s.comparisons.iter().filter(|c| c.a.groups == Some(1)) {
+        let reqd = c.a.defines.contains_key("REQD_WG");
+        assert_eq!(c.a.local > 256, reqd, "{}", c.id);
+    }
+    // Each explain row moves exactly one step from its group's as-in-shapes row.
+    for group in [
+        "explain/row-item/",
+        "explain/reduce-tuned/2^12/",
+        "explain/reduce-tuned/2^16/",
+    ] {
+        let rows: Vec<_> = s
+            .comparisons
+            .iter()
+            .filter(|c| c.id.starts_with(group))
+            .collect();
+        let base = &rows[0].a;
+        assert!(rows[0].id.ends_with("as-in-shapes"), "{}", rows[0].id);
+        assert!(rows.len() >= 4, "{group}");
+        for c in &rows[1..] {
+            let moved = [
+                c.a.local != base.local,
+                c.a.unroll != base.unroll,
+                c.a.index != base.index,
+                c.a.groups != base.groups,
+                c.a.defines != base.defines,
+            ];
+            assert_eq!(moved.iter().filter(|m| **m).count(), 1, "{}", c.id);
+        }
+    }
+}
+
+#[test]
+fn the_shapes_study_launches_its_one_launch_reductions_at_256() {
+    let s = shapes();
+    let one: Vec<_> = s
+        .comparisons
+        .iter()
+        .filter(|c| c.a.family == FamilyKind::Reduce && c.a.groups == Some(1))
+        .collect();
+    assert_eq!(one.len(), 4);
+    assert!(
+        one.iter().all(|c| c.a.local == 256),
+        "NVIDIA's OpenCL refuses more"
+    );
 }

@@ -265,6 +265,8 @@ fn kernel_names(source: &str) -> Vec<String> {
     for marker in ["__kernel void ", "__global__ void "] {
         for (at, _) in source.match_indices(marker) {
             let rest = &source[at + marker.len()..];
+            // The prelude's work-group bound may stand between the type and the name.
+            let rest = rest.strip_prefix("WG_BOUND ").unwrap_or(rest);
             let name: String = rest
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -394,7 +396,7 @@ impl FakeBackend {
         if let Some((buffer, values)) = self.emulate_constmem(kernel, program, shape, &a)? {
             return self.store_some(kernel, buffer, values);
         }
-        let out = if kernel == "matvec_split_k" {
+        let out = if kernel == "matvec_split_k" || kernel == "matvec_split_wide" {
             let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
             let (m, v) = (self.buffers.get(m)?, self.buffers.get(v)?);
             let p = matvec_shapes::partial_sums(m, v, rows, cols, a.count(5)?);

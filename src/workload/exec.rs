@@ -485,13 +485,14 @@ fn build(
             let v = buffer_with(backend, &inputs.b, owned)?;
             let w = buffer_of(backend, n, owned)?;
             let (cols, rows) = (size.cols as u32, size.rows as u32);
-            if variant.name == super::matvec_shapes::SPLIT_K {
+            if super::matvec_shapes::is_split(variant.name) {
                 let program =
                     program.ok_or_else(|| BackendError::InvalidHandle("matvec".into()))?;
                 let (split_steps, partial) = super::matvec_shapes::split_k_steps(
                     backend,
                     program,
                     k,
+                    variant.name,
                     [m, v, w],
                     size,
                     shape,

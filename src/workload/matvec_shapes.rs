@@ -8,6 +8,10 @@
 //! | `row-group` | one work-group per row                           | few rows, rows not very long |
 //! | `split-k`   | MV_TILE rows x one column block per group, then  | short and wide               |
 //! |             | a second pass adds the blocks' partial sums      |                              |
+//! | `split-wide`| split-k with 16-row tiles: V read once per 16    | at most 64 rows, very wide   |
+//! |             | rows, 16 loads in flight per work-item           |                              |
+//! | `row-slice` | a row's float4s on consecutive work-items, 256   | tall, rows of 17-64 floats   |
+//! |             | rows per group, products added in local memory   |                              |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
@@ -18,19 +22,23 @@ use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, 
 
 /// Rows of one split-K tile; the kernels' `MV_TILE`.
 pub const TILE: u32 = 4;
+/// Rows of one split-wide tile; the kernels' `MV_WIDE`.
+pub const WIDE_TILE: u32 = 16;
 
 /// The variant names, as studies spell them.
 pub const ROW_ITEM: &str = "row-item";
 pub const ROW_WARP: &str = "row-warp";
 pub const ROW_GROUP: &str = "row-group";
 pub const SPLIT_K: &str = "split-k";
+pub const SPLIT_WIDE: &str = "split-wide";
+pub const ROW_SLICE: &str = "row-slice";
 pub const AUTO: &str = "auto";
 
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
 /// The variants, in report order (appended to the family table in `mod.rs`).
-pub const VARIANTS: [Variant; 5] = [
+pub const VARIANTS: [Variant; 7] = [
     pow2(
         v(
             FamilyKind::Matvec,
@@ -72,7 +80,8 @@ pub const VARIANTS: [Variant; 5] = [
             GroupRule::PerComputeUnit(8),
             "shapes: 4-row tiles x column blocks, partial sums, second pass (short, wide)",
         ),
-        1,
+        // The second pass has a warp-sized slice per row.
+        32,
         u32::MAX,
     ),
     // No kernel: replaced by the rule's choice before anything is built.
@@ -82,11 +91,36 @@ pub const VARIANTS: [Variant; 5] = [
             AUTO,
             "",
             GroupRule::PerComputeUnit(8),
-            "shapes: the rule picks row-item, row-warp, row-group or split-k from the shape \
-             and the device; the row names the one that ran",
+            "shapes: the rule picks row-item, row-slice, row-warp, row-group, split-k or \
+             split-wide from the shape and the device; the row names the one that ran",
         ),
         32,
         1024,
+    ),
+    // At most 512: the 16 x WG_SIZE partial sums must fit CUDA's 48 KB of static shared memory.
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            SPLIT_WIDE,
+            "matvec_split_wide",
+            GroupRule::PerComputeUnit(4),
+            "shapes: 16-row tiles x column blocks, V read once per tile, two-step sums, \
+             second pass (at most 64 rows, very wide)",
+        ),
+        32,
+        512,
+    ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            ROW_SLICE,
+            "matvec_row_slice",
+            GroupRule::Cover { per_item: 1 },
+            "shapes: a row's float4s on consecutive work-items, 256 rows per group, \
+             coalesced loads, products added in local memory (tall, rows of 17-64 floats)",
+        ),
+        32,
+        u32::MAX,
     ),
 ];
 
@@ -94,18 +128,22 @@ pub const VARIANTS: [Variant; 5] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
     RowItem,
+    RowSlice,
     RowWarp,
     RowGroup,
     SplitK,
+    SplitWide,
 }
 
 impl Algorithm {
     pub fn variant_name(self) -> &'static str {
         match self {
             Algorithm::RowItem => ROW_ITEM,
+            Algorithm::RowSlice => ROW_SLICE,
             Algorithm::RowWarp => ROW_WARP,
             Algorithm::RowGroup => ROW_GROUP,
             Algorithm::SplitK => SPLIT_K,
+            Algorithm::SplitWide => SPLIT_WIDE,
         }
     }
 
@@ -133,16 +171,30 @@ const GROUPS_PER_CU: u64 = 8;
 const SHORT_ROW: u64 = 16;
 /// A split is never narrower than this many columns: one float4 per work-item of 256.
 const MIN_SPLIT_COLS: u64 = 1024;
+/// Rows of at most this many floats (and a multiple of 4) are staged by `row-slice`: the
+/// kernels' `MV_SLICE_W4` float4s.
+const SLICE_COLS: u64 = 64;
+/// Rows a `row-slice` work-group finishes per step: the kernels' `MV_SLICE_ROWS`.
+const SLICE_ROWS: u32 = 256;
+/// At most this many rows: split-wide's 16-row tiles (four tiles at most, so V, at most a
+/// quarter of the matrix, is read at most four times and mostly from L2).
+const WIDE_ROWS: u64 = 64;
+/// Split-wide work-groups per compute unit: a work-item holds 16 sums and 16 float4 loads in
+/// registers, so about two groups of 256 are resident per compute unit; two waves of them.
+const WIDE_GROUPS_PER_CU: u64 = 4;
 
 /// The rule: the algorithm and launch shape for a `rows` x `cols` matrix on a device with
 /// `compute_units` compute units and a work-group limit of `wg_limit`. Pure, so it is tested
 /// without a device and both sides of a comparison get the same answer on the same device.
 ///
 /// - rows of at most 16 floats: a work-item per row (a warp per row would idle most lanes);
+/// - rows of 17 to 64 floats, a multiple of 4: a row-slice (a row's float4s on consecutive
+///   work-items, so every warp load is contiguous);
 /// - enough rows to give every compute unit 64 warps (one full wave): a warp per row;
 /// - otherwise the rows alone cannot fill the device: split the columns so that about two
-///   waves of work-groups run, each on 4 rows x one column block — unless the rows are too
-///   short to split (fewer than two 1024-column blocks), then a work-group per row.
+///   waves of work-groups run, each on one row tile x one column block — 16-row tiles for at
+///   most 64 rows (split-wide), 4-row tiles above — unless the rows are too short to split
+///   (fewer than two 1024-column blocks), then a work-group per row.
 pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     let local = local_for(wg_limit);
     let cus = u64::from(compute_units.max(1));
@@ -154,11 +206,27 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
             Algorithm::RowItem,
             rows.div_ceil(u64::from(local)).min(fill_groups),
         )
+    } else if cols <= SLICE_COLS && cols.is_multiple_of(4) {
+        (
+            Algorithm::RowSlice,
+            rows.div_ceil(u64::from(local.min(SLICE_ROWS)))
+                .min(fill_groups),
+        )
     } else if rows >= cus * 64 {
         (
             Algorithm::RowWarp,
             rows.div_ceil(warps_per_group).min(fill_groups),
         )
+    } else if rows <= WIDE_ROWS {
+        let tiles = rows.div_ceil(u64::from(WIDE_TILE));
+        let splits = (WIDE_GROUPS_PER_CU * cus)
+            .div_ceil(tiles)
+            .min(cols.div_ceil(MIN_SPLIT_COLS));
+        if splits >= 2 {
+            (Algorithm::SplitWide, tiles * splits)
+        } else {
+            (Algorithm::RowGroup, rows.min(fill_groups))
+        }
     } else {
         let tiles = rows.div_ceil(u64::from(TILE));
         let splits = fill_groups
@@ -200,10 +268,29 @@ pub fn concrete(variant: &'static Variant, size: Size, info: &DeviceInfo) -> &'s
     plan_for(variant, size, info).map_or(variant, |p| p.algorithm.variant())
 }
 
+/// Whether `variant` is one of the two-pass split variants (`split-k`, `split-wide`).
+pub fn is_split(variant: &str) -> bool {
+    variant == SPLIT_K || variant == SPLIT_WIDE
+}
+
+/// Rows of one tile of a split variant.
+pub fn tile_of(variant: &str) -> u32 {
+    if variant == SPLIT_WIDE {
+        WIDE_TILE
+    } else {
+        TILE
+    }
+}
+
 /// Column blocks of a split-K launch of `groups` work-groups: as many as the groups cover
 /// after one per row tile, never so many that a block is empty (each is whole float4s).
 pub fn splits(size: Size, groups: u32) -> u32 {
-    let tiles = size.rows.div_ceil(u64::from(TILE)).max(1);
+    splits_of(size, groups, TILE)
+}
+
+/// [`splits`] for row tiles of `tile` rows.
+pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
+    let tiles = size.rows.div_ceil(u64::from(tile.max(1))).max(1);
     let most = size.cols.div_ceil(4).max(1);
     (u64::from(groups) / tiles).clamp(1, most) as u32
 }
@@ -238,20 +325,23 @@ pub fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The two split-K steps over `[M, V, W]`: the partial sums of `splits` column blocks into a
-/// buffer of its own, then one work-item per row adds them into W. Both are timed, the same
-/// way on both sides. Returns the steps and the partials buffer (poisoned before checks).
+/// The two steps of a split variant (`split-k`, `split-wide`) over `[M, V, W]`: the partial
+/// sums of `splits` column blocks into a buffer of its own, then a warp-sized slice per row
+/// adds them into W. Both are timed, the same way on both sides. Returns the steps and the
+/// partials buffer (poisoned before checks).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn split_k_steps(
     backend: &mut dyn Backend,
     program: ProgramId,
     kernel: KernelId,
+    variant: &str,
     [m, v, w]: [BufferId; 3],
     size: Size,
     shape: LaunchShape,
     owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
     let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
-    let splits = splits(size, shape.groups);
+    let splits = splits_of(size, shape.groups, tile_of(variant));
     let (rows, cols) = (size.rows as u32, size.cols as u32);
     let len = splits as usize * rows as usize;
     let partial = buffer_of(backend, len, owned)?;
@@ -269,7 +359,7 @@ pub(super) fn split_k_steps(
     };
     let second = Step::Kernel {
         kernel: final_kernel,
-        shape: LaunchShape::linear(rows.div_ceil(shape.local.max(1)).max(1), shape.local),
+        shape: LaunchShape::linear(rows.div_ceil((shape.local / 32).max(1)).max(1), shape.local),
         args: vec![
             Arg::Buffer(partial),
             Arg::Buffer(w),
@@ -292,7 +382,7 @@ mod tests {
 
     #[test]
     fn tall_and_square_matrices_get_a_warp_per_row() {
-        for (rows, cols) in [(60989, 1100), (16384, 16384), (32768, 32768), (1 << 20, 64)] {
+        for (rows, cols) in [(60989, 1100), (16384, 16384), (32768, 32768), (1 << 20, 68)] {
             let p = on_h100(rows, cols);
             assert_eq!(p.algorithm, Algorithm::RowWarp, "{rows}x{cols}");
             assert_eq!(p.local, 256);
@@ -319,6 +409,50 @@ mod tests {
         assert_eq!(p.algorithm, Algorithm::RowItem);
         assert_eq!(p.groups, 2 * 132 * 8);
         assert_eq!(on_h100(100, 16).groups, 1);
+    }
+
+    #[test]
+    fn rows_of_17_to_64_aligned_floats_get_a_row_slice() {
+        let p = on_h100(1 << 20, 64);
+        assert_eq!(p.algorithm, Algorithm::RowSlice);
+        // 256 rows per group and step: two waves of 8 per compute unit, fewer when rows run out.
+        assert_eq!(p.groups, 2 * 132 * 8);
+        assert_eq!(on_h100(65536, 64).groups, 256);
+        assert_eq!(on_h100(65536, 20).algorithm, Algorithm::RowSlice);
+        // Unaligned or wider rows are not staged.
+        assert_eq!(on_h100(1 << 20, 63).algorithm, Algorithm::RowWarp);
+        assert_eq!(on_h100(1 << 20, 68).algorithm, Algorithm::RowWarp);
+    }
+
+    #[test]
+    fn at_most_64_very_wide_rows_get_16_row_tiles() {
+        // One tile, four groups per compute unit: 528 column blocks.
+        let p = on_h100(16, 4_194_304);
+        assert_eq!(p.algorithm, Algorithm::SplitWide);
+        assert_eq!(p.groups, 528);
+        assert_eq!(
+            splits_of(Size::matrix(16, 4_194_304), p.groups, WIDE_TILE),
+            528
+        );
+        // Four tiles of 16 rows, 132 blocks each.
+        let p = on_h100(64, 1_048_576);
+        assert_eq!((p.algorithm, p.groups), (Algorithm::SplitWide, 4 * 132));
+        // In L2: blocks no narrower than 1024 columns (a float4 per work-item of 256).
+        let p = on_h100(16, 262_144);
+        assert_eq!((p.algorithm, p.groups), (Algorithm::SplitWide, 256));
+        // 65 rows and more keep 4-row tiles; too few columns to split: a group per row.
+        assert_eq!(on_h100(65, 1_048_576).algorithm, Algorithm::SplitK);
+        assert_eq!(on_h100(16, 1000).algorithm, Algorithm::RowGroup);
+    }
+
+    #[test]
+    fn split_variants_tile_by_their_kernels_rows() {
+        assert!(is_split(SPLIT_K) && is_split(SPLIT_WIDE) && !is_split(ROW_SLICE));
+        assert_eq!((tile_of(SPLIT_K), tile_of(SPLIT_WIDE)), (TILE, WIDE_TILE));
+        // 64 rows: 16 tiles of 4 or 4 tiles of 16 out of the same 528 groups.
+        let z = Size::matrix(64, 1_048_576);
+        assert_eq!(splits_of(z, 528, TILE), 33);
+        assert_eq!(splits_of(z, 528, WIDE_TILE), 132);
     }
 
     #[test]

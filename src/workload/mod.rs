@@ -333,6 +333,8 @@ pub const VARIANTS: &[Variant] = &[
     matvec_shapes::VARIANTS[2],
     matvec_shapes::VARIANTS[3],
     matvec_shapes::VARIANTS[4],
+    matvec_shapes::VARIANTS[5],
+    matvec_shapes::VARIANTS[6],
     pow2(
         v(
             Reduce,
