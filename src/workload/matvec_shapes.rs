@@ -176,12 +176,6 @@ const MIN_SPLIT_COLS: u64 = 1024;
 const SLICE_COLS: u64 = 64;
 /// Rows a `row-slice` work-group finishes per step: the kernels' `MV_SLICE_ROWS`.
 const SLICE_ROWS: u32 = 256;
-/// At most this many rows: split-wide's 16-row tiles (four tiles at most, so V, at most a
-/// quarter of the matrix, is read at most four times and mostly from L2).
-const WIDE_ROWS: u64 = 64;
-/// Split-wide work-groups per compute unit: a work-item holds 16 sums and 16 float4 loads in
-/// registers, so about two groups of 256 are resident per compute unit; two waves of them.
-const WIDE_GROUPS_PER_CU: u64 = 4;
 
 /// The rule: the algorithm and launch shape for a `rows` x `cols` matrix on a device with
 /// `compute_units` compute units and a work-group limit of `wg_limit`. Pure, so it is tested
@@ -192,9 +186,11 @@ const WIDE_GROUPS_PER_CU: u64 = 4;
 ///   work-items, so every warp load is contiguous);
 /// - enough rows to give every compute unit 64 warps (one full wave): a warp per row;
 /// - otherwise the rows alone cannot fill the device: split the columns so that about two
-///   waves of work-groups run, each on one row tile x one column block — 16-row tiles for at
-///   most 64 rows (split-wide), 4-row tiles above — unless the rows are too short to split
-///   (fewer than two 1024-column blocks), then a work-group per row.
+///   waves of work-groups run, each on one row tile x one column block (split-k, 4-row
+///   tiles) — unless the rows are too short to split (fewer than two 1024-column blocks),
+///   then a work-group per row. Split-wide (16-row tiles) is not chosen: on an H100
+///   (2026-11-22, shapes-gaps) split-k reached 2553 / 2534 / 1230 GB/s at 16x4194304 /
+///   64x1048576 / 16x262144 against split-wide's 2372 / 2369 / 1039.
 pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     let local = local_for(wg_limit);
     let cus = u64::from(compute_units.max(1));
@@ -217,16 +213,6 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
             Algorithm::RowWarp,
             rows.div_ceil(warps_per_group).min(fill_groups),
         )
-    } else if rows <= WIDE_ROWS {
-        let tiles = rows.div_ceil(u64::from(WIDE_TILE));
-        let splits = (WIDE_GROUPS_PER_CU * cus)
-            .div_ceil(tiles)
-            .min(cols.div_ceil(MIN_SPLIT_COLS));
-        if splits >= 2 {
-            (Algorithm::SplitWide, tiles * splits)
-        } else {
-            (Algorithm::RowGroup, rows.min(fill_groups))
-        }
     } else {
         let tiles = rows.div_ceil(u64::from(TILE));
         let splits = fill_groups
@@ -425,23 +411,20 @@ mod tests {
     }
 
     #[test]
-    fn at_most_64_very_wide_rows_get_16_row_tiles() {
-        // One tile, four groups per compute unit: 528 column blocks.
-        let p = on_h100(16, 4_194_304);
-        assert_eq!(p.algorithm, Algorithm::SplitWide);
-        assert_eq!(p.groups, 528);
-        assert_eq!(
-            splits_of(Size::matrix(16, 4_194_304), p.groups, WIDE_TILE),
-            528
-        );
-        // Four tiles of 16 rows, 132 blocks each.
-        let p = on_h100(64, 1_048_576);
-        assert_eq!((p.algorithm, p.groups), (Algorithm::SplitWide, 4 * 132));
-        // In L2: blocks no narrower than 1024 columns (a float4 per work-item of 256).
-        let p = on_h100(16, 262_144);
-        assert_eq!((p.algorithm, p.groups), (Algorithm::SplitWide, 256));
-        // 65 rows and more keep 4-row tiles; too few columns to split: a group per row.
-        assert_eq!(on_h100(65, 1_048_576).algorithm, Algorithm::SplitK);
+    fn very_wide_rows_are_split_k_not_split_wide() {
+        for (rows, cols) in [
+            (16, 4_194_304),
+            (64, 1_048_576),
+            (16, 262_144),
+            (65, 1_048_576),
+        ] {
+            assert_eq!(
+                on_h100(rows, cols).algorithm,
+                Algorithm::SplitK,
+                "{rows}x{cols}"
+            );
+        }
+        // Too few columns to split: a group per row.
         assert_eq!(on_h100(16, 1000).algorithm, Algorithm::RowGroup);
     }
 
