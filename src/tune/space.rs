@@ -76,7 +76,9 @@ pub struct SpaceDef {
 pub enum SpaceKind {
     /// The GPU space (at least 500 valid points for matvec and reduce).
     Full,
-    /// A small space and size that a CPU device (PoCL) tunes in seconds.
+    /// A small space and size that a CPU device (PoCL) tunes in seconds. On a CPU device each
+    /// program text costs a compile of seconds while a run costs milliseconds, so the space
+    /// varies the launch (groups) more than the text: 4 programs and 16 points per target.
     Small,
 }
 
@@ -139,10 +141,10 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             family: FamilyKind::Matvec,
             variant: "tuned",
             params: &[
-                p("local", Knob::Local, &[32, 64, 128]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 4]),
+                p("local", Knob::Local, &[64, 128]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
                 p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, INDEX),
+                p("index", Knob::Index, &[32]),
             ],
             constraints: MATVEC_RULES,
             size: "512x256",
@@ -154,10 +156,10 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             family: FamilyKind::Reduce,
             variant: "tuned",
             params: &[
-                p("local", Knob::Local, &[64, 128, 256]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 4]),
+                p("local", Knob::Local, &[64, 128]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
                 p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, INDEX),
+                p("index", Knob::Index, &[32]),
             ],
             constraints: REDUCE_RULES,
             size: "2^16",
