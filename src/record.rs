@@ -128,6 +128,11 @@ pub struct MeasurementRow {
     /// a setting.
     #[serde(default)]
     pub turn: Option<u32>,
+    /// Levels of one run of a level-by-level family (BFS: the depth of the search, the source's
+    /// level included), from the CPU reference the run matched. Empty for other families and
+    /// in files written before it was recorded.
+    #[serde(default)]
+    pub levels: Option<u64>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

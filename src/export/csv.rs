@@ -88,6 +88,7 @@ const LATER_COLUMNS: &[&str] = &[
     "queued_to_submit_s",
     "submit_to_start_s",
     "turn",
+    "levels",
 ];
 
 /// Which headers a reader accepts.
@@ -492,6 +493,7 @@ mod tests {
             queued_to_submit_s: Some(2.5e-6),
             submit_to_start_s: None,
             turn: Some(1),
+            levels: None,
         }
     }
 
@@ -757,8 +759,8 @@ mod tests {
     fn a_file_from_before_the_wait_mode_reads_with_empty_cells_but_is_not_appended_to() {
         let rows = vec![measurement("x", "OpenCL")];
         let full = String::from_utf8(CsvExporter.render(&rows).unwrap()).unwrap();
-        // Cut the four newest columns from the header and the row, as an older run wrote it.
-        let cut = |line: &str| line.rsplitn(5, ',').last().unwrap().to_string();
+        // Cut the five newest columns from the header and the row, as an older run wrote it.
+        let cut = |line: &str| line.rsplitn(6, ',').last().unwrap().to_string();
         let old: String = full.lines().map(|l| cut(l) + "\n").collect();
         let read: Vec<MeasurementRow> = parse_rows(Path::new("old.csv"), old.as_bytes()).unwrap();
         assert_eq!(read[0].wait_mode, None);
@@ -966,6 +968,7 @@ mod tests {
                     queued_to_submit_s: Some(2.5e-6),
                     submit_to_start_s: None,
                     turn: Some(1),
+                    levels: None,
                 }
             })
     }

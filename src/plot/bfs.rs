@@ -5,7 +5,8 @@
 //!
 //! It pairs, per graph (variant and size) and API, the verified row timed with the device
 //! clock and the one timed with the host clock (as `harness/bfs.toml` measures them). The
-//! number of levels is a function of the size (`workload::bfs::levels`).
+//! number of levels is the rows' (`levels`, the depth of the verified search); rows written
+//! before it was recorded fall back on a layered graph's known depth (`workload::bfs::levels`).
 
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
@@ -25,8 +26,9 @@ chart_kind!(
 pub(crate) struct Split {
     pub label: String,
     pub api: Api,
-    /// Levels of a layered graph (known from its size); `None` for a random graph, whose
-    /// level count the rows do not carry: its bars are then whole searches.
+    /// Levels of the search (the rows' own, or a layered graph's known depth); `None` only
+    /// for a random graph in rows written before levels were recorded: its bars are then
+    /// whole searches.
     pub levels: Option<u64>,
     pub kernels_s: f64,
     pub total_s: f64,
@@ -59,7 +61,9 @@ pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
             out.push(Split {
                 label: format!("{} vertices, {}", dev.size, dev.api),
                 api: dev.api,
-                levels: bfs::is_layered(&dev.variant).then(|| bfs::levels(dev.elements)),
+                levels: dev
+                    .levels
+                    .or_else(|| bfs::is_layered(&dev.variant).then(|| bfs::levels(dev.elements))),
                 kernels_s: dev.median_s,
                 total_s: host.median_s,
             });
@@ -117,7 +121,7 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure 
     let panel = HBarPanel {
         caption: format!("BFS on {variant} graphs: one level"),
         x_desc: if per_search {
-            "microseconds per search (median; a random graph's levels are not in the rows)".into()
+            "microseconds per search (median; these rows carry no level count)".into()
         } else {
             "microseconds per level (median of whole searches / levels)".into()
         },
@@ -182,6 +186,9 @@ mod tests {
         let mut random_host = host.clone();
         random_host.variant = random.variant.clone();
         assert_eq!(splits(&[&random, &random_host])[0].levels, None);
+        // A row that carries its measured depth is divided by it, layered or not.
+        random.levels = Some(14);
+        assert_eq!(splits(&[&random, &random_host])[0].levels, Some(14));
         assert!((s[0].overhead_s() - 0.003).abs() < 1e-12);
         let figs = figures(&ChartData {
             measurements: vec![dev, host],

@@ -37,7 +37,7 @@ macro_rules! chart_kind {
     };
 }
 
-mod bfs;
+pub(crate) mod bfs;
 mod constant;
 mod fill;
 mod gpus;
@@ -576,4 +576,4 @@ fn trim_zeros(text: String) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

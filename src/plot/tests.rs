@@ -13,7 +13,7 @@ const GPU: &str = "NVIDIA GeForce RTX 4090";
 const GPU2: &str = "NVIDIA H100 80GB HBM3";
 const DRIVER: &str = "550.54.14";
 
-pub(super) fn m(
+pub(crate) fn m(
     api: &str,
     device: &str,
     study: &str,
@@ -69,6 +69,7 @@ pub(super) fn m(
         queued_to_submit_s: None,
         submit_to_start_s: None,
         turn: Some(1),
+        levels: None,
     }
 }
 

@@ -6,6 +6,7 @@
 //! read from the result CSVs of the folders and written only into the output folder.
 
 pub mod baseline;
+pub mod bfs;
 pub mod diff;
 pub mod doc;
 pub mod html;

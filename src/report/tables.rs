@@ -311,6 +311,7 @@ fn folder_section(doc: &mut Doc, f: &RunFolder) {
         doc.heading(4, "Fairness");
         fairness(doc, f.prs());
     }
+    super::bfs::section(doc, f.measurements());
     doc.heading(4, "Measurements");
     match &f.measurements {
         None => doc.para("The folder has no measurements file: only its PR rows are reported."),

@@ -49,6 +49,7 @@ pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Meas
         }
         None => {
             row.verified = true;
+            row.levels = run.levels;
             fill_stats(&mut row, &times(plan, run), plan);
             row.queued_to_submit_s = median_of(run.samples.iter().map(|s| s.queued_to_submit));
             row.submit_to_start_s = median_of(run.samples.iter().map(|s| s.submit_to_start));
@@ -219,6 +220,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         timer: s.timer,
         wait_mode: Some(s.wait),
         turn: Some(s.turn),
+        levels: None,
         warmup: s.warmup,
         reps: 0,
         median_s: f64::NAN,

@@ -75,6 +75,8 @@ pub struct SideRun {
     pub max_error: f64,
     pub samples: Vec<Sample>,
     pub failure: Option<Failure>,
+    /// Levels of one run of a level-by-level family (see [`Inputs::levels`]), once verified.
+    pub levels: Option<u64>,
 }
 
 impl SideRun {
@@ -83,6 +85,7 @@ impl SideRun {
             max_error,
             samples: Vec::new(),
             failure: Some(failure),
+            levels: None,
         }
     }
 }
@@ -275,6 +278,7 @@ fn prepare_and_verify(
                 max_error: v.max_error,
                 samples: Vec::new(),
                 failure: None,
+                levels: inputs.levels(side.settings.family),
             };
             return (Some(p), run, later);
         }

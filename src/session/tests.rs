@@ -1005,3 +1005,39 @@ fn transfers_run_verified_and_record_no_queue_intervals_where_the_api_has_none()
         }
     }
 }
+
+#[test]
+fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
+    let s = study(
+        "[[comparison]]\nfamily = \"bfs\"\nvariant = \"random-uniform\"\nsize = \"2^10\"\n\
+         [[comparison]]\nfamily = \"bfs\"\nvariant = \"uniform\"\nsize = \"2^10\"\n\
+         [[comparison]]\nvariant = \"listing6\"\n",
+    );
+    let (_, sink) = run_default_pair(&s);
+    let depth = |variant| {
+        let v = crate::workload::find_variant(crate::workload::FamilyKind::Bfs, variant).unwrap();
+        let size = crate::workload::Size::parse("2^10").unwrap();
+        let inputs = crate::workload::exec::Inputs::of_variant(
+            v,
+            size,
+            1,
+            &crate::workload::spmv::MatrixSource::Uniform,
+        );
+        inputs.levels(crate::workload::FamilyKind::Bfs).unwrap()
+    };
+    let levels = |i: usize| -> Vec<Option<u64>> {
+        sink.recorded[i]
+            .measurements
+            .iter()
+            .map(|r| r.levels)
+            .collect()
+    };
+    let random = depth("random-uniform");
+    assert!(random > 1, "{random}");
+    assert_eq!(levels(0), vec![Some(random); 2]);
+    // A layered graph's measured depth is the one its size fixes.
+    let layered = crate::workload::bfs::levels(1 << 10);
+    assert_eq!(depth("uniform"), layered);
+    assert_eq!(levels(1), vec![Some(layered); 2]);
+    assert_eq!(levels(2), vec![None; 2]);
+}

@@ -252,6 +252,13 @@ impl Inputs {
         }
     }
 
+    /// The levels one run of a level-by-level family takes: a BFS's depth from the source, as
+    /// the CPU reference found it (a verified run matched it vertex by vertex). `None` for
+    /// other families.
+    pub fn levels(&self, family: FamilyKind) -> Option<u64> {
+        (family == FamilyKind::Bfs).then(|| bfs::depth(&self.reference))
+    }
+
     /// What besides family, size and seed tells two variants' inputs apart.
     pub fn key_of(variant: &'static Variant) -> &'static str {
         match variant.family {

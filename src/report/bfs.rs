@@ -1,0 +1,87 @@
+//! The BFS table of a run folder: per graph and API, the levels of the search, the whole
+//! search on the host clock, its kernels on the device clock, and per level the share that is
+//! launch and wait. The same pairing of rows as the `bfs` chart ([`crate::plot::bfs`]), so
+//! the table and the chart can never disagree.
+
+use super::doc::{Doc, Table};
+use crate::plot::bfs::splits;
+use crate::plot::group_in_order;
+use crate::record::MeasurementRow;
+use crate::workload::FamilyKind;
+
+fn sig(v: f64) -> String {
+    crate::plot::fmt_sig(v)
+}
+
+/// The table of every graph that has both clocks' rows; `None` when there is none.
+pub fn table(rows: &[MeasurementRow]) -> Option<Table> {
+    let bfs = rows.iter().filter(|m| m.family == FamilyKind::Bfs);
+    let mut t = Table::new(&[
+        ("graph", false),
+        ("API", false),
+        ("levels", true),
+        ("search, host clock (ms)", true),
+        ("kernels, device clock (ms)", true),
+        ("per level (µs)", true),
+        ("launch + wait per level (µs)", true),
+        ("launch + wait share", true),
+    ]);
+    for (variant, graph_rows) in group_in_order(bfs, |m| m.variant.clone()) {
+        for s in splits(&graph_rows) {
+            let per_level = |x: f64| s.levels.map_or("-".into(), |l| sig(x / l as f64 * 1e6));
+            t.push(vec![
+                format!("{variant}, {}", s.label),
+                s.api.to_string(),
+                s.levels.map_or("-".into(), |l| l.to_string()),
+                sig(s.total_s * 1e3),
+                sig(s.kernels_s * 1e3),
+                per_level(s.total_s),
+                per_level(s.overhead_s()),
+                format!(
+                    "{:.0}%",
+                    100.0 * s.overhead_s() / s.total_s.max(f64::MIN_POSITIVE)
+                ),
+            ]);
+        }
+    }
+    (!t.rows.is_empty()).then_some(t)
+}
+
+/// The folder's BFS section, when its rows have one.
+pub fn section(doc: &mut Doc, rows: &[MeasurementRow]) {
+    if let Some(t) = table(rows) {
+        doc.heading(
+            4,
+            "BFS per level (host clock − device clock = launch + wait)",
+        );
+        doc.table(t, "");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::tests::m;
+    use crate::record::TimerKind;
+
+    #[test]
+    fn one_line_per_graph_and_api_with_the_rows_levels() {
+        let mut dev = m("CUDA", "GPU", "bfs", "bfs", "random-uniform", 1.0);
+        dev.median_s = 0.010;
+        dev.size = "65536".into();
+        dev.elements = 65536;
+        dev.levels = Some(10);
+        let mut host = dev.clone();
+        host.timer = TimerKind::WallClock;
+        host.median_s = 0.014;
+        let t = table(&[dev.clone(), host]).unwrap();
+        assert_eq!(t.rows.len(), 1);
+        let r = &t.rows[0];
+        assert_eq!(r[2], "10");
+        assert_eq!(r[5], sig(1400.0));
+        assert_eq!(r[6], sig(400.0));
+        assert_eq!(r[7], "29%");
+        // A graph with one clock only has no line.
+        assert!(table(&[dev]).is_none());
+    }
+}
