@@ -70,6 +70,78 @@
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
+/* CSR-stream (after CSR-adaptive's stream mode; no sub-group shuffles, which NVIDIA's OpenCL
+ * lacks): a work-group takes a block of consecutive rows whose entries are contiguous in val
+ * and cols, and loops over them in chunks of SPMV_STREAM_CHUNK entries. Per chunk, work-item t
+ * loads entries t, t + WG_SIZE, ... (coalesced, SPMV_STREAM_PER_ITEM independent gathers of x
+ * in flight per work-item), multiplies and stores the products in local memory; then each row
+ * of the block is summed from local memory by `lanes` work-items. A row longer than a chunk is
+ * summed across chunks in the same registers, so any row length is right; only the balance
+ * suffers on very long rows.
+ *
+ * Why: the vector kernel gives each row a warp of 32 (half of them idle at 16 entries per row)
+ * and pays seven barriers per 8 rows; the scalar kernel's warp reads 32 rows' runs at once
+ * (uncoalesced). Here a block of WG_SIZE * SPMV_STREAM_PER_ITEM entries costs four barriers,
+ * and every load of the matrix is coalesced.
+ *
+ * lanes (work-items per row in the sum) follows the matrix's mean entries per row, nnz / dim:
+ * the largest power of two up to 32 with lanes * SPMV_STREAM_PER_ITEM <= mean, so that a block
+ * of WG_SIZE / lanes rows holds about one chunk. Every work-item computes it from the same two
+ * numbers, so it is uniform, and both APIs take the same value from the same matrix.
+ * LOAD reads val and cols, READ_X the gathered x (the three read paths above). */
+#define SPMV_STREAM_PER_ITEM 4
+#define SPMV_STREAM_CHUNK (WG_SIZE * SPMV_STREAM_PER_ITEM)
+#define LOAD_GLOBAL(p, i) (p)[i]
+#define LOAD_READ_ONLY(p, i) LOAD_RO(&(p)[i])
+
+#define SPMV_STREAM_BODY(LOAD, READ_X)                                                             \
+    __local float products[SPMV_STREAM_CHUNK];                                                     \
+    __local float partials[WG_SIZE];                                                               \
+    uint t = get_local_id(0);                                                                      \
+    uint mean = rowDelimiters[dim] / max(dim, 1u);                                                 \
+    uint lanes = 1u;                                                                               \
+    while (lanes < WARP_SIZE && lanes * 2u * SPMV_STREAM_PER_ITEM <= mean)                         \
+        lanes *= 2u;                                                                               \
+    uint lane = t & (lanes - 1u);                                                                  \
+    uint rowsPerBlock = WG_SIZE / lanes;                                                           \
+    for (uint first = get_group_id(0) * rowsPerBlock; first < dim;                                 \
+         first += get_num_groups(0) * rowsPerBlock) {                                              \
+        uint last = min(first + rowsPerBlock, dim);                                                \
+        uint myRow = first + t / lanes;                                                            \
+        uint rowStart = 0u;                                                                        \
+        uint rowEnd = 0u;                                                                          \
+        if (myRow < last) {                                                                        \
+            rowStart = rowDelimiters[myRow];                                                       \
+            rowEnd = rowDelimiters[myRow + 1];                                                     \
+        }                                                                                          \
+        uint blockEnd = rowDelimiters[last];                                                       \
+        float mySum = 0.0f;                                                                        \
+        for (uint chunk = rowDelimiters[first]; chunk < blockEnd; chunk += SPMV_STREAM_CHUNK) {    \
+            CLVSCU_UNROLL_N(SPMV_STREAM_PER_ITEM)                                                  \
+            for (uint k = 0u; k < SPMV_STREAM_PER_ITEM; k++) {                                     \
+                uint j = chunk + k * WG_SIZE + t;                                                  \
+                float p = 0.0f;                                                                    \
+                if (j < blockEnd)                                                                  \
+                    p = LOAD(val, j) * READ_X(vec, LOAD(cols, j));                                 \
+                products[k * WG_SIZE + t] = p;                                                     \
+            }                                                                                      \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+            uint to = min(rowEnd, chunk + SPMV_STREAM_CHUNK);                                      \
+            for (uint j = max(rowStart, chunk) + lane; j < to; j += lanes)                         \
+                mySum += products[j - chunk];                                                      \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                          \
+        }                                                                                          \
+        partials[t] = mySum;                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        if (lane == 0u && myRow < last) {                                                          \
+            float rowSum = 0.0f;                                                                   \
+            for (uint k = 0u; k < lanes; k++)                                                      \
+                rowSum += partials[t + k];                                                         \
+            out[myRow] = rowSum;                                                                   \
+        }                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    }
+
 __kernel void spmv_csr_scalar(const __global float* val, const __global uint* cols,
                               const __global uint* rowDelimiters, const __global float* vec,
                               uint dim, __global float* out)
@@ -116,4 +188,28 @@ __kernel void spmv_csr_vector_tex(const __global float* val, const __global uint
                                   __global float* out)
 {
     SPMV_VECTOR_BODY(X_TEX)
+}
+
+__kernel void spmv_csr_stream(const __global float* val, const __global uint* cols,
+                              const __global uint* rowDelimiters, const __global float* vec,
+                              uint dim, __global float* out)
+{
+    SPMV_STREAM_BODY(LOAD_GLOBAL, X_GLOBAL)
+}
+
+__kernel void spmv_csr_stream_ro(const __global float* restrict val,
+                                 const __global uint* restrict cols,
+                                 const __global uint* restrict rowDelimiters,
+                                 const __global float* restrict vec, uint dim,
+                                 __global float* restrict out)
+{
+    SPMV_STREAM_BODY(LOAD_READ_ONLY, X_RO)
+}
+
+__kernel void spmv_csr_stream_tex(const __global float* val, const __global uint* cols,
+                                  const __global uint* rowDelimiters,
+                                  __read_only image1d_buffer_t vec, uint dim,
+                                  __global float* out)
+{
+    SPMV_STREAM_BODY(LOAD_GLOBAL, X_TEX)
 }

@@ -19,8 +19,13 @@ Also, for the runtime studies (launch, transfers): host<->device copies of 2^10 
 floats from pageable and pinned host memory (Tensor.copy_, CUDA events, each copy checked),
 and, through CuPy when it is installed, a 1 x 1 empty-kernel launch + stream synchronise on the
 host clock (spinning, the driver's default with one context) and 1000 launches with one
-synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows."""
+synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows.
+
+BASELINES_ONLY (environment, comma-separated) runs only the named groups of sgemv, sum, copy,
+sobel, sgemm, transfers, launches, spmv, shapes (the studies' sgemv and sum sizes); unset, all
+of them: a GPU visit with a short budget skips the groups its studies do not compare with."""
 import csv
+import os
 import statistics
 import sys
 import time
@@ -251,6 +256,12 @@ extern "C" __global__ void launch_empty(const float* in, float* out, unsigned n)
             })
 
 
+def wanted(group):
+    """Whether BASELINES_ONLY (unset: everything) names this group."""
+    only = os.environ.get("BASELINES_ONLY", "").strip()
+    return not only or group in {g.strip() for g in only.split(",")}
+
+
 def main(out, studies=()):
     torch.manual_seed(1)
     dev = torch.device("cuda")
@@ -265,34 +276,45 @@ def main(out, studies=()):
             "gflops": f"{flops / (med * 1e-3) / 1e9:.1f}" if flops else "",
         })
 
-    for (h, w) in [(60989, 1100), (32768, 32768)]:
-        m = torch.rand(h, w, device=dev) * 2 - 1
-        v = torch.rand(w, device=dev) * 2 - 1
-        ref = (m.double() @ v.double()).float()
-        got = torch.mv(m, v)
-        assert torch.allclose(got, ref, rtol=1e-3, atol=1e-3), "torch.mv does not match"
-        add("sgemv", "cuBLAS SGEMV via torch.mv", f"{h}x{w}", (h * w + w + h) * 4, lambda: torch.mv(m, v))
-        del m, v, ref, got
+    if wanted("sgemv"):
+        for (h, w) in [(60989, 1100), (32768, 32768)]:
+            m = torch.rand(h, w, device=dev) * 2 - 1
+            v = torch.rand(w, device=dev) * 2 - 1
+            ref = (m.double() @ v.double()).float()
+            got = torch.mv(m, v)
+            assert torch.allclose(got, ref, rtol=1e-3, atol=1e-3), "torch.mv does not match"
+            add("sgemv", "cuBLAS SGEMV via torch.mv", f"{h}x{w}", (h * w + w + h) * 4,
+                lambda: torch.mv(m, v))
+            del m, v, ref, got
     n = 1 << 28
-    x = torch.rand(n, device=dev) * 2 - 1
-    assert abs(float(torch.sum(x)) - float(torch.sum(x.double()))) < 1.0
-    add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
-    y = torch.empty_like(x)
-    add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
-    del x, y
-    guarded("sobel", lambda: sobel(dev, add))
-    guarded("sgemm", lambda: sgemm(dev, add))
-    guarded("transfers", lambda: transfers(dev, add))
-    guarded("launches", lambda: launches(rows))
+    if wanted("sum") or wanted("copy"):
+        x = torch.rand(n, device=dev) * 2 - 1
+        if wanted("sum"):
+            assert abs(float(torch.sum(x)) - float(torch.sum(x.double()))) < 1.0
+            add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
+        if wanted("copy"):
+            y = torch.empty_like(x)
+            add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4,
+                lambda: y.copy_(x))
+            del y
+        del x
+    for group, fn in [("sobel", lambda: sobel(dev, add)), ("sgemm", lambda: sgemm(dev, add)),
+                      ("transfers", lambda: transfers(dev, add)),
+                      ("launches", lambda: launches(rows))]:
+        if wanted(group):
+            guarded(group, fn)
     matrices = []
     for study in studies:
         matrices += [m for m in study_matrices(study) if m not in matrices]
-    guarded("spmv", lambda: spmv(dev, add, matrices))
+    if wanted("spmv"):
+        guarded("spmv", lambda: spmv(dev, add, matrices))
     shapes, lengths = [], []
     for study in studies:
         mv, red = study_sizes(study)
         shapes += [s for s in mv if s not in shapes]
         lengths += [n for n in red if n not in lengths]
+    if not wanted("shapes"):
+        shapes, lengths = [], []
     for (h, w) in shapes:
         if (h, w) not in [(60989, 1100), (32768, 32768)]:
             guarded(f"sgemv {h}x{w}", lambda: sgemv(dev, add, h, w))

@@ -213,7 +213,7 @@ fn memory_spaces_show_each_read_path() {
         assert_eq!(c[tex] > 0, want_tex, "{}: {c:?}", v.name);
         checked += 1;
     }
-    assert_eq!(checked, 9);
+    assert_eq!(checked, 12);
 }
 
 /// Unroll point A sits in the scalar SpMV's row loop, inside the body macro the three read

@@ -381,16 +381,26 @@ fn stencil_verifies_with_and_without_pragmas() {
 /// The three placements of Sobel's filter and the four broadcast kernels verify exactly, on
 /// 2-D work-groups of several shapes; a launch one row of groups short leaves pixels unwritten
 /// and fails. 150 rows: each work-item computes 8 (SOBEL_ROWS), so the last strip is partial
-/// (150 = 18 x 8 + 6) and one row of groups less falls short for every shape below.
+/// (150 = 18 x 8 + 6) and one row of groups less falls short for every shape below. The x4
+/// kernels (4 columns per work-item, float4 rows) take a width of 72 (18 work-items in x: no
+/// work-group shape below divides it, so the last group in x is partial too).
 #[test]
 #[ignore = "needs OpenCL"]
 fn constant_memory_kernels_verify_on_opencl() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let size = Size::matrix(150, 70);
-    let inputs = Inputs::generate(FamilyKind::Sobel, size, 3);
     let mut executed = 0;
-    for name in ["constant", "global", "literal"] {
+    for name in [
+        "constant",
+        "global",
+        "literal",
+        "constant-x4",
+        "global-x4",
+        "literal-x4",
+    ] {
+        let cols = if name.ends_with("-x4") { 72 } else { 70 };
+        let size = Size::matrix(150, cols);
+        let inputs = Inputs::generate(FamilyKind::Sobel, size, 3);
         let v = workload::find_variant(FamilyKind::Sobel, name).unwrap();
         for (lx, ly) in [(32u32, 8u32), (16, 16), (8, 1)] {
             let gx = default_groups(v, size, lx, 2);
@@ -405,7 +415,7 @@ fn constant_memory_kernels_verify_on_opencl() {
                 let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
                     .unwrap_or_else(|e| panic!("sobel/{name} ({lx}, {ly}): {e}"));
                 let ver = exec::verify(&mut b, &p, &inputs).unwrap();
-                assert_eq!(ver.checked, 150 * 70);
+                assert_eq!(ver.checked, 150 * cols);
                 assert_eq!(
                     ver.ok, covers,
                     "sobel/{name} ({lx}, {ly}) y groups {groups_y}: {ver:?}"
@@ -437,7 +447,7 @@ fn constant_memory_kernels_verify_on_opencl() {
         exec::release(&mut b, p);
         executed += 1;
     }
-    assert_eq!(executed, 3 * 3 * 2 + 4);
+    assert_eq!(executed, 6 * 3 * 2 + 4);
 }
 
 /// SpMV verifies on every generated matrix kind and on a Matrix Market file, through all three
@@ -491,7 +501,7 @@ fn spmv_verifies_on_every_matrix_kind_and_path() {
             executed += 1;
         }
     }
-    assert_eq!(executed, 18);
+    assert_eq!(executed, 27);
 }
 
 /// Every fill variant in its own shape (1-D lengths, 2-D tables with a 2-D launch), including

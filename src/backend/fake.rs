@@ -354,7 +354,7 @@ impl FakeBackend {
         use crate::workload::constmem::{self, Image, FILTER_SYMBOL, TABLE_SYMBOL};
         let global = shape.global();
         if let Some(placement) = kernel.strip_prefix("sobel_") {
-            let (filter, w_at) = match placement {
+            let (filter, w_at) = match placement.trim_end_matches("_x4") {
                 "constant" => (self.constant_data(program, a, 2, FILTER_SYMBOL)?, 3),
                 "global" => (self.buffers.get(a.buffer(2)?)?.clone(), 3),
                 _ => (constmem::FILTER_X.to_vec(), 2),
@@ -365,7 +365,10 @@ impl FakeBackend {
             };
             let data = self.buffers.get(a.buffer(0)?)?;
             let [x, y] = shape.global_dims();
-            let cover = (x, y * constmem::SOBEL_ROWS);
+            let cover = (
+                x * constmem::cols_per_kernel(kernel),
+                y * constmem::SOBEL_ROWS,
+            );
             let out = constmem::emulate_sobel(data, &filter, img, cover);
             return Ok(Some((a.buffer(1)?, out)));
         }

@@ -41,6 +41,9 @@ pub const TABLE_MAX: u64 = 8192;
 /// Pixels each Sobel work-item computes down its column: `SOBEL_ROWS` in the kernels (a test
 /// holds the two to one value), so a launch covers `local_y * groups_y * SOBEL_ROWS` rows.
 pub const SOBEL_ROWS: u64 = 8;
+/// Columns each `_x4` Sobel work-item computes: `SOBEL_COLS` in the kernels (a test holds the
+/// two to one value), so a launch covers `local * groups * SOBEL_COLS` columns.
+pub const SOBEL_COLS: u64 = 4;
 /// Images with more pixels are verified on a sample (see [`sobel_sample`]).
 const FULL_CHECK_PIXELS: u64 = 1 << 24;
 const SAMPLED_PIXELS: usize = 1 << 22;
@@ -48,7 +51,7 @@ const SAMPLED_PIXELS: usize = 1 << 22;
 use FamilyKind::{Broadcast, Sobel};
 
 /// The variants of both families, in report order.
-pub const VARIANTS: [Variant; 7] = [
+pub const VARIANTS: [Variant; 10] = [
     points(
         v(
             Sobel,
@@ -77,6 +80,36 @@ pub const VARIANTS: [Variant; 7] = [
             "sobel_literal",
             GroupRule::Cover2D,
             "Sobel X 3x3, the filter as literals (six pixel reads, no filter reads)",
+        ),
+        &["A"],
+    ),
+    points(
+        v(
+            Sobel,
+            "constant-x4",
+            "sobel_constant_x4",
+            GroupRule::Cover2D,
+            "Sobel X 3x3, filter in constant memory, 4 columns per work-item (float4 rows)",
+        ),
+        &["A"],
+    ),
+    points(
+        v(
+            Sobel,
+            "global-x4",
+            "sobel_global_x4",
+            GroupRule::Cover2D,
+            "Sobel X 3x3, filter in global memory, 4 columns per work-item (float4 rows)",
+        ),
+        &["A"],
+    ),
+    points(
+        v(
+            Sobel,
+            "literal-x4",
+            "sobel_literal_x4",
+            GroupRule::Cover2D,
+            "Sobel X 3x3, filter as literals, 4 columns per work-item (float4 rows)",
         ),
         &["A"],
     ),
@@ -165,7 +198,7 @@ pub fn args(
         Sobel => {
             let img = Image::of(size);
             let mut a = vec![Arg::Buffer(data), Arg::Buffer(out)];
-            if variant.name != "literal" {
+            if !variant.name.starts_with("literal") {
                 a.push(place(filter));
             }
             a.extend([Arg::U32(img.w as u32), Arg::U32(img.h as u32)]);
@@ -201,11 +234,34 @@ impl Image {
     }
 }
 
-/// Refuse a size the family cannot run, naming the limit.
-pub fn check_size(family: FamilyKind, size: Size) -> Result<(), String> {
-    match family {
+/// Columns of the image one work-item computes: [`SOBEL_COLS`] for the `-x4` Sobel
+/// variants, 1 for every other variant (any 2-D kernel).
+pub fn cols_per_item(variant: &Variant) -> u64 {
+    cols_per_kernel(variant.kernel)
+}
+
+/// [`cols_per_item`] by kernel name (the fake backend knows only the name).
+pub fn cols_per_kernel(kernel: &str) -> u64 {
+    if kernel.starts_with("sobel_") && kernel.ends_with("_x4") {
+        SOBEL_COLS
+    } else {
+        1
+    }
+}
+
+/// Refuse a size the variant cannot run, naming the limit.
+pub fn check_size(variant: &Variant, size: Size) -> Result<(), String> {
+    match variant.family {
         Sobel => {
             let img = Image::of(size);
+            let cols = cols_per_item(variant);
+            if img.w % cols != 0 {
+                return Err(format!(
+                    "image {size}: {} reads rows as float4, so the width must be a multiple \
+                     of {cols} (16-byte aligned rows)",
+                    variant.name
+                ));
+            }
             if img.w == 0 || img.h == 0 {
                 return Err(format!(
                     "image {size}: give HxW, rows by columns, both at least 1 (e.g. \
@@ -387,6 +443,15 @@ mod tests {
             include_str!("../../kernels_cu/constant.cu"),
         ] {
             assert!(text.contains(&define), "{define}");
+            assert!(text.contains(&format!("#define SOBEL_COLS {SOBEL_COLS}\n")));
+        }
+        for v in &VARIANTS {
+            let want = if v.name.ends_with("-x4") {
+                SOBEL_COLS
+            } else {
+                1
+            };
+            assert_eq!(cols_per_item(v), want, "{}", v.name);
         }
         assert_eq!(rows_per_item(Sobel), SOBEL_ROWS);
         assert_eq!(rows_per_item(Broadcast), 1);
@@ -405,14 +470,20 @@ mod tests {
     #[test]
     fn sizes_and_work() {
         assert_eq!(Image::of(Size::matrix(4, 6)), Image { w: 6, h: 4 });
-        assert!(check_size(Sobel, Size::matrix(16384, 16384)).is_ok());
-        let e = check_size(Sobel, Size::vector(64)).unwrap_err();
+        let (sobel, x4, broadcast) = (&VARIANTS[0], &VARIANTS[5], &VARIANTS[6]);
+        assert!(check_size(sobel, Size::matrix(16384, 16384)).is_ok());
+        let e = check_size(sobel, Size::vector(64)).unwrap_err();
         assert!(e.contains("HxW"), "{e}");
-        let e = check_size(Sobel, Size::matrix(70000, 70000)).unwrap_err();
+        let e = check_size(sobel, Size::matrix(70000, 70000)).unwrap_err();
         assert!(e.contains("32-bit"), "{e}");
-        assert!(check_size(Broadcast, Size::vector(1024)).is_ok());
-        assert!(check_size(Broadcast, Size::vector(1000)).is_err());
-        assert!(check_size(Broadcast, Size::vector(16384))
+        // The float4 kernels need 16-byte aligned rows; the one-column kernels take any width.
+        assert!(check_size(x4, Size::matrix(16384, 16384)).is_ok());
+        let e = check_size(x4, Size::matrix(10, 42)).unwrap_err();
+        assert!(e.contains("multiple of 4"), "{e}");
+        assert!(check_size(sobel, Size::matrix(10, 42)).is_ok());
+        assert!(check_size(broadcast, Size::vector(1024)).is_ok());
+        assert!(check_size(broadcast, Size::vector(1000)).is_err());
+        assert!(check_size(broadcast, Size::vector(16384))
             .unwrap_err()
             .contains("8192"));
         assert_eq!(work(Sobel, Size::matrix(4, 4), 0), (4 * 4 * 8, 4 * 17));
@@ -476,13 +547,17 @@ mod tests {
             exec::verify(&mut b, &p, &inputs).unwrap()
         };
         // 20 rows of 40 pixels; each work-item computes SOBEL_ROWS (8) rows: 3 x 1 work-items
-        // in y cover 24 rows, 2 x 1 only 16.
+        // in y cover 24 rows, 2 x 1 only 16. The x4 kernels compute 4 columns per work-item:
+        // 2 x 8 work-items in x cover 64 columns, 1 x 8 only 32.
         let image = Size::matrix(20, 40);
         let covering = LaunchShape::planar((5, 3), (8, 1));
         let short = LaunchShape::planar((5, 2), (8, 1));
+        let covering4 = LaunchShape::planar((2, 3), (8, 1));
+        let narrow4 = LaunchShape::planar((1, 3), (8, 1));
         for api in [Api::OpenCl, Api::Cuda] {
             for v in &VARIANTS {
                 let (size, shape) = match v.family {
+                    Sobel if cols_per_item(v) > 1 => (image, covering4),
                     Sobel => (image, covering),
                     _ => (Size::vector(64), LaunchShape::linear(2, 32)),
                 };
@@ -496,6 +571,7 @@ mod tests {
             }
             let sobel = &VARIANTS[0];
             assert!(!run(api, sobel, image, short, FakeScript::default()).ok);
+            assert!(!run(api, &VARIANTS[5], image, narrow4, FakeScript::default()).ok);
         }
     }
 

@@ -569,12 +569,18 @@ pub const VARIANTS: &[Variant] = &[
     constmem::VARIANTS[4],
     constmem::VARIANTS[5],
     constmem::VARIANTS[6],
+    constmem::VARIANTS[7],
+    constmem::VARIANTS[8],
+    constmem::VARIANTS[9],
     spmv::VARIANTS[0],
     spmv::VARIANTS[1],
     spmv::VARIANTS[2],
     spmv::VARIANTS[3],
     spmv::VARIANTS[4],
     spmv::VARIANTS[5],
+    spmv::VARIANTS[6],
+    spmv::VARIANTS[7],
+    spmv::VARIANTS[8],
     md::VARIANTS[0],
     md::VARIANTS[1],
     md::VARIANTS[2],
@@ -900,7 +906,7 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         return stencil::check_size(size).map_err(bad);
     }
     if matches!(variant.family, Sobel | Broadcast) {
-        return constmem::check_size(variant.family, size).map_err(bad);
+        return constmem::check_size(variant, size).map_err(bad);
     }
     match variant.family {
         Spmv => return spmv::check_size(size).map_err(bad),
@@ -976,7 +982,8 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
         PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
         Tiles => sgemm::groups(variant, size),
         Columns => stencil::columns(size).div_ceil(u64::from(local.max(1))),
-        Cover2D => size.cols.max(1).div_ceil(u64::from(local.max(1))),
+        Cover2D => (size.cols.max(1).div_ceil(constmem::cols_per_item(variant)))
+            .div_ceil(u64::from(local.max(1))),
     };
     groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
 }

@@ -1,6 +1,7 @@
 //! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row) and
-//! a vector kernel (one warp per row), each with the gathered vector `x` read three ways
-//! ([`ReadPath`]). The kernels are `kernels_*/spmv.*`.
+//! a vector kernel (one warp per row), and a CSR-stream kernel (a work-group's rows streamed
+//! in coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
+//! `x` read three ways ([`ReadPath`]). The kernels are `kernels_*/spmv.*`.
 //!
 //! # Size spelling
 //!
@@ -109,7 +110,7 @@ const fn vector(name: &'static str, kernel: &'static str, about: &'static str) -
     )
 }
 
-pub const VARIANTS: [Variant; 6] = [
+pub const VARIANTS: [Variant; 9] = [
     scalar(
         "scalar",
         "spmv_csr_scalar",
@@ -139,6 +140,23 @@ pub const VARIANTS: [Variant; 6] = [
         "vector-tex",
         "spmv_csr_vector_tex",
         "CSR vector, x through the texture path (image1d_buffer / texture object)",
+    ),
+    vector(
+        "stream",
+        "spmv_csr_stream",
+        "CSR-stream: a group's rows streamed in coalesced chunks through local memory, \
+         each row summed by a power of two of work-items that follows the mean row length",
+    ),
+    vector(
+        "stream-ro",
+        "spmv_csr_stream_ro",
+        "CSR-stream, values, columns and x through the read-only path (const restrict; __ldg \
+         in CUDA)",
+    ),
+    vector(
+        "stream-tex",
+        "spmv_csr_stream_tex",
+        "CSR-stream, x through the texture path (image1d_buffer / texture object)",
     ),
 ];
 
