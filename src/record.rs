@@ -128,6 +128,11 @@ pub struct MeasurementRow {
     /// a setting.
     #[serde(default)]
     pub turn: Option<u32>,
+    /// Whose front end made the program this side ran (`OpenCL` or `CUDA`, i.e. NVRTC): the
+    /// side's own API, or the other one's with study key `program = "other"`. Empty in files
+    /// written before the key was recorded here.
+    #[serde(default)]
+    pub front_end: Option<Api>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

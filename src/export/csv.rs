@@ -88,6 +88,7 @@ const LATER_COLUMNS: &[&str] = &[
     "queued_to_submit_s",
     "submit_to_start_s",
     "turn",
+    "front_end",
 ];
 
 /// Which headers a reader accepts.
@@ -492,6 +493,7 @@ mod tests {
             queued_to_submit_s: Some(2.5e-6),
             submit_to_start_s: None,
             turn: Some(1),
+            front_end: None,
         }
     }
 
@@ -966,6 +968,7 @@ mod tests {
                     queued_to_submit_s: Some(2.5e-6),
                     submit_to_start_s: None,
                     turn: Some(1),
+                    front_end: None,
                 }
             })
     }

@@ -330,6 +330,7 @@ mod tests {
             queued_to_submit_s: None,
             submit_to_start_s: None,
             turn: Some(1),
+            front_end: None,
         }
     }
 

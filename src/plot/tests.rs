@@ -69,6 +69,7 @@ pub(super) fn m(
         queued_to_submit_s: None,
         submit_to_start_s: None,
         turn: Some(1),
+        front_end: None,
     }
 }
 
