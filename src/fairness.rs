@@ -129,6 +129,10 @@ pub struct SideSteps {
     pub flags: Flags,
     /// The second-stage compiler (PTX to machine code).
     pub second_stage: String,
+    /// Whose front end made the program the side runs: its own API's, or the other's with
+    /// `program = "other"` (`None` in verdicts written before: its own).
+    #[serde(default)]
+    pub front_end: Option<Api>,
     pub shape: crate::backend::LaunchShape,
     pub timer: TimerKind,
     /// How the host waits for completion (inside the wall clock).
@@ -206,8 +210,29 @@ pub fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
     (a.groups.is_none() && b.groups.is_none() && same_problem).then_some(groups_a)
 }
 
+/// The front end whose program a side runs.
+fn front_end_of(s: &SideSteps) -> Api {
+    s.front_end.unwrap_or(s.api)
+}
+
+/// The first stage's flags and, when a side runs the other front end's program (`swapped`),
+/// whose front end made it: with one front end's PTX on both sides the step is equal and the
+/// PR is the runtimes'.
+fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
+    if swapped {
+        format!(
+            "{} (PTX from {}'s front end)",
+            s.flags.describe(),
+            front_end_of(s).label()
+        )
+    } else {
+        s.flags.describe()
+    }
+}
+
 /// Compare the two sides step by step.
 pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
+    let swapped = front_end_of(a) != a.api || front_end_of(b) != b.api;
     let pair = |step, x: String, y: String| StepVerdict {
         step,
         equal: x == y,
@@ -230,8 +255,8 @@ pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
             ),
             pair(
                 Step::FirstStageCompilation,
-                a.flags.describe(),
-                b.flags.describe(),
+                first_stage_text(a, swapped),
+                first_stage_text(b, swapped),
             ),
             pair(
                 Step::SecondStageCompilation,
@@ -260,6 +285,7 @@ mod tests {
                 ..Default::default()
             },
             second_stage: "driver JIT".into(),
+            front_end: None,
             shape: crate::backend::LaunchShape::linear(60, 256),
             timer: TimerKind::DeviceEvent,
             wait: WaitMode::Spin,
@@ -293,6 +319,38 @@ mod tests {
         );
         assert!(d.contains("running: timer=device-event"), "{d}");
         assert_eq!(v.steps.iter().filter(|s| !s.equal).count(), 2);
+    }
+
+    #[test]
+    fn one_front_ends_ptx_on_both_runtimes_is_equal_and_named() {
+        // OpenCL runs its own PTX; CUDA runs OpenCL's: the first stage is one front end.
+        let a = side(Api::OpenCl);
+        let mut b = side(Api::Cuda);
+        b.front_end = Some(Api::OpenCl);
+        let v = verdict(&a, &b);
+        assert!(v.fair(), "{}", v.differences());
+        let first = &v.steps[4];
+        assert_eq!(first.step, Step::FirstStageCompilation);
+        assert_eq!(first.a, "mad (PTX from OpenCL's front end)");
+        assert_eq!(first.a, first.b);
+        // NVRTC's PTX on both runtimes: equal too.
+        let mut a = side(Api::OpenCl);
+        a.front_end = Some(Api::Cuda);
+        assert!(verdict(&a, &side(Api::Cuda)).fair());
+        // Each runtime running the other front end's PTX: the first stage differs, named.
+        let mut b = side(Api::Cuda);
+        b.front_end = Some(Api::OpenCl);
+        let v = verdict(&a, &b);
+        assert!(!v.fair());
+        assert!(
+            v.differences()
+                .contains("first-stage-compilation: mad (PTX from CUDA's front end)"),
+            "{}",
+            v.differences()
+        );
+        // Own programs on both sides keep the plain flags (verdicts of before are unchanged).
+        let own = verdict(&side(Api::OpenCl), &side(Api::Cuda));
+        assert_eq!(own.steps[4].a, "mad");
     }
 
     #[test]

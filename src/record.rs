@@ -133,6 +133,11 @@ pub struct MeasurementRow {
     /// in files written before it was recorded.
     #[serde(default)]
     pub levels: Option<u64>,
+    /// Whose front end made the program this side ran (`OpenCL` or `CUDA`, i.e. NVRTC): the
+    /// side's own API, or the other one's with study key `program = "other"`. Empty in files
+    /// written before the key was recorded here.
+    #[serde(default)]
+    pub front_end: Option<Api>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

@@ -415,7 +415,7 @@ fn constant_memory_kernels_verify_on_opencl() {
                 let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
                     .unwrap_or_else(|e| panic!("sobel/{name} ({lx}, {ly}): {e}"));
                 let ver = exec::verify(&mut b, &p, &inputs).unwrap();
-                assert_eq!(ver.checked, 150 * cols);
+                assert_eq!(ver.checked as u64, 150 * cols);
                 assert_eq!(
                     ver.ok, covers,
                     "sobel/{name} ({lx}, {ly}) y groups {groups_y}: {ver:?}"

@@ -33,6 +33,7 @@ pub mod cuda;
 pub mod fake;
 mod handles;
 pub mod opencl;
+pub mod ptx_swap;
 pub mod select;
 pub mod wait;
 

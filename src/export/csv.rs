@@ -89,6 +89,7 @@ const LATER_COLUMNS: &[&str] = &[
     "submit_to_start_s",
     "turn",
     "levels",
+    "front_end",
 ];
 
 /// Which headers a reader accepts.
@@ -494,6 +495,7 @@ mod tests {
             submit_to_start_s: None,
             turn: Some(1),
             levels: None,
+            front_end: None,
         }
     }
 
@@ -759,8 +761,8 @@ mod tests {
     fn a_file_from_before_the_wait_mode_reads_with_empty_cells_but_is_not_appended_to() {
         let rows = vec![measurement("x", "OpenCL")];
         let full = String::from_utf8(CsvExporter.render(&rows).unwrap()).unwrap();
-        // Cut the five newest columns from the header and the row, as an older run wrote it.
-        let cut = |line: &str| line.rsplitn(6, ',').last().unwrap().to_string();
+        // Cut the six newest columns from the header and the row, as an older run wrote it.
+        let cut = |line: &str| line.rsplitn(7, ',').last().unwrap().to_string();
         let old: String = full.lines().map(|l| cut(l) + "\n").collect();
         let read: Vec<MeasurementRow> = parse_rows(Path::new("old.csv"), old.as_bytes()).unwrap();
         assert_eq!(read[0].wait_mode, None);
@@ -969,6 +971,7 @@ mod tests {
                     submit_to_start_s: None,
                     turn: Some(1),
                     levels: None,
+                    front_end: None,
                 }
             })
     }

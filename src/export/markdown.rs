@@ -331,6 +331,7 @@ mod tests {
             submit_to_start_s: None,
             turn: Some(1),
             levels: None,
+            front_end: None,
         }
     }
 

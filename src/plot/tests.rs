@@ -70,6 +70,7 @@ pub(crate) fn m(
         submit_to_start_s: None,
         turn: Some(1),
         levels: None,
+        front_end: None,
     }
 }
 

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use sha2::{Digest, Sha256};
 
 use super::measure::{SidePlan, SideRun};
+use crate::backend::Api;
 use crate::fairness::{self, SideSteps};
 use crate::record::{MeasurementRow, PrRow, SampleRow, Status};
 use crate::stats;
@@ -134,6 +135,16 @@ fn program_text(program: crate::workload::ProgramSource) -> &'static str {
     }
 }
 
+/// Whose front end made the program a side runs: its own API's, or the other API's when it
+/// runs the other side's program (a comparison has two APIs).
+pub fn front_end(api: Api, program: crate::workload::ProgramSource) -> Api {
+    match (program, api) {
+        (crate::workload::ProgramSource::Own, api) => api,
+        (crate::workload::ProgramSource::Other, Api::OpenCl) => Api::Cuda,
+        (crate::workload::ProgramSource::Other, Api::Cuda) => Api::OpenCl,
+    }
+}
+
 /// The eight steps as this side decided them, for the fairness verdict.
 pub fn side_steps(plan: &SidePlan) -> SideSteps {
     let s = &plan.settings;
@@ -163,15 +174,15 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.
         implementation: format!(
-            "{} (parity-checked twins), {}-bit index ({}){shaped}{}",
+            "{} (parity-checked twins), {}-bit index ({}){shaped}",
             s.variant.kernel,
-            s.index.bits(plan.backend.api()),
+            s.index.bits(front_end(plan.backend.api(), s.program)),
             s.index,
-            program_text(s.program)
         ),
         native,
         flags: s.flags,
         second_stage: s.jit.describe(),
+        front_end: Some(front_end(plan.backend.api(), s.program)),
         shape: plan.shape,
         timer: s.timer,
         wait: s.wait,
@@ -221,6 +232,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         wait_mode: Some(s.wait),
         turn: Some(s.turn),
         levels: None,
+        front_end: Some(front_end(plan.backend.api(), s.program)),
         warmup: s.warmup,
         reps: 0,
         median_s: f64::NAN,

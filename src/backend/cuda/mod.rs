@@ -24,6 +24,7 @@ pub use nvrtc::{compile_to_ptx, entry_names, nvrtc_availability, nvrtc_version};
 pub use probe::{arch_name, availability, driver_availability, list_devices, select};
 
 use super::handles::Handles;
+use super::ptx_swap;
 use super::{
     check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
     CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
@@ -341,24 +342,18 @@ impl Backend for CudaBackend {
         Ok(Some(self.programs.get(program)?.ptx.clone()))
     }
 
-    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded, unless
-    /// it reads OpenCL's environment registers: NVIDIA's OpenCL passes the global offset and
-    /// work dimensions there (`%envreg`), the CUDA driver does not set them, so the program
-    /// would compute something else (on an H100 Listing 4 ran and failed verification).
+    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded, once
+    /// its reads of OpenCL's environment registers are replaced by what they hold for one
+    /// launch ([`ptx_swap::adapt`]); kernels whose arguments differ by API are refused.
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        if text.contains("%envreg") {
-            return Err(BackendError::Unsupported {
+        let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver).map_err(|why| {
+            BackendError::Unsupported {
                 api: API,
-                what: "run this OpenCL PTX: it reads OpenCL's environment registers (%envreg: \
-                       global offset, work dimensions), which the CUDA driver does not set"
-                    .into(),
-            });
-        }
-        let module = self.load(text, jit)?;
-        Ok(self.programs.insert(LoadedProgram {
-            ptx: text.to_string(),
-            module,
-        }))
+                what: format!("run OpenCL's PTX: {why}"),
+            }
+        })?;
+        let module = self.load(&ptx, jit)?;
+        Ok(self.programs.insert(LoadedProgram { ptx, module }))
     }
 
     fn target(&self) -> Option<String> {

@@ -4,6 +4,7 @@
 //! `probe` finds platforms and devices, `log` reads NVIDIA's build log, and this file drives
 //! one device through the [`Backend`] trait.
 
+mod binary;
 mod image;
 mod log;
 mod probe;
@@ -327,16 +328,9 @@ impl Backend for OpenClBackend {
         Ok(id)
     }
 
-    /// Refused: NVIDIA's OpenCL accepts CUDA's PTX as a program binary, but on an H100
-    /// (driver 580.159.04) its launch failed with an unknown error and left the context unable
-    /// to run anything after it, which would cost every later comparison of the run.
-    fn load_foreign_program(&mut self, _text: &str, _jit: &JitOptions) -> Result<ProgramId> {
-        Err(BackendError::Unsupported {
-            api: API,
-            what: "run CUDA's PTX: NVIDIA's OpenCL builds it as a program binary, but the \
-                   launch fails and leaves the context unusable"
-                .into(),
-        })
+    /// CUDA's PTX as a program binary, where the platform takes PTX (see `binary`).
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        self.load_ptx_binary(text, jit)
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {

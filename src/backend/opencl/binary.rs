@@ -1,0 +1,64 @@
+//! Another compiler's PTX as a program binary: NVIDIA's OpenCL builds PTX handed to
+//! `clCreateProgramWithBinary` with its own second stage, so the CUDA side's PTX runs through
+//! the OpenCL runtime (study key `program = "other"`). The text is first put in the form
+//! OpenCL's front end writes ([`ptx_swap::adapt`]).
+
+use opencl3::program::Program;
+
+use super::{BuiltProgram, OpenClBackend, API};
+use crate::backend::ptx_swap::{self, Target};
+use crate::backend::{BackendError, JitOptions, ProgramId, Result};
+
+/// Whether an OpenCL platform takes PTX as a program binary: NVIDIA's alone (PoCL's binaries
+/// are its own container, and it has no PTX at all).
+pub(super) fn takes_ptx(platform: &str) -> bool {
+    platform.contains("NVIDIA")
+}
+
+impl OpenClBackend {
+    /// Builds `text` (the CUDA side's PTX) as this device's program binary.
+    pub(super) fn load_ptx_binary(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        let refused = |why: String| BackendError::Unsupported {
+            api: API,
+            what: format!("run CUDA's PTX: {why}"),
+        };
+        if !takes_ptx(&self.info.platform) {
+            return Err(refused(format!(
+                "the platform '{}' takes no PTX as a program binary (only NVIDIA's OpenCL does)",
+                self.info.platform
+            )));
+        }
+        let ptx = ptx_swap::adapt(text, Target::NvidiaOpenCl).map_err(refused)?;
+        let options = self.second_stage_options(jit)?.join(" ");
+        let binary = ptx.as_bytes();
+        // SAFETY: the binary slice outlives the call, which copies it; the devices are the
+        // context's own.
+        let mut program = unsafe {
+            Program::create_from_binary(&self.context, self.context.devices(), &[binary])
+        }
+        .map_err(|e| BackendError::driver(API, "clCreateProgramWithBinary (CUDA's PTX)", e))?;
+        if let Err(e) = program.build(self.context.devices(), &options) {
+            return Err(BackendError::Compile {
+                api: API,
+                options: format!("(program binary: CUDA's PTX) {options}"),
+                log: format!(
+                    "{e}\n{}",
+                    program.get_build_log(self.device.id()).unwrap_or_default()
+                ),
+            });
+        }
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        Ok(self.programs.insert(BuiltProgram { program, build_log }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_nvidia_takes_ptx() {
+        assert!(takes_ptx("NVIDIA CUDA"));
+        assert!(!takes_ptx("Portable Computing Language"));
+    }
+}

@@ -1,0 +1,298 @@
+//! The PTX cross-load: each NVIDIA runtime runs the other front end's PTX (study key
+//! `program = "other"`). Both front ends emit PTX for the same driver, but each runtime reads
+//! things from the text that the other front end spells differently, so the text is adapted
+//! here — only in ways that cannot change the computation — or refused with the reason.
+//!
+//! * OpenCL's PTX on the CUDA driver: NVIDIA's OpenCL passes launch-wide values in
+//!   environment registers (`%envreg`), which the CUDA driver leaves unset. Seen in the PTX
+//!   of our kernels (results/*/inspect/*.opencl.ptx): `get_group_id(0)` is
+//!   `%envreg0 + %ctaid.x`, `get_num_groups(0)` is `%envreg6`, `get_global_id(0/1)` adds
+//!   `%envreg3`/`%envreg4`. For one launch without a global offset (the only launch the
+//!   harness makes) the offsets are 0 and the group count is `%nctaid`, so those reads become
+//!   constants and special registers. The y/z registers (1, 2, 5, 7, 8) follow the same
+//!   layout by analogy; verification against the CPU reference guards every swapped run.
+//! * CUDA's PTX on NVIDIA's OpenCL: the OpenCL runtime learns from the entry's parameter list
+//!   which arguments are buffers (`.ptr .global`). NVRTC writes a pointer as a bare `.u64`, so
+//!   without the annotation `clSetKernelArg` passes the `cl_mem` handle itself and the kernel
+//!   dereferences a host address: on an H100 the launch failed with an unknown error and left
+//!   the context unusable. The harness passes no 64-bit scalars ([`crate::backend::Arg`] has
+//!   none), so every `.u64` parameter is a buffer and gains `.ptr .global .align 4`.
+//!
+//! Kernels whose arguments differ between the APIs by design cannot cross and are refused:
+//! `__local` pointer arguments (OpenCL sizes them at launch; CUDA has dynamic shared memory),
+//! constant memory (an OpenCL argument, a CUDA module symbol) and textures (an OpenCL image,
+//! a CUDA texture object).
+
+use std::fmt::Write as _;
+
+/// Where the adapted PTX will run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// OpenCL's PTX through the CUDA driver.
+    CudaDriver,
+    /// NVRTC's PTX as a program binary of NVIDIA's OpenCL.
+    NvidiaOpenCl,
+}
+
+/// Markers of arguments or memory spaces that do not cross, with why.
+const NOT_CROSSING: &[(&str, &str)] = &[
+    (
+        ".ptr .shared",
+        "a __local pointer argument (OpenCL sizes it at launch, CUDA passes no such argument)",
+    ),
+    (
+        ".ptr .const",
+        "a __constant argument (CUDA keeps constant data in a module symbol, not an argument)",
+    ),
+    (
+        ".extern .shared",
+        "dynamic shared memory (OpenCL passes it as a __local argument)",
+    ),
+    (
+        ".texref",
+        "a texture (an OpenCL image, a CUDA texture object)",
+    ),
+    (".samplerref", "a sampler (OpenCL only)"),
+];
+
+/// Instructions that do not cross, with why: matched at the start of an instruction.
+const NOT_CROSSING_OPS: &[(&str, &str)] = &[
+    (
+        "tex.",
+        "a texture read (an OpenCL image, a CUDA texture object)",
+    ),
+    ("suld.", "a surface read"),
+    ("sust.", "a surface write"),
+];
+
+/// The instruction of a PTX line without its guard predicate (`@%p1 bra` is `bra`).
+fn instruction(line: &str) -> &str {
+    let t = line.trim_start();
+    match t.strip_prefix('@') {
+        Some(guarded) => guarded
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, rest)| rest.trim_start()),
+        None => t,
+    }
+}
+
+/// The PTX `text`, adapted to run on `target`, or why it cannot run there.
+pub fn adapt(text: &str, target: Target) -> Result<String, String> {
+    refuse_what_does_not_cross(text, target)?;
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut in_params = false;
+    for line in text.lines() {
+        let adapted = match target {
+            Target::CudaDriver => for_cuda_line(line)?,
+            Target::NvidiaOpenCl => for_opencl_line(line, &mut in_params)?,
+        };
+        let _ = writeln!(out, "{adapted}");
+    }
+    Ok(out)
+}
+
+fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), String> {
+    for (marker, why) in NOT_CROSSING {
+        if text.contains(marker) {
+            return Err(format!("the PTX uses {why} (`{marker}`)"));
+        }
+    }
+    for (op, why) in NOT_CROSSING_OPS {
+        if text.lines().any(|l| instruction(l).starts_with(op)) {
+            return Err(format!("the PTX uses {why} (`{op}`)"));
+        }
+    }
+    // A module-level `.const` variable is CUDA's `__constant__` symbol; OpenCL's launch would
+    // pass the data as an argument the PTX does not declare.
+    let module_const = text.lines().any(|l| {
+        let l = l.trim_start();
+        l.starts_with(".const ") || l.starts_with(".visible .const ")
+    });
+    if target == Target::NvidiaOpenCl && module_const {
+        return Err(
+            "the PTX reads a __constant__ module symbol (OpenCL passes constant data as an \
+             argument)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// What an environment register of NVIDIA's OpenCL holds for one launch without offset.
+fn envreg_value(register: u32) -> Option<&'static str> {
+    match register {
+        // Group-id offsets (x, y, z): 0 for one launch.
+        0..=2 => Some("0"),
+        // Global offsets (x, y, z): the harness never sets one.
+        3..=5 => Some("0"),
+        6 => Some("%nctaid.x"),
+        7 => Some("%nctaid.y"),
+        8 => Some("%nctaid.z"),
+        _ => None,
+    }
+}
+
+/// One line of OpenCL's PTX for the CUDA driver: `mov.b32 %rN, %envregK;` becomes a move of
+/// what the register holds; any other use of `%envreg` is refused.
+fn for_cuda_line(line: &str) -> Result<String, String> {
+    let Some(at) = line.find("%envreg") else {
+        return Ok(line.to_string());
+    };
+    let digits: String = line[at + "%envreg".len()..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let register: u32 = digits
+        .parse()
+        .map_err(|_| format!("unreadable environment register in `{}`", line.trim()))?;
+    let value = envreg_value(register).ok_or_else(|| {
+        format!(
+            "the PTX reads %envreg{register}, whose meaning in NVIDIA's OpenCL is not known \
+             here (an OpenCL-only built-in such as get_work_dim)"
+        )
+    })?;
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    match words.as_slice() {
+        [op, dst, src] if op.starts_with("mov.") && src.starts_with("%envreg") => {
+            Ok(format!("\tmov.u32 \t{dst}, {value};"))
+        }
+        _ => Err(format!(
+            "the PTX reads an environment register in a form not adapted here: `{}`",
+            line.trim()
+        )),
+    }
+}
+
+/// One line of NVRTC's PTX for NVIDIA's OpenCL: the entry as OpenCL's front end writes it
+/// (no `.visible`, buffers marked `.ptr .global`, `texmode_independent`).
+fn for_opencl_line(line: &str, in_params: &mut bool) -> Result<String, String> {
+    let trimmed = line.trim_start();
+    if let Some(target) = trimmed.strip_prefix(".target ") {
+        if target.contains("texmode") {
+            return Ok(line.to_string());
+        }
+        return Ok(format!(".target {}, texmode_independent", target.trim()));
+    }
+    if trimmed.starts_with(".visible .entry ") || trimmed.starts_with(".entry ") {
+        *in_params = !trimmed.contains(')');
+        return Ok(trimmed.replacen(".visible .entry ", ".entry ", 1));
+    }
+    if !*in_params {
+        return Ok(line.to_string());
+    }
+    if trimmed.starts_with(')') {
+        *in_params = false;
+        return Ok(line.to_string());
+    }
+    let Some(rest) = trimmed.strip_prefix(".param ") else {
+        return Ok(line.to_string());
+    };
+    let mut words = rest.split_whitespace();
+    match (words.next(), words.next(), words.next()) {
+        (Some(".u64"), Some(name), None) => {
+            Ok(format!("\t.param .u64 .ptr .global .align 4 {name}"))
+        }
+        // Already marked (OpenCL's own form).
+        (Some(".u64"), Some(".ptr"), Some(".global")) => Ok(line.to_string()),
+        (Some(".u32" | ".f32" | ".b32" | ".s32"), Some(_), None) => Ok(line.to_string()),
+        _ => Err(format!(
+            "a kernel parameter not adapted here: `{}` (only buffers and 32-bit scalars cross)",
+            trimmed.trim_end_matches(',')
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OPENCL: &str = "\
+.version 9.0
+.target sm_90, texmode_independent
+.entry matvec_listing4(
+\t.param .u64 .ptr .global .align 4 matvec_listing4_param_0,
+\t.param .u32 matvec_listing4_param_1
+)
+{
+\tmov.b32 \t%r13, %envreg0;
+\tmov.u32 \t%r14, %ctaid.x;
+\tmov.b32 \t%r4, %envreg6;
+\tmov.b32 \t%r43, %envreg4;
+}
+";
+
+    const NVRTC: &str = "\
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry matvec_listing4(
+\t.param .u64 matvec_listing4_param_0,
+\t.param .u32 matvec_listing4_param_1,
+\t.param .f32 matvec_listing4_param_2
+)
+{
+\tld.param.u64 \t%rd5, [matvec_listing4_param_0];
+}
+";
+
+    #[test]
+    fn opencl_environment_registers_become_what_one_launch_holds() {
+        let out = adapt(OPENCL, Target::CudaDriver).unwrap();
+        assert!(!out.contains("%envreg"), "{out}");
+        assert!(out.contains("mov.u32 \t%r13, 0;"), "{out}");
+        assert!(out.contains("mov.u32 \t%r4, %nctaid.x;"), "{out}");
+        assert!(out.contains("mov.u32 \t%r43, 0;"), "{out}");
+        // Everything else is untouched, the parameter list included.
+        assert!(out.contains("mov.u32 \t%r14, %ctaid.x;"));
+        assert!(out.contains(".param .u64 .ptr .global .align 4 matvec_listing4_param_0,"));
+    }
+
+    #[test]
+    fn unknown_or_odd_environment_registers_are_refused() {
+        let e = adapt("\tmov.b32 \t%r1, %envreg9;\n", Target::CudaDriver).unwrap_err();
+        assert!(e.contains("%envreg9"), "{e}");
+        let e = adapt("\tadd.s32 \t%r1, %r2, %envreg0;\n", Target::CudaDriver).unwrap_err();
+        assert!(e.contains("not adapted"), "{e}");
+    }
+
+    #[test]
+    fn nvrtc_buffers_are_marked_global_for_opencl() {
+        let out = adapt(NVRTC, Target::NvidiaOpenCl).unwrap();
+        assert!(out.contains(".target sm_90, texmode_independent"), "{out}");
+        assert!(out.contains("\n.entry matvec_listing4("), "{out}");
+        assert!(!out.contains(".visible"), "{out}");
+        assert!(
+            out.contains("\t.param .u64 .ptr .global .align 4 matvec_listing4_param_0,"),
+            "{out}"
+        );
+        assert!(out.contains("\t.param .u32 matvec_listing4_param_1,"));
+        assert!(out.contains("\t.param .f32 matvec_listing4_param_2\n"));
+        // The body's loads of the parameters are unchanged.
+        assert!(out.contains("ld.param.u64 \t%rd5, [matvec_listing4_param_0];"));
+    }
+
+    #[test]
+    fn kernels_whose_arguments_differ_by_api_are_refused() {
+        let local = OPENCL.replace(".ptr .global .align 4", ".ptr .shared .align 4");
+        let e = adapt(&local, Target::CudaDriver).unwrap_err();
+        assert!(e.contains("__local"), "{e}");
+        let constant = format!(".const .align 4 .b8 coeffs[64];\n{NVRTC}");
+        let e = adapt(&constant, Target::NvidiaOpenCl).unwrap_err();
+        assert!(e.contains("__constant__"), "{e}");
+        let texture = NVRTC.replace("ld.param.u64", "tex.1d.v4.f32.s32");
+        assert!(adapt(&texture, Target::NvidiaOpenCl).is_err());
+        let wide = NVRTC.replace(".param .f32 matvec", ".param .align 8 .b8 matvec");
+        let e = adapt(&wide, Target::NvidiaOpenCl).unwrap_err();
+        assert!(e.contains("not adapted"), "{e}");
+    }
+
+    #[test]
+    fn a_text_already_in_opencl_form_is_unchanged() {
+        // Adapting OpenCL's own entry for OpenCL changes nothing: the rewrite is idempotent.
+        let once = adapt(NVRTC, Target::NvidiaOpenCl).unwrap();
+        assert_eq!(adapt(&once, Target::NvidiaOpenCl).unwrap(), once);
+    }
+}
