@@ -255,7 +255,7 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), String> {
         Sobel => {
             let img = Image::of(size);
             let cols = cols_per_item(variant);
-            if img.w % cols != 0 {
+            if !img.w.is_multiple_of(cols) {
                 return Err(format!(
                     "image {size}: {} reads rows as float4, so the width must be a multiple \
                      of {cols} (16-byte aligned rows)",
