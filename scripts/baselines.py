@@ -19,7 +19,10 @@ Also, for the runtime studies (launch, transfers): host<->device copies of 2^10 
 floats from pageable and pinned host memory (Tensor.copy_, CUDA events, each copy checked),
 and, through CuPy when it is installed, a 1 x 1 empty-kernel launch + stream synchronise on the
 host clock (spinning, the driver's default with one context) and 1000 launches with one
-synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows."""
+synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows.
+
+`--only sgemm,spmv` (first) measures only those groups (sgemv, sum, copy, sobel, sgemm,
+transfers, launches, spmv): scripts/gpu-tune2.sh uses it to keep its GPU time short."""
 import csv
 import statistics
 import sys
@@ -251,7 +254,7 @@ extern "C" __global__ void launch_empty(const float* in, float* out, unsigned n)
             })
 
 
-def main(out, studies=()):
+def main(out, studies=(), only=None):
     torch.manual_seed(1)
     dev = torch.device("cuda")
     rows = []
@@ -265,7 +268,10 @@ def main(out, studies=()):
             "gflops": f"{flops / (med * 1e-3) / 1e9:.1f}" if flops else "",
         })
 
-    for (h, w) in [(60989, 1100), (32768, 32768)]:
+    def wanted(group):
+        return only is None or group in only
+
+    for (h, w) in [(60989, 1100), (32768, 32768)] if wanted("sgemv") else []:
         m = torch.rand(h, w, device=dev) * 2 - 1
         v = torch.rand(w, device=dev) * 2 - 1
         ref = (m.double() @ v.double()).float()
@@ -273,26 +279,34 @@ def main(out, studies=()):
         assert torch.allclose(got, ref, rtol=1e-3, atol=1e-3), "torch.mv does not match"
         add("sgemv", "cuBLAS SGEMV via torch.mv", f"{h}x{w}", (h * w + w + h) * 4, lambda: torch.mv(m, v))
         del m, v, ref, got
-    n = 1 << 28
-    x = torch.rand(n, device=dev) * 2 - 1
-    assert abs(float(torch.sum(x)) - float(torch.sum(x.double()))) < 1.0
-    add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
-    y = torch.empty_like(x)
-    add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
-    del x, y
-    guarded("sobel", lambda: sobel(dev, add))
-    guarded("sgemm", lambda: sgemm(dev, add))
-    guarded("transfers", lambda: transfers(dev, add))
-    guarded("launches", lambda: launches(rows))
+    if wanted("sum") or wanted("copy"):
+        n = 1 << 28
+        x = torch.rand(n, device=dev) * 2 - 1
+        assert abs(float(torch.sum(x)) - float(torch.sum(x.double()))) < 1.0
+        add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
+        y = torch.empty_like(x)
+        add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4,
+            lambda: y.copy_(x))
+        del x, y
+    for group, fn in [("sobel", lambda: sobel(dev, add)), ("sgemm", lambda: sgemm(dev, add)),
+                      ("transfers", lambda: transfers(dev, add)),
+                      ("launches", lambda: launches(rows))]:
+        if wanted(group):
+            guarded(group, fn)
     matrices = []
     for study in studies:
         matrices += [m for m in study_matrices(study) if m not in matrices]
-    guarded("spmv", lambda: spmv(dev, add, matrices))
+    if wanted("spmv"):
+        guarded("spmv", lambda: spmv(dev, add, matrices))
     shapes, lengths = [], []
     for study in studies:
         mv, red = study_sizes(study)
         shapes += [s for s in mv if s not in shapes]
         lengths += [n for n in red if n not in lengths]
+    if not wanted("sgemv"):
+        shapes = []
+    if not wanted("sum"):
+        lengths = []
     for (h, w) in shapes:
         if (h, w) not in [(60989, 1100), (32768, 32768)]:
             guarded(f"sgemv {h}x{w}", lambda: sgemv(dev, add, h, w))
@@ -312,4 +326,9 @@ def main(out, studies=()):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "baselines.csv", sys.argv[2:])
+    args = sys.argv[1:]
+    only = None
+    if len(args) >= 2 and args[0] == "--only":
+        only = set(args[1].split(","))
+        args = args[2:]
+    main(args[0] if args else "baselines.csv", args[1:], only)

@@ -183,7 +183,8 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             size: "4096",
         },
     ),
-    // Read path x work-group size x lanes per row x groups: 12 programs, 24 points, on a
+    // Read path x lanes per row (the vector width; with the work-group size, rows per group:
+    // 32, 16 or 8) x groups: 9 programs (each costs seconds of GPU compile), 18 points, on a
     // uniform matrix of 16 entries a row whose x (32 MB) is about an L2.
     (
         SpaceKind::Full,
@@ -192,8 +193,8 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             variant: "vector",
             params: &[
                 p("path", Knob::Variant(SPMV_PATHS), PATHS),
-                p("local", Knob::Local, &[128, 256]),
-                p("lanes", Knob::Define("SPMV_LANES"), &[16, 32]),
+                p("local", Knob::Local, &[256]),
+                p("lanes", Knob::Define("SPMV_LANES"), &[8, 16, 32]),
                 p("groups_per_cu", Knob::GroupsPerCu, &[8, 32]),
             ],
             constraints: SPMV_RULES,

@@ -76,7 +76,7 @@ fn device_limits_refuse_tilings_before_anything_runs() {
 #[test]
 fn the_spmv_space_chooses_read_paths_and_lanes() {
     let s = space(FamilyKind::Spmv, "vector", SpaceKind::Full, &gpu());
-    assert_eq!((s.len(), s.invalid_count()), (24, 0));
+    assert_eq!((s.len(), s.invalid_count()), (18, 0));
     let mut paths: Vec<&str> = (0..s.len())
         .map(|i| s.variant_of(&s.config(i)).name)
         .collect();
