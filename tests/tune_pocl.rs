@@ -103,8 +103,7 @@ fn sgemm_tiles_and_spmv_paths_tune_on_pocl() {
     let tile = [("SG_BM", "64"), ("SG_TM", "8"), ("SG_TN", "8")];
     let e = b
         .compile(&request(256, &tile))
-        .err()
-        .expect("a 64 x 128 tile of 8 x 8 has 128 work-items, not 256");
+        .expect_err("a 64 x 128 tile of 8 x 8 has 128 work-items, not 256");
     assert!(e.to_string().contains("WG_SIZE must be"), "{e}");
     assert!(b.compile(&request(128, &tile)).is_ok());
     assert!(

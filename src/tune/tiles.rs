@@ -69,17 +69,18 @@ impl Tiling {
     /// the block tile in runs of 4.
     pub fn divides(self, size: Size) -> bool {
         let n = size.rows;
+        let (bm, bn) = (u64::from(self.bm), u64::from(self.bn));
         self.bm > 0
             && self.bn > 0
-            && n % u64::from(self.bm) == 0
-            && n % u64::from(self.bn) == 0
-            && self.tm % 4 == 0
-            && self.tn % 4 == 0
-            && self.bk % 4 == 0
             && self.tm > 0
             && self.tn > 0
-            && self.bm % self.tm == 0
-            && self.bn % self.tn == 0
+            && n.is_multiple_of(bm)
+            && n.is_multiple_of(bn)
+            && [self.tm, self.tn, self.bk]
+                .iter()
+                .all(|v| v.is_multiple_of(4))
+            && self.bm.is_multiple_of(self.tm)
+            && self.bn.is_multiple_of(self.tn)
     }
 
     /// Every work-item loads a whole number (at least one) of float4 of each K-step slice.
@@ -87,7 +88,7 @@ impl Tiling {
         let l = self.local().max(1);
         let a = self.bm * self.bk / 4;
         let b = self.bk * self.bn / 4;
-        a >= l && b >= l && a % l == 0 && b % l == 0
+        a >= l && b >= l && a.is_multiple_of(l) && b.is_multiple_of(l)
     }
 }
 
