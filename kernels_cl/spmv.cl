@@ -16,7 +16,7 @@
  * likes (NVRTC unrolls it by 4); a study's `unroll = { A = n }` puts the same pragma there on
  * both sides (the texture-explain study's one-step experiment).
  *
- * The vector kernel: WG_SIZE / WARP_SIZE rows per work-group at a time, grid-striding over
+ * The vector kernel: WG_SIZE / SPMV_LANES rows per work-group at a time, grid-striding over
  * the rows so that any group count covers the matrix; its reduction is synchronised with a
  * barrier at every step (SHOC's warp-synchronous form is racy since Volta). The trip count of
  * the row loop is the same for every work-item of a group, so every barrier is reached by all.
@@ -41,26 +41,36 @@
         out[myRow] = t;                                                                            \
     }
 
+/* Lanes per row of the vector kernel, its vector width: SHOC's warp by default. The tuner's
+ * SpMV space (src/tune/space.rs) also tries fewer for short rows; a power of two up to
+ * WARP_SIZE, so that a group's rows never straddle a warp. */
+#ifndef SPMV_LANES
+#define SPMV_LANES WARP_SIZE
+#endif
+#if SPMV_LANES > WARP_SIZE || (SPMV_LANES & (SPMV_LANES - 1)) != 0
+#error "SPMV_LANES must be a power of two up to WARP_SIZE"
+#endif
+
 #define SPMV_VECTOR_BODY(READ_X)                                                                   \
     __local float partialSums[WG_SIZE];                                                            \
     uint t = get_local_id(0);                                                                      \
-    uint id = t & (WARP_SIZE - 1);                                                                 \
-    uint warpsPerGroup = get_local_size(0) / WARP_SIZE;                                            \
+    uint id = t & (SPMV_LANES - 1);                                                                \
+    uint warpsPerGroup = get_local_size(0) / SPMV_LANES;                                           \
     for (uint base = get_group_id(0) * warpsPerGroup; base < dim;                                  \
          base += get_num_groups(0) * warpsPerGroup) {                                              \
-        uint myRow = base + t / WARP_SIZE;                                                         \
+        uint myRow = base + t / SPMV_LANES;                                                        \
         float mySum = 0.0f;                                                                        \
         if (myRow < dim) {                                                                         \
             uint start = rowDelimiters[myRow];                                                     \
             uint end = rowDelimiters[myRow + 1];                                                   \
-            for (uint j = start + id; j < end; j += WARP_SIZE) {                                   \
+            for (uint j = start + id; j < end; j += SPMV_LANES) {                                  \
                 uint col = cols[j];                                                                \
                 mySum += val[j] * READ_X(vec, col);                                                \
             }                                                                                      \
         }                                                                                          \
         partialSums[t] = mySum;                                                                    \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        for (uint s = WARP_SIZE / 2; s > 0; s >>= 1) {                                             \
+        for (uint s = SPMV_LANES / 2; s > 0; s >>= 1) {                                            \
             if (id < s)                                                                            \
                 partialSums[t] += partialSums[t + s];                                              \
             barrier(CLK_LOCAL_MEM_FENCE);                                                          \

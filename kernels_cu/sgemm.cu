@@ -36,94 +36,183 @@ extern "C" __global__ void sgemm_tiled16(const float* a, const float* b, float* 
     }
 }
 
-/* Register blocking: a work-group of 256 computes a 128 x 128 tile of C, each work-item an
- * 8 x 8 micro-tile held in registers, stepping through K 8 at a time. Per K-step the group
- * stages a 128 x 8 slice of A (stored transposed, so a work-item reads its 8 A values as two
- * float4) and an 8 x 128 slice of B through local memory, loading both with float4 reads.
+/* Register blocking: a work-group computes an SG_BM x SG_BN tile of C, each work-item an
+ * SG_TM x SG_TN micro-tile held in registers, stepping through K SG_BK at a time. The defaults
+ * at 256 work-items (128 x 128, K-step 8, 8 x 8 per work-item) are the shipped kernel; the
+ * tuner's SGEMM space (src/tune/tiles.rs) sets the five as defines, with the same text on both
+ * sides. Per K-step the group stages an SG_BM x SG_BK slice of A (stored transposed, so a
+ * work-item reads its A values as float4) and an SG_BK x SG_BN slice of B through local
+ * memory, each work-item loading SG_A_LOADS and SG_B_LOADS float4 of them.
  *
- * A work-item's 8 rows are two runs of 4 (ty*4 and 64 + ty*4), likewise its 8 columns: eight
- * neighbouring work-items then read 128 contiguous bytes of local memory per float4 load, with
- * no bank conflict. The transposed A slice has rows of 128 + 4 floats so that the transposing
- * stores of one warp fall in different banks (the pad keeps float4 alignment). */
+ * A work-item's SG_TM rows are SG_TM / 4 runs of 4, SG_RUN_M apart (ty*4, SG_RUN_M + ty*4, ...),
+ * likewise its columns: neighbouring work-items then read contiguous local memory per float4
+ * load, with no bank conflict. The transposed A slice has rows of SG_BM + 4 floats so that the
+ * transposing stores of one warp fall in different banks (the pad keeps float4 alignment).
+ * A work-group size other than (SG_BM / SG_TM) x (SG_BN / SG_TN), or a tile that the group
+ * cannot load in whole float4 per work-item, is a compile error, never a wrong answer.
+ * The K loop is unroll point A (absent: no pragma, as shipped). */
+#ifndef SG_BM
 #define SG_BM 128
+#endif
+#ifndef SG_BN
+#define SG_BN 128
+#endif
+/* Unset, the K-step and the micro-tile follow WG_SIZE, so that every work-group size the
+ * variant accepts (64 to 1024) computes the 128 x 128 tile: at 256 they are the shipped K-step 8
+ * and 8 x 8. */
+#ifndef SG_BK
+#if WG_SIZE <= 256
 #define SG_BK 8
+#elif WG_SIZE <= 512
+#define SG_BK 16
+#else
+#define SG_BK 32
+#endif
+#endif
+#ifndef SG_TM
+#if WG_SIZE <= 128
+#define SG_TM 16
+#elif WG_SIZE <= 512
+#define SG_TM 8
+#else
+#define SG_TM 4
+#endif
+#endif
+#ifndef SG_TN
+#if WG_SIZE <= 64
+#define SG_TN 16
+#elif WG_SIZE <= 256
+#define SG_TN 8
+#else
+#define SG_TN 4
+#endif
+#endif
 #define SG_PAD 4
+/* Work-items across and down a tile, and the distance between a work-item's runs of 4. */
+#define SG_TX (SG_BN / SG_TN)
+#define SG_TY (SG_BM / SG_TM)
+#define SG_RUN_N (SG_TX * 4)
+#define SG_RUN_M (SG_TY * 4)
+#define SG_A_LOADS (SG_BM * SG_BK / 4 / WG_SIZE)
+#define SG_B_LOADS (SG_BK * SG_BN / 4 / WG_SIZE)
+#if SG_TM % 4 != 0 || SG_TN % 4 != 0 || SG_BK % 4 != 0
+#error "sgemm_blocked: SG_TM, SG_TN and SG_BK must be multiples of 4"
+#endif
+#if WG_SIZE != SG_TX * SG_TY
+#error "sgemm_blocked: WG_SIZE must be (SG_BM / SG_TM) * (SG_BN / SG_TN)"
+#endif
+#if SG_A_LOADS * WG_SIZE * 4 != SG_BM * SG_BK || SG_B_LOADS * WG_SIZE * 4 != SG_BK * SG_BN
+#error "sgemm_blocked: each work-item must load whole float4 of both slices"
+#endif
 
 extern "C" __global__ void sgemm_blocked(const float* a, const float* b, float* c,
                             uint n)
 {
     __shared__ float as[SG_BK][SG_BM + SG_PAD];
-    __shared__ float bs[SG_BK][SG_BM];
+    __shared__ float bs[SG_BK][SG_BN];
     uint tid = threadIdx.x;
-    uint tx = tid % 16u;
-    uint ty = tid / 16u;
-    /* Where this work-item loads: A as 128 rows of two float4, B as 8 rows of 32 float4. */
-    uint a_row = tid / 2u;
-    uint a_col = (tid % 2u) * 4u;
-    uint b_row = tid / 32u;
-    uint b_col = (tid % 32u) * 4u;
-    uint per_row = n / SG_BM;
-    uint tiles = per_row * per_row;
+    uint tx = tid % SG_TX;
+    uint ty = tid / SG_TX;
+    uint per_row = n / SG_BN;
+    uint tiles = (n / SG_BM) * per_row;
     for (uint t = blockIdx.x; t < tiles; t += gridDim.x) {
         uint row0 = (t / per_row) * SG_BM;
-        uint col0 = (t % per_row) * SG_BM;
-        float acc[8][8];
+        uint col0 = (t % per_row) * SG_BN;
+        float acc[SG_TM][SG_TN];
 #pragma unroll
-        for (uint i = 0; i < 8u; ++i) {
+        for (uint i = 0; i < SG_TM; ++i) {
 #pragma unroll
-            for (uint j = 0; j < 8u; ++j)
+            for (uint j = 0; j < SG_TN; ++j)
                 acc[i][j] = 0.0f;
         }
-        const float* a_at = a + (row0 + a_row) * n + a_col;
-        const float* b_at = b + b_row * n + col0 + b_col;
+        /* Load l of this work-item: float4 number tid + l * WG_SIZE of each slice, A's as
+         * SG_BM rows of SG_BK / 4, B's as SG_BK rows of SG_BN / 4. */
+        const float* a_at[SG_A_LOADS];
+        const float* b_at[SG_B_LOADS];
+        float4 av[SG_A_LOADS];
+        float4 bv[SG_B_LOADS];
+#pragma unroll
+        for (uint l = 0; l < SG_A_LOADS; ++l) {
+            uint f = tid + l * WG_SIZE;
+            a_at[l] = a + (row0 + f / (SG_BK / 4)) * n + (f % (SG_BK / 4)) * 4u;
+            av[l] = *(const float4*)a_at[l];
+        }
+#pragma unroll
+        for (uint l = 0; l < SG_B_LOADS; ++l) {
+            uint f = tid + l * WG_SIZE;
+            b_at[l] = b + (f / (SG_BN / 4)) * n + col0 + (f % (SG_BN / 4)) * 4u;
+            bv[l] = *(const float4*)b_at[l];
+        }
         /* The next K-step's slices are read from global memory into registers while this
          * step computes, so their latency hides behind the multiply-adds. */
-        float4 av = *(const float4*)a_at;
-        float4 bv = *(const float4*)b_at;
+        PRAGMA_UNROLL_A
         for (uint k0 = 0; k0 < n; k0 += SG_BK) {
-            as[a_col + 0u][a_row] = av.x;
-            as[a_col + 1u][a_row] = av.y;
-            as[a_col + 2u][a_row] = av.z;
-            as[a_col + 3u][a_row] = av.w;
-            *(float4*)&bs[b_row][b_col] = bv;
+#pragma unroll
+            for (uint l = 0; l < SG_A_LOADS; ++l) {
+                uint f = tid + l * WG_SIZE;
+                uint a_row = f / (SG_BK / 4);
+                uint a_col = (f % (SG_BK / 4)) * 4u;
+                as[a_col + 0u][a_row] = av[l].x;
+                as[a_col + 1u][a_row] = av[l].y;
+                as[a_col + 2u][a_row] = av[l].z;
+                as[a_col + 3u][a_row] = av[l].w;
+            }
+#pragma unroll
+            for (uint l = 0; l < SG_B_LOADS; ++l) {
+                uint f = tid + l * WG_SIZE;
+                *(float4*)&bs[f / (SG_BN / 4)][(f % (SG_BN / 4)) * 4u] = bv[l];
+            }
             __syncthreads();
             if (k0 + SG_BK < n) {
-                av = *(const float4*)(a_at + k0 + SG_BK);
-                bv = *(const float4*)(b_at + (k0 + SG_BK) * n);
+#pragma unroll
+                for (uint l = 0; l < SG_A_LOADS; ++l)
+                    av[l] = *(const float4*)(a_at[l] + k0 + SG_BK);
+#pragma unroll
+                for (uint l = 0; l < SG_B_LOADS; ++l)
+                    bv[l] = *(const float4*)(b_at[l] + (k0 + SG_BK) * n);
             }
 #pragma unroll
             for (uint k = 0; k < SG_BK; ++k) {
-                float4 a_lo = *(float4*)&as[k][ty * 4u];
-                float4 a_hi = *(float4*)&as[k][64u + ty * 4u];
-                float4 b_lo = *(float4*)&bs[k][tx * 4u];
-                float4 b_hi = *(float4*)&bs[k][64u + tx * 4u];
-                float ar[8] = {a_lo.x, a_lo.y, a_lo.z, a_lo.w, a_hi.x, a_hi.y, a_hi.z, a_hi.w};
-                float br[8] = {b_lo.x, b_lo.y, b_lo.z, b_lo.w, b_hi.x, b_hi.y, b_hi.z, b_hi.w};
+                float ar[SG_TM];
+                float br[SG_TN];
 #pragma unroll
-                for (uint i = 0; i < 8u; ++i) {
+                for (uint r = 0; r < SG_TM / 4; ++r) {
+                    float4 v = *(float4*)&as[k][r * SG_RUN_M + ty * 4u];
+                    ar[r * 4u + 0u] = v.x;
+                    ar[r * 4u + 1u] = v.y;
+                    ar[r * 4u + 2u] = v.z;
+                    ar[r * 4u + 3u] = v.w;
+                }
 #pragma unroll
-                    for (uint j = 0; j < 8u; ++j)
+                for (uint r = 0; r < SG_TN / 4; ++r) {
+                    float4 v = *(float4*)&bs[k][r * SG_RUN_N + tx * 4u];
+                    br[r * 4u + 0u] = v.x;
+                    br[r * 4u + 1u] = v.y;
+                    br[r * 4u + 2u] = v.z;
+                    br[r * 4u + 3u] = v.w;
+                }
+#pragma unroll
+                for (uint i = 0; i < SG_TM; ++i) {
+#pragma unroll
+                    for (uint j = 0; j < SG_TN; ++j)
                         acc[i][j] += ar[i] * br[j];
                 }
             }
             __syncthreads();
         }
 #pragma unroll
-        for (uint i = 0; i < 8u; ++i) {
-            uint row = row0 + (i < 4u ? ty * 4u + i : 64u + ty * 4u + (i - 4u));
+        for (uint i = 0; i < SG_TM; ++i) {
+            uint row = row0 + (i / 4u) * SG_RUN_M + ty * 4u + i % 4u;
             float* c_row = c + row * n + col0;
-            float4 lo;
-            float4 hi;
-            lo.x = acc[i][0];
-            lo.y = acc[i][1];
-            lo.z = acc[i][2];
-            lo.w = acc[i][3];
-            hi.x = acc[i][4];
-            hi.y = acc[i][5];
-            hi.z = acc[i][6];
-            hi.w = acc[i][7];
-            *(float4*)(c_row + tx * 4u) = lo;
-            *(float4*)(c_row + 64u + tx * 4u) = hi;
+#pragma unroll
+            for (uint r = 0; r < SG_TN / 4; ++r) {
+                float4 o;
+                o.x = acc[i][r * 4u + 0u];
+                o.y = acc[i][r * 4u + 1u];
+                o.z = acc[i][r * 4u + 2u];
+                o.w = acc[i][r * 4u + 3u];
+                *(float4*)(c_row + r * SG_RUN_N + tx * 4u) = o;
+            }
         }
     }
 }

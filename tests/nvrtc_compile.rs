@@ -233,3 +233,31 @@ fn spmv_scalar_unroll_point_reaches_the_loop() {
     assert!(fetches(&[("UNROLL_A", "8")]) >= 8);
     assert!(fetches(&[]) > 1, "NVRTC unrolls the loop by itself");
 }
+
+/// The tuner's define knobs reach NVRTC: a tiling that does not match the work-group size, or
+/// more lanes per row than a warp, is a compile error naming the rule; the matching tiling
+/// compiles (and changes the code).
+#[test]
+#[ignore = "needs NVRTC"]
+fn tile_and_lane_defines_reach_the_cuda_compiler() {
+    common::need("NVRTC", nvrtc_availability());
+    let tile = [
+        ("SG_BM", "64"),
+        ("SG_BN", "128"),
+        ("SG_TM", "8"),
+        ("SG_TN", "8"),
+    ];
+    let retiled = compile_to_ptx(&request("sgemm", 128, &tile), "compute_90").unwrap();
+    let shipped = compile_to_ptx(&request("sgemm", 256, &[]), "compute_90").unwrap();
+    assert_ne!(retiled, shipped);
+    let e = compile_to_ptx(&request("sgemm", 256, &tile), "compute_90")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("WG_SIZE must be"), "{e}");
+    let e = compile_to_ptx(&request("spmv", 256, &[("SPMV_LANES", "64")]), "compute_90")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("SPMV_LANES must be"), "{e}");
+    let lanes = compile_to_ptx(&request("spmv", 256, &[("SPMV_LANES", "8")]), "compute_90");
+    assert!(lanes.is_ok());
+}

@@ -59,3 +59,56 @@ fn the_default_space_tunes_on_pocl_in_under_two_minutes() {
         start.elapsed()
     );
 }
+
+/// SGEMM's tile sizes and SpMV's read path and lanes, tuned on PoCL with the small spaces:
+/// every launched point verifies, the refused tilings are counted by rule, and the knobs reach
+/// the OpenCL compiler (a tiling that does not match the work-group size fails to build).
+#[test]
+#[ignore = "needs OpenCL"]
+fn sgemm_tiles_and_spmv_paths_tune_on_pocl() {
+    use clvscu::backend::opencl::OpenClBackend;
+    use clvscu::backend::{Backend, CompileRequest};
+    use clvscu::kernels::KernelSources;
+    common::need("OpenCL", clvscu::backend::opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    for (target, knob) in [
+        ("sgemm/blocked", "SG_BM=64"),
+        ("spmv/vector", "variant=vector-tex"),
+    ] {
+        let out = dir.path().join(target.replace('/', "-"));
+        let text = tune(target, &out, "exhaustive");
+        assert!(text.contains("| exhaustive | OpenCL |"), "{text}");
+        let csv = std::fs::read_to_string(out.join("evaluations.csv")).unwrap();
+        assert!(csv.lines().skip(1).all(|l| l.contains(",ok,")), "{csv}");
+        assert!(csv.contains(knob), "{csv}");
+        let answer = std::fs::read_to_string(out.join("answer.md")).unwrap();
+        if target.starts_with("sgemm") {
+            assert!(answer.contains("tile-loads"), "{answer}");
+        }
+    }
+    let mut b = OpenClBackend::open(None).unwrap();
+    let request = |local: u32, defines: &[(&str, &str)]| {
+        let mut d = vec![("WG_SIZE".to_string(), local.to_string())];
+        d.extend(defines.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        CompileRequest {
+            source: KernelSources::embedded()
+                .program(clvscu::backend::Api::OpenCl, "sgemm")
+                .unwrap(),
+            defines: d,
+            flags: vec![],
+            jit: Default::default(),
+        }
+    };
+    let tile = [("SG_BM", "64"), ("SG_TM", "8"), ("SG_TN", "8")];
+    let e = b
+        .compile(&request(256, &tile))
+        .expect_err("a 64 x 128 tile of 8 x 8 has 128 work-items, not 256");
+    assert!(e.to_string().contains("WG_SIZE must be"), "{e}");
+    assert!(b.compile(&request(128, &tile)).is_ok());
+    assert!(
+        start.elapsed() < Duration::from_secs(60),
+        "{:?}",
+        start.elapsed()
+    );
+}

@@ -14,9 +14,12 @@ pub mod output;
 pub mod run;
 pub mod space;
 pub mod strategy;
+pub mod tiles;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_knobs;
 
 use std::path::{Path, PathBuf};
 

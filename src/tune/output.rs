@@ -23,8 +23,8 @@ fn write(path: &Path, text: &str) -> Result<(), TuneError> {
 pub fn evaluations_csv(evals: &[Evaluation], unit: &str) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let header = [
-        "strategy", "api", "n", "point", "local", "groups", "unroll", "index", "status", "cached",
-        "reps", "median_s", "metric", "unit", "message",
+        "strategy", "api", "n", "point", "local", "groups", "unroll", "index", "knobs", "status",
+        "cached", "reps", "median_s", "metric", "unit", "message",
     ];
     // Writing to a Vec cannot fail.
     let _ = w.write_record(header);
@@ -48,6 +48,7 @@ pub fn evaluations_csv(evals: &[Evaluation], unit: &str) -> String {
             e.config.groups.to_string(),
             unroll,
             e.config.index.to_string(),
+            e.config.knobs_text(),
             e.outcome.status().to_string(),
             e.cached.to_string(),
             times.len().to_string(),
@@ -173,13 +174,30 @@ fn pr_lines(a: &Answer) -> String {
 
 fn side_toml(c: &Config) -> String {
     let unroll: Vec<String> = c.unroll.iter().map(|(p, f)| format!("{p} = {f}")).collect();
-    format!(
+    let mut s = format!(
         "local = {}\ngroups = {}\nunroll = {{ {} }}\nindex = \"u{}\"\n",
         c.local,
         c.groups,
         unroll.join(", "),
         c.index
-    )
+    );
+    if let Some(v) = c.variant {
+        let _ = writeln!(s, "variant = \"{v}\"");
+    }
+    if !c.defines.is_empty() {
+        let d: Vec<String> = c
+            .defines
+            .iter()
+            .map(|(k, v)| format!("{k} = \"{v}\""))
+            .collect();
+        let _ = writeln!(s, "defines = {{ {} }}", d.join(", "));
+    }
+    s
+}
+
+#[cfg(test)]
+pub(super) fn side_toml_for_test(c: &Config) -> String {
+    side_toml(c)
 }
 
 /// The `tuned` study: best-vs-best (each side its own best: unfair in the configuration

@@ -107,7 +107,7 @@ impl Tuner<'_> {
         let p = match exec::prepare(
             backend,
             self.sources,
-            self.space.variant,
+            self.space.variant_of(config),
             self.inputs,
             &side,
         ) {

@@ -9,6 +9,7 @@ use crate::fairness::Flags;
 use crate::workload::exec::SideConfig;
 use crate::workload::{check_local, find_variant, FamilyKind, Size, Variant};
 
+use super::tiles::Tiling;
 use super::TuneError;
 
 /// What a parameter sets in a configuration.
@@ -23,6 +24,12 @@ pub enum Knob {
     Unroll(&'static str),
     /// Index width of the work-item functions on both sides (`CLVSCU_INDEX`: 32 or 64).
     Index,
+    /// A kernel macro given to both compilers (`-DNAME=value`): SGEMM's tile sizes, SpMV's
+    /// lanes per row (its vector width).
+    Define(&'static str),
+    /// Which of these variants of the family runs: the value is an index into the list (the
+    /// read path, where a family offers it as variants).
+    Variant(&'static [&'static str]),
 }
 
 /// One tunable parameter and the values it may take, in order (neighbours are adjacent).
@@ -46,6 +53,12 @@ pub enum Constraint {
     EveryGroupHasRow,
     /// Reduce: every work-item loads at least one float4 (`groups x local x 4 <= n`).
     EveryItemHasWork,
+    /// SGEMM: the block tile divides N both ways and the micro-tile the block tile.
+    TileDividesMatrix,
+    /// SGEMM: each work-item loads whole float4 of both K-step slices.
+    TileLoads,
+    /// The device's local memory holds what a work-group stages.
+    LocalMemory,
 }
 
 impl Constraint {
@@ -55,6 +68,9 @@ impl Constraint {
             Constraint::DeviceLocal => "device-local",
             Constraint::EveryGroupHasRow => "every-group-has-a-row",
             Constraint::EveryItemHasWork => "every-item-has-work",
+            Constraint::TileDividesMatrix => "tile-divides-matrix",
+            Constraint::TileLoads => "tile-loads",
+            Constraint::LocalMemory => "local-memory",
         }
     }
 }
@@ -103,6 +119,18 @@ const REDUCE_RULES: &[Constraint] = &[
     Constraint::EveryItemHasWork,
 ];
 
+const SGEMM_RULES: &[Constraint] = &[
+    Constraint::TileDividesMatrix,
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::TileLoads,
+    Constraint::LocalMemory,
+];
+const SPMV_RULES: &[Constraint] = &[Constraint::VariantLocal, Constraint::DeviceLocal];
+/// SpMV's read paths of the gathered vector, as the family's vector-kernel variants.
+const SPMV_PATHS: &[&str] = &["vector", "vector-ro", "vector-tex"];
+const PATHS: &[u32] = &[0, 1, 2];
+
 /// Every tunable space: the GPU spaces, then the small ones for CPU devices.
 pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
     (
@@ -135,6 +163,44 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             size: "2^26",
         },
     ),
+    // Two block tiles x two micro-tiles x two K-steps x unroll of the K loop: 16 points, of
+    // which the 4 whose slices a group cannot load in whole float4 are refused; the 512
+    // work-item tiling is in on purpose (NVIDIA's OpenCL refuses it at build time).
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyKind::Sgemm,
+            variant: "blocked",
+            params: &[
+                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+                p("tile_n", Knob::Define("SG_BN"), &[128]),
+                p("tile_k", Knob::Define("SG_BK"), &[8, 16]),
+                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
+                p("item_n", Knob::Define("SG_TN"), &[8]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 2]),
+            ],
+            constraints: SGEMM_RULES,
+            size: "4096",
+        },
+    ),
+    // Read path x lanes per row (the vector width; with the work-group size, rows per group:
+    // 32, 16 or 8) x groups: 9 programs (each costs seconds of GPU compile), 18 points, on a
+    // uniform matrix of 16 entries a row whose x (32 MB) is about an L2.
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyKind::Spmv,
+            variant: "vector",
+            params: &[
+                p("path", Knob::Variant(SPMV_PATHS), PATHS),
+                p("local", Knob::Local, &[256]),
+                p("lanes", Knob::Define("SPMV_LANES"), &[8, 16, 32]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[8, 32]),
+            ],
+            constraints: SPMV_RULES,
+            size: "2^23x2^27",
+        },
+    ),
     (
         SpaceKind::Small,
         SpaceDef {
@@ -163,6 +229,39 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             ],
             constraints: REDUCE_RULES,
             size: "2^16",
+        },
+    ),
+    // Two tilings run, two are refused (tile-loads): 2 programs.
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyKind::Sgemm,
+            variant: "blocked",
+            params: &[
+                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+                p("tile_n", Knob::Define("SG_BN"), &[128]),
+                p("tile_k", Knob::Define("SG_BK"), &[8]),
+                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
+                p("item_n", Knob::Define("SG_TN"), &[8]),
+            ],
+            constraints: SGEMM_RULES,
+            size: "128",
+        },
+    ),
+    // Every read path at two lane counts: 6 programs, 12 points.
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyKind::Spmv,
+            variant: "vector",
+            params: &[
+                p("path", Knob::Variant(SPMV_PATHS), PATHS),
+                p("local", Knob::Local, &[64]),
+                p("lanes", Knob::Define("SPMV_LANES"), &[16, 32]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 4]),
+            ],
+            constraints: SPMV_RULES,
+            size: "2^12x2^16",
         },
     ),
 ];
@@ -212,6 +311,10 @@ pub struct Config {
     /// (point, factor); factor 0 is absent from the defines.
     pub unroll: Vec<(&'static str, u32)>,
     pub index: u32,
+    /// The variant run, where the space chooses one (`None`: the space's own).
+    pub variant: Option<&'static str>,
+    /// Kernel macros set by the space (`SG_BM`, `SPMV_LANES`).
+    pub defines: Vec<(&'static str, u32)>,
 }
 
 impl Config {
@@ -224,7 +327,20 @@ impl Config {
             .map(|(p, f)| (format!("UNROLL_{p}"), f.to_string()))
             .collect();
         d.push(("CLVSCU_INDEX".into(), self.index.to_string()));
+        d.extend(
+            self.defines
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string())),
+        );
         d
+    }
+
+    /// The value of a define the space set.
+    pub fn define(&self, name: &str) -> Option<u32> {
+        self.defines
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| *v)
     }
 
     /// The side configuration of `api`: the same launch and defines on both APIs, the flags
@@ -242,17 +358,34 @@ impl Config {
         }
     }
 
-    /// `local=256 groups=1056 unroll.A=4 index=32`: the cache's and the CSV's spelling.
+    /// `local=256 groups=1056 unroll.A=4 index=32`: the cache's and the CSV's spelling; a
+    /// chosen variant comes first and the space's defines last (`variant=vector-ro ...
+    /// SPMV_LANES=16`), so spaces without them keep their old keys.
     pub fn text(&self) -> String {
-        let mut parts = vec![
-            format!("local={}", self.local),
-            format!("groups={}", self.groups),
-        ];
+        let mut parts: Vec<String> = self
+            .variant
+            .map(|v| format!("variant={v}"))
+            .into_iter()
+            .collect();
+        parts.push(format!("local={}", self.local));
+        parts.push(format!("groups={}", self.groups));
         for (p, f) in &self.unroll {
             parts.push(format!("unroll.{p}={f}"));
         }
         parts.push(format!("index={}", self.index));
+        parts.extend(self.defines.iter().map(|(k, v)| format!("{k}={v}")));
         parts.join(" ")
+    }
+
+    /// The variant and defines of the space, `variant=vector-ro;SPMV_LANES=16` (CSV).
+    pub fn knobs_text(&self) -> String {
+        let mut parts: Vec<String> = self
+            .variant
+            .map(|v| format!("variant={v}"))
+            .into_iter()
+            .collect();
+        parts.extend(self.defines.iter().map(|(k, v)| format!("{k}={v}")));
+        parts.join(";")
     }
 
     /// Named values, for telling two configurations apart.
@@ -328,6 +461,8 @@ impl Space {
             groups: 0,
             unroll: Vec::new(),
             index: 32,
+            variant: None,
+            defines: Vec::new(),
         };
         for (param, &ix) in self.def.params.iter().zip(coords) {
             let v = param.values[usize::from(ix)];
@@ -336,9 +471,19 @@ impl Space {
                 Knob::GroupsPerCu => c.groups = v * self.compute_units,
                 Knob::Unroll(point) => c.unroll.push((point, v)),
                 Knob::Index => c.index = v,
+                Knob::Define(name) => c.defines.push((name, v)),
+                Knob::Variant(names) => c.variant = names.get(v as usize).copied(),
             }
         }
+        super::tiles::derive(self.def.family, self.size, &mut c);
         c
+    }
+
+    /// The variant a configuration runs: the one it chose, or the space's.
+    pub fn variant_of(&self, c: &Config) -> &'static Variant {
+        c.variant
+            .and_then(|name| find_variant(self.def.family, name).ok())
+            .unwrap_or(self.variant)
     }
 
     /// Valid points one step away from point `i` along one parameter.
@@ -368,7 +513,7 @@ impl Space {
             .iter()
             .copied()
             .find(|rule| match rule {
-                Constraint::VariantLocal => check_local(self.variant, c.local).is_err(),
+                Constraint::VariantLocal => check_local(self.variant_of(&c), c.local).is_err(),
                 Constraint::DeviceLocal => {
                     device.max_work_group_size > 0 && c.local > device.max_work_group_size
                 }
@@ -378,6 +523,9 @@ impl Space {
                 Constraint::EveryItemHasWork => {
                     u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
                 }
+                Constraint::TileDividesMatrix => !Tiling::of(&c).divides(self.size),
+                Constraint::TileLoads => !Tiling::of(&c).loads_whole(),
+                Constraint::LocalMemory => !super::tiles::fits_local_memory(&c, device),
             })
     }
 }

@@ -497,16 +497,22 @@ pub const VARIANTS: &[Variant] = &[
         ),
         256,
     ),
-    exact_local(
-        v(
-            Sgemm,
-            "blocked",
-            "sgemm_blocked",
-            Tiles,
-            "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a multiple \
-             of 128)",
+    // The SG_* defines retile it (src/tune/tiles.rs); the kernel refuses to compile at a
+    // work-group size that does not match its tile, so the rule here is only the range.
+    points(
+        pow2(
+            v(
+                Sgemm,
+                "blocked",
+                "sgemm_blocked",
+                Tiles,
+                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+                 multiple of 128; SG_* defines retile it)",
+            ),
+            64,
+            1024,
         ),
-        256,
+        &["A"],
     ),
     points(
         v(

@@ -1,0 +1,122 @@
+//! Tests of the define and variant knobs: SGEMM's tile sizes and SpMV's read path and lanes.
+
+use super::space::{space_def, Space, SpaceKind};
+use crate::backend::{Api, DeviceInfo};
+use crate::workload::{FamilyKind, Size};
+
+fn gpu() -> DeviceInfo {
+    DeviceInfo {
+        compute_units: 132,
+        max_work_group_size: 1024,
+        local_mem_bytes: 48 * 1024,
+        ..DeviceInfo::default()
+    }
+}
+
+fn space(family: FamilyKind, variant: &str, kind: SpaceKind, device: &DeviceInfo) -> Space {
+    let def = space_def(family, variant, kind).unwrap();
+    Space::expand(def, Size::parse(def.size).unwrap(), device).unwrap()
+}
+
+#[test]
+fn the_sgemm_space_counts_untileable_points_by_name_and_derives_the_launch() {
+    let s = space(FamilyKind::Sgemm, "blocked", SpaceKind::Full, &gpu());
+    assert_eq!((s.len(), s.invalid_count()), (12, 4), "{:?}", s.invalid);
+    assert_eq!(s.invalid["tile-loads"], 4);
+    for i in 0..s.len() {
+        let c = s.config(i);
+        let (bm, bn, tm, tn) = (
+            c.define("SG_BM").unwrap(),
+            c.define("SG_BN").unwrap(),
+            c.define("SG_TM").unwrap(),
+            c.define("SG_TN").unwrap(),
+        );
+        assert_eq!(c.local, (bm / tm) * (bn / tn), "{}", c.text());
+        assert_eq!(c.groups, (4096 / bm) * (4096 / bn), "{}", c.text());
+    }
+    // The 512 work-item tiling is kept: NVIDIA's OpenCL refuses it when it builds.
+    assert!((0..s.len()).any(|i| s.config(i).local == 512));
+}
+
+#[test]
+fn tile_defines_reach_both_compilers_alike() {
+    let s = space(FamilyKind::Sgemm, "blocked", SpaceKind::Full, &gpu());
+    let c = s.config(0);
+    let (cl, cu) = (c.side(Api::OpenCl), c.side(Api::Cuda));
+    assert_eq!(cl.defines, cu.defines);
+    for name in ["SG_BM", "SG_BN", "SG_BK", "SG_TM", "SG_TN"] {
+        let want = c.define(name).unwrap().to_string();
+        assert!(
+            cl.all_defines()
+                .iter()
+                .any(|(k, v)| k == name && *v == want),
+            "{name} missing from {:?}",
+            cl.all_defines()
+        );
+    }
+    assert!(c.text().contains("SG_BM=") && c.knobs_text().contains("SG_BK="));
+    // The work-group size the tiling implies is the one compiled in (the kernel checks it).
+    assert!(cl
+        .all_defines()
+        .contains(&("WG_SIZE".to_string(), c.local.to_string())));
+}
+
+#[test]
+fn device_limits_refuse_tilings_before_anything_runs() {
+    let mut small = gpu();
+    small.local_mem_bytes = 16 * 1024;
+    small.max_work_group_size = 256;
+    let s = space(FamilyKind::Sgemm, "blocked", SpaceKind::Full, &small);
+    // A 128-row tile at K-step 16 stages 4 x 16 x (128 + 4 + 128) = 16640 bytes; the 512
+    // tiling is too large.
+    assert!(s.invalid["local-memory"] > 0, "{:?}", s.invalid);
+    assert!(s.invalid["device-local"] > 0, "{:?}", s.invalid);
+    // A 64-row tile at K-step 16 stages 4 x 16 x (64 + 4 + 128) = 12544 bytes: it stays.
+    assert!((0..s.len())
+        .map(|i| s.config(i))
+        .all(|c| c.define("SG_BK") == Some(8) || c.define("SG_BM") == Some(64)));
+    assert!((0..s.len()).any(|i| s.config(i).define("SG_BK") == Some(16)));
+}
+
+#[test]
+fn the_spmv_space_chooses_read_paths_and_lanes() {
+    let s = space(FamilyKind::Spmv, "vector", SpaceKind::Full, &gpu());
+    assert_eq!((s.len(), s.invalid_count()), (18, 0));
+    let mut paths: Vec<&str> = (0..s.len())
+        .map(|i| s.variant_of(&s.config(i)).name)
+        .collect();
+    paths.dedup();
+    assert_eq!(paths, ["vector", "vector-ro", "vector-tex"]);
+    let c = s.config(s.len() - 1);
+    assert_eq!(c.variant, Some("vector-tex"));
+    assert_eq!(c.define("SPMV_LANES"), Some(32));
+    assert_eq!((c.local, c.groups), (256, 32 * 132));
+    assert!(
+        c.text().starts_with("variant=vector-tex local=256"),
+        "{}",
+        c.text()
+    );
+    assert!(c
+        .side(Api::Cuda)
+        .all_defines()
+        .contains(&("SPMV_LANES".to_string(), "32".to_string())));
+    // Neighbours step one knob: the read path is a knob like the others.
+    let names: Vec<String> = s
+        .neighbours(0)
+        .iter()
+        .map(|&j| s.config(j).text())
+        .collect();
+    assert!(
+        names.iter().any(|t| t.starts_with("variant=vector-ro")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn the_tuned_study_carries_variant_and_defines() {
+    let s = space(FamilyKind::Spmv, "vector", SpaceKind::Small, &gpu());
+    let c = s.config(s.len() - 1);
+    let toml = super::output::side_toml_for_test(&c);
+    assert!(toml.contains("variant = \"vector-tex\""), "{toml}");
+    assert!(toml.contains("defines = { SPMV_LANES = \"32\" }"), "{toml}");
+}

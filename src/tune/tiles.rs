@@ -1,0 +1,154 @@
+//! The SGEMM register-blocked kernel's tile knobs (`SG_BM`, `SG_BN`, `SG_BK`, `SG_TM`,
+//! `SG_TN`): the launch they imply and the rules a tiling must satisfy before it runs. The
+//! kernel (`kernels_*/sgemm.*`) refuses to compile where these rules fail; checking them here
+//! keeps such points out of the search and counts them by name.
+
+use super::space::Config;
+use crate::backend::DeviceInfo;
+use crate::workload::{FamilyKind, Size};
+
+/// The kernel's defaults: the shipped 128 x 128 tile, K-step 8, 8 x 8 per work-item.
+const DEFAULTS: [(&str, u32); 5] = [
+    ("SG_BM", 128),
+    ("SG_BN", 128),
+    ("SG_BK", 8),
+    ("SG_TM", 8),
+    ("SG_TN", 8),
+];
+/// The kernel's pad on the transposed A slice's rows (SG_PAD).
+const PAD: u64 = 4;
+
+/// One tiling, from a configuration's defines (the kernel's defaults for those it lacks).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiling {
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    pub tm: u32,
+    pub tn: u32,
+}
+
+impl Tiling {
+    pub fn of(c: &Config) -> Tiling {
+        let get = |name: &str| {
+            c.define(name).unwrap_or_else(|| {
+                DEFAULTS
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map_or(0, |(_, v)| *v)
+            })
+        };
+        Tiling {
+            bm: get("SG_BM"),
+            bn: get("SG_BN"),
+            bk: get("SG_BK"),
+            tm: get("SG_TM"),
+            tn: get("SG_TN"),
+        }
+    }
+
+    /// Work-items per group: one per micro-tile of the block tile.
+    pub fn local(self) -> u32 {
+        (self.bm / self.tm.max(1)) * (self.bn / self.tn.max(1))
+    }
+
+    /// One work-group per block tile of the N x N output.
+    pub fn groups(self, size: Size) -> u32 {
+        let tiles =
+            (size.rows / u64::from(self.bm.max(1))) * (size.rows / u64::from(self.bn.max(1)));
+        u32::try_from(tiles).unwrap_or(u32::MAX)
+    }
+
+    /// Local memory of the two staged slices: A transposed and padded, B as is.
+    pub fn local_bytes(self) -> u64 {
+        let (bm, bn, bk) = (u64::from(self.bm), u64::from(self.bn), u64::from(self.bk));
+        4 * bk * (bm + PAD + bn)
+    }
+
+    /// The block tile divides N both ways (the kernel has no edge handling), and the micro-tile
+    /// the block tile in runs of 4.
+    pub fn divides(self, size: Size) -> bool {
+        let n = size.rows;
+        let (bm, bn) = (u64::from(self.bm), u64::from(self.bn));
+        self.bm > 0
+            && self.bn > 0
+            && self.tm > 0
+            && self.tn > 0
+            && n.is_multiple_of(bm)
+            && n.is_multiple_of(bn)
+            && [self.tm, self.tn, self.bk]
+                .iter()
+                .all(|v| v.is_multiple_of(4))
+            && self.bm.is_multiple_of(self.tm)
+            && self.bn.is_multiple_of(self.tn)
+    }
+
+    /// Every work-item loads a whole number (at least one) of float4 of each K-step slice.
+    pub fn loads_whole(self) -> bool {
+        let l = self.local().max(1);
+        let a = self.bm * self.bk / 4;
+        let b = self.bk * self.bn / 4;
+        a >= l && b >= l && a.is_multiple_of(l) && b.is_multiple_of(l)
+    }
+}
+
+/// Fill in what a configuration leaves out and its family implies: SGEMM's work-group size and
+/// group count follow from its tiling.
+pub fn derive(family: FamilyKind, size: Size, c: &mut Config) {
+    if family != FamilyKind::Sgemm {
+        return;
+    }
+    let t = Tiling::of(c);
+    if c.local == 0 {
+        c.local = t.local();
+    }
+    if c.groups == 0 {
+        c.groups = t.groups(size);
+    }
+}
+
+/// The tiling's local memory fits the device (unknown limits pass).
+pub fn fits_local_memory(c: &Config, device: &DeviceInfo) -> bool {
+    device.local_mem_bytes == 0 || Tiling::of(c).local_bytes() <= device.local_mem_bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(defines: &[(&'static str, u32)]) -> Config {
+        Config {
+            local: 0,
+            groups: 0,
+            unroll: Vec::new(),
+            index: 32,
+            variant: None,
+            defines: defines.to_vec(),
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_the_shipped_kernel() {
+        let mut c = config(&[]);
+        derive(FamilyKind::Sgemm, Size::vector(4096), &mut c);
+        assert_eq!((c.local, c.groups), (256, 32 * 32));
+        let t = Tiling::of(&c);
+        assert!(t.divides(Size::vector(4096)) && t.loads_whole());
+        assert_eq!(t.local_bytes(), 4 * 8 * (132 + 128));
+    }
+
+    #[test]
+    fn tilings_imply_their_launch_and_break_rules_by_name() {
+        let mut c = config(&[("SG_BM", 64), ("SG_TM", 4), ("SG_BK", 8)]);
+        derive(FamilyKind::Sgemm, Size::vector(256), &mut c);
+        // 16 x 16 work-items, but a 64 x 8 A slice is only 128 float4.
+        assert_eq!((c.local, c.groups), (256, 4 * 2));
+        assert!(!Tiling::of(&c).loads_whole());
+        let c = config(&[("SG_BM", 64)]);
+        assert!(Tiling::of(&c).loads_whole());
+        assert!(!Tiling::of(&c).divides(Size::vector(96)));
+        let mut other = config(&[]);
+        derive(FamilyKind::Spmv, Size::vector(256), &mut other);
+        assert_eq!((other.local, other.groups), (0, 0));
+    }
+}
