@@ -19,8 +19,13 @@ Also, for the runtime studies (launch, transfers): host<->device copies of 2^10 
 floats from pageable and pinned host memory (Tensor.copy_, CUDA events, each copy checked),
 and, through CuPy when it is installed, a 1 x 1 empty-kernel launch + stream synchronise on the
 host clock (spinning, the driver's default with one context) and 1000 launches with one
-synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows."""
+synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows.
+
+With BASELINES_STUDY_ONLY=1 in the environment, only the study sizes are measured (cuBLAS SGEMV
+and the CUB-backed sum): no fixed sizes, Sobel, SGEMM, transfers, launches or SpMV. A short GPU
+visit (scripts/gpu-shapes3.sh) then spends its time on the rows it compares."""
 import csv
+import os
 import statistics
 import sys
 import time
@@ -265,7 +270,10 @@ def main(out, studies=()):
             "gflops": f"{flops / (med * 1e-3) / 1e9:.1f}" if flops else "",
         })
 
-    for (h, w) in [(60989, 1100), (32768, 32768)]:
+    study_only = os.environ.get("BASELINES_STUDY_ONLY") == "1"
+    fixed_shapes = [] if study_only else [(60989, 1100), (32768, 32768)]
+    fixed_sums = [] if study_only else [1 << 28]
+    for (h, w) in fixed_shapes:
         m = torch.rand(h, w, device=dev) * 2 - 1
         v = torch.rand(w, device=dev) * 2 - 1
         ref = (m.double() @ v.double()).float()
@@ -273,31 +281,32 @@ def main(out, studies=()):
         assert torch.allclose(got, ref, rtol=1e-3, atol=1e-3), "torch.mv does not match"
         add("sgemv", "cuBLAS SGEMV via torch.mv", f"{h}x{w}", (h * w + w + h) * 4, lambda: torch.mv(m, v))
         del m, v, ref, got
-    n = 1 << 28
-    x = torch.rand(n, device=dev) * 2 - 1
-    assert abs(float(torch.sum(x)) - float(torch.sum(x.double()))) < 1.0
-    add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
-    y = torch.empty_like(x)
-    add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
-    del x, y
-    guarded("sobel", lambda: sobel(dev, add))
-    guarded("sgemm", lambda: sgemm(dev, add))
-    guarded("transfers", lambda: transfers(dev, add))
-    guarded("launches", lambda: launches(rows))
-    matrices = []
-    for study in studies:
-        matrices += [m for m in study_matrices(study) if m not in matrices]
-    guarded("spmv", lambda: spmv(dev, add, matrices))
+    for n in fixed_sums:
+        x = torch.rand(n, device=dev) * 2 - 1
+        assert abs(float(torch.sum(x)) - float(torch.sum(x.double()))) < 1.0
+        add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
+        y = torch.empty_like(x)
+        add("copy", "device-to-device copy via Tensor.copy_", str(n), 2 * n * 4, lambda: y.copy_(x))
+        del x, y
+    if not study_only:
+        guarded("sobel", lambda: sobel(dev, add))
+        guarded("sgemm", lambda: sgemm(dev, add))
+        guarded("transfers", lambda: transfers(dev, add))
+        guarded("launches", lambda: launches(rows))
+        matrices = []
+        for study in studies:
+            matrices += [m for m in study_matrices(study) if m not in matrices]
+        guarded("spmv", lambda: spmv(dev, add, matrices))
     shapes, lengths = [], []
     for study in studies:
         mv, red = study_sizes(study)
         shapes += [s for s in mv if s not in shapes]
         lengths += [n for n in red if n not in lengths]
     for (h, w) in shapes:
-        if (h, w) not in [(60989, 1100), (32768, 32768)]:
+        if (h, w) not in fixed_shapes:
             guarded(f"sgemv {h}x{w}", lambda: sgemv(dev, add, h, w))
     for n in lengths:
-        if n != 1 << 28:
+        if n not in fixed_sums:
             guarded(f"sum {n}", lambda: total(dev, add, n))
     with open(out, "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
