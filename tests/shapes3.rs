@@ -89,8 +89,7 @@ fn the_two_studies_reduce_every_fourfold_size_from_2_16_to_2_30_once() {
         let n = Size::vector(1 << k);
         let tuned = [&short, &launches]
             .iter()
-            .map(|s| names_at(s, FamilyKind::Reduce, n))
-            .flatten()
+            .flat_map(|s| names_at(s, FamilyKind::Reduce, n))
             .filter(|v| *v == "tuned")
             .count();
         assert_eq!(
