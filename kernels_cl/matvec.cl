@@ -522,6 +522,105 @@ __kernel void matvec_split_k_final(const __global float* P, __global float* W, u
     }
 }
 
+/* Split-one: split-K in one launch. The first pass is matvec_split_k's, line for line; then
+ * the work-group counts its column block done in count[tile] (an atomic add after a
+ * device-wide fence, so that its partial sums are visible before the count is), and the
+ * work-group that finishes a row tile's last block adds the tile's `splits` partial sums into
+ * W and sets the count back to 0 for the next launch. There is no second launch: each timed
+ * launch costs a few microseconds of device time even when it does almost nothing, and on
+ * very wide matrices split-k's second launch is a visible part of its gap to the read kernel.
+ * The last work-group reads the partial sums through a volatile pointer: other work-groups
+ * wrote them during this launch, so they must come from memory, not from a cache line read
+ * earlier. count starts at 0 (the harness zeroes it) and is left at 0. */
+__kernel void matvec_split_one(const __global float* M, uint width, uint height,
+                               const __global float* V, __global float* W, __global float* P,
+                               uint splits, __global uint* count)
+{
+    __local float partial[MV_TILE * WG_SIZE];
+    __local uint last;
+    const uint tid = get_local_id(0);
+    const uint tiles = (height + MV_TILE - 1u) / MV_TILE;
+    const uint aligned = ((width & 3u) == 0u) ? 1u : 0u;
+    const uint chunk = ((width + splits - 1u) / splits + 3u) & ~3u;
+    const __global float4* V4 = (const __global float4*)V;
+    const volatile __global float* Pv = P;
+    for (uint t = get_group_id(0); t < tiles * splits; t += get_num_groups(0)) {
+        const uint y0 = (t % tiles) * MV_TILE;
+        const uint split = t / tiles;
+        const uint begin = min(split * chunk, width);
+        const uint end = min(begin + chunk, width);
+        float sum[MV_TILE];
+        for (uint r = 0; r < MV_TILE; ++r)
+            sum[r] = 0.0f;
+        if (aligned) {
+            PRAGMA_UNROLL_A
+            for (uint x = begin / 4u + tid; x < end / 4u; x += get_local_size(0)) {
+                const float4 v = V4[x];
+                for (uint r = 0; r < MV_TILE; ++r) {
+                    if (y0 + r < height) {
+                        const float4 m = ((const __global float4*)(M + (y0 + r) * width))[x];
+                        sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                    }
+                }
+            }
+        } else {
+            for (uint x = begin + tid; x < end; x += get_local_size(0)) {
+                const float v = V[x];
+                for (uint r = 0; r < MV_TILE; ++r) {
+                    if (y0 + r < height)
+                        sum[r] += M[(y0 + r) * width + x] * v;
+                }
+            }
+        }
+        for (uint r = 0; r < MV_TILE; ++r)
+            partial[r * WG_SIZE + tid] = sum[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+            if (tid < s) {
+                for (uint r = 0; r < MV_TILE; ++r)
+                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (tid < MV_TILE && y0 + tid < height) {
+            P[split * height + y0 + tid] = partial[tid * WG_SIZE];
+            GLOBAL_FENCE();
+        }
+        /* The partial sums are written and fenced (and partial read) before the count */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (tid == 0) {
+            GLOBAL_FENCE();
+            last = (ATOMIC_ADD_U32(count + t % tiles, 1u) == splits - 1u) ? 1u : 0u;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        /* last is the same for the whole work-group: the barriers below are reached by all */
+        if (last) {
+            for (uint r = 0; r < MV_TILE; ++r) {
+                float s = 0.0f;
+                if (y0 + r < height) {
+                    for (uint k = tid; k < splits; k += get_local_size(0))
+                        s += Pv[k * height + y0 + r];
+                }
+                partial[r * WG_SIZE + tid] = s;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+                if (tid < s) {
+                    for (uint r = 0; r < MV_TILE; ++r)
+                        partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
+                }
+                barrier(CLK_LOCAL_MEM_FENCE);
+            }
+            if (tid < MV_TILE && y0 + tid < height)
+                W[y0 + tid] = partial[tid * WG_SIZE];
+            if (tid == 0)
+                count[t % tiles] = 0u;
+            /* Done reading partial before the next tile overwrites it */
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+
 /* Rows in one split-wide tile: a work-item loads each float4 of V once for all of them. */
 #define MV_WIDE 16
 /* Split-wide's local arrays are sized for at most 512 work-items (the harness refuses more),

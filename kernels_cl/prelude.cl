@@ -78,6 +78,12 @@
 #define WARP_SUM(x) sub_group_reduce_add(x)
 #endif
 
+/* One-launch forms (matvec_split_one): a fence that makes a work-item's global writes visible
+ * to the whole device before its later ones (CUDA's twin: __threadfence), and an atomic add on
+ * a global uint that returns the old value (CUDA's twin: atomicAdd). */
+#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#define ATOMIC_ADD_U32(p, x) atomic_add((p), (x))
+
 /* Read paths of the gather kernels (spmv, md). LOAD_RO(p): a load the kernel means to be
  * read-only; OpenCL C has no __ldg, so here it is a plain load and the kernel's const restrict
  * pointers are the only request for the read-only path. FETCH_F1 / FETCH_F4: one texel of an

@@ -89,6 +89,12 @@ __device__ __forceinline__ float clvscu_warp_sum(float x) {
 #define WARP_SUM(x) clvscu_warp_sum(x)
 #endif
 
+/* One-launch forms (matvec_split_one): a fence that makes a thread's global writes visible to
+ * the whole device before its later ones (OpenCL's twin: mem_fence(CLK_GLOBAL_MEM_FENCE)), and
+ * an atomic add on a global uint that returns the old value (OpenCL's twin: atomic_add). */
+#define GLOBAL_FENCE() __threadfence()
+#define ATOMIC_ADD_U32(p, x) atomicAdd((p), (x))
+
 /* Read paths of the gather kernels (spmv, md). LOAD_RO(p): a load through the read-only data
  * path (__ldg, ld.global.nc); the OpenCL twin has no such built-in and relies on the kernel's
  * const restrict pointers. FETCH_F1 / FETCH_F4: one texel of a texture object over a linear

@@ -519,6 +519,7 @@ fn real_kernels_split_into_the_expected_kernels() {
                 "matvec_row_group",
                 "matvec_split_k",
                 "matvec_split_k_final",
+                "matvec_split_one",
                 "matvec_split_wide",
                 "matvec_row_slice",
                 FILE_SCOPE

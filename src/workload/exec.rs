@@ -535,12 +535,14 @@ fn build(
                 k,
                 vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n as u32)],
             ));
-            // One work-group writes the whole sum: one launch, the same on both sides.
-            if groups == 1 {
+            // One work-group writes the whole sum: one launch, the same on both sides (and
+            // the launch experiment's variants, see reduce_launches).
+            if super::reduce_launches::one_launch(variant.name, shape.groups) {
+                let len = super::reduce_launches::result_len(variant.name, shape.groups);
                 return Ok(prepared(
                     steps,
-                    vec![(partial, 1)],
-                    (partial, 1),
+                    vec![(partial, len)],
+                    (partial, len),
                     owned,
                     program_text,
                     kernel,
@@ -863,21 +865,16 @@ pub fn verify(
 
 fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
     match p.family {
+        FamilyKind::Reduce if super::reduce_launches::is_partial(p.variant) => {
+            check_total(inputs, got)
+        }
         FamilyKind::Matvec
         | FamilyKind::Reduce
         | FamilyKind::Launch
         | FamilyKind::Stencil
         | FamilyKind::Spmv
         | FamilyKind::Md => reference::compare(got, &inputs.reference, &inputs.tolerances),
-        FamilyKind::Bandwidth if p.variant == "read" => {
-            // Per-work-item partial sums: their total must equal the array's sum.
-            let total = if got.iter().all(|g| g.is_finite()) {
-                got.iter().map(|g| f64::from(*g)).sum::<f64>() as f32
-            } else {
-                f32::NAN
-            };
-            reference::compare(&[total], &inputs.reference, &inputs.tolerances)
-        }
+        FamilyKind::Bandwidth if p.variant == "read" => check_total(inputs, got),
         FamilyKind::Bandwidth | FamilyKind::Transfer => {
             // A copy is exact.
             let want: Vec<f64> = inputs.a.iter().map(|x| f64::from(*x)).collect();
@@ -908,6 +905,16 @@ fn check(p: &Prepared, inputs: &Inputs, got: &[f32]) -> Verification {
             )
         }
     }
+}
+
+/// Partial sums (per work-item or per work-group): their total must equal the array's sum.
+fn check_total(inputs: &Inputs, got: &[f32]) -> Verification {
+    let total = if got.iter().all(|g| g.is_finite()) {
+        got.iter().map(|g| f64::from(*g)).sum::<f64>() as f32
+    } else {
+        f32::NAN
+    };
+    reference::compare(&[total], &inputs.reference, &inputs.tolerances)
 }
 
 /// The flops kernel is checked on a sample of about 4096 work-items (the f64 reference of all

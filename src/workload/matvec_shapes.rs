@@ -12,6 +12,8 @@
 //! |             | rows, 16 loads in flight per work-item           |                              |
 //! | `row-slice` | a row's float4s on consecutive work-items, 256   | tall, rows of 17-64 floats   |
 //! |             | rows per group, products added in local memory   |                              |
+//! | `split-one` | split-k in one launch: the work-group that ends  | very wide (one launch less)  |
+//! |             | a row tile's last block adds its partial sums    |                              |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
@@ -32,13 +34,14 @@ pub const ROW_GROUP: &str = "row-group";
 pub const SPLIT_K: &str = "split-k";
 pub const SPLIT_WIDE: &str = "split-wide";
 pub const ROW_SLICE: &str = "row-slice";
+pub const SPLIT_ONE: &str = "split-one";
 pub const AUTO: &str = "auto";
 
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
 /// The variants, in report order (appended to the family table in `mod.rs`).
-pub const VARIANTS: [Variant; 7] = [
+pub const VARIANTS: [Variant; 8] = [
     pow2(
         v(
             FamilyKind::Matvec,
@@ -122,6 +125,18 @@ pub const VARIANTS: [Variant; 7] = [
         32,
         u32::MAX,
     ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            SPLIT_ONE,
+            "matvec_split_one",
+            GroupRule::PerComputeUnit(8),
+            "shapes: split-k in one launch, the work-group that finishes a row tile's last \
+             column block adds the tile's partial sums (atomic count, no second launch)",
+        ),
+        1,
+        u32::MAX,
+    ),
 ];
 
 /// One of the four algorithms.
@@ -185,10 +200,14 @@ const SLICE_ROWS: u32 = 256;
 /// - rows of 17 to 64 floats, a multiple of 4: a row-slice (a row's float4s on consecutive
 ///   work-items, so every warp load is contiguous);
 /// - enough rows to give every compute unit 64 warps (one full wave): a warp per row;
-/// - otherwise the rows alone cannot fill the device: split the columns so that about two
-///   waves of work-groups run, each on one row tile x one column block (split-k, 4-row
-///   tiles) — unless the rows are too short to split (fewer than two 1024-column blocks),
-///   then a work-group per row. Split-wide (16-row tiles) is not chosen: on an H100
+/// - otherwise the rows alone cannot fill the device: split the columns so that one wave of
+///   work-groups runs, each on one row tile x one column block (split-k, 4-row tiles) —
+///   unless the rows are too short to split (fewer than two 1024-column blocks), then a
+///   work-group per row. One wave, not two: on an H100 and an H200 (2026-11-22, shapes) the
+///   split-k rows at 8 groups per compute unit beat the rule's two waves at 1100x60989,
+///   1024x65536, 256x262144, 64x1048576 and 16x4194304 (H100 2360 / 2667 / 2665 / 2534 /
+///   2553 GB/s against 2264 / 2409 / 2503 and, on the H200, 3138 / 2441 at the last two);
+///   each work-group's fixed cost (its tree of partial sums) is paid half as often. Split-wide (16-row tiles) is not chosen: on an H100
 ///   (2026-11-22, shapes-gaps) split-k reached 2553 / 2534 / 1230 GB/s at 16x4194304 /
 ///   64x1048576 / 16x262144 against split-wide's 2372 / 2369 / 1039.
 pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
@@ -215,7 +234,7 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
         )
     } else {
         let tiles = rows.div_ceil(u64::from(TILE));
-        let splits = fill_groups
+        let splits = (cus * GROUPS_PER_CU)
             .div_ceil(tiles)
             .min(cols.div_ceil(MIN_SPLIT_COLS));
         if splits >= 2 {
@@ -254,9 +273,9 @@ pub fn concrete(variant: &'static Variant, size: Size, info: &DeviceInfo) -> &'s
     plan_for(variant, size, info).map_or(variant, |p| p.algorithm.variant())
 }
 
-/// Whether `variant` is one of the two-pass split variants (`split-k`, `split-wide`).
+/// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`).
 pub fn is_split(variant: &str) -> bool {
-    variant == SPLIT_K || variant == SPLIT_WIDE
+    variant == SPLIT_K || variant == SPLIT_WIDE || variant == SPLIT_ONE
 }
 
 /// Rows of one tile of a split variant.
@@ -311,10 +330,11 @@ pub fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The two steps of a split variant (`split-k`, `split-wide`) over `[M, V, W]`: the partial
-/// sums of `splits` column blocks into a buffer of its own, then a warp-sized slice per row
-/// adds them into W. Both are timed, the same way on both sides. Returns the steps and the
-/// partials buffer (poisoned before checks).
+/// The steps of a split variant over `[M, V, W]`: for `split-k` and `split-wide`, the partial
+/// sums of `splits` column blocks into a buffer of their own, then a warp-sized slice per row
+/// adds them into W (both timed, the same way on both sides); for `split-one`, one launch that
+/// does both (see [`split_one_step`]). Returns the steps and the partials buffer (poisoned
+/// before checks).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn split_k_steps(
     backend: &mut dyn Backend,
@@ -326,11 +346,15 @@ pub(super) fn split_k_steps(
     shape: LaunchShape,
     owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
-    let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
     let splits = splits_of(size, shape.groups, tile_of(variant));
     let (rows, cols) = (size.rows as u32, size.cols as u32);
     let len = splits as usize * rows as usize;
     let partial = buffer_of(backend, len, owned)?;
+    if variant == SPLIT_ONE {
+        let step = split_one_step(backend, kernel, [m, v, w, partial], size, shape, owned)?;
+        return Ok((vec![step], (partial, len)));
+    }
+    let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
     let first = Step::Kernel {
         kernel,
         shape,
@@ -354,6 +378,39 @@ pub(super) fn split_k_steps(
         ],
     };
     Ok((vec![first, second], (partial, len)))
+}
+
+/// The one launch of `split-one` over `[M, V, W, P]`: W's arguments where every other matvec
+/// kernel has them (so the fake backend emulates it as a matvec), then the partials, the
+/// splits and one counter per row tile. The counters start at 0 and the kernel leaves them at
+/// 0 (the last work-group of a tile resets its counter), so they are zeroed once here.
+pub(super) fn split_one_step(
+    backend: &mut dyn Backend,
+    kernel: KernelId,
+    [m, v, w, partial]: [BufferId; 4],
+    size: Size,
+    shape: LaunchShape,
+    owned: &mut Vec<BufferId>,
+) -> Result<Step, ExecError> {
+    let splits = splits_of(size, shape.groups, TILE);
+    let tiles = size.rows.div_ceil(u64::from(TILE)).max(1) as usize;
+    let count = backend.alloc(tiles)?;
+    owned.push(count);
+    backend.upload_u32(count, &vec![0; tiles])?;
+    Ok(Step::Kernel {
+        kernel,
+        shape,
+        args: vec![
+            Arg::Buffer(m),
+            Arg::U32(size.cols as u32),
+            Arg::U32(size.rows as u32),
+            Arg::Buffer(v),
+            Arg::Buffer(w),
+            Arg::Buffer(partial),
+            Arg::U32(splits),
+            Arg::Buffer(count),
+        ],
+    })
 }
 
 #[cfg(test)]
@@ -381,12 +438,14 @@ mod tests {
     fn short_wide_matrices_split_the_columns() {
         let p = on_h100(256, 262_144);
         assert_eq!(p.algorithm, Algorithm::SplitK);
-        // 64 tiles of 4 rows, 33 column blocks each: 2112 groups, two waves of 8 per CU.
-        assert_eq!(p.groups, 64 * 33);
-        assert_eq!(splits(Size::matrix(256, 262_144), p.groups), 33);
+        // 64 tiles of 4 rows, 17 column blocks each: 1088 groups, one wave of 8 per CU.
+        assert_eq!(p.groups, 64 * 17);
+        assert_eq!(splits(Size::matrix(256, 262_144), p.groups), 17);
         let p = on_h100(1100, 60989);
         assert_eq!(p.algorithm, Algorithm::SplitK);
-        assert_eq!(splits(Size::matrix(1100, 60989), p.groups), 8);
+        assert_eq!(splits(Size::matrix(1100, 60989), p.groups), 4);
+        // Very wide: 4 tiles of 4 rows, 264 blocks: the 1056 groups of the split-k rows.
+        assert_eq!(on_h100(16, 4_194_304).groups, 1056);
     }
 
     #[test]
@@ -431,6 +490,7 @@ mod tests {
     #[test]
     fn split_variants_tile_by_their_kernels_rows() {
         assert!(is_split(SPLIT_K) && is_split(SPLIT_WIDE) && !is_split(ROW_SLICE));
+        assert!(is_split(SPLIT_ONE) && tile_of(SPLIT_ONE) == TILE);
         assert_eq!((tile_of(SPLIT_K), tile_of(SPLIT_WIDE)), (TILE, WIDE_TILE));
         // 64 rows: 16 tiles of 4 or 4 tiles of 16 out of the same 528 groups.
         let z = Size::matrix(64, 1_048_576);
@@ -450,9 +510,11 @@ mod tests {
 
     #[test]
     fn the_device_changes_the_choice() {
-        // 8192 rows fill an H100 a warp per row; a 256-unit device is not filled by them.
+        // 8448 rows fill an H100 a warp per row; a 256-unit device is not filled by them, and
+        // its one wave of 2048 groups is fewer than the 2112 row tiles: a group per row.
         assert_eq!(on_h100(8448, 8192).algorithm, Algorithm::RowWarp);
-        assert_eq!(rule(8448, 8192, 256, 1024).algorithm, Algorithm::SplitK);
+        assert_eq!(rule(8448, 8192, 256, 1024).algorithm, Algorithm::RowGroup);
+        assert_eq!(rule(2048, 8192, 256, 1024).algorithm, Algorithm::SplitK);
         // A work-group limit under 256 shrinks the group, to a power of two.
         assert_eq!(rule(60989, 1100, 132, 200).local, 128);
         assert_eq!(rule(60989, 1100, 0, 0).local, 32);

@@ -10,6 +10,7 @@ pub mod fill;
 pub mod math;
 pub mod matvec_shapes;
 pub mod md;
+pub mod reduce_launches;
 pub mod reference;
 pub mod sgemm;
 pub mod spmv;
@@ -335,6 +336,7 @@ pub const VARIANTS: &[Variant] = &[
     matvec_shapes::VARIANTS[4],
     matvec_shapes::VARIANTS[5],
     matvec_shapes::VARIANTS[6],
+    matvec_shapes::VARIANTS[7],
     pow2(
         v(
             Reduce,
@@ -423,6 +425,8 @@ pub const VARIANTS: &[Variant] = &[
         64,
         1024,
     ),
+    reduce_launches::VARIANTS[0],
+    reduce_launches::VARIANTS[1],
     points(
         v(
             Bandwidth,
