@@ -1,10 +1,33 @@
 #!/usr/bin/env bash
-# The PTX swap in one GPU visit with provenance (budget: under 150 s on an H100):
+# The PTX swap in one GPU visit with provenance (under 150 s on an H100):
 #   scripts/gpu-ptxswap.sh [BINARY] [OUTDIR]
-# Each runtime runs the other front end's PTX for the open fair-PR cases (SGEMM tiled16 and
-# blocked, precise exp, Listing 4, small and large reductions), then the PTX and SASS of both
-# sides and the report with the 2x2 per kernel: gpu-session.sh with this study. No vendor
-# baselines: the question is the two runtimes and the two front ends, not the libraries.
+# Each runtime runs the other front end's PTX for the open fair-PR cases (harness/ptx-swap.toml).
+# NVIDIA's OpenCL can fail a launch of NVRTC's PTX in a way that breaks its context (every later
+# OpenCL call then answers UNKNOWN_ERROR), so the comparisons that give OpenCL NVRTC's PTX run
+# last, each in a process of its own (`--only NAME`, each into a folder of its own under
+# OUTDIR/ptx-swap): one broken context costs only its own comparison. No vendor baselines.
 # Nothing here edits a number.
+set -uo pipefail
 here="$(dirname "$0")"
-STUDIES="$here/../harness/ptx-swap.toml" BASELINES=0 exec "$here/gpu-session.sh" ptxswap "$@"
+. "$here/gpu-common.sh"
+gpu_begin ptxswap "clvscu-results/ptxswap-$(date -u +%Y%m%d)" "$@"
+study="$here/../harness/ptx-swap.toml"
+dir="$OUT/ptx-swap"
+run() {
+  "$BIN" run --study "$study" --out "$dir/$(echo "$1" | tr -c 'A-Za-z0-9.^\n-' '_')" \
+    --cl-device NVIDIA --quiet --only "$1" >> "$OUT/ptx-swap.log" 2>&1
+  echo "$1: exit $?"
+}
+run /own
+run /opencl-ptx
+for name in $(grep -o '^name = "[^"]*/nvrtc-ptx"' "$study" | cut -d'"' -f2); do
+  run "$name"
+done
+grep "verified and timed" "$OUT/ptx-swap.log"
+if [ "${INSPECT:-0}" = 1 ]; then
+  "$BIN" inspect --sass --out "$OUT/inspect" --cl-device NVIDIA > "$OUT/inspect.log" 2>&1
+  echo "inspect: exit $?"
+fi
+"$BIN" report "$OUT" > "$OUT/report.log" 2>&1; echo "report: exit $?"
+gpu_end
+echo "== done"
