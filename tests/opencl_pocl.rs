@@ -192,7 +192,7 @@ fn second_stage_options_are_refused_where_the_platform_has_no_way_to_pass_them()
         flags: vec![],
         jit: clvscu::backend::JitOptions {
             opt_level: Some(1),
-            max_registers: None,
+            ..Default::default()
         },
     };
     let built = exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side);
@@ -671,4 +671,26 @@ fn a_pinned_round_trip_keeps_every_float() {
     b.free_host(host).unwrap();
     b.free(dev).unwrap();
     assert!(b.host_data(host).is_err(), "a freed host buffer is gone");
+}
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_shared_memory_carveout_is_refused_by_every_opencl_platform_by_name() {
+    let (_turn, mut b) = backend();
+    let v = workload::find_variant(FamilyKind::Matvec, "listing2").unwrap();
+    let inputs = Inputs::generate(v.family, Size::matrix(8, 8), 1);
+    let side = SideConfig {
+        shape: LaunchShape::linear(1, 32),
+        defines: vec![],
+        flags: vec![],
+        jit: clvscu::backend::JitOptions {
+            carveout: Some(100),
+            ..Default::default()
+        },
+    };
+    let text = exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side)
+        .err()
+        .expect("OpenCL has no carveout control: the build must be refused")
+        .to_string();
+    assert!(text.contains("carveout (100%)"), "{text}");
 }

@@ -197,6 +197,12 @@ pub struct JitOptions {
     /// The most registers a thread may use.
     #[serde(default)]
     pub max_registers: Option<u32>,
+    /// Percent of the unified L1 / shared memory the runtime should give to shared memory
+    /// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`), a hint the CUDA driver takes per
+    /// kernel. NVIDIA's OpenCL has no such control and refuses it by name, so it can only be
+    /// set on the CUDA side: a probe of what OpenCL's runtime may choose for the same PTX.
+    #[serde(default)]
+    pub carveout: Option<u32>,
 }
 
 impl JitOptions {
@@ -211,6 +217,11 @@ impl JitOptions {
                 "jit opt_level {l} is outside 0..={MAX_OPT_LEVEL} (ptxas's levels)"
             ));
         }
+        if let Some(c) = self.carveout.filter(|c| *c > 100) {
+            return Err(format!(
+                "jit carveout {c} is outside 0..=100 (percent of L1 given to shared memory)"
+            ));
+        }
         if let Some(r) = self.max_registers.filter(|r| !(16..=255).contains(r)) {
             return Err(format!(
                 "jit max_registers {r} is outside 16..=255 (the hardware's range per thread)"
@@ -222,14 +233,17 @@ impl JitOptions {
     /// API-neutral words for the fairness verdict (the same on both sides when held equal).
     pub fn describe(&self) -> String {
         let mut parts = vec!["driver JIT of PTX".to_string()];
-        match (self.opt_level, self.max_registers) {
-            (None, None) => parts.push("default options".into()),
-            (l, r) => {
+        match (self.opt_level, self.max_registers, self.carveout) {
+            (None, None, None) => parts.push("default options".into()),
+            (l, r, c) => {
                 if let Some(l) = l {
                     parts.push(format!("opt-level {l}"));
                 }
                 if let Some(r) = r {
                     parts.push(format!("max {r} registers"));
+                }
+                if let Some(c) = c {
+                    parts.push(format!("shared-memory carveout {c}%"));
                 }
             }
         }
@@ -258,6 +272,10 @@ impl JitOptions {
                 .chain(
                     self.max_registers
                         .map(|r| format!("CU_JIT_MAX_REGISTERS={r}")),
+                )
+                .chain(
+                    self.carveout
+                        .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
                 )
                 .collect(),
         }

@@ -1041,3 +1041,30 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
     assert_eq!(levels(1), vec![Some(layered); 2]);
     assert_eq!(levels(2), vec![None; 2]);
 }
+
+#[test]
+fn a_cuda_only_carveout_is_an_unfair_second_stage_named_in_the_row_and_range_checked() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\n[comparison.cuda]\njit = { carveout = 100 }\n",
+    );
+    let (summary, sink) = run_default_pair(&s);
+    let pr = &summary.prs[0];
+    assert!(!pr.fair);
+    assert!(
+        pr.differing_steps.contains("shared-memory carveout 100%"),
+        "{}",
+        pr.differing_steps
+    );
+    let rows = &sink.recorded[0].measurements;
+    assert!(!rows[0].flags.contains("CARVEOUT"), "{}", rows[0].flags);
+    assert!(
+        rows[1]
+            .flags
+            .contains("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT=100"),
+        "{}",
+        rows[1].flags
+    );
+    let text = "name = \"t\"\n[defaults]\nfamily = \"matvec\"\nsize = \"8x8\"\n[[comparison]]\nvariant = \"listing6\"\njit = { carveout = 101 }\n";
+    let e = study::parse(text, "t.toml").unwrap_err().to_string();
+    assert!(e.contains("0..=100"), "{e}");
+}

@@ -13,7 +13,7 @@ mod transfer;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute_enum};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig,
     PushKernelArg,
@@ -37,6 +37,8 @@ const API: Api = Api::Cuda;
 struct LoadedProgram {
     ptx: String,
     module: Arc<CudaModule>,
+    /// The shared-memory carveout every kernel of the program gets (`JitOptions::carveout`).
+    carveout: Option<u32>,
 }
 
 /// Stop events of one stream: one to poll, one made with `CU_EVENT_BLOCKING_SYNC` to sleep
@@ -316,7 +318,11 @@ impl Backend for CudaBackend {
         }
         let ptx = compile_to_ptx(request, self.arch)?;
         let module = self.load(&ptx, &request.jit)?;
-        let id = self.programs.insert(LoadedProgram { ptx, module });
+        let id = self.programs.insert(LoadedProgram {
+            ptx,
+            module,
+            carveout: request.jit.carveout,
+        });
         self.built.remember_program(request, id);
         Ok(id)
     }
@@ -333,6 +339,14 @@ impl Backend for CudaBackend {
                 name: name.to_string(),
                 available: entry_names(&p.ptx).join(", "),
             })?;
+        if let Some(percent) = p.carveout {
+            function
+                .set_attribute(
+                    CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                    percent as i32,
+                )
+                .map_err(drv("cuFuncSetAttribute (shared-memory carveout)"))?;
+        }
         let id = self.kernels.insert(function);
         self.built.remember_kernel(program, name, id);
         Ok(id)
@@ -353,7 +367,11 @@ impl Backend for CudaBackend {
             }
         })?;
         let module = self.load(&ptx, jit)?;
-        Ok(self.programs.insert(LoadedProgram { ptx, module }))
+        Ok(self.programs.insert(LoadedProgram {
+            ptx,
+            module,
+            carveout: jit.carveout,
+        }))
     }
 
     fn target(&self) -> Option<String> {

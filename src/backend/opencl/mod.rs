@@ -78,6 +78,15 @@ impl OpenClBackend {
         if jit.is_default() {
             return Ok(Vec::new());
         }
+        if let Some(percent) = jit.carveout {
+            return Err(BackendError::Unsupported {
+                api: API,
+                what: format!(
+                    "a shared-memory carveout ({percent}%): OpenCL has no control of the \
+                     L1 / shared-memory split (only CUDA's cuFuncSetAttribute sets it)"
+                ),
+            });
+        }
         let extensions = self.device.extensions().unwrap_or_default();
         if !extensions.contains("cl_nv_compiler_options") {
             return Err(BackendError::Unsupported {
