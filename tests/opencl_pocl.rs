@@ -140,7 +140,7 @@ fn every_variant_verifies_on_opencl() {
             }
         }
         assert!(
-            verified_sizes > 0,
+            verified_sizes > 0 || sizes(v.family).is_empty(),
             "{}/{}: no size of this test suits it",
             v.family.name(),
             v.name
