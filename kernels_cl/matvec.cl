@@ -766,3 +766,63 @@ __kernel void matvec_row_slice(const __global float* M, uint width, uint height,
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+/* Rows one warp-sized slice of row-multi reads per step. */
+#define MV_MULTI 4
+
+/* Row-multi (tall, rows of a few hundred floats): row-warp with MV_MULTI rows per warp-sized
+ * slice and step. Each work-item issues the loads of all MV_MULTI rows (one V float4 for all
+ * of them) before any sum is added up: a row of 256 floats is two float4 per work-item, so
+ * row-warp had two loads in flight per work-item and then a barrier; here there are eight.
+ * The partial sums go through local memory as in row-warp; work-item r of a slice adds row
+ * r's 32 values. */
+__kernel void matvec_row_multi(const __global float* M, uint width, uint height,
+                               const __global float* V, __global float* W)
+{
+    __local float partial[MV_MULTI * WG_SIZE];
+    const uint tid = get_local_id(0);
+    const uint lane = tid & (WARP_SIZE - 1);
+    const uint first = tid - lane;
+    const uint rowsPerGroup = get_local_size(0) / WARP_SIZE * MV_MULTI;
+    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    const __global float4* V4 = (const __global float4*)V;
+    for (uint base = get_group_id(0) * rowsPerGroup; base < height;
+         base += get_num_groups(0) * rowsPerGroup) {
+        const uint y0 = base + get_local_id(0) / WARP_SIZE * MV_MULTI;
+        float sum[MV_MULTI];
+#pragma unroll
+        for (uint r = 0; r < MV_MULTI; ++r)
+            sum[r] = 0.0f;
+        PRAGMA_UNROLL_A
+        for (uint x = lane; x < width4; x += WARP_SIZE) {
+            const float4 v = V4[x];
+#pragma unroll
+            for (uint r = 0; r < MV_MULTI; ++r) {
+                if (y0 + r < height) {
+                    const float4 m = ((const __global float4*)(M + (y0 + r) * width))[x];
+                    sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                }
+            }
+        }
+        for (uint x = width4 * 4u + lane; x < width; x += WARP_SIZE) {
+            const float v = V[x];
+#pragma unroll
+            for (uint r = 0; r < MV_MULTI; ++r) {
+                if (y0 + r < height)
+                    sum[r] += M[(y0 + r) * width + x] * v;
+            }
+        }
+#pragma unroll
+        for (uint r = 0; r < MV_MULTI; ++r)
+            partial[r * WG_SIZE + tid] = sum[r];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (lane < MV_MULTI && y0 + lane < height) {
+            float dot = 0.0f;
+            for (uint i = 0; i < WARP_SIZE; ++i)
+                dot += partial[lane * WG_SIZE + first + i];
+            W[y0 + lane] = dot;
+        }
+        /* Done reading partial before the next rows overwrite it */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}

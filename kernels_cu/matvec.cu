@@ -766,3 +766,63 @@ extern "C" __global__ void matvec_row_slice(const float* M, uint width, uint hei
         __syncthreads();
     }
 }
+
+/* Rows one warp-sized slice of row-multi reads per step. */
+#define MV_MULTI 4
+
+/* Row-multi (tall, rows of a few hundred floats): row-warp with MV_MULTI rows per warp-sized
+ * slice and step. Each work-item issues the loads of all MV_MULTI rows (one V float4 for all
+ * of them) before any sum is added up: a row of 256 floats is two float4 per work-item, so
+ * row-warp had two loads in flight per work-item and then a barrier; here there are eight.
+ * The partial sums go through local memory as in row-warp; work-item r of a slice adds row
+ * r's 32 values. */
+extern "C" __global__ void matvec_row_multi(const float* M, uint width, uint height,
+                               const float* V, float* W)
+{
+    __shared__ float partial[MV_MULTI * WG_SIZE];
+    const uint tid = threadIdx.x;
+    const uint lane = tid & (WARP_SIZE - 1);
+    const uint first = tid - lane;
+    const uint rowsPerGroup = blockDim.x / WARP_SIZE * MV_MULTI;
+    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    const float4* V4 = (const float4*)V;
+    for (uint base = blockIdx.x * rowsPerGroup; base < height;
+         base += gridDim.x * rowsPerGroup) {
+        const uint y0 = base + threadIdx.x / WARP_SIZE * MV_MULTI;
+        float sum[MV_MULTI];
+#pragma unroll
+        for (uint r = 0; r < MV_MULTI; ++r)
+            sum[r] = 0.0f;
+        PRAGMA_UNROLL_A
+        for (uint x = lane; x < width4; x += WARP_SIZE) {
+            const float4 v = V4[x];
+#pragma unroll
+            for (uint r = 0; r < MV_MULTI; ++r) {
+                if (y0 + r < height) {
+                    const float4 m = ((const float4*)(M + (y0 + r) * width))[x];
+                    sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                }
+            }
+        }
+        for (uint x = width4 * 4u + lane; x < width; x += WARP_SIZE) {
+            const float v = V[x];
+#pragma unroll
+            for (uint r = 0; r < MV_MULTI; ++r) {
+                if (y0 + r < height)
+                    sum[r] += M[(y0 + r) * width + x] * v;
+            }
+        }
+#pragma unroll
+        for (uint r = 0; r < MV_MULTI; ++r)
+            partial[r * WG_SIZE + tid] = sum[r];
+        __syncthreads();
+        if (lane < MV_MULTI && y0 + lane < height) {
+            float dot = 0.0f;
+            for (uint i = 0; i < WARP_SIZE; ++i)
+                dot += partial[lane * WG_SIZE + first + i];
+            W[y0 + lane] = dot;
+        }
+        /* Done reading partial before the next rows overwrite it */
+        __syncthreads();
+    }
+}

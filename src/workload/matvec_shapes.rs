@@ -14,6 +14,8 @@
 //! |             | rows per group, products added in local memory   |                              |
 //! | `split-one` | split-k in one launch: the work-group that ends  | very wide (one launch less)  |
 //! |             | a row tile's last block adds its partial sums    |                              |
+//! | `row-multi` | row-warp with 4 rows per warp-sized slice: the   | tall, rows of a few hundred  |
+//! |             | loads of 4 rows in flight before any sum         | floats                       |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
@@ -35,13 +37,14 @@ pub const SPLIT_K: &str = "split-k";
 pub const SPLIT_WIDE: &str = "split-wide";
 pub const ROW_SLICE: &str = "row-slice";
 pub const SPLIT_ONE: &str = "split-one";
+pub const ROW_MULTI: &str = "row-multi";
 pub const AUTO: &str = "auto";
 
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
 /// The variants, in report order (appended to the family table in `mod.rs`).
-pub const VARIANTS: [Variant; 8] = [
+pub const VARIANTS: [Variant; 9] = [
     pow2(
         v(
             FamilyKind::Matvec,
@@ -135,6 +138,18 @@ pub const VARIANTS: [Variant; 8] = [
              column block adds the tile's partial sums (atomic count, no second launch)",
         ),
         1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            ROW_MULTI,
+            "matvec_row_multi",
+            GroupRule::PerComputeUnit(8),
+            "shapes: 4 rows per warp-sized slice, the loads of all 4 in flight before any \
+             sum, float4 loads, local-memory sums (tall, rows of a few hundred floats)",
+        ),
+        32,
         u32::MAX,
     ),
 ];

@@ -337,6 +337,7 @@ pub const VARIANTS: &[Variant] = &[
     matvec_shapes::VARIANTS[5],
     matvec_shapes::VARIANTS[6],
     matvec_shapes::VARIANTS[7],
+    matvec_shapes::VARIANTS[8],
     pow2(
         v(
             Reduce,
