@@ -80,8 +80,19 @@
 
 /* One-launch forms (matvec_split_one): a fence that makes a work-item's global writes visible
  * to the whole device before its later ones (CUDA's twin: __threadfence), and an atomic add on
- * a global uint that returns the old value (CUDA's twin: atomicAdd). */
+ * a global uint that returns the old value (CUDA's twin: atomicAdd).
+ * OpenCL C 1.2 has no such fence: mem_fence orders a work-item's accesses as its own
+ * work-group sees them, and NVIDIA's OpenCL compiles it to a work-group-scope fence. Through
+ * it, split-one's last work-group once read a partial sum that another work-group had not yet
+ * made visible (verification failed on an H200, 2026-11-23). NVIDIA's OpenCL compiler
+ * (which defines __NV_CL_C_VERSION) takes inline PTX, so there the fence is the device-scope
+ * one that CUDA's __threadfence is; other platforms keep mem_fence (PoCL's CPU device keeps
+ * memory coherent). */
+#ifdef __NV_CL_C_VERSION
+#define GLOBAL_FENCE() asm volatile("membar.gl;" ::: "memory")
+#else
 #define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
 #define ATOMIC_ADD_U32(p, x) atomic_add((p), (x))
 
 /* Read paths of the gather kernels (spmv, md). LOAD_RO(p): a load the kernel means to be

@@ -90,7 +90,7 @@ __device__ __forceinline__ float clvscu_warp_sum(float x) {
 #endif
 
 /* One-launch forms (matvec_split_one): a fence that makes a thread's global writes visible to
- * the whole device before its later ones (OpenCL's twin: mem_fence(CLK_GLOBAL_MEM_FENCE)), and
+ * the whole device before its later ones (OpenCL's twin: a device-scope membar.gl on NVIDIA), and
  * an atomic add on a global uint that returns the old value (OpenCL's twin: atomic_add). */
 #define GLOBAL_FENCE() __threadfence()
 #define ATOMIC_ADD_U32(p, x) atomicAdd((p), (x))
