@@ -7,20 +7,23 @@
 # Tars nothing; runs as a part of gpu-visit.sh (PARTS="tune3:200").
 #
 # Usage: scripts/gpu-tune3.sh BIN OUT
-# Expected run time on an H100: about 2 minutes (at most ~150 s). Programs per API: stencil
-# 18 (the 512/1024-work-item tiles may be refused by NVIDIA's OpenCL at build or launch:
-# recorded, not run), matvec 6, SpMV 8: 64 builds at ~0.5-1.5 s; evaluations (verify, 2
-# warm-up, 7 timed) 36 stencil at ~0.3 s (a 226 MB grid uploaded and checked on the host),
-# 18 matvec at ~0.2 s (268 MB matrix), 32 SpMV at ~0.2 s (~1 GB of matrix); inputs ~5-10 s
-# per target (the SpMV matrix, the stencil's f64 reference).
+# Expected run time on an H100: about 2 minutes (estimated ~110-150 s; not yet measured).
+# Programs per API: matvec 6, SpMV 8, stencil 18 (the 512/1024-work-item tiles may be refused
+# by NVIDIA's OpenCL at build or launch: recorded, not run): 64 builds at ~0.5-1.5 s;
+# evaluations (verify, 2 warm-up, 7 timed): 18 matvec at ~0.3 s (a 268 MB matrix uploaded),
+# 32 SpMV at ~0.3 s (~1 GB of matrix), 36 stencil at ~0.4 s (a 226 MB grid uploaded and
+# checked on the host); inputs ~5-10 s per target (the SpMV matrix, the stencil's f64
+# reference).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/gpu-common.sh
 gpu_begin tune3 "clvscu-results/tune3-$(date -u +%Y%m%d)" "$@"
 CL="--cl-device NVIDIA"
 
-# Cheapest first, so a part stopped at its limit keeps the most finished targets.
-for target in matvec/tuned-vec stencil/fdtd3d spmv/vector-local; do
+# Cheapest and surest first, so a part stopped at its limit keeps the most finished targets;
+# the stencil (the most builds) last. Every evaluation is cached as it finishes: running the
+# script again on the same OUT measures only what is missing.
+for target in matvec/tuned-vec spmv/vector-local stencil/fdtd3d; do
   dir="$OUT/${target//\//-}"
   mkdir -p "$dir"
   echo "== $target: exhaustive"

@@ -127,7 +127,15 @@ fn stencil_tiles_matvec_width_and_spmv_local_tune_on_pocl() {
     let dir = tempfile::tempdir().unwrap();
     let start = Instant::now();
     for (target, knobs) in [
-        ("stencil/fdtd3d", &["ST_TILE_Y=4", "ST_TILE_Y=8"][..]),
+        (
+            "stencil/fdtd3d",
+            &[
+                "X=32;ST_TILE_Y=4",
+                "X=32;ST_TILE_Y=8",
+                "X=64;ST_TILE_Y=4",
+                "X=64;ST_TILE_Y=8",
+            ][..],
+        ),
         ("matvec/tuned-vec", &["MV_VEC=1", "MV_VEC=4"][..]),
         (
             "spmv/vector-local",
@@ -146,7 +154,7 @@ fn stencil_tiles_matvec_width_and_spmv_local_tune_on_pocl() {
         if target.starts_with("stencil") {
             let answer = std::fs::read_to_string(out.join("answer.md")).unwrap();
             assert!(
-                answer.contains("3 tile-divides-grid") && answer.contains("1 tile-halo"),
+                answer.contains("3 tile-divides-grid") && answer.contains("2 tile-halo"),
                 "{answer}"
             );
         }
@@ -173,8 +181,10 @@ fn stencil_tiles_matvec_width_and_spmv_local_tune_on_pocl() {
         .compile(&request("matvec", 256, &[("MV_VEC", "3")]))
         .expect_err("no float3 loads");
     assert!(e.to_string().contains("MV_VEC must be"), "{e}");
+    // Eight programs; a matvec program costs PoCL seconds (the test took 39-48 s with a
+    // cold kernel cache on a loaded two-core machine).
     assert!(
-        start.elapsed() < Duration::from_secs(60),
+        start.elapsed() < Duration::from_secs(90),
         "{:?}",
         start.elapsed()
     );

@@ -73,9 +73,10 @@ fn device_limits_and_the_grid_refuse_stencil_tiles_before_anything_runs() {
         ..DeviceInfo::default()
     };
     let s = space(FamilyKind::Stencil, "fdtd3d", SpaceKind::Small, &cpu);
-    assert_eq!((s.len(), s.invalid_count()), (2, 4), "{:?}", s.invalid);
+    assert_eq!((s.len(), s.invalid_count()), (4, 5), "{:?}", s.invalid);
     assert_eq!(s.invalid["tile-divides-grid"], 3);
-    assert_eq!(s.invalid["tile-halo"], 1);
+    assert_eq!(s.invalid["tile-halo"], 2);
+    assert!((0..s.len()).any(|i| s.config(i).define("ST_TILE_X") == Some(64)));
 }
 
 #[test]

@@ -26,7 +26,8 @@ use crate::backend::LaunchShape;
 
 /// The stencil's radius, the kernels' `RADIUS`.
 pub const RADIUS: u64 = 4;
-/// Columns per tile in x, the kernels' `TILE_X`; a tile is `TILE_X` x (local / `TILE_X`).
+/// Columns per tile in x, the kernels' default `TILE_X` (`ST_TILE_X` sets another, see
+/// [`tile_x_of`]); a tile is `TILE_X` x (local / `TILE_X`).
 pub const TILE_X: u64 = 32;
 /// Flops per interior point (see the module docs).
 pub const FLOPS_PER_POINT: u64 = 1 + 7 * RADIUS;
