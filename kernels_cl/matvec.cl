@@ -274,7 +274,24 @@ __kernel void matvec_listing7_unsafe(const __global float* M, uint width, uint h
 /* Modern tuned variant: one warp (32 work-items) per row, WG_SIZE / 32 rows per work-group,
  * work-groups stride over row blocks; float4 loads of M and V when rows are 16-byte aligned
  * (width % 4 == 0), scalar tail otherwise; warp-level reduction with sub-group functions /
- * shuffles when USE_SUBGROUPS=1, local memory otherwise. */
+ * shuffles when USE_SUBGROUPS=1, local memory otherwise. MV_VEC (the tuner's vector width,
+ * src/tune/spaces3.rs) sets the loads to float (1), float2 (2) or float4 (4, the default: the
+ * shipped kernel) when rows are MV_VEC-aligned. */
+#ifndef MV_VEC
+#define MV_VEC 4
+#endif
+#if MV_VEC == 4
+#define MV_VTYPE float4
+#define MV_DOT(m, v) (m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w)
+#elif MV_VEC == 2
+#define MV_VTYPE float2
+#define MV_DOT(m, v) (m.x * v.x + m.y * v.y)
+#elif MV_VEC == 1
+#define MV_VTYPE float
+#define MV_DOT(m, v) (m * v)
+#else
+#error "matvec_tuned: MV_VEC must be 1, 2 or 4"
+#endif
 __kernel void matvec_tuned(const __global float* M, uint width, uint height,
                            const __global float* V, __global float* W)
 {
@@ -284,22 +301,22 @@ __kernel void matvec_tuned(const __global float* M, uint width, uint height,
     const uint lane = get_local_id(0) & (WARP_SIZE - 1);
     const uint warp = get_local_id(0) / WARP_SIZE;
     const uint rowsPerGroup = get_local_size(0) / WARP_SIZE;
-    const uint width4 = ((width & 3u) == 0u) ? width / 4u : 0u;
+    const uint width4 = ((width % MV_VEC) == 0u) ? width / MV_VEC : 0u;
     for (uint base = get_group_id(0) * rowsPerGroup; base < height;
          base += get_num_groups(0) * rowsPerGroup) {
         const uint y = base + warp;
         float sum = 0.0f;
         if (y < height) {
             const __global float* row = M + (size_t)y * width;
-            const __global float4* row4 = (const __global float4*)row;
-            const __global float4* V4 = (const __global float4*)V;
+            const __global MV_VTYPE* row4 = (const __global MV_VTYPE*)row;
+            const __global MV_VTYPE* V4 = (const __global MV_VTYPE*)V;
             PRAGMA_UNROLL_A
             for (uint x = lane; x < width4; x += WARP_SIZE) {
-                const float4 m = row4[x];
-                const float4 v = V4[x];
-                sum += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
+                const MV_VTYPE m = row4[x];
+                const MV_VTYPE v = V4[x];
+                sum += MV_DOT(m, v);
             }
-            for (uint x = width4 * 4u + lane; x < width; x += WARP_SIZE)
+            for (uint x = width4 * MV_VEC + lane; x < width; x += WARP_SIZE)
                 sum += row[x] * V[x];
         }
 #if USE_SUBGROUPS

@@ -20,11 +20,24 @@
  * Launch: the harness's shape is 1D. Work-group = a tile of TILE_X x TILE_Y columns (TILE_Y =
  * WG_SIZE / TILE_X), groups = (nx / TILE_X) * (ny / TILE_Y), tiles numbered x fastest. The
  * harness checks nx % TILE_X == 0, ny % TILE_Y == 0, TILE_Y >= RADIUS and nz >= 2*RADIUS+1.
+ *
+ * Tile knobs (the tuner's stencil space, src/tune/stencil_tiles.rs): ST_TILE_X sets the tile's
+ * width (default 32, the shipped tile, so the studies run the same kernel); ST_TILE_Y, where
+ * given, must be WG_SIZE / ST_TILE_X: a tile that does not match the work-group size, or that
+ * is narrower or lower than RADIUS (its first RADIUS rows and columns load the halo), is then
+ * a compile error.
  */
 
 #define RADIUS 4
-#define TILE_X 32
+#ifndef ST_TILE_X
+#define ST_TILE_X 32
+#endif
+#define TILE_X ST_TILE_X
 #define TILE_Y (WG_SIZE / TILE_X)
+#if defined(ST_TILE_Y) && \
+    (ST_TILE_X * ST_TILE_Y != WG_SIZE || ST_TILE_Y < RADIUS || ST_TILE_X < RADIUS)
+#error "stencil_fdtd3d: WG_SIZE must be ST_TILE_X * ST_TILE_Y, each at least RADIUS"
+#endif
 
 extern "C" __global__ void stencil_fdtd3d(const float* input, float* output,
                              const float* coeff, uint nx, uint ny, uint nz)

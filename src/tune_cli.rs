@@ -20,7 +20,8 @@ use crate::cli::{DeviceArgs, Pairing};
 
 #[derive(Debug, Args)]
 pub struct TuneArgs {
-    /// `family/variant` with a tunable space (matvec/tuned, reduce/tuned).
+    /// `family/name` of a tunable space (matvec/tuned, matvec/tuned-vec, reduce/tuned,
+    /// sgemm/blocked, spmv/vector, spmv/vector-local, stencil/fdtd3d).
     pub target: String,
     /// Strategies, run in this order against one cache: exhaustive, random, anneal. A
     /// strategy after the exhaustive one is measured against the cached exhaustive results.

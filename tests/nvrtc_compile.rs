@@ -261,3 +261,49 @@ fn tile_and_lane_defines_reach_the_cuda_compiler() {
     let lanes = compile_to_ptx(&request("spmv", 256, &[("SPMV_LANES", "8")]), "compute_90");
     assert!(lanes.is_ok());
 }
+
+/// The stencil's tile and matvec's vector width reach NVRTC: a tile that does not match the
+/// work-group size, or a width the kernel lacks, is a compile error naming the rule; other
+/// tiles and widths change the code, and the defaults are the shipped kernels.
+#[test]
+#[ignore = "needs NVRTC"]
+fn stencil_tile_and_matvec_width_defines_reach_the_cuda_compiler() {
+    common::need("NVRTC", nvrtc_availability());
+    let ptx = |stem: &str, local: u32, extra: &[(&str, &str)]| {
+        compile_to_ptx(&request(stem, local, extra), "compute_90")
+    };
+    let shipped = ptx("stencil", 256, &[]).unwrap();
+    let same = ptx("stencil", 256, &[("ST_TILE_X", "32"), ("ST_TILE_Y", "8")]).unwrap();
+    assert_eq!(same, shipped, "the 32 x 8 tile is the shipped kernel");
+    let wide = ptx("stencil", 256, &[("ST_TILE_X", "64"), ("ST_TILE_Y", "4")]).unwrap();
+    assert_ne!(wide, shipped);
+    let e = ptx("stencil", 256, &[("ST_TILE_X", "64"), ("ST_TILE_Y", "8")])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("WG_SIZE must be ST_TILE_X"), "{e}");
+    let e = ptx("stencil", 256, &[("ST_TILE_X", "128"), ("ST_TILE_Y", "2")])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("at least RADIUS"), "{e}");
+    // matvec_tuned's own PTX (the file's other kernels load float4 whatever MV_VEC is).
+    let tuned = |extra: &[(&str, &str)]| {
+        let text = ptx("matvec", 256, extra).unwrap();
+        let start = text
+            .find(".entry matvec_tuned(")
+            .expect("matvec_tuned in the PTX");
+        let body = &text[start..];
+        let end = body[1..].find(".entry ").map_or(body.len(), |e| e + 1);
+        body[..end].to_string()
+    };
+    let float4 = tuned(&[]);
+    assert_eq!(tuned(&[("MV_VEC", "4")]), float4);
+    assert!(float4.contains("ld.global.v4.f32"), "float4 loads");
+    let float2 = tuned(&[("MV_VEC", "2")]);
+    assert!(float2.contains("ld.global.v2.f32") && !float2.contains(".v4.f32"));
+    let scalar = tuned(&[("MV_VEC", "1")]);
+    assert!(!scalar.contains(".v2.f32") && !scalar.contains(".v4.f32"));
+    let e = ptx("matvec", 256, &[("MV_VEC", "3")])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("MV_VEC must be"), "{e}");
+}

@@ -112,3 +112,80 @@ fn sgemm_tiles_and_spmv_paths_tune_on_pocl() {
         start.elapsed()
     );
 }
+
+/// The stencil's tiles, matvec's vector width and SpMV's work-group size, tuned on PoCL with
+/// the small spaces: every launched point verifies, the refused tiles are counted by rule, and
+/// the knobs reach the OpenCL compiler (a tile that does not match the work-group size, or a
+/// vector width the kernel lacks, fails to build naming the rule).
+#[test]
+#[ignore = "needs OpenCL"]
+fn stencil_tiles_matvec_width_and_spmv_local_tune_on_pocl() {
+    use clvscu::backend::opencl::OpenClBackend;
+    use clvscu::backend::{Backend, CompileRequest};
+    use clvscu::kernels::KernelSources;
+    common::need("OpenCL", clvscu::backend::opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    for (target, knobs) in [
+        (
+            "stencil/fdtd3d",
+            &[
+                "X=32;ST_TILE_Y=4",
+                "X=32;ST_TILE_Y=8",
+                "X=64;ST_TILE_Y=4",
+                "X=64;ST_TILE_Y=8",
+            ][..],
+        ),
+        ("matvec/tuned-vec", &["MV_VEC=1", "MV_VEC=4"][..]),
+        (
+            "spmv/vector-local",
+            &["OpenCL,1,0,64,", "OpenCL,2,1,256,"][..],
+        ),
+    ] {
+        let out = dir.path().join(target.replace('/', "-"));
+        let text = tune(target, &out, "exhaustive");
+        assert!(text.contains("| exhaustive | OpenCL |"), "{text}");
+        let csv = std::fs::read_to_string(out.join("evaluations.csv")).unwrap();
+        assert_eq!(csv.lines().count(), 1 + knobs.len(), "{csv}");
+        assert!(csv.lines().skip(1).all(|l| l.contains(",ok,")), "{csv}");
+        for knob in knobs {
+            assert!(csv.contains(knob), "{knob} missing: {csv}");
+        }
+        if target.starts_with("stencil") {
+            let answer = std::fs::read_to_string(out.join("answer.md")).unwrap();
+            assert!(
+                answer.contains("3 tile-divides-grid") && answer.contains("2 tile-halo"),
+                "{answer}"
+            );
+        }
+    }
+    let mut b = OpenClBackend::open(None).unwrap();
+    let request = |stem: &str, local: u32, defines: &[(&str, &str)]| {
+        let mut d = vec![("WG_SIZE".to_string(), local.to_string())];
+        d.extend(defines.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        CompileRequest {
+            source: KernelSources::embedded()
+                .program(clvscu::backend::Api::OpenCl, stem)
+                .unwrap(),
+            defines: d,
+            flags: vec![],
+            jit: Default::default(),
+        }
+    };
+    let tile = [("ST_TILE_X", "64"), ("ST_TILE_Y", "8")];
+    let e = b
+        .compile(&request("stencil", 256, &tile))
+        .expect_err("a 64 x 8 tile has 512 work-items, not 256");
+    assert!(e.to_string().contains("WG_SIZE must be ST_TILE_X"), "{e}");
+    let e = b
+        .compile(&request("matvec", 256, &[("MV_VEC", "3")]))
+        .expect_err("no float3 loads");
+    assert!(e.to_string().contains("MV_VEC must be"), "{e}");
+    // Eight programs; a matvec program costs PoCL seconds (the test took 39-48 s with a
+    // cold kernel cache on a loaded two-core machine).
+    assert!(
+        start.elapsed() < Duration::from_secs(90),
+        "{:?}",
+        start.elapsed()
+    );
+}

@@ -2,6 +2,7 @@
 //! best beside the same-configuration comparison.
 //!
 //! - [`space`]: tunable parameters as data, constraints, expansion (invalid points counted);
+//! - [`spaces3`]: the stencil's tile space and further named spaces (`matvec/tuned-vec`);
 //! - [`strategy`]: exhaustive, random, simulated annealing (seeded);
 //! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
 //! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
@@ -13,6 +14,8 @@ pub mod cache;
 pub mod output;
 pub mod run;
 pub mod space;
+pub mod spaces3;
+pub mod stencil_tiles;
 pub mod strategy;
 pub mod tiles;
 
@@ -20,6 +23,8 @@ pub mod tiles;
 mod tests;
 #[cfg(test)]
 mod tests_knobs;
+#[cfg(test)]
+mod tests_spaces3;
 
 use std::path::{Path, PathBuf};
 
@@ -77,7 +82,7 @@ pub struct TuneReport {
 
 impl TunePlan<'_> {
     fn target(&self) -> String {
-        run::target_name(self.def.family, self.def.variant)
+        run::target_name(self.def.family, self.def.name)
     }
 
     /// Run every strategy in turn on every side, against one cache, then form the answer.
@@ -211,7 +216,7 @@ pub fn scope_of(
         backend.api(),
         sources,
         def.family.file(),
-        &run::target_name(def.family, def.variant),
+        &run::target_name(def.family, def.name),
         &size.to_string(),
     )
 }

@@ -57,6 +57,11 @@ pub enum Constraint {
     TileDividesMatrix,
     /// SGEMM: each work-item loads whole float4 of both K-step slices.
     TileLoads,
+    /// Stencil: the tile divides the grid's x and y extents (the kernel has no edge tiles).
+    TileDividesGrid,
+    /// Stencil: the tile is at least RADIUS wide and high (its first RADIUS rows and columns
+    /// load the halo).
+    TileHalo,
     /// The device's local memory holds what a work-group stages.
     LocalMemory,
 }
@@ -70,6 +75,8 @@ impl Constraint {
             Constraint::EveryItemHasWork => "every-item-has-work",
             Constraint::TileDividesMatrix => "tile-divides-matrix",
             Constraint::TileLoads => "tile-loads",
+            Constraint::TileDividesGrid => "tile-divides-grid",
+            Constraint::TileHalo => "tile-halo",
             Constraint::LocalMemory => "local-memory",
         }
     }
@@ -79,6 +86,11 @@ impl Constraint {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpaceDef {
     pub family: FamilyKind,
+    /// The space's name in `FAMILY/NAME` (`clvscu tune matvec/tuned-vec`): the variant's own
+    /// name for a variant's first space, another for a further space of the same variant (so
+    /// a measured space never changes under its name).
+    pub name: &'static str,
+    /// The variant run (where no `Knob::Variant` chooses another).
     pub variant: &'static str,
     pub params: &'static [Param],
     pub constraints: &'static [Constraint],
@@ -137,6 +149,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Full,
         SpaceDef {
             family: FamilyKind::Matvec,
+            name: "tuned",
             variant: "tuned",
             params: &[
                 p("local", Knob::Local, LOCAL_32),
@@ -152,6 +165,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Full,
         SpaceDef {
             family: FamilyKind::Reduce,
+            name: "tuned",
             variant: "tuned",
             params: &[
                 p("local", Knob::Local, LOCAL_64),
@@ -170,6 +184,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Full,
         SpaceDef {
             family: FamilyKind::Sgemm,
+            name: "blocked",
             variant: "blocked",
             params: &[
                 p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
@@ -190,6 +205,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Full,
         SpaceDef {
             family: FamilyKind::Spmv,
+            name: "vector",
             variant: "vector",
             params: &[
                 p("path", Knob::Variant(SPMV_PATHS), PATHS),
@@ -205,6 +221,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Small,
         SpaceDef {
             family: FamilyKind::Matvec,
+            name: "tuned",
             variant: "tuned",
             params: &[
                 p("local", Knob::Local, &[64, 128]),
@@ -220,6 +237,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Small,
         SpaceDef {
             family: FamilyKind::Reduce,
+            name: "tuned",
             variant: "tuned",
             params: &[
                 p("local", Knob::Local, &[64, 128]),
@@ -236,6 +254,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Small,
         SpaceDef {
             family: FamilyKind::Sgemm,
+            name: "blocked",
             variant: "blocked",
             params: &[
                 p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
@@ -253,6 +272,7 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
         SpaceKind::Small,
         SpaceDef {
             family: FamilyKind::Spmv,
+            name: "vector",
             variant: "vector",
             params: &[
                 p("path", Knob::Variant(SPMV_PATHS), PATHS),
@@ -272,19 +292,22 @@ pub fn space_def(
     variant: &str,
     kind: SpaceKind,
 ) -> Result<&'static SpaceDef, TuneError> {
-    SPACES
-        .iter()
-        .find(|(k, d)| *k == kind && d.family == family && d.variant == variant)
+    all_spaces()
+        .find(|(k, d)| *k == kind && d.family == family && d.name == variant)
         .map(|(_, d)| d)
         .ok_or_else(|| TuneError::NoSpace {
             target: format!("{}/{variant}", family.name()),
-            known: SPACES
-                .iter()
+            known: all_spaces()
                 .filter(|(k, _)| *k == kind)
-                .map(|(_, d)| format!("{}/{}", d.family.name(), d.variant))
+                .map(|(_, d)| format!("{}/{}", d.family.name(), d.name))
                 .collect::<Vec<_>>()
                 .join(", "),
         })
+}
+
+/// Every space: [`SPACES`], then the further spaces of [`super::spaces3`].
+pub fn all_spaces() -> impl Iterator<Item = &'static (SpaceKind, SpaceDef)> {
+    SPACES.iter().chain(super::spaces3::SPACES3)
 }
 
 /// One point: a value index per parameter (into `Param::values`).
@@ -525,7 +548,12 @@ impl Space {
                 }
                 Constraint::TileDividesMatrix => !Tiling::of(&c).divides(self.size),
                 Constraint::TileLoads => !Tiling::of(&c).loads_whole(),
-                Constraint::LocalMemory => !super::tiles::fits_local_memory(&c, device),
+                Constraint::LocalMemory => !match self.def.family {
+                    FamilyKind::Stencil => super::stencil_tiles::fits_local_memory(&c, device),
+                    _ => super::tiles::fits_local_memory(&c, device),
+                },
+                Constraint::TileDividesGrid => !super::stencil_tiles::divides(&c, self.size),
+                Constraint::TileHalo => !super::stencil_tiles::has_halo(&c),
             })
     }
 }

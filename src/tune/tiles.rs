@@ -92,9 +92,12 @@ impl Tiling {
     }
 }
 
-/// Fill in what a configuration leaves out and its family implies: SGEMM's work-group size and
-/// group count follow from its tiling.
+/// Fill in what a configuration leaves out and its family implies: SGEMM's and the stencil's
+/// work-group size and group count follow from their tiling.
 pub fn derive(family: FamilyKind, size: Size, c: &mut Config) {
+    if family == FamilyKind::Stencil {
+        return super::stencil_tiles::derive(size, c);
+    }
     if family != FamilyKind::Sgemm {
         return;
     }

@@ -412,7 +412,12 @@ pub fn prepare_with_program(
     let variant = super::matvec_shapes::concrete(variant, inputs.size, backend.info());
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
-    super::stencil::check_launch(variant, inputs.size, side.shape)?;
+    super::stencil::check_launch(
+        variant,
+        inputs.size,
+        side.shape,
+        super::stencil::tile_x_of(&side.defines),
+    )?;
     check_memory(backend, variant, inputs)?;
     let mut owned = Vec::new();
     let result = build(backend, sources, variant, inputs, side, foreign, &mut owned);

@@ -26,7 +26,8 @@ use crate::backend::LaunchShape;
 
 /// The stencil's radius, the kernels' `RADIUS`.
 pub const RADIUS: u64 = 4;
-/// Columns per tile in x, the kernels' `TILE_X`; a tile is `TILE_X` x (local / `TILE_X`).
+/// Columns per tile in x, the kernels' default `TILE_X` (`ST_TILE_X` sets another, see
+/// [`tile_x_of`]); a tile is `TILE_X` x (local / `TILE_X`).
 pub const TILE_X: u64 = 32;
 /// Flops per interior point (see the module docs).
 pub const FLOPS_PER_POINT: u64 = 1 + 7 * RADIUS;
@@ -102,12 +103,24 @@ pub fn check_size(size: Size) -> Result<(), String> {
     Ok(())
 }
 
-/// Refuse a launch that does not tile the grid exactly (the kernel maps group `g` to tile `g`).
-/// Other families pass.
+/// The tile width a configuration compiles in: its `ST_TILE_X` define (the tuner's knob), or
+/// the kernels' default [`TILE_X`].
+pub fn tile_x_of(defines: &[(String, String)]) -> u64 {
+    defines
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "ST_TILE_X")
+        .and_then(|(_, v)| v.trim().parse().ok())
+        .unwrap_or(TILE_X)
+}
+
+/// Refuse a launch that does not tile the grid exactly (the kernel maps group `g` to tile `g`)
+/// in tiles `tile_x` wide ([`tile_x_of`] the configuration's defines). Other families pass.
 pub fn check_launch(
     variant: &Variant,
     size: Size,
     shape: LaunchShape,
+    tile_x: u64,
 ) -> Result<(), WorkloadError> {
     if variant.family != FamilyKind::Stencil {
         return Ok(());
@@ -117,25 +130,26 @@ pub fn check_launch(
         reason,
     };
     let local = u64::from(shape.local);
-    if !local.is_multiple_of(TILE_X) || local / TILE_X < RADIUS {
+    if tile_x < RADIUS || !local.is_multiple_of(tile_x) || local / tile_x < RADIUS {
         return Err(bad(format!(
-            "work-group size {local} must be a multiple of the tile width {TILE_X} with at \
-             least {RADIUS} rows (the halo rows are loaded by the first {RADIUS} rows)"
+            "work-group size {local} must be a multiple of the tile width {tile_x} with at \
+             least {RADIUS} rows (the halo rows are loaded by the first {RADIUS} rows), and \
+             the tile at least {RADIUS} wide"
         )));
     }
     let g = Grid::of(size);
-    let tile_y = local / TILE_X;
-    if !g.ny.is_multiple_of(tile_y) {
+    let tile_y = local / tile_x;
+    if !g.nx.is_multiple_of(tile_x) || !g.ny.is_multiple_of(tile_y) {
         return Err(bad(format!(
-            "grid {size}: its y extent {} is not a multiple of the tile height {tile_y} \
-             (work-group size {local} / {TILE_X})",
-            g.ny
+            "grid {size}: its x/y extents {}x{} are not multiples of the tile {tile_x}x{tile_y} \
+             (work-group size {local})",
+            g.nx, g.ny
         )));
     }
-    let tiles = (g.nx / TILE_X) * (g.ny / tile_y);
+    let tiles = (g.nx / tile_x) * (g.ny / tile_y);
     if u64::from(shape.groups) != tiles {
         return Err(bad(format!(
-            "{} work-groups; grid {size} in tiles of {TILE_X}x{tile_y} needs exactly {tiles} \
+            "{} work-groups; grid {size} in tiles of {tile_x}x{tile_y} needs exactly {tiles} \
              (leave 'groups' unset to get it)",
             shape.groups
         )));
@@ -277,19 +291,32 @@ mod tests {
         let v = variant();
         let size = Size::vector(64);
         let ok = LaunchShape::linear(2 * 8, 256);
-        assert!(check_launch(v, size, ok).is_ok());
-        let e = check_launch(v, size, LaunchShape { groups: 15, ..ok })
+        assert!(check_launch(v, size, ok, TILE_X).is_ok());
+        let e = check_launch(v, size, LaunchShape { groups: 15, ..ok }, TILE_X)
             .unwrap_err()
             .to_string();
         assert!(e.contains("exactly 16"), "{e}");
-        let e = check_launch(v, size, LaunchShape::linear(32, 96))
+        let e = check_launch(v, size, LaunchShape::linear(32, 96), TILE_X)
             .unwrap_err()
             .to_string();
         assert!(e.contains("multiple of the tile width"), "{e}");
-        let e = check_launch(v, size, LaunchShape::linear(2, 160))
+        let e = check_launch(v, size, LaunchShape::linear(2, 160), TILE_X)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("tile height 5"), "{e}");
+        assert!(e.contains("tile 32x5"), "{e}");
+        // A 64 x 4 tile: the same work-group size, other tiles; 96 is no multiple of 64.
+        let defines = [("ST_TILE_X".to_string(), "64".to_string())];
+        assert_eq!(tile_x_of(&defines), 64);
+        assert_eq!(tile_x_of(&[]), TILE_X);
+        assert!(check_launch(v, size, LaunchShape::linear(16, 256), 64).is_ok());
+        let e = check_launch(v, size, LaunchShape::linear(8, 128), 64)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least 4 rows"), "{e}");
+        let e = check_launch(v, Size::vector(96), LaunchShape::linear(9, 256), 64)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not multiples of the tile 64x4"), "{e}");
     }
 
     /// A 9 x 9 x 9 grid has one interior point, (4, 4, 4); with input 1 at its six neighbours
