@@ -20,3 +20,27 @@ gpu_begin() {
 gpu_end() {
   nvidia-smi "$GPU_QUERY" --format=csv | tee "$OUT/gpu-after.csv"
 }
+
+# tune_exhaustive TARGET...: each FAMILY/SPACE tuned exhaustively on both APIs into
+# OUT/FAMILY-SPACE/exhaustive; every evaluation is cached in that folder as it finishes, so a
+# second run on the same OUT measures only what is missing.
+tune_exhaustive() {
+  local target dir
+  for target in "$@"; do
+    dir="$OUT/${target//\//-}"
+    mkdir -p "$dir"
+    echo "== $target: exhaustive"
+    "$BIN" tune "$target" --cl-device NVIDIA --strategy exhaustive \
+      --cache "$dir/tune-cache.json" --out "$dir/exhaustive" || echo "tune $target failed: see above"
+  done
+}
+
+# print_tune_answers: every exhaustive answer's space, the two bests and the PRs.
+print_tune_answers() {
+  local f
+  echo "== best-vs-best and same-config PR (exhaustive), refused points by rule"
+  for f in "$OUT"/*/exhaustive/answer.md; do
+    echo "-- $f"
+    grep -E '^(Space:|\| (OpenCL|CUDA) \||- )' "$f" || true
+  done
+}

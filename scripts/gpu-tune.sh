@@ -39,8 +39,4 @@ for f in "$OUT"/*/search-seed*/answer.md; do
   grep -E '^\| (random|anneal) ' "$f" || true
 done
 echo
-echo "== best-vs-best and same-config PR (exhaustive)"
-for f in "$OUT"/*/exhaustive/answer.md; do
-  echo "-- $f"
-  grep -E '^(\| (OpenCL|CUDA) \||- )' "$f" || true
-done
+print_tune_answers

@@ -15,22 +15,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/gpu-common.sh
 gpu_begin tune2 "clvscu-results/tune2-$(date -u +%Y%m%d)" "$@"
-CL="--cl-device NVIDIA"
 
-for target in sgemm/blocked spmv/vector; do
-  dir="$OUT/${target//\//-}"
-  mkdir -p "$dir"
-  echo "== $target: exhaustive"
-  "$BIN" tune "$target" $CL --strategy exhaustive --cache "$dir/tune-cache.json" \
-    --out "$dir/exhaustive" || echo "tune $target failed: see above"
-done
+tune_exhaustive sgemm/blocked spmv/vector
 gpu_end
 echo "== vendor baselines (cuBLAS SGEMM, cuSPARSE SpMV) at the tuned sizes"
 BASELINES_ONLY=sgemm,spmv python3 scripts/baselines.py "$OUT/baselines.csv" "$OUT"/*/exhaustive/tuned.toml || true
 
 echo
-echo "== best-vs-best and same-config PR (exhaustive), refused points by rule"
-for f in "$OUT"/*/exhaustive/answer.md; do
-  echo "-- $f"
-  grep -E '^(Space:|\| (OpenCL|CUDA) \||- )' "$f" || true
-done
+print_tune_answers

@@ -18,26 +18,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/gpu-common.sh
 gpu_begin tune3 "clvscu-results/tune3-$(date -u +%Y%m%d)" "$@"
-CL="--cl-device NVIDIA"
 
 # Cheapest and surest first, so a part stopped at its limit keeps the most finished targets;
 # the stencil (the most builds) last. Every evaluation is cached as it finishes: running the
 # script again on the same OUT measures only what is missing.
-for target in matvec/tuned-vec spmv/vector-local stencil/fdtd3d; do
-  dir="$OUT/${target//\//-}"
-  mkdir -p "$dir"
-  echo "== $target: exhaustive"
-  "$BIN" tune "$target" $CL --strategy exhaustive --cache "$dir/tune-cache.json" \
-    --out "$dir/exhaustive" || echo "tune $target failed: see above"
-done
+tune_exhaustive matvec/tuned-vec spmv/vector-local stencil/fdtd3d
 gpu_end
 
 echo
-echo "== best-vs-best and same-config PR (exhaustive), refused points by rule"
-for f in "$OUT"/*/exhaustive/answer.md; do
-  echo "-- $f"
-  grep -E '^(Space:|\| (OpenCL|CUDA) \||- )' "$f" || true
-done
+print_tune_answers
 echo
 echo "== points the device refused (build-failed / launch-failed), by configuration"
 for f in "$OUT"/*/exhaustive/evaluations.csv; do

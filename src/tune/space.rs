@@ -358,6 +358,19 @@ impl Config {
         d
     }
 
+    /// A configuration that sets only `defines`: the launch left for the space to derive.
+    #[cfg(test)]
+    pub(crate) fn with_defines(defines: &[(&'static str, u32)]) -> Config {
+        Config {
+            local: 0,
+            groups: 0,
+            unroll: Vec::new(),
+            index: 32,
+            variant: None,
+            defines: defines.to_vec(),
+        }
+    }
+
     /// The value of a define the space set.
     pub fn define(&self, name: &str) -> Option<u32> {
         self.defines

@@ -73,14 +73,7 @@ mod tests {
     use super::*;
 
     fn config(defines: &[(&'static str, u32)]) -> Config {
-        Config {
-            local: 0,
-            groups: 0,
-            unroll: Vec::new(),
-            index: 32,
-            variant: None,
-            defines: defines.to_vec(),
-        }
+        Config::with_defines(defines)
     }
 
     #[test]

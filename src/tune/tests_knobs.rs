@@ -4,7 +4,7 @@ use super::space::{space_def, Space, SpaceKind};
 use crate::backend::{Api, DeviceInfo};
 use crate::workload::{FamilyKind, Size};
 
-fn gpu() -> DeviceInfo {
+pub(super) fn gpu() -> DeviceInfo {
     DeviceInfo {
         compute_units: 132,
         max_work_group_size: 1024,
@@ -13,8 +13,9 @@ fn gpu() -> DeviceInfo {
     }
 }
 
-fn space(family: FamilyKind, variant: &str, kind: SpaceKind, device: &DeviceInfo) -> Space {
-    let def = space_def(family, variant, kind).unwrap();
+/// The space of `family/name` expanded at its own size on `device`.
+pub(super) fn space(family: FamilyKind, name: &str, kind: SpaceKind, device: &DeviceInfo) -> Space {
+    let def = space_def(family, name, kind).unwrap();
     Space::expand(def, Size::parse(def.size).unwrap(), device).unwrap()
 }
 

@@ -2,24 +2,11 @@
 //! work-group size: point counts and refused points by rule, the launch a tile implies, and
 //! the knobs in both compilers' defines.
 
-use super::space::{space_def, Space, SpaceKind};
+use super::space::SpaceKind;
+use super::tests_knobs::{gpu, space};
 use crate::backend::{Api, DeviceInfo};
 use crate::workload::exec::SideConfig;
 use crate::workload::{FamilyKind, Size};
-
-fn gpu() -> DeviceInfo {
-    DeviceInfo {
-        compute_units: 132,
-        max_work_group_size: 1024,
-        local_mem_bytes: 48 * 1024,
-        ..DeviceInfo::default()
-    }
-}
-
-fn space(family: FamilyKind, name: &str, kind: SpaceKind, device: &DeviceInfo) -> Space {
-    let def = space_def(family, name, kind).unwrap();
-    Space::expand(def, Size::parse(def.size).unwrap(), device).unwrap()
-}
 
 fn has_define(side: &SideConfig, name: &str, value: u32) -> bool {
     side.all_defines()
