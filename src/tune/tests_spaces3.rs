@@ -2,7 +2,7 @@
 //! work-group size: point counts and refused points by rule, the launch a tile implies, and
 //! the knobs in both compilers' defines.
 
-use super::space::SpaceKind;
+use super::space::{space_def, SpaceKind};
 use super::tests_knobs::{gpu, space};
 use crate::backend::{Api, DeviceInfo};
 use crate::workload::exec::SideConfig;
