@@ -581,43 +581,11 @@ __kernel void matvec_split_one(const __global float* M, uint width, uint height,
                 }
             }
         } else {
-            /* Rows that are not 16-byte aligned (width % 4 != 0): from row r's first 16-byte
-             * boundary on, M is read as whole float4 and V as the two aligned float4 around the
-             * same columns, shifted by the row's offset (the same for the whole row, so the
-             * branch on it is uniform); the at most three columns before that boundary and
-             * after the last whole float4 are read one by one. One scalar load per float of M
-             * (split-k's path) held 1100 x 60989 to 0.85 of the read kernel on the H200; with
-             * this path it reads 0.88-0.89. The rows go one after another: taking the tile's
-             * rows side by side here (as the aligned path does) measured slower (0.64-0.79).
-             * The second V float4 is clamped to V's last one: where it would lie past V's end,
-             * no column of the window is in it. */
-            const uint lastV4 = (width - 1u) / 4u;
-            for (uint r = 0; r < MV_TILE; ++r) {
-                if (y0 + r < height) {
-                    const uint start = (y0 + r) * width;
-                    const uint first = min(((start + begin + 3u) & ~3u) - start, end);
-                    const uint last = max(((start + end) & ~3u) - start, first);
-                    const uint shift = first & 3u;
-                    const __global float4* row4 = (const __global float4*)(M + start + first);
-                    for (uint x = begin + tid; x < first; x += get_local_size(0))
-                        sum[r] += M[start + x] * V[x];
-                    PRAGMA_UNROLL_A
-                    for (uint k = tid; k < (last - first) / 4u; k += get_local_size(0)) {
-                        const float4 m = row4[k];
-                        const uint c = (first + 4u * k) / 4u;
-                        const float4 lo = V4[c];
-                        const float4 hi = V4[min(c + 1u, lastV4)];
-                        if (shift == 0u)
-                            sum[r] += m.x * lo.x + m.y * lo.y + m.z * lo.z + m.w * lo.w;
-                        else if (shift == 1u)
-                            sum[r] += m.x * lo.y + m.y * lo.z + m.z * lo.w + m.w * hi.x;
-                        else if (shift == 2u)
-                            sum[r] += m.x * lo.z + m.y * lo.w + m.z * hi.x + m.w * hi.y;
-                        else
-                            sum[r] += m.x * lo.w + m.y * hi.x + m.z * hi.y + m.w * hi.z;
-                    }
-                    for (uint x = last + tid; x < end; x += get_local_size(0))
-                        sum[r] += M[start + x] * V[x];
+            for (uint x = begin + tid; x < end; x += get_local_size(0)) {
+                const float v = V[x];
+                for (uint r = 0; r < MV_TILE; ++r) {
+                    if (y0 + r < height)
+                        sum[r] += M[(y0 + r) * width + x] * v;
                 }
             }
         }
