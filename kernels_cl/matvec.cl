@@ -447,6 +447,49 @@ __kernel void matvec_row_group(const __global float* M, uint width, uint height,
     }
 }
 
+/* The first pass of split-K for the tile (t % tiles) x column block (t / tiles), shared by
+ * matvec_split_k and matvec_split_one: declares y0, split, begin and end, adds the MV_TILE rows'
+ * products over the block (V loaded once for all of them), and leaves row r's partial sum in
+ * partial[r * WG_SIZE] after a barrier. Needs tid, tiles, chunk, aligned, V4 and partial. */
+#define MV_SPLIT_TILE_SUMS()                                                                       \
+    const uint y0 = (t % tiles) * MV_TILE;                                                         \
+    const uint split = t / tiles;                                                                  \
+    const uint begin = min(split * chunk, width);                                                  \
+    const uint end = min(begin + chunk, width);                                                    \
+    float sum[MV_TILE];                                                                            \
+    for (uint r = 0; r < MV_TILE; ++r)                                                             \
+        sum[r] = 0.0f;                                                                             \
+    if (aligned) {                                                                                 \
+        PRAGMA_UNROLL_A                                                                            \
+        for (uint x = begin / 4u + tid; x < end / 4u; x += get_local_size(0)) {                    \
+            const float4 v = V4[x];                                                                \
+            for (uint r = 0; r < MV_TILE; ++r) {                                                   \
+                if (y0 + r < height) {                                                             \
+                    const float4 m = ((const __global float4*)(M + (y0 + r) * width))[x];          \
+                    sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;                       \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } else {                                                                                       \
+        for (uint x = begin + tid; x < end; x += get_local_size(0)) {                              \
+            const float v = V[x];                                                                  \
+            for (uint r = 0; r < MV_TILE; ++r) {                                                   \
+                if (y0 + r < height)                                                               \
+                    sum[r] += M[(y0 + r) * width + x] * v;                                         \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    for (uint r = 0; r < MV_TILE; ++r)                                                             \
+        partial[r * WG_SIZE + tid] = sum[r];                                                       \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {                                         \
+        if (tid < s) {                                                                             \
+            for (uint r = 0; r < MV_TILE; ++r)                                                     \
+                partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];                      \
+        }                                                                                          \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+    }
+
 /* Split-K, first pass: the columns are cut into `splits` blocks of whole float4s; a
  * work-group computes the partial dot products of MV_TILE rows over one block, loading each
  * V element once for all MV_TILE rows, and writes them to P[split * height + row]. Groups
@@ -462,43 +505,7 @@ __kernel void matvec_split_k(const __global float* M, uint width, uint height,
     const uint chunk = ((width + splits - 1u) / splits + 3u) & ~3u;
     const __global float4* V4 = (const __global float4*)V;
     for (uint t = get_group_id(0); t < tiles * splits; t += get_num_groups(0)) {
-        const uint y0 = (t % tiles) * MV_TILE;
-        const uint split = t / tiles;
-        const uint begin = min(split * chunk, width);
-        const uint end = min(begin + chunk, width);
-        float sum[MV_TILE];
-        for (uint r = 0; r < MV_TILE; ++r)
-            sum[r] = 0.0f;
-        if (aligned) {
-            PRAGMA_UNROLL_A
-            for (uint x = begin / 4u + tid; x < end / 4u; x += get_local_size(0)) {
-                const float4 v = V4[x];
-                for (uint r = 0; r < MV_TILE; ++r) {
-                    if (y0 + r < height) {
-                        const float4 m = ((const __global float4*)(M + (y0 + r) * width))[x];
-                        sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
-                    }
-                }
-            }
-        } else {
-            for (uint x = begin + tid; x < end; x += get_local_size(0)) {
-                const float v = V[x];
-                for (uint r = 0; r < MV_TILE; ++r) {
-                    if (y0 + r < height)
-                        sum[r] += M[(y0 + r) * width + x] * v;
-                }
-            }
-        }
-        for (uint r = 0; r < MV_TILE; ++r)
-            partial[r * WG_SIZE + tid] = sum[r];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
-            if (tid < s) {
-                for (uint r = 0; r < MV_TILE; ++r)
-                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        MV_SPLIT_TILE_SUMS();
         if (tid < MV_TILE && y0 + tid < height)
             P[split * height + y0 + tid] = partial[tid * WG_SIZE];
         /* Done reading partial before the next tile overwrites it */
@@ -562,43 +569,7 @@ __kernel void matvec_split_one(const __global float* M, uint width, uint height,
     const __global float4* V4 = (const __global float4*)V;
     const volatile __global float* Pv = P;
     for (uint t = get_group_id(0); t < tiles * splits; t += get_num_groups(0)) {
-        const uint y0 = (t % tiles) * MV_TILE;
-        const uint split = t / tiles;
-        const uint begin = min(split * chunk, width);
-        const uint end = min(begin + chunk, width);
-        float sum[MV_TILE];
-        for (uint r = 0; r < MV_TILE; ++r)
-            sum[r] = 0.0f;
-        if (aligned) {
-            PRAGMA_UNROLL_A
-            for (uint x = begin / 4u + tid; x < end / 4u; x += get_local_size(0)) {
-                const float4 v = V4[x];
-                for (uint r = 0; r < MV_TILE; ++r) {
-                    if (y0 + r < height) {
-                        const float4 m = ((const __global float4*)(M + (y0 + r) * width))[x];
-                        sum[r] += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;
-                    }
-                }
-            }
-        } else {
-            for (uint x = begin + tid; x < end; x += get_local_size(0)) {
-                const float v = V[x];
-                for (uint r = 0; r < MV_TILE; ++r) {
-                    if (y0 + r < height)
-                        sum[r] += M[(y0 + r) * width + x] * v;
-                }
-            }
-        }
-        for (uint r = 0; r < MV_TILE; ++r)
-            partial[r * WG_SIZE + tid] = sum[r];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
-            if (tid < s) {
-                for (uint r = 0; r < MV_TILE; ++r)
-                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
-            }
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
+        MV_SPLIT_TILE_SUMS();
         if (tid < MV_TILE && y0 + tid < height) {
             P[split * height + y0 + tid] = partial[tid * WG_SIZE];
             GLOBAL_FENCE();
