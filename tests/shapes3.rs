@@ -208,20 +208,7 @@ fn small_shapes3() -> String {
     let mut text = String::from(
         "name = \"shapes3-small\"\n[defaults]\nlocal = 64\nwarmup = 1\nreps = 3\nmin_time = 0.0\n",
     );
-    for c in s
-        .comparisons
-        .iter()
-        .filter(|c| c.a.family == FamilyKind::Matvec)
-    {
-        let z = c.a.size;
-        let f = ((z.elements() as f64) / 16384.0).sqrt().max(1.0);
-        let rows = ((z.rows as f64 / f).round() as u64).max(1);
-        let cols = ((z.cols as f64 / f).round() as u64).max(1);
-        text += &format!(
-            "[[comparison]]\nname = \"{}\"\nfamily = \"matvec\"\nvariant = \"{}\"\nsize = \"{rows}x{cols}\"\n",
-            c.id, c.a.variant.name
-        );
-    }
+    text += &common::matvec_entries_at_test_size(&s);
     text
 }
 

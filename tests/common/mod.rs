@@ -12,3 +12,24 @@ pub fn need(what: &str, available: Result<(), String>) {
         panic!("{what} is needed by this test but unavailable: {reason}");
     }
 }
+
+/// The matvec entries of `study` as `[[comparison]]` tables at test size: each matrix scaled to
+/// about 2^14 elements with its aspect ratio, same names and variants.
+pub fn matvec_entries_at_test_size(study: &clvscu::study::Study) -> String {
+    let mut text = String::new();
+    for c in study
+        .comparisons
+        .iter()
+        .filter(|c| c.a.family == clvscu::workload::FamilyKind::Matvec)
+    {
+        let z = c.a.size;
+        let f = ((z.elements() as f64) / 16384.0).sqrt().max(1.0);
+        let rows = ((z.rows as f64 / f).round() as u64).max(1);
+        let cols = ((z.cols as f64 / f).round() as u64).max(1);
+        text += &format!(
+            "[[comparison]]\nname = \"{}\"\nfamily = \"matvec\"\nvariant = \"{}\"\nsize = \"{rows}x{cols}\"\n",
+            c.id, c.a.variant.name
+        );
+    }
+    text
+}
