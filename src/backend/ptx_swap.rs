@@ -18,11 +18,16 @@
 //!   the context unusable. The harness passes no 64-bit scalars ([`crate::backend::Arg`] has
 //!   none), so every `.u64` parameter is a buffer and gains `.ptr .global .align 4`.
 //!
+//! * Texture reads cross in the nearest form the other runtime binds (an OpenCL image, a CUDA
+//!   texture object): see [`texture`].
+//!
 //! Kernels whose arguments differ between the APIs by design cannot cross and are refused:
 //! `__local` pointer arguments (OpenCL sizes them at launch; CUDA has dynamic shared memory),
-//! constant memory (an OpenCL argument, a CUDA module symbol) and textures (an OpenCL image,
-//! a CUDA texture object).
+//! constant memory (an OpenCL argument, a CUDA module symbol), sampler arguments and surfaces.
 
+mod texture;
+
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// Where the adapted PTX will run.
@@ -48,22 +53,12 @@ const NOT_CROSSING: &[(&str, &str)] = &[
         ".extern .shared",
         "dynamic shared memory (OpenCL passes it as a __local argument)",
     ),
-    (
-        ".texref",
-        "a texture (an OpenCL image, a CUDA texture object)",
-    ),
-    (".samplerref", "a sampler (OpenCL only)"),
+    (".param .samplerref", "a sampler argument (OpenCL only)"),
 ];
 
 /// Instructions that do not cross, with why: matched at the start of an instruction.
-const NOT_CROSSING_OPS: &[(&str, &str)] = &[
-    (
-        "tex.",
-        "a texture read (an OpenCL image, a CUDA texture object)",
-    ),
-    ("suld.", "a surface read"),
-    ("sust.", "a surface write"),
-];
+const NOT_CROSSING_OPS: &[(&str, &str)] =
+    &[("suld.", "a surface read"), ("sust.", "a surface write")];
 
 /// The instruction of a PTX line without its guard predicate (`@%p1 bra` is `bra`).
 fn instruction(line: &str) -> &str {
@@ -80,15 +75,36 @@ fn instruction(line: &str) -> &str {
 pub fn adapt(text: &str, target: Target) -> Result<String, String> {
     refuse_what_does_not_cross(text, target)?;
     let mut out = String::with_capacity(text.len() + 256);
-    let mut in_params = false;
-    for line in text.lines() {
-        let adapted = match target {
-            Target::CudaDriver => for_cuda_line(line)?,
-            Target::NvidiaOpenCl => for_opencl_line(line, &mut in_params)?,
-        };
-        let _ = writeln!(out, "{adapted}");
+    match target {
+        Target::CudaDriver => {
+            let mut in_sampler = false;
+            for line in text.lines() {
+                // A module-level sampler (OpenCL's `samp$N`) is dropped, to its closing `;`.
+                if in_sampler || texture::declares_sampler(line) {
+                    in_sampler = !line.contains(';');
+                    continue;
+                }
+                let _ = writeln!(out, "{}", for_cuda_line(line)?);
+            }
+        }
+        Target::NvidiaOpenCl => {
+            let textures = texture::nvrtc_texture_params(text, is_texture_read)?;
+            let mut in_params = false;
+            for line in text.lines() {
+                let line = texture::handle_from_texref(line, &textures);
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    for_opencl_line(&line, &mut in_params, &textures)?
+                );
+            }
+        }
     }
     Ok(out)
+}
+
+fn is_texture_read(line: &str) -> bool {
+    instruction(line).starts_with("tex.")
 }
 
 fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), String> {
@@ -135,6 +151,16 @@ fn envreg_value(register: u32) -> Option<&'static str> {
 /// One line of OpenCL's PTX for the CUDA driver: `mov.b32 %rN, %envregK;` becomes a move of
 /// what the register holds; any other use of `%envreg` is refused.
 fn for_cuda_line(line: &str) -> Result<String, String> {
+    if let Some(target) = line.trim_start().strip_prefix(".target ") {
+        // Unified texture mode: the CUDA texture object carries the sampling state.
+        return Ok(format!(
+            ".target {}",
+            target.replace(", texmode_independent", "")
+        ));
+    }
+    if is_texture_read(line) {
+        return texture::without_sampler(line);
+    }
     let Some(at) = line.find("%envreg") else {
         return Ok(line.to_string());
     };
@@ -167,11 +193,16 @@ fn for_cuda_line(line: &str) -> Result<String, String> {
 }
 
 /// One line of NVRTC's PTX for NVIDIA's OpenCL: the entry as OpenCL's front end writes it
-/// (no `.visible`, buffers marked `.ptr .global`, `texmode_independent`).
-fn for_opencl_line(line: &str, in_params: &mut bool) -> Result<String, String> {
+/// (no `.visible`, buffers marked `.ptr .global`, `texmode_independent` unless `textures` are
+/// read through registers, which only unified mode allows; those parameters become `.texref`).
+fn for_opencl_line(
+    line: &str,
+    in_params: &mut bool,
+    textures: &BTreeMap<String, String>,
+) -> Result<String, String> {
     let trimmed = line.trim_start();
     if let Some(target) = trimmed.strip_prefix(".target ") {
-        if target.contains("texmode") {
+        if target.contains("texmode") || !textures.is_empty() {
             return Ok(line.to_string());
         }
         return Ok(format!(".target {}, texmode_independent", target.trim()));
@@ -192,6 +223,9 @@ fn for_opencl_line(line: &str, in_params: &mut bool) -> Result<String, String> {
     };
     let mut words = rest.split_whitespace();
     match (words.next(), words.next(), words.next()) {
+        (Some(".u64"), Some(name), None) if textures.contains_key(name.trim_end_matches(',')) => {
+            Ok(format!("\t.param .texref {name}"))
+        }
         (Some(".u64"), Some(name), None) => {
             Ok(format!("\t.param .u64 .ptr .global .align 4 {name}"))
         }
@@ -282,11 +316,74 @@ mod tests {
         let constant = format!(".const .align 4 .b8 coeffs[64];\n{NVRTC}");
         let e = adapt(&constant, Target::NvidiaOpenCl).unwrap_err();
         assert!(e.contains("__constant__"), "{e}");
-        let texture = NVRTC.replace("ld.param.u64", "tex.1d.v4.f32.s32");
-        assert!(adapt(&texture, Target::NvidiaOpenCl).is_err());
+        let sampler_arg = OPENCL.replace(".param .u32", ".param .samplerref");
+        let e = adapt(&sampler_arg, Target::CudaDriver).unwrap_err();
+        assert!(e.contains("sampler argument"), "{e}");
+        let orphan =
+            format!("{NVRTC}\ttex.1d.v4.f32.s32 \t{{%f1, %f2, %f3, %f4}}, [%rd9, {{%r1}}];\n");
+        let e = adapt(&orphan, Target::NvidiaOpenCl).unwrap_err();
+        assert!(e.contains("%rd9"), "{e}");
         let wide = NVRTC.replace(".param .f32 matvec", ".param .align 8 .b8 matvec");
         let e = adapt(&wide, Target::NvidiaOpenCl).unwrap_err();
         assert!(e.contains("not adapted"), "{e}");
+    }
+
+    /// The texture read of `spmv_csr_scalar_tex` as NVIDIA's OpenCL writes it (H100, driver
+    /// 580.159.04, results/h100-2026-11-23-gaps2/inspect/spmv.opencl.ptx), shortened.
+    const OPENCL_TEX: &str = "\
+.version 9.0
+.target sm_90, texmode_independent
+.global .samplerref samp$2 = { addr_mode_0 = wrap, addr_mode_1 = wrap, addr_mode_2 = wrap, filter_mode = nearest, force_unnormalized_coords = 1 };
+.entry k(
+\t.param .u64 .ptr .global .align 4 k_param_0,
+\t.param .texref k_param_3,
+\t.param .u32 k_param_4
+)
+{
+\ttex.1d.v4.f32.s32 \t{%f7, %f8, %f9, %f10}, [k_param_3, samp$2, {%r11}];
+}
+";
+
+    /// The same read as NVRTC writes it (same run), shortened.
+    const NVRTC_TEX: &str = "\
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(
+\t.param .u64 k_param_0,
+\t.param .u64 k_param_3,
+\t.param .u32 k_param_4
+)
+{
+\tld.param.u64 \t%rd7, [k_param_0];
+\tld.param.u64 \t%rd5, [k_param_3];
+\ttex.1d.v4.f32.s32 \t{%f13, %f14, %f15, %f16}, [%rd5, {%r18}];
+}
+";
+
+    #[test]
+    fn opencl_texture_reads_cross_to_the_cuda_driver_in_unified_mode() {
+        let out = adapt(OPENCL_TEX, Target::CudaDriver).unwrap();
+        assert!(out.contains("\n.target sm_90\n"), "{out}");
+        assert!(!out.contains("samp"), "{out}");
+        assert!(out.contains("[k_param_3, {%r11}];"), "{out}");
+        assert!(out.contains("\t.param .texref k_param_3,"), "{out}");
+    }
+
+    #[test]
+    fn nvrtc_texture_objects_cross_to_opencl_as_texref_parameters() {
+        let out = adapt(NVRTC_TEX, Target::NvidiaOpenCl).unwrap();
+        // Unified mode stays: the fetch reads the handle from a register.
+        assert!(out.contains("\n.target sm_90\n"), "{out}");
+        assert!(out.contains("\t.param .texref k_param_3,"), "{out}");
+        assert!(out.contains("\tmov.u64 \t%rd5, k_param_3;"), "{out}");
+        assert!(out.contains("[%rd5, {%r18}];"), "{out}");
+        // The other buffer stays a buffer, loaded as before.
+        assert!(
+            out.contains(".param .u64 .ptr .global .align 4 k_param_0,"),
+            "{out}"
+        );
+        assert!(out.contains("ld.param.u64 \t%rd7, [k_param_0];"), "{out}");
     }
 
     #[test]
