@@ -78,13 +78,15 @@ pub fn adapt(text: &str, target: Target) -> Result<String, String> {
     match target {
         Target::CudaDriver => {
             let mut in_sampler = false;
+            let mut textures = texture::TexrefsToRegisters::default();
             for line in text.lines() {
                 // A module-level sampler (OpenCL's `samp$N`) is dropped, to its closing `;`.
                 if in_sampler || texture::declares_sampler(line) {
                     in_sampler = !line.contains(';');
                     continue;
                 }
-                let _ = writeln!(out, "{}", for_cuda_line(line)?);
+                let line = textures.rewrite(line)?;
+                let _ = writeln!(out, "{}", for_cuda_line(&line)?);
             }
         }
         Target::NvidiaOpenCl => {
@@ -157,9 +159,6 @@ fn for_cuda_line(line: &str) -> Result<String, String> {
             ".target {}",
             target.replace(", texmode_independent", "")
         ));
-    }
-    if is_texture_read(line) {
-        return texture::without_sampler(line);
     }
     let Some(at) = line.find("%envreg") else {
         return Ok(line.to_string());
@@ -366,8 +365,13 @@ mod tests {
         let out = adapt(OPENCL_TEX, Target::CudaDriver).unwrap();
         assert!(out.contains("\n.target sm_90\n"), "{out}");
         assert!(!out.contains("samp"), "{out}");
-        assert!(out.contains("[k_param_3, {%r11}];"), "{out}");
-        assert!(out.contains("\t.param .texref k_param_3,"), "{out}");
+        assert!(!out.contains(".texref"), "{out}");
+        assert!(out.contains("\t.param .u64 k_param_3,"), "{out}");
+        assert!(
+            out.contains("{\n\t.reg .b64 \t%rdtex<1>;\n\tld.param.u64 \t%rdtex0, [k_param_3];\n"),
+            "{out}"
+        );
+        assert!(out.contains("[%rdtex0, {%r11}];"), "{out}");
     }
 
     #[test]

@@ -8,10 +8,13 @@
 //!
 //! Each is rewritten into the nearest form the other runtime binds, and nothing else changes:
 //!
-//! * For the CUDA driver, OpenCL's module becomes unified: the sampler operand and the
-//!   sampler's declaration go (in unified mode the sampling state is the texture object's; a
-//!   fetch of a buffer texture at an integer coordinate uses none), the `.texref` parameter
-//!   stays and receives the CUDA texture object.
+//! * For the CUDA driver, OpenCL's module becomes unified, in NVRTC's form: each `.texref`
+//!   parameter becomes a `.u64` that receives the CUDA texture object, loaded once at the
+//!   entry into a register of its own (`%rdtex<N>`), and the fetches read it there; the sampler
+//!   operand and the sampler's declaration go (in unified mode the sampling state is the
+//!   texture object's; a fetch of a buffer texture at an integer coordinate uses none). The
+//!   CUDA driver refuses a module with `.texref` parameters in unified mode
+//!   (CUDA_ERROR_INVALID_IMAGE on an H100, driver 580.159.04), hence the registers.
 //! * For NVIDIA's OpenCL, NVRTC's texture parameter becomes `.param .texref P` (so the runtime
 //!   binds the image there), and its handle is taken with `mov.u64 %rdK, P` instead of loaded.
 //!   PTX allows that indirect access in unified mode only, so such a module stays unified.
@@ -46,6 +49,63 @@ pub(super) fn without_sampler(line: &str) -> Result<String, String> {
     }
     let rest = parts.next().unwrap_or_default();
     Ok(format!("{}[{texture},{rest}", &line[..open]))
+}
+
+/// OpenCL's `.texref` parameters rewritten, entry by entry, into NVRTC's form: see the module
+/// documentation. Fed every line of the module in order.
+#[derive(Default)]
+pub(super) struct TexrefsToRegisters {
+    /// The current entry's texture parameters, in order (register `%rdtex<i>` holds the i-th).
+    params: Vec<String>,
+    in_params: bool,
+}
+
+impl TexrefsToRegisters {
+    /// The line in NVRTC's form: may become several lines (the entry's loads after its `{`).
+    pub(super) fn rewrite(&mut self, line: &str) -> Result<String, String> {
+        let t = line.trim_start();
+        if t.contains(".entry ") {
+            self.params.clear();
+            self.in_params = !t.contains(')');
+            return Ok(line.to_string());
+        }
+        if self.in_params {
+            if t.starts_with(')') {
+                self.in_params = false;
+            } else if let Some(name) = t.strip_prefix(".param .texref ") {
+                self.params
+                    .push(name.trim_end_matches(',').trim().to_string());
+                return Ok(line.replacen(".param .texref ", ".param .u64 ", 1));
+            }
+            return Ok(line.to_string());
+        }
+        if t == "{" && !self.params.is_empty() {
+            let mut out = format!("{line}\n\t.reg .b64 \t%rdtex<{}>;", self.params.len());
+            for (i, p) in self.params.iter().enumerate() {
+                out.push_str(&format!("\n\tld.param.u64 \t%rdtex{i}, [{p}];"));
+            }
+            return Ok(out);
+        }
+        if super::instruction(t).starts_with("tex.") {
+            return self.fetch_through_register(line);
+        }
+        Ok(line.to_string())
+    }
+
+    /// `[P, samp$2, {c}]` as `[%rdtexI, {c}]`.
+    fn fetch_through_register(&self, line: &str) -> Result<String, String> {
+        let line = without_sampler(line)?;
+        for (i, p) in self.params.iter().enumerate() {
+            let named = format!("[{p},");
+            if line.contains(&named) {
+                return Ok(line.replacen(&named, &format!("[%rdtex{i},"), 1));
+            }
+        }
+        Err(format!(
+            "a texture read of no texture parameter of its entry: `{}`",
+            line.trim()
+        ))
+    }
 }
 
 /// The register a unified-mode fetch reads its texture through (`[%rdK, {...}]`), if any.
