@@ -867,7 +867,8 @@ __kernel void matvec_row_multi(const __global float* M, uint width, uint height,
  * row it touched (after a device-wide fence); the group that completes a row (row r is
  * covered by tasks r * width / chunk .. ((r + 1) * width - 1) / chunk) adds the row's partial
  * sums through a volatile pointer, writes W[r] and sets count[r] back to 0 for the next
- * launch. Only the float4 that straddles b and the n % 4 tail of M are read as scalars. */
+ * launch. Only the float4 that straddles b and the n % 4 tail of M are read as scalars.
+ * Needs WG_SIZE >= 4 (one work-item per scalar). */
 __kernel void matvec_split_flat(const __global float* M, uint width, uint height,
                                 const __global float* V, __global float* W, __global float* P,
                                 uint chunk, __global uint* count)
@@ -895,20 +896,17 @@ __kernel void matvec_split_flat(const __global float* M, uint width, uint height
         MV_FLAT_ROW(acc0, begin / 4u, mid / 4u, a);
         MV_FLAT_ROW(acc1, b4, end / 4u, b);
         {
-            /* The elements no float4 above took: [mid & ~3, s1) is the float4 that straddles
-             * b, or the n % 4 tail when the task ends in row r0; [end & ~3, end) is that tail
-             * when the task ends in row r0 + 1. One element per work-item. */
+            /* The elements no float4 above took, one per work-item: the float4 that straddles
+             * b, or the n % 4 tail of M. The tail is always in row r0: the last task starts
+             * at most a row (chunk <= width) before n, so in the last row. */
             const uint s1 = (b < end) ? 4u * b4 : end;
-            const uint e0 = (mid & ~3u) + tid;
-            if (e0 < s1) {
-                if (e0 < b)
-                    acc0 += M[e0] * V[e0 - a];
+            const uint e = (mid & ~3u) + tid;
+            if (e < s1) {
+                if (e < b)
+                    acc0 += M[e] * V[e - a];
                 else
-                    acc1 += M[e0] * V[e0 - b];
+                    acc1 += M[e] * V[e - b];
             }
-            const uint e1 = (end & ~3u) + tid;
-            if (b < end && e1 < end)
-                acc1 += M[e1] * V[e1 - b];
         }
         partial[tid] = acc0;
         partial[WG_SIZE + tid] = acc1;

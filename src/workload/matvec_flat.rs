@@ -101,12 +101,11 @@ pub(super) fn steps(
     shape: LaunchShape,
     owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
-    let chunk = chunk(size, shape.groups, shape.local).ok_or_else(|| {
-        WorkloadError::BadProblem {
+    let chunk =
+        chunk(size, shape.groups, shape.local).ok_or_else(|| WorkloadError::BadProblem {
             variant: format!("matvec/{SPLIT_FLAT}"),
             reason: format!("matrix {size}: rows need at least 4 columns"),
-        }
-    })?;
+        })?;
     let len = 2 * tasks(size, chunk) as usize;
     let partial = buffer_of(backend, len, owned)?;
     let rows = size.rows as usize;
@@ -153,7 +152,10 @@ mod tests {
                 }
                 let (got, want) = product(size, chunk);
                 for (r, (g, w)) in got.iter().zip(&want).enumerate() {
-                    assert!((g - w).abs() < 1e-9, "{size} chunk {chunk} row {r}: {g} vs {w}");
+                    assert!(
+                        (g - w).abs() < 1e-9,
+                        "{size} chunk {chunk} row {r}: {g} vs {w}"
+                    );
                 }
             }
         }
@@ -181,6 +183,9 @@ mod tests {
                     counted[r0 as usize + 1] += 1;
                 }
             }
+            // The last task starts in the last row, so M's n % 4 tail is in its first row.
+            let last = (tasks(size, c) - 1) * u64::from(c) / size.cols;
+            assert_eq!(last, size.rows - 1, "{size}");
             for (r, n) in counted.iter().enumerate() {
                 let want = row_tasks(r as u64, size.cols, c).count() as u64;
                 assert_eq!(*n, want, "{size} chunk {c} row {r}");
