@@ -78,11 +78,11 @@ fn the_edge_shapes_exercise_what_they_claim() {
         let chunk = matvec_flat::chunk(size, groups, local).unwrap();
         let tasks = matvec_flat::tasks(size, chunk);
         fewer |= tasks > u64::from(groups);
-        tail |= size.elements() % 4 != 0;
+        tail |= !size.elements().is_multiple_of(4);
         for r in 1..rows {
             let b = r * cols;
-            let inside = b % u64::from(chunk) != 0;
-            straddle[(b % 4) as usize] |= inside && b % 4 != 0;
+            let inside = !b.is_multiple_of(u64::from(chunk));
+            straddle[(b % 4) as usize] |= inside && !b.is_multiple_of(4);
             exact |= !inside;
         }
     }

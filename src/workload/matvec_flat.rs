@@ -170,7 +170,10 @@ mod tests {
             (Size::matrix(5, 6), 100, 256),
         ] {
             let c = chunk(size, groups, local).unwrap();
-            assert!(c % 4 == 0 && u64::from(c) <= size.cols, "{size}: chunk {c}");
+            assert!(
+                c.is_multiple_of(4) && u64::from(c) <= size.cols,
+                "{size}: chunk {c}"
+            );
             // Each task's rows, counted as the kernel counts them (r0, and r0 + 1 if reached).
             let mut counted = vec![0u64; size.rows as usize];
             for t in 0..tasks(size, c) {
