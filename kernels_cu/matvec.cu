@@ -814,3 +814,152 @@ extern "C" __global__ void matvec_row_multi(const float* M, uint width, uint hei
         __syncthreads();
     }
 }
+
+/* ---- Split-flat: M read as one flat stream (rows of any width) ----
+ * Rows whose width is not a multiple of 4 are not 16-byte aligned, so the kernels above read
+ * them with scalar loads. The matrix as a whole is one contiguous, aligned array of
+ * n = width * height floats: split-flat cuts it into tasks of `chunk` floats (a multiple of 4,
+ * at most width, so that a task starts 16-byte aligned and spans at most two rows), and the
+ * work-items of a group read a task's float4s consecutively, as the read kernel does, whatever
+ * the row width. V's columns are then misaligned by the same shift for a whole row. */
+
+/* acc += the float4 m of M times V at columns c..c+3, c % 4 == sh: one aligned float4 of V when
+ * sh == 0, else the two aligned float4s around the columns, picked by sh (uniform over a row,
+ * so the branch does not diverge). The last float4s of V take scalars: the second aligned
+ * float4 would reach past V's end when width is not a multiple of 4. Needs V, V4, width4. */
+#define MV_FLAT_DOT(acc, m, c, sh)                                                                 \
+    {                                                                                              \
+        const uint q = (c) >> 2;                                                                   \
+        if ((sh) == 0u) {                                                                          \
+            const float4 v = V4[q];                                                                \
+            acc += m.x * v.x + m.y * v.y + m.z * v.z + m.w * v.w;                                  \
+        } else if (q + 2u <= width4) {                                                             \
+            const float4 lo = V4[q];                                                               \
+            const float4 hi = V4[q + 1u];                                                          \
+            if ((sh) == 1u)                                                                        \
+                acc += m.x * lo.y + m.y * lo.z + m.z * lo.w + m.w * hi.x;                          \
+            else if ((sh) == 2u)                                                                   \
+                acc += m.x * lo.z + m.y * lo.w + m.z * hi.x + m.w * hi.y;                          \
+            else                                                                                   \
+                acc += m.x * lo.w + m.y * hi.x + m.z * hi.y + m.w * hi.z;                          \
+        } else {                                                                                   \
+            acc += m.x * V[c] + m.y * V[(c) + 1u] + m.z * V[(c) + 2u] + m.w * V[(c) + 3u];         \
+        }                                                                                          \
+    }
+
+/* acc += the float4s [from, to) of M, all in the row that starts at flat index rowStart, the
+ * group's work-items on consecutive float4s. Needs tid, M4 and MV_FLAT_DOT's names. */
+#define MV_FLAT_ROW(acc, from, to, rowStart)                                                       \
+    {                                                                                              \
+        const uint sh = (0u - (rowStart)) & 3u;                                                    \
+        PRAGMA_UNROLL_A                                                                            \
+        for (uint x = (from) + tid; x < (to); x += blockDim.x) {                                   \
+            const float4 m = M4[x];                                                                \
+            const uint c = 4u * x - (rowStart);                                                    \
+            MV_FLAT_DOT(acc, m, c, sh);                                                            \
+        }                                                                                          \
+    }
+
+/* Split-flat (very wide rows, any width; the harness gives chunk <= width, a multiple of 4).
+ * Task t covers [t * chunk, min((t + 1) * chunk, n)): row r0 up to b (row r0 + 1's first
+ * element) and row r0 + 1 from b on. The group adds each row's products, writes the two sums
+ * to P[2t] and P[2t + 1], and, as in matvec_split_one, counts the task in count[row] for each
+ * row it touched (after a device-wide fence); the group that completes a row (row r is
+ * covered by tasks r * width / chunk .. ((r + 1) * width - 1) / chunk) adds the row's partial
+ * sums through a volatile pointer, writes W[r] and sets count[r] back to 0 for the next
+ * launch. Only the float4 that straddles b and the n % 4 tail of M are read as scalars.
+ * Needs WG_SIZE >= 4 (one work-item per scalar). */
+extern "C" __global__ void matvec_split_flat(const float* M, uint width, uint height,
+                                const float* V, float* W, float* P,
+                                uint chunk, uint* count)
+{
+    __shared__ float partial[2 * WG_SIZE];
+    __shared__ uint last[2];
+    const uint tid = threadIdx.x;
+    const uint n = width * height;
+    const uint tasks = n / chunk + ((n % chunk) != 0u ? 1u : 0u);
+    const uint width4 = width / 4u;
+    const float4* M4 = (const float4*)M;
+    const float4* V4 = (const float4*)V;
+    const volatile float* Pv = P;
+    for (uint t = blockIdx.x; t < tasks; t += gridDim.x) {
+        const uint begin = t * chunk;
+        const uint end = begin + min(chunk, n - begin);
+        const uint r0 = begin / width;
+        const uint a = r0 * width;
+        const uint b = a + width;
+        const uint mid = min(b, end);
+        /* The first float4 wholly in row r0 + 1 (b + 3 could overflow near 2^32) */
+        const uint b4 = b / 4u + ((b & 3u) != 0u ? 1u : 0u);
+        float acc0 = 0.0f;
+        float acc1 = 0.0f;
+        MV_FLAT_ROW(acc0, begin / 4u, mid / 4u, a);
+        MV_FLAT_ROW(acc1, b4, end / 4u, b);
+        {
+            /* The elements no float4 above took, one per work-item: the float4 that straddles
+             * b, or the n % 4 tail of M. The tail is always in row r0: the last task starts
+             * at most a row (chunk <= width) before n, so in the last row. */
+            const uint s1 = (b < end) ? 4u * b4 : end;
+            const uint e = (mid & ~3u) + tid;
+            if (e < s1) {
+                if (e < b)
+                    acc0 += M[e] * V[e - a];
+                else
+                    acc1 += M[e] * V[e - b];
+            }
+        }
+        partial[tid] = acc0;
+        partial[WG_SIZE + tid] = acc1;
+        __syncthreads();
+        for (uint s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (tid < s) {
+                partial[tid] += partial[tid + s];
+                partial[WG_SIZE + tid] += partial[WG_SIZE + tid + s];
+            }
+            __syncthreads();
+        }
+        if (tid < 2u) {
+            P[2u * t + tid] = partial[tid * WG_SIZE];
+            GLOBAL_FENCE();
+        }
+        /* The partial sums are written and fenced (and partial read) before the counts */
+        __syncthreads();
+        if (tid == 0u) {
+            GLOBAL_FENCE();
+            const uint need0 = (b - 1u) / chunk - a / chunk + 1u;
+            last[0] = (ATOMIC_ADD_U32(count + r0, 1u) == need0 - 1u) ? 1u : 0u;
+            last[1] = 0u;
+            if (b < end) {
+                const uint need1 = (b + width - 1u) / chunk - b / chunk + 1u;
+                last[1] = (ATOMIC_ADD_U32(count + r0 + 1u, 1u) == need1 - 1u) ? 1u : 0u;
+            }
+        }
+        __syncthreads();
+        /* last[k] is the same for the whole work-group: the barriers below are reached by all */
+        for (uint k = 0; k < 2u; ++k) {
+            if (last[k]) {
+                const uint r = r0 + k;
+                const uint first = r * width;
+                float s = 0.0f;
+                for (uint j = first / chunk + tid; j <= (first + width - 1u) / chunk;
+                     j += blockDim.x)
+                    s += Pv[2u * j + ((j * chunk < first) ? 1u : 0u)];
+                partial[tid] = s;
+                __syncthreads();
+                for (uint s2 = blockDim.x / 2; s2 > 0; s2 >>= 1) {
+                    if (tid < s2)
+                        partial[tid] += partial[tid + s2];
+                    __syncthreads();
+                }
+                if (tid == 0u) {
+                    W[r] = partial[0];
+                    count[r] = 0u;
+                }
+                /* Done reading partial[0] before it is overwritten */
+                __syncthreads();
+            }
+        }
+        /* Done reading last before the next task overwrites it */
+        __syncthreads();
+    }
+}

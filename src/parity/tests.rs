@@ -523,6 +523,7 @@ fn real_kernels_split_into_the_expected_kernels() {
                 "matvec_split_wide",
                 "matvec_row_slice",
                 "matvec_row_multi",
+                "matvec_split_flat",
                 FILE_SCOPE
             ]
         );

@@ -16,6 +16,9 @@
 //! |             | a row tile's last block adds its partial sums    |                              |
 //! | `row-multi` | row-warp with 4 rows per warp-sized slice: the   | tall, rows of a few hundred  |
 //! |             | loads of 4 rows in flight before any sum         | floats                       |
+//! | `split-flat`| M as one flat float4 stream cut into tasks of at | very wide rows of any width  |
+//! |             | most a row; split-one's count per row (one       | (unaligned rows read as      |
+//! |             | launch); see [`super::matvec_flat`]              | float4 all the same)         |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
@@ -38,13 +41,14 @@ pub const SPLIT_WIDE: &str = "split-wide";
 pub const ROW_SLICE: &str = "row-slice";
 pub const SPLIT_ONE: &str = "split-one";
 pub const ROW_MULTI: &str = "row-multi";
+pub const SPLIT_FLAT: &str = "split-flat";
 pub const AUTO: &str = "auto";
 
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
 /// The variants, in report order (appended to the family table in `mod.rs`).
-pub const VARIANTS: [Variant; 9] = [
+pub const VARIANTS: [Variant; 10] = [
     pow2(
         v(
             FamilyKind::Matvec,
@@ -148,6 +152,20 @@ pub const VARIANTS: [Variant; 9] = [
             GroupRule::PerComputeUnit(8),
             "shapes: 4 rows per warp-sized slice, the loads of all 4 in flight before any \
              sum, float4 loads, local-memory sums (tall, rows of a few hundred floats)",
+        ),
+        32,
+        u32::MAX,
+    ),
+    // At least 32: the tail's scalars take one work-item each (up to 3, twice).
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            SPLIT_FLAT,
+            "matvec_split_flat",
+            GroupRule::PerComputeUnit(8),
+            "shapes: M as one flat float4 stream in tasks of at most a row (unaligned rows \
+             too), two partial sums per task, the work-group that completes a row adds them \
+             (atomic count per row, one launch; very wide rows)",
         ),
         32,
         u32::MAX,
@@ -288,9 +306,10 @@ pub fn concrete(variant: &'static Variant, size: Size, info: &DeviceInfo) -> &'s
     plan_for(variant, size, info).map_or(variant, |p| p.algorithm.variant())
 }
 
-/// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`).
+/// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`,
+/// `split-flat`).
 pub fn is_split(variant: &str) -> bool {
-    variant == SPLIT_K || variant == SPLIT_WIDE || variant == SPLIT_ONE
+    variant == SPLIT_K || variant == SPLIT_WIDE || variant == SPLIT_ONE || variant == SPLIT_FLAT
 }
 
 /// Rows of one tile of a split variant.
@@ -361,6 +380,9 @@ pub(super) fn split_k_steps(
     shape: LaunchShape,
     owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
+    if variant == SPLIT_FLAT {
+        return super::matvec_flat::steps(backend, kernel, [m, v, w], size, shape, owned);
+    }
     let splits = splits_of(size, shape.groups, tile_of(variant));
     let (rows, cols) = (size.rows as u32, size.cols as u32);
     let len = splits as usize * rows as usize;
@@ -506,6 +528,7 @@ mod tests {
     fn split_variants_tile_by_their_kernels_rows() {
         assert!(is_split(SPLIT_K) && is_split(SPLIT_WIDE) && !is_split(ROW_SLICE));
         assert!(is_split(SPLIT_ONE) && tile_of(SPLIT_ONE) == TILE);
+        assert!(is_split(SPLIT_FLAT));
         assert_eq!((tile_of(SPLIT_K), tile_of(SPLIT_WIDE)), (TILE, WIDE_TILE));
         // 64 rows: 16 tiles of 4 or 4 tiles of 16 out of the same 528 groups.
         let z = Size::matrix(64, 1_048_576);

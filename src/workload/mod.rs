@@ -8,6 +8,7 @@ pub mod exec;
 pub mod fft;
 pub mod fill;
 pub mod math;
+pub mod matvec_flat;
 pub mod matvec_shapes;
 pub mod md;
 pub mod reduce_launches;
@@ -338,6 +339,7 @@ pub const VARIANTS: &[Variant] = &[
     matvec_shapes::VARIANTS[6],
     matvec_shapes::VARIANTS[7],
     matvec_shapes::VARIANTS[8],
+    matvec_shapes::VARIANTS[9],
     pow2(
         v(
             Reduce,
@@ -948,6 +950,7 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     }
     match variant.family {
         Fft => fft::size_problem(size).map_or(Ok(()), |r| Err(bad(r))),
+        Matvec => matvec_flat::size_problem(variant, size).map_or(Ok(()), |r| Err(bad(r))),
         _ => Ok(()),
     }
 }
