@@ -130,9 +130,21 @@ fn shapes5_sets_split_flat_beside_split_one_at_every_wide_shape() {
                 .collect()
         };
         assert_eq!(at(SPLIT_ONE).len(), 1, "{rows}x{cols}");
-        let flat = at(SPLIT_FLAT);
-        assert_eq!(flat, [528, 1056, 2112, 4224].map(Some), "{rows}x{cols}");
+        let flat: Vec<_> = at(SPLIT_FLAT).into_iter().flatten().collect();
+        assert_eq!(flat, [528, 1056, 2112, 4224], "{rows}x{cols}");
     }
+    // Two and four loads in flight per work-item at the unaligned and the widest shape.
+    let unrolled = |rows, cols| {
+        s.comparisons
+            .iter()
+            .filter(|c| {
+                c.a.size == Size::matrix(rows, cols)
+                    && c.a.variant.name == SPLIT_FLAT
+                    && c.a.groups.is_none()
+            })
+            .count()
+    };
+    assert_eq!((unrolled(1100, 60989), unrolled(16, 4_194_304)), (2, 2));
     // Both sides the same configuration (the eight steps equal): each row is a fair PR.
     for c in &s.comparisons {
         assert_eq!(
