@@ -162,7 +162,7 @@ pub const VARIANTS: [Variant; 10] = [
             FamilyKind::Matvec,
             SPLIT_FLAT,
             "matvec_split_flat",
-            GroupRule::PerComputeUnit(8),
+            GroupRule::PerComputeUnit(16),
             "shapes: M as one flat float4 stream in tasks of at most a row (unaligned rows \
              too), two partial sums per task, the work-group that completes a row adds them \
              (atomic count per row, one launch; very wide rows)",
@@ -181,6 +181,7 @@ pub enum Algorithm {
     RowGroup,
     SplitK,
     SplitWide,
+    SplitFlat,
 }
 
 impl Algorithm {
@@ -192,6 +193,7 @@ impl Algorithm {
             Algorithm::RowGroup => ROW_GROUP,
             Algorithm::SplitK => SPLIT_K,
             Algorithm::SplitWide => SPLIT_WIDE,
+            Algorithm::SplitFlat => SPLIT_FLAT,
         }
     }
 
@@ -243,6 +245,11 @@ const SLICE_ROWS: u32 = 256;
 ///   each work-group's fixed cost (its tree of partial sums) is paid half as often. Split-wide (16-row tiles) is not chosen: on an H100
 ///   (2026-11-22, shapes-gaps) split-k reached 2553 / 2534 / 1230 GB/s at 16x4194304 /
 ///   64x1048576 / 16x262144 against split-wide's 2372 / 2369 / 1039.
+/// - rows not a multiple of 4 floats, in that split case: `split-flat` at two waves of 8 groups
+///   per compute unit. Unaligned rows leave the row-based kernels scalar loads; on an H100
+///   (2026-11-23, shapes5) split-flat read 1100x60989 at 2692 / 2699 GB/s (OpenCL / CUDA) at
+///   2112 groups, against split-one's 2463 / 2480 and its own 2138 / 2144 at 1056 (its tasks,
+///   at most a row each, then need a second, nearly empty wave).
 pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     let local = local_for(wg_limit);
     let cus = u64::from(compute_units.max(1));
@@ -270,7 +277,9 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
         let splits = (cus * GROUPS_PER_CU)
             .div_ceil(tiles)
             .min(cols.div_ceil(MIN_SPLIT_COLS));
-        if splits >= 2 {
+        if splits >= 2 && !cols.is_multiple_of(4) {
+            (Algorithm::SplitFlat, fill_groups)
+        } else if splits >= 2 {
             (Algorithm::SplitK, tiles * splits)
         } else {
             (Algorithm::RowGroup, rows.min(fill_groups))
@@ -478,9 +487,12 @@ mod tests {
         // 64 tiles of 4 rows, 17 column blocks each: 1088 groups, one wave of 8 per CU.
         assert_eq!(p.groups, 64 * 17);
         assert_eq!(splits(Size::matrix(256, 262_144), p.groups), 17);
+        // Rows not a multiple of 4 floats: one flat stream, two waves of 8 groups per unit.
         let p = on_h100(1100, 60989);
-        assert_eq!(p.algorithm, Algorithm::SplitK);
-        assert_eq!(splits(Size::matrix(1100, 60989), p.groups), 4);
+        assert_eq!(p.algorithm, Algorithm::SplitFlat);
+        assert_eq!(p.groups, 2 * 132 * 8);
+        assert_eq!(on_h100(1100, 60988).algorithm, Algorithm::SplitK);
+        assert_eq!(on_h100(300, 1501).algorithm, Algorithm::SplitFlat);
         // Very wide: 4 tiles of 4 rows, 264 blocks: the 1056 groups of the split-k rows.
         assert_eq!(on_h100(16, 4_194_304).groups, 1056);
     }
