@@ -847,19 +847,6 @@ extern "C" __global__ void matvec_row_multi(const float* M, uint width, uint hei
         }                                                                                          \
     }
 
-/* acc += the float4s [from, to) of M, all in the row that starts at flat index rowStart, the
- * group's work-items on consecutive float4s. Needs tid, M4 and MV_FLAT_DOT's names. */
-#define MV_FLAT_ROW(acc, from, to, rowStart)                                                       \
-    {                                                                                              \
-        const uint sh = (0u - (rowStart)) & 3u;                                                    \
-        PRAGMA_UNROLL_A                                                                            \
-        for (uint x = (from) + tid; x < (to); x += blockDim.x) {                                   \
-            const float4 m = M4[x];                                                                \
-            const uint c = 4u * x - (rowStart);                                                    \
-            MV_FLAT_DOT(acc, m, c, sh);                                                            \
-        }                                                                                          \
-    }
-
 /* Split-flat (very wide rows, any width; the harness gives chunk <= width, a multiple of 4).
  * Task t covers [t * chunk, min((t + 1) * chunk, n)): row r0 up to b (row r0 + 1's first
  * element) and row r0 + 1 from b on. The group adds each row's products, writes the two sums
@@ -893,8 +880,28 @@ extern "C" __global__ void matvec_split_flat(const float* M, uint width, uint he
         const uint b4 = b / 4u + ((b & 3u) != 0u ? 1u : 0u);
         float acc0 = 0.0f;
         float acc1 = 0.0f;
-        MV_FLAT_ROW(acc0, begin / 4u, mid / 4u, a);
-        MV_FLAT_ROW(acc1, b4, end / 4u, b);
+        {
+            /* One loop over the task's float4s, each added to its row's sum: a task that
+             * straddles two rows takes as many steps as one that does not (two loops, one per
+             * row, took a partial last step each), and the shift is chosen per step by a
+             * comparison, not by a branch of the loop's body that NVRTC's unrolled code paid
+             * for (the shapes5-twoloops results). */
+            const uint sh0 = (0u - a) & 3u;
+            const uint sh1 = (0u - b) & 3u;
+            const uint midq = mid / 4u;
+            PRAGMA_UNROLL_A
+            for (uint x = begin / 4u + tid; x < end / 4u; x += blockDim.x) {
+                if (x < midq) {
+                    const float4 m = M4[x];
+                    const uint c = 4u * x - a;
+                    MV_FLAT_DOT(acc0, m, c, sh0);
+                } else if (x >= b4) {
+                    const float4 m = M4[x];
+                    const uint c = 4u * x - b;
+                    MV_FLAT_DOT(acc1, m, c, sh1);
+                }
+            }
+        }
         {
             /* The elements no float4 above took, one per work-item: the float4 that straddles
              * b, or the n % 4 tail of M. The tail is always in row r0: the last task starts
