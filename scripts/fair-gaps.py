@@ -84,6 +84,10 @@ REVERTED = {
     "it lifted 1100x60989 from 0.85 to 0.89 of the read kernel but moved NVRTC's code of the aligned "
     "path (CUDA 12-24% faster at 264-528 groups, fair PR 0.81-0.96 there)",
     "h200-2026-11-23-shapes-unaligned": "the same, on the H200",
+    "h100-2026-11-23-shapes5-twoloops": "split-flat's first text (070c750, 7ad08cd): two loops per task, one per row, the "
+    "V shift chosen by a branch inside the loop; replaced by one loop (be37a3b). Its unrolled rows read 0.89-1.15: on the "
+    "H200 the swap in this folder gives 1.09 / 1.11 with OpenCL's PTX on both runtimes and 1.00 / 0.99 with NVRTC's",
+    "h200-2026-11-23-shapes5-twoloops": "the same, on the H200",
 }
 
 
