@@ -11,15 +11,12 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
-use clvscu::backend::LaunchShape;
 use clvscu::export::csv::read_rows;
-use clvscu::kernels::KernelSources;
 use clvscu::record::{MeasurementRow, Status};
 use clvscu::report::baseline::{self, BaselineRow};
 use clvscu::study::{self, Study};
-use clvscu::workload::exec::{self, Inputs, SideConfig};
 use clvscu::workload::matvec_shapes::{self, Algorithm};
-use clvscu::workload::{find_variant, FamilyKind, Size};
+use clvscu::workload::{FamilyKind, Size};
 
 const SHAPES3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shapes3.toml");
 const LAUNCHES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/reduce-launches.toml");
@@ -229,30 +226,6 @@ fn shapes3_at_test_size_runs_on_the_fake_backend() {
     }
 }
 
-/// Split-one at `groups` work-groups: launched `runs` times, then verified (the counters the
-/// last work-group of each row tile resets must be 0 again at every launch).
-fn split_one_after_runs(b: &mut OpenClBackend, size: Size, local: u32, groups: u32, runs: u32) {
-    let v = find_variant(FamilyKind::Matvec, matvec_shapes::SPLIT_ONE).unwrap();
-    let inputs = Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
-    let side = SideConfig {
-        shape: LaunchShape::linear(groups, local),
-        defines: vec![],
-        flags: vec![],
-        jit: Default::default(),
-    };
-    let p = exec::prepare(b, &KernelSources::embedded(), v, &inputs, &side)
-        .unwrap_or_else(|e| panic!("{size} {local}x{groups}: {e}"));
-    for _ in 0..runs {
-        exec::run(b, &p).unwrap();
-    }
-    let check = exec::verify(b, &p, &inputs).unwrap();
-    assert!(
-        check.ok,
-        "{size} {local}x{groups} after {runs} runs: {check:?}"
-    );
-    exec::release(b, p);
-}
-
 #[test]
 #[ignore = "needs OpenCL"]
 fn split_one_verifies_on_opencl_after_many_launches_at_any_group_count() {
@@ -267,6 +240,6 @@ fn split_one_verifies_on_opencl_after_many_launches_at_any_group_count() {
         (Size::matrix(5, 1000), 32, 1),
         (Size::matrix(300, 2048), 256, 500),
     ] {
-        split_one_after_runs(&mut b, size, local, groups, 5);
+        common::matvec_after_runs(&mut b, matvec_shapes::SPLIT_ONE, size, local, groups, 5);
     }
 }

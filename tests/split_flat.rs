@@ -11,12 +11,9 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
-use clvscu::backend::LaunchShape;
 use clvscu::export::csv::read_rows;
-use clvscu::kernels::KernelSources;
 use clvscu::record::{MeasurementRow, Status};
 use clvscu::study::{self, Study};
-use clvscu::workload::exec::{self, Inputs, SideConfig};
 use clvscu::workload::matvec_flat;
 use clvscu::workload::matvec_shapes::{SPLIT_FLAT, SPLIT_ONE};
 use clvscu::workload::{find_variant, FamilyKind, Size};
@@ -25,29 +22,6 @@ const SHAPES5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shapes5.toml
 
 fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
-
-/// Split-flat at `groups` x `local`: launched `runs` times, then verified.
-fn after_runs(b: &mut OpenClBackend, size: Size, local: u32, groups: u32, runs: u32) {
-    let v = find_variant(FamilyKind::Matvec, SPLIT_FLAT).unwrap();
-    let inputs = Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
-    let side = SideConfig {
-        shape: LaunchShape::linear(groups, local),
-        defines: vec![],
-        flags: vec![],
-        jit: Default::default(),
-    };
-    let p = exec::prepare(b, &KernelSources::embedded(), v, &inputs, &side)
-        .unwrap_or_else(|e| panic!("{size} {local}x{groups}: {e}"));
-    for _ in 0..runs {
-        exec::run(b, &p).unwrap();
-    }
-    let check = exec::verify(b, &p, &inputs).unwrap();
-    assert!(
-        check.ok,
-        "{size} {local}x{groups} after {runs} runs: {check:?}"
-    );
-    exec::release(b, p);
 }
 
 /// The shapes below, with what each one exercises, checked on the host first so that the
@@ -96,7 +70,14 @@ fn split_flat_verifies_on_opencl_at_its_edges_after_many_launches() {
     common::need("OpenCL", opencl::availability());
     let mut b = OpenClBackend::open(None).expect("open OpenCL device");
     for (rows, cols, local, groups) in EDGES {
-        after_runs(&mut b, Size::matrix(rows, cols), local, groups, 4);
+        common::matvec_after_runs(
+            &mut b,
+            SPLIT_FLAT,
+            Size::matrix(rows, cols),
+            local,
+            groups,
+            4,
+        );
     }
 }
 

@@ -12,8 +12,9 @@
 //! tested without a device) and the launch's arguments.
 
 use super::exec::{buffer_of, ExecError, Step};
-use super::{matvec_shapes::SPLIT_FLAT, Size, Variant, WorkloadError};
-use crate::backend::{Arg, Backend, BufferId, KernelId, LaunchShape};
+use super::matvec_shapes::{one_launch_step, OneLaunch, SPLIT_FLAT};
+use super::{Size, Variant, WorkloadError};
+use crate::backend::{Backend, BufferId, KernelId, LaunchShape};
 
 /// Why `variant` cannot run on `size`, if it is split-flat and the rows are narrower than one
 /// float4 (there is no task to cut: the variant is for wide rows).
@@ -88,11 +89,9 @@ pub fn row_sums(p: &[f64], size: Size, chunk: u32) -> Vec<f64> {
         .collect()
 }
 
-/// The one launch of `split-flat` over `[M, V, W]`: W's arguments where every other matvec
-/// kernel has them (so the fake backend emulates it as a matvec), then P (two sums per task),
-/// the chunk and one counter per row. The counters start at 0 and the kernel leaves them at 0
-/// (the group that completes a row resets its counter), so they are zeroed once here.
-/// Returns the step and P (poisoned before checks).
+/// The one launch of `split-flat` over `[M, V, W]`: P holds two sums per task, the block
+/// parameter is the chunk, and there is one counter per row (see
+/// [`super::matvec_shapes::one_launch_step`]). Returns the step and P (poisoned before checks).
 pub(super) fn steps(
     backend: &mut dyn Backend,
     kernel: KernelId,
@@ -108,23 +107,13 @@ pub(super) fn steps(
         })?;
     let len = 2 * tasks(size, chunk) as usize;
     let partial = buffer_of(backend, len, owned)?;
-    let rows = size.rows as usize;
-    let count = buffer_of(backend, rows, owned)?;
-    backend.upload_u32(count, &vec![0; rows])?;
-    let step = Step::Kernel {
+    let launch = OneLaunch {
         kernel,
         shape,
-        args: vec![
-            Arg::Buffer(m),
-            Arg::U32(size.cols as u32),
-            Arg::U32(size.rows as u32),
-            Arg::Buffer(v),
-            Arg::Buffer(w),
-            Arg::Buffer(partial),
-            Arg::U32(chunk),
-            Arg::Buffer(count),
-        ],
+        blocks: chunk,
+        counters: size.rows as usize,
     };
+    let step = one_launch_step(backend, launch, [m, v, w, partial], size, owned)?;
     Ok((vec![step], (partial, len)))
 }
 

@@ -426,26 +426,55 @@ pub(super) fn split_k_steps(
     Ok((vec![first, second], (partial, len)))
 }
 
-/// The one launch of `split-one` over `[M, V, W, P]`: W's arguments where every other matvec
-/// kernel has them (so the fake backend emulates it as a matvec), then the partials, the
-/// splits and one counter per row tile. The counters start at 0 and the kernel leaves them at
-/// 0 (the last work-group of a tile resets its counter), so they are zeroed once here.
+/// The one launch of `split-one` over `[M, V, W, P]`: the partials of `splits` column blocks
+/// per row tile, one counter per row tile (see [`one_launch_step`]).
 pub(super) fn split_one_step(
     backend: &mut dyn Backend,
     kernel: KernelId,
-    [m, v, w, partial]: [BufferId; 4],
+    buffers: [BufferId; 4],
     size: Size,
     shape: LaunchShape,
     owned: &mut Vec<BufferId>,
 ) -> Result<Step, ExecError> {
     let splits = splits_of(size, shape.groups, TILE);
     let tiles = size.rows.div_ceil(u64::from(TILE)).max(1) as usize;
-    let count = backend.alloc(tiles)?;
-    owned.push(count);
-    backend.upload_u32(count, &vec![0; tiles])?;
-    Ok(Step::Kernel {
+    let launch = OneLaunch {
         kernel,
         shape,
+        blocks: splits,
+        counters: tiles,
+    };
+    one_launch_step(backend, launch, buffers, size, owned)
+}
+
+/// A one-launch split variant's launch: its kernel and shape, its block parameter (the
+/// splits of `split-one`, the chunk of `split-flat`) and how many completion counters it
+/// counts in (row tiles, rows).
+pub(super) struct OneLaunch {
+    pub kernel: KernelId,
+    pub shape: LaunchShape,
+    pub blocks: u32,
+    pub counters: usize,
+}
+
+/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: W's arguments where
+/// every other matvec kernel has them (so the fake backend emulates it as a matvec), then the
+/// partials, the block parameter and the counters. The counters start at 0 and the kernel
+/// leaves them at 0 (the work-group that completes a row or tile resets its counter), so they
+/// are zeroed once here.
+pub(super) fn one_launch_step(
+    backend: &mut dyn Backend,
+    launch: OneLaunch,
+    [m, v, w, partial]: [BufferId; 4],
+    size: Size,
+    owned: &mut Vec<BufferId>,
+) -> Result<Step, ExecError> {
+    let count = backend.alloc(launch.counters)?;
+    owned.push(count);
+    backend.upload_u32(count, &vec![0; launch.counters])?;
+    Ok(Step::Kernel {
+        kernel: launch.kernel,
+        shape: launch.shape,
         args: vec![
             Arg::Buffer(m),
             Arg::U32(size.cols as u32),
@@ -453,7 +482,7 @@ pub(super) fn split_one_step(
             Arg::Buffer(v),
             Arg::Buffer(w),
             Arg::Buffer(partial),
-            Arg::U32(splits),
+            Arg::U32(launch.blocks),
             Arg::Buffer(count),
         ],
     })

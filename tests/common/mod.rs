@@ -33,3 +33,39 @@ pub fn matvec_entries_at_test_size(study: &clvscu::study::Study) -> String {
     }
     text
 }
+
+/// The matvec variant `variant` at `groups` x `local` on `b`: launched `runs` times, then
+/// verified. For the one-launch split variants the per-row (or per-tile) counters that the
+/// last work-group resets must be 0 again at every launch, so one verification after several
+/// launches checks that too.
+pub fn matvec_after_runs(
+    b: &mut clvscu::backend::opencl::OpenClBackend,
+    variant: &str,
+    size: clvscu::workload::Size,
+    local: u32,
+    groups: u32,
+    runs: u32,
+) {
+    use clvscu::workload::{exec, find_variant, FamilyKind};
+    let v = find_variant(FamilyKind::Matvec, variant).unwrap();
+    let inputs =
+        exec::Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
+    let side = exec::SideConfig {
+        shape: clvscu::backend::LaunchShape::linear(groups, local),
+        defines: vec![],
+        flags: vec![],
+        jit: Default::default(),
+    };
+    let sources = clvscu::kernels::KernelSources::embedded();
+    let p = exec::prepare(b, &sources, v, &inputs, &side)
+        .unwrap_or_else(|e| panic!("{variant} {size} {local}x{groups}: {e}"));
+    for _ in 0..runs {
+        exec::run(b, &p).unwrap();
+    }
+    let check = exec::verify(b, &p, &inputs).unwrap();
+    assert!(
+        check.ok,
+        "{variant} {size} {local}x{groups} after {runs} runs: {check:?}"
+    );
+    exec::release(b, p);
+}
