@@ -12,7 +12,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::export::csv::read_rows;
-use clvscu::record::{MeasurementRow, Status};
+use clvscu::record::MeasurementRow;
 use clvscu::report::baseline::{self, BaselineRow};
 use clvscu::study::{self, Study};
 use clvscu::workload::matvec_shapes::{self, Algorithm};
@@ -172,14 +172,7 @@ fn the_launch_experiment_runs_on_the_fake_backend_and_a_partial_sum_is_never_bes
     let dir = tempfile::tempdir().unwrap();
     let rows = run_fake(Path::new(LAUNCHES), &dir.path().join("out"));
     assert_eq!(rows.len(), 14);
-    for r in &rows {
-        assert!(
-            r.status == Status::Ok && r.verified,
-            "{} {}",
-            r.comparison,
-            r.api
-        );
-    }
+    common::assert_all_verified(&rows);
     let refs: Vec<&MeasurementRow> = rows.iter().collect();
     let sum = BaselineRow {
         baseline: "sum".into(),
@@ -216,14 +209,7 @@ fn shapes3_at_test_size_runs_on_the_fake_backend() {
     std::fs::write(&study, small_shapes3()).unwrap();
     let rows = run_fake(&study, &dir.path().join("out"));
     assert!(rows.iter().any(|r| r.variant == "split-one"));
-    for r in &rows {
-        assert!(
-            r.status == Status::Ok && r.verified,
-            "{} {}",
-            r.comparison,
-            r.api
-        );
-    }
+    common::assert_all_verified(&rows);
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::export::csv::read_rows;
-use clvscu::record::{MeasurementRow, Status};
+use clvscu::record::MeasurementRow;
 use clvscu::study::{self, Study};
 use clvscu::workload::matvec_flat;
 use clvscu::workload::matvec_shapes::{SPLIT_FLAT, SPLIT_ONE};
@@ -178,14 +178,7 @@ fn run_small(pair: &str, out: &Path) -> Vec<MeasurementRow> {
         .success();
     let rows: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
     assert!(rows.iter().filter(|r| r.variant == SPLIT_FLAT).count() >= 20);
-    for r in &rows {
-        assert!(
-            r.status == Status::Ok && r.verified,
-            "{} {}",
-            r.comparison,
-            r.api
-        );
-    }
+    common::assert_all_verified(&rows);
     rows
 }
 

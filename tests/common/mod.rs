@@ -69,3 +69,15 @@ pub fn matvec_after_runs(
     );
     exec::release(b, p);
 }
+
+/// Fails, naming the comparison and API, unless every row ran and verified.
+pub fn assert_all_verified(rows: &[clvscu::record::MeasurementRow]) {
+    for r in rows {
+        assert!(
+            r.status == clvscu::record::Status::Ok && r.verified,
+            "{} {}",
+            r.comparison,
+            r.api
+        );
+    }
+}
