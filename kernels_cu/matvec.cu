@@ -824,8 +824,8 @@ extern "C" __global__ void matvec_row_multi(const float* M, uint width, uint hei
  * the row width. V's columns are then misaligned by the same shift for a whole row. */
 
 /* acc += the float4 m of M times V at columns c..c+3, c % 4 == sh: one aligned float4 of V when
- * sh == 0, else the two aligned float4s around the columns, picked by sh (uniform over a row,
- * so the branch does not diverge). The last float4s of V take scalars: the second aligned
+ * sh == 0, else the two aligned float4s around the columns, picked by sh (the same for a whole
+ * row, so lanes diverge only at a task's row boundary). The last float4s of V take scalars: the second aligned
  * float4 would reach past V's end when width is not a multiple of 4. Needs V, V4, width4. */
 #define MV_FLAT_DOT(acc, m, c, sh)                                                                 \
     {                                                                                              \
@@ -882,10 +882,9 @@ extern "C" __global__ void matvec_split_flat(const float* M, uint width, uint he
         float acc1 = 0.0f;
         {
             /* One loop over the task's float4s, each added to its row's sum: a task that
-             * straddles two rows takes as many steps as one that does not (two loops, one per
-             * row, took a partial last step each), and the shift is chosen per step by a
-             * comparison, not by a branch of the loop's body that NVRTC's unrolled code paid
-             * for (the shapes5-twoloops results). */
+             * straddles two rows takes as many steps as one that does not. Two loops, one per
+             * row, took a partial last step each, and unrolled, the two front ends' code for
+             * them differed by up to 12% (fair PR 0.89-1.12: the shapes5-twoloops results). */
             const uint sh0 = (0u - a) & 3u;
             const uint sh1 = (0u - b) & 3u;
             const uint midq = mid / 4u;

@@ -71,6 +71,13 @@ fn instruction(line: &str) -> &str {
     }
 }
 
+/// The words of one PTX instruction: its opcode and operands, without commas or the `;`.
+fn operands(line: &str) -> Vec<&str> {
+    line.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 /// The PTX `text`, adapted to run on `target`, or why it cannot run there.
 pub fn adapt(text: &str, target: Target) -> Result<String, String> {
     refuse_what_does_not_cross(text, target)?;
@@ -176,11 +183,7 @@ fn for_cuda_line(line: &str) -> Result<String, String> {
              here (an OpenCL-only built-in such as get_work_dim)"
         )
     })?;
-    let words: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
-        .filter(|w| !w.is_empty())
-        .collect();
-    match words.as_slice() {
+    match operands(line).as_slice() {
         [op, dst, src] if op.starts_with("mov.") && src.starts_with("%envreg") => {
             Ok(format!("\tmov.u32 \t{dst}, {value};"))
         }

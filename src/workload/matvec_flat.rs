@@ -19,12 +19,15 @@ use crate::backend::{Backend, BufferId, KernelId, LaunchShape};
 /// Why `variant` cannot run on `size`, if it is split-flat and the rows are narrower than one
 /// float4 (there is no task to cut: the variant is for wide rows).
 pub fn size_problem(variant: &Variant, size: Size) -> Option<String> {
-    (variant.name == SPLIT_FLAT && size.cols < 4).then(|| {
-        format!(
-            "matrix {size}: split-flat cuts M into float4 tasks of at most a row; rows need at \
-             least 4 columns"
-        )
-    })
+    (variant.name == SPLIT_FLAT && size.cols < 4).then(|| narrow_rows(size))
+}
+
+/// Why a matrix's rows are too narrow for split-flat's tasks.
+fn narrow_rows(size: Size) -> String {
+    format!(
+        "matrix {size}: split-flat cuts M into float4 tasks of at most a row; rows need at least \
+         4 columns"
+    )
 }
 
 /// The chunk (floats per task) of a `rows` x `cols` launch of `groups` work-groups of `local`:
@@ -103,7 +106,7 @@ pub(super) fn steps(
     let chunk =
         chunk(size, shape.groups, shape.local).ok_or_else(|| WorkloadError::BadProblem {
             variant: format!("matvec/{SPLIT_FLAT}"),
-            reason: format!("matrix {size}: rows need at least 4 columns"),
+            reason: narrow_rows(size),
         })?;
     let len = 2 * tasks(size, chunk) as usize;
     let partial = buffer_of(backend, len, owned)?;

@@ -151,11 +151,7 @@ pub(super) fn nvrtc_texture_params(
 
 /// `ld.param.u64 %rd5, [P];` as (`%rd5`, `P`).
 fn parameter_load(line: &str) -> Option<(&str, &str)> {
-    let words: Vec<&str> = line
-        .split(|c: char| c.is_whitespace() || c == ',' || c == ';')
-        .filter(|w| !w.is_empty())
-        .collect();
-    match words.as_slice() {
+    match super::operands(line).as_slice() {
         ["ld.param.u64", reg, param] => Some((*reg, param.trim_matches(['[', ']']))),
         _ => None,
     }
