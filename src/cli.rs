@@ -56,6 +56,10 @@ pub enum Command {
     Studies,
     /// Run a study (default: the short `default` study) and write CSV, JSON, Markdown, charts.
     Run(Box<RunArgs>),
+    /// The harness's own launch cost on each API, held against a plain loop of the driver's
+    /// calls in the same process: per wait mode, one at a time and back to back, 1 x 1 and a
+    /// grid sweep; writes calibration.csv, calibration-pr.csv and calibration.md.
+    Calibrate(CalibrateArgs),
     /// Search each API's best configuration of a kernel; best-vs-best beside same-config PR.
     Tune(Box<crate::tune_cli::TuneArgs>),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
@@ -104,6 +108,21 @@ pub enum Command {
         #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
         noise: f64,
     },
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct CalibrateArgs {
+    /// Output folder (created; nothing is written outside it).
+    #[arg(long, default_value = "clvscu-calibration")]
+    pub out: PathBuf,
+    /// 1 x 1 only, fewer repetitions: a pass of seconds, and what a CPU device can afford.
+    #[arg(long)]
+    pub quick: bool,
+    /// Which APIs to calibrate (default: both; one side alone when the other is missing).
+    #[arg(long, value_enum, default_value = "opencl-cuda")]
+    pub pair: Pairing,
+    #[command(flatten)]
+    pub devices: DeviceArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -319,8 +338,18 @@ mod tests {
     }
 
     const SUBCOMMANDS: &[&str] = &[
-        "devices", "studies", "run", "parity", "plot", "merge", "inspect", "report", "diff",
-        "tune", "help",
+        "devices",
+        "studies",
+        "run",
+        "parity",
+        "plot",
+        "merge",
+        "inspect",
+        "report",
+        "diff",
+        "tune",
+        "calibrate",
+        "help",
     ];
 
     /// Argument vectors: usually a subcommand first (else nothing gets past the top level),
@@ -366,13 +395,23 @@ mod tests {
                         Command::Report { .. } => "report",
                         Command::Diff { .. } => "diff",
                         Command::Tune(_) => "tune",
+                        Command::Calibrate(_) => "calibrate",
                     });
                 }
                 Err(_) => errors += 1,
             }
         }
         let all = [
-            "devices", "diff", "inspect", "merge", "parity", "plot", "report", "run", "studies",
+            "calibrate",
+            "devices",
+            "diff",
+            "inspect",
+            "merge",
+            "parity",
+            "plot",
+            "report",
+            "run",
+            "studies",
             "tune",
         ];
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), all);

@@ -25,7 +25,7 @@ use clvscu::session::watchdog::Watchdog;
 use clvscu::session::{self, OnComparison, Outcome, RunSummary};
 use clvscu::study::{self, quick::QuickRun};
 
-use crate::cli::{Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
+use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILED_CONFIGS: i32 = 3;
@@ -37,6 +37,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Devices => devices(),
         Command::Studies => studies(),
         Command::Run(args) => run(*args),
+        Command::Calibrate(args) => calibrate(&args),
         Command::Tune(args) => crate::tune_cli::run(*args),
         Command::Parity { devices } => parity(&devices),
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
@@ -161,12 +162,49 @@ fn studies() -> Result<i32> {
 }
 
 fn open_sides(args: &RunArgs) -> Result<Sides> {
-    let d = &args.devices;
+    open_pair(&args.devices, args.pair, args.cl_device_b.as_deref())
+}
+
+/// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
+fn calibrate(args: &CalibrateArgs) -> Result<i32> {
+    let mut sides = open_pair(&args.devices, args.pair, None)?;
+    let sources = sources(&args.devices)?;
+    let plan = if args.quick {
+        clvscu::calibrate::CalibrationPlan::quick()
+    } else {
+        clvscu::calibrate::CalibrationPlan::full()
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
+    let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
+    if let Some(b) = sides.b.as_mut() {
+        backends.push(b.as_mut());
+    }
+    let names: Vec<String> = backends.iter().map(|b| describe(b.info())).collect();
+    println!("calibrating {} ...", names.join(" and "));
+    let found = clvscu::calibrate::calibrate(&mut backends, &sources, &plan)?;
+    let title = format!("clvscu calibrate: {}", names.join(" / "));
+    clvscu::calibrate::write(&args.out, &found, &title)?;
+    let command_line: Vec<String> = std::env::args().collect();
+    let infos: Vec<&DeviceInfo> = backends.iter().map(|b| b.info()).collect();
+    let prov = clvscu::calibrate::provenance(&infos, &sources, &command_line);
+    clvscu::export::json::write_json_atomic(&args.out.join("provenance.json"), &prov)?;
+    println!("{}", clvscu::calibrate::markdown(&found));
+    println!("written: {}", args.out.display());
+    Ok(EXIT_OK)
+}
+
+fn describe(d: &DeviceInfo) -> String {
+    format!("{} {} ({})", d.api, d.name, d.driver_version)
+}
+
+/// The backends of `pair`; with both APIs asked for and one missing, the other alone.
+fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>) -> Result<Sides> {
     let open_cl =
         |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Backend>);
     let open_cuda =
         || CudaBackend::open(d.cuda_device.as_deref()).map(|b| Box::new(b) as Box<dyn Backend>);
-    match args.pair {
+    match pair {
         Pairing::Opencl => Ok(Sides {
             a: open_cl(d.cl_device.as_deref())?,
             b: None,
@@ -177,7 +215,7 @@ fn open_sides(args: &RunArgs) -> Result<Sides> {
         }),
         Pairing::OpenclOpencl => {
             let a = open_cl(d.cl_device.as_deref())?;
-            let b = open_cl(args.cl_device_b.as_deref().or(d.cl_device.as_deref()))?;
+            let b = open_cl(cl_device_b.or(d.cl_device.as_deref()))?;
             Ok(Sides { a, b: Some(b) })
         }
         Pairing::Fake => Ok(Sides {

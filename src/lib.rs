@@ -4,6 +4,7 @@
 //! result rows -> exporters and charts.
 
 pub mod backend;
+pub mod calibrate;
 pub mod export;
 pub mod fairness;
 pub mod inspect;

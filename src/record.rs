@@ -138,6 +138,13 @@ pub struct MeasurementRow {
     /// written before the key was recorded here.
     #[serde(default)]
     pub front_end: Option<Api>,
+    /// The work-group size the API reports as this kernel's limit (OpenCL's
+    /// `CL_KERNEL_WORK_GROUP_SIZE`, CUDA's `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): a fact
+    /// beside the launch, never a check of the harness's: the driver alone accepts or refuses
+    /// a launch. Empty where the kernel was not built, and in files written before it was
+    /// recorded.
+    #[serde(default)]
+    pub kernel_work_group_limit: Option<u32>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

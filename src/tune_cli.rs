@@ -9,7 +9,9 @@ use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Backend};
+use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::Cache;
+use clvscu::tune::provenance;
 use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
 use clvscu::tune::strategy::StrategyKind;
@@ -142,9 +144,14 @@ pub fn run(args: TuneArgs) -> Result<i32> {
             scope,
         });
     }
+    let gpus_before = GpuSnapshot::now();
     let report = plan.execute(&mut sides, &mut cache)?;
+    let infos: Vec<_> = backends.iter().map(|b| b.info()).collect();
+    let command_line: Vec<String> = std::env::args().collect();
+    let mut prov = provenance::of_tune(&plan, &report.space, &infos, &command_line, gpus_before);
+    record_after(&mut prov, GpuSnapshot::now());
     let title = format!("{} at {size}", args.target);
-    output::write_all(&report, &args.out, &title).context("writing the tuning results")?;
+    output::write_all(&report, &args.out, &title, &prov).context("writing the tuning results")?;
     if !args.no_charts {
         if let Err(e) = output::draw_charts(&report, &args.out, &title) {
             eprintln!("note: no charts: {e}");

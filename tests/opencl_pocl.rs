@@ -619,7 +619,7 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
             flags: vec![],
             jit: Default::default(),
         };
-        for mode in [WaitMode::Spin, WaitMode::Yield, WaitMode::Blocking] {
+        for mode in WaitMode::ALL {
             b.set_wait_mode(mode).unwrap();
             let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
                 .unwrap_or_else(|e| panic!("{}/{} {mode}: {e}", v.family.name(), v.name));
@@ -640,7 +640,7 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
             runs += 1;
         }
     }
-    assert_eq!(runs, 3 * 8, "2 launch and 6 transfer variants in 3 modes");
+    assert_eq!(runs, 4 * 8, "2 launch and 6 transfer variants in 4 modes");
 }
 
 /// With the wall clock alone a launch runs on the queue without profiling: still verified,

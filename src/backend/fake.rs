@@ -11,9 +11,10 @@ use rand::{Rng, SeedableRng};
 
 use super::handles::Handles;
 use super::{
-    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, CompileRequest,
-    DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId, KernelResources,
-    LaunchShape, ProgramId, Result, Seconds, TimerKind, Timing, WaitMode,
+    check_alloc, launch_refusal, Api, Arg, Backend, BackendError, BufferId, CallCounts,
+    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
+    KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds, TimerKind, Timing,
+    WaitMode,
 };
 use crate::workload::{math, matvec_shapes, reference, sgemm};
 
@@ -37,6 +38,9 @@ pub struct FakeScript {
     pub wall_overhead_seconds: f64,
     /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
     pub wake_up_seconds: f64,
+    /// Host seconds the harness's own launch path adds to `wall_overhead_seconds`, which the
+    /// plain loop ([`Backend::plain_launches`]) does not pay: a scripted harness overhead.
+    pub harness_overhead_seconds: f64,
     /// Host seconds the first launch after the other API's launch adds to the wall clock: a
     /// scripted GPU context switch between the two APIs' contexts (the fakes of one thread
     /// share one pretend GPU).
@@ -67,6 +71,7 @@ impl Default for FakeScript {
             seconds_per_float: 1e-12,
             wall_overhead_seconds: 8e-6,
             wake_up_seconds: 1e-4,
+            harness_overhead_seconds: 0.0,
             context_switch_seconds: 0.0,
             jitter: 0.01,
             seed: 1,
@@ -101,6 +106,7 @@ pub struct FakeBackend {
     script: FakeScript,
     rng: SmallRng,
     launches: usize,
+    calls: CallCounts,
     wait: WaitMode,
     timer: TimerKind,
     hosts: Handles<HostBufferId, Vec<f32>>,
@@ -134,6 +140,7 @@ impl FakeBackend {
             script,
             rng,
             launches: 0,
+            calls: CallCounts::default(),
             wait: WaitMode::DEFAULT,
             timer: TimerKind::DeviceEvent,
             hosts: Handles::new(api),
@@ -172,7 +179,13 @@ impl FakeBackend {
             self.script.context_switch_seconds
         };
         Timing::clocks(
-            Seconds(device + self.script.wall_overhead_seconds + wake + switch),
+            Seconds(
+                device
+                    + self.script.wall_overhead_seconds
+                    + self.script.harness_overhead_seconds
+                    + wake
+                    + switch,
+            ),
             (!self.script.no_device_timer).then_some(Seconds(device)),
         )
     }
@@ -695,8 +708,26 @@ impl Backend for FakeBackend {
         args: &[Arg],
         count: u32,
     ) -> Result<Timing> {
-        check_work_group(&self.info, shape.group_items(), None)?;
+        // The fake driver refuses what exceeds its device, as a real one does.
+        if shape.group_items() == 0 || shape.group_items() > self.info.max_work_group_size {
+            return Err(launch_refusal(
+                &self.info,
+                self.api,
+                shape.group_items(),
+                None,
+                "the fake driver's refusal",
+            ));
+        }
         let (name, program, iters) = self.kernel_of(kernel)?;
+        // Events as the real backends ask for them: start and stop for the device clock, one
+        // to wait on for an event wait mode, none for a host-timed launch in `finish` mode.
+        let events = match (self.timer, self.wait.needs_event()) {
+            (TimerKind::DeviceEvent, _) => 2,
+            (TimerKind::WallClock, true) => 1,
+            (TimerKind::WallClock, false) => 0,
+        };
+        self.calls.launches += u64::from(count.max(1));
+        self.calls.events += events;
         for _ in 0..count.max(1) {
             self.check_launch_budget()?;
             self.emulate(&name, program, shape, args, iters)?;
@@ -709,6 +740,33 @@ impl Backend for FakeBackend {
         // As the real backends: a launch timed by the wall clock alone has no device time.
         let device = device.filter(|_| self.timer == TimerKind::DeviceEvent);
         Ok(Timing::clocks(Seconds(wall), device))
+    }
+
+    /// Scripted like a launch, without the harness's overhead.
+    fn plain_launches(
+        &mut self,
+        kernel: KernelId,
+        args: &[Arg],
+        plan: PlainLoop,
+    ) -> Result<Vec<f64>> {
+        let (name, program, iters) = self.kernel_of(kernel)?;
+        let mut times = Vec::with_capacity(plan.reps as usize);
+        let (wait, harness) = (self.wait, self.script.harness_overhead_seconds);
+        self.wait = plan.wait;
+        for _ in 0..plan.reps {
+            for _ in 0..plan.batch.max(1) {
+                self.emulate(&name, program, plan.shape, args, iters)?;
+            }
+            let one = self.scripted_timing(self.floats_of(args));
+            let busy = one.device.map_or(0.0, |d| d.0);
+            times.push(one.wall.0 - harness + busy * f64::from(plan.batch.max(1) - 1));
+        }
+        self.wait = wait;
+        Ok(times)
+    }
+
+    fn calls(&self) -> CallCounts {
+        self.calls
     }
 
     /// The fake's "occupancy calculator": the device's largest work-group, on CUDA only.

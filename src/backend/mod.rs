@@ -451,12 +451,20 @@ pub enum BackendError {
         what: String,
         detail: String,
     },
-    #[error("work-group size {requested} exceeds the limit {limit} of {device}{context}")]
-    WorkGroupTooLarge {
+    /// The driver refused a launch's work-group. The limits the APIs report are facts beside
+    /// the refusal, never a check of ours: NVIDIA's OpenCL reports 256 items per kernel and
+    /// runs 1024.
+    #[error(
+        "{api} driver refused a work-group of {requested} work-items on {device}: {detail} \
+         (reported limits: device {device_limit}, this kernel {kernel_limit})"
+    )]
+    WorkGroupRefused {
+        api: Api,
         requested: u32,
-        limit: u32,
         device: String,
-        context: String,
+        device_limit: u32,
+        kernel_limit: String,
+        detail: String,
     },
     #[error("allocation of {bytes} bytes refused: {device} allows {limit} bytes ({what})")]
     TooLarge {
@@ -576,6 +584,18 @@ pub trait Backend {
         args: &[Arg],
         count: u32,
     ) -> Result<Timing>;
+    /// A plain program's launch loop, straight on the driver calls with nothing of the
+    /// harness between them: the arguments set once, then per repetition `batch` enqueues and
+    /// one wait in `plan.wait`, each repetition on the host clock (seconds, one per rep). The
+    /// reference that [`Backend::launch`]'s own cost is held against (`clvscu calibrate`).
+    fn plain_launches(
+        &mut self,
+        kernel: KernelId,
+        args: &[Arg],
+        plan: PlainLoop,
+    ) -> Result<Vec<f64>>;
+    /// The driver calls made so far (see [`CallCounts`]).
+    fn calls(&self) -> CallCounts;
     /// A host buffer of `len` floats of the given memory kind, owned by the backend.
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
     /// The host buffer's contents, for filling and reading back (no transfer).
@@ -635,21 +655,50 @@ pub trait Backend {
     }
 }
 
-/// Refuse a launch whose work-group exceeds the device limit, naming the limit and device.
-pub fn check_work_group(info: &DeviceInfo, local: u32, kernel_limit: Option<u32>) -> Result<()> {
-    let (limit, context) = match kernel_limit {
-        Some(k) if k < info.max_work_group_size => (k, " for this kernel".to_string()),
-        _ => (info.max_work_group_size, String::new()),
-    };
-    if local == 0 || local > limit {
-        return Err(BackendError::WorkGroupTooLarge {
-            requested: local,
-            limit,
+/// A failed launch as the driver answered it: a [`BackendError::WorkGroupRefused`] naming the
+/// reported limits when the work-group is above either of them (the likely reason), else the
+/// driver's error as is. Nothing is refused before the driver sees the launch.
+pub fn launch_refusal(
+    info: &DeviceInfo,
+    api: Api,
+    requested: u32,
+    kernel_limit: Option<u32>,
+    detail: impl fmt::Display,
+) -> BackendError {
+    let above = |limit: u32| limit > 0 && requested > limit;
+    if requested == 0 || above(info.max_work_group_size) || kernel_limit.is_some_and(above) {
+        return BackendError::WorkGroupRefused {
+            api,
+            requested,
             device: info.name.clone(),
-            context,
-        });
+            device_limit: info.max_work_group_size,
+            kernel_limit: kernel_limit.map_or_else(|| "not reported".into(), |k| k.to_string()),
+            detail: detail.to_string(),
+        };
     }
-    Ok(())
+    BackendError::driver(api, "launch", detail)
+}
+
+/// Driver calls a backend has made since it was opened, counted where the harness makes
+/// them: what a test reads to prove that a host-timed launch asks the driver for no event.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CallCounts {
+    /// Kernel launches enqueued.
+    pub launches: u64,
+    /// Events asked of the driver (OpenCL: an event returned by an enqueue; CUDA: an event
+    /// recorded on a stream).
+    pub events: u64,
+}
+
+/// One case of a plain launch loop ([`Backend::plain_launches`]): `batch` launches of one
+/// shape, then one wait in `wait`, repeated `reps` times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlainLoop {
+    pub shape: LaunchShape,
+    pub wait: WaitMode,
+    /// Launches per wait: 1 is one at a time, more is back to back.
+    pub batch: u32,
+    pub reps: u32,
 }
 
 /// Refuse an allocation larger than what the device can hold, before allocating.
@@ -689,15 +738,9 @@ mod tests {
         assert_eq!(two_d.global_dims(), [128, 24]);
         assert_eq!((two_d.global(), two_d.group_items()), (3072, 256));
         assert_eq!(two_d.describe(), "(4, 3)x(32, 8)");
-        // The work-group limit applies to the product, not to x alone.
-        let info = DeviceInfo {
-            name: "dev".into(),
-            max_work_group_size: 1024,
-            ..Default::default()
-        };
+        // The work-group size is the product, not x alone.
         let big = LaunchShape::planar((1, 1), (64, 32));
-        let e = check_work_group(&info, big.group_items(), None).unwrap_err();
-        assert!(e.to_string().contains("2048"), "{e}");
+        assert_eq!(big.group_items(), 2048);
     }
 
     #[test]
@@ -721,22 +764,42 @@ mod tests {
     }
 
     #[test]
-    fn work_group_limit_names_device_and_limit() {
+    fn a_refusal_above_a_reported_limit_names_both_limits_and_the_driver() {
         let info = DeviceInfo {
             name: "Dev".into(),
             max_work_group_size: 1024,
             ..Default::default()
         };
-        assert!(check_work_group(&info, 1024, None).is_ok());
-        let e = check_work_group(&info, 2048, None).unwrap_err().to_string();
-        assert!(
-            e.contains("1024") && e.contains("Dev") && e.contains("2048"),
-            "{e}"
+        let e = launch_refusal(
+            &info,
+            Api::OpenCl,
+            2048,
+            Some(256),
+            "CL_INVALID_WORK_GROUP_SIZE",
         );
-        let e = check_work_group(&info, 512, Some(256))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("256") && e.contains("this kernel"), "{e}");
+        let shown = e.to_string();
+        for word in [
+            "1024",
+            "256",
+            "2048",
+            "Dev",
+            "CL_INVALID_WORK_GROUP_SIZE",
+            "driver",
+        ] {
+            assert!(shown.contains(word), "{word}: {shown}");
+        }
+        // Above the kernel's advisory figure only: still the driver's verdict, with both.
+        let e = launch_refusal(&info, Api::OpenCl, 512, Some(256), "-54").to_string();
+        assert!(e.contains("512") && e.contains("this kernel 256"), "{e}");
+        // Within every reported limit: the driver's error, not a work-group story.
+        let e = launch_refusal(
+            &info,
+            Api::Cuda,
+            128,
+            Some(1024),
+            "CUDA_ERROR_LAUNCH_FAILED",
+        );
+        assert!(matches!(e, BackendError::Driver { .. }), "{e}");
     }
 
     #[test]

@@ -11,15 +11,22 @@
 //!
 //! | mode | OpenCL | CUDA |
 //! |---|---|---|
+//! | `finish` | `clFinish` on the queue | `cuStreamSynchronize` on the stream |
 //! | `spin` | `clFlush`, then poll `CL_EVENT_COMMAND_EXECUTION_STATUS` until `CL_COMPLETE` | poll `cuEventQuery` on the stop event |
 //! | `yield` | as spin, with `sched_yield` between polls | as spin, with `sched_yield` between polls |
 //! | `blocking` | `clWaitForEvents` | `cuEventSynchronize` on an event made with `CU_EVENT_BLOCKING_SYNC` |
 //!
+//! `finish` is what a plain program writes: it needs no event at all, so a host-timed launch
+//! in this mode is one enqueue and one call that returns when the queue is empty, on both
+//! sides. It is the default because it is the cheapest correct wait on both APIs (measured
+//! by `clvscu calibrate` against the other modes; see the runtime findings). The event
+//! modes stay for what they show: polling an event (`spin`, `yield`) and sleeping on one
+//! (`blocking`).
+//!
 //! CUDA's other knob, the context's `CU_CTX_SCHED_SPIN/YIELD/BLOCKING_SYNC`, is not used: it
 //! belongs to the whole (primary) context, so one process could hold only one mode, and
-//! OpenCL has no per-context equivalent. Waiting on an event is what both APIs offer per wait.
-//! The context stays at the driver's default (`CU_CTX_SCHED_AUTO`), which the timed path
-//! never consults because it never calls `cuStreamSynchronize` or `cuCtxSynchronize`.
+//! OpenCL has no per-context equivalent. The context stays at the driver's default
+//! (`CU_CTX_SCHED_AUTO`), which is what `cuStreamSynchronize` consults in `finish` mode.
 
 use super::{Api, Result};
 
@@ -27,6 +34,8 @@ crate::names::named_enum! {
     /// How the host waits for completion; a study key (`wait`), one value per side.
     #[strum(serialize_all = "lowercase")]
     pub enum WaitMode {
+        /// Wait for the whole queue (`clFinish` / `cuStreamSynchronize`): no event needed.
+        Finish,
         /// Busy-poll the command's status: the host clock measures the launch, not a wake-up.
         Spin,
         /// Poll, giving the core away between polls (`sched_yield`).
@@ -37,8 +46,22 @@ crate::names::named_enum! {
 }
 
 impl WaitMode {
-    /// The default: the mode that measures the launch, not the host thread waking up.
-    pub const DEFAULT: WaitMode = WaitMode::Spin;
+    /// The default: the cheapest correct wait on both APIs, and the one a plain program uses.
+    pub const DEFAULT: WaitMode = WaitMode::Finish;
+
+    /// Every mode, in the order reports list them.
+    pub const ALL: [WaitMode; 4] = [
+        WaitMode::Finish,
+        WaitMode::Spin,
+        WaitMode::Yield,
+        WaitMode::Blocking,
+    ];
+
+    /// Whether this mode waits on an event of the command (all but `finish`, which waits for
+    /// the queue and so needs no event from the driver).
+    pub fn needs_event(self) -> bool {
+        self != WaitMode::Finish
+    }
 
     pub fn label(self) -> &'static str {
         self.into()
@@ -47,6 +70,8 @@ impl WaitMode {
     /// The calls that implement this mode on `api`, as recorded beside the results.
     pub fn how(self, api: Api) -> &'static str {
         match (self, api) {
+            (WaitMode::Finish, Api::OpenCl) => "clFinish",
+            (WaitMode::Finish, Api::Cuda) => "cuStreamSynchronize",
             (WaitMode::Spin, Api::OpenCl) => "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS",
             (WaitMode::Yield, Api::OpenCl) => {
                 "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS with sched_yield"
@@ -61,14 +86,15 @@ impl WaitMode {
     }
 
     /// Waits in this mode: `done` polls the command's status (spin, yield), `block` sleeps
-    /// until it completes (blocking). An error of either ends the wait.
+    /// until it completes (blocking) or, in `finish` mode, waits for the whole queue (the
+    /// caller's `block` is then its finish call). An error of either ends the wait.
     pub fn wait(
         self,
         mut done: impl FnMut() -> Result<bool>,
         block: impl FnOnce() -> Result<()>,
     ) -> Result<()> {
         match self {
-            WaitMode::Blocking => block(),
+            WaitMode::Blocking | WaitMode::Finish => block(),
             WaitMode::Spin => {
                 while !done()? {
                     std::hint::spin_loop();
@@ -121,6 +147,7 @@ mod tests {
     #[test]
     fn modes_parse_and_default_to_spin() {
         for (text, mode) in [
+            ("finish", WaitMode::Finish),
             ("spin", WaitMode::Spin),
             ("yield", WaitMode::Yield),
             ("blocking", WaitMode::Blocking),
@@ -129,17 +156,17 @@ mod tests {
             assert_eq!(mode.label(), text);
         }
         assert!(crate::names::parse::<WaitMode>("sleep").is_err());
-        assert_eq!(WaitMode::default(), WaitMode::Spin);
+        assert_eq!(WaitMode::default(), WaitMode::Finish);
+        assert!(!WaitMode::Finish.needs_event());
+        assert!(WaitMode::ALL[1..].iter().all(|m| m.needs_event()));
     }
 
     #[test]
     fn every_mode_maps_to_different_calls_per_api() {
         for api in [Api::OpenCl, Api::Cuda] {
-            let calls: Vec<_> = [WaitMode::Spin, WaitMode::Yield, WaitMode::Blocking]
-                .iter()
-                .map(|m| m.how(api))
-                .collect();
-            assert!(calls[0] != calls[1] && calls[1] != calls[2] && calls[0] != calls[2]);
+            let calls: std::collections::BTreeSet<_> =
+                WaitMode::ALL.iter().map(|m| m.how(api)).collect();
+            assert_eq!(calls.len(), WaitMode::ALL.len(), "{calls:?}");
         }
         assert_eq!(WaitMode::Blocking.how(Api::OpenCl), "clWaitForEvents");
         assert!(WaitMode::Blocking.how(Api::Cuda).contains("BLOCKING_SYNC"));

@@ -66,6 +66,34 @@ pub struct Provenance {
     /// Every GPU's clocks, temperature and power as numbers, before and after the run.
     pub gpus_before: Vec<GpuState>,
     pub gpus_after: Vec<GpuState>,
+    /// What a `clvscu tune` searched; absent from a `clvscu run`'s provenance, whose study
+    /// fields say what it measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tune: Option<TuneProvenance>,
+}
+
+/// The search of a `clvscu tune`: enough to tell whether two tunes searched the same
+/// configurations of the same kernels.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TuneProvenance {
+    /// `family/name` of the space, as given to `clvscu tune` (`matvec/tuned-vec`).
+    pub target: String,
+    pub family: String,
+    /// The kernel variant the space runs (where no parameter chooses another).
+    pub variant: String,
+    /// Problem size.
+    pub size: String,
+    /// Strategies in the order they ran, and the seed of the random ones.
+    pub strategies: Vec<String>,
+    pub seed: u64,
+    /// Valid configurations, and those refused by a constraint (never launched).
+    pub points: usize,
+    pub invalid: usize,
+    /// SHA-256 of every valid configuration's text, one per line, in the space's order.
+    pub space_sha256: String,
+    /// The tuned kernel file's SHA-256 (first 12 hex digits) per API, prelude excluded.
+    pub kernel_sha256: std::collections::BTreeMap<String, String>,
 }
 
 /// One GPU's state as `nvidia-smi` reports it; `None` where it reports no value.
@@ -173,6 +201,23 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"git_commit\": \"abc1234-dirty\""), "{text}");
         assert!(text.ends_with("}\n"));
+    }
+
+    #[test]
+    fn a_tune_section_round_trips_and_a_run_writes_none() {
+        let run = String::from_utf8(to_json_pretty(&provenance()).unwrap()).unwrap();
+        assert!(!run.contains("\"tune\""), "{run}");
+        let p = Provenance {
+            tune: Some(TuneProvenance {
+                target: "reduce/tuned".into(),
+                space_sha256: "ab".repeat(32),
+                kernel_sha256: [("CUDA".to_string(), "0123456789ab".to_string())].into(),
+                ..TuneProvenance::default()
+            }),
+            ..provenance()
+        };
+        let bytes = to_json_pretty(&p).unwrap();
+        assert_eq!(serde_json::from_slice::<Provenance>(&bytes).unwrap(), p);
     }
 
     #[test]

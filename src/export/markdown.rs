@@ -332,6 +332,7 @@ mod tests {
             turn: Some(1),
             levels: None,
             front_end: None,
+            kernel_work_group_limit: None,
         }
     }
 

@@ -71,6 +71,7 @@ pub(crate) fn m(
         turn: Some(1),
         levels: None,
         front_end: None,
+        kernel_work_group_limit: None,
     }
 }
 

@@ -43,6 +43,7 @@ pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
 pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> MeasurementRow {
     let mut row = base_row(ctx, plan);
     row.max_error = run.max_error;
+    row.kernel_work_group_limit = run.kernel_work_group_limit;
     match &run.failure {
         Some(f) => {
             row.status = f.status;
@@ -233,6 +234,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         turn: Some(s.turn),
         levels: None,
         front_end: Some(front_end(plan.backend.api(), s.program)),
+        kernel_work_group_limit: None,
         warmup: s.warmup,
         reps: 0,
         median_s: f64::NAN,

@@ -77,6 +77,9 @@ pub struct SideRun {
     pub failure: Option<Failure>,
     /// Levels of one run of a level-by-level family (see [`Inputs::levels`]), once verified.
     pub levels: Option<u64>,
+    /// The work-group limit the API reports for the side's kernel, once built (a fact for the
+    /// row: see [`crate::record::MeasurementRow::kernel_work_group_limit`]).
+    pub kernel_work_group_limit: Option<u32>,
 }
 
 impl SideRun {
@@ -86,6 +89,7 @@ impl SideRun {
             samples: Vec::new(),
             failure: Some(failure),
             levels: None,
+            kernel_work_group_limit: None,
         }
     }
 }
@@ -266,6 +270,10 @@ fn prepare_and_verify(
         Ok(p) => p,
         Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
     };
+    let reported = p
+        .kernel
+        .and_then(|k| side.backend.kernel_resources(k).ok())
+        .and_then(|r| r.max_threads_per_group);
     let started = Instant::now();
     let limit = fixed.unwrap_or(FIRST_LAUNCH_LIMIT);
     let verified = guard.watch(side.backend.api(), "verification", limit, || {
@@ -279,6 +287,7 @@ fn prepare_and_verify(
                 samples: Vec::new(),
                 failure: None,
                 levels: inputs.levels(side.settings.family),
+                kernel_work_group_limit: reported,
             };
             return (Some(p), run, later);
         }
@@ -295,6 +304,10 @@ fn prepare_and_verify(
         Err(e) => SideRun::failed(f64::NAN, Failure::of(&e)),
     };
     exec::release(side.backend, p);
+    let failure = SideRun {
+        kernel_work_group_limit: reported,
+        ..failure
+    };
     (None, failure, later)
 }
 

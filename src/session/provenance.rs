@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 use super::host;
 use crate::backend::{Api, DeviceInfo};
-use crate::export::json::{DeviceProvenance, Provenance};
+use crate::export::json::{DeviceProvenance, GpuState, Provenance};
 use crate::kernels::{self, KernelSources};
 use crate::study::Study;
 
@@ -49,6 +49,66 @@ fn device_provenance(d: &DeviceInfo) -> DeviceProvenance {
     }
 }
 
+/// The GPUs' state at one moment: `nvidia-smi`'s text and the numbers parsed from it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GpuSnapshot {
+    pub query: String,
+    pub states: Vec<GpuState>,
+}
+
+impl GpuSnapshot {
+    pub fn now() -> GpuSnapshot {
+        GpuSnapshot {
+            query: gpu_query(),
+            states: host::gpu_states(),
+        }
+    }
+}
+
+/// The sources' origin, then each kernel file's hash on each API, so an edited kernel shows.
+fn source_notes(sources: &KernelSources) -> Vec<String> {
+    let mut notes = vec![format!("kernel sources: {}", sources.origin())];
+    for stem in kernels::stems() {
+        notes.push(format!(
+            "kernel source sha256/12 {stem}: OpenCL {} CUDA {}",
+            source_hash(sources, Api::OpenCl, stem),
+            source_hash(sources, Api::Cuda, stem)
+        ));
+    }
+    notes
+}
+
+/// What every command that measures records (binary, command line, host, devices, kernel
+/// hashes, GPU state `before`); the caller adds what it measured (a study, a tune).
+pub(crate) fn common(
+    devices: &[&DeviceInfo],
+    sources: &KernelSources,
+    command_line: &[String],
+    before: GpuSnapshot,
+) -> Provenance {
+    Provenance {
+        os: host::operating_system(),
+        cpu: host::cpu(),
+        environment: host::behaviour_environment(std::env::vars()),
+        gpus_before: before.states,
+        clvscu_version: env!("CARGO_PKG_VERSION").into(),
+        git_commit: GIT_COMMIT.into(),
+        command_line: command_line.to_vec(),
+        host: hostname(),
+        date_utc: chrono::Utc::now().to_rfc3339(),
+        devices: devices.iter().map(|d| device_provenance(d)).collect(),
+        gpu_query_before: before.query,
+        notes: source_notes(sources),
+        ..Provenance::default()
+    }
+}
+
+/// Records the GPU state after the work, to spot throttling or interference during it.
+pub fn record_after(p: &mut Provenance, after: GpuSnapshot) {
+    p.gpu_query_after = after.query;
+    p.gpus_after = after.states;
+}
+
 /// The provenance of a run of `study` on `devices`, with the GPU state `before` it.
 pub fn of_run(
     study: &Study,
@@ -57,33 +117,50 @@ pub fn of_run(
     command_line: &[String],
     before: String,
 ) -> Provenance {
-    let mut notes = vec![
-        format!("kernel sources: {}", sources.origin()),
-        format!("study file: {}", study.file),
-    ];
-    for stem in kernels::stems() {
-        notes.push(format!(
-            "kernel source sha256/12 {stem}: OpenCL {} CUDA {}",
-            source_hash(sources, Api::OpenCl, stem),
-            source_hash(sources, Api::Cuda, stem)
-        ));
-    }
-    Provenance {
-        study_sha256: study.sha256.clone(),
-        os: host::operating_system(),
-        cpu: host::cpu(),
-        environment: host::behaviour_environment(std::env::vars()),
-        gpus_before: host::gpu_states(),
-        gpus_after: Vec::new(),
-        clvscu_version: env!("CARGO_PKG_VERSION").into(),
-        git_commit: GIT_COMMIT.into(),
-        command_line: command_line.to_vec(),
-        host: hostname(),
-        date_utc: chrono::Utc::now().to_rfc3339(),
-        study: study.name.clone(),
-        devices: devices.iter().map(|d| device_provenance(d)).collect(),
-        gpu_query_before: before,
-        gpu_query_after: String::new(),
-        notes,
-    }
+    let before = GpuSnapshot {
+        query: before,
+        states: host::gpu_states(),
+    };
+    let mut p = common(devices, sources, command_line, before);
+    p.study = study.name.clone();
+    p.study_sha256 = study.sha256.clone();
+    // Right after the sources' origin, where runs have always had it.
+    p.notes.insert(1, format!("study file: {}", study.file));
+    p
+}
+
+/// The command line as one shell-like line: arguments with spaces (or none) in quotes.
+fn command_text(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.is_empty() || a.contains(char::is_whitespace) {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One line for the top of a human-readable result: commit, devices and drivers, date and
+/// command line, so a copied report still says where it came from.
+pub fn summary_line(p: &Provenance) -> String {
+    let devices: Vec<String> = p
+        .devices
+        .iter()
+        .map(|d| format!("{} {} (driver {})", d.api, d.device, d.driver))
+        .collect();
+    format!(
+        "clvscu {} commit {} on {}, {}: `{}`",
+        p.clvscu_version,
+        p.git_commit,
+        if devices.is_empty() {
+            "no device".to_string()
+        } else {
+            devices.join(", ")
+        },
+        p.date_utc,
+        command_text(&p.command_line)
+    )
 }

@@ -11,6 +11,7 @@ use super::folder::{self, FolderError, FolderIdentity};
 use super::store::{CsvStore, Sink};
 use super::{provenance, run_study_with, InputCache, RunContext, RunSummary};
 use crate::backend::{Backend, DeviceInfo};
+use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::write_rows;
 use crate::export::json::write_json_atomic;
 use crate::export::{markdown, write_atomic, ExportError};
@@ -19,6 +20,7 @@ use crate::plot;
 use crate::record::Status;
 use crate::soak::{self, PassRow};
 use crate::study::Study;
+use crate::workload::FamilyKind;
 
 /// The study file of a command-line run, in its output folder.
 pub const STUDY_FILE: &str = "study.toml";
@@ -140,17 +142,102 @@ pub fn execute(
         timeout_s: plan.timeout_s,
         on_comparison: plan.on_comparison,
     };
-    let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
-    prov.gpu_query_after = provenance::gpu_query();
-    prov.gpus_after = super::host::gpu_states();
+    let calibration = calibrate_if_runtime_bound(plan, sides, &mut prov)?;
     write_json_atomic(&prov_path, &prov)?;
-    write_summary(&plan.out, &plan.study, &summary)?;
+    let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
+    provenance::record_after(&mut prov, provenance::GpuSnapshot::now());
+    write_json_atomic(&prov_path, &prov)?;
+    write_summary(&plan.out, &plan.study, &summary, calibration.as_ref())?;
     let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));
     Ok(RunReport {
         summary,
         charts,
         remeasured: store.remeasured().to_vec(),
     })
+}
+
+/// Whether a study's rows are bound by the runtime, so that the harness's own launch cost
+/// could sit inside them: launches, BFS levels, reductions small enough for their two
+/// launches to matter.
+pub fn runtime_bound(study: &Study) -> bool {
+    const SMALL_REDUCTION: u64 = 1 << 20;
+    study.comparisons.iter().any(|c| {
+        [&c.a, &c.b].iter().any(|s| match s.family {
+            FamilyKind::Launch | FamilyKind::Bfs => true,
+            FamilyKind::Reduce => s.size.elements() <= SMALL_REDUCTION,
+            _ => false,
+        })
+    })
+}
+
+/// For a runtime-bound study, the quick calibration on the run's backends before the
+/// study: written beside the rows (`calibration*.csv`), noted in the provenance, and
+/// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration.
+fn calibrate_if_runtime_bound(
+    plan: &RunPlan,
+    sides: &mut Sides,
+    prov: &mut crate::export::json::Provenance,
+) -> Result<Option<Calibration>, SessionError> {
+    let done = plan.out.join(calibrate::ROWS_CSV).exists();
+    if !runtime_bound(&plan.study) || (plan.resume && done) {
+        return Ok(None);
+    }
+    let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
+    if let Some(b) = sides.b.as_mut() {
+        backends.push(b.as_mut());
+    }
+    match calibrate::calibrate(&mut backends, plan.sources, &CalibrationPlan::quick()) {
+        Ok(c) => {
+            calibrate::write(&plan.out, &c, "Runtime calibration")?;
+            prov.notes
+                .push(format!("runtime calibration: {}", calibration_verdict(&c)));
+            Ok(Some(c))
+        }
+        Err(e) => {
+            // The study still runs; its rows then say nothing of the harness's overhead.
+            prov.notes.push(format!(
+                "runtime calibration failed, nothing calibrated: {e}"
+            ));
+            Ok(None)
+        }
+    }
+}
+
+/// One sentence on whether the harness's own launch cost is the same on both sides.
+fn calibration_verdict(c: &Calibration) -> String {
+    let Some(h) = calibrate::headline(c) else {
+        return match c.rows.iter().find(|r| r.batch == 1) {
+            Some(r) => format!(
+                "one API ({}): the harness's 1x1 launch costs {:+.2} µs over the plain loop's",
+                r.api, r.overhead_us
+            ),
+            None => "nothing calibrated".into(),
+        };
+    };
+    let gap = (h.overhead_opencl_us - h.overhead_cuda_us).abs();
+    let (cl, cu) = (h.overhead_opencl_us, h.overhead_cuda_us);
+    if h.flagged {
+        format!(
+            "FLAGGED: the harness's own overhead per 1x1 launch ({} wait) is {cl:+.2} µs on \
+             OpenCL and {cu:+.2} µs on CUDA, {gap:.2} µs apart (more than {} µs): the launch, \
+             BFS and small-reduction rows of this folder carry part of it on one side \
+             (launch PR {:.3} through the harness, {:.3} through the plain loops)",
+            h.wait,
+            calibrate::OVERHEAD_DIFF_LIMIT_US,
+            h.pr_harness,
+            h.pr_plain
+        )
+    } else {
+        format!(
+            "the harness's own overhead per 1x1 launch ({} wait) is {cl:+.2} µs on OpenCL and \
+             {cu:+.2} µs on CUDA, {gap:.2} µs apart (within {} µs): the runtime rows are the \
+             APIs' own (launch PR {:.3} through the harness, {:.3} through the plain loops)",
+            h.wait,
+            calibrate::OVERHEAD_DIFF_LIMIT_US,
+            h.pr_harness,
+            h.pr_plain
+        )
+    }
 }
 
 /// Whether any result CSV of the folder has content.
@@ -239,14 +326,26 @@ fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
     }
 }
 
-fn write_summary(out: &Path, study: &Study, all: &RunSummary) -> Result<(), ExportError> {
-    let text = format!(
+fn write_summary(
+    out: &Path,
+    study: &Study,
+    all: &RunSummary,
+    calibration: Option<&Calibration>,
+) -> Result<(), ExportError> {
+    let mut text = format!(
         "# clvscu run: {}\n\n{}\n\n## Measurements\n\n{}\n\n## Performance Ratio\n\n{}\n",
         study.name,
         study.description,
         markdown::measurement_table(&all.measurements),
         markdown::pr_table(&all.prs)
     );
+    if let Some(c) = calibration {
+        text.push_str(&format!(
+            "\n# Runtime calibration\n\n{}\n\n{}",
+            calibration_verdict(c),
+            calibrate::markdown(c)
+        ));
+    }
     write_atomic(&out.join("summary.md"), text.as_bytes())
 }
 

@@ -877,12 +877,12 @@ fn launch_study(sides: &str) -> Study {
 }
 
 #[test]
-fn every_row_names_its_wait_mode_spin_by_default() {
+fn every_row_names_its_wait_mode_finish_by_default() {
     let (summary, sink) = run_default_pair(&launch_study(""));
     let rows = &sink.recorded[0].measurements;
     assert_eq!(rows.len(), 2);
     for r in rows {
-        assert_eq!(r.wait_mode, Some(crate::backend::WaitMode::Spin), "{r:?}");
+        assert_eq!(r.wait_mode, Some(crate::backend::WaitMode::Finish), "{r:?}");
     }
     assert!(summary.prs[0].fair, "{}", summary.prs[0].differing_steps);
 }
@@ -894,7 +894,7 @@ fn a_one_sided_blocking_wait_is_an_unfair_running_step_and_costs_the_wake_up() {
     let pr = &summary.prs[0];
     assert!(!pr.fair);
     assert!(
-        pr.differing_steps.contains("wait=spin") && pr.differing_steps.contains("wait=blocking"),
+        pr.differing_steps.contains("wait=finish") && pr.differing_steps.contains("wait=blocking"),
         "{}",
         pr.differing_steps
     );
@@ -1067,4 +1067,46 @@ fn a_cuda_only_carveout_is_an_unfair_second_stage_named_in_the_row_and_range_che
     let text = "name = \"t\"\n[defaults]\nfamily = \"matvec\"\nsize = \"8x8\"\n[[comparison]]\nvariant = \"listing6\"\njit = { carveout = 101 }\n";
     let e = study::parse(text, "t.toml").unwrap_err().to_string();
     assert!(e.contains("0..=100"), "{e}");
+}
+
+/// A runtime-bound study (a launch) starts with the quick calibration: its files lie beside
+/// the rows, the provenance notes it, and the summary flags a harness overhead that falls on
+/// one side only.
+#[test]
+fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    for (opencl_overhead, flagged) in [(0.0, false), (1e-6, true)] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = plan(launch_study(""), dir.path(), false, 1, &sources, &flag);
+        let mut sides = Sides {
+            a: Box::new(scripted(
+                Api::OpenCl,
+                FakeScript {
+                    harness_overhead_seconds: opencl_overhead,
+                    ..FakeScript::default()
+                },
+            )),
+            b: Some(Box::new(fake(Api::Cuda))),
+        };
+        execute(&p, &mut sides, &mut |_| {}).unwrap();
+        for f in [
+            crate::calibrate::ROWS_CSV,
+            crate::calibrate::PRS_CSV,
+            crate::calibrate::REPORT_MD,
+        ] {
+            assert!(dir.path().join(f).exists(), "{f}");
+        }
+        let summary = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+        let prov = std::fs::read_to_string(dir.path().join("provenance.json")).unwrap();
+        assert!(summary.contains("# Runtime calibration"), "{summary}");
+        assert!(prov.contains("runtime calibration: "), "{prov}");
+        assert_eq!(summary.contains("FLAGGED"), flagged, "{summary}");
+        assert_eq!(prov.contains("FLAGGED"), flagged);
+    }
+    // A study of no runtime-bound row is not calibrated.
+    let dir = tempfile::tempdir().unwrap();
+    let p = plan(study(LISTING6), dir.path(), false, 1, &sources, &flag);
+    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    assert!(!dir.path().join(crate::calibrate::ROWS_CSV).exists());
 }

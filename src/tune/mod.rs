@@ -7,11 +7,13 @@
 //! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
 //! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
 //! - [`answer`]: best-vs-best and same-config PR with CIs, differing parameters;
-//! - [`output`]: CSV of every evaluation, the answer as Markdown, the `tuned` study.
+//! - [`output`]: CSV of every evaluation, the answer as Markdown, the `tuned` study;
+//! - [`provenance`]: where the numbers came from (commit, devices, command line, space hash).
 
 pub mod answer;
 pub mod cache;
 pub mod output;
+pub mod provenance;
 pub mod run;
 pub mod space;
 pub mod spaces3;
@@ -23,6 +25,8 @@ pub mod tiles;
 mod tests;
 #[cfg(test)]
 mod tests_knobs;
+#[cfg(test)]
+mod tests_provenance;
 #[cfg(test)]
 mod tests_spaces3;
 

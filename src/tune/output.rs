@@ -1,19 +1,22 @@
 //! What a tuning run writes: `evaluations.csv` (every evaluation), `answer.md` (the answer
-//! and the strategy table) and `tuned.toml`, the `tuned` study form that `clvscu run --study`
-//! re-measures as an ordinary comparison.
+//! and the strategy table), `tuned.toml`, the `tuned` study form that `clvscu run --study`
+//! re-measures as an ordinary comparison, and `provenance.json` (where the numbers came from).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use super::answer::{Answer, Best, StrategyLine};
+use super::provenance::PROVENANCE_FILE;
 use super::run::Evaluation;
 use super::space::Config;
 use super::{TuneError, TuneReport};
+use crate::export::json::{to_json_pretty, Provenance};
 use crate::export::write_atomic;
+use crate::session::provenance::summary_line;
 use crate::stats::Ratio;
 
-fn write(path: &Path, text: &str) -> Result<(), TuneError> {
-    write_atomic(path, text.as_bytes()).map_err(|e| TuneError::Write {
+fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), TuneError> {
+    write_atomic(path, bytes.as_ref()).map_err(|e| TuneError::Write {
         path: path.to_path_buf(),
         message: e.to_string(),
     })
@@ -109,8 +112,22 @@ pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
 
 /// The answer as Markdown.
 pub fn answer_markdown(report: &TuneReport, title: &str) -> String {
+    format!("# Tuning {title}\n\n{}", answer_body(report))
+}
+
+/// `answer.md`: the answer with a line under its title saying where it came from, so the
+/// file still says so when copied away from `provenance.json`.
+fn answer_file(report: &TuneReport, title: &str, provenance: &Provenance) -> String {
+    format!(
+        "# Tuning {title}\n\nProvenance: {} (details in {PROVENANCE_FILE}).\n\n{}",
+        summary_line(provenance),
+        answer_body(report)
+    )
+}
+
+fn answer_body(report: &TuneReport) -> String {
     let unit = report.space.def.family.metric().unit();
-    let mut s = format!("# Tuning {title}\n\n");
+    let mut s = String::new();
     let invalid: Vec<String> = report
         .space
         .invalid
@@ -235,16 +252,31 @@ pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
     s
 }
 
-/// Write the CSV, the answer and (with both APIs) the `tuned` study into `out`.
-pub fn write_all(report: &TuneReport, out: &Path, title: &str) -> Result<(), TuneError> {
+/// Write the provenance, the CSV, the answer and (with both APIs) the `tuned` study into
+/// `out`.
+pub fn write_all(
+    report: &TuneReport,
+    out: &Path,
+    title: &str,
+    provenance: &Provenance,
+) -> Result<(), TuneError> {
+    let path = out.join(PROVENANCE_FILE);
+    let json = to_json_pretty(provenance).map_err(|e| TuneError::Write {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    write(&path, json)?;
     let unit = report.space.def.family.metric().unit();
     write(
         &out.join("evaluations.csv"),
-        &evaluations_csv(&report.evaluations, unit),
+        evaluations_csv(&report.evaluations, unit),
     )?;
-    write(&out.join("answer.md"), &answer_markdown(report, title))?;
+    write(
+        &out.join("answer.md"),
+        answer_file(report, title, provenance),
+    )?;
     if let Some(a) = &report.answer {
-        write(&out.join("tuned.toml"), &tuned_study(report, a))?;
+        write(&out.join("tuned.toml"), tuned_study(report, a))?;
     }
     Ok(())
 }

@@ -210,6 +210,46 @@ fn a_resumed_run_measures_nothing_twice() {
 }
 
 #[test]
+fn a_tune_folder_gets_its_provenance() {
+    use crate::backend::Backend;
+    use crate::export::json::{read_json, Provenance};
+    let sources = KernelSources::embedded();
+    let plan = small_plan(&sources, vec![StrategyKind::Exhaustive]);
+    let (mut cl, mut cu) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let report = {
+        let mut s = sides(&mut cl, &mut cu, &plan);
+        plan.execute(&mut s, &mut Cache::in_memory()).unwrap()
+    };
+    let command_line = vec!["clvscu".to_string(), "tune".into(), "reduce/tuned".into()];
+    let prov = provenance::of_tune(
+        &plan,
+        &report.space,
+        &[cl.info(), cu.info()],
+        &command_line,
+        crate::session::provenance::GpuSnapshot::default(),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tune");
+    output::write_all(&report, &out, "reduce/tuned", &prov).unwrap();
+    let back: Provenance = read_json(&out.join(provenance::PROVENANCE_FILE)).unwrap();
+    assert_eq!(back, prov);
+    assert_eq!(back.devices.len(), 2);
+    let tune = back.tune.unwrap();
+    assert_eq!(tune.space_sha256, provenance::space_sha256(&report.space));
+    let answer = std::fs::read_to_string(out.join("answer.md")).unwrap();
+    let line = answer.lines().nth(2).unwrap();
+    assert!(line.starts_with("Provenance: "), "{answer}");
+    assert!(line.contains(&prov.git_commit) && line.contains("`clvscu tune reduce/tuned`"));
+    // Every write went through the atomic writer: no temporary file is left behind.
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
 fn a_wrong_kernel_is_recorded_and_never_timed() {
     let sources = KernelSources::embedded();
     let plan = small_plan(&sources, vec![StrategyKind::Exhaustive]);

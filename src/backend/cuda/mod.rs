@@ -6,17 +6,19 @@
 
 mod jit;
 mod nvrtc;
+mod plain;
 mod probe;
 mod texture;
 mod transfer;
 
+use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute_enum};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, LaunchConfig,
-    PushKernelArg,
+    CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
+    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -26,9 +28,10 @@ pub use probe::{arch_name, availability, driver_availability, list_devices, sele
 use super::handles::Handles;
 use super::ptx_swap;
 use super::{
-    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
+    check_alloc, launch_refusal, Api, Arg, Backend, BackendError, BufferId, BuildCache, CallCounts,
     CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, ProgramId, Result, Seconds, TimerKind, Timing, WaitMode,
+    KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds, TimerKind, Timing,
+    WaitMode,
 };
 use transfer::HostBuf;
 
@@ -103,6 +106,7 @@ pub struct CudaBackend {
     /// Texture objects over buffers, for arguments read through the texture path.
     textures: texture::Textures,
     built: BuildCache,
+    calls: Cell<CallCounts>,
 }
 
 fn drv<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> BackendError + '_ {
@@ -143,8 +147,10 @@ impl CudaBackend {
         let index = select(&devices, selector)?;
         let ctx = CudaContext::new(index).map_err(drv("cuCtxCreate"))?;
         // cudarc records extra events around every launch to track buffer use across streams.
-        // We use one stream, and OpenCL pays no such cost, so turn it off for a fair launch.
-        // SAFETY: single stream; we synchronise explicitly after every command.
+        // OpenCL pays no such cost, so it is turned off for a fair launch.
+        // SAFETY: every timed command waits for its own completion before it returns, and a
+        // transfer beside a kernel on the second stream waits for both streams, so no buffer
+        // is ever in use on one stream while another command reaches it.
         unsafe { ctx.disable_event_tracking() };
         let stream = ctx.default_stream();
         // Events must be created *with* timing: cudarc's default disables it.
@@ -175,6 +181,7 @@ impl CudaBackend {
             buffers: Handles::new(API),
             textures: texture::Textures::default(),
             built: BuildCache::default(),
+            calls: Cell::new(CallCounts::default()),
         })
     }
 
@@ -247,22 +254,72 @@ impl CudaBackend {
             }
         }
         for _ in 0..count {
-            // SAFETY: argument order and types follow the kernel signatures in the workload
-            // tables; buffer sizes are checked by the workload before launch.
-            unsafe { builder.launch(cfg) }
-                .map(drop)
-                .map_err(drv("cuLaunchKernel"))?;
+            // SAFETY: the arguments follow the kernel's parameter list in order and type (the
+            // caller builds them from the kernel source's signature) and the buffers were
+            // allocated by the caller for this launch's sizes.
+            unsafe { builder.launch(cfg) }.map(drop).map_err(|e| {
+                launch_refusal(
+                    &self.info,
+                    API,
+                    shape.group_items(),
+                    resources_of(f).max_threads_per_group,
+                    format!("cuLaunchKernel: {e:?}"),
+                )
+            })?;
+            self.count(true, false);
         }
         Ok(())
     }
 
-    fn check_shape(&self, kernel: KernelId, shape: LaunchShape) -> Result<()> {
-        let f = self.kernels.get(kernel)?;
-        check_work_group(
-            &self.info,
-            shape.group_items(),
-            resources_of(f).max_threads_per_group,
-        )
+    /// Counts launches and events recorded on a stream.
+    fn count(&self, launch: bool, event: bool) {
+        let mut c = self.calls.get();
+        c.launches += u64::from(launch);
+        c.events += u64::from(event);
+        self.calls.set(c);
+    }
+
+    /// Records `event` on `stream`, counted.
+    fn record(&self, event: &CudaEvent, stream: &Arc<CudaStream>) -> Result<()> {
+        event.record(stream).map_err(drv("cuEventRecord"))?;
+        self.count(false, true);
+        Ok(())
+    }
+
+    /// Waits for everything enqueued on `stream` in the current mode: `cuStreamSynchronize`
+    /// in `finish` mode, else `stop` recorded on the stream and waited on.
+    fn wait_stream(&self, stream: &Arc<CudaStream>, stop: &StopEvents, what: &str) -> Result<()> {
+        if !self.wait.needs_event() {
+            return stream.synchronize().map_err(drv(what));
+        }
+        let stop = stop.of(self.wait);
+        self.record(stop, stream)?;
+        self.wait_for(stop, what)
+    }
+
+    /// The kernel's parameters as the plain loop passes them (constants are module symbols,
+    /// not parameters).
+    fn plain_params(&mut self, args: &[Arg]) -> Result<Vec<plain::Param>> {
+        let objects = self.texture_objects(args)?;
+        let mut next_object = objects.into_iter();
+        let mut params = Vec::new();
+        for a in args {
+            match *a {
+                Arg::Buffer(b) => {
+                    let (ptr, _) = self.buffers.get(b)?.device_ptr(&self.stream);
+                    params.push(plain::Param::Pointer(ptr));
+                }
+                Arg::Constant(b) => drop(self.buffers.get(b)?),
+                Arg::Texture { .. } => {
+                    if let Some(t) = next_object.next() {
+                        params.push(plain::Param::Texture(t));
+                    }
+                }
+                Arg::U32(v) => params.push(plain::Param::U32(v)),
+                Arg::F32(v) => params.push(plain::Param::F32(v)),
+            }
+        }
+        Ok(params)
     }
 
     fn event_seconds(&self) -> Option<Seconds> {
@@ -289,13 +346,16 @@ impl CudaBackend {
         what: &str,
         command: impl FnOnce() -> Result<()>,
     ) -> Result<Timing> {
-        self.start
-            .record(&self.stream)
-            .map_err(drv("cuEventRecord"))?;
+        self.record(&self.start, &self.stream)?;
         command()?;
+        // The device clock needs the stop event whatever the wait mode.
         let stop = self.stop.of(self.wait);
-        stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
-        self.wait_for(stop, what)?;
+        self.record(stop, &self.stream)?;
+        if self.wait.needs_event() {
+            self.wait_for(stop, what)?;
+        } else {
+            self.stream.synchronize().map_err(drv(what))?;
+        }
         Ok(Timing::clocks(
             Seconds(t0.elapsed().as_secs_f64()),
             self.event_seconds(),
@@ -507,7 +567,6 @@ impl Backend for CudaBackend {
         args: &[Arg],
         count: u32,
     ) -> Result<Timing> {
-        self.check_shape(kernel, shape)?;
         let objects = self.texture_objects(args)?;
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.
@@ -518,12 +577,30 @@ impl Backend for CudaBackend {
             TimerKind::DeviceEvent => self.timed(t0, what, launch),
             TimerKind::WallClock => {
                 launch()?;
-                let stop = self.untimed_stop.of(self.wait);
-                stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
-                self.wait_for(stop, what)?;
+                self.wait_stream(&self.stream, &self.untimed_stop, what)?;
                 Ok(Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None))
             }
         }
+    }
+
+    fn plain_launches(
+        &mut self,
+        kernel: KernelId,
+        args: &[Arg],
+        plan: PlainLoop,
+    ) -> Result<Vec<f64>> {
+        let params = self.plain_params(args)?;
+        let f = self.kernels.get(kernel)?;
+        let events = plain::LoopEvents {
+            polled: &self.untimed_stop.polled,
+            blocking: &self.untimed_stop.blocking,
+        };
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+        plain::launch_loop(f, self.stream.cu_stream(), &params, &events, plan)
+    }
+
+    fn calls(&self) -> CallCounts {
+        self.calls.get()
     }
 
     fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
@@ -581,7 +658,6 @@ impl Backend for CudaBackend {
         concurrent: bool,
     ) -> Result<Timing> {
         let (host, buffer, direction, len) = transfer;
-        self.check_shape(kernel, shape)?;
         let objects = self.texture_objects(args)?;
         let mut h = self.hosts.take(host)?;
         let copy_stream = if concurrent {
@@ -598,15 +674,10 @@ impl Backend for CudaBackend {
             .and_then(|()| {
                 let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
                 if concurrent {
-                    let side = self.side_stop.of(self.wait);
-                    side.record(&self.side_stream)
-                        .map_err(drv("cuEventRecord"))?;
-                    self.wait_for(side, what)?;
+                    self.wait_stream(&self.side_stream, &self.side_stop, what)?;
                 }
                 // On one stream the kernel's completion implies the transfer's.
-                let stop = self.stop.of(self.wait);
-                stop.record(&self.stream).map_err(drv("cuEventRecord"))?;
-                self.wait_for(stop, what)
+                self.wait_stream(&self.stream, &self.stop, what)
             })
             .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
         self.hosts.put_back(host, h);

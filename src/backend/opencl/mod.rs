@@ -7,9 +7,11 @@
 mod binary;
 mod image;
 mod log;
+mod plain;
 mod probe;
 mod transfer;
 
+use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::time::Instant;
 
@@ -17,7 +19,6 @@ use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::event::Event;
-use opencl3::event::CL_COMPLETE;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
@@ -27,10 +28,12 @@ pub use probe::{availability, list_devices, select, ListedDevice};
 
 use super::handles::Handles;
 use super::{
-    check_alloc, check_work_group, Api, Arg, Backend, BackendError, BufferId, BuildCache,
+    check_alloc, launch_refusal, Api, Arg, Backend, BackendError, BufferId, BuildCache, CallCounts,
     CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, ProgramId, Result, Seconds, TimerKind, Timing, WaitMode,
+    KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds, TimerKind, Timing,
+    WaitMode,
 };
+use plain::EventWanted;
 use transfer::HostBuf;
 
 const API: Api = Api::OpenCl;
@@ -46,6 +49,9 @@ struct BuiltKernel {
     kernel: Kernel,
     /// Registers as the build log reports them (NVIDIA with `-cl-nv-verbose`).
     registers: Option<u32>,
+    /// The arguments last set on the kernel: a plain program sets them once, not per
+    /// launch, and OpenCL keeps them until they change.
+    args_set: RefCell<Vec<Arg>>,
 }
 
 /// An OpenCL device with a profiling-enabled in-order queue (and two more: see the fields).
@@ -68,6 +74,7 @@ pub struct OpenClBackend {
     /// Images over buffers, for arguments read through the texture path.
     images: image::Images,
     built: BuildCache,
+    calls: Cell<CallCounts>,
 }
 
 impl OpenClBackend {
@@ -136,6 +143,7 @@ impl OpenClBackend {
             buffers: Handles::new(API),
             images: image::Images::default(),
             built: BuildCache::default(),
+            calls: Cell::new(CallCounts::default()),
         })
     }
 
@@ -153,11 +161,18 @@ impl OpenClBackend {
     }
 
     fn set_args(&self, kernel: KernelId, args: &[Arg]) -> Result<()> {
-        let kernel = &self.kernels.get(kernel)?.kernel;
+        let built = self.kernels.get(kernel)?;
+        if *built.args_set.borrow() == args {
+            return Ok(());
+        }
+        // Until every argument is set, the kernel holds no known set.
+        built.args_set.borrow_mut().clear();
+        let kernel = &built.kernel;
         for (i, arg) in args.iter().enumerate() {
             let index = i as cl_uint;
-            // SAFETY: the value types match the kernel signatures declared in the workload
-            // tables (float*, uint, float); OpenCL copies the value during the call.
+            // SAFETY: each value is of the type its parameter declares in the kernel source
+            // (a buffer or image handle, uint, float), as the caller's argument list follows
+            // the kernel's signature; OpenCL copies the value during the call.
             let r = unsafe {
                 match arg {
                     Arg::Buffer(b) | Arg::Constant(b) => {
@@ -172,7 +187,16 @@ impl OpenClBackend {
             };
             r.map_err(|e| BackendError::driver(API, &format!("clSetKernelArg({i})"), e))?;
         }
+        *built.args_set.borrow_mut() = args.to_vec();
         Ok(())
+    }
+
+    /// Counts one command enqueued and, if it came with one, its event.
+    fn count(&self, launch: bool, event: bool) {
+        let mut c = self.calls.get();
+        c.launches += u64::from(launch);
+        c.events += u64::from(event);
+        self.calls.set(c);
     }
 
     fn timed_copy(&self, src: BufferId, dst: &mut Buffer<cl_float>, len: usize) -> Result<Timing> {
@@ -181,69 +205,40 @@ impl OpenClBackend {
         // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
         let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
             .map_err(|e| BackendError::driver(API, "clEnqueueCopyBuffer", e))?;
-        self.wait_for(&self.queue, &event, "copy")?;
+        self.count(false, true);
+        self.wait_for(&self.queue, Some(&event), "copy")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
-    /// Waits for `event` (enqueued on `queue`) in the current wait mode. Polling needs a
-    /// `clFlush` first: without one, a driver may hold the command back and the status would
-    /// never reach `CL_COMPLETE`. `clWaitForEvents` flushes by itself.
-    fn wait_for(&self, queue: &CommandQueue, event: &Event, what: &str) -> Result<()> {
-        if self.wait != WaitMode::Blocking {
-            queue
-                .flush()
-                .map_err(|e| BackendError::driver(API, &format!("clFlush ({what})"), e))?;
-        }
-        let status = || {
-            let s = event.command_execution_status().map_err(|e| {
-                BackendError::driver(
-                    API,
-                    &format!("CL_EVENT_COMMAND_EXECUTION_STATUS ({what})"),
-                    e,
-                )
-            })?;
-            if s.0 < 0 {
-                return Err(BackendError::driver(
-                    API,
-                    &format!("{what} (command status)"),
-                    format!("the command ended with error {}", s.0),
-                ));
-            }
-            Ok(s.0 == CL_COMPLETE)
-        };
-        let block = || {
-            event
-                .wait()
-                .map_err(|e| BackendError::driver(API, &format!("clWaitForEvents ({what})"), e))
-        };
-        self.wait.wait(status, block)
+    /// Waits for the command of `event` (enqueued on `queue`) in the current wait mode:
+    /// `clFinish` in `finish` mode or when the command came without an event, else the event
+    /// (see [`plain::wait`]).
+    fn wait_for(&self, queue: &CommandQueue, event: Option<&Event>, what: &str) -> Result<()> {
+        plain::wait(queue, event, self.wait).map_err(|status| {
+            BackendError::driver(API, &format!("wait ({what})"), plain::status_text(status))
+        })
     }
 
-    /// Enqueues one launch of `k` (arguments already set) on `queue`.
+    /// One launch of `k` (arguments set) on `queue`, with an event only when `wanted`; a
+    /// refusal is the driver's, named with the limits it reports.
     fn enqueue_kernel(
         &self,
         queue: &CommandQueue,
         k: &Kernel,
         shape: LaunchShape,
-    ) -> Result<Event> {
-        let [gx, gy] = shape.global_dims();
-        let global = [gx as usize, gy as usize];
-        let local = [shape.local as usize, shape.local_y as usize];
-        // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
-        let dims = if shape.is_planar() { 2 } else { 1 };
-        // SAFETY: arguments were set by the caller to match the kernel signature; sizes are
-        // checked.
-        unsafe {
-            queue.enqueue_nd_range_kernel(
-                k.get(),
-                dims,
-                ptr::null(),
-                global.as_ptr(),
-                local.as_ptr(),
-                &[],
+        wanted: EventWanted,
+    ) -> Result<Option<Event>> {
+        let event = plain::enqueue(queue, k, shape, wanted).map_err(|status| {
+            launch_refusal(
+                &self.info,
+                API,
+                shape.group_items(),
+                self.kernel_limit(k),
+                format!("clEnqueueNDRangeKernel: {}", plain::status_text(status)),
             )
-        }
-        .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))
+        })?;
+        self.count(true, event.is_some());
+        Ok(event)
     }
 
     /// Enqueues a non-blocking transfer between a host buffer and a device buffer on `queue`.
@@ -255,6 +250,7 @@ impl OpenClBackend {
         direction: Direction,
         len: usize,
     ) -> Result<Event> {
+        self.count(false, true);
         let queue = if on_side_queue {
             &self.side_queue
         } else {
@@ -353,7 +349,11 @@ impl Backend for OpenClBackend {
                 available: built.program.kernel_names().to_string(),
             })?;
         let registers = log::ptxas_registers(&built.build_log, name);
-        let id = self.kernels.insert(BuiltKernel { kernel, registers });
+        let id = self.kernels.insert(BuiltKernel {
+            kernel,
+            registers,
+            args_set: RefCell::new(Vec::new()),
+        });
         self.built.remember_kernel(program, name, id);
         Ok(id)
     }
@@ -472,27 +472,47 @@ impl Backend for OpenClBackend {
         count: u32,
     ) -> Result<Timing> {
         self.make_images(args)?;
-        let k = &self.kernels.get(kernel)?.kernel;
-        check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
+        // The device clock needs the first and last launches' events on the profiling queue;
+        // the host clock alone needs an event only where the wait mode waits on one, and
+        // then only the last launch's. Every launch waits for its completion, so switching
+        // queues never reorders work.
+        let on_device = self.timer == TimerKind::DeviceEvent;
+        let queue = if on_device {
+            &self.queue
+        } else {
+            &self.plain_queue
+        };
+        let wanted = |i: u32| {
+            let first = i == 0 && on_device;
+            let last = i + 1 == count.max(1) && (on_device || self.wait.needs_event());
+            if first || last {
+                EventWanted::Yes
+            } else {
+                EventWanted::No
+            }
+        };
         // Argument setting is inside the wall window: CUDA marshals arguments inside
         // cuLaunchKernel, so both sides pay for "everything needed to launch".
-        // Every launch waits for its completion, so switching queues never reorders work.
-        let queue = match self.timer {
-            TimerKind::DeviceEvent => &self.queue,
-            TimerKind::WallClock => &self.plain_queue,
-        };
         let t0 = Instant::now();
         self.set_args(kernel, args)?;
         let k = &self.kernels.get(kernel)?.kernel;
-        let first = self.enqueue_kernel(queue, k, shape)?;
+        let mut first = None;
         let mut last = None;
-        for _ in 1..count {
-            last = Some(self.enqueue_kernel(queue, k, shape)?);
+        for i in 0..count.max(1) {
+            let event = self.enqueue_kernel(queue, k, shape, wanted(i))?;
+            if i == 0 {
+                first = event;
+            } else if event.is_some() {
+                last = event;
+            }
         }
-        let last = last.as_ref().unwrap_or(&first);
+        let last = last.as_ref().or(first.as_ref());
         self.wait_for(queue, last, "kernel")?;
         let wall = t0.elapsed().as_secs_f64();
-        let mut timing = event_timing(&first, wall);
+        let (Some(first), Some(last), true) = (first.as_ref(), last, on_device) else {
+            return Ok(Timing::clocks(Seconds(wall), None));
+        };
+        let mut timing = event_timing(first, wall);
         if count > 1 {
             // First start to last end: the device time of all `count` launches.
             let first_start = first.profiling_command_start().ok();
@@ -503,6 +523,22 @@ impl Backend for OpenClBackend {
             };
         }
         Ok(timing)
+    }
+
+    fn plain_launches(
+        &mut self,
+        kernel: KernelId,
+        args: &[Arg],
+        plan: PlainLoop,
+    ) -> Result<Vec<f64>> {
+        self.make_images(args)?;
+        self.set_args(kernel, args)?;
+        let k = &self.kernels.get(kernel)?.kernel;
+        plain::launch_loop(&self.plain_queue, k, plan)
+    }
+
+    fn calls(&self) -> CallCounts {
+        self.calls.get()
     }
 
     fn launch_exact(
@@ -533,7 +569,8 @@ impl Backend for OpenClBackend {
             )
         }
         .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))?;
-        self.wait_for(&self.queue, &event, "kernel")?;
+        self.count(true, true);
+        self.wait_for(&self.queue, Some(&event), "kernel")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
@@ -562,7 +599,7 @@ impl Backend for OpenClBackend {
     ) -> Result<Timing> {
         let t0 = Instant::now();
         let event = self.enqueue_transfer(false, host, buffer, direction, len)?;
-        self.wait_for(&self.queue, &event, "transfer")?;
+        self.wait_for(&self.queue, Some(&event), "transfer")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
@@ -576,20 +613,16 @@ impl Backend for OpenClBackend {
     ) -> Result<Timing> {
         let (host, buffer, direction, len) = transfer;
         self.make_images(args)?;
-        {
-            let k = &self.kernels.get(kernel)?.kernel;
-            check_work_group(&self.info, shape.group_items(), self.kernel_limit(k))?;
-        }
         self.set_args(kernel, args)?;
         let t0 = Instant::now();
         let copy = self.enqueue_transfer(concurrent, host, buffer, direction, len)?;
         let k = &self.kernels.get(kernel)?.kernel;
-        let run = self.enqueue_kernel(&self.queue, k, shape)?;
+        let run = self.enqueue_kernel(&self.queue, k, shape, EventWanted::Yes)?;
         if concurrent {
-            self.wait_for(&self.side_queue, &copy, "transfer beside a kernel")?;
+            self.wait_for(&self.side_queue, Some(&copy), "transfer beside a kernel")?;
         }
         // On one in-order queue the kernel's completion implies the transfer's.
-        self.wait_for(&self.queue, &run, "kernel beside a transfer")?;
+        self.wait_for(&self.queue, run.as_ref(), "kernel beside a transfer")?;
         Ok(Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None))
     }
 }

@@ -1,0 +1,101 @@
+//! The plain CUDA launch loop that `clvscu calibrate` holds the harness against: the driver
+//! calls a C program makes (`cuLaunchKernel` with its parameters packed once, then
+//! `cuStreamSynchronize`, or an event recorded and polled or slept on), with nothing of
+//! cudarc's safe layer or of the harness between them.
+
+use std::ffi::c_void;
+use std::time::Instant;
+
+use cudarc::driver::sys::{CUdeviceptr, CUevent, CUstream, CUtexObject};
+use cudarc::driver::{result, CudaEvent, CudaFunction};
+
+use super::super::{BackendError, PlainLoop, Result, WaitMode};
+use super::API;
+
+/// One kernel parameter's value, owned so that its address stays valid for every launch.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Param {
+    Pointer(CUdeviceptr),
+    Texture(CUtexObject),
+    U32(u32),
+    F32(f32),
+}
+
+/// The events a plain loop waits on: one to poll, one made with `CU_EVENT_BLOCKING_SYNC`.
+pub(super) struct LoopEvents<'a> {
+    pub polled: &'a CudaEvent,
+    pub blocking: &'a CudaEvent,
+}
+
+fn fail(what: &'static str) -> impl Fn(result::DriverError) -> BackendError {
+    move |e| BackendError::driver(API, what, format!("{e:?}"))
+}
+
+/// Waits for everything enqueued on `stream`, as `mode` does it.
+///
+/// # Safety
+/// `stream` and the events are live handles of the current context.
+unsafe fn wait(stream: CUstream, events: &LoopEvents, mode: WaitMode) -> Result<()> {
+    let event: CUevent = match mode {
+        WaitMode::Finish => {
+            return result::stream::synchronize(stream).map_err(fail("cuStreamSynchronize"))
+        }
+        WaitMode::Blocking => events.blocking.cu_event(),
+        WaitMode::Spin | WaitMode::Yield => events.polled.cu_event(),
+    };
+    result::event::record(event, stream).map_err(fail("cuEventRecord"))?;
+    if mode == WaitMode::Blocking {
+        return result::event::synchronize(event).map_err(fail("cuEventSynchronize"));
+    }
+    loop {
+        match result::event::query(event) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
+            Err(e) => return Err(fail("cuEventQuery")(e)),
+        }
+        if mode == WaitMode::Yield {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// `plan.reps` repetitions of `plan.batch` launches of `f` and one wait, on `stream`; the
+/// host clock around each repetition.
+pub(super) fn launch_loop(
+    f: &CudaFunction,
+    stream: CUstream,
+    params: &[Param],
+    events: &LoopEvents,
+    plan: PlainLoop,
+) -> Result<Vec<f64>> {
+    let mut values = params.to_vec();
+    // cuLaunchKernel takes one pointer per parameter, to its value.
+    let mut pointers: Vec<*mut c_void> = values
+        .iter_mut()
+        .map(|p| match p {
+            Param::Pointer(v) | Param::Texture(v) => (v as *mut u64).cast(),
+            Param::U32(v) => (v as *mut u32).cast(),
+            Param::F32(v) => (v as *mut f32).cast(),
+        })
+        .collect();
+    let shape = plan.shape;
+    let grid = (shape.groups, shape.groups_y, 1);
+    let block = (shape.local, shape.local_y, 1);
+    let mut times = Vec::with_capacity(plan.reps as usize);
+    for _ in 0..plan.reps {
+        let t0 = Instant::now();
+        for _ in 0..plan.batch.max(1) {
+            // SAFETY: the parameters follow the kernel's signature (the caller packed them
+            // from its argument list), `values` outlives every launch, and the function and
+            // stream belong to the current context.
+            unsafe {
+                result::launch_kernel(f.cu_function(), grid, block, 0, stream, &mut pointers)
+            }
+            .map_err(fail("cuLaunchKernel (plain loop)"))?;
+        }
+        // SAFETY: as above; the events were made in this context.
+        unsafe { wait(stream, events, plan.wait) }?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    Ok(times)
+}

@@ -1,0 +1,135 @@
+//! Launches as a plain OpenCL program writes them: `clEnqueueNDRangeKernel` with no event
+//! when nothing will wait on or time the command, and the plain launch loop that
+//! `clvscu calibrate` holds the harness against.
+//!
+//! opencl3 always asks the driver for an event, and NVIDIA's OpenCL pays about a microsecond
+//! for one (allocation, and tracking it until it is released). A host-timed launch that
+//! waits with `clFinish` needs none, so it goes to the driver through cl3's loaded runtime
+//! with a NULL event pointer: the same call a C program makes.
+
+use std::ptr;
+use std::time::Instant;
+
+use opencl3::command_queue::CommandQueue;
+use opencl3::event::{Event, CL_COMPLETE};
+use opencl3::kernel::Kernel;
+use opencl3::types::{cl_event, cl_int, cl_uint};
+
+use super::super::{BackendError, LaunchShape, PlainLoop, Result, WaitMode};
+use super::API;
+
+/// Whether an enqueue asks the driver for an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum EventWanted {
+    Yes,
+    No,
+}
+
+/// The driver's `clEnqueueNDRangeKernel` for one launch of `kernel` (arguments set) in
+/// `shape`; the event only when asked for. The error is the driver's status code.
+pub(super) fn enqueue(
+    queue: &CommandQueue,
+    kernel: &Kernel,
+    shape: LaunchShape,
+    wanted: EventWanted,
+) -> std::result::Result<Option<Event>, cl_int> {
+    let [gx, gy] = shape.global_dims();
+    let global: [usize; 2] = [gx as usize, gy as usize];
+    let local: [usize; 2] = [shape.local as usize, shape.local_y as usize];
+    // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
+    let dims: cl_uint = if shape.is_planar() { 2 } else { 1 };
+    let runtime = cl3::load_library()
+        .as_ref()
+        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
+    let mut event: cl_event = ptr::null_mut();
+    let event_out = match wanted {
+        EventWanted::Yes => &raw mut event,
+        EventWanted::No => ptr::null_mut(),
+    };
+    // The loaded entry point is typed as a safe fn, but the contract is C's: queue and
+    // kernel are live handles owned by the backend, the size arrays outlive the call and
+    // hold `dims` entries, and the caller set the kernel's arguments to match its signature.
+    let status = runtime
+        .clEnqueueNDRangeKernel(
+            queue.get(),
+            kernel.get(),
+            dims,
+            ptr::null(),
+            global.as_ptr(),
+            local.as_ptr(),
+            0,
+            ptr::null(),
+            event_out,
+        )
+        .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
+    if status != 0 {
+        return Err(status);
+    }
+    Ok((wanted == EventWanted::Yes).then(|| Event::new(event)))
+}
+
+/// The spelling of a driver status code, `CL_INVALID_WORK_GROUP_SIZE (-54)`.
+pub(super) fn status_text(status: cl_int) -> String {
+    format!("{} ({status})", cl3::error_codes::ClError(status))
+}
+
+/// Waits as a plain program does in `mode`: `clFinish`, or the event (flushed first when
+/// polled, since a driver may hold an unflushed command back).
+pub(super) fn wait(
+    queue: &CommandQueue,
+    event: Option<&Event>,
+    mode: WaitMode,
+) -> std::result::Result<(), cl_int> {
+    let Some(event) = event.filter(|_| mode.needs_event()) else {
+        return queue.finish().map_err(|e| e.0);
+    };
+    if mode != WaitMode::Blocking {
+        queue.flush().map_err(|e| e.0)?;
+    }
+    loop {
+        match mode {
+            WaitMode::Blocking | WaitMode::Finish => return event.wait().map_err(|e| e.0),
+            WaitMode::Spin | WaitMode::Yield => {
+                let status = event.command_execution_status().map_err(|e| e.0)?;
+                if status.0 < 0 {
+                    return Err(status.0);
+                }
+                if status.0 == CL_COMPLETE {
+                    return Ok(());
+                }
+                if mode == WaitMode::Yield {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+}
+
+/// The plain loop of [`crate::backend::Backend::plain_launches`] on `queue` (one without
+/// profiling): arguments already set, `batch` enqueues, the last with an event when the wait
+/// mode needs one, one wait; the host clock around each repetition.
+pub(super) fn launch_loop(
+    queue: &CommandQueue,
+    kernel: &Kernel,
+    plan: PlainLoop,
+) -> Result<Vec<f64>> {
+    let fail = |what: &str, status: cl_int| BackendError::driver(API, what, status_text(status));
+    let mut times = Vec::with_capacity(plan.reps as usize);
+    for _ in 0..plan.reps {
+        let t0 = Instant::now();
+        for _ in 1..plan.batch {
+            enqueue(queue, kernel, plan.shape, EventWanted::No)
+                .map_err(|s| fail("clEnqueueNDRangeKernel (plain loop)", s))?;
+        }
+        let wanted = if plan.wait.needs_event() {
+            EventWanted::Yes
+        } else {
+            EventWanted::No
+        };
+        let last = enqueue(queue, kernel, plan.shape, wanted)
+            .map_err(|s| fail("clEnqueueNDRangeKernel (plain loop)", s))?;
+        wait(queue, last.as_ref(), plan.wait).map_err(|s| fail("wait (plain loop)", s))?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    Ok(times)
+}

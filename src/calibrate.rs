@@ -1,0 +1,616 @@
+//! `clvscu calibrate`: the harness's own launch cost, held against a plain program's.
+//!
+//! A runtime number (launch, wait, BFS level) is only an API's cost if the harness adds
+//! nothing of its own to it, or the same on both sides. So for each API this runs an empty
+//! kernel two ways in one process, interleaved in chunks: through the harness's launch path
+//! ([`Backend::launch_repeated`] on the host clock, the path every host-timed row takes) and
+//! through a plain loop of the driver's own calls ([`Backend::plain_launches`]: arguments set
+//! once, enqueue, wait; what a C program does). The difference per launch is the harness's
+//! overhead on that API; the launch PR of the two paths says whether the overhead falls on
+//! one side of the ratio. Cases: one at a time and back to back, 1 x 1 and a grid sweep,
+//! every wait mode.
+
+use std::fmt::Write as _;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{
+    Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
+    PlainLoop, TimerKind, WaitMode,
+};
+use crate::export::csv::write_rows;
+use crate::export::{write_atomic, ExportError};
+use crate::kernels::{KernelSourceError, KernelSources};
+use crate::stats;
+
+/// The empty kernel's source file and name (the `launch` family's).
+const STEM: &str = "peak";
+const KERNEL: &str = "launch_empty";
+/// How far the APIs' overheads may differ before a runtime row is called into question.
+pub const OVERHEAD_DIFF_LIMIT_US: f64 = 0.3;
+/// The checks of a calibrated harness (the one-at-a-time and back-to-back criteria).
+pub const SINGLE_WITHIN_US: f64 = 0.5;
+pub const PR_WITHIN: f64 = 0.05;
+pub const BACK_TO_BACK_WITHIN: f64 = 0.10;
+const RESAMPLES: usize = 2000;
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CalibrationPlan {
+    pub shapes: Vec<LaunchShape>,
+    /// Launches per wait: 1 (one at a time) and larger (back to back).
+    pub batches: Vec<u32>,
+    pub waits: Vec<WaitMode>,
+    /// Timed repetitions per path, API and case.
+    pub reps: u32,
+    /// Repetitions in a row before the other path (or API) takes its turn; the first of a
+    /// turn is untimed, so that neither pays the switch.
+    pub chunk: u32,
+}
+
+impl CalibrationPlan {
+    /// Every case: 1 x 1 and a grid sweep up to about 1000 groups a unit of an H100,
+    /// one at a time and 1000 back to back, every wait mode.
+    pub fn full() -> Self {
+        CalibrationPlan {
+            shapes: [(1, 1), (132, 256), (8448, 256), (135_168, 256)]
+                .map(|(g, l)| LaunchShape::linear(g, l))
+                .to_vec(),
+            batches: vec![1, 1000],
+            waits: WaitMode::ALL.to_vec(),
+            reps: 400,
+            chunk: 50,
+        }
+    }
+
+    /// The quick pass a run of a runtime study starts with, and the one a CPU can afford:
+    /// 1 x 1 only.
+    pub fn quick() -> Self {
+        CalibrationPlan {
+            shapes: vec![LaunchShape::linear(1, 1)],
+            batches: vec![1, 100],
+            waits: WaitMode::ALL.to_vec(),
+            reps: 200,
+            chunk: 25,
+        }
+    }
+
+    /// Repetitions of a case: back to back costs `batch` launches a repetition, so it gets
+    /// fewer, never below 10.
+    fn reps_of(&self, batch: u32) -> u32 {
+        if batch <= 1 {
+            self.reps
+        } else {
+            (self.reps / 10).max(10)
+        }
+    }
+}
+
+/// One API's case: the harness path and the plain loop, per launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRow {
+    pub api: String,
+    pub device: String,
+    pub driver: String,
+    pub shape: String,
+    pub batch: u32,
+    pub wait: String,
+    /// The driver calls of the wait on this API.
+    pub wait_calls: String,
+    pub reps: usize,
+    /// Median microseconds per launch, and the 95% bootstrap CI of the median.
+    pub harness_us: f64,
+    pub harness_ci_lo_us: f64,
+    pub harness_ci_hi_us: f64,
+    pub plain_us: f64,
+    pub plain_ci_lo_us: f64,
+    pub plain_ci_hi_us: f64,
+    /// Harness minus plain, per launch.
+    pub overhead_us: f64,
+    /// Events the harness path asked the driver for, per launch (counted, not assumed).
+    pub harness_events_per_launch: f64,
+}
+
+/// One case across the two APIs: the launch PR (perf OpenCL / perf CUDA = time CUDA / time
+/// OpenCL) through each path, and whether the harness puts more on one side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationPr {
+    pub shape: String,
+    pub batch: u32,
+    pub wait: String,
+    pub pr_harness: f64,
+    pub pr_plain: f64,
+    pub overhead_opencl_us: f64,
+    pub overhead_cuda_us: f64,
+    /// |OpenCL's overhead - CUDA's| above [`OVERHEAD_DIFF_LIMIT_US`].
+    pub flagged: bool,
+}
+
+/// What a calibration found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Calibration {
+    pub rows: Vec<CalibrationRow>,
+    pub prs: Vec<CalibrationPr>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrationError {
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Source(#[from] KernelSourceError),
+    #[error("{api}: the empty kernel stored {got} where {want} was expected; nothing was timed")]
+    Verify { api: Api, got: f32, want: f32 },
+}
+
+/// The empty kernel built, with its two buffers, on one backend.
+struct Probe {
+    kernel: KernelId,
+    args: [Arg; 3],
+    buffers: [BufferId; 2],
+}
+
+/// The value the empty kernel stores (its `n`), so that a launch that ran is seen to have run.
+const MARK: u32 = 7;
+
+impl Probe {
+    fn build(
+        backend: &mut dyn Backend,
+        sources: &KernelSources,
+        local: u32,
+    ) -> Result<Self, CalibrationError> {
+        let request = CompileRequest {
+            source: sources.program(backend.api(), STEM)?,
+            defines: vec![
+                ("WG_SIZE".into(), local.to_string()),
+                ("FMA_ITERS".into(), crate::workload::FMA_ITERS.to_string()),
+            ],
+            flags: Vec::new(),
+            jit: JitOptions::default(),
+        };
+        let program = backend.compile(&request)?;
+        let kernel = backend.kernel(program, KERNEL)?;
+        let input = backend.alloc(1)?;
+        let out = backend.alloc(1)?;
+        backend.upload(input, &[0.0])?;
+        Ok(Probe {
+            kernel,
+            args: [Arg::Buffer(input), Arg::Buffer(out), Arg::U32(MARK)],
+            buffers: [input, out],
+        })
+    }
+
+    /// One launch, then the stored value against the mark: a probe that does not run is
+    /// never timed.
+    fn verify(
+        &self,
+        backend: &mut dyn Backend,
+        shape: LaunchShape,
+    ) -> Result<(), CalibrationError> {
+        backend.upload(self.buffers[1], &[-1.0])?;
+        backend.set_timer(TimerKind::WallClock)?;
+        backend.set_wait_mode(WaitMode::Finish)?;
+        backend.launch(self.kernel, shape, &self.args)?;
+        let mut got = [0.0f32];
+        backend.download(self.buffers[1], &mut got)?;
+        let want = MARK as f32;
+        if got[0] != want {
+            return Err(CalibrationError::Verify {
+                api: backend.api(),
+                got: got[0],
+                want,
+            });
+        }
+        Ok(())
+    }
+
+    fn release(self, backend: &mut dyn Backend) {
+        for b in self.buffers {
+            let _ = backend.free(b);
+        }
+    }
+}
+
+/// Samples of one API in one case, per launch, in seconds.
+#[derive(Default)]
+struct Samples {
+    harness: Vec<f64>,
+    plain: Vec<f64>,
+    events: u64,
+    launches: u64,
+}
+
+/// One turn of `n` repetitions through the harness path, the first untimed.
+fn harness_turn(
+    backend: &mut dyn Backend,
+    probe: &Probe,
+    plan: PlainLoop,
+    n: u32,
+    into: &mut Samples,
+) -> Result<(), CalibrationError> {
+    backend.set_timer(TimerKind::WallClock)?;
+    backend.set_wait_mode(plan.wait)?;
+    backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
+    let before = backend.calls();
+    for _ in 0..n {
+        let t = backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
+        into.harness.push(t.wall.0 / f64::from(plan.batch));
+    }
+    let after = backend.calls();
+    into.events += after.events - before.events;
+    into.launches += after.launches - before.launches;
+    Ok(())
+}
+
+/// One turn of `n` repetitions through the plain loop, the first untimed.
+fn plain_turn(
+    backend: &mut dyn Backend,
+    probe: &Probe,
+    plan: PlainLoop,
+    n: u32,
+    into: &mut Samples,
+) -> Result<(), CalibrationError> {
+    let times = backend.plain_launches(
+        probe.kernel,
+        &probe.args,
+        PlainLoop {
+            reps: n + 1,
+            ..plan
+        },
+    )?;
+    into.plain
+        .extend(times.iter().skip(1).map(|t| t / f64::from(plan.batch)));
+    Ok(())
+}
+
+/// Measures one case on every backend, the paths and APIs taking turns.
+fn measure_case(
+    backends: &mut [&mut dyn Backend],
+    probes: &[Probe],
+    plan: PlainLoop,
+    chunk: u32,
+) -> Result<Vec<Samples>, CalibrationError> {
+    let mut samples: Vec<Samples> = backends.iter().map(|_| Samples::default()).collect();
+    for (b, p) in backends.iter_mut().zip(probes) {
+        p.verify(&mut **b, plan.shape)?;
+    }
+    let mut done = 0;
+    while done < plan.reps {
+        let n = chunk.min(plan.reps - done);
+        for ((b, p), s) in backends.iter_mut().zip(probes).zip(samples.iter_mut()) {
+            harness_turn(&mut **b, p, plan, n, s)?;
+            plain_turn(&mut **b, p, plan, n, s)?;
+        }
+        done += n;
+    }
+    Ok(samples)
+}
+
+fn us(x: f64) -> f64 {
+    x * 1e6
+}
+
+fn row_of(backend: &dyn Backend, plan: PlainLoop, s: &Samples) -> Option<CalibrationRow> {
+    let h = stats::summarize(&s.harness, RESAMPLES, 1)?;
+    let p = stats::summarize(&s.plain, RESAMPLES, 2)?;
+    let info = backend.info();
+    Some(CalibrationRow {
+        api: backend.api().label().into(),
+        device: info.name.clone(),
+        driver: info.driver_version.clone(),
+        shape: plan.shape.describe(),
+        batch: plan.batch,
+        wait: plan.wait.label().into(),
+        wait_calls: plan.wait.how(backend.api()).into(),
+        reps: s.harness.len(),
+        harness_us: us(h.median),
+        harness_ci_lo_us: us(h.ci_lo),
+        harness_ci_hi_us: us(h.ci_hi),
+        plain_us: us(p.median),
+        plain_ci_lo_us: us(p.ci_lo),
+        plain_ci_hi_us: us(p.ci_hi),
+        overhead_us: us(h.median - p.median),
+        harness_events_per_launch: s.events as f64 / s.launches.max(1) as f64,
+    })
+}
+
+/// The PR of one case, where one row is OpenCL's and one CUDA's.
+fn pr_of(rows: &[&CalibrationRow]) -> Option<CalibrationPr> {
+    let side = |api: Api| rows.iter().find(|r| r.api == api.label());
+    let (cl, cu) = (side(Api::OpenCl)?, side(Api::Cuda)?);
+    let diff = (cl.overhead_us - cu.overhead_us).abs();
+    Some(CalibrationPr {
+        shape: cl.shape.clone(),
+        batch: cl.batch,
+        wait: cl.wait.clone(),
+        pr_harness: cu.harness_us / cl.harness_us,
+        pr_plain: cu.plain_us / cl.plain_us,
+        overhead_opencl_us: cl.overhead_us,
+        overhead_cuda_us: cu.overhead_us,
+        flagged: diff > OVERHEAD_DIFF_LIMIT_US,
+    })
+}
+
+/// Runs `plan` on every backend (one or two) and summarises it.
+pub fn calibrate(
+    backends: &mut [&mut dyn Backend],
+    sources: &KernelSources,
+    plan: &CalibrationPlan,
+) -> Result<Calibration, CalibrationError> {
+    let mut out = Calibration::default();
+    for &shape in &plan.shapes {
+        let mut probes = Vec::new();
+        for b in backends.iter_mut() {
+            probes.push(Probe::build(&mut **b, sources, shape.local)?);
+        }
+        let measured = measure_shape(backends, &probes, plan, shape);
+        for (b, p) in backends.iter_mut().zip(probes) {
+            p.release(&mut **b);
+        }
+        let (rows, prs) = measured?;
+        out.rows.extend(rows);
+        out.prs.extend(prs);
+    }
+    Ok(out)
+}
+
+type ShapeResult = (Vec<CalibrationRow>, Vec<CalibrationPr>);
+
+fn measure_shape(
+    backends: &mut [&mut dyn Backend],
+    probes: &[Probe],
+    plan: &CalibrationPlan,
+    shape: LaunchShape,
+) -> Result<ShapeResult, CalibrationError> {
+    let (mut rows, mut prs) = (Vec::new(), Vec::new());
+    for &batch in &plan.batches {
+        for &wait in &plan.waits {
+            let case = PlainLoop {
+                shape,
+                wait,
+                batch,
+                reps: plan.reps_of(batch),
+            };
+            let samples = measure_case(backends, probes, case, plan.chunk)?;
+            let case_rows: Vec<CalibrationRow> = backends
+                .iter()
+                .zip(&samples)
+                .filter_map(|(b, s)| row_of(&**b, case, s))
+                .collect();
+            prs.extend(pr_of(&case_rows.iter().collect::<Vec<_>>()));
+            rows.extend(case_rows);
+        }
+    }
+    Ok((rows, prs))
+}
+
+/// A check of the harness against the plain loop, with the figures it rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Check {
+    pub what: String,
+    pub passed: bool,
+}
+
+/// The criteria a calibrated harness meets, on the default wait mode: one at a time within
+/// [`SINGLE_WITHIN_US`] of the plain loop on each API, the launch PR within [`PR_WITHIN`] of
+/// the plain loops', back to back within [`BACK_TO_BACK_WITHIN`] per launch.
+pub fn checks(c: &Calibration) -> Vec<Check> {
+    let default = WaitMode::DEFAULT.label();
+    let mut out = Vec::new();
+    for r in c.rows.iter().filter(|r| r.wait == default) {
+        let what = format!("{} {} x{} ({})", r.api, r.shape, r.batch, r.wait);
+        if r.batch == 1 {
+            out.push(Check {
+                what: format!(
+                    "{what}: harness {:.2} µs vs plain {:.2} µs, within {SINGLE_WITHIN_US} µs",
+                    r.harness_us, r.plain_us
+                ),
+                passed: r.overhead_us.abs() <= SINGLE_WITHIN_US,
+            });
+        } else {
+            let rel = r.overhead_us / r.plain_us;
+            out.push(Check {
+                what: format!(
+                    "{what}: harness {:.3} µs vs plain {:.3} µs a launch ({:+.1}%), within {:.0}%",
+                    r.harness_us,
+                    r.plain_us,
+                    100.0 * rel,
+                    100.0 * BACK_TO_BACK_WITHIN
+                ),
+                passed: rel.abs() <= BACK_TO_BACK_WITHIN,
+            });
+        }
+    }
+    for p in c.prs.iter().filter(|p| p.wait == default && p.batch == 1) {
+        out.push(Check {
+            what: format!(
+                "launch PR {} x1 ({}): harness {:.3} vs plain {:.3}, within ±{PR_WITHIN}",
+                p.shape, p.wait, p.pr_harness, p.pr_plain
+            ),
+            passed: (p.pr_harness - p.pr_plain).abs() <= PR_WITHIN,
+        });
+    }
+    out
+}
+
+/// The overhead gap between the APIs on the default wait mode, one at a time, 1 x 1: what a
+/// run of a runtime study records and flags rows by. `None` with fewer than two APIs.
+pub fn headline(c: &Calibration) -> Option<&CalibrationPr> {
+    c.prs
+        .iter()
+        .find(|p| p.wait == WaitMode::DEFAULT.label() && p.batch == 1 && p.shape == "1x1")
+}
+
+/// The Markdown report: both paths per API and case, the PRs, the checks.
+pub fn markdown(c: &Calibration) -> String {
+    let mut s = String::from(
+        "## Harness against a plain program\n\n\
+         Per launch, median µs [95% CI]; overhead = harness - plain.\n\n\
+         | API | shape | launches/wait | wait | harness µs | plain µs | overhead µs | events/launch |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for r in &c.rows {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} ({}) | {:.3} [{:.3}, {:.3}] | {:.3} [{:.3}, {:.3}] | {:+.3} | {:.2} |",
+            r.api,
+            r.shape,
+            r.batch,
+            r.wait,
+            r.wait_calls,
+            r.harness_us,
+            r.harness_ci_lo_us,
+            r.harness_ci_hi_us,
+            r.plain_us,
+            r.plain_ci_lo_us,
+            r.plain_ci_hi_us,
+            r.overhead_us,
+            r.harness_events_per_launch
+        );
+    }
+    if !c.prs.is_empty() {
+        s.push_str(
+            "\n## Launch PR (perf OpenCL / perf CUDA) through each path\n\n\
+             | shape | launches/wait | wait | PR harness | PR plain | overhead OpenCL µs | overhead CUDA µs | flag |\n\
+             |---|---|---|---|---|---|---|---|\n",
+        );
+        for p in &c.prs {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.3} | {:.3} | {:+.3} | {:+.3} | {} |",
+                p.shape,
+                p.batch,
+                p.wait,
+                p.pr_harness,
+                p.pr_plain,
+                p.overhead_opencl_us,
+                p.overhead_cuda_us,
+                if p.flagged {
+                    "overheads differ by more than 0.3 µs"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    s.push_str("\n## Checks (default wait mode)\n\n");
+    for check in checks(c) {
+        let mark = if check.passed { "pass" } else { "FAIL" };
+        let _ = writeln!(s, "- {mark}: {}", check.what);
+    }
+    s
+}
+
+/// The files a calibration writes into its folder.
+pub const ROWS_CSV: &str = "calibration.csv";
+pub const PRS_CSV: &str = "calibration-pr.csv";
+pub const REPORT_MD: &str = "calibration.md";
+
+/// Writes the CSVs and the Markdown report (under `title`) into `out`.
+pub fn write(out: &Path, c: &Calibration, title: &str) -> Result<(), ExportError> {
+    write_rows(&out.join(ROWS_CSV), &c.rows)?;
+    write_rows(&out.join(PRS_CSV), &c.prs)?;
+    let text = format!("# {title}\n\n{}", markdown(c));
+    write_atomic(&out.join(REPORT_MD), text.as_bytes())
+}
+
+/// What a calibration records of where it ran: the binary, command line, host, devices and
+/// their drivers, the kernel sources' hashes and the GPUs' state.
+pub fn provenance(
+    devices: &[&crate::backend::DeviceInfo],
+    sources: &KernelSources,
+    command_line: &[String],
+) -> crate::export::json::Provenance {
+    use crate::session::provenance::{common, GpuSnapshot};
+    let mut p = common(devices, sources, command_line, GpuSnapshot::now());
+    p.study = "calibrate".into();
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::fake::{FakeBackend, FakeScript};
+
+    fn fakes(opencl_overhead: f64) -> (FakeBackend, FakeBackend) {
+        let script = |harness: f64| FakeScript {
+            harness_overhead_seconds: harness,
+            jitter: 0.0,
+            ..FakeScript::default()
+        };
+        (
+            FakeBackend::new(Api::OpenCl, script(opencl_overhead)),
+            FakeBackend::new(Api::Cuda, script(0.0)),
+        )
+    }
+
+    fn small() -> CalibrationPlan {
+        CalibrationPlan {
+            reps: 20,
+            chunk: 5,
+            ..CalibrationPlan::quick()
+        }
+    }
+
+    fn run(opencl_overhead: f64) -> Calibration {
+        let (mut cl, mut cu) = fakes(opencl_overhead);
+        let mut backends: Vec<&mut dyn Backend> = vec![&mut cl, &mut cu];
+        calibrate(&mut backends, &KernelSources::embedded(), &small()).unwrap()
+    }
+
+    #[test]
+    fn a_harness_that_adds_nothing_passes_every_check() {
+        let c = run(0.0);
+        assert_eq!(c.rows.len(), 2 * WaitMode::ALL.len() * 2);
+        assert_eq!(c.prs.len(), WaitMode::ALL.len() * 2);
+        let checks = checks(&c);
+        assert!(!checks.is_empty());
+        assert!(checks.iter().all(|k| k.passed), "{checks:?}");
+        let h = headline(&c).unwrap();
+        assert!(!h.flagged && (h.pr_harness - 1.0).abs() < 1e-9, "{h:?}");
+    }
+
+    #[test]
+    fn overhead_on_one_side_is_measured_flagged_and_fails_the_checks() {
+        // 2 µs of the harness's own on OpenCL's side only.
+        let c = run(2e-6);
+        let h = headline(&c).unwrap();
+        assert!(h.flagged, "{h:?}");
+        assert!((h.overhead_opencl_us - 2.0).abs() < 1e-6, "{h:?}");
+        assert!(h.overhead_cuda_us.abs() < 1e-6, "{h:?}");
+        // The harness's PR blames OpenCL; the plain loops' does not.
+        assert!(
+            h.pr_harness < 0.9 && (h.pr_plain - 1.0).abs() < 1e-9,
+            "{h:?}"
+        );
+        let failed: Vec<_> = checks(&c).into_iter().filter(|k| !k.passed).collect();
+        assert!(
+            failed.iter().any(|k| k.what.starts_with("OpenCL 1x1 x1")),
+            "{failed:?}"
+        );
+        assert!(
+            failed.iter().any(|k| k.what.starts_with("launch PR")),
+            "{failed:?}"
+        );
+        assert!(markdown(&c).contains("overheads differ by more than 0.3 µs"));
+    }
+
+    #[test]
+    fn a_probe_that_does_not_store_its_mark_is_never_timed() {
+        let (mut cl, mut cu) = fakes(0.0);
+        let mut cl_wrong = FakeBackend::new(
+            Api::OpenCl,
+            FakeScript {
+                wrong_results: vec![KERNEL.into()],
+                ..FakeScript::default()
+            },
+        );
+        let mut backends: Vec<&mut dyn Backend> = vec![&mut cl_wrong, &mut cu];
+        let e = calibrate(&mut backends, &KernelSources::embedded(), &small()).unwrap_err();
+        assert!(matches!(e, CalibrationError::Verify { .. }), "{e}");
+        let mut backends: Vec<&mut dyn Backend> = vec![&mut cl];
+        assert!(calibrate(&mut backends, &KernelSources::embedded(), &small()).is_ok());
+    }
+}

@@ -1,0 +1,60 @@
+//! Where a tune's numbers came from: what `clvscu run` records too (binary, command line,
+//! host, devices and drivers, GPU state, kernel hashes) and what this tune searched.
+
+use std::collections::BTreeMap;
+
+use sha2::{Digest, Sha256};
+
+use super::space::Space;
+use super::TunePlan;
+use crate::backend::{Api, DeviceInfo};
+use crate::export::json::{Provenance, TuneProvenance};
+use crate::kernels::KernelSources;
+use crate::session::provenance::{common, source_hash, GpuSnapshot};
+
+/// The provenance file of a tune's output folder: the name `clvscu run` gives its own, so a
+/// tool that reads one folder's provenance reads the other's.
+pub const PROVENANCE_FILE: &str = "provenance.json";
+
+/// SHA-256 of every valid configuration's text, joined by newlines: two tunes with the same
+/// hash searched the same configurations in the same order (the groups follow the device's
+/// compute units, so the hash does too).
+pub fn space_sha256(space: &Space) -> String {
+    let text = (0..space.len())
+        .map(|i| space.config(i).text())
+        .collect::<Vec<_>>()
+        .join("\n");
+    format!("{:x}", Sha256::digest(text.as_bytes()))
+}
+
+/// The tuned kernel file's source hash on each API, as a run's notes spell it.
+fn kernel_hashes(sources: &KernelSources, file: &str) -> BTreeMap<String, String> {
+    [Api::OpenCl, Api::Cuda]
+        .into_iter()
+        .map(|api| (api.label().to_string(), source_hash(sources, api, file)))
+        .collect()
+}
+
+/// The provenance of `plan`'s search of `space` on `devices`, with the GPU state `before` it.
+pub fn of_tune(
+    plan: &TunePlan,
+    space: &Space,
+    devices: &[&DeviceInfo],
+    command_line: &[String],
+    before: GpuSnapshot,
+) -> Provenance {
+    let mut p = common(devices, plan.sources, command_line, before);
+    p.tune = Some(TuneProvenance {
+        target: plan.target(),
+        family: space.def.family.name().into(),
+        variant: space.def.variant.into(),
+        size: space.size.to_string(),
+        strategies: plan.strategies.iter().map(ToString::to_string).collect(),
+        seed: plan.seed,
+        points: space.len(),
+        invalid: space.invalid_count(),
+        space_sha256: space_sha256(space),
+        kernel_sha256: kernel_hashes(plan.sources, space.def.family.file()),
+    });
+    p
+}
