@@ -276,6 +276,9 @@ fn measure_case(
     for (b, p) in backends.iter_mut().zip(probes) {
         p.verify(&mut **b, plan.shape)?;
     }
+    // At least four turns each, so that a drift (clocks ramping up, a queue filling) falls
+    // on both paths alike rather than on whichever went first.
+    let chunk = chunk.min(plan.reps / 4).max(1);
     let mut done = 0;
     while done < plan.reps {
         let n = chunk.min(plan.reps - done);
@@ -340,6 +343,7 @@ pub fn calibrate(
     plan: &CalibrationPlan,
 ) -> Result<Calibration, CalibrationError> {
     let mut out = Calibration::default();
+    warm_up(backends, sources)?;
     for &shape in &plan.shapes {
         let mut probes = Vec::new();
         for b in backends.iter_mut() {
@@ -354,6 +358,36 @@ pub fn calibrate(
         out.prs.extend(prs);
     }
     Ok(out)
+}
+
+/// Launches for a while on every backend before anything is timed, so that an idle GPU's
+/// clocks have ramped up for the first case as for the last.
+fn warm_up(
+    backends: &mut [&mut dyn Backend],
+    sources: &KernelSources,
+) -> Result<(), CalibrationError> {
+    const WARM: std::time::Duration = std::time::Duration::from_millis(300);
+    let shape = LaunchShape::linear(1, 1);
+    for b in backends.iter_mut() {
+        let probe = Probe::build(&mut **b, sources, shape.local)?;
+        let started = std::time::Instant::now();
+        let plan = PlainLoop {
+            shape,
+            wait: WaitMode::Finish,
+            batch: 100,
+            reps: 10,
+        };
+        // At most 50 rounds of 1000 launches: about 0.2 s on a GPU, nothing on a fake.
+        let mut result = Ok(());
+        let mut rounds = 0;
+        while result.is_ok() && rounds < 50 && started.elapsed() < WARM {
+            result = b.plain_launches(probe.kernel, &probe.args, plan).map(drop);
+            rounds += 1;
+        }
+        probe.release(&mut **b);
+        result?;
+    }
+    Ok(())
 }
 
 type ShapeResult = (Vec<CalibrationRow>, Vec<CalibrationPr>);

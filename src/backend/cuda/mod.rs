@@ -18,7 +18,6 @@ use std::time::Instant;
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute_enum};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
-    LaunchConfig, PushKernelArg,
 };
 use cudarc::nvrtc::Ptx;
 
@@ -36,6 +35,12 @@ use super::{
 use transfer::HostBuf;
 
 const API: Api = Api::Cuda;
+
+/// A kernel and its parameters as last packed (see [`plain::Packed`]).
+struct LoadedKernel {
+    function: CudaFunction,
+    packed: std::cell::RefCell<Option<plain::Packed>>,
+}
 
 struct LoadedProgram {
     ptx: String,
@@ -101,7 +106,7 @@ pub struct CudaBackend {
     timer: TimerKind,
     hosts: Handles<HostBufferId, HostBuf>,
     programs: Handles<ProgramId, LoadedProgram>,
-    kernels: Handles<KernelId, CudaFunction>,
+    kernels: Handles<KernelId, LoadedKernel>,
     buffers: Handles<BufferId, CudaSlice<f32>>,
     /// Texture objects over buffers, for arguments read through the texture path.
     textures: texture::Textures,
@@ -206,6 +211,9 @@ impl CudaBackend {
         Ok(objects)
     }
 
+    /// `count` launches of `kernel` in `shape` on `stream`, with its parameters packed once
+    /// per argument list (the plain loop's own launch: nothing allocated per launch); a
+    /// refusal is the driver's, named with the limits it reports.
     fn enqueue_kernel(
         &self,
         stream: &Arc<CudaStream>,
@@ -213,56 +221,26 @@ impl CudaBackend {
         (shape, args, objects): (LaunchShape, &[Arg], &[cudarc::driver::sys::CUtexObject]),
         count: u32,
     ) -> Result<()> {
-        let f = self.kernels.get(kernel)?;
-        let mut slices = Vec::new();
-        for a in args {
-            match a {
-                Arg::Buffer(b) => slices.push(self.buffers.get(*b)?),
-                // The kernel reads its `__constant__` symbol, bound before timing.
-                Arg::Constant(b) => drop(self.buffers.get(*b)?),
-                // Texture objects come made (`texture_objects`).
-                Arg::U32(_) | Arg::F32(_) | Arg::Texture { .. } => {}
-            }
+        check_grid_y(shape.groups_y)?;
+        let k = self.kernels.get(kernel)?;
+        let mut packed = k.packed.borrow_mut();
+        if !packed.as_ref().is_some_and(|p| p.holds(args)) {
+            *packed = Some(plain::Packed::new(args, self.params(args, objects)?));
         }
-        let cfg = LaunchConfig {
-            grid_dim: (shape.groups, check_grid_y(shape.groups_y)?, 1),
-            block_dim: (shape.local, shape.local_y, 1),
-            shared_mem_bytes: 0,
+        let Some(packed) = packed.as_mut() else {
+            return Err(BackendError::InvalidHandle("packed parameters".into()));
         };
-        let mut builder = stream.launch_builder(f);
-        let mut next_slice = slices.iter();
-        let mut next_object = objects.iter();
-        for a in args {
-            match a {
-                Arg::Buffer(_) => {
-                    if let Some(s) = next_slice.next() {
-                        builder.arg(*s);
-                    }
-                }
-                Arg::U32(v) => {
-                    builder.arg(v);
-                }
-                Arg::F32(v) => {
-                    builder.arg(v);
-                }
-                Arg::Constant(_) => {}
-                Arg::Texture { .. } => {
-                    if let Some(t) = next_object.next() {
-                        builder.arg(t);
-                    }
-                }
-            }
-        }
         for _ in 0..count {
-            // SAFETY: the arguments follow the kernel's parameter list in order and type (the
-            // caller builds them from the kernel source's signature) and the buffers were
-            // allocated by the caller for this launch's sizes.
-            unsafe { builder.launch(cfg) }.map(drop).map_err(|e| {
+            // SAFETY: the parameters were packed from `args`, which follow the kernel's
+            // parameter list in order and type (the caller builds them from the kernel
+            // source's signature); the buffers were allocated by the caller for this launch's
+            // sizes, and the stream belongs to this backend's context, bound to the thread.
+            unsafe { packed.launch(&k.function, stream.cu_stream(), shape) }.map_err(|e| {
                 launch_refusal(
                     &self.info,
                     API,
                     shape.group_items(),
-                    resources_of(f).max_threads_per_group,
+                    resources_of(&k.function).max_threads_per_group,
                     format!("cuLaunchKernel: {e:?}"),
                 )
             })?;
@@ -286,22 +264,30 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Waits for everything enqueued on `stream` in the current mode: `cuStreamSynchronize`
-    /// in `finish` mode, else `stop` recorded on the stream and waited on.
+    /// Waits for everything enqueued on `stream` in the current mode, as the plain loop does
+    /// (`cuStreamSynchronize` in `finish` mode, else `stop` recorded and waited on).
     fn wait_stream(&self, stream: &Arc<CudaStream>, stop: &StopEvents, what: &str) -> Result<()> {
-        if !self.wait.needs_event() {
-            return stream.synchronize().map_err(drv(what));
-        }
-        let stop = stop.of(self.wait);
-        self.record(stop, stream)?;
-        self.wait_for(stop, what)
+        let events = plain::LoopEvents {
+            polled: &stop.polled,
+            blocking: &stop.blocking,
+        };
+        self.count(false, self.wait.needs_event());
+        // SAFETY: the stream and events belong to this backend's context, bound to the thread
+        // by the launch before this wait.
+        unsafe { plain::wait(stream.cu_stream(), &events, self.wait) }.map_err(|e| match e {
+            BackendError::Driver { detail, .. } => BackendError::driver(API, what, detail),
+            other => other,
+        })
     }
 
-    /// The kernel's parameters as the plain loop passes them (constants are module symbols,
-    /// not parameters).
-    fn plain_params(&mut self, args: &[Arg]) -> Result<Vec<plain::Param>> {
-        let objects = self.texture_objects(args)?;
-        let mut next_object = objects.into_iter();
+    /// The kernel's parameters for `args` (constants are module symbols, not parameters;
+    /// texture objects come made, in order).
+    fn params(
+        &self,
+        args: &[Arg],
+        objects: &[cudarc::driver::sys::CUtexObject],
+    ) -> Result<Vec<plain::Param>> {
+        let mut next_object = objects.iter();
         let mut params = Vec::new();
         for a in args {
             match *a {
@@ -311,9 +297,10 @@ impl CudaBackend {
                 }
                 Arg::Constant(b) => drop(self.buffers.get(b)?),
                 Arg::Texture { .. } => {
-                    if let Some(t) = next_object.next() {
-                        params.push(plain::Param::Texture(t));
-                    }
+                    let t = next_object.next().ok_or_else(|| {
+                        BackendError::InvalidHandle("a texture argument without its object".into())
+                    })?;
+                    params.push(plain::Param::Texture(*t));
                 }
                 Arg::U32(v) => params.push(plain::Param::U32(v)),
                 Arg::F32(v) => params.push(plain::Param::F32(v)),
@@ -407,7 +394,10 @@ impl Backend for CudaBackend {
                 )
                 .map_err(drv("cuFuncSetAttribute (shared-memory carveout)"))?;
         }
-        let id = self.kernels.insert(function);
+        let id = self.kernels.insert(LoadedKernel {
+            function,
+            packed: std::cell::RefCell::new(None),
+        });
         self.built.remember_kernel(program, name, id);
         Ok(id)
     }
@@ -456,7 +446,7 @@ impl Backend for CudaBackend {
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
-        Ok(resources_of(self.kernels.get(kernel)?))
+        Ok(resources_of(&self.kernels.get(kernel)?.function))
     }
 
     fn alloc(&mut self, len: usize) -> Result<BufferId> {
@@ -568,10 +558,13 @@ impl Backend for CudaBackend {
         count: u32,
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
+        // The raw launches and waits below need the context current on this thread (cudarc's
+        // safe calls bind it themselves); the plain loop binds it the same way, untimed.
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.
         let t0 = Instant::now();
-        let what = "cuEventQuery/cuEventSynchronize (kernel)";
+        let what = "cuStreamSynchronize/cuEventQuery/cuEventSynchronize (kernel)";
         let launch = || self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), count);
         match self.timer {
             TimerKind::DeviceEvent => self.timed(t0, what, launch),
@@ -589,14 +582,22 @@ impl Backend for CudaBackend {
         args: &[Arg],
         plan: PlainLoop,
     ) -> Result<Vec<f64>> {
-        let params = self.plain_params(args)?;
-        let f = self.kernels.get(kernel)?;
+        let objects = self.texture_objects(args)?;
+        // Its own packing, apart from the harness's cache: the loop shares no state with it.
+        let mut packed = plain::Packed::new(args, self.params(args, &objects)?);
+        let k = self.kernels.get(kernel)?;
         let events = plain::LoopEvents {
             polled: &self.untimed_stop.polled,
             blocking: &self.untimed_stop.blocking,
         };
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        plain::launch_loop(f, self.stream.cu_stream(), &params, &events, plan)
+        plain::launch_loop(
+            &k.function,
+            self.stream.cu_stream(),
+            &mut packed,
+            &events,
+            plan,
+        )
     }
 
     fn calls(&self) -> CallCounts {
@@ -611,6 +612,7 @@ impl Backend for CudaBackend {
         }
         let f = self.kernels.get(kernel)?;
         let (_, block) = f
+            .function
             .occupancy_max_potential_block_size(no_dynamic_smem, 0, 0, None)
             .map_err(drv("cuOccupancyMaxPotentialBlockSize"))?;
         Ok(Some(block))
@@ -659,6 +661,7 @@ impl Backend for CudaBackend {
     ) -> Result<Timing> {
         let (host, buffer, direction, len) = transfer;
         let objects = self.texture_objects(args)?;
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         let mut h = self.hosts.take(host)?;
         let copy_stream = if concurrent {
             &self.side_stream

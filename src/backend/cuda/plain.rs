@@ -35,7 +35,7 @@ fn fail(what: &'static str) -> impl Fn(result::DriverError) -> BackendError {
 ///
 /// # Safety
 /// `stream` and the events are live handles of the current context.
-unsafe fn wait(stream: CUstream, events: &LoopEvents, mode: WaitMode) -> Result<()> {
+pub(super) unsafe fn wait(stream: CUstream, events: &LoopEvents, mode: WaitMode) -> Result<()> {
     let event: CUevent = match mode {
         WaitMode::Finish => {
             return result::stream::synchronize(stream).map_err(fail("cuStreamSynchronize"))
@@ -59,39 +59,73 @@ unsafe fn wait(stream: CUstream, events: &LoopEvents, mode: WaitMode) -> Result<
     }
 }
 
+/// A kernel's parameters packed as `cuLaunchKernel` takes them, with the arguments they were
+/// packed from: a launch with the same arguments reuses them, as a plain program does, so
+/// nothing is allocated per launch.
+pub(super) struct Packed {
+    args: Vec<crate::backend::Arg>,
+    /// Owned values; `pointers` point into this boxed slice, which never moves or grows.
+    values: Box<[Param]>,
+    pointers: Vec<*mut c_void>,
+}
+
+impl Packed {
+    pub fn new(args: &[crate::backend::Arg], params: Vec<Param>) -> Self {
+        let mut values = params.into_boxed_slice();
+        let pointers = values
+            .iter_mut()
+            .map(|p| match p {
+                Param::Pointer(v) | Param::Texture(v) => (v as *mut u64).cast(),
+                Param::U32(v) => (v as *mut u32).cast(),
+                Param::F32(v) => (v as *mut f32).cast(),
+            })
+            .collect();
+        Packed {
+            args: args.to_vec(),
+            values,
+            pointers,
+        }
+    }
+
+    /// Whether these parameters were packed from `args`.
+    pub fn holds(&self, args: &[crate::backend::Arg]) -> bool {
+        self.args == args && self.values.len() == self.pointers.len()
+    }
+
+    /// One `cuLaunchKernel` in `shape` on `stream`.
+    ///
+    /// # Safety
+    /// The parameters follow the kernel's signature (packed from its argument list), and the
+    /// function and stream belong to the current context.
+    pub unsafe fn launch(
+        &mut self,
+        f: &CudaFunction,
+        stream: CUstream,
+        shape: crate::backend::LaunchShape,
+    ) -> std::result::Result<(), result::DriverError> {
+        let grid = (shape.groups, shape.groups_y, 1);
+        let block = (shape.local, shape.local_y, 1);
+        result::launch_kernel(f.cu_function(), grid, block, 0, stream, &mut self.pointers)
+    }
+}
+
 /// `plan.reps` repetitions of `plan.batch` launches of `f` and one wait, on `stream`; the
 /// host clock around each repetition.
 pub(super) fn launch_loop(
     f: &CudaFunction,
     stream: CUstream,
-    params: &[Param],
+    packed: &mut Packed,
     events: &LoopEvents,
     plan: PlainLoop,
 ) -> Result<Vec<f64>> {
-    let mut values = params.to_vec();
-    // cuLaunchKernel takes one pointer per parameter, to its value.
-    let mut pointers: Vec<*mut c_void> = values
-        .iter_mut()
-        .map(|p| match p {
-            Param::Pointer(v) | Param::Texture(v) => (v as *mut u64).cast(),
-            Param::U32(v) => (v as *mut u32).cast(),
-            Param::F32(v) => (v as *mut f32).cast(),
-        })
-        .collect();
-    let shape = plan.shape;
-    let grid = (shape.groups, shape.groups_y, 1);
-    let block = (shape.local, shape.local_y, 1);
     let mut times = Vec::with_capacity(plan.reps as usize);
     for _ in 0..plan.reps {
         let t0 = Instant::now();
         for _ in 0..plan.batch.max(1) {
-            // SAFETY: the parameters follow the kernel's signature (the caller packed them
-            // from its argument list), `values` outlives every launch, and the function and
-            // stream belong to the current context.
-            unsafe {
-                result::launch_kernel(f.cu_function(), grid, block, 0, stream, &mut pointers)
-            }
-            .map_err(fail("cuLaunchKernel (plain loop)"))?;
+            // SAFETY: the caller packed the parameters from the kernel's arguments, and the
+            // function and stream belong to the current context.
+            unsafe { packed.launch(f, stream, plan.shape) }
+                .map_err(fail("cuLaunchKernel (plain loop)"))?;
         }
         // SAFETY: as above; the events were made in this context.
         unsafe { wait(stream, events, plan.wait) }?;
