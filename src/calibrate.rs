@@ -550,19 +550,6 @@ pub fn write(out: &Path, c: &Calibration, title: &str) -> Result<(), ExportError
     write_atomic(&out.join(REPORT_MD), text.as_bytes())
 }
 
-/// What a calibration records of where it ran: the binary, command line, host, devices and
-/// their drivers, the kernel sources' hashes and the GPUs' state.
-pub fn provenance(
-    devices: &[&crate::backend::DeviceInfo],
-    sources: &KernelSources,
-    command_line: &[String],
-) -> crate::export::json::Provenance {
-    use crate::session::provenance::{common, GpuSnapshot};
-    let mut p = common(devices, sources, command_line, GpuSnapshot::now());
-    p.study = "calibrate".into();
-    p
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -187,7 +187,13 @@ fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     clvscu::calibrate::write(&args.out, &found, &title)?;
     let command_line: Vec<String> = std::env::args().collect();
     let infos: Vec<&DeviceInfo> = backends.iter().map(|b| b.info()).collect();
-    let prov = clvscu::calibrate::provenance(&infos, &sources, &command_line);
+    let mut prov = session::provenance::common(
+        &infos,
+        &sources,
+        &command_line,
+        session::provenance::GpuSnapshot::now(),
+    );
+    prov.study = "calibrate".into();
     clvscu::export::json::write_json_atomic(&args.out.join("provenance.json"), &prov)?;
     println!("{}", clvscu::calibrate::markdown(&found));
     println!("written: {}", args.out.display());

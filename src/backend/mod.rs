@@ -690,6 +690,17 @@ pub struct CallCounts {
     pub events: u64,
 }
 
+impl CallCounts {
+    /// Counts one command enqueued (`launch`: a kernel) and, if it came with one, its event,
+    /// in a backend's counter (a `Cell`, since the counting paths borrow the backend shared).
+    pub(crate) fn count(cell: &std::cell::Cell<Self>, launch: bool, event: bool) {
+        let mut c = cell.get();
+        c.launches += u64::from(launch);
+        c.events += u64::from(event);
+        cell.set(c);
+    }
+}
+
 /// One case of a plain launch loop ([`Backend::plain_launches`]): `batch` launches of one
 /// shape, then one wait in `wait`, repeated `reps` times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

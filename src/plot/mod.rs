@@ -556,6 +556,19 @@ pub(crate) fn fmt_sig(v: f64) -> String {
     }
 }
 
+/// The top of a linear axis from 0 over values up to `max`, with `headroom` (1.08: 8 %) above
+/// them. Near f64::MAX (a hand-edited CSV) the headroom would make the top infinite, on which
+/// plotters' tick search never ends: the top is then `max` itself; 1 where nothing is positive.
+pub(crate) fn axis_top(max: f64, headroom: f64) -> f64 {
+    if !(max.is_finite() && max > 0.0) {
+        1.0
+    } else if (max * headroom).is_finite() {
+        max * headroom
+    } else {
+        max
+    }
+}
+
 /// Axis tick label: integers without decimals ("20", not "20.0"), others as short as exact.
 pub(crate) fn fmt_tick(v: f64) -> String {
     if !v.is_finite() {

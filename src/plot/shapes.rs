@@ -338,12 +338,9 @@ impl Figure for ShapesFigure {
         } else {
             (-1.0, 1.0)
         };
-        let y_hi = points().map(|p| p.gbs).fold(0.0, f64::max);
-        let y_hi = if y_hi.is_finite() && y_hi > 0.0 {
-            y_hi * 1.08
-        } else {
-            1.0
-        };
+        // Points are positive and finite (`usable`): all lie on the axes, whose top stays
+        // finite however large they are.
+        let y_hi = super::axis_top(points().map(|p| p.gbs).fold(0.0, f64::max), 1.08);
         let tick = |v: &f64| super::fmt_tick(*v);
         let log_fmt = |x: &f64| pow10_label(*x);
         let mut chart = ChartBuilder::on(&plot_area)
@@ -448,6 +445,19 @@ mod tests {
             baselines,
             ..ChartData::default()
         }
+    }
+
+    /// Bandwidths near f64::MAX (a hand-edited CSV): 8 % headroom above them made the y axis
+    /// end at infinity, where plotters' tick search never ends.
+    #[test]
+    fn huge_bandwidths_draw_in_bounded_time() {
+        let mut d = data();
+        for r in &mut d.measurements {
+            r.metric = f64::MAX;
+        }
+        let (_, fig) = figures(&d).remove(0);
+        let svg = crate::plot::tests::within_a_minute(move || crate::plot::render_svg(&fig));
+        assert!(svg.is_ok());
     }
 
     #[test]

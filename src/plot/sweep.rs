@@ -54,11 +54,19 @@ struct Series {
     points: Vec<Point>,
 }
 
+/// The plotted ranges: x over every point, y from 0 to above every median and CI bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Axes {
+    x: (f64, f64),
+    y_hi: f64,
+}
+
 /// A laid-out sweep chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SweepFigure {
     frame: Frame,
     x_axis: XAxis,
+    axes: Axes,
     x_desc: String,
     y_desc: String,
     series: Vec<Series>,
@@ -142,7 +150,7 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         }
     }
     keys.sort_by_key(|(api, dev)| (devices.iter().position(|d| d == dev), *api));
-    let series: Vec<Series> = keys
+    let mut series: Vec<Series> = keys
         .iter()
         .map(|(api, dev)| {
             let dev_index = devices.iter().position(|d| d == dev).unwrap_or(0);
@@ -214,23 +222,92 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
     }
     subject.push_str(&format!(", study {}", key.study));
     let info = RunInfo::from_measurements(rows.iter().copied());
+    let axes = axes_for(&x_axis, &series);
+    let mut notes = vec![format!(
+        "Lines join the median {} at each {} value; shaded bands span the metric at the CI \
+         bounds of the median time.",
+        metric_name(unit).to_lowercase(),
+        key.param
+    )];
+    notes.extend(pinned_note(pin_all(&mut series, &axes)));
     SweepFigure {
         frame: Frame {
             title: style::title("Sweep", &subject),
             subtitle: info.subtitle(),
             legend,
-            notes: vec![format!(
-                "Lines join the median {} at each {} value; shaded bands span the metric at \
-                 the CI bounds of the median time.",
-                metric_name(unit).to_lowercase(),
-                key.param
-            )],
+            notes,
         },
         x_desc: format!("{} ({}{scale})", key.param, param_unit(&key.param)),
         y_desc: format!("{} ({unit})", metric_name(unit)),
         x_axis,
+        axes,
         series,
     }
+}
+
+/// The axes over every point. Sweep values and metrics near f64::MAX (a hand-edited CSV) can
+/// make the padded bounds or their span infinite, on which plotters' tick search never ends:
+/// the x axis falls back to the unpadded range, then to a unit one ([`pin_all`] then moves
+/// the points off it onto its edge).
+fn axes_for(x_axis: &XAxis, series: &[Series]) -> Axes {
+    let all = series.iter().flat_map(|s| s.points.iter());
+    let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
+    for p in all {
+        x_lo = x_lo.min(p.x);
+        x_hi = x_hi.max(p.x);
+        y_hi = y_hi.max(p.hi).max(p.y);
+    }
+    if !x_lo.is_finite() || !x_hi.is_finite() {
+        (x_lo, x_hi) = (0.0, 1.0);
+    }
+    let pad = match x_axis {
+        XAxis::Linear => ((x_hi - x_lo) * 0.04).max(0.5),
+        XAxis::Log2 => 0.3,
+        XAxis::Categorical(_) => 0.5,
+    };
+    let x = [(x_lo - pad, x_hi + pad), (x_lo, x_hi)]
+        .into_iter()
+        .find(|&(lo, hi)| usable_range(lo, hi))
+        .unwrap_or((0.0, 1.0));
+    Axes {
+        x,
+        y_hi: super::axis_top(y_hi, 1.08),
+    }
+}
+
+/// Moves every point and CI bound outside the axes onto their edge and counts the points
+/// moved. plotters maps a value to a pixel with an `as i32` cast (saturating) plus the plot's
+/// origin, which overflows for a value far off the axis (a metric of -1e308, a sweep value
+/// beyond the unit fallback axis): a debug build panicked, a release build wrapped the pixel
+/// to one of the wrong sign (the point drawn at the opposite edge, or off the canvas). On the
+/// axes every pixel lies inside the plot.
+fn pin_all(series: &mut [Series], axes: &Axes) -> usize {
+    let (x_lo, x_hi) = axes.x;
+    let on_y = |v: f64| v.clamp(0.0, axes.y_hi);
+    let mut moved = 0;
+    for p in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
+        let pinned = Point {
+            x: p.x.clamp(x_lo, x_hi),
+            y: on_y(p.y),
+            lo: on_y(p.lo),
+            hi: on_y(p.hi),
+        };
+        if pinned != *p {
+            moved += 1;
+            *p = pinned;
+        }
+    }
+    moved
+}
+
+/// The note saying how many points [`pin_all`] moved, if any: their place is not their value.
+fn pinned_note(moved: usize) -> Option<String> {
+    (moved > 0).then(|| {
+        format!(
+            "{moved} point(s) beyond what the axes can show (below 0, or too far out to plot) \
+             are drawn at the edge of the plot."
+        )
+    })
 }
 
 /// The metric's CI from the row, falling back to the median itself when it is unusable.
@@ -326,37 +403,7 @@ impl Figure for SweepFigure {
         let (w, _) = self.size();
         let plot_area = self.frame.draw(root, w, style::MARGIN / 2)?;
 
-        let all = self.series.iter().flat_map(|s| s.points.iter());
-        let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
-        for p in all {
-            x_lo = x_lo.min(p.x);
-            x_hi = x_hi.max(p.x);
-            y_hi = y_hi.max(p.hi).max(p.y);
-        }
-        if !x_lo.is_finite() || !x_hi.is_finite() {
-            (x_lo, x_hi) = (0.0, 1.0);
-        }
-        let pad = match self.x_axis {
-            XAxis::Linear => ((x_hi - x_lo) * 0.04).max(0.5),
-            XAxis::Log2 => 0.3,
-            XAxis::Categorical(_) => 0.5,
-        };
-        // Sweep values and metrics near f64::MAX (a hand-edited CSV) can make the padded
-        // bounds or their span infinite, on which plotters' tick search never ends: fall back
-        // to the unpadded range, then to a unit one (points off the axis are clipped).
-        let (x_lo, x_hi) = [(x_lo - pad, x_hi + pad), (x_lo, x_hi)]
-            .into_iter()
-            .find(|&(lo, hi)| usable_range(lo, hi))
-            .unwrap_or((0.0, 1.0));
-        let y_hi = if y_hi.is_finite() && y_hi > 0.0 {
-            if (y_hi * 1.08).is_finite() {
-                y_hi * 1.08
-            } else {
-                y_hi
-            }
-        } else {
-            1.0
-        };
+        let ((x_lo, x_hi), y_hi) = (self.axes.x, self.axes.y_hi);
 
         let exponent = x_hi > 16.5; // beyond 2^16 exact integers get too long to read
         let log2_fmt = |x: &f64| pow2_label(*x, exponent);

@@ -685,6 +685,52 @@ proptest::proptest! {
     }
 }
 
+/// Runs `f` on its own thread and fails the test if it takes over 60 s: a chart whose axis
+/// sends plotters' tick search into an endless loop fails instead of hanging the suite.
+pub(super) fn within_a_minute<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()));
+    rx.recv_timeout(std::time::Duration::from_secs(60))
+        .expect("did not finish within 60 s (or the drawing thread panicked)")
+}
+
+#[test]
+fn axis_top_leaves_headroom_and_stays_finite() {
+    assert_eq!(axis_top(100.0, 1.08), 108.0);
+    // The headroom would overflow to infinity: the top is the largest value itself.
+    assert_eq!(axis_top(f64::MAX, 1.08), f64::MAX);
+    for nothing in [0.0, -5.0, f64::NAN, f64::INFINITY] {
+        assert_eq!(axis_top(nothing, 1.08), 1.0, "{nothing}");
+    }
+}
+
+/// Sweep values ±1.7e308 span more than f64 can (the x axis falls back to 0..1) and a metric
+/// CI bound of -1e308 lies far below the y axis: plotters' pixel arithmetic overflowed on
+/// such points (a panic in debug builds). They are drawn at the edge, and the chart says so.
+#[test]
+fn sweep_points_off_the_axes_are_pinned_and_noted() {
+    let mut data = ChartData::default();
+    for (api, sign) in [("CUDA", ""), ("OpenCL", "-")] {
+        for (v, metric) in [("1.7e308", 100.0), ("1", 120.0)] {
+            let mut r = m(api, GPU, "sweeps", "reduce", "tree", metric);
+            r.sweep_param = "groups".into();
+            r.sweep_value = format!("{sign}{v}");
+            r.metric_ci_lo = -1e308;
+            data.measurements.push(r);
+        }
+    }
+    let figs = sweep::figures(&data);
+    assert_eq!(figs.len(), 1);
+    let svg = within_a_minute(move || render_svg(&figs[0].1)).expect("svg");
+    assert!(
+        svg.contains("4 point(s) beyond what the axes can show"),
+        "{svg}"
+    );
+    // Points on the axes move nowhere, so ordinary sweeps carry no such note.
+    let ordinary = render_svg(&sweep::figures(&fixture())[0].1).expect("svg");
+    assert!(!ordinary.contains("beyond what the axes can show"));
+}
+
 /// Numbers a hand-edited or corrupted CSV can hold. Every chart must draw them (or report an
 /// error) in bounded time: plotters' tick search never ends on an infinite span or a zero
 /// log-axis bound, which is how 1e308 s or 5e-324 s once hung the Table 1 chart.

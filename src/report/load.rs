@@ -31,6 +31,9 @@ pub struct RunFolder {
     pub provenance_devices: Vec<(String, String, String)>,
     /// The vendor-library baselines measured beside this run, and the file they came from.
     pub baselines: Option<(PathBuf, Vec<BaselineRow>)>,
+    /// The harness-against-plain-loop calibration the run started with (a runtime-bound
+    /// study), `None` when it has none.
+    pub calibration: Option<Vec<crate::calibrate::CalibrationPr>>,
 }
 
 impl RunFolder {
@@ -195,6 +198,7 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
                 prs: read_csv(&dir, CsvStore::PRS)?,
                 provenance_devices: provenance_devices(&dir),
                 baselines: baselines_for(&dir, root)?,
+                calibration: read_csv(&dir, crate::calibrate::PRS_CSV)?,
                 path: dir,
             });
         }

@@ -311,6 +311,7 @@ fn folder_section(doc: &mut Doc, f: &RunFolder) {
         doc.heading(4, "Fairness");
         fairness(doc, f.prs());
     }
+    calibration_section(doc, f);
     super::bfs::section(doc, f.measurements());
     doc.heading(4, "Measurements");
     match &f.measurements {
@@ -320,6 +321,52 @@ fn folder_section(doc: &mut Doc, f: &RunFolder) {
             "The measurements file has no rows.",
         ),
     }
+}
+
+/// Whether the harness's own launch cost fell on one side of this folder's runtime rows:
+/// the calibration the run started with, flagged cases first.
+fn calibration_section(doc: &mut Doc, f: &RunFolder) {
+    let Some(prs) = &f.calibration else { return };
+    doc.heading(4, "Runtime calibration (harness against a plain loop)");
+    let flagged = prs.iter().filter(|p| p.flagged).count();
+    doc.para(if flagged == 0 {
+        format!(
+            "In every calibrated case the harness's own overhead differs between the APIs by at \
+             most {} µs: the launch, BFS and small-reduction rows of this folder are the APIs' own.",
+            crate::calibrate::OVERHEAD_DIFF_LIMIT_US
+        )
+    } else {
+        format!(
+            "FLAGGED: in {flagged} of {} calibrated cases the harness's own overhead differs \
+             between the APIs by more than {} µs; rows timed in those wait modes carry part of \
+             it on one side.",
+            prs.len(),
+            crate::calibrate::OVERHEAD_DIFF_LIMIT_US
+        )
+    });
+    let mut t = Table::new(&[
+        ("shape", false),
+        ("launches/wait", true),
+        ("wait", false),
+        ("PR harness", true),
+        ("PR plain", true),
+        ("overhead OpenCL µs", true),
+        ("overhead CUDA µs", true),
+        ("flag", false),
+    ]);
+    for p in prs {
+        t.push(vec![
+            p.shape.clone(),
+            p.batch.to_string(),
+            p.wait.clone(),
+            format!("{:.3}", p.pr_harness),
+            format!("{:.3}", p.pr_plain),
+            format!("{:+.3}", p.overhead_opencl_us),
+            format!("{:+.3}", p.overhead_cuda_us),
+            if p.flagged { "FLAGGED" } else { "" }.to_string(),
+        ]);
+    }
+    doc.table(t, "");
 }
 
 /// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
@@ -484,6 +531,41 @@ mod tests {
         );
         f.measurements = None;
         assert!(why_no_pr(&f).contains("neither"), "{}", why_no_pr(&f));
+    }
+
+    /// The committed H100 launch run started with a calibration: the report shows it, and a
+    /// flagged case is called so.
+    #[test]
+    fn a_calibrated_folder_reports_its_calibration_and_its_flags() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("results/h100-2026-11-26-runtime/launch");
+        let folders = super::super::load::load_tree(&[dir]).unwrap();
+        let mut prs = folders[0].calibration.clone().expect("calibration-pr.csv");
+        let text = |prs: &[crate::calibrate::CalibrationPr]| {
+            let f = RunFolder {
+                calibration: Some(prs.to_vec()),
+                ..RunFolder::default()
+            };
+            let mut doc = Doc::default();
+            calibration_section(&mut doc, &f);
+            super::super::markdown::render(&doc)
+        };
+        let shown = text(&prs);
+        assert!(
+            shown.contains("Runtime calibration") && shown.contains("PR plain"),
+            "{shown}"
+        );
+        assert_eq!(
+            shown.contains("FLAGGED"),
+            prs.iter().any(|p| p.flagged),
+            "{shown}"
+        );
+        for p in &mut prs {
+            p.flagged = false;
+        }
+        assert!(!text(&prs).contains("FLAGGED"));
+        prs[0].flagged = true;
+        assert!(text(&prs).contains(&format!("in 1 of {} calibrated cases", prs.len())));
     }
 
     #[test]

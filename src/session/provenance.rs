@@ -80,7 +80,7 @@ fn source_notes(sources: &KernelSources) -> Vec<String> {
 
 /// What every command that measures records (binary, command line, host, devices, kernel
 /// hashes, GPU state `before`); the caller adds what it measured (a study, a tune).
-pub(crate) fn common(
+pub fn common(
     devices: &[&DeviceInfo],
     sources: &KernelSources,
     command_line: &[String],

@@ -150,9 +150,13 @@ pub fn edges(n: u64) -> u64 {
 /// Bytes one search moves at least, as a model: every round reads both masks once, and the
 /// whole search reads the CSR arrays, one `visited` word per edge, and writes `cost`, `mask`,
 /// `updating` and `visited` once per vertex. For reference only: the metric is GTEPS.
+///
+/// Saturating, as `work_of` is: sizes `check_size` accepts (under 2^32 vertices) stay below
+/// 2^40 bytes, but a count asked of a larger `n` pins at `u64::MAX`, visibly wrong, where a
+/// wrapped one would look plausible.
 pub fn bytes(n: u64) -> u64 {
-    let words = levels(n) * 2 * n + (n + 1) + 2 * edges(n) + 4 * n;
-    words.saturating_mul(4)
+    let mask_reads = levels(n).saturating_mul(2).saturating_mul(n);
+    mask_reads.saturating_add(search_words(n)).saturating_mul(4)
 }
 
 /// Bytes of the model for a variant: layered graphs as [`bytes`]; random graphs without the
@@ -161,7 +165,16 @@ pub fn bytes_of(variant: &str, n: u64) -> u64 {
     if is_layered(variant) {
         return bytes(n);
     }
-    ((n + 1) + 2 * edges(n) + 4 * n).saturating_mul(4)
+    search_words(n).saturating_mul(4)
+}
+
+/// Words one search moves apart from the per-level mask reads (see [`bytes`]): the CSR
+/// arrays (`n + 1` offsets, the edges), one `visited` word per edge, four words per vertex.
+/// Saturating: [`bytes`] says why.
+fn search_words(n: u64) -> u64 {
+    let csr = n.saturating_add(1).saturating_add(edges(n));
+    csr.saturating_add(edges(n))
+        .saturating_add(n.saturating_mul(4))
 }
 
 /// The seeded graph of `generator` with `n` vertices (see the module docs).
@@ -546,6 +559,23 @@ mod tests {
         assert_eq!(depth(&[]), 0);
         assert!(is_layered("uniform") && !is_layered("random-uniform"));
         assert!(bytes_of("random-uniform", 1000) < bytes_of("uniform", 1000));
+    }
+
+    #[test]
+    fn byte_counts_are_exact_for_accepted_sizes_and_saturate_beyond() {
+        // The largest size `check_size` accepts: 17 levels, nowhere near the limit.
+        let n = u64::from(u32::MAX) - 1;
+        assert_eq!(levels(n), 17);
+        assert_eq!(bytes(n), (17 * 2 * n + (n + 1) + 2 * 8 * n + 4 * n) * 4);
+        assert_eq!(
+            bytes_of("random-uniform", n),
+            ((n + 1) + 2 * 8 * n + 4 * n) * 4
+        );
+        // Beyond it the sums overflow: pinned at the maximum, never wrapped to a small count.
+        for n in [u64::MAX / 64, u64::MAX / 8, u64::MAX - 1, u64::MAX] {
+            assert_eq!(bytes(n), u64::MAX, "{n}");
+            assert_eq!(bytes_of("random-power-law", n), u64::MAX, "{n}");
+        }
     }
 
     #[test]

@@ -249,12 +249,8 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Counts launches and events recorded on a stream.
     fn count(&self, launch: bool, event: bool) {
-        let mut c = self.calls.get();
-        c.launches += u64::from(launch);
-        c.events += u64::from(event);
-        self.calls.set(c);
+        CallCounts::count(&self.calls, launch, event);
     }
 
     /// Records `event` on `stream`, counted.

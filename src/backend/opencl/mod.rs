@@ -191,12 +191,8 @@ impl OpenClBackend {
         Ok(())
     }
 
-    /// Counts one command enqueued and, if it came with one, its event.
     fn count(&self, launch: bool, event: bool) {
-        let mut c = self.calls.get();
-        c.launches += u64::from(launch);
-        c.events += u64::from(event);
-        self.calls.set(c);
+        CallCounts::count(&self.calls, launch, event);
     }
 
     fn timed_copy(&self, src: BufferId, dst: &mut Buffer<cl_float>, len: usize) -> Result<Timing> {
