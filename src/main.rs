@@ -12,8 +12,14 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");
+            // A context that already quotes its cause ("X: Y") is not followed by Y again.
+            let mut shown = e.to_string();
             for cause in e.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                let text = cause.to_string();
+                if !shown.contains(&text) {
+                    eprintln!("  caused by: {text}");
+                }
+                shown = text;
             }
             1
         }

@@ -415,6 +415,9 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             "field 'timeout' = {t} must be a positive number of seconds"
         )));
     }
+    if let Some(t) = spec.timeout {
+        check_timeout(t).map_err(|e| field(format!("field 'timeout': {e}")))?;
+    }
     let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
         .map_err(|e| field(format!("field 'index': {e}")))?;
     let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
@@ -560,6 +563,20 @@ fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, String> {
         }
     }
     Ok(spec.local_y.unwrap_or(16))
+}
+
+/// The longest watchdog limit of one launch: a week. Longer is no limit at all, and a value
+/// past what a `Duration` holds (1e308 s) would otherwise end the run in a panic.
+pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
+
+/// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], naming it.
+pub fn check_timeout(seconds: f64) -> Result<(), String> {
+    if seconds > MAX_TIMEOUT_S {
+        return Err(format!(
+            "{seconds:e} s is more than the longest watchdog limit, {MAX_TIMEOUT_S} s (a week)"
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses counts no measurement needs, naming the limit.
@@ -789,6 +806,31 @@ fn with_sides(merged: &Spec, entry: &Spec) -> Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A watchdog limit past what a `Duration` holds used to end the run in a panic.
+    #[test]
+    fn a_timeout_beyond_a_week_is_refused_by_name_not_a_panic() {
+        let study = |t: &str| {
+            parse(
+                &format!(
+                    "name = \"t\"\n[[comparison]]\nname = \"a\"\nvariant = \"listing2\"\n\
+                     size = \"64x64\"\ntimeout = {t}\n"
+                ),
+                "t.toml",
+            )
+        };
+        if let Err(e) = study("3600") {
+            panic!("{e}");
+        }
+        for t in ["1e308", "604801"] {
+            let e = study(t).unwrap_err().to_string();
+            assert!(
+                e.contains("longest watchdog limit") && e.contains("604800"),
+                "{e}"
+            );
+        }
+        assert!(check_timeout(MAX_TIMEOUT_S).is_ok());
+    }
 
     #[test]
     fn builtin_studies_parse() {

@@ -568,3 +568,26 @@ fn merge_takes_a_tree_of_run_folders() {
             "name the output measurements.csv, prs.csv or samples.csv",
         ));
 }
+
+/// An error whose context already quotes its cause is printed once, not followed by the same
+/// cause again; a timeout past what the watchdog can hold is refused by name.
+#[test]
+fn an_error_is_printed_once_and_an_absurd_timeout_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.toml");
+    let out = clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "--study"])
+        .arg(&missing)
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.matches("No such file").count(), 1, "{stderr}");
+    clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "--timeout", "1e308"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("longest watchdog limit"));
+}
