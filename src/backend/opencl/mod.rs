@@ -22,7 +22,7 @@ use opencl3::event::Event;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
-use opencl3::types::{cl_float, cl_uint, CL_BLOCKING, CL_NON_BLOCKING};
+use opencl3::types::{cl_float, cl_uint, CL_NON_BLOCKING};
 
 pub use probe::{availability, list_devices, select, ListedDevice};
 
@@ -281,6 +281,22 @@ impl OpenClBackend {
     }
 }
 
+/// Refuses a copy of `floats` floats into or out of a buffer of `bytes` bytes (what
+/// opencl3 checked before, where the driver would read or write past the buffer's end).
+fn check_fits(
+    bytes: std::result::Result<usize, opencl3::error_codes::ClError>,
+    floats: usize,
+) -> Result<()> {
+    let bytes = bytes.map_err(|e| BackendError::driver(API, "CL_MEM_SIZE", e))?;
+    if floats * 4 > bytes {
+        return Err(BackendError::InvalidHandle(format!(
+            "a copy of {floats} floats into a buffer of {} floats",
+            bytes / 4
+        )));
+    }
+    Ok(())
+}
+
 fn event_timing(event: &Event, wall: f64) -> Timing {
     let ns = |a: Option<u64>, b: Option<u64>| match (a, b) {
         (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
@@ -396,22 +412,35 @@ impl Backend for OpenClBackend {
     }
 
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
-        let b = self.buffers.get_mut(buffer)?;
-        // SAFETY: blocking write; `data` outlives the call.
+        let b = self.buffers.get(buffer)?;
+        check_fits(b.size(), data.len())?;
+        // SAFETY: blocking write of `data`, which outlives the call and fits the buffer.
         unsafe {
-            self.queue
-                .enqueue_write_buffer(b, CL_BLOCKING, 0, data, &[])
+            plain::blocking_copy(
+                &self.queue,
+                b.get(),
+                true,
+                data.as_ptr().cast_mut().cast(),
+                std::mem::size_of_val(data),
+            )
         }
-        .map_err(|e| BackendError::driver(API, "clEnqueueWriteBuffer", e))?;
-        Ok(())
+        .map_err(|s| BackendError::driver(API, "clEnqueueWriteBuffer", plain::status_text(s)))
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
         let b = self.buffers.get(buffer)?;
-        // SAFETY: blocking read into a host slice that outlives the call.
-        unsafe { self.queue.enqueue_read_buffer(b, CL_BLOCKING, 0, out, &[]) }
-            .map_err(|e| BackendError::driver(API, "clEnqueueReadBuffer", e))?;
-        Ok(())
+        check_fits(b.size(), out.len())?;
+        // SAFETY: blocking read into `out`, which outlives the call and fits in the buffer.
+        unsafe {
+            plain::blocking_copy(
+                &self.queue,
+                b.get(),
+                false,
+                out.as_mut_ptr().cast(),
+                std::mem::size_of_val(out),
+            )
+        }
+        .map_err(|s| BackendError::driver(API, "clEnqueueReadBuffer", plain::status_text(s)))
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {

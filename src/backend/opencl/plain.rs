@@ -133,3 +133,53 @@ pub(super) fn launch_loop(
     }
     Ok(times)
 }
+
+/// A blocking copy between host memory and a buffer, as a plain program writes it: no event
+/// asked of the driver (opencl3's enqueue always asks for one). `to_device` writes `bytes`
+/// bytes from `host` into `buffer`, else reads them into `host`.
+///
+/// # Safety
+/// `host` points to at least `bytes` bytes that stay valid for the call (it blocks), and
+/// `buffer` holds at least `bytes` bytes.
+pub(super) unsafe fn blocking_copy(
+    queue: &CommandQueue,
+    buffer: opencl3::types::cl_mem,
+    to_device: bool,
+    host: *mut std::ffi::c_void,
+    bytes: usize,
+) -> std::result::Result<(), cl_int> {
+    let runtime = cl3::load_library()
+        .as_ref()
+        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
+    const BLOCKING: opencl3::types::cl_bool = 1;
+    let status = if to_device {
+        runtime.clEnqueueWriteBuffer(
+            queue.get(),
+            buffer,
+            BLOCKING,
+            0,
+            bytes,
+            host.cast_const(),
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    } else {
+        runtime.clEnqueueReadBuffer(
+            queue.get(),
+            buffer,
+            BLOCKING,
+            0,
+            bytes,
+            host,
+            0,
+            ptr::null(),
+            ptr::null_mut(),
+        )
+    }
+    .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
+    if status != 0 {
+        return Err(status);
+    }
+    Ok(())
+}
