@@ -169,8 +169,18 @@ fn runtime_table(s: &mut String) {
                 p.pr_ci_hi
             );
         }
-        let bfs: Vec<PrRow> = rows(&run.join("bfs/prs.csv"));
-        let bfs_m: Vec<MeasurementRow> = rows(&run.join("bfs/measurements.csv"));
+        bfs_rows(s, gpu, &run.join("bfs"), "");
+        let plain_copies = folder(prefix, "bfs-plain").join("bfs");
+        bfs_rows(s, gpu, &plain_copies, ", flag copies without an event");
+    }
+    s.push('\n');
+}
+
+/// BFS time per level on the layered uniform graphs of one run folder.
+fn bfs_rows(s: &mut String, gpu: &str, dir: &Path, how: &str) {
+    {
+        let bfs: Vec<PrRow> = rows(&dir.join("prs.csv"));
+        let bfs_m: Vec<MeasurementRow> = rows(&dir.join("measurements.csv"));
         for size in ["2^16", "2^24"] {
             let name = format!("bfs-levels/uniform@size={size}");
             let p = pr_of(&bfs, &name);
@@ -183,7 +193,7 @@ fn runtime_table(s: &mut String) {
             };
             let _ = writeln!(
                 s,
-                "| {gpu} | BFS {size} vertices, µs per level | {:.1} | {:.1} | {:.3} [{:.3}, {:.3}] |",
+                "| {gpu} | BFS {size} vertices, µs per level{how} | {:.1} | {:.1} | {:.3} [{:.3}, {:.3}] |",
                 per_level("OpenCL"),
                 per_level("CUDA"),
                 p.pr,
@@ -192,7 +202,6 @@ fn runtime_table(s: &mut String) {
             );
         }
     }
-    s.push('\n');
 }
 
 /// The tunes: OpenCL's points above 256 work-items and the driver's verdict on them.
