@@ -215,6 +215,30 @@ impl OpenClBackend {
         })
     }
 
+    /// A blocking copy of `floats` floats between `host` and `buffer` on the profiling queue,
+    /// without an event (see [`plain::blocking_copy`]); refused when it would pass the
+    /// buffer's end.
+    ///
+    /// # Safety
+    /// `host` points to `floats` floats, valid (and writable when reading) for the call.
+    unsafe fn blocking_copy(
+        &self,
+        buffer: BufferId,
+        to_device: bool,
+        host: *mut f32,
+        floats: usize,
+    ) -> Result<()> {
+        let b = self.buffers.get(buffer)?;
+        check_fits(b.size(), floats)?;
+        let what = if to_device {
+            "clEnqueueWriteBuffer"
+        } else {
+            "clEnqueueReadBuffer"
+        };
+        plain::blocking_copy(&self.queue, b.get(), to_device, host.cast(), floats * 4)
+            .map_err(|s| BackendError::driver(API, what, plain::status_text(s)))
+    }
+
     /// One launch of `k` (arguments set) on `queue`, with an event only when `wanted`; a
     /// refusal is the driver's, named with the limits it reports.
     fn enqueue_kernel(
@@ -412,35 +436,13 @@ impl Backend for OpenClBackend {
     }
 
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
-        let b = self.buffers.get(buffer)?;
-        check_fits(b.size(), data.len())?;
-        // SAFETY: blocking write of `data`, which outlives the call and fits the buffer.
-        unsafe {
-            plain::blocking_copy(
-                &self.queue,
-                b.get(),
-                true,
-                data.as_ptr().cast_mut().cast(),
-                std::mem::size_of_val(data),
-            )
-        }
-        .map_err(|s| BackendError::driver(API, "clEnqueueWriteBuffer", plain::status_text(s)))
+        // SAFETY: `data` outlives the blocking call, and the driver only reads it.
+        unsafe { self.blocking_copy(buffer, true, data.as_ptr().cast_mut(), data.len()) }
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
-        let b = self.buffers.get(buffer)?;
-        check_fits(b.size(), out.len())?;
-        // SAFETY: blocking read into `out`, which outlives the call and fits in the buffer.
-        unsafe {
-            plain::blocking_copy(
-                &self.queue,
-                b.get(),
-                false,
-                out.as_mut_ptr().cast(),
-                std::mem::size_of_val(out),
-            )
-        }
-        .map_err(|s| BackendError::driver(API, "clEnqueueReadBuffer", plain::status_text(s)))
+        // SAFETY: `out` outlives the blocking call and is borrowed mutably for it.
+        unsafe { self.blocking_copy(buffer, false, out.as_mut_ptr(), out.len()) }
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
