@@ -161,14 +161,18 @@ impl Probe {
         sources: &KernelSources,
         local: u32,
     ) -> Result<Self, CalibrationError> {
-        let request = CompileRequest {
-            source: sources.program(backend.api(), STEM)?,
-            defines: vec![
-                ("WG_SIZE".into(), local.to_string()),
-                ("FMA_ITERS".into(), crate::workload::FMA_ITERS.to_string()),
-            ],
+        // The defines every kernel of the launch family is built with, as a study's side.
+        let side = crate::workload::exec::SideConfig {
+            shape: LaunchShape::linear(1, local),
+            defines: Vec::new(),
             flags: Vec::new(),
             jit: JitOptions::default(),
+        };
+        let request = CompileRequest {
+            source: sources.program(backend.api(), STEM)?,
+            defines: side.all_defines(),
+            flags: side.flags,
+            jit: side.jit,
         };
         let program = backend.compile(&request)?;
         let kernel = backend.kernel(program, KERNEL)?;

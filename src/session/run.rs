@@ -20,7 +20,6 @@ use crate::plot;
 use crate::record::Status;
 use crate::soak::{self, PassRow};
 use crate::study::Study;
-use crate::workload::FamilyKind;
 
 /// The study file of a command-line run, in its output folder.
 pub const STUDY_FILE: &str = "study.toml";
@@ -160,14 +159,10 @@ pub fn execute(
 /// could sit inside them: launches, BFS levels, reductions small enough for their two
 /// launches to matter.
 pub fn runtime_bound(study: &Study) -> bool {
-    const SMALL_REDUCTION: u64 = 1 << 20;
-    study.comparisons.iter().any(|c| {
-        [&c.a, &c.b].iter().any(|s| match s.family {
-            FamilyKind::Launch | FamilyKind::Bfs => true,
-            FamilyKind::Reduce => s.size.elements() <= SMALL_REDUCTION,
-            _ => false,
-        })
-    })
+    study
+        .comparisons
+        .iter()
+        .any(|c| [&c.a, &c.b].iter().any(|s| s.family.runtime_bound(s.size)))
 }
 
 /// For a runtime-bound study, the quick calibration on the run's backends before the

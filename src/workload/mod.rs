@@ -136,6 +136,18 @@ impl FamilyKind {
         })
     }
 
+    /// Whether a run of this family at `size` is bound by the runtime, so that a harness's own
+    /// launch cost could sit inside its rows: launches, BFS levels, and reductions small
+    /// enough for their two launches to matter.
+    pub fn runtime_bound(self, size: Size) -> bool {
+        const SMALL_REDUCTION: u64 = 1 << 20;
+        match self {
+            FamilyKind::Launch | FamilyKind::Bfs => true,
+            FamilyKind::Reduce => size.elements() <= SMALL_REDUCTION,
+            _ => false,
+        }
+    }
+
     pub fn metric(self) -> Metric {
         match self {
             FamilyKind::Matvec
