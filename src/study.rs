@@ -717,7 +717,7 @@ fn expand_variants(spec: &Spec, file: &str, entry: &str) -> Result<Vec<Spec>, St
                 source,
             }
         })?;
-    Ok(workload::variants_of(family, false)
+    Ok(workload::user_variants_of(family)
         .into_iter()
         .map(|v| {
             let mut s = spec.clone();

@@ -50,6 +50,7 @@ pub const VARIANT: Variant = Variant {
     min_local: LOCAL,
     max_local: LOCAL,
     safe: true,
+    experiment: false,
     default_groups: GroupRule::Cover {
         per_item: POINTS as u32 / LOCAL,
     },

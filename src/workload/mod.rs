@@ -203,6 +203,10 @@ pub struct Variant {
     pub max_local: u32,
     /// False for the faithful-but-racy forms: never run unless asked for by name.
     pub safe: bool,
+    /// A one-step experiment on part of another variant (one launch of a two-launch
+    /// reduction): run when a study names it, never by `all_variants`, whose sizes it would
+    /// misread (`final` over 2^28 floats in one work-group is not a pass any reduction makes).
+    pub experiment: bool,
     pub default_groups: GroupRule,
     /// Unroll points present in the kernel text (`A`, `B`).
     pub unroll_points: &'static [&'static str],
@@ -224,6 +228,7 @@ const fn v(
         min_local: 1,
         max_local: u32::MAX,
         safe: true,
+        experiment: false,
         default_groups,
         unroll_points: &["A"],
         about,
@@ -247,6 +252,11 @@ const fn exact_local(mut x: Variant, local: u32) -> Variant {
     x.min_local = local;
     x.max_local = local;
     x.unroll_points = &[];
+    x
+}
+
+const fn experiment(mut x: Variant) -> Variant {
+    x.experiment = true;
     x
 }
 
@@ -721,6 +731,15 @@ pub fn variants_of(family: FamilyKind, include_unsafe: bool) -> Vec<&'static Var
         .collect()
 }
 
+/// The variants `all_variants = true` expands to: the safe ones that are whole algorithms, not
+/// one-step experiments on a part of one.
+pub fn user_variants_of(family: FamilyKind) -> Vec<&'static Variant> {
+    variants_of(family, false)
+        .into_iter()
+        .filter(|v| !v.experiment)
+        .collect()
+}
+
 /// A variant by family and name, or an error that lists the valid names.
 pub fn find_variant(family: FamilyKind, name: &str) -> Result<&'static Variant, WorkloadError> {
     VARIANTS
@@ -1067,6 +1086,16 @@ mod tests {
     fn unsafe_listing7_is_not_in_default_set() {
         assert!(variants_of(Matvec, false).iter().all(|v| v.safe));
         assert!(variants_of(Matvec, true).iter().any(|v| !v.safe));
+    }
+
+    #[test]
+    fn all_variants_leaves_out_the_one_launch_experiments() {
+        let names: Vec<_> = user_variants_of(Reduce).iter().map(|v| v.name).collect();
+        assert!(names.contains(&"tuned"), "{names:?}");
+        for experiment in [reduce_launches::FIRST_PASS, reduce_launches::FINAL] {
+            assert!(!names.contains(&experiment), "{names:?}");
+            assert!(find_variant(Reduce, experiment).is_ok());
+        }
     }
 
     #[test]

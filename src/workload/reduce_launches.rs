@@ -10,7 +10,7 @@
 //!
 //! If `first-pass` is fair and `final` carries the gap, the second launch is its cause.
 
-use super::{points, pow2, v, FamilyKind, GroupRule, Variant};
+use super::{experiment, points, pow2, v, FamilyKind, GroupRule, Variant};
 
 /// The variant names, as studies spell them.
 pub const FIRST_PASS: &str = "first-pass";
@@ -18,7 +18,7 @@ pub const FINAL: &str = "final";
 
 /// The variants (appended to the family table in `mod.rs`).
 pub const VARIANTS: [Variant; 2] = [
-    pow2(
+    experiment(pow2(
         v(
             FamilyKind::Reduce,
             FIRST_PASS,
@@ -29,8 +29,8 @@ pub const VARIANTS: [Variant; 2] = [
         ),
         64,
         1024,
-    ),
-    points(
+    )),
+    experiment(points(
         pow2(
             v(
                 FamilyKind::Reduce,
@@ -44,7 +44,7 @@ pub const VARIANTS: [Variant; 2] = [
             1024,
         ),
         &[],
-    ),
+    )),
 ];
 
 /// Whether a reduction of `variant` with `groups` work-groups is one launch: one work-group

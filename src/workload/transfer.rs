@@ -17,6 +17,7 @@ const fn transfer(name: &'static str, kernel: &'static str, about: &'static str)
         min_local: 1,
         max_local: u32::MAX,
         safe: true,
+        experiment: false,
         default_groups: GroupRule::PerComputeUnit(16),
         unroll_points: &[],
         about,
