@@ -361,6 +361,19 @@ fn fake_pair_runs_a_study_end_to_end_without_any_runtime() {
     assert!(rows.iter().all(|r| r.status == Status::Ok));
     let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
     assert_eq!(prs.len(), 3);
+    // Where the time went: a row per comparison, and a sentence in the provenance.
+    let times: Vec<clvscu::session::timings::TimingRow> =
+        read_rows(&out.join("timings.csv")).unwrap();
+    assert_eq!(times.len(), 3);
+    for t in &times {
+        let phases = t.inputs_s + t.build_s + t.verify_s + t.warmup_s + t.timed_s;
+        assert!(
+            t.timed_s > 0.0 && (phases - t.total_s).abs() < 1e-9,
+            "{t:?}"
+        );
+    }
+    let prov = std::fs::read_to_string(out.join("provenance.json")).unwrap();
+    assert!(prov.contains("wall over 3 comparison(s)"), "{prov}");
     // A second run into the same folder needs --resume; with it, everything is skipped.
     run_cmd("fake", &study, &out)
         .assert()

@@ -3,6 +3,7 @@
 use clvscu::export::csv::CsvSchema;
 use clvscu::inspect::{ClassRow, ResourceRow};
 use clvscu::record::{MeasurementRow, PrRow, SampleRow};
+use clvscu::session::timings::TimingRow;
 use clvscu::soak::PassRow;
 
 const CSV_DOC: &str = include_str!("../docs/csv-columns.md");
@@ -23,11 +24,12 @@ fn documented(file: &str) -> Vec<String> {
 
 #[test]
 fn every_csv_column_is_documented_in_order() {
-    let files: [(&str, &[&str]); 6] = [
+    let files: [(&str, &[&str]); 7] = [
         ("measurements.csv", MeasurementRow::columns()),
         ("prs.csv", PrRow::columns()),
         ("samples.csv", SampleRow::columns()),
         ("passes.csv", PassRow::columns()),
+        ("timings.csv", TimingRow::columns()),
         ("ptx_classes.csv", ClassRow::columns()),
         ("ptx_resources.csv", ResourceRow::columns()),
     ];

@@ -15,6 +15,7 @@ use crate::workload::spmv::MatrixSource;
 use crate::workload::ProgramSource;
 use crate::workload::{FamilyKind, Size, Variant};
 
+use super::timings::PhaseTimes;
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
 /// A hard cap on the timing of one comparison, so a mis-specified study cannot run away.
@@ -182,6 +183,7 @@ pub fn measure_comparison(
     sources: &KernelSources,
     interrupted: &AtomicBool,
     guard: Guard,
+    times: &mut PhaseTimes,
 ) -> Option<Vec<SideRun>> {
     let n = sides.len();
     let mut prepared: Vec<Option<Prepared>> = (0..n).map(|_| None).collect();
@@ -196,7 +198,7 @@ pub fn measure_comparison(
             ProgramSource::Other => other_program(sides, &prepared, i).map(Some),
         };
         let (p, run, limit) = match foreign {
-            Ok(text) => prepare_and_verify(&mut sides[i], &inputs[i], sources, guard, text),
+            Ok(text) => prepare_and_verify(&mut sides[i], &inputs[i], sources, guard, text, times),
             Err(e) => (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
         };
         prepared[i] = p;
@@ -205,7 +207,15 @@ pub fn measure_comparison(
     }
     let mut runs: Vec<SideRun> = runs.into_iter().flatten().collect();
     // Only the sides that verified are timed; a failed side is recorded but never timed.
-    let timed = time_sides(sides, &prepared, &mut runs, interrupted, guard, &limits);
+    let timed = time_sides(
+        sides,
+        &prepared,
+        &mut runs,
+        interrupted,
+        guard,
+        &limits,
+        times,
+    );
     for (side, p) in sides.iter_mut().zip(prepared) {
         if let Some(p) = p {
             exec::release(side.backend, p);
@@ -251,6 +261,7 @@ fn prepare_and_verify(
     sources: &KernelSources,
     guard: Guard,
     foreign: Option<String>,
+    times: &mut PhaseTimes,
 ) -> (Option<Prepared>, SideRun, Duration) {
     let variant = side.settings.variant;
     let fixed = guard.fixed(&side.settings);
@@ -259,14 +270,20 @@ fn prepare_and_verify(
         return (None, SideRun::failed(f64::NAN, failure), MIN_LIMIT);
     }
     let config = &side.config;
-    let p = match exec::prepare_with_program(
-        side.backend,
-        sources,
-        variant,
-        inputs,
-        config,
-        foreign.as_deref(),
-    ) {
+    let prepared = times.add(
+        |t| &mut t.build,
+        || {
+            exec::prepare_with_program(
+                side.backend,
+                sources,
+                variant,
+                inputs,
+                config,
+                foreign.as_deref(),
+            )
+        },
+    );
+    let p = match prepared {
         Ok(p) => p,
         Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
     };
@@ -276,9 +293,14 @@ fn prepare_and_verify(
         .and_then(|r| r.max_threads_per_group);
     let started = Instant::now();
     let limit = fixed.unwrap_or(FIRST_LAUNCH_LIMIT);
-    let verified = guard.watch(side.backend.api(), "verification", limit, || {
-        exec::verify(side.backend, &p, inputs)
-    });
+    let verified = times.add(
+        |t| &mut t.verify,
+        || {
+            guard.watch(side.backend.api(), "verification", limit, || {
+                exec::verify(side.backend, &p, inputs)
+            })
+        },
+    );
     let later = fixed.unwrap_or_else(|| expected_limit(started.elapsed()));
     let failure = match verified {
         Ok(v) if v.ok => {
@@ -334,7 +356,26 @@ fn time_sides(
     interrupted: &AtomicBool,
     guard: Guard,
     limits: &[Duration],
+    times: &mut PhaseTimes,
 ) -> bool {
+    times.add(
+        |t| &mut t.warmup,
+        || warm_up(sides, prepared, runs, guard, limits),
+    );
+    times.add(
+        |t| &mut t.timed,
+        || time_turns(sides, prepared, runs, interrupted, guard, limits),
+    )
+}
+
+/// The untimed runs before timing: each side's `warmup`, interleaved.
+fn warm_up(
+    sides: &mut [SidePlan],
+    prepared: &[Option<Prepared>],
+    runs: &mut [SideRun],
+    guard: Guard,
+    limits: &[Duration],
+) {
     let warmup = sides.iter().map(|s| s.settings.warmup).max().unwrap_or(0);
     for w in 0..warmup {
         for (i, side) in sides.iter_mut().enumerate() {
@@ -352,6 +393,17 @@ fn time_sides(
             }
         }
     }
+}
+
+/// The timed turns; false when interrupted.
+fn time_turns(
+    sides: &mut [SidePlan],
+    prepared: &[Option<Prepared>],
+    runs: &mut [SideRun],
+    interrupted: &AtomicBool,
+    guard: Guard,
+    limits: &[Duration],
+) -> bool {
     let mut spent = vec![0.0f64; sides.len()];
     let started = Instant::now();
     let mut last_side = None;

@@ -13,6 +13,7 @@ pub mod measure;
 pub mod provenance;
 pub mod run;
 pub mod store;
+pub mod timings;
 pub mod watchdog;
 
 #[cfg(test)]
@@ -60,6 +61,8 @@ pub struct RunSummary {
     pub skipped: usize,
     pub failed: Vec<String>,
     pub interrupted: bool,
+    /// Where each measured comparison's time went (see [`timings`]).
+    pub timings: Vec<timings::TimingRow>,
 }
 
 /// How a run ended, in the order of precedence of the exit codes.
@@ -91,6 +94,7 @@ impl RunSummary {
         self.skipped += other.skipped;
         self.failed.extend(other.failed);
         self.interrupted |= other.interrupted;
+        self.timings.extend(other.timings);
     }
 
     fn note(&mut self, rows: ComparisonRows) {
@@ -147,10 +151,15 @@ pub fn run_study_with(
             Some(x) => Some(&mut **x),
             None => None,
         };
-        let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, cache) else {
+        let mut times = timings::PhaseTimes::default();
+        let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, cache, &mut times)
+        else {
             summary.interrupted = true;
             break;
         };
+        summary
+            .timings
+            .push(timings::TimingRow::of(&comparison.id, &times));
         // Written before the next comparison starts: an interruption keeps it.
         sink.record(&rows)?;
         if let Some(tell) = ctx.on_comparison {
@@ -217,12 +226,16 @@ fn run_comparison(
     b: Option<&mut dyn Backend>,
     ctx: &RunContext,
     cache: &mut InputCache,
+    times: &mut timings::PhaseTimes,
 ) -> Option<ComparisonRows> {
     let mut plan_a = side_plan(Side::A, a, c.a.clone());
     auto::runtime_local(&mut plan_a, ctx.sources);
     let groups_a = plan_a.shape.groups;
     let mut plans = vec![plan_a];
-    let mut inputs = vec![cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix)];
+    let mut inputs = vec![times.add(
+        |t| &mut t.inputs,
+        || cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix),
+    )];
     if let Some(b) = b {
         let mut settings = c.b.clone();
         if let Some(g) = fairness::shared_groups(&c.a, &c.b, groups_a) {
@@ -231,7 +244,10 @@ fn run_comparison(
         let mut plan_b = side_plan(Side::B, b, settings);
         auto::runtime_local(&mut plan_b, ctx.sources);
         plans.push(plan_b);
-        inputs.push(cache.get(c.b.variant, c.b.size, c.b.seed, &c.b.matrix));
+        inputs.push(times.add(
+            |t| &mut t.inputs,
+            || cache.get(c.b.variant, c.b.size, c.b.seed, &c.b.matrix),
+        ));
     }
     let id: std::sync::Arc<str> = std::sync::Arc::from(c.id.as_str());
     let guard = measure::Guard {
@@ -239,8 +255,14 @@ fn run_comparison(
         timeout_s: ctx.timeout_s,
         comparison: &id,
     };
-    let runs =
-        measure::measure_comparison(&mut plans, &inputs, ctx.sources, ctx.interrupted, guard)?;
+    let runs = measure::measure_comparison(
+        &mut plans,
+        &inputs,
+        ctx.sources,
+        ctx.interrupted,
+        guard,
+        times,
+    )?;
     let row_ctx = RowContext {
         run_id: &ctx.run_id,
         study,

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use super::folder::{self, FolderError, FolderIdentity};
 use super::store::{CsvStore, Sink};
-use super::{provenance, run_study_with, InputCache, RunContext, RunSummary};
+use super::{provenance, run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::{Backend, DeviceInfo};
 use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::write_rows;
@@ -141,13 +141,26 @@ pub fn execute(
         timeout_s: plan.timeout_s,
         on_comparison: plan.on_comparison,
     };
+    let wall = Instant::now();
     let calibration = calibrate_if_runtime_bound(plan, sides, &mut prov)?;
+    let calibration_s = wall.elapsed().as_secs_f64();
     write_json_atomic(&prov_path, &prov)?;
     let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
     provenance::record_after(&mut prov, provenance::GpuSnapshot::now());
     write_json_atomic(&prov_path, &prov)?;
     write_summary(&plan.out, &plan.study, &summary, calibration.as_ref())?;
+    let charts_started = Instant::now();
     let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));
+    let charts_s = charts_started.elapsed().as_secs_f64();
+    // Where the time went, for this run (a resume's rows cover what it measured itself).
+    write_rows(&plan.out.join(timings::TIMINGS_CSV), &summary.timings)?;
+    prov.notes.push(timings::summary_line(
+        &summary.timings,
+        calibration_s,
+        charts_s,
+        wall.elapsed().as_secs_f64(),
+    ));
+    write_json_atomic(&prov_path, &prov)?;
     Ok(RunReport {
         summary,
         charts,
