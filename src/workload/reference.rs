@@ -17,10 +17,57 @@ use rand::{Rng, SeedableRng};
 pub const EPS32: f64 = f32::EPSILON as f64;
 
 /// Uniform random values in [-1, 1): never all zeros, signs mixed so errors cannot hide in a
-/// monotone sum.
+/// monotone sum. Made in blocks of [`RANDOM_BLOCK`] values, each from its own generator, so
+/// that a GPU-sized vector (2^30 floats) is made on every core; the first block's generator is
+/// seeded with `seed` itself, so a vector that fits one block is what one generator gives.
 pub fn random_vector(len: usize, seed: u64) -> Vec<f32> {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    (0..len).map(|_| rng.gen_range(-1.0f32..1.0f32)).collect()
+    let mut out = vec![0.0f32; len];
+    on_every_core(&mut out, RANDOM_BLOCK, |block, values| {
+        let block_seed = if block == 0 {
+            seed
+        } else {
+            super::spmv::mix(seed, RANDOM_STREAM, block as u64)
+        };
+        let mut rng = SmallRng::seed_from_u64(block_seed);
+        for v in values {
+            *v = rng.gen_range(-1.0f32..1.0f32);
+        }
+    });
+    out
+}
+
+/// Values per generator in [`random_vector`].
+pub const RANDOM_BLOCK: usize = 1 << 20;
+
+/// The stream of [`super::spmv::mix`] that seeds [`random_vector`]'s later blocks.
+const RANDOM_STREAM: u64 = 0x7261_6e64;
+
+/// Runs `fill(index, chunk)` over `out` in chunks of `chunk` items, the chunks spread over
+/// the machine's cores. Each chunk's result depends on its index alone, never on how many
+/// threads ran, so the output is the same on every machine.
+pub fn on_every_core<T: Send>(out: &mut [T], chunk: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
+    let chunks = out.len().div_ceil(chunk.max(1));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(chunks);
+    if threads <= 1 {
+        for (i, c) in out.chunks_mut(chunk.max(1)).enumerate() {
+            fill(i, c);
+        }
+        return;
+    }
+    let per_thread = chunks.div_ceil(threads) * chunk;
+    std::thread::scope(|scope| {
+        for (t, part) in out.chunks_mut(per_thread).enumerate() {
+            let fill = &fill;
+            scope.spawn(move || {
+                let first = t * per_thread / chunk;
+                for (i, c) in part.chunks_mut(chunk).enumerate() {
+                    fill(first + i, c);
+                }
+            });
+        }
+    });
 }
 
 /// The relative factor of the tolerance for a reduction of length `n` (see module docs).
@@ -32,20 +79,27 @@ pub fn tolerance_factor(n: u64) -> f64 {
 /// Listing 1 of the whitepaper, in f64: W[y] = sum_x M[y][x] * V[x]. Also returns, per row,
 /// sum |M[y][x] * V[x]| for the tolerance.
 pub fn matvec(m: &[f32], v: &[f32], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut w = Vec::with_capacity(rows);
-    let mut abs = Vec::with_capacity(rows);
-    for row in m.chunks_exact(cols).take(rows) {
-        let (mut s, mut a) = (0.0f64, 0.0f64);
-        for (x, vx) in row.iter().zip(v) {
-            let p = f64::from(*x) * f64::from(*vx);
-            s += p;
-            a += p.abs();
+    let mut out = vec![(0.0f64, 0.0f64); rows];
+    // Rows are independent: each is summed in order, whichever core takes it.
+    let rows_per_chunk = (MATVEC_CHUNK / cols.max(1)).max(1);
+    on_every_core(&mut out, rows_per_chunk, |chunk, sums| {
+        let first = chunk * rows_per_chunk;
+        for (k, slot) in sums.iter_mut().enumerate() {
+            let row = &m[(first + k) * cols..(first + k + 1) * cols];
+            let (mut s, mut a) = (0.0f64, 0.0f64);
+            for (x, vx) in row.iter().zip(v) {
+                let p = f64::from(*x) * f64::from(*vx);
+                s += p;
+                a += p.abs();
+            }
+            *slot = (s, a);
         }
-        w.push(s);
-        abs.push(a);
-    }
-    (w, abs)
+    });
+    out.into_iter().unzip()
 }
+
+/// Matrix elements per work chunk of [`matvec`].
+const MATVEC_CHUNK: usize = 1 << 20;
 
 /// Sum in f64, and the sum of absolute values.
 pub fn sum(x: &[f32]) -> (f64, f64) {
@@ -131,6 +185,33 @@ mod tests {
         assert_ne!(a, random_vector(1000, 8));
         assert!(a.iter().any(|x| *x != 0.0));
         assert!(a.iter().any(|x| *x < 0.0) && a.iter().any(|x| *x > 0.0));
+    }
+
+    #[test]
+    fn random_blocks_do_not_depend_on_length_or_cores() {
+        // The first block is one generator's sequence, as before blocks existed.
+        let mut rng = SmallRng::seed_from_u64(3);
+        let one: Vec<f32> = (0..100).map(|_| rng.gen_range(-1.0f32..1.0f32)).collect();
+        assert_eq!(random_vector(100, 3), one);
+        // A longer vector starts with a shorter one, block for block.
+        let long = random_vector(3 * RANDOM_BLOCK + 5, 3);
+        let short = random_vector(2 * RANDOM_BLOCK + 1, 3);
+        assert_eq!(&long[..short.len()], &short[..]);
+        assert_ne!(long[..RANDOM_BLOCK], long[RANDOM_BLOCK..2 * RANDOM_BLOCK]);
+    }
+
+    #[test]
+    fn the_parallel_matvec_reference_is_the_row_by_row_sum() {
+        let (rows, cols) = (3001, 700);
+        let m = random_vector(rows * cols, 1);
+        let v = random_vector(cols, 2);
+        let (w, a) = matvec(&m, &v, rows, cols);
+        for r in [0, 1, 1497, rows - 1] {
+            let terms = m[r * cols..(r + 1) * cols].iter().zip(&v);
+            let p: Vec<f64> = terms.map(|(x, y)| f64::from(*x) * f64::from(*y)).collect();
+            assert_eq!(w[r], p.iter().fold(0.0, |s, t| s + t));
+            assert_eq!(a[r], p.iter().fold(0.0, |s, t| s + t.abs()));
+        }
     }
 
     #[test]
