@@ -25,7 +25,8 @@
 //! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
 
 use super::reference;
-use super::spmv::{mix, ReadPath};
+use super::reference::mix;
+use super::spmv::ReadPath;
 use super::{points, v, FamilyKind, GroupRule, Size, Variant};
 use crate::backend::{Arg, BufferId};
 

@@ -16,6 +16,17 @@ use rand::{Rng, SeedableRng};
 /// float32 machine epsilon.
 pub const EPS32: f64 = f32::EPSILON as f64;
 
+/// SplitMix64 of `seed` and a position: the only source of randomness of the
+/// generators (SpMV's matrices, MD's sites, the blocks of [`random_vector`]).
+pub fn mix(seed: u64, stream: u64, index: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(stream.wrapping_mul(0xD1B5_4A32_D192_ED03))
+        .wrapping_add(index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Uniform random values in [-1, 1): never all zeros, signs mixed so errors cannot hide in a
 /// monotone sum. Made in blocks of [`RANDOM_BLOCK`] values, each from its own generator, so
 /// that a GPU-sized vector (2^30 floats) is made on every core; the first block's generator is
@@ -26,7 +37,7 @@ pub fn random_vector(len: usize, seed: u64) -> Vec<f32> {
         let block_seed = if block == 0 {
             seed
         } else {
-            super::spmv::mix(seed, RANDOM_STREAM, block as u64)
+            mix(seed, RANDOM_STREAM, block as u64)
         };
         let mut rng = SmallRng::seed_from_u64(block_seed);
         for v in values {
@@ -39,7 +50,7 @@ pub fn random_vector(len: usize, seed: u64) -> Vec<f32> {
 /// Values per generator in [`random_vector`].
 pub const RANDOM_BLOCK: usize = 1 << 20;
 
-/// The stream of [`super::spmv::mix`] that seeds [`random_vector`]'s later blocks.
+/// The stream of [`mix`] that seeds [`random_vector`]'s later blocks.
 const RANDOM_STREAM: u64 = 0x7261_6e64;
 
 /// Runs `fill(index, chunk)` over `out` in chunks of `chunk` items, the chunks spread over

@@ -247,15 +247,7 @@ impl MatrixSource {
     }
 }
 
-/// SplitMix64 of `seed` and a position: the only source of randomness of the generators.
-pub fn mix(seed: u64, stream: u64, index: u64) -> u64 {
-    let mut z = seed
-        .wrapping_add(stream.wrapping_mul(0xD1B5_4A32_D192_ED03))
-        .wrapping_add(index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use super::reference::mix;
 
 /// A value in [-1, 1) with 24 significant bits: exact in f32 and in the script's float64.
 fn unit_value(h: u64) -> f32 {

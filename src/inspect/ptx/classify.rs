@@ -4,8 +4,6 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-use super::parse::PtxKernel;
-
 crate::names::named_enum! {
     /// The instruction class of one PTX instruction, following Fang et al. 2011, Table V.
     ///
@@ -376,13 +374,4 @@ impl ClassCounts {
     pub(super) fn total(&self) -> u64 {
         self.counts.values().fold(0u64, |a, b| a.saturating_add(*b))
     }
-}
-
-/// Count the instructions of one function (an `.entry` or a `.func`) by class.
-pub fn count_classes(kernel: &PtxKernel) -> ClassCounts {
-    let mut counts = ClassCounts::new();
-    for instr in &kernel.instructions {
-        counts.add(instr.class(), 1);
-    }
-    counts
 }

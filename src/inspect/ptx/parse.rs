@@ -5,81 +5,11 @@
 //! `.reg` declarations, and state-space variables with their literal sizes.
 
 use serde::{Deserialize, Serialize};
-use thiserror::Error;
 
-use super::classify::{classify_opcode, InstrClass};
+use super::classify::{classify_opcode, ClassCounts, InstrClass};
 use super::scan::{first_token, is_identifier, scan, Event};
 
-/// Errors from [`parse_ptx`]. Every variant names the 1-based line where the problem is.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum PtxError {
-    /// A `}` with no open `{`.
-    #[error("line {line}: '}}' without a matching '{{'")]
-    UnmatchedClose {
-        /// Line of the `}`.
-        line: usize,
-    },
-    /// A `{` that is never closed.
-    #[error("line {line}: '{{' is never closed")]
-    UnclosedBrace {
-        /// Line of the `{`.
-        line: usize,
-    },
-    /// A `/*` comment with no `*/`.
-    #[error("line {line}: unterminated block comment")]
-    UnterminatedComment {
-        /// Line where the comment starts.
-        line: usize,
-    },
-    /// A string literal that does not end on its line.
-    #[error("line {line}: unterminated string literal")]
-    UnterminatedString {
-        /// Line where the string starts.
-        line: usize,
-    },
-    /// A statement not terminated by `;` before a `}` or the end of the input.
-    #[error("line {line}: statement is not terminated by ';'")]
-    UnterminatedStatement {
-        /// Line where the statement starts.
-        line: usize,
-    },
-    /// Parentheses or braces that do not balance within one statement.
-    #[error("line {line}: unbalanced parentheses or braces in statement")]
-    UnbalancedStatement {
-        /// Line where the statement starts.
-        line: usize,
-    },
-    /// An instruction or label outside of any `.entry` / `.func` body.
-    #[error("line {line}: `{text}` appears outside of any function body")]
-    OutsideFunction {
-        /// Line of the statement.
-        line: usize,
-        /// The statement, whitespace-normalized.
-        text: String,
-    },
-    /// A function defined inside another function's body.
-    #[error("line {line}: function defined inside another function")]
-    NestedFunction {
-        /// Line of the inner function's header.
-        line: usize,
-    },
-    /// A malformed `.entry` / `.func` header.
-    #[error("line {line}: malformed function header: {reason}")]
-    BadHeader {
-        /// Line where the header starts.
-        line: usize,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A malformed instruction or known directive.
-    #[error("line {line}: malformed statement `{text}`")]
-    BadStatement {
-        /// Line where the statement starts.
-        line: usize,
-        /// The statement, whitespace-normalized.
-        text: String,
-    },
-}
+pub use super::scan::PtxError;
 
 impl PtxError {
     /// The 1-based line number the error refers to.
@@ -806,4 +736,13 @@ impl Builder {
             }),
         }
     }
+}
+
+/// Count the instructions of one function (an `.entry` or a `.func`) by class.
+pub fn count_classes(kernel: &PtxKernel) -> ClassCounts {
+    let mut counts = ClassCounts::new();
+    for instr in &kernel.instructions {
+        counts.add(instr.class(), 1);
+    }
+    counts
 }

@@ -5,7 +5,78 @@
 //! and the braces that open and close blocks. Blocks after directives other than `.entry`
 //! and `.func` (DWARF `.section`s) are skipped here, so the parser never sees them.
 
-use super::parse::PtxError;
+use thiserror::Error;
+
+/// Errors from [`super::parse::parse_ptx`]. Every variant names the 1-based line where the problem is.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PtxError {
+    /// A `}` with no open `{`.
+    #[error("line {line}: '}}' without a matching '{{'")]
+    UnmatchedClose {
+        /// Line of the `}`.
+        line: usize,
+    },
+    /// A `{` that is never closed.
+    #[error("line {line}: '{{' is never closed")]
+    UnclosedBrace {
+        /// Line of the `{`.
+        line: usize,
+    },
+    /// A `/*` comment with no `*/`.
+    #[error("line {line}: unterminated block comment")]
+    UnterminatedComment {
+        /// Line where the comment starts.
+        line: usize,
+    },
+    /// A string literal that does not end on its line.
+    #[error("line {line}: unterminated string literal")]
+    UnterminatedString {
+        /// Line where the string starts.
+        line: usize,
+    },
+    /// A statement not terminated by `;` before a `}` or the end of the input.
+    #[error("line {line}: statement is not terminated by ';'")]
+    UnterminatedStatement {
+        /// Line where the statement starts.
+        line: usize,
+    },
+    /// Parentheses or braces that do not balance within one statement.
+    #[error("line {line}: unbalanced parentheses or braces in statement")]
+    UnbalancedStatement {
+        /// Line where the statement starts.
+        line: usize,
+    },
+    /// An instruction or label outside of any `.entry` / `.func` body.
+    #[error("line {line}: `{text}` appears outside of any function body")]
+    OutsideFunction {
+        /// Line of the statement.
+        line: usize,
+        /// The statement, whitespace-normalized.
+        text: String,
+    },
+    /// A function defined inside another function's body.
+    #[error("line {line}: function defined inside another function")]
+    NestedFunction {
+        /// Line of the inner function's header.
+        line: usize,
+    },
+    /// A malformed `.entry` / `.func` header.
+    #[error("line {line}: malformed function header: {reason}")]
+    BadHeader {
+        /// Line where the header starts.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A malformed instruction or known directive.
+    #[error("line {line}: malformed statement `{text}`")]
+    BadStatement {
+        /// Line where the statement starts.
+        line: usize,
+        /// The statement, whitespace-normalized.
+        text: String,
+    },
+}
 
 /// Directives that PTX terminates by the end of the line rather than by `;`.
 const LINE_DIRECTIVES: &[&str] = &[".version", ".target", ".address_size", ".file", ".loc"];

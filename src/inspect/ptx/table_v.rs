@@ -26,8 +26,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::classify::{count_classes, ClassCounts, ClassGroup};
-use super::parse::{parse_ptx, PtxError};
+use super::classify::{ClassCounts, ClassGroup};
+use super::parse::{count_classes, parse_ptx, PtxError};
 
 /// The kernel Table V counts.
 pub const FFT_KERNEL: &str = "fft512_forward";
