@@ -16,6 +16,7 @@ pub mod output;
 pub mod provenance;
 pub mod run;
 pub mod space;
+pub mod space_def;
 pub mod spaces3;
 pub mod stencil_tiles;
 pub mod strategy;

@@ -3,7 +3,7 @@
 //! named spaces beside `matvec/tuned` and `spmv/vector`, whose GPU measurements stay
 //! reproducible under their names.
 
-use super::space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
+use super::space_def::{Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::workload::FamilyKind;
 
 const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {

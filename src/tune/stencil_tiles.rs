@@ -4,7 +4,7 @@
 //! a launch that does not tile the grid; checking the same rules here keeps such points out of
 //! the search and counts them by name.
 
-use super::space::Config;
+use super::space_def::Config;
 use crate::backend::DeviceInfo;
 use crate::workload::stencil::{Grid, RADIUS, TILE_X};
 use crate::workload::Size;

@@ -3,7 +3,7 @@
 //! kernel (`kernels_*/sgemm.*`) refuses to compile where these rules fail; checking them here
 //! keeps such points out of the search and counts them by name.
 
-use super::space::Config;
+use super::space_def::Config;
 use crate::backend::DeviceInfo;
 use crate::workload::{FamilyKind, Size};
 
