@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{Api, TimerKind, WaitMode};
-use crate::study::Resolved;
 
 /// The paper's eight steps, in its order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -195,19 +194,6 @@ fn running_text(s: &SideSteps) -> String {
         s.min_reps,
         s.min_time_s
     )
-}
-
-/// The group count side B must use so that a fair comparison stays fair: when neither side
-/// sets one and both run the same variant, size and work-group size, B takes the count that
-/// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B
-/// keeps its own setting.
-pub fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
-    let same_problem = b.variant == a.variant
-        && b.size == a.size
-        && b.local == a.local
-        && b.local_y == a.local_y
-        && b.groups_y == a.groups_y;
-    (a.groups.is_none() && b.groups.is_none() && same_problem).then_some(groups_a)
 }
 
 /// The front end whose program a side runs.

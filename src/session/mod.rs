@@ -23,7 +23,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::backend::Backend;
 use crate::export::ExportError;
-use crate::fairness;
 use crate::kernels::KernelSources;
 use crate::record::{MeasurementRow, PrRow, Side, Status};
 use crate::study::{Comparison, Resolved, Study};
@@ -217,6 +216,19 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -
     }
 }
 
+/// The group count side B must use so that a fair comparison stays fair: when neither side
+/// sets one and both run the same variant, size and work-group size, B takes the count that
+/// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B
+/// keeps its own setting.
+fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
+    let same_problem = b.variant == a.variant
+        && b.size == a.size
+        && b.local == a.local
+        && b.local_y == a.local_y
+        && b.groups_y == a.groups_y;
+    (a.groups.is_none() && b.groups.is_none() && same_problem).then_some(groups_a)
+}
+
 /// Measures one comparison and turns it into rows; `None` when interrupted mid-way
 /// (nothing of it is written).
 fn run_comparison(
@@ -238,7 +250,7 @@ fn run_comparison(
     )];
     if let Some(b) = b {
         let mut settings = c.b.clone();
-        if let Some(g) = fairness::shared_groups(&c.a, &c.b, groups_a) {
+        if let Some(g) = shared_groups(&c.a, &c.b, groups_a) {
             settings.groups = Some(g);
         }
         let mut plan_b = side_plan(Side::B, b, settings);
