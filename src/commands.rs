@@ -295,6 +295,8 @@ fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
 fn end_now(code: i32) -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
+    // No destructor runs after _exit: the folder's lock file is removed here.
+    clvscu::session::folder::release_held_locks();
     // SAFETY: _exit only ends the process; nothing runs after it.
     unsafe { libc::_exit(code) }
 }
@@ -587,7 +589,7 @@ fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     for w in plot::input::warnings(&data) {
         eprintln!("warning: {w}");
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    clvscu::export::safe::prepare_dir(out, true)?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
     if files.is_empty() {
         println!("the data allows no chart (no PR, no sweep, no known peak or copy measurement, no PTX table)");

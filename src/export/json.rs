@@ -197,7 +197,7 @@ mod tests {
         let p = provenance();
         write_json_atomic(&path, &p).unwrap();
         assert_eq!(read_json::<Provenance>(&path).unwrap(), p);
-        assert!(!super::super::tmp_path(&path).exists());
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"git_commit\": \"abc1234-dirty\""), "{text}");
         assert!(text.ends_with("}\n"));
