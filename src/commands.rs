@@ -304,17 +304,22 @@ fn end_now(code: i32) -> ! {
 /// Ctrl-C sets the flag; the session stops after the comparison in progress. When a launch
 /// has been running for over a second (a stuck kernel would never return to look at the
 /// flag), or on a second Ctrl-C, the process ends at once.
-fn interrupt_flag(watchdog: &Watchdog, out: &Path) -> Arc<AtomicBool> {
+///
+/// `kept` says where the finished work is and how to continue.
+pub(crate) fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     let dog = watchdog.clone();
-    let out = out.display().to_string();
     let _ = ctrlc::set_handler(move || {
         let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
         if stuck || flag.swap(true, Ordering::SeqCst) {
             eprintln!(
-                "\ninterrupted{}: every finished comparison is in {out}; continue with --resume --out {out}",
-                if stuck { " during a launch that had not returned" } else { "" }
+                "\ninterrupted{}: {kept}",
+                if stuck {
+                    " during a launch that had not returned"
+                } else {
+                    ""
+                }
             );
             end_now(EXIT_INTERRUPTED);
         }
@@ -322,14 +327,19 @@ fn interrupt_flag(watchdog: &Watchdog, out: &Path) -> Arc<AtomicBool> {
     interrupted
 }
 
-/// The watchdog of a run: a launch past its limit ends the process with [`EXIT_HUNG`].
-fn start_watchdog(out: &Path) -> Watchdog {
-    let out = out.display().to_string();
+/// What a run that stops early keeps, and how to continue it.
+fn run_kept(out: &Path) -> String {
+    let out = out.display();
+    format!("every finished comparison is in {out}; continue with --resume --out {out}")
+}
+
+/// The watchdog of a run or a tune: a launch past its limit ends the process with
+/// [`EXIT_HUNG`]. `then` says where the finished work is and how to continue.
+pub(crate) fn start_watchdog(then: String) -> Watchdog {
     Watchdog::start(move |what, ran, limit| {
         eprintln!(
             "\nwatchdog: the {what} has run for {:.1} s, past its limit of {:.1} s; the run is \
-             stopped. Every finished comparison is in {out}; fix the kernel or raise --timeout, \
-             then continue with --resume --out {out}",
+             stopped. {then}",
             ran.as_secs_f64(),
             limit.as_secs_f64()
         );
@@ -346,8 +356,13 @@ fn run(args: RunArgs) -> Result<i32> {
         PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
     });
     // One watchdog and one Ctrl-C handler for the whole command, however many GPUs it runs.
-    let watchdog = start_watchdog(&out);
-    let interrupted = interrupt_flag(&watchdog, &out);
+    let watchdog = start_watchdog(format!(
+        "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
+         continue with --resume --out {}",
+        out.display(),
+        out.display()
+    ));
+    let interrupted = interrupt_flag(&watchdog, run_kept(&out));
     if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
         return run_every_gpu(&args, &out, &watchdog, &interrupted);
     }

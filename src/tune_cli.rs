@@ -109,6 +109,18 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     let def = space_def(family, variant, kind)?;
     let size = Size::parse(args.size.as_deref().unwrap_or(def.size))?;
     let sources = crate::commands::sources(&args.devices)?;
+    // A link planted in the output folder would take a write elsewhere: refused by name.
+    clvscu::export::safe::prepare_dir(&args.out, true)?;
+    let cache_path = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| tune::default_cache(&args.out));
+    let kept = format!(
+        "every finished evaluation is in the cache {}; the same command continues from it",
+        cache_path.display()
+    );
+    let watchdog = crate::commands::start_watchdog(format!("{kept}."));
+    let interrupted = crate::commands::interrupt_flag(&watchdog, kept.clone());
     let plan = TunePlan {
         def,
         size,
@@ -123,11 +135,9 @@ pub fn run(args: TuneArgs) -> Result<i32> {
             reps: args.reps,
         },
         sources: &sources,
+        watchdog: Some(&watchdog),
+        interrupted: Some(&interrupted),
     };
-    let cache_path = args
-        .cache
-        .clone()
-        .unwrap_or_else(|| tune::default_cache(&args.out));
     let mut cache = Cache::open(&cache_path)?;
     let before = cache.len();
     let mut sides = Vec::new();
@@ -165,5 +175,9 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         cache.len() - before,
         args.out.display()
     );
+    if report.interrupted {
+        eprintln!("interrupted: {kept}");
+        return Ok(crate::commands::EXIT_INTERRUPTED);
+    }
     Ok(0)
 }

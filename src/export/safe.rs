@@ -7,7 +7,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{io_err, ExportError};
@@ -35,6 +35,8 @@ fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError>
     tempfile::Builder::new()
         .prefix(&format!(".{name}."))
         .suffix(".tmp")
+        // As `File::create` would make it: the umask decides, not the temporary's 0600.
+        .permissions(fs::Permissions::from_mode(0o666))
         .tempfile_in(folder_of(path))
         .map_err(io_err(path))
 }
@@ -66,6 +68,7 @@ pub fn write_through<E>(
     create_parent_dirs(path)?;
     let private = tempfile::Builder::new()
         .prefix(".clvscu-")
+        .permissions(fs::Permissions::from_mode(0o700))
         .tempdir_in(folder_of(path))
         .map_err(io_err(path))?;
     let inner = private.path().join(path.file_name().unwrap_or_default());
@@ -169,6 +172,47 @@ pub fn first_link(dir: &Path) -> Result<Option<PathBuf>, ExportError> {
         }
     }
     Ok(None)
+}
+
+/// An exclusive advisory lock on a file of its own, held until dropped; the file goes with
+/// it, so nothing stays behind.
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+    path: PathBuf,
+}
+
+/// Waits for the lock at `path` (created exclusively when missing, never through a link).
+/// A lock file its last holder removed while this one waited is let go and taken afresh.
+pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
+    loop {
+        let (file, _) = open_rw(path)?;
+        file.lock().map_err(io_err(path))?;
+        if same_file(&file, path) {
+            return Ok(FileLock {
+                file,
+                path: path.to_path_buf(),
+            });
+        }
+    }
+}
+
+/// Whether `path` (not followed) is the file open as `file`.
+pub fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+impl Drop for FileLock {
+    /// Removed while still held: a waiter then sees its file gone and takes a fresh one.
+    fn drop(&mut self) {
+        if same_file(&self.file, &self.path) {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
 }
 
 /// Fails when `dir` cannot be written, without writing through anything planted there: the

@@ -31,11 +31,13 @@ mod tests_provenance;
 mod tests_spaces3;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 
 use thiserror::Error;
 
 use crate::backend::Api;
 use crate::kernels::{KernelSourceError, KernelSources};
+use crate::session::watchdog::Watchdog;
 use crate::workload::exec::Inputs;
 use crate::workload::spmv::MatrixSource;
 use crate::workload::{Size, WorkloadError};
@@ -71,6 +73,10 @@ pub struct TunePlan<'a> {
     pub seed: u64,
     pub options: EvalOptions,
     pub sources: &'a KernelSources,
+    /// Watches every launch, as in `run`.
+    pub watchdog: Option<&'a Watchdog>,
+    /// Set by Ctrl-C: the search stops after the evaluation in progress.
+    pub interrupted: Option<&'a AtomicBool>,
 }
 
 /// What a tuning run found.
@@ -82,6 +88,8 @@ pub struct TuneReport {
     pub answer: Option<Answer>,
     /// Each tuned API's best, also when only one API ran.
     pub bests: Vec<answer::Best>,
+    /// Ctrl-C stopped the search: the evaluations are those finished before it.
+    pub interrupted: bool,
 }
 
 impl TunePlan<'_> {
@@ -109,6 +117,8 @@ impl TunePlan<'_> {
             sources: self.sources,
             inputs: &inputs,
             options: self.options,
+            watchdog: self.watchdog,
+            interrupted: self.interrupted,
         };
         let mut evaluations = Vec::new();
         for &kind in &self.strategies {
@@ -117,7 +127,12 @@ impl TunePlan<'_> {
             evaluations.extend(evals);
         }
         let bests = self.bests(&tuner, sides, cache, &evaluations)?;
-        let answer = self.answer(&tuner, sides, cache, &bests)?;
+        // The answer measures the other side's best configuration: not after a Ctrl-C.
+        let answer = if tuner.stopped() {
+            None
+        } else {
+            self.answer(&tuner, sides, cache, &bests)?
+        };
         let mut lines = Vec::new();
         for side in sides.iter() {
             let exhaustive = answer::exhaustive_best(&space, cache, &side.scope);
@@ -131,12 +146,14 @@ impl TunePlan<'_> {
                 ));
             }
         }
+        let interrupted = tuner.stopped();
         Ok(TuneReport {
             space,
             evaluations,
             lines,
             answer,
             bests,
+            interrupted,
         })
     }
 

@@ -133,6 +133,8 @@ fn small_plan(sources: &KernelSources, strategies: Vec<StrategyKind>) -> TunePla
         seed: 1,
         options: EvalOptions { warmup: 1, reps: 3 },
         sources,
+        watchdog: None,
+        interrupted: None,
     }
 }
 
