@@ -10,7 +10,7 @@ use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Backend};
 use clvscu::session::provenance::{record_after, GpuSnapshot};
-use clvscu::tune::cache::Cache;
+use clvscu::tune::cache::{Cache, Outcome};
 use clvscu::tune::provenance;
 use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
@@ -156,6 +156,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     }
     let gpus_before = GpuSnapshot::now();
     let report = plan.execute(&mut sides, &mut cache)?;
+    note_implausible(&report.evaluations);
     let infos: Vec<_> = backends.iter().map(|b| b.info()).collect();
     let command_line: Vec<String> = std::env::args().collect();
     let mut prov = provenance::of_tune(&plan, &report.space, &infos, &command_line, gpus_before);
@@ -180,4 +181,23 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         return Ok(crate::commands::EXIT_INTERRUPTED);
     }
     Ok(0)
+}
+
+/// Says how many evaluations had times no device can give (a broken timer, or a cache edited
+/// and signed again), and why the first did: they are never the best.
+fn note_implausible(evaluations: &[tune::run::Evaluation]) {
+    let bad: Vec<_> = evaluations
+        .iter()
+        .filter(|e| matches!(e.outcome, Outcome::Implausible { .. }))
+        .collect();
+    if let Some(first) = bad.first() {
+        eprintln!(
+            "note: {} evaluation(s) implausible, never taken as best (first: {} {} on {}: {})",
+            bad.len(),
+            first.config.text(),
+            first.outcome.status(),
+            first.api.label(),
+            first.outcome.message()
+        );
+    }
 }

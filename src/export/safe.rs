@@ -116,14 +116,14 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
     Ok((file, created))
 }
 
-/// `O_NOFOLLOW` on a link fails with `ELOOP`: say so by name.
+/// `O_NOFOLLOW` on a link fails with `ELOOP`, and opening a folder to write with `EISDIR`:
+/// both said by name.
 fn link_or_io(path: &Path, e: std::io::Error) -> ExportError {
-    if e.raw_os_error() == Some(libc::ELOOP) {
-        ExportError::Link {
-            path: path.to_path_buf(),
-        }
-    } else {
-        io_err(path)(e)
+    let path = path.to_path_buf();
+    match e.raw_os_error() {
+        Some(libc::ELOOP) => ExportError::Link { path },
+        Some(libc::EISDIR) => ExportError::NotAFile { path },
+        _ => ExportError::Io { path, source: e },
     }
 }
 
