@@ -1,6 +1,7 @@
 //! `clvscu tune FAMILY/VARIANT`: the arguments and the command, at the edge.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -58,6 +59,11 @@ pub struct TuneArgs {
     pub pair: Pairing,
     #[arg(long)]
     pub no_charts: bool,
+    /// The watchdog's limit for any one launch, in seconds (default: 120 s for a
+    /// configuration's first launch, then 100 times what it took, at least 10 s). A launch
+    /// past it ends the tune with exit code 4; every finished evaluation is in the cache.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::cli::positive_seconds)]
+    pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
 }
@@ -137,6 +143,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         sources: &sources,
         watchdog: Some(&watchdog),
         interrupted: Some(&interrupted),
+        timeout: args.timeout.map(Duration::from_secs_f64),
     };
     let mut cache = Cache::open(&cache_path)?;
     let before = cache.len();

@@ -243,12 +243,15 @@ fn verify(
     let measurements: Vec<MeasurementRow> = read_if_any(&dir.join(CsvStore::MEASUREMENTS))?;
     let prs: Vec<PrRow> = read_if_any(&dir.join(CsvStore::PRS))?;
     let samples: Vec<SampleRow> = read_if_any(&dir.join(CsvStore::SAMPLES))?;
+    let m_of = by_comparison(&measurements, |r| &r.comparison);
+    let s_of = by_comparison(&samples, |r| &r.comparison);
+    let p_of = by_comparison(&prs, |r| &r.comparison);
     let mut names: Vec<&String> = done.keys().collect();
     names.sort();
     for c in names {
-        let m: Vec<&MeasurementRow> = measurements.iter().filter(|r| &r.comparison == c).collect();
-        let s: Vec<&SampleRow> = samples.iter().filter(|r| &r.comparison == c).collect();
-        let p = prs.iter().find(|r| &r.comparison == c);
+        let m = m_of.get(c.as_str()).cloned().unwrap_or_default();
+        let s = s_of.get(c.as_str()).cloned().unwrap_or_default();
+        let p = p_of.get(c.as_str()).and_then(|v| v.first().copied());
         let refuse = |what: String| ExportError::Tampered {
             dir: dir.to_path_buf(),
             comparison: c.clone(),
@@ -272,6 +275,18 @@ fn verify(
         }
     }
     Ok(())
+}
+
+/// `rows` grouped by comparison, each group in file order.
+fn by_comparison<'r, T>(
+    rows: &'r [T],
+    name: impl Fn(&T) -> &String,
+) -> HashMap<&'r str, Vec<&'r T>> {
+    let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
+    for r in rows {
+        out.entry(name(r).as_str()).or_default().push(r);
+    }
+    out
 }
 
 /// What a resumed folder holds: the comparisons that are done, and why the others are not.

@@ -32,6 +32,7 @@ mod tests_spaces3;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use thiserror::Error;
 
@@ -77,6 +78,8 @@ pub struct TunePlan<'a> {
     pub watchdog: Option<&'a Watchdog>,
     /// Set by Ctrl-C: the search stops after the evaluation in progress.
     pub interrupted: Option<&'a AtomicBool>,
+    /// `--timeout`: the watchdog's limit of every launch, over its own defaults.
+    pub timeout: Option<Duration>,
 }
 
 /// What a tuning run found.
@@ -119,6 +122,7 @@ impl TunePlan<'_> {
             options: self.options,
             watchdog: self.watchdog,
             interrupted: self.interrupted,
+            timeout: self.timeout,
         };
         let mut evaluations = Vec::new();
         for &kind in &self.strategies {

@@ -131,6 +131,8 @@ pub struct Tuner<'a> {
     pub watchdog: Option<&'a Watchdog>,
     /// Set by Ctrl-C: the search stops after the evaluation in progress.
     pub interrupted: Option<&'a AtomicBool>,
+    /// `--timeout`: the limit of every launch, over the watchdog's defaults.
+    pub timeout: Option<Duration>,
 }
 
 impl Tuner<'_> {
@@ -239,10 +241,13 @@ impl Tuner<'_> {
         };
         let api = backend.api();
         let started = Instant::now();
-        let verified = self.watched(api, "verification", config, FIRST_LAUNCH_LIMIT, || {
+        let first = self.timeout.unwrap_or(FIRST_LAUNCH_LIMIT);
+        let verified = self.watched(api, "verification", config, first, || {
             exec::verify(backend, p, self.inputs)
         });
-        let limit = expected_limit(started.elapsed());
+        let limit = self
+            .timeout
+            .unwrap_or_else(|| expected_limit(started.elapsed()));
         match verified {
             Ok(v) if v.ok => {}
             Ok(v) => {

@@ -135,6 +135,7 @@ fn small_plan(sources: &KernelSources, strategies: Vec<StrategyKind>) -> TunePla
         sources,
         watchdog: None,
         interrupted: None,
+        timeout: None,
     }
 }
 

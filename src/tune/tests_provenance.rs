@@ -33,6 +33,7 @@ fn plan(sources: &KernelSources, family: FamilyKind) -> TunePlan<'_> {
         sources,
         watchdog: None,
         interrupted: None,
+        timeout: None,
     }
 }
 
