@@ -278,10 +278,7 @@ fn verify(
 }
 
 /// `rows` grouped by comparison, each group in file order.
-fn by_comparison<'r, T>(
-    rows: &'r [T],
-    name: impl Fn(&T) -> &String,
-) -> HashMap<&'r str, Vec<&'r T>> {
+fn by_comparison<T>(rows: &[T], name: impl Fn(&T) -> &String) -> HashMap<&str, Vec<&T>> {
     let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
     for r in rows {
         out.entry(name(r).as_str()).or_default().push(r);
