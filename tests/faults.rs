@@ -110,6 +110,10 @@ fn the_watchdog_stops_a_hung_kernel_and_keeps_finished_comparisons() {
     );
     assert!(stderr.contains("past its limit of 3.0 s"), "{stderr}");
     assert_eq!(finished_comparisons(&out), ["matvec/listing6"]);
+    assert!(
+        !out.join(".clvscu.lock").exists(),
+        "the lock outlived its run"
+    );
 }
 
 #[test]
@@ -141,6 +145,10 @@ fn ctrl_c_ends_a_run_stuck_in_a_kernel_and_keeps_finished_comparisons() {
         "{stderr}"
     );
     assert_eq!(finished_comparisons(&out), ["matvec/listing6"]);
+    assert!(
+        !out.join(".clvscu.lock").exists(),
+        "the lock outlived its run"
+    );
 }
 
 /// A fake-pair study; run with many passes it holds its folder's lock for a while.

@@ -1367,7 +1367,8 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
          reliability_table` rewrites it). Each case runs the binary in a fresh folder, with no \
          OpenCL or CUDA (the hidden fake pair stands in for devices). Every case is checked for \
          its exit code and its message, for no panic, for no file written outside its folder, \
-         and, where the command refuses a results folder, for no change to that folder. \
+         where the command refuses a results folder, for no change to that folder, and, where a \
+         link is planted, for nothing written through it. \
          {} cases: 0 panics, 0 writes outside, 0 silent data changes.\n\n\
          Exit codes: 0 success; 1 error; 2 usage error; 3 some configuration failed; 4 a launch \
          hung past its watchdog limit; 130 interrupted.\n\n\
@@ -1375,7 +1376,9 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
          Faults of a running process are tested by their own tests, on PoCL where they need a \
          device: a kernel that never ends, stopped by the watchdog (exit 4) and by Ctrl-C (exit \
          130) with every finished comparison kept, and two runs on one folder (the second names \
-         the first's process) in `tests/faults.rs`; Ctrl-C, SIGKILL and a full disk mid-run, \
+         the first's process), a run whose lock is deleted (it stops; a resume completes), tunes \
+         sharing one cache (no entry lost) and a tune stuck in a kernel (watchdog and Ctrl-C) in \
+         `tests/faults.rs`; Ctrl-C, SIGKILL and a full disk mid-run, \
          each followed by a resume that completes without a duplicate row, in \
          `tests/reliability.rs`; a 200,000-row PR file charted under a 1 GiB address-space \
          limit in `tests/faults.rs`.\n",

@@ -267,11 +267,12 @@ fn verify(
                 "its rows disagree with its samples: {what}"
             )));
         }
-        let now = rows_hash(&m, &s, p)?;
-        if &now != recorded {
-            return Err(refuse(format!(
-                "its rows were changed after they were written (hash {recorded} recorded, {now} now)"
-            )));
+        if &rows_hash(&m, &s, p)? != recorded {
+            return Err(refuse(
+                "its rows were changed after they were written (their hash is not the one \
+                 recorded)"
+                    .into(),
+            ));
         }
     }
     Ok(())
