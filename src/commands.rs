@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::fake::{FakeBackend, FakeScript};
@@ -174,8 +174,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     } else {
         clvscu::calibrate::CalibrationPlan::full()
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    clvscu::export::safe::prepare_dir(&args.out, true)?;
     let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());

@@ -139,7 +139,8 @@ impl TunePlan<'_> {
         };
         let mut lines = Vec::new();
         for side in sides.iter() {
-            let exhaustive = answer::exhaustive_best(&space, cache, &side.scope);
+            let exhaustive =
+                answer::exhaustive_best(&space, cache, &side.scope, side.backend.info());
             for &kind in &self.strategies {
                 lines.push(answer::strategy_line(
                     &evaluations,

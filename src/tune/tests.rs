@@ -385,6 +385,12 @@ fn an_implausible_cached_entry_is_not_the_best() {
         .unwrap();
     assert_eq!(flagged.outcome.status(), "implausible");
     assert_eq!(flagged.score, None);
+    let line = again.lines.iter().find(|l| l.api == Api::OpenCl).unwrap();
+    assert_eq!(
+        line.exhaustive_best,
+        Some(best.metric),
+        "the exhaustive best took it"
+    );
 }
 
 #[test]
