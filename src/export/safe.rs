@@ -185,7 +185,8 @@ pub struct FileLock {
 /// Waits for the lock at `path` (created exclusively when missing, never through a link).
 /// A lock file its last holder removed while this one waited is let go and taken afresh.
 pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
-    loop {
+    // Each retry follows a holder that let go; a file replaced this often is no lock at all.
+    for _ in 0..100 {
         let (file, _) = open_rw(path)?;
         file.lock().map_err(io_err(path))?;
         if same_file(&file, path) {
@@ -195,6 +196,9 @@ pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
             });
         }
     }
+    Err(io_err(path)(std::io::Error::other(
+        "the lock file keeps being replaced",
+    )))
 }
 
 /// Whether `path` (not followed) is the file open as `file`.

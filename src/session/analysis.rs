@@ -337,6 +337,14 @@ pub fn disagreement(
             .map(|s| s.seconds)
             .filter(|x| x.is_finite() && *x > 0.0)
             .collect();
+        if times.len() != m.reps as usize {
+            return Some(format!(
+                "{} row counts {} repetitions, its samples {}",
+                m.api,
+                m.reps,
+                times.len()
+            ));
+        }
         let Some(s) = stats::summarize(&times, RESAMPLES, seed_of(&m.comparison)) else {
             return Some(format!("{} has no usable sample", m.api));
         };
