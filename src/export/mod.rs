@@ -4,7 +4,7 @@
 //! Rendering to bytes ([`Exporter::render`]) is separate from writing files so every format can
 //! be tested without touching the disk. File-writing helpers never leave a half-written file
 //! that looks valid: CSV rows are flushed whole, and whole-file writes go through a temporary
-//! file and a rename.
+//! file and a rename. Every write goes through [`safe`], which never writes through a link.
 
 pub mod csv;
 pub mod json;
