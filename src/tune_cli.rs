@@ -146,6 +146,13 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         timeout: args.timeout.map(Duration::from_secs_f64),
     };
     let mut cache = Cache::open(&cache_path)?;
+    if cache.unchecked() > 0 {
+        eprintln!(
+            "note: {} entries of {} have no checksum (an older cache): measured again",
+            cache.unchecked(),
+            cache_path.display()
+        );
+    }
     let before = cache.len();
     let mut sides = Vec::new();
     for b in backends.iter_mut() {

@@ -1099,6 +1099,21 @@ fn writes_resume_and_tune() -> Vec<Case> {
             finished_tune(w);
             fake_a_fast_entry(w, true);
         })),
+        case(
+            "tune",
+            "a cache without checksums (an older cache)",
+            fake_tune(&[]),
+            0,
+            "32 entries of out/tune-cache.json have no checksum (an older cache): measured again",
+        )
+        .after(Setup::Prepared(|w| {
+            finished_tune(w);
+            let path = w.join("out/tune-cache.json");
+            let mut cache: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            cache.as_object_mut().unwrap().remove("sums");
+            std::fs::write(path, serde_json::to_string(&cache).unwrap()).unwrap();
+        })),
         tune_cache_link(
             "a link in the output folder",
             &[],

@@ -108,6 +108,9 @@ struct File {
     /// measured.
     #[serde(default)]
     sums: BTreeMap<String, String>,
+    /// Entries dropped on reading for want of a checksum.
+    #[serde(skip)]
+    unchecked: usize,
 }
 
 /// SHA-256 (first 16 hex digits) of an entry's key and outcome as the file holds them.
@@ -134,7 +137,9 @@ impl File {
             Err(e) => return Err(err(e.to_string())),
         };
         let sums = std::mem::take(&mut file.sums);
+        let before = file.entries.len();
         file.entries.retain(|k, _| sums.contains_key(k));
+        file.unchecked = before - file.entries.len();
         for (key, outcome) in &file.entries {
             if sums[key] != checksum(key, outcome) {
                 return Err(err(format!(
@@ -184,6 +189,12 @@ impl Cache {
 
     pub fn is_empty(&self) -> bool {
         self.file.entries.is_empty()
+    }
+
+    /// Entries of the file that had no checksum (a cache of an older clvscu): dropped when
+    /// it was opened, so they are measured again.
+    pub fn unchecked(&self) -> usize {
+        self.file.unchecked
     }
 
     /// Record an outcome and write the file.
