@@ -722,6 +722,10 @@ fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i3
     if !(noise_pct.is_finite() && noise_pct >= 0.0) {
         bail!("--noise {noise_pct}: expected a percentage of 0 or more");
     }
+    if let Some(dir) = out {
+        // Like every output folder: one holding a link is refused by name, before any work.
+        clvscu::export::safe::check_dir(dir, true)?;
+    }
     let test = clvscu::stats::change::ChangeTest {
         noise: noise_pct / 100.0,
         ..Default::default()

@@ -962,6 +962,15 @@ fn writes_resume_and_tune() -> Vec<Case> {
         .after(Setup::FinishedRun)
         .link("r/charts", "elsewhere"),
         case(
+            "diff",
+            "a link where diff.md goes",
+            a(&["diff", "out", "out", "--out", "d"]),
+            1,
+            "d/diff.md: is a symbolic link",
+        )
+        .after(Setup::FinishedRun)
+        .link("d/diff.md", "victim"),
+        case(
             "resume",
             "a metric multiplied by 1000",
             fake_run(&["--resume"]),
