@@ -313,10 +313,10 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
                 },
             });
         }
-        let id = FileId::of_open(&file);
-        if id.is_none() || id != FileId::at(&path) {
+        // Its holder may have removed the file as it let go: then take the one made next.
+        let Some(id) = FileId::of_open(&file).filter(|id| FileId::at(&path) == Some(*id)) else {
             continue;
-        }
+        };
         let me = format!(
             "pid {} on {} since {}",
             std::process::id(),
@@ -329,7 +329,7 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
             .map_err(io(&path))?;
         let check = LockCheck {
             path: path.clone(),
-            id: id.expect("checked above"),
+            id,
         };
         if let Ok(mut held) = HELD.lock() {
             held.push(check.clone());
