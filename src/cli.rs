@@ -193,7 +193,7 @@ pub struct RunArgs {
     pub devices: DeviceArgs,
 }
 
-fn positive_seconds(text: &str) -> Result<f64, String> {
+pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => clvscu::study::check_timeout(v).map(|()| v),
         _ => Err(format!("'{text}' is not a positive number of seconds")),

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::fake::{FakeBackend, FakeScript};
@@ -174,8 +174,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     } else {
         clvscu::calibrate::CalibrationPlan::full()
     };
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("creating {}", args.out.display()))?;
+    clvscu::export::safe::prepare_dir(&args.out, true)?;
     let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());
@@ -295,6 +294,8 @@ fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
 fn end_now(code: i32) -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
+    // No destructor runs after _exit: the folder's lock file is removed here.
+    clvscu::session::folder::release_held_locks();
     // SAFETY: _exit only ends the process; nothing runs after it.
     unsafe { libc::_exit(code) }
 }
@@ -302,17 +303,22 @@ fn end_now(code: i32) -> ! {
 /// Ctrl-C sets the flag; the session stops after the comparison in progress. When a launch
 /// has been running for over a second (a stuck kernel would never return to look at the
 /// flag), or on a second Ctrl-C, the process ends at once.
-fn interrupt_flag(watchdog: &Watchdog, out: &Path) -> Arc<AtomicBool> {
+///
+/// `kept` says where the finished work is and how to continue.
+pub(crate) fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();
     let dog = watchdog.clone();
-    let out = out.display().to_string();
     let _ = ctrlc::set_handler(move || {
         let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
         if stuck || flag.swap(true, Ordering::SeqCst) {
             eprintln!(
-                "\ninterrupted{}: every finished comparison is in {out}; continue with --resume --out {out}",
-                if stuck { " during a launch that had not returned" } else { "" }
+                "\ninterrupted{}: {kept}",
+                if stuck {
+                    " during a launch that had not returned"
+                } else {
+                    ""
+                }
             );
             end_now(EXIT_INTERRUPTED);
         }
@@ -320,14 +326,19 @@ fn interrupt_flag(watchdog: &Watchdog, out: &Path) -> Arc<AtomicBool> {
     interrupted
 }
 
-/// The watchdog of a run: a launch past its limit ends the process with [`EXIT_HUNG`].
-fn start_watchdog(out: &Path) -> Watchdog {
-    let out = out.display().to_string();
+/// What a run that stops early keeps, and how to continue it.
+fn run_kept(out: &Path) -> String {
+    let out = out.display();
+    format!("every finished comparison is in {out}; continue with --resume --out {out}")
+}
+
+/// The watchdog of a run or a tune: a launch past its limit ends the process with
+/// [`EXIT_HUNG`]. `then` says where the finished work is and how to continue.
+pub(crate) fn start_watchdog(then: String) -> Watchdog {
     Watchdog::start(move |what, ran, limit| {
         eprintln!(
             "\nwatchdog: the {what} has run for {:.1} s, past its limit of {:.1} s; the run is \
-             stopped. Every finished comparison is in {out}; fix the kernel or raise --timeout, \
-             then continue with --resume --out {out}",
+             stopped. {then}",
             ran.as_secs_f64(),
             limit.as_secs_f64()
         );
@@ -344,8 +355,13 @@ fn run(args: RunArgs) -> Result<i32> {
         PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
     });
     // One watchdog and one Ctrl-C handler for the whole command, however many GPUs it runs.
-    let watchdog = start_watchdog(&out);
-    let interrupted = interrupt_flag(&watchdog, &out);
+    let watchdog = start_watchdog(format!(
+        "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
+         continue with --resume --out {}",
+        out.display(),
+        out.display()
+    ));
+    let interrupted = interrupt_flag(&watchdog, run_kept(&out));
     if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
         return run_every_gpu(&args, &out, &watchdog, &interrupted);
     }
@@ -587,7 +603,7 @@ fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     for w in plot::input::warnings(&data) {
         eprintln!("warning: {w}");
     }
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    clvscu::export::safe::prepare_dir(out, true)?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
     if files.is_empty() {
         println!("the data allows no chart (no PR, no sweep, no known peak or copy measurement, no PTX table)");
@@ -705,6 +721,10 @@ fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i3
     use clvscu::report::{diff, markdown};
     if !(noise_pct.is_finite() && noise_pct >= 0.0) {
         bail!("--noise {noise_pct}: expected a percentage of 0 or more");
+    }
+    if let Some(dir) = out {
+        // Like every output folder: one holding a link is refused by name, before any work.
+        clvscu::export::safe::check_dir(dir, true)?;
     }
     let test = clvscu::stats::change::ChangeTest {
         noise: noise_pct / 100.0,

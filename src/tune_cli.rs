@@ -1,6 +1,7 @@
 //! `clvscu tune FAMILY/VARIANT`: the arguments and the command, at the edge.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -10,7 +11,7 @@ use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Backend};
 use clvscu::session::provenance::{record_after, GpuSnapshot};
-use clvscu::tune::cache::Cache;
+use clvscu::tune::cache::{Cache, Outcome};
 use clvscu::tune::provenance;
 use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
@@ -58,6 +59,11 @@ pub struct TuneArgs {
     pub pair: Pairing,
     #[arg(long)]
     pub no_charts: bool,
+    /// The watchdog's limit for any one launch, in seconds (default: 120 s for a
+    /// configuration's first launch, then 100 times what it took, at least 10 s). A launch
+    /// past it ends the tune with exit code 4; every finished evaluation is in the cache.
+    #[arg(long, value_name = "SECONDS", value_parser = crate::cli::positive_seconds)]
+    pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
 }
@@ -109,6 +115,18 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     let def = space_def(family, variant, kind)?;
     let size = Size::parse(args.size.as_deref().unwrap_or(def.size))?;
     let sources = crate::commands::sources(&args.devices)?;
+    // A link planted in the output folder would take a write elsewhere: refused by name.
+    clvscu::export::safe::prepare_dir(&args.out, true)?;
+    let cache_path = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| tune::default_cache(&args.out));
+    let kept = format!(
+        "every finished evaluation is in the cache {}; the same command continues from it",
+        cache_path.display()
+    );
+    let watchdog = crate::commands::start_watchdog(format!("{kept}."));
+    let interrupted = crate::commands::interrupt_flag(&watchdog, kept.clone());
     let plan = TunePlan {
         def,
         size,
@@ -123,12 +141,18 @@ pub fn run(args: TuneArgs) -> Result<i32> {
             reps: args.reps,
         },
         sources: &sources,
+        watchdog: Some(&watchdog),
+        interrupted: Some(&interrupted),
+        timeout: args.timeout.map(Duration::from_secs_f64),
     };
-    let cache_path = args
-        .cache
-        .clone()
-        .unwrap_or_else(|| tune::default_cache(&args.out));
     let mut cache = Cache::open(&cache_path)?;
+    if cache.unchecked() > 0 {
+        eprintln!(
+            "note: {} entries of {} have no checksum (an older cache): measured again",
+            cache.unchecked(),
+            cache_path.display()
+        );
+    }
     let before = cache.len();
     let mut sides = Vec::new();
     for b in backends.iter_mut() {
@@ -146,6 +170,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     }
     let gpus_before = GpuSnapshot::now();
     let report = plan.execute(&mut sides, &mut cache)?;
+    note_implausible(&report.evaluations);
     let infos: Vec<_> = backends.iter().map(|b| b.info()).collect();
     let command_line: Vec<String> = std::env::args().collect();
     let mut prov = provenance::of_tune(&plan, &report.space, &infos, &command_line, gpus_before);
@@ -165,5 +190,28 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         cache.len() - before,
         args.out.display()
     );
+    if report.interrupted {
+        eprintln!("interrupted: {kept}");
+        return Ok(crate::commands::EXIT_INTERRUPTED);
+    }
     Ok(0)
+}
+
+/// Says how many evaluations had times no device can give (a broken timer, or a cache edited
+/// and signed again), and why the first did: they are never the best.
+fn note_implausible(evaluations: &[tune::run::Evaluation]) {
+    let bad: Vec<_> = evaluations
+        .iter()
+        .filter(|e| matches!(e.outcome, Outcome::Implausible { .. }))
+        .collect();
+    if let Some(first) = bad.first() {
+        eprintln!(
+            "note: {} evaluation(s) implausible, never taken as best (first: {} {} on {}: {})",
+            bad.len(),
+            first.config.text(),
+            first.outcome.status(),
+            first.api.label(),
+            first.outcome.message()
+        );
+    }
 }

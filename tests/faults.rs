@@ -1,7 +1,8 @@
 //! Faults through the binary: a kernel that never ends is stopped by the watchdog and by
-//! Ctrl-C, keeping every finished comparison; two runs on one folder, a resume of another
-//! study and a hand-truncated folder are caught; a 200,000-row PR file is charted within a
-//! stated memory bound.
+//! Ctrl-C, keeping every finished comparison (in `run` and in `tune`); two runs on one
+//! folder, a run whose lock is deleted, a resume of another study and a hand-truncated
+//! folder are caught; tunes sharing one cache lose nothing; a 200,000-row PR file is charted
+//! within a stated memory bound.
 
 mod common;
 
@@ -25,6 +26,11 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// A copy of the shipped kernels in which OpenCL's Listing 2 never ends.
 fn hung_kernels(dir: &Path) -> PathBuf {
+    hung_kernels_at(dir, "matvec_listing2(")
+}
+
+/// A copy of the shipped kernels in which the OpenCL matvec kernel `entry` never ends.
+fn hung_kernels_at(dir: &Path, entry: &str) -> PathBuf {
     let kd = dir.join("kernels");
     for (folder, ext) in [("kernels_cl", "cl"), ("kernels_cu", "cu")] {
         std::fs::create_dir_all(kd.join(folder)).unwrap();
@@ -32,7 +38,7 @@ fn hung_kernels(dir: &Path) -> PathBuf {
             let name = format!("{stem}.{ext}");
             let mut text = std::fs::read_to_string(Path::new(folder).join(&name)).unwrap();
             if name == "matvec.cl" {
-                let at = text.find("matvec_listing2(").unwrap();
+                let at = text.find(entry).unwrap();
                 let body = at + text[at..].find('{').unwrap() + 1;
                 // A store in the loop keeps the compiler from removing it.
                 text.insert_str(body, "\n    for (;;) { W[0] += 1.0f; }\n");
@@ -104,6 +110,10 @@ fn the_watchdog_stops_a_hung_kernel_and_keeps_finished_comparisons() {
     );
     assert!(stderr.contains("past its limit of 3.0 s"), "{stderr}");
     assert_eq!(finished_comparisons(&out), ["matvec/listing6"]);
+    assert!(
+        !out.join(".clvscu.lock").exists(),
+        "the lock outlived its run"
+    );
 }
 
 #[test]
@@ -135,45 +145,60 @@ fn ctrl_c_ends_a_run_stuck_in_a_kernel_and_keeps_finished_comparisons() {
         "{stderr}"
     );
     assert_eq!(finished_comparisons(&out), ["matvec/listing6"]);
+    assert!(
+        !out.join(".clvscu.lock").exists(),
+        "the lock outlived its run"
+    );
 }
 
 /// A fake-pair study; run with many passes it holds its folder's lock for a while.
 const SLOW_FAKE: &str = "name = \"slow\"\n[defaults]\nsize = \"64x40\"\nlocal = 64\n\
     warmup = 0\nreps = 3\nmin_time = 0\n[[comparison]]\nvariant = \"listing6\"\n";
 
+/// A 2000-pass run of [`SLOW_FAKE`] into `out`.
+fn slow_fake_run(study: &Path, out: &Path, resume: bool) -> Command {
+    let mut c = Command::new(bin());
+    c.args([
+        "run",
+        "--pair",
+        "fake",
+        "--no-plot",
+        "--passes",
+        "2000",
+        "--study",
+    ])
+    .arg(study)
+    .arg("--out")
+    .arg(out)
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped());
+    if resume {
+        c.arg("--resume");
+    }
+    c
+}
+
+/// Waits until the run writing `out` holds its lock and has written `rows` measurement rows.
+fn wait_for_lock_and_rows(out: &Path, rows: usize) {
+    let lock = out.join(".clvscu.lock");
+    let measurements = out.join("measurements.csv");
+    let start = Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |t| t.is_empty())
+        || std::fs::read_to_string(&measurements).map_or(0, |t| t.lines().count()) <= rows
+    {
+        assert!(start.elapsed() < Duration::from_secs(30), "no lock taken");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn two_runs_on_one_folder_the_second_is_refused_naming_the_first() {
     let dir = tempfile::tempdir().unwrap();
     let study = write(dir.path(), "slow.toml", SLOW_FAKE);
     let out = dir.path().join("out");
-    let run = |resume: bool| {
-        let mut c = Command::new(bin());
-        c.args([
-            "run",
-            "--pair",
-            "fake",
-            "--no-plot",
-            "--passes",
-            "2000",
-            "--study",
-        ])
-        .arg(&study)
-        .arg("--out")
-        .arg(&out)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
-        if resume {
-            c.arg("--resume");
-        }
-        c
-    };
+    let run = |resume: bool| slow_fake_run(&study, &out, resume);
     let first = run(false).spawn().unwrap();
-    let lock = out.join(".clvscu.lock");
-    let start = Instant::now();
-    while std::fs::read_to_string(&lock).map_or(true, |t| t.is_empty()) {
-        assert!(start.elapsed() < Duration::from_secs(30), "no lock taken");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_lock_and_rows(&out, 0);
     let second = run(true).output().unwrap();
     let stderr = String::from_utf8_lossy(&second.stderr);
     assert_eq!(second.status.code(), Some(1), "{stderr}");
@@ -186,6 +211,127 @@ fn two_runs_on_one_folder_the_second_is_refused_naming_the_first() {
     assert_eq!(code, 0, "{stderr}");
     let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
     assert_eq!(prs.len(), 2000, "one PR per pass, none twice");
+    assert!(
+        !out.join(".clvscu.lock").exists(),
+        "the lock outlived its run"
+    );
+}
+
+#[test]
+fn a_run_whose_lock_is_deleted_stops_and_a_resume_finishes_without_a_double_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(dir.path(), "slow.toml", SLOW_FAKE);
+    let out = dir.path().join("out");
+    let first = slow_fake_run(&study, &out, false).spawn().unwrap();
+    wait_for_lock_and_rows(&out, 20);
+    std::fs::remove_file(out.join(".clvscu.lock")).unwrap();
+    // Without its lock the run must stop by itself: a second run could now take the folder.
+    let (code, stderr) = finish(first, Duration::from_secs(60));
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("this run's lock was deleted or replaced by another process"),
+        "{stderr}"
+    );
+    let second = slow_fake_run(&study, &out, true).output().unwrap();
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert_eq!(second.status.code(), Some(0), "{stderr}");
+    let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    let names: std::collections::HashSet<_> = prs.iter().map(|p| &p.comparison).collect();
+    assert_eq!((prs.len(), names.len()), (2000, 2000), "one PR per pass");
+}
+
+/// Tunes on the fake pair's small spaces, whose caches hold these many entries alone.
+const FAKE_TUNES: [(&str, usize); 4] = [
+    ("matvec/tuned", 32),
+    ("matvec/tuned-vec", 4),
+    ("reduce/tuned", 32),
+    ("spmv/vector", 24),
+];
+
+#[test]
+fn tunes_sharing_one_cache_lose_no_entry() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("shared.json");
+    let tunes: Vec<Child> = FAKE_TUNES
+        .iter()
+        .enumerate()
+        .map(|(i, (target, _))| {
+            Command::new(bin())
+                .args(["tune", target, "--pair", "fake", "--space", "small"])
+                .args(["--no-charts", "--out"])
+                .arg(dir.path().join(format!("t{i}")))
+                .arg("--cache")
+                .arg(&cache)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for t in tunes {
+        let (code, stderr) = finish(t, Duration::from_secs(120));
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let text = std::fs::read_to_string(&cache).unwrap();
+    let file: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let keys: Vec<&String> = file["entries"].as_object().unwrap().keys().collect();
+    for (target, alone) in FAKE_TUNES {
+        let n = keys
+            .iter()
+            .filter(|k| k.contains(&format!("| {target} |")))
+            .count();
+        assert_eq!(n, alone, "{target}: entries lost");
+    }
+    assert!(!dir.path().join(".shared.json.lock").exists());
+}
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn the_watchdog_and_ctrl_c_stop_a_tune_stuck_in_a_kernel() {
+    common::need("OpenCL", opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = hung_kernels_at(dir.path(), "matvec_tuned(");
+    let tune = |extra: &[&str]| {
+        Command::new(bin())
+            .args([
+                "tune",
+                "matvec/tuned",
+                "--pair",
+                "opencl",
+                "--space",
+                "small",
+            ])
+            .args(["--no-charts", "--kernels-dir"])
+            .arg(&kernels)
+            .arg("--out")
+            .arg(dir.path().join("t"))
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (code, stderr) = finish(tune(&["--timeout", "3"]), Duration::from_secs(60));
+    assert_eq!(code, 4, "{stderr}");
+    assert!(
+        stderr.contains("watchdog: the verification of matvec/tuned local="),
+        "{stderr}"
+    );
+    assert!(stderr.contains("past its limit of 3.0 s"), "{stderr}");
+    let child = tune(&[]);
+    let pid = child.id().to_string();
+    // A Ctrl-C during the stuck launch ends the tune; one before it only asks it to stop
+    // after the launch, so Ctrl-C is repeated as a person would.
+    let interrupter = std::thread::spawn(move || {
+        for _ in 0..10 {
+            std::thread::sleep(Duration::from_secs(2));
+            let _ = Command::new("kill").args(["-INT", &pid]).status();
+        }
+    });
+    let (code, stderr) = finish(child, Duration::from_secs(40));
+    assert_eq!(code, 130, "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    drop(interrupter);
 }
 
 /// The address space `plot` may use for 200,000 PR rows, enforced with `ulimit -v` (KiB).

@@ -48,6 +48,10 @@ enum Setup {
     Edited(&'static str, fn(&str) -> String),
     /// A finished run, then one of its files removed.
     Removed(&'static str),
+    /// This preparation of the working folder (no finished run).
+    Prepared(fn(&Path)),
+    /// A finished run, then this change to the working folder.
+    Then(fn(&Path)),
 }
 
 struct Case {
@@ -61,6 +65,11 @@ struct Case {
     expect: &'static str,
     /// The results folder must be byte-identical after the command.
     keeps_out: bool,
+    /// Symbolic links planted (after the setup): the link, and what it points to in the
+    /// working folder (`victim`, a file, or `elsewhere`, a folder); neither may change.
+    links: Vec<(&'static str, &'static str)>,
+    /// Paths that must not exist after the command.
+    absent: Vec<&'static str>,
 }
 
 fn case(
@@ -79,6 +88,8 @@ fn case(
         code,
         expect,
         keeps_out: false,
+        links: Vec::new(),
+        absent: Vec::new(),
     }
 }
 
@@ -95,6 +106,16 @@ impl Case {
 
     fn keeps_out(mut self) -> Self {
         self.keeps_out = true;
+        self
+    }
+
+    fn link(mut self, at: &'static str, to: &'static str) -> Self {
+        self.links.push((at, to));
+        self
+    }
+
+    fn absent(mut self, path: &'static str) -> Self {
+        self.absent.push(path);
         self
     }
 }
@@ -690,7 +711,441 @@ fn cases() -> Vec<Case> {
     v.iter_mut()
         .filter(|c| c.what == "an edited size")
         .for_each(|c| c.files.push(("s.toml", GOOD.replace("64x40", "128x40"))));
+    // Writes, resume and tune (issue 35).
+    v.extend(writes_resume_and_tune());
     v
+}
+
+/// `tune matvec/tuned` on the fake pair's small space into `out`, plus `extra`.
+fn fake_tune(extra: &[&str]) -> Vec<String> {
+    let base = [
+        "tune",
+        "matvec/tuned",
+        "--pair",
+        "fake",
+        "--space",
+        "small",
+        "--out",
+        "out",
+        "--no-charts",
+    ];
+    a(&base).into_iter().chain(a(extra)).collect()
+}
+
+/// A finished fake tune in `out/` (its cache is `out/tune-cache.json`).
+fn finished_tune(work: &Path) {
+    let out = run_in(work, &fake_tune(&[]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The tune cache's checksum of an entry, as clvscu computes it.
+fn entry_sum(key: &str, outcome: &serde_json::Value) -> String {
+    let text = format!("{key}\n{}", serde_json::to_string(outcome).unwrap());
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Sets the first cache entry's times to 1e-12 s; with `sign`, its checksum is made again.
+fn fake_a_fast_entry(work: &Path, sign: bool) {
+    let path = work.join("out/tune-cache.json");
+    let mut cache: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let key = cache["entries"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let entry = &mut cache["entries"][&key];
+    let n = entry["times"].as_array().unwrap().len();
+    entry["times"] = serde_json::json!(vec![1e-12; n]);
+    if sign {
+        let sum = entry_sum(&key, &cache["entries"][&key]);
+        cache["sums"][&key] = serde_json::json!(sum);
+    }
+    std::fs::write(&path, serde_json::to_string(&cache).unwrap()).unwrap();
+}
+
+/// Rewrites one result CSV of `out/` row by row: `change(comparison, fields, header)` gives
+/// the rows that replace each row (none to drop it).
+fn rewrite_csv(
+    work: &Path,
+    file: &str,
+    change: impl Fn(&str, &[String], &csv::StringRecord) -> Vec<Vec<String>>,
+) {
+    let path = work.join("out").join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader.headers().unwrap().clone();
+    let at = header.iter().position(|c| c == "comparison").unwrap();
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(&header).unwrap();
+    for record in reader.records() {
+        let fields: Vec<String> = record.unwrap().iter().map(str::to_string).collect();
+        for row in change(&fields[at].clone(), &fields, &header) {
+            writer.write_record(&row).unwrap();
+        }
+    }
+    std::fs::write(path, writer.into_inner().unwrap()).unwrap();
+}
+
+const RESULT_CSVS: [&str; 3] = ["measurements.csv", "prs.csv", "samples.csv"];
+
+/// Copies every row of `from` under the name `to`, in all three result files, after
+/// dropping `to`'s own rows when `replace`.
+fn copy_comparison(work: &Path, from: &str, to: &str, replace: bool) {
+    for file in RESULT_CSVS {
+        rewrite_csv(work, file, |c, fields, header| {
+            let at = header.iter().position(|h| h == "comparison").unwrap();
+            let mut renamed = fields.to_vec();
+            renamed[at] = to.to_string();
+            match c {
+                c if c == to && replace => vec![],
+                c if c == from => vec![fields.to_vec(), renamed],
+                _ => vec![fields.to_vec()],
+            }
+        });
+    }
+}
+
+/// Multiplies `column` of `comparison`'s rows in `file` by `factor`.
+fn scale(work: &Path, file: &str, comparison: &str, column: &str, factor: f64) {
+    rewrite_csv(work, file, |c, fields, header| {
+        let mut row = fields.to_vec();
+        if c == comparison {
+            let i = header.iter().position(|h| h == column).unwrap();
+            let v: f64 = row[i].parse().unwrap();
+            row[i] = (v * factor).to_string();
+        }
+        vec![row]
+    });
+}
+
+/// The shipped kernels copied to `k/`, with OpenCL's matvec edited when `edit`.
+fn copy_kernels(work: &Path, edit: bool) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for folder in ["kernels_cl", "kernels_cu"] {
+        let to = work.join("k").join(folder);
+        std::fs::create_dir_all(&to).unwrap();
+        for e in std::fs::read_dir(root.join(folder)).unwrap().flatten() {
+            let mut text = std::fs::read_to_string(e.path()).unwrap();
+            if edit && e.file_name() == "matvec.cl" {
+                text.push_str("\n// one more line\n");
+            }
+            std::fs::write(to.join(e.file_name()), text).unwrap();
+        }
+    }
+}
+
+fn writes_resume_and_tune() -> Vec<Case> {
+    let tune_cache_link = |what: &'static str, extra: &'static [&'static str], at, code, expect| {
+        case("tune", what, fake_tune(extra), code, expect).link(at, "victim")
+    };
+    vec![
+        case(
+            "output folder",
+            "the lock is a link to another file",
+            fake_run(&[]),
+            1,
+            "out/.clvscu.lock: is a symbolic link",
+        )
+        .file("s.toml", GOOD)
+        .link("out/.clvscu.lock", "victim"),
+        case(
+            "output folder",
+            "a link where folder.json's temporary would go",
+            fake_run(&[]),
+            1,
+            "out/folder.json.tmp: is a symbolic link",
+        )
+        .file("s.toml", GOOD)
+        .link("out/folder.json.tmp", "victim"),
+        case(
+            "output folder",
+            "measurements.csv a link in a fresh folder",
+            fake_run(&[]),
+            1,
+            "out/measurements.csv: is a symbolic link",
+        )
+        .file("s.toml", GOOD)
+        .link("out/measurements.csv", "victim"),
+        case(
+            "output folder",
+            "charts/ a link to another folder",
+            a(&["run", "--pair", "fake", "--study", "s.toml", "--out", "out"]),
+            1,
+            "out/charts: is a symbolic link",
+        )
+        .file("s.toml", GOOD)
+        .link("out/charts", "elsewhere"),
+        case(
+            "resume",
+            "a link planted in a finished folder",
+            fake_run(&["--resume"]),
+            1,
+            "out/samples.csv.tmp: is a symbolic link",
+        )
+        .after(Setup::FinishedRun)
+        .link("out/samples.csv.tmp", "victim")
+        .keeps_out(),
+        case(
+            "output folder",
+            "no lock is left after a finished run",
+            fake_run(&[]),
+            0,
+            "0 failed",
+        )
+        .file("s.toml", GOOD)
+        .absent("out/.clvscu.lock"),
+        case(
+            "output folder",
+            "a lock left by a killed run",
+            fake_run(&[]),
+            0,
+            "0 failed",
+        )
+        .file("s.toml", GOOD)
+        .file("out/.clvscu.lock", "pid 999999 on gone since 2020-01-01")
+        .absent("out/.clvscu.lock"),
+        case(
+            "output folder",
+            "a folder where the lock goes",
+            fake_run(&[]),
+            1,
+            "out/.clvscu.lock: is not a regular file",
+        )
+        .file("s.toml", GOOD)
+        .file("out/.clvscu.lock/x", "x"),
+        case(
+            "merge",
+            "a link where the output's temporary would go",
+            a(&["merge", "out/prs.csv", "e.csv", "-o", "m.csv"]),
+            0,
+            "merged 2 rows",
+        )
+        .after(Setup::FinishedRun)
+        .file("e.csv", PrRow::columns().join(",") + "\n")
+        .link("m.csv.tmp", "victim"),
+        case(
+            "plot",
+            "a link in the chart folder",
+            a(&["plot", "out", "--out", "c"]),
+            1,
+            "c/pr-good.png: is a symbolic link",
+        )
+        .after(Setup::FinishedRun)
+        .link("c/pr-good.png", "victim"),
+        case(
+            "report",
+            "a link where report.md goes",
+            a(&["report", "out", "--out", "r"]),
+            1,
+            "r/report.md: is a symbolic link",
+        )
+        .after(Setup::FinishedRun)
+        .link("r/report.md", "victim"),
+        case(
+            "report",
+            "charts/ of the report a link to another folder",
+            a(&["report", "out", "--out", "r"]),
+            1,
+            "r/charts: is a symbolic link",
+        )
+        .after(Setup::FinishedRun)
+        .link("r/charts", "elsewhere"),
+        case(
+            "diff",
+            "a link where diff.md goes",
+            a(&["diff", "out", "out", "--out", "d"]),
+            1,
+            "d/diff.md: is a symbolic link",
+        )
+        .after(Setup::FinishedRun)
+        .link("d/diff.md", "victim"),
+        case(
+            "resume",
+            "a metric multiplied by 1000",
+            fake_run(&["--resume"]),
+            1,
+            "comparison matvec/listing2: its rows disagree with its samples: OpenCL metric",
+        )
+        .after(Setup::Then(|w| {
+            scale(w, "measurements.csv", "matvec/listing2", "metric", 1000.0)
+        }))
+        .keeps_out(),
+        case(
+            "resume",
+            "a PR edited to 2.0",
+            fake_run(&["--resume"]),
+            1,
+            "its rows disagree with its samples: PR 2,",
+        )
+        .after(Setup::Edited("prs.csv", |t| replace_field(t, "pr", "2.0")))
+        .keeps_out(),
+        case(
+            "resume",
+            "half the samples deleted",
+            fake_run(&["--resume"]),
+            1,
+            "comparison matvec/listing2: its rows",
+        )
+        .after(Setup::Then(|w| {
+            rewrite_csv(w, "samples.csv", |c, fields, header| {
+                let rep = header.iter().position(|h| h == "rep").unwrap();
+                let odd = fields[rep].parse::<u32>().unwrap() % 2 == 1;
+                if c == "matvec/listing2" && odd {
+                    vec![]
+                } else {
+                    vec![fields.to_vec()]
+                }
+            })
+        }))
+        .keeps_out(),
+        case(
+            "resume",
+            "a sample's time edited",
+            fake_run(&["--resume"]),
+            1,
+            "comparison matvec/tuned: its rows",
+        )
+        .after(Setup::Then(|w| {
+            scale(w, "samples.csv", "matvec/tuned", "seconds", 0.5)
+        }))
+        .keeps_out(),
+        case(
+            "resume",
+            "a device name edited",
+            fake_run(&["--resume"]),
+            1,
+            "its rows were changed after they were written",
+        )
+        .after(Setup::Edited("measurements.csv", |t| {
+            t.replacen("fake OpenCL device", "fake OpenCL devise", 1)
+        }))
+        .keeps_out(),
+        case(
+            "resume",
+            "rows copied under a comparison that never ran",
+            fake_run(&["--resume"]),
+            1,
+            "comparison matvec/ghost: no run of this folder wrote it",
+        )
+        .after(Setup::Then(|w| {
+            copy_comparison(w, "matvec/listing2", "matvec/ghost", false)
+        }))
+        .keeps_out(),
+        case(
+            "resume",
+            "one comparison's rows copied over another's",
+            fake_run(&["--resume"]),
+            1,
+            "comparison matvec/tuned: its rows were changed after they were written",
+        )
+        .after(Setup::Then(|w| {
+            copy_comparison(w, "matvec/listing2", "matvec/tuned", true)
+        }))
+        .keeps_out(),
+        case(
+            "resume",
+            "an edited kernel (--kernels-dir)",
+            fake_run(&["--resume", "--kernels-dir", "k"]),
+            1,
+            "kernel sources: the folder has hash",
+        )
+        .after(Setup::Then(|w| copy_kernels(w, true)))
+        .keeps_out(),
+        case(
+            "resume",
+            "the same kernels from a folder (--kernels-dir)",
+            fake_run(&["--resume", "--kernels-dir", "k"]),
+            0,
+            "2 skipped (resume)",
+        )
+        .after(Setup::Then(|w| copy_kernels(w, false))),
+        case(
+            "resume",
+            "a comparison's hash deleted from folder.json",
+            fake_run(&["--resume"]),
+            1,
+            "comparison matvec/tuned: no run of this folder wrote it",
+        )
+        .after(Setup::Then(|w| {
+            let path = w.join("out/folder.json");
+            let mut id: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            id["rows"].as_object_mut().unwrap().remove("matvec/tuned");
+            std::fs::write(path, serde_json::to_string(&id).unwrap()).unwrap();
+        }))
+        .keeps_out(),
+        case(
+            "tune",
+            "a cache entry edited to 1e-12 s",
+            fake_tune(&[]),
+            1,
+            "does not match its checksum",
+        )
+        .after(Setup::Prepared(|w| {
+            finished_tune(w);
+            fake_a_fast_entry(w, false);
+        }))
+        .keeps_out(),
+        case(
+            "tune",
+            "a cache entry edited to 1e-12 s and signed again",
+            fake_tune(&[]),
+            0,
+            "implausible, never taken as best",
+        )
+        .after(Setup::Prepared(|w| {
+            finished_tune(w);
+            fake_a_fast_entry(w, true);
+        })),
+        case(
+            "tune",
+            "a cache without checksums (an older cache)",
+            fake_tune(&[]),
+            0,
+            "32 entries of out/tune-cache.json have no checksum (an older cache): measured again",
+        )
+        .after(Setup::Prepared(|w| {
+            finished_tune(w);
+            let path = w.join("out/tune-cache.json");
+            let mut cache: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            cache.as_object_mut().unwrap().remove("sums");
+            std::fs::write(path, serde_json::to_string(&cache).unwrap()).unwrap();
+        })),
+        tune_cache_link(
+            "a link in the output folder",
+            &[],
+            "out/tune-cache.json",
+            1,
+            "out/tune-cache.json: is a symbolic link",
+        ),
+        tune_cache_link(
+            "the cache's lock a link (--cache)",
+            &["--cache", "c.json"],
+            ".c.json.lock",
+            1,
+            ".c.json.lock: is a symbolic link",
+        ),
+        tune_cache_link(
+            "a link where the cache's temporary would go (--cache)",
+            &["--cache", "c.json"],
+            "c.json.tmp",
+            0,
+            "tuning matvec/tuned on fake CUDA device (CUDA)",
+        )
+        .absent(".c.json.lock"),
+    ]
 }
 
 /// Sets one column of every data row of a CSV text to `value`.
@@ -706,6 +1161,35 @@ fn replace_field(text: &str, column: &str, value: &str) -> String {
         writer.write_record(&fields).unwrap();
     }
     String::from_utf8(writer.into_inner().unwrap()).unwrap()
+}
+
+/// What a planted link's target holds; it must still hold it after the command.
+const VICTIM: &str = "victim\n";
+
+/// Plants `links` in `work`, each pointing at `victim` (a file) or `elsewhere` (a folder).
+fn plant_links(work: &Path, links: &[(&str, &str)]) {
+    if links.is_empty() {
+        return;
+    }
+    std::fs::write(work.join("victim"), VICTIM).unwrap();
+    std::fs::create_dir_all(work.join("elsewhere")).unwrap();
+    for (at, to) in links {
+        let at = work.join(at);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(work.join(to), &at).unwrap();
+    }
+}
+
+/// Nothing was written through a planted link: the victim file is as it was and the
+/// `elsewhere` folder is empty.
+fn assert_targets_untouched(work: &Path, links: &[(&str, &str)], label: &str) {
+    if links.is_empty() {
+        return;
+    }
+    let victim = std::fs::read_to_string(work.join("victim")).unwrap_or_default();
+    assert_eq!(victim, VICTIM, "{label} wrote through a link");
+    let written = std::fs::read_dir(work.join("elsewhere")).unwrap().count();
+    assert_eq!(written, 0, "{label} wrote into a linked folder");
 }
 
 fn bin() -> PathBuf {
@@ -844,12 +1328,18 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
                 let text = std::fs::read_to_string(&path).unwrap_or_default();
                 std::fs::write(&path, edit(&text)).unwrap();
             }
+            Setup::Prepared(prepare) => prepare(&work),
+            Setup::Then(change) => {
+                finished_run(&work);
+                change(&work);
+            }
         }
         for (name, text) in &c.files {
             let p = work.join(name);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
+        plant_links(&work, &c.links);
         let before = snapshot(&work.join("out"));
         let out = run_in(&work, &c.args);
         let msg = message(&out, root.path());
@@ -871,6 +1361,13 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
             outside.is_empty(),
             "{label} wrote outside its folder: {outside:?}"
         );
+        assert_targets_untouched(&work, &c.links, &label);
+        for p in &c.absent {
+            assert!(
+                std::fs::symlink_metadata(work.join(p)).is_err(),
+                "{label} left {p} behind"
+            );
+        }
         if c.keeps_out {
             assert_eq!(
                 snapshot(&work.join("out")),
@@ -894,7 +1391,8 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
          reliability_table` rewrites it). Each case runs the binary in a fresh folder, with no \
          OpenCL or CUDA (the hidden fake pair stands in for devices). Every case is checked for \
          its exit code and its message, for no panic, for no file written outside its folder, \
-         and, where the command refuses a results folder, for no change to that folder. \
+         where the command refuses a results folder, for no change to that folder, and, where a \
+         link is planted, for nothing written through it. \
          {} cases: 0 panics, 0 writes outside, 0 silent data changes.\n\n\
          Exit codes: 0 success; 1 error; 2 usage error; 3 some configuration failed; 4 a launch \
          hung past its watchdog limit; 130 interrupted.\n\n\
@@ -902,7 +1400,9 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
          Faults of a running process are tested by their own tests, on PoCL where they need a \
          device: a kernel that never ends, stopped by the watchdog (exit 4) and by Ctrl-C (exit \
          130) with every finished comparison kept, and two runs on one folder (the second names \
-         the first's process) in `tests/faults.rs`; Ctrl-C, SIGKILL and a full disk mid-run, \
+         the first's process), a run whose lock is deleted (it stops; a resume completes), tunes \
+         sharing one cache (no entry lost) and a tune stuck in a kernel (watchdog and Ctrl-C) in \
+         `tests/faults.rs`; Ctrl-C, SIGKILL and a full disk mid-run, \
          each followed by a resume that completes without a duplicate row, in \
          `tests/reliability.rs`; a 200,000-row PR file charted under a 1 GiB address-space \
          limit in `tests/faults.rs`.\n",

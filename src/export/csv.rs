@@ -6,7 +6,7 @@
 //! refused with the differing columns named instead of being mis-parsed.
 
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -285,11 +285,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
                 });
             }
         }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .map_err(io_err(path))?;
+        let file = super::safe::open_append(path)?;
         let mut appender = CsvAppender {
             path: path.to_path_buf(),
             file,
@@ -706,7 +702,7 @@ mod tests {
         a.append(&sample(0)).unwrap();
         drop(a);
         // A complete-looking row with no line break: cut inside its last field.
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"r,c,CUDA,wall-clock,1,0.00").unwrap();
         drop(f);
         let err = CsvAppender::<SampleRow>::open(&path, true).unwrap_err();
@@ -724,7 +720,7 @@ mod tests {
         a.append(&sample(0)).unwrap();
         a.append(&sample(1)).unwrap();
         drop(a);
-        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"r,c,CU").unwrap();
         drop(f);
         let err = read_rows::<SampleRow>(&path).unwrap_err();

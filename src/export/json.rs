@@ -122,9 +122,9 @@ pub fn to_json_pretty<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Expor
     Ok(bytes)
 }
 
-/// Writes `value` as pretty JSON to `path` atomically: to `path.tmp`, then renamed, so a
-/// crash never leaves a half-written file that parses as (or is mistaken for) a valid one.
-/// Parent directories are created.
+/// Writes `value` as pretty JSON to `path` atomically ([`super::write_atomic`]: a
+/// random-named temporary beside it, then renamed), so a crash never leaves a half-written
+/// file that parses as (or is mistaken for) a valid one. Parent directories are created.
 pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), ExportError> {
     let bytes = to_json_pretty(value).map_err(|e| match e {
         ExportError::Render { message, .. } => ExportError::Json {
@@ -197,7 +197,7 @@ mod tests {
         let p = provenance();
         write_json_atomic(&path, &p).unwrap();
         assert_eq!(read_json::<Provenance>(&path).unwrap(), p);
-        assert!(!super::super::tmp_path(&path).exists());
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"git_commit\": \"abc1234-dirty\""), "{text}");
         assert!(text.ends_with("}\n"));

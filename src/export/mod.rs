@@ -4,15 +4,17 @@
 //! Rendering to bytes ([`Exporter::render`]) is separate from writing files so every format can
 //! be tested without touching the disk. File-writing helpers never leave a half-written file
 //! that looks valid: CSV rows are flushed whole, and whole-file writes go through a temporary
-//! file and a rename.
+//! file and a rename. Every write goes through [`safe`], which never writes through a link.
 
 pub mod csv;
 pub mod json;
 pub mod markdown;
+pub mod safe;
 
-use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
+
+pub(crate) use safe::create_parent_dirs;
+pub use safe::write_atomic;
 
 /// Renders a slice of rows into the bytes of one document in some format.
 pub trait Exporter<T> {
@@ -88,6 +90,38 @@ pub enum ExportError {
         /// The offending output path.
         path: PathBuf,
     },
+    /// A symbolic link where clvscu writes: it is refused rather than written through.
+    #[error("{}: is a symbolic link; refusing to write through it (remove it, or choose another output)", path.display())]
+    Link {
+        /// The link.
+        path: PathBuf,
+    },
+    /// Something other than a regular file where clvscu writes one.
+    #[error("{}: is not a regular file; refusing to write to it", path.display())]
+    NotAFile {
+        /// The offending path.
+        path: PathBuf,
+    },
+    /// The output folder's lock is no longer this run's: deleted, or replaced by another run's.
+    #[error("{}: this run's lock was deleted or replaced by another process; stopping without writing (another run may be writing this folder)", path.display())]
+    LockLost {
+        /// The lock file.
+        path: PathBuf,
+    },
+    /// A resumed folder holds a comparison whose rows are not what a run of it wrote.
+    #[error(
+        "{}: comparison {comparison}: {what}; refusing to resume (choose a new --out, or delete \
+         the comparison's rows from the three CSV files to measure it again)",
+        dir.display()
+    )]
+    Tampered {
+        /// The results folder.
+        dir: PathBuf,
+        /// The comparison.
+        comparison: String,
+        /// What differs.
+        what: String,
+    },
     /// Rows could not be rendered in memory (no file involved).
     #[error("cannot render {format}: {message}")]
     Render {
@@ -162,41 +196,6 @@ pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError 
     }
 }
 
-/// Creates the parent directory of `path` if it has one, so outputs can name fresh folders.
-pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), ExportError> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => fs::create_dir_all(dir).map_err(io_err(dir)),
-        _ => Ok(()),
-    }
-}
-
-/// The temporary sibling that [`write_atomic`] writes before renaming: `name.tmp`.
-pub(crate) fn tmp_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
-    path.with_file_name(name)
-}
-
-/// Writes `bytes` to `path` all-or-nothing: into `path.tmp`, synced, then renamed over `path`.
-///
-/// A crash leaves either the old file or the new one, never a truncated file that a later read
-/// would take for a complete result. Parent directories are created.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
-    create_parent_dirs(path)?;
-    let tmp = tmp_path(path);
-    let result = (|| {
-        let mut file = fs::File::create(&tmp).map_err(io_err(&tmp))?;
-        file.write_all(bytes).map_err(io_err(&tmp))?;
-        file.sync_all().map_err(io_err(&tmp))?;
-        fs::rename(&tmp, path).map_err(io_err(path))
-    })();
-    if result.is_err() {
-        // Best effort: the temporary file is garbage, and the original error is what matters.
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,31 +215,5 @@ mod tests {
     fn json_location_omits_unknown_line() {
         assert_eq!(location(Path::new("x.json"), 0), "x.json");
         assert_eq!(location(Path::new("x.json"), 3), "x.json:3");
-    }
-
-    #[test]
-    fn write_atomic_replaces_content_and_leaves_no_tmp() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("sub/dir/out.txt");
-        write_atomic(&path, b"first").unwrap();
-        write_atomic(&path, b"second").unwrap();
-        assert_eq!(fs::read(&path).unwrap(), b"second");
-        assert!(!tmp_path(&path).exists());
-        assert_eq!(tmp_path(&path).file_name().unwrap(), "out.txt.tmp");
-    }
-
-    #[test]
-    fn write_atomic_reports_the_failing_path() {
-        let dir = tempfile::tempdir().unwrap();
-        // The target is an existing directory: the rename must fail and name it.
-        let target = dir.path().join("occupied");
-        fs::create_dir(&target).unwrap();
-        fs::write(target.join("f"), b"x").unwrap();
-        let err = write_atomic(&target, b"data").unwrap_err();
-        match &err {
-            ExportError::Io { path, .. } => assert_eq!(path, &target),
-            other => panic!("unexpected error {other:?}"),
-        }
-        assert!(!tmp_path(&target).exists());
     }
 }

@@ -148,10 +148,8 @@ pub fn run(
     out: &Path,
 ) -> Result<InspectReport, InspectError> {
     let Options { arch, local, sass } = *options;
-    std::fs::create_dir_all(out).map_err(|source| InspectError::Io {
-        path: out.to_path_buf(),
-        source,
-    })?;
+    // A link planted in the output folder would take a write elsewhere: refused by name.
+    crate::export::safe::prepare_dir(out, true)?;
     let mut notes = Vec::new();
     let mut files = Vec::new();
     let mut md = String::new();

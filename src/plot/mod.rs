@@ -66,6 +66,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::export::safe;
 use crate::record::{Api, MeasurementRow, PrRow};
 
 pub use bfs::BfsChart;
@@ -216,6 +217,10 @@ pub fn draw_all(
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, PlotError> {
+    crate::export::safe::check_dir(out_dir, true).map_err(|e| PlotError::Write {
+        path: out_dir.to_path_buf(),
+        message: e.to_string(),
+    })?;
     let mut written = Vec::new();
     for chart in charts() {
         if chart.applies(data) {
@@ -306,24 +311,24 @@ pub(crate) fn write_figure<F: Figure>(
             Format::Png => {
                 let buf = render_rgb(fig).map_err(draw_err)?;
                 let (w, h) = fig.size();
-                let result = {
-                    let mut backend = BitMapBackend::new(&path, (w, h));
+                // plotters opens the file itself: it gets a path in a private folder, and
+                // the picture is renamed into place.
+                let result = safe::write_through(&path, |inner| {
+                    let mut backend = BitMapBackend::new(inner, (w, h));
                     backend
                         .blit_bitmap((0, 0), (w, h), &buf)
                         .and_then(|()| backend.present())
                         .map_err(|e| e.to_string())
-                    // The backend is dropped here; on failure its drop may try to save again,
-                    // which is why the file is removed only after this block.
-                };
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|r| r);
                 if let Err(message) = result {
-                    let _ = std::fs::remove_file(&path);
                     return Err(PlotError::Write { path, message });
                 }
             }
             Format::Svg => {
                 let svg = render_svg(fig).map_err(draw_err)?;
-                if let Err(e) = std::fs::write(&path, svg) {
-                    let _ = std::fs::remove_file(&path);
+                if let Err(e) = safe::write_atomic(&path, svg.as_bytes()) {
                     return Err(PlotError::Write {
                         path,
                         message: e.to_string(),

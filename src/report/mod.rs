@@ -49,6 +49,9 @@ pub struct Written {
 /// The chart files of all `folders`' rows, drawn as SVG into `out/charts`, relative to `out`;
 /// the per-GPU charts first.
 fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    // A link planted at the report's folder or its `charts/` would take the charts elsewhere.
+    crate::export::safe::check_dir(out, true)?;
+    crate::export::safe::check_dir(&out.join("charts"), false)?;
     let data = ChartData {
         measurements: folders
             .iter()

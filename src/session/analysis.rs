@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use super::measure::{SidePlan, SideRun};
 use crate::backend::Api;
 use crate::fairness::{self, SideSteps};
-use crate::record::{MeasurementRow, PrRow, SampleRow, Status};
+use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats;
 use crate::study::{Comparison, Study};
 use crate::workload::work_of;
@@ -318,4 +318,69 @@ pub fn pr_row(
         sweep_param: c.sweep_param.clone(),
         sweep_value: c.sweep_value.clone(),
     })
+}
+
+/// What a resumed comparison's rows say that its samples do not: each side's median time
+/// and metric, and the PR, derived again from the raw samples exactly as a run derives them.
+/// `None` when the rows agree with their samples.
+pub fn disagreement(
+    measurements: &[&MeasurementRow],
+    samples: &[&SampleRow],
+    pr: Option<&PrRow>,
+) -> Option<String> {
+    let mut times_of = Vec::new();
+    // A run writes side A's measurement row first.
+    for (m, side) in measurements.iter().zip([Side::A, Side::B]) {
+        let times: Vec<f64> = samples
+            .iter()
+            .filter(|s| s.side == side && s.timer == m.timer)
+            .map(|s| s.seconds)
+            .filter(|x| x.is_finite() && *x > 0.0)
+            .collect();
+        if times.len() != m.reps as usize {
+            return Some(format!(
+                "{} row counts {} repetitions, its samples {}",
+                m.api,
+                m.reps,
+                times.len()
+            ));
+        }
+        let Some(s) = stats::summarize(&times, RESAMPLES, seed_of(&m.comparison)) else {
+            return Some(format!("{} has no usable sample", m.api));
+        };
+        if !same(m.median_s, s.median) {
+            return Some(format!(
+                "{} median {:e} s, its samples give {:e} s",
+                m.api, m.median_s, s.median
+            ));
+        }
+        if !same(m.metric, metric_value(m, s.median)) {
+            return Some(format!(
+                "{} metric {}, its samples give {}",
+                m.api,
+                m.metric,
+                metric_value(m, s.median)
+            ));
+        }
+        times_of.push(times);
+    }
+    let (Some(p), [a, b], [ta, tb]) = (pr, measurements, times_of.as_slice()) else {
+        return None;
+    };
+    let ratio =
+        stats::performance_ratio(ta, work(a), tb, work(b), RESAMPLES, seed_of(&p.comparison));
+    match ratio {
+        Some(r)
+            if same(p.pr, r.value) && same(p.metric_a, a.metric) && same(p.metric_b, b.metric) =>
+        {
+            None
+        }
+        Some(r) => Some(format!("PR {}, its samples give {}", p.pr, r.value)),
+        None => Some(format!("PR {}, its samples give none", p.pr)),
+    }
+}
+
+/// Equal up to the last bits a CSV round trip may change.
+fn same(stored: f64, derived: f64) -> bool {
+    stored == derived || (stored - derived).abs() <= 1e-9 * derived.abs().max(f64::MIN_POSITIVE)
 }

@@ -1,22 +1,26 @@
 //! An output folder knows what it is and who is writing it.
 //!
 //! Its first run writes `folder.json`: the study, a hash of the resolved study, the sides
-//! (API, device, platform, driver), the passes and the binary's commit. A resume that does
+//! (API, device, platform, driver), the passes, the binary's commit, a hash of the kernel
+//! sources and, as comparisons are written, a hash of each one's rows. A resume that does
 //! not match is refused with every difference named, so rows of two different experiments
-//! never meet in one folder. `.clvscu.lock` is held (an advisory lock) for the whole run; a
-//! second run on the same folder is refused with the holder's process id, host and start.
+//! never meet in one folder. `.clvscu.lock` is held (an advisory lock) for the whole run and
+//! removed at its end; a second run on the same folder is refused with the holder's process
+//! id, host and start, and every write checks that the lock is still this run's.
 
-use std::fs::{File, OpenOptions};
+use std::collections::BTreeMap;
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::provenance::GIT_COMMIT;
-use crate::backend::DeviceInfo;
-use crate::export::json::write_json_atomic;
-use crate::export::ExportError;
+use crate::backend::{Api, DeviceInfo};
+use crate::export::{safe, ExportError};
+use crate::kernels::KernelSources;
 use crate::study::Study;
 
 /// The name of the identity file in an output folder.
@@ -35,10 +39,23 @@ pub struct FolderIdentity {
     pub passes: u32,
     /// The commit of the binary that measured.
     pub binary: String,
+    /// SHA-256 (first 16 hex digits) of every kernel file on both APIs, as this run reads
+    /// them (`--kernels-dir` or the embedded ones): one folder never mixes two programs.
+    #[serde(default)]
+    pub kernels: String,
+    /// Each written comparison's rows (samples, PR, measurements) as a SHA-256 (first 16 hex
+    /// digits), so a resume keeps only rows that are what a run wrote.
+    #[serde(default)]
+    pub rows: BTreeMap<String, String>,
 }
 
 impl FolderIdentity {
-    pub fn of(study: &Study, sides: &[&DeviceInfo], passes: u32) -> FolderIdentity {
+    pub fn of(
+        study: &Study,
+        sides: &[&DeviceInfo],
+        passes: u32,
+        sources: &KernelSources,
+    ) -> FolderIdentity {
         FolderIdentity {
             study: study.name.clone(),
             study_hash: study_hash(study),
@@ -54,6 +71,8 @@ impl FolderIdentity {
                 .collect(),
             passes,
             binary: GIT_COMMIT.to_string(),
+            kernels: kernels_hash(sources),
+            rows: BTreeMap::new(),
         }
     }
 
@@ -74,6 +93,11 @@ impl FolderIdentity {
         check("sides", self.sides.join("; "), other.sides.join("; "));
         check("passes", self.passes.to_string(), other.passes.to_string());
         check("binary", self.binary.clone(), other.binary.clone());
+        check(
+            "kernel sources",
+            format!("hash {}", self.kernels),
+            format!("hash {}", other.kernels),
+        );
         out
     }
 }
@@ -82,7 +106,24 @@ impl FolderIdentity {
 /// under the same binary.
 pub fn study_hash(study: &Study) -> String {
     let text = format!("{}\n{:?}", study.name, study.comparisons);
-    Sha256::digest(text.as_bytes())
+    short_hash(text.as_bytes())
+}
+
+/// The hash of every kernel file on both APIs (a missing file counts as empty).
+pub fn kernels_hash(sources: &KernelSources) -> String {
+    let mut text = String::new();
+    for stem in crate::kernels::stems() {
+        for api in [Api::OpenCl, Api::Cuda] {
+            let hash = super::provenance::source_hash(sources, api, stem);
+            text.push_str(&format!("{stem} {api} {hash}\n"));
+        }
+    }
+    short_hash(text.as_bytes())
+}
+
+/// SHA-256 of `bytes`, first 16 hex digits.
+pub fn short_hash(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
         .iter()
         .take(8)
         .map(|b| format!("{b:02x}"))
@@ -121,14 +162,15 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
     }
 }
 
-/// Checks a resumed folder against this run. Writes nothing: a refused run leaves the folder
-/// as it was; [`record_identity`] writes the identity once the folder is accepted.
+/// Checks a resumed folder against this run and gives the row hashes it records. Writes
+/// nothing: a refused run leaves the folder as it was; the store rewrites the identity once
+/// the folder is accepted.
 pub fn check_identity(
     dir: &Path,
     identity: &FolderIdentity,
     resume: bool,
     has_rows: bool,
-) -> Result<(), FolderError> {
+) -> Result<BTreeMap<String, String>, FolderError> {
     let path = dir.join(IDENTITY_FILE);
     if resume && path.exists() {
         let text = std::fs::read_to_string(&path).map_err(io(&path))?;
@@ -140,7 +182,7 @@ pub fn check_identity(
             })?;
         let differences = stored.differences(identity);
         if differences.is_empty() {
-            return Ok(());
+            return Ok(stored.rows);
         }
         return Err(FolderError::Mismatch {
             dir: dir.to_path_buf(),
@@ -152,16 +194,7 @@ pub fn check_identity(
             dir: dir.to_path_buf(),
         });
     }
-    Ok(())
-}
-
-/// Records `identity` as the folder's, unless it already has one (a resume).
-pub fn record_identity(dir: &Path, identity: &FolderIdentity) -> Result<(), FolderError> {
-    let path = dir.join(IDENTITY_FILE);
-    if !path.exists() {
-        write_json_atomic(&path, identity)?;
-    }
-    Ok(())
+    Ok(BTreeMap::new())
 }
 
 /// Tries the lock for a fifth of a second before giving up: a child process that another
@@ -177,43 +210,134 @@ fn take_lock(file: &File) -> bool {
     false
 }
 
-/// The folder's lock, held until dropped.
+/// Which file a lock is: device and inode, so a lock deleted and made again by another run
+/// is told from this run's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId(u64, u64);
+
+impl FileId {
+    fn of_open(file: &File) -> Option<FileId> {
+        file.metadata().ok().map(|m| FileId(m.dev(), m.ino()))
+    }
+
+    /// The file the path names now, without following a link.
+    fn at(path: &Path) -> Option<FileId> {
+        std::fs::symlink_metadata(path)
+            .ok()
+            .map(|m| FileId(m.dev(), m.ino()))
+    }
+}
+
+/// A way to ask, before each write, whether the folder's lock is still this run's.
+#[derive(Debug, Clone)]
+pub struct LockCheck {
+    path: PathBuf,
+    id: FileId,
+}
+
+impl LockCheck {
+    /// `Ok` while the lock file is the one this run created or took; an error naming it
+    /// once it was deleted or replaced (by hand, or by another run that then took it).
+    pub fn still_held(&self) -> Result<(), ExportError> {
+        if FileId::at(&self.path) == Some(self.id) {
+            Ok(())
+        } else {
+            Err(ExportError::LockLost {
+                path: self.path.clone(),
+            })
+        }
+    }
+}
+
+/// Locks held by this process, removed by [`release_held_locks`] when the process must end
+/// at once (a hung launch, a second Ctrl-C) and no destructor will run.
+static HELD: std::sync::Mutex<Vec<LockCheck>> = std::sync::Mutex::new(Vec::new());
+
+/// Removes every lock file this process still holds; for an exit that skips destructors.
+pub fn release_held_locks() {
+    // try_lock: this runs from a signal or watchdog thread and must never wait.
+    if let Ok(held) = HELD.try_lock() {
+        for l in held.iter() {
+            if l.still_held().is_ok() {
+                let _ = std::fs::remove_file(&l.path);
+            }
+        }
+    }
+}
+
+/// The folder's lock, held until dropped; the lock file goes with it.
 #[derive(Debug)]
 pub struct FolderLock {
     _file: File,
+    check: LockCheck,
+}
+
+impl FolderLock {
+    /// A check of the lock to hand to whatever writes into the folder.
+    pub fn check(&self) -> LockCheck {
+        self.check.clone()
+    }
+}
+
+impl Drop for FolderLock {
+    /// Removes the lock file while still holding it, then lets go: a run waiting on the old
+    /// file sees it gone and takes a fresh one.
+    fn drop(&mut self) {
+        if let Ok(mut held) = HELD.lock() {
+            held.retain(|l| l.path != self.check.path || l.id != self.check.id);
+        }
+        if self.check.still_held().is_ok() {
+            let _ = std::fs::remove_file(&self.check.path);
+        }
+    }
 }
 
 /// Takes the folder's lock, or says who holds it.
+///
+/// The lock file is created exclusively, or, when a run that was killed left it behind,
+/// opened without following a link and taken over (the kill released its advisory lock).
+/// A lock whose file its holder removed while this run waited is let go and taken afresh.
 pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     let path = dir.join(LOCK_FILE);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(io(&path))?;
-    if !take_lock(&file) {
-        let mut holder = String::new();
-        let _ = file.read_to_string(&mut holder);
-        return Err(FolderError::Locked {
-            dir: dir.to_path_buf(),
-            holder: if holder.trim().is_empty() {
-                "holder unknown".into()
-            } else {
-                holder.trim().to_string()
-            },
-        });
+    for _ in 0..10 {
+        let (mut file, _created) = safe::open_rw(&path)?;
+        if !take_lock(&file) {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            return Err(FolderError::Locked {
+                dir: dir.to_path_buf(),
+                holder: if holder.trim().is_empty() {
+                    "holder unknown".into()
+                } else {
+                    holder.trim().to_string()
+                },
+            });
+        }
+        // Its holder may have removed the file as it let go: then take the one made next.
+        let Some(id) = FileId::of_open(&file).filter(|id| FileId::at(&path) == Some(*id)) else {
+            continue;
+        };
+        let me = format!(
+            "pid {} on {} since {}",
+            std::process::id(),
+            super::provenance::hostname(),
+            chrono::Utc::now().to_rfc3339()
+        );
+        file.set_len(0)
+            .and_then(|_| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| file.write_all(me.as_bytes()))
+            .map_err(io(&path))?;
+        let check = LockCheck {
+            path: path.clone(),
+            id,
+        };
+        if let Ok(mut held) = HELD.lock() {
+            held.push(check.clone());
+        }
+        return Ok(FolderLock { _file: file, check });
     }
-    let me = format!(
-        "pid {} on {} since {}",
-        std::process::id(),
-        super::provenance::hostname(),
-        chrono::Utc::now().to_rfc3339()
-    );
-    file.set_len(0)
-        .and_then(|_| file.seek(SeekFrom::Start(0)))
-        .and_then(|_| file.write_all(me.as_bytes()))
-        .map_err(io(&path))?;
-    Ok(FolderLock { _file: file })
+    Err(FolderError::Locked {
+        dir: dir.to_path_buf(),
+        holder: "its lock file keeps being replaced".into(),
+    })
 }

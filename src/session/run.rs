@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::folder::{self, FolderError, FolderIdentity};
-use super::store::{CsvStore, Sink};
+use super::folder::{self, FolderError, FolderIdentity, LockCheck};
+use super::store::{CsvStore, Guards, Sink};
 use super::{provenance, run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::{Backend, DeviceInfo};
 use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::write_rows;
 use crate::export::json::write_json_atomic;
-use crate::export::{markdown, write_atomic, ExportError};
+use crate::export::{markdown, safe, write_atomic, ExportError};
 use crate::kernels::KernelSources;
 use crate::plot;
 use crate::record::Status;
@@ -102,20 +102,31 @@ pub fn execute(
         dir: plan.out.clone(),
         source,
     };
-    std::fs::create_dir_all(&plan.out).map_err(|e| {
-        output(ExportError::Io {
-            path: plan.out.clone(),
-            source: e,
-        })
-    })?;
+    // A link planted in the folder would take a write elsewhere: refused by name.
+    safe::prepare_dir(&plan.out, true).map_err(output)?;
     // Held until this function returns: no other run writes this folder meanwhile.
-    let _lock = folder::lock(&plan.out)?;
-    let identity = FolderIdentity::of(&plan.study, &sides.infos(), plan.passes.max(1));
-    folder::check_identity(&plan.out, &identity, plan.resume, holds_rows(&plan.out))?;
+    let lock = folder::lock(&plan.out)?;
+    let held = lock.check();
+    let identity = FolderIdentity::of(
+        &plan.study,
+        &sides.infos(),
+        plan.passes.max(1),
+        plan.sources,
+    );
+    let recorded =
+        folder::check_identity(&plan.out, &identity, plan.resume, holds_rows(&plan.out))?;
     let expected_sides = if sides.b.is_some() { 2 } else { 1 };
-    let mut store = CsvStore::open(&plan.out, plan.resume, expected_sides).map_err(output)?;
-    folder::record_identity(&plan.out, &identity)?;
+    let guards = Guards {
+        identity: Some(FolderIdentity {
+            rows: recorded,
+            ..identity
+        }),
+        lock: Some(held.clone()),
+    };
+    let mut store =
+        CsvStore::open_guarded(&plan.out, plan.resume, expected_sides, guards).map_err(output)?;
     if let Some(text) = &plan.study_text {
+        held.still_held()?;
         write_atomic(&plan.out.join(STUDY_FILE), text.as_bytes())?;
     }
     let mut prov = provenance::of_run(
@@ -127,6 +138,7 @@ pub fn execute(
     );
     // The first run's provenance stays; each resume adds its own beside it.
     let prov_path = provenance_path(&plan.out, plan.resume);
+    held.still_held()?;
     write_json_atomic(&prov_path, &prov)?;
     on_event(Event::Started {
         study: &plan.study,
@@ -141,18 +153,24 @@ pub fn execute(
         timeout_s: plan.timeout_s,
         on_comparison: plan.on_comparison,
     };
+    held.still_held()?;
     let wall = Instant::now();
     let calibration = calibrate_if_runtime_bound(plan, sides, &mut prov)?;
     let calibration_s = wall.elapsed().as_secs_f64();
+    held.still_held()?;
     write_json_atomic(&prov_path, &prov)?;
-    let summary = run_passes(plan, sides, &mut store, &ctx, on_event)?;
+    let summary = run_passes(plan, sides, &mut store, &ctx, on_event, &held)?;
     provenance::record_after(&mut prov, provenance::GpuSnapshot::now());
+    held.still_held()?;
     write_json_atomic(&prov_path, &prov)?;
+    held.still_held()?;
     write_summary(&plan.out, &plan.study, &summary, calibration.as_ref())?;
+    held.still_held()?;
     let charts_started = Instant::now();
     let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));
     let charts_s = charts_started.elapsed().as_secs_f64();
     // Where the time went, for this run (a resume's rows cover what it measured itself).
+    held.still_held()?;
     write_rows(&plan.out.join(timings::TIMINGS_CSV), &summary.timings)?;
     prov.notes.push(timings::summary_line(
         &summary.timings,
@@ -275,6 +293,7 @@ fn run_passes(
     sink: &mut dyn Sink,
     ctx: &RunContext,
     on_event: &mut dyn FnMut(Event),
+    held: &LockCheck,
 ) -> Result<RunSummary, SessionError> {
     let mut all = RunSummary::default();
     let mut pass_rows = Vec::new();
@@ -299,6 +318,7 @@ fn run_passes(
                 of: passes,
             });
             pass_rows.push(row);
+            held.still_held()?;
             write_rows(&plan.out.join(soak::PASSES_CSV), &pass_rows)?;
         }
         let interrupted = summary.interrupted;
@@ -359,6 +379,7 @@ fn write_summary(
 
 /// Charts of the folder's CSVs into `charts/`; a failure is reported, not fatal.
 fn draw_charts(out: &Path) -> Result<Vec<PathBuf>, String> {
+    safe::check_dir(&out.join("charts"), false).map_err(|e| e.to_string())?;
     let data = plot::input::load(&[out.to_path_buf()]).map_err(|e| e.to_string())?;
     plot::draw_all(
         &data,

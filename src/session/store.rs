@@ -1,11 +1,15 @@
 //! Where a session's rows go: a [`Sink`] takes each finished comparison as a unit. The CSV
 //! store is the durable one (resume reads it back); [`MemorySink`] keeps rows for tests.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
+
+use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
 use crate::export::csv::{read_rows, retain_rows, CsvAppender, CsvSchema};
-use crate::export::ExportError;
+use crate::export::json::write_json_atomic;
+use crate::export::{safe, ExportError};
 use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
 
 /// Everything one comparison produced: one measurement row per side, the raw samples of the
@@ -63,6 +67,22 @@ pub struct CsvStore {
     /// Comparisons already complete in the output (sides present), for `--resume`.
     done: HashMap<String, usize>,
     remeasured: Vec<String>,
+    guards: Guards,
+}
+
+/// What keeps a folder's rows honest: the identity that records each comparison's row hash
+/// (rewritten as comparisons are written), and the lock checked before every write.
+#[derive(Debug, Default)]
+pub struct Guards {
+    /// The folder's identity, with the row hashes a resumed folder recorded.
+    pub identity: Option<FolderIdentity>,
+    pub lock: Option<LockCheck>,
+}
+
+impl Guards {
+    fn check_lock(&self) -> Result<(), ExportError> {
+        self.lock.as_ref().map_or(Ok(()), LockCheck::still_held)
+    }
 }
 
 impl CsvStore {
@@ -76,26 +96,48 @@ impl CsvStore {
     /// successful ones count as done; the rows of the others are dropped and they are
     /// measured again, each named in [`CsvStore::remeasured`].
     pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
-        std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?;
-        probe_writable(dir)?;
+        Self::open_guarded(dir, resume, sides, Guards::default())
+    }
+
+    /// [`CsvStore::open`] with `guards`: on resume every whole comparison must have the row
+    /// hash the identity recorded and rows that its own samples give again, or the folder is
+    /// refused untouched; each later write checks the lock and records its rows' hash.
+    pub fn open_guarded(
+        dir: &Path,
+        resume: bool,
+        sides: usize,
+        mut guards: Guards,
+    ) -> Result<Self, ExportError> {
+        safe::prepare_dir(dir, true)?;
+        safe::probe_writable(dir)?;
         let audit = if resume {
             audit(dir, sides)?
         } else {
             Audit::default()
         };
+        if let (true, Some(identity)) = (resume, &mut guards.identity) {
+            verify(dir, &audit.done, &identity.rows)?;
+            identity.rows.retain(|c, _| audit.done.contains_key(c));
+        }
+        guards.check_lock()?;
         if resume {
             keep_only(dir, &audit.done)?;
         }
+        let measurements = CsvAppender::open(&dir.join(Self::MEASUREMENTS), resume)?;
+        let prs = CsvAppender::open(&dir.join(Self::PRS), resume)?;
+        let samples = CsvAppender::open(&dir.join(Self::SAMPLES), resume)?;
+        // Only once the folder is accepted: a refused run leaves its identity as it was.
+        if let Some(identity) = &guards.identity {
+            write_json_atomic(&dir.join(IDENTITY_FILE), identity)?;
+        }
         Ok(CsvStore {
             dir: dir.to_path_buf(),
-            measurements: CsvAppender::open(&dir.join(Self::MEASUREMENTS), resume)?,
-            prs: CsvAppender::open(&dir.join(Self::PRS), resume)?,
-            samples: CsvAppender::open(&dir.join(Self::SAMPLES), resume)?,
+            measurements,
+            prs,
+            samples,
             done: audit.done,
             remeasured: audit.remeasured,
+            guards,
         })
     }
 
@@ -117,6 +159,8 @@ impl Sink for CsvStore {
     /// the output holds whole comparisons only and a resumed run measures the failed one
     /// again; a kill between the writes is repaired on resume ([`drop_unfinished`]).
     fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        self.guards.check_lock()?;
+        self.note_hash(rows)?;
         let marks = (
             self.samples.byte_len()?,
             self.measurements.byte_len()?,
@@ -135,6 +179,112 @@ impl Sink for CsvStore {
         }
         written
     }
+}
+
+impl CsvStore {
+    /// Records the hash of `rows` in the identity before they are written: a kill between
+    /// the two leaves a hash without rows, which a resume measures again, never rows
+    /// without a hash, which it would refuse.
+    fn note_hash(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        let Some(identity) = &mut self.guards.identity else {
+            return Ok(());
+        };
+        let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
+            return Ok(());
+        };
+        let hash = rows_hash(
+            &rows.measurements.iter().collect::<Vec<_>>(),
+            &rows.samples.iter().collect::<Vec<_>>(),
+            rows.pr.as_ref(),
+        )?;
+        identity.rows.insert(name, hash);
+        write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
+    }
+}
+
+/// The hash of one comparison's rows as the CSV files hold them: samples, PR, measurements.
+pub fn rows_hash(
+    measurements: &[&MeasurementRow],
+    samples: &[&SampleRow],
+    pr: Option<&PrRow>,
+) -> Result<String, ExportError> {
+    let mut bytes = Vec::new();
+    csv_body(&mut bytes, samples)?;
+    csv_body(&mut bytes, pr.as_slice())?;
+    csv_body(&mut bytes, measurements)?;
+    Ok(short_hash(&bytes))
+}
+
+/// Appends `rows` to `out` as CSV lines without a header, as an appender writes them.
+fn csv_body<T: Serialize>(out: &mut Vec<u8>, rows: &[&T]) -> Result<(), ExportError> {
+    let render = |message: String| ExportError::Render {
+        format: "csv",
+        message,
+    };
+    let mut w = ::csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r).map_err(|e| render(e.to_string()))?;
+    }
+    out.extend(w.into_inner().map_err(|e| render(e.to_string()))?);
+    Ok(())
+}
+
+/// Refuses a resumed folder whose whole comparisons are not what runs wrote: a comparison
+/// the identity has no hash of (rows copied under a name that never ran), rows whose median,
+/// metric or PR their own samples do not give, or rows whose hash differs from the one
+/// recorded when they were written.
+fn verify(
+    dir: &Path,
+    done: &HashMap<String, usize>,
+    hashes: &BTreeMap<String, String>,
+) -> Result<(), ExportError> {
+    let measurements: Vec<MeasurementRow> = read_if_any(&dir.join(CsvStore::MEASUREMENTS))?;
+    let prs: Vec<PrRow> = read_if_any(&dir.join(CsvStore::PRS))?;
+    let samples: Vec<SampleRow> = read_if_any(&dir.join(CsvStore::SAMPLES))?;
+    let m_of = by_comparison(&measurements, |r| &r.comparison);
+    let s_of = by_comparison(&samples, |r| &r.comparison);
+    let p_of = by_comparison(&prs, |r| &r.comparison);
+    let mut names: Vec<&String> = done.keys().collect();
+    names.sort();
+    for c in names {
+        let m = m_of.get(c.as_str()).cloned().unwrap_or_default();
+        let s = s_of.get(c.as_str()).cloned().unwrap_or_default();
+        let p = p_of.get(c.as_str()).and_then(|v| v.first().copied());
+        let refuse = |what: String| ExportError::Tampered {
+            dir: dir.to_path_buf(),
+            comparison: c.clone(),
+            what,
+        };
+        let Some(recorded) = hashes.get(c) else {
+            return Err(refuse(format!(
+                "no run of this folder wrote it ({IDENTITY_FILE} records no rows of it)"
+            )));
+        };
+        if let Some(what) = super::analysis::disagreement(&m, &s, p) {
+            return Err(refuse(format!(
+                "its rows disagree with its samples: {what}"
+            )));
+        }
+        if &rows_hash(&m, &s, p)? != recorded {
+            return Err(refuse(
+                "its rows were changed after they were written (their hash is not the one \
+                 recorded)"
+                    .into(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `rows` grouped by comparison, each group in file order.
+fn by_comparison<T>(rows: &[T], name: impl Fn(&T) -> &String) -> HashMap<&str, Vec<&T>> {
+    let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
+    for r in rows {
+        out.entry(name(r).as_str()).or_default().push(r);
+    }
+    out
 }
 
 /// What a resumed folder holds: the comparisons that are done, and why the others are not.
@@ -245,15 +395,4 @@ fn keep_only(dir: &Path, done: &HashMap<String, usize>) -> Result<(), ExportErro
         done.contains_key(&r.comparison)
     })?;
     Ok(())
-}
-
-/// Fail before measuring when the output directory cannot be written.
-fn probe_writable(dir: &Path) -> Result<(), ExportError> {
-    let probe = dir.join(".clvscu-write-probe");
-    std::fs::write(&probe, b"probe")
-        .and_then(|_| std::fs::remove_file(&probe))
-        .map_err(|source| ExportError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })
 }

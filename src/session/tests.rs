@@ -723,6 +723,56 @@ fn a_locked_folder_is_refused_naming_the_holder() {
     assert!(folder.run(study(TWO), false, fake_sides()).is_ok());
 }
 
+#[test]
+fn the_lock_goes_with_its_run_and_a_stale_one_is_taken_over() {
+    let folder = Folder::new();
+    let lock_file = folder.path().join(super::folder::LOCK_FILE);
+    // Left by a killed run: a file whose advisory lock died with its process.
+    std::fs::write(&lock_file, "pid 999999 on gone since 2020").unwrap();
+    let held = super::folder::lock(folder.path()).unwrap();
+    let text = std::fs::read_to_string(&lock_file).unwrap();
+    assert!(
+        text.contains(&format!("pid {}", std::process::id())),
+        "{text}"
+    );
+    drop(held);
+    assert!(!lock_file.exists(), "the lock outlived its holder");
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    assert!(!lock_file.exists(), "the lock outlived its run");
+}
+
+#[test]
+fn a_deleted_or_replaced_lock_stops_every_later_write() {
+    let folder = Folder::new();
+    let lock_file = folder.path().join(super::folder::LOCK_FILE);
+    let held = super::folder::lock(folder.path()).unwrap();
+    let check = held.check();
+    assert!(check.still_held().is_ok());
+    let guards = super::store::Guards {
+        identity: None,
+        lock: Some(check.clone()),
+    };
+    let mut store = CsvStore::open_guarded(folder.path(), false, 2, guards).unwrap();
+    std::fs::remove_file(&lock_file).unwrap();
+    let e = store.record(&ComparisonRows::default()).unwrap_err();
+    assert!(matches!(e, ExportError::LockLost { .. }), "{e}");
+    // Another run's lock in its place is no better.
+    let other = super::folder::lock(folder.path()).unwrap();
+    assert!(check.still_held().is_err());
+    let before = std::fs::read(folder.path().join(CsvStore::SAMPLES)).unwrap();
+    assert!(store.record(&ComparisonRows::default()).is_err());
+    assert_eq!(
+        std::fs::read(folder.path().join(CsvStore::SAMPLES)).unwrap(),
+        before
+    );
+    drop(held);
+    assert!(
+        lock_file.exists(),
+        "the first run removed the second's lock"
+    );
+    drop(other);
+}
+
 /// Deletes the data lines of `file` in `dir` whose text contains `needle`.
 fn delete_rows(dir: &std::path::Path, file: &str, needle: &str, first_only: bool) {
     let path = dir.join(file);

@@ -7,7 +7,7 @@ use super::cache::{Cache, Scope};
 use super::run::{score_of, Evaluation};
 use super::space::{Config, Space};
 use super::strategy::StrategyKind;
-use crate::backend::Api;
+use crate::backend::{Api, DeviceInfo};
 use crate::stats::{self, Ratio};
 
 /// Bootstrap resamples of every CI here, and their seed (reports regenerate exactly).
@@ -149,12 +149,25 @@ impl StrategyLine {
 }
 
 /// The best score over every valid point of `scope`, if the cache holds every one.
-pub fn exhaustive_best(space: &Space, cache: &Cache, scope: &Scope) -> Option<f64> {
+///
+/// Times no device can give on `device` ([`super::run::implausible`]) are left out.
+pub fn exhaustive_best(
+    space: &Space,
+    cache: &Cache,
+    scope: &Scope,
+    device: &DeviceInfo,
+) -> Option<f64> {
     let mut best = f64::NEG_INFINITY;
     for i in 0..space.len() {
         let config = space.config(i);
         let outcome = cache.get(scope, &config.text())?;
-        if let Some(s) = outcome.times().and_then(|t| score_of(space, &config, t)) {
+        let Some(times) = outcome.times() else {
+            continue;
+        };
+        if super::run::implausible(space, &config, times, device).is_some() {
+            continue;
+        }
+        if let Some(s) = score_of(space, &config, times) {
             best = best.max(s);
         }
     }

@@ -20,10 +20,23 @@ use crate::kernels::KernelSources;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Outcome {
-    Timed { times: Vec<f64> },
-    BuildFailed { message: String },
-    LaunchFailed { message: String },
-    VerifyFailed { message: String },
+    Timed {
+        times: Vec<f64>,
+    },
+    BuildFailed {
+        message: String,
+    },
+    LaunchFailed {
+        message: String,
+    },
+    VerifyFailed {
+        message: String,
+    },
+    /// Times no device can give (non-positive, not finite, shorter than any launch, or
+    /// implying more than the device's peak): never scored, never the best.
+    Implausible {
+        message: String,
+    },
 }
 
 impl Outcome {
@@ -33,6 +46,7 @@ impl Outcome {
             Outcome::BuildFailed { .. } => "build-failed",
             Outcome::LaunchFailed { .. } => "launch-failed",
             Outcome::VerifyFailed { .. } => "verify-failed",
+            Outcome::Implausible { .. } => "implausible",
         }
     }
 
@@ -48,7 +62,8 @@ impl Outcome {
             Outcome::Timed { .. } => "",
             Outcome::BuildFailed { message }
             | Outcome::LaunchFailed { message }
-            | Outcome::VerifyFailed { message } => message,
+            | Outcome::VerifyFailed { message }
+            | Outcome::Implausible { message } => message,
         }
     }
 }
@@ -89,9 +104,58 @@ impl Scope {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct File {
     entries: BTreeMap<String, Outcome>,
+    /// Each entry's checksum ([`checksum`]), so an entry edited by hand is told from one
+    /// measured.
+    #[serde(default)]
+    sums: BTreeMap<String, String>,
+    /// Entries dropped on reading for want of a checksum.
+    #[serde(skip)]
+    unchecked: usize,
 }
 
-/// The cache, loaded from and saved to one JSON file.
+/// SHA-256 (first 16 hex digits) of an entry's key and outcome as the file holds them.
+fn checksum(key: &str, outcome: &Outcome) -> String {
+    let text = format!(
+        "{key}\n{}",
+        serde_json::to_string(outcome).unwrap_or_default()
+    );
+    crate::session::folder::short_hash(text.as_bytes())
+}
+
+impl File {
+    /// The file at `path` (empty when missing), every entry checked against its checksum:
+    /// a wrong one refuses the file; one without a checksum (an older cache) is dropped,
+    /// to be measured again.
+    fn read(path: &Path) -> Result<File, TuneError> {
+        let err = |message: String| TuneError::Cache {
+            path: path.to_path_buf(),
+            message,
+        };
+        let mut file: File = match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
+            Err(e) => return Err(err(e.to_string())),
+        };
+        let sums = std::mem::take(&mut file.sums);
+        let before = file.entries.len();
+        file.entries.retain(|k, _| sums.contains_key(k));
+        file.unchecked = before - file.entries.len();
+        for (key, outcome) in &file.entries {
+            if sums[key] != checksum(key, outcome) {
+                return Err(err(format!(
+                    "entry '{key}' does not match its checksum (edited or corrupted); delete \
+                     the entry, or the file, to measure it again"
+                )));
+            }
+        }
+        file.sums = sums;
+        file.sums.retain(|k, _| file.entries.contains_key(k));
+        Ok(file)
+    }
+}
+
+/// The cache, loaded from and saved to one JSON file. Two tunes may share it: each save
+/// takes the file's lock and merges what the other added since.
 pub struct Cache {
     path: Option<PathBuf>,
     file: File,
@@ -100,22 +164,10 @@ pub struct Cache {
 impl Cache {
     /// The cache at `path`, empty if the file does not exist yet.
     pub fn open(path: &Path) -> Result<Cache, TuneError> {
-        let file = match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| TuneError::Cache {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            })?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
-            Err(e) => {
-                return Err(TuneError::Cache {
-                    path: path.to_path_buf(),
-                    message: e.to_string(),
-                })
-            }
-        };
+        let _held = lock(path)?;
         Ok(Cache {
             path: Some(path.to_path_buf()),
-            file,
+            file: File::read(path)?,
         })
     }
 
@@ -139,23 +191,55 @@ impl Cache {
         self.file.entries.is_empty()
     }
 
+    /// Entries of the file that had no checksum (a cache of an older clvscu): dropped when
+    /// it was opened, so they are measured again.
+    pub fn unchecked(&self) -> usize {
+        self.file.unchecked
+    }
+
     /// Record an outcome and write the file.
     pub fn put(&mut self, scope: &Scope, config: &str, outcome: Outcome) -> Result<(), TuneError> {
-        self.file.entries.insert(scope.key(config), outcome);
+        let key = scope.key(config);
+        self.file.sums.insert(key.clone(), checksum(&key, &outcome));
+        self.file.entries.insert(key, outcome);
         self.save()
     }
 
-    fn save(&self) -> Result<(), TuneError> {
-        let Some(path) = &self.path else {
+    /// Under the file's lock: reads what is on disk now, keeps every entry another tune
+    /// added meanwhile, and writes the union.
+    fn save(&mut self) -> Result<(), TuneError> {
+        let Some(path) = self.path.clone() else {
             return Ok(());
         };
-        let text = serde_json::to_string(&self.file).map_err(|e| TuneError::Cache {
+        let err = |message: String| TuneError::Cache {
             path: path.clone(),
-            message: e.to_string(),
-        })?;
-        write_atomic(path, text.as_bytes()).map_err(|e| TuneError::Cache {
-            path: path.clone(),
+            message,
+        };
+        let _held = lock(&path)?;
+        let on_disk = File::read(&path)?;
+        for (key, outcome) in on_disk.entries {
+            if let std::collections::btree_map::Entry::Vacant(v) =
+                self.file.entries.entry(key.clone())
+            {
+                v.insert(outcome);
+                self.file
+                    .sums
+                    .insert(key.clone(), on_disk.sums[&key].clone());
+            }
+        }
+        let text = serde_json::to_string(&self.file).map_err(|e| err(e.to_string()))?;
+        write_atomic(&path, text.as_bytes()).map_err(|e| err(e.to_string()))
+    }
+}
+
+/// The lock of the cache at `path`: `.NAME.lock` beside it, removed when released.
+fn lock(path: &Path) -> Result<crate::export::safe::FileLock, TuneError> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let lock = path.with_file_name(format!(".{name}.lock"));
+    crate::export::create_parent_dirs(&lock)
+        .and_then(|_| crate::export::safe::lock_exclusive(&lock))
+        .map_err(|e| TuneError::Cache {
+            path: path.to_path_buf(),
             message: e.to_string(),
         })
-    }
 }

@@ -32,11 +32,14 @@ mod tests_provenance;
 mod tests_spaces3;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 use thiserror::Error;
 
 use crate::backend::Api;
 use crate::kernels::{KernelSourceError, KernelSources};
+use crate::session::watchdog::Watchdog;
 use crate::workload::exec::Inputs;
 use crate::workload::spmv::MatrixSource;
 use crate::workload::{Size, WorkloadError};
@@ -72,6 +75,12 @@ pub struct TunePlan<'a> {
     pub seed: u64,
     pub options: EvalOptions,
     pub sources: &'a KernelSources,
+    /// Watches every launch, as in `run`.
+    pub watchdog: Option<&'a Watchdog>,
+    /// Set by Ctrl-C: the search stops after the evaluation in progress.
+    pub interrupted: Option<&'a AtomicBool>,
+    /// `--timeout`: the watchdog's limit of every launch, over its own defaults.
+    pub timeout: Option<Duration>,
 }
 
 /// What a tuning run found.
@@ -83,6 +92,8 @@ pub struct TuneReport {
     pub answer: Option<Answer>,
     /// Each tuned API's best, also when only one API ran.
     pub bests: Vec<answer::Best>,
+    /// Ctrl-C stopped the search: the evaluations are those finished before it.
+    pub interrupted: bool,
 }
 
 impl TunePlan<'_> {
@@ -110,6 +121,9 @@ impl TunePlan<'_> {
             sources: self.sources,
             inputs: &inputs,
             options: self.options,
+            watchdog: self.watchdog,
+            interrupted: self.interrupted,
+            timeout: self.timeout,
         };
         let mut evaluations = Vec::new();
         for &kind in &self.strategies {
@@ -118,10 +132,16 @@ impl TunePlan<'_> {
             evaluations.extend(evals);
         }
         let bests = self.bests(&tuner, sides, cache, &evaluations)?;
-        let answer = self.answer(&tuner, sides, cache, &bests)?;
+        // The answer measures the other side's best configuration: not after a Ctrl-C.
+        let answer = if tuner.stopped() {
+            None
+        } else {
+            self.answer(&tuner, sides, cache, &bests)?
+        };
         let mut lines = Vec::new();
         for side in sides.iter() {
-            let exhaustive = answer::exhaustive_best(&space, cache, &side.scope);
+            let exhaustive =
+                answer::exhaustive_best(&space, cache, &side.scope, side.backend.info());
             for &kind in &self.strategies {
                 lines.push(answer::strategy_line(
                     &evaluations,
@@ -132,12 +152,14 @@ impl TunePlan<'_> {
                 ));
             }
         }
+        let interrupted = tuner.stopped();
         Ok(TuneReport {
             space,
             evaluations,
             lines,
             answer,
             bests,
+            interrupted,
         })
     }
 

@@ -2,15 +2,19 @@
 //! of CUDA in turn (so drift over the run hits both alike), every configuration verified
 //! before it is timed and looked up in the cache before it is measured.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::cache::{Cache, Outcome, Scope};
 use super::space::{Config, Space};
 use super::strategy::{self, StrategyKind};
 use super::TuneError;
-use crate::backend::{Api, Backend, TimerKind};
+use crate::backend::{Api, Backend, DeviceInfo, TimerKind};
 use crate::kernels::KernelSources;
+use crate::session::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT};
 use crate::workload::exec::{self, ExecError, Inputs};
+use crate::workload::Metric;
 use crate::workload::{work_of, FamilyKind};
 
 /// How one configuration is measured: cheap, because a search evaluates hundreds.
@@ -74,12 +78,61 @@ pub fn score_of(space: &Space, config: &Config, times: &[f64]) -> Option<f64> {
     (t > 0.0).then(|| work / t)
 }
 
+/// No device-event time of a kernel launch is shorter than this: a time below it is a broken
+/// timer or an edited cache, not a fast kernel.
+pub const MIN_EVENT_S: f64 = 1e-7;
+/// A measured bandwidth may pass the memory's theoretical peak (a small problem stays in
+/// cache), but never by this factor.
+pub const PEAK_FACTOR: f64 = 10.0;
+/// Without a known peak: more than any device's on-chip bandwidth (GB/s) or arithmetic
+/// rate (GFLOP/s).
+pub const MAX_GBS: f64 = 1e5;
+pub const MAX_GFLOPS: f64 = 1e7;
+
+/// Why `times` cannot be true of `config` on `device`: the first time that is not positive
+/// and finite or is shorter than [`MIN_EVENT_S`], or a metric above the device's bound.
+pub fn implausible(
+    space: &Space,
+    config: &Config,
+    times: &[f64],
+    device: &DeviceInfo,
+) -> Option<String> {
+    if let Some(t) = times.iter().find(|t| !t.is_finite() || **t < MIN_EVENT_S) {
+        return Some(format!(
+            "a time of {t:e} s: no launch is shorter than {MIN_EVENT_S:e} s"
+        ));
+    }
+    let score = score_of(space, config, times)?;
+    let metric = space.def.family.metric();
+    let bound = match metric {
+        Metric::Bandwidth => device
+            .theoretical_peak_gbs()
+            .map_or(MAX_GBS, |p| p * PEAK_FACTOR),
+        Metric::Flops => MAX_GFLOPS,
+        _ => f64::INFINITY,
+    };
+    (score > bound).then(|| {
+        format!(
+            "{score:.0} {} is above what {} can reach ({bound:.0} {})",
+            metric.unit(),
+            device.name,
+            metric.unit()
+        )
+    })
+}
+
 /// What the tuner needs besides the sides.
 pub struct Tuner<'a> {
     pub space: &'a Space,
     pub sources: &'a KernelSources,
     pub inputs: &'a Inputs,
     pub options: EvalOptions,
+    /// Watches every launch: a hung kernel ends the process as in `run`.
+    pub watchdog: Option<&'a Watchdog>,
+    /// Set by Ctrl-C: the search stops after the evaluation in progress.
+    pub interrupted: Option<&'a AtomicBool>,
+    /// `--timeout`: the limit of every launch, over the watchdog's defaults.
+    pub timeout: Option<Duration>,
 }
 
 impl Tuner<'_> {
@@ -92,12 +145,61 @@ impl Tuner<'_> {
     ) -> Result<(Outcome, bool), TuneError> {
         let config = self.space.config(point);
         let key = config.text();
-        if let Some(o) = cache.get(&side.scope, &key) {
-            return Ok((o.clone(), true));
+        let (outcome, cached) = match cache.get(&side.scope, &key) {
+            Some(o) => (o.clone(), true),
+            None => {
+                let o = self.measure(side.backend, &config);
+                cache.put(&side.scope, &key, o.clone())?;
+                (o, false)
+            }
+        };
+        Ok((self.checked(outcome, &config, side.backend.info()), cached))
+    }
+
+    /// `outcome`, or [`Outcome::Implausible`] when its times cannot be true on `device`.
+    fn checked(&self, outcome: Outcome, config: &Config, device: &DeviceInfo) -> Outcome {
+        let why = outcome
+            .times()
+            .and_then(|t| implausible(self.space, config, t, device));
+        match why {
+            Some(message) => Outcome::Implausible { message },
+            None => outcome,
         }
-        let outcome = self.measure(side.backend, &config);
-        cache.put(&side.scope, &key, outcome.clone())?;
-        Ok((outcome, false))
+    }
+
+    /// Whether Ctrl-C asked the search to stop.
+    pub fn stopped(&self) -> bool {
+        self.interrupted.is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    /// Runs `launch` under the watchdog (when there is one) as `phase` of `config`.
+    fn watched<T>(
+        &self,
+        api: Api,
+        phase: &'static str,
+        config: &Config,
+        limit: Duration,
+        launch: impl FnOnce() -> T,
+    ) -> T {
+        let Some(dog) = self.watchdog else {
+            return launch();
+        };
+        let what = format!(
+            "{} {}",
+            target_name(self.space.def.family, self.space.def.name),
+            config.text()
+        );
+        dog.arm(
+            Watched {
+                phase,
+                comparison: Arc::from(what),
+                api,
+            },
+            limit,
+        );
+        let out = launch();
+        dog.disarm();
+        out
     }
 
     /// Compile (cached per program text by the backend), verify, then time: never timed
@@ -123,16 +225,30 @@ impl Tuner<'_> {
                 }
             }
         };
-        let outcome = self.verify_and_time(backend, &p);
+        let outcome = self.verify_and_time(backend, &p, config);
         exec::release(backend, p);
         outcome
     }
 
-    fn verify_and_time(&self, backend: &mut dyn Backend, p: &exec::Prepared) -> Outcome {
+    fn verify_and_time(
+        &self,
+        backend: &mut dyn Backend,
+        p: &exec::Prepared,
+        config: &Config,
+    ) -> Outcome {
         let failed = |e: ExecError| Outcome::LaunchFailed {
             message: e.to_string(),
         };
-        match exec::verify(backend, p, self.inputs) {
+        let api = backend.api();
+        let started = Instant::now();
+        let first = self.timeout.unwrap_or(FIRST_LAUNCH_LIMIT);
+        let verified = self.watched(api, "verification", config, first, || {
+            exec::verify(backend, p, self.inputs)
+        });
+        let limit = self
+            .timeout
+            .unwrap_or_else(|| expected_limit(started.elapsed()));
+        match verified {
             Ok(v) if v.ok => {}
             Ok(v) => {
                 return Outcome::VerifyFailed {
@@ -145,13 +261,13 @@ impl Tuner<'_> {
             Err(e) => return failed(e),
         }
         for _ in 0..self.options.warmup {
-            if let Err(e) = exec::run(backend, p) {
+            if let Err(e) = self.watched(api, "warm-up", config, limit, || exec::run(backend, p)) {
                 return failed(e);
             }
         }
         let mut times = Vec::with_capacity(self.options.reps as usize);
         for _ in 0..self.options.reps.max(1) {
-            match exec::run(backend, p) {
+            match self.watched(api, "timed run", config, limit, || exec::run(backend, p)) {
                 // Device events only: the host clock also sees the context switch between
                 // the two APIs on one GPU.
                 Ok(t) => match t.get(TimerKind::DeviceEvent) {
@@ -187,8 +303,11 @@ impl Tuner<'_> {
         let mut done = vec![false; sides.len()];
         let mut out = Vec::new();
         let start = Instant::now();
-        while done.iter().any(|d| !d) {
+        while done.iter().any(|d| !d) && !self.stopped() {
             for (i, side) in sides.iter_mut().enumerate() {
+                if self.stopped() {
+                    break;
+                }
                 let over = budget.evaluations.is_some_and(|b| asked[i] >= b)
                     || budget
                         .seconds

@@ -1,7 +1,7 @@
 //! Tests of the tuner on the fake backend and on synthetic objectives.
 
 use super::answer;
-use super::cache::{Cache, Outcome};
+use super::cache::{Cache, Outcome, Scope};
 use super::run::{Budget, EvalOptions, Side};
 use super::space::{space_def, Space, SpaceKind};
 use super::strategy::{self, StrategyKind};
@@ -133,6 +133,9 @@ fn small_plan(sources: &KernelSources, strategies: Vec<StrategyKind>) -> TunePla
         seed: 1,
         options: EvalOptions { warmup: 1, reps: 3 },
         sources,
+        watchdog: None,
+        interrupted: None,
+        timeout: None,
     }
 }
 
@@ -324,4 +327,127 @@ fn the_within_two_percent_count_is_of_evaluations_asked() {
     let l = answer::strategy_line(&evals, StrategyKind::Anneal, Api::Cuda, Some(100.0), 600);
     assert_eq!((l.asked, l.measured, l.to_within), (4, 1, Some(3)));
     assert_eq!(l.ratio(), Some(0.99));
+}
+
+#[test]
+fn times_no_device_gives_are_implausible_and_never_best() {
+    let s = full(FamilyKind::Matvec);
+    let c = s.config(0);
+    let mut peaked = gpu(132);
+    // 1000 MHz x 512 bits: a 128 GB/s peak, so nothing above 1280 GB/s is believed.
+    peaked.memory_clock_mhz = Some(1000);
+    peaked.memory_bus_width_bits = Some(512);
+    let ok = [1e-3, 1.1e-3, 0.9e-3];
+    assert_eq!(run::implausible(&s, &c, &ok, &peaked), None);
+    for bad in [
+        [1e-12; 3],
+        [0.0; 3],
+        [-1.0; 3],
+        [f64::NAN; 3],
+        [f64::INFINITY; 3],
+    ] {
+        let why = run::implausible(&s, &c, &bad, &gpu(132)).unwrap();
+        assert!(why.contains("no launch is shorter"), "{why}");
+    }
+    // A time above the floor whose bandwidth no memory of this device gives.
+    let score = run::score_of(&s, &c, &[1e-6]).unwrap();
+    assert!(score > 1280.0, "{score}");
+    let why = run::implausible(&s, &c, &[1e-6], &peaked).unwrap();
+    assert!(why.contains("GB/s is above what"), "{why}");
+}
+
+#[test]
+fn an_implausible_cached_entry_is_not_the_best() {
+    let sources = KernelSources::embedded();
+    let plan = small_plan(&sources, vec![StrategyKind::Exhaustive]);
+    let (mut cl, mut cu) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let mut cache = Cache::in_memory();
+    let mut s = sides(&mut cl, &mut cu, &plan);
+    let first = plan.execute(&mut s, &mut cache).unwrap();
+    let worst = first
+        .evaluations
+        .iter()
+        .filter(|e| e.api == Api::OpenCl && e.score.is_some())
+        .min_by(|a, b| a.score.partial_cmp(&b.score).unwrap())
+        .unwrap();
+    let scope = s[0].scope.clone();
+    let fast = Outcome::Timed {
+        times: vec![1e-12; 3],
+    };
+    cache.put(&scope, &worst.config.text(), fast).unwrap();
+    let again = plan.execute(&mut s, &mut cache).unwrap();
+    let best = again.bests.iter().find(|b| b.api == Api::OpenCl).unwrap();
+    assert_ne!(best.point, worst.point, "a 1e-12 s entry was taken as best");
+    let flagged = again
+        .evaluations
+        .iter()
+        .find(|e| e.api == Api::OpenCl && e.point == worst.point)
+        .unwrap();
+    assert_eq!(flagged.outcome.status(), "implausible");
+    assert_eq!(flagged.score, None);
+    let line = again.lines.iter().find(|l| l.api == Api::OpenCl).unwrap();
+    assert_eq!(
+        line.exhaustive_best,
+        Some(best.metric),
+        "the exhaustive best took it"
+    );
+}
+
+#[test]
+fn two_caches_on_one_file_keep_each_others_entries() {
+    let sources = KernelSources::embedded();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cache.json");
+    let plan = small_plan(&sources, vec![StrategyKind::Exhaustive]);
+    let (cl, cu) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let scope = |b: &FakeBackend| scope_of(b, plan.sources, plan.def, plan.size).unwrap();
+    let timed = || Outcome::Timed {
+        times: vec![1e-3; 3],
+    };
+    let mut one = Cache::open(&path).unwrap();
+    let mut two = Cache::open(&path).unwrap();
+    one.put(&scope(&cl), "a", timed()).unwrap();
+    two.put(&scope(&cu), "b", timed()).unwrap();
+    one.put(&scope(&cl), "c", timed()).unwrap();
+    let read = Cache::open(&path).unwrap();
+    assert_eq!(read.len(), 3, "an entry was lost");
+    assert!(read.get(&scope(&cu), "b").is_some());
+    assert!(!dir.path().join(".cache.json.lock").exists());
+}
+
+#[test]
+fn an_edited_cache_entry_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cache.json");
+    let scope = Scope {
+        text: "dev | 1 | OpenCL | h | matvec/tuned | 8".into(),
+    };
+    let mut c = Cache::open(&path).unwrap();
+    c.put(
+        &scope,
+        "local=64",
+        Outcome::Timed {
+            times: vec![1e-3; 3],
+        },
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("0.001", "1e-12")).unwrap();
+    let e = Cache::open(&path).err().unwrap().to_string();
+    assert!(e.contains("local=64' does not match its checksum"), "{e}");
+}
+
+#[test]
+fn a_ctrl_c_stops_the_search_after_the_evaluation_in_progress() {
+    let sources = KernelSources::embedded();
+    let flag = std::sync::atomic::AtomicBool::new(true);
+    let mut plan = small_plan(&sources, vec![StrategyKind::Exhaustive]);
+    plan.interrupted = Some(&flag);
+    let (mut cl, mut cu) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let mut cache = Cache::in_memory();
+    let mut s = sides(&mut cl, &mut cu, &plan);
+    let report = plan.execute(&mut s, &mut cache).unwrap();
+    assert!(report.interrupted);
+    assert!(report.evaluations.is_empty() && report.answer.is_none());
+    assert_eq!((cl.launches(), cu.launches()), (0, 0));
 }

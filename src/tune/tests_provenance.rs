@@ -31,6 +31,9 @@ fn plan(sources: &KernelSources, family: FamilyKind) -> TunePlan<'_> {
         seed: 7,
         options: EvalOptions::default(),
         sources,
+        watchdog: None,
+        interrupted: None,
+        timeout: None,
     }
 }
 

@@ -90,10 +90,8 @@ fn pocl_cache_problem() -> Option<String> {
             "HOME",
         )
     };
-    let probe = dir.join(".clvscu-probe");
-    let usable = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(&probe, b"probe"))
-        .and_then(|_| std::fs::remove_file(&probe));
+    // An anonymous temporary: nothing planted in the cache folder is written through.
+    let usable = std::fs::create_dir_all(&dir).and_then(|_| tempfile::tempfile_in(&dir));
     usable.err().map(|e| {
         format!(
             "PoCL's kernel cache {} (from {from}) cannot be written: {e}; set POCL_CACHE_DIR \

@@ -1,0 +1,333 @@
+//! Writing outputs without following links. Every file clvscu writes goes through here: a
+//! whole file is written to a random-named temporary created exclusively in the target's
+//! folder and renamed over the target (a rename replaces a link, never writes through it); a
+//! file that grows (a CSV, a lock) is opened with `O_NOFOLLOW`. A folder that is about to
+//! receive outputs is checked for links first, so a link planted in it is refused by name
+//! rather than written through.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use super::{io_err, ExportError};
+
+/// Creates the parent directory of `path` if it has one, so outputs can name fresh folders.
+pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), ExportError> {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => fs::create_dir_all(dir).map_err(io_err(dir)),
+        _ => Ok(()),
+    }
+}
+
+/// The folder a file of `path` lives in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// A fresh temporary beside `path`, created exclusively under a random name: nothing planted
+/// in advance can be its target.
+fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError> {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        // As `File::create` would make it: the umask decides, not the temporary's 0600.
+        .permissions(fs::Permissions::from_mode(0o666))
+        .tempfile_in(folder_of(path))
+        .map_err(io_err(path))
+}
+
+/// Writes `bytes` to `path` all-or-nothing: into a random-named temporary beside it, synced,
+/// then renamed over `path`.
+///
+/// A crash leaves either the old file or the new one, never a truncated file that a later read
+/// would take for a complete result; a link at `path` is replaced, not followed. Parent
+/// directories are created.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    create_parent_dirs(path)?;
+    let mut tmp = temporary_beside(path)?;
+    let tmp_path = tmp.path().to_path_buf();
+    tmp.write_all(bytes).map_err(io_err(&tmp_path))?;
+    tmp.as_file().sync_all().map_err(io_err(&tmp_path))?;
+    // On failure the temporary is removed when `e.file` drops.
+    tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
+    Ok(())
+}
+
+/// Lets `write` create the file at the path it is given (a library that insists on opening
+/// the file itself), inside a private folder of random name beside `path`, then renames the
+/// result over `path`. Nothing the writer opens can be a planted link.
+pub fn write_through<E>(
+    path: &Path,
+    write: impl FnOnce(&Path) -> Result<(), E>,
+) -> Result<Result<(), E>, ExportError> {
+    create_parent_dirs(path)?;
+    let private = tempfile::Builder::new()
+        .prefix(".clvscu-")
+        .permissions(fs::Permissions::from_mode(0o700))
+        .tempdir_in(folder_of(path))
+        .map_err(io_err(path))?;
+    let inner = private.path().join(path.file_name().unwrap_or_default());
+    if let Err(e) = write(&inner) {
+        return Ok(Err(e));
+    }
+    fs::rename(&inner, path).map_err(io_err(path))?;
+    Ok(Ok(()))
+}
+
+/// Opens `path` for appending, creating it if missing; a link at `path` is refused.
+pub fn open_append(path: &Path) -> Result<File, ExportError> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| link_or_io(path, e))
+}
+
+/// Opens `path` for reading and writing without following a link: created exclusively when
+/// missing (`true` then), else the regular file there (`false`).
+pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
+    let open = |new: bool| {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(new)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)
+    };
+    let (file, created) = match open(true) {
+        Ok(f) => (f, true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            (open(false).map_err(|e| link_or_io(path, e))?, false)
+        }
+        Err(e) => return Err(link_or_io(path, e)),
+    };
+    let meta = file.metadata().map_err(io_err(path))?;
+    if !meta.is_file() {
+        return Err(ExportError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok((file, created))
+}
+
+/// `O_NOFOLLOW` on a link fails with `ELOOP`, and opening a folder to write with `EISDIR`:
+/// both said by name.
+fn link_or_io(path: &Path, e: std::io::Error) -> ExportError {
+    let path = path.to_path_buf();
+    match e.raw_os_error() {
+        Some(libc::ELOOP) => ExportError::Link { path },
+        Some(libc::EISDIR) => ExportError::NotAFile { path },
+        _ => ExportError::Io { path, source: e },
+    }
+}
+
+/// Creates `dir` (and its parents) and refuses it when it holds a symbolic link anywhere
+/// below it, or is one itself when `dir_may_be_link` is false (a folder clvscu names itself,
+/// such as `charts/` in a run folder, is never meant to point elsewhere).
+pub fn prepare_dir(dir: &Path, dir_may_be_link: bool) -> Result<(), ExportError> {
+    check_dir(dir, dir_may_be_link)?;
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    check_dir(dir, dir_may_be_link)
+}
+
+/// [`prepare_dir`] without creating anything: a missing `dir` passes.
+pub fn check_dir(dir: &Path, dir_may_be_link: bool) -> Result<(), ExportError> {
+    if !dir_may_be_link && is_link(dir) {
+        return Err(ExportError::Link {
+            path: dir.to_path_buf(),
+        });
+    }
+    if !dir.is_dir() {
+        return Ok(());
+    }
+    match first_link(dir)? {
+        Some(path) => Err(ExportError::Link { path }),
+        None => Ok(()),
+    }
+}
+
+fn is_link(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// The first symbolic link below `dir` (links are not followed into).
+pub fn first_link(dir: &Path) -> Result<Option<PathBuf>, ExportError> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).map_err(io_err(&d))? {
+            let entry = entry.map_err(io_err(&d))?;
+            let kind = entry.file_type().map_err(io_err(&entry.path()))?;
+            if kind.is_symlink() {
+                return Ok(Some(entry.path()));
+            }
+            if kind.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// An exclusive advisory lock on a file of its own, held until dropped; the file goes with
+/// it, so nothing stays behind.
+#[derive(Debug)]
+pub struct FileLock {
+    file: File,
+    path: PathBuf,
+}
+
+/// Waits for the lock at `path` (created exclusively when missing, never through a link).
+/// A lock file its last holder removed while this one waited is let go and taken afresh.
+pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
+    // Each retry follows a holder that let go; a file replaced this often is no lock at all.
+    for _ in 0..100 {
+        let (file, _) = open_rw(path)?;
+        file.lock().map_err(io_err(path))?;
+        if same_file(&file, path) {
+            return Ok(FileLock {
+                file,
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    Err(io_err(path)(std::io::Error::other(
+        "the lock file keeps being replaced",
+    )))
+}
+
+/// Whether `path` (not followed) is the file open as `file`.
+pub fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+impl Drop for FileLock {
+    /// Removed while still held: a waiter then sees its file gone and takes a fresh one.
+    fn drop(&mut self) {
+        if same_file(&self.file, &self.path) {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// Fails when `dir` cannot be written, without writing through anything planted there: the
+/// probe is an anonymous temporary that vanishes when closed.
+pub fn probe_writable(dir: &Path) -> Result<(), ExportError> {
+    tempfile::tempfile_in(dir).map(drop).map_err(io_err(dir))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    fn setup() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"keep").unwrap();
+        (dir, victim)
+    }
+
+    #[test]
+    fn write_atomic_replaces_a_link_instead_of_writing_through_it() {
+        let (dir, victim) = setup();
+        let out = dir.path().join("out.txt");
+        symlink(&victim, &out).unwrap();
+        write_atomic(&out, b"new").unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(fs::read(&out).unwrap(), b"new");
+        assert!(!fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn write_atomic_ignores_a_planted_tmp_link_and_leaves_no_temporary() {
+        let (dir, victim) = setup();
+        let out = dir.path().join("out.txt");
+        symlink(&victim, dir.path().join("out.txt.tmp")).unwrap();
+        write_atomic(&out, b"new").unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        // The victim, the planted link and the output: no temporary is left.
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 3);
+    }
+
+    #[test]
+    fn append_and_rw_refuse_a_link_by_name() {
+        let (dir, victim) = setup();
+        let out = dir.path().join("rows.csv");
+        symlink(&victim, &out).unwrap();
+        let e = open_append(&out).unwrap_err();
+        assert!(
+            matches!(&e, ExportError::Link { path } if path == &out),
+            "{e}"
+        );
+        let e = open_rw(&out).unwrap_err();
+        assert!(
+            matches!(&e, ExportError::Link { path } if path == &out),
+            "{e}"
+        );
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn a_folder_holding_a_link_is_refused_naming_it() {
+        let (dir, victim) = setup();
+        let out = dir.path().join("out");
+        fs::create_dir_all(out.join("sub")).unwrap();
+        symlink(&victim, out.join("sub/x")).unwrap();
+        let e = prepare_dir(&out, true).unwrap_err();
+        assert!(matches!(&e, ExportError::Link { path } if path == &out.join("sub/x")));
+        let charts = dir.path().join("charts");
+        symlink(dir.path(), &charts).unwrap();
+        assert!(matches!(
+            prepare_dir(&charts, false),
+            Err(ExportError::Link { .. })
+        ));
+    }
+
+    #[test]
+    fn write_through_renames_what_the_writer_made() {
+        let (dir, victim) = setup();
+        let out = dir.path().join("a.png");
+        symlink(&victim, &out).unwrap();
+        write_through(&out, |p| fs::write(p, b"img"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(fs::read(&out).unwrap(), b"img");
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn write_atomic_replaces_content_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/dir/out.txt");
+        write_atomic(&path, b"first").unwrap();
+        write_atomic(&path, b"second").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"second");
+        assert_eq!(fs::read_dir(dir.path().join("sub/dir")).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn write_atomic_reports_the_failing_path() {
+        let dir = tempfile::tempdir().unwrap();
+        // The target is an existing directory: the rename must fail and name it.
+        let target = dir.path().join("occupied");
+        fs::create_dir(&target).unwrap();
+        fs::write(target.join("f"), b"x").unwrap();
+        let err = write_atomic(&target, b"data").unwrap_err();
+        match &err {
+            ExportError::Io { path, .. } => assert_eq!(path, &target),
+            other => panic!("unexpected error {other:?}"),
+        }
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
