@@ -240,7 +240,7 @@ pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     }
     let path = Path::new(name_or_path);
     if path.extension().is_some_and(|e| e == "toml") || path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|source| StudyError::Io {
+        let text = crate::input_file::read_text_capped(path, crate::input_file::STUDY_CAP).map_err(|source| StudyError::Io {
             path: name_or_path.to_string(),
             source,
         })?;

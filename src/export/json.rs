@@ -4,7 +4,6 @@
 //! host, devices, drivers, GPU state before and after) so a result can be trusted or reproduced
 //! long after the run.
 
-use std::fs;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -139,7 +138,7 @@ pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Resul
 
 /// Reads a JSON document (e.g. a [`Provenance`]); a parse error names the file and line.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
-    let data = fs::read(path).map_err(io_err(path))?;
+    let data = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP).map_err(io_err(path))?;
     serde_json::from_slice(&data).map_err(|e| ExportError::Json {
         path: path.to_path_buf(),
         line: u64::try_from(e.line()).unwrap_or(0),
@@ -160,6 +159,7 @@ impl<T: Serialize> Exporter<T> for JsonExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
     use crate::record::{Api, SampleRow, Side, Status, TimerKind};
     use proptest::prelude::*;
 

@@ -90,6 +90,30 @@ pub enum SessionError {
     Folder(#[from] FolderError),
     #[error(transparent)]
     Export(#[from] ExportError),
+    #[error("{study}: {comparison}: {reason}")]
+    TooLarge {
+        study: String,
+        comparison: String,
+        reason: String,
+    },
+}
+
+/// Refuses a comparison whose problem cannot fit in its side's device memory or in host
+/// memory, before the folder is touched or any input generated.
+fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
+    let infos = sides.infos();
+    for c in &study.comparisons {
+        for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
+            crate::workload::footprint::check(settings.family, settings.size, info).map_err(
+                |reason| SessionError::TooLarge {
+                    study: crate::terminal::printable(&study.file).into_owned(),
+                    comparison: crate::terminal::printable(&c.id).into_owned(),
+                    reason,
+                },
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs `plan` over `sides`; see the module docs.
@@ -98,6 +122,7 @@ pub fn execute(
     sides: &mut Sides,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunReport, SessionError> {
+    check_footprints(&plan.study, sides)?;
     let output = |source| SessionError::Output {
         dir: plan.out.clone(),
         source,

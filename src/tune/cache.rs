@@ -100,7 +100,7 @@ pub struct Cache {
 impl Cache {
     /// The cache at `path`, empty if the file does not exist yet.
     pub fn open(path: &Path) -> Result<Cache, TuneError> {
-        let file = match std::fs::read_to_string(path) {
+        let file = match crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| TuneError::Cache {
                 path: path.to_path_buf(),
                 message: e.to_string(),

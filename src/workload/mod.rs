@@ -7,6 +7,7 @@ pub mod constmem;
 pub mod exec;
 pub mod fft;
 pub mod fill;
+pub mod footprint;
 pub mod math;
 pub mod matvec_flat;
 pub mod matvec_shapes;
