@@ -961,6 +961,16 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
             u32::MAX - 1
         )));
     }
+    // The CSR offsets of a graph are 32-bit too: they index its `n × DEGREE` edges.
+    if variant.family == Bfs && bfs::edges(size.rows) >= u64::from(u32::MAX) {
+        return Err(bad(format!(
+            "{size} vertices have {} edges; edge offsets are 32-bit integers (limit {}, so at \
+             most {} vertices)",
+            bfs::edges(size.rows),
+            u32::MAX - 1,
+            (u64::from(u32::MAX) - 1) / bfs::DEGREE
+        )));
+    }
     match variant.family {
         Fft => fft::size_problem(size).map_or(Ok(()), |r| Err(bad(r))),
         Matvec => matvec_flat::size_problem(variant, size).map_or(Ok(()), |r| Err(bad(r))),
