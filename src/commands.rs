@@ -22,6 +22,7 @@ use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, RunPlan, Sides};
 use clvscu::session::store::ComparisonRows;
 use clvscu::session::watchdog::Watchdog;
+use clvscu::terminal::{printable, printable_lines};
 use clvscu::session::{self, OnComparison, Outcome, RunSummary};
 use clvscu::study::{self, quick::QuickRun};
 
@@ -425,7 +426,7 @@ fn run_one(
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {
-        println!("resume: {note}");
+        println!("resume: {}", printable_lines(note));
     }
     print_report(&report.summary, &out);
     print_hint(&report.summary, &out);
@@ -464,7 +465,7 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .unwrap_or_default();
     println!(
         "[{done}/{total}] {} (local {}, groups {}): {}{pr}",
-        first.comparison,
+        printable(&first.comparison),
         first.local_size,
         first.groups,
         sides.join(", ")
@@ -476,7 +477,7 @@ fn show_event(event: Event) {
         Event::Started { study, sides } => println!(
             "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons; side A {} [{}]{}",
             env!("CARGO_PKG_VERSION"),
-            study.name,
+            printable(&study.name),
             study.comparisons.len(),
             sides.a.info().name,
             sides.a.api(),
@@ -513,7 +514,7 @@ fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
                 summary.failed.len()
             );
             for f in &summary.failed {
-                eprintln!("  {f}");
+                eprintln!("  {}", printable_lines(f));
             }
             print_build_logs(summary);
             EXIT_FAILED_CONFIGS
@@ -529,7 +530,12 @@ fn print_build_logs(summary: &RunSummary) {
     for m in &summary.measurements {
         if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
             shown.push(&m.error);
-            eprintln!("\n{} [{}]: {}", m.comparison, m.api, m.error.trim_end());
+            eprintln!(
+                "\n{} [{}]: {}",
+                printable(&m.comparison),
+                m.api,
+                printable_lines(m.error.trim_end())
+            );
         }
     }
 }
@@ -557,12 +563,12 @@ fn print_report(all: &RunSummary, out: &Path) {
         .count();
     println!(
         "\n## Measurements\n\n{}",
-        markdown::measurement_table(&all.measurements)
+        printable_lines(&markdown::measurement_table(&all.measurements))
     );
     if !all.prs.is_empty() {
         println!(
             "\n## Performance Ratio (PR = perf(A) / perf(B))\n\n{}",
-            markdown::pr_table(&all.prs)
+            printable_lines(&markdown::pr_table(&all.prs))
         );
     }
     println!(
@@ -585,7 +591,7 @@ fn parity(args: &DeviceArgs) -> Result<i32> {
 fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     let data = plot::input::load(inputs)?;
     for w in plot::input::warnings(&data) {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", printable_lines(&w.to_string()));
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
@@ -677,7 +683,7 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         },
         &args.out,
     )?;
-    println!("{}", report.markdown);
+    println!("{}", printable_lines(&report.markdown));
     for note in &report.notes {
         println!("note: {note}");
     }

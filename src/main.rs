@@ -11,13 +11,17 @@ fn main() {
     let code = match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // The error may quote study text (a comparison's name): shown escaped.
+            eprintln!("error: {}", clvscu::terminal::printable_lines(&e.to_string()));
             // A context that already quotes its cause ("X: Y") is not followed by Y again.
             let mut shown = e.to_string();
             for cause in e.chain().skip(1) {
                 let text = cause.to_string();
                 if !shown.contains(&text) {
-                    eprintln!("  caused by: {text}");
+                    eprintln!(
+                        "  caused by: {}",
+                        clvscu::terminal::printable_lines(&text)
+                    );
                 }
                 shown = text;
             }
