@@ -22,10 +22,10 @@ pub struct Cli {
 pub struct DeviceArgs {
     /// OpenCL device: index in `clvscu devices`, `PLATFORM:DEVICE`, or a name substring
     /// (default: the first GPU, else the first device).
-    #[arg(long)]
+    #[arg(long, value_parser = device_selector)]
     pub cl_device: Option<String>,
     /// CUDA device: index or name substring (default: 0).
-    #[arg(long)]
+    #[arg(long, value_parser = device_selector)]
     pub cuda_device: Option<String>,
     /// Read kernels from DIR/kernels_cl and DIR/kernels_cu instead of the embedded copies.
     #[arg(long, value_name = "DIR")]
@@ -176,7 +176,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "opencl-cuda")]
     pub pair: Pairing,
     /// Side B's OpenCL device with --pair opencl-opencl (default: the same as side A).
-    #[arg(long)]
+    #[arg(long, value_parser = device_selector)]
     pub cl_device_b: Option<String>,
     /// Run only comparisons whose name contains this text.
     #[arg(long)]
@@ -191,6 +191,16 @@ pub struct RunArgs {
     pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+/// A device selector: an empty one would match every device as a name substring.
+fn device_selector(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("an empty device selector matches every device; give an index, \
+                    PLATFORM:DEVICE, pci:BUS or part of a name (see `clvscu devices`)"
+            .into());
+    }
+    Ok(text.to_string())
 }
 
 fn positive_seconds(text: &str) -> Result<f64, String> {

@@ -339,18 +339,56 @@ fn start_watchdog(out: &Path) -> Watchdog {
 fn run(args: RunArgs) -> Result<i32> {
     let (study, _) = load_study(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let out = args.out.clone().unwrap_or_else(|| {
+    let out = match &args.out {
+        Some(out) => out.clone(),
         // The study's name is the user's text: as a slug it cannot leave the folder.
-        let name = plot::slug(&study.name);
-        PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
-    });
+        None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
+    };
     // One watchdog and one Ctrl-C handler for the whole command, however many GPUs it runs.
     let watchdog = start_watchdog(&out);
     let interrupted = interrupt_flag(&watchdog, &out);
-    if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
-        return run_every_gpu(&args, &out, &watchdog, &interrupted);
+    let result = if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
+        run_every_gpu(&args, &out, &watchdog, &interrupted)
+    } else {
+        run_one(&args, &out, &stamp, &watchdog, &interrupted)
+    };
+    if result.is_err() && args.out.is_none() {
+        // A default folder the run never wrote to is not left behind (only an empty one
+        // can be removed).
+        let _ = std::fs::remove_dir(&out);
     }
-    run_one(&args, &out, &stamp, &watchdog, &interrupted)
+    result
+}
+
+/// The folders a default output name may take in one second before the run gives up.
+const DEFAULT_FOLDER_TRIES: u32 = 1000;
+
+/// A new folder `clvscu-results/NAME-STAMP`, created exclusively: a run started in the same
+/// second as another (same study, same stamp) takes `NAME-STAMP-2`, `-3`, ..., never the
+/// other's folder.
+fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
+    let root = PathBuf::from("clvscu-results");
+    std::fs::create_dir_all(&root)
+        .with_context(|| format!("cannot create output directory {}", root.display()))?;
+    for n in 1..=DEFAULT_FOLDER_TRIES {
+        let leaf = match n {
+            1 => format!("{name}-{stamp}"),
+            n => format!("{name}-{stamp}-{n}"),
+        };
+        let path = root.join(leaf);
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot create output directory {}", path.display()))
+            }
+        }
+    }
+    bail!(
+        "{DEFAULT_FOLDER_TRIES} output folders named {}/{name}-{stamp}* exist already; give --out",
+        root.display()
+    )
 }
 
 /// `--cuda-device all`: the study once per CUDA GPU, each paired with the OpenCL device at the

@@ -7,6 +7,7 @@ mod tune_cli;
 use clap::Parser;
 
 fn main() {
+    ignore_file_size_signal();
     let cli = cli::Cli::parse();
     let code = match commands::dispatch(cli) {
         Ok(code) => code,
@@ -29,4 +30,16 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action ends
+/// the process without a word. Ignored, the write fails with EFBIG instead, and the usual I/O
+/// error path names the file and exits 1.
+fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it runs
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
 }
