@@ -196,9 +196,11 @@ pub struct RunArgs {
 /// A device selector: an empty one would match every device as a name substring.
 fn device_selector(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
-        return Err("an empty device selector matches every device; give an index, \
+        return Err(
+            "an empty device selector matches every device; give an index, \
                     PLATFORM:DEVICE, pci:BUS or part of a name (see `clvscu devices`)"
-            .into());
+                .into(),
+        );
     }
     Ok(text.to_string())
 }

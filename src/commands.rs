@@ -22,9 +22,9 @@ use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, RunPlan, Sides};
 use clvscu::session::store::ComparisonRows;
 use clvscu::session::watchdog::Watchdog;
-use clvscu::terminal::{printable, printable_lines};
 use clvscu::session::{self, OnComparison, Outcome, RunSummary};
 use clvscu::study::{self, quick::QuickRun};
+use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
 

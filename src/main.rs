@@ -13,16 +13,16 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             // The error may quote study text (a comparison's name): shown escaped.
-            eprintln!("error: {}", clvscu::terminal::printable_lines(&e.to_string()));
+            eprintln!(
+                "error: {}",
+                clvscu::terminal::printable_lines(&e.to_string())
+            );
             // A context that already quotes its cause ("X: Y") is not followed by Y again.
             let mut shown = e.to_string();
             for cause in e.chain().skip(1) {
                 let text = cause.to_string();
                 if !shown.contains(&text) {
-                    eprintln!(
-                        "  caused by: {}",
-                        clvscu::terminal::printable_lines(&text)
-                    );
+                    eprintln!("  caused by: {}", clvscu::terminal::printable_lines(&text));
                 }
                 shown = text;
             }

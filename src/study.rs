@@ -241,10 +241,11 @@ pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     }
     let path = Path::new(name_or_path);
     if path.extension().is_some_and(|e| e == "toml") || path.exists() {
-        let text = crate::input_file::read_text_capped(path, crate::input_file::STUDY_CAP).map_err(|source| StudyError::Io {
-            path: name_or_path.to_string(),
-            source,
-        })?;
+        let text = crate::input_file::read_text_capped(path, crate::input_file::STUDY_CAP)
+            .map_err(|source| StudyError::Io {
+                path: name_or_path.to_string(),
+                source,
+            })?;
         return parse(&text, name_or_path);
     }
     Err(StudyError::Unknown {
@@ -597,7 +598,9 @@ fn check_limits(spec: &Spec) -> Result<(), String> {
         }
     }
     if let Some(seed) = spec.seed.filter(|s| *s > MAX_SEED) {
-        return Err(format!("field 'seed' = {seed} is above the limit {MAX_SEED}"));
+        return Err(format!(
+            "field 'seed' = {seed} is above the limit {MAX_SEED}"
+        ));
     }
     check_contradictions(spec)
 }

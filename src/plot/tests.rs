@@ -865,3 +865,30 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
     };
     assert!(unroll::figures(&opencl_only).is_empty(), "no CUDA baseline");
 }
+
+/// 100,000 measurement rows (50,000 comparisons, both APIs, no known peak and no copy row, as
+/// a CPU device writes them) chart in linear time: the peak chart asked every row for its copy
+/// reference by scanning every row, and took minutes. The bound allows for a debug build.
+#[test]
+fn a_hundred_thousand_rows_chart_in_bounded_time() {
+    let limit = if cfg!(debug_assertions) { 60.0 } else { 10.0 };
+    let elapsed = within_a_minute(move || {
+        let mut data = ChartData::default();
+        for i in 0..50_000 {
+            for api in ["OpenCL", "CUDA"] {
+                let mut r = m(api, GPU, "big", "matvec", "listing2", 5.0 + i as f64 * 1e-6);
+                r.comparison = format!("matvec/listing2-{i}");
+                r.peak_gbs = None;
+                data.measurements.push(r);
+            }
+        }
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let started = std::time::Instant::now();
+        draw_all(&data, tmp.path(), &[Format::Svg]).expect("charts");
+        started.elapsed().as_secs_f64()
+    });
+    assert!(
+        elapsed < limit,
+        "100,000 rows took {elapsed:.1} s to chart (limit {limit} s)"
+    );
+}

@@ -44,8 +44,8 @@ const API_PREFIXES: &[&str] = &[
 
 /// Refuses a define that names one of the APIs' built-ins.
 pub fn check_api_name(name: &str) -> Result<(), String> {
-    let reserved_by_c = name.starts_with('_')
-        && name.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase());
+    let reserved_by_c =
+        name.starts_with('_') && name.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase());
     if API_NAMES.contains(&name) || reserved_by_c {
         return Err(format!(
             "field 'defines': {name} is an OpenCL or CUDA built-in; redefining it would \
