@@ -182,11 +182,20 @@ fn inputs_bounds_and_the_rest() -> Vec<Case> {
             "declares 100000000 entries, but a file of",
         )
         .file("m.mtx", mtx("4 4 100000000")),
-        study_case("a FIFO as the study", String::new(), "s.toml is a FIFO")
-            .after(Setup::Fifo("s.toml")),
-        study_case(
+        // The study file itself is the FIFO or link: no text is written to it.
+        case(
+            "study file",
+            "a FIFO as the study",
+            fake_run(&[]),
+            1,
+            "s.toml is a FIFO",
+        )
+        .after(Setup::Fifo("s.toml")),
+        case(
+            "study file",
             "/dev/zero as the study (a link)",
-            String::new(),
+            fake_run(&[]),
+            1,
             "s.toml is a character device",
         )
         .after(Setup::Symlink("s.toml", "/dev/zero")),
