@@ -1069,6 +1069,20 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
     files
 }
 
+/// The command's arguments as a shell line: an empty or blank one quoted, so it shows.
+fn shown_args(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.trim().is_empty() {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The message a person reads: stderr, else stdout, with the temporary path taken out.
 fn message(out: &std::process::Output, root: &Path) -> String {
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1209,7 +1223,7 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
             n + 1,
             c.class,
             c.what,
-            c.args.join(" "),
+            shown_args(&c.args),
             c.code,
             shown_line(&msg, c.expect)
         ));
