@@ -181,8 +181,10 @@ pub struct RunArgs {
     /// Run only comparisons whose name contains this text.
     #[arg(long)]
     pub only: Option<String>,
-    /// Also run the study this many times in one process (soak; rows of every pass kept).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Also run the study this many times in one process (soak; rows of every pass kept),
+    /// at most 1000000 (the most repetitions a study may ask for).
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(clvscu::study::MAX_REPS)))]
     pub passes: u32,
     /// The watchdog's limit for any one launch, in seconds, over the study's `timeout`
     /// (default: 120 s for a configuration's first launch, then 100 times what it took, at

@@ -313,6 +313,13 @@ fn inputs_bounds_and_the_rest() -> Vec<Case> {
             "an empty device selector matches every device",
         ),
         case(
+            "command line",
+            "--passes 4294967295",
+            fake_run(&["--passes", "4294967295"]),
+            2,
+            "4294967295 is not in 1..=1000000",
+        ),
+        case(
             "output folder",
             "a second run in the same second (default output folder)",
             a(&["run", "--pair", "fake", "--no-plot", "--study", "s.toml"]),
