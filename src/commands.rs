@@ -760,7 +760,7 @@ fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i3
         &old.display().to_string(),
         &new.display().to_string(),
     ));
-    print!("{md}");
+    print!("{}", printable_lines(&md));
     if let Some(dir) = out {
         clvscu::export::write_atomic(&dir.join("diff.md"), md.as_bytes())?;
         clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;
