@@ -22,10 +22,10 @@ pub struct Cli {
 pub struct DeviceArgs {
     /// OpenCL device: index in `clvscu devices`, `PLATFORM:DEVICE`, or a name substring
     /// (default: the first GPU, else the first device).
-    #[arg(long)]
+    #[arg(long, value_parser = device_selector)]
     pub cl_device: Option<String>,
     /// CUDA device: index or name substring (default: 0).
-    #[arg(long)]
+    #[arg(long, value_parser = device_selector)]
     pub cuda_device: Option<String>,
     /// Read kernels from DIR/kernels_cl and DIR/kernels_cu instead of the embedded copies.
     #[arg(long, value_name = "DIR")]
@@ -176,13 +176,15 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "opencl-cuda")]
     pub pair: Pairing,
     /// Side B's OpenCL device with --pair opencl-opencl (default: the same as side A).
-    #[arg(long)]
+    #[arg(long, value_parser = device_selector)]
     pub cl_device_b: Option<String>,
     /// Run only comparisons whose name contains this text.
     #[arg(long)]
     pub only: Option<String>,
-    /// Also run the study this many times in one process (soak; rows of every pass kept).
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Also run the study this many times in one process (soak; rows of every pass kept),
+    /// at most 1000000 (the most repetitions a study may ask for).
+    #[arg(long, default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(clvscu::study::MAX_REPS)))]
     pub passes: u32,
     /// The watchdog's limit for any one launch, in seconds, over the study's `timeout`
     /// (default: 120 s for a configuration's first launch, then 100 times what it took, at
@@ -191,6 +193,18 @@ pub struct RunArgs {
     pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+/// A device selector: an empty one would match every device as a name substring.
+fn device_selector(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err(
+            "an empty device selector matches every device; give an index, \
+                    PLATFORM:DEVICE, pci:BUS or part of a name (see `clvscu devices`)"
+                .into(),
+        );
+    }
+    Ok(text.to_string())
 }
 
 pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {

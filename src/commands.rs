@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::fake::{FakeBackend, FakeScript};
@@ -24,6 +24,7 @@ use clvscu::session::store::ComparisonRows;
 use clvscu::session::watchdog::Watchdog;
 use clvscu::session::{self, OnComparison, Outcome, RunSummary};
 use clvscu::study::{self, quick::QuickRun};
+use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
 
@@ -349,11 +350,11 @@ pub(crate) fn start_watchdog(then: String) -> Watchdog {
 fn run(args: RunArgs) -> Result<i32> {
     let (study, _) = load_study(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let out = args.out.clone().unwrap_or_else(|| {
+    let out = match &args.out {
+        Some(out) => out.clone(),
         // The study's name is the user's text: as a slug it cannot leave the folder.
-        let name = plot::slug(&study.name);
-        PathBuf::from("clvscu-results").join(format!("{name}-{stamp}"))
-    });
+        None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
+    };
     // One watchdog and one Ctrl-C handler for the whole command, however many GPUs it runs.
     let watchdog = start_watchdog(format!(
         "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
@@ -362,10 +363,48 @@ fn run(args: RunArgs) -> Result<i32> {
         out.display()
     ));
     let interrupted = interrupt_flag(&watchdog, run_kept(&out));
-    if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
-        return run_every_gpu(&args, &out, &watchdog, &interrupted);
+    let result = if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
+        run_every_gpu(&args, &out, &watchdog, &interrupted)
+    } else {
+        run_one(&args, &out, &stamp, &watchdog, &interrupted)
+    };
+    if result.is_err() && args.out.is_none() {
+        // A default folder the run never wrote to is not left behind (only an empty one
+        // can be removed).
+        let _ = std::fs::remove_dir(&out);
     }
-    run_one(&args, &out, &stamp, &watchdog, &interrupted)
+    result
+}
+
+/// The folders a default output name may take in one second before the run gives up.
+const DEFAULT_FOLDER_TRIES: u32 = 1000;
+
+/// A new folder `clvscu-results/NAME-STAMP`, created exclusively: a run started in the same
+/// second as another (same study, same stamp) takes `NAME-STAMP-2`, `-3`, ..., never the
+/// other's folder.
+fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
+    let root = PathBuf::from("clvscu-results");
+    std::fs::create_dir_all(&root)
+        .with_context(|| format!("cannot create output directory {}", root.display()))?;
+    for n in 1..=DEFAULT_FOLDER_TRIES {
+        let leaf = match n {
+            1 => format!("{name}-{stamp}"),
+            n => format!("{name}-{stamp}-{n}"),
+        };
+        let path = root.join(leaf);
+        match std::fs::create_dir(&path) {
+            Ok(()) => return Ok(path),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(e)
+                    .with_context(|| format!("cannot create output directory {}", path.display()))
+            }
+        }
+    }
+    bail!(
+        "{DEFAULT_FOLDER_TRIES} output folders named {}/{name}-{stamp}* exist already; give --out",
+        root.display()
+    )
 }
 
 /// `--cuda-device all`: the study once per CUDA GPU, each paired with the OpenCL device at the
@@ -441,7 +480,7 @@ fn run_one(
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {
-        println!("resume: {note}");
+        println!("resume: {}", printable_lines(note));
     }
     print_report(&report.summary, &out);
     print_hint(&report.summary, &out);
@@ -480,7 +519,7 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .unwrap_or_default();
     println!(
         "[{done}/{total}] {} (local {}, groups {}): {}{pr}",
-        first.comparison,
+        printable(&first.comparison),
         first.local_size,
         first.groups,
         sides.join(", ")
@@ -492,7 +531,7 @@ fn show_event(event: Event) {
         Event::Started { study, sides } => println!(
             "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons; side A {} [{}]{}",
             env!("CARGO_PKG_VERSION"),
-            study.name,
+            printable(&study.name),
             study.comparisons.len(),
             sides.a.info().name,
             sides.a.api(),
@@ -529,7 +568,7 @@ fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
                 summary.failed.len()
             );
             for f in &summary.failed {
-                eprintln!("  {f}");
+                eprintln!("  {}", printable_lines(f));
             }
             print_build_logs(summary);
             EXIT_FAILED_CONFIGS
@@ -545,7 +584,12 @@ fn print_build_logs(summary: &RunSummary) {
     for m in &summary.measurements {
         if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
             shown.push(&m.error);
-            eprintln!("\n{} [{}]: {}", m.comparison, m.api, m.error.trim_end());
+            eprintln!(
+                "\n{} [{}]: {}",
+                printable(&m.comparison),
+                m.api,
+                printable_lines(m.error.trim_end())
+            );
         }
     }
 }
@@ -573,12 +617,12 @@ fn print_report(all: &RunSummary, out: &Path) {
         .count();
     println!(
         "\n## Measurements\n\n{}",
-        markdown::measurement_table(&all.measurements)
+        printable_lines(&markdown::measurement_table(&all.measurements))
     );
     if !all.prs.is_empty() {
         println!(
             "\n## Performance Ratio (PR = perf(A) / perf(B))\n\n{}",
-            markdown::pr_table(&all.prs)
+            printable_lines(&markdown::pr_table(&all.prs))
         );
     }
     println!(
@@ -601,7 +645,7 @@ fn parity(args: &DeviceArgs) -> Result<i32> {
 fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     let data = plot::input::load(inputs)?;
     for w in plot::input::warnings(&data) {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}", printable_lines(&w.to_string()));
     }
     clvscu::export::safe::prepare_dir(out, true)?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
@@ -693,7 +737,7 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         },
         &args.out,
     )?;
-    println!("{}", report.markdown);
+    println!("{}", printable_lines(&report.markdown));
     for note in &report.notes {
         println!("note: {note}");
     }
@@ -736,7 +780,7 @@ fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i3
         &old.display().to_string(),
         &new.display().to_string(),
     ));
-    print!("{md}");
+    print!("{}", printable_lines(&md));
     if let Some(dir) = out {
         clvscu::export::write_atomic(&dir.join("diff.md"), md.as_bytes())?;
         clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;

@@ -7,17 +7,22 @@ mod tune_cli;
 use clap::Parser;
 
 fn main() {
+    ignore_file_size_signal();
     let cli = cli::Cli::parse();
     let code = match commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            // The error may quote study text (a comparison's name): shown escaped.
+            eprintln!(
+                "error: {}",
+                clvscu::terminal::printable_lines(&e.to_string())
+            );
             // A context that already quotes its cause ("X: Y") is not followed by Y again.
             let mut shown = e.to_string();
             for cause in e.chain().skip(1) {
                 let text = cause.to_string();
                 if !shown.contains(&text) {
-                    eprintln!("  caused by: {text}");
+                    eprintln!("  caused by: {}", clvscu::terminal::printable_lines(&text));
                 }
                 shown = text;
             }
@@ -25,4 +30,16 @@ fn main() {
         }
     };
     std::process::exit(code);
+}
+
+/// A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action ends
+/// the process without a word. Ignored, the write fails with EFBIG instead, and the usual I/O
+/// error path names the file and exits 1.
+fn ignore_file_size_signal() {
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it runs
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
 }

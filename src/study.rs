@@ -5,6 +5,7 @@
 //! `[comparison.b]` (aliases `opencl` / `cuda`). Any step may be overridden on one side only;
 //! the fairness verdict then names it.
 
+pub mod defines;
 pub mod quick;
 
 use std::collections::BTreeMap;
@@ -240,10 +241,11 @@ pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     }
     let path = Path::new(name_or_path);
     if path.extension().is_some_and(|e| e == "toml") || path.exists() {
-        let text = std::fs::read_to_string(path).map_err(|source| StudyError::Io {
-            path: name_or_path.to_string(),
-            source,
-        })?;
+        let text = crate::input_file::read_text_capped(path, crate::input_file::STUDY_CAP)
+            .map_err(|source| StudyError::Io {
+                path: name_or_path.to_string(),
+                source,
+            })?;
         return parse(&text, name_or_path);
     }
     Err(StudyError::Unknown {
@@ -531,6 +533,7 @@ fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), String> {
                 RESERVED_PREFIXES.join(", ")
             ));
         }
+        defines::check_api_name(name)?;
         if !(is_identifier(value) || is_number(value)) {
             return Err(format!(
                 "field 'defines': {name} = '{value}': a value must be a number or an \
@@ -592,6 +595,28 @@ fn check_limits(spec: &Spec) -> Result<(), String> {
     for (key, value, limit) in counts {
         if let Some(v) = value.filter(|v| *v > limit) {
             return Err(format!("field '{key}' = {v} is above the limit {limit}"));
+        }
+    }
+    if let Some(seed) = spec.seed.filter(|s| *s > MAX_SEED) {
+        return Err(format!(
+            "field 'seed' = {seed} is above the limit {MAX_SEED}"
+        ));
+    }
+    check_contradictions(spec)
+}
+
+/// The largest seed: 2^53 - 1, the largest integer a JSON reader that holds numbers as
+/// doubles (a browser, the HTML report) reads back exactly.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// Refuses keys that contradict each other, rather than letting one silently win.
+fn check_contradictions(spec: &Spec) -> Result<(), String> {
+    if let (Some(reps), Some(max)) = (spec.reps, spec.max_reps) {
+        if reps > max {
+            return Err(format!(
+                "field 'reps' = {reps} is above field 'max_reps' = {max}; raise 'max_reps' or \
+                 lower 'reps'"
+            ));
         }
     }
     Ok(())
@@ -1375,8 +1400,15 @@ mod fuzz_tests {
             ),
             key(
                 "seed",
-                strings(&["0", "1", "9223372036854775807"]),
-                strings(&["-1", "\"1\"", "1.5"]),
+                strings(&["0", "1", "9007199254740991"]),
+                // Past MAX_SEED, or not a seed at all.
+                strings(&[
+                    "9007199254740992",
+                    "9223372036854775807",
+                    "-1",
+                    "\"1\"",
+                    "1.5",
+                ]),
             ),
             key(
                 "local",

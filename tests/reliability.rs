@@ -389,3 +389,47 @@ fn soak_default_study_memory_and_open_files_stay_flat() {
         SOAK_PASSES - 2
     );
 }
+
+/// Runs started together without `--out` (a job script starting several at once) each get
+/// their own default folder: the folder name holds the study and the second, so before it
+/// was created exclusively the second run found the first's folder and refused it, or both
+/// wrote one folder. Runs on the hidden fake pair: no device needed.
+#[test]
+fn runs_started_in_one_second_get_their_own_default_folders() {
+    const RUNS: usize = 3;
+    // Two small comparisons: the runs take a fraction of a second each.
+    const SMALL: &str = "name = \"small\"\n[defaults]\nsize = \"64x40\"\nlocal = 64\n\
+                         warmup = 1\nreps = 3\nmin_time = 0\n[[comparison]]\n\
+                         variant = \"listing2\"\n[[comparison]]\nvariant = \"tuned\"\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.toml"), SMALL).unwrap();
+    let children: Vec<Child> = (0..RUNS)
+        .map(|_| {
+            Command::new(bin())
+                .args(["run", "--pair", "fake", "--no-plot", "--quiet"])
+                .args(["--study", "small.toml"])
+                .current_dir(dir.path())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let folders: Vec<PathBuf> = std::fs::read_dir(dir.path().join("clvscu-results"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(folders.len(), RUNS, "{folders:?}");
+    for f in &folders {
+        let rows: Vec<MeasurementRow> = read_rows(&f.join("measurements.csv")).unwrap();
+        assert_eq!(rows.len(), 4, "{}", f.display());
+    }
+}

@@ -6,8 +6,12 @@
 //! (CLVSCU_BLESS=1 rewrites it).
 
 use std::collections::BTreeMap;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use clvscu::export::csv::CsvSchema;
 use clvscu::record::{MeasurementRow, PrRow};
@@ -52,6 +56,12 @@ enum Setup {
     Prepared(fn(&Path)),
     /// A finished run, then this change to the working folder.
     Then(fn(&Path)),
+    /// A FIFO (named pipe) at this path: whoever opens it for reading waits for a writer.
+    Fifo(&'static str),
+    /// A symbolic link at the first path to the second (`/dev/zero`: endless bytes).
+    Symlink(&'static str, &'static str),
+    /// A finished fake run of GOOD into its default output folder (no `--out`).
+    DefaultRun,
 }
 
 struct Case {
@@ -70,6 +80,8 @@ struct Case {
     links: Vec<(&'static str, &'static str)>,
     /// Paths that must not exist after the command.
     absent: Vec<&'static str>,
+    /// A file-size limit (`ulimit -f`, bytes) the command runs under.
+    file_size_limit: Option<u64>,
 }
 
 fn case(
@@ -90,6 +102,7 @@ fn case(
         keeps_out: false,
         links: Vec::new(),
         absent: Vec::new(),
+        file_size_limit: None,
     }
 }
 
@@ -118,6 +131,233 @@ impl Case {
         self.absent.push(path);
         self
     }
+
+    fn file_size_limit(mut self, bytes: u64) -> Self {
+        self.file_size_limit = Some(bytes);
+        self
+    }
+}
+
+/// One comparison of `family`/`variant` at `size`, with `extra` lines.
+fn sized(family: &str, variant: &str, size: &str, extra: &str) -> String {
+    one(&format!(
+        "family = \"{family}\"\nvariant = \"{variant}\"\nsize = \"{size}\"\n{extra}"
+    ))
+}
+
+/// One SpMV comparison reading its matrix from `m.mtx`.
+fn spmv_file() -> String {
+    one("family = \"spmv\"\nvariant = \"scalar\"\nmatrix = \"file:m.mtx\"")
+}
+
+/// A Matrix Market file with this size line and one entry.
+fn mtx(size_line: &str) -> String {
+    format!("%%MatrixMarket matrix coordinate real general\n{size_line}\n1 1 1.0\n")
+}
+
+/// A comparison named with escape sequences that clear and recolour a terminal.
+const ESCAPING_NAME: &str = "name = \"x\\u001b[2J\\u001b[31mred\"";
+
+/// The cases of issue 35 on inputs, bounds and the rest.
+fn inputs_bounds_and_the_rest() -> Vec<Case> {
+    vec![
+        study_case(
+            "a BFS graph of 2^31 vertices",
+            sized("bfs", "uniform", "2^31", ""),
+            "edge offsets are 32-bit integers",
+        ),
+        study_case(
+            "a BFS graph past the device's memory",
+            sized("bfs", "uniform", "2^28", ""),
+            "bytes of device memory; fake OpenCL device has 1073741824 bytes",
+        ),
+        study_case(
+            "a 1600^3 stencil",
+            sized("stencil", "fdtd3d", "1600", "local = 128"),
+            "bytes of device memory; fake OpenCL device has 1073741824 bytes",
+        ),
+        study_case(
+            "a 65536x65535 matrix",
+            one("size = \"65536x65535\""),
+            "bytes of device memory; fake OpenCL device has 1073741824 bytes",
+        ),
+        study_case(
+            "a 60000x60000 Sobel image",
+            sized(
+                "sobel",
+                "constant",
+                "60000x60000",
+                "local = 32\nlocal_y = 8",
+            ),
+            "bytes of device memory; fake OpenCL device has 1073741824 bytes",
+        ),
+        study_case(
+            "a Matrix Market header of 2^31 x 2^31 with 2^40 entries",
+            spmv_file(),
+            "exceeds the kernels' 32-bit indices",
+        )
+        .file("m.mtx", mtx("2147483648 2147483648 1099511627776")),
+        study_case(
+            "a Matrix Market file declaring more entries than it holds",
+            spmv_file(),
+            "declares 100000000 entries, but a file of",
+        )
+        .file("m.mtx", mtx("4 4 100000000")),
+        // The study file itself is the FIFO or link: no text is written to it.
+        case(
+            "study file",
+            "a FIFO as the study",
+            fake_run(&[]),
+            1,
+            "s.toml is a FIFO",
+        )
+        .after(Setup::Fifo("s.toml")),
+        case(
+            "study file",
+            "/dev/zero as the study (a link)",
+            fake_run(&[]),
+            1,
+            "s.toml is a character device",
+        )
+        .after(Setup::Symlink("s.toml", "/dev/zero")),
+        case(
+            "study file",
+            "a folder as the study",
+            a(&["run", "--pair", "fake", "--no-plot", "--study", "d.toml"]),
+            1,
+            "d.toml is a folder",
+        )
+        .file("d.toml/x", ""),
+        study_case(
+            "a study file over 16 MiB",
+            format!("{GOOD}{}", "# padding\n".repeat(1_700_000)),
+            "larger than the 16 MiB limit",
+        ),
+        study_case(
+            "/dev/zero as a Matrix Market file (a link)",
+            spmv_file(),
+            "m.mtx is a character device",
+        )
+        .after(Setup::Symlink("m.mtx", "/dev/zero")),
+        study_case(
+            "a FIFO as a Matrix Market file",
+            spmv_file(),
+            "m.mtx is a FIFO",
+        )
+        .after(Setup::Fifo("m.mtx")),
+        case(
+            "plot",
+            "a FIFO as a CSV",
+            a(&["plot", "f.csv", "--out", "c"]),
+            1,
+            "f.csv is a FIFO",
+        )
+        .after(Setup::Fifo("f.csv")),
+        case(
+            "merge",
+            "/dev/zero as a CSV (a link)",
+            a(&["merge", "z.csv", "e.csv", "-o", "m.csv"]),
+            1,
+            "z.csv is a character device",
+        )
+        .after(Setup::Symlink("z.csv", "/dev/zero")),
+        study_case(
+            "reps above max_reps",
+            one("reps = 10\nmax_reps = 1"),
+            "field 'reps' = 10 is above field 'max_reps' = 1",
+        ),
+        study_case(
+            "a seed past 2^53",
+            one("seed = 9007199254740992"),
+            "field 'seed' = 9007199254740992 is above the limit 9007199254740991",
+        ),
+        study_case(
+            "a define that rewrites OpenCL's CLK_LOCAL_MEM_FENCE",
+            one("defines = { CLK_LOCAL_MEM_FENCE = \"CLK_GLOBAL_MEM_FENCE\" }"),
+            "CLK_LOCAL_MEM_FENCE starts CLK_, a prefix of OpenCL or CUDA built-ins",
+        ),
+        study_case(
+            "a define that rewrites get_global_id",
+            one("defines = { get_global_id = \"get_local_id\" }"),
+            "get_global_id is an OpenCL or CUDA built-in",
+        ),
+        study_case(
+            "a define that rewrites CUDA's __syncthreads",
+            one("defines = { __syncthreads = \"__syncwarp\" }"),
+            "__syncthreads starts __",
+        ),
+        study_case(
+            "a define that rewrites CUDA's threadIdx",
+            one("defines = { threadIdx = \"blockIdx\" }"),
+            "threadIdx is an OpenCL or CUDA built-in",
+        ),
+        study_case(
+            "a define that rewrites a kernel's own variable",
+            one("defines = { row = \"0\" }"),
+            "row is an identifier of kernels_cl/matvec.cl, not one of its knobs",
+        ),
+        study_case(
+            "an escape sequence in a comparison name, in an error",
+            format!(
+                "{}[[comparison]]\nvariant = \"tuned\"\n{ESCAPING_NAME}\n",
+                one(ESCAPING_NAME)
+            ),
+            "x\\u{1b}[2J\\u{1b}[31mred: two comparisons have the same name",
+        ),
+        case(
+            "study file",
+            "an escape sequence in a comparison name, on a run",
+            fake_run(&[]),
+            0,
+            "verified and timed",
+        )
+        .file("s.toml", one(ESCAPING_NAME)),
+        case(
+            "command line",
+            "--cl-device ''",
+            fake_run(&["--cl-device", ""]),
+            2,
+            "an empty device selector matches every device",
+        ),
+        case(
+            "command line",
+            "--cuda-device ' '",
+            fake_run(&["--cuda-device", " "]),
+            2,
+            "an empty device selector matches every device",
+        ),
+        case(
+            "command line",
+            "--cl-device-b ''",
+            fake_run(&["--cl-device-b", ""]),
+            2,
+            "an empty device selector matches every device",
+        ),
+        case(
+            "command line",
+            "--passes 4294967295",
+            fake_run(&["--passes", "4294967295"]),
+            2,
+            "4294967295 is not in 1..=1000000",
+        ),
+        case(
+            "output folder",
+            "a second run in the same second (default output folder)",
+            a(&["run", "--pair", "fake", "--no-plot", "--study", "s.toml"]),
+            0,
+            "results in clvscu-results/good-",
+        )
+        .after(Setup::DefaultRun),
+        case(
+            "output folder",
+            "a file-size limit (ulimit -f) below the results",
+            fake_run(&[]),
+            1,
+            "File too large",
+        )
+        .file("s.toml", GOOD)
+        .file_size_limit(2048),
+    ]
 }
 
 fn a(args: &[&str]) -> Vec<String> {
@@ -691,6 +931,8 @@ fn cases() -> Vec<Case> {
         })),
         case("parity", "the shipped twins", a(&["parity"]), 0, "PASS"),
     ];
+    // Inputs, bounds and the rest (issue 35).
+    v.extend(inputs_bounds_and_the_rest());
     // Merge takes two inputs or more: the second is a file with a header and no row.
     for c in v.iter_mut().filter(|c| c.class == "merge") {
         let header = if c.args.iter().any(|a| a.contains("measurements")) {
@@ -1197,12 +1439,88 @@ fn bin() -> PathBuf {
 }
 
 fn run_in(dir: &Path, args: &[String]) -> std::process::Output {
-    Command::new(bin())
-        .args(args)
+    run_limited(dir, args, None)
+}
+
+/// The longest a case may run: a command that blocks (on a FIFO, say) fails its case instead
+/// of hanging the test.
+const CASE_LIMIT: Duration = Duration::from_secs(120);
+
+/// Runs the binary in `dir`, under a file-size limit where one is given, for at most
+/// [`CASE_LIMIT`].
+fn run_limited(dir: &Path, args: &[String], file_size: Option<u64>) -> std::process::Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(bytes) = file_size {
+        // SAFETY: setrlimit is async-signal-safe; the closure allocates nothing.
+        unsafe {
+            cmd.pre_exec(move || {
+                let limit = libc::rlimit {
+                    rlim_cur: bytes,
+                    rlim_max: bytes,
+                };
+                if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd.spawn().unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out.read_to_end(&mut v);
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err.read_to_end(&mut v);
+        v
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > CASE_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "clvscu {} ran past {CASE_LIMIT:?} (blocked?)",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+fn default_run(work: &Path) {
+    std::fs::write(work.join("s.toml"), GOOD).unwrap();
+    let args = a(&["run", "--pair", "fake", "--no-plot", "--study", "s.toml"]);
+    let out = run_in(work, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn make_fifo(path: &Path) {
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
+    let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
+    assert_eq!(rc, 0, "mkfifo {}", path.display());
 }
 
 fn finished_run(work: &Path) {
@@ -1242,6 +1560,20 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
     files
 }
 
+/// The command's arguments as a shell line: an empty or blank one quoted, so it shows.
+fn shown_args(args: &[String]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.trim().is_empty() {
+                format!("'{a}'")
+            } else {
+                a.clone()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The message a person reads: stderr, else stdout, with the temporary path taken out.
 fn message(out: &std::process::Output, root: &Path) -> String {
     let err = String::from_utf8_lossy(&out.stderr);
@@ -1261,11 +1593,16 @@ fn shown_line(message: &str, expect: &str) -> String {
         .or_else(|| message.lines().find(|l| !l.trim().is_empty()))
         .unwrap_or("")
         .trim();
-    // The run stamp in default folder names changes every second.
+    // The run stamp in default folder names changes every second, and a second run in the
+    // same second adds `-2`.
     let line = match line.find("clvscu-results/") {
         Some(i) => {
             let rest = &line[i..];
             let end = rest.rfind('-').map_or(rest.len(), |j| j + 1);
+            let end = match rest[..end.saturating_sub(1)].rfind('-') {
+                Some(j) if rest[end..].bytes().all(|b| b.is_ascii_digit()) => j + 1,
+                _ => end,
+            };
             format!("{}{}<timestamp>", &line[..i], &rest[..end])
         }
         None => line.to_string(),
@@ -1333,6 +1670,11 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
                 finished_run(&work);
                 change(&work);
             }
+            Setup::Fifo(name) => make_fifo(&work.join(name)),
+            Setup::Symlink(name, target) => {
+                std::os::unix::fs::symlink(target, work.join(name)).unwrap()
+            }
+            Setup::DefaultRun => default_run(&work),
         }
         for (name, text) in &c.files {
             let p = work.join(name);
@@ -1341,10 +1683,15 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
         }
         plant_links(&work, &c.links);
         let before = snapshot(&work.join("out"));
-        let out = run_in(&work, &c.args);
+        let out = run_limited(&work, &c.args, c.file_size_limit);
         let msg = message(&out, root.path());
         let label = format!("case {} ({}: {})", n + 1, c.class, c.what);
         assert!(!msg.contains("panicked"), "{label} panicked:\n{msg}");
+        // Study text reaches the terminal escaped: no escape sequence in either stream.
+        assert!(
+            !out.stdout.contains(&0x1b) && !out.stderr.contains(&0x1b),
+            "{label} wrote an escape sequence to the terminal:\n{msg}"
+        );
         assert_eq!(out.status.code(), Some(c.code), "{label}:\n{msg}");
         assert!(
             msg.contains(c.expect),
@@ -1380,7 +1727,7 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
             n + 1,
             c.class,
             c.what,
-            c.args.join(" "),
+            shown_args(&c.args),
             c.code,
             shown_line(&msg, c.expect)
         ));
@@ -1407,6 +1754,13 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
          `tests/reliability.rs`; a 200,000-row PR file charted under a 1 GiB address-space \
          limit in `tests/faults.rs`.\n",
         cases.len()
+    );
+    // The README quotes the count: it must be this table's, never a hand-kept number.
+    let readme = include_str!("../README.md").split_whitespace().collect::<Vec<_>>();
+    let quoted = format!("table of {} bad inputs", cases.len());
+    assert!(
+        readme.join(" ").contains(&quoted),
+        "README.md must say `{quoted}` (the number of cases in docs/reliability.md)"
     );
     if std::env::var("CLVSCU_BLESS").is_ok_and(|v| v == "1") {
         std::fs::write(DOC, &doc).unwrap();

@@ -178,7 +178,8 @@ fn parse_rows_with<T: DeserializeOwned + CsvSchema>(
 /// which it starts and the column. An empty file reads as no rows, as [`CsvAppender`] treats it
 /// as new.
 pub fn read_rows<T: DeserializeOwned + CsvSchema>(path: &Path) -> Result<Vec<T>, ExportError> {
-    let data = fs::read(path).map_err(io_err(path))?;
+    let data = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
+        .map_err(io_err(path))?;
     parse_rows(path, &data)
 }
 

@@ -4,7 +4,6 @@
 //! host, devices, drivers, GPU state before and after) so a result can be trusted or reproduced
 //! long after the run.
 
-use std::fs;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
@@ -139,7 +138,8 @@ pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Resul
 
 /// Reads a JSON document (e.g. a [`Provenance`]); a parse error names the file and line.
 pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
-    let data = fs::read(path).map_err(io_err(path))?;
+    let data = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
+        .map_err(io_err(path))?;
     serde_json::from_slice(&data).map_err(|e| ExportError::Json {
         path: path.to_path_buf(),
         line: u64::try_from(e.line()).unwrap_or(0),
@@ -162,6 +162,7 @@ mod tests {
     use super::*;
     use crate::record::{Api, SampleRow, Side, Status, TimerKind};
     use proptest::prelude::*;
+    use std::fs;
 
     fn provenance() -> Provenance {
         Provenance {

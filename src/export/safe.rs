@@ -50,9 +50,10 @@ fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError>
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     create_parent_dirs(path)?;
     let mut tmp = temporary_beside(path)?;
-    let tmp_path = tmp.path().to_path_buf();
-    tmp.write_all(bytes).map_err(io_err(&tmp_path))?;
-    tmp.as_file().sync_all().map_err(io_err(&tmp_path))?;
+    // Errors name the file being written, not its random temporary: the user knows the one
+    // and never saw the other (and a message stays the same from run to run).
+    tmp.as_file_mut().write_all(bytes).map_err(io_err(path))?;
+    tmp.as_file().sync_all().map_err(io_err(path))?;
     // On failure the temporary is removed when `e.file` drops.
     tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
     Ok(())

@@ -58,10 +58,12 @@ pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
 }
 
 fn first_line_of(path: &Path) -> Result<String, InputError> {
-    let text = std::fs::read_to_string(path).map_err(|source| InputError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP).map_err(
+        |source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
     Ok(text
         .lines()
         .next()

@@ -12,6 +12,8 @@ use super::{
     any_measurement, fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style,
     ChartData, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
+use std::collections::HashMap;
+
 use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
 
 /// Unit of the rows this chart reads.
@@ -36,18 +38,41 @@ fn is_copy_row(r: &MeasurementRow) -> bool {
     is_ok_gbs(r) && r.family == COPY_FAMILY && r.variant == COPY_VARIANT && r.metric > 0.0
 }
 
-/// Measured copy bandwidth of a device and API: the best copy row of the same run, or of any
-/// run when this run has none. The best, because the reference is "what this GPU can move".
-fn copy_reference(data: &ChartData, run_id: &str, device: &str, api: Api) -> Option<f64> {
-    let best = |same_run: bool| {
-        data.measurements
-            .iter()
-            .filter(|r| is_copy_row(r) && r.device == device && r.api == api)
-            .filter(|r| !same_run || r.run_id == run_id)
-            .map(|r| r.metric)
-            .reduce(f64::max)
-    };
-    best(true).or_else(|| best(false))
+/// The best copy bandwidth per (run, device, API) and per (device, API), gathered in one pass
+/// over the rows: asked once per row, a scan of every row made the chart quadratic (100,000
+/// rows took minutes).
+#[derive(Default)]
+struct CopyReferences {
+    per_run: HashMap<(String, String, Api), f64>,
+    any_run: HashMap<(String, Api), f64>,
+}
+
+impl CopyReferences {
+    fn of(data: &ChartData) -> Self {
+        let mut refs = CopyReferences::default();
+        for r in data.measurements.iter().filter(|r| is_copy_row(r)) {
+            let keep_best = |v: &mut f64| *v = v.max(r.metric);
+            refs.per_run
+                .entry((r.run_id.clone(), r.device.clone(), r.api))
+                .and_modify(keep_best)
+                .or_insert(r.metric);
+            refs.any_run
+                .entry((r.device.clone(), r.api))
+                .and_modify(keep_best)
+                .or_insert(r.metric);
+        }
+        refs
+    }
+
+    /// Measured copy bandwidth of a device and API: the best copy row of the same run, or of
+    /// any run when this run has none. The best, because the reference is "what this GPU can
+    /// move".
+    fn get(&self, run_id: &str, device: &str, api: Api) -> Option<f64> {
+        self.per_run
+            .get(&(run_id.to_string(), device.to_string(), api))
+            .or_else(|| self.any_run.get(&(device.to_string(), api)))
+            .copied()
+    }
 }
 
 /// A laid-out peak chart.
@@ -61,13 +86,13 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
     for ((run, _), _) in &groups {
         push_unique(&mut runs, run);
     }
+    let copies = CopyReferences::of(data);
     let mut out = Vec::new();
     for ((run_id, device), rows) in groups {
         // Without a known peak and without a copy measurement there is no bar to draw (a CPU
         // device reports no memory clock): no chart rather than an empty one.
         let drawable = rows.iter().any(|r| {
-            known_peak(r.peak_gbs).is_some()
-                || copy_reference(data, &run_id, &device, r.api).is_some()
+            known_peak(r.peak_gbs).is_some() || copies.get(&run_id, &device, r.api).is_some()
         });
         if !drawable {
             continue;
@@ -84,7 +109,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
                 return out;
             }
             let name = page_slug(&base, i, pages.len());
-            out.push((name, build(data, &run_id, &device, page)));
+            out.push((name, build(data, &copies, &run_id, &device, page)));
         }
     }
     out
@@ -118,7 +143,13 @@ fn fmt_pct(v: f64) -> String {
     }
 }
 
-fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow]) -> PeakFigure {
+fn build(
+    data: &ChartData,
+    copies: &CopyReferences,
+    run_id: &str,
+    device: &str,
+    rows: &[&MeasurementRow],
+) -> PeakFigure {
     let mut apis: Vec<Api> = Vec::new();
     for r in rows {
         push_api(&mut apis, r.api);
@@ -126,7 +157,7 @@ fn build(data: &ChartData, run_id: &str, device: &str, rows: &[&MeasurementRow])
     apis.sort();
     let refs: Vec<(Api, Option<f64>)> = apis
         .iter()
-        .map(|a| (*a, copy_reference(data, run_id, device, *a)))
+        .map(|a| (*a, copies.get(run_id, device, *a)))
         .collect();
     let reference_of = |api: Api| refs.iter().find(|(a, _)| *a == api).and_then(|(_, v)| *v);
     let any_copy = refs.iter().any(|(_, v)| v.is_some());

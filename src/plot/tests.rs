@@ -865,3 +865,37 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
     };
     assert!(unroll::figures(&opencl_only).is_empty(), "no CUDA baseline");
 }
+
+/// 100,000 measurement rows chart in linear time: 25,000 comparisons with no known peak and
+/// no copy row (as a CPU device writes them) and 25,000 points of one sweep, both APIs each.
+/// The peak chart asked every row for its copy reference by scanning every row, and the sweep
+/// chart searched its labels and points for every value: minutes, where a second will do.
+/// The bound allows for a debug build.
+#[test]
+fn a_hundred_thousand_rows_chart_in_bounded_time() {
+    let limit = if cfg!(debug_assertions) { 60.0 } else { 10.0 };
+    let elapsed = within_a_minute(move || {
+        let mut data = ChartData::default();
+        for i in 0..25_000 {
+            for api in ["OpenCL", "CUDA"] {
+                let mut r = m(api, GPU, "big", "matvec", "listing2", 5.0 + i as f64 * 1e-6);
+                r.comparison = format!("matvec/listing2-{i}");
+                r.peak_gbs = None;
+                let mut s = r.clone();
+                s.comparison = format!("matvec/listing2@local={i}");
+                s.sweep_param = "local".into();
+                s.sweep_value = i.to_string();
+                data.measurements.push(r);
+                data.measurements.push(s);
+            }
+        }
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let started = std::time::Instant::now();
+        draw_all(&data, tmp.path(), &[Format::Svg]).expect("charts");
+        started.elapsed().as_secs_f64()
+    });
+    assert!(
+        elapsed < limit,
+        "100,000 rows took {elapsed:.1} s to chart (limit {limit} s)"
+    );
+}

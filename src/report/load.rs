@@ -66,7 +66,8 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
 
 /// The bytes of a file, gunzipped when its name ends in `.gz`.
 fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ReportError> {
-    let raw = fs::read(path).map_err(io(path))?;
+    let raw =
+        crate::input_file::read_capped(path, crate::input_file::RESULT_CAP).map_err(io(path))?;
     if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(raw.as_slice())

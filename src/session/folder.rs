@@ -173,7 +173,8 @@ pub fn check_identity(
 ) -> Result<BTreeMap<String, String>, FolderError> {
     let path = dir.join(IDENTITY_FILE);
     if resume && path.exists() {
-        let text = std::fs::read_to_string(&path).map_err(io(&path))?;
+        let text = crate::input_file::read_text_capped(&path, crate::input_file::RESULT_CAP)
+            .map_err(io(&path))?;
         let stored: FolderIdentity =
             serde_json::from_str(&text).map_err(|e| ExportError::Json {
                 path: path.clone(),

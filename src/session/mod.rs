@@ -145,7 +145,7 @@ pub fn run_study_with(
             bar.inc(1);
             continue;
         }
-        bar.set_message(comparison.id.clone());
+        bar.set_message(crate::terminal::printable(&comparison.id).into_owned());
         let b_side: Option<&mut dyn Backend> = match &mut b {
             Some(x) => Some(&mut **x),
             None => None,

@@ -90,6 +90,62 @@ pub enum SessionError {
     Folder(#[from] FolderError),
     #[error(transparent)]
     Export(#[from] ExportError),
+    #[error("{study}: {comparison}: {reason}")]
+    Refused {
+        study: String,
+        comparison: String,
+        reason: String,
+    },
+}
+
+/// Refuses a define that names an identifier of the kernel it compiles into (either API's
+/// program), other than one of the kernel's knobs.
+fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionError> {
+    use crate::backend::Api;
+    for c in &study.comparisons {
+        for settings in [&c.a, &c.b].into_iter().filter(|s| !s.defines.is_empty()) {
+            let stem = settings.family.file();
+            for api in [Api::OpenCl, Api::Cuda] {
+                // A missing file is reported where the kernel is built.
+                let Ok(text) = sources.program(api, stem) else {
+                    continue;
+                };
+                let file = format!(
+                    "{}/{stem}.{}",
+                    crate::kernels::folder(api),
+                    crate::kernels::extension(api)
+                );
+                for name in settings.defines.keys() {
+                    crate::study::defines::check_against_source(name, &text, &file).map_err(
+                        |reason| SessionError::Refused {
+                            study: crate::terminal::printable(&study.file).into_owned(),
+                            comparison: crate::terminal::printable(&c.id).into_owned(),
+                            reason,
+                        },
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a comparison whose problem cannot fit in its side's device memory or in host
+/// memory, before the folder is touched or any input generated.
+fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
+    let infos = sides.infos();
+    for c in &study.comparisons {
+        for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
+            crate::workload::footprint::check(settings.family, settings.size, info).map_err(
+                |reason| SessionError::Refused {
+                    study: crate::terminal::printable(&study.file).into_owned(),
+                    comparison: crate::terminal::printable(&c.id).into_owned(),
+                    reason,
+                },
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs `plan` over `sides`; see the module docs.
@@ -98,6 +154,8 @@ pub fn execute(
     sides: &mut Sides,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunReport, SessionError> {
+    check_defines(&plan.study, plan.sources)?;
+    check_footprints(&plan.study, sides)?;
     let output = |source| SessionError::Output {
         dir: plan.out.clone(),
         source,

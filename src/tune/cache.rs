@@ -131,7 +131,7 @@ impl File {
             path: path.to_path_buf(),
             message,
         };
-        let mut file: File = match std::fs::read_to_string(path) {
+        let mut file: File = match crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP) {
             Ok(text) => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
             Err(e) => return Err(err(e.to_string())),

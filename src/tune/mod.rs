@@ -115,6 +115,14 @@ impl TunePlan<'_> {
             });
         }
         let variant = space.variant;
+        // Refused before the inputs are generated: a failed host allocation aborts.
+        for side in sides.iter() {
+            crate::workload::footprint::check(variant.family, self.size, side.backend.info())
+                .map_err(|reason| WorkloadError::BadProblem {
+                    variant: self.target(),
+                    reason,
+                })?;
+        }
         let inputs = Inputs::of_variant(variant, self.size, 1, &MatrixSource::Uniform);
         let tuner = Tuner {
             space: &space,

@@ -563,7 +563,8 @@ mod tests {
 
     #[test]
     fn byte_counts_are_exact_for_accepted_sizes_and_saturate_beyond() {
-        // The largest size `check_size` accepts: 17 levels, nowhere near the limit.
+        // Past the largest size `check_size` accepts (its edges need 32-bit offsets): 17
+        // levels, nowhere near the limit.
         let n = u64::from(u32::MAX) - 1;
         assert_eq!(levels(n), 17);
         assert_eq!(bytes(n), (17 * 2 * n + (n + 1) + 2 * 8 * n + 4 * n) * 4);

@@ -7,6 +7,7 @@ pub mod constmem;
 pub mod exec;
 pub mod fft;
 pub mod fill;
+pub mod footprint;
 pub mod math;
 pub mod matvec_flat;
 pub mod matvec_shapes;
@@ -977,6 +978,16 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
             "{size} has {} elements; kernels index with 32-bit integers (limit {})",
             size.elements(),
             u32::MAX - 1
+        )));
+    }
+    // The CSR offsets of a graph are 32-bit too: they index its `n × DEGREE` edges.
+    if variant.family == Bfs && bfs::edges(size.rows) >= u64::from(u32::MAX) {
+        return Err(bad(format!(
+            "{size} vertices have {} edges; edge offsets are 32-bit integers (limit {}, so at \
+             most {} vertices)",
+            bfs::edges(size.rows),
+            u32::MAX - 1,
+            (u64::from(u32::MAX) - 1) / bfs::DEGREE
         )));
     }
     match variant.family {

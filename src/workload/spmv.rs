@@ -434,7 +434,7 @@ fn load_cached(path: &str) -> Result<Arc<Csr>, String> {
     if let Some(csr) = file_cache().lock().ok().and_then(|c| c.get(path).cloned()) {
         return Ok(csr);
     }
-    let text = std::fs::read(Path::new(path))
+    let text = crate::input_file::read_capped(Path::new(path), crate::input_file::MTX_CAP)
         .map_err(|e| format!("cannot read matrix file {path}: {e}"))?;
     let csr = Arc::new(read_mtx(&text, path)?);
     if let Ok(mut c) = file_cache().lock() {
@@ -493,6 +493,7 @@ impl<R> LineCounter<R> {
 /// Reads a Matrix Market coordinate file (real, integer or pattern; general or symmetric)
 /// with `sprs` and converts it to CSR (repeated entries summed). Pattern entries are 1.
 pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, String> {
+    check_size_line(text, name)?;
     let mut counted = LineCounter {
         inner: text,
         newlines: 0,
@@ -530,6 +531,56 @@ pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, String> {
         col: csr.indices().iter().map(|&c| c as u32).collect(),
         val: csr.data().iter().map(|&v| v as f32).collect(),
     })
+}
+
+/// Refuses a size line whose counts the kernels cannot index or the file cannot hold, before
+/// the reader reserves room for them: the reader trusts the declared entry count (2^40 entries
+/// aborted the process on allocation).
+fn check_size_line(text: &[u8], name: &str) -> Result<(), String> {
+    let text = String::from_utf8_lossy(text);
+    let Some((n, line)) = text
+        .lines()
+        .enumerate()
+        .find(|(_, l)| !l.trim().is_empty() && !l.starts_with('%'))
+    else {
+        return Ok(());
+    };
+    let counts: Vec<u64> = line
+        .split_whitespace()
+        .map_while(|w| w.parse().ok())
+        .collect();
+    let &[rows, cols, nnz] = counts.as_slice() else {
+        // Not a coordinate size line: the reader names what is wrong with it.
+        return Ok(());
+    };
+    let limit = u64::from(u32::MAX) - 1;
+    let line_no = n + 1;
+    if rows > limit || cols > limit || nnz > limit {
+        return Err(format!(
+            "{name}: line {line_no}: {rows}x{cols} with {nnz} entries exceeds the kernels' \
+             32-bit indices (limit {limit} rows, columns and entries)"
+        ));
+    }
+    // An entry line is at least "i j\n": a file cannot hold more entries than that allows.
+    let room = text.len() as u64 / 4;
+    if nnz > room {
+        return Err(format!(
+            "{name}: line {line_no}: declares {nnz} entries, but a file of {} bytes holds at \
+             most {room}",
+            text.len()
+        ));
+    }
+    let host = mtx_host_bytes(rows, nnz);
+    super::footprint::check_host(host, &format!("{name}: {rows}x{cols} with {nnz} entries"))
+}
+
+/// Host bytes reading a matrix takes: the reader's triplets (two indices and an f64 per entry,
+/// twice for a symmetric file), the CSR conversion (the same again, plus row pointers), and
+/// the f32/u32 copies kept.
+fn mtx_host_bytes(rows: u64, nnz: u64) -> u64 {
+    let per_entry = 2 * 24 + 24 + 8;
+    nnz.saturating_mul(per_entry)
+        .saturating_add(rows.saturating_add(1).saturating_mul(8 + 4))
 }
 
 /// The error for an entry outside the shape of the size line: names the first such line.
