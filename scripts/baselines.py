@@ -23,7 +23,8 @@ synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows.
 
 BASELINES_ONLY (environment, comma-separated) runs only the named groups of sgemv, sum, copy,
 sobel, sgemm, transfers, launches, spmv, shapes (the studies' sgemv and sum sizes); unset, all
-of them: a GPU visit with a short budget skips the groups its studies do not compare with."""
+of them: a GPU visit with a short budget skips the groups its studies do not compare with.
+SGEMM_SIZES (environment, comma-separated N) sets the SGEMM sizes; unset, 4096."""
 import csv
 import os
 import statistics
@@ -66,6 +67,12 @@ def sgemm(dev, add, n=4096):
     assert torch.allclose(got, ref, rtol=0, atol=1e-3), "torch.matmul is not FP32 SGEMM"
     add("sgemm", "cuBLAS SGEMM via torch.matmul (TF32 off)", str(n), 3 * n * n * 4,
         lambda: torch.matmul(a, b, out=c), flops=2 * n ** 3, reps=100)
+
+
+def sgemm_sizes():
+    """The SGEMM sizes asked for in SGEMM_SIZES, 4096 by default."""
+    text = os.environ.get("SGEMM_SIZES", "4096")
+    return [int(t) for t in text.split(",") if t.strip()]
 
 
 def parse_size(text):
@@ -301,7 +308,7 @@ def main(out, studies=()):
                 lambda: y.copy_(x))
             del y
         del x
-    for group, fn in [("sobel", lambda: sobel(dev, add)), ("sgemm", lambda: sgemm(dev, add)),
+    for group, fn in [("sobel", lambda: sobel(dev, add)), ("sgemm", lambda: [sgemm(dev, add, n) for n in sgemm_sizes()]),
                       ("transfers", lambda: transfers(dev, add)),
                       ("launches", lambda: launches(rows))]:
         if wanted(group):

@@ -1756,7 +1756,9 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
         cases.len()
     );
     // The README quotes the count: it must be this table's, never a hand-kept number.
-    let readme = include_str!("../README.md").split_whitespace().collect::<Vec<_>>();
+    let readme = include_str!("../README.md")
+        .split_whitespace()
+        .collect::<Vec<_>>();
     let quoted = format!("table of {} bad inputs", cases.len());
     assert!(
         readme.join(" ").contains(&quoted),

@@ -131,11 +131,12 @@ impl File {
             path: path.to_path_buf(),
             message,
         };
-        let mut file: File = match crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
-            Err(e) => return Err(err(e.to_string())),
-        };
+        let mut file: File =
+            match crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP) {
+                Ok(text) => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => File::default(),
+                Err(e) => return Err(err(e.to_string())),
+            };
         let sums = std::mem::take(&mut file.sums);
         let before = file.entries.len();
         file.entries.retain(|k, _| sums.contains_key(k));
