@@ -20,3 +20,5 @@ pub mod stats;
 pub mod study;
 pub mod tune;
 pub mod workload;
+
+pub use names::escape_control;

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod terminal;
 mod tune_cli;
 
 use clap::Parser;

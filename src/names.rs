@@ -16,6 +16,24 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// `text` with every control character written as its escape (`\u{1b}`, `\n`): study files
+/// and drivers supply names that a terminal would otherwise act on (clear the screen, move
+/// the cursor, hide what follows).
+pub fn escape_control(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Parses `text` as one of `T`'s names, or says which names there are.
 pub fn parse<T>(text: &str) -> Result<T, String>
 where
@@ -74,3 +92,18 @@ macro_rules! named_enum {
 }
 
 pub(crate) use {named_enum, serde_as_name};
+
+#[cfg(test)]
+mod escape_tests {
+    use super::escape_control;
+
+    #[test]
+    fn control_characters_are_escaped_and_plain_text_is_kept() {
+        assert_eq!(escape_control("matvec/listing2 é"), "matvec/listing2 é");
+        assert_eq!(
+            escape_control("a\u{1b}[2Jb\nc\u{7}"),
+            "a\\u{1b}[2Jb\\nc\\u{7}"
+        );
+        assert!(!escape_control("x\u{9b}31m").chars().any(char::is_control));
+    }
+}
