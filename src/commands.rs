@@ -476,7 +476,7 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .unwrap_or_default();
     println!(
         "[{done}/{total}] {} (local {}, groups {}): {}{pr}",
-        first.comparison,
+        clvscu::escape_control(&first.comparison),
         first.local_size,
         first.groups,
         sides.join(", ")
@@ -488,14 +488,18 @@ fn show_event(event: Event) {
         Event::Started { study, sides } => println!(
             "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons; side A {} [{}]{}",
             env!("CARGO_PKG_VERSION"),
-            study.name,
+            clvscu::escape_control(&study.name),
             study.comparisons.len(),
-            sides.a.info().name,
+            clvscu::escape_control(&sides.a.info().name),
             sides.a.api(),
             sides
                 .b
                 .as_ref()
-                .map(|b| format!(", side B {} [{}]", b.info().name, b.api()))
+                .map(|b| format!(
+                    ", side B {} [{}]",
+                    clvscu::escape_control(&b.info().name),
+                    b.api()
+                ))
                 .unwrap_or_default()
         ),
         Event::PassDone { row, of } => println!(
