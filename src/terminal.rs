@@ -465,6 +465,33 @@ mod tests {
             .contains("similar band"));
     }
 
+    /// A measured row of the golden fake run, with `reps` and `outliers`.
+    fn measured(reps: u32, outliers: u32) -> MeasurementRow {
+        let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/measurements.csv");
+        let rows: Vec<MeasurementRow> =
+            clvscu::export::csv::read_rows(std::path::Path::new(golden)).unwrap();
+        let mut m = rows.into_iter().find(|m| m.status == Status::Ok).unwrap();
+        (m.reps, m.outliers) = (reps, outliers);
+        m
+    }
+
+    #[test]
+    fn a_wide_ci_is_put_down_to_its_causes() {
+        let gpu = |m: &MeasurementRow, is_gpu| SideName {
+            api: m.api.label().to_string(),
+            device: m.device.clone(),
+            is_gpu,
+        };
+        let calm = measured(100, 0);
+        assert!(causes(&[&calm], &[gpu(&calm, true)]).contains("cause unknown"));
+        let few = measured(3, 0);
+        assert!(causes(&[&few], &[gpu(&few, true)]).contains("few repetitions (3 on "));
+        let noisy = measured(100, 20);
+        assert!(causes(&[&noisy], &[gpu(&noisy, true)]).contains("many outliers (20 of 100"));
+        let text = causes(&[&calm], &[gpu(&calm, false)]);
+        assert!(text.contains("a CPU device"), "{text}");
+    }
+
     #[test]
     fn variant_ranges_and_marks_are_described() {
         let find = |f, n| workload::find_variant(f, n).unwrap();
