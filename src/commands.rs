@@ -372,6 +372,14 @@ fn run_every_gpu(
             "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
         );
     }
+    // Each GPU's run would replace the last one's file: one file cannot hold them apart.
+    let exports = [&args.export_json, &args.export_csv, &args.export_markdown];
+    if exports.iter().any(|e| e.is_some()) {
+        bail!(
+            "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
+             --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
+        );
+    }
     let gpus = cuda::list_devices()?;
     let mut code = 0;
     for (i, gpu) in gpus.iter().enumerate() {

@@ -491,6 +491,20 @@ fn every_gpu_pairs_by_the_pci_bus_so_a_hand_picked_opencl_device_is_refused() {
     assert!(!dir.path().join("out").join("study.toml").exists());
 }
 
+#[test]
+fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    clvscu()
+        .args(["run", "--cuda-device", "all", "--export-json"])
+        .arg(dir.path().join("run.json"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--export-json").and(predicate::str::contains("merge")));
+    assert!(!dir.path().join("run.json").exists());
+}
+
 /// A first run on a machine without a GPU (one side, a CPU device with no known peak): the
 /// tables name each point of the grid in full, there is a hint for what to do next, and no
 /// empty chart is drawn.
