@@ -439,7 +439,7 @@ fn run_one(
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {
-        println!("resume: {note}");
+        println!("resume: {}", clvscu::escape_control(note));
     }
     print_report(
         &report.summary,
@@ -537,7 +537,7 @@ fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
                 summary.failed.len()
             );
             for f in &summary.failed {
-                eprintln!("  {f}");
+                eprintln!("  {}", clvscu::escape_control(f));
             }
             print_build_logs(summary);
             EXIT_FAILED_CONFIGS
@@ -553,7 +553,12 @@ fn print_build_logs(summary: &RunSummary) {
     for m in &summary.measurements {
         if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
             shown.push(&m.error);
-            eprintln!("\n{} [{}]: {}", m.comparison, m.api, m.error.trim_end());
+            eprintln!(
+                "\n{} [{}]: {}",
+                clvscu::escape_control(&m.comparison),
+                m.api,
+                m.error.trim_end()
+            );
         }
     }
 }
