@@ -1,8 +1,11 @@
 //! Embeds the git commit in the binary, so results carry their provenance even where the
-//! binary runs without a checkout (the GPU machine).
+//! binary runs without a checkout (the GPU machine), and every study of `harness/`, so each
+//! runs by name without a list to keep in step with the folder.
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
+    embed_studies();
     let commit = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .output()
@@ -38,4 +41,44 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={path}");
     }
+}
+
+/// Writes `$OUT_DIR/builtin_studies.rs`: one `(name, text)` entry per `harness/*.toml`,
+/// `default` first (the study a bare `clvscu run` runs), the others by name.
+fn embed_studies() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let mut names = study_names(&manifest.join("harness"));
+    names.sort_by_key(|n| (n != "default", n.clone()));
+    let mut text = String::from("&[\n");
+    for name in &names {
+        // The path is spelled from the manifest folder at compile time, so the generated
+        // file holds no machine's path.
+        text += &format!(
+            "    (\"{name}\", include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/harness/{name}.toml\"))),\n"
+        );
+    }
+    text += "]\n";
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
+    std::fs::write(out.join("builtin_studies.rs"), text).expect("OUT_DIR is writable");
+}
+
+/// The stems of the `.toml` files in `dir`. A stem that is not a plain name would not be typed
+/// on a command line (nor fit in the generated Rust string): the build stops on it.
+fn study_names(dir: &Path) -> Vec<String> {
+    let entries = std::fs::read_dir(dir).expect("harness/ is readable");
+    entries
+        .map(|e| e.expect("harness/ entry is readable").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            assert!(
+                !stem.is_empty()
+                    && stem
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'),
+                "harness/{stem}.toml: a study's file name must be letters, digits, - or _"
+            );
+            stem.to_string()
+        })
+        .collect()
 }

@@ -8,6 +8,7 @@ use clap::{Args, Parser, Subcommand};
 pub const EXIT_HELP: &str = "Exit codes: 0 success; 1 error (bad input, missing device, I/O); \
 2 usage error; 3 finished, but some configuration failed to build, launch or verify; \
 4 a launch hung past its watchdog limit (--timeout) and the run was stopped; \
+5 diff --fail-on-regression found a regression; \
 130 interrupted (finished comparisons are kept on disk; rerun with --resume).";
 
 #[derive(Debug, Parser)]
@@ -54,6 +55,9 @@ pub enum Command {
     Devices,
     /// List the built-in studies.
     Studies,
+    /// List every kernel family and its variants: kernel name, work-group range, default
+    /// work-group count, unroll points and what each variant is.
+    Families,
     /// Run a study (default: the short `default` study) and write CSV, JSON, Markdown, charts.
     Run(Box<RunArgs>),
     /// The harness's own launch cost on each API, held against a plain loop of the driver's
@@ -72,14 +76,18 @@ pub enum Command {
         /// measurements.csv / prs.csv files (or directories holding them).
         #[arg(required = true)]
         inputs: Vec<PathBuf>,
+        /// Folder the charts are written to (created).
         #[arg(long, default_value = "charts")]
         out: PathBuf,
     },
     /// Join result CSVs of the same kind from several runs or machines: files, or folders
     /// (trees of run folders, one per node or GPU) whose files named like the output are joined.
     Merge {
+        /// CSV files of one kind, or folders of run folders.
         #[arg(required = true, num_args = 1..)]
         inputs: Vec<PathBuf>,
+        /// The joined file; with folders as inputs its name (measurements.csv, prs.csv or
+        /// samples.csv) says which file of each run folder is joined.
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -91,6 +99,7 @@ pub enum Command {
         /// Run folders, or trees of them (one per node or GPU).
         #[arg(required = true, value_name = "DIR")]
         inputs: Vec<PathBuf>,
+        /// Folder report.md (and report.html) and its charts are written to.
         #[arg(long, default_value = "clvscu-report")]
         out: PathBuf,
         /// Also write report.html, one static page with the charts inline.
@@ -100,13 +109,19 @@ pub enum Command {
     /// How the PR and each side's metric moved from the runs under OLD to those under NEW,
     /// with significance from the raw samples (Markdown; --out also writes diff.md, diff.csv).
     Diff {
+        /// The earlier run folder, or a tree of them.
         old: PathBuf,
+        /// The later run folder, or a tree of them.
         new: PathBuf,
+        /// Also write diff.md and diff.csv into this folder.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Relative changes within this many percent are no change.
         #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
         noise: f64,
+        /// Exit with code 5 when any PR or side's metric regressed (for CI jobs).
+        #[arg(long)]
+        fail_on_regression: bool,
     },
 }
 
@@ -163,6 +178,19 @@ pub struct RunArgs {
     /// Output directory (default: clvscu-results/<study>-<UTC timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Also write the run's PR and measurement rows as one JSON document to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Also write the run's PR rows as CSV (the columns of prs.csv) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Also write the run's PR and measurement tables as Markdown to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+    /// Also show one-step experiments (single launches of a multi-launch kernel) in the
+    /// table printed at the end; the files always hold them.
+    #[arg(long)]
+    pub show_experiments: bool,
     /// Continue an interrupted run in --out: skip comparisons already on disk.
     #[arg(long, requires = "out")]
     pub resume: bool,
@@ -249,6 +277,34 @@ mod tests {
         // clap's own checks (conflicting names, bad defaults...), which otherwise run only in
         // debug builds, and only for the arguments a parse happens to touch.
         Cli::command().debug_assert();
+    }
+
+    /// Every argument and subcommand the user can see, with the help text it lacks.
+    fn without_help(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        if !cmd.is_hide_set() && cmd.get_about().is_none() && !path.is_empty() {
+            missing.push(format!("{path} (the subcommand)"));
+        }
+        for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                missing.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            without_help(sub, &format!("{path} {}", sub.get_name()), missing);
+        }
+    }
+
+    #[test]
+    fn every_subcommand_and_argument_has_help() {
+        let mut cmd = Cli::command();
+        // Built, the tree holds what clap adds (help, version): the walk sees what users see.
+        cmd.build();
+        let mut missing = Vec::new();
+        without_help(&cmd, "", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:#?}");
+        // The walk reaches the arguments of nested subcommands.
+        let run = cmd.find_subcommand("run").unwrap();
+        assert!(run.get_arguments().any(|a| a.get_id() == "cl_device"));
     }
 
     #[test]
@@ -354,6 +410,7 @@ mod tests {
     const SUBCOMMANDS: &[&str] = &[
         "devices",
         "studies",
+        "families",
         "run",
         "parity",
         "plot",
@@ -401,6 +458,7 @@ mod tests {
                     seen.insert(match cli.command {
                         Command::Devices => "devices",
                         Command::Studies => "studies",
+                        Command::Families => "families",
                         Command::Run(_) => "run",
                         Command::Parity { .. } => "parity",
                         Command::Plot { .. } => "plot",
@@ -419,6 +477,7 @@ mod tests {
             "calibrate",
             "devices",
             "diff",
+            "families",
             "inspect",
             "merge",
             "parity",

@@ -12,7 +12,6 @@ use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Api, Backend, DeviceInfo};
 use clvscu::export::csv::merge_files;
-use clvscu::export::markdown;
 use clvscu::inspect;
 use clvscu::kernels::KernelSources;
 use clvscu::plot;
@@ -31,12 +30,18 @@ use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, Pairing, 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_FAILED_CONFIGS: i32 = 3;
 pub const EXIT_HUNG: i32 = 4;
+/// `diff --fail-on-regression` found a PR or a side's metric that regressed.
+pub const EXIT_REGRESSED: i32 = 5;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Devices => devices(),
         Command::Studies => studies(),
+        Command::Families => {
+            print!("{}", crate::tables::families());
+            Ok(EXIT_OK)
+        }
         Command::Run(args) => run(*args),
         Command::Calibrate(args) => calibrate(&args),
         Command::Tune(args) => crate::tune_cli::run(*args),
@@ -50,7 +55,8 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             new,
             out,
             noise,
-        } => diff(&old, &new, out.as_deref(), noise),
+            fail_on_regression,
+        } => diff(&old, &new, out.as_deref(), noise, fail_on_regression),
     }
 }
 
@@ -421,6 +427,14 @@ fn run_every_gpu(
             "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
         );
     }
+    // Each GPU's run would replace the last one's file: one file cannot hold them apart.
+    let exports = [&args.export_json, &args.export_csv, &args.export_markdown];
+    if exports.iter().any(|e| e.is_some()) {
+        bail!(
+            "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
+             --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
+        );
+    }
     let gpus = cuda::list_devices()?;
     let mut code = 0;
     for (i, gpu) in gpus.iter().enumerate() {
@@ -482,8 +496,14 @@ fn run_one(
     for note in &report.remeasured {
         println!("resume: {}", printable_lines(note));
     }
-    print_report(&report.summary, &out);
+    print_report(
+        &report.summary,
+        &side_names(&sides),
+        args.show_experiments,
+        &out,
+    );
     print_hint(&report.summary, &out);
+    export(args, &report.summary)?;
     match &report.charts {
         Some(Ok(files)) if files.is_empty() => println!(
             "charts: none, nothing to draw (no PR, no sweep, no known peak or copy measurement)"
@@ -533,12 +553,12 @@ fn show_event(event: Event) {
             env!("CARGO_PKG_VERSION"),
             printable(&study.name),
             study.comparisons.len(),
-            sides.a.info().name,
+            printable(&sides.a.info().name),
             sides.a.api(),
             sides
                 .b
                 .as_ref()
-                .map(|b| format!(", side B {} [{}]", b.info().name, b.api()))
+                .map(|b| format!(", side B {} [{}]", printable(&b.info().name), b.api()))
                 .unwrap_or_default()
         ),
         Event::PassDone { row, of } => println!(
@@ -609,22 +629,63 @@ fn print_hint(all: &RunSummary, out: &Path) {
     );
 }
 
-fn print_report(all: &RunSummary, out: &Path) {
+/// The run's sides as the end-of-run tables name them.
+fn side_names(sides: &Sides) -> Vec<crate::tables::SideName> {
+    std::iter::once(sides.a.as_ref())
+        .chain(sides.b.as_deref())
+        .map(|b| crate::tables::SideName {
+            api: b.api().label().to_string(),
+            device: b.info().name.clone(),
+            is_gpu: b.info().is_gpu,
+        })
+        .collect()
+}
+
+/// `--export-json`, `--export-csv`, `--export-markdown`: the run's rows in the files named,
+/// each written whole or not at all.
+fn export(args: &RunArgs, all: &RunSummary) -> Result<()> {
+    use clvscu::export::{csv::CsvExporter, json::RunResults, markdown::MarkdownExporter};
+    use clvscu::export::{write_atomic, Exporter};
+    if let Some(path) = &args.export_json {
+        let doc = RunResults {
+            prs: all.prs.clone(),
+            measurements: all.measurements.clone(),
+        };
+        clvscu::export::json::write_json_atomic(path, &doc)
+            .with_context(|| format!("--export-json {}", path.display()))?;
+    }
+    if let Some(path) = &args.export_csv {
+        let bytes = CsvExporter.render(&all.prs)?;
+        write_atomic(path, &bytes).with_context(|| format!("--export-csv {}", path.display()))?;
+    }
+    if let Some(path) = &args.export_markdown {
+        let mut text = String::from("## Measurements\n\n");
+        text += std::str::from_utf8(&MarkdownExporter.render(&all.measurements)?)?;
+        if !all.prs.is_empty() {
+            text += "\n## Performance Ratio\n\n";
+            text += std::str::from_utf8(&MarkdownExporter.render(&all.prs)?)?;
+        }
+        write_atomic(path, text.as_bytes())
+            .with_context(|| format!("--export-markdown {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn print_report(
+    all: &RunSummary,
+    sides: &[crate::tables::SideName],
+    show_experiments: bool,
+    out: &Path,
+) {
     let ok = all
         .measurements
         .iter()
         .filter(|m| m.status == Status::Ok)
         .count();
-    println!(
-        "\n## Measurements\n\n{}",
-        printable_lines(&markdown::measurement_table(&all.measurements))
+    print!(
+        "{}",
+        crate::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
     );
-    if !all.prs.is_empty() {
-        println!(
-            "\n## Performance Ratio (PR = perf(A) / perf(B))\n\n{}",
-            printable_lines(&markdown::pr_table(&all.prs))
-        );
-    }
     println!(
         "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
         ok,
@@ -761,7 +822,13 @@ fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i32> {
+fn diff(
+    old: &Path,
+    new: &Path,
+    out: Option<&Path>,
+    noise_pct: f64,
+    fail_on_regression: bool,
+) -> Result<i32> {
     use clvscu::report::{diff, markdown};
     if !(noise_pct.is_finite() && noise_pct >= 0.0) {
         bail!("--noise {noise_pct}: expected a percentage of 0 or more");
@@ -786,5 +853,29 @@ fn diff(old: &Path, new: &Path, out: Option<&Path>, noise_pct: f64) -> Result<i3
         clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;
         eprintln!("wrote diff.md and diff.csv in {}", dir.display());
     }
-    Ok(EXIT_OK)
+    Ok(if fail_on_regression {
+        regression_code(&d)
+    } else {
+        EXIT_OK
+    })
+}
+
+/// [`EXIT_REGRESSED`] when any row of the diff regressed, each named on stderr; else 0.
+fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
+    let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
+    let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();
+    for r in &rows {
+        eprintln!(
+            "regressed: {}: {} {} ({:+.1}%)",
+            printable(&r.study),
+            printable(&r.comparison),
+            r.quantity,
+            r.change_pct
+        );
+    }
+    if rows.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_REGRESSED
+    }
 }

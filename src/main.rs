@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod tables;
 mod tune_cli;
 
 use clap::Parser;

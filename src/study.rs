@@ -22,47 +22,9 @@ use crate::workload::{
     self, find_variant, FamilyKind, IndexWidth, ProgramSource, Size, Variant, WorkloadError,
 };
 
-/// The studies shipped in the binary: (name, file text).
-pub const BUILTIN: &[(&str, &str)] = &[
-    ("default", include_str!("../harness/default.toml")),
-    (
-        "whitepaper-table1",
-        include_str!("../harness/whitepaper-table1.toml"),
-    ),
-    ("modern", include_str!("../harness/modern.toml")),
-    ("unfair", include_str!("../harness/unfair.toml")),
-    ("sweeps", include_str!("../harness/sweeps.toml")),
-    ("peaks", include_str!("../harness/peaks.toml")),
-    ("launch", include_str!("../harness/launch.toml")),
-    ("transfers", include_str!("../harness/transfers.toml")),
-    (
-        "listing4-unroll",
-        include_str!("../harness/listing4-unroll.toml"),
-    ),
-    ("index-width", include_str!("../harness/index-width.toml")),
-    ("second-stage", include_str!("../harness/second-stage.toml")),
-    ("reduce-sizes", include_str!("../harness/reduce-sizes.toml")),
-    ("fft", include_str!("../harness/fft.toml")),
-    ("fdtd-unroll", include_str!("../harness/fdtd-unroll.toml")),
-    ("constant", include_str!("../harness/constant.toml")),
-    ("texture", include_str!("../harness/texture.toml")),
-    (
-        "texture-explain",
-        include_str!("../harness/texture-explain.toml"),
-    ),
-    (
-        "flags-compute",
-        include_str!("../harness/flags-compute.toml"),
-    ),
-    ("shapes", include_str!("../harness/shapes.toml")),
-    (
-        "shapes-explain",
-        include_str!("../harness/shapes-explain.toml"),
-    ),
-    ("shapes-gaps", include_str!("../harness/shapes-gaps.toml")),
-    ("bfs", include_str!("../harness/bfs.toml")),
-    ("fill", include_str!("../harness/fill.toml")),
-];
+/// The studies shipped in the binary: (name, file text), one per `harness/*.toml` (build.rs
+/// lists the folder), `default` first.
+pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_studies.rs"));
 
 #[derive(Debug, Error)]
 pub enum StudyError {

@@ -37,8 +37,10 @@ pub struct TuneArgs {
     /// Seconds each non-exhaustive strategy may run.
     #[arg(long)]
     pub budget_s: Option<f64>,
+    /// Seed of the random and annealing strategies.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Output folder: evaluations, best configurations, charts and the cache.
     #[arg(long, default_value = "clvscu-results/tune")]
     pub out: PathBuf,
     /// Problem size (default: the space's own).
@@ -53,10 +55,14 @@ pub struct TuneArgs {
     /// Timed repetitions of one evaluation (device-event timer).
     #[arg(long, default_value_t = 7)]
     pub reps: u32,
+    /// Untimed runs before each evaluation's timed repetitions.
     #[arg(long, default_value_t = 2)]
     pub warmup: u32,
+    /// Which APIs to tune (default: both; OpenCL alone when CUDA is missing, and the
+    /// reverse).
     #[arg(long, value_enum, default_value = "opencl-cuda")]
     pub pair: Pairing,
+    /// Do not draw charts.
     #[arg(long)]
     pub no_charts: bool,
     /// The watchdog's limit for any one launch, in seconds (default: 120 s for a
@@ -77,7 +83,7 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
         Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?))
     };
     Ok(match args.pair {
-        Pairing::OpenclCuda => vec![cl()?, cu()?],
+        Pairing::OpenclCuda => one_or_both(cl(), cu())?,
         Pairing::Opencl => vec![cl()?],
         Pairing::Cuda => vec![cu()?],
         Pairing::Fake => [Api::OpenCl, Api::Cuda]
@@ -88,6 +94,26 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
             bail!("tune compares OpenCL with CUDA: use --pair opencl-cuda, opencl or cuda")
         }
     })
+}
+
+/// Both APIs when both open; with one missing, the other alone and a note, as `run` does: a
+/// machine without CUDA still tunes its OpenCL device.
+fn one_or_both(
+    cl: Result<Box<dyn Backend>>,
+    cu: Result<Box<dyn Backend>>,
+) -> Result<Vec<Box<dyn Backend>>> {
+    match (cl, cu) {
+        (Ok(a), Ok(b)) => Ok(vec![a, b]),
+        (Ok(one), Err(e)) | (Err(e), Ok(one)) => {
+            eprintln!("note: {e:#}");
+            eprintln!(
+                "note: tuning {} only; no best-vs-best ratio can be formed",
+                one.api().label()
+            );
+            Ok(vec![one])
+        }
+        (Err(ea), Err(eb)) => bail!("no backend can run:\n  {ea:#}\n  {eb:#}"),
+    }
 }
 
 pub fn run(args: TuneArgs) -> Result<i32> {

@@ -504,6 +504,20 @@ fn every_gpu_pairs_by_the_pci_bus_so_a_hand_picked_opencl_device_is_refused() {
     assert!(!dir.path().join("out").join("study.toml").exists());
 }
 
+#[test]
+fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
+    let dir = tempfile::tempdir().unwrap();
+    clvscu()
+        .args(["run", "--cuda-device", "all", "--export-json"])
+        .arg(dir.path().join("run.json"))
+        .arg("--out")
+        .arg(dir.path().join("out"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--export-json").and(predicate::str::contains("merge")));
+    assert!(!dir.path().join("run.json").exists());
+}
+
 /// A first run on a machine without a GPU (one side, a CPU device with no known peak): the
 /// tables name each point of the grid in full, there is a hint for what to do next, and no
 /// empty chart is drawn.
@@ -603,4 +617,207 @@ fn an_error_is_printed_once_and_an_absurd_timeout_is_refused() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("longest watchdog limit"));
+}
+
+#[test]
+fn families_lists_every_variant_with_its_parameters_and_marks() {
+    let out = clvscu().arg("families").assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    // The cells of `name`'s row in `family`'s table (the table follows the family's heading):
+    // variant, mark, kernel, work-group size, work-groups, unroll points, about.
+    let row = |family: &str, name: &str| -> Vec<String> {
+        let table = text
+            .split("\n\n")
+            .find(|t| t.starts_with(&format!("{family} (")))
+            .unwrap_or_else(|| panic!("no table for {family}:\n{text}"));
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("| {name} ")))
+            .unwrap_or_else(|| panic!("no row for {family}/{name}:\n{table}"))
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect::<Vec<_>>()[1..8]
+            .to_vec()
+    };
+    for v in clvscu::workload::VARIANTS {
+        let r = row(v.family.name(), v.name);
+        let kernel = if v.kernel.is_empty() { "-" } else { v.kernel };
+        let mark = if !v.safe {
+            "unsafe"
+        } else if v.experiment {
+            "experiment"
+        } else {
+            ""
+        };
+        assert_eq!((r[1].as_str(), r[2].as_str()), (mark, kernel), "{r:?}");
+        assert_eq!(r[6], v.about, "{r:?}");
+    }
+    let listing7 = row("matvec", "listing7");
+    assert_eq!(listing7[3], "64..512, powers of two");
+    assert_eq!(listing7[4], "8 per compute unit");
+    assert_eq!(row("matvec", "listing4")[5], "A, B");
+    assert_eq!(row("reduce", "first-pass")[1], "experiment");
+}
+
+#[test]
+fn every_harness_study_resolves_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = Path::new(env!("CARGO_MANIFEST_DIR")).join("harness");
+    let names: Vec<String> = std::fs::read_dir(harness)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.len() >= 40, "{names:?}");
+    let listed = clvscu().arg("studies").assert().success();
+    let listed = String::from_utf8_lossy(&listed.get_output().stdout).to_string();
+    for name in &names {
+        assert!(
+            listed
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(name)),
+            "`clvscu studies` leaves out {name}:\n{listed}"
+        );
+        // `run` loads and resolves the study before it opens a device; a filter that matches
+        // nothing then stops it there, so each name is checked without measuring.
+        clvscu()
+            .args(["run", "--pair", "fake", "--no-plot", "--study", name])
+            .args(["--only", "no comparison has this in its name"])
+            .arg("--out")
+            .arg(dir.path().join(name))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("matches no comparison of study"));
+    }
+}
+
+const EXPERIMENT_STUDY: &str = r#"
+name = "with-experiment"
+[defaults]
+family = "reduce"
+size = "4096"
+local = 64
+warmup = 1
+reps = 3
+min_time = 0.0
+[[comparison]]
+name = "sum\u001b[2J"
+variant = "tuned"
+[[comparison]]
+variant = "first-pass"
+"#;
+
+#[test]
+fn the_end_of_run_table_names_sides_gives_verdicts_and_hides_experiments() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(dir.path(), "exp.toml", EXPERIMENT_STUDY);
+    let out = run_cmd("fake", &study, &dir.path().join("a"))
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        !text.contains("perf A") && !text.contains("perf B"),
+        "{text}"
+    );
+    assert!(text.contains("PR = perf(OpenCL) / perf(CUDA)"), "{text}");
+    let header: Vec<&str> = text
+        .lines()
+        .find(|l| l.starts_with("| comparison") && l.contains("side"))
+        .unwrap_or_else(|| panic!("no measurement table: {text}"))
+        .split('|')
+        .map(str::trim)
+        .collect();
+    for column in ["side", "median", "95% CI", "MAD", "N"] {
+        assert!(header.contains(&column), "{column}: {header:?}");
+    }
+    assert!(text.contains("| OpenCL on fake OpenCL device |"), "{text}");
+    assert!(text.contains("| CUDA on fake CUDA device "), "{text}");
+    // Aligned: every line of a table is as wide as its header.
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("| comparison"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(table.len() >= 4, "{text}");
+    let width = table[0].chars().count();
+    assert!(table.iter().all(|l| l.chars().count() == width), "{text}");
+    // A verdict per comparison in hyperfine's words; the fake sides run alike.
+    assert!(
+        text.contains("OpenCL and CUDA ran similarly") || text.contains(" times "),
+        "{text}"
+    );
+    // The study's comparison name reaches the terminal with its escape sequence disarmed.
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    assert!(text.contains("sum\\u{1b}[2J"), "{text}");
+    // The one-step experiment is measured and saved, but left out of the table.
+    assert!(!text.contains("| reduce/first-pass "), "{text}");
+    assert!(text.contains("--show-experiments"), "{text}");
+    let rows: Vec<MeasurementRow> = read_rows(&dir.path().join("a/measurements.csv")).unwrap();
+    assert!(rows.iter().any(|r| r.variant == "first-pass"));
+    let out = run_cmd("fake", &study, &dir.path().join("b"))
+        .arg("--show-experiments")
+        .assert()
+        .code(0);
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(text.contains("| reduce/first-pass "), "{text}");
+}
+
+#[test]
+fn run_exports_its_rows_as_json_csv_and_markdown() {
+    use clvscu::export::json::RunResults;
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(dir.path(), "small.toml", SMALL_STUDY);
+    let out = dir.path().join("out");
+    let (json, csv, md) = (
+        dir.path().join("exports/run.json"),
+        dir.path().join("run.csv"),
+        dir.path().join("run.md"),
+    );
+    run_cmd("fake", &study, &out)
+        .arg("--export-json")
+        .arg(&json)
+        .arg("--export-csv")
+        .arg(&csv)
+        .arg("--export-markdown")
+        .arg(&md)
+        .assert()
+        .code(0);
+    let doc: RunResults = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    let measurements: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    // The files on disk went through a decimal text once more than the JSON: equal to the
+    // last bit or two.
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * x.abs().max(y.abs());
+    assert_eq!(doc.prs.len(), 3);
+    for (j, c) in doc.prs.iter().zip(&prs) {
+        assert_eq!(
+            (&j.comparison, j.api_a, j.api_b),
+            (&c.comparison, c.api_a, c.api_b)
+        );
+        assert!(
+            close(j.pr, c.pr) && close(j.pr_ci_lo, c.pr_ci_lo) && close(j.pr_ci_hi, c.pr_ci_hi)
+        );
+    }
+    assert_eq!(doc.measurements.len(), measurements.len());
+    for (j, c) in doc.measurements.iter().zip(&measurements) {
+        assert_eq!(
+            (&j.comparison, j.api, j.reps),
+            (&c.comparison, c.api, c.reps)
+        );
+        assert!(close(j.metric, c.metric), "{} {}", j.metric, c.metric);
+    }
+    // The CSV export has the columns and text of prs.csv.
+    assert_eq!(
+        std::fs::read_to_string(&csv).unwrap(),
+        std::fs::read_to_string(out.join("prs.csv")).unwrap()
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("## Performance Ratio") && md.contains("| matvec/listing6 |"));
+    // Written whole through a temporary file, which is gone.
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path().join("exports"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, ["run.json"]);
 }

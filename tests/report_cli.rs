@@ -8,6 +8,7 @@ use assert_cmd::Command;
 use clvscu::export::csv::read_rows;
 use clvscu::record::PrRow;
 use clvscu::report::diff::DiffRow;
+use predicates::prelude::*;
 
 fn clvscu() -> Command {
     Command::cargo_bin("clvscu").expect("binary built")
@@ -261,4 +262,30 @@ fn report_refuses_a_tree_without_run_folders() {
         .code(1)
         .stderr(predicates::str::contains("no run folder"));
     assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn diff_fails_on_regression_only_when_something_regressed() {
+    let (_dir, a, b) = fleet();
+    // One study each, which keeps the bootstrap short.
+    let (a, b) = (a.join("default"), b.join("default"));
+    // From the H200 back to the H100, the side that moves the most bytes got slower.
+    let assert = clvscu()
+        .arg("diff")
+        .arg(&b)
+        .arg(&a)
+        .arg("--fail-on-regression")
+        .assert()
+        .code(5);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains("regressed: default: "), "{stderr}");
+    // A run against itself changed nothing.
+    clvscu()
+        .arg("diff")
+        .arg(&a)
+        .arg(&a)
+        .arg("--fail-on-regression")
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("regressed: ").not());
 }

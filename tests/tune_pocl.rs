@@ -189,3 +189,36 @@ fn stencil_tiles_matvec_width_and_spmv_local_tune_on_pocl() {
         start.elapsed()
     );
 }
+
+#[test]
+#[ignore = "needs OpenCL"]
+fn tune_without_cuda_falls_back_to_opencl_like_run() {
+    common::need("OpenCL", clvscu::backend::opencl::availability());
+    let cuda = clvscu::backend::cuda::availability();
+    let dir = tempfile::tempdir().unwrap();
+    // The default pair (opencl-cuda), as a user types it on a machine without CUDA.
+    let o = Command::cargo_bin("clvscu")
+        .unwrap()
+        .args([
+            "tune",
+            "reduce/tuned",
+            "--strategy",
+            "random",
+            "--budget",
+            "2",
+        ])
+        .args(["--reps", "3", "--no-charts", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("| OpenCL |"), "{stdout}");
+    if cuda.is_err() {
+        assert!(stderr.contains("tuning OpenCL only"), "{stderr}");
+        assert!(!stdout.contains("| CUDA |"), "{stdout}");
+    }
+}

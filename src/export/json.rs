@@ -147,6 +147,15 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
     })
 }
 
+/// A run's result rows as one JSON document: what `run --export-json` writes.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunResults {
+    /// One row per comparison with both sides (the rows of prs.csv).
+    pub prs: Vec<crate::record::PrRow>,
+    /// One row per side of each comparison (the rows of measurements.csv).
+    pub measurements: Vec<crate::record::MeasurementRow>,
+}
+
 /// Renders rows as one pretty-printed JSON array, for tools that prefer JSON to CSV.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonExporter;

@@ -1,0 +1,506 @@
+//! What a person reads in the terminal: the list of kernel families and the tables at the end
+//! of a run, aligned by comfy-table (in Markdown's layout, so they paste into notes as they
+//! are), with each side named by its API and device and a verdict per comparison.
+
+use comfy_table::{presets::ASCII_MARKDOWN, CellAlignment, Table};
+
+use clvscu::export::markdown::format_sig;
+use clvscu::record::{MeasurementRow, PrRow, Status};
+use clvscu::stats::{SIMILAR_HI, SIMILAR_LO};
+use clvscu::terminal::printable;
+use clvscu::workload::{self, FamilyKind, GroupRule, Variant};
+
+/// Significant digits of a metric and of a ratio.
+const VALUE_DIGITS: usize = 4;
+const RATIO_DIGITS: usize = 3;
+
+/// Below this many timed repetitions a wide CI is put down to their number.
+const FEW_REPS: u32 = 10;
+/// A side with more than this share of outliers among its repetitions is called noisy.
+const MANY_OUTLIERS: f64 = 0.1;
+/// A CI whose half-width is more than this share of the PR is too wide to conclude from.
+const WIDE_CI: f64 = 0.1;
+
+/// A table with `header`, the columns at `right` aligned right (numbers).
+fn table(header: &[&str], right: &[usize]) -> Table {
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN).set_header(header.to_vec());
+    for &i in right {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    t
+}
+
+/// `clvscu families`: one table per family, a row per variant, then what the marks mean.
+pub fn families() -> String {
+    let mut out = String::new();
+    for &family in FamilyKind::all() {
+        let variants = workload::variants_of(family, true);
+        if variants.is_empty() {
+            continue;
+        }
+        out += &format!(
+            "{} ({}; kernels/{}.cl and .cu)\n",
+            family.name(),
+            family.metric().unit(),
+            family.file()
+        );
+        let mut t = table(
+            &[
+                "variant",
+                "mark",
+                "kernel",
+                "work-group size",
+                "work-groups by default",
+                "unroll points",
+                "about",
+            ],
+            &[],
+        );
+        for v in variants {
+            t.add_row(vec![
+                v.name.to_string(),
+                mark(v).to_string(),
+                kernel(v).to_string(),
+                local_range(v),
+                group_rule(v.default_groups),
+                unroll_points(v),
+                v.about.to_string(),
+            ]);
+        }
+        out += &format!("{t}\n\n");
+    }
+    out += "marks: experiment = one step of a multi-launch kernel, run only when a study names \
+            it (never by all_variants); unsafe = the racy form as printed, run only when named.\n";
+    out
+}
+
+fn mark(v: &Variant) -> &'static str {
+    match (v.safe, v.experiment) {
+        (false, _) => "unsafe",
+        (true, true) => "experiment",
+        (true, false) => "",
+    }
+}
+
+fn kernel(v: &Variant) -> &'static str {
+    // No kernel of its own: the API's copy command, or a rule's pick at run time (the about
+    // says which).
+    if v.kernel.is_empty() {
+        "-"
+    } else {
+        v.kernel
+    }
+}
+
+/// The work-group sizes a variant accepts: one size, a range, "any".
+fn local_range(v: &Variant) -> String {
+    if v.min_local == v.max_local {
+        return v.min_local.to_string();
+    }
+    let hi = if v.max_local == u32::MAX {
+        "device limit".to_string()
+    } else {
+        v.max_local.to_string()
+    };
+    match (v.pow2_local, v.min_local) {
+        (false, 1) if v.max_local == u32::MAX => "any".into(),
+        (true, lo) => format!("{lo}..{hi}, powers of two"),
+        (false, lo) => format!("{lo}..{hi}"),
+    }
+}
+
+fn group_rule(rule: GroupRule) -> String {
+    match rule {
+        GroupRule::Cover { per_item: 1 } => "one work-item per element".into(),
+        GroupRule::Cover { per_item } => format!("one work-item per {per_item} elements"),
+        GroupRule::Fixed(n) => format!("{n}"),
+        GroupRule::PerComputeUnit(k) => format!("{k} per compute unit"),
+        GroupRule::Tiles => "one per output tile".into(),
+        GroupRule::Columns => "one work-item per (x, y) column".into(),
+        GroupRule::Cover2D => "one work-item per element, 2-D".into(),
+    }
+}
+
+fn unroll_points(v: &Variant) -> String {
+    if v.unroll_points.is_empty() {
+        "-".into()
+    } else {
+        v.unroll_points.join(", ")
+    }
+}
+
+/// A side of the run as the terminal names it.
+#[derive(Debug, Clone)]
+pub struct SideName {
+    pub api: String,
+    pub device: String,
+    pub is_gpu: bool,
+}
+
+/// Whether a row's variant is a one-step experiment (an internal pass of a larger kernel).
+fn is_experiment(family: FamilyKind, variant: &str) -> bool {
+    workload::find_variant(family, variant).is_ok_and(|v| v.experiment)
+}
+
+/// The tables printed at the end of a run: each side's median, CI, MAD and repetitions, the
+/// PRs with the sides named, a verdict per comparison and a warning where the CI is too wide
+/// to conclude from. One-step experiments are left out unless `show_experiments`.
+pub fn end_of_run(
+    measurements: &[MeasurementRow],
+    prs: &[PrRow],
+    sides: &[SideName],
+    show_experiments: bool,
+) -> String {
+    let shown = |family, variant: &str| show_experiments || !is_experiment(family, variant);
+    let ms: Vec<&MeasurementRow> = measurements
+        .iter()
+        .filter(|m| shown(m.family, &m.variant))
+        .collect();
+    let ps: Vec<&PrRow> = prs.iter().filter(|p| shown(p.family, &p.variant)).collect();
+    let mut out = format!("\n## Measurements\n\n{}\n", measurement_table(&ms));
+    if let Some(first) = ps.first() {
+        let (a, b) = side_names(first);
+        out += &format!(
+            "\n## Performance Ratio (PR = perf({a}) / perf({b}))\n\n{}\n\n",
+            pr_table(&ps)
+        );
+        for p in &ps {
+            out += &verdict_lines(p, &ms, sides);
+        }
+    }
+    let hidden = measurements.len() - ms.len();
+    if hidden > 0 {
+        out += &format!(
+            "\n{hidden} measurement(s) of one-step experiments not shown (--show-experiments \
+             shows them; the files hold them)\n"
+        );
+    }
+    out
+}
+
+/// "OpenCL on NVIDIA H100": a side by API and device, control characters escaped.
+fn side_label(api: &str, device: &str) -> String {
+    format!("{api} on {}", printable(device))
+}
+
+fn measurement_table(rows: &[&MeasurementRow]) -> Table {
+    let mut t = table(
+        &[
+            "comparison",
+            "side",
+            "median",
+            "95% CI",
+            "MAD",
+            "N",
+            "outliers",
+            "status",
+        ],
+        &[2, 3, 4, 5, 6],
+    );
+    for m in rows {
+        let ok = m.status == Status::Ok;
+        let dash = || "-".to_string();
+        t.add_row(vec![
+            printable(&m.comparison).into_owned(),
+            side_label(m.api.label(), &m.device),
+            if ok {
+                format!(
+                    "{} {}",
+                    format_sig(m.metric, VALUE_DIGITS),
+                    m.metric_unit.unit()
+                )
+            } else {
+                dash()
+            },
+            if ok {
+                format!(
+                    "[{}, {}]",
+                    format_sig(m.metric_ci_lo, VALUE_DIGITS),
+                    format_sig(m.metric_ci_hi, VALUE_DIGITS)
+                )
+            } else {
+                dash()
+            },
+            // The MAD of the times, relative: the same share of the metric.
+            if ok && m.median_s > 0.0 {
+                format!("±{:.1}%", m.mad_s / m.median_s * 100.0)
+            } else {
+                dash()
+            },
+            m.reps.to_string(),
+            m.outliers.to_string(),
+            m.status.as_str().to_string(),
+        ]);
+    }
+    t
+}
+
+/// The two sides of a PR row as a verdict names them: by API, and by side where both sides
+/// run the same API.
+fn side_names(p: &PrRow) -> (String, String) {
+    if p.api_a == p.api_b {
+        (format!("{} A", p.api_a), format!("{} B", p.api_b))
+    } else {
+        (p.api_a.to_string(), p.api_b.to_string())
+    }
+}
+
+fn pr_table(rows: &[&PrRow]) -> Table {
+    let first = rows[0];
+    let a = side_label(first.api_a.label(), &first.device_a);
+    let b = side_label(first.api_b.label(), &first.device_b);
+    let mut t = table(
+        &[
+            "comparison",
+            "size",
+            "local×groups",
+            &a,
+            &b,
+            "PR [95% CI]",
+            "fair",
+        ],
+        &[2, 3, 4, 5],
+    );
+    for p in rows {
+        t.add_row(vec![
+            printable(&p.comparison).into_owned(),
+            p.size.clone(),
+            format!("{}×{}", p.local_size, p.groups),
+            format!(
+                "{} {}",
+                format_sig(p.metric_a, VALUE_DIGITS),
+                p.metric_unit.unit()
+            ),
+            format!(
+                "{} {}",
+                format_sig(p.metric_b, VALUE_DIGITS),
+                p.metric_unit.unit()
+            ),
+            format!(
+                "{} [{}, {}]",
+                format_sig(p.pr, RATIO_DIGITS),
+                format_sig(p.pr_ci_lo, RATIO_DIGITS),
+                format_sig(p.pr_ci_hi, RATIO_DIGITS)
+            ),
+            if p.fair {
+                "yes".into()
+            } else {
+                format!("no: {}", p.differing_steps)
+            },
+        ]);
+    }
+    t
+}
+
+/// The verdict on one PR, in hyperfine's words, and a warning line when its CI is too wide.
+fn verdict_lines(p: &PrRow, ms: &[&MeasurementRow], sides: &[SideName]) -> String {
+    let mut out = format!("{}: {}\n", printable(&p.comparison), verdict(p));
+    if let Some(why) = too_wide(p) {
+        let mine: Vec<&MeasurementRow> = ms
+            .iter()
+            .copied()
+            .filter(|m| m.comparison == p.comparison)
+            .collect();
+        out += &format!(
+            "  warning: {why}, too wide to conclude; {}\n",
+            causes(&mine, sides)
+        );
+    }
+    out
+}
+
+/// "OpenCL ran 1.08 ± 0.01 times slower than CUDA": the factor and its CI's half-width, with
+/// "similar" where the whole CI lies in the similar band.
+pub fn verdict(p: &PrRow) -> String {
+    let (a, b) = side_names(p);
+    let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
+    if !(pr.is_finite() && lo.is_finite() && hi.is_finite() && lo > 0.0) {
+        return format!("no verdict: the PR or its CI is not a number ({pr}, [{lo}, {hi}])");
+    }
+    let band = format!("[{SIMILAR_LO}, {SIMILAR_HI}]");
+    if (SIMILAR_LO..=SIMILAR_HI).contains(&lo) && (SIMILAR_LO..=SIMILAR_HI).contains(&hi) {
+        return format!(
+            "{a} and {b} ran similarly: PR {} [{}, {}] lies in the similar band {band}",
+            format_sig(pr, RATIO_DIGITS),
+            format_sig(lo, RATIO_DIGITS),
+            format_sig(hi, RATIO_DIGITS)
+        );
+    }
+    // Higher performance is better: PR above 1 means side A is faster by PR, below 1 slower
+    // by 1 / PR, whose CI is [1 / hi, 1 / lo].
+    let (factor, spread, word) = if lo > 1.0 {
+        (pr, (hi - lo) / 2.0, "faster")
+    } else if hi < 1.0 {
+        (1.0 / pr, (1.0 / lo - 1.0 / hi) / 2.0, "slower")
+    } else {
+        return format!(
+            "no clear difference: PR {} [{}, {}] includes 1 but reaches outside the similar \
+             band {band}",
+            format_sig(pr, RATIO_DIGITS),
+            format_sig(lo, RATIO_DIGITS),
+            format_sig(hi, RATIO_DIGITS)
+        );
+    };
+    format!("{a} ran {factor:.2} ± {spread:.2} times {word} than {b}")
+}
+
+/// Why a PR's CI is too wide to conclude from, if it is: wider than ±10% of the PR, or across
+/// an edge of the similar band (it cannot tell similar from different).
+fn too_wide(p: &PrRow) -> Option<String> {
+    let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
+    let ci = format!(
+        "the 95% CI [{}, {}]",
+        format_sig(lo, RATIO_DIGITS),
+        format_sig(hi, RATIO_DIGITS)
+    );
+    let half = (hi - lo) / 2.0 / pr;
+    if !half.is_finite() || half > WIDE_CI {
+        return Some(format!("{ci} spans ±{:.0}% of the PR", half * 100.0));
+    }
+    let crosses = |edge: f64| lo < edge && edge < hi;
+    if crosses(SIMILAR_LO) || crosses(SIMILAR_HI) {
+        return Some(format!(
+            "{ci} crosses an edge of the similar band [{SIMILAR_LO}, {SIMILAR_HI}]"
+        ));
+    }
+    None
+}
+
+/// What widened a CI, from its comparison's measurements and the run's devices.
+fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
+    let mut found = Vec::new();
+    for m in ms {
+        let side = side_label(m.api.label(), &m.device);
+        if m.reps < FEW_REPS {
+            found.push(format!("few repetitions ({} on {side})", m.reps));
+        }
+        if m.reps > 0 && f64::from(m.outliers) > MANY_OUTLIERS * f64::from(m.reps) {
+            found.push(format!(
+                "many outliers ({} of {} on {side})",
+                m.outliers, m.reps
+            ));
+        }
+        let cpu = sides
+            .iter()
+            .any(|s| !s.is_gpu && s.api == m.api.label() && s.device == m.device);
+        if cpu {
+            found.push(format!("a CPU device ({side}), whose timings vary"));
+        }
+    }
+    found.dedup();
+    if found.is_empty() {
+        "cause unknown; more repetitions (--reps, --min-time) narrow it".into()
+    } else {
+        format!("likely cause: {}", found.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clvscu::record::Api;
+
+    fn pr(pr: f64, lo: f64, hi: f64) -> PrRow {
+        PrRow {
+            run_id: "r".into(),
+            study: "s".into(),
+            comparison: "matvec/listing2".into(),
+            device_a: "gpu".into(),
+            device_b: "gpu".into(),
+            api_a: Api::OpenCl,
+            api_b: Api::Cuda,
+            family: FamilyKind::Matvec,
+            variant: "listing2".into(),
+            size: "64x40".into(),
+            local_size: 64,
+            groups: 1,
+            metric_unit: FamilyKind::Matvec.metric(),
+            metric_a: 1.0,
+            metric_b: 1.0,
+            pr,
+            pr_ci_lo: lo,
+            pr_ci_hi: hi,
+            similar: false,
+            similar_tight: false,
+            fair: true,
+            differing_steps: String::new(),
+            timer: String::new(),
+            sweep_param: String::new(),
+            sweep_value: String::new(),
+        }
+    }
+
+    #[test]
+    fn verdicts_read_like_hyperfine() {
+        assert_eq!(
+            verdict(&pr(1.5, 1.4, 1.6)),
+            "OpenCL ran 1.50 ± 0.10 times faster than CUDA"
+        );
+        // PR 0.5 [0.4, 0.625]: slower by 2, whose CI is [1.6, 2.5].
+        assert_eq!(
+            verdict(&pr(0.5, 0.4, 0.625)),
+            "OpenCL ran 2.00 ± 0.45 times slower than CUDA"
+        );
+        assert!(verdict(&pr(1.02, 0.95, 1.08)).contains("ran similarly"));
+        assert!(verdict(&pr(1.0, 0.8, 1.3)).contains("no clear difference"));
+        // Same API on both sides: the sides are told apart.
+        let mut same = pr(1.5, 1.4, 1.6);
+        same.api_b = Api::OpenCl;
+        assert_eq!(
+            verdict(&same),
+            "OpenCL A ran 1.50 ± 0.10 times faster than OpenCL B"
+        );
+    }
+
+    #[test]
+    fn wide_or_band_crossing_cis_are_flagged() {
+        assert!(too_wide(&pr(1.5, 1.4, 1.6)).is_none());
+        assert!(too_wide(&pr(1.0, 0.98, 1.02)).is_none());
+        assert!(too_wide(&pr(1.0, 0.7, 1.3)).unwrap().contains("±30%"));
+        assert!(too_wide(&pr(1.1, 1.05, 1.15))
+            .unwrap()
+            .contains("similar band"));
+    }
+
+    /// A measured row of the golden fake run, with `reps` and `outliers`.
+    fn measured(reps: u32, outliers: u32) -> MeasurementRow {
+        let golden = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/measurements.csv");
+        let rows: Vec<MeasurementRow> =
+            clvscu::export::csv::read_rows(std::path::Path::new(golden)).unwrap();
+        let mut m = rows.into_iter().find(|m| m.status == Status::Ok).unwrap();
+        (m.reps, m.outliers) = (reps, outliers);
+        m
+    }
+
+    #[test]
+    fn a_wide_ci_is_put_down_to_its_causes() {
+        let gpu = |m: &MeasurementRow, is_gpu| SideName {
+            api: m.api.label().to_string(),
+            device: m.device.clone(),
+            is_gpu,
+        };
+        let calm = measured(100, 0);
+        assert!(causes(&[&calm], &[gpu(&calm, true)]).contains("cause unknown"));
+        let few = measured(3, 0);
+        assert!(causes(&[&few], &[gpu(&few, true)]).contains("few repetitions (3 on "));
+        let noisy = measured(100, 20);
+        assert!(causes(&[&noisy], &[gpu(&noisy, true)]).contains("many outliers (20 of 100"));
+        let text = causes(&[&calm], &[gpu(&calm, false)]);
+        assert!(text.contains("a CPU device"), "{text}");
+    }
+
+    #[test]
+    fn variant_ranges_and_marks_are_described() {
+        let find = |f, n| workload::find_variant(f, n).unwrap();
+        assert_eq!(mark(find(FamilyKind::Matvec, "listing7-unsafe")), "unsafe");
+        assert_eq!(mark(find(FamilyKind::Matvec, "listing2")), "");
+        assert_eq!(local_range(find(FamilyKind::Matvec, "listing2")), "any");
+        assert_eq!(
+            local_range(find(FamilyKind::Matvec, "listing7")),
+            "64..512, powers of two"
+        );
+    }
+}
