@@ -646,4 +646,15 @@ mod tests {
             }
         }
     }
+
+    /// A case proptest once shrank to (kept as a test, so that no seed file is needed).
+    #[test]
+    fn relative_change_keeps_a_small_step_next_to_a_large_value() {
+        let (a, d) = (716_650.246_250_031, 7.421_398_271_641_544);
+        let rounding = 4.0 * f64::EPSILON * (a + d) / a;
+        for b in [a + d, a - d] {
+            let error = (relative_change(a, b) - d / a).abs();
+            assert!(error <= 1e-12 * (d / a) + rounding, "{a} {b}: {error}");
+        }
+    }
 }

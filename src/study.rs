@@ -1677,6 +1677,19 @@ mod fuzz_tests {
         }
     }
 
+    /// A mutation proptest once shrank to: an `=` inserted at a far position (taken modulo
+    /// the text's length), tried on every built-in study.
+    #[test]
+    fn an_inserted_equals_sign_never_panics_in_any_builtin_study() {
+        for (name, text) in BUILTIN {
+            let mutated = apply(
+                text,
+                &Mutation::Insert(16_704_732_666_340_371_646, "=".into()),
+            );
+            check_parse(&mutated, &format!("harness/{name}.toml")).unwrap();
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(4000))]
 

@@ -1033,7 +1033,9 @@ pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
 pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: u32) -> u32 {
     let primary = size.rows.max(1);
     let groups = match variant.default_groups {
-        Cover { per_item } => primary.div_ceil(u64::from(local) * u64::from(per_item)),
+        Cover { per_item } => {
+            primary.div_ceil(u64::from(local.max(1)) * u64::from(per_item.max(1)))
+        }
         Fixed(g) => u64::from(g),
         PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
         Tiles => sgemm::groups(variant, size),
@@ -1277,6 +1279,25 @@ mod fuzz_tests {
                 prop_assert_eq!(bytes, global.saturating_mul(8));
                 prop_assert_eq!(flops, global.saturating_mul(16 * u64::from(FMA_ITERS)));
             }
+        }
+    }
+
+    /// Cases proptest once shrank to: sizes at and far past the 32-bit limit with a zero
+    /// launch, where counts and group rules once overflowed.
+    #[test]
+    fn huge_sizes_with_a_zero_launch_count_without_overflow() {
+        let cases = [
+            (FamilyKind::Spmv, "scalar", 4_294_967_294, 2),
+            (FamilyKind::Bfs, "uniform", 227_737_581_156_908_045, 0),
+        ];
+        for (family, name, rows, cols) in cases {
+            let v = find_variant(family, name).unwrap();
+            let size = Size::matrix(rows, cols);
+            if check_size(v, size).is_ok() {
+                assert!(elements_of(v.family, size) < u64::from(u32::MAX));
+            }
+            assert!(default_groups(v, size, 0, 0) >= 1);
+            let _ = work_of(v.family, v.name, size, 0);
         }
     }
 
