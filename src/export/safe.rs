@@ -101,12 +101,25 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
             .custom_flags(libc::O_NOFOLLOW)
             .open(path)
     };
-    let (file, created) = match open(true) {
-        Ok(f) => (f, true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            (open(false).map_err(|e| link_or_io(path, e))?, false)
-        }
-        Err(e) => return Err(link_or_io(path, e)),
+    // A file that existed may be gone a moment later (a lock its holder let go): then it is
+    // created afresh, a bounded number of times.
+    let mut opened = None;
+    for _ in 0..100 {
+        opened = match open(true) {
+            Ok(f) => Some((f, true)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open(false) {
+                Ok(f) => Some((f, false)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(link_or_io(path, e)),
+            },
+            Err(e) => return Err(link_or_io(path, e)),
+        };
+        break;
+    }
+    let Some((file, created)) = opened else {
+        return Err(io_err(path)(std::io::Error::other(
+            "the file keeps appearing and vanishing",
+        )));
     };
     let meta = file.metadata().map_err(io_err(path))?;
     if !meta.is_file() {
