@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use clvscu::kernels::KernelSources;
 
 /// Exit codes, documented in `--help` and the README.
 pub const EXIT_HELP: &str = "Exit codes: 0 success; 1 error (bad input, missing device, I/O); \
@@ -65,7 +66,7 @@ pub enum Command {
     /// grid sweep; writes calibration.csv, calibration-pr.csv and calibration.md.
     Calibrate(CalibrateArgs),
     /// Search each API's best configuration of a kernel; best-vs-best beside same-config PR.
-    Tune(Box<crate::tune_cli::TuneArgs>),
+    Tune(Box<TuneArgs>),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
         #[command(flatten)]
@@ -260,6 +261,78 @@ pub struct InspectArgs {
     pub sass: bool,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// `family/name` of a tunable space (matvec/tuned, matvec/tuned-vec, reduce/tuned,
+    /// sgemm/blocked, spmv/vector, spmv/vector-local, stencil/fdtd3d).
+    pub target: String,
+    /// Strategies, run in this order against one cache: exhaustive, random, anneal. A
+    /// strategy after the exhaustive one is measured against the cached exhaustive results.
+    #[arg(long, value_delimiter = ',', default_value = "exhaustive")]
+    pub strategy: Vec<String>,
+    /// Evaluations each non-exhaustive strategy may ask for per API (default: a fifth of
+    /// the space).
+    #[arg(long)]
+    pub budget: Option<usize>,
+    /// Seconds each non-exhaustive strategy may run.
+    #[arg(long)]
+    pub budget_s: Option<f64>,
+    /// Seed of the random and annealing strategies.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output folder: evaluations, best configurations, charts and the cache.
+    #[arg(long, default_value = "clvscu-results/tune")]
+    pub out: PathBuf,
+    /// Problem size (default: the space's own).
+    #[arg(long)]
+    pub size: Option<String>,
+    /// The cache file (default: OUT/tune-cache.json); reused and extended by later runs.
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// `full` (the GPU space) or `small` (default on a CPU device such as PoCL).
+    #[arg(long)]
+    pub space: Option<String>,
+    /// Timed repetitions of one evaluation (device-event timer).
+    #[arg(long, default_value_t = 7)]
+    pub reps: u32,
+    /// Untimed runs before each evaluation's timed repetitions.
+    #[arg(long, default_value_t = 2)]
+    pub warmup: u32,
+    /// Which APIs to tune (default: both; OpenCL alone when CUDA is missing, and the
+    /// reverse).
+    #[arg(long, value_enum, default_value = "opencl-cuda")]
+    pub pair: Pairing,
+    /// Do not draw charts.
+    #[arg(long)]
+    pub no_charts: bool,
+    /// The watchdog's limit for any one launch, in seconds (default: 120 s for a
+    /// configuration's first launch, then 100 times what it took, at least 10 s). A launch
+    /// past it ends the tune with exit code 4; every finished evaluation is in the cache.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
+    #[command(flatten)]
+    pub devices: DeviceArgs,
+}
+
+impl DeviceArgs {
+    /// The kernel sources: the embedded twins, or a folder the user names, which must hold
+    /// both APIs' folders (a missing one is bad input, exit 1, in every command).
+    pub fn sources(&self) -> anyhow::Result<KernelSources> {
+        let Some(d) = &self.kernels_dir else {
+            return Ok(KernelSources::embedded());
+        };
+        for sub in ["kernels_cl", "kernels_cu"] {
+            if !d.join(sub).is_dir() {
+                anyhow::bail!(
+                    "--kernels-dir {}: no folder {sub} in it (it must hold kernels_cl/ and kernels_cu/)",
+                    d.display()
+                );
+            }
+        }
+        Ok(KernelSources::from_dir(d))
+    }
 }
 
 #[cfg(test)]

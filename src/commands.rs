@@ -3,7 +3,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
@@ -13,7 +12,6 @@ use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Api, Backend, DeviceInfo};
 use clvscu::export::csv::merge_files;
 use clvscu::inspect;
-use clvscu::kernels::KernelSources;
 use clvscu::plot;
 use clvscu::plot::input::CsvKind;
 use clvscu::record::{MeasurementRow, PrRow, SampleRow, Status};
@@ -27,12 +25,8 @@ use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_FAILED_CONFIGS: i32 = 3;
-pub const EXIT_HUNG: i32 = 4;
-/// `diff --fail-on-regression` found a PR or a side's metric that regressed.
-pub const EXIT_REGRESSED: i32 = 5;
-pub const EXIT_INTERRUPTED: i32 = 130;
+use crate::stopping::{interrupt_flag, start_watchdog};
+pub use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -58,23 +52,6 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             fail_on_regression,
         } => diff(&old, &new, out.as_deref(), noise, fail_on_regression),
     }
-}
-
-/// The kernel sources: the embedded twins, or a folder the user names, which must hold both
-/// APIs' folders (a missing one is bad input, exit 1, in every command).
-pub fn sources(args: &DeviceArgs) -> Result<KernelSources> {
-    let Some(d) = &args.kernels_dir else {
-        return Ok(KernelSources::embedded());
-    };
-    for sub in ["kernels_cl", "kernels_cu"] {
-        if !d.join(sub).is_dir() {
-            bail!(
-                "--kernels-dir {}: no folder {sub} in it (it must hold kernels_cl/ and kernels_cu/)",
-                d.display()
-            );
-        }
-    }
-    Ok(KernelSources::from_dir(d))
 }
 
 fn print_device(prefix: &str, d: &DeviceInfo) {
@@ -175,7 +152,7 @@ fn open_sides(args: &RunArgs) -> Result<Sides> {
 /// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
 fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     let mut sides = open_pair(&args.devices, args.pair, None)?;
-    let sources = sources(&args.devices)?;
+    let sources = args.devices.sources()?;
     let plan = if args.quick {
         clvscu::calibrate::CalibrationPlan::quick()
     } else {
@@ -295,62 +272,10 @@ fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
     Ok((study, text))
 }
 
-/// Ends the process at once, skipping exit handlers: a driver thread stuck in a kernel can
-/// hold them forever. Every finished comparison is already on disk (rows are flushed as
-/// they are written).
-fn end_now(code: i32) -> ! {
-    use std::io::Write as _;
-    let _ = std::io::stdout().flush();
-    // No destructor runs after _exit: the folder's lock file is removed here.
-    clvscu::session::folder::release_held_locks();
-    // SAFETY: _exit only ends the process; nothing runs after it.
-    unsafe { libc::_exit(code) }
-}
-
-/// Ctrl-C sets the flag; the session stops after the comparison in progress. When a launch
-/// has been running for over a second (a stuck kernel would never return to look at the
-/// flag), or on a second Ctrl-C, the process ends at once.
-///
-/// `kept` says where the finished work is and how to continue.
-pub(crate) fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    let dog = watchdog.clone();
-    let _ = ctrlc::set_handler(move || {
-        let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
-        if stuck || flag.swap(true, Ordering::SeqCst) {
-            eprintln!(
-                "\ninterrupted{}: {kept}",
-                if stuck {
-                    " during a launch that had not returned"
-                } else {
-                    ""
-                }
-            );
-            end_now(EXIT_INTERRUPTED);
-        }
-    });
-    interrupted
-}
-
 /// What a run that stops early keeps, and how to continue it.
 fn run_kept(out: &Path) -> String {
     let out = out.display();
     format!("every finished comparison is in {out}; continue with --resume --out {out}")
-}
-
-/// The watchdog of a run or a tune: a launch past its limit ends the process with
-/// [`EXIT_HUNG`]. `then` says where the finished work is and how to continue.
-pub(crate) fn start_watchdog(then: String) -> Watchdog {
-    Watchdog::start(move |what, ran, limit| {
-        eprintln!(
-            "\nwatchdog: the {what} has run for {:.1} s, past its limit of {:.1} s; the run is \
-             stopped. {then}",
-            ran.as_secs_f64(),
-            limit.as_secs_f64()
-        );
-        end_now(EXIT_HUNG);
-    })
 }
 
 fn run(args: RunArgs) -> Result<i32> {
@@ -470,7 +395,7 @@ fn run_one(
     interrupted: &Arc<AtomicBool>,
 ) -> Result<i32> {
     let (study, study_text) = load_study(args)?;
-    let sources = sources(&args.devices)?;
+    let sources = args.devices.sources()?;
     let mut sides = open_sides(args)?;
     let out = out.to_path_buf();
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -698,7 +623,7 @@ fn print_report(
 
 fn parity(args: &DeviceArgs) -> Result<i32> {
     let allow = clvscu::parity::load_allow_list(clvscu::parity::EMBEDDED_ALLOW_LIST)?;
-    let report = clvscu::parity::check(&sources(args)?, &allow);
+    let report = clvscu::parity::check(&args.sources()?, &allow);
     println!("{}", report.render());
     Ok(if report.passed() { EXIT_OK } else { 1 })
 }
@@ -765,7 +690,7 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 }
 
 fn inspect_cmd(args: InspectArgs) -> Result<i32> {
-    let sources = sources(&args.devices)?;
+    let sources = args.devices.sources()?;
     // A device the user named must exist; without a selector a missing API is a note.
     let mut cl = match OpenClBackend::open(args.devices.cl_device.as_deref()) {
         Ok(b) => Some(b),

@@ -1,10 +1,8 @@
 //! `clvscu tune FAMILY/VARIANT`: the arguments and the command, at the edge.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
 
 use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
@@ -19,60 +17,7 @@ use clvscu::tune::strategy::StrategyKind;
 use clvscu::tune::{self, output, scope_of, TunePlan};
 use clvscu::workload::{FamilyKind, Size};
 
-use crate::cli::{DeviceArgs, Pairing};
-
-#[derive(Debug, Args)]
-pub struct TuneArgs {
-    /// `family/name` of a tunable space (matvec/tuned, matvec/tuned-vec, reduce/tuned,
-    /// sgemm/blocked, spmv/vector, spmv/vector-local, stencil/fdtd3d).
-    pub target: String,
-    /// Strategies, run in this order against one cache: exhaustive, random, anneal. A
-    /// strategy after the exhaustive one is measured against the cached exhaustive results.
-    #[arg(long, value_delimiter = ',', default_value = "exhaustive")]
-    pub strategy: Vec<String>,
-    /// Evaluations each non-exhaustive strategy may ask for per API (default: a fifth of
-    /// the space).
-    #[arg(long)]
-    pub budget: Option<usize>,
-    /// Seconds each non-exhaustive strategy may run.
-    #[arg(long)]
-    pub budget_s: Option<f64>,
-    /// Seed of the random and annealing strategies.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Output folder: evaluations, best configurations, charts and the cache.
-    #[arg(long, default_value = "clvscu-results/tune")]
-    pub out: PathBuf,
-    /// Problem size (default: the space's own).
-    #[arg(long)]
-    pub size: Option<String>,
-    /// The cache file (default: OUT/tune-cache.json); reused and extended by later runs.
-    #[arg(long)]
-    pub cache: Option<PathBuf>,
-    /// `full` (the GPU space) or `small` (default on a CPU device such as PoCL).
-    #[arg(long)]
-    pub space: Option<String>,
-    /// Timed repetitions of one evaluation (device-event timer).
-    #[arg(long, default_value_t = 7)]
-    pub reps: u32,
-    /// Untimed runs before each evaluation's timed repetitions.
-    #[arg(long, default_value_t = 2)]
-    pub warmup: u32,
-    /// Which APIs to tune (default: both; OpenCL alone when CUDA is missing, and the
-    /// reverse).
-    #[arg(long, value_enum, default_value = "opencl-cuda")]
-    pub pair: Pairing,
-    /// Do not draw charts.
-    #[arg(long)]
-    pub no_charts: bool,
-    /// The watchdog's limit for any one launch, in seconds (default: 120 s for a
-    /// configuration's first launch, then 100 times what it took, at least 10 s). A launch
-    /// past it ends the tune with exit code 4; every finished evaluation is in the cache.
-    #[arg(long, value_name = "SECONDS", value_parser = crate::cli::positive_seconds)]
-    pub timeout: Option<f64>,
-    #[command(flatten)]
-    pub devices: DeviceArgs,
-}
+use crate::cli::{Pairing, TuneArgs};
 
 fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
     let d = &args.devices;
@@ -140,7 +85,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     };
     let def = space_def(family, variant, kind)?;
     let size = Size::parse(args.size.as_deref().unwrap_or(def.size))?;
-    let sources = crate::commands::sources(&args.devices)?;
+    let sources = args.devices.sources()?;
     // A link planted in the output folder would take a write elsewhere: refused by name.
     clvscu::export::safe::prepare_dir(&args.out, true)?;
     let cache_path = args
@@ -151,8 +96,8 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         "every finished evaluation is in the cache {}; the same command continues from it",
         cache_path.display()
     );
-    let watchdog = crate::commands::start_watchdog(format!("{kept}."));
-    let interrupted = crate::commands::interrupt_flag(&watchdog, kept.clone());
+    let watchdog = crate::stopping::start_watchdog(format!("{kept}."));
+    let interrupted = crate::stopping::interrupt_flag(&watchdog, kept.clone());
     let plan = TunePlan {
         def,
         size,
@@ -218,7 +163,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     );
     if report.interrupted {
         eprintln!("interrupted: {kept}");
-        return Ok(crate::commands::EXIT_INTERRUPTED);
+        return Ok(crate::stopping::EXIT_INTERRUPTED);
     }
     Ok(0)
 }

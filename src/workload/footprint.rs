@@ -7,6 +7,7 @@
 //! exact: they exist to tell "fits" from "cannot fit", and err towards refusing only sizes
 //! far past what a measurement needs.
 
+pub use super::host_memory::{available_host_bytes, check_host};
 use super::{bfs, constmem, md, stencil, FamilyKind, Size};
 use crate::backend::DeviceInfo;
 
@@ -94,23 +95,6 @@ pub fn check_device(needed: u64, device: &DeviceInfo, what: &str) -> Result<(), 
     Ok(())
 }
 
-/// Refuses `needed` host bytes above the memory available now (when the system says).
-pub fn check_host(needed: u64, what: &str) -> Result<(), String> {
-    match available_host_bytes() {
-        Some(limit) => check_host_against(needed, limit, what),
-        None => Ok(()),
-    }
-}
-
-fn check_host_against(needed: u64, limit: u64, what: &str) -> Result<(), String> {
-    if needed > limit {
-        return Err(format!(
-            "{what} needs about {needed} bytes of host memory; {limit} bytes are available"
-        ));
-    }
-    Ok(())
-}
-
 /// Both checks for one side: the device's first, as the device is the usual limit.
 pub fn check(family: FamilyKind, size: Size, device: &DeviceInfo) -> Result<(), String> {
     let fp = of(family, size);
@@ -119,26 +103,9 @@ pub fn check(family: FamilyKind, size: Size, device: &DeviceInfo) -> Result<(), 
     check_host(fp.host, &what)
 }
 
-/// Host memory available now: `MemAvailable` of /proc/meminfo (memory a new allocation can
-/// take without swapping), where the system has one.
-pub fn available_host_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    parse_meminfo(&text, "MemAvailable:").or_else(|| parse_meminfo(&text, "MemTotal:"))
-}
-
-fn parse_meminfo(text: &str, key: &str) -> Option<u64> {
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    let kib: u64 = line[key.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kib.saturating_mul(1024))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::host_memory::{check_host_against, parse_meminfo};
     use super::*;
 
     fn device(bytes: u64) -> DeviceInfo {

@@ -8,6 +8,7 @@ pub mod exec;
 pub mod fft;
 pub mod fill;
 pub mod footprint;
+pub mod host_memory;
 pub mod math;
 pub mod matvec_flat;
 pub mod matvec_shapes;

@@ -575,7 +575,7 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), String> {
         ));
     }
     let host = mtx_host_bytes(rows, nnz);
-    super::footprint::check_host(host, &format!("{name}: {rows}x{cols} with {nnz} entries"))
+    super::host_memory::check_host(host, &format!("{name}: {rows}x{cols} with {nnz} entries"))
 }
 
 /// Host bytes reading a matrix takes: the reader's triplets (two indices and an f64 per entry,

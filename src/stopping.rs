@@ -1,0 +1,67 @@
+//! How a run or a tune stops early: the exit codes, the watchdog that ends a launch past its
+//! limit, and Ctrl-C. Both commands share them, so a stuck kernel ends either the same way.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use clvscu::session::watchdog::Watchdog;
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_FAILED_CONFIGS: i32 = 3;
+pub const EXIT_HUNG: i32 = 4;
+/// `diff --fail-on-regression` found a PR or a side's metric that regressed.
+pub const EXIT_REGRESSED: i32 = 5;
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// Ends the process at once, skipping exit handlers: a driver thread stuck in a kernel can
+/// hold them forever. Every finished comparison is already on disk (rows are flushed as
+/// they are written).
+fn end_now(code: i32) -> ! {
+    use std::io::Write as _;
+    let _ = std::io::stdout().flush();
+    // No destructor runs after _exit: the folder's lock file is removed here.
+    clvscu::session::folder::release_held_locks();
+    // SAFETY: _exit only ends the process; nothing runs after it.
+    unsafe { libc::_exit(code) }
+}
+
+/// Ctrl-C sets the flag; the session stops after the comparison in progress. When a launch
+/// has been running for over a second (a stuck kernel would never return to look at the
+/// flag), or on a second Ctrl-C, the process ends at once.
+///
+/// `kept` says where the finished work is and how to continue.
+pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    let dog = watchdog.clone();
+    let _ = ctrlc::set_handler(move || {
+        let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
+        if stuck || flag.swap(true, Ordering::SeqCst) {
+            eprintln!(
+                "\ninterrupted{}: {kept}",
+                if stuck {
+                    " during a launch that had not returned"
+                } else {
+                    ""
+                }
+            );
+            end_now(EXIT_INTERRUPTED);
+        }
+    });
+    interrupted
+}
+
+/// The watchdog of a run or a tune: a launch past its limit ends the process with
+/// [`EXIT_HUNG`]. `then` says where the finished work is and how to continue.
+pub fn start_watchdog(then: String) -> Watchdog {
+    Watchdog::start(move |what, ran, limit| {
+        eprintln!(
+            "\nwatchdog: the {what} has run for {:.1} s, past its limit of {:.1} s; the run is \
+             stopped. {then}",
+            ran.as_secs_f64(),
+            limit.as_secs_f64()
+        );
+        end_now(EXIT_HUNG);
+    })
+}

@@ -1,0 +1,37 @@
+//! Host memory: what a new allocation can take now, and the refusal of a problem that needs
+//! more (a reader or generator asks before it reserves anything).
+
+/// Refuses `needed` host bytes above the memory available now (when the system says).
+pub fn check_host(needed: u64, what: &str) -> Result<(), String> {
+    match available_host_bytes() {
+        Some(limit) => check_host_against(needed, limit, what),
+        None => Ok(()),
+    }
+}
+
+pub(crate) fn check_host_against(needed: u64, limit: u64, what: &str) -> Result<(), String> {
+    if needed > limit {
+        return Err(format!(
+            "{what} needs about {needed} bytes of host memory; {limit} bytes are available"
+        ));
+    }
+    Ok(())
+}
+
+/// Host memory available now: `MemAvailable` of /proc/meminfo (memory a new allocation can
+/// take without swapping), where the system has one.
+pub fn available_host_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    parse_meminfo(&text, "MemAvailable:").or_else(|| parse_meminfo(&text, "MemTotal:"))
+}
+
+pub(crate) fn parse_meminfo(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    let kib: u64 = line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib.saturating_mul(1024))
+}
