@@ -236,6 +236,18 @@ fn device_selector(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// A search budget in seconds: positive and at most a week (`--budget-s`).
+fn budget_seconds(text: &str) -> Result<f64, String> {
+    const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= WEEK_S => Ok(v),
+        Ok(v) if v > WEEK_S => Err(format!(
+            "{v:e} s is more than a week ({WEEK_S} s), the longest search budget"
+        )),
+        _ => Err(format!("'{text}' is not a positive number of seconds")),
+    }
+}
+
 pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => clvscu::study::check_timeout(v).map(|()| v),
@@ -276,8 +288,8 @@ pub struct TuneArgs {
     /// the space).
     #[arg(long)]
     pub budget: Option<usize>,
-    /// Seconds each non-exhaustive strategy may run.
-    #[arg(long)]
+    /// Seconds each non-exhaustive strategy may run (positive, at most a week).
+    #[arg(long, value_parser = budget_seconds)]
     pub budget_s: Option<f64>,
     /// Seed of the random and annealing strategies.
     #[arg(long, default_value_t = 1)]

@@ -196,6 +196,10 @@ pub struct Study {
     pub sha256: String,
 }
 
+/// The longest one comparison's timing may run: `min_time` above it is refused, and the
+/// session stops timing there whatever a study asks.
+pub const MAX_TIMING_S: f64 = 600.0;
+
 /// Load a built-in study by name, or a study file by path.
 pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
@@ -371,6 +375,12 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     if !(min_time_s.is_finite() && min_time_s >= 0.0) {
         return Err(field(format!(
             "field 'min_time' = {min_time_s} must be a non-negative number of seconds"
+        )));
+    }
+    if min_time_s > MAX_TIMING_S {
+        return Err(field(format!(
+            "field 'min_time' = {min_time_s:e} is above the limit {MAX_TIMING_S} s: the timing \
+             of one comparison stops there"
         )));
     }
     check_limits(spec).map_err(field)?;

@@ -267,6 +267,18 @@ fn inputs_bounds_and_the_rest() -> Vec<Case> {
             "field 'reps' = 10 is above field 'max_reps' = 1",
         ),
         study_case(
+            "a min_time past the timing cap",
+            one("min_time = 1e308"),
+            "field 'min_time' = 1e308 is above the limit 600 s",
+        ),
+        case(
+            "tune",
+            "a search budget of 1e308 seconds",
+            fake_tune(&["--strategy", "random", "--budget-s", "1e308"]),
+            2,
+            "the longest search budget",
+        ),
+        study_case(
             "a seed past 2^53",
             one("seed = 9007199254740992"),
             "field 'seed' = 9007199254740992 is above the limit 9007199254740991",

@@ -19,7 +19,7 @@ use super::timings::PhaseTimes;
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
 /// A hard cap on the timing of one comparison, so a mis-specified study cannot run away.
-const MAX_TIMING_SECONDS: f64 = 600.0;
+const MAX_TIMING_SECONDS: f64 = crate::study::MAX_TIMING_S;
 
 /// One side of a comparison, ready to run.
 pub struct SidePlan<'b> {
