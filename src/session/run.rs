@@ -116,18 +116,22 @@ fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionEr
                     crate::kernels::extension(api)
                 );
                 for name in settings.defines.keys() {
-                    crate::study::defines::check_against_source(name, &text, &file).map_err(
-                        |reason| SessionError::Refused {
-                            study: crate::terminal::printable(&study.file).into_owned(),
-                            comparison: crate::terminal::printable(&c.id).into_owned(),
-                            reason,
-                        },
-                    )?;
+                    crate::study::defines::check_against_source(name, &text, &file)
+                        .map_err(|reason| refused(study, &c.id, reason))?;
                 }
             }
         }
     }
     Ok(())
+}
+
+/// The refusal of one comparison of `study`, its names escaped for the terminal.
+fn refused(study: &Study, comparison: &str, reason: String) -> SessionError {
+    SessionError::Refused {
+        study: crate::terminal::printable(&study.file).into_owned(),
+        comparison: crate::terminal::printable(comparison).into_owned(),
+        reason,
+    }
 }
 
 /// Refuses a comparison whose problem cannot fit in its side's device memory or in host
@@ -136,13 +140,8 @@ fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
     let infos = sides.infos();
     for c in &study.comparisons {
         for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
-            crate::workload::footprint::check(settings.family, settings.size, info).map_err(
-                |reason| SessionError::Refused {
-                    study: crate::terminal::printable(&study.file).into_owned(),
-                    comparison: crate::terminal::printable(&c.id).into_owned(),
-                    reason,
-                },
-            )?;
+            crate::workload::footprint::check(settings.family, settings.size, info)
+                .map_err(|reason| refused(study, &c.id, reason))?;
         }
     }
     Ok(())
