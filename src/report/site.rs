@@ -1,0 +1,139 @@
+//! The browsable HTML report: `index.html` lists the run folders per GPU and links one page
+//! per folder under `pages/`; each page has its folder's tables and the charts drawn from its
+//! rows alone, as SVG files in a folder named like the page. The charts across GPUs stay in
+//! `charts/` (shared with `report.md`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::export::safe::{check_dir, prepare_dir};
+use crate::export::write_atomic;
+use crate::plot;
+
+use super::html::{self, BlockView, GpuView, PageLink};
+use super::load::RunFolder;
+use super::tables::{self, GpuKey};
+use super::ReportError;
+
+/// The folder of the pages, below the report's folder.
+pub const PAGES: &str = "pages";
+/// How a page links back to the index.
+const INDEX_FROM_PAGE: &str = "../index.html";
+
+/// A page's file stem: the folder's label as a slug, numbered when two labels slug alike.
+fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
+    let base = plot::slug(label);
+    let mut slug = base.clone();
+    let mut n = 2;
+    while !taken.insert(slug.clone()) {
+        slug = format!("{base}-{n}");
+        n += 1;
+    }
+    slug
+}
+
+/// Draws `folder`'s charts into `pages/<slug>/` and returns them relative to `pages/`.
+fn page_charts(folder: &RunFolder, out: &Path, slug: &str) -> Result<Vec<PathBuf>, ReportError> {
+    let pages = out.join(PAGES);
+    let files = super::draw_into(std::slice::from_ref(folder), &pages.join(slug))?;
+    Ok(files
+        .into_iter()
+        .map(|p| p.strip_prefix(&pages).map(Path::to_path_buf).unwrap_or(p))
+        .collect())
+}
+
+fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
+    let mut doc = super::doc::Doc::default();
+    for c in charts {
+        doc.chart(c.clone());
+    }
+    html::blocks(&doc)
+}
+
+/// Writes one folder's page and its charts; returns the index's line for it and the files.
+fn write_page(
+    folder: &RunFolder,
+    gpu: &GpuKey,
+    slug: &str,
+    out: &Path,
+) -> Result<(PageLink, Vec<PathBuf>), ReportError> {
+    let charts = page_charts(folder, out, slug)?;
+    let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(PAGES).join(c)).collect();
+    let page = out.join(PAGES).join(format!("{slug}.html"));
+    let text = html::render_page(
+        &folder.label,
+        &gpu.title(),
+        INDEX_FROM_PAGE,
+        &html::blocks(&tables::folder_doc(folder)),
+        &chart_views(&charts),
+    );
+    write_atomic(&page, text.as_bytes())?;
+    files.push(page);
+    let prs = folder.prs();
+    let link = PageLink {
+        href: format!("{PAGES}/{slug}.html"),
+        label: folder.label.clone(),
+        measurements: folder.measurements().len(),
+        prs: prs.len(),
+        similar: prs.iter().filter(|r| r.similar).count(),
+        fair: prs.iter().filter(|r| r.fair).count(),
+    };
+    Ok((link, files))
+}
+
+/// Writes `index.html` and every folder's page into `out`; `charts` are the report's charts
+/// (relative to `out`), of which the index shows those across GPUs. Returns the files written.
+pub fn write_site(
+    folders: &[RunFolder],
+    roots: &[String],
+    charts: &[PathBuf],
+    out: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    // A link planted at `pages/` would take every page elsewhere.
+    check_dir(out, true)?;
+    prepare_dir(&out.join(PAGES), false)?;
+    let groups = tables::per_gpu(folders);
+    let mut taken = HashSet::new();
+    let (mut gpus, mut files) = (Vec::new(), Vec::new());
+    for (i, (gpu, list)) in groups.iter().enumerate() {
+        let mut pages = Vec::new();
+        for f in list {
+            let slug = unique_slug(&f.label, &mut taken);
+            let (link, written) = write_page(f, gpu, &slug, out)?;
+            pages.push(link);
+            files.extend(written);
+        }
+        gpus.push(GpuView {
+            id: format!("gpu-{}", i + 1),
+            title: gpu.title(),
+            pages,
+            blocks: html::blocks(&tables::baselines_doc(list)),
+        });
+    }
+    let across: Vec<PathBuf> = charts
+        .iter()
+        .filter(|c| c.to_string_lossy().contains(plot::GPUS_CHART))
+        .cloned()
+        .collect();
+    let intro = tables::intro(folders.len(), roots, groups.len());
+    let index = out.join("index.html");
+    write_atomic(
+        &index,
+        html::render_index(&intro, &gpus, &chart_views(&across)).as_bytes(),
+    )?;
+    files.push(index);
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_of_pages_never_collide() {
+        let mut taken = HashSet::new();
+        assert_eq!(unique_slug("h100/default", &mut taken), "h100-default");
+        assert_eq!(unique_slug("h100 default", &mut taken), "h100-default-2");
+        assert_eq!(unique_slug("h100:default", &mut taken), "h100-default-3");
+    }
+}
