@@ -1,0 +1,291 @@
+//! The HTML report as a reader meets it: over copies of committed H100 and H200 run folders,
+//! every link of every page leads to a page of the report, every image to a chart file in it,
+//! and (with a headless Chromium) the pages load and show their sections.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::Command as BinCommand;
+
+/// Two studies' folders of each GPU: one with sweeps (index), one with several studies.
+const INPUTS: [&str; 4] = [
+    "results/h100-2026-11-22-index",
+    "results/h200-2026-11-22-index",
+    "results/h100-2026-11-22-compiler",
+    "results/h200-2026-11-22-compiler",
+];
+
+/// Copies `src` (a committed results folder) into `dst`, file by file.
+fn copy_tree(src: &Path, dst: &Path) {
+    fs::create_dir_all(dst).unwrap();
+    for e in fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to);
+        } else {
+            fs::copy(e.path(), to).unwrap();
+        }
+    }
+}
+
+/// The HTML report of copies of [`INPUTS`], written to `<tmp>/out`.
+fn report() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let fleet = dir.path().join("fleet");
+    for input in INPUTS {
+        let name = Path::new(input).file_name().unwrap();
+        copy_tree(&root.join(input), &fleet.join(name));
+    }
+    let out = dir.path().join("out");
+    BinCommand::cargo_bin("clvscu")
+        .unwrap()
+        .args(["report", "--html", "--out"])
+        .arg(&out)
+        .arg(&fleet)
+        .assert()
+        .success();
+    (dir, out)
+}
+
+/// The HTML files of the report: `index.html` first, then the pages.
+fn html_files(out: &Path) -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = fs::read_dir(out.join("pages"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    pages.sort();
+    pages.insert(0, out.join("index.html"));
+    pages
+}
+
+/// Undoes the escaping a template applies inside an attribute.
+fn unescape(text: &str) -> String {
+    text.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#x27;", "'")
+        .replace("&#x2f;", "/")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// Every value of attribute `name` (double-quoted, as the templates and Chromium write them)
+/// in tags starting `<tag`.
+fn attributes(html: &str, tag: &str, name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for piece in html.split(&format!("<{tag} ")).skip(1) {
+        let Some(inside) = piece.split('>').next() else {
+            continue;
+        };
+        let key = format!("{name}=\"");
+        if let Some(start) = inside.find(&key) {
+            let rest = &inside[start + key.len()..];
+            if let Some(end) = rest.find('"') {
+                out.push(unescape(&rest[..end]));
+            }
+        }
+    }
+    out
+}
+
+/// The file a relative link of `page` names, checked to lie inside `out` and to exist.
+fn target(out: &Path, page: &Path, link: &str) -> PathBuf {
+    assert!(
+        !link.contains(':') && !link.starts_with('/'),
+        "{}: {link} leaves the report",
+        page.display()
+    );
+    let file = page.parent().unwrap().join(link.split('#').next().unwrap());
+    let file = file
+        .canonicalize()
+        .unwrap_or_else(|e| panic!("{}: {link} does not resolve: {e}", page.display()));
+    assert!(
+        file.starts_with(out.canonicalize().unwrap()),
+        "{}: {link} is outside the report",
+        page.display()
+    );
+    assert!(file.is_file(), "{}: {link} is not a file", page.display());
+    file
+}
+
+/// Checks `html` (the text of `page`, as written or as Chromium's DOM): its links resolve to
+/// files of the report and its images to SVG files. Returns (links, images) resolved.
+fn check_targets(out: &Path, page: &Path, html: &str) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let links: Vec<PathBuf> = attributes(html, "a", "href")
+        .iter()
+        .map(|l| target(out, page, l))
+        .collect();
+    let images: Vec<PathBuf> = attributes(html, "img", "src")
+        .iter()
+        .map(|s| target(out, page, s))
+        .collect();
+    for image in &images {
+        let svg = fs::read_to_string(image).unwrap();
+        assert!(svg.contains("<svg"), "{} is not an SVG", image.display());
+    }
+    (links, images)
+}
+
+/// The index and the pages link each other both ways; all targets exist.
+fn check_site(out: &Path, read: impl Fn(&Path) -> String) -> usize {
+    let files = html_files(out);
+    let index = out.join("index.html").canonicalize().unwrap();
+    let mut linked_from_index = Vec::new();
+    let mut images = 0;
+    for page in &files {
+        let html = read(page);
+        let (links, imgs) = check_targets(out, page, &html);
+        images += imgs.len();
+        if page.ends_with("index.html") {
+            linked_from_index = links;
+        } else {
+            assert!(
+                links.contains(&index),
+                "{} has no link to the index",
+                page.display()
+            );
+        }
+    }
+    for page in &files[1..] {
+        assert!(
+            linked_from_index.contains(&page.canonicalize().unwrap()),
+            "the index does not link {}",
+            page.display()
+        );
+    }
+    images
+}
+
+#[test]
+fn every_link_and_image_of_the_html_report_resolves_inside_it() {
+    let (_dir, out) = report();
+    let files = html_files(&out);
+    // Three studies under each GPU's index tree, seven under each compiler tree, the index.
+    assert_eq!(files.len(), 21, "{files:?}");
+    let images = check_site(&out, |p| fs::read_to_string(p).unwrap());
+    assert!(
+        images >= 12,
+        "each folder's page shows its charts: {images}"
+    );
+    let mut total = 0;
+    for f in &files {
+        let html = fs::read_to_string(f).unwrap();
+        assert!(
+            !html.contains("<svg") && !html.contains("data:"),
+            "{}: a chart inline",
+            f.display()
+        );
+        total += html.len();
+    }
+    // The charts are files: the pages stay far below the 1.4 MB that inlining gave for the
+    // two index trees alone.
+    eprintln!("HTML pages: {total} bytes");
+    assert!(total < 300_000, "the HTML pages total {total} bytes");
+}
+
+#[test]
+fn the_link_checker_catches_a_dead_link_and_an_image_outside_the_report() {
+    let (_dir, out) = report();
+    let page = out.join("index.html");
+    let dead = "<a href=\"pages/missing.html\">x</a>";
+    let outside = "<img src=\"../fleet/h100-2026-11-22-index/README.md\">";
+    for html in [dead, outside] {
+        let caught = std::panic::catch_unwind(|| check_targets(&out, &page, html));
+        assert!(caught.is_err(), "{html} passed");
+    }
+}
+
+/// Chromium's binary: `CHROMIUM` when set, else the first of the usual names on PATH.
+fn chromium() -> String {
+    if let Ok(path) = std::env::var("CHROMIUM") {
+        return path;
+    }
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        if Command::new(name).arg("--version").output().is_ok() {
+            return name.into();
+        }
+    }
+    panic!("no Chromium on PATH (apt-get install -y chromium, or set CHROMIUM)");
+}
+
+/// Runs headless Chromium on `page` with `args`; its stdout.
+fn headless(profile: &Path, page: &Path, args: &[&str]) -> String {
+    let url = format!("file://{}", page.canonicalize().unwrap().display());
+    let run = Command::new("timeout")
+        .arg("120")
+        .arg(chromium())
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(args)
+        .arg(&url)
+        .output()
+        .expect("chromium starts");
+    assert!(
+        run.status.success(),
+        "chromium on {url}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8(run.stdout).unwrap()
+}
+
+#[test]
+#[ignore = "needs chromium"]
+fn the_html_report_loads_in_a_browser_with_every_section() {
+    let (dir, out) = report();
+    let profile = dir.path().join("chromium-profile");
+    let doms: std::collections::HashMap<PathBuf, String> = html_files(&out)
+        .into_iter()
+        .map(|p| {
+            let dom = headless(&profile, &p, &["--dump-dom"]);
+            (p, dom)
+        })
+        .collect();
+    let dom = |p: &Path| doms[p].clone();
+    let index = dom(&out.join("index.html"));
+    for section in [
+        "<h1>clvscu report</h1>",
+        "<h2>NVIDIA H100 80GB HBM3",
+        "<h2>NVIDIA H200",
+        "<h2>PR across GPUs</h2>",
+    ] {
+        assert!(index.contains(section), "the index lacks {section}");
+    }
+    for page in &html_files(&out)[1..] {
+        let page_dom = dom(page);
+        for section in [
+            "<h3>Run folder ",
+            "<h4>Performance Ratio",
+            "<h4>Measurements</h4>",
+            "<h4>Charts</h4>",
+            "all run folders",
+        ] {
+            assert!(
+                page_dom.contains(section),
+                "{} lacks {section}",
+                page.display()
+            );
+        }
+    }
+    // The same link and image checks on the DOM Chromium built, not on the files' text.
+    let images = check_site(&out, dom);
+    assert!(images >= 20, "{images}");
+    let shot = dir.path().join("index.png");
+    headless(
+        &profile,
+        &out.join("index.html"),
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=1280,2000",
+        ],
+    );
+    let png = fs::read(&shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{}",
+        png.len()
+    );
+}
