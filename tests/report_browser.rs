@@ -92,8 +92,18 @@ fn attributes(html: &str, tag: &str, name: &str) -> Vec<String> {
     out
 }
 
-/// The file a relative link of `page` names, checked to lie inside `out` and to exist.
+/// The file a relative link of `page` names, checked to lie inside `out` and to exist; a
+/// link to a place on the same page (`#id`) is checked to find its element.
 fn target(out: &Path, page: &Path, link: &str) -> PathBuf {
+    if let Some(id) = link.strip_prefix('#') {
+        let html = fs::read_to_string(page).unwrap();
+        assert!(
+            html.contains(&format!("id=\"{id}\"")),
+            "{}: nothing has id {id}",
+            page.display()
+        );
+        return page.canonicalize().unwrap();
+    }
     assert!(
         !link.contains(':') && !link.starts_with('/'),
         "{}: {link} leaves the report",
@@ -199,6 +209,24 @@ fn the_link_checker_catches_a_dead_link_and_an_image_outside_the_report() {
     }
 }
 
+#[test]
+fn a_link_planted_at_the_pages_folder_is_refused_and_not_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, elsewhere) = (dir.path().join("out"), dir.path().join("elsewhere"));
+    fs::create_dir_all(&out).unwrap();
+    fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, out.join("pages")).unwrap();
+    BinCommand::cargo_bin("clvscu")
+        .unwrap()
+        .args(["report", "--html", "--out"])
+        .arg(&out)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(INPUTS[0]))
+        .assert()
+        .failure()
+        .stderr(predicates::str::contains("pages"));
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
 /// Chromium's binary: `CHROMIUM` when set, else the first of the usual names on PATH.
 fn chromium() -> String {
     if let Ok(path) = std::env::var("CHROMIUM") {
@@ -251,6 +279,7 @@ fn the_html_report_loads_in_a_browser_with_every_section() {
         "<h2>NVIDIA H100 80GB HBM3",
         "<h2>NVIDIA H200",
         "<h2>PR across GPUs</h2>",
+        "<nav><ul>",
     ] {
         assert!(index.contains(section), "the index lacks {section}");
     }
