@@ -139,15 +139,20 @@ pub(crate) struct PageLink {
     pub fair: usize,
 }
 
+/// The style sheet every page links, written once beside `index.html`.
+pub(crate) const STYLE: &str = include_str!("templates/style.css");
+/// Its file name beside `index.html`.
+pub(crate) const STYLE_FILE: &str = "style.css";
+
 /// `index.html`: per GPU its folders, each linked to its page, and the charts across GPUs.
 pub(crate) fn render_index(intro: &str, gpus: &[GpuView], charts: &[BlockView]) -> String {
     render(
         "index.html",
-        context! { title => "clvscu report", intro, gpus, charts },
+        context! { title => "clvscu report", style => STYLE_FILE, intro, gpus, charts },
     )
 }
 
-/// A run folder's page; `index` is the link back to the index.
+/// A run folder's page, one folder below the index; `index` is the link back to it.
 pub(crate) fn render_page(
     title: &str,
     gpu: &str,
@@ -155,7 +160,11 @@ pub(crate) fn render_page(
     blocks: &[BlockView],
     charts: &[BlockView],
 ) -> String {
-    render("page.html", context! { title, gpu, index, blocks, charts })
+    let style = format!("../{STYLE_FILE}");
+    render(
+        "page.html",
+        context! { title, style, gpu, index, blocks, charts },
+    )
 }
 
 #[cfg(test)]
@@ -183,6 +192,10 @@ mod tests {
         );
         assert!(html.contains("<a href=\"../index.html\">"), "{html}");
         assert!(!html.contains("<svg"), "{html}");
+        assert!(
+            html.contains("<link rel=\"stylesheet\" href=\"../style.css\">"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub fn write_site(
         .filter(|c| c.to_string_lossy().contains(plot::GPUS_CHART))
         .cloned()
         .collect();
+    let style = out.join(html::STYLE_FILE);
+    write_atomic(&style, html::STYLE.as_bytes())?;
+    files.push(style);
     let intro = tables::intro(folders.len(), roots, groups.len());
     let index = out.join("index.html");
     write_atomic(
