@@ -152,18 +152,34 @@ pub(crate) fn render_index(intro: &str, gpus: &[GpuView], charts: &[BlockView]) 
     )
 }
 
-/// A run folder's page, one folder below the index; `index` is the link back to it.
+/// A page another page links to.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Neighbour {
+    pub href: String,
+    pub label: String,
+}
+
+/// Where a page leads: back to the index, and to the pages before and after it in the index's
+/// order, so the folders can be read one after the other.
+#[derive(Debug, Serialize)]
+pub(crate) struct Nav {
+    pub index: String,
+    pub prev: Option<Neighbour>,
+    pub next: Option<Neighbour>,
+}
+
+/// A run folder's page, one folder below the index.
 pub(crate) fn render_page(
     title: &str,
     gpu: &str,
-    index: &str,
+    nav: &Nav,
     blocks: &[BlockView],
     charts: &[BlockView],
 ) -> String {
     let style = format!("../{STYLE_FILE}");
     render(
         "page.html",
-        context! { title, style, gpu, index, blocks, charts },
+        context! { title, style, gpu, nav, blocks, charts },
     )
 }
 
@@ -180,7 +196,15 @@ mod tests {
         t.push(vec!["x&y".into(), "1.000".into()]);
         doc.table(t, "");
         doc.chart("run/pr \"1\".svg".into());
-        let html = render_page("t", "gpu", "../index.html", &blocks(&doc), &[]);
+        let nav = Nav {
+            index: "../index.html".into(),
+            prev: None,
+            next: Some(Neighbour {
+                href: "b.html".into(),
+                label: "b <2>".into(),
+            }),
+        };
+        let html = render_page("t", "gpu", &nav, &blocks(&doc), &[]);
         assert!(html.contains("<h2>a &lt;b&gt;</h2>"), "{html}");
         assert!(
             html.contains("<table class=\"r2\">") && html.contains("<tr><td>x&amp;y<td>1.000\n"),
@@ -191,6 +215,14 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<a href=\"../index.html\">"), "{html}");
+        assert!(
+            html.contains("<a href=\"b.html\">b &lt;2&gt; →</a>"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("←</a> ·"),
+            "no link to a page before the first: {html}"
+        );
         assert!(!html.contains("<svg"), "{html}");
         assert!(
             html.contains("<link rel=\"stylesheet\" href=\"../style.css\">"),

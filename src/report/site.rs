@@ -10,7 +10,7 @@ use crate::export::safe::{check_dir, prepare_dir};
 use crate::export::write_atomic;
 use crate::plot;
 
-use super::html::{self, BlockView, GpuView, PageLink};
+use super::html::{self, BlockView, GpuView, Nav, Neighbour, PageLink};
 use super::load::RunFolder;
 use super::tables::{self, GpuKey};
 use super::ReportError;
@@ -50,11 +50,45 @@ fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
     html::blocks(&doc)
 }
 
+/// The pages' file stems, per GPU and folder in the index's order.
+fn plan_slugs(groups: &[(GpuKey, Vec<&RunFolder>)]) -> Vec<Vec<String>> {
+    let mut taken = HashSet::new();
+    groups
+        .iter()
+        .map(|(_, list)| {
+            list.iter()
+                .map(|f| unique_slug(&f.label, &mut taken))
+                .collect()
+        })
+        .collect()
+}
+
+/// Each page's links: the index, and its neighbours in the index's order.
+fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Vec<Nav> {
+    let order: Vec<Neighbour> = groups
+        .iter()
+        .zip(slugs)
+        .flat_map(|((_, list), s)| list.iter().zip(s))
+        .map(|(f, slug)| Neighbour {
+            href: format!("{slug}.html"),
+            label: f.label.clone(),
+        })
+        .collect();
+    (0..order.len())
+        .map(|i| Nav {
+            index: INDEX_FROM_PAGE.into(),
+            prev: i.checked_sub(1).map(|p| order[p].clone()),
+            next: order.get(i + 1).cloned(),
+        })
+        .collect()
+}
+
 /// Writes one folder's page and its charts; returns the index's line for it and the files.
 fn write_page(
     folder: &RunFolder,
     gpu: &GpuKey,
     slug: &str,
+    nav: &Nav,
     out: &Path,
 ) -> Result<(PageLink, Vec<PathBuf>), ReportError> {
     let charts = page_charts(folder, out, slug)?;
@@ -63,7 +97,7 @@ fn write_page(
     let text = html::render_page(
         &folder.label,
         &gpu.title(),
-        INDEX_FROM_PAGE,
+        nav,
         &html::blocks(&tables::folder_doc(folder)),
         &chart_views(&charts),
     );
@@ -93,13 +127,14 @@ pub fn write_site(
     check_dir(out, true)?;
     prepare_dir(&out.join(PAGES), false)?;
     let groups = tables::per_gpu(folders);
-    let mut taken = HashSet::new();
+    let slugs = plan_slugs(&groups);
+    let mut navs = navigation(&groups, &slugs).into_iter();
     let (mut gpus, mut files) = (Vec::new(), Vec::new());
-    for (i, (gpu, list)) in groups.iter().enumerate() {
+    for (i, ((gpu, list), slugs)) in groups.iter().zip(&slugs).enumerate() {
         let mut pages = Vec::new();
-        for f in list {
-            let slug = unique_slug(&f.label, &mut taken);
-            let (link, written) = write_page(f, gpu, &slug, out)?;
+        for (f, slug) in list.iter().zip(slugs) {
+            let nav = navs.next().expect("one per page");
+            let (link, written) = write_page(f, gpu, slug, &nav, out)?;
             pages.push(link);
             files.extend(written);
         }
@@ -131,6 +166,34 @@ pub fn write_site(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pages_lead_to_their_neighbours_across_gpus() {
+        let folder = |label: &str| RunFolder {
+            label: label.into(),
+            ..RunFolder::default()
+        };
+        let (a, b, c) = (folder("a"), folder("b"), folder("c"));
+        let gpu = |name: &str| GpuKey {
+            gpu: name.into(),
+            drivers: String::new(),
+        };
+        let groups = vec![(gpu("x"), vec![&a, &b]), (gpu("y"), vec![&c])];
+        let navs = navigation(&groups, &plan_slugs(&groups));
+        let hrefs = |n: &Nav| {
+            (
+                n.prev.as_ref().map(|p| p.href.clone()),
+                n.next.as_ref().map(|p| p.href.clone()),
+            )
+        };
+        assert_eq!(hrefs(&navs[0]), (None, Some("b.html".into())));
+        assert_eq!(
+            hrefs(&navs[1]),
+            (Some("a.html".into()), Some("c.html".into()))
+        );
+        assert_eq!(hrefs(&navs[2]), (Some("b.html".into()), None));
+        assert!(navs.iter().all(|n| n.index == "../index.html"));
+    }
 
     #[test]
     fn slugs_of_pages_never_collide() {
