@@ -263,6 +263,95 @@ fn headless(profile: &Path, page: &Path, args: &[&str]) -> String {
     String::from_utf8(run.stdout).unwrap()
 }
 
+/// A page that opens each of `PAGES` (file URLs) in a frame and loads every image of it as
+/// the browser would, then writes per page `page <url>` and per image `ok`, `empty` or
+/// `broken` with its URL into `#result`, after `done`. Frames of file URLs can be read only
+/// with `--allow-file-access-from-files`.
+const IMAGE_CHECK: &str = r#"<!DOCTYPE html><html><body><pre id="result">pending</pre><script>
+const lines = [];
+function load(src) {
+  return new Promise(done => {
+    const img = new Image();
+    img.onload = () => done((img.naturalWidth > 0 ? "ok " : "empty ") + src);
+    img.onerror = () => done("broken " + src);
+    img.src = src;
+  });
+}
+function visit(url) {
+  return new Promise(done => {
+    const frame = document.createElement("iframe");
+    frame.onload = async () => {
+      const doc = frame.contentDocument;
+      if (!doc) { lines.push("unreadable " + url); return done(); }
+      lines.push("page " + url);
+      const srcs = [...doc.images].map(i => i.src);
+      for (const r of await Promise.all(srcs.map(load))) lines.push(r);
+      done();
+    };
+    frame.src = url;
+    document.body.appendChild(frame);
+  });
+}
+(async () => {
+  for (const p of PAGES) await visit(p);
+  document.getElementById("result").textContent = "done\n" + lines.join("\n");
+})();
+</script></body></html>"#;
+
+/// What [`IMAGE_CHECK`] reports for `pages`: one line per page and per image.
+fn images_in_browser(dir: &Path, profile: &Path, pages: &[PathBuf]) -> Vec<String> {
+    let urls: Vec<String> = pages
+        .iter()
+        .map(|p| format!("\"file://{}\"", p.canonicalize().unwrap().display()))
+        .collect();
+    let check = dir.join("image-check.html");
+    let script = format!("<script>const PAGES = [{}];</script>", urls.join(","));
+    fs::write(
+        &check,
+        IMAGE_CHECK.replace("<script>", &format!("{script}<script>")),
+    )
+    .unwrap();
+    let dom = headless(
+        profile,
+        &check,
+        &[
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=60000",
+            "--dump-dom",
+        ],
+    );
+    let marker = "<pre id=\"result\">";
+    let start = dom.find(marker).expect("the result") + marker.len();
+    let text = &dom[start..start + dom[start..].find("</pre>").unwrap()];
+    let lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert_eq!(lines.first().map(String::as_str), Some("done"), "{text}");
+    lines[1..].to_vec()
+}
+
+#[test]
+#[ignore = "needs chromium"]
+fn every_image_of_the_html_report_loads_in_a_browser() {
+    let (dir, out) = report();
+    let profile = dir.path().join("chromium-profile");
+    let pages = html_files(&out);
+    let lines = images_in_browser(dir.path(), &profile, &pages);
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("page ")).count(),
+        pages.len(),
+        "{lines:?}"
+    );
+    let images: Vec<&String> = lines.iter().filter(|l| !l.starts_with("page ")).collect();
+    assert!(images.len() >= 20, "{lines:?}");
+    assert!(images.iter().all(|l| l.starts_with("ok ")), "{lines:?}");
+    // The check sees a chart gone missing.
+    let page = &pages[1];
+    let html = fs::read_to_string(page).unwrap();
+    let first = &attributes(&html, "img", "src")[0];
+    fs::remove_file(page.parent().unwrap().join(first)).unwrap();
+    let lines = images_in_browser(dir.path(), &profile, std::slice::from_ref(page));
+    assert!(lines.iter().any(|l| l.starts_with("broken ")), "{lines:?}");
+}
+
 #[test]
 #[ignore = "needs chromium"]
 fn the_html_report_loads_in_a_browser_with_every_section() {
