@@ -1,6 +1,6 @@
 //! The browsable HTML report: `index.html` lists the run folders per GPU and links one page
 //! per folder under `pages/`; each page has its folder's tables and the charts drawn from its
-//! rows alone, as SVG files in a folder named like the page. The charts across GPUs stay in
+//! rows alone, as SVG files in a folder named after the page. The charts across GPUs stay in
 //! `charts/` (shared with `report.md`).
 
 use std::collections::HashSet;
@@ -32,10 +32,13 @@ fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
     slug
 }
 
-/// Draws `folder`'s charts into `pages/<slug>/` and returns them relative to `pages/`.
+/// Draws `folder`'s charts into `pages/<slug>-charts/` and returns them relative to `pages/`.
+/// The suffix keeps the folder apart from every page: a slug may end in `.html` (a run folder
+/// of that name), a folder name never does.
 fn page_charts(folder: &RunFolder, out: &Path, slug: &str) -> Result<Vec<PathBuf>, ReportError> {
     let pages = out.join(PAGES);
-    let files = super::draw_into(std::slice::from_ref(folder), &pages.join(slug))?;
+    let dir = pages.join(format!("{slug}-charts"));
+    let files = super::draw_into(std::slice::from_ref(folder), &dir)?;
     Ok(files
         .into_iter()
         .map(|p| p.strip_prefix(&pages).map(Path::to_path_buf).unwrap_or(p))
