@@ -381,7 +381,7 @@ fn the_html_report_loads_in_a_browser_with_every_section() {
             "<h3>Run folder ",
             "<h4>Performance Ratio",
             "<h4>Measurements</h4>",
-            "<h4>Charts</h4>",
+            "<h4 id=\"charts\">Charts</h4>",
             "↑ all run folders",
         ] {
             assert!(
