@@ -94,16 +94,17 @@ pub enum Command {
     },
     /// PTX of both sides for every kernel pair, instruction classes side by side (Table V).
     Inspect(InspectArgs),
-    /// report.md (and report.html) from every run folder under DIRs, grouped per GPU:
+    /// report.md (and an HTML report) from every run folder under DIRs, grouped per GPU:
     /// measurements, PR with CI, fairness, vendor-baseline ratios, charts.
     Report {
         /// Run folders, or trees of them (one per node or GPU).
         #[arg(required = true, value_name = "DIR")]
         inputs: Vec<PathBuf>,
-        /// Folder report.md (and report.html) and its charts are written to.
+        /// Folder report.md (and the HTML report) and its charts are written to.
         #[arg(long, default_value = "clvscu-report")]
         out: PathBuf,
-        /// Also write report.html, one static page with the charts inline.
+        /// Also write index.html, linking one page per run folder with its tables and charts
+        /// (SVG files beside the pages).
         #[arg(long)]
         html: bool,
     },

@@ -741,8 +741,20 @@ fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
         "{} run folders on {} GPU configurations:",
         written.folders, written.gpus
     );
-    for f in written.files {
+    // The files a reader opens are named; the charts and pages below them (hundreds for a
+    // large tree) are counted, and the index leads to them.
+    let (top, below): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        written.files.iter().partition(|f| f.parent() == Some(out));
+    for f in top {
         println!("{}", f.display());
+    }
+    if !below.is_empty() {
+        let what = if html { "charts and pages" } else { "charts" };
+        println!(
+            "and {} more files in {}: {what}",
+            below.len(),
+            out.display()
+        );
     }
     Ok(EXIT_OK)
 }

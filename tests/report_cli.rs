@@ -106,11 +106,32 @@ fn report_covers_both_gpus_in_markdown_and_html_and_writes_only_its_folder() {
             );
         }
     }
-    let html = fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
-    assert!(html.contains("<h2>NVIDIA H100 80GB HBM3") && html.contains("<h2>NVIDIA H200"));
-    assert!(html.contains("<svg"), "charts inline");
-    assert!(html.matches("<table>").count() > 10);
+    let index = fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.starts_with("<!DOCTYPE html>") && index.trim_end().ends_with("</html>"));
+    assert!(index.contains("<h2>NVIDIA H100 80GB HBM3") && index.contains("<h2>NVIDIA H200"));
+    assert!(
+        !out.join("report.html").exists(),
+        "one index, no single page"
+    );
+    // Each folder's tables are on its own page; charts are files, never inline.
+    let pages: Vec<String> = fs::read_dir(out.join("pages"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .map(|p| fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(pages.len(), 6, "three studies on each of two GPUs");
+    for page in &pages {
+        assert!(!page.contains("<svg") && !page.contains("data:image"));
+        assert!(page.contains("<table"), "every folder has tables");
+    }
+    assert!(
+        pages
+            .iter()
+            .map(|p| p.matches("<table").count())
+            .sum::<usize>()
+            > 10
+    );
 }
 
 #[test]

@@ -1,93 +1,254 @@
-//! `report.html`: the report's blocks as one static page. Charts are SVG files embedded inline,
-//! so the page needs nothing beside it; a chart that cannot be read is linked instead.
+//! The HTML report: `index.html` and one page per run folder, rendered from templates (the
+//! template engine escapes every text). Charts are referenced as files beside the pages, never
+//! inlined, so the pages stay small however many charts a report has.
 
 use std::path::Path;
 
-use super::doc::{Block, Doc, Table};
+use minijinja::{context, AutoEscape, Environment, Output, State, Value};
+use serde::Serialize;
 
+use super::doc::{Block, Doc};
+
+/// A block as the templates see it; `kind` picks the markup.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub(crate) enum BlockView {
+    Heading {
+        level: u8,
+        text: String,
+    },
+    Para {
+        text: String,
+    },
+    Table {
+        columns: Vec<String>,
+        /// `r<N>` for each right-aligned column N (from 1), as the table's classes.
+        right: String,
+        rows: Vec<Vec<String>>,
+    },
+    Chart {
+        src: String,
+        caption: String,
+    },
+}
+
+/// A link to a file below the page's folder, with `/` separators whatever the platform.
+pub(crate) fn href(rel: &Path) -> String {
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `doc`'s blocks for a template; chart paths in `doc` are taken as relative to the page.
+pub(crate) fn blocks(doc: &Doc) -> Vec<BlockView> {
+    doc.blocks.iter().map(block).collect()
+}
+
+fn block(b: &Block) -> BlockView {
+    match b {
+        Block::Heading(level, text) => BlockView::Heading {
+            level: *level,
+            text: text.clone(),
+        },
+        Block::Paragraph(text) => BlockView::Para { text: text.clone() },
+        Block::Table(t) => BlockView::Table {
+            columns: t.columns.iter().map(|(name, _)| name.clone()).collect(),
+            right: t
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, right))| *right)
+                .map(|(i, _)| format!("r{}", i + 1))
+                .collect::<Vec<_>>()
+                .join(" "),
+            rows: t.rows.clone(),
+        },
+        Block::Chart(rel) => BlockView::Chart {
+            src: href(rel),
+            caption: rel
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        },
+    }
+}
+
+/// Text made safe for HTML text and quoted attributes. MiniJinja's own escaping also
+/// escapes `/`, which would bloat every path and link of a report for no safety gain.
 fn esc(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
-const STYLE: &str = "body{font-family:sans-serif;margin:2em;color:#222;max-width:110em}\
-table{border-collapse:collapse;margin:.5em 0 1.5em}\
-th,td{border:1px solid #ccc;padding:.2em .5em;font-size:90%}\
-th{background:#eef}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-tr:nth-child(even){background:#f7f7f9}figure{margin:1em 0}svg{max-width:100%;height:auto}";
-
-fn table(t: &Table) -> String {
-    let mut out = String::from("<table>\n<tr>");
-    for (c, _) in &t.columns {
-        out.push_str(&format!("<th>{}</th>", esc(c)));
-    }
-    out.push_str("</tr>\n");
-    for row in &t.rows {
-        out.push_str("<tr>");
-        for (i, c) in row.iter().enumerate() {
-            let right = t.columns.get(i).is_some_and(|(_, r)| *r);
-            let class = if right { " class=\"n\"" } else { "" };
-            out.push_str(&format!("<td{class}>{}</td>", esc(c)));
+/// Strings not marked safe are escaped with [`esc`]; everything else as MiniJinja does.
+fn formatter(out: &mut Output, state: &State, value: &Value) -> Result<(), minijinja::Error> {
+    match value.as_str() {
+        Some(text) if state.auto_escape() == AutoEscape::Html && !value.is_safe() => {
+            out.write_str(&esc(text))?;
+            Ok(())
         }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</table>\n");
-    out
-}
-
-/// An SVG chart inline (without its XML declaration); a link when the file cannot be read.
-fn chart(dir: &Path, rel: &Path) -> String {
-    let shown = esc(&rel.display().to_string());
-    match std::fs::read_to_string(dir.join(rel)) {
-        Ok(svg) if rel.extension().is_some_and(|e| e == "svg") => {
-            let body = match svg.find("<svg") {
-                Some(i) => &svg[i..],
-                None => svg.as_str(),
-            };
-            format!("<figure>{body}<figcaption>{shown}</figcaption></figure>\n")
-        }
-        _ => format!("<p><a href=\"{shown}\">{shown}</a></p>\n"),
+        _ => minijinja::escape_formatter(out, state, value),
     }
 }
 
-/// The page; `dir` is the folder the report is written to (chart paths are relative to it).
-pub fn render(doc: &Doc, dir: &Path) -> String {
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>clvscu report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n"
-    );
-    for block in &doc.blocks {
-        match block {
-            Block::Heading(level, text) => {
-                out.push_str(&format!("<h{level}>{}</h{level}>\n", esc(text)))
-            }
-            Block::Paragraph(text) => out.push_str(&format!("<p>{}</p>\n", esc(text))),
-            Block::Table(t) => out.push_str(&table(t)),
-            Block::Chart(rel) => out.push_str(&chart(dir, rel)),
-        }
+/// The templates, compiled into the binary: a report never depends on files beside it.
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_formatter(formatter);
+    for (name, text) in [
+        ("layout.html", include_str!("templates/layout.html")),
+        ("blocks.html", include_str!("templates/blocks.html")),
+        ("index.html", include_str!("templates/index.html")),
+        ("page.html", include_str!("templates/page.html")),
+    ] {
+        env.add_template(name, text)
+            .expect("the built-in templates parse (covered by tests)");
     }
-    out.push_str("</body>\n</html>\n");
-    out
+    env
+}
+
+fn render(name: &str, ctx: Value) -> String {
+    environment()
+        .get_template(name)
+        .and_then(|t| t.render(ctx))
+        .expect("the built-in templates render any context the report builds")
+}
+
+/// One GPU's section of the index.
+#[derive(Debug, Serialize)]
+pub(crate) struct GpuView {
+    pub id: String,
+    pub title: String,
+    pub pages: Vec<PageLink>,
+    /// Tables shown on the index under the GPU (its vendor baselines).
+    pub blocks: Vec<BlockView>,
+}
+
+/// A run folder's line on the index.
+#[derive(Debug, Serialize)]
+pub(crate) struct PageLink {
+    pub href: String,
+    pub label: String,
+    pub measurements: usize,
+    pub prs: usize,
+    pub similar: usize,
+    pub fair: usize,
+}
+
+/// The style sheet every page links, written once beside `index.html`.
+pub(crate) const STYLE: &str = include_str!("templates/style.css");
+/// Its file name beside `index.html`.
+pub(crate) const STYLE_FILE: &str = "style.css";
+
+/// `index.html`: per GPU its folders, each linked to its page, and the charts across GPUs.
+pub(crate) fn render_index(intro: &str, gpus: &[GpuView], charts: &[BlockView]) -> String {
+    render(
+        "index.html",
+        context! { title => "clvscu report", style => STYLE_FILE, intro, gpus, charts },
+    )
+}
+
+/// A page another page links to.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Neighbour {
+    pub href: String,
+    pub label: String,
+}
+
+/// Where a page leads: back to the index, and to the pages before and after it in the index's
+/// order, so the folders can be read one after the other.
+#[derive(Debug, Serialize)]
+pub(crate) struct Nav {
+    pub index: String,
+    pub prev: Option<Neighbour>,
+    pub next: Option<Neighbour>,
+}
+
+/// A run folder's page, one folder below the index.
+pub(crate) fn render_page(
+    title: &str,
+    gpu: &str,
+    nav: &Nav,
+    blocks: &[BlockView],
+    charts: &[BlockView],
+) -> String {
+    let style = format!("../{STYLE_FILE}");
+    render(
+        "page.html",
+        context! { title, style, gpu, nav, blocks, charts },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::doc::Table;
 
     #[test]
-    fn text_is_escaped_and_numbers_align_right() {
+    fn text_is_escaped_numbers_align_right_and_charts_are_files() {
         let mut doc = Doc::default();
         doc.heading(2, "a <b>");
         let mut t = Table::new(&[("name", false), ("PR", true)]);
         t.push(vec!["x&y".into(), "1.000".into()]);
         doc.table(t, "");
-        let html = render(&doc, Path::new("."));
+        doc.chart("run/pr \"1\".svg".into());
+        let nav = Nav {
+            index: "../index.html".into(),
+            prev: None,
+            next: Some(Neighbour {
+                href: "b.html".into(),
+                label: "b <2>".into(),
+            }),
+        };
+        let html = render_page("t", "gpu", &nav, &blocks(&doc), &[]);
         assert!(html.contains("<h2>a &lt;b&gt;</h2>"), "{html}");
         assert!(
-            html.contains("<td>x&amp;y</td><td class=\"n\">1.000</td>"),
+            html.contains("<table class=\"r2\">") && html.contains("<tr><td>x&amp;y<td>1.000\n"),
             "{html}"
         );
+        assert!(
+            html.contains("<img src=\"run/pr &quot;1&quot;.svg\""),
+            "{html}"
+        );
+        assert!(html.contains("<a href=\"../index.html\">"), "{html}");
+        assert!(
+            html.contains("<a href=\"b.html\">b &lt;2&gt; →</a>"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("←</a> ·"),
+            "no link to a page before the first: {html}"
+        );
+        assert!(!html.contains("<svg"), "{html}");
+        assert!(
+            html.contains("<link rel=\"stylesheet\" href=\"../style.css\">"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn the_index_links_every_page() {
+        let gpus = [GpuView {
+            id: "gpu-1".into(),
+            title: "H100 <80GB>".into(),
+            pages: vec![PageLink {
+                href: "pages/a.html".into(),
+                label: "a".into(),
+                measurements: 3,
+                prs: 1,
+                similar: 1,
+                fair: 0,
+            }],
+            blocks: Vec::new(),
+        }];
+        let html = render_index("intro", &gpus, &[]);
+        assert!(html.contains("<h2>H100 &lt;80GB&gt;</h2>"), "{html}");
+        assert!(html.contains("<a href=\"pages/a.html\">a</a>"), "{html}");
+        assert!(!html.contains("&#x2f;"), "slashes stay plain: {html}");
+        assert!(html.trim_end().ends_with("</html>"), "{html}");
     }
 }

@@ -2,7 +2,8 @@
 //! static HTML page, and how two sets of runs differ, with significance.
 //!
 //! The content is built once as format-neutral blocks ([`doc`], by [`tables`]) and rendered
-//! per format ([`markdown`], [`html`]); `diff` has its own model and renderers. Everything is
+//! per format ([`markdown`], and [`html`] as the pages of [`site`]); `diff` has its own model
+//! and renderers. Everything is
 //! read from the result CSVs of the folders and written only into the output folder.
 
 pub mod baseline;
@@ -12,6 +13,7 @@ pub mod doc;
 pub mod html;
 pub mod load;
 pub mod markdown;
+pub mod site;
 pub mod tables;
 
 use std::path::{Path, PathBuf};
@@ -46,12 +48,10 @@ pub struct Written {
     pub files: Vec<PathBuf>,
 }
 
-/// The chart files of all `folders`' rows, drawn as SVG into `out/charts`, relative to `out`;
-/// the per-GPU charts first.
-fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
-    // A link planted at the report's folder or its `charts/` would take the charts elsewhere.
-    crate::export::safe::check_dir(out, true)?;
-    crate::export::safe::check_dir(&out.join("charts"), false)?;
+/// The chart files of `folders`' rows, drawn as SVG into `dir` (whole paths).
+fn draw_into(folders: &[load::RunFolder], dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    // A link planted at the chart folder would take the charts elsewhere.
+    crate::export::safe::check_dir(dir, false)?;
     let data = ChartData {
         measurements: folders
             .iter()
@@ -71,7 +71,15 @@ fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, 
             .flatten()
             .collect(),
     };
-    let mut files = plot::draw_all(&data, &out.join("charts"), &[Format::Svg])?;
+    Ok(plot::draw_all(&data, dir, &[Format::Svg])?)
+}
+
+/// The chart files of all `folders`' rows, drawn as SVG into `out/charts`, relative to `out`;
+/// the per-GPU charts first.
+fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    // A link planted at the report's folder would take the charts elsewhere.
+    crate::export::safe::check_dir(out, true)?;
+    let mut files = draw_into(folders, &out.join("charts"))?;
     files.sort_by_key(|p| !p.to_string_lossy().contains(plot::GPUS_CHART));
     Ok(files
         .into_iter()
@@ -79,8 +87,8 @@ fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, 
         .collect())
 }
 
-/// Reads every run folder under `roots` and writes `report.md` (and `report.html` with
-/// `html`, and the charts either shows) into `out`.
+/// Reads every run folder under `roots` and writes `report.md` (and with `html` the pages of
+/// [`site`]: `index.html` and one page per run folder, and the charts either shows) into `out`.
 pub fn write_report(roots: &[PathBuf], out: &Path, html: bool) -> Result<Written, ReportError> {
     let folders = load::load_tree(roots)?;
     let charts = draw_charts(&folders, out)?;
@@ -91,9 +99,7 @@ pub fn write_report(roots: &[PathBuf], out: &Path, html: bool) -> Result<Written
     write_atomic(&md, markdown::render(&doc).as_bytes())?;
     files.push(md);
     if html {
-        let page = out.join("report.html");
-        write_atomic(&page, html::render(&doc, out).as_bytes())?;
-        files.push(page);
+        files.extend(site::write_site(&folders, &names, &charts, out)?);
     }
     Ok(Written {
         folders: folders.len(),

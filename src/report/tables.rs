@@ -450,20 +450,37 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
     t
 }
 
+/// The report's opening sentence: what was read and how PR, similar and fair are meant.
+pub fn intro(folders: usize, roots: &[String], gpus: usize) -> String {
+    format!(
+        "{folders} run folders found under {}, on {gpus} GPU configurations. PR = perf(A) / \
+         perf(B) with its 95% bootstrap CI; similar when the whole CI lies in 0.9–1.1 (the \
+         paper's band); fair when all eight development steps were held equal.",
+        roots.join(", "),
+    )
+}
+
+/// One folder's tables alone: the page the HTML report gives it.
+pub fn folder_doc(f: &RunFolder) -> Doc {
+    let mut doc = Doc::default();
+    folder_section(&mut doc, f);
+    doc
+}
+
+/// The vendor-baseline tables of one GPU's folders (empty when none has a baselines file).
+pub fn baselines_doc(folders: &[&RunFolder]) -> Doc {
+    let mut doc = Doc::default();
+    baselines_section(&mut doc, folders);
+    doc
+}
+
 /// The whole report of `folders`, with `charts` (paths relative to the report) after the
 /// overview.
 pub fn build(folders: &[RunFolder], roots: &[String], charts: &[std::path::PathBuf]) -> Doc {
     let mut doc = Doc::default();
     let groups = per_gpu(folders);
     doc.heading(1, "clvscu report");
-    doc.para(format!(
-        "{} run folders found under {}, on {} GPU configurations. PR = perf(A) / perf(B) with \
-         its 95% bootstrap CI; similar when the whole CI lies in 0.9–1.1 (the paper's band); \
-         fair when all eight development steps were held equal.",
-        folders.len(),
-        roots.join(", "),
-        groups.len()
-    ));
+    doc.para(intro(folders.len(), roots, groups.len()));
     doc.table(overview(&groups), "");
     if !charts.is_empty() {
         doc.heading(2, "Charts");

@@ -1,0 +1,208 @@
+//! The browsable HTML report: `index.html` lists the run folders per GPU and links one page
+//! per folder under `pages/`; each page has its folder's tables and the charts drawn from its
+//! rows alone, as SVG files in a folder named after the page. The charts across GPUs stay in
+//! `charts/` (shared with `report.md`).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::export::safe::{check_dir, prepare_dir};
+use crate::export::write_atomic;
+use crate::plot;
+
+use super::html::{self, BlockView, GpuView, Nav, Neighbour, PageLink};
+use super::load::RunFolder;
+use super::tables::{self, GpuKey};
+use super::ReportError;
+
+/// The folder of the pages, below the report's folder.
+pub const PAGES: &str = "pages";
+/// How a page links back to the index.
+const INDEX_FROM_PAGE: &str = "../index.html";
+
+/// A page's file stem: the folder's label as a slug, numbered when two labels slug alike.
+fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
+    let base = plot::slug(label);
+    let mut slug = base.clone();
+    let mut n = 2;
+    while !taken.insert(slug.clone()) {
+        slug = format!("{base}-{n}");
+        n += 1;
+    }
+    slug
+}
+
+/// Draws `folder`'s charts into `pages/<slug>-charts/` and returns them relative to `pages/`.
+/// The suffix keeps the folder apart from every page: a slug may end in `.html` (a run folder
+/// of that name), a folder name never does.
+fn page_charts(folder: &RunFolder, out: &Path, slug: &str) -> Result<Vec<PathBuf>, ReportError> {
+    let pages = out.join(PAGES);
+    let dir = pages.join(format!("{slug}-charts"));
+    let files = super::draw_into(std::slice::from_ref(folder), &dir)?;
+    Ok(files
+        .into_iter()
+        .map(|p| p.strip_prefix(&pages).map(Path::to_path_buf).unwrap_or(p))
+        .collect())
+}
+
+fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
+    let mut doc = super::doc::Doc::default();
+    for c in charts {
+        doc.chart(c.clone());
+    }
+    html::blocks(&doc)
+}
+
+/// The pages' file stems, per GPU and folder in the index's order.
+fn plan_slugs(groups: &[(GpuKey, Vec<&RunFolder>)]) -> Vec<Vec<String>> {
+    let mut taken = HashSet::new();
+    groups
+        .iter()
+        .map(|(_, list)| {
+            list.iter()
+                .map(|f| unique_slug(&f.label, &mut taken))
+                .collect()
+        })
+        .collect()
+}
+
+/// Each page's links: the index, and its neighbours in the index's order.
+fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Vec<Nav> {
+    let order: Vec<Neighbour> = groups
+        .iter()
+        .zip(slugs)
+        .flat_map(|((_, list), s)| list.iter().zip(s))
+        .map(|(f, slug)| Neighbour {
+            href: format!("{slug}.html"),
+            label: f.label.clone(),
+        })
+        .collect();
+    (0..order.len())
+        .map(|i| Nav {
+            index: INDEX_FROM_PAGE.into(),
+            prev: i.checked_sub(1).map(|p| order[p].clone()),
+            next: order.get(i + 1).cloned(),
+        })
+        .collect()
+}
+
+/// Writes one folder's page and its charts; returns the index's line for it and the files.
+fn write_page(
+    folder: &RunFolder,
+    gpu: &GpuKey,
+    slug: &str,
+    nav: &Nav,
+    out: &Path,
+) -> Result<(PageLink, Vec<PathBuf>), ReportError> {
+    let charts = page_charts(folder, out, slug)?;
+    let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(PAGES).join(c)).collect();
+    let page = out.join(PAGES).join(format!("{slug}.html"));
+    let text = html::render_page(
+        &folder.label,
+        &gpu.title(),
+        nav,
+        &html::blocks(&tables::folder_doc(folder)),
+        &chart_views(&charts),
+    );
+    write_atomic(&page, text.as_bytes())?;
+    files.push(page);
+    let prs = folder.prs();
+    let link = PageLink {
+        href: format!("{PAGES}/{slug}.html"),
+        label: folder.label.clone(),
+        measurements: folder.measurements().len(),
+        prs: prs.len(),
+        similar: prs.iter().filter(|r| r.similar).count(),
+        fair: prs.iter().filter(|r| r.fair).count(),
+    };
+    Ok((link, files))
+}
+
+/// Writes `index.html` and every folder's page into `out`; `charts` are the report's charts
+/// (relative to `out`), of which the index shows those across GPUs. Returns the files written.
+pub fn write_site(
+    folders: &[RunFolder],
+    roots: &[String],
+    charts: &[PathBuf],
+    out: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
+    // A link planted at `pages/` would take every page elsewhere.
+    check_dir(out, true)?;
+    prepare_dir(&out.join(PAGES), false)?;
+    let groups = tables::per_gpu(folders);
+    let slugs = plan_slugs(&groups);
+    let mut navs = navigation(&groups, &slugs).into_iter();
+    let (mut gpus, mut files) = (Vec::new(), Vec::new());
+    for (i, ((gpu, list), slugs)) in groups.iter().zip(&slugs).enumerate() {
+        let mut pages = Vec::new();
+        for (f, slug) in list.iter().zip(slugs) {
+            let nav = navs.next().expect("one per page");
+            let (link, written) = write_page(f, gpu, slug, &nav, out)?;
+            pages.push(link);
+            files.extend(written);
+        }
+        gpus.push(GpuView {
+            id: format!("gpu-{}", i + 1),
+            title: gpu.title(),
+            pages,
+            blocks: html::blocks(&tables::baselines_doc(list)),
+        });
+    }
+    let across: Vec<PathBuf> = charts
+        .iter()
+        .filter(|c| c.to_string_lossy().contains(plot::GPUS_CHART))
+        .cloned()
+        .collect();
+    let style = out.join(html::STYLE_FILE);
+    write_atomic(&style, html::STYLE.as_bytes())?;
+    files.push(style);
+    let intro = tables::intro(folders.len(), roots, groups.len());
+    let index = out.join("index.html");
+    write_atomic(
+        &index,
+        html::render_index(&intro, &gpus, &chart_views(&across)).as_bytes(),
+    )?;
+    files.push(index);
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_lead_to_their_neighbours_across_gpus() {
+        let folder = |label: &str| RunFolder {
+            label: label.into(),
+            ..RunFolder::default()
+        };
+        let (a, b, c) = (folder("a"), folder("b"), folder("c"));
+        let gpu = |name: &str| GpuKey {
+            gpu: name.into(),
+            drivers: String::new(),
+        };
+        let groups = vec![(gpu("x"), vec![&a, &b]), (gpu("y"), vec![&c])];
+        let navs = navigation(&groups, &plan_slugs(&groups));
+        let hrefs = |n: &Nav| {
+            (
+                n.prev.as_ref().map(|p| p.href.clone()),
+                n.next.as_ref().map(|p| p.href.clone()),
+            )
+        };
+        assert_eq!(hrefs(&navs[0]), (None, Some("b.html".into())));
+        assert_eq!(
+            hrefs(&navs[1]),
+            (Some("a.html".into()), Some("c.html".into()))
+        );
+        assert_eq!(hrefs(&navs[2]), (Some("b.html".into()), None));
+        assert!(navs.iter().all(|n| n.index == "../index.html"));
+    }
+
+    #[test]
+    fn slugs_of_pages_never_collide() {
+        let mut taken = HashSet::new();
+        assert_eq!(unique_slug("h100/default", &mut taken), "h100-default");
+        assert_eq!(unique_slug("h100 default", &mut taken), "h100-default-2");
+        assert_eq!(unique_slug("h100:default", &mut taken), "h100-default-3");
+    }
+}
