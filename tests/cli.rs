@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use assert_cmd::Command;
-use clvscu::backend::opencl;
+use clvscu::backend::{opencl, Api};
 use clvscu::export::csv::read_rows;
 use clvscu::record::{MeasurementRow, PrRow, Status};
 use predicates::prelude::*;
@@ -518,7 +518,74 @@ fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
     assert!(!dir.path().join("run.json").exists());
 }
 
-/// A first run on a machine without a GPU (one side, a CPU device with no known peak): the
+/// A first run with no `--pair`: without CUDA, OpenCL against itself on the one OpenCL device,
+/// so there are PRs (the harness's noise floor) and a PR chart, and the run says where PRs
+/// between the APIs come from; with CUDA, OpenCL against CUDA and no such note.
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_default_first_run_without_cuda_is_opencl_against_itself_with_a_pr_chart() {
+    need_opencl();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("first");
+    let run = clvscu()
+        .args([
+            "run",
+            "matvec/listing6",
+            "--local",
+            "32,64",
+            "--size",
+            "64x40",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let rows: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(rows.len(), 2, "one PR per work-group size: {stdout}");
+    let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        charts
+            .iter()
+            .any(|c| c.starts_with("pr-") && c.ends_with(".png")),
+        "{charts:?}"
+    );
+    let noise_floor = "OpenCL against OpenCL on one device (the harness's noise floor)";
+    if clvscu::backend::cuda::availability().is_ok() {
+        assert!(rows.iter().all(|r| r.api_b == Api::Cuda), "{stdout}");
+        assert!(!stdout.contains(noise_floor), "{stdout}");
+    } else {
+        assert!(rows.iter().all(|r| r.api_b == Api::OpenCl), "{stdout}");
+        assert!(stdout.contains(noise_floor), "{stdout}");
+        // The folders it points to are committed results of both GPUs.
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let named: Vec<&str> = stdout
+            .split([' ', ',', '\n'])
+            .map(|w| w.trim_end_matches('.'))
+            .filter(|w| w.starts_with("results/h"))
+            .collect();
+        assert!(
+            named.iter().any(|w| w.starts_with("results/h100-")),
+            "{stdout}"
+        );
+        assert!(
+            named.iter().any(|w| w.starts_with("results/h200-")),
+            "{stdout}"
+        );
+        for folder in named {
+            assert!(
+                repo.join(folder).join("modern/prs.csv").is_file(),
+                "{folder}"
+            );
+        }
+    }
+}
+
+/// A first run asked for one side (`--pair opencl`: a CPU device with no known peak): the
 /// tables name each point of the grid in full, there is a hint for what to do next, and no
 /// empty chart is drawn.
 #[test]
