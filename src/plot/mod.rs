@@ -357,6 +357,23 @@ pub(crate) fn write_figures<F: Figure>(
     Ok(written)
 }
 
+/// The file name of a run's chart: its study, and its comparison when it has only one, so
+/// the name says what the chart shows (two runs of one study are told apart by the `-2`
+/// [`write_figures`] appends, not by a timestamp).
+pub(crate) fn run_slug<'a>(study: &str, comparisons: impl IntoIterator<Item = &'a str>) -> String {
+    let mut distinct: Vec<&str> = Vec::new();
+    for c in comparisons {
+        if !distinct.contains(&c) {
+            distinct.push(c);
+        }
+    }
+    match distinct.as_slice() {
+        [one] if !study.is_empty() => slug(&format!("{study}-{one}")),
+        [one] => slug(one),
+        _ => slug(study),
+    }
+}
+
 /// File-name-safe form of free text: lowercase ASCII letters, digits, `.` and `_`, with runs
 /// of anything else turned into one `-`; never empty, at most 80 characters.
 pub fn slug(text: &str) -> String {
