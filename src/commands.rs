@@ -284,6 +284,16 @@ fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
         size: list("size", &args.size)?,
         groups: list("groups", &args.groups)?,
         index: list("index", &args.index)?,
+        ranges: [
+            ("local", &args.local),
+            ("size", &args.size),
+            ("groups", &args.groups),
+            ("index", &args.index),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.as_deref().is_some_and(|t| t.contains("..")))
+        .map(|(p, _)| p.to_string())
+        .collect(),
         reps: args.reps,
         warmup: args.warmup,
         min_time: args.min_time,

@@ -886,3 +886,36 @@ fn run_exports_its_rows_as_json_csv_and_markdown() {
         .collect();
     assert_eq!(leftovers, ["run.json"]);
 }
+
+/// A range on the command line, alone, is a sweep: rows carry the swept parameter and the run
+/// draws the sweep chart, not a PR bar per value. Fake pair, so no runtime is needed.
+#[test]
+fn a_command_line_range_is_a_sweep_with_its_sweep_chart() {
+    for (flag, range, fixed, param) in [
+        ("--size", "2^12..2^14", ["--local", "64"], "size"),
+        ("--local", "64..256", ["--size", "4096"], "local"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep");
+        clvscu()
+            .args(["run", "reduce/tuned", "--pair", "fake", flag, range])
+            .args(fixed)
+            .args(["--reps", "3", "--min-time", "0", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let rows: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+        assert_eq!(rows.len(), 3, "{flag} {range}");
+        assert!(rows.iter().all(|r| r.sweep_param == param), "{flag}");
+        let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let sweep = format!("sweep-quick-reduce-tuned-reduce-tuned-{param}.svg");
+        assert!(charts.contains(&sweep), "{charts:?}");
+        assert!(
+            !charts.iter().any(|c| c.starts_with("pr-")),
+            "a sweep is drawn once, as a sweep: {charts:?}"
+        );
+    }
+}
