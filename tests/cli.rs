@@ -919,3 +919,39 @@ fn a_command_line_range_is_a_sweep_with_its_sweep_chart() {
         );
     }
 }
+
+/// `inspect` in a shell with neither the NVRTC wheel (no python3 on PATH) nor LD_LIBRARY_PATH:
+/// one line that says NVRTC is missing, a non-zero exit and no empty tables. Where NVRTC is
+/// installed for the whole system it is found there, and inspect writes its tables.
+#[test]
+fn inspect_without_nvrtc_says_so_once_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("inspect");
+    let clean = |cmd: &mut Command| {
+        cmd.env_clear()
+            .env("PATH", dir.path())
+            .env("HOME", dir.path());
+    };
+    let mut devices = clvscu();
+    clean(&mut devices);
+    let listed = devices.arg("devices").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let mut inspect = clvscu();
+    clean(&mut inspect);
+    let run = inspect
+        .arg("inspect")
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if listed.contains("NVRTC unavailable") {
+        assert_ne!(run.status.code(), Some(0), "{stderr}");
+        assert_eq!(stderr.matches("libnvrtc").count(), 1, "{stderr}");
+        assert!(!out.exists(), "nothing written without NVRTC");
+    } else {
+        assert!(listed.contains("NVRTC 1"), "{listed}");
+        assert_eq!(run.status.code(), Some(0), "{stderr}");
+        assert!(out.join("ptx_classes.csv").is_file());
+    }
+}
