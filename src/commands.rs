@@ -748,10 +748,10 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     // Every table sets CUDA's PTX beside OpenCL's: without NVRTC each kernel would repeat the
     // same note and the tables would be empty, so say it once and write nothing.
+    let sources = args.devices.sources()?;
     if let Err(reason) = cuda::nvrtc_availability() {
         bail!("inspect compiles every CUDA kernel with NVRTC: {reason}");
     }
-    let sources = args.devices.sources()?;
     // A device the user named must exist; without a selector a missing API is a note.
     let mut cl = match OpenClBackend::open(args.devices.cl_device.as_deref()) {
         Ok(b) => Some(b),
