@@ -361,16 +361,14 @@ pub(crate) fn write_figures<F: Figure>(
 /// the name says what the chart shows (two runs of one study are told apart by the `-2`
 /// [`write_figures`] appends, not by a timestamp).
 pub(crate) fn run_slug<'a>(study: &str, comparisons: impl IntoIterator<Item = &'a str>) -> String {
-    let mut distinct: Vec<&str> = Vec::new();
-    for c in comparisons {
-        if !distinct.contains(&c) {
-            distinct.push(c);
-        }
-    }
-    match distinct.as_slice() {
-        [one] if !study.is_empty() => slug(&format!("{study}-{one}")),
-        [one] => slug(one),
-        _ => slug(study),
+    // One pass, no set of names: a chart of a million rows must not spend its time here.
+    let mut comparisons = comparisons.into_iter();
+    let first = comparisons.next();
+    let one = first.filter(|f| comparisons.all(|c| c == *f));
+    match one {
+        Some(one) if !study.is_empty() => slug(&format!("{study}-{one}")),
+        Some(one) => slug(one),
+        None => slug(study),
     }
 }
 

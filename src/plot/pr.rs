@@ -51,12 +51,12 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
     let rows = data.prs.iter().filter(|r| r.sweep_param.is_empty());
     let mut out = Vec::new();
     for (run_id, rows) in group_in_order(rows, |r| r.run_id.clone()) {
+        let base = run_slug(&rows[0].study, rows.iter().map(|r| r.comparison.as_str()));
         let pages: Vec<&[&PrRow]> = rows.chunks(MAX_ROWS_PER_FIGURE).collect();
         for (i, page) in pages.iter().enumerate() {
             if out.len() == MAX_FIGURES_PER_CHART {
                 return out;
             }
-            let base = run_slug(&rows[0].study, rows.iter().map(|r| r.comparison.as_str()));
             let name = page_slug(&base, i, pages.len());
             out.push((name, build(data, &run_id, page)));
         }
