@@ -202,9 +202,10 @@ pub struct RunArgs {
     /// No progress bar and no line per comparison; the tables at the end still print.
     #[arg(long, short)]
     pub quiet: bool,
-    /// Which APIs form the two sides.
-    #[arg(long, value_enum, default_value = "opencl-cuda")]
-    pub pair: Pairing,
+    /// Which APIs form the two sides [default: opencl-cuda; without CUDA, OpenCL against
+    /// itself on the one OpenCL device: the harness's noise floor].
+    #[arg(long, value_enum)]
+    pub pair: Option<Pairing>,
     /// Side B's OpenCL device with --pair opencl-opencl (default: the same as side A).
     #[arg(long, value_parser = device_selector)]
     pub cl_device_b: Option<String>,

@@ -145,8 +145,51 @@ fn studies() -> Result<i32> {
     Ok(EXIT_OK)
 }
 
+/// Where the committed PRs between the APIs are, for a machine that cannot form one.
+const MEASURED_PRS: &str =
+    "results/h100-2026-11-26-modern-time and results/h200-2026-11-26-modern-time";
+
+/// The sides of a run. Without `--pair` and without CUDA, OpenCL against itself on the one
+/// OpenCL device: a first run then still draws a PR chart (the harness's noise floor) instead
+/// of ending with no PR at all.
 fn open_sides(args: &RunArgs) -> Result<Sides> {
-    open_pair(&args.devices, args.pair, args.cl_device_b.as_deref())
+    let cl_b = args.cl_device_b.as_deref();
+    if let Some(pair) = args.pair {
+        return open_pair(&args.devices, pair, cl_b);
+    }
+    let d = &args.devices;
+    let cuda_error = match CudaBackend::open(d.cuda_device.as_deref()) {
+        Ok(cuda) => {
+            return match OpenClBackend::open(d.cl_device.as_deref()) {
+                Ok(cl) => Ok(Sides {
+                    a: Box::new(cl),
+                    b: Some(Box::new(cuda)),
+                }),
+                Err(e) => {
+                    eprintln!("note: {e}");
+                    eprintln!("note: running CUDA only; no Performance Ratio can be formed");
+                    Ok(Sides {
+                        a: Box::new(cuda),
+                        b: None,
+                    })
+                }
+            };
+        }
+        Err(e) => e,
+    };
+    let sides = open_pair(d, Pairing::OpenclOpencl, cl_b)
+        .map_err(|ecl| anyhow::anyhow!("no backend can run:\n  {ecl}\n  {cuda_error}"))?;
+    eprintln!("note: {cuda_error}");
+    eprintln!("{}", noise_floor_note());
+    Ok(sides)
+}
+
+/// The line a run of OpenCL against itself prints, at its start and its end.
+fn noise_floor_note() -> String {
+    format!(
+        "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between \
+         the APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: {MEASURED_PRS}."
+    )
 }
 
 /// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
@@ -241,6 +284,16 @@ fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
         size: list("size", &args.size)?,
         groups: list("groups", &args.groups)?,
         index: list("index", &args.index)?,
+        ranges: [
+            ("local", &args.local),
+            ("size", &args.size),
+            ("groups", &args.groups),
+            ("index", &args.index),
+        ]
+        .into_iter()
+        .filter(|(_, v)| v.as_deref().is_some_and(|t| t.contains("..")))
+        .map(|(p, _)| p.to_string())
+        .collect(),
         reps: args.reps,
         warmup: args.warmup,
         min_time: args.min_time,
@@ -428,6 +481,9 @@ fn run_one(
         &out,
     );
     print_hint(&report.summary, &out);
+    if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
+        println!("{}", noise_floor_note());
+    }
     export(args, &report.summary)?;
     match &report.charts {
         Some(Ok(files)) if files.is_empty() => println!(
@@ -690,7 +746,12 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 }
 
 fn inspect_cmd(args: InspectArgs) -> Result<i32> {
+    // Every table sets CUDA's PTX beside OpenCL's: without NVRTC each kernel would repeat the
+    // same note and the tables would be empty, so say it once and write nothing.
     let sources = args.devices.sources()?;
+    if let Err(reason) = cuda::nvrtc_availability() {
+        bail!("inspect compiles every CUDA kernel with NVRTC: {reason}");
+    }
     // A device the user named must exist; without a selector a missing API is a note.
     let mut cl = match OpenClBackend::open(args.devices.cl_device.as_deref()) {
         Ok(b) => Some(b),

@@ -149,7 +149,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     let title = format!("{} at {size}", args.target);
     output::write_all(&report, &args.out, &title, &prov).context("writing the tuning results")?;
     if !args.no_charts {
-        if let Err(e) = output::draw_charts(&report, &args.out, &title) {
+        if let Err(e) = output::draw_charts(&report, &args.out, &title, &subtitle(&infos)) {
             eprintln!("note: no charts: {e}");
         }
     }
@@ -185,4 +185,19 @@ fn note_implausible(evaluations: &[tune::run::Evaluation]) {
             first.outcome.message()
         );
     }
+}
+
+/// The tune charts' subtitle: the devices and drivers tuned, and when.
+fn subtitle(infos: &[&clvscu::backend::DeviceInfo]) -> String {
+    let mut devices: Vec<String> = Vec::new();
+    let mut drivers: Vec<String> = Vec::new();
+    for i in infos {
+        for (list, value) in [(&mut devices, &i.name), (&mut drivers, &i.driver_version)] {
+            if !list.contains(value) {
+                list.push(value.clone());
+            }
+        }
+    }
+    let when = chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string();
+    clvscu::plot::style::subtitle(&devices, &drivers, &[when])
 }

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use assert_cmd::Command;
-use clvscu::backend::opencl;
+use clvscu::backend::{opencl, Api};
 use clvscu::export::csv::read_rows;
 use clvscu::record::{MeasurementRow, PrRow, Status};
 use predicates::prelude::*;
@@ -518,7 +518,72 @@ fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
     assert!(!dir.path().join("run.json").exists());
 }
 
-/// A first run on a machine without a GPU (one side, a CPU device with no known peak): the
+/// A first run with no `--pair`: without CUDA, OpenCL against itself on the one OpenCL device,
+/// so there are PRs (the harness's noise floor) and a PR chart, and the run says where PRs
+/// between the APIs come from; with CUDA, OpenCL against CUDA and no such note.
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_default_first_run_without_cuda_is_opencl_against_itself_with_a_pr_chart() {
+    need_opencl();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("first");
+    let run = clvscu()
+        .args([
+            "run",
+            "matvec/listing6",
+            "--local",
+            "32,64",
+            "--size",
+            "64x40",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let rows: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(rows.len(), 2, "one PR per work-group size: {stdout}");
+    let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        charts.iter().any(|c| c == "pr-quick-matvec-listing6.png"),
+        "{charts:?}"
+    );
+    let noise_floor = "OpenCL against OpenCL on one device (the harness's noise floor)";
+    if clvscu::backend::cuda::availability().is_ok() {
+        assert!(rows.iter().all(|r| r.api_b == Api::Cuda), "{stdout}");
+        assert!(!stdout.contains(noise_floor), "{stdout}");
+    } else {
+        assert!(rows.iter().all(|r| r.api_b == Api::OpenCl), "{stdout}");
+        assert!(stdout.contains(noise_floor), "{stdout}");
+        // The folders it points to are committed results of both GPUs.
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let named: Vec<&str> = stdout
+            .split([' ', ',', '\n'])
+            .map(|w| w.trim_end_matches('.'))
+            .filter(|w| w.starts_with("results/h"))
+            .collect();
+        assert!(
+            named.iter().any(|w| w.starts_with("results/h100-")),
+            "{stdout}"
+        );
+        assert!(
+            named.iter().any(|w| w.starts_with("results/h200-")),
+            "{stdout}"
+        );
+        for folder in named {
+            assert!(
+                repo.join(folder).join("modern/prs.csv").is_file(),
+                "{folder}"
+            );
+        }
+    }
+}
+
+/// A first run asked for one side (`--pair opencl`: a CPU device with no known peak): the
 /// tables name each point of the grid in full, there is a hint for what to do next, and no
 /// empty chart is drawn.
 #[test]
@@ -820,4 +885,73 @@ fn run_exports_its_rows_as_json_csv_and_markdown() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(leftovers, ["run.json"]);
+}
+
+/// A range on the command line, alone, is a sweep: rows carry the swept parameter and the run
+/// draws the sweep chart, not a PR bar per value. Fake pair, so no runtime is needed.
+#[test]
+fn a_command_line_range_is_a_sweep_with_its_sweep_chart() {
+    for (flag, range, fixed, param) in [
+        ("--size", "2^12..2^14", ["--local", "64"], "size"),
+        ("--local", "64..256", ["--size", "4096"], "local"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("sweep");
+        clvscu()
+            .args(["run", "reduce/tuned", "--pair", "fake", flag, range])
+            .args(fixed)
+            .args(["--reps", "3", "--min-time", "0", "--out"])
+            .arg(&out)
+            .assert()
+            .success();
+        let rows: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
+        assert_eq!(rows.len(), 3, "{flag} {range}");
+        assert!(rows.iter().all(|r| r.sweep_param == param), "{flag}");
+        let charts: Vec<String> = std::fs::read_dir(out.join("charts"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        let sweep = format!("sweep-quick-reduce-tuned-reduce-tuned-{param}.svg");
+        assert!(charts.contains(&sweep), "{charts:?}");
+        assert!(
+            !charts.iter().any(|c| c.starts_with("pr-")),
+            "a sweep is drawn once, as a sweep: {charts:?}"
+        );
+    }
+}
+
+/// `inspect` in a shell with neither the NVRTC wheel (no python3 on PATH) nor LD_LIBRARY_PATH:
+/// one line that says NVRTC is missing, a non-zero exit and no empty tables. Where NVRTC is
+/// installed for the whole system it is found there, and inspect writes its tables.
+#[test]
+fn inspect_without_nvrtc_says_so_once_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("inspect");
+    let clean = |cmd: &mut Command| {
+        cmd.env_clear()
+            .env("PATH", dir.path())
+            .env("HOME", dir.path());
+    };
+    let mut devices = clvscu();
+    clean(&mut devices);
+    let listed = devices.arg("devices").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+    let mut inspect = clvscu();
+    clean(&mut inspect);
+    let run = inspect
+        .arg("inspect")
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    if listed.contains("NVRTC unavailable") {
+        assert_ne!(run.status.code(), Some(0), "{stderr}");
+        assert_eq!(stderr.matches("libnvrtc").count(), 1, "{stderr}");
+        assert!(!out.exists(), "nothing written without NVRTC");
+    } else {
+        assert!(listed.contains("NVRTC 1"), "{listed}");
+        assert_eq!(run.status.code(), Some(0), "{stderr}");
+        assert!(out.join("ptx_classes.csv").is_file());
+    }
 }

@@ -66,3 +66,55 @@ fn every_readme_command_runs() {
         println!("README command ran: {command}");
     }
 }
+
+/// The `clvscu` lines of the README's Quick start section.
+fn quick_start(readme: &str) -> Vec<String> {
+    let section = readme
+        .split("\n## ")
+        .find(|s| s.starts_with("Quick start"))
+        .expect("a Quick start section");
+    readme_commands(section)
+}
+
+/// The Quick start as typed in a fresh shell after `cargo install`: the binary found on PATH,
+/// nothing else set but HOME (no LD_LIBRARY_PATH from the scripts). Where this test's own
+/// process can load NVRTC, the clean shell must find it too.
+#[test]
+#[ignore = "needs OpenCL"]
+fn the_quick_start_runs_in_a_clean_environment() {
+    common::need("OpenCL", opencl::availability());
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
+    let commands = quick_start(&readme);
+    assert!(commands.len() >= 5, "{commands:?}");
+    assert!(readme.contains("cargo install --path ."));
+    let binary = Path::new(env!("CARGO_BIN_EXE_clvscu"));
+    let path = std::env::join_paths(
+        std::iter::once(binary.parent().unwrap().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(repo.join("results"), scratch.path().join("results")).unwrap();
+    for command in &commands {
+        let out = std::process::Command::new("sh")
+            .args(["-c", command])
+            .env_clear()
+            .env("PATH", &path)
+            .env("HOME", home.path())
+            .current_dir(scratch.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "`{command}` failed ({:?}):\n{stdout}\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if command == "clvscu devices" && clvscu::backend::cuda::nvrtc_availability().is_ok() {
+            assert!(stdout.contains("CUDA kernels can be compiled"), "{stdout}");
+        }
+    }
+}

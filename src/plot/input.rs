@@ -104,8 +104,14 @@ pub fn load(inputs: &[PathBuf]) -> Result<ChartData, InputError> {
         for f in csv_files(std::slice::from_ref(input)) {
             load_file(&f, &mut data)?;
         }
-        // A run folder's vendor baselines (`baselines.csv` beside it) go with its runs.
-        if let Some(rows) = input.is_dir().then(|| super::vendor::near(input)).flatten() {
+        // A run folder's vendor baselines (`baselines.csv` in it or a folder up, where the GPU
+        // scripts keep them) go with its runs; a CSV given by name is in its run folder.
+        let folder = if input.is_dir() {
+            Some(input.as_path())
+        } else {
+            input.parent()
+        };
+        if let Some(rows) = folder.and_then(super::vendor::near) {
             let beside = super::vendor::beside(&rows, &data.measurements[first..]);
             data.baselines.extend(beside);
         }
@@ -159,4 +165,33 @@ pub fn warnings(data: &ChartData) -> Vec<String> {
             )
         });
     prs.chain(metrics).chain(super::left_out(data)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GPU scripts keep `baselines.csv` a folder above the run folder: it is found whether
+    /// the folder or its measurements file is given, and the shapes chart then draws cuBLAS.
+    #[test]
+    fn baselines_a_folder_up_are_found_for_a_folder_and_for_a_file() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100-2026-11-23-shapes5");
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path().join("shapes5");
+        std::fs::create_dir(&run).unwrap();
+        std::fs::copy(repo.join("baselines.csv"), dir.path().join("baselines.csv")).unwrap();
+        std::fs::copy(
+            repo.join("shapes5/measurements.csv"),
+            run.join("measurements.csv"),
+        )
+        .unwrap();
+        for input in [run.clone(), run.join("measurements.csv")] {
+            let data = load(std::slice::from_ref(&input)).unwrap();
+            assert!(!data.baselines.is_empty(), "{}", input.display());
+            let figs = super::super::shapes::figures(&data);
+            let (_, fig) = &figs[0];
+            let svg = crate::plot::render_svg(fig).unwrap();
+            assert!(!svg.contains("No cuBLAS"), "{}", input.display());
+        }
+    }
 }

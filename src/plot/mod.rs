@@ -357,6 +357,21 @@ pub(crate) fn write_figures<F: Figure>(
     Ok(written)
 }
 
+/// The file name of a run's chart: its study, and its comparison when it has only one, so
+/// the name says what the chart shows (two runs of one study are told apart by the `-2`
+/// [`write_figures`] appends, not by a timestamp).
+pub(crate) fn run_slug<'a>(study: &str, comparisons: impl IntoIterator<Item = &'a str>) -> String {
+    // One pass, no set of names: a chart of a million rows must not spend its time here.
+    let mut comparisons = comparisons.into_iter();
+    let first = comparisons.next();
+    let one = first.filter(|f| comparisons.all(|c| c == *f));
+    match one {
+        Some(one) if !study.is_empty() => slug(&format!("{study}-{one}")),
+        Some(one) => slug(one),
+        None => slug(study),
+    }
+}
+
 /// File-name-safe form of free text: lowercase ASCII letters, digits, `.` and `_`, with runs
 /// of anything else turned into one `-`; never empty, at most 80 characters.
 pub fn slug(text: &str) -> String {

@@ -14,7 +14,7 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_unique, slug, style, ChartData, DrawError, Figure,
+    fmt_sig, group_in_order, page_slug, push_unique, run_slug, style, ChartData, DrawError, Figure,
     RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::record::{Api, PrRow};
@@ -46,17 +46,18 @@ pub(crate) struct PrFigure {
     height: u32,
 }
 
-/// Builds one figure per run id, named by the run id's slug.
+/// Builds one figure per run id, named by its study (and comparison, when it has one).
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
     let rows = data.prs.iter().filter(|r| r.sweep_param.is_empty());
     let mut out = Vec::new();
     for (run_id, rows) in group_in_order(rows, |r| r.run_id.clone()) {
+        let base = run_slug(&rows[0].study, rows.iter().map(|r| r.comparison.as_str()));
         let pages: Vec<&[&PrRow]> = rows.chunks(MAX_ROWS_PER_FIGURE).collect();
         for (i, page) in pages.iter().enumerate() {
             if out.len() == MAX_FIGURES_PER_CHART {
                 return out;
             }
-            let name = page_slug(&slug(&run_id), i, pages.len());
+            let name = page_slug(&base, i, pages.len());
             out.push((name, build(data, &run_id, page)));
         }
     }

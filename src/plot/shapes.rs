@@ -32,10 +32,11 @@ pub const L2_BYTES: u64 = 50_000_000;
 /// The vendor line's colour: green, apart from both APIs'.
 const VENDOR: RGBColor = RGBColor(40, 140, 70);
 
+/// A row the chart may draw. Sweep rows count too: a variant measured only in a sweep (over
+/// work-groups, say) is still a variant at that shape, and "best" must be best over all.
 fn usable(r: &MeasurementRow) -> bool {
     r.status == Status::Ok
         && r.verified
-        && r.sweep_param.is_empty()
         && r.metric_unit == Metric::Bandwidth
         && r.metric.is_finite()
         && r.metric > 0.0
@@ -507,6 +508,44 @@ mod tests {
         crate::plot::tests::keep_figure(fig, "shapes-example");
         let buf = crate::plot::render_rgb(fig).expect("render");
         assert!(buf.iter().any(|&b| b != 255));
+    }
+
+    /// A variant measured only in a sweep (split-flat over its work-group count) that beats
+    /// every plain row is the best variant at that shape, on the line and in the note.
+    #[test]
+    fn best_counts_sweep_rows_too() {
+        let mut d = data();
+        for groups in [512u32, 1024] {
+            let mut r = row(
+                "OpenCL",
+                "split-flat",
+                "8192x8192",
+                2400.0 + f64::from(groups),
+            );
+            r.sweep_param = "groups".into();
+            r.sweep_value = groups.to_string();
+            r.groups = groups;
+            d.measurements.push(r);
+        }
+        let figs = figures(&d);
+        let (_, fig) = &figs[0];
+        let opencl = fig
+            .series
+            .iter()
+            .find(|s| s.label.starts_with("OpenCL") && !s.in_l2)
+            .unwrap();
+        assert!(opencl
+            .points
+            .iter()
+            .any(|p| p.x.abs() < 1e-12 && p.gbs == 3424.0));
+        assert!(
+            fig.frame
+                .notes
+                .iter()
+                .any(|n| n.contains("OpenCL split-flat x1")),
+            "{:?}",
+            fig.frame.notes
+        );
     }
 
     #[test]

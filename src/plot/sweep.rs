@@ -341,7 +341,7 @@ fn x_axis_for<'a>(values: impl Iterator<Item = &'a str>) -> XAxis {
     }
     let nums: Vec<f64> = labels
         .iter()
-        .filter_map(|v| v.parse::<f64>().ok())
+        .filter_map(|v| number(v))
         .filter(|v| v.is_finite())
         .collect();
     if nums.len() != labels.len() || labels.is_empty() {
@@ -354,6 +354,14 @@ fn x_axis_for<'a>(values: impl Iterator<Item = &'a str>) -> XAxis {
         XAxis::Log2
     } else {
         XAxis::Linear
+    }
+}
+
+/// A sweep value as a number: `4096`, or `2^12` as a command-line range writes sizes.
+fn number(value: &str) -> Option<f64> {
+    match value.strip_prefix("2^") {
+        Some(k) => k.parse::<i32>().ok().map(|k| 2f64.powi(k)),
+        None => value.parse::<f64>().ok(),
     }
 }
 
@@ -371,8 +379,8 @@ fn x_lookup(axis: &XAxis) -> impl Fn(&str) -> Option<f64> + '_ {
     move |value| {
         let value = value.trim();
         match axis {
-            XAxis::Log2 => value.parse::<f64>().ok().map(f64::log2),
-            XAxis::Linear => value.parse::<f64>().ok(),
+            XAxis::Log2 => number(value).map(f64::log2),
+            XAxis::Linear => number(value),
             XAxis::Categorical(_) => index.get(value).map(|&i| i as f64),
         }
     }

@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    any_measurement, fmt_sig, group_in_order, push_unique, slug, style, ChartData, DrawError,
+    any_measurement, fmt_sig, group_in_order, push_unique, run_slug, style, ChartData, DrawError,
     Figure, RunInfo, MAX_FIGURES_PER_CHART,
 };
 use crate::record::{Api, MeasurementRow, Status};
@@ -103,7 +103,10 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
     group_in_order(rows, |r| r.run_id.clone())
         .into_iter()
         .take(MAX_FIGURES_PER_CHART)
-        .map(|(run_id, rows)| (slug(&run_id), build(&rows)))
+        .map(|(_, rows)| {
+            let name = run_slug(&rows[0].study, rows.iter().map(|r| r.comparison.as_str()));
+            (name, build(&rows))
+        })
         .collect()
 }
 

@@ -370,7 +370,14 @@ fn draw_all_renders_every_chart_kind_in_both_formats() {
     assert_eq!(written.len(), expected);
     assert_eq!(sweeps.len(), 2, "one chart per swept configuration");
 
-    let pr_svg = svg_text(&dir, &format!("pr-{}", slug(RUN)));
+    // Charts are named by what they show, never by the run's timestamp.
+    assert!(
+        written
+            .iter()
+            .all(|f| !f.to_string_lossy().contains(&slug(RUN))),
+        "{written:?}"
+    );
+    let pr_svg = svg_text(&dir, "pr-default");
     for label in [
         "PR",
         "listing4",
@@ -408,7 +415,7 @@ fn draw_all_renders_every_chart_kind_in_both_formats() {
         "large powers of two shown as 2^k"
     );
 
-    let t1_svg = svg_text(&dir, &format!("table1-{}", slug(RUN)));
+    let t1_svg = svg_text(&dir, "table1-whitepaper-table1");
     for label in [
         "Listing 2",
         "Listing 7",
@@ -610,6 +617,12 @@ fn whitepaper_figures_match_table_1() {
 
 #[test]
 fn slugs_and_stems_are_file_safe_and_unique() {
+    assert_eq!(
+        run_slug("quick-matvec-listing6", ["matvec/listing6@local=64"; 2]),
+        "quick-matvec-listing6-matvec-listing6-local-64"
+    );
+    assert_eq!(run_slug("modern", ["a", "b", "a"]), "modern");
+    assert_eq!(run_slug("", ["reduce/tree"]), "reduce-tree");
     assert_eq!(slug("NVIDIA GeForce RTX 4090"), "nvidia-geforce-rtx-4090");
     assert_eq!(
         slug("matvec/listing5 local_size"),

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{style, write_figure, DrawError, Figure, Format, PlotError};
+use super::layout::{Frame, LegendItem, Swatch};
+use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
 use crate::backend::Api;
 use crate::tune::run::Evaluation;
 use crate::tune::strategy::StrategyKind;
@@ -21,6 +22,8 @@ pub struct Line {
 
 pub struct Convergence {
     pub title: String,
+    /// The devices and drivers tuned (see [`style::subtitle`]), as every chart names them.
+    pub subtitle: String,
     pub unit: String,
     pub lines: Vec<Line>,
 }
@@ -62,23 +65,63 @@ fn color(api: Api) -> RGBColor {
     }
 }
 
+/// The line width of a strategy: the legend names the API by colour, the note the widths.
+fn width(strategy: StrategyKind) -> u32 {
+    match strategy {
+        StrategyKind::Exhaustive => 1,
+        StrategyKind::Random => 2,
+        StrategyKind::Anneal => 4,
+    }
+}
+
+impl Convergence {
+    fn frame(&self) -> Frame {
+        let legend = self
+            .lines
+            .iter()
+            .map(|l| {
+                let swatch = Swatch::Line {
+                    color: color(l.api),
+                    dashed: false,
+                    marker: None,
+                    band: false,
+                };
+                LegendItem::new(format!("{} {}", l.api.label(), l.strategy), swatch)
+            })
+            .collect();
+        Frame {
+            title: self.title.clone(),
+            subtitle: self.subtitle.clone(),
+            legend,
+            notes: vec![
+                "Line width: thin exhaustive, medium random, thick anneal. Evaluations are \
+                 counted per strategy and API."
+                    .into(),
+            ],
+        }
+    }
+}
+
 impl Figure for Convergence {
     fn size(&self) -> (u32, u32) {
-        (style::WIDTH, style::HEIGHT)
+        self.frame().size_with_plot(420)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let (w, _) = self.size();
+        let plot_area = self.frame().draw(root, w, style::MARGIN / 2)?;
         let all = self.lines.iter().flat_map(|l| l.points.iter());
-        let x_hi = all.clone().map(|p| p.0).fold(1.0, f64::max);
+        // Evaluations are counted: an integer axis, so no tick reads 2.5 evaluations.
+        let x_hi = all.clone().map(|p| p.0.round() as i64).fold(1, i64::max);
         let y_hi = all.clone().map(|p| p.1).fold(0.0, f64::max);
         let y_lo = all.map(|p| p.1).fold(y_hi, f64::min);
         let pad = ((y_hi - y_lo) * 0.05).max(y_hi * 0.01).max(1e-9);
-        let mut chart = ChartBuilder::on(root)
-            .caption(self.title.as_str(), style::font(style::TITLE_PX))
+        let tick = |v: &f64| fmt_tick(*v);
+        let mut chart = ChartBuilder::on(&plot_area)
             .margin(style::MARGIN)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0.0..x_hi * 1.02, (y_lo - pad).max(0.0)..y_hi + pad)?;
+            .x_label_area_size(style::X_AXIS_AREA)
+            .y_label_area_size(84)
+            .build_cartesian_2d(0i64..x_hi + 1, (y_lo - pad).max(0.0)..y_hi + pad)?;
         chart
             .configure_mesh()
             .x_desc("evaluations asked for")
@@ -87,31 +130,17 @@ impl Figure for Convergence {
             .label_style(style::font(style::TICK_PX))
             .bold_line_style(style::GRID_BOLD)
             .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .x_labels((x_hi as usize + 2).min(12))
+            .y_label_formatter(&tick)
             .draw()?;
         for l in &self.lines {
-            let c = color(l.api);
-            let width = match l.strategy {
-                StrategyKind::Exhaustive => 1,
-                StrategyKind::Random => 2,
-                StrategyKind::Anneal => 4,
-            };
-            chart
-                .draw_series(LineSeries::new(
-                    l.points.iter().copied(),
-                    c.stroke_width(width),
-                ))?
-                .label(format!("{} {}", l.api.label(), l.strategy))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 24, y)], c.stroke_width(width))
-                });
+            let pts = l.points.iter().map(|p| (p.0.round() as i64, p.1));
+            chart.draw_series(LineSeries::new(
+                pts,
+                color(l.api).stroke_width(width(l.strategy)),
+            ))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(style::font(style::LEGEND_PX))
-            .background_style(WHITE.mix(0.9))
-            .border_style(style::OUTLINE)
-            .draw()?;
         Ok(())
     }
 }
@@ -119,4 +148,51 @@ impl Figure for Convergence {
 /// Write `tune-convergence.png/svg` into `out`.
 pub fn write(fig: &Convergence, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
     write_figure(fig, out, "tune-convergence", &Format::ALL)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The text of every `<text>` element of `svg`.
+    pub(crate) fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                Some(
+                    t.split_once('>')?
+                        .1
+                        .split_once("</text>")?
+                        .0
+                        .trim()
+                        .to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Counted axes read as integers (no "2.5" evaluations), and the chart names its GPU.
+    #[test]
+    fn integer_axis_and_a_device_subtitle() {
+        let fig = Convergence {
+            title: "reduce/tree at 1000: best so far".into(),
+            subtitle: style::subtitle(&["H100 test".into()], &["drv".into()], &["now".into()]),
+            unit: "GB/s".into(),
+            lines: vec![Line {
+                api: Api::OpenCl,
+                strategy: StrategyKind::Random,
+                points: (1..=7).map(|n| (n as f64, 100.0 * n as f64)).collect(),
+            }],
+        };
+        let svg = crate::plot::render_svg(&fig).unwrap();
+        let texts = texts(&svg);
+        assert!(
+            texts.iter().any(|t| t.contains("GPU: H100 test")),
+            "{texts:?}"
+        );
+        assert!(texts.iter().any(|t| t == "7"), "{texts:?}");
+        let decimal =
+            |t: &String| t.chars().all(|c| c.is_ascii_digit() || c == '.') && t.contains('.');
+        assert!(!texts.iter().any(decimal), "{texts:?}");
+    }
 }

@@ -8,12 +8,15 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{style, write_figure, DrawError, Figure, Format, PlotError};
+use super::layout::{Frame, LegendItem, Swatch};
+use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
 use crate::backend::Api;
 use crate::tune::run::Evaluation;
 
 pub struct Distribution {
     pub title: String,
+    /// The devices and drivers tuned (see [`style::subtitle`]), as every chart names them.
+    pub subtitle: String,
     pub unit: String,
     /// Per API: the metrics of its distinct evaluated configurations, and failures.
     pub series: Vec<(Api, Vec<f64>, usize)>,
@@ -42,30 +45,65 @@ pub fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
     out
 }
 
+fn color(api: Api) -> RGBColor {
+    match api {
+        Api::OpenCl => style::OPENCL,
+        Api::Cuda => style::CUDA,
+    }
+}
+
+impl Distribution {
+    fn frame(&self) -> Frame {
+        let legend = self
+            .series
+            .iter()
+            .map(|(api, scores, failed)| {
+                let swatch = Swatch::Line {
+                    color: color(*api),
+                    dashed: false,
+                    marker: Some(style::Marker::Circle),
+                    band: false,
+                };
+                let label = format!("{} ({} ok, {failed} failed)", api.label(), scores.len());
+                LegendItem::new(label, swatch)
+            })
+            .collect();
+        Frame {
+            title: self.title.clone(),
+            subtitle: self.subtitle.clone(),
+            legend,
+            notes: vec!["Failed configurations are counted in the legend, not drawn.".into()],
+        }
+    }
+}
+
 impl Figure for Distribution {
     fn size(&self) -> (u32, u32) {
-        (style::WIDTH, style::HEIGHT)
+        self.frame().size_with_plot(420)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let (w, _) = self.size();
+        let plot_area = self.frame().draw(root, w, style::MARGIN / 2)?;
         let n = self
             .series
             .iter()
             .map(|s| s.1.len())
             .max()
             .unwrap_or(1)
-            .max(1);
+            .max(1) as i64;
         let y_hi = self
             .series
             .iter()
             .flat_map(|s| s.1.first().copied())
             .fold(1e-9, f64::max);
-        let mut chart = ChartBuilder::on(root)
-            .caption(self.title.as_str(), style::font(style::TITLE_PX))
+        let tick = |v: &f64| fmt_tick(*v);
+        // Ranks are counted: an integer axis, so no tick reads rank 2.5.
+        let mut chart = ChartBuilder::on(&plot_area)
             .margin(style::MARGIN)
-            .x_label_area_size(50)
-            .y_label_area_size(80)
-            .build_cartesian_2d(0.0..n as f64 + 1.0, 0.0..y_hi * 1.05)?;
+            .x_label_area_size(style::X_AXIS_AREA)
+            .y_label_area_size(84)
+            .build_cartesian_2d(0i64..n + 1, 0.0..y_hi * 1.05)?;
         chart
             .configure_mesh()
             .x_desc("configurations, ranked from best")
@@ -74,29 +112,15 @@ impl Figure for Distribution {
             .label_style(style::font(style::TICK_PX))
             .bold_line_style(style::GRID_BOLD)
             .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .x_labels((n as usize + 2).min(12))
+            .y_label_formatter(&tick)
             .draw()?;
-        for (api, scores, failed) in &self.series {
-            let c = match api {
-                Api::OpenCl => style::OPENCL,
-                Api::Cuda => style::CUDA,
-            };
-            let pts = scores.iter().enumerate().map(|(i, s)| (i as f64 + 1.0, *s));
-            chart
-                .draw_series(pts.map(|p| Circle::new(p, 3, c.filled())))?
-                .label(format!(
-                    "{} ({} ok, {failed} failed)",
-                    api.label(),
-                    scores.len()
-                ))
-                .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+        for (api, scores, _) in &self.series {
+            let c = color(*api);
+            let pts = scores.iter().enumerate().map(|(i, s)| (i as i64 + 1, *s));
+            chart.draw_series(pts.map(|p| Circle::new(p, 3, c.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(style::font(style::LEGEND_PX))
-            .background_style(WHITE.mix(0.9))
-            .border_style(style::OUTLINE)
-            .draw()?;
         Ok(())
     }
 }
@@ -104,4 +128,30 @@ impl Figure for Distribution {
 /// Write `tune-distribution.png/svg` into `out`.
 pub fn write(fig: &Distribution, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
     write_figure(fig, out, "tune-distribution", &Format::ALL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks read as integers, and the chart names its GPU.
+    #[test]
+    fn integer_axis_and_a_device_subtitle() {
+        let fig = Distribution {
+            title: "reduce/tree at 1000: every evaluated configuration".into(),
+            subtitle: style::subtitle(&["H100 test".into()], &["drv".into()], &["now".into()]),
+            unit: "GB/s".into(),
+            series: vec![(Api::Cuda, vec![700.0, 600.0, 500.0, 400.0, 300.0], 1)],
+        };
+        let svg = crate::plot::render_svg(&fig).unwrap();
+        let texts = crate::plot::tune_convergence::tests::texts(&svg);
+        assert!(
+            texts.iter().any(|t| t.contains("GPU: H100 test")),
+            "{texts:?}"
+        );
+        assert!(texts.iter().any(|t| t == "5"), "{texts:?}");
+        let decimal =
+            |t: &String| t.chars().all(|c| c.is_ascii_digit() || c == '.') && t.contains('.');
+        assert!(!texts.iter().any(decimal), "{texts:?}");
+    }
 }

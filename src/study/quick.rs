@@ -2,7 +2,8 @@
 //! --size 60989x1100` is the study file this module writes, saved in the output folder so the
 //! run can be repeated with `--study`. Every parameter takes a list (`64,128,256`) or a
 //! doubling range (`64..1024`, `2^10..2^20`); several lists form a grid, one fair comparison
-//! per point.
+//! per point. A range that is the only parameter with several values is a sweep instead, so
+//! the run draws its sweep chart.
 
 use super::{parse, Study, StudyError};
 
@@ -15,6 +16,8 @@ pub struct QuickRun {
     pub size: Vec<String>,
     pub groups: Vec<String>,
     pub index: Vec<String>,
+    /// The parameters given as a range (`64..1024`): alone, such a range is a sweep.
+    pub ranges: Vec<String>,
     pub reps: Option<u32>,
     pub warmup: Option<u32>,
     pub min_time: Option<f64>,
@@ -99,6 +102,29 @@ impl QuickRun {
             quote(family)
         );
         self.push_scalars(&mut text);
+        if let Some((param, values, quoted)) = self.sweep() {
+            text.push_str("\n[[sweep]]\n");
+            match variant {
+                Some(v) => text.push_str(&format!("variant = {}\n", quote(v))),
+                None => text.push_str("all_variants = true\n"),
+            }
+            for (key, value, quoted) in self.grid()?.remove(0) {
+                if key != param {
+                    let value = if quoted { quote(&value) } else { value };
+                    text.push_str(&format!("{key} = {value}\n"));
+                }
+            }
+            let values: Vec<String> = values
+                .iter()
+                .map(|v| if quoted { quote(v) } else { v.clone() })
+                .collect();
+            text.push_str(&format!(
+                "param = {}\nvalues = [{}]\n",
+                quote(param),
+                values.join(", ")
+            ));
+            return Ok(text);
+        }
         let grid = self.grid()?;
         for point in &grid {
             text.push_str("\n[[comparison]]\n");
@@ -136,14 +162,34 @@ impl QuickRun {
         }
     }
 
-    /// Every combination of the listed parameters: (key, value, whether TOML quotes it).
-    fn grid(&self) -> Result<Vec<Vec<Setting>>, String> {
-        let axes: [(&'static str, &Vec<String>, bool); 4] = [
+    /// The parameters: (key, values, whether TOML quotes a value).
+    fn axes(&self) -> [(&'static str, &Vec<String>, bool); 4] {
+        [
             ("size", &self.size, true),
             ("local", &self.local, false),
             ("groups", &self.groups, false),
             ("index", &self.index, true),
-        ];
+        ]
+    }
+
+    /// The one parameter that varies, when it was given as a range and every other holds
+    /// one value at most: a sweep, so the run draws the sweep chart (metric against the
+    /// parameter) rather than a PR bar per value.
+    fn sweep(&self) -> Option<(&'static str, &Vec<String>, bool)> {
+        let varying: Vec<_> = self
+            .axes()
+            .into_iter()
+            .filter(|(_, values, _)| values.len() > 1)
+            .collect();
+        match varying.as_slice() {
+            [axis] if self.ranges.iter().any(|r| r == axis.0) => Some(*axis),
+            _ => None,
+        }
+    }
+
+    /// Every combination of the listed parameters: (key, value, whether TOML quotes it).
+    fn grid(&self) -> Result<Vec<Vec<Setting>>, String> {
+        let axes = self.axes();
         let mut grid: Vec<Vec<Setting>> = vec![Vec::new()];
         for (key, values, quoted) in axes {
             if values.is_empty() {
@@ -229,6 +275,39 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(ids(&again), ids(&study));
+    }
+
+    #[test]
+    fn a_range_alone_is_a_sweep_and_a_list_or_a_grid_is_not() {
+        let q = QuickRun {
+            target: "reduce/tuned".into(),
+            size: expand("size", "2^12..2^14").unwrap(),
+            local: vec!["64".into()],
+            ranges: vec!["size".into()],
+            ..QuickRun::default()
+        };
+        let (study, text) = q.study().unwrap();
+        assert_eq!(study.comparisons.len(), 3, "{text}");
+        for (c, v) in study.comparisons.iter().zip(["2^12", "2^13", "2^14"]) {
+            assert_eq!(
+                (c.sweep_param.as_str(), c.sweep_value.as_str()),
+                ("size", v)
+            );
+            assert_eq!(c.a.local, 64);
+        }
+        // The same values as a list, or the range beside a second varying parameter: points.
+        let list = QuickRun {
+            ranges: Vec::new(),
+            ..q.clone()
+        };
+        let grid = QuickRun {
+            local: vec!["64".into(), "128".into()],
+            ..q
+        };
+        for other in [list, grid] {
+            let (study, _) = other.study().unwrap();
+            assert!(study.comparisons.iter().all(|c| c.sweep_param.is_empty()));
+        }
     }
 
     #[test]

@@ -282,10 +282,12 @@ pub fn write_all(
 }
 
 /// Draw the convergence and distribution charts into `out`; returns the files written.
+/// `subtitle` names the devices tuned, as every chart's subtitle does.
 pub fn draw_charts(
     report: &TuneReport,
     out: &Path,
     title: &str,
+    subtitle: &str,
 ) -> Result<Vec<std::path::PathBuf>, TuneError> {
     use crate::plot::{tune_convergence as conv, tune_distribution as dist};
     let unit = report.space.def.family.metric().unit().to_string();
@@ -296,6 +298,7 @@ pub fn draw_charts(
     let mut files = conv::write(
         &conv::Convergence {
             title: format!("{title}: best so far"),
+            subtitle: subtitle.to_string(),
             unit: unit.clone(),
             lines: conv::lines_of(&report.evaluations),
         },
@@ -306,6 +309,7 @@ pub fn draw_charts(
         dist::write(
             &dist::Distribution {
                 title: format!("{title}: every evaluated configuration"),
+                subtitle: subtitle.to_string(),
                 unit,
                 series: dist::series_of(&report.evaluations),
             },

@@ -8,7 +8,8 @@ use crate::backend::{BackendError, CompileRequest, Result};
 /// Whether NVRTC can be loaded (enough to compile kernels to PTX, no GPU needed).
 pub fn nvrtc_availability() -> std::result::Result<(), String> {
     // SAFETY: only tries to dlopen the library by its candidate names.
-    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+    let present = || unsafe { cudarc::nvrtc::sys::is_culib_present() };
+    if present() || (*wheel::LOADED && present()) {
         Ok(())
     } else {
         Err(
@@ -16,6 +17,63 @@ pub fn nvrtc_availability() -> std::result::Result<(), String> {
              wheel or the CUDA toolkit and put its lib directory on LD_LIBRARY_PATH"
                 .into(),
         )
+    }
+}
+
+/// NVRTC from a pip wheel (`nvidia-cuda-nvrtc`), for a shell without the library on
+/// LD_LIBRARY_PATH: cudarc opens NVRTC by its soname, and once the wheel's copy is loaded by
+/// its full path the dynamic loader answers that soname with it.
+mod wheel {
+    use std::ffi::CString;
+    use std::path::{Path, PathBuf};
+    use std::sync::LazyLock;
+
+    /// The soname cudarc asks for with CUDA 13.
+    const SONAME: &str = "libnvrtc.so.13";
+
+    /// Whether a wheel's NVRTC was found and loaded (tried once per process).
+    pub(super) static LOADED: LazyLock<bool> =
+        LazyLock::new(|| candidates().iter().any(|lib| open(lib)));
+
+    /// Where the wheels put NVRTC (`nvidia/cu13/lib` from CUDA 13, `nvidia/cuda_nvrtc/lib`
+    /// before) under each site-packages folder of the `python3` on PATH.
+    fn candidates() -> Vec<PathBuf> {
+        site_packages()
+            .iter()
+            .flat_map(|site| {
+                ["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"].map(|d| site.join(d).join(SONAME))
+            })
+            .filter(|lib| lib.is_file())
+            .collect()
+    }
+
+    /// The site-packages folders of `python3`, user folder included; none without Python.
+    fn site_packages() -> Vec<PathBuf> {
+        let script = "import site; print('\\n'.join(site.getsitepackages() + \
+                      [site.getusersitepackages()]))";
+        std::process::Command::new("python3")
+            .args(["-c", script])
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .map(PathBuf::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Loads `lib` for the whole process; the handle is kept open on purpose, for cudarc.
+    fn open(lib: &Path) -> bool {
+        let Ok(path) = CString::new(lib.as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: a NUL-terminated path; NVRTC's initialisers have no preconditions.
+        let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+        !handle.is_null()
     }
 }
 
