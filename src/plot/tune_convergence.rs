@@ -185,12 +185,17 @@ pub(crate) mod tests {
             }],
         };
         let svg = crate::plot::render_svg(&fig).unwrap();
-        let texts = texts(&svg);
+        assert_subtitle_and_integer_ticks(&svg, "7");
+    }
+
+    /// The chart names its GPU and its x ticks are whole numbers, up to `last`.
+    pub(crate) fn assert_subtitle_and_integer_ticks(svg: &str, last: &str) {
+        let texts = texts(svg);
         assert!(
             texts.iter().any(|t| t.contains("GPU: H100 test")),
             "{texts:?}"
         );
-        assert!(texts.iter().any(|t| t == "7"), "{texts:?}");
+        assert!(texts.iter().any(|t| t == last), "{texts:?}");
         let decimal =
             |t: &String| t.chars().all(|c| c.is_ascii_digit() || c == '.') && t.contains('.');
         assert!(!texts.iter().any(decimal), "{texts:?}");
