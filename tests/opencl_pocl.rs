@@ -711,3 +711,28 @@ fn a_shared_memory_carveout_is_refused_by_every_opencl_platform_by_name() {
         .to_string();
     assert!(text.contains("carveout (100%)"), "{text}");
 }
+
+/// After a failed wait (a kernel that crashed the driver), every later command says the
+/// context is lost and names that first failure, instead of blaming a later comparison for
+/// the driver's `CL_OUT_OF_RESOURCES`.
+#[test]
+#[ignore = "needs OpenCL"]
+fn after_a_lost_context_every_command_names_the_first_failure() {
+    let (_turn, mut b) = backend();
+    let p = build_listing2_with(&mut b, Default::default()).expect("listing 2 builds");
+    exec::run(&mut b, &p).expect("a healthy context runs it");
+    b.mark_context_lost("wait (kernel): CL_INVALID_COMMAND_QUEUE");
+    let launch = exec::run(&mut b, &p).unwrap_err().to_string();
+    let buffer = b.alloc(4).expect("an allocation enqueues nothing");
+    let upload = b.upload(buffer, &[1.0; 4]).unwrap_err().to_string();
+    let rebuild = build_listing2_with(&mut b, Default::default())
+        .err()
+        .map(|e| e.to_string())
+        .expect("a build on a lost context is refused");
+    for e in [&launch, &upload, &rebuild] {
+        assert!(
+            e.contains("lost context") && e.contains("CL_INVALID_COMMAND_QUEUE"),
+            "{e}"
+        );
+    }
+}

@@ -75,6 +75,10 @@ pub struct OpenClBackend {
     images: image::Images,
     built: BuildCache,
     calls: Cell<CallCounts>,
+    /// Why this context is lost, once a wait has failed. NVIDIA's OpenCL then fails every
+    /// later command of the process (`CL_OUT_OF_RESOURCES`, `CL_INVALID_COMMAND_QUEUE`): those
+    /// failures are reported as this one, never as the later comparisons' own.
+    lost: std::cell::OnceCell<String>,
 }
 
 impl OpenClBackend {
@@ -144,7 +148,23 @@ impl OpenClBackend {
             images: image::Images::default(),
             built: BuildCache::default(),
             calls: Cell::new(CallCounts::default()),
+            lost: std::cell::OnceCell::new(),
         })
+    }
+
+    /// Refuses any further command once the context is lost (see the `lost` field).
+    fn alive(&self) -> Result<()> {
+        match self.lost.get() {
+            Some(cause) => Err(context_lost(cause)),
+            None => Ok(()),
+        }
+    }
+
+    /// Marks the context lost as a failed wait would (for tests of what follows: a real loss
+    /// needs a kernel that crashes the driver).
+    #[doc(hidden)]
+    pub fn mark_context_lost(&self, cause: &str) {
+        let _ = self.lost.set(cause.to_string());
     }
 
     /// Makes the images that `args` read through the texture path (outside the timed window:
@@ -196,6 +216,7 @@ impl OpenClBackend {
     }
 
     fn timed_copy(&self, src: BufferId, dst: &mut Buffer<cl_float>, len: usize) -> Result<Timing> {
+        self.alive()?;
         let s = self.buffers.get(src)?;
         let t0 = Instant::now();
         // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
@@ -210,8 +231,11 @@ impl OpenClBackend {
     /// `clFinish` in `finish` mode or when the command came without an event, else the event
     /// (see [`plain::wait`]).
     fn wait_for(&self, queue: &CommandQueue, event: Option<&Event>, what: &str) -> Result<()> {
+        self.alive()?;
         plain::wait(queue, event, self.wait).map_err(|status| {
-            BackendError::driver(API, &format!("wait ({what})"), plain::status_text(status))
+            let detail = plain::status_text(status);
+            let _ = self.lost.set(format!("wait ({what}): {detail}"));
+            BackendError::driver(API, &format!("wait ({what})"), detail)
         })
     }
 
@@ -228,6 +252,7 @@ impl OpenClBackend {
         host: *mut f32,
         floats: usize,
     ) -> Result<()> {
+        self.alive()?;
         let b = self.buffers.get(buffer)?;
         check_fits(b.size(), floats)?;
         let what = if to_device {
@@ -248,6 +273,7 @@ impl OpenClBackend {
         shape: LaunchShape,
         wanted: EventWanted,
     ) -> Result<Option<Event>> {
+        self.alive()?;
         let event = plain::enqueue(queue, k, shape, wanted).map_err(|status| {
             launch_refusal(
                 &self.info,
@@ -270,6 +296,7 @@ impl OpenClBackend {
         direction: Direction,
         len: usize,
     ) -> Result<Event> {
+        self.alive()?;
         self.count(false, true);
         let queue = if on_side_queue {
             &self.side_queue
@@ -307,6 +334,18 @@ impl OpenClBackend {
 
 /// Refuses a copy of `floats` floats into or out of a buffer of `bytes` bytes (what
 /// opencl3 checked before, where the driver would read or write past the buffer's end).
+/// The error of every command after the context was lost, naming the first failure.
+fn context_lost(cause: &str) -> BackendError {
+    BackendError::driver(
+        API,
+        "a lost context",
+        format!(
+            "an earlier command failed ({cause}); the driver fails every later command of \
+             this process, so nothing more runs on it: measure what is left in a new process"
+        ),
+    )
+}
+
 fn check_fits(
     bytes: std::result::Result<usize, opencl3::error_codes::ClError>,
     floats: usize,
@@ -349,6 +388,7 @@ impl Backend for OpenClBackend {
     }
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        self.alive()?;
         if let Some(id) = self.built.program(request) {
             return Ok(id);
         }
@@ -371,6 +411,7 @@ impl Backend for OpenClBackend {
 
     /// CUDA's PTX as a program binary, where the platform takes PTX (see `binary`).
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        self.alive()?;
         self.load_ptx_binary(text, jit)
     }
 
