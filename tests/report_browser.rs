@@ -2,6 +2,8 @@
 //! every link of every page leads to a page of the report, every image to a chart file in it,
 //! and (with a headless Chromium) the pages load and show their sections.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,20 +18,6 @@ const INPUTS: [&str; 4] = [
     "results/h200-2026-11-22-compiler",
 ];
 
-/// Copies `src` (a committed results folder) into `dst`, file by file.
-fn copy_tree(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to);
-        } else {
-            fs::copy(e.path(), to).unwrap();
-        }
-    }
-}
-
 /// The HTML report of copies of [`INPUTS`], written to `<tmp>/out`.
 fn report() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -37,7 +25,7 @@ fn report() -> (tempfile::TempDir, PathBuf) {
     let fleet = dir.path().join("fleet");
     for input in INPUTS {
         let name = Path::new(input).file_name().unwrap();
-        copy_tree(&root.join(input), &fleet.join(name));
+        common::copy_tree(&root.join(input), &fleet.join(name));
     }
     let out = dir.path().join("out");
     BinCommand::cargo_bin("clvscu")

@@ -1,6 +1,8 @@
 //! `report`, `diff` and the per-GPU chart through the binary, on copies of the committed H100
 //! and H200 run folders (no runtime needed: they read CSVs).
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -17,27 +19,13 @@ fn clvscu() -> Command {
 const H100: &str = "results/h100-2026-11-22-index";
 const H200: &str = "results/h200-2026-11-22-index";
 
-/// Copies `src` (a committed results folder) into `dst`, file by file.
-fn copy_tree(src: &Path, dst: &Path) {
-    fs::create_dir_all(dst).unwrap();
-    for e in fs::read_dir(src).unwrap() {
-        let e = e.unwrap();
-        let to = dst.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &to);
-        } else {
-            fs::copy(e.path(), to).unwrap();
-        }
-    }
-}
-
 /// A temporary tree `fleet/{h100,h200}` holding copies of both GPUs' folders.
 fn fleet() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (a, b) = (dir.path().join("fleet/h100"), dir.path().join("fleet/h200"));
-    copy_tree(&root.join(H100), &a);
-    copy_tree(&root.join(H200), &b);
+    common::copy_tree(&root.join(H100), &a);
+    common::copy_tree(&root.join(H200), &b);
     (dir, a, b)
 }
 

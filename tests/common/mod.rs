@@ -81,3 +81,17 @@ pub fn assert_all_verified(rows: &[clvscu::record::MeasurementRow]) {
         );
     }
 }
+
+/// Copies `src` (a committed results folder) into `dst`, file by file.
+pub fn copy_tree(src: &std::path::Path, dst: &std::path::Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for e in std::fs::read_dir(src).unwrap() {
+        let e = e.unwrap();
+        let to = dst.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to);
+        } else {
+            std::fs::copy(e.path(), to).unwrap();
+        }
+    }
+}
