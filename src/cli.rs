@@ -67,6 +67,11 @@ pub enum Command {
     Calibrate(CalibrateArgs),
     /// Search each API's best configuration of a kernel; best-vs-best beside same-config PR.
     Tune(Box<TuneArgs>),
+    /// Why a fair PR is away from 1: runs each target's ladder of one-step experiments (PTX
+    /// swap, register limit, carveout, index width, unroll, fast math, the other clock) on the
+    /// same GPU and names the cause; writes explain.csv, explain-verdicts.csv, explain.md and
+    /// a waterfall chart per target.
+    Explain(Box<ExplainArgs>),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
         #[command(flatten)]
@@ -140,6 +145,23 @@ pub struct CalibrateArgs {
     pub pair: Pairing,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ExplainArgs {
+    /// What runs: TARGET (FAMILY/VARIANT with --size and the other options, a study's name or
+    /// file, or a run folder: its fair PRs outside [0.98, 1.02], all of them with --all) or
+    /// --study; --out, --resume, --only, --timeout and the device options as for `run`.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// With a run folder as TARGET: every fair comparison in it, not only those outside
+    /// [0.98, 1.02].
+    #[arg(long)]
+    pub all: bool,
+    /// Run nothing: the verdicts again from an explain folder's rungs (its ladder and
+    /// follow-up folders).
+    #[arg(long, value_name = "DIR", conflicts_with = "all")]
+    pub from: Option<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -507,6 +529,7 @@ mod tests {
         "diff",
         "tune",
         "calibrate",
+        "explain",
         "help",
     ];
 
@@ -554,6 +577,7 @@ mod tests {
                         Command::Report { .. } => "report",
                         Command::Diff { .. } => "diff",
                         Command::Tune(_) => "tune",
+                        Command::Explain(_) => "explain",
                         Command::Calibrate(_) => "calibrate",
                     });
                 }
@@ -564,6 +588,7 @@ mod tests {
             "calibrate",
             "devices",
             "diff",
+            "explain",
             "families",
             "inspect",
             "merge",

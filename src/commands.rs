@@ -39,6 +39,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Run(args) => run(*args),
         Command::Calibrate(args) => calibrate(&args),
         Command::Tune(args) => crate::tune_cli::run(*args),
+        Command::Explain(args) => crate::explain_cli::run(*args),
         Command::Parity { devices } => parity(&devices),
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),
@@ -152,7 +153,7 @@ const MEASURED_PRS: &str =
 /// The sides of a run. Without `--pair` and without CUDA, OpenCL against itself on the one
 /// OpenCL device: a first run then still draws a PR chart (the harness's noise floor) instead
 /// of ending with no PR at all.
-fn open_sides(args: &RunArgs) -> Result<Sides> {
+pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let cl_b = args.cl_device_b.as_deref();
     if let Some(pair) = args.pair {
         return open_pair(&args.devices, pair, cl_b);
@@ -302,7 +303,7 @@ fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
 }
 
 /// The study to run and, for a command-line run, the study file it stands for.
-fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
+pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
     let (mut study, text) = match &args.target {
         Some(target) => {
             let (s, text) = quick_run(args, target)?.study()?;
@@ -366,7 +367,7 @@ const DEFAULT_FOLDER_TRIES: u32 = 1000;
 /// A new folder `clvscu-results/NAME-STAMP`, created exclusively: a run started in the same
 /// second as another (same study, same stamp) takes `NAME-STAMP-2`, `-3`, ..., never the
 /// other's folder.
-fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
+pub(crate) fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
     let root = PathBuf::from("clvscu-results");
     std::fs::create_dir_all(&root)
         .with_context(|| format!("cannot create output directory {}", root.display()))?;
@@ -501,7 +502,7 @@ fn run_one(
 }
 
 /// One line per finished comparison: its sides' metrics or why they failed, and its PR.
-fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
+pub(crate) fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
     let Some(first) = rows.measurements.first() else {
         return;
     };
@@ -527,7 +528,7 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
     );
 }
 
-fn show_event(event: Event) {
+pub(crate) fn show_event(event: Event) {
     match event {
         Event::Started { study, sides } => println!(
             "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons; side A {} [{}]{}",
@@ -553,7 +554,7 @@ fn show_event(event: Event) {
 }
 
 /// The exit code of a finished run, with what the user should know about it.
-fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
+pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
     match summary.outcome() {
         Outcome::Interrupted => {
             eprintln!(

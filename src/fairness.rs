@@ -79,7 +79,9 @@ impl Flags {
                 if self.fast_math {
                     f.push("-cl-fast-relaxed-math".into());
                 }
-                if self.denorms_zero {
+                // CUDA's --use_fast_math flushes denormals too (it implies --ftz=true);
+                // -cl-fast-relaxed-math does not, so fast math asks for it on OpenCL as well.
+                if self.denorms_zero || self.fast_math {
                     f.push("-cl-denorms-are-zero".into());
                 }
             }
@@ -92,6 +94,21 @@ impl Flags {
             }
         }
         f
+    }
+
+    /// What the compiler of `api` does with these flags, in words that are equal only when
+    /// both compilers do the same thing. OpenCL C has no build option that forbids
+    /// contracting `a*b+c` (NVIDIA's OpenCL contracts without `-cl-mad-enable`), so `mad`
+    /// off leaves it to OpenCL's compiler while NVRTC is told `--fmad=false`: not equal.
+    pub fn effect(&self, api: Api) -> String {
+        if self.mad || self.fast_math {
+            return self.describe();
+        }
+        let contraction = match api {
+            Api::OpenCl => "contraction left to the compiler: no OpenCL flag forbids it",
+            Api::Cuda => "--fmad=false: never contracts",
+        };
+        format!("{} ({contraction})", self.describe())
     }
 
     pub fn describe(&self) -> String {
@@ -205,14 +222,11 @@ fn front_end_of(s: &SideSteps) -> Api {
 /// whose front end made it: with one front end's PTX on both sides the step is equal and the
 /// PR is the runtimes'.
 fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
+    let effect = s.flags.effect(front_end_of(s));
     if swapped {
-        format!(
-            "{} (PTX from {}'s front end)",
-            s.flags.describe(),
-            front_end_of(s).label()
-        )
+        format!("{effect} (PTX from {}'s front end)", front_end_of(s).label())
     } else {
-        s.flags.describe()
+        effect
     }
 }
 
@@ -373,6 +387,26 @@ mod tests {
         assert!(fast
             .for_api(Api::Cuda)
             .contains(&"--use_fast_math".to_string()));
-        assert_eq!(fast.for_api(Api::OpenCl), vec!["-cl-fast-relaxed-math"]);
+        // --use_fast_math flushes denormals: OpenCL is asked to flush them as well.
+        assert_eq!(
+            fast.for_api(Api::OpenCl),
+            vec!["-cl-fast-relaxed-math", "-cl-denorms-are-zero"]
+        );
+        assert_eq!(fast.effect(Api::OpenCl), fast.effect(Api::Cuda));
+    }
+
+    #[test]
+    fn mad_off_is_not_held_equal() {
+        // NVRTC is told --fmad=false; no OpenCL build option forbids contraction.
+        let mut a = side(Api::OpenCl);
+        let mut b = side(Api::Cuda);
+        a.flags.mad = false;
+        b.flags.mad = false;
+        let v = verdict(&a, &b);
+        assert!(!v.fair(), "{}", v.differences());
+        assert!(v.differences().contains("first-stage-compilation"));
+        // With one front end's PTX on both runtimes the first stage is the same again.
+        a.front_end = Some(Api::Cuda);
+        assert!(verdict(&a, &b).fair(), "{}", verdict(&a, &b).differences());
     }
 }

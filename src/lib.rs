@@ -5,6 +5,7 @@
 
 pub mod backend;
 pub mod calibrate;
+pub mod explain;
 pub mod export;
 pub mod fairness;
 pub mod input_file;

@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod explain_cli;
 mod stopping;
 mod tables;
 mod tune_cli;

@@ -145,6 +145,17 @@ pub struct MeasurementRow {
     /// recorded.
     #[serde(default)]
     pub kernel_work_group_limit: Option<u32>,
+    /// Registers per work-item of the side's kernel as its second stage assembled it (CUDA:
+    /// the driver's attribute; NVIDIA's OpenCL: ptxas's line in the build log). Empty where
+    /// the API does not say, and in files written before it was recorded.
+    #[serde(default)]
+    pub registers: Option<u32>,
+    /// Local (spill / private) memory per work-item, in bytes, as the API reports it.
+    #[serde(default)]
+    pub spill_bytes: Option<u64>,
+    /// Static shared (OpenCL: local) memory per work-group, in bytes, as the API reports it.
+    #[serde(default)]
+    pub shared_bytes: Option<u64>,
 }
 
 /// One row per comparison: the Performance Ratio and the fairness verdict.

@@ -22,7 +22,7 @@ const MANY_OUTLIERS: f64 = 0.1;
 const WIDE_CI: f64 = 0.1;
 
 /// A table with `header`, the columns at `right` aligned right (numbers).
-fn table(header: &[&str], right: &[usize]) -> Table {
+pub(crate) fn table(header: &[&str], right: &[usize]) -> Table {
     let mut t = Table::new();
     t.load_style(ASCII_MARKDOWN).set_header(header.to_vec());
     for &i in right {

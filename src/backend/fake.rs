@@ -62,6 +62,13 @@ pub struct FakeScript {
     /// Programs have a text (their source, standing in for PTX), as NVIDIA's compilers give,
     /// and another side's text can be loaded (`program = "other"`).
     pub program_texts: bool,
+    /// Launches of a program whose source contains this text take this many times as long on
+    /// the device, whichever runtime runs it: a scripted front-end difference (the code is
+    /// slower, wherever it runs).
+    pub slow_source: Option<(String, f64)>,
+    /// The device time of every launch of this backend times this factor: a scripted runtime
+    /// difference (the same code runs slower here).
+    pub runtime_factor: f64,
 }
 
 impl Default for FakeScript {
@@ -82,6 +89,8 @@ impl Default for FakeScript {
             compute_units: 4,
             max_work_group_size: 1024,
             program_texts: false,
+            slow_source: None,
+            runtime_factor: 1.0,
         }
     }
 }
@@ -160,14 +169,29 @@ impl FakeBackend {
         self.launches
     }
 
+    /// The scripted slowdown of a program's launches: [`FakeScript::slow_source`] where its
+    /// source holds the text, times [`FakeScript::runtime_factor`].
+    fn slowdown(&self, program: ProgramId) -> f64 {
+        let source_factor = match (&self.script.slow_source, self.programs.get(program)) {
+            (Some((text, factor)), Ok(p)) if p.source.contains(text.as_str()) => *factor,
+            _ => 1.0,
+        };
+        source_factor * self.script.runtime_factor
+    }
+
     fn scripted_timing(&mut self, floats: usize) -> Timing {
+        self.scripted_timing_scaled(floats, 1.0)
+    }
+
+    fn scripted_timing_scaled(&mut self, floats: usize, factor: f64) -> Timing {
         let spread = if self.script.jitter > 0.0 {
             1.0 + self.script.jitter * self.rng.gen_range(-1.0..1.0)
         } else {
             1.0
         };
-        let device =
-            (self.script.base_seconds + self.script.seconds_per_float * floats as f64) * spread;
+        let device = (self.script.base_seconds + self.script.seconds_per_float * floats as f64)
+            * spread
+            * factor;
         let wake = if self.wait == WaitMode::Blocking {
             self.script.wake_up_seconds
         } else {
@@ -732,7 +756,8 @@ impl Backend for FakeBackend {
             self.check_launch_budget()?;
             self.emulate(&name, program, shape, args, iters)?;
         }
-        let one = self.scripted_timing(self.floats_of(args));
+        let factor = self.slowdown(program);
+        let one = self.scripted_timing_scaled(self.floats_of(args), factor);
         // One wait for all: the host overhead once, the device time `count` times.
         let device = one.device.map(|d| Seconds(d.0 * f64::from(count.max(1))));
         let busy = one.device.map_or(0.0, |d| d.0);

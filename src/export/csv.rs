@@ -91,6 +91,9 @@ const LATER_COLUMNS: &[&str] = &[
     "levels",
     "front_end",
     "kernel_work_group_limit",
+    "registers",
+    "spill_bytes",
+    "shared_bytes",
 ];
 
 /// Which headers a reader accepts.
@@ -495,6 +498,9 @@ mod tests {
             levels: None,
             front_end: None,
             kernel_work_group_limit: None,
+            registers: None,
+            spill_bytes: None,
+            shared_bytes: None,
         }
     }
 
@@ -972,6 +978,9 @@ mod tests {
                     levels: None,
                     front_end: None,
                     kernel_work_group_limit: None,
+            registers: None,
+            spill_bytes: None,
+            shared_bytes: None,
                 }
             })
     }

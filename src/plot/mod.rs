@@ -56,6 +56,7 @@ pub mod tune_convergence;
 pub mod tune_distribution;
 mod unroll;
 pub mod vendor;
+pub mod waterfall;
 
 use std::collections::HashSet;
 use std::fmt;

@@ -72,6 +72,9 @@ pub(crate) fn m(
         levels: None,
         front_end: None,
         kernel_work_group_limit: None,
+        registers: None,
+        spill_bytes: None,
+        shared_bytes: None,
     }
 }
 

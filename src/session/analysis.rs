@@ -43,7 +43,12 @@ pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
 pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> MeasurementRow {
     let mut row = base_row(ctx, plan);
     row.max_error = run.max_error;
-    row.kernel_work_group_limit = run.kernel_work_group_limit;
+    if let Some(r) = &run.resources {
+        row.kernel_work_group_limit = r.max_threads_per_group;
+        row.registers = r.registers;
+        row.spill_bytes = r.local_bytes;
+        row.shared_bytes = r.shared_bytes;
+    }
     match &run.failure {
         Some(f) => {
             row.status = f.status;
@@ -235,6 +240,9 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         levels: None,
         front_end: Some(front_end(plan.backend.api(), s.program)),
         kernel_work_group_limit: None,
+        registers: None,
+        spill_bytes: None,
+        shared_bytes: None,
         warmup: s.warmup,
         reps: 0,
         median_s: f64::NAN,

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{Api, Backend, BackendError, LaunchShape, TimerKind};
+use crate::backend::{Api, Backend, BackendError, KernelResources, LaunchShape, TimerKind};
 use crate::kernels::KernelSources;
 use crate::record::{Side, Status};
 use crate::study::Resolved;
@@ -78,9 +78,10 @@ pub struct SideRun {
     pub failure: Option<Failure>,
     /// Levels of one run of a level-by-level family (see [`Inputs::levels`]), once verified.
     pub levels: Option<u64>,
-    /// The work-group limit the API reports for the side's kernel, once built (a fact for the
-    /// row: see [`crate::record::MeasurementRow::kernel_work_group_limit`]).
-    pub kernel_work_group_limit: Option<u32>,
+    /// What the API reports of the side's kernel once built: its work-group limit, registers,
+    /// spill and shared memory (facts for the row: see
+    /// [`crate::record::MeasurementRow::kernel_work_group_limit`]).
+    pub resources: Option<KernelResources>,
 }
 
 impl SideRun {
@@ -90,7 +91,7 @@ impl SideRun {
             samples: Vec::new(),
             failure: Some(failure),
             levels: None,
-            kernel_work_group_limit: None,
+            resources: None,
         }
     }
 }
@@ -289,8 +290,7 @@ fn prepare_and_verify(
     };
     let reported = p
         .kernel
-        .and_then(|k| side.backend.kernel_resources(k).ok())
-        .and_then(|r| r.max_threads_per_group);
+        .and_then(|k| side.backend.kernel_resources(k).ok());
     let started = Instant::now();
     let limit = fixed.unwrap_or(FIRST_LAUNCH_LIMIT);
     let verified = times.add(
@@ -309,7 +309,7 @@ fn prepare_and_verify(
                 samples: Vec::new(),
                 failure: None,
                 levels: inputs.levels(side.settings.family),
-                kernel_work_group_limit: reported,
+                resources: reported,
             };
             return (Some(p), run, later);
         }
@@ -327,7 +327,7 @@ fn prepare_and_verify(
     };
     exec::release(side.backend, p);
     let failure = SideRun {
-        kernel_work_group_limit: reported,
+        resources: reported,
         ..failure
     };
     (None, failure, later)

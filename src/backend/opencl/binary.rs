@@ -29,7 +29,9 @@ impl OpenClBackend {
             )));
         }
         let ptx = ptx_swap::adapt(text, Target::NvidiaOpenCl).map_err(refused)?;
-        let options = self.second_stage_options(jit)?.join(" ");
+        let mut options = self.second_stage_options(jit)?;
+        options.extend(self.log_options());
+        let options = options.join(" ");
         let binary = ptx.as_bytes();
         // SAFETY: the binary slice outlives the call, which copies it; the devices are the
         // context's own.

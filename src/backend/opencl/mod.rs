@@ -113,6 +113,18 @@ impl OpenClBackend {
         Ok(jit.for_api(API))
     }
 
+    /// Options that only make the build log say more: on NVIDIA's OpenCL, ptxas's resource
+    /// lines (`-cl-nv-verbose`), the one place this platform reports a kernel's registers. They
+    /// change no code, so every build carries them and every row can state its registers.
+    fn log_options(&self) -> Vec<String> {
+        let extensions = self.device.extensions().unwrap_or_default();
+        if extensions.contains("cl_nv_compiler_options") {
+            vec!["-cl-nv-verbose".into()]
+        } else {
+            Vec::new()
+        }
+    }
+
     /// Open the device chosen by `selector` (see [`select`]).
     pub fn open(selector: Option<&str>) -> Result<Self> {
         let devices = list_devices()?;
@@ -394,6 +406,7 @@ impl Backend for OpenClBackend {
         }
         let mut options = request.options();
         options.extend(self.second_stage_options(&request.jit)?);
+        options.extend(self.log_options());
         let options = options.join(" ");
         let program =
             Program::create_and_build_from_source(&self.context, &request.source, &options)

@@ -1,0 +1,412 @@
+//! From the rungs' PR rows to a verdict. Pure: the rows in, the cause (or "unexplained") out.
+//!
+//! A gap is a target PR whose CI lies wholly outside [`PARITY`]. A rung *closes* it when the
+//! rung's CI touches [`PARITY`]; it *moved* when its CI and the target's do not overlap. The
+//! PTX swap splits the gap in two, in logarithms so the parts multiply back to the PR: with one
+//! front end's PTX on both runtimes the PR is the runtimes' (the geometric mean of the two
+//! swaps), and the target's PR over it is the front ends'. A runtime part is then named by the
+//! runtime rung that closes it (registers, carveout, the other clock); a gap no rung closes is
+//! "unexplained", with the PR that remains and the rung that moved it most.
+
+use crate::record::{MeasurementRow, PrRow};
+
+use super::ladder::{LadderStep, RungKind};
+use super::{split_rung_id, PARITY};
+
+/// A PR with its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Interval {
+    pub fn of(row: &PrRow) -> Interval {
+        Interval {
+            value: row.pr,
+            lo: row.pr_ci_lo,
+            hi: row.pr_ci_hi,
+        }
+    }
+
+    /// The CI touches the parity band.
+    pub fn at_parity(&self) -> bool {
+        self.lo <= PARITY.1 && self.hi >= PARITY.0
+    }
+
+    /// The two CIs have no point in common.
+    pub fn apart_from(&self, other: &Interval) -> bool {
+        self.hi < other.lo || other.hi < self.lo
+    }
+
+    /// The geometric mean of two PRs, interval ends likewise.
+    fn geometric_mean(&self, other: &Interval) -> Interval {
+        Interval {
+            value: (self.value * other.value).sqrt(),
+            lo: (self.lo * other.lo).sqrt(),
+            hi: (self.hi * other.hi).sqrt(),
+        }
+    }
+}
+
+/// One rung's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RungOutcome {
+    pub kind: RungKind,
+    /// `None` when a side failed to build, launch or verify (see `note`).
+    pub pr: Option<Interval>,
+    /// The fraction of the target's gap (in logarithms) this rung removed: 1 closes it, 0
+    /// leaves it, negative widens it.
+    pub closed: Option<f64>,
+    pub moved: bool,
+    pub closes: bool,
+    /// Why a rung has no PR, or a fact beside it (registers of both sides).
+    pub note: String,
+}
+
+/// What a gap is put down to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cause {
+    /// The two front ends' PTX: with one PTX on both runtimes the PR is at parity.
+    FrontEnd,
+    /// The same PTX runs apart on the two runtimes; no runtime rung closed it.
+    Runtime,
+    /// The second stages' register allocation: holding one count closes the runtime part.
+    Registers { registers: u32, held: crate::backend::Api },
+    /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
+    Carveout(u32),
+    /// The kernels' times agree on the device's clock: launch and wait on the host.
+    LaunchAndWait,
+    /// Holding this compiler step on both sides closes the gap.
+    CompilerStep(RungKind),
+}
+
+impl Cause {
+    pub fn describe(&self) -> String {
+        match self {
+            Cause::FrontEnd => "front end (the two compilers' PTX)".into(),
+            Cause::Runtime => {
+                "runtime (the same PTX runs apart; no runtime rung closes it)".into()
+            }
+            Cause::Registers { registers, held } => format!(
+                "second stage: register allocation ({} held to {registers} registers closes it)",
+                held.label()
+            ),
+            Cause::Carveout(p) => format!(
+                "runtime: the L1 / shared-memory split (CUDA at a {p}% carveout runs as OpenCL)"
+            ),
+            Cause::LaunchAndWait => {
+                "runtime: launch and wait (the kernels agree on the device's clock)".into()
+            }
+            Cause::CompilerStep(kind) => format!("compiler step: {}", kind.describe()),
+        }
+    }
+
+    /// A short name for CSV cells and chart labels.
+    pub fn slug(&self) -> String {
+        match self {
+            Cause::FrontEnd => "front-end".into(),
+            Cause::Runtime => "runtime".into(),
+            Cause::Registers { .. } => "second-stage-registers".into(),
+            Cause::Carveout(_) => "carveout".into(),
+            Cause::LaunchAndWait => "launch-and-wait".into(),
+            Cause::CompilerStep(kind) => format!("compiler-step:{}", kind.name()),
+        }
+    }
+}
+
+/// The verdict on one target.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// The target's CI touches the parity band: nothing to explain.
+    NoGap,
+    /// The target did not run (or failed): nothing can be said.
+    NotMeasured(String),
+    /// One cause, or several with their shares of the gap (in logarithms, summing to 1).
+    Explained(Vec<(Cause, f64)>),
+    /// No rung closes the gap: the PR that remains, and the rung that moved it most.
+    Unexplained {
+        residual: f64,
+        largest: Option<(RungKind, f64)>,
+    },
+}
+
+impl Verdict {
+    pub fn describe(&self) -> String {
+        match self {
+            Verdict::NoGap => "no gap: the PR's CI touches [0.98, 1.02]".into(),
+            Verdict::NotMeasured(why) => format!("not measured: {why}"),
+            Verdict::Explained(causes) if causes.len() == 1 => causes[0].0.describe(),
+            Verdict::Explained(causes) => causes
+                .iter()
+                .map(|(c, share)| format!("{} {:.0}%", c.describe(), share * 100.0))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            Verdict::Unexplained { residual, largest } => {
+                let moved = match largest {
+                    Some((kind, pr)) => format!("; the largest move: {} (PR {pr:.3})", kind.name()),
+                    None => String::new(),
+                };
+                format!("unexplained: PR {residual:.3} remains with no rung at parity{moved}")
+            }
+        }
+    }
+
+    /// The causes' short names, `+`-joined (`unexplained`, `no-gap`, ...).
+    pub fn slug(&self) -> String {
+        match self {
+            Verdict::NoGap => "no-gap".into(),
+            Verdict::NotMeasured(_) => "not-measured".into(),
+            Verdict::Explained(causes) => causes
+                .iter()
+                .map(|(c, _)| c.slug())
+                .collect::<Vec<_>>()
+                .join("+"),
+            Verdict::Unexplained { .. } => "unexplained".into(),
+        }
+    }
+}
+
+/// Everything explain found about one target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetExplanation {
+    pub target: String,
+    pub study: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub device: String,
+    pub pr: Option<Interval>,
+    pub rungs: Vec<RungOutcome>,
+    pub verdict: Verdict,
+}
+
+/// The share of the target's gap `rung` removed, in logarithms.
+fn closed_fraction(target: &Interval, rung: &Interval) -> Option<f64> {
+    let gap = target.value.ln();
+    (gap.abs() > f64::EPSILON && rung.value > 0.0).then(|| 1.0 - rung.value.ln() / gap)
+}
+
+fn registers_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> String {
+    let id = super::rung_id(target, &kind.name());
+    let regs: Vec<String> = rows
+        .iter()
+        .filter(|r| r.comparison == id)
+        .filter_map(|r| r.registers.map(|n| format!("{} {n}", r.api.label())))
+        .collect();
+    if regs.is_empty() {
+        String::new()
+    } else {
+        format!("registers: {}", regs.join(", "))
+    }
+}
+
+fn failure_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> String {
+    let id = super::rung_id(target, &kind.name());
+    let failures: Vec<String> = rows
+        .iter()
+        .filter(|r| r.comparison == id && r.status != crate::record::Status::Ok)
+        .map(|r| {
+            format!(
+                "{} {}: {}",
+                r.api.label(),
+                r.status,
+                r.error.lines().next().unwrap_or("")
+            )
+        })
+        .collect();
+    if failures.is_empty() {
+        "no PR (not run)".into()
+    } else {
+        failures.join("; ")
+    }
+}
+
+/// The rungs of `target` found among `prs` and `rows`, in ladder order.
+fn outcomes(
+    target: &str,
+    own: &Interval,
+    prs: &[PrRow],
+    rows: &[MeasurementRow],
+) -> Vec<RungOutcome> {
+    let mut kinds: Vec<RungKind> = rows
+        .iter()
+        .map(|r| r.comparison.as_str())
+        .chain(prs.iter().map(|p| p.comparison.as_str()))
+        .filter_map(split_rung_id)
+        .filter(|(t, _)| *t == target)
+        .filter_map(|(_, rung)| RungKind::parse(rung))
+        .collect();
+    kinds.sort_by_key(|k| (k.step(), k.name()));
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let id = super::rung_id(target, &kind.name());
+            let pr = prs.iter().rfind(|p| p.comparison == id).map(Interval::of);
+            let note = match pr {
+                Some(_) => registers_note(kind, target, rows),
+                None => failure_note(kind, target, rows),
+            };
+            RungOutcome {
+                kind,
+                pr,
+                closed: pr.and_then(|p| closed_fraction(own, &p)),
+                moved: pr.is_some_and(|p| p.apart_from(own)),
+                closes: pr.is_some_and(|p| p.at_parity()),
+                note,
+            }
+        })
+        .collect()
+}
+
+fn find(rungs: &[RungOutcome], kind: RungKind) -> Option<&RungOutcome> {
+    rungs.iter().find(|r| r.kind == kind && r.pr.is_some())
+}
+
+/// The runtime rung that closes the gap best (PR nearest 1), as its cause.
+fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
+    rungs
+        .iter()
+        .filter(|r| r.closes)
+        .filter_map(|r| {
+            let cause = match r.kind {
+                RungKind::RegistersHeld { registers, held } => {
+                    Cause::Registers { registers, held }
+                }
+                RungKind::Carveout(p) => Cause::Carveout(p),
+                RungKind::DeviceTimer => Cause::LaunchAndWait,
+                _ => return None,
+            };
+            Some((r.pr?.value.ln().abs(), cause))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// A compiler step that closes the gap on its own (PR nearest 1).
+fn compiler_cause(rungs: &[RungOutcome]) -> Option<Cause> {
+    rungs
+        .iter()
+        .filter(|r| r.closes && r.kind.step() == LadderStep::CompilerStep)
+        .min_by(|a, b| {
+            let d = |r: &RungOutcome| r.pr.map_or(f64::MAX, |p| p.value.ln().abs());
+            d(a).total_cmp(&d(b))
+        })
+        .map(|r| Cause::CompilerStep(r.kind))
+}
+
+/// The smallest share a cause needs to be named beside another.
+const MIN_SHARE: f64 = 0.15;
+
+/// The verdict of one target from its rungs.
+pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
+    if own.at_parity() {
+        return Verdict::NoGap;
+    }
+    let swaps: Vec<Interval> = [RungKind::NvrtcPtx, RungKind::OpenclPtx]
+        .into_iter()
+        .filter_map(|k| find(rungs, k).and_then(|r| r.pr))
+        .collect();
+    let runtime = match swaps.as_slice() {
+        [one] => Some(*one),
+        [n, o] => Some(n.geometric_mean(o)),
+        _ => None,
+    };
+    if let Some(runtime) = runtime {
+        if swaps.iter().all(Interval::at_parity) {
+            return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
+        }
+        let front_share = closed_fraction(own, &runtime).unwrap_or(0.0).clamp(0.0, 1.0);
+        let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
+        if front_share >= 1.0 - MIN_SHARE {
+            return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
+        }
+        if front_share < MIN_SHARE {
+            return runtime_only(own, rungs, runtime_part);
+        }
+        return Verdict::Explained(vec![
+            (Cause::FrontEnd, front_share),
+            (runtime_part, 1.0 - front_share),
+        ]);
+    }
+    if let Some(cause) = runtime_cause(rungs).or_else(|| compiler_cause(rungs)) {
+        return Verdict::Explained(vec![(cause, 1.0)]);
+    }
+    unexplained(own, rungs)
+}
+
+/// A gap wholly in the runtime: named by the runtime rung that closes it, else unexplained
+/// (the runtime is where it lies, but no rung says why).
+fn runtime_only(own: &Interval, rungs: &[RungOutcome], cause: Cause) -> Verdict {
+    match cause {
+        Cause::Runtime => match compiler_cause(rungs) {
+            Some(c) => Verdict::Explained(vec![(c, 1.0)]),
+            None => unexplained(own, rungs),
+        },
+        c => Verdict::Explained(vec![(c, 1.0)]),
+    }
+}
+
+fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
+    let largest = rungs
+        .iter()
+        .filter(|r| r.kind != RungKind::Own)
+        .filter_map(|r| Some((r.kind, r.pr?.value, r.closed?)))
+        .max_by(|a, b| a.2.total_cmp(&b.2))
+        .filter(|(_, _, closed)| *closed > 0.0)
+        .map(|(k, pr, _)| (k, pr));
+    Verdict::Unexplained {
+        residual: own.value,
+        largest,
+    }
+}
+
+/// Every target found among `prs` and `rows` (its `own` rung names it), explained.
+pub fn explain_all(prs: &[PrRow], rows: &[MeasurementRow]) -> Vec<TargetExplanation> {
+    let mut targets: Vec<&str> = rows
+        .iter()
+        .map(|r| r.comparison.as_str())
+        .filter_map(split_rung_id)
+        .filter(|(_, rung)| *rung == RungKind::Own.name())
+        .map(|(t, _)| t)
+        .collect();
+    targets.dedup();
+    let mut seen = std::collections::HashSet::new();
+    targets.retain(|t| seen.insert(*t));
+    targets
+        .into_iter()
+        .map(|t| explain_target(t, prs, rows))
+        .collect()
+}
+
+/// The explanation of `target` from the rows of its rungs.
+pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> TargetExplanation {
+    let own_id = super::rung_id(target, &RungKind::Own.name());
+    let own_row = rows.iter().find(|r| r.comparison == own_id);
+    let pr = prs.iter().rfind(|p| p.comparison == own_id).map(Interval::of);
+    let (rungs, verdict) = match pr {
+        Some(own) => {
+            let rungs = outcomes(target, &own, prs, rows);
+            let v = verdict(&own, &rungs);
+            (rungs, v)
+        }
+        None => (
+            Vec::new(),
+            Verdict::NotMeasured(failure_note(RungKind::Own, target, rows)),
+        ),
+    };
+    let study = own_row.map(|r| r.study.clone()).unwrap_or_default();
+    TargetExplanation {
+        target: target.to_string(),
+        study,
+        family: own_row.map(|r| r.family.name().to_string()).unwrap_or_default(),
+        variant: own_row.map(|r| r.variant.clone()).unwrap_or_default(),
+        size: own_row.map(|r| r.size.clone()).unwrap_or_default(),
+        device: own_row.map(|r| r.device.clone()).unwrap_or_default(),
+        pr,
+        rungs,
+        verdict,
+    }
+}

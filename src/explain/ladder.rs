@@ -1,0 +1,303 @@
+//! The rungs of a target: its fair comparison with one thing changed. Pure: a rung is a
+//! [`Comparison`], made from the target's and, for the second pass, from the first pass's rows.
+
+use std::collections::BTreeMap;
+
+use crate::backend::{Api, TimerKind};
+use crate::record::MeasurementRow;
+use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
+use crate::workload::{IndexWidth, ProgramSource};
+
+use super::rung_id;
+
+/// The issue's ladder, in its order: which question a rung answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LadderStep {
+    /// The target as it is (the fair PR).
+    Target,
+    /// 1. Front end or runtime: each runtime runs the other compiler's PTX.
+    FrontEndOrRuntime,
+    /// 2. Second stage: both sides held to one register count.
+    SecondStage,
+    /// 3. CUDA's L1 / shared-memory split.
+    Carveout,
+    /// 4. Compiler steps held otherwise on both sides: index width, unroll, fast math.
+    CompilerStep,
+    /// 5. Launch and wait: the other clock (kernel time against host time).
+    LaunchAndWait,
+}
+
+impl LadderStep {
+    pub fn name(self) -> &'static str {
+        match self {
+            LadderStep::Target => "target",
+            LadderStep::FrontEndOrRuntime => "front-end-or-runtime",
+            LadderStep::SecondStage => "second-stage",
+            LadderStep::Carveout => "carveout",
+            LadderStep::CompilerStep => "compiler-step",
+            LadderStep::LaunchAndWait => "launch-and-wait",
+        }
+    }
+}
+
+/// What a rung changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RungKind {
+    /// The target itself.
+    Own,
+    /// Both runtimes run NVRTC's PTX (OpenCL's side loads it).
+    NvrtcPtx,
+    /// Both runtimes run OpenCL's PTX (CUDA's side loads it).
+    OpenclPtx,
+    /// OpenCL's PTX on both runtimes, the side whose second stage used more registers held to
+    /// the other's count.
+    RegistersHeld { registers: u32, held: Api },
+    /// CUDA's carveout hint: this percent of the unified L1 / shared memory to shared memory.
+    Carveout(u32),
+    /// 64-bit index arithmetic on both sides.
+    IndexU64,
+    /// Every unroll point held at 1 (no unrolling) on both sides.
+    NoUnroll,
+    /// Fast math on both sides.
+    FastMath,
+    /// The other clock on both sides: the host's wall clock for a kernel-timed target.
+    HostTimer,
+    /// The device's events for a host-timed target.
+    DeviceTimer,
+}
+
+/// The carveouts a second pass tries when a kernel uses shared memory: which split NVIDIA's
+/// OpenCL runtime picks is not reported, so it is swept.
+pub const CARVEOUTS: [u32; 4] = [0, 25, 50, 100];
+
+impl RungKind {
+    /// The rung's name in comparison ids and tables.
+    pub fn name(self) -> String {
+        match self {
+            RungKind::Own => "own".into(),
+            RungKind::NvrtcPtx => "nvrtc-ptx".into(),
+            RungKind::OpenclPtx => "opencl-ptx".into(),
+            RungKind::RegistersHeld { registers, held } => {
+                format!("{}-held-to-r{registers}", api_slug(held))
+            }
+            RungKind::Carveout(p) => format!("cuda-carveout-{p}"),
+            RungKind::IndexU64 => "index-u64".into(),
+            RungKind::NoUnroll => "no-unroll".into(),
+            RungKind::FastMath => "fast-math".into(),
+            RungKind::HostTimer => "host-timer".into(),
+            RungKind::DeviceTimer => "device-timer".into(),
+        }
+    }
+
+    /// The rung named `name` (as [`RungKind::name`] writes it).
+    pub fn parse(name: &str) -> Option<RungKind> {
+        let fixed = [
+            RungKind::Own,
+            RungKind::NvrtcPtx,
+            RungKind::OpenclPtx,
+            RungKind::IndexU64,
+            RungKind::NoUnroll,
+            RungKind::FastMath,
+            RungKind::HostTimer,
+            RungKind::DeviceTimer,
+        ];
+        if let Some(k) = fixed.into_iter().find(|k| k.name() == name) {
+            return Some(k);
+        }
+        if let Some(p) = name.strip_prefix("cuda-carveout-") {
+            return p.parse().ok().map(RungKind::Carveout);
+        }
+        let (side, regs) = name.split_once("-held-to-r")?;
+        let held = [Api::OpenCl, Api::Cuda]
+            .into_iter()
+            .find(|a| api_slug(*a) == side)?;
+        Some(RungKind::RegistersHeld {
+            registers: regs.parse().ok()?,
+            held,
+        })
+    }
+
+    pub fn step(self) -> LadderStep {
+        match self {
+            RungKind::Own => LadderStep::Target,
+            RungKind::NvrtcPtx | RungKind::OpenclPtx => LadderStep::FrontEndOrRuntime,
+            RungKind::RegistersHeld { .. } => LadderStep::SecondStage,
+            RungKind::Carveout(_) => LadderStep::Carveout,
+            RungKind::IndexU64 | RungKind::NoUnroll | RungKind::FastMath => {
+                LadderStep::CompilerStep
+            }
+            RungKind::HostTimer | RungKind::DeviceTimer => LadderStep::LaunchAndWait,
+        }
+    }
+
+    /// What the rung holds, in words for the tables.
+    pub fn describe(self) -> String {
+        match self {
+            RungKind::Own => "the fair comparison".into(),
+            RungKind::NvrtcPtx => "NVRTC's PTX on both runtimes".into(),
+            RungKind::OpenclPtx => "OpenCL's PTX on both runtimes".into(),
+            RungKind::RegistersHeld { registers, held } => format!(
+                "OpenCL's PTX on both runtimes, {}'s second stage held to {registers} registers",
+                held.label()
+            ),
+            RungKind::Carveout(p) => {
+                format!("CUDA told to give {p}% of L1 / shared memory to shared memory")
+            }
+            RungKind::IndexU64 => "64-bit index arithmetic on both sides".into(),
+            RungKind::NoUnroll => "every unroll point held at 1 on both sides".into(),
+            RungKind::FastMath => "fast math on both sides".into(),
+            RungKind::HostTimer => "the host's wall clock on both sides".into(),
+            RungKind::DeviceTimer => "the device's events on both sides".into(),
+        }
+    }
+}
+
+fn api_slug(api: Api) -> &'static str {
+    match api {
+        Api::OpenCl => "opencl",
+        Api::Cuda => "cuda",
+    }
+}
+
+/// One rung: what it changes and the comparison that runs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rung {
+    pub kind: RungKind,
+    pub comparison: Comparison,
+}
+
+fn rung(target: &Comparison, kind: RungKind, change: impl FnOnce(&mut Comparison)) -> Rung {
+    let mut comparison = target.clone();
+    comparison.id = rung_id(&target.id, &kind.name());
+    change(&mut comparison);
+    Rung { kind, comparison }
+}
+
+fn both(c: &mut Comparison, change: impl Fn(&mut Resolved)) {
+    change(&mut c.a);
+    change(&mut c.b);
+}
+
+/// The first pass's rungs of `target`, whose side A runs on `apis.0` and side B on `apis.1`.
+/// The PTX swap needs OpenCL against CUDA; a rung equal to the target is left out.
+pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
+    let mut rungs = vec![rung(target, RungKind::Own, |_| {})];
+    if apis == (Api::OpenCl, Api::Cuda) {
+        rungs.push(rung(target, RungKind::NvrtcPtx, |c| {
+            c.a.program = ProgramSource::Other
+        }));
+        rungs.push(rung(target, RungKind::OpenclPtx, |c| {
+            c.b.program = ProgramSource::Other
+        }));
+    }
+    if target.a.index != IndexWidth::U64 {
+        rungs.push(rung(target, RungKind::IndexU64, |c| {
+            both(c, |s| s.index = IndexWidth::U64)
+        }));
+    }
+    let rolled: BTreeMap<String, u32> = target
+        .a
+        .variant
+        .unroll_points
+        .iter()
+        .map(|p| (p.to_string(), 1))
+        .collect();
+    if !rolled.is_empty() && target.a.unroll != rolled {
+        rungs.push(rung(target, RungKind::NoUnroll, |c| {
+            both(c, |s| s.unroll = rolled.clone())
+        }));
+    }
+    if !target.a.flags.fast_math {
+        rungs.push(rung(target, RungKind::FastMath, |c| {
+            both(c, |s| s.flags.fast_math = true)
+        }));
+    }
+    let (kind, timer) = match target.a.timer {
+        TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
+        TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
+    };
+    rungs.push(rung(target, kind, |c| {
+        both(c, |s| {
+            s.timer = timer;
+            s.turn = match timer {
+                TimerKind::DeviceEvent => 1,
+                TimerKind::WallClock => WALL_CLOCK_TURN,
+            };
+        })
+    }));
+    rungs
+}
+
+/// The row of side `api` of the rung `kind` of `target`, among `rows`.
+fn side_row<'r>(
+    rows: &'r [MeasurementRow],
+    target: &str,
+    kind: RungKind,
+    api: Api,
+) -> Option<&'r MeasurementRow> {
+    let id = rung_id(target, &kind.name());
+    rows.iter().find(|r| r.comparison == id && r.api == api)
+}
+
+/// The smallest difference in registers worth a rung: one or two registers rarely change how
+/// many work-groups fit an SM.
+const REGISTER_STEP: u32 = 4;
+
+/// The second pass's rungs of `target`, from the first pass's measurement rows: one register
+/// count held on both second stages where they assembled OpenCL's PTX into different counts,
+/// and CUDA's carveout swept where the kernel uses shared memory.
+pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow]) -> Vec<Rung> {
+    let mut rungs = Vec::new();
+    if apis != (Api::OpenCl, Api::Cuda) {
+        return rungs;
+    }
+    let registers = |api| {
+        side_row(rows, &target.id, RungKind::OpenclPtx, api)
+            .filter(|r| r.verified)
+            .and_then(|r| r.registers)
+    };
+    if let (Some(cl), Some(cu)) = (registers(Api::OpenCl), registers(Api::Cuda)) {
+        if cl.abs_diff(cu) >= REGISTER_STEP {
+            let (held, count) = if cu > cl {
+                (Api::Cuda, cl)
+            } else {
+                (Api::OpenCl, cu)
+            };
+            let kind = RungKind::RegistersHeld {
+                registers: count,
+                held,
+            };
+            rungs.push(rung(target, kind, |c| {
+                c.b.program = ProgramSource::Other;
+                let side = if held == Api::Cuda { &mut c.b } else { &mut c.a };
+                side.jit.max_registers = Some(count);
+            }));
+        }
+    }
+    let shared = [Api::OpenCl, Api::Cuda].into_iter().any(|api| {
+        side_row(rows, &target.id, RungKind::Own, api)
+            .and_then(|r| r.shared_bytes)
+            .is_some_and(|b| b > 0)
+    });
+    if shared && target.b.jit.carveout.is_none() {
+        for percent in CARVEOUTS {
+            rungs.push(rung(target, RungKind::Carveout(percent), |c| {
+                c.b.jit.carveout = Some(percent)
+            }));
+        }
+    }
+    rungs
+}
+
+/// Why a comparison is no target: its sides differ in something other than the API, so its
+/// PR is not a fair one to explain.
+pub fn not_a_target(c: &Comparison) -> Option<String> {
+    if c.a == c.b {
+        return None;
+    }
+    Some(format!(
+        "{}: its two sides are set differently (an unfair comparison); explain takes fair ones",
+        c.id
+    ))
+}

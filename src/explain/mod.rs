@@ -1,0 +1,45 @@
+//! `clvscu explain`: why a fair PR is away from 1, found by one-step experiments the tool runs
+//! itself, on the same GPU, each verified, interleaved and with a CI.
+//!
+//! The jobs are apart and data flows one way:
+//! - [`ladder`] turns a fair comparison (the *target*) into its rungs: the same comparison
+//!   with one thing changed (whose PTX each runtime runs, the register limit, CUDA's
+//!   L1/shared split, index width, unroll pragmas, fast math, the timer). Rungs that need a
+//!   fact of the first run (register counts, shared memory) are made from its rows.
+//! - The session runs the rungs like any study: the rows are ordinary measurement, sample and
+//!   PR rows in ordinary run folders.
+//! - [`attribute`] reads the rungs' PR rows back and names the cause: the front end, the
+//!   second stage's register allocation, the carveout, launch and wait, a compiler step, or
+//!   "unexplained" with what remains. Nothing is guessed: a cause is named only when its rung
+//!   brings the PR into [`PARITY`].
+//! - [`output`] writes `explain.csv`, `explain-verdicts.csv` and `explain.md` (a waterfall per
+//!   target); the chart is `plot::waterfall`.
+
+pub mod attribute;
+pub mod ladder;
+pub mod output;
+pub mod run;
+
+#[cfg(test)]
+mod tests;
+
+pub use attribute::{Cause, TargetExplanation, Verdict};
+pub use ladder::{Rung, RungKind};
+
+/// The band a PR must reach (its CI must touch it) for a rung to count as closing a gap, and
+/// outside which a fair PR is a gap to explain: the same band `fair-gaps.md` and
+/// `similar_tight` use.
+pub const PARITY: (f64, f64) = (0.98, 1.02);
+
+/// Separates a target's name from its rung's in a comparison id (`matvec/listing4::own`).
+pub const RUNG_SEPARATOR: &str = "::";
+
+/// The comparison id of `rung` of `target`.
+pub fn rung_id(target: &str, rung: &str) -> String {
+    format!("{target}{RUNG_SEPARATOR}{rung}")
+}
+
+/// The target and rung of a comparison id made by [`rung_id`].
+pub fn split_rung_id(id: &str) -> Option<(&str, &str)> {
+    id.rsplit_once(RUNG_SEPARATOR)
+}

@@ -1,0 +1,197 @@
+//! explain's typed rows and its Markdown: one row per target and rung (`explain.csv`), one per
+//! target with its verdict (`explain-verdicts.csv`), and a waterfall per target
+//! (`explain.md`), every figure taken from the rows.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use super::attribute::{Interval, TargetExplanation};
+
+pub const EXPLAIN_CSV: &str = "explain.csv";
+pub const VERDICTS_CSV: &str = "explain-verdicts.csv";
+pub const EXPLAIN_MD: &str = "explain.md";
+
+/// One rung of one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExplainRow {
+    pub target: String,
+    pub study: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub device: String,
+    /// The ladder's step (`front-end-or-runtime`, `second-stage`, ...).
+    pub step: String,
+    pub rung: String,
+    /// What the rung holds, in words.
+    pub what: String,
+    /// Empty when a side of the rung failed (see `note`).
+    pub pr: Option<f64>,
+    pub pr_ci_lo: Option<f64>,
+    pub pr_ci_hi: Option<f64>,
+    /// The share of the target's gap the rung removed, in logarithms (1: closed it).
+    pub gap_closed: Option<f64>,
+    /// The rung's CI and the target's do not overlap.
+    pub moved: bool,
+    /// The rung's CI touches [0.98, 1.02].
+    pub at_parity: bool,
+    pub note: String,
+}
+
+/// One target's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictRow {
+    pub target: String,
+    pub study: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub device: String,
+    pub pr: Option<f64>,
+    pub pr_ci_lo: Option<f64>,
+    pub pr_ci_hi: Option<f64>,
+    /// The causes' short names, `+`-joined; `unexplained`, `no-gap` or `not-measured`.
+    pub cause: String,
+    pub verdict: String,
+}
+
+fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
+    (i.map(|i| i.value), i.map(|i| i.lo), i.map(|i| i.hi))
+}
+
+pub fn explain_rows(all: &[TargetExplanation]) -> Vec<ExplainRow> {
+    all.iter()
+        .flat_map(|t| {
+            t.rungs.iter().map(move |r| {
+                let (pr, pr_ci_lo, pr_ci_hi) = split(r.pr);
+                ExplainRow {
+                    target: t.target.clone(),
+                    study: t.study.clone(),
+                    family: t.family.clone(),
+                    variant: t.variant.clone(),
+                    size: t.size.clone(),
+                    device: t.device.clone(),
+                    step: r.kind.step().name().into(),
+                    rung: r.kind.name(),
+                    what: r.kind.describe(),
+                    pr,
+                    pr_ci_lo,
+                    pr_ci_hi,
+                    gap_closed: r.closed,
+                    moved: r.moved,
+                    at_parity: r.closes,
+                    note: r.note.clone(),
+                }
+            })
+        })
+        .collect()
+}
+
+pub fn verdict_rows(all: &[TargetExplanation]) -> Vec<VerdictRow> {
+    all.iter()
+        .map(|t| {
+            let (pr, pr_ci_lo, pr_ci_hi) = split(t.pr);
+            VerdictRow {
+                target: t.target.clone(),
+                study: t.study.clone(),
+                family: t.family.clone(),
+                variant: t.variant.clone(),
+                size: t.size.clone(),
+                device: t.device.clone(),
+                pr,
+                pr_ci_lo,
+                pr_ci_hi,
+                cause: t.verdict.slug(),
+                verdict: t.verdict.describe(),
+            }
+        })
+        .collect()
+}
+
+fn interval_text(i: &Interval) -> String {
+    format!("{:.3} [{:.3}, {:.3}]", i.value, i.lo, i.hi)
+}
+
+/// The one sentence of a target: the PR, where the rung that closes most takes it, and the
+/// verdict.
+pub fn headline(t: &TargetExplanation) -> String {
+    let Some(own) = t.pr else {
+        return format!("{}: {}", t.target, t.verdict.describe());
+    };
+    let explained = matches!(t.verdict, super::Verdict::Explained(_));
+    let best = t
+        .rungs
+        .iter()
+        .filter(|r| explained && r.closes && r.kind != super::RungKind::Own)
+        .filter_map(|r| Some((r, r.pr?)))
+        .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()));
+    match best {
+        Some((r, pr)) => format!(
+            "{}: PR {:.3} → {:.3} with {}: {}",
+            t.target,
+            own.value,
+            pr.value,
+            r.kind.describe(),
+            t.verdict.describe()
+        ),
+        None => format!(
+            "{}: PR {:.3}: {}",
+            t.target,
+            own.value,
+            t.verdict.describe()
+        ),
+    }
+}
+
+/// `explain.md`: a headline and a waterfall table per target.
+pub fn markdown(all: &[TargetExplanation], provenance: &str) -> String {
+    let mut md = String::from("# Why the PRs are where they are\n\n");
+    let _ = writeln!(
+        md,
+        "Each target is a fair comparison; each rung is the same comparison with one thing \
+         changed, run on the same GPU, verified and interleaved. A rung *closes* the gap when \
+         its CI touches [0.98, 1.02]; \"gap closed\" is the share of the target's gap (in \
+         logarithms) it removed.\n"
+    );
+    if !provenance.is_empty() {
+        let _ = writeln!(md, "{provenance}\n");
+    }
+    let _ = writeln!(md, "## Verdicts\n");
+    for t in all {
+        let _ = writeln!(md, "- {}", headline(t));
+    }
+    for t in all {
+        let _ = writeln!(
+            md,
+            "\n## {}\n\n{} {} {} on {}; PR {}.\n\n**Verdict:** {}\n",
+            t.target,
+            t.family,
+            t.variant,
+            t.size,
+            t.device,
+            t.pr.map_or_else(|| "not measured".into(), |p| interval_text(&p)),
+            t.verdict.describe()
+        );
+        let _ = writeln!(
+            md,
+            "| step | rung | what it holds | PR [CI] | gap closed | at parity | note |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+        for r in &t.rungs {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                r.kind.step().name(),
+                r.kind.name(),
+                r.kind.describe(),
+                r.pr.map_or_else(|| "—".into(), |p| interval_text(&p)),
+                r.closed
+                    .map_or_else(|| "—".into(), |c| format!("{:.0}%", c * 100.0)),
+                if r.closes { "yes" } else { "no" },
+                r.note.replace('|', "/")
+            );
+        }
+    }
+    md
+}

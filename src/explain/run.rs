@@ -1,0 +1,215 @@
+//! Running a ladder: the first pass's rungs as one study through the session into
+//! `OUT/ladder`, the second pass's (made from the first pass's rows) into `OUT/follow-up`,
+//! then the verdicts from both folders' rows into `explain.csv`, `explain-verdicts.csv`,
+//! `explain.md` and a waterfall chart per target. The rungs are ordinary run folders: their
+//! provenance, samples and resume are the session's.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+
+use crate::backend::Api;
+use crate::export::csv::{read_rows, write_rows};
+use crate::export::{write_atomic, ExportError};
+use crate::kernels::KernelSources;
+use crate::record::{MeasurementRow, PrRow};
+use crate::session::run::{execute, Event, RunPlan, SessionError, Sides};
+use crate::session::store::CsvStore;
+use crate::session::{OnComparison, RunSummary};
+use crate::study::{Comparison, Study};
+
+use super::attribute::{explain_all, TargetExplanation};
+use super::ladder::{first_pass, second_pass, Rung};
+use super::output::{self, EXPLAIN_CSV, EXPLAIN_MD, VERDICTS_CSV};
+
+/// The first pass's run folder inside explain's output folder.
+pub const LADDER_DIR: &str = "ladder";
+/// The second pass's.
+pub const FOLLOW_UP_DIR: &str = "follow-up";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ExplainError {
+    #[error(
+        "explain needs two sides to form a PR (found {0} only); run it where OpenCL and CUDA \
+         (or two OpenCL devices) are both present"
+    )]
+    OneSide(Api),
+    #[error("nothing to explain: {0}")]
+    NoTargets(String),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
+/// What to explain and where.
+pub struct ExplainPlan<'a> {
+    pub targets: Vec<Comparison>,
+    pub out: PathBuf,
+    pub resume: bool,
+    pub sources: &'a KernelSources,
+    pub interrupted: &'a AtomicBool,
+    pub progress: bool,
+    pub command_line: Vec<String>,
+    pub run_id: String,
+    pub watchdog: Option<&'a crate::session::watchdog::Watchdog>,
+    pub timeout_s: Option<f64>,
+    pub on_comparison: Option<&'a OnComparison>,
+}
+
+/// What an explain run produced.
+pub struct ExplainReport {
+    pub explanations: Vec<TargetExplanation>,
+    pub summary: RunSummary,
+    pub files: Vec<PathBuf>,
+}
+
+fn ladder_study(name: &str, rungs: Vec<Rung>) -> Study {
+    Study {
+        name: name.to_string(),
+        description: "explain: each target's fair comparison with one thing changed per rung"
+            .into(),
+        file: format!("explain ({name})"),
+        comparisons: rungs.into_iter().map(|r| r.comparison).collect(),
+        sha256: String::new(),
+    }
+}
+
+fn run_pass(
+    plan: &ExplainPlan,
+    study: Study,
+    dir: &Path,
+    sides: &mut Sides,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<RunSummary, ExplainError> {
+    let run = RunPlan {
+        study,
+        out: dir.to_path_buf(),
+        resume: plan.resume,
+        passes: 1,
+        charts: false,
+        sources: plan.sources,
+        interrupted: plan.interrupted,
+        progress: plan.progress,
+        command_line: plan.command_line.clone(),
+        run_id: plan.run_id.clone(),
+        watchdog: plan.watchdog,
+        timeout_s: plan.timeout_s,
+        study_text: None,
+        on_comparison: plan.on_comparison,
+    };
+    Ok(execute(&run, sides, on_event)?.summary)
+}
+
+/// The rows of the run folders under `out` (the ladder and, when it ran, the follow-up).
+pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
+    let mut prs = Vec::new();
+    let mut rows = Vec::new();
+    for dir in [LADDER_DIR, FOLLOW_UP_DIR].map(|d| out.join(d)) {
+        let pr_file = dir.join(CsvStore::PRS);
+        if pr_file.exists() {
+            prs.extend(read_rows::<PrRow>(&pr_file)?);
+        }
+        let m_file = dir.join(CsvStore::MEASUREMENTS);
+        if m_file.exists() {
+            rows.extend(read_rows::<MeasurementRow>(&m_file)?);
+        }
+    }
+    Ok((prs, rows))
+}
+
+/// Runs both passes of every target's ladder and writes the verdicts; see the module docs.
+pub fn run(
+    plan: &ExplainPlan,
+    sides: &mut Sides,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<ExplainReport, ExplainError> {
+    let b = sides
+        .b
+        .as_ref()
+        .ok_or_else(|| ExplainError::OneSide(sides.a.api()))?;
+    let apis = (sides.a.api(), b.api());
+    if plan.targets.is_empty() {
+        return Err(ExplainError::NoTargets(
+            "no fair comparison among the targets".into(),
+        ));
+    }
+    let first: Vec<Rung> = plan
+        .targets
+        .iter()
+        .flat_map(|t| first_pass(t, apis))
+        .collect();
+    let ladder = plan.out.join(LADDER_DIR);
+    let mut summary = run_pass(
+        plan,
+        ladder_study("explain-ladder", first),
+        &ladder,
+        sides,
+        on_event,
+    )?;
+    let first_rows: Vec<MeasurementRow> =
+        read_rows(&ladder.join(CsvStore::MEASUREMENTS)).unwrap_or_default();
+    let second: Vec<Rung> = plan
+        .targets
+        .iter()
+        .flat_map(|t| second_pass(t, apis, &first_rows))
+        .collect();
+    if !second.is_empty() && !summary.interrupted {
+        let more = run_pass(
+            plan,
+            ladder_study("explain-follow-up", second),
+            &plan.out.join(FOLLOW_UP_DIR),
+            sides,
+            on_event,
+        )?;
+        summary.absorb(more);
+    }
+    let (explanations, files) = write_outputs(&plan.out)?;
+    Ok(ExplainReport {
+        explanations,
+        summary,
+        files,
+    })
+}
+
+/// Reads the rungs' rows under `out` and writes the verdicts beside them: what `run` does
+/// last, and all `explain --from` does.
+pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>), ExportError> {
+    let (prs, rows) = read_folder_rows(out)?;
+    let explanations = explain_all(&prs, &rows);
+    let provenance = provenance_line(&rows);
+    let files = vec![
+        out.join(EXPLAIN_CSV),
+        out.join(VERDICTS_CSV),
+        out.join(EXPLAIN_MD),
+    ];
+    write_rows(&files[0], &output::explain_rows(&explanations))?;
+    write_rows(&files[1], &output::verdict_rows(&explanations))?;
+    write_atomic(
+        &files[2],
+        output::markdown(&explanations, &provenance).as_bytes(),
+    )?;
+    Ok((explanations, files))
+}
+
+/// Where the rows come from, for the Markdown: the devices, drivers and run ids.
+fn provenance_line(rows: &[MeasurementRow]) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    for r in rows {
+        let s = format!("{} ({}, driver {})", r.device, r.api.label(), r.driver);
+        if !seen.contains(&s) {
+            seen.push(s);
+        }
+    }
+    let mut runs: Vec<&str> = rows.iter().map(|r| r.run_id.as_str()).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    if seen.is_empty() {
+        return String::new();
+    }
+    format!(
+        "Measured on {}; runs {} (each pass's `provenance.json` holds the commit, command line \
+         and date).",
+        seen.join(", "),
+        runs.join(", ")
+    )
+}

@@ -1,0 +1,170 @@
+//! The verdict logic over scripted rung outcomes; the whole ladder over the fake backend is
+//! in `tests/explain_fake.rs`.
+
+use super::attribute::{verdict, Cause, Interval, RungOutcome, Verdict};
+use super::ladder::RungKind;
+use crate::backend::Api;
+
+fn pr(value: f64, half: f64) -> Interval {
+    Interval {
+        value,
+        lo: value - half,
+        hi: value + half,
+    }
+}
+
+fn outcome(kind: RungKind, own: &Interval, p: Interval) -> RungOutcome {
+    RungOutcome {
+        kind,
+        pr: Some(p),
+        closed: Some(1.0 - p.value.ln() / own.value.ln()),
+        moved: p.apart_from(own),
+        closes: p.at_parity(),
+        note: String::new(),
+    }
+}
+
+fn failed(kind: RungKind) -> RungOutcome {
+    RungOutcome {
+        kind,
+        pr: None,
+        closed: None,
+        moved: false,
+        closes: false,
+        note: "launch-failed".into(),
+    }
+}
+
+#[test]
+fn a_gap_both_swaps_close_is_the_front_end() {
+    let own = pr(0.85, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.995, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(1.01, 0.01)),
+    ];
+    assert_eq!(
+        verdict(&own, &rungs),
+        Verdict::Explained(vec![(Cause::FrontEnd, 1.0)])
+    );
+}
+
+#[test]
+fn a_runtime_gap_is_named_by_the_runtime_rung_that_closes_it() {
+    let own = pr(0.80, 0.01);
+    let regs = RungKind::RegistersHeld {
+        registers: 120,
+        held: Api::Cuda,
+    };
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.81, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.80, 0.01)),
+        outcome(regs, &own, pr(1.005, 0.01)),
+        outcome(RungKind::Carveout(0), &own, pr(0.79, 0.01)),
+    ];
+    assert_eq!(
+        verdict(&own, &rungs),
+        Verdict::Explained(vec![(
+            Cause::Registers {
+                registers: 120,
+                held: Api::Cuda
+            },
+            1.0
+        )])
+    );
+}
+
+#[test]
+fn a_gap_nothing_closes_is_unexplained_with_its_largest_move() {
+    let own = pr(0.80, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        failed(RungKind::NvrtcPtx),
+        failed(RungKind::OpenclPtx),
+        outcome(RungKind::IndexU64, &own, pr(0.85, 0.01)),
+        outcome(RungKind::HostTimer, &own, pr(0.79, 0.01)),
+    ];
+    match verdict(&own, &rungs) {
+        Verdict::Unexplained { residual, largest } => {
+            assert_eq!(residual, 0.80);
+            assert_eq!(largest, Some((RungKind::IndexU64, 0.85)));
+        }
+        v => panic!("expected unexplained, got {v:?}"),
+    }
+}
+
+#[test]
+fn a_target_whose_ci_touches_parity_has_no_gap() {
+    // 0.97 with a CI reaching 0.985 overlaps [0.98, 1.02]: nothing to explain.
+    let own = pr(0.97, 0.015);
+    let rungs = vec![outcome(RungKind::Own, &own, own)];
+    assert_eq!(verdict(&own, &rungs), Verdict::NoGap);
+}
+
+#[test]
+fn a_rung_whose_ci_overlaps_the_target_has_not_moved() {
+    let own = pr(0.90, 0.03);
+    let near = outcome(RungKind::IndexU64, &own, pr(0.93, 0.03));
+    assert!(!near.moved, "overlapping CIs are no move");
+    let far = outcome(RungKind::IndexU64, &own, pr(0.99, 0.005));
+    assert!(far.moved && far.closes);
+}
+
+#[test]
+fn a_split_gap_names_both_parts_with_shares_that_sum_to_one() {
+    // PR 0.64 = runtime 0.80 x front end 0.80: half each, in logarithms.
+    let own = pr(0.64, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.80, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.80, 0.01)),
+    ];
+    match verdict(&own, &rungs) {
+        Verdict::Explained(causes) => {
+            assert_eq!(causes.len(), 2);
+            assert_eq!(causes[0].0, Cause::FrontEnd);
+            assert_eq!(causes[1].0, Cause::Runtime);
+            assert!((causes[0].1 - 0.5).abs() < 1e-9, "{causes:?}");
+            assert!((causes[0].1 + causes[1].1 - 1.0).abs() < 1e-12);
+        }
+        v => panic!("expected two causes, got {v:?}"),
+    }
+}
+
+#[test]
+fn a_host_timed_gap_the_device_clock_closes_is_launch_and_wait() {
+    let own = pr(0.90, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.90, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.91, 0.01)),
+        outcome(RungKind::DeviceTimer, &own, pr(1.0, 0.01)),
+    ];
+    assert_eq!(
+        verdict(&own, &rungs),
+        Verdict::Explained(vec![(Cause::LaunchAndWait, 1.0)])
+    );
+}
+
+#[test]
+fn rung_names_read_back() {
+    for kind in [
+        RungKind::Own,
+        RungKind::NvrtcPtx,
+        RungKind::OpenclPtx,
+        RungKind::RegistersHeld {
+            registers: 96,
+            held: Api::OpenCl,
+        },
+        RungKind::Carveout(25),
+        RungKind::IndexU64,
+        RungKind::NoUnroll,
+        RungKind::FastMath,
+        RungKind::HostTimer,
+        RungKind::DeviceTimer,
+    ] {
+        assert_eq!(RungKind::parse(&kind.name()), Some(kind), "{}", kind.name());
+    }
+    assert_eq!(RungKind::parse("cuda-carveout-x"), None);
+}

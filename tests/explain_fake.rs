@@ -1,0 +1,124 @@
+//! The whole explain ladder over the fake backend, with scripted causes: a gap that the PTX
+//! swap closes is the front end; a gap nothing closes is "unexplained"; a PR whose CI touches
+//! parity is no gap. The verdict logic alone is tested in `src/explain/tests.rs`.
+
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+use clvscu::backend::fake::{FakeBackend, FakeScript};
+use clvscu::backend::Api;
+use clvscu::explain::attribute::Cause;
+use clvscu::explain::run::{run, ExplainPlan};
+use clvscu::explain::{TargetExplanation, Verdict};
+use clvscu::kernels::KernelSources;
+use clvscu::session::run::Sides;
+use clvscu::study;
+
+const STUDY: &str = r#"
+name = "explain-fake"
+[defaults]
+warmup = 1
+reps = 15
+min_time = 0.0
+timer = "device-event"
+[[comparison]]
+name = "matvec/listing4"
+family = "matvec"
+variant = "listing4"
+size = "64x64"
+"#;
+
+/// Explains the study's one comparison over two fakes with these scripts.
+fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
+    let study = study::parse(STUDY, "explain-fake.toml").unwrap();
+    let sources = KernelSources::embedded();
+    let interrupted = AtomicBool::new(false);
+    let plan = ExplainPlan {
+        targets: study.comparisons,
+        out: out.to_path_buf(),
+        resume: false,
+        sources: &sources,
+        interrupted: &interrupted,
+        progress: false,
+        command_line: vec!["test".into()],
+        run_id: "explain-test".into(),
+        watchdog: None,
+        timeout_s: None,
+        on_comparison: None,
+    };
+    let mut sides = Sides {
+        a: Box::new(FakeBackend::new(Api::OpenCl, a)),
+        b: Some(Box::new(FakeBackend::new(Api::Cuda, b))),
+    };
+    let report = run(&plan, &mut sides, &mut |_| {}).unwrap();
+    for file in ["explain.csv", "explain-verdicts.csv", "explain.md"] {
+        assert!(out.join(file).is_file(), "{file} written");
+    }
+    assert_eq!(report.explanations.len(), 1);
+    report.explanations.into_iter().next().unwrap()
+}
+
+/// OpenCL's kernel text (and only it) is 25% slower wherever it runs.
+fn slow_opencl_code() -> FakeScript {
+    FakeScript {
+        program_texts: true,
+        slow_source: Some(("__kernel".into(), 1.25)),
+        jitter: 0.002,
+        ..FakeScript::default()
+    }
+}
+
+#[test]
+fn a_gap_the_ptx_swap_closes_is_called_the_front_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = explain(slow_opencl_code(), slow_opencl_code(), dir.path());
+    let pr = t.pr.expect("the target ran").value;
+    assert!((0.75..0.85).contains(&pr), "scripted PR 0.8, got {pr}");
+    assert_eq!(
+        t.verdict,
+        Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]),
+        "{}",
+        t.verdict.describe()
+    );
+    let md = std::fs::read_to_string(dir.path().join("explain.md")).unwrap();
+    assert!(md.contains("front end"), "{md}");
+}
+
+#[test]
+fn a_gap_nothing_closes_is_called_unexplained() {
+    let dir = tempfile::tempdir().unwrap();
+    // The OpenCL runtime is slower at everything, and no program can be swapped.
+    let a = FakeScript {
+        runtime_factor: 1.25,
+        jitter: 0.002,
+        ..FakeScript::default()
+    };
+    let b = FakeScript {
+        jitter: 0.002,
+        ..FakeScript::default()
+    };
+    let t = explain(a, b, dir.path());
+    match &t.verdict {
+        Verdict::Unexplained { residual, .. } => assert!(*residual < 0.9, "{residual}"),
+        v => panic!("expected unexplained, got {}", v.describe()),
+    }
+    // The swaps could not run, and say why instead of pretending.
+    let swap = t
+        .rungs
+        .iter()
+        .find(|r| r.kind == clvscu::explain::RungKind::NvrtcPtx)
+        .expect("the swap rung is reported");
+    assert!(swap.pr.is_none());
+    assert!(!swap.note.is_empty());
+}
+
+#[test]
+fn a_pr_whose_ci_touches_parity_is_no_gap() {
+    let dir = tempfile::tempdir().unwrap();
+    let noisy = FakeScript {
+        jitter: 0.05,
+        ..FakeScript::default()
+    };
+    let t = explain(noisy.clone(), noisy, dir.path());
+    assert_eq!(t.verdict, Verdict::NoGap, "{:?}", t.pr);
+}
