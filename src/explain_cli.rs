@@ -59,6 +59,11 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         timeout_s: args.run.timeout,
         on_comparison: (!terminal && !args.run.quiet)
             .then_some(&print_progress as &clvscu::session::OnComparison),
+        reopen: Some(&|_| {
+            open_sides(&args.run)
+                .map(|s| s.a)
+                .map_err(|e| e.to_string())
+        }),
     };
     let report = explain_run::run(&plan, &mut sides, &mut show_event)?;
     let charts = draw_charts(&out)?;
@@ -138,7 +143,11 @@ fn folder_targets(dir: &Path, all: bool) -> Result<Vec<Comparison>> {
                 row.study
             )
         })?;
-        match study.comparisons.into_iter().find(|c| c.id == row.comparison) {
+        match study
+            .comparisons
+            .into_iter()
+            .find(|c| c.id == row.comparison)
+        {
             Some(c) => found.push(c),
             None => println!(
                 "skipped {}: study '{}' has no comparison of that name now",

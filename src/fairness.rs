@@ -224,7 +224,10 @@ fn front_end_of(s: &SideSteps) -> Api {
 fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
     let effect = s.flags.effect(front_end_of(s));
     if swapped {
-        format!("{effect} (PTX from {}'s front end)", front_end_of(s).label())
+        format!(
+            "{effect} (PTX from {}'s front end)",
+            front_end_of(s).label()
+        )
     } else {
         effect
     }

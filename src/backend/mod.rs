@@ -596,6 +596,12 @@ pub trait Backend {
     ) -> Result<Vec<f64>>;
     /// The driver calls made so far (see [`CallCounts`]).
     fn calls(&self) -> CallCounts;
+
+    /// Why this device can run nothing more (a context the driver has broken), if so: a
+    /// caller that can open the device again does so instead of failing every later call.
+    fn broken(&self) -> Option<String> {
+        None
+    }
     /// A host buffer of `len` floats of the given memory kind, owned by the backend.
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
     /// The host buffer's contents, for filling and reading back (no transfer).

@@ -73,11 +73,17 @@ pub enum Cause {
     /// The same PTX runs apart on the two runtimes; no runtime rung closed it.
     Runtime,
     /// The second stages' register allocation: holding one count closes the runtime part.
-    Registers { registers: u32, held: crate::backend::Api },
+    Registers {
+        registers: u32,
+        held: crate::backend::Api,
+    },
     /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
     Carveout(u32),
     /// The kernels' times agree on the device's clock: launch and wait on the host.
     LaunchAndWait,
+    /// The first launch alone is at parity: the run carries the gap between its launches
+    /// (the second launch and the time before it).
+    BetweenLaunches,
     /// Holding this compiler step on both sides closes the gap.
     CompilerStep(RungKind),
 }
@@ -86,9 +92,7 @@ impl Cause {
     pub fn describe(&self) -> String {
         match self {
             Cause::FrontEnd => "front end (the two compilers' PTX)".into(),
-            Cause::Runtime => {
-                "runtime (the same PTX runs apart; no runtime rung closes it)".into()
-            }
+            Cause::Runtime => "runtime (the same PTX runs apart; no runtime rung closes it)".into(),
             Cause::Registers { registers, held } => format!(
                 "second stage: register allocation ({} held to {registers} registers closes it)",
                 held.label()
@@ -99,6 +103,10 @@ impl Cause {
             Cause::LaunchAndWait => {
                 "runtime: launch and wait (the kernels agree on the device's clock)".into()
             }
+            Cause::BetweenLaunches => "runtime: between the run's launches (the first launch \
+                 alone is at parity; a run of a few microseconds carries the gap before the \
+                 second)"
+                .into(),
             Cause::CompilerStep(kind) => format!("compiler step: {}", kind.describe()),
         }
     }
@@ -111,6 +119,7 @@ impl Cause {
             Cause::Registers { .. } => "second-stage-registers".into(),
             Cause::Carveout(_) => "carveout".into(),
             Cause::LaunchAndWait => "launch-and-wait".into(),
+            Cause::BetweenLaunches => "between-launches".into(),
             Cause::CompilerStep(kind) => format!("compiler-step:{}", kind.name()),
         }
     }
@@ -272,11 +281,10 @@ fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
         .filter(|r| r.closes)
         .filter_map(|r| {
             let cause = match r.kind {
-                RungKind::RegistersHeld { registers, held } => {
-                    Cause::Registers { registers, held }
-                }
+                RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
                 RungKind::Carveout(p) => Cause::Carveout(p),
                 RungKind::DeviceTimer => Cause::LaunchAndWait,
+                RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
                 _ => return None,
             };
             Some((r.pr?.value.ln().abs(), cause))
@@ -318,7 +326,9 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
         if swaps.iter().all(Interval::at_parity) {
             return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
         }
-        let front_share = closed_fraction(own, &runtime).unwrap_or(0.0).clamp(0.0, 1.0);
+        let front_share = closed_fraction(own, &runtime)
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0);
         let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
         if front_share >= 1.0 - MIN_SHARE {
             return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
@@ -385,7 +395,10 @@ pub fn explain_all(prs: &[PrRow], rows: &[MeasurementRow]) -> Vec<TargetExplanat
 pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> TargetExplanation {
     let own_id = super::rung_id(target, &RungKind::Own.name());
     let own_row = rows.iter().find(|r| r.comparison == own_id);
-    let pr = prs.iter().rfind(|p| p.comparison == own_id).map(Interval::of);
+    let pr = prs
+        .iter()
+        .rfind(|p| p.comparison == own_id)
+        .map(Interval::of);
     let (rungs, verdict) = match pr {
         Some(own) => {
             let rungs = outcomes(target, &own, prs, rows);
@@ -401,7 +414,9 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
     TargetExplanation {
         target: target.to_string(),
         study,
-        family: own_row.map(|r| r.family.name().to_string()).unwrap_or_default(),
+        family: own_row
+            .map(|r| r.family.name().to_string())
+            .unwrap_or_default(),
         variant: own_row.map(|r| r.variant.clone()).unwrap_or_default(),
         size: own_row.map(|r| r.size.clone()).unwrap_or_default(),
         device: own_row.map(|r| r.device.clone()).unwrap_or_default(),

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::backend::{Api, TimerKind};
 use crate::record::MeasurementRow;
 use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
-use crate::workload::{IndexWidth, ProgramSource};
+use crate::workload::{find_variant, IndexWidth, ProgramSource, Size, Variant};
 
 use super::rung_id;
 
@@ -65,6 +65,23 @@ pub enum RungKind {
     HostTimer,
     /// The device's events for a host-timed target.
     DeviceTimer,
+    /// The first launch of a multi-launch variant, timed alone (same kernel, shape, input).
+    FirstLaunchAlone,
+    /// The last launch of a multi-launch variant alone, over what the first launch leaves.
+    LastLaunchAlone,
+}
+
+/// Variants that run in several launches, and the family's experiments that time each launch
+/// alone: (family, variant, first launch alone, last launch alone).
+const LAUNCH_PARTS: &[(&str, &str, &str, &str)] = &[("reduce", "tuned", "first-pass", "final")];
+
+/// The variants that time the first and the last launch of `target`'s variant alone.
+fn launch_parts(target: &Resolved) -> Option<(&'static Variant, &'static Variant)> {
+    let (_, _, first, last) = LAUNCH_PARTS
+        .iter()
+        .find(|(f, v, _, _)| *f == target.family.name() && *v == target.variant.name)?;
+    let find = |name| find_variant(target.family, name).ok();
+    Some((find(first)?, find(last)?))
 }
 
 /// The carveouts a second pass tries when a kernel uses shared memory: which split NVIDIA's
@@ -87,6 +104,8 @@ impl RungKind {
             RungKind::FastMath => "fast-math".into(),
             RungKind::HostTimer => "host-timer".into(),
             RungKind::DeviceTimer => "device-timer".into(),
+            RungKind::FirstLaunchAlone => "first-launch-alone".into(),
+            RungKind::LastLaunchAlone => "last-launch-alone".into(),
         }
     }
 
@@ -101,6 +120,8 @@ impl RungKind {
             RungKind::FastMath,
             RungKind::HostTimer,
             RungKind::DeviceTimer,
+            RungKind::FirstLaunchAlone,
+            RungKind::LastLaunchAlone,
         ];
         if let Some(k) = fixed.into_iter().find(|k| k.name() == name) {
             return Some(k);
@@ -127,7 +148,10 @@ impl RungKind {
             RungKind::IndexU64 | RungKind::NoUnroll | RungKind::FastMath => {
                 LadderStep::CompilerStep
             }
-            RungKind::HostTimer | RungKind::DeviceTimer => LadderStep::LaunchAndWait,
+            RungKind::HostTimer
+            | RungKind::DeviceTimer
+            | RungKind::FirstLaunchAlone
+            | RungKind::LastLaunchAlone => LadderStep::LaunchAndWait,
         }
     }
 
@@ -149,6 +173,8 @@ impl RungKind {
             RungKind::FastMath => "fast math on both sides".into(),
             RungKind::HostTimer => "the host's wall clock on both sides".into(),
             RungKind::DeviceTimer => "the device's events on both sides".into(),
+            RungKind::FirstLaunchAlone => "the first launch alone".into(),
+            RungKind::LastLaunchAlone => "the last launch alone".into(),
         }
     }
 }
@@ -217,6 +243,11 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
         TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
     };
+    if let Some((first, _)) = launch_parts(&target.a) {
+        rungs.push(rung(target, RungKind::FirstLaunchAlone, |c| {
+            both(c, |s| s.variant = first)
+        }));
+    }
     rungs.push(rung(target, kind, |c| {
         both(c, |s| {
             s.timer = timer;
@@ -270,10 +301,25 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
             };
             rungs.push(rung(target, kind, |c| {
                 c.b.program = ProgramSource::Other;
-                let side = if held == Api::Cuda { &mut c.b } else { &mut c.a };
+                let side = if held == Api::Cuda {
+                    &mut c.b
+                } else {
+                    &mut c.a
+                };
                 side.jit.max_registers = Some(count);
             }));
         }
+    }
+    let groups = side_row(rows, &target.id, RungKind::Own, Api::Cuda).map(|r| r.groups);
+    if let (Some((_, last)), Some(groups)) = (launch_parts(&target.a), groups) {
+        // The last launch reduces what the first left: one value per work-group.
+        rungs.push(rung(target, RungKind::LastLaunchAlone, |c| {
+            both(c, |s| {
+                s.variant = last;
+                s.size = Size::vector(u64::from(groups));
+                s.groups = None;
+            })
+        }));
     }
     let shared = [Api::OpenCl, Api::Cuda].into_iter().any(|api| {
         side_row(rows, &target.id, RungKind::Own, api)

@@ -18,13 +18,18 @@ use crate::session::{OnComparison, RunSummary};
 use crate::study::{Comparison, Study};
 
 use super::attribute::{explain_all, TargetExplanation};
-use super::ladder::{first_pass, second_pass, Rung};
+use super::ladder::{first_pass, second_pass, Rung, RungKind};
 use super::output::{self, EXPLAIN_CSV, EXPLAIN_MD, VERDICTS_CSV};
 
 /// The first pass's run folder inside explain's output folder.
 pub const LADDER_DIR: &str = "ladder";
 /// The second pass's.
 pub const FOLLOW_UP_DIR: &str = "follow-up";
+/// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
+pub const SWAP_DIR: &str = "nvrtc-ptx";
+
+/// Opens a side's device again (after the driver broke its context).
+pub type Reopen<'a> = &'a dyn Fn(Api) -> Result<Box<dyn crate::backend::Backend>, String>;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExplainError {
@@ -54,6 +59,9 @@ pub struct ExplainPlan<'a> {
     pub watchdog: Option<&'a crate::session::watchdog::Watchdog>,
     pub timeout_s: Option<f64>,
     pub on_comparison: Option<&'a OnComparison>,
+    /// Opens side A again when its driver broke the context: NVIDIA's OpenCL can fail a
+    /// launch of NVRTC's PTX so that every later OpenCL call fails. `None`: it is not.
+    pub reopen: Option<Reopen<'a>>,
 }
 
 /// What an explain run produced.
@@ -100,11 +108,26 @@ fn run_pass(
     Ok(execute(&run, sides, on_event)?.summary)
 }
 
-/// The rows of the run folders under `out` (the ladder and, when it ran, the follow-up).
+/// The run folders under `out`: the ladder, the follow-up and each swap folder, those that
+/// exist.
+fn run_folders(out: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = [LADDER_DIR, FOLLOW_UP_DIR]
+        .iter()
+        .map(|d| out.join(d))
+        .collect();
+    let mut swaps: Vec<PathBuf> = std::fs::read_dir(out.join(SWAP_DIR))
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    swaps.sort();
+    dirs.extend(swaps.into_iter().filter(|p| p.is_dir()));
+    dirs
+}
+
+/// The rows of the run folders under `out` (see [`run_folders`]).
 pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
     let mut prs = Vec::new();
     let mut rows = Vec::new();
-    for dir in [LADDER_DIR, FOLLOW_UP_DIR].map(|d| out.join(d)) {
+    for dir in run_folders(out) {
         let pr_file = dir.join(CsvStore::PRS);
         if pr_file.exists() {
             prs.extend(read_rows::<PrRow>(&pr_file)?);
@@ -133,11 +156,13 @@ pub fn run(
             "no fair comparison among the targets".into(),
         ));
     }
-    let first: Vec<Rung> = plan
+    // NVRTC's PTX on OpenCL's runtime can break NVIDIA's OpenCL context: those rungs run
+    // last, each in a folder of its own, the device opened again after a break.
+    let (swaps, first): (Vec<Rung>, Vec<Rung>) = plan
         .targets
         .iter()
         .flat_map(|t| first_pass(t, apis))
-        .collect();
+        .partition(|r| r.kind == RungKind::NvrtcPtx);
     let ladder = plan.out.join(LADDER_DIR);
     let mut summary = run_pass(
         plan,
@@ -163,12 +188,49 @@ pub fn run(
         )?;
         summary.absorb(more);
     }
+    for rung in swaps {
+        if summary.interrupted {
+            break;
+        }
+        reopen_if_broken(plan, sides);
+        let target = rung.comparison.id.clone();
+        let dir = plan.out.join(SWAP_DIR).join(crate::plot::slug(&target));
+        let more = run_pass(
+            plan,
+            ladder_study("explain-nvrtc-ptx", vec![rung]),
+            &dir,
+            sides,
+            on_event,
+        )?;
+        summary.absorb(more);
+    }
+    reopen_if_broken(plan, sides);
     let (explanations, files) = write_outputs(&plan.out)?;
     Ok(ExplainReport {
         explanations,
         summary,
         files,
     })
+}
+
+/// Opens side A again where its driver broke the context (and the plan can).
+fn reopen_if_broken(plan: &ExplainPlan, sides: &mut Sides) {
+    let (Some(cause), Some(reopen)) = (sides.a.broken(), plan.reopen) else {
+        return;
+    };
+    match reopen(sides.a.api()) {
+        Ok(fresh) => {
+            eprintln!(
+                "note: {} context broken ({cause}); opened again",
+                sides.a.api()
+            );
+            sides.a = fresh;
+        }
+        Err(e) => eprintln!(
+            "note: {} context broken ({cause}) and could not be opened again: {e}",
+            sides.a.api()
+        ),
+    }
 }
 
 /// Reads the rungs' rows under `out` and writes the verdicts beside them: what `run` does

@@ -163,6 +163,8 @@ fn rung_names_read_back() {
         RungKind::FastMath,
         RungKind::HostTimer,
         RungKind::DeviceTimer,
+        RungKind::FirstLaunchAlone,
+        RungKind::LastLaunchAlone,
     ] {
         assert_eq!(RungKind::parse(&kind.name()), Some(kind), "{}", kind.name());
     }

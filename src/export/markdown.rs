@@ -333,9 +333,9 @@ mod tests {
             levels: None,
             front_end: None,
             kernel_work_group_limit: None,
-        registers: None,
-        spill_bytes: None,
-        shared_bytes: None,
+            registers: None,
+            spill_bytes: None,
+            shared_bytes: None,
         }
     }
 

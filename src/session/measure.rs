@@ -288,9 +288,7 @@ fn prepare_and_verify(
         Ok(p) => p,
         Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
     };
-    let reported = p
-        .kernel
-        .and_then(|k| side.backend.kernel_resources(k).ok());
+    let reported = p.kernel.and_then(|k| side.backend.kernel_resources(k).ok());
     let started = Instant::now();
     let limit = fixed.unwrap_or(FIRST_LAUNCH_LIMIT);
     let verified = times.add(

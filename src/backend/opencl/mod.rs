@@ -448,6 +448,10 @@ impl Backend for OpenClBackend {
         Ok(id)
     }
 
+    fn broken(&self) -> Option<String> {
+        self.lost.get().cloned()
+    }
+
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
         let binaries = self
             .programs
