@@ -59,13 +59,14 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         timeout_s: args.run.timeout,
         on_comparison: (!terminal && !args.run.quiet)
             .then_some(&print_progress as &clvscu::session::OnComparison),
-        reopen: Some(&|_| {
-            open_sides(&args.run)
-                .map(|s| s.a)
-                .map_err(|e| e.to_string())
-        }),
     };
     let report = explain_run::run(&plan, &mut sides, &mut show_event)?;
+    if report.pending_swaps > 0 && !report.summary.interrupted {
+        // The driver broke its context and cannot open another in this process: a new
+        // process resumes the folder and runs the rest.
+        drop(sides);
+        return continue_in_new_process(&out);
+    }
     let charts = draw_charts(&out)?;
     print_verdicts(&report.explanations, &report.files, charts);
     if !report.summary.failed.is_empty() {
@@ -84,6 +85,33 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(EXIT_OK)
+}
+
+/// Runs this command again, resuming `out`, and hands on its exit code.
+fn continue_in_new_process(out: &Path) -> Result<i32> {
+    let exe = std::env::current_exe().context("finding this program to run it again")?;
+    let args = resume_arguments(std::env::args().skip(1), out);
+    println!("continuing in a new process: the OpenCL context is broken in this one");
+    let status = std::process::Command::new(&exe)
+        .args(&args)
+        .status()
+        .with_context(|| format!("running {} again", exe.display()))?;
+    Ok(status.code().unwrap_or(EXIT_INTERRUPTED))
+}
+
+/// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
+fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut args = args.peekable();
+    while let Some(a) = args.next() {
+        if a == "--out" {
+            args.next();
+        } else if !(a.starts_with("--out=") || a == "--resume") {
+            kept.push(a);
+        }
+    }
+    kept.extend(["--resume".into(), "--out".into(), out.display().to_string()]);
+    kept
 }
 
 /// The comparisons to explain: a run folder's fair PRs, a study's fair comparisons, or the
@@ -192,4 +220,39 @@ fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<Path
         println!("wrote {}", f.display());
     }
     println!("charts: {} waterfall files", charts.len());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resume_arguments;
+    use std::path::Path;
+
+    #[test]
+    fn the_new_process_resumes_the_same_folder() {
+        let args = [
+            "explain",
+            "explain-known",
+            "--out",
+            "x",
+            "--cl-device",
+            "NVIDIA",
+        ];
+        assert_eq!(
+            resume_arguments(args.iter().map(|s| s.to_string()), Path::new("x")),
+            [
+                "explain",
+                "explain-known",
+                "--cl-device",
+                "NVIDIA",
+                "--resume",
+                "--out",
+                "x"
+            ]
+        );
+        let args = ["explain", "--resume", "--out=y", "m/v"];
+        assert_eq!(
+            resume_arguments(args.iter().map(|s| s.to_string()), Path::new("y")),
+            ["explain", "m/v", "--resume", "--out", "y"]
+        );
+    }
 }

@@ -45,7 +45,6 @@ fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
         watchdog: None,
         timeout_s: None,
         on_comparison: None,
-        reopen: None,
     };
     let mut sides = Sides {
         a: Box::new(FakeBackend::new(Api::OpenCl, a)),

@@ -28,9 +28,6 @@ pub const FOLLOW_UP_DIR: &str = "follow-up";
 /// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
 pub const SWAP_DIR: &str = "nvrtc-ptx";
 
-/// Opens a side's device again (after the driver broke its context).
-pub type Reopen<'a> = &'a dyn Fn(Api) -> Result<Box<dyn crate::backend::Backend>, String>;
-
 #[derive(Debug, thiserror::Error)]
 pub enum ExplainError {
     #[error(
@@ -59,9 +56,6 @@ pub struct ExplainPlan<'a> {
     pub watchdog: Option<&'a crate::session::watchdog::Watchdog>,
     pub timeout_s: Option<f64>,
     pub on_comparison: Option<&'a OnComparison>,
-    /// Opens side A again when its driver broke the context: NVIDIA's OpenCL can fail a
-    /// launch of NVRTC's PTX so that every later OpenCL call fails. `None`: it is not.
-    pub reopen: Option<Reopen<'a>>,
 }
 
 /// What an explain run produced.
@@ -69,6 +63,10 @@ pub struct ExplainReport {
     pub explanations: Vec<TargetExplanation>,
     pub summary: RunSummary,
     pub files: Vec<PathBuf>,
+    /// Swap rungs not run because side A's driver broke its context on an earlier one
+    /// (NVIDIA's OpenCL cannot open another context in the same process): a new process
+    /// resuming the folder runs them.
+    pub pending_swaps: usize,
 }
 
 fn ladder_study(name: &str, rungs: Vec<Rung>) -> Study {
@@ -156,8 +154,9 @@ pub fn run(
             "no fair comparison among the targets".into(),
         ));
     }
-    // NVRTC's PTX on OpenCL's runtime can break NVIDIA's OpenCL context: those rungs run
-    // last, each in a folder of its own, the device opened again after a break.
+    // NVRTC's PTX on OpenCL's runtime can break NVIDIA's OpenCL context for the rest of the
+    // process: those rungs run last, each in a folder of its own, tried once; after a break
+    // the rest wait for a new process (`pending_swaps`).
     let (swaps, first): (Vec<Rung>, Vec<Rung>) = plan
         .targets
         .iter()
@@ -188,13 +187,28 @@ pub fn run(
         )?;
         summary.absorb(more);
     }
+    let mut pending_swaps = 0;
     for rung in swaps {
         if summary.interrupted {
             break;
         }
-        reopen_if_broken(plan, sides);
-        let target = rung.comparison.id.clone();
-        let dir = plan.out.join(SWAP_DIR).join(crate::plot::slug(&target));
+        let dir = plan
+            .out
+            .join(SWAP_DIR)
+            .join(crate::plot::slug(&rung.comparison.id));
+        if plan.resume && dir.join(CsvStore::MEASUREMENTS).is_file() {
+            // Tried before: a rung that broke the context would only break it again.
+            continue;
+        }
+        if let Some(cause) = sides.a.broken() {
+            eprintln!(
+                "note: {} waits for a new process: {}'s context is broken ({cause})",
+                rung.comparison.id,
+                sides.a.api()
+            );
+            pending_swaps += 1;
+            continue;
+        }
         let more = run_pass(
             plan,
             ladder_study("explain-nvrtc-ptx", vec![rung]),
@@ -204,33 +218,13 @@ pub fn run(
         )?;
         summary.absorb(more);
     }
-    reopen_if_broken(plan, sides);
     let (explanations, files) = write_outputs(&plan.out)?;
     Ok(ExplainReport {
         explanations,
         summary,
         files,
+        pending_swaps,
     })
-}
-
-/// Opens side A again where its driver broke the context (and the plan can).
-fn reopen_if_broken(plan: &ExplainPlan, sides: &mut Sides) {
-    let (Some(cause), Some(reopen)) = (sides.a.broken(), plan.reopen) else {
-        return;
-    };
-    match reopen(sides.a.api()) {
-        Ok(fresh) => {
-            eprintln!(
-                "note: {} context broken ({cause}); opened again",
-                sides.a.api()
-            );
-            sides.a = fresh;
-        }
-        Err(e) => eprintln!(
-            "note: {} context broken ({cause}) and could not be opened again: {e}",
-            sides.a.api()
-        ),
-    }
 }
 
 /// Reads the rungs' rows under `out` and writes the verdicts beside them: what `run` does
