@@ -87,16 +87,15 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// Runs this command again, resuming `out`, and hands on its exit code.
+/// Becomes this command again, resuming `out`: the process image is replaced (exec), since
+/// NVIDIA's OpenCL finds no device in another process while this one holds a broken context.
 fn continue_in_new_process(out: &Path) -> Result<i32> {
+    use std::os::unix::process::CommandExt;
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let args = resume_arguments(std::env::args().skip(1), out);
     println!("continuing in a new process: the OpenCL context is broken in this one");
-    let status = std::process::Command::new(&exe)
-        .args(&args)
-        .status()
-        .with_context(|| format!("running {} again", exe.display()))?;
-    Ok(status.code().unwrap_or(EXIT_INTERRUPTED))
+    let error = std::process::Command::new(&exe).args(&args).exec();
+    Err(error).with_context(|| format!("running {} again", exe.display()))
 }
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
