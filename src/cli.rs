@@ -162,6 +162,10 @@ pub struct ExplainArgs {
     /// follow-up folders).
     #[arg(long, value_name = "DIR", conflicts_with = "all")]
     pub from: Option<PathBuf>,
+    /// Run only this NVRTC-PTX-on-OpenCL rung into its folder (the process explain starts
+    /// for each such rung, since NVIDIA's OpenCL can break the context of the process).
+    #[arg(long, hide = true, requires = "out", value_name = "RUNG")]
+    pub swap_only: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use anyhow::{bail, Context, Result};
 
 use clvscu::explain::ladder::not_a_target;
-use clvscu::explain::run::{self as explain_run, ExplainPlan};
+use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs};
 use clvscu::explain::{TargetExplanation, PARITY};
 use clvscu::record::PrRow;
 use clvscu::session::provenance::GIT_COMMIT;
@@ -59,16 +59,28 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         timeout_s: args.run.timeout,
         on_comparison: (!terminal && !args.run.quiet)
             .then_some(&print_progress as &clvscu::session::OnComparison),
+        swaps: match &args.swap_only {
+            Some(id) => SwapRungs::Only(id.clone()),
+            None => SwapRungs::Deferred,
+        },
     };
     let report = explain_run::run(&plan, &mut sides, &mut show_event)?;
-    if report.pending_swaps > 0 && !report.summary.interrupted {
-        // The driver broke its context and cannot open another in this process: a new
-        // process resumes the folder and runs the rest.
-        drop(sides);
-        return continue_in_new_process(&out);
+    if args.swap_only.is_some() {
+        return Ok(EXIT_OK);
     }
+    // Each in a process of its own, this one's devices closed meanwhile: a context NVIDIA's
+    // OpenCL breaks takes its process's OpenCL with it, and hides the device from others
+    // while that process lives.
+    drop(sides);
+    for id in &report.pending_swaps {
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
+        run_swap_process(&out, id)?;
+    }
+    let (explanations, files) = explain_run::write_outputs(&out)?;
     let charts = draw_charts(&out)?;
-    print_verdicts(&report.explanations, &report.files, charts);
+    print_verdicts(&explanations, &files, charts);
     if !report.summary.failed.is_empty() {
         println!(
             "{} rung side(s) could not run (a rung without a PR is named in explain.md with \
@@ -87,15 +99,19 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// Becomes this command again, resuming `out`: the process image is replaced (exec), since
-/// NVIDIA's OpenCL finds no device in another process while this one holds a broken context.
-fn continue_in_new_process(out: &Path) -> Result<i32> {
-    use std::os::unix::process::CommandExt;
+/// Runs this command again for the one swap rung `id`, resuming `out`, and waits for it.
+fn run_swap_process(out: &Path, id: &str) -> Result<()> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
-    let args = resume_arguments(std::env::args().skip(1), out);
-    println!("continuing in a new process: the OpenCL context is broken in this one");
-    let error = std::process::Command::new(&exe).args(&args).exec();
-    Err(error).with_context(|| format!("running {} again", exe.display()))
+    let mut args = resume_arguments(std::env::args().skip(1), out);
+    args.extend(["--swap-only".into(), id.to_string()]);
+    let status = std::process::Command::new(&exe)
+        .args(&args)
+        .status()
+        .with_context(|| format!("running {} for {id}", exe.display()))?;
+    if !status.success() {
+        println!("{}: its process ended with {status}", printable(id));
+    }
+    Ok(())
 }
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
@@ -105,7 +121,9 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     while let Some(a) = args.next() {
         if a == "--out" {
             args.next();
-        } else if !(a.starts_with("--out=") || a == "--resume") {
+        } else if a == "--swap-only" {
+            args.next();
+        } else if !(a.starts_with("--out=") || a.starts_with("--swap-only=") || a == "--resume") {
             kept.push(a);
         }
     }

@@ -45,6 +45,7 @@ fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
         watchdog: None,
         timeout_s: None,
         on_comparison: None,
+        swaps: clvscu::explain::run::SwapRungs::InProcess,
     };
     let mut sides = Sides {
         a: Box::new(FakeBackend::new(Api::OpenCl, a)),

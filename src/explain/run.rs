@@ -56,6 +56,18 @@ pub struct ExplainPlan<'a> {
     pub watchdog: Option<&'a crate::session::watchdog::Watchdog>,
     pub timeout_s: Option<f64>,
     pub on_comparison: Option<&'a OnComparison>,
+    pub swaps: SwapRungs,
+}
+
+/// Where the NVRTC-PTX-on-OpenCL rungs run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SwapRungs {
+    /// In this process, after the other passes (a broken context skips the rest).
+    InProcess,
+    /// Not here: their ids are handed back to be run one process each.
+    Deferred,
+    /// Only this one (a process of its own), nothing else.
+    Only(String),
 }
 
 /// What an explain run produced.
@@ -63,10 +75,10 @@ pub struct ExplainReport {
     pub explanations: Vec<TargetExplanation>,
     pub summary: RunSummary,
     pub files: Vec<PathBuf>,
-    /// Swap rungs not run because side A's driver broke its context on an earlier one
-    /// (NVIDIA's OpenCL cannot open another context in the same process): a new process
-    /// resuming the folder runs them.
-    pub pending_swaps: usize,
+    /// The NVRTC-PTX-on-OpenCL rungs left for processes of their own ([`SwapRungs::Deferred`]):
+    /// NVIDIA's OpenCL can break its context on one, and no later OpenCL call of that process
+    /// (nor of another process while it lives) then works.
+    pub pending_swaps: Vec<String>,
 }
 
 fn ladder_study(name: &str, rungs: Vec<Rung>) -> Study {
@@ -138,7 +150,7 @@ pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>),
     Ok((prs, rows))
 }
 
-/// Runs both passes of every target's ladder and writes the verdicts; see the module docs.
+/// Runs every pass of every target's ladder and writes the verdicts; see the module docs.
 pub fn run(
     plan: &ExplainPlan,
     sides: &mut Sides,
@@ -155,13 +167,26 @@ pub fn run(
         ));
     }
     // NVRTC's PTX on OpenCL's runtime can break NVIDIA's OpenCL context for the rest of the
-    // process: those rungs run last, each in a folder of its own, tried once; after a break
-    // the rest wait for a new process (`pending_swaps`).
+    // process: those rungs run last, each in a folder of its own, and where the plan says so
+    // each in a process of its own (`SwapRungs`).
     let (swaps, first): (Vec<Rung>, Vec<Rung>) = plan
         .targets
         .iter()
         .flat_map(|t| first_pass(t, apis))
         .partition(|r| r.kind == RungKind::NvrtcPtx);
+    if let SwapRungs::Only(id) = &plan.swaps {
+        let rung = swaps
+            .into_iter()
+            .find(|r| &r.comparison.id == id)
+            .ok_or_else(|| ExplainError::NoTargets(format!("no swap rung named {id}")))?;
+        let summary = run_swap(plan, rung, sides, on_event)?;
+        return Ok(ExplainReport {
+            explanations: Vec::new(),
+            summary,
+            files: Vec::new(),
+            pending_swaps: Vec::new(),
+        });
+    }
     let ladder = plan.out.join(LADDER_DIR);
     let mut summary = run_pass(
         plan,
@@ -187,36 +212,19 @@ pub fn run(
         )?;
         summary.absorb(more);
     }
-    let mut pending_swaps = 0;
+    let mut pending_swaps = Vec::new();
     for rung in swaps {
         if summary.interrupted {
             break;
         }
-        let dir = plan
-            .out
-            .join(SWAP_DIR)
-            .join(crate::plot::slug(&rung.comparison.id));
-        if plan.resume && dir.join(CsvStore::MEASUREMENTS).is_file() {
+        if plan.resume && swap_dir(plan, &rung).join(CsvStore::MEASUREMENTS).is_file() {
             // Tried before: a rung that broke the context would only break it again.
             continue;
         }
-        if let Some(cause) = sides.a.broken() {
-            eprintln!(
-                "note: {} waits for a new process: {}'s context is broken ({cause})",
-                rung.comparison.id,
-                sides.a.api()
-            );
-            pending_swaps += 1;
-            continue;
+        match plan.swaps {
+            SwapRungs::InProcess => summary.absorb(run_swap(plan, rung, sides, on_event)?),
+            _ => pending_swaps.push(rung.comparison.id),
         }
-        let more = run_pass(
-            plan,
-            ladder_study("explain-nvrtc-ptx", vec![rung]),
-            &dir,
-            sides,
-            on_event,
-        )?;
-        summary.absorb(more);
     }
     let (explanations, files) = write_outputs(&plan.out)?;
     Ok(ExplainReport {
@@ -225,6 +233,37 @@ pub fn run(
         files,
         pending_swaps,
     })
+}
+
+fn swap_dir(plan: &ExplainPlan, rung: &Rung) -> PathBuf {
+    plan.out
+        .join(SWAP_DIR)
+        .join(crate::plot::slug(&rung.comparison.id))
+}
+
+/// One NVRTC-PTX-on-OpenCL rung into its own folder; nothing if side A is broken already.
+fn run_swap(
+    plan: &ExplainPlan,
+    rung: Rung,
+    sides: &mut Sides,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<RunSummary, ExplainError> {
+    if let Some(cause) = sides.a.broken() {
+        eprintln!(
+            "note: {} not run: {}'s context is broken ({cause})",
+            rung.comparison.id,
+            sides.a.api()
+        );
+        return Ok(RunSummary::default());
+    }
+    let dir = swap_dir(plan, &rung);
+    run_pass(
+        plan,
+        ladder_study("explain-nvrtc-ptx", vec![rung]),
+        &dir,
+        sides,
+        on_event,
+    )
 }
 
 /// Reads the rungs' rows under `out` and writes the verdicts beside them: what `run` does
