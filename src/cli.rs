@@ -162,10 +162,12 @@ pub struct ExplainArgs {
     /// follow-up folders).
     #[arg(long, value_name = "DIR", conflicts_with = "all")]
     pub from: Option<PathBuf>,
-    /// Run only this NVRTC-PTX-on-OpenCL rung into its folder (the process explain starts
-    /// for each such rung, since NVIDIA's OpenCL can break the context of the process).
-    #[arg(long, hide = true, requires = "out", value_name = "RUNG")]
-    pub swap_only: Option<String>,
+    /// The part of the ladder this process runs: `ladder` (every pass but the NVRTC-PTX rungs)
+    /// or one NVRTC-PTX-on-OpenCL rung. explain runs each part in a process of its own and
+    /// holds no device itself: NVIDIA's OpenCL can break a process's context for good, and
+    /// hides its device from other processes while one holds it.
+    #[arg(long, hide = true, requires = "out", value_name = "PART")]
+    pub part: Option<String>,
 }
 
 #[derive(Debug, Args, Clone)]

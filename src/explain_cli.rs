@@ -36,6 +36,59 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         Some(out) => out.clone(),
         None => claim_default_folder("explain", &stamp)?,
     };
+    match args.part.as_deref() {
+        Some(part) => run_part(&args, targets, &out, part),
+        None => {
+            if !args.run.resume && out.join(explain_run::LADDER_DIR).exists() {
+                bail!(
+                    "{} holds an earlier explain: continue it with --resume, or give another --out",
+                    out.display()
+                );
+            }
+            run_parts(&out)
+        }
+    }
+}
+
+/// The file the `ladder` part leaves the NVRTC-PTX rungs in, one id a line, for the parent.
+const PENDING: &str = "pending-swaps.txt";
+/// The `--part` value of every pass but the NVRTC-PTX rungs.
+const LADDER_PART: &str = "ladder";
+
+/// The parent: each part in a process of its own, one after another, then the verdicts.
+fn run_parts(out: &Path) -> Result<i32> {
+    let code = run_part_process(out, LADDER_PART)?;
+    if code == EXIT_INTERRUPTED {
+        return Ok(code);
+    }
+    let pending = out.join(PENDING);
+    let ids = std::fs::read_to_string(&pending).unwrap_or_default();
+    for id in ids.lines().filter(|l| !l.is_empty()) {
+        if run_part_process(out, id)? == EXIT_INTERRUPTED {
+            return Ok(EXIT_INTERRUPTED);
+        }
+    }
+    let _ = std::fs::remove_file(&pending);
+    let (explanations, files) = explain_run::write_outputs(out)
+        .with_context(|| format!("reading the rungs under {}", out.display()))?;
+    let charts = draw_charts(out)?;
+    print_verdicts(&explanations, &files, charts);
+    let missing = explanations
+        .iter()
+        .flat_map(|t| &t.rungs)
+        .filter(|r| r.pr.is_none())
+        .count();
+    if missing > 0 {
+        println!(
+            "{missing} rung(s) have no PR (explain.md says why for each); the verdicts use \
+             the rungs that ran"
+        );
+    }
+    Ok(code)
+}
+
+/// One part, in this process: `ladder`, or one NVRTC-PTX rung.
+fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str) -> Result<i32> {
     let kept = format!(
         "every finished rung is in {}; continue with --resume --out {}",
         out.display(),
@@ -46,10 +99,11 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     let sources = args.run.devices.sources()?;
     let mut sides = open_sides(&args.run)?;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
     let plan = ExplainPlan {
         targets,
-        out: out.clone(),
-        resume: args.run.resume,
+        out: out.to_path_buf(),
+        resume: true,
         sources: &sources,
         interrupted: &interrupted,
         progress: terminal && !args.run.quiet,
@@ -59,59 +113,37 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         timeout_s: args.run.timeout,
         on_comparison: (!terminal && !args.run.quiet)
             .then_some(&print_progress as &clvscu::session::OnComparison),
-        swaps: match &args.swap_only {
-            Some(id) => SwapRungs::Only(id.clone()),
-            None => SwapRungs::Deferred,
+        swaps: match part {
+            LADDER_PART => SwapRungs::Deferred,
+            id => SwapRungs::Only(id.to_string()),
         },
     };
     let report = explain_run::run(&plan, &mut sides, &mut show_event)?;
-    if args.swap_only.is_some() {
-        return Ok(EXIT_OK);
-    }
-    // Each in a process of its own, this one's devices closed meanwhile: a context NVIDIA's
-    // OpenCL breaks takes its process's OpenCL with it, and hides the device from others
-    // while that process lives.
-    drop(sides);
-    for id in &report.pending_swaps {
-        if interrupted.load(Ordering::SeqCst) {
-            break;
-        }
-        run_swap_process(&out, id)?;
-    }
-    let (explanations, files) = explain_run::write_outputs(&out)?;
-    let charts = draw_charts(&out)?;
-    print_verdicts(&explanations, &files, charts);
-    if !report.summary.failed.is_empty() {
-        println!(
-            "{} rung side(s) could not run (a rung without a PR is named in explain.md with \
-             why); the verdicts use the rungs that ran",
-            report.summary.failed.len()
-        );
+    if part == LADDER_PART {
+        let mut list = report.pending_swaps.join("\n");
+        list.push('\n');
+        clvscu::export::write_atomic(&out.join(PENDING), list.as_bytes())?;
     }
     if report.summary.interrupted || interrupted.load(Ordering::SeqCst) {
-        eprintln!(
-            "interrupted: every finished rung is in {}; continue with --resume --out {}",
-            out.display(),
-            out.display()
-        );
         return Ok(EXIT_INTERRUPTED);
     }
     Ok(EXIT_OK)
 }
 
-/// Runs this command again for the one swap rung `id`, resuming `out`, and waits for it.
-fn run_swap_process(out: &Path, id: &str) -> Result<()> {
+/// Runs this command again for one part, resuming `out`, and gives its exit code.
+fn run_part_process(out: &Path, part: &str) -> Result<i32> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let mut args = resume_arguments(std::env::args().skip(1), out);
-    args.extend(["--swap-only".into(), id.to_string()]);
+    args.extend(["--part".into(), part.to_string()]);
     let status = std::process::Command::new(&exe)
         .args(&args)
         .status()
-        .with_context(|| format!("running {} for {id}", exe.display()))?;
-    if !status.success() {
-        println!("{}: its process ended with {status}", printable(id));
+        .with_context(|| format!("running {} for {part}", exe.display()))?;
+    let code = status.code().unwrap_or(EXIT_INTERRUPTED);
+    if code != EXIT_OK {
+        println!("{}: its process ended with {status}", printable(part));
     }
-    Ok(())
+    Ok(code)
 }
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
@@ -121,9 +153,9 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     while let Some(a) = args.next() {
         if a == "--out" {
             args.next();
-        } else if a == "--swap-only" {
+        } else if a == "--part" {
             args.next();
-        } else if !(a.starts_with("--out=") || a.starts_with("--swap-only=") || a == "--resume") {
+        } else if !(a.starts_with("--out=") || a.starts_with("--part=") || a == "--resume") {
             kept.push(a);
         }
     }
