@@ -151,9 +151,8 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     let mut kept = Vec::new();
     let mut args = args.peekable();
     while let Some(a) = args.next() {
-        if a == "--out" {
-            args.next();
-        } else if a == "--part" {
+        if a == "--out" || a == "--part" {
+            // The flag's value goes with it.
             args.next();
         } else if !(a.starts_with("--out=") || a.starts_with("--part=") || a == "--resume") {
             kept.push(a);

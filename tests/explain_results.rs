@@ -37,7 +37,7 @@ fn committed_verdicts_rebuild_from_their_rungs() {
         assert_eq!(committed, rebuilt(&dir), "{}", dir.display());
         let (prs, rows) = read_folder_rows(&dir).unwrap();
         let md = std::fs::read_to_string(dir.join(output::EXPLAIN_MD)).unwrap();
-        let again = output::markdown(&explain_all(&prs, &rows), "");
+        let again = output::markdown(&explain_all(&prs, &rows), &[], "");
         // The provenance line aside, the Markdown is the rows' own.
         for line in again
             .lines()

@@ -18,6 +18,7 @@
 pub mod attribute;
 pub mod ladder;
 pub mod output;
+pub mod ptx;
 pub mod run;
 
 #[cfg(test)]

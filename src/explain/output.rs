@@ -145,7 +145,11 @@ pub fn headline(t: &TargetExplanation) -> String {
 }
 
 /// `explain.md`: a headline and a waterfall table per target.
-pub fn markdown(all: &[TargetExplanation], provenance: &str) -> String {
+pub fn markdown(
+    all: &[TargetExplanation],
+    ptx: &[super::ptx::PtxClassRow],
+    provenance: &str,
+) -> String {
     let mut md = String::from("# Why the PRs are where they are\n\n");
     let _ = writeln!(
         md,
@@ -159,7 +163,15 @@ pub fn markdown(all: &[TargetExplanation], provenance: &str) -> String {
     }
     let _ = writeln!(md, "## Verdicts\n");
     for t in all {
-        let _ = writeln!(md, "- {}", headline(t));
+        let front_end = t.verdict.slug().split('+').any(|c| c == "front-end");
+        match super::ptx::difference(ptx, &t.target).filter(|_| front_end) {
+            Some(text) => {
+                let _ = writeln!(md, "- {}; {text}", headline(t));
+            }
+            None => {
+                let _ = writeln!(md, "- {}", headline(t));
+            }
+        }
     }
     for t in all {
         let _ = writeln!(
@@ -173,6 +185,9 @@ pub fn markdown(all: &[TargetExplanation], provenance: &str) -> String {
             t.pr.map_or_else(|| "not measured".into(), |p| interval_text(&p)),
             t.verdict.describe()
         );
+        if let Some(text) = super::ptx::difference(ptx, &t.target) {
+            let _ = writeln!(md, "**PTX:** {text}.\n");
+        }
         let _ = writeln!(
             md,
             "| step | rung | what it holds | PR [CI] | gap closed | at parity | note |"

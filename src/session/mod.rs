@@ -216,6 +216,27 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -
     }
 }
 
+/// The program text (PTX on NVIDIA) `backend`'s compiler makes of `settings`, built exactly as
+/// a run builds it; `None` where the variant has no kernel or the platform gives no text.
+pub fn program_text_of(
+    backend: &mut dyn Backend,
+    sources: &KernelSources,
+    settings: Resolved,
+) -> Result<Option<String>, crate::workload::exec::ExecError> {
+    let plan = side_plan(Side::A, backend, settings);
+    if plan.settings.variant.kernel.is_empty() {
+        return Ok(None);
+    }
+    let request = crate::backend::CompileRequest {
+        source: sources.program(plan.backend.api(), plan.settings.family.file())?,
+        defines: plan.config.all_defines(),
+        flags: plan.config.flags.clone(),
+        jit: plan.config.jit,
+    };
+    let program = plan.backend.compile(&request)?;
+    Ok(plan.backend.program_text(program)?)
+}
+
 /// The group count side B must use so that a fair comparison stays fair: when neither side
 /// sets one and both run the same variant, size and work-group size, B takes the count that
 /// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B

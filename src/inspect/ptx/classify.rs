@@ -370,6 +370,11 @@ impl ClassCounts {
         *slot = slot.saturating_add(n);
     }
 
+    /// Every class with its count, in the classes' order of names.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.counts.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+
     /// The sum over all classes.
     pub(super) fn total(&self) -> u64 {
         self.counts.values().fold(0u64, |a, b| a.saturating_add(*b))

@@ -1,0 +1,130 @@
+//! What the two front ends made of a target, by instruction class: the static PTX count of
+//! each class in each side's kernel, and the difference in words for the verdict of a target
+//! whose gap is the front end's.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::Api;
+use crate::inspect::ptx::{count_classes, parse_ptx};
+
+pub const PTX_CLASSES_CSV: &str = "ptx-classes.csv";
+
+/// One class of one side's kernel of one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PtxClassRow {
+    pub target: String,
+    pub api: Api,
+    pub kernel: String,
+    pub class: String,
+    /// Static count: instructions of this class in the kernel's text, not executed ones.
+    pub count: u64,
+}
+
+/// The class counts of `kernel` in `text`, or why there are none.
+pub fn class_rows(
+    target: &str,
+    api: Api,
+    kernel: &str,
+    text: &str,
+) -> Result<Vec<PtxClassRow>, String> {
+    let module = parse_ptx(text).map_err(|e| e.to_string())?;
+    let k = module
+        .kernel(kernel)
+        .ok_or_else(|| format!("no kernel {kernel} in {api}'s PTX"))?;
+    Ok(count_classes(k)
+        .iter()
+        .map(|(class, count)| PtxClassRow {
+            target: target.to_string(),
+            api,
+            kernel: kernel.to_string(),
+            class: class.to_string(),
+            count,
+        })
+        .collect())
+}
+
+/// The most classes a sentence names.
+const MAX_CLASSES: usize = 4;
+
+/// "OpenCL's kernel has 12 more arithmetic, 4 fewer ld.global ... (static PTX counts: OpenCL
+/// 120 instructions, CUDA 104)" for `target`, from the rows of both sides; `None` without both.
+pub fn difference(rows: &[PtxClassRow], target: &str) -> Option<String> {
+    let side = |api| -> BTreeMap<&str, u64> {
+        rows.iter()
+            .filter(|r| r.target == target && r.api == api)
+            .map(|r| (r.class.as_str(), r.count))
+            .collect()
+    };
+    let (cl, cu) = (side(Api::OpenCl), side(Api::Cuda));
+    if cl.is_empty() || cu.is_empty() {
+        return None;
+    }
+    let mut diffs: Vec<(&str, i64)> = cl
+        .keys()
+        .chain(cu.keys())
+        .map(|c| {
+            let d = cl.get(c).copied().unwrap_or(0) as i64 - cu.get(c).copied().unwrap_or(0) as i64;
+            (*c, d)
+        })
+        .filter(|(_, d)| *d != 0)
+        .collect();
+    diffs.sort_by_key(|(c, d)| (std::cmp::Reverse(d.abs()), *c));
+    diffs.dedup();
+    let total = |m: &BTreeMap<&str, u64>| m.values().sum::<u64>();
+    let totals = format!(
+        "static PTX counts: OpenCL {} instructions, CUDA {}",
+        total(&cl),
+        total(&cu)
+    );
+    if diffs.is_empty() {
+        return Some(format!(
+            "the two kernels' PTX has the same count in every class ({totals})"
+        ));
+    }
+    let named: Vec<String> = diffs
+        .iter()
+        .take(MAX_CLASSES)
+        .map(|(c, d)| {
+            let word = if *d > 0 { "more" } else { "fewer" };
+            format!("{} {word} {c}", d.abs())
+        })
+        .collect();
+    Some(format!(
+        "in the PTX, OpenCL's kernel has {} ({totals})",
+        named.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(api: Api, class: &str, count: u64) -> PtxClassRow {
+        PtxClassRow {
+            target: "t".into(),
+            api,
+            kernel: "k".into(),
+            class: class.into(),
+            count,
+        }
+    }
+
+    #[test]
+    fn the_difference_names_the_largest_classes_with_their_signs() {
+        let rows = vec![
+            row(Api::OpenCl, "arithmetic", 30),
+            row(Api::OpenCl, "ld.global", 4),
+            row(Api::Cuda, "arithmetic", 20),
+            row(Api::Cuda, "ld.global", 6),
+        ];
+        let text = difference(&rows, "t").unwrap();
+        assert!(
+            text.contains("10 more arithmetic, 2 fewer ld.global"),
+            "{text}"
+        );
+        assert!(text.contains("OpenCL 34 instructions, CUDA 26"), "{text}");
+        assert_eq!(difference(&rows, "other"), None);
+    }
+}
