@@ -113,19 +113,38 @@ fn interval_text(i: &Interval) -> String {
     format!("{:.3} [{:.3}, {:.3}]", i.value, i.lo, i.hi)
 }
 
+/// The rung that decided the verdict, among those at parity: a swap for a front-end gap, the
+/// runtime or compiler rung named for any other; `None` when nothing was explained.
+fn deciding_rung(t: &TargetExplanation) -> Option<(&super::attribute::RungOutcome, Interval)> {
+    use super::ladder::LadderStep;
+    let super::Verdict::Explained(causes) = &t.verdict else {
+        return None;
+    };
+    let front_end = causes
+        .iter()
+        .any(|(c, _)| *c == super::attribute::Cause::FrontEnd);
+    let closing = |step_fits: &dyn Fn(LadderStep) -> bool| {
+        t.rungs
+            .iter()
+            .filter(|r| r.closes && step_fits(r.kind.step()))
+            .filter_map(|r| Some((r, r.pr?)))
+            .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()))
+    };
+    let others = |s: LadderStep| s != LadderStep::Target && s != LadderStep::FrontEndOrRuntime;
+    if front_end && causes.len() == 1 {
+        closing(&|s| s == LadderStep::FrontEndOrRuntime)
+    } else {
+        closing(&others)
+    }
+}
+
 /// The one sentence of a target: the PR, where the rung that closes most takes it, and the
 /// verdict.
 pub fn headline(t: &TargetExplanation) -> String {
     let Some(own) = t.pr else {
         return format!("{}: {}", t.target, t.verdict.describe());
     };
-    let explained = matches!(t.verdict, super::Verdict::Explained(_));
-    let best = t
-        .rungs
-        .iter()
-        .filter(|r| explained && r.closes && r.kind != super::RungKind::Own)
-        .filter_map(|r| Some((r, r.pr?)))
-        .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()));
+    let best = deciding_rung(t);
     match best {
         Some((r, pr)) => format!(
             "{}: PR {:.3} → {:.3} with {}: {}",
