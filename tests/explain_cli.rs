@@ -1,0 +1,75 @@
+//! `clvscu explain` through the binary: the parts run in processes of their own and the
+//! verdicts come back; `--from` rebuilds a committed folder's verdicts byte for byte; an
+//! earlier explain is never overwritten without `--resume`.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn clvscu() -> Command {
+    Command::cargo_bin("clvscu").expect("binary built")
+}
+
+#[test]
+fn explain_over_the_fake_pair_writes_its_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ex");
+    clvscu()
+        .args(["explain", "matvec/listing4", "--size", "64x64", "--pair", "fake"])
+        .args(["--reps", "10", "--min-time", "0", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("matvec/listing4"))
+        .stdout(predicate::str::contains("wrote"));
+    for file in ["explain.csv", "explain-verdicts.csv", "explain.md"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    assert!(out.join("ladder").join("prs.csv").is_file());
+    // The part list is the parent's scratch: gone once the parts ran.
+    assert!(!out.join("pending-swaps.txt").exists());
+    // Not again into the same folder without --resume.
+    clvscu()
+        .args(["explain", "matvec/listing4", "--size", "64x64", "--pair", "fake", "--out"])
+        .arg(&out)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--resume"));
+}
+
+#[test]
+fn explain_from_rebuilds_the_committed_verdicts() {
+    let committed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/results/h100-2026-11-26-explain/explain-known"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("explain-known");
+    copy_tree(std::path::Path::new(committed), &copy);
+    std::fs::remove_file(copy.join("explain-verdicts.csv")).unwrap();
+    clvscu()
+        .arg("explain")
+        .arg("--from")
+        .arg(&copy)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sgemm-tiled16"));
+    let again = std::fs::read_to_string(copy.join("explain-verdicts.csv")).unwrap();
+    let want =
+        std::fs::read_to_string(std::path::Path::new(committed).join("explain-verdicts.csv"))
+            .unwrap();
+    assert_eq!(again, want);
+    assert!(copy.join("charts").read_dir().unwrap().count() > 0);
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_tree(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
