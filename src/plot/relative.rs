@@ -6,7 +6,7 @@
 //! algorithm (the constant-memory or texture variant; 1 = as fast as it, higher is faster),
 //! one bar per API. Right panel: the PR (OpenCL / CUDA) of each row's comparison, hatched
 //! before (unfair: the reference's memory space on one side only) and solid after (fair), with
-//! the 0.95-1.05 band. A row's reference is the variant of a fair comparison in which both
+//! the similar band (`pr::SIMILAR_BAND`). A row's reference is the variant of a fair comparison in which both
 //! sides read through the reference's space; [`crate::workload::algorithm`] tells which
 //! variants are one algorithm. Performance, not time, because the family's metric is what the
 //! studies report; the ratio of metrics is the inverse of the ratio of times.
@@ -159,7 +159,7 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
         x_max: layout::axis_max(values, 1.2),
         slots: 1,
         rows: hrows,
-        band: Some((0.95, 1.05)),
+        band: Some(super::pr::SIMILAR_BAND),
         ref_line: Some(1.0),
     }
 }
