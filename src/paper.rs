@@ -154,6 +154,12 @@ pub const QUOTES: &[Quote] = &[
         text: "warp-synchronous code: 9.6 → 9.2 ms, a modest gain",
     },
     Quote {
+        experiment: "ndrange",
+        source: Source::Whitepaper,
+        place: "Section 2.1 (execution configuration)",
+        text: "launch at least as many work-items as multiprocessors, in general hundreds per multiprocessor, and a number of work-items that is a multiple of the warp size (32)",
+    },
+    Quote {
         experiment: "constant-broadcast",
         source: Source::Whitepaper,
         place: "Section on constant memory",

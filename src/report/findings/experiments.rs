@@ -90,6 +90,7 @@ const CONSTANT: &str =
     "h100-2026-11-22-memspaces/constant|h200-2026-11-22-memspaces-launch/constant";
 /// The `unfair` study ran on the H200 only.
 const UNFAIR: &str = "h100-2026-11-21/pass1/unfair|h200-2026-11-21/pass1/unfair";
+const SWEEPS: &str = "{gpu}-2026-11-23-fairness/sweeps";
 const COMPILER: &str = "{gpu}-2026-11-22-compiler";
 const FILL_RUN: &str = "{gpu}-2026-11-22-turns-runtime/fill";
 const RUNTIME: &str = "{gpu}-2026-11-26-runtime";
@@ -308,8 +309,8 @@ pub const EXPERIMENTS: &[Experiment] = &[
                 m("first stage: index width u32 on both (tuned matvec)", "{gpu}-2026-11-22-index/index-width", "matvec/tuned@index=u32", Show::Pr),
             ]),
             Part::Cannot(
-                "the `unfair` study (its first six rows) ran on the H200 only, before index width \
-                 was held equal, so the H100 has no run of it.",
+                "the `unfair` study ran on the H200 only, before index width was held equal, so \
+                 the H100 has no run of its rows.",
             ),
         ],
         explanation: "configuration and timers move the PR as much as the API does; the index \
@@ -374,6 +375,26 @@ pub const EXPERIMENTS: &[Experiment] = &[
         explanation: "warp-synchronous execution is not guaranteed since Volta, so the portable \
             Listing 7 synchronises every step with a barrier (NVIDIA's OpenCL has no \
             sub-groups) and gives its gain back.",
+    },
+    Experiment {
+        id: "ndrange",
+        section: WHITEPAPER,
+        title: "How many work-groups: the execution configuration",
+        question: "Listing 6 from far too few work-groups to many per SM: what does each API \
+            reach, and does the PR move?",
+        parts: &[Part::Rows(&[
+            m("15 groups", SWEEPS, "matvec/listing6@groups=15", Show::Sides),
+            m("60 groups (the whitepaper's)", SWEEPS, "matvec/listing6@groups=60", Show::Sides),
+            m("132 groups (one per SM)", SWEEPS, "matvec/listing6@groups=132", Show::Sides),
+            m("1056 groups", SWEEPS, "matvec/listing6@groups=1056", Show::Sides),
+            m("4224 groups", SWEEPS, "matvec/listing6@groups=4224", Show::Sides),
+            m("15 groups, PR", SWEEPS, "matvec/listing6@groups=15", Show::Pr),
+            m("4224 groups, PR", SWEEPS, "matvec/listing6@groups=4224", Show::Pr),
+            m("work-group 64 (tuned matvec), PR", SWEEPS, "matvec/tuned@local=64", Show::Pr),
+        ])],
+        explanation: "the whitepaper's guidance holds in both APIs alike: bandwidth grows with \
+            the work-groups until every SM holds several, and the PR does not move with the \
+            shape. The launch shape matters far more than the API.",
     },
     Experiment {
         id: "constant-broadcast",
@@ -540,6 +561,41 @@ pub const EXPERIMENTS: &[Experiment] = &[
             Fair comparisons hold the index at u32 since.",
     },
     Experiment {
+        id: "small-sizes",
+        section: OURS,
+        title: "Small problems: a run's fixed cost",
+        question: "Does the PR of the same reduction move with the problem size alone?",
+        parts: &[Part::Rows(&[
+            m("reduce/multi, 2^16 floats", "{gpu}-2026-11-22-compiler/reduce-sizes", "reduce/multi@size=2^16", Show::Pr),
+            m("reduce/multi, 2^20 floats", "{gpu}-2026-11-22-compiler/reduce-sizes", "reduce/multi@size=2^20", Show::Pr),
+            m("reduce/multi, 2^26 floats", "{gpu}-2026-11-22-compiler/reduce-sizes", "reduce/multi@size=2^26", Show::Pr),
+            m("reduce/multi, 2^16 floats, time", "{gpu}-2026-11-22-compiler/reduce-sizes", "reduce/multi@size=2^16", Show::TimeUs),
+            m("reduce/multi, 2^26 floats, time", "{gpu}-2026-11-22-compiler/reduce-sizes", "reduce/multi@size=2^26", Show::TimeUs),
+        ])],
+        explanation: "every step is held equal and only the size varies: a reduction of a few \
+            microseconds carries the gap between its two launches, a per-run cost that does not \
+            grow with the kernel, so the PR of small problems is the runtime's, not the \
+            kernel's.",
+    },
+    Experiment {
+        id: "registers",
+        section: OURS,
+        title: "The second stage's register allocation",
+        question: "Is the blocked SGEMM's gap on one PTX the assembler's register count?",
+        parts: &[Part::Rows(&[
+            m("blocked SGEMM, own PTX", "{gpu}-2026-11-23-gaps/gaps-swap/_own", "blocked/own", Show::Pr),
+            m("blocked SGEMM, OpenCL's PTX on both", "{gpu}-2026-11-23-gaps/gaps-swap/_opencl-ptx", "blocked/opencl-ptx", Show::Pr),
+            m("the same, CUDA's JIT held to 120 registers", "{gpu}-2026-11-23-gaps/gaps-swap/_opencl-ptx", "blocked/opencl-ptx-cuda-r120", Show::Pr),
+            m("Sobel `literal-x4`, both held to 48 registers", "{gpu}-2026-11-23-gaps2/gaps-registers", "sobel-literal-x4/both-r48", Show::Pr),
+            m("Sobel `literal-x4`, default", "{gpu}-2026-11-23-gaps2/gaps-registers", "sobel-literal-x4/default", Show::Pr),
+        ])],
+        explanation: "with one PTX on both runtimes, NVIDIA's OpenCL assembles the blocked SGEMM \
+            into fewer registers per work-item than the CUDA driver does; holding CUDA's JIT to \
+            OpenCL's count closes the gap, so the register count is a fairness factor of its \
+            own (step six). For Sobel it is the front end: OpenCL's PTX needs more registers, \
+            and a common limit brings the PR back toward 1.",
+    },
+    Experiment {
         id: "ptx-swap",
         section: OURS,
         title: "Front end or runtime: the PTX swap",
@@ -644,7 +700,14 @@ fn runtime_tables(ctx: &Ctx, s: &mut String) -> Result<()> {
             ctx.note(&format!("{}/{sub}", folder_for(RUNTIME, prefix)));
         }
         ctx.note(&format!("{prefix}-2026-11-26-bfs-plain/bfs"));
-        ctx.note(&format!("{prefix}-2026-11-26-tune-wg"));
+        for target in [
+            "reduce-tuned",
+            "matvec-tuned",
+            "sgemm-blocked",
+            "spmv-vector-local",
+        ] {
+            ctx.note(&format!("{prefix}-2026-11-26-tune-wg/{target}/exhaustive"));
+        }
     }
     s.push('\n');
     Ok(())

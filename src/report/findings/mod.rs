@@ -348,6 +348,9 @@ fn provenance_line(ctx: &Ctx, rel: &str) -> String {
             // The output folder was the machine's; the committed copy is named instead.
             args.push(format!("results/{rel}"));
             skip = false;
+        } else if a.starts_with('/') {
+            // Another path of the machine it ran on: its file name says what it was.
+            args.push(a.rsplit('/').next().unwrap_or(a).to_string());
         } else {
             skip = a == "--out";
             args.push(a.to_string());
