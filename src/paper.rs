@@ -61,6 +61,100 @@ pub const FANG_TABLE_V: [(&str, u64, u64, u64, u64, u64, u64); 2] = [
     ("OpenCL", 521, 163, 188, 351, 7, 1230),
 ];
 
+/// Fang et al., Figs. 4 and 5 (also the texture chart's footnote).
+pub const FANG_TEXTURE: Quote = Quote {
+    experiment: "texture",
+    source: Source::Fang2011,
+    place: "Figs. 4 and 5",
+    text: "without texture memory MD and SPMV run at 87.6% and 65.1% (GTX 280), 59.6% and 44.3% (GTX 480) of their texture versions; the PR then comes close to 1",
+};
+
+/// Fang et al., Figs. 3 and 8 (also the constant-memory chart's footnote).
+pub const FANG_SOBEL_CONSTANT_PR: Quote = Quote {
+    experiment: "sobel-constant",
+    source: Source::Fang2011,
+    place: "Figs. 3 and 8 (GTX 280 / GTX 480)",
+    text: "Sobel's PR is 3.2 / 0.83 with constant memory on the OpenCL side only; without it, the two APIs performed alike",
+};
+
+/// One number of the article: which of our rows it stands beside, and its seconds for 10
+/// calls (low, high), `None` where the kernel "crashed".
+pub struct FillQuote {
+    /// The experiment of the findings it belongs to.
+    pub experiment: &'static str,
+    pub what: &'static str,
+    /// Our variants it matches; empty: none of ours (drawn as its own row).
+    pub variants: &'static [&'static str],
+    /// Local sizes it matches; empty: any.
+    pub locals: &'static [u32],
+    pub seconds: Option<(f64, f64)>,
+    /// The number as the article writes it.
+    pub quoted: &'static str,
+}
+
+/// The fill article's numbers, total of 10 calls on an Intel HD Graphics 5000 (also quoted in
+/// `harness/fill.toml`), and which of our rows each stands beside (the fill chart).
+// 0.318 s is the article's measurement, not an approximation of 1/pi.
+#[allow(clippy::approx_constant)]
+pub const FILL_ARTICLE: &[FillQuote] = &[
+    FillQuote {
+        experiment: "fill-2d",
+        what: "2D kernel",
+        variants: &["2d-article"],
+        locals: &[],
+        seconds: Some((2.018, 2.018)),
+        quoted: "2.018 s",
+    },
+    FillQuote {
+        experiment: "fill-float4",
+        what: "float4 stores",
+        variants: &["float4"],
+        locals: &[],
+        seconds: Some((0.283, 0.283)),
+        quoted: "0.283 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size 64-256",
+        variants: &["1d", "1d-exact"],
+        locals: &[64, 128, 256],
+        seconds: Some((0.318, 0.330)),
+        quoted: "0.318-0.330 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size 100, 200, 400 or 500",
+        variants: &["1d", "1d-exact"],
+        locals: &[100, 200, 400, 500],
+        seconds: Some((0.4, 0.5)),
+        quoted: "0.4-0.5 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size below 16",
+        variants: &["1d", "1d-exact"],
+        locals: &[1, 2, 4, 8],
+        seconds: Some((1.5, 3.0)),
+        quoted: "1.5-3.0 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size 512: crashed",
+        variants: &["1d", "1d-exact"],
+        locals: &[512],
+        seconds: None,
+        quoted: "crashed",
+    },
+    FillQuote {
+        experiment: "fill-null",
+        what: "1D, local size left to OpenCL (NULL)",
+        variants: &["1d-auto"],
+        locals: &[],
+        seconds: Some((0.353, 0.353)),
+        quoted: "0.353 s",
+    },
+];
+
 /// Every other quoted result, by experiment.
 pub const QUOTES: &[Quote] = &[
     Quote {
@@ -87,12 +181,8 @@ pub const QUOTES: &[Quote] = &[
         place: "Eq. 3 and Fig. 2",
         text: "about equal in both APIs; 71.5% and 97.7% of the Eq. 3 peaks of 933.12 and 1344.96 GFLOP/s",
     },
-    Quote {
-        experiment: "texture",
-        source: Source::Fang2011,
-        place: "Figs. 4 and 5",
-        text: "without texture memory MD and SPMV run at 87.6% and 65.1% (GTX 280), 59.6% and 44.3% (GTX 480) of their texture versions; the PR then comes close to 1",
-    },
+    FANG_TEXTURE,
+
     Quote {
         experiment: "fdtd-unroll",
         source: Source::Fang2011,
@@ -105,6 +195,7 @@ pub const QUOTES: &[Quote] = &[
         place: "Fig. 8",
         text: "on the GTX 280 Sobel's time drops to about a quarter with constant memory; on the GTX 480 it barely changes",
     },
+    FANG_SOBEL_CONSTANT_PR,
     Quote {
         experiment: "table-v",
         source: Source::Fang2011,
@@ -184,34 +275,23 @@ pub const QUOTES: &[Quote] = &[
         text: "integer division and modulo are expensive; divergent branches serialise a warp",
     },
     Quote {
-        experiment: "fill-null",
-        source: Source::FillArticle,
-        place: "1D kernel, NULL local size",
-        text: "0.353 s for ten calls",
-    },
-    Quote {
-        experiment: "fill-local",
-        source: Source::FillArticle,
-        place: "explicit local sizes",
-        text: "64 to 256 work-items: about 0.320–0.330 s; larger and smaller sizes are slower",
-    },
-    Quote {
-        experiment: "fill-float4",
-        source: Source::FillArticle,
-        place: "float4 stores",
-        text: "0.283 s, 1.25× faster than scalar stores rather than 4×",
-    },
-    Quote {
         experiment: "fill-2d",
         source: Source::FillArticle,
         place: "summary table",
-        text: "GPU 2D kernel 2.018 s against the 1D kernel's 0.353 s; CPU 2D loop 4.404 s; CPU vectorised 1D 0.521 s",
+        text: "on the CPU, the 2D loop took 4.404 s and the vectorised 1D loop 0.521 s",
     },
 ];
 
 /// The quotes of one experiment, in the order above.
 pub fn quotes(experiment: &str) -> impl Iterator<Item = &'static Quote> + '_ {
     QUOTES.iter().filter(move |q| q.experiment == experiment)
+}
+
+/// The fill article's numbers of one experiment.
+pub fn fill_quotes(experiment: &str) -> impl Iterator<Item = &'static FillQuote> + '_ {
+    FILL_ARTICLE
+        .iter()
+        .filter(move |q| q.experiment == experiment)
 }
 
 #[cfg(test)]

@@ -24,8 +24,8 @@ pub(crate) struct Reference {
     pub is_reference: fn(&str) -> bool,
     /// The title's first part.
     pub title: &'static str,
-    /// The paper's numbers for this case, quoted as the paper's.
-    pub paper: &'static str,
+    /// The paper's numbers for this case, quoted from [`crate::paper`].
+    pub paper: &'static crate::paper::Quote,
 }
 
 /// The algorithm of a row's variant; the variant's own name when the family does not know it.
@@ -214,7 +214,10 @@ pub(crate) fn figure(
             "Left: performance over each API's side of {}. Right: PR, hatched = before.",
             reference_text(spec, rows)
         ),
-        spec.paper.to_string(),
+        format!(
+            "Paper (Fang et al. 2011, {}): {}.",
+            spec.paper.place, spec.paper.text
+        ),
     ];
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new(

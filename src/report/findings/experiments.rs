@@ -160,8 +160,10 @@ pub const EXPERIMENTS: &[Experiment] = &[
             m("fair comparisons, `sweeps`", "{gpu}-2026-11-23-fairness/sweeps", "", Show::FairSummary),
         ])],
         explanation: "every row of every run carries its PR, CI and the similar verdict; the \
-            constant band is `SIMILAR_LO`..`SIMILAR_HI` in `src/stats.rs`, the one the report \
-            and the charts draw.",
+            band is `SIMILAR_LO`..`SIMILAR_HI` in `src/stats.rs`, the one the report and the \
+            charts draw. The `peaks` study's lowest row is its host-timed empty launch, measured \
+            then through the harness's old event-per-launch path; the runtime section below \
+            measures launches as a plain program does.",
     },
     Experiment {
         id: "fair-prs",

@@ -382,7 +382,22 @@ fn provenance(ctx: &Ctx, s: &mut String) {
 fn experiment(ctx: &Ctx, s: &mut String, e: &Experiment) -> Result<()> {
     writeln!(s, "### {}\n\n{}\n", e.title, e.question)?;
     let quotes: Vec<_> = crate::paper::quotes(e.id).collect();
-    if quotes.is_empty() {
+    let fill: Vec<_> = crate::paper::fill_quotes(e.id).collect();
+    for q in &fill {
+        let calls = if q.seconds.is_some() {
+            " for ten calls"
+        } else {
+            ""
+        };
+        writeln!(
+            s,
+            "**Published** ({}, {}): {}{calls}.\n",
+            crate::paper::Source::FillArticle.cite(),
+            q.what,
+            q.quoted
+        )?;
+    }
+    if quotes.is_empty() && fill.is_empty() {
         s.push_str(
             "**Published:** the seeds publish no number for this; it is our own question.\n\n",
         );
