@@ -102,16 +102,24 @@ pub enum Command {
     /// report.md (and an HTML report) from every run folder under DIRs, grouped per GPU:
     /// measurements, PR with CI, fairness, vendor-baseline ratios, charts.
     Report {
-        /// Run folders, or trees of them (one per node or GPU).
-        #[arg(required = true, value_name = "DIR")]
+        /// Run folders, or trees of them (one per node or GPU); with --findings, the folder of
+        /// committed results (default: results).
+        #[arg(required_unless_present = "findings", value_name = "DIR")]
         inputs: Vec<PathBuf>,
-        /// Folder report.md (and the HTML report) and its charts are written to.
-        #[arg(long, default_value = "clvscu-report")]
-        out: PathBuf,
+        /// Folder report.md (and the HTML report) and its charts are written to (default:
+        /// clvscu-report); with --findings, the repository whose docs/findings.md and README
+        /// headline block are written (default: the current folder).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Also write index.html, linking one page per run folder with its tables and charts
         /// (SVG files beside the pages).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "findings")]
         html: bool,
+        /// Write docs/findings.md: every experiment of the seed papers with the published
+        /// result, ours per GPU from the committed CSVs, the explanation and the provenance;
+        /// and regenerate the README's headline block.
+        #[arg(long)]
+        findings: bool,
     },
     /// How the PR and each side's metric moved from the runs under OLD to those under NEW,
     /// with significance from the raw samples (Markdown; --out also writes diff.md, diff.csv).
@@ -443,6 +451,7 @@ mod tests {
         "tune",
         "help",
         "--html",
+        "--findings",
         "--study",
         "--out",
         "--resume",

@@ -44,7 +44,19 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),
         Command::Inspect(args) => inspect_cmd(args),
-        Command::Report { inputs, out, html } => report(&inputs, &out, html),
+        Command::Report {
+            inputs,
+            out,
+            html,
+            findings,
+        } => {
+            if findings {
+                findings_cmd(&inputs, out.as_deref())
+            } else {
+                let out = out.unwrap_or_else(|| PathBuf::from("clvscu-report"));
+                report(&inputs, &out, html)
+            }
+        }
         Command::Diff {
             old,
             new,
@@ -817,6 +829,24 @@ fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
             below.len(),
             out.display()
         );
+    }
+    Ok(EXIT_OK)
+}
+
+/// `report --findings`: docs/findings.md and the README's headline block from the results.
+fn findings_cmd(inputs: &[PathBuf], out: Option<&Path>) -> Result<i32> {
+    let results = match inputs {
+        [] => PathBuf::from("results"),
+        [one] => one.clone(),
+        _ => anyhow::bail!(
+            "report --findings reads one results folder, not {}",
+            inputs.len()
+        ),
+    };
+    let repo = out.unwrap_or(Path::new("."));
+    let written = clvscu::report::findings::write(&results, repo)?;
+    for f in written.files {
+        println!("{}", f.display());
     }
     Ok(EXIT_OK)
 }

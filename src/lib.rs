@@ -12,6 +12,7 @@ pub mod input_file;
 pub mod inspect;
 pub mod kernels;
 mod names;
+pub mod paper;
 pub mod parity;
 pub mod plot;
 pub mod record;

@@ -22,8 +22,7 @@ const SPEC: Reference = Reference {
     name: "constant-memory",
     is_reference: |variant| variant == "constant",
     title: "Constant memory: performance relative to it",
-    paper: "Paper (Fang et al. 2011, Figs. 3 and 8; GTX 280 / GTX 480): PR 3.2 / 0.83 with \
-            constant memory on the OpenCL side only; without it, the two APIs performed alike.",
+    paper: &crate::paper::FANG_SOBEL_CONSTANT_PR,
 };
 
 fn usable(r: &MeasurementRow) -> bool {

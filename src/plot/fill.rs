@@ -16,76 +16,12 @@ chart_kind!(
     /// The fill chart; one file per (run, study, GPU) with fill rows.
     FillChart, "fill", |data: &ChartData| !figures(data).is_empty());
 
-/// One number of the article: which of our rows it stands beside, and its seconds for 10
-/// calls (low, high), `None` where the kernel "crashed".
-pub(crate) struct ArticleFill {
-    pub what: &'static str,
-    /// Our variants it matches; empty: none of ours (drawn as its own row).
-    pub variants: &'static [&'static str],
-    /// Local sizes it matches; empty: any.
-    pub locals: &'static [u32],
-    pub seconds: Option<(f64, f64)>,
-    /// The number as the article writes it.
-    pub quoted: &'static str,
-}
+pub(crate) use crate::paper::FillQuote as ArticleFill;
 
-/// The label of the article's numbers.
 pub const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
 
-/// The fill article's numbers, total of 10 calls (also quoted in `harness/fill.toml`).
-// 0.318 s is the article's measurement, not an approximation of 1/pi.
-#[allow(clippy::approx_constant)]
-pub(crate) const ARTICLE: &[ArticleFill] = &[
-    ArticleFill {
-        what: "2D kernel",
-        variants: &["2d-article"],
-        locals: &[],
-        seconds: Some((2.018, 2.018)),
-        quoted: "2.018 s",
-    },
-    ArticleFill {
-        what: "float4 stores",
-        variants: &["float4"],
-        locals: &[],
-        seconds: Some((0.283, 0.283)),
-        quoted: "0.283 s",
-    },
-    ArticleFill {
-        what: "1D, local size 64-256",
-        variants: &["1d", "1d-exact"],
-        locals: &[64, 128, 256],
-        seconds: Some((0.318, 0.330)),
-        quoted: "0.318-0.330 s",
-    },
-    ArticleFill {
-        what: "1D, local size 100, 200, 400 or 500",
-        variants: &["1d", "1d-exact"],
-        locals: &[100, 200, 400, 500],
-        seconds: Some((0.4, 0.5)),
-        quoted: "0.4-0.5 s",
-    },
-    ArticleFill {
-        what: "1D, local size below 16",
-        variants: &["1d", "1d-exact"],
-        locals: &[1, 2, 4, 8],
-        seconds: Some((1.5, 3.0)),
-        quoted: "1.5-3.0 s",
-    },
-    ArticleFill {
-        what: "1D, local size 512: crashed",
-        variants: &["1d", "1d-exact"],
-        locals: &[512],
-        seconds: None,
-        quoted: "crashed",
-    },
-    ArticleFill {
-        what: "1D, local size left to OpenCL (NULL)",
-        variants: &["1d-auto"],
-        locals: &[],
-        seconds: Some((0.353, 0.353)),
-        quoted: "0.353 s",
-    },
-];
+/// The fill article's numbers, quoted in [`crate::paper`] (also in `harness/fill.toml`).
+pub(crate) use crate::paper::FILL_ARTICLE as ARTICLE;
 
 /// The article's entry for a variant at a local size (work-items per group).
 fn article_for(variant: &str, local: u32) -> Option<&'static ArticleFill> {

@@ -159,7 +159,7 @@ fn build(study: &str, names: &[String], rows: Vec<(String, Vec<Point>)>) -> Gpus
         })
         .chain([
             LegendItem::new(
-                "similar: 0.9 ≤ PR ≤ 1.1",
+                super::pr::similar_legend(),
                 Swatch::Band {
                     color: style::BAND,
                     alpha: style::BAND_ALPHA,
@@ -174,9 +174,12 @@ fn build(study: &str, names: &[String], rows: Vec<(String, Vec<Point>)>) -> Gpus
         subtitle: format!("{} GPU/driver series; PR = perf(A) / perf(B)", names.len()),
         legend,
         notes: vec![
-            "Point: PR from median times; line: its bootstrap 95% CI. The axis is zoomed \
-             around the 0.9–1.1 band."
-                .into(),
+            format!(
+                "Point: PR from median times; line: its bootstrap 95% CI. The axis is zoomed \
+                 around the {}–{} band.",
+                super::pr::SIMILAR_BAND.0,
+                super::pr::SIMILAR_BAND.1
+            ),
             format!(
                 "A PR outside {:.2}–{:.2} is an arrow at the edge with its value.",
                 x.0, x.1
@@ -231,7 +234,10 @@ impl Figure for GpusFigure {
             )))?;
         }
         chart.draw_series(std::iter::once(Rectangle::new(
-            [(0.9f64.max(x0), -0.5), (1.1f64.min(x1), y_top)],
+            [
+                (super::pr::SIMILAR_BAND.0.max(x0), -0.5),
+                (super::pr::SIMILAR_BAND.1.min(x1), y_top),
+            ],
             style::BAND.mix(style::BAND_ALPHA).filled(),
         )))?;
         let tick = |v: &f64| super::fmt_tick(*v);

@@ -19,8 +19,14 @@ use super::{
 };
 use crate::record::{Api, PrRow};
 
-/// The band inside which a PR counts as "similar performance" (the paper's criterion).
-pub const SIMILAR_BAND: (f64, f64) = (0.9, 1.1);
+/// The band inside which a PR counts as "similar performance" (the paper's criterion): the
+/// one definition in [`crate::stats`].
+pub const SIMILAR_BAND: (f64, f64) = (crate::stats::SIMILAR_LO, crate::stats::SIMILAR_HI);
+
+/// The band in words, for legends and notes: "0.9 ≤ PR ≤ 1.1".
+pub fn similar_legend() -> String {
+    format!("similar: {} ≤ PR ≤ {}", SIMILAR_BAND.0, SIMILAR_BAND.1)
+}
 
 /// Right-hand column for "PR [CI]" values, wider when unfair steps must be listed too.
 const ANNOT_W_FAIR: u32 = 170;
@@ -107,7 +113,10 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
         "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
          values at right: PR [CI low, CI high]."
             .to_string(),
-        "A comparison counts as similar when its whole CI lies inside 0.9–1.1.".to_string(),
+        format!(
+            "A comparison counts as similar when its whole CI lies inside {}–{}.",
+            SIMILAR_BAND.0, SIMILAR_BAND.1
+        ),
     ];
     if !unfair.is_empty() {
         notes.push(
@@ -174,7 +183,7 @@ fn legend_items(api_a: Api) -> Vec<LegendItem> {
         ),
         LegendItem::new("bootstrap CI", Swatch::Whisker),
         LegendItem::new(
-            "similar: 0.9 ≤ PR ≤ 1.1",
+            similar_legend(),
             Swatch::Band {
                 color: style::BAND,
                 alpha: style::BAND_ALPHA,

@@ -6,7 +6,7 @@
 //! algorithm (the constant-memory or texture variant; 1 = as fast as it, higher is faster),
 //! one bar per API. Right panel: the PR (OpenCL / CUDA) of each row's comparison, hatched
 //! before (unfair: the reference's memory space on one side only) and solid after (fair), with
-//! the 0.95-1.05 band. A row's reference is the variant of a fair comparison in which both
+//! the similar band (`pr::SIMILAR_BAND`). A row's reference is the variant of a fair comparison in which both
 //! sides read through the reference's space; [`crate::workload::algorithm`] tells which
 //! variants are one algorithm. Performance, not time, because the family's metric is what the
 //! studies report; the ratio of metrics is the inverse of the ratio of times.
@@ -24,8 +24,8 @@ pub(crate) struct Reference {
     pub is_reference: fn(&str) -> bool,
     /// The title's first part.
     pub title: &'static str,
-    /// The paper's numbers for this case, quoted as the paper's.
-    pub paper: &'static str,
+    /// The paper's numbers for this case, quoted from [`crate::paper`].
+    pub paper: &'static crate::paper::Quote,
 }
 
 /// The algorithm of a row's variant; the variant's own name when the family does not know it.
@@ -159,7 +159,7 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
         x_max: layout::axis_max(values, 1.2),
         slots: 1,
         rows: hrows,
-        band: Some((0.95, 1.05)),
+        band: Some(super::pr::SIMILAR_BAND),
         ref_line: Some(1.0),
     }
 }
@@ -214,7 +214,10 @@ pub(crate) fn figure(
             "Left: performance over each API's side of {}. Right: PR, hatched = before.",
             reference_text(spec, rows)
         ),
-        spec.paper.to_string(),
+        format!(
+            "Paper (Fang et al. 2011, {}): {}.",
+            spec.paper.place, spec.paper.text
+        ),
     ];
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new(

@@ -19,20 +19,9 @@ use crate::record::{Api, MeasurementRow, Status};
 /// Study whose rows this chart draws.
 pub const STUDY: &str = "whitepaper-table1";
 
-/// Kernel execution times (ms) of `MatrixVectorMul`, Listings 2 to 7, on a GeForce GTX 285
-/// with OpenCL, as published in Table 1 ("Example Execution Time") of NVIDIA's whitepaper
-/// *OpenCL Programming for the CUDA Architecture* (copy in
-/// `shared/seeds/nvidia-whitepaper-opencl-for-cuda-architecture.raw.txt`). Matrix of width
-/// 1100 and height 60989, work-group size 256, 239 work-groups for Listing 2 and 60 for the
-/// others. Entries are (listing number, milliseconds).
-pub const WHITEPAPER_GTX285_OPENCL_MS: [(u32, f64); 6] = [
-    (2, 83.2),
-    (3, 82.2),
-    (4, 32.5),
-    (5, 12.1),
-    (6, 9.6),
-    (7, 9.2),
-];
+/// Kernel execution times (ms) of Listings 2 to 7 on a GTX 285 with OpenCL, as published in
+/// the whitepaper's Table 1 (quoted in [`crate::paper`]): (listing number, milliseconds).
+pub const WHITEPAPER_GTX285_OPENCL_MS: [(u32, f64); 6] = crate::paper::WHITEPAPER_TABLE1_MS;
 
 /// What the whitepaper measured, for the legend and footnote.
 const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";

@@ -25,8 +25,7 @@ const SPEC: Reference = Reference {
     name: "texture",
     is_reference: |variant| ReadPath::of(variant) == ReadPath::Tex,
     title: "Texture path: performance relative to it",
-    paper: "Paper (Fang et al. 2011, Figs. 4 and 5): without texture, CUDA's MD / SPMV ran at \
-            87.6% / 65.1% of the texture version (GTX 280), 59.6% / 44.3% (GTX 480).",
+    paper: &crate::paper::FANG_TEXTURE,
 };
 
 fn usable(r: &MeasurementRow) -> bool {

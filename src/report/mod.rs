@@ -10,6 +10,7 @@ pub mod baseline;
 pub mod bfs;
 pub mod diff;
 pub mod doc;
+pub mod findings;
 pub mod html;
 pub mod load;
 pub mod markdown;

@@ -454,9 +454,11 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
 pub fn intro(folders: usize, roots: &[String], gpus: usize) -> String {
     format!(
         "{folders} run folders found under {}, on {gpus} GPU configurations. PR = perf(A) / \
-         perf(B) with its 95% bootstrap CI; similar when the whole CI lies in 0.9–1.1 (the \
+         perf(B) with its 95% bootstrap CI; similar when the whole CI lies in {}–{} (the \
          paper's band); fair when all eight development steps were held equal.",
         roots.join(", "),
+        crate::stats::SIMILAR_LO,
+        crate::stats::SIMILAR_HI,
     )
 }
 

@@ -52,11 +52,8 @@ pub struct TableVRow {
     pub total: u64,
 }
 
-/// The paper's rows: (API, arithmetic, logic/shift, flow control, data movement, sync, total).
-pub const PAPER: [(&str, u64, u64, u64, u64, u64, u64); 2] = [
-    ("CUDA", 220, 4, 4, 1131, 7, 1366),
-    ("OpenCL", 521, 163, 188, 351, 7, 1230),
-];
+/// The paper's rows, quoted in [`crate::paper`]: (API, arithmetic, logic/shift, flow control, data movement, sync, total).
+pub const PAPER: [(&str, u64, u64, u64, u64, u64, u64); 2] = crate::paper::FANG_TABLE_V;
 
 /// The source label of the paper's rows.
 pub const PAPER_SOURCE: &str = "paper (Fang et al. 2011)";

@@ -1,0 +1,307 @@
+//! The numbers the seed papers published, kept as data in one place: the charts, Table V and
+//! `report --findings` quote them from here, never from prose. Each quote names the table or
+//! figure it comes from.
+//!
+//! - Fang, Varbanescu & Sips, "A Comprehensive Performance Comparison of CUDA and OpenCL",
+//!   ICPP 2011 (GTX 280 and GTX 480).
+//! - NVIDIA, "OpenCL Programming for the CUDA Architecture" (the whitepaper; GTX 285).
+//! - The "fill" article: an OpenCL optimisation of a buffer fill of 10^4 × 10^4 floats, ten
+//!   calls, on an Intel HD Graphics 5000.
+
+/// Which publication a quote comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Fang2011,
+    Whitepaper,
+    FillArticle,
+}
+
+impl Source {
+    /// How the findings name the publication.
+    pub fn cite(self) -> &'static str {
+        match self {
+            Source::Fang2011 => "Fang, Varbanescu & Sips (2011)",
+            Source::Whitepaper => {
+                "NVIDIA's whitepaper *OpenCL Programming for the CUDA Architecture*"
+            }
+            Source::FillArticle => "the fill article",
+        }
+    }
+}
+
+/// One published result, as its authors stated it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quote {
+    /// The experiment of [`crate::report::findings`] it belongs to.
+    pub experiment: &'static str,
+    pub source: Source,
+    /// The table, figure or equation (or section) it is printed in.
+    pub place: &'static str,
+    /// The result, with its numbers as printed.
+    pub text: &'static str,
+}
+
+/// Kernel execution times (ms) of `MatrixVectorMul`, Listings 2 to 7, on a GeForce GTX 285
+/// with OpenCL, as published in Table 1 ("Example Execution Time") of the whitepaper. Matrix
+/// of width 1100 and height 60989, work-group size 256, 239 work-groups for Listing 2 and 60
+/// for the others. Entries are (listing number, milliseconds).
+pub const WHITEPAPER_TABLE1_MS: [(u32, f64); 6] = [
+    (2, 83.2),
+    (3, 82.2),
+    (4, 32.5),
+    (5, 12.1),
+    (6, 9.6),
+    (7, 9.2),
+];
+
+/// Fang et al., Table V, PTX of SHOC's FFT "forward" kernel by instruction class: (API,
+/// arithmetic, logic/shift, flow control, data movement, sync, total), as printed.
+pub const FANG_TABLE_V: [(&str, u64, u64, u64, u64, u64, u64); 2] = [
+    ("CUDA", 220, 4, 4, 1131, 7, 1366),
+    ("OpenCL", 521, 163, 188, 351, 7, 1230),
+];
+
+/// Fang et al., Figs. 4 and 5 (also the texture chart's footnote).
+pub const FANG_TEXTURE: Quote = Quote {
+    experiment: "texture",
+    source: Source::Fang2011,
+    place: "Figs. 4 and 5",
+    text: "without texture memory MD and SPMV run at 87.6% and 65.1% (GTX 280), 59.6% and 44.3% (GTX 480) of their texture versions; the PR then comes close to 1",
+};
+
+/// Fang et al., Figs. 3 and 8 (also the constant-memory chart's footnote).
+pub const FANG_SOBEL_CONSTANT_PR: Quote = Quote {
+    experiment: "sobel-constant",
+    source: Source::Fang2011,
+    place: "Figs. 3 and 8 (GTX 280 / GTX 480)",
+    text: "Sobel's PR is 3.2 / 0.83 with constant memory on the OpenCL side only; without it, the two APIs performed alike",
+};
+
+/// One number of the article: which of our rows it stands beside, and its seconds for 10
+/// calls (low, high), `None` where the kernel "crashed".
+pub struct FillQuote {
+    /// The experiment of the findings it belongs to.
+    pub experiment: &'static str,
+    pub what: &'static str,
+    /// Our variants it matches; empty: none of ours (drawn as its own row).
+    pub variants: &'static [&'static str],
+    /// Local sizes it matches; empty: any.
+    pub locals: &'static [u32],
+    pub seconds: Option<(f64, f64)>,
+    /// The number as the article writes it.
+    pub quoted: &'static str,
+}
+
+/// The fill article's numbers, total of 10 calls on an Intel HD Graphics 5000 (also quoted in
+/// `harness/fill.toml`), and which of our rows each stands beside (the fill chart).
+// 0.318 s is the article's measurement, not an approximation of 1/pi.
+#[allow(clippy::approx_constant)]
+pub const FILL_ARTICLE: &[FillQuote] = &[
+    FillQuote {
+        experiment: "fill-2d",
+        what: "2D kernel",
+        variants: &["2d-article"],
+        locals: &[],
+        seconds: Some((2.018, 2.018)),
+        quoted: "2.018 s",
+    },
+    FillQuote {
+        experiment: "fill-float4",
+        what: "float4 stores",
+        variants: &["float4"],
+        locals: &[],
+        seconds: Some((0.283, 0.283)),
+        quoted: "0.283 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size 64-256",
+        variants: &["1d", "1d-exact"],
+        locals: &[64, 128, 256],
+        seconds: Some((0.318, 0.330)),
+        quoted: "0.318-0.330 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size 100, 200, 400 or 500",
+        variants: &["1d", "1d-exact"],
+        locals: &[100, 200, 400, 500],
+        seconds: Some((0.4, 0.5)),
+        quoted: "0.4-0.5 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size below 16",
+        variants: &["1d", "1d-exact"],
+        locals: &[1, 2, 4, 8],
+        seconds: Some((1.5, 3.0)),
+        quoted: "1.5-3.0 s",
+    },
+    FillQuote {
+        experiment: "fill-local",
+        what: "1D, local size 512: crashed",
+        variants: &["1d", "1d-exact"],
+        locals: &[512],
+        seconds: None,
+        quoted: "crashed",
+    },
+    FillQuote {
+        experiment: "fill-null",
+        what: "1D, local size left to OpenCL (NULL)",
+        variants: &["1d-auto"],
+        locals: &[],
+        seconds: Some((0.353, 0.353)),
+        quoted: "0.353 s",
+    },
+];
+
+/// Every other quoted result, by experiment.
+pub const QUOTES: &[Quote] = &[
+    Quote {
+        experiment: "similar",
+        source: Source::Fang2011,
+        place: "Eq. 1 and Fig. 3",
+        text: "PR = perf(OpenCL) / perf(CUDA); the two are similar when PR lies between 0.9 and 1.1",
+    },
+    Quote {
+        experiment: "fair-prs",
+        source: Source::Fang2011,
+        place: "Fig. 3 (benchmarks of Table II)",
+        text: "CUDA at most about 30% faster than OpenCL once the comparison is fair; Sobel's PR is 3.2 on the GTX 280",
+    },
+    Quote {
+        experiment: "bandwidth",
+        source: Source::Fang2011,
+        place: "Eq. 2 and Fig. 1",
+        text: "OpenCL 8.5% (GTX 280) and 2.4% (GTX 480) faster; 68.6% and 87.7% of the Eq. 2 peaks of 141.7 and 177.4 GB/s",
+    },
+    Quote {
+        experiment: "flops",
+        source: Source::Fang2011,
+        place: "Eq. 3 and Fig. 2",
+        text: "about equal in both APIs; 71.5% and 97.7% of the Eq. 3 peaks of 933.12 and 1344.96 GFLOP/s",
+    },
+    FANG_TEXTURE,
+
+    Quote {
+        experiment: "fdtd-unroll",
+        source: Source::Fang2011,
+        place: "Figs. 6 and 7",
+        text: "CUDA without unrolling point a runs at 85.1% / 82.6% of CUDA with it; with point b only, OpenCL is 15.1% faster (GTX 280); OpenCL with a and b reaches 48.3% / 66.1% of CUDA",
+    },
+    Quote {
+        experiment: "sobel-constant",
+        source: Source::Fang2011,
+        place: "Fig. 8",
+        text: "on the GTX 280 Sobel's time drops to about a quarter with constant memory; on the GTX 480 it barely changes",
+    },
+    FANG_SOBEL_CONSTANT_PR,
+    Quote {
+        experiment: "table-v",
+        source: Source::Fang2011,
+        place: "Table V",
+        text: "OpenCL's PTX of the FFT forward kernel: 521 arithmetic, 163 logic/shift, 188 flow control instructions against CUDA's 220, 4 and 4",
+    },
+    Quote {
+        experiment: "bfs",
+        source: Source::Fang2011,
+        place: "Section IV (BFS)",
+        text: "OpenCL's kernel launch (queued to start) takes longer than CUDA's, by an amount that depends on the problem size",
+    },
+    Quote {
+        experiment: "eight-steps",
+        source: Source::Fang2011,
+        place: "Fig. 9",
+        text: "a comparison is fair when the eight development steps (problem, algorithm, implementation, native optimisations, first- and second-stage compilation, configuration, running) are held equal",
+    },
+    Quote {
+        experiment: "portability",
+        source: Source::Fang2011,
+        place: "Table VI",
+        text: "TranP drops from 2.411 to 0.2150 GB/s with local memory on a CPU; SPMV from 3.805 to 0.1247 GFLOP/s with its warp-oriented kernel",
+    },
+    Quote {
+        experiment: "table1",
+        source: Source::Whitepaper,
+        place: "Table 1",
+        text: "Listings 2 to 7 at 60989 × 1100, work-group 256, 239 groups (Listing 2) and 60 (the others), GTX 285: 83.2, 82.2, 32.5, 12.1, 9.6 and 9.2 ms",
+    },
+    Quote {
+        experiment: "coalescing",
+        source: Source::Whitepaper,
+        place: "Table 1 (Listing 3 to Listing 4)",
+        text: "coalesced reads make Listing 4 2.5× faster than Listing 3 (82.2 → 32.5 ms)",
+    },
+    Quote {
+        experiment: "bank-conflicts",
+        source: Source::Whitepaper,
+        place: "Table 1 (Listing 5 to Listing 6)",
+        text: "the conflict-free reduction takes 9.6 ms against 12.1 ms",
+    },
+    Quote {
+        experiment: "warp-sync",
+        source: Source::Whitepaper,
+        place: "Table 1 (Listing 6 to Listing 7)",
+        text: "warp-synchronous code: 9.6 → 9.2 ms, a modest gain",
+    },
+    Quote {
+        experiment: "ndrange",
+        source: Source::Whitepaper,
+        place: "Section 2.1 (execution configuration)",
+        text: "launch at least as many work-items as multiprocessors, in general hundreds per multiprocessor, and a number of work-items that is a multiple of the warp size (32)",
+    },
+    Quote {
+        experiment: "constant-broadcast",
+        source: Source::Whitepaper,
+        place: "Section on constant memory",
+        text: "constant memory is fast only when all threads of a warp read the same address",
+    },
+    Quote {
+        experiment: "native-mad",
+        source: Source::Whitepaper,
+        place: "Section on instruction optimisations",
+        text: "native_* functions and -cl-mad-enable give large gains where precision allows",
+    },
+    Quote {
+        experiment: "transfers",
+        source: Source::Whitepaper,
+        place: "Section on data transfer",
+        text: "pinned (page-locked) host memory transfers faster than pageable memory",
+    },
+    Quote {
+        experiment: "integer-division",
+        source: Source::Whitepaper,
+        place: "Section on instruction optimisations",
+        text: "integer division and modulo are expensive; divergent branches serialise a warp",
+    },
+    Quote {
+        experiment: "fill-2d",
+        source: Source::FillArticle,
+        place: "summary table",
+        text: "on the CPU, the 2D loop took 4.404 s and the vectorised 1D loop 0.521 s",
+    },
+];
+
+/// The quotes of one experiment, in the order above.
+pub fn quotes(experiment: &str) -> impl Iterator<Item = &'static Quote> + '_ {
+    QUOTES.iter().filter(move |q| q.experiment == experiment)
+}
+
+/// The fill article's numbers of one experiment.
+pub fn fill_quotes(experiment: &str) -> impl Iterator<Item = &'static FillQuote> + '_ {
+    FILL_ARTICLE
+        .iter()
+        .filter(move |q| q.experiment == experiment)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_quote_names_where_it_is_printed() {
+        for q in QUOTES {
+            assert!(!q.place.is_empty() && !q.text.is_empty(), "{q:?}");
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The speed findings of 2026-11-26 from the committed run folders: the SGEMM table against
+//! cuBLAS on both GPUs with the PTX swap at each API's best tiling, and where the `modern`
+//! study's wall time goes. `results/2026-11-26-speed.md` is [`document`] (checked by
+//! `tests/speed_findings.rs`); the findings take [`sgemm_table`].
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, Context, Result};
+
+use crate::export::csv::read_rows;
+use crate::record::{MeasurementRow, PrRow, Status};
+use crate::session::timings::TimingRow;
+
+use super::GPUS;
+
+const DATE: &str = "2026-11-26";
+
+fn folder(root: &Path, prefix: &str, what: &str) -> PathBuf {
+    root.join(format!("{prefix}-{DATE}-{what}"))
+}
+
+fn prs(path: &Path) -> Result<Vec<PrRow>> {
+    read_rows(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// cuBLAS SGEMM GFLOP/s by size, from the run's `baselines.csv`.
+fn cublas(dir: &Path) -> Result<BTreeMap<String, f64>> {
+    let path = dir.join("baselines.csv");
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or_else(|| anyhow!("{}: no column {name}", path.display()))
+    };
+    let (kind, size, gflops) = (col("baseline")?, col("size")?, col("gflops")?);
+    let mut out = BTreeMap::new();
+    for l in lines {
+        let f: Vec<&str> = l.split(',').collect();
+        if f.get(kind) == Some(&"sgemm") {
+            out.insert(f[size].to_string(), f[gflops].parse()?);
+        }
+    }
+    Ok(out)
+}
+
+/// Every PR row of the SGEMM run and of its one-comparison swap runs.
+fn sgemm_rows(root: &Path, prefix: &str) -> Result<Vec<PrRow>> {
+    let dir = folder(root, prefix, "sgemm-cublas");
+    let mut rows = prs(&dir.join("sgemm/prs.csv"))?;
+    for i in 1..=4 {
+        let p = dir.join(format!("swap{i}/prs.csv"));
+        if p.exists() {
+            rows.extend(prs(&p)?);
+        }
+    }
+    Ok(rows)
+}
+
+/// The sides of the swap runs that did not verify and time, with the driver's words.
+fn failed_sides(root: &Path, prefix: &str) -> Result<Vec<MeasurementRow>> {
+    let dir = folder(root, prefix, "sgemm-cublas");
+    let mut out = Vec::new();
+    for i in 1..=4 {
+        let p = dir.join(format!("swap{i}/measurements.csv"));
+        if p.exists() {
+            let rows: Vec<MeasurementRow> =
+                read_rows(&p).with_context(|| format!("reading {}", p.display()))?;
+            out.extend(rows.into_iter().filter(|m| m.status != Status::Ok));
+        }
+    }
+    Ok(out)
+}
+
+/// The SGEMM table against cuBLAS, with the failed swap sides and cuBLAS by size.
+pub fn sgemm_table(root: &Path, s: &mut String) -> Result<()> {
+    s.push_str(
+        "## SGEMM against cuBLAS\n\n\
+         GFLOP/s (median, device-event timer) and the share of cuBLAS SGEMM in true FP32 \
+         (`torch.matmul`, TF32 off) at the same size on the same GPU. `opencl-best` and \
+         `cuda-best` are each API's best tiling from the 4096 tune; `X-ptx-on-both` runs X's \
+         PTX on both runtimes (only the comparisons whose both sides verified have a row; the sides that failed are \
+         listed under the table).\n\n\
+         | GPU | comparison | OpenCL | CUDA | PR | OpenCL / cuBLAS | CUDA / cuBLAS |\n\
+         |---|---|---|---|---|---|---|\n",
+    );
+    for (gpu, prefix) in GPUS {
+        let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
+        for r in sgemm_rows(root, prefix)? {
+            let c = *base
+                .get(&r.size)
+                .ok_or_else(|| anyhow!("{gpu}: no cuBLAS row at {}", r.size))?;
+            writeln!(
+                s,
+                "| {gpu} | {} | {:.0} | {:.0} | {:.3} [{:.3}, {:.3}] | {:.3} | {:.3} |",
+                r.comparison,
+                r.metric_a,
+                r.metric_b,
+                r.pr,
+                r.pr_ci_lo,
+                r.pr_ci_hi,
+                r.metric_a / c,
+                r.metric_b / c
+            )?;
+        }
+    }
+    s.push('\n');
+    for (gpu, prefix) in GPUS {
+        for m in failed_sides(root, prefix)? {
+            writeln!(
+                s,
+                "- {gpu}, {} [{}]: {}: {}",
+                m.comparison,
+                m.api,
+                m.status,
+                m.error.lines().next().unwrap_or("")
+            )?;
+        }
+    }
+    s.push('\n');
+    for (gpu, prefix) in GPUS {
+        let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
+        let sizes: Vec<String> = base.iter().map(|(n, g)| format!("{n}: {g:.0}")).collect();
+        writeln!(
+            s,
+            "cuBLAS on the {gpu}, GFLOP/s by size: {}.",
+            sizes.join(", ")
+        )?;
+    }
+    s.push('\n');
+    Ok(())
+}
+
+/// The sentence the run wrote into its provenance: wall time and phases.
+fn time_note(dir: &Path) -> Result<String> {
+    let path = dir.join("provenance.json");
+    let prov =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let v: serde_json::Value = serde_json::from_str(&prov)?;
+    v["notes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n.as_str())
+        .find(|n| n.starts_with("time:"))
+        .map(str::to_string)
+        .ok_or_else(|| anyhow!("{}: no time note", path.display()))
+}
+
+fn modern_table(root: &Path, s: &mut String) -> Result<()> {
+    s.push_str(
+        "## Where the `modern` study's time goes\n\n\
+         One `clvscu run --study modern` per GPU; the process's wall time as the shell measured \
+         it, and the run's own account (`timings.csv`, summed in `provenance.json`).\n\n\
+         | GPU | process wall (s) | the run's account | three slowest comparisons (s) |\n\
+         |---|---|---|---|\n",
+    );
+    for (gpu, prefix) in GPUS {
+        let dir = folder(root, prefix, "modern-time");
+        let wall_path = dir.join("wall.txt");
+        let wall = std::fs::read_to_string(&wall_path)
+            .with_context(|| format!("reading {}", wall_path.display()))?;
+        let wall = wall.trim().trim_start_matches("modern wall:").trim();
+        let timings = dir.join("modern/timings.csv");
+        let mut rows: Vec<TimingRow> =
+            read_rows(&timings).with_context(|| format!("reading {}", timings.display()))?;
+        rows.sort_by(|a, b| b.total_s.total_cmp(&a.total_s));
+        let slowest: Vec<String> = rows
+            .iter()
+            .take(3)
+            .map(|r| format!("{} {:.2}", r.comparison, r.total_s))
+            .collect();
+        writeln!(
+            s,
+            "| {gpu} | {wall} | {} | {} |",
+            time_note(&dir.join("modern"))?,
+            slowest.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+/// `results/2026-11-26-speed.md`, from the results under `root`.
+pub fn document(root: &Path) -> Result<String> {
+    let mut s = String::from(
+        "# Speed: SGEMM against cuBLAS, and the harness's own time (2026-11-26)\n\n\
+         Generated by `tests/speed_findings.rs` from `results/{h100,h200}-2026-11-26-sgemm-cublas` \
+         and `results/{h100,h200}-2026-11-26-modern-time` (their `provenance.json` and \
+         `gpu.csv` give commit, GPU, driver, command line and date).\n\n",
+    );
+    sgemm_table(root, &mut s)?;
+    modern_table(root, &mut s)?;
+    Ok(s)
+}
