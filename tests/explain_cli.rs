@@ -14,7 +14,14 @@ fn explain_over_the_fake_pair_writes_its_verdicts() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("ex");
     clvscu()
-        .args(["explain", "matvec/listing4", "--size", "64x64", "--pair", "fake"])
+        .args([
+            "explain",
+            "matvec/listing4",
+            "--size",
+            "64x64",
+            "--pair",
+            "fake",
+        ])
         .args(["--reps", "10", "--min-time", "0", "--quiet", "--out"])
         .arg(&out)
         .assert()
@@ -29,7 +36,15 @@ fn explain_over_the_fake_pair_writes_its_verdicts() {
     assert!(!out.join("pending-swaps.txt").exists());
     // Not again into the same folder without --resume.
     clvscu()
-        .args(["explain", "matvec/listing4", "--size", "64x64", "--pair", "fake", "--out"])
+        .args([
+            "explain",
+            "matvec/listing4",
+            "--size",
+            "64x64",
+            "--pair",
+            "fake",
+            "--out",
+        ])
         .arg(&out)
         .assert()
         .failure()

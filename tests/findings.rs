@@ -25,6 +25,13 @@ fn the_findings_and_the_headline_are_what_the_committed_runs_give() {
     let readme = std::fs::read_to_string(&readme_path).unwrap();
     let wanted_readme = replace_block(&readme, BEGIN, END, &f.headline)
         .unwrap_or_else(|| panic!("README.md: no headline block ({BEGIN} ... {END})"));
+    let wanted_readme = replace_block(
+        &wanted_readme,
+        findings::explain::BEGIN,
+        findings::explain::END,
+        &f.explain,
+    )
+    .unwrap_or_else(|| panic!("README.md: no explain block"));
     if bless() {
         std::fs::write(&doc_path, &f.doc).unwrap();
         std::fs::write(&readme_path, &wanted_readme).unwrap();
@@ -88,7 +95,11 @@ fn report_findings_writes_the_doc_and_the_readme_block() {
     let tmp = tempfile::tempdir().unwrap();
     std::fs::write(
         tmp.path().join("README.md"),
-        format!("# x\n\n{BEGIN}\nold\n{END}\n\nafter\n"),
+        format!(
+            "# x\n\n{BEGIN}\nold\n{END}\n\n{}\nold\n{}\n",
+            findings::explain::BEGIN,
+            findings::explain::END
+        ),
     )
     .unwrap();
     Command::cargo_bin("clvscu")
@@ -105,7 +116,13 @@ fn report_findings_writes_the_doc_and_the_readme_block() {
     let readme = std::fs::read_to_string(tmp.path().join("README.md")).unwrap();
     assert_eq!(
         readme,
-        format!("# x\n\n{BEGIN}\n{}{END}\n\nafter\n", f.headline)
+        format!(
+            "# x\n\n{BEGIN}\n{}{END}\n\n{}\n{}{}\n",
+            f.headline,
+            findings::explain::BEGIN,
+            f.explain,
+            findings::explain::END
+        )
     );
 
     std::fs::write(tmp.path().join("README.md"), "# no block\n").unwrap();
@@ -125,6 +142,7 @@ fn report_findings_writes_the_doc_and_the_readme_block() {
 const NOT_MEASUREMENTS: &[(&str, &str)] = &[
     ("2011", "the year of Fang, Varbanescu & Sips"),
     ("H100", "a GPU's name"),
+    ("L1", "a cache's name"),
     ("H200", "a GPU's name"),
     ("f64", "a type's name"),
     ("python3", "a program's name"),
@@ -166,6 +184,15 @@ fn checked_values(token: &str) -> Option<Result<(), String>> {
         "95%" => agree((CONFIDENCE - 0.95).abs() < 1e-12, "stats::CONFIDENCE"),
         // PR's reference value, and the error exit code; 2 is clap's usage error.
         "1" | "2" => Some(Ok(())),
+        // explain's parity band.
+        "0.98" => agree(
+            format!("{}", clvscu::explain::PARITY.0) == token,
+            "explain::PARITY",
+        ),
+        "1.02" => agree(
+            format!("{}", clvscu::explain::PARITY.1) == token,
+            "explain::PARITY",
+        ),
         "0" | "3" | "4" | "5" | "130" => agree(
             stopping.contains(&format!(": i32 = {token};")),
             "an exit code of src/stopping.rs",
@@ -198,6 +225,13 @@ fn every_number_in_the_readme_outside_the_generated_block_is_checked_or_not_a_me
         panic!("README.md: no headline block");
     };
     let outside = format!("{}{}", &readme[..b], &readme[e..]);
+    let (Some(b), Some(e)) = (
+        outside.find(findings::explain::BEGIN),
+        outside.find(findings::explain::END),
+    ) else {
+        panic!("README.md: no explain block");
+    };
+    let outside = format!("{}{}", &outside[..b], &outside[e..]);
     let mut bad = Vec::new();
     for token in number_tokens(&outside) {
         if is_path_in(&repo(), &token) || NOT_MEASUREMENTS.iter().any(|(t, _)| *t == token) {

@@ -5,6 +5,7 @@
 //! [`BEGIN`] and [`END`]. No number we measured is typed: each is read from a CSV here.
 
 pub mod experiments;
+pub mod explain;
 pub mod runtime;
 pub mod speed;
 
@@ -37,6 +38,8 @@ pub const GPUS: [(&str, &str); 2] = [("H100", "h100"), ("H200", "h200")];
 pub struct Findings {
     pub doc: String,
     pub headline: String,
+    /// The README's "why" block: what `explain` found on each GPU.
+    pub explain: String,
 }
 
 /// The committed results under one root, read once each, and the folders a text used.
@@ -497,8 +500,22 @@ pub fn render(root: &Path) -> Result<Findings> {
         }
         experiment(&ctx, &mut s, e).with_context(|| format!("experiment {}", e.id))?;
     }
+    let explain = explain::table(root)?;
+    s.push_str(
+        "## Why: what `clvscu explain` finds
+
+`clvscu explain explain-known` runs the ladder \
+         of one-step experiments (docs/explain.md) on the comparisons whose causes were first \
+         found by hand; each cell is the target's PR and the causes explain named.\n\n",
+    );
+    s.push_str(&explain);
+    s.push('\n');
     causes(&ctx, &mut s)?;
-    Ok(Findings { doc: s, headline })
+    Ok(Findings {
+        doc: s,
+        headline,
+        explain,
+    })
 }
 
 /// The text with the block between `begin` and `end` replaced by `block` (on its own lines);
@@ -534,6 +551,15 @@ pub fn write(results: &Path, repo: &Path) -> Result<FindingsWritten> {
                 readme.display()
             )
         })?;
+        let new =
+            replace_block(&new, explain::BEGIN, explain::END, &f.explain).ok_or_else(|| {
+                anyhow!(
+                    "{}: no explain block ({} ... {}) to regenerate",
+                    readme.display(),
+                    explain::BEGIN,
+                    explain::END
+                )
+            })?;
         if new != text {
             crate::export::write_atomic(&readme, new.as_bytes())?;
         }
