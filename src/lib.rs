@@ -7,6 +7,8 @@ pub mod backend;
 pub mod calibrate;
 pub mod export;
 pub mod fairness;
+pub mod families;
+pub mod host_memory;
 pub mod input_file;
 pub mod inspect;
 pub mod kernels;
