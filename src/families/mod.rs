@@ -28,6 +28,7 @@ pub mod size;
 pub mod spmv;
 pub mod stencil;
 pub mod transfer;
+pub mod transpose;
 pub mod variant;
 
 #[cfg(test)]
@@ -64,6 +65,7 @@ const FAMILIES: &[&dyn Family] = &[
     &bfs::Bfs,
     &fill::Fill,
     &transfer::Transfer,
+    &transpose::Transpose,
 ];
 
 /// Every registered family.
