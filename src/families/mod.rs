@@ -27,6 +27,7 @@ pub mod sgemm;
 pub mod size;
 pub mod spmv;
 pub mod stencil;
+pub mod stencil2d;
 pub mod transfer;
 pub mod transpose;
 pub mod variant;
@@ -66,6 +67,7 @@ const FAMILIES: &[&dyn Family] = &[
     &fill::Fill,
     &transfer::Transfer,
     &transpose::Transpose,
+    &stencil2d::Stencil2d,
 ];
 
 /// Every registered family.
