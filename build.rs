@@ -1,11 +1,13 @@
 //! Embeds the git commit in the binary, so results carry their provenance even where the
 //! binary runs without a checkout (the GPU machine), and every study of `harness/`, so each
-//! runs by name without a list to keep in step with the folder.
+//! runs by name without a list to keep in step with the folder; likewise every kernel file pair
+//! of `kernels_cl/` and `kernels_cu/`.
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
     embed_studies();
+    embed_kernels();
     let commit = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .output()
@@ -60,6 +62,48 @@ fn embed_studies() {
     text += "]\n";
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     std::fs::write(out.join("builtin_studies.rs"), text).expect("OUT_DIR is writable");
+}
+
+/// Writes `$OUT_DIR/embedded_kernels.rs`: one `(stem, OpenCL text, CUDA text)` entry per
+/// `kernels_cl/<stem>.cl`, `prelude` first, the others by stem. A file without its twin in
+/// `kernels_cu/` stops the build: the twins are one family's kernels.
+fn embed_kernels() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let mut stems = file_stems(&manifest.join("kernels_cl"), "cl");
+    let mut twins = file_stems(&manifest.join("kernels_cu"), "cu");
+    stems.sort_by_key(|s| (s != "prelude", s.clone()));
+    twins.sort_by_key(|s| (s != "prelude", s.clone()));
+    assert_eq!(
+        stems, twins,
+        "kernels_cl/ and kernels_cu/ must hold the same file stems (one twin each)"
+    );
+    let mut text = String::from("&[\n");
+    for stem in &stems {
+        text += &format!(
+            "    (\"{stem}\", include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/kernels_cl/{stem}.cl\")), include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/kernels_cu/{stem}.cu\"))),\n"
+        );
+    }
+    text += "]\n";
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
+    std::fs::write(out.join("embedded_kernels.rs"), text).expect("OUT_DIR is writable");
+}
+
+/// The stems of the `.{ext}` files in `dir`, each a plain name (it becomes a Rust string).
+fn file_stems(dir: &Path, ext: &str) -> Vec<String> {
+    let entries = std::fs::read_dir(dir).expect("kernel folder is readable");
+    entries
+        .map(|e| e.expect("kernel folder entry is readable").path())
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
+        .map(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            assert!(
+                !stem.is_empty() && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+                "{}: a kernel file's name must be letters, digits or _",
+                p.display()
+            );
+            stem.to_string()
+        })
+        .collect()
 }
 
 /// The stems of the `.toml` files in `dir`. A stem that is not a plain name would not be typed

@@ -9,74 +9,10 @@ use thiserror::Error;
 
 use crate::backend::Api;
 
-/// The embedded sources: (file stem, OpenCL text, CUDA text).
-const EMBEDDED: &[(&str, &str, &str)] = &[
-    (
-        "prelude",
-        include_str!("../kernels_cl/prelude.cl"),
-        include_str!("../kernels_cu/prelude.cu"),
-    ),
-    (
-        "matvec",
-        include_str!("../kernels_cl/matvec.cl"),
-        include_str!("../kernels_cu/matvec.cu"),
-    ),
-    (
-        "reduce",
-        include_str!("../kernels_cl/reduce.cl"),
-        include_str!("../kernels_cu/reduce.cu"),
-    ),
-    (
-        "peak",
-        include_str!("../kernels_cl/peak.cl"),
-        include_str!("../kernels_cu/peak.cu"),
-    ),
-    (
-        "fft",
-        include_str!("../kernels_cl/fft.cl"),
-        include_str!("../kernels_cu/fft.cu"),
-    ),
-    (
-        "sgemm",
-        include_str!("../kernels_cl/sgemm.cl"),
-        include_str!("../kernels_cu/sgemm.cu"),
-    ),
-    (
-        "math",
-        include_str!("../kernels_cl/math.cl"),
-        include_str!("../kernels_cu/math.cu"),
-    ),
-    (
-        "stencil",
-        include_str!("../kernels_cl/stencil.cl"),
-        include_str!("../kernels_cu/stencil.cu"),
-    ),
-    (
-        "constant",
-        include_str!("../kernels_cl/constant.cl"),
-        include_str!("../kernels_cu/constant.cu"),
-    ),
-    (
-        "spmv",
-        include_str!("../kernels_cl/spmv.cl"),
-        include_str!("../kernels_cu/spmv.cu"),
-    ),
-    (
-        "md",
-        include_str!("../kernels_cl/md.cl"),
-        include_str!("../kernels_cu/md.cu"),
-    ),
-    (
-        "bfs",
-        include_str!("../kernels_cl/bfs.cl"),
-        include_str!("../kernels_cu/bfs.cu"),
-    ),
-    (
-        "fill",
-        include_str!("../kernels_cl/fill.cl"),
-        include_str!("../kernels_cu/fill.cu"),
-    ),
-];
+/// The embedded sources: (file stem, OpenCL text, CUDA text), the prelude first, then every
+/// pair of `kernels_cl/<stem>.cl` and `kernels_cu/<stem>.cu` by stem (build.rs lists them, so
+/// a new family's files are embedded without a list to keep in step with the folders).
+const EMBEDDED: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
 
 #[derive(Debug, Error)]
 pub enum KernelSourceError {

@@ -8,6 +8,8 @@ pub mod calibrate;
 pub mod explain;
 pub mod export;
 pub mod fairness;
+pub mod families;
+pub mod host_memory;
 pub mod input_file;
 pub mod inspect;
 pub mod kernels;

@@ -312,17 +312,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .as_deref()
         .ok_or_else(|| field("field 'variant' is missing".into()))?;
     let variant = find_variant(family, variant_name).map_err(invalid)?;
-    let default_size = match family {
-        FamilyKind::Matvec => "60989x1100",
-        FamilyKind::Launch => "1",
-        FamilyKind::Sgemm => "1024",
-        FamilyKind::Stencil => "384",
-        FamilyKind::Sobel => "8192x8192",
-        FamilyKind::Broadcast => "1024",
-        FamilyKind::Spmv => "2^24x2^28",
-        FamilyKind::Md => "128^3",
-        _ => "2^24",
-    };
+    let default_size = family.family().default_size();
     let matrix = resolve_matrix(spec, family).map_err(field)?;
     let size = match &matrix {
         // A file brings its own shape.
@@ -330,12 +320,9 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
     };
     workload::check_size(variant, size).map_err(invalid)?;
-    let local = spec.local.unwrap_or(match family {
-        FamilyKind::Launch => 1,
-        // A kernel written for one work-group size (the FFT's 64) defaults to it.
-        _ if variant.min_local == variant.max_local => variant.min_local,
-        _ => 256,
-    });
+    let local = spec
+        .local
+        .unwrap_or_else(|| family.family().default_local(variant));
     workload::check_local(variant, local).map_err(invalid)?;
     let local_y = second_dimension(variant, spec).map_err(field)?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
@@ -982,7 +969,7 @@ mod fuzz_tests {
     use proptest::test_runner::TestRunner;
 
     use super::*;
-    use crate::workload::{check_local, check_size, VARIANTS};
+    use crate::workload::{all_variants, check_local, check_size};
 
     /// Checks the contract of one `parse` call; returns whether the text was accepted.
     fn check_parse(text: &str, file: &str) -> Result<bool, TestCaseError> {
@@ -1314,7 +1301,7 @@ mod fuzz_tests {
     }
 
     fn spec_keys() -> Vec<Key> {
-        let variants: Vec<&str> = VARIANTS.iter().map(|v| v.name).collect();
+        let variants: Vec<&str> = all_variants().iter().map(|v| v.name).collect();
         let counts = || strings(&["0", "1", "3", "10", "1000", "1000000"]);
         // Past the limits the study refuses (MAX_REPS), or not a count at all.
         let bad_counts = || strings(&["4294967295", "4294967296", "-1", "\"5\"", "1.0"]);
@@ -1515,7 +1502,7 @@ mod fuzz_tests {
     fn table_body(sweep: bool) -> impl Strategy<Value = String> {
         (
             prop::collection::vec(spec_line(), 0..3),
-            prop::option::weighted(0.9, select(VARIANTS)),
+            prop::option::weighted(0.9, select(all_variants())),
         )
             .prop_map(move |(lines, core)| {
                 let mut lines = lines;

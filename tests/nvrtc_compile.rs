@@ -7,7 +7,7 @@ use clvscu::backend::cuda::{compile_to_ptx, entry_names, nvrtc_availability};
 use clvscu::backend::{Api, CompileRequest};
 use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
-use clvscu::workload::{FamilyKind, FMA_ITERS, VARIANTS};
+use clvscu::workload::{all_variants, FamilyKind, FMA_ITERS};
 
 fn request(stem: &str, local: u32, extra: &[(&str, &str)]) -> CompileRequest {
     let mut defines = vec![
@@ -46,7 +46,7 @@ fn every_cuda_kernel_compiles_with_nvrtc() {
                 let ptx = compile_to_ptx(&request(stem, local, &extra), "compute_90")
                     .unwrap_or_else(|e| panic!("{stem} WG {local} {extra:?}: {e}"));
                 let entries = entry_names(&ptx);
-                for v in VARIANTS
+                for v in all_variants()
                     .iter()
                     .filter(|v| v.family.file() == stem && !v.kernel.is_empty())
                 {
@@ -198,7 +198,7 @@ fn memory_spaces_show_each_read_path() {
     let column = |label: &str| SPACES.iter().position(|s| s.label == label).unwrap();
     let (nc, tex) = (column("ld.global.nc"), column("tex"));
     let mut checked = 0;
-    for v in VARIANTS
+    for v in all_variants()
         .iter()
         .filter(|v| matches!(v.family, FamilyKind::Spmv | FamilyKind::Md))
     {

@@ -11,7 +11,7 @@ use clvscu::backend::{Backend, LaunchShape};
 use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::workload::{self, default_groups, find_variant, FamilyKind, Size, VARIANTS};
+use clvscu::workload::{self, all_variants, default_groups, find_variant, FamilyKind, Size};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -23,57 +23,7 @@ fn backend() -> (MutexGuard<'static, ()>, OpenClBackend) {
 }
 
 fn sizes(family: FamilyKind) -> Vec<Size> {
-    match family {
-        FamilyKind::Matvec => vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 101),
-            Size::matrix(131, 64),
-            Size::matrix(300, 257),
-            // Short and wide, aligned and not: split-K cuts these into several column blocks.
-            Size::matrix(3, 4100),
-            Size::matrix(9, 2001),
-            // Split-wide's 16-row tiles with a short last tile; row-slice with 5 float4s per
-            // row, which no work-group size divides.
-            Size::matrix(70, 4100),
-            Size::matrix(1000, 20),
-        ],
-        FamilyKind::Reduce | FamilyKind::Bandwidth => vec![
-            Size::vector(1),
-            Size::vector(997),
-            Size::vector(4096),
-            Size::vector(100_003),
-        ],
-        FamilyKind::Flops => vec![Size::vector(1000)],
-        FamilyKind::Launch => vec![Size::vector(7)],
-        FamilyKind::Fft => vec![Size::vector(512), Size::vector(512 * 7)],
-        // Multiples of both tiles (16 and 128); the last one has several tiles per row.
-        FamilyKind::Sgemm => vec![Size::vector(128), Size::vector(384)],
-        FamilyKind::Math => vec![Size::vector(1000)],
-        // Cubes and a plane stack with the fewest planes a radius-4 step allows.
-        FamilyKind::Stencil => vec![Size::matrix(32, 9), Size::vector(64)],
-        // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
-        FamilyKind::Sobel => vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 101),
-            Size::matrix(20, 300),
-        ],
-        // Table lengths: shorter than a warp, one warp, many.
-        FamilyKind::Broadcast => vec![Size::vector(8), Size::vector(32), Size::vector(1024)],
-        // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
-        // than rows).
-        FamilyKind::Spmv => vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 1000),
-            Size::matrix(300, 100),
-        ],
-        // L^3 atoms.
-        FamilyKind::Md => vec![Size::vector(125), Size::vector(216)],
-        // One vertex, a few layers, and a size no work-group size divides.
-        FamilyKind::Bfs => vec![Size::vector(1), Size::vector(1000), Size::vector(5003)],
-        // Its own test below: 2-D launches and sizes per variant.
-        FamilyKind::Fill => vec![],
-        FamilyKind::Transfer => vec![Size::vector(1), Size::vector(4099)],
-    }
+    clvscu::families::get(family).test_sizes()
 }
 
 /// The default launch of a variant: 2-D kernels get work-groups of `local` x 4.
@@ -103,7 +53,7 @@ fn every_variant_verifies_on_opencl() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let mut executed = 0;
-    for v in VARIANTS.iter().filter(|v| v.safe) {
+    for v in all_variants().iter().filter(|v| v.safe) {
         // A size the variant's own rule refuses (a float4 Sobel on a width that is not a
         // multiple of 4) is skipped here; every variant must still verify at some size.
         let mut verified_sizes = 0;
@@ -160,7 +110,7 @@ fn every_variant_verifies_at_every_index_width() {
     let sources = KernelSources::embedded();
     let mut executed = 0;
     for index in ["32", "64", "0"] {
-        for v in VARIANTS
+        for v in all_variants()
             .iter()
             .filter(|v| v.safe && v.family != FamilyKind::Fill)
         {
@@ -299,7 +249,7 @@ fn math_and_sgemm_verify_under_every_flag_set() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let mut executed = 0;
-    let kernels = VARIANTS
+    let kernels = all_variants()
         .iter()
         .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
     for v in kernels {
@@ -451,7 +401,7 @@ fn constant_memory_kernels_verify_on_opencl() {
     }
     let size = Size::vector(256);
     let inputs = Inputs::generate(FamilyKind::Broadcast, size, 3);
-    for v in VARIANTS
+    for v in all_variants()
         .iter()
         .filter(|v| v.family == FamilyKind::Broadcast)
     {
@@ -502,7 +452,10 @@ fn spmv_verifies_on_every_matrix_kind_and_path() {
             _ => Size::matrix(500, 9000),
         };
         let inputs = Inputs::generate_with(FamilyKind::Spmv, size, 3, m);
-        for v in VARIANTS.iter().filter(|v| v.family == FamilyKind::Spmv) {
+        for v in all_variants()
+            .iter()
+            .filter(|v| v.family == FamilyKind::Spmv)
+        {
             let local = 64;
             let side = SideConfig {
                 shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
@@ -537,7 +490,10 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_gets_the_drivers_a
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let mut executed = 0;
-    for v in VARIANTS.iter().filter(|v| v.family == FamilyKind::Fill) {
+    for v in all_variants()
+        .iter()
+        .filter(|v| v.family == FamilyKind::Fill)
+    {
         let planar = v.default_groups.is_planar();
         let sizes = if planar {
             vec![Size::matrix(37, 37), Size::matrix(64, 64)]
@@ -595,7 +551,7 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
     use clvscu::backend::WaitMode;
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let runtime = VARIANTS
+    let runtime = all_variants()
         .iter()
         .filter(|v| matches!(v.family, FamilyKind::Launch | FamilyKind::Transfer));
     let mut runs = 0;
@@ -652,7 +608,7 @@ fn a_wall_clock_launch_has_no_device_timestamps_and_still_verifies() {
     use clvscu::backend::TimerKind;
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let v = VARIANTS
+    let v = all_variants()
         .iter()
         .find(|v| v.family == FamilyKind::Launch && v.name == "empty")
         .unwrap();

@@ -17,7 +17,7 @@ use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::fairness::Flags;
 use crate::kernels::KernelSources;
-use crate::workload::{FamilyKind, FMA_ITERS, VARIANTS};
+use crate::workload::{all_variants, FamilyKind, FMA_ITERS};
 
 pub use ptx::ClassCountRow as ClassRow;
 
@@ -235,7 +235,7 @@ pub fn run(
             },
         ));
     }
-    for v in VARIANTS.iter().filter(|v| !v.kernel.is_empty()) {
+    for v in all_variants().iter().filter(|v| !v.kernel.is_empty()) {
         let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else {
             continue;
         };

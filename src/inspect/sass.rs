@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use super::ptx::{ClassCounts, InstrClass};
 use super::{ClassRow, InspectError};
 use crate::backend::{Backend, JitOptions};
-use crate::workload::VARIANTS;
+use crate::workload::all_variants;
 
 /// SASS instructions of one function, as opcodes with their modifiers (`IMAD.WIDE.U32`).
 pub type SassFunctions = BTreeMap<String, Vec<String>>;
@@ -181,7 +181,7 @@ pub(super) fn report(
     for s in stems {
         let cl = s.opencl.and_then(|t| d.functions_of(s.stem, "opencl", t));
         let cuda = s.cuda.and_then(|t| d.functions_of(s.stem, "cuda", t));
-        for v in VARIANTS
+        for v in all_variants()
             .iter()
             .filter(|v| v.family.file() == s.stem && !v.kernel.is_empty())
         {

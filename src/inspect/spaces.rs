@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::ptx;
 use super::sass::StemPtx;
 use super::{write, InspectError};
-use crate::workload::VARIANTS;
+use crate::workload::all_variants;
 
 /// The CSV this section writes: `pair,kernel,api,space,count`.
 pub const SPACES_CSV: &str = "memory_spaces.csv";
@@ -101,7 +101,7 @@ pub(super) fn run(
         "---|".repeat(SPACES.len())
     );
     let mut csv = String::from("pair,kernel,api,space,count\n");
-    for v in VARIANTS.iter().filter(|v| !v.kernel.is_empty()) {
+    for v in all_variants().iter().filter(|v| !v.kernel.is_empty()) {
         let Some(stem) = stems.iter().find(|s| s.stem == v.family.file()) else {
             continue;
         };

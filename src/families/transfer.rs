@@ -3,14 +3,19 @@
 //! queues / streams) to see whether the runtime overlaps them. Every transfer is verified:
 //! the data must arrive unchanged.
 
-use super::exec::{ExecError, Place, Prepared, Step};
-use super::reference::{self, Verification};
-use super::{FamilyKind, GroupRule, Size, Variant};
 use crate::backend::{Arg, Backend, BufferId, Direction, HostBufferId, HostMemory, KernelId};
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::{GroupRule, Variant};
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     Variant {
-        family: FamilyKind::Transfer,
+        family: FamilyId::Transfer,
         name,
         kernel,
         pow2_local: false,
@@ -74,26 +79,26 @@ pub fn work(variant: &str, n: u64) -> (u64, u64) {
     }
 }
 
-/// What `build` made: the steps, the buffers it owns and where the results are checked.
-pub(super) struct Built {
-    pub(super) steps: Vec<Step>,
+/// What `stage_all` made: the steps, the buffers it owns and where the results are checked.
+struct Staged {
+    steps: Vec<Step>,
     pub device: Vec<BufferId>,
     pub hosts: Vec<HostBufferId>,
-    pub(super) checked: Vec<(Place, usize)>,
+    checked: Vec<(Place, usize)>,
 }
 
 /// Allocates the buffers of a transfer variant and stages `data` (the inputs) where the
 /// transfer starts. `kernel` is the copy kernel of the overlap pair.
-pub(super) fn build(
+fn stage_all(
     backend: &mut dyn Backend,
     variant: &Variant,
     data: &[f32],
     kernel: Option<KernelId>,
     shape: crate::backend::LaunchShape,
-) -> Result<Built, ExecError> {
+) -> Result<Staged, ExecError> {
     let n = data.len();
     let (direction, memory) = kind(variant.name);
-    let mut built = Built {
+    let mut built = Staged {
         steps: Vec::new(),
         device: Vec::new(),
         hosts: Vec::new(),
@@ -142,7 +147,7 @@ pub(super) fn build(
 /// The host and device buffers of the transfer, with `data` where the transfer starts.
 fn stage(
     backend: &mut dyn Backend,
-    built: &mut Built,
+    built: &mut Staged,
     data: &[f32],
     direction: Direction,
     memory: HostMemory,
@@ -165,7 +170,7 @@ fn stage(
     Ok((host, dev))
 }
 
-fn release(backend: &mut dyn Backend, built: &Built) {
+fn release(backend: &mut dyn Backend, built: &Staged) {
     for b in &built.device {
         let _ = backend.free(*b);
     }
@@ -174,46 +179,77 @@ fn release(backend: &mut dyn Backend, built: &Built) {
     }
 }
 
-/// Poisons every place a result lands, runs once, and checks that each holds the inputs
-/// exactly (a copy is exact).
-pub(super) fn verify(
-    backend: &mut dyn Backend,
-    p: &Prepared,
-    data: &[f32],
-) -> Result<Verification, ExecError> {
-    for (place, len) in &p.checked {
-        let poison = vec![f32::NAN; *len];
-        match place {
-            Place::Device(b) => backend.upload(*b, &poison)?,
-            Place::Host(h) => backend.host_data(*h)?[..*len].copy_from_slice(&poison),
-        }
-    }
-    super::exec::run(backend, p)?;
-    let want: Vec<f64> = data.iter().map(|x| f64::from(*x)).collect();
-    let mut got = Vec::new();
-    for (place, len) in &p.checked {
-        let mut part = vec![0.0f32; *len];
-        match place {
-            Place::Device(b) => backend.download(*b, &mut part)?,
-            Place::Host(h) => part.copy_from_slice(&backend.host_data(*h)?[..*len]),
-        }
-        got.extend(part);
-    }
-    let want: Vec<f64> = want.iter().cycle().take(got.len()).copied().collect();
-    Ok(reference::compare(&got, &want, &vec![0.0; want.len()]))
-}
-
 /// The default size of the family: 64 MiB of floats.
 pub const DEFAULT_SIZE: Size = Size {
     rows: 1 << 24,
     cols: 0,
 };
 
+pub struct Transfer;
+
+impl Family for Transfer {
+    fn id(&self) -> FamilyId {
+        FamilyId::Transfer
+    }
+
+    /// The overlap pair's copy kernel is the bandwidth family's.
+    fn kernel_file(&self) -> &'static str {
+        "peak"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(1), Size::vector(4099)]
+    }
+
+    fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        work(variant, size.rows)
+    }
+
+    /// Pinned or pageable host buffers beside the device copy.
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, 0, mul(size.rows, 8))
+    }
+
+    /// The data to move; each result is checked against it in place (see `Built::checked`).
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let a = reference::random_vector(size.rows as usize, seed);
+        Inputs::new(size, a, Vec::new())
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let inputs = cx.inputs;
+        let shape = cx.shape();
+        let staged = stage_all(cx.backend, cx.variant, &inputs.a, cx.kernel, shape)?;
+        cx.owned.extend(staged.device.iter().copied());
+        Ok(Built {
+            steps: staged.steps,
+            outputs: Vec::new(),
+            result: (staged.device[0], 0),
+            hosts: staged.hosts,
+            checked: staged.checked,
+        })
+    }
+
+    /// A copy is exact.
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.check_copy(got)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::{Api, LaunchShape};
+    use crate::families::FamilyId as FamilyKind;
     use crate::kernels::KernelSources;
     use crate::workload::exec::{self, Inputs, SideConfig};
     use crate::workload::find_variant;

@@ -9,9 +9,48 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::reference::{self, Verification};
-use super::{Variant, WorkloadError};
-use crate::workload::Size;
+use crate::backend::Arg;
+use crate::families::error::WorkloadError;
+use crate::families::family::vector_size;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{exact_local, points, pow2, v, Variant};
+
+const VARIANTS: [Variant; 2] = [
+    exact_local(
+        v(
+            FamilyId::Sgemm,
+            "tiled16",
+            "sgemm_tiled16",
+            Tiles,
+            "16x16 shared-memory tiles, one output per work-item (N a multiple of 16)",
+        ),
+        256,
+    ),
+    // The SG_* defines retile it (src/tune/tiles.rs); the kernel refuses to compile at a
+    // work-group size that does not match its tile, so the rule here is only the range.
+    points(
+        pow2(
+            v(
+                FamilyId::Sgemm,
+                "blocked",
+                "sgemm_blocked",
+                Tiles,
+                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+                 multiple of 128; SG_* defines retile it)",
+            ),
+            64,
+            1024,
+        ),
+        &["A"],
+    ),
+];
 
 /// Output elements checked when the matrix has more than this many; smaller ones are checked
 /// whole.
@@ -131,6 +170,81 @@ pub fn check(got: &[f32], sample: &[usize], want: &[f64], tolerances: &[f64]) ->
         .map(|&p| got.get(p).copied().unwrap_or(f32::NAN))
         .collect();
     reference::compare(&picked, want, tolerances)
+}
+
+pub struct Sgemm;
+
+impl Family for Sgemm {
+    fn id(&self) -> FamilyId {
+        FamilyId::Sgemm
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "sgemm"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Flops
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// Multiples of both tiles (16 and 128); the last one has several tiles per row.
+    fn default_size(&self) -> &'static str {
+        "1024"
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(128), Size::vector(384)]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        work(size)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let nn = mul(size.rows, size.rows);
+        plain(mul(nn, 2), nn, 0, 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        check_size(variant, size)?;
+        vector_size(variant, size)
+    }
+
+    /// One work-group per output tile.
+    fn groups(&self, variant: &Variant, size: Size, _local: u32) -> u64 {
+        groups(variant, size)
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let p = problem(size, seed);
+        Inputs::new(size, p.a, p.b)
+            .with_reference(p.reference, p.tolerances)
+            .with_sample(p.sample)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let inputs = cx.inputs;
+        let n = inputs.size.rows as usize;
+        let a = cx.upload(&inputs.a)?;
+        let b = cx.upload(&inputs.b)?;
+        let c = cx.output(n * n)?;
+        let args = vec![
+            Arg::Buffer(a),
+            Arg::Buffer(b),
+            Arg::Buffer(c),
+            Arg::U32(n as u32),
+        ];
+        Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
+    }
 }
 
 #[cfg(test)]

@@ -27,9 +27,16 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::reference::{self, Verification};
-use super::{points, v, FamilyKind, GroupRule, Size, Variant};
 use crate::backend::{Arg, BufferId};
+use crate::families::error::WorkloadError;
+use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::footprint::{plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::{points, v, GroupRule, Variant};
 
 /// Sobel in X, row-major: `[-1 0 1; -2 0 2; -1 0 1]`.
 pub const FILTER_X: [f32; 9] = [-1.0, 0.0, 1.0, -2.0, 0.0, 2.0, -1.0, 0.0, 1.0];
@@ -48,13 +55,11 @@ pub const SOBEL_COLS: u64 = 4;
 const FULL_CHECK_PIXELS: u64 = 1 << 24;
 const SAMPLED_PIXELS: usize = 1 << 22;
 
-use FamilyKind::{Broadcast, Sobel};
-
 /// The variants of both families, in report order.
 pub const VARIANTS: [Variant; 10] = [
     points(
         v(
-            Sobel,
+            FamilyId::Sobel,
             "constant",
             "sobel_constant",
             GroupRule::Cover2D,
@@ -65,7 +70,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Sobel,
+            FamilyId::Sobel,
             "global",
             "sobel_global",
             GroupRule::Cover2D,
@@ -75,7 +80,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Sobel,
+            FamilyId::Sobel,
             "literal",
             "sobel_literal",
             GroupRule::Cover2D,
@@ -85,7 +90,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Sobel,
+            FamilyId::Sobel,
             "constant-x4",
             "sobel_constant_x4",
             GroupRule::Cover2D,
@@ -95,7 +100,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Sobel,
+            FamilyId::Sobel,
             "global-x4",
             "sobel_global_x4",
             GroupRule::Cover2D,
@@ -105,7 +110,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Sobel,
+            FamilyId::Sobel,
             "literal-x4",
             "sobel_literal_x4",
             GroupRule::Cover2D,
@@ -115,7 +120,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Broadcast,
+            FamilyId::Broadcast,
             "constant-uniform",
             "broadcast_constant_uniform",
             GroupRule::PerComputeUnit(16),
@@ -125,7 +130,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Broadcast,
+            FamilyId::Broadcast,
             "constant-divergent",
             "broadcast_constant_divergent",
             GroupRule::PerComputeUnit(16),
@@ -135,7 +140,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Broadcast,
+            FamilyId::Broadcast,
             "global-uniform",
             "broadcast_global_uniform",
             GroupRule::PerComputeUnit(16),
@@ -145,7 +150,7 @@ pub const VARIANTS: [Variant; 10] = [
     ),
     points(
         v(
-            Broadcast,
+            FamilyId::Broadcast,
             "global-divergent",
             "broadcast_global_divergent",
             GroupRule::PerComputeUnit(16),
@@ -165,15 +170,15 @@ pub fn in_constant_memory(variant: &Variant) -> bool {
 pub fn symbol(variant: &Variant) -> Option<&'static str> {
     match variant.family {
         _ if !in_constant_memory(variant) => None,
-        Sobel => Some(FILTER_SYMBOL),
+        FamilyId::Sobel => Some(FILTER_SYMBOL),
         _ => Some(TABLE_SYMBOL),
     }
 }
 
 /// Floats the kernel writes: one per pixel, or one per work-item.
-pub fn output_len(family: FamilyKind, size: Size, global: u64) -> usize {
+pub fn output_len(family: FamilyId, size: Size, global: u64) -> usize {
     match family {
-        Sobel => Image::of(size).pixels() as usize,
+        FamilyId::Sobel => Image::of(size).pixels() as usize,
         _ => global as usize,
     }
 }
@@ -195,7 +200,7 @@ pub fn args(
         }
     };
     match variant.family {
-        Sobel => {
+        FamilyId::Sobel => {
             let img = Image::of(size);
             let mut a = vec![Arg::Buffer(data), Arg::Buffer(out)];
             if !variant.name.starts_with("literal") {
@@ -252,7 +257,7 @@ pub fn cols_per_kernel(kernel: &str) -> u64 {
 /// Refuse a size the variant cannot run, naming the limit.
 pub fn check_size(variant: &Variant, size: Size) -> Result<(), String> {
     match variant.family {
-        Sobel => {
+        FamilyId::Sobel => {
             let img = Image::of(size);
             let cols = cols_per_item(variant);
             if !img.w.is_multiple_of(cols) {
@@ -291,9 +296,9 @@ pub fn check_size(variant: &Variant, size: Size) -> Result<(), String> {
 }
 
 /// Bytes and flops of one run (see the module docs for what the bytes count).
-pub fn work(family: FamilyKind, size: Size, global: u64) -> (u64, u64) {
+pub fn work(family: FamilyId, size: Size, global: u64) -> (u64, u64) {
     match family {
-        Sobel => {
+        FamilyId::Sobel => {
             let img = Image::of(size);
             // Nine multiplies and eight adds per interior pixel (the filter in memory).
             (
@@ -326,9 +331,9 @@ pub struct Problem {
     pub sample: Vec<usize>,
 }
 
-pub fn problem(family: FamilyKind, size: Size, seed: u64) -> Problem {
+pub fn problem(family: FamilyId, size: Size, seed: u64) -> Problem {
     match family {
-        Sobel => {
+        FamilyId::Sobel => {
             let img = Image::of(size);
             let data = quantised(img.pixels() as usize, seed, 8);
             let sample = sobel_sample(img, seed);
@@ -390,7 +395,7 @@ pub fn sobel_at(data: &[f32], filter: &[f32], img: Image, p: usize) -> f64 {
 }
 
 /// Compare a run's output with the reference (for the `sample` positions, or all), exactly.
-pub fn check(family: FamilyKind, got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
+pub fn check(family: FamilyId, got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
     let picked: Vec<f32> = if sample.is_empty() {
         got.to_vec()
     } else {
@@ -399,7 +404,7 @@ pub fn check(family: FamilyKind, got: &[f32], reference: &[f64], sample: &[usize
     };
     let want: Vec<f64> = match family {
         // Every work-item's sum is the table's sum.
-        Broadcast => vec![reference.first().copied().unwrap_or(f64::NAN); got.len()],
+        FamilyId::Broadcast => vec![reference.first().copied().unwrap_or(f64::NAN); got.len()],
         _ => reference.to_vec(),
     };
     reference::compare(&picked, &want, &vec![0.0; want.len()])
@@ -407,8 +412,8 @@ pub fn check(family: FamilyKind, got: &[f32], reference: &[f64], sample: &[usize
 
 /// Rows of the image that `items_y` work-items in y cover ([`SOBEL_ROWS`] each); 1 for the
 /// broadcast family and any other 2-D kernel.
-pub fn rows_per_item(family: FamilyKind) -> u64 {
-    if family == Sobel {
+pub fn rows_per_item(family: FamilyId) -> u64 {
+    if family == FamilyId::Sobel {
         SOBEL_ROWS
     } else {
         1
@@ -429,6 +434,168 @@ pub fn emulate_sobel(
             (x < cover.0 && y < cover.1).then(|| sobel_at(data, filter, img, p) as f32)
         })
         .collect()
+}
+
+/// The Sobel variants lead the table, the broadcast ones follow.
+const SOBEL_VARIANTS: usize = 6;
+
+pub struct Sobel;
+
+pub struct Broadcast;
+
+/// What the two families of this module share: they differ only by `family`.
+fn inputs_of(family: FamilyId, size: Size, seed: u64) -> Inputs {
+    let p = problem(family, size, seed);
+    Inputs::new(size, p.data, p.filter)
+        .with_reference(p.reference, Vec::new())
+        .with_sample(p.sample)
+}
+
+fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
+    let k = cx.kernel()?;
+    let (variant, inputs) = (cx.variant, cx.inputs);
+    let size = inputs.size;
+    let data = cx.upload(&inputs.a)?;
+    let filter = cx.upload(&inputs.b)?;
+    let len = output_len(variant.family, size, cx.shape().global());
+    let out = cx.output(len)?;
+    let args = args(variant, data, out, filter, size);
+    if let (Some(symbol), Some(program)) = (symbol(variant), cx.program) {
+        let table = if variant.family == FamilyId::Sobel {
+            filter
+        } else {
+            data
+        };
+        cx.backend.bind_constant(program, symbol, table)?;
+    }
+    Ok(Built::into(vec![cx.launch(k, args)], out, len))
+}
+
+impl Family for Sobel {
+    fn id(&self) -> FamilyId {
+        FamilyId::Sobel
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "constant"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS[..SOBEL_VARIANTS]
+    }
+
+    /// Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
+    fn default_size(&self) -> &'static str {
+        "8192x8192"
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::matrix(1, 1),
+            Size::matrix(37, 101),
+            Size::matrix(20, 300),
+        ]
+    }
+
+    fn work(&self, _variant: &str, size: Size, global: u64) -> (u64, u64) {
+        work(FamilyId::Sobel, size, global)
+    }
+
+    fn elements(&self, size: Size) -> u64 {
+        Image::of(size).pixels()
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let p = Image::of(size).pixels();
+        plain(p, p, p, 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        check_size(variant, size).map_err(|r| bad_size(variant, r))
+    }
+
+    /// x over the image's columns ([`cols_per_item`] each).
+    fn groups(&self, variant: &Variant, size: Size, local: u32) -> u64 {
+        (size.cols.max(1).div_ceil(cols_per_item(variant))).div_ceil(u64::from(local.max(1)))
+    }
+
+    /// y over its rows, [`SOBEL_ROWS`] per work-item.
+    fn groups_y(&self, _variant: &Variant, size: Size, local_y: u32) -> u64 {
+        let rows = size.rows.max(1).div_ceil(SOBEL_ROWS);
+        rows.div_ceil(u64::from(local_y.max(1)))
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        inputs_of(FamilyId::Sobel, size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        build_of(cx)
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check(FamilyId::Sobel, got, &inputs.reference, &inputs.sample)
+    }
+
+    /// Constant, global and literal filters are one algorithm.
+    fn algorithm(&self, _variant: &Variant) -> &'static str {
+        "sobel-x-3x3"
+    }
+}
+
+impl Family for Broadcast {
+    fn id(&self) -> FamilyId {
+        FamilyId::Broadcast
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "constant"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Reads
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS[SOBEL_VARIANTS..]
+    }
+
+    /// Table lengths: shorter than a warp, one warp, many.
+    fn default_size(&self) -> &'static str {
+        "1024"
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(8), Size::vector(32), Size::vector(1024)]
+    }
+
+    fn work(&self, _variant: &str, size: Size, global: u64) -> (u64, u64) {
+        work(FamilyId::Broadcast, size, global)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, size.rows, 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        check_size(variant, size).map_err(|r| bad_size(variant, r))
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        inputs_of(FamilyId::Broadcast, size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        build_of(cx)
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check(FamilyId::Broadcast, got, &inputs.reference, &inputs.sample)
+    }
 }
 
 #[cfg(test)]
@@ -453,8 +620,8 @@ mod tests {
             };
             assert_eq!(cols_per_item(v), want, "{}", v.name);
         }
-        assert_eq!(rows_per_item(Sobel), SOBEL_ROWS);
-        assert_eq!(rows_per_item(Broadcast), 1);
+        assert_eq!(rows_per_item(FamilyId::Sobel), SOBEL_ROWS);
+        assert_eq!(rows_per_item(FamilyId::Broadcast), 1);
     }
 
     #[test]
@@ -486,8 +653,14 @@ mod tests {
         assert!(check_size(broadcast, Size::vector(16384))
             .unwrap_err()
             .contains("8192"));
-        assert_eq!(work(Sobel, Size::matrix(4, 4), 0), (4 * 4 * 8, 4 * 17));
-        assert_eq!(work(Broadcast, Size::vector(1024), 10).0, 10 * 1024 * 4);
+        assert_eq!(
+            work(FamilyId::Sobel, Size::matrix(4, 4), 0),
+            (4 * 4 * 8, 4 * 17)
+        );
+        assert_eq!(
+            work(FamilyId::Broadcast, Size::vector(1024), 10).0,
+            10 * 1024 * 4
+        );
     }
 
     /// The quantised inputs make every order of summation exact: the tolerance 0 is honest.
@@ -512,16 +685,16 @@ mod tests {
 
     #[test]
     fn a_wrong_pixel_fails_exactly() {
-        let p = problem(Sobel, Size::matrix(16, 16), 1);
+        let p = problem(FamilyId::Sobel, Size::matrix(16, 16), 1);
         let mut got: Vec<f32> = p.reference.iter().map(|v| *v as f32).collect();
-        assert!(check(Sobel, &got, &p.reference, &p.sample).ok);
+        assert!(check(FamilyId::Sobel, &got, &p.reference, &p.sample).ok);
         got[17] += 1.0 / 256.0;
-        assert!(!check(Sobel, &got, &p.reference, &p.sample).ok);
-        let b = problem(Broadcast, Size::vector(64), 1);
+        assert!(!check(FamilyId::Sobel, &got, &p.reference, &p.sample).ok);
+        let b = problem(FamilyId::Broadcast, Size::vector(64), 1);
         let mut got = vec![b.reference[0] as f32; 100];
-        assert!(check(Broadcast, &got, &b.reference, &b.sample).ok);
+        assert!(check(FamilyId::Broadcast, &got, &b.reference, &b.sample).ok);
         got[99] = f32::NAN;
-        assert!(!check(Broadcast, &got, &b.reference, &b.sample).ok);
+        assert!(!check(FamilyId::Broadcast, &got, &b.reference, &b.sample).ok);
     }
 
     /// The fake backend emulates every kernel through the seam: on CUDA the constant-memory
@@ -557,8 +730,8 @@ mod tests {
         for api in [Api::OpenCl, Api::Cuda] {
             for v in &VARIANTS {
                 let (size, shape) = match v.family {
-                    Sobel if cols_per_item(v) > 1 => (image, covering4),
-                    Sobel => (image, covering),
+                    FamilyId::Sobel if cols_per_item(v) > 1 => (image, covering4),
+                    FamilyId::Sobel => (image, covering),
                     _ => (Size::vector(64), LaunchShape::linear(2, 32)),
                 };
                 let ok = run(api, v, size, shape, FakeScript::default());

@@ -20,9 +20,33 @@
 //! in the SDK's own report of points per second. The flop count (29 per interior point: one
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
 
-use super::reference;
-use super::{FamilyKind, Size, Variant, WorkloadError};
-use crate::backend::LaunchShape;
+use crate::backend::{Arg, LaunchShape};
+use crate::families::error::WorkloadError;
+use crate::families::family::bad_size;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, pow2, v, Variant};
+
+const VARIANTS: [Variant; 1] = [pow2(
+    points(
+        v(
+            FamilyId::Stencil,
+            "fdtd3d",
+            "stencil_fdtd3d",
+            Columns,
+            "FDTD3d as in NVIDIA's SDK: radius 4, z-marching register queue, local tile",
+        ),
+        &["A", "B"],
+    ),
+    128,
+    1024,
+)];
 
 /// The stencil's radius, the kernels' `RADIUS`.
 pub const RADIUS: u64 = 4;
@@ -122,7 +146,7 @@ pub fn check_launch(
     shape: LaunchShape,
     tile_x: u64,
 ) -> Result<(), WorkloadError> {
-    if variant.family != FamilyKind::Stencil {
+    if variant.family != FamilyId::Stencil {
         return Ok(());
     }
     let bad = |reason: String| WorkloadError::BadLaunch {
@@ -252,12 +276,96 @@ pub fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) ->
         .collect()
 }
 
+pub struct Stencil;
+
+impl Family for Stencil {
+    fn id(&self) -> FamilyId {
+        FamilyId::Stencil
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "stencil"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// Cubes and a plane stack with the fewest planes a radius-4 step allows.
+    fn default_size(&self) -> &'static str {
+        "384"
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::matrix(32, 9), Size::vector(64)]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        work(size)
+    }
+
+    fn elements(&self, size: Size) -> u64 {
+        Grid::of(size).points()
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let p = Grid::of(size).points();
+        // The reference step keeps the magnitudes (f64) beside the values.
+        plain(p, p, p, mul(p, 8))
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        check_size(size).map_err(|r| bad_size(variant, r))
+    }
+
+    /// One work-item per (x, y) column.
+    fn groups(&self, _variant: &Variant, size: Size, local: u32) -> u64 {
+        columns(size).div_ceil(u64::from(local.max(1)))
+    }
+
+    fn check_launch(
+        &self,
+        variant: &Variant,
+        size: Size,
+        side: &SideConfig,
+    ) -> Result<(), WorkloadError> {
+        check_launch(variant, size, side.shape, tile_x_of(&side.defines))
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let st = inputs(size, seed);
+        Inputs::new(size, st.grid, st.coeff).with_reference(st.reference, st.tolerances)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let inputs = cx.inputs;
+        let points = inputs.a.len();
+        let input = cx.upload(&inputs.a)?;
+        let coeff = cx.upload(&inputs.b)?;
+        let out = cx.output(points)?;
+        let g = Grid::of(inputs.size);
+        let mut args = vec![Arg::Buffer(input), Arg::Buffer(out), Arg::Buffer(coeff)];
+        args.extend([g.nx, g.ny, g.nz].map(|d| Arg::U32(d as u32)));
+        Ok(Built::into(vec![cx.launch(k, args)], out, points))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.compare(got)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::FamilyId as FamilyKind;
 
     fn variant() -> &'static Variant {
-        super::super::find_variant(FamilyKind::Stencil, "fdtd3d").unwrap()
+        crate::families::find_variant(FamilyKind::Stencil, "fdtd3d").unwrap()
     }
 
     #[test]

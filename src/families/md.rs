@@ -24,11 +24,17 @@
 //! 16-byte force written. Caches serve much of the gather, so this is a request rate, not DRAM
 //! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
 
-use super::reference;
-use super::reference::mix;
-use super::spmv::ReadPath;
-use super::{points, v, FamilyKind, GroupRule, Size, Variant};
 use crate::backend::{Arg, BufferId};
+use crate::families::error::WorkloadError;
+use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::footprint::{add, mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{self, mix, Verification};
+use crate::families::size::Size;
+use crate::families::spmv::{gather_build, without_read_path, ReadPath};
+use crate::families::variant::{points, v, GroupRule, Variant};
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;
@@ -43,7 +49,7 @@ pub const LJ2: f32 = 2.0;
 const fn lj(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     points(
         v(
-            FamilyKind::Md,
+            FamilyId::Md,
             name,
             kernel,
             GroupRule::Cover { per_item: 1 },
@@ -211,6 +217,72 @@ pub fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
     }
     let list: Vec<u32> = list[..NEIGHBOURS * n].iter().map(|f| f.to_bits()).collect();
     forces(pos, &list, n).0.iter().map(|&v| v as f32).collect()
+}
+
+pub struct Md;
+
+impl Family for Md {
+    fn id(&self) -> FamilyId {
+        FamilyId::Md
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "md"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// L^3 atoms.
+    fn default_size(&self) -> &'static str {
+        "128^3"
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(125), Size::vector(216)]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        work(size)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let atoms = size.rows;
+        let list = mul(atoms, NEIGHBOURS as u64);
+        plain(add(mul(atoms, 4), list), mul(atoms, 4), mul(atoms, 4), 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        check_size(size).map_err(|r| bad_size(variant, r))
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let p = inputs(size, seed);
+        Inputs::new(size, p.positions, Vec::new())
+            .with_ints(vec![p.list])
+            .with_reference(p.reference, p.tolerances)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        gather_build(cx, |cx, path, positions, ints| {
+            let n = cx.inputs.size.rows as u32;
+            Ok(args(path, positions, ints[0], n))
+        })
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.compare(got)
+    }
+
+    /// The read paths of one kernel are one algorithm.
+    fn algorithm(&self, variant: &Variant) -> &'static str {
+        without_read_path(variant.name)
+    }
 }
 
 #[cfg(test)]

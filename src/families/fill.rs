@@ -27,11 +27,83 @@
 //!
 //! GB/s of stores: 4 bytes per element, nothing read.
 
-use super::exec::{ExecError, SideConfig};
-use super::reference::{self, Verification};
-use super::{Size, Variant};
 use crate::backend::{Arg, Backend, CompileRequest, LaunchShape};
+use crate::families::error::WorkloadError;
+use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, v, Variant};
 use crate::kernels::KernelSources;
+
+const VARIANTS: [Variant; 6] = [
+    points(
+        v(
+            FamilyId::Fill,
+            "1d",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article: one float per work-item, whole work-groups and a bound check",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Fill,
+            "1d-exact",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
+             that does not divide it)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Fill,
+            "1d-auto",
+            "fill_1d",
+            Cover { per_item: 1 },
+            "fill article's NULL launch: global size exactly N, the work-group size the \
+             runtime's (OpenCL NULL, CUDA's occupancy calculator)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Fill,
+            "float4",
+            "fill_float4",
+            Cover { per_item: 4 },
+            "fill article: one float4 store per work-item",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Fill,
+            "2d-rows",
+            "fill_2d_rows",
+            Cover2D,
+            "2D fill, columns on dimension 0 (coalesced stores)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Fill,
+            "2d-article",
+            "fill_2d_article",
+            Cover2D,
+            "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
+        ),
+        &[],
+    ),
+];
 
 /// The value every element is filled with (not 0, so a fresh zeroed buffer cannot pass).
 pub const VALUE: f32 = 1.5;
@@ -73,7 +145,7 @@ pub fn counts(variant: &Variant, size: Size) -> Vec<Arg> {
 
 /// Whether the variant leaves the work-group size to the runtime (see the module docs).
 pub fn leaves_local_to_runtime(variant: &Variant) -> bool {
-    variant.family == super::FamilyKind::Fill && variant.name == "1d-auto"
+    variant.family == FamilyId::Fill && variant.name == "1d-auto"
 }
 
 /// The exact launch of `1d-exact` and `1d-auto` (global = N): N and the local size, `None`
@@ -101,7 +173,7 @@ pub fn runtime_local(
     side: &SideConfig,
 ) -> Result<Option<u32>, ExecError> {
     let request = CompileRequest {
-        source: sources.program(backend.api(), variant.family.file())?,
+        source: sources.program(backend.api(), Fill.kernel_file())?,
         defines: side.all_defines(),
         flags: side.flags.clone(),
         jit: side.jit,
@@ -138,6 +210,70 @@ pub fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
     });
     let n = counts.iter().product::<u64>() as usize;
     vec![value.unwrap_or(f32::NAN); n.min(len)]
+}
+
+pub struct Fill;
+
+impl Family for Fill {
+    fn id(&self) -> FamilyId {
+        FamilyId::Fill
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "fill"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// Its own test below: 2-D launches and sizes per variant.
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        (mul(size.elements(), 4), 0)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, 0, 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        check_size(variant, size).map_err(|r| bad_size(variant, r))
+    }
+
+    fn leaves_local_to_runtime(&self, variant: &Variant) -> bool {
+        leaves_local_to_runtime(variant)
+    }
+
+    /// Nothing is read: the kernels write [`VALUE`].
+    fn inputs(&self, _: &'static Variant, size: Size, _seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::new(size, Vec::new(), Vec::new())
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let (variant, size) = (cx.variant, cx.size());
+        let len = size.elements() as usize;
+        let out = cx.output(len)?;
+        let mut args = vec![Arg::Buffer(out), Arg::F32(VALUE)];
+        args.extend(counts(variant, size));
+        let step = match exact_launch(variant, size, cx.shape()) {
+            Some((global, local)) => Step::Exact(k, global, local, args),
+            None => cx.launch(k, args),
+        };
+        Ok(Built::into(vec![step], out, len))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check(got, inputs.size.elements() as usize)
+    }
 }
 
 #[cfg(test)]

@@ -29,8 +29,17 @@ use rand::rngs::SmallRng;
 use rand::seq::index::sample;
 use rand::SeedableRng;
 
-use super::reference::{compare, Verification, EPS32};
-use super::{FamilyKind, GroupRule, Size, Variant};
+use crate::backend::Arg;
+use crate::families::error::WorkloadError;
+use crate::families::family::vector_size;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{compare, random_vector, Verification, EPS32};
+use crate::families::size::Size;
+use crate::families::variant::{GroupRule, Variant};
 
 /// Points per transform.
 pub const POINTS: usize = 512;
@@ -43,7 +52,7 @@ pub const CHECK_ALL_UP_TO: usize = 4096;
 
 /// The one variant: a work-group of exactly 64 per 512-point batch.
 pub const VARIANT: Variant = Variant {
-    family: FamilyKind::Fft,
+    family: FamilyId::Fft,
     name: "fft512",
     kernel: "fft512_forward",
     pow2_local: false,
@@ -210,6 +219,73 @@ pub fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
         .flat_map(forward_f64)
         .map(|v| v as f32)
         .collect()
+}
+
+pub struct Fft;
+
+impl Family for Fft {
+    fn id(&self) -> FamilyId {
+        FamilyId::Fft
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "fft"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Flops
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        std::slice::from_ref(&VARIANT)
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(512), Size::vector(512 * 7)]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        work(size.rows)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let floats = size.rows.saturating_mul(2);
+        plain(floats, floats, floats, 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        vector_size(variant, size)?;
+        size_problem(size).map_or(Ok(()), |r| {
+            Err(crate::families::family::bad_size(variant, r))
+        })
+    }
+
+    /// `N` complex points as `2 N` interleaved floats; `b` holds the twiddles.
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let a = random_vector(2 * size.rows as usize, seed);
+        let (reference, tolerances) = reference(&a);
+        Inputs::new(size, a, twiddles()).with_reference(reference, tolerances)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let inputs = cx.inputs;
+        let n = inputs.size.rows as usize;
+        let x = cx.upload(&inputs.a)?;
+        let out = cx.output(2 * n)?;
+        let tw = cx.upload(&inputs.b)?;
+        let args = vec![
+            Arg::Buffer(x),
+            Arg::Buffer(out),
+            Arg::Buffer(tw),
+            Arg::U32(n as u32),
+        ];
+        Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,12 @@
 //! The host side here: the chunk, the task arithmetic (mirrored from the kernel, so that it is
 //! tested without a device) and the launch's arguments.
 
-use super::exec::{buffer_of, ExecError, Step};
-use super::matvec_shapes::{one_launch_step, OneLaunch, SPLIT_FLAT};
-use super::{Size, Variant, WorkloadError};
+use super::shapes::{one_launch_step, OneLaunch, SPLIT_FLAT};
 use crate::backend::{Backend, BufferId, KernelId, LaunchShape};
+use crate::families::error::WorkloadError;
+use crate::families::plan::{buffer_of, ExecError, Step};
+use crate::families::size::Size;
+use crate::families::variant::Variant;
 
 /// Why `variant` cannot run on `size`, if it is split-flat and the rows are narrower than one
 /// float4 (there is no task to cut: the variant is for wide rows).
@@ -94,7 +96,7 @@ pub fn row_sums(p: &[f64], size: Size, chunk: u32) -> Vec<f64> {
 
 /// The one launch of `split-flat` over `[M, V, W]`: P holds two sums per task, the block
 /// parameter is the chunk, and there is one counter per row (see
-/// [`super::matvec_shapes::one_launch_step`]). Returns the step and P (poisoned before checks).
+/// [`super::shapes::one_launch_step`]). Returns the step and P (poisoned before checks).
 pub(super) fn steps(
     backend: &mut dyn Backend,
     kernel: KernelId,
@@ -128,7 +130,7 @@ mod tests {
         let (rows, cols) = (size.rows as usize, size.cols as usize);
         let m: Vec<f32> = (0..rows * cols).map(|i| (i % 13) as f32 - 6.0).collect();
         let v: Vec<f32> = (0..cols).map(|i| (i % 7) as f32 * 0.25 - 0.5).collect();
-        let (want, _) = super::super::reference::matvec(&m, &v, rows, cols);
+        let (want, _) = crate::families::reference::matvec(&m, &v, rows, cols);
         let got = row_sums(&partials(&m, &v, size, chunk), size, chunk);
         (got, want)
     }

@@ -53,10 +53,63 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use super::{Size, Variant};
 use crate::backend::{
     Arg, Backend, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
 };
+use crate::families::error::WorkloadError;
+use crate::families::family::{bad_size, vector_size, Family, InputChoice};
+use crate::families::footprint::{add, mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, LaunchLoop, Ran, Step};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, v, Variant};
+
+/// The variants are the graph generators; one kernel pair searches them all.
+const VARIANTS: [Variant; 4] = [
+    points(
+        v(
+            FamilyId::Bfs,
+            "uniform",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's level-synchronous BFS on a seeded graph with uniform edges",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Bfs,
+            "power-law",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's level-synchronous BFS on a seeded graph with power-law out-degrees",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Bfs,
+            "random-uniform",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's BFS on a seeded uniform random graph (as Rodinia's graphgen; levels measured)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Bfs,
+            "random-power-law",
+            "bfs_expand",
+            Cover { per_item: 1 },
+            "Rodinia's BFS on a seeded preferential-attachment power-law graph (levels measured)",
+        ),
+        &[],
+    ),
+];
 
 /// Edges per vertex (the graph has exactly `n × DEGREE` edges).
 pub const DEGREE: u64 = 8;
@@ -433,9 +486,9 @@ pub fn run(backend: &mut dyn Backend, p: &Plan) -> Result<Timing, BackendError> 
 }
 
 /// Device levels (`cost`, carried bit for bit in floats) against the CPU's, exactly.
-pub fn check(got: &[f32], want: &[f64]) -> super::reference::Verification {
+pub fn check(got: &[f32], want: &[f64]) -> Verification {
     let levels: Vec<f32> = got.iter().map(|g| g.to_bits() as i32 as f32).collect();
-    super::reference::compare(&levels, want, &vec![0.0; want.len()])
+    reference::compare(&levels, want, &vec![0.0; want.len()])
 }
 
 /// The host emulation of both kernels, for the fake backend: `bufs` are the kernel's buffer
@@ -473,6 +526,125 @@ pub fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), Stri
             "kernel '{k}' with {} buffers is not a BFS kernel",
             b.len()
         )),
+    }
+}
+
+impl LaunchLoop for Plan {
+    fn run(&self, backend: &mut dyn Backend) -> Result<Timing, BackendError> {
+        run(backend, self)
+    }
+}
+
+pub struct Bfs;
+
+impl Family for Bfs {
+    fn id(&self) -> FamilyId {
+        FamilyId::Bfs
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "bfs"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Teps
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// One vertex, a few layers, and a size no work-group size divides.
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(1), Size::vector(1000), Size::vector(5003)]
+    }
+
+    /// The `flops` column counts edges (the metric is traversed edges per second).
+    fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        (bytes_of(variant, size.rows), edges(size.rows))
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let n = size.rows;
+        let edges = edges(n);
+        // CSR offsets and edges, the frontier, visited and cost words; on the host the
+        // generator's source and destination lists (8 bytes an edge) and the levels.
+        let fp = plain(add(n, edges), mul(n, 6), n, 0);
+        Footprint {
+            host: add(fp.host, mul(edges, 8)),
+            device: fp.device,
+        }
+    }
+
+    /// The CSR offsets of a graph are 32-bit too: they index its `n × DEGREE` edges.
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        vector_size(variant, size)?;
+        if edges(size.rows) >= u64::from(u32::MAX) {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "{size} vertices have {} edges; edge offsets are 32-bit integers (limit {}, \
+                     so at most {} vertices)",
+                    edges(size.rows),
+                    u32::MAX - 1,
+                    (u64::from(u32::MAX) - 1) / DEGREE
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn runtime_bound(&self, _size: Size) -> bool {
+        true
+    }
+
+    fn inputs(
+        &self,
+        variant: &'static Variant,
+        size: Size,
+        seed: u64,
+        _: InputChoice<'_>,
+    ) -> Inputs {
+        let p = problem(Generator::of(variant), size, seed);
+        let tolerances = vec![0.0; p.levels.len()];
+        Inputs::new(size, p.offsets, p.edges).with_reference(p.levels, tolerances)
+    }
+
+    /// The variant picks the graph.
+    fn input_key(&self, variant: &'static Variant) -> &'static str {
+        variant.name
+    }
+
+    /// The search's depth from the source, as the CPU reference found it (a verified run
+    /// matched it vertex by vertex).
+    fn levels(&self, inputs: &Inputs) -> Option<u64> {
+        Some(depth(&inputs.reference))
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let program = cx.program()?;
+        let (inputs, shape) = (cx.inputs, cx.shape());
+        let owned = &mut *cx.owned;
+        let mut alloc = |b: &mut dyn Backend, len: usize| {
+            let id = b.alloc(len.max(1))?;
+            owned.push(id);
+            Ok(id)
+        };
+        let plan = plan(
+            cx.backend,
+            program,
+            k,
+            (&inputs.a, &inputs.b),
+            shape,
+            &mut alloc,
+        )?;
+        let (cost, n) = (plan.cost, inputs.size.rows as usize);
+        Ok(Built::into(vec![Step::Loop(Box::new(plan))], cost, n))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check(got, &inputs.reference)
     }
 }
 

@@ -18,14 +18,16 @@
 //! |             | loads of 4 rows in flight before any sum         | floats                       |
 //! | `split-flat`| M as one flat float4 stream cut into tasks of at | very wide rows of any width  |
 //! |             | most a row; split-one's count per row (one       | (unaligned rows read as      |
-//! |             | launch); see [`super::matvec_flat`]              | float4 all the same)         |
+//! |             | launch); see [`super::flat`]              | float4 all the same)         |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
 
-use super::exec::{buffer_of, ExecError, Step};
-use super::{pow2, v, FamilyKind, GroupRule, Size, Variant};
 use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
+use crate::families::id::FamilyId as FamilyKind;
+use crate::families::plan::{buffer_of, ExecError, Step};
+use crate::families::size::Size;
+use crate::families::variant::{pow2, v, GroupRule, Variant};
 
 /// Rows of one split-K tile; the kernels' `MV_TILE`.
 pub const TILE: u32 = 4;
@@ -389,9 +391,6 @@ pub(super) fn split_k_steps(
     shape: LaunchShape,
     owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
-    if variant == SPLIT_FLAT {
-        return super::matvec_flat::steps(backend, kernel, [m, v, w], size, shape, owned);
-    }
     let splits = splits_of(size, shape.groups, tile_of(variant));
     let (rows, cols) = (size.rows as u32, size.cols as u32);
     let len = splits as usize * rows as usize;
@@ -491,6 +490,7 @@ pub(super) fn one_launch_step(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::FamilyId as FamilyKind;
 
     const H100_CUS: u32 = 132;
 
@@ -606,7 +606,7 @@ mod tests {
                 for (cus, limit) in [(2, 4096), (132, 1024), (16, 256), (1, 64)] {
                     let p = rule(rows, cols, cus, limit);
                     let v = p.algorithm.variant();
-                    assert!(super::super::check_local(v, p.local).is_ok(), "{p:?}");
+                    assert!(crate::families::check_local(v, p.local).is_ok(), "{p:?}");
                     assert!(p.groups >= 1);
                     assert!(u64::from(p.groups) * u64::from(p.local) <= u64::from(u32::MAX));
                 }
@@ -626,7 +626,7 @@ mod tests {
         let (rows, cols) = (5, 37);
         let m: Vec<f32> = (0..rows * cols).map(|i| (i % 7) as f32 - 3.0).collect();
         let v: Vec<f32> = (0..cols).map(|i| (i % 5) as f32 * 0.5).collect();
-        let (want, _) = super::super::reference::matvec(&m, &v, rows, cols);
+        let (want, _) = crate::families::reference::matvec(&m, &v, rows, cols);
         for s in [1, 2, 3, 9] {
             let p = partial_sums(&m, &v, rows, cols, s);
             let got = final_sums(&p, rows, s);
@@ -646,10 +646,10 @@ mod tests {
             max_work_group_size: 1024,
             ..DeviceInfo::default()
         };
-        let auto = super::super::find_variant(FamilyKind::Matvec, AUTO).unwrap();
+        let auto = crate::families::find_variant(FamilyKind::Matvec, AUTO).unwrap();
         let wide = Size::matrix(256, 262_144);
         assert_eq!(concrete(auto, wide, &info).name, SPLIT_K);
-        let tuned = super::super::find_variant(FamilyKind::Matvec, "tuned").unwrap();
+        let tuned = crate::families::find_variant(FamilyKind::Matvec, "tuned").unwrap();
         assert_eq!(concrete(tuned, wide, &info).name, "tuned");
         assert!(plan_for(tuned, wide, &info).is_none());
     }

@@ -22,7 +22,59 @@
 //! A kernel that computes another function, uses another constant or drops a chain still
 //! misses by far more (a unit test shows it for each tolerance).
 
-use super::reference::{self, Verification};
+use crate::families::family::{Family, InputChoice};
+use crate::families::flops::one_per_work_item;
+use crate::families::footprint::{plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, v, Variant};
+
+const VARIANTS: [Variant; 4] = [
+    points(
+        v(
+            FamilyId::Math,
+            "sin",
+            "math_sin",
+            Cover { per_item: 1 },
+            "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Math,
+            "exp",
+            "math_exp",
+            Cover { per_item: 1 },
+            "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Math,
+            "native-sin",
+            "math_native_sin",
+            Cover { per_item: 1 },
+            "the sin chains through the intrinsic: native_sin / __sinf",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Math,
+            "native-exp",
+            "math_native_exp",
+            Cover { per_item: 1 },
+            "the exp chains through the intrinsic: native_exp / __expf",
+        ),
+        &[],
+    ),
+];
 
 /// The function a math variant chains.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +84,7 @@ pub enum Function {
 }
 
 /// (variant name, function, uses the intrinsic) for every math variant.
-const VARIANTS: &[(&str, Function, bool)] = &[
+const FUNCTIONS: &[(&str, Function, bool)] = &[
     ("sin", Function::Sin, false),
     ("exp", Function::Exp, false),
     ("native-sin", Function::Sin, true),
@@ -41,7 +93,7 @@ const VARIANTS: &[(&str, Function, bool)] = &[
 
 /// The function and whether the variant calls the intrinsic.
 pub fn of_variant(variant: &str) -> (Function, bool) {
-    VARIANTS
+    FUNCTIONS
         .iter()
         .find(|(v, _, _)| *v == variant)
         .map_or((Function::Sin, false), |(_, f, i)| (*f, *i))
@@ -126,6 +178,53 @@ pub fn check(
     let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
     let tol = vec![tolerance(f, relaxed); want.len()];
     reference::compare(&sampled, &want, &tol)
+}
+
+pub struct Math;
+
+impl Family for Math {
+    fn id(&self) -> FamilyId {
+        FamilyId::Math
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "math"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Evaluations
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(1000)]
+    }
+
+    fn work(&self, _variant: &str, _size: Size, global: u64) -> (u64, u64) {
+        work(global, FMA_ITERS)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, 1, 0)
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::summed(size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        one_per_work_item(cx)
+    }
+
+    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        let (f, intrinsic) = of_variant(ran.variant);
+        let global = ran.shape.global() as usize;
+        let loose = intrinsic || relaxed(&ran.flags);
+        check(f, loose, &inputs.a, global, FMA_ITERS, got)
+    }
 }
 
 #[cfg(test)]
@@ -215,11 +314,11 @@ mod fake_tests {
     use crate::backend::{Api, LaunchShape};
     use crate::kernels::KernelSources;
     use crate::workload::exec::{self, Inputs, SideConfig};
-    use crate::workload::{default_groups, FamilyKind, Size, VARIANTS};
+    use crate::workload::{default_groups, FamilyKind, Size};
 
     fn verify(script: FakeScript) -> Vec<bool> {
         let mut b = FakeBackend::new(Api::Cuda, script);
-        let kernels = VARIANTS
+        let kernels = crate::workload::all_variants()
             .iter()
             .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
         kernels

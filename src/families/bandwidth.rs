@@ -1,0 +1,125 @@
+//! Peak bandwidth: a read kernel, a copy kernel and the API's own copy command
+//! (`kernels_*/peak.*`, shared with the flops and launch families).
+
+use crate::backend::Arg;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
+use crate::families::reference::Verification;
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, v, Variant};
+
+const VARIANTS: [Variant; 3] = [
+    points(
+        v(
+            FamilyId::Bandwidth,
+            "read",
+            "peak_read",
+            PerComputeUnit(16),
+            "coalesced float4 read of the whole array",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Bandwidth,
+            "copy-kernel",
+            "peak_copy",
+            PerComputeUnit(16),
+            "float4 copy kernel (bytes read + written)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Bandwidth,
+            "copy",
+            "",
+            Fixed(1),
+            "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)",
+        ),
+        &[],
+    ),
+];
+
+pub struct Bandwidth;
+
+impl Family for Bandwidth {
+    fn id(&self) -> FamilyId {
+        FamilyId::Bandwidth
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "peak"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::vector(1),
+            Size::vector(997),
+            Size::vector(4096),
+            Size::vector(100_003),
+        ]
+    }
+
+    fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        let n = size.rows;
+        match variant {
+            "read" => (mul(n, 4), n),
+            _ => (mul(mul(2, n), 4), 0),
+        }
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, 0, 0)
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::summed(size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let inputs = cx.inputs;
+        let n = inputs.size.rows as usize;
+        let x = cx.upload(&inputs.a)?;
+        let Some(k) = cx.kernel else {
+            // The API's own copy command.
+            let out = cx.output(n)?;
+            let copy = Step::Copy {
+                src: x,
+                dst: out,
+                len: n,
+            };
+            return Ok(Built::into(vec![copy], out, n));
+        };
+        // The read kernel leaves one partial sum per work-item.
+        let len = if cx.variant.name == "read" {
+            cx.shape().global() as usize
+        } else {
+            n
+        };
+        let out = cx.output(len)?;
+        let args = vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)];
+        Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    }
+
+    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        if ran.variant == "read" {
+            inputs.check_total(got)
+        } else {
+            // A copy is exact.
+            inputs.check_copy(got)
+        }
+    }
+}

@@ -1,0 +1,21 @@
+//! What can be wrong with a family, variant, size or launch, found before anything runs.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum WorkloadError {
+    #[error("unknown family '{name}'; valid families: {known}")]
+    UnknownFamily { name: String, known: String },
+    #[error("unknown variant '{name}' of family {family}; valid variants: {known}")]
+    UnknownVariant {
+        family: String,
+        name: String,
+        known: String,
+    },
+    #[error("cannot read size '{text}': use ROWSxCOLS (e.g. 60989x1100), N or 2^K")]
+    BadSize { text: String },
+    #[error("invalid problem for {variant}: {reason}")]
+    BadProblem { variant: String, reason: String },
+    #[error("invalid launch for {variant}: {reason}")]
+    BadLaunch { variant: String, reason: String },
+}

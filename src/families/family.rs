@@ -1,0 +1,186 @@
+//! The `Family` trait: everything the harness knows about one kernel family, in one place.
+
+use super::error::WorkloadError;
+use super::footprint::Footprint;
+use super::id::FamilyId;
+use super::metric::Metric;
+use super::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
+use super::reference::Verification;
+use super::size::Size;
+use super::spmv::matrix::MatrixSource;
+use super::variant::Variant;
+use crate::backend::DeviceInfo;
+
+/// Choices of a study entry that pick a family's input data beyond size and seed.
+#[derive(Debug, Clone, Copy)]
+pub struct InputChoice<'a> {
+    /// SpMV's matrix (the study key `matrix`); other families ignore it.
+    pub matrix: &'a MatrixSource,
+}
+
+/// One kernel family: its variants and sizes, how it is launched, its buffers and data, its
+/// f64 reference, and the work one run does. The runner and session call only this.
+///
+/// A family's kernels live in `kernels_cl/<file>.cl` and `kernels_cu/<file>.cu`, twins that
+/// `clvscu parity` holds to the same text.
+pub trait Family: Sync {
+    fn id(&self) -> FamilyId;
+
+    /// The kernel file stem shared by the twins.
+    fn kernel_file(&self) -> &'static str;
+
+    fn metric(&self) -> Metric;
+
+    /// Every variant, in report order.
+    fn variants(&self) -> &'static [Variant];
+
+    /// Small sizes at edge cases (one element, sizes no work-group divides) at which every
+    /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
+    /// tests its sizes its own way.
+    fn test_sizes(&self) -> Vec<Size>;
+
+    /// Bytes moved and flops of one run, given `global` work-items launched. Saturating.
+    fn work(&self, variant: &str, size: Size, global: u64) -> (u64, u64);
+
+    /// Host and device bytes of one problem, checked before anything is allocated.
+    fn footprint(&self, size: Size) -> Footprint;
+
+    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`.
+    fn inputs(
+        &self,
+        variant: &'static Variant,
+        size: Size,
+        seed: u64,
+        choice: InputChoice<'_>,
+    ) -> Inputs;
+
+    /// Allocates and stages buffers and returns the steps of one run.
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError>;
+
+    /// Compares one run's result (`got`, the result buffer) with the reference.
+    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification;
+
+    /// Refuses a size this family cannot run. Default: a vector of `N` elements that 32-bit
+    /// indices reach.
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        vector_size(variant, size)
+    }
+
+    /// Refuses a launch this variant cannot run, beyond the work-group size rules.
+    fn check_launch(
+        &self,
+        _variant: &Variant,
+        _size: Size,
+        _side: &SideConfig,
+    ) -> Result<(), WorkloadError> {
+        Ok(())
+    }
+
+    /// Elements a problem touches (its size's own count unless the family says otherwise).
+    fn elements(&self, size: Size) -> u64 {
+        size.elements()
+    }
+
+    /// The size a study entry gets when it names none.
+    fn default_size(&self) -> &'static str {
+        "2^24"
+    }
+
+    /// The work-group size a study entry gets when it names none: a kernel written for one
+    /// size (the FFT's 64) gets that one, every other 256.
+    fn default_local(&self, variant: &Variant) -> u32 {
+        if variant.min_local == variant.max_local {
+            variant.min_local
+        } else {
+            256
+        }
+    }
+
+    /// Whether a run at `size` is bound by the runtime (launch cost could sit in its rows).
+    fn runtime_bound(&self, _size: Size) -> bool {
+        false
+    }
+
+    /// Work-groups in x for the rules the family computes itself (`Tiles`, `Columns`,
+    /// `Cover2D`). Default: a 2-D cover, one work-item per column of a ROWSxCOLS matrix.
+    fn groups(&self, _variant: &Variant, size: Size, local: u32) -> u64 {
+        size.cols.max(1).div_ceil(u64::from(local.max(1)))
+    }
+
+    /// Work-groups in y of a `Cover2D` launch. Default: one work-item per row.
+    fn groups_y(&self, _variant: &Variant, size: Size, local_y: u32) -> u64 {
+        size.rows.max(1).div_ceil(u64::from(local_y.max(1)))
+    }
+
+    /// Whether `variant` may leave the work-group size to the runtime (local size 0).
+    fn leaves_local_to_runtime(&self, _variant: &Variant) -> bool {
+        false
+    }
+
+    /// The variant that actually runs (a rule such as `matvec/auto` picks one).
+    fn concrete(
+        &self,
+        variant: &'static Variant,
+        _size: Size,
+        _device: &DeviceInfo,
+    ) -> &'static Variant {
+        variant
+    }
+
+    /// What besides family, size and seed tells two variants' inputs apart.
+    fn input_key(&self, _variant: &'static Variant) -> &'static str {
+        ""
+    }
+
+    /// The levels one run takes, for level-by-level families (BFS's depth).
+    fn levels(&self, _inputs: &Inputs) -> Option<u64> {
+        None
+    }
+
+    /// The algorithm `variant` implements, for the fairness table: variants that differ only
+    /// in where an operand is read from share one.
+    fn algorithm(&self, variant: &Variant) -> &'static str {
+        variant.name
+    }
+}
+
+/// The common size rule of one-dimensional families: `N`, not a matrix, and within 32-bit
+/// indices (kernels index with 32-bit unsigned integers, as the whitepaper does).
+pub fn vector_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+    if size.cols != 0 {
+        return Err(bad_size(
+            variant,
+            format!("{size} is a matrix; this family takes one length N"),
+        ));
+    }
+    nonzero_in_32_bits(variant, size)
+}
+
+/// Refuses size 0 and sizes 32-bit indices cannot reach.
+pub fn nonzero_in_32_bits(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+    if size.rows == 0 {
+        return Err(bad_size(
+            variant,
+            "size 0: there is nothing to compute".into(),
+        ));
+    }
+    if size.elements() >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
+        return Err(bad_size(
+            variant,
+            format!(
+                "{size} has {} elements; kernels index with 32-bit integers (limit {})",
+                size.elements(),
+                u32::MAX - 1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The refusal of a problem, naming `family/variant`.
+pub fn bad_size(variant: &Variant, reason: String) -> WorkloadError {
+    WorkloadError::BadProblem {
+        variant: format!("{}/{}", variant.family.name(), variant.name),
+        reason,
+    }
+}

@@ -1,0 +1,96 @@
+//! Peak arithmetic: eight FMA chains per work-item (`kernels_*/peak.*`).
+
+use crate::backend::Arg;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{v, Variant};
+
+/// One launch over the configured shape, `x` in and one output per work-item: the flops and
+/// math kernels (`(x, out, n)`).
+pub(crate) fn one_per_work_item(cx: &mut Build<'_>) -> Result<Built, ExecError> {
+    let k = cx.kernel()?;
+    let inputs = cx.inputs;
+    let x = cx.upload(&inputs.a)?;
+    let len = cx.shape().global() as usize;
+    let out = cx.output(len)?;
+    let args = vec![
+        Arg::Buffer(x),
+        Arg::Buffer(out),
+        Arg::U32(inputs.size.rows as u32),
+    ];
+    Ok(Built::into(vec![cx.launch(k, args)], out, len))
+}
+
+const VARIANTS: [Variant; 1] = [v(
+    FamilyId::Flops,
+    "fma",
+    "peak_fma",
+    PerComputeUnit(16),
+    "8 independent FMA chains per work-item",
+)];
+
+pub struct Flops;
+
+impl Family for Flops {
+    fn id(&self) -> FamilyId {
+        FamilyId::Flops
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "peak"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Flops
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(1000)]
+    }
+
+    fn work(&self, _variant: &str, _size: Size, global: u64) -> (u64, u64) {
+        (
+            mul(global, 4 * 2),
+            mul(global, 8 * u64::from(FMA_ITERS) * 2),
+        )
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, 1, 0)
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::summed(size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        one_per_work_item(cx)
+    }
+
+    /// Checked on a sample of about 4096 work-items (the f64 reference of all of them would
+    /// cost more CPU time than the measurement), with a relative tolerance of 1e-4: the
+    /// recurrence contracts (|m| < 1), so float32 rounding stays bounded.
+    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        let global = ran.shape.global() as usize;
+        let n = inputs.a.len().max(1);
+        let stride = (global / 4096).max(1);
+        let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
+        let want: Vec<f64> = idx
+            .iter()
+            .map(|&g| reference::fma_chain(inputs.a[g % n], FMA_ITERS))
+            .collect();
+        let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
+        let tol: Vec<f64> = want.iter().map(|w| 1e-4 * w.abs().max(1.0)).collect();
+        reference::compare(&sampled, &want, &tol)
+    }
+}

@@ -1,0 +1,110 @@
+//! Launch overhead: an empty kernel, launched once or `N` times back to back
+//! (`kernels_*/peak.*`).
+
+use crate::backend::Arg;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
+use crate::families::reference::Verification;
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, v, Variant};
+
+const VARIANTS: [Variant; 2] = [
+    points(
+        v(
+            FamilyId::Launch,
+            "empty",
+            "launch_empty",
+            Fixed(1),
+            "1 x 1 launch of a kernel that stores one value",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Launch,
+            "back-to-back",
+            "launch_empty",
+            Fixed(1),
+            "N launches of the empty kernel (N = size), one wait: time per launch",
+        ),
+        &[],
+    ),
+];
+
+pub struct Launch;
+
+impl Family for Launch {
+    fn id(&self) -> FamilyId {
+        FamilyId::Launch
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "peak"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Rate
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn default_size(&self) -> &'static str {
+        "1"
+    }
+
+    /// One work-item: the kernel does nothing.
+    fn default_local(&self, _variant: &Variant) -> u32 {
+        1
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![Size::vector(7)]
+    }
+
+    fn work(&self, _variant: &str, _size: Size, _global: u64) -> (u64, u64) {
+        (4, 0)
+    }
+
+    fn footprint(&self, _size: Size) -> Footprint {
+        plain(1, 1, 1, 0)
+    }
+
+    fn runtime_bound(&self, _size: Size) -> bool {
+        true
+    }
+
+    /// `N` is the number of launches; the kernel counts them in one float.
+    fn inputs(&self, _: &'static Variant, size: Size, _seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::new(size, vec![0.0], Vec::new()).with_reference(vec![size.rows as f64], vec![0.0])
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let inputs = cx.inputs;
+        let n = inputs.size.rows as u32;
+        let x = cx.upload(&inputs.a)?;
+        let out = cx.output(1)?;
+        let args = vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n)];
+        let step = if cx.variant.name == "back-to-back" {
+            Step::Repeated {
+                kernel: k,
+                shape: cx.shape(),
+                args,
+                count: n,
+            }
+        } else {
+            cx.launch(k, args)
+        };
+        Ok(Built::into(vec![step], out, 1))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.compare(got)
+    }
+}

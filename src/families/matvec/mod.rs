@@ -1,0 +1,245 @@
+//! Matrix-vector multiply (the whitepaper's Listings 2-7, a tuned kernel, and the shape-aware
+//! algorithms of `shapes` and `flat`): W = M V, M row-major `rows` x `cols`.
+
+pub mod flat;
+pub mod shapes;
+
+use crate::backend::{Arg, DeviceInfo};
+use crate::families::error::WorkloadError;
+use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice};
+use crate::families::footprint::{add, mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
+
+/// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
+const VARIANTS: [Variant; 18] = [
+    v(
+        FamilyId::Matvec,
+        "listing2",
+        "matvec_listing2",
+        Cover { per_item: 1 },
+        "whitepaper Listing 2: one work-item per row (bound check added)",
+    ),
+    v(
+        FamilyId::Matvec,
+        "listing3",
+        "matvec_listing3",
+        PerComputeUnit(8),
+        "whitepaper Listing 3: work-items stride over rows (uncoalesced)",
+    ),
+    points(
+        v(
+            FamilyId::Matvec,
+            "listing4",
+            "matvec_listing4",
+            PerComputeUnit(8),
+            "whitepaper Listing 4: a work-group per row, coalesced; serial sum",
+        ),
+        &["A", "B"],
+    ),
+    pow2(
+        v(
+            FamilyId::Matvec,
+            "listing5",
+            "matvec_listing5",
+            PerComputeUnit(8),
+            "whitepaper Listing 5: interleaved tree reduction (bank conflicts)",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Matvec,
+            "listing6",
+            "matvec_listing6",
+            PerComputeUnit(8),
+            "whitepaper Listing 6: sequential-addressing tree reduction",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Matvec,
+            "listing7",
+            "matvec_listing7",
+            PerComputeUnit(8),
+            "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
+        ),
+        64,
+        512,
+    ),
+    unsafe_variant(pow2(
+        points(
+            v(
+                FamilyId::Matvec,
+                "listing7-unsafe",
+                "matvec_listing7_unsafe",
+                PerComputeUnit(8),
+                "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
+            ),
+            &[],
+        ),
+        64,
+        512,
+    )),
+    pow2(
+        v(
+            FamilyId::Matvec,
+            "tuned",
+            "matvec_tuned",
+            PerComputeUnit(16),
+            "modern: a warp per row, float4 loads, warp-level reduction",
+        ),
+        32,
+        u32::MAX,
+    ),
+    shapes::VARIANTS[0],
+    shapes::VARIANTS[1],
+    shapes::VARIANTS[2],
+    shapes::VARIANTS[3],
+    shapes::VARIANTS[4],
+    shapes::VARIANTS[5],
+    shapes::VARIANTS[6],
+    shapes::VARIANTS[7],
+    shapes::VARIANTS[8],
+    shapes::VARIANTS[9],
+];
+
+pub struct Matvec;
+
+impl Family for Matvec {
+    fn id(&self) -> FamilyId {
+        FamilyId::Matvec
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "matvec"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
+    /// column blocks; split-wide's 16-row tiles with a short last tile; row-slice with 5
+    /// float4s per row, which no work-group size divides.
+    fn default_size(&self) -> &'static str {
+        "60989x1100"
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::matrix(1, 1),
+            Size::matrix(37, 101),
+            Size::matrix(131, 64),
+            Size::matrix(300, 257),
+            Size::matrix(3, 4100),
+            Size::matrix(9, 2001),
+            Size::matrix(70, 4100),
+            Size::matrix(1000, 20),
+        ]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        let (h, w) = (size.rows, size.cols);
+        let hw = mul(h, w);
+        // M once, V once (cached), W written once.
+        (mul(add(add(hw, w), h), 4), mul(2, hw))
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let n = size.rows;
+        plain(add(mul(n, size.cols), size.cols), n, mul(n, 2), 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        if size.rows == 0 || size.cols == 0 {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "matrix {size} is empty; both rows and columns must be at least 1 (give \
+                     ROWSxCOLS)"
+                ),
+            ));
+        }
+        nonzero_in_32_bits(variant, size)?;
+        flat::size_problem(variant, size).map_or(Ok(()), |r| Err(bad_size(variant, r)))
+    }
+
+    fn concrete(
+        &self,
+        variant: &'static Variant,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> &'static Variant {
+        shapes::concrete(variant, size, device)
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let (rows, cols) = (size.rows as usize, size.cols as usize);
+        let a = reference::random_vector(rows * cols, seed);
+        let b = reference::random_vector(cols, seed.wrapping_add(1));
+        let (w, abs) = reference::matvec(&a, &b, rows, cols);
+        let f = reference::tolerance_factor(size.cols);
+        let tolerances = abs.iter().map(|s| f * s).collect();
+        Inputs::new(size, a, b).with_reference(w, tolerances)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let size = cx.size();
+        let n = size.rows as usize;
+        let inputs = cx.inputs;
+        let m = cx.upload(&inputs.a)?;
+        let v = cx.upload(&inputs.b)?;
+        let w = cx.output(n)?;
+        let name = cx.variant.name;
+        if name == shapes::SPLIT_FLAT {
+            let (steps, partial) =
+                flat::steps(cx.backend, k, [m, v, w], size, cx.side.shape, cx.owned)?;
+            let mut built = Built::into(steps, w, n);
+            built.outputs = vec![partial, (w, n)];
+            return Ok(built);
+        }
+        if shapes::is_split(name) {
+            let program = cx.program()?;
+            let (steps, partial) = shapes::split_k_steps(
+                cx.backend,
+                program,
+                k,
+                name,
+                [m, v, w],
+                size,
+                cx.side.shape,
+                cx.owned,
+            )?;
+            let mut built = Built::into(steps, w, n);
+            built.outputs = vec![partial, (w, n)];
+            return Ok(built);
+        }
+        let (cols, rows) = (size.cols as u32, size.rows as u32);
+        let args = vec![
+            Arg::Buffer(m),
+            Arg::U32(cols),
+            Arg::U32(rows),
+            Arg::Buffer(v),
+            Arg::Buffer(w),
+        ];
+        Ok(Built::into(vec![cx.launch(k, args)], w, n))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        reference::compare(got, &inputs.reference, &inputs.tolerances)
+    }
+}

@@ -1,0 +1,300 @@
+//! Kernel families, one module each, behind the `Family` trait; the registry below is the
+//! only list of them. Adding a family: its module, `kernels_cl/<name>.cl`,
+//! `kernels_cu/<name>.cu`, a study entry and one line in `FAMILIES`.
+//!
+//! The functions here answer for any family by asking the registry; nothing else in the
+//! harness switches on families.
+
+pub mod bandwidth;
+pub mod bfs;
+pub mod constmem;
+pub mod error;
+pub mod family;
+pub mod fft;
+pub mod fill;
+pub mod flops;
+pub mod footprint;
+pub mod id;
+pub mod launch;
+pub mod math;
+pub mod matvec;
+pub mod md;
+pub mod metric;
+pub mod plan;
+pub mod reduce;
+pub mod reference;
+pub mod sgemm;
+pub mod size;
+pub mod spmv;
+pub mod stencil;
+pub mod stencil2d;
+pub mod transfer;
+pub mod transpose;
+pub mod variant;
+
+#[cfg(test)]
+mod tests;
+
+use std::cmp::Ordering;
+use std::str::FromStr;
+use std::sync::OnceLock;
+
+pub use error::WorkloadError;
+pub use family::{Family, InputChoice};
+pub use footprint::Footprint;
+pub use id::FamilyId;
+pub use metric::Metric;
+pub use plan::FMA_ITERS;
+pub use size::Size;
+pub use variant::{GroupRule, Variant};
+
+/// Every family, one line each. The order is the order of reports, charts and listings.
+const FAMILIES: &[&dyn Family] = &[
+    &matvec::Matvec,
+    &reduce::Reduce,
+    &bandwidth::Bandwidth,
+    &flops::Flops,
+    &launch::Launch,
+    &fft::Fft,
+    &sgemm::Sgemm,
+    &math::Math,
+    &stencil::Stencil,
+    &constmem::Sobel,
+    &constmem::Broadcast,
+    &spmv::Spmv,
+    &md::Md,
+    &bfs::Bfs,
+    &fill::Fill,
+    &transfer::Transfer,
+    &transpose::Transpose,
+    &stencil2d::Stencil2d,
+];
+
+/// Every registered family.
+pub fn all() -> &'static [&'static dyn Family] {
+    FAMILIES
+}
+
+fn position(id: FamilyId) -> Option<usize> {
+    FAMILIES.iter().position(|f| f.id() == id)
+}
+
+/// The family named by `id`. Ids come from the registry (parsing) or its constants, so an
+/// unregistered one is a programming error.
+pub fn get(id: FamilyId) -> &'static dyn Family {
+    match position(id) {
+        Some(i) => FAMILIES[i],
+        None => panic!("family {id} is not in the registry (src/families/mod.rs)"),
+    }
+}
+
+impl FamilyId {
+    /// Every family's id, in registry order.
+    pub fn all() -> &'static [FamilyId] {
+        static IDS: OnceLock<Vec<FamilyId>> = OnceLock::new();
+        IDS.get_or_init(|| FAMILIES.iter().map(|f| f.id()).collect())
+    }
+
+    pub fn parse(name: &str) -> Result<Self, WorkloadError> {
+        Self::all()
+            .iter()
+            .copied()
+            .find(|f| f.name() == name)
+            .ok_or_else(|| WorkloadError::UnknownFamily {
+                name: name.to_string(),
+                known: Self::all()
+                    .iter()
+                    .map(|f| f.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    pub fn family(self) -> &'static dyn Family {
+        get(self)
+    }
+
+    pub fn metric(self) -> Metric {
+        get(self).metric()
+    }
+
+    /// The kernel file stem shared by the twins.
+    pub fn file(self) -> &'static str {
+        get(self).kernel_file()
+    }
+
+    /// Whether a run of this family at `size` is bound by the runtime, so that a harness's own
+    /// launch cost could sit inside its rows.
+    pub fn runtime_bound(self, size: Size) -> bool {
+        get(self).runtime_bound(size)
+    }
+}
+
+impl Ord for FamilyId {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (position(*self), self.name()).cmp(&(position(*other), other.name()))
+    }
+}
+
+impl PartialOrd for FamilyId {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl FromStr for FamilyId {
+    type Err = WorkloadError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FamilyId::parse(s)
+    }
+}
+
+impl serde::Serialize for FamilyId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FamilyId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        FamilyId::parse(&text).map_err(|_| {
+            let names: Vec<&str> = FamilyId::all().iter().map(|f| f.name()).collect();
+            serde::de::Error::custom(format!(
+                "unknown variant `{text}`, expected one of {}",
+                names.join(", ")
+            ))
+        })
+    }
+}
+
+/// Every variant of every family, in registry order.
+pub fn all_variants() -> &'static [Variant] {
+    static ALL: OnceLock<Vec<Variant>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        FAMILIES
+            .iter()
+            .flat_map(|f| f.variants().iter().copied())
+            .collect()
+    })
+}
+
+/// Every variant of a family (safe ones only unless `include_unsafe`).
+pub fn variants_of(family: FamilyId, include_unsafe: bool) -> Vec<&'static Variant> {
+    get(family)
+        .variants()
+        .iter()
+        .filter(|v| include_unsafe || v.safe)
+        .collect()
+}
+
+/// The variants `all_variants = true` expands to: the safe ones that are whole algorithms, not
+/// one-step experiments on a part of one.
+pub fn user_variants_of(family: FamilyId) -> Vec<&'static Variant> {
+    variants_of(family, false)
+        .into_iter()
+        .filter(|v| !v.experiment)
+        .collect()
+}
+
+/// A variant by family and name, or an error that lists the valid names.
+pub fn find_variant(family: FamilyId, name: &str) -> Result<&'static Variant, WorkloadError> {
+    get(family)
+        .variants()
+        .iter()
+        .find(|v| v.name == name)
+        .ok_or_else(|| WorkloadError::UnknownVariant {
+            family: family.name().into(),
+            name: name.to_string(),
+            known: variants_of(family, true)
+                .iter()
+                .map(|v| v.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// Elements a problem touches: the size's own count, or what the family counts instead (the
+/// stencil's grid points, the image's pixels, SpMV's stored entries).
+pub fn elements_of(family: FamilyId, size: Size) -> u64 {
+    get(family).elements(size)
+}
+
+/// Bytes moved and flops of one run, from the family — computed centrally, never per
+/// backend. `global` is the number of work-items launched.
+///
+/// Saturating: a study may ask for `groups` x `local` up to 2^64 work-items, and a count
+/// pinned at `u64::MAX` is visibly wrong where a wrapped one would look plausible.
+pub fn work_of(family: FamilyId, variant: &str, size: Size, global: u64) -> (u64, u64) {
+    get(family).work(variant, size, global)
+}
+
+/// Refuse a problem size the family cannot run, before anything is allocated.
+pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+    get(variant.family).check_size(variant, size)
+}
+
+/// The algorithm `variant` implements: what the fairness table's algorithm step compares.
+pub fn algorithm(variant: &Variant) -> &'static str {
+    get(variant.family).algorithm(variant)
+}
+
+/// Refuse a launch shape the variant cannot run, naming the variant and why.
+pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
+    let bad = |reason: String| WorkloadError::BadLaunch {
+        variant: format!("{}/{}", variant.family.name(), variant.name),
+        reason,
+    };
+    if local == 0 && get(variant.family).leaves_local_to_runtime(variant) {
+        return Ok(()); // OpenCL's NULL: the runtime's choice, unknown here.
+    }
+    if local == 0 {
+        return Err(bad("work-group size 0".into()));
+    }
+    if variant.pow2_local && !local.is_power_of_two() {
+        return Err(bad(format!(
+            "work-group size {local} is not a power of two; its tree reduction halves the \
+             stride at every step and would drop elements"
+        )));
+    }
+    if local < variant.min_local || local > variant.max_local {
+        return Err(bad(format!(
+            "work-group size {local} is outside {}..={} that this kernel supports",
+            variant.min_local,
+            if variant.max_local == u32::MAX {
+                "device limit".to_string()
+            } else {
+                variant.max_local.to_string()
+            }
+        )));
+    }
+    Ok(())
+}
+
+/// The default number of work-groups for a variant, problem and device.
+pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: u32) -> u32 {
+    let primary = size.rows.max(1);
+    let groups = match variant.default_groups {
+        GroupRule::Cover { per_item } => {
+            primary.div_ceil(u64::from(local.max(1)) * u64::from(per_item.max(1)))
+        }
+        GroupRule::Fixed(g) => u64::from(g),
+        GroupRule::PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
+        GroupRule::Tiles | GroupRule::Columns | GroupRule::Cover2D => {
+            get(variant.family).groups(variant, size, local)
+        }
+    };
+    groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
+}
+
+/// The default number of work-groups in y: the rows of a 2-D kernel's image, 1 otherwise.
+pub fn default_groups_y(variant: &Variant, size: Size, local_y: u32) -> u32 {
+    match variant.default_groups {
+        GroupRule::Cover2D => {
+            let groups = get(variant.family).groups_y(variant, size, local_y);
+            groups.clamp(1, u64::from(u32::MAX / local_y.max(1))) as u32
+        }
+        _ => 1,
+    }
+}

@@ -1,0 +1,289 @@
+//! Sum reduction: the ladder of seven kernels (interleaved to completely unrolled), a tuned
+//! kernel, and the launch experiment below.
+//!
+//! The one-step experiment on the two launches of a reduction: `reduce/tuned` is the tuned
+//! kernel (partial sums, one per work-group) followed by `reduce_final` (one work-group adds
+//! them), both timed. Small reductions are 4-7% faster on NVIDIA's OpenCL than on CUDA there,
+//! a constant 0.1-1 µs. These two variants time each launch alone, with nothing else changed:
+//!
+//! - `first-pass`: the tuned kernel's launch alone, with the launch shape `tuned` gets; the
+//!   host adds its partial sums to check them (as it does for the read kernel);
+//! - `final`: `reduce_final` alone over N floats, in one work-group (N = the tuned launch's
+//!   group count is the second launch of `tuned`).
+//!
+//! If `first-pass` is fair and `final` carries the gap, the second launch is its cause.
+
+use crate::backend::{Arg, LaunchShape};
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::Verification;
+use crate::families::size::Size;
+use crate::families::variant::GroupRule::*;
+use crate::families::variant::{experiment, points, pow2, v, Variant};
+
+/// The variant names, as studies spell them.
+pub const FIRST_PASS: &str = "first-pass";
+pub const FINAL: &str = "final";
+
+/// The ladder and the tuned kernel, then the two launches of `tuned` alone.
+const VARIANTS: [Variant; 10] = [
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "interleaved-divergent",
+            "reduce_interleaved_divergent",
+            Cover { per_item: 1 },
+            "ladder 1: interleaved addressing, divergent branches",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "interleaved-bank",
+            "reduce_interleaved_bank",
+            Cover { per_item: 1 },
+            "ladder 2: interleaved addressing, bank conflicts",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "sequential",
+            "reduce_sequential",
+            Cover { per_item: 1 },
+            "ladder 3: sequential addressing",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "first-add",
+            "reduce_first_add",
+            Cover { per_item: 2 },
+            "ladder 4: first add during load",
+        ),
+        1,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "unroll-last-warp",
+            "reduce_unroll_last_warp",
+            Cover { per_item: 2 },
+            "ladder 5: last warp unrolled (synchronised)",
+        ),
+        64,
+        u32::MAX,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "complete-unroll",
+            "reduce_complete_unroll",
+            Cover { per_item: 2 },
+            "ladder 6: completely unrolled for the compile-time work-group size",
+        ),
+        64,
+        1024,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "multi",
+            "reduce_multi",
+            PerComputeUnit(8),
+            "ladder 7: several elements per work-item (grid-stride)",
+        ),
+        64,
+        1024,
+    ),
+    pow2(
+        v(
+            FamilyId::Reduce,
+            "tuned",
+            "reduce_tuned",
+            PerComputeUnit(8),
+            "tuned: float4 grid-stride loads, warp-level reduction",
+        ),
+        64,
+        1024,
+    ),
+    experiment(pow2(
+        v(
+            FamilyId::Reduce,
+            FIRST_PASS,
+            "reduce_tuned",
+            PerComputeUnit(8),
+            "launch experiment: the tuned kernel's launch alone (its partial sums added on \
+             the host), no second launch",
+        ),
+        64,
+        1024,
+    )),
+    experiment(points(
+        pow2(
+            v(
+                FamilyId::Reduce,
+                FINAL,
+                "reduce_final",
+                Fixed(1),
+                "launch experiment: reduce_final alone, one work-group over N floats (the \
+                 second launch of tuned at N = its group count)",
+            ),
+            1,
+            1024,
+        ),
+        &[],
+    )),
+];
+
+/// Reductions up to this many floats are short enough for their two launches to matter.
+const SMALL_REDUCTION: u64 = 1 << 20;
+
+pub struct Reduce;
+
+impl Family for Reduce {
+    fn id(&self) -> FamilyId {
+        FamilyId::Reduce
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "reduce"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::vector(1),
+            Size::vector(997),
+            Size::vector(4096),
+            Size::vector(100_003),
+        ]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        (mul(size.rows, 4), size.rows)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(size.rows, size.rows, 1, 0)
+    }
+
+    fn runtime_bound(&self, size: Size) -> bool {
+        size.elements() <= SMALL_REDUCTION
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::summed(size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let program = cx.program()?;
+        let final_kernel = cx.backend.kernel(program, "reduce_final")?;
+        let inputs = cx.inputs;
+        let n = inputs.size.rows as u32;
+        let shape = cx.shape();
+        let x = cx.upload(&inputs.a)?;
+        let groups = shape.groups as usize;
+        let partial = cx.output(groups)?;
+        let out = cx.output(1)?;
+        let mut steps = vec![cx.launch(k, vec![Arg::Buffer(x), Arg::Buffer(partial), Arg::U32(n)])];
+        // One work-group writes the whole sum: one launch, the same on both sides (and the
+        // launch experiment's variants).
+        let name = cx.variant.name;
+        if one_launch(name, shape.groups) {
+            return Ok(Built::into(steps, partial, result_len(name, shape.groups)));
+        }
+        steps.push(crate::families::plan::Step::Kernel {
+            kernel: final_kernel,
+            shape: LaunchShape::linear(1, shape.local),
+            args: vec![
+                Arg::Buffer(partial),
+                Arg::Buffer(out),
+                Arg::U32(groups as u32),
+            ],
+        });
+        let mut built = Built::into(steps, out, 1);
+        built.outputs = vec![(partial, groups), (out, 1)];
+        Ok(built)
+    }
+
+    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        if is_partial(ran.variant) {
+            inputs.check_total(got)
+        } else {
+            inputs.compare(got)
+        }
+    }
+}
+
+/// Whether a reduction of `variant` with `groups` work-groups is one launch: one work-group
+/// sums everything itself, `final` is a single work-group's sum by construction (with more
+/// groups each one writes the same total), and `first-pass` stops after its partial sums.
+pub fn one_launch(variant: &str, groups: u32) -> bool {
+    groups == 1 || variant == FIRST_PASS || variant == FINAL
+}
+
+/// How many floats the one launch leaves to check: the partial sums of `first-pass` (their
+/// total is checked), one sum otherwise.
+pub fn result_len(variant: &str, groups: u32) -> usize {
+    if variant == FIRST_PASS {
+        groups.max(1) as usize
+    } else {
+        1
+    }
+}
+
+/// Whether the variant leaves partial sums (their total is checked, not one sum): not a whole
+/// reduction, so never the family's best against a vendor's sum.
+pub fn is_partial(variant: &str) -> bool {
+    variant == FIRST_PASS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::FamilyId as FamilyKind;
+
+    #[test]
+    fn the_experiment_variants_are_one_launch_whatever_the_group_count() {
+        assert!(one_launch(FIRST_PASS, 1056) && one_launch(FINAL, 4));
+        assert!(one_launch("tuned", 1) && !one_launch("tuned", 1056));
+        assert_eq!(result_len(FIRST_PASS, 1056), 1056);
+        assert_eq!((result_len(FINAL, 7), result_len("tuned", 1)), (1, 1));
+        assert!(is_partial(FIRST_PASS) && !is_partial(FINAL));
+    }
+
+    #[test]
+    fn both_variants_are_in_the_family_table() {
+        for name in [FIRST_PASS, FINAL] {
+            let found = crate::families::find_variant(FamilyKind::Reduce, name).unwrap();
+            assert_eq!(found.name, name);
+        }
+        let tuned = crate::families::find_variant(FamilyKind::Reduce, "tuned").unwrap();
+        let first = crate::families::find_variant(FamilyKind::Reduce, FIRST_PASS).unwrap();
+        // The first pass is the tuned kernel at the tuned launch shape: one step differs.
+        assert_eq!(
+            (first.kernel, first.default_groups),
+            (tuned.kernel, tuned.default_groups)
+        );
+    }
+}

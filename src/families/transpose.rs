@@ -1,0 +1,193 @@
+//! Matrix transpose (TranP in Fang, Varbanescu and Sips, "A Comprehensive Performance
+//! Comparison of CUDA and OpenCL", ICPP 2011, Table II): `out = in^T` for a row-major
+//! `ROWSxCOLS` matrix of floats. The kernels are `kernels_*/transpose.*`.
+//!
+//! Two variants: `naive`, one element per work-item, its writes a whole output row apart; and
+//! `local`, a 32 x 32 tile staged through local memory (its rows padded by one float, so that
+//! reading a tile column hits no bank twice) so that reads and writes are both coalesced.
+//!
+//! Launched in 2-D, x over the input's columns and y over its rows (`GroupRule::Cover2D`);
+//! `local` is 32 work-items wide and any number tall, and each group moves one 32 x 32 tile.
+//!
+//! Metric: GB/s counting one read and one write of the matrix (8 bytes per element). The
+//! result must be exact: a transpose moves floats, it computes none.
+
+use crate::backend::Arg;
+use crate::families::error::WorkloadError;
+use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::{exact_local, v, GroupRule, Variant};
+
+const ID: FamilyId = FamilyId::new("transpose");
+
+/// The tile of `local`, the kernels' `TR_TILE`: its width is the work-group's.
+pub const TILE: u32 = 32;
+
+const VARIANTS: [Variant; 2] = [
+    v(
+        ID,
+        "naive",
+        "transpose_naive",
+        GroupRule::Cover2D,
+        "one element per work-item: coalesced reads, writes a whole output row apart",
+    ),
+    exact_local(
+        v(
+            ID,
+            "local",
+            "transpose_local",
+            GroupRule::Cover2D,
+            "32x32 tiles through local memory, rows padded against bank conflicts: coalesced \
+             reads and writes",
+        ),
+        TILE,
+    ),
+];
+
+/// `in^T` of a row-major `rows` x `cols` matrix, in f64 (the values themselves: exact).
+pub fn transposed(input: &[f32], rows: usize, cols: usize) -> Vec<f64> {
+    let mut out = vec![0.0; rows * cols];
+    for (r, row) in input.chunks(cols.max(1)).enumerate().take(rows) {
+        for (c, x) in row.iter().enumerate() {
+            out[c * rows + r] = f64::from(*x);
+        }
+    }
+    out
+}
+
+pub struct Transpose;
+
+impl Family for Transpose {
+    fn id(&self) -> FamilyId {
+        ID
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "transpose"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// One element, odd shapes no tile divides, a tall and a wide one.
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::matrix(1, 1),
+            Size::matrix(37, 101),
+            Size::matrix(64, 32),
+            Size::matrix(300, 7),
+            Size::matrix(5, 260),
+        ]
+    }
+
+    fn default_size(&self) -> &'static str {
+        "8192x8192"
+    }
+
+    /// 32 wide: `local`'s only width, and whole warps along a row for `naive`.
+    fn default_local(&self, _variant: &Variant) -> u32 {
+        TILE
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        (mul(size.elements(), 8), 0)
+    }
+
+    fn footprint(&self, size: Size) -> Footprint {
+        let n = size.elements();
+        plain(n, n, n, 0)
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        if size.cols == 0 {
+            return Err(bad_size(
+                variant,
+                format!("{size} is one length; a transpose takes ROWSxCOLS"),
+            ));
+        }
+        nonzero_in_32_bits(variant, size)
+    }
+
+    /// y over the rows: one tile tall for `local`, whatever the work-group's height.
+    /// (x: the default, one column per work-item; `local`'s groups are one tile wide.)
+    fn groups_y(&self, variant: &Variant, size: Size, local_y: u32) -> u64 {
+        let per_group = if is_tiled(variant) {
+            u64::from(TILE)
+        } else {
+            u64::from(local_y.max(1))
+        };
+        size.rows.max(1).div_ceil(per_group)
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let (rows, cols) = (size.rows as usize, size.cols as usize);
+        let a = reference::random_vector(rows * cols, seed);
+        let want = transposed(&a, rows, cols);
+        let exact = vec![0.0; want.len()];
+        Inputs::new(size, a, Vec::new()).with_reference(want, exact)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let inputs = cx.inputs;
+        let len = inputs.a.len();
+        let input = cx.upload(&inputs.a)?;
+        let out = cx.output(len)?;
+        let args = vec![
+            Arg::Buffer(input),
+            Arg::Buffer(out),
+            Arg::U32(inputs.size.rows as u32),
+            Arg::U32(inputs.size.cols as u32),
+        ];
+        Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.compare(got)
+    }
+}
+
+/// Whether each work-group moves one whole tile (`local`), rather than one element per
+/// work-item. In x both cover one column per work-item (the default 2-D rule).
+fn is_tiled(variant: &Variant) -> bool {
+    variant.kernel == "transpose_local"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_swaps_rows_and_columns() {
+        let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]; // 2 x 3
+        assert_eq!(transposed(&m, 2, 3), vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
+    }
+
+    #[test]
+    fn local_groups_cover_whole_tiles() {
+        let local = &VARIANTS[1];
+        let size = Size::matrix(65, 33);
+        assert_eq!(Transpose.groups(local, size, TILE), 2);
+        assert_eq!(Transpose.groups_y(local, size, 8), 3);
+        let naive = &VARIANTS[0];
+        assert_eq!(Transpose.groups_y(naive, size, 8), 9);
+    }
+
+    #[test]
+    fn sizes_must_be_matrices() {
+        let naive = &VARIANTS[0];
+        assert!(Transpose.check_size(naive, Size::vector(64)).is_err());
+        assert!(Transpose.check_size(naive, Size::matrix(64, 0)).is_err());
+        assert!(Transpose.check_size(naive, Size::matrix(3, 5)).is_ok());
+    }
+}
