@@ -7,24 +7,26 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
-use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::{self, OpenClBackend};
-use clvscu::backend::{Api, Backend, DeviceInfo};
+use clvscu::backend::{Backend, DeviceInfo};
 use clvscu::export::csv::merge_files;
 use clvscu::inspect;
 use clvscu::plot;
 use clvscu::plot::input::CsvKind;
 use clvscu::record::{MeasurementRow, PrRow, SampleRow, Status};
 use clvscu::session::provenance::GIT_COMMIT;
-use clvscu::session::run::{Event, RunPlan, Sides};
-use clvscu::session::store::ComparisonRows;
+use clvscu::session::run::{RunPlan, Sides};
 use clvscu::session::watchdog::Watchdog;
 use clvscu::session::{self, OnComparison, Outcome, RunSummary};
-use clvscu::study::{self, quick::QuickRun};
+use clvscu::study;
 use clvscu::terminal::{printable, printable_lines};
 
-use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, Pairing, RunArgs};
+use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, RunArgs};
 
+use crate::setup::{
+    claim_default_folder, load_study, noise_floor_note, open_pair, open_sides, print_progress,
+    show_event,
+};
 use crate::stopping::{interrupt_flag, start_watchdog};
 pub use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
 
@@ -158,53 +160,6 @@ fn studies() -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// Where the committed PRs between the APIs are, for a machine that cannot form one.
-const MEASURED_PRS: &str =
-    "results/h100-2026-11-26-modern-time and results/h200-2026-11-26-modern-time";
-
-/// The sides of a run. Without `--pair` and without CUDA, OpenCL against itself on the one
-/// OpenCL device: a first run then still draws a PR chart (the harness's noise floor) instead
-/// of ending with no PR at all.
-pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
-    let cl_b = args.cl_device_b.as_deref();
-    if let Some(pair) = args.pair {
-        return open_pair(&args.devices, pair, cl_b);
-    }
-    let d = &args.devices;
-    let cuda_error = match CudaBackend::open(d.cuda_device.as_deref()) {
-        Ok(cuda) => {
-            return match OpenClBackend::open(d.cl_device.as_deref()) {
-                Ok(cl) => Ok(Sides {
-                    a: Box::new(cl),
-                    b: Some(Box::new(cuda)),
-                }),
-                Err(e) => {
-                    eprintln!("note: {e}");
-                    eprintln!("note: running CUDA only; no Performance Ratio can be formed");
-                    Ok(Sides {
-                        a: Box::new(cuda),
-                        b: None,
-                    })
-                }
-            };
-        }
-        Err(e) => e,
-    };
-    let sides = open_pair(d, Pairing::OpenclOpencl, cl_b)
-        .map_err(|ecl| anyhow::anyhow!("no backend can run:\n  {ecl}\n  {cuda_error}"))?;
-    eprintln!("note: {cuda_error}");
-    eprintln!("{}", noise_floor_note());
-    Ok(sides)
-}
-
-/// The line a run of OpenCL against itself prints, at its start and its end.
-fn noise_floor_note() -> String {
-    format!(
-        "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between \
-         the APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: {MEASURED_PRS}."
-    )
-}
-
 /// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
 fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     let mut sides = open_pair(&args.devices, args.pair, None)?;
@@ -243,101 +198,6 @@ fn describe(d: &DeviceInfo) -> String {
     format!("{} {} ({})", d.api, d.name, d.driver_version)
 }
 
-/// The backends of `pair`; with both APIs asked for and one missing, the other alone.
-fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>) -> Result<Sides> {
-    let open_cl =
-        |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Backend>);
-    let open_cuda =
-        || CudaBackend::open(d.cuda_device.as_deref()).map(|b| Box::new(b) as Box<dyn Backend>);
-    match pair {
-        Pairing::Opencl => Ok(Sides {
-            a: open_cl(d.cl_device.as_deref())?,
-            b: None,
-        }),
-        Pairing::Cuda => Ok(Sides {
-            a: open_cuda()?,
-            b: None,
-        }),
-        Pairing::OpenclOpencl => {
-            let a = open_cl(d.cl_device.as_deref())?;
-            let b = open_cl(cl_device_b.or(d.cl_device.as_deref()))?;
-            Ok(Sides { a, b: Some(b) })
-        }
-        Pairing::Fake => Ok(Sides {
-            a: Box::new(FakeBackend::new(Api::OpenCl, FakeScript::default())),
-            b: Some(Box::new(FakeBackend::new(Api::Cuda, FakeScript::default()))),
-        }),
-        Pairing::OpenclCuda => match (open_cl(d.cl_device.as_deref()), open_cuda()) {
-            (Ok(a), Ok(b)) => Ok(Sides { a, b: Some(b) }),
-            (Ok(a), Err(e)) => {
-                eprintln!("note: {e}");
-                eprintln!("note: running OpenCL only; no Performance Ratio can be formed");
-                Ok(Sides { a, b: None })
-            }
-            (Err(e), Ok(b)) => {
-                eprintln!("note: {e}");
-                eprintln!("note: running CUDA only; no Performance Ratio can be formed");
-                Ok(Sides { a: b, b: None })
-            }
-            (Err(ea), Err(eb)) => bail!("no backend can run:\n  {ea}\n  {eb}"),
-        },
-    }
-}
-
-/// The command line's study, when it names a kernel instead of a study.
-fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
-    let list = |param: &str, v: &Option<String>| -> Result<Vec<String>> {
-        v.as_deref()
-            .map(|t| study::quick::expand(param, t).map_err(anyhow::Error::msg))
-            .unwrap_or(Ok(Vec::new()))
-    };
-    Ok(QuickRun {
-        target: target.to_string(),
-        local: list("local", &args.local)?,
-        size: list("size", &args.size)?,
-        groups: list("groups", &args.groups)?,
-        index: list("index", &args.index)?,
-        ranges: [
-            ("local", &args.local),
-            ("size", &args.size),
-            ("groups", &args.groups),
-            ("index", &args.index),
-        ]
-        .into_iter()
-        .filter(|(_, v)| v.as_deref().is_some_and(|t| t.contains("..")))
-        .map(|(p, _)| p.to_string())
-        .collect(),
-        reps: args.reps,
-        warmup: args.warmup,
-        min_time: args.min_time,
-        timer: args.timer.clone(),
-    })
-}
-
-/// The study to run and, for a command-line run, the study file it stands for.
-pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
-    let (mut study, text) = match &args.target {
-        Some(target) => {
-            let (s, text) = quick_run(args, target)?.study()?;
-            (s, Some(text))
-        }
-        None => (
-            study::load(args.study.as_deref().unwrap_or("default"))?,
-            None,
-        ),
-    };
-    if let Some(only) = &args.only {
-        study.comparisons.retain(|c| c.id.contains(only.as_str()));
-        if study.comparisons.is_empty() {
-            bail!(
-                "--only '{only}' matches no comparison of study {}",
-                study.name
-            );
-        }
-    }
-    Ok((study, text))
-}
-
 /// What a run that stops early keeps, and how to continue it.
 fn run_kept(out: &Path) -> String {
     let out = out.display();
@@ -371,37 +231,6 @@ fn run(args: RunArgs) -> Result<i32> {
         let _ = std::fs::remove_dir(&out);
     }
     result
-}
-
-/// The folders a default output name may take in one second before the run gives up.
-const DEFAULT_FOLDER_TRIES: u32 = 1000;
-
-/// A new folder `clvscu-results/NAME-STAMP`, created exclusively: a run started in the same
-/// second as another (same study, same stamp) takes `NAME-STAMP-2`, `-3`, ..., never the
-/// other's folder.
-pub(crate) fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
-    let root = PathBuf::from("clvscu-results");
-    std::fs::create_dir_all(&root)
-        .with_context(|| format!("cannot create output directory {}", root.display()))?;
-    for n in 1..=DEFAULT_FOLDER_TRIES {
-        let leaf = match n {
-            1 => format!("{name}-{stamp}"),
-            n => format!("{name}-{stamp}-{n}"),
-        };
-        let path = root.join(leaf);
-        match std::fs::create_dir(&path) {
-            Ok(()) => return Ok(path),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(e)
-                    .with_context(|| format!("cannot create output directory {}", path.display()))
-            }
-        }
-    }
-    bail!(
-        "{DEFAULT_FOLDER_TRIES} output folders named {}/{name}-{stamp}* exist already; give --out",
-        root.display()
-    )
 }
 
 /// `--cuda-device all`: the study once per CUDA GPU, each paired with the OpenCL device at the
@@ -511,58 +340,6 @@ fn run_one(
         None => {}
     }
     Ok(exit_code(&report.summary, &out))
-}
-
-/// One line per finished comparison: its sides' metrics or why they failed, and its PR.
-pub(crate) fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
-    let Some(first) = rows.measurements.first() else {
-        return;
-    };
-    let sides: Vec<String> = rows
-        .measurements
-        .iter()
-        .map(|m| match m.status {
-            Status::Ok => format!("{} {:.1} {}", m.api, m.metric, m.metric_unit),
-            failed => format!("{} {failed}", m.api),
-        })
-        .collect();
-    let pr = rows
-        .pr
-        .as_ref()
-        .map(|p| format!(", PR {:.3} [{:.3}, {:.3}]", p.pr, p.pr_ci_lo, p.pr_ci_hi))
-        .unwrap_or_default();
-    println!(
-        "[{done}/{total}] {} (local {}, groups {}): {}{pr}",
-        printable(&first.comparison),
-        first.local_size,
-        first.groups,
-        sides.join(", ")
-    );
-}
-
-pub(crate) fn show_event(event: Event) {
-    match event {
-        Event::Started { study, sides } => println!(
-            "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons; side A {} [{}]{}",
-            env!("CARGO_PKG_VERSION"),
-            printable(&study.name),
-            study.comparisons.len(),
-            printable(&sides.a.info().name),
-            sides.a.api(),
-            sides
-                .b
-                .as_ref()
-                .map(|b| format!(", side B {} [{}]", printable(&b.info().name), b.api()))
-                .unwrap_or_default()
-        ),
-        Event::PassDone { row, of } => println!(
-            "pass {}/{of}: {:.1} s, resident {} KiB, {} open files",
-            row.pass,
-            row.seconds,
-            row.resident_kib.map_or("?".into(), |k| k.to_string()),
-            row.open_fds.map_or("?".into(), |n| n.to_string())
-        ),
-    }
 }
 
 /// The exit code of a finished run, with what the user should know about it.

@@ -16,11 +16,9 @@ use clvscu::study::{self, Comparison};
 use clvscu::terminal::printable;
 
 use crate::cli::ExplainArgs;
-use crate::commands::{
-    claim_default_folder, load_study, open_sides, print_progress, show_event, EXIT_INTERRUPTED,
-    EXIT_OK,
-};
+use crate::setup::{claim_default_folder, load_study, open_sides, print_progress, show_event};
 use crate::stopping::{interrupt_flag, start_watchdog};
+use crate::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
     if let Some(dir) = &args.from {

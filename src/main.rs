@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod explain_cli;
+mod setup;
 mod stopping;
 mod tables;
 mod tune_cli;
