@@ -189,6 +189,50 @@ pub struct TargetExplanation {
     pub pr: Option<Interval>,
     pub rungs: Vec<RungOutcome>,
     pub verdict: Verdict,
+    /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
+    /// step: the work-group limits and what the registers allow).
+    pub shapes: Vec<SideShape>,
+}
+
+/// One side's work-group and the kernel facts its API reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideShape {
+    pub api: crate::backend::Api,
+    pub local: u32,
+    pub limit: Option<u32>,
+    pub registers: Option<u32>,
+    pub spill_bytes: Option<u64>,
+    pub shared_bytes: Option<u64>,
+}
+
+/// Registers and work-items of one SM of a Hopper GPU (H100, H200), and the granule in which
+/// a warp's registers are allocated: the model of [`SideShape::groups_per_sm_by_registers`].
+const SM_REGISTERS: u32 = 65536;
+const SM_WORK_ITEMS: u32 = 2048;
+const WARP: u32 = 32;
+const REGISTER_GRANULE: u32 = 256;
+
+impl SideShape {
+    fn of(row: &MeasurementRow) -> SideShape {
+        SideShape {
+            api: row.api,
+            local: row.local_size.max(1) * row.local_y.max(1),
+            limit: row.kernel_work_group_limit,
+            registers: row.registers,
+            spill_bytes: row.spill_bytes,
+            shared_bytes: row.shared_bytes,
+        }
+    }
+
+    /// Work-groups one SM of a Hopper GPU holds by its registers and work-items alone (shared
+    /// memory and the block limit aside): registers go to warps in granules of 256.
+    pub fn groups_per_sm_by_registers(&self) -> Option<u32> {
+        let regs = self.registers?;
+        let warps = self.local.div_ceil(WARP);
+        let per_warp = (regs * WARP).div_ceil(REGISTER_GRANULE) * REGISTER_GRANULE;
+        let by_registers = SM_REGISTERS / (per_warp * warps).max(1);
+        Some(by_registers.min(SM_WORK_ITEMS / self.local.max(1)))
+    }
 }
 
 /// The share of the target's gap `rung` removed, in logarithms.
@@ -411,6 +455,11 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
         ),
     };
     let study = own_row.map(|r| r.study.clone()).unwrap_or_default();
+    let shapes = rows
+        .iter()
+        .filter(|r| r.comparison == own_id && r.status == crate::record::Status::Ok)
+        .map(SideShape::of)
+        .collect();
     TargetExplanation {
         target: target.to_string(),
         study,
@@ -423,5 +472,6 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
         pr,
         rungs,
         verdict,
+        shapes,
     }
 }

@@ -163,6 +163,38 @@ pub fn headline(t: &TargetExplanation) -> String {
     }
 }
 
+fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or_else(|| "not reported".into(), |v| v.to_string())
+}
+
+/// The sixth step's facts: each side's work-group, the limit its driver reports for the
+/// kernel, registers, spill and shared memory, and the work-groups an SM holds by registers.
+fn shape_text(shapes: &[super::attribute::SideShape]) -> Option<String> {
+    if shapes.is_empty() {
+        return None;
+    }
+    let sides: Vec<String> = shapes
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {} work-items (the driver's limit for the kernel {}), {} registers, {} B \
+                 spill, {} B shared; {} work-groups per SM by registers",
+                s.api.label(),
+                s.local,
+                opt(s.limit),
+                opt(s.registers),
+                opt(s.spill_bytes),
+                opt(s.shared_bytes),
+                opt(s.groups_per_sm_by_registers())
+            )
+        })
+        .collect();
+    Some(format!(
+        "{} (an SM of 65536 registers and 2048 work-items, as on Hopper)",
+        sides.join("; ")
+    ))
+}
+
 /// `explain.md`: a headline and a waterfall table per target.
 pub fn markdown(
     all: &[TargetExplanation],
@@ -206,6 +238,9 @@ pub fn markdown(
         );
         if let Some(text) = super::ptx::difference(ptx, &t.target) {
             let _ = writeln!(md, "**PTX:** {text}.\n");
+        }
+        if let Some(text) = shape_text(&t.shapes) {
+            let _ = writeln!(md, "**Work-group and registers:** {text}.\n");
         }
         let _ = writeln!(
             md,

@@ -170,3 +170,21 @@ fn rung_names_read_back() {
     }
     assert_eq!(RungKind::parse("cuda-carveout-x"), None);
 }
+
+#[test]
+fn the_registers_bound_the_work_groups_an_sm_holds() {
+    use super::attribute::SideShape;
+    let side = |registers, local| SideShape {
+        api: Api::Cuda,
+        local,
+        limit: Some(1024),
+        registers: Some(registers),
+        spill_bytes: Some(0),
+        shared_bytes: Some(0),
+    };
+    // 32 registers x 256 work-items = 8192 a group: 8 groups, also the work-item bound.
+    assert_eq!(side(32, 256).groups_per_sm_by_registers(), Some(8));
+    // 117 registers round to 120 per work-item (3840 a warp): 65536 / (3840 x 8) = 2.
+    assert_eq!(side(117, 256).groups_per_sm_by_registers(), Some(2));
+    assert_eq!(side(167, 128).groups_per_sm_by_registers(), Some(3));
+}
