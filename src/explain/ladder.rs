@@ -71,15 +71,9 @@ pub enum RungKind {
     LastLaunchAlone,
 }
 
-/// Variants that run in several launches, and the family's experiments that time each launch
-/// alone: (family, variant, first launch alone, last launch alone).
-const LAUNCH_PARTS: &[(&str, &str, &str, &str)] = &[("reduce", "tuned", "first-pass", "final")];
-
 /// The variants that time the first and the last launch of `target`'s variant alone.
 fn launch_parts(target: &Resolved) -> Option<(&'static Variant, &'static Variant)> {
-    let (_, _, first, last) = LAUNCH_PARTS
-        .iter()
-        .find(|(f, v, _, _)| *f == target.family.name() && *v == target.variant.name)?;
+    let (first, last) = target.family.family().launch_parts(target.variant)?;
     let find = |name| find_variant(target.family, name).ok();
     Some((find(first)?, find(last)?))
 }

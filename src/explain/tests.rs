@@ -188,3 +188,34 @@ fn the_registers_bound_the_work_groups_an_sm_holds() {
     assert_eq!(side(117, 256).groups_per_sm_by_registers(), Some(2));
     assert_eq!(side(167, 128).groups_per_sm_by_registers(), Some(3));
 }
+
+#[test]
+fn only_a_variant_of_several_launches_gets_a_launch_alone_rung() {
+    use super::ladder::first_pass;
+    let study = crate::study::parse(
+        r#"
+name = "t"
+[[comparison]]
+name = "tuned"
+family = "reduce"
+variant = "tuned"
+size = "2^16"
+[[comparison]]
+name = "sequential"
+family = "reduce"
+variant = "sequential"
+size = "2^16"
+"#,
+        "t.toml",
+    )
+    .unwrap();
+    let kinds = |i: usize| -> Vec<RungKind> {
+        first_pass(&study.comparisons[i], (Api::OpenCl, Api::Cuda))
+            .into_iter()
+            .map(|r| r.kind)
+            .collect()
+    };
+    assert!(kinds(0).contains(&RungKind::FirstLaunchAlone));
+    assert!(!kinds(1).contains(&RungKind::FirstLaunchAlone));
+    assert!(kinds(1).contains(&RungKind::NvrtcPtx));
+}

@@ -142,6 +142,12 @@ pub trait Family: Sync {
     fn algorithm(&self, variant: &Variant) -> &'static str {
         variant.name
     }
+
+    /// For a variant that runs in several launches, the variants that time its first and its
+    /// last launch alone (explain's launch-alone rungs); `None` for one launch.
+    fn launch_parts(&self, _variant: &Variant) -> Option<(&'static str, &'static str)> {
+        None
+    }
 }
 
 /// The common size rule of one-dimensional families: `N`, not a matrix, and within 32-bit

@@ -153,6 +153,11 @@ const SMALL_REDUCTION: u64 = 1 << 20;
 pub struct Reduce;
 
 impl Family for Reduce {
+    /// `tuned` is two launches: `first-pass` times its first alone, `final` its second.
+    fn launch_parts(&self, variant: &Variant) -> Option<(&'static str, &'static str)> {
+        (variant.name == "tuned").then_some(("first-pass", "final"))
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Reduce
     }
