@@ -227,13 +227,8 @@ pub fn program_text_of(
     if plan.settings.variant.kernel.is_empty() {
         return Ok(None);
     }
-    let request = crate::backend::CompileRequest {
-        source: sources.program(plan.backend.api(), plan.settings.family.file())?,
-        defines: plan.config.all_defines(),
-        flags: plan.config.flags.clone(),
-        jit: plan.config.jit,
-    };
-    let program = plan.backend.compile(&request)?;
+    let file = plan.settings.family.family().kernel_file();
+    let program = crate::workload::exec::compile(plan.backend, sources, file, &plan.config, None)?;
     Ok(plan.backend.program_text(program)?)
 }
 

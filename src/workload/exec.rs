@@ -165,7 +165,9 @@ fn build(
     })
 }
 
-fn compile(
+/// Builds the kernel file `file` as a side is configured (or loads `foreign`, the other side's
+/// program text): the one place a run's program is made.
+pub fn compile(
     backend: &mut dyn Backend,
     sources: &KernelSources,
     file: &str,
