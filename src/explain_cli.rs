@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use anyhow::{bail, Context, Result};
 
 use clvscu::explain::ladder::not_a_target;
+use clvscu::explain::profile;
 use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs};
 use clvscu::explain::{TargetExplanation, PARITY};
 use clvscu::record::PrRow;
@@ -52,6 +53,8 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
 const PENDING: &str = "pending-swaps.txt";
 /// The `--part` value of every pass but the NVRTC-PTX rungs.
 const LADDER_PART: &str = "ladder";
+/// The `--part` value of the run ncu watches (`explain::profile`).
+const PROFILE_PART: &str = "profile";
 
 /// The parent: each part in a process of its own, one after another, then the verdicts.
 fn run_parts(out: &Path) -> Result<i32> {
@@ -67,6 +70,7 @@ fn run_parts(out: &Path) -> Result<i32> {
         }
     }
     let _ = std::fs::remove_file(&pending);
+    profile_with_ncu(out)?;
     let (explanations, files) = explain_run::write_outputs(out)
         .with_context(|| format!("reading the rungs under {}", out.display()))?;
     let charts = draw_charts(out)?;
@@ -85,8 +89,67 @@ fn run_parts(out: &Path) -> Result<i32> {
     Ok(code)
 }
 
-/// One part, in this process: `ladder`, or one NVRTC-PTX rung.
+/// ncu's counters of both front ends' code (`explain::profile`), where ncu is at hand and the
+/// ladder kept the PTX texts: the profile part in a process of its own under ncu. A failure
+/// is a note; the verdicts do not depend on it.
+fn profile_with_ncu(out: &Path) -> Result<()> {
+    let Some(ncu) = profile::find_ncu() else {
+        println!("ncu not found: no hardware counters (explain.md says so)");
+        return Ok(());
+    };
+    if !out.join(clvscu::explain::code::PTX_INDEX_CSV).is_file() {
+        return Ok(());
+    }
+    let exe = std::env::current_exe().context("finding this program to run it again")?;
+    let mut args = profile::ncu_arguments(&out.join(profile::RAW_FILE));
+    args.push(exe.display().to_string());
+    args.extend(resume_arguments(std::env::args().skip(1), out));
+    args.extend(["--part".into(), PROFILE_PART.into()]);
+    let status = std::process::Command::new(&ncu)
+        .args(&args)
+        .status()
+        .with_context(|| format!("running {}", ncu.display()))?;
+    let version = std::process::Command::new(&ncu)
+        .arg("--version")
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .last()
+                .unwrap_or("")
+                .to_string()
+        })
+        .unwrap_or_default();
+    match profile::collect(out, version.trim()) {
+        Ok(rows) => println!("ncu: counters of {} runs ({status})", rows.len()),
+        Err(e) => println!("ncu: no counters ({status}): {}", printable(&e)),
+    }
+    Ok(())
+}
+
+/// The profile part: only the CUDA driver is opened (ncu sees nothing of OpenCL's), and each
+/// target's CUDA side runs once with each front end's PTX.
+fn run_profile_part(args: &ExplainArgs, targets: &[Comparison], out: &Path) -> Result<i32> {
+    let sources = args.run.devices.sources()?;
+    let mut cuda =
+        clvscu::backend::cuda::CudaBackend::open(args.run.devices.cuda_device.as_deref())?;
+    let order = profile::profile(out, targets, &sources, &mut cuda)?;
+    for o in order.iter().filter(|o| !o.verified) {
+        println!(
+            "profile: {} with {}'s PTX: {}",
+            printable(&o.target),
+            o.code.label(),
+            printable(&o.note)
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+/// One part, in this process: `ladder`, `profile`, or one NVRTC-PTX rung.
 fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str) -> Result<i32> {
+    if part == PROFILE_PART {
+        return run_profile_part(args, &targets, out);
+    }
     let kept = format!(
         "every finished rung is in {}; continue with --resume --out {}",
         out.display(),

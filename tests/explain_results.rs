@@ -37,13 +37,8 @@ fn committed_verdicts_rebuild_from_their_rungs() {
         assert_eq!(committed, rebuilt(&dir), "{}", dir.display());
         let (prs, rows) = read_folder_rows(&dir).unwrap();
         let md = std::fs::read_to_string(dir.join(output::EXPLAIN_MD)).unwrap();
-        let ptx_file = dir.join(clvscu::explain::ptx::PTX_CLASSES_CSV);
-        let ptx = if ptx_file.is_file() {
-            clvscu::export::csv::read_rows(&ptx_file).unwrap()
-        } else {
-            Vec::new()
-        };
-        let again = output::markdown(&explain_all(&prs, &rows), &ptx, "");
+        let code = output::CodeFacts::read(&dir).unwrap();
+        let again = output::markdown(&explain_all(&prs, &rows), &code, "");
         // The provenance line aside, the Markdown is the rows' own.
         for line in again
             .lines()

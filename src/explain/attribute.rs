@@ -77,6 +77,8 @@ pub enum Cause {
         registers: u32,
         held: crate::backend::Api,
     },
+    /// The second stages' optimisation level: both told this level closes the runtime part.
+    OptLevel(u32),
     /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
     Carveout(u32),
     /// The kernels' times agree on the device's clock: launch and wait on the host.
@@ -97,6 +99,9 @@ impl Cause {
                 "second stage: register allocation ({} held to {registers} registers closes it)",
                 held.label()
             ),
+            Cause::OptLevel(l) => {
+                format!("second stage: the optimisation level (both JITs told level {l} closes it)")
+            }
             Cause::Carveout(p) => format!(
                 "runtime: the L1 / shared-memory split (CUDA at a {p}% carveout runs as OpenCL)"
             ),
@@ -117,6 +122,7 @@ impl Cause {
             Cause::FrontEnd => "front-end".into(),
             Cause::Runtime => "runtime".into(),
             Cause::Registers { .. } => "second-stage-registers".into(),
+            Cause::OptLevel(_) => "second-stage-opt-level".into(),
             Cause::Carveout(_) => "carveout".into(),
             Cause::LaunchAndWait => "launch-and-wait".into(),
             Cause::BetweenLaunches => "between-launches".into(),
@@ -327,6 +333,7 @@ fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
             let cause = match r.kind {
                 RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
                 RungKind::Carveout(p) => Cause::Carveout(p),
+                RungKind::OptLevelHeld(l) => Cause::OptLevel(l),
                 RungKind::DeviceTimer => Cause::LaunchAndWait,
                 RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
                 _ => return None,

@@ -53,6 +53,9 @@ pub enum RungKind {
     /// OpenCL's PTX on both runtimes, the side whose second stage used more registers held to
     /// the other's count.
     RegistersHeld { registers: u32, held: Api },
+    /// OpenCL's PTX on both runtimes, both second stages told this optimisation level, so
+    /// that neither runs at a default the other does not share.
+    OptLevelHeld(u32),
     /// CUDA's carveout hint: this percent of the unified L1 / shared memory to shared memory.
     Carveout(u32),
     /// 64-bit index arithmetic on both sides.
@@ -92,6 +95,7 @@ impl RungKind {
             RungKind::RegistersHeld { registers, held } => {
                 format!("{}-held-to-r{registers}", api_slug(held))
             }
+            RungKind::OptLevelHeld(l) => format!("jit-opt-{l}"),
             RungKind::Carveout(p) => format!("cuda-carveout-{p}"),
             RungKind::IndexU64 => "index-u64".into(),
             RungKind::NoUnroll => "no-unroll".into(),
@@ -123,6 +127,9 @@ impl RungKind {
         if let Some(p) = name.strip_prefix("cuda-carveout-") {
             return p.parse().ok().map(RungKind::Carveout);
         }
+        if let Some(l) = name.strip_prefix("jit-opt-") {
+            return l.parse().ok().map(RungKind::OptLevelHeld);
+        }
         let (side, regs) = name.split_once("-held-to-r")?;
         let held = [Api::OpenCl, Api::Cuda]
             .into_iter()
@@ -137,7 +144,7 @@ impl RungKind {
         match self {
             RungKind::Own => LadderStep::Target,
             RungKind::NvrtcPtx | RungKind::OpenclPtx => LadderStep::FrontEndOrRuntime,
-            RungKind::RegistersHeld { .. } => LadderStep::SecondStage,
+            RungKind::RegistersHeld { .. } | RungKind::OptLevelHeld(_) => LadderStep::SecondStage,
             RungKind::Carveout(_) => LadderStep::Carveout,
             RungKind::IndexU64 | RungKind::NoUnroll | RungKind::FastMath => {
                 LadderStep::CompilerStep
@@ -158,6 +165,9 @@ impl RungKind {
             RungKind::RegistersHeld { registers, held } => format!(
                 "OpenCL's PTX on both runtimes, {}'s second stage held to {registers} registers",
                 held.label()
+            ),
+            RungKind::OptLevelHeld(l) => format!(
+                "OpenCL's PTX on both runtimes, both second stages told optimisation level {l}"
             ),
             RungKind::Carveout(p) => {
                 format!("CUDA told to give {p}% of L1 / shared memory to shared memory")
@@ -210,6 +220,14 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         rungs.push(rung(target, RungKind::OpenclPtx, |c| {
             c.b.program = ProgramSource::Other
         }));
+        if target.a.jit.opt_level.is_none() && target.b.jit.opt_level.is_none() {
+            // Each runtime's JIT at its own default level; the rung states one level on both.
+            let level = crate::backend::MAX_OPT_LEVEL;
+            rungs.push(rung(target, RungKind::OptLevelHeld(level), |c| {
+                c.b.program = ProgramSource::Other;
+                both(c, |s| s.jit.opt_level = Some(level));
+            }));
+        }
     }
     if target.a.index != IndexWidth::U64 {
         rungs.push(rung(target, RungKind::IndexU64, |c| {

@@ -12,12 +12,17 @@
 //!   second stage's register allocation, the carveout, launch and wait, a compiler step, or
 //!   "unexplained" with what remains. Nothing is guessed: a cause is named only when its rung
 //!   brings the PR into [`PARITY`].
+//! - [`code`] keeps each front end's PTX and counts its kernel's instructions by class, in PTX
+//!   and (where a CUDA device and `cuobjdump` are at hand) in SASS; [`profile`] adds ncu's
+//!   counters of both front ends' code where ncu is at hand.
 //! - [`output`] writes `explain.csv`, `explain-verdicts.csv` and `explain.md` (a waterfall per
 //!   target); the chart is `plot::waterfall`.
 
 pub mod attribute;
+pub mod code;
 pub mod ladder;
 pub mod output;
+pub mod profile;
 pub mod ptx;
 pub mod run;
 

@@ -6,7 +6,13 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+use std::path::{Path, PathBuf};
+
+use crate::export::csv::read_rows;
+use crate::export::ExportError;
+
 use super::attribute::{Interval, TargetExplanation};
+use super::ptx::CodeClassRow;
 
 pub const EXPLAIN_CSV: &str = "explain.csv";
 pub const VERDICTS_CSV: &str = "explain-verdicts.csv";
@@ -109,6 +115,41 @@ pub fn verdict_rows(all: &[TargetExplanation]) -> Vec<VerdictRow> {
         .collect()
 }
 
+/// What the code of each target's two sides is like, beside the rungs: its instructions by
+/// class in PTX and SASS, and ncu's counters, each where it was measured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CodeFacts {
+    pub ptx: Vec<CodeClassRow>,
+    pub sass: Vec<CodeClassRow>,
+    pub ncu: Vec<super::profile::NcuRow>,
+}
+
+impl CodeFacts {
+    /// The files under an explain folder, those that exist.
+    pub fn read(out: &Path) -> Result<CodeFacts, ExportError> {
+        fn rows<T: serde::de::DeserializeOwned>(file: PathBuf) -> Result<Vec<T>, ExportError> {
+            if file.is_file() {
+                read_rows(&file)
+            } else {
+                Ok(Vec::new())
+            }
+        }
+        Ok(CodeFacts {
+            ptx: rows(out.join(super::ptx::PTX_CLASSES_CSV))?,
+            sass: rows(out.join(super::code::SASS_CLASSES_CSV))?,
+            ncu: rows(out.join(super::profile::NCU_CSV))?,
+        })
+    }
+
+    /// The PTX and SASS differences of `target`, in sentences.
+    fn classes(&self, target: &str) -> Vec<String> {
+        [(&self.ptx, "PTX"), (&self.sass, "SASS")]
+            .into_iter()
+            .filter_map(|(rows, code)| super::ptx::difference(rows, target, code))
+            .collect()
+    }
+}
+
 fn interval_text(i: &Interval) -> String {
     format!("{:.3} [{:.3}, {:.3}]", i.value, i.lo, i.hi)
 }
@@ -196,11 +237,7 @@ fn shape_text(shapes: &[super::attribute::SideShape]) -> Option<String> {
 }
 
 /// `explain.md`: a headline and a waterfall table per target.
-pub fn markdown(
-    all: &[TargetExplanation],
-    ptx: &[super::ptx::PtxClassRow],
-    provenance: &str,
-) -> String {
+pub fn markdown(all: &[TargetExplanation], code: &CodeFacts, provenance: &str) -> String {
     let mut md = String::from("# Why the PRs are where they are\n\n");
     let _ = writeln!(
         md,
@@ -215,7 +252,7 @@ pub fn markdown(
     let _ = writeln!(md, "## Verdicts\n");
     for t in all {
         let front_end = t.verdict.slug().split('+').any(|c| c == "front-end");
-        match super::ptx::difference(ptx, &t.target).filter(|_| front_end) {
+        match super::ptx::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end) {
             Some(text) => {
                 let _ = writeln!(md, "- {}; {text}", headline(t));
             }
@@ -236,8 +273,11 @@ pub fn markdown(
             t.pr.map_or_else(|| "not measured".into(), |p| interval_text(&p)),
             t.verdict.describe()
         );
-        if let Some(text) = super::ptx::difference(ptx, &t.target) {
-            let _ = writeln!(md, "**PTX:** {text}.\n");
+        for text in code.classes(&t.target) {
+            let _ = writeln!(md, "**Code:** {text}.\n");
+        }
+        if let Some(text) = super::profile::difference(&code.ncu, &t.target) {
+            let _ = writeln!(md, "**Counters:** {text}.\n");
         }
         if let Some(text) = shape_text(&t.shapes) {
             let _ = writeln!(md, "**Work-group and registers:** {text}.\n");

@@ -1,6 +1,6 @@
-//! What the two front ends made of a target, by instruction class: the static PTX count of
-//! each class in each side's kernel, and the difference in words for the verdict of a target
-//! whose gap is the front end's.
+//! What the two front ends made of a target, by instruction class: the static count of each
+//! class in each side's kernel, in PTX or in SASS, and the difference in words for the verdict
+//! of a target whose gap is the front end's.
 
 use std::collections::BTreeMap;
 
@@ -11,9 +11,10 @@ use crate::inspect::ptx::{count_classes, parse_ptx};
 
 pub const PTX_CLASSES_CSV: &str = "ptx-classes.csv";
 
-/// One class of one side's kernel of one target.
+/// One class of one side's kernel of one target, in one code (the file says which: PTX in
+/// `ptx-classes.csv`, SASS in `sass-classes.csv`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PtxClassRow {
+pub struct CodeClassRow {
     pub target: String,
     pub api: Api,
     pub kernel: String,
@@ -22,35 +23,42 @@ pub struct PtxClassRow {
     pub count: u64,
 }
 
+impl CodeClassRow {
+    pub fn new(target: &str, api: Api, kernel: &str, class: &str, count: u64) -> CodeClassRow {
+        CodeClassRow {
+            target: target.to_string(),
+            api,
+            kernel: kernel.to_string(),
+            class: class.to_string(),
+            count,
+        }
+    }
+}
+
 /// The class counts of `kernel` in `text`, or why there are none.
 pub fn class_rows(
     target: &str,
     api: Api,
     kernel: &str,
     text: &str,
-) -> Result<Vec<PtxClassRow>, String> {
+) -> Result<Vec<CodeClassRow>, String> {
     let module = parse_ptx(text).map_err(|e| e.to_string())?;
     let k = module
         .kernel(kernel)
         .ok_or_else(|| format!("no kernel {kernel} in {api}'s PTX"))?;
     Ok(count_classes(k)
         .iter()
-        .map(|(class, count)| PtxClassRow {
-            target: target.to_string(),
-            api,
-            kernel: kernel.to_string(),
-            class: class.to_string(),
-            count,
-        })
+        .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))
         .collect())
 }
 
 /// The most classes a sentence names.
 const MAX_CLASSES: usize = 4;
 
-/// "OpenCL's kernel has 12 more arithmetic, 4 fewer ld.global ... (static PTX counts: OpenCL
-/// 120 instructions, CUDA 104)" for `target`, from the rows of both sides; `None` without both.
-pub fn difference(rows: &[PtxClassRow], target: &str) -> Option<String> {
+/// "in the PTX, OpenCL's kernel has 12 more arithmetic, 4 fewer ld.global ... (static PTX
+/// counts: OpenCL 120 instructions, CUDA 104)" for `target`, from the rows of both sides in
+/// `code` (`PTX`, `SASS`); `None` without both.
+pub fn difference(rows: &[CodeClassRow], target: &str, code: &str) -> Option<String> {
     let side = |api| -> BTreeMap<&str, u64> {
         rows.iter()
             .filter(|r| r.target == target && r.api == api)
@@ -74,13 +82,13 @@ pub fn difference(rows: &[PtxClassRow], target: &str) -> Option<String> {
     diffs.dedup();
     let total = |m: &BTreeMap<&str, u64>| m.values().sum::<u64>();
     let totals = format!(
-        "static PTX counts: OpenCL {} instructions, CUDA {}",
+        "static {code} counts: OpenCL {} instructions, CUDA {}",
         total(&cl),
         total(&cu)
     );
     if diffs.is_empty() {
         return Some(format!(
-            "the two kernels' PTX has the same count in every class ({totals})"
+            "the two kernels' {code} has the same count in every class ({totals})"
         ));
     }
     let named: Vec<String> = diffs
@@ -92,7 +100,7 @@ pub fn difference(rows: &[PtxClassRow], target: &str) -> Option<String> {
         })
         .collect();
     Some(format!(
-        "in the PTX, OpenCL's kernel has {} ({totals})",
+        "in the {code}, OpenCL's kernel has {} ({totals})",
         named.join(", ")
     ))
 }
@@ -101,14 +109,8 @@ pub fn difference(rows: &[PtxClassRow], target: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn row(api: Api, class: &str, count: u64) -> PtxClassRow {
-        PtxClassRow {
-            target: "t".into(),
-            api,
-            kernel: "k".into(),
-            class: class.into(),
-            count,
-        }
+    fn row(api: Api, class: &str, count: u64) -> CodeClassRow {
+        CodeClassRow::new("t", api, "k", class, count)
     }
 
     #[test]
@@ -119,12 +121,16 @@ mod tests {
             row(Api::Cuda, "arithmetic", 20),
             row(Api::Cuda, "ld.global", 6),
         ];
-        let text = difference(&rows, "t").unwrap();
+        let text = difference(&rows, "t", "SASS").unwrap();
+        assert!(text.starts_with("in the SASS"), "{text}");
         assert!(
             text.contains("10 more arithmetic, 2 fewer ld.global"),
             "{text}"
         );
-        assert!(text.contains("OpenCL 34 instructions, CUDA 26"), "{text}");
-        assert_eq!(difference(&rows, "other"), None);
+        assert!(
+            text.contains("static SASS counts: OpenCL 34 instructions, CUDA 26"),
+            "{text}"
+        );
+        assert_eq!(difference(&rows, "other", "PTX"), None);
     }
 }

@@ -19,9 +19,8 @@ use crate::study::{Comparison, Study};
 
 use super::attribute::{explain_all, TargetExplanation};
 use super::ladder::{first_pass, second_pass, Rung, RungKind};
+use super::output::CodeFacts;
 use super::output::{self, EXPLAIN_CSV, EXPLAIN_MD, VERDICTS_CSV};
-use super::ptx::{class_rows, PtxClassRow, PTX_CLASSES_CSV};
-use crate::session::program_text_of;
 
 /// The first pass's run folder inside explain's output folder.
 pub const LADDER_DIR: &str = "ladder";
@@ -197,7 +196,7 @@ pub fn run(
         sides,
         on_event,
     )?;
-    write_ptx_classes(plan, sides)?;
+    super::code::write_code(plan, sides)?;
     let first_rows: Vec<MeasurementRow> =
         read_rows(&ladder.join(CsvStore::MEASUREMENTS)).unwrap_or_default();
     let second: Vec<Rung> = plan
@@ -238,33 +237,6 @@ pub fn run(
     })
 }
 
-/// Each target's kernel on both sides by PTX instruction class, into `ptx-classes.csv`
-/// (nothing where a platform gives no PTX text).
-fn write_ptx_classes(plan: &ExplainPlan, sides: &mut Sides) -> Result<(), ExplainError> {
-    let mut rows = Vec::new();
-    for t in &plan.targets {
-        let b = sides.b.as_deref_mut();
-        let pairs = [(Some(&mut *sides.a), &t.a), (b, &t.b)];
-        for (backend, settings) in pairs {
-            let Some(backend) = backend else { continue };
-            let api = backend.api();
-            let text = program_text_of(backend, plan.sources, settings.clone());
-            match text {
-                Ok(Some(text)) => match class_rows(&t.id, api, settings.variant.kernel, &text) {
-                    Ok(r) => rows.extend(r),
-                    Err(e) => eprintln!("note: {}: {api}'s PTX not counted: {e}", t.id),
-                },
-                Ok(None) => {}
-                Err(e) => eprintln!("note: {}: {api}'s program not built: {e}", t.id),
-            }
-        }
-    }
-    if !rows.is_empty() {
-        write_rows(&plan.out.join(PTX_CLASSES_CSV), &rows)?;
-    }
-    Ok(())
-}
-
 fn swap_dir(plan: &ExplainPlan, rung: &Rung) -> PathBuf {
     plan.out
         .join(SWAP_DIR)
@@ -302,12 +274,7 @@ pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>
     let (prs, rows) = read_folder_rows(out)?;
     let explanations = explain_all(&prs, &rows);
     let provenance = provenance_line(&rows);
-    let ptx_file = out.join(PTX_CLASSES_CSV);
-    let ptx: Vec<PtxClassRow> = if ptx_file.is_file() {
-        read_rows(&ptx_file)?
-    } else {
-        Vec::new()
-    };
+    let code = CodeFacts::read(out)?;
     let files = vec![
         out.join(EXPLAIN_CSV),
         out.join(VERDICTS_CSV),
@@ -317,7 +284,7 @@ pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>
     write_rows(&files[1], &output::verdict_rows(&explanations))?;
     write_atomic(
         &files[2],
-        output::markdown(&explanations, &ptx, &provenance).as_bytes(),
+        output::markdown(&explanations, &code, &provenance).as_bytes(),
     )?;
     Ok((explanations, files))
 }

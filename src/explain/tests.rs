@@ -148,6 +148,40 @@ fn a_host_timed_gap_the_device_clock_closes_is_launch_and_wait() {
 }
 
 #[test]
+fn a_runtime_gap_closed_by_one_stated_opt_level_is_the_second_stage_opt_level() {
+    let own = pr(0.90, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.90, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.91, 0.01)),
+        outcome(RungKind::OptLevelHeld(3), &own, pr(1.0, 0.01)),
+    ];
+    assert_eq!(
+        verdict(&own, &rungs),
+        Verdict::Explained(vec![(Cause::OptLevel(3), 1.0)])
+    );
+}
+
+#[test]
+fn the_first_pass_states_one_opt_level_on_both_jits_with_opencls_ptx() {
+    use crate::workload::ProgramSource;
+    let study = crate::study::load("explain-known").unwrap();
+    let target = &study.comparisons[0];
+    let rungs = super::ladder::first_pass(target, (Api::OpenCl, Api::Cuda));
+    let r = rungs
+        .iter()
+        .find(|r| r.kind == RungKind::OptLevelHeld(crate::backend::MAX_OPT_LEVEL))
+        .expect("an opt-level rung");
+    assert_eq!(r.comparison.b.program, ProgramSource::Other);
+    assert_eq!(r.comparison.a.jit.opt_level, Some(3));
+    assert_eq!(r.comparison.b.jit.opt_level, Some(3));
+    let same_api = super::ladder::first_pass(target, (Api::OpenCl, Api::OpenCl));
+    assert!(same_api
+        .iter()
+        .all(|r| !matches!(r.kind, RungKind::OptLevelHeld(_))));
+}
+
+#[test]
 fn rung_names_read_back() {
     for kind in [
         RungKind::Own,
@@ -158,6 +192,7 @@ fn rung_names_read_back() {
             held: Api::OpenCl,
         },
         RungKind::Carveout(25),
+        RungKind::OptLevelHeld(3),
         RungKind::IndexU64,
         RungKind::NoUnroll,
         RungKind::FastMath,

@@ -112,6 +112,12 @@ pub fn count(instructions: &[String]) -> ClassCounts {
 
 /// `cuobjdump` on the search path, else in the CUDA toolkit's usual places.
 pub fn find_cuobjdump() -> Option<PathBuf> {
+    find_cuda_tool("cuobjdump")
+}
+
+/// A CUDA toolkit program (`cuobjdump`, `ncu`) on the search path, else in `$CUDA_HOME/bin`
+/// or `/usr/local/cuda/bin`.
+pub fn find_cuda_tool(name: &str) -> Option<PathBuf> {
     let on_path = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .unwrap_or_default();
@@ -123,7 +129,7 @@ pub fn find_cuobjdump() -> Option<PathBuf> {
     on_path
         .into_iter()
         .chain(toolkit)
-        .map(|dir| dir.join("cuobjdump"))
+        .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
 }
 

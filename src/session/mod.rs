@@ -232,6 +232,33 @@ pub fn program_text_of(
     Ok(plan.backend.program_text(program)?)
 }
 
+/// Builds `settings` on `backend` exactly as a run builds it (running `program`, a compiler's
+/// text, where given), runs it once and checks it: the one run a profiler watches. `Ok(false)`
+/// when the result does not verify.
+pub fn run_once(
+    backend: &mut dyn Backend,
+    sources: &KernelSources,
+    settings: Resolved,
+    program: Option<&str>,
+) -> Result<bool, crate::workload::exec::ExecError> {
+    use crate::workload::exec;
+    let mut plan = side_plan(Side::A, backend, settings);
+    auto::runtime_local(&mut plan, sources);
+    let s = &plan.settings;
+    let inputs = measure::InputCache::default().get(s.variant, s.size, s.seed, &s.matrix);
+    let p = exec::prepare_with_program(
+        plan.backend,
+        sources,
+        s.variant,
+        &inputs,
+        &plan.config,
+        program,
+    )?;
+    let verified = exec::verify(plan.backend, &p, &inputs);
+    exec::release(plan.backend, p);
+    Ok(verified?.ok)
+}
+
 /// The group count side B must use so that a fair comparison stays fair: when neither side
 /// sets one and both run the same variant, size and work-group size, B takes the count that
 /// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B

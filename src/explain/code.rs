@@ -1,0 +1,244 @@
+//! What each front end made of each target: its program text (PTX on NVIDIA), kept once per
+//! distinct text under `ptx/`, and its kernel's static instruction classes in PTX
+//! (`ptx-classes.csv`) and, where a CUDA device and `cuobjdump` are at hand, in SASS
+//! (`sass-classes.csv`).
+//!
+//! Both SASS texts come from one second stage, the CUDA driver's JIT with the target's CUDA
+//! options, so a difference between them is the front ends' (NVIDIA's OpenCL runtime takes the
+//! same step when it loads its PTX; explain's register rung measures where its JIT differs).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::backend::{Api, Backend, JitOptions};
+use crate::export::csv::{read_rows, write_rows};
+use crate::export::{write_atomic, ExportError};
+use crate::inspect::sass;
+use crate::session::program_text_of;
+use crate::session::run::Sides;
+use crate::study::Comparison;
+
+use super::ptx::{class_rows, CodeClassRow, PTX_CLASSES_CSV};
+use super::run::{ExplainError, ExplainPlan};
+
+pub const SASS_CLASSES_CSV: &str = "sass-classes.csv";
+/// The program texts, one file per distinct text, and their index.
+pub const PTX_DIR: &str = "ptx";
+pub const PTX_INDEX_CSV: &str = "ptx/index.csv";
+
+/// Which file holds the program text `api`'s compiler made of `target`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextRow {
+    pub target: String,
+    pub api: Api,
+    pub kernel: String,
+    /// Relative to the explain folder (`ptx/<hash>.ptx`).
+    pub file: String,
+}
+
+/// The program texts of one target: its kernel, and per front end the text.
+struct TargetTexts<'t> {
+    target: &'t Comparison,
+    texts: Vec<(Api, String)>,
+}
+
+/// Writes `ptx/`, `ptx-classes.csv` and, where it can, `sass-classes.csv` for every target.
+/// A side whose program cannot be built or counted is noted on stderr and left out.
+pub fn write_code(plan: &ExplainPlan, sides: &mut Sides) -> Result<(), ExplainError> {
+    let all: Vec<TargetTexts> = plan
+        .targets
+        .iter()
+        .map(|t| TargetTexts {
+            target: t,
+            texts: texts_of(plan, sides, t),
+        })
+        .collect();
+    let index = store_texts(&plan.out, &all)?;
+    if !index.is_empty() {
+        write_rows(&plan.out.join(PTX_INDEX_CSV), &index)?;
+    }
+    let ptx: Vec<CodeClassRow> = all.iter().flat_map(ptx_classes).collect();
+    if !ptx.is_empty() {
+        write_rows(&plan.out.join(PTX_CLASSES_CSV), &ptx)?;
+    }
+    let cuda = [Some(&mut sides.a), sides.b.as_mut()]
+        .into_iter()
+        .flatten()
+        .find(|b| b.api() == Api::Cuda);
+    if let (Some(cuda), Some(tool)) = (cuda, sass::find_cuobjdump()) {
+        let rows: Vec<CodeClassRow> = all
+            .iter()
+            .flat_map(|t| sass_classes(cuda.as_mut(), &tool, &plan.out, t))
+            .collect();
+        if !rows.is_empty() {
+            write_rows(&plan.out.join(SASS_CLASSES_CSV), &rows)?;
+        }
+    }
+    Ok(())
+}
+
+/// Each side's program text of `t`, built exactly as the run builds it.
+fn texts_of(plan: &ExplainPlan, sides: &mut Sides, t: &Comparison) -> Vec<(Api, String)> {
+    let mut texts = Vec::new();
+    let b = sides.b.as_deref_mut();
+    for (backend, settings) in [(Some(&mut *sides.a), &t.a), (b, &t.b)] {
+        let Some(backend) = backend else { continue };
+        let api = backend.api();
+        match program_text_of(backend, plan.sources, settings.clone()) {
+            Ok(Some(text)) => texts.push((api, text)),
+            Ok(None) => {}
+            Err(e) => eprintln!("note: {}: {api}'s program not built: {e}", t.id),
+        }
+    }
+    texts
+}
+
+/// Writes each distinct text once, named by its hash, and returns the index.
+fn store_texts(out: &Path, all: &[TargetTexts]) -> Result<Vec<TextRow>, ExportError> {
+    let mut index = Vec::new();
+    let mut written: BTreeMap<String, ()> = BTreeMap::new();
+    for t in all {
+        for (api, text) in &t.texts {
+            let file = format!(
+                "{PTX_DIR}/{}.ptx",
+                crate::session::folder::short_hash(text.as_bytes())
+            );
+            if written.insert(file.clone(), ()).is_none() {
+                std::fs::create_dir_all(out.join(PTX_DIR)).map_err(|e| ExportError::Io {
+                    path: out.join(PTX_DIR),
+                    source: e,
+                })?;
+                write_atomic(&out.join(&file), text.as_bytes())?;
+            }
+            index.push(TextRow {
+                target: t.target.id.clone(),
+                api: *api,
+                kernel: t.target.a.variant.kernel.to_string(),
+                file,
+            });
+        }
+    }
+    Ok(index)
+}
+
+/// The program text `api`'s compiler made of `target`, from the index under `out`.
+pub fn read_text(out: &Path, target: &str, api: Api) -> Option<(String, String)> {
+    let index: Vec<TextRow> = read_rows(&out.join(PTX_INDEX_CSV)).ok()?;
+    let row = index
+        .into_iter()
+        .find(|r| r.target == target && r.api == api)?;
+    let text = std::fs::read_to_string(out.join(&row.file)).ok()?;
+    Some((row.kernel, text))
+}
+
+fn ptx_classes(t: &TargetTexts) -> Vec<CodeClassRow> {
+    let kernel = t.target.a.variant.kernel;
+    t.texts
+        .iter()
+        .flat_map(
+            |(api, text)| match class_rows(&t.target.id, *api, kernel, text) {
+                Ok(rows) => rows,
+                Err(e) => {
+                    eprintln!("note: {}: {api}'s PTX not counted: {e}", t.target.id);
+                    Vec::new()
+                }
+            },
+        )
+        .collect()
+}
+
+/// Both texts of `t` assembled by the CUDA driver with the target's CUDA JIT options,
+/// disassembled, and the kernel's instructions counted by class.
+fn sass_classes(
+    cuda: &mut dyn Backend,
+    tool: &Path,
+    out: &Path,
+    t: &TargetTexts,
+) -> Vec<CodeClassRow> {
+    let kernel = t.target.a.variant.kernel;
+    let jit = &t.target.b.jit;
+    let mut rows = Vec::new();
+    for (api, text) in &t.texts {
+        match sass_of(cuda, tool, out, text, jit) {
+            Ok(functions) => match functions.get(kernel) {
+                Some(ops) => rows.extend(sass::count(ops).iter().map(|(class, count)| {
+                    CodeClassRow::new(&t.target.id, *api, kernel, class, count)
+                })),
+                None => eprintln!(
+                    "note: {}: no function {kernel} in the SASS of {api}'s PTX",
+                    t.target.id
+                ),
+            },
+            Err(e) => eprintln!("note: {}: {api}'s SASS not counted: {e}", t.target.id),
+        }
+    }
+    rows
+}
+
+/// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
+/// only while `cuobjdump` reads it.
+fn sass_of(
+    cuda: &mut dyn Backend,
+    tool: &Path,
+    out: &Path,
+    ptx: &str,
+    jit: &JitOptions,
+) -> Result<sass::SassFunctions, String> {
+    let cubin = cuda
+        .machine_code(ptx, jit)
+        .map_err(|e| e.to_string())?
+        .ok_or("the CUDA backend gave no machine code")?;
+    let file = tempfile::Builder::new()
+        .prefix(".sass-")
+        .suffix(".cubin")
+        .tempfile_in(out)
+        .map_err(|e| format!("a temporary cubin in {}: {e}", out.display()))?;
+    std::fs::write(file.path(), &cubin).map_err(|e| e.to_string())?;
+    let path: PathBuf = file.path().to_path_buf();
+    let text = sass::disassemble(tool, &path)?;
+    Ok(sass::parse_cuobjdump(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::study::Comparison;
+
+    fn target(id: &str) -> Comparison {
+        let study = crate::study::load("explain-known").unwrap();
+        let mut c = study.comparisons[0].clone();
+        c.id = id.into();
+        c
+    }
+
+    #[test]
+    fn each_text_is_kept_once_and_read_back_by_target_and_front_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let (t1, t2) = (target("one"), target("two"));
+        let same = "// the same PTX\n".to_string();
+        let all = [
+            TargetTexts {
+                target: &t1,
+                texts: vec![
+                    (Api::OpenCl, "// OpenCL's\n".into()),
+                    (Api::Cuda, same.clone()),
+                ],
+            },
+            TargetTexts {
+                target: &t2,
+                texts: vec![(Api::Cuda, same.clone())],
+            },
+        ];
+        let index = store_texts(dir.path(), &all).unwrap();
+        write_rows(&dir.path().join(PTX_INDEX_CSV), &index).unwrap();
+        assert_eq!(index.len(), 3);
+        let files = std::fs::read_dir(dir.path().join(PTX_DIR)).unwrap().count();
+        assert_eq!(files, 3, "two texts and the index");
+        let (kernel, text) = read_text(dir.path(), "two", Api::Cuda).unwrap();
+        assert_eq!(text, same);
+        assert_eq!(kernel, t2.a.variant.kernel);
+        assert_eq!(read_text(dir.path(), "two", Api::OpenCl), None);
+    }
+}
