@@ -1,28 +1,43 @@
-//! results/fair-gaps.md is what scripts/fair-gaps.py writes from the committed result CSVs: a
-//! run added to results/ without rewriting the table (or a table edited by hand) fails here.
+//! results/fair-gaps.md is what `clvscu report --findings` writes from the committed run
+//! folders and explain verdicts: a run added without regenerating it, or a cause typed by hand,
+//! fails here (`CLVSCU_BLESS=1` rewrites it). Every cause in it is one of explain's.
 
-use std::process::Command;
+use std::path::PathBuf;
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+use clvscu::report::findings::{self, FAIR_GAPS};
+
+fn results() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("results")
+}
 
 #[test]
-fn the_fair_gaps_table_is_what_the_script_writes_from_the_results() {
-    let out = Command::new("python3")
-        .args(["scripts/fair-gaps.py", "results"])
-        .current_dir(ROOT)
-        .output()
-        .expect("python3 runs scripts/fair-gaps.py");
+fn the_fair_gaps_table_is_what_the_results_and_explain_give() {
+    let f = findings::render(&results()).unwrap();
+    let path = results().join(FAIR_GAPS);
+    if std::env::var("CLVSCU_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&path, &f.fair_gaps).unwrap();
+        return;
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
-        out.status.success(),
-        "fair-gaps.py failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        committed == f.fair_gaps,
+        "results/{FAIR_GAPS} is stale: run `clvscu report --findings results --out .`"
     );
-    let written = String::from_utf8(out.stdout).expect("UTF-8");
-    let committed = std::fs::read_to_string(format!("{ROOT}/results/fair-gaps.md")).unwrap();
-    assert!(
-        written == committed,
-        "results/fair-gaps.md is stale: run python3 scripts/fair-gaps.py > results/fair-gaps.md"
-    );
-    // Every row outside [0.98, 1.02] is grouped under a cause; the table says how many.
-    assert!(written.contains("outside, grouped by cause"));
+}
+
+#[test]
+fn every_cause_is_an_explain_verdict_or_says_it_is_not_explained() {
+    let verdicts = clvscu::report::why::load_verdicts(&[results()]).unwrap();
+    let causes: Vec<String> = verdicts.iter().map(|(_, v)| v.cause.clone()).collect();
+    let gaps = clvscu::report::why::fair_gaps(&results()).unwrap();
+    assert!(!gaps.gpus.is_empty(), "no GPU with fair PRs under results/");
+    for (gpu, _, by_cause) in &gaps.gpus {
+        for cause in by_cause.keys() {
+            let named = cause.split(" (same kernel").next().unwrap();
+            assert!(
+                named == "not explained yet" || causes.iter().any(|c| c == named),
+                "{gpu}: cause {cause} is no explain verdict"
+            );
+        }
+    }
 }

@@ -34,6 +34,9 @@ pub struct RunFolder {
     /// The harness-against-plain-loop calibration the run started with (a runtime-bound
     /// study), `None` when it has none.
     pub calibration: Option<Vec<crate::calibrate::CalibrationPr>>,
+    /// The `explain` verdicts found anywhere in the tree, for the "why" of this folder's gaps
+    /// (`super::why`).
+    pub verdicts: std::sync::Arc<Vec<super::why::FoundVerdict>>,
 }
 
 impl RunFolder {
@@ -191,6 +194,7 @@ fn baselines_for(
 /// Loads every run folder under `roots`. Refuses a tree with none, naming the roots.
 pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
     let mut out = Vec::new();
+    let verdicts = std::sync::Arc::new(super::why::load_verdicts(roots)?);
     for root in roots {
         for dir in find_run_folders(std::slice::from_ref(root))? {
             out.push(RunFolder {
@@ -200,6 +204,7 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
                 provenance_devices: provenance_devices(&dir),
                 baselines: baselines_for(&dir, root)?,
                 calibration: read_csv(&dir, crate::calibrate::PRS_CSV)?,
+                verdicts: verdicts.clone(),
                 path: dir,
             });
         }

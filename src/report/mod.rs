@@ -16,6 +16,7 @@ pub mod load;
 pub mod markdown;
 pub mod site;
 pub mod tables;
+pub mod why;
 
 use std::path::{Path, PathBuf};
 

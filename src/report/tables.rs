@@ -107,7 +107,11 @@ fn side_label(side: Side, api: impl std::fmt::Display, device: &str, other: &str
     }
 }
 
-fn pr_table(prs: &[PrRow]) -> Table {
+fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
+    let why: Vec<String> = prs
+        .iter()
+        .map(|r| super::why::why(verdicts, r).cell())
+        .collect();
     let mut t = Table::new(&[
         ("comparison", false),
         ("side A", false),
@@ -120,8 +124,9 @@ fn pr_table(prs: &[PrRow]) -> Table {
         ("95% CI", true),
         ("verdict", false),
         ("fair", false),
+        ("why (explain)", false),
     ]);
-    for r in prs {
+    for (r, why) in prs.iter().zip(why) {
         t.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             side_label(Side::A, r.api_a, &r.device_a, &r.device_b),
@@ -134,6 +139,7 @@ fn pr_table(prs: &[PrRow]) -> Table {
             format!("[{}, {}]", pr3(r.pr_ci_lo), pr3(r.pr_ci_hi)),
             similar(r).to_string(),
             if r.fair { "fair" } else { "unfair" }.to_string(),
+            why,
         ]);
     }
     t
@@ -307,7 +313,7 @@ fn folder_section(doc: &mut Doc, f: &RunFolder) {
     if f.prs().is_empty() {
         doc.para(why_no_pr(f));
     } else {
-        doc.table(pr_table(f.prs()), "");
+        doc.table(pr_table(f.prs(), &f.verdicts), "");
         doc.heading(4, "Fairness");
         fairness(doc, f.prs());
     }

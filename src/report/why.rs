@@ -1,0 +1,317 @@
+//! Why a fair PR is away from 1: the verdict `clvscu explain` gave that comparison on that
+//! GPU, found among the explain folders of the same tree. Never a guess from names: a gap
+//! explain has not been run on says so, with the command that would explain it.
+//!
+//! Used by the report's "why" column and by `fair-gaps.md` (`report --findings`).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::explain::output::{VerdictRow, VERDICTS_CSV};
+use crate::explain::{PARITY, RUNG_SEPARATOR};
+use crate::export::csv::read_rows;
+use crate::record::{Api, PrRow};
+
+use super::load::RunFolder;
+use super::ReportError;
+
+/// A verdict and the explain folder it came from, named below the parent of its root
+/// (`results/h100-2026-11-26-explain/explain-known`).
+pub type FoundVerdict = (String, VerdictRow);
+
+/// Every `explain-verdicts.csv` at or below `roots` (hidden folders skipped, links not
+/// followed), with the folder each came from.
+pub fn load_verdicts(roots: &[PathBuf]) -> Result<Vec<FoundVerdict>, ReportError> {
+    let mut found = Vec::new();
+    for root in roots {
+        let base = root.parent().unwrap_or(root);
+        collect(root, base, &mut found)?;
+    }
+    Ok(found)
+}
+
+fn collect(dir: &Path, base: &Path, found: &mut Vec<FoundVerdict>) -> Result<(), ReportError> {
+    let file = dir.join(VERDICTS_CSV);
+    if file.is_file() {
+        let label = dir.strip_prefix(base).unwrap_or(dir).display().to_string();
+        found.extend(read_rows(&file)?.into_iter().map(|r| (label.clone(), r)));
+        return Ok(());
+    }
+    let io = |e| ReportError::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    };
+    let mut subdirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if !hidden && entry.file_type().map_err(io)?.is_dir() {
+            subdirs.push(entry.path());
+        }
+    }
+    subdirs.sort();
+    for sub in subdirs {
+        collect(&sub, base, found)?;
+    }
+    Ok(())
+}
+
+/// What the report says of one PR row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Why<'v> {
+    /// Not a fair OpenCL-against-CUDA PR, or one explain made itself (a rung).
+    NotAsked,
+    /// The PR's CI touches the parity band: nothing to explain.
+    AtParity,
+    /// explain's verdict on this comparison (or, `same_target` false, on the same kernel,
+    /// variant and size as a target of its own) on this GPU, and its folder.
+    Explained {
+        verdict: &'v VerdictRow,
+        folder: &'v str,
+        same_target: bool,
+    },
+    /// A gap explain has not been run on.
+    Open,
+}
+
+/// A fair PR between OpenCL and CUDA, not one of explain's own rungs.
+fn asked(pr: &PrRow) -> bool {
+    pr.fair
+        && pr.api_a != pr.api_b
+        && [pr.api_a, pr.api_b].contains(&Api::Cuda)
+        && !pr.comparison.contains(RUNG_SEPARATOR)
+}
+
+/// The verdict that answers `pr` among `verdicts`: the same GPU and comparison first, then
+/// the same GPU, family, variant and size.
+pub fn why<'v>(verdicts: &'v [FoundVerdict], pr: &PrRow) -> Why<'v> {
+    if !asked(pr) {
+        return Why::NotAsked;
+    }
+    if pr.pr_ci_lo <= PARITY.1 && pr.pr_ci_hi >= PARITY.0 {
+        return Why::AtParity;
+    }
+    let on_gpu = |(_, v): &&FoundVerdict| v.device == pr.device_a || v.device == pr.device_b;
+    let rows = || verdicts.iter().filter(on_gpu);
+    let explained = |(folder, verdict): &'v FoundVerdict, same_target| Why::Explained {
+        verdict,
+        folder,
+        same_target,
+    };
+    if let Some(v) = rows().find(|(_, v)| v.study == pr.study && v.target == pr.comparison) {
+        return explained(v, true);
+    }
+    let kernel = rows().find(|(_, v)| {
+        v.family == pr.family.name() && v.variant == pr.variant && v.size == pr.size
+    });
+    kernel.map_or(Why::Open, |v| explained(v, false))
+}
+
+impl Why<'_> {
+    /// The report table's cell: the cause's short name, and where it was found.
+    pub fn cell(&self) -> String {
+        match self {
+            Why::NotAsked | Why::AtParity => String::new(),
+            Why::Explained {
+                verdict,
+                same_target: true,
+                ..
+            } => verdict.cause.clone(),
+            Why::Explained {
+                verdict, folder, ..
+            } => format!("{} (same kernel and size in {folder})", verdict.cause),
+            Why::Open => "not explained yet".into(),
+        }
+    }
+}
+
+/// The newest row of each (GPU, study, comparison) of the folders, by run id.
+fn newest(folders: &[RunFolder]) -> Vec<(&RunFolder, &PrRow)> {
+    let mut kept: BTreeMap<(String, String, String), (&RunFolder, &PrRow)> = BTreeMap::new();
+    for f in folders {
+        for r in f.prs() {
+            let key = (r.device_b.clone(), r.study.clone(), r.comparison.clone());
+            let newer = kept.get(&key).is_none_or(|(_, k)| r.run_id >= k.run_id);
+            if newer {
+                kept.insert(key, (f, r));
+            }
+        }
+    }
+    kept.into_values().collect()
+}
+
+/// The fair gaps of a tree of run folders and why: `fair-gaps.md` and its summary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FairGaps {
+    pub markdown: String,
+    /// Per GPU: the fair PRs, and the gaps per cause (`not explained yet` among them).
+    pub gpus: Vec<(String, usize, BTreeMap<String, usize>)>,
+}
+
+/// Every fair OpenCL-against-CUDA PR outside the parity band under `root` (the newest run of
+/// each comparison per GPU), grouped by GPU, with explain's verdict.
+pub fn fair_gaps(root: &Path) -> Result<FairGaps, ReportError> {
+    let roots = [root.to_path_buf()];
+    let folders = super::load::load_tree(&roots)?;
+    let verdicts = load_verdicts(&roots)?;
+    let name = root
+        .file_name()
+        .map_or_else(|| ".".into(), |n| n.to_string_lossy().into_owned());
+    Ok(render(&folders, &verdicts, &name))
+}
+
+fn render(folders: &[RunFolder], verdicts: &[FoundVerdict], root: &str) -> FairGaps {
+    let mut by_gpu: BTreeMap<&str, (usize, Vec<(&RunFolder, &PrRow, Why)>)> = BTreeMap::new();
+    for (f, r) in newest(folders) {
+        let w = why(verdicts, r);
+        if w == Why::NotAsked {
+            continue;
+        }
+        let gpu = by_gpu.entry(r.device_b.as_str()).or_default();
+        gpu.0 += 1;
+        if w != Why::AtParity {
+            gpu.1.push((f, r, w));
+        }
+    }
+    let mut md = format!(
+        "# Fair PRs outside [{}, {}], and why\n\nGenerated by `clvscu report --findings` from \
+         the run folders and the `explain` verdicts under `{root}/`: the newest run of every \
+         fair OpenCL-against-CUDA comparison per GPU whose PR's CI lies outside the band. The \
+         cause is explain's verdict on the same comparison on the same GPU, or, where the \
+         cause names an explain folder, on the same kernel, variant and size there. A gap \
+         explain has not been run on says so: `clvscu explain FOLDER` explains every gap of a \
+         run folder.\n",
+        PARITY.0, PARITY.1
+    );
+    let mut gpus = Vec::new();
+    for (gpu, (total, gaps)) in &by_gpu {
+        let mut causes: BTreeMap<String, usize> = BTreeMap::new();
+        for (_, _, w) in gaps {
+            *causes.entry(w.cell()).or_default() += 1;
+        }
+        let open = causes.get(Why::Open.cell().as_str()).copied().unwrap_or(0);
+        let _ = writeln!(
+            md,
+            "\n## {gpu}\n\n{total} fair PRs; {} outside the band: {} explained, {open} not \
+             explained yet.\n",
+            gaps.len(),
+            gaps.len() - open
+        );
+        gpus.push((gpu.to_string(), *total, causes));
+        if gaps.is_empty() {
+            continue;
+        }
+        let _ = writeln!(
+            md,
+            "| folder | comparison | size | PR [CI] | cause | verdict |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|");
+        for (f, r, w) in gaps {
+            let verdict = match w {
+                Why::Explained { verdict, .. } => verdict.verdict.as_str(),
+                _ => "",
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {:.3} [{:.3}, {:.3}] | {} | {} |",
+                f.label,
+                super::tables::full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
+                r.size,
+                r.pr,
+                r.pr_ci_lo,
+                r.pr_ci_hi,
+                w.cell(),
+                verdict.replace('|', "/")
+            );
+        }
+    }
+    FairGaps { markdown: md, gpus }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::FamilyId;
+    use crate::record::Metric;
+
+    fn pr(comparison: &str, value: f64, fair: bool) -> PrRow {
+        PrRow {
+            run_id: "r".into(),
+            study: "s".into(),
+            comparison: comparison.into(),
+            device_a: "H100".into(),
+            device_b: "H100".into(),
+            api_a: Api::OpenCl,
+            api_b: Api::Cuda,
+            family: "matvec".parse::<FamilyId>().unwrap(),
+            variant: "listing4".into(),
+            size: "4096x1100".into(),
+            local_size: 256,
+            groups: 16,
+            metric_unit: Metric::Bandwidth,
+            metric_a: value,
+            metric_b: 1.0,
+            pr: value,
+            pr_ci_lo: value - 0.005,
+            pr_ci_hi: value + 0.005,
+            similar: true,
+            similar_tight: false,
+            fair,
+            differing_steps: String::new(),
+            timer: "device-event".into(),
+            sweep_param: String::new(),
+            sweep_value: String::new(),
+        }
+    }
+
+    fn verdict(study: &str, target: &str, cause: &str) -> FoundVerdict {
+        let v = VerdictRow {
+            target: target.into(),
+            study: study.into(),
+            family: "matvec".into(),
+            variant: "listing4".into(),
+            size: "4096x1100".into(),
+            device: "H100".into(),
+            pr: Some(0.86),
+            pr_ci_lo: Some(0.85),
+            pr_ci_hi: Some(0.87),
+            cause: cause.into(),
+            verdict: "front end".into(),
+        };
+        ("results/x/explain".into(), v)
+    }
+
+    #[test]
+    fn a_gap_takes_the_verdict_of_its_own_comparison_first() {
+        let verdicts = [
+            verdict("other", "t", "registers"),
+            verdict("s", "matvec/listing4", "front-end"),
+        ];
+        let w = why(&verdicts, &pr("matvec/listing4", 0.86, true));
+        assert_eq!(w.cell(), "front-end");
+    }
+
+    #[test]
+    fn else_the_same_kernel_and_size_elsewhere_named_by_its_folder() {
+        let verdicts = [verdict("explain-ladder", "listing4", "front-end")];
+        let w = why(&verdicts, &pr("matvec/listing4", 0.86, true));
+        assert_eq!(
+            w.cell(),
+            "front-end (same kernel and size in results/x/explain)"
+        );
+    }
+
+    #[test]
+    fn parity_unfair_rungs_and_unexplained_gaps_are_told_apart() {
+        let verdicts = [verdict("s", "matvec/listing4", "front-end")];
+        assert_eq!(why(&verdicts, &pr("c", 0.99, true)), Why::AtParity);
+        assert_eq!(why(&verdicts, &pr("c", 0.86, false)), Why::NotAsked);
+        assert_eq!(why(&verdicts, &pr("c::own", 0.86, true)), Why::NotAsked);
+        let mut other_gpu = pr("c", 0.86, true);
+        other_gpu.device_a = "H200".into();
+        other_gpu.device_b = "H200".into();
+        assert_eq!(why(&verdicts, &other_gpu), Why::Open);
+        assert_eq!(Why::Open.cell(), "not explained yet");
+    }
+}
