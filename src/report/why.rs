@@ -161,8 +161,11 @@ pub fn fair_gaps(root: &Path) -> Result<FairGaps, ReportError> {
     Ok(render(&folders, &verdicts, &name))
 }
 
+/// One fair gap: its folder, its row and why.
+type Gap<'a> = (&'a RunFolder, &'a PrRow, Why<'a>);
+
 fn render(folders: &[RunFolder], verdicts: &[FoundVerdict], root: &str) -> FairGaps {
-    let mut by_gpu: BTreeMap<&str, (usize, Vec<(&RunFolder, &PrRow, Why)>)> = BTreeMap::new();
+    let mut by_gpu: BTreeMap<&str, (usize, Vec<Gap>)> = BTreeMap::new();
     for (f, r) in newest(folders) {
         let w = why(verdicts, r);
         if w == Why::NotAsked {
