@@ -189,7 +189,9 @@ impl Sweep {
             let (Some(shape), Some(_)) = (s.shape(), Algorithm::from_name(&s.variant)) else {
                 continue;
             };
-            per.entry((shape, s.variant.clone())).or_default().push(s.gbs);
+            per.entry((shape, s.variant.clone()))
+                .or_default()
+                .push(s.gbs);
         }
         let mut out: BTreeMap<(u64, u64), Vec<(String, f64)>> = BTreeMap::new();
         for ((shape, variant), gbs) in per {
@@ -247,7 +249,11 @@ impl Sweep {
     /// cuBLAS SGEMV's at the same size; at 2^28 floats, over the read kernel's on that API.
     pub fn checks(&self, device: &str) -> Vec<Check> {
         let mut out = Vec::new();
-        for s in self.sides.iter().filter(|s| s.device == device && s.is_auto()) {
+        for s in self
+            .sides
+            .iter()
+            .filter(|s| s.device == device && s.is_auto())
+        {
             let Some((rows, cols)) = s.shape() else {
                 continue;
             };

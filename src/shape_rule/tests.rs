@@ -1,6 +1,7 @@
 use super::*;
 
-const HEADER: &str = "run_id,comparison,api,device,family,variant,size,metric,metric_unit,status,verified\n";
+const HEADER: &str =
+    "run_id,comparison,api,device,family,variant,size,metric,metric_unit,status,verified\n";
 
 fn row(comparison: &str, api: &str, variant: &str, size: &str, gbs: f64) -> String {
     let family = comparison.split('/').next().unwrap();
@@ -16,16 +17,56 @@ fn pair(comparison: &str, variant: &str, size: &str, gbs: f64) -> String {
 /// wins on one API and split-k on average, auto at both, the read kernel at 2^28 and cuBLAS.
 fn synthetic(dir: &Path) {
     let mut m = String::from(HEADER);
-    m += &pair("matvec/row-pack/2097152x32", "row-pack", "2097152x32", 3000.0);
-    m += &pair("matvec/row-warp/2097152x32", "row-warp", "2097152x32", 2000.0);
+    m += &pair(
+        "matvec/row-pack/2097152x32",
+        "row-pack",
+        "2097152x32",
+        3000.0,
+    );
+    m += &pair(
+        "matvec/row-warp/2097152x32",
+        "row-warp",
+        "2097152x32",
+        2000.0,
+    );
     // Not auto-eligible: never a winner.
     m += &pair("matvec/tuned/2097152x32", "tuned", "2097152x32", 9000.0);
-    m += &row("matvec/split-k/64x1048576", "OpenCL", "split-k", "64x1048576", 2600.0);
-    m += &row("matvec/split-k/64x1048576", "CUDA", "split-k", "64x1048576", 2600.0);
-    m += &row("matvec/split-flat/64x1048576", "OpenCL", "split-flat", "64x1048576", 2000.0);
-    m += &row("matvec/split-flat/64x1048576", "CUDA", "split-flat", "64x1048576", 3000.0);
+    m += &row(
+        "matvec/split-k/64x1048576",
+        "OpenCL",
+        "split-k",
+        "64x1048576",
+        2600.0,
+    );
+    m += &row(
+        "matvec/split-k/64x1048576",
+        "CUDA",
+        "split-k",
+        "64x1048576",
+        2600.0,
+    );
+    m += &row(
+        "matvec/split-flat/64x1048576",
+        "OpenCL",
+        "split-flat",
+        "64x1048576",
+        2000.0,
+    );
+    m += &row(
+        "matvec/split-flat/64x1048576",
+        "CUDA",
+        "split-flat",
+        "64x1048576",
+        3000.0,
+    );
     // Only one side verified: not a candidate.
-    m += &row("matvec/split-one/64x1048576", "CUDA", "split-one", "64x1048576", 5000.0);
+    m += &row(
+        "matvec/split-one/64x1048576",
+        "CUDA",
+        "split-one",
+        "64x1048576",
+        5000.0,
+    );
     m += "r1,matvec/split-one/64x1048576,OpenCL,GPU X,matvec,split-one,64x1048576,,GB/s,failed,false\n";
     // auto's rows name the variant that ran; they are not candidates.
     m += &pair("matvec/auto/2097152x32", "row-warp", "2097152x32", 2000.0);
@@ -53,7 +94,10 @@ fn the_table_names_each_shapes_winner_on_both_apis() {
     // split-flat's geometric mean sqrt(2000 x 3000) = 2449 < split-k's 2600.
     let wide = &table.regions.iter().find(|r| r.rows == 64).unwrap();
     assert_eq!(wide.variant, "split-k");
-    assert_eq!((wide.runner_up.as_str(), wide.runner_up_gbs), ("split-flat", 2449.49));
+    assert_eq!(
+        (wide.runner_up.as_str(), wide.runner_up_gbs),
+        ("split-flat", 2449.49)
+    );
     assert!(table.provenance.contains("r1"));
     // The table round-trips through its file and picks row-pack for a nearby tall shape.
     let back = RuleTable::parse("t", &table.to_toml()).unwrap();
@@ -70,7 +114,9 @@ fn the_checks_hold_auto_to_cublas_and_the_read_kernel() {
     // Two auto shapes beyond the L2 on two APIs, and the 2^28 one against the read kernel.
     assert_eq!(checks.len(), 6, "{checks:?}");
     let tall: Vec<&Check> = checks.iter().filter(|c| c.size == "2097152x32").collect();
-    assert!(tall.iter().all(|c| c.what == CheckKind::Cublas && !c.passes()));
+    assert!(tall
+        .iter()
+        .all(|c| c.what == CheckKind::Cublas && !c.passes()));
     assert_eq!(tall[0].ratio(), Some(0.8));
     let square_cublas = checks
         .iter()
@@ -81,7 +127,10 @@ fn the_checks_hold_auto_to_cublas_and_the_read_kernel() {
     assert!((read.ratio().unwrap() - 2700.0 / 2900.0).abs() < 1e-12);
     assert!(read.passes());
     let md = checks_markdown("GPU X", &checks);
-    assert!(md.contains("| 2097152x32 | OpenCL | row-warp | cuBLAS SGEMV | 2000 | 2500 | 0.800 | NO |"), "{md}");
+    assert!(
+        md.contains("| 2097152x32 | OpenCL | row-warp | cuBLAS SGEMV | 2000 | 2500 | 0.800 | NO |"),
+        "{md}"
+    );
 }
 
 #[test]

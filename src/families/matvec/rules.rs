@@ -47,7 +47,8 @@ impl Key {
     /// How far apart two regions are: a factor of two in bytes counts twice a factor of two
     /// in aspect (crossing the L2's size changes the winner more than a small change of shape).
     fn distance(self, other: Key) -> u32 {
-        self.aspect_log2.abs_diff(other.aspect_log2) + 2 * self.bytes_log2.abs_diff(other.bytes_log2)
+        self.aspect_log2.abs_diff(other.aspect_log2)
+            + 2 * self.bytes_log2.abs_diff(other.bytes_log2)
     }
 }
 
@@ -118,7 +119,11 @@ impl RuleTable {
     /// (any alignment when the sweep measured none of that one); the first on a tie.
     pub fn nearest(&self, rows: u64, cols: u64) -> &Region {
         let key = Key::of(rows, cols);
-        let same: Vec<&Region> = self.regions.iter().filter(|r| r.key.align == key.align).collect();
+        let same: Vec<&Region> = self
+            .regions
+            .iter()
+            .filter(|r| r.key.align == key.align)
+            .collect();
         let pool = if same.is_empty() {
             self.regions.iter().collect()
         } else {

@@ -249,7 +249,9 @@ impl Algorithm {
 
     /// The algorithm of a variant name, `None` for a variant `auto` never picks.
     pub fn from_name(name: &str) -> Option<Algorithm> {
-        Algorithm::ALL.into_iter().find(|a| a.variant_name() == name)
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.variant_name() == name)
     }
 }
 
