@@ -23,7 +23,9 @@
 //! |             | per slice in flight, scalar coalesced loads      | aligned or not               |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
-//! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
+//! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the
+//! nearest region of the device's measured table ([`super::rules`], derived from a shape sweep
+//! by `clvscu shapes-rule`), or [`rule`], the hand rule, for a device without a table.
 
 use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
 use crate::families::id::FamilyId as FamilyKind;
@@ -108,8 +110,9 @@ pub const VARIANTS: [Variant; 11] = [
             AUTO,
             "",
             GroupRule::PerComputeUnit(8),
-            "shapes: the rule picks row-item, row-slice, row-warp, row-group, split-k or \
-             split-wide from the shape and the device; the row names the one that ran",
+            "shapes: the device's measured table (harness/rules/, or CLVSCU_MATVEC_RULES) \
+             or, for a device without one, the hand rule picks a variant from the shape; the \
+             row names the one that ran and its flags the source (-DMV_AUTO_RULE)",
         ),
         32,
         1024,
