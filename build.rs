@@ -8,6 +8,7 @@ use std::process::Command;
 fn main() {
     embed_studies();
     embed_kernels();
+    embed_matvec_rules();
     let commit = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])
         .output()
@@ -86,6 +87,41 @@ fn embed_kernels() {
     text += "]\n";
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     std::fs::write(out.join("embedded_kernels.rs"), text).expect("OUT_DIR is writable");
+}
+
+/// Writes `$OUT_DIR/builtin_matvec_rules.rs`: one `(file name, text)` entry per
+/// `harness/rules/*.toml`, the measured decision tables of `matvec/auto` (none: an empty list).
+fn embed_matvec_rules() {
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let dir = manifest.join("harness").join("rules");
+    let mut stems: Vec<String> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .map(|e| e.expect("harness/rules entry is readable").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            assert!(
+                !stem.is_empty()
+                    && stem
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'),
+                "{}: a rule table's name must be letters, digits, - or _",
+                p.display()
+            );
+            stem.to_string()
+        })
+        .collect();
+    stems.sort();
+    let mut text = String::from("&[\n");
+    for stem in &stems {
+        text += &format!(
+            "    (\"{stem}.toml\", include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/harness/rules/{stem}.toml\"))),\n"
+        );
+    }
+    text += "]\n";
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
+    std::fs::write(out.join("builtin_matvec_rules.rs"), text).expect("OUT_DIR is writable");
 }
 
 /// The stems of the `.{ext}` files in `dir`, each a plain name (it becomes a Rust string).

@@ -969,3 +969,65 @@ __kernel void matvec_split_flat(const __global float* M, uint width, uint height
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+/* Rows one slice of row-pack holds in flight per step. */
+#define MV_PACK 4
+
+/* Row-pack (tall and narrow: rows of 8-256 floats, aligned or not): a slice of `lanes`
+ * work-items per row, the smallest power of two (at most a warp) that leaves each at most 4
+ * floats of a row, so a warp covers WARP_SIZE / lanes consecutive rows and its loads fill
+ * whole cache lines whatever the rows' alignment (scalar loads: a row whose width is not a
+ * multiple of 4 starts off a 16-byte boundary, so float4 loads would not do). Each slice holds
+ * MV_PACK rows, WG_SIZE / lanes rows apart, so the loads of MV_PACK rows are in flight before
+ * any sum; a slice's partial sums are added by a tree in local memory. */
+__kernel void matvec_row_pack(const __global float* M, uint width, uint height,
+                              const __global float* V, __global float* W)
+{
+    __local float partial[MV_PACK * WG_SIZE];
+    const uint tid = get_local_id(0);
+    uint lanes = 1u;
+    while (lanes < WARP_SIZE && lanes * 4u < width)
+        lanes *= 2u;
+    const uint lane = tid & (lanes - 1u);
+    const uint slices = get_local_size(0) / lanes;
+    const uint slice = tid / lanes;
+    const uint rowsPerGroup = slices * MV_PACK;
+    for (uint base = get_group_id(0) * rowsPerGroup; base < height;
+         base += get_num_groups(0) * rowsPerGroup) {
+        float sum[MV_PACK];
+#pragma unroll
+        for (uint r = 0; r < MV_PACK; ++r)
+            sum[r] = 0.0f;
+        PRAGMA_UNROLL_A
+        for (uint x = lane; x < width; x += lanes) {
+            const float v = V[x];
+#pragma unroll
+            for (uint r = 0; r < MV_PACK; ++r) {
+                const uint y = base + r * slices + slice;
+                if (y < height)
+                    sum[r] += M[y * width + x] * v;
+            }
+        }
+#pragma unroll
+        for (uint r = 0; r < MV_PACK; ++r)
+            partial[r * WG_SIZE + tid] = sum[r];
+        for (uint s = lanes / 2u; s > 0u; s /= 2u) {
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lane < s) {
+#pragma unroll
+                for (uint r = 0; r < MV_PACK; ++r)
+                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
+            }
+        }
+        if (lane == 0u) {
+#pragma unroll
+            for (uint r = 0; r < MV_PACK; ++r) {
+                const uint y = base + r * slices + slice;
+                if (y < height)
+                    W[y] = partial[r * WG_SIZE + tid];
+            }
+        }
+        /* Done reading partial before the next rows overwrite it */
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}

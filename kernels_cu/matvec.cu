@@ -969,3 +969,65 @@ extern "C" __global__ void matvec_split_flat(const float* M, uint width, uint he
         __syncthreads();
     }
 }
+
+/* Rows one slice of row-pack holds in flight per step. */
+#define MV_PACK 4
+
+/* Row-pack (tall and narrow: rows of 8-256 floats, aligned or not): a slice of `lanes`
+ * work-items per row, the smallest power of two (at most a warp) that leaves each at most 4
+ * floats of a row, so a warp covers WARP_SIZE / lanes consecutive rows and its loads fill
+ * whole cache lines whatever the rows' alignment (scalar loads: a row whose width is not a
+ * multiple of 4 starts off a 16-byte boundary, so float4 loads would not do). Each slice holds
+ * MV_PACK rows, WG_SIZE / lanes rows apart, so the loads of MV_PACK rows are in flight before
+ * any sum; a slice's partial sums are added by a tree in local memory. */
+extern "C" __global__ void matvec_row_pack(const float* M, uint width, uint height,
+                              const float* V, float* W)
+{
+    __shared__ float partial[MV_PACK * WG_SIZE];
+    const uint tid = threadIdx.x;
+    uint lanes = 1u;
+    while (lanes < WARP_SIZE && lanes * 4u < width)
+        lanes *= 2u;
+    const uint lane = tid & (lanes - 1u);
+    const uint slices = blockDim.x / lanes;
+    const uint slice = tid / lanes;
+    const uint rowsPerGroup = slices * MV_PACK;
+    for (uint base = blockIdx.x * rowsPerGroup; base < height;
+         base += gridDim.x * rowsPerGroup) {
+        float sum[MV_PACK];
+#pragma unroll
+        for (uint r = 0; r < MV_PACK; ++r)
+            sum[r] = 0.0f;
+        PRAGMA_UNROLL_A
+        for (uint x = lane; x < width; x += lanes) {
+            const float v = V[x];
+#pragma unroll
+            for (uint r = 0; r < MV_PACK; ++r) {
+                const uint y = base + r * slices + slice;
+                if (y < height)
+                    sum[r] += M[y * width + x] * v;
+            }
+        }
+#pragma unroll
+        for (uint r = 0; r < MV_PACK; ++r)
+            partial[r * WG_SIZE + tid] = sum[r];
+        for (uint s = lanes / 2u; s > 0u; s /= 2u) {
+            __syncthreads();
+            if (lane < s) {
+#pragma unroll
+                for (uint r = 0; r < MV_PACK; ++r)
+                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
+            }
+        }
+        if (lane == 0u) {
+#pragma unroll
+            for (uint r = 0; r < MV_PACK; ++r) {
+                const uint y = base + r * slices + slice;
+                if (y < height)
+                    W[y] = partial[r * WG_SIZE + tid];
+            }
+        }
+        /* Done reading partial before the next rows overwrite it */
+        __syncthreads();
+    }
+}

@@ -67,6 +67,18 @@ pub enum Command {
     /// calls in the same process: per wait mode, one at a time and back to back, 1 x 1 and a
     /// grid sweep; writes calibration.csv, calibration-pr.csv and calibration.md.
     Calibrate(CalibrateArgs),
+    /// `matvec/auto`'s decision table from a shape sweep (the `shape-sweep` study's folder,
+    /// baselines.csv beside it): per device, the variant that won each measured shape, written
+    /// as OUT/matvec-auto-<device>.toml (harness/rules/ builds it into the binary; the
+    /// CLVSCU_MATVEC_RULES variable names one to read at run time), and auto's checks against
+    /// cuBLAS SGEMV beyond the L2 and the read kernel at 2^28 floats (checks.md).
+    ShapesRule {
+        /// The sweep folder (run folders below it are read too).
+        sweep: PathBuf,
+        /// Folder the tables and checks.md are written to (created).
+        #[arg(long, default_value = "harness/rules")]
+        out: PathBuf,
+    },
     /// Search each API's best configuration of a kernel; best-vs-best beside same-config PR.
     Tune(Box<TuneArgs>),
     /// Why a fair PR is away from 1: runs each target's ladder of one-step experiments (PTX
@@ -596,6 +608,7 @@ mod tests {
                         Command::Tune(_) => "tune",
                         Command::Explain(_) => "explain",
                         Command::Calibrate(_) => "calibrate",
+                        Command::ShapesRule { .. } => "shapes-rule",
                     });
                 }
                 Err(_) => errors += 1,

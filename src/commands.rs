@@ -40,6 +40,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         }
         Command::Run(args) => run(*args),
         Command::Calibrate(args) => calibrate(&args),
+        Command::ShapesRule { sweep, out } => crate::shapes_rule_cli::run(&sweep, &out),
         Command::Tune(args) => crate::tune_cli::run(*args),
         Command::Explain(args) => crate::explain_cli::run(*args),
         Command::Parity { devices } => parity(&devices),

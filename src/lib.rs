@@ -20,6 +20,7 @@ pub mod plot;
 pub mod record;
 pub mod report;
 pub mod session;
+pub mod shape_rule;
 pub mod soak;
 pub mod stats;
 pub mod study;

@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod explain_cli;
 mod setup;
+mod shapes_rule_cli;
 mod stopping;
 mod tables;
 mod tune_cli;

@@ -524,6 +524,7 @@ fn real_kernels_split_into_the_expected_kernels() {
                 "matvec_row_slice",
                 "matvec_row_multi",
                 "matvec_split_flat",
+                "matvec_row_pack",
                 FILE_SCOPE
             ]
         );

@@ -1,6 +1,7 @@
 //! `matvec/auto` made concrete before a side is planned: the shape rule's variant, work-group
 //! size and group count replace the study's, so the side's rows name the algorithm that ran
-//! (`variant`), with the launch shape the rule chose (`local_size`, `groups`).
+//! (`variant`), with the launch shape the rule chose (`local_size`, `groups`), and where the
+//! choice came from (`-DMV_AUTO_RULE=table`, `hand` or `hand_fallback` in `flags`).
 
 use crate::backend::{DeviceInfo, LaunchShape};
 use crate::kernels::KernelSources;
@@ -14,6 +15,11 @@ pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
         settings.variant = plan.algorithm.variant();
         settings.local = plan.local;
         settings.groups = settings.groups.or(Some(plan.groups));
+        // Where the choice came from, in the row's flags column (the same on both sides, and
+        // no kernel reads it): a measured table, or the hand rule and why.
+        settings
+            .defines
+            .insert("MV_AUTO_RULE".into(), plan.source.define_value().into());
     }
     settings
 }

@@ -2,6 +2,7 @@
 //! algorithms of `shapes` and `flat`): W = M V, M row-major `rows` x `cols`.
 
 pub mod flat;
+pub mod rules;
 pub mod shapes;
 
 use crate::backend::{Arg, DeviceInfo};
@@ -17,7 +18,7 @@ use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
 
 /// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
-const VARIANTS: [Variant; 18] = [
+const VARIANTS: [Variant; 19] = [
     v(
         FamilyId::Matvec,
         "listing2",
@@ -110,6 +111,7 @@ const VARIANTS: [Variant; 18] = [
     shapes::VARIANTS[7],
     shapes::VARIANTS[8],
     shapes::VARIANTS[9],
+    shapes::VARIANTS[10],
 ];
 
 pub struct Matvec;

@@ -19,15 +19,21 @@
 //! | `split-flat`| M as one flat float4 stream cut into tasks of at | very wide rows of any width  |
 //! |             | most a row; split-one's count per row (one       | (unaligned rows read as      |
 //! |             | launch); see [`super::flat`]              | float4 all the same)         |
+//! | `row-pack`  | a power-of-two slice of lanes per row, 4 rows    | tall, rows of 8-256 floats,  |
+//! |             | per slice in flight, scalar coalesced loads      | aligned or not               |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
-//! [`rule`] gives (see `session::auto`), so every row names the algorithm that ran.
+//! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the
+//! nearest region of the device's measured table ([`super::rules`], derived from a shape sweep
+//! by `clvscu shapes-rule`), or [`rule`], the hand rule, for a device without a table.
 
 use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
 use crate::families::id::FamilyId as FamilyKind;
 use crate::families::plan::{buffer_of, ExecError, Step};
 use crate::families::size::Size;
 use crate::families::variant::{pow2, v, GroupRule, Variant};
+
+use super::rules::RuleTable;
 
 /// Rows of one split-K tile; the kernels' `MV_TILE`.
 pub const TILE: u32 = 4;
@@ -44,13 +50,14 @@ pub const ROW_SLICE: &str = "row-slice";
 pub const SPLIT_ONE: &str = "split-one";
 pub const ROW_MULTI: &str = "row-multi";
 pub const SPLIT_FLAT: &str = "split-flat";
+pub const ROW_PACK: &str = "row-pack";
 pub const AUTO: &str = "auto";
 
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
 /// The variants, in report order (appended to the family table in `mod.rs`).
-pub const VARIANTS: [Variant; 10] = [
+pub const VARIANTS: [Variant; 11] = [
     pow2(
         v(
             FamilyKind::Matvec,
@@ -103,8 +110,9 @@ pub const VARIANTS: [Variant; 10] = [
             AUTO,
             "",
             GroupRule::PerComputeUnit(8),
-            "shapes: the rule picks row-item, row-slice, row-warp, row-group, split-k or \
-             split-wide from the shape and the device; the row names the one that ran",
+            "shapes: the device's measured table (harness/rules/, or CLVSCU_MATVEC_RULES) \
+             or, for a device without one, the hand rule picks a variant from the shape; the \
+             row names the one that ran and its flags the source (-DMV_AUTO_RULE)",
         ),
         32,
         1024,
@@ -172,9 +180,22 @@ pub const VARIANTS: [Variant; 10] = [
         32,
         u32::MAX,
     ),
+    pow2(
+        v(
+            FamilyKind::Matvec,
+            ROW_PACK,
+            "matvec_row_pack",
+            GroupRule::PerComputeUnit(16),
+            "shapes: a power-of-two slice of lanes per row (at most 4 floats each), 4 rows per \
+             slice in flight, scalar coalesced loads, tree sums (tall, rows of 8-256 floats, \
+             aligned or not)",
+        ),
+        32,
+        u32::MAX,
+    ),
 ];
 
-/// One of the four algorithms.
+/// One of the algorithms `auto` can pick.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Algorithm {
     RowItem,
@@ -184,6 +205,9 @@ pub enum Algorithm {
     SplitK,
     SplitWide,
     SplitFlat,
+    SplitOne,
+    RowMulti,
+    RowPack,
 }
 
 impl Algorithm {
@@ -196,6 +220,9 @@ impl Algorithm {
             Algorithm::SplitK => SPLIT_K,
             Algorithm::SplitWide => SPLIT_WIDE,
             Algorithm::SplitFlat => SPLIT_FLAT,
+            Algorithm::SplitOne => SPLIT_ONE,
+            Algorithm::RowMulti => ROW_MULTI,
+            Algorithm::RowPack => ROW_PACK,
         }
     }
 
@@ -208,12 +235,70 @@ impl Algorithm {
     }
 }
 
+impl Algorithm {
+    /// Every algorithm `auto` can pick, in report order.
+    pub const ALL: [Algorithm; 10] = [
+        Algorithm::RowItem,
+        Algorithm::RowSlice,
+        Algorithm::RowWarp,
+        Algorithm::RowGroup,
+        Algorithm::SplitK,
+        Algorithm::SplitWide,
+        Algorithm::SplitFlat,
+        Algorithm::SplitOne,
+        Algorithm::RowMulti,
+        Algorithm::RowPack,
+    ];
+
+    /// The algorithm of a variant name, `None` for a variant `auto` never picks.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        Algorithm::ALL
+            .into_iter()
+            .find(|a| a.variant_name() == name)
+    }
+}
+
+/// Where a plan came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The hand rule ([`rule`]): no measured table names this device.
+    HandRule,
+    /// The device's measured table (`harness/rules/`, or the file `CLVSCU_MATVEC_RULES` names).
+    Table,
+    /// The hand rule, because the device's table could not be read or named a variant that
+    /// cannot run this shape.
+    HandRuleFallback,
+}
+
+impl Source {
+    /// The value of the `MV_AUTO_RULE` define that records the source in a row's flags.
+    pub fn define_value(self) -> &'static str {
+        match self {
+            Source::HandRule => "hand",
+            Source::Table => "table",
+            Source::HandRuleFallback => "hand_fallback",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Source::HandRule => "hand rule (no measured table for this device)",
+            Source::Table => "measured table",
+            Source::HandRuleFallback => {
+                "hand rule (the measured table was unreadable or its variant cannot run this \
+                 shape)"
+            }
+        }
+    }
+}
+
 /// What the rule chose: the algorithm and its launch shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
     pub algorithm: Algorithm,
     pub local: u32,
     pub groups: u32,
+    pub source: Source,
 }
 
 /// Work-groups of 256 that fill one compute unit of a current NVIDIA GPU (2048 resident
@@ -291,7 +376,26 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
         algorithm,
         local,
         groups: clamp(groups),
+        source: Source::HandRule,
     }
+}
+
+/// The plan of a measured table's region for `size`: its variant at that variant's default
+/// launch (the launch the sweep measured), or `None` when the variant cannot run the shape.
+fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> {
+    let region = table.nearest(size.rows, size.cols);
+    let algorithm = Algorithm::from_name(&region.variant)?;
+    let variant = algorithm.variant();
+    let local = local_for(info.max_work_group_size).clamp(variant.min_local, variant.max_local);
+    crate::families::check_local(variant, local).ok()?;
+    let family = crate::families::FamilyId::Matvec.family();
+    family.check_size(variant, size).ok()?;
+    Some(Plan {
+        algorithm,
+        local,
+        groups: crate::families::default_groups(variant, size, local, info.compute_units),
+        source: Source::Table,
+    })
 }
 
 /// 256 work-items, or the largest power of two the device allows below that.
@@ -303,12 +407,23 @@ fn local_for(wg_limit: u32) -> u32 {
 /// The rule's plan for `variant` when it is `auto`; `None` for every other variant.
 pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan> {
     (variant.family == FamilyKind::Matvec && variant.name == AUTO).then(|| {
-        rule(
+        let hand = rule(
             size.rows,
             size.cols,
             info.compute_units,
             info.max_work_group_size,
-        )
+        );
+        match super::rules::table_for(&info.name) {
+            Ok(None) => hand,
+            Ok(Some(table)) => table_plan(&table, size, info).unwrap_or(Plan {
+                source: Source::HandRuleFallback,
+                ..hand
+            }),
+            Err(_) => Plan {
+                source: Source::HandRuleFallback,
+                ..hand
+            },
+        }
     })
 }
 

@@ -1,0 +1,246 @@
+//! Measured decision tables for `matvec/auto`: per GPU, which variant won a shape sweep in each
+//! region of (aspect ratio, matrix bytes, row alignment). `clvscu shapes-rule` derives a table
+//! from a sweep's `measurements.csv` (see `crate::shape_rule`); the tables committed in
+//! `harness/rules/` are built into the binary, and `CLVSCU_MATVEC_RULES` names a table file
+//! read at run time instead (a user's own GPU). Where no table names the device, `auto` keeps
+//! the hand rule of [`super::shapes::rule`].
+
+use serde::{Deserialize, Serialize};
+
+/// The environment variable that names a table file to use before the built-in ones.
+pub const RULES_ENV: &str = "CLVSCU_MATVEC_RULES";
+
+/// The tables of `harness/rules/*.toml`, built into the binary (see build.rs).
+const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_matvec_rules.rs"));
+
+/// How well a row of M lines up with float4 and warp-sized loads: the largest of 32, 4 and 1
+/// floats that divides the row width.
+pub fn alignment(cols: u64) -> u32 {
+    if cols.is_multiple_of(32) {
+        32
+    } else if cols.is_multiple_of(4) {
+        4
+    } else {
+        1
+    }
+}
+
+/// Where a shape sits: log2(cols / rows) and log2(bytes of M), each rounded to an integer, and
+/// the row alignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Key {
+    pub aspect_log2: i32,
+    pub bytes_log2: i32,
+    pub align: u32,
+}
+
+impl Key {
+    pub fn of(rows: u64, cols: u64) -> Key {
+        let (r, c) = (rows.max(1) as f64, cols.max(1) as f64);
+        Key {
+            aspect_log2: (c / r).log2().round() as i32,
+            bytes_log2: (r * c * 4.0).log2().round() as i32,
+            align: alignment(cols),
+        }
+    }
+
+    /// How far apart two regions are: a factor of two in bytes counts twice a factor of two
+    /// in aspect (crossing the L2's size changes the winner more than a small change of shape).
+    fn distance(self, other: Key) -> u32 {
+        self.aspect_log2.abs_diff(other.aspect_log2)
+            + 2 * self.bytes_log2.abs_diff(other.bytes_log2)
+    }
+}
+
+/// One measured shape of the sweep and the variant that won it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Region {
+    /// The measured shape.
+    pub rows: u64,
+    pub cols: u64,
+    #[serde(flatten)]
+    pub key: Key,
+    /// The winner: highest geometric mean of its OpenCL and CUDA GB/s (medians).
+    pub variant: String,
+    pub gbs: f64,
+    /// The runner-up and its GB/s (empty when only one variant ran the shape).
+    #[serde(default)]
+    pub runner_up: String,
+    #[serde(default)]
+    pub runner_up_gbs: f64,
+}
+
+/// A decision table for one GPU.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleTable {
+    /// The device name as both APIs report it (`NVIDIA H100 80GB HBM3`).
+    pub device: String,
+    /// Where the numbers came from: the sweep's run ids, commit, date.
+    pub provenance: String,
+    #[serde(rename = "region")]
+    pub regions: Vec<Region>,
+}
+
+/// Why a table could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesError {
+    #[error("matvec rule table {name}: {source}")]
+    Parse {
+        name: String,
+        source: Box<toml::de::Error>,
+    },
+    #[error("matvec rule table {name}: {source}")]
+    Read {
+        name: String,
+        source: std::io::Error,
+    },
+    #[error("matvec rule table {name} has no regions")]
+    Empty { name: String },
+}
+
+impl RuleTable {
+    pub fn parse(name: &str, text: &str) -> Result<RuleTable, RulesError> {
+        let table: RuleTable = toml::from_str(text).map_err(|e| RulesError::Parse {
+            name: name.into(),
+            source: Box::new(e),
+        })?;
+        if table.regions.is_empty() {
+            return Err(RulesError::Empty { name: name.into() });
+        }
+        Ok(table)
+    }
+
+    /// The table as TOML, as `clvscu shapes-rule` writes it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a rule table serialises")
+    }
+
+    /// The region nearest to a `rows` x `cols` matrix among those of the same row alignment
+    /// (any alignment when the sweep measured none of that one); the first on a tie.
+    pub fn nearest(&self, rows: u64, cols: u64) -> &Region {
+        let key = Key::of(rows, cols);
+        let same: Vec<&Region> = self
+            .regions
+            .iter()
+            .filter(|r| r.key.align == key.align)
+            .collect();
+        let pool = if same.is_empty() {
+            self.regions.iter().collect()
+        } else {
+            same
+        };
+        pool.into_iter()
+            .min_by_key(|r| r.key.distance(key))
+            .expect("a parsed table has regions")
+    }
+}
+
+/// The table for a device named `device`: the file `CLVSCU_MATVEC_RULES` names when it is set
+/// and is for that device, else the built-in table for it, else `None` (the hand rule).
+pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
+    if let Some(path) = std::env::var_os(RULES_ENV) {
+        let name = path.to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).map_err(|source| RulesError::Read {
+            name: name.clone(),
+            source,
+        })?;
+        let table = RuleTable::parse(&name, &text)?;
+        if table.device == device {
+            return Ok(Some(table));
+        }
+    }
+    for (name, text) in BUILTIN {
+        let table = RuleTable::parse(name, text)?;
+        if table.device == device {
+            return Ok(Some(table));
+        }
+    }
+    Ok(None)
+}
+
+/// The file name `clvscu shapes-rule` gives a device's table: `matvec-auto-<slug>.toml`.
+pub fn file_name(device: &str) -> String {
+    let slug: String = device
+        .to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let slug = slug
+        .split('-')
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    format!("matvec-auto-{slug}.toml")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(rows: u64, cols: u64, variant: &str) -> Region {
+        Region {
+            rows,
+            cols,
+            key: Key::of(rows, cols),
+            variant: variant.into(),
+            gbs: 1.0,
+            runner_up: String::new(),
+            runner_up_gbs: 0.0,
+        }
+    }
+
+    #[test]
+    fn keys_round_aspect_and_bytes() {
+        let k = Key::of(1 << 21, 32);
+        assert_eq!((k.aspect_log2, k.bytes_log2, k.align), (-16, 28, 32));
+        assert_eq!(Key::of(500_000, 100).align, 4);
+        assert_eq!(Key::of(1100, 60989).align, 1);
+        assert_eq!(Key::of(8192, 8192).aspect_log2, 0);
+    }
+
+    #[test]
+    fn the_nearest_region_of_the_same_alignment_wins() {
+        let table = RuleTable {
+            device: "GPU".into(),
+            provenance: String::new(),
+            regions: vec![
+                region(1 << 21, 32, "row-pack"),
+                region(8192, 8192, "row-warp"),
+                region(64, 1 << 20, "split-k"),
+                region(64, (1 << 20) - 1, "split-flat"),
+            ],
+        };
+        assert_eq!(table.nearest(1 << 20, 64).variant, "row-pack");
+        assert_eq!(table.nearest(16384, 16384).variant, "row-warp");
+        assert_eq!(table.nearest(32, 1 << 21).variant, "split-k");
+        assert_eq!(table.nearest(37, 3_000_001).variant, "split-flat");
+        // No region of alignment 4: the nearest of any alignment.
+        assert_eq!(table.nearest(100, 1 << 20).variant, "split-k");
+        let text = table.to_toml();
+        assert_eq!(RuleTable::parse("t", &text).unwrap(), table);
+    }
+
+    #[test]
+    fn bad_tables_are_refused_with_their_name() {
+        let e = RuleTable::parse("x.toml", "device = 1").unwrap_err();
+        assert!(e.to_string().contains("x.toml"), "{e}");
+        let e = RuleTable::parse("y.toml", "device = \"a\"\nprovenance = \"\"\nregion = []")
+            .unwrap_err();
+        assert!(e.to_string().contains("no regions"), "{e}");
+    }
+
+    #[test]
+    fn file_names_are_slugs_of_the_device() {
+        assert_eq!(
+            file_name("NVIDIA H100 80GB HBM3"),
+            "matvec-auto-nvidia-h100-80gb-hbm3.toml"
+        );
+    }
+
+    #[test]
+    fn every_builtin_table_parses() {
+        for (name, text) in BUILTIN {
+            RuleTable::parse(name, text).unwrap();
+        }
+    }
+}
