@@ -23,6 +23,7 @@ pub mod metric;
 pub mod plan;
 pub mod reduce;
 pub mod reference;
+pub mod scan;
 pub mod sgemm;
 pub mod size;
 pub mod spmv;
@@ -68,6 +69,7 @@ const FAMILIES: &[&dyn Family] = &[
     &transfer::Transfer,
     &transpose::Transpose,
     &stencil2d::Stencil2d,
+    &scan::Scan,
 ];
 
 /// Every registered family.
