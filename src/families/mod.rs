@@ -14,6 +14,7 @@ pub mod fft;
 pub mod fill;
 pub mod flops;
 pub mod footprint;
+pub mod guidance;
 pub mod id;
 pub mod launch;
 pub mod math;
@@ -70,6 +71,7 @@ const FAMILIES: &[&dyn Family] = &[
     &transpose::Transpose,
     &stencil2d::Stencil2d,
     &scan::Scan,
+    &guidance::Guidance,
 ];
 
 /// Every registered family.
