@@ -260,8 +260,16 @@ mod tests {
                 .map(|i| branch_word(i as u32, takes_second(i, warp)))
                 .collect()
         };
-        assert!(Guidance.check(&ran("branch"), &inputs, &words(&by(false))).ok);
-        assert!(Guidance.check(&ran("branch"), &inputs, &words(&by(true))).ok);
+        assert!(
+            Guidance
+                .check(&ran("branch"), &inputs, &words(&by(false)))
+                .ok
+        );
+        assert!(
+            Guidance
+                .check(&ran("branch"), &inputs, &words(&by(true)))
+                .ok
+        );
         // Half one assignment, half the other: neither.
         let mut mixed = by(false);
         mixed[64..].copy_from_slice(&by(true)[64..]);
