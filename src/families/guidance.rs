@@ -1,6 +1,6 @@
 //! Two pieces of guidance of NVIDIA's whitepaper "OpenCL Programming for the CUDA
-//! Architecture" (section "Instruction throughput" and "Control flow") as one-step
-//! experiments: each variant is one kernel with one macro switch, which a study flips on
+//! Architecture" (sections "Avoiding Low-Throughput Instructions" and "Control Flow") as
+//! one-step experiments: each variant is one kernel with one macro switch, which a study flips on
 //! neither side, both sides or one side (`defines = { ... }`), so that a row differs from its
 //! fair neighbour in that switch alone. The kernels are `kernels_*/guidance.*`.
 //!
