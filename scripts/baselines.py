@@ -21,8 +21,12 @@ and, through CuPy when it is installed, a 1 x 1 empty-kernel launch + stream syn
 host clock (spinning, the driver's default with one context) and 1000 launches with one
 synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows.
 
+With a study of the scan family (harness/scan.toml), it measures torch.cumsum (CUB's inclusive
+scan, int32) at each of its sizes.
+
 BASELINES_ONLY (environment, comma-separated) runs only the named groups of sgemv, sum, copy,
-sobel, sgemm, transfers, launches, spmv, shapes (the studies' sgemv and sum sizes); unset, all
+sobel, sgemm, transfers, launches, spmv, shapes (the studies' sgemv and sum sizes), cumsum (the
+studies' scan sizes); unset, all
 of them: a GPU visit with a short budget skips the groups its studies do not compare with.
 SGEMM_SIZES (environment, comma-separated N) sets the SGEMM sizes; unset, 4096."""
 import csv
@@ -90,14 +94,15 @@ def parse_size(text):
 
 
 def study_sizes(path):
-    """The matvec shapes and reduce lengths of a study's comparisons, in file order."""
+    """The matvec shapes, reduce lengths and scan lengths of a study's comparisons, in file
+    order."""
     with open(path, "rb") as f:
         study = tomllib.load(f)
     default = study.get("defaults", {}).get("family", "matvec")
     # A size in [defaults] counts for every comparison without its own (the tuned studies
     # that `clvscu tune` writes set it there).
     default_size = study.get("defaults", {}).get("size")
-    mv, red = [], []
+    mv, red, scans = [], [], []
     for c in study.get("comparison", []):
         fam, size = c.get("family", default), c.get("size", default_size)
         if size is None:
@@ -107,7 +112,9 @@ def study_sizes(path):
             mv.append((rows, cols))
         if fam == "reduce" and rows not in red:
             red.append(rows)
-    return mv, red
+        if fam == "scan" and rows not in scans:
+            scans.append(rows)
+    return mv, red, scans
 
 
 def sgemv(dev, add, h, w):
@@ -127,6 +134,18 @@ def total(dev, add, n):
     err = abs(float(torch.sum(x)) - float(torch.sum(x.double())))
     assert err <= max(1.0, 1e-6 * n), f"torch.sum off by {err} at {n}"
     add("sum", "CUB-backed reduction via torch.sum", str(n), n * 4, lambda: torch.sum(x))
+
+
+def cumsum(dev, add, n):
+    """The inclusive prefix sum of n int32 values in 0..7 through torch.cumsum (CUB's scan),
+    int32 in and out as clvscu's scan family computes it, checked exactly against an int64
+    scan first; bytes = one read + one write of the array, as the scan family counts them."""
+    x = torch.randint(0, 8, (n,), device=dev, dtype=torch.int32)
+    got = torch.cumsum(x, 0, dtype=torch.int32)
+    assert torch.equal(got.long(), torch.cumsum(x.long(), 0)), f"torch.cumsum wrong at {n}"
+    del got
+    add("cumsum", "CUB-backed inclusive scan via torch.cumsum (int32)", str(n), 2 * n * 4,
+        lambda: torch.cumsum(x, 0, dtype=torch.int32))
 
 
 def sobel(dev, add):
@@ -318,13 +337,17 @@ def main(out, studies=()):
         matrices += [m for m in study_matrices(study) if m not in matrices]
     if wanted("spmv"):
         guarded("spmv", lambda: spmv(dev, add, matrices))
-    shapes, lengths = [], []
+    shapes, lengths, scans = [], [], []
     for study in studies:
-        mv, red = study_sizes(study)
+        mv, red, sc = study_sizes(study)
         shapes += [s for s in mv if s not in shapes]
         lengths += [n for n in red if n not in lengths]
+        scans += [n for n in sc if n not in scans]
     if not wanted("shapes"):
         shapes, lengths = [], []
+    if wanted("cumsum"):
+        for n in scans:
+            guarded(f"cumsum {n}", lambda: cumsum(dev, add, n))
     for (h, w) in shapes:
         if (h, w) not in fixed_shapes:
             guarded(f"sgemv {h}x{w}", lambda: sgemv(dev, add, h, w))

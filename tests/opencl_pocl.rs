@@ -115,7 +115,9 @@ fn every_variant_verifies_at_every_index_width() {
             .filter(|v| v.safe && v.family != FamilyKind::Fill)
         {
             let size = sizes(v.family)[sizes(v.family).len() - 1];
-            let inputs = Inputs::generate(v.family, size, 7);
+            // The variant's own inputs: a family may give its variants different ones.
+            let inputs =
+                Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
             let local = locals(v)[0];
             let side = SideConfig {
                 shape: default_shape(v, size, local),

@@ -29,6 +29,7 @@
 //!
 //! All values are in seconds ([`Seconds`]), so both APIs report in one unit.
 
+mod compile;
 pub mod cuda;
 pub mod fake;
 mod handles;
@@ -42,6 +43,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use compile::{BuildCache, CompileRequest, JitOptions, MAX_OPT_LEVEL};
 pub use wait::{Direction, HostMemory, WaitMode};
 
 /// A duration in seconds. One unit for every timer of every backend.
@@ -168,162 +170,6 @@ pub struct KernelResources {
     /// Local (spill / private) memory per thread.
     pub local_bytes: Option<u64>,
     pub max_threads_per_group: Option<u32>,
-}
-
-/// A program to build: source text, `-D` defines and API-specific flags, already mapped.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct CompileRequest {
-    pub source: String,
-    pub defines: Vec<(String, String)>,
-    /// Compiler flags exactly as passed to this API's compiler.
-    pub flags: Vec<String>,
-    /// Options of the second stage (PTX to machine code), the same for both APIs.
-    pub jit: JitOptions,
-}
-
-/// The highest optimisation level of the second stage, in ptxas's scale (0 to 3).
-pub const MAX_OPT_LEVEL: u32 = 3;
-
-/// Options of the second-stage compiler, the paper's step 6: the PTX assembler that turns
-/// both front ends' PTX into machine code. NVIDIA's OpenCL takes them as build options
-/// (extension `cl_nv_compiler_options`, passed on to ptxas); the CUDA driver as JIT options
-/// when it loads PTX. `None` leaves the compiler's own default.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct JitOptions {
-    /// 0 (no optimisation) to 3 (the highest, and the default of both second stages).
-    #[serde(default)]
-    pub opt_level: Option<u32>,
-    /// The most registers a thread may use.
-    #[serde(default)]
-    pub max_registers: Option<u32>,
-    /// Percent of the unified L1 / shared memory the runtime should give to shared memory
-    /// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`), a hint the CUDA driver takes per
-    /// kernel. NVIDIA's OpenCL has no such control and refuses it by name, so it can only be
-    /// set on the CUDA side: a probe of what OpenCL's runtime may choose for the same PTX.
-    #[serde(default)]
-    pub carveout: Option<u32>,
-}
-
-impl JitOptions {
-    pub fn is_default(&self) -> bool {
-        *self == JitOptions::default()
-    }
-
-    /// Refuses values neither second stage accepts, naming the range.
-    pub fn check(&self) -> std::result::Result<(), String> {
-        if let Some(l) = self.opt_level.filter(|l| *l > MAX_OPT_LEVEL) {
-            return Err(format!(
-                "jit opt_level {l} is outside 0..={MAX_OPT_LEVEL} (ptxas's levels)"
-            ));
-        }
-        if let Some(c) = self.carveout.filter(|c| *c > 100) {
-            return Err(format!(
-                "jit carveout {c} is outside 0..=100 (percent of L1 given to shared memory)"
-            ));
-        }
-        if let Some(r) = self.max_registers.filter(|r| !(16..=255).contains(r)) {
-            return Err(format!(
-                "jit max_registers {r} is outside 16..=255 (the hardware's range per thread)"
-            ));
-        }
-        Ok(())
-    }
-
-    /// API-neutral words for the fairness verdict (the same on both sides when held equal).
-    pub fn describe(&self) -> String {
-        let mut parts = vec!["driver JIT of PTX".to_string()];
-        match (self.opt_level, self.max_registers, self.carveout) {
-            (None, None, None) => parts.push("default options".into()),
-            (l, r, c) => {
-                if let Some(l) = l {
-                    parts.push(format!("opt-level {l}"));
-                }
-                if let Some(r) = r {
-                    parts.push(format!("max {r} registers"));
-                }
-                if let Some(c) = c {
-                    parts.push(format!("shared-memory carveout {c}%"));
-                }
-            }
-        }
-        parts.join(", ")
-    }
-
-    /// The options as each API receives them. The CUDA driver's JIT counts levels 0 to 4
-    /// with 4 its default and highest, where ptxas (which NVIDIA's OpenCL calls) counts 0 to
-    /// 3 with 3 its default and highest: level 3 is sent to the driver as 4, so "highest" means
-    /// the same on both sides; 0 to 2 pass through.
-    pub fn for_api(&self, api: Api) -> Vec<String> {
-        match api {
-            Api::OpenCl => self
-                .opt_level
-                .map(|l| format!("-cl-nv-opt-level={l}"))
-                .into_iter()
-                .chain(
-                    self.max_registers
-                        .map(|r| format!("-cl-nv-maxrregcount={r}")),
-                )
-                .collect(),
-            Api::Cuda => self
-                .cuda_opt_level()
-                .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}"))
-                .into_iter()
-                .chain(
-                    self.max_registers
-                        .map(|r| format!("CU_JIT_MAX_REGISTERS={r}")),
-                )
-                .chain(
-                    self.carveout
-                        .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
-                )
-                .collect(),
-        }
-    }
-
-    /// The CUDA driver's level for `opt_level` (see [`JitOptions::for_api`]).
-    pub fn cuda_opt_level(&self) -> Option<u32> {
-        self.opt_level
-            .map(|l| if l >= MAX_OPT_LEVEL { 4 } else { l })
-    }
-}
-
-impl CompileRequest {
-    /// The full option list: defines first, then flags; both APIs see `-DNAME=VALUE`.
-    pub fn options(&self) -> Vec<String> {
-        self.defines
-            .iter()
-            .map(|(k, v)| format!("-D{k}={v}"))
-            .chain(self.flags.iter().cloned())
-            .collect()
-    }
-}
-
-/// Programs and kernels a backend has already built. A long run (sweeps, repeated passes)
-/// then builds each distinct configuration once and holds one driver object for it, instead
-/// of one per comparison, so memory stays bounded by the distinct configurations.
-#[derive(Debug, Default)]
-pub struct BuildCache {
-    programs: std::collections::HashMap<CompileRequest, ProgramId>,
-    kernels: std::collections::HashMap<(ProgramId, String), KernelId>,
-}
-
-impl BuildCache {
-    pub fn program(&self, request: &CompileRequest) -> Option<ProgramId> {
-        self.programs.get(request).copied()
-    }
-
-    pub fn remember_program(&mut self, request: &CompileRequest, id: ProgramId) {
-        self.programs.insert(request.clone(), id);
-    }
-
-    pub fn kernel(&self, program: ProgramId, name: &str) -> Option<KernelId> {
-        self.kernels.get(&(program, name.to_string())).copied()
-    }
-
-    pub fn remember_kernel(&mut self, program: ProgramId, name: &str, id: KernelId) {
-        self.kernels.insert((program, name.to_string()), id);
-    }
 }
 
 /// Opaque handles, meaningful only to the backend that issued them.

@@ -14,6 +14,7 @@ pub mod fft;
 pub mod fill;
 pub mod flops;
 pub mod footprint;
+pub mod guidance;
 pub mod id;
 pub mod launch;
 pub mod math;
@@ -23,6 +24,7 @@ pub mod metric;
 pub mod plan;
 pub mod reduce;
 pub mod reference;
+pub mod scan;
 pub mod sgemm;
 pub mod size;
 pub mod spmv;
@@ -68,6 +70,8 @@ const FAMILIES: &[&dyn Family] = &[
     &transfer::Transfer,
     &transpose::Transpose,
     &stencil2d::Stencil2d,
+    &scan::Scan,
+    &guidance::Guidance,
 ];
 
 /// Every registered family.

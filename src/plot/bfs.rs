@@ -8,7 +8,8 @@
 //! number of levels is the rows' (`levels`, the depth of the verified search); rows written
 //! before it was recorded fall back on a layered graph's known depth (`workload::bfs::levels`).
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{Frame, LegendItem, Swatch};
 use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
 use crate::backend::TimerKind;
 use crate::record::{Api, MeasurementRow, Status};
@@ -73,7 +74,7 @@ pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
 }
 
 /// One figure per generator (variant).
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, layout::HBarFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let info = RunInfo::from_measurements(&data.measurements);
     group_in_order(&data.measurements, |m| m.variant.clone())
         .into_iter()
@@ -95,7 +96,7 @@ fn bar(value_us: f64, api: Api, hatched: bool) -> Option<HBar> {
     })
 }
 
-fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure {
+fn build(variant: &str, splits: &[Split], info: &RunInfo) -> hbar::HBarFigure {
     let per_level_us = |s: f64, l: Option<u64>| s / l.unwrap_or(1).max(1) as f64 * 1e6;
     let per_search = splits.iter().any(|s| s.levels.is_none());
     let rows: Vec<HBarRow> = splits
@@ -113,7 +114,7 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure 
             )),
         })
         .collect();
-    let x_max = layout::axis_max(
+    let x_max = hbar::axis_max(
         rows.iter()
             .flat_map(|r| r.bars.iter().flatten().map(|b| b.value)),
         1.0,
@@ -150,7 +151,7 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> layout::HBarFigure 
          depending on the problem size."
             .to_string(),
     ];
-    layout::HBarFigure::new(
+    hbar::HBarFigure::new(
         Frame {
             title: style::title("BFS time per level", variant),
             subtitle: info.subtitle(),

@@ -34,7 +34,7 @@ fn usable(r: &MeasurementRow) -> bool {
 }
 
 /// A laid-out constant-memory chart.
-pub(crate) type ConstantFigure = super::layout::HBarFigure;
+pub(crate) type ConstantFigure = super::hbar::HBarFigure;
 
 /// Builds one figure per (run, study, size) with a fair constant-memory Sobel.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, ConstantFigure)> {

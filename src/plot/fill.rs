@@ -7,7 +7,8 @@
 //! The article's numbers are quoted in [`ARTICLE`], as the article gives them (a range where
 //! it gives one); nothing here is measured by us.
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, slug, style, ChartData, RunInfo};
 use crate::record::{Api, MeasurementRow, Status};
 use crate::workload::FamilyKind;
@@ -75,7 +76,7 @@ fn row_label(r: &MeasurementRow) -> String {
 }
 
 /// Builds one figure per (run, study, device) with fill rows.
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, layout::HBarFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let rows = data.measurements.iter().filter(|r| is_fill(r));
     let groups = group_in_order(rows, |r| {
         (r.run_id.clone(), r.study.clone(), r.device.clone())
@@ -188,7 +189,7 @@ fn panel(caption: &str, x_desc: &str, slots: usize, rows: Vec<HBarRow>) -> HBarP
     HBarPanel {
         caption: caption.into(),
         x_desc: x_desc.into(),
-        x_max: layout::axis_max(values, 0.0),
+        x_max: hbar::axis_max(values, 0.0),
         slots,
         rows,
         band: None,
@@ -196,7 +197,7 @@ fn panel(caption: &str, x_desc: &str, slots: usize, rows: Vec<HBarRow>) -> HBarP
     }
 }
 
-fn build(study: &str, rows: &[&MeasurementRow]) -> layout::HBarFigure {
+fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
     let mut apis: Vec<Api> = Vec::new();
     for r in rows {
         push_api(&mut apis, r.api);
@@ -236,7 +237,7 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> layout::HBarFigure {
             .to_string(),
     ];
     let info = RunInfo::from_measurements(rows.iter().copied());
-    layout::HBarFigure::new(
+    hbar::HBarFigure::new(
         Frame {
             title: style::title("Fill against the article", &format!("study {study}")),
             subtitle: info.subtitle(),

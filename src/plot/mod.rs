@@ -41,6 +41,7 @@ pub(crate) mod bfs;
 mod constant;
 mod fill;
 mod gpus;
+mod hbar;
 pub mod input;
 mod layout;
 mod peak;

@@ -7,7 +7,8 @@
 //! device and API, those bars are left out and a footnote says so. Sweep rows are not drawn
 //! (the sweep chart shows them); they do count as copy references.
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
     any_measurement, fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style,
     ChartData, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
@@ -76,7 +77,7 @@ impl CopyReferences {
 }
 
 /// A laid-out peak chart.
-pub(crate) type PeakFigure = layout::HBarFigure;
+pub(crate) type PeakFigure = hbar::HBarFigure;
 
 /// Builds one figure per (run, device): a peak is a property of one GPU.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
@@ -208,7 +209,7 @@ fn build(
         .iter()
         .chain(&copy_rows)
         .flat_map(|r| r.bars.iter().flatten().map(|b| b.value));
-    let x_max = layout::axis_max(all_pcts, 110.0);
+    let x_max = hbar::axis_max(all_pcts, 110.0);
     let mut panels = vec![HBarPanel {
         caption: "Share of theoretical peak bandwidth (Eq. 2)".to_string(),
         x_desc: "achieved / theoretical peak (%)".to_string(),
@@ -291,7 +292,7 @@ fn build(
             .iter()
             .filter(|m| m.run_id == run_id && m.device == device),
     );
-    layout::HBarFigure::new(
+    hbar::HBarFigure::new(
         Frame {
             title: style::title("Achieved bandwidth vs. peak", device),
             subtitle: info.subtitle(),

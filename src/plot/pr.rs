@@ -12,7 +12,8 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
     fmt_sig, group_in_order, page_slug, push_unique, run_slug, style, ChartData, DrawError, Figure,
     RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
@@ -81,7 +82,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
     let multi_study = studies.len() > 1;
     let any_unfair = rows.iter().any(|r| !r.fair);
 
-    let x_max = layout::axis_max(
+    let x_max = hbar::axis_max(
         rows.iter().flat_map(|r| [r.pr, r.pr_ci_hi]),
         SIMILAR_BAND.1 + 0.15,
     );
@@ -125,7 +126,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
         );
         notes.extend(unfair);
     }
-    let label_w = layout::label_width(&panels, width);
+    let label_w = hbar::label_width(&panels, width);
     let annot_w = if any_unfair {
         ANNOT_W_UNFAIR
     } else {

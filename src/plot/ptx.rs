@@ -6,7 +6,8 @@
 //! `ld.global.nc` stay horizontal however many there are), in the order the inspector listed
 //! them.
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{self, Frame, LegendItem};
 use super::{
     group_in_order, push_api, push_unique, slug, style, ChartData, PtxClassCount, RunInfo,
     MAX_FIGURES_PER_CHART,
@@ -20,7 +21,7 @@ chart_kind!(
     .is_empty());
 
 /// A laid-out PTX chart of one pair.
-pub(crate) type PtxFigure = layout::HBarFigure;
+pub(crate) type PtxFigure = hbar::HBarFigure;
 
 /// Builds one figure per kernel pair.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
@@ -70,7 +71,7 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
             annotation: None,
         })
         .collect();
-    let x_max = layout::axis_max(
+    let x_max = hbar::axis_max(
         rows.iter()
             .flat_map(|r| r.bars.iter().flatten().map(|b| b.value)),
         5.0,
@@ -90,7 +91,7 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
          a class absent from one API's PTX is shown as 0."
             .to_string(),
     ];
-    layout::HBarFigure::new(
+    hbar::HBarFigure::new(
         Frame {
             title: style::title("PTX instruction classes", pair),
             subtitle: info.subtitle(),

@@ -11,7 +11,8 @@
 //! variants are one algorithm. Performance, not time, because the family's metric is what the
 //! studies report; the ratio of metrics is the inverse of the ratio of times.
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, style, ChartData, RunInfo};
 use crate::record::{Api, MeasurementRow, PrRow};
 use crate::workload::{algorithm, find_variant};
@@ -108,7 +109,7 @@ fn relative_panel(spec: &Reference, rows: &[&MeasurementRow], apis: &[Api]) -> H
     HBarPanel {
         caption: format!("Relative to the same API's {} version", spec.name),
         x_desc: format!("performance / performance of the {} version", spec.name),
-        x_max: layout::axis_max(values, 1.2),
+        x_max: hbar::axis_max(values, 1.2),
         slots: apis.len(),
         rows: hrows,
         band: None,
@@ -156,7 +157,7 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
     HBarPanel {
         caption: "PR = OpenCL / CUDA (hatched: before)".into(),
         x_desc: "PR (OpenCL / CUDA performance)".into(),
-        x_max: layout::axis_max(values, 1.2),
+        x_max: hbar::axis_max(values, 1.2),
         slots: 1,
         rows: hrows,
         band: Some(super::pr::SIMILAR_BAND),
@@ -196,7 +197,7 @@ pub(crate) fn figure(
     subject: &str,
     rows: &[&MeasurementRow],
     prs: &[&PrRow],
-) -> Option<layout::HBarFigure> {
+) -> Option<hbar::HBarFigure> {
     if !has_reference(spec, rows) {
         return None;
     }
@@ -229,7 +230,7 @@ pub(crate) fn figure(
             .iter()
             .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
     );
-    Some(layout::HBarFigure::new(
+    Some(hbar::HBarFigure::new(
         Frame {
             title: style::title(spec.title, subject),
             subtitle: info.subtitle(),

@@ -44,7 +44,7 @@ fn input_of(r: &MeasurementRow) -> String {
 }
 
 /// Builds one figure per (run, study, family, input) with a fair texture comparison.
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::layout::HBarFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)> {
     let rows = data.measurements.iter().filter(|r| usable(r));
     let groups = group_in_order(rows, |r| {
         (

@@ -8,7 +8,8 @@
 //! ratio of times needs no metric. The baseline is the CUDA side of a comparison where both
 //! sides run without pragmas, or else any CUDA run without pragmas; the footnote names it.
 
-use super::layout::{self, Frame, HBar, HBarPanel, HBarRow, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
     fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, RunInfo,
     MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
@@ -41,7 +42,7 @@ fn baseline<'a>(rows: &[&'a MeasurementRow]) -> Option<&'a MeasurementRow> {
 }
 
 /// A laid-out unroll chart.
-pub(crate) type UnrollFigure = layout::HBarFigure;
+pub(crate) type UnrollFigure = hbar::HBarFigure;
 
 /// Builds one figure per (run, study, kernel, size) that has pragmas and a baseline.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, UnrollFigure)> {
@@ -140,7 +141,7 @@ fn build(
     let panel = HBarPanel {
         caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
         x_desc: "time / time of CUDA without pragmas".into(),
-        x_max: layout::axis_max(values, 1.2),
+        x_max: hbar::axis_max(values, 1.2),
         slots: apis.len(),
         rows: hrows,
         band: None,
@@ -164,7 +165,7 @@ fn build(
             .iter()
             .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
     );
-    layout::HBarFigure::new(
+    hbar::HBarFigure::new(
         Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),
             subtitle: info.subtitle(),

@@ -53,6 +53,7 @@ fn target(baseline: &str) -> Option<(FamilyKind, Option<&'static str>)> {
         "sum" => Some((FamilyKind::Reduce, None)),
         "copy" => Some((FamilyKind::Bandwidth, Some("read"))),
         "sgemm" => Some((FamilyKind::Sgemm, None)),
+        "cumsum" => Some((FamilyKind::new("scan"), None)),
         _ => None,
     }
 }

@@ -7,8 +7,10 @@
 mod binary;
 mod image;
 mod log;
+mod options;
 mod plain;
 mod probe;
+mod timing;
 mod transfer;
 
 use std::cell::{Cell, RefCell};
@@ -34,6 +36,7 @@ use super::{
     WaitMode,
 };
 use plain::EventWanted;
+use timing::event_timing;
 use transfer::HostBuf;
 
 const API: Api = Api::OpenCl;
@@ -82,49 +85,6 @@ pub struct OpenClBackend {
 }
 
 impl OpenClBackend {
-    /// Second-stage options as build options. Only NVIDIA's OpenCL has a way to pass them
-    /// (`cl_nv_compiler_options`); elsewhere asking for them is refused rather than ignored,
-    /// because a run that silently dropped them would be recorded as if it had them.
-    fn second_stage_options(&self, jit: &JitOptions) -> Result<Vec<String>> {
-        if jit.is_default() {
-            return Ok(Vec::new());
-        }
-        if let Some(percent) = jit.carveout {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: format!(
-                    "a shared-memory carveout ({percent}%): OpenCL has no control of the \
-                     L1 / shared-memory split (only CUDA's cuFuncSetAttribute sets it)"
-                ),
-            });
-        }
-        let extensions = self.device.extensions().unwrap_or_default();
-        if !extensions.contains("cl_nv_compiler_options") {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: format!(
-                    "second-stage options ({}) on {}: only NVIDIA's OpenCL \
-                     (cl_nv_compiler_options) passes options to its PTX assembler",
-                    jit.for_api(API).join(" "),
-                    self.info.platform
-                ),
-            });
-        }
-        Ok(jit.for_api(API))
-    }
-
-    /// Options that only make the build log say more: on NVIDIA's OpenCL, ptxas's resource
-    /// lines (`-cl-nv-verbose`), the one place this platform reports a kernel's registers. They
-    /// change no code, so every build carries them and every row can state its registers.
-    fn log_options(&self) -> Vec<String> {
-        let extensions = self.device.extensions().unwrap_or_default();
-        if extensions.contains("cl_nv_compiler_options") {
-            vec!["-cl-nv-verbose".into()]
-        } else {
-            Vec::new()
-        }
-    }
-
     /// Open the device chosen by `selector` (see [`select`]).
     pub fn open(selector: Option<&str>) -> Result<Self> {
         let devices = list_devices()?;
@@ -344,8 +304,6 @@ impl OpenClBackend {
     }
 }
 
-/// Refuses a copy of `floats` floats into or out of a buffer of `bytes` bytes (what
-/// opencl3 checked before, where the driver would read or write past the buffer's end).
 /// The error of every command after the context was lost, naming the first failure.
 fn context_lost(cause: &str) -> BackendError {
     BackendError::driver(
@@ -358,6 +316,8 @@ fn context_lost(cause: &str) -> BackendError {
     )
 }
 
+/// Refuses a copy of `floats` floats into or out of a buffer of `bytes` bytes (what
+/// opencl3 checked before, where the driver would read or write past the buffer's end).
 fn check_fits(
     bytes: std::result::Result<usize, opencl3::error_codes::ClError>,
     floats: usize,
@@ -370,24 +330,6 @@ fn check_fits(
         )));
     }
     Ok(())
-}
-
-fn event_timing(event: &Event, wall: f64) -> Timing {
-    let ns = |a: Option<u64>, b: Option<u64>| match (a, b) {
-        (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
-        _ => None,
-    };
-    let queued = event.profiling_command_queued().ok();
-    let submit = event.profiling_command_submit().ok();
-    let start = event.profiling_command_start().ok();
-    let end = event.profiling_command_end().ok();
-    Timing {
-        wall: Seconds(wall),
-        device: ns(start, end),
-        queued_to_start: ns(queued, start),
-        queued_to_submit: ns(queued, submit),
-        submit_to_start: ns(submit, start),
-    }
 }
 
 impl Backend for OpenClBackend {

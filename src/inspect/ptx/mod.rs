@@ -45,6 +45,7 @@
 //! counts; `report.rs` renders two counts side by side.
 
 mod classify;
+mod module;
 mod parse;
 mod report;
 mod scan;

@@ -1,12 +1,13 @@
-//! The parsed module and the parser: events from the scanner -> [`PtxModule`].
+//! The parser: events from the scanner -> [`PtxModule`] (the types are in `module`).
 //!
 //! The scanner has already removed comments and cut the text into statements; this
 //! module interprets them: function headers, instructions with their predicates,
 //! `.reg` declarations, and state-space variables with their literal sizes.
 
-use serde::{Deserialize, Serialize};
-
-use super::classify::{classify_opcode, ClassCounts, InstrClass};
+use super::classify::ClassCounts;
+pub use super::module::{
+    FunctionKind, Predicate, PtxInstruction, PtxKernel, PtxModule, PtxParam, RegDecl, VarDecl,
+};
 use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
@@ -27,176 +28,6 @@ impl PtxError {
             | PtxError::BadHeader { line, .. }
             | PtxError::BadStatement { line, .. } => *line,
         }
-    }
-}
-
-/// A parsed PTX module.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct PtxModule {
-    /// The `.version` value (`"9.0"`), if declared.
-    pub version: Option<String>,
-    /// The first `.target` item (`"sm_90"`), if declared.
-    pub target: Option<String>,
-    /// Further `.target` items (`"debug"`, `"texmode_independent"`).
-    pub target_options: Vec<String>,
-    /// The `.address_size` value, if declared and numeric.
-    pub address_size: Option<u32>,
-    /// Every `.entry` and `.func` definition with a body, in source order.
-    pub kernels: Vec<PtxKernel>,
-    /// Module-scope variable declarations (`.global`, `.const`, `.shared`, `.local`).
-    pub globals: Vec<VarDecl>,
-}
-
-impl PtxModule {
-    /// The function (`.entry` or `.func`) named `name`.
-    pub fn kernel(&self, name: &str) -> Option<&PtxKernel> {
-        self.kernels.iter().find(|k| k.name == name)
-    }
-}
-
-/// Whether a function is a kernel entry point or a device function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FunctionKind {
-    /// `.entry`: a kernel.
-    #[serde(rename = "entry")]
-    Entry,
-    /// `.func`: a device function.
-    #[serde(rename = "func")]
-    Func,
-}
-
-/// One `.entry` or `.func` definition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PtxKernel {
-    /// The function's name.
-    pub name: String,
-    /// `.entry` or `.func`.
-    pub kind: FunctionKind,
-    /// Linkage directives before `.entry` / `.func`, without the dot (`["visible"]`).
-    pub linkage: Vec<String>,
-    /// Line of the header.
-    pub line: usize,
-    /// A `.func`'s return parameters.
-    pub return_params: Vec<PtxParam>,
-    /// The parameters.
-    pub params: Vec<PtxParam>,
-    /// Performance-tuning directives between the parameters and the body, as written
-    /// (`".maxntid 256, 1, 1"`).
-    pub performance_directives: Vec<String>,
-    /// The instructions of the body, nested blocks included, in source order.
-    pub instructions: Vec<PtxInstruction>,
-    /// The `.reg` declarations of the body, nested blocks included.
-    pub registers: Vec<RegDecl>,
-    /// Variables declared in the body (`.shared`, `.local`, ...).
-    pub variables: Vec<VarDecl>,
-    /// Labels defined in the body.
-    pub labels: Vec<String>,
-    /// Sum of the literal sizes of the body's `.shared` declarations.
-    pub shared_bytes: u64,
-    /// Sum of the literal sizes of the body's `.local` declarations.
-    pub local_bytes: u64,
-}
-
-impl PtxKernel {
-    /// Declared register counts by type (`"f32" -> 12`).
-    #[cfg(test)]
-    pub(super) fn register_counts(&self) -> std::collections::BTreeMap<String, u64> {
-        let mut out = std::collections::BTreeMap::new();
-        for r in &self.registers {
-            let slot = out.entry(r.ty.clone()).or_insert(0u64);
-            *slot = slot.saturating_add(r.count);
-        }
-        out
-    }
-}
-
-/// A function parameter or return parameter.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PtxParam {
-    /// The name (array suffix removed).
-    pub name: String,
-    /// The type, without the dot (`"u64"`), if given.
-    pub ty: Option<String>,
-    /// For `.ptr` parameters, the pointed-to state space (`"global"`), if given.
-    pub ptr_space: Option<String>,
-    /// The `.align` value, if given.
-    pub align: Option<u32>,
-    /// The whole declaration, whitespace-normalized.
-    pub decl: String,
-}
-
-/// One name of a `.reg` declaration.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RegDecl {
-    /// Type without the leading dot; vector prefixes kept (`"f32"`, `"pred"`, `"v4.f32"`).
-    pub ty: String,
-    /// The register name or prefix (`"%f"` for `%f<12>`).
-    pub name: String,
-    /// Number of registers declared (12 for `%f<12>`, 1 for a plain name).
-    pub count: u64,
-    /// Line of the declaration.
-    pub line: usize,
-}
-
-/// A variable declared in a state space (`.shared`, `.local`, `.global`, `.const`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct VarDecl {
-    /// State space without the dot (`"shared"`).
-    pub space: String,
-    /// Linkage directives without the dot (`["extern"]`).
-    pub linkage: Vec<String>,
-    /// The variable's name.
-    pub name: String,
-    /// Element type without the leading dot; vector prefixes kept (`"b8"`, `"v4.f32"`).
-    pub ty: String,
-    /// The `.align` value, if given.
-    pub align: Option<u32>,
-    /// Size in bytes when the type and every array dimension are literal; `None` for
-    /// unsized (`extern ... []`, dynamic shared memory) or unknown types.
-    pub bytes: Option<u64>,
-    /// Line of the declaration.
-    pub line: usize,
-}
-
-/// An instruction predicate (`@%p1` or `@!%p1`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Predicate {
-    /// The predicate register (`"%p1"`).
-    pub register: String,
-    /// `true` for `@!`.
-    pub negated: bool,
-}
-
-/// One PTX instruction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PtxInstruction {
-    /// Line where the instruction starts.
-    pub line: usize,
-    /// The guard predicate, if any.
-    pub predicate: Option<Predicate>,
-    /// The opcode: the first dotted component (`"ld"` for `ld.global.nc.v4.f32`).
-    pub opcode: String,
-    /// The remaining dotted components (`["global", "nc", "v4", "f32"]`).
-    pub modifiers: Vec<String>,
-    /// The operands as written, whitespace-normalized.
-    pub operands: String,
-}
-
-impl PtxInstruction {
-    /// The opcode with all its modifiers (`"ld.global.nc.v4.f32"`).
-    #[cfg(test)]
-    pub(super) fn full_opcode(&self) -> String {
-        let mut s = self.opcode.clone();
-        for m in &self.modifiers {
-            s.push('.');
-            s.push_str(m);
-        }
-        s
-    }
-
-    /// This instruction's class.
-    pub(super) fn class(&self) -> InstrClass {
-        classify_opcode(&self.opcode, &self.modifiers)
     }
 }
 

@@ -1,0 +1,291 @@
+//! Two pieces of guidance of NVIDIA's whitepaper "OpenCL Programming for the CUDA
+//! Architecture" (sections "Avoiding Low-Throughput Instructions" and "Control Flow") as
+//! one-step experiments: each variant is one kernel with one macro switch, which a study flips on
+//! neither side, both sides or one side (`defines = { ... }`), so that a row differs from its
+//! fair neighbour in that switch alone. The kernels are `kernels_*/guidance.*`.
+//!
+//! - `index`: integer division and modulo (`INDEX_SHIFT=0`, the default) against shifts and
+//!   masks (`INDEX_SHIFT=1`) in an index computation, `INDEX_STEPS` per work-item;
+//! - `branch`: a branch on `i % 2`, divergent within every warp (`BRANCH_BY_WARP=0`, the
+//!   default), against one on `(i / 32) % 2`, uniform within each warp (`BRANCH_BY_WARP=1`);
+//!   both paths are `BRANCH_STEPS` steps long.
+//!
+//! Both compute u32 words from the work-item's index alone, checked exactly against the host's
+//! wrapping arithmetic. `branch` is checked against both assignments of paths to work-items
+//! (the switch decides which one a run uses) and passes when every word fits one of them.
+//!
+//! Metric: G evaluations per second, one evaluation being one step of a work-item's loop (the
+//! `flops` column counts 2 per step, as the math family counts its chain steps).
+
+use crate::backend::Arg;
+use crate::families::family::{Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::{points, v, GroupRule, Variant};
+
+const ID: FamilyId = FamilyId::new("guidance");
+
+/// Loop steps per work-item: the kernels' `INDEX_STEPS` and `BRANCH_STEPS`.
+pub const INDEX_STEPS: u32 = 64;
+pub const BRANCH_STEPS: u32 = 256;
+
+/// The grid width of `index`: a power of two, passed to the kernel at run time.
+pub const WIDTH: u32 = 1024;
+
+/// The warp width the kernel's `BRANCH_BY_WARP` branch follows (the preludes' `WARP_SIZE`).
+const WARP: u32 = 32;
+
+const VARIANTS: [Variant; 2] = [
+    points(
+        v(
+            ID,
+            "index",
+            "guidance_index",
+            GroupRule::Cover { per_item: 1 },
+            "index arithmetic: k / width and k % width (INDEX_SHIFT=0) or k >> log2 width and \
+             k & (width - 1) (INDEX_SHIFT=1)",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            ID,
+            "branch",
+            "guidance_branch",
+            GroupRule::Cover { per_item: 1 },
+            "two equal-length paths: branch on i % 2, divergent in every warp \
+             (BRANCH_BY_WARP=0), or on (i / 32) % 2, uniform per warp (BRANCH_BY_WARP=1)",
+        ),
+        &[],
+    ),
+];
+
+/// What `guidance_index` writes for work-item `i` of `n`.
+pub fn index_word(i: u32, n: u32) -> u32 {
+    (0..INDEX_STEPS).fold(0u32, |acc, j| {
+        let k = i.wrapping_add(j.wrapping_mul(n));
+        acc.wrapping_add((k / WIDTH).wrapping_mul(3).wrapping_add(k % WIDTH))
+    })
+}
+
+/// What `guidance_branch` writes for work-item `i` when it takes the second path or not.
+pub fn branch_word(i: u32, second: bool) -> u32 {
+    (0..BRANCH_STEPS).fold(i, |acc, _| {
+        if second {
+            (acc ^ (acc >> 15)).wrapping_mul(2_246_822_519)
+        } else {
+            acc.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+        }
+    })
+}
+
+/// Which path work-item `i` takes: by its parity (divergent) or its warp's (uniform).
+fn takes_second(i: usize, by_warp: bool) -> bool {
+    let lane_or_warp = if by_warp { i / WARP as usize } else { i };
+    lane_or_warp % 2 == 1
+}
+
+fn is_branch(variant: &str) -> bool {
+    variant == "branch"
+}
+
+pub struct Guidance;
+
+impl Family for Guidance {
+    fn id(&self) -> FamilyId {
+        ID
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "guidance"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Evaluations
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// One work-item, one warp and a bit, sizes no work-group divides.
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::vector(1),
+            Size::vector(33),
+            Size::vector(1000),
+            Size::vector(70_001),
+        ]
+    }
+
+    fn default_size(&self) -> &'static str {
+        "2^22"
+    }
+
+    fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        let steps = if is_branch(variant) {
+            BRANCH_STEPS
+        } else {
+            INDEX_STEPS
+        };
+        (mul(size.rows, 4), mul(mul(size.rows, u64::from(steps)), 2))
+    }
+
+    /// The result and, for `branch`, two references (one per assignment of paths).
+    fn footprint(&self, size: Size) -> Footprint {
+        plain(0, size.rows, mul(size.rows, 2), 0)
+    }
+
+    /// The variants compute different words: their references are kept apart.
+    fn input_key(&self, variant: &'static Variant) -> &'static str {
+        variant.name
+    }
+
+    fn inputs(&self, variant: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {
+        let n = size.rows as usize;
+        let mut want = vec![0.0f64; if is_branch(variant.name) { 2 * n } else { n }];
+        // `branch`: the first n words with each path taken by parity, the next n by warp.
+        reference::on_every_core(&mut want, reference::RANDOM_BLOCK, |block, words| {
+            let first = block * reference::RANDOM_BLOCK;
+            for (at, w) in words.iter_mut().enumerate() {
+                let k = first + at;
+                *w = f64::from(if is_branch(variant.name) {
+                    let i = k % n;
+                    branch_word(i as u32, takes_second(i, k >= n))
+                } else {
+                    index_word(k as u32, n as u32)
+                });
+            }
+        });
+        let exact = vec![0.0; want.len()];
+        Inputs::new(size, Vec::new(), Vec::new()).with_reference(want, exact)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let k = cx.kernel()?;
+        let n = cx.inputs.size.rows as usize;
+        let out = cx.output(n)?;
+        let mut args = vec![Arg::Buffer(out), Arg::U32(n as u32)];
+        if !is_branch(cx.variant.name) {
+            args.extend([Arg::U32(WIDTH), Arg::U32(WIDTH.trailing_zeros())]);
+        }
+        Ok(Built::into(vec![cx.launch(k, args)], out, n))
+    }
+
+    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        let want = &inputs.reference;
+        if !is_branch(ran.variant) {
+            return words_match(got, want);
+        }
+        // Either assignment of paths, whole: by parity or by warp.
+        let n = want.len() / 2;
+        let by_parity = words_match(got, &want[..n]);
+        if by_parity.ok {
+            return by_parity;
+        }
+        let by_warp = words_match(got, &want[n..]);
+        if by_warp.ok {
+            by_warp
+        } else {
+            by_parity
+        }
+    }
+}
+
+/// The words of `got` (u32 bit patterns carried in floats) against the exact reference.
+fn words_match(got: &[f32], want: &[f64]) -> Verification {
+    let mut max_error = 0.0f64;
+    for (g, w) in got.iter().zip(want) {
+        max_error = max_error.max((f64::from(g.to_bits()) - w).abs());
+    }
+    Verification {
+        ok: got.len() >= want.len() && max_error == 0.0,
+        max_error,
+        tolerance: 0.0,
+        checked: want.len().min(got.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(v: &[u32]) -> Vec<f32> {
+        v.iter().map(|w| f32::from_bits(*w)).collect()
+    }
+
+    #[test]
+    fn shifts_and_masks_give_what_division_gives() {
+        for k in [0u32, 1, 1023, 1024, 4_000_000_000] {
+            assert_eq!(k / WIDTH, k >> WIDTH.trailing_zeros());
+            assert_eq!(k % WIDTH, k & (WIDTH - 1));
+        }
+        // n = 1: k = 0..63, all in row 0, so the columns add up.
+        assert_eq!(index_word(0, 1), (0..64).sum::<u32>());
+        // n = width: k = j * width, row j and column 0, so three times the rows.
+        assert_eq!(index_word(0, WIDTH), 3 * (0..64).sum::<u32>());
+    }
+
+    #[test]
+    fn the_two_paths_differ_and_the_assignments_too() {
+        assert_ne!(branch_word(7, false), branch_word(7, true));
+        assert!(takes_second(1, false) && !takes_second(1, true));
+        assert!(takes_second(33, true) && !takes_second(31, true));
+    }
+
+    fn choice() -> InputChoice<'static> {
+        static UNIFORM: crate::families::spmv::matrix::MatrixSource =
+            crate::families::spmv::matrix::MatrixSource::Uniform;
+        InputChoice { matrix: &UNIFORM }
+    }
+
+    fn ran(variant: &'static str) -> Ran {
+        Ran {
+            variant,
+            shape: crate::backend::LaunchShape::linear(1, 64),
+            flags: vec![],
+        }
+    }
+
+    #[test]
+    fn a_branch_result_passes_by_parity_or_by_warp_and_nothing_else() {
+        let n = 100usize;
+        let inputs = Guidance.inputs(&VARIANTS[1], Size::vector(n as u64), 1, choice());
+        let by = |warp: bool| -> Vec<u32> {
+            (0..n)
+                .map(|i| branch_word(i as u32, takes_second(i, warp)))
+                .collect()
+        };
+        assert!(
+            Guidance
+                .check(&ran("branch"), &inputs, &words(&by(false)))
+                .ok
+        );
+        assert!(
+            Guidance
+                .check(&ran("branch"), &inputs, &words(&by(true)))
+                .ok
+        );
+        // Half one assignment, half the other: neither.
+        let mut mixed = by(false);
+        mixed[64..].copy_from_slice(&by(true)[64..]);
+        assert!(!Guidance.check(&ran("branch"), &inputs, &words(&mixed)).ok);
+        let mut off = by(true);
+        off[99] ^= 1;
+        assert!(!Guidance.check(&ran("branch"), &inputs, &words(&off)).ok);
+    }
+
+    #[test]
+    fn an_index_result_is_checked_word_for_word() {
+        let n = 50u32;
+        let inputs = Guidance.inputs(&VARIANTS[0], Size::vector(u64::from(n)), 1, choice());
+        let mut got: Vec<u32> = (0..n).map(|i| index_word(i, n)).collect();
+        assert!(Guidance.check(&ran("index"), &inputs, &words(&got)).ok);
+        got[0] += 1;
+        assert!(!Guidance.check(&ran("index"), &inputs, &words(&got)).ok);
+    }
+}

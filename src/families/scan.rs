@@ -1,0 +1,305 @@
+//! Prefix sum (Scan in Fang, Varbanescu and Sips, "A Comprehensive Performance Comparison of
+//! CUDA and OpenCL", ICPP 2011, Table II): the inclusive scan `out[i] = in[0] + ... + in[i]`
+//! of `N` unsigned 32-bit integers. The kernels are `kernels_*/scan.*`.
+//!
+//! One variant, `blelloch`, work-efficient in three phases (Blelloch 1990; Harris, Sengupta
+//! and Owens, GPU Gems 3, ch. 39):
+//!
+//! 1. `scan_blocks`: each work-group scans its `2 * WG_SIZE` elements in local memory (an
+//!    up-sweep and a down-sweep over a balanced tree) and writes its block's total;
+//! 2. the block totals are scanned the same way, level after level, until one work-group
+//!    holds them all;
+//! 3. `scan_add`: from the top level down, every block after the first adds the scanned total
+//!    of the blocks before it.
+//!
+//! Integers, so the result is exact and checked element by element against a wrapping u32
+//! scan on the host (the sums of the inputs, values below 8, stay far below 2^32 up to 2^28
+//! elements, so nothing wraps in practice). The result buffer carries the integers bit for
+//! bit, as `Backend::upload_u32` put them.
+//!
+//! Metric: GB/s counting one read and one write of the array (8 bytes per element), the
+//! effective bandwidth a library scan is quoted in; the block totals are not counted.
+
+use crate::backend::{Arg, LaunchShape};
+use crate::families::error::WorkloadError;
+use crate::families::family::{vector_size, Family, InputChoice};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
+use crate::families::reference::{self, Verification};
+use crate::families::size::Size;
+use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+
+const ID: FamilyId = FamilyId::new("scan");
+
+/// Elements each work-item of `scan_blocks` and `scan_add` handles.
+pub const PER_ITEM: u32 = 2;
+
+/// Input values lie in `0..VALUE_RANGE`.
+const VALUE_RANGE: u32 = 8;
+
+const VARIANTS: [Variant; 1] = [points(
+    pow2(
+        v(
+            ID,
+            "blelloch",
+            "scan_blocks",
+            GroupRule::Cover { per_item: PER_ITEM },
+            "work-efficient: per-work-group up-/down-sweep in local memory, the block totals \
+             scanned the same way, then added back",
+        ),
+        1,
+        1024,
+    ),
+    &[],
+)];
+
+/// The inclusive scan of `x` in u32 arithmetic (wrapping, as the kernels' adds do).
+pub fn inclusive_scan(x: &[u32]) -> Vec<u32> {
+    let mut total = 0u32;
+    x.iter()
+        .map(|v| {
+            total = total.wrapping_add(*v);
+            total
+        })
+        .collect()
+}
+
+/// The element counts of each level: the input, then its block totals, and so on, until a
+/// level fits one work-group of `block` elements.
+pub fn levels(n: u64, block: u64) -> Vec<u64> {
+    let mut out = vec![n.max(1)];
+    while let Some(&last) = out.last() {
+        if last <= block {
+            break;
+        }
+        out.push(last.div_ceil(block));
+    }
+    out
+}
+
+pub struct Scan;
+
+impl Family for Scan {
+    fn id(&self) -> FamilyId {
+        ID
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "scan"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    /// One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
+    /// block divides, and one with three levels of block totals at small work-groups.
+    fn test_sizes(&self) -> Vec<Size> {
+        vec![
+            Size::vector(1),
+            Size::vector(2),
+            Size::vector(64),
+            Size::vector(65),
+            Size::vector(1000),
+            Size::vector(131_075),
+        ]
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        (mul(size.rows, 8), size.rows)
+    }
+
+    /// The input, the result and the block totals (under a third of the input at any block).
+    fn footprint(&self, size: Size) -> Footprint {
+        let n = size.rows;
+        plain(n, n.saturating_add(n / 2), n, mul(n, 4))
+    }
+
+    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
+        vector_size(variant, size)
+    }
+
+    /// The first level must cover every element: each work-group scans `2 * local` of them.
+    fn check_launch(
+        &self,
+        variant: &Variant,
+        size: Size,
+        side: &SideConfig,
+    ) -> Result<(), WorkloadError> {
+        let shape = side.shape;
+        let covered = u64::from(shape.groups) * u64::from(shape.local) * u64::from(PER_ITEM);
+        if covered < size.rows {
+            return Err(WorkloadError::BadLaunch {
+                variant: format!("{}/{}", variant.family.name(), variant.name),
+                reason: format!(
+                    "{} work-groups of {} scan {covered} elements, fewer than {}",
+                    shape.groups, shape.local, size.rows
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        let x = random_values(size.rows as usize, seed);
+        let want = inclusive_scan(&x).into_iter().map(f64::from).collect();
+        let exact = vec![0.0; size.rows as usize];
+        Inputs::new(size, Vec::new(), Vec::new())
+            .with_ints(vec![x])
+            .with_reference(want, exact)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let blocks = cx.kernel()?;
+        let program = cx.program()?;
+        let add = cx.backend.kernel(program, "scan_add")?;
+        let inputs = cx.inputs;
+        let shape = cx.shape();
+        let block = u64::from(shape.local) * u64::from(PER_ITEM);
+        let input = cx.upload_u32(&inputs.ints[0])?;
+        // Level l scans `sizes[l]` elements of `ins[l]` into `outs[l]`; its block totals are
+        // level l + 1's input. The first level runs in the configured shape.
+        let sizes = levels(inputs.size.rows, block);
+        let mut ins = vec![input];
+        let mut outs = Vec::new();
+        let mut steps = Vec::new();
+        for (l, &n) in sizes.iter().enumerate() {
+            let groups = if l == 0 {
+                shape.groups
+            } else {
+                n.div_ceil(block) as u32
+            };
+            let out = cx.output(n as usize)?;
+            let totals = cx.output(groups as usize)?;
+            steps.push(Step::Kernel {
+                kernel: blocks,
+                shape: LaunchShape::linear(groups, shape.local),
+                args: vec![
+                    Arg::Buffer(ins[l]),
+                    Arg::Buffer(out),
+                    Arg::Buffer(totals),
+                    Arg::U32(n as u32),
+                ],
+            });
+            ins.push(totals);
+            outs.push((out, n, groups));
+        }
+        // From the top down: level l's blocks add level l + 1's scanned totals.
+        for l in (0..outs.len() - 1).rev() {
+            let (out, n, groups) = outs[l];
+            steps.push(Step::Kernel {
+                kernel: add,
+                shape: LaunchShape::linear(groups, shape.local),
+                args: vec![
+                    Arg::Buffer(out),
+                    Arg::Buffer(outs[l + 1].0),
+                    Arg::U32(n as u32),
+                ],
+            });
+        }
+        let n = inputs.size.rows as usize;
+        let mut built = Built::into(steps, outs[0].0, n);
+        built.outputs = outs.iter().map(|(b, n, _)| (*b, *n as usize)).collect();
+        Ok(built)
+    }
+
+    /// Bit for bit: the result buffer holds u32 words.
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check_words(got, &inputs.reference)
+    }
+}
+
+/// `len` values in `0..VALUE_RANGE` from `seed`.
+fn random_values(len: usize, seed: u64) -> Vec<u32> {
+    let mut out = vec![0u32; len];
+    reference::on_every_core(&mut out, reference::RANDOM_BLOCK, |block, values| {
+        let first = (block * reference::RANDOM_BLOCK) as u64;
+        for (i, v) in values.iter_mut().enumerate() {
+            *v = (reference::mix(seed, 0x7363_616e, first + i as u64) % u64::from(VALUE_RANGE))
+                as u32;
+        }
+    });
+    out
+}
+
+/// The words of `got` (u32 bit patterns carried in floats) against the exact reference.
+pub fn check_words(got: &[f32], want: &[f64]) -> Verification {
+    let mut max_error = 0.0f64;
+    for (g, w) in got.iter().zip(want) {
+        max_error = max_error.max((f64::from(g.to_bits()) - w).abs());
+    }
+    Verification {
+        ok: got.len() >= want.len() && max_error == 0.0,
+        max_error,
+        tolerance: 0.0,
+        checked: want.len().min(got.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_is_inclusive_and_wraps() {
+        assert_eq!(inclusive_scan(&[1, 2, 3, 0]), vec![1, 3, 6, 6]);
+        assert_eq!(inclusive_scan(&[u32::MAX, 2]), vec![u32::MAX, 1]);
+        assert!(inclusive_scan(&[]).is_empty());
+    }
+
+    #[test]
+    fn levels_shrink_to_one_work_group() {
+        assert_eq!(levels(1, 64), vec![1]);
+        assert_eq!(levels(64, 64), vec![64]);
+        assert_eq!(levels(65, 64), vec![65, 2]);
+        assert_eq!(levels(131_075, 64), vec![131_075, 2049, 33]);
+        assert_eq!(levels(1 << 24, 512), vec![1 << 24, 32_768, 64]);
+    }
+
+    #[test]
+    fn words_are_compared_bit_for_bit() {
+        let want = [3.0, 4_000_000_000.0];
+        let got = [f32::from_bits(3), f32::from_bits(4_000_000_000)];
+        assert!(check_words(&got, &want).ok);
+        let off = [f32::from_bits(3), f32::from_bits(4_000_000_001)];
+        let v = check_words(&off, &want);
+        assert!(!v.ok && v.max_error == 1.0);
+        assert!(!check_words(&got[..1], &want).ok, "a short result fails");
+        // A NaN poison is a word like any other, and not the right one.
+        assert!(!check_words(&[f32::NAN, got[1]], &want).ok);
+    }
+
+    #[test]
+    fn inputs_are_small_and_the_reference_exact() {
+        let inputs = Scan.inputs(&VARIANTS[0], Size::vector(1000), 7, choice());
+        let x = &inputs.ints[0];
+        assert!(x.iter().all(|v| *v < VALUE_RANGE) && x.iter().any(|v| *v > 0));
+        let last: u64 = x.iter().map(|v| u64::from(*v)).sum();
+        assert_eq!(inputs.reference.last().copied(), Some(last as f64));
+    }
+
+    #[test]
+    fn a_first_level_that_leaves_elements_out_is_refused() {
+        let side = |groups| SideConfig {
+            shape: LaunchShape::linear(groups, 32),
+            defines: vec![],
+            flags: vec![],
+            jit: Default::default(),
+        };
+        let size = Size::vector(1000);
+        assert!(Scan.check_launch(&VARIANTS[0], size, &side(15)).is_err());
+        assert!(Scan.check_launch(&VARIANTS[0], size, &side(16)).is_ok());
+    }
+
+    fn choice() -> InputChoice<'static> {
+        static UNIFORM: crate::families::spmv::matrix::MatrixSource =
+            crate::families::spmv::matrix::MatrixSource::Uniform;
+        InputChoice { matrix: &UNIFORM }
+    }
+}

@@ -1,0 +1,286 @@
+//! The horizontal grouped-bar panel and the figure of one or two of them under a title
+//! block: the PR, peak, PTX, unroll, fill, BFS and texture charts.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{filled_box, fit_text, legend_height, notes_height, ref_line_px, Frame};
+use super::style;
+use super::DrawError;
+
+/// The width of the row labels of bar panels: what the longest label needs, within the
+/// chart's bounds for labels at `width`.
+pub(crate) fn label_width(panels: &[HBarPanel], width: u32) -> u32 {
+    let needed = panels
+        .iter()
+        .map(HBarPanel::estimated_label_w)
+        .max()
+        .unwrap_or(0);
+    needed.clamp(
+        style::MIN_LABEL_W,
+        (f64::from(width) * style::MAX_LABEL_SHARE) as u32,
+    )
+}
+
+/// A bar of a horizontal bar panel.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBar {
+    pub value: f64,
+    /// Confidence interval drawn as a whisker.
+    pub ci: Option<(f64, f64)>,
+    pub color: RGBColor,
+    pub hatch: Option<RGBColor>,
+    /// Text drawn just past the bar's end (its value).
+    pub text: Option<String>,
+}
+
+/// One category row: a label at the left, one slot per series, an optional note at the right.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBarRow {
+    pub label: String,
+    /// One entry per slot; `None` leaves the slot empty (no data for that series).
+    pub bars: Vec<Option<HBar>>,
+    pub annotation: Option<String>,
+}
+
+/// A horizontal grouped-bar plot. Horizontal because category labels (variant names, PTX
+/// classes) are long and numerous: they stay horizontal and readable however many there are.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBarPanel {
+    pub caption: String,
+    pub x_desc: String,
+    pub x_max: f64,
+    pub slots: usize,
+    pub rows: Vec<HBarRow>,
+    /// Shaded x band (the PR chart's 0.9-1.1).
+    pub band: Option<(f64, f64)>,
+    /// Dashed vertical reference line (PR = 1, 100 %).
+    pub ref_line: Option<f64>,
+}
+
+impl HBarPanel {
+    /// Height of one row in pixels.
+    pub(crate) fn row_h(&self) -> u32 {
+        style::ROW_H.max(self.slots as u32 * style::BAR_SLOT_H + 8)
+    }
+
+    /// Total height the panel needs, caption and axis included.
+    pub(crate) fn height(&self) -> u32 {
+        style::PANEL_CAPTION_H
+            + style::PANEL_GAP
+            + self.rows.len().max(1) as u32 * self.row_h()
+            + style::X_AXIS_AREA
+    }
+
+    /// Widest label, estimated; used to size the label column before drawing.
+    pub(crate) fn estimated_label_w(&self) -> u32 {
+        self.rows
+            .iter()
+            .map(|r| style::estimate_text_w(&r.label, style::TICK_PX))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Draws the panel into `area`. `root` is the whole canvas: labels, hatching and notes are
+    /// placed there in absolute pixels computed from the chart's coordinate mapping. Labels
+    /// go in a `label_w` column left of the plot (none when 0), annotations in an `annot_w`
+    /// column right of it.
+    pub(crate) fn draw<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        area: &DrawingArea<DB, Shift>,
+        label_w: u32,
+        annot_w: u32,
+    ) -> Result<(), DrawError> {
+        let n = self.rows.len().max(1);
+        let x_max = if self.x_max.is_finite() && self.x_max > 0.0 {
+            self.x_max
+        } else {
+            1.0
+        };
+        let y_top = n as f64 - 0.5;
+        let mut chart = ChartBuilder::on(area)
+            .caption(&self.caption, style::font(style::PANEL_TITLE_PX))
+            .margin_top(style::PANEL_GAP)
+            .margin_left(label_w + style::MARGIN)
+            .margin_right(annot_w + style::MARGIN)
+            .x_label_area_size(style::X_AXIS_AREA)
+            .build_cartesian_2d(0f64..x_max, -0.5f64..y_top)?;
+
+        // Row i is drawn top-down: the first row at the top.
+        let row_y = |i: usize| (n - 1 - i) as f64;
+        // Background first (stripes, band), then the grid over it, then data on top.
+        for i in (0..self.rows.len()).step_by(2) {
+            let y = row_y(i);
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(0.0, y - 0.5), (x_max, y + 0.5)],
+                style::ROW_STRIPE.filled(),
+            )))?;
+        }
+        if let Some((lo, hi)) = self.band {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(lo.max(0.0), -0.5), (hi.min(x_max), y_top)],
+                style::BAND.mix(style::BAND_ALPHA).filled(),
+            )))?;
+        }
+        let tick = |v: &f64| super::fmt_tick(*v);
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(0)
+            .x_labels(8)
+            .x_max_light_lines(style::MAX_LIGHT_LINES)
+            .x_label_formatter(&tick)
+            .x_desc(self.x_desc.as_str())
+            .axis_desc_style(style::font(style::AXIS_DESC_PX))
+            .x_label_style(style::font(style::TICK_PX))
+            .bold_line_style(style::GRID_BOLD)
+            .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .draw()?;
+        // The reference line goes under the bars so value labels never sit on a dashed line;
+        // it stays visible in the gaps between rows.
+        if let Some(x) = self.ref_line {
+            if x > 0.0 && x < x_max {
+                let a = chart.backend_coord(&(x, y_top));
+                let b = chart.backend_coord(&(x, -0.5));
+                ref_line_px(root, a, b)?;
+            }
+        }
+        let slots = self.slots.max(1);
+        let slot_h = style::BAR_FILL / slots as f64;
+        let value_font = style::anchored(style::VALUE_PX, HPos::Left, VPos::Center);
+        for (i, row) in self.rows.iter().enumerate() {
+            let y = row_y(i);
+            for (s, bar) in row.bars.iter().enumerate() {
+                let Some(bar) = bar else { continue };
+                if !bar.value.is_finite() {
+                    continue;
+                }
+                // Slot 0 on top, so the series order matches the legend's reading order.
+                let top = y + style::BAR_FILL / 2.0 - s as f64 * slot_h;
+                let bottom = top - slot_h;
+                let mid = (top + bottom) / 2.0;
+                let a = chart.backend_coord(&(0.0, top));
+                let b = chart.backend_coord(&(bar.value.clamp(0.0, x_max), bottom));
+                filled_box(root, a, b, bar.color, bar.hatch)?;
+                let mut text_x = b.0;
+                if let Some((lo, hi)) = bar.ci {
+                    if lo.is_finite() && hi.is_finite() && lo <= hi {
+                        let (l, _) = chart.backend_coord(&(lo.clamp(0.0, x_max), mid));
+                        let (h, cy) = chart.backend_coord(&(hi.clamp(0.0, x_max), mid));
+                        let cap = ((a.1 - b.1).abs() / 3).max(3);
+                        let s = style::WHISKER.stroke_width(1);
+                        root.draw(&PathElement::new(vec![(l, cy), (h, cy)], s))?;
+                        root.draw(&PathElement::new(vec![(l, cy - cap), (l, cy + cap)], s))?;
+                        root.draw(&PathElement::new(vec![(h, cy - cap), (h, cy + cap)], s))?;
+                        text_x = text_x.max(h);
+                    }
+                }
+                if let Some(text) = &bar.text {
+                    let (_, cy) = chart.backend_coord(&(0.0, mid));
+                    // Clear the row background under the value so a grid or reference line
+                    // crossing it does not cut through the digits.
+                    let (tw, th) = root.estimate_text_size(text, &style::font(style::VALUE_PX))?;
+                    let bg = if i % 2 == 0 { style::ROW_STRIPE } else { WHITE };
+                    let half = (th / 2 + 1) as i32;
+                    root.draw(&Rectangle::new(
+                        [(text_x + 2, cy - half), (text_x + 6 + tw as i32, cy + half)],
+                        bg.filled(),
+                    ))?;
+                    root.draw(&Text::new(
+                        text.clone(),
+                        (text_x + 4, cy),
+                        value_font.clone(),
+                    ))?;
+                }
+            }
+        }
+
+        let label_font = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
+        let note_font = style::anchored(style::NOTE_PX, HPos::Left, VPos::Center);
+        for (i, row) in self.rows.iter().enumerate() {
+            let (left, cy) = chart.backend_coord(&(0.0, row_y(i)));
+            if label_w > 0 {
+                let text = fit_text(root, &row.label, style::TICK_PX, label_w)?;
+                root.draw(&Text::new(text, (left - 8, cy), label_font.clone()))?;
+            }
+            if let Some(note) = &row.annotation {
+                if annot_w > 0 {
+                    let (right, _) = chart.backend_coord(&(x_max, 0.0));
+                    let text = fit_text(root, note, style::NOTE_PX, annot_w.saturating_sub(8))?;
+                    root.draw(&Text::new(text, (right + 10, cy), note_font.clone()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A "nice" upper axis bound: at least `floor`, and 12 % above the largest value so value
+/// labels after a bar's end stay inside the plot.
+pub(crate) fn axis_max<I: IntoIterator<Item = f64>>(values: I, floor: f64) -> f64 {
+    let max = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(floor, f64::max);
+    if max > floor {
+        max * 1.12
+    } else {
+        floor
+    }
+}
+
+/// A figure of horizontal-bar panels under one title block: one panel, or two side by side
+/// sharing their rows (labels left of the first only). The PTX, unroll and peak charts.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HBarFigure {
+    frame: Frame,
+    panels: Vec<HBarPanel>,
+    label_w: u32,
+    width: u32,
+    height: u32,
+}
+
+impl HBarFigure {
+    /// Lays the panels out at the standard width; the height fits title, legend, the first
+    /// panel's rows and the notes.
+    pub(crate) fn new(frame: Frame, panels: Vec<HBarPanel>) -> Self {
+        let width = style::WIDTH;
+        let label_w = label_width(&panels, width);
+        let content = style::HEADER_H
+            + legend_height(&frame.legend, width)
+            + panels.first().map(HBarPanel::height).unwrap_or(0)
+            + notes_height(frame.notes.len())
+            + style::MARGIN;
+        HBarFigure {
+            frame,
+            panels,
+            label_w,
+            width,
+            height: content.max(style::MIN_HEIGHT),
+        }
+    }
+}
+
+impl super::Figure for HBarFigure {
+    fn size(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
+        match self.panels.as_slice() {
+            [only] => only.draw(root, &plots, self.label_w, 0)?,
+            [left, right, ..] => {
+                let plot_w = self.width.saturating_sub(self.label_w) / 2;
+                let (a, b) = plots.split_horizontally(self.label_w + plot_w);
+                left.draw(root, &a, self.label_w, 0)?;
+                right.draw(root, &b, 0, 0)?;
+            }
+            [] => {}
+        }
+        Ok(())
+    }
+}
