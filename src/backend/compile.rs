@@ -38,11 +38,23 @@ pub struct JitOptions {
     /// set on the CUDA side: a probe of what OpenCL's runtime may choose for the same PTX.
     #[serde(default)]
     pub carveout: Option<u32>,
+    /// CUDA only: assemble the PTX through the driver's linker (`cuLinkCreate`, then load the
+    /// cubin) even with no other option, the path every JIT option above but the carveout
+    /// takes. explain's `cuda-linked` rung sets it, so that a rung with JIT options is
+    /// compared with its own load path. NVIDIA's OpenCL has no such choice and refuses it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub linked: bool,
 }
 
 impl JitOptions {
     pub fn is_default(&self) -> bool {
         *self == JitOptions::default()
+    }
+
+    /// Whether the CUDA driver must assemble the PTX through its linker: an option of the
+    /// assembler is set (the carveout is a kernel attribute set after loading, not one).
+    pub fn needs_linker(&self) -> bool {
+        self.opt_level.is_some() || self.max_registers.is_some() || self.linked
     }
 
     /// Refuses values neither second stage accepts, naming the range.
@@ -68,8 +80,12 @@ impl JitOptions {
     /// API-neutral words for the fairness verdict (the same on both sides when held equal).
     pub fn describe(&self) -> String {
         let mut parts = vec!["driver JIT of PTX".to_string()];
+        if self.linked {
+            parts.push("through the driver's linker".into());
+        }
         match (self.opt_level, self.max_registers, self.carveout) {
-            (None, None, None) => parts.push("default options".into()),
+            (None, None, None) if !self.linked => parts.push("default options".into()),
+            (None, None, None) => {}
             (l, r, c) => {
                 if let Some(l) = l {
                     parts.push(format!("opt-level {l}"));
@@ -112,6 +128,7 @@ impl JitOptions {
                     self.carveout
                         .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
                 )
+                .chain(self.linked.then(|| "cuLinkCreate".to_string()))
                 .collect(),
         }
     }

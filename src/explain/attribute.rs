@@ -77,6 +77,9 @@ pub enum Cause {
         registers: u32,
         held: crate::backend::Api,
     },
+    /// The CUDA driver's load path: CUDA's own PTX assembled through the driver's linker (the
+    /// path of every JIT option) runs as OpenCL does.
+    LinkedLoad,
     /// The second stages' optimisation level: both told this level closes the runtime part.
     OptLevel(u32),
     /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
@@ -102,6 +105,10 @@ impl Cause {
             Cause::OptLevel(l) => {
                 format!("second stage: the optimisation level (both JITs told level {l} closes it)")
             }
+            Cause::LinkedLoad => "runtime: the CUDA driver's load path (CUDA's own PTX assembled \
+                 through the driver's linker runs as OpenCL; rungs with JIT options share that \
+                 path)"
+                .into(),
             Cause::Carveout(p) => format!(
                 "runtime: the L1 / shared-memory split (CUDA at a {p}% carveout runs as OpenCL)"
             ),
@@ -123,6 +130,7 @@ impl Cause {
             Cause::Runtime => "runtime".into(),
             Cause::Registers { .. } => "second-stage-registers".into(),
             Cause::OptLevel(_) => "second-stage-opt-level".into(),
+            Cause::LinkedLoad => "cuda-load-path".into(),
             Cause::Carveout(_) => "carveout".into(),
             Cause::LaunchAndWait => "launch-and-wait".into(),
             Cause::BetweenLaunches => "between-launches".into(),
@@ -324,8 +332,16 @@ fn find(rungs: &[RungOutcome], kind: RungKind) -> Option<&RungOutcome> {
     rungs.iter().find(|r| r.kind == kind && r.pr.is_some())
 }
 
-/// The runtime rung that closes the gap best (PR nearest 1), as its cause.
+/// The runtime rung that closes the gap best (PR nearest 1), as its cause. The linker rung
+/// comes first: where CUDA's own PTX through the driver's linker closes the gap, a rung with
+/// JIT options (which takes that path) closing it says nothing more.
 fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
+    if rungs
+        .iter()
+        .any(|r| r.kind == RungKind::CudaLinked && r.closes)
+    {
+        return Some(Cause::LinkedLoad);
+    }
     rungs
         .iter()
         .filter(|r| r.closes)

@@ -53,6 +53,9 @@ pub enum RungKind {
     /// OpenCL's PTX on both runtimes, the side whose second stage used more registers held to
     /// the other's count.
     RegistersHeld { registers: u32, held: Api },
+    /// CUDA's own PTX assembled through the driver's linker, the load path of every rung with
+    /// JIT options: the reference those rungs are read against.
+    CudaLinked,
     /// OpenCL's PTX on both runtimes, both second stages told this optimisation level, so
     /// that neither runs at a default the other does not share.
     OptLevelHeld(u32),
@@ -95,6 +98,7 @@ impl RungKind {
             RungKind::RegistersHeld { registers, held } => {
                 format!("{}-held-to-r{registers}", api_slug(held))
             }
+            RungKind::CudaLinked => "cuda-linked".into(),
             RungKind::OptLevelHeld(l) => format!("jit-opt-{l}"),
             RungKind::Carveout(p) => format!("cuda-carveout-{p}"),
             RungKind::IndexU64 => "index-u64".into(),
@@ -113,6 +117,7 @@ impl RungKind {
             RungKind::Own,
             RungKind::NvrtcPtx,
             RungKind::OpenclPtx,
+            RungKind::CudaLinked,
             RungKind::IndexU64,
             RungKind::NoUnroll,
             RungKind::FastMath,
@@ -144,7 +149,9 @@ impl RungKind {
         match self {
             RungKind::Own => LadderStep::Target,
             RungKind::NvrtcPtx | RungKind::OpenclPtx => LadderStep::FrontEndOrRuntime,
-            RungKind::RegistersHeld { .. } | RungKind::OptLevelHeld(_) => LadderStep::SecondStage,
+            RungKind::RegistersHeld { .. } | RungKind::OptLevelHeld(_) | RungKind::CudaLinked => {
+                LadderStep::SecondStage
+            }
             RungKind::Carveout(_) => LadderStep::Carveout,
             RungKind::IndexU64 | RungKind::NoUnroll | RungKind::FastMath => {
                 LadderStep::CompilerStep
@@ -169,6 +176,11 @@ impl RungKind {
             RungKind::OptLevelHeld(l) => format!(
                 "OpenCL's PTX on both runtimes, both second stages told optimisation level {l}"
             ),
+            RungKind::CudaLinked => {
+                "CUDA's PTX assembled through the CUDA driver's linker (the load path of JIT \
+                 options)"
+                    .into()
+            }
             RungKind::Carveout(p) => {
                 format!("CUDA told to give {p}% of L1 / shared memory to shared memory")
             }
@@ -220,6 +232,11 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         rungs.push(rung(target, RungKind::OpenclPtx, |c| {
             c.b.program = ProgramSource::Other
         }));
+        if !target.b.jit.needs_linker() {
+            rungs.push(rung(target, RungKind::CudaLinked, |c| {
+                c.b.jit.linked = true
+            }));
+        }
         if target.a.jit.opt_level.is_none() && target.b.jit.opt_level.is_none() {
             // Each runtime's JIT at its own default level; the rung states one level on both.
             let level = crate::backend::MAX_OPT_LEVEL;

@@ -163,6 +163,23 @@ fn a_runtime_gap_closed_by_one_stated_opt_level_is_the_second_stage_opt_level() 
 }
 
 #[test]
+fn where_the_linker_alone_closes_the_gap_no_rung_with_jit_options_is_named() {
+    let own = pr(0.80, 0.001);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.80, 0.001)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.80, 0.001)),
+        outcome(RungKind::CudaLinked, &own, pr(0.999, 0.001)),
+        outcome(RungKind::OptLevelHeld(3), &own, pr(1.0, 0.001)),
+        outcome(RungKind::Carveout(25), &own, pr(1.0, 0.001)),
+    ];
+    assert_eq!(
+        verdict(&own, &rungs),
+        Verdict::Explained(vec![(Cause::LinkedLoad, 1.0)])
+    );
+}
+
+#[test]
 fn the_first_pass_states_one_opt_level_on_both_jits_with_opencls_ptx() {
     use crate::workload::ProgramSource;
     let study = crate::study::load("explain-known").unwrap();
@@ -175,6 +192,12 @@ fn the_first_pass_states_one_opt_level_on_both_jits_with_opencls_ptx() {
     assert_eq!(r.comparison.b.program, ProgramSource::Other);
     assert_eq!(r.comparison.a.jit.opt_level, Some(3));
     assert_eq!(r.comparison.b.jit.opt_level, Some(3));
+    let linked = rungs
+        .iter()
+        .find(|r| r.kind == RungKind::CudaLinked)
+        .expect("a linker rung");
+    assert!(linked.comparison.b.jit.linked && !linked.comparison.a.jit.linked);
+    assert_eq!(linked.comparison.b.program, ProgramSource::Own);
     let same_api = super::ladder::first_pass(target, (Api::OpenCl, Api::OpenCl));
     assert!(same_api
         .iter()
@@ -193,6 +216,7 @@ fn rung_names_read_back() {
         },
         RungKind::Carveout(25),
         RungKind::OptLevelHeld(3),
+        RungKind::CudaLinked,
         RungKind::IndexU64,
         RungKind::NoUnroll,
         RungKind::FastMath,

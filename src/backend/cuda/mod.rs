@@ -130,11 +130,12 @@ fn resources_of(f: &CudaFunction) -> KernelResources {
 }
 
 impl CudaBackend {
-    /// Loads PTX as a module. With default second-stage options the driver assembles it as it
-    /// loads (cuModuleLoadData); with options, the PTX is assembled by hand first
-    /// ([`jit::assemble`]) and the machine code loaded.
+    /// Loads PTX as a module. Without assembler options the driver assembles it as it loads
+    /// (cuModuleLoadData); with options (or `linked`), the PTX is assembled through the
+    /// driver's linker first ([`jit::assemble`]) and the machine code loaded. The carveout is
+    /// no assembler option: it is set on each kernel after loading, on either path.
     fn load(&self, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
-        if options.is_default() {
+        if !options.needs_linker() {
             return self
                 .ctx
                 .load_module(Ptx::from_src(ptx.to_string()))

@@ -21,6 +21,14 @@ impl OpenClBackend {
                 ),
             });
         }
+        if jit.linked {
+            return Err(BackendError::Unsupported {
+                api: API,
+                what: "assembling through the CUDA driver's linker (jit linked): OpenCL's \
+                       runtime has one load path"
+                    .into(),
+            });
+        }
         let extensions = self.device.extensions().unwrap_or_default();
         if !extensions.contains("cl_nv_compiler_options") {
             return Err(BackendError::Unsupported {
