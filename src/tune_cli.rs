@@ -144,11 +144,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
     let mut sides = Vec::new();
     for b in backends.iter_mut() {
         let scope = scope_of(b.as_ref(), &sources, def, size)?;
-        eprintln!(
-            "tuning {target} on {} ({})",
-            b.info().name,
-            b.api().label()
-        );
+        eprintln!("tuning {target} on {} ({})", b.info().name, b.api().label());
         sides.push(Side {
             backend: b.as_mut(),
             scope,

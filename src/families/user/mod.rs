@@ -361,3 +361,87 @@ fn compare(got: &[f64], want: &[f64], tolerances: &[f64]) -> Verification {
     }
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::decl::{ArgSpec, CheckSpec, Declared, MetricSpec, UserKernel};
+    use super::*;
+    use crate::backend::LaunchShape;
+
+    const CL: &str = "__kernel void inc(__global float *y) {}";
+
+    /// A family (not registered) of `inc(y)`, checked with `reference` or across results.
+    fn family(reference: Option<&str>) -> UserFamily {
+        let args: Vec<ArgSpec> = vec![ArgSpec {
+            name: "y".into(),
+            buffer: Some("f32".into()),
+            scalar: None,
+            len: Some("N".into()),
+            init: Some("ramp".into()),
+            value: None,
+        }];
+        let decl = UserKernel::declare(Declared {
+            family: "inc-test".into(),
+            kernel: "inc",
+            cl: ("inc.cl".into(), CL.into()),
+            cu: (
+                "inc.cu".into(),
+                CL.replace("__kernel", "__global__")
+                    .replace("__global float", "float"),
+            ),
+            args: &args,
+            global: Some("N"),
+            metric: Some(&MetricSpec {
+                bytes: Some("8*N".into()),
+                flops: None,
+            }),
+            check: Some(&CheckSpec {
+                output: "y".into(),
+                reference: reference.map(Into::into),
+                tolerance: Some(1e-6),
+            }),
+            tune: None,
+            size: "4".into(),
+        })
+        .unwrap();
+        UserFamily::new(decl)
+    }
+
+    fn ran() -> Ran {
+        Ran {
+            variant: "inc",
+            shape: LaunchShape::linear(1, 4),
+            flags: Vec::new(),
+        }
+    }
+
+    fn inputs(f: &UserFamily) -> Inputs {
+        let choice = InputChoice {
+            matrix: &crate::families::spmv::MatrixSource::Uniform,
+        };
+        f.inputs(&f.variants()[0], Size::vector(4), 1, choice)
+    }
+
+    #[test]
+    fn a_reference_is_computed_per_element() {
+        let f = family(Some("y + 1"));
+        let inputs = inputs(&f);
+        assert_eq!(inputs.reference, [1.0, 2.0, 3.0, 4.0]);
+        assert!(f.check(&ran(), &inputs, &[1.0, 2.0, 3.0, 4.0]).ok);
+        assert!(!f.check(&ran(), &inputs, &[1.0, 2.0, 3.0, 4.1]).ok);
+        assert!(!f.check(&ran(), &inputs, &[1.0, 2.0, f32::NAN, 4.0]).ok);
+        assert_eq!(f.work("inc", Size::vector(4), 4), (32, 0));
+        assert_eq!(f.groups(&f.variants()[0], Size::vector(1000), 256), 4);
+    }
+
+    #[test]
+    fn without_a_reference_later_results_are_held_to_the_first() {
+        let f = family(None);
+        let inputs = inputs(&f);
+        // A result the kernel did not write (the NaN poison) is never the reference.
+        assert!(!f.check(&ran(), &inputs, &[1.0, f32::NAN, 3.0, 4.0]).ok);
+        assert!(f.check(&ran(), &inputs, &[1.0, 2.0, 3.0, 4.0]).ok);
+        assert!(f.check(&ran(), &inputs, &[1.0, 2.0, 3.0, 4.0]).ok);
+        assert!(!f.check(&ran(), &inputs, &[1.0, 2.0, 3.0, 5.0]).ok);
+    }
+}
