@@ -103,6 +103,23 @@ fn the_saxpy_example_runs_tunes_and_explains_on_pocl() {
     let md = std::fs::read_to_string(out.join("explain/explain.md")).unwrap();
     assert!(md.contains("saxpy/saxpy"), "{md}");
 
+    // Another process reads the folder without the study: its family is known from its rows.
+    clvscu()
+        .args(["report"])
+        .arg(&out)
+        .arg("--out")
+        .arg(out.join("report"))
+        .assert()
+        .success();
+    clvscu()
+        .args(["plot"])
+        .arg(&out)
+        .arg("--out")
+        .arg(out.join("charts-again"))
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("pr-saxpy"));
+
     // Nothing was written beside the study or in the working folder but the output folder.
     assert_eq!(
         files_under(home.path()),

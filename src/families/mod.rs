@@ -21,6 +21,7 @@ pub mod matvec;
 pub mod md;
 pub mod metric;
 pub mod plan;
+pub mod recorded;
 pub mod reduce;
 pub mod reference;
 pub mod sgemm;
@@ -112,6 +113,19 @@ fn current() -> Registry {
 /// family or kernel file, or one a different declaration already took.
 pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
     let mut guard = registry().write().unwrap_or_else(|e| e.into_inner());
+    // A stand-in made from rows read earlier in this process gives way to the declaration.
+    let standing_in = |f: &&dyn Family| {
+        f.id().name() == decl.family && !guard.users.iter().any(|u| u.id() == f.id())
+    };
+    if !FAMILIES.iter().any(|f| f.id().name() == decl.family) && guard.all.iter().any(standing_in) {
+        let all: Vec<&'static dyn Family> = guard
+            .all
+            .iter()
+            .copied()
+            .filter(|f| !standing_in(f))
+            .collect();
+        *guard = Registry::of(all, guard.users.to_vec());
+    }
     if let Some(loaded) = guard.users.iter().find(|u| u.decl.family == decl.family) {
         if loaded.decl == decl {
             return Ok(loaded.id());
@@ -139,6 +153,33 @@ pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
     users.push(family);
     *guard = Registry::of(all, users);
     Ok(family.id())
+}
+
+/// The family named `name` as result rows record it: a registered one, or else a stand-in
+/// known only from its rows (a study's kernel pair declared in another process), so that its
+/// run folders can be read. `None` for a name no family can have.
+fn recorded(name: &str) -> Option<FamilyId> {
+    if let Ok(id) = FamilyId::parse(name) {
+        return Some(id);
+    }
+    let plausible = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if !plausible {
+        return None;
+    }
+    let mut guard = registry().write().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = guard.all.iter().find(|f| f.id().name() == name) {
+        return Some(f.id());
+    }
+    let id = FamilyId::new(Box::leak(name.to_string().into_boxed_str()));
+    let stand_in: &'static dyn Family = Box::leak(Box::new(recorded::Recorded { id }));
+    let mut all = guard.all.to_vec();
+    all.push(stand_in);
+    *guard = Registry::of(all, guard.users.to_vec());
+    Some(id)
 }
 
 /// Every registered family.
@@ -229,7 +270,7 @@ impl serde::Serialize for FamilyId {
 impl<'de> serde::Deserialize<'de> for FamilyId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        FamilyId::parse(&text).map_err(|_| {
+        recorded(&text).ok_or_else(|| {
             let names: Vec<&str> = FamilyId::all().iter().map(|f| f.name()).collect();
             serde::de::Error::custom(format!(
                 "unknown variant `{text}`, expected one of {}",

@@ -356,7 +356,10 @@ fn compare(got: &[f64], want: &[f64], tolerances: &[f64]) -> Verification {
             v.tolerance = *t;
         }
         // NaN-safe: an error that is not at most the tolerance fails.
-        if err.partial_cmp(t).is_none_or(|o| o == std::cmp::Ordering::Greater) {
+        if err
+            .partial_cmp(t)
+            .is_none_or(|o| o == std::cmp::Ordering::Greater)
+        {
             v.ok = false;
         }
     }
