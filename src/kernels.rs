@@ -64,6 +64,12 @@ pub fn register_files(stem: &str, files: [(String, String); 2]) {
     pairs.push((stem.to_string(), files));
 }
 
+/// The stems loaded at run time, in the order their studies were loaded.
+pub fn loaded_stems() -> Vec<String> {
+    let pairs = loaded().read().unwrap_or_else(|e| e.into_inner());
+    pairs.iter().map(|(s, _)| s.clone()).collect()
+}
+
 /// The (path, text) of a loaded stem for `api`.
 fn loaded_file(api: Api, stem: &str) -> Option<(String, String)> {
     let pairs = loaded().read().unwrap_or_else(|e| e.into_inner());

@@ -75,6 +75,11 @@ fn the_saxpy_example_runs_tunes_and_explains_on_pocl() {
         "{m}"
     );
     assert!(m.contains("GB/s"), "{m}");
+    let provenance = std::fs::read_to_string(out.join("provenance.json")).unwrap();
+    assert!(
+        provenance.contains("kernel source sha256/12 saxpy: OpenCL"),
+        "the pair's files are hashed into the provenance"
+    );
 
     clvscu()
         .current_dir(work.path())
