@@ -330,8 +330,14 @@ pub struct InspectArgs {
 #[derive(Debug, Args)]
 pub struct TuneArgs {
     /// `family/name` of a tunable space (matvec/tuned, matvec/tuned-vec, reduce/tuned,
-    /// sgemm/blocked, spmv/vector, spmv/vector-local, stencil/fdtd3d).
-    pub target: String,
+    /// sgemm/blocked, spmv/vector, spmv/vector-local, stencil/fdtd3d), or of a kernel pair
+    /// that --study declares (default there: the study's first comparison).
+    #[arg(required_unless_present = "study")]
+    pub target: Option<String>,
+    /// A study file whose own kernel pairs (`kernels = { cl = ..., cu = ... }`) become
+    /// tunable over the work-group sizes its `tune = { local = [...] }` lists.
+    #[arg(long)]
+    pub study: Option<String>,
     /// Strategies, run in this order against one cache: exhaustive, random, anneal. A
     /// strategy after the exhaustive one is measured against the cached exhaustive results.
     #[arg(long, value_delimiter = ',', default_value = "exhaustive")]

@@ -45,6 +45,41 @@ pub fn stems() -> Vec<&'static str> {
     EMBEDDED.iter().map(|(s, _, _)| *s).collect()
 }
 
+/// A kernel pair read from files a study names: (stem, [(path, text) of OpenCL, of CUDA]).
+type LoadedPair = (String, [(String, String); 2]);
+
+/// Kernel pairs loaded at run time, beside the embedded ones (a study's own kernels).
+fn loaded() -> &'static std::sync::RwLock<Vec<LoadedPair>> {
+    static LOADED: std::sync::OnceLock<std::sync::RwLock<Vec<LoadedPair>>> =
+        std::sync::OnceLock::new();
+    LOADED.get_or_init(Default::default)
+}
+
+/// Makes `stem` name the OpenCL and CUDA `files` (path, text), read when their study was
+/// loaded: every command then compiles, hashes and records them as it does the embedded ones.
+/// The families registry calls it, once per stem.
+pub fn register_files(stem: &str, files: [(String, String); 2]) {
+    let mut pairs = loaded().write().unwrap_or_else(|e| e.into_inner());
+    pairs.retain(|(s, _)| s != stem);
+    pairs.push((stem.to_string(), files));
+}
+
+/// The stems loaded at run time, in the order their studies were loaded.
+pub fn loaded_stems() -> Vec<String> {
+    let pairs = loaded().read().unwrap_or_else(|e| e.into_inner());
+    pairs.iter().map(|(s, _)| s.clone()).collect()
+}
+
+/// The (path, text) of a loaded stem for `api`.
+fn loaded_file(api: Api, stem: &str) -> Option<(String, String)> {
+    let pairs = loaded().read().unwrap_or_else(|e| e.into_inner());
+    let (_, files) = pairs.iter().find(|(s, _)| s == stem)?;
+    Some(match api {
+        Api::OpenCl => files[0].clone(),
+        Api::Cuda => files[1].clone(),
+    })
+}
+
 /// Where kernel text comes from: the binary, or a directory holding `kernels_cl/` and
 /// `kernels_cu/` (so a kernel can be edited without rebuilding).
 #[derive(Debug, Clone, Default)]
@@ -73,6 +108,9 @@ impl KernelSources {
 
     /// One file's text, without the prelude.
     pub fn file(&self, api: Api, stem: &str) -> Result<String, KernelSourceError> {
+        if let Some((_, text)) = loaded_file(api, stem) {
+            return Ok(text);
+        }
         let embedded = EMBEDDED
             .iter()
             .find(|(s, _, _)| *s == stem)
@@ -97,6 +135,9 @@ impl KernelSources {
 
     /// Where a file comes from, as a compiler message should name it.
     fn location(&self, api: Api, stem: &str) -> String {
+        if let Some((path, _)) = loaded_file(api, stem) {
+            return path;
+        }
         let relative = Path::new(folder(api)).join(format!("{stem}.{}", extension(api)));
         match &self.dir {
             None => relative.display().to_string(),

@@ -6,7 +6,16 @@
 //! the fairness verdict then names it.
 
 pub mod defines;
+pub mod limits;
 pub mod quick;
+mod sweep;
+mod user;
+
+use limits::{check_defines, check_limits, second_dimension};
+pub use limits::{
+    check_timeout, MAX_GROUPS, MAX_REPS, MAX_SEED, MAX_TIMEOUT_S, RESERVED_DEFINES, WALL_CLOCK_TURN,
+};
+use sweep::{apply_sweep, expand_variants, value_text};
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,7 +26,7 @@ use thiserror::Error;
 
 use crate::backend::{JitOptions, TimerKind, WaitMode};
 use crate::fairness::Flags;
-use crate::names::is_identifier;
+use crate::families::user::decl::{ArgSpec, CheckSpec, KernelFiles, MetricSpec, TuneSpec};
 use crate::workload::{
     self, find_variant, FamilyKind, IndexWidth, ProgramSource, Size, Variant, WorkloadError,
 };
@@ -96,6 +105,15 @@ pub struct Spec {
     pub values: Option<Vec<toml::Value>>,
     /// Run every variant of the family (with `family`), instead of naming one.
     pub all_variants: Option<bool>,
+    /// A kernel pair of the user's own (`src/study/user.rs`): the twin files, relative to the
+    /// study file, the kernel's name, its arguments, launch grid, metric, check and tune space.
+    pub kernels: Option<KernelFiles>,
+    pub kernel: Option<String>,
+    pub args: Option<Vec<ArgSpec>>,
+    pub global: Option<String>,
+    pub metric: Option<MetricSpec>,
+    pub check: Option<CheckSpec>,
+    pub tune: Option<TuneSpec>,
     #[serde(alias = "opencl")]
     pub a: Option<Box<Spec>>,
     #[serde(alias = "cuda")]
@@ -290,6 +308,13 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         param: pick!(param),
         values: pick!(values),
         all_variants: pick!(all_variants),
+        kernels: pick!(kernels),
+        kernel: pick!(kernel),
+        args: pick!(args),
+        global: pick!(global),
+        metric: pick!(metric),
+        check: pick!(check),
+        tune: pick!(tune),
         a: None,
         b: None,
     }
@@ -443,144 +468,6 @@ fn resolve_matrix(
     }
 }
 
-/// Macros the harness itself defines for every build: a study may not override them (they
-/// are held equal, or varied through their own keys: `local`, `unroll`).
-pub const RESERVED_DEFINES: &[&str] = &["WG_SIZE", "FMA_ITERS", "UNROLL_A", "UNROLL_B"];
-
-/// Prefixes of the harness's own macro names, reserved likewise.
-const RESERVED_PREFIXES: &[&str] = &["CLVSCU_", "PRAGMA_UNROLL_", "UNROLL_"];
-
-/// The most repetitions, warm-up runs or groups a study may ask for: far beyond any useful
-/// measurement, and small enough that a typo cannot run for days.
-pub const MAX_REPS: u32 = 1_000_000;
-pub const MAX_GROUPS: u32 = 1 << 24;
-
-/// The default `turn` with the wall-clock timer. When the two APIs take turns on one GPU,
-/// the first command after a switch waits for the GPU to switch contexts (about 130 µs on an
-/// H100, measured: a 1 x 1 launch took 145 µs with the APIs alternating every repetition and
-/// 11 µs (CUDA) / 17 µs (OpenCL) with one API alone). The device clock starts after the
-/// switch; the host clock does not, so with the wall clock each side runs several
-/// repetitions in a row, the first of each turn untimed.
-pub const WALL_CLOCK_TURN: u32 = 10;
-
-fn is_number(s: &str) -> bool {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    !digits.is_empty()
-        && digits
-            .trim_end_matches(['u', 'U', 'f', 'F'])
-            .chars()
-            .all(|c| c.is_ascii_digit() || c == '.')
-}
-
-/// Defines reach the compiler as `-DNAME=VALUE`: a name must be an identifier the harness
-/// does not own, and a value an identifier or a number, so no define can smuggle a flag.
-fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), String> {
-    for (name, value) in defines {
-        if !is_identifier(name) {
-            return Err(format!(
-                "field 'defines': '{name}' is not a macro name (letters, digits and _)"
-            ));
-        }
-        if RESERVED_DEFINES.contains(&name.as_str())
-            || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
-        {
-            return Err(format!(
-                "field 'defines': {name} is the harness's own macro; set it through its own \
-                 key ('local' for WG_SIZE, 'unroll' for UNROLL_*), not as a define (reserved: \
-                 {}, and names starting {})",
-                RESERVED_DEFINES.join(", "),
-                RESERVED_PREFIXES.join(", ")
-            ));
-        }
-        defines::check_api_name(name)?;
-        if !(is_identifier(value) || is_number(value)) {
-            return Err(format!(
-                "field 'defines': {name} = '{value}': a value must be a number or an \
-                 identifier (compiler flags go in 'flags')"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// The work-group size in y: only 2-D kernels have one (default 16); a 1-D kernel given
-/// `local_y` or `groups_y` is refused rather than launched with a dimension it ignores.
-fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, String> {
-    if !variant.default_groups.is_planar() {
-        if let Some((key, _)) = [("local_y", spec.local_y), ("groups_y", spec.groups_y)]
-            .into_iter()
-            .find(|(_, v)| v.is_some_and(|v| v != 1))
-        {
-            return Err(format!(
-                "field '{key}': {}/{} is a 1-D kernel; '{key}' applies to 2-D kernels only",
-                variant.family.name(),
-                variant.name
-            ));
-        }
-        return Ok(1);
-    }
-    for (key, v) in [("local_y", spec.local_y), ("groups_y", spec.groups_y)] {
-        if v == Some(0) {
-            return Err(format!("field '{key}' = 0: a 2-D launch needs at least 1"));
-        }
-    }
-    Ok(spec.local_y.unwrap_or(16))
-}
-
-/// The longest watchdog limit of one launch: a week. Longer is no limit at all, and a value
-/// past what a `Duration` holds (1e308 s) would otherwise end the run in a panic.
-pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
-
-/// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], naming it.
-pub fn check_timeout(seconds: f64) -> Result<(), String> {
-    if seconds > MAX_TIMEOUT_S {
-        return Err(format!(
-            "{seconds:e} s is more than the longest watchdog limit, {MAX_TIMEOUT_S} s (a week)"
-        ));
-    }
-    Ok(())
-}
-
-/// Refuses counts no measurement needs, naming the limit.
-fn check_limits(spec: &Spec) -> Result<(), String> {
-    let counts = [
-        ("reps", spec.reps, MAX_REPS),
-        ("max_reps", spec.max_reps, MAX_REPS),
-        ("warmup", spec.warmup, MAX_REPS),
-        ("turn", spec.turn, MAX_REPS),
-        ("groups", spec.groups, MAX_GROUPS),
-        ("groups_y", spec.groups_y, MAX_GROUPS),
-    ];
-    for (key, value, limit) in counts {
-        if let Some(v) = value.filter(|v| *v > limit) {
-            return Err(format!("field '{key}' = {v} is above the limit {limit}"));
-        }
-    }
-    if let Some(seed) = spec.seed.filter(|s| *s > MAX_SEED) {
-        return Err(format!(
-            "field 'seed' = {seed} is above the limit {MAX_SEED}"
-        ));
-    }
-    check_contradictions(spec)
-}
-
-/// The largest seed: 2^53 - 1, the largest integer a JSON reader that holds numbers as
-/// doubles (a browser, the HTML report) reads back exactly.
-pub const MAX_SEED: u64 = (1 << 53) - 1;
-
-/// Refuses keys that contradict each other, rather than letting one silently win.
-fn check_contradictions(spec: &Spec) -> Result<(), String> {
-    if let (Some(reps), Some(max)) = (spec.reps, spec.max_reps) {
-        if reps > max {
-            return Err(format!(
-                "field 'reps' = {reps} is above field 'max_reps' = {max}; raise 'max_reps' or \
-                 lower 'reps'"
-            ));
-        }
-    }
-    Ok(())
-}
-
 fn comparison_from(
     spec: &Spec,
     file: &str,
@@ -595,6 +482,11 @@ fn comparison_from(
                 message: "a per-side table cannot hold 'a', 'b', 'param' or 'values'".into(),
             });
         }
+        user::check_side(side).map_err(|message| StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message,
+        })?;
     }
     let a = resolve_side(
         &merge(spec, spec.a.as_deref().unwrap_or(&Spec::default())),
@@ -642,80 +534,12 @@ fn comparison_from(
     })
 }
 
-fn value_text(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-fn apply_sweep(
-    spec: &Spec,
-    param: &str,
-    value: &str,
-    file: &str,
-    entry: &str,
-) -> Result<Spec, StudyError> {
-    let field = |message: String| StudyError::Field {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        message,
-    };
-    let number = || {
-        value.parse::<u32>().map_err(|_| {
-            field(format!(
-                "sweep value '{value}' of '{param}' is not a whole number"
-            ))
-        })
-    };
-    let mut s = spec.clone();
-    match param {
-        "local" => s.local = Some(number()?),
-        "groups" => s.groups = Some(number()?),
-        "local_y" => s.local_y = Some(number()?),
-        "size" => s.size = Some(value.to_string()),
-        "index" => s.index = Some(value.to_string()),
-        p if p.starts_with("unroll.") => {
-            let mut u = s.unroll.clone().unwrap_or_default();
-            u.insert(p.trim_start_matches("unroll.").to_string(), number()?);
-            s.unroll = Some(u);
-        }
-        other => {
-            return Err(field(format!(
-            "sweep parameter '{other}' is not one of: local, local_y, groups, size, index, unroll.<point>"
-        )))
-        }
-    }
-    Ok(s)
-}
-
-fn expand_variants(spec: &Spec, file: &str, entry: &str) -> Result<Vec<Spec>, StudyError> {
-    if spec.all_variants != Some(true) {
-        return Ok(vec![spec.clone()]);
-    }
-    let family =
-        FamilyKind::parse(spec.family.as_deref().unwrap_or("matvec")).map_err(|source| {
-            StudyError::Invalid {
-                file: file.to_string(),
-                entry: entry.to_string(),
-                source,
-            }
-        })?;
-    Ok(workload::user_variants_of(family)
-        .into_iter()
-        .map(|v| {
-            let mut s = spec.clone();
-            s.variant = Some(v.name.to_string());
-            s
-        })
-        .collect())
-}
-
 fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
     let mut comparisons = Vec::new();
     for (i, c) in file_spec.comparisons.iter().enumerate() {
         let entry = format!("comparison #{}", i + 1);
-        let merged = with_sides(&merge(&file_spec.defaults, c), c);
+        let mut merged = with_sides(&merge(&file_spec.defaults, c), c);
+        user::declare(&mut merged, file, &entry)?;
         for spec in expand_variants(&merged, file, &entry)? {
             comparisons.push(comparison_from(
                 &spec,
@@ -727,7 +551,8 @@ fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
     }
     for (i, s) in file_spec.sweeps.iter().enumerate() {
         let entry = format!("sweep #{}", i + 1);
-        let merged = with_sides(&merge(&file_spec.defaults, s), s);
+        let mut merged = with_sides(&merge(&file_spec.defaults, s), s);
+        user::declare(&mut merged, file, &entry)?;
         let param = merged.param.clone().ok_or_else(|| StudyError::Field {
             file: file.to_string(),
             entry: entry.clone(),

@@ -121,6 +121,7 @@ fn group_rule(rule: GroupRule) -> String {
         GroupRule::Tiles => "one per output tile".into(),
         GroupRule::Columns => "one work-item per (x, y) column".into(),
         GroupRule::Cover2D => "one work-item per element, 2-D".into(),
+        GroupRule::Grid => "one work-item per point of the launch grid".into(),
     }
 }
 

@@ -61,8 +61,24 @@ fn one_or_both(
     }
 }
 
-pub fn run(args: TuneArgs) -> Result<i32> {
-    let Some((family, variant)) = args.target.split_once('/') else {
+/// The target: the one given, or the first comparison of `--study` (whose kernel pairs the
+/// load registers, so that their names parse).
+fn target_of(args: &TuneArgs) -> Result<String> {
+    let study = args.study.as_deref().map(clvscu::study::load).transpose()?;
+    if let Some(t) = &args.target {
+        return Ok(t.clone());
+    }
+    let first = study.and_then(|s| s.comparisons.into_iter().next());
+    match first {
+        Some(c) => Ok(format!("{}/{}", c.a.family.name(), c.a.variant.name)),
+        None => bail!("give FAMILY/VARIANT, e.g. matvec/tuned"),
+    }
+}
+
+pub fn run(mut args: TuneArgs) -> Result<i32> {
+    let target = target_of(&args)?;
+    args.target = Some(target.clone());
+    let Some((family, variant)) = target.split_once('/') else {
         bail!("give FAMILY/VARIANT, e.g. matvec/tuned");
     };
     let family = FamilyKind::parse(family)?;
@@ -128,12 +144,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     let mut sides = Vec::new();
     for b in backends.iter_mut() {
         let scope = scope_of(b.as_ref(), &sources, def, size)?;
-        eprintln!(
-            "tuning {} on {} ({})",
-            args.target,
-            b.info().name,
-            b.api().label()
-        );
+        eprintln!("tuning {target} on {} ({})", b.info().name, b.api().label());
         sides.push(Side {
             backend: b.as_mut(),
             scope,
@@ -146,7 +157,7 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     let command_line: Vec<String> = std::env::args().collect();
     let mut prov = provenance::of_tune(&plan, &report.space, &infos, &command_line, gpus_before);
     record_after(&mut prov, GpuSnapshot::now());
-    let title = format!("{} at {size}", args.target);
+    let title = format!("{target} at {size}");
     output::write_all(&report, &args.out, &title, &prov).context("writing the tuning results")?;
     if !args.no_charts {
         if let Err(e) = output::draw_charts(&report, &args.out, &title, &subtitle(&infos)) {

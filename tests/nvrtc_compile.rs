@@ -307,3 +307,20 @@ fn stencil_tile_and_matvec_width_defines_reach_the_cuda_compiler() {
         .to_string();
     assert!(e.contains("MV_VEC must be"), "{e}");
 }
+
+/// The example kernel pair's CUDA half compiles with NVRTC once its study is loaded, at each
+/// work-group size its tune space lists, and the PTX holds the kernel's entry.
+#[test]
+#[ignore = "needs NVRTC"]
+fn the_saxpy_example_compiles_with_nvrtc() {
+    common::need("NVRTC", nvrtc_availability());
+    let study = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/saxpy/saxpy.toml");
+    let loaded = clvscu::study::load(study).unwrap();
+    let family = loaded.comparisons[0].a.family;
+    assert_eq!(family.name(), "saxpy");
+    for local in [64u32, 256, 1024] {
+        let ptx = compile_to_ptx(&request(family.file(), local, &[]), "compute_90")
+            .unwrap_or_else(|e| panic!("saxpy WG {local}: {e}"));
+        assert!(entry_names(&ptx).iter().any(|e| e == "saxpy"), "{ptx}");
+    }
+}

@@ -143,6 +143,12 @@ pub trait Family: Sync {
         variant.name
     }
 
+    /// The work-group sizes `clvscu tune` tries for `variant` where no space of its own is
+    /// written in `src/tune` (a study's kernel declares them); empty: not tunable that way.
+    fn tune_locals(&self, _variant: &Variant) -> &'static [u32] {
+        &[]
+    }
+
     /// For a variant that runs in several launches, the variants that time its first and its
     /// last launch alone (explain's launch-alone rungs); `None` for one launch.
     fn launch_parts(&self, _variant: &Variant) -> Option<(&'static str, &'static str)> {

@@ -22,6 +22,7 @@ pub mod matvec;
 pub mod md;
 pub mod metric;
 pub mod plan;
+pub mod recorded;
 pub mod reduce;
 pub mod reference;
 pub mod scan;
@@ -32,6 +33,7 @@ pub mod stencil;
 pub mod stencil2d;
 pub mod transfer;
 pub mod transpose;
+pub mod user;
 pub mod variant;
 
 #[cfg(test)]
@@ -39,7 +41,7 @@ mod tests;
 
 use std::cmp::Ordering;
 use std::str::FromStr;
-use std::sync::OnceLock;
+use std::sync::{OnceLock, RwLock};
 
 pub use error::WorkloadError;
 pub use family::{Family, InputChoice};
@@ -74,20 +76,130 @@ const FAMILIES: &[&dyn Family] = &[
     &guidance::Guidance,
 ];
 
+/// The families a process knows: the built-in ones, then those its studies loaded (a
+/// study's own kernel pairs, [`register_user`]). Each list is leaked anew when a family is
+/// added (a handful per process), so readers get `'static` slices.
+#[derive(Clone, Copy)]
+struct Registry {
+    all: &'static [&'static dyn Family],
+    ids: &'static [FamilyId],
+    variants: &'static [Variant],
+    users: &'static [&'static user::UserFamily],
+}
+
+impl Registry {
+    fn of(all: Vec<&'static dyn Family>, users: Vec<&'static user::UserFamily>) -> Registry {
+        let ids = all.iter().map(|f| f.id()).collect::<Vec<_>>();
+        let variants = all
+            .iter()
+            .flat_map(|f| f.variants().iter().copied())
+            .collect::<Vec<_>>();
+        Registry {
+            all: Box::leak(all.into_boxed_slice()),
+            ids: Box::leak(ids.into_boxed_slice()),
+            variants: Box::leak(variants.into_boxed_slice()),
+            users: Box::leak(users.into_boxed_slice()),
+        }
+    }
+}
+
+fn registry() -> &'static RwLock<Registry> {
+    static REGISTRY: OnceLock<RwLock<Registry>> = OnceLock::new();
+    REGISTRY.get_or_init(|| RwLock::new(Registry::of(FAMILIES.to_vec(), Vec::new())))
+}
+
+fn current() -> Registry {
+    *registry().read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Adds the family of a study's kernel pair, or finds it when the same declaration was
+/// loaded before (a study is read more than once in a process). Refused: a name of a built-in
+/// family or kernel file, or one a different declaration already took.
+pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
+    let mut guard = registry().write().unwrap_or_else(|e| e.into_inner());
+    // A stand-in made from rows read earlier in this process gives way to the declaration.
+    let standing_in = |f: &&dyn Family| {
+        f.id().name() == decl.family && !guard.users.iter().any(|u| u.id() == f.id())
+    };
+    if !FAMILIES.iter().any(|f| f.id().name() == decl.family) && guard.all.iter().any(standing_in) {
+        let all: Vec<&'static dyn Family> = guard
+            .all
+            .iter()
+            .copied()
+            .filter(|f| !standing_in(f))
+            .collect();
+        *guard = Registry::of(all, guard.users.to_vec());
+    }
+    if let Some(loaded) = guard.users.iter().find(|u| u.decl.family == decl.family) {
+        if loaded.decl == decl {
+            return Ok(loaded.id());
+        }
+        return Err(format!(
+            "family '{}' is declared twice with different kernels, arguments or checks; give \
+             one of them another 'family' name",
+            decl.family
+        ));
+    }
+    if FAMILIES.iter().any(|f| f.id().name() == decl.family)
+        || crate::kernels::stems().contains(&decl.family.as_str())
+    {
+        return Err(format!(
+            "family '{}' is a built-in family or kernel file; give the kernel pair another \
+             'family' name",
+            decl.family
+        ));
+    }
+    crate::kernels::register_files(&decl.family, [decl.cl.clone(), decl.cu.clone()]);
+    let family: &'static user::UserFamily = Box::leak(Box::new(user::UserFamily::new(decl)));
+    let mut all = guard.all.to_vec();
+    all.push(family);
+    let mut users = guard.users.to_vec();
+    users.push(family);
+    *guard = Registry::of(all, users);
+    Ok(family.id())
+}
+
+/// The family named `name` as result rows record it: a registered one, or else a stand-in
+/// known only from its rows (a study's kernel pair declared in another process), so that its
+/// run folders can be read. `None` for a name no family can have.
+fn recorded(name: &str) -> Option<FamilyId> {
+    if let Ok(id) = FamilyId::parse(name) {
+        return Some(id);
+    }
+    let plausible = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-');
+    if !plausible {
+        return None;
+    }
+    let mut guard = registry().write().unwrap_or_else(|e| e.into_inner());
+    if let Some(f) = guard.all.iter().find(|f| f.id().name() == name) {
+        return Some(f.id());
+    }
+    let id = FamilyId::new(Box::leak(name.to_string().into_boxed_str()));
+    let stand_in: &'static dyn Family = Box::leak(Box::new(recorded::Recorded { id }));
+    let mut all = guard.all.to_vec();
+    all.push(stand_in);
+    *guard = Registry::of(all, guard.users.to_vec());
+    Some(id)
+}
+
 /// Every registered family.
 pub fn all() -> &'static [&'static dyn Family] {
-    FAMILIES
+    current().all
 }
 
 fn position(id: FamilyId) -> Option<usize> {
-    FAMILIES.iter().position(|f| f.id() == id)
+    current().all.iter().position(|f| f.id() == id)
 }
 
 /// The family named by `id`. Ids come from the registry (parsing) or its constants, so an
 /// unregistered one is a programming error.
 pub fn get(id: FamilyId) -> &'static dyn Family {
-    match position(id) {
-        Some(i) => FAMILIES[i],
+    match current().all.iter().find(|f| f.id() == id) {
+        Some(f) => *f,
         None => panic!("family {id} is not in the registry (src/families/mod.rs)"),
     }
 }
@@ -95,8 +207,7 @@ pub fn get(id: FamilyId) -> &'static dyn Family {
 impl FamilyId {
     /// Every family's id, in registry order.
     pub fn all() -> &'static [FamilyId] {
-        static IDS: OnceLock<Vec<FamilyId>> = OnceLock::new();
-        IDS.get_or_init(|| FAMILIES.iter().map(|f| f.id()).collect())
+        current().ids
     }
 
     pub fn parse(name: &str) -> Result<Self, WorkloadError> {
@@ -163,7 +274,7 @@ impl serde::Serialize for FamilyId {
 impl<'de> serde::Deserialize<'de> for FamilyId {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        FamilyId::parse(&text).map_err(|_| {
+        recorded(&text).ok_or_else(|| {
             let names: Vec<&str> = FamilyId::all().iter().map(|f| f.name()).collect();
             serde::de::Error::custom(format!(
                 "unknown variant `{text}`, expected one of {}",
@@ -175,13 +286,7 @@ impl<'de> serde::Deserialize<'de> for FamilyId {
 
 /// Every variant of every family, in registry order.
 pub fn all_variants() -> &'static [Variant] {
-    static ALL: OnceLock<Vec<Variant>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        FAMILIES
-            .iter()
-            .flat_map(|f| f.variants().iter().copied())
-            .collect()
-    })
+    current().variants
 }
 
 /// Every variant of a family (safe ones only unless `include_unsafe`).
@@ -285,7 +390,7 @@ pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: 
         }
         GroupRule::Fixed(g) => u64::from(g),
         GroupRule::PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
-        GroupRule::Tiles | GroupRule::Columns | GroupRule::Cover2D => {
+        GroupRule::Tiles | GroupRule::Columns | GroupRule::Cover2D | GroupRule::Grid => {
             get(variant.family).groups(variant, size, local)
         }
     };

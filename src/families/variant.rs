@@ -18,6 +18,9 @@ pub enum GroupRule {
     /// A 2-D launch with one work-item per element of a ROWSxCOLS image: x covers the
     /// columns, y the rows (Sobel: `constmem::SOBEL_ROWS` rows per work-item).
     Cover2D,
+    /// One work-item per point of a launch grid the family computes (a study kernel's
+    /// `global` expression), rounded up to whole work-groups.
+    Grid,
 }
 
 impl GroupRule {

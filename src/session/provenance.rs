@@ -68,7 +68,11 @@ impl GpuSnapshot {
 /// The sources' origin, then each kernel file's hash on each API, so an edited kernel shows.
 fn source_notes(sources: &KernelSources) -> Vec<String> {
     let mut notes = vec![format!("kernel sources: {}", sources.origin())];
-    for stem in kernels::stems() {
+    let loaded = kernels::loaded_stems();
+    for stem in kernels::stems()
+        .into_iter()
+        .chain(loaded.iter().map(String::as_str))
+    {
         notes.push(format!(
             "kernel source sha256/12 {stem}: OpenCL {} CUDA {}",
             source_hash(sources, Api::OpenCl, stem),

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::backend::DeviceInfo;
-use crate::workload::{check_local, find_variant, FamilyKind, Size, Variant};
+use crate::workload::{check_local, default_groups, find_variant, FamilyKind, Size, Variant};
 
 pub use super::space_def::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 use super::tiles::Tiling;
@@ -193,9 +193,11 @@ pub fn space_def(
     variant: &str,
     kind: SpaceKind,
 ) -> Result<&'static SpaceDef, TuneError> {
-    all_spaces()
+    let written = all_spaces()
         .find(|(k, d)| *k == kind && d.family == family && d.name == variant)
-        .map(|(_, d)| d)
+        .map(|(_, d)| d);
+    written
+        .or_else(|| declared_space(family, variant))
         .ok_or_else(|| TuneError::NoSpace {
             target: format!("{}/{variant}", family.name()),
             known: all_spaces()
@@ -204,6 +206,25 @@ pub fn space_def(
                 .collect::<Vec<_>>()
                 .join(", "),
         })
+}
+
+/// The space a family declares for `variant` (its work-group sizes, `Family::tune_locals`),
+/// the same on GPUs and CPUs, at the family's default size; `None` where it declares none.
+fn declared_space(family: FamilyKind, variant: &str) -> Option<&'static SpaceDef> {
+    let v = find_variant(family, variant).ok()?;
+    let locals = family.family().tune_locals(v);
+    if locals.is_empty() {
+        return None;
+    }
+    let params: &'static [Param] = Box::leak(Box::new([p("local", Knob::Local, locals)]));
+    Some(Box::leak(Box::new(SpaceDef {
+        family,
+        name: v.name,
+        variant: v.name,
+        params,
+        constraints: &[Constraint::VariantLocal, Constraint::DeviceLocal],
+        size: family.family().default_size(),
+    })))
 }
 
 /// Every space: [`SPACES`], then the further spaces of [`super::spaces3`].
@@ -305,6 +326,12 @@ impl Space {
             }
         }
         super::tiles::derive(self.def.family, self.size, &mut c);
+        if c.groups == 0 && c.local > 0 {
+            // A space that sets no group count: the variant's own rule (one work-item per
+            // point of its grid).
+            let variant = self.variant_of(&c);
+            c.groups = default_groups(variant, self.size, c.local, self.compute_units);
+        }
         c
     }
 

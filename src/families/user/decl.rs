@@ -1,0 +1,566 @@
+//! What a study declares about a user's kernel pair, as read from the study file (the raw
+//! keys) and as checked and parsed (a [`UserKernel`]): its arguments with their data, the
+//! launch grid, the metric and the check of its result.
+
+use serde::Deserialize;
+
+use super::expr::{size_slot, Expr, ExprError, SizeExpr, SIZE_NAMES};
+use super::signature;
+use crate::families::metric::Metric;
+
+/// `kernels = { cl = "saxpy.cl", cu = "saxpy.cu" }`: the twin files, relative to the study.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KernelFiles {
+    pub cl: String,
+    pub cu: String,
+}
+
+/// One argument as the study writes it: `{ name = "x", buffer = "f32", len = "N", init =
+/// "random(-1, 1)" }` or `{ name = "a", scalar = "f32", value = 2.5 }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSpec {
+    pub name: String,
+    pub buffer: Option<String>,
+    pub scalar: Option<String>,
+    pub len: Option<String>,
+    pub init: Option<String>,
+    pub value: Option<toml::Value>,
+}
+
+/// `metric = { bytes = "12*N" }` or `{ flops = "2*N" }`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricSpec {
+    pub bytes: Option<String>,
+    pub flops: Option<String>,
+}
+
+/// `check = { output = "y", reference = "a * x + y", tolerance = 1e-6 }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    pub output: String,
+    pub reference: Option<String>,
+    pub tolerance: Option<f64>,
+}
+
+/// `tune = { local = [64, 128, 256] }`: the work-group sizes `clvscu tune` tries.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuneSpec {
+    pub local: Vec<u32>,
+}
+
+/// Element types of buffers and types of scalars.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    F32,
+    I32,
+    U32,
+}
+
+impl Elem {
+    fn parse(text: &str) -> Result<Elem, String> {
+        match text {
+            "f32" => Ok(Elem::F32),
+            "i32" => Ok(Elem::I32),
+            "u32" => Ok(Elem::U32),
+            other => Err(format!("type '{other}' is not one of f32, i32, u32")),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Elem::F32 => "f32",
+            Elem::I32 => "i32",
+            Elem::U32 => "u32",
+        }
+    }
+
+    /// The 32 bits that hold `v` in this type (rounded to the type; ints saturate).
+    pub fn bits(self, v: f64) -> u32 {
+        match self {
+            Elem::F32 => (v as f32).to_bits(),
+            Elem::I32 => (v as i32) as u32,
+            Elem::U32 => v as u32,
+        }
+    }
+
+    /// The value 32 bits of this type hold.
+    pub fn value(self, bits: u32) -> f64 {
+        match self {
+            Elem::F32 => f64::from(f32::from_bits(bits)),
+            Elem::I32 => f64::from(bits as i32),
+            Elem::U32 => f64::from(bits),
+        }
+    }
+}
+
+/// How a buffer starts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Init {
+    /// Every element this value (`zeros`, `ones`, a number).
+    Fill(f64),
+    /// Element i is i.
+    Ramp,
+    /// Uniform in [lo, hi) (whole numbers in [lo, hi] for integer buffers), from the seed.
+    Random(f64, f64),
+}
+
+impl Init {
+    fn parse(text: &str) -> Result<Init, String> {
+        let t = text.trim();
+        match t {
+            "zeros" => return Ok(Init::Fill(0.0)),
+            "ones" => return Ok(Init::Fill(1.0)),
+            "ramp" => return Ok(Init::Ramp),
+            _ => {}
+        }
+        if let Some(inner) = t.strip_prefix("random(").and_then(|r| r.strip_suffix(')')) {
+            let bounds: Vec<f64> = inner
+                .split(',')
+                .map(|b| b.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("init '{t}': random(LO, HI) takes two numbers"))?;
+            return match bounds[..] {
+                [lo, hi] if lo.is_finite() && hi.is_finite() && lo < hi => Ok(Init::Random(lo, hi)),
+                _ => Err(format!("init '{t}': random(LO, HI) needs LO < HI")),
+            };
+        }
+        t.parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(Init::Fill)
+            .ok_or_else(|| {
+                format!("init '{t}' is not zeros, ones, ramp, random(LO, HI) or a number")
+            })
+    }
+}
+
+/// One checked argument, in the kernel's parameter order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgDecl {
+    Buffer {
+        name: String,
+        elem: Elem,
+        len: SizeExpr,
+        /// `None`: an output only, zeros on the device and poisoned before verification.
+        init: Option<Init>,
+    },
+    Scalar {
+        name: String,
+        elem: Elem,
+        value: SizeExpr,
+    },
+}
+
+impl ArgDecl {
+    pub fn name(&self) -> &str {
+        match self {
+            ArgDecl::Buffer { name, .. } | ArgDecl::Scalar { name, .. } => name,
+        }
+    }
+
+    fn elem(&self) -> Elem {
+        match self {
+            ArgDecl::Buffer { elem, .. } | ArgDecl::Scalar { elem, .. } => *elem,
+        }
+    }
+
+    fn parse(spec: &ArgSpec) -> Result<ArgDecl, String> {
+        let name = spec.name.clone();
+        if !crate::names::is_identifier(&name) || size_slot(&name).is_some() || name == "i" {
+            return Err(format!(
+                "argument '{name}': a name must be an identifier other than i, {}",
+                SIZE_NAMES.join(", ")
+            ));
+        }
+        let at = |what: &str, e: ExprError| format!("argument '{name}': {what}: {e}");
+        match (&spec.buffer, &spec.scalar) {
+            (Some(ty), None) => {
+                if spec.value.is_some() {
+                    return Err(format!(
+                        "argument '{name}': a buffer takes len and init, not value"
+                    ));
+                }
+                let len = spec
+                    .len
+                    .as_deref()
+                    .ok_or_else(|| format!("argument '{name}': a buffer needs 'len'"))?;
+                Ok(ArgDecl::Buffer {
+                    elem: Elem::parse(ty).map_err(|e| format!("argument '{name}': {e}"))?,
+                    len: SizeExpr::parse(len).map_err(|e| at("len", e))?,
+                    init: spec
+                        .init
+                        .as_deref()
+                        .map(Init::parse)
+                        .transpose()
+                        .map_err(|e| format!("argument '{name}': {e}"))?,
+                    name,
+                })
+            }
+            (None, Some(ty)) => {
+                if spec.len.is_some() || spec.init.is_some() {
+                    return Err(format!(
+                        "argument '{name}': a scalar takes value, not len or init"
+                    ));
+                }
+                let text = match &spec.value {
+                    Some(toml::Value::String(s)) => s.clone(),
+                    Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) => v.to_string(),
+                    Some(_) => {
+                        return Err(format!(
+                            "argument '{name}': value must be a number or an expression"
+                        ))
+                    }
+                    None => return Err(format!("argument '{name}': a scalar needs 'value'")),
+                };
+                Ok(ArgDecl::Scalar {
+                    elem: Elem::parse(ty).map_err(|e| format!("argument '{name}': {e}"))?,
+                    value: SizeExpr::parse(&text).map_err(|e| at("value", e))?,
+                    name,
+                })
+            }
+            _ => Err(format!(
+                "argument '{name}': give exactly one of buffer = \"TYPE\" or scalar = \"TYPE\""
+            )),
+        }
+    }
+}
+
+/// How a run's result is judged.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckDecl {
+    /// The index of the output buffer among the arguments.
+    pub output: usize,
+    /// Per element, over the size parameters, `i`, and the arguments by name (a buffer's
+    /// element i); `None`: the two sides' outputs are compared with each other.
+    pub reference: Option<Expr>,
+    pub reference_text: Option<String>,
+    /// Allowed error per element, relative to the expected value's magnitude (absolute below 1).
+    pub tolerance: f64,
+}
+
+/// The default tolerance: a few float32 roundings of a value near 1.
+pub const DEFAULT_TOLERANCE: f64 = 1e-5;
+
+/// A user's kernel pair, checked: everything its family needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserKernel {
+    /// The family's name (the kernel's unless the study names one).
+    pub family: String,
+    pub kernel: String,
+    /// (path as the study resolved it, text) of the OpenCL and the CUDA file.
+    pub cl: (String, String),
+    pub cu: (String, String),
+    pub args: Vec<ArgDecl>,
+    pub global: SizeExpr,
+    pub metric: Metric,
+    pub work: SizeExpr,
+    pub check: CheckDecl,
+    pub tune_local: Vec<u32>,
+    /// The size of the study entry, for a tune that names none.
+    pub size: String,
+}
+
+/// The raw keys of one study entry, before checking.
+pub struct Declared<'a> {
+    pub family: String,
+    pub kernel: &'a str,
+    pub cl: (String, String),
+    pub cu: (String, String),
+    pub args: &'a [ArgSpec],
+    pub global: Option<&'a str>,
+    pub metric: Option<&'a MetricSpec>,
+    pub check: Option<&'a CheckSpec>,
+    pub tune: Option<&'a TuneSpec>,
+    pub size: String,
+}
+
+/// The slot of `i` in a reference expression; the arguments follow it.
+pub const INDEX_SLOT: usize = SIZE_NAMES.len();
+
+impl UserKernel {
+    /// Checks the declaration and the kernels' signatures against it; errors name the key
+    /// or argument at fault.
+    pub fn declare(d: Declared<'_>) -> Result<UserKernel, String> {
+        if !crate::names::is_identifier(d.kernel) {
+            return Err(format!(
+                "field 'kernel': '{}' is not a kernel name",
+                d.kernel
+            ));
+        }
+        let args = d
+            .args
+            .iter()
+            .map(ArgDecl::parse)
+            .collect::<Result<Vec<_>, _>>()?;
+        for (i, a) in args.iter().enumerate() {
+            if args[..i].iter().any(|b| b.name() == a.name()) {
+                return Err(format!("argument '{}' is declared twice", a.name()));
+            }
+        }
+        for file in [&d.cl, &d.cu] {
+            check_signature(d.kernel, &args, file)?;
+        }
+        let global = SizeExpr::parse(
+            d.global
+                .ok_or("field 'global' is missing: the launch grid, e.g. \"N\"")?,
+        )
+        .map_err(|e| format!("field 'global': {e}"))?;
+        let (metric, work) = metric_of(d.metric)?;
+        let check = check_of(d.check, &args)?;
+        let tune_local = d.tune.map(|t| t.local.clone()).unwrap_or_default();
+        if tune_local.contains(&0) {
+            return Err("field 'tune': a work-group size of 0".into());
+        }
+        Ok(UserKernel {
+            family: d.family,
+            kernel: d.kernel.to_string(),
+            cl: d.cl,
+            cu: d.cu,
+            args,
+            global,
+            metric,
+            work,
+            check,
+            tune_local,
+            size: d.size,
+        })
+    }
+
+    /// The slot of a name in a reference expression.
+    fn reference_slot(args: &[ArgDecl], name: &str) -> Option<usize> {
+        if name == "i" {
+            return Some(INDEX_SLOT);
+        }
+        size_slot(name).or_else(|| {
+            args.iter()
+                .position(|a| a.name() == name)
+                .map(|k| INDEX_SLOT + 1 + k)
+        })
+    }
+}
+
+/// The declared arguments held to the kernel's parameters in `file`: count, buffer or
+/// scalar, and type, each mismatch named.
+fn check_signature(
+    kernel: &str,
+    args: &[ArgDecl],
+    (path, text): &(String, String),
+) -> Result<(), String> {
+    let params = signature::kernel_params(text, kernel).map_err(|e| format!("{path}: {e}"))?;
+    if params.len() != args.len() {
+        return Err(format!(
+            "{path}: kernel '{}' has {} parameter(s) ({}); the study declares {} ({})",
+            kernel,
+            params.len(),
+            params
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            args.len(),
+            args.iter()
+                .map(ArgDecl::name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    for (i, (arg, param)) in args.iter().zip(&params).enumerate() {
+        let buffer = matches!(arg, ArgDecl::Buffer { .. });
+        let declared = format!(
+            "{} {}",
+            if buffer { "buffer" } else { "scalar" },
+            arg.elem().name()
+        );
+        let found = format!(
+            "{} {}",
+            if param.pointer { "buffer" } else { "scalar" },
+            param.element
+        );
+        if declared != found {
+            return Err(format!(
+                "{path}: argument '{}' (parameter {} of kernel '{}', '{}' in the source) is \
+                     declared {declared}, but the kernel takes a {found}",
+                arg.name(),
+                i + 1,
+                kernel,
+                param.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn metric_of(spec: Option<&MetricSpec>) -> Result<(Metric, SizeExpr), String> {
+    let (metric, text) = match spec.map(|m| (&m.bytes, &m.flops)) {
+        Some((Some(b), None)) => (Metric::Bandwidth, b),
+        Some((None, Some(f))) => (Metric::Flops, f),
+        _ => {
+            return Err(
+                "field 'metric': give exactly one of bytes = \"EXPR\" (GB/s) or flops = \
+                 \"EXPR\" (GFLOP/s)"
+                    .into(),
+            )
+        }
+    };
+    let work = SizeExpr::parse(text).map_err(|e| format!("field 'metric': {e}"))?;
+    Ok((metric, work))
+}
+
+fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, String> {
+    let spec = spec.ok_or(
+        "field 'check' is missing: which buffer holds the result, e.g. check = { output = \"y\" }",
+    )?;
+    let output = args
+        .iter()
+        .position(|a| matches!(a, ArgDecl::Buffer { name, .. } if *name == spec.output))
+        .ok_or_else(|| {
+            format!(
+                "field 'check': output '{}' is not a declared buffer",
+                spec.output
+            )
+        })?;
+    let tolerance = spec.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    if !(tolerance.is_finite() && tolerance >= 0.0) {
+        return Err(format!(
+            "field 'check': tolerance {tolerance} must be a number of at least 0"
+        ));
+    }
+    let reference = spec
+        .reference
+        .as_deref()
+        .map(|r| Expr::parse(r, &|n| UserKernel::reference_slot(args, n)))
+        .transpose()
+        .map_err(|e| format!("field 'check': reference: {e}"))?;
+    Ok(CheckDecl {
+        output,
+        reference,
+        reference_text: spec.reference.clone(),
+        tolerance,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CL: &str =
+        "__kernel void saxpy(uint n, float a, __global const float *x, __global float *y) {}";
+    const CU: &str =
+        "extern \"C\" __global__ void saxpy(unsigned int n, float a, const float *x, float *y) {}";
+
+    fn args(text: &str) -> Vec<ArgSpec> {
+        #[derive(Deserialize)]
+        struct A {
+            args: Vec<ArgSpec>,
+        }
+        toml::from_str::<A>(text).unwrap().args
+    }
+
+    fn declare(args: &[ArgSpec], check: &CheckSpec) -> Result<UserKernel, String> {
+        UserKernel::declare(Declared {
+            family: "saxpy".into(),
+            kernel: "saxpy",
+            cl: ("saxpy.cl".into(), CL.into()),
+            cu: ("saxpy.cu".into(), CU.into()),
+            args,
+            global: Some("N"),
+            metric: Some(&MetricSpec {
+                bytes: Some("12*N".into()),
+                flops: None,
+            }),
+            check: Some(check),
+            tune: None,
+            size: "2^10".into(),
+        })
+    }
+
+    const SAXPY: &str = r#"args = [
+        { name = "n", scalar = "u32", value = "N" },
+        { name = "a", scalar = "f32", value = 2.5 },
+        { name = "x", buffer = "f32", len = "N", init = "random(-1, 1)" },
+        { name = "y", buffer = "f32", len = "N", init = "ones" },
+    ]"#;
+
+    fn check(reference: Option<&str>) -> CheckSpec {
+        CheckSpec {
+            output: "y".into(),
+            reference: reference.map(Into::into),
+            tolerance: None,
+        }
+    }
+
+    #[test]
+    fn saxpy_declares() {
+        let k = declare(&args(SAXPY), &check(Some("a * x + y"))).unwrap();
+        assert_eq!(k.args.len(), 4);
+        assert_eq!(k.check.output, 3);
+        assert_eq!(k.metric, Metric::Bandwidth);
+        let r = k.check.reference.unwrap();
+        // n, a, x, y after N, ROWS, COLS, i.
+        assert_eq!(r.eval(&[0.0, 0.0, 0.0, 0.0, 8.0, 2.0, 3.0, 1.0]), 7.0);
+    }
+
+    #[test]
+    fn a_wrong_argument_is_named() {
+        let wrong = SAXPY.replace(
+            r#"scalar = "f32", value = 2.5"#,
+            r#"buffer = "f32", len = "N""#,
+        );
+        let e = declare(&args(&wrong), &check(None)).unwrap_err();
+        assert!(
+            e.contains("argument 'a'") && e.contains("scalar f32"),
+            "{e}"
+        );
+        let wrong = SAXPY.replace(
+            r#"name = "x", buffer = "f32""#,
+            r#"name = "x", buffer = "i32""#,
+        );
+        let e = declare(&args(&wrong), &check(None)).unwrap_err();
+        assert!(
+            e.contains("argument 'x'") && e.contains("buffer f32"),
+            "{e}"
+        );
+        let e = declare(&args(SAXPY)[..3], &check(None)).unwrap_err();
+        assert!(
+            e.contains("4 parameter(s)") && e.contains("declares 3"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn bad_keys_are_named() {
+        let e = declare(&args(SAXPY), &check(Some("a * z"))).unwrap_err();
+        assert!(
+            e.contains("reference") && e.contains("unknown name 'z'"),
+            "{e}"
+        );
+        let e = declare(&args(&SAXPY.replace("\"ones\"", "\"twos\"")), &check(None)).unwrap_err();
+        assert!(e.contains("argument 'y'") && e.contains("'twos'"), "{e}");
+        let e = declare(
+            &args(&SAXPY.replace("random(-1, 1)", "random(1, -1)")),
+            &check(None),
+        )
+        .unwrap_err();
+        assert!(e.contains("LO < HI"), "{e}");
+        let mut c = check(None);
+        c.output = "a".into();
+        let e = declare(&args(SAXPY), &c).unwrap_err();
+        assert!(e.contains("output 'a' is not a declared buffer"), "{e}");
+        let e = declare(&args(&SAXPY.replace("\"n\"", "\"N\"")), &check(None)).unwrap_err();
+        assert!(e.contains("argument 'N'"), "{e}");
+    }
+
+    #[test]
+    fn values_hold_their_type() {
+        assert_eq!(Elem::F32.value(Elem::F32.bits(2.5)), 2.5);
+        assert_eq!(Elem::I32.value(Elem::I32.bits(-3.0)), -3.0);
+        assert_eq!(Elem::U32.value(Elem::U32.bits(4e9)), 4e9);
+        assert_eq!(Init::parse(" 3.5 "), Ok(Init::Fill(3.5)));
+        assert_eq!(Init::parse("random(0, 10)"), Ok(Init::Random(0.0, 10.0)));
+    }
+}

@@ -1,0 +1,457 @@
+//! The expressions of a user kernel's study entry: lengths, the launch grid and the metric
+//! over the size parameters (`12*N`, `ROWS*COLS`, `2^20`), scalar values, and the reference
+//! per output element (`a * x + y`).
+//!
+//! Written here rather than taken from an expression crate: a reference is evaluated once per
+//! output element (2^24 and more), so names are resolved to slots once, at parse time, and an
+//! evaluation is a walk over a small tree with no lookup by name.
+
+use std::fmt;
+
+/// A parsed expression whose names are slots of the values given to [`Expr::eval`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expr {
+    Number(f64),
+    Slot(usize),
+    Neg(Box<Expr>),
+    Binary(Op, Box<Expr>, Box<Expr>),
+    Call(Func, Vec<Expr>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Pow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Func {
+    Sqrt,
+    Abs,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Min,
+    Max,
+    Floor,
+    Ceil,
+}
+
+impl Func {
+    fn parse(name: &str) -> Option<(Func, usize)> {
+        Some(match name {
+            "sqrt" => (Func::Sqrt, 1),
+            "abs" => (Func::Abs, 1),
+            "exp" => (Func::Exp, 1),
+            "log" => (Func::Log, 1),
+            "sin" => (Func::Sin, 1),
+            "cos" => (Func::Cos, 1),
+            "floor" => (Func::Floor, 1),
+            "ceil" => (Func::Ceil, 1),
+            "min" => (Func::Min, 2),
+            "max" => (Func::Max, 2),
+            _ => return None,
+        })
+    }
+}
+
+/// Why an expression cannot be read, with the position (0-based character) where it stops.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExprError {
+    pub text: String,
+    pub at: usize,
+    pub reason: String,
+}
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot read '{}' at character {}: {}",
+            self.text,
+            self.at + 1,
+            self.reason
+        )
+    }
+}
+
+impl std::error::Error for ExprError {}
+
+impl Expr {
+    /// Parses `text`; `slot` gives each name's slot, or `None` for a name not allowed here.
+    pub fn parse(text: &str, slot: &dyn Fn(&str) -> Option<usize>) -> Result<Expr, ExprError> {
+        let mut p = Parser {
+            text,
+            chars: text.chars().collect(),
+            pos: 0,
+            slot,
+        };
+        let e = p.sum()?;
+        p.skip_space();
+        if p.pos < p.chars.len() {
+            return Err(p.error(format!("unexpected '{}'", p.chars[p.pos])));
+        }
+        Ok(e)
+    }
+
+    /// The value with `slots` as the names' values.
+    pub fn eval(&self, slots: &[f64]) -> f64 {
+        match self {
+            Expr::Number(v) => *v,
+            Expr::Slot(i) => slots.get(*i).copied().unwrap_or(f64::NAN),
+            Expr::Neg(e) => -e.eval(slots),
+            Expr::Binary(op, a, b) => {
+                let (a, b) = (a.eval(slots), b.eval(slots));
+                match op {
+                    Op::Add => a + b,
+                    Op::Sub => a - b,
+                    Op::Mul => a * b,
+                    Op::Div => a / b,
+                    Op::Rem => a % b,
+                    Op::Pow => a.powf(b),
+                }
+            }
+            Expr::Call(f, args) => {
+                let x = args.first().map_or(f64::NAN, |a| a.eval(slots));
+                let y = || args.get(1).map_or(f64::NAN, |a| a.eval(slots));
+                match f {
+                    Func::Sqrt => x.sqrt(),
+                    Func::Abs => x.abs(),
+                    Func::Exp => x.exp(),
+                    Func::Log => x.ln(),
+                    Func::Sin => x.sin(),
+                    Func::Cos => x.cos(),
+                    Func::Floor => x.floor(),
+                    Func::Ceil => x.ceil(),
+                    Func::Min => x.min(y()),
+                    Func::Max => x.max(y()),
+                }
+            }
+        }
+    }
+
+    /// Whether the expression reads slot `i`.
+    pub fn reads(&self, i: usize) -> bool {
+        match self {
+            Expr::Number(_) => false,
+            Expr::Slot(s) => *s == i,
+            Expr::Neg(e) => e.reads(i),
+            Expr::Binary(_, a, b) => a.reads(i) || b.reads(i),
+            Expr::Call(_, args) => args.iter().any(|a| a.reads(i)),
+        }
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    chars: Vec<char>,
+    pos: usize,
+    slot: &'a dyn Fn(&str) -> Option<usize>,
+}
+
+impl Parser<'_> {
+    fn error(&self, reason: String) -> ExprError {
+        ExprError {
+            text: self.text.to_string(),
+            at: self.pos,
+            reason,
+        }
+    }
+
+    fn skip_space(&mut self) {
+        while self.chars.get(self.pos).is_some_and(|c| c.is_whitespace()) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<char> {
+        self.skip_space();
+        self.chars.get(self.pos).copied()
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// sum := product (('+' | '-') product)*
+    fn sum(&mut self) -> Result<Expr, ExprError> {
+        let mut left = self.product()?;
+        loop {
+            let op = match self.peek() {
+                Some('+') => Op::Add,
+                Some('-') => Op::Sub,
+                _ => return Ok(left),
+            };
+            self.pos += 1;
+            left = Expr::Binary(op, Box::new(left), Box::new(self.product()?));
+        }
+    }
+
+    /// product := unary (('*' | '/' | '%') unary)*
+    fn product(&mut self) -> Result<Expr, ExprError> {
+        let mut left = self.unary()?;
+        loop {
+            let op = match self.peek() {
+                Some('*') => Op::Mul,
+                Some('/') => Op::Div,
+                Some('%') => Op::Rem,
+                _ => return Ok(left),
+            };
+            self.pos += 1;
+            left = Expr::Binary(op, Box::new(left), Box::new(self.unary()?));
+        }
+    }
+
+    /// unary := '-' unary | power
+    fn unary(&mut self) -> Result<Expr, ExprError> {
+        if self.eat('-') {
+            return Ok(Expr::Neg(Box::new(self.unary()?)));
+        }
+        self.power()
+    }
+
+    /// power := atom ('^' unary)?   (right-associative: 2^3^2 is 2^9)
+    fn power(&mut self) -> Result<Expr, ExprError> {
+        let base = self.atom()?;
+        if self.eat('^') {
+            return Ok(Expr::Binary(
+                Op::Pow,
+                Box::new(base),
+                Box::new(self.unary()?),
+            ));
+        }
+        Ok(base)
+    }
+
+    fn atom(&mut self) -> Result<Expr, ExprError> {
+        match self.peek() {
+            None => Err(self.error("the expression ends where a value is expected".into())),
+            Some('(') => {
+                self.pos += 1;
+                let e = self.sum()?;
+                if !self.eat(')') {
+                    return Err(self.error("a ')' is missing".into()));
+                }
+                Ok(e)
+            }
+            Some(c) if c.is_ascii_digit() || c == '.' => self.number(),
+            Some(c) if c.is_alphabetic() || c == '_' => self.name(),
+            Some(c) => Err(self.error(format!("unexpected '{c}'"))),
+        }
+    }
+
+    fn number(&mut self) -> Result<Expr, ExprError> {
+        let start = self.pos;
+        while self
+            .chars
+            .get(self.pos)
+            .is_some_and(|c| c.is_ascii_digit() || *c == '.' || *c == '_')
+        {
+            self.pos += 1;
+        }
+        // An exponent: 1e-6, 2.5E3.
+        if self
+            .chars
+            .get(self.pos)
+            .is_some_and(|c| *c == 'e' || *c == 'E')
+        {
+            let mark = self.pos;
+            self.pos += 1;
+            if self
+                .chars
+                .get(self.pos)
+                .is_some_and(|c| *c == '-' || *c == '+')
+            {
+                self.pos += 1;
+            }
+            if self.chars.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
+                while self.chars.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
+                    self.pos += 1;
+                }
+            } else {
+                self.pos = mark;
+            }
+        }
+        let text: String = self.chars[start..self.pos]
+            .iter()
+            .filter(|c| **c != '_')
+            .collect();
+        text.parse::<f64>().map(Expr::Number).map_err(|_| {
+            self.pos = start;
+            self.error(format!("'{text}' is not a number"))
+        })
+    }
+
+    fn name(&mut self) -> Result<Expr, ExprError> {
+        let start = self.pos;
+        while self
+            .chars
+            .get(self.pos)
+            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+        {
+            self.pos += 1;
+        }
+        let name: String = self.chars[start..self.pos].iter().collect();
+        if self.peek() == Some('(') {
+            let Some((func, arity)) = Func::parse(&name) else {
+                self.pos = start;
+                return Err(self.error(format!(
+                    "unknown function '{name}' (known: sqrt, abs, exp, log, sin, cos, floor, \
+                     ceil, min, max)"
+                )));
+            };
+            self.pos += 1;
+            let mut args = vec![self.sum()?];
+            while self.eat(',') {
+                args.push(self.sum()?);
+            }
+            if !self.eat(')') {
+                return Err(self.error("a ')' is missing".into()));
+            }
+            if args.len() != arity {
+                return Err(self.error(format!(
+                    "{name} takes {arity} argument(s), not {}",
+                    args.len()
+                )));
+            }
+            return Ok(Expr::Call(func, args));
+        }
+        match (self.slot)(&name) {
+            Some(i) => Ok(Expr::Slot(i)),
+            None => {
+                self.pos = start;
+                Err(self.error(format!("unknown name '{name}'")))
+            }
+        }
+    }
+}
+
+/// The size parameters every expression may name, in slot order: `N` (the elements of the
+/// size: rows, or rows x cols), `ROWS` and `COLS` (0 for a vector size).
+pub const SIZE_NAMES: [&str; 3] = ["N", "ROWS", "COLS"];
+
+/// The slot of a size parameter.
+pub fn size_slot(name: &str) -> Option<usize> {
+    SIZE_NAMES.iter().position(|n| *n == name)
+}
+
+/// A parsed expression over the size parameters only, with its text for messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeExpr {
+    pub text: String,
+    pub expr: Expr,
+}
+
+impl SizeExpr {
+    pub fn parse(text: &str) -> Result<SizeExpr, ExprError> {
+        Ok(SizeExpr {
+            text: text.to_string(),
+            expr: Expr::parse(text, &size_slot)?,
+        })
+    }
+
+    /// The value at `size`.
+    pub fn at(&self, size: crate::families::Size) -> f64 {
+        self.expr.eval(&size_values(size))
+    }
+
+    /// A count at `size`: a whole number from 0 to `u64::MAX`, or why not.
+    pub fn count(&self, size: crate::families::Size) -> Result<u64, String> {
+        let v = self.at(size);
+        if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < u64::MAX as f64) {
+            return Err(format!(
+                "'{}' is {v} at size {size}, not a whole number of at least 0",
+                self.text
+            ));
+        }
+        Ok(v as u64)
+    }
+}
+
+/// The size parameters' values, in [`SIZE_NAMES`] order.
+pub fn size_values(size: crate::families::Size) -> [f64; 3] {
+    [size.elements() as f64, size.rows as f64, size.cols as f64]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::families::Size;
+
+    fn value(text: &str) -> f64 {
+        SizeExpr::parse(text).unwrap().at(Size::vector(1 << 20))
+    }
+
+    #[test]
+    fn arithmetic_follows_the_usual_precedence() {
+        assert_eq!(value("12*N"), 12.0 * 1048576.0);
+        assert_eq!(value("1 + 2 * 3"), 7.0);
+        assert_eq!(value("(1 + 2) * 3"), 9.0);
+        assert_eq!(value("2^3^2"), 512.0);
+        assert_eq!(value("-2^2"), -4.0);
+        assert_eq!(value("2^-1"), 0.5);
+        assert_eq!(value("7 % 4"), 3.0);
+        assert_eq!(value("N / 2^10"), 1024.0);
+        assert_eq!(value("1_000 + 1e-6 * 0"), 1000.0);
+        assert_eq!(value("2.5e3"), 2500.0);
+        assert_eq!(value("max(N, 3) - min(2, 1)"), 1048575.0);
+        assert_eq!(value("sqrt(16) + abs(-1) + floor(2.7) + ceil(0.2)"), 8.0);
+    }
+
+    #[test]
+    fn size_parameters_name_rows_and_columns() {
+        let e = SizeExpr::parse("ROWS * COLS + N").unwrap();
+        assert_eq!(e.at(Size::matrix(3, 4)), 24.0);
+        assert_eq!(e.at(Size::vector(5)), 5.0);
+    }
+
+    #[test]
+    fn bad_expressions_say_where_and_why() {
+        let e = SizeExpr::parse("12 * M").unwrap_err();
+        assert_eq!(e.at, 5);
+        assert!(e.to_string().contains("unknown name 'M'"), "{e}");
+        let e = SizeExpr::parse("(N + 1").unwrap_err();
+        assert!(e.reason.contains("')' is missing"), "{e}");
+        let e = SizeExpr::parse("N +").unwrap_err();
+        assert!(e.reason.contains("ends where a value"), "{e}");
+        let e = SizeExpr::parse("N N").unwrap_err();
+        assert!(e.reason.contains("unexpected 'N'"), "{e}");
+        let e = SizeExpr::parse("pow(N, 2)").unwrap_err();
+        assert!(e.reason.contains("unknown function 'pow'"), "{e}");
+        let e = SizeExpr::parse("min(N)").unwrap_err();
+        assert!(e.reason.contains("takes 2"), "{e}");
+        let e = SizeExpr::parse("1..2").unwrap_err();
+        assert!(e.reason.contains("not a number"), "{e}");
+        assert!(SizeExpr::parse("").is_err());
+        assert!(SizeExpr::parse("N $ 2").is_err());
+    }
+
+    #[test]
+    fn counts_are_whole_and_not_negative() {
+        let size = Size::vector(10);
+        assert_eq!(SizeExpr::parse("N/2").unwrap().count(size), Ok(5));
+        assert!(SizeExpr::parse("N/4").unwrap().count(size).is_err());
+        assert!(SizeExpr::parse("1 - N").unwrap().count(size).is_err());
+        assert!(SizeExpr::parse("N/0").unwrap().count(size).is_err());
+    }
+
+    #[test]
+    fn names_resolve_to_the_slots_given() {
+        let names = ["a", "x", "y"];
+        let slot = |n: &str| names.iter().position(|m| *m == n);
+        let e = Expr::parse("a * x + y", &slot).unwrap();
+        assert_eq!(e.eval(&[2.0, 3.0, 1.0]), 7.0);
+        assert!(e.reads(1) && !e.reads(3));
+        assert!(Expr::parse("a * z", &slot).is_err());
+    }
+}
