@@ -95,7 +95,7 @@ pub struct TuneProvenance {
     pub kernel_sha256: std::collections::BTreeMap<String, String>,
 }
 
-/// One GPU's state as `nvidia-smi` reports it; `None` where it reports no value.
+/// One GPU's state as NVML reports it; `None` where it reports no value.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct GpuState {

@@ -1,13 +1,7 @@
 //! The host around a run, for provenance: operating system, CPU, the environment variables
-//! that change what the runtimes do, and the GPUs' clocks, temperature and power as numbers.
+//! that change what the runtimes do (the GPUs' clocks, temperature and power: `super::nvml`).
 
 use std::collections::BTreeMap;
-
-use crate::export::json::GpuState;
-
-/// The query behind [`gpu_states`]; its columns are read by position.
-const GPU_FIELDS: &str = "index,pci.bus_id,name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,\
-                          clocks.max.mem,temperature.gpu,power.draw";
 
 /// Environment variables that change how the OpenCL and CUDA runtimes behave (device
 /// selection, caches, JIT, which libraries load), recorded with their values.
@@ -61,63 +55,9 @@ fn cpu_model(cpuinfo: &str) -> Option<String> {
     })
 }
 
-/// Every GPU's state from `nvidia-smi`, as numbers; empty where there is no such tool.
-pub fn gpu_states() -> Vec<GpuState> {
-    std::process::Command::new("nvidia-smi")
-        .arg(format!("--query-gpu={GPU_FIELDS}"))
-        .arg("--format=csv,noheader,nounits")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| parse_gpu_states(&String::from_utf8_lossy(&o.stdout)))
-        .unwrap_or_default()
-}
-
-/// Reads `nvidia-smi --format=csv,noheader,nounits` lines of [`GPU_FIELDS`]. A value the
-/// tool cannot give (`[N/A]`, `[Not Supported]`) stays unknown, never 0.
-pub fn parse_gpu_states(text: &str) -> Vec<GpuState> {
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .filter_map(|line| {
-            let f: Vec<&str> = line.split(',').map(str::trim).collect();
-            if f.len() != GPU_FIELDS.split(',').count() {
-                return None;
-            }
-            let number = |i: usize| f[i].parse::<f64>().ok().filter(|v| v.is_finite());
-            Some(GpuState {
-                index: f[0].parse().ok(),
-                pci_bus_id: f[1].to_string(),
-                name: f[2].to_string(),
-                driver: f[3].to_string(),
-                sm_clock_mhz: number(4),
-                memory_clock_mhz: number(5),
-                max_sm_clock_mhz: number(6),
-                max_memory_clock_mhz: number(7),
-                temperature_c: number(8),
-                power_w: number(9),
-            })
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gpu_states_are_numbers_and_unknown_stays_unknown() {
-        let text = "0, 00000000:19:00.0, NVIDIA H100 80GB HBM3, 580.159.04, 1980, 2619, 1980, 2619, 52, 77.34\n\
-                    1, 00000000:3B:00.0, NVIDIA H200, 580.159.04, 345, 3201, 1980, 3201, [N/A], [Not Supported]\n\
-                    garbage line\n";
-        let s = parse_gpu_states(text);
-        assert_eq!(s.len(), 2);
-        assert_eq!(s[0].index, Some(0));
-        assert_eq!(s[0].pci_bus_id, "00000000:19:00.0");
-        assert_eq!(s[0].sm_clock_mhz, Some(1980.0));
-        assert_eq!(s[0].power_w, Some(77.34));
-        assert_eq!(s[1].temperature_c, None);
-        assert_eq!(s[1].power_w, None);
-    }
 
     #[test]
     fn only_variables_that_change_behaviour_are_kept() {

@@ -10,6 +10,7 @@ mod auto;
 pub mod folder;
 pub mod host;
 pub mod measure;
+pub mod nvml;
 pub mod provenance;
 pub mod run;
 pub mod store;

@@ -12,20 +12,6 @@ use crate::study::Study;
 /// The git commit the binary was built from (`-dirty` when the tree had changes).
 pub const GIT_COMMIT: &str = env!("CLVSCU_GIT_COMMIT");
 
-/// GPU clocks, temperature and power from `nvidia-smi`, or why there are none.
-pub fn gpu_query() -> String {
-    std::process::Command::new("nvidia-smi")
-        .args([
-            "--query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw",
-            "--format=csv",
-        ])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "nvidia-smi not available".into())
-}
-
 pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname")
         .map(|s| s.trim().to_string())
@@ -49,7 +35,8 @@ fn device_provenance(d: &DeviceInfo) -> DeviceProvenance {
     }
 }
 
-/// The GPUs' state at one moment: `nvidia-smi`'s text and the numbers parsed from it.
+/// The GPUs' state at one moment from NVML: one line per GPU (or why there is none) and the
+/// numbers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuSnapshot {
     pub query: String,
@@ -58,9 +45,10 @@ pub struct GpuSnapshot {
 
 impl GpuSnapshot {
     pub fn now() -> GpuSnapshot {
+        let states = super::nvml::gpu_states();
         GpuSnapshot {
-            query: gpu_query(),
-            states: host::gpu_states(),
+            query: super::nvml::text(&states),
+            states: states.unwrap_or_default(),
         }
     }
 }
@@ -119,12 +107,8 @@ pub fn of_run(
     devices: &[&DeviceInfo],
     sources: &KernelSources,
     command_line: &[String],
-    before: String,
+    before: GpuSnapshot,
 ) -> Provenance {
-    let before = GpuSnapshot {
-        query: before,
-        states: host::gpu_states(),
-    };
     let mut p = common(devices, sources, command_line, before);
     p.study = study.name.clone();
     p.study_sha256 = study.sha256.clone();

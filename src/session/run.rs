@@ -191,7 +191,7 @@ pub fn execute(
         &sides.infos(),
         plan.sources,
         &plan.command_line,
-        provenance::gpu_query(),
+        provenance::GpuSnapshot::now(),
     );
     // The first run's provenance stays; each resume adds its own beside it.
     let prov_path = provenance_path(&plan.out, plan.resume);
