@@ -476,7 +476,7 @@ mod tests {
         "--",
         "-",
         "default",
-        "whitepaper-table1",
+        "table1",
         "opencl-cuda",
         "opencl-opencl",
         "opencl",

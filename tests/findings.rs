@@ -148,7 +148,7 @@ const NOT_MEASUREMENTS: &[(&str, &str)] = &[
     ("python3", "a program's name"),
     ("CLVSCU_BLESS=1", "an environment setting"),
     ("matvec/listing6", "a kernel's name"),
-    ("whitepaper-table1", "a study's name"),
+    ("table1", "a study's name"),
     ("6", "Listing 6, a name of the whitepaper's"),
     (
         "64,128,256",
