@@ -23,6 +23,7 @@ pub mod session;
 pub mod soak;
 pub mod stats;
 pub mod study;
+pub mod suite;
 pub mod terminal;
 pub mod tune;
 pub mod workload;

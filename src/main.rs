@@ -5,6 +5,7 @@ mod commands;
 mod explain_cli;
 mod setup;
 mod stopping;
+mod suite_cli;
 mod tables;
 mod tune_cli;
 
