@@ -88,26 +88,40 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         }
     }
     finish(&args, &out, &rows)?;
-    let whole = rows
-        .iter()
-        .all(|r| matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0);
+    let whole = rows.iter().all(|r| {
+        matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0
+    });
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
 }
 
 fn print_row(r: &StepRow) {
-    let code = r.exit_code.map(|c| format!(", exit {c}")).unwrap_or_default();
+    let code = r
+        .exit_code
+        .map(|c| format!(", exit {c}"))
+        .unwrap_or_default();
     let note = if r.note.is_empty() {
         String::new()
     } else {
         format!(": {}", r.note)
     };
     let status = state::markdown(std::slice::from_ref(r));
-    let status = status.lines().nth(2).and_then(|l| l.split('|').nth(2)).unwrap_or("").trim().to_string();
+    let status = status
+        .lines()
+        .nth(2)
+        .and_then(|l| l.split('|').nth(2))
+        .unwrap_or("")
+        .trim()
+        .to_string();
     println!("   {status} after {:.1} s{code}{note}", r.wall_s);
 }
 
 /// One step: its command line, run under its cap.
-fn run_step(args: &SuiteArgs, out: &Path, step: &Step, interrupted: &AtomicBool) -> Result<StepRow> {
+fn run_step(
+    args: &SuiteArgs,
+    out: &Path,
+    step: &Step,
+    interrupted: &AtomicBool,
+) -> Result<StepRow> {
     let skipped = |note: String| StepRow {
         step: step.name.into(),
         status: Status::Skipped,
@@ -170,7 +184,8 @@ fn step_command(
             } else {
                 name.to_string()
             };
-            c.args(["run", "--study", &study, "--no-plot", "-q", "--out"]).arg(&dir);
+            c.args(["run", "--study", &study, "--no-plot", "-q", "--out"])
+                .arg(&dir);
             if dir.join(CsvStore::MEASUREMENTS).exists() {
                 c.arg("--resume");
             }
@@ -196,7 +211,10 @@ fn step_command(
             if let Some(why) = nothing_to_explain(&target, of)? {
                 return Ok(Err(why));
             }
-            c.arg("explain").arg(&target).args(["-q", "--out"]).arg(&dir);
+            c.arg("explain")
+                .arg(&target)
+                .args(["-q", "--out"])
+                .arg(&dir);
             if dir.exists() {
                 c.arg("--resume");
             }
@@ -239,7 +257,10 @@ fn side_args(args: &SuiteArgs, with_timeout: bool) -> Vec<String> {
 fn device_args(args: &SuiteArgs) -> Vec<String> {
     let d = &args.devices;
     let mut v = Vec::new();
-    for (flag, value) in [("--cl-device", &d.cl_device), ("--cuda-device", &d.cuda_device)] {
+    for (flag, value) in [
+        ("--cl-device", &d.cl_device),
+        ("--cuda-device", &d.cuda_device),
+    ] {
         if let Some(value) = value {
             v.extend([flag.to_string(), value.clone()]);
         }
@@ -252,11 +273,17 @@ fn device_args(args: &SuiteArgs) -> Vec<String> {
 
 /// `python3 baselines.py OUT/baselines.csv SHAPES` where python3 with a CUDA torch exists.
 fn baselines_command(args: &SuiteArgs, out: &Path) -> std::result::Result<Command, String> {
-    if matches!(args.pair, Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)) {
+    if matches!(
+        args.pair,
+        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
+    ) {
         return Err("the vendor libraries run on CUDA, which this suite does not use".into());
     }
     let probe = Command::new("python3")
-        .args(["-c", "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"])
+        .args([
+            "-c",
+            "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)",
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status();
@@ -304,7 +331,10 @@ fn run_capped(
     let mut stopped_at: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok((status.code(), stopped_at.is_some() && !interrupted.load(Ordering::SeqCst)));
+            return Ok((
+                status.code(),
+                stopped_at.is_some() && !interrupted.load(Ordering::SeqCst),
+            ));
         }
         let due = started.elapsed() > cap || interrupted.load(Ordering::SeqCst);
         match stopped_at {
@@ -364,11 +394,17 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     print!("{peaks_md}");
     println!(
         "written: {}",
-        ["suite.md", "suite.csv", "peaks.md", "report.md", "report.html"]
-            .iter()
-            .map(|f| PathBuf::from(out).join(f).display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
+        [
+            "suite.md",
+            "suite.csv",
+            "peaks.md",
+            "report.md",
+            "report.html"
+        ]
+        .iter()
+        .map(|f| PathBuf::from(out).join(f).display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
     );
     Ok(())
 }
@@ -376,7 +412,10 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
 /// The CUDA device the suite ran on, for Eq. 3: `--cuda-device` as an index or part of a
 /// name (default 0). None without CUDA, or with a pair that does not use it.
 fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
-    if matches!(args.pair, Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)) {
+    if matches!(
+        args.pair,
+        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
+    ) {
         return None;
     }
     let list = clvscu::backend::cuda::list_devices().ok()?;

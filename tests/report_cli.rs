@@ -316,7 +316,10 @@ fn two_gpus_of_one_host_are_two_gpus() {
         .stdout(predicate::str::contains("on 2 GPU configurations"));
     let md = fs::read_to_string(out.join("report.md")).unwrap();
     for gpu in ["CUDA device 0", "CUDA device 1"] {
-        assert!(md.contains(&format!("## NVIDIA H100 80GB HBM3 ({gpu})")), "{gpu}");
+        assert!(
+            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({gpu})")),
+            "{gpu}"
+        );
     }
     let chart = fs::read_dir(out.join("charts"))
         .unwrap()

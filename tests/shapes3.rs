@@ -18,8 +18,14 @@ use clvscu::study::{self, Study};
 use clvscu::workload::matvec_shapes::{self, Algorithm};
 use clvscu::workload::{FamilyKind, Size};
 
-const SHAPES3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/experiments/shapes3.toml");
-const LAUNCHES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/experiments/reduce-launches.toml");
+const SHAPES3: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/harness/experiments/shapes3.toml"
+);
+const LAUNCHES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/harness/experiments/reduce-launches.toml"
+);
 
 fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))

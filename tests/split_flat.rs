@@ -18,7 +18,10 @@ use clvscu::workload::matvec_flat;
 use clvscu::workload::matvec_shapes::{SPLIT_FLAT, SPLIT_ONE};
 use clvscu::workload::{find_variant, FamilyKind, Size};
 
-const SHAPES5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/experiments/shapes5.toml");
+const SHAPES5: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/harness/experiments/shapes5.toml"
+);
 
 fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))

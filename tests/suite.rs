@@ -20,9 +20,11 @@ fn clvscu() -> Command {
 /// shared CPU runs the test.
 fn suite(pair: &str, steps: &str, out: &Path) -> Command {
     let mut c = clvscu();
-    c.args(["suite", "--quick", "--pair", pair, "--steps", steps, "--out"])
-        .arg(out)
-        .args(["--cap-scale", "10"]);
+    c.args([
+        "suite", "--quick", "--pair", pair, "--steps", steps, "--out",
+    ])
+    .arg(out)
+    .args(["--cap-scale", "10"]);
     c
 }
 
@@ -38,10 +40,14 @@ fn status_of(out: &Path, step: &str) -> Status {
 fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("suite");
-    suite("fake", "table1,peaks,unfair,inspect,baselines,explain", &out)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("Eq. 3"));
+    suite(
+        "fake",
+        "table1,peaks,unfair,inspect,baselines,explain",
+        &out,
+    )
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("Eq. 3"));
     for step in ["table1", "peaks", "unfair"] {
         assert_eq!(status_of(&out, step), Status::Done, "{step}");
         assert!(out.join(step).join("provenance.json").is_file(), "{step}");
@@ -54,13 +60,22 @@ fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
     for step in ["inspect", "baselines", "explain"] {
         assert_eq!(status_of(&out, step), Status::Skipped, "{step}");
     }
-    for file in ["suite.md", "suite.csv", "peaks.md", "report.md", "report.html"] {
+    for file in [
+        "suite.md",
+        "suite.csv",
+        "peaks.md",
+        "report.md",
+        "report.html",
+    ] {
         assert!(out.join(file).is_file(), "{file} missing");
     }
     let peaks = std::fs::read_to_string(out.join("peaks.md")).unwrap();
     assert!(peaks.contains("| flops/fma | OpenCL |"), "{peaks}");
     let report = std::fs::read_to_string(out.join("report.md")).unwrap();
-    assert!(report.contains("listing6"), "the report holds the runs' rows");
+    assert!(
+        report.contains("listing6"),
+        "the report holds the runs' rows"
+    );
 
     // A second suite into the same folder is refused; --resume skips what finished.
     suite("fake", "table1", &out)

@@ -87,7 +87,9 @@ pub fn is_finished(rows: &[StepRow], step: &str) -> bool {
 
 /// The steps as a Markdown table, for `suite.md` and the console.
 pub fn markdown(rows: &[StepRow]) -> String {
-    let mut s = String::from("| step | status | exit | wall (s) | cap (s) | note |\n|---|---|---|---|---|---|\n");
+    let mut s = String::from(
+        "| step | status | exit | wall (s) | cap (s) | note |\n|---|---|---|---|---|---|\n",
+    );
     for r in rows {
         let exit = r.exit_code.map(|c| c.to_string()).unwrap_or_default();
         let status = serde_json::to_value(r.status)

@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 
+use super::experiments::{COMPILER, RUNTIME, TABLE1};
 use super::{folder_for, num, pr_row, pr_text, Ctx, GPUS};
 use crate::record::Api;
-use super::experiments::{TABLE1, COMPILER, RUNTIME};
 
 /// Table V's classes: the paper's rows and ours from each GPU's `inspect/table-v.csv`.
 pub(super) fn table_v(ctx: &Ctx, s: &mut String) -> Result<()> {
