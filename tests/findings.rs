@@ -149,6 +149,10 @@ const NOT_MEASUREMENTS: &[(&str, &str)] = &[
     ("CLVSCU_BLESS=1", "an environment setting"),
     ("matvec/listing6", "a kernel's name"),
     ("table1", "a study's name"),
+    (
+        "10",
+        "the suite's time budget in minutes (clvscu::suite::FULL_BUDGET_S, checked by its tests)",
+    ),
     ("6", "Listing 6, a name of the whitepaper's"),
     (
         "64,128,256",
