@@ -86,6 +86,12 @@ pub enum Command {
     /// same GPU and names the cause; writes explain.csv, explain-verdicts.csv, explain.md and
     /// a waterfall chart per target.
     Explain(Box<ExplainArgs>),
+    /// Reproduce the papers on the GPU at hand: the curated studies (whitepaper Table 1, peaks
+    /// against Eq. 2 and Eq. 3, every application fair, one step at a time, compiler, memory
+    /// spaces, runtime, BFS, transfers, sweeps, fill, shapes), calibration, Table V's PTX,
+    /// vendor baselines (python3 with torch), `explain` of the fair gaps, then one report;
+    /// each step a child process under a time cap (the full suite fits 10 minutes on an H100).
+    Suite(SuiteArgs),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
         #[command(flatten)]
@@ -152,6 +158,38 @@ pub enum Command {
         #[arg(long)]
         fail_on_regression: bool,
     },
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct SuiteArgs {
+    /// Output folder (default: clvscu-results/suite-<UTC timestamp>): a run folder per step,
+    /// suite.csv (each step's outcome), peaks.md, report.md, report.html, logs/.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// The same studies at small sizes with few repetitions: about two minutes on a GPU.
+    #[arg(long)]
+    pub quick: bool,
+    /// Continue a suite in --out: finished steps are skipped, a step stopped at its cap or by
+    /// Ctrl-C goes on from its last finished comparison.
+    #[arg(long, requires = "out")]
+    pub resume: bool,
+    /// Run only these steps (comma-separated): table1, peaks, fair, unfair, compiler,
+    /// memory-spaces, runtime, bfs, transfers, sweeps, fill, shapes, calibrate, inspect,
+    /// baselines, explain.
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    pub steps: Vec<String>,
+    /// Which APIs form the two sides, as for `run`.
+    #[arg(long, value_enum)]
+    pub pair: Option<Pairing>,
+    /// Multiply every step's time cap by this (the caps are set for an H100: a slower device,
+    /// such as a CPU's OpenCL, needs more).
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = positive_seconds)]
+    pub cap_scale: f64,
+    /// The watchdog's limit for any one launch, in seconds, as for `run`.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeout: Option<f64>,
+    #[command(flatten)]
+    pub devices: DeviceArgs,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -494,7 +532,7 @@ mod tests {
         "--",
         "-",
         "default",
-        "whitepaper-table1",
+        "table1",
         "opencl-cuda",
         "opencl-opencl",
         "opencl",
@@ -565,6 +603,7 @@ mod tests {
         "tune",
         "calibrate",
         "explain",
+        "suite",
         "help",
     ];
 
@@ -615,6 +654,7 @@ mod tests {
                         Command::Explain(_) => "explain",
                         Command::Calibrate(_) => "calibrate",
                         Command::ShapesRule { .. } => "shapes-rule",
+                        Command::Suite(_) => "suite",
                     });
                 }
                 Err(_) => errors += 1,
@@ -633,6 +673,7 @@ mod tests {
             "report",
             "run",
             "studies",
+            "suite",
             "tune",
         ];
         assert_eq!(seen.into_iter().collect::<Vec<_>>(), all);

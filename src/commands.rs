@@ -43,6 +43,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::ShapesRule { sweep, out } => crate::shapes_rule_cli::run(&sweep, &out),
         Command::Tune(args) => crate::tune_cli::run(*args),
         Command::Explain(args) => crate::explain_cli::run(*args),
+        Command::Suite(args) => crate::suite_cli::run(args),
         Command::Parity { devices } => parity(&devices),
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),

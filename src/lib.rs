@@ -24,6 +24,7 @@ pub mod shape_rule;
 pub mod soak;
 pub mod stats;
 pub mod study;
+pub mod suite;
 pub mod terminal;
 pub mod tune;
 pub mod workload;

@@ -6,6 +6,7 @@ mod explain_cli;
 mod setup;
 mod shapes_rule_cli;
 mod stopping;
+mod suite_cli;
 mod tables;
 mod tune_cli;
 

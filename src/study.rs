@@ -651,7 +651,7 @@ mod tests {
 
     #[test]
     fn whitepaper_table1_has_the_papers_configuration() {
-        let s = load("whitepaper-table1").unwrap();
+        let s = load("table1").unwrap();
         let names: Vec<_> = s.comparisons.iter().map(|c| c.a.variant.name).collect();
         assert_eq!(
             names,
@@ -729,7 +729,7 @@ unroll = { A = 4 }
         let e = parse(text, "t.toml").unwrap_err().to_string();
         assert!(e.contains("listing9") && e.contains("listing2"), "{e}");
         let e = load("nope").unwrap_err().to_string();
-        assert!(e.contains("whitepaper-table1"), "{e}");
+        assert!(e.contains("table1"), "{e}");
     }
 
     #[test]

@@ -197,7 +197,7 @@ fn unknown_study_lists_the_valid_ones() {
         .args(["run", "--study", "nonexistent-study"])
         .assert()
         .code(1)
-        .stderr(predicate::str::contains("whitepaper-table1"));
+        .stderr(predicate::str::contains("table1"));
 }
 
 #[test]

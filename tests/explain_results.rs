@@ -64,7 +64,8 @@ const HAND_FOUND: &[(&str, &str)] = &[
 
 fn has_linked_rung(dir: &std::path::Path) -> bool {
     let (prs, _) = read_folder_rows(dir).unwrap();
-    prs.iter().any(|p| p.comparison == "sgemm-tiled16::cuda-linked")
+    prs.iter()
+        .any(|p| p.comparison == "sgemm-tiled16::cuda-linked")
 }
 
 #[test]

@@ -148,7 +148,11 @@ const NOT_MEASUREMENTS: &[(&str, &str)] = &[
     ("python3", "a program's name"),
     ("CLVSCU_BLESS=1", "an environment setting"),
     ("matvec/listing6", "a kernel's name"),
-    ("whitepaper-table1", "a study's name"),
+    ("table1", "a study's name"),
+    (
+        "10",
+        "the suite's time budget in minutes (clvscu::suite::FULL_BUDGET_S, checked by its tests)",
+    ),
     ("6", "Listing 6, a name of the whitepaper's"),
     (
         "64,128,256",

@@ -16,7 +16,7 @@ use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 
 const STUDIES: &[&str] = &[
     include_str!("../harness/default.toml"),
-    include_str!("../harness/modern.toml"),
+    include_str!("../harness/fair.toml"),
     include_str!("../harness/shapes.toml"),
     include_str!("../harness/bfs.toml"),
 ];

@@ -298,3 +298,36 @@ fn diff_fails_on_regression_only_when_something_regressed() {
         .code(0)
         .stderr(predicate::str::contains("regressed: ").not());
 }
+
+/// Two H100s of one host (`run --cuda-device all`): two GPUs in the report, and both in the
+/// per-GPU PR chart, though their names and drivers are the same.
+#[test]
+fn two_gpus_of_one_host_are_two_gpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    clvscu()
+        .arg("report")
+        .arg(root.join("results/2xh100-2026-11-26-default"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("on 2 GPU configurations"));
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    for gpu in ["CUDA device 0", "CUDA device 1"] {
+        assert!(
+            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({gpu})")),
+            "{gpu}"
+        );
+    }
+    let chart = fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains(clvscu::plot::GPUS_CHART))
+        .expect("a per-GPU PR chart");
+    let svg = fs::read_to_string(&chart).unwrap();
+    for gpu in ["CUDA device 0", "CUDA device 1"] {
+        assert!(svg.contains(gpu), "{} lacks {gpu}", chart.display());
+    }
+}

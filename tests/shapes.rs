@@ -98,7 +98,11 @@ fn the_study_spans_every_aspect_ratio_in_and_beyond_l2() {
 
 #[test]
 fn the_explain_study_varies_one_step_at_the_collapsing_shape() {
-    let s = study::load("shapes-explain").unwrap();
+    let s = study::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/harness/experiments/shapes-explain.toml"
+    ))
+    .unwrap();
     let wide = Size::matrix(256, 262_144);
     assert!(s.comparisons.iter().all(|c| c.a.size == wide));
     let tuned: Vec<_> = s
@@ -197,7 +201,11 @@ fn the_study_at_test_size_verifies_on_opencl() {
 
 #[test]
 fn the_gaps_study_is_fair_and_varies_one_step_per_explain_row() {
-    let s = study::load("shapes-gaps").expect("the shapes-gaps study parses");
+    let s = study::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/harness/experiments/shapes-gaps.toml"
+    ))
+    .expect("the shapes-gaps study parses");
     assert!(s.comparisons.iter().all(|c| c.a == c.b), "an unfair entry");
     let names: Vec<&str> = s.comparisons.iter().map(|c| c.id.as_str()).collect();
     // The open shapes with the new variants beside the ones they should beat.

@@ -1,6 +1,6 @@
-//! Issue 19's short GPU visit: `harness/shapes3.toml` (auto and the best candidates at every
+//! Issue 19's short GPU visit: `harness/experiments/shapes3.toml` (auto and the best candidates at every
 //! shape of the `shapes` study, the read kernel, reductions 2^22..2^30) and
-//! `harness/reduce-launches.toml` (each launch of the two-launch reduction alone). The studies
+//! `harness/experiments/reduce-launches.toml` (each launch of the two-launch reduction alone). The studies
 //! cover what the claims need and no more; split-one (split-k in one launch) verifies on
 //! OpenCL, also after many launches (its counters reset themselves); the launch experiment
 //! changes one thing; and a partial reduction is never our best against a vendor's sum.
@@ -18,8 +18,14 @@ use clvscu::study::{self, Study};
 use clvscu::workload::matvec_shapes::{self, Algorithm};
 use clvscu::workload::{FamilyKind, Size};
 
-const SHAPES3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shapes3.toml");
-const LAUNCHES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/reduce-launches.toml");
+const SHAPES3: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/harness/experiments/shapes3.toml"
+);
+const LAUNCHES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/harness/experiments/reduce-launches.toml"
+);
 
 fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))

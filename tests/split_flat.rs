@@ -1,5 +1,5 @@
 //! `split-flat` (M read as one flat float4 stream, any row width) and its GPU study,
-//! `harness/shapes5.toml`: the kernel verifies on OpenCL at the shapes that exercise its
+//! `harness/experiments/shapes5.toml`: the kernel verifies on OpenCL at the shapes that exercise its
 //! edges (the float4 that straddles a row boundary, widths of every residue mod 4, the n % 4
 //! tail of M, a task that ends exactly at a row's end, fewer groups than tasks), also after
 //! many launches (its counters reset themselves); the study sets split-flat beside split-one at
@@ -18,7 +18,10 @@ use clvscu::workload::matvec_flat;
 use clvscu::workload::matvec_shapes::{SPLIT_FLAT, SPLIT_ONE};
 use clvscu::workload::{find_variant, FamilyKind, Size};
 
-const SHAPES5: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shapes5.toml");
+const SHAPES5: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/harness/experiments/shapes5.toml"
+);
 
 fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))

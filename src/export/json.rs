@@ -25,6 +25,12 @@ pub struct DeviceProvenance {
     pub driver: String,
     /// API version the device reports (e.g. `OpenCL 3.0 CUDA`, `12.4`).
     pub api_version: String,
+    /// The device's PCI bus and device number (`19:00`), from the driver (CUDA's
+    /// `CU_DEVICE_ATTRIBUTE_PCI_BUS_ID` / `PCI_DEVICE_ID`, OpenCL's `CL_DEVICE_PCI_BUS_ID_NV`
+    /// / `CL_DEVICE_PCI_SLOT_ID_NV`): two GPUs of one name on one host are told apart by it.
+    /// Absent where the API does not say, and in folders written before it was recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pci_bus: Option<String>,
 }
 
 /// Everything needed to know where a run's results came from.
@@ -192,6 +198,7 @@ mod tests {
                 device: "NVIDIA H100 80GB HBM3".into(),
                 driver: "550.54.15".into(),
                 api_version: "12.4".into(),
+                pci_bus: Some("19:00".into()),
             }],
             gpu_query_before: "clocks.sm=1980\n\"quoted\"".into(),
             gpu_query_after: String::new(),

@@ -29,6 +29,11 @@ pub struct RunFolder {
     /// `(api, device, driver)` of each side from `provenance.json`, for folders without
     /// measurements.
     pub provenance_devices: Vec<(String, String, String)>,
+    /// Where on its host the run's GPU sits, so two GPUs of one name are two GPUs: its PCI bus
+    /// from `provenance.json` (`pci 19:00`), or, in a folder `run --cuda-device all` wrote
+    /// before the bus was recorded, the CUDA index its folder name gives (`gpu1-…`: `CUDA
+    /// device 1`). `None` otherwise: the GPU is known by its name and drivers alone.
+    pub gpu_place: Option<String>,
     /// The vendor-library baselines measured beside this run, and the file they came from.
     pub baselines: Option<(PathBuf, Vec<BaselineRow>)>,
     /// The harness-against-plain-loop calibration the run started with (a runtime-bound
@@ -138,6 +143,8 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), ReportError> {
 struct Provenance {
     #[serde(default)]
     devices: Vec<ProvenanceDevice>,
+    #[serde(default)]
+    command_line: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +152,8 @@ struct ProvenanceDevice {
     api: String,
     device: String,
     driver: String,
+    #[serde(default)]
+    pci_bus: Option<String>,
 }
 
 /// The sides' devices from `provenance.json`; none when the file is missing or unreadable
@@ -160,6 +169,27 @@ fn provenance_devices(dir: &Path) -> Vec<(String, String, String)> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// [`RunFolder::gpu_place`] of `dir`.
+fn gpu_place(dir: &Path) -> Option<String> {
+    let text = fs::read_to_string(dir.join("provenance.json")).ok()?;
+    let p = serde_json::from_str::<Provenance>(&text).ok()?;
+    // The CUDA side's bus first: the OpenCL side of an OpenCL-vs-CUDA run is paired by it.
+    let mut devices: Vec<_> = p.devices.iter().collect();
+    devices.sort_by_key(|d| d.api != "CUDA");
+    if let Some(bus) = devices.iter().find_map(|d| d.pci_bus.as_deref()) {
+        return Some(format!("pci {bus}"));
+    }
+    let every_gpu = p
+        .command_line
+        .windows(2)
+        .any(|w| w[0] == "--cuda-device" && w[1] == "all")
+        || p.command_line.iter().any(|a| a == "--cuda-device=all");
+    let name = dir.file_name()?.to_str()?;
+    let index = name.strip_prefix("gpu")?.split('-').next()?;
+    (every_gpu && !index.is_empty() && index.chars().all(|c| c.is_ascii_digit()))
+        .then(|| format!("CUDA device {index}"))
 }
 
 /// The label of `dir` found under `root`: its path from `root`'s parent.
@@ -202,6 +232,7 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
                 measurements: read_csv(&dir, CsvStore::MEASUREMENTS)?,
                 prs: read_csv(&dir, CsvStore::PRS)?,
                 provenance_devices: provenance_devices(&dir),
+                gpu_place: gpu_place(&dir),
                 baselines: baselines_for(&dir, root)?,
                 calibration: read_csv(&dir, crate::calibrate::PRS_CSV)?,
                 verdicts: verdicts.clone(),

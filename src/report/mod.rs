@@ -55,12 +55,8 @@ fn draw_into(folders: &[load::RunFolder], dir: &Path) -> Result<Vec<PathBuf>, Re
     // A link planted at the chart folder would take the charts elsewhere.
     crate::export::safe::check_dir(dir, false)?;
     let data = ChartData {
-        measurements: folders
-            .iter()
-            .flat_map(|f| f.measurements())
-            .cloned()
-            .collect(),
-        prs: folders.iter().flat_map(|f| f.prs()).cloned().collect(),
+        measurements: folders.iter().flat_map(placed_measurements).collect(),
+        prs: folders.iter().flat_map(placed_prs).collect(),
         ptx_classes: Vec::new(),
         baselines: folders
             .iter()
@@ -74,6 +70,32 @@ fn draw_into(folders: &[load::RunFolder], dir: &Path) -> Result<Vec<PathBuf>, Re
             .collect(),
     };
     Ok(plot::draw_all(&data, dir, &[Format::Svg])?)
+}
+
+/// A device's name with its folder's place on the host (`NVIDIA H100 (pci 19:00)`), so the
+/// charts hold two GPUs of one name apart, as the tables do.
+fn placed(device: &str, f: &load::RunFolder) -> String {
+    match &f.gpu_place {
+        Some(place) if !device.is_empty() => format!("{device} ({place})"),
+        _ => device.to_string(),
+    }
+}
+
+fn placed_measurements(f: &load::RunFolder) -> Vec<crate::record::MeasurementRow> {
+    let mut rows = f.measurements().to_vec();
+    for r in &mut rows {
+        r.device = placed(&r.device, f);
+    }
+    rows
+}
+
+fn placed_prs(f: &load::RunFolder) -> Vec<crate::record::PrRow> {
+    let mut rows = f.prs().to_vec();
+    for r in &mut rows {
+        r.device_a = placed(&r.device_a, f);
+        r.device_b = placed(&r.device_b, f);
+    }
+    rows
 }
 
 /// The chart files of all `folders`' rows, drawn as SVG into `out/charts`, relative to `out`;

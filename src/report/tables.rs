@@ -53,10 +53,10 @@ pub fn gpu_of(f: &RunFolder) -> GpuKey {
         }
     }
     GpuKey {
-        gpu: if gpus.is_empty() {
-            "unknown GPU (no rows name a device)".into()
-        } else {
-            gpus.join(" + ")
+        gpu: match (gpus.is_empty(), &f.gpu_place) {
+            (true, _) => "unknown GPU (no rows name a device)".into(),
+            (false, Some(place)) => format!("{} ({place})", gpus.join(" + ")),
+            (false, None) => gpus.join(" + "),
         },
         drivers: drivers.join(", "),
     }

@@ -32,6 +32,7 @@ fn device_provenance(d: &DeviceInfo) -> DeviceProvenance {
         device: d.name.clone(),
         driver: d.driver_version.clone(),
         api_version: d.api_version.clone(),
+        pci_bus: d.pci_bus.clone(),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod experiments;
 pub mod explain;
 pub mod runtime;
 pub mod speed;
+mod tables;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;

@@ -1,0 +1,242 @@
+//! The curated "reproduce the papers here" plan behind `clvscu suite`: which studies run, in
+//! which order, with which time cap, which gaps `explain` takes up, and what the report holds.
+//!
+//! The plan is data: [`STEPS`] names each step and the published experiment it reproduces. The
+//! binary runs each step as a child process of itself (a study through `clvscu run`, the gaps
+//! through `clvscu explain`), so NVIDIA's OpenCL, which can break a process's context for good,
+//! costs one step at most, and a step past its cap is stopped like a Ctrl-C (its finished
+//! comparisons kept) without stopping the suite.
+//!
+//! `--quick` runs the same studies at small sizes and few repetitions ([`quick`]), a pass of
+//! about two minutes on a GPU, and of seconds with the fake backend.
+
+pub mod peaks;
+pub mod quick;
+pub mod state;
+
+use crate::study;
+
+/// What one step runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    /// A built-in study, by name (`clvscu run --study NAME`, or its quick form).
+    Study(&'static str),
+    /// `clvscu calibrate`: the harness's launch path against a plain loop per API.
+    Calibrate,
+    /// `clvscu inspect`: both front ends' PTX by instruction class (Table V).
+    Inspect,
+    /// The vendor-library baselines (cuBLAS, CUB, cuDNN, cuSPARSE through PyTorch), where
+    /// `python3` with `torch` exists.
+    Baselines,
+    /// `clvscu explain` of the fair gaps of the named step's run folder.
+    Explain(&'static str),
+}
+
+/// One step of the suite.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step {
+    /// The step's name: its folder and its row in `suite.csv`.
+    pub name: &'static str,
+    pub kind: StepKind,
+    /// The published experiment(s) it reproduces.
+    pub reproduces: &'static str,
+    /// The most seconds it may run in the full suite; past it the step is stopped and the
+    /// suite goes on. Estimated from the H100 runs' wall times (provenance `time:` notes and
+    /// the rows' repetitions times their medians), with room to spare.
+    pub full_cap_s: u32,
+    /// The same in `--quick`.
+    pub quick_cap_s: u32,
+}
+
+const fn study(
+    name: &'static str,
+    reproduces: &'static str,
+    full_cap_s: u32,
+    quick_cap_s: u32,
+) -> Step {
+    Step {
+        name,
+        kind: StepKind::Study(name),
+        reproduces,
+        full_cap_s,
+        quick_cap_s,
+    }
+}
+
+/// The suite, in the order it runs. The fair study comes first among the long ones so that a
+/// run cut short still has what `explain` needs.
+pub const STEPS: &[Step] = &[
+    study("table1", "NVIDIA whitepaper, Table 1 (Listings 2-7)", 20, 6),
+    study(
+        "peaks",
+        "Fang et al. Eq. 2 / Fig. 1 and Eq. 3 / Fig. 2 (peaks)",
+        20,
+        5,
+    ),
+    study(
+        "fair",
+        "Fang et al. Fig. 3, Tables I and II (every application, fair)",
+        50,
+        10,
+    ),
+    study("unfair", "Fang et al. Fig. 9 (one step at a time)", 25, 5),
+    study(
+        "compiler",
+        "Fang et al. Table V (FFT), Figs. 6-7 (FDTD unroll); flags",
+        45,
+        10,
+    ),
+    study(
+        "memory-spaces",
+        "Fang et al. Figs. 4-5 (texture) and Fig. 8 (constant)",
+        50,
+        10,
+    ),
+    study(
+        "runtime",
+        "Fang et al. BFS launch time; the runtime's launch path",
+        30,
+        6,
+    ),
+    study("bfs", "Fang et al. BFS (kernel and level times)", 30, 6),
+    study("transfers", "NVIDIA whitepaper, pinned host memory", 30, 5),
+    study(
+        "sweeps",
+        "NVIDIA whitepaper, execution configuration",
+        30,
+        8,
+    ),
+    study("fill", "The fill article (local sizes, float4, 2D)", 30, 8),
+    study(
+        "shapes",
+        "Shapes and sizes against the vendor libraries",
+        50,
+        12,
+    ),
+    Step {
+        name: "calibrate",
+        kind: StepKind::Calibrate,
+        reproduces: "The harness's own launch cost against a plain loop per API",
+        full_cap_s: 15,
+        quick_cap_s: 5,
+    },
+    Step {
+        name: "inspect",
+        kind: StepKind::Inspect,
+        reproduces: "Fang et al. Table V (PTX by instruction class)",
+        full_cap_s: 20,
+        quick_cap_s: 8,
+    },
+    Step {
+        name: "baselines",
+        kind: StepKind::Baselines,
+        reproduces: "Vendor baselines beside our kernels (cuBLAS, CUB, cuDNN, cuSPARSE)",
+        full_cap_s: 45,
+        quick_cap_s: 12,
+    },
+    Step {
+        name: "explain",
+        kind: StepKind::Explain("fair"),
+        reproduces: "Why each fair gap: `clvscu explain` of the fair study's run folder",
+        full_cap_s: 70,
+        quick_cap_s: 12,
+    },
+];
+
+/// Seconds the report and the peaks table take at most after the steps (charts of every
+/// run folder): what the budget keeps free.
+pub const REPORT_S: u32 = 30;
+
+/// The full suite's promise on an H100: the steps' caps and the report fit in ten minutes.
+pub const FULL_BUDGET_S: u32 = 600;
+/// `--quick`'s promise: about two minutes; the caps allow at most three.
+pub const QUICK_BUDGET_S: u32 = 180;
+
+impl Step {
+    /// Its cap in this mode, in seconds.
+    pub fn cap_s(&self, quick: bool) -> u32 {
+        if quick {
+            self.quick_cap_s
+        } else {
+            self.full_cap_s
+        }
+    }
+}
+
+/// The steps `names` selects (all when empty), in plan order; an unknown name is an error
+/// that lists the known ones.
+pub fn select(names: &[String]) -> Result<Vec<Step>, String> {
+    if let Some(bad) = names.iter().find(|n| !STEPS.iter().any(|s| s.name == *n)) {
+        let known: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+        return Err(format!(
+            "no suite step '{bad}'; the steps are: {}",
+            known.join(", ")
+        ));
+    }
+    Ok(STEPS
+        .iter()
+        .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
+        .copied()
+        .collect())
+}
+
+/// The text of a study step's study: the built-in study, or in `quick` mode its small form.
+pub fn study_text(name: &str, quick: bool) -> Result<String, String> {
+    let text = study::BUILTIN
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| format!("the suite names study '{name}', which is not built in"))?;
+    if quick {
+        quick::shrink(text)
+    } else {
+        Ok(text.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_caps_fit_the_promised_budgets() {
+        for (quick, budget) in [(false, FULL_BUDGET_S), (true, QUICK_BUDGET_S)] {
+            let sum: u32 = STEPS.iter().map(|s| s.cap_s(quick)).sum::<u32>() + REPORT_S;
+            assert!(sum <= budget, "quick {quick}: {sum} s > {budget} s");
+        }
+    }
+
+    #[test]
+    fn every_study_step_is_built_in_and_parses_in_both_modes() {
+        for s in STEPS {
+            if let StepKind::Study(name) = s.kind {
+                for quick in [false, true] {
+                    let text = study_text(name, quick).unwrap();
+                    let parsed = study::parse(&text, &format!("{name}.toml"))
+                        .unwrap_or_else(|e| panic!("{name} quick {quick}: {e}"));
+                    assert_eq!(parsed.name, name);
+                    assert!(!parsed.comparisons.is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn explain_follows_the_step_it_explains() {
+        for (i, s) in STEPS.iter().enumerate() {
+            if let StepKind::Explain(of) = s.kind {
+                assert!(STEPS[..i].iter().any(|e| e.name == of), "{of}");
+            }
+        }
+    }
+
+    #[test]
+    fn steps_are_selected_in_plan_order_and_unknown_ones_named() {
+        let picked = select(&["peaks".into(), "table1".into()]).unwrap();
+        let names: Vec<_> = picked.iter().map(|s| s.name).collect();
+        assert_eq!(names, ["table1", "peaks"]);
+        let e = select(&["nope".into()]).unwrap_err();
+        assert!(e.contains("nope") && e.contains("table1"), "{e}");
+        assert_eq!(select(&[]).unwrap().len(), STEPS.len());
+    }
+}

@@ -1,0 +1,134 @@
+//! `clvscu suite --quick`: each study of the suite at a small size with few repetitions. The
+//! study keeps its name, comparisons, sides and one-sided settings, so every chart and table of
+//! the full run has its quick counterpart; only sizes and timing shrink. The shrunk text is
+//! saved in each run folder as `study.toml` like any study, so a quick row always says what
+//! ran.
+
+use toml::Value;
+
+/// The size a family runs at in a quick pass: one length, and the `ROWSxCOLS` form for
+/// families whose studies give matrices (a fill or a matvec).
+struct QuickSize {
+    family: &'static str,
+    length: &'static str,
+    matrix: &'static str,
+}
+
+/// Small sizes every kernel of the family accepts (tile multiples included: 128 for the blocked
+/// SGEMM, 32 for FDTD3d's tile, 512 for the FFT).
+const SIZES: &[QuickSize] = &[
+    q("matvec", "4096x1100", "4096x1100"),
+    q("reduce", "2^20", "2^20"),
+    q("bandwidth", "2^22", "2^22"),
+    q("flops", "2^16", "2^16"),
+    q("fft", "2^16", "2^16"),
+    q("sgemm", "512", "512"),
+    q("math", "2^16", "2^16"),
+    q("stencil", "64", "64"),
+    q("sobel", "1024x1024", "1024x1024"),
+    q("spmv", "2^14x2^18", "2^14x2^18"),
+    q("md", "16^3", "16^3"),
+    q("bfs", "2^12", "2^12"),
+    q("fill", "2^20", "1024x1024"),
+    q("transfer", "2^16", "2^16"),
+    q("transpose", "1024x1024", "1024x1024"),
+    q("stencil2d", "1024x1024", "1024x1024"),
+];
+
+const fn q(family: &'static str, length: &'static str, matrix: &'static str) -> QuickSize {
+    QuickSize {
+        family,
+        length,
+        matrix,
+    }
+}
+
+/// Repetitions, warm-up runs and seconds of timing a quick pass asks for at most.
+const REPS: i64 = 3;
+const WARMUP: i64 = 1;
+
+/// The study text at quick sizes and timing. Families without a quick size (launch,
+/// broadcast: already tiny) keep theirs.
+pub fn shrink(text: &str) -> Result<String, String> {
+    let mut doc: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let default_family = family_of(doc.get("defaults"));
+    if let Some(Value::Table(d)) = doc.get_mut("defaults") {
+        d.insert("reps".into(), Value::Integer(REPS));
+        d.insert("warmup".into(), Value::Integer(WARMUP));
+        d.insert("min_time".into(), Value::Float(0.0));
+        shrink_entry(d, default_family.as_deref());
+    }
+    for key in ["comparison", "sweep"] {
+        if let Some(Value::Array(entries)) = doc.get_mut(key) {
+            for entry in entries.iter_mut().filter_map(Value::as_table_mut) {
+                let family = family_of(Some(&Value::Table(entry.clone())))
+                    .or_else(|| default_family.clone());
+                shrink_entry(entry, family.as_deref());
+            }
+        }
+    }
+    toml::to_string(&doc).map_err(|e| e.to_string())
+}
+
+fn family_of(table: Option<&Value>) -> Option<String> {
+    table?.get("family")?.as_str().map(str::to_string)
+}
+
+/// One table (defaults, an entry or a side's table): timing capped, size made small.
+fn shrink_entry(t: &mut toml::Table, family: Option<&str>) {
+    for (key, most) in [("reps", REPS), ("warmup", WARMUP), ("max_reps", REPS)] {
+        if let Some(Value::Integer(v)) = t.get_mut(key) {
+            *v = (*v).min(most);
+        }
+    }
+    if t.contains_key("min_time") {
+        t.insert("min_time".into(), Value::Float(0.0));
+    }
+    let small = family.and_then(|f| SIZES.iter().find(|s| s.family == f));
+    if let (Some(small), Some(Value::String(size))) = (small, t.get_mut("size")) {
+        *size = pick(small, size).to_string();
+    }
+    if t.get("param").and_then(Value::as_str) == Some("size") {
+        if let (Some(small), Some(Value::Array(values))) = (small, t.get_mut("values")) {
+            let first = values.first().and_then(Value::as_str).unwrap_or("");
+            *values = vec![Value::String(pick(small, first).to_string())];
+        }
+    }
+    for side in ["a", "b", "opencl", "cuda"] {
+        if let Some(Value::Table(s)) = t.get_mut(side) {
+            shrink_entry(s, family);
+        }
+    }
+}
+
+/// The quick size in the form the study gave (a matrix or one length).
+fn pick<'a>(small: &'a QuickSize, given: &str) -> &'a str {
+    if given.contains('x') && small.family != "spmv" {
+        small.matrix
+    } else {
+        small.length
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_timing_shrink_sides_included() {
+        let text = "name = \"t\"\n[defaults]\nfamily = \"fill\"\nsize = \"100000000\"\nreps = 20\n\
+                    min_time = 0.3\n[[comparison]]\nsize = \"10000x10000\"\nvariant = \"2d-rows\"\n\
+                    [comparison.cuda]\nreps = 1000\n[[sweep]]\nvariant = \"1d\"\nparam = \"size\"\n\
+                    values = [\"2^24\", \"2^26\"]\n";
+        let doc: toml::Table = toml::from_str(&shrink(text).unwrap()).unwrap();
+        let d = doc["defaults"].as_table().unwrap();
+        assert_eq!(d["size"].as_str(), Some("2^20"));
+        assert_eq!(d["reps"].as_integer(), Some(REPS));
+        assert_eq!(d["min_time"].as_float(), Some(0.0));
+        let c = &doc["comparison"].as_array().unwrap()[0];
+        assert_eq!(c["size"].as_str(), Some("1024x1024"));
+        assert_eq!(c["cuda"]["reps"].as_integer(), Some(REPS));
+        let s = &doc["sweep"].as_array().unwrap()[0];
+        assert_eq!(s["values"].as_array().unwrap().len(), 1);
+    }
+}

@@ -1,0 +1,427 @@
+//! `clvscu suite`: the plan of [`clvscu::suite`] run step by step, each step a child process
+//! of this program (`run`, `calibrate`, `inspect`, `explain`) or of `python3` (the vendor
+//! baselines), under the step's time cap; then the peaks table and one report of the folder.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::ValueEnum;
+
+use clvscu::record::MeasurementRow;
+use clvscu::session::store::CsvStore;
+use clvscu::suite::state::{self, Status, StepRow};
+use clvscu::suite::{self, peaks, Step, StepKind};
+
+use crate::cli::{Pairing, SuiteArgs};
+use crate::setup::claim_default_folder;
+use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
+
+/// The vendor-baseline scripts, carried in the binary so the suite needs no checkout; written
+/// into the suite's folder (beside each other, as the first imports the second) to run.
+const BASELINES_PY: &str = include_str!("../scripts/baselines.py");
+const SPMV_MATRICES_PY: &str = include_str!("../scripts/spmv_matrices.py");
+
+/// Seconds a step stopped at its cap gets to write what it finished before it is killed.
+const GRACE_S: u64 = 15;
+
+pub fn run(args: SuiteArgs) -> Result<i32> {
+    let steps = clvscu::suite::select(&args.steps).map_err(anyhow::Error::msg)?;
+    if args.devices.cuda_device.as_deref() == Some("all") {
+        bail!("the suite runs on one GPU: give --cuda-device N, once per GPU, each with its own --out");
+    }
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => {
+            let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+            claim_default_folder("suite", &stamp)?
+        }
+    };
+    if !args.resume && out.join(state::FILE).exists() {
+        bail!(
+            "{} holds an earlier suite: continue it with --resume, or give another --out",
+            out.display()
+        );
+    }
+    clvscu::export::safe::prepare_dir(&out.join("logs"), false)?;
+    let mut rows = if args.resume {
+        state::read(&out)?
+    } else {
+        Vec::new()
+    };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    let flag = interrupted.clone();
+    // The terminal's Ctrl-C reaches the running child too; this process waits for it to keep
+    // what it finished, records the step, and stops.
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    let mode = if args.quick { "quick" } else { "full" };
+    println!(
+        "clvscu suite ({mode}): {} steps into {}",
+        steps.len(),
+        out.display()
+    );
+    for step in &steps {
+        if args.resume && state::is_finished(&rows, step.name) {
+            println!("== {}: finished before, skipped", step.name);
+            continue;
+        }
+        println!(
+            "== {} (at most {:.0} s): {}",
+            step.name,
+            f64::from(step.cap_s(args.quick)) * args.cap_scale,
+            step.reproduces
+        );
+        let row = run_step(&args, &out, step, &interrupted)?;
+        print_row(&row);
+        let stop = row.status == Status::Interrupted;
+        state::record(&mut rows, row);
+        state::write(&out, &rows)?;
+        if stop {
+            println!(
+                "interrupted: continue with `clvscu suite --resume --out {}`",
+                out.display()
+            );
+            return Ok(EXIT_INTERRUPTED);
+        }
+    }
+    finish(&args, &out, &rows)?;
+    let whole = rows.iter().all(|r| {
+        matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0
+    });
+    Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
+}
+
+fn print_row(r: &StepRow) {
+    let code = r
+        .exit_code
+        .map(|c| format!(", exit {c}"))
+        .unwrap_or_default();
+    let note = if r.note.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", r.note)
+    };
+    let status = state::markdown(std::slice::from_ref(r));
+    let status = status
+        .lines()
+        .nth(2)
+        .and_then(|l| l.split('|').nth(2))
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    println!("   {status} after {:.1} s{code}{note}", r.wall_s);
+}
+
+/// One step: its command line, run under its cap.
+fn run_step(
+    args: &SuiteArgs,
+    out: &Path,
+    step: &Step,
+    interrupted: &AtomicBool,
+) -> Result<StepRow> {
+    let skipped = |note: String| StepRow {
+        step: step.name.into(),
+        status: Status::Skipped,
+        exit_code: None,
+        wall_s: 0.0,
+        cap_s: step.cap_s(args.quick),
+        note,
+    };
+    let command = match step_command(args, out, step)? {
+        Ok(c) => c,
+        Err(why) => return Ok(skipped(why)),
+    };
+    let log = out.join("logs").join(format!("{}.log", step.name));
+    let started = Instant::now();
+    let cap_s = f64::from(step.cap_s(args.quick)) * args.cap_scale;
+    let (code, capped) = run_capped(command, &log, cap_s, interrupted)?;
+    let wall_s = started.elapsed().as_secs_f64();
+    let (status, note) = match code {
+        Some(EXIT_OK) => (Status::Done, String::new()),
+        Some(EXIT_FAILED_CONFIGS) => (
+            Status::Done,
+            "some configuration failed to build, launch or verify (see its summary)".into(),
+        ),
+        _ if interrupted.load(Ordering::SeqCst) => (Status::Interrupted, String::new()),
+        _ if capped => (
+            Status::Capped,
+            "stopped at its cap; --resume goes on from its last finished part".into(),
+        ),
+        _ => (Status::Failed, format!("see {}", log.display())),
+    };
+    Ok(StepRow {
+        step: step.name.into(),
+        status,
+        exit_code: code,
+        wall_s,
+        cap_s: step.cap_s(args.quick),
+        note,
+    })
+}
+
+/// The step's command, or why it cannot run here.
+fn step_command(
+    args: &SuiteArgs,
+    out: &Path,
+    step: &Step,
+) -> Result<std::result::Result<Command, String>> {
+    let exe = std::env::current_exe().context("finding this program to run it again")?;
+    let dir = out.join(step.name);
+    let mut c = Command::new(&exe);
+    match step.kind {
+        StepKind::Study(name) => {
+            let study = if args.quick {
+                // Saved in the run folder under the name `run` gives a study it wrote, so the
+                // folder says what ran and `explain` finds the quick sizes there.
+                let text = suite::study_text(name, true).map_err(anyhow::Error::msg)?;
+                let file = dir.join(clvscu::session::run::STUDY_FILE);
+                clvscu::export::safe::prepare_dir(&dir, false)?;
+                clvscu::export::write_atomic(&file, text.as_bytes())?;
+                file.display().to_string()
+            } else {
+                name.to_string()
+            };
+            c.args(["run", "--study", &study, "--no-plot", "-q", "--out"])
+                .arg(&dir);
+            if dir.join(CsvStore::MEASUREMENTS).exists() {
+                c.arg("--resume");
+            }
+            c.args(side_args(args, true));
+        }
+        StepKind::Calibrate => {
+            c.arg("calibrate").arg("--out").arg(&dir);
+            if args.quick {
+                c.arg("--quick");
+            }
+            c.args(side_args(args, false));
+        }
+        StepKind::Inspect => {
+            if args.pair == Some(Pairing::Fake) {
+                return Ok(Err("the fake backend compiles no PTX".into()));
+            }
+            c.arg("inspect").arg("--out").arg(&dir);
+            c.args(device_args(args));
+        }
+        StepKind::Baselines => return Ok(baselines_command(args, out)),
+        StepKind::Explain(of) => {
+            let target = out.join(of);
+            if let Some(why) = nothing_to_explain(&target, of)? {
+                return Ok(Err(why));
+            }
+            c.arg("explain")
+                .arg(&target)
+                .args(["-q", "--out"])
+                .arg(&dir);
+            if dir.exists() {
+                c.arg("--resume");
+            }
+            c.args(side_args(args, true));
+        }
+    }
+    Ok(Ok(c))
+}
+
+/// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
+/// parity band explain leaves alone.
+fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
+    let file = target.join(CsvStore::PRS);
+    if !file.is_file() {
+        return Ok(Some(format!("no PRs of the {of} step to explain")));
+    }
+    let prs: Vec<clvscu::record::PrRow> = clvscu::export::csv::read_rows(&file)?;
+    let (lo, hi) = clvscu::explain::PARITY;
+    if prs.iter().any(|r| r.fair && !(lo..=hi).contains(&r.pr)) {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "every fair PR of the {of} step is within [{lo}, {hi}]: no gap to explain"
+    )))
+}
+
+/// `--pair` and the device options, passed on to a child.
+fn side_args(args: &SuiteArgs, with_timeout: bool) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(pair) = args.pair.and_then(|p| p.to_possible_value()) {
+        v.extend(["--pair".to_string(), pair.get_name().to_string()]);
+    }
+    if let (true, Some(t)) = (with_timeout, args.timeout) {
+        v.extend(["--timeout".to_string(), t.to_string()]);
+    }
+    v.extend(device_args(args));
+    v
+}
+
+fn device_args(args: &SuiteArgs) -> Vec<String> {
+    let d = &args.devices;
+    let mut v = Vec::new();
+    for (flag, value) in [
+        ("--cl-device", &d.cl_device),
+        ("--cuda-device", &d.cuda_device),
+    ] {
+        if let Some(value) = value {
+            v.extend([flag.to_string(), value.clone()]);
+        }
+    }
+    if let Some(k) = &d.kernels_dir {
+        v.extend(["--kernels-dir".to_string(), k.display().to_string()]);
+    }
+    v
+}
+
+/// `python3 baselines.py OUT/baselines.csv SHAPES` where python3 with a CUDA torch exists.
+fn baselines_command(args: &SuiteArgs, out: &Path) -> std::result::Result<Command, String> {
+    if matches!(
+        args.pair,
+        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
+    ) {
+        return Err("the vendor libraries run on CUDA, which this suite does not use".into());
+    }
+    let probe = Command::new("python3")
+        .args([
+            "-c",
+            "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        return Err("no python3 with a CUDA build of torch here".into());
+    }
+    let dir = out.join("baselines");
+    let write = |name: &str, text: &str| {
+        clvscu::export::safe::prepare_dir(&dir, false)
+            .and_then(|()| clvscu::export::write_atomic(&dir.join(name), text.as_bytes()))
+            .map_err(|e| e.to_string())
+    };
+    write("baselines.py", BASELINES_PY)?;
+    write("spmv_matrices.py", SPMV_MATRICES_PY)?;
+    let shapes = suite::study_text("shapes", args.quick)?;
+    write("shapes.toml", &shapes)?;
+    let mut c = Command::new("python3");
+    c.arg(dir.join("baselines.py"))
+        .arg(out.join(clvscu::report::baseline::FILE))
+        .arg(dir.join("shapes.toml"));
+    if args.quick {
+        c.env("BASELINES_ONLY", "sgemv,sum,copy,shapes");
+    }
+    Ok(c)
+}
+
+/// Runs `command` with its output in `log`; past `cap_s` seconds it gets SIGINT (it keeps what
+/// it finished), then a kill after [`GRACE_S`]. Returns the exit code (`None`: killed by a
+/// signal) and whether the cap stopped it.
+fn run_capped(
+    mut command: Command,
+    log: &Path,
+    cap_s: f64,
+    interrupted: &AtomicBool,
+) -> Result<(Option<i32>, bool)> {
+    let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+    let mut child = command
+        .stdout(file.try_clone()?)
+        .stderr(file)
+        .stdin(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {:?}", command.get_program()))?;
+    let started = Instant::now();
+    let cap = Duration::from_secs_f64(cap_s);
+    let mut stopped_at: Option<Instant> = None;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok((
+                status.code(),
+                stopped_at.is_some() && !interrupted.load(Ordering::SeqCst),
+            ));
+        }
+        let due = started.elapsed() > cap || interrupted.load(Ordering::SeqCst);
+        match stopped_at {
+            None if due => {
+                interrupt(&child);
+                stopped_at = Some(Instant::now());
+            }
+            Some(t) if t.elapsed() > Duration::from_secs(GRACE_S) => {
+                let _ = child.kill();
+            }
+            _ => {}
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// SIGINT to the child alone: as Ctrl-C, it ends a run keeping every finished comparison.
+fn interrupt(child: &Child) {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with the id of a child this process started and has not reaped.
+        unsafe {
+            libc::kill(pid, libc::SIGINT);
+        }
+    }
+}
+
+/// After the steps: the peaks table, the report of the whole folder, suite.md.
+fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
+    let peak_rows: Vec<MeasurementRow> = {
+        let file = out.join("peaks").join(CsvStore::MEASUREMENTS);
+        if file.is_file() {
+            clvscu::export::csv::read_rows(&file)?
+        } else {
+            Vec::new()
+        }
+    };
+    let eq3 = cuda_device_info(args).as_ref().and_then(peaks::eq3);
+    let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
+    clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
+    let report = clvscu::report::write_report(&[out.to_path_buf()], out, true);
+    match &report {
+        Ok(_) => {
+            // The report's front page under the name the suite promises, beside its pages.
+            std::fs::copy(out.join("index.html"), out.join("report.html"))
+                .with_context(|| format!("copying {}", out.join("index.html").display()))?;
+        }
+        Err(e) => eprintln!("warning: no report: {e}"),
+    }
+    let mut md = format!(
+        "# clvscu suite ({})\n\n{}\n",
+        if args.quick { "quick" } else { "full" },
+        state::markdown(rows)
+    );
+    md += &format!("\n{peaks_md}\nThe report: report.md and report.html.\n");
+    clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
+    println!("{}", state::markdown(rows));
+    print!("{peaks_md}");
+    println!(
+        "written: {}",
+        [
+            "suite.md",
+            "suite.csv",
+            "peaks.md",
+            "report.md",
+            "report.html"
+        ]
+        .iter()
+        .map(|f| PathBuf::from(out).join(f).display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+    );
+    Ok(())
+}
+
+/// The CUDA device the suite ran on, for Eq. 3: `--cuda-device` as an index or part of a
+/// name (default 0). None without CUDA, or with a pair that does not use it.
+fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
+    if matches!(
+        args.pair,
+        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
+    ) {
+        return None;
+    }
+    let list = clvscu::backend::cuda::list_devices().ok()?;
+    let pick = args.devices.cuda_device.as_deref().unwrap_or("0");
+    match pick.parse::<usize>() {
+        Ok(i) => list.into_iter().nth(i),
+        Err(_) => list.into_iter().find(|d| d.name.contains(pick)),
+    }
+}

@@ -1,0 +1,147 @@
+//! `clvscu suite` end to end over the fake backend (every step a child process, the caps, the
+//! resume, the report), on PoCL where OpenCL exists, and the shape of `harness/`: at most 15
+//! built-in studies, the one-off experiments under `harness/experiments/`, each loading by path
+//! and naming the finding it supports.
+
+mod common;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use clvscu::backend::opencl;
+use clvscu::suite::state::{self, Status};
+use predicates::prelude::*;
+
+fn clvscu() -> Command {
+    Command::cargo_bin("clvscu").expect("binary built")
+}
+
+/// `suite --quick --pair PAIR --steps STEPS --out OUT`, with caps ten times the GPU's: a
+/// shared CPU runs the test.
+fn suite(pair: &str, steps: &str, out: &Path) -> Command {
+    let mut c = clvscu();
+    c.args([
+        "suite", "--quick", "--pair", pair, "--steps", steps, "--out",
+    ])
+    .arg(out)
+    .args(["--cap-scale", "10"]);
+    c
+}
+
+fn status_of(out: &Path, step: &str) -> Status {
+    let rows = state::read(out).unwrap();
+    rows.iter()
+        .find(|r| r.step == step)
+        .unwrap_or_else(|| panic!("no row for {step}: {rows:?}"))
+        .status
+}
+
+#[test]
+fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    suite(
+        "fake",
+        "table1,peaks,unfair,inspect,baselines,explain",
+        &out,
+    )
+    .assert()
+    .success()
+    .stdout(predicate::str::contains("Eq. 3"));
+    for step in ["table1", "peaks", "unfair"] {
+        assert_eq!(status_of(&out, step), Status::Done, "{step}");
+        assert!(out.join(step).join("provenance.json").is_file(), "{step}");
+        // The quick form of the study is saved where it ran, so the folder says what ran.
+        let saved = std::fs::read_to_string(out.join(step).join("study.toml")).unwrap();
+        assert!(saved.contains("reps = 3"), "{step}: {saved}");
+        assert!(out.join("logs").join(format!("{step}.log")).is_file());
+    }
+    // The fake compiles no PTX and has no vendor libraries; explain has no fair step here.
+    for step in ["inspect", "baselines", "explain"] {
+        assert_eq!(status_of(&out, step), Status::Skipped, "{step}");
+    }
+    for file in [
+        "suite.md",
+        "suite.csv",
+        "peaks.md",
+        "report.md",
+        "report.html",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing");
+    }
+    let peaks = std::fs::read_to_string(out.join("peaks.md")).unwrap();
+    assert!(peaks.contains("| flops/fma | OpenCL |"), "{peaks}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("listing6"),
+        "the report holds the runs' rows"
+    );
+
+    // A second suite into the same folder is refused; --resume skips what finished.
+    suite("fake", "table1", &out)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("--resume"));
+    suite("fake", "table1,peaks", &out)
+        .arg("--resume")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("table1: finished before, skipped"));
+}
+
+#[test]
+fn an_unknown_step_is_refused_naming_the_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    suite("fake", "table1,nope", &dir.path().join("s"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("nope").and(predicate::str::contains("memory-spaces")));
+    assert!(!dir.path().join("s").join("suite.csv").exists());
+}
+
+#[test]
+#[ignore = "needs OpenCL (PoCL in CI)"]
+fn the_quick_suite_runs_on_pocl() {
+    common::need("OpenCL", opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    let assert = suite("opencl-opencl", "table1,peaks,explain", &out).assert();
+    let code = assert.get_output().status.code();
+    // 0, or 3 when explain ran and some rung could not build on a CPU device.
+    assert!(matches!(code, Some(0 | 3)), "{:?}", assert.get_output());
+    for step in ["table1", "peaks"] {
+        assert_eq!(status_of(&out, step), Status::Done, "{step}");
+    }
+    assert!(out.join("report.html").is_file());
+}
+
+fn harness() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("harness")
+}
+
+#[test]
+fn harness_holds_at_most_15_studies_and_the_experiments_load_by_path() {
+    assert!(
+        clvscu::study::BUILTIN.len() <= 15,
+        "{} built-in studies",
+        clvscu::study::BUILTIN.len()
+    );
+    let mut experiments = 0;
+    for entry in std::fs::read_dir(harness().join("experiments")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let first = text.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("# Supports the finding"),
+            "{}: the first line names the finding it supports",
+            path.display()
+        );
+        clvscu::study::load(&path.to_string_lossy())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // Not built in: an experiment runs by its path only.
+        let stem = path.file_stem().unwrap().to_string_lossy().to_string();
+        assert!(!clvscu::study::BUILTIN.iter().any(|(n, _)| *n == stem));
+        experiments += 1;
+    }
+    assert!(experiments > 0);
+}
