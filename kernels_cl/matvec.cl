@@ -970,28 +970,30 @@ __kernel void matvec_split_flat(const __global float* M, uint width, uint height
     }
 }
 
-/* Floats of M one row-pack work-group stages per step: a block of whole rows, their products
- * with V, in local memory (16 KB). */
+/* Floats of M one row-pack work-group stages per step: a block of whole rows in local memory
+ * (16 KB). */
 #define MV_PACK_FLOATS 4096
 /* Widest row row-pack stages (V is staged whole, and a step holds at least 4 rows). */
 #define MV_PACK_COLS 1024
-/* Float4 loads each work-item issues before any product is staged. */
+/* Float4 loads each work-item has in flight before any is staged. */
 #define MV_PACK 4
 
-/* Row-pack (tall and narrow: rows of up to 1024 floats, aligned or not): a work-group reads a
- * block of whole rows, 4 or more, as one contiguous stream of float4s, as the read kernel does
- * (the block's first row is a multiple of 4, so the block starts on a 16-byte boundary whatever
- * the width: float4 loads for unaligned rows too). Each work-item has MV_PACK float4 loads in
- * flight, then stages their products with V (itself staged once) in local memory, a float's
- * column from its offset in the block. After one barrier, k work-items per row (a power of two,
- * as many as the block's rows leave) add a row's products, and the first of the k adds their k
- * sums after a second barrier. Wider rows: one work-item per row from global memory. */
+/* Row-pack (tall and narrow: rows of up to 1024 floats, aligned or not): a work-group copies a
+ * block of whole rows, 4 or more, to local memory as one contiguous stream of float4s, as the
+ * read kernel reads (the block's first row is a multiple of 4, so the block starts on a 16-byte
+ * boundary whatever the width: float4 loads for unaligned rows too), MV_PACK loads in flight per
+ * work-item. After one barrier, k work-items per row (a power of two, as many as the block's
+ * rows leave) multiply a row by V (staged once) and add; the first of the k adds their k sums
+ * after a second barrier. The k work-items of row r start r steps of k floats into the row
+ * (and wrap), so that the rows a warp adds at once, a multiple of 32 floats apart or not, read
+ * different local-memory banks. Wider rows: one work-item per row from global memory. */
 __kernel void matvec_row_pack(const __global float* M, uint width, uint height,
                               const __global float* V, __global float* W)
 {
-    __local float prod[MV_PACK_FLOATS];
+    __local float4 block[MV_PACK_FLOATS / 4];
     __local float vs[MV_PACK_COLS];
     __local float part[WG_SIZE];
+    __local float* flat = (__local float*)block;
     const uint tid = get_local_id(0);
     const uint size = get_local_size(0);
     /* Rows per step: a multiple of 4, so that every block starts 16-byte aligned. */
@@ -1007,7 +1009,6 @@ __kernel void matvec_row_pack(const __global float* M, uint width, uint height,
     }
     for (uint x = tid; x < width; x += size)
         vs[x] = V[x];
-    barrier(CLK_LOCAL_MEM_FENCE);
     const __global float4* M4 = (const __global float4*)M;
     for (uint base = get_group_id(0) * rows; base < height; base += get_num_groups(0) * rows) {
         const uint here = min(rows, height - base);
@@ -1023,24 +1024,14 @@ __kernel void matvec_row_pack(const __global float* M, uint width, uint height,
             }
 #pragma unroll
             for (uint u = 0; u < MV_PACK; ++u) {
-                const uint f = 4u * (i0 + u * size);
-                if (f < 4u * n4) {
-                    uint c = f % width;
-                    prod[f] = m[u].x * vs[c];
-                    c = (c + 1u == width) ? 0u : c + 1u;
-                    prod[f + 1u] = m[u].y * vs[c];
-                    c = (c + 1u == width) ? 0u : c + 1u;
-                    prod[f + 2u] = m[u].z * vs[c];
-                    c = (c + 1u == width) ? 0u : c + 1u;
-                    prod[f + 3u] = m[u].w * vs[c];
-                }
+                if (i0 + u * size < n4)
+                    block[i0 + u * size] = m[u];
             }
         }
         /* The block's last floats when it is not a whole number of float4s (at most 3) */
-        if (4u * n4 + tid < n) {
-            const uint f = 4u * n4 + tid;
-            prod[f] = M[base * width + f] * vs[f % width];
-        }
+        if (4u * n4 + tid < n)
+            flat[4u * n4 + tid] = M[base * width + 4u * n4 + tid];
+        /* The block (and, the first time, V) is staged before any row is added */
         barrier(CLK_LOCAL_MEM_FENCE);
         uint k = 1u;
         while (2u * k * here <= size && 2u * k <= width)
@@ -1049,19 +1040,26 @@ __kernel void matvec_row_pack(const __global float* M, uint width, uint height,
             for (uint r = tid; r < here; r += size) {
                 float sum = 0.0f;
                 for (uint x = 0; x < width; ++x)
-                    sum += prod[r * width + x];
+                    sum += flat[r * width + x] * vs[x];
                 W[base + r] = sum;
             }
         } else {
             const uint r = tid / k;
+            const uint p = tid & (k - 1u);
+            const uint steps = (width + k - 1u) / k;
             float sum = 0.0f;
             if (r < here) {
-                for (uint x = tid & (k - 1u); x < width; x += k)
-                    sum += prod[r * width + x];
+                uint j = r % steps;
+                for (uint s = 0; s < steps; ++s) {
+                    const uint x = p + j * k;
+                    if (x < width)
+                        sum += flat[r * width + x] * vs[x];
+                    j = (j + 1u == steps) ? 0u : j + 1u;
+                }
             }
             part[tid] = sum;
         }
-        /* The products are read and the k sums of each row written before either is reused */
+        /* The block is read and the k sums of each row written before either is reused */
         barrier(CLK_LOCAL_MEM_FENCE);
         if (k > 1u && tid < here) {
             float dot = 0.0f;
