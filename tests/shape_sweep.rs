@@ -271,7 +271,11 @@ fn the_newest_sweep_of_each_gpu_measured_these_matvec_kernels() {
         let (dir, _) = newest_sweep(&sweeps, device).unwrap();
         let mut provenances = Vec::new();
         files_named(&dir.join("sweep"), "provenance.json", &mut provenances);
-        assert!(!provenances.is_empty(), "{}: no provenance.json", dir.display());
+        assert!(
+            !provenances.is_empty(),
+            "{}: no provenance.json",
+            dir.display()
+        );
         for p in provenances {
             let text = std::fs::read_to_string(&p).unwrap();
             if !text.contains(&note) {
