@@ -970,64 +970,102 @@ __kernel void matvec_split_flat(const __global float* M, uint width, uint height
     }
 }
 
-/* Rows one slice of row-pack holds in flight per step. */
+/* Floats of M one row-pack work-group stages per step: a block of whole rows in local memory
+ * (16 KB). */
+#define MV_PACK_FLOATS 4096
+/* Widest row row-pack stages (V is staged whole, and a step holds at least 4 rows). */
+#define MV_PACK_COLS 1024
+/* Float4 loads each work-item has in flight before any is staged. */
 #define MV_PACK 4
 
-/* Row-pack (tall and narrow: rows of 8-256 floats, aligned or not): a slice of `lanes`
- * work-items per row, the smallest power of two (at most a warp) that leaves each at most 4
- * floats of a row, so a warp covers WARP_SIZE / lanes consecutive rows and its loads fill
- * whole cache lines whatever the rows' alignment (scalar loads: a row whose width is not a
- * multiple of 4 starts off a 16-byte boundary, so float4 loads would not do). Each slice holds
- * MV_PACK rows, WG_SIZE / lanes rows apart, so the loads of MV_PACK rows are in flight before
- * any sum; a slice's partial sums are added by a tree in local memory. */
+/* Row-pack (tall and narrow: rows of up to 1024 floats, aligned or not): a work-group copies a
+ * block of whole rows, 4 or more, to local memory as one contiguous stream of float4s, as the
+ * read kernel reads (the block's first row is a multiple of 4, so the block starts on a 16-byte
+ * boundary whatever the width: float4 loads for unaligned rows too), MV_PACK loads in flight per
+ * work-item. After one barrier, k work-items per row (a power of two, as many as the block's
+ * rows leave) multiply a row by V (staged once) and add; the first of the k adds their k sums
+ * after a second barrier. The k work-items of row r start r steps of k floats into the row
+ * (and wrap), so that the rows a warp adds at once, a multiple of 32 floats apart or not, read
+ * different local-memory banks. Wider rows: one work-item per row from global memory. */
 __kernel void matvec_row_pack(const __global float* M, uint width, uint height,
                               const __global float* V, __global float* W)
 {
-    __local float partial[MV_PACK * WG_SIZE];
+    __local float4 block[MV_PACK_FLOATS / 4];
+    __local float vs[MV_PACK_COLS];
+    __local float part[WG_SIZE];
+    __local float* flat = (__local float*)block;
     const uint tid = get_local_id(0);
-    uint lanes = 1u;
-    while (lanes < WARP_SIZE && lanes * 4u < width)
-        lanes *= 2u;
-    const uint lane = tid & (lanes - 1u);
-    const uint slices = get_local_size(0) / lanes;
-    const uint slice = tid / lanes;
-    const uint rowsPerGroup = slices * MV_PACK;
-    for (uint base = get_group_id(0) * rowsPerGroup; base < height;
-         base += get_num_groups(0) * rowsPerGroup) {
-        float sum[MV_PACK];
+    const uint size = get_local_size(0);
+    /* Rows per step: a multiple of 4, so that every block starts 16-byte aligned. */
+    const uint rows = (MV_PACK_FLOATS / width) & ~3u;
+    if (width > MV_PACK_COLS || rows == 0u) {
+        for (uint y = get_global_id(0); y < height; y += get_global_size(0)) {
+            float sum = 0.0f;
+            for (uint x = 0; x < width; ++x)
+                sum += M[y * width + x] * V[x];
+            W[y] = sum;
+        }
+        return;
+    }
+    for (uint x = tid; x < width; x += size)
+        vs[x] = V[x];
+    const __global float4* M4 = (const __global float4*)M;
+    for (uint base = get_group_id(0) * rows; base < height; base += get_num_groups(0) * rows) {
+        const uint here = min(rows, height - base);
+        const uint n = here * width;
+        const uint n4 = n / 4u;
+        const uint start4 = base * width / 4u;
+        for (uint i0 = tid; i0 < n4; i0 += MV_PACK * size) {
+            float4 m[MV_PACK];
 #pragma unroll
-        for (uint r = 0; r < MV_PACK; ++r)
-            sum[r] = 0.0f;
-        PRAGMA_UNROLL_A
-        for (uint x = lane; x < width; x += lanes) {
-            const float v = V[x];
+            for (uint u = 0; u < MV_PACK; ++u) {
+                if (i0 + u * size < n4)
+                    m[u] = M4[start4 + i0 + u * size];
+            }
 #pragma unroll
-            for (uint r = 0; r < MV_PACK; ++r) {
-                const uint y = base + r * slices + slice;
-                if (y < height)
-                    sum[r] += M[y * width + x] * v;
+            for (uint u = 0; u < MV_PACK; ++u) {
+                if (i0 + u * size < n4)
+                    block[i0 + u * size] = m[u];
             }
         }
-#pragma unroll
-        for (uint r = 0; r < MV_PACK; ++r)
-            partial[r * WG_SIZE + tid] = sum[r];
-        for (uint s = lanes / 2u; s > 0u; s /= 2u) {
-            barrier(CLK_LOCAL_MEM_FENCE);
-            if (lane < s) {
-#pragma unroll
-                for (uint r = 0; r < MV_PACK; ++r)
-                    partial[r * WG_SIZE + tid] += partial[r * WG_SIZE + tid + s];
-            }
-        }
-        if (lane == 0u) {
-#pragma unroll
-            for (uint r = 0; r < MV_PACK; ++r) {
-                const uint y = base + r * slices + slice;
-                if (y < height)
-                    W[y] = partial[r * WG_SIZE + tid];
-            }
-        }
-        /* Done reading partial before the next rows overwrite it */
+        /* The block's last floats when it is not a whole number of float4s (at most 3) */
+        if (4u * n4 + tid < n)
+            flat[4u * n4 + tid] = M[base * width + 4u * n4 + tid];
+        /* The block (and, the first time, V) is staged before any row is added */
         barrier(CLK_LOCAL_MEM_FENCE);
+        uint k = 1u;
+        while (2u * k * here <= size && 2u * k <= width)
+            k *= 2u;
+        if (k == 1u) {
+            for (uint r = tid; r < here; r += size) {
+                float sum = 0.0f;
+                for (uint x = 0; x < width; ++x)
+                    sum += flat[r * width + x] * vs[x];
+                W[base + r] = sum;
+            }
+        } else {
+            const uint r = tid / k;
+            const uint p = tid & (k - 1u);
+            const uint steps = (width + k - 1u) / k;
+            float sum = 0.0f;
+            if (r < here) {
+                uint j = r % steps;
+                for (uint s = 0; s < steps; ++s) {
+                    const uint x = p + j * k;
+                    if (x < width)
+                        sum += flat[r * width + x] * vs[x];
+                    j = (j + 1u == steps) ? 0u : j + 1u;
+                }
+            }
+            part[tid] = sum;
+        }
+        /* The block is read and the k sums of each row written before either is reused */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (k > 1u && tid < here) {
+            float dot = 0.0f;
+            for (uint j = 0; j < k; ++j)
+                dot += part[tid * k + j];
+            W[base + tid] = dot;
+        }
     }
 }

@@ -1,14 +1,17 @@
 //! The tall-narrow `row-pack` variant, the shape sweep that `matvec/auto`'s measured rule is
 //! derived from (`harness/shape-sweep.toml`, `harness/shape-sweep-auto.toml`) and the checks
 //! issue 33 asks of it, recomputed from the sweep's data:
-//! - row-pack verifies on OpenCL at its edges: row widths around each lane count's limit (1 to
-//!   32 lanes per row), odd and unaligned widths, rows that leave the last step's slices
-//!   partly empty, one group for many rows, many groups for few rows, local sizes 32 to 256;
+//! - row-pack verifies on OpenCL at its edges: blocks of whole rows that are not a whole number
+//!   of float4s, the last block partly empty, rows up to and past its widest staged row (1024
+//!   floats), more rows per block than work-items, one group for many rows, many groups for few
+//!   rows, local sizes 32 to 256;
 //! - the sweep covers aspect ratios 2^-16 to 2^16 at 64-512 MB, aligned and not, sizes inside
-//!   the L2, and 2^28 floats; the auto study has every sweep shape;
-//! - every committed table (`harness/rules/`) is derived from a committed sweep folder
-//!   (`results/*-shape-sweep`), where every `auto` shape beyond the L2 is at least 1.0x cuBLAS
-//!   SGEMV and `auto` at 2^28 floats at least 0.9x the read kernel.
+//!   the L2, and 2^28 floats, with row-pack at every row of at most 1024 floats; the auto study
+//!   has every sweep shape;
+//! - every committed table (`harness/rules/`) is derived from the newest committed sweep folder
+//!   of its GPU (`results/*-shape-sweep`), where every `auto` shape beyond the L2 is at least
+//!   1.0x cuBLAS SGEMV and `auto` at 2^28 floats at least 0.9x the read kernel;
+//! - that newest sweep measured this tree's matvec kernels (a changed kernel needs a new sweep).
 
 mod common;
 
@@ -29,17 +32,18 @@ fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// (rows, cols, local, groups): widths at and around each lane count's limit (4 floats per
-/// lane: 4/5, 8/9, 16/17, 128/129, 255/256/257 and wider), odd widths, rows that do not fill
-/// the last step, one group for all rows.
-const EDGES: [(u64, u64, u32, u32); 14] = [
+/// (rows, cols, local, groups): blocks (4096 floats / width rows, a multiple of 4) whose floats
+/// are not a whole number of float4s (odd widths, odd row counts), a last block partly empty,
+/// more rows per block than work-items (narrow rows, 32 work-items), rows at and past the widest
+/// staged row (1024 floats: 1025 takes the work-item-per-row path), one group for all rows.
+const EDGES: [(u64, u64, u32, u32); 18] = [
     (1, 1, 32, 1),
+    (4097, 1, 32, 2),
+    (1001, 3, 32, 3),
     (1000, 4, 32, 3),
     (999, 5, 64, 2),
     (513, 7, 32, 1),
-    (300, 8, 256, 4),
     (301, 9, 128, 1),
-    (77, 16, 32, 5),
     (130, 17, 64, 7),
     (1025, 33, 256, 2),
     (70, 100, 32, 1),
@@ -47,6 +51,10 @@ const EDGES: [(u64, u64, u32, u32); 14] = [
     (65, 129, 32, 9),
     (255, 255, 256, 1),
     (33, 257, 128, 40),
+    (37, 511, 256, 2),
+    (9, 1023, 64, 1),
+    (6, 1024, 32, 1),
+    (5, 1025, 256, 2),
 ];
 
 #[test]
@@ -97,8 +105,8 @@ fn the_sweep_covers_every_aspect_size_and_alignment_the_rule_needs() {
         .any(|&(_, c)| c % 32 != 0 && c % 4 == 0 && c <= 256));
     assert!(all.iter().filter(|&&(r, c)| r * c * 4 < L2_BYTES).count() >= 5);
     assert!(all.contains(&(16384, 16384)) && 16384 * 16384 == READ_CHECK_FLOATS);
-    // Every tall-narrow shape has row-pack beside row-warp; the read kernel at 2^28.
-    let narrow: BTreeSet<_> = all.iter().filter(|&&(_, c)| c <= 256).copied().collect();
+    // Row-pack at every shape whose rows it stages (at most 1024 floats); the read kernel at 2^28.
+    let narrow: BTreeSet<_> = all.iter().filter(|&&(_, c)| c <= 1024).copied().collect();
     assert_eq!(shapes(&sweep, Some(ROW_PACK)), narrow);
     assert!(sweep
         .comparisons
@@ -148,21 +156,45 @@ fn committed_tables() -> Vec<(PathBuf, RuleTable)> {
         .collect()
 }
 
-/// Every committed table is what `clvscu shapes-rule` derives from a committed sweep of its
-/// GPU, and on that sweep `auto` (run with the table) meets issue 33's bars on each API: at
-/// least 1.0x cuBLAS SGEMV at every shape beyond the L2, at least 0.9x the read kernel at 2^28
-/// floats. Every committed sweep has its table. (Before the first sweep is committed there is
-/// neither, and nothing to hold to the bars.)
-#[test]
-fn every_table_is_derived_from_a_committed_sweep_where_auto_meets_its_bars() {
-    let sweeps: Vec<(PathBuf, Sweep)> = committed_sweeps()
+/// The committed sweeps, each read from its `sweep/` (the variants, cuBLAS and auto with the
+/// table, as `scripts/gpu-shape-sweep.sh` writes them).
+fn read_sweeps() -> Vec<(PathBuf, Sweep)> {
+    committed_sweeps()
         .into_iter()
-        // sweep/: the variants, cuBLAS and auto with the table (scripts/gpu-shape-sweep.sh).
         .map(|d| {
             let sweep = Sweep::read(&d.join("sweep")).unwrap();
             (d, sweep)
         })
-        .collect();
+        .collect()
+}
+
+/// The newest committed sweep of `device` (by its runs' ids, which begin with their UTC start):
+/// a GPU's table comes from it, and an older sweep of the same GPU is history it replaces.
+fn newest_sweep<'a>(sweeps: &'a [(PathBuf, Sweep)], device: &str) -> Option<&'a (PathBuf, Sweep)> {
+    sweeps
+        .iter()
+        .filter_map(|entry| {
+            let newest = entry
+                .1
+                .sides
+                .iter()
+                .filter(|s| s.device == device)
+                .map(|s| s.run_id.as_str())
+                .max()?;
+            Some((newest, entry))
+        })
+        .max_by(|a, b| a.0.cmp(b.0))
+        .map(|(_, entry)| entry)
+}
+
+/// Every committed table is what `clvscu shapes-rule` derives from the newest committed sweep
+/// of its GPU, and on that sweep `auto` (run with the table) meets issue 33's bars on each API:
+/// at least 1.0x cuBLAS SGEMV at every shape beyond the L2, at least 0.9x the read kernel at
+/// 2^28 floats. Every committed sweep's GPU has its table. (Before the first sweep is committed
+/// there is neither, and nothing to hold to the bars.)
+#[test]
+fn every_table_is_derived_from_a_committed_sweep_where_auto_meets_its_bars() {
+    let sweeps = read_sweeps();
     let tables = committed_tables();
     for (dir, sweep) in &sweeps {
         for device in sweep.devices() {
@@ -175,19 +207,16 @@ fn every_table_is_derived_from_a_committed_sweep_where_auto_meets_its_bars() {
     }
     let mut failures = Vec::new();
     for (path, table) in &tables {
-        let (dir, sweep) = sweeps
-            .iter()
-            .find(|(_, s)| s.devices().contains(&table.device))
-            .unwrap_or_else(|| {
-                panic!("{}: no committed sweep of {}", path.display(), table.device)
-            });
+        let (dir, sweep) = newest_sweep(&sweeps, &table.device).unwrap_or_else(|| {
+            panic!("{}: no committed sweep of {}", path.display(), table.device)
+        });
         let derived = sweep.table(&table.device).unwrap();
         assert_eq!(
             derived.regions,
             table.regions,
             "{}: not what `clvscu shapes-rule {}` derives",
             path.display(),
-            dir.display()
+            dir.join("sweep").display()
         );
         let checks = sweep.checks(&table.device);
         let auto_shapes: BTreeSet<&str> = checks.iter().map(|c| c.size.as_str()).collect();
@@ -210,4 +239,66 @@ fn every_table_is_derived_from_a_committed_sweep_where_auto_meets_its_bars() {
         "below the bar:\n{}",
         failures.join("\n")
     );
+}
+
+/// The provenance note of this tree's matvec kernels, as `clvscu run` writes it.
+fn matvec_kernels_note() -> String {
+    use sha2::{Digest, Sha256};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hash = |rel: &str| {
+        let text = std::fs::read(root.join(rel)).unwrap();
+        let hex = format!("{:x}", Sha256::digest(&text));
+        hex[..12].to_string()
+    };
+    format!(
+        "kernel source sha256/12 matvec: OpenCL {} CUDA {}",
+        hash("kernels_cl/matvec.cl"),
+        hash("kernels_cu/matvec.cu")
+    )
+}
+
+/// The newest sweep of each GPU measured this tree's matvec kernels (every run under its
+/// `sweep/` names them in its provenance): a table derived from other kernels' speeds says
+/// nothing about these, so a changed matvec kernel needs the sweep re-run on each GPU
+/// (`scripts/gpu-shape-sweep.sh`) and its folder and table committed.
+#[test]
+fn the_newest_sweep_of_each_gpu_measured_these_matvec_kernels() {
+    let sweeps = read_sweeps();
+    let note = matvec_kernels_note();
+    let devices: BTreeSet<String> = sweeps.iter().flat_map(|(_, s)| s.devices()).collect();
+    let mut stale = Vec::new();
+    for device in &devices {
+        let (dir, _) = newest_sweep(&sweeps, device).unwrap();
+        let mut provenances = Vec::new();
+        files_named(&dir.join("sweep"), "provenance.json", &mut provenances);
+        assert!(
+            !provenances.is_empty(),
+            "{}: no provenance.json",
+            dir.display()
+        );
+        for p in provenances {
+            let text = std::fs::read_to_string(&p).unwrap();
+            if !text.contains(&note) {
+                stale.push(format!("{}: {device}", p.display()));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "measured with other matvec kernels than this tree's ({note}); re-run the sweep on \
+         each GPU:\n{}",
+        stale.join("\n")
+    );
+}
+
+/// Every file named `name` under `dir`.
+fn files_named(dir: &Path, name: &str, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            files_named(&p, name, out);
+        } else if p.file_name().is_some_and(|n| n == name) {
+            out.push(p);
+        }
+    }
 }

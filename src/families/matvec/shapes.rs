@@ -19,8 +19,8 @@
 //! | `split-flat`| M as one flat float4 stream cut into tasks of at | very wide rows of any width  |
 //! |             | most a row; split-one's count per row (one       | (unaligned rows read as      |
 //! |             | launch); see [`super::flat`]              | float4 all the same)         |
-//! | `row-pack`  | a power-of-two slice of lanes per row, 4 rows    | tall, rows of 8-256 floats,  |
-//! |             | per slice in flight, scalar coalesced loads      | aligned or not               |
+//! | `row-pack`  | a block of whole rows staged in local memory as  | tall, rows of up to 1024     |
+//! |             | one float4 stream, then k work-items per row     | floats, aligned or not       |
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the
@@ -186,9 +186,9 @@ pub const VARIANTS: [Variant; 11] = [
             ROW_PACK,
             "matvec_row_pack",
             GroupRule::PerComputeUnit(16),
-            "shapes: a power-of-two slice of lanes per row (at most 4 floats each), 4 rows per \
-             slice in flight, scalar coalesced loads, tree sums (tall, rows of 8-256 floats, \
-             aligned or not)",
+            "shapes: a block of 4 or more whole rows read as one float4 stream (unaligned rows \
+             too), 4 loads in flight per work-item, staged in local memory, then a power-of-two \
+             set of work-items per row multiplies and adds (tall, rows of up to 1024 floats)",
         ),
         32,
         u32::MAX,
