@@ -21,7 +21,7 @@ and, through CuPy when it is installed, a 1 x 1 empty-kernel launch + stream syn
 host clock (spinning, the driver's default with one context) and 1000 launches with one
 synchronise: what a plain CUDA program gets, to set beside clvscu's launch rows.
 
-With a study of the scan family (harness/scan.toml), it measures torch.cumsum (CUB's inclusive
+With a study of the scan family (the scan comparisons of harness/fair.toml), it measures torch.cumsum (CUB's inclusive
 scan, int32) at each of its sizes.
 
 BASELINES_ONLY (environment, comma-separated) runs only the named groups of sgemv, sum, copy,

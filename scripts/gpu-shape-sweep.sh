@@ -69,11 +69,11 @@ echo "== shapes-rule (table)"
 derive
 table="$(ls "$OUT"/rules/matvec-auto-*.toml 2>/dev/null | head -n 1)"
 if [ -n "$table" ]; then
-  CLVSCU_MATVEC_RULES="$table" run_study shape-sweep-auto "$OUT/sweep/shape-sweep-auto"
+  CLVSCU_MATVEC_RULES="$table" run_study experiments/shape-sweep-auto "$OUT/sweep/shape-sweep-auto"
 else
   echo "no table was derived: see $OUT/shapes-rule.log"
 fi
-run_study shape-sweep-auto "$OUT/auto-builtin"
+run_study experiments/shape-sweep-auto "$OUT/auto-builtin"
 echo "== shapes-rule (table and checks)"
 derive
 cat "$OUT/rules/checks.md" 2>/dev/null

@@ -1,5 +1,5 @@
 //! The tall-narrow `row-pack` variant, the shape sweep that `matvec/auto`'s measured rule is
-//! derived from (`harness/shape-sweep.toml`, `harness/shape-sweep-auto.toml`) and the checks
+//! derived from (`harness/shape-sweep.toml`, `harness/experiments/shape-sweep-auto.toml`) and the checks
 //! issue 33 asks of it, recomputed from the sweep's data:
 //! - row-pack verifies on OpenCL at its edges: blocks of whole rows that are not a whole number
 //!   of float4s, the last block partly empty, rows up to and past its widest staged row (1024
@@ -26,7 +26,7 @@ use clvscu::workload::matvec_shapes::ROW_PACK;
 use clvscu::workload::{FamilyKind, Size};
 
 const SWEEP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shape-sweep.toml");
-const AUTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shape-sweep-auto.toml");
+const AUTO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/experiments/shape-sweep-auto.toml");
 
 fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))
