@@ -734,7 +734,8 @@ fn every_harness_study_resolves_by_name() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert!(names.len() >= 40, "{names:?}");
+    // Every built-in study, at most 15 (one-off experiments live under harness/experiments/).
+    assert!(!names.is_empty() && names.len() <= 15, "{names:?}");
     let listed = clvscu().arg("studies").assert().success();
     let listed = String::from_utf8_lossy(&listed.get_output().stdout).to_string();
     for name in &names {
