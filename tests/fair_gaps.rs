@@ -29,7 +29,7 @@ fn the_fair_gaps_table_is_what_the_results_and_explain_give() {
 fn every_cause_is_an_explain_verdict_or_says_it_is_not_explained() {
     let verdicts = clvscu::report::why::load_verdicts(&[results()]).unwrap();
     let causes: Vec<String> = verdicts.iter().map(|(_, v)| v.cause.clone()).collect();
-    let gaps = clvscu::report::why::fair_gaps(&results()).unwrap();
+    let gaps = clvscu::report::findings::fair_gaps::fair_gaps(&results()).unwrap();
     assert!(!gaps.gpus.is_empty(), "no GPU with fair PRs under results/");
     for (gpu, _, by_cause) in &gaps.gpus {
         for cause in by_cause.keys() {

@@ -16,12 +16,12 @@ use crate::backend::{Api, Backend, JitOptions};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
 use crate::inspect::sass;
+use crate::kernels::KernelSources;
 use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;
 
 use super::ptx::{class_rows, CodeClassRow, PTX_CLASSES_CSV};
-use super::run::{ExplainError, ExplainPlan};
 
 pub const SASS_CLASSES_CSV: &str = "sass-classes.csv";
 /// The program texts, one file per distinct text, and their index.
@@ -46,22 +46,26 @@ struct TargetTexts<'t> {
 
 /// Writes `ptx/`, `ptx-classes.csv` and, where it can, `sass-classes.csv` for every target.
 /// A side whose program cannot be built or counted is noted on stderr and left out.
-pub fn write_code(plan: &ExplainPlan, sides: &mut Sides) -> Result<(), ExplainError> {
-    let all: Vec<TargetTexts> = plan
-        .targets
+pub fn write_code(
+    targets: &[Comparison],
+    out: &Path,
+    sources: &KernelSources,
+    sides: &mut Sides,
+) -> Result<(), ExportError> {
+    let all: Vec<TargetTexts> = targets
         .iter()
         .map(|t| TargetTexts {
             target: t,
-            texts: texts_of(plan, sides, t),
+            texts: texts_of(sources, sides, t),
         })
         .collect();
-    let index = store_texts(&plan.out, &all)?;
+    let index = store_texts(out, &all)?;
     if !index.is_empty() {
-        write_rows(&plan.out.join(PTX_INDEX_CSV), &index)?;
+        write_rows(&out.join(PTX_INDEX_CSV), &index)?;
     }
     let ptx: Vec<CodeClassRow> = all.iter().flat_map(ptx_classes).collect();
     if !ptx.is_empty() {
-        write_rows(&plan.out.join(PTX_CLASSES_CSV), &ptx)?;
+        write_rows(&out.join(PTX_CLASSES_CSV), &ptx)?;
     }
     let cuda = [Some(&mut sides.a), sides.b.as_mut()]
         .into_iter()
@@ -70,23 +74,23 @@ pub fn write_code(plan: &ExplainPlan, sides: &mut Sides) -> Result<(), ExplainEr
     if let (Some(cuda), Some(tool)) = (cuda, sass::find_cuobjdump()) {
         let rows: Vec<CodeClassRow> = all
             .iter()
-            .flat_map(|t| sass_classes(cuda.as_mut(), &tool, &plan.out, t))
+            .flat_map(|t| sass_classes(cuda.as_mut(), &tool, out, t))
             .collect();
         if !rows.is_empty() {
-            write_rows(&plan.out.join(SASS_CLASSES_CSV), &rows)?;
+            write_rows(&out.join(SASS_CLASSES_CSV), &rows)?;
         }
     }
     Ok(())
 }
 
 /// Each side's program text of `t`, built exactly as the run builds it.
-fn texts_of(plan: &ExplainPlan, sides: &mut Sides, t: &Comparison) -> Vec<(Api, String)> {
+fn texts_of(sources: &KernelSources, sides: &mut Sides, t: &Comparison) -> Vec<(Api, String)> {
     let mut texts = Vec::new();
     let b = sides.b.as_deref_mut();
     for (backend, settings) in [(Some(&mut *sides.a), &t.a), (b, &t.b)] {
         let Some(backend) = backend else { continue };
         let api = backend.api();
-        match program_text_of(backend, plan.sources, settings.clone()) {
+        match program_text_of(backend, sources, settings.clone()) {
             Ok(Some(text)) => texts.push((api, text)),
             Ok(None) => {}
             Err(e) => eprintln!("note: {}: {api}'s program not built: {e}", t.id),

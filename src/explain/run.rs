@@ -196,7 +196,7 @@ pub fn run(
         sides,
         on_event,
     )?;
-    super::code::write_code(plan, sides)?;
+    super::code::write_code(&plan.targets, &plan.out, plan.sources, sides)?;
     let first_rows: Vec<MeasurementRow> =
         read_rows(&ladder.join(CsvStore::MEASUREMENTS)).unwrap_or_default();
     let second: Vec<Rung> = plan

@@ -5,6 +5,7 @@
 
 use anyhow::Result;
 
+use super::tables::TABLE1;
 use super::tables::{runtime_tables, sgemm_tables, shapes_table, table1, table_v};
 use super::Ctx;
 
@@ -82,16 +83,13 @@ const OURS: &str = "Questions of our own";
 
 const PEAKS: &str = "{gpu}-2026-11-23-fairness/peaks";
 const MODERN: &str = "{gpu}-2026-11-26-modern-time/modern";
-pub(super) const TABLE1: &str = "{gpu}-2026-11-23-fairness/whitepaper-table1";
 const TEXTURE: &str = "h100-2026-11-22-memspaces/texture|h200-2026-11-22-memspaces-launch/texture";
 const CONSTANT: &str =
     "h100-2026-11-22-memspaces/constant|h200-2026-11-22-memspaces-launch/constant";
 /// The `unfair` study ran on the H200 only.
 const UNFAIR: &str = "h100-2026-11-21/pass1/unfair|h200-2026-11-21/pass1/unfair";
 const SWEEPS: &str = "{gpu}-2026-11-23-fairness/sweeps";
-pub(super) const COMPILER: &str = "{gpu}-2026-11-22-compiler";
 const FILL_RUN: &str = "{gpu}-2026-11-22-turns-runtime/fill";
-pub(super) const RUNTIME: &str = "{gpu}-2026-11-26-runtime";
 
 /// The README's headline table.
 pub const HEADLINE: &[Measure] = &[

@@ -6,6 +6,7 @@
 
 pub mod experiments;
 pub mod explain;
+pub mod fair_gaps;
 pub mod runtime;
 pub mod speed;
 mod tables;
@@ -444,7 +445,7 @@ fn headline(ctx: &Ctx) -> Result<String> {
 
 /// The cause of every fair gap per GPU, as `explain` found it: a summary of
 /// `results/fair-gaps.md` ([`crate::report::why`]).
-fn causes(gaps: &crate::report::why::FairGaps, s: &mut String) -> Result<()> {
+fn causes(gaps: &fair_gaps::FairGaps, s: &mut String) -> Result<()> {
     s.push_str(
         "## Why: the cause of every fair gap\n\nFrom `results/fair-gaps.md`, generated with this \
          file: every fair PR outside [0.98, 1.02] of the newest run of each comparison per GPU, \
@@ -501,7 +502,7 @@ pub fn render(root: &Path) -> Result<Findings> {
     );
     s.push_str(&explain);
     s.push('\n');
-    let gaps = crate::report::why::fair_gaps(root)?;
+    let gaps = fair_gaps::fair_gaps(root)?;
     causes(&gaps, &mut s)?;
     Ok(Findings {
         doc: s,

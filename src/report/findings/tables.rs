@@ -6,9 +6,13 @@ use std::fmt::Write as _;
 
 use anyhow::{Context, Result};
 
-use super::experiments::{COMPILER, RUNTIME, TABLE1};
 use super::{folder_for, num, pr_row, pr_text, Ctx, GPUS};
 use crate::record::Api;
+
+/// The run folders the experiments' own tables read (`{gpu}` is each GPU's prefix).
+pub(super) const TABLE1: &str = "{gpu}-2026-11-23-fairness/whitepaper-table1";
+pub(super) const COMPILER: &str = "{gpu}-2026-11-22-compiler";
+pub(super) const RUNTIME: &str = "{gpu}-2026-11-26-runtime";
 
 /// Table V's classes: the paper's rows and ours from each GPU's `inspect/table-v.csv`.
 pub(super) fn table_v(ctx: &Ctx, s: &mut String) -> Result<()> {
