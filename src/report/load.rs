@@ -124,16 +124,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), ReportError> {
         found.push(dir.to_path_buf());
         return Ok(());
     }
-    let mut subdirs: Vec<PathBuf> = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if !hidden && entry.file_type().map_err(io(dir))?.is_dir() {
-            subdirs.push(entry.path());
-        }
-    }
-    subdirs.sort();
-    for sub in subdirs {
+    for sub in super::subfolders(dir)? {
         walk(&sub, found)?;
     }
     Ok(())

@@ -42,6 +42,25 @@ pub enum ReportError {
     Plot(#[from] PlotError),
 }
 
+/// The folders directly in `dir`, in path order: hidden ones skipped, links not followed (a
+/// link back up the tree would never end).
+pub(crate) fn subfolders(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+    let io = |e| ReportError::Io {
+        path: dir.to_path_buf(),
+        source: e,
+    };
+    let mut subdirs = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        if !hidden && entry.file_type().map_err(io)?.is_dir() {
+            subdirs.push(entry.path());
+        }
+    }
+    subdirs.sort();
+    Ok(subdirs)
+}
+
 /// What `report` wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {

@@ -36,20 +36,7 @@ fn collect(dir: &Path, base: &Path, found: &mut Vec<FoundVerdict>) -> Result<(),
         found.extend(read_rows(&file)?.into_iter().map(|r| (label.clone(), r)));
         return Ok(());
     }
-    let io = |e| ReportError::Io {
-        path: dir.to_path_buf(),
-        source: e,
-    };
-    let mut subdirs = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(io)? {
-        let entry = entry.map_err(io)?;
-        let hidden = entry.file_name().to_string_lossy().starts_with('.');
-        if !hidden && entry.file_type().map_err(io)?.is_dir() {
-            subdirs.push(entry.path());
-        }
-    }
-    subdirs.sort();
-    for sub in subdirs {
+    for sub in super::subfolders(dir)? {
         collect(&sub, base, found)?;
     }
     Ok(())
