@@ -166,6 +166,96 @@ fn resample_into(rng: &mut SmallRng, xs: &[f64], buf: &mut Vec<f64>) {
     buf.extend((0..n).map(|_| xs[rng.gen_range(0..n)]));
 }
 
+/// Medians of resamples of one sample, each exactly the median of the resample sorted, in
+/// O(n) instead of O(n log n) per resample.
+///
+/// A resample is a multiset of the sample's values, so its median depends only on how often
+/// each sorted position was drawn: the draws are counted per rank and the middle ranks found by
+/// one walk. The draws are the same `gen_range(0..n)` calls in the same order as
+/// [`resample_into`], and values of equal rank are bit-identical under `total_cmp` except for
+/// their position, so every result equals `median_in_place` of the same resample bit for bit:
+/// committed CIs rebuild unchanged, in a fraction of the time (a 20,000-sample launch row
+/// took seconds of sorting per CI).
+struct ResampledMedian {
+    /// The sample's values in `total_cmp` order.
+    sorted: Vec<f64>,
+    /// The rank in `sorted` of each of the sample's values, in sample order.
+    rank_of: Vec<usize>,
+    /// Draws per rank in the current resample (zeroed after each).
+    counts: Vec<u32>,
+}
+
+impl ResampledMedian {
+    /// `xs` must be non-empty.
+    fn new(xs: &[f64]) -> Self {
+        let mut order: Vec<usize> = (0..xs.len()).collect();
+        order.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+        let mut rank_of = vec![0; xs.len()];
+        for (rank, &i) in order.iter().enumerate() {
+            rank_of[i] = rank;
+        }
+        ResampledMedian {
+            sorted: order.iter().map(|&i| xs[i]).collect(),
+            rank_of,
+            counts: vec![0; xs.len()],
+        }
+    }
+
+    /// The median of the next resample drawn from `rng`.
+    fn next(&mut self, rng: &mut SmallRng) -> f64 {
+        let n = self.sorted.len();
+        for _ in 0..n {
+            self.counts[self.rank_of[rng.gen_range(0..n)]] += 1;
+        }
+        // The resample sorted holds rank r at positions [seen, seen + counts[r]).
+        let (lower_pos, upper_pos) = (n.saturating_sub(1) / 2, n / 2);
+        let (mut lower, mut upper) = (f64::NAN, f64::NAN);
+        let mut seen = 0usize;
+        for (rank, count) in self.counts.iter_mut().enumerate() {
+            let next = seen + *count as usize;
+            if seen <= lower_pos && lower_pos < next {
+                lower = self.sorted[rank];
+            }
+            if seen <= upper_pos && upper_pos < next {
+                upper = self.sorted[rank];
+            }
+            seen = next;
+            *count = 0;
+        }
+        if n % 2 == 1 {
+            upper
+        } else {
+            f64::midpoint(lower, upper)
+        }
+    }
+}
+
+/// The 95%-style percentile interval of `stats` (sorted here) at tails `(p_lo, p_hi)`.
+fn percentile_interval(mut stats: Vec<f64>, (p_lo, p_hi): (f64, f64)) -> Option<(f64, f64)> {
+    stats.sort_by(f64::total_cmp);
+    Some((
+        quantile_sorted(&stats, p_lo)?,
+        quantile_sorted(&stats, p_hi)?,
+    ))
+}
+
+/// [`bootstrap_ci`] of the median, through [`ResampledMedian`]: the same interval, faster.
+fn bootstrap_median_ci(
+    xs: &[f64],
+    resamples: usize,
+    confidence: f64,
+    seed: u64,
+) -> Option<(f64, f64)> {
+    let tails = tails(confidence)?;
+    if xs.is_empty() || resamples == 0 {
+        return None;
+    }
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut medians = ResampledMedian::new(xs);
+    let stats = (0..resamples).map(|_| medians.next(&mut rng)).collect();
+    percentile_interval(stats, tails)
+}
+
 /// Percentile bootstrap confidence interval of `stat` over `xs`.
 ///
 /// Draws `resamples` samples of `xs.len()` values with replacement, evaluates `stat` on each,
@@ -194,11 +284,7 @@ pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
         resample_into(&mut rng, xs, &mut buf);
         stats.push(stat(&buf));
     }
-    stats.sort_by(f64::total_cmp);
-    Some((
-        quantile_sorted(&stats, p_lo)?,
-        quantile_sorted(&stats, p_hi)?,
-    ))
+    percentile_interval(stats, (p_lo, p_hi))
 }
 
 /// Everything a [`crate::record::MeasurementRow`] reports about one set of timings.
@@ -232,13 +318,7 @@ pub struct Summary {
 pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
     let sorted = sorted_copy(xs);
     let median = median_sorted(&sorted)?;
-    let (ci_lo, ci_hi) = bootstrap_ci(
-        xs,
-        |s| self::median(s).unwrap_or(f64::NAN),
-        resamples,
-        CONFIDENCE,
-        seed,
-    )?;
+    let (ci_lo, ci_hi) = bootstrap_median_ci(xs, resamples, CONFIDENCE, seed)?;
     Some(Summary {
         n: xs.len(),
         median,
@@ -299,21 +379,21 @@ pub fn performance_ratio(
     }
     let value = ratio_of(work_a, med_a, work_b, med_b);
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut buf_a = Vec::with_capacity(times_a.len());
-    let mut buf_b = Vec::with_capacity(times_b.len());
-    let mut ratios = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        resample_into(&mut rng, times_a, &mut buf_a);
-        resample_into(&mut rng, times_b, &mut buf_b);
-        let ma = median_in_place(&mut buf_a)?;
-        let mb = median_in_place(&mut buf_b)?;
-        ratios.push(ratio_of(work_a, ma, work_b, mb));
-    }
-    ratios.sort_by(f64::total_cmp);
+    let mut medians_a = ResampledMedian::new(times_a);
+    let mut medians_b = ResampledMedian::new(times_b);
+    // A's resample is drawn before B's each time, as the resampled pairs always were.
+    let ratios = (0..resamples)
+        .map(|_| {
+            let ma = medians_a.next(&mut rng);
+            let mb = medians_b.next(&mut rng);
+            ratio_of(work_a, ma, work_b, mb)
+        })
+        .collect();
+    let (ci_lo, ci_hi) = percentile_interval(ratios, (p_lo, p_hi))?;
     Some(Ratio {
         value,
-        ci_lo: quantile_sorted(&ratios, p_lo)?,
-        ci_hi: quantile_sorted(&ratios, p_hi)?,
+        ci_lo,
+        ci_hi,
     })
 }
 
@@ -427,6 +507,41 @@ mod tests {
         assert_eq!(bootstrap_ci(&[1.0], m, 10, 1.0, 1), None);
         assert_eq!(bootstrap_ci(&[1.0], m, 10, 0.0, 1), None);
         assert_eq!(bootstrap_ci(&[1.0], m, 10, f64::NAN, 1), None);
+    }
+
+    #[test]
+    fn resampled_medians_equal_sorting_each_resample_bit_for_bit() {
+        let samples: Vec<Vec<f64>> = vec![
+            vec![3.0],
+            vec![2.0, 1.0],
+            vec![1.0, 1.0, 1.0, 2.0],
+            vec![0.0, -0.0, 5.0, f64::NAN, 2.5, 2.5, 1e-300, f64::INFINITY],
+            (0..1001)
+                .map(|i| ((i * 7919) % 211) as f64 * 0.37)
+                .collect(),
+        ];
+        for xs in &samples {
+            let mut slow_rng = SmallRng::seed_from_u64(11);
+            let mut fast_rng = SmallRng::seed_from_u64(11);
+            let mut fast = ResampledMedian::new(xs);
+            let mut buf = Vec::new();
+            for _ in 0..300 {
+                resample_into(&mut slow_rng, xs, &mut buf);
+                let slow = median_in_place(&mut buf).unwrap();
+                assert_eq!(fast.next(&mut fast_rng).to_bits(), slow.to_bits(), "{xs:?}");
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_median_ci_is_the_generic_one(
+            xs in proptest::collection::vec(0.0f64..1e3, 1..200),
+            seed in 0u64..1000,
+        ) {
+            let generic = bootstrap_ci(&xs, |s| median(s).unwrap(), 200, CONFIDENCE, seed);
+            prop_assert_eq!(bootstrap_median_ci(&xs, 200, CONFIDENCE, seed), generic);
+        }
     }
 
     #[test]

@@ -21,6 +21,7 @@
 pub mod attribute;
 pub mod code;
 pub mod ladder;
+pub mod launch;
 pub mod output;
 pub mod profile;
 pub mod ptx;

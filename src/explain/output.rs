@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::export::csv::read_rows;
 use crate::export::ExportError;
+use crate::record::MeasurementRow;
 
 use super::attribute::{Interval, TargetExplanation};
 use super::ptx::CodeClassRow;
@@ -150,6 +151,22 @@ impl CodeFacts {
     }
 }
 
+/// The fifth step's inputs beside the rungs: every row's clocks, and the plain loops.
+pub struct LaunchFacts<'a> {
+    pub clock_rows: Vec<super::launch::ClockRow<'a>>,
+    pub plain: Vec<crate::calibrate::CalibrationRow>,
+}
+
+impl<'a> LaunchFacts<'a> {
+    /// The clocks of `rows` (an explain folder's) and the plain loops beside its ladder.
+    pub fn read(out: &Path, rows: &'a [MeasurementRow]) -> Result<Self, ExportError> {
+        Ok(LaunchFacts {
+            clock_rows: super::launch::clock_rows(rows),
+            plain: super::launch::plain_loops(&out.join(super::run::LADDER_DIR))?,
+        })
+    }
+}
+
 fn interval_text(i: &Interval) -> String {
     format!("{:.3} [{:.3}, {:.3}]", i.value, i.lo, i.hi)
 }
@@ -237,7 +254,12 @@ fn shape_text(shapes: &[super::attribute::SideShape]) -> Option<String> {
 }
 
 /// `explain.md`: a headline and a waterfall table per target.
-pub fn markdown(all: &[TargetExplanation], code: &CodeFacts, provenance: &str) -> String {
+pub fn markdown(
+    all: &[TargetExplanation],
+    code: &CodeFacts,
+    launch: &LaunchFacts<'_>,
+    provenance: &str,
+) -> String {
     let mut md = String::from("# Why the PRs are where they are\n\n");
     let _ = writeln!(
         md,
@@ -278,6 +300,10 @@ pub fn markdown(all: &[TargetExplanation], code: &CodeFacts, provenance: &str) -
         }
         if let Some(text) = super::profile::difference(&code.ncu, &t.target) {
             let _ = writeln!(md, "**Counters:** {text}.\n");
+        }
+        let clocks = super::launch::clocks(&launch.clock_rows, &t.target);
+        if let Some(text) = super::launch::sentence(&clocks, &launch.plain) {
+            let _ = writeln!(md, "**Launch and wait:** {text}.\n");
         }
         if let Some(text) = shape_text(&t.shapes) {
             let _ = writeln!(md, "**Work-group and registers:** {text}.\n");

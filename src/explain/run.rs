@@ -275,6 +275,7 @@ pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>
     let explanations = explain_all(&prs, &rows);
     let provenance = provenance_line(&rows);
     let code = CodeFacts::read(out)?;
+    let launch = output::LaunchFacts::read(out, &rows)?;
     let files = vec![
         out.join(EXPLAIN_CSV),
         out.join(VERDICTS_CSV),
@@ -284,7 +285,7 @@ pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>
     write_rows(&files[1], &output::verdict_rows(&explanations))?;
     write_atomic(
         &files[2],
-        output::markdown(&explanations, &code, &provenance).as_bytes(),
+        output::markdown(&explanations, &code, &launch, &provenance).as_bytes(),
     )?;
     Ok((explanations, files))
 }

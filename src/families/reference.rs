@@ -150,18 +150,41 @@ pub struct Verification {
 
 /// Compare outputs with references, each with its own absolute tolerance.
 pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
+    compare_pairs(
+        got,
+        want.iter().copied().zip(tolerances.iter().copied()),
+        want.len(),
+        tolerances.first().copied().unwrap_or(0.0),
+    )
+}
+
+/// Compare outputs that must equal their references exactly, without building a reference or
+/// tolerance vector: a copy of 2^28 floats would otherwise allocate 4 GB to compare 1 GB.
+pub fn compare_exact(got: &[f32], want: impl ExactSizeIterator<Item = f64>) -> Verification {
+    let len = want.len();
+    compare_pairs(got, want.map(|w| (w, 0.0)), len, 0.0)
+}
+
+/// The comparison behind [`compare`] and [`compare_exact`]: `expected` references, given as
+/// (reference, tolerance) pairs in output order.
+fn compare_pairs(
+    got: &[f32],
+    pairs: impl Iterator<Item = (f64, f64)>,
+    expected: usize,
+    first_tolerance: f64,
+) -> Verification {
     let mut max_error = 0.0f64;
     let mut worst_ratio = 0.0f64;
-    let mut worst_tol = tolerances.first().copied().unwrap_or(0.0);
-    let mut ok = got.len() >= want.len();
-    for ((g, w), t) in got.iter().zip(want).zip(tolerances) {
+    let mut worst_tol = first_tolerance;
+    let mut ok = got.len() >= expected;
+    for (g, (w, t)) in got.iter().zip(pairs) {
         let err = if g.is_finite() {
             (f64::from(*g) - w).abs()
         } else {
             f64::INFINITY
         };
         max_error = max_error.max(err);
-        let ratio = if *t > 0.0 {
+        let ratio = if t > 0.0 {
             err / t
         } else if err > 0.0 {
             f64::INFINITY
@@ -170,10 +193,10 @@ pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
         };
         if ratio > worst_ratio {
             worst_ratio = ratio;
-            worst_tol = *t;
+            worst_tol = t;
         }
         // NaN-safe: an error that is not <= the tolerance (including NaN) fails.
-        if err.partial_cmp(t) != Some(std::cmp::Ordering::Less) && err != *t {
+        if err.partial_cmp(&t) != Some(std::cmp::Ordering::Less) && err != t {
             ok = false;
         }
     }
@@ -181,7 +204,7 @@ pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
         ok,
         max_error,
         tolerance: worst_tol,
-        checked: want.len(),
+        checked: expected,
     }
 }
 

@@ -237,10 +237,22 @@ fn both_sides_get_the_same_repetitions_interleaved() {
 }
 
 #[test]
-fn a_minimum_time_adds_repetitions_up_to_the_cap() {
-    let s = study("[[comparison]]\nvariant = \"listing6\"\nmin_time = 0.0001\nmax_reps = 30\n");
+fn a_minimum_time_counts_host_time_even_for_a_device_timed_kernel() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\nreps = 1\nmin_time = 0.0001\nmax_reps = 1000\n",
+    );
     let (summary, _) = run_default_pair(&s);
-    // About 2 us per fake launch: 0.1 ms needs ~50 repetitions, capped at 30.
+    // 2 us of kernel would take 50 repetitions to fill 0.1 ms; 10 us of host time takes 10.
+    let reps: Vec<u32> = summary.measurements.iter().map(|m| m.reps).collect();
+    assert!(reps.iter().all(|&r| (10..=11).contains(&r)), "{reps:?}");
+}
+
+#[test]
+fn a_minimum_time_adds_repetitions_up_to_the_cap() {
+    let s = study("[[comparison]]\nvariant = \"listing6\"\nmin_time = 0.0005\nmax_reps = 30\n");
+    let (summary, _) = run_default_pair(&s);
+    // About 10 us of host time per fake launch (2 us of kernel, 8 us of launch and wait),
+    // and `min_time` counts host time: 0.5 ms needs ~50 repetitions, capped at 30.
     assert!(
         summary.measurements.iter().all(|m| m.reps == 30),
         "{:?}",

@@ -1,0 +1,151 @@
+//! The fifth step's facts per target: each API's kernel time against its host time (the
+//! target's rows and the other-clock rung), and what a plain loop of that API's own launch and
+//! wait calls costs in the same process (the calibration beside the ladder), so that a host-side
+//! gap is read against the driver's cost and never against the harness's.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::backend::{Api, TimerKind};
+use crate::calibrate::{CalibrationRow, ROWS_CSV};
+use crate::export::csv::read_rows;
+use crate::export::ExportError;
+use crate::record::MeasurementRow;
+
+/// The rung names whose rows hold a target's two clocks: its own rows and the other clock's.
+const CLOCK_RUNGS: [&str; 3] = ["own", "host-timer", "device-timer"];
+
+/// One API's clocks for one target: medians per run, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Clocks {
+    pub api: Api,
+    pub kernel_s: f64,
+    pub host_s: f64,
+}
+
+impl Clocks {
+    /// Host time beyond the kernel's, per run, in microseconds.
+    fn overhead_us(&self) -> f64 {
+        (self.host_s - self.kernel_s) * 1e6
+    }
+}
+
+/// One row's part in [`clocks`]: its comparison, API, timer and median seconds.
+pub type ClockRow<'a> = (&'a str, Api, TimerKind, f64);
+
+/// The parts of measurement rows that [`clocks`] reads.
+pub fn clock_rows(rows: &[MeasurementRow]) -> Vec<ClockRow<'_>> {
+    rows.iter()
+        .map(|r| (r.comparison.as_str(), r.api, r.timer, r.median_s))
+        .collect()
+}
+
+/// Each API's kernel and host median for `target`, where both clocks were measured.
+pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
+    let median = |api: Api, timer: TimerKind| {
+        rows.iter()
+            .filter(|r| r.1 == api && r.2 == timer && r.3 > 0.0)
+            .find(|r| {
+                r.0.strip_prefix(target)
+                    .and_then(|rest| rest.strip_prefix("::"))
+                    .is_some_and(|rung| CLOCK_RUNGS.contains(&rung))
+            })
+            .map(|r| r.3)
+    };
+    [Api::OpenCl, Api::Cuda]
+        .into_iter()
+        .filter_map(|api| {
+            Some(Clocks {
+                api,
+                kernel_s: median(api, TimerKind::DeviceEvent)?,
+                host_s: median(api, TimerKind::WallClock)?,
+            })
+        })
+        .collect()
+}
+
+/// The plain loops' one-launch cases (1x1, one launch per wait, the finish wait) measured
+/// beside the ladder, if a calibration was written there.
+pub fn plain_loops(folder: &Path) -> Result<Vec<CalibrationRow>, ExportError> {
+    let file = folder.join(ROWS_CSV);
+    if !file.is_file() {
+        return Ok(Vec::new());
+    }
+    let rows: Vec<CalibrationRow> = read_rows(&file)?;
+    Ok(rows
+        .into_iter()
+        .filter(|r| r.shape == "1x1" && r.batch == 1 && r.wait == "finish")
+        .collect())
+}
+
+/// The sentence for `explain.md`, or `None` when a clock is missing on either API.
+pub fn sentence(clocks: &[Clocks], plain: &[CalibrationRow]) -> Option<String> {
+    if clocks.len() < 2 {
+        return None;
+    }
+    let mut text = String::new();
+    for (i, c) in clocks.iter().enumerate() {
+        let share = c.overhead_us() / (c.host_s * 1e6) * 100.0;
+        let _ = write!(
+            text,
+            "{}{} {:.2} µs on the host for {:.2} µs of kernel ({:+.2} µs per run beyond the \
+             kernel, {share:.1}% of the host time)",
+            if i == 0 { "" } else { "; " },
+            c.api.label(),
+            c.host_s * 1e6,
+            c.kernel_s * 1e6,
+            c.overhead_us(),
+        );
+    }
+    let loops: Vec<String> = plain
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {:.2} µs ({}; the harness's path {:+.2} µs beside it)",
+                r.api, r.plain_us, r.wait_calls, r.overhead_us
+            )
+        })
+        .collect();
+    if !loops.is_empty() {
+        let _ = write!(
+            text,
+            "; a plain loop of the driver's own calls takes, per empty 1x1 launch and wait, {}",
+            loops.join(", ")
+        );
+    }
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(comparison: &str, api: Api, timer: TimerKind, median_s: f64) -> ClockRow<'_> {
+        (comparison, api, timer, median_s)
+    }
+
+    #[test]
+    fn clocks_pair_the_targets_own_rows_with_the_other_clock_rung() {
+        let rows = vec![
+            row("t::own", Api::OpenCl, TimerKind::DeviceEvent, 100e-6),
+            row("t::own", Api::Cuda, TimerKind::DeviceEvent, 90e-6),
+            row("t::host-timer", Api::OpenCl, TimerKind::WallClock, 110e-6),
+            row("t::host-timer", Api::Cuda, TimerKind::WallClock, 95e-6),
+            row("t::fast-math", Api::Cuda, TimerKind::WallClock, 1.0),
+            row("tx::own", Api::Cuda, TimerKind::WallClock, 1.0),
+        ];
+        let c = clocks(&rows, "t");
+        assert_eq!(c.len(), 2);
+        assert!((c[0].overhead_us() - 10.0).abs() < 1e-9);
+        assert!((c[1].overhead_us() - 5.0).abs() < 1e-9);
+        let text = sentence(&c, &[]).unwrap();
+        assert!(text.contains("OpenCL 110.00 µs on the host for 100.00 µs of kernel (+10.00 µs"));
+        assert!(text.contains("CUDA 95.00 µs on the host for 90.00 µs of kernel (+5.00 µs"));
+    }
+
+    #[test]
+    fn a_missing_clock_gives_no_sentence() {
+        let rows = vec![row("t::own", Api::Cuda, TimerKind::DeviceEvent, 1e-6)];
+        assert!(sentence(&clocks(&rows, "t"), &[]).is_none());
+    }
+}
