@@ -1,8 +1,8 @@
 //! `clvscu tune`: search each API's best configuration of a kernel and compare best against
 //! best beside the same-configuration comparison.
 //!
-//! - [`space`]: tunable parameters as data, constraints, expansion (invalid points counted);
-//! - [`spaces3`]: the stencil's tile space and further named spaces (`matvec/tuned-vec`);
+//! - [`space`]: expansion of the spaces each family declares (`Family::tune_spaces`), invalid
+//!   points counted by constraint;
 //! - [`strategy`]: exhaustive, random, simulated annealing (seeded);
 //! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
 //! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
@@ -16,11 +16,7 @@ pub mod output;
 pub mod provenance;
 pub mod run;
 pub mod space;
-pub mod space_def;
-pub mod spaces3;
-pub mod stencil_tiles;
 pub mod strategy;
-pub mod tiles;
 
 #[cfg(test)]
 mod tests;

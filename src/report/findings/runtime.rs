@@ -178,6 +178,7 @@ fn runtime_table(root: &Path, s: &mut String) -> Result<()> {
                 p.pr_ci_hi
             )?;
         }
+        // Study data: the committed runtime experiment's folders, by study name.
         bfs_rows(s, gpu, &run.join("bfs"), "")?;
         let plain_copies = folder(root, prefix, "bfs-plain").join("bfs");
         bfs_rows(s, gpu, &plain_copies, ", flag copies without an event")?;
@@ -223,6 +224,7 @@ fn tune_table(root: &Path, s: &mut String) -> Result<()> {
          |---|---|---|---|---|---|---|\n",
     );
     for (gpu, prefix) in GPUS {
+        // Study data: the committed tune experiment's folders, one per tuned target.
         for target in [
             "reduce-tuned",
             "matvec-tuned",

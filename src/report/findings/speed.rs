@@ -42,6 +42,7 @@ fn cublas(dir: &Path) -> Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
+        // Study data: the cuBLAS SGEMM rows of the committed `baselines.csv`.
         if f.get(kind) == Some(&"sgemm") {
             out.insert(f[size].to_string(), f[gflops].parse()?);
         }
@@ -90,6 +91,7 @@ pub fn sgemm_table(root: &Path, s: &mut String) -> Result<()> {
          |---|---|---|---|---|---|---|\n",
     );
     for (gpu, prefix) in GPUS {
+        // Study data: the committed sgemm-cublas experiment's folder.
         let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
         for r in sgemm_rows(root, prefix)? {
             let c = *base
@@ -124,6 +126,7 @@ pub fn sgemm_table(root: &Path, s: &mut String) -> Result<()> {
     }
     s.push('\n');
     for (gpu, prefix) in GPUS {
+        // Study data: the committed sgemm-cublas experiment's folder.
         let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
         let sizes: Vec<String> = base.iter().map(|(n, g)| format!("{n}: {g:.0}")).collect();
         writeln!(

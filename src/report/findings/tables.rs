@@ -95,6 +95,7 @@ pub(super) fn table1(ctx: &Ctx, s: &mut String) -> Result<()> {
 pub(super) fn runtime_tables(ctx: &Ctx, s: &mut String) -> Result<()> {
     s.push_str(&super::runtime::render(ctx.root())?);
     for (_, prefix) in GPUS {
+        // Study data: the committed runtime and tune experiments' folders.
         for sub in ["calibrate", "launch", "reduce-host", "bfs"] {
             ctx.note(&format!("{}/{sub}", folder_for(RUNTIME, prefix)));
         }
