@@ -23,6 +23,8 @@ mod tests;
 #[cfg(test)]
 mod tests_knobs;
 #[cfg(test)]
+mod tests_measure;
+#[cfg(test)]
 mod tests_provenance;
 #[cfg(test)]
 mod tests_spaces3;
@@ -119,7 +121,8 @@ impl TunePlan<'_> {
                     reason,
                 })?;
         }
-        let inputs = Inputs::of_variant(variant, self.size, 1, &MatrixSource::Uniform);
+        let inputs =
+            Inputs::of_variant(variant, self.size, run::INPUT_SEED, &MatrixSource::Uniform);
         let tuner = Tuner {
             space: &space,
             sources: self.sources,
@@ -192,7 +195,9 @@ impl TunePlan<'_> {
             let Some(point) = answer::best_point(evals, side.api()) else {
                 continue;
             };
-            let (o, _) = tuner.outcome(side, cache, point)?;
+            let Some((o, _)) = tuner.outcome(side, cache, point)? else {
+                break;
+            };
             if let Some(b) = o
                 .times()
                 .and_then(|t| answer::best_of(tuner.space, side.api(), point, t.to_vec()))
@@ -222,7 +227,9 @@ impl TunePlan<'_> {
                 Api::OpenCl => (cu.point, 1),
                 Api::Cuda => (cl.point, 0),
             };
-            let (o, _) = tuner.outcome(side, cache, point)?;
+            let Some((o, _)) = tuner.outcome(side, cache, point)? else {
+                return Ok(None);
+            };
             cross[slot] = o.times().map(<[f64]>::to_vec);
         }
         Ok(Some(answer::answer(
