@@ -132,6 +132,7 @@ fn runtime_table(root: &Path, s: &mut String) -> Result<()> {
          | GPU | what | OpenCL | CUDA | PR [95% CI] |\n|---|---|---|---|---|\n",
     );
     for (gpu, prefix) in GPUS {
+        // Study data: the committed runtime experiment's folders and comparisons, by name.
         let run = folder(root, prefix, "runtime");
         let launch: Vec<PrRow> = rows(&run.join("launch/prs.csv"))?;
         for (name, what) in [

@@ -52,6 +52,7 @@ fn cublas(dir: &Path) -> Result<BTreeMap<String, f64>> {
 
 /// Every PR row of the SGEMM run and of its one-comparison swap runs.
 fn sgemm_rows(root: &Path, prefix: &str) -> Result<Vec<PrRow>> {
+    // Study data: the committed sgemm-cublas experiment's folder.
     let dir = folder(root, prefix, "sgemm-cublas");
     let mut rows = prs(&dir.join("sgemm/prs.csv"))?;
     for i in 1..=4 {
@@ -65,6 +66,7 @@ fn sgemm_rows(root: &Path, prefix: &str) -> Result<Vec<PrRow>> {
 
 /// The sides of the swap runs that did not verify and time, with the driver's words.
 fn failed_sides(root: &Path, prefix: &str) -> Result<Vec<MeasurementRow>> {
+    // Study data: the committed sgemm-cublas experiment's folder.
     let dir = folder(root, prefix, "sgemm-cublas");
     let mut out = Vec::new();
     for i in 1..=4 {

@@ -72,6 +72,7 @@ pub(super) fn table1(ctx: &Ctx, s: &mut String) -> Result<()> {
         .map(|(_, p)| ctx.folder(&folder_for(TABLE1, p)))
         .collect::<Result<_>>()?;
     for (listing, ms) in crate::paper::WHITEPAPER_TABLE1_MS {
+        // Study data: the whitepaper's Table 1 rows are the committed run's matvec listings.
         let comparison = format!("matvec/listing{listing}");
         let mut cells = Vec::new();
         for f in &folders {
