@@ -156,6 +156,7 @@ pub const FILL_ARTICLE: &[FillQuote] = &[
 ];
 
 /// Every other quoted result, by experiment.
+// Study data: `experiment` names a committed experiment (a study), not a family to switch on.
 pub const QUOTES: &[Quote] = &[
     Quote {
         experiment: "similar",

@@ -183,6 +183,7 @@ impl Sweep {
     pub fn scores(&self, device: &str) -> BTreeMap<(u64, u64), Vec<(String, f64)>> {
         let mut per: BTreeMap<((u64, u64), String), Vec<f64>> = BTreeMap::new();
         for s in &self.sides {
+            // The shape rule is matvec's own (`matvec/auto`): the study's rows name the family.
             if s.device != device || s.family != "matvec" || s.is_auto() {
                 continue;
             }
@@ -275,8 +276,8 @@ impl Sweep {
                 let read = self.sides.iter().find(|r| {
                     r.device == device
                         && r.api == s.api
-                        && r.family == "bandwidth"
-                        && r.variant == "read"
+                        && crate::families::memory_references()
+                            .is_some_and(|(f, m)| r.family == f.name() && r.variant == m.read)
                         && r.size == READ_CHECK_FLOATS.to_string()
                 });
                 out.push(Check {

@@ -331,7 +331,10 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         entry: entry.to_string(),
         message,
     };
-    let family = FamilyKind::parse(spec.family.as_deref().unwrap_or("matvec")).map_err(invalid)?;
+    let family = match spec.family.as_deref() {
+        Some(name) => FamilyKind::parse(name).map_err(invalid)?,
+        None => crate::families::DEFAULT_FAMILY,
+    };
     let variant_name = spec
         .variant
         .as_deref()
@@ -450,21 +453,30 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     })
 }
 
-/// The `matrix` key: SpMV only; a file is read (and a malformed one refused) here.
+/// The `matrix` key: only for a family that takes one (SpMV); a file is read (and a malformed
+/// one refused) here.
 fn resolve_matrix(
     spec: &Spec,
     family: FamilyKind,
 ) -> Result<crate::workload::spmv::MatrixSource, String> {
     use crate::workload::spmv::MatrixSource;
-    match (&spec.matrix, family) {
-        (None, _) => Ok(MatrixSource::Uniform),
-        (Some(m), FamilyKind::Spmv) => {
+    match &spec.matrix {
+        None => Ok(MatrixSource::Uniform),
+        Some(m) if family.family().takes_matrix() => {
             MatrixSource::parse(m).map_err(|e| format!("field 'matrix': {e}"))
         }
-        (Some(_), f) => Err(format!(
-            "field 'matrix' applies to the spmv family, not {}",
-            f.name()
-        )),
+        Some(_) => {
+            let takers: Vec<&str> = crate::families::all()
+                .iter()
+                .filter(|f| f.takes_matrix())
+                .map(|f| f.id().name())
+                .collect();
+            Err(format!(
+                "field 'matrix' applies to the {} family, not {}",
+                takers.join(", "),
+                family.name()
+            ))
+        }
     }
 }
 

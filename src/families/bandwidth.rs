@@ -2,7 +2,7 @@
 //! (`kernels_*/peak.*`, shared with the flops and launch families).
 
 use crate::backend::Arg;
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -48,6 +48,28 @@ const VARIANTS: [Variant; 3] = [
 pub struct Bandwidth;
 
 impl Family for Bandwidth {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^22"))
+    }
+
+    fn vendor_ops(&self) -> &'static [VendorOp] {
+        &[VendorOp {
+            name: "copy",
+            variant: Some("read"),
+        }]
+    }
+
+    fn measures_peak(&self) -> bool {
+        true
+    }
+
+    fn memory_references(&self) -> Option<MemoryReferences> {
+        Some(MemoryReferences {
+            read: "read",
+            copy: "copy",
+        })
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Bandwidth
     }

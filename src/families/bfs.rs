@@ -57,7 +57,7 @@ use crate::backend::{
     Arg, Backend, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
 };
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, vector_size, Family, InputChoice};
+use crate::families::family::{bad_size, vector_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -538,6 +538,14 @@ impl LaunchLoop for Plan {
 pub struct Bfs;
 
 impl Family for Bfs {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^12"))
+    }
+
+    fn charts(&self) -> &'static [&'static str] {
+        &["bfs"]
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Bfs
     }

@@ -29,7 +29,7 @@ use rand::{Rng, SeedableRng};
 
 use crate::backend::{Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -472,6 +472,14 @@ fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
 }
 
 impl Family for Sobel {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("1024x1024"))
+    }
+
+    fn charts(&self) -> &'static [&'static str] {
+        &["constant"]
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Sobel
     }

@@ -8,6 +8,7 @@ use super::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use super::reference::Verification;
 use super::size::Size;
 use super::spmv::matrix::MatrixSource;
+use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use super::variant::Variant;
 use crate::backend::DeviceInfo;
 
@@ -16,6 +17,40 @@ use crate::backend::DeviceInfo;
 pub struct InputChoice<'a> {
     /// SpMV's matrix (the study key `matrix`); other families ignore it.
     pub matrix: &'a MatrixSource,
+}
+
+/// A small size for a quick pass (`clvscu suite --quick`): one length, and the `ROWSxCOLS`
+/// form for studies that give this family a matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuickSize {
+    pub length: &'static str,
+    pub matrix: &'static str,
+}
+
+impl QuickSize {
+    /// One size, whichever form the study gave.
+    pub const fn same(size: &'static str) -> QuickSize {
+        QuickSize {
+            length: size,
+            matrix: size,
+        }
+    }
+}
+
+/// A vendor library's operation (a row of `baselines.csv`) that does the same work as this
+/// family's kernels: its name there, and the one variant it stands against (all when `None`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VendorOp {
+    pub name: &'static str,
+    pub variant: Option<&'static str>,
+}
+
+/// The variants that measure what the memory itself can do, which charts hold other kernels
+/// to: a plain read and a plain copy kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryReferences {
+    pub read: &'static str,
+    pub copy: &'static str,
 }
 
 /// One kernel family: its variants and sizes, how it is launched, its buffers and data, its
@@ -153,6 +188,67 @@ pub trait Family: Sync {
     /// last launch alone (explain's launch-alone rungs); `None` for one launch.
     fn launch_parts(&self, _variant: &Variant) -> Option<(&'static str, &'static str)> {
         None
+    }
+
+    /// Whether a study entry's `matrix` key picks this family's input (SpMV's matrix).
+    fn takes_matrix(&self) -> bool {
+        false
+    }
+
+    /// The problem one side solves, for the analysis's problem step: family, size, element
+    /// type and seed, and whatever else picks the input (SpMV's matrix).
+    fn problem_text(&self, size: Size, seed: u64, _choice: InputChoice<'_>) -> String {
+        format!("{} {size} f32 seed {seed}", self.id().name())
+    }
+
+    /// The size a quick pass runs this family at; `None`: the study's own (already tiny).
+    fn quick_size(&self) -> Option<QuickSize> {
+        None
+    }
+
+    /// The vendor library operations that do this family's work (`baselines.csv`).
+    fn vendor_ops(&self) -> &'static [VendorOp] {
+        &[]
+    }
+
+    /// Whether this family's kernels measure the device's peak in their metric (the paper's
+    /// Eq. 2 for bandwidth, Eq. 3 for arithmetic), so the peaks table shows their share of it.
+    fn measures_peak(&self) -> bool {
+        false
+    }
+
+    /// The read and copy kernels that measure memory itself, where this family has them.
+    fn memory_references(&self) -> Option<MemoryReferences> {
+        None
+    }
+
+    /// The charts (by name) drawn from this family's rows alone: a chart about one family's
+    /// own question (BFS's levels, the fill article's local sizes) asks the registry which
+    /// families it draws rather than naming them.
+    fn charts(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The spaces `clvscu tune` searches for this family's variants, written as data beside
+    /// the family (a variant with `tune_locals` also gets one of its work-group sizes).
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        &[]
+    }
+
+    /// Fills in what a tuning configuration leaves out and this family's tiling implies (the
+    /// work-group size and group count of a tile).
+    fn derive_tune_launch(&self, _size: Size, _config: &mut Config) {}
+
+    /// Whether `config` breaks `rule` where the rule is this family's own (a tile that does
+    /// not divide the problem, or overflows local memory); the generic rules are the tuner's.
+    fn breaks_tune_rule(
+        &self,
+        _rule: Constraint,
+        _config: &Config,
+        _size: Size,
+        _device: &DeviceInfo,
+    ) -> bool {
+        false
     }
 }
 

@@ -32,7 +32,7 @@ use rand::SeedableRng;
 use crate::backend::Arg;
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -224,6 +224,10 @@ pub fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
 pub struct Fft;
 
 impl Family for Fft {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^16"))
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Fft
     }

@@ -29,7 +29,7 @@
 
 use crate::backend::{Arg, Backend, CompileRequest, LaunchShape};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -215,6 +215,17 @@ pub fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
 pub struct Fill;
 
 impl Family for Fill {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize {
+            length: "2^20",
+            matrix: "1024x1024",
+        })
+    }
+
+    fn charts(&self) -> &'static [&'static str] {
+        &["fill"]
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Fill
     }

@@ -1,7 +1,7 @@
 //! Peak arithmetic: eight FMA chains per work-item (`kernels_*/peak.*`).
 
 use crate::backend::Arg;
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -38,6 +38,14 @@ const VARIANTS: [Variant; 1] = [v(
 pub struct Flops;
 
 impl Family for Flops {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^16"))
+    }
+
+    fn measures_peak(&self) -> bool {
+        true
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Flops
     }

@@ -22,7 +22,7 @@
 //! A kernel that computes another function, uses another constant or drops a chain still
 //! misses by far more (a unit test shows it for each tolerance).
 
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::flops::one_per_work_item;
 use crate::families::footprint::{plain, Footprint};
 use crate::families::id::FamilyId;
@@ -183,6 +183,10 @@ pub fn check(
 pub struct Math;
 
 impl Family for Math {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^16"))
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Math
     }

@@ -26,7 +26,7 @@
 
 use crate::backend::{Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -222,6 +222,14 @@ pub fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
 pub struct Md;
 
 impl Family for Md {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("16^3"))
+    }
+
+    fn charts(&self) -> &'static [&'static str] {
+        &["texture"]
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Md
     }

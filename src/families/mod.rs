@@ -33,6 +33,7 @@ pub mod stencil;
 pub mod stencil2d;
 pub mod transfer;
 pub mod transpose;
+pub mod tune_space;
 pub mod user;
 pub mod variant;
 
@@ -44,7 +45,7 @@ use std::str::FromStr;
 use std::sync::{OnceLock, RwLock};
 
 pub use error::WorkloadError;
-pub use family::{Family, InputChoice};
+pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 pub use footprint::Footprint;
 pub use id::FamilyId;
 pub use metric::Metric;
@@ -184,6 +185,34 @@ fn recorded(name: &str) -> Option<FamilyId> {
     all.push(stand_in);
     *guard = Registry::of(all, guard.users.to_vec());
     Some(id)
+}
+
+/// The family a study entry gets when it names none: the whitepaper's matrix-vector product.
+pub const DEFAULT_FAMILY: FamilyId = FamilyId::Matvec;
+
+/// Whether the chart named `chart` draws rows of `family` (`Family::charts`).
+pub fn drawn_in(chart: &str, family: FamilyId) -> bool {
+    all()
+        .iter()
+        .any(|f| f.id() == family && f.charts().contains(&chart))
+}
+
+/// The family whose read and copy kernels measure memory itself, and those variants.
+pub fn memory_references() -> Option<(FamilyId, MemoryReferences)> {
+    all()
+        .iter()
+        .find_map(|f| f.memory_references().map(|m| (f.id(), m)))
+}
+
+/// The family (and the one variant, where only one does the same work) that a vendor
+/// library's operation of `baselines.csv` stands against (`Family::vendor_ops`).
+pub fn vendor_target(op: &str) -> Option<(FamilyId, Option<&'static str>)> {
+    all().iter().find_map(|f| {
+        f.vendor_ops()
+            .iter()
+            .find(|o| o.name == op)
+            .map(|o| (f.id(), o.variant))
+    })
 }
 
 /// Every registered family.

@@ -14,13 +14,14 @@
 //! If `first-pass` is fair and `final` carries the gap, the second launch is its cause.
 
 use crate::backend::{Arg, LaunchShape};
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::Verification;
 use crate::families::size::Size;
+use crate::families::tune_space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{experiment, points, pow2, v, Variant};
 
@@ -152,7 +153,72 @@ const SMALL_REDUCTION: u64 = 1 << 20;
 
 pub struct Reduce;
 
+const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
+    Param { name, knob, values }
+}
+
+const REDUCE_RULES: &[Constraint] = &[
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::EveryItemHasWork,
+];
+
+/// `reduce/tuned`'s spaces: work-group size, groups, unroll and index width.
+const SPACES: &[(SpaceKind, SpaceDef)] = &[
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyId::Reduce,
+            name: "tuned",
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[64, 128, 256, 512, 1024]),
+                p(
+                    "groups_per_cu",
+                    Knob::GroupsPerCu,
+                    &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+                ),
+                p("unroll.A", Knob::Unroll("A"), &[0, 1, 2, 4, 8, 16]),
+                p("index", Knob::Index, &[32, 64]),
+            ],
+            constraints: REDUCE_RULES,
+            size: "2^26",
+        },
+    ),
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyId::Reduce,
+            name: "tuned",
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[64, 128]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+                p("index", Knob::Index, &[32]),
+            ],
+            constraints: REDUCE_RULES,
+            size: "2^16",
+        },
+    ),
+];
+
 impl Family for Reduce {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^20"))
+    }
+
+    fn vendor_ops(&self) -> &'static [VendorOp] {
+        &[VendorOp {
+            name: "sum",
+            variant: None,
+        }]
+    }
+
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        SPACES
+    }
+
     /// `tuned` is two launches: `first-pass` times its first alone, `final` its second.
     fn launch_parts(&self, variant: &Variant) -> Option<(&'static str, &'static str)> {
         (variant.name == "tuned").then_some(("first-pass", "final"))

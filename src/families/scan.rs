@@ -22,7 +22,7 @@
 
 use crate::backend::{Arg, LaunchShape};
 use crate::families::error::WorkloadError;
-use crate::families::family::{vector_size, Family, InputChoice};
+use crate::families::family::{vector_size, Family, InputChoice, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -82,6 +82,13 @@ pub fn levels(n: u64, block: u64) -> Vec<u64> {
 pub struct Scan;
 
 impl Family for Scan {
+    fn vendor_ops(&self) -> &'static [VendorOp] {
+        &[VendorOp {
+            name: "cumsum",
+            variant: None,
+        }]
+    }
+
     fn id(&self) -> FamilyId {
         ID
     }

@@ -13,7 +13,7 @@
 
 use crate::backend::Arg;
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice};
+use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -95,6 +95,10 @@ pub fn step(input: &[f32], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
 pub struct Stencil2d;
 
 impl Family for Stencil2d {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("1024x1024"))
+    }
+
     fn id(&self) -> FamilyId {
         ID
     }

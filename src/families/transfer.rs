@@ -4,7 +4,7 @@
 //! the data must arrive unchanged.
 
 use crate::backend::{Arg, Backend, BufferId, Direction, HostBufferId, HostMemory, KernelId};
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -188,6 +188,10 @@ pub const DEFAULT_SIZE: Size = Size {
 pub struct Transfer;
 
 impl Family for Transfer {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^16"))
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Transfer
     }

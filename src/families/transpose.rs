@@ -14,7 +14,7 @@
 
 use crate::backend::Arg;
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice};
+use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -63,6 +63,10 @@ pub fn transposed(input: &[f32], rows: usize, cols: usize) -> Vec<f64> {
 pub struct Transpose;
 
 impl Family for Transpose {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("1024x1024"))
+    }
+
     fn id(&self) -> FamilyId {
         ID
     }

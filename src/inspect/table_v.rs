@@ -35,6 +35,7 @@ fn compile(
     offline: OfflineCompiler,
     arch: &str,
 ) -> Result<Option<String>, String> {
+    // Study data: the paper's Table V is about the FFT's kernel file.
     let mut req = request(sources, api, "fft", LOCAL, false).map_err(|e| e.to_string())?;
     req.defines
         .push(("CLVSCU_INDEX".into(), index.define().into()));

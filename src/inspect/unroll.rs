@@ -24,6 +24,7 @@ use super::ptx::{parse_ptx, PtxKernel};
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
 /// The kernel this evidence is about, and its file stem.
 pub const KERNEL: &str = "stencil_fdtd3d";
+// Study data: this evidence is about the fdtd-unroll study's one kernel and its file.
 const STEM: &str = "stencil";
 
 /// The settings of the `fdtd-unroll` study: (name, defines).

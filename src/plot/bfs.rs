@@ -13,14 +13,19 @@ use super::layout::{Frame, LegendItem, Swatch};
 use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
 use crate::backend::TimerKind;
 use crate::record::{Api, MeasurementRow, Status};
-use crate::workload::{bfs, FamilyKind};
+use crate::workload::bfs;
 
 chart_kind!(
     /// The BFS chart; one file per graph generator.
     BfsChart,
     "bfs",
-    any_measurement(|m| m.family == FamilyKind::Bfs && m.status == Status::Ok)
+    any_measurement(|m| drawn(m) && m.status == Status::Ok)
 );
+
+/// Whether a row is one this chart draws: a level-by-level search's (`Family::charts`).
+pub(crate) fn drawn(m: &MeasurementRow) -> bool {
+    crate::families::drawn_in("bfs", m.family)
+}
 
 /// One graph on one API: medians of a whole search by each clock.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,7 +49,7 @@ impl Split {
 
 /// The pairs of rows (device clock, host clock) of every graph and API, in row order.
 pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
-    let ok = |m: &&&MeasurementRow| m.family == FamilyKind::Bfs && m.status == Status::Ok;
+    let ok = |m: &&&MeasurementRow| drawn(m) && m.status == Status::Ok;
     let mut out = Vec::new();
     for dev in rows
         .iter()

@@ -10,7 +10,6 @@
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
 use crate::record::{MeasurementRow, Status};
-use crate::workload::FamilyKind;
 
 chart_kind!(
     /// The constant-memory chart; one file per (run, study, image size) with a fair
@@ -26,7 +25,7 @@ const SPEC: Reference = Reference {
 };
 
 fn usable(r: &MeasurementRow) -> bool {
-    r.family == FamilyKind::Sobel
+    crate::families::drawn_in("constant", r.family)
         && r.status == Status::Ok
         && r.sweep_param.is_empty()
         && r.metric.is_finite()

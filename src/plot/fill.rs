@@ -11,7 +11,6 @@ use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, slug, style, ChartData, RunInfo};
 use crate::record::{Api, MeasurementRow, Status};
-use crate::workload::FamilyKind;
 
 chart_kind!(
     /// The fill chart; one file per (run, study, GPU) with fill rows.
@@ -35,7 +34,7 @@ fn article_for(variant: &str, local: u32) -> Option<&'static ArticleFill> {
 const CALLS: f64 = 10.0;
 
 fn is_fill(r: &MeasurementRow) -> bool {
-    r.family == FamilyKind::Fill
+    crate::families::drawn_in("fill", r.family)
 }
 
 /// Work-items per work-group of a row (2-D groups multiplied out).

@@ -15,13 +15,18 @@ use super::{
 };
 use std::collections::HashMap;
 
-use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
+use crate::record::{Api, MeasurementRow, Metric, Status};
 
 /// Unit of the rows this chart reads.
 pub const BANDWIDTH_UNIT: Metric = Metric::Bandwidth;
-/// Family and variant of the kernel whose bandwidth is the practical reference.
-pub const COPY_FAMILY: FamilyKind = FamilyKind::Bandwidth;
-pub const COPY_VARIANT: &str = "copy";
+/// `family/variant` of the kernel whose bandwidth is the practical reference: the copy
+/// kernel of the family that measures memory itself (`Family::memory_references`).
+fn copy_reference() -> String {
+    match crate::families::memory_references() {
+        Some((family, m)) => format!("{family}/{}", m.copy),
+        None => "copy kernel".into(),
+    }
+}
 
 chart_kind!(
     /// The peak chart; one file per (run, GPU).
@@ -36,7 +41,9 @@ fn is_bandwidth_row(r: &MeasurementRow) -> bool {
 }
 
 fn is_copy_row(r: &MeasurementRow) -> bool {
-    is_ok_gbs(r) && r.family == COPY_FAMILY && r.variant == COPY_VARIANT && r.metric > 0.0
+    let is_copy = crate::families::memory_references()
+        .is_some_and(|(family, m)| r.family == family && r.variant == m.copy);
+    is_ok_gbs(r) && is_copy && r.metric > 0.0
 }
 
 /// The best copy bandwidth per (run, device, API) and per (device, API), gathered in one pass
@@ -242,7 +249,8 @@ fn build(
             .filter_map(|(a, v)| v.map(|v| format!("{} {} GB/s", a, fmt_sig(v))))
             .collect();
         notes.push(format!(
-            "Copy reference: best {COPY_FAMILY}/{COPY_VARIANT} result of the same GPU and API: {}.",
+            "Copy reference: best {} result of the same GPU and API: {}.",
+            copy_reference(),
             used.join(", ")
         ));
         panels.push(HBarPanel {
@@ -257,16 +265,18 @@ fn build(
         for (a, v) in &refs {
             if v.is_none() {
                 notes.push(format!(
-                    "No {COPY_FAMILY}/{COPY_VARIANT} row for {} on this GPU: its share of copy \
+                    "No {} row for {} on this GPU: its share of copy \
                      bandwidth is not shown.",
+                    copy_reference(),
                     a
                 ));
             }
         }
     } else {
         notes.push(format!(
-            "No {COPY_FAMILY}/{COPY_VARIANT} row for this GPU: the share of measured copy \
-             bandwidth is not shown."
+            "No {} row for this GPU: the share of measured copy \
+             bandwidth is not shown.",
+            copy_reference()
         ));
     }
     let unknown_peak: Vec<String> = rows

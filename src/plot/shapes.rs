@@ -17,7 +17,7 @@ use plotters::prelude::*;
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, Marker};
 use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
-use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
+use crate::record::{Api, MeasurementRow, Metric, Status};
 use crate::workload::Size;
 
 chart_kind!(
@@ -97,7 +97,7 @@ fn shapes<'a>(rows: &[&'a MeasurementRow]) -> Vec<Shape<'a>> {
     let matvec = rows
         .iter()
         .copied()
-        .filter(|r| r.family == FamilyKind::Matvec);
+        .filter(|r| crate::families::drawn_in("shapes", r.family));
     group_in_order(matvec, |r| r.size.clone())
         .into_iter()
         .filter_map(|(_, rs)| {
@@ -150,7 +150,10 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, ShapesFigure)> {
 /// The read kernel's best GB/s over the APIs at `elements`, in this group.
 fn roofline(rows: &[&MeasurementRow], elements: u64) -> Option<f64> {
     rows.iter()
-        .filter(|r| r.family == FamilyKind::Bandwidth && r.variant == "read")
+        .filter(|r| {
+            crate::families::memory_references()
+                .is_some_and(|(family, m)| r.family == family && r.variant == m.read)
+        })
         .filter(|r| r.elements == elements)
         .map(|r| r.metric)
         .max_by(f64::total_cmp)
@@ -556,6 +559,7 @@ mod tests {
         // Two sizes but one aspect ratio (square): nothing to draw against.
         assert!(figures(&d).is_empty());
         assert!(figures(&ChartData::default()).is_empty());
+        use crate::record::FamilyKind;
         d.measurements.retain(|r| r.family != FamilyKind::Matvec);
         assert!(!ShapesChart.applies(&d));
     }

@@ -13,7 +13,6 @@ use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
 use crate::record::{MeasurementRow, Status};
 use crate::workload::spmv::ReadPath;
-use crate::workload::FamilyKind;
 
 chart_kind!(
     /// The texture chart; one file per (run, study, SpMV or MD input) with a fair texture
@@ -29,7 +28,7 @@ const SPEC: Reference = Reference {
 };
 
 fn usable(r: &MeasurementRow) -> bool {
-    matches!(r.family, FamilyKind::Spmv | FamilyKind::Md)
+    crate::families::drawn_in("texture", r.family)
         && r.status == Status::Ok
         && r.sweep_param.is_empty()
         && r.metric.is_finite()

@@ -46,16 +46,10 @@ pub fn read(path: &Path) -> Result<Vec<BaselineRow>, ReportError> {
 }
 
 /// Which of our kernels a baseline stands against: its family, and the variant when only one
-/// variant does the same work (a copy is measured against the bandwidth `read` kernel).
+/// variant does the same work (a copy is measured against the bandwidth `read` kernel). Each
+/// family names its vendor operations (`Family::vendor_ops`).
 fn target(baseline: &str) -> Option<(FamilyKind, Option<&'static str>)> {
-    match baseline {
-        "sgemv" => Some((FamilyKind::Matvec, None)),
-        "sum" => Some((FamilyKind::Reduce, None)),
-        "copy" => Some((FamilyKind::Bandwidth, Some("read"))),
-        "sgemm" => Some((FamilyKind::Sgemm, None)),
-        "cumsum" => Some((FamilyKind::new("scan"), None)),
-        _ => None,
-    }
+    crate::families::vendor_target(baseline)
 }
 
 /// Our best kernel of one API against one baseline.
@@ -83,7 +77,7 @@ pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<Baseli
         };
         // A compute-bound baseline is compared in GFLOP/s, the others in GB/s.
         let (metric, theirs) = match b.gflops {
-            Some(g) if family == FamilyKind::Sgemm => (Metric::Flops, g),
+            Some(g) if family.metric() == Metric::Flops => (Metric::Flops, g),
             _ => (Metric::Bandwidth, b.gbs),
         };
         for api in [Api::OpenCl, Api::Cuda] {

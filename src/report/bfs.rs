@@ -4,10 +4,9 @@
 //! the table and the chart can never disagree.
 
 use super::doc::{Doc, Table};
-use crate::plot::bfs::splits;
+use crate::plot::bfs::{drawn, splits};
 use crate::plot::group_in_order;
 use crate::record::MeasurementRow;
-use crate::workload::FamilyKind;
 
 fn sig(v: f64) -> String {
     crate::plot::fmt_sig(v)
@@ -15,7 +14,7 @@ fn sig(v: f64) -> String {
 
 /// The table of every graph that has both clocks' rows; `None` when there is none.
 pub fn table(rows: &[MeasurementRow]) -> Option<Table> {
-    let bfs = rows.iter().filter(|m| m.family == FamilyKind::Bfs);
+    let bfs = rows.iter().filter(|m| drawn(m));
     let mut t = Table::new(&[
         ("graph", false),
         ("API", false),

@@ -169,12 +169,11 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
     };
     SideSteps {
         api: plan.backend.api(),
-        problem: match s.family {
-            crate::workload::FamilyKind::Spmv => {
-                format!("spmv {} {} f32 seed {}", s.matrix.name(), s.size, s.seed)
-            }
-            _ => format!("{} {} f32 seed {}", s.family.name(), s.size, s.seed),
-        },
+        problem: s.family.family().problem_text(
+            s.size,
+            s.seed,
+            crate::families::InputChoice { matrix: &s.matrix },
+        ),
         algorithm: crate::workload::algorithm(s.variant).to_string(),
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the

@@ -178,9 +178,11 @@ impl Guard<'_> {
 }
 
 /// Measures every side of one comparison. `None` when interrupted (nothing of it counts).
+/// The one measuring loop: `run` measures a study's comparisons and `tune` each configuration
+/// through it.
 pub fn measure_comparison(
     sides: &mut [SidePlan],
-    inputs: &[Rc<Inputs>],
+    inputs: &[&Inputs],
     sources: &KernelSources,
     interrupted: &AtomicBool,
     guard: Guard,
@@ -199,7 +201,7 @@ pub fn measure_comparison(
             ProgramSource::Other => other_program(sides, &prepared, i).map(Some),
         };
         let (p, run, limit) = match foreign {
-            Ok(text) => prepare_and_verify(&mut sides[i], &inputs[i], sources, guard, text, times),
+            Ok(text) => prepare_and_verify(&mut sides[i], inputs[i], sources, guard, text, times),
             Err(e) => (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
         };
         prepared[i] = p;

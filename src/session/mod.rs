@@ -311,6 +311,7 @@ fn run_comparison(
         timeout_s: ctx.timeout_s,
         comparison: &id,
     };
+    let inputs: Vec<&crate::workload::exec::Inputs> = inputs.iter().map(|i| &**i).collect();
     let runs = measure::measure_comparison(
         &mut plans,
         &inputs,

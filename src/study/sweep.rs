@@ -59,14 +59,14 @@ pub(super) fn expand_variants(
     if spec.all_variants != Some(true) {
         return Ok(vec![spec.clone()]);
     }
-    let family =
-        FamilyKind::parse(spec.family.as_deref().unwrap_or("matvec")).map_err(|source| {
-            StudyError::Invalid {
-                file: file.to_string(),
-                entry: entry.to_string(),
-                source,
-            }
-        })?;
+    let family = match spec.family.as_deref() {
+        None => crate::families::DEFAULT_FAMILY,
+        Some(name) => FamilyKind::parse(name).map_err(|source| StudyError::Invalid {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            source,
+        })?,
+    };
     Ok(workload::user_variants_of(family)
         .into_iter()
         .map(|v| {

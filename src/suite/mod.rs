@@ -98,6 +98,7 @@ pub const STEPS: &[Step] = &[
         30,
         6,
     ),
+    // Study data: the names below are the suite's study files (`harness/<name>.toml`).
     study("bfs", "Fang et al. BFS (kernel and level times)", 30, 6),
     study("transfers", "NVIDIA whitepaper, pinned host memory", 30, 5),
     study(

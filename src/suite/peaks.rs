@@ -20,7 +20,7 @@
 use std::fmt::Write;
 
 use crate::backend::DeviceInfo;
-use crate::record::{MeasurementRow, Status};
+use crate::record::{MeasurementRow, Metric, Status};
 
 /// The file the suite writes the table to.
 pub const FILE: &str = "peaks.md";
@@ -96,9 +96,16 @@ pub fn markdown(rows: &[MeasurementRow], eq3: Option<&Eq3>) -> String {
     s += "\n| kernel | API | metric | unit | share of the peak |\n|---|---|---|---|---|\n";
     for r in rows.iter().filter(|r| r.status == Status::Ok) {
         let kernel = format!("{}/{}", r.family.name(), r.variant);
-        let peak = match r.family.name() {
-            "bandwidth" => eq2,
-            "flops" => eq3.map(|e| e.gflops),
+        // The kernels that measure a peak (`Family::measures_peak`), against its equation.
+        if !crate::families::all()
+            .iter()
+            .any(|f| f.id() == r.family && f.measures_peak())
+        {
+            continue;
+        }
+        let peak = match r.metric_unit {
+            Metric::Bandwidth => eq2,
+            Metric::Flops => eq3.map(|e| e.gflops),
             _ => continue,
         };
         let share = peak

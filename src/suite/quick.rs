@@ -6,49 +6,15 @@
 
 use toml::Value;
 
-/// The size a family runs at in a quick pass: one length, and the `ROWSxCOLS` form for
-/// families whose studies give matrices (a fill or a matvec).
-struct QuickSize {
-    family: &'static str,
-    length: &'static str,
-    matrix: &'static str,
-}
-
-/// Small sizes every kernel of the family accepts (tile multiples included: 128 for the blocked
-/// SGEMM, 32 for FDTD3d's tile, 512 for the FFT).
-const SIZES: &[QuickSize] = &[
-    q("matvec", "4096x1100", "4096x1100"),
-    q("reduce", "2^20", "2^20"),
-    q("bandwidth", "2^22", "2^22"),
-    q("flops", "2^16", "2^16"),
-    q("fft", "2^16", "2^16"),
-    q("sgemm", "512", "512"),
-    q("math", "2^16", "2^16"),
-    q("stencil", "64", "64"),
-    q("sobel", "1024x1024", "1024x1024"),
-    q("spmv", "2^14x2^18", "2^14x2^18"),
-    q("md", "16^3", "16^3"),
-    q("bfs", "2^12", "2^12"),
-    q("fill", "2^20", "1024x1024"),
-    q("transfer", "2^16", "2^16"),
-    q("transpose", "1024x1024", "1024x1024"),
-    q("stencil2d", "1024x1024", "1024x1024"),
-];
-
-const fn q(family: &'static str, length: &'static str, matrix: &'static str) -> QuickSize {
-    QuickSize {
-        family,
-        length,
-        matrix,
-    }
-}
+use crate::families::{FamilyId, QuickSize};
 
 /// Repetitions, warm-up runs and seconds of timing a quick pass asks for at most.
 const REPS: i64 = 3;
 const WARMUP: i64 = 1;
 
-/// The study text at quick sizes and timing. Families without a quick size (launch,
-/// broadcast: already tiny) keep theirs.
+/// The study text at quick sizes and timing: each family's own (`Family::quick_size`, small
+/// sizes every kernel of the family accepts, tile multiples included). Families without one
+/// (launch, broadcast: already tiny) keep theirs.
 pub fn shrink(text: &str) -> Result<String, String> {
     let mut doc: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
     let default_family = family_of(doc.get("defaults"));
@@ -84,14 +50,16 @@ fn shrink_entry(t: &mut toml::Table, family: Option<&str>) {
     if t.contains_key("min_time") {
         t.insert("min_time".into(), Value::Float(0.0));
     }
-    let small = family.and_then(|f| SIZES.iter().find(|s| s.family == f));
+    let small = family
+        .and_then(|f| FamilyId::parse(f).ok())
+        .and_then(|f| f.family().quick_size());
     if let (Some(small), Some(Value::String(size))) = (small, t.get_mut("size")) {
-        *size = pick(small, size).to_string();
+        *size = pick(&small, size).to_string();
     }
     if t.get("param").and_then(Value::as_str) == Some("size") {
         if let (Some(small), Some(Value::Array(values))) = (small, t.get_mut("values")) {
             let first = values.first().and_then(Value::as_str).unwrap_or("");
-            *values = vec![Value::String(pick(small, first).to_string())];
+            *values = vec![Value::String(pick(&small, first).to_string())];
         }
     }
     for side in ["a", "b", "opencl", "cuda"] {
@@ -102,8 +70,8 @@ fn shrink_entry(t: &mut toml::Table, family: Option<&str>) {
 }
 
 /// The quick size in the form the study gave (a matrix or one length).
-fn pick<'a>(small: &'a QuickSize, given: &str) -> &'a str {
-    if given.contains('x') && small.family != "spmv" {
+fn pick(small: &QuickSize, given: &str) -> &'static str {
+    if given.contains('x') {
         small.matrix
     } else {
         small.length

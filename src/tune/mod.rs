@@ -1,8 +1,8 @@
 //! `clvscu tune`: search each API's best configuration of a kernel and compare best against
 //! best beside the same-configuration comparison.
 //!
-//! - [`space`]: tunable parameters as data, constraints, expansion (invalid points counted);
-//! - [`spaces3`]: the stencil's tile space and further named spaces (`matvec/tuned-vec`);
+//! - [`space`]: expansion of the spaces each family declares (`Family::tune_spaces`), invalid
+//!   points counted by constraint;
 //! - [`strategy`]: exhaustive, random, simulated annealing (seeded);
 //! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
 //! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
@@ -16,16 +16,14 @@ pub mod output;
 pub mod provenance;
 pub mod run;
 pub mod space;
-pub mod space_def;
-pub mod spaces3;
-pub mod stencil_tiles;
 pub mod strategy;
-pub mod tiles;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_knobs;
+#[cfg(test)]
+mod tests_measure;
 #[cfg(test)]
 mod tests_provenance;
 #[cfg(test)]
@@ -123,7 +121,8 @@ impl TunePlan<'_> {
                     reason,
                 })?;
         }
-        let inputs = Inputs::of_variant(variant, self.size, 1, &MatrixSource::Uniform);
+        let inputs =
+            Inputs::of_variant(variant, self.size, run::INPUT_SEED, &MatrixSource::Uniform);
         let tuner = Tuner {
             space: &space,
             sources: self.sources,
@@ -196,7 +195,9 @@ impl TunePlan<'_> {
             let Some(point) = answer::best_point(evals, side.api()) else {
                 continue;
             };
-            let (o, _) = tuner.outcome(side, cache, point)?;
+            let Some((o, _)) = tuner.outcome(side, cache, point)? else {
+                break;
+            };
             if let Some(b) = o
                 .times()
                 .and_then(|t| answer::best_of(tuner.space, side.api(), point, t.to_vec()))
@@ -226,7 +227,9 @@ impl TunePlan<'_> {
                 Api::OpenCl => (cu.point, 1),
                 Api::Cuda => (cl.point, 0),
             };
-            let (o, _) = tuner.outcome(side, cache, point)?;
+            let Some((o, _)) = tuner.outcome(side, cache, point)? else {
+                return Ok(None);
+            };
             cross[slot] = o.times().map(<[f64]>::to_vec);
         }
         Ok(Some(answer::answer(

@@ -1,6 +1,8 @@
 //! The tuning loop: each API searched by its own strategy, one evaluation of OpenCL then one
-//! of CUDA in turn (so drift over the run hits both alike), every configuration verified
-//! before it is timed and looked up in the cache before it is measured.
+//! of CUDA in turn (so drift over the run hits both alike), every configuration looked up in
+//! the cache before it is measured. A configuration is measured by the session's own step
+//! (`session::measure`), so a tuned time and a run's time of one configuration come from the
+//! same loop: verification, warm-up, timer and wait mode.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -10,12 +12,20 @@ use super::cache::{Cache, Outcome, Scope};
 use super::space::{Config, Space};
 use super::strategy::{self, StrategyKind};
 use super::TuneError;
-use crate::backend::{Api, Backend, DeviceInfo, TimerKind};
+use crate::backend::{Api, Backend, DeviceInfo, TimerKind, WaitMode};
+use crate::fairness::Flags;
 use crate::kernels::KernelSources;
-use crate::session::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT};
-use crate::workload::exec::{self, ExecError, Inputs};
-use crate::workload::Metric;
-use crate::workload::{work_of, FamilyKind};
+use crate::record::{Side as RowSide, Status};
+use crate::session::measure::{measure_comparison, Guard, SidePlan, SideRun};
+use crate::session::timings::PhaseTimes;
+use crate::session::watchdog::Watchdog;
+use crate::study::Resolved;
+use crate::workload::exec::Inputs;
+use crate::workload::spmv::MatrixSource;
+use crate::workload::{work_of, FamilyKind, IndexWidth, Metric, ProgramSource, Variant};
+
+/// The seed of the inputs every configuration is verified and timed on.
+pub const INPUT_SEED: u64 = 1;
 
 /// How one configuration is measured: cheap, because a search evaluates hundreds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -136,24 +146,30 @@ pub struct Tuner<'a> {
 }
 
 impl Tuner<'_> {
-    /// The outcome of `point` on `side`: from the cache, or measured and then cached.
+    /// The outcome of `point` on `side`: from the cache, or measured and then cached. `None`
+    /// when Ctrl-C stopped the measurement (nothing is cached).
     pub fn outcome(
         &self,
         side: &mut Side,
         cache: &mut Cache,
         point: usize,
-    ) -> Result<(Outcome, bool), TuneError> {
+    ) -> Result<Option<(Outcome, bool)>, TuneError> {
         let config = self.space.config(point);
         let key = config.text();
         let (outcome, cached) = match cache.get(&side.scope, &key) {
             Some(o) => (o.clone(), true),
             None => {
-                let o = self.measure(side.backend, &config);
+                let Some(o) = self.measure(side.backend, &config) else {
+                    return Ok(None);
+                };
                 cache.put(&side.scope, &key, o.clone())?;
                 (o, false)
             }
         };
-        Ok((self.checked(outcome, &config, side.backend.info()), cached))
+        Ok(Some((
+            self.checked(outcome, &config, side.backend.info()),
+            cached,
+        )))
     }
 
     /// `outcome`, or [`Outcome::Implausible`] when its times cannot be true on `device`.
@@ -172,116 +188,88 @@ impl Tuner<'_> {
         self.interrupted.is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
-    /// Runs `launch` under the watchdog (when there is one) as `phase` of `config`.
-    fn watched<T>(
-        &self,
-        api: Api,
-        phase: &'static str,
-        config: &Config,
-        limit: Duration,
-        launch: impl FnOnce() -> T,
-    ) -> T {
-        let Some(dog) = self.watchdog else {
-            return launch();
-        };
-        let what = format!(
+    /// The settings `config` is measured with: a study entry of the space's variant and size
+    /// at `config`'s launch, defines and index width, with a run's defaults for everything a
+    /// space does not choose (device clock, the default wait, the same compiler flags), timed
+    /// `options.reps` times after `options.warmup` untimed runs.
+    pub fn settings(&self, variant: &'static Variant, config: &Config) -> Resolved {
+        let reps = self.options.reps.max(1);
+        Resolved {
+            family: variant.family,
+            variant,
+            size: self.space.size,
+            seed: INPUT_SEED,
+            local: config.local,
+            groups: Some(config.groups),
+            local_y: 1,
+            groups_y: None,
+            unroll: config
+                .unroll
+                .iter()
+                .map(|(p, f)| ((*p).to_string(), *f))
+                .collect(),
+            defines: config
+                .defines
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), v.to_string()))
+                .collect(),
+            flags: Flags {
+                mad: true,
+                ..Flags::default()
+            },
+            jit: Default::default(),
+            timer: TimerKind::DeviceEvent,
+            wait: WaitMode::DEFAULT,
+            warmup: self.options.warmup,
+            turn: 1,
+            reps,
+            max_reps: reps,
+            min_time_s: 0.0,
+            timeout_s: None,
+            index: if config.index == 64 {
+                IndexWidth::U64
+            } else {
+                IndexWidth::U32
+            },
+            program: ProgramSource::Own,
+            matrix: MatrixSource::Uniform,
+        }
+    }
+
+    /// Measures `config` through the session's measuring step, the one `run` measures a study
+    /// entry with: build, verify (never timed when wrong), warm up, then time on the device
+    /// clock. `None` when Ctrl-C stopped it mid-way (nothing of it counts).
+    fn measure(&self, backend: &mut dyn Backend, config: &Config) -> Option<Outcome> {
+        let variant = self.space.variant_of(config);
+        let settings = self.settings(variant, config);
+        let side = config.side(backend.api());
+        let mut plans = [SidePlan {
+            side: RowSide::A,
+            backend,
+            settings,
+            shape: side.shape,
+            config: side,
+        }];
+        let what: Arc<str> = Arc::from(format!(
             "{} {}",
             target_name(self.space.def.family, self.space.def.name),
             config.text()
-        );
-        dog.arm(
-            Watched {
-                phase,
-                comparison: Arc::from(what),
-                api,
-            },
-            limit,
-        );
-        let out = launch();
-        dog.disarm();
-        out
-    }
-
-    /// Compile (cached per program text by the backend), verify, then time: never timed
-    /// when wrong.
-    fn measure(&self, backend: &mut dyn Backend, config: &Config) -> Outcome {
-        let side = config.side(backend.api());
-        let p = match exec::prepare(
-            backend,
+        ));
+        let guard = Guard {
+            watchdog: self.watchdog,
+            timeout_s: self.timeout.map(|t| t.as_secs_f64()),
+            comparison: &what,
+        };
+        let never = AtomicBool::new(false);
+        let runs = measure_comparison(
+            &mut plans,
+            &[self.inputs],
             self.sources,
-            self.space.variant_of(config),
-            self.inputs,
-            &side,
-        ) {
-            Ok(p) => p,
-            Err(e) if e.is_build() => {
-                return Outcome::BuildFailed {
-                    message: e.to_string(),
-                }
-            }
-            Err(e) => {
-                return Outcome::LaunchFailed {
-                    message: e.to_string(),
-                }
-            }
-        };
-        let outcome = self.verify_and_time(backend, &p, config);
-        exec::release(backend, p);
-        outcome
-    }
-
-    fn verify_and_time(
-        &self,
-        backend: &mut dyn Backend,
-        p: &exec::Prepared,
-        config: &Config,
-    ) -> Outcome {
-        let failed = |e: ExecError| Outcome::LaunchFailed {
-            message: e.to_string(),
-        };
-        let api = backend.api();
-        let started = Instant::now();
-        let first = self.timeout.unwrap_or(FIRST_LAUNCH_LIMIT);
-        let verified = self.watched(api, "verification", config, first, || {
-            exec::verify(backend, p, self.inputs)
-        });
-        let limit = self
-            .timeout
-            .unwrap_or_else(|| expected_limit(started.elapsed()));
-        match verified {
-            Ok(v) if v.ok => {}
-            Ok(v) => {
-                return Outcome::VerifyFailed {
-                    message: format!(
-                        "max error {:e} over tolerance {:e} ({} outputs checked)",
-                        v.max_error, v.tolerance, v.checked
-                    ),
-                }
-            }
-            Err(e) => return failed(e),
-        }
-        for _ in 0..self.options.warmup {
-            if let Err(e) = self.watched(api, "warm-up", config, limit, || exec::run(backend, p)) {
-                return failed(e);
-            }
-        }
-        let mut times = Vec::with_capacity(self.options.reps as usize);
-        for _ in 0..self.options.reps.max(1) {
-            match self.watched(api, "timed run", config, limit, || exec::run(backend, p)) {
-                // Device events only: the host clock also sees the context switch between
-                // the two APIs on one GPU.
-                Ok(t) => match t.get(TimerKind::DeviceEvent) {
-                    Some(s) => times.push(s.0),
-                    None => {
-                        return Outcome::LaunchFailed {
-                            message: "the device gives no event timer".into(),
-                        }
-                    }
-                },
-                Err(e) => return failed(e),
-            }
-        }
-        Outcome::Timed { times }
+            self.interrupted.unwrap_or(&never),
+            guard,
+            &mut PhaseTimes::default(),
+        )?;
+        runs.into_iter().next().map(outcome_of)
     }
 
     /// Search with `kind` on every side, interleaved: one evaluation per side in turn until
@@ -320,7 +308,9 @@ impl Tuner<'_> {
                     done[i] = true;
                     continue;
                 };
-                let (outcome, cached) = self.outcome(side, cache, point)?;
+                let Some((outcome, cached)) = self.outcome(side, cache, point)? else {
+                    break;
+                };
                 let config = self.space.config(point);
                 let score = outcome
                     .times()
@@ -340,6 +330,26 @@ impl Tuner<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// What the session's measuring step gave one configuration, as the cache records it.
+fn outcome_of(run: SideRun) -> Outcome {
+    if let Some(f) = run.failure {
+        let message = f.message;
+        return match f.status {
+            Status::BuildFailed => Outcome::BuildFailed { message },
+            Status::VerifyFailed => Outcome::VerifyFailed { message },
+            Status::LaunchFailed | Status::Ok => Outcome::LaunchFailed { message },
+        };
+    }
+    // Device events only: the host clock also sees the context switch between the two APIs
+    // on one GPU.
+    match run.samples.iter().map(|s| s.device).collect() {
+        Some(times) => Outcome::Timed { times },
+        None => Outcome::LaunchFailed {
+            message: "the device gives no event timer".into(),
+        },
     }
 }
 

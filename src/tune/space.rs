@@ -7,185 +7,12 @@ use std::collections::{BTreeMap, HashMap};
 use crate::backend::DeviceInfo;
 use crate::workload::{check_local, default_groups, find_variant, FamilyKind, Size, Variant};
 
-pub use super::space_def::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
-use super::tiles::Tiling;
 use super::TuneError;
-
-const LOCAL_32: &[u32] = &[32, 64, 128, 256, 512, 1024];
-const LOCAL_64: &[u32] = &[64, 128, 256, 512, 1024];
-const GROUPS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
-const UNROLL: &[u32] = &[0, 1, 2, 4, 8, 16];
-const INDEX: &[u32] = &[32, 64];
+pub use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 
 const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
     Param { name, knob, values }
 }
-
-const MATVEC_RULES: &[Constraint] = &[
-    Constraint::VariantLocal,
-    Constraint::DeviceLocal,
-    Constraint::EveryGroupHasRow,
-];
-const REDUCE_RULES: &[Constraint] = &[
-    Constraint::VariantLocal,
-    Constraint::DeviceLocal,
-    Constraint::EveryItemHasWork,
-];
-
-const SGEMM_RULES: &[Constraint] = &[
-    Constraint::TileDividesMatrix,
-    Constraint::VariantLocal,
-    Constraint::DeviceLocal,
-    Constraint::TileLoads,
-    Constraint::LocalMemory,
-];
-const SPMV_RULES: &[Constraint] = &[Constraint::VariantLocal, Constraint::DeviceLocal];
-/// SpMV's read paths of the gathered vector, as the family's vector-kernel variants.
-const SPMV_PATHS: &[&str] = &["vector", "vector-ro", "vector-tex"];
-const PATHS: &[u32] = &[0, 1, 2];
-
-/// Every tunable space: the GPU spaces, then the small ones for CPU devices.
-pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
-    (
-        SpaceKind::Full,
-        SpaceDef {
-            family: FamilyKind::Matvec,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, LOCAL_32),
-                p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
-                p("unroll.A", Knob::Unroll("A"), UNROLL),
-                p("index", Knob::Index, INDEX),
-            ],
-            constraints: MATVEC_RULES,
-            size: "32768x2048",
-        },
-    ),
-    (
-        SpaceKind::Full,
-        SpaceDef {
-            family: FamilyKind::Reduce,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, LOCAL_64),
-                p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
-                p("unroll.A", Knob::Unroll("A"), UNROLL),
-                p("index", Knob::Index, INDEX),
-            ],
-            constraints: REDUCE_RULES,
-            size: "2^26",
-        },
-    ),
-    // Two block tiles x two micro-tiles x two K-steps x unroll of the K loop: 16 points, of
-    // which the 4 whose slices a group cannot load in whole float4 are refused; the 512
-    // work-item tiling is in on purpose (NVIDIA's OpenCL refuses it at build time).
-    (
-        SpaceKind::Full,
-        SpaceDef {
-            family: FamilyKind::Sgemm,
-            name: "blocked",
-            variant: "blocked",
-            params: &[
-                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
-                p("tile_n", Knob::Define("SG_BN"), &[128]),
-                p("tile_k", Knob::Define("SG_BK"), &[8, 16]),
-                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
-                p("item_n", Knob::Define("SG_TN"), &[8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 2]),
-            ],
-            constraints: SGEMM_RULES,
-            size: "4096",
-        },
-    ),
-    // Read path x lanes per row (the vector width; with the work-group size, rows per group:
-    // 32, 16 or 8) x groups: 9 programs (each costs seconds of GPU compile), 18 points, on a
-    // uniform matrix of 16 entries a row whose x (32 MB) is about an L2.
-    (
-        SpaceKind::Full,
-        SpaceDef {
-            family: FamilyKind::Spmv,
-            name: "vector",
-            variant: "vector",
-            params: &[
-                p("path", Knob::Variant(SPMV_PATHS), PATHS),
-                p("local", Knob::Local, &[256]),
-                p("lanes", Knob::Define("SPMV_LANES"), &[8, 16, 32]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[8, 32]),
-            ],
-            constraints: SPMV_RULES,
-            size: "2^23x2^27",
-        },
-    ),
-    (
-        SpaceKind::Small,
-        SpaceDef {
-            family: FamilyKind::Matvec,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, &[32]),
-            ],
-            constraints: MATVEC_RULES,
-            size: "512x256",
-        },
-    ),
-    (
-        SpaceKind::Small,
-        SpaceDef {
-            family: FamilyKind::Reduce,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, &[32]),
-            ],
-            constraints: REDUCE_RULES,
-            size: "2^16",
-        },
-    ),
-    // Two tilings run, two are refused (tile-loads): 2 programs.
-    (
-        SpaceKind::Small,
-        SpaceDef {
-            family: FamilyKind::Sgemm,
-            name: "blocked",
-            variant: "blocked",
-            params: &[
-                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
-                p("tile_n", Knob::Define("SG_BN"), &[128]),
-                p("tile_k", Knob::Define("SG_BK"), &[8]),
-                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
-                p("item_n", Knob::Define("SG_TN"), &[8]),
-            ],
-            constraints: SGEMM_RULES,
-            size: "128",
-        },
-    ),
-    // Every read path at two lane counts: 6 programs, 12 points.
-    (
-        SpaceKind::Small,
-        SpaceDef {
-            family: FamilyKind::Spmv,
-            name: "vector",
-            variant: "vector",
-            params: &[
-                p("path", Knob::Variant(SPMV_PATHS), PATHS),
-                p("local", Knob::Local, &[64]),
-                p("lanes", Knob::Define("SPMV_LANES"), &[16, 32]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 4]),
-            ],
-            constraints: SPMV_RULES,
-            size: "2^12x2^16",
-        },
-    ),
-];
 
 /// The space of `family/variant` of this kind, or an error naming the tunable ones.
 pub fn space_def(
@@ -227,9 +54,9 @@ fn declared_space(family: FamilyKind, variant: &str) -> Option<&'static SpaceDef
     })))
 }
 
-/// Every space: [`SPACES`], then the further spaces of [`super::spaces3`].
+/// Every space written as data, family by family in registry order (`Family::tune_spaces`).
 pub fn all_spaces() -> impl Iterator<Item = &'static (SpaceKind, SpaceDef)> {
-    SPACES.iter().chain(super::spaces3::SPACES3)
+    crate::families::all().iter().flat_map(|f| f.tune_spaces())
 }
 
 /// One point: a value index per parameter (into `Param::values`).
@@ -325,7 +152,10 @@ impl Space {
                 Knob::Variant(names) => c.variant = names.get(v as usize).copied(),
             }
         }
-        super::tiles::derive(self.def.family, self.size, &mut c);
+        self.def
+            .family
+            .family()
+            .derive_tune_launch(self.size, &mut c);
         if c.groups == 0 && c.local > 0 {
             // A space that sets no group count: the variant's own rule (one work-item per
             // point of its grid).
@@ -379,14 +209,16 @@ impl Space {
                 Constraint::EveryItemHasWork => {
                     u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
                 }
-                Constraint::TileDividesMatrix => !Tiling::of(&c).divides(self.size),
-                Constraint::TileLoads => !Tiling::of(&c).loads_whole(),
-                Constraint::LocalMemory => !match self.def.family {
-                    FamilyKind::Stencil => super::stencil_tiles::fits_local_memory(&c, device),
-                    _ => super::tiles::fits_local_memory(&c, device),
-                },
-                Constraint::TileDividesGrid => !super::stencil_tiles::divides(&c, self.size),
-                Constraint::TileHalo => !super::stencil_tiles::has_halo(&c),
+                // The tile rules are the family's own.
+                Constraint::TileDividesMatrix
+                | Constraint::TileLoads
+                | Constraint::LocalMemory
+                | Constraint::TileDividesGrid
+                | Constraint::TileHalo => self
+                    .def
+                    .family
+                    .family()
+                    .breaks_tune_rule(*rule, &c, self.size, device),
             })
     }
 }

@@ -4,16 +4,20 @@
 pub mod flat;
 pub mod rules;
 pub mod shapes;
+mod tune;
 
 use crate::backend::{Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice};
+use crate::families::family::{
+    bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize, VendorOp,
+};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
+use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
 
@@ -117,6 +121,25 @@ const VARIANTS: [Variant; 19] = [
 pub struct Matvec;
 
 impl Family for Matvec {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("4096x1100"))
+    }
+
+    fn vendor_ops(&self) -> &'static [VendorOp] {
+        &[VendorOp {
+            name: "sgemv",
+            variant: None,
+        }]
+    }
+
+    fn charts(&self) -> &'static [&'static str] {
+        &["shapes"]
+    }
+
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tune::SPACES
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Matvec
     }

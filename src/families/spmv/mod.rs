@@ -34,6 +34,7 @@
 //! whichever path serves it) and the 4·ROWS bytes of `y` written.
 
 pub mod matrix;
+mod tune;
 
 use std::sync::Arc;
 
@@ -41,13 +42,14 @@ pub use matrix::*;
 
 use crate::backend::{Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice};
+use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
+use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 
 crate::names::named_enum! {
@@ -290,6 +292,30 @@ pub fn without_read_path(name: &'static str) -> &'static str {
 pub struct Spmv;
 
 impl Family for Spmv {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^14x2^18"))
+    }
+
+    fn charts(&self) -> &'static [&'static str] {
+        &["texture"]
+    }
+
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tune::SPACES
+    }
+
+    fn takes_matrix(&self) -> bool {
+        true
+    }
+
+    fn problem_text(&self, size: Size, seed: u64, choice: InputChoice<'_>) -> String {
+        format!(
+            "{} {} {size} f32 seed {seed}",
+            self.id().name(),
+            choice.matrix.name()
+        )
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Spmv
     }

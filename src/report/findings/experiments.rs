@@ -143,6 +143,7 @@ pub const HEADLINE: &[Measure] = &[
     ),
 ];
 
+// Study data: ids, folders and comparisons name committed experiments, not families to switch on.
 pub const EXPERIMENTS: &[Experiment] = &[
     Experiment {
         id: "similar",

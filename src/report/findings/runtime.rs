@@ -132,6 +132,7 @@ fn runtime_table(root: &Path, s: &mut String) -> Result<()> {
          | GPU | what | OpenCL | CUDA | PR [95% CI] |\n|---|---|---|---|---|\n",
     );
     for (gpu, prefix) in GPUS {
+        // Study data: the committed runtime experiment's folders and comparisons, by name.
         let run = folder(root, prefix, "runtime");
         let launch: Vec<PrRow> = rows(&run.join("launch/prs.csv"))?;
         for (name, what) in [
@@ -178,6 +179,7 @@ fn runtime_table(root: &Path, s: &mut String) -> Result<()> {
                 p.pr_ci_hi
             )?;
         }
+        // Study data: the committed runtime experiment's folders, by study name.
         bfs_rows(s, gpu, &run.join("bfs"), "")?;
         let plain_copies = folder(root, prefix, "bfs-plain").join("bfs");
         bfs_rows(s, gpu, &plain_copies, ", flag copies without an event")?;
@@ -223,6 +225,7 @@ fn tune_table(root: &Path, s: &mut String) -> Result<()> {
          |---|---|---|---|---|---|---|\n",
     );
     for (gpu, prefix) in GPUS {
+        // Study data: the committed tune experiment's folders, one per tuned target.
         for target in [
             "reduce-tuned",
             "matvec-tuned",

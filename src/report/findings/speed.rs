@@ -42,6 +42,7 @@ fn cublas(dir: &Path) -> Result<BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     for l in lines {
         let f: Vec<&str> = l.split(',').collect();
+        // Study data: the cuBLAS SGEMM rows of the committed `baselines.csv`.
         if f.get(kind) == Some(&"sgemm") {
             out.insert(f[size].to_string(), f[gflops].parse()?);
         }
@@ -51,6 +52,7 @@ fn cublas(dir: &Path) -> Result<BTreeMap<String, f64>> {
 
 /// Every PR row of the SGEMM run and of its one-comparison swap runs.
 fn sgemm_rows(root: &Path, prefix: &str) -> Result<Vec<PrRow>> {
+    // Study data: the committed sgemm-cublas experiment's folder.
     let dir = folder(root, prefix, "sgemm-cublas");
     let mut rows = prs(&dir.join("sgemm/prs.csv"))?;
     for i in 1..=4 {
@@ -64,6 +66,7 @@ fn sgemm_rows(root: &Path, prefix: &str) -> Result<Vec<PrRow>> {
 
 /// The sides of the swap runs that did not verify and time, with the driver's words.
 fn failed_sides(root: &Path, prefix: &str) -> Result<Vec<MeasurementRow>> {
+    // Study data: the committed sgemm-cublas experiment's folder.
     let dir = folder(root, prefix, "sgemm-cublas");
     let mut out = Vec::new();
     for i in 1..=4 {
@@ -90,6 +93,7 @@ pub fn sgemm_table(root: &Path, s: &mut String) -> Result<()> {
          |---|---|---|---|---|---|---|\n",
     );
     for (gpu, prefix) in GPUS {
+        // Study data: the committed sgemm-cublas experiment's folder.
         let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
         for r in sgemm_rows(root, prefix)? {
             let c = *base
@@ -124,6 +128,7 @@ pub fn sgemm_table(root: &Path, s: &mut String) -> Result<()> {
     }
     s.push('\n');
     for (gpu, prefix) in GPUS {
+        // Study data: the committed sgemm-cublas experiment's folder.
         let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
         let sizes: Vec<String> = base.iter().map(|(n, g)| format!("{n}: {g:.0}")).collect();
         writeln!(

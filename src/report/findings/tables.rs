@@ -72,6 +72,7 @@ pub(super) fn table1(ctx: &Ctx, s: &mut String) -> Result<()> {
         .map(|(_, p)| ctx.folder(&folder_for(TABLE1, p)))
         .collect::<Result<_>>()?;
     for (listing, ms) in crate::paper::WHITEPAPER_TABLE1_MS {
+        // Study data: the whitepaper's Table 1 rows are the committed run's matvec listings.
         let comparison = format!("matvec/listing{listing}");
         let mut cells = Vec::new();
         for f in &folders {
@@ -95,6 +96,7 @@ pub(super) fn table1(ctx: &Ctx, s: &mut String) -> Result<()> {
 pub(super) fn runtime_tables(ctx: &Ctx, s: &mut String) -> Result<()> {
     s.push_str(&super::runtime::render(ctx.root())?);
     for (_, prefix) in GPUS {
+        // Study data: the committed runtime and tune experiments' folders.
         for sub in ["calibrate", "launch", "reduce-host", "bfs"] {
             ctx.note(&format!("{}/{sub}", folder_for(RUNTIME, prefix)));
         }

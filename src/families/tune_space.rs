@@ -1,11 +1,12 @@
 //! What a tuning space is made of: its parameters (knobs and their values), the constraints
 //! that make a point invalid, the space's definition, and a point made concrete ([`Config`]).
-//! The spaces themselves and their expansion are in [`super::space`].
+//! The spaces themselves are data in each family's module (`Family::tune_spaces`); their
+//! expansion is in `crate::tune::space`.
 
+use super::plan::SideConfig;
+use super::FamilyId as FamilyKind;
 use crate::backend::{Api, LaunchShape};
 use crate::fairness::Flags;
-use crate::workload::exec::SideConfig;
-use crate::workload::FamilyKind;
 
 /// What a parameter sets in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,10 +4,72 @@
 //! a launch that does not tile the grid; checking the same rules here keeps such points out of
 //! the search and counts them by name.
 
-use super::space_def::Config;
+use super::{Grid, RADIUS, TILE_X};
 use crate::backend::DeviceInfo;
-use crate::workload::stencil::{Grid, RADIUS, TILE_X};
-use crate::workload::Size;
+use crate::families::size::Size;
+use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::FamilyId;
+
+const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
+    Param { name, knob, values }
+}
+
+/// The grid first (a refused tile never reaches the device), then the halo, then the limits.
+const STENCIL_RULES: &[Constraint] = &[
+    Constraint::TileDividesGrid,
+    Constraint::TileHalo,
+    Constraint::DeviceLocal,
+    Constraint::VariantLocal,
+    Constraint::LocalMemory,
+];
+
+/// Tile widths and heights of the stencil's full space: 15 tiles, of which the 2-row ones are
+/// refused (`tile-halo`) and, on a 1024-work-item device, the three of 2048 or 4096 work-items
+/// (`device-local`). The 512 and 1024 work-item tiles are in on purpose: NVIDIA's OpenCL allows
+/// this kernel 256 work-items, so they are recorded there as build or launch failures.
+const SPACE_TILE_X: &[u32] = &[32, 64, 128];
+const SPACE_TILE_Y: &[u32] = &[2, 4, 8, 16, 32];
+
+/// The stencil's tunable spaces: FDTD3d's tile.
+pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
+    // 9 tiles x the z loop unrolled or not (the radius loop fully, as the SDK): 18 points, each
+    // its own program, at the fdtd-unroll study's 384^3 (226 MB a grid). The study's own
+    // kernel (32 x 8, A = 9, B = 4) is one of them.
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyId::Stencil,
+            name: "fdtd3d",
+            variant: "fdtd3d",
+            params: &[
+                p("tile_x", Knob::Define("ST_TILE_X"), SPACE_TILE_X),
+                p("tile_y", Knob::Define("ST_TILE_Y"), SPACE_TILE_Y),
+                p("unroll.A", Knob::Unroll("A"), &[0, 9]),
+                p("unroll.B", Knob::Unroll("B"), &[4]),
+            ],
+            constraints: STENCIL_RULES,
+            size: "384",
+        },
+    ),
+    // Four tiles run, 32 and 64 wide; the 2-row ones break the halo rule and the 128-wide
+    // ones do not divide the 64-wide grid: 4 programs.
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyId::Stencil,
+            name: "fdtd3d",
+            variant: "fdtd3d",
+            params: &[
+                p("tile_x", Knob::Define("ST_TILE_X"), SPACE_TILE_X),
+                p("tile_y", Knob::Define("ST_TILE_Y"), &[2, 4, 8]),
+                p("unroll.A", Knob::Unroll("A"), &[0]),
+                p("unroll.B", Knob::Unroll("B"), &[4]),
+            ],
+            constraints: STENCIL_RULES,
+            size: "64x9",
+        },
+    ),
+];
 
 /// One stencil tile: columns in x and rows in y of one work-group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +128,16 @@ pub fn has_halo(c: &Config) -> bool {
 /// The tile and its halo fit the device's local memory (unknown limits pass).
 pub fn fits_local_memory(c: &Config, device: &DeviceInfo) -> bool {
     device.local_mem_bytes == 0 || StencilTile::of(c).local_bytes() <= device.local_mem_bytes
+}
+
+/// Whether `c` breaks one of the tile's rules (the others are not the stencil's).
+pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+    match rule {
+        Constraint::TileDividesGrid => !divides(c, size),
+        Constraint::TileHalo => !has_halo(c),
+        Constraint::LocalMemory => !fits_local_memory(c, device),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

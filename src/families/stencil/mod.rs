@@ -20,18 +20,22 @@
 //! in the SDK's own report of points per second. The flop count (29 per interior point: one
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
 
+use crate::backend::DeviceInfo;
 use crate::backend::{Arg, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::bad_size;
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
+use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, v, Variant};
+
+pub mod tiles;
 
 const VARIANTS: [Variant; 1] = [pow2(
     points(
@@ -279,6 +283,31 @@ pub fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) ->
 pub struct Stencil;
 
 impl Family for Stencil {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize {
+            length: "64",
+            matrix: "64",
+        })
+    }
+
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tiles::SPACES
+    }
+
+    fn derive_tune_launch(&self, size: Size, config: &mut Config) {
+        tiles::derive(size, config)
+    }
+
+    fn breaks_tune_rule(
+        &self,
+        rule: Constraint,
+        config: &Config,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> bool {
+        tiles::breaks(rule, config, size, device)
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Stencil
     }

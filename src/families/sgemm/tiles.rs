@@ -3,9 +3,65 @@
 //! kernel (`kernels_*/sgemm.*`) refuses to compile where these rules fail; checking them here
 //! keeps such points out of the search and counts them by name.
 
-use super::space_def::Config;
 use crate::backend::DeviceInfo;
-use crate::workload::{FamilyKind, Size};
+use crate::families::size::Size;
+use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::FamilyId;
+
+const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
+    Param { name, knob, values }
+}
+
+const SGEMM_RULES: &[Constraint] = &[
+    Constraint::TileDividesMatrix,
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::TileLoads,
+    Constraint::LocalMemory,
+];
+
+/// SGEMM's tunable spaces: the register-blocked kernel's tiles.
+pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
+    // Two block tiles x two micro-tiles x two K-steps x unroll of the K loop: 16 points, of
+    // which the 4 whose slices a group cannot load in whole float4 are refused; the 512
+    // work-item tiling is in on purpose (NVIDIA's OpenCL refuses it at build time).
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyId::Sgemm,
+            name: "blocked",
+            variant: "blocked",
+            params: &[
+                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+                p("tile_n", Knob::Define("SG_BN"), &[128]),
+                p("tile_k", Knob::Define("SG_BK"), &[8, 16]),
+                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
+                p("item_n", Knob::Define("SG_TN"), &[8]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 2]),
+            ],
+            constraints: SGEMM_RULES,
+            size: "4096",
+        },
+    ),
+    // Two tilings run, two are refused (tile-loads): 2 programs.
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyId::Sgemm,
+            name: "blocked",
+            variant: "blocked",
+            params: &[
+                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+                p("tile_n", Knob::Define("SG_BN"), &[128]),
+                p("tile_k", Knob::Define("SG_BK"), &[8]),
+                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
+                p("item_n", Knob::Define("SG_TN"), &[8]),
+            ],
+            constraints: SGEMM_RULES,
+            size: "128",
+        },
+    ),
+];
 
 /// The kernel's defaults: the shipped 128 x 128 tile, K-step 8, 8 x 8 per work-item.
 const DEFAULTS: [(&str, u32); 5] = [
@@ -92,15 +148,9 @@ impl Tiling {
     }
 }
 
-/// Fill in what a configuration leaves out and its family implies: SGEMM's and the stencil's
-/// work-group size and group count follow from their tiling.
-pub fn derive(family: FamilyKind, size: Size, c: &mut Config) {
-    if family == FamilyKind::Stencil {
-        return super::stencil_tiles::derive(size, c);
-    }
-    if family != FamilyKind::Sgemm {
-        return;
-    }
+/// Fill in what a configuration leaves out and its tiling implies: the work-group size and
+/// group count.
+pub fn derive(size: Size, c: &mut Config) {
     let t = Tiling::of(c);
     if c.local == 0 {
         c.local = t.local();
@@ -115,6 +165,16 @@ pub fn fits_local_memory(c: &Config, device: &DeviceInfo) -> bool {
     device.local_mem_bytes == 0 || Tiling::of(c).local_bytes() <= device.local_mem_bytes
 }
 
+/// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's).
+pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+    match rule {
+        Constraint::TileDividesMatrix => !Tiling::of(c).divides(size),
+        Constraint::TileLoads => !Tiling::of(c).loads_whole(),
+        Constraint::LocalMemory => !fits_local_memory(c, device),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,7 +186,7 @@ mod tests {
     #[test]
     fn the_defaults_are_the_shipped_kernel() {
         let mut c = config(&[]);
-        derive(FamilyKind::Sgemm, Size::vector(4096), &mut c);
+        derive(Size::vector(4096), &mut c);
         assert_eq!((c.local, c.groups), (256, 32 * 32));
         let t = Tiling::of(&c);
         assert!(t.divides(Size::vector(4096)) && t.loads_whole());
@@ -136,7 +196,7 @@ mod tests {
     #[test]
     fn tilings_imply_their_launch_and_break_rules_by_name() {
         let mut c = config(&[("SG_BM", 64), ("SG_TM", 4), ("SG_BK", 8)]);
-        derive(FamilyKind::Sgemm, Size::vector(256), &mut c);
+        derive(Size::vector(256), &mut c);
         // 16 x 16 work-items, but a 64 x 8 A slice is only 128 float4.
         assert_eq!((c.local, c.groups), (256, 4 * 2));
         assert!(!Tiling::of(&c).loads_whole());
@@ -144,7 +204,7 @@ mod tests {
         assert!(Tiling::of(&c).loads_whole());
         assert!(!Tiling::of(&c).divides(Size::vector(96)));
         let mut other = config(&[]);
-        derive(FamilyKind::Spmv, Size::vector(256), &mut other);
+        crate::families::get(FamilyId::Spmv).derive_tune_launch(Size::vector(256), &mut other);
         assert_eq!((other.local, other.groups), (0, 0));
     }
 }

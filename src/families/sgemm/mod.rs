@@ -10,17 +10,21 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::backend::Arg;
+use crate::backend::DeviceInfo;
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
+use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{exact_local, points, pow2, v, Variant};
+
+pub mod tiles;
 
 const VARIANTS: [Variant; 2] = [
     exact_local(
@@ -33,7 +37,7 @@ const VARIANTS: [Variant; 2] = [
         ),
         256,
     ),
-    // The SG_* defines retile it (src/tune/tiles.rs); the kernel refuses to compile at a
+    // The SG_* defines retile it (`tiles.rs` here); the kernel refuses to compile at a
     // work-group size that does not match its tile, so the rule here is only the range.
     points(
         pow2(
@@ -175,6 +179,38 @@ pub fn check(got: &[f32], sample: &[usize], want: &[f64], tolerances: &[f64]) ->
 pub struct Sgemm;
 
 impl Family for Sgemm {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize {
+            length: "512",
+            matrix: "512",
+        })
+    }
+
+    fn vendor_ops(&self) -> &'static [VendorOp] {
+        &[VendorOp {
+            name: "sgemm",
+            variant: None,
+        }]
+    }
+
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tiles::SPACES
+    }
+
+    fn derive_tune_launch(&self, size: Size, config: &mut Config) {
+        tiles::derive(size, config)
+    }
+
+    fn breaks_tune_rule(
+        &self,
+        rule: Constraint,
+        config: &Config,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> bool {
+        tiles::breaks(rule, config, size, device)
+    }
+
     fn id(&self) -> FamilyId {
         FamilyId::Sgemm
     }

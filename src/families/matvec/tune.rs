@@ -1,0 +1,94 @@
+//! Matvec's tunable spaces: `matvec/tuned` (work-group size, groups, unroll, index width) and
+//! `matvec/tuned-vec` (the vector width of the loads), a new named space beside `tuned` so that
+//! the GPU measurements of `tuned` stay reproducible under its name.
+
+use crate::families::tune_space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::FamilyId;
+
+const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
+    Param { name, knob, values }
+}
+
+const LOCAL_32: &[u32] = &[32, 64, 128, 256, 512, 1024];
+const GROUPS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+const UNROLL: &[u32] = &[0, 1, 2, 4, 8, 16];
+const INDEX: &[u32] = &[32, 64];
+
+const MATVEC_RULES: &[Constraint] = &[
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::EveryGroupHasRow,
+];
+
+pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyId::Matvec,
+            name: "tuned",
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, LOCAL_32),
+                p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
+                p("unroll.A", Knob::Unroll("A"), UNROLL),
+                p("index", Knob::Index, INDEX),
+            ],
+            constraints: MATVEC_RULES,
+            size: "32768x2048",
+        },
+    ),
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyId::Matvec,
+            name: "tuned",
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[64, 128]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+                p("index", Knob::Index, &[32]),
+            ],
+            constraints: MATVEC_RULES,
+            size: "512x256",
+        },
+    ),
+    // Vector width of the loads x work-group size x groups: 6 programs, 12 points, of which
+    // the 3 where 256-item groups at 32 a unit outnumber the rows are refused; at
+    // `matvec/tuned`'s size and unroll 0 (at MV_VEC = 4 the PTX is `matvec/tuned`'s).
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyId::Matvec,
+            name: "tuned-vec",
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[128, 256]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[8, 32]),
+                p("unroll.A", Knob::Unroll("A"), &[0]),
+                p("index", Knob::Index, &[32]),
+                p("vec", Knob::Define("MV_VEC"), &[1, 2, 4]),
+            ],
+            constraints: MATVEC_RULES,
+            size: "32768x2048",
+        },
+    ),
+    // The narrowest and the widest loads: 2 programs (a matvec program costs PoCL seconds).
+    (
+        SpaceKind::Small,
+        SpaceDef {
+            family: FamilyId::Matvec,
+            name: "tuned-vec",
+            variant: "tuned",
+            params: &[
+                p("local", Knob::Local, &[64]),
+                p("groups_per_cu", Knob::GroupsPerCu, &[2]),
+                p("unroll.A", Knob::Unroll("A"), &[0]),
+                p("index", Knob::Index, &[32]),
+                p("vec", Knob::Define("MV_VEC"), &[1, 4]),
+            ],
+            constraints: MATVEC_RULES,
+            size: "512x256",
+        },
+    ),
+];
