@@ -53,6 +53,7 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{
     Arg, Backend, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
 };
@@ -537,6 +538,22 @@ impl LaunchLoop for Plan {
 
 pub struct Bfs;
 
+/// A BFS kernel on copies of its buffer arguments, stored back whole: it updates several.
+fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
+    let ids = l.buffers();
+    let n = l.count(l.args().len() - 1)?;
+    let mut bufs = ids
+        .iter()
+        .map(|b| l.data(*b).map(<[f32]>::to_vec))
+        .collect::<Result<Vec<_>, _>>()?;
+    let kernel = l.kernel().to_string();
+    emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e))?;
+    for (id, data) in ids.into_iter().zip(bufs) {
+        l.replace(id, data)?;
+    }
+    Ok(())
+}
+
 impl Family for Bfs {
     fn id(&self) -> FamilyId {
         FamilyId::Bfs
@@ -641,6 +658,12 @@ impl Family for Bfs {
         )?;
         let (cost, n) = (plan.cost, inputs.size.rows as usize);
         Ok(Built::into(vec![Step::Loop(Box::new(plan))], cost, n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("bfs_")
+            .then_some(emulate_level as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

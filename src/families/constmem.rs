@@ -27,7 +27,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::backend::{Arg, BufferId};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice};
 use crate::families::footprint::{plain, Footprint};
@@ -443,6 +444,40 @@ pub struct Sobel;
 
 pub struct Broadcast;
 
+/// `sobel_<placement>(data, out, [filter,] w, h)`: every pixel the launch covers; the
+/// filter read from where the placement puts it (constant memory, global memory, or the
+/// kernel's own text).
+fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let kernel = l.kernel();
+    let placement = kernel.trim_start_matches("sobel_").trim_end_matches("_x4");
+    let (filter, w_at) = match placement {
+        "constant" => (l.constant(2, FILTER_SYMBOL)?, 3),
+        "global" => (l.read(2)?, 3),
+        _ => (&FILTER_X[..], 2),
+    };
+    let img = Image {
+        w: l.count(w_at)? as u64,
+        h: l.count(w_at + 1)? as u64,
+    };
+    let [x, y] = l.shape().global_dims();
+    let cover = (x * cols_per_kernel(kernel), y * SOBEL_ROWS);
+    let out = emulate_sobel(l.read(0)?, filter, img, cover);
+    l.write_some(1, out)
+}
+
+/// `broadcast_<placement>(table, out, n)`: every work-item stores the table's sum.
+fn emulate_broadcast(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let table = if l.kernel().starts_with("broadcast_constant") {
+        l.constant(0, TABLE_SYMBOL)?
+    } else {
+        l.read(0)?
+    };
+    let n = l.count(2)?.min(table.len());
+    let sum = table[..n].iter().map(|x| f64::from(*x)).sum::<f64>() as f32;
+    let items = l.shape().global() as usize;
+    l.write(1, vec![sum; items])
+}
+
 /// What the two families of this module share: they differ only by `family`.
 fn inputs_of(family: FamilyId, size: Size, seed: u64) -> Inputs {
     let p = problem(family, size, seed);
@@ -537,6 +572,12 @@ impl Family for Sobel {
         build_of(cx)
     }
 
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("sobel_")
+            .then_some(emulate_sobel_launch as KernelEmulation)
+    }
+
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(FamilyId::Sobel, got, &inputs.reference, &inputs.sample)
     }
@@ -591,6 +632,12 @@ impl Family for Broadcast {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         build_of(cx)
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("broadcast_")
+            .then_some(emulate_broadcast as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
@@ -708,7 +755,7 @@ mod tests {
         use crate::workload::exec::{self, Inputs, SideConfig};
         let sources = KernelSources::embedded();
         let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
-            let mut b = FakeBackend::new(api, script);
+            let mut b = FakeBackend::new(api, script, crate::families::emulator());
             let inputs = Inputs::generate(v.family, size, 2);
             let side = SideConfig {
                 shape,
@@ -752,7 +799,11 @@ mod tests {
     fn a_cuda_constant_kernel_without_a_bound_symbol_fails() {
         use crate::backend::fake::{FakeBackend, FakeScript};
         use crate::backend::{Api, Backend, CompileRequest, LaunchShape};
-        let mut b = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let mut b = FakeBackend::new(
+            Api::Cuda,
+            FakeScript::default(),
+            crate::families::emulator(),
+        );
         let request = CompileRequest {
             source: "__global__ void broadcast_constant_uniform(".into(),
             defines: vec![],

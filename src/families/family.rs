@@ -9,6 +9,7 @@ use super::reference::Verification;
 use super::size::Size;
 use super::spmv::matrix::MatrixSource;
 use super::variant::Variant;
+use crate::backend::fake::KernelEmulation;
 use crate::backend::DeviceInfo;
 
 /// Choices of a study entry that pick a family's input data beyond size and seed.
@@ -152,6 +153,14 @@ pub trait Family: Sync {
     /// For a variant that runs in several launches, the variants that time its first and its
     /// last launch alone (explain's launch-alone rungs); `None` for one launch.
     fn launch_parts(&self, _variant: &Variant) -> Option<(&'static str, &'static str)> {
+        None
+    }
+
+    /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
+    /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
+    /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
+    /// refuses the launch, naming the kernel.
+    fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
         None
     }
 }

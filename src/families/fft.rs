@@ -29,7 +29,8 @@ use rand::rngs::SmallRng;
 use rand::seq::index::sample;
 use rand::SeedableRng;
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
 use crate::families::family::{Family, InputChoice};
@@ -223,6 +224,12 @@ pub fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
 
 pub struct Fft;
 
+/// `fft512_forward(x, y, _, points)`: every transform of the batch.
+fn emulate_forward(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let y = forward_all(l.read(0)?, l.count(3)?);
+    l.write(1, y)
+}
+
 impl Family for Fft {
     fn id(&self) -> FamilyId {
         FamilyId::Fft
@@ -281,6 +288,10 @@ impl Family for Fft {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        (kernel == "fft512_forward").then_some(emulate_forward as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

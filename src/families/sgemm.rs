@@ -9,7 +9,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
 use crate::families::family::{Family, InputChoice};
@@ -174,6 +175,12 @@ pub fn check(got: &[f32], sample: &[usize], want: &[f64], tolerances: &[f64]) ->
 
 pub struct Sgemm;
 
+/// `sgemm_*(a, b, c, n)`: the whole product.
+fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let c = full(l.read(0)?, l.read(1)?, l.count(3)?);
+    l.write(2, c)
+}
+
 impl Family for Sgemm {
     fn id(&self) -> FamilyId {
         FamilyId::Sgemm
@@ -240,6 +247,12 @@ impl Family for Sgemm {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("sgemm_")
+            .then_some(emulate_product as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

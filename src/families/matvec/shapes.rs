@@ -27,7 +27,8 @@
 //! nearest region of the device's measured table ([`super::rules`], derived from a shape sweep
 //! by `clvscu shapes-rule`), or [`rule`], the hand rule, for a device without a table.
 
-use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
+use crate::backend::fake::FakeLaunch;
+use crate::backend::{self, Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
 use crate::families::id::FamilyId as FamilyKind;
 use crate::families::plan::{buffer_of, ExecError, Step};
 use crate::families::size::Size;
@@ -477,6 +478,19 @@ pub fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usiz
         }
     }
     p
+}
+
+/// The split-K kernels' emulation (`M, cols, rows, V, P, splits`).
+pub(super) fn emulate_partial_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (cols, rows, splits) = (l.count(1)?, l.count(2)?, l.count(5)?);
+    let p = partial_sums(l.read(0)?, l.read(3)?, rows, cols, splits);
+    l.write(4, p)
+}
+
+/// The final split-K kernel's emulation (`P, W, rows, splits`).
+pub(super) fn emulate_final_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let w = final_sums(l.read(0)?, l.count(2)?, l.count(3)?);
+    l.write(1, w)
 }
 
 /// The second split-K pass, for the fake backend: each row's partial sums added.

@@ -39,7 +39,8 @@ use std::sync::Arc;
 
 pub use matrix::*;
 
-use crate::backend::{Arg, BufferId};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -289,6 +290,12 @@ pub fn without_read_path(name: &'static str) -> &'static str {
 
 pub struct Spmv;
 
+/// `spmv_*(val, col, ptr, x, rows, y)`: y = A x.
+fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let y = emulate(l.read(0)?, l.read(1)?, l.read(2)?, l.read(3)?, l.count(4)?);
+    l.write(5, y)
+}
+
 impl Family for Spmv {
     fn id(&self) -> FamilyId {
         FamilyId::Spmv
@@ -362,6 +369,12 @@ impl Family for Spmv {
             args.push(Arg::U32(rows));
             Ok(args)
         })
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("spmv_")
+            .then_some(emulate_product as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
