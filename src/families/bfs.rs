@@ -494,7 +494,7 @@ pub fn check(got: &[f32], want: &[f64]) -> Verification {
 
 /// The host emulation of both kernels, for the fake backend: `bufs` are the kernel's buffer
 /// arguments in order (as floats carrying 32-bit words), `n` its count.
-pub fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
+fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
     let word = |b: &[f32], i: usize| b[i].to_bits();
     let set = |b: &mut Vec<f32>, i: usize, w: u32| b[i] = f32::from_bits(w);
     match (kernel, bufs) {

@@ -246,8 +246,8 @@ pub fn cols_per_item(variant: &Variant) -> u64 {
     cols_per_kernel(variant.kernel)
 }
 
-/// [`cols_per_item`] by kernel name (the fake backend knows only the name).
-pub fn cols_per_kernel(kernel: &str) -> u64 {
+/// [`cols_per_item`] by kernel name (an emulated launch knows only the name).
+fn cols_per_kernel(kernel: &str) -> u64 {
     if kernel.starts_with("sobel_") && kernel.ends_with("_x4") {
         SOBEL_COLS
     } else {
@@ -423,12 +423,7 @@ pub fn rows_per_item(family: FamilyId) -> u64 {
 
 /// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
 /// pixels in x and y), the rest untouched (`None`).
-pub fn emulate_sobel(
-    data: &[f32],
-    filter: &[f32],
-    img: Image,
-    cover: (u64, u64),
-) -> Vec<Option<f32>> {
+fn emulate_sobel(data: &[f32], filter: &[f32], img: Image, cover: (u64, u64)) -> Vec<Option<f32>> {
     (0..img.pixels() as usize)
         .map(|p| {
             let (x, y) = ((p as u64) % img.w, (p as u64) / img.w);

@@ -213,7 +213,7 @@ pub fn verify(got: &[f32], want: &[f64], tolerances: &[f64], points: u64) -> Ver
 
 /// Every batch of `x` transformed (f64, rounded to f32): what the kernel computes, for the
 /// fake backend. `points` bounds the batches read.
-pub fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
+fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
     let floats = 2 * POINTS;
     x[..(2 * points).min(x.len())]
         .chunks_exact(floats)

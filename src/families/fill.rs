@@ -197,7 +197,7 @@ pub fn check(got: &[f32], n: usize) -> Verification {
 }
 
 /// The fake backend's emulation: the value in the first `n` (or rows × cols) elements.
-pub fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
+fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
     let counts: Vec<u64> = args
         .iter()
         .filter_map(|a| match a {

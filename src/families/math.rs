@@ -102,7 +102,7 @@ pub fn of_variant(variant: &str) -> (Function, bool) {
 }
 
 /// The function of a kernel name (`math_sin`, `math_native_exp`).
-pub fn of_kernel(kernel: &str) -> Function {
+fn of_kernel(kernel: &str) -> Function {
     if kernel.ends_with("exp") {
         Function::Exp
     } else {

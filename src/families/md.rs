@@ -212,7 +212,7 @@ pub fn args(path: ReadPath, positions: BufferId, list: BufferId, n: u32) -> Vec<
 }
 
 /// What the kernel writes, for the fake backend.
-pub fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
+fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
     if pos.len() < 4 * n || list.len() < NEIGHBOURS * n {
         return Vec::new();
     }

@@ -158,7 +158,7 @@ pub fn element(a: &[f32], b: &[f32], n: usize, row: usize, col: usize) -> (f64, 
 }
 
 /// The whole product in f64 (the fake backend's emulation; small N only).
-pub fn full(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+fn full(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
     (0..n * n)
         .map(|p| element(a, b, n, p / n, p % n).0 as f32)
         .collect()

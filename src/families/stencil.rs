@@ -260,7 +260,7 @@ pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// What the kernel writes, for the fake backend: the reference rounded to float32.
-pub fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
+fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
     let g = Grid {
         nx: nx as u64,
         ny: ny as u64,

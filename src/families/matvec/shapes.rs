@@ -463,7 +463,7 @@ pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
 
 /// What the split-K kernels compute, for the fake backend: the partial sums of each column
 /// block, `P[split * rows + row]`, with the kernels' block boundaries.
-pub fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usize) -> Vec<f32> {
+fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usize) -> Vec<f32> {
     let splits = splits.max(1);
     let chunk = cols.div_ceil(splits).next_multiple_of(4);
     let mut p = vec![0.0f32; splits * rows];
@@ -494,7 +494,7 @@ pub(super) fn emulate_final_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> 
 }
 
 /// The second split-K pass, for the fake backend: each row's partial sums added.
-pub fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
+fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
     (0..rows)
         .map(|r| {
             (0..splits)

@@ -246,7 +246,7 @@ pub fn args(path: ReadPath, val: BufferId, col: BufferId, ptr: BufferId, x: Buff
 }
 
 /// What a kernel writes, for the fake backend: y rounded to float32.
-pub fn emulate(val: &[f32], col: &[f32], ptr: &[f32], x: &[f32], rows: usize) -> Vec<f32> {
+fn emulate(val: &[f32], col: &[f32], ptr: &[f32], x: &[f32], rows: usize) -> Vec<f32> {
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
     let (col, ptr) = (bits(col), bits(ptr));
     (0..rows.min(ptr.len().saturating_sub(1)))
