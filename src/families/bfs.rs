@@ -541,7 +541,7 @@ pub struct Bfs;
 /// A BFS kernel on copies of its buffer arguments, stored back whole: it updates several.
 fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
     let ids = l.buffers();
-    let n = l.count(l.args().len() - 1)?;
+    let n = l.count(l.args().len().saturating_sub(1))?;
     let mut bufs = ids
         .iter()
         .map(|b| l.data(*b).map(<[f32]>::to_vec))
