@@ -566,8 +566,12 @@ mod tests {
             ..FakeScript::default()
         };
         (
-            FakeBackend::new(Api::OpenCl, script(opencl_overhead)),
-            FakeBackend::new(Api::Cuda, script(0.0)),
+            FakeBackend::new(
+                Api::OpenCl,
+                script(opencl_overhead),
+                crate::families::emulator(),
+            ),
+            FakeBackend::new(Api::Cuda, script(0.0), crate::families::emulator()),
         )
     }
 
@@ -631,6 +635,7 @@ mod tests {
                 wrong_results: vec![KERNEL.into()],
                 ..FakeScript::default()
             },
+            crate::families::emulator(),
         );
         let mut backends: Vec<&mut dyn Backend> = vec![&mut cl_wrong, &mut cu];
         let e = calibrate(&mut backends, &KernelSources::embedded(), &small()).unwrap_err();

@@ -66,6 +66,12 @@ pub(crate) fn noise_floor_note() -> String {
     )
 }
 
+/// The fake device of `api` (`--pair fake`): it runs kernels through the registered families'
+/// own host emulations, and knows no family itself.
+pub(crate) fn fake(api: Api) -> FakeBackend {
+    FakeBackend::new(api, FakeScript::default(), clvscu::families::emulator())
+}
+
 /// The backends of `pair`; with both APIs asked for and one missing, the other alone.
 pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>) -> Result<Sides> {
     let open_cl =
@@ -87,8 +93,8 @@ pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>
             Ok(Sides { a, b: Some(b) })
         }
         Pairing::Fake => Ok(Sides {
-            a: Box::new(FakeBackend::new(Api::OpenCl, FakeScript::default())),
-            b: Some(Box::new(FakeBackend::new(Api::Cuda, FakeScript::default()))),
+            a: Box::new(fake(Api::OpenCl)),
+            b: Some(Box::new(fake(Api::Cuda))),
         }),
         Pairing::OpenclCuda => match (open_cl(d.cl_device.as_deref()), open_cuda()) {
             (Ok(a), Ok(b)) => Ok(Sides { a, b: Some(b) }),

@@ -5,7 +5,6 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use clvscu::backend::cuda::CudaBackend;
-use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Backend};
 use clvscu::session::provenance::{record_after, GpuSnapshot};
@@ -33,7 +32,7 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
         Pairing::Cuda => vec![cu()?],
         Pairing::Fake => [Api::OpenCl, Api::Cuda]
             .into_iter()
-            .map(|api| Box::new(FakeBackend::new(api, FakeScript::default())) as Box<dyn Backend>)
+            .map(|api| Box::new(crate::setup::fake(api)) as Box<dyn Backend>)
             .collect(),
         Pairing::OpenclOpencl => {
             bail!("tune compares OpenCL with CUDA: use --pair opencl-cuda, opencl or cuda")

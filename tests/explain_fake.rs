@@ -48,8 +48,16 @@ fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
         swaps: clvscu::explain::run::SwapRungs::InProcess,
     };
     let mut sides = Sides {
-        a: Box::new(FakeBackend::new(Api::OpenCl, a)),
-        b: Some(Box::new(FakeBackend::new(Api::Cuda, b))),
+        a: Box::new(FakeBackend::new(
+            Api::OpenCl,
+            a,
+            clvscu::families::emulator(),
+        )),
+        b: Some(Box::new(FakeBackend::new(
+            Api::Cuda,
+            b,
+            clvscu::families::emulator(),
+        ))),
     };
     let report = run(&plan, &mut sides, &mut |_| {}).unwrap();
     for file in ["explain.csv", "explain-verdicts.csv", "explain.md"] {

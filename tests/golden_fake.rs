@@ -16,7 +16,11 @@ const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
 
 fn run_golden_study(out: &Path) {
     let study = study::load(&format!("{GOLDEN}/fake-study.toml")).unwrap();
-    let mut a = FakeBackend::new(Api::OpenCl, FakeScript::default());
+    let mut a = FakeBackend::new(
+        Api::OpenCl,
+        FakeScript::default(),
+        clvscu::families::emulator(),
+    );
     let mut b = FakeBackend::new(
         Api::Cuda,
         FakeScript {
@@ -24,6 +28,7 @@ fn run_golden_study(out: &Path) {
             wrong_results: vec!["matvec_listing3".into()],
             ..FakeScript::default()
         },
+        clvscu::families::emulator(),
     );
     let sources = KernelSources::embedded();
     let interrupted = AtomicBool::new(false);

@@ -1,15 +1,20 @@
 //! A backend without a device: it "compiles" by listing the kernels a source defines, runs
-//! each shipped kernel as a host emulation of what it computes, and reports scripted timings.
+//! each kernel through the host emulation it was given ([`Emulator`]: it knows no kernel
+//! itself), and reports scripted timings.
 //!
 //! It exists so that everything above the seam (the session, the fairness rules, resume,
 //! interruption, exporters, exit codes) can be tested on any machine, and shown with
 //! `--pair fake`. Its timings are a script, never a measurement: its device says so in its
 //! name and platform, and every row it produces carries that name.
 
+use std::sync::Arc;
+
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 mod emulate;
+
+pub use emulate::{Emulator, FakeLaunch, KernelEmulation};
 
 use super::handles::Handles;
 use super::{
@@ -123,11 +128,14 @@ pub struct FakeBackend {
     programs: Handles<ProgramId, FakeProgram>,
     kernels: Handles<KernelId, FakeKernel>,
     buffers: Handles<BufferId, Vec<f32>>,
+    /// What each kernel computes: the fake's only knowledge of kernels, given by its maker.
+    emulator: Arc<dyn Emulator>,
 }
 
 impl FakeBackend {
-    /// A fake device that answers as `api` does (the runner treats it like that API).
-    pub fn new(api: Api, script: FakeScript) -> Self {
+    /// A fake device that answers as `api` does (the runner treats it like that API), and
+    /// runs kernels through `emulator`.
+    pub fn new(api: Api, script: FakeScript, emulator: Arc<dyn Emulator>) -> Self {
         let info = DeviceInfo {
             api: api.label().into(),
             platform: FAKE_PLATFORM.into(),
@@ -157,6 +165,7 @@ impl FakeBackend {
             programs: Handles::new(api),
             kernels: Handles::new(api),
             buffers: Handles::new(api),
+            emulator,
         }
     }
 
@@ -215,18 +224,30 @@ impl FakeBackend {
         )
     }
 
-    /// The name of a kernel and the FMA_ITERS its program was built with.
-    fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId, u32)> {
+    /// The name of a kernel and its program.
+    fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {
         let k = self.kernels.get(kernel)?;
-        let iters = self
-            .programs
-            .get(k.program)?
-            .defines
-            .iter()
-            .find(|(k, _)| k == "FMA_ITERS")
-            .and_then(|(_, v)| v.parse().ok())
-            .unwrap_or(0);
-        Ok((k.name.clone(), k.program, iters))
+        Ok((k.name.clone(), k.program))
+    }
+
+    /// Runs `kernel` on the host through the emulator.
+    fn emulate(
+        &mut self,
+        kernel: &str,
+        program: ProgramId,
+        shape: LaunchShape,
+        args: &[Arg],
+    ) -> Result<()> {
+        let mut launch = FakeLaunch {
+            api: self.api,
+            kernel,
+            shape,
+            args,
+            program: self.programs.get(program)?,
+            buffers: &mut self.buffers,
+            wrong: self.script.wrong_results.iter().any(|k| k == kernel),
+        };
+        self.emulator.emulate(&mut launch)
     }
 
     /// Floats of every buffer argument: the scripted stand-in for memory traffic.
@@ -468,7 +489,7 @@ impl Backend for FakeBackend {
                 "the fake driver's refusal",
             ));
         }
-        let (name, program, iters) = self.kernel_of(kernel)?;
+        let (name, program) = self.kernel_of(kernel)?;
         // Events as the real backends ask for them: start and stop for the device clock, one
         // to wait on for an event wait mode, none for a host-timed launch in `finish` mode.
         let events = match (self.timer, self.wait.needs_event()) {
@@ -480,7 +501,7 @@ impl Backend for FakeBackend {
         self.calls.events += events;
         for _ in 0..count.max(1) {
             self.check_launch_budget()?;
-            self.emulate(&name, program, shape, args, iters)?;
+            self.emulate(&name, program, shape, args)?;
         }
         let factor = self.slowdown(program);
         let one = self.scripted_timing_scaled(self.floats_of(args), factor);
@@ -500,13 +521,13 @@ impl Backend for FakeBackend {
         args: &[Arg],
         plan: PlainLoop,
     ) -> Result<Vec<f64>> {
-        let (name, program, iters) = self.kernel_of(kernel)?;
+        let (name, program) = self.kernel_of(kernel)?;
         let mut times = Vec::with_capacity(plan.reps as usize);
         let (wait, harness) = (self.wait, self.script.harness_overhead_seconds);
         self.wait = plan.wait;
         for _ in 0..plan.reps {
             for _ in 0..plan.batch.max(1) {
-                self.emulate(&name, program, plan.shape, args, iters)?;
+                self.emulate(&name, program, plan.shape, args)?;
             }
             let one = self.scripted_timing(self.floats_of(args));
             let busy = one.device.map_or(0.0, |d| d.0);
@@ -606,6 +627,25 @@ impl Backend for FakeBackend {
 mod tests {
     use super::*;
 
+    /// A test's kernel knowledge: `store_count` writes its count argument (times the
+    /// program's FMA_ITERS) to its output; any other kernel is refused.
+    struct StoreCount;
+
+    impl Emulator for StoreCount {
+        fn emulate(&self, launch: &mut FakeLaunch<'_>) -> Result<()> {
+            if launch.kernel() != "store_count" {
+                return Err(launch.refuse("not the test's kernel"));
+            }
+            let iters: usize = launch.define("FMA_ITERS").unwrap().parse().unwrap();
+            let value = (launch.count(2)? * iters) as f32;
+            launch.write(1, vec![value])
+        }
+    }
+
+    fn fake(api: Api, script: FakeScript) -> FakeBackend {
+        FakeBackend::new(api, script, Arc::new(StoreCount))
+    }
+
     fn request(source: &str) -> CompileRequest {
         CompileRequest {
             source: source.into(),
@@ -625,7 +665,7 @@ mod tests {
 
     #[test]
     fn a_scripted_build_failure_carries_a_log() {
-        let mut b = FakeBackend::new(
+        let mut b = fake(
             Api::Cuda,
             FakeScript {
                 fail_build_containing: Some("peak_fma".into()),
@@ -642,9 +682,9 @@ mod tests {
     #[test]
     fn copy_and_launch_emulate_and_time_deterministically() {
         let run = || {
-            let mut b = FakeBackend::new(Api::OpenCl, FakeScript::default());
-            let p = b.compile(&request("__kernel void launch_empty(")).unwrap();
-            let k = b.kernel(p, "launch_empty").unwrap();
+            let mut b = fake(Api::OpenCl, FakeScript::default());
+            let p = b.compile(&request("__kernel void store_count(")).unwrap();
+            let k = b.kernel(p, "store_count").unwrap();
             let (x, out) = (b.alloc(1).unwrap(), b.alloc(1).unwrap());
             let shape = LaunchShape::linear(1, 1);
             let t = b
@@ -655,14 +695,33 @@ mod tests {
             (got[0], t)
         };
         let (value, t) = run();
-        assert_eq!(value, 7.0);
+        assert_eq!(
+            value, 28.0,
+            "the emulator saw the arguments and the defines"
+        );
         assert!(t.wall.0 > t.device.unwrap().0);
         assert_eq!(run().1, t, "the same script gives the same timings");
     }
 
     #[test]
+    fn a_kernel_the_emulator_does_not_know_fails_by_name() {
+        let mut b = fake(Api::Cuda, FakeScript::default());
+        let p = b.compile(&request("__global__ void other(")).unwrap();
+        let k = b.kernel(p, "other").unwrap();
+        let out = b.alloc(1).unwrap();
+        let e = b
+            .launch(k, LaunchShape::linear(1, 1), &[Arg::Buffer(out)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("kernel 'other'") && e.contains("not the test's kernel"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn launches_fail_after_the_scripted_count() {
-        let mut b = FakeBackend::new(
+        let mut b = fake(
             Api::Cuda,
             FakeScript {
                 fail_launch_after: Some(1),

@@ -1,7 +1,9 @@
 //! Peak bandwidth: a read kernel, a copy kernel and the API's own copy command
 //! (`kernels_*/peak.*`, shared with the flops and launch families).
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
+use crate::families::emulation::strided_sums;
 use crate::families::family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
@@ -46,6 +48,20 @@ const VARIANTS: [Variant; 3] = [
 ];
 
 pub struct Bandwidth;
+
+/// `peak_read(x, sums, n)`: one partial sum per work-item.
+fn emulate_read(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let items = l.shape().global() as usize;
+    let sums = strided_sums(l.read(0)?, l.count(2)?, items);
+    l.write(1, sums)
+}
+
+/// `peak_copy(x, y, n)`: the first `n` floats copied.
+fn emulate_copy(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let x = l.read(0)?;
+    let copy = x[..l.count(2)?.min(x.len())].to_vec();
+    l.write(1, copy)
+}
 
 impl Family for Bandwidth {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -134,6 +150,14 @@ impl Family for Bandwidth {
         let out = cx.output(len)?;
         let args = vec![Arg::Buffer(x), Arg::Buffer(out), Arg::U32(n as u32)];
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        match kernel {
+            "peak_read" => Some(emulate_read),
+            "peak_copy" => Some(emulate_copy),
+            _ => None,
+        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -53,6 +53,7 @@ use std::time::Instant;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{
     Arg, Backend, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
 };
@@ -493,7 +494,7 @@ pub fn check(got: &[f32], want: &[f64]) -> Verification {
 
 /// The host emulation of both kernels, for the fake backend: `bufs` are the kernel's buffer
 /// arguments in order (as floats carrying 32-bit words), `n` its count.
-pub fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
+fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
     let word = |b: &[f32], i: usize| b[i].to_bits();
     let set = |b: &mut Vec<f32>, i: usize, w: u32| b[i] = f32::from_bits(w);
     match (kernel, bufs) {
@@ -536,6 +537,22 @@ impl LaunchLoop for Plan {
 }
 
 pub struct Bfs;
+
+/// A BFS kernel on copies of its buffer arguments, stored back whole: it updates several.
+fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
+    let ids = l.buffers();
+    let n = l.count(l.args().len().saturating_sub(1))?;
+    let mut bufs = ids
+        .iter()
+        .map(|b| l.data(*b).map(<[f32]>::to_vec))
+        .collect::<Result<Vec<_>, _>>()?;
+    let kernel = l.kernel().to_string();
+    emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e))?;
+    for (id, data) in ids.into_iter().zip(bufs) {
+        l.replace(id, data)?;
+    }
+    Ok(())
+}
 
 impl Family for Bfs {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -649,6 +666,12 @@ impl Family for Bfs {
         )?;
         let (cost, n) = (plan.cost, inputs.size.rows as usize);
         Ok(Built::into(vec![Step::Loop(Box::new(plan))], cost, n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("bfs_")
+            .then_some(emulate_level as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -27,7 +27,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::backend::{Arg, BufferId};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
@@ -245,8 +246,8 @@ pub fn cols_per_item(variant: &Variant) -> u64 {
     cols_per_kernel(variant.kernel)
 }
 
-/// [`cols_per_item`] by kernel name (the fake backend knows only the name).
-pub fn cols_per_kernel(kernel: &str) -> u64 {
+/// [`cols_per_item`] by kernel name (an emulated launch knows only the name).
+fn cols_per_kernel(kernel: &str) -> u64 {
     if kernel.starts_with("sobel_") && kernel.ends_with("_x4") {
         SOBEL_COLS
     } else {
@@ -422,12 +423,7 @@ pub fn rows_per_item(family: FamilyId) -> u64 {
 
 /// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
 /// pixels in x and y), the rest untouched (`None`).
-pub fn emulate_sobel(
-    data: &[f32],
-    filter: &[f32],
-    img: Image,
-    cover: (u64, u64),
-) -> Vec<Option<f32>> {
+fn emulate_sobel(data: &[f32], filter: &[f32], img: Image, cover: (u64, u64)) -> Vec<Option<f32>> {
     (0..img.pixels() as usize)
         .map(|p| {
             let (x, y) = ((p as u64) % img.w, (p as u64) / img.w);
@@ -442,6 +438,40 @@ const SOBEL_VARIANTS: usize = 6;
 pub struct Sobel;
 
 pub struct Broadcast;
+
+/// `sobel_<placement>(data, out, [filter,] w, h)`: every pixel the launch covers; the
+/// filter read from where the placement puts it (constant memory, global memory, or the
+/// kernel's own text).
+fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let kernel = l.kernel();
+    let placement = kernel.trim_start_matches("sobel_").trim_end_matches("_x4");
+    let (filter, w_at) = match placement {
+        "constant" => (l.constant(2, FILTER_SYMBOL)?, 3),
+        "global" => (l.read(2)?, 3),
+        _ => (&FILTER_X[..], 2),
+    };
+    let img = Image {
+        w: l.count(w_at)? as u64,
+        h: l.count(w_at + 1)? as u64,
+    };
+    let [x, y] = l.shape().global_dims();
+    let cover = (x * cols_per_kernel(kernel), y * SOBEL_ROWS);
+    let out = emulate_sobel(l.read(0)?, filter, img, cover);
+    l.write_some(1, out)
+}
+
+/// `broadcast_<placement>(table, out, n)`: every work-item stores the table's sum.
+fn emulate_broadcast(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let table = if l.kernel().starts_with("broadcast_constant") {
+        l.constant(0, TABLE_SYMBOL)?
+    } else {
+        l.read(0)?
+    };
+    let n = l.count(2)?.min(table.len());
+    let sum = table[..n].iter().map(|x| f64::from(*x)).sum::<f64>() as f32;
+    let items = l.shape().global() as usize;
+    l.write(1, vec![sum; items])
+}
 
 /// What the two families of this module share: they differ only by `family`.
 fn inputs_of(family: FamilyId, size: Size, seed: u64) -> Inputs {
@@ -545,6 +575,12 @@ impl Family for Sobel {
         build_of(cx)
     }
 
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("sobel_")
+            .then_some(emulate_sobel_launch as KernelEmulation)
+    }
+
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(FamilyId::Sobel, got, &inputs.reference, &inputs.sample)
     }
@@ -599,6 +635,12 @@ impl Family for Broadcast {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         build_of(cx)
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("broadcast_")
+            .then_some(emulate_broadcast as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
@@ -716,7 +758,7 @@ mod tests {
         use crate::workload::exec::{self, Inputs, SideConfig};
         let sources = KernelSources::embedded();
         let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
-            let mut b = FakeBackend::new(api, script);
+            let mut b = FakeBackend::new(api, script, crate::families::emulator());
             let inputs = Inputs::generate(v.family, size, 2);
             let side = SideConfig {
                 shape,
@@ -760,7 +802,11 @@ mod tests {
     fn a_cuda_constant_kernel_without_a_bound_symbol_fails() {
         use crate::backend::fake::{FakeBackend, FakeScript};
         use crate::backend::{Api, Backend, CompileRequest, LaunchShape};
-        let mut b = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let mut b = FakeBackend::new(
+            Api::Cuda,
+            FakeScript::default(),
+            crate::families::emulator(),
+        );
         let request = CompileRequest {
             source: "__global__ void broadcast_constant_uniform(".into(),
             defines: vec![],

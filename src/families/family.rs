@@ -10,6 +10,7 @@ use super::size::Size;
 use super::spmv::matrix::MatrixSource;
 use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use super::variant::Variant;
+use crate::backend::fake::KernelEmulation;
 use crate::backend::DeviceInfo;
 
 /// Choices of a study entry that pick a family's input data beyond size and seed.
@@ -249,6 +250,14 @@ pub trait Family: Sync {
         _device: &DeviceInfo,
     ) -> bool {
         false
+    }
+
+    /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
+    /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
+    /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
+    /// refuses the launch, naming the kernel.
+    fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
+        None
     }
 }
 

@@ -29,7 +29,8 @@ use rand::rngs::SmallRng;
 use rand::seq::index::sample;
 use rand::SeedableRng;
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
 use crate::families::family::{Family, InputChoice, QuickSize};
@@ -212,7 +213,7 @@ pub fn verify(got: &[f32], want: &[f64], tolerances: &[f64], points: u64) -> Ver
 
 /// Every batch of `x` transformed (f64, rounded to f32): what the kernel computes, for the
 /// fake backend. `points` bounds the batches read.
-pub fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
+fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
     let floats = 2 * POINTS;
     x[..(2 * points).min(x.len())]
         .chunks_exact(floats)
@@ -222,6 +223,12 @@ pub fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
 }
 
 pub struct Fft;
+
+/// `fft512_forward(x, y, _, points)`: every transform of the batch.
+fn emulate_forward(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let y = forward_all(l.read(0)?, l.count(3)?);
+    l.write(1, y)
+}
 
 impl Family for Fft {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -285,6 +292,10 @@ impl Family for Fft {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        (kernel == "fft512_forward").then_some(emulate_forward as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -27,7 +27,8 @@
 //!
 //! GB/s of stores: 4 bytes per element, nothing read.
 
-use crate::backend::{Arg, Backend, CompileRequest, LaunchShape};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, Backend, CompileRequest, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
@@ -196,7 +197,7 @@ pub fn check(got: &[f32], n: usize) -> Verification {
 }
 
 /// The fake backend's emulation: the value in the first `n` (or rows × cols) elements.
-pub fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
+fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
     let counts: Vec<u64> = args
         .iter()
         .filter_map(|a| match a {
@@ -213,6 +214,12 @@ pub fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
 }
 
 pub struct Fill;
+
+/// `fill_*(out, ...)`: the value in what the counts cover.
+fn emulate_fill(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let filled = emulate(l.args(), l.read(0)?.len());
+    l.write(0, filled)
+}
 
 impl Family for Fill {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -282,6 +289,12 @@ impl Family for Fill {
         Ok(Built::into(vec![step], out, len))
     }
 
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("fill_")
+            .then_some(emulate_fill as KernelEmulation)
+    }
+
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(got, inputs.size.elements() as usize)
     }
@@ -338,11 +351,19 @@ mod tests {
         use crate::backend::Api;
         let v = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
         let sources = KernelSources::embedded();
-        let mut cuda = FakeBackend::new(Api::Cuda, FakeScript::default());
+        let mut cuda = FakeBackend::new(
+            Api::Cuda,
+            FakeScript::default(),
+            crate::families::emulator(),
+        );
         let max = cuda.info().max_work_group_size;
         let got = runtime_local(&mut cuda, &sources, v, &side(256)).unwrap();
         assert_eq!(got, Some(max));
-        let mut cl = FakeBackend::new(Api::OpenCl, FakeScript::default());
+        let mut cl = FakeBackend::new(
+            Api::OpenCl,
+            FakeScript::default(),
+            crate::families::emulator(),
+        );
         assert_eq!(
             runtime_local(&mut cl, &sources, v, &side(256)).unwrap(),
             None
@@ -364,7 +385,7 @@ mod tests {
             (Api::OpenCl, 100, true),
             (Api::Cuda, 64, true),
         ] {
-            let mut b = FakeBackend::new(api, FakeScript::default());
+            let mut b = FakeBackend::new(api, FakeScript::default(), crate::families::emulator());
             let shape = LaunchShape::linear(n.elements().div_ceil(u64::from(local)) as u32, local);
             let whole = SideConfig {
                 shape,

@@ -1,6 +1,8 @@
 //! Peak arithmetic: eight FMA chains per work-item (`kernels_*/peak.*`).
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
+use crate::families::emulation::fma_iters;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
@@ -36,6 +38,16 @@ const VARIANTS: [Variant; 1] = [v(
 )];
 
 pub struct Flops;
+
+/// `peak_fma(x, out, n)`: each work-item's FMA chain from input `g % n`.
+fn emulate_fma(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (x, iters) = (l.read(0)?, fma_iters(l));
+    let n = l.count(2)?.clamp(1, x.len());
+    let out = (0..l.shape().global() as usize)
+        .map(|g| reference::fma_chain(x[g % n], iters) as f32)
+        .collect();
+    l.write(1, out)
+}
 
 impl Family for Flops {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -88,6 +100,10 @@ impl Family for Flops {
     /// Checked on a sample of about 4096 work-items (the f64 reference of all of them would
     /// cost more CPU time than the measurement), with a relative tolerance of 1e-4: the
     /// recurrence contracts (|m| < 1), so float32 rounding stays bounded.
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        (kernel == "peak_fma").then_some(emulate_fma as KernelEmulation)
+    }
+
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let global = ran.shape.global() as usize;
         let n = inputs.a.len().max(1);

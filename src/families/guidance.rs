@@ -17,7 +17,9 @@
 //! Metric: G evaluations per second, one evaluation being one step of a work-item's loop (the
 //! `flops` column counts 2 per step, as the math family counts its chain steps).
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
+use crate::families::emulation::floats;
 use crate::families::family::{Family, InputChoice};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
@@ -94,6 +96,22 @@ fn is_branch(variant: &str) -> bool {
 }
 
 pub struct Guidance;
+
+/// `guidance_index(out, n, width, log2 width)`: each work-item's word (shifts and masks or
+/// division and modulo: the same word).
+fn emulate_index(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let n = l.count(1)? as u32;
+    l.write(0, floats((0..n).map(|i| index_word(i, n))))
+}
+
+/// `guidance_branch(out, n)`: each work-item's word on the path its program's
+/// `BRANCH_BY_WARP` gives it.
+fn emulate_branch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let n = l.count(1)?;
+    let by_warp = l.define("BRANCH_BY_WARP").is_some_and(|v| v.trim() != "0");
+    let out = (0..n).map(|i| branch_word(i as u32, takes_second(i, by_warp)));
+    l.write(0, floats(out))
+}
 
 impl Family for Guidance {
     fn id(&self) -> FamilyId {
@@ -174,6 +192,14 @@ impl Family for Guidance {
             args.extend([Arg::U32(WIDTH), Arg::U32(WIDTH.trailing_zeros())]);
         }
         Ok(Built::into(vec![cx.launch(k, args)], out, n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        match kernel {
+            "guidance_index" => Some(emulate_index),
+            "guidance_branch" => Some(emulate_branch),
+            _ => None,
+        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -1,7 +1,8 @@
 //! Launch overhead: an empty kernel, launched once or `N` times back to back
 //! (`kernels_*/peak.*`).
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
 use crate::families::family::{Family, InputChoice};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::id::FamilyId;
@@ -36,6 +37,12 @@ const VARIANTS: [Variant; 2] = [
 ];
 
 pub struct Launch;
+
+/// `launch_empty(x, out, count)`: the count, stored once.
+fn emulate_empty(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let count = l.count(2)? as f32;
+    l.write(1, vec![count])
+}
 
 impl Family for Launch {
     fn id(&self) -> FamilyId {
@@ -102,6 +109,10 @@ impl Family for Launch {
             cx.launch(k, args)
         };
         Ok(Built::into(vec![step], out, 1))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        (kernel == "launch_empty").then_some(emulate_empty as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -22,6 +22,8 @@
 //! A kernel that computes another function, uses another constant or drops a chain still
 //! misses by far more (a unit test shows it for each tolerance).
 
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::families::emulation::fma_iters;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::flops::one_per_work_item;
 use crate::families::footprint::{plain, Footprint};
@@ -100,7 +102,7 @@ pub fn of_variant(variant: &str) -> (Function, bool) {
 }
 
 /// The function of a kernel name (`math_sin`, `math_native_exp`).
-pub fn of_kernel(kernel: &str) -> Function {
+fn of_kernel(kernel: &str) -> Function {
     if kernel.ends_with("exp") {
         Function::Exp
     } else {
@@ -182,6 +184,16 @@ pub fn check(
 
 pub struct Math;
 
+/// `math_*(x, out, n)`: each work-item's chain of the kernel's function from input `g % n`.
+fn emulate_chain(l: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
+    let (x, iters, f) = (l.read(0)?, fma_iters(l), of_kernel(l.kernel()));
+    let n = l.count(2)?.clamp(1, x.len());
+    let out = (0..l.shape().global() as usize)
+        .map(|g| chain(f, x[g % n], iters) as f32)
+        .collect();
+    l.write(1, out)
+}
+
 impl Family for Math {
     fn quick_size(&self) -> Option<QuickSize> {
         Some(QuickSize::same("2^16"))
@@ -221,6 +233,12 @@ impl Family for Math {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         one_per_work_item(cx)
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("math_")
+            .then_some(emulate_chain as KernelEmulation)
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
@@ -321,7 +339,7 @@ mod fake_tests {
     use crate::workload::{default_groups, FamilyKind, Size};
 
     fn verify(script: FakeScript) -> Vec<bool> {
-        let mut b = FakeBackend::new(Api::Cuda, script);
+        let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());
         let kernels = crate::workload::all_variants()
             .iter()
             .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));

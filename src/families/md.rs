@@ -24,7 +24,8 @@
 //! 16-byte force written. Caches serve much of the gather, so this is a request rate, not DRAM
 //! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
 
-use crate::backend::{Arg, BufferId};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -211,7 +212,7 @@ pub fn args(path: ReadPath, positions: BufferId, list: BufferId, n: u32) -> Vec<
 }
 
 /// What the kernel writes, for the fake backend.
-pub fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
+fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
     if pos.len() < 4 * n || list.len() < NEIGHBOURS * n {
         return Vec::new();
     }
@@ -220,6 +221,12 @@ pub fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
 }
 
 pub struct Md;
+
+/// `md_*(pos, neighbours, n, force)`: every atom's force.
+fn emulate_forces(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let force = emulate(l.read(0)?, l.read(1)?, l.count(2)?);
+    l.write(3, force)
+}
 
 impl Family for Md {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -281,6 +288,12 @@ impl Family for Md {
             let n = cx.inputs.size.rows as u32;
             Ok(args(path, positions, ints[0], n))
         })
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("md_")
+            .then_some(emulate_forces as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -8,6 +8,7 @@
 pub mod bandwidth;
 pub mod bfs;
 pub mod constmem;
+pub mod emulation;
 pub mod error;
 pub mod family;
 pub mod fft;
@@ -44,6 +45,7 @@ use std::cmp::Ordering;
 use std::str::FromStr;
 use std::sync::{OnceLock, RwLock};
 
+pub use emulation::emulator;
 pub use error::WorkloadError;
 pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 pub use footprint::Footprint;

@@ -13,13 +13,15 @@
 //!
 //! If `first-pass` is fair and `final` carries the gap, the second launch is its cause.
 
-use crate::backend::{Arg, LaunchShape};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, LaunchShape};
+use crate::families::emulation::strided_sums;
 use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::Verification;
+use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
@@ -203,6 +205,20 @@ const SPACES: &[(SpaceKind, SpaceDef)] = &[
     ),
 ];
 
+/// `reduce_final(partial, out, groups)`: the sum of the partial sums.
+fn emulate_final(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (partial, groups) = (l.read(0)?, l.count(2)?);
+    let (s, _) = reference::sum(&partial[..groups.min(partial.len())]);
+    l.write(1, vec![s as f32])
+}
+
+/// A first pass `(x, partial, n)`: one partial sum per work-group.
+fn emulate_pass(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let groups = l.shape().groups as usize;
+    let sums = strided_sums(l.read(0)?, l.count(2)?, groups);
+    l.write(1, sums)
+}
+
 impl Family for Reduce {
     fn quick_size(&self) -> Option<QuickSize> {
         Some(QuickSize::same("2^20"))
@@ -295,6 +311,14 @@ impl Family for Reduce {
         let mut built = Built::into(steps, out, 1);
         built.outputs = vec![(partial, groups), (out, 1)];
         Ok(built)
+    }
+
+    /// The last pass sums the partial sums; every other pass makes one per work-group.
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        if kernel == "reduce_final" {
+            return Some(emulate_final);
+        }
+        kernel.starts_with("reduce_").then_some(emulate_pass)
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -20,7 +20,9 @@
 //! Metric: GB/s counting one read and one write of the array (8 bytes per element), the
 //! effective bandwidth a library scan is quoted in; the block totals are not counted.
 
-use crate::backend::{Arg, LaunchShape};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, LaunchShape};
+use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{vector_size, Family, InputChoice, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
@@ -80,6 +82,39 @@ pub fn levels(n: u64, block: u64) -> Vec<u64> {
 }
 
 pub struct Scan;
+
+/// `scan_blocks(in, out, totals, n)`: each work-group's block scanned, and its total.
+fn emulate_blocks(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let block = PER_ITEM as usize * wg_size(l);
+    let input = words(l.read(0)?);
+    let n = l.count(3)?.min(input.len());
+    let (mut out, mut totals) = (Vec::with_capacity(n), Vec::new());
+    for group in 0..l.shape().groups as usize {
+        let start = (group * block).min(n);
+        let scanned = inclusive_scan(&input[start..(start + block).min(n)]);
+        totals.push(scanned.last().copied().unwrap_or(0));
+        out.extend(scanned);
+    }
+    l.write(1, floats(out))?;
+    l.write(2, floats(totals))
+}
+
+/// `scan_add(out, scanned, n)`: block `g > 0` adds the scanned total of the blocks before it.
+fn emulate_add(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let block = PER_ITEM as usize * wg_size(l);
+    let (mut out, scanned) = (words(l.read(0)?), words(l.read(1)?));
+    let n = l.count(2)?.min(out.len());
+    for group in 1..l.shape().groups as usize {
+        let start = group * block;
+        if start >= n {
+            break;
+        }
+        for w in &mut out[start..(start + block).min(n)] {
+            *w = w.wrapping_add(scanned[group - 1]);
+        }
+    }
+    l.write(0, floats(out))
+}
 
 impl Family for Scan {
     fn vendor_ops(&self) -> &'static [VendorOp] {
@@ -217,6 +252,14 @@ impl Family for Scan {
     }
 
     /// Bit for bit: the result buffer holds u32 words.
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        match kernel {
+            "scan_blocks" => Some(emulate_blocks),
+            "scan_add" => Some(emulate_add),
+            _ => None,
+        }
+    }
+
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check_words(got, &inputs.reference)
     }

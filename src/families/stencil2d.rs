@@ -11,7 +11,9 @@
 //! (`GroupRule::Cover2D`). Metric: GB/s counting one read and one write of the grid (8 bytes
 //! per point); flops: 11 per interior point (three multiplies, eight adds).
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
+use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
@@ -93,6 +95,12 @@ pub fn step(input: &[f32], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 pub struct Stencil2d;
+
+/// `stencil2d_*(in, out, rows, cols, weights...)`: one step, from the f64 reference.
+fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (out, _) = step(l.read(0)?, l.count(2)?, l.count(3)?);
+    l.write(1, rounded(&out))
+}
 
 impl Family for Stencil2d {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -179,6 +187,12 @@ impl Family for Stencil2d {
         ];
         args.extend(WEIGHTS.map(Arg::F32));
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("stencil2d_")
+            .then_some(emulate_step as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

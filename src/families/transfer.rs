@@ -267,7 +267,7 @@ mod tests {
             },
             ..FakeScript::default()
         };
-        let mut b = FakeBackend::new(Api::Cuda, script);
+        let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());
         let v = find_variant(FamilyKind::Transfer, name).unwrap();
         let inputs = Inputs::generate(FamilyKind::Transfer, Size::vector(1000), 3);
         let side = SideConfig {

@@ -12,7 +12,9 @@
 //! Metric: GB/s counting one read and one write of the matrix (8 bytes per element). The
 //! result must be exact: a transpose moves floats, it computes none.
 
-use crate::backend::Arg;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
+use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
@@ -61,6 +63,12 @@ pub fn transposed(input: &[f32], rows: usize, cols: usize) -> Vec<f64> {
 }
 
 pub struct Transpose;
+
+/// `transpose_*(in, out, rows, cols)`: the reference itself (a transpose computes nothing).
+fn emulate_transpose(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let out = transposed(l.read(0)?, l.count(2)?, l.count(3)?);
+    l.write(1, rounded(&out))
+}
 
 impl Family for Transpose {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -154,6 +162,12 @@ impl Family for Transpose {
             Arg::U32(inputs.size.cols as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("transpose_")
+            .then_some(emulate_transpose as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -27,11 +27,11 @@ const LISTING6: &str = "[[comparison]]\nvariant = \"listing6\"\n";
 const TWO: &str = "[[comparison]]\nvariant = \"listing2\"\n[[comparison]]\nvariant = \"tuned\"\n";
 
 fn fake(api: Api) -> FakeBackend {
-    FakeBackend::new(api, FakeScript::default())
+    FakeBackend::new(api, FakeScript::default(), crate::families::emulator())
 }
 
 fn scripted(api: Api, script: FakeScript) -> FakeBackend {
-    FakeBackend::new(api, script)
+    FakeBackend::new(api, script, crate::families::emulator())
 }
 
 /// Runs `s` over `a` and `b` into a memory sink.
@@ -981,8 +981,8 @@ fn medians_with_a_context_switch(sides: &str) -> (Vec<MeasurementRow>, f64) {
         jitter: 0.0,
         ..FakeScript::default()
     };
-    let mut a = FakeBackend::new(Api::OpenCl, script.clone());
-    let mut b = FakeBackend::new(Api::Cuda, script.clone());
+    let mut a = FakeBackend::new(Api::OpenCl, script.clone(), crate::families::emulator());
+    let mut b = FakeBackend::new(Api::Cuda, script.clone(), crate::families::emulator());
     let (_, sink) = run_pair(&launch_study(sides), &mut a, &mut b);
     let launch = script.base_seconds + script.wall_overhead_seconds;
     (sink.recorded[0].measurements.clone(), launch)

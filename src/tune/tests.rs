@@ -120,6 +120,7 @@ fn fake(api: Api) -> FakeBackend {
             compute_units: 2,
             ..FakeScript::default()
         },
+        crate::families::emulator(),
     )
 }
 
@@ -264,6 +265,7 @@ fn a_wrong_kernel_is_recorded_and_never_timed() {
             fail_build_containing: Some("reduce_tuned".into()),
             ..FakeScript::default()
         },
+        crate::families::emulator(),
     );
     let mut cache = Cache::in_memory();
     let report = {

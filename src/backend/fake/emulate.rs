@@ -1,286 +1,165 @@
-//! The fake's host emulations of the shipped kernels: what each kernel computes, written to
-//! its output buffers, so that a run on the fake verifies as a correct device's would.
+//! The seam through which the fake learns what a kernel computes. The fake knows no kernel:
+//! whoever builds it injects an [`Emulator`], and each launch hands that emulator a
+//! [`FakeLaunch`], a view of the launch (its kernel, shape, arguments, the defines of its
+//! program) with access to the fake's buffers.
 
-use super::FakeBackend;
-use crate::backend::{Api, Arg, BackendError, BufferId, LaunchShape, ProgramId, Result};
-use crate::workload::{math, matvec_shapes, reference, sgemm};
+use super::FakeProgram;
+use crate::backend::handles::Handles;
+use crate::backend::{Api, Arg, BackendError, BufferId, LaunchShape, Result};
 
-/// The buffers and numbers of a launch, read in declaration order.
-struct ArgView<'a> {
-    args: &'a [Arg],
+/// Computes what a kernel computes, on the host, for the fake backend.
+pub trait Emulator: Send + Sync {
+    /// Writes the outputs of `launch`'s kernel, as a correct device would; an error (naming
+    /// the kernel) where it cannot, never a silent pass.
+    fn emulate(&self, launch: &mut FakeLaunch<'_>) -> Result<()>;
 }
 
-impl ArgView<'_> {
-    fn buffer(&self, i: usize) -> Result<BufferId> {
-        match self.args.get(i) {
-            // A texture reads the buffer's floats: the same values, another path.
-            Some(Arg::Buffer(b) | Arg::Texture { buffer: b, .. }) => Ok(*b),
-            _ => Err(BackendError::InvalidHandle(format!(
-                "fake: argument {i} is not a buffer"
-            ))),
-        }
-    }
+/// One kernel's emulation, as a family hands it out.
+pub type KernelEmulation = fn(&mut FakeLaunch<'_>) -> Result<()>;
 
-    /// A buffer in constant memory: OpenCL passes it at `i` ([`Arg::Constant`]); CUDA passes
-    /// nothing there and the kernel reads the symbol bound to its program.
-    fn constant(&self, i: usize) -> Result<BufferId> {
-        match self.args.get(i) {
-            Some(Arg::Constant(b)) => Ok(*b),
-            _ => Err(BackendError::InvalidHandle(format!(
-                "fake: argument {i} is not in constant memory"
-            ))),
-        }
-    }
-
-    fn count(&self, i: usize) -> Result<usize> {
-        match self.args.get(i) {
-            Some(Arg::U32(v)) => Ok(*v as usize),
-            _ => Err(BackendError::InvalidHandle(format!(
-                "fake: argument {i} is not a count"
-            ))),
-        }
-    }
+/// One launch as the emulator sees it: what was launched, and the fake's buffers.
+pub struct FakeLaunch<'a> {
+    pub(super) api: Api,
+    pub(super) kernel: &'a str,
+    pub(super) shape: LaunchShape,
+    pub(super) args: &'a [Arg],
+    pub(super) program: &'a FakeProgram,
+    pub(super) buffers: &'a mut Handles<BufferId, Vec<f32>>,
+    /// The script wants this kernel's results wrong ([`super::FakeScript::wrong_results`]).
+    pub(super) wrong: bool,
 }
 
-impl FakeBackend {
-    /// The data of a constant-memory argument at `i`: the OpenCL argument's buffer, or on
-    /// CUDA the symbol `symbol` bound to `program` (an error when nothing was bound).
-    fn constant_data(
-        &self,
-        program: ProgramId,
-        a: &ArgView,
-        i: usize,
-        symbol: &str,
-    ) -> Result<Vec<f32>> {
-        if self.api == Api::OpenCl {
-            return Ok(self.buffers.get(a.constant(i)?)?.clone());
-        }
-        let p = self.programs.get(program)?;
-        p.constants
+impl FakeLaunch<'_> {
+    pub fn api(&self) -> Api {
+        self.api
+    }
+
+    pub fn kernel(&self) -> &str {
+        self.kernel
+    }
+
+    pub fn shape(&self) -> LaunchShape {
+        self.shape
+    }
+
+    pub fn args(&self) -> &[Arg] {
+        self.args
+    }
+
+    /// The value of a define the kernel's program was compiled with.
+    pub fn define(&self, name: &str) -> Option<&str> {
+        self.program
+            .defines
             .iter()
-            .find(|(s, _)| s == symbol)
-            .map(|(_, d)| d.clone())
-            .ok_or_else(|| {
-                BackendError::driver(
-                    self.api,
-                    "launch (fake)",
-                    format!("__constant__ {symbol} was never filled (bind_constant)"),
-                )
-            })
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
-    /// The constant-memory kernels (Sobel, broadcast); `None` for any other kernel.
-    fn emulate_constmem(
-        &self,
-        kernel: &str,
-        program: ProgramId,
-        shape: LaunchShape,
-        a: &ArgView,
-    ) -> Result<Option<(BufferId, Vec<Option<f32>>)>> {
-        use crate::workload::constmem::{self, Image, FILTER_SYMBOL, TABLE_SYMBOL};
-        let global = shape.global();
-        if let Some(placement) = kernel.strip_prefix("sobel_") {
-            let (filter, w_at) = match placement.trim_end_matches("_x4") {
-                "constant" => (self.constant_data(program, a, 2, FILTER_SYMBOL)?, 3),
-                "global" => (self.buffers.get(a.buffer(2)?)?.clone(), 3),
-                _ => (constmem::FILTER_X.to_vec(), 2),
-            };
-            let img = Image {
-                w: a.count(w_at)? as u64,
-                h: a.count(w_at + 1)? as u64,
-            };
-            let data = self.buffers.get(a.buffer(0)?)?;
-            let [x, y] = shape.global_dims();
-            let cover = (
-                x * constmem::cols_per_kernel(kernel),
-                y * constmem::SOBEL_ROWS,
-            );
-            let out = constmem::emulate_sobel(data, &filter, img, cover);
-            return Ok(Some((a.buffer(1)?, out)));
+    /// The buffer argument at `i` (a texture reads its buffer's floats: the same values).
+    pub fn buffer(&self, i: usize) -> Result<BufferId> {
+        match self.args.get(i) {
+            Some(Arg::Buffer(b) | Arg::Texture { buffer: b, .. }) => Ok(*b),
+            _ => Err(self.bad_arg(i, "a buffer")),
         }
-        if let Some(kind) = kernel.strip_prefix("broadcast_") {
-            let table = if kind.starts_with("constant") {
-                self.constant_data(program, a, 0, TABLE_SYMBOL)?
-            } else {
-                self.buffers.get(a.buffer(0)?)?.clone()
-            };
-            let n = a.count(2)?.min(table.len());
-            let sum = table[..n].iter().map(|x| f64::from(*x)).sum::<f64>() as f32;
-            return Ok(Some((a.buffer(1)?, vec![Some(sum); global as usize])));
-        }
-        Ok(None)
     }
 
-    /// Runs `kernel` on the host: what the shipped kernel of that name computes.
-    pub(super) fn emulate(
-        &mut self,
-        kernel: &str,
-        program: ProgramId,
-        shape: LaunchShape,
-        args: &[Arg],
-        iters: u32,
-    ) -> Result<()> {
-        let a = ArgView { args };
-        let global = shape.global() as usize;
-        if let Some((buffer, values)) = self.emulate_constmem(kernel, program, shape, &a)? {
-            return self.store_some(kernel, buffer, values);
-        }
-        let out = if kernel == "matvec_split_k" || kernel == "matvec_split_wide" {
-            let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
-            let (m, v) = (self.buffers.get(m)?, self.buffers.get(v)?);
-            let p = matvec_shapes::partial_sums(m, v, rows, cols, a.count(5)?);
-            (a.buffer(4)?, p)
-        } else if kernel == matvec_shapes::SPLIT_K_FINAL {
-            let p = self.buffers.get(a.buffer(0)?)?;
-            (
-                a.buffer(1)?,
-                matvec_shapes::final_sums(p, a.count(2)?, a.count(3)?),
-            )
-        } else if kernel.starts_with("matvec_") {
-            let (m, cols, rows, v) = (a.buffer(0)?, a.count(1)?, a.count(2)?, a.buffer(3)?);
-            let (w, _) = reference::matvec(self.buffers.get(m)?, self.buffers.get(v)?, rows, cols);
-            (a.buffer(4)?, w.iter().map(|x| *x as f32).collect())
-        } else if kernel == "reduce_final" {
-            let (partial, groups) = (self.buffers.get(a.buffer(0)?)?, a.count(2)?);
-            let (s, _) = reference::sum(&partial[..groups.min(partial.len())]);
-            (a.buffer(1)?, vec![s as f32])
-        } else if kernel.starts_with("reduce_") {
-            (
-                a.buffer(1)?,
-                self.strided_sums(a.buffer(0)?, a.count(2)?, shape.groups as usize)?,
-            )
-        } else if kernel == "peak_read" {
-            (
-                a.buffer(1)?,
-                self.strided_sums(a.buffer(0)?, a.count(2)?, global)?,
-            )
-        } else if kernel == "peak_copy" {
-            let x = self.buffers.get(a.buffer(0)?)?;
-            (a.buffer(1)?, x[..a.count(2)?.min(x.len())].to_vec())
-        } else if kernel == "peak_fma" {
-            let x = self.buffers.get(a.buffer(0)?)?;
-            let n = a.count(2)?.clamp(1, x.len());
-            let out = (0..global).map(|g| reference::fma_chain(x[g % n], iters) as f32);
-            (a.buffer(1)?, out.collect())
-        } else if kernel == "fft512_forward" {
-            let x = self.buffers.get(a.buffer(0)?)?;
-            (
-                a.buffer(1)?,
-                crate::workload::fft::forward_all(x, a.count(3)?),
-            )
-        } else if kernel.starts_with("sgemm_") {
-            let n = a.count(3)?;
-            let (x, y) = (
-                self.buffers.get(a.buffer(0)?)?,
-                self.buffers.get(a.buffer(1)?)?,
-            );
-            (a.buffer(2)?, sgemm::full(x, y, n))
-        } else if kernel.starts_with("math_") {
-            let x = self.buffers.get(a.buffer(0)?)?;
-            let n = a.count(2)?.clamp(1, x.len());
-            let f = math::of_kernel(kernel);
-            let out = (0..global).map(|g| math::chain(f, x[g % n], iters) as f32);
-            (a.buffer(1)?, out.collect())
-        } else if kernel == "stencil_fdtd3d" {
-            let (input, coeff) = (
-                self.buffers.get(a.buffer(0)?)?,
-                self.buffers.get(a.buffer(2)?)?,
-            );
-            let dims = (a.count(3)?, a.count(4)?, a.count(5)?);
-            let out = crate::workload::stencil::emulate(input, coeff, dims.0, dims.1, dims.2);
-            (a.buffer(1)?, out)
-        } else if kernel.starts_with("spmv_") {
-            let b = |i| a.buffer(i).and_then(|id| self.buffers.get(id));
-            let y = crate::workload::spmv::emulate(b(0)?, b(1)?, b(2)?, b(3)?, a.count(4)?);
-            (a.buffer(5)?, y)
-        } else if kernel.starts_with("md_") {
-            let (pos, list) = (
-                self.buffers.get(a.buffer(0)?)?,
-                self.buffers.get(a.buffer(1)?)?,
-            );
-            let force = crate::workload::md::emulate(pos, list, a.count(2)?);
-            (a.buffer(3)?, force)
-        } else if kernel.starts_with("fill_") {
-            let len = self.buffers.get(a.buffer(0)?)?.len();
-            (a.buffer(0)?, crate::workload::fill::emulate(args, len))
-        } else if kernel.starts_with("bfs_") {
-            return self.emulate_bfs(kernel, args);
-        } else if kernel == "launch_empty" {
-            (a.buffer(1)?, vec![a.count(2)? as f32])
-        } else {
-            return Err(BackendError::driver(
-                self.api,
-                "launch (fake)",
-                format!("the fake backend cannot emulate kernel '{kernel}'"),
-            ));
-        };
-        self.store(kernel, out.0, out.1)
-    }
-
-    /// Runs a BFS kernel on copies of its buffers, then stores them back: it writes several.
-    fn emulate_bfs(&mut self, kernel: &str, args: &[Arg]) -> Result<()> {
-        let ids: Vec<BufferId> = args
+    /// Every buffer argument, in order.
+    pub fn buffers(&self) -> Vec<BufferId> {
+        self.args
             .iter()
             .filter_map(|a| match a {
                 Arg::Buffer(b) => Some(*b),
                 _ => None,
             })
-            .collect();
-        let n = ArgView { args }.count(args.len() - 1)?;
-        let mut bufs = ids
-            .iter()
-            .map(|b| self.buffers.get(*b).cloned())
-            .collect::<Result<Vec<_>>>()?;
-        crate::workload::bfs::emulate(kernel, &mut bufs, n)
-            .map_err(|e| BackendError::driver(self.api, "launch (fake)", e))?;
-        for (id, data) in ids.iter().zip(bufs) {
-            *self.buffers.get_mut(*id)? = data;
+            .collect()
+    }
+
+    /// The count argument at `i`.
+    pub fn count(&self, i: usize) -> Result<usize> {
+        match self.args.get(i) {
+            Some(Arg::U32(v)) => Ok(*v as usize),
+            _ => Err(self.bad_arg(i, "a count")),
         }
+    }
+
+    /// The floats of the buffer argument at `i`.
+    pub fn read(&self, i: usize) -> Result<&[f32]> {
+        self.data(self.buffer(i)?)
+    }
+
+    /// The floats of `buffer`.
+    pub fn data(&self, buffer: BufferId) -> Result<&[f32]> {
+        Ok(self.buffers.get(buffer)?.as_slice())
+    }
+
+    /// Data in constant memory: OpenCL passes it at `i` ([`Arg::Constant`]); CUDA passes
+    /// nothing there and the kernel reads `symbol`, bound to its program (an error when
+    /// nothing was bound).
+    pub fn constant(&self, i: usize, symbol: &str) -> Result<&[f32]> {
+        if self.api == Api::OpenCl {
+            return match self.args.get(i) {
+                Some(Arg::Constant(b)) => self.data(*b),
+                _ => Err(self.bad_arg(i, "in constant memory")),
+            };
+        }
+        self.program
+            .constants
+            .iter()
+            .find(|(s, _)| s == symbol)
+            .map(|(_, d)| d.as_slice())
+            .ok_or_else(|| {
+                self.refuse(&format!(
+                    "__constant__ {symbol} was never filled (bind_constant)"
+                ))
+            })
+    }
+
+    /// Writes `values` to the start of the buffer argument at `i` (a result off by one in its
+    /// first element where the script asks for wrong results).
+    pub fn write(&mut self, i: usize, mut values: Vec<f32>) -> Result<()> {
+        if self.wrong {
+            if let Some(first) = values.first_mut() {
+                *first += 1.0;
+            }
+        }
+        let dst = self.buffers.get_mut(self.buffer(i)?)?;
+        let n = values.len().min(dst.len());
+        dst[..n].copy_from_slice(&values[..n]);
         Ok(())
     }
 
-    /// `parts` partial sums of the first `n` floats of `x`, element `i` going to `i % parts`.
-    fn strided_sums(&self, x: BufferId, n: usize, parts: usize) -> Result<Vec<f32>> {
-        let x = self.buffers.get(x)?;
-        let mut sums = vec![0.0f64; parts.max(1)];
-        for (i, v) in x[..n.min(x.len())].iter().enumerate() {
-            sums[i % parts.max(1)] += f64::from(*v);
-        }
-        Ok(sums.into_iter().map(|s| s as f32).collect())
-    }
-
-    /// Like [`FakeBackend::store`], for a kernel that writes only some outputs (`None`: left
+    /// Like [`FakeLaunch::write`], for a kernel that writes only some outputs (`None`: left
     /// as it was, as a launch that does not cover them leaves them).
-    fn store_some(
-        &mut self,
-        kernel: &str,
-        buffer: BufferId,
-        values: Vec<Option<f32>>,
-    ) -> Result<()> {
-        let mut current = self.buffers.get(buffer)?.clone();
+    pub fn write_some(&mut self, i: usize, values: Vec<Option<f32>>) -> Result<()> {
+        let mut current = self.read(i)?.to_vec();
         for (c, v) in current.iter_mut().zip(&values) {
             if let Some(v) = v {
                 *c = *v;
             }
         }
         current.truncate(values.len());
-        self.store(kernel, buffer, current)
+        self.write(i, current)
     }
 
-    pub(super) fn store(
-        &mut self,
-        kernel: &str,
-        buffer: BufferId,
-        mut values: Vec<f32>,
-    ) -> Result<()> {
-        if self.script.wrong_results.iter().any(|k| k == kernel) {
-            if let Some(first) = values.first_mut() {
-                *first += 1.0;
-            }
-        }
-        let dst = self.buffers.get_mut(buffer)?;
-        let n = values.len().min(dst.len());
-        dst[..n].copy_from_slice(&values[..n]);
+    /// Replaces the whole of `buffer` (for kernels that update several buffers in place).
+    pub fn replace(&mut self, buffer: BufferId, data: Vec<f32>) -> Result<()> {
+        *self.buffers.get_mut(buffer)? = data;
         Ok(())
+    }
+
+    /// A failure of this launch, naming its kernel.
+    pub fn refuse(&self, reason: &str) -> BackendError {
+        BackendError::driver(
+            self.api,
+            "launch (fake)",
+            format!("kernel '{}': {reason}", self.kernel),
+        )
+    }
+
+    fn bad_arg(&self, i: usize, what: &str) -> BackendError {
+        BackendError::InvalidHandle(format!(
+            "fake: argument {i} of kernel '{}' is not {what}",
+            self.kernel
+        ))
     }
 }

@@ -6,7 +6,9 @@ pub mod rules;
 pub mod shapes;
 mod tune;
 
-use crate::backend::{Arg, DeviceInfo};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, DeviceInfo};
+use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{
     bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize, VendorOp,
@@ -119,6 +121,13 @@ const VARIANTS: [Variant; 19] = [
 ];
 
 pub struct Matvec;
+
+/// A matvec kernel's arguments: `M, cols, rows, V, W`; W = M V.
+fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (cols, rows) = (l.count(1)?, l.count(2)?);
+    let (w, _) = reference::matvec(l.read(0)?, l.read(3)?, rows, cols);
+    l.write(4, rounded(&w))
+}
 
 impl Family for Matvec {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -262,6 +271,15 @@ impl Family for Matvec {
             Arg::Buffer(w),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], w, n))
+    }
+
+    /// Split-K's two passes (their own block boundaries), every other kernel a whole product.
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        match kernel {
+            "matvec_split_k" | "matvec_split_wide" => Some(shapes::emulate_partial_sums),
+            shapes::SPLIT_K_FINAL => Some(shapes::emulate_final_sums),
+            _ => kernel.starts_with("matvec_").then_some(emulate_product),
+        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

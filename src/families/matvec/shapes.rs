@@ -27,7 +27,8 @@
 //! nearest region of the device's measured table ([`super::rules`], derived from a shape sweep
 //! by `clvscu shapes-rule`), or [`rule`], the hand rule, for a device without a table.
 
-use crate::backend::{Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
+use crate::backend::fake::FakeLaunch;
+use crate::backend::{self, Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
 use crate::families::id::FamilyId as FamilyKind;
 use crate::families::plan::{buffer_of, ExecError, Step};
 use crate::families::size::Size;
@@ -462,7 +463,7 @@ pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
 
 /// What the split-K kernels compute, for the fake backend: the partial sums of each column
 /// block, `P[split * rows + row]`, with the kernels' block boundaries.
-pub fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usize) -> Vec<f32> {
+fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usize) -> Vec<f32> {
     let splits = splits.max(1);
     let chunk = cols.div_ceil(splits).next_multiple_of(4);
     let mut p = vec![0.0f32; splits * rows];
@@ -479,8 +480,21 @@ pub fn partial_sums(m: &[f32], v: &[f32], rows: usize, cols: usize, splits: usiz
     p
 }
 
+/// The split-K kernels' emulation (`M, cols, rows, V, P, splits`).
+pub(super) fn emulate_partial_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (cols, rows, splits) = (l.count(1)?, l.count(2)?, l.count(5)?);
+    let p = partial_sums(l.read(0)?, l.read(3)?, rows, cols, splits);
+    l.write(4, p)
+}
+
+/// The final split-K kernel's emulation (`P, W, rows, splits`).
+pub(super) fn emulate_final_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let w = final_sums(l.read(0)?, l.count(2)?, l.count(3)?);
+    l.write(1, w)
+}
+
 /// The second split-K pass, for the fake backend: each row's partial sums added.
-pub fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
+fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
     (0..rows)
         .map(|r| {
             (0..splits)

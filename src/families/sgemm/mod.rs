@@ -9,8 +9,8 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::backend::Arg;
-use crate::backend::DeviceInfo;
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
 use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
@@ -161,7 +161,7 @@ pub fn element(a: &[f32], b: &[f32], n: usize, row: usize, col: usize) -> (f64, 
 }
 
 /// The whole product in f64 (the fake backend's emulation; small N only).
-pub fn full(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
+fn full(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
     (0..n * n)
         .map(|p| element(a, b, n, p / n, p % n).0 as f32)
         .collect()
@@ -177,6 +177,12 @@ pub fn check(got: &[f32], sample: &[usize], want: &[f64], tolerances: &[f64]) ->
 }
 
 pub struct Sgemm;
+
+/// `sgemm_*(a, b, c, n)`: the whole product.
+fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let c = full(l.read(0)?, l.read(1)?, l.count(3)?);
+    l.write(2, c)
+}
 
 impl Family for Sgemm {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -276,6 +282,12 @@ impl Family for Sgemm {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("sgemm_")
+            .then_some(emulate_product as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

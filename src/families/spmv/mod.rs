@@ -40,7 +40,8 @@ use std::sync::Arc;
 
 pub use matrix::*;
 
-use crate::backend::{Arg, BufferId};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -247,7 +248,7 @@ pub fn args(path: ReadPath, val: BufferId, col: BufferId, ptr: BufferId, x: Buff
 }
 
 /// What a kernel writes, for the fake backend: y rounded to float32.
-pub fn emulate(val: &[f32], col: &[f32], ptr: &[f32], x: &[f32], rows: usize) -> Vec<f32> {
+fn emulate(val: &[f32], col: &[f32], ptr: &[f32], x: &[f32], rows: usize) -> Vec<f32> {
     let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
     let (col, ptr) = (bits(col), bits(ptr));
     (0..rows.min(ptr.len().saturating_sub(1)))
@@ -290,6 +291,12 @@ pub fn without_read_path(name: &'static str) -> &'static str {
 }
 
 pub struct Spmv;
+
+/// `spmv_*(val, col, ptr, x, rows, y)`: y = A x.
+fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let y = emulate(l.read(0)?, l.read(1)?, l.read(2)?, l.read(3)?, l.count(4)?);
+    l.write(5, y)
+}
 
 impl Family for Spmv {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -388,6 +395,12 @@ impl Family for Spmv {
             args.push(Arg::U32(rows));
             Ok(args)
         })
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        kernel
+            .starts_with("spmv_")
+            .then_some(emulate_product as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

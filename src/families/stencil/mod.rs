@@ -20,8 +20,8 @@
 //! in the SDK's own report of points per second. The flop count (29 per interior point: one
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
 
-use crate::backend::DeviceInfo;
-use crate::backend::{Arg, LaunchShape};
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg, DeviceInfo, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::bad_size;
 use crate::families::family::{Family, InputChoice, QuickSize};
@@ -263,7 +263,7 @@ pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// What the kernel writes, for the fake backend: the reference rounded to float32.
-pub fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
+fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
     let g = Grid {
         nx: nx as u64,
         ny: ny as u64,
@@ -281,6 +281,13 @@ pub fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) ->
 }
 
 pub struct Stencil;
+
+/// `stencil_fdtd3d(input, output, coeff, nx, ny, nz, ...)`: one step over the grid.
+fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (nx, ny, nz) = (l.count(3)?, l.count(4)?, l.count(5)?);
+    let out = emulate(l.read(0)?, l.read(2)?, nx, ny, nz);
+    l.write(1, out)
+}
 
 impl Family for Stencil {
     fn quick_size(&self) -> Option<QuickSize> {
@@ -381,6 +388,10 @@ impl Family for Stencil {
         let mut args = vec![Arg::Buffer(input), Arg::Buffer(out), Arg::Buffer(coeff)];
         args.extend([g.nx, g.ny, g.nz].map(|d| Arg::U32(d as u32)));
         Ok(Built::into(vec![cx.launch(k, args)], out, points))
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        (kernel == "stencil_fdtd3d").then_some(emulate_step as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
