@@ -38,7 +38,8 @@ fn committed_verdicts_rebuild_from_their_rungs() {
         let (prs, rows) = read_folder_rows(&dir).unwrap();
         let md = std::fs::read_to_string(dir.join(output::EXPLAIN_MD)).unwrap();
         let code = output::CodeFacts::read(&dir).unwrap();
-        let launch = output::LaunchFacts::read(&dir, &rows).unwrap();
+        let launch =
+            output::LaunchFacts::read(&dir.join(clvscu::explain::run::LADDER_DIR), &rows).unwrap();
         let again = output::markdown(&explain_all(&prs, &rows), &code, &launch, "");
         // The provenance line aside, the Markdown is the rows' own.
         for line in again

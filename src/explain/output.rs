@@ -158,11 +158,12 @@ pub struct LaunchFacts<'a> {
 }
 
 impl<'a> LaunchFacts<'a> {
-    /// The clocks of `rows` (an explain folder's) and the plain loops beside its ladder.
-    pub fn read(out: &Path, rows: &'a [MeasurementRow]) -> Result<Self, ExportError> {
+    /// The clocks of `rows` (an explain folder's) and the plain loops calibrated in its
+    /// `ladder` folder.
+    pub fn read(ladder: &Path, rows: &'a [MeasurementRow]) -> Result<Self, ExportError> {
         Ok(LaunchFacts {
             clock_rows: super::launch::clock_rows(rows),
-            plain: super::launch::plain_loops(&out.join(super::run::LADDER_DIR))?,
+            plain: super::launch::plain_loops(ladder)?,
         })
     }
 }

@@ -275,7 +275,7 @@ pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>
     let explanations = explain_all(&prs, &rows);
     let provenance = provenance_line(&rows);
     let code = CodeFacts::read(out)?;
-    let launch = output::LaunchFacts::read(out, &rows)?;
+    let launch = output::LaunchFacts::read(&out.join(LADDER_DIR), &rows)?;
     let files = vec![
         out.join(EXPLAIN_CSV),
         out.join(VERDICTS_CSV),

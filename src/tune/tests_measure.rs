@@ -26,6 +26,7 @@ fn fake() -> FakeBackend {
             jitter: 0.05,
             ..FakeScript::default()
         },
+        crate::families::emulator(),
     )
 }
 
