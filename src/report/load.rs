@@ -218,10 +218,15 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
     let verdicts = std::sync::Arc::new(super::why::load_verdicts(roots)?);
     for root in roots {
         for dir in find_run_folders(std::slice::from_ref(root))? {
+            let measurements: Option<Vec<MeasurementRow>> = read_csv(&dir, CsvStore::MEASUREMENTS)?;
+            let mut prs: Option<Vec<PrRow>> = read_csv(&dir, CsvStore::PRS)?;
+            if let (Some(prs), Some(rows)) = (prs.as_mut(), measurements.as_ref()) {
+                super::relabel::relabel(prs, rows);
+            }
             out.push(RunFolder {
                 label: label_of(&dir, root),
-                measurements: read_csv(&dir, CsvStore::MEASUREMENTS)?,
-                prs: read_csv(&dir, CsvStore::PRS)?,
+                measurements,
+                prs,
                 provenance_devices: provenance_devices(&dir),
                 gpu_place: gpu_place(&dir),
                 baselines: baselines_for(&dir, root)?,

@@ -14,6 +14,7 @@ pub mod findings;
 pub mod html;
 pub mod load;
 pub mod markdown;
+pub mod relabel;
 pub mod site;
 pub mod tables;
 pub mod why;
