@@ -90,7 +90,8 @@ pub enum Command {
     /// against Eq. 2 and Eq. 3, every application fair, one step at a time, compiler, memory
     /// spaces, runtime, BFS, transfers, sweeps, fill, shapes), calibration, Table V's PTX,
     /// vendor baselines (python3 with torch), `explain` of the fair gaps, then one report;
-    /// each step a child process under a time cap (the full suite fits 10 minutes on an H100).
+    /// each step a child process under a time cap (the caps add up to about 9 minutes on an H100;
+    /// the studies take longer uncapped, so a capped step keeps what finished and `--resume` goes on).
     Suite(SuiteArgs),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
