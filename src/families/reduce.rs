@@ -23,7 +23,7 @@ use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
-use crate::families::tune_space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{experiment, points, pow2, v, Variant};
 
@@ -154,10 +154,6 @@ const VARIANTS: [Variant; 10] = [
 const SMALL_REDUCTION: u64 = 1 << 20;
 
 pub struct Reduce;
-
-const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
-    Param { name, knob, values }
-}
 
 const REDUCE_RULES: &[Constraint] = &[
     Constraint::VariantLocal,

@@ -36,6 +36,11 @@ pub struct Param {
     pub values: &'static [u32],
 }
 
+/// One parameter of a space written as data: `param("local", Knob::Local, &[64, 128])`.
+pub const fn param(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
+    Param { name, knob, values }
+}
+
 /// A rule a point must satisfy to be launched; a point that breaks one is counted under the
 /// rule's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

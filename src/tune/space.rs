@@ -8,11 +8,8 @@ use crate::backend::DeviceInfo;
 use crate::workload::{check_local, default_groups, find_variant, FamilyKind, Size, Variant};
 
 use super::TuneError;
+use crate::families::tune_space::param as p;
 pub use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
-
-const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
-    Param { name, knob, values }
-}
 
 /// The space of `family/variant` of this kind, or an error naming the tunable ones.
 pub fn space_def(

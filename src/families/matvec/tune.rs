@@ -2,12 +2,8 @@
 //! `matvec/tuned-vec` (the vector width of the loads), a new named space beside `tuned` so that
 //! the GPU measurements of `tuned` stay reproducible under its name.
 
-use crate::families::tune_space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::FamilyId;
-
-const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
-    Param { name, knob, values }
-}
 
 const LOCAL_32: &[u32] = &[32, 64, 128, 256, 512, 1024];
 const GROUPS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32];

@@ -5,12 +5,8 @@
 
 use crate::backend::DeviceInfo;
 use crate::families::size::Size;
-use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::FamilyId;
-
-const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
-    Param { name, knob, values }
-}
 
 const SGEMM_RULES: &[Constraint] = &[
     Constraint::TileDividesMatrix,

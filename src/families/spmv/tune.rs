@@ -2,12 +2,8 @@
 //! `spmv/vector-local` (the work-group size), a new named space beside `vector` so that the
 //! GPU measurements of `vector` stay reproducible under its name.
 
-use crate::families::tune_space::{Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::FamilyId;
-
-const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
-    Param { name, knob, values }
-}
 
 const SPMV_RULES: &[Constraint] = &[Constraint::VariantLocal, Constraint::DeviceLocal];
 /// SpMV's read paths of the gathered vector, as the family's vector-kernel variants.

@@ -7,12 +7,8 @@
 use super::{Grid, RADIUS, TILE_X};
 use crate::backend::DeviceInfo;
 use crate::families::size::Size;
-use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
+use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::FamilyId;
-
-const fn p(name: &'static str, knob: Knob, values: &'static [u32]) -> Param {
-    Param { name, knob, values }
-}
 
 /// The grid first (a refused tile never reaches the device), then the halo, then the limits.
 const STENCIL_RULES: &[Constraint] = &[
