@@ -105,7 +105,7 @@ __kernel void sgemm_tiled16(const __global float* a, const __global float* b, __
 #error "sgemm_blocked: each work-item must load whole float4 of both slices"
 #endif
 
-__kernel void sgemm_blocked(const __global float* a, const __global float* b, __global float* c,
+__kernel void WG_BOUND sgemm_blocked(const __global float* a, const __global float* b, __global float* c,
                             uint n)
 {
     __local float as[SG_BK][SG_BM + SG_PAD];

@@ -105,7 +105,7 @@ extern "C" __global__ void sgemm_tiled16(const float* a, const float* b, float* 
 #error "sgemm_blocked: each work-item must load whole float4 of both slices"
 #endif
 
-extern "C" __global__ void sgemm_blocked(const float* a, const float* b, float* c,
+extern "C" __global__ void WG_BOUND sgemm_blocked(const float* a, const float* b, float* c,
                             uint n)
 {
     __shared__ float as[SG_BK][SG_BM + SG_PAD];

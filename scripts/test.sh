@@ -15,4 +15,5 @@ fi
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # --nocapture shows what ran: "OpenCL executed and verified N ..." / "NVRTC compiled N ...".
-cargo test --release --locked --all-targets -- --nocapture --test-threads=2 --include-ignored
+# Tests named `on_gpu_` need an NVIDIA GPU and run on one (tests/on_gpu.rs says how).
+cargo test --release --locked --all-targets -- --nocapture --test-threads=2 --include-ignored --skip on_gpu_

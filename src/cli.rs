@@ -301,6 +301,9 @@ pub struct RunArgs {
     /// Run only comparisons whose name contains this text.
     #[arg(long)]
     pub only: Option<String>,
+    /// Leave out comparisons whose name contains this text (repeatable; after --only).
+    #[arg(long, value_name = "TEXT")]
+    pub skip: Vec<String>,
     /// Also run the study this many times in one process (soak; rows of every pass kept),
     /// at most 1000000 (the most repetitions a study may ask for).
     #[arg(long, default_value_t = 1,

@@ -164,6 +164,17 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
             );
         }
     }
+    if !args.skip.is_empty() {
+        let skipped = |id: &str| args.skip.iter().any(|s| id.contains(s.as_str()));
+        study.comparisons.retain(|c| !skipped(&c.id));
+        if study.comparisons.is_empty() {
+            bail!(
+                "--skip {} leaves no comparison of study {}",
+                args.skip.join(", "),
+                study.name
+            );
+        }
+    }
     Ok((study, text))
 }
 

@@ -186,6 +186,11 @@ fn step_command(
             };
             c.args(["run", "--study", &study, "--no-plot", "-q", "--out"])
                 .arg(&dir);
+            if !args.quick {
+                for text in step.skip {
+                    c.args(["--skip", text]);
+                }
+            }
             if dir.join(CsvStore::MEASUREMENTS).exists() {
                 c.arg("--resume");
             }

@@ -956,3 +956,32 @@ fn inspect_without_nvrtc_says_so_once_and_fails() {
         assert!(out.join("ptx_classes.csv").is_file());
     }
 }
+
+/// `min_time` counts the host time of a whole repetition: a repetition of 1000 back-to-back
+/// launches (whose sample is the time of one launch) stops after a few, not at `max_reps`.
+#[test]
+#[ignore = "needs OpenCL"]
+fn a_minimum_time_counts_a_back_to_back_repetition_whole() {
+    need_opencl();
+    let dir = tempfile::tempdir().unwrap();
+    let study = write(
+        dir.path(),
+        "b2b.toml",
+        "name = \"b2b\"\n[[comparison]]\nname = \"b2b\"\nfamily = \"launch\"\n\
+         variant = \"back-to-back\"\nsize = \"1000\"\nwarmup = 1\nreps = 2\n\
+         min_time = 0.05\nmax_reps = 400\ntimer = \"wall-clock\"\n",
+    );
+    let out = dir.path().join("out");
+    let began = std::time::Instant::now();
+    run_cmd("opencl-opencl", &study, &out).assert().success();
+    let m: Vec<MeasurementRow> = read_rows(&out.join("measurements.csv")).unwrap();
+    assert_eq!(m.len(), 2);
+    // Each repetition is 1000 launches (milliseconds at least), so 0.05 s takes a few dozen
+    // at most; counting one launch's time per repetition would run all 400.
+    assert!(
+        m.iter().all(|r| r.reps >= 2 && r.reps < 100),
+        "{:?}",
+        m.iter().map(|r| r.reps).collect::<Vec<_>>()
+    );
+    assert!(began.elapsed().as_secs() < 60, "{:?}", began.elapsed());
+}

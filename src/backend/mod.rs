@@ -387,10 +387,19 @@ pub trait Backend {
     /// bit for bit: every backend's upload is a byte copy, and `f32::from_bits` does no
     /// arithmetic, so each u32 arrives unchanged and the kernel reads it as `uint`.
     fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
-        let bits: Vec<f32> = data.iter().map(|&v| f32::from_bits(v)).collect();
-        self.upload(buffer, &bits)
+        // SAFETY: u32 and f32 have the same size and alignment and every bit pattern is a
+        // valid f32, so the words are viewed in place (a copy would cost a gigabyte-sized
+        // allocation for a 2^28-entry column array).
+        let bits = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<f32>(), data.len()) };
+        self.upload(buffer, bits)
     }
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()>;
+    /// Sets the first `len` floats of `buffer` to NaN before a verifying run, so that an
+    /// output the kernel never writes cannot pass. A device-side fill where the API has one:
+    /// an upload would first write `len` floats on the host, seconds at GPU sizes.
+    fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
+        self.upload(buffer, &vec![f32::NAN; len])
+    }
     fn free(&mut self, buffer: BufferId) -> Result<()>;
     /// The words of a buffer written by an integer kernel, bit for bit (see `upload_u32`).
     fn download_u32(&mut self, buffer: BufferId, out: &mut [u32]) -> Result<()> {

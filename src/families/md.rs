@@ -24,6 +24,8 @@
 //! 16-byte force written. Caches serve much of the gather, so this is a request rate, not DRAM
 //! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
 
+use rayon::prelude::*;
+
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
@@ -152,24 +154,33 @@ pub fn inputs(size: Size, seed: u64) -> MdInputs {
     let n = n.min(l * l * l);
     // atom[site] = the atom number of a lattice site.
     let atom = permutation(n, seed);
-    let mut positions = vec![0.0f32; 4 * n];
+    // site_of[a]: the lattice site of atom a, so that each atom's entries are made in
+    // parallel (every number is a hash of its site: the same on any thread count).
+    let mut site_of = vec![0usize; n];
     for (site, &a) in atom.iter().enumerate() {
-        let c = [site % l, (site / l) % l, site / (l * l)];
+        site_of[a] = site;
+    }
+    let cell = |site: usize| [site % l, (site / l) % l, site / (l * l)];
+    let mut positions = vec![0.0f32; 4 * n];
+    positions.par_chunks_mut(4).enumerate().for_each(|(a, p)| {
+        let site = site_of[a];
+        let c = cell(site);
         for d in 0..3 {
             let u = (mix(seed, 6, (3 * site + d) as u64) >> 40) as f32 / (1u32 << 24) as f32;
-            positions[4 * a + d] = c[d] as f32 + JITTER * (2.0 * u - 1.0);
+            p[d] = c[d] as f32 + JITTER * (2.0 * u - 1.0);
         }
-    }
+    });
     let offs = offsets();
     let mut list = vec![0u32; NEIGHBOURS * n];
-    for (site, &a) in atom.iter().enumerate() {
-        let c = [site % l, (site / l) % l, site / (l * l)];
-        for (k, o) in offs.iter().enumerate() {
-            let w = |d: usize| (c[d] as i64 + o[d]).rem_euclid(l as i64) as usize;
-            let s = w(0) + l * (w(1) + l * w(2));
-            list[k * n + a] = atom[s] as u32;
-        }
-    }
+    list.par_chunks_mut(n.max(1))
+        .zip(offs.par_iter())
+        .for_each(|(row, o)| {
+            for (a, entry) in row.iter_mut().enumerate() {
+                let c = cell(site_of[a]);
+                let w = |d: usize| (c[d] as i64 + o[d]).rem_euclid(l as i64) as usize;
+                *entry = atom[w(0) + l * (w(1) + l * w(2))] as u32;
+            }
+        });
     let (reference, abs) = forces(&positions, &list, n);
     let f = reference::tolerance_factor(NEIGHBOURS as u64) * 16.0;
     let tolerances = abs.iter().map(|a| f * a).collect();
@@ -183,26 +194,31 @@ pub fn inputs(size: Size, seed: u64) -> MdInputs {
 
 /// The force on every atom in f64 (x, y, z, 0 per atom), and per component the sum of the
 /// magnitudes of its terms for the tolerance. The cutoff test is done in f32, as the kernels do.
+/// Atoms in parallel, each atom's terms summed in list order: the same numbers on any thread
+/// count.
 pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut out = vec![0.0f64; 4 * n];
     let mut abs = vec![0.0f64; 4 * n];
-    for i in 0..n {
-        for k in 0..NEIGHBOURS {
-            let j = list[k * n + i] as usize;
-            let d: [f64; 3] =
-                std::array::from_fn(|c| f64::from(pos[4 * i + c]) - f64::from(pos[4 * j + c]));
-            let r2: f64 = d.iter().map(|x| x * x).sum();
-            if r2 < f64::from(CUTSQ) {
-                let r2inv = 1.0 / r2;
-                let r6inv = r2inv * r2inv * r2inv;
-                let force = r2inv * r6inv * (f64::from(LJ1) * r6inv - f64::from(LJ2));
-                for c in 0..3 {
-                    out[4 * i + c] += d[c] * force;
-                    abs[4 * i + c] += (d[c] * force).abs();
+    out.par_chunks_mut(4)
+        .zip(abs.par_chunks_mut(4))
+        .enumerate()
+        .for_each(|(i, (out, abs))| {
+            for k in 0..NEIGHBOURS {
+                let j = list[k * n + i] as usize;
+                let d: [f64; 3] =
+                    std::array::from_fn(|c| f64::from(pos[4 * i + c]) - f64::from(pos[4 * j + c]));
+                let r2: f64 = d.iter().map(|x| x * x).sum();
+                if r2 < f64::from(CUTSQ) {
+                    let r2inv = 1.0 / r2;
+                    let r6inv = r2inv * r2inv * r2inv;
+                    let force = r2inv * r6inv * (f64::from(LJ1) * r6inv - f64::from(LJ2));
+                    for c in 0..3 {
+                        out[c] += d[c] * force;
+                        abs[c] += (d[c] * force).abs();
+                    }
                 }
             }
-        }
-    }
+        });
     (out, abs)
 }
 

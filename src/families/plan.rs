@@ -80,6 +80,14 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Host bytes these inputs hold (what a cache of them costs).
+    pub fn bytes(&self) -> usize {
+        let f32s = self.a.len() + self.b.len();
+        let u32s: usize = self.ints.iter().map(Vec::len).sum();
+        let f64s = self.reference.len() + self.tolerances.len();
+        4 * (f32s + u32s) + 8 * f64s + std::mem::size_of::<usize>() * self.sample.len()
+    }
+
     /// Inputs `a` (and `b`) with no reference yet; the builder methods add the rest.
     pub(crate) fn new(size: Size, a: Vec<f32>, b: Vec<f32>) -> Self {
         Inputs {

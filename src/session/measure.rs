@@ -100,14 +100,42 @@ impl SideRun {
 /// BFS generator), size, seed and SpMV's matrix (by name).
 type InputKey = (FamilyKind, &'static str, Size, u64, String);
 
-/// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference): keep the
-/// last sets, since consecutive comparisons of a study usually share family, size and seed.
-#[derive(Default)]
+/// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference, a 2^24-vertex
+/// graph): keep the recent sets, since the comparisons of a study come back to the same
+/// family, size and seed (a BFS graph's kernel and level sweeps, SpMV's memory-space variants),
+/// not always one after the other. Bounded by bytes, oldest first out, and always keeping the
+/// last two (the two sides of an unfair problem-size pair).
 pub struct InputCache {
     entries: Vec<(InputKey, Rc<Inputs>)>,
+    budget_bytes: usize,
+}
+
+/// What [`InputCache::default`] may hold beyond its last two sets: a quarter of the host
+/// memory available when the run starts, at most 16 GiB (a few GPU-sized sets, never a share
+/// that pushes the host to swap).
+fn default_budget() -> usize {
+    const CAP: u64 = 16 << 30;
+    let bytes = crate::host_memory::available_host_bytes()
+        .map(|t| (t / 4).min(CAP))
+        .unwrap_or(CAP / 4);
+    usize::try_from(bytes).unwrap_or(usize::MAX)
+}
+
+impl Default for InputCache {
+    fn default() -> Self {
+        InputCache::with_budget(default_budget())
+    }
 }
 
 impl InputCache {
+    /// A cache that keeps sets beyond the last two while they total at most `budget_bytes`.
+    pub fn with_budget(budget_bytes: usize) -> Self {
+        InputCache {
+            entries: Vec::new(),
+            budget_bytes,
+        }
+    }
+
     /// Inputs of a variant, SpMV's from `matrix`.
     pub fn get(
         &mut self,
@@ -123,16 +151,39 @@ impl InputCache {
             seed,
             matrix.name(),
         );
-        if let Some((_, v)) = self.entries.iter().find(|(k, _)| *k == key) {
-            return v.clone();
+        if let Some(i) = self.entries.iter().position(|(k, _)| *k == key) {
+            // Most recently used last: what is evicted is what went longest unused.
+            let entry = self.entries.remove(i);
+            let v = entry.1.clone();
+            self.entries.push(entry);
+            return v;
         }
         let v = Rc::new(Inputs::of_variant(variant, size, seed, matrix));
-        // At most two sets (the two sides of an unfair problem-size pair).
-        if self.entries.len() >= 2 {
+        self.entries.push((key, v.clone()));
+        self.evict();
+        v
+    }
+
+    /// Drops the least recently used sets past the budget, keeping the last two whatever
+    /// they weigh.
+    fn evict(&mut self) {
+        while self.entries.len() > 2 {
+            let held: usize = self.entries.iter().map(|(_, v)| v.bytes()).sum();
+            if held <= self.budget_bytes {
+                break;
+            }
             self.entries.remove(0);
         }
-        self.entries.push((key, v.clone()));
-        v
+    }
+
+    /// How many sets it holds now.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 }
 
@@ -457,8 +508,9 @@ fn time_turns(
                         // `min_time` is time spent timing, on the host clock: a kernel of
                         // microseconds among host work (BFS's level read-backs) would
                         // otherwise repeat for many seconds to gather `min_time` of device
-                        // time.
-                        spent[i] += sample.wall;
+                        // time. A sample of back-to-back launches holds the time of one, so
+                        // it counts as many times as it launched.
+                        spent[i] += sample.wall * f64::from(exec::launches_per_sample(p));
                         runs[i].samples.push(sample);
                     }
                     Err(e) => runs[i].failure = Some(Failure::of(&e)),

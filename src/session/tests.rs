@@ -1172,3 +1172,42 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
     execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
     assert!(!dir.path().join(crate::calibrate::ROWS_CSV).exists());
 }
+
+#[test]
+fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used_past_its_budget() {
+    use crate::workload::spmv::MatrixSource;
+    let bfs = |v| crate::workload::find_variant(crate::workload::FamilyKind::Bfs, v).unwrap();
+    let size = |s| crate::workload::Size::parse(s).unwrap();
+    let m = MatrixSource::Uniform;
+    let (uniform, layered) = (bfs("random-uniform"), bfs("uniform"));
+    // Room for everything: a graph made first is the same set three requests later.
+    let mut roomy = super::InputCache::with_budget(usize::MAX);
+    let first = roomy.get(uniform, size("2^10"), 1, &m);
+    roomy.get(layered, size("2^10"), 1, &m);
+    roomy.get(uniform, size("2^11"), 1, &m);
+    assert!(std::rc::Rc::ptr_eq(
+        &first,
+        &roomy.get(uniform, size("2^10"), 1, &m)
+    ));
+    assert_eq!(roomy.len(), 3);
+    // No room beyond the last two: the oldest goes, and asking again makes a new set.
+    let mut tight = super::InputCache::with_budget(0);
+    let first = tight.get(uniform, size("2^10"), 1, &m);
+    tight.get(layered, size("2^10"), 1, &m);
+    tight.get(uniform, size("2^11"), 1, &m);
+    assert_eq!(tight.len(), 2);
+    assert!(!std::rc::Rc::ptr_eq(
+        &first,
+        &tight.get(uniform, size("2^10"), 1, &m)
+    ));
+    // A hit moves a set to the back: it outlives one made after it.
+    let mut lru = super::InputCache::with_budget(0);
+    let kept = lru.get(uniform, size("2^10"), 1, &m);
+    lru.get(layered, size("2^10"), 1, &m);
+    lru.get(uniform, size("2^10"), 1, &m);
+    lru.get(uniform, size("2^11"), 1, &m);
+    assert!(std::rc::Rc::ptr_eq(
+        &kept,
+        &lru.get(uniform, size("2^10"), 1, &m)
+    ));
+}

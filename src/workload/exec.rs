@@ -242,6 +242,20 @@ pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError>
     })
 }
 
+/// How many launches one timed run makes for each one its timing stands for: the count of a
+/// back-to-back step (whose timing is divided by it), else 1.
+pub fn launches_per_sample(p: &Prepared) -> u32 {
+    p.built
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Repeated { count, .. } => (*count).max(1),
+            _ => 1,
+        })
+        .max()
+        .unwrap_or(1)
+}
+
 /// The timing of `count` back-to-back launches as the time of one: both clocks divided, so
 /// the family's metric (1/s) reads as launches per second. The queue intervals are the first
 /// launch's and stay as they are.
@@ -264,13 +278,23 @@ pub fn verify(
         return verify_in_place(backend, p, &inputs.a);
     }
     for (buffer, len) in &p.built.outputs {
-        backend.upload(*buffer, &vec![f32::NAN; (*len).max(1)])?;
+        backend.poison(*buffer, (*len).max(1))?;
     }
     run(backend, p)?;
     let (buffer, len) = p.built.result;
-    let mut got = vec![0.0f32; len.max(1)];
-    backend.download(buffer, &mut got)?;
-    Ok(families::get(p.family).check(&p.ran, inputs, &got))
+    DOWNLOADED.with_borrow_mut(|got| {
+        // Every float is overwritten by the download: only a longer result grows the buffer.
+        got.resize(len.max(1), 0.0);
+        backend.download(buffer, got)?;
+        Ok(families::get(p.family).check(&p.ran, inputs, got))
+    })
+}
+
+thread_local! {
+    /// The result of the last verifying run, kept for the next: a fresh gigabyte-sized vector
+    /// per side costs its page faults again (about a second per comparison at 2^28 floats),
+    /// while a kept one is written in place.
+    static DOWNLOADED: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Poisons every place a result lands (device buffers or host buffers), runs once, and checks
@@ -281,26 +305,29 @@ fn verify_in_place(
     data: &[f32],
 ) -> Result<Verification, ExecError> {
     for (place, len) in &p.built.checked {
-        let poison = vec![f32::NAN; *len];
         match place {
-            Place::Device(b) => backend.upload(*b, &poison)?,
-            Place::Host(h) => backend.host_data(*h)?[..*len].copy_from_slice(&poison),
+            Place::Device(b) => backend.poison(*b, *len)?,
+            Place::Host(h) => backend.host_data(*h)?[..*len].fill(f32::NAN),
         }
     }
     run(backend, p)?;
-    let mut got = Vec::new();
-    for (place, len) in &p.built.checked {
-        let mut part = vec![0.0f32; *len];
-        match place {
-            Place::Device(b) => backend.download(*b, &mut part)?,
-            Place::Host(h) => part.copy_from_slice(&backend.host_data(*h)?[..*len]),
+    let total: usize = p.built.checked.iter().map(|(_, len)| len).sum();
+    DOWNLOADED.with_borrow_mut(|got| {
+        got.resize(total, 0.0);
+        let mut rest = got.as_mut_slice();
+        for (place, len) in &p.built.checked {
+            let (part, tail) = rest.split_at_mut(*len);
+            match place {
+                Place::Device(b) => backend.download(*b, part)?,
+                Place::Host(h) => part.copy_from_slice(&backend.host_data(*h)?[..*len]),
+            }
+            rest = tail;
         }
-        got.extend(part);
-    }
-    // Each place holds the inputs from their start; `data` is cycled over their sum.
-    let checked = if data.is_empty() { 0 } else { got.len() };
-    let want = (0..checked).map(|i| f64::from(data[i % data.len()]));
-    Ok(reference::compare_exact(&got, want))
+        // Each place holds the inputs from their start; `data` is cycled over their sum.
+        let checked = if data.is_empty() { 0 } else { got.len() };
+        let want = (0..checked).map(|i| f64::from(data[i % data.len()]));
+        Ok(reference::compare_exact(got, want))
+    })
 }
 
 /// Free every buffer of a prepared run.

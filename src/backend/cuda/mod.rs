@@ -15,7 +15,7 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Instant;
 
-use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute_enum};
+use cudarc::driver::sys::{self, CUevent_flags, CUfunction_attribute_enum};
 use cudarc::driver::{
     CudaContext, CudaEvent, CudaFunction, CudaModule, CudaSlice, CudaStream, DevicePtr,
 };
@@ -470,6 +470,24 @@ impl Backend for CudaBackend {
         self.stream
             .synchronize()
             .map_err(drv("cuStreamSynchronize"))
+    }
+
+    fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
+        let stream = self.stream.clone();
+        let dst = self.buffers.get_mut(buffer)?;
+        if len > dst.len() {
+            return Err(BackendError::InvalidHandle(format!(
+                "a fill of {len} floats into a buffer of {} floats",
+                dst.len()
+            )));
+        }
+        let (ptr, _sync) = cudarc::driver::DevicePtrMut::device_ptr_mut(dst, &stream);
+        // SAFETY: `ptr` is a live allocation of at least `len` floats on this stream's
+        // context (checked above), and any bit pattern is a valid f32.
+        unsafe { sys::cuMemsetD32Async(ptr, f32::NAN.to_bits(), len, stream.cu_stream()) }
+            .result()
+            .map_err(drv("cuMemsetD32Async"))?;
+        stream.synchronize().map_err(drv("cuStreamSynchronize"))
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {

@@ -445,6 +445,22 @@ impl Backend for OpenClBackend {
         unsafe { self.blocking_copy(buffer, false, out.as_mut_ptr(), out.len()) }
     }
 
+    fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
+        self.alive()?;
+        let b = self.buffers.get_mut(buffer)?;
+        check_fits(b.size(), len)?;
+        // SAFETY: the pattern is one float and the range lies inside the buffer (checked
+        // above); the wait below keeps the call blocking like an upload.
+        let event = unsafe {
+            self.queue
+                .enqueue_fill_buffer(b, &[f32::NAN], 0, len * 4, &[])
+        }
+        .map_err(|e| BackendError::driver(API, "clEnqueueFillBuffer", e))?;
+        event
+            .wait()
+            .map_err(|e| BackendError::driver(API, "clWaitForEvents (fill)", e))
+    }
+
     fn free(&mut self, buffer: BufferId) -> Result<()> {
         self.images.forget(buffer);
         self.buffers.remove(buffer)

@@ -5,6 +5,8 @@ use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use rayon::prelude::*;
+
 use crate::families::size::Size;
 
 /// A matrix in CSR form. `col` and `val` have `row_ptr[rows]` entries.
@@ -140,26 +142,48 @@ fn power_lengths(rows: usize, nnz: usize, seed: u64) -> Vec<usize> {
         .collect()
 }
 
-/// Columns uniform over the row (`band` 0) or over row ± band, sorted per row.
+/// Columns uniform over the row (`band` 0) or over row ± band, sorted per row. Every entry
+/// is a hash of its position, so the rows are made in parallel and the matrix is the same
+/// whatever the thread count.
 fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
     let mut row_ptr = Vec::with_capacity(rows + 1);
-    let mut col = Vec::with_capacity(lengths.iter().sum());
     row_ptr.push(0u32);
-    for (i, &len) in lengths.iter().enumerate() {
-        let (lo, hi) = if band == 0 {
-            (0, rows)
-        } else {
-            (i.saturating_sub(band), (i + band + 1).min(rows))
-        };
-        let start = col.len();
-        for k in 0..len {
-            let h = mix(seed, STREAM_COL, (start + k) as u64);
-            col.push((lo as u64 + h % (hi - lo) as u64) as u32);
-        }
-        col[start..].sort_unstable();
-        row_ptr.push(col.len() as u32);
+    let mut total = 0usize;
+    for &len in lengths {
+        total += len;
+        row_ptr.push(total as u32);
     }
-    let val = (0..col.len() as u64)
+    let mut col = vec![0u32; total];
+    // Rows in blocks, each block's entries one slice of `col`.
+    const BLOCK: usize = 1 << 14;
+    let mut blocks = Vec::with_capacity(rows.div_ceil(BLOCK));
+    let mut rest = col.as_mut_slice();
+    for first in (0..rows).step_by(BLOCK) {
+        let last = (first + BLOCK).min(rows);
+        let len = (row_ptr[last] - row_ptr[first]) as usize;
+        let (block, tail) = rest.split_at_mut(len);
+        blocks.push((first..last, block));
+        rest = tail;
+    }
+    blocks.into_par_iter().for_each(|(rows_of_block, block)| {
+        let base = row_ptr[rows_of_block.start] as usize;
+        for i in rows_of_block {
+            let (lo, hi) = if band == 0 {
+                (0, rows)
+            } else {
+                (i.saturating_sub(band), (i + band + 1).min(rows))
+            };
+            let (start, end) = (row_ptr[i] as usize, row_ptr[i + 1] as usize);
+            let entries = &mut block[start - base..end - base];
+            for (k, c) in entries.iter_mut().enumerate() {
+                let h = mix(seed, STREAM_COL, (start + k) as u64);
+                *c = (lo as u64 + h % (hi - lo) as u64) as u32;
+            }
+            entries.sort_unstable();
+        }
+    });
+    let val = (0..total as u64)
+        .into_par_iter()
         .map(|k| unit_value(mix(seed, STREAM_VAL, k)))
         .collect();
     Csr {

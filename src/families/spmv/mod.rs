@@ -38,6 +38,8 @@ mod tune;
 
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 pub use matrix::*;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
@@ -200,7 +202,9 @@ pub fn work(size: Size) -> (u64, u64) {
 
 /// y = A·x in f64, and per row the sum of |a·x| for the tolerance.
 pub fn reference(a: &Csr, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
+    // Rows in parallel, each summed in order: the same numbers on any thread count.
     (0..a.rows)
+        .into_par_iter()
         .map(|r| {
             let (s, e) = (a.row_ptr[r] as usize, a.row_ptr[r + 1] as usize);
             (s..e).fold((0.0, 0.0), |(y, m), k| {
