@@ -162,6 +162,9 @@ fn run_step(
     })
 }
 
+/// Seconds of timing per side for each rung of the suite's `explain` step.
+const EXPLAIN_MIN_TIME_S: &str = "0.1";
+
 /// The step's command, or why it cannot run here.
 fn step_command(
     args: &SuiteArgs,
@@ -220,6 +223,11 @@ fn step_command(
                 .arg(&target)
                 .args(["-q", "--out"])
                 .arg(&dir);
+            if !args.quick {
+                // Its rungs are kernels of milliseconds or less: 0.1 s a side is hundreds of
+                // repetitions, and the ladders of the fair study's gaps fit the step's cap.
+                c.args(["--min-time", EXPLAIN_MIN_TIME_S]);
+            }
             if dir.exists() {
                 c.arg("--resume");
             }

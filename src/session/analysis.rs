@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::measure::{SidePlan, SideRun};
@@ -39,8 +40,52 @@ pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
         .collect()
 }
 
-/// The measurement row of one side: its settings, and its statistics when it was timed.
-pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> MeasurementRow {
+/// The bootstrap statistics of a comparison: each side's summary and the PR of the two.
+pub struct ComparisonStats {
+    summaries: Vec<Option<stats::Summary>>,
+    ratio: Option<stats::Ratio>,
+}
+
+/// Computes a comparison's statistics, the sides and the PR side by side on the host's cores:
+/// each is a bootstrap of 2000 resamples, a quarter to half a second at 20,000 repetitions
+/// (a launch row). Every number is the one a sequential computation gives (each has its own
+/// seeded generator).
+pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) -> ComparisonStats {
+    let seed = seed_of(&ctx.comparison.id);
+    let timed: Vec<Option<Vec<f64>>> = plans
+        .iter()
+        .zip(runs)
+        .map(|(p, r)| r.failure.is_none().then(|| times(p, r)))
+        .collect();
+    let works: Vec<f64> = plans.iter().map(|p| work(&base_row(ctx, p))).collect();
+    let (summaries, ratio) = rayon::join(
+        || {
+            timed
+                .par_iter()
+                .map(|t| {
+                    t.as_ref()
+                        .and_then(|t| stats::summarize(t, RESAMPLES, seed))
+                })
+                .collect()
+        },
+        || match (timed.as_slice(), works.as_slice()) {
+            ([Some(a), Some(b)], [wa, wb]) => {
+                stats::performance_ratio(a, *wa, b, *wb, RESAMPLES, seed)
+            }
+            _ => None,
+        },
+    );
+    ComparisonStats { summaries, ratio }
+}
+
+/// The measurement row of side `i`: its settings, and its statistics when it was timed.
+pub fn measurement_row(
+    ctx: &RowContext,
+    plan: &SidePlan,
+    run: &SideRun,
+    stats: &ComparisonStats,
+    i: usize,
+) -> MeasurementRow {
     let mut row = base_row(ctx, plan);
     row.max_error = run.max_error;
     if let Some(r) = &run.resources {
@@ -57,7 +102,7 @@ pub fn measurement_row(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Meas
         None => {
             row.verified = true;
             row.levels = run.levels;
-            fill_stats(&mut row, &times(plan, run), plan);
+            fill_stats(&mut row, stats.summaries.get(i).copied().flatten(), plan);
             row.queued_to_submit_s = median_of(run.samples.iter().map(|s| s.queued_to_submit));
             row.submit_to_start_s = median_of(run.samples.iter().map(|s| s.submit_to_start));
         }
@@ -89,9 +134,9 @@ pub fn sample_rows(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Vec<Samp
     rows
 }
 
-fn fill_stats(row: &mut MeasurementRow, times: &[f64], plan: &SidePlan) {
+fn fill_stats(row: &mut MeasurementRow, summary: Option<stats::Summary>, plan: &SidePlan) {
     let timer = plan.settings.timer;
-    let Some(s) = stats::summarize(times, RESAMPLES, seed_of(&row.comparison)) else {
+    let Some(s) = summary else {
         row.status = Status::LaunchFailed;
         row.error = format!("the {} timer produced no usable sample", timer.label());
         return;
@@ -274,10 +319,10 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
 pub fn pr_row(
     ctx: &RowContext,
     plans: &[SidePlan],
-    runs: &[SideRun],
+    stats: &ComparisonStats,
     rows: &[MeasurementRow],
 ) -> Option<PrRow> {
-    let ([pa, pb], [ra, rb], [a, b]) = (plans, runs, rows) else {
+    let ([pa, pb], [a, b]) = (plans, rows) else {
         return None;
     };
     if a.status != Status::Ok || b.status != Status::Ok {
@@ -285,14 +330,7 @@ pub fn pr_row(
     }
     let verdict = fairness::verdict(&side_steps(pa), &side_steps(pb));
     let c = ctx.comparison;
-    let ratio = stats::performance_ratio(
-        &times(pa, ra),
-        work(a),
-        &times(pb, rb),
-        work(b),
-        RESAMPLES,
-        seed_of(&c.id),
-    )?;
+    let ratio = stats.ratio?;
     let label = stats::classify_pr(&ratio);
     Some(PrRow {
         run_id: ctx.run_id.to_string(),

@@ -325,15 +325,16 @@ fn run_comparison(
         study,
         comparison: c,
     };
+    let stats = analysis::comparison_stats(&row_ctx, &plans, &runs);
     let mut rows = ComparisonRows::default();
-    for (plan, run) in plans.iter().zip(&runs) {
+    for (i, (plan, run)) in plans.iter().zip(&runs).enumerate() {
         rows.measurements
-            .push(analysis::measurement_row(&row_ctx, plan, run));
+            .push(analysis::measurement_row(&row_ctx, plan, run, &stats, i));
         if run.failure.is_none() {
             rows.samples
                 .extend(analysis::sample_rows(&row_ctx, plan, run));
         }
     }
-    rows.pr = analysis::pr_row(&row_ctx, &plans, &runs, &rows.measurements);
+    rows.pr = analysis::pr_row(&row_ctx, &plans, &stats, &rows.measurements);
     Some(rows)
 }
