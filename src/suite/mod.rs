@@ -100,7 +100,7 @@ pub const STEPS: &[Step] = &[
     study(
         "memory-spaces",
         "Fang et al. Figs. 4-5 (texture) and Fig. 8 (constant)",
-        70,
+        66,
         10,
     ),
     study(
@@ -112,26 +112,26 @@ pub const STEPS: &[Step] = &[
     // Study data: the names below are the suite's study files (`harness/<name>.toml`).
     // The 2^24-vertex graphs take 15 s each to make and half a minute to measure: the `bfs`
     // study run on its own measures them.
-    study("bfs", "Fang et al. BFS (kernel and level times)", 28, 6).skipping(&["size=2^24"]),
+    study("bfs", "Fang et al. BFS (kernel and level times)", 25, 6).skipping(&["size=2^24"]),
     study("transfers", "NVIDIA whitepaper, pinned host memory", 45, 5),
     study(
         "sweeps",
         "NVIDIA whitepaper, execution configuration",
-        38,
+        34,
         8,
     ),
-    study("fill", "The fill article (local sizes, float4, 2D)", 32, 8),
+    study("fill", "The fill article (local sizes, float4, 2D)", 31, 8),
     study(
         "shapes",
         "Shapes and sizes against the vendor libraries",
-        50,
+        44,
         12,
     ),
     Step {
         name: "calibrate",
         kind: StepKind::Calibrate,
         reproduces: "The harness's own launch cost against a plain loop per API",
-        full_cap_s: 20,
+        full_cap_s: 14,
         quick_cap_s: 5,
         skip: &[],
     },
@@ -147,7 +147,7 @@ pub const STEPS: &[Step] = &[
         name: "baselines",
         kind: StepKind::Baselines,
         reproduces: "Vendor baselines beside our kernels (cuBLAS, CUB, cuDNN, cuSPARSE)",
-        full_cap_s: 28,
+        full_cap_s: 27,
         quick_cap_s: 12,
         skip: &[],
     },
@@ -155,7 +155,7 @@ pub const STEPS: &[Step] = &[
         name: "explain",
         kind: StepKind::Explain("fair"),
         reproduces: "Why each fair gap: `clvscu explain` of the fair study's run folder",
-        full_cap_s: 65,
+        full_cap_s: 100,
         quick_cap_s: 12,
         skip: &[],
     },
