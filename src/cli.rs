@@ -90,8 +90,10 @@ pub enum Command {
     /// against Eq. 2 and Eq. 3, every application fair, one step at a time, compiler, memory
     /// spaces, runtime, BFS, transfers, sweeps, fill, shapes), calibration, Table V's PTX,
     /// vendor baselines (python3 with torch), `explain` of the fair gaps, then one report;
-    /// each step a child process under a time cap (the caps add up to about 9 minutes on an H100;
-    /// the studies take longer uncapped, so a capped step keeps what finished and `--resume` goes on).
+    /// each step a child process under a time cap (the caps and the report fit in ten minutes on
+    /// an H100, where every step finishes inside its cap; a step stopped at its cap keeps what
+    /// finished and `--resume` goes on). The full suite leaves BFS's 2^24-vertex graphs to
+    /// `clvscu run --study bfs`.
     Suite(SuiteArgs),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.
     Parity {
