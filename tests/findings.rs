@@ -201,6 +201,13 @@ fn checked_values(token: &str) -> Option<Result<(), String>> {
             stopping.contains(&format!(": i32 = {token};")),
             "an exit code of src/stopping.rs",
         ),
+        // The graphs the full suite leaves to the bfs study.
+        "2^24-vertex" => agree(
+            clvscu::suite::STEPS
+                .iter()
+                .any(|s| s.name == "bfs" && s.skip.contains(&"size=2^24")),
+            "the bfs step's skip list in clvscu::suite::STEPS",
+        ),
         "138" => agree(
             reliability.contains(&format!("{token} cases:")),
             "the case count of docs/reliability.md (tests/reliability_table.rs)",

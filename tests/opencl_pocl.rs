@@ -701,17 +701,5 @@ fn after_a_lost_context_every_command_names_the_first_failure() {
 #[ignore = "needs OpenCL"]
 fn poison_sets_the_range_to_nan_on_the_device_and_nothing_past_it() {
     let (_turn, mut b) = backend();
-    let data: Vec<f32> = (0..1000).map(|i| i as f32).collect();
-    let dev = b.alloc(data.len()).unwrap();
-    b.upload(dev, &data).unwrap();
-    b.poison(dev, 600).unwrap();
-    let mut back = vec![0.0f32; data.len()];
-    b.download(dev, &mut back).unwrap();
-    assert!(back[..600].iter().all(|v| v.is_nan()));
-    assert_eq!(&back[600..], &data[600..]);
-    assert!(
-        b.poison(dev, 1001).is_err(),
-        "a fill past the end is refused"
-    );
-    b.free(dev).unwrap();
+    common::poison_sets_the_range_and_nothing_past_it(&mut b);
 }

@@ -95,3 +95,21 @@ pub fn copy_tree(src: &std::path::Path, dst: &std::path::Path) {
         }
     }
 }
+
+/// A backend's poison: the first 600 of 1000 floats read back as NaN, the rest keep their
+/// values, and a range longer than the buffer is refused.
+pub fn poison_sets_the_range_and_nothing_past_it(b: &mut dyn clvscu::backend::Backend) {
+    let data: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    let dev = b.alloc(data.len()).unwrap();
+    b.upload(dev, &data).unwrap();
+    b.poison(dev, 600).unwrap();
+    let mut back = vec![0.0f32; data.len()];
+    b.download(dev, &mut back).unwrap();
+    assert!(back[..600].iter().all(|v| v.is_nan()));
+    assert_eq!(&back[600..], &data[600..]);
+    assert!(
+        b.poison(dev, 1001).is_err(),
+        "a fill past the end is refused"
+    );
+    b.free(dev).unwrap();
+}
