@@ -367,6 +367,18 @@ fn ratio_of(work_a: f64, time_a: f64, work_b: f64, time_b: f64) -> f64 {
     (work_a / time_a) / (work_b / time_b)
 }
 
+/// The point value of [`performance_ratio`] alone (no bootstrap): what a stored PR is checked
+/// against. `None` where a median time or a work amount is not a positive number.
+pub fn point_ratio(times_a: &[f64], work_a: f64, times_b: &[f64], work_b: f64) -> Option<f64> {
+    let med_a = median(times_a)?;
+    let med_b = median(times_b)?;
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    if !(positive(med_a) && positive(med_b) && positive(work_a) && positive(work_b)) {
+        return None;
+    }
+    Some(ratio_of(work_a, med_a, work_b, med_b))
+}
+
 /// The Performance Ratio of A against B: `perf_a / perf_b` with `perf = work / median(time)`
 /// (higher is better, so PR > 1 means A is faster).
 ///
@@ -386,16 +398,10 @@ pub fn performance_ratio(
     seed: u64,
 ) -> Option<Ratio> {
     let (p_lo, p_hi) = tails(CONFIDENCE)?;
-    let med_a = median(times_a)?;
-    let med_b = median(times_b)?;
-    let positive = |x: f64| x > 0.0 && x.is_finite();
-    if !(positive(med_a) && positive(med_b) && positive(work_a) && positive(work_b)) {
-        return None;
-    }
+    let value = point_ratio(times_a, work_a, times_b, work_b)?;
     if resamples == 0 {
         return None;
     }
-    let value = ratio_of(work_a, med_a, work_b, med_b);
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut medians_a = ResampledMedian::new(times_a);
     let mut medians_b = ResampledMedian::new(times_b);
