@@ -975,38 +975,18 @@ extern "C" __global__ void matvec_split_flat(const float* M, uint width, uint he
 #define MV_PACK_FLOATS 4096
 /* Widest row row-pack stages (V is staged whole, and a step holds at least 4 rows). */
 #define MV_PACK_COLS 1024
-/* Float4 loads each work-item has in flight: one step's block is at most MV_PACK float4s per
- * work-item, so the whole next block is held in registers while the current one is added. */
+/* Float4 loads each work-item has in flight before any is staged. */
 #define MV_PACK 4
-
-/* Row-pack's loads of the block of `rows` rows at row `b` into the registers m[] (and the at most
- * 3 floats past its last whole float4 into tail), when b is a row of M. */
-#define MV_PACK_LOAD(b)                                                                            \
-    {                                                                                              \
-        const uint b_ = (b);                                                                       \
-        if (b_ < height) {                                                                         \
-            const uint n_ = min(rows, height - b_) * width;                                        \
-            const uint start4_ = b_ * width / 4u;                                                  \
-            _Pragma("unroll") for (uint u = 0; u < MV_PACK; ++u) {                                 \
-                if (tid + u * size < n_ / 4u)                                                      \
-                    m[u] = M4[start4_ + tid + u * size];                                           \
-            }                                                                                      \
-            if (4u * (n_ / 4u) + tid < n_)                                                         \
-                tail = M[b_ * width + 4u * (n_ / 4u) + tid];                                       \
-        }                                                                                          \
-    }
 
 /* Row-pack (tall and narrow: rows of up to 1024 floats, aligned or not): a work-group copies a
  * block of whole rows, 4 or more, to local memory as one contiguous stream of float4s, as the
  * read kernel reads (the block's first row is a multiple of 4, so the block starts on a 16-byte
- * boundary whatever the width: float4 loads for unaligned rows too). The loads of the next block
- * are issued as soon as this one is staged, so they are in flight while this block is added:
- * the group's memory traffic does not stop while it adds. After one barrier, k work-items per row (a
- * power of two, as many as the block's rows leave) multiply a row by V (staged once) and add;
- * the first of the k adds their k sums after a second barrier. The k work-items of row r start
- * r steps of k floats into the row (and wrap), so that the rows a warp adds at once, a multiple
- * of 32 floats apart or not, read different local-memory banks. Wider rows: one work-item per
- * row from global memory. */
+ * boundary whatever the width: float4 loads for unaligned rows too), MV_PACK loads in flight per
+ * work-item. After one barrier, k work-items per row (a power of two, as many as the block's
+ * rows leave) multiply a row by V (staged once) and add; the first of the k adds their k sums
+ * after a second barrier. The k work-items of row r start r steps of k floats into the row
+ * (and wrap), so that the rows a warp adds at once, a multiple of 32 floats apart or not, read
+ * different local-memory banks. Wider rows: one work-item per row from global memory. */
 extern "C" __global__ void matvec_row_pack(const float* M, uint width, uint height,
                               const float* V, float* W)
 {
@@ -1016,9 +996,8 @@ extern "C" __global__ void matvec_row_pack(const float* M, uint width, uint heig
     float* flat = (float*)block;
     const uint tid = threadIdx.x;
     const uint size = blockDim.x;
-    /* Rows per step: a multiple of 4, so that every block starts 16-byte aligned, and no more
-     * than MV_PACK float4 loads per work-item cover. */
-    const uint rows = (min((uint)MV_PACK_FLOATS, 4u * MV_PACK * size) / width) & ~3u;
+    /* Rows per step: a multiple of 4, so that every block starts 16-byte aligned. */
+    const uint rows = (MV_PACK_FLOATS / width) & ~3u;
     if (width > MV_PACK_COLS || rows == 0u) {
         for (uint y = (blockIdx.x * blockDim.x + threadIdx.x); y < height; y += (gridDim.x * blockDim.x)) {
             float sum = 0.0f;
@@ -1031,25 +1010,29 @@ extern "C" __global__ void matvec_row_pack(const float* M, uint width, uint heig
     for (uint x = tid; x < width; x += size)
         vs[x] = V[x];
     const float4* M4 = (const float4*)M;
-    const uint stride = gridDim.x * rows;
-    float4 m[MV_PACK];
-    float tail = 0.0f;
-    MV_PACK_LOAD(blockIdx.x * rows)
-    for (uint base = blockIdx.x * rows; base < height; base += stride) {
+    for (uint base = blockIdx.x * rows; base < height; base += gridDim.x * rows) {
         const uint here = min(rows, height - base);
         const uint n = here * width;
         const uint n4 = n / 4u;
+        const uint start4 = base * width / 4u;
+        for (uint i0 = tid; i0 < n4; i0 += MV_PACK * size) {
+            float4 m[MV_PACK];
 #pragma unroll
-        for (uint u = 0; u < MV_PACK; ++u) {
-            if (tid + u * size < n4)
-                block[tid + u * size] = m[u];
+            for (uint u = 0; u < MV_PACK; ++u) {
+                if (i0 + u * size < n4)
+                    m[u] = M4[start4 + i0 + u * size];
+            }
+#pragma unroll
+            for (uint u = 0; u < MV_PACK; ++u) {
+                if (i0 + u * size < n4)
+                    block[i0 + u * size] = m[u];
+            }
         }
         /* The block's last floats when it is not a whole number of float4s (at most 3) */
         if (4u * n4 + tid < n)
-            flat[4u * n4 + tid] = tail;
+            flat[4u * n4 + tid] = M[base * width + 4u * n4 + tid];
         /* The block (and, the first time, V) is staged before any row is added */
         __syncthreads();
-        MV_PACK_LOAD(base + stride)
         uint k = 1u;
         while (2u * k * here <= size && 2u * k <= width)
             k *= 2u;
