@@ -36,6 +36,38 @@ pub struct Side {
     pub variant: String,
     pub size: String,
     pub gbs: f64,
+    /// The launch (work-items per group, groups) when the sweep swept it for this side (its
+    /// row's `sweep_param` is `local` or `groups`); `None` at the variant's default launch.
+    pub launch: Option<(u32, u32)>,
+}
+
+/// One candidate of a shape: a variant at its default launch, or at a swept one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Candidate {
+    pub variant: String,
+    pub launch: Option<(u32, u32)>,
+}
+
+impl std::fmt::Display for Candidate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.launch {
+            Some((local, groups)) => write!(f, "{}@{local}x{groups}", self.variant),
+            None => f.write_str(&self.variant),
+        }
+    }
+}
+
+/// A swept launch from a measurements row: its work-group size and count when the row's
+/// sweep parameter is one of them. Older sweeps, and rows without the columns, have none.
+fn swept_launch(row: &BTreeMap<String, String>) -> Option<(u32, u32)> {
+    let param = row.get("sweep_param")?;
+    if param != "local" && param != "groups" {
+        return None;
+    }
+    Some((
+        row.get("local_size")?.parse().ok()?,
+        row.get("groups")?.parse().ok()?,
+    ))
 }
 
 impl Side {
@@ -146,6 +178,7 @@ impl Sweep {
                     variant: column(&row, path, "variant")?.into(),
                     size: column(&row, path, "size")?.into(),
                     gbs,
+                    launch: swept_launch(&row),
                 });
             }
         }
@@ -177,11 +210,12 @@ impl Sweep {
         out
     }
 
-    /// The score of each auto-eligible variant at each matvec shape on `device`: the geometric
-    /// mean of its OpenCL and CUDA GB/s, only where both sides verified (`auto`'s own rows
-    /// excluded: they repeat a variant).
-    pub fn scores(&self, device: &str) -> BTreeMap<(u64, u64), Vec<(String, f64)>> {
-        let mut per: BTreeMap<((u64, u64), String), Vec<f64>> = BTreeMap::new();
+    /// The score of each auto-eligible candidate (a variant at its default launch or at a
+    /// swept one) at each matvec shape on `device`: the geometric mean of its OpenCL and CUDA
+    /// GB/s, only where both sides verified (`auto`'s own rows excluded: they repeat a
+    /// variant). Best first.
+    pub fn scores(&self, device: &str) -> BTreeMap<(u64, u64), Vec<(Candidate, f64)>> {
+        let mut per: BTreeMap<((u64, u64), Candidate), Vec<f64>> = BTreeMap::new();
         for s in &self.sides {
             // The shape rule is matvec's own (`matvec/auto`): the study's rows name the family.
             if s.device != device || s.family != "matvec" || s.is_auto() {
@@ -190,17 +224,19 @@ impl Sweep {
             let (Some(shape), Some(_)) = (s.shape(), Algorithm::from_name(&s.variant)) else {
                 continue;
             };
-            per.entry((shape, s.variant.clone()))
-                .or_default()
-                .push(s.gbs);
+            let candidate = Candidate {
+                variant: s.variant.clone(),
+                launch: s.launch,
+            };
+            per.entry((shape, candidate)).or_default().push(s.gbs);
         }
-        let mut out: BTreeMap<(u64, u64), Vec<(String, f64)>> = BTreeMap::new();
-        for ((shape, variant), gbs) in per {
+        let mut out: BTreeMap<(u64, u64), Vec<(Candidate, f64)>> = BTreeMap::new();
+        for ((shape, candidate), gbs) in per {
             if gbs.len() < 2 {
                 continue;
             }
             let mean = (gbs.iter().map(|g| g.ln()).sum::<f64>() / gbs.len() as f64).exp();
-            out.entry(shape).or_default().push((variant, mean));
+            out.entry(shape).or_default().push((candidate, mean));
         }
         for list in out.values_mut() {
             list.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -214,14 +250,19 @@ impl Sweep {
         let regions: Vec<Region> = self
             .scores(device)
             .into_iter()
-            .map(|((rows, cols), ranked)| Region {
-                rows,
-                cols,
-                key: Key::of(rows, cols),
-                variant: ranked[0].0.clone(),
-                gbs: round2(ranked[0].1),
-                runner_up: ranked.get(1).map(|r| r.0.clone()).unwrap_or_default(),
-                runner_up_gbs: ranked.get(1).map_or(0.0, |r| round2(r.1)),
+            .map(|((rows, cols), ranked)| {
+                let (local, groups) = ranked[0].0.launch.unwrap_or((0, 0));
+                Region {
+                    rows,
+                    cols,
+                    key: Key::of(rows, cols),
+                    variant: ranked[0].0.variant.clone(),
+                    local,
+                    groups,
+                    gbs: round2(ranked[0].1),
+                    runner_up: ranked.get(1).map(|r| r.0.to_string()).unwrap_or_default(),
+                    runner_up_gbs: ranked.get(1).map_or(0.0, |r| round2(r.1)),
+                }
             })
             .collect();
         if regions.is_empty() {

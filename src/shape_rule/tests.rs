@@ -153,3 +153,55 @@ fn a_folder_without_measurements_is_an_error() {
     let e = Sweep::read(dir.path()).unwrap_err();
     assert!(e.to_string().contains("no measurements.csv"), "{e}");
 }
+
+/// A launch sweep's rows: the candidate is the variant at that launch, so a swept launch that
+/// beats the default one wins the region, and the table records it for `auto`.
+#[test]
+fn a_swept_launch_that_wins_is_the_regions_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let header = "run_id,comparison,api,device,family,variant,size,metric,metric_unit,status,\
+                  verified,local_size,groups,sweep_param,sweep_value\n";
+    let mut m = String::from(header);
+    for api in ["OpenCL", "CUDA"] {
+        let c = "matvec/split-one/32x4194304";
+        m += &format!(
+            "r1,{c},{api},GPU X,matvec,split-one,32x4194304,2800,GB/s,ok,true,256,1056,,\n"
+        );
+        m += &format!(
+            "r1,{c},{api},GPU X,matvec,split-one,32x4194304,2900,GB/s,ok,true,512,528,groups,528\n"
+        );
+        m += &format!("r1,{c},{api},GPU X,matvec,split-one,32x4194304,2850,GB/s,ok,true,512,1056,groups,1056\n");
+        // A swept launch that did not verify on one side is no candidate.
+        let bad = if api == "CUDA" {
+            "failed,false"
+        } else {
+            "ok,true"
+        };
+        m += &format!(
+            "r1,{c},{api},GPU X,matvec,split-one,32x4194304,9000,GB/s,{bad},128,4224,groups,4224\n"
+        );
+        // A sweep of another parameter leaves the launch the default one.
+        let f = "matvec/split-flat/32x4194304";
+        m += &format!("r1,{f},{api},GPU X,matvec,split-flat,32x4194304,2700,GB/s,ok,true,256,2112,index,u32\n");
+    }
+    std::fs::create_dir_all(dir.path().join("s")).unwrap();
+    std::fs::write(dir.path().join("s/measurements.csv"), m).unwrap();
+    let sweep = Sweep::read(dir.path()).unwrap();
+    let table = sweep.table("GPU X").unwrap();
+    let region = &table.regions[0];
+    assert_eq!(
+        (region.variant.as_str(), region.local, region.groups),
+        ("split-one", 512, 528)
+    );
+    assert_eq!(
+        (region.runner_up.as_str(), region.runner_up_gbs),
+        ("split-one@512x1056", 2850.0)
+    );
+    let ranked = &sweep.scores("GPU X")[&(32, 4194304)];
+    assert_eq!(ranked.len(), 4, "{ranked:?}");
+    assert_eq!(ranked[3].0.to_string(), "split-flat");
+    // The launch survives the table's file; a default-launch region writes no launch.
+    let back = RuleTable::parse("t", &table.to_toml()).unwrap();
+    assert_eq!((back.regions[0].local, back.regions[0].groups), (512, 528));
+    assert!(table.to_toml().contains("local = 512"));
+}

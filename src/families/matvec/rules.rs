@@ -62,12 +62,23 @@ pub struct Region {
     pub key: Key,
     /// The winner: highest geometric mean of its OpenCL and CUDA GB/s (medians).
     pub variant: String,
+    /// The launch the winner won at, where the sweep swept it: work-items per group and group
+    /// count on this table's device; 0 for the variant's default launch.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub local: u32,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub groups: u32,
     pub gbs: f64,
-    /// The runner-up and its GB/s (empty when only one variant ran the shape).
+    /// The runner-up (`variant` or `variant@LOCALxGROUPS`) and its GB/s (empty when only one
+    /// candidate ran the shape).
     #[serde(default)]
     pub runner_up: String,
     #[serde(default)]
     pub runner_up_gbs: f64,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A decision table for one GPU.
@@ -183,6 +194,8 @@ mod tests {
             cols,
             key: Key::of(rows, cols),
             variant: variant.into(),
+            local: 0,
+            groups: 0,
             gbs: 1.0,
             runner_up: String::new(),
             runner_up_gbs: 0.0,

@@ -381,20 +381,40 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     }
 }
 
-/// The plan of a measured table's region for `size`: its variant at that variant's default
-/// launch (the launch the sweep measured), or `None` when the variant cannot run the shape.
+/// The plan of a measured table's region for `size`: its variant at the launch it won at (the
+/// region's work-group size and count where the sweep swept them, else the variant's default
+/// launch), or `None` when the variant cannot run the shape. A measured work-group size this
+/// device refuses gives way to the default one, with the default group count.
 fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> {
     let region = table.nearest(size.rows, size.cols);
     let algorithm = Algorithm::from_name(&region.variant)?;
     let variant = algorithm.variant();
-    let local = local_for(info.max_work_group_size).clamp(variant.min_local, variant.max_local);
-    crate::families::check_local(variant, local).ok()?;
     let family = crate::families::FamilyId::Matvec.family();
     family.check_size(variant, size).ok()?;
+    let measured = (region.local > 0
+        && region.local <= info.max_work_group_size
+        && crate::families::check_local(variant, region.local).is_ok())
+    .then_some((region.local, region.groups));
+    let (local, groups) = match measured {
+        Some((local, groups)) if groups > 0 => (local, groups),
+        Some((local, _)) => (
+            local,
+            crate::families::default_groups(variant, size, local, info.compute_units),
+        ),
+        None => {
+            let local =
+                local_for(info.max_work_group_size).clamp(variant.min_local, variant.max_local);
+            crate::families::check_local(variant, local).ok()?;
+            (
+                local,
+                crate::families::default_groups(variant, size, local, info.compute_units),
+            )
+        }
+    };
     Some(Plan {
         algorithm,
         local,
-        groups: crate::families::default_groups(variant, size, local, info.compute_units),
+        groups,
         source: Source::Table,
     })
 }
@@ -781,5 +801,48 @@ mod tests {
         let tuned = crate::families::find_variant(FamilyKind::Matvec, "tuned").unwrap();
         assert_eq!(concrete(tuned, wide, &info).name, "tuned");
         assert!(plan_for(tuned, wide, &info).is_none());
+    }
+
+    /// A region won at a swept launch runs there; one this device refuses (a work-group past
+    /// its limit) runs at the variant's default launch instead; a region without a launch too.
+    #[test]
+    fn a_tables_measured_launch_is_the_plans() {
+        let region = |local, groups| super::super::rules::Region {
+            rows: 32,
+            cols: 4_194_304,
+            key: super::super::rules::Key::of(32, 4_194_304),
+            variant: SPLIT_ONE.into(),
+            local,
+            groups,
+            gbs: 1.0,
+            runner_up: String::new(),
+            runner_up_gbs: 0.0,
+        };
+        let table = |r| RuleTable {
+            device: "GPU X".into(),
+            provenance: String::new(),
+            regions: vec![r],
+        };
+        let info = |limit| DeviceInfo {
+            compute_units: 132,
+            max_work_group_size: limit,
+            ..DeviceInfo::default()
+        };
+        let size = Size::matrix(32, 4_194_304);
+        let p = table_plan(&table(region(512, 528)), size, &info(1024)).unwrap();
+        assert_eq!(
+            (p.algorithm, p.local, p.groups),
+            (Algorithm::SplitOne, 512, 528)
+        );
+        let default = table_plan(&table(region(0, 0)), size, &info(1024)).unwrap();
+        assert_eq!((default.local, default.groups), (256, 132 * 8));
+        let refused = table_plan(&table(region(512, 528)), size, &info(256)).unwrap();
+        assert_eq!(
+            (refused.local, refused.groups),
+            (default.local, default.groups)
+        );
+        // A measured work-group size without a count: the variant's count at that size.
+        let local_only = table_plan(&table(region(128, 0)), size, &info(1024)).unwrap();
+        assert_eq!((local_only.local, local_only.groups), (128, 132 * 8));
     }
 }
