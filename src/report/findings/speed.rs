@@ -141,6 +141,49 @@ pub fn sgemm_table(root: &Path, s: &mut String) -> Result<()> {
     Ok(())
 }
 
+/// One row per comparison of a register or waves run (its measurements come in OpenCL, CUDA
+/// pairs): GFLOP/s, registers and share of `cublas` per API. Returns each row's (comparison,
+/// size, OpenCL share, CUDA share).
+fn register_rows(
+    gpu: &str,
+    path: &Path,
+    cublas: &BTreeMap<String, f64>,
+    s: &mut String,
+) -> Result<Vec<(String, String, f64, f64)>> {
+    let rows: Vec<MeasurementRow> =
+        read_rows(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for pair in rows.chunks(2) {
+        let [a, b] = pair else { continue };
+        let c = *cublas
+            .get(&a.size)
+            .ok_or_else(|| anyhow!("{gpu}: no cuBLAS row at {}", a.size))?;
+        let regs = |m: &MeasurementRow| m.registers.map_or("—".into(), |r| r.to_string());
+        writeln!(
+            s,
+            "| {gpu} | {} | {:.0} | {} | {:.0} | {} | {:.3} | {:.3} |",
+            a.comparison,
+            a.metric,
+            regs(a),
+            b.metric,
+            regs(b),
+            a.metric / c,
+            b.metric / c
+        )?;
+        out.push((
+            a.comparison.clone(),
+            a.size.clone(),
+            a.metric / c,
+            b.metric / c,
+        ));
+    }
+    Ok(out)
+}
+
+const REGISTER_HEADER: &str =
+    "| GPU | comparison | OpenCL | registers | CUDA | registers | OpenCL / cuBLAS | CUDA / cuBLAS |\n\
+     |---|---|---|---|---|---|---|---|\n";
+
 /// Blocked SGEMM's second-stage settings (`harness/experiments/sgemm-registers.toml`): the
 /// work-group size told to both compilers and the register ceiling raised, at both APIs' best
 /// tilings, with each side's registers and its share of cuBLAS; then OpenCL's best share.
@@ -152,10 +195,9 @@ pub fn registers_table(root: &Path, s: &mut String) -> Result<()> {
          `__launch_bounds__`); `r255` raises both register ceilings to 255 \
          (`-cl-nv-maxrregcount`, the CUDA JIT's `CU_JIT_MAX_REGISTERS`). GFLOP/s (median, \
          device-event timer), registers per work-item as each driver reports them, and the \
-         share of the same GPU's cuBLAS SGEMM at that size.\n\n\
-         | GPU | comparison | OpenCL | registers | CUDA | registers | OpenCL / cuBLAS | CUDA / cuBLAS |\n\
-         |---|---|---|---|---|---|---|---|\n",
+         share of the same GPU's cuBLAS SGEMM at that size.\n\n",
     );
+    s.push_str(REGISTER_HEADER);
     let mut best: Option<(f64, String)> = None;
     for (gpu, prefix) in GPUS {
         // Study data: the committed sgemm-registers experiment's folder.
@@ -164,28 +206,11 @@ pub fn registers_table(root: &Path, s: &mut String) -> Result<()> {
             continue;
         }
         let base = cublas(&folder(root, prefix, "sgemm-cublas").join("sgemm"))?;
-        let path = dir.join("measurements.csv");
-        let rows: Vec<MeasurementRow> =
-            read_rows(&path).with_context(|| format!("reading {}", path.display()))?;
-        for pair in rows.chunks(2) {
-            let [a, b] = pair else { continue };
-            let c = *base
-                .get(&a.size)
-                .ok_or_else(|| anyhow!("{gpu}: no cuBLAS row at {}", a.size))?;
-            let regs = |m: &MeasurementRow| m.registers.map_or("—".into(), |r| r.to_string());
-            writeln!(
-                s,
-                "| {gpu} | {} | {:.0} | {} | {:.0} | {} | {:.3} | {:.3} |",
-                a.comparison,
-                a.metric,
-                regs(a),
-                b.metric,
-                regs(b),
-                a.metric / c,
-                b.metric / c
-            )?;
-            if best.as_ref().is_none_or(|(share, _)| a.metric / c > *share) {
-                best = Some((a.metric / c, format!("{gpu} {}", a.comparison)));
+        for (comparison, _, opencl, _) in
+            register_rows(gpu, &dir.join("measurements.csv"), &base, s)?
+        {
+            if best.as_ref().is_none_or(|(share, _)| opencl > *share) {
+                best = Some((opencl, format!("{gpu} {comparison}")));
             }
         }
     }
@@ -200,6 +225,73 @@ pub fn registers_table(root: &Path, s: &mut String) -> Result<()> {
             "\nOpenCL's best here is {share:.3} of cuBLAS ({at}): {verdict}.\n"
         )?;
     }
+    Ok(())
+}
+
+/// Blocked SGEMM's waves (`harness/experiments/sgemm-waves.toml`): register ceilings and tiles
+/// that change how many work-groups fit an SM, at 2048-8192, against cuBLAS timed in the same
+/// run; then each API's best share at each size and whether it reaches 0.9. Only the GPUs with
+/// such a run have rows.
+pub fn waves_table(root: &Path, s: &mut String) -> Result<()> {
+    s.push_str(
+        "## SGEMM at 2048: the last wave of work-groups holds CUDA back\n\n\
+         `rN` caps both APIs' registers at N a work-item (`-cl-nv-maxrregcount`, \
+         `CU_JIT_MAX_REGISTERS`); `tileMxN` names the work-group's tile of C (8 x 8 a \
+         work-item); `cuda-best` and `opencl-best` are each API's best tiling of the 4096 tune \
+         (64 x 128 and 128 x 128). At 2048, `cuda-best`'s work-groups fill the SMs about one \
+         and a third times, so the last wave runs mostly empty; 128 x 128 tiles capped at 128 \
+         registers fit two work-groups an SM, and 2048's 16 x 16 of them make one wave. \
+         GFLOP/s (median, device-event timer), registers as each driver reports them, and \
+         the share of cuBLAS SGEMM (FP32, TF32 off) timed in the same run.\n\n",
+    );
+    s.push_str(REGISTER_HEADER);
+    let mut best: BTreeMap<(&str, u64, &str), (f64, String)> = BTreeMap::new();
+    for (gpu, prefix) in GPUS {
+        // Study data: the committed sgemm-waves experiment's folder.
+        let dir = folder(root, prefix, "sgemm-waves");
+        if !dir.is_dir() {
+            continue;
+        }
+        let base = cublas(&dir)?;
+        let rows = register_rows(gpu, &dir.join("sgemm-waves/measurements.csv"), &base, s)?;
+        for (comparison, size, opencl, cuda) in rows {
+            let n: u64 = size.parse()?;
+            for (api, share) in [("OpenCL", opencl), ("CUDA", cuda)] {
+                let slot = best.entry((gpu, n, api)).or_insert((0.0, String::new()));
+                if share > slot.0 {
+                    *slot = (share, comparison.clone());
+                }
+            }
+        }
+    }
+    s.push('\n');
+    for (gpu, _) in GPUS {
+        for api in ["OpenCL", "CUDA"] {
+            let at: Vec<String> = best
+                .iter()
+                .filter(|((g, _, a), _)| *g == gpu && *a == api)
+                .map(|((_, n, _), (share, c))| format!("{n}: {share:.3} (`{c}`)"))
+                .collect();
+            if at.is_empty() {
+                continue;
+            }
+            let all = best
+                .iter()
+                .filter(|((g, _, a), _)| *g == gpu && *a == api)
+                .all(|(_, (share, _))| *share >= 0.9);
+            let verdict = if all {
+                "at least 0.9 at every size"
+            } else {
+                "below 0.9 at some size"
+            };
+            writeln!(
+                s,
+                "- {gpu}, {api}'s best share of cuBLAS by size: {}; {verdict}.",
+                at.join(", ")
+            )?;
+        }
+    }
+    s.push('\n');
     Ok(())
 }
 
@@ -257,11 +349,12 @@ pub fn document(root: &Path) -> Result<String> {
     let mut s = String::from(
         "# Speed: SGEMM against cuBLAS, and the harness's own time (2026-11-26)\n\n\
          Generated by `tests/speed_findings.rs` from `results/{h100,h200}-2026-11-26-sgemm-cublas`, \
-         `results/h100-2026-11-26-sgemm-registers` and `results/{h100,h200}-2026-11-26-modern-time` (their `provenance.json` and \
+         `results/h100-2026-11-26-sgemm-registers`, `results/h100-2026-11-26-sgemm-waves` and `results/{h100,h200}-2026-11-26-modern-time` (their `provenance.json` and \
          `gpu.csv` give commit, GPU, driver, command line and date).\n\n",
     );
     sgemm_table(root, &mut s)?;
     registers_table(root, &mut s)?;
+    waves_table(root, &mut s)?;
     modern_table(root, &mut s)?;
     Ok(s)
 }
