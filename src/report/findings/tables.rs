@@ -122,6 +122,22 @@ pub(super) fn sgemm_tables(ctx: &Ctx, s: &mut String) -> Result<()> {
     for (_, prefix) in GPUS {
         ctx.note(&format!("{prefix}-2026-11-26-sgemm-cublas/sgemm"));
     }
+    // The register and waves experiments, a level down; each notes the runs it read.
+    let mut more = String::new();
+    super::speed::registers_table(ctx.root(), &mut more)?;
+    super::speed::waves_table(ctx.root(), &mut more)?;
+    s.push_str(&more.replace("\n## ", "\n#### ").replacen("## ", "#### ", 1));
+    for (_, prefix) in GPUS {
+        for (what, run) in [
+            ("sgemm-registers", "sgemm-registers"),
+            ("sgemm-waves", "sgemm-waves"),
+        ] {
+            let rel = format!("{prefix}-2026-11-26-{what}/{run}");
+            if ctx.root().join(&rel).is_dir() {
+                ctx.note(&rel);
+            }
+        }
+    }
     Ok(())
 }
 
