@@ -374,8 +374,8 @@ pub struct InspectArgs {
 #[derive(Debug, Args)]
 pub struct TuneArgs {
     /// `family/name` of a tunable space (matvec/tuned, matvec/tuned-vec, reduce/tuned,
-    /// sgemm/blocked, spmv/vector, spmv/vector-local, stencil/fdtd3d), or of a kernel pair
-    /// that --study declares (default there: the study's first comparison).
+    /// sgemm/blocked, sgemm/blocked-waves, spmv/vector, spmv/vector-local, stencil/fdtd3d), or
+    /// of a kernel pair that --study declares (default there: the study's first comparison).
     #[arg(required_unless_present = "study")]
     pub target: Option<String>,
     /// A study file whose own kernel pairs (`kernels = { cl = ..., cu = ... }`) become

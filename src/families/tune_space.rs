@@ -5,7 +5,7 @@
 
 use super::plan::SideConfig;
 use super::FamilyId as FamilyKind;
-use crate::backend::{Api, LaunchShape};
+use crate::backend::{Api, JitOptions, LaunchShape};
 use crate::fairness::Flags;
 
 /// What a parameter sets in a configuration.
@@ -26,6 +26,10 @@ pub enum Knob {
     /// Which of these variants of the family runs: the value is an index into the list (the
     /// read path, where a family offers it as variants).
     Variant(&'static [&'static str]),
+    /// The register ceiling of both second stages (`-cl-nv-maxrregcount`, the CUDA JIT's
+    /// `CU_JIT_MAX_REGISTERS`); 0 leaves each driver its own choice. Fewer registers fit more
+    /// work-groups on a compute unit, which can turn a part-empty last wave into a full one.
+    MaxRegisters,
 }
 
 /// One tunable parameter and the values it may take, in order (neighbours are adjacent).
@@ -65,6 +69,9 @@ pub enum Constraint {
     TileHalo,
     /// The device's local memory holds what a work-group stages.
     LocalMemory,
+    /// A register ceiling needs a second stage that takes options: CUDA's JIT, or NVIDIA's
+    /// OpenCL (`cl_nv_compiler_options`); elsewhere the build would refuse it.
+    SecondStage,
 }
 
 impl Constraint {
@@ -79,6 +86,7 @@ impl Constraint {
             Constraint::TileDividesGrid => "tile-divides-grid",
             Constraint::TileHalo => "tile-halo",
             Constraint::LocalMemory => "local-memory",
+            Constraint::SecondStage => "second-stage-options",
         }
     }
 }
@@ -123,6 +131,8 @@ pub struct Config {
     pub variant: Option<&'static str>,
     /// Kernel macros set by the space (`SG_BM`, `SPMV_LANES`).
     pub defines: Vec<(&'static str, u32)>,
+    /// The register ceiling of both second stages; 0: each driver's own choice.
+    pub max_registers: u32,
 }
 
 impl Config {
@@ -153,6 +163,7 @@ impl Config {
             index: 32,
             variant: None,
             defines: defines.to_vec(),
+            max_registers: 0,
         }
     }
 
@@ -175,7 +186,10 @@ impl Config {
                 ..Flags::default()
             }
             .for_api(api),
-            jit: Default::default(),
+            jit: JitOptions {
+                max_registers: (self.max_registers > 0).then_some(self.max_registers),
+                ..JitOptions::default()
+            },
         }
     }
 
@@ -195,6 +209,9 @@ impl Config {
         }
         parts.push(format!("index={}", self.index));
         parts.extend(self.defines.iter().map(|(k, v)| format!("{k}={v}")));
+        if self.max_registers > 0 {
+            parts.push(format!("registers={}", self.max_registers));
+        }
         parts.join(" ")
     }
 

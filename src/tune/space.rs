@@ -137,6 +137,7 @@ impl Space {
             index: 32,
             variant: None,
             defines: Vec::new(),
+            max_registers: 0,
         };
         for (param, &ix) in self.def.params.iter().zip(coords) {
             let v = param.values[usize::from(ix)];
@@ -147,6 +148,7 @@ impl Space {
                 Knob::Index => c.index = v,
                 Knob::Define(name) => c.defines.push((name, v)),
                 Knob::Variant(names) => c.variant = names.get(v as usize).copied(),
+                Knob::MaxRegisters => c.max_registers = v,
             }
         }
         self.def
@@ -206,6 +208,7 @@ impl Space {
                 Constraint::EveryItemHasWork => {
                     u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
                 }
+                Constraint::SecondStage => c.max_registers > 0 && !takes_second_stage(device),
                 // The tile rules are the family's own.
                 Constraint::TileDividesMatrix
                 | Constraint::TileLoads
@@ -218,6 +221,13 @@ impl Space {
                     .breaks_tune_rule(*rule, &c, self.size, device),
             })
     }
+}
+
+/// Whether `device`'s second stage takes options such as a register ceiling: CUDA's JIT, and
+/// NVIDIA's OpenCL (the platform that has `cl_nv_compiler_options`).
+fn takes_second_stage(device: &DeviceInfo) -> bool {
+    device.api == crate::backend::Api::Cuda.label()
+        || device.vendor.to_ascii_uppercase().contains("NVIDIA")
 }
 
 /// The next combination in row-major order; false after the last.

@@ -121,3 +121,55 @@ fn the_tuned_study_carries_variant_and_defines() {
     assert!(toml.contains("variant = \"vector-tex\""), "{toml}");
     assert!(toml.contains("defines = { SPMV_LANES = \"32\" }"), "{toml}");
 }
+
+/// SGEMM's waves space: a register ceiling is a knob of both second stages, kept out of the
+/// search (and counted by name) on a device whose second stage takes no options, and spelt in
+/// a configuration's key only where it is set (so older spaces keep their keys).
+#[test]
+fn the_register_ceiling_reaches_both_second_stages_where_they_take_it() {
+    let nvidia = DeviceInfo {
+        api: Api::OpenCl.label().into(),
+        vendor: "NVIDIA Corporation".into(),
+        ..gpu()
+    };
+    let s = space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &nvidia);
+    assert_eq!((s.len(), s.invalid_count()), (16, 0), "{:?}", s.invalid);
+    let capped: Vec<_> = (0..s.len())
+        .map(|i| s.config(i))
+        .filter(|c| c.max_registers == 128)
+        .collect();
+    assert_eq!(capped.len(), 8);
+    for c in &capped {
+        assert!(c.text().ends_with(" registers=128"), "{}", c.text());
+        for api in [Api::OpenCl, Api::Cuda] {
+            assert_eq!(c.side(api).jit.max_registers, Some(128));
+        }
+        assert_eq!(
+            c.groups,
+            (2048 / c.define("SG_BM").unwrap()) * (2048 / c.define("SG_BN").unwrap())
+        );
+    }
+    let free = (0..s.len())
+        .map(|i| s.config(i))
+        .find(|c| c.max_registers == 0)
+        .unwrap();
+    assert!(!free.text().contains("registers"), "{}", free.text());
+    assert_eq!(free.side(Api::Cuda).jit.max_registers, None);
+    // A CPU OpenCL (PoCL) has no second-stage options: the capped half is refused by name;
+    // CUDA always takes them.
+    let pocl = DeviceInfo {
+        api: Api::OpenCl.label().into(),
+        vendor: "The pocl project".into(),
+        ..gpu()
+    };
+    let s = space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &pocl);
+    assert_eq!((s.len(), s.invalid["second-stage-options"]), (8, 8));
+    let cuda = DeviceInfo {
+        api: Api::Cuda.label().into(),
+        ..gpu()
+    };
+    assert_eq!(
+        space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &cuda).len(),
+        16
+    );
+}

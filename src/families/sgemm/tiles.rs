@@ -16,6 +16,16 @@ const SGEMM_RULES: &[Constraint] = &[
     Constraint::LocalMemory,
 ];
 
+/// The tiling rules, and a register ceiling only where the second stage takes one.
+const SGEMM_JIT_RULES: &[Constraint] = &[
+    Constraint::TileDividesMatrix,
+    Constraint::VariantLocal,
+    Constraint::DeviceLocal,
+    Constraint::TileLoads,
+    Constraint::LocalMemory,
+    Constraint::SecondStage,
+];
+
 /// SGEMM's tunable spaces: the register-blocked kernel's tiles.
 pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
     // Two block tiles x two micro-tiles x two K-steps x unroll of the K loop: 16 points, of
@@ -37,6 +47,29 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
             ],
             constraints: SGEMM_RULES,
             size: "4096",
+        },
+    ),
+    // At 2048 the waves decide: block tiles 64 or 128 each way (64 to 256 work-items of 8 x 8),
+    // the K loop unrolled or not, and the register ceiling left to the drivers or capped at 128,
+    // which fits twice the 128 x 128 work-groups on an SM (harness/experiments/sgemm-waves.toml):
+    // 16 points, 8 programs a side; the capped half only where the second stage takes options.
+    (
+        SpaceKind::Full,
+        SpaceDef {
+            family: FamilyId::Sgemm,
+            name: "blocked-waves",
+            variant: "blocked",
+            params: &[
+                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+                p("tile_n", Knob::Define("SG_BN"), &[64, 128]),
+                p("tile_k", Knob::Define("SG_BK"), &[16]),
+                p("item_m", Knob::Define("SG_TM"), &[8]),
+                p("item_n", Knob::Define("SG_TN"), &[8]),
+                p("unroll.A", Knob::Unroll("A"), &[0, 2]),
+                p("registers", Knob::MaxRegisters, &[0, 128]),
+            ],
+            constraints: SGEMM_JIT_RULES,
+            size: "2048",
         },
     ),
     // Two tilings run, two are refused (tile-loads): 2 programs.
