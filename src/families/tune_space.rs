@@ -223,6 +223,9 @@ impl Config {
             .into_iter()
             .collect();
         parts.extend(self.defines.iter().map(|(k, v)| format!("{k}={v}")));
+        if self.max_registers > 0 {
+            parts.push(format!("registers={}", self.max_registers));
+        }
         parts.join(";")
     }
 

@@ -209,6 +209,9 @@ fn side_toml(c: &Config) -> String {
             .collect();
         let _ = writeln!(s, "defines = {{ {} }}", d.join(", "));
     }
+    if c.max_registers > 0 {
+        let _ = writeln!(s, "jit = {{ max_registers = {} }}", c.max_registers);
+    }
     s
 }
 
@@ -223,13 +226,14 @@ pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
     let def = report.space.def;
     let (cl, cu) = (&answer.opencl.config, &answer.cuda.config);
     let mut s = format!(
-        "# Written by `clvscu tune {f}/{v}`: each API's best configuration on {dev}.\n\
+        "# Written by `clvscu tune {f}/{t}`: each API's best configuration on {dev}.\n\
          # Re-measure with `clvscu run --study THIS_FILE`.\n\
-         name = \"tuned-{f}-{v}\"\n\
-         description = \"Tuned {f}/{v}: best against best, and the same configuration at each \
+         name = \"tuned-{f}-{t}\"\n\
+         description = \"Tuned {f}/{t}: best against best, and the same configuration at each \
          side's best\"\n\n[defaults]\nfamily = \"{f}\"\nvariant = \"{v}\"\nsize = \"{size}\"\n\
          warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n",
         f = def.family.name(),
+        t = def.name,
         v = def.variant,
         dev = report.space.compute_units.to_string() + " compute units",
         size = report.space.size,

@@ -141,6 +141,12 @@ fn the_register_ceiling_reaches_both_second_stages_where_they_take_it() {
     assert_eq!(capped.len(), 8);
     for c in &capped {
         assert!(c.text().ends_with(" registers=128"), "{}", c.text());
+        // The evaluations' knobs column tells a capped point from the same tiling uncapped.
+        assert!(
+            c.knobs_text().ends_with(";registers=128"),
+            "{}",
+            c.knobs_text()
+        );
         for api in [Api::OpenCl, Api::Cuda] {
             assert_eq!(c.side(api).jit.max_registers, Some(128));
         }
@@ -172,4 +178,14 @@ fn the_register_ceiling_reaches_both_second_stages_where_they_take_it() {
         space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &cuda).len(),
         16
     );
+    // The tuned study keeps the ceiling: re-measuring a best reruns what was measured.
+    let toml = super::output::side_toml_for_test(&capped[0]);
+    assert!(toml.ends_with("jit = { max_registers = 128 }\n"), "{toml}");
+    let study = format!(
+        "name = \"t\"\n[defaults]\nfamily = \"sgemm\"\nvariant = \"blocked\"\nsize = \"2048\"\n\
+         [[comparison]]\nname = \"c\"\n{toml}"
+    );
+    let parsed = crate::study::parse(&study, "t.toml").unwrap();
+    let a = &parsed.comparisons[0].a;
+    assert_eq!((a.jit.max_registers, a.local), (Some(128), capped[0].local));
 }
