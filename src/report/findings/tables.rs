@@ -126,6 +126,7 @@ pub(super) fn sgemm_tables(ctx: &Ctx, s: &mut String) -> Result<()> {
     let mut more = String::new();
     super::speed::registers_table(ctx.root(), &mut more)?;
     super::speed::waves_table(ctx.root(), &mut more)?;
+    super::speed::tune_table(ctx.root(), &mut more)?;
     s.push_str(&more.replace("\n## ", "\n#### ").replacen("## ", "#### ", 1));
     for (_, prefix) in GPUS {
         for (what, run) in [
