@@ -25,26 +25,44 @@ fn prs(path: &Path) -> Result<Vec<PrRow>> {
     read_rows(path).with_context(|| format!("reading {}", path.display()))
 }
 
+/// A small CSV file as text fields under its header: the baselines and tuning evaluations,
+/// whose columns these tables pick by name.
+struct Table {
+    path: PathBuf,
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn read(path: &Path) -> Result<Table> {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let mut lines = text.lines();
+        let split = |l: &str| l.split(',').map(str::to_string).collect::<Vec<_>>();
+        Ok(Table {
+            path: path.to_path_buf(),
+            header: split(lines.next().unwrap_or("")),
+            rows: lines.map(split).collect(),
+        })
+    }
+
+    fn col(&self, name: &str) -> Result<usize> {
+        self.header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| anyhow!("{}: no column {name}", self.path.display()))
+    }
+}
+
 /// cuBLAS SGEMM GFLOP/s by size, from the run's `baselines.csv`.
 fn cublas(dir: &Path) -> Result<BTreeMap<String, f64>> {
-    let path = dir.join("baselines.csv");
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or_else(|| anyhow!("{}: no column {name}", path.display()))
-    };
-    let (kind, size, gflops) = (col("baseline")?, col("size")?, col("gflops")?);
+    let t = Table::read(&dir.join("baselines.csv"))?;
+    let (kind, size, gflops) = (t.col("baseline")?, t.col("size")?, t.col("gflops")?);
     let mut out = BTreeMap::new();
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
+    for f in &t.rows {
         // Study data: the cuBLAS SGEMM rows of the committed `baselines.csv`.
-        if f.get(kind) == Some(&"sgemm") {
-            out.insert(f[size].to_string(), f[gflops].parse()?);
+        if f.get(kind).map(String::as_str) == Some("sgemm") {
+            out.insert(f[size].clone(), f[gflops].parse()?);
         }
     }
     Ok(out)
@@ -298,24 +316,15 @@ pub fn waves_table(root: &Path, s: &mut String) -> Result<()> {
 /// One API's best evaluation of a tuning run: (configuration, GFLOP/s), from its
 /// `evaluations.csv` (the verified, timed rows only).
 fn tuned_bests(path: &Path) -> Result<BTreeMap<String, (String, f64)>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| *h == name)
-            .ok_or_else(|| anyhow!("{}: no column {name}", path.display()))
-    };
-    let (api, status, metric, knobs) = (col("api")?, col("status")?, col("metric")?, col("knobs")?);
-    let (local, unroll) = (col("local")?, col("unroll")?);
+    let t = Table::read(path)?;
+    let (api, status, metric) = (t.col("api")?, t.col("status")?, t.col("metric")?);
+    let (local, unroll, knobs) = (t.col("local")?, t.col("unroll")?, t.col("knobs")?);
     let mut best: BTreeMap<String, (String, f64)> = BTreeMap::new();
-    for l in lines {
-        let f: Vec<&str> = l.split(',').collect();
-        if f.get(status) != Some(&"ok") {
-            continue;
-        }
+    for f in t
+        .rows
+        .iter()
+        .filter(|f| f.get(status).map(String::as_str) == Some("ok"))
+    {
         let gflops: f64 = f[metric].parse()?;
         let config = format!(
             "local={} unroll.{} {}",
@@ -323,9 +332,7 @@ fn tuned_bests(path: &Path) -> Result<BTreeMap<String, (String, f64)>> {
             f[unroll],
             f[knobs].replace(';', " ")
         );
-        let slot = best
-            .entry(f[api].to_string())
-            .or_insert((String::new(), 0.0));
+        let slot = best.entry(f[api].clone()).or_insert((String::new(), 0.0));
         if gflops > slot.1 {
             *slot = (config, gflops);
         }
