@@ -25,7 +25,8 @@
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the
 //! nearest region of the device's measured table ([`super::rules`], derived from a shape sweep
-//! by `clvscu shapes-rule`), or [`rule`], the hand rule, for a device without a table.
+//! by `clvscu shapes-rule`) at the launch its winner was measured at, or [`rule`], the hand
+//! rule, for a device without a table.
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
