@@ -91,8 +91,9 @@ pub enum Command {
     /// spaces, runtime, BFS, transfers, sweeps, fill, shapes), calibration, Table V's PTX,
     /// vendor baselines (python3 with torch), `explain` of the fair gaps, then one report;
     /// each step a child process under a time cap (the caps and the report fit in ten minutes on
-    /// an H100, where every step finishes inside its cap; a step stopped at its cap keeps what
-    /// finished and `--resume` goes on). The full suite leaves BFS's 2^24-vertex graphs to
+    /// an H100, where every step finishes inside its cap; a step may also use what the steps
+    /// before it left of theirs; a step stopped at its cap keeps what finished and `--resume`
+    /// goes on). The full suite leaves BFS's 2^24-vertex graphs to
     /// `clvscu run --study bfs`.
     Suite(SuiteArgs),
     /// Diff every OpenCL kernel against its CUDA twin after normalising API spellings.

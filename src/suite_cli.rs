@@ -14,7 +14,7 @@ use clap::ValueEnum;
 use clvscu::record::MeasurementRow;
 use clvscu::session::store::CsvStore;
 use clvscu::suite::state::{self, Status, StepRow};
-use clvscu::suite::{self, peaks, Step, StepKind};
+use clvscu::suite::{self, peaks, Slack, Step, StepKind};
 
 use crate::cli::{Pairing, SuiteArgs};
 use crate::setup::claim_default_folder;
@@ -63,18 +63,19 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         steps.len(),
         out.display()
     );
+    let mut slack = Slack::default();
     for step in &steps {
         if args.resume && state::is_finished(&rows, step.name) {
             println!("== {}: finished before, skipped", step.name);
             continue;
         }
+        let allowance = slack.allowance(f64::from(step.cap_s(args.quick)) * args.cap_scale);
         println!(
-            "== {} (at most {:.0} s): {}",
-            step.name,
-            f64::from(step.cap_s(args.quick)) * args.cap_scale,
-            step.reproduces
+            "== {} (at most {allowance:.0} s): {}",
+            step.name, step.reproduces
         );
-        let row = run_step(&args, &out, step, &interrupted)?;
+        let row = run_step(&args, &out, step, allowance, &interrupted)?;
+        slack = slack.after(allowance, row.wall_s);
         print_row(&row);
         let stop = row.status == Status::Interrupted;
         state::record(&mut rows, row);
@@ -115,19 +116,22 @@ fn print_row(r: &StepRow) {
     println!("   {status} after {:.1} s{code}{note}", r.wall_s);
 }
 
-/// One step: its command line, run under its cap.
+/// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
+/// steps left); the row records that allowance, in whole seconds, as its cap.
 fn run_step(
     args: &SuiteArgs,
     out: &Path,
     step: &Step,
+    allowance_s: f64,
     interrupted: &AtomicBool,
 ) -> Result<StepRow> {
+    let cap_s = allowance_s.floor() as u32;
     let skipped = |note: String| StepRow {
         step: step.name.into(),
         status: Status::Skipped,
         exit_code: None,
         wall_s: 0.0,
-        cap_s: step.cap_s(args.quick),
+        cap_s,
         note,
     };
     let command = match step_command(args, out, step)? {
@@ -136,8 +140,7 @@ fn run_step(
     };
     let log = out.join("logs").join(format!("{}.log", step.name));
     let started = Instant::now();
-    let cap_s = f64::from(step.cap_s(args.quick)) * args.cap_scale;
-    let (code, capped) = run_capped(command, &log, cap_s, interrupted)?;
+    let (code, capped) = run_capped(command, &log, allowance_s, interrupted)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (Status::Done, String::new()),
@@ -157,7 +160,7 @@ fn run_step(
         status,
         exit_code: code,
         wall_s,
-        cap_s: step.cap_s(args.quick),
+        cap_s,
         note,
     })
 }

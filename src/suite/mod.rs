@@ -170,6 +170,28 @@ pub const FULL_BUDGET_S: u32 = 600;
 /// `--quick`'s promise: about two minutes; the caps allow at most three.
 pub const QUICK_BUDGET_S: u32 = 180;
 
+/// What the steps run so far left of their caps. A step may run for its own cap and whatever
+/// the steps before it left unused: a step that a slower host makes slower borrows what a
+/// quicker step did not need, and the run as a whole still keeps to the sum of its caps.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Slack {
+    pub carried_s: f64,
+}
+
+impl Slack {
+    /// The seconds a step whose own cap is `cap_s` may run.
+    pub fn allowance(self, cap_s: f64) -> f64 {
+        cap_s + self.carried_s
+    }
+
+    /// What is carried on after a step allowed `allowance` seconds ran for `wall_s`.
+    pub fn after(self, allowance: f64, wall_s: f64) -> Slack {
+        Slack {
+            carried_s: (allowance - wall_s).max(0.0),
+        }
+    }
+}
+
 impl Step {
     /// Its cap in this mode, in seconds.
     pub fn cap_s(&self, quick: bool) -> u32 {
@@ -221,6 +243,34 @@ mod tests {
         for (quick, budget) in [(false, FULL_BUDGET_S), (true, QUICK_BUDGET_S)] {
             let sum: u32 = STEPS.iter().map(|s| s.cap_s(quick)).sum::<u32>() + REPORT_S;
             assert!(sum <= budget, "quick {quick}: {sum} s > {budget} s");
+        }
+    }
+
+    /// A step gets its cap and what earlier steps left; a step that uses all it was allowed
+    /// (capped) leaves nothing; over any run the steps never get more than the caps' sum.
+    #[test]
+    fn unused_time_is_carried_forward_and_never_more_than_the_caps() {
+        let slack = Slack::default().after(10.0, 7.5);
+        assert_eq!(slack.carried_s, 2.5);
+        assert_eq!(slack.allowance(50.0), 52.5);
+        assert_eq!(slack.after(52.5, 52.5).carried_s, 0.0);
+        // A step that ran past its allowance (the SIGINT takes a moment) carries nothing.
+        assert_eq!(slack.after(52.5, 53.0).carried_s, 0.0);
+        let caps: Vec<f64> = STEPS.iter().map(|s| f64::from(s.cap_s(false))).collect();
+        for seed in 0..50u64 {
+            let (mut slack, mut used) = (Slack::default(), 0.0);
+            for (i, cap) in caps.iter().enumerate() {
+                let allowed = slack.allowance(*cap);
+                // Walls anywhere from nothing to the whole allowance.
+                let share = ((seed * 31 + i as u64 * 17) % 11) as f64 / 10.0;
+                let wall = allowed * share;
+                used += wall;
+                slack = slack.after(allowed, wall);
+            }
+            assert!(
+                used <= caps.iter().sum::<f64>() + 1e-9,
+                "seed {seed}: {used}"
+            );
         }
     }
 
