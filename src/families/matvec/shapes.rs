@@ -392,25 +392,20 @@ fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> 
     let variant = algorithm.variant();
     let family = crate::families::FamilyId::Matvec.family();
     family.check_size(variant, size).ok()?;
-    let measured = (region.local > 0
+    let measured = region.local > 0
         && region.local <= info.max_work_group_size
-        && crate::families::check_local(variant, region.local).is_ok())
-    .then_some((region.local, region.groups));
-    let (local, groups) = match measured {
-        Some((local, groups)) if groups > 0 => (local, groups),
-        Some((local, _)) => (
-            local,
-            crate::families::default_groups(variant, size, local, info.compute_units),
-        ),
-        None => {
-            let local =
-                local_for(info.max_work_group_size).clamp(variant.min_local, variant.max_local);
-            crate::families::check_local(variant, local).ok()?;
-            (
-                local,
-                crate::families::default_groups(variant, size, local, info.compute_units),
-            )
-        }
+        && crate::families::check_local(variant, region.local).is_ok();
+    let local = if measured {
+        region.local
+    } else {
+        let local = local_for(info.max_work_group_size).clamp(variant.min_local, variant.max_local);
+        crate::families::check_local(variant, local).ok()?;
+        local
+    };
+    let groups = if measured && region.groups > 0 {
+        region.groups
+    } else {
+        crate::families::default_groups(variant, size, local, info.compute_units)
     };
     Some(Plan {
         algorithm,
