@@ -12,6 +12,7 @@ use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{v, Variant};
+use rayon::prelude::*;
 
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and
 /// math kernels (`(x, out, n)`).
@@ -110,7 +111,7 @@ impl Family for Flops {
         let stride = (global / 4096).max(1);
         let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
         let want: Vec<f64> = idx
-            .iter()
+            .par_iter()
             .map(|&g| reference::fma_chain(inputs.a[g % n], FMA_ITERS))
             .collect();
         let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();

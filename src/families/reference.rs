@@ -150,40 +150,103 @@ pub struct Verification {
 
 /// Compare outputs with references, each with its own absolute tolerance.
 pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
-    compare_pairs(
+    compare_indexed(
         got,
-        want.iter().copied().zip(tolerances.iter().copied()),
         want.len(),
+        |i| (want[i], tolerances[i]),
         tolerances.first().copied().unwrap_or(0.0),
     )
 }
 
 /// Compare outputs that must equal their references exactly, without building a reference or
 /// tolerance vector: a copy of 2^28 floats would otherwise allocate 4 GB to compare 1 GB.
-pub fn compare_exact(got: &[f32], want: impl ExactSizeIterator<Item = f64>) -> Verification {
-    let len = want.len();
-    compare_pairs(got, want.map(|w| (w, 0.0)), len, 0.0)
+/// `want(i)` is the reference of output `i`, for `i` below `len`.
+pub fn compare_exact(got: &[f32], len: usize, want: impl Fn(usize) -> f64 + Sync) -> Verification {
+    compare_indexed(got, len, |i| (want(i), 0.0), 0.0)
 }
 
-/// The comparison behind [`compare`] and [`compare_exact`]: `expected` references, given as
-/// (reference, tolerance) pairs in output order.
-fn compare_pairs(
+/// Outputs per parallel chunk of [`compare_indexed`]: large enough that a chunk's bookkeeping
+/// is noise, small enough that a 2^28-float copy spreads over every core.
+const COMPARE_CHUNK: usize = 1 << 18;
+
+/// The comparison behind [`compare`] and [`compare_exact`]: `expected` references, given by
+/// index as (reference, tolerance). Chunks run in parallel (a gigabyte-sized copy took over a
+/// second per side on one core) and are merged in output order, so the result, including which
+/// tolerance is reported, is the same as one pass from the first output to the last.
+fn compare_indexed(
     got: &[f32],
-    pairs: impl Iterator<Item = (f64, f64)>,
     expected: usize,
+    pair: impl Fn(usize) -> (f64, f64) + Sync,
     first_tolerance: f64,
 ) -> Verification {
-    let mut max_error = 0.0f64;
-    let mut worst_ratio = 0.0f64;
-    let mut worst_tol = first_tolerance;
-    let mut ok = got.len() >= expected;
-    for (g, (w, t)) in got.iter().zip(pairs) {
+    use rayon::prelude::*;
+    let checked = got.len().min(expected);
+    let merged = got[..checked]
+        .par_chunks(COMPARE_CHUNK)
+        .enumerate()
+        .map(|(c, part)| compare_chunk(part, c * COMPARE_CHUNK, &pair))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .fold(ChunkResult::empty(first_tolerance), ChunkResult::then);
+    Verification {
+        ok: got.len() >= expected && merged.ok,
+        max_error: merged.max_error,
+        tolerance: merged.worst_tolerance,
+        checked: expected,
+    }
+}
+
+/// What one chunk of outputs found.
+#[derive(Debug, Clone, Copy)]
+struct ChunkResult {
+    ok: bool,
+    max_error: f64,
+    worst_ratio: f64,
+    worst_tolerance: f64,
+}
+
+impl ChunkResult {
+    fn empty(first_tolerance: f64) -> Self {
+        ChunkResult {
+            ok: true,
+            max_error: 0.0,
+            worst_ratio: 0.0,
+            worst_tolerance: first_tolerance,
+        }
+    }
+
+    /// This chunk followed by `next`: an earlier output keeps the worst ratio on a tie, as a
+    /// single pass would.
+    fn then(self, next: ChunkResult) -> ChunkResult {
+        let (worst_ratio, worst_tolerance) = if next.worst_ratio > self.worst_ratio {
+            (next.worst_ratio, next.worst_tolerance)
+        } else {
+            (self.worst_ratio, self.worst_tolerance)
+        };
+        ChunkResult {
+            ok: self.ok && next.ok,
+            max_error: self.max_error.max(next.max_error),
+            worst_ratio,
+            worst_tolerance,
+        }
+    }
+}
+
+/// Outputs `part`, the first at index `offset`, against their references.
+fn compare_chunk(
+    part: &[f32],
+    offset: usize,
+    pair: &(impl Fn(usize) -> (f64, f64) + Sync),
+) -> ChunkResult {
+    let mut r = ChunkResult::empty(0.0);
+    for (k, g) in part.iter().enumerate() {
+        let (w, t) = pair(offset + k);
         let err = if g.is_finite() {
             (f64::from(*g) - w).abs()
         } else {
             f64::INFINITY
         };
-        max_error = max_error.max(err);
+        r.max_error = r.max_error.max(err);
         let ratio = if t > 0.0 {
             err / t
         } else if err > 0.0 {
@@ -191,21 +254,16 @@ fn compare_pairs(
         } else {
             0.0
         };
-        if ratio > worst_ratio {
-            worst_ratio = ratio;
-            worst_tol = t;
+        if ratio > r.worst_ratio {
+            r.worst_ratio = ratio;
+            r.worst_tolerance = t;
         }
         // NaN-safe: an error that is not <= the tolerance (including NaN) fails.
         if err.partial_cmp(&t) != Some(std::cmp::Ordering::Less) && err != t {
-            ok = false;
+            r.ok = false;
         }
     }
-    Verification {
-        ok,
-        max_error,
-        tolerance: worst_tol,
-        checked: expected,
-    }
+    r
 }
 
 #[cfg(test)]
@@ -273,6 +331,38 @@ mod tests {
         assert!(!v.ok && (v.max_error - 0.5).abs() < 1e-12);
         let v = compare(&[1.0], &[1.0, 2.0], &[0.1, 0.1]);
         assert!(!v.ok, "short output must fail");
+    }
+
+    #[test]
+    fn a_comparison_over_many_chunks_reports_what_one_pass_would() {
+        // Three chunks and a bit; the worst ratio appears twice, in chunk 1 and chunk 2: the
+        // earlier one's tolerance is reported, as a front-to-back pass finds it first.
+        let n = 3 * COMPARE_CHUNK + 17;
+        let want: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let mut got: Vec<f32> = want.iter().map(|w| *w as f32).collect();
+        let mut tol = vec![1.0; n];
+        let (early, late) = (COMPARE_CHUNK + 5, 2 * COMPARE_CHUNK + 9);
+        got[early] += 0.5;
+        tol[early] = 2.0;
+        got[late] += 0.25;
+        tol[late] = 1.0;
+        let v = compare(&got, &want, &tol);
+        assert!(v.ok);
+        assert_eq!((v.tolerance, v.max_error, v.checked), (2.0, 0.5, n));
+        // One wrong output in the last, partial chunk fails the whole comparison.
+        got[n - 1] = f32::NAN;
+        let v = compare(&got, &want, &tol);
+        assert!(!v.ok && v.max_error.is_infinite());
+        // An exact comparison by index sees a single flipped value anywhere.
+        let exact = |i: usize| i as f64;
+        let mut copy: Vec<f32> = (0..n).map(|i| i as f32).collect();
+        assert!(compare_exact(&copy, n, exact).ok);
+        copy[2 * COMPARE_CHUNK] = -1.0;
+        assert!(!compare_exact(&copy, n, exact).ok);
+        assert!(
+            !compare_exact(&copy[..n - 1], n, exact).ok,
+            "a short copy fails"
+        );
     }
 
     #[test]
