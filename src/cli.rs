@@ -177,9 +177,16 @@ pub struct SuiteArgs {
     /// Ctrl-C goes on from its last finished comparison.
     #[arg(long, requires = "out")]
     pub resume: bool,
-    /// Run only these steps (comma-separated): table1, peaks, fair, unfair, compiler,
-    /// memory-spaces, runtime, bfs, transfers, sweeps, fill, shapes, calibrate, inspect,
-    /// baselines, explain.
+    /// What the suite runs: `paper`, the papers' experiments; `matvec-rule`, matvec/auto's
+    /// decision table measured on this GPU (the shape sweep, cuBLAS SGEMV at its shapes, the
+    /// table, auto with it and with the binary's own, the checks; about five minutes on an
+    /// H100), in the layout `clvscu shapes-rule` reads.
+    #[arg(long, value_enum, default_value = "paper")]
+    pub plan: SuitePlan,
+    /// Run only these steps (comma-separated). The paper plan's: table1, peaks, fair, unfair,
+    /// compiler, memory-spaces, runtime, bfs, transfers, sweeps, fill, shapes, calibrate,
+    /// inspect, baselines, explain; the matvec-rule plan's: sweep, baselines, table, auto,
+    /// auto-builtin, checks.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     pub steps: Vec<String>,
     /// Which APIs form the two sides, as for `run`.
@@ -194,6 +201,22 @@ pub struct SuiteArgs {
     pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+/// The suite's plans (see `clvscu::suite::Plan`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SuitePlan {
+    Paper,
+    MatvecRule,
+}
+
+impl From<SuitePlan> for clvscu::suite::Plan {
+    fn from(p: SuitePlan) -> Self {
+        match p {
+            SuitePlan::Paper => clvscu::suite::Plan::Paper,
+            SuitePlan::MatvecRule => clvscu::suite::Plan::MatvecRule,
+        }
+    }
 }
 
 #[derive(Debug, Args, Clone)]

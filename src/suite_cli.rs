@@ -14,7 +14,7 @@ use clap::ValueEnum;
 use clvscu::record::MeasurementRow;
 use clvscu::session::store::CsvStore;
 use clvscu::suite::state::{self, Status, StepRow};
-use clvscu::suite::{self, peaks, Slack, Step, StepKind};
+use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
 use crate::cli::{Pairing, SuiteArgs};
 use crate::setup::claim_default_folder;
@@ -22,14 +22,15 @@ use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 
 /// The vendor-baseline scripts, carried in the binary so the suite needs no checkout; written
 /// into the suite's folder (beside each other, as the first imports the second) to run.
-const BASELINES_PY: &str = include_str!("../scripts/baselines.py");
-const SPMV_MATRICES_PY: &str = include_str!("../scripts/spmv_matrices.py");
+const BASELINES_PY: &str = include_str!("../baselines/baselines.py");
+const SPMV_MATRICES_PY: &str = include_str!("../baselines/spmv_matrices.py");
 
 /// Seconds a step stopped at its cap gets to write what it finished before it is killed.
 const GRACE_S: u64 = 15;
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
-    let steps = clvscu::suite::select(&args.steps).map_err(anyhow::Error::msg)?;
+    let plan = Plan::from(args.plan);
+    let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     if args.devices.cuda_device.as_deref() == Some("all") {
         bail!("the suite runs on one GPU: give --cuda-device N, once per GPU, each with its own --out");
     }
@@ -59,7 +60,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     let mode = if args.quick { "quick" } else { "full" };
     println!(
-        "clvscu suite ({mode}): {} steps into {}",
+        "clvscu suite, {} plan ({mode}): {} steps into {}",
+        plan.name(),
         steps.len(),
         out.display()
     );
@@ -88,7 +90,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             return Ok(EXIT_INTERRUPTED);
         }
     }
-    finish(&args, &out, &rows)?;
+    match plan {
+        Plan::Paper => finish(&args, &out, &rows)?,
+        Plan::MatvecRule => finish_rule(&args, &out, &rows)?,
+    }
     let whole = rows.iter().all(|r| {
         matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0
     });
@@ -175,32 +180,18 @@ fn step_command(
     step: &Step,
 ) -> Result<std::result::Result<Command, String>> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
-    let dir = out.join(step.name);
+    let dir = out.join(step.dir);
     let mut c = Command::new(&exe);
     match step.kind {
-        StepKind::Study(name) => {
-            let study = if args.quick {
-                // Saved in the run folder under the name `run` gives a study it wrote, so the
-                // folder says what ran and `explain` finds the quick sizes there.
-                let text = suite::study_text(name, true).map_err(anyhow::Error::msg)?;
-                let file = dir.join(clvscu::session::run::STUDY_FILE);
-                clvscu::export::safe::prepare_dir(&dir, false)?;
-                clvscu::export::write_atomic(&file, text.as_bytes())?;
-                file.display().to_string()
-            } else {
-                name.to_string()
-            };
-            c.args(["run", "--study", &study, "--no-plot", "-q", "--out"])
-                .arg(&dir);
-            if !args.quick {
-                for text in step.skip {
-                    c.args(["--skip", text]);
-                }
+        StepKind::Study(name) => study_command(&mut c, args, &dir, step, name)?,
+        StepKind::StudyWithTable { study, table_dir } => {
+            let tables = out.join(table_dir);
+            if !has_tables(&tables)? {
+                return Ok(Err(format!("no table in {table_dir}/ to run with")));
             }
-            if dir.join(CsvStore::MEASUREMENTS).exists() {
-                c.arg("--resume");
-            }
-            c.args(side_args(args, true));
+            // The folder: each API's device finds its own table there.
+            c.env(clvscu::families::matvec::rules::RULES_ENV, tables);
+            study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::Calibrate => {
             c.arg("calibrate").arg("--out").arg(&dir);
@@ -216,7 +207,9 @@ fn step_command(
             c.arg("inspect").arg("--out").arg(&dir);
             c.args(device_args(args));
         }
-        StepKind::Baselines => return Ok(baselines_command(args, out)),
+        StepKind::Baselines { study, only, csv } => {
+            return Ok(baselines_command(args, out, step.dir, study, only, csv))
+        }
         StepKind::Explain(of) => {
             let target = out.join(of);
             if let Some(why) = nothing_to_explain(&target, of)? {
@@ -236,8 +229,60 @@ fn step_command(
             }
             c.args(side_args(args, true));
         }
+        StepKind::ShapesRule { sweep } => {
+            c.arg("shapes-rule")
+                .arg(out.join(sweep))
+                .arg("--out")
+                .arg(&dir);
+        }
     }
     Ok(Ok(c))
+}
+
+/// `run --study …` of a study the binary carries into `dir`: by name in the full suite where
+/// it is built in, else its text saved in the run folder under the name `run` gives a study it
+/// wrote (the quick form, or a study only the plans carry), so the folder says what ran and
+/// `explain` finds its sizes there.
+fn study_command(
+    c: &mut Command,
+    args: &SuiteArgs,
+    dir: &Path,
+    step: &Step,
+    name: &str,
+) -> Result<()> {
+    let study = if args.quick || !suite::is_builtin(name) {
+        let text = suite::study_text(name, args.quick).map_err(anyhow::Error::msg)?;
+        let file = dir.join(clvscu::session::run::STUDY_FILE);
+        clvscu::export::safe::prepare_dir(dir, false)?;
+        clvscu::export::write_atomic(&file, text.as_bytes())?;
+        file.display().to_string()
+    } else {
+        name.to_string()
+    };
+    c.args(["run", "--study", &study, "--no-plot", "-q", "--out"])
+        .arg(dir);
+    if !args.quick {
+        for text in step.skip {
+            c.args(["--skip", text]);
+        }
+    }
+    if dir.join(CsvStore::MEASUREMENTS).exists() {
+        c.arg("--resume");
+    }
+    c.args(side_args(args, true));
+    Ok(())
+}
+
+/// Whether `shapes-rule` wrote a table (`matvec-auto-*.toml`) into `dir`.
+fn has_tables(dir: &Path) -> Result<bool> {
+    if !dir.is_dir() {
+        return Ok(false);
+    }
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    Ok(entries.filter_map(|e| e.ok()).any(|e| {
+        let name = e.file_name().to_string_lossy().into_owned();
+        name.starts_with("matvec-auto-") && name.ends_with(".toml")
+    }))
 }
 
 /// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
@@ -287,8 +332,16 @@ fn device_args(args: &SuiteArgs) -> Vec<String> {
     v
 }
 
-/// `python3 baselines.py OUT/baselines.csv SHAPES` where python3 with a CUDA torch exists.
-fn baselines_command(args: &SuiteArgs, out: &Path) -> std::result::Result<Command, String> {
+/// `python3 baselines.py OUT/CSV STUDY.toml` (the scripts in OUT/DIR) where python3 with a
+/// CUDA torch exists; `only` the groups it names (`BASELINES_ONLY`), all when `None`.
+fn baselines_command(
+    args: &SuiteArgs,
+    out: &Path,
+    dir: &str,
+    study: &str,
+    only: Option<&str>,
+    csv: &str,
+) -> std::result::Result<Command, String> {
     if matches!(
         args.pair,
         Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
@@ -306,7 +359,7 @@ fn baselines_command(args: &SuiteArgs, out: &Path) -> std::result::Result<Comman
     if !probe.is_ok_and(|s| s.success()) {
         return Err("no python3 with a CUDA build of torch here".into());
     }
-    let dir = out.join("baselines");
+    let dir = out.join(dir);
     let write = |name: &str, text: &str| {
         clvscu::export::safe::prepare_dir(&dir, false)
             .and_then(|()| clvscu::export::write_atomic(&dir.join(name), text.as_bytes()))
@@ -314,14 +367,20 @@ fn baselines_command(args: &SuiteArgs, out: &Path) -> std::result::Result<Comman
     };
     write("baselines.py", BASELINES_PY)?;
     write("spmv_matrices.py", SPMV_MATRICES_PY)?;
-    let shapes = suite::study_text("shapes", args.quick)?;
-    write("shapes.toml", &shapes)?;
+    let spec = format!("{study}.toml");
+    write(&spec, &suite::study_text(study, args.quick)?)?;
     let mut c = Command::new("python3");
     c.arg(dir.join("baselines.py"))
-        .arg(out.join(clvscu::report::baseline::FILE))
-        .arg(dir.join("shapes.toml"));
-    if args.quick {
-        c.env("BASELINES_ONLY", "sgemv,sum,copy,shapes");
+        .arg(out.join(csv))
+        .arg(dir.join(&spec));
+    match (only, args.quick) {
+        (Some(only), _) => {
+            c.env("BASELINES_ONLY", only);
+        }
+        (None, true) => {
+            c.env("BASELINES_ONLY", "sgemv,sum,copy,shapes");
+        }
+        (None, false) => {}
     }
     Ok(c)
 }
@@ -422,6 +481,25 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         .collect::<Vec<_>>()
         .join(", ")
     );
+    Ok(())
+}
+
+/// After the rule plan's steps: suite.md with the steps and the checks `shapes-rule` wrote.
+/// No report: the table and its checks are what the plan is for, and a chart per sweep
+/// comparison would cost more than the sweep.
+fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
+    let checks = std::fs::read_to_string(out.join("rules").join("checks.md"))
+        .unwrap_or_else(|_| "No checks: the table step did not finish.\n".into());
+    let md = format!(
+        "# clvscu suite --plan matvec-rule ({})\n\n{}\n\nThe table: rules/matvec-auto-*.toml \
+         (copy it into harness/rules/ and rebuild, or name it in CLVSCU_MATVEC_RULES).\n\n{checks}",
+        if args.quick { "quick" } else { "full" },
+        state::markdown(rows)
+    );
+    clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
+    println!("{}", state::markdown(rows));
+    print!("{checks}");
+    println!("written: {}", out.join("suite.md").display());
     Ok(())
 }
 

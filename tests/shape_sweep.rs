@@ -124,7 +124,7 @@ fn the_sweep_covers_every_aspect_size_and_alignment_the_rule_needs() {
 }
 
 /// The committed sweep folders: `results/<gpu>-<date>-shape-sweep`, as
-/// `scripts/gpu-shape-sweep.sh` writes them.
+/// `clvscu suite --plan matvec-rule` writes them.
 fn committed_sweeps() -> Vec<PathBuf> {
     let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
     let mut out: Vec<PathBuf> = std::fs::read_dir(&results)
@@ -160,7 +160,7 @@ fn committed_tables() -> Vec<(PathBuf, RuleTable)> {
 }
 
 /// The committed sweeps, each read from its `sweep/` (the variants, cuBLAS and auto with the
-/// table, as `scripts/gpu-shape-sweep.sh` writes them).
+/// table, as `clvscu suite --plan matvec-rule` writes them).
 fn read_sweeps() -> Vec<(PathBuf, Sweep)> {
     committed_sweeps()
         .into_iter()
@@ -271,7 +271,7 @@ fn matvec_kernels_note() -> String {
 /// The newest sweep of each GPU measured this tree's matvec kernels (every run under its
 /// `sweep/` names them in its provenance): a table derived from other kernels' speeds says
 /// nothing about these, so a changed matvec kernel needs the sweep re-run on each GPU
-/// (`scripts/gpu-shape-sweep.sh`) and its folder and table committed.
+/// (`clvscu suite --plan matvec-rule`) and its folder and table committed.
 #[test]
 fn the_newest_sweep_of_each_gpu_measured_these_matvec_kernels() {
     let sweeps = read_sweeps();

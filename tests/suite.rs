@@ -89,6 +89,131 @@ fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
         .stdout(predicate::str::contains("table1: finished before, skipped"));
 }
 
+/// A sweep of two matvec variants at the quick shape on both fake sides, each twice: what the
+/// plan's own `sweep` step measures at 776 comparisons, small enough for a test. The fake
+/// backend names each API's device differently and a device's score of a candidate needs two
+/// rows, which on a GPU are its two APIs and here the two runs (as in the quick sweep, where
+/// every shape shrinks to this one).
+const SMALL_SWEEP: &str = r#"name = "shape-sweep"
+description = "two variants at one shape"
+
+[defaults]
+local = 256
+reps = 3
+warmup = 1
+min_time = 0.0
+timer = "device-event"
+
+[[comparison]]
+name = "matvec/row-warp/4096x1100"
+family = "matvec"
+variant = "row-warp"
+size = "4096x1100"
+
+[[comparison]]
+name = "matvec/row-item/4096x1100"
+family = "matvec"
+variant = "row-item"
+size = "4096x1100"
+
+[[comparison]]
+name = "matvec/row-warp/4096x1100/again"
+family = "matvec"
+variant = "row-warp"
+size = "4096x1100"
+
+[[comparison]]
+name = "matvec/row-item/4096x1100/again"
+family = "matvec"
+variant = "row-item"
+size = "4096x1100"
+"#;
+
+/// `--plan matvec-rule` after a sweep: the table step writes a table per device into rules/,
+/// `auto` runs with that folder (each API's rows say `MV_AUTO_RULE=table`), `auto-builtin`
+/// with the binary's own (the hand rule: no built-in table names a fake device), outside the
+/// sweep's folder, and the checks land in rules/checks.md and suite.md.
+#[test]
+fn the_rule_plan_derives_a_table_and_runs_auto_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, study) = (dir.path().join("rule"), dir.path().join("small.toml"));
+    std::fs::write(&study, SMALL_SWEEP).unwrap();
+    clvscu()
+        .args(["run", "--pair", "fake", "--no-plot", "-q", "--study"])
+        .arg(&study)
+        .arg("--out")
+        .arg(out.join("sweep").join("shape-sweep"))
+        .assert()
+        .success();
+    clvscu()
+        .args([
+            "suite",
+            "--plan",
+            "matvec-rule",
+            "--quick",
+            "--pair",
+            "fake",
+        ])
+        .args([
+            "--steps",
+            "table,auto,auto-builtin,checks",
+            "--cap-scale",
+            "10",
+            "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("matvec-rule plan"));
+    for step in ["table", "auto", "auto-builtin", "checks"] {
+        assert_eq!(status_of(&out, step), Status::Done, "{step}");
+    }
+    let tables: Vec<String> = std::fs::read_dir(out.join("rules"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("matvec-auto-"))
+        .collect();
+    assert_eq!(tables.len(), 2, "one table per fake device: {tables:?}");
+    let rule_of = |folder: &Path| -> Vec<(String, String)> {
+        let rows: Vec<clvscu::record::MeasurementRow> =
+            clvscu::export::csv::read_rows(&folder.join("measurements.csv")).unwrap();
+        rows.into_iter()
+            .filter(|r| r.comparison.starts_with("matvec/"))
+            .map(|r| {
+                let rule = r
+                    .flags
+                    .split(' ')
+                    .find(|f| f.starts_with("-DMV_AUTO_RULE="));
+                (format!("{:?}", r.api), rule.unwrap_or("none").to_string())
+            })
+            .collect()
+    };
+    let with_table = rule_of(&out.join("sweep").join("shape-sweep-auto"));
+    assert!(!with_table.is_empty());
+    assert!(
+        with_table
+            .iter()
+            .all(|(_, rule)| rule == "-DMV_AUTO_RULE=table"),
+        "{with_table:?}"
+    );
+    let apis: std::collections::BTreeSet<_> = with_table.iter().map(|(a, _)| a).collect();
+    assert_eq!(apis.len(), 2, "both APIs ran with their table");
+    let builtin = rule_of(&out.join("auto-builtin"));
+    assert!(
+        builtin
+            .iter()
+            .all(|(_, rule)| rule == "-DMV_AUTO_RULE=hand"),
+        "{builtin:?}"
+    );
+    let md = std::fs::read_to_string(out.join("suite.md")).unwrap();
+    assert!(
+        md.starts_with("# clvscu suite --plan matvec-rule (quick)"),
+        "{md}"
+    );
+    assert!(md.contains("# matvec/auto against its bars"), "{md}");
+    assert!(out.join("rules").join("checks.md").is_file());
+}
+
 #[test]
 fn an_unknown_step_is_refused_naming_the_steps() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! Vendor-library baselines (`baselines.csv`, written by `scripts/baselines.py` beside the run
+//! Vendor-library baselines (`baselines.csv`, written by `baselines/baselines.py` beside the run
 //! folders of a GPU call) and the ratio of our best kernel to each, as `scripts/report.py`
 //! computes them: the best verified, non-swept measurement of the family at the baseline's
 //! size, per API, over the baseline's GB/s.

@@ -9,6 +9,11 @@
 //!
 //! `--quick` runs the same studies at small sizes and few repetitions ([`quick`]), a pass of
 //! about two minutes on a GPU, and of seconds with the fake backend.
+//!
+//! A second plan, [`Plan::MatvecRule`], measures `matvec/auto`'s decision table on the GPU at
+//! hand ([`MATVEC_RULE_STEPS`]): the shape sweep, cuBLAS SGEMV at its shapes, the table
+//! `clvscu shapes-rule` derives, `auto` with that table and with the binary's own, and the
+//! checks against cuBLAS and the read kernel.
 
 pub mod peaks;
 pub mod quick;
@@ -16,27 +21,43 @@ pub mod state;
 
 use crate::study;
 
-/// What one step runs.
+/// What one step runs. Folders are the step's own ([`Step::dir`]) or, where a kind names one,
+/// another step's, relative to the suite's folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepKind {
-    /// A built-in study, by name (`clvscu run --study NAME`, or its quick form).
+    /// A study the binary carries, by name (`clvscu run --study NAME`, or its quick form).
     Study(&'static str),
+    /// The same with `matvec/auto` following the table that `shapes-rule` wrote into the
+    /// folder `table_dir` (through `CLVSCU_MATVEC_RULES`).
+    StudyWithTable {
+        study: &'static str,
+        table_dir: &'static str,
+    },
     /// `clvscu calibrate`: the harness's launch path against a plain loop per API.
     Calibrate,
     /// `clvscu inspect`: both front ends' PTX by instruction class (Table V).
     Inspect,
     /// The vendor-library baselines (cuBLAS, CUB, cuDNN, cuSPARSE through PyTorch), where
-    /// `python3` with `torch` exists.
-    Baselines,
+    /// `python3` with `torch` exists: at the sizes of `study`, the groups `only` names (all
+    /// when `None`), into the file `csv`.
+    Baselines {
+        study: &'static str,
+        only: Option<&'static str>,
+        csv: &'static str,
+    },
     /// `clvscu explain` of the fair gaps of the named step's run folder.
     Explain(&'static str),
+    /// `clvscu shapes-rule` over the folder `sweep`: `matvec/auto`'s table and its checks.
+    ShapesRule { sweep: &'static str },
 }
 
 /// One step of the suite.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Step {
-    /// The step's name: its folder and its row in `suite.csv`.
+    /// The step's name: its row in `suite.csv` and its log.
     pub name: &'static str,
+    /// Its folder, relative to the suite's (the name, in the paper's plan).
+    pub dir: &'static str,
     pub kind: StepKind,
     /// The published experiment(s) it reproduces.
     pub reproduces: &'static str,
@@ -59,6 +80,7 @@ const fn study(
 ) -> Step {
     Step {
         name,
+        dir: name,
         kind: StepKind::Study(name),
         reproduces,
         full_cap_s,
@@ -129,6 +151,7 @@ pub const STEPS: &[Step] = &[
     ),
     Step {
         name: "calibrate",
+        dir: "calibrate",
         kind: StepKind::Calibrate,
         reproduces: "The harness's own launch cost against a plain loop per API",
         full_cap_s: 14,
@@ -137,6 +160,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         name: "inspect",
+        dir: "inspect",
         kind: StepKind::Inspect,
         reproduces: "Fang et al. Table V (PTX by instruction class)",
         full_cap_s: 10,
@@ -145,7 +169,12 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         name: "baselines",
-        kind: StepKind::Baselines,
+        dir: "baselines",
+        kind: StepKind::Baselines {
+            study: "shapes",
+            only: None,
+            csv: crate::report::baseline::FILE,
+        },
         reproduces: "Vendor baselines beside our kernels (cuBLAS, CUB, cuDNN, cuSPARSE)",
         full_cap_s: 27,
         quick_cap_s: 12,
@@ -153,6 +182,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         name: "explain",
+        dir: "explain",
         kind: StepKind::Explain("fair"),
         reproduces: "Why each fair gap: `clvscu explain` of the fair study's run folder",
         full_cap_s: 100,
@@ -160,6 +190,109 @@ pub const STEPS: &[Step] = &[
         skip: &[],
     },
 ];
+
+/// The study of the rule plan's `auto` steps: `matvec/auto` at every shape of the sweep and
+/// the read kernel at 2^28 floats. Carried in the binary like the built-in studies, so the
+/// plan needs no checkout.
+const SHAPE_SWEEP_AUTO: (&str, &str) = (
+    "shape-sweep-auto",
+    include_str!("../../harness/experiments/shape-sweep-auto.toml"),
+);
+
+/// `matvec/auto`'s table measured on the GPU at hand (`--plan matvec-rule`), in the folder
+/// layout `clvscu shapes-rule` and the committed sweeps use: `sweep/` (the sweep, cuBLAS at its
+/// shapes, `auto` with the new table), `rules/` (the table and `checks.md`), `auto-builtin/`
+/// (`auto` with the table built into this binary, or the hand rule; each row's flags say
+/// which). Caps from the H100 sweep of 1552 measurements in 91 s, with room to spare.
+pub const MATVEC_RULE_STEPS: &[Step] = &[
+    Step {
+        name: "sweep",
+        dir: "sweep/shape-sweep",
+        kind: StepKind::Study("shape-sweep"),
+        reproduces: "Every auto-eligible matvec variant at every sweep shape, and the read kernel",
+        full_cap_s: 200,
+        quick_cap_s: 40,
+        skip: &[],
+    },
+    Step {
+        name: "baselines",
+        dir: "baselines",
+        kind: StepKind::Baselines {
+            study: "shape-sweep",
+            only: Some("shapes"),
+            csv: "sweep/baselines.csv",
+        },
+        reproduces: "cuBLAS SGEMV (torch.mv) at every sweep shape",
+        full_cap_s: 90,
+        quick_cap_s: 30,
+        skip: &[],
+    },
+    Step {
+        name: "table",
+        dir: "rules",
+        kind: StepKind::ShapesRule { sweep: "sweep" },
+        reproduces: "The measured winner per aspect, size and row alignment",
+        full_cap_s: 20,
+        quick_cap_s: 10,
+        skip: &[],
+    },
+    Step {
+        name: "auto",
+        dir: "sweep/shape-sweep-auto",
+        kind: StepKind::StudyWithTable {
+            study: "shape-sweep-auto",
+            table_dir: "rules",
+        },
+        reproduces: "matvec/auto with the new table at every sweep shape",
+        full_cap_s: 100,
+        quick_cap_s: 20,
+        skip: &[],
+    },
+    Step {
+        name: "auto-builtin",
+        dir: "auto-builtin",
+        kind: StepKind::Study("shape-sweep-auto"),
+        reproduces: "matvec/auto with the table built into this binary (or the hand rule)",
+        full_cap_s: 100,
+        quick_cap_s: 20,
+        skip: &[],
+    },
+    Step {
+        name: "checks",
+        dir: "rules",
+        kind: StepKind::ShapesRule { sweep: "sweep" },
+        reproduces: "auto against cuBLAS beyond the L2 and against the read kernel at 2^28",
+        full_cap_s: 20,
+        quick_cap_s: 10,
+        skip: &[],
+    },
+];
+
+/// Which plan a suite runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Plan {
+    /// The papers' experiments ([`STEPS`]).
+    #[default]
+    Paper,
+    /// `matvec/auto`'s table measured here ([`MATVEC_RULE_STEPS`]).
+    MatvecRule,
+}
+
+impl Plan {
+    pub fn steps(self) -> &'static [Step] {
+        match self {
+            Plan::Paper => STEPS,
+            Plan::MatvecRule => MATVEC_RULE_STEPS,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Plan::Paper => "paper",
+            Plan::MatvecRule => "matvec-rule",
+        }
+    }
+}
 
 /// Seconds the report and the peaks table take at most after the steps (charts of every
 /// run folder): what the budget keeps free.
@@ -203,30 +336,39 @@ impl Step {
     }
 }
 
-/// The steps `names` selects (all when empty), in plan order; an unknown name is an error
-/// that lists the known ones.
-pub fn select(names: &[String]) -> Result<Vec<Step>, String> {
-    if let Some(bad) = names.iter().find(|n| !STEPS.iter().any(|s| s.name == *n)) {
-        let known: Vec<&str> = STEPS.iter().map(|s| s.name).collect();
+/// The steps of `plan` that `names` selects (all when empty), in plan order; an unknown name
+/// is an error that lists the known ones.
+pub fn select(plan: Plan, names: &[String]) -> Result<Vec<Step>, String> {
+    let steps = plan.steps();
+    if let Some(bad) = names.iter().find(|n| !steps.iter().any(|s| s.name == *n)) {
+        let known: Vec<&str> = steps.iter().map(|s| s.name).collect();
         return Err(format!(
-            "no suite step '{bad}'; the steps are: {}",
+            "no step '{bad}' in the {} plan; its steps are: {}",
+            plan.name(),
             known.join(", ")
         ));
     }
-    Ok(STEPS
+    Ok(steps
         .iter()
         .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
         .copied()
         .collect())
 }
 
-/// The text of a study step's study: the built-in study, or in `quick` mode its small form.
+/// Whether `name` is a built-in study, which `clvscu run --study NAME` finds by name.
+pub fn is_builtin(name: &str) -> bool {
+    study::BUILTIN.iter().any(|(n, _)| *n == name)
+}
+
+/// The text of a study step's study: the built-in study (or one the plans carry), or in
+/// `quick` mode its small form.
 pub fn study_text(name: &str, quick: bool) -> Result<String, String> {
     let text = study::BUILTIN
         .iter()
+        .chain([&SHAPE_SWEEP_AUTO])
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
-        .ok_or_else(|| format!("the suite names study '{name}', which is not built in"))?;
+        .ok_or_else(|| format!("the suite names study '{name}', which it does not carry"))?;
     if quick {
         quick::shrink(text)
     } else {
@@ -238,12 +380,48 @@ pub fn study_text(name: &str, quick: bool) -> Result<String, String> {
 mod tests {
     use super::*;
 
+    const PLANS: [Plan; 2] = [Plan::Paper, Plan::MatvecRule];
+
     #[test]
     fn the_caps_fit_the_promised_budgets() {
-        for (quick, budget) in [(false, FULL_BUDGET_S), (true, QUICK_BUDGET_S)] {
-            let sum: u32 = STEPS.iter().map(|s| s.cap_s(quick)).sum::<u32>() + REPORT_S;
-            assert!(sum <= budget, "quick {quick}: {sum} s > {budget} s");
+        for plan in PLANS {
+            for (quick, budget) in [(false, FULL_BUDGET_S), (true, QUICK_BUDGET_S)] {
+                let steps = plan.steps().iter();
+                let sum: u32 = steps.map(|s| s.cap_s(quick)).sum::<u32>() + REPORT_S;
+                assert!(
+                    sum <= budget,
+                    "{plan:?} quick {quick}: {sum} s > {budget} s"
+                );
+            }
         }
+    }
+
+    /// The rule plan's folders are the layout `shapes-rule` reads: the sweep, its baselines
+    /// and `auto` with the new table under one folder, and the built-in `auto` outside it (its
+    /// rows would otherwise count as the new table's); the table read after it is written.
+    #[test]
+    fn the_rule_plan_keeps_the_sweep_layout() {
+        let steps = MATVEC_RULE_STEPS;
+        let at = |name: &str| steps.iter().position(|s| s.name == name).unwrap();
+        let (sweep, table) = ("sweep", "rules");
+        for s in steps {
+            match s.kind {
+                StepKind::Study(_) | StepKind::StudyWithTable { .. } => {
+                    let inside = s.dir.starts_with("sweep/");
+                    assert_eq!(inside, s.name != "auto-builtin", "{}", s.name);
+                }
+                StepKind::Baselines { csv, .. } => assert!(csv.starts_with("sweep/")),
+                StepKind::ShapesRule { sweep: from } => {
+                    assert_eq!((from, s.dir), (sweep, table));
+                }
+                _ => panic!("{}: not a rule step", s.name),
+            }
+            if let StepKind::StudyWithTable { table_dir, .. } = s.kind {
+                assert_eq!(table_dir, table);
+                assert!(at("table") < at(s.name));
+            }
+        }
+        assert_eq!(steps.last().unwrap().kind, StepKind::ShapesRule { sweep });
     }
 
     /// A step gets its cap and what earlier steps left; a step that uses all it was allowed
@@ -275,9 +453,9 @@ mod tests {
     }
 
     #[test]
-    fn every_study_step_is_built_in_and_parses_in_both_modes() {
-        for s in STEPS {
-            if let StepKind::Study(name) = s.kind {
+    fn every_study_step_is_carried_and_parses_in_both_modes() {
+        for s in PLANS.iter().flat_map(|p| p.steps()) {
+            if let StepKind::Study(name) | StepKind::StudyWithTable { study: name, .. } = s.kind {
                 for quick in [false, true] {
                     let text = study_text(name, quick).unwrap();
                     let parsed = study::parse(&text, &format!("{name}.toml"))
@@ -300,11 +478,16 @@ mod tests {
 
     #[test]
     fn steps_are_selected_in_plan_order_and_unknown_ones_named() {
-        let picked = select(&["peaks".into(), "table1".into()]).unwrap();
+        let picked = select(Plan::Paper, &["peaks".into(), "table1".into()]).unwrap();
         let names: Vec<_> = picked.iter().map(|s| s.name).collect();
         assert_eq!(names, ["table1", "peaks"]);
-        let e = select(&["nope".into()]).unwrap_err();
+        let e = select(Plan::Paper, &["nope".into()]).unwrap_err();
         assert!(e.contains("nope") && e.contains("table1"), "{e}");
-        assert_eq!(select(&[]).unwrap().len(), STEPS.len());
+        assert_eq!(select(Plan::Paper, &[]).unwrap().len(), STEPS.len());
+        let e = select(Plan::MatvecRule, &["table1".into()]).unwrap_err();
+        assert!(
+            e.contains("matvec-rule") && e.contains("auto-builtin"),
+            "{e}"
+        );
     }
 }

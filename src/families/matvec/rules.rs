@@ -5,6 +5,8 @@
 //! read at run time instead (a user's own GPU). Where no table names the device, `auto` keeps
 //! the hand rule of [`super::shapes::rule`].
 
+use std::path::{Path, PathBuf};
+
 use serde::{Deserialize, Serialize};
 
 /// The environment variable that names a table file to use before the built-in ones.
@@ -146,18 +148,21 @@ impl RuleTable {
     }
 }
 
-/// The table for a device named `device`: the file `CLVSCU_MATVEC_RULES` names when it is set
-/// and is for that device, else the built-in table for it, else `None` (the hand rule).
+/// The table for a device named `device`: the one `CLVSCU_MATVEC_RULES` names when it is set
+/// and is for that device (a table file, or a folder of them such as `shapes-rule`'s output,
+/// one per device), else the built-in table for it, else `None` (the hand rule).
 pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     if let Some(path) = std::env::var_os(RULES_ENV) {
-        let name = path.to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(&path).map_err(|source| RulesError::Read {
-            name: name.clone(),
-            source,
-        })?;
-        let table = RuleTable::parse(&name, &text)?;
-        if table.device == device {
-            return Ok(Some(table));
+        for file in table_files(Path::new(&path))? {
+            let name = file.to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&file).map_err(|source| RulesError::Read {
+                name: name.clone(),
+                source,
+            })?;
+            let table = RuleTable::parse(&name, &text)?;
+            if table.device == device {
+                return Ok(Some(table));
+            }
         }
     }
     for (name, text) in BUILTIN {
@@ -167,6 +172,27 @@ pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
         }
     }
     Ok(None)
+}
+
+/// `path` itself, or where it is a folder the `matvec-auto-*.toml` tables in it, by name.
+fn table_files(path: &Path) -> Result<Vec<PathBuf>, RulesError> {
+    if !path.is_dir() {
+        return Ok(vec![path.to_path_buf()]);
+    }
+    let read_err = |source| RulesError::Read {
+        name: path.to_string_lossy().into_owned(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(path).map_err(read_err)? {
+        let file = entry.map_err(read_err)?.path();
+        let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("matvec-auto-") && name.ends_with(".toml") {
+            files.push(file);
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The file name `clvscu shapes-rule` gives a device's table: `matvec-auto-<slug>.toml`.
@@ -187,6 +213,29 @@ pub fn file_name(device: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `CLVSCU_MATVEC_RULES` may name `shapes-rule`'s folder: its tables, one per device, by
+    /// name, and nothing else there (its checks.md); a file is itself.
+    #[test]
+    fn a_folder_of_tables_gives_its_tables_in_name_order() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "matvec-auto-b.toml",
+            "checks.md",
+            "matvec-auto-a.toml",
+            "other.toml",
+        ] {
+            std::fs::write(dir.path().join(name), "").unwrap();
+        }
+        let names: Vec<String> = table_files(dir.path())
+            .unwrap()
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["matvec-auto-a.toml", "matvec-auto-b.toml"]);
+        let file = dir.path().join("checks.md");
+        assert_eq!(table_files(&file).unwrap(), [file]);
+    }
 
     fn region(rows: u64, cols: u64, variant: &str) -> Region {
         Region {

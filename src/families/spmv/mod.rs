@@ -12,7 +12,7 @@
 //! # Generated matrices
 //!
 //! Every number comes from [`mix`] (SplitMix64) of the seed and a position, never from a
-//! stateful generator, so `scripts/baselines.py` rebuilds the same matrices bit for bit for the
+//! stateful generator, so `baselines/baselines.py` rebuilds the same matrices bit for bit for the
 //! cuSPARSE baseline (the fingerprint test below and the script's self-test hold both to one
 //! value):
 //!
@@ -472,7 +472,7 @@ mod tests {
         assert!(longest > 80, "a heavy tail: longest row {longest}");
     }
 
-    /// The same number `scripts/baselines.py --self-test` prints for its copy of the
+    /// The same number `baselines/baselines.py --self-test` prints for its copy of the
     /// generators: the cuSPARSE baseline runs on these very matrices.
     #[test]
     fn fingerprint_matches_the_baseline_script() {
