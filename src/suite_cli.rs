@@ -149,10 +149,7 @@ fn run_step(
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (Status::Done, String::new()),
-        Some(EXIT_FAILED_CONFIGS) => (
-            Status::Done,
-            "some configuration failed to build, launch or verify (see its summary)".into(),
-        ),
+        Some(EXIT_FAILED_CONFIGS) => (Status::Done, failed_rows_note(&out.join(step.dir))),
         _ if interrupted.load(Ordering::SeqCst) => (Status::Interrupted, String::new()),
         _ if capped => (
             Status::Capped,
@@ -168,6 +165,40 @@ fn run_step(
         cap_s,
         note,
     })
+}
+
+/// What a step that exited with failed configurations failed at, from its run folder: each
+/// status with its count and its first error (a driver refusing a launch the study asks for on
+/// purpose, such as the fill article's exact global size, reads differently from a kernel that
+/// did not verify); the generic line where the folder holds no rows.
+fn failed_rows_note(dir: &Path) -> String {
+    let generic = "some configuration failed to build, launch or verify (see its summary)";
+    let rows: Vec<MeasurementRow> =
+        match clvscu::export::csv::read_rows(&dir.join(CsvStore::MEASUREMENTS)) {
+            Ok(rows) => rows,
+            Err(_) => return generic.into(),
+        };
+    let mut failed: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
+    for r in rows
+        .iter()
+        .filter(|r| r.status != clvscu::record::Status::Ok)
+    {
+        let entry = failed
+            .entry(r.status.as_str())
+            .or_insert((0, r.error.as_str()));
+        entry.0 += 1;
+    }
+    if failed.is_empty() {
+        return generic.into();
+    }
+    let parts: Vec<String> = failed
+        .iter()
+        .map(|(status, (n, error))| {
+            let first_line = error.lines().next().unwrap_or("");
+            format!("{n} of {} rows {status} ({first_line})", rows.len())
+        })
+        .collect();
+    format!("{}; see its summary", parts.join("; "))
 }
 
 /// Seconds of timing per side for each rung of the suite's `explain` step.
@@ -275,14 +306,7 @@ fn study_command(
 
 /// Whether `shapes-rule` wrote a table (`matvec-auto-*.toml`) into `dir`.
 fn has_tables(dir: &Path) -> Result<bool> {
-    if !dir.is_dir() {
-        return Ok(false);
-    }
-    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
-    Ok(entries.filter_map(|e| e.ok()).any(|e| {
-        let name = e.file_name().to_string_lossy().into_owned();
-        name.starts_with("matvec-auto-") && name.ends_with(".toml")
-    }))
+    Ok(dir.is_dir() && !clvscu::families::matvec::rules::table_files(dir)?.is_empty())
 }
 
 /// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
@@ -517,5 +541,29 @@ fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
     match pick.parse::<usize>() {
         Ok(i) => list.into_iter().nth(i),
         Err(_) => list.into_iter().find(|d| d.name.contains(pick)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed H100 suite's fill step: OpenCL refuses the article's exact launch where
+    /// the local size does not divide 10^8, and the note says so with the driver's words.
+    #[test]
+    fn a_failed_rows_note_counts_each_status_with_its_first_error() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/fill");
+        let text = std::fs::read_to_string(dir.join(CsvStore::MEASUREMENTS)).unwrap();
+        let rows = text.lines().count() - 1;
+        let refused = text.lines().filter(|l| l.contains(",launch-failed,")).count();
+        assert!(refused > 0, "the fixture has refused launches");
+        let note = failed_rows_note(&dir);
+        assert!(
+            note.starts_with(&format!("{refused} of {rows} rows launch-failed (")),
+            "{note}"
+        );
+        assert!(note.contains("CL_INVALID_WORK_GROUP_SIZE"), "{note}");
+        let empty = tempfile::tempdir().unwrap();
+        assert!(failed_rows_note(empty.path()).starts_with("some configuration failed"));
     }
 }

@@ -175,7 +175,7 @@ pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
 }
 
 /// `path` itself, or where it is a folder the `matvec-auto-*.toml` tables in it, by name.
-fn table_files(path: &Path) -> Result<Vec<PathBuf>, RulesError> {
+pub fn table_files(path: &Path) -> Result<Vec<PathBuf>, RulesError> {
     if !path.is_dir() {
         return Ok(vec![path.to_path_buf()]);
     }
