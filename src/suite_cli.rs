@@ -555,7 +555,10 @@ mod tests {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/fill");
         let text = std::fs::read_to_string(dir.join(CsvStore::MEASUREMENTS)).unwrap();
         let rows = text.lines().count() - 1;
-        let refused = text.lines().filter(|l| l.contains(",launch-failed,")).count();
+        let refused = text
+            .lines()
+            .filter(|l| l.contains(",launch-failed,"))
+            .count();
         assert!(refused > 0, "the fixture has refused launches");
         let note = failed_rows_note(&dir);
         assert!(
