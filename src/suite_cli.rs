@@ -224,6 +224,10 @@ fn step_command(
             c.env(clvscu::families::matvec::rules::RULES_ENV, tables);
             study_command(&mut c, args, &dir, step, study)?;
         }
+        StepKind::StudyWithBuiltinTables(study) => {
+            c.env_remove(clvscu::families::matvec::rules::RULES_ENV);
+            study_command(&mut c, args, &dir, step, study)?;
+        }
         StepKind::Calibrate => {
             c.arg("calibrate").arg("--out").arg(&dir);
             if args.quick {

@@ -145,7 +145,9 @@ fn the_rule_plan_derives_a_table_and_runs_auto_with_it() {
         .arg(out.join("sweep").join("shape-sweep"))
         .assert()
         .success();
+    // A table the caller's environment names reaches `auto` but not `auto-builtin`.
     clvscu()
+        .env("CLVSCU_MATVEC_RULES", out.join("rules"))
         .args([
             "suite",
             "--plan",

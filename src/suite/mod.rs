@@ -33,6 +33,9 @@ pub enum StepKind {
         study: &'static str,
         table_dir: &'static str,
     },
+    /// The same with `matvec/auto` on the binary's own tables only (`CLVSCU_MATVEC_RULES`
+    /// unset for it, whatever the caller's environment holds).
+    StudyWithBuiltinTables(&'static str),
     /// `clvscu calibrate`: the harness's launch path against a plain loop per API.
     Calibrate,
     /// `clvscu inspect`: both front ends' PTX by instruction class (Table V).
@@ -251,7 +254,7 @@ pub const MATVEC_RULE_STEPS: &[Step] = &[
     Step {
         name: "auto-builtin",
         dir: "auto-builtin",
-        kind: StepKind::Study("shape-sweep-auto"),
+        kind: StepKind::StudyWithBuiltinTables("shape-sweep-auto"),
         reproduces: "matvec/auto with the table built into this binary (or the hand rule)",
         full_cap_s: 100,
         quick_cap_s: 20,
@@ -406,7 +409,9 @@ mod tests {
         let (sweep, table) = ("sweep", "rules");
         for s in steps {
             match s.kind {
-                StepKind::Study(_) | StepKind::StudyWithTable { .. } => {
+                StepKind::Study(_)
+                | StepKind::StudyWithTable { .. }
+                | StepKind::StudyWithBuiltinTables(_) => {
                     let inside = s.dir.starts_with("sweep/");
                     assert_eq!(inside, s.name != "auto-builtin", "{}", s.name);
                 }
@@ -455,7 +460,10 @@ mod tests {
     #[test]
     fn every_study_step_is_carried_and_parses_in_both_modes() {
         for s in PLANS.iter().flat_map(|p| p.steps()) {
-            if let StepKind::Study(name) | StepKind::StudyWithTable { study: name, .. } = s.kind {
+            if let StepKind::Study(name)
+            | StepKind::StudyWithTable { study: name, .. }
+            | StepKind::StudyWithBuiltinTables(name) = s.kind
+            {
                 for quick in [false, true] {
                     let text = study_text(name, quick).unwrap();
                     let parsed = study::parse(&text, &format!("{name}.toml"))
