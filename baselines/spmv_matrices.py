@@ -1,10 +1,10 @@
-"""The SpMV family's generated matrices, rebuilt bit for bit from src/workload/spmv.rs (SplitMix64
+"""The SpMV family's generated matrices, rebuilt bit for bit from src/families/spmv/ (SplitMix64
 of the seed and a position; see that module's docs), so that the cuSPARSE baseline in
 baselines.py runs on the very matrices clvscu runs on. numpy only.
 
     python3 baselines/spmv_matrices.py --self-test
 
-prints the fingerprint that src/workload/spmv.rs's test `fingerprint_matches_the_baseline_script`
+prints the fingerprint that src/families/spmv/mod.rs's test `fingerprint_matches_the_baseline_script`
 asserts, and fails if it differs; it also checks that the fast generator (generate_fast, below)
 builds the same arrays as the reference one.
 

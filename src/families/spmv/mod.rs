@@ -472,7 +472,7 @@ mod tests {
         assert!(longest > 80, "a heavy tail: longest row {longest}");
     }
 
-    /// The same number `baselines/baselines.py --self-test` prints for its copy of the
+    /// The same number `baselines/spmv_matrices.py --self-test` prints for its copy of the
     /// generators: the cuSPARSE baseline runs on these very matrices.
     #[test]
     fn fingerprint_matches_the_baseline_script() {
