@@ -1,7 +1,7 @@
 //! The subcommands, at the edge: `anyhow` errors with context, human-readable output.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
@@ -22,6 +22,7 @@ use clvscu::study;
 use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, RunArgs};
+use crate::every_gpu;
 
 use crate::setup::{
     claim_default_folder, load_study, noise_floor_note, open_pair, open_sides, print_progress,
@@ -214,18 +215,10 @@ fn run(args: RunArgs) -> Result<i32> {
         // The study's name is the user's text: as a slug it cannot leave the folder.
         None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
     };
-    // One watchdog and one Ctrl-C handler for the whole command, however many GPUs it runs.
-    let watchdog = start_watchdog(format!(
-        "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
-         continue with --resume --out {}",
-        out.display(),
-        out.display()
-    ));
-    let interrupted = interrupt_flag(&watchdog, run_kept(&out));
-    let result = if args.devices.cuda_device.as_deref() == Some(EVERY_GPU) {
-        run_every_gpu(&args, &out, &watchdog, &interrupted)
+    let result = if args.devices.cuda_device.as_deref() == Some(every_gpu::EVERY_GPU) {
+        run_every_gpu(&args, &out)
     } else {
-        run_one(&args, &out, &stamp, &watchdog, &interrupted)
+        run_here(&args, &out, &stamp)
     };
     if result.is_err() && args.out.is_none() {
         // A default folder the run never wrote to is not left behind (only an empty one
@@ -235,15 +228,21 @@ fn run(args: RunArgs) -> Result<i32> {
     result
 }
 
-/// `--cuda-device all`: the study once per CUDA GPU, each paired with the OpenCL device at the
-/// same place on the PCI bus (indices differ between the APIs: the same H200 can be OpenCL
-/// device 1 and CUDA device 0), each into its own folder under `out`.
-fn run_every_gpu(
-    args: &RunArgs,
-    out: &Path,
-    watchdog: &Watchdog,
-    interrupted: &Arc<AtomicBool>,
-) -> Result<i32> {
+/// The study on the one pair of devices selected, under a watchdog and a Ctrl-C handler.
+fn run_here(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
+    let watchdog = start_watchdog(format!(
+        "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
+         continue with --resume --out {}",
+        out.display(),
+        out.display()
+    ));
+    let interrupted = interrupt_flag(&watchdog, run_kept(out));
+    run_one(args, out, stamp, &watchdog, &interrupted)
+}
+
+/// `--cuda-device all`: the study on every CUDA GPU at the same time, one process each (see
+/// [`every_gpu`]), each into its own folder under `out`.
+fn run_every_gpu(args: &RunArgs, out: &Path) -> Result<i32> {
     if args.devices.cl_device.is_some() {
         bail!(
             "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
@@ -257,32 +256,8 @@ fn run_every_gpu(
              --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
         );
     }
-    let gpus = cuda::list_devices()?;
-    let mut code = 0;
-    for (i, gpu) in gpus.iter().enumerate() {
-        let Some(bus) = &gpu.pci_bus else {
-            bail!("CUDA device {i} ({}) reports no PCI bus: pair it by hand with --cuda-device {i} --cl-device", gpu.name);
-        };
-        let mut one = args.clone();
-        one.devices.cuda_device = Some(i.to_string());
-        one.devices.cl_device = Some(format!("pci:{bus}"));
-        let folder = out.join(format!("gpu{i}-{}", plot::slug(&gpu.name)));
-        println!(
-            "== GPU {i}: {} (pci:{bus}) -> {}",
-            gpu.name,
-            folder.display()
-        );
-        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-        code = code.max(run_one(&one, &folder, &stamp, watchdog, interrupted)?);
-        if interrupted.load(Ordering::SeqCst) {
-            break;
-        }
-    }
-    Ok(code)
+    every_gpu::run_command(out)
 }
-
-/// The `--cuda-device` value that runs every GPU.
-const EVERY_GPU: &str = "all";
 
 fn run_one(
     args: &RunArgs,

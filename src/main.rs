@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod every_gpu;
 mod explain_cli;
 mod setup;
 mod shapes_rule_cli;

@@ -17,6 +17,7 @@ use clvscu::suite::state::{self, Status, StepRow};
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
 use crate::cli::{Pairing, SuiteArgs};
+use crate::every_gpu;
 use crate::setup::claim_default_folder;
 use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 
@@ -31,9 +32,6 @@ const GRACE_S: u64 = 15;
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
-    if args.devices.cuda_device.as_deref() == Some("all") {
-        bail!("the suite runs on one GPU: give --cuda-device N, once per GPU, each with its own --out");
-    }
     let out = match &args.out {
         Some(out) => out.clone(),
         None => {
@@ -41,6 +39,13 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             claim_default_folder("suite", &stamp)?
         }
     };
+    if args.devices.cuda_device.as_deref() == Some(every_gpu::EVERY_GPU) {
+        if args.devices.cl_device.is_some() {
+            bail!("--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out");
+        }
+        // One suite per GPU, at the same time, each a folder of its own under `out`.
+        return every_gpu::run_command(&out);
+    }
     if !args.resume && out.join(state::FILE).exists() {
         bail!(
             "{} holds an earlier suite: continue it with --resume, or give another --out",

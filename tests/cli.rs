@@ -505,6 +505,20 @@ fn every_gpu_pairs_by_the_pci_bus_so_a_hand_picked_opencl_device_is_refused() {
 }
 
 #[test]
+fn a_suite_on_every_gpu_also_pairs_by_the_pci_bus() {
+    let dir = tempfile::tempdir().unwrap();
+    clvscu()
+        .args(["suite", "--cuda-device", "all", "--cl-device", "0", "--out"])
+        .arg(dir.path().join("out"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "--cuda-device all finds each GPU's OpenCL device by its PCI bus",
+        ));
+    assert!(!dir.path().join("out").join("suite.csv").exists());
+}
+
+#[test]
 fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
     let dir = tempfile::tempdir().unwrap();
     clvscu()

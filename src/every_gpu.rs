@@ -1,0 +1,398 @@
+//! `--cuda-device all`: the same command once per CUDA GPU, all GPUs at the same time, one
+//! child process of this program each (a process per GPU keeps each API's driver state, its
+//! watchdog and its Ctrl-C apart), each paired with the OpenCL device at the same place on
+//! the PCI bus and writing its own folder under the command's `--out`.
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use clvscu::backend::cuda;
+use clvscu::plot;
+
+use crate::stopping::EXIT_INTERRUPTED;
+
+/// Where each child's output lines go, prefixed with its GPU.
+pub type Emit = Arc<dyn Fn(String) + Send + Sync>;
+
+/// The `--cuda-device` value that runs every GPU.
+pub const EVERY_GPU: &str = "all";
+
+/// One GPU's share of the command.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuJob {
+    pub index: usize,
+    pub name: String,
+    /// The OpenCL selector of the same GPU (indices differ between the APIs: the same H200
+    /// can be OpenCL device 1 and CUDA device 0).
+    pub cl_device: String,
+    pub folder: PathBuf,
+}
+
+impl GpuJob {
+    fn label(&self) -> String {
+        format!("gpu{}", self.index)
+    }
+}
+
+/// Every CUDA GPU of this machine, each with its folder under `out`.
+pub fn jobs(out: &Path) -> Result<Vec<GpuJob>> {
+    let gpus = cuda::list_devices()?;
+    gpus.iter()
+        .enumerate()
+        .map(|(i, gpu)| {
+            let Some(bus) = &gpu.pci_bus else {
+                bail!(
+                    "CUDA device {i} ({}) reports no PCI bus: pair it by hand with \
+                     --cuda-device {i} --cl-device",
+                    gpu.name
+                );
+            };
+            Ok(GpuJob {
+                index: i,
+                name: gpu.name.clone(),
+                cl_device: format!("pci:{bus}"),
+                folder: out.join(format!("gpu{i}-{}", plot::slug(&gpu.name))),
+            })
+        })
+        .collect()
+}
+
+/// The options that name a device or the output: the command line's own are replaced by
+/// each GPU's.
+const REPLACED: [&str; 3] = ["--cuda-device", "--cl-device", "--out"];
+
+/// The child's arguments: the user's (`argv` without the program), with `--cuda-device all`,
+/// any `--cl-device` and `--out` replaced by this GPU's.
+pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
+    let mut kept = Vec::with_capacity(argv.len() + 6);
+    let mut rest = argv.iter();
+    while let Some(arg) = rest.next() {
+        if REPLACED.contains(&arg.as_str()) {
+            rest.next();
+        } else if !REPLACED
+            .iter()
+            .any(|o| arg.strip_prefix(o).is_some_and(|v| v.starts_with('=')))
+        {
+            kept.push(arg.clone());
+        }
+    }
+    kept.extend([
+        "--cuda-device".to_string(),
+        job.index.to_string(),
+        "--cl-device".to_string(),
+        job.cl_device.clone(),
+        "--out".to_string(),
+        job.folder.display().to_string(),
+    ]);
+    kept
+}
+
+/// Runs `program` once per job with `args_of(job)`, all at once, and waits for every one.
+/// Each output line reaches `emit` prefixed with its GPU. Each increase of `interrupts` (the
+/// parent's Ctrl-C count) is passed on to every child as one SIGINT: the children run in their
+/// own process group, so a terminal's Ctrl-C reaches them once, through this process, and a
+/// second Ctrl-C ends them at once as it would one run. Returns each job's exit code, in job
+/// order; a child ended by a signal counts as interrupted.
+pub fn run_all(
+    program: &Path,
+    jobs: &[GpuJob],
+    args_of: &dyn Fn(&GpuJob) -> Vec<String>,
+    interrupts: &AtomicUsize,
+    emit: Emit,
+) -> Result<Vec<i32>> {
+    let mut children = Vec::with_capacity(jobs.len());
+    let mut readers = Vec::new();
+    for job in jobs {
+        let mut child = match spawn(program, &args_of(job)) {
+            Ok(child) => child,
+            Err(e) => {
+                // The GPUs already started stop as on Ctrl-C, keeping what they finished.
+                let _ = wait_all(&mut children, &AtomicUsize::new(1));
+                return Err(e).with_context(|| {
+                    format!("starting {} for {}", program.display(), job.label())
+                });
+            }
+        };
+        let prefix = format!("[{}] ", job.label());
+        for pipe in [
+            child
+                .stdout
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+            child
+                .stderr
+                .take()
+                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            readers.push(forward_lines(pipe, prefix.clone(), emit.clone()));
+        }
+        children.push(child);
+    }
+    let codes = wait_all(&mut children, interrupts)?;
+    for reader in readers {
+        let _ = reader.join();
+    }
+    Ok(codes)
+}
+
+fn spawn(program: &Path, args: &[String]) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt as _;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    // SAFETY: prctl only sets a flag of the new process: if this process dies, the child is
+    // told as by Ctrl-C and keeps what it finished, instead of running on unattended.
+    unsafe {
+        command.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+            Ok(())
+        });
+    }
+    command.spawn()
+}
+
+fn forward_lines(
+    pipe: Box<dyn Read + Send>,
+    prefix: String,
+    emit: Emit,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        for line in BufReader::new(pipe).lines().map_while(|l| l.ok()) {
+            emit(format!("{prefix}{line}"));
+        }
+    })
+}
+
+fn wait_all(children: &mut [Child], interrupts: &AtomicUsize) -> Result<Vec<i32>> {
+    let mut codes: Vec<Option<i32>> = vec![None; children.len()];
+    let mut passed_on = 0;
+    while codes.iter().any(Option::is_none) {
+        let seen = interrupts.load(Ordering::SeqCst);
+        for (child, code) in children.iter_mut().zip(&mut codes) {
+            if code.is_some() {
+                continue;
+            }
+            for _ in passed_on..seen {
+                // SAFETY: kill only sends a signal to a child this process started and has
+                // not yet reaped, so its pid cannot have been reused.
+                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+            }
+            if let Some(status) = child.try_wait()? {
+                *code = Some(status.code().unwrap_or(EXIT_INTERRUPTED));
+            }
+        }
+        passed_on = seen;
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(codes.into_iter().flatten().collect())
+}
+
+/// This process's own command once per GPU, all at once, each child's lines prefixed with its
+/// GPU; the exit code is the worst child's.
+pub fn run_command(out: &Path) -> Result<i32> {
+    let jobs = jobs(out)?;
+    let interrupts = count_interrupts();
+    let argv = own_args();
+    let program = std::env::current_exe().context("finding this program to run once per GPU")?;
+    for job in &jobs {
+        println!(
+            "== {}: {} ({}) -> {}",
+            job.label(),
+            job.name,
+            job.cl_device,
+            job.folder.display()
+        );
+    }
+    let emit: Emit = Arc::new(|line| println!("{line}"));
+    let codes = run_all(
+        &program,
+        &jobs,
+        &|job| child_args(&argv, job),
+        &interrupts,
+        emit,
+    )?;
+    Ok(summarize(&jobs, &codes))
+}
+
+/// The arguments this process was started with, without the program.
+fn own_args() -> Vec<String> {
+    std::env::args().skip(1).collect()
+}
+
+/// Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
+fn count_interrupts() -> Arc<AtomicUsize> {
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    let _ = ctrlc::set_handler(move || {
+        seen.fetch_add(1, Ordering::SeqCst);
+    });
+    count
+}
+
+/// Prints each GPU's outcome; the command's exit code is the worst of them.
+pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
+    println!("every GPU, one process each, at the same time:");
+    for (job, code) in jobs.iter().zip(codes) {
+        println!(
+            "  {}: {} ({}) -> {}: exit {code}",
+            job.label(),
+            job.name,
+            job.cl_device,
+            job.folder.display()
+        );
+    }
+    codes.iter().copied().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    fn job(index: usize) -> GpuJob {
+        GpuJob {
+            index,
+            name: "NVIDIA H200".into(),
+            cl_device: format!("pci:00:0{}", 6 + index),
+            folder: PathBuf::from(format!("out/gpu{index}-nvidia-h200")),
+        }
+    }
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_child_gets_its_gpu_and_folder_and_every_other_option_unchanged() {
+        let argv = strings(&[
+            "run",
+            "--study",
+            "fair",
+            "--cuda-device",
+            "all",
+            "--out=res",
+            "--cl-device",
+            "0",
+            "--resume",
+            "-q",
+        ]);
+        assert_eq!(
+            child_args(&argv, &job(1)),
+            strings(&[
+                "run",
+                "--study",
+                "fair",
+                "--resume",
+                "-q",
+                "--cuda-device",
+                "1",
+                "--cl-device",
+                "pci:00:07",
+                "--out",
+                "out/gpu1-nvidia-h200",
+            ])
+        );
+        // An option that only begins like a replaced one is the user's and stays.
+        let argv = strings(&["suite", "--cuda-device=all", "--outcome-x"]);
+        assert_eq!(
+            child_args(&argv, &job(0))[..2],
+            strings(&["suite", "--outcome-x"])
+        );
+    }
+
+    fn collected() -> (Arc<Mutex<Vec<String>>>, Emit) {
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        (lines, Arc::new(move |l| sink.lock().unwrap().push(l)))
+    }
+
+    #[test]
+    fn the_gpus_run_at_the_same_time_and_the_worst_exit_code_is_kept() {
+        let (lines, emit) = collected();
+        let script = |j: &GpuJob| {
+            strings(&[
+                "-c",
+                &format!("sleep 1; echo done {}; exit {}", j.index, 3 * j.index),
+            ])
+        };
+        let start = Instant::now();
+        let codes = run_all(
+            Path::new("sh"),
+            &[job(0), job(1)],
+            &script,
+            &AtomicUsize::new(0),
+            emit,
+        )
+        .unwrap();
+        let took = start.elapsed().as_secs_f64();
+        assert!(took < 1.8, "two 1 s children took {took:.2} s: not at once");
+        assert_eq!(codes, vec![0, 3]);
+        assert_eq!(summarize(&[job(0), job(1)], &codes), 3);
+        let mut got = lines.lock().unwrap().clone();
+        got.sort();
+        assert_eq!(got, strings(&["[gpu0] done 0", "[gpu1] done 1"]));
+    }
+
+    #[test]
+    fn a_ctrl_c_reaches_every_child_once() {
+        let (lines, emit) = collected();
+        // Each child counts the SIGINTs it gets and stops after its first.
+        let script = |_: &GpuJob| {
+            strings(&[
+                "-c",
+                "trap 'echo interrupted; exit 130' INT; i=0; while [ $i -lt 100 ]; do sleep 0.05; i=$((i+1)); done; echo not interrupted",
+            ])
+        };
+        let interrupts = Arc::new(AtomicUsize::new(0));
+        let later = interrupts.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            later.fetch_add(1, Ordering::SeqCst);
+        });
+        let start = Instant::now();
+        let codes = run_all(
+            Path::new("sh"),
+            &[job(0), job(1)],
+            &script,
+            &interrupts,
+            emit,
+        )
+        .unwrap();
+        assert!(start.elapsed() < Duration::from_secs(4));
+        assert_eq!(codes, vec![130, 130]);
+        let mut got = lines.lock().unwrap().clone();
+        got.sort();
+        assert_eq!(got, strings(&["[gpu0] interrupted", "[gpu1] interrupted"]));
+    }
+
+    #[test]
+    fn a_program_that_cannot_start_is_an_error_naming_it() {
+        let (_, emit) = collected();
+        let err = run_all(
+            Path::new("/nonexistent/clvscu"),
+            &[job(0)],
+            &|_| Vec::new(),
+            &AtomicUsize::new(0),
+            emit,
+        )
+        .unwrap_err();
+        assert!(
+            format!("{err:#}").contains("/nonexistent/clvscu"),
+            "{err:#}"
+        );
+    }
+}
