@@ -331,3 +331,39 @@ fn two_gpus_of_one_host_are_two_gpus() {
         assert!(svg.contains(gpu), "{} lacks {gpu}", chart.display());
     }
 }
+
+/// `run --cuda-device all` on two H100s of one host runs both GPUs at the same time, one
+/// process each, each paired with the OpenCL device on its own PCI bus; the report keys them
+/// by that bus.
+#[test]
+fn every_gpu_runs_at_once_and_the_report_keys_each_by_its_bus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2xh100-2026-11-26-at-once");
+    let mut starts = Vec::new();
+    for (gpu, bus) in [("gpu0", "00:06"), ("gpu1", "00:07")] {
+        let dir = root.join(format!("every-gpu/{gpu}-nvidia-h100-80gb-hbm3"));
+        let p: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(dir.join("provenance.json")).unwrap())
+                .unwrap();
+        for d in p["devices"].as_array().unwrap() {
+            assert_eq!(d["pci_bus"], bus, "{gpu}: {}", d["api"]);
+        }
+        let start = chrono::DateTime::parse_from_rfc3339(p["date_utc"].as_str().unwrap()).unwrap();
+        starts.push(start);
+    }
+    let apart = (starts[0] - starts[1]).num_milliseconds().abs();
+    assert!(apart < 1000, "the GPUs started {apart} ms apart: not at once");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    clvscu()
+        .arg("report")
+        .arg(root.join("every-gpu"))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("on 2 GPU configurations"));
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    for bus in ["pci 00:06", "pci 00:07"] {
+        assert!(md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")), "{bus}");
+    }
+}
