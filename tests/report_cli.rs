@@ -351,7 +351,10 @@ fn every_gpu_runs_at_once_and_the_report_keys_each_by_its_bus() {
         starts.push(start);
     }
     let apart = (starts[0] - starts[1]).num_milliseconds().abs();
-    assert!(apart < 1000, "the GPUs started {apart} ms apart: not at once");
+    assert!(
+        apart < 1000,
+        "the GPUs started {apart} ms apart: not at once"
+    );
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     clvscu()
@@ -364,6 +367,9 @@ fn every_gpu_runs_at_once_and_the_report_keys_each_by_its_bus() {
         .stdout(predicate::str::contains("on 2 GPU configurations"));
     let md = fs::read_to_string(out.join("report.md")).unwrap();
     for bus in ["pci 00:06", "pci 00:07"] {
-        assert!(md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")), "{bus}");
+        assert!(
+            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")),
+            "{bus}"
+        );
     }
 }

@@ -165,6 +165,16 @@ impl BuildCache {
         self.programs.get(request).copied()
     }
 
+    /// The requests not built yet, each once, in their first order.
+    pub fn not_built(&self, requests: &[CompileRequest]) -> Vec<CompileRequest> {
+        let mut seen = std::collections::HashSet::new();
+        requests
+            .iter()
+            .filter(|r| !self.programs.contains_key(*r) && seen.insert(*r))
+            .cloned()
+            .collect()
+    }
+
     pub fn remember_program(&mut self, request: &CompileRequest, id: ProgramId) {
         self.programs.insert(request.clone(), id);
     }

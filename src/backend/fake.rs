@@ -130,9 +130,46 @@ pub struct FakeBackend {
     buffers: Handles<BufferId, Vec<f32>>,
     /// What each kernel computes: the fake's only knowledge of kernels, given by its maker.
     emulator: Arc<dyn Emulator>,
+    built: crate::backend::compile::BuildCache,
+    builds: BuildCounts,
+}
+
+/// How the fake's programs were made: ahead ([`Backend::prebuild`]) or by `compile` itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BuildCounts {
+    pub ahead: usize,
+    pub in_compile: usize,
 }
 
 impl FakeBackend {
+    /// How many programs were built ahead and how many by `compile` itself.
+    pub fn builds(&self) -> BuildCounts {
+        self.builds
+    }
+
+    /// One program built and kept under its request, or the scripted build failure.
+    fn build(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        if let Some(text) = &self.script.fail_build_containing {
+            if request.source.contains(text.as_str()) {
+                return Err(BackendError::Compile {
+                    api: self.api,
+                    options: request.options().join(" "),
+                    log: format!(
+                        "fake compiler: scripted build failure (source contains '{text}')"
+                    ),
+                });
+            }
+        }
+        let id = self.programs.insert(FakeProgram {
+            kernels: kernel_names(&request.source),
+            defines: request.defines.clone(),
+            source: request.source.clone(),
+            constants: Vec::new(),
+        });
+        self.built.remember_program(request, id);
+        Ok(id)
+    }
+
     /// A fake device that answers as `api` does (the runner treats it like that API), and
     /// runs kernels through `emulator`.
     pub fn new(api: Api, script: FakeScript, emulator: Arc<dyn Emulator>) -> Self {
@@ -166,6 +203,8 @@ impl FakeBackend {
             kernels: Handles::new(api),
             buffers: Handles::new(api),
             emulator,
+            built: Default::default(),
+            builds: BuildCounts::default(),
         }
     }
 
@@ -348,23 +387,23 @@ impl Backend for FakeBackend {
     }
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
-        if let Some(text) = &self.script.fail_build_containing {
-            if request.source.contains(text.as_str()) {
-                return Err(BackendError::Compile {
-                    api: self.api,
-                    options: request.options().join(" "),
-                    log: format!(
-                        "fake compiler: scripted build failure (source contains '{text}')"
-                    ),
-                });
-            }
+        if let Some(id) = self.built.program(request) {
+            return Ok(id);
         }
-        Ok(self.programs.insert(FakeProgram {
-            kernels: kernel_names(&request.source),
-            defines: request.defines.clone(),
-            source: request.source.clone(),
-            constants: Vec::new(),
-        }))
+        let id = self.build(request)?;
+        self.builds.in_compile += 1;
+        Ok(id)
+    }
+
+    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
+        let made = self
+            .built
+            .not_built(requests)
+            .iter()
+            .filter(|r| self.build(r).is_ok())
+            .count();
+        self.builds.ahead += made;
+        made
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {

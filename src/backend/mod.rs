@@ -345,6 +345,13 @@ pub trait Backend {
     fn info(&self) -> &DeviceInfo;
     /// Build a program; a failure returns [`BackendError::Compile`] with the log and options.
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId>;
+    /// Builds these programs ahead, several at once where the API's compiler allows, so that
+    /// [`Backend::compile`] later finds each one built. A request that fails here is left to
+    /// `compile`, which reports it with its log in the comparison it belongs to. Returns how
+    /// many programs were built.
+    fn prebuild(&mut self, _requests: &[CompileRequest]) -> usize {
+        0
+    }
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId>;
     /// The compiled program as text where the API gives text (PTX on NVIDIA), else `None`.
     fn program_text(&self, program: ProgramId) -> Result<Option<String>>;

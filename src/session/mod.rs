@@ -5,6 +5,7 @@
 //! samples into rows through [`crate::stats`]; [`store`] writes rows and knows what a resumed
 //! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary, charts).
 
+mod ahead;
 pub mod analysis;
 mod auto;
 pub mod folder;
@@ -63,6 +64,10 @@ pub struct RunSummary {
     pub interrupted: bool,
     /// Where each measured comparison's time went (see [`timings`]).
     pub timings: Vec<timings::TimingRow>,
+    /// Programs built ahead, several at once, and the seconds that took: counted in the run's
+    /// builds, not in any one comparison's.
+    pub built_ahead: usize,
+    pub built_ahead_s: f64,
 }
 
 /// How a run ended, in the order of precedence of the exit codes.
@@ -95,6 +100,8 @@ impl RunSummary {
         self.failed.extend(other.failed);
         self.interrupted |= other.interrupted;
         self.timings.extend(other.timings);
+        self.built_ahead += other.built_ahead;
+        self.built_ahead_s += other.built_ahead_s;
     }
 
     fn note(&mut self, rows: ComparisonRows) {
@@ -136,6 +143,7 @@ pub fn run_study_with(
     let mut summary = RunSummary::default();
     let bar = progress_bar(study.comparisons.len(), ctx.progress);
     let expected = if b.is_some() { 2 } else { 1 };
+    let mut built_through = 0;
     for (i, comparison) in study.comparisons.iter().enumerate() {
         if ctx.interrupted.load(Ordering::SeqCst) {
             summary.interrupted = true;
@@ -145,6 +153,21 @@ pub fn run_study_with(
             summary.skipped += 1;
             bar.inc(1);
             continue;
+        }
+        if i >= built_through {
+            built_through = i + ahead::stretch();
+            let next: Vec<&Comparison> = study.comparisons
+                [i..built_through.min(study.comparisons.len())]
+                .iter()
+                .filter(|c| sink.stored_sides(&c.id) < expected)
+                .collect();
+            let started = std::time::Instant::now();
+            let b_side: Option<&mut dyn Backend> = match &mut b {
+                Some(x) => Some(&mut **x),
+                None => None,
+            };
+            summary.built_ahead += ahead::build_ahead(&next, a, b_side, ctx.sources);
+            summary.built_ahead_s += started.elapsed().as_secs_f64();
         }
         bar.set_message(crate::terminal::printable(&comparison.id).into_owned());
         let b_side: Option<&mut dyn Backend> = match &mut b {

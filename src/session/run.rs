@@ -231,8 +231,12 @@ pub fn execute(
     write_rows(&plan.out.join(timings::TIMINGS_CSV), &summary.timings)?;
     prov.notes.push(timings::summary_line(
         &summary.timings,
-        calibration_s,
-        charts_s,
+        timings::RunPhases {
+            calibration_s,
+            built_ahead: summary.built_ahead,
+            built_ahead_s: summary.built_ahead_s,
+            charts_s,
+        },
         wall.elapsed().as_secs_f64(),
     ));
     write_json_atomic(&prov_path, &prov)?;

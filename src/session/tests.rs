@@ -1211,3 +1211,60 @@ fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used
         &lru.get(uniform, size("2^10"), 1, &m)
     ));
 }
+
+/// Every program a run builds is built ahead, several at once, from the very requests the
+/// comparisons then make: no comparison builds its own, on either side, whatever its launch
+/// (a sweep of local sizes, unroll defines, flags that differ by side).
+#[test]
+fn every_program_is_built_ahead_from_the_requests_the_comparisons_make() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing6\"\nunroll = { A = 4 }\n\
+         [[comparison]]\nvariant = \"tuned\"\n\
+         [[sweep]]\nvariant = \"listing2\"\nparam = \"local\"\nvalues = [32, 64, 128]\n",
+    );
+    let (mut a, mut b) = (fake(Api::OpenCl), fake(Api::Cuda));
+    let (summary, _) = run_pair(&s, &mut a, &mut b);
+    assert_eq!(summary.measurements.len(), 10);
+    assert!(summary.failed.is_empty(), "{:?}", summary.failed);
+    for side in [&a, &b] {
+        let builds = side.builds();
+        assert_eq!(builds.in_compile, 0, "{builds:?}");
+        // One file per family: `tuned` and the sweep's `listing2` at 64 share one program.
+        assert_eq!(
+            builds.ahead, 4,
+            "one program per distinct build: {builds:?}"
+        );
+    }
+    assert_eq!(summary.built_ahead, 8);
+}
+
+/// A build that fails ahead is built again in its comparison, which reports the compiler's
+/// log as it did before builds went ahead; the other comparisons keep theirs.
+#[test]
+fn a_build_that_fails_ahead_fails_in_its_comparison_with_its_log() {
+    let s = study(
+        "[[comparison]]\nvariant = \"listing2\"\n\
+         [[comparison]]\nfamily = \"reduce\"\nvariant = \"multi\"\nsize = \"4096\"\n",
+    );
+    let script = FakeScript {
+        fail_build_containing: Some("matvec_listing2".into()),
+        ..FakeScript::default()
+    };
+    let (mut a, mut b) = (scripted(Api::OpenCl, script), fake(Api::Cuda));
+    let (summary, _) = run_pair(&s, &mut a, &mut b);
+    assert_eq!(summary.failed.len(), 1, "{:?}", summary.failed);
+    assert!(
+        summary.failed[0].contains("matvec/listing2 [OpenCL]: build-failed"),
+        "{:?}",
+        summary.failed
+    );
+    assert_eq!(summary.prs.len(), 1, "reduce/multi still measured");
+    assert_eq!(
+        a.builds(),
+        crate::backend::fake::BuildCounts {
+            ahead: 1,
+            in_compile: 0
+        },
+        "the failure is not kept as a program"
+    );
+}

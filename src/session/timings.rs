@@ -60,18 +60,30 @@ impl TimingRow {
     }
 }
 
+/// The run's phases outside its comparisons.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunPhases {
+    pub calibration_s: f64,
+    /// Programs built ahead of their comparisons, several at once (see `session::ahead`).
+    pub built_ahead: usize,
+    pub built_ahead_s: f64,
+    pub charts_s: f64,
+}
+
 /// One sentence for the provenance: the run's wall time and its phases, largest first, and
 /// the comparison that took longest.
-pub fn summary_line(rows: &[TimingRow], calibration_s: f64, charts_s: f64, wall_s: f64) -> String {
+pub fn summary_line(rows: &[TimingRow], run: RunPhases, wall_s: f64) -> String {
     let sum = |f: fn(&TimingRow) -> f64| rows.iter().map(f).sum::<f64>();
+    let ahead = format!("{} program(s) built ahead, at once,", run.built_ahead);
     let mut phases = [
         ("inputs and references", sum(|r| r.inputs_s)),
+        (ahead.as_str(), run.built_ahead_s),
         ("builds and uploads", sum(|r| r.build_s)),
         ("verification", sum(|r| r.verify_s)),
         ("warm-up", sum(|r| r.warmup_s)),
         ("timed repetitions", sum(|r| r.timed_s)),
-        ("calibration", calibration_s),
-        ("charts", charts_s),
+        ("calibration", run.calibration_s),
+        ("charts", run.charts_s),
     ];
     let accounted: f64 = phases.iter().map(|p| p.1).sum();
     phases.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -128,9 +140,15 @@ mod tests {
     #[test]
     fn the_summary_names_the_largest_phase_first_and_the_slowest_comparison() {
         let rows = [row("a", 0.5, 1.0), row("b", 0.25, 18.0)];
-        let line = summary_line(&rows, 2.0, 0.75, 24.0);
+        let run = RunPhases {
+            calibration_s: 2.0,
+            built_ahead: 12,
+            built_ahead_s: 1.25,
+            charts_s: 0.75,
+        };
+        let line = summary_line(&rows, run, 25.25);
         assert!(
-            line.starts_with("time: 24.00 s wall over 2 comparison(s): timed repetitions 19.00 s, calibration 2.00 s, builds and uploads 0.75 s, charts 0.75 s"),
+            line.starts_with("time: 25.25 s wall over 2 comparison(s): timed repetitions 19.00 s, calibration 2.00 s, 12 program(s) built ahead, at once, 1.25 s, builds and uploads 0.75 s, charts 0.75 s"),
             "{line}"
         );
         assert!(line.contains("other 1.50 s"), "{line}");

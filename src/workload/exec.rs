@@ -174,15 +174,26 @@ pub fn compile(
     side: &SideConfig,
     foreign: Option<&str>,
 ) -> Result<ProgramId, ExecError> {
-    let request = CompileRequest {
-        source: sources.program(backend.api(), file)?,
-        defines: side.all_defines(),
-        flags: side.flags.clone(),
-        jit: side.jit,
-    };
+    let request = compile_request(backend.api(), sources, file, side)?;
     Ok(match foreign {
         Some(text) => backend.load_foreign_program(text, &side.jit)?,
         None => backend.compile(&request)?,
+    })
+}
+
+/// What [`compile`] asks `api`'s compiler for, for the kernel file `file` as a side is
+/// configured: also what a run builds ahead, so the two can never differ.
+pub fn compile_request(
+    api: Api,
+    sources: &KernelSources,
+    file: &str,
+    side: &SideConfig,
+) -> Result<CompileRequest, ExecError> {
+    Ok(CompileRequest {
+        source: sources.program(api, file)?,
+        defines: side.all_defines(),
+        flags: side.flags.clone(),
+        jit: side.jit,
     })
 }
 

@@ -114,6 +114,38 @@ pub struct CudaBackend {
     calls: Cell<CallCounts>,
 }
 
+/// PTX loaded into `ctx` (the driver's JIT makes the machine code), with the second-stage
+/// options through the linker where any is set. Any thread may call it: the context is bound
+/// to the calling thread first.
+fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
+    if !options.needs_linker() {
+        return ctx
+            .load_module(Ptx::from_src(ptx.to_string()))
+            .map_err(drv("cuModuleLoadData"));
+    }
+    let cubin = jit::assemble(ctx, ptx, options)?;
+    ctx.load_module(Ptx::from_binary(cubin))
+        .map_err(drv("cuModuleLoadData (assembled with JIT options)"))
+}
+
+/// NVRTC's PTX and the module the driver made of it, one request each, on the threads of the
+/// pool: the two slow halves of a CUDA build, which NVRTC and the driver allow at once.
+fn build_all(
+    ctx: &Arc<CudaContext>,
+    arch: &str,
+    requests: Vec<CompileRequest>,
+) -> Vec<(CompileRequest, String, Arc<CudaModule>)> {
+    use rayon::prelude::*;
+    requests
+        .into_par_iter()
+        .filter_map(|request| {
+            let ptx = compile_to_ptx(&request, arch).ok()?;
+            let module = load_module(ctx, &ptx, &request.jit).ok()?;
+            Some((request, ptx, module))
+        })
+        .collect()
+}
+
 fn drv<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> BackendError + '_ {
     move |e| BackendError::driver(API, what, format!("{e:?}"))
 }
@@ -135,16 +167,7 @@ impl CudaBackend {
     /// driver's linker first ([`jit::assemble`]) and the machine code loaded. The carveout is
     /// no assembler option: it is set on each kernel after loading, on either path.
     fn load(&self, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
-        if !options.needs_linker() {
-            return self
-                .ctx
-                .load_module(Ptx::from_src(ptx.to_string()))
-                .map_err(drv("cuModuleLoadData"));
-        }
-        let cubin = jit::assemble(&self.ctx, ptx, options)?;
-        self.ctx
-            .load_module(Ptx::from_binary(cubin))
-            .map_err(drv("cuModuleLoadData (assembled with JIT options)"))
+        load_module(&self.ctx, ptx, options)
     }
 
     pub fn open(selector: Option<&str>) -> Result<Self> {
@@ -369,6 +392,21 @@ impl Backend for CudaBackend {
         });
         self.built.remember_program(request, id);
         Ok(id)
+    }
+
+    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
+        let todo = self.built.not_built(requests);
+        let made = build_all(&self.ctx, self.arch, todo);
+        let count = made.len();
+        for (request, ptx, module) in made {
+            let id = self.programs.insert(LoadedProgram {
+                ptx,
+                module,
+                carveout: request.jit.carveout,
+            });
+            self.built.remember_program(&request, id);
+        }
+        count
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {

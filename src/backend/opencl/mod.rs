@@ -85,6 +85,24 @@ pub struct OpenClBackend {
 }
 
 impl OpenClBackend {
+    /// The build options of `request` on this device: the request's own, the second stage's
+    /// and the log's.
+    fn build_options(&self, request: &CompileRequest) -> Result<String> {
+        let mut options = request.options();
+        options.extend(self.second_stage_options(&request.jit)?);
+        options.extend(self.log_options());
+        Ok(options.join(" "))
+    }
+
+    /// A built program kept under its request, with its build log.
+    fn keep(&mut self, request: &CompileRequest, program: Program) -> ProgramId {
+        // A log that cannot be read only costs the register count, never the build.
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        let id = self.programs.insert(BuiltProgram { program, build_log });
+        self.built.remember_program(request, id);
+        id
+    }
+
     /// Open the device chosen by `selector` (see [`select`]).
     pub fn open(selector: Option<&str>) -> Result<Self> {
         let devices = list_devices()?;
@@ -346,10 +364,7 @@ impl Backend for OpenClBackend {
         if let Some(id) = self.built.program(request) {
             return Ok(id);
         }
-        let mut options = request.options();
-        options.extend(self.second_stage_options(&request.jit)?);
-        options.extend(self.log_options());
-        let options = options.join(" ");
+        let options = self.build_options(request)?;
         let program =
             Program::create_and_build_from_source(&self.context, &request.source, &options)
                 .map_err(|log| BackendError::Compile {
@@ -357,11 +372,36 @@ impl Backend for OpenClBackend {
                     options: options.clone(),
                     log,
                 })?;
-        // A log that cannot be read only costs the register count, never the build.
-        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
-        let id = self.programs.insert(BuiltProgram { program, build_log });
-        self.built.remember_program(request, id);
-        Ok(id)
+        Ok(self.keep(request, program))
+    }
+
+    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
+        use rayon::prelude::*;
+        if self.alive().is_err() {
+            return 0;
+        }
+        let todo: Vec<(CompileRequest, String)> = self
+            .built
+            .not_built(requests)
+            .into_iter()
+            .filter_map(|r| self.build_options(&r).ok().map(|o| (r, o)))
+            .collect();
+        // The driver's compiler builds distinct programs of one context at once (OpenCL
+        // allows clBuildProgram from several threads); the logs are read after, here.
+        let context = &self.context;
+        let made: Vec<(CompileRequest, Program)> = todo
+            .into_par_iter()
+            .filter_map(|(request, options)| {
+                Program::create_and_build_from_source(context, &request.source, &options)
+                    .ok()
+                    .map(|p| (request, p))
+            })
+            .collect();
+        let count = made.len();
+        for (request, program) in made {
+            self.keep(&request, program);
+        }
+        count
     }
 
     /// CUDA's PTX as a program binary, where the platform takes PTX (see `binary`).

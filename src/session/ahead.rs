@@ -1,0 +1,67 @@
+//! Programs built ahead. A run measures its comparisons one at a time, and each used to build
+//! its programs in turn, one compiler call after another: on an H100 a fifth of a full suite.
+//! Before each stretch of comparisons, the programs they will build are built at once on
+//! each side ([`Backend::prebuild`]); each comparison's own build then finds its program done.
+//! The requests come from the same function a comparison's build uses, so what is built
+//! ahead is exactly what would have been built; a request that fails ahead is built again in
+//! its comparison, which reports the failure as before.
+
+use crate::backend::{Backend, CompileRequest};
+use crate::kernels::KernelSources;
+use crate::record::Side;
+use crate::study::{Comparison, Resolved};
+use crate::workload::exec::compile_request;
+use crate::workload::ProgramSource;
+
+/// How many comparisons one stretch covers, per thread of the pool: enough to keep every
+/// thread busy, few enough that a run stopped early (a cap, Ctrl-C) has built little it
+/// never used.
+const COMPARISONS_PER_THREAD: usize = 2;
+
+/// The comparisons one stretch covers.
+pub(super) fn stretch() -> usize {
+    COMPARISONS_PER_THREAD * rayon::current_num_threads().max(1)
+}
+
+/// Builds ahead the programs of `comparisons` on `a` and, where given, `b`. Returns how many
+/// programs were built.
+pub(super) fn build_ahead(
+    comparisons: &[&Comparison],
+    a: &mut dyn Backend,
+    b: Option<&mut dyn Backend>,
+    sources: &KernelSources,
+) -> usize {
+    let mut wanted_a = Vec::new();
+    let mut settings_b = Vec::new();
+    for c in comparisons {
+        let plan_a = super::side_plan(Side::A, a, c.a.clone());
+        let groups_a = plan_a.shape.groups;
+        wanted_a.extend(request(plan_a, sources));
+        // Side B's launch as the comparison makes it: the shared group count where both
+        // sides leave it to the rule.
+        let mut settings = c.b.clone();
+        if let Some(g) = super::shared_groups(&c.a, &c.b, groups_a) {
+            settings.groups = Some(g);
+        }
+        settings_b.push(settings);
+    }
+    let mut built = a.prebuild(&wanted_a);
+    if let Some(b) = b {
+        let wanted_b: Vec<CompileRequest> = settings_b
+            .into_iter()
+            .filter_map(|settings| request(super::side_plan(Side::B, b, settings), sources))
+            .collect();
+        built += b.prebuild(&wanted_b);
+    }
+    built
+}
+
+/// The request a comparison's side will build, where it builds its own program.
+fn request(plan: super::SidePlan, sources: &KernelSources) -> Option<CompileRequest> {
+    let s: &Resolved = &plan.settings;
+    if s.variant.kernel.is_empty() || s.program != ProgramSource::Own {
+        return None;
+    }
+    let file = s.family.family().kernel_file();
+    compile_request(plan.backend.api(), sources, file, &plan.config).ok()
+}
