@@ -304,23 +304,10 @@ fn diff_fails_on_regression_only_when_something_regressed() {
 #[test]
 fn two_gpus_of_one_host_are_two_gpus() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("report");
-    clvscu()
-        .arg("report")
-        .arg(root.join("results/2xh100-2026-11-26-default"))
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("on 2 GPU configurations"));
-    let md = fs::read_to_string(out.join("report.md")).unwrap();
-    for gpu in ["CUDA device 0", "CUDA device 1"] {
-        assert!(
-            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({gpu})")),
-            "{gpu}"
-        );
-    }
+    let (_dir, out) = report_of_two_h100s(
+        &root.join("results/2xh100-2026-11-26-default"),
+        ["CUDA device 0", "CUDA device 1"],
+    );
     let chart = fs::read_dir(out.join("charts"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -355,21 +342,29 @@ fn every_gpu_runs_at_once_and_the_report_keys_each_by_its_bus() {
         apart < 1000,
         "the GPUs started {apart} ms apart: not at once"
     );
+    report_of_two_h100s(&root.join("every-gpu"), ["pci 00:06", "pci 00:07"]);
+}
+
+/// The report of `runs`, run folders of two H100s of one host: two GPU configurations, each
+/// a section headed by its `labels`. Returns the report's folder (and the temporary folder
+/// that holds it).
+fn report_of_two_h100s(runs: &Path, labels: [&str; 2]) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     clvscu()
         .arg("report")
-        .arg(root.join("every-gpu"))
+        .arg(runs)
         .arg("--out")
         .arg(&out)
         .assert()
         .success()
         .stdout(predicate::str::contains("on 2 GPU configurations"));
     let md = fs::read_to_string(out.join("report.md")).unwrap();
-    for bus in ["pci 00:06", "pci 00:07"] {
+    for label in labels {
         assert!(
-            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")),
-            "{bus}"
+            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({label})")),
+            "{label}"
         );
     }
+    (dir, out)
 }
