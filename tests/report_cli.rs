@@ -304,9 +304,9 @@ fn diff_fails_on_regression_only_when_something_regressed() {
 #[test]
 fn two_gpus_of_one_host_are_two_gpus() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let (_dir, out) = report_of_two_h100s(
+    let (_dir, out) = report_of_h100s(
         &root.join("results/2xh100-2026-11-26-default"),
-        ["CUDA device 0", "CUDA device 1"],
+        &["CUDA device 0", "CUDA device 1"],
     );
     let chart = fs::read_dir(out.join("charts"))
         .unwrap()
@@ -319,36 +319,51 @@ fn two_gpus_of_one_host_are_two_gpus() {
     }
 }
 
-/// `run --cuda-device all` on two H100s of one host runs both GPUs at the same time, one
-/// process each, each paired with the OpenCL device on its own PCI bus; the report keys them
-/// by that bus.
+/// `run --cuda-device all` on two and on four H100s of one host runs every GPU at the same
+/// time, one process each, each paired with the OpenCL device on its own PCI bus; the report
+/// keys them by that bus.
 #[test]
 fn every_gpu_runs_at_once_and_the_report_keys_each_by_its_bus() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/2xh100-2026-11-26-at-once");
-    let mut starts = Vec::new();
-    for (gpu, bus) in [("gpu0", "00:06"), ("gpu1", "00:07")] {
-        let dir = root.join(format!("every-gpu/{gpu}-nvidia-h100-80gb-hbm3"));
-        let p: serde_json::Value =
-            serde_json::from_str(&fs::read_to_string(dir.join("provenance.json")).unwrap())
-                .unwrap();
-        for d in p["devices"].as_array().unwrap() {
-            assert_eq!(d["pci_bus"], bus, "{gpu}: {}", d["api"]);
+    let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    for (folder, buses) in [
+        ("2xh100-2026-11-26-at-once", &["00:06", "00:07"][..]),
+        (
+            "4xh100-2026-11-26-at-once",
+            &["00:06", "00:07", "00:08", "00:09"][..],
+        ),
+    ] {
+        let runs = results.join(folder).join("every-gpu");
+        let mut starts = Vec::new();
+        for (i, bus) in buses.iter().enumerate() {
+            let dir = runs.join(format!("gpu{i}-nvidia-h100-80gb-hbm3"));
+            let p: serde_json::Value =
+                serde_json::from_str(&fs::read_to_string(dir.join("provenance.json")).unwrap())
+                    .unwrap();
+            for d in p["devices"].as_array().unwrap() {
+                assert_eq!(d["pci_bus"], *bus, "{folder} gpu{i}: {}", d["api"]);
+            }
+            let start = p["date_utc"].as_str().unwrap();
+            starts.push(chrono::DateTime::parse_from_rfc3339(start).unwrap());
         }
-        let start = chrono::DateTime::parse_from_rfc3339(p["date_utc"].as_str().unwrap()).unwrap();
-        starts.push(start);
+        let spread = starts
+            .iter()
+            .max()
+            .unwrap()
+            .signed_duration_since(starts.iter().min().unwrap());
+        assert!(
+            spread.num_milliseconds() < 1000,
+            "{folder}: the GPUs started {spread} apart: not at once"
+        );
+        let labels: Vec<String> = buses.iter().map(|b| format!("pci {b}")).collect();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        report_of_h100s(&runs, &labels);
     }
-    let apart = (starts[0] - starts[1]).num_milliseconds().abs();
-    assert!(
-        apart < 1000,
-        "the GPUs started {apart} ms apart: not at once"
-    );
-    report_of_two_h100s(&root.join("every-gpu"), ["pci 00:06", "pci 00:07"]);
 }
 
-/// The report of `runs`, run folders of two H100s of one host: two GPU configurations, each
-/// a section headed by its `labels`. Returns the report's folder (and the temporary folder
-/// that holds it).
-fn report_of_two_h100s(runs: &Path, labels: [&str; 2]) -> (tempfile::TempDir, std::path::PathBuf) {
+/// The report of `runs`, run folders of H100s of one host: one GPU configuration per label,
+/// each a section headed by it. Returns the report's folder (and the temporary folder that
+/// holds it).
+fn report_of_h100s(runs: &Path, labels: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
     clvscu()
@@ -358,7 +373,10 @@ fn report_of_two_h100s(runs: &Path, labels: [&str; 2]) -> (tempfile::TempDir, st
         .arg(&out)
         .assert()
         .success()
-        .stdout(predicate::str::contains("on 2 GPU configurations"));
+        .stdout(predicate::str::contains(format!(
+            "on {} GPU configurations",
+            labels.len()
+        )));
     let md = fs::read_to_string(out.join("report.md")).unwrap();
     for label in labels {
         assert!(
