@@ -28,7 +28,8 @@ pub struct DeviceArgs {
     pub cl_device: Option<String>,
     /// CUDA device: index or name substring (default: 0); `all` runs the command (`run` or
     /// `suite`) on every CUDA GPU at the same time, one process each, each paired with the
-    /// OpenCL device at its PCI bus, into one folder per GPU under --out.
+    /// OpenCL device at its PCI bus, into one folder per GPU under --out, then one report
+    /// over every GPU there (report.md, index.html).
     #[arg(long, value_parser = device_selector)]
     pub cuda_device: Option<String>,
     /// Read kernels from DIR/kernels_cl and DIR/kernels_cu instead of the embedded copies.

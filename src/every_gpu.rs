@@ -224,7 +224,27 @@ pub fn run_command(out: &Path) -> Result<i32> {
         &interrupts,
         emit,
     )?;
-    Ok(summarize(&jobs, &codes))
+    let code = summarize(&jobs, &codes);
+    if interrupts.load(Ordering::SeqCst) == 0 {
+        report_over(out);
+    }
+    Ok(code)
+}
+
+/// One report over every GPU's folder under `out` (`report.md`, `index.html`): the GPUs side
+/// by side, keyed by their PCI bus, with the per-GPU PR chart. A report that cannot be made
+/// costs a warning, never the runs.
+fn report_over(out: &Path) {
+    match clvscu::report::write_report(&[out.to_path_buf()], out, true) {
+        Ok(written) => println!(
+            "one report over every GPU ({} run folders on {} GPU configurations): {} and {}",
+            written.folders,
+            written.gpus,
+            out.join("report.md").display(),
+            out.join("index.html").display()
+        ),
+        Err(e) => eprintln!("warning: no report over the GPUs: {e}"),
+    }
 }
 
 /// The arguments this process was started with, without the program.
@@ -375,6 +395,33 @@ mod tests {
             lines,
             strings(&["[gpu0] interrupted", "[gpu1] interrupted"])
         );
+    }
+
+    /// The report over two H100s' folders of one `--cuda-device all` run (copied from the
+    /// committed results): both GPUs, each under its own bus.
+    #[test]
+    fn the_report_over_every_gpu_shows_each_gpu() {
+        let committed = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("results/2xh100-2026-11-26-at-once/every-gpu");
+        let dir = tempfile::tempdir().unwrap();
+        for gpu in std::fs::read_dir(&committed).unwrap() {
+            let gpu = gpu.unwrap().path();
+            let to = dir.path().join(gpu.file_name().unwrap());
+            std::fs::create_dir(&to).unwrap();
+            for f in std::fs::read_dir(&gpu).unwrap() {
+                let f = f.unwrap().path();
+                std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+            }
+        }
+        report_over(dir.path());
+        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+        for bus in ["pci 00:06", "pci 00:07"] {
+            assert!(
+                md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")),
+                "{bus}"
+            );
+        }
+        assert!(dir.path().join("index.html").is_file());
     }
 
     #[test]
