@@ -456,6 +456,18 @@ pub struct TuneArgs {
 }
 
 impl DeviceArgs {
+    /// Refuses `--cuda-device all` for a command that works on one GPU, saying which do
+    /// more (without this, `all` would be taken for a device name and match none).
+    pub fn one_cuda_device(&self, command: &str) -> anyhow::Result<()> {
+        if self.cuda_device.as_deref() == Some("all") {
+            anyhow::bail!(
+                "`{command}` works on one GPU: give --cuda-device N (an index or a name); \
+                 --cuda-device all is for `run` and `suite`"
+            );
+        }
+        Ok(())
+    }
+
     /// The kernel sources: the embedded twins, or a folder the user names, which must hold
     /// both APIs' folders (a missing one is bad input, exit 1, in every command).
     pub fn sources(&self) -> anyhow::Result<KernelSources> {

@@ -40,15 +40,30 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             Ok(EXIT_OK)
         }
         Command::Run(args) => run(*args),
-        Command::Calibrate(args) => calibrate(&args),
+        Command::Calibrate(args) => {
+            args.devices.one_cuda_device("calibrate")?;
+            calibrate(&args)
+        }
         Command::ShapesRule { sweep, out } => crate::shapes_rule_cli::run(&sweep, &out),
-        Command::Tune(args) => crate::tune_cli::run(*args),
-        Command::Explain(args) => crate::explain_cli::run(*args),
+        Command::Tune(args) => {
+            args.devices.one_cuda_device("tune")?;
+            crate::tune_cli::run(*args)
+        }
+        Command::Explain(args) => {
+            args.run.devices.one_cuda_device("explain")?;
+            crate::explain_cli::run(*args)
+        }
         Command::Suite(args) => crate::suite_cli::run(args),
-        Command::Parity { devices } => parity(&devices),
+        Command::Parity { devices } => {
+            devices.one_cuda_device("parity")?;
+            parity(&devices)
+        }
         Command::Plot { inputs, out } => plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => merge(&inputs, &output),
-        Command::Inspect(args) => inspect_cmd(args),
+        Command::Inspect(args) => {
+            args.devices.one_cuda_device("inspect")?;
+            inspect_cmd(args)
+        }
         Command::Report {
             inputs,
             out,

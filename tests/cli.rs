@@ -519,6 +519,31 @@ fn a_suite_on_every_gpu_also_pairs_by_the_pci_bus() {
 }
 
 #[test]
+fn a_one_gpu_command_refuses_every_gpu_and_names_the_commands_that_take_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["tune", "matvec/tuned", "--cuda-device", "all", "--out"][..],
+        &["calibrate", "--cuda-device", "all", "--out"][..],
+        &["inspect", "--cuda-device", "all", "--out"][..],
+        &["explain", "matvec/tuned", "--cuda-device", "all", "--out"][..],
+    ] {
+        clvscu()
+            .args(args)
+            .arg(dir.path().join("out"))
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains(format!(
+                "`{}` works on one GPU",
+                args[0]
+            )))
+            .stderr(predicate::str::contains(
+                "--cuda-device all is for `run` and `suite`",
+            ));
+    }
+    assert!(!dir.path().join("out").exists(), "nothing written");
+}
+
+#[test]
 fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
     let dir = tempfile::tempdir().unwrap();
     clvscu()
