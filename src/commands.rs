@@ -314,6 +314,7 @@ fn run_one(
         args.show_experiments,
         &out,
     );
+    print_expected_refusals(&report.summary);
     print_hint(&report.summary, &out);
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
         println!("{}", noise_floor_note());
@@ -357,6 +358,20 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
             EXIT_FAILED_CONFIGS
         }
         Outcome::Complete => EXIT_OK,
+    }
+}
+
+/// The launches the driver refused as the study expects: recorded, in no PR, no failure.
+fn print_expected_refusals(summary: &RunSummary) {
+    if summary.refused_as_expected.is_empty() {
+        return;
+    }
+    println!(
+        "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
+        summary.refused_as_expected.len()
+    );
+    for r in &summary.refused_as_expected {
+        println!("  {}", printable_lines(r));
     }
 }
 

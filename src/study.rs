@@ -100,6 +100,9 @@ pub struct Spec {
     pub program: Option<String>,
     /// SpMV's matrix: `uniform` (default), `banded`, `powerlaw` or `file:PATH.mtx`.
     pub matrix: Option<String>,
+    /// A refusal the study expects of a driver, recorded as the driver answered but not
+    /// counted as a failure: `non-uniform-work-group` (see [`ExpectedRefusal`]).
+    pub expect: Option<String>,
     /// Sweep parameter (`local`, `groups`, `size`, `unroll.A`) and its values; sweeps only.
     pub param: Option<String>,
     pub values: Option<Vec<toml::Value>>,
@@ -202,6 +205,47 @@ pub struct Comparison {
     pub b: Resolved,
     pub sweep_param: String,
     pub sweep_value: String,
+    /// A refusal the study expects of a driver in this comparison.
+    pub expected_refusal: Option<ExpectedRefusal>,
+}
+
+crate::names::named_enum! {
+    /// A launch a driver is expected to refuse, by the API's own rule: the refusal is still
+    /// sent to the driver and recorded as it answered (`launch-failed` with its error), but a
+    /// run whose only failures are such refusals is complete (exit 0), and says so.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum ExpectedRefusal {
+        /// OpenCL 1.2 refuses a local size that does not divide the global size
+        /// (`CL_INVALID_WORK_GROUP_SIZE`); OpenCL 2.0 made such non-uniform work-groups
+        /// optional. Covers an OpenCL row launched at exactly its element count (the fill
+        /// article's launch) with a local size that does not divide it.
+        NonUniformWorkGroup,
+    }
+}
+
+impl ExpectedRefusal {
+    /// Whether `row` is this refusal, and nothing else: the API, the driver's own error and
+    /// the launch the rule is about.
+    pub fn covers(self, row: &crate::record::MeasurementRow) -> bool {
+        match self {
+            ExpectedRefusal::NonUniformWorkGroup => {
+                row.status == crate::record::Status::LaunchFailed
+                    && row.api == crate::backend::Api::OpenCl
+                    && row.error.contains("CL_INVALID_WORK_GROUP_SIZE")
+                    && row.local_size > 0
+                    && !row.elements.is_multiple_of(u64::from(row.local_size))
+            }
+        }
+    }
+
+    /// The rule, in a sentence for the run's summary.
+    pub fn rule(self) -> &'static str {
+        match self {
+            ExpectedRefusal::NonUniformWorkGroup => {
+                "OpenCL 1.2 refuses a local size that does not divide the global size"
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -305,6 +349,7 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         timeout: pick!(timeout),
         index: pick!(index),
         matrix: pick!(matrix),
+        expect: pick!(expect),
         param: pick!(param),
         values: pick!(values),
         all_variants: pick!(all_variants),
@@ -537,12 +582,23 @@ fn comparison_from(
     } else {
         format!("{base}@{}={}", sweep.0, sweep.1)
     };
+    let expected_refusal = spec
+        .expect
+        .as_deref()
+        .map(crate::names::parse::<ExpectedRefusal>)
+        .transpose()
+        .map_err(|e| StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: format!("field 'expect': {e}"),
+        })?;
     Ok(Comparison {
         id,
         a,
         b,
         sweep_param: sweep.0,
         sweep_value: sweep.1,
+        expected_refusal,
     })
 }
 

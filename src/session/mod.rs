@@ -27,7 +27,7 @@ use crate::backend::Backend;
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
 use crate::record::{MeasurementRow, PrRow, Side, Status};
-use crate::study::{Comparison, Resolved, Study};
+use crate::study::{Comparison, ExpectedRefusal, Resolved, Study};
 use crate::workload::default_groups;
 use crate::workload::exec::SideConfig;
 use analysis::RowContext;
@@ -61,6 +61,9 @@ pub struct RunSummary {
     pub prs: Vec<PrRow>,
     pub skipped: usize,
     pub failed: Vec<String>,
+    /// Launches the driver refused as the study expected (its `expect`): in the rows as the
+    /// driver answered, in no PR, and no failure of the run.
+    pub refused_as_expected: Vec<String>,
     pub interrupted: bool,
     /// Where each measured comparison's time went (see [`timings`]).
     pub timings: Vec<timings::TimingRow>,
@@ -98,21 +101,28 @@ impl RunSummary {
         self.prs.extend(other.prs);
         self.skipped += other.skipped;
         self.failed.extend(other.failed);
+        self.refused_as_expected.extend(other.refused_as_expected);
         self.interrupted |= other.interrupted;
         self.timings.extend(other.timings);
         self.built_ahead += other.built_ahead;
         self.built_ahead_s += other.built_ahead_s;
     }
 
-    fn note(&mut self, rows: ComparisonRows) {
+    fn note(&mut self, rows: ComparisonRows, expected: Option<ExpectedRefusal>) {
         for m in rows.measurements.iter().filter(|m| m.status != Status::Ok) {
-            self.failed.push(format!(
+            let line = format!(
                 "{} [{}]: {} {}",
                 m.comparison,
                 m.api,
                 m.status,
                 m.error.lines().next().unwrap_or("")
-            ));
+            );
+            match expected.filter(|e| e.covers(m)) {
+                Some(e) => self
+                    .refused_as_expected
+                    .push(format!("{line} ({})", e.rule())),
+                None => self.failed.push(line),
+            }
         }
         self.prs.extend(rows.pr);
         self.measurements.extend(rows.measurements);
@@ -188,7 +198,7 @@ pub fn run_study_with(
         if let Some(tell) = ctx.on_comparison {
             tell(i + 1, study.comparisons.len(), &rows);
         }
-        summary.note(rows);
+        summary.note(rows, comparison.expected_refusal);
         bar.inc(1);
     }
     bar.finish_and_clear();

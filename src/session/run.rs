@@ -428,6 +428,12 @@ fn write_summary(
         markdown::measurement_table(&all.measurements),
         markdown::pr_table(&all.prs)
     );
+    if !all.refused_as_expected.is_empty() {
+        text.push_str("\n## Refused as the study expects\n\nLaunches the driver refused by the API's own rule, as the study's `expect` says: recorded as the driver answered, in no PR, and no failure of the run.\n\n");
+        for r in &all.refused_as_expected {
+            text.push_str(&format!("- {r}\n"));
+        }
+    }
     if let Some(c) = calibration {
         text.push_str(&format!(
             "\n# Runtime calibration\n\n{}\n\n{}",

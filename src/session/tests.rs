@@ -1268,3 +1268,70 @@ fn a_build_that_fails_ahead_fails_in_its_comparison_with_its_log() {
         "the failure is not kept as a program"
     );
 }
+
+/// The fill article's exact launch as a sweep: 96 does not divide 1000, 40 does.
+fn exact_fill(expect: &str) -> Study {
+    let text = format!(
+        "name = \"t\"\n[defaults]\nfamily = \"fill\"\nsize = \"1000\"\nlocal = 64\nwarmup = 1\n\
+         reps = 4\nmin_time = 0\ntimer = \"device-event\"\n\
+         [[sweep]]\nvariant = \"1d-exact\"\nparam = \"local\"\nvalues = [40, 96]\n{expect}"
+    );
+    study::parse(&text, "test.toml").unwrap()
+}
+
+/// OpenCL's refusal of a local size that does not divide the global size, where the study
+/// expects it: recorded as the driver answered, in no PR, and no failure of the run; without
+/// the study's `expect`, the same refusal is a failure.
+#[test]
+fn a_refusal_the_study_expects_is_recorded_but_fails_nothing() {
+    let (summary, sink) = run_default_pair(&exact_fill("expect = \"non-uniform-work-group\""));
+    assert_eq!(summary.outcome(), Outcome::Complete, "{:?}", summary.failed);
+    assert_eq!(summary.refused_as_expected.len(), 1);
+    assert!(
+        summary.refused_as_expected[0].contains("fill/1d-exact@local=96 [OpenCL]: launch-failed")
+            && summary.refused_as_expected[0].contains("CL_INVALID_WORK_GROUP_SIZE"),
+        "{:?}",
+        summary.refused_as_expected
+    );
+    let refused = sink
+        .recorded
+        .iter()
+        .flat_map(|r| &r.measurements)
+        .filter(|m| m.status == Status::LaunchFailed)
+        .count();
+    assert_eq!(refused, 1, "the row keeps the driver's answer");
+    assert_eq!(summary.prs.len(), 1, "only local=40 forms a PR");
+
+    let (summary, _) = run_default_pair(&exact_fill(""));
+    assert_eq!(summary.outcome(), Outcome::FailedConfigs);
+    assert!(summary.refused_as_expected.is_empty());
+}
+
+/// An expectation covers its refusal and nothing else: another driver error in the same
+/// comparison is still a failure.
+#[test]
+fn an_expected_refusal_does_not_excuse_another_failure() {
+    let s = exact_fill("expect = \"non-uniform-work-group\"");
+    let script = FakeScript {
+        fail_launch_after: Some(0),
+        ..FakeScript::default()
+    };
+    let (summary, _) = run_pair(&s, &mut fake(Api::OpenCl), &mut scripted(Api::Cuda, script));
+    assert_eq!(summary.outcome(), Outcome::FailedConfigs);
+    assert!(
+        summary.failed.iter().all(|f| f.contains("[CUDA]")),
+        "{:?}",
+        summary.failed
+    );
+}
+
+#[test]
+fn an_unknown_expectation_is_refused_with_the_known_ones() {
+    let text =
+        "name = \"t\"\n[[comparison]]\nfamily = \"fill\"\nvariant = \"1d\"\nexpect = \"nope\"\n";
+    let err = study::parse(text, "t.toml").unwrap_err().to_string();
+    assert!(
+        err.contains("field 'expect'") && err.contains("non-uniform-work-group"),
+        "{err}"
+    );
+}
