@@ -682,6 +682,48 @@ fn with_sides(merged: &Spec, entry: &Spec) -> Spec {
 
 #[cfg(test)]
 mod tests {
+
+    /// On the committed H100 and H200 runs of the exact launch, the fill study's expectation covers exactly
+    /// the rows NVIDIA's OpenCL refused (the article's exact launch at a local size that does
+    /// not divide 10^8) and no other row.
+    #[test]
+    fn the_fill_expectation_covers_exactly_what_nvidias_opencl_refused() {
+        let fill = load("fill").unwrap();
+        let expected = fill
+            .comparisons
+            .iter()
+            .find(|c| c.id.starts_with("fill/1d-exact"))
+            .and_then(|c| c.expected_refusal)
+            .expect("the exact-launch sweep expects a refusal");
+        for folder in [
+            "h100/fill",
+            "h100-2026-11-22-fill-exact/fill",
+            "h200-2026-11-22-fill-exact/fill",
+        ] {
+            let rows: Vec<crate::record::MeasurementRow> = crate::export::csv::read_rows(
+                &Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join(format!("results/{folder}/measurements.csv")),
+            )
+            .unwrap();
+            let covered: Vec<&str> = rows
+                .iter()
+                .filter(|r| expected.covers(r))
+                .map(|r| r.comparison.as_str())
+                .collect();
+            let failed = rows
+                .iter()
+                .filter(|r| r.status != crate::record::Status::Ok)
+                .count();
+            assert_eq!(covered.len(), failed, "{folder}: {covered:?}");
+            assert!(
+                covered
+                    .iter()
+                    .all(|c| c.starts_with("fill/1d-exact@local=")),
+                "{folder}: {covered:?}"
+            );
+            assert!(!covered.is_empty(), "{folder}: no refusal to cover");
+        }
+    }
     use super::*;
 
     /// A watchdog limit past what a `Duration` holds used to end the run in a panic.
