@@ -105,7 +105,17 @@ impl FolderIdentity {
 /// The hash of everything a study resolves to; the same study file gives the same hash
 /// under the same binary.
 pub fn study_hash(study: &Study) -> String {
-    let text = format!("{}\n{:?}", study.name, study.comparisons);
+    // What the study expects a driver to refuse changes no measurement: left out, so that
+    // adding or dropping an expectation keeps a folder resumable.
+    let measured: Vec<_> = study
+        .comparisons
+        .iter()
+        .map(|c| crate::study::Comparison {
+            expected_refusal: None,
+            ..c.clone()
+        })
+        .collect();
+    let text = format!("{}\n{:?}", study.name, measured);
     short_hash(text.as_bytes())
 }
 

@@ -1335,3 +1335,16 @@ fn an_unknown_expectation_is_refused_with_the_known_ones() {
         "{err}"
     );
 }
+
+/// A folder stays resumable when the study only adds or drops an expected refusal: it
+/// changes no measurement.
+#[test]
+fn an_expectation_leaves_the_study_hash_as_it_is() {
+    let with = exact_fill("expect = \"non-uniform-work-group\"");
+    let without = exact_fill("");
+    assert_ne!(with.comparisons, without.comparisons);
+    assert_eq!(
+        super::folder::study_hash(&with),
+        super::folder::study_hash(&without)
+    );
+}
