@@ -1,5 +1,6 @@
 //! Programs built ahead. A run measures its comparisons one at a time, and each used to build
-//! its programs in turn, one compiler call after another: on an H100 a fifth of a full suite.
+//! its programs in turn, one compiler call after another: on a GPU, builds were the largest
+//! phase of sweeps over unroll factors and work-group sizes (`timings.csv`'s `build_s`).
 //! Before each stretch of comparisons, the programs they will build are built at once on
 //! each side ([`Backend::prebuild`]); each comparison's own build then finds its program done.
 //! The requests come from the same function a comparison's build uses, so what is built
