@@ -455,11 +455,19 @@ pub struct TuneArgs {
     pub devices: DeviceArgs,
 }
 
+/// The `--cuda-device` value that runs every GPU.
+pub const EVERY_GPU: &str = "all";
+
 impl DeviceArgs {
+    /// Whether `--cuda-device all` asks for every GPU.
+    pub fn is_every_gpu(&self) -> bool {
+        self.cuda_device.as_deref() == Some(EVERY_GPU)
+    }
+
     /// Refuses `--cuda-device all` for a command that works on one GPU, saying which do
     /// more (without this, `all` would be taken for a device name and match none).
     pub fn one_cuda_device(&self, command: &str) -> anyhow::Result<()> {
-        if self.cuda_device.as_deref() == Some("all") {
+        if self.is_every_gpu() {
             anyhow::bail!(
                 "`{command}` works on one GPU: give --cuda-device N (an index or a name); \
                  --cuda-device all is for `run` and `suite`"

@@ -230,7 +230,7 @@ fn run(args: RunArgs) -> Result<i32> {
         // The study's name is the user's text: as a slug it cannot leave the folder.
         None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
     };
-    let result = if args.devices.cuda_device.as_deref() == Some(every_gpu::EVERY_GPU) {
+    let result = if every_gpu::wanted(&args.devices)? {
         run_every_gpu(&args, &out)
     } else {
         run_here(&args, &out, &stamp)
@@ -258,11 +258,6 @@ fn run_here(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
 /// `--cuda-device all`: the study on every CUDA GPU at the same time, one process each (see
 /// [`every_gpu`]), each into its own folder under `out`.
 fn run_every_gpu(args: &RunArgs, out: &Path) -> Result<i32> {
-    if args.devices.cl_device.is_some() {
-        bail!(
-            "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
-        );
-    }
     // Each GPU's run would replace the last one's file: one file cannot hold them apart.
     let exports = [&args.export_json, &args.export_csv, &args.export_markdown];
     if exports.iter().any(|e| e.is_some()) {

@@ -15,13 +15,11 @@ use anyhow::{bail, Context, Result};
 use clvscu::backend::cuda;
 use clvscu::plot;
 
+use crate::cli::DeviceArgs;
 use crate::stopping::EXIT_INTERRUPTED;
 
 /// Where each child's output lines go, prefixed with its GPU.
 pub type Emit = Arc<dyn Fn(String) + Send + Sync>;
-
-/// The `--cuda-device` value that runs every GPU.
-pub const EVERY_GPU: &str = "all";
 
 /// One GPU's share of the command.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +36,17 @@ impl GpuJob {
     fn label(&self) -> String {
         format!("gpu{}", self.index)
     }
+}
+
+/// Whether `devices` asks for every GPU (`--cuda-device all`); a hand-picked OpenCL device
+/// beside it is refused, as each GPU's is found by its PCI bus.
+pub fn wanted(devices: &DeviceArgs) -> Result<bool> {
+    if devices.is_every_gpu() && devices.cl_device.is_some() {
+        bail!(
+            "--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out"
+        );
+    }
+    Ok(devices.is_every_gpu())
 }
 
 /// Every CUDA GPU of this machine, each with its folder under `out`.

@@ -32,6 +32,7 @@ const GRACE_S: u64 = 15;
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
+    let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = match &args.out {
         Some(out) => out.clone(),
         None => {
@@ -39,10 +40,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             claim_default_folder("suite", &stamp)?
         }
     };
-    if args.devices.cuda_device.as_deref() == Some(every_gpu::EVERY_GPU) {
-        if args.devices.cl_device.is_some() {
-            bail!("--cuda-device all finds each GPU's OpenCL device by its PCI bus; leave --cl-device out");
-        }
+    if on_every_gpu {
         // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
     }
