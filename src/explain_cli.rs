@@ -53,6 +53,8 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
 const PENDING: &str = "pending-swaps.txt";
 /// The `--part` value of every pass but the NVRTC-PTX rungs.
 const LADDER_PART: &str = "ladder";
+/// The `--part` value of the process that reads each runtime's machine code.
+const MACHINE_CODE_PART: &str = "machine-code";
 /// The `--part` value of the run ncu watches (`explain::profile`).
 const PROFILE_PART: &str = "profile";
 
@@ -70,6 +72,9 @@ fn run_parts(out: &Path) -> Result<i32> {
         }
     }
     let _ = std::fs::remove_file(&pending);
+    if run_machine_code_part(out)? == EXIT_INTERRUPTED {
+        return Ok(EXIT_INTERRUPTED);
+    }
     profile_with_ncu(out)?;
     let (explanations, files) = explain_run::write_outputs(out)
         .with_context(|| format!("reading the rungs under {}", out.display()))?;
@@ -86,6 +91,26 @@ fn run_parts(out: &Path) -> Result<i32> {
              the rungs that ran"
         );
     }
+    Ok(code)
+}
+
+/// The machine code each runtime runs (`explain::machine_code`), in a process of its own whose
+/// CUDA compute cache is an empty folder of `out` (the driver reads `CUDA_CACHE_PATH` once,
+/// when it starts), removed afterwards. A failure is a note: the verdicts then say the code
+/// was not read.
+fn run_machine_code_part(out: &Path) -> Result<i32> {
+    let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
+    if cache.exists() {
+        std::fs::remove_dir_all(&cache).with_context(|| format!("clearing {}", cache.display()))?;
+    }
+    std::fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
+    let env = [
+        ("CUDA_CACHE_PATH", cache.display().to_string()),
+        ("CUDA_CACHE_DISABLE", "0".to_string()),
+        ("CUDA_CACHE_MAXSIZE", (4u64 << 30).to_string()),
+    ];
+    let code = run_part_process_with(out, MACHINE_CODE_PART, &env)?;
+    let _ = std::fs::remove_dir_all(&cache);
     Ok(code)
 }
 
@@ -150,6 +175,16 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     if part == PROFILE_PART {
         return run_profile_part(args, &targets, out);
     }
+    if part == MACHINE_CODE_PART {
+        let sources = args.run.devices.sources()?;
+        let mut sides = open_sides(&args.run)?;
+        let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
+        let capped = clvscu::explain::machine_code::capped_rungs(out);
+        clvscu::explain::machine_code::collect(
+            &targets, &capped, out, &sources, &mut sides, &cache,
+        )?;
+        return Ok(EXIT_OK);
+    }
     let kept = format!(
         "every finished rung is in {}; continue with --resume --out {}",
         out.display(),
@@ -193,11 +228,17 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
 
 /// Runs this command again for one part, resuming `out`, and gives its exit code.
 fn run_part_process(out: &Path, part: &str) -> Result<i32> {
+    run_part_process_with(out, part, &[])
+}
+
+/// The same with `env` added to the part's environment.
+fn run_part_process_with(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i32> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let mut args = resume_arguments(std::env::args().skip(1), out);
     args.extend(["--part".into(), part.to_string()]);
     let status = std::process::Command::new(&exe)
         .args(&args)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .status()
         .with_context(|| format!("running {} for {part}", exe.display()))?;
     let code = status.code().unwrap_or(EXIT_INTERRUPTED);

@@ -56,19 +56,12 @@ const HAND_FOUND: &[(&str, &str)] = &[
     ("matvec-listing4", "front-end"),
     ("math-exp", "front-end"),
     ("sgemm-tiled16", "carveout"),
-    ("sgemm-blocked", "second-stage-registers"),
     ("matvec-row-multi", "front-end"),
     ("matvec-row-item", "front-end"),
     ("spmv-banded-stream-tex", "front-end"),
     ("spmv-powerlaw-vector-tex", "front-end"),
     ("reduce-tuned-2^16", "between-launches"),
 ];
-
-fn has_linked_rung(dir: &std::path::Path) -> bool {
-    let (prs, _) = read_folder_rows(dir).unwrap();
-    prs.iter()
-        .any(|p| p.comparison == "sgemm-tiled16::cuda-linked")
-}
 
 #[test]
 fn explain_names_the_hand_found_causes_on_every_gpu() {
@@ -83,12 +76,6 @@ fn explain_names_the_hand_found_causes_on_every_gpu() {
             // own launch path was calibrated) measures inside [0.98, 1.02] now: no gap is the
             // honest verdict there, and the only one accepted in place of the hand's.
             let gone = v.cause == "no-gap" && target.starts_with("reduce");
-            // The hand study swept CUDA's carveout through the driver's linker, the load path
-            // every JIT option took then. A folder with the `cuda-linked` rung (CUDA's own PTX
-            // through the linker, nothing else changed) finds that path alone closes the
-            // tiled16 gap: the load path is the cause, and the carveout rungs shared it.
-            let linked = *target == "sgemm-tiled16" && has_linked_rung(&dir);
-            let cause = if linked { "cuda-load-path" } else { cause };
             let named = v.cause.split('+').any(|c| c == cause) || gone;
             assert!(
                 named,
@@ -103,5 +90,41 @@ fn explain_names_the_hand_found_causes_on_every_gpu() {
             .find(|v| v.target == "sgemm-blocked-cuda-best")
             .expect("the tuned SGEMM is explained");
         assert_ne!(tuned.cause, "not-measured", "{}", dir.display());
+    }
+}
+
+/// The register verdicts of the committed folders rested on rungs that took the CUDA driver's
+/// linker, a load path that changes OpenCL's code by itself: they are void now, and no
+/// verdict names the registers or the linker as a cause.
+#[test]
+fn verdicts_that_rested_on_linker_rungs_are_void() {
+    use clvscu::explain::output::ExplainRow;
+    for dir in folders() {
+        let rows: Vec<ExplainRow> =
+            clvscu::export::csv::read_rows(&dir.join(output::EXPLAIN_CSV)).unwrap();
+        let linker = rows
+            .iter()
+            .filter(|r| r.rung.contains("-held-to-r") || r.rung.starts_with("jit-opt-"));
+        let mut seen = 0;
+        for r in linker {
+            seen += 1;
+            assert!(
+                r.void.starts_with("void:"),
+                "{}: {} {}",
+                dir.display(),
+                r.target,
+                r.rung
+            );
+        }
+        assert!(seen > 0, "{}: the linker rungs are read", dir.display());
+        for v in rebuilt(&dir) {
+            assert!(
+                !v.cause.contains("second-stage-registers") && !v.cause.contains("load-path"),
+                "{}: {} still names {}",
+                dir.display(),
+                v.target,
+                v.cause
+            );
+        }
     }
 }

@@ -51,10 +51,12 @@ impl JitOptions {
         *self == JitOptions::default()
     }
 
-    /// Whether the CUDA driver must assemble the PTX through its linker: an option of the
-    /// assembler is set (the carveout is a kernel attribute set after loading, not one).
+    /// Whether the CUDA driver must assemble the PTX through its linker: an optimisation
+    /// level is set, or the linker is asked for. A register cap is not: it is written into the
+    /// PTX (`.maxnreg`) and loaded as any PTX is; the carveout is a kernel attribute set after
+    /// loading.
     pub fn needs_linker(&self) -> bool {
-        self.opt_level.is_some() || self.max_registers.is_some() || self.linked
+        self.opt_level.is_some() || self.linked
     }
 
     /// Refuses values neither second stage accepts, naming the range.
@@ -80,7 +82,7 @@ impl JitOptions {
     /// API-neutral words for the fairness verdict (the same on both sides when held equal).
     pub fn describe(&self) -> String {
         let mut parts = vec!["driver JIT of PTX".to_string()];
-        if self.linked {
+        if self.needs_linker() {
             parts.push("through the driver's linker".into());
         }
         match (self.opt_level, self.max_registers, self.carveout) {
@@ -120,10 +122,10 @@ impl JitOptions {
                 .cuda_opt_level()
                 .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}"))
                 .into_iter()
-                .chain(
-                    self.max_registers
-                        .map(|r| format!("CU_JIT_MAX_REGISTERS={r}")),
-                )
+                .chain(self.max_registers.map(|r| match self.needs_linker() {
+                    true => format!("CU_JIT_MAX_REGISTERS={r}"),
+                    false => format!(".maxnreg {r}"),
+                }))
                 .chain(
                     self.carveout
                         .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),

@@ -241,8 +241,52 @@ fn for_opencl_line(
     }
 }
 
+/// `ptx` with every kernel entry capped at `registers` per thread: a `.maxnreg` directive
+/// after each `.entry`'s parameter list (replacing one already there). The PTX ISA's own way
+/// to say what `CU_JIT_MAX_REGISTERS` says, so the cap needs no other load path.
+pub fn cap_registers(ptx: &str, registers: u32) -> String {
+    let directive = format!(".maxnreg {registers}");
+    let mut out = String::with_capacity(ptx.len() + 64);
+    let mut in_entry_header = false;
+    for line in ptx.lines() {
+        let trimmed = line.trim_start();
+        if trimmed.contains(".entry ") {
+            in_entry_header = true;
+        }
+        if in_entry_header && trimmed.starts_with(".maxnreg") {
+            continue;
+        }
+        if in_entry_header && trimmed.starts_with('{') {
+            out.push_str(&directive);
+            out.push('\n');
+            in_entry_header = false;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_register_cap_goes_after_each_entrys_parameters_once() {
+        let ptx = ".version 8.0\n.visible .entry k(\n\t.param .u64 p\n)\n.maxntid 256, 1, 1\n\
+                   .maxnreg 64\n{\n\tret;\n}\n.visible .entry j()\n{\n\tret;\n}\n";
+        let capped = cap_registers(ptx, 153);
+        assert_eq!(capped.matches(".maxnreg 153").count(), 2, "{capped}");
+        assert!(
+            !capped.contains(".maxnreg 64"),
+            "the old cap is replaced: {capped}"
+        );
+        let at = capped.find(".maxnreg 153").unwrap();
+        assert!(
+            capped[..at].contains(".maxntid 256"),
+            "after the entry's other directives"
+        );
+        assert_eq!(cap_registers("{ no entry }\n", 32), "{ no entry }\n");
+    }
     use super::*;
 
     const OPENCL: &str = "\

@@ -8,6 +8,7 @@
 //! runtime rung that closes it (registers, carveout, the other clock); a gap no rung closes is
 //! "unexplained", with the PR that remains and the rung that moved it most.
 
+use crate::backend::Api;
 use crate::record::{MeasurementRow, PrRow};
 
 use super::ladder::{LadderStep, RungKind};
@@ -61,8 +62,18 @@ pub struct RungOutcome {
     pub closed: Option<f64>,
     pub moved: bool,
     pub closes: bool,
+    /// Why a rung can name no cause whatever its PR: it changed more than one step, or its
+    /// control moved (see [`mark_void`]).
+    pub void: Option<String>,
     /// Why a rung has no PR, or a fact beside it (registers of both sides).
     pub note: String,
+}
+
+impl RungOutcome {
+    /// Whether the rung brings the PR to parity and may name a cause.
+    pub fn closes_validly(&self) -> bool {
+        self.closes && self.void.is_none()
+    }
 }
 
 /// What a gap is put down to.
@@ -77,11 +88,6 @@ pub enum Cause {
         registers: u32,
         held: crate::backend::Api,
     },
-    /// The CUDA driver's load path: CUDA's own PTX assembled through the driver's linker (the
-    /// path of every JIT option) runs as OpenCL does.
-    LinkedLoad,
-    /// The second stages' optimisation level: both told this level closes the runtime part.
-    OptLevel(u32),
     /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
     Carveout(u32),
     /// The kernels' times agree on the device's clock: launch and wait on the host.
@@ -99,16 +105,10 @@ impl Cause {
             Cause::FrontEnd => "front end (the two compilers' PTX)".into(),
             Cause::Runtime => "runtime (the same PTX runs apart; no runtime rung closes it)".into(),
             Cause::Registers { registers, held } => format!(
-                "second stage: register allocation ({} held to {registers} registers closes it)",
+                "second stage: register allocation ({} capped at {registers} registers on the \
+                 target's load path closes it; its control held)",
                 held.label()
             ),
-            Cause::OptLevel(l) => {
-                format!("second stage: the optimisation level (both JITs told level {l} closes it)")
-            }
-            Cause::LinkedLoad => "runtime: the CUDA driver's load path (CUDA's own PTX assembled \
-                 through the driver's linker runs as OpenCL; rungs with JIT options share that \
-                 path)"
-                .into(),
             Cause::Carveout(p) => format!(
                 "runtime: the L1 / shared-memory split (CUDA at a {p}% carveout runs as OpenCL)"
             ),
@@ -129,8 +129,6 @@ impl Cause {
             Cause::FrontEnd => "front-end".into(),
             Cause::Runtime => "runtime".into(),
             Cause::Registers { .. } => "second-stage-registers".into(),
-            Cause::OptLevel(_) => "second-stage-opt-level".into(),
-            Cause::LinkedLoad => "cuda-load-path".into(),
             Cause::Carveout(_) => "carveout".into(),
             Cause::LaunchAndWait => "launch-and-wait".into(),
             Cause::BetweenLaunches => "between-launches".into(),
@@ -203,6 +201,13 @@ pub struct TargetExplanation {
     pub pr: Option<Interval>,
     pub rungs: Vec<RungOutcome>,
     pub verdict: Verdict,
+    /// Every cause named comes from a rung whose control held and, for a second-stage cause,
+    /// whose machine code reproduces the slower side's (see `explain::verify`).
+    pub verified: bool,
+    /// What the machine code each runtime runs shows, in one sentence, where it was read.
+    pub machine_code: Option<String>,
+    /// The fix offered and what it gives: the family's alternative on both sides, measured.
+    pub fix: Option<String>,
     /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
     /// step: the work-group limits and what the registers allow).
     pub shapes: Vec<SideShape>,
@@ -217,6 +222,28 @@ pub struct SideShape {
     pub registers: Option<u32>,
     pub spill_bytes: Option<u64>,
     pub shared_bytes: Option<u64>,
+}
+
+impl TargetExplanation {
+    /// The verdict in words with the machine code behind it: where no rung proved a cause,
+    /// the largest measured machine-code difference is what the verdict names.
+    pub fn verdict_text(&self) -> String {
+        let words = self.verdict.describe();
+        match (&self.machine_code, self.verified) {
+            (Some(code), true) => format!("{words}; in the machine code: {code}"),
+            (Some(code), false)
+                if matches!(
+                    self.verdict,
+                    Verdict::Explained(_) | Verdict::Unexplained { .. }
+                ) =>
+            {
+                format!(
+                    "{words}; not proven by a rung; the largest machine-code difference: {code}"
+                )
+            }
+            _ => words,
+        }
+    }
 }
 
 /// Registers and work-items of one SM of a Hopper GPU (H100, H200), and the granule in which
@@ -307,7 +334,7 @@ fn outcomes(
         .collect();
     kinds.sort_by_key(|k| (k.step(), k.name()));
     kinds.dedup();
-    kinds
+    let mut outcomes: Vec<RungOutcome> = kinds
         .into_iter()
         .map(|kind| {
             let id = super::rung_id(target, &kind.name());
@@ -322,34 +349,91 @@ fn outcomes(
                 closed: pr.and_then(|p| closed_fraction(own, &p)),
                 moved: pr.is_some_and(|p| p.apart_from(own)),
                 closes: pr.is_some_and(|p| p.at_parity()),
+                void: kind.void_by_design().map(str::to_string),
                 note,
             }
         })
-        .collect()
+        .collect();
+    mark_void(&mut outcomes, target, rows);
+    outcomes
+}
+
+/// The registers `api`'s side of `kind`'s rung of `target` used.
+fn rung_registers(rows: &[MeasurementRow], target: &str, kind: RungKind, api: Api) -> Option<u32> {
+    let id = super::rung_id(target, &kind.name());
+    rows.iter()
+        .find(|r| r.comparison == id && r.api == api)
+        .and_then(|r| r.registers)
+}
+
+/// Marks each register rung void whose control does not hold: the control (the same PTX on
+/// the same path, the held side capped at the count it uses anyway) must leave the PR where
+/// the `opencl-ptx` rung has it and the register count where it was. Otherwise the cap's path
+/// changes the code by itself, and what the rung closes is not the register count's doing.
+pub fn mark_void(outcomes: &mut [RungOutcome], target: &str, rows: &[MeasurementRow]) {
+    let reference = find(outcomes, RungKind::OpenclPtx).and_then(|r| r.pr);
+    let controls: Vec<(RungKind, Option<Interval>)> = outcomes
+        .iter()
+        .filter(|r| matches!(r.kind, RungKind::CapControl { .. }))
+        .map(|r| (r.kind, r.pr))
+        .collect();
+    for o in outcomes.iter_mut() {
+        let RungKind::RegistersHeld { held, .. } = o.kind else {
+            continue;
+        };
+        let control = controls
+            .iter()
+            .find(|(k, _)| matches!(k, RungKind::CapControl { held: h, .. } if *h == held));
+        o.void = match (control, reference) {
+            (None, _) | (Some((_, None)), _) => {
+                Some("void: its control (the same PTX and path, no lower cap) has no PR".into())
+            }
+            (_, None) => Some("void: the opencl-ptx rung it is read against has no PR".into()),
+            (Some((kind, Some(c))), Some(r)) => control_fault(*kind, c, &r, target, rows),
+        };
+    }
+}
+
+fn control_fault(
+    control: RungKind,
+    pr: &Interval,
+    reference: &Interval,
+    target: &str,
+    rows: &[MeasurementRow],
+) -> Option<String> {
+    let RungKind::CapControl { registers, held } = control else {
+        return None;
+    };
+    if pr.apart_from(reference) {
+        return Some(format!(
+            "void: its control moved the PR from {:.3} (opencl-ptx) to {:.3}: the cap's path \
+             changes the code by itself",
+            reference.value, pr.value
+        ));
+    }
+    match rung_registers(rows, target, control, held) {
+        Some(n) if n != registers => Some(format!(
+            "void: its control's cap at {registers} registers gave {n}: the cap's path changes \
+             the code by itself"
+        )),
+        _ => None,
+    }
 }
 
 fn find(rungs: &[RungOutcome], kind: RungKind) -> Option<&RungOutcome> {
     rungs.iter().find(|r| r.kind == kind && r.pr.is_some())
 }
 
-/// The runtime rung that closes the gap best (PR nearest 1), as its cause. The linker rung
-/// comes first: where CUDA's own PTX through the driver's linker closes the gap, a rung with
-/// JIT options (which takes that path) closing it says nothing more.
+/// The runtime rung that closes the gap best (PR nearest 1), as its cause; void rungs name
+/// none.
 fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
-    if rungs
-        .iter()
-        .any(|r| r.kind == RungKind::CudaLinked && r.closes)
-    {
-        return Some(Cause::LinkedLoad);
-    }
     rungs
         .iter()
-        .filter(|r| r.closes)
+        .filter(|r| r.closes_validly())
         .filter_map(|r| {
             let cause = match r.kind {
                 RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
                 RungKind::Carveout(p) => Cause::Carveout(p),
-                RungKind::OptLevelHeld(l) => Cause::OptLevel(l),
                 RungKind::DeviceTimer => Cause::LaunchAndWait,
                 RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
                 _ => return None,
@@ -364,7 +448,7 @@ fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
 fn compiler_cause(rungs: &[RungOutcome]) -> Option<Cause> {
     rungs
         .iter()
-        .filter(|r| r.closes && r.kind.step() == LadderStep::CompilerStep)
+        .filter(|r| r.closes_validly() && r.kind.step() == LadderStep::CompilerStep)
         .min_by(|a, b| {
             let d = |r: &RungOutcome| r.pr.map_or(f64::MAX, |p| p.value.ln().abs());
             d(a).total_cmp(&d(b))
@@ -429,7 +513,8 @@ fn runtime_only(own: &Interval, rungs: &[RungOutcome], cause: Cause) -> Verdict 
 fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
     let largest = rungs
         .iter()
-        .filter(|r| r.kind != RungKind::Own)
+        .filter(|r| r.kind != RungKind::Own && r.void.is_none())
+        .filter(|r| !matches!(r.kind, RungKind::CapControl { .. } | RungKind::Alternative))
         .filter_map(|r| Some((r.kind, r.pr?.value, r.closed?)))
         .max_by(|a, b| a.2.total_cmp(&b.2))
         .filter(|(_, _, closed)| *closed > 0.0)
@@ -495,6 +580,54 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
         pr,
         rungs,
         verdict,
+        verified: false,
+        machine_code: None,
+        fix: fix_sentence(target, pr, prs, rows),
         shapes,
     }
+}
+
+/// Each side's speed in `kind`'s rung of `target`, as "OpenCL 31.4, CUDA 42.8 GFLOP/s".
+fn speeds(rows: &[MeasurementRow], target: &str, kind: RungKind) -> Option<String> {
+    let id = super::rung_id(target, &kind.name());
+    let sides: Vec<&MeasurementRow> = rows
+        .iter()
+        .filter(|r| r.comparison == id && r.status == crate::record::Status::Ok)
+        .collect();
+    let unit = sides.first()?.metric_unit.unit();
+    let each: Vec<String> = sides
+        .iter()
+        .map(|r| format!("{} {:.4}", r.api.label(), r.metric))
+        .collect();
+    Some(format!("{} {unit}", each.join(", ")))
+}
+
+/// What the family's declared alternative gives, measured on both sides, beside the target.
+fn fix_sentence(
+    target: &str,
+    own: Option<Interval>,
+    prs: &[PrRow],
+    rows: &[MeasurementRow],
+) -> Option<String> {
+    let id = super::rung_id(target, &RungKind::Alternative.name());
+    let row = rows.iter().find(|r| r.comparison == id)?;
+    let pr = prs.iter().rfind(|p| p.comparison == id).map(Interval::of);
+    let Some(pr) = pr else {
+        return Some(format!(
+            "the alternative `{}` did not run on both sides: {}",
+            row.variant,
+            failure_note(RungKind::Alternative, target, rows)
+        ));
+    };
+    let before = own.map_or_else(String::new, |o| format!(" (the target: {:.3})", o.value));
+    Some(format!(
+        "the family's alternative `{}` on both sides: PR {:.3} [{:.3}, {:.3}]{before}; {} (the \
+         target: {})",
+        row.variant,
+        pr.value,
+        pr.lo,
+        pr.hi,
+        speeds(rows, target, RungKind::Alternative).unwrap_or_default(),
+        speeds(rows, target, RungKind::Own).unwrap_or_default(),
+    ))
 }

@@ -26,6 +26,9 @@ pub enum LadderStep {
     CompilerStep,
     /// 5. Launch and wait: the other clock (kernel time against host time).
     LaunchAndWait,
+    /// The fix offered: the family's declared alternative, changed the same way in both
+    /// twins. It names no cause (it changes the kernel's text); it says what a user can do.
+    Fix,
 }
 
 impl LadderStep {
@@ -37,6 +40,7 @@ impl LadderStep {
             LadderStep::Carveout => "carveout",
             LadderStep::CompilerStep => "compiler-step",
             LadderStep::LaunchAndWait => "launch-and-wait",
+            LadderStep::Fix => "fix",
         }
     }
 }
@@ -50,14 +54,22 @@ pub enum RungKind {
     NvrtcPtx,
     /// Both runtimes run OpenCL's PTX (CUDA's side loads it).
     OpenclPtx,
-    /// OpenCL's PTX on both runtimes, the side whose second stage used more registers held to
-    /// the other's count.
+    /// OpenCL's PTX on both runtimes, the side whose second stage used more registers capped
+    /// at the other's count, on the load path the target takes (CUDA: `.maxnreg` in the PTX,
+    /// loaded by `cuModuleLoadData`; OpenCL: `-cl-nv-maxrregcount`).
     RegistersHeld { registers: u32, held: Api },
-    /// CUDA's own PTX assembled through the driver's linker, the load path of every rung with
-    /// JIT options: the reference those rungs are read against.
+    /// The control of [`RungKind::RegistersHeld`]: the same PTX, the same path, the held side
+    /// capped at the count it already uses. If this moves the PR from the `opencl-ptx` rung,
+    /// the cap's path changes the code by itself and the register rung is void.
+    CapControl { registers: u32, held: Api },
+    /// Read from folders of earlier versions only: the register cap applied through the CUDA
+    /// driver's linker, a load path that makes other code from the same PTX with no option at
+    /// all, and whose control ran CUDA's PTX, not OpenCL's. Always void.
+    LinkedRegisters { registers: u32, held: Api },
+    /// Earlier versions only: CUDA's own PTX through the driver's linker. Void (see above).
     CudaLinked,
-    /// OpenCL's PTX on both runtimes, both second stages told this optimisation level, so
-    /// that neither runs at a default the other does not share.
+    /// Earlier versions only: OpenCL's PTX with both JITs told one optimisation level, the
+    /// CUDA side through the linker. Void (see above).
     OptLevelHeld(u32),
     /// CUDA's carveout hint: this percent of the unified L1 / shared memory to shared memory.
     Carveout(u32),
@@ -75,6 +87,8 @@ pub enum RungKind {
     FirstLaunchAlone,
     /// The last launch of a multi-launch variant alone, over what the first launch leaves.
     LastLaunchAlone,
+    /// The family's declared alternative variant on both sides (`Variant::alternative`).
+    Alternative,
 }
 
 /// The variants that time the first and the last launch of `target`'s variant alone.
@@ -96,6 +110,12 @@ impl RungKind {
             RungKind::NvrtcPtx => "nvrtc-ptx".into(),
             RungKind::OpenclPtx => "opencl-ptx".into(),
             RungKind::RegistersHeld { registers, held } => {
+                format!("{}-capped-to-r{registers}", api_slug(held))
+            }
+            RungKind::CapControl { registers, held } => {
+                format!("{}-capped-to-own-r{registers}", api_slug(held))
+            }
+            RungKind::LinkedRegisters { registers, held } => {
                 format!("{}-held-to-r{registers}", api_slug(held))
             }
             RungKind::CudaLinked => "cuda-linked".into(),
@@ -108,6 +128,7 @@ impl RungKind {
             RungKind::DeviceTimer => "device-timer".into(),
             RungKind::FirstLaunchAlone => "first-launch-alone".into(),
             RungKind::LastLaunchAlone => "last-launch-alone".into(),
+            RungKind::Alternative => "alternative".into(),
         }
     }
 
@@ -125,6 +146,7 @@ impl RungKind {
             RungKind::DeviceTimer,
             RungKind::FirstLaunchAlone,
             RungKind::LastLaunchAlone,
+            RungKind::Alternative,
         ];
         if let Some(k) = fixed.into_iter().find(|k| k.name() == name) {
             return Some(k);
@@ -135,23 +157,52 @@ impl RungKind {
         if let Some(l) = name.strip_prefix("jit-opt-") {
             return l.parse().ok().map(RungKind::OptLevelHeld);
         }
-        let (side, regs) = name.split_once("-held-to-r")?;
-        let held = [Api::OpenCl, Api::Cuda]
-            .into_iter()
-            .find(|a| api_slug(*a) == side)?;
-        Some(RungKind::RegistersHeld {
-            registers: regs.parse().ok()?,
-            held,
+        let kinds: [(&str, fn(u32, Api) -> RungKind); 3] = [
+            ("-capped-to-own-r", |registers, held| RungKind::CapControl {
+                registers,
+                held,
+            }),
+            ("-capped-to-r", |registers, held| RungKind::RegistersHeld {
+                registers,
+                held,
+            }),
+            ("-held-to-r", |registers, held| RungKind::LinkedRegisters {
+                registers,
+                held,
+            }),
+        ];
+        kinds.into_iter().find_map(|(infix, make)| {
+            let (side, regs) = name.split_once(infix)?;
+            let held = [Api::OpenCl, Api::Cuda]
+                .into_iter()
+                .find(|a| api_slug(*a) == side)?;
+            Some(make(regs.parse().ok()?, held))
         })
+    }
+
+    /// Why a rung can never name a cause, whatever its PR: it changed more than one step.
+    pub fn void_by_design(self) -> Option<&'static str> {
+        match self {
+            RungKind::LinkedRegisters { .. } | RungKind::OptLevelHeld(_) | RungKind::CudaLinked => {
+                Some(
+                    "void: it loaded the code through the CUDA driver's linker, another path \
+                     than the target's, which makes other machine code from the same PTX with no \
+                     option at all; no control ran OpenCL's PTX on that path",
+                )
+            }
+            _ => None,
+        }
     }
 
     pub fn step(self) -> LadderStep {
         match self {
             RungKind::Own => LadderStep::Target,
             RungKind::NvrtcPtx | RungKind::OpenclPtx => LadderStep::FrontEndOrRuntime,
-            RungKind::RegistersHeld { .. } | RungKind::OptLevelHeld(_) | RungKind::CudaLinked => {
-                LadderStep::SecondStage
-            }
+            RungKind::RegistersHeld { .. }
+            | RungKind::CapControl { .. }
+            | RungKind::LinkedRegisters { .. }
+            | RungKind::OptLevelHeld(_)
+            | RungKind::CudaLinked => LadderStep::SecondStage,
             RungKind::Carveout(_) => LadderStep::Carveout,
             RungKind::IndexU64 | RungKind::NoUnroll | RungKind::FastMath => {
                 LadderStep::CompilerStep
@@ -160,6 +211,7 @@ impl RungKind {
             | RungKind::DeviceTimer
             | RungKind::FirstLaunchAlone
             | RungKind::LastLaunchAlone => LadderStep::LaunchAndWait,
+            RungKind::Alternative => LadderStep::Fix,
         }
     }
 
@@ -170,7 +222,18 @@ impl RungKind {
             RungKind::NvrtcPtx => "NVRTC's PTX on both runtimes".into(),
             RungKind::OpenclPtx => "OpenCL's PTX on both runtimes".into(),
             RungKind::RegistersHeld { registers, held } => format!(
-                "OpenCL's PTX on both runtimes, {}'s second stage held to {registers} registers",
+                "OpenCL's PTX on both runtimes, {}'s second stage capped at {registers} registers \
+                 on the target's load path",
+                held.label()
+            ),
+            RungKind::CapControl { registers, held } => format!(
+                "control: OpenCL's PTX on both runtimes, {}'s second stage capped at the \
+                 {registers} registers it uses anyway",
+                held.label()
+            ),
+            RungKind::LinkedRegisters { registers, held } => format!(
+                "OpenCL's PTX on both runtimes, {}'s second stage held to {registers} registers \
+                 through the CUDA driver's linker",
                 held.label()
             ),
             RungKind::OptLevelHeld(l) => format!(
@@ -191,6 +254,9 @@ impl RungKind {
             RungKind::DeviceTimer => "the device's events on both sides".into(),
             RungKind::FirstLaunchAlone => "the first launch alone".into(),
             RungKind::LastLaunchAlone => "the last launch alone".into(),
+            RungKind::Alternative => {
+                "the family's declared alternative variant on both sides (the fix offered)".into()
+            }
         }
     }
 }
@@ -232,19 +298,6 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         rungs.push(rung(target, RungKind::OpenclPtx, |c| {
             c.b.program = ProgramSource::Other
         }));
-        if !target.b.jit.needs_linker() {
-            rungs.push(rung(target, RungKind::CudaLinked, |c| {
-                c.b.jit.linked = true
-            }));
-        }
-        if target.a.jit.opt_level.is_none() && target.b.jit.opt_level.is_none() {
-            // Each runtime's JIT at its own default level; the rung states one level on both.
-            let level = crate::backend::MAX_OPT_LEVEL;
-            rungs.push(rung(target, RungKind::OptLevelHeld(level), |c| {
-                c.b.program = ProgramSource::Other;
-                both(c, |s| s.jit.opt_level = Some(level));
-            }));
-        }
     }
     if target.a.index != IndexWidth::U64 {
         rungs.push(rung(target, RungKind::IndexU64, |c| {
@@ -272,6 +325,16 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
         TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
     };
+    if let Some(alternative) = target
+        .a
+        .variant
+        .alternative
+        .and_then(|name| find_variant(target.a.family, name).ok())
+    {
+        rungs.push(rung(target, RungKind::Alternative, |c| {
+            both(c, |s| s.variant = alternative)
+        }));
+    }
     if let Some((first, _)) = launch_parts(&target.a) {
         rungs.push(rung(target, RungKind::FirstLaunchAlone, |c| {
             both(c, |s| s.variant = first)
@@ -319,24 +382,35 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
     };
     if let (Some(cl), Some(cu)) = (registers(Api::OpenCl), registers(Api::Cuda)) {
         if cl.abs_diff(cu) >= REGISTER_STEP {
-            let (held, count) = if cu > cl {
-                (Api::Cuda, cl)
+            let (held, count, own) = if cu > cl {
+                (Api::Cuda, cl, cu)
             } else {
-                (Api::OpenCl, cu)
+                (Api::OpenCl, cu, cl)
             };
-            let kind = RungKind::RegistersHeld {
-                registers: count,
-                held,
-            };
-            rungs.push(rung(target, kind, |c| {
-                c.b.program = ProgramSource::Other;
-                let side = if held == Api::Cuda {
-                    &mut c.b
-                } else {
-                    &mut c.a
+            for kind in [
+                RungKind::CapControl {
+                    registers: own,
+                    held,
+                },
+                RungKind::RegistersHeld {
+                    registers: count,
+                    held,
+                },
+            ] {
+                let cap = match kind {
+                    RungKind::CapControl { .. } => own,
+                    _ => count,
                 };
-                side.jit.max_registers = Some(count);
-            }));
+                rungs.push(rung(target, kind, |c| {
+                    c.b.program = ProgramSource::Other;
+                    let side = if held == Api::Cuda {
+                        &mut c.b
+                    } else {
+                        &mut c.a
+                    };
+                    side.jit.max_registers = Some(cap);
+                }));
+            }
         }
     }
     let groups = side_row(rows, &target.id, RungKind::Own, Api::Cuda).map(|r| r.groups);

@@ -15,17 +15,24 @@
 //! - [`code`] keeps each front end's PTX and counts its kernel's instructions by class, in PTX
 //!   and (where a CUDA device and `cuobjdump` are at hand) in SASS; [`profile`] adds ncu's
 //!   counters of both front ends' code where ncu is at hand.
+//! - [`machine_code`] takes the cubins each runtime actually runs out of a private CUDA
+//!   compute cache ([`cubin`] cuts them out and counts their SASS by class); [`verify`] holds
+//!   every verdict against them: a cause counts only when its rung's control held and, for a
+//!   second-stage cause, when the rung's code reproduces the slower side's.
 //! - [`output`] writes `explain.csv`, `explain-verdicts.csv` and `explain.md` (a waterfall per
 //!   target); the chart is `plot::waterfall`.
 
 pub mod attribute;
 pub mod code;
+pub mod cubin;
 pub mod ladder;
 pub mod launch;
+pub mod machine_code;
 pub mod output;
 pub mod profile;
 pub mod ptx;
 pub mod run;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;

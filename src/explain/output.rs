@@ -43,6 +43,9 @@ pub struct ExplainRow {
     pub moved: bool,
     /// The rung's CI touches [0.98, 1.02].
     pub at_parity: bool,
+    /// Why the rung names no cause whatever its PR (empty when it may).
+    #[serde(default)]
+    pub void: String,
     pub note: String,
 }
 
@@ -61,6 +64,18 @@ pub struct VerdictRow {
     /// The causes' short names, `+`-joined; `unexplained`, `no-gap` or `not-measured`.
     pub cause: String,
     pub verdict: String,
+    /// Every cause comes from a rung whose control held and, for a second-stage cause, whose
+    /// machine code reproduces the slower side's. Missing in folders of earlier versions.
+    #[serde(default)]
+    pub verified: bool,
+    /// The machine-code difference behind the verdict, counted from the cubins each runtime
+    /// runs (empty where none were read).
+    #[serde(default)]
+    pub machine_code: String,
+    /// The fix offered (the family's alternative on both sides) and what it gives; empty where
+    /// the family declares none.
+    #[serde(default)]
+    pub fix: String,
 }
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -88,6 +103,7 @@ pub fn explain_rows(all: &[TargetExplanation]) -> Vec<ExplainRow> {
                     gap_closed: r.closed,
                     moved: r.moved,
                     at_parity: r.closes,
+                    void: r.void.clone().unwrap_or_default(),
                     note: r.note.clone(),
                 }
             })
@@ -110,7 +126,10 @@ pub fn verdict_rows(all: &[TargetExplanation]) -> Vec<VerdictRow> {
                 pr_ci_lo,
                 pr_ci_hi,
                 cause: t.verdict.slug(),
-                verdict: t.verdict.describe(),
+                verdict: t.verdict_text(),
+                verified: t.verified,
+                machine_code: t.machine_code.clone().unwrap_or_default(),
+                fix: t.fix.clone().unwrap_or_default(),
             }
         })
         .collect()
@@ -185,7 +204,7 @@ fn deciding_rung(t: &TargetExplanation) -> Option<(&super::attribute::RungOutcom
     let closing = |step_fits: &dyn Fn(LadderStep) -> bool| {
         t.rungs
             .iter()
-            .filter(|r| r.closes && step_fits(r.kind.step()))
+            .filter(|r| r.closes_validly() && step_fits(r.kind.step()))
             .filter_map(|r| Some((r, r.pr?)))
             .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()))
     };
@@ -294,8 +313,34 @@ pub fn markdown(
             t.size,
             t.device,
             t.pr.map_or_else(|| "not measured".into(), |p| interval_text(&p)),
-            t.verdict.describe()
+            t.verdict_text()
         );
+        let _ = writeln!(
+            md,
+            "**Verified:** {}.\n",
+            if t.verified {
+                "yes: every cause comes from a rung whose control held (and, for a second-stage \
+                 cause, whose machine code reproduces the slower side's)"
+            } else {
+                "no: the verdict names no cause proven by a rung and its control"
+            }
+        );
+        if let Some(fix) = &t.fix {
+            let _ = writeln!(md, "**The fix offered:** {fix}.\n");
+        }
+        match &t.machine_code {
+            Some(text) => {
+                let _ = writeln!(md, "**Machine code each runtime runs:** {text}.\n");
+            }
+            None => {
+                let _ = writeln!(
+                    md,
+                    "**Machine code each runtime runs:** not read (`machine-code.csv` says \
+                     why); the SASS counts below, where present, are the CUDA driver's code \
+                     for both PTX texts.\n"
+                );
+            }
+        }
         for text in code.classes(&t.target) {
             let _ = writeln!(md, "**Code:** {text}.\n");
         }
@@ -325,7 +370,10 @@ pub fn markdown(
                 r.closed
                     .map_or_else(|| "—".into(), |c| format!("{:.0}%", c * 100.0)),
                 if r.closes { "yes" } else { "no" },
-                r.note.replace('|', "/")
+                match &r.void {
+                    Some(v) => format!("{}; {}", v, r.note).replace('|', "/"),
+                    None => r.note.replace('|', "/"),
+                }
             );
         }
     }

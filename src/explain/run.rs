@@ -272,7 +272,8 @@ fn run_swap(
 /// last, and all `explain --from` does.
 pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>), ExportError> {
     let (prs, rows) = read_folder_rows(out)?;
-    let explanations = explain_all(&prs, &rows);
+    let mut explanations = explain_all(&prs, &rows);
+    super::verify::annotate(&mut explanations, &super::machine_code::read(out)?);
     let provenance = provenance_line(&rows);
     let code = CodeFacts::read(out)?;
     let launch = output::LaunchFacts::read(&out.join(LADDER_DIR), &rows)?;

@@ -20,6 +20,7 @@ fn outcome(kind: RungKind, own: &Interval, p: Interval) -> RungOutcome {
         closed: Some(1.0 - p.value.ln() / own.value.ln()),
         moved: p.apart_from(own),
         closes: p.at_parity(),
+        void: kind.void_by_design().map(str::to_string),
         note: String::new(),
     }
 }
@@ -31,6 +32,7 @@ fn failed(kind: RungKind) -> RungOutcome {
         closed: None,
         moved: false,
         closes: false,
+        void: None,
         note: "launch-failed".into(),
     }
 }
@@ -147,23 +149,100 @@ fn a_host_timed_gap_the_device_clock_closes_is_launch_and_wait() {
     );
 }
 
+fn capped(registers: u32) -> RungKind {
+    RungKind::RegistersHeld {
+        registers,
+        held: Api::Cuda,
+    }
+}
+
+fn control(registers: u32) -> RungKind {
+    RungKind::CapControl {
+        registers,
+        held: Api::Cuda,
+    }
+}
+
+/// The verdict of `rungs` once their controls are read, as `explain_target` reads them.
+fn verdict_with_controls(
+    own: &Interval,
+    mut rungs: Vec<RungOutcome>,
+) -> (Verdict, Vec<RungOutcome>) {
+    super::attribute::mark_void(&mut rungs, "t", &[]);
+    (verdict(own, &rungs), rungs)
+}
+
 #[test]
-fn a_runtime_gap_closed_by_one_stated_opt_level_is_the_second_stage_opt_level() {
-    let own = pr(0.90, 0.01);
+fn a_register_rung_whose_control_moves_the_pr_is_void_and_names_no_cause() {
+    // The SGEMM case: the cap's path alone moves OpenCL's PTX on CUDA from 0.74 to 1.0.
+    let own = pr(0.73, 0.01);
     let rungs = vec![
         outcome(RungKind::Own, &own, own),
-        outcome(RungKind::NvrtcPtx, &own, pr(0.90, 0.01)),
-        outcome(RungKind::OpenclPtx, &own, pr(0.91, 0.01)),
-        outcome(RungKind::OptLevelHeld(3), &own, pr(1.0, 0.01)),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.74, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.74, 0.01)),
+        outcome(control(167), &own, pr(1.0, 0.01)),
+        outcome(capped(153), &own, pr(1.0, 0.01)),
     ];
-    assert_eq!(
-        verdict(&own, &rungs),
-        Verdict::Explained(vec![(Cause::OptLevel(3), 1.0)])
+    let (v, rungs) = verdict_with_controls(&own, rungs);
+    let rung = rungs.iter().find(|r| r.kind == capped(153)).unwrap();
+    assert!(
+        rung.void
+            .as_deref()
+            .unwrap()
+            .contains("control moved the PR"),
+        "{rung:?}"
+    );
+    assert!(
+        !matches!(&v, Verdict::Explained(c) if c.iter().any(|(c, _)| matches!(c, Cause::Registers { .. }))),
+        "{v:?}"
     );
 }
 
 #[test]
-fn where_the_linker_alone_closes_the_gap_no_rung_with_jit_options_is_named() {
+fn a_register_rung_whose_control_holds_names_the_registers() {
+    let own = pr(0.73, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::NvrtcPtx, &own, pr(0.74, 0.01)),
+        outcome(RungKind::OpenclPtx, &own, pr(0.74, 0.01)),
+        outcome(control(167), &own, pr(0.745, 0.01)),
+        outcome(capped(153), &own, pr(1.0, 0.01)),
+    ];
+    let (v, _) = verdict_with_controls(&own, rungs);
+    assert_eq!(
+        v,
+        Verdict::Explained(vec![(
+            Cause::Registers {
+                registers: 153,
+                held: Api::Cuda
+            },
+            1.0
+        )])
+    );
+}
+
+#[test]
+fn a_register_rung_without_its_control_is_void() {
+    let own = pr(0.73, 0.01);
+    let rungs = vec![
+        outcome(RungKind::Own, &own, own),
+        outcome(RungKind::OpenclPtx, &own, pr(0.74, 0.01)),
+        outcome(capped(153), &own, pr(1.0, 0.01)),
+    ];
+    let (v, rungs) = verdict_with_controls(&own, rungs);
+    assert!(rungs
+        .iter()
+        .find(|r| r.kind == capped(153))
+        .unwrap()
+        .void
+        .is_some());
+    assert!(matches!(v, Verdict::Unexplained { .. }), "{v:?}");
+}
+
+#[test]
+fn rungs_of_earlier_versions_through_the_linker_are_void_whatever_they_closed() {
+    // What the committed folders hold: the register and opt-level rungs took the driver's
+    // linker, a path that changes OpenCL's code by itself, and their control ran CUDA's PTX.
     let own = pr(0.80, 0.001);
     let rungs = vec![
         outcome(RungKind::Own, &own, own),
@@ -171,37 +250,70 @@ fn where_the_linker_alone_closes_the_gap_no_rung_with_jit_options_is_named() {
         outcome(RungKind::OpenclPtx, &own, pr(0.80, 0.001)),
         outcome(RungKind::CudaLinked, &own, pr(0.999, 0.001)),
         outcome(RungKind::OptLevelHeld(3), &own, pr(1.0, 0.001)),
-        outcome(RungKind::Carveout(25), &own, pr(1.0, 0.001)),
+        outcome(
+            RungKind::LinkedRegisters {
+                registers: 153,
+                held: Api::Cuda,
+            },
+            &own,
+            pr(1.0, 0.001),
+        ),
     ];
-    assert_eq!(
-        verdict(&own, &rungs),
-        Verdict::Explained(vec![(Cause::LinkedLoad, 1.0)])
+    let (v, rungs) = verdict_with_controls(&own, rungs);
+    assert!(
+        matches!(v, Verdict::Unexplained { largest: None, .. }),
+        "{v:?}"
     );
+    assert_eq!(rungs.iter().filter(|r| r.void.is_some()).count(), 3);
 }
 
 #[test]
-fn the_first_pass_states_one_opt_level_on_both_jits_with_opencls_ptx() {
-    use crate::workload::ProgramSource;
+fn the_ladder_loads_every_rung_the_way_the_target_loads() {
+    let study = crate::study::load("explain-known").unwrap();
+    for target in &study.comparisons {
+        for r in super::ladder::first_pass(target, (Api::OpenCl, Api::Cuda)) {
+            for side in [&r.comparison.a, &r.comparison.b] {
+                assert!(
+                    !side.jit.needs_linker(),
+                    "{} takes the linker",
+                    r.comparison.id
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_second_pass_caps_registers_with_its_control_on_the_same_path() {
+    use crate::record::MeasurementRow;
     let study = crate::study::load("explain-known").unwrap();
     let target = &study.comparisons[0];
-    let rungs = super::ladder::first_pass(target, (Api::OpenCl, Api::Cuda));
-    let r = rungs
-        .iter()
-        .find(|r| r.kind == RungKind::OptLevelHeld(crate::backend::MAX_OPT_LEVEL))
-        .expect("an opt-level rung");
-    assert_eq!(r.comparison.b.program, ProgramSource::Other);
-    assert_eq!(r.comparison.a.jit.opt_level, Some(3));
-    assert_eq!(r.comparison.b.jit.opt_level, Some(3));
-    let linked = rungs
-        .iter()
-        .find(|r| r.kind == RungKind::CudaLinked)
-        .expect("a linker rung");
-    assert!(linked.comparison.b.jit.linked && !linked.comparison.a.jit.linked);
-    assert_eq!(linked.comparison.b.program, ProgramSource::Own);
-    let same_api = super::ladder::first_pass(target, (Api::OpenCl, Api::OpenCl));
-    assert!(same_api
-        .iter()
-        .all(|r| !matches!(r.kind, RungKind::OptLevelHeld(_))));
+    let committed: Vec<MeasurementRow> = crate::export::csv::read_rows(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("results/h100/fair/measurements.csv"),
+    )
+    .unwrap();
+    let row = |api, registers| {
+        let mut r = committed[0].clone();
+        r.comparison = super::rung_id(&target.id, "opencl-ptx");
+        r.api = api;
+        r.verified = true;
+        r.registers = Some(registers);
+        r
+    };
+    let rows = vec![row(Api::OpenCl, 153), row(Api::Cuda, 167)];
+    let rungs = super::ladder::second_pass(target, (Api::OpenCl, Api::Cuda), &rows);
+    let find = |k: RungKind| rungs.iter().find(|r| r.kind == k).expect("the rung");
+    let (cap, ctl) = (find(capped(153)), find(control(167)));
+    assert_eq!(cap.comparison.b.jit.max_registers, Some(153));
+    assert_eq!(ctl.comparison.b.jit.max_registers, Some(167));
+    for r in [cap, ctl] {
+        assert!(!r.comparison.b.jit.needs_linker());
+        assert_eq!(
+            r.comparison.b.program,
+            crate::workload::ProgramSource::Other
+        );
+    }
 }
 
 #[test]
@@ -213,6 +325,11 @@ fn rung_names_read_back() {
         RungKind::RegistersHeld {
             registers: 96,
             held: Api::OpenCl,
+        },
+        control(160),
+        RungKind::LinkedRegisters {
+            registers: 96,
+            held: Api::Cuda,
         },
         RungKind::Carveout(25),
         RungKind::OptLevelHeld(3),

@@ -66,6 +66,7 @@ pub const VARIANT: Variant = Variant {
     },
     unroll_points: &[],
     about: "SHOC-style 512-point forward FFT: 64 work-items, radix-8 in registers, 3 passes",
+    alternative: None,
 };
 
 /// Why a size cannot be run, or None: a multiple of 512 points whose `2 N` floats the kernels'

@@ -26,6 +26,7 @@ const fn transfer(name: &'static str, kernel: &'static str, about: &'static str)
         default_groups: GroupRule::PerComputeUnit(16),
         unroll_points: &[],
         about,
+        alternative: None,
     }
 }
 

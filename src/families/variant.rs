@@ -50,6 +50,18 @@ pub struct Variant {
     /// Unroll points present in the kernel text (`A`, `B`).
     pub unroll_points: &'static [&'static str],
     pub about: &'static str,
+    /// The variant that does the same work with the code-generation change `clvscu explain`
+    /// offers as the fix, made the same way in both twins (SGEMM's tiles read as vector
+    /// variables); `None` where the family declares none.
+    pub alternative: Option<&'static str>,
+}
+
+/// `variant` with `alternative` declared as its fix (see [`Variant::alternative`]).
+pub(crate) const fn with_alternative(variant: Variant, alternative: &'static str) -> Variant {
+    Variant {
+        alternative: Some(alternative),
+        ..variant
+    }
 }
 
 pub(crate) const fn v(
@@ -71,6 +83,7 @@ pub(crate) const fn v(
         default_groups,
         unroll_points: &["A"],
         about,
+        alternative: None,
     }
 }
 

@@ -93,6 +93,40 @@ pub fn why<'v>(verdicts: &'v [FoundVerdict], pr: &PrRow) -> Why<'v> {
     kernel.map_or(Why::Open, |v| explained(v, false))
 }
 
+/// How far a gap's cause is proven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Proof {
+    /// A cause from a rung whose control held (and, for the second stage, whose machine code
+    /// reproduces the slower side's).
+    Verified,
+    /// No rung proves a cause; the largest measured machine-code difference is named.
+    MachineCode,
+    /// A verdict with neither (a void rung's, or one of a version that did not verify).
+    Unproven,
+    /// explain has not been run on it.
+    Open,
+}
+
+/// The cause as a gap's table shows it: the verified cause, the machine-code difference, or
+/// the cause with what it lacks.
+fn shown_cause(v: &VerdictRow) -> String {
+    match proof_of(v) {
+        Proof::Verified => v.cause.clone(),
+        Proof::MachineCode => "machine-code difference (no rung proves a cause)".into(),
+        _ => format!("{} (not proven by a verified rung)", v.cause),
+    }
+}
+
+fn proof_of(v: &VerdictRow) -> Proof {
+    if v.verified {
+        Proof::Verified
+    } else if !v.machine_code.is_empty() {
+        Proof::MachineCode
+    } else {
+        Proof::Unproven
+    }
+}
+
 impl Why<'_> {
     /// The report table's cell: the cause's short name, and where it was found.
     pub fn cell(&self) -> String {
@@ -102,11 +136,23 @@ impl Why<'_> {
                 verdict,
                 same_target: true,
                 ..
-            } => verdict.cause.clone(),
+            } => shown_cause(verdict),
             Why::Explained {
                 verdict, folder, ..
-            } => format!("{} (same kernel and size in {folder})", verdict.cause),
+            } => format!(
+                "{} (same kernel and size in {folder})",
+                shown_cause(verdict)
+            ),
             Why::Open => "not explained yet".into(),
+        }
+    }
+
+    /// How far the cause is proven; `None` for a PR that is no gap.
+    pub fn proof(&self) -> Option<Proof> {
+        match self {
+            Why::NotAsked | Why::AtParity => None,
+            Why::Explained { verdict, .. } => Some(proof_of(verdict)),
+            Why::Open => Some(Proof::Open),
         }
     }
 }
@@ -160,6 +206,9 @@ mod tests {
             pr_ci_hi: Some(0.87),
             cause: cause.into(),
             verdict: "front end".into(),
+            verified: false,
+            machine_code: String::new(),
+            fix: String::new(),
         };
         ("results/x/explain".into(), v)
     }

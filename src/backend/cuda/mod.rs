@@ -114,13 +114,22 @@ pub struct CudaBackend {
     calls: Cell<CallCounts>,
 }
 
-/// PTX loaded into `ctx` (the driver's JIT makes the machine code), with the second-stage
-/// options through the linker where any is set. Any thread may call it: the context is bound
-/// to the calling thread first.
+/// PTX loaded into `ctx` (the driver's JIT makes the machine code). A register cap is
+/// written into the PTX itself (`.maxnreg` on each entry, [`ptx_swap::cap_registers`]) so that
+/// the code still loads the way every CUDA program here loads, through `cuModuleLoadData`:
+/// the driver's linker, the only path that takes JIT options through cudarc, makes other
+/// machine code from the same PTX even with no option at all (seen on an H200: OpenCL's PTX
+/// of the blocked SGEMM became 167 registers loaded, 128 linked). An optimisation level (or
+/// `linked`) still needs the linker, and says so in [`JitOptions::describe`]. Any thread may
+/// call it: the context is bound to the calling thread first.
 fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
     if !options.needs_linker() {
+        let text = match options.max_registers {
+            Some(cap) => ptx_swap::cap_registers(ptx, cap),
+            None => ptx.to_string(),
+        };
         return ctx
-            .load_module(Ptx::from_src(ptx.to_string()))
+            .load_module(Ptx::from_src(text))
             .map_err(drv("cuModuleLoadData"));
     }
     let cubin = jit::assemble(ctx, ptx, options)?;
@@ -162,10 +171,8 @@ fn resources_of(f: &CudaFunction) -> KernelResources {
 }
 
 impl CudaBackend {
-    /// Loads PTX as a module. Without assembler options the driver assembles it as it loads
-    /// (cuModuleLoadData); with options (or `linked`), the PTX is assembled through the
-    /// driver's linker first ([`jit::assemble`]) and the machine code loaded. The carveout is
-    /// no assembler option: it is set on each kernel after loading, on either path.
+    /// Loads PTX as a module ([`load_module`]). The carveout is no assembler option: it is set
+    /// on each kernel after loading, on either path.
     fn load(&self, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
         load_module(&self.ctx, ptx, options)
     }

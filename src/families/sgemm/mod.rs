@@ -22,11 +22,11 @@ use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{exact_local, points, pow2, v, Variant};
+use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
 
 pub mod tiles;
 
-const VARIANTS: [Variant; 2] = [
+const VARIANTS: [Variant; 3] = [
     exact_local(
         v(
             FamilyId::Sgemm,
@@ -39,15 +39,35 @@ const VARIANTS: [Variant; 2] = [
     ),
     // The SG_* defines retile it (`tiles.rs` here); the kernel refuses to compile at a
     // work-group size that does not match its tile, so the rule here is only the range.
+    with_alternative(
+        points(
+            pow2(
+                v(
+                    FamilyId::Sgemm,
+                    "blocked",
+                    "sgemm_blocked",
+                    Tiles,
+                    "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+                     multiple of 128; SG_* defines retile it)",
+                ),
+                64,
+                1024,
+            ),
+            &["A"],
+        ),
+        "blocked-vec",
+    ),
+    // `blocked` with its tiles declared as float4 arrays: each tile read is a vector variable,
+    // not a vector read through a cast pointer (explain's fix for `blocked`).
     points(
         pow2(
             v(
                 FamilyId::Sgemm,
-                "blocked",
-                "sgemm_blocked",
+                "blocked-vec",
+                "sgemm_blocked_vec",
                 Tiles,
-                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
-                 multiple of 128; SG_* defines retile it)",
+                "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
+                 vector variable (N a multiple of 128; SG_* defines retile it)",
             ),
             64,
             1024,

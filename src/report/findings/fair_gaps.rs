@@ -9,7 +9,7 @@ use std::path::Path;
 use crate::explain::PARITY;
 use crate::record::PrRow;
 use crate::report::load::{self, RunFolder};
-use crate::report::why::{load_verdicts, why, FoundVerdict, Why};
+use crate::report::why::{load_verdicts, why, FoundVerdict, Proof, Why};
 use crate::report::ReportError;
 
 /// The newest row of each (GPU, study, comparison) of the folders, by run id.
@@ -79,13 +79,18 @@ fn render(folders: &[RunFolder], verdicts: &[FoundVerdict], root: &str) -> FairG
         for (_, _, w) in gaps {
             *causes.entry(w.cell()).or_default() += 1;
         }
-        let open = causes.get(Why::Open.cell().as_str()).copied().unwrap_or(0);
+        let count = |p: Proof| gaps.iter().filter(|(_, _, w)| w.proof() == Some(p)).count();
         let _ = writeln!(
             md,
-            "\n## {gpu}\n\n{total} fair PRs; {} outside the band: {} explained, {open} not \
-             explained yet.\n",
+            "\n## {gpu}\n\n{total} fair PRs; {} outside the band: {} with a cause proven by a \
+             verified rung, {} with the largest measured machine-code difference only, {} with \
+             a verdict no verified rung proves (a void rung's, or one made before rungs were \
+             verified), {} not explained yet.\n",
             gaps.len(),
-            gaps.len() - open
+            count(Proof::Verified),
+            count(Proof::MachineCode),
+            count(Proof::Unproven),
+            count(Proof::Open),
         );
         gpus.push((gpu.to_string(), *total, causes));
         if gaps.is_empty() {

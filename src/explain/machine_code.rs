@@ -1,0 +1,364 @@
+//! The machine code each runtime actually runs, for every target, taken from the CUDA compute
+//! cache: NVIDIA's OpenCL keeps the cubins it builds there, as the CUDA driver keeps those it
+//! makes of PTX. explain runs this part in a process of its own whose `CUDA_CACHE_PATH` is an
+//! empty folder (the driver reads it once, at start), builds each target's programs one at a
+//! time, and takes the images each build left. Four codes per target where they apply:
+//!
+//! - `opencl-runtime`: NVIDIA's OpenCL's own build of OpenCL's PTX (what OpenCL runs);
+//! - `cuda-driver`: the CUDA driver's build of NVRTC's PTX (what CUDA runs);
+//! - `cuda-driver-opencl-ptx`: the CUDA driver's build of OpenCL's PTX (the same PTX through
+//!   the other second stage: what tells the second stages apart);
+//! - `cuda-capped-rN`: the same with the register rung's cap (what that rung ran).
+//!
+//! Each image is written as `machine-code/<target>/<code>.cubin` with its SASS beside it, and
+//! its resources and instruction classes go to `machine-code.csv` and
+//! `machine-code-classes.csv`. A code the cache did not hold is a row that says so.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use super::cubin::{self, ClassCounts, KernelCode, Resources};
+use crate::backend::{Api, JitOptions};
+use crate::export::csv::{read_rows, write_rows};
+use crate::export::{write_atomic, ExportError};
+use crate::inspect::sass;
+use crate::kernels::KernelSources;
+use crate::session::program_text_of;
+use crate::session::run::Sides;
+use crate::study::Comparison;
+
+pub const MACHINE_CODE_DIR: &str = "machine-code";
+pub const MACHINE_CODE_CSV: &str = "machine-code.csv";
+pub const CLASSES_CSV: &str = "machine-code-classes.csv";
+/// The private compute cache's folder inside the output folder while the part runs.
+pub const CACHE_DIR: &str = "machine-code/.compute-cache";
+
+pub const OPENCL_RUNTIME: &str = "opencl-runtime";
+pub const CUDA_DRIVER: &str = "cuda-driver";
+pub const CUDA_DRIVER_OPENCL_PTX: &str = "cuda-driver-opencl-ptx";
+
+/// The code name of the register rung's CUDA side capped at `registers`.
+pub fn capped(registers: u32) -> String {
+    format!("cuda-capped-r{registers}")
+}
+
+/// One kernel's machine code as one runtime built it, or why there is none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MachineCodeRow {
+    pub target: String,
+    pub code: String,
+    pub kernel: String,
+    /// `compute cache` where the image came from the cache, else why there is none.
+    pub source: String,
+    pub registers: Option<u32>,
+    pub stack_bytes: Option<u32>,
+    pub shared_bytes: Option<u32>,
+    pub local_bytes: Option<u32>,
+    /// Relative to the explain folder; empty without an image.
+    pub cubin: String,
+}
+
+/// One instruction class's count in one code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassRow {
+    pub target: String,
+    pub code: String,
+    pub class: String,
+    pub count: u32,
+}
+
+/// The files of a cache folder with their sizes and times: what a build adds shows as new.
+type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
+
+fn snapshot(dir: &Path) -> Snapshot {
+    let mut all = Snapshot::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(meta) = e.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(e.path());
+            } else if meta.is_file() {
+                all.insert(e.path(), (meta.len(), meta.modified().ok()));
+            }
+        }
+    }
+    all
+}
+
+/// The images holding `kernel` in the files that are new or changed since `before`.
+fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>, Snapshot) {
+    let after = snapshot(dir);
+    let mut images = Vec::new();
+    for (path, stamp) in &after {
+        if before.get(path) == Some(stamp) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        images.extend(
+            cubin::elf_images(&bytes)
+                .into_iter()
+                .filter(|i| cubin::holds_kernel(i, kernel))
+                .map(<[u8]>::to_vec),
+        );
+    }
+    (images, after)
+}
+
+/// What one build left, for one code of one target.
+struct Taken {
+    code: String,
+    source: Result<Vec<u8>, String>,
+}
+
+/// Builds every target's codes one at a time under the private cache `cache` and writes what
+/// each left (see the module docs). Runs in a process whose `CUDA_CACHE_PATH` is `cache`.
+pub fn collect(
+    targets: &[Comparison],
+    capped_rungs: &BTreeMap<String, u32>,
+    out: &Path,
+    sources: &KernelSources,
+    sides: &mut Sides,
+    cache: &Path,
+) -> Result<(), ExportError> {
+    let tool = sass::find_cuobjdump();
+    let mut rows = Vec::new();
+    let mut classes = Vec::new();
+    let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for t in targets {
+        let kernel = t.a.variant.kernel;
+        let cap = capped_rungs.get(&t.id).copied();
+        for taken in build_codes(t, cap, sources, sides, cache, &mut seen) {
+            let (row, counts) = record(out, t, kernel, taken, tool.as_deref())?;
+            classes.extend(counts.into_iter().map(|(class, count)| ClassRow {
+                target: t.id.clone(),
+                code: row.code.clone(),
+                class,
+                count,
+            }));
+            rows.push(row);
+        }
+    }
+    write_rows(&out.join(MACHINE_CODE_CSV), &rows)?;
+    write_rows(&out.join(CLASSES_CSV), &classes)
+}
+
+/// The codes of `t`, each from the images its build left (or, for a program built before
+/// with the same text, the image that build left).
+fn build_codes(
+    t: &Comparison,
+    cap: Option<u32>,
+    sources: &KernelSources,
+    sides: &mut Sides,
+    cache: &Path,
+    seen: &mut BTreeMap<String, Vec<u8>>,
+) -> Vec<Taken> {
+    let kernel = t.a.variant.kernel;
+    let mut taken = Vec::new();
+    let mut before = snapshot(cache);
+    let mut take = |code: String, key: String, built: Result<(), String>, before: &mut Snapshot| {
+        let (images, after) = new_images(cache, before, kernel);
+        *before = after;
+        let source = built.and_then(|()| match images.into_iter().next() {
+            Some(image) => {
+                seen.insert(key.clone(), image.clone());
+                Ok(image)
+            }
+            None => seen.get(&key).cloned().ok_or_else(|| {
+                "the compute cache held no image of it (cache off, or a driver that keeps none)"
+                    .to_string()
+            }),
+        });
+        taken.push(Taken { code, source });
+    };
+    let (opencl, cuda) = sides_by_api(sides);
+    let mut opencl_ptx = None;
+    if let Some(cl) = opencl {
+        let built = program_text_of(&mut *cl, sources, t.a.clone()).map_err(|e| e.to_string());
+        let key = format!("opencl:{:?}", built.as_ref().ok().cloned().flatten());
+        opencl_ptx = built.as_ref().ok().cloned().flatten();
+        take(OPENCL_RUNTIME.into(), key, built.map(|_| ()), &mut before);
+    }
+    let Some(cu) = cuda else { return taken };
+    let built = program_text_of(&mut *cu, sources, t.b.clone()).map_err(|e| e.to_string());
+    let key = format!("cuda:{:?}", built.as_ref().ok().cloned().flatten());
+    take(CUDA_DRIVER.into(), key, built.map(|_| ()), &mut before);
+    let Some(ptx) = opencl_ptx else { return taken };
+    for (code, jit) in [(CUDA_DRIVER_OPENCL_PTX.to_string(), t.b.jit)]
+        .into_iter()
+        .chain(cap.map(|r| {
+            (
+                capped(r),
+                JitOptions {
+                    max_registers: Some(r),
+                    ..t.b.jit
+                },
+            )
+        }))
+    {
+        let built = cu
+            .load_foreign_program(&ptx, &jit)
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        let key = format!("{code}:{ptx}");
+        take(code, key, built, &mut before);
+    }
+    taken
+}
+
+type SideRef<'s> = Option<&'s mut (dyn crate::backend::Backend + 'static)>;
+
+/// The OpenCL side and the CUDA side among `sides`, the first of each.
+fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
+    let (mut opencl, mut cuda) = (None, None);
+    for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
+        match b.api() {
+            Api::OpenCl if opencl.is_none() => opencl = Some(b.as_mut()),
+            Api::Cuda if cuda.is_none() => cuda = Some(b.as_mut()),
+            _ => {}
+        }
+    }
+    (opencl, cuda)
+}
+
+/// Writes one code's image and SASS, and gives its row and classes.
+fn record(
+    out: &Path,
+    t: &Comparison,
+    kernel: &str,
+    taken: Taken,
+    tool: Option<&Path>,
+) -> Result<(MachineCodeRow, ClassCounts), ExportError> {
+    let mut row = MachineCodeRow {
+        target: t.id.clone(),
+        code: taken.code.clone(),
+        kernel: kernel.to_string(),
+        source: String::new(),
+        registers: None,
+        stack_bytes: None,
+        shared_bytes: None,
+        local_bytes: None,
+        cubin: String::new(),
+    };
+    let image = match taken.source {
+        Ok(image) => image,
+        Err(why) => {
+            row.source = why;
+            return Ok((row, ClassCounts::new()));
+        }
+    };
+    let dir = format!("{MACHINE_CODE_DIR}/{}", crate::plot::slug(&t.id));
+    std::fs::create_dir_all(out.join(&dir)).map_err(|e| ExportError::Io {
+        path: out.join(&dir),
+        source: e,
+    })?;
+    row.cubin = format!("{dir}/{}.cubin", taken.code);
+    write_atomic(&out.join(&row.cubin), &image)?;
+    let Some(tool) = tool else {
+        row.source = "compute cache (no cuobjdump to read it)".into();
+        return Ok((row, ClassCounts::new()));
+    };
+    row.source = "compute cache".into();
+    let cubin_path = out.join(&row.cubin);
+    let (resources, counts, text) = read_image(tool, &cubin_path, kernel);
+    if let Some(r) = resources {
+        row.registers = Some(r.registers);
+        row.stack_bytes = Some(r.stack_bytes);
+        row.shared_bytes = Some(r.shared_bytes);
+        row.local_bytes = Some(r.local_bytes);
+    }
+    write_atomic(&cubin_path.with_extension("sass"), text.as_bytes())?;
+    Ok((row, counts))
+}
+
+/// The kernel's resources, its classes and the whole SASS text of one cubin.
+fn read_image(tool: &Path, cubin: &Path, kernel: &str) -> (Option<Resources>, ClassCounts, String) {
+    let text = sass::disassemble(tool, cubin).unwrap_or_else(|e| format!("# {e}\n"));
+    let counts = sass::parse_cuobjdump(&text)
+        .get(kernel)
+        .map(|ops| cubin::class_counts(ops))
+        .unwrap_or_default();
+    let usage = Command::new(tool)
+        .arg("-res-usage")
+        .arg(cubin)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    let resources = cubin::parse_res_usage(&usage)
+        .into_iter()
+        .find(|(name, _)| name == kernel || name.contains(kernel))
+        .map(|(_, r)| r);
+    (resources, counts, text)
+}
+
+/// Every code read back from an explain folder: (target, code) to its machine code. Codes
+/// without an image are left out; `machine-code.csv` says why for each.
+pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, ExportError> {
+    let file = out.join(MACHINE_CODE_CSV);
+    if !file.is_file() {
+        return Ok(BTreeMap::new());
+    }
+    let rows: Vec<MachineCodeRow> = read_rows(&file)?;
+    let classes: Vec<ClassRow> = match out.join(CLASSES_CSV) {
+        f if f.is_file() => read_rows(&f)?,
+        _ => Vec::new(),
+    };
+    let mut all = BTreeMap::new();
+    for r in rows.into_iter().filter(|r| r.registers.is_some()) {
+        let counts = classes
+            .iter()
+            .filter(|c| c.target == r.target && c.code == r.code)
+            .map(|c| (c.class.clone(), c.count))
+            .collect();
+        let code = KernelCode {
+            resources: Resources {
+                registers: r.registers.unwrap_or(0),
+                stack_bytes: r.stack_bytes.unwrap_or(0),
+                shared_bytes: r.shared_bytes.unwrap_or(0),
+                local_bytes: r.local_bytes.unwrap_or(0),
+            },
+            classes: counts,
+        };
+        all.insert((r.target, r.code), code);
+    }
+    Ok(all)
+}
+
+/// Why no code was read for `target`, from `machine-code.csv` (the first reason), or that the
+/// part did not run.
+pub fn missing_reason(out: &Path, target: &str) -> String {
+    let rows: Vec<MachineCodeRow> = read_rows(&out.join(MACHINE_CODE_CSV)).unwrap_or_default();
+    rows.into_iter()
+        .find(|r| r.target == target && r.registers.is_none())
+        .map(|r| format!("{}: {}", r.code, r.source))
+        .unwrap_or_else(|| "the machine-code part did not run".into())
+}
+
+/// The register cap each target's register rung ran its CUDA side at, from the rungs' rows
+/// under `out`.
+pub fn capped_rungs(out: &Path) -> BTreeMap<String, u32> {
+    let Ok((_, rows)) = super::run::read_folder_rows(out) else {
+        return BTreeMap::new();
+    };
+    rows.iter()
+        .filter_map(|r| super::split_rung_id(&r.comparison))
+        .filter_map(|(target, rung)| match super::RungKind::parse(rung)? {
+            super::RungKind::RegistersHeld {
+                registers,
+                held: Api::Cuda,
+            } => Some((target.to_string(), registers)),
+            _ => None,
+        })
+        .collect()
+}
