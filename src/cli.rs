@@ -256,6 +256,11 @@ pub struct ExplainArgs {
     /// hides its device from other processes while one holds it.
     #[arg(long, hide = true, requires = "out", value_name = "PART")]
     pub part: Option<String>,
+    /// Run folders whose fair gaps get the machine code each runtime runs read and compared,
+    /// without rungs: every gap of a suite gets at least its largest machine-code difference
+    /// (repeatable).
+    #[arg(long, value_name = "DIR", conflicts_with = "from")]
+    pub machine_code_for: Vec<PathBuf>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -44,6 +44,15 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
                     out.display()
                 );
             }
+            let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
+                .into_iter()
+                .map(|(_, row)| row)
+                .collect();
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            clvscu::export::csv::write_rows(
+                &out.join(clvscu::explain::machine_code::CODE_ONLY_CSV),
+                &code_only,
+            )?;
             run_parts(&out)
         }
     }
@@ -180,9 +189,9 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         let mut sides = open_sides(&args.run)?;
         let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
         let capped = clvscu::explain::machine_code::capped_rungs(out);
-        clvscu::explain::machine_code::collect(
-            &targets, &capped, out, &sources, &mut sides, &cache,
-        )?;
+        let mut all = targets;
+        all.extend(code_only_targets(args, &all)?.into_iter().map(|(c, _)| c));
+        clvscu::explain::machine_code::collect(&all, &capped, out, &sources, &mut sides, &cache)?;
         return Ok(EXIT_OK);
     }
     let kept = format!(
@@ -301,7 +310,31 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
 
 /// The fair comparisons of a run folder, found again in their studies: those outside the
 /// parity band, or all of them.
+/// The fair gaps of the `--machine-code-for` folders that are no target already, each with its
+/// PR row: their machine code is read, without rungs.
+fn code_only_targets(
+    args: &ExplainArgs,
+    targets: &[Comparison],
+) -> Result<Vec<(Comparison, PrRow)>> {
+    let mut found: Vec<(Comparison, PrRow)> = Vec::new();
+    for dir in &args.machine_code_for {
+        for (c, row) in folder_gaps(dir, false)? {
+            let known =
+                targets.iter().any(|t| t.id == c.id) || found.iter().any(|(f, _)| f.id == c.id);
+            if !known {
+                found.push((c, row));
+            }
+        }
+    }
+    Ok(found)
+}
+
 fn folder_targets(dir: &Path, all: bool) -> Result<Vec<Comparison>> {
+    Ok(folder_gaps(dir, all)?.into_iter().map(|(c, _)| c).collect())
+}
+
+/// The fair comparisons of a run folder (outside [0.98, 1.02] unless `all`) with their rows.
+fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
     let prs: Vec<PrRow> = clvscu::export::csv::read_rows(&dir.join(CsvStore::PRS))?;
     let saved = dir.join(clvscu::session::run::STUDY_FILE);
     let mut found = Vec::new();
@@ -326,7 +359,7 @@ fn folder_targets(dir: &Path, all: bool) -> Result<Vec<Comparison>> {
             .into_iter()
             .find(|c| c.id == row.comparison)
         {
-            Some(c) => found.push(c),
+            Some(c) => found.push((c, row.clone())),
             None => println!(
                 "skipped {}: study '{}' has no comparison of that name now",
                 printable(&row.comparison),

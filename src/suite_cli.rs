@@ -265,6 +265,11 @@ fn step_command(
             if dir.exists() {
                 c.arg("--resume");
             }
+            // Every other study step's fair gaps get their machine code read (no rungs), so
+            // that each gap of the suite carries at least its largest machine-code difference.
+            for other in machine_code_folders(out, of) {
+                c.arg("--machine-code-for").arg(other);
+            }
             c.args(side_args(args, true));
         }
         StepKind::ShapesRule { sweep } => {
@@ -318,6 +323,23 @@ fn has_tables(dir: &Path) -> Result<bool> {
 
 /// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
 /// parity band explain leaves alone.
+/// The folders of the suite's study steps but `of` that hold PRs.
+fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
+    clvscu::suite::STEPS
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.kind,
+                StepKind::Study(_)
+                    | StepKind::StudyWithTable { .. }
+                    | StepKind::StudyWithBuiltinTables(_)
+            )
+        })
+        .map(|s| out.join(s.dir))
+        .filter(|d| !d.ends_with(of) && d.join(CsvStore::PRS).is_file())
+        .collect()
+}
+
 fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     let file = target.join(CsvStore::PRS);
     if !file.is_file() {

@@ -76,7 +76,7 @@ fn explain_names_the_hand_found_causes_on_every_gpu() {
             // own launch path was calibrated) measures inside [0.98, 1.02] now: no gap is the
             // honest verdict there, and the only one accepted in place of the hand's.
             let gone = v.cause == "no-gap" && target.starts_with("reduce");
-            let named = v.cause.split('+').any(|c| c == cause) || gone;
+            let named = v.cause.split('+').any(|c| c == *cause) || gone;
             assert!(
                 named,
                 "{}: {target}: explain says {} ({}), the hand studies {cause}",

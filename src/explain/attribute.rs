@@ -151,6 +151,8 @@ pub enum Verdict {
         residual: f64,
         largest: Option<(RungKind, f64)>,
     },
+    /// No rung was run on it: only the machine code each runtime runs was read.
+    CodeOnly,
 }
 
 impl Verdict {
@@ -171,6 +173,7 @@ impl Verdict {
                 };
                 format!("unexplained: PR {residual:.3} remains with no rung at parity{moved}")
             }
+            Verdict::CodeOnly => "no rung run on it (its machine code read only)".into(),
         }
     }
 
@@ -185,6 +188,7 @@ impl Verdict {
                 .collect::<Vec<_>>()
                 .join("+"),
             Verdict::Unexplained { .. } => "unexplained".into(),
+            Verdict::CodeOnly => "machine-code-only".into(),
         }
     }
 }
@@ -541,6 +545,25 @@ pub fn explain_all(prs: &[PrRow], rows: &[MeasurementRow]) -> Vec<TargetExplanat
         .into_iter()
         .map(|t| explain_target(t, prs, rows))
         .collect()
+}
+
+/// The explanation of a gap no rung was run on: its PR row, for the machine code alone.
+pub fn code_only(row: &PrRow) -> TargetExplanation {
+    TargetExplanation {
+        target: row.comparison.clone(),
+        study: row.study.clone(),
+        family: row.family.name().to_string(),
+        variant: row.variant.clone(),
+        size: row.size.clone(),
+        device: row.device_b.clone(),
+        pr: Some(Interval::of(row)),
+        rungs: Vec::new(),
+        verdict: Verdict::CodeOnly,
+        verified: false,
+        machine_code: None,
+        fix: None,
+        shapes: Vec::new(),
+    }
 }
 
 /// The explanation of `target` from the rows of its rungs.

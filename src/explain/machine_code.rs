@@ -34,6 +34,8 @@ use crate::study::Comparison;
 pub const MACHINE_CODE_DIR: &str = "machine-code";
 pub const MACHINE_CODE_CSV: &str = "machine-code.csv";
 pub const CLASSES_CSV: &str = "machine-code-classes.csv";
+/// The PR rows of the gaps whose machine code is read without rungs (`--machine-code-for`).
+pub const CODE_ONLY_CSV: &str = "machine-code-only.csv";
 /// The private compute cache's folder inside the output folder while the part runs.
 pub const CACHE_DIR: &str = "machine-code/.compute-cache";
 
@@ -120,8 +122,13 @@ struct Taken {
     source: Result<Vec<u8>, String>,
 }
 
+/// How long the part reads code before it records the remaining targets as not read: the
+/// suite's explain step has a cap, and the verdicts are written after this part.
+pub const BUDGET_S: f64 = 60.0;
+
 /// Builds every target's codes one at a time under the private cache `cache` and writes what
-/// each left (see the module docs). Runs in a process whose `CUDA_CACHE_PATH` is `cache`.
+/// each left (see the module docs), until [`BUDGET_S`] has passed; the targets after that get
+/// a row that says so. Runs in a process whose `CUDA_CACHE_PATH` is `cache`.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -134,10 +141,19 @@ pub fn collect(
     let mut rows = Vec::new();
     let mut classes = Vec::new();
     let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let start = std::time::Instant::now();
     for t in targets {
         let kernel = t.a.variant.kernel;
         let cap = capped_rungs.get(&t.id).copied();
-        for taken in build_codes(t, cap, sources, sides, cache, &mut seen) {
+        let taken = if start.elapsed().as_secs_f64() > BUDGET_S {
+            vec![Taken {
+                code: "all".into(),
+                source: Err(format!("not read: the part's {BUDGET_S} s budget ran out")),
+            }]
+        } else {
+            build_codes(t, cap, sources, sides, cache, &mut seen)
+        };
+        for taken in taken {
             let (row, counts) = record(out, t, kernel, taken, tool.as_deref())?;
             classes.extend(counts.into_iter().map(|(class, count)| ClassRow {
                 target: t.id.clone(),

@@ -273,6 +273,11 @@ fn run_swap(
 pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>), ExportError> {
     let (prs, rows) = read_folder_rows(out)?;
     let mut explanations = explain_all(&prs, &rows);
+    let code_only = out.join(super::machine_code::CODE_ONLY_CSV);
+    if code_only.is_file() {
+        let gaps: Vec<PrRow> = read_rows(&code_only)?;
+        explanations.extend(gaps.iter().map(super::attribute::code_only));
+    }
     super::verify::annotate(&mut explanations, &super::machine_code::read(out)?);
     let provenance = provenance_line(&rows);
     let code = CodeFacts::read(out)?;
