@@ -238,11 +238,44 @@ fn harness_turn(
 ) -> Result<(), CalibrationError> {
     backend.set_timer(TimerKind::WallClock)?;
     backend.set_wait_mode(plan.wait)?;
+    if plan.flag_copies {
+        return harness_level_turn(backend, probe, plan, n, into);
+    }
     backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
     let before = backend.calls();
     for _ in 0..n {
         let t = backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
         into.harness.push(t.wall.0 / f64::from(plan.batch));
+    }
+    let after = backend.calls();
+    into.events += after.events - before.events;
+    into.launches += after.launches - before.launches;
+    Ok(())
+}
+
+/// One turn of the level case through the harness: the calls the BFS family makes per level
+/// (`upload`, `batch` launches, `download`), the first repetition untimed.
+fn harness_level_turn(
+    backend: &mut dyn Backend,
+    probe: &Probe,
+    plan: PlainLoop,
+    n: u32,
+    into: &mut Samples,
+) -> Result<(), CalibrationError> {
+    let flag = probe.buffers[0];
+    let before = backend.calls();
+    for rep in 0..=n {
+        let t0 = std::time::Instant::now();
+        backend.upload(flag, &[0.0])?;
+        for _ in 0..plan.batch {
+            backend.launch(probe.kernel, plan.shape, &probe.args)?;
+        }
+        let mut word = [0.0f32];
+        backend.download(flag, &mut word)?;
+        if rep > 0 {
+            into.harness
+                .push(t0.elapsed().as_secs_f64() / f64::from(plan.batch));
+        }
     }
     let after = backend.calls();
     into.events += after.events - before.events;
@@ -382,6 +415,7 @@ fn warm_up(
             wait: WaitMode::Finish,
             batch: 100,
             reps: 10,
+            flag_copies: false,
         };
         // At most 50 rounds of 1000 launches: about 0.2 s on a GPU, nothing on a fake.
         let mut result = Ok(());
@@ -412,6 +446,7 @@ fn measure_shape(
                 wait,
                 batch,
                 reps: plan.reps_of(batch),
+                flag_copies: false,
             };
             let samples = measure_case(backends, probes, case, plan.chunk)?;
             let case_rows: Vec<CalibrationRow> = backends
@@ -423,7 +458,54 @@ fn measure_shape(
             rows.extend(case_rows);
         }
     }
+    if shape == LaunchShape::linear(1, 1) {
+        let (level_rows, level_pr) = measure_level(backends, probes, plan, shape)?;
+        prs.extend(level_pr);
+        rows.extend(level_rows);
+    }
     Ok((rows, prs))
+}
+
+/// The `wait` of the level case's rows: one BFS level's calls.
+pub const LEVEL_WAIT: &str = "level";
+
+/// The level case: per repetition one word written to a buffer, two empty launches, the word
+/// read back (the read is the wait), through the harness's calls (the ones the BFS family
+/// makes) and through a plain loop of the driver's. Its rows give per-launch times, as every
+/// case's do; a level is `batch` of them.
+fn measure_level(
+    backends: &mut [&mut dyn Backend],
+    probes: &[Probe],
+    plan: &CalibrationPlan,
+    shape: LaunchShape,
+) -> Result<ShapeResult, CalibrationError> {
+    let case = PlainLoop {
+        shape,
+        wait: WaitMode::Finish,
+        batch: 2,
+        reps: plan.reps_of(1),
+        flag_copies: true,
+    };
+    let samples = measure_case(backends, probes, case, plan.chunk)?;
+    let rows: Vec<CalibrationRow> = backends
+        .iter()
+        .zip(&samples)
+        .filter_map(|(b, s)| row_of(&**b, case, s))
+        .map(|mut r| {
+            r.wait = LEVEL_WAIT.into();
+            r.wait_calls = match r.api.as_str() {
+                "CUDA" => "cuMemcpyHtoDAsync, 2 cuLaunchKernel, cuMemcpyDtoHAsync, \
+                           cuStreamSynchronize"
+                    .into(),
+                _ => "clEnqueueWriteBuffer (blocking), 2 clEnqueueNDRangeKernel, \
+                      clEnqueueReadBuffer (blocking)"
+                    .into(),
+            };
+            r
+        })
+        .collect();
+    let pr = pr_of(&rows.iter().collect::<Vec<_>>());
+    Ok((rows, pr.into_iter().collect()))
 }
 
 /// A check of the harness against the plain loop, with the figures it rests on.
@@ -594,8 +676,9 @@ mod tests {
     #[test]
     fn a_harness_that_adds_nothing_passes_every_check() {
         let c = run(0.0);
-        assert_eq!(c.rows.len(), 2 * WaitMode::ALL.len() * 2);
-        assert_eq!(c.prs.len(), WaitMode::ALL.len() * 2);
+        // Every wait mode one at a time and back to back on both sides, and the level case.
+        assert_eq!(c.rows.len(), 2 * WaitMode::ALL.len() * 2 + 2);
+        assert_eq!(c.prs.len(), WaitMode::ALL.len() * 2 + 1);
         let checks = checks(&c);
         assert!(!checks.is_empty());
         assert!(checks.iter().all(|k| k.passed), "{checks:?}");

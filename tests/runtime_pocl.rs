@@ -91,6 +91,31 @@ fn a_host_timed_launch_asks_the_driver_for_no_event() {
 }
 
 #[test]
+#[ignore = "needs PoCL"]
+fn the_plain_level_loop_writes_launches_and_reads_its_flag_every_repetition() {
+    let (_turn, mut b) = backend();
+    let (kernel, args) = empty_kernel(&mut b);
+    let plan = PlainLoop {
+        shape: LaunchShape::linear(1, 1),
+        wait: WaitMode::Finish,
+        batch: 2,
+        reps: 5,
+        flag_copies: true,
+    };
+    let flag = clvscu::backend::first_buffer(&args).expect("a buffer argument");
+    b.upload(flag, &[3.0]).unwrap();
+    let times = b.plain_launches(kernel, &args, plan).unwrap();
+    assert_eq!(times.len(), 5);
+    assert!(times.iter().all(|t| *t > 0.0 && t.is_finite()), "{times:?}");
+    let mut word = [1.0f32];
+    b.download(flag, &mut word).unwrap();
+    assert_eq!(
+        word[0], 0.0,
+        "the plain loop wrote its zero word into the flag"
+    );
+}
+
+#[test]
 #[ignore = "needs OpenCL"]
 fn the_plain_loop_times_every_repetition_in_every_wait_mode() {
     let (_turn, mut b) = backend();
@@ -101,6 +126,7 @@ fn the_plain_loop_times_every_repetition_in_every_wait_mode() {
             wait,
             batch: 5,
             reps: 7,
+            flag_copies: false,
         };
         let times = b.plain_launches(kernel, &args, plan).unwrap();
         assert_eq!(times.len(), 7, "{wait}");
@@ -122,9 +148,26 @@ fn calibrate_reports_the_harness_beside_the_plain_loop_on_opencl() {
     };
     let mut backends: Vec<&mut dyn Backend> = vec![&mut b];
     let found = calibrate::calibrate(&mut backends, &KernelSources::embedded(), &plan).unwrap();
-    // Every wait mode, one at a time and back to back, both paths timed.
-    assert_eq!(found.rows.len(), WaitMode::ALL.len() * plan.batches.len());
-    for r in &found.rows {
+    // Every wait mode, one at a time and back to back, and the level case, both paths timed.
+    assert_eq!(
+        found.rows.len(),
+        WaitMode::ALL.len() * plan.batches.len() + 1
+    );
+    let level = found
+        .rows
+        .iter()
+        .find(|r| r.wait == calibrate::LEVEL_WAIT)
+        .expect("the level case");
+    assert!(level.harness_us > 0.0 && level.plain_us > 0.0, "{level:?}");
+    assert!(
+        level.wait_calls.contains("clEnqueueReadBuffer"),
+        "{level:?}"
+    );
+    for r in found
+        .rows
+        .iter()
+        .filter(|r| r.wait != calibrate::LEVEL_WAIT)
+    {
         assert_eq!(r.api, "OpenCL");
         assert!(r.harness_us > 0.0 && r.plain_us > 0.0, "{r:?}");
         assert!(r.harness_ci_lo_us <= r.harness_us && r.harness_us <= r.harness_ci_hi_us);

@@ -578,6 +578,18 @@ pub struct PlainLoop {
     /// Launches per wait: 1 is one at a time, more is back to back.
     pub batch: u32,
     pub reps: u32,
+    /// Each repetition writes one word into the kernel's first buffer argument before its
+    /// launches and reads it back after them, the read being the wait: the calls of one BFS
+    /// level (a flag cleared, two kernels, the flag read), as a plain program makes them.
+    pub flag_copies: bool,
+}
+
+/// The first buffer among a kernel's arguments: the flag of a plain level loop.
+pub fn first_buffer(args: &[Arg]) -> Option<BufferId> {
+    args.iter().find_map(|a| match a {
+        Arg::Buffer(b) => Some(*b),
+        _ => None,
+    })
 }
 
 /// Refuse an allocation larger than what the device can hold, before allocating.

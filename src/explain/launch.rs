@@ -21,6 +21,8 @@ pub struct Clocks {
     pub api: Api,
     pub kernel_s: f64,
     pub host_s: f64,
+    /// Levels per run, for a multi-level target (BFS): the host time is then split per level.
+    pub levels: Option<u64>,
 }
 
 impl Clocks {
@@ -30,19 +32,19 @@ impl Clocks {
     }
 }
 
-/// One row's part in [`clocks`]: its comparison, API, timer and median seconds.
-pub type ClockRow<'a> = (&'a str, Api, TimerKind, f64);
+/// One row's part in [`clocks`]: its comparison, API, timer, median seconds and levels.
+pub type ClockRow<'a> = (&'a str, Api, TimerKind, f64, Option<u64>);
 
 /// The parts of measurement rows that [`clocks`] reads.
 pub fn clock_rows(rows: &[MeasurementRow]) -> Vec<ClockRow<'_>> {
     rows.iter()
-        .map(|r| (r.comparison.as_str(), r.api, r.timer, r.median_s))
+        .map(|r| (r.comparison.as_str(), r.api, r.timer, r.median_s, r.levels))
         .collect()
 }
 
 /// Each API's kernel and host median for `target`, where both clocks were measured.
 pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
-    let median = |api: Api, timer: TimerKind| {
+    let row = |api: Api, timer: TimerKind| {
         rows.iter()
             .filter(|r| r.1 == api && r.2 == timer && r.3 > 0.0)
             .find(|r| {
@@ -50,15 +52,16 @@ pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
                     .and_then(|rest| rest.strip_prefix("::"))
                     .is_some_and(|rung| CLOCK_RUNGS.contains(&rung))
             })
-            .map(|r| r.3)
     };
     [Api::OpenCl, Api::Cuda]
         .into_iter()
         .filter_map(|api| {
+            let host = row(api, TimerKind::WallClock)?;
             Some(Clocks {
                 api,
-                kernel_s: median(api, TimerKind::DeviceEvent)?,
-                host_s: median(api, TimerKind::WallClock)?,
+                kernel_s: row(api, TimerKind::DeviceEvent)?.3,
+                host_s: host.3,
+                levels: host.4.filter(|l| *l > 0),
             })
         })
         .collect()
@@ -74,8 +77,32 @@ pub fn plain_loops(folder: &Path) -> Result<Vec<CalibrationRow>, ExportError> {
     let rows: Vec<CalibrationRow> = read_rows(&file)?;
     Ok(rows
         .into_iter()
-        .filter(|r| r.shape == "1x1" && r.batch == 1 && r.wait == "finish")
+        .filter(|r| {
+            r.shape == "1x1"
+                && ((r.batch == 1 && r.wait == "finish") || r.wait == crate::calibrate::LEVEL_WAIT)
+        })
         .collect())
+}
+
+/// One API's host time per level split three ways: the kernels (device clock), a plain loop
+/// of the level's own driver calls with empty kernels (the calibration's level case), and
+/// what remains, the harness's own.
+fn level_split(c: &Clocks, plain: &[CalibrationRow]) -> Option<String> {
+    let levels = c.levels? as f64;
+    let replay = plain
+        .iter()
+        .find(|r| r.wait == crate::calibrate::LEVEL_WAIT && r.api == c.api.label())?;
+    let host = c.host_s * 1e6 / levels;
+    let kernels = c.kernel_s * 1e6 / levels;
+    let driver = replay.plain_us * f64::from(replay.batch);
+    Some(format!(
+        "{} per level {host:.2} µs on the host = {kernels:.2} µs of kernels + {driver:.2} µs a \
+         plain loop of the level's driver calls takes ({}, empty kernels) + {:.2} µs of the \
+         harness's own",
+        c.api.label(),
+        replay.wait_calls,
+        host - kernels - driver
+    ))
 }
 
 /// The sentence for `explain.md`, or `None` when a clock is missing on either API.
@@ -97,8 +124,16 @@ pub fn sentence(clocks: &[Clocks], plain: &[CalibrationRow]) -> Option<String> {
             c.overhead_us(),
         );
     }
+    let levels: Vec<String> = clocks
+        .iter()
+        .filter_map(|c| level_split(c, plain))
+        .collect();
+    if !levels.is_empty() {
+        let _ = write!(text, "; {}", levels.join("; "));
+    }
     let loops: Vec<String> = plain
         .iter()
+        .filter(|r| r.wait != crate::calibrate::LEVEL_WAIT)
         .map(|r| {
             format!(
                 "{} {:.2} µs ({}; the harness's path {:+.2} µs beside it)",
@@ -121,7 +156,7 @@ mod tests {
     use super::*;
 
     fn row(comparison: &str, api: Api, timer: TimerKind, median_s: f64) -> ClockRow<'_> {
-        (comparison, api, timer, median_s)
+        (comparison, api, timer, median_s, None)
     }
 
     #[test]
@@ -147,5 +182,45 @@ mod tests {
     fn a_missing_clock_gives_no_sentence() {
         let rows = vec![row("t::own", Api::Cuda, TimerKind::DeviceEvent, 1e-6)];
         assert!(sentence(&clocks(&rows, "t"), &[]).is_none());
+    }
+
+    #[test]
+    fn a_level_is_split_into_kernels_the_drivers_calls_and_the_harness() {
+        let mut rows = vec![
+            row("bfs::own", Api::Cuda, TimerKind::WallClock, 9.0 * 40e-6),
+            row(
+                "bfs::device-timer",
+                Api::Cuda,
+                TimerKind::DeviceEvent,
+                9.0 * 10e-6,
+            ),
+        ];
+        rows[0].4 = Some(9);
+        let replay = CalibrationRow {
+            api: "CUDA".into(),
+            device: "d".into(),
+            driver: "v".into(),
+            shape: "1x1".into(),
+            batch: 2,
+            wait: crate::calibrate::LEVEL_WAIT.into(),
+            wait_calls: "copy, 2 launches, copy".into(),
+            reps: 10,
+            harness_us: 12.0,
+            harness_ci_lo_us: 11.0,
+            harness_ci_hi_us: 13.0,
+            plain_us: 11.0,
+            plain_ci_lo_us: 10.0,
+            plain_ci_hi_us: 12.0,
+            overhead_us: 1.0,
+            harness_events_per_launch: 0.0,
+        };
+        let c = clocks(&rows, "bfs");
+        assert_eq!(c[0].levels, Some(9));
+        let text = level_split(&c[0], &[replay]).unwrap();
+        assert!(
+            text.contains("CUDA per level 40.00 µs on the host = 10.00 µs of kernels + 22.00 µs")
+                && text.contains("+ 8.00 µs of the harness's own"),
+            "{text}"
+        );
     }
 }

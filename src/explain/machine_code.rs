@@ -8,11 +8,14 @@
 //! - `cuda-driver`: the CUDA driver's build of NVRTC's PTX (what CUDA runs);
 //! - `cuda-driver-opencl-ptx`: the CUDA driver's build of OpenCL's PTX (the same PTX through
 //!   the other second stage: what tells the second stages apart);
-//! - `cuda-capped-rN`: the same with the register rung's cap (what that rung ran).
+//! - `cuda-capped-rN`: the same with the register rung's cap (what that rung ran);
+//! - `opencl-runtime-alternative`, `cuda-driver-alternative`: what each runtime runs of the
+//!   family's declared alternative (the fix explain offers), where it has one.
 //!
-//! Each image is written as `machine-code/<target>/<code>.cubin` with its SASS beside it, and
-//! its resources and instruction classes go to `machine-code.csv` and
-//! `machine-code-classes.csv`. A code the cache did not hold is a row that says so.
+//! Each kernel's SASS is kept as `machine-code/<target>/<code>.sass.gz` (the kernel's own
+//! function, compressed; the image itself lives only while `cuobjdump` reads it), and its
+//! resources and instruction classes go to `machine-code.csv` and `machine-code-classes.csv`.
+//! A code the cache did not hold is a row that says so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +45,8 @@ pub const CACHE_DIR: &str = "machine-code/.compute-cache";
 pub const OPENCL_RUNTIME: &str = "opencl-runtime";
 pub const CUDA_DRIVER: &str = "cuda-driver";
 pub const CUDA_DRIVER_OPENCL_PTX: &str = "cuda-driver-opencl-ptx";
+pub const OPENCL_RUNTIME_ALTERNATIVE: &str = "opencl-runtime-alternative";
+pub const CUDA_DRIVER_ALTERNATIVE: &str = "cuda-driver-alternative";
 
 /// The code name of the register rung's CUDA side capped at `registers`.
 pub fn capped(registers: u32) -> String {
@@ -60,8 +65,8 @@ pub struct MachineCodeRow {
     pub stack_bytes: Option<u32>,
     pub shared_bytes: Option<u32>,
     pub local_bytes: Option<u32>,
-    /// Relative to the explain folder; empty without an image.
-    pub cubin: String,
+    /// The kernel's SASS (`.sass.gz`), relative to the explain folder; empty without one.
+    pub sass: String,
 }
 
 /// One instruction class's count in one code.
@@ -119,7 +124,41 @@ fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>, Sna
 /// What one build left, for one code of one target.
 struct Taken {
     code: String,
+    kernel: &'static str,
     source: Result<Vec<u8>, String>,
+}
+
+/// Where the images of one part's builds go, and what earlier builds left.
+struct Taker<'c> {
+    cache: &'c Path,
+    before: Snapshot,
+    seen: &'c mut BTreeMap<String, Vec<u8>>,
+    taken: Vec<Taken>,
+}
+
+impl Taker<'_> {
+    /// The image of `kernel` the build just made (`built`) left in the cache, or the one an
+    /// earlier build of the same text (`key`) left, as `code`.
+    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), String>) {
+        let (images, after) = new_images(self.cache, &self.before, kernel);
+        self.before = after;
+        let seen = &mut *self.seen;
+        let source = built.and_then(|()| match images.into_iter().next() {
+            Some(image) => {
+                seen.insert(key.clone(), image.clone());
+                Ok(image)
+            }
+            None => seen.get(&key).cloned().ok_or_else(|| {
+                "the compute cache held no image of it (cache off, or a driver that keeps none)"
+                    .to_string()
+            }),
+        });
+        self.taken.push(Taken {
+            code: code.to_string(),
+            kernel,
+            source,
+        });
+    }
 }
 
 /// How long the part reads code before it records the remaining targets as not read: the
@@ -143,18 +182,18 @@ pub fn collect(
     let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     let start = std::time::Instant::now();
     for t in targets {
-        let kernel = t.a.variant.kernel;
         let cap = capped_rungs.get(&t.id).copied();
         let taken = if start.elapsed().as_secs_f64() > BUDGET_S {
             vec![Taken {
                 code: "all".into(),
+                kernel: t.a.variant.kernel,
                 source: Err(format!("not read: the part's {BUDGET_S} s budget ran out")),
             }]
         } else {
             build_codes(t, cap, sources, sides, cache, &mut seen)
         };
         for taken in taken {
-            let (row, counts) = record(out, t, kernel, taken, tool.as_deref())?;
+            let (row, counts) = record(out, t, taken, tool.as_deref())?;
             classes.extend(counts.into_iter().map(|(class, count)| ClassRow {
                 target: t.id.clone(),
                 code: row.code.clone(),
@@ -168,6 +207,11 @@ pub fn collect(
     write_rows(&out.join(CLASSES_CSV), &classes)
 }
 
+/// The program text of a build as a key: builds of the same text leave one image.
+fn key_of(code: &str, built: &Result<Option<String>, String>) -> String {
+    format!("{code}:{:?}", built.as_ref().ok().cloned().flatten())
+}
+
 /// The codes of `t`, each from the images its build left (or, for a program built before
 /// with the same text, the image that build left).
 fn build_codes(
@@ -179,56 +223,65 @@ fn build_codes(
     seen: &mut BTreeMap<String, Vec<u8>>,
 ) -> Vec<Taken> {
     let kernel = t.a.variant.kernel;
-    let mut taken = Vec::new();
-    let mut before = snapshot(cache);
-    let mut take = |code: String, key: String, built: Result<(), String>, before: &mut Snapshot| {
-        let (images, after) = new_images(cache, before, kernel);
-        *before = after;
-        let source = built.and_then(|()| match images.into_iter().next() {
-            Some(image) => {
-                seen.insert(key.clone(), image.clone());
-                Ok(image)
-            }
-            None => seen.get(&key).cloned().ok_or_else(|| {
-                "the compute cache held no image of it (cache off, or a driver that keeps none)"
-                    .to_string()
-            }),
-        });
-        taken.push(Taken { code, source });
+    let mut taker = Taker {
+        cache,
+        before: snapshot(cache),
+        seen,
+        taken: Vec::new(),
     };
     let (opencl, cuda) = sides_by_api(sides);
     let mut opencl_ptx = None;
     if let Some(cl) = opencl {
-        let built = program_text_of(&mut *cl, sources, t.a.clone()).map_err(|e| e.to_string());
-        let key = format!("opencl:{:?}", built.as_ref().ok().cloned().flatten());
+        let built = program_text_of(cl, sources, t.a.clone()).map_err(|e| e.to_string());
         opencl_ptx = built.as_ref().ok().cloned().flatten();
-        take(OPENCL_RUNTIME.into(), key, built.map(|_| ()), &mut before);
+        let key = key_of("opencl", &built);
+        taker.take(OPENCL_RUNTIME, kernel, key, built.map(|_| ()));
     }
-    let Some(cu) = cuda else { return taken };
-    let built = program_text_of(&mut *cu, sources, t.b.clone()).map_err(|e| e.to_string());
-    let key = format!("cuda:{:?}", built.as_ref().ok().cloned().flatten());
-    take(CUDA_DRIVER.into(), key, built.map(|_| ()), &mut before);
-    let Some(ptx) = opencl_ptx else { return taken };
-    for (code, jit) in [(CUDA_DRIVER_OPENCL_PTX.to_string(), t.b.jit)]
-        .into_iter()
-        .chain(cap.map(|r| {
-            (
-                capped(r),
-                JitOptions {
+    if let Some(cu) = cuda {
+        let built = program_text_of(&mut *cu, sources, t.b.clone()).map_err(|e| e.to_string());
+        let key = key_of("cuda", &built);
+        taker.take(CUDA_DRIVER, kernel, key, built.map(|_| ()));
+        if let Some(ptx) = &opencl_ptx {
+            let capped_jit = cap.map(|r| {
+                let jit = JitOptions {
                     max_registers: Some(r),
                     ..t.b.jit
-                },
-            )
-        }))
-    {
-        let built = cu
-            .load_foreign_program(&ptx, &jit)
-            .map(|_| ())
-            .map_err(|e| e.to_string());
-        let key = format!("{code}:{ptx}");
-        take(code, key, built, &mut before);
+                };
+                (capped(r), jit)
+            });
+            let plain = (CUDA_DRIVER_OPENCL_PTX.to_string(), t.b.jit);
+            for (code, jit) in std::iter::once(plain).chain(capped_jit) {
+                let built = cu
+                    .load_foreign_program(ptx, &jit)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string());
+                taker.take(&code, kernel, format!("{code}:{ptx}"), built);
+            }
+        }
     }
-    taken
+    take_alternative(t, sources, sides, &mut taker);
+    taker.taken
+}
+
+/// What each runtime makes of the family's declared alternative of `t`, where it has one.
+fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, taker: &mut Taker) {
+    let alternative =
+        t.a.variant
+            .alternative
+            .and_then(|name| crate::families::find_variant(t.a.family, name).ok());
+    let Some(alt) = alternative else { return };
+    let (opencl, cuda) = sides_by_api(sides);
+    for (code, side, settings) in [
+        (OPENCL_RUNTIME_ALTERNATIVE, opencl, &t.a),
+        (CUDA_DRIVER_ALTERNATIVE, cuda, &t.b),
+    ] {
+        let Some(backend) = side else { continue };
+        let mut settings = settings.clone();
+        settings.variant = alt;
+        let built = program_text_of(backend, sources, settings).map_err(|e| e.to_string());
+        let key = key_of(code, &built);
+        taker.take(code, alt.kernel, key, built.map(|_| ()));
+    }
 }
 
 type SideRef<'s> = Option<&'s mut (dyn crate::backend::Backend + 'static)>;
@@ -250,10 +303,10 @@ fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
 fn record(
     out: &Path,
     t: &Comparison,
-    kernel: &str,
     taken: Taken,
     tool: Option<&Path>,
 ) -> Result<(MachineCodeRow, ClassCounts), ExportError> {
+    let kernel = taken.kernel;
     let mut row = MachineCodeRow {
         target: t.id.clone(),
         code: taken.code.clone(),
@@ -263,7 +316,7 @@ fn record(
         stack_bytes: None,
         shared_bytes: None,
         local_bytes: None,
-        cubin: String::new(),
+        sass: String::new(),
     };
     let image = match taken.source {
         Ok(image) => image,
@@ -277,23 +330,59 @@ fn record(
         path: out.join(&dir),
         source: e,
     })?;
-    row.cubin = format!("{dir}/{}.cubin", taken.code);
-    write_atomic(&out.join(&row.cubin), &image)?;
     let Some(tool) = tool else {
         row.source = "compute cache (no cuobjdump to read it)".into();
         return Ok((row, ClassCounts::new()));
     };
     row.source = "compute cache".into();
-    let cubin_path = out.join(&row.cubin);
-    let (resources, counts, text) = read_image(tool, &cubin_path, kernel);
+    let file = tempfile::Builder::new()
+        .prefix(".image-")
+        .suffix(".cubin")
+        .tempfile_in(out.join(&dir))
+        .map_err(|e| ExportError::Io {
+            path: out.join(&dir),
+            source: e,
+        })?;
+    std::fs::write(file.path(), &image).map_err(|e| ExportError::Io {
+        path: file.path().to_path_buf(),
+        source: e,
+    })?;
+    let (resources, counts, text) = read_image(tool, file.path(), kernel);
     if let Some(r) = resources {
         row.registers = Some(r.registers);
         row.stack_bytes = Some(r.stack_bytes);
         row.shared_bytes = Some(r.shared_bytes);
         row.local_bytes = Some(r.local_bytes);
     }
-    write_atomic(&cubin_path.with_extension("sass"), text.as_bytes())?;
+    row.sass = format!("{dir}/{}.sass.gz", taken.code);
+    write_atomic(
+        &out.join(&row.sass),
+        &gzip(function_text(&text, kernel).as_bytes()),
+    )?;
     Ok((row, counts))
+}
+
+/// The part of `cuobjdump -sass` output that is `kernel`'s function (all of it where no
+/// header names it).
+pub fn function_text(text: &str, kernel: &str) -> String {
+    let header = format!("Function : {kernel}");
+    let Some(start) = text.lines().position(|l| l.trim() == header) else {
+        return text.to_string();
+    };
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.trim().starts_with("Function : "))
+        .map_or(lines.len(), |i| start + 1 + i);
+    lines[start..end].join("\n") + "\n"
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    // Writing into a Vec cannot fail.
+    let _ = e.write_all(bytes);
+    e.finish().unwrap_or_default()
 }
 
 /// The kernel's resources, its classes and the whole SASS text of one cubin.

@@ -206,7 +206,7 @@ mod tests {
             pr_ci_hi: Some(0.87),
             cause: cause.into(),
             verdict: "front end".into(),
-            verified: false,
+            verified: true,
             machine_code: String::new(),
             fix: String::new(),
         };
@@ -244,5 +244,18 @@ mod tests {
         other_gpu.device_b = "H200".into();
         assert_eq!(why(&verdicts, &other_gpu), Why::Open);
         assert_eq!(Why::Open.cell(), "not explained yet");
+    }
+
+    #[test]
+    fn a_verdict_no_verified_rung_proves_says_so_or_names_the_machine_code() {
+        let mut v = verdict("s", "t", "second-stage-registers");
+        v.1.verified = false;
+        assert_eq!(
+            shown_cause(&v.1),
+            "second-stage-registers (not proven by a verified rung)"
+        );
+        v.1.machine_code = "OpenCL against CUDA: LDS 512 against 0".into();
+        assert_eq!(proof_of(&v.1), Proof::MachineCode);
+        assert!(shown_cause(&v.1).starts_with("machine-code difference"));
     }
 }

@@ -645,6 +645,13 @@ impl Backend for CudaBackend {
         let objects = self.texture_objects(args)?;
         // Its own packing, apart from the harness's cache: the loop shares no state with it.
         let mut packed = plain::Packed::new(args, self.params(args, &objects)?);
+        let flag = match (plan.flag_copies, crate::backend::first_buffer(args)) {
+            (true, Some(b)) => match self.params(&[Arg::Buffer(b)], &objects)?.first() {
+                Some(plain::Param::Pointer(ptr)) => Some(*ptr),
+                _ => None,
+            },
+            _ => None,
+        };
         let k = self.kernels.get(kernel)?;
         let events = plain::LoopEvents {
             polled: &self.untimed_stop.polled,
@@ -657,6 +664,7 @@ impl Backend for CudaBackend {
             &mut packed,
             &events,
             plan,
+            flag,
         )
     }
 

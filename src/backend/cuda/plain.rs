@@ -110,25 +110,42 @@ impl Packed {
 }
 
 /// `plan.reps` repetitions of `plan.batch` launches of `f` and one wait, on `stream`; the
-/// host clock around each repetition.
+/// host clock around each repetition. With `flag`, each repetition copies one word into it
+/// first and one word back after the launches, and waits for that copy instead.
 pub(super) fn launch_loop(
     f: &CudaFunction,
     stream: CUstream,
     packed: &mut Packed,
     events: &LoopEvents,
     plan: PlainLoop,
+    flag: Option<CUdeviceptr>,
 ) -> Result<Vec<f64>> {
     let mut times = Vec::with_capacity(plan.reps as usize);
+    let mut word = [0u32];
     for _ in 0..plan.reps {
         let t0 = Instant::now();
+        if let Some(ptr) = flag {
+            // SAFETY: the flag buffer holds at least one word and lives in this context; the
+            // source outlives the copy, which the wait below completes.
+            unsafe { result::memcpy_htod_async(ptr, &word, stream) }
+                .map_err(fail("cuMemcpyHtoDAsync (plain level)"))?;
+        }
         for _ in 0..plan.batch.max(1) {
             // SAFETY: the caller packed the parameters from the kernel's arguments, and the
             // function and stream belong to the current context.
             unsafe { packed.launch(f, stream, plan.shape) }
                 .map_err(fail("cuLaunchKernel (plain loop)"))?;
         }
-        // SAFETY: as above; the events were made in this context.
-        unsafe { wait(stream, events, plan.wait) }?;
+        match flag {
+            // SAFETY: as above; the word is read before the stream is synchronised.
+            Some(ptr) => unsafe {
+                result::memcpy_dtoh_async(&mut word, ptr, stream)
+                    .map_err(fail("cuMemcpyDtoHAsync (plain level)"))?;
+                result::stream::synchronize(stream).map_err(fail("cuStreamSynchronize"))?;
+            },
+            // SAFETY: as above; the events were made in this context.
+            None => unsafe { wait(stream, events, plan.wait) }?,
+        }
         times.push(t0.elapsed().as_secs_f64());
     }
     Ok(times)

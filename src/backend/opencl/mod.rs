@@ -616,8 +616,12 @@ impl Backend for OpenClBackend {
     ) -> Result<Vec<f64>> {
         self.make_images(args)?;
         self.set_args(kernel, args)?;
+        let flag = match (plan.flag_copies, crate::backend::first_buffer(args)) {
+            (true, Some(b)) => Some(self.buffers.get(b)?.get()),
+            _ => None,
+        };
         let k = &self.kernels.get(kernel)?.kernel;
-        plain::launch_loop(&self.plain_queue, k, plan)
+        plain::launch_loop(&self.plain_queue, k, plan, flag)
     }
 
     fn calls(&self) -> CallCounts {

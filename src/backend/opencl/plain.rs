@@ -108,15 +108,34 @@ pub(super) fn wait(
 /// The plain loop of [`crate::backend::Backend::plain_launches`] on `queue` (one without
 /// profiling): arguments already set, `batch` enqueues, the last with an event when the wait
 /// mode needs one, one wait; the host clock around each repetition.
+/// With `flag`, each repetition writes one word into it first (blocking) and reads one word
+/// back after the launches (blocking), which is then the wait: one BFS level's calls.
 pub(super) fn launch_loop(
     queue: &CommandQueue,
     kernel: &Kernel,
     plan: PlainLoop,
+    flag: Option<opencl3::types::cl_mem>,
 ) -> Result<Vec<f64>> {
     let fail = |what: &str, status: cl_int| BackendError::driver(API, what, status_text(status));
     let mut times = Vec::with_capacity(plan.reps as usize);
+    let mut word = 0u32;
+    let word_ptr: *mut std::ffi::c_void = (&mut word as *mut u32).cast();
     for _ in 0..plan.reps {
         let t0 = Instant::now();
+        if let Some(buffer) = flag {
+            // SAFETY: `word` outlives the blocking call; the flag buffer holds a word.
+            unsafe { blocking_copy(queue, buffer, true, word_ptr, 4) }
+                .map_err(|s| fail("clEnqueueWriteBuffer (plain level)", s))?;
+            for _ in 0..plan.batch.max(1) {
+                enqueue(queue, kernel, plan.shape, EventWanted::No)
+                    .map_err(|s| fail("clEnqueueNDRangeKernel (plain level)", s))?;
+            }
+            // SAFETY: as above.
+            unsafe { blocking_copy(queue, buffer, false, word_ptr, 4) }
+                .map_err(|s| fail("clEnqueueReadBuffer (plain level)", s))?;
+            times.push(t0.elapsed().as_secs_f64());
+            continue;
+        }
         for _ in 1..plan.batch {
             enqueue(queue, kernel, plan.shape, EventWanted::No)
                 .map_err(|s| fail("clEnqueueNDRangeKernel (plain loop)", s))?;
