@@ -538,6 +538,24 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 }
 
 fn inspect_cmd(args: InspectArgs) -> Result<i32> {
+    use clvscu::explain::machine_code::PRIVATE_CACHE_ENV;
+    // With --sass, OpenCL's SASS is the code NVIDIA's OpenCL built itself, taken from a
+    // private compute cache: the driver reads CUDA_CACHE_PATH once, at start, so this runs
+    // again in a process of its own with the cache folder set.
+    if args.sass && std::env::var_os(PRIVATE_CACHE_ENV).is_none() {
+        let cache = args.out.join(".compute-cache");
+        clvscu::export::safe::prepare_dir(&args.out, true)?;
+        let _ = std::fs::remove_dir_all(&cache);
+        std::fs::create_dir_all(&cache)?;
+        let status = std::process::Command::new(std::env::current_exe()?)
+            .args(std::env::args_os().skip(1))
+            .env("CUDA_CACHE_PATH", &cache)
+            .env("CUDA_CACHE_DISABLE", "0")
+            .env(PRIVATE_CACHE_ENV, &cache)
+            .status()?;
+        let _ = std::fs::remove_dir_all(&cache);
+        return Ok(status.code().unwrap_or(EXIT_INTERRUPTED));
+    }
     // Every table sets CUDA's PTX beside OpenCL's: without NVRTC each kernel would repeat the
     // same note and the tables would be empty, so say it once and write nothing.
     let sources = args.devices.sources()?;

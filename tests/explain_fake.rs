@@ -131,3 +131,69 @@ fn a_pr_whose_ci_touches_parity_is_no_gap() {
     let t = explain(noisy.clone(), noisy, dir.path());
     assert_eq!(t.verdict, Verdict::NoGap, "{:?}", t.pr);
 }
+
+/// Each runtime's scripted register count for the same code, with their text loadable on
+/// the other runtime.
+fn with_registers(registers: u32) -> FakeScript {
+    FakeScript {
+        program_texts: true,
+        registers: Some(registers),
+        jitter: 0.002,
+        ..FakeScript::default()
+    }
+}
+
+fn rung<'t>(t: &'t TargetExplanation, prefix: &str) -> &'t clvscu::explain::attribute::RungOutcome {
+    t.rungs
+        .iter()
+        .find(|r| r.kind.name().starts_with(prefix) && !r.kind.name().contains("-own-"))
+        .unwrap_or_else(|| panic!("no {prefix} rung among {:?}", t.rungs))
+}
+
+fn names_registers(v: &Verdict) -> bool {
+    matches!(v, Verdict::Explained(c) if c.iter().any(|(c, _)| matches!(c, Cause::Registers { .. })))
+}
+
+#[test]
+fn a_gap_closed_by_the_caps_path_alone_is_not_called_a_register_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    // OpenCL's runtime is 25% slower; on CUDA any register cap, even at the count it uses
+    // anyway, slows the code as much: the path, not the count, closes the gap.
+    let a = FakeScript {
+        runtime_factor: 1.25,
+        ..with_registers(153)
+    };
+    let b = FakeScript {
+        cap_path_factor: 1.25,
+        ..with_registers(167)
+    };
+    let t = explain(a, b, dir.path());
+    let capped = rung(&t, "cuda-capped-to-r153");
+    assert!(capped.closes, "the cap closes the PR: {capped:?}");
+    let void = capped.void.as_deref().unwrap_or("");
+    assert!(void.contains("control moved the PR"), "{capped:?}");
+    assert!(!names_registers(&t.verdict), "{}", t.verdict.describe());
+    let csv = std::fs::read_to_string(dir.path().join("explain.csv")).unwrap();
+    assert!(csv.contains("void: its control moved the PR"), "{csv}");
+}
+
+#[test]
+fn a_cap_that_closes_the_gap_with_its_control_held_is_the_register_allocation() {
+    let dir = tempfile::tempdir().unwrap();
+    // OpenCL's runtime is 25% slower; CUDA capped below its 167 registers is as slow, and
+    // capped at its own count unchanged.
+    let a = FakeScript {
+        runtime_factor: 1.25,
+        ..with_registers(153)
+    };
+    let b = FakeScript {
+        capped_factor: 1.25,
+        ..with_registers(167)
+    };
+    let t = explain(a, b, dir.path());
+    let capped = rung(&t, "cuda-capped-to-r153");
+    assert!(capped.closes && capped.void.is_none(), "{capped:?}");
+    assert!(names_registers(&t.verdict), "{}", t.verdict.describe());
+    // The fake leaves no machine code: the cause is not verified at the instruction level.
+    assert!(!t.verified);
+}

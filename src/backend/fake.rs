@@ -75,6 +75,15 @@ pub struct FakeScript {
     /// The device time of every launch of this backend times this factor: a scripted runtime
     /// difference (the same code runs slower here).
     pub runtime_factor: f64,
+    /// The registers every kernel reports (none when `None`); a program built with a register
+    /// cap reports the cap where it is lower.
+    pub registers: Option<u32>,
+    /// The device time of a program whose register cap lowers its count below `registers`,
+    /// times this factor: a scripted register-allocation difference.
+    pub capped_factor: f64,
+    /// The device time of a program built with any register cap, times this factor: a
+    /// scripted load path that changes the code by itself, whatever the cap.
+    pub cap_path_factor: f64,
 }
 
 impl Default for FakeScript {
@@ -97,6 +106,9 @@ impl Default for FakeScript {
             program_texts: false,
             slow_source: None,
             runtime_factor: 1.0,
+            registers: None,
+            capped_factor: 1.0,
+            cap_path_factor: 1.0,
         }
     }
 }
@@ -107,6 +119,8 @@ struct FakeProgram {
     source: String,
     /// `__constant__` symbols filled by `bind_constant` (what a CUDA kernel reads).
     constants: Vec<(String, Vec<f32>)>,
+    /// The second stage's register cap it was built with.
+    max_registers: Option<u32>,
 }
 
 struct FakeKernel {
@@ -165,6 +179,7 @@ impl FakeBackend {
             defines: request.defines.clone(),
             source: request.source.clone(),
             constants: Vec::new(),
+            max_registers: request.jit.max_registers,
         });
         self.built.remember_program(request, id);
         Ok(id)
@@ -225,7 +240,17 @@ impl FakeBackend {
             (Some((text, factor)), Ok(p)) if p.source.contains(text.as_str()) => *factor,
             _ => 1.0,
         };
-        source_factor * self.script.runtime_factor
+        let cap = self
+            .programs
+            .get(program)
+            .ok()
+            .and_then(|p| p.max_registers);
+        let capped = match (cap, self.script.registers) {
+            (Some(c), Some(r)) if c < r => self.script.capped_factor * self.script.cap_path_factor,
+            (Some(_), _) => self.script.cap_path_factor,
+            _ => 1.0,
+        };
+        source_factor * capped * self.script.runtime_factor
     }
 
     fn scripted_timing(&mut self, floats: usize) -> Timing {
@@ -452,7 +477,12 @@ impl Backend for FakeBackend {
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
-        self.kernels.get(kernel).map(|_| KernelResources::default())
+        let k = self.kernels.get(kernel)?;
+        let cap = self.programs.get(k.program)?.max_registers;
+        Ok(KernelResources {
+            registers: self.script.registers.map(|r| cap.map_or(r, |c| c.min(r))),
+            ..KernelResources::default()
+        })
     }
 
     fn alloc(&mut self, len: usize) -> Result<BufferId> {

@@ -187,7 +187,7 @@ pub fn differences(a: &ClassCounts, b: &ClassCounts) -> Vec<ClassDifference> {
         })
         .filter(|d| d.a != d.b)
         .collect();
-    out.sort_by(|x, y| y.a.abs_diff(y.b).cmp(&x.a.abs_diff(x.b)));
+    out.sort_by_key(|d| std::cmp::Reverse(d.a.abs_diff(d.b)));
     out
 }
 

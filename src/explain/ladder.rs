@@ -157,7 +157,7 @@ impl RungKind {
         if let Some(l) = name.strip_prefix("jit-opt-") {
             return l.parse().ok().map(RungKind::OptLevelHeld);
         }
-        let kinds: [(&str, fn(u32, Api) -> RungKind); 3] = [
+        let kinds: [(&str, MakeRegisterRung); 3] = [
             ("-capped-to-own-r", |registers, held| RungKind::CapControl {
                 registers,
                 held,
@@ -260,6 +260,9 @@ impl RungKind {
         }
     }
 }
+
+/// Makes a register rung from its count and held side.
+type MakeRegisterRung = fn(u32, Api) -> RungKind;
 
 fn api_slug(api: Api) -> &'static str {
     match api {

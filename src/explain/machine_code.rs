@@ -41,6 +41,9 @@ pub const CLASSES_CSV: &str = "machine-code-classes.csv";
 pub const CODE_ONLY_CSV: &str = "machine-code-only.csv";
 /// The private compute cache's folder inside the output folder while the part runs.
 pub const CACHE_DIR: &str = "machine-code/.compute-cache";
+/// Set (to the private cache's folder) in a process whose `CUDA_CACHE_PATH` was made empty for
+/// it, so that it may take the images its builds leave there (`inspect --sass`).
+pub const PRIVATE_CACHE_ENV: &str = "CLVSCU_PRIVATE_COMPUTE_CACHE";
 
 pub const OPENCL_RUNTIME: &str = "opencl-runtime";
 pub const CUDA_DRIVER: &str = "cuda-driver";
@@ -79,9 +82,10 @@ pub struct ClassRow {
 }
 
 /// The files of a cache folder with their sizes and times: what a build adds shows as new.
-type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
+pub type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
 
-fn snapshot(dir: &Path) -> Snapshot {
+/// The files under a cache folder now.
+pub fn snapshot(dir: &Path) -> Snapshot {
     let mut all = Snapshot::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -100,8 +104,9 @@ fn snapshot(dir: &Path) -> Snapshot {
     all
 }
 
-/// The images holding `kernel` in the files that are new or changed since `before`.
-fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>, Snapshot) {
+/// The images holding `kernel` (any image where `kernel` is empty) in the files that are new
+/// or changed since `before`, and the folder's files now.
+pub fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>, Snapshot) {
     let after = snapshot(dir);
     let mut images = Vec::new();
     for (path, stamp) in &after {
@@ -114,7 +119,7 @@ fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>, Sna
         images.extend(
             cubin::elf_images(&bytes)
                 .into_iter()
-                .filter(|i| cubin::holds_kernel(i, kernel))
+                .filter(|i| kernel.is_empty() || cubin::holds_kernel(i, kernel))
                 .map(<[u8]>::to_vec),
         );
     }

@@ -268,9 +268,12 @@ fn run_swap(
     )
 }
 
-/// Reads the rungs' rows under `out` and writes the verdicts beside them: what `run` does
-/// last, and all `explain --from` does.
-pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>), ExportError> {
+/// Every target's explanation from the rows under an explain folder: the rungs' verdicts,
+/// the gaps whose machine code alone was read, each held against the machine code; with the
+/// rows they came from.
+pub fn explanations_of(
+    out: &Path,
+) -> Result<(Vec<TargetExplanation>, Vec<MeasurementRow>), ExportError> {
     let (prs, rows) = read_folder_rows(out)?;
     let mut explanations = explain_all(&prs, &rows);
     let code_only = out.join(super::machine_code::CODE_ONLY_CSV);
@@ -279,6 +282,13 @@ pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>
         explanations.extend(gaps.iter().map(super::attribute::code_only));
     }
     super::verify::annotate(&mut explanations, &super::machine_code::read(out)?);
+    Ok((explanations, rows))
+}
+
+/// Reads the rungs' rows under `out` and writes the verdicts beside them: what `run` does
+/// last, and all `explain --from` does.
+pub fn write_outputs(out: &Path) -> Result<(Vec<TargetExplanation>, Vec<PathBuf>), ExportError> {
+    let (explanations, rows) = explanations_of(out)?;
     let provenance = provenance_line(&rows);
     let code = CodeFacts::read(out)?;
     let launch = output::LaunchFacts::read(&out.join(LADDER_DIR), &rows)?;

@@ -120,6 +120,8 @@ struct FamilyPtx {
     opencl: Option<String>,
     cl_program: Option<crate::backend::ProgramId>,
     cu_program: Option<crate::backend::ProgramId>,
+    /// The machine code NVIDIA's OpenCL built of the file, taken from a private compute cache.
+    opencl_cubin: Option<Vec<u8>>,
 }
 
 /// What `inspect` compiles and shows.
@@ -180,6 +182,9 @@ pub fn run(
                 }
             },
         };
+        let cache =
+            std::env::var_os(crate::explain::machine_code::PRIVATE_CACHE_ENV).map(PathBuf::from);
+        let before = cache.as_deref().map(crate::explain::machine_code::snapshot);
         let (opencl, cl_program) = match cl.as_deref_mut() {
             Some(b) => match b.compile(&request(
                 sources,
@@ -225,6 +230,15 @@ pub fn run(
         if let Some(t) = &opencl {
             write(&out.join(format!("{stem}.opencl.ptx")), t, &mut files)?;
         }
+        let opencl_cubin = match (&cache, &before) {
+            (Some(dir), Some(before)) if cl_program.is_some() => {
+                crate::explain::machine_code::new_images(dir, before, "")
+                    .0
+                    .into_iter()
+                    .next()
+            }
+            _ => None,
+        };
         per_stem.push((
             *stem,
             FamilyPtx {
@@ -232,6 +246,7 @@ pub fn run(
                 opencl,
                 cl_program,
                 cu_program,
+                opencl_cubin,
             },
         ));
     }
@@ -369,6 +384,7 @@ pub fn run(
             stem,
             cuda: f.cuda.as_deref(),
             opencl: f.opencl.as_deref(),
+            opencl_cubin: f.opencl_cubin.as_deref(),
         })
         .collect();
     let spaces_md = spaces::run(&stem_ptx, out, &mut files)?;
@@ -382,10 +398,13 @@ pub fn run(
                 let sass_path = out.join(SASS_CSV);
                 write_rows(&sass_path, &sass_rows)?;
                 files.push(sass_path);
-                let _ = write!(
-                    full,
-                    "\n## SASS (both PTX texts assembled by the CUDA driver's JIT)\n\n{sass_md}"
-                );
+                let origin = if stem_ptx.iter().any(|s| s.opencl_cubin.is_some()) {
+                    "OpenCL's: the code NVIDIA's OpenCL built itself, from a private compute \
+                     cache; CUDA's: its PTX assembled by the CUDA driver"
+                } else {
+                    "both PTX texts assembled by the CUDA driver's JIT"
+                };
+                let _ = write!(full, "\n## SASS ({origin})\n\n{sass_md}");
             }
             None => {
                 notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())

@@ -156,6 +156,8 @@ pub(super) struct StemPtx<'a> {
     pub stem: &'a str,
     pub cuda: Option<&'a str>,
     pub opencl: Option<&'a str>,
+    /// NVIDIA's OpenCL's own machine code of the file, where a private compute cache gave it.
+    pub opencl_cubin: Option<&'a [u8]>,
 }
 
 /// The SASS section of the inspect report: every kernel pair's SASS counted by class, side by
@@ -185,7 +187,10 @@ pub(super) fn report(
         notes,
     };
     for s in stems {
-        let cl = s.opencl.and_then(|t| d.functions_of(s.stem, "opencl", t));
+        let cl = match s.opencl_cubin {
+            Some(image) => d.functions_of_image(s.stem, "opencl", image.to_vec()),
+            None => s.opencl.and_then(|t| d.functions_of(s.stem, "opencl", t)),
+        };
         let cuda = s.cuda.and_then(|t| d.functions_of(s.stem, "cuda", t));
         for v in all_variants()
             .iter()
@@ -224,8 +229,8 @@ struct Disassembly<'a> {
 impl Disassembly<'_> {
     /// Assembles one side's PTX, writes the cubin and its disassembly, and parses it.
     fn functions_of(&mut self, stem: &str, api: &str, ptx: &str) -> Option<SassFunctions> {
-        let (cu, tool, out) = (self.cu, self.tool, self.out);
-        let (files, notes) = (&mut *self.files, &mut *self.notes);
+        let cu = self.cu;
+        let notes = &mut *self.notes;
         let cubin = match cu.machine_code(ptx, &JitOptions::default()) {
             Ok(Some(c)) => c,
             Ok(None) => {
@@ -239,6 +244,19 @@ impl Disassembly<'_> {
                 return None;
             }
         };
+        self.functions_of_image(stem, api, cubin)
+    }
+
+    /// Writes a cubin and its disassembly and parses it: one assembled here, or the one a
+    /// runtime built itself (NVIDIA's OpenCL's, from a private compute cache).
+    fn functions_of_image(
+        &mut self,
+        stem: &str,
+        api: &str,
+        cubin: Vec<u8>,
+    ) -> Option<SassFunctions> {
+        let (tool, out) = (self.tool, self.out);
+        let (files, notes) = (&mut *self.files, &mut *self.notes);
         let cubin_path = out.join(format!("{stem}.{api}.cubin"));
         if let Err(e) = crate::export::write_atomic(&cubin_path, &cubin) {
             notes.push(format!("{stem}: {e}"));
