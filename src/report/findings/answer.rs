@@ -50,7 +50,7 @@ pub fn pr_row<'a>(prs: &'a [PrRow], comparison: &str) -> Option<&'a PrRow> {
 }
 
 /// The newest row of each comparison among `rows` that `keep` keeps, in first-seen order.
-pub fn newest<'a>(rows: &'a [PrRow], keep: impl Fn(&PrRow) -> bool) -> Vec<&'a PrRow> {
+pub fn newest(rows: &[PrRow], keep: impl Fn(&PrRow) -> bool) -> Vec<&PrRow> {
     let mut out: Vec<&PrRow> = Vec::new();
     for p in rows.iter().filter(|p| keep(p)) {
         match out.iter_mut().find(|q| q.comparison == p.comparison) {

@@ -84,7 +84,7 @@ fn groups(s: &SuiteFolder) -> Vec<(String, Vec<(String, &PrRow)>)> {
 }
 
 /// The rows a chart shows: all, or the [`MAX_ROWS`] farthest from 1 (the caption says so).
-fn chart_rows<'a>(mut rows: Vec<(String, &'a PrRow)>) -> (Vec<(String, &'a PrRow)>, usize) {
+fn chart_rows(mut rows: Vec<(String, &PrRow)>) -> (Vec<(String, &PrRow)>, usize) {
     let total = rows.len();
     if total > MAX_ROWS {
         rows.sort_by(|a, b| (b.1.pr - 1.0).abs().total_cmp(&(a.1.pr - 1.0).abs()));
@@ -268,11 +268,29 @@ pub struct Docs {
     pub headline: String,
 }
 
+/// `path` with links resolved as far as it exists, and the rest (not yet created) appended.
+fn resolved(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut existing = abs.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            _ => return abs,
+        }
+    }
+    let mut out = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    out.extend(rest.iter().rev());
+    out
+}
+
 /// Refuses an output folder that is, or lies inside, one of the inputs.
 fn check_out(inputs: &[PathBuf], out: &Path) -> Result<(), ReportError> {
-    let abs = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let out_abs = abs(out);
-    match inputs.iter().find(|i| out_abs.starts_with(abs(i))) {
+    let out_abs = resolved(out);
+    match inputs.iter().find(|i| out_abs.starts_with(resolved(i))) {
         Some(i) => Err(ReportError::Findings(format!(
             "--out {} lies inside the input {}: the findings never write into a folder given as input",
             out.display(),
@@ -298,11 +316,7 @@ pub fn render_docs(
     let chart = headline_chart(&folders, out)?;
     let labels: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
     let v = view::view(&folders, &labels, vec![chart], None);
-    let command = format!(
-        "report --findings {} --out {}",
-        labels.join(" "),
-        out.display()
-    );
+    let command = format!("report --findings {}", labels.join(" "));
     Ok(Docs {
         markdown: markdown(&v, &command, false),
         headline: headline(&v, chart_from_readme),
