@@ -127,24 +127,26 @@ pub enum Command {
     /// report.md (and an HTML report) from every run folder under DIRs, grouped per GPU:
     /// measurements, PR with CI, fairness, vendor-baseline ratios, charts.
     Report {
-        /// Run folders, or trees of them (one per node or GPU); with --findings, the folder of
-        /// committed results (default: results).
-        #[arg(required_unless_present = "findings", value_name = "DIR")]
+        /// Run folders, or trees of them (one per node or GPU); with --findings, the suite
+        /// folders (`clvscu suite --out DIR`) to set side by side.
+        #[arg(required = true, value_name = "DIR")]
         inputs: Vec<PathBuf>,
         /// Folder report.md (and the HTML report) and its charts are written to (default:
-        /// clvscu-report); with --findings, the repository whose docs/findings.md and README
-        /// headline block are written (default: the current folder).
+        /// clvscu-report); with --findings, the folder findings.md and its headline chart are
+        /// written to (default: docs), never one of the inputs.
         #[arg(long)]
         out: Option<PathBuf>,
         /// Also write index.html, linking one page per run folder with its tables and charts
         /// (SVG files beside the pages).
         #[arg(long, conflicts_with = "findings")]
         html: bool,
-        /// Write docs/findings.md: every experiment of the seed papers with the published
-        /// result, ours per GPU from the committed CSVs, the explanation and the provenance;
-        /// and regenerate the README's headline block.
+        /// Write findings.md: every experiment of the seed papers with the published result
+        /// and each suite folder's answer, side by side, and a headline PR chart of them.
         #[arg(long)]
         findings: bool,
+        /// With --findings: also regenerate the headline block of this README.
+        #[arg(long, requires = "findings", value_name = "README")]
+        readme: Option<PathBuf>,
     },
     /// How the PR and each side's metric moved from the runs under OLD to those under NEW,
     /// with significance from the raw samples (Markdown; --out also writes diff.md, diff.csv).

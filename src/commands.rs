@@ -69,9 +69,10 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             out,
             html,
             findings,
+            readme,
         } => {
             if findings {
-                findings_cmd(&inputs, out.as_deref())
+                findings_cmd(&inputs, out.as_deref(), readme.as_deref())
             } else {
                 let out = out.unwrap_or_else(|| PathBuf::from("clvscu-report"));
                 report(&inputs, &out, html)
@@ -630,19 +631,12 @@ fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// `report --findings`: docs/findings.md and the README's headline block from the results.
-fn findings_cmd(inputs: &[PathBuf], out: Option<&Path>) -> Result<i32> {
-    let results = match inputs {
-        [] => PathBuf::from("results"),
-        [one] => one.clone(),
-        _ => anyhow::bail!(
-            "report --findings reads one results folder, not {}",
-            inputs.len()
-        ),
-    };
-    let repo = out.unwrap_or(Path::new("."));
-    let written = clvscu::report::findings::write(&results, repo)?;
-    for f in written.files {
+/// `report --findings`: findings.md and the headline chart of the suite folders side by side,
+/// into `--out` (default docs), and the headline block of `--readme`.
+fn findings_cmd(inputs: &[PathBuf], out: Option<&Path>, readme: Option<&Path>) -> Result<i32> {
+    let out = out.unwrap_or(Path::new("docs"));
+    let written = clvscu::report::findings::write_docs(inputs, out, readme)?;
+    for f in written {
         println!("{}", f.display());
     }
     Ok(EXIT_OK)

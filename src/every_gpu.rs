@@ -406,33 +406,6 @@ mod tests {
         );
     }
 
-    /// The report over two H100s' folders of one `--cuda-device all` run (copied from the
-    /// committed results): both GPUs, each under its own bus.
-    #[test]
-    fn the_report_over_every_gpu_shows_each_gpu() {
-        let committed = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("results/2xh100-2026-11-26-at-once/every-gpu");
-        let dir = tempfile::tempdir().unwrap();
-        for gpu in std::fs::read_dir(&committed).unwrap() {
-            let gpu = gpu.unwrap().path();
-            let to = dir.path().join(gpu.file_name().unwrap());
-            std::fs::create_dir(&to).unwrap();
-            for f in std::fs::read_dir(&gpu).unwrap() {
-                let f = f.unwrap().path();
-                std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
-            }
-        }
-        report_over(dir.path());
-        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
-        for bus in ["pci 00:06", "pci 00:07"] {
-            assert!(
-                md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")),
-                "{bus}"
-            );
-        }
-        assert!(dir.path().join("index.html").is_file());
-    }
-
     #[test]
     fn a_program_that_cannot_start_is_an_error_naming_it() {
         let (_, emit) = collected();

@@ -63,7 +63,7 @@ pub const FANG_TABLE_V: [(&str, u64, u64, u64, u64, u64, u64); 2] = [
 
 /// Fang et al., Figs. 4 and 5 (also the texture chart's footnote).
 pub const FANG_TEXTURE: Quote = Quote {
-    experiment: "texture",
+    experiment: "fig4-md-texture",
     source: Source::Fang2011,
     place: "Figs. 4 and 5",
     text: "without texture memory MD and SPMV run at 87.6% and 65.1% (GTX 280), 59.6% and 44.3% (GTX 480) of their texture versions; the PR then comes close to 1",
@@ -71,9 +71,9 @@ pub const FANG_TEXTURE: Quote = Quote {
 
 /// Fang et al., Figs. 3 and 8 (also the constant-memory chart's footnote).
 pub const FANG_SOBEL_CONSTANT_PR: Quote = Quote {
-    experiment: "sobel-constant",
+    experiment: "fig3-sobel",
     source: Source::Fang2011,
-    place: "Figs. 3 and 8 (GTX 280 / GTX 480)",
+    place: "Fig. 3 caption and Fig. 8 (GTX 280 / GTX 480)",
     text: "Sobel's PR is 3.2 / 0.83 with constant memory on the OpenCL side only; without it, the two APIs performed alike",
 };
 
@@ -98,7 +98,7 @@ pub struct FillQuote {
 #[allow(clippy::approx_constant)]
 pub const FILL_ARTICLE: &[FillQuote] = &[
     FillQuote {
-        experiment: "fill-2d",
+        experiment: "fill-gpu-2d",
         what: "2D kernel",
         variants: &["2d-article"],
         locals: &[],
@@ -155,133 +155,66 @@ pub const FILL_ARTICLE: &[FillQuote] = &[
     },
 ];
 
-/// Every other quoted result, by experiment.
-// Study data: `experiment` names a committed experiment (a study), not a family to switch on.
+/// Every other quoted result, by experiment id of [`crate::report::findings::experiments`].
+/// `place` names the table, figure or section of the seed it is printed in; the seeds are the
+/// three texts named at the top of this file.
+// Study data: `experiment` names an experiment of the findings, not a family to switch on.
 pub const QUOTES: &[Quote] = &[
-    Quote {
-        experiment: "similar",
-        source: Source::Fang2011,
-        place: "Eq. 1 and Fig. 3",
-        text: "PR = perf(OpenCL) / perf(CUDA); the two are similar when PR lies between 0.9 and 1.1",
-    },
-    Quote {
-        experiment: "fair-prs",
-        source: Source::Fang2011,
-        place: "Fig. 3 (benchmarks of Table II)",
-        text: "CUDA at most about 30% faster than OpenCL once the comparison is fair; Sobel's PR is 3.2 on the GTX 280",
-    },
-    Quote {
-        experiment: "bandwidth",
-        source: Source::Fang2011,
-        place: "Eq. 2 and Fig. 1",
-        text: "OpenCL 8.5% (GTX 280) and 2.4% (GTX 480) faster; 68.6% and 87.7% of the Eq. 2 peaks of 141.7 and 177.4 GB/s",
-    },
-    Quote {
-        experiment: "flops",
-        source: Source::Fang2011,
-        place: "Eq. 3 and Fig. 2",
-        text: "about equal in both APIs; 71.5% and 97.7% of the Eq. 3 peaks of 933.12 and 1344.96 GFLOP/s",
-    },
-    FANG_TEXTURE,
-
-    Quote {
-        experiment: "fdtd-unroll",
-        source: Source::Fang2011,
-        place: "Figs. 6 and 7",
-        text: "CUDA without unrolling point a runs at 85.1% / 82.6% of CUDA with it; with point b only, OpenCL is 15.1% faster (GTX 280); OpenCL with a and b reaches 48.3% / 66.1% of CUDA",
-    },
-    Quote {
-        experiment: "sobel-constant",
-        source: Source::Fang2011,
-        place: "Fig. 8",
-        text: "on the GTX 280 Sobel's time drops to about a quarter with constant memory; on the GTX 480 it barely changes",
-    },
+    q(F, "eq1-similar", "Eq. 1 and Section III-A", "PR = perf(OpenCL) / perf(CUDA); if |1 - PR| < 0.1, CUDA and OpenCL have similar performance"),
+    q(F, "table2-apps", "Table II and Fig. 3", "14 real-world applications in both APIs: BFS, Sobel, TranP, Reduce, FFT, DXTC, RdxS, Scan, STNW, MxM, SPMV, MD, St2D, FDTD"),
+    q(F, "eq2-bandwidth", "Eq. 2 and Fig. 1", "OpenCL 8.5% (GTX 280) and 2.4% (GTX 480) faster; 68.6% and 87.7% of the Eq. 2 peaks of 141.7 and 177.4 GB/s"),
+    q(F, "eq3-flops", "Eq. 3 and Fig. 2", "about equal in both APIs; 71.5% and 97.7% of the Eq. 3 peaks of 933.12 and 1344.96 GFLOP/s"),
+    q(F, "fig3-unmodified", "Abstract and Fig. 3", "for most applications, CUDA performs at most 30% better than OpenCL; this difference is due to unfair comparisons"),
+    q(F, "fig3-fair", "Abstract and Section V", "OpenCL can achieve similar performance to CUDA under a fair comparison"),
     FANG_SOBEL_CONSTANT_PR,
-    Quote {
-        experiment: "table-v",
-        source: Source::Fang2011,
-        place: "Table V",
-        text: "OpenCL's PTX of the FFT forward kernel: 521 arithmetic, 163 logic/shift, 188 flow control instructions against CUDA's 220, 4 and 4",
-    },
-    Quote {
-        experiment: "bfs",
-        source: Source::Fang2011,
-        place: "Section IV (BFS)",
-        text: "OpenCL's kernel launch (queued to start) takes longer than CUDA's, by an amount that depends on the problem size",
-    },
-    Quote {
-        experiment: "eight-steps",
-        source: Source::Fang2011,
-        place: "Fig. 9",
-        text: "a comparison is fair when the eight development steps (problem, algorithm, implementation, native optimisations, first- and second-stage compilation, configuration, running) are held equal",
-    },
-    Quote {
-        experiment: "portability",
-        source: Source::Fang2011,
-        place: "Table VI",
-        text: "TranP drops from 2.411 to 0.2150 GB/s with local memory on a CPU; SPMV from 3.805 to 0.1247 GFLOP/s with its warp-oriented kernel",
-    },
-    Quote {
-        experiment: "table1",
-        source: Source::Whitepaper,
-        place: "Table 1",
-        text: "Listings 2 to 7 at 60989 × 1100, work-group 256, 239 groups (Listing 2) and 60 (the others), GTX 285: 83.2, 82.2, 32.5, 12.1, 9.6 and 9.2 ms",
-    },
-    Quote {
-        experiment: "coalescing",
-        source: Source::Whitepaper,
-        place: "Table 1 (Listing 3 to Listing 4)",
-        text: "coalesced reads make Listing 4 2.5× faster than Listing 3 (82.2 → 32.5 ms)",
-    },
-    Quote {
-        experiment: "bank-conflicts",
-        source: Source::Whitepaper,
-        place: "Table 1 (Listing 5 to Listing 6)",
-        text: "the conflict-free reduction takes 9.6 ms against 12.1 ms",
-    },
-    Quote {
-        experiment: "warp-sync",
-        source: Source::Whitepaper,
-        place: "Table 1 (Listing 6 to Listing 7)",
-        text: "warp-synchronous code: 9.6 → 9.2 ms, a modest gain",
-    },
-    Quote {
-        experiment: "ndrange",
-        source: Source::Whitepaper,
-        place: "Section 2.1 (execution configuration)",
-        text: "launch at least as many work-items as multiprocessors, in general hundreds per multiprocessor, and a number of work-items that is a multiple of the warp size (32)",
-    },
-    Quote {
-        experiment: "constant-broadcast",
-        source: Source::Whitepaper,
-        place: "Section on constant memory",
-        text: "constant memory is fast only when all threads of a warp read the same address",
-    },
-    Quote {
-        experiment: "native-mad",
-        source: Source::Whitepaper,
-        place: "Section on instruction optimisations",
-        text: "native_* functions and -cl-mad-enable give large gains where precision allows",
-    },
-    Quote {
-        experiment: "transfers",
-        source: Source::Whitepaper,
-        place: "Section on data transfer",
-        text: "pinned (page-locked) host memory transfers faster than pageable memory",
-    },
-    Quote {
-        experiment: "integer-division",
-        source: Source::Whitepaper,
-        place: "Section on instruction optimisations",
-        text: "integer division and modulo are expensive; divergent branches serialise a warp",
-    },
-    Quote {
-        experiment: "fill-2d",
-        source: Source::FillArticle,
-        place: "summary table",
-        text: "on the CPU, the 2D loop took 4.404 s and the vectorised 1D loop 0.521 s",
-    },
+    FANG_TEXTURE,
+    q(F, "fig5-spmv-texture", "Figs. 4 and 5", "without texture memory SPMV runs at 65.1% (GTX 280) and 44.3% (GTX 480) of its texture version; without texture in both APIs the PR is similar"),
+    q(F, "fig6-fdtd-a", "Fig. 6", "CUDA without the pragma unroll at point a runs at 85.1% (GTX 280) and 82.6% (GTX 480) of CUDA with it"),
+    q(F, "fig7-fdtd-b", "Fig. 7", "with point a removed from CUDA, OpenCL outperforms CUDA by 15.1% on the GTX 280 and is similar on the GTX 480"),
+    q(F, "fig7-fdtd-ab", "Fig. 7", "with the pragma at point a added to OpenCL, OpenCL drops to 48.3% (GTX 280) and 66.1% (GTX 480) of CUDA"),
+    q(F, "fig8-sobel-constant", "Fig. 8", "without constant memory Sobel's time grows fourfold on the GTX 280 and barely changes on the GTX 480 (its global-memory cache)"),
+    q(F, "table-v-fft", "Table V", "OpenCL's PTX of the FFT forward kernel: 521 arithmetic, 163 logic/shift, 188 flow control instructions against CUDA's 220, 4 and 4"),
+    q(F, "bfs-launch", "Section IV-B (BFS)", "OpenCL's kernel launch (queued to start) takes longer than CUDA's, by an amount that depends on the problem size"),
+    q(F, "fig9-eight-steps", "Fig. 9 and Section V", "a comparison is fair when all eight development steps are held equal; a difference in any one of them can move the PR"),
+    q(F, "table-vi-tranp", "Table VI", "on a CPU, TranP drops from 2.411 to 0.2150 GB/s with local memory"),
+    q(F, "table-vi-spmv", "Table VI", "on a CPU, SPMV drops from 3.805 to 0.1247 GFLOP/s with its warp-oriented kernel"),
+    q(W, "wp-table1", "Table 1", "Listings 2 to 7 at 60989 × 1100, work-group 256, 239 groups (Listing 2) and 60 (the others), GTX 285: 83.2, 82.2, 32.5, 12.1, 9.6 and 9.2 ms, each listing faster than the one before"),
+    q(W, "wp-coalescing", "Table 1 (Listing 3 to Listing 4)", "coalesced reads make Listing 4 2.5× faster than Listing 3 (82.2 → 32.5 ms)"),
+    q(W, "wp-bank-conflicts", "Table 1 (Listing 5 to Listing 6)", "the conflict-free reduction takes 9.6 ms against 12.1 ms"),
+    q(W, "wp-warp-sync", "Table 1 (Listing 6 to Listing 7)", "warp-synchronous code: 9.6 → 9.2 ms, a modest gain"),
+    q(W, "wp-racy-listing7", "Listing 7", "the last warp's reduction drops its barriers, relying on a warp's implicit synchronisation"),
+    q(W, "wp-groups-per-sm", "Section 2.1 (execution configuration)", "a kernel must run over at least as many work-items as multiprocessors; in general, hundreds of work-items should be launched per multiprocessor"),
+    q(W, "wp-multiple-32", "Section 2.1 (execution configuration)", "the number of work-items should be a multiple of the warp size (i.e. 32)"),
+    q(W, "wp-constant-broadcast", "Section on constant memory", "constant memory is fast only when all threads of a warp read the same address"),
+    q(W, "wp-vector-types", "Section 3 (scalar architecture)", "the CUDA architecture is a scalar architecture; therefore, there is no performance benefit from using vector types and instructions"),
+    q(W, "wp-native-mad", "Section on instruction optimisations", "native_* functions and -cl-mad-enable give large gains where precision allows"),
+    q(W, "wp-pinned", "Section 1 (data transfers)", "data allocated with CL_MEM_ALLOC_HOST_PTR (pinned) usually transfers at a higher throughput across the PCIe bus"),
+    q(W, "wp-overlap", "Section 1 (data transfers)", "data transfers can overlap with kernel execution only for data allocated with CL_MEM_ALLOC_HOST_PTR"),
+    q(W, "wp-int-division", "Section 3 (instruction throughput)", "integer division and modulo are expensive instructions that should be avoided or replaced with bitwise operations whenever possible"),
+    q(W, "wp-divergence", "Section 3 (control flow)", "threads within the same warp should follow the same execution path; otherwise the different paths are serialized"),
+    q(W, "fill-null", "Section 2.1 (execution configuration)", "applications should not rely on the OpenCL implementation to determine the work-group size (local_work_size NULL)"),
+    q(A, "fill-cpu-2d", "summary table", "on the CPU, the 2D loop took 4.404 s for ten calls"),
+    q(A, "fill-cpu-vector", "summary table", "on the CPU, the vectorised 1D loop took 0.521 s for ten calls, against 4.404 s for the 2D loop"),
+    q(A, "fill-tail", "fill_vectorized_full", "the float4 kernel stores the count % 4 floats that remain one by one"),
 ];
+
+const F: Source = Source::Fang2011;
+const W: Source = Source::Whitepaper;
+const A: Source = Source::FillArticle;
+
+const fn q(
+    source: Source,
+    experiment: &'static str,
+    place: &'static str,
+    text: &'static str,
+) -> Quote {
+    Quote {
+        experiment,
+        source,
+        place,
+        text,
+    }
+}
 
 /// The quotes of one experiment, in the order above.
 pub fn quotes(experiment: &str) -> impl Iterator<Item = &'static Quote> + '_ {

@@ -21,7 +21,7 @@ use crate::cli::{DeviceArgs, Pairing, RunArgs};
 
 /// Where the committed PRs between the APIs are, for a machine that cannot form one.
 const MEASURED_PRS: &str =
-    "results/h100-2026-11-26-modern-time and results/h200-2026-11-26-modern-time";
+    "results/h100 and results/h200 (docs/findings.md sets them side by side)";
 
 /// The sides of a run. Without `--pair` and without CUDA, OpenCL against itself on the one
 /// OpenCL device: a first run then still draws a PR chart (the harness's noise floor) instead

@@ -695,11 +695,7 @@ mod tests {
             .find(|c| c.id.starts_with("fill/1d-exact"))
             .and_then(|c| c.expected_refusal)
             .expect("the exact-launch sweep expects a refusal");
-        for folder in [
-            "h100/fill",
-            "h100-2026-11-22-fill-exact/fill",
-            "h200-2026-11-22-fill-exact/fill",
-        ] {
+        for folder in ["h100/fill", "h200/fill"] {
             let rows: Vec<crate::record::MeasurementRow> = crate::export::csv::read_rows(
                 &Path::new(env!("CARGO_MANIFEST_DIR"))
                     .join(format!("results/{folder}/measurements.csv")),

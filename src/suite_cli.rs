@@ -511,12 +511,17 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         }
         Err(e) => eprintln!("warning: no report: {e}"),
     }
+    if let Err(e) = findings(out, report.is_ok()) {
+        eprintln!("warning: no findings: {e}");
+    }
     let mut md = format!(
         "# clvscu suite ({})\n\n{}\n",
         if args.quick { "quick" } else { "full" },
         state::markdown(rows)
     );
-    md += &format!("\n{peaks_md}\nThe report: report.md and report.html.\n");
+    md += &format!(
+        "\n{peaks_md}\nThe findings: findings.md and findings.html; the report: report.md and report.html.\n"
+    );
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
     println!("{}", state::markdown(rows));
     print!("{peaks_md}");
@@ -526,6 +531,8 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
             "suite.md",
             "suite.csv",
             "peaks.md",
+            "findings.md",
+            "findings.html",
             "report.md",
             "report.html"
         ]
@@ -534,6 +541,28 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         .collect::<Vec<_>>()
         .join(", ")
     );
+    Ok(())
+}
+
+/// The findings for this GPU, and the report's front page: the one-page answer, with the
+/// per-folder report moved behind it as the appendix.
+fn findings(out: &Path, have_report: bool) -> Result<()> {
+    use clvscu::report::findings::{write_suite, APPENDIX};
+    let appendix = if have_report {
+        std::fs::rename(out.join("report.md"), out.join(APPENDIX))
+            .with_context(|| format!("moving report.md to {APPENDIX}"))?;
+        Some(APPENDIX)
+    } else {
+        None
+    };
+    let written = write_suite(out, appendix)?;
+    let mut front = written.front_page;
+    if let Some(appendix) = appendix {
+        front.push_str(&format!(
+            "\nEvery table and chart of every step: [{appendix}]({appendix}); the HTML report: report.html.\n"
+        ));
+    }
+    clvscu::export::write_atomic(&out.join("report.md"), front.as_bytes())?;
     Ok(())
 }
 

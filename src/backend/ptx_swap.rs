@@ -375,7 +375,7 @@ mod tests {
     }
 
     /// The texture read of `spmv_csr_scalar_tex` as NVIDIA's OpenCL writes it (H100, driver
-    /// 580.159.04, results/h100-2026-11-23-gaps2/inspect/spmv.opencl.ptx), shortened.
+    /// 580.159.04, the `inspect` PTX of that kernel), shortened.
     const OPENCL_TEX: &str = "\
 .version 9.0
 .target sm_90, texmode_independent

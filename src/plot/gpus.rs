@@ -313,8 +313,8 @@ mod tests {
     use super::*;
 
     fn pr(run: &str, device: &str, comparison: &str, pr: f64) -> PrRow {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("results/h100-2026-11-22-index/default/prs.csv");
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/fair/prs.csv");
         let rows: Vec<PrRow> = crate::export::csv::read_rows(&dir).unwrap();
         PrRow {
             run_id: run.into(),

@@ -175,13 +175,13 @@ mod tests {
     /// the folder or its measurements file is given, and the shapes chart then draws cuBLAS.
     #[test]
     fn baselines_a_folder_up_are_found_for_a_folder_and_for_a_file() {
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100-2026-11-23-shapes5");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100");
         let dir = tempfile::tempdir().unwrap();
-        let run = dir.path().join("shapes5");
+        let run = dir.path().join("shapes");
         std::fs::create_dir(&run).unwrap();
         std::fs::copy(repo.join("baselines.csv"), dir.path().join("baselines.csv")).unwrap();
         std::fs::copy(
-            repo.join("shapes5/measurements.csv"),
+            repo.join("shapes/measurements.csv"),
             run.join("measurements.csv"),
         )
         .unwrap();

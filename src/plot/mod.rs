@@ -46,6 +46,7 @@ pub mod input;
 mod layout;
 mod peak;
 mod pr;
+pub mod pr_groups;
 mod ptx;
 mod relative;
 mod shapes;

@@ -95,15 +95,31 @@ fn formatter(out: &mut Output, state: &State, value: &Value) -> Result<(), minij
     }
 }
 
+/// Text with Markdown's inline code spans (`x`) as `<code>` elements, the rest escaped: the
+/// findings write the same strings into Markdown and HTML.
+fn inline(text: &str) -> Value {
+    let mut out = String::new();
+    for (i, part) in text.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push_str(&format!("<code>{}</code>", esc(part)));
+        } else {
+            out.push_str(&esc(part));
+        }
+    }
+    Value::from_safe_string(out)
+}
+
 /// The templates, compiled into the binary: a report never depends on files beside it.
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_formatter(formatter);
+    env.add_filter("inline", inline);
     for (name, text) in [
         ("layout.html", include_str!("templates/layout.html")),
         ("blocks.html", include_str!("templates/blocks.html")),
         ("index.html", include_str!("templates/index.html")),
         ("page.html", include_str!("templates/page.html")),
+        ("findings.html", include_str!("templates/findings.html")),
     ] {
         env.add_template(name, text)
             .expect("the built-in templates parse (covered by tests)");
@@ -150,6 +166,12 @@ pub(crate) fn render_index(intro: &str, gpus: &[GpuView], charts: &[BlockView]) 
         "index.html",
         context! { title => "clvscu report", style => STYLE_FILE, intro, gpus, charts },
     )
+}
+
+/// `findings.html` of a view built by `report::findings` (the context holds its fields and
+/// `style`, the style sheet beside it).
+pub(crate) fn render_findings(ctx: Value) -> String {
+    render("findings.html", ctx)
 }
 
 /// A page another page links to.

@@ -41,6 +41,10 @@ pub enum ReportError {
     Export(#[from] ExportError),
     #[error(transparent)]
     Plot(#[from] PlotError),
+    #[error("{}: not a suite folder (no suite.csv; `clvscu suite --out DIR` writes one)", .0.display())]
+    NotASuite(PathBuf),
+    #[error("{0}")]
+    Findings(String),
 }
 
 /// The folders directly in `dir`, in path order: hidden ones skipped, links not followed (a

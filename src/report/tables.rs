@@ -519,7 +519,7 @@ mod tests {
 
     fn h100_default() -> Vec<MeasurementRow> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("results/h100-2026-11-22-index/default/measurements.csv");
+            .join("results/h100/table1/measurements.csv");
         crate::export::csv::read_rows(&dir).unwrap()
     }
 
@@ -548,9 +548,10 @@ mod tests {
                 ..m
             })
             .collect();
+        let n = failed.len();
         f.measurements = Some(failed);
         assert!(
-            why_no_pr(&f).contains("30 of 30 measurements failed"),
+            why_no_pr(&f).contains(&format!("{n} of {n} measurements failed")),
             "{}",
             why_no_pr(&f)
         );
@@ -558,12 +559,11 @@ mod tests {
         assert!(why_no_pr(&f).contains("neither"), "{}", why_no_pr(&f));
     }
 
-    /// The committed H100 launch run started with a calibration: the report shows it, and a
+    /// The committed H100 suite's runtime step started with a calibration: the report shows it, and a
     /// flagged case is called so.
     #[test]
     fn a_calibrated_folder_reports_its_calibration_and_its_flags() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("results/h100-2026-11-26-runtime/launch");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/runtime");
         let folders = super::super::load::load_tree(&[dir]).unwrap();
         let mut prs = folders[0].calibration.clone().expect("calibration-pr.csv");
         let text = |prs: &[crate::calibrate::CalibrationPr]| {

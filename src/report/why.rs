@@ -15,7 +15,7 @@ use crate::record::{Api, PrRow};
 use super::ReportError;
 
 /// A verdict and the explain folder it came from, named below the parent of its root
-/// (`results/h100-2026-11-26-explain/explain-known`).
+/// (`results/<gpu>/explain`).
 pub type FoundVerdict = (String, VerdictRow);
 
 /// Every `explain-verdicts.csv` at or below `roots` (hidden folders skipped, links not

@@ -1,0 +1,173 @@
+//! PR dot chart of one kernel group: one row per comparison, one dot with its 95% CI whisker
+//! per GPU, the similar band shaded and a line at PR = 1. The findings draw one per kernel
+//! group of a suite folder, and one of every fair comparison of several GPUs side by side for
+//! the README.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+use super::layout::{Frame, LegendItem, Swatch};
+use super::pr::SIMILAR_BAND;
+use super::{style, write_figure, DrawError, Figure, Format, PlotError};
+
+/// One comparison: its label and, per series, its PR and CI (`None`: not measured there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub label: String,
+    pub values: Vec<Option<(f64, f64, f64)>>,
+}
+
+/// A chart: its title, subtitle, one name per series (a GPU) and the rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrGroups {
+    pub title: String,
+    pub subtitle: String,
+    pub series: Vec<String>,
+    pub rows: Vec<Row>,
+}
+
+/// Series colours: the first GPU dark, the second light, as the API colours are.
+const COLORS: [RGBColor; 3] = [style::OPENCL, style::CUDA, style::OTHER_API];
+const LABEL_W: u32 = 330;
+const ROW_H: u32 = 22;
+
+impl PrGroups {
+    fn frame(&self) -> Frame {
+        let mut legend: Vec<LegendItem> = self
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let swatch = Swatch::Line {
+                    color: COLORS[i % COLORS.len()],
+                    dashed: false,
+                    marker: Some(style::Marker::Circle),
+                    band: false,
+                };
+                LegendItem::new(name.clone(), swatch)
+            })
+            .collect();
+        legend.push(LegendItem::new(
+            super::pr::similar_legend(),
+            Swatch::Band {
+                color: RGBColor(225, 235, 225),
+                alpha: 1.0,
+            },
+        ));
+        Frame {
+            title: self.title.clone(),
+            subtitle: self.subtitle.clone(),
+            legend,
+            notes: vec!["PR = perf(OpenCL) / perf(CUDA); whiskers: 95% CI.".into()],
+        }
+    }
+
+    /// The PR axis: the band and every CI, with a little room.
+    fn x_range(&self) -> (f64, f64) {
+        let vals = self.rows.iter().flat_map(|r| r.values.iter().flatten());
+        let (lo, hi) = vals.fold((SIMILAR_BAND.0, SIMILAR_BAND.1), |(lo, hi), v| {
+            (lo.min(v.1), hi.max(v.2))
+        });
+        let pad = (hi - lo) * 0.05;
+        (lo - pad, hi + pad)
+    }
+}
+
+impl Figure for PrGroups {
+    fn size(&self) -> (u32, u32) {
+        let plot_h = ROW_H * self.rows.len().max(1) as u32 + style::X_AXIS_AREA;
+        self.frame().size_with_plot(plot_h)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let (w, _) = self.size();
+        let area = self.frame().draw(root, w, style::MARGIN / 2)?;
+        let (x_lo, x_hi) = self.x_range();
+        let n = self.rows.len().max(1) as f64;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(style::MARGIN)
+            .x_label_area_size(style::X_AXIS_AREA)
+            .y_label_area_size(LABEL_W)
+            .build_cartesian_2d(x_lo..x_hi, n - 0.5..-0.5)?;
+        chart
+            .configure_mesh()
+            .x_desc("PR")
+            .axis_desc_style(style::font(style::AXIS_DESC_PX))
+            .label_style(style::font(style::TICK_PX))
+            .disable_y_mesh()
+            .y_labels(0)
+            .bold_line_style(style::GRID_BOLD)
+            .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .draw()?;
+        let band = RGBColor(225, 235, 225).filled();
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(SIMILAR_BAND.0, -0.5), (SIMILAR_BAND.1, n - 0.5)],
+            band,
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(1.0, -0.5), (1.0, n - 0.5)],
+            style::OUTLINE,
+        )))?;
+        let k = self.series.len().max(1) as f64;
+        for (i, row) in self.rows.iter().enumerate() {
+            for (j, v) in row.values.iter().enumerate() {
+                let Some((pr, lo, hi)) = *v else { continue };
+                let y = i as f64 + (j as f64 - (k - 1.0) / 2.0) * 0.3;
+                let c = COLORS[j % COLORS.len()];
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(lo, y), (hi, y)],
+                    c.stroke_width(2),
+                )))?;
+                chart.draw_series(std::iter::once(Circle::new((pr, y), 4, c.filled())))?;
+            }
+            let (px, py) = chart.backend_coord(&(x_lo, i as f64));
+            let label = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
+            area.draw_text(
+                &row.label,
+                &label,
+                (
+                    px - 8 - area.get_base_pixel().0,
+                    py - area.get_base_pixel().1,
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `<stem>.svg` into `out` and returns the file.
+pub fn write_svg(fig: &PrGroups, out: &Path, stem: &str) -> Result<Vec<PathBuf>, PlotError> {
+    write_figure(fig, out, stem, &[Format::Svg])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_row_label_and_series_is_drawn() {
+        let fig = PrGroups {
+            title: "PR of matvec".into(),
+            subtitle: "two GPUs".into(),
+            series: vec!["GPU A".into(), "GPU B".into()],
+            rows: vec![
+                Row {
+                    label: "matvec/listing4".into(),
+                    values: vec![Some((0.86, 0.85, 0.87)), None],
+                },
+                Row {
+                    label: "matvec/tuned".into(),
+                    values: vec![Some((1.0, 0.99, 1.01)), Some((1.02, 1.01, 1.03))],
+                },
+            ],
+        };
+        let svg = crate::plot::render_svg(&fig).unwrap();
+        for text in ["matvec/listing4", "matvec/tuned", "GPU A", "GPU B"] {
+            assert!(svg.contains(text), "{text} missing");
+        }
+    }
+}

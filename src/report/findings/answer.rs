@@ -1,0 +1,379 @@
+//! What a suite folder answers to one check of an experiment: its number, whether it agrees
+//! with the seed by the check's rule, explain's causes, or, where it cannot answer, why, in
+//! words computed from what the folder holds.
+
+use crate::record::{Api, MeasurementRow, PrRow, Status};
+use crate::stats::{SIMILAR_HI, SIMILAR_LO};
+
+use super::experiments::{Measure, Rule};
+use super::folder::{SuiteFolder, VerdictRow};
+
+/// A number the folder gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub value: String,
+    /// `None` where the rule compares nothing.
+    pub agrees: Option<bool>,
+    /// explain's verdicts on the comparisons the number comes from.
+    pub causes: Vec<Cause>,
+}
+
+/// One verdict of explain on a comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    pub comparison: String,
+    pub verdict: String,
+    pub verified: bool,
+}
+
+/// The answer, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Answered(Answer),
+    Absent(String),
+}
+
+/// A PR in the findings' form: `0.997 [0.996, 0.998]`.
+pub fn pr_text(p: &PrRow) -> String {
+    format!("{:.3} [{:.3}, {:.3}]", p.pr, p.pr_ci_lo, p.pr_ci_hi)
+}
+
+/// Whether a CI lies in the similar band.
+fn in_band(lo: f64, hi: f64) -> bool {
+    lo >= SIMILAR_LO && hi <= SIMILAR_HI
+}
+
+/// The newest OpenCL-against-CUDA PR of `comparison`.
+pub fn pr_row<'a>(prs: &'a [PrRow], comparison: &str) -> Option<&'a PrRow> {
+    prs.iter()
+        .rfind(|p| p.comparison == comparison && p.api_a == Api::OpenCl && p.api_b == Api::Cuda)
+}
+
+/// The newest row of each comparison among `rows` that `keep` keeps, in first-seen order.
+pub fn newest(rows: &[PrRow], keep: impl Fn(&PrRow) -> bool) -> Vec<&PrRow> {
+    let mut out: Vec<&PrRow> = Vec::new();
+    for p in rows.iter().filter(|p| keep(p)) {
+        match out.iter_mut().find(|q| q.comparison == p.comparison) {
+            Some(q) => *q = p,
+            None => out.push(p),
+        }
+    }
+    out
+}
+
+/// Every fair OpenCL-against-CUDA row of a step, newest per comparison.
+pub fn fair_rows(prs: &[PrRow]) -> Vec<&PrRow> {
+    newest(prs, |p| {
+        p.fair && p.api_a == Api::OpenCl && p.api_b == Api::Cuda && p.sweep_param.is_empty()
+    })
+}
+
+/// Evaluates one check on a suite folder.
+pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
+    if let Some(step) = measure.step() {
+        if let Some(why) = step_absent(s, step) {
+            return Outcome::Absent(why);
+        }
+    }
+    let result = match *measure {
+        Measure::Pr { step, comparison } => pr(s, step, comparison, rule),
+        Measure::FairRows { step } => rows(s, step, rule, true),
+        Measure::AllRows { step } => rows(s, step, rule, false),
+        Measure::Speedup { step, from, to } => speedup(s, step, from, to, rule),
+        Measure::PeakShare { step, comparison } => peak_share(s, step, comparison),
+        Measure::TableV { step } => table_v(s, step, rule),
+        Measure::Twins { apps } => Ok(twins(s, apps)),
+    };
+    match result {
+        Ok(a) => Outcome::Answered(a),
+        Err(why) => Outcome::Absent(why),
+    }
+}
+
+/// Why a step has nothing to read, from `suite.csv` and the folder; `None` when it has.
+fn step_absent(s: &SuiteFolder, step: &str) -> Option<String> {
+    let Some(row) = s.step(step) else {
+        return Some(format!("suite.csv has no step `{step}`"));
+    };
+    let has_files = s.run(step).is_some() || s.dir.join(step).is_dir();
+    if has_files {
+        return None;
+    }
+    let note = if row.note.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", row.note)
+    };
+    Some(format!(
+        "step `{step}` holds no results: status `{}` in suite.csv{note}",
+        row.status
+    ))
+}
+
+/// Why `comparison` has no verified row in `step`.
+fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
+    let failed: Vec<&MeasurementRow> = s
+        .run(step)
+        .map(|r| {
+            r.measurements()
+                .iter()
+                .filter(|m| m.comparison == comparison && m.status != Status::Ok)
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(m) = failed.last() {
+        let error = m.error.lines().next().unwrap_or("");
+        return format!(
+            "comparison `{comparison}` of step `{step}` failed: {} on {}{}",
+            m.status.as_str(),
+            m.api.label(),
+            if error.is_empty() {
+                String::new()
+            } else {
+                format!(" ({error})")
+            }
+        );
+    }
+    match s.step(step).map(|r| r.status.as_str()) {
+        Some("done") | None => {
+            format!("step `{step}` finished without comparison `{comparison}`")
+        }
+        Some(status) => format!(
+            "step `{step}` has no comparison `{comparison}`: status `{status}` in suite.csv"
+        ),
+    }
+}
+
+fn causes(s: &SuiteFolder, comparisons: &[&str]) -> Vec<Cause> {
+    comparisons
+        .iter()
+        .flat_map(|c| s.verdicts_on(c).map(cause))
+        .collect()
+}
+
+fn cause(v: &VerdictRow) -> Cause {
+    Cause {
+        comparison: v.target.clone(),
+        verdict: v.verdict.clone(),
+        verified: v.verified,
+    }
+}
+
+fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, String> {
+    let prs = s.run(step).map(|r| r.prs()).unwrap_or(&[]);
+    let p = pr_row(prs, comparison).ok_or_else(|| comparison_absent(s, step, comparison))?;
+    let agrees = match rule {
+        Rule::Similar => Some(in_band(p.pr_ci_lo, p.pr_ci_hi)),
+        Rule::OpenClFaster => Some(p.pr_ci_lo > 1.0),
+        Rule::OpenClSlower => Some(p.pr_ci_hi < SIMILAR_LO),
+        _ => None,
+    };
+    Ok(Answer {
+        value: format!("PR {}", pr_text(p)),
+        agrees,
+        causes: causes(s, &[comparison]),
+    })
+}
+
+fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, String> {
+    let prs = s.run(step).map(|r| r.prs()).unwrap_or(&[]);
+    let rows = if fair_only {
+        fair_rows(prs)
+    } else {
+        newest(prs, |p| {
+            p.api_a == Api::OpenCl && p.api_b == Api::Cuda && p.sweep_param.is_empty()
+        })
+    };
+    if rows.is_empty() {
+        let what = if fair_only { "fair " } else { "" };
+        return Err(format!("step `{step}` has no {what}OpenCL-against-CUDA PR"));
+    }
+    let n = rows.len();
+    let similar = rows.iter().filter(|p| p.similar).count();
+    let lo = rows.iter().map(|p| p.pr).fold(f64::INFINITY, f64::min);
+    let hi = rows.iter().map(|p| p.pr).fold(f64::NEG_INFINITY, f64::max);
+    let agrees = match rule {
+        Rule::MostSimilar => Some(2 * similar > n),
+        Rule::MostAtLeast(x) => Some(2 * rows.iter().filter(|p| p.pr >= x).count() > n),
+        Rule::SomeNotSimilar => Some(similar < n),
+        _ => None,
+    };
+    let gaps: Vec<&str> = rows
+        .iter()
+        .filter(|p| !p.similar)
+        .map(|p| p.comparison.as_str())
+        .collect();
+    Ok(Answer {
+        value: format!("{similar} of {n} similar; PR {lo:.3}–{hi:.3}"),
+        agrees,
+        causes: causes(s, &gaps),
+    })
+}
+
+/// The newest verified measurement of `comparison` on each API, in API order.
+fn sides<'a>(s: &'a SuiteFolder, step: &str, comparison: &str) -> Vec<&'a MeasurementRow> {
+    let rows = s.run(step).map(|r| r.measurements()).unwrap_or(&[]);
+    [Api::OpenCl, Api::Cuda]
+        .into_iter()
+        .filter_map(|api| {
+            rows.iter()
+                .rfind(|m| m.comparison == comparison && m.api == api && m.status == Status::Ok)
+        })
+        .collect()
+}
+
+fn speedup(
+    s: &SuiteFolder,
+    step: &str,
+    from: &str,
+    to: &str,
+    rule: Rule,
+) -> Result<Answer, String> {
+    let (a, b) = (sides(s, step, from), sides(s, step, to));
+    if a.is_empty() {
+        return Err(comparison_absent(s, step, from));
+    }
+    if b.is_empty() {
+        return Err(comparison_absent(s, step, to));
+    }
+    let mut parts = Vec::new();
+    let mut cis = Vec::new();
+    for m in &a {
+        let Some(n) = b.iter().find(|n| n.api == m.api) else {
+            continue;
+        };
+        let x = m.median_s / n.median_s;
+        let (lo, hi) = (m.ci_lo_s / n.ci_hi_s, m.ci_hi_s / n.ci_lo_s);
+        parts.push(format!("{} {x:.2}× [{lo:.2}, {hi:.2}]", m.api.label()));
+        cis.push((lo, hi));
+    }
+    if cis.is_empty() {
+        return Err(format!(
+            "step `{step}` measured `{from}` and `{to}` on no common API"
+        ));
+    }
+    let agrees = match rule {
+        Rule::Faster => Some(cis.iter().all(|(lo, _)| *lo > 1.0)),
+        Rule::NoGain => Some(cis.iter().all(|(lo, hi)| in_band(*lo, *hi))),
+        _ => None,
+    };
+    Ok(Answer {
+        value: format!("speedup {}", parts.join(", ")),
+        agrees,
+        causes: causes(s, &[from, to]),
+    })
+}
+
+fn peak_share(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, String> {
+    let sides = sides(s, step, comparison);
+    if sides.is_empty() {
+        return Err(comparison_absent(s, step, comparison));
+    }
+    // One peak for the one GPU: a side that did not record it shares the other's.
+    let Some(peak) = sides.iter().find_map(|m| m.peak_gbs) else {
+        return Err(format!(
+            "step `{step}` recorded no Eq. 2 peak for `{comparison}`"
+        ));
+    };
+    let parts: Vec<String> = sides
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.1}%",
+                m.api.label(),
+                100.0 * m.metric / m.peak_gbs.unwrap_or(peak)
+            )
+        })
+        .collect();
+    Ok(Answer {
+        value: format!("{} of {peak:.0} GB/s", parts.join(", ")),
+        agrees: None,
+        causes: Vec::new(),
+    })
+}
+
+/// A row of `table-v.csv` (`clvscu inspect`).
+#[derive(Debug, serde::Deserialize)]
+struct TableVRow {
+    source: String,
+    api: String,
+    index: String,
+    arithmetic: u64,
+    logic_shift: u64,
+    flow_control: u64,
+}
+
+fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, String> {
+    let file = s.dir.join(step).join("table-v.csv");
+    if !file.is_file() {
+        return Err(format!("step `{step}` wrote no table-v.csv"));
+    }
+    let rows: Vec<TableVRow> = super::folder::read_by_name(&file).map_err(|e| e.to_string())?;
+    let ours = |api: &str| {
+        rows.iter()
+            .filter(|r| r.source == "clvscu" && r.api == api)
+            .find(|r| r.index == "u32")
+            .or_else(|| rows.iter().find(|r| r.source == "clvscu" && r.api == api))
+    };
+    let (Some(cl), Some(cu)) = (ours("OpenCL"), ours("CUDA")) else {
+        return Err(format!(
+            "step `{step}`'s table-v.csv lacks an OpenCL or a CUDA row of ours"
+        ));
+    };
+    let total = |r: &TableVRow| r.arithmetic + r.logic_shift + r.flow_control;
+    let agrees = match rule {
+        Rule::MoreOpenClInstructions => Some(total(cl) * 2 >= total(cu) * 3),
+        _ => None,
+    };
+    Ok(Answer {
+        value: format!(
+            "arithmetic / logic / flow: OpenCL {} / {} / {}, CUDA {} / {} / {} (index {})",
+            cl.arithmetic,
+            cl.logic_shift,
+            cl.flow_control,
+            cu.arithmetic,
+            cu.logic_shift,
+            cu.flow_control,
+            cl.index
+        ),
+        agrees,
+        causes: Vec::new(),
+    })
+}
+
+fn twins(s: &SuiteFolder, apps: &[(&str, &str)]) -> Answer {
+    let has_fair = |family: &str| {
+        s.step_runs().any(|(_, r)| {
+            r.prs().iter().any(|p| {
+                p.fair
+                    && p.api_a == Api::OpenCl
+                    && p.api_b == Api::Cuda
+                    && p.family.to_string() == family
+            })
+        })
+    };
+    let missing: Vec<&str> = apps
+        .iter()
+        .filter(|(_, f)| !has_fair(f))
+        .map(|(name, _)| *name)
+        .collect();
+    let value = if missing.is_empty() {
+        format!(
+            "{} of {} applications with a fair row",
+            apps.len(),
+            apps.len()
+        )
+    } else {
+        format!(
+            "{} of {} applications with a fair row; none for {}",
+            apps.len() - missing.len(),
+            apps.len(),
+            missing.join(", ")
+        )
+    };
+    Answer {
+        value,
+        agrees: Some(missing.is_empty()),
+        causes: Vec::new(),
+    }
+}

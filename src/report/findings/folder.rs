@@ -1,0 +1,178 @@
+//! One suite folder as the findings read it: `suite.csv` (which steps ran and how they
+//! ended), each step's run folder, explain's verdicts and the provenance of the run. Rows of
+//! the files other commands write are read through row types that live here, with the
+//! outputs, so that the findings depend on the files and not on the code that wrote them.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::report::load::{self, RunFolder};
+use crate::report::ReportError;
+
+/// The rows of a CSV another command wrote, by column name: columns the row type does not
+/// name are left alone, so a file that gained a column still reads; a missing column without
+/// a default is an error naming the file.
+pub fn read_by_name<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReportError> {
+    let data =
+        crate::input_file::read_capped(path, crate::input_file::RESULT_CAP).map_err(|source| {
+            ReportError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(data.as_slice());
+    reader
+        .deserialize()
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(|e| ReportError::Findings(format!("{}: {e}", path.display())))
+}
+
+/// A row of `suite.csv`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct StepRow {
+    pub step: String,
+    pub status: String,
+    #[serde(default)]
+    pub note: String,
+}
+
+/// A row of `explain/explain-verdicts.csv`. `verified` came later: a file without the
+/// column counts no cause as verified.
+#[derive(Debug, Clone, Deserialize)]
+pub struct VerdictRow {
+    pub target: String,
+    #[serde(default)]
+    pub pr: f64,
+    pub cause: String,
+    pub verdict: String,
+    #[serde(default)]
+    pub verified: bool,
+    /// The one-line fix explain found, where it found one.
+    #[serde(default)]
+    pub fix: String,
+    /// The difference of the machine code each runtime runs, where explain read it.
+    #[serde(default)]
+    pub machine_code: String,
+}
+
+/// Where the run came from: `provenance.json` of its first step that has one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Provenance {
+    pub commit: String,
+    pub device: String,
+    pub driver: String,
+    pub date: String,
+    /// The step folder it was read from.
+    pub step: String,
+}
+
+/// A suite folder, read once.
+pub struct SuiteFolder {
+    pub dir: PathBuf,
+    /// The GPU's name as the run's provenance or measurements give it, else the folder's name.
+    pub gpu: String,
+    pub steps: Vec<StepRow>,
+    runs: BTreeMap<String, RunFolder>,
+    pub verdicts: Vec<VerdictRow>,
+    pub provenance: Option<Provenance>,
+}
+
+/// Where explain writes its verdicts, below the suite's folder.
+pub const VERDICTS: &str = "explain/explain-verdicts.csv";
+
+impl SuiteFolder {
+    /// Reads `dir`; an error when it is not a suite folder (no `suite.csv`).
+    pub fn read(dir: &Path) -> Result<SuiteFolder, ReportError> {
+        let suite_csv = dir.join("suite.csv");
+        if !suite_csv.is_file() {
+            return Err(ReportError::NotASuite(dir.to_path_buf()));
+        }
+        let steps: Vec<StepRow> = read_by_name(&suite_csv)?;
+        let mut runs = BTreeMap::new();
+        for f in load::load_tree(&[dir.to_path_buf()])? {
+            if let Ok(rel) = f.path.strip_prefix(dir) {
+                runs.insert(crate::report::html::href(rel), f);
+            }
+        }
+        let verdicts_csv = dir.join(VERDICTS);
+        let verdicts = if verdicts_csv.is_file() {
+            read_by_name(&verdicts_csv)?
+        } else {
+            Vec::new()
+        };
+        let provenance = steps
+            .iter()
+            .find_map(|s| provenance(&dir.join(&s.step), &s.step));
+        // The CUDA side's device, as provenance names it, else any measured device.
+        let gpu = provenance
+            .as_ref()
+            .map(|p| p.device.clone())
+            .filter(|d| d != "?")
+            .or_else(|| {
+                runs.values()
+                    .flat_map(|r| r.measurements().first())
+                    .map(|m| m.device.clone())
+                    .next()
+            })
+            .unwrap_or_else(|| folder_name(dir));
+        Ok(SuiteFolder {
+            dir: dir.to_path_buf(),
+            gpu,
+            steps,
+            runs,
+            verdicts,
+            provenance,
+        })
+    }
+
+    /// The run folder of a step, when it holds one.
+    pub fn run(&self, step: &str) -> Option<&RunFolder> {
+        self.runs.get(step)
+    }
+
+    /// Every run folder of the suite's steps (explain's own runs left out).
+    pub fn step_runs(&self) -> impl Iterator<Item = (&str, &RunFolder)> {
+        self.steps
+            .iter()
+            .filter_map(|s| self.run(&s.step).map(|r| (s.step.as_str(), r)))
+    }
+
+    /// The row of `step` in `suite.csv`.
+    pub fn step(&self, step: &str) -> Option<&StepRow> {
+        self.steps.iter().find(|s| s.step == step)
+    }
+
+    /// The verdicts on `comparison`.
+    pub fn verdicts_on<'a>(&'a self, comparison: &'a str) -> impl Iterator<Item = &'a VerdictRow> {
+        self.verdicts.iter().filter(move |v| v.target == comparison)
+    }
+}
+
+fn folder_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+fn provenance(step_dir: &Path, step: &str) -> Option<Provenance> {
+    let text = std::fs::read_to_string(step_dir.join("provenance.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let s = |x: &serde_json::Value| x.as_str().unwrap_or("?").to_string();
+    let cuda = v["devices"]
+        .as_array()
+        .and_then(|d| d.iter().find(|d| d["api"] == "CUDA").or_else(|| d.first()))
+        .cloned()
+        .unwrap_or_default();
+    let date = s(&v["date_utc"]);
+    Some(Provenance {
+        commit: s(&v["git_commit"]),
+        device: s(&cuda["device"]),
+        driver: s(&cuda["driver"]),
+        date: date.get(..10).unwrap_or(&date).to_string(),
+        step: step.to_string(),
+    })
+}

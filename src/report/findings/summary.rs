@@ -1,0 +1,182 @@
+//! The one page first: for one suite folder, how many fair comparisons are similar, where
+//! OpenCL is slower and by how much, the causes explain verified with their shares, and which
+//! of the seeds' conclusions hold here. Every figure is counted from the folder.
+
+use serde::Serialize;
+
+use crate::record::PrRow;
+use crate::stats::SIMILAR_LO;
+
+use super::answer::{fair_rows, pr_text};
+use super::folder::{SuiteFolder, VerdictRow};
+
+/// The step whose fair comparisons the summary counts.
+pub const FAIR_STEP: &str = "fair";
+
+/// The kinds of cause the summary counts, and the cause ids of explain each takes in.
+const CAUSE_KINDS: [(&str, &[&str]); 4] = [
+    ("front end", &["front-end"]),
+    ("second stage", &["second-stage"]),
+    (
+        "runtime",
+        &[
+            "runtime",
+            "cuda-load-path",
+            "between-launches",
+            "host-timer",
+            "launch",
+        ],
+    ),
+    ("memory system", &["memory", "carveout", "cache", "coalesc"]),
+];
+
+/// One kind of cause and how many verified gaps it explains.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CauseShare {
+    pub kind: String,
+    pub gaps: usize,
+    /// Its share of the verified gaps, in percent.
+    pub share: String,
+}
+
+/// The one-page answer for one GPU.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Summary {
+    /// "25 of 33 fair comparisons similar" or why there are none.
+    pub similar: String,
+    /// The fair comparisons whose CI lies below the band, slowest first.
+    pub slower: Vec<String>,
+    /// How many fair comparisons lie below the band, and their median shortfall.
+    pub slower_line: String,
+    pub causes: Vec<CauseShare>,
+    /// The verdicts explain gave, verified or not, in words.
+    pub explained_line: String,
+    pub fixes: Vec<String>,
+}
+
+pub fn summary(s: &SuiteFolder) -> Summary {
+    let rows: Vec<&PrRow> = s
+        .run(FAIR_STEP)
+        .map(|r| fair_rows(r.prs()))
+        .unwrap_or_default();
+    let similar = if rows.is_empty() {
+        match s.step(FAIR_STEP) {
+            Some(r) => format!(
+                "no fair comparison: step `{FAIR_STEP}` has none (status `{}` in suite.csv)",
+                r.status
+            ),
+            None => format!("no fair comparison: suite.csv has no step `{FAIR_STEP}`"),
+        }
+    } else {
+        format!(
+            "{} of {} fair comparisons similar (95% CI of the PR inside the band)",
+            rows.iter().filter(|p| p.similar).count(),
+            rows.len()
+        )
+    };
+    let mut slower: Vec<&PrRow> = rows
+        .iter()
+        .copied()
+        .filter(|p| p.pr_ci_hi < SIMILAR_LO)
+        .collect();
+    slower.sort_by(|a, b| a.pr.total_cmp(&b.pr));
+    let slower_line = slower_line(&slower, rows.len());
+    let verified: Vec<&VerdictRow> = s.verdicts.iter().filter(|v| v.verified).collect();
+    Summary {
+        similar,
+        slower: slower
+            .iter()
+            .map(|p| format!("`{}`: PR {}", p.comparison, pr_text(p)))
+            .collect(),
+        slower_line,
+        causes: shares(&verified),
+        explained_line: explained_line(s, verified.len()),
+        fixes: s
+            .verdicts
+            .iter()
+            .filter(|v| v.verified && !v.fix.is_empty())
+            .map(|v| format!("`{}`: {}", v.target, v.fix))
+            .collect(),
+    }
+}
+
+fn slower_line(slower: &[&PrRow], n: usize) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    if slower.is_empty() {
+        return format!("OpenCL is below the band in none of the {n} fair comparisons.");
+    }
+    let mut gaps: Vec<f64> = slower.iter().map(|p| 100.0 * (1.0 - p.pr)).collect();
+    gaps.sort_by(f64::total_cmp);
+    let median = gaps[gaps.len() / 2];
+    format!(
+        "OpenCL is below the band in {} of the {n} fair comparisons, by {:.1}% to {:.1}% \
+         (median {median:.1}%) less performance than CUDA:",
+        slower.len(),
+        gaps[0],
+        gaps[gaps.len() - 1]
+    )
+}
+
+fn kind_of(cause: &str) -> Vec<&'static str> {
+    CAUSE_KINDS
+        .iter()
+        .filter(|(_, ids)| {
+            cause
+                .split('+')
+                .any(|c| ids.iter().any(|id| c.starts_with(id)))
+        })
+        .map(|(kind, _)| *kind)
+        .collect()
+}
+
+/// The share of verified gaps per kind of cause; a gap with two causes counts for both.
+fn shares(verified: &[&VerdictRow]) -> Vec<CauseShare> {
+    CAUSE_KINDS
+        .iter()
+        .map(|(kind, _)| {
+            let gaps = verified
+                .iter()
+                .filter(|v| kind_of(&v.cause).contains(kind))
+                .count();
+            let share = if verified.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{:.0}%", 100.0 * gaps as f64 / verified.len() as f64)
+            };
+            CauseShare {
+                kind: kind.to_string(),
+                gaps,
+                share,
+            }
+        })
+        .collect()
+}
+
+fn explained_line(s: &SuiteFolder, verified: usize) -> String {
+    if s.verdicts.is_empty() {
+        let why = match s.step("explain") {
+            Some(r) if !r.note.is_empty() => {
+                format!("status `{}` in suite.csv: {}", r.status, r.note)
+            }
+            Some(r) => format!("status `{}` in suite.csv", r.status),
+            None => "suite.csv has no step `explain`".to_string(),
+        };
+        return format!("explain gave no verdict ({why}).");
+    }
+    let code_only = s
+        .verdicts
+        .iter()
+        .filter(|v| !v.verified && !v.machine_code.is_empty())
+        .count();
+    let n = s.verdicts.len();
+    let covered = verified + code_only;
+    format!(
+        "explain gave {n} verdicts: {verified} name a cause proven by a rung whose control held; \
+         {code_only} more carry only the largest measured machine-code difference; {} neither \
+         ({:.0}% with a proven cause or a machine-code difference).",
+        n - covered,
+        100.0 * covered as f64 / n as f64
+    )
+}

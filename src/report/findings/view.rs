@@ -1,0 +1,278 @@
+//! The findings as the templates see them: one view for one suite folder (the suite's own
+//! findings) or for several side by side (the repository's `docs/findings.md`).
+
+use serde::Serialize;
+
+use crate::paper::{self, Source};
+
+use super::answer::{answer, Outcome};
+use super::experiments::{Experiment, Measure, Rule, EXPERIMENTS};
+use super::folder::SuiteFolder;
+use super::summary::{summary, Summary};
+
+/// One GPU's column: its name, folder, provenance and one-page answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct GpuView {
+    pub name: String,
+    /// The folder as given on the command line (or the suite's own, `.`).
+    pub folder: String,
+    pub provenance: String,
+    /// Steps that did not finish, from suite.csv.
+    pub unfinished: Vec<String>,
+    pub summary: Summary,
+    /// The seeds' conclusions by what this GPU's data says of them.
+    pub holds: Vec<String>,
+    pub fails: Vec<String>,
+    pub cannot: Vec<String>,
+}
+
+/// One GPU's cell of a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellView {
+    pub value: String,
+    /// "agrees", "does not agree", "no rule" or "cannot answer".
+    pub verdict: String,
+    pub causes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckView {
+    pub what: String,
+    pub rule: String,
+    pub cells: Vec<CellView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentView {
+    pub id: String,
+    pub title: String,
+    pub question: String,
+    pub published: Vec<String>,
+    pub checks: Vec<CheckView>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionView {
+    pub title: String,
+    pub experiments: Vec<ExperimentView>,
+}
+
+/// A chart file, relative to the page.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChartView {
+    pub src: String,
+    pub caption: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct View {
+    pub title: String,
+    pub gpus: Vec<GpuView>,
+    pub charts: Vec<ChartView>,
+    pub sections: Vec<SectionView>,
+    /// The appendix (the suite's per-folder report), when there is one.
+    pub appendix: Option<String>,
+    pub similar_band: String,
+    pub count: usize,
+}
+
+/// How a check is read, in words.
+fn what(m: &Measure) -> String {
+    match *m {
+        Measure::Pr { step, comparison } => format!("PR of `{comparison}` (step `{step}`)"),
+        Measure::FairRows { step } => format!("every fair PR of step `{step}`"),
+        Measure::AllRows { step } => format!("every PR of step `{step}`, fair or not"),
+        Measure::Speedup { step, from, to } => {
+            format!("time of `{from}` over time of `{to}`, per API (step `{step}`)")
+        }
+        Measure::PeakShare { step, comparison } => {
+            format!("`{comparison}` against the Eq. 2 peak (step `{step}`)")
+        }
+        Measure::TableV { step } => format!("the FFT's PTX by instruction class (step `{step}`)"),
+        Measure::Twins { .. } => "applications with a fair row in any step".into(),
+    }
+}
+
+fn verdict_word(agrees: Option<bool>) -> &'static str {
+    match agrees {
+        Some(true) => "agrees",
+        Some(false) => "does not agree",
+        None => "no rule",
+    }
+}
+
+fn cell(o: &Outcome) -> CellView {
+    match o {
+        Outcome::Answered(a) => CellView {
+            value: a.value.clone(),
+            verdict: verdict_word(a.agrees).into(),
+            causes: a
+                .causes
+                .iter()
+                .map(|c| {
+                    let how = if c.verified {
+                        "explained"
+                    } else {
+                        "not verified"
+                    };
+                    format!("`{}` ({how}): {}", c.comparison, c.verdict)
+                })
+                .collect(),
+        },
+        Outcome::Absent(why) => CellView {
+            value: format!("cannot answer: {why}"),
+            verdict: "cannot answer".into(),
+            causes: Vec::new(),
+        },
+    }
+}
+
+/// Whether an experiment's conclusion holds on a folder: `Some(true)` when every ruled check
+/// agrees, `Some(false)` when one does not, `None` when one cannot answer or none is ruled.
+fn holds(outcomes: &[(Outcome, Rule)]) -> Option<bool> {
+    let mut any = false;
+    for (o, rule) in outcomes {
+        match o {
+            Outcome::Absent(_) => return None,
+            Outcome::Answered(a) => match a.agrees {
+                Some(false) => return Some(false),
+                Some(true) => any = true,
+                None if *rule == Rule::NoRule => {}
+                None => return None,
+            },
+        }
+    }
+    any.then_some(true)
+}
+
+fn published(e: &Experiment) -> Vec<String> {
+    let quotes =
+        paper::quotes(e.id).map(|q| format!("{} ({}): {}", q.source.cite(), q.place, q.text));
+    let fills = paper::fill_quotes(e.id).map(|q| {
+        let calls = if q.seconds.is_some() {
+            " for ten calls"
+        } else {
+            ""
+        };
+        format!(
+            "{} ({}): {}{calls}",
+            Source::FillArticle.cite(),
+            q.what,
+            q.quoted
+        )
+    });
+    quotes.chain(fills).collect()
+}
+
+fn section_title(s: Source) -> String {
+    s.cite().replace('*', "")
+}
+
+/// The view of `folders`, each named by `labels`.
+pub fn view(
+    folders: &[SuiteFolder],
+    labels: &[String],
+    charts: Vec<ChartView>,
+    appendix: Option<String>,
+) -> View {
+    let mut gpus: Vec<GpuView> = folders
+        .iter()
+        .zip(labels)
+        .map(|(f, label)| gpu_head(f, label))
+        .collect();
+    let mut sections: Vec<SectionView> = Vec::new();
+    for e in EXPERIMENTS {
+        let per_gpu: Vec<Vec<(Outcome, Rule)>> = folders
+            .iter()
+            .map(|f| {
+                e.checks
+                    .iter()
+                    .map(|(m, r)| (answer(f, m, *r), *r))
+                    .collect()
+            })
+            .collect();
+        for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
+            let line = format!("{} (`{}`)", e.title, e.id);
+            match holds(outcomes) {
+                Some(true) => g.holds.push(line),
+                Some(false) => g.fails.push(line),
+                None => g.cannot.push(line),
+            }
+        }
+        let checks = e
+            .checks
+            .iter()
+            .enumerate()
+            .map(|(i, (m, r))| CheckView {
+                what: what(m),
+                rule: r.text(),
+                cells: per_gpu.iter().map(|o| cell(&o[i].0)).collect(),
+            })
+            .collect();
+        let view = ExperimentView {
+            id: e.id.into(),
+            title: e.title.into(),
+            question: e.question.into(),
+            published: published(e),
+            checks,
+        };
+        let title = section_title(e.source);
+        match sections.last_mut() {
+            Some(s) if s.title == title => s.experiments.push(view),
+            _ => sections.push(SectionView {
+                title,
+                experiments: vec![view],
+            }),
+        }
+    }
+    let names: Vec<&str> = gpus.iter().map(|g| g.name.as_str()).collect();
+    View {
+        title: format!(
+            "Findings: the seed papers' experiments on {}",
+            names.join(" and ")
+        ),
+        gpus,
+        charts,
+        sections,
+        appendix,
+        similar_band: format!(
+            "[{}, {}]",
+            crate::stats::SIMILAR_LO,
+            crate::stats::SIMILAR_HI
+        ),
+        count: EXPERIMENTS.len(),
+    }
+}
+
+fn gpu_head(f: &SuiteFolder, label: &str) -> GpuView {
+    let provenance = match &f.provenance {
+        Some(p) => format!(
+            "commit `{}`, {} (driver {}), {} (from `{}/provenance.json`)",
+            p.commit, p.device, p.driver, p.date, p.step
+        ),
+        None => "no step of the folder has a provenance.json".into(),
+    };
+    let unfinished = f
+        .steps
+        .iter()
+        .filter(|s| s.status != "done")
+        .map(|s| {
+            let note = if s.note.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", s.note)
+            };
+            format!("`{}` {}{note}", s.step, s.status)
+        })
+        .collect();
+    GpuView {
+        name: f.gpu.clone(),
+        folder: label.to_string(),
+        provenance,
+        unfinished,
+        summary: summary(f),
+        holds: Vec::new(),
+        fails: Vec::new(),
+        cannot: Vec::new(),
+    }
+}
