@@ -69,3 +69,50 @@ __kernel void scan_add(__global uint* out, const __global uint* scanned, uint n)
     if (i + WG_SIZE < n)
         out[i + WG_SIZE] += add;
 }
+
+/* Radix sort (RdxS) of unsigned 32-bit keys, least significant digit first, RADIX_BITS bits
+ * per pass; it shares this file to scan its digit counts with scan_blocks and scan_add. Each
+ * pass: radix_histogram counts each work-group's keys per digit into counts, digit-major
+ * (counts[digit * groups + group]); the harness scans counts inclusively into offsets; then
+ * radix_scatter moves each key to the slots of its (digit, group), in input order within
+ * them, which keeps the sort stable. Both kernels take one key per work-item and need
+ * WG_SIZE >= RADIX (the harness refuses smaller work-groups). */
+
+#define RADIX_BITS 4u
+#define RADIX (1u << RADIX_BITS)
+
+__kernel void radix_histogram(const __global uint* keys, __global uint* counts, uint n, uint shift)
+{
+    __local uint count[RADIX];
+    uint lid = get_local_id(0);
+    uint i = get_group_id(0) * WG_SIZE + lid;
+    if (lid < RADIX)
+        count[lid] = 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < n)
+        ATOMIC_ADD_U32(&count[(keys[i] >> shift) & (RADIX - 1u)], 1u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < RADIX)
+        counts[lid * get_num_groups(0) + get_group_id(0)] = count[lid];
+}
+
+__kernel void radix_scatter(const __global uint* keys, __global uint* out, const __global uint* counts, const __global uint* offsets, uint n, uint shift)
+{
+    __local uint digits[WG_SIZE];
+    uint lid = get_local_id(0);
+    uint group = get_group_id(0);
+    uint i = group * WG_SIZE + lid;
+    uint key = (i < n) ? keys[i] : 0u;
+    uint digit = (i < n) ? ((key >> shift) & (RADIX - 1u)) : RADIX;
+    digits[lid] = digit;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (i < n) {
+        /* The keys of this digit before this one in the work-group go first. */
+        uint rank = 0u;
+        for (uint t = 0u; t < lid; ++t)
+            rank += (digits[t] == digit) ? 1u : 0u;
+        /* offsets is inclusive: minus its own count, the keys of every earlier slot. */
+        uint slot = digit * get_num_groups(0) + group;
+        out[offsets[slot] - counts[slot] + rank] = key;
+    }
+}

@@ -69,3 +69,50 @@ extern "C" __global__ void scan_add(uint* out, const uint* scanned, uint n)
     if (i + WG_SIZE < n)
         out[i + WG_SIZE] += add;
 }
+
+/* Radix sort (RdxS) of unsigned 32-bit keys, least significant digit first, RADIX_BITS bits
+ * per pass; it shares this file to scan its digit counts with scan_blocks and scan_add. Each
+ * pass: radix_histogram counts each work-group's keys per digit into counts, digit-major
+ * (counts[digit * groups + group]); the harness scans counts inclusively into offsets; then
+ * radix_scatter moves each key to the slots of its (digit, group), in input order within
+ * them, which keeps the sort stable. Both kernels take one key per work-item and need
+ * WG_SIZE >= RADIX (the harness refuses smaller work-groups). */
+
+#define RADIX_BITS 4u
+#define RADIX (1u << RADIX_BITS)
+
+extern "C" __global__ void radix_histogram(const uint* keys, uint* counts, uint n, uint shift)
+{
+    __shared__ uint count[RADIX];
+    uint lid = threadIdx.x;
+    uint i = blockIdx.x * WG_SIZE + lid;
+    if (lid < RADIX)
+        count[lid] = 0u;
+    __syncthreads();
+    if (i < n)
+        ATOMIC_ADD_U32(&count[(keys[i] >> shift) & (RADIX - 1u)], 1u);
+    __syncthreads();
+    if (lid < RADIX)
+        counts[lid * gridDim.x + blockIdx.x] = count[lid];
+}
+
+extern "C" __global__ void radix_scatter(const uint* keys, uint* out, const uint* counts, const uint* offsets, uint n, uint shift)
+{
+    __shared__ uint digits[WG_SIZE];
+    uint lid = threadIdx.x;
+    uint group = blockIdx.x;
+    uint i = group * WG_SIZE + lid;
+    uint key = (i < n) ? keys[i] : 0u;
+    uint digit = (i < n) ? ((key >> shift) & (RADIX - 1u)) : RADIX;
+    digits[lid] = digit;
+    __syncthreads();
+    if (i < n) {
+        /* The keys of this digit before this one in the work-group go first. */
+        uint rank = 0u;
+        for (uint t = 0u; t < lid; ++t)
+            rank += (digits[t] == digit) ? 1u : 0u;
+        /* offsets is inclusive: minus its own count, the keys of every earlier slot. */
+        uint slot = digit * gridDim.x + group;
+        out[offsets[slot] - counts[slot] + rank] = key;
+    }
+}

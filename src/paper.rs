@@ -155,6 +155,26 @@ pub const FILL_ARTICLE: &[FillQuote] = &[
     },
 ];
 
+/// The real-world applications of Fang et al.'s Table II, by the paper's abbreviation, each
+/// with the family that is its twin here (the same algorithm in both APIs).
+// Study data: the names are the families' registered names.
+pub const FANG_TABLE_II: [(&str, &str); 14] = [
+    ("BFS", "bfs"),
+    ("Sobel", "sobel"),
+    ("TranP", "transpose"),
+    ("Reduce", "reduce"),
+    ("FFT", "fft"),
+    ("MD", "md"),
+    ("SPMV", "spmv"),
+    ("St2D", "stencil2d"),
+    ("DXTC", "dxtc"),
+    ("RdxS", "radix"),
+    ("Scan", "scan"),
+    ("STNW", "bitonic"),
+    ("MxM", "sgemm"),
+    ("FDTD", "stencil"),
+];
+
 /// Every other quoted result, by experiment id of [`crate::report::findings::experiments`].
 /// `place` names the table, figure or section of the seed it is printed in; the seeds are the
 /// three texts named at the top of this file.
@@ -231,6 +251,19 @@ pub fn fill_quotes(experiment: &str) -> impl Iterator<Item = &'static FillQuote>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each application has its twin registered, and a shipped study measures it.
+    #[test]
+    fn every_table_ii_application_has_a_family_a_study_measures() {
+        for (app, family) in FANG_TABLE_II {
+            assert!(crate::families::FamilyId::parse(family).is_ok(), "{app}");
+            let entry = format!("family = \"{family}\"");
+            let measured = crate::study::BUILTIN
+                .iter()
+                .any(|(_, text)| text.contains(&entry));
+            assert!(measured, "{app}: no shipped study compares family {family}");
+        }
+    }
 
     #[test]
     fn every_quote_names_where_it_is_printed() {

@@ -7,7 +7,9 @@
 
 pub mod bandwidth;
 pub mod bfs;
+pub mod bitonic;
 pub mod constmem;
+pub mod dxtc;
 pub mod emulation;
 pub mod error;
 pub mod family;
@@ -17,12 +19,14 @@ pub mod flops;
 pub mod footprint;
 pub mod guidance;
 pub mod id;
+pub mod keys;
 pub mod launch;
 pub mod math;
 pub mod matvec;
 pub mod md;
 pub mod metric;
 pub mod plan;
+pub mod radix;
 pub mod recorded;
 pub mod reduce;
 pub mod reference;
@@ -32,6 +36,7 @@ pub mod size;
 pub mod spmv;
 pub mod stencil;
 pub mod stencil2d;
+pub mod stream;
 pub mod transfer;
 pub mod transpose;
 pub mod tune_space;
@@ -76,6 +81,10 @@ const FAMILIES: &[&dyn Family] = &[
     &transpose::Transpose,
     &stencil2d::Stencil2d,
     &scan::Scan,
+    &radix::Radix,
+    &bitonic::Bitonic,
+    &dxtc::Dxtc,
+    &stream::Stream,
     &guidance::Guidance,
 ];
 

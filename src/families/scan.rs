@@ -21,7 +21,7 @@
 //! effective bandwidth a library scan is quoted in; the block totals are not counted.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, LaunchShape};
+use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{vector_size, Family, InputChoice, VendorOp};
@@ -82,6 +82,96 @@ pub fn levels(n: u64, block: u64) -> Vec<u64> {
 }
 
 pub struct Scan;
+
+/// The launches of one multi-level scan of `n` words, over buffers allocated once: the scan
+/// family's whole run, and the scan of the digit counts in each pass of the radix sort.
+pub struct ScanLevels {
+    launches: Vec<(KernelId, LaunchShape, Vec<Arg>)>,
+    /// Each level's scanned output, its length and its work-groups; the first is the result.
+    outs: Vec<(BufferId, u64, u32)>,
+}
+
+impl ScanLevels {
+    /// Plans the scan of the first `n` words of `input` in work-groups of the configured
+    /// size, the first level in `first_groups` of them (`None`: as many as cover `n`); the
+    /// program must hold `scan_blocks` and `scan_add` (`kernels_*/scan.*`).
+    pub fn plan(
+        cx: &mut Build<'_>,
+        input: BufferId,
+        n: u64,
+        first_groups: Option<u32>,
+    ) -> Result<ScanLevels, ExecError> {
+        let program = cx.program()?;
+        let blocks = cx.backend.kernel(program, "scan_blocks")?;
+        let add = cx.backend.kernel(program, "scan_add")?;
+        let local = cx.shape().local;
+        let block = u64::from(local) * u64::from(PER_ITEM);
+        // Level l scans `sizes[l]` elements of `ins[l]` into `outs[l]`; its block totals are
+        // level l + 1's input.
+        let sizes = levels(n, block);
+        let mut ins = vec![input];
+        let mut outs = Vec::new();
+        let mut launches = Vec::new();
+        for (l, &n) in sizes.iter().enumerate() {
+            let groups = match first_groups {
+                Some(groups) if l == 0 => groups,
+                _ => n.div_ceil(block) as u32,
+            };
+            let out = cx.output(n as usize)?;
+            let totals = cx.output(groups as usize)?;
+            launches.push((
+                blocks,
+                LaunchShape::linear(groups, local),
+                vec![
+                    Arg::Buffer(ins[l]),
+                    Arg::Buffer(out),
+                    Arg::Buffer(totals),
+                    Arg::U32(n as u32),
+                ],
+            ));
+            ins.push(totals);
+            outs.push((out, n, groups));
+        }
+        // From the top down: level l's blocks add level l + 1's scanned totals.
+        for l in (0..outs.len() - 1).rev() {
+            let (out, n, groups) = outs[l];
+            launches.push((
+                add,
+                LaunchShape::linear(groups, local),
+                vec![
+                    Arg::Buffer(out),
+                    Arg::Buffer(outs[l + 1].0),
+                    Arg::U32(n as u32),
+                ],
+            ));
+        }
+        Ok(ScanLevels { launches, outs })
+    }
+
+    /// The steps of one scan, in order (fresh each call, for a run that scans more than once).
+    pub fn steps(&self) -> impl Iterator<Item = Step> + '_ {
+        self.launches
+            .iter()
+            .map(|(kernel, shape, args)| Step::Kernel {
+                kernel: *kernel,
+                shape: *shape,
+                args: args.clone(),
+            })
+    }
+
+    /// The buffer holding the inclusive scan.
+    pub fn result(&self) -> BufferId {
+        self.outs[0].0
+    }
+
+    /// Every buffer a scan writes, with its length.
+    pub fn outputs(&self) -> Vec<(BufferId, usize)> {
+        self.outs
+            .iter()
+            .map(|(b, n, _)| (*b, *n as usize))
+            .collect()
+    }
+}
 
 /// `scan_blocks(in, out, totals, n)`: each work-group's block scanned, and its total.
 fn emulate_blocks(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
@@ -198,56 +288,11 @@ impl Family for Scan {
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        let blocks = cx.kernel()?;
-        let program = cx.program()?;
-        let add = cx.backend.kernel(program, "scan_add")?;
-        let inputs = cx.inputs;
-        let shape = cx.shape();
-        let block = u64::from(shape.local) * u64::from(PER_ITEM);
-        let input = cx.upload_u32(&inputs.ints[0])?;
-        // Level l scans `sizes[l]` elements of `ins[l]` into `outs[l]`; its block totals are
-        // level l + 1's input. The first level runs in the configured shape.
-        let sizes = levels(inputs.size.rows, block);
-        let mut ins = vec![input];
-        let mut outs = Vec::new();
-        let mut steps = Vec::new();
-        for (l, &n) in sizes.iter().enumerate() {
-            let groups = if l == 0 {
-                shape.groups
-            } else {
-                n.div_ceil(block) as u32
-            };
-            let out = cx.output(n as usize)?;
-            let totals = cx.output(groups as usize)?;
-            steps.push(Step::Kernel {
-                kernel: blocks,
-                shape: LaunchShape::linear(groups, shape.local),
-                args: vec![
-                    Arg::Buffer(ins[l]),
-                    Arg::Buffer(out),
-                    Arg::Buffer(totals),
-                    Arg::U32(n as u32),
-                ],
-            });
-            ins.push(totals);
-            outs.push((out, n, groups));
-        }
-        // From the top down: level l's blocks add level l + 1's scanned totals.
-        for l in (0..outs.len() - 1).rev() {
-            let (out, n, groups) = outs[l];
-            steps.push(Step::Kernel {
-                kernel: add,
-                shape: LaunchShape::linear(groups, shape.local),
-                args: vec![
-                    Arg::Buffer(out),
-                    Arg::Buffer(outs[l + 1].0),
-                    Arg::U32(n as u32),
-                ],
-            });
-        }
-        let n = inputs.size.rows as usize;
-        let mut built = Built::into(steps, outs[0].0, n);
-        built.outputs = outs.iter().map(|(b, n, _)| (*b, *n as usize)).collect();
+        let input = cx.upload_u32(&cx.inputs.ints[0])?;
+        let n = cx.inputs.size.rows;
+        let levels = ScanLevels::plan(cx, input, n, Some(cx.shape().groups))?;
+        let mut built = Built::into(levels.steps().collect(), levels.result(), n as usize);
+        built.outputs = levels.outputs();
         Ok(built)
     }
 

@@ -116,6 +116,7 @@ pub const STEPS: &[Step] = &[
         10,
     ),
     study("unfair", "Fang et al. Fig. 9 (one step at a time)", 18, 5),
+    study("stream", "BabelStream (Copy, Mul, Add, Triad, Dot)", 15, 5),
     study(
         "compiler",
         "Fang et al. Table V (FFT), Figs. 6-7 (FDTD unroll); flags",

@@ -1,0 +1,223 @@
+//! Radix sort (RdxS in Fang, Varbanescu and Sips, "A Comprehensive Performance Comparison of
+//! CUDA and OpenCL", ICPP 2011, Table II): `N` unsigned 32-bit keys sorted ascending, least
+//! significant digit first, [`RADIX_BITS`] bits per pass. The kernels are in
+//! `kernels_*/scan.*`, beside the scan whose kernels count the digits' offsets.
+//!
+//! One variant, `lsd`; each of the [`PASSES`] passes is three phases:
+//!
+//! 1. `radix_histogram`: each work-group counts its keys per digit, digit-major;
+//! 2. the scan family's multi-level scan ([`ScanLevels`]) of those counts, so each
+//!    (digit, work-group) slot learns how many keys precede it;
+//! 3. `radix_scatter`: each key goes to its slot, after the keys of its digit before it in
+//!    its work-group, which keeps every pass stable.
+//!
+//! The passes go from the input to one work array and then back and forth between two, so
+//! the input is never written and every timed run sorts the same random keys. Checked key by
+//! key against a sorted copy (`sort_unstable`), exactly.
+//!
+//! Metric: GB/s counting one read and one write of the keys (8 bytes per key), a constant
+//! times the paper's sorted elements per second, so the PR is the same.
+
+use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::{self, Arg};
+use crate::families::emulation::{floats, wg_size, words};
+use crate::families::error::WorkloadError;
+use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::footprint::{mul, plain, Footprint};
+use crate::families::id::FamilyId;
+use crate::families::keys;
+use crate::families::metric::Metric;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
+use crate::families::reference::Verification;
+use crate::families::scan::{check_words, ScanLevels};
+use crate::families::size::Size;
+use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+
+const ID: FamilyId = FamilyId::new("radix");
+
+/// Bits of the key each pass sorts by (the kernels' `RADIX_BITS`).
+pub const RADIX_BITS: u32 = 4;
+
+/// Digits of one pass.
+pub const RADIX: usize = 1 << RADIX_BITS;
+
+/// Passes over 32-bit keys.
+pub const PASSES: u32 = 32 / RADIX_BITS;
+
+const VARIANTS: [Variant; 1] = [points(
+    pow2(
+        v(
+            ID,
+            "lsd",
+            "radix_scatter",
+            GroupRule::Cover { per_item: 1 },
+            "least significant digit first, 4 bits a pass: per-work-group digit counts, their \
+             scan, a stable scatter",
+        ),
+        RADIX as u32,
+        1024,
+    ),
+    &[],
+)];
+
+/// The digit of `key` in the pass that shifts it by `shift`.
+fn digit(key: u32, shift: usize) -> usize {
+    (key >> shift) as usize & (RADIX - 1)
+}
+
+/// `radix_histogram(keys, counts, n, shift)`: per work-group counts, digit-major.
+fn emulate_histogram(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (local, groups) = (wg_size(l), l.shape().groups as usize);
+    let keys = words(l.read(0)?);
+    let (n, shift) = (l.count(2)?.min(keys.len()), l.count(3)?);
+    let mut counts = vec![0u32; RADIX * groups];
+    for (i, key) in keys[..n].iter().enumerate() {
+        counts[digit(*key, shift) * groups + i / local] += 1;
+    }
+    l.write(1, floats(counts))
+}
+
+/// `radix_scatter(keys, out, counts, offsets, n, shift)`: every key to its slot, stably.
+fn emulate_scatter(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (local, groups) = (wg_size(l), l.shape().groups as usize);
+    let keys = words(l.read(0)?);
+    let mut out = words(l.read(1)?);
+    let (counts, offsets) = (words(l.read(2)?), words(l.read(3)?));
+    let (n, shift) = (l.count(4)?.min(keys.len()), l.count(5)?);
+    for (group, chunk) in keys[..n].chunks(local).enumerate() {
+        let mut rank = [0u32; RADIX];
+        for key in chunk {
+            let slot = digit(*key, shift) * groups + group;
+            out[(offsets[slot] - counts[slot] + rank[digit(*key, shift)]) as usize] = *key;
+            rank[digit(*key, shift)] += 1;
+        }
+    }
+    l.write(1, floats(out))
+}
+
+pub struct Radix;
+
+impl Family for Radix {
+    fn quick_size(&self) -> Option<QuickSize> {
+        Some(QuickSize::same("2^20"))
+    }
+
+    fn id(&self) -> FamilyId {
+        ID
+    }
+
+    fn kernel_file(&self) -> &'static str {
+        "scan"
+    }
+
+    fn metric(&self) -> Metric {
+        Metric::Bandwidth
+    }
+
+    fn variants(&self) -> &'static [Variant] {
+        &VARIANTS
+    }
+
+    fn test_sizes(&self) -> Vec<Size> {
+        keys::test_sizes()
+    }
+
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        (mul(size.rows, 8), 0)
+    }
+
+    /// The keys, two work arrays, and the counts and their scan (a sixteenth of the keys
+    /// each at the smallest work-group, 16).
+    fn footprint(&self, size: Size) -> Footprint {
+        let n = size.rows;
+        plain(n, mul(n, 3), n, 0)
+    }
+
+    /// Every key needs a work-item: the counts are laid out per launched work-group.
+    fn check_launch(
+        &self,
+        variant: &Variant,
+        size: Size,
+        side: &SideConfig,
+    ) -> Result<(), WorkloadError> {
+        let shape = side.shape;
+        let covered = u64::from(shape.groups) * u64::from(shape.local);
+        if covered < size.rows {
+            return Err(WorkloadError::BadLaunch {
+                variant: format!("{}/{}", variant.family.name(), variant.name),
+                reason: format!(
+                    "{} work-groups of {} hold {covered} keys, fewer than {}",
+                    shape.groups, shape.local, size.rows
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        keys::sorting_inputs(size, seed)
+    }
+
+    fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
+        let scatter = cx.kernel()?;
+        let program = cx.program()?;
+        let histogram = cx.backend.kernel(program, "radix_histogram")?;
+        let n = cx.inputs.size.rows;
+        let groups = cx.shape().groups;
+        let input = cx.upload_u32(&cx.inputs.ints[0])?;
+        let work = [cx.output(n as usize)?, cx.output(n as usize)?];
+        let counts = cx.output(RADIX * groups as usize)?;
+        let scan = ScanLevels::plan(cx, counts, RADIX as u64 * u64::from(groups), None)?;
+        let mut steps = Vec::new();
+        let mut from = input;
+        for pass in 0..PASSES {
+            let shift = Arg::U32(pass * RADIX_BITS);
+            let to = work[pass as usize % 2];
+            let n = Arg::U32(n as u32);
+            let keys = Arg::Buffer(from);
+            steps.push(cx.launch(histogram, vec![keys, Arg::Buffer(counts), n, shift]));
+            steps.extend(scan.steps());
+            let offsets = Arg::Buffer(scan.result());
+            let args = vec![
+                keys,
+                Arg::Buffer(to),
+                Arg::Buffer(counts),
+                offsets,
+                n,
+                shift,
+            ];
+            steps.push(cx.launch(scatter, args));
+            from = to;
+        }
+        let mut built = Built::into(steps, from, n as usize);
+        built
+            .outputs
+            .extend([(work[0], n as usize), (counts, RADIX * groups as usize)]);
+        built.outputs.extend(scan.outputs());
+        Ok(built)
+    }
+
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        match kernel {
+            "radix_histogram" => Some(emulate_histogram),
+            "radix_scatter" => Some(emulate_scatter),
+            _ => None,
+        }
+    }
+
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        check_words(got, &inputs.reference)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eight_passes_of_four_bits_cover_a_key() {
+        assert_eq!(PASSES * RADIX_BITS, 32);
+        assert_eq!(digit(0xabcd_1234, 0), 4);
+        assert_eq!(digit(0xabcd_1234, 28), 0xa);
+    }
+}
