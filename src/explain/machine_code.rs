@@ -276,15 +276,17 @@ fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, 
             .and_then(|name| crate::families::find_variant(t.a.family, name).ok());
     let Some(alt) = alternative else { return };
     let (opencl, cuda) = sides_by_api(sides);
-    for (code, side, settings) in [
-        (OPENCL_RUNTIME_ALTERNATIVE, opencl, &t.a),
-        (CUDA_DRIVER_ALTERNATIVE, cuda, &t.b),
+    // An alternative in the same kernel file builds the same program as the target (its
+    // kernels all live in one image), so its image is found under the target's own key.
+    for (code, base, side, settings) in [
+        (OPENCL_RUNTIME_ALTERNATIVE, "opencl", opencl, &t.a),
+        (CUDA_DRIVER_ALTERNATIVE, "cuda", cuda, &t.b),
     ] {
         let Some(backend) = side else { continue };
         let mut settings = settings.clone();
         settings.variant = alt;
         let built = program_text_of(backend, sources, settings).map_err(|e| e.to_string());
-        let key = key_of(code, &built);
+        let key = key_of(base, &built);
         taker.take(code, alt.kernel, key, built.map(|_| ()));
     }
 }
