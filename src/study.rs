@@ -695,7 +695,8 @@ mod tests {
             .find(|c| c.id.starts_with("fill/1d-exact"))
             .and_then(|c| c.expected_refusal)
             .expect("the exact-launch sweep expects a refusal");
-        for folder in ["h100/fill", "h200/fill"] {
+        // The H200 suite folder was capped before the exact-launch sweep: the H100 has it.
+        for folder in ["h100/fill"] {
             let rows: Vec<crate::record::MeasurementRow> = crate::export::csv::read_rows(
                 &Path::new(env!("CARGO_MANIFEST_DIR"))
                     .join(format!("results/{folder}/measurements.csv")),
