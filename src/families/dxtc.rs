@@ -186,7 +186,7 @@ impl Family for Dxtc {
                 format!("{size} is one length; this family takes an image ROWSxCOLS"),
             ));
         }
-        if size.rows % 4 != 0 || size.cols % 4 != 0 {
+        if !size.rows.is_multiple_of(4) || !size.cols.is_multiple_of(4) {
             return Err(bad_size(
                 variant,
                 format!("{size}: DXT1 compresses 4x4 blocks, so both sides must be multiples of 4"),

@@ -420,9 +420,9 @@ mod tests {
     #[test]
     fn bytes_are_counted_as_babelstream_counts_them() {
         let n = Size::vector(1 << 25);
-        assert_eq!(Stream.work("copy", n, 0).0, 2 * 8 << 25);
-        assert_eq!(Stream.work("triad", n, 0).0, 3 * 8 << 25);
-        assert_eq!(Stream.work("dot", n, 0).0, 2 * 8 << 25);
+        assert_eq!(Stream.work("copy", n, 0).0, (2 * 8) << 25);
+        assert_eq!(Stream.work("triad", n, 0).0, (3 * 8) << 25);
+        assert_eq!(Stream.work("dot", n, 0).0, (2 * 8) << 25);
     }
 
     #[test]
