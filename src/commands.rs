@@ -498,6 +498,9 @@ fn merge_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<PathBuf>> {
     let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let mut files = Vec::new();
     for input in inputs {
+        if !input.exists() {
+            bail!("merge: {} does not exist", input.display());
+        }
         if !input.is_dir() {
             files.push(input.clone());
             continue;
