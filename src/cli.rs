@@ -334,6 +334,10 @@ pub struct RunArgs {
     /// Continue an interrupted run in --out: skip comparisons already on disk.
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// Start afresh in --out: the run folder there (and its results) is deleted first, as
+    /// `report` and `plot` replace what they write. Only a folder a run wrote is deleted.
+    #[arg(long, requires = "out", conflicts_with = "resume")]
+    pub force: bool,
     /// Do not draw charts at the end.
     #[arg(long)]
     pub no_plot: bool,
