@@ -9,41 +9,72 @@ fn main() {
     embed_studies();
     embed_kernels();
     embed_matvec_rules();
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
+    let value = match (
+        git(&["rev-parse", "--short=12", "HEAD"]),
+        built_from_edits(),
+    ) {
+        (Some(commit), true) => format!("{commit}-dirty"),
+        (Some(commit), false) => commit,
+        (None, _) => "unknown".into(),
+    };
+    println!("cargo:rustc-env=CLVSCU_GIT_COMMIT={value}");
+    // A commit moves HEAD or its branch; an edit moves a file the binary is built from. Any
+    // of them must re-run this script, or a binary built from edited files would carry the
+    // last commit's name without "-dirty". The index is not watched: `git status` rewrites
+    // it, and a rebuild on every status would recompile the crate for nothing.
+    for path in git_paths()
+        .iter()
+        .map(String::as_str)
+        .chain(BUILT_FROM.iter().copied())
+    {
+        println!("cargo:rerun-if-changed={path}");
+    }
+}
+
+/// The tracked files the binary is built from (build.rs itself cargo watches anyway).
+const BUILT_FROM: &[&str] = &[
+    "src",
+    "kernels_cl",
+    "kernels_cu",
+    "harness",
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+];
+
+/// Git's answer to `args`, trimmed; `None` without git or outside a checkout.
+fn git(args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .args(args)
         .output()
         .ok()
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into());
-    let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
-        .output()
-        .ok()
-        .map(|o| !o.stdout.is_empty())
-        .unwrap_or(false);
-    let value = if dirty {
-        format!("{commit}-dirty")
-    } else {
-        commit
+}
+
+/// Whether a file the binary is built from differs from the commit.
+fn built_from_edits() -> bool {
+    let mut args = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+    args.extend(BUILT_FROM);
+    git(&args).is_some_and(|out| !out.is_empty())
+}
+
+/// HEAD, the branches and the packed refs, in this checkout's git folder (a worktree keeps
+/// its HEAD apart from the shared refs).
+fn git_paths() -> Vec<String> {
+    let (Some(own), Some(common)) = (
+        git(&["rev-parse", "--git-dir"]),
+        git(&["rev-parse", "--git-common-dir"]),
+    ) else {
+        return Vec::new();
     };
-    println!("cargo:rustc-env=CLVSCU_GIT_COMMIT={value}");
-    // A commit moves HEAD's branch and the index; an edit moves a source file. Any of them
-    // must re-run this script, or a binary built from edited files would carry the last
-    // commit's name without "-dirty".
-    for path in [
-        ".git/HEAD",
-        ".git/index",
-        ".git/refs/heads",
-        "src",
-        "kernels_cl",
-        "kernels_cu",
-        "harness",
-        "Cargo.toml",
-        "Cargo.lock",
-    ] {
-        println!("cargo:rerun-if-changed={path}");
+    let mut paths = vec![format!("{own}/HEAD"), format!("{common}/refs/heads")];
+    let packed = format!("{common}/packed-refs");
+    // A path that does not exist would re-run the script on every build.
+    if Path::new(&packed).exists() {
+        paths.push(packed);
     }
+    paths
 }
 
 /// Writes `$OUT_DIR/builtin_studies.rs`: one `(name, text)` entry per `harness/*.toml`,
@@ -63,6 +94,12 @@ fn embed_studies() {
     text += "]\n";
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by cargo"));
     std::fs::write(out.join("builtin_studies.rs"), text).expect("OUT_DIR is writable");
+    // The experiments' names only: an unknown study name that is one of them is pointed to
+    // its file, which runs by path.
+    let mut experiments = study_names(&manifest.join("harness/experiments"));
+    experiments.sort();
+    let list = format!("&{experiments:?}\n");
+    std::fs::write(out.join("experiment_studies.rs"), list).expect("OUT_DIR is writable");
 }
 
 /// Writes `$OUT_DIR/embedded_kernels.rs`: one `(stem, OpenCL text, CUDA text)` entry per

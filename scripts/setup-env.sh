@@ -4,8 +4,9 @@ if ! ldconfig -p 2>/dev/null | grep -q libpocl || ! ldconfig -p 2>/dev/null | gr
     if command -v apt-get >/dev/null 2>&1; then
         echo "installing PoCL (OpenCL CPU device) ..." >&2
         SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-        $SUDO apt-get update -qq >/dev/null
-        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 >/dev/null
+        # Another apt (unattended upgrades on a fresh machine) may hold the lock: wait for it.
+        $SUDO apt-get -o DPkg::Lock::Timeout=300 update -qq >/dev/null
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -qq pocl-opencl-icd ocl-icd-libopencl1 >/dev/null
     else
         echo "warning: cannot install PoCL (no apt-get); OpenCL may be unavailable" >&2
     fi

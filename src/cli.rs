@@ -53,6 +53,20 @@ pub enum Pairing {
     Fake,
 }
 
+/// The APIs `tune` can tune: each API's best of a space, so never OpenCL against OpenCL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TunePairing {
+    /// Both APIs (the default; one alone when the other is missing).
+    OpenclCuda,
+    /// OpenCL only.
+    Opencl,
+    /// CUDA only.
+    Cuda,
+    /// Two fake devices with scripted timings (tests of the harness itself).
+    #[value(hide = true)]
+    Fake,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List every OpenCL platform/device and CUDA device, with the Eq. 2 peak bandwidth.
@@ -300,6 +314,14 @@ pub struct RunArgs {
     /// device-event or wall-clock.
     #[arg(long, requires = "target")]
     pub timer: Option<String>,
+    /// Seconds of timing a comparison may add past its minimum while its PR's CI is too
+    /// wide to decide (default 2; overrides the study's `max_time`).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_time: Option<f64>,
+    /// The PR's CI half-width, as a share of the PR, that ends the timing once the CI
+    /// decides (default 0.05; 0: stop at the minimum; overrides the study's `target_ci`).
+    #[arg(long, value_name = "SHARE")]
+    pub target_ci: Option<f64>,
     /// Output directory (default: clvscu-results/<study>-<UTC timestamp>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -319,6 +341,10 @@ pub struct RunArgs {
     /// Continue an interrupted run in --out: skip comparisons already on disk.
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// Start afresh in --out: the run folder there (and its results) is deleted first, as
+    /// `report` and `plot` replace what they write. Only a folder a run wrote is deleted.
+    #[arg(long, requires = "out", conflicts_with = "resume")]
+    pub force: bool,
     /// Do not draw charts at the end.
     #[arg(long)]
     pub no_plot: bool,
@@ -449,7 +475,7 @@ pub struct TuneArgs {
     /// Which APIs to tune (default: both; OpenCL alone when CUDA is missing, and the
     /// reverse).
     #[arg(long, value_enum, default_value = "opencl-cuda")]
-    pub pair: Pairing,
+    pub pair: TunePairing,
     /// Do not draw charts.
     #[arg(long)]
     pub no_charts: bool,

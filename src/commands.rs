@@ -231,6 +231,9 @@ fn run(args: RunArgs) -> Result<i32> {
         // The study's name is the user's text: as a slug it cannot leave the folder.
         None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
     };
+    if args.force {
+        clear_run_folder(&out)?;
+    }
     let result = if every_gpu::wanted(&args.devices)? {
         run_every_gpu(&args, &out)
     } else {
@@ -242,6 +245,26 @@ fn run(args: RunArgs) -> Result<i32> {
         let _ = std::fs::remove_dir(&out);
     }
     result
+}
+
+/// `--force`: deletes the run folder `out`, so the run starts afresh there. Only a folder a
+/// run wrote (it holds folder.json) and that no run holds now (its lock is free) is deleted:
+/// a mistyped --out never costs anyone's files.
+fn clear_run_folder(out: &Path) -> Result<()> {
+    if !out.exists() {
+        return Ok(());
+    }
+    if !out.join(session::folder::IDENTITY_FILE).is_file() {
+        bail!(
+            "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
+             another --out",
+            out.display(),
+            session::folder::IDENTITY_FILE
+        );
+    }
+    drop(session::folder::lock(out).with_context(|| format!("--force: {}", out.display()))?);
+    std::fs::remove_dir_all(out)
+        .with_context(|| format!("--force: cannot delete {}", out.display()))
 }
 
 /// The study on the one pair of devices selected, under a watchdog and a Ctrl-C handler.
@@ -499,6 +522,9 @@ fn merge_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<PathBuf>> {
     let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("");
     let mut files = Vec::new();
     for input in inputs {
+        if !input.exists() {
+            bail!("merge: {} does not exist", input.display());
+        }
         if !input.is_dir() {
             files.push(input.clone());
             continue;

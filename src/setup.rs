@@ -139,6 +139,8 @@ fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
         reps: args.reps,
         warmup: args.warmup,
         min_time: args.min_time,
+        max_time: args.max_time,
+        target_ci: args.target_ci,
         timer: args.timer.clone(),
     })
 }
@@ -155,6 +157,9 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
             None,
         ),
     };
+    study
+        .set_stopping(args.max_time, args.target_ci)
+        .map_err(|e| anyhow::anyhow!("--max-time/--target-ci: {e}"))?;
     if let Some(only) = &args.only {
         study.comparisons.retain(|c| c.id.contains(only.as_str()));
         if study.comparisons.is_empty() {

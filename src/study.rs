@@ -37,8 +37,15 @@ pub const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin
 
 #[derive(Debug, Error)]
 pub enum StudyError {
-    #[error("unknown study '{name}'; built-in studies: {known} (or give a path to a .toml file)")]
-    Unknown { name: String, known: String },
+    #[error(
+        "unknown study '{name}'{hint}; built-in studies: {known} (or give a path to a .toml file)"
+    )]
+    Unknown {
+        name: String,
+        /// "; did you mean ..." or where an experiment's file is, or nothing.
+        hint: String,
+        known: String,
+    },
     #[error("{file}: {message}")]
     Parse { file: String, message: String },
     #[error("{file}: {entry}: {source}")]
@@ -92,6 +99,12 @@ pub struct Spec {
     pub reps: Option<u32>,
     pub max_reps: Option<u32>,
     pub min_time: Option<f64>,
+    /// Seconds of timing one comparison may take beyond `reps` and `min_time` while its PR's
+    /// CI is still too wide to decide (see [`Resolved::target_ci`]).
+    pub max_time: Option<f64>,
+    /// The PR's 95% CI half-width, relative to the PR, that ends the timing early; 0 stops at
+    /// `reps` and `min_time`.
+    pub target_ci: Option<f64>,
     /// The watchdog's limit for one launch, in seconds (default: from the expected time).
     pub timeout: Option<f64>,
     /// Index width: `u32` (default), `u64` or `native` (each API its own: unfair).
@@ -162,6 +175,13 @@ pub struct Resolved {
     pub reps: u32,
     pub max_reps: u32,
     pub min_time_s: f64,
+    /// The timing budget of a comparison beyond its minimum (`max_time`).
+    pub max_time_s: f64,
+    /// Past `reps` and `min_time`, the sides go on taking turns until the PR's CI is decisive
+    /// (wholly inside or wholly outside the similar band) and its half-width is at most this
+    /// share of the PR, or `max_time_s` is spent: criterion's way of sizing samples to the
+    /// noise, so a noisy device still reaches a verdict. 0 turns it off.
+    pub target_ci: f64,
     /// The watchdog's limit for one launch; `None`: derived from the expected time.
     pub timeout_s: Option<f64>,
     pub index: IndexWidth,
@@ -262,6 +282,63 @@ pub struct Study {
 /// session stops timing there whatever a study asks.
 pub const MAX_TIMING_S: f64 = 600.0;
 
+/// The default timing budget of one comparison beyond its minimum, in seconds: enough for a
+/// CPU device's noisy timings to reach a verdict, and a GPU's comparisons, narrow at their
+/// minimum already, never use it.
+pub const DEFAULT_MAX_TIME_S: f64 = 2.0;
+
+/// The default CI half-width that ends the timing, relative to the PR.
+pub const DEFAULT_TARGET_CI: f64 = 0.05;
+
+/// `max_time` and `target_ci`, checked: a budget of at most [`MAX_TIMING_S`], a share in
+/// [0, 1).
+fn stopping_rule(spec: &Spec) -> Result<(f64, f64), String> {
+    let max_time = spec.max_time.unwrap_or(DEFAULT_MAX_TIME_S);
+    if !(max_time.is_finite() && (0.0..=MAX_TIMING_S).contains(&max_time)) {
+        return Err(format!(
+            "field 'max_time' = {max_time} must be a number of seconds from 0 to {MAX_TIMING_S}"
+        ));
+    }
+    let target = spec.target_ci.unwrap_or(DEFAULT_TARGET_CI);
+    if !(target.is_finite() && (0.0..1.0).contains(&target)) {
+        return Err(format!(
+            "field 'target_ci' = {target} must be a share of the PR in [0, 1) (0.05: ±5%; 0: \
+             stop at 'reps' and 'min_time')"
+        ));
+    }
+    Ok((max_time, target))
+}
+
+impl Study {
+    /// Sets every side's stopping rule from the command line, checked as the study's own
+    /// `max_time` and `target_ci` are; `None` keeps the study's.
+    pub fn set_stopping(
+        &mut self,
+        max_time: Option<f64>,
+        target_ci: Option<f64>,
+    ) -> Result<(), String> {
+        let spec = Spec {
+            max_time,
+            target_ci,
+            ..Spec::default()
+        };
+        let (max_time_s, target) = stopping_rule(&spec)?;
+        for side in self
+            .comparisons
+            .iter_mut()
+            .flat_map(|c| [&mut c.a, &mut c.b])
+        {
+            if max_time.is_some() {
+                side.max_time_s = max_time_s;
+            }
+            if target_ci.is_some() {
+                side.target_ci = target;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Load a built-in study by name, or a study file by path.
 pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     if let Some((_, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
@@ -278,12 +355,36 @@ pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     }
     Err(StudyError::Unknown {
         name: name_or_path.to_string(),
+        hint: unknown_study_hint(name_or_path),
         known: BUILTIN
             .iter()
             .map(|(n, _)| *n)
             .collect::<Vec<_>>()
             .join(", "),
     })
+}
+
+/// The studies of `harness/experiments/`, by name: they are not built in (each answers one
+/// question of the findings), but run by path.
+const EXPERIMENTS: &[&str] = include!(concat!(env!("OUT_DIR"), "/experiment_studies.rs"));
+
+/// Where an unknown study name points: an experiment's file, or the closest built-in name.
+fn unknown_study_hint(name: &str) -> String {
+    if EXPERIMENTS.contains(&name) {
+        return format!(
+            ": it is an experiment, not built in; run it by path: --study \
+             harness/experiments/{name}.toml"
+        );
+    }
+    let closest = BUILTIN
+        .iter()
+        .map(|(n, _)| (strsim::jaro_winkler(name, n), *n))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    match closest {
+        // The threshold clap uses for its own "did you mean".
+        Some((score, n)) if score > 0.7 => format!(" (did you mean '{n}'?)"),
+        _ => String::new(),
+    }
 }
 
 /// Parse and resolve a study file's text. Errors name the file, line and field.
@@ -346,6 +447,8 @@ fn merge(base: &Spec, over: &Spec) -> Spec {
         reps: pick!(reps),
         max_reps: pick!(max_reps),
         min_time: pick!(min_time),
+        max_time: pick!(max_time),
+        target_ci: pick!(target_ci),
         timeout: pick!(timeout),
         index: pick!(index),
         matrix: pick!(matrix),
@@ -443,6 +546,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
              of one comparison stops there"
         )));
     }
+    let (max_time_s, target_ci) = stopping_rule(spec).map_err(field)?;
     check_limits(spec).map_err(field)?;
     if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
         return Err(field(format!(
@@ -491,6 +595,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         reps,
         max_reps: spec.max_reps.unwrap_or(1000).max(reps),
         min_time_s,
+        max_time_s,
+        target_ci,
         timeout_s: spec.timeout,
         index,
         program,

@@ -370,16 +370,27 @@ fn too_wide(p: &PrRow) -> Option<String> {
     None
 }
 
-/// What widened a CI, from its comparison's measurements and the run's devices.
+/// What widened a CI, from its comparison's measurements and the run's devices: each cause
+/// once, however many sides share it.
 fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
-    let mut found = Vec::new();
+    let mut found: Vec<String> = Vec::new();
     for m in ms {
         let side = side_label(m.api.label(), &m.device);
+        let mut add = |cause: String| {
+            if !found.contains(&cause) {
+                found.push(cause);
+            }
+        };
+        // The run goes on past its minimum until the CI decides or its time budget is
+        // spent: few repetitions mean the budget (or `max_reps`) ended it.
         if m.reps < FEW_REPS {
-            found.push(format!("few repetitions ({} on {side})", m.reps));
+            add(format!(
+                "only {} repetitions on {side} fit the time budget",
+                m.reps
+            ));
         }
         if m.reps > 0 && f64::from(m.outliers) > MANY_OUTLIERS * f64::from(m.reps) {
-            found.push(format!(
+            add(format!(
                 "many outliers ({} of {} on {side})",
                 m.outliers, m.reps
             ));
@@ -388,15 +399,15 @@ fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
             .iter()
             .any(|s| !s.is_gpu && s.api == m.api.label() && s.device == m.device);
         if cpu {
-            found.push(format!("a CPU device ({side}), whose timings vary"));
+            add(format!("a CPU device ({side}), whose timings vary"));
         }
     }
-    found.dedup();
-    if found.is_empty() {
-        "cause unknown; more repetitions (--reps, --min-time) narrow it".into()
+    let cause = if found.is_empty() {
+        "cause unknown".to_string()
     } else {
         format!("likely cause: {}", found.join("; "))
-    }
+    };
+    format!("{cause}; a longer --max-time narrows it")
 }
 
 #[cfg(test)]
@@ -486,11 +497,15 @@ mod tests {
         let calm = measured(100, 0);
         assert!(causes(&[&calm], &[gpu(&calm, true)]).contains("cause unknown"));
         let few = measured(3, 0);
-        assert!(causes(&[&few], &[gpu(&few, true)]).contains("few repetitions (3 on "));
+        assert!(causes(&[&few], &[gpu(&few, true)]).contains("only 3 repetitions on "));
         let noisy = measured(100, 20);
         assert!(causes(&[&noisy], &[gpu(&noisy, true)]).contains("many outliers (20 of 100"));
         let text = causes(&[&calm], &[gpu(&calm, false)]);
         assert!(text.contains("a CPU device"), "{text}");
+        // Two sides on one CPU device (OpenCL against itself) name each cause once.
+        let text = causes(&[&few, &few], &[gpu(&few, false)]);
+        assert_eq!(text.matches("a CPU device").count(), 1, "{text}");
+        assert_eq!(text.matches("only 3 repetitions").count(), 1, "{text}");
     }
 
     #[test]

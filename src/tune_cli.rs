@@ -16,7 +16,7 @@ use clvscu::tune::strategy::StrategyKind;
 use clvscu::tune::{self, output, scope_of, TunePlan};
 use clvscu::workload::{FamilyKind, Size};
 
-use crate::cli::{Pairing, TuneArgs};
+use crate::cli::{TuneArgs, TunePairing};
 
 fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
     let d = &args.devices;
@@ -27,16 +27,13 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
         Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?))
     };
     Ok(match args.pair {
-        Pairing::OpenclCuda => one_or_both(cl(), cu())?,
-        Pairing::Opencl => vec![cl()?],
-        Pairing::Cuda => vec![cu()?],
-        Pairing::Fake => [Api::OpenCl, Api::Cuda]
+        TunePairing::OpenclCuda => one_or_both(cl(), cu())?,
+        TunePairing::Opencl => vec![cl()?],
+        TunePairing::Cuda => vec![cu()?],
+        TunePairing::Fake => [Api::OpenCl, Api::Cuda]
             .into_iter()
             .map(|api| Box::new(crate::setup::fake(api)) as Box<dyn Backend>)
             .collect(),
-        Pairing::OpenclOpencl => {
-            bail!("tune compares OpenCL with CUDA: use --pair opencl-cuda, opencl or cuda")
-        }
     })
 }
 

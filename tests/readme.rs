@@ -87,7 +87,7 @@ fn the_quick_start_runs_in_a_clean_environment() {
     let readme = std::fs::read_to_string(repo.join("README.md")).unwrap();
     let commands = quick_start(&readme);
     assert!(commands.len() >= 5, "{commands:?}");
-    assert!(readme.contains("cargo install --path ."));
+    assert!(readme.contains("cargo install --locked --path ."));
     let binary = Path::new(env!("CARGO_BIN_EXE_clvscu"));
     let path = std::env::join_paths(
         std::iter::once(binary.parent().unwrap().to_path_buf())

@@ -273,7 +273,8 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
             if !resume {
                 return Err(ExportError::OutputExists {
                     path: path.to_path_buf(),
-                    hint: "pass --resume to continue it, or choose another output".to_string(),
+                    hint: "pass --resume to continue it, --force to start afresh, or choose another output"
+                        .to_string(),
                 });
             }
             // Appending needs the same columns: an older file is read, never extended.

@@ -14,6 +14,10 @@ pub enum WorkloadError {
     },
     #[error("cannot read size '{text}': use ROWSxCOLS (e.g. 60989x1100), N or 2^K")]
     BadSize { text: String },
+    #[error(
+        "size '{text}': ROWS x COLS is more than 2^64 - 1 elements, the most one count can hold"
+    )]
+    SizeOverflow { text: String },
     #[error("invalid problem for {variant}: {reason}")]
     BadProblem { variant: String, reason: String },
     #[error("invalid launch for {variant}: {reason}")]

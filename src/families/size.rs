@@ -47,7 +47,16 @@ impl Size {
             }
         };
         match text.split_once(['x', 'X', '*']) {
-            Some((r, c)) => Ok(Size::matrix(number(r)?, number(c)?)),
+            Some((r, c)) => {
+                let (rows, cols) = (number(r)?, number(c)?);
+                // Every count of the problem is a u64: a size whose elements overflow it
+                // would be reported as 2^64 - 1 elements, a number nothing ran.
+                rows.checked_mul(cols)
+                    .ok_or_else(|| WorkloadError::SizeOverflow {
+                        text: text.to_string(),
+                    })?;
+                Ok(Size::matrix(rows, cols))
+            }
             None => Ok(Size::vector(number(text)?)),
         }
     }

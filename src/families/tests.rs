@@ -207,7 +207,13 @@ mod fuzz {
                 // Display is the canonical spelling: it reads back as the same size.
                 Ok(s) => prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s),
                 Err(e) => {
-                    prop_assert!(matches!(e, WorkloadError::BadSize { .. }), "{e:?}");
+                    prop_assert!(
+                        matches!(
+                            e,
+                            WorkloadError::BadSize { .. } | WorkloadError::SizeOverflow { .. }
+                        ),
+                        "{e:?}"
+                    );
                     let quoted = format!("'{text}'");
                     prop_assert!(e.to_string().contains(&quoted), "{e}");
                 }
@@ -217,7 +223,16 @@ mod fuzz {
         #[test]
         fn size_display_round_trips(rows in count(), cols in count()) {
             let s = Size::matrix(rows, cols);
-            prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s);
+            match rows.checked_mul(cols) {
+                Some(_) => prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s),
+                None => {
+                    let overflow = matches!(
+                        Size::parse(&s.to_string()),
+                        Err(WorkloadError::SizeOverflow { .. })
+                    );
+                    prop_assert!(overflow, "{s}");
+                }
+            }
         }
 
         #[test]

@@ -163,6 +163,13 @@ fn median_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     stats::median(&v)
 }
 
+/// The work a side's metric counts per run, as its row will record it.
+pub fn side_work(plan: &SidePlan) -> f64 {
+    let s = &plan.settings;
+    let (bytes, flops) = work_of(s.family, s.variant.name, s.size, plan.shape.global());
+    s.family.metric().work(bytes, flops)
+}
+
 /// The work a row's metric counts (GB, GFLOP or one launch).
 fn work(row: &MeasurementRow) -> f64 {
     row.metric_unit.work(row.bytes, row.flops)

@@ -15,6 +15,8 @@ use crate::workload::spmv::MatrixSource;
 use crate::workload::ProgramSource;
 use crate::workload::{FamilyKind, Size, Variant};
 
+use super::adaptive::Rule;
+use super::analysis::{side_work, times};
 use super::timings::PhaseTimes;
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
@@ -419,6 +421,31 @@ fn time_sides(
     )
 }
 
+/// The stopping rule of a comparison whose two sides both verified; `None` otherwise.
+fn stopping_rule(sides: &[SidePlan], prepared: &[Option<Prepared>]) -> Option<Rule> {
+    if prepared.iter().any(Option::is_none) {
+        return None;
+    }
+    let asked: Vec<(f64, f64)> = sides
+        .iter()
+        .map(|s| (s.settings.target_ci, s.settings.max_time_s))
+        .collect();
+    Rule::of(&asked)
+}
+
+/// Asks the rule with the two sides' times so far; a failed side ends the timing.
+fn wants_more(rule: &mut Rule, sides: &[SidePlan], runs: &[SideRun]) -> bool {
+    if runs.iter().any(|r| r.failure.is_some()) {
+        return false;
+    }
+    let timed: Vec<Vec<f64>> = sides.iter().zip(runs).map(|(p, r)| times(p, r)).collect();
+    let work: Vec<f64> = sides.iter().map(side_work).collect();
+    match (timed.as_slice(), work.as_slice()) {
+        ([a, b], [wa, wb]) => rule.wants_more([a, b], [*wa, *wb]),
+        _ => false,
+    }
+}
+
 /// The untimed runs before timing: each side's `warmup`, interleaved.
 fn warm_up(
     sides: &mut [SidePlan],
@@ -446,7 +473,9 @@ fn warm_up(
     }
 }
 
-/// The timed turns; false when interrupted.
+/// The timed turns; false when interrupted. Every side first gets its minimum (`reps` and
+/// `min_time`); then, while the stopping rule wants more (see [`super::adaptive`]), all take
+/// further turns.
 fn time_turns(
     sides: &mut [SidePlan],
     prepared: &[Option<Prepared>],
@@ -458,6 +487,8 @@ fn time_turns(
     let mut spent = vec![0.0f64; sides.len()];
     let started = Instant::now();
     let mut last_side = None;
+    let mut rule = stopping_rule(sides, prepared);
+    let mut extending = false;
     loop {
         if interrupted.load(Ordering::SeqCst) {
             return false;
@@ -470,7 +501,7 @@ fn time_turns(
                 let count = run.samples.len() as u32;
                 run.failure.is_none()
                     && count < s.max_reps
-                    && (count < s.reps || spent < s.min_time_s)
+                    && (extending || count < s.reps || spent < s.min_time_s)
             };
             if !needs_more(&runs[i], spent[i]) {
                 continue;
@@ -517,9 +548,22 @@ fn time_turns(
                 }
             }
         }
-        if !any || started.elapsed().as_secs_f64() > MAX_TIMING_SECONDS {
+        if started.elapsed().as_secs_f64() > MAX_TIMING_SECONDS {
             break;
         }
+        if any && !extending {
+            continue;
+        }
+        // Every side has its minimum: the stopping rule says whether all take another turn
+        // (none can once each is failed or at `max_reps`).
+        if !any && extending {
+            break;
+        }
+        let more = rule.as_mut().is_some_and(|r| wants_more(r, sides, runs));
+        if !more {
+            break;
+        }
+        extending = true;
     }
     true
 }

@@ -5,6 +5,7 @@
 //! samples into rows through [`crate::stats`]; [`store`] writes rows and knows what a resumed
 //! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary, charts).
 
+mod adaptive;
 mod ahead;
 pub mod analysis;
 mod auto;

@@ -21,6 +21,8 @@ pub struct QuickRun {
     pub reps: Option<u32>,
     pub warmup: Option<u32>,
     pub min_time: Option<f64>,
+    pub max_time: Option<f64>,
+    pub target_ci: Option<f64>,
     pub timer: Option<String>,
 }
 
@@ -156,6 +158,12 @@ impl QuickRun {
         }
         if let Some(t) = self.min_time {
             text.push_str(&format!("min_time = {t:?}\n"));
+        }
+        if let Some(t) = self.max_time {
+            text.push_str(&format!("max_time = {t:?}\n"));
+        }
+        if let Some(t) = self.target_ci {
+            text.push_str(&format!("target_ci = {t:?}\n"));
         }
         if let Some(t) = &self.timer {
             text.push_str(&format!("timer = {}\n", quote(t)));

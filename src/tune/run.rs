@@ -225,6 +225,9 @@ impl Tuner<'_> {
             reps,
             max_reps: reps,
             min_time_s: 0.0,
+            // A tune times each configuration a fixed count: its search compares them.
+            max_time_s: 0.0,
+            target_ci: 0.0,
             timeout_s: None,
             index: if config.index == 64 {
                 IndexWidth::U64

@@ -153,7 +153,7 @@ fn a_tuned_configuration_is_measured_as_its_study_entry_is() {
     let text = format!(
         "name = \"t\"\n[[comparison]]\nfamily = \"reduce\"\nvariant = \"tuned\"\nsize = \"{}\"\n\
          local = {}\ngroups = {}\nunroll = {{ {} }}\nindex = \"u{}\"\nwarmup = {}\nreps = {}\n\
-         max_reps = {}\nmin_time = 0.0\n",
+         max_reps = {}\nmin_time = 0.0\nmax_time = 0.0\ntarget_ci = 0.0\n",
         space.def.size,
         config.local,
         config.groups,

@@ -1,0 +1,126 @@
+//! When a comparison has been timed enough. Past each side's `reps` and `min_time`, the sides
+//! go on taking turns until the PR's 95% CI can decide (wholly inside the similar band, or
+//! wholly outside it: "N times slower") and is at most `target_ci` of the PR wide either way,
+//! or until `max_time` more seconds are spent, the way criterion sizes its samples to the
+//! noise. A GPU's comparison is usually decided at its minimum; a CPU device's noisy timings
+//! get the repetitions they need.
+
+use std::time::Instant;
+
+use crate::stats::{performance_ratio, Ratio, SIMILAR_HI, SIMILAR_LO};
+
+/// Resamples of the bootstraps made while timing: enough to place a CI's edges to a few
+/// percent of its width, few enough that a check costs far less than the runs it saves. The
+/// recorded CI is computed afterwards with the full count.
+const CHECK_RESAMPLES: usize = 400;
+
+/// The samples a side gains between two checks, as a share of what it has: a check's cost
+/// grows with the samples, so checks thin out as they grow.
+const CHECK_GROWTH: f64 = 0.2;
+
+/// Whether a PR's CI decides the verdict: inside the similar band or wholly outside it, and
+/// at most `target_ci` of the PR wide on either side.
+pub fn decided(r: &Ratio, target_ci: f64) -> bool {
+    let half = (r.ci_hi - r.ci_lo) / 2.0 / r.value;
+    let inside = r.ci_lo >= SIMILAR_LO && r.ci_hi <= SIMILAR_HI;
+    let outside = r.ci_hi < SIMILAR_LO || r.ci_lo > SIMILAR_HI;
+    half.is_finite() && half <= target_ci && (inside || outside)
+}
+
+/// The stopping rule of one comparison of two sides.
+pub struct Rule {
+    target_ci: f64,
+    max_time_s: f64,
+    /// Set when every side first has its minimum: the budget counts from there.
+    extended_since: Option<Instant>,
+    /// The samples of the first side at the last check.
+    checked_at: usize,
+}
+
+impl Rule {
+    /// The rule of a comparison whose sides ask for `target_ci` and `max_time_s` (the
+    /// strictest of the two sides: the smaller target, the shorter budget). `None` turns it
+    /// off: one side alone has no PR, and a target of 0 asks for the minimum only.
+    pub fn of(sides: &[(f64, f64)]) -> Option<Rule> {
+        let [(t_a, m_a), (t_b, m_b)] = sides else {
+            return None;
+        };
+        let rule = Rule {
+            target_ci: t_a.min(*t_b),
+            max_time_s: m_a.min(*m_b),
+            extended_since: None,
+            checked_at: 0,
+        };
+        (rule.target_ci > 0.0 && rule.max_time_s > 0.0).then_some(rule)
+    }
+
+    /// Called when every side has its minimum, with each side's times and work: true when
+    /// the sides should take another turn each.
+    pub fn wants_more(&mut self, times: [&[f64]; 2], work: [f64; 2]) -> bool {
+        let since = *self.extended_since.get_or_insert_with(Instant::now);
+        if since.elapsed().as_secs_f64() >= self.max_time_s {
+            return false;
+        }
+        let n = times[0].len();
+        let due = self.checked_at == 0 || n as f64 >= self.checked_at as f64 * (1.0 + CHECK_GROWTH);
+        if !due {
+            return true;
+        }
+        self.checked_at = n.max(1);
+        let ratio = performance_ratio(times[0], work[0], times[1], work[1], CHECK_RESAMPLES, 1);
+        !ratio.is_some_and(|r| decided(&r, self.target_ci))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ratio(value: f64, ci_lo: f64, ci_hi: f64) -> Ratio {
+        Ratio {
+            value,
+            ci_lo,
+            ci_hi,
+        }
+    }
+
+    #[test]
+    fn a_ci_decides_inside_or_wholly_outside_the_band_and_narrow_enough() {
+        assert!(decided(&ratio(1.0, 0.98, 1.02), 0.05));
+        assert!(decided(&ratio(0.5, 0.49, 0.51), 0.05));
+        assert!(decided(&ratio(1.5, 1.45, 1.55), 0.05));
+        // Across an edge of the band: neither similar nor different.
+        assert!(!decided(&ratio(0.9, 0.88, 0.92), 0.05));
+        // Inside the band but wider than asked.
+        assert!(!decided(&ratio(1.0, 0.91, 1.09), 0.05));
+        assert!(!decided(&ratio(1.0, f64::NAN, 1.0), 0.05));
+    }
+
+    #[test]
+    fn the_rule_needs_two_sides_a_target_and_a_budget() {
+        assert!(Rule::of(&[(0.05, 1.0)]).is_none());
+        assert!(Rule::of(&[(0.0, 1.0), (0.05, 1.0)]).is_none());
+        assert!(Rule::of(&[(0.05, 0.0), (0.05, 1.0)]).is_none());
+        assert!(Rule::of(&[(0.05, 1.0), (0.05, 1.0)]).is_some());
+    }
+
+    #[test]
+    fn noisy_times_want_more_and_steady_ones_do_not() {
+        let steady: Vec<f64> = (0..20).map(|i| 1.0 + 0.001 * f64::from(i % 3)).collect();
+        let mut rule = Rule::of(&[(0.05, 10.0), (0.05, 10.0)]).unwrap();
+        assert!(!rule.wants_more([&steady, &steady], [1.0, 1.0]));
+        let noisy: Vec<f64> = (0..6).map(|i| [0.5, 2.0, 1.0][i % 3]).collect();
+        let mut rule = Rule::of(&[(0.05, 10.0), (0.05, 10.0)]).unwrap();
+        assert!(rule.wants_more([&noisy, &steady[..6]], [1.0, 1.0]));
+    }
+
+    #[test]
+    fn a_spent_budget_wants_no_more() {
+        let noisy: Vec<f64> = (0..6).map(|i| [0.5, 2.0, 1.0][i % 3]).collect();
+        let mut rule = Rule::of(&[(0.05, 1e-9), (0.05, 1e-9)]).unwrap();
+        // The first call starts the budget's clock.
+        let _ = rule.wants_more([&noisy, &noisy], [1.0, 1.0]);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        assert!(!rule.wants_more([&noisy, &noisy], [1.0, 1.0]));
+    }
+}

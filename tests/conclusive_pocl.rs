@@ -1,0 +1,49 @@
+//! Conclusive by default: the main job on PoCL's CPU device (OpenCL against itself, the
+//! default study) times each comparison until its PR's CI decides, within a minute in all.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use clvscu::record::PrRow;
+
+/// The run time the main job may take on a CPU device (building excluded).
+const RUN_LIMIT: Duration = Duration::from_secs(60);
+
+/// The comparisons of the default study, and how many of them must read "similar".
+const COMPARISONS: usize = 26;
+const SIMILAR_AT_LEAST: usize = 24;
+
+#[test]
+#[ignore = "needs PoCL"]
+fn the_default_study_on_a_cpu_reads_similar_almost_everywhere_within_a_minute() {
+    common::need("OpenCL", clvscu::backend::opencl::availability());
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let started = Instant::now();
+    // What scripts/run-default.sh runs: `clvscu run` with no study named.
+    let run = Command::cargo_bin("clvscu")
+        .unwrap()
+        .args(["run", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let prs: Vec<PrRow> = clvscu::export::csv::read_rows(&out.join("prs.csv")).unwrap();
+    assert_eq!(prs.len(), COMPARISONS, "{stdout}");
+    let similar = prs.iter().filter(|p| p.similar).count();
+    println!("{similar} of {} PRs similar in {took:.1?}", prs.len());
+    assert!(
+        similar >= SIMILAR_AT_LEAST,
+        "{similar} of {} similar:\n{stdout}",
+        prs.len()
+    );
+    assert!(took <= RUN_LIMIT, "the run took {took:.1?}:\n{stdout}");
+}
