@@ -526,40 +526,65 @@ pub struct FindingsWritten {
     pub files: Vec<PathBuf>,
 }
 
-/// Writes `repo/docs/findings.md`, `results/fair-gaps.md` and the headline block of `repo/README.md` from the results
-/// under `results`.
+/// Writes `repo/docs/findings.md`, `fair-gaps.md` and the headline block of `repo/README.md`
+/// from the results under `results`. `fair-gaps.md` goes into `results` only when `results`
+/// lies inside `repo`, the output tree; else into `repo`, so a folder given only to be read is
+/// never written. Everything is rendered and checked first, so a failure writes nothing.
 pub fn write(results: &Path, repo: &Path) -> Result<FindingsWritten> {
     let f = render(results)?;
     let doc = repo.join(DOC);
+    let inside = |dir: &Path, tree: &Path| {
+        let (d, t) = (std::fs::canonicalize(dir), std::fs::canonicalize(tree));
+        matches!((d, t), (Ok(d), Ok(t)) if d.starts_with(&t))
+    };
+    let gaps = if inside(results, repo) {
+        results.join(FAIR_GAPS)
+    } else {
+        repo.join(FAIR_GAPS)
+    };
+    let readme = repo.join("README.md");
+    let new_readme = regenerated_readme(&readme, &f)?;
     if let Some(parent) = doc.parent() {
         // A link planted at docs/ would take the findings elsewhere.
         crate::export::safe::prepare_dir(parent, false)?;
     }
+    for target in [&doc, &gaps, &readme] {
+        crate::export::safe::check_target(target)?;
+    }
     crate::export::write_atomic(&doc, f.doc.as_bytes())?;
-    let gaps = results.join(FAIR_GAPS);
     crate::export::write_atomic(&gaps, f.fair_gaps.as_bytes())?;
     let mut files = vec![doc, gaps];
-    let readme = repo.join("README.md");
-    if let Ok(text) = std::fs::read_to_string(&readme) {
-        let new = replace_block(&text, BEGIN, END, &f.headline).ok_or_else(|| {
-            anyhow!(
-                "{}: no headline block ({BEGIN} ... {END}) to regenerate",
-                readme.display()
-            )
-        })?;
-        let new =
-            replace_block(&new, explain::BEGIN, explain::END, &f.explain).ok_or_else(|| {
-                anyhow!(
-                    "{}: no explain block ({} ... {}) to regenerate",
-                    readme.display(),
-                    explain::BEGIN,
-                    explain::END
-                )
-            })?;
-        if new != text {
-            crate::export::write_atomic(&readme, new.as_bytes())?;
+    if let Some((text, changed)) = new_readme {
+        if changed {
+            crate::export::write_atomic(&readme, text.as_bytes())?;
         }
         files.push(readme);
     }
     Ok(FindingsWritten { files })
+}
+
+/// The README with its headline and explain blocks regenerated, and whether it changed; `None`
+/// when `repo` has no README. A README without the blocks is an error.
+fn regenerated_readme(readme: &Path, f: &Findings) -> Result<Option<(String, bool)>> {
+    if !readme.exists() {
+        return Ok(None);
+    }
+    let text = crate::input_file::read_text_capped(readme, crate::input_file::STUDY_CAP)
+        .map_err(|e| anyhow!("{}: {e}", readme.display()))?;
+    let new = replace_block(&text, BEGIN, END, &f.headline).ok_or_else(|| {
+        anyhow!(
+            "{}: no headline block ({BEGIN} ... {END}) to regenerate",
+            readme.display()
+        )
+    })?;
+    let new = replace_block(&new, explain::BEGIN, explain::END, &f.explain).ok_or_else(|| {
+        anyhow!(
+            "{}: no explain block ({} ... {}) to regenerate",
+            readme.display(),
+            explain::BEGIN,
+            explain::END
+        )
+    })?;
+    let changed = new != text;
+    Ok(Some((new, changed)))
 }
