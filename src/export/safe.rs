@@ -445,7 +445,7 @@ mod tests {
         fs::write(target.join("f"), b"x").unwrap();
         let err = write_atomic(&target, b"data").unwrap_err();
         match &err {
-            ExportError::Io { path, .. } => assert_eq!(path, &target),
+            ExportError::NotAFile { path } => assert_eq!(path, &target),
             other => panic!("unexpected error {other:?}"),
         }
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
