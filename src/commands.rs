@@ -300,6 +300,7 @@ fn run_one(
     watchdog: &Watchdog,
     interrupted: &Arc<AtomicBool>,
 ) -> Result<i32> {
+    check_exports(args, out)?;
     let (study, study_text) = load_study(args)?;
     let sources = args.devices.sources()?;
     let mut sides = open_sides(args)?;
@@ -338,7 +339,7 @@ fn run_one(
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
         println!("{}", noise_floor_note());
     }
-    export(args, &report.summary)?;
+    export(args, &out)?;
     match &report.charts {
         Some(Ok(files)) if files.is_empty() => println!(
             "charts: none, nothing to draw (no PR, no sweep, no known peak or copy measurement)"
@@ -438,17 +439,63 @@ fn side_names(sides: &Sides) -> Vec<crate::tables::SideName> {
         .collect()
 }
 
-/// `--export-json`, `--export-csv`, `--export-markdown`: the run's rows in the files named,
-/// each written whole or not at all.
-fn export(args: &RunArgs, all: &RunSummary) -> Result<()> {
+/// Refuses, before anything is measured, an export that would overwrite a file the run owns
+/// (its identity, CSVs, lock, saved study) or the study file being read, or that is no
+/// plain file of its own ([`clvscu::export::safe::check_target`]).
+fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
+    use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
+    use clvscu::session::{store::CsvStore, timings::TIMINGS_CSV};
+    let mut owned: Vec<PathBuf> = [
+        IDENTITY_FILE,
+        LOCK_FILE,
+        STUDY_FILE,
+        CsvStore::MEASUREMENTS,
+        CsvStore::PRS,
+        CsvStore::SAMPLES,
+        TIMINGS_CSV,
+    ]
+    .iter()
+    .map(|name| out.join(name))
+    .collect();
+    owned.extend(args.study.as_ref().map(PathBuf::from));
+    let exports = [
+        ("--export-json", &args.export_json),
+        ("--export-csv", &args.export_csv),
+        ("--export-markdown", &args.export_markdown),
+    ];
+    for (option, path) in exports {
+        if let Some(path) = path {
+            clvscu::export::safe::check_target(path)
+                .and_then(|()| clvscu::export::safe::refuse_owned(path, &owned))
+                .with_context(|| format!("{option} {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The rows of one of a run folder's CSVs; none when the run wrote no such file.
+fn folder_rows<T: serde::de::DeserializeOwned + clvscu::export::csv::CsvSchema>(
+    path: &Path,
+) -> Result<Vec<T>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(clvscu::export::csv::read_rows(path)?)
+}
+
+/// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (after a
+/// `--resume`, those of earlier invocations too: the CSVs are the record), each file written
+/// whole or not at all.
+fn export(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::export::{csv::CsvExporter, json::RunResults, markdown::MarkdownExporter};
     use clvscu::export::{write_atomic, Exporter};
+    use clvscu::session::store::CsvStore;
+    let all = RunResults {
+        prs: folder_rows(&out.join(CsvStore::PRS))?,
+        measurements: folder_rows(&out.join(CsvStore::MEASUREMENTS))?,
+    };
     if let Some(path) = &args.export_json {
-        let doc = RunResults {
-            prs: all.prs.clone(),
-            measurements: all.measurements.clone(),
-        };
-        clvscu::export::json::write_json_atomic(path, &doc)
+        clvscu::export::json::write_json_atomic(path, &all)
             .with_context(|| format!("--export-json {}", path.display()))?;
     }
     if let Some(path) = &args.export_csv {

@@ -22,10 +22,12 @@ use crate::stopping::{interrupt_flag, start_watchdog};
 use crate::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
+    refuse_exports(&args)?;
     if let Some(dir) = &args.from {
-        let (explanations, files) = explain_run::write_outputs(dir)
-            .with_context(|| format!("reading the rungs under {}", dir.display()))?;
-        let charts = draw_charts(dir)?;
+        let out = redraw_folder(dir, args.run.out.as_deref())?;
+        let (explanations, files) = explain_run::write_outputs(&out)
+            .with_context(|| format!("reading the rungs under {}", out.display()))?;
+        let charts = draw_charts(&out)?;
         print_verdicts(&explanations, &files, charts);
         return Ok(EXIT_OK);
     }
@@ -56,6 +58,82 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
             run_parts(&out)
         }
     }
+}
+
+/// explain writes its own files (explain.csv, explain-verdicts.csv, explain.md); an export
+/// option it would ignore is refused rather than accepted without effect.
+fn refuse_exports(args: &ExplainArgs) -> Result<()> {
+    let given = [
+        ("--export-json", &args.run.export_json),
+        ("--export-csv", &args.run.export_csv),
+        ("--export-markdown", &args.run.export_markdown),
+    ];
+    if let Some((option, _)) = given.iter().find(|(_, path)| path.is_some()) {
+        bail!(
+            "explain does not take {option}: its rows are in explain.csv and \
+             explain-verdicts.csv of its folder (export a rung's run folder with `clvscu run`)"
+        );
+    }
+    Ok(())
+}
+
+/// The folder `--from DIR` writes its verdicts into: DIR itself, or with `--out OUT` a copy of
+/// DIR's rungs in OUT, so a folder given only to be read is never written. DIR must hold an
+/// explain's ladder with rows, so a mistyped or plain run folder is an error, not an empty
+/// verdict written into it.
+fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
+    if !dir.is_dir() {
+        bail!("--from {}: no such folder", dir.display());
+    }
+    if !dir.join(explain_run::LADDER_DIR).is_dir() {
+        bail!(
+            "--from {}: holds no explain ladder ({}/); give a folder `clvscu explain` wrote",
+            dir.display(),
+            explain_run::LADDER_DIR
+        );
+    }
+    let (prs, _) = explain_run::read_folder_rows(dir)
+        .with_context(|| format!("reading the rungs under {}", dir.display()))?;
+    if prs.is_empty() {
+        bail!(
+            "--from {}: its ladder holds no rung with a PR",
+            dir.display()
+        );
+    }
+    let Some(out) = out else {
+        return Ok(dir.to_path_buf());
+    };
+    let same = std::fs::canonicalize(dir).ok() == std::fs::canonicalize(out).ok();
+    if !same {
+        if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
+            bail!(
+                "--out {}: already exists and is not empty; give a new folder",
+                out.display()
+            );
+        }
+        copy_rungs(dir, out)?;
+    }
+    Ok(out.to_path_buf())
+}
+
+/// Copies the files under `from` to `to` through the safe writer; a link is refused.
+fn copy_rungs(from: &Path, to: &Path) -> Result<()> {
+    clvscu::export::safe::prepare_dir(to, true)?;
+    for entry in std::fs::read_dir(from).with_context(|| from.display().to_string())? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        if kind.is_dir() {
+            copy_rungs(&source, &target)?;
+        } else if kind.is_file() {
+            let bytes = clvscu::input_file::read_capped(&source, clvscu::input_file::RESULT_CAP)
+                .with_context(|| source.display().to_string())?;
+            clvscu::export::write_atomic(&target, &bytes)?;
+        } else {
+            bail!("{}: not a file or folder; not copied", source.display());
+        }
+    }
+    Ok(())
 }
 
 /// The file the `ladder` part leaves the NVRTC-PTX rungs in, one id a line, for the parent.

@@ -383,6 +383,8 @@ pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
     inputs: &[PathBuf],
     output: &Path,
 ) -> Result<usize, ExportError> {
+    // A device node, FIFO, link or hard-linked file is refused before any input is read.
+    super::safe::check_target(output)?;
     let output_canonical = fs::canonicalize(output).ok();
     for input in inputs {
         let same = input == output

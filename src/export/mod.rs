@@ -102,6 +102,23 @@ pub enum ExportError {
         /// The offending path.
         path: PathBuf,
     },
+    /// A file with other hard links where clvscu writes: writing would change, or part from,
+    /// files under other names.
+    #[error("{}: has {links} hard links; refusing to write to it (copy it, or choose another output)", path.display())]
+    HardLinked {
+        /// The offending path.
+        path: PathBuf,
+        /// How many names the file has.
+        links: u64,
+    },
+    /// An output that names a file an input or a run folder owns: writing it would destroy it.
+    #[error("{}: is {}, which this command reads or owns; choose another output", path.display(), owner.display())]
+    Owned {
+        /// The output as given.
+        path: PathBuf,
+        /// The file it would overwrite.
+        owner: PathBuf,
+    },
     /// The output folder's lock is no longer this run's: deleted, or replaced by another run's.
     #[error("{}: this run's lock was deleted or replaced by another process; stopping without writing (another run may be writing this folder)", path.display())]
     LockLost {

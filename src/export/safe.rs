@@ -41,13 +41,72 @@ fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError>
         .map_err(io_err(path))
 }
 
+/// Refuses a target that is not a plain file of its own: a link (the user meant what it points
+/// to, which a rename would not touch, and replacing it would destroy the link), a device node
+/// or FIFO (`/dev/null` replaced by a regular file breaks the system), a folder, or a file with
+/// other hard links (a rename would silently part it from its other names, and an append
+/// would write into them). A missing target passes.
+pub fn check_target(path: &Path) -> Result<(), ExportError> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = match fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    let path = path.to_path_buf();
+    if meta.file_type().is_symlink() {
+        return Err(ExportError::Link { path });
+    }
+    if !meta.is_file() {
+        return Err(ExportError::NotAFile { path });
+    }
+    if meta.nlink() > 1 {
+        return Err(ExportError::HardLinked {
+            path,
+            links: meta.nlink(),
+        });
+    }
+    Ok(())
+}
+
+/// Refuses `target` when it names one of `owned` (a run folder's own files, the study being
+/// read): the same file, or the same name in the same folder when neither exists yet. Paths
+/// are compared after resolving their folders, so `./out/../out/folder.json` is caught too.
+pub fn refuse_owned(target: &Path, owned: &[PathBuf]) -> Result<(), ExportError> {
+    let target_place = resolved_place(target);
+    for own in owned {
+        let same_file = match (fs::metadata(target), fs::metadata(own)) {
+            (Ok(a), Ok(b)) => {
+                use std::os::unix::fs::MetadataExt;
+                a.dev() == b.dev() && a.ino() == b.ino()
+            }
+            _ => false,
+        };
+        if same_file || (target_place.is_some() && target_place == resolved_place(own)) {
+            return Err(ExportError::Owned {
+                path: target.to_path_buf(),
+                owner: own.to_path_buf(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `path` with its folder resolved (the file itself need not exist), or `None` when the folder
+/// does not exist either.
+fn resolved_place(path: &Path) -> Option<PathBuf> {
+    let name = path.file_name()?;
+    Some(fs::canonicalize(folder_of(path)).ok()?.join(name))
+}
+
 /// Writes `bytes` to `path` all-or-nothing: into a random-named temporary beside it, synced,
 /// then renamed over `path`.
 ///
 /// A crash leaves either the old file or the new one, never a truncated file that a later read
-/// would take for a complete result; a link at `path` is replaced, not followed. Parent
-/// directories are created.
+/// would take for a complete result; a link, device node, FIFO or hard-linked file at `path`
+/// is refused ([`check_target`]). Parent directories are created.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
+    check_target(path)?;
     create_parent_dirs(path)?;
     let mut tmp = temporary_beside(path)?;
     // Errors name the file being written, not its random temporary: the user knows the one
@@ -66,6 +125,7 @@ pub fn write_through<E>(
     path: &Path,
     write: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<Result<(), E>, ExportError> {
+    check_target(path)?;
     create_parent_dirs(path)?;
     let private = tempfile::Builder::new()
         .prefix(".clvscu-")
@@ -80,14 +140,25 @@ pub fn write_through<E>(
     Ok(Ok(()))
 }
 
-/// Opens `path` for appending, creating it if missing; a link at `path` is refused.
+/// Opens `path` for appending, creating it if missing; a link, FIFO, device or hard-linked
+/// file at `path` is refused. `O_NONBLOCK` keeps the open of a FIFO from waiting for a reader
+/// forever; the opened file is then checked, so nothing swapped in between is written to.
 pub fn open_append(path: &Path) -> Result<File, ExportError> {
-    OpenOptions::new()
+    check_target(path)?;
+    let file = OpenOptions::new()
         .create(true)
         .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
-        .map_err(|e| link_or_io(path, e))
+        .map_err(|e| link_or_io(path, e))?;
+    let meta = file.metadata().map_err(io_err(path))?;
+    if !meta.is_file() {
+        return Err(ExportError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    check_target(path)?;
+    Ok(file)
 }
 
 /// Opens `path` for reading and writing without following a link: created exclusively when
@@ -98,7 +169,7 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
             .read(true)
             .write(true)
             .create_new(new)
-            .custom_flags(libc::O_NOFOLLOW)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)
     };
     // A file that existed may be gone a moment later (a lock its holder let go): then it is
@@ -252,14 +323,50 @@ mod tests {
     }
 
     #[test]
-    fn write_atomic_replaces_a_link_instead_of_writing_through_it() {
+    fn write_atomic_refuses_a_link_a_fifo_and_a_hard_linked_file() {
         let (dir, victim) = setup();
         let out = dir.path().join("out.txt");
         symlink(&victim, &out).unwrap();
-        write_atomic(&out, b"new").unwrap();
+        assert!(matches!(
+            write_atomic(&out, b"new"),
+            Err(ExportError::Link { .. })
+        ));
+        assert!(fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        assert!(matches!(
+            write_atomic(&fifo, b"new"),
+            Err(ExportError::NotAFile { .. })
+        ));
+        assert!(matches!(
+            open_append(&fifo),
+            Err(ExportError::NotAFile { .. })
+        ));
+        let twin = dir.path().join("twin");
+        fs::hard_link(&victim, &twin).unwrap();
+        assert!(matches!(
+            write_atomic(&twin, b"new"),
+            Err(ExportError::HardLinked { .. })
+        ));
+        assert!(matches!(
+            open_append(&twin),
+            Err(ExportError::HardLinked { .. })
+        ));
         assert_eq!(fs::read(&victim).unwrap(), b"keep");
-        assert_eq!(fs::read(&out).unwrap(), b"new");
-        assert!(!fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+    }
+
+    #[test]
+    fn refuse_owned_catches_the_same_place_by_another_spelling() {
+        let (dir, victim) = setup();
+        let spelled = dir.path().join(".").join("victim");
+        assert!(matches!(
+            refuse_owned(&spelled, std::slice::from_ref(&victim)),
+            Err(ExportError::Owned { .. })
+        ));
+        let missing = dir.path().join("folder.json");
+        assert!(refuse_owned(&dir.path().join("./folder.json"), &[missing]).is_err());
+        assert!(refuse_owned(&dir.path().join("other"), &[victim]).is_ok());
     }
 
     #[test]
@@ -311,7 +418,6 @@ mod tests {
     fn write_through_renames_what_the_writer_made() {
         let (dir, victim) = setup();
         let out = dir.path().join("a.png");
-        symlink(&victim, &out).unwrap();
         write_through(&out, |p| fs::write(p, b"img"))
             .unwrap()
             .unwrap();
@@ -339,7 +445,7 @@ mod tests {
         fs::write(target.join("f"), b"x").unwrap();
         let err = write_atomic(&target, b"data").unwrap_err();
         match &err {
-            ExportError::Io { path, .. } => assert_eq!(path, &target),
+            ExportError::NotAFile { path } => assert_eq!(path, &target),
             other => panic!("unexpected error {other:?}"),
         }
         assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
