@@ -98,3 +98,38 @@ fn a_same_api_pair_draws_both_sides_and_its_legend_names_them() {
     assert!(!pr.contains("1: OpenCL faster"), "not the cross-API words");
     assert!(pr.contains("Performance Ratio OpenCL side A / OpenCL side B"));
 }
+
+#[test]
+fn the_explain_waterfall_steps_to_parity_and_names_the_driver() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("ex");
+    Command::cargo_bin("clvscu")
+        .expect("binary built")
+        .args([
+            "explain",
+            "matvec/listing4",
+            "--size",
+            "64x64",
+            "--pair",
+            "fake",
+        ])
+        .args(["--reps", "10", "--min-time", "0", "--quiet", "--out"])
+        .arg(&out)
+        .assert()
+        .success();
+    let svgs: Vec<String> = std::fs::read_dir(out.join("charts"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "svg"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(svgs.len(), 1, "one target, one waterfall");
+    let svg = &svgs[0];
+    assert!(svg.contains("target PR") && svg.contains("remaining to parity"));
+    assert!(svg.contains("Explain waterfall"));
+    assert!(
+        svg.contains("driver: fake"),
+        "the driver from the rungs' rows"
+    );
+    assert!(!svg.contains("driver: unknown"));
+}

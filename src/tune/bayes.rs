@@ -19,6 +19,9 @@ const INITIAL: usize = 5;
 const LENGTH_SCALE: f64 = 0.3;
 /// Noise on the diagonal, relative to the standardised scores' unit variance.
 const NOISE: f64 = 1e-4;
+/// The model stands on at most this many observations, the best ones: a fit costs the cube of
+/// its points, and where the next improvement lies is told by the good region.
+const MAX_MODEL_POINTS: usize = 64;
 
 pub struct Bayes {
     rng: SmallRng,
@@ -40,13 +43,12 @@ impl Bayes {
 
     /// The unseen point of largest expected improvement under the model of `observed`.
     fn most_promising(&self, space: &Space) -> Option<usize> {
-        let x: Vec<Vec<f64>> = self
-            .observed
-            .iter()
-            .map(|(i, _)| scaled(space, *i))
-            .collect();
-        let (mean, sd) = mean_sd(self.observed.iter().map(|o| o.1));
-        let y: Vec<f64> = self.observed.iter().map(|o| (o.1 - mean) / sd).collect();
+        let mut kept = self.observed.clone();
+        kept.sort_by(|a, b| b.1.total_cmp(&a.1));
+        kept.truncate(MAX_MODEL_POINTS);
+        let x: Vec<Vec<f64>> = kept.iter().map(|(i, _)| scaled(space, *i)).collect();
+        let (mean, sd) = mean_sd(kept.iter().map(|o| o.1));
+        let y: Vec<f64> = kept.iter().map(|o| (o.1 - mean) / sd).collect();
         let model = Model::fit(x, &y)?;
         let best = y.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         (0..space.len())
