@@ -166,9 +166,9 @@ pub enum Verdict {
 impl Verdict {
     pub fn describe(&self) -> String {
         match self {
-            Verdict::NoGap => {
-                "no gap: the PR's CI lies in [0.9, 1.1] and touches [0.98, 1.02]".into()
-            }
+            // Reached only with a CI inside [0.9, 1.1] (`Interval::is_narrow`); the words stay
+            // those the committed verdict files hold.
+            Verdict::NoGap => "no gap: the PR's CI touches [0.98, 1.02]".into(),
             Verdict::Inconclusive(ci) => format!(
                 "inconclusive: the PR's CI [{:.2}, {:.2}] touches [0.98, 1.02] but is wider than \
                  [0.9, 1.1]; more repetitions would tell a gap from none",
