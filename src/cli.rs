@@ -437,10 +437,12 @@ pub struct TuneArgs {
     #[arg(required_unless_present = "study")]
     pub target: Option<String>,
     /// A study file whose own kernel pairs (`kernels = { cl = ..., cu = ... }`) become
-    /// tunable over the work-group sizes its `tune = { local = [...] }` lists.
+    /// tunable over what its `tune = { local = [...], defines = {...}, restrictions = [...] }`
+    /// declares.
     #[arg(long)]
     pub study: Option<String>,
-    /// Strategies, run in this order against one cache: exhaustive, random, anneal. A
+    /// Strategies, run in this order against one cache: exhaustive, random, anneal, genetic,
+    /// bayes. A
     /// strategy after the exhaustive one is measured against the cached exhaustive results.
     #[arg(long, value_delimiter = ',', default_value = "exhaustive")]
     pub strategy: Vec<String>,

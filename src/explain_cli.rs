@@ -449,11 +449,12 @@ fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
 }
 
 fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
-    let (prs, _) = explain_run::read_folder_rows(out)?;
+    let (prs, measurements) = explain_run::read_folder_rows(out)?;
     let dir = out.join("charts");
     clvscu::export::safe::prepare_dir(&dir, true)?;
     Ok(clvscu::plot::waterfall::draw(
         &prs,
+        &measurements,
         &dir,
         &[clvscu::plot::Format::Png, clvscu::plot::Format::Svg],
     )?)

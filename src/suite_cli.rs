@@ -350,9 +350,20 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     if prs.iter().any(|r| r.fair && !(lo..=hi).contains(&r.pr)) {
         return Ok(None);
     }
-    Ok(Some(format!(
-        "every fair PR of the {of} step is within [{lo}, {hi}]: no gap to explain"
-    )))
+    let (narrow_lo, narrow_hi) = (clvscu::stats::SIMILAR_LO, clvscu::stats::SIMILAR_HI);
+    let wide = prs
+        .iter()
+        .filter(|r| r.fair && (r.pr_ci_lo < narrow_lo || r.pr_ci_hi > narrow_hi))
+        .count();
+    // "No gap" needs a CI narrow enough to rule one out; a wide one only fails to show it.
+    Ok(Some(if wide == 0 {
+        format!("every fair PR of the {of} step is within [{lo}, {hi}]: no gap to explain")
+    } else {
+        format!(
+            "every fair PR of the {of} step is within [{lo}, {hi}], but {wide} CI(s) are wider \
+             than [{narrow_lo}, {narrow_hi}]: inconclusive, nothing for explain to attribute"
+        )
+    }))
 }
 
 /// `--pair` and the device options, passed on to a child.

@@ -83,7 +83,14 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
         .iter()
         .map(|s| {
             s.parse::<StrategyKind>().map_err(|_| {
-                anyhow::anyhow!("unknown strategy '{s}': exhaustive, random or anneal")
+                anyhow::anyhow!(
+                    "unknown strategy '{s}': {}",
+                    <StrategyKind as strum::VariantArray>::VARIANTS
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -105,6 +105,20 @@ fn a_target_whose_ci_touches_parity_has_no_gap() {
 }
 
 #[test]
+fn a_wide_ci_that_touches_parity_is_inconclusive_not_no_gap() {
+    let own = Interval {
+        value: 0.91,
+        lo: 0.69,
+        hi: 1.21,
+    };
+    let rungs = vec![outcome(RungKind::Own, &own, own)];
+    let v = verdict(&own, &rungs);
+    assert_eq!(v, Verdict::Inconclusive(own));
+    assert!(v.describe().starts_with("inconclusive"), "{}", v.describe());
+    assert!(!v.describe().contains("no gap"), "{}", v.describe());
+}
+
+#[test]
 fn a_rung_whose_ci_overlaps_the_target_has_not_moved() {
     let own = pr(0.90, 0.03);
     let near = outcome(RungKind::IndexU64, &own, pr(0.93, 0.03));

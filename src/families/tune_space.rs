@@ -72,6 +72,8 @@ pub enum Constraint {
     /// A register ceiling needs a second stage that takes options: CUDA's JIT, or NVIDIA's
     /// OpenCL (`cl_nv_compiler_options`); elsewhere the build would refuse it.
     SecondStage,
+    /// A user kernel's declared restrictions (`tune.restrictions` of its study entry).
+    Restriction,
 }
 
 impl Constraint {
@@ -87,6 +89,7 @@ impl Constraint {
             Constraint::TileHalo => "tile-halo",
             Constraint::LocalMemory => "local-memory",
             Constraint::SecondStage => "second-stage-options",
+            Constraint::Restriction => "restriction",
         }
     }
 }

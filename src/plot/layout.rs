@@ -417,6 +417,29 @@ pub(crate) fn draw_marker<DB: DrawingBackend>(
 }
 
 /// Height to reserve for `lines` footnotes.
+/// `notes` broken at spaces into lines that fit `max_w` pixels at the note size (by the
+/// conservative width estimate), so a long caption wraps instead of losing its end.
+pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
+    let mut out = Vec::new();
+    for note in notes {
+        let mut line = String::new();
+        for word in note.split(' ') {
+            let candidate = if line.is_empty() {
+                word.to_string()
+            } else {
+                format!("{line} {word}")
+            };
+            if !line.is_empty() && style::estimate_text_w(&candidate, style::NOTE_PX) > max_w {
+                out.push(std::mem::replace(&mut line, format!("  {word}")));
+            } else {
+                line = candidate;
+            }
+        }
+        out.push(line);
+    }
+    out
+}
+
 pub(crate) fn notes_height(lines: usize) -> u32 {
     if lines == 0 {
         0

@@ -109,7 +109,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
     info.run_ids = vec![run_id.to_string()];
 
     let width = style::WIDTH;
-    let legend = legend_items(rows.first().map_or(Api::OpenCl, |r| r.api_a));
+    let legend = legend_items(&side_names(rows).0);
     let mut notes = vec![
         "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
          values at right: PR [CI low, CI high]."
@@ -160,13 +160,24 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
 /// "Performance Ratio A / B (PR)" with the APIs the rows compare: an OpenCL-vs-OpenCL run is
 /// not titled OpenCL / CUDA.
 fn ratio_title(rows: &[&PrRow]) -> String {
-    let (a, b) = rows
-        .first()
-        .map_or((Api::OpenCl, Api::Cuda), |r| (r.api_a, r.api_b));
+    let (a, b) = side_names(rows);
     format!("Performance Ratio {a} / {b} (PR)")
 }
 
-fn legend_items(api_a: Api) -> Vec<LegendItem> {
+/// What the two sides are called in titles and legends: the APIs where they differ, else
+/// "OpenCL side A" and "OpenCL side B", so a same-API pair never reads "> 1: OpenCL faster".
+pub(crate) fn side_names(rows: &[&PrRow]) -> (String, String) {
+    let (a, b) = rows
+        .first()
+        .map_or((Api::OpenCl, Api::Cuda), |r| (r.api_a, r.api_b));
+    if a == b {
+        (format!("{a} side A"), format!("{b} side B"))
+    } else {
+        (a.to_string(), b.to_string())
+    }
+}
+
+fn legend_items(api_a: &str) -> Vec<LegendItem> {
     vec![
         LegendItem::new(
             "fair comparison",
@@ -198,9 +209,7 @@ fn legend_items(api_a: Api) -> Vec<LegendItem> {
 }
 
 fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f64) -> HBarPanel {
-    let (api_a, api_b) = rows
-        .first()
-        .map_or((Api::OpenCl, Api::Cuda), |r| (r.api_a, r.api_b));
+    let (api_a, api_b) = side_names(rows);
     let caption = if dev_a == dev_b || dev_b.is_empty() {
         format!("{dev_a}: {api_a} vs {api_b}")
     } else {
@@ -236,7 +245,9 @@ fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f6
 }
 
 fn base_label(r: &PrRow, multi_study: bool) -> String {
-    let kernel = if r.variant.starts_with(r.family.name()) {
+    let kernel = if let Some(picked) = auto_pick(r) {
+        format!("{}/auto (picked {picked})", r.family)
+    } else if r.variant.starts_with(r.family.name()) {
         r.variant.clone()
     } else {
         format!("{}/{}", r.family, r.variant)
@@ -246,6 +257,14 @@ fn base_label(r: &PrRow, multi_study: bool) -> String {
     } else {
         kernel
     }
+}
+
+/// The variant an `auto` comparison resolved to: its rows name the algorithm that ran, so
+/// without this `matvec/auto` would be drawn as a second bar of the variant it picked.
+pub(crate) fn auto_pick(r: &PrRow) -> Option<&str> {
+    let mut parts = r.comparison.split('/');
+    let named_auto = parts.next() == Some(r.family.name()) && parts.next() == Some("auto");
+    (named_auto && r.variant != "auto").then_some(r.variant.as_str())
 }
 
 fn bar_row(r: &PrRow, label: String) -> HBarRow {

@@ -296,7 +296,8 @@ fn build(
             title: style::title("Matvec at every shape", &format!("study {study}")),
             subtitle: info.subtitle(),
             legend,
-            notes,
+            // The list of best variants runs long: wrapped, never cut off.
+            notes: super::layout::wrap_notes(&notes, style::WIDTH - 2 * style::MARGIN),
         },
         series,
     }
@@ -562,6 +563,27 @@ mod tests {
         use crate::record::FamilyKind;
         d.measurements.retain(|r| r.family != FamilyKind::Matvec);
         assert!(!ShapesChart.applies(&d));
+    }
+
+    /// The committed H100 shapes run: every caption line fits the canvas, and the list of
+    /// best variants ends with its last shape rather than an ellipsis.
+    #[test]
+    fn captions_of_a_real_run_fit() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results/h100/shapes");
+        let d = crate::plot::input::load(&[std::path::PathBuf::from(dir)]).unwrap();
+        let figs = figures(&d);
+        assert!(!figs.is_empty(), "the run draws a shapes chart");
+        let usable = style::WIDTH - 2 * style::MARGIN;
+        for (_, fig) in &figs {
+            let notes = &fig.frame.notes;
+            assert!(notes.len() > 2, "the long caption wraps: {notes:?}");
+            for n in notes {
+                assert!(style::estimate_text_w(n, style::NOTE_PX) <= usable, "{n}");
+            }
+            let all = notes.join(" ");
+            assert!(all.contains("Best variant at each of"), "{all}");
+            assert!(!all.contains('…'), "{all}");
+        }
     }
 
     #[test]

@@ -145,22 +145,34 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
     for r in rows {
         push_unique(&mut devices, &r.device);
     }
-    let mut keys: Vec<(Api, String)> = Vec::new();
-    for r in rows {
-        let k = (r.api, r.device.clone());
+    let sides = side_of_each(rows);
+    let mut keys: Vec<(usize, Api, String)> = Vec::new();
+    for (r, side) in rows.iter().zip(&sides) {
+        let k = (*side, r.api, r.device.clone());
         if !keys.contains(&k) {
             keys.push(k);
         }
     }
-    keys.sort_by_key(|(api, dev)| (devices.iter().position(|d| d == dev), *api));
+    keys.sort_by_key(|(side, api, dev)| (devices.iter().position(|d| d == dev), *api, *side));
+    // A same-API pair on one device has two series with one API and device: name the side.
+    let shared = |api: Api, dev: &str| {
+        keys.iter()
+            .filter(|(_, a, d)| *a == api && d == dev)
+            .count()
+            > 1
+    };
     let mut series: Vec<Series> = keys
         .iter()
-        .map(|(api, dev)| {
+        .map(|(side, api, dev)| {
             let dev_index = devices.iter().position(|d| d == dev).unwrap_or(0);
             let st = style::api_style(*api);
             let mut points: Vec<Point> = Vec::new();
             let mut seen = HashSet::new();
-            for r in rows.iter().filter(|r| r.api == *api && r.device == *dev) {
+            let mine = rows
+                .iter()
+                .zip(&sides)
+                .filter(|(r, s)| r.api == *api && r.device == *dev && *s == side);
+            for (r, _) in mine {
                 let Some(x) = x_of(&r.sweep_value) else {
                     continue;
                 };
@@ -177,16 +189,29 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
                 });
             }
             points.sort_by(|a, b| a.x.total_cmp(&b.x));
-            let label = if devices.len() > 1 {
+            let mut label = if devices.len() > 1 {
                 format!("{api} · {dev}")
             } else {
                 api.to_string()
             };
+            let second_of_two = shared(*api, dev) && *side > 0;
+            if shared(*api, dev) {
+                label.push_str(if *side == 0 { " side A" } else { " side B" });
+            }
             Series {
                 label,
-                color: st.color,
-                marker: style::device_marker(*api, dev_index),
-                dashed: st.dashed,
+                // Side B of a same-API pair is grey and dashed so both lines stay visible.
+                color: if second_of_two {
+                    style::OTHER_API
+                } else {
+                    st.color
+                },
+                marker: if second_of_two {
+                    Marker::Square
+                } else {
+                    style::device_marker(*api, dev_index)
+                },
+                dashed: st.dashed || second_of_two,
                 points,
             }
         })
@@ -249,6 +274,26 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         axes,
         series,
     }
+}
+
+/// Which side of its comparison each row measured: 0 for side A, 1 for side B. A run writes a
+/// comparison's rows side A first, so the n-th row of one (run, comparison, sweep value) is
+/// side n. The API alone cannot tell the sides of an OpenCL-against-OpenCL pair apart.
+fn side_of_each(rows: &[&MeasurementRow]) -> Vec<usize> {
+    let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    rows.iter()
+        .map(|r| {
+            let n = seen
+                .entry((
+                    r.run_id.as_str(),
+                    r.comparison.as_str(),
+                    r.sweep_value.as_str(),
+                ))
+                .or_insert(0);
+            *n += 1;
+            (*n - 1).min(1)
+        })
+        .collect()
 }
 
 /// The axes over every point. Sweep values and metrics near f64::MAX (a hand-edited CSV) can
@@ -394,10 +439,14 @@ fn usable_range(lo: f64, hi: f64) -> bool {
 /// What the swept quantity counts, for the axis description.
 fn param_unit(param: &str) -> &'static str {
     match param {
-        "local_size" => "work-items per work-group",
+        // The study's sweep key is `local`; older rows and hand-made ones say `local_size`.
+        "local" | "local_size" => "work-items per work-group",
+        "local_y" => "work-items per work-group in y",
         "groups" => "work-groups",
         "size" => "elements",
         "unroll" => "unroll factors",
+        "index" => "index type",
+        p if p.starts_with("unroll.") => "unroll factor",
         _ => "value",
     }
 }

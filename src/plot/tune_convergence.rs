@@ -1,6 +1,6 @@
 //! Tuning convergence: the best metric found so far against the evaluations asked for, one
-//! line per API and strategy (OpenCL blue, CUDA orange; the strategy by line style), with the
-//! exhaustive best of each API as a dashed reference where the space was covered.
+//! line per API and strategy: the strategy by colour (one each, in the legend), the API by
+//! line style (OpenCL solid, CUDA dashed).
 
 use std::path::{Path, PathBuf};
 
@@ -58,20 +58,21 @@ pub fn lines_of(evals: &[Evaluation]) -> Vec<Line> {
     out
 }
 
-fn color(api: Api) -> RGBColor {
-    match api {
-        Api::OpenCl => style::OPENCL,
-        Api::Cuda => style::CUDA,
+/// One colour per strategy, from the Okabe-Ito palette (told apart by colour-blind readers);
+/// the API is the line style, so a chart of five strategies on two APIs stays readable.
+fn color(strategy: StrategyKind) -> RGBColor {
+    match strategy {
+        StrategyKind::Exhaustive => RGBColor(0, 114, 178),
+        StrategyKind::Random => RGBColor(230, 159, 0),
+        StrategyKind::Anneal => RGBColor(0, 158, 115),
+        StrategyKind::Genetic => RGBColor(204, 121, 167),
+        StrategyKind::Bayes => RGBColor(213, 94, 0),
     }
 }
 
-/// The line width of a strategy: the legend names the API by colour, the note the widths.
-fn width(strategy: StrategyKind) -> u32 {
-    match strategy {
-        StrategyKind::Exhaustive => 1,
-        StrategyKind::Random => 2,
-        StrategyKind::Anneal => 4,
-    }
+/// CUDA's lines are dashed, OpenCL's solid, as in the other line charts.
+fn dashed(api: Api) -> bool {
+    style::api_style(api).dashed
 }
 
 impl Convergence {
@@ -81,8 +82,8 @@ impl Convergence {
             .iter()
             .map(|l| {
                 let swatch = Swatch::Line {
-                    color: color(l.api),
-                    dashed: false,
+                    color: color(l.strategy),
+                    dashed: dashed(l.api),
                     marker: None,
                     band: false,
                 };
@@ -94,8 +95,8 @@ impl Convergence {
             subtitle: self.subtitle.clone(),
             legend,
             notes: vec![
-                "Line width: thin exhaustive, medium random, thick anneal. Evaluations are \
-                 counted per strategy and API."
+                "Colour: the strategy; solid OpenCL, dashed CUDA. Evaluations are counted per \
+                 strategy and API."
                     .into(),
             ],
         }
@@ -136,10 +137,12 @@ impl Figure for Convergence {
             .draw()?;
         for l in &self.lines {
             let pts = l.points.iter().map(|p| (p.0.round() as i64, p.1));
-            chart.draw_series(LineSeries::new(
-                pts,
-                color(l.api).stroke_width(width(l.strategy)),
-            ))?;
+            let line = color(l.strategy).stroke_width(2);
+            if dashed(l.api) {
+                chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
+            } else {
+                chart.draw_series(LineSeries::new(pts, line))?;
+            }
         }
         Ok(())
     }

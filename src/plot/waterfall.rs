@@ -1,19 +1,54 @@
-//! explain's waterfall: one chart per target, a bar per rung from the fair comparison down the
-//! ladder (PTX swap, registers, carveout, compiler steps, the other clock), each with its CI,
-//! the similar band and the line at PR = 1 — the PR chart's drawing, over the rungs' own rows.
+//! explain's waterfall: one chart per target, from the target's PR to parity in cumulative
+//! steps. The first bar is the target's PR (with its CI); each ladder step that was measured
+//! (front end or runtime, second stage, carveout, compiler steps, launch and wait) then moves
+//! the running PR by its own effect, the ratio of its rung's PR to the target's (the rung of
+//! the step that comes nearest parity); the last bar is what remains between the running PR
+//! and 1. Effects are measured one at a time and stacked as factors (in logarithms they add),
+//! so overlapping causes can overshoot parity: the chart shows that rather than hiding it.
+//! The subtitle names the GPU and driver from the rungs' measurement rows.
 
 use std::path::{Path, PathBuf};
 
-use super::pr::PrChart;
-use super::{slug, Chart, ChartData, Format, PlotError};
-use crate::explain::ladder::RungKind;
-use crate::explain::split_rung_id;
-use crate::record::PrRow;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
-/// The rung rows of each target among `prs`, in ladder order, relabelled for the chart: the
-/// bar names the rung and what it holds; the chart is titled by the target.
-pub fn rows_per_target(prs: &[PrRow]) -> Vec<(String, Vec<PrRow>)> {
-    let mut targets: Vec<(String, Vec<(RungKind, PrRow)>)> = Vec::new();
+use super::layout::{Frame, LegendItem, Swatch};
+use super::{fmt_tick, slug, style, write_figure, DrawError, Figure, Format, PlotError, RunInfo};
+use crate::explain::ladder::{LadderStep, RungKind};
+use crate::explain::split_rung_id;
+use crate::record::{MeasurementRow, PrRow};
+
+/// What a bar stands for, which sets its colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BarKind {
+    Target,
+    TowardParity,
+    AwayFromParity,
+    Remaining,
+}
+
+/// One bar: from `from` to `to` on the PR axis.
+#[derive(Debug, Clone, PartialEq)]
+struct Bar {
+    label: String,
+    from: f64,
+    to: f64,
+    kind: BarKind,
+    /// The CI of the target's PR (first bar only).
+    ci: Option<(f64, f64)>,
+}
+
+/// A laid-out waterfall.
+pub(crate) struct Waterfall {
+    frame: Frame,
+    bars: Vec<Bar>,
+    x_max: f64,
+}
+
+/// The rung rows of each target among `prs`, each with its rung, in ladder order.
+fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
+    let mut targets: Vec<(String, Vec<(RungKind, &PrRow)>)> = Vec::new();
     for row in prs {
         let Some((target, rung)) = split_rung_id(&row.comparison) else {
             continue;
@@ -21,45 +56,206 @@ pub fn rows_per_target(prs: &[PrRow]) -> Vec<(String, Vec<PrRow>)> {
         let Some(kind) = RungKind::parse(rung) else {
             continue;
         };
-        let mut bar = row.clone();
-        bar.comparison = format!("{}: {}", kind.name(), kind.describe());
-        // The bar's label is the variant's place: the rung's name.
-        bar.variant = kind.name();
-        bar.study = format!("explain {target}");
-        // Both passes' rows on one chart.
-        bar.run_id = "explain".into();
-        bar.sweep_param.clear();
         match targets.iter_mut().find(|(t, _)| t == target) {
-            Some((_, rows)) => rows.push((kind, bar)),
-            None => targets.push((target.to_string(), vec![(kind, bar)])),
+            Some((_, rows)) => rows.push((kind, row)),
+            None => targets.push((target.to_string(), vec![(kind, row)])),
         }
     }
+    for (_, rows) in &mut targets {
+        rows.sort_by_key(|(k, _)| (k.step(), k.name()));
+    }
     targets
+}
+
+/// The bars of one target: its PR, one step per measured ladder step, the remainder.
+fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
+    let own = rungs.iter().find(|(k, _)| *k == RungKind::Own)?.1;
+    if !(own.pr.is_finite() && own.pr > 0.0) {
+        return None;
+    }
+    let mut bars = vec![Bar {
+        label: format!("target PR ({})", RungKind::Own.describe()),
+        from: 0.0,
+        to: own.pr,
+        kind: BarKind::Target,
+        ci: Some((own.pr_ci_lo, own.pr_ci_hi)).filter(|(lo, hi)| lo.is_finite() && hi.is_finite()),
+    }];
+    let mut level = own.pr;
+    let mut steps: Vec<LadderStep> = Vec::new();
+    for (k, _) in rungs {
+        if k.step() != LadderStep::Target && !steps.contains(&k.step()) {
+            steps.push(k.step());
+        }
+    }
+    for step in steps {
+        let nearest = rungs
+            .iter()
+            .filter(|(k, r)| k.step() == step && r.pr.is_finite() && r.pr > 0.0)
+            .min_by(|a, b| a.1.pr.ln().abs().total_cmp(&b.1.pr.ln().abs()));
+        let Some((kind, row)) = nearest else { continue };
+        let next = level * row.pr / own.pr;
+        let toward = (row.pr.ln().abs()) < own.pr.ln().abs();
+        bars.push(Bar {
+            label: format!("{} ({})", kind.name(), kind.describe()),
+            from: level,
+            to: next,
+            kind: if toward {
+                BarKind::TowardParity
+            } else {
+                BarKind::AwayFromParity
+            },
+            ci: None,
+        });
+        level = next;
+    }
+    bars.push(Bar {
+        label: "remaining to parity".into(),
+        from: level,
+        to: 1.0,
+        kind: BarKind::Remaining,
+        ci: None,
+    });
+    Some(bars)
+}
+
+fn color(kind: BarKind) -> RGBColor {
+    match kind {
+        BarKind::Target => style::FAIR,
+        BarKind::TowardParity => RGBColor(0, 158, 115),
+        BarKind::AwayFromParity => style::UNFAIR_HATCH,
+        BarKind::Remaining => style::OTHER_API,
+    }
+}
+
+fn legend() -> Vec<LegendItem> {
+    let fill = |kind| Swatch::Fill {
+        color: color(kind),
+        hatch: None,
+    };
+    vec![
+        LegendItem::new("target PR", fill(BarKind::Target)),
+        LegendItem::new("step toward parity", fill(BarKind::TowardParity)),
+        LegendItem::new("step away from parity", fill(BarKind::AwayFromParity)),
+        LegendItem::new("remaining to parity", fill(BarKind::Remaining)),
+        LegendItem::new("PR = 1 (parity)", Swatch::RefLine),
+    ]
+}
+
+fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
+    let x_max = bars
+        .iter()
+        .flat_map(|b| [b.from, b.to, b.ci.map_or(0.0, |c| c.1)])
+        .fold(1.1f64, f64::max)
+        * 1.08;
+    Waterfall {
+        frame: Frame {
+            title: style::title("Explain waterfall", target),
+            subtitle: info.subtitle(),
+            legend: legend(),
+            notes: vec![
+                "Each step moves the running PR by its rung's PR over the target's (the rung of \
+                 that ladder step nearest parity),"
+                    .into(),
+                "measured one at a time and stacked as factors; the last bar is what no step \
+                 explains (overlapping causes can overshoot)."
+                    .into(),
+            ],
+        },
+        bars,
+        x_max,
+    }
+}
+
+/// The waterfall of every target among `prs`, named by the target's slug; the subtitle's GPU
+/// and driver come from `measurements` (the rungs' rows).
+pub(crate) fn figures(prs: &[PrRow], measurements: &[MeasurementRow]) -> Vec<(String, Waterfall)> {
+    let info = RunInfo::from_measurements(measurements);
+    rungs_per_target(prs)
         .into_iter()
-        .map(|(t, mut rows)| {
-            rows.sort_by_key(|(k, _)| (k.step(), k.name()));
-            (t, rows.into_iter().map(|(_, r)| r).collect())
+        .filter_map(|(target, rungs)| {
+            let bars = bars_of(&rungs)?;
+            Some((slug(&target), build(&target, bars, &info)))
         })
         .collect()
 }
 
 /// Draws `waterfall-<target>.<ext>` for every target among `prs` into `out_dir`.
-pub fn draw(prs: &[PrRow], out_dir: &Path, formats: &[Format]) -> Result<Vec<PathBuf>, PlotError> {
+pub fn draw(
+    prs: &[PrRow],
+    measurements: &[MeasurementRow],
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
-    for (target, rows) in rows_per_target(prs) {
-        let data = ChartData {
-            prs: rows,
-            ..Default::default()
-        };
-        for file in PrChart.draw(&data, out_dir, formats)? {
-            let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("svg");
-            let named = out_dir.join(format!("waterfall-{}.{ext}", slug(&target)));
-            std::fs::rename(&file, &named).map_err(|e| PlotError::Write {
-                path: named.clone(),
-                message: e.to_string(),
-            })?;
-            written.push(named);
-        }
+    for (name, fig) in figures(prs, measurements) {
+        written.extend(write_figure(
+            &fig,
+            out_dir,
+            &format!("waterfall-{name}"),
+            formats,
+        )?);
     }
     Ok(written)
+}
+
+/// Width of the step-label column.
+const LABEL_W: u32 = 420;
+const BAR_ROW_H: u32 = 44;
+
+impl Figure for Waterfall {
+    fn size(&self) -> (u32, u32) {
+        self.frame
+            .size_with_plot(self.bars.len() as u32 * BAR_ROW_H + style::X_AXIS_AREA + 40)
+    }
+
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
+        let (w, _) = self.size();
+        let area = self.frame.draw(root, w, style::MARGIN / 2)?;
+        let n = self.bars.len() as f64;
+        let tick = |v: &f64| fmt_tick(*v);
+        let mut chart = ChartBuilder::on(&area)
+            .margin(style::MARGIN)
+            .margin_left(LABEL_W + style::MARGIN)
+            .x_label_area_size(style::X_AXIS_AREA)
+            .build_cartesian_2d(0.0..self.x_max, 0.0..n)?;
+        chart
+            .configure_mesh()
+            .x_desc("PR (ratio, no unit)")
+            .axis_desc_style(style::font(style::AXIS_DESC_PX))
+            .label_style(style::font(style::TICK_PX))
+            .x_label_formatter(&tick)
+            .y_labels(0)
+            .bold_line_style(style::GRID_BOLD)
+            .light_line_style(style::GRID_LIGHT)
+            .axis_style(style::OUTLINE)
+            .draw()?;
+        let label_font = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
+        for (i, bar) in self.bars.iter().enumerate() {
+            // The first bar on top: rows count down.
+            let y = n - i as f64 - 0.5;
+            let (lo, hi) = (bar.from.min(bar.to), bar.from.max(bar.to));
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(lo, y - 0.3), (hi, y + 0.3)],
+                color(bar.kind).filled(),
+            )))?;
+            if let Some((ci_lo, ci_hi)) = bar.ci {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(ci_lo, y), (ci_hi, y)],
+                    style::WHISKER.stroke_width(2),
+                )))?;
+            }
+            let (px, py) = chart.backend_coord(&(0.0, y));
+            let text = super::layout::fit_text(root, &bar.label, style::TICK_PX, LABEL_W - 8)?;
+            root.draw_text(&text, &label_font, (px - 8, py))?;
+            let value = format!("{} → {}", fmt_tick(bar.from), fmt_tick(bar.to));
+            let (vx, vy) = chart.backend_coord(&(hi, y));
+            let value_font = style::anchored(style::VALUE_PX, HPos::Left, VPos::Center);
+            root.draw_text(&value, &value_font, (vx + 4, vy))?;
+        }
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(1.0, 0.0), (1.0, n)],
+            style::REF_LINE.stroke_width(1),
+        )))?;
+        Ok(())
+    }
 }

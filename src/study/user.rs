@@ -83,6 +83,7 @@ pub(super) fn declare(spec: &mut Spec, file: &str, entry: &str) -> Result<(), St
         metric: spec.metric.as_ref(),
         check: spec.check.as_ref(),
         tune: spec.tune.as_ref(),
+        local: spec.local,
         size: spec.size.clone().unwrap_or_else(|| "2^20".into()),
     };
     let decl = UserKernel::declare(declared).map_err(field)?;

@@ -3,7 +3,8 @@
 //!
 //! - [`space`]: expansion of the spaces each family declares (`Family::tune_spaces`), invalid
 //!   points counted by constraint;
-//! - [`strategy`]: exhaustive, random, simulated annealing (seeded);
+//! - [`strategy`]: exhaustive, random, simulated annealing, genetic ([`genetic`]) and Bayesian
+//!   optimisation ([`bayes`]), all seeded;
 //! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
 //! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
 //! - [`answer`]: best-vs-best and same-config PR with CIs, differing parameters;
@@ -11,7 +12,9 @@
 //! - [`provenance`]: where the numbers came from (commit, devices, command line, space hash).
 
 pub mod answer;
+pub mod bayes;
 pub mod cache;
+pub mod genetic;
 pub mod output;
 pub mod provenance;
 pub mod run;

@@ -220,23 +220,50 @@ pub(super) fn side_toml_for_test(c: &Config) -> String {
     side_toml(c)
 }
 
-/// The `tuned` study: best-vs-best (each side its own best: unfair in the configuration
-/// step by construction, and labelled so by the run) and same-config at each side's best.
-pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
+/// The study header of `tuned.toml`: name, description and defaults of the space's target.
+fn tuned_header(report: &TuneReport, what: &str) -> String {
     let def = report.space.def;
-    let (cl, cu) = (&answer.opencl.config, &answer.cuda.config);
-    let mut s = format!(
-        "# Written by `clvscu tune {f}/{t}`: each API's best configuration on {dev}.\n\
+    format!(
+        "# Written by `clvscu tune {f}/{t}`: {what} on {dev}.\n\
          # Re-measure with `clvscu run --study THIS_FILE`.\n\
          name = \"tuned-{f}-{t}\"\n\
-         description = \"Tuned {f}/{t}: best against best, and the same configuration at each \
-         side's best\"\n\n[defaults]\nfamily = \"{f}\"\nvariant = \"{v}\"\nsize = \"{size}\"\n\
+         description = \"Tuned {f}/{t}: {what}\"\n\n[defaults]\nfamily = \"{f}\"\n\
+         variant = \"{v}\"\nsize = \"{size}\"\n\
          warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n",
         f = def.family.name(),
         t = def.name,
         v = def.variant,
         dev = report.space.compute_units.to_string() + " compute units",
         size = report.space.size,
+    )
+}
+
+/// The `tuned` study when one API was tuned: its best configuration on both sides, so `run`
+/// re-measures it (against itself, or against the other API where there is one).
+pub fn tuned_study_one(report: &TuneReport, best: &Best) -> String {
+    let api = best.api.label();
+    let mut s = tuned_header(
+        report,
+        &format!("the best configuration of {api} (only {api} was tuned)"),
+    );
+    let _ = write!(
+        s,
+        "[[comparison]]\nname = \"{}-best/{}\"\n{}",
+        api.to_lowercase(),
+        report.space.def.variant,
+        side_toml(&best.config)
+    );
+    s
+}
+
+/// The `tuned` study: best-vs-best (each side its own best: unfair in the configuration
+/// step by construction, and labelled so by the run) and same-config at each side's best.
+pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
+    let def = report.space.def;
+    let (cl, cu) = (&answer.opencl.config, &answer.cuda.config);
+    let mut s = tuned_header(
+        report,
+        "best against best, and the same configuration at each side's best",
     );
     let _ = write!(
         s,
@@ -256,8 +283,8 @@ pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
     s
 }
 
-/// Write the provenance, the CSV, the answer and (with both APIs) the `tuned` study into
-/// `out`.
+/// Write the provenance, the CSV, the answer and the `tuned` study (best against best with
+/// both APIs, the one best with one) into `out`.
 pub fn write_all(
     report: &TuneReport,
     out: &Path,
@@ -279,8 +306,10 @@ pub fn write_all(
         &out.join("answer.md"),
         answer_file(report, title, provenance),
     )?;
-    if let Some(a) = &report.answer {
-        write(&out.join("tuned.toml"), tuned_study(report, a))?;
+    match (&report.answer, report.bests.as_slice()) {
+        (Some(a), _) => write(&out.join("tuned.toml"), tuned_study(report, a))?,
+        (None, [one]) => write(&out.join("tuned.toml"), tuned_study_one(report, one))?,
+        _ => {}
     }
     Ok(())
 }

@@ -214,7 +214,8 @@ impl Space {
                 | Constraint::TileLoads
                 | Constraint::LocalMemory
                 | Constraint::TileDividesGrid
-                | Constraint::TileHalo => self
+                | Constraint::TileHalo
+                | Constraint::Restriction => self
                     .def
                     .family
                     .family()

@@ -1,5 +1,7 @@
-//! Search strategies over a space's valid points: exhaustive, random sampling and simulated
-//! annealing. Each is seeded and deterministic given its seed and the scores it is told.
+//! Search strategies over a space's valid points: exhaustive, random sampling, simulated
+//! annealing, a genetic algorithm ([`super::genetic`]) and Bayesian optimisation
+//! ([`super::bayes`]). Each is seeded and deterministic given its seed and the scores it is
+//! told.
 //!
 //! A strategy proposes a point it has not proposed before (so every proposal is one
 //! evaluation the strategy asked for) and is told the point's score: higher is better, `None`
@@ -21,6 +23,10 @@ crate::names::named_enum! {
         Random,
         /// Simulated annealing over neighbouring points (one parameter one step away).
         Anneal,
+        /// A genetic algorithm: tournament selection, uniform crossover, mutation.
+        Genetic,
+        /// Bayesian optimisation: a Gaussian process and expected improvement.
+        Bayes,
     }
 }
 
@@ -38,6 +44,52 @@ pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {
         StrategyKind::Exhaustive => Box::new(Exhaustive { next: 0 }),
         StrategyKind::Random => Box::new(Random::new(space.len(), seed)),
         StrategyKind::Anneal => Box::new(Anneal::new(space.len(), seed)),
+        StrategyKind::Genetic => Box::new(super::genetic::Genetic::new(space.len(), seed)),
+        StrategyKind::Bayes => Box::new(super::bayes::Bayes::new(space.len(), seed)),
+    }
+}
+
+/// The points a strategy has not proposed yet.
+pub(super) struct Unseen {
+    seen: Vec<bool>,
+    left: usize,
+}
+
+impl Unseen {
+    pub(super) fn new(n: usize) -> Self {
+        Unseen {
+            seen: vec![false; n],
+            left: n,
+        }
+    }
+
+    pub(super) fn left(&self) -> usize {
+        self.left
+    }
+
+    pub(super) fn is_seen(&self, i: usize) -> bool {
+        self.seen[i]
+    }
+
+    pub(super) fn mark(&mut self, i: usize) {
+        if !self.seen[i] {
+            self.seen[i] = true;
+            self.left -= 1;
+        }
+    }
+
+    /// An unseen point drawn uniformly, not yet marked.
+    pub(super) fn random(&self, rng: &mut SmallRng) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let k = rng.gen_range(0..self.left);
+        self.seen
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !**s)
+            .nth(k)
+            .map(|(i, _)| i)
     }
 }
 

@@ -107,6 +107,28 @@ fn anneal_reaches_the_optimum_of_a_synthetic_objective_within_a_fifth_of_the_spa
 }
 
 #[test]
+fn genetic_and_bayes_reach_near_the_optimum_within_a_fifth_of_the_space_without_repeats() {
+    let space = full(FamilyKind::Reduce);
+    let optimum = (0..space.len())
+        .map(|i| objective(&space, i))
+        .fold(f64::MIN, f64::max);
+    let budget = space.len() / 5;
+    for kind in [StrategyKind::Genetic, StrategyKind::Bayes] {
+        for seed in 1..=3 {
+            let (best, asked) = run_strategy(kind, seed, budget);
+            assert_eq!(asked, budget, "{kind}");
+            assert!(
+                best >= optimum * 0.97,
+                "{kind} seed {seed}: {best} vs {optimum}"
+            );
+        }
+        assert_eq!(run_strategy(kind, 3, budget), run_strategy(kind, 3, budget));
+        // Asked for everything, each covers the whole space once.
+        assert_eq!(run_strategy(kind, 5, usize::MAX).1, space.len(), "{kind}");
+    }
+}
+
+#[test]
 fn exhaustive_and_random_cover_the_space_once() {
     let n = full(FamilyKind::Reduce).len();
     assert_eq!(run_strategy(StrategyKind::Exhaustive, 1, usize::MAX).1, n);

@@ -46,11 +46,19 @@ pub struct CheckSpec {
     pub tolerance: Option<f64>,
 }
 
-/// `tune = { local = [64, 128, 256] }`: the work-group sizes `clvscu tune` tries.
+/// `tune = { local = [64, 128, 256], defines = { ITEMS = [1, 2, 4] }, restrictions = [...] }`:
+/// what `clvscu tune` tries, as Kernel Tuner's `tune_params` and `restrictions`: the
+/// work-group sizes, each define's values (passed as `-DNAME=value` to both compilers), and
+/// comparisons over those names that every tried point must satisfy.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TuneSpec {
+    #[serde(default)]
     pub local: Vec<u32>,
+    #[serde(default)]
+    pub defines: std::collections::BTreeMap<String, Vec<u32>>,
+    #[serde(default)]
+    pub restrictions: Vec<String>,
 }
 
 /// Element types of buffers and types of scalars.
@@ -261,6 +269,10 @@ pub struct UserKernel {
     pub work: SizeExpr,
     pub check: CheckDecl,
     pub tune_local: Vec<u32>,
+    /// The tunable defines with their values, in name order.
+    pub tune_defines: Vec<(String, Vec<u32>)>,
+    /// Over `local` and the defines' names, in that order.
+    pub restrictions: Vec<super::restriction::Restriction>,
     /// The size of the study entry, for a tune that names none.
     pub size: String,
 }
@@ -276,7 +288,52 @@ pub struct Declared<'a> {
     pub metric: Option<&'a MetricSpec>,
     pub check: Option<&'a CheckSpec>,
     pub tune: Option<&'a TuneSpec>,
+    /// The entry's work-group size: the one tried when `tune` declares defines but no sizes.
+    pub local: Option<u32>,
     pub size: String,
+}
+
+/// The checked `tune` key: work-group sizes (the entry's own `local` when the key declares
+/// defines but no sizes), defines, and restrictions over `local` and the define names.
+type Tune = (
+    Vec<u32>,
+    Vec<(String, Vec<u32>)>,
+    Vec<super::restriction::Restriction>,
+);
+
+fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, String> {
+    let Some(t) = tune else {
+        return Ok(Default::default());
+    };
+    let mut locals = t.local.clone();
+    if locals.is_empty() && !t.defines.is_empty() {
+        locals.extend(local);
+    }
+    if locals.contains(&0) {
+        return Err("field 'tune': a work-group size of 0".into());
+    }
+    for (name, values) in &t.defines {
+        if !crate::names::is_identifier(name) || name == "local" {
+            return Err(format!("field 'tune': '{name}' cannot name a define"));
+        }
+        if values.is_empty() || values.len() > 255 {
+            return Err(format!(
+                "field 'tune': define '{name}' has {} values (1 to 255)",
+                values.len()
+            ));
+        }
+    }
+    let names: Vec<String> = std::iter::once("local".to_string())
+        .chain(t.defines.keys().cloned())
+        .collect();
+    let restrictions = t
+        .restrictions
+        .iter()
+        .map(|r| super::restriction::Restriction::parse(r, &names))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("field 'tune': {e}"))?;
+    let defines = t.defines.clone().into_iter().collect();
+    Ok((locals, defines, restrictions))
 }
 
 /// The slot of `i` in a reference expression; the arguments follow it.
@@ -312,10 +369,7 @@ impl UserKernel {
         .map_err(|e| format!("field 'global': {e}"))?;
         let (metric, work) = metric_of(d.metric)?;
         let check = check_of(d.check, &args)?;
-        let tune_local = d.tune.map(|t| t.local.clone()).unwrap_or_default();
-        if tune_local.contains(&0) {
-            return Err("field 'tune': a work-group size of 0".into());
-        }
+        let (tune_local, tune_defines, restrictions) = tune_of(d.tune, d.local)?;
         Ok(UserKernel {
             family: d.family,
             kernel: d.kernel.to_string(),
@@ -327,6 +381,8 @@ impl UserKernel {
             work,
             check,
             tune_local,
+            tune_defines,
+            restrictions,
             size: d.size,
         })
     }
@@ -475,6 +531,7 @@ mod tests {
             }),
             check: Some(check),
             tune: None,
+            local: None,
             size: "2^10".into(),
         })
     }

@@ -5,11 +5,12 @@
 
 pub mod decl;
 pub mod expr;
+pub mod restriction;
 pub mod signature;
 
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 
-use crate::backend::Arg;
+use crate::backend::{Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
 use crate::families::family::{nonzero_in_32_bits, Family, InputChoice};
 use crate::families::footprint::{add, mul, Footprint};
@@ -18,6 +19,7 @@ use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{mix, Verification};
 use crate::families::size::Size;
+use crate::families::tune_space::{param, Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::{points, v, GroupRule, Variant};
 
 use decl::{ArgDecl, Elem, Init, UserKernel, INDEX_SLOT};
@@ -32,6 +34,8 @@ pub struct UserFamily {
     /// fingerprint of the data) is what later results on the same inputs (the other side,
     /// other configurations) are held to.
     first: Mutex<Option<(Size, u64, Vec<f64>)>>,
+    /// The tuning space of `tune = {...}`, made once.
+    spaces: OnceLock<&'static [(SpaceKind, SpaceDef)]>,
 }
 
 /// Leaks `s`: families, their names and variants live for the whole process.
@@ -58,6 +62,7 @@ impl UserFamily {
             id,
             variants: Box::leak(Box::new([variant])),
             first: Mutex::new(None),
+            spaces: OnceLock::new(),
         }
     }
 
@@ -306,6 +311,60 @@ impl Family for UserFamily {
     fn tune_locals(&self, _variant: &Variant) -> &'static [u32] {
         Box::leak(self.decl.tune_local.clone().into_boxed_slice())
     }
+
+    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        self.spaces.get_or_init(|| self.declared_spaces())
+    }
+
+    fn breaks_tune_rule(&self, rule: Constraint, config: &Config, _: Size, _: &DeviceInfo) -> bool {
+        rule == Constraint::Restriction && !self.allows(config)
+    }
+}
+
+impl UserFamily {
+    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
+    /// it): `local` and every define as parameters, checked against the device's and the
+    /// variant's work-group limits and the declared restrictions. None without defines: the
+    /// tuner's work-group-only space ([`Family::tune_locals`]) covers that.
+    fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        let d = &self.decl;
+        if d.tune_defines.is_empty() || d.tune_local.is_empty() {
+            return &[];
+        }
+        let mut params: Vec<Param> = vec![param("local", Knob::Local, leak_values(&d.tune_local))];
+        for (name, values) in &d.tune_defines {
+            let name = leak(name);
+            params.push(param(name, Knob::Define(name), leak_values(values)));
+        }
+        let def = SpaceDef {
+            family: self.id,
+            name: self.variants[0].name,
+            variant: self.variants[0].name,
+            params: Box::leak(params.into_boxed_slice()),
+            constraints: &[
+                Constraint::VariantLocal,
+                Constraint::DeviceLocal,
+                Constraint::Restriction,
+            ],
+            size: leak(&d.size),
+        };
+        Box::leak(Box::new([(SpaceKind::Full, def), (SpaceKind::Small, def)]))
+    }
+
+    /// Whether every declared restriction holds at `config` (names: `local`, then the
+    /// defines in name order, as the restrictions were parsed).
+    fn allows(&self, config: &Config) -> bool {
+        let mut values = vec![f64::from(config.local)];
+        for (name, _) in &self.decl.tune_defines {
+            let v = config.defines.iter().find(|(n, _)| n == name);
+            values.push(v.map_or(f64::NAN, |(_, v)| f64::from(*v)));
+        }
+        self.decl.restrictions.iter().all(|r| r.holds(&values))
+    }
+}
+
+fn leak_values(values: &[u32]) -> &'static [u32] {
+    Box::leak(values.to_vec().into_boxed_slice())
 }
 
 /// FNV-1a over every input word: tells one set of inputs from another.
@@ -405,6 +464,7 @@ mod tests {
                 tolerance: Some(1e-6),
             }),
             tune: None,
+            local: None,
             size: "4".into(),
         })
         .unwrap();

@@ -1,0 +1,119 @@
+//! The restrictions of a user kernel's tuning space, as Kernel Tuner's `restrictions`: each
+//! a comparison of two expressions over the tunable names (`local` and the declared
+//! defines), e.g. `"TILE * local <= 1024"`. A point is valid when every restriction holds.
+//!
+//! Each side is an [`Expr`] of the user kernels' evaluator; only the comparison is parsed
+//! here, at the first comparison operator outside parentheses.
+
+use super::expr::Expr;
+
+/// How the two sides of a restriction compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cmp {
+    Le,
+    Ge,
+    Lt,
+    Gt,
+    Eq,
+    Ne,
+}
+
+/// Longest first, so `<=` is not read as `<`.
+const OPERATORS: [(&str, Cmp); 6] = [
+    ("<=", Cmp::Le),
+    (">=", Cmp::Ge),
+    ("==", Cmp::Eq),
+    ("!=", Cmp::Ne),
+    ("<", Cmp::Lt),
+    (">", Cmp::Gt),
+];
+
+/// One parsed restriction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Restriction {
+    pub text: String,
+    left: Expr,
+    cmp: Cmp,
+    right: Expr,
+}
+
+impl Restriction {
+    /// Parses `text` over `names` (a name's slot is its position in `names`).
+    pub fn parse(text: &str, names: &[String]) -> Result<Restriction, String> {
+        let (at, op, cmp) = split_at_comparison(text).ok_or_else(|| {
+            format!("restriction '{text}' compares nothing: use <=, >=, <, >, == or !=")
+        })?;
+        let slot = |name: &str| names.iter().position(|n| n == name);
+        let side = |part: &str| {
+            Expr::parse(part.trim(), &slot)
+                .map_err(|e| format!("restriction '{text}': {e} (names: {})", names.join(", ")))
+        };
+        Ok(Restriction {
+            text: text.to_string(),
+            left: side(&text[..at])?,
+            cmp,
+            right: side(&text[at + op.len()..])?,
+        })
+    }
+
+    /// Whether the restriction holds with `values` as the names' values.
+    pub fn holds(&self, values: &[f64]) -> bool {
+        let (a, b) = (self.left.eval(values), self.right.eval(values));
+        match self.cmp {
+            Cmp::Le => a <= b,
+            Cmp::Ge => a >= b,
+            Cmp::Lt => a < b,
+            Cmp::Gt => a > b,
+            Cmp::Eq => a == b,
+            Cmp::Ne => a != b,
+        }
+    }
+}
+
+/// The byte offset and operator of the first comparison outside parentheses.
+fn split_at_comparison(text: &str) -> Option<(usize, &'static str, Cmp)> {
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => {
+                let rest = &text[i..];
+                if let Some((op, cmp)) = OPERATORS.iter().find(|(op, _)| rest.starts_with(op)) {
+                    return Some((i, op, *cmp));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        vec!["local".into(), "ITEMS".into()]
+    }
+
+    #[test]
+    fn a_restriction_compares_two_expressions_over_the_names() {
+        let r = Restriction::parse("ITEMS * local <= 1024", &names()).unwrap();
+        assert!(r.holds(&[256.0, 4.0]));
+        assert!(!r.holds(&[512.0, 4.0]));
+        let r = Restriction::parse("(local % ITEMS) == 0", &names()).unwrap();
+        assert!(r.holds(&[64.0, 4.0]) && !r.holds(&[66.0, 4.0]));
+    }
+
+    #[test]
+    fn a_restriction_without_comparison_or_with_an_unknown_name_is_refused() {
+        let e = Restriction::parse("ITEMS * local", &names()).unwrap_err();
+        assert!(e.contains("compares nothing"), "{e}");
+        let e = Restriction::parse("TILE < 4", &names()).unwrap_err();
+        assert!(
+            e.contains("TILE") && e.contains("names: local, ITEMS"),
+            "{e}"
+        );
+    }
+}
