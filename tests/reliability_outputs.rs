@@ -271,4 +271,3 @@ fn explain_refuses_an_export_it_would_ignore() {
         ));
     assert!(!Path::new("y.csv").exists());
 }
-
