@@ -120,7 +120,7 @@ pub const STEPS: &[Step] = &[
     study(
         "compiler",
         "Fang et al. Table V (FFT), Figs. 6-7 (FDTD unroll); flags",
-        50,
+        40,
         10,
     ),
     study(
@@ -143,7 +143,7 @@ pub const STEPS: &[Step] = &[
     study(
         "sweeps",
         "NVIDIA whitepaper, execution configuration",
-        34,
+        33,
         8,
     ),
     study("fill", "The fill article (local sizes, float4, 2D)", 31, 8),
