@@ -279,7 +279,7 @@ fn math_and_sgemm_verify_under_every_flag_set() {
             executed += 1;
         }
     }
-    assert_eq!(executed, 6 * 8);
+    assert_eq!(executed, 7 * 8);
 }
 
 #[test]

@@ -71,7 +71,8 @@ fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
     }
     let peaks = std::fs::read_to_string(out.join("peaks.md")).unwrap();
     assert!(peaks.contains("| flops/fma | OpenCL |"), "{peaks}");
-    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    // report.md opens with the answer; the runs' rows are in its appendix.
+    let report = std::fs::read_to_string(out.join("report-appendix.md")).unwrap();
     assert!(
         report.contains("listing6"),
         "the report holds the runs' rows"
@@ -247,9 +248,9 @@ fn harness() -> std::path::PathBuf {
 }
 
 #[test]
-fn harness_holds_at_most_15_studies_and_the_experiments_load_by_path() {
+fn harness_holds_at_most_16_studies_and_the_experiments_load_by_path() {
     assert!(
-        clvscu::study::BUILTIN.len() <= 15,
+        clvscu::study::BUILTIN.len() <= 16,
         "{} built-in studies",
         clvscu::study::BUILTIN.len()
     );
