@@ -117,9 +117,9 @@ pub struct CudaBackend {
 /// PTX loaded into `ctx` (the driver's JIT makes the machine code). A register cap is
 /// written into the PTX itself (`.maxnreg` on each entry, [`ptx_swap::cap_registers`]) so that
 /// the code still loads the way every CUDA program here loads, through `cuModuleLoadData`:
-/// the driver's linker, the only path that takes JIT options through cudarc, makes other
-/// machine code from the same PTX even with no option at all (seen on an H200: OpenCL's PTX
-/// of the blocked SGEMM became 167 registers loaded, 128 linked). An optimisation level (or
+/// the driver's linker, the only path that takes JIT options through cudarc, is another load
+/// path than the target's and may make other machine code from the same PTX. An
+/// optimisation level (or
 /// `linked`) still needs the linker, and says so in [`JitOptions::describe`]. Any thread may
 /// call it: the context is bound to the calling thread first.
 fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
