@@ -399,6 +399,41 @@ pub fn calibrate(
     Ok(out)
 }
 
+/// Each of `cases` on every backend, through the harness path and the plain loop as
+/// [`calibrate`] measures its own cases: a target's own launch sequence (its shape, wait and
+/// launches per wait) replayed as a plain program beside the harness (`explain`'s replay).
+pub fn measure_cases(
+    backends: &mut [&mut dyn Backend],
+    sources: &KernelSources,
+    cases: &[PlainLoop],
+    chunk: u32,
+) -> Result<Calibration, CalibrationError> {
+    let mut out = Calibration::default();
+    if cases.is_empty() {
+        return Ok(out);
+    }
+    warm_up(backends, sources)?;
+    for &case in cases {
+        let mut probes = Vec::new();
+        for b in backends.iter_mut() {
+            probes.push(Probe::build(&mut **b, sources, case.shape.local)?);
+        }
+        let measured = measure_case(backends, &probes, case, chunk);
+        for (b, p) in backends.iter_mut().zip(probes) {
+            p.release(&mut **b);
+        }
+        let samples = measured?;
+        let rows: Vec<CalibrationRow> = backends
+            .iter()
+            .zip(&samples)
+            .filter_map(|(b, s)| row_of(&**b, case, s))
+            .collect();
+        out.prs.extend(pr_of(&rows.iter().collect::<Vec<_>>()));
+        out.rows.extend(rows);
+    }
+    Ok(out)
+}
+
 /// Launches for a while on every backend before anything is timed, so that an idle GPU's
 /// clocks have ramped up for the first case as for the last.
 fn warm_up(

@@ -50,6 +50,7 @@ fn docs_findings_the_headline_chart_and_the_readme_block_are_current() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = findings::render_docs(&inputs(), tmp.path(), "docs/findings-pr.svg").unwrap();
     check_current(&repo().join("docs/findings.md"), docs.markdown.as_bytes());
+    check_current(&repo().join("docs/fair-gaps.md"), docs.gaps.as_bytes());
     let chart = fs::read(tmp.path().join("findings-pr.svg")).unwrap();
     check_current(&repo().join("docs/findings-pr.svg"), &chart);
     let readme = fs::read_to_string(repo().join("README.md")).unwrap();

@@ -606,6 +606,25 @@ impl Backend for FakeBackend {
         Ok(times)
     }
 
+    /// The scripted transfer without the harness's scripted overhead: what a plain program
+    /// would pay on this fake.
+    fn plain_transfers(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+        reps: u32,
+    ) -> Result<Vec<f64>> {
+        let harness = self.script.harness_overhead_seconds;
+        (0..reps)
+            .map(|_| {
+                self.move_floats(host, buffer, direction, len)?;
+                Ok(self.scripted_timing(len).wall.0 - harness)
+            })
+            .collect()
+    }
+
     fn calls(&self) -> CallCounts {
         self.calls
     }

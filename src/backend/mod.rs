@@ -456,6 +456,18 @@ pub trait Backend {
         args: &[Arg],
         plan: PlainLoop,
     ) -> Result<Vec<f64>>;
+    /// A plain program's copy loop: `reps` blocking copies of `len` floats between `host` and
+    /// `buffer` in `direction`, each on the host clock (seconds), with no event asked of the
+    /// driver (`clEnqueueWriteBuffer`/`ReadBuffer` blocking; `cuMemcpyHtoD`/`DtoH`): what the
+    /// harness's transfers are held against (`clvscu explain`'s replay).
+    fn plain_transfers(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+        reps: u32,
+    ) -> Result<Vec<f64>>;
     /// The driver calls made so far (see [`CallCounts`]).
     fn calls(&self) -> CallCounts;
 

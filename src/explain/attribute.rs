@@ -103,6 +103,12 @@ pub enum Cause {
     BetweenLaunches,
     /// Holding this compiler step on both sides closes the gap.
     CompilerStep(RungKind),
+    /// A plain program making the target's own driver calls shows the same PR, and the
+    /// harness's path beside it adds nothing that sets the APIs apart (`explain::replay`).
+    DriverCalls,
+    /// A plain program making the target's own driver calls is at parity: the harness's path
+    /// makes the gap (`explain::replay`).
+    HarnessPath,
 }
 
 impl Cause {
@@ -126,6 +132,12 @@ impl Cause {
                  second)"
                 .into(),
             Cause::CompilerStep(kind) => format!("compiler step: {}", kind.describe()),
+            Cause::DriverCalls => "runtime: the driver's own calls (a plain program replaying \
+                 the target's calls shows the same PR)"
+                .into(),
+            Cause::HarnessPath => "runtime: the harness's own path (a plain program replaying \
+                 the target's calls is at parity)"
+                .into(),
         }
     }
 
@@ -139,6 +151,8 @@ impl Cause {
             Cause::LaunchAndWait => "launch-and-wait".into(),
             Cause::BetweenLaunches => "between-launches".into(),
             Cause::CompilerStep(kind) => format!("compiler-step:{}", kind.name()),
+            Cause::DriverCalls => "runtime-driver-calls".into(),
+            Cause::HarnessPath => "runtime-harness-path".into(),
         }
     }
 }
@@ -228,6 +242,9 @@ pub struct TargetExplanation {
     pub machine_code: Option<String>,
     /// The fix offered and what it gives: the family's alternative on both sides, measured.
     pub fix: Option<String>,
+    /// The target's calls replayed as a plain program beside the harness, where it is the
+    /// runtime's own calls (`explain::replay`).
+    pub replay: Option<String>,
     /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
     /// step: the work-group limits and what the registers allow).
     pub shapes: Vec<SideShape>,
@@ -249,6 +266,11 @@ impl TargetExplanation {
     /// the largest measured machine-code difference is what the verdict names.
     pub fn verdict_text(&self) -> String {
         let words = self.verdict.describe();
+        let replayed = matches!(&self.verdict, Verdict::Explained(c)
+            if c.iter().all(|(c, _)| matches!(c, Cause::DriverCalls | Cause::HarnessPath)));
+        if let (Some(replay), true) = (&self.replay, replayed) {
+            return format!("{words}; {replay}");
+        }
         match (&self.machine_code, self.verified) {
             (Some(code), true) => format!("{words}; in the machine code: {code}"),
             (Some(code), false)
@@ -581,6 +603,7 @@ pub fn code_only(row: &PrRow) -> TargetExplanation {
         verdict: Verdict::CodeOnly,
         verified: false,
         machine_code: None,
+        replay: None,
         fix: None,
         shapes: Vec::new(),
     }
@@ -625,6 +648,7 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
         verdict,
         verified: false,
         machine_code: None,
+        replay: None,
         fix: fix_sentence(target, pr, prs, rows),
         shapes,
     }

@@ -127,6 +127,7 @@ pub fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>,
 }
 
 /// What one build left, for one code of one target.
+#[derive(Clone)]
 struct Taken {
     code: String,
     kernel: &'static str,
@@ -167,12 +168,25 @@ impl Taker<'_> {
 }
 
 /// How long the part reads code before it records the remaining targets as not read: the
-/// suite's explain step has a cap, and the verdicts are written after this part.
-pub const BUDGET_S: f64 = 60.0;
+/// suite's explain step has a cap, and the verdicts are written after this part. Targets that
+/// build a program read before take no time (see [`collect`]).
+pub const BUDGET_S: f64 = 75.0;
+
+/// What the part does for one target: read its codes, or give it those of an earlier
+/// target that builds the same programs.
+enum Plan<'t> {
+    Read(&'t Comparison, Vec<Taken>),
+    Same(&'t Comparison, String),
+}
 
 /// Builds every target's codes one at a time under the private cache `cache` and writes what
 /// each left (see the module docs), until [`BUDGET_S`] has passed; the targets after that get
-/// a row that says so. Runs in a process whose `CUDA_CACHE_PATH` is `cache`.
+/// a row that says so. A target whose programs (both sides', its register cap and its
+/// alternative) are those of a target read before gets that target's codes, with a source
+/// that names it: the same program text leaves the same image, and reading it again would only
+/// spend the budget. The builds go one at a time (each is told apart by what it adds to the
+/// cache); the images are then disassembled side by side. Runs in a process whose
+/// `CUDA_CACHE_PATH` is `cache`.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -181,35 +195,154 @@ pub fn collect(
     sides: &mut Sides,
     cache: &Path,
 ) -> Result<(), ExportError> {
+    let plans = build_all(targets, capped_rungs, sources, sides, cache);
     let tool = sass::find_cuobjdump();
-    let mut rows = Vec::new();
-    let mut classes = Vec::new();
-    let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
-    let start = std::time::Instant::now();
-    for t in targets {
-        let cap = capped_rungs.get(&t.id).copied();
-        let taken = if start.elapsed().as_secs_f64() > BUDGET_S {
-            vec![Taken {
-                code: "all".into(),
-                kernel: t.a.variant.kernel,
-                source: Err(format!("not read: the part's {BUDGET_S} s budget ran out")),
-            }]
-        } else {
-            build_codes(t, cap, sources, sides, cache, &mut seen)
-        };
-        for taken in taken {
-            let (row, counts) = record(out, t, taken, tool.as_deref())?;
-            classes.extend(counts.into_iter().map(|(class, count)| ClassRow {
-                target: t.id.clone(),
-                code: row.code.clone(),
-                class,
-                count,
-            }));
-            rows.push(row);
+    let jobs: Vec<(&Comparison, Taken)> = plans
+        .iter()
+        .flat_map(|p| match p {
+            Plan::Read(t, taken) => taken.iter().map(|k| (*t, k.clone())).collect(),
+            Plan::Same(..) => Vec::new(),
+        })
+        .collect();
+    let mut recorded = record_all(out, jobs, tool.as_deref()).into_iter();
+    let mut rows: Vec<MachineCodeRow> = Vec::new();
+    let mut classes: Vec<ClassRow> = Vec::new();
+    for plan in &plans {
+        match plan {
+            Plan::Read(t, taken) => {
+                for _ in taken {
+                    let Some(result) = recorded.next() else { break };
+                    let (row, counts) = result?;
+                    classes.extend(counts.into_iter().map(|(class, count)| ClassRow {
+                        target: t.id.clone(),
+                        code: row.code.clone(),
+                        class,
+                        count,
+                    }));
+                    rows.push(row);
+                }
+            }
+            Plan::Same(t, first) => {
+                let (r, c) = same_as(&rows, &classes, first, &t.id);
+                rows.extend(r);
+                classes.extend(c);
+            }
         }
     }
     write_rows(&out.join(MACHINE_CODE_CSV), &rows)?;
     write_rows(&out.join(CLASSES_CSV), &classes)
+}
+
+/// Every target's builds, in order, until [`BUDGET_S`] has passed (see [`collect`]).
+fn build_all<'t>(
+    targets: &'t [Comparison],
+    capped_rungs: &BTreeMap<String, u32>,
+    sources: &KernelSources,
+    sides: &mut Sides,
+    cache: &Path,
+) -> Vec<Plan<'t>> {
+    let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    // Program key to the first target read with it.
+    let mut read_as: BTreeMap<String, String> = BTreeMap::new();
+    let start = std::time::Instant::now();
+    let mut plans = Vec::new();
+    for t in targets {
+        let cap = capped_rungs.get(&t.id).copied();
+        let key = programs_key(t, cap, sides);
+        if let Some(first) = key.as_ref().and_then(|k| read_as.get(k)) {
+            plans.push(Plan::Same(t, first.clone()));
+            continue;
+        }
+        let not_read = |code: &str, why: String| Taken {
+            code: code.into(),
+            kernel: t.a.variant.kernel,
+            source: Err(why),
+        };
+        let taken = if key.is_none() {
+            vec![not_read("none", NO_KERNEL.into())]
+        } else if start.elapsed().as_secs_f64() > BUDGET_S {
+            let why = format!("not read: the part's {BUDGET_S} s budget ran out");
+            vec![not_read("all", why)]
+        } else {
+            build_codes(t, cap, sources, sides, cache, &mut seen)
+        };
+        if let Some(k) = key.filter(|_| taken.iter().any(|t| t.source.is_ok())) {
+            read_as.insert(k, t.id.clone());
+        }
+        plans.push(Plan::Read(t, taken));
+    }
+    plans
+}
+
+type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
+
+/// [`record`] of every job, in order, on a few threads: each job waits on `cuobjdump`.
+fn record_all(out: &Path, jobs: Vec<(&Comparison, Taken)>, tool: Option<&Path>) -> Vec<Recorded> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let per = jobs.len().div_ceil(threads).max(1);
+    let mut chunks: Vec<Vec<(&Comparison, Taken)>> = Vec::new();
+    let mut jobs = jobs.into_iter().peekable();
+    while jobs.peek().is_some() {
+        chunks.push(jobs.by_ref().take(per).collect());
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .into_iter()
+                        .map(|(t, taken)| record(out, t, taken, tool))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
+}
+
+/// The source of a target with no kernel: nothing is compiled for it.
+pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls";
+
+/// What decides every code of `t`: each side's program, the register cap and the alternative;
+/// `None` for a target with no kernel.
+fn programs_key(t: &Comparison, cap: Option<u32>, sides: &mut Sides) -> Option<String> {
+    let mut key = format!("cap {cap:?} alternative {:?}", t.a.variant.alternative);
+    for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
+        let settings = if b.api() == Api::Cuda { &t.b } else { &t.a };
+        key.push_str(&crate::session::program_key(b.as_mut(), settings.clone())?);
+    }
+    Some(key)
+}
+
+/// The rows and classes of `first`, given again as `target`'s, each naming where it came from.
+fn same_as(
+    rows: &[MachineCodeRow],
+    classes: &[ClassRow],
+    first: &str,
+    target: &str,
+) -> (Vec<MachineCodeRow>, Vec<ClassRow>) {
+    let rows = rows
+        .iter()
+        .filter(|r| r.target == first)
+        .map(|r| MachineCodeRow {
+            target: target.to_string(),
+            source: format!("{} (the program of {first})", r.source),
+            ..r.clone()
+        })
+        .collect();
+    let classes = classes
+        .iter()
+        .filter(|c| c.target == first)
+        .map(|c| ClassRow {
+            target: target.to_string(),
+            ..c.clone()
+        })
+        .collect();
+    (rows, classes)
 }
 
 /// The program text of a build as a key: builds of the same text leave one image.

@@ -31,6 +31,7 @@ pub mod machine_code;
 pub mod output;
 pub mod profile;
 pub mod ptx;
+pub mod replay;
 pub mod run;
 pub mod verify;
 

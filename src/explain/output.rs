@@ -76,6 +76,10 @@ pub struct VerdictRow {
     /// the family declares none.
     #[serde(default)]
     pub fix: String,
+    /// The target's calls replayed as a plain program beside the harness (empty where it is
+    /// not the runtime's own calls).
+    #[serde(default)]
+    pub replay: String,
 }
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -130,6 +134,7 @@ pub fn verdict_rows(all: &[TargetExplanation]) -> Vec<VerdictRow> {
                 verified: t.verified,
                 machine_code: t.machine_code.clone().unwrap_or_default(),
                 fix: t.fix.clone().unwrap_or_default(),
+                replay: t.replay.clone().unwrap_or_default(),
             }
         })
         .collect()
@@ -327,6 +332,9 @@ pub fn markdown(
         );
         if let Some(fix) = &t.fix {
             let _ = writeln!(md, "**The fix offered:** {fix}.\n");
+        }
+        if let Some(replay) = &t.replay {
+            let _ = writeln!(md, "**Replayed as a plain program:** {replay}.\n");
         }
         match &t.machine_code {
             Some(text) => {

@@ -282,6 +282,7 @@ pub fn explanations_of(
         explanations.extend(gaps.iter().map(super::attribute::code_only));
     }
     super::verify::annotate(&mut explanations, &super::machine_code::read(out)?);
+    super::replay::annotate(&mut explanations, &super::replay::read(out)?);
     Ok((explanations, rows))
 }
 

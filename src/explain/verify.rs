@@ -147,6 +147,7 @@ mod tests {
             verified: false,
             machine_code: None,
             fix: None,
+            replay: None,
             shapes: Vec::new(),
         }
     }

@@ -2,8 +2,7 @@
 //! GPU, found among the explain folders of the same tree. Never a guess from names: a gap
 //! explain has not been run on says so, with the command that would explain it.
 //!
-//! Used by the report's "why" column and by `fair-gaps.md` (`report --findings`,
-//! `findings::fair_gaps`).
+//! Used by the report's "why" column.
 
 use std::path::{Path, PathBuf};
 

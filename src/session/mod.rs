@@ -267,6 +267,33 @@ pub fn program_text_of(
     Ok(plan.backend.program_text(program)?)
 }
 
+/// The launch shape a run of `settings` on `backend` uses (its default groups resolved on
+/// the device).
+pub fn launch_shape(backend: &mut dyn Backend, settings: Resolved) -> crate::backend::LaunchShape {
+    side_plan(Side::A, backend, settings).shape
+}
+
+/// What decides the program a run of `settings` builds on `backend`: its kernel file, kernel,
+/// defines, flags and JIT options, as one text (`None` for a target with no kernel). Two
+/// settings with one key build the same program, so its machine code is read once.
+pub fn program_key(backend: &mut dyn Backend, settings: Resolved) -> Option<String> {
+    let plan = side_plan(Side::A, backend, settings);
+    let s = &plan.settings;
+    if s.variant.kernel.is_empty() {
+        return None;
+    }
+    let file = s.family.family().kernel_file();
+    let c = &plan.config;
+    Some(format!(
+        "{:?} {file} {} {:?} {:?} {:?}",
+        plan.backend.api(),
+        s.variant.kernel,
+        c.all_defines(),
+        c.flags,
+        c.jit
+    ))
+}
+
 /// Builds `settings` on `backend` exactly as a run builds it (running `program`, a compiler's
 /// text, where given), runs it once and checks it: the one run a profiler watches. `Ok(false)`
 /// when the result does not verify.

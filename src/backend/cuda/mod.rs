@@ -668,6 +668,23 @@ impl Backend for CudaBackend {
         )
     }
 
+    fn plain_transfers(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+        reps: u32,
+    ) -> Result<Vec<f64>> {
+        let mut h = self.hosts.take(host)?;
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+        let result = self.buffers.get(buffer).and_then(|d| {
+            transfer::copy_loop(&self.stream, &mut h, d, direction, len, reps)
+        });
+        self.hosts.put_back(host, h);
+        result
+    }
+
     fn calls(&self) -> CallCounts {
         self.calls.get()
     }

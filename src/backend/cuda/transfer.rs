@@ -69,3 +69,42 @@ pub(super) fn enqueue(
     }
     .map_err(|e| BackendError::driver(API, "cuMemcpyHtoDAsync/DtoHAsync", format!("{e:?}")))
 }
+
+/// The plain copy loop of [`crate::backend::Backend::plain_transfers`]: `reps` synchronous
+/// copies (`cuMemcpyHtoD` / `cuMemcpyDtoH`, as a plain program writes them), the host clock
+/// around each.
+pub(super) fn copy_loop(
+    stream: &Arc<CudaStream>,
+    host: &mut HostBuf,
+    device: &CudaSlice<f32>,
+    direction: Direction,
+    len: usize,
+    reps: u32,
+) -> Result<Vec<f64>> {
+    let data = host.data()?;
+    if len > data.len() || len > device.len() {
+        return Err(BackendError::InvalidHandle(format!(
+            "transfer of {len} floats between buffers of {} (host) and {} (device)",
+            data.len(),
+            device.len()
+        )));
+    }
+    let (ptr, _sync) = device.device_ptr(stream);
+    let fail = |e: result::DriverError| {
+        BackendError::driver(API, "cuMemcpyHtoD/DtoH (plain copy)", format!("{e:?}"))
+    };
+    let mut times = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        let t0 = std::time::Instant::now();
+        // SAFETY: both ranges hold `len` floats, and the copy is complete when it returns.
+        unsafe {
+            match direction {
+                Direction::H2d => result::memcpy_htod_sync(ptr, &data[..len]),
+                Direction::D2h => result::memcpy_dtoh_sync(&mut data[..len], ptr),
+            }
+        }
+        .map_err(fail)?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    Ok(times)
+}

@@ -624,6 +624,26 @@ impl Backend for OpenClBackend {
         plain::launch_loop(&self.plain_queue, k, plan, flag)
     }
 
+    fn plain_transfers(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+        reps: u32,
+    ) -> Result<Vec<f64>> {
+        self.alive()?;
+        let mem = self.buffers.get(buffer)?.get();
+        let data = self.hosts.get_mut(host)?.data();
+        if len > data.len() {
+            return Err(BackendError::InvalidHandle(format!(
+                "transfer of {len} floats from a host buffer of {}",
+                data.len()
+            )));
+        }
+        plain::copy_loop(&self.plain_queue, mem, direction, &mut data[..len], reps)
+    }
+
     fn calls(&self) -> CallCounts {
         self.calls.get()
     }

@@ -15,7 +15,7 @@ use opencl3::event::{Event, CL_COMPLETE};
 use opencl3::kernel::Kernel;
 use opencl3::types::{cl_event, cl_int, cl_uint};
 
-use super::super::{BackendError, LaunchShape, PlainLoop, Result, WaitMode};
+use super::super::{BackendError, Direction, LaunchShape, PlainLoop, Result, WaitMode};
 use super::API;
 
 /// Whether an enqueue asks the driver for an event.
@@ -201,4 +201,33 @@ pub(super) unsafe fn blocking_copy(
         return Err(status);
     }
     Ok(())
+}
+
+/// The plain copy loop of [`crate::backend::Backend::plain_transfers`] on `queue`: `reps`
+/// blocking copies of `data` to or from `buffer`, no event asked; the host clock around each.
+pub(super) fn copy_loop(
+    queue: &CommandQueue,
+    buffer: opencl3::types::cl_mem,
+    direction: Direction,
+    data: &mut [f32],
+    reps: u32,
+) -> Result<Vec<f64>> {
+    let to_device = direction == Direction::H2d;
+    let bytes = std::mem::size_of_val(data);
+    let host: *mut std::ffi::c_void = data.as_mut_ptr().cast();
+    let mut times = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        let t0 = Instant::now();
+        // SAFETY: `data` holds `bytes` bytes and outlives the blocking call; the caller checked
+        // that the buffer holds as many.
+        unsafe { blocking_copy(queue, buffer, to_device, host, bytes) }.map_err(|s| {
+            BackendError::driver(
+                API,
+                "clEnqueueWriteBuffer/ReadBuffer (plain copy)",
+                status_text(s),
+            )
+        })?;
+        times.push(t0.elapsed().as_secs_f64());
+    }
+    Ok(times)
 }

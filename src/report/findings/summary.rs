@@ -90,7 +90,7 @@ pub fn summary(s: &SuiteFolder) -> Summary {
             .collect(),
         slower_line,
         causes: shares(&verified),
-        explained_line: explained_line(s, verified.len()),
+        explained_line: explained_line(s),
         fixes: s
             .verdicts
             .iter()
@@ -154,7 +154,7 @@ fn shares(verified: &[&VerdictRow]) -> Vec<CauseShare> {
         .collect()
 }
 
-fn explained_line(s: &SuiteFolder, verified: usize) -> String {
+fn explained_line(s: &SuiteFolder) -> String {
     if s.verdicts.is_empty() {
         let why = match s.step("explain") {
             Some(r) if !r.note.is_empty() => {
@@ -165,18 +165,5 @@ fn explained_line(s: &SuiteFolder, verified: usize) -> String {
         };
         return format!("explain gave no verdict ({why}).");
     }
-    let code_only = s
-        .verdicts
-        .iter()
-        .filter(|v| !v.verified && !v.machine_code.is_empty())
-        .count();
-    let n = s.verdicts.len();
-    let covered = verified + code_only;
-    format!(
-        "explain gave {n} verdicts: {verified} name a cause proven by a rung whose control held; \
-         {code_only} more carry only the largest measured machine-code difference; {} neither \
-         ({:.0}% with a proven cause or a machine-code difference).",
-        n - covered,
-        100.0 * covered as f64 / n as f64
-    )
+    super::gaps::coverage_line(&super::gaps::fair_gaps(s))
 }

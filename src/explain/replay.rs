@@ -1,0 +1,433 @@
+//! Runtime targets replayed as plain programs. A target timed on the host clock whose work is
+//! the runtime's own calls (launches of the empty kernel, host transfers) is replayed in the
+//! explain process: its calls through the harness's path and through a plain loop of the
+//! API's raw calls, turn about, on each API. Its verdict then rests on what a plain program
+//! pays, never on the harness's path alone: the gap is the driver's when the replay gives the
+//! target's PR and the plain loop agrees with the harness, the harness's own when the plain
+//! loop is at parity and the harness is not.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::attribute::{Cause, TargetExplanation, Verdict};
+use crate::backend::{Api, Backend, BackendError, Direction, HostMemory, PlainLoop, TimerKind};
+use crate::calibrate::{measure_cases, CalibrationError, CalibrationRow};
+use crate::export::csv::{read_rows, write_rows};
+use crate::export::ExportError;
+use crate::families::id::FamilyId;
+use crate::kernels::KernelSources;
+use crate::session::run::Sides;
+use crate::stats;
+use crate::study::Comparison;
+
+pub const REPLAY_CSV: &str = "replay.csv";
+/// How far the replay's PRs may lie apart (the harness's against the target's, the plain
+/// loop's against the harness's) and still be called the same: the calibration's own limit.
+pub const AGREE_WITHIN: f64 = crate::calibrate::PR_WITHIN;
+const PARITY: (f64, f64) = (0.98, 1.02);
+
+/// One API's replay of one target: what one step costs through the harness and as a plain
+/// program makes its calls, in the same process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReplayRow {
+    pub target: String,
+    pub api: String,
+    /// The driver calls of one replayed step, as the plain loop makes them.
+    pub calls: String,
+    pub reps: usize,
+    /// Median microseconds per step: launch (with its share of the wait) or copy.
+    pub harness_us: f64,
+    pub plain_us: f64,
+    pub plain_ci_lo_us: f64,
+    pub plain_ci_hi_us: f64,
+}
+
+/// What a target's step is, as a plain program makes it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Replay {
+    Launch(PlainLoop),
+    Copy {
+        direction: Direction,
+        memory: HostMemory,
+        len: usize,
+    },
+}
+
+/// The replay of `t`, where its work is the runtime's own calls on the host clock.
+fn replay_of(t: &Comparison, backend: &mut dyn Backend) -> Option<Replay> {
+    let (a, b) = (&t.a, &t.b);
+    let host_timed = a.timer == TimerKind::WallClock && b.timer == TimerKind::WallClock;
+    if !host_timed || a.wait != b.wait {
+        return None;
+    }
+    match a.variant.family {
+        FamilyId::Launch => {
+            let batch = if a.variant.name == "back-to-back" {
+                u32::try_from(a.size.rows).ok()?
+            } else {
+                1
+            };
+            Some(Replay::Launch(PlainLoop {
+                shape: crate::session::launch_shape(backend, a.clone()),
+                wait: a.wait,
+                batch,
+                reps: if batch > 1 { 20 } else { 200 },
+                flag_copies: false,
+            }))
+        }
+        FamilyId::Transfer if a.variant.kernel.is_empty() => {
+            let (direction, memory) = match a.variant.name {
+                "h2d-pageable" => (Direction::H2d, HostMemory::Pageable),
+                "h2d-pinned" => (Direction::H2d, HostMemory::Pinned),
+                "d2h-pageable" => (Direction::D2h, HostMemory::Pageable),
+                "d2h-pinned" => (Direction::D2h, HostMemory::Pinned),
+                _ => return None,
+            };
+            Some(Replay::Copy {
+                direction,
+                memory,
+                len: usize::try_from(a.size.rows).ok()?,
+            })
+        }
+        _ => None,
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error(transparent)]
+    Calibration(#[from] CalibrationError),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
+    #[error(transparent)]
+    Export(#[from] ExportError),
+}
+
+/// Replays every target that is the runtime's own calls and writes `replay.csv` into `out`;
+/// the others are left out.
+pub fn collect(
+    targets: &[Comparison],
+    sources: &KernelSources,
+    sides: &mut Sides,
+    out: &Path,
+) -> Result<Vec<ReplayRow>, ReplayError> {
+    let replays: Vec<(&Comparison, Replay)> = targets
+        .iter()
+        .filter_map(|t| Some((t, replay_of(t, sides.a.as_mut())?)))
+        .collect();
+    let mut rows = launch_rows(&replays, sources, sides)?;
+    for (t, replay) in &replays {
+        if let Replay::Copy {
+            direction,
+            memory,
+            len,
+        } = *replay
+        {
+            for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
+                rows.push(copy_row(t, b.as_mut(), direction, memory, len)?);
+            }
+        }
+    }
+    write_rows(&out.join(REPLAY_CSV), &rows)?;
+    Ok(rows)
+}
+
+/// The launch targets' cases, each measured once (targets may share one), through the
+/// calibration's harness-and-plain-loop turns.
+fn launch_rows(
+    replays: &[(&Comparison, Replay)],
+    sources: &KernelSources,
+    sides: &mut Sides,
+) -> Result<Vec<ReplayRow>, ReplayError> {
+    let mut cases: Vec<PlainLoop> = Vec::new();
+    for (_, r) in replays {
+        if let Replay::Launch(case) = r {
+            if !cases.contains(case) {
+                cases.push(*case);
+            }
+        }
+    }
+    let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
+    if let Some(b) = sides.b.as_mut() {
+        backends.push(b.as_mut());
+    }
+    let measured = measure_cases(&mut backends, sources, &cases, 25)?;
+    let mut rows = Vec::new();
+    for (t, r) in replays {
+        let Replay::Launch(case) = r else { continue };
+        rows.extend(
+            measured
+                .rows
+                .iter()
+                .filter(|c| is_case(c, case))
+                .map(|c| launch_row(&t.id, c)),
+        );
+    }
+    Ok(rows)
+}
+
+fn is_case(row: &CalibrationRow, case: &PlainLoop) -> bool {
+    row.shape == case.shape.describe() && row.batch == case.batch && row.wait == case.wait.label()
+}
+
+fn launch_row(target: &str, c: &CalibrationRow) -> ReplayRow {
+    let launches = if c.batch > 1 {
+        format!("{} launches", c.batch)
+    } else {
+        "1 launch".into()
+    };
+    let launch_call = if c.api == Api::Cuda.label() {
+        "cuLaunchKernel"
+    } else {
+        "clEnqueueNDRangeKernel"
+    };
+    ReplayRow {
+        target: target.to_string(),
+        api: c.api.clone(),
+        calls: format!("{launches} ({launch_call}) of {}, then {}", c.shape, c.wait_calls),
+        reps: c.reps,
+        harness_us: c.harness_us,
+        plain_us: c.plain_us,
+        plain_ci_lo_us: c.plain_ci_lo_us,
+        plain_ci_hi_us: c.plain_ci_hi_us,
+    }
+}
+
+/// How long one API's copy replay takes turns at most, and the fewest copies per path.
+const COPY_BUDGET: Duration = Duration::from_millis(400);
+const COPY_MIN_REPS: usize = 5;
+const COPY_MAX_REPS: usize = 100;
+
+/// One API's copies of one target through the harness and as plain blocking copies, in turns
+/// of five (the first of each path untimed).
+fn copy_row(
+    t: &Comparison,
+    backend: &mut dyn Backend,
+    direction: Direction,
+    memory: HostMemory,
+    len: usize,
+) -> Result<ReplayRow, ReplayError> {
+    backend.set_timer(TimerKind::WallClock)?;
+    backend.set_wait_mode(t.a.wait)?;
+    let host = backend.alloc_host(len, memory)?;
+    let device = match backend.alloc(len) {
+        Ok(d) => d,
+        Err(e) => {
+            let _ = backend.free_host(host);
+            return Err(e.into());
+        }
+    };
+    let samples = copy_turns(backend, (host, device), direction, len);
+    let _ = backend.free(device);
+    let _ = backend.free_host(host);
+    let (harness, plain) = samples?;
+    let h = stats::summarize(&harness, 2000, 1);
+    let p = stats::summarize(&plain, 2000, 2);
+    let (Some(h), Some(p)) = (h, p) else {
+        return Err(ReplayError::Backend(BackendError::InvalidHandle(
+            "no copy was timed".into(),
+        )));
+    };
+    let api = backend.api();
+    let call = match (api, direction) {
+        (Api::Cuda, Direction::H2d) => "cuMemcpyHtoD",
+        (Api::Cuda, Direction::D2h) => "cuMemcpyDtoH",
+        (_, Direction::H2d) => "clEnqueueWriteBuffer (blocking)",
+        (_, Direction::D2h) => "clEnqueueReadBuffer (blocking)",
+    };
+    Ok(ReplayRow {
+        target: t.id.clone(),
+        api: api.label().into(),
+        calls: format!("1 {call} of {} bytes, {} host memory", len * 4, memory),
+        reps: plain.len(),
+        harness_us: h.median * 1e6,
+        plain_us: p.median * 1e6,
+        plain_ci_lo_us: p.ci_lo * 1e6,
+        plain_ci_hi_us: p.ci_hi * 1e6,
+    })
+}
+
+type CopyPair = (crate::backend::HostBufferId, crate::backend::BufferId);
+
+fn copy_turns(
+    backend: &mut dyn Backend,
+    (host, device): CopyPair,
+    direction: Direction,
+    len: usize,
+) -> Result<(Vec<f64>, Vec<f64>), BackendError> {
+    const TURN: u32 = 5;
+    let (mut harness, mut plain) = (Vec::new(), Vec::new());
+    let started = Instant::now();
+    while plain.len() < COPY_MAX_REPS
+        && (plain.len() < COPY_MIN_REPS || started.elapsed() < COPY_BUDGET)
+    {
+        for rep in 0..=TURN {
+            let t = backend.transfer(host, device, direction, len)?;
+            if rep > 0 {
+                harness.push(t.wall.0);
+            }
+        }
+        let times = backend.plain_transfers(host, device, direction, len, TURN + 1)?;
+        plain.extend(times.into_iter().skip(1));
+    }
+    Ok((harness, plain))
+}
+
+/// The replay rows written beside an explain folder's rungs (none where it has no file).
+pub fn read(out: &Path) -> Result<Vec<ReplayRow>, ExportError> {
+    let file = out.join(REPLAY_CSV);
+    if !file.is_file() {
+        return Ok(Vec::new());
+    }
+    read_rows(&file)
+}
+
+/// What one target's replay says: both APIs' rows and the PRs they give.
+struct Replayed<'r> {
+    opencl: &'r ReplayRow,
+    cuda: &'r ReplayRow,
+}
+
+impl Replayed<'_> {
+    /// perf(OpenCL) / perf(CUDA) of a step: time CUDA / time OpenCL.
+    fn pr_plain(&self) -> f64 {
+        self.cuda.plain_us / self.opencl.plain_us
+    }
+    fn pr_harness(&self) -> f64 {
+        self.cuda.harness_us / self.opencl.harness_us
+    }
+
+    fn sentence(&self) -> String {
+        let side = |r: &ReplayRow| {
+            format!(
+                "{} {:.2} µs as a plain program ({}), {:.2} µs through the harness ({:+.2} µs \
+                 of its own)",
+                r.api,
+                r.plain_us,
+                r.calls,
+                r.harness_us,
+                r.harness_us - r.plain_us
+            )
+        };
+        format!(
+            "replayed in one process: {}; {}: plain PR {:.3}, the harness's PR {:.3}",
+            side(self.opencl),
+            side(self.cuda),
+            self.pr_plain(),
+            self.pr_harness()
+        )
+    }
+}
+
+/// The cause a replay proves for a target with PR `pr`, if any: the driver's calls when the
+/// harness's replay reproduces the target and the plain loop agrees with it; the harness's
+/// own path when the replay reproduces the target and the plain loop is at parity.
+fn proven(r: &Replayed, pr: f64) -> Option<Cause> {
+    let reproduces = (r.pr_harness() - pr).abs() <= AGREE_WITHIN;
+    if !reproduces {
+        return None;
+    }
+    let plain = r.pr_plain();
+    if (plain - r.pr_harness()).abs() <= AGREE_WITHIN {
+        Some(Cause::DriverCalls)
+    } else if (PARITY.0..=PARITY.1).contains(&plain) {
+        Some(Cause::HarnessPath)
+    } else {
+        None
+    }
+}
+
+/// Adds each replayed target's replay to its verdict: a cause the replay proves becomes the
+/// verdict of a target no rung explained (or one whose runtime cause it confirms), verified;
+/// otherwise the replay is a sentence beside the verdict.
+pub fn annotate(explanations: &mut [TargetExplanation], rows: &[ReplayRow]) {
+    for t in explanations.iter_mut() {
+        let side = |api: Api| {
+            rows.iter()
+                .find(|r| r.target == t.target && r.api == api.label())
+        };
+        let (Some(opencl), Some(cuda)) = (side(Api::OpenCl), side(Api::Cuda)) else {
+            continue;
+        };
+        let r = Replayed { opencl, cuda };
+        let Some(pr) = t.pr.map(|p| p.value) else {
+            continue;
+        };
+        let sentence = r.sentence();
+        match proven(&r, pr) {
+            Some(cause) if runtime_or_open(&t.verdict) => {
+                t.verdict = Verdict::Explained(vec![(cause, 1.0)]);
+                t.verified = true;
+                t.replay = Some(sentence);
+            }
+            _ => {
+                t.replay = Some(format!(
+                    "{sentence}; it proves no cause: the harness's replay misses the target's \
+                     PR {pr:.3} by more than {AGREE_WITHIN}, or the plain loop is neither at \
+                     the harness's PR nor at parity"
+                ));
+            }
+        }
+    }
+}
+
+/// Whether a verdict leaves the cause open or names a runtime cause a replay can prove.
+fn runtime_or_open(v: &Verdict) -> bool {
+    match v {
+        Verdict::CodeOnly | Verdict::Unexplained { .. } => true,
+        Verdict::Explained(causes) => causes
+            .iter()
+            .all(|(c, _)| matches!(c, Cause::Runtime | Cause::LaunchAndWait)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(api: Api, harness_us: f64, plain_us: f64) -> ReplayRow {
+        ReplayRow {
+            target: "launch/1x1-spin".into(),
+            api: api.label().into(),
+            calls: "1 launch".into(),
+            reps: 200,
+            harness_us,
+            plain_us,
+            plain_ci_lo_us: plain_us,
+            plain_ci_hi_us: plain_us,
+        }
+    }
+
+    #[test]
+    fn a_replay_that_reproduces_the_gap_in_the_plain_loop_proves_the_drivers_calls() {
+        let (cl, cu) = (row(Api::OpenCl, 12.5, 12.2), row(Api::Cuda, 9.3, 9.3));
+        let r = Replayed {
+            opencl: &cl,
+            cuda: &cu,
+        };
+        assert_eq!(proven(&r, 0.77), Some(Cause::DriverCalls));
+    }
+
+    #[test]
+    fn a_plain_loop_at_parity_puts_the_gap_on_the_harness() {
+        let (cl, cu) = (row(Api::OpenCl, 12.5, 9.3), row(Api::Cuda, 9.3, 9.3));
+        let r = Replayed {
+            opencl: &cl,
+            cuda: &cu,
+        };
+        assert_eq!(proven(&r, 0.75), Some(Cause::HarnessPath));
+    }
+
+    #[test]
+    fn a_replay_that_misses_the_targets_pr_proves_nothing() {
+        let (cl, cu) = (row(Api::OpenCl, 9.3, 9.3), row(Api::Cuda, 9.3, 9.3));
+        let r = Replayed {
+            opencl: &cl,
+            cuda: &cu,
+        };
+        assert_eq!(proven(&r, 0.75), None);
+    }
+}
