@@ -413,16 +413,34 @@ pub fn measure_cases(
         return Ok(out);
     }
     warm_up(backends, sources)?;
+    // One probe per work-group size on each backend, built once: the cases share them.
+    let mut probes: Vec<(u32, Vec<Probe>)> = Vec::new();
+    let mut result = Ok(());
     for &case in cases {
-        let mut probes = Vec::new();
-        for b in backends.iter_mut() {
-            probes.push(Probe::build(&mut **b, sources, case.shape.local)?);
+        let local = case.shape.local;
+        if !probes.iter().any(|(l, _)| *l == local) {
+            let mut built = Vec::new();
+            for b in backends.iter_mut() {
+                match Probe::build(&mut **b, sources, local) {
+                    Ok(p) => built.push(p),
+                    Err(e) => result = Err(e),
+                }
+            }
+            probes.push((local, built));
         }
-        let measured = measure_case(backends, &probes, case, chunk);
-        for (b, p) in backends.iter_mut().zip(probes) {
-            p.release(&mut **b);
+        if result.is_err() {
+            break;
         }
-        let samples = measured?;
+        let Some((_, these)) = probes.iter().find(|(l, _)| *l == local) else {
+            continue;
+        };
+        let samples = match measure_case(backends, these, case, chunk) {
+            Ok(s) => s,
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
+        };
         let rows: Vec<CalibrationRow> = backends
             .iter()
             .zip(&samples)
@@ -431,6 +449,12 @@ pub fn measure_cases(
         out.prs.extend(pr_of(&rows.iter().collect::<Vec<_>>()));
         out.rows.extend(rows);
     }
+    for (_, built) in probes {
+        for (b, p) in backends.iter_mut().zip(built) {
+            p.release(&mut **b);
+        }
+    }
+    result?;
     Ok(out)
 }
 

@@ -35,8 +35,16 @@ size = "64x64"
 
 fn sides(opencl: FakeScript, cuda: FakeScript) -> Sides {
     Sides {
-        a: Box::new(FakeBackend::new(Api::OpenCl, opencl, clvscu::families::emulator())),
-        b: Some(Box::new(FakeBackend::new(Api::Cuda, cuda, clvscu::families::emulator()))),
+        a: Box::new(FakeBackend::new(
+            Api::OpenCl,
+            opencl,
+            clvscu::families::emulator(),
+        )),
+        b: Some(Box::new(FakeBackend::new(
+            Api::Cuda,
+            cuda,
+            clvscu::families::emulator(),
+        ))),
     }
 }
 

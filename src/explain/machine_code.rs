@@ -170,7 +170,7 @@ impl Taker<'_> {
 /// How long the part reads code before it records the remaining targets as not read: the
 /// suite's explain step has a cap, and the verdicts are written after this part. Targets that
 /// build a program read before take no time (see [`collect`]).
-pub const BUDGET_S: f64 = 75.0;
+pub const BUDGET_S: f64 = 50.0;
 
 /// What the part does for one target: read its codes, or give it those of an earlier
 /// target that builds the same programs.

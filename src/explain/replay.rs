@@ -186,7 +186,10 @@ fn launch_row(target: &str, c: &CalibrationRow) -> ReplayRow {
     ReplayRow {
         target: target.to_string(),
         api: c.api.clone(),
-        calls: format!("{launches} ({launch_call}) of {}, then {}", c.shape, c.wait_calls),
+        calls: format!(
+            "{launches} ({launch_call}) of {}, then {}",
+            c.shape, c.wait_calls
+        ),
         reps: c.reps,
         harness_us: c.harness_us,
         plain_us: c.plain_us,
@@ -196,12 +199,12 @@ fn launch_row(target: &str, c: &CalibrationRow) -> ReplayRow {
 }
 
 /// How long one API's copy replay takes turns at most, and the fewest copies per path.
-const COPY_BUDGET: Duration = Duration::from_millis(400);
-const COPY_MIN_REPS: usize = 5;
+const COPY_BUDGET: Duration = Duration::from_millis(200);
+const COPY_MIN_REPS: usize = 3;
 const COPY_MAX_REPS: usize = 100;
 
 /// One API's copies of one target through the harness and as plain blocking copies, in turns
-/// of five (the first of each path untimed).
+/// of three (the first of each path untimed).
 fn copy_row(
     t: &Comparison,
     backend: &mut dyn Backend,
@@ -257,7 +260,7 @@ fn copy_turns(
     direction: Direction,
     len: usize,
 ) -> Result<(Vec<f64>, Vec<f64>), BackendError> {
-    const TURN: u32 = 5;
+    const TURN: u32 = 3;
     let (mut harness, mut plain) = (Vec::new(), Vec::new());
     let started = Instant::now();
     while plain.len() < COPY_MAX_REPS

@@ -94,6 +94,7 @@ const LATER_COLUMNS: &[&str] = &[
     "registers",
     "spill_bytes",
     "shared_bytes",
+    "replay",
 ];
 
 /// Which headers a reader accepts.

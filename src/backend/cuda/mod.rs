@@ -678,9 +678,10 @@ impl Backend for CudaBackend {
     ) -> Result<Vec<f64>> {
         let mut h = self.hosts.take(host)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        let result = self.buffers.get(buffer).and_then(|d| {
-            transfer::copy_loop(&self.stream, &mut h, d, direction, len, reps)
-        });
+        let result = self
+            .buffers
+            .get(buffer)
+            .and_then(|d| transfer::copy_loop(&self.stream, &mut h, d, direction, len, reps));
         self.hosts.put_back(host, h);
         result
     }

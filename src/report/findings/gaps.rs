@@ -38,7 +38,10 @@ pub fn fair_gaps(s: &SuiteFolder) -> Vec<Gap<'_>> {
         for row in run.prs() {
             let pair = row.api_a == Api::OpenCl && row.api_b == Api::Cuda;
             let inside = (BAND.0..=BAND.1).contains(&row.pr);
-            if !row.fair || !pair || inside || gaps.iter().any(|g| g.row.comparison == row.comparison)
+            if !row.fair
+                || !pair
+                || inside
+                || gaps.iter().any(|g| g.row.comparison == row.comparison)
             {
                 continue;
             }
