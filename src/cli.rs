@@ -277,6 +277,15 @@ pub struct ExplainArgs {
     /// (repeatable).
     #[arg(long, value_name = "DIR", conflicts_with = "from")]
     pub machine_code_for: Vec<PathBuf>,
+    /// With a run folder as TARGET: run the ladder on the N gaps farthest from parity only;
+    /// the others get their machine code read and their calls replayed, without rungs
+    /// (1 to 10000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_targets: Option<u32>,
+    /// Seconds the machine-code part may spend building before it records the remaining
+    /// targets as not read (1 to 3600; default 40).
+    #[arg(long, value_name = "S", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub code_budget: Option<u32>,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -274,7 +274,12 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
             println!("replay: not run: {}", printable(&e.to_string()));
         }
-        clvscu::explain::machine_code::collect(&all, &capped, out, &sources, &mut sides, &cache)?;
+        let budget = args
+            .code_budget
+            .map_or(clvscu::explain::machine_code::BUDGET_S, f64::from);
+        clvscu::explain::machine_code::collect(
+            &all, &capped, out, &sources, &mut sides, &cache, budget,
+        )?;
         return Ok(EXIT_OK);
     }
     let kept = format!(
@@ -366,7 +371,7 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
         .map(PathBuf::from)
         .filter(|p| p.join(CsvStore::PRS).is_file());
     let comparisons = match folder {
-        Some(dir) => folder_targets(&dir, args.all)?,
+        Some(dir) => farthest(folder_gaps(&dir, args.all)?, args.max_targets),
         None => {
             let mut run = args.run.clone();
             // A study named as TARGET is a study, not a kernel.
@@ -400,7 +405,13 @@ fn code_only_targets(
     targets: &[Comparison],
 ) -> Result<Vec<(Comparison, PrRow)>> {
     let mut found: Vec<(Comparison, PrRow)> = Vec::new();
-    for dir in &args.machine_code_for {
+    // The gaps of the target folder past --max-targets are read without rungs too.
+    let own = args
+        .max_targets
+        .and(args.run.target.as_deref())
+        .map(PathBuf::from)
+        .filter(|p| p.join(CsvStore::PRS).is_file());
+    for dir in own.iter().chain(&args.machine_code_for) {
         for (c, row) in folder_gaps(dir, false)? {
             let known =
                 targets.iter().any(|t| t.id == c.id) || found.iter().any(|(f, _)| f.id == c.id);
@@ -412,8 +423,24 @@ fn code_only_targets(
     Ok(found)
 }
 
-fn folder_targets(dir: &Path, all: bool) -> Result<Vec<Comparison>> {
-    Ok(folder_gaps(dir, all)?.into_iter().map(|(c, _)| c).collect())
+/// The comparisons of `gaps`, or with `max` the `max` farthest from parity (in logarithm),
+/// in their folder's order.
+fn farthest(gaps: Vec<(Comparison, PrRow)>, max: Option<u32>) -> Vec<Comparison> {
+    let Some(max) = max.map(|m| m as usize).filter(|m| *m < gaps.len()) else {
+        return gaps.into_iter().map(|(c, _)| c).collect();
+    };
+    let mut by_distance: Vec<usize> = (0..gaps.len()).collect();
+    by_distance.sort_by(|a, b| {
+        let d = |i: &usize| gaps[*i].1.pr.ln().abs();
+        d(b).total_cmp(&d(a))
+    });
+    by_distance.truncate(max);
+    by_distance.sort_unstable();
+    let kept: Vec<&str> = by_distance.iter().map(|i| gaps[*i].0.id.as_str()).collect();
+    gaps.iter()
+        .filter(|(c, _)| kept.contains(&c.id.as_str()))
+        .map(|(c, _)| c.clone())
+        .collect()
 }
 
 /// The fair comparisons of a run folder (outside [0.98, 1.02] unless `all`) with their rows.

@@ -206,6 +206,9 @@ fn failed_rows_note(dir: &Path) -> String {
 
 /// Seconds of timing per side for each rung of the suite's `explain` step.
 const EXPLAIN_MIN_TIME_S: &str = "0.1";
+/// The quick pass's explain: the ladder on this many gaps, and seconds of code reading.
+const QUICK_LADDER_TARGETS: &str = "4";
+const QUICK_CODE_S: &str = "10";
 
 /// The step's command, or why it cannot run here.
 fn step_command(
@@ -257,7 +260,17 @@ fn step_command(
                 .arg(&target)
                 .args(["-q", "--out"])
                 .arg(&dir);
-            if !args.quick {
+            if args.quick {
+                // The quick pass's gaps are many (few repetitions) and each NVRTC-PTX rung is a
+                // process of its own: the ladder takes the farthest few, the rest get their
+                // code read and their calls replayed, within the quick cap.
+                c.args([
+                    "--max-targets",
+                    QUICK_LADDER_TARGETS,
+                    "--code-budget",
+                    QUICK_CODE_S,
+                ]);
+            } else {
                 // Its rungs are kernels of milliseconds or less: 0.1 s a side is hundreds of
                 // repetitions, and the ladders of the fair study's gaps fit the step's cap.
                 c.args(["--min-time", EXPLAIN_MIN_TIME_S]);

@@ -167,10 +167,10 @@ impl Taker<'_> {
     }
 }
 
-/// How long the part reads code before it records the remaining targets as not read: the
+/// How long the part reads code by default (`--code-budget`) before it records the remaining targets as not read: the
 /// suite's explain step has a cap, and the verdicts are written after this part. Targets that
 /// build a program read before take no time (see [`collect`]).
-pub const BUDGET_S: f64 = 50.0;
+pub const BUDGET_S: f64 = 40.0;
 
 /// What the part does for one target: read its codes, or give it those of an earlier
 /// target that builds the same programs.
@@ -180,7 +180,7 @@ enum Plan<'t> {
 }
 
 /// Builds every target's codes one at a time under the private cache `cache` and writes what
-/// each left (see the module docs), until [`BUDGET_S`] has passed; the targets after that get
+/// each left (see the module docs), until `budget_s` has passed; the targets after that get
 /// a row that says so. A target whose programs (both sides', its register cap and its
 /// alternative) are those of a target read before gets that target's codes, with a source
 /// that names it: the same program text leaves the same image, and reading it again would only
@@ -194,8 +194,9 @@ pub fn collect(
     sources: &KernelSources,
     sides: &mut Sides,
     cache: &Path,
+    budget_s: f64,
 ) -> Result<(), ExportError> {
-    let plans = build_all(targets, capped_rungs, sources, sides, cache);
+    let plans = build_all(targets, capped_rungs, sources, sides, cache, budget_s);
     let tool = sass::find_cuobjdump();
     let jobs: Vec<(&Comparison, Taken)> = plans
         .iter()
@@ -233,13 +234,14 @@ pub fn collect(
     write_rows(&out.join(CLASSES_CSV), &classes)
 }
 
-/// Every target's builds, in order, until [`BUDGET_S`] has passed (see [`collect`]).
+/// Every target's builds, in order, until `budget_s` has passed (see [`collect`]).
 fn build_all<'t>(
     targets: &'t [Comparison],
     capped_rungs: &BTreeMap<String, u32>,
     sources: &KernelSources,
     sides: &mut Sides,
     cache: &Path,
+    budget_s: f64,
 ) -> Vec<Plan<'t>> {
     let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     // Program key to the first target read with it.
@@ -260,8 +262,8 @@ fn build_all<'t>(
         };
         let taken = if key.is_none() {
             vec![not_read("none", NO_KERNEL.into())]
-        } else if start.elapsed().as_secs_f64() > BUDGET_S {
-            let why = format!("not read: the part's {BUDGET_S} s budget ran out");
+        } else if start.elapsed().as_secs_f64() > budget_s {
+            let why = format!("not read: the part's {budget_s} s budget ran out");
             vec![not_read("all", why)]
         } else {
             build_codes(t, cap, sources, sides, cache, &mut seen)

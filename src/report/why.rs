@@ -208,6 +208,7 @@ mod tests {
             verified: true,
             machine_code: String::new(),
             fix: String::new(),
+            replay: String::new(),
         };
         ("results/x/explain".into(), v)
     }
