@@ -286,6 +286,9 @@ pub struct ExplainArgs {
     /// targets as not read (1 to 3600; default 40).
     #[arg(long, value_name = "S", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub code_budget: Option<u32>,
+    /// Leave out ncu's hardware counters (the profile part), where ncu is at hand.
+    #[arg(long)]
+    pub no_profile: bool,
 }
 
 #[derive(Debug, Args, Clone)]

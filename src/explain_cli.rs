@@ -55,7 +55,7 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
                 &out.join(clvscu::explain::machine_code::CODE_ONLY_CSV),
                 &code_only,
             )?;
-            run_parts(&out)
+            run_parts(&out, !args.no_profile)
         }
     }
 }
@@ -146,7 +146,7 @@ const MACHINE_CODE_PART: &str = "machine-code";
 const PROFILE_PART: &str = "profile";
 
 /// The parent: each part in a process of its own, one after another, then the verdicts.
-fn run_parts(out: &Path) -> Result<i32> {
+fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     let code = run_part_process(out, LADDER_PART)?;
     if code == EXIT_INTERRUPTED {
         return Ok(code);
@@ -162,7 +162,9 @@ fn run_parts(out: &Path) -> Result<i32> {
     if run_machine_code_part(out)? == EXIT_INTERRUPTED {
         return Ok(EXIT_INTERRUPTED);
     }
-    profile_with_ncu(out)?;
+    if profile {
+        profile_with_ncu(out)?;
+    }
     let (explanations, files) = explain_run::write_outputs(out)
         .with_context(|| format!("reading the rungs under {}", out.display()))?;
     let charts = draw_charts(out)?;

@@ -206,9 +206,10 @@ fn failed_rows_note(dir: &Path) -> String {
 
 /// Seconds of timing per side for each rung of the suite's `explain` step.
 const EXPLAIN_MIN_TIME_S: &str = "0.1";
-/// The quick pass's explain: the ladder on this many gaps, and seconds of code reading.
-const QUICK_LADDER_TARGETS: &str = "4";
-const QUICK_CODE_S: &str = "10";
+/// The quick pass's explain: the ladder on this many gaps, and seconds of code reading (ncu's
+/// counters left out).
+const QUICK_LADDER_TARGETS: &str = "2";
+const QUICK_CODE_S: &str = "5";
 
 /// The step's command, or why it cannot run here.
 fn step_command(
@@ -269,6 +270,7 @@ fn step_command(
                     QUICK_LADDER_TARGETS,
                     "--code-budget",
                     QUICK_CODE_S,
+                    "--no-profile",
                 ]);
             } else {
                 // Its rungs are kernels of milliseconds or less: 0.1 s a side is hundreds of
