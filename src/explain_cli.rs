@@ -271,17 +271,18 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         let capped = clvscu::explain::machine_code::capped_rungs(out);
         let mut all = targets;
         all.extend(code_only_targets(args, &all)?.into_iter().map(|(c, _)| c));
-        // The replays first: they time launches and copies, and the code reading after them
-        // only builds.
-        if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
-            println!("replay: not run: {}", printable(&e.to_string()));
-        }
-        let budget = args
-            .code_budget
-            .map_or(clvscu::explain::machine_code::BUDGET_S, f64::from);
+        let budget = args.code_budget.map_or(
+            clvscu::explain::machine_code::BUDGET_S,
+            f64::from,
+        );
         clvscu::explain::machine_code::collect(
             &all, &capped, out, &sources, &mut sides, &cache, budget,
         )?;
+        // The replays after the code: their own builds would otherwise be in the private
+        // cache before the targets' builds that share a kernel file.
+        if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
+            println!("replay: not run: {}", printable(&e.to_string()));
+        }
         return Ok(EXIT_OK);
     }
     let kept = format!(
