@@ -271,10 +271,9 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         let capped = clvscu::explain::machine_code::capped_rungs(out);
         let mut all = targets;
         all.extend(code_only_targets(args, &all)?.into_iter().map(|(c, _)| c));
-        let budget = args.code_budget.map_or(
-            clvscu::explain::machine_code::BUDGET_S,
-            f64::from,
-        );
+        let budget = args
+            .code_budget
+            .map_or(clvscu::explain::machine_code::BUDGET_S, f64::from);
         clvscu::explain::machine_code::collect(
             &all, &capped, out, &sources, &mut sides, &cache, budget,
         )?;
