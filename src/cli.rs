@@ -175,7 +175,9 @@ pub enum Command {
         /// Relative changes within this many percent are no change.
         #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
         noise: f64,
-        /// Exit with code 5 when any PR or side's metric regressed (for CI jobs).
+        /// Exit with code 5 when NEW is worse than OLD (for CI jobs): a PR or side's metric
+        /// regressed, a side fails that did not (ok → verify-failed, or a new comparison that
+        /// fails), or a comparison of OLD is missing from NEW.
         #[arg(long)]
         fail_on_regression: bool,
     },
