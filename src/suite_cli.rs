@@ -50,6 +50,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     clvscu::export::safe::prepare_dir(&out.join("logs"), false)?;
+    check_made_with(&out, &made_with(&args, plan), args.resume)?;
     let mut rows = if args.resume {
         state::read(&out)?
     } else {
@@ -101,6 +102,42 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0
     });
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
+}
+
+/// The file that says what a suite folder was made with (plan, mode, pair).
+const MADE_WITH: &str = "suite-options.txt";
+
+/// The options a suite's steps depend on, as one line: a step of the quick suite resumed by
+/// the full one would mix small and full sizes in one folder, and one of another pair rows
+/// of other devices.
+fn made_with(args: &SuiteArgs, plan: Plan) -> String {
+    let pair = args
+        .pair
+        .and_then(|p| p.to_possible_value())
+        .map_or("opencl-cuda".to_string(), |v| v.get_name().to_string());
+    let mode = if args.quick { "--quick" } else { "full" };
+    format!("--plan {}, {mode}, --pair {pair}", plan.name())
+}
+
+/// Refuses a resume with other options than the folder was made with, naming both; records
+/// the options of a new suite.
+fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
+    let file = out.join(MADE_WITH);
+    if resume && file.exists() {
+        let then = clvscu::input_file::read_text_capped(&file, 4096)
+            .with_context(|| file.display().to_string())?;
+        let then = then.trim();
+        if then != now {
+            bail!(
+                "{} was made with {}; this resume asks for {now}: resume with the folder's \
+                 options, or give another --out",
+                out.display(),
+                clvscu::terminal::printable(then)
+            );
+        }
+    }
+    clvscu::export::write_atomic(&file, format!("{now}\n").as_bytes())?;
+    Ok(())
 }
 
 fn resume_hint(out: &Path) -> String {
@@ -164,7 +201,10 @@ fn run_step(
             Status::Capped,
             "stopped at its cap; --resume goes on from its last finished part".into(),
         ),
-        _ => (Status::Failed, format!("see {}", log.display())),
+        _ => (
+            Status::Failed,
+            format!("see {}", clvscu::terminal::printable(&log.display().to_string())),
+        ),
     };
     Ok(StepRow {
         step: step.name.into(),
@@ -203,7 +243,9 @@ fn failed_rows_note(dir: &Path) -> String {
     let parts: Vec<String> = failed
         .iter()
         .map(|(status, (n, error))| {
-            let first_line = error.lines().next().unwrap_or("");
+            // A driver's message is not ours: escaped, it cannot move the terminal's cursor
+            // or reverse the text when suite.csv or suite.md is shown.
+            let first_line = clvscu::terminal::printable(error.lines().next().unwrap_or(""));
             format!("{n} of {} rows {status} ({first_line})", rows.len())
         })
         .collect();

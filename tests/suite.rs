@@ -367,3 +367,31 @@ fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
         assert_eq!(status_of(&out, "table1"), Status::Interrupted, "signal {signal}");
     }
 }
+
+/// A folder of the quick suite on the fake pair is resumed only as such: the full suite, or
+/// another pair, would mix sizes or devices in one folder.
+#[test]
+fn a_suite_resumes_only_with_the_mode_and_pair_it_was_made_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    // The fake compiles no PTX: the inspect step is skipped at once.
+    suite("fake", "inspect", &out).assert().success();
+    let full = clvscu()
+        .args(["suite", "--pair", "fake", "--steps", "inspect", "--resume", "--out"])
+        .arg(&out)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&full.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("was made with --plan paper, --quick, --pair fake; this resume asks for --plan paper, full, --pair fake"),
+        "{stderr}"
+    );
+    let other = clvscu()
+        .args(["suite", "--quick", "--pair", "opencl", "--steps", "inspect", "--resume", "--out"])
+        .arg(&out)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&other.get_output().stderr).to_string();
+    assert!(stderr.contains("asks for --plan paper, --quick, --pair opencl"), "{stderr}");
+    suite("fake", "inspect", &out).arg("--resume").assert().success();
+}
