@@ -182,10 +182,12 @@ fn issue_49_inputs() -> Vec<Case> {
             "kernels",
             "a FIFO as a --kernels-dir kernel file",
             fake_run(&["--kernels-dir", "k"]),
-            1,
+            3,
             "matvec.cl is a FIFO",
         )
         .file("s.toml", GOOD)
+        .file("k/kernels_cl/prelude.cl", "")
+        .file("k/kernels_cu/prelude.cu", "")
         .file("k/kernels_cu/matvec.cu", "")
         .after(Setup::Fifo("k/kernels_cl/matvec.cl")),
         case(
@@ -1670,6 +1672,7 @@ fn default_run(work: &Path) {
 }
 
 fn make_fifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
     let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
