@@ -170,12 +170,7 @@ fn print_row(r: &StepRow) {
 
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
 /// steps left); the row records that allowance, in whole seconds, as its cap.
-fn run_step(
-    args: &SuiteArgs,
-    out: &Path,
-    step: &Step,
-    allowance_s: f64,
-) -> Result<StepRow> {
+fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Result<StepRow> {
     let cap_s = allowance_s.floor() as u32;
     let skipped = |note: String| StepRow {
         step: step.name.into(),
@@ -203,7 +198,10 @@ fn run_step(
         ),
         _ => (
             Status::Failed,
-            format!("see {}", clvscu::terminal::printable(&log.display().to_string())),
+            format!(
+                "see {}",
+                clvscu::terminal::printable(&log.display().to_string())
+            ),
         ),
     };
     Ok(StepRow {

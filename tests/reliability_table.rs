@@ -222,7 +222,15 @@ fn issue_49_inputs() -> Vec<Case> {
         case(
             "report",
             "a FIFO as the README of report --findings",
-            a(&["report", "--findings", "--readme", "R.md", "--out", "d", "out"]),
+            a(&[
+                "report",
+                "--findings",
+                "--readme",
+                "R.md",
+                "--out",
+                "d",
+                "out",
+            ]),
             1,
             "R.md is a FIFO",
         )
@@ -254,13 +262,7 @@ fn issue_49_inputs() -> Vec<Case> {
             ),
             "a\\u{202e}lmth.exe: two comparisons have the same name",
         ),
-        case(
-            "tune",
-            "--reps 0",
-            fake_tune(&["--reps", "0"]),
-            2,
-            "--reps",
-        ),
+        case("tune", "--reps 0", fake_tune(&["--reps", "0"]), 2, "--reps"),
         case(
             "tune",
             "--reps 4294967295",

@@ -279,7 +279,11 @@ fn processes_naming(folder: &Path, except: u32) -> Vec<u32> {
     let needle = folder.as_os_str().as_encoded_bytes();
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
             continue;
         };
         let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
@@ -335,7 +339,10 @@ fn a_suite_killed_outright_takes_its_running_step_with_it() {
     suite.kill().unwrap(); // SIGKILL: no handler of the suite runs.
     suite.wait().unwrap();
     assert!(
-        within(std::time::Duration::from_secs(2), || processes_naming(&out, pid).is_empty()),
+        within(std::time::Duration::from_secs(2), || processes_naming(
+            &out, pid
+        )
+        .is_empty()),
         "still running 2 s after the suite was killed: {:?}",
         processes_naming(&out, pid)
     );
@@ -364,7 +371,11 @@ fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
             "signal {signal}: {:?}",
             processes_naming(&out, pid)
         );
-        assert_eq!(status_of(&out, "table1"), Status::Interrupted, "signal {signal}");
+        assert_eq!(
+            status_of(&out, "table1"),
+            Status::Interrupted,
+            "signal {signal}"
+        );
     }
 }
 
@@ -377,7 +388,9 @@ fn a_suite_resumes_only_with_the_mode_and_pair_it_was_made_with() {
     // The fake compiles no PTX: the inspect step is skipped at once.
     suite("fake", "inspect", &out).assert().success();
     let full = clvscu()
-        .args(["suite", "--pair", "fake", "--steps", "inspect", "--resume", "--out"])
+        .args([
+            "suite", "--pair", "fake", "--steps", "inspect", "--resume", "--out",
+        ])
         .arg(&out)
         .assert()
         .code(1);
@@ -387,11 +400,19 @@ fn a_suite_resumes_only_with_the_mode_and_pair_it_was_made_with() {
         "{stderr}"
     );
     let other = clvscu()
-        .args(["suite", "--quick", "--pair", "opencl", "--steps", "inspect", "--resume", "--out"])
+        .args([
+            "suite", "--quick", "--pair", "opencl", "--steps", "inspect", "--resume", "--out",
+        ])
         .arg(&out)
         .assert()
         .code(1);
     let stderr = String::from_utf8_lossy(&other.get_output().stderr).to_string();
-    assert!(stderr.contains("asks for --plan paper, --quick, --pair opencl"), "{stderr}");
-    suite("fake", "inspect", &out).arg("--resume").assert().success();
+    assert!(
+        stderr.contains("asks for --plan paper, --quick, --pair opencl"),
+        "{stderr}"
+    );
+    suite("fake", "inspect", &out)
+        .arg("--resume")
+        .assert()
+        .success();
 }

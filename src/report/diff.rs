@@ -306,7 +306,10 @@ fn new_failures(io: &BTreeMap<Key, Entry>, inew: &BTreeMap<Key, Entry>) -> Vec<S
                 Some(_) => continue,
                 None => "(new)",
             };
-            found.push(format!("{}: {}, {side}: {was} → {}", key.0, key.1, mn.status));
+            found.push(format!(
+                "{}: {}, {side}: {was} → {}",
+                key.0, key.1, mn.status
+            ));
         }
     }
     found

@@ -334,12 +334,12 @@ pub fn write_docs(
     // README that cannot be read leaves no findings written either.
     let readme_text = readme
         .map(|r| {
-            crate::input_file::read_text_capped(r, crate::input_file::STUDY_CAP).map_err(
-                |source| ReportError::Io {
+            crate::input_file::read_text_capped(r, crate::input_file::STUDY_CAP).map_err(|source| {
+                ReportError::Io {
                     path: r.to_path_buf(),
                     source,
-                },
-            )
+                }
+            })
         })
         .transpose()?;
     let chart = readme_chart_path(out, readme);
