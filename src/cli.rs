@@ -175,7 +175,9 @@ pub enum Command {
         /// Relative changes within this many percent are no change.
         #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
         noise: f64,
-        /// Exit with code 5 when any PR or side's metric regressed (for CI jobs).
+        /// Exit with code 5 when NEW is worse than OLD (for CI jobs): a PR or side's metric
+        /// regressed, a side fails that did not (ok → verify-failed, or a new comparison that
+        /// fails), or a comparison of OLD is missing from NEW.
         #[arg(long)]
         fail_on_regression: bool,
     },
@@ -480,11 +482,14 @@ pub struct TuneArgs {
     /// `full` (the GPU space) or `small` (default on a CPU device such as PoCL).
     #[arg(long)]
     pub space: Option<String>,
-    /// Timed repetitions of one evaluation (device-event timer).
-    #[arg(long, default_value_t = 7)]
+    /// Timed repetitions of one evaluation (device-event timer): 1 to 1000000, the most a
+    /// study may ask for.
+    #[arg(long, default_value_t = 7,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(clvscu::study::MAX_REPS)))]
     pub reps: u32,
-    /// Untimed runs before each evaluation's timed repetitions.
-    #[arg(long, default_value_t = 2)]
+    /// Untimed runs before each evaluation's timed repetitions: 0 to 1000000.
+    #[arg(long, default_value_t = 2,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(clvscu::study::MAX_REPS)))]
     pub warmup: u32,
     /// Which APIs to tune (default: both; OpenCL alone when CUDA is missing, and the
     /// reverse).

@@ -753,7 +753,10 @@ fn diff(
     })
 }
 
-/// [`EXIT_REGRESSED`] when any row of the diff regressed, each named on stderr; else 0.
+/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each way named on stderr: a
+/// quantity that regressed, a side that fails in NEW but did not in OLD (a kernel that
+/// stopped verifying is worse than a slower one), or a comparison of OLD missing from NEW
+/// (a run that lost work must not pass as one without regressions); else 0.
 fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
     let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
     let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();
@@ -766,7 +769,13 @@ fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
             r.change_pct
         );
     }
-    if rows.is_empty() {
+    for f in &d.new_failures {
+        eprintln!("regressed: fails now: {}", printable(f));
+    }
+    for r in &d.removed {
+        eprintln!("regressed: missing from NEW: {}", printable(r));
+    }
+    if rows.is_empty() && d.new_failures.is_empty() && d.removed.is_empty() {
         EXIT_OK
     } else {
         EXIT_REGRESSED

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
@@ -145,8 +146,13 @@ const MACHINE_CODE_PART: &str = "machine-code";
 /// The `--part` value of the run ncu watches (`explain::profile`).
 const PROFILE_PART: &str = "profile";
 
-/// The parent: each part in a process of its own, one after another, then the verdicts.
+/// Seconds a part told to stop by Ctrl-C gets to write what it finished before it is killed.
+const PART_GRACE_S: u64 = 15;
+
+/// The parent: each part in a process of its own, one after another, then the verdicts. A
+/// stop signal to it ends the running part's process group (see `children`).
 fn run_parts(out: &Path, profile: bool) -> Result<i32> {
+    crate::children::catch_stop_signals();
     let code = run_part_process(out, LADDER_PART)?;
     if code == EXIT_INTERRUPTED {
         return Ok(code);
@@ -164,6 +170,9 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     }
     if profile {
         profile_with_ncu(out)?;
+    }
+    if crate::children::stop_signal().is_some() {
+        return Ok(EXIT_INTERRUPTED);
     }
     let (explanations, files) = explain_run::write_outputs(out)
         .with_context(|| format!("reading the rungs under {}", out.display()))?;
@@ -219,10 +228,12 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     args.push(exe.display().to_string());
     args.extend(resume_arguments(std::env::args().skip(1), out));
     args.extend(["--part".into(), PROFILE_PART.into()]);
-    let status = std::process::Command::new(&ncu)
-        .args(&args)
-        .status()
-        .with_context(|| format!("running {}", ncu.display()))?;
+    let status = crate::children::run_to_end(
+        std::process::Command::new(&ncu).args(&args),
+        Duration::from_secs(PART_GRACE_S),
+    )
+    .with_context(|| format!("running {}", ncu.display()))?;
+    let status = format!("exit {status}");
     let version = std::process::Command::new(&ncu)
         .arg("--version")
         .output()
@@ -335,14 +346,16 @@ fn run_part_process_with(out: &Path, part: &str, env: &[(&str, String)]) -> Resu
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let mut args = resume_arguments(std::env::args().skip(1), out);
     args.extend(["--part".into(), part.to_string()]);
-    let status = std::process::Command::new(&exe)
-        .args(&args)
-        .envs(env.iter().map(|(k, v)| (k, v)))
-        .status()
+    let mut command = std::process::Command::new(&exe);
+    command.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
+    let code = crate::children::run_to_end(&mut command, Duration::from_secs(PART_GRACE_S))
         .with_context(|| format!("running {} for {part}", exe.display()))?;
-    let code = status.code().unwrap_or(EXIT_INTERRUPTED);
+    if crate::children::stop_signal().is_some() {
+        // Stopped from outside: whatever the part said, the explain stops here.
+        return Ok(EXIT_INTERRUPTED);
+    }
     if code != EXIT_OK {
-        println!("{}: its process ended with {status}", printable(part));
+        println!("{}: its process ended with exit {code}", printable(part));
     }
     Ok(code)
 }

@@ -55,6 +55,26 @@ fn loaded() -> &'static std::sync::RwLock<Vec<LoadedPair>> {
     LOADED.get_or_init(Default::default)
 }
 
+/// Every kernel file read from disk, as (path, text): the pairs studies named, and with a
+/// `--kernels-dir` each family's files there (a missing one as empty text).
+pub fn files_read(sources: &KernelSources) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = loaded()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .flat_map(|(_, files)| files.iter().cloned())
+        .collect();
+    if sources.dir.is_some() {
+        for stem in stems() {
+            for api in [Api::OpenCl, Api::Cuda] {
+                let text = sources.file(api, stem).unwrap_or_default();
+                out.push((sources.location(api, stem), text));
+            }
+        }
+    }
+    out
+}
+
 /// Makes `stem` name the OpenCL and CUDA `files` (path, text), read when their study was
 /// loaded: every command then compiles, hashes and records them as it does the embedded ones.
 /// The families registry calls it, once per stem.
@@ -127,7 +147,8 @@ impl KernelSources {
                 let path = dir
                     .join(folder(api))
                     .join(format!("{stem}.{}", extension(api)));
-                std::fs::read_to_string(&path)
+                // Bounded: a FIFO or a device named as a kernel file is refused, not read.
+                crate::input_file::read_text_capped(&path, crate::input_file::STUDY_CAP)
                     .map_err(|source| KernelSourceError::Io { path, source })
             }
         }

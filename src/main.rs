@@ -1,5 +1,6 @@
 //! clvscu binary: parse, dispatch, print the error chain, exit with a documented code.
 
+mod children;
 mod cli;
 mod commands;
 mod every_gpu;

@@ -147,6 +147,8 @@ fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
 
 /// The study to run and, for a command-line run, the study file it stands for.
 pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
+    clvscu::families::matvec::rules::check_env()
+        .context("CLVSCU_MATVEC_RULES names a table that cannot be used")?;
     let (mut study, text) = match &args.target {
         Some(target) => {
             let (s, text) = quick_run(args, target)?.study()?;

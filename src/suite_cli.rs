@@ -3,9 +3,7 @@
 //! baselines), under the step's time cap; then the peaks table and one report of the folder.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -16,6 +14,7 @@ use clvscu::session::store::CsvStore;
 use clvscu::suite::state::{self, Status, StepRow};
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
+use crate::children::{self, stop_signal, Stopping};
 use crate::cli::{Pairing, SuiteArgs};
 use crate::every_gpu;
 use crate::setup::claim_default_folder;
@@ -51,16 +50,16 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     clvscu::export::safe::prepare_dir(&out.join("logs"), false)?;
+    check_made_with(&out, &made_with(&args, plan), args.resume)?;
     let mut rows = if args.resume {
         state::read(&out)?
     } else {
         Vec::new()
     };
-    let interrupted = Arc::new(AtomicBool::new(false));
-    let flag = interrupted.clone();
-    // The terminal's Ctrl-C reaches the running child too; this process waits for it to keep
-    // what it finished, records the step, and stops.
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
+    // Each step runs in a process group of its own, which the terminal's Ctrl-C does not
+    // reach: this process passes a stop on to the step's group, waits for it to keep what it
+    // finished, records the step, and stops.
+    children::catch_stop_signals();
     let mode = if args.quick { "quick" } else { "full" };
     println!(
         "clvscu suite, {} plan ({mode}): {} steps into {}",
@@ -70,6 +69,11 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     );
     let mut slack = Slack::default();
     for step in &steps {
+        if stop_signal().is_some() {
+            // A stop between two steps: nothing runs, every finished step is recorded.
+            println!("{}", resume_hint(&out));
+            return Ok(EXIT_INTERRUPTED);
+        }
         if args.resume && state::is_finished(&rows, step.name) {
             println!("== {}: finished before, skipped", step.name);
             continue;
@@ -79,17 +83,14 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             "== {} (at most {allowance:.0} s): {}",
             step.name, step.reproduces
         );
-        let row = run_step(&args, &out, step, allowance, &interrupted)?;
+        let row = run_step(&args, &out, step, allowance)?;
         slack = slack.after(allowance, row.wall_s);
         print_row(&row);
         let stop = row.status == Status::Interrupted;
         state::record(&mut rows, row);
         state::write(&out, &rows)?;
         if stop {
-            println!(
-                "interrupted: continue with `clvscu suite --resume --out {}`",
-                out.display()
-            );
+            println!("{}", resume_hint(&out));
             return Ok(EXIT_INTERRUPTED);
         }
     }
@@ -101,6 +102,49 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0
     });
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
+}
+
+/// The file that says what a suite folder was made with (plan, mode, pair).
+const MADE_WITH: &str = "suite-options.txt";
+
+/// The options a suite's steps depend on, as one line: a step of the quick suite resumed by
+/// the full one would mix small and full sizes in one folder, and one of another pair rows
+/// of other devices.
+fn made_with(args: &SuiteArgs, plan: Plan) -> String {
+    let pair = args
+        .pair
+        .and_then(|p| p.to_possible_value())
+        .map_or("opencl-cuda".to_string(), |v| v.get_name().to_string());
+    let mode = if args.quick { "--quick" } else { "full" };
+    format!("--plan {}, {mode}, --pair {pair}", plan.name())
+}
+
+/// Refuses a resume with other options than the folder was made with, naming both; records
+/// the options of a new suite.
+fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
+    let file = out.join(MADE_WITH);
+    if resume && file.exists() {
+        let then = clvscu::input_file::read_text_capped(&file, 4096)
+            .with_context(|| file.display().to_string())?;
+        let then = then.trim();
+        if then != now {
+            bail!(
+                "{} was made with {}; this resume asks for {now}: resume with the folder's \
+                 options, or give another --out",
+                out.display(),
+                clvscu::terminal::printable(then)
+            );
+        }
+    }
+    clvscu::export::write_atomic(&file, format!("{now}\n").as_bytes())?;
+    Ok(())
+}
+
+fn resume_hint(out: &Path) -> String {
+    format!(
+        "interrupted: continue with `clvscu suite --resume --out {}`",
+        out.display()
+    )
 }
 
 fn print_row(r: &StepRow) {
@@ -126,13 +170,7 @@ fn print_row(r: &StepRow) {
 
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
 /// steps left); the row records that allowance, in whole seconds, as its cap.
-fn run_step(
-    args: &SuiteArgs,
-    out: &Path,
-    step: &Step,
-    allowance_s: f64,
-    interrupted: &AtomicBool,
-) -> Result<StepRow> {
+fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Result<StepRow> {
     let cap_s = allowance_s.floor() as u32;
     let skipped = |note: String| StepRow {
         step: step.name.into(),
@@ -148,17 +186,23 @@ fn run_step(
     };
     let log = out.join("logs").join(format!("{}.log", step.name));
     let started = Instant::now();
-    let (code, capped) = run_capped(command, &log, allowance_s, interrupted)?;
+    let (code, capped) = run_capped(command, &log, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (Status::Done, String::new()),
         Some(EXIT_FAILED_CONFIGS) => (Status::Done, failed_rows_note(&out.join(step.dir))),
-        _ if interrupted.load(Ordering::SeqCst) => (Status::Interrupted, String::new()),
+        _ if stop_signal().is_some() => (Status::Interrupted, String::new()),
         _ if capped => (
             Status::Capped,
             "stopped at its cap; --resume goes on from its last finished part".into(),
         ),
-        _ => (Status::Failed, format!("see {}", log.display())),
+        _ => (
+            Status::Failed,
+            format!(
+                "see {}",
+                clvscu::terminal::printable(&log.display().to_string())
+            ),
+        ),
     };
     Ok(StepRow {
         step: step.name.into(),
@@ -197,7 +241,9 @@ fn failed_rows_note(dir: &Path) -> String {
     let parts: Vec<String> = failed
         .iter()
         .map(|(status, (n, error))| {
-            let first_line = error.lines().next().unwrap_or("");
+            // A driver's message is not ours: escaped, it cannot move the terminal's cursor
+            // or reverse the text when suite.csv or suite.md is shown.
+            let first_line = clvscu::terminal::printable(error.lines().next().unwrap_or(""));
             format!("{n} of {} rows {status} ({first_line})", rows.len())
         })
         .collect();
@@ -464,54 +510,34 @@ fn baselines_command(
     Ok(c)
 }
 
-/// Runs `command` with its output in `log`; past `cap_s` seconds it gets SIGINT (it keeps what
-/// it finished), then a kill after [`GRACE_S`]. Returns the exit code (`None`: killed by a
-/// signal) and whether the cap stopped it.
-fn run_capped(
-    mut command: Command,
-    log: &Path,
-    cap_s: f64,
-    interrupted: &AtomicBool,
-) -> Result<(Option<i32>, bool)> {
+/// Runs `command` with its output in `log`, guarded ([`children::guard`]); past `cap_s`
+/// seconds its group gets SIGINT (it keeps what it finished), then a kill after [`GRACE_S`];
+/// a stop signal to this process is passed on the same way. Returns the exit code (`None`:
+/// killed by a signal) and whether the cap stopped it.
+fn run_capped(mut command: Command, log: &Path, cap_s: f64) -> Result<(Option<i32>, bool)> {
     let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
-    let mut child = command
+    command
         .stdout(file.try_clone()?)
         .stderr(file)
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    let mut child = children::guard(&mut command)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
     let started = Instant::now();
     let cap = Duration::from_secs_f64(cap_s);
-    let mut stopped_at: Option<Instant> = None;
+    let mut stopping: Option<Stopping> = None;
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok((
-                status.code(),
-                stopped_at.is_some() && !interrupted.load(Ordering::SeqCst),
-            ));
+            let capped = stopping.is_some() && stop_signal().is_none();
+            return Ok((status.code(), capped));
         }
-        let due = started.elapsed() > cap || interrupted.load(Ordering::SeqCst);
-        match stopped_at {
-            None if due => {
-                interrupt(&child);
-                stopped_at = Some(Instant::now());
-            }
-            Some(t) if t.elapsed() > Duration::from_secs(GRACE_S) => {
-                let _ = child.kill();
-            }
-            _ => {}
+        let due = started.elapsed() > cap || stop_signal().is_some();
+        match &stopping {
+            None if due => stopping = Some(Stopping::begin(&child, Duration::from_secs(GRACE_S))),
+            Some(s) => s.check(&child),
+            None => {}
         }
         std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// SIGINT to the child alone: as Ctrl-C, it ends a run keeping every finished comparison.
-fn interrupt(child: &Child) {
-    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill(2) with the id of a child this process started and has not reaped.
-        unsafe {
-            libc::kill(pid, libc::SIGINT);
-        }
     }
 }
 

@@ -82,6 +82,9 @@ struct Case {
     absent: Vec<&'static str>,
     /// A file-size limit (`ulimit -f`, bytes) the command runs under.
     file_size_limit: Option<u64>,
+    /// An environment variable the command runs with (its value relative to the case's
+    /// working folder).
+    env: Option<(&'static str, &'static str)>,
 }
 
 fn case(
@@ -103,6 +106,7 @@ fn case(
         links: Vec::new(),
         absent: Vec::new(),
         file_size_limit: None,
+        env: None,
     }
 }
 
@@ -132,6 +136,11 @@ impl Case {
         self
     }
 
+    fn env(mut self, name: &'static str, value: &'static str) -> Self {
+        self.env = Some((name, value));
+        self
+    }
+
     fn file_size_limit(mut self, bytes: u64) -> Self {
         self.file_size_limit = Some(bytes);
         self
@@ -157,6 +166,133 @@ fn mtx(size_line: &str) -> String {
 
 /// A comparison named with escape sequences that clear and recolour a terminal.
 const ESCAPING_NAME: &str = "name = \"x\\u001b[2J\\u001b[31mred\"";
+
+/// A comparison name holding a right-to-left override, which a terminal would show reversed.
+const RTL_NAME: &str = "name = \"a\\u202Elmth.exe\"";
+
+/// One comparison of matvec's `auto`, which reads the rule table CLVSCU_MATVEC_RULES names.
+fn auto_study() -> String {
+    one("variant = \"auto\"")
+}
+
+/// The cases of issue 49: every input bounded, every value in its type's range.
+fn issue_49_inputs() -> Vec<Case> {
+    vec![
+        case(
+            "kernels",
+            "a FIFO as a --kernels-dir kernel file",
+            fake_run(&["--kernels-dir", "k"]),
+            3,
+            "matvec.cl is a FIFO",
+        )
+        .file("s.toml", GOOD)
+        .file("k/kernels_cl/prelude.cl", "")
+        .file("k/kernels_cu/prelude.cu", "")
+        .file("k/kernels_cu/matvec.cu", "")
+        .after(Setup::Fifo("k/kernels_cl/matvec.cl")),
+        case(
+            "rule table",
+            "CLVSCU_MATVEC_RULES naming a missing file",
+            fake_run(&[]),
+            1,
+            "nosuch.toml",
+        )
+        .file("s.toml", auto_study())
+        .env("CLVSCU_MATVEC_RULES", "nosuch.toml"),
+        case(
+            "rule table",
+            "CLVSCU_MATVEC_RULES naming a FIFO",
+            fake_run(&[]),
+            1,
+            "r.toml is a FIFO",
+        )
+        .file("s.toml", auto_study())
+        .env("CLVSCU_MATVEC_RULES", "r.toml")
+        .after(Setup::Fifo("r.toml")),
+        case(
+            "rule table",
+            "CLVSCU_MATVEC_RULES naming a folder without tables",
+            fake_run(&[]),
+            1,
+            "a folder holding no matvec-auto-*.toml table",
+        )
+        .file("s.toml", auto_study())
+        .file("rules/readme.txt", "")
+        .env("CLVSCU_MATVEC_RULES", "rules"),
+        case(
+            "report",
+            "a FIFO as the README of report --findings",
+            a(&[
+                "report",
+                "--findings",
+                "--readme",
+                "R.md",
+                "--out",
+                "d",
+                "out",
+            ]),
+            1,
+            "R.md is a FIFO",
+        )
+        .after(Setup::Fifo("R.md"))
+        .absent("d/findings.md"),
+        case(
+            "output folder",
+            "a FIFO as measurements.csv",
+            fake_run(&[]),
+            1,
+            "measurements.csv: is not a regular file",
+        )
+        .file("s.toml", GOOD)
+        .after(Setup::Fifo("out/measurements.csv")),
+        case(
+            "output folder",
+            "a FIFO as samples.csv",
+            fake_run(&[]),
+            1,
+            "samples.csv: is not a regular file",
+        )
+        .file("s.toml", GOOD)
+        .after(Setup::Fifo("out/samples.csv")),
+        study_case(
+            "a right-to-left override in a comparison name, in an error",
+            format!(
+                "{}[[comparison]]\nvariant = \"tuned\"\n{RTL_NAME}\n",
+                one(RTL_NAME)
+            ),
+            "a\\u{202e}lmth.exe: two comparisons have the same name",
+        ),
+        case("tune", "--reps 0", fake_tune(&["--reps", "0"]), 2, "--reps"),
+        case(
+            "tune",
+            "--reps 4294967295",
+            fake_tune(&["--reps", "4294967295"]),
+            2,
+            "--reps",
+        ),
+        case(
+            "tune",
+            "--warmup 2000000",
+            fake_tune(&["--warmup", "2000000"]),
+            2,
+            "--warmup",
+        ),
+        case(
+            "tune",
+            "--timeout below the watchdog's interval",
+            fake_tune(&["--timeout", "0.001"]),
+            2,
+            "the interval at which the watchdog looks",
+        ),
+        case(
+            "command line",
+            "run --timeout below the watchdog's interval",
+            fake_run(&["--timeout", "0.01"]),
+            2,
+            "the interval at which the watchdog looks",
+        ),
+    ]
+}
 
 /// The cases of issue 35 on inputs, bounds and the rest.
 fn inputs_bounds_and_the_rest() -> Vec<Case> {
@@ -945,6 +1081,7 @@ fn cases() -> Vec<Case> {
     ];
     // Inputs, bounds and the rest (issue 35).
     v.extend(inputs_bounds_and_the_rest());
+    v.extend(issue_49_inputs());
     // Merge takes two inputs or more: the second is a file with a header and no row.
     for c in v.iter_mut().filter(|c| c.class == "merge") {
         let header = if c.args.iter().any(|a| a.contains("measurements")) {
@@ -1451,7 +1588,7 @@ fn bin() -> PathBuf {
 }
 
 fn run_in(dir: &Path, args: &[String]) -> std::process::Output {
-    run_limited(dir, args, None)
+    run_limited(dir, args, None, None)
 }
 
 /// The longest a case may run: a command that blocks (on a FIFO, say) fails its case instead
@@ -1460,8 +1597,16 @@ const CASE_LIMIT: Duration = Duration::from_secs(120);
 
 /// Runs the binary in `dir`, under a file-size limit where one is given, for at most
 /// [`CASE_LIMIT`].
-fn run_limited(dir: &Path, args: &[String], file_size: Option<u64>) -> std::process::Output {
+fn run_limited(
+    dir: &Path,
+    args: &[String],
+    file_size: Option<u64>,
+    env: Option<(&str, &str)>,
+) -> std::process::Output {
     let mut cmd = Command::new(bin());
+    if let Some((name, value)) = env {
+        cmd.env(name, value);
+    }
     cmd.args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
@@ -1529,6 +1674,7 @@ fn default_run(work: &Path) {
 }
 
 fn make_fifo(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
     // SAFETY: `c` is a valid NUL-terminated path for the call's duration.
     let rc = unsafe { libc::mkfifo(c.as_ptr(), 0o600) };
@@ -1695,7 +1841,7 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
         }
         plant_links(&work, &c.links);
         let before = snapshot(&work.join("out"));
-        let out = run_limited(&work, &c.args, c.file_size_limit);
+        let out = run_limited(&work, &c.args, c.file_size_limit, c.env);
         let msg = message(&out, root.path());
         let label = format!("case {} ({}: {})", n + 1, c.class, c.what);
         assert!(!msg.contains("panicked"), "{label} panicked:\n{msg}");
@@ -1734,8 +1880,9 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
                 "{label} changed the results folder"
             );
         }
+        let env = c.env.map(|(k, v)| format!("{k}={v} ")).unwrap_or_default();
         table.push_str(&format!(
-            "| {} | {} | {} | `clvscu {}` | {} | {} |\n",
+            "| {} | {} | {} | `{env}clvscu {}` | {} | {} |\n",
             n + 1,
             c.class,
             c.what,

@@ -386,3 +386,100 @@ fn report_of_h100s(runs: &Path, labels: &[&str]) -> (tempfile::TempDir, std::pat
     }
     (dir, out)
 }
+
+/// A copy of `old` as `name` beside it, its measurements and PRs changed by the edits.
+fn edited_copy(
+    old: &Path,
+    name: &str,
+    measurements: impl Fn(&mut Vec<clvscu::record::MeasurementRow>),
+    prs: impl Fn(&mut Vec<PrRow>),
+) -> PathBuf {
+    let new = old.parent().unwrap().join(name);
+    common::copy_tree(old, &new);
+    let file = new.join("measurements.csv");
+    let mut rows = read_rows(&file).unwrap();
+    measurements(&mut rows);
+    clvscu::export::csv::write_rows(&file, &rows).unwrap();
+    let file = new.join("prs.csv");
+    let mut rows = read_rows(&file).unwrap();
+    prs(&mut rows);
+    clvscu::export::csv::write_rows(&file, &rows).unwrap();
+    new
+}
+
+/// `diff OLD NEW --fail-on-regression`: exit 5 with `expected` on stderr.
+fn assert_regression(old: &Path, new: &Path, expected: &str) {
+    let assert = clvscu()
+        .arg("diff")
+        .arg(old)
+        .arg(new)
+        .arg("--fail-on-regression")
+        .assert()
+        .code(5);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(stderr.contains(expected), "{stderr}");
+}
+
+/// Not only a slower PR: a kernel that stopped verifying, a comparison that went missing and
+/// a new comparison that fails are each a regression.
+#[test]
+fn diff_fails_on_a_new_failure_and_on_a_missing_comparison() {
+    use clvscu::record::Status;
+    let (_dir, a, _) = fleet();
+    let old = a.join("default");
+    let target = "matvec/listing3";
+    let broke = edited_copy(
+        &old,
+        "broke",
+        |rows| {
+            let m = rows
+                .iter_mut()
+                .find(|m| m.comparison == target && m.api.to_string() == "CUDA")
+                .unwrap();
+            m.status = Status::VerifyFailed;
+            m.verified = false;
+        },
+        |_| {},
+    );
+    assert_regression(
+        &old,
+        &broke,
+        &format!("regressed: fails now: default: {target}, B: ok → verify-failed"),
+    );
+    let lost = edited_copy(
+        &old,
+        "lost",
+        |rows| rows.retain(|m| m.comparison != target),
+        |rows| rows.retain(|p| p.comparison != target),
+    );
+    assert_regression(
+        &old,
+        &lost,
+        &format!("regressed: missing from NEW: default: {target}"),
+    );
+    let added = edited_copy(
+        &old,
+        "added",
+        |rows| {
+            let mut m = rows[0].clone();
+            m.comparison = "matvec/brand-new".into();
+            m.status = Status::BuildFailed;
+            rows.push(m);
+        },
+        |_| {},
+    );
+    assert_regression(
+        &old,
+        &added,
+        "regressed: fails now: default: matvec/brand-new, A: (new) → build-failed",
+    );
+    // The same folder copied unchanged: nothing is worse.
+    let same = edited_copy(&old, "same", |_| {}, |_| {});
+    clvscu()
+        .arg("diff")
+        .arg(&old)
+        .arg(&same)
+        .arg("--fail-on-regression")
+        .assert()
+        .code(0);
+}

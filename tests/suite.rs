@@ -273,3 +273,146 @@ fn harness_holds_at_most_16_studies_and_the_experiments_load_by_path() {
     }
     assert!(experiments > 0);
 }
+
+/// The ids of the processes whose command line names `folder`, but `except`.
+fn processes_naming(folder: &Path, except: u32) -> Vec<u32> {
+    let needle = folder.as_os_str().as_encoded_bytes();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let names = cmdline.windows(needle.len()).any(|w| w == needle);
+        // A zombie has an empty command line; a process that ended is no longer listed.
+        if pid != except && names {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for `check` to hold, polling.
+fn within(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    check()
+}
+
+/// The full table1 study on the fake backend runs for well over ten seconds: a suite whose
+/// step is running, as a plain child process (not through assert_cmd, which waits).
+fn start_slow_suite(out: &Path) -> std::process::Child {
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("clvscu"))
+        .args(["suite", "--pair", "fake", "--steps", "table1", "--out"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    assert!(
+        within(std::time::Duration::from_secs(20), || {
+            !processes_naming(out, pid).is_empty()
+        }),
+        "the suite started no step"
+    );
+    child
+}
+
+#[test]
+fn a_suite_killed_outright_takes_its_running_step_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("killed");
+    let mut suite = start_slow_suite(&out);
+    let pid = suite.id();
+    suite.kill().unwrap(); // SIGKILL: no handler of the suite runs.
+    suite.wait().unwrap();
+    assert!(
+        within(std::time::Duration::from_secs(2), || processes_naming(
+            &out, pid
+        )
+        .is_empty()),
+        "still running 2 s after the suite was killed: {:?}",
+        processes_naming(&out, pid)
+    );
+}
+
+#[test]
+fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("stopped");
+        let mut suite = start_slow_suite(&out);
+        let pid = suite.id();
+        // SAFETY: kill(2) on a child this test started and has not reaped.
+        unsafe { libc::kill(pid as libc::pid_t, signal) };
+        let mut code = None;
+        assert!(
+            within(std::time::Duration::from_secs(20), || {
+                code = suite.try_wait().unwrap().map(|s| s.code());
+                code.is_some()
+            }),
+            "signal {signal}: the suite did not stop"
+        );
+        assert_eq!(code, Some(Some(130)), "signal {signal}");
+        assert!(
+            processes_naming(&out, pid).is_empty(),
+            "signal {signal}: {:?}",
+            processes_naming(&out, pid)
+        );
+        assert_eq!(
+            status_of(&out, "table1"),
+            Status::Interrupted,
+            "signal {signal}"
+        );
+    }
+}
+
+/// A folder of the quick suite on the fake pair is resumed only as such: the full suite, or
+/// another pair, would mix sizes or devices in one folder.
+#[test]
+fn a_suite_resumes_only_with_the_mode_and_pair_it_was_made_with() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    // The fake compiles no PTX: the inspect step is skipped at once.
+    suite("fake", "inspect", &out).assert().success();
+    let full = clvscu()
+        .args([
+            "suite", "--pair", "fake", "--steps", "inspect", "--resume", "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&full.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("was made with --plan paper, --quick, --pair fake; this resume asks for --plan paper, full, --pair fake"),
+        "{stderr}"
+    );
+    let other = clvscu()
+        .args([
+            "suite", "--quick", "--pair", "opencl", "--steps", "inspect", "--resume", "--out",
+        ])
+        .arg(&out)
+        .assert()
+        .code(1);
+    let stderr = String::from_utf8_lossy(&other.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("asks for --plan paper, --quick, --pair opencl"),
+        "{stderr}"
+    );
+    suite("fake", "inspect", &out)
+        .arg("--resume")
+        .assert()
+        .success();
+}

@@ -217,3 +217,81 @@ fn a_build_error_shows_its_log() {
         .stderr(predicate::str::contains("saxpy.cl:"))
         .stderr(predicate::str::contains("undeclared_zz"));
 }
+
+/// A scalar its type cannot hold is an error naming the argument and the range, not a value
+/// saturated into it (infinity was 4294967295, -1 was 0); a launch grid of 0 is an error too.
+#[test]
+fn a_scalar_out_of_its_range_and_an_empty_grid_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            r#"{ name = "n", scalar = "u32", value = "N" }"#,
+            r#"{ name = "n", scalar = "u32", value = "-1" }"#,
+            "argument 'n' = '-1': -1 is not a u32, 0 to 4294967295",
+        ),
+        (
+            r#"{ name = "n", scalar = "u32", value = "N" }"#,
+            r#"{ name = "n", scalar = "u32", value = "1/0" }"#,
+            "argument 'n' = '1/0': inf is not a u32, 0 to 4294967295",
+        ),
+        (
+            r#"{ name = "a", scalar = "f32", value = 2.5 }"#,
+            r#"{ name = "a", scalar = "f32", value = "10^39" }"#,
+            "argument 'a' = '10^39': 1000000000000000000000000000000000000000 is not a finite f32",
+        ),
+        (
+            r#"global = "N""#,
+            r#"global = "0""#,
+            "global '0' is 0 at size 65536: a launch needs at least one work-item",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let study = example_in(home.path(), |s| small(s).replace(from, to));
+        let out = home.path().join("out");
+        let assert = clvscu()
+            .args(["run", "--pair", "fake", "--quiet", "--study"])
+            .arg(&study)
+            .arg("--out")
+            .arg(&out)
+            .assert()
+            .failure();
+        let output = assert.get_output();
+        let text = String::from_utf8_lossy(&output.stderr).to_string()
+            + &String::from_utf8_lossy(&output.stdout);
+        assert!(text.contains(expected), "{to}: {text}");
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// The study's own kernel files are part of what a folder holds: after one is edited, a
+/// resume is refused naming it; unchanged, the resume goes on.
+#[test]
+fn a_resume_after_the_kernel_file_changed_is_refused_naming_it() {
+    let home = tempfile::tempdir().unwrap();
+    let study = example_in(home.path(), small);
+    let out = home.path().join("out");
+    let run = |resume: bool| {
+        let mut c = clvscu();
+        c.args(["run", "--pair", "fake", "--quiet", "--no-plot", "--study"])
+            .arg(&study)
+            .arg("--out")
+            .arg(&out);
+        if resume {
+            c.arg("--resume");
+        }
+        c.assert()
+    };
+    // The fake backend cannot run a user's kernel (no host emulation): every row fails
+    // (exit 3), but the folder records its sources as for any run.
+    run(false).code(3);
+    run(true).code(3);
+    let cl = home.path().join("saxpy.cl");
+    let text = std::fs::read_to_string(&cl).unwrap() + "\n// edited\n";
+    std::fs::write(&cl, text).unwrap();
+    let refused = run(true).code(1);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("source file ") && stderr.contains("saxpy.cl: the folder has hash"),
+        "{stderr}"
+    );
+}

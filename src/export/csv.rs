@@ -264,7 +264,10 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
     ///   appending would merge it with the next row); it is then appended to.
     pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
         create_parent_dirs(path)?;
-        let existing = match fs::read(path) {
+        // The target is checked before it is read: a FIFO there would block the read forever,
+        // a device never end it.
+        super::safe::check_target(path)?;
+        let existing = match crate::input_file::read_capped(path, crate::input_file::RESULT_CAP) {
             Ok(data) => data,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io_err(path)(e)),

@@ -50,6 +50,9 @@ pub struct Diff {
     pub added: Vec<String>,
     /// `study: comparison` only in OLD.
     pub removed: Vec<String>,
+    /// A side that fails in NEW but not in OLD (`study: comparison, A: ok → verify-failed`,
+    /// or `… (new) → build-failed` for a comparison only in NEW).
+    pub new_failures: Vec<String>,
     /// Things the reader must know (duplicates, missing samples).
     pub notes: Vec<String>,
     pub test: Option<ChangeTest>,
@@ -285,7 +288,31 @@ pub fn diff(old: &[PathBuf], new: &[PathBuf], test: &ChangeTest) -> Result<Diff,
         .filter(|k| !io.contains_key(*k))
         .map(|k| format!("{}: {}", k.0, k.1))
         .collect();
+    d.new_failures = new_failures(&io, &inew);
     Ok(d)
+}
+
+/// Every side that fails in NEW and did not fail in OLD: it was ok there, or not there.
+fn new_failures(io: &BTreeMap<Key, Entry>, inew: &BTreeMap<Key, Entry>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (key, n) in inew {
+        for &(side, mn) in n.sides.iter().filter(|(_, m)| m.status != Status::Ok) {
+            let before = io
+                .get(key)
+                .and_then(|o| o.sides.iter().find(|(s, _)| *s == side))
+                .map(|(_, mo)| mo.status);
+            let was = match before {
+                Some(Status::Ok) => Status::Ok.as_str(),
+                Some(_) => continue,
+                None => "(new)",
+            };
+            found.push(format!(
+                "{}: {}, {side}: {was} → {}",
+                key.0, key.1, mn.status
+            ));
+        }
+    }
+    found
 }
 
 fn pct(v: f64) -> String {
@@ -378,6 +405,7 @@ pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
     doc.heading(2, "Comparisons in both");
     doc.table(t, "No comparison is in both OLD and NEW.");
     for (title, list) in [
+        ("New failures", &d.new_failures),
         ("Removed (only in OLD)", &d.removed),
         ("Added (only in NEW)", &d.added),
     ] {

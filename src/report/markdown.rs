@@ -4,7 +4,28 @@ use super::doc::{Block, Doc, Table};
 
 /// Text made safe for a table cell: a pipe would end the cell, a line break the row.
 fn cell(text: &str) -> String {
-    text.replace('|', "&#124;").replace(['\r', '\n'], " ")
+    no_html(text)
+        .replace('|', "&#124;")
+        .replace(['\r', '\n'], " ")
+}
+
+/// `text` with every `<` that could open raw HTML (a letter, `/`, `!` or `?` after it)
+/// written `&lt;`: a folder or comparison named `<img onerror=…>` stays text in a Markdown
+/// viewer. A `<` before a space or a digit (`p < 0.05`) is left as it reads.
+fn no_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let opens = chars
+            .peek()
+            .is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?'));
+        if c == '<' && opens {
+            out.push_str("&lt;");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 pub fn table(t: &Table) -> String {
@@ -26,10 +47,12 @@ pub fn render(doc: &Doc) -> String {
     let mut out = String::new();
     for block in &doc.blocks {
         match block {
-            Block::Heading(level, text) => {
-                out.push_str(&format!("{} {text}\n\n", "#".repeat(usize::from(*level))))
-            }
-            Block::Paragraph(text) => out.push_str(&format!("{text}\n\n")),
+            Block::Heading(level, text) => out.push_str(&format!(
+                "{} {}\n\n",
+                "#".repeat(usize::from(*level)),
+                no_html(text)
+            )),
+            Block::Paragraph(text) => out.push_str(&format!("{}\n\n", no_html(text))),
             Block::Table(t) => {
                 out.push_str(&table(t));
                 out.push('\n');
@@ -52,5 +75,18 @@ mod tests {
         let mut t = Table::new(&[("a", false), ("b", true)]);
         t.push(vec!["x|y".into(), "1\n2".into()]);
         assert_eq!(table(&t), "| a | b |\n| --- | ---: |\n| x&#124;y | 1 2 |\n");
+    }
+
+    #[test]
+    fn a_name_cannot_open_raw_html() {
+        let mut doc = Doc::default();
+        doc.heading(2, "run <img src=x onerror=alert(1)>");
+        doc.para("p < 0.05 and </script>");
+        let md = render(&doc);
+        assert!(md.contains("## run &lt;img src=x"), "{md}");
+        assert!(md.contains("p < 0.05 and &lt;/script>"), "{md}");
+        let mut t = Table::new(&[("a", false)]);
+        t.push(vec!["<b>".into()]);
+        assert!(table(&t).contains("| &lt;b> |"));
     }
 }

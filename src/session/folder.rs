@@ -47,6 +47,11 @@ pub struct FolderIdentity {
     /// digits), so a resume keeps only rows that are what a run wrote.
     #[serde(default)]
     pub rows: BTreeMap<String, String>,
+    /// Each source file read from disk (a study's own kernel pair, `--kernels-dir` files,
+    /// the matvec rule tables `CLVSCU_MATVEC_RULES` names) by path, with its SHA-256 (first 16
+    /// hex digits): a resume after one is edited is refused naming it.
+    #[serde(default)]
+    pub files: BTreeMap<String, String>,
 }
 
 impl FolderIdentity {
@@ -73,6 +78,7 @@ impl FolderIdentity {
             binary: GIT_COMMIT.to_string(),
             kernels: kernels_hash(sources),
             rows: BTreeMap::new(),
+            files: file_hashes(sources),
         }
     }
 
@@ -98,6 +104,20 @@ impl FolderIdentity {
             format!("hash {}", self.kernels),
             format!("hash {}", other.kernels),
         );
+        let paths: std::collections::BTreeSet<&String> =
+            self.files.keys().chain(other.files.keys()).collect();
+        let hash = |files: &BTreeMap<String, String>, p: &String| {
+            files
+                .get(p)
+                .map_or("no such file".to_string(), |h| format!("hash {h}"))
+        };
+        for path in paths {
+            check(
+                &format!("source file {path}"),
+                hash(&self.files, path),
+                hash(&other.files, path),
+            );
+        }
         out
     }
 }
@@ -129,6 +149,26 @@ pub fn kernels_hash(sources: &KernelSources) -> String {
         }
     }
     short_hash(text.as_bytes())
+}
+
+/// Every source file this run reads from disk, by path, with its hash: the study's own
+/// kernel pairs and `--kernels-dir` files (as [`crate::kernels::files_read`] lists them),
+/// and the rule tables `CLVSCU_MATVEC_RULES` names. A file that cannot be read is hashed
+/// as `unreadable` (the run that needs it stops with the reason).
+pub fn file_hashes(sources: &KernelSources) -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = crate::kernels::files_read(sources)
+        .into_iter()
+        .map(|(path, text)| (path, short_hash(text.as_bytes())))
+        .collect();
+    use crate::families::matvec::rules;
+    if let Some(path) = std::env::var_os(rules::RULES_ENV) {
+        for file in rules::table_files(std::path::Path::new(&path)).unwrap_or_default() {
+            let hash = crate::input_file::read_capped(&file, crate::input_file::STUDY_CAP)
+                .map_or("unreadable".to_string(), |b| short_hash(&b));
+            out.insert(file.display().to_string(), hash);
+        }
+    }
+    out
 }
 
 /// SHA-256 of `bytes`, first 16 hex digits.

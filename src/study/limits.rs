@@ -96,8 +96,16 @@ pub(super) fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, St
 /// past what a `Duration` holds (1e308 s) would otherwise end the run in a panic.
 pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
 
-/// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], naming it.
+/// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], or below the interval at which the
+/// watchdog looks (it could not be kept), naming the bound.
 pub fn check_timeout(seconds: f64) -> Result<(), String> {
+    let tick = crate::session::watchdog::TICK.as_secs_f64();
+    if seconds < tick {
+        return Err(format!(
+            "{seconds} s is below {tick} s, the interval at which the watchdog looks: a \
+             shorter limit could not be kept"
+        ));
+    }
     if seconds > MAX_TIMEOUT_S {
         return Err(format!(
             "{seconds:e} s is more than the longest watchdog limit, {MAX_TIMEOUT_S} s (a week)"

@@ -155,10 +155,7 @@ pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     if let Some(path) = std::env::var_os(RULES_ENV) {
         for file in table_files(Path::new(&path))? {
             let name = file.to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&file).map_err(|source| RulesError::Read {
-                name: name.clone(),
-                source,
-            })?;
+            let text = read_table(&file)?;
             let table = RuleTable::parse(&name, &text)?;
             if table.device == device {
                 return Ok(Some(table));
@@ -172,6 +169,39 @@ pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
         }
     }
     Ok(None)
+}
+
+/// A table file's text, bounded: a FIFO or a device is refused, naming the file.
+fn read_table(file: &Path) -> Result<String, RulesError> {
+    crate::input_file::read_text_capped(file, crate::input_file::STUDY_CAP).map_err(|source| {
+        RulesError::Read {
+            name: file.to_string_lossy().into_owned(),
+            source,
+        }
+    })
+}
+
+/// Reads and parses every table `CLVSCU_MATVEC_RULES` names, when it is set: a run checks
+/// them before it starts, since a table that cannot be used would otherwise fall back to the
+/// hand rule without a word. A folder holding no table is an error too.
+pub fn check_env() -> Result<(), RulesError> {
+    let Some(path) = std::env::var_os(RULES_ENV) else {
+        return Ok(());
+    };
+    let files = table_files(Path::new(&path))?;
+    if files.is_empty() {
+        return Err(RulesError::Read {
+            name: Path::new(&path).display().to_string(),
+            source: std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "a folder holding no matvec-auto-*.toml table",
+            ),
+        });
+    }
+    for file in files {
+        RuleTable::parse(&file.to_string_lossy(), &read_table(&file)?)?;
+    }
+    Ok(())
 }
 
 /// `path` itself, or where it is a folder the `matvec-auto-*.toml` tables in it, by name.

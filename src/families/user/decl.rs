@@ -96,6 +96,30 @@ impl Elem {
         }
     }
 
+    /// Refuses a value this type cannot hold, naming the range: [`Elem::bits`] would
+    /// otherwise saturate it (infinity to 4294967295, -1 to 0) and the kernel would run with
+    /// a number nobody asked for.
+    pub fn check(self, v: f64) -> Result<(), String> {
+        let (lo, hi, range) = match self {
+            Elem::F32 => (
+                -f64::from(f32::MAX),
+                f64::from(f32::MAX),
+                "a finite f32 (magnitude at most 3.4e38)",
+            ),
+            Elem::I32 => (
+                f64::from(i32::MIN),
+                f64::from(i32::MAX),
+                "an i32, -2147483648 to 2147483647",
+            ),
+            Elem::U32 => (0.0, f64::from(u32::MAX), "a u32, 0 to 4294967295"),
+        };
+        if v.is_finite() && (lo..=hi).contains(&v) {
+            Ok(())
+        } else {
+            Err(format!("{v} is not {range}"))
+        }
+    }
+
     /// The value 32 bits of this type hold.
     pub fn value(self, bits: u32) -> f64 {
         match self {
@@ -610,6 +634,19 @@ mod tests {
         assert!(e.contains("output 'a' is not a declared buffer"), "{e}");
         let e = declare(&args(&SAXPY.replace("\"n\"", "\"N\"")), &check(None)).unwrap_err();
         assert!(e.contains("argument 'N'"), "{e}");
+    }
+
+    #[test]
+    fn values_out_of_their_type_are_refused_naming_the_range() {
+        assert!(Elem::U32.check(4294967295.0).is_ok());
+        let e = Elem::U32.check(f64::INFINITY).unwrap_err();
+        assert!(e.contains("0 to 4294967295"), "{e}");
+        assert!(Elem::U32.check(-1.0).is_err());
+        assert!(Elem::I32.check(-2147483648.0).is_ok());
+        assert!(Elem::I32.check(2147483648.0).is_err());
+        assert!(Elem::F32.check(f64::NAN).is_err());
+        assert!(Elem::F32.check(1e39).is_err());
+        assert!(Elem::F32.check(-1.5).is_ok());
     }
 
     #[test]

@@ -60,6 +60,15 @@ impl Func {
     }
 }
 
+/// `text` as an error quotes it: a long one cut after 60 characters, so a refusal of a huge
+/// expression stays one readable line.
+fn shortened(text: &str) -> String {
+    if text.chars().count() <= 80 {
+        return text.to_string();
+    }
+    format!("{}…", text.chars().take(60).collect::<String>())
+}
+
 /// Why an expression cannot be read, with the position (0-based character) where it stops.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExprError {
@@ -73,7 +82,7 @@ impl fmt::Display for ExprError {
         write!(
             f,
             "cannot read '{}' at character {}: {}",
-            self.text,
+            shortened(&self.text),
             self.at + 1,
             self.reason
         )
@@ -90,7 +99,14 @@ impl Expr {
             chars: text.chars().collect(),
             pos: 0,
             slot,
+            depth: 0,
         };
+        if p.chars.len() > MAX_CHARS {
+            return Err(p.error(format!(
+                "longer than {MAX_CHARS} characters; a size or value expression is a formula, \
+                 not a program"
+            )));
+        }
         let e = p.sum()?;
         p.skip_space();
         if p.pos < p.chars.len() {
@@ -147,11 +163,20 @@ impl Expr {
     }
 }
 
+/// The deepest nesting of parentheses, signs, powers and calls an expression may have: the
+/// parser recurses once per level, and a deeper text would overflow its stack.
+pub const MAX_NESTING: usize = 64;
+/// The longest expression: a flat chain of operators builds a tree as deep as it is long,
+/// which evaluating and dropping walk recursively.
+pub const MAX_CHARS: usize = 4096;
+
 struct Parser<'a> {
     text: &'a str,
     chars: Vec<char>,
     pos: usize,
     slot: &'a dyn Fn(&str) -> Option<usize>,
+    /// Levels of [`Parser::unary`] entered and not yet left.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -212,8 +237,22 @@ impl Parser<'_> {
         }
     }
 
-    /// unary := '-' unary | power
+    /// Every nesting passes through here (a sign, a power's exponent, and via an atom a
+    /// parenthesis or a call's argument), so the depth is counted here.
     fn unary(&mut self) -> Result<Expr, ExprError> {
+        if self.depth >= MAX_NESTING {
+            return Err(self.error(format!(
+                "nested more than {MAX_NESTING} levels deep (parentheses, signs, powers, calls)"
+            )));
+        }
+        self.depth += 1;
+        let e = self.signed();
+        self.depth -= 1;
+        e
+    }
+
+    /// unary := '-' unary | power
+    fn signed(&mut self) -> Result<Expr, ExprError> {
         if self.eat('-') {
             return Ok(Expr::Neg(Box::new(self.unary()?)));
         }
@@ -434,6 +473,21 @@ mod tests {
         assert!(e.reason.contains("not a number"), "{e}");
         assert!(SizeExpr::parse("").is_err());
         assert!(SizeExpr::parse("N $ 2").is_err());
+    }
+
+    #[test]
+    fn nesting_and_length_are_bounded() {
+        let nested = |n: usize| format!("{}N{}", "(".repeat(n), ")".repeat(n));
+        // 63 parentheses and the sum inside them: 64 levels.
+        assert!(SizeExpr::parse(&nested(MAX_NESTING - 1)).is_ok());
+        let e = SizeExpr::parse(&nested(MAX_NESTING)).unwrap_err();
+        assert!(e.reason.contains("nested more than 64 levels"), "{e}");
+        let e = SizeExpr::parse(&"-".repeat(10_000)).unwrap_err();
+        assert!(e.reason.contains("nested more than"), "{e}");
+        let e = SizeExpr::parse(&nested(10_000)).unwrap_err();
+        assert!(e.to_string().len() < 200, "{e}");
+        let e = SizeExpr::parse(&vec!["N"; 3000].join("+")).unwrap_err();
+        assert!(e.reason.contains("longer than 4096 characters"), "{e}");
     }
 
     #[test]

@@ -80,6 +80,21 @@ impl UserFamily {
             .collect()
     }
 
+    /// Refuses a scalar whose value at `size` its type cannot hold, naming it and the range.
+    fn check_scalars(&self, size: Size) -> Result<(), WorkloadError> {
+        for a in &self.decl.args {
+            if let ArgDecl::Scalar { name, elem, value } = a {
+                elem.check(value.at(size)).map_err(|range| {
+                    bad(
+                        &self.decl.family,
+                        format!("argument '{name}' = '{}': {range}", value.text),
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    }
+
     /// The bits of every scalar at `size` (0 for buffers).
     fn scalar_bits(&self, size: Size) -> Vec<u32> {
         self.decl
@@ -273,10 +288,21 @@ impl Family for UserFamily {
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         nonzero_in_32_bits(variant, size)?;
         let lengths = self.lengths(size).map_err(|e| bad(&self.decl.family, e))?;
-        self.decl
+        let global = self
+            .decl
             .global
             .count(size)
             .map_err(|e| bad(&self.decl.family, format!("global {e}")))?;
+        if global == 0 {
+            return Err(bad(
+                &self.decl.family,
+                format!(
+                    "global '{}' is 0 at size {size}: a launch needs at least one work-item",
+                    self.decl.global.text
+                ),
+            ));
+        }
+        self.check_scalars(size)?;
         let out = lengths[self.decl.check.output];
         if let Some(r) = &self.decl.check.reference {
             for (k, a) in self.decl.args.iter().enumerate() {

@@ -337,6 +337,18 @@ pub fn write_docs(
     out: &Path,
     readme: Option<&Path>,
 ) -> Result<Vec<PathBuf>, ReportError> {
+    // The README is read first, bounded (a FIFO would block, a device never end), so a
+    // README that cannot be read leaves no findings written either.
+    let readme_text = readme
+        .map(|r| {
+            crate::input_file::read_text_capped(r, crate::input_file::STUDY_CAP).map_err(|source| {
+                ReportError::Io {
+                    path: r.to_path_buf(),
+                    source,
+                }
+            })
+        })
+        .transpose()?;
     let chart = readme_chart_path(out, readme);
     let docs = render_docs(inputs, out, &chart)?;
     let md = out.join(MD);
@@ -344,11 +356,7 @@ pub fn write_docs(
     let gaps = out.join(GAPS_MD);
     write_atomic(&gaps, docs.gaps.as_bytes())?;
     let mut files = vec![md, gaps, out.join(format!("{HEADLINE_CHART}.svg"))];
-    if let Some(readme) = readme {
-        let text = std::fs::read_to_string(readme).map_err(|source| ReportError::Io {
-            path: readme.to_path_buf(),
-            source,
-        })?;
+    if let (Some(readme), Some(text)) = (readme, readme_text) {
         let new = replace_block(&text, BEGIN, END, &docs.headline).ok_or_else(|| {
             ReportError::Findings(format!(
                 "{}: no headline block ({BEGIN} ... {END}) to regenerate",

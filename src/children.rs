@@ -1,0 +1,133 @@
+//! The child processes of `suite` and `explain`: each in a process group of its own (so a
+//! signal meant for one step reaches everything that step started, and nothing else), ended
+//! by the kernel when this process dies, and ended, group and all, when this process is asked
+//! to stop.
+
+use std::os::unix::process::CommandExt as _;
+use std::process::{Child, Command};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::stopping::EXIT_INTERRUPTED;
+
+/// The last stop signal received (0: none) and how many came.
+static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
+static STOPS: AtomicUsize = AtomicUsize::new(0);
+
+/// How long a child told to stop by SIGTERM or SIGHUP gets before its group is killed: the
+/// one who sent it wants the process gone, not its comparison in progress finished.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
+extern "C" fn note_stop(signal: libc::c_int) {
+    // Atomic stores only: nothing else is safe inside a signal handler.
+    STOP_SIGNAL.store(signal, Ordering::SeqCst);
+    STOPS.fetch_add(1, Ordering::SeqCst);
+}
+
+/// SIGINT, SIGTERM and SIGHUP are noted instead of ending this process at once, so that the
+/// waiting loop ends the child's group and records where to resume before exiting.
+pub fn catch_stop_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+        // SAFETY: the handler only stores to atomics; the struct is fully initialised
+        // (zeroed, then its mask emptied) before sigaction reads it.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = note_stop as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut action.sa_mask);
+            action.sa_flags = libc::SA_RESTART;
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+/// The stop signal received, if any.
+pub fn stop_signal() -> Option<i32> {
+    match STOP_SIGNAL.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Makes `command` a guarded child: a process group of its own, and SIGTERM from the kernel
+/// when this process dies, however it dies (SIGKILL included), instead of running on
+/// unattended.
+pub fn guard(command: &mut Command) -> &mut Command {
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    command.process_group(0);
+    // SAFETY: between fork and exec only async-signal-safe calls are made (prctl, getppid,
+    // _exit), and nothing is allocated.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The parent may have died before prctl ran: no signal would then ever come.
+            if libc::getppid() != parent {
+                libc::_exit(EXIT_INTERRUPTED);
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+/// Sends `signal` to the child's whole process group (the child leads it, see [`guard`]).
+pub fn signal_group(child: &Child, signal: libc::c_int) {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) on the group a child this process started and has not reaped leads:
+        // its id cannot have been reused.
+        unsafe {
+            libc::kill(-pid, signal);
+        }
+    }
+}
+
+/// What became of a child told to stop: SIGINT (Ctrl-C) passes on as SIGINT and the child
+/// gets `grace` to keep what it finished; SIGTERM and SIGHUP pass on as SIGTERM with
+/// [`TERM_GRACE`]. A second stop signal, or the grace running out, kills the group.
+pub struct Stopping {
+    since: Instant,
+    grace: Duration,
+    stops_seen: usize,
+}
+
+impl Stopping {
+    /// Passes the stop on to the child's group.
+    pub fn begin(child: &Child, grace: Duration) -> Stopping {
+        let term = matches!(stop_signal(), Some(libc::SIGTERM | libc::SIGHUP));
+        signal_group(child, if term { libc::SIGTERM } else { libc::SIGINT });
+        Stopping {
+            since: Instant::now(),
+            grace: if term { TERM_GRACE.min(grace) } else { grace },
+            stops_seen: STOPS.load(Ordering::SeqCst),
+        }
+    }
+
+    /// Kills the group once the grace is over or another stop signal came.
+    pub fn check(&self, child: &Child) {
+        let again = STOPS.load(Ordering::SeqCst) > self.stops_seen;
+        if again || self.since.elapsed() > self.grace {
+            signal_group(child, libc::SIGKILL);
+        }
+    }
+}
+
+/// Runs a guarded `command` to its end; a stop signal to this process ends its group
+/// (after `grace`, see [`Stopping`]). The exit code, [`EXIT_INTERRUPTED`] for a child ended by
+/// a signal.
+pub fn run_to_end(command: &mut Command, grace: Duration) -> std::io::Result<i32> {
+    let mut child = guard(command).spawn()?;
+    let mut stopping: Option<Stopping> = None;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status.code().unwrap_or(EXIT_INTERRUPTED));
+        }
+        match &stopping {
+            None if stop_signal().is_some() => stopping = Some(Stopping::begin(&child, grace)),
+            Some(s) => s.check(&child),
+            None => {}
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
