@@ -55,24 +55,16 @@ fn loaded() -> &'static std::sync::RwLock<Vec<LoadedPair>> {
     LOADED.get_or_init(Default::default)
 }
 
-/// Every kernel file read from disk, as (path, text): the pairs studies named, and with a
-/// `--kernels-dir` each family's files there (a missing one as empty text).
-pub fn files_read(sources: &KernelSources) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = loaded()
+/// The kernel files studies named (their own pairs), as (path, text). `--kernels-dir` files
+/// are left out: the hash of every kernel file covers them, so a folder measured with the
+/// embedded kernels resumes with the same kernels from a folder.
+pub fn files_read() -> Vec<(String, String)> {
+    loaded()
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .flat_map(|(_, files)| files.iter().cloned())
-        .collect();
-    if sources.dir.is_some() {
-        for stem in stems() {
-            for api in [Api::OpenCl, Api::Cuda] {
-                let text = sources.file(api, stem).unwrap_or_default();
-                out.push((sources.location(api, stem), text));
-            }
-        }
-    }
-    out
+        .collect()
 }
 
 /// Makes `stem` name the OpenCL and CUDA `files` (path, text), read when their study was

@@ -1705,6 +1705,12 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
                 stack.push(p);
             } else if p.file_name().is_some_and(|n| n == ".clvscu.lock") {
                 // The lock names whoever holds it; it is no result.
+            } else if !e.file_type().is_ok_and(|t| t.is_file() || t.is_symlink()) {
+                // A FIFO a case planted: reading it would wait for a writer forever.
+                files.insert(
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    "not a file".into(),
+                );
             } else {
                 let bytes = std::fs::read(&p).unwrap_or_default();
                 let h: String = Sha256::digest(bytes)

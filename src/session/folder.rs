@@ -47,7 +47,7 @@ pub struct FolderIdentity {
     /// digits), so a resume keeps only rows that are what a run wrote.
     #[serde(default)]
     pub rows: BTreeMap<String, String>,
-    /// Each source file read from disk (a study's own kernel pair, `--kernels-dir` files,
+    /// Each source file read from disk besides the kernel files (a study's own kernel pair,
     /// the matvec rule tables `CLVSCU_MATVEC_RULES` names) by path, with its SHA-256 (first 16
     /// hex digits): a resume after one is edited is refused naming it.
     #[serde(default)]
@@ -78,7 +78,7 @@ impl FolderIdentity {
             binary: GIT_COMMIT.to_string(),
             kernels: kernels_hash(sources),
             rows: BTreeMap::new(),
-            files: file_hashes(sources),
+            files: file_hashes(),
         }
     }
 
@@ -151,12 +151,12 @@ pub fn kernels_hash(sources: &KernelSources) -> String {
     short_hash(text.as_bytes())
 }
 
-/// Every source file this run reads from disk, by path, with its hash: the study's own
-/// kernel pairs and `--kernels-dir` files (as [`crate::kernels::files_read`] lists them),
-/// and the rule tables `CLVSCU_MATVEC_RULES` names. A file that cannot be read is hashed
-/// as `unreadable` (the run that needs it stops with the reason).
-pub fn file_hashes(sources: &KernelSources) -> BTreeMap<String, String> {
-    let mut out: BTreeMap<String, String> = crate::kernels::files_read(sources)
+/// Every source file this run reads from disk besides the kernel files [`kernels_hash`]
+/// covers, by path, with its hash: the study's own kernel pairs and the rule tables
+/// `CLVSCU_MATVEC_RULES` names. A file that cannot be read is hashed as `unreadable` (the
+/// run that needs it stops with the reason).
+pub fn file_hashes() -> BTreeMap<String, String> {
+    let mut out: BTreeMap<String, String> = crate::kernels::files_read()
         .into_iter()
         .map(|(path, text)| (path, short_hash(text.as_bytes())))
         .collect();
