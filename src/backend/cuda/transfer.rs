@@ -49,14 +49,7 @@ pub(super) fn enqueue(
     direction: Direction,
     len: usize,
 ) -> Result<()> {
-    let data = host.data()?;
-    if len > data.len() || len > device.len() {
-        return Err(BackendError::InvalidHandle(format!(
-            "transfer of {len} floats between buffers of {} (host) and {} (device)",
-            data.len(),
-            device.len()
-        )));
-    }
+    let data = checked(host, device, len)?;
     let (ptr, _sync) = device.device_ptr(stream);
     let s = stream.cu_stream();
     // SAFETY: both ranges hold `len` floats; the caller waits for the copy before the host
@@ -81,14 +74,7 @@ pub(super) fn copy_loop(
     len: usize,
     reps: u32,
 ) -> Result<Vec<f64>> {
-    let data = host.data()?;
-    if len > data.len() || len > device.len() {
-        return Err(BackendError::InvalidHandle(format!(
-            "transfer of {len} floats between buffers of {} (host) and {} (device)",
-            data.len(),
-            device.len()
-        )));
-    }
+    let data = checked(host, device, len)?;
     let (ptr, _sync) = device.device_ptr(stream);
     let fail = |e: result::DriverError| {
         BackendError::driver(API, "cuMemcpyHtoD/DtoH (plain copy)", format!("{e:?}"))
@@ -107,4 +93,21 @@ pub(super) fn copy_loop(
         times.push(t0.elapsed().as_secs_f64());
     }
     Ok(times)
+}
+
+/// The host buffer's data, where both buffers hold `len` floats.
+fn checked<'h>(
+    host: &'h mut HostBuf,
+    device: &CudaSlice<f32>,
+    len: usize,
+) -> Result<&'h mut [f32]> {
+    let data = host.data()?;
+    if len > data.len() || len > device.len() {
+        return Err(BackendError::InvalidHandle(format!(
+            "transfer of {len} floats between buffers of {} (host) and {} (device)",
+            data.len(),
+            device.len()
+        )));
+    }
+    Ok(data)
 }
