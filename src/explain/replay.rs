@@ -16,7 +16,7 @@ use crate::backend::{Api, Backend, BackendError, Direction, HostMemory, PlainLoo
 use crate::calibrate::{measure_cases, CalibrationError, CalibrationRow};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::ExportError;
-use crate::families::id::FamilyId;
+use crate::families::family::PlainCalls;
 use crate::kernels::KernelSources;
 use crate::session::run::Sides;
 use crate::stats;
@@ -62,37 +62,25 @@ fn replay_of(t: &Comparison, backend: &mut dyn Backend) -> Option<Replay> {
     if !host_timed || a.wait != b.wait {
         return None;
     }
-    match a.variant.family {
-        FamilyId::Launch => {
-            let batch = if a.variant.name == "back-to-back" {
-                u32::try_from(a.size.rows).ok()?
-            } else {
-                1
-            };
-            Some(Replay::Launch(PlainLoop {
-                shape: crate::session::launch_shape(backend, a.clone()),
-                wait: a.wait,
-                batch,
-                reps: if batch > 1 { 20 } else { 200 },
-                flag_copies: false,
-            }))
-        }
-        FamilyId::Transfer if a.variant.kernel.is_empty() => {
-            let (direction, memory) = match a.variant.name {
-                "h2d-pageable" => (Direction::H2d, HostMemory::Pageable),
-                "h2d-pinned" => (Direction::H2d, HostMemory::Pinned),
-                "d2h-pageable" => (Direction::D2h, HostMemory::Pageable),
-                "d2h-pinned" => (Direction::D2h, HostMemory::Pinned),
-                _ => return None,
-            };
-            Some(Replay::Copy {
-                direction,
-                memory,
-                len: usize::try_from(a.size.rows).ok()?,
-            })
-        }
-        _ => None,
-    }
+    let calls = a.family.family().plain_calls(a.variant, a.size)?;
+    Some(match calls {
+        PlainCalls::Launches { batch } => Replay::Launch(PlainLoop {
+            shape: crate::session::launch_shape(backend, a.clone()),
+            wait: a.wait,
+            batch,
+            reps: if batch > 1 { 20 } else { 200 },
+            flag_copies: false,
+        }),
+        PlainCalls::Copy {
+            direction,
+            memory,
+            len,
+        } => Replay::Copy {
+            direction,
+            memory,
+            len,
+        },
+    })
 }
 
 #[derive(Debug, thiserror::Error)]

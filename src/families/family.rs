@@ -13,6 +13,20 @@ use super::variant::Variant;
 use crate::backend::fake::KernelEmulation;
 use crate::backend::DeviceInfo;
 
+/// The runtime's own calls a run of a variant makes, as a plain program would replay them
+/// (`explain`'s replay): launches of its kernel, `batch` to one wait, or one host copy.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PlainCalls {
+    Launches {
+        batch: u32,
+    },
+    Copy {
+        direction: crate::backend::Direction,
+        memory: crate::backend::HostMemory,
+        len: usize,
+    },
+}
+
 /// Choices of a study entry that pick a family's input data beyond size and seed.
 #[derive(Debug, Clone, Copy)]
 pub struct InputChoice<'a> {
@@ -135,6 +149,12 @@ pub trait Family: Sync {
     /// Whether a run at `size` is bound by the runtime (launch cost could sit in its rows).
     fn runtime_bound(&self, _size: Size) -> bool {
         false
+    }
+
+    /// The runtime's own calls a run of `variant` at `size` is made of, where its work is those
+    /// calls alone (nothing else to replay otherwise).
+    fn plain_calls(&self, _variant: &Variant, _size: Size) -> Option<PlainCalls> {
+        None
     }
 
     /// Work-groups in x for the rules the family computes itself (`Tiles`, `Columns`,

@@ -3,7 +3,7 @@
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, InputChoice, PlainCalls};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -84,6 +84,16 @@ impl Family for Launch {
 
     fn runtime_bound(&self, _size: Size) -> bool {
         true
+    }
+
+    /// Its launches, `N` to one wait back to back.
+    fn plain_calls(&self, variant: &Variant, size: Size) -> Option<PlainCalls> {
+        let batch = if variant.name == "back-to-back" {
+            u32::try_from(size.rows).ok()?
+        } else {
+            1
+        };
+        Some(PlainCalls::Launches { batch })
     }
 
     /// `N` is the number of launches; the kernel counts them in one float.

@@ -4,7 +4,7 @@
 //! the data must arrive unchanged.
 
 use crate::backend::{Arg, Backend, BufferId, Direction, HostBufferId, HostMemory, KernelId};
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
@@ -224,6 +224,19 @@ impl Family for Transfer {
     }
 
     /// The data to move; each result is checked against it in place (see `Built::checked`).
+    /// One copy of `N` floats, for the variants without a kernel beside it.
+    fn plain_calls(&self, variant: &Variant, size: Size) -> Option<PlainCalls> {
+        if !variant.kernel.is_empty() {
+            return None;
+        }
+        let (direction, memory) = kind(variant.name);
+        Some(PlainCalls::Copy {
+            direction,
+            memory,
+            len: usize::try_from(size.rows).ok()?,
+        })
+    }
+
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let a = reference::random_vector(size.rows as usize, seed);
         Inputs::new(size, a, Vec::new())
