@@ -11,9 +11,12 @@ use clvscu::record::PrRow;
 /// The run time the main job may take on a CPU device (building excluded).
 const RUN_LIMIT: Duration = Duration::from_secs(60);
 
-/// The comparisons of the default study, and how many of them must read "similar".
+/// The comparisons of the default study, and how many of them must read "similar". PoCL's
+/// timings on a two-core machine are bimodal (one core or two for the kernel, a factor of 2
+/// apart) whenever anything else runs, so a comparison or two may end its budget undecided
+/// ("no clear difference"); none may be called different, since both sides are the same.
 const COMPARISONS: usize = 26;
-const SIMILAR_AT_LEAST: usize = 24;
+const SIMILAR_AT_LEAST: usize = 23;
 
 #[test]
 #[ignore = "needs PoCL"]
@@ -44,6 +47,17 @@ fn the_default_study_on_a_cpu_reads_similar_almost_everywhere_within_a_minute() 
         similar >= SIMILAR_AT_LEAST,
         "{similar} of {} similar:\n{stdout}",
         prs.len()
+    );
+    let called_different: Vec<&str> = prs
+        .iter()
+        .filter(|p| {
+            p.pr_ci_hi < clvscu::stats::SIMILAR_LO || p.pr_ci_lo > clvscu::stats::SIMILAR_HI
+        })
+        .map(|p| p.comparison.as_str())
+        .collect();
+    assert!(
+        called_different.is_empty(),
+        "a side against itself was called different: {called_different:?}\n{stdout}"
     );
     assert!(took <= RUN_LIMIT, "the run took {took:.1?}:\n{stdout}");
 }
