@@ -13,10 +13,11 @@ const RUN_LIMIT: Duration = Duration::from_secs(60);
 
 /// The comparisons of the default study, and how many of them must read "similar". PoCL's
 /// timings on a two-core machine are bimodal (one core or two for the kernel, a factor of 2
-/// apart) whenever anything else runs, so a comparison or two may end its budget undecided
-/// ("no clear difference"); none may be called different, since both sides are the same.
+/// apart) whenever anything else runs: the default study gives such a comparison 5 s to decide,
+/// and one or two may still end undecided ("no clear difference"). None may be called
+/// different, since both sides are the same.
 const COMPARISONS: usize = 26;
-const SIMILAR_AT_LEAST: usize = 23;
+const SIMILAR_AT_LEAST: usize = 24;
 
 #[test]
 #[ignore = "needs PoCL"]
