@@ -36,7 +36,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Devices => devices(),
         Command::Studies => studies(),
         Command::Families => {
-            print!("{}", crate::tables::families());
+            say_text!("{}", crate::tables::families());
             Ok(EXIT_OK)
         }
         Command::Run(args) => run(*args),
@@ -89,12 +89,14 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
 }
 
 fn print_device(prefix: &str, d: &DeviceInfo) {
-    println!("{prefix} {} [{}]", d.name, d.platform);
-    println!(
+    say!("{prefix} {} [{}]", d.name, d.platform);
+    say!(
         "      vendor {} | driver {} | {}",
-        d.vendor, d.driver_version, d.api_version
+        d.vendor,
+        d.driver_version,
+        d.api_version
     );
-    println!(
+    say!(
         "      compute units {} | max work-group {} | local mem {} KiB | global mem {:.1} GiB | max alloc {:.1} GiB",
         d.compute_units,
         d.max_work_group_size,
@@ -114,7 +116,7 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         ),
         None => "n/a (the API exposes no memory clock / bus width)".into(),
     };
-    println!(
+    say!(
         "      core clock {} | memory clock {} | bus width {} | peak bandwidth {}",
         clock(d.core_clock_mhz),
         clock(d.memory_clock_mhz),
@@ -124,10 +126,10 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         peak
     );
     if let Some((ma, mi)) = d.compute_capability {
-        println!("      compute capability {ma}.{mi}");
+        say!("      compute capability {ma}.{mi}");
     }
     if d.api == "OpenCL" {
-        println!(
+        say!(
             "      sub-groups: {}",
             if d.has_subgroups { "yes" } else { "no" }
         );
@@ -135,9 +137,9 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
 }
 
 fn devices() -> Result<i32> {
-    println!("OpenCL:");
+    say!("OpenCL:");
     match opencl::list_devices() {
-        Ok(list) if list.is_empty() => println!("  no OpenCL device"),
+        Ok(list) if list.is_empty() => say!("  no OpenCL device"),
         Ok(list) => {
             for (i, d) in list.iter().enumerate() {
                 print_device(
@@ -146,20 +148,20 @@ fn devices() -> Result<i32> {
                 );
             }
         }
-        Err(e) => println!("  {e}"),
+        Err(e) => say!("  {e}"),
     }
-    println!("CUDA:");
+    say!("CUDA:");
     match cuda::list_devices() {
         Ok(list) => {
             for (i, d) in list.iter().enumerate() {
                 print_device(&format!("  [{i}]"), d);
             }
         }
-        Err(e) => println!("  {e}"),
+        Err(e) => say!("  {e}"),
     }
     match cuda::nvrtc_version() {
-        Some(v) => println!("NVRTC {v}: CUDA kernels can be compiled to PTX"),
-        None => println!(
+        Some(v) => say!("NVRTC {v}: CUDA kernels can be compiled to PTX"),
+        None => say!(
             "NVRTC unavailable: {}",
             cuda::nvrtc_availability().err().unwrap_or_default()
         ),
@@ -170,7 +172,7 @@ fn devices() -> Result<i32> {
 fn studies() -> Result<i32> {
     for (name, _) in study::BUILTIN {
         let s = study::load(name)?;
-        println!(
+        say!(
             "{name:<20} {:>4} comparisons  {}",
             s.comparisons.len(),
             s.description
@@ -194,7 +196,7 @@ fn calibrate(args: &CalibrateArgs) -> Result<i32> {
         backends.push(b.as_mut());
     }
     let names: Vec<String> = backends.iter().map(|b| describe(b.info())).collect();
-    println!("calibrating {} ...", names.join(" and "));
+    say!("calibrating {} ...", names.join(" and "));
     let found = clvscu::calibrate::calibrate(&mut backends, &sources, &plan)?;
     let title = format!("clvscu calibrate: {}", names.join(" / "));
     clvscu::calibrate::write(&args.out, &found, &title)?;
@@ -208,8 +210,8 @@ fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     );
     prov.study = "calibrate".into();
     clvscu::export::json::write_json_atomic(&args.out.join("provenance.json"), &prov)?;
-    println!("{}", clvscu::calibrate::markdown(&found));
-    println!("written: {}", args.out.display());
+    say!("{}", clvscu::calibrate::markdown(&found));
+    say!("written: {}", args.out.display());
     Ok(EXIT_OK)
 }
 
@@ -326,7 +328,7 @@ fn run_one(
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {
-        println!("resume: {}", printable_lines(note));
+        say!("resume: {}", printable_lines(note));
     }
     print_report(
         &report.summary,
@@ -337,19 +339,19 @@ fn run_one(
     print_expected_refusals(&report.summary);
     print_hint(&report.summary, &out);
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
-        println!("{}", noise_floor_note());
+        say!("{}", noise_floor_note());
     }
     export(args, &out)?;
     match &report.charts {
-        Some(Ok(files)) if files.is_empty() => println!(
+        Some(Ok(files)) if files.is_empty() => say!(
             "charts: none, nothing to draw (no PR, no sweep, no known peak or copy measurement)"
         ),
-        Some(Ok(files)) => println!(
+        Some(Ok(files)) => say!(
             "charts: {} files in {}",
             files.len(),
             out.join("charts").display()
         ),
-        Some(Err(e)) => eprintln!("warning: charts not drawn: {e}"),
+        Some(Err(e)) => say_err!("warning: charts not drawn: {e}"),
         None => {}
     }
     Ok(exit_code(&report.summary, &out))
@@ -359,7 +361,7 @@ fn run_one(
 pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
     match summary.outcome() {
         Outcome::Interrupted => {
-            eprintln!(
+            say_err!(
                 "interrupted: every finished comparison is in {}; continue with --resume --out {}",
                 out.display(),
                 out.display()
@@ -367,12 +369,12 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
             EXIT_INTERRUPTED
         }
         Outcome::FailedConfigs => {
-            eprintln!(
+            say_err!(
                 "{} configuration(s) failed and were excluded from every PR:",
                 summary.failed.len()
             );
             for f in &summary.failed {
-                eprintln!("  {}", printable_lines(f));
+                say_err!("  {}", printable_lines(f));
             }
             print_build_logs(summary);
             EXIT_FAILED_CONFIGS
@@ -386,12 +388,12 @@ fn print_expected_refusals(summary: &RunSummary) {
     if summary.refused_as_expected.is_empty() {
         return;
     }
-    println!(
+    say!(
         "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
         summary.refused_as_expected.len()
     );
     for r in &summary.refused_as_expected {
-        println!("  {}", printable_lines(r));
+        say!("  {}", printable_lines(r));
     }
 }
 
@@ -402,7 +404,7 @@ fn print_build_logs(summary: &RunSummary) {
     for m in &summary.measurements {
         if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
             shown.push(&m.error);
-            eprintln!(
+            say_err!(
                 "\n{} [{}]: {}",
                 printable(&m.comparison),
                 m.api,
@@ -416,12 +418,12 @@ fn print_build_logs(summary: &RunSummary) {
 fn print_hint(all: &RunSummary, out: &Path) {
     let shown = out.display();
     if all.prs.is_empty() && !all.measurements.is_empty() {
-        println!(
+        say!(
             "hint: one side only, so no Performance Ratio. With an NVIDIA GPU (OpenCL and CUDA) \
              the same command compares both; --pair opencl-opencl checks the harness on one device."
         );
     }
-    println!(
+    say!(
         "next: {shown}/summary.md has these tables; clvscu plot {shown} --out {shown}/charts \
          redraws the charts; clvscu run FAMILY/VARIANT --local 64,128,256 compares one kernel."
     );
@@ -526,11 +528,11 @@ fn print_report(
         .iter()
         .filter(|m| m.status == Status::Ok)
         .count();
-    print!(
+    say_text!(
         "{}",
         crate::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
     );
-    println!(
+    say!(
         "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
         ok,
         all.prs.len(),
@@ -543,22 +545,22 @@ fn print_report(
 fn parity(args: &DeviceArgs) -> Result<i32> {
     let allow = clvscu::parity::load_allow_list(clvscu::parity::EMBEDDED_ALLOW_LIST)?;
     let report = clvscu::parity::check(&args.sources()?, &allow);
-    println!("{}", report.render());
+    say!("{}", report.render());
     Ok(if report.passed() { EXIT_OK } else { 1 })
 }
 
 fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
     let data = plot::input::load(inputs)?;
     for w in plot::input::warnings(&data) {
-        eprintln!("warning: {}", printable_lines(&w.to_string()));
+        say_err!("warning: {}", printable_lines(&w.to_string()));
     }
     clvscu::export::safe::prepare_dir(out, true)?;
     let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
     if files.is_empty() {
-        println!("the data allows no chart (no PR, no sweep, no known peak or copy measurement, no PTX table)");
+        say!("the data allows no chart (no PR, no sweep, no known peak or copy measurement, no PTX table)");
     }
     for f in files {
-        println!("{}", f.display());
+        say!("{}", f.display());
     }
     Ok(EXIT_OK)
 }
@@ -607,7 +609,7 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
             inputs[0].display()
         ),
     };
-    println!("merged {n} rows into {}", output.display());
+    say!("merged {n} rows into {}", output.display());
     Ok(EXIT_OK)
 }
 
@@ -641,7 +643,7 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         Ok(b) => Some(b),
         Err(e) if args.devices.cl_device.is_some() => return Err(e.into()),
         Err(e) => {
-            eprintln!("note: {e}");
+            say_err!("note: {e}");
             None
         }
     };
@@ -649,7 +651,7 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         Ok(b) => Some(b),
         Err(e) if args.devices.cuda_device.is_some() => return Err(e.into()),
         Err(e) => {
-            eprintln!(
+            say_err!(
                 "note: {e}; CUDA PTX comes from NVRTC alone (target {})",
                 args.arch
             );
@@ -668,11 +670,11 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         },
         &args.out,
     )?;
-    println!("{}", printable_lines(&report.markdown));
+    say!("{}", printable_lines(&report.markdown));
     for note in &report.notes {
-        println!("note: {note}");
+        say!("note: {note}");
     }
-    println!(
+    say!(
         "wrote {} files in {}",
         report.files.len(),
         args.out.display()
@@ -682,20 +684,21 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
 
 fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
     let written = clvscu::report::write_report(inputs, out, html)?;
-    println!(
+    say!(
         "{} run folders on {} GPU configurations:",
-        written.folders, written.gpus
+        written.folders,
+        written.gpus
     );
     // The files a reader opens are named; the charts and pages below them (hundreds for a
     // large tree) are counted, and the index leads to them.
     let (top, below): (Vec<&PathBuf>, Vec<&PathBuf>) =
         written.files.iter().partition(|f| f.parent() == Some(out));
     for f in top {
-        println!("{}", f.display());
+        say!("{}", f.display());
     }
     if !below.is_empty() {
         let what = if html { "charts and pages" } else { "charts" };
-        println!(
+        say!(
             "and {} more files in {}: {what}",
             below.len(),
             out.display()
@@ -710,7 +713,7 @@ fn findings_cmd(inputs: &[PathBuf], out: Option<&Path>, readme: Option<&Path>) -
     let out = out.unwrap_or(Path::new("docs"));
     let written = clvscu::report::findings::write_docs(inputs, out, readme)?;
     for f in written {
-        println!("{}", f.display());
+        say!("{}", f.display());
     }
     Ok(EXIT_OK)
 }
@@ -740,11 +743,11 @@ fn diff(
         &old.display().to_string(),
         &new.display().to_string(),
     ));
-    print!("{}", printable_lines(&md));
+    say_text!("{}", printable_lines(&md));
     if let Some(dir) = out {
         clvscu::export::write_atomic(&dir.join("diff.md"), md.as_bytes())?;
         clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;
-        eprintln!("wrote diff.md and diff.csv in {}", dir.display());
+        say_err!("wrote diff.md and diff.csv in {}", dir.display());
     }
     Ok(if fail_on_regression {
         regression_code(&d)
@@ -761,7 +764,7 @@ fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
     let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
     let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();
     for r in &rows {
-        eprintln!(
+        say_err!(
             "regressed: {}: {} {} ({:+.1}%)",
             printable(&r.study),
             printable(&r.comparison),
@@ -770,10 +773,10 @@ fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
         );
     }
     for f in &d.new_failures {
-        eprintln!("regressed: fails now: {}", printable(f));
+        say_err!("regressed: fails now: {}", printable(f));
     }
     for r in &d.removed {
-        eprintln!("regressed: missing from NEW: {}", printable(r));
+        say_err!("regressed: missing from NEW: {}", printable(r));
     }
     if rows.is_empty() && d.new_failures.is_empty() && d.removed.is_empty() {
         EXIT_OK

@@ -217,7 +217,7 @@ pub fn run_command(out: &Path) -> Result<i32> {
     let argv = own_args();
     let program = std::env::current_exe().context("finding this program to run once per GPU")?;
     for job in &jobs {
-        println!(
+        say!(
             "== {}: {} ({}) -> {}",
             job.label(),
             job.name,
@@ -225,7 +225,7 @@ pub fn run_command(out: &Path) -> Result<i32> {
             job.folder.display()
         );
     }
-    let emit: Emit = Arc::new(|line| println!("{line}"));
+    let emit: Emit = Arc::new(|line| say!("{line}"));
     let codes = run_all(
         &program,
         &jobs,
@@ -245,14 +245,14 @@ pub fn run_command(out: &Path) -> Result<i32> {
 /// costs a warning, never the runs.
 fn report_over(out: &Path) {
     match clvscu::report::write_report(&[out.to_path_buf()], out, true) {
-        Ok(written) => println!(
+        Ok(written) => say!(
             "one report over every GPU ({} run folders on {} GPU configurations): {} and {}",
             written.folders,
             written.gpus,
             out.join("report.md").display(),
             out.join("index.html").display()
         ),
-        Err(e) => eprintln!("warning: no report over the GPUs: {e}"),
+        Err(e) => say_err!("warning: no report over the GPUs: {e}"),
     }
 }
 
@@ -273,9 +273,9 @@ fn count_interrupts() -> Arc<AtomicUsize> {
 
 /// Prints each GPU's outcome; the command's exit code is the worst of them.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
-    println!("every GPU, one process each, at the same time:");
+    say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
-        println!(
+        say!(
             "  {}: {} ({}) -> {}: exit {code}",
             job.label(),
             job.name,

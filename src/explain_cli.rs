@@ -184,7 +184,7 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
         .filter(|r| r.pr.is_none())
         .count();
     if missing > 0 {
-        println!(
+        say!(
             "{missing} rung(s) have no PR (explain.md says why for each); the verdicts use \
              the rungs that ran"
         );
@@ -217,7 +217,7 @@ fn run_machine_code_part(out: &Path) -> Result<i32> {
 /// is a note; the verdicts do not depend on it.
 fn profile_with_ncu(out: &Path) -> Result<()> {
     let Some(ncu) = profile::find_ncu() else {
-        println!("ncu not found: no hardware counters (explain.md says so)");
+        say!("ncu not found: no hardware counters (explain.md says so)");
         return Ok(());
     };
     if !out.join(clvscu::explain::code::PTX_INDEX_CSV).is_file() {
@@ -246,8 +246,8 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
         })
         .unwrap_or_default();
     match profile::collect(out, version.trim()) {
-        Ok(rows) => println!("ncu: counters of {} runs ({status})", rows.len()),
-        Err(e) => println!("ncu: no counters ({status}): {}", printable(&e)),
+        Ok(rows) => say!("ncu: counters of {} runs ({status})", rows.len()),
+        Err(e) => say!("ncu: no counters ({status}): {}", printable(&e)),
     }
     Ok(())
 }
@@ -260,7 +260,7 @@ fn run_profile_part(args: &ExplainArgs, targets: &[Comparison], out: &Path) -> R
         clvscu::backend::cuda::CudaBackend::open(args.run.devices.cuda_device.as_deref())?;
     let order = profile::profile(out, targets, &sources, &mut cuda)?;
     for o in order.iter().filter(|o| !o.verified) {
-        println!(
+        say!(
             "profile: {} with {}'s PTX: {}",
             printable(&o.target),
             o.code.label(),
@@ -291,7 +291,7 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         // The replays after the code: their own builds would otherwise be in the private
         // cache before the targets' builds that share a kernel file.
         if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
-            println!("replay: not run: {}", printable(&e.to_string()));
+            say!("replay: not run: {}", printable(&e.to_string()));
         }
         return Ok(EXIT_OK);
     }
@@ -355,7 +355,7 @@ fn run_part_process_with(out: &Path, part: &str, env: &[(&str, String)]) -> Resu
         return Ok(EXIT_INTERRUPTED);
     }
     if code != EXIT_OK {
-        println!("{}: its process ended with exit {code}", printable(part));
+        say!("{}: its process ended with exit {code}", printable(part));
     }
     Ok(code)
 }
@@ -402,7 +402,7 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
         match not_a_target(&c) {
             None if !targets.iter().any(|t: &Comparison| t.id == c.id) => targets.push(c),
             None => {}
-            Some(why) => println!("skipped {}", printable(&why)),
+            Some(why) => say!("skipped {}", printable(&why)),
         }
     }
     if targets.is_empty() {
@@ -485,7 +485,7 @@ fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
             .find(|c| c.id == row.comparison)
         {
             Some(c) => found.push((c, row.clone())),
-            None => println!(
+            None => say!(
                 "skipped {}: study '{}' has no comparison of that name now",
                 printable(&row.comparison),
                 printable(&row.study)
@@ -524,11 +524,11 @@ fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<Path
             t.verdict.describe(),
         ]);
     }
-    println!("{table}");
+    say!("{table}");
     for f in files {
-        println!("wrote {}", f.display());
+        say!("wrote {}", f.display());
     }
-    println!("charts: {} waterfall files", charts.len());
+    say!("charts: {} waterfall files", charts.len());
 }
 
 #[cfg(test)]

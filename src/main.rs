@@ -1,5 +1,29 @@
 //! clvscu binary: parse, dispatch, print the error chain, exit with a documented code.
 
+/// `println!` fitted to the terminal ([`clvscu::terminal::fit`]): what a person reads keeps
+/// to the terminal's width, at most 100 columns.
+macro_rules! say {
+    () => { println!() };
+    ($($arg:tt)*) => {
+        println!("{}", clvscu::terminal::fit(&format!($($arg)*), clvscu::terminal::width()))
+    };
+}
+
+/// [`say!`] on standard error.
+macro_rules! say_err {
+    () => { eprintln!() };
+    ($($arg:tt)*) => {
+        eprintln!("{}", clvscu::terminal::fit(&format!($($arg)*), clvscu::terminal::err_width()))
+    };
+}
+
+/// `print!` fitted to the terminal, for text that ends its own lines.
+macro_rules! say_text {
+    ($($arg:tt)*) => {
+        print!("{}", clvscu::terminal::fit(&format!($($arg)*), clvscu::terminal::width()))
+    };
+}
+
 mod children;
 mod cli;
 mod commands;
@@ -21,7 +45,7 @@ fn main() {
         Ok(code) => code,
         Err(e) => {
             // The error may quote study text (a comparison's name): shown escaped.
-            eprintln!(
+            say_err!(
                 "error: {}",
                 clvscu::terminal::printable_lines(&e.to_string())
             );
@@ -30,7 +54,7 @@ fn main() {
             for cause in e.chain().skip(1) {
                 let text = cause.to_string();
                 if !shown.contains(&text) {
-                    eprintln!("  caused by: {}", clvscu::terminal::printable_lines(&text));
+                    say_err!("  caused by: {}", clvscu::terminal::printable_lines(&text));
                 }
                 shown = text;
             }

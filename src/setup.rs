@@ -40,8 +40,8 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
                     b: Some(Box::new(cuda)),
                 }),
                 Err(e) => {
-                    eprintln!("note: {e}");
-                    eprintln!("note: running CUDA only; no Performance Ratio can be formed");
+                    say_err!("note: {e}");
+                    say_err!("note: running CUDA only; no Performance Ratio can be formed");
                     Ok(Sides {
                         a: Box::new(cuda),
                         b: None,
@@ -53,8 +53,8 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     };
     let sides = open_pair(d, Pairing::OpenclOpencl, cl_b)
         .map_err(|ecl| anyhow::anyhow!("no backend can run:\n  {ecl}\n  {cuda_error}"))?;
-    eprintln!("note: {cuda_error}");
-    eprintln!("{}", noise_floor_note());
+    say_err!("note: {cuda_error}");
+    say_err!("{}", noise_floor_note());
     Ok(sides)
 }
 
@@ -99,13 +99,13 @@ pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>
         Pairing::OpenclCuda => match (open_cl(d.cl_device.as_deref()), open_cuda()) {
             (Ok(a), Ok(b)) => Ok(Sides { a, b: Some(b) }),
             (Ok(a), Err(e)) => {
-                eprintln!("note: {e}");
-                eprintln!("note: running OpenCL only; no Performance Ratio can be formed");
+                say_err!("note: {e}");
+                say_err!("note: running OpenCL only; no Performance Ratio can be formed");
                 Ok(Sides { a, b: None })
             }
             (Err(e), Ok(b)) => {
-                eprintln!("note: {e}");
-                eprintln!("note: running CUDA only; no Performance Ratio can be formed");
+                say_err!("note: {e}");
+                say_err!("note: running CUDA only; no Performance Ratio can be formed");
                 Ok(Sides { a: b, b: None })
             }
             (Err(ea), Err(eb)) => bail!("no backend can run:\n  {ea}\n  {eb}"),
@@ -216,17 +216,29 @@ pub(crate) fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
     )
 }
 
-/// One line per finished comparison: its sides' metrics or why they failed, and its PR.
+/// One line per finished comparison: its launch shape, its sides' metrics or why they
+/// failed, and its PR. The run's first line names the devices.
 pub(crate) fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
     let Some(first) = rows.measurements.first() else {
         return;
     };
+    let same_api =
+        rows.measurements.len() == 2 && rows.measurements[0].api == rows.measurements[1].api;
     let sides: Vec<String> = rows
         .measurements
         .iter()
-        .map(|m| match m.status {
-            Status::Ok => format!("{} {:.1} {}", m.api, m.metric, m.metric_unit),
-            failed => format!("{} {failed}", m.api),
+        .zip(['A', 'B'])
+        .map(|(m, letter)| {
+            // The run's first lines name the sides: a letter is enough where both are one API.
+            let name = if same_api {
+                letter.to_string()
+            } else {
+                m.api.to_string()
+            };
+            match m.status {
+                Status::Ok => format!("{name} {:.1} {}", m.metric, m.metric_unit),
+                failed => format!("{name} {failed}"),
+            }
         })
         .collect();
     let pr = rows
@@ -234,8 +246,8 @@ pub(crate) fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .as_ref()
         .map(|p| format!(", PR {:.3} [{:.3}, {:.3}]", p.pr, p.pr_ci_lo, p.pr_ci_hi))
         .unwrap_or_default();
-    println!(
-        "[{done}/{total}] {} (local {}, groups {}): {}{pr}",
+    say!(
+        "[{done}/{total}] {} {}×{}: {}{pr}",
         printable(&first.comparison),
         first.local_size,
         first.groups,
@@ -245,20 +257,38 @@ pub(crate) fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
 
 pub(crate) fn show_event(event: Event) {
     match event {
-        Event::Started { study, sides } => println!(
-            "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons; side A {} [{}]{}",
-            env!("CARGO_PKG_VERSION"),
-            printable(&study.name),
-            study.comparisons.len(),
-            printable(&sides.a.info().name),
-            sides.a.api(),
-            sides
-                .b
-                .as_ref()
-                .map(|b| format!(", side B {} [{}]", printable(&b.info().name), b.api()))
-                .unwrap_or_default()
-        ),
-        Event::PassDone { row, of } => println!(
+        Event::Started { study, sides } => {
+            say!(
+                "clvscu {} ({GIT_COMMIT}) study '{}': {} comparisons",
+                env!("CARGO_PKG_VERSION"),
+                printable(&study.name),
+                study.comparisons.len(),
+            );
+            let same_api = sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api());
+            let letter = |l: &str| {
+                if same_api {
+                    format!(" {l}")
+                } else {
+                    String::new()
+                }
+            };
+            // The names the tables give the sides, with their devices.
+            say!(
+                "  {}{}: {}",
+                sides.a.api(),
+                letter("A"),
+                printable(&sides.a.info().name)
+            );
+            if let Some(b) = &sides.b {
+                say!(
+                    "  {}{}: {}",
+                    b.api(),
+                    letter("B"),
+                    printable(&b.info().name)
+                );
+            }
+        }
+        Event::PassDone { row, of } => say!(
             "pass {}/{of}: {:.1} s, resident {} KiB, {} open files",
             row.pass,
             row.seconds,

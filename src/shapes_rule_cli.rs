@@ -29,13 +29,13 @@ pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
         let path = out.join(file_name(&device));
         write_atomic(&path, table.to_toml().as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
-        println!(
+        say!(
             "{}: {} regions from the sweep",
             path.display(),
             table.regions.len()
         );
         for r in &table.regions {
-            println!(
+            say!(
                 "  {:>9}x{:<9} aspect 2^{:<3} 2^{} B align {:>2}: {} {:.0} GB/s (then {} {:.0})",
                 r.rows,
                 r.cols,
@@ -61,6 +61,6 @@ pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
     let path = out.join("checks.md");
     write_atomic(&path, checks.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
-    print!("{checks}");
+    say_text!("{checks}");
     Ok(EXIT_OK)
 }

@@ -38,7 +38,7 @@ pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     let _ = ctrlc::set_handler(move || {
         let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
         if stuck || flag.swap(true, Ordering::SeqCst) {
-            eprintln!(
+            say_err!(
                 "\ninterrupted{}: {kept}",
                 if stuck {
                     " during a launch that had not returned"
@@ -56,7 +56,7 @@ pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
 /// [`EXIT_HUNG`]. `then` says where the finished work is and how to continue.
 pub fn start_watchdog(then: String) -> Watchdog {
     Watchdog::start(move |what, ran, limit| {
-        eprintln!(
+        say_err!(
             "\nwatchdog: the {what} has run for {:.1} s, past its limit of {:.1} s; the run is \
              stopped. {then}",
             ran.as_secs_f64(),

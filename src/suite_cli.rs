@@ -61,7 +61,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // finished, records the step, and stops.
     children::catch_stop_signals();
     let mode = if args.quick { "quick" } else { "full" };
-    println!(
+    say!(
         "clvscu suite, {} plan ({mode}): {} steps into {}",
         plan.name(),
         steps.len(),
@@ -71,17 +71,18 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     for step in &steps {
         if stop_signal().is_some() {
             // A stop between two steps: nothing runs, every finished step is recorded.
-            println!("{}", resume_hint(&out));
+            say!("{}", resume_hint(&out));
             return Ok(EXIT_INTERRUPTED);
         }
         if args.resume && state::is_finished(&rows, step.name) {
-            println!("== {}: finished before, skipped", step.name);
+            say!("== {}: finished before, skipped", step.name);
             continue;
         }
         let allowance = slack.allowance(f64::from(step.cap_s(args.quick)) * args.cap_scale);
-        println!(
+        say!(
             "== {} (at most {allowance:.0} s): {}",
-            step.name, step.reproduces
+            step.name,
+            step.reproduces
         );
         let row = run_step(&args, &out, step, allowance)?;
         slack = slack.after(allowance, row.wall_s);
@@ -90,7 +91,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         state::record(&mut rows, row);
         state::write(&out, &rows)?;
         if stop {
-            println!("{}", resume_hint(&out));
+            say!("{}", resume_hint(&out));
             return Ok(EXIT_INTERRUPTED);
         }
     }
@@ -165,7 +166,7 @@ fn print_row(r: &StepRow) {
         .unwrap_or("")
         .trim()
         .to_string();
-    println!("   {status} after {:.1} s{code}{note}", r.wall_s);
+    say!("   {status} after {:.1} s{code}{note}", r.wall_s);
 }
 
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
@@ -561,10 +562,10 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
             std::fs::copy(out.join("index.html"), out.join("report.html"))
                 .with_context(|| format!("copying {}", out.join("index.html").display()))?;
         }
-        Err(e) => eprintln!("warning: no report: {e}"),
+        Err(e) => say_err!("warning: no report: {e}"),
     }
     if let Err(e) = findings(out, report.is_ok()) {
-        eprintln!("warning: no findings: {e}");
+        say_err!("warning: no findings: {e}");
     }
     let mut md = format!(
         "# clvscu suite ({})\n\n{}\n",
@@ -575,9 +576,9 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         "\n{peaks_md}\nThe findings: findings.md and findings.html; the report: report.md and report.html.\n"
     );
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
-    println!("{}", state::markdown(rows));
-    print!("{peaks_md}");
-    println!(
+    say!("{}", state::markdown(rows));
+    say_text!("{peaks_md}");
+    say!(
         "written: {}",
         [
             "suite.md",
@@ -631,9 +632,9 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         state::markdown(rows)
     );
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
-    println!("{}", state::markdown(rows));
-    print!("{checks}");
-    println!("written: {}", out.join("suite.md").display());
+    say!("{}", state::markdown(rows));
+    say_text!("{checks}");
+    say!("written: {}", out.join("suite.md").display());
     Ok(())
 }
 

@@ -2,7 +2,9 @@
 //! of a run, aligned by comfy-table (in Markdown's layout, so they paste into notes as they
 //! are), with each side named by its API and device and a verdict per comparison.
 
-use comfy_table::{presets::ASCII_MARKDOWN, CellAlignment, Table};
+use comfy_table::{
+    presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table,
+};
 
 use clvscu::export::markdown::format_sig;
 use clvscu::record::{MeasurementRow, PrRow, Status};
@@ -21,16 +23,38 @@ const MANY_OUTLIERS: f64 = 0.1;
 /// A CI whose half-width is more than this share of the PR is too wide to conclude from.
 const WIDE_CI: f64 = 0.1;
 
-/// A table with `header`, the columns at `right` aligned right (numbers).
+/// A table with `header`, the columns at `right` aligned right (numbers). On a terminal it
+/// keeps to the terminal's width (at most 100 columns) by wrapping its words, never its
+/// numbers.
 pub(crate) fn table(header: &[&str], right: &[usize]) -> Table {
     let mut t = Table::new();
     t.load_style(ASCII_MARKDOWN).set_header(header.to_vec());
+    if let Some(width) = clvscu::terminal::width() {
+        t.set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(u16::try_from(width).unwrap_or(u16::MAX));
+    }
     for &i in right {
         if let Some(c) = t.column_mut(i) {
             c.set_cell_alignment(CellAlignment::Right);
+            c.set_constraint(ColumnConstraint::ContentWidth);
         }
     }
     t
+}
+
+/// The unit every row shares, if one: it then goes in the header, not in each cell.
+fn shared_unit<'r>(mut units: impl Iterator<Item = &'r str>) -> Option<&'r str> {
+    let first = units.next()?;
+    units.all(|u| u == first).then_some(first)
+}
+
+/// A metric with its unit, or without where the header carries it.
+fn metric_cell(value: f64, unit: &str, shared: bool) -> String {
+    if shared {
+        format_sig(value, VALUE_DIGITS)
+    } else {
+        format!("{} {unit}", format_sig(value, VALUE_DIGITS))
+    }
 }
 
 /// `clvscu families`: one table per family, a row per variant, then what the marks mean.
@@ -147,8 +171,10 @@ fn is_experiment(family: FamilyKind, variant: &str) -> bool {
 }
 
 /// The tables printed at the end of a run: each side's median, CI, MAD and repetitions, the
-/// PRs with the sides named, a verdict per comparison and a warning where the CI is too wide
-/// to conclude from. One-step experiments are left out unless `show_experiments`.
+/// PRs with a verdict word each, then a sentence for each comparison that did not run
+/// similarly and a warning where the CI is too wide to conclude from. The sides are named by
+/// API (and A or B where both run the same API): the run's first line names their devices.
+/// One-step experiments are left out unless `show_experiments`.
 pub fn end_of_run(
     measurements: &[MeasurementRow],
     prs: &[PrRow],
@@ -161,16 +187,18 @@ pub fn end_of_run(
         .filter(|m| shown(m.family, &m.variant))
         .collect();
     let ps: Vec<&PrRow> = prs.iter().filter(|p| shown(p.family, &p.variant)).collect();
-    let mut out = format!("\n## Measurements\n\n{}\n", measurement_table(&ms));
+    let same_api = sides.len() == 2 && sides[0].api == sides[1].api;
+    let mut out = format!(
+        "\n## Measurements\n\n{}\n",
+        measurement_table(&ms, same_api)
+    );
     if let Some(first) = ps.first() {
         let (a, b) = side_names(first);
         out += &format!(
             "\n## Performance Ratio (PR = perf({a}) / perf({b}))\n\n{}\n\n",
             pr_table(&ps)
         );
-        for p in &ps {
-            out += &verdict_lines(p, &ms, sides);
-        }
+        out += &verdicts(&ps, &ms, sides);
     }
     let hidden = measurements.len() - ms.len();
     if hidden > 0 {
@@ -182,37 +210,78 @@ pub fn end_of_run(
     out
 }
 
-/// "OpenCL on NVIDIA H100": a side by API and device, control characters escaped.
-fn side_label(api: &str, device: &str) -> String {
-    format!("{api} on {}", printable(device))
+/// "ran similarly" once for all that did, then a sentence for each comparison that did not,
+/// and a warning where a CI is too wide to conclude from.
+fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[SideName]) -> String {
+    let similar = ps.iter().filter(|p| verdict_word(p) == SIMILAR).count();
+    let (a, b) = side_names(ps[0]);
+    let mut out = format!(
+        "{a} and {b} ran similarly in {similar} of {} comparisons: the PR's whole 95% CI lies \
+         in the similar band [{SIMILAR_LO}, {SIMILAR_HI}].\n",
+        ps.len()
+    );
+    for p in ps {
+        if verdict_word(p) != SIMILAR {
+            out += &format!("{}: {}\n", printable(&p.comparison), verdict(p));
+        }
+        if let Some(why) = too_wide(p) {
+            let mine: Vec<&MeasurementRow> = ms
+                .iter()
+                .copied()
+                .filter(|m| m.comparison == p.comparison)
+                .collect();
+            out += &format!(
+                "  warning: {}: {why}, too wide to conclude; {}\n",
+                printable(&p.comparison),
+                causes(&mine, sides)
+            );
+        }
+    }
+    out
 }
 
-fn measurement_table(rows: &[&MeasurementRow]) -> Table {
-    let mut t = table(
-        &[
-            "comparison",
-            "side",
-            "median",
-            "95% CI",
-            "MAD",
-            "N",
-            "outliers",
-            "status",
-        ],
-        &[2, 3, 4, 5, 6],
-    );
+/// A side as the tables name it: by API, with A or B where both sides run the same API.
+fn side_label(api: &str, side: Option<char>) -> String {
+    match side {
+        Some(letter) => format!("{api} {letter}"),
+        None => api.to_string(),
+    }
+}
+
+fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
+    let unit = shared_unit(rows.iter().map(|m| m.metric_unit.unit()));
+    let median = unit.map_or("median".to_string(), |u| format!("median ({u})"));
+    // Failures are listed after the run: a status column only where one is not ok.
+    let with_status = rows.iter().any(|m| m.status != Status::Ok);
+    let mut header = vec![
+        "comparison",
+        "side",
+        &median,
+        "95% CI",
+        "MAD",
+        "N",
+        "outliers",
+    ];
+    if with_status {
+        header.push("status");
+    }
+    let mut t = table(&header, &[2, 3, 4, 5, 6]);
+    let mut previous: Option<&str> = None;
     for m in rows {
+        // A comparison's rows come side A first: a repeated name is its side B.
+        let letter = if previous == Some(m.comparison.as_str()) {
+            'B'
+        } else {
+            'A'
+        };
+        previous = Some(&m.comparison);
         let ok = m.status == Status::Ok;
         let dash = || "-".to_string();
-        t.add_row(vec![
+        let mut row = vec![
             printable(&m.comparison).into_owned(),
-            side_label(m.api.label(), &m.device),
+            side_label(m.api.label(), same_api.then_some(letter)),
             if ok {
-                format!(
-                    "{} {}",
-                    format_sig(m.metric, VALUE_DIGITS),
-                    m.metric_unit.unit()
-                )
+                metric_cell(m.metric, m.metric_unit.unit(), unit.is_some())
             } else {
                 dash()
             },
@@ -233,8 +302,11 @@ fn measurement_table(rows: &[&MeasurementRow]) -> Table {
             },
             m.reps.to_string(),
             m.outliers.to_string(),
-            m.status.as_str().to_string(),
-        ]);
+        ];
+        if with_status {
+            row.push(m.status.as_str().to_string());
+        }
+        t.add_row(row);
     }
     t
 }
@@ -250,42 +322,27 @@ fn side_names(p: &PrRow) -> (String, String) {
 }
 
 fn pr_table(rows: &[&PrRow]) -> Table {
-    let first = rows[0];
-    let a = side_label(first.api_a.label(), &first.device_a);
-    let b = side_label(first.api_b.label(), &first.device_b);
+    let (a, b) = side_names(rows[0]);
+    let unit = shared_unit(rows.iter().map(|p| p.metric_unit.unit()));
+    let with_unit = |side: &str| unit.map_or(side.to_string(), |u| format!("{side} ({u})"));
+    let (a, b) = (with_unit(&a), with_unit(&b));
+    // The launch shape is on each comparison's progress line and in summary.md.
     let mut t = table(
-        &[
-            "comparison",
-            "size",
-            "local×groups",
-            &a,
-            &b,
-            "PR [95% CI]",
-            "fair",
-        ],
-        &[2, 3, 4, 5],
+        &["comparison", &a, &b, "PR [95% CI]", "verdict", "fair"],
+        &[1, 2, 3],
     );
     for p in rows {
         t.add_row(vec![
             printable(&p.comparison).into_owned(),
-            p.size.clone(),
-            format!("{}×{}", p.local_size, p.groups),
-            format!(
-                "{} {}",
-                format_sig(p.metric_a, VALUE_DIGITS),
-                p.metric_unit.unit()
-            ),
-            format!(
-                "{} {}",
-                format_sig(p.metric_b, VALUE_DIGITS),
-                p.metric_unit.unit()
-            ),
+            metric_cell(p.metric_a, p.metric_unit.unit(), unit.is_some()),
+            metric_cell(p.metric_b, p.metric_unit.unit(), unit.is_some()),
             format!(
                 "{} [{}, {}]",
                 format_sig(p.pr, RATIO_DIGITS),
                 format_sig(p.pr_ci_lo, RATIO_DIGITS),
                 format_sig(p.pr_ci_hi, RATIO_DIGITS)
             ),
+            verdict_word(p),
             if p.fair {
                 "yes".into()
             } else {
@@ -296,21 +353,25 @@ fn pr_table(rows: &[&PrRow]) -> Table {
     t
 }
 
-/// The verdict on one PR, in hyperfine's words, and a warning line when its CI is too wide.
-fn verdict_lines(p: &PrRow, ms: &[&MeasurementRow], sides: &[SideName]) -> String {
-    let mut out = format!("{}: {}\n", printable(&p.comparison), verdict(p));
-    if let Some(why) = too_wide(p) {
-        let mine: Vec<&MeasurementRow> = ms
-            .iter()
-            .copied()
-            .filter(|m| m.comparison == p.comparison)
-            .collect();
-        out += &format!(
-            "  warning: {why}, too wide to conclude; {}\n",
-            causes(&mine, sides)
-        );
+/// The verdict word of [`verdict_word`] for a PR whose whole CI lies in the similar band.
+const SIMILAR: &str = "similar";
+
+/// The verdict in a word or two, side A against side B: "similar", "1.50× faster",
+/// "2.00× slower", "unclear" (the CI includes 1 but leaves the band) or "no verdict".
+fn verdict_word(p: &PrRow) -> String {
+    let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
+    if !(pr.is_finite() && lo.is_finite() && hi.is_finite() && lo > 0.0) {
+        return "no verdict".into();
     }
-    out
+    if (SIMILAR_LO..=SIMILAR_HI).contains(&lo) && (SIMILAR_LO..=SIMILAR_HI).contains(&hi) {
+        SIMILAR.into()
+    } else if lo > 1.0 {
+        format!("{pr:.2}× faster")
+    } else if hi < 1.0 {
+        format!("{:.2}× slower", 1.0 / pr)
+    } else {
+        "unclear".into()
+    }
 }
 
 /// "OpenCL ran 1.08 ± 0.01 times slower than CUDA": the factor and its CI's half-width, with
@@ -375,7 +436,8 @@ fn too_wide(p: &PrRow) -> Option<String> {
 fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
     let mut found: Vec<String> = Vec::new();
     for m in ms {
-        let side = side_label(m.api.label(), &m.device);
+        // The run's first line names the devices: the API is enough here.
+        let side = m.api.label();
         let mut add = |cause: String| {
             if !found.contains(&cause) {
                 found.push(cause);
@@ -399,7 +461,7 @@ fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
             .iter()
             .any(|s| !s.is_gpu && s.api == m.api.label() && s.device == m.device);
         if cpu {
-            add(format!("a CPU device ({side}), whose timings vary"));
+            add("a CPU device, whose timings vary".to_string());
         }
     }
     let cause = if found.is_empty() {

@@ -1,8 +1,162 @@
-//! Study text (comparison and study names, file names) on the terminal: control characters
-//! and bidirectional overrides are shown escaped, so a name holding an escape sequence cannot clear or recolour the
-//! terminal of whoever runs the study.
+//! What the terminal shows.
+//!
+//! - Study text (comparison and study names, file names): control characters and
+//!   bidirectional overrides are shown escaped, so a name holding an escape sequence cannot
+//!   clear or recolour the terminal of whoever runs the study.
+//! - Width: on a terminal (or where `COLUMNS` is set) prose is wrapped and a table too wide is
+//!   laid out again by comfy-table, at the terminal's width and never over [`MAX_COLUMNS`].
+//!   Piped into a file without `COLUMNS`, lines stay whole, so logs can be searched.
 
 use std::borrow::Cow;
+
+use comfy_table::{presets::ASCII_MARKDOWN, CellAlignment, ContentArrangement, Table};
+
+/// The widest line clvscu writes to a person.
+pub const MAX_COLUMNS: usize = 100;
+
+/// The narrowest width text is fitted to: below it, wrapping helps no one.
+const MIN_COLUMNS: usize = 40;
+
+/// The width to fit standard output to: the terminal's, else `COLUMNS`, at most
+/// [`MAX_COLUMNS`]; `None` when stdout is neither a terminal nor given a width.
+pub fn width() -> Option<usize> {
+    width_of(&console::Term::stdout())
+}
+
+/// [`width`] for standard error.
+pub fn err_width() -> Option<usize> {
+    width_of(&console::Term::stderr())
+}
+
+fn width_of(term: &console::Term) -> Option<usize> {
+    let columns = if term.is_term() {
+        term.size_checked().map(|(_, cols)| usize::from(cols))
+    } else {
+        None
+    };
+    let columns = columns.or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())?;
+    Some(columns.clamp(MIN_COLUMNS, MAX_COLUMNS))
+}
+
+/// `text` fitted to `width` columns (`None`: as it is): each line of prose wrapped, its
+/// indent kept and its continuation indented two more; each Markdown table wider than the
+/// width laid out again with its cells wrapped.
+pub fn fit(text: &str, width: Option<usize>) -> String {
+    let Some(width) = width else {
+        return text.to_string();
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    let mut out: Vec<String> = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let rows = table_rows(&lines[i..]);
+        if rows > 0 {
+            out.push(fit_table(&lines[i..i + rows], width));
+            i += rows;
+        } else {
+            out.push(wrap_line(lines[i], width));
+            i += 1;
+        }
+    }
+    out.join("\n")
+}
+
+/// How many lines from the first make a Markdown table: a header, a separator, rows.
+fn table_rows(lines: &[&str]) -> usize {
+    let is_row = |l: &str| {
+        let t = l.trim();
+        t.len() > 1 && t.starts_with('|') && t.ends_with('|')
+    };
+    let is_separator = |l: &str| is_row(l) && l.trim().chars().all(|c| "|-: ".contains(c));
+    if lines.len() < 2 || !is_row(lines[0]) || !is_separator(lines[1]) {
+        return 0;
+    }
+    2 + lines[2..].iter().take_while(|l| is_row(l)).count()
+}
+
+/// The cells of a Markdown table row, split at pipes not escaped by a backslash.
+fn cells(line: &str) -> Vec<String> {
+    let inner = line.trim();
+    let inner = &inner[1..inner.len() - 1];
+    let mut out = vec![String::new()];
+    let mut chars = inner.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&'|') => {
+                out.last_mut().unwrap().push('|');
+                chars.next();
+            }
+            '|' => out.push(String::new()),
+            c => out.last_mut().unwrap().push(c),
+        }
+    }
+    out
+}
+
+/// Whether a column is aligned right: its separator says so (`--:`), or its cells are padded
+/// on the left as comfy-table pads numbers.
+fn right_aligned(separator: &str, body: &[String]) -> bool {
+    let s = separator.trim();
+    if s.ends_with(':') && !s.starts_with(':') {
+        return true;
+    }
+    let padded_left = body
+        .iter()
+        .filter(|c| !c.trim().is_empty())
+        .filter(|c| {
+            let lead = c.len() - c.trim_start().len();
+            let trail = c.len() - c.trim_end().len();
+            lead > trail
+        })
+        .count();
+    padded_left > 0 && padded_left * 2 > body.len()
+}
+
+/// A Markdown table as it is when it fits, else laid out again at `width`.
+fn fit_table(lines: &[&str], width: usize) -> String {
+    if lines.iter().all(|l| columns_of(l) <= width) {
+        return lines.join("\n");
+    }
+    let header = cells(lines[0]);
+    let separators = cells(lines[1]);
+    let body: Vec<Vec<String>> = lines[2..].iter().map(|l| cells(l)).collect();
+    let mut t = Table::new();
+    t.load_style(ASCII_MARKDOWN)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(width).unwrap_or(u16::MAX))
+        .set_header(header.iter().map(|c| c.trim().to_string()));
+    for row in &body {
+        t.add_row(row.iter().map(|c| c.trim().to_string()));
+    }
+    for (i, sep) in separators.iter().enumerate() {
+        let column: Vec<String> = body.iter().filter_map(|r| r.get(i).cloned()).collect();
+        if right_aligned(sep, &column) {
+            if let Some(c) = t.column_mut(i) {
+                c.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    t.to_string()
+}
+
+/// The columns a line takes on a terminal.
+pub fn columns_of(line: &str) -> usize {
+    textwrap::core::display_width(line)
+}
+
+/// One line of prose wrapped at `width`, its indent kept, continuations indented two more.
+fn wrap_line(line: &str, width: usize) -> String {
+    if columns_of(line) <= width {
+        return line.to_string();
+    }
+    let text = line.trim_start();
+    let indent = &line[..line.len() - text.len()];
+    let more = format!("{indent}  ");
+    let options = textwrap::Options::new(width)
+        .initial_indent(indent)
+        .subsequent_indent(&more);
+    textwrap::fill(text, options)
+}
 
 /// `text` with every control character written as a Rust escape (`\u{1b}`, `\n`).
 pub fn printable(text: &str) -> Cow<'_, str> {
@@ -41,6 +195,42 @@ fn escaped(text: &str, keep: impl Fn(char) -> bool) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn prose_is_wrapped_with_its_indent_and_short_lines_are_kept() {
+        let long = format!("  warning: {}", "word ".repeat(40));
+        let fitted = fit(&format!("short\n{long}"), Some(60));
+        let lines: Vec<&str> = fitted.lines().collect();
+        assert_eq!(lines[0], "short");
+        assert!(lines.len() > 3, "{fitted}");
+        assert!(lines.iter().all(|l| columns_of(l) <= 60), "{fitted}");
+        assert!(lines[1].starts_with("  warning: word"));
+        assert!(lines[2].starts_with("    word"), "{fitted}");
+        assert_eq!(fit(&long, None), long, "no width: as it is");
+    }
+
+    #[test]
+    fn a_table_too_wide_is_laid_out_again_and_one_that_fits_is_kept() {
+        let narrow = "| a | b |\n|---|--:|\n| x | 1 |";
+        assert_eq!(fit(narrow, Some(60)), narrow);
+        let wide = format!(
+            "before\n| name | about | value |\n|---|---|---:|\n| one | {} |  1.5 |\n| t\\|wo | short |  22.25 |\nafter",
+            "a long description ".repeat(8)
+        );
+        let fitted = fit(&wide, Some(70));
+        assert!(fitted.lines().all(|l| columns_of(l) <= 70), "{fitted}");
+        assert!(fitted.starts_with("before\n"), "{fitted}");
+        assert!(fitted.ends_with("\nafter"), "{fitted}");
+        // The escaped pipe is a character of its cell, and the numbers stay right-aligned.
+        assert!(fitted.contains("t|wo"), "{fitted}");
+        assert!(fitted.contains(" 22.25 |"), "{fitted}");
+        assert!(
+            fitted
+                .lines()
+                .any(|l| l.contains("|  1.5 |") || l.contains("|   1.5 |")),
+            "{fitted}"
+        );
+    }
 
     #[test]
     fn escape_sequences_and_newlines_are_shown_escaped() {

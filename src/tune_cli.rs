@@ -46,8 +46,8 @@ fn one_or_both(
     match (cl, cu) {
         (Ok(a), Ok(b)) => Ok(vec![a, b]),
         (Ok(one), Err(e)) | (Err(e), Ok(one)) => {
-            eprintln!("note: {e:#}");
-            eprintln!(
+            say_err!("note: {e:#}");
+            say_err!(
                 "note: tuning {} only; no best-vs-best ratio can be formed",
                 one.api().label()
             );
@@ -137,7 +137,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
     };
     let mut cache = Cache::open(&cache_path)?;
     if cache.unchecked() > 0 {
-        eprintln!(
+        say_err!(
             "note: {} entries of {} have no checksum (an older cache): measured again",
             cache.unchecked(),
             cache_path.display()
@@ -147,7 +147,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
     let mut sides = Vec::new();
     for b in backends.iter_mut() {
         let scope = scope_of(b.as_ref(), &sources, def, size)?;
-        eprintln!("tuning {target} on {} ({})", b.info().name, b.api().label());
+        say_err!("tuning {target} on {} ({})", b.info().name, b.api().label());
         sides.push(Side {
             backend: b.as_mut(),
             scope,
@@ -164,11 +164,11 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
     output::write_all(&report, &args.out, &title, &prov).context("writing the tuning results")?;
     if !args.no_charts {
         if let Err(e) = output::draw_charts(&report, &args.out, &title, &subtitle(&infos)) {
-            eprintln!("note: no charts: {e}");
+            say_err!("note: no charts: {e}");
         }
     }
-    println!("{}", output::answer_markdown(&report, &title));
-    println!(
+    say!("{}", output::answer_markdown(&report, &title));
+    say!(
         "cache {}: {} entries ({} new); results in {}",
         cache_path.display(),
         cache.len(),
@@ -176,7 +176,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
         args.out.display()
     );
     if report.interrupted {
-        eprintln!("interrupted: {kept}");
+        say_err!("interrupted: {kept}");
         return Ok(crate::stopping::EXIT_INTERRUPTED);
     }
     Ok(0)
@@ -190,7 +190,7 @@ fn note_implausible(evaluations: &[tune::run::Evaluation]) {
         .filter(|e| matches!(e.outcome, Outcome::Implausible { .. }))
         .collect();
     if let Some(first) = bad.first() {
-        eprintln!(
+        say_err!(
             "note: {} evaluation(s) implausible, never taken as best (first: {} {} on {}: {})",
             bad.len(),
             first.config.text(),
