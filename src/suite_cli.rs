@@ -68,7 +68,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         out.display()
     );
     let mut slack = Slack::default();
-    for step in &steps {
+    let started = std::time::Instant::now();
+    for (index, step) in steps.iter().enumerate() {
         if stop_signal().is_some() {
             // A stop between two steps: nothing runs, every finished step is recorded.
             say!("{}", resume_hint(&out));
@@ -79,9 +80,19 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             continue;
         }
         let allowance = slack.allowance(f64::from(step.cap_s(args.quick)) * args.cap_scale);
+        // How far the suite is, and the most it can take from here: this step's allowance
+        // and the caps of the steps after it (a step never runs past its cap).
+        let later: f64 = steps[index + 1..]
+            .iter()
+            .map(|s| f64::from(s.cap_s(args.quick)) * args.cap_scale)
+            .sum();
         say!(
-            "== {} (at most {allowance:.0} s): {}",
+            "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",
+            index + 1,
+            steps.len(),
             step.name,
+            started.elapsed().as_secs_f64(),
+            allowance + later,
             step.reproduces
         );
         let row = run_step(&args, &out, step, allowance)?;

@@ -9,7 +9,9 @@
 
 use std::borrow::Cow;
 
-use comfy_table::{presets::ASCII_MARKDOWN, CellAlignment, ContentArrangement, Table};
+use comfy_table::{
+    presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table, Width,
+};
 
 /// The widest line clvscu writes to a person.
 pub const MAX_COLUMNS: usize = 100;
@@ -128,15 +130,37 @@ fn fit_table(lines: &[&str], width: usize) -> String {
     for row in &body {
         t.add_row(row.iter().map(|c| c.trim().to_string()));
     }
+    let mut floors = Vec::with_capacity(separators.len());
     for (i, sep) in separators.iter().enumerate() {
         let column: Vec<String> = body.iter().filter_map(|r| r.get(i).cloned()).collect();
+        floors.push(longest_word(header.get(i).into_iter().chain(&column)));
         if right_aligned(sep, &column) {
             if let Some(c) = t.column_mut(i) {
                 c.set_cell_alignment(CellAlignment::Right);
             }
         }
     }
+    // No word is broken where every column's longest word fits: a column is never narrower
+    // than its longest word (a cell's padding and border take 3 columns each).
+    if floors.iter().map(|f| f + 3).sum::<usize>() < width {
+        for (i, floor) in floors.into_iter().enumerate() {
+            if let Some(c) = t.column_mut(i) {
+                // The boundary counts the cell's padding, one column each side.
+                let floor = u16::try_from(floor + 2).unwrap_or(u16::MAX);
+                c.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(floor)));
+            }
+        }
+    }
     t.to_string()
+}
+
+/// The widest word among `cells`, in columns.
+fn longest_word<'c>(cells: impl Iterator<Item = &'c String>) -> usize {
+    cells
+        .flat_map(|c| c.split_whitespace())
+        .map(columns_of)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The columns a line takes on a terminal.

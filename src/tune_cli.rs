@@ -134,6 +134,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
         watchdog: Some(&watchdog),
         interrupted: Some(&interrupted),
         timeout: args.timeout.map(Duration::from_secs_f64),
+        progress: Some(&|line: String| say!("{line}")),
     };
     let mut cache = Cache::open(&cache_path)?;
     if cache.unchecked() > 0 {

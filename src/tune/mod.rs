@@ -82,6 +82,8 @@ pub struct TunePlan<'a> {
     pub interrupted: Option<&'a AtomicBool>,
     /// `--timeout`: the watchdog's limit of every launch, over its own defaults.
     pub timeout: Option<Duration>,
+    /// Told a line as each strategy finishes on each side: how far the tuning is.
+    pub progress: Option<&'a dyn Fn(String)>,
 }
 
 /// What a tuning run found.
@@ -136,9 +138,20 @@ impl TunePlan<'_> {
             timeout: self.timeout,
         };
         let mut evaluations = Vec::new();
-        for &kind in &self.strategies {
+        let started = std::time::Instant::now();
+        for (i, &kind) in self.strategies.iter().enumerate() {
             let budget = self.budget_of(kind, space.len());
             let evals = tuner.search(sides, cache, kind, self.seed, budget)?;
+            if let Some(tell) = self.progress {
+                tell(format!(
+                    "[{}/{}] {kind}: {} evaluations of {} points, {:.1} s in",
+                    i + 1,
+                    self.strategies.len(),
+                    evals.len(),
+                    space.len(),
+                    started.elapsed().as_secs_f64()
+                ));
+            }
             evaluations.extend(evals);
         }
         let bests = self.bests(&tuner, sides, cache, &evaluations)?;

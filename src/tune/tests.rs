@@ -159,6 +159,7 @@ fn small_plan(sources: &KernelSources, strategies: Vec<StrategyKind>) -> TunePla
         watchdog: None,
         interrupted: None,
         timeout: None,
+        progress: None,
     }
 }
 

@@ -44,6 +44,7 @@ fn tuner<'a>(space: &'a Space, sources: &'a KernelSources, inputs: &'a Inputs) -
         watchdog: None,
         interrupted: None,
         timeout: None,
+        progress: None,
     }
 }
 

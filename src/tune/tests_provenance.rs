@@ -34,6 +34,7 @@ fn plan(sources: &KernelSources, family: FamilyKind) -> TunePlan<'_> {
         watchdog: None,
         interrupted: None,
         timeout: None,
+        progress: None,
     }
 }
 
