@@ -2,6 +2,8 @@
 //! verdicts come back; `--from` rebuilds a committed folder's verdicts byte for byte; an
 //! earlier explain is never overwritten without `--resume`.
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -87,4 +89,44 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
             std::fs::copy(&path, &target).unwrap();
         }
     }
+}
+
+/// An explain killed outright (SIGKILL: none of its handlers runs) takes the part it is
+/// running in a process of its own with it within 2 s.
+#[test]
+fn an_explain_killed_outright_takes_its_running_part_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("killed");
+    // A large matrix on the fake pair: its part runs for many seconds.
+    let mut explain = std::process::Command::new(assert_cmd::cargo::cargo_bin("clvscu"))
+        .args([
+            "explain",
+            "matvec/listing4",
+            "--size",
+            "4096x4096",
+            "--pair",
+            "fake",
+        ])
+        .args(["--reps", "50", "--min-time", "1", "--quiet", "--out"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = explain.id();
+    assert!(
+        common::within(std::time::Duration::from_secs(20), || {
+            !common::processes_naming(&out, pid).is_empty()
+        }),
+        "the explain started no part"
+    );
+    explain.kill().unwrap();
+    explain.wait().unwrap();
+    assert!(
+        common::within(std::time::Duration::from_secs(2), || {
+            common::processes_naming(&out, pid).is_empty()
+        }),
+        "still running 2 s after the explain was killed: {:?}",
+        common::processes_naming(&out, pid)
+    );
 }

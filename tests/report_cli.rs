@@ -483,3 +483,45 @@ fn diff_fails_on_a_new_failure_and_on_a_missing_comparison() {
         .assert()
         .code(0);
 }
+
+/// A comparison named as HTML stays text in report.md and report.html: a run on the fake pair
+/// whose comparison is `<img src=x onerror=alert(1)>`, then `report` over its folder.
+#[test]
+fn a_comparison_named_as_html_stays_text_in_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = dir.path().join("s.toml");
+    fs::write(
+        &study,
+        "name = \"html\"\n[defaults]\nsize = \"64x40\"\nlocal = 64\nreps = 2\nmin_time = 0\n\
+         [[comparison]]\nname = \"<img src=x onerror=alert(1)>\"\nvariant = \"listing2\"\n",
+    )
+    .unwrap();
+    let run = dir.path().join("runs/one");
+    clvscu()
+        .args(["run", "--pair", "fake", "--quiet", "--no-plot", "--study"])
+        .arg(&study)
+        .arg("--out")
+        .arg(&run)
+        .assert()
+        .success();
+    let out = dir.path().join("report");
+    clvscu()
+        .args(["report", "--html", "--out"])
+        .arg(&out)
+        .arg(dir.path().join("runs"))
+        .assert()
+        .success();
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains("&lt;img src=x onerror=alert(1)>"), "{md}");
+    assert!(!md.contains("<img src=x"), "{md}");
+    let html: String = files_under(&out)
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "html"))
+        .map(|p| fs::read_to_string(out.join(p)).unwrap())
+        .collect();
+    assert!(
+        html.contains("&lt;img src=x"),
+        "the HTML report names it: {html}"
+    );
+    assert!(!html.contains("<img src=x"), "{html}");
+}

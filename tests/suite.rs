@@ -274,42 +274,6 @@ fn harness_holds_at_most_16_studies_and_the_experiments_load_by_path() {
     assert!(experiments > 0);
 }
 
-/// The ids of the processes whose command line names `folder`, but `except`.
-fn processes_naming(folder: &Path, except: u32) -> Vec<u32> {
-    let needle = folder.as_os_str().as_encoded_bytes();
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let names = cmdline.windows(needle.len()).any(|w| w == needle);
-        // A zombie has an empty command line; a process that ended is no longer listed.
-        if pid != except && names {
-            found.push(pid);
-        }
-    }
-    found
-}
-
-/// Waits up to `limit` for `check` to hold, polling.
-fn within(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
-    let start = std::time::Instant::now();
-    while start.elapsed() < limit {
-        if check() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    check()
-}
-
 /// The full table1 study on the fake backend runs for well over ten seconds: a suite whose
 /// step is running, as a plain child process (not through assert_cmd, which waits).
 fn start_slow_suite(out: &Path) -> std::process::Child {
@@ -322,8 +286,8 @@ fn start_slow_suite(out: &Path) -> std::process::Child {
         .unwrap();
     let pid = child.id();
     assert!(
-        within(std::time::Duration::from_secs(20), || {
-            !processes_naming(out, pid).is_empty()
+        common::within(std::time::Duration::from_secs(20), || {
+            !common::processes_naming(out, pid).is_empty()
         }),
         "the suite started no step"
     );
@@ -339,12 +303,11 @@ fn a_suite_killed_outright_takes_its_running_step_with_it() {
     suite.kill().unwrap(); // SIGKILL: no handler of the suite runs.
     suite.wait().unwrap();
     assert!(
-        within(std::time::Duration::from_secs(2), || processes_naming(
-            &out, pid
-        )
-        .is_empty()),
+        common::within(std::time::Duration::from_secs(2), || {
+            common::processes_naming(&out, pid).is_empty()
+        }),
         "still running 2 s after the suite was killed: {:?}",
-        processes_naming(&out, pid)
+        common::processes_naming(&out, pid)
     );
 }
 
@@ -359,7 +322,7 @@ fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
         unsafe { libc::kill(pid as libc::pid_t, signal) };
         let mut code = None;
         assert!(
-            within(std::time::Duration::from_secs(20), || {
+            common::within(std::time::Duration::from_secs(20), || {
                 code = suite.try_wait().unwrap().map(|s| s.code());
                 code.is_some()
             }),
@@ -367,9 +330,9 @@ fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
         );
         assert_eq!(code, Some(Some(130)), "signal {signal}");
         assert!(
-            processes_naming(&out, pid).is_empty(),
+            common::processes_naming(&out, pid).is_empty(),
             "signal {signal}: {:?}",
-            processes_naming(&out, pid)
+            common::processes_naming(&out, pid)
         );
         assert_eq!(
             status_of(&out, "table1"),

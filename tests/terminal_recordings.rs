@@ -17,8 +17,8 @@ fn the_recorded_sessions_keep_to_100_columns_and_show_progress() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/terminal");
     for (name, progress) in RECORDINGS {
         let path = dir.join(format!("{name}.txt"));
-        let text = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let wide: Vec<&str> = text
             .lines()
             .filter(|l| clvscu::terminal::columns_of(l) > clvscu::terminal::MAX_COLUMNS)
@@ -28,7 +28,10 @@ fn the_recorded_sessions_keep_to_100_columns_and_show_progress() {
             .split_once("# when it ended")
             .unwrap_or_else(|| panic!("{name}: no end"));
         assert!(during.contains("# while it ran"), "{name}");
-        assert!(during.contains(progress), "{name}: no progress while it ran:\n{during}");
+        assert!(
+            during.contains(progress),
+            "{name}: no progress while it ran:\n{during}"
+        );
         assert!(ended.contains("exit "), "{name}: no exit status:\n{ended}");
         assert!(text.starts_with("$ clvscu "), "{name}");
     }

@@ -223,7 +223,18 @@ fn a_build_error_shows_its_log() {
 #[test]
 fn a_scalar_out_of_its_range_and_an_empty_grid_are_refused() {
     let home = tempfile::tempdir().unwrap();
+    // An expression nested 100 levels deep: refused by its depth, not by a stack overflow.
+    let deep = format!(
+        r#"{{ name = "a", scalar = "f32", value = "{}1{}" }}"#,
+        "(".repeat(100),
+        ")".repeat(100)
+    );
     let cases = [
+        (
+            r#"{ name = "a", scalar = "f32", value = 2.5 }"#,
+            deep.as_str(),
+            "nested more than 64 levels deep",
+        ),
         (
             r#"{ name = "n", scalar = "u32", value = "N" }"#,
             r#"{ name = "n", scalar = "u32", value = "-1" }"#,

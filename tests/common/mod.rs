@@ -113,3 +113,38 @@ pub fn poison_sets_the_range_and_nothing_past_it(b: &mut dyn clvscu::backend::Ba
     );
     b.free(dev).unwrap();
 }
+
+/// The processes whose command line names `folder`, other than `except`.
+pub fn processes_naming(folder: &std::path::Path, except: u32) -> Vec<u32> {
+    let needle = folder.as_os_str().as_encoded_bytes();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        // A zombie has an empty command line; a process that ended is no longer listed.
+        if pid != except && cmdline.windows(needle.len()).any(|w| w == needle) {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to `limit` for `check` to hold, polling.
+pub fn within(limit: std::time::Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    check()
+}
