@@ -1021,3 +1021,52 @@ fn a_minimum_time_counts_a_back_to_back_repetition_whole() {
     );
     assert!(began.elapsed().as_secs() < 60, "{:?}", began.elapsed());
 }
+
+/// A resume after a `--kernels-dir` kernel file was edited is refused naming that file, and
+/// only it.
+#[test]
+fn a_resume_after_a_kernel_file_changed_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let kernels = dir.path().join("k");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for folder in ["kernels_cl", "kernels_cu"] {
+        std::fs::create_dir_all(kernels.join(folder)).unwrap();
+        for f in std::fs::read_dir(root.join(folder)).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, kernels.join(folder).join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let out = dir.path().join("out");
+    let run = |resume: bool| {
+        let mut c = clvscu();
+        c.args([
+            "run",
+            "matvec/listing2",
+            "--pair",
+            "fake",
+            "--size",
+            "64x40",
+        ])
+        .args(["--reps", "2", "--min-time", "0", "--quiet", "--no-plot"])
+        .arg("--kernels-dir")
+        .arg(&kernels)
+        .arg("--out")
+        .arg(&out);
+        if resume {
+            c.arg("--resume");
+        }
+        c.assert()
+    };
+    run(false).success();
+    run(true).success();
+    let edited = kernels.join("kernels_cl/matvec.cl");
+    let text = std::fs::read_to_string(&edited).unwrap() + "\n// edited\n";
+    std::fs::write(&edited, text).unwrap();
+    let refused = run(true).code(1);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).to_string();
+    assert!(
+        stderr.contains("kernel file kernels_cl/matvec.cl: the folder has hash"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("kernel file ").count(), 1, "{stderr}");
+}

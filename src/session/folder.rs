@@ -43,6 +43,10 @@ pub struct FolderIdentity {
     /// them (`--kernels-dir` or the embedded ones): one folder never mixes two programs.
     #[serde(default)]
     pub kernels: String,
+    /// Each kernel file's hash (first 16 hex digits) by its name (`kernels_cl/matvec.cl`):
+    /// a resume after one is edited is refused naming it. Absent from older folders.
+    #[serde(default)]
+    pub kernel_files: BTreeMap<String, String>,
     /// Each written comparison's rows (samples, PR, measurements) as a SHA-256 (first 16 hex
     /// digits), so a resume keeps only rows that are what a run wrote.
     #[serde(default)]
@@ -77,6 +81,7 @@ impl FolderIdentity {
             passes,
             binary: GIT_COMMIT.to_string(),
             kernels: kernels_hash(sources),
+            kernel_files: kernel_file_hashes(sources),
             rows: BTreeMap::new(),
             files: file_hashes(),
         }
@@ -99,11 +104,24 @@ impl FolderIdentity {
         check("sides", self.sides.join("; "), other.sides.join("; "));
         check("passes", self.passes.to_string(), other.passes.to_string());
         check("binary", self.binary.clone(), other.binary.clone());
-        check(
-            "kernel sources",
-            format!("hash {}", self.kernels),
-            format!("hash {}", other.kernels),
-        );
+        // Where both folders name their kernel files, the files that differ are named;
+        // an older folder has only the hash of them all.
+        if self.kernel_files.is_empty() || other.kernel_files.is_empty() {
+            check(
+                "kernel sources",
+                format!("hash {}", self.kernels),
+                format!("hash {}", other.kernels),
+            );
+        } else {
+            for (file, hash) in &self.kernel_files {
+                let theirs = other.kernel_files.get(file).cloned().unwrap_or_default();
+                check(
+                    &format!("kernel file {file}"),
+                    format!("hash {hash}"),
+                    format!("hash {theirs}"),
+                );
+            }
+        }
         let paths: std::collections::BTreeSet<&String> =
             self.files.keys().chain(other.files.keys()).collect();
         let hash = |files: &BTreeMap<String, String>, p: &String| {
@@ -149,6 +167,21 @@ pub fn kernels_hash(sources: &KernelSources) -> String {
         }
     }
     short_hash(text.as_bytes())
+}
+
+/// Each kernel file on both APIs by its name, with its hash.
+fn kernel_file_hashes(sources: &KernelSources) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for stem in crate::kernels::stems() {
+        for (api, folder, ext) in [
+            (Api::OpenCl, "kernels_cl", "cl"),
+            (Api::Cuda, "kernels_cu", "cu"),
+        ] {
+            let hash = super::provenance::source_hash(sources, api, stem);
+            out.insert(format!("{folder}/{stem}.{ext}"), hash);
+        }
+    }
+    out
 }
 
 /// Every source file this run reads from disk besides the kernel files [`kernels_hash`]
