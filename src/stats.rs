@@ -444,6 +444,32 @@ pub fn classify_pr(r: &Ratio) -> PrLabel {
     }
 }
 
+/// The verdict on a PR in a word or two, side A against side B, as the terminal, the Markdown
+/// files and the report all say it: "similar (±5%)" or "similar" (the whole CI in the tight or
+/// the similar band), "1.50× faster", "2.00× slower" (the whole CI above or below 1),
+/// "unclear" (the CI holds 1 but leaves the band), or "no verdict" (not a number).
+pub fn verdict_word(pr: f64, ci_lo: f64, ci_hi: f64) -> String {
+    if !(pr.is_finite() && ci_lo.is_finite() && ci_hi.is_finite() && ci_lo > 0.0) {
+        return "no verdict".into();
+    }
+    let label = classify_pr(&Ratio {
+        value: pr,
+        ci_lo,
+        ci_hi,
+    });
+    if label.similar_tight {
+        "similar (±5%)".into()
+    } else if label.similar {
+        "similar".into()
+    } else if ci_lo > 1.0 {
+        format!("{pr:.2}× faster")
+    } else if ci_hi < 1.0 {
+        format!("{:.2}× slower", 1.0 / pr)
+    } else {
+        "unclear".into()
+    }
+}
+
 /// Relative change from the reference `a` to `b`: `|b - a| / |a|`.
 ///
 /// Used to compare a re-run against an earlier run; `a` is the reference and is expected to be
@@ -660,6 +686,12 @@ mod tests {
         assert_eq!(classify_pr(&r(0.9, 1.1)), label(true, false));
         assert_eq!(classify_pr(&r(0.89, 1.0)), label(false, false));
         assert_eq!(classify_pr(&r(1.0, 1.11)), label(false, false));
+        assert_eq!(verdict_word(1.0, 0.97, 1.03), "similar (±5%)");
+        assert_eq!(verdict_word(1.0, 0.92, 1.08), "similar");
+        assert_eq!(verdict_word(1.5, 1.4, 1.6), "1.50× faster");
+        assert_eq!(verdict_word(0.5, 0.4, 0.6), "2.00× slower");
+        assert_eq!(verdict_word(1.0, 0.8, 1.3), "unclear");
+        assert_eq!(verdict_word(f64::NAN, 0.8, 1.3), "no verdict");
         // The point value may be inside the band while the CI is not: not similar.
         assert_eq!(classify_pr(&r(0.5, 1.5)), label(false, false));
         assert_eq!(classify_pr(&r(f64::NAN, 1.0)), label(false, false));

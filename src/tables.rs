@@ -213,7 +213,7 @@ pub fn end_of_run(
 /// "ran similarly" once for all that did, then a sentence for each comparison that did not,
 /// and a warning where a CI is too wide to conclude from.
 fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[SideName]) -> String {
-    let similar = ps.iter().filter(|p| verdict_word(p) == SIMILAR).count();
+    let similar = ps.iter().filter(|p| p.similar).count();
     let (a, b) = side_names(ps[0]);
     let mut out = format!(
         "{a} and {b} ran similarly in {similar} of {} comparisons: the PR's whole 95% CI lies \
@@ -221,7 +221,7 @@ fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[SideName]) -> String
         ps.len()
     );
     for p in ps {
-        if verdict_word(p) != SIMILAR {
+        if !p.similar {
             out += &format!("{}: {}\n", printable(&p.comparison), verdict(p));
         }
         if let Some(why) = too_wide(p) {
@@ -353,25 +353,9 @@ fn pr_table(rows: &[&PrRow]) -> Table {
     t
 }
 
-/// The verdict word of [`verdict_word`] for a PR whose whole CI lies in the similar band.
-const SIMILAR: &str = "similar";
-
-/// The verdict in a word or two, side A against side B: "similar", "1.50× faster",
-/// "2.00× slower", "unclear" (the CI includes 1 but leaves the band) or "no verdict".
+/// A PR's verdict in the words every output uses.
 fn verdict_word(p: &PrRow) -> String {
-    let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
-    if !(pr.is_finite() && lo.is_finite() && hi.is_finite() && lo > 0.0) {
-        return "no verdict".into();
-    }
-    if (SIMILAR_LO..=SIMILAR_HI).contains(&lo) && (SIMILAR_LO..=SIMILAR_HI).contains(&hi) {
-        SIMILAR.into()
-    } else if lo > 1.0 {
-        format!("{pr:.2}× faster")
-    } else if hi < 1.0 {
-        format!("{:.2}× slower", 1.0 / pr)
-    } else {
-        "unclear".into()
-    }
+    clvscu::stats::verdict_word(p.pr, p.pr_ci_lo, p.pr_ci_hi)
 }
 
 /// "OpenCL ran 1.08 ± 0.01 times slower than CUDA": the factor and its CI's half-width, with

@@ -75,18 +75,14 @@ const PR_DIGITS: usize = 3;
 /// Significant digits of metrics and times: beyond this it is noise anyway.
 const VALUE_DIGITS: usize = 4;
 
-/// The `similar` column: the paper's 10% band, and whether the tighter 5% band holds too.
-fn similar_label(row: &PrRow) -> &'static str {
-    match (row.similar, row.similar_tight) {
-        (true, true) => "yes (±5%)",
-        (true, false) => "yes",
-        (false, _) => "no",
-    }
+/// The `verdict` column: the words the terminal and the report use.
+fn verdict_label(row: &PrRow) -> String {
+    crate::stats::verdict_word(row.pr, row.pr_ci_lo, row.pr_ci_hi)
 }
 
 /// A Markdown table of Performance Ratios, one line per comparison, in the given order.
 ///
-/// Columns: variant, size, local×groups, perf A, perf B, unit, PR [95% CI], similar, fair,
+/// Columns: variant, size, local×groups, perf A, perf B, unit, PR [95% CI], verdict, fair,
 /// differing steps (the steps that were not held equal, so an unfair PR explains itself).
 pub fn pr_table(rows: &[PrRow]) -> String {
     let mut out = table_head(&[
@@ -97,7 +93,7 @@ pub fn pr_table(rows: &[PrRow]) -> String {
         ("perf B", true),
         ("unit", false),
         ("PR [95% CI]", true),
-        ("similar", false),
+        ("verdict", false),
         ("fair", false),
         ("differing steps", false),
     ]);
@@ -122,7 +118,7 @@ pub fn pr_table(rows: &[PrRow]) -> String {
                 format_sig(r.pr_ci_lo, PR_DIGITS),
                 format_sig(r.pr_ci_hi, PR_DIGITS)
             ),
-            similar_label(r).to_string(),
+            verdict_label(r),
             if r.fair { "yes" } else { "no" }.to_string(),
             steps.join("; "),
         ]));
@@ -254,7 +250,7 @@ mod tests {
         assert_eq!(lines.len(), 3, "{table}");
         assert_eq!(
             lines[0],
-            "| comparison | size | local×groups | perf A | perf B | unit | PR [95% CI] | similar \
+            "| comparison | size | local×groups | perf A | perf B | unit | PR [95% CI] | verdict \
              | fair | differing steps |"
         );
         assert_eq!(
@@ -264,22 +260,27 @@ mod tests {
         assert_eq!(
             lines[2],
             "| mv&#124;tiled | 60989x1100 | 256×120 | 812.3 | 850.0 | GB/s | 0.956 [0.941, 0.970] \
-             | yes | no | compiler: -O3 vs -O2; unroll: 4 vs none |"
+             | similar | no | compiler: -O3 vs -O2; unroll: 4 vs none |"
         );
     }
 
     #[test]
     fn pr_table_labels_tight_and_not_similar() {
+        // The words come from the CI: inside ±5%, and wholly below the band.
         let mut tight = pr_row();
-        tight.similar_tight = true;
+        (tight.pr, tight.pr_ci_lo, tight.pr_ci_hi) = (0.99, 0.97, 1.01);
         tight.fair = true;
         tight.differing_steps = String::new();
         let mut far = pr_row();
-        far.similar = false;
+        (far.pr, far.pr_ci_lo, far.pr_ci_hi) = (0.5, 0.45, 0.55);
         let table = pr_table(&[tight, far]);
         let lines: Vec<&str> = table.lines().collect();
-        assert!(lines[2].ends_with("| yes (±5%) | yes |  |"), "{}", lines[2]);
-        assert!(lines[3].contains("| no | no |"), "{}", lines[3]);
+        assert!(
+            lines[2].ends_with("| similar (±5%) | yes |  |"),
+            "{}",
+            lines[2]
+        );
+        assert!(lines[3].contains("| 2.00× slower | no |"), "{}", lines[3]);
     }
 
     fn measurement(status: Status) -> MeasurementRow {

@@ -89,12 +89,9 @@ fn sig(v: f64) -> String {
     crate::export::markdown::format_sig(v, 4)
 }
 
-fn similar(r: &PrRow) -> &'static str {
-    match (r.similar, r.similar_tight) {
-        (true, true) => "similar (±5%)",
-        (true, false) => "similar (±10%)",
-        _ => "not similar",
-    }
+/// The verdict words the terminal and every Markdown file use.
+fn verdict(r: &PrRow) -> String {
+    crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi)
 }
 
 /// A side's label: its letter and API, and its device when the two sides ran on different
@@ -137,7 +134,7 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
             r.metric_unit.unit().to_string(),
             pr3(r.pr),
             format!("[{}, {}]", pr3(r.pr_ci_lo), pr3(r.pr_ci_hi)),
-            similar(r).to_string(),
+            verdict(r),
             if r.fair { "fair" } else { "unfair" }.to_string(),
             why,
         ]);

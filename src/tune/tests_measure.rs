@@ -44,7 +44,6 @@ fn tuner<'a>(space: &'a Space, sources: &'a KernelSources, inputs: &'a Inputs) -
         watchdog: None,
         interrupted: None,
         timeout: None,
-        progress: None,
     }
 }
 
