@@ -667,6 +667,7 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
             arch: &args.arch,
             local: args.local,
             sass: args.sass,
+            progress: Some(&|line: String| say!("{line}")),
         },
         &args.out,
     )?;

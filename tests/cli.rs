@@ -331,6 +331,11 @@ fn inspect_counts_nvrtc_ptx_and_says_pocl_gives_none() {
         stdout.contains("no PTX"),
         "the output says where PTX is missing: {stdout}"
     );
+    // Progress: a line as each kernel file starts compiling.
+    assert!(
+        stdout.contains("[1/") && stdout.contains(": compiling both twins, "),
+        "{stdout}"
+    );
     let rows: Vec<clvscu::inspect::ClassRow> = read_rows(&out.join("ptx_classes.csv")).unwrap();
     // Every kernel of every family is parsed and counted on the CUDA side.
     for v in clvscu::workload::all_variants()

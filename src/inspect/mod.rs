@@ -125,7 +125,7 @@ struct FamilyPtx {
 }
 
 /// What `inspect` compiles and shows.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Options<'a> {
     /// NVRTC's target when there is no CUDA device.
     pub arch: &'a str,
@@ -133,6 +133,8 @@ pub struct Options<'a> {
     pub local: u32,
     /// Also assemble and disassemble both sides' PTX (needs a CUDA device and cuobjdump).
     pub sass: bool,
+    /// Told a line as each kernel file starts compiling: how far `inspect` is.
+    pub progress: Option<&'a dyn Fn(String)>,
 }
 
 /// Compiles CUDA C to PTX for a target without a device (NVRTC alone).
@@ -149,7 +151,12 @@ pub fn run(
     options: &Options,
     out: &Path,
 ) -> Result<InspectReport, InspectError> {
-    let Options { arch, local, sass } = *options;
+    let Options {
+        arch,
+        local,
+        sass,
+        progress,
+    } = *options;
     // A link planted in the output folder would take a write elsewhere: refused by name.
     crate::export::safe::prepare_dir(out, true)?;
     let mut notes = Vec::new();
@@ -164,7 +171,16 @@ pub fn run(
     let mut stems: Vec<&str> = FamilyKind::all().iter().map(|f| f.file()).collect();
     stems.dedup();
     let mut per_stem = Vec::new();
-    for stem in &stems {
+    let started = std::time::Instant::now();
+    for (i, stem) in stems.iter().enumerate() {
+        if let Some(tell) = progress {
+            tell(format!(
+                "[{}/{}] {stem}: compiling both twins, {:.1} s in",
+                i + 1,
+                stems.len(),
+                started.elapsed().as_secs_f64()
+            ));
+        }
         let cu_req = request(sources, Api::Cuda, stem, local, false)?;
         let (cuda, cu_program) = match cu.as_deref_mut() {
             Some(b) => match b.compile(&cu_req) {
