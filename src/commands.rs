@@ -306,6 +306,13 @@ fn run_one(
     let (study, study_text) = load_study(args)?;
     let sources = args.devices.sources()?;
     let mut sides = open_sides(args)?;
+    let on_cpu = !sides.a.info().is_gpu || sides.b.as_ref().is_some_and(|b| !b.info().is_gpu);
+    if on_cpu {
+        let count = 1 + usize::from(sides.b.is_some());
+        if let Some(note) = clvscu::session::sizing::cpu_note(&study, count) {
+            say_err!("note: {}", printable(&note));
+        }
+    }
     let out = out.to_path_buf();
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let progress = terminal && !args.quiet;
