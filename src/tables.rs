@@ -194,8 +194,11 @@ pub fn end_of_run(
     );
     if let Some(first) = ps.first() {
         let (a, b) = side_names(first);
+        let unit = shared_unit(ps.iter().map(|p| p.metric_unit.unit()))
+            .map(|u| format!(", perf in {u}"))
+            .unwrap_or_default();
         out += &format!(
-            "\n## Performance Ratio (PR = perf({a}) / perf({b}))\n\n{}\n\n",
+            "\n## Performance Ratio (PR = perf({a}) / perf({b}){unit})\n\n{}\n\n",
             pr_table(&ps)
         );
         out += &verdicts(&ps, &ms, sides);
@@ -323,9 +326,8 @@ fn side_names(p: &PrRow) -> (String, String) {
 
 fn pr_table(rows: &[&PrRow]) -> Table {
     let (a, b) = side_names(rows[0]);
+    // The unit every row shares is said once, in the heading above the table.
     let unit = shared_unit(rows.iter().map(|p| p.metric_unit.unit()));
-    let with_unit = |side: &str| unit.map_or(side.to_string(), |u| format!("{side} ({u})"));
-    let (a, b) = (with_unit(&a), with_unit(&b));
     // The launch shape is on each comparison's progress line and in summary.md.
     let mut t = table(
         &["comparison", &a, &b, "PR [95% CI]", "verdict", "fair"],

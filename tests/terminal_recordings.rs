@@ -8,7 +8,7 @@ use std::path::Path;
 const RECORDINGS: [(&str, &str); 4] = [
     ("run", "(ETA "),
     ("tune", "[1/5] exhaustive: "),
-    ("explain-from", "| target"),
+    ("explain-from", "| NVIDIA H200 |"),
     ("suite-quick", "== [1/17] table1 (at most "),
 ];
 

@@ -58,8 +58,14 @@ mod tests {
     #[test]
     fn the_peaks_study_is_said_to_be_gpu_sized_and_the_default_is_not() {
         let note = cpu_note(&study("peaks"), 2).expect("peaks is GPU-sized");
-        assert!(note.starts_with("study 'peaks' is sized for a GPU: "), "{note}");
-        assert!(note.contains("a launch of flops/fma takes at least "), "{note}");
+        assert!(
+            note.starts_with("study 'peaks' is sized for a GPU: "),
+            "{note}"
+        );
+        assert!(
+            note.contains("a launch of flops/fma takes at least "),
+            "{note}"
+        );
         assert!(cpu_note(&study("default"), 2).is_none());
     }
 }
