@@ -1449,7 +1449,7 @@ fn writes_resume_and_tune() -> Vec<Case> {
             "an edited kernel (--kernels-dir)",
             fake_run(&["--resume", "--kernels-dir", "k"]),
             1,
-            "kernel sources: the folder has hash",
+            "kernel file kernels_cl/matvec.cl: the folder has hash",
         )
         .after(Setup::Then(|w| copy_kernels(w, true)))
         .keeps_out(),

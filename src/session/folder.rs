@@ -43,7 +43,7 @@ pub struct FolderIdentity {
     /// them (`--kernels-dir` or the embedded ones): one folder never mixes two programs.
     #[serde(default)]
     pub kernels: String,
-    /// Each kernel file's hash (first 16 hex digits) by its name (`kernels_cl/matvec.cl`):
+    /// Each kernel file's hash (provenance's short hash) by its name (`kernels_cl/matvec.cl`):
     /// a resume after one is edited is refused naming it. Absent from older folders.
     #[serde(default)]
     pub kernel_files: BTreeMap<String, String>,
