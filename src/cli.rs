@@ -22,8 +22,9 @@ pub struct Cli {
 
 #[derive(Debug, Args, Clone, Default)]
 pub struct DeviceArgs {
-    /// OpenCL device: index in `clvscu devices`, `PLATFORM:DEVICE`, or a name substring
-    /// (default: the first GPU, else the first device).
+    /// OpenCL device: index in `clvscu devices`, `PLATFORM:DEVICE`, `pci:BUS`, `cpu` (the
+    /// first device that is not a GPU) or a name substring (default: the first GPU, else the
+    /// first device).
     #[arg(long, value_parser = device_selector)]
     pub cl_device: Option<String>,
     /// CUDA device: index or name substring (default: 0); `all` runs the command (`run` or

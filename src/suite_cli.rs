@@ -280,6 +280,14 @@ fn step_command(
     let mut c = Command::new(&exe);
     match step.kind {
         StepKind::Study(name) => study_command(&mut c, args, &dir, step, name)?,
+        StepKind::CpuStudy(name) => {
+            if args.pair != Some(Pairing::Fake) {
+                if let Some(why) = no_opencl_cpu() {
+                    return Ok(Err(why));
+                }
+            }
+            study_command(&mut c, &on_the_cpu(args), &dir, step, name)?;
+        }
         StepKind::StudyWithTable { study, table_dir } => {
             let tables = out.join(table_dir);
             if !has_tables(&tables)? {
@@ -437,6 +445,31 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
              than [{narrow_lo}, {narrow_hi}]: inconclusive, nothing for explain to attribute"
         )
     }))
+}
+
+/// Why the machine cannot run a CPU step: no OpenCL, or no OpenCL device that is not a GPU.
+/// Listing devices creates no context, so the suite still holds no device.
+fn no_opencl_cpu() -> Option<String> {
+    match clvscu::backend::opencl::list_devices() {
+        Err(e) => Some(format!("no OpenCL CPU device: {e}")),
+        Ok(list) if list.iter().all(|d| d.info.is_gpu) => Some(
+            "no OpenCL CPU device is listed here (PoCL or a vendor's CPU runtime would run it)"
+                .into(),
+        ),
+        Ok(_) => None,
+    }
+}
+
+/// The suite's options for a CPU step: OpenCL alone on the first device that is not a GPU
+/// (the fake pair stays fake); the user's kernels folder and timeout still apply.
+fn on_the_cpu(args: &SuiteArgs) -> SuiteArgs {
+    let mut cpu = args.clone();
+    if cpu.pair != Some(Pairing::Fake) {
+        cpu.pair = Some(Pairing::Opencl);
+        cpu.devices.cl_device = Some(clvscu::backend::select::CPU.into());
+        cpu.devices.cuda_device = None;
+    }
+    cpu
 }
 
 /// `--pair` and the device options, passed on to a child.

@@ -1,7 +1,8 @@
 //! The one parser of device selectors (`--cl-device`, `--cl-device-b`, `--cuda-device`):
 //! an index into the listing (`0`), a platform and device index (`1:0`, OpenCL), or a
 //! case-insensitive substring of the device or platform name (`h200`), or a place on the PCI
-//! bus (`pci:19:00`), the one name a GPU has in both APIs.
+//! bus (`pci:19:00`), the one name a GPU has in both APIs, or `cpu`: the first device that is
+//! not a GPU (PoCL's name for its CPU device varies with the host's processor).
 
 use super::{Api, BackendError, DeviceInfo, Result};
 
@@ -13,10 +14,15 @@ pub enum Selector {
     Name(String),
     /// `pci:BB:DD`: bus and device number in hex, as [`DeviceInfo::pci_bus`] spells them.
     Pci(String),
+    /// `cpu`: the first device that is not a GPU.
+    Cpu,
 }
 
 impl Selector {
     pub fn parse(text: &str) -> Selector {
+        if text.eq_ignore_ascii_case(CPU) {
+            return Selector::Cpu;
+        }
         if let Some(bus) = text.strip_prefix("pci:") {
             return Selector::Pci(bus.to_lowercase());
         }
@@ -31,6 +37,9 @@ impl Selector {
         }
     }
 }
+
+/// The selector of the first device that is not a GPU.
+pub const CPU: &str = "cpu";
 
 /// A listed device as the selector sees it.
 pub struct Candidate<'a> {
@@ -78,6 +87,7 @@ fn find(candidates: &[Candidate], selector: &Selector) -> Option<usize> {
         Selector::Pci(bus) => candidates
             .iter()
             .position(|c| c.info.pci_bus.as_deref() == Some(bus.as_str())),
+        Selector::Cpu => candidates.iter().position(|c| !c.info.is_gpu),
         Selector::Name(needle) => candidates.iter().position(|c| {
             c.info.name.to_lowercase().contains(needle)
                 || c.info.platform.to_lowercase().contains(needle)
@@ -114,6 +124,7 @@ mod tests {
         assert_eq!(Selector::parse("1:0"), Selector::PlatformDevice(1, 0));
         assert_eq!(Selector::parse("H200"), Selector::Name("h200".into()));
         assert_eq!(Selector::parse(":0"), Selector::Name(":0".into()));
+        assert_eq!(Selector::parse("Cpu"), Selector::Cpu);
         assert_eq!(Selector::parse("pci:3B:00"), Selector::Pci("3b:00".into()));
     }
 
@@ -167,6 +178,8 @@ mod tests {
         ];
         assert_eq!(pick(Api::OpenCl, &c, None, Default::FirstGpu).unwrap(), 1);
         assert_eq!(pick(Api::Cuda, &c, None, Default::First).unwrap(), 0);
+        assert_eq!(pick(Api::OpenCl, &c[1..], Some("cpu"), Default::First).ok(), None);
+        assert_eq!(pick(Api::OpenCl, &c, Some("CPU"), Default::First).unwrap(), 0);
         assert_eq!(
             pick(Api::OpenCl, &c, Some("1:0"), Default::First).unwrap(),
             1

@@ -36,6 +36,9 @@ pub enum StepKind {
     /// The same with `matvec/auto` on the binary's own tables only (`CLVSCU_MATVEC_RULES`
     /// unset for it, whatever the caller's environment holds).
     StudyWithBuiltinTables(&'static str),
+    /// A study of the seeds' CPU rows, OpenCL alone on the machine's OpenCL CPU device
+    /// (`--pair opencl --cl-device cpu`); skipped, saying so, where none is listed.
+    CpuStudy(&'static str),
     /// `clvscu calibrate`: the harness's launch path against a plain loop per API.
     Calibrate,
     /// `clvscu inspect`: both front ends' PTX by instruction class (Table V).
@@ -120,7 +123,7 @@ pub const STEPS: &[Step] = &[
     study(
         "compiler",
         "Fang et al. Table V (FFT), Figs. 6-7 (FDTD unroll); flags",
-        40,
+        35,
         10,
     ),
     study(
@@ -139,14 +142,23 @@ pub const STEPS: &[Step] = &[
     // The 2^24-vertex graphs take 15 s each to make and half a minute to measure: the `bfs`
     // study run on its own measures them.
     study("bfs", "Fang et al. BFS (kernel and level times)", 25, 6).skipping(&["size=2^24"]),
-    study("transfers", "NVIDIA whitepaper, pinned host memory", 45, 5),
+    study("transfers", "NVIDIA whitepaper, pinned host memory", 41, 5),
     study(
         "sweeps",
         "NVIDIA whitepaper, execution configuration",
-        33,
+        30,
         8,
     ),
     study("fill", "The fill article (local sizes, float4, 2D)", 31, 8),
+    Step {
+        name: "cpu",
+        dir: "cpu",
+        kind: StepKind::CpuStudy("cpu"),
+        reproduces: "Fang et al. Table VI and the fill article's CPU rows (OpenCL CPU device)",
+        full_cap_s: 12,
+        quick_cap_s: 5,
+        skip: &[],
+    },
     study(
         "shapes",
         "Shapes and sizes against the vendor libraries",

@@ -54,12 +54,12 @@ fn shrink_entry(t: &mut toml::Table, family: Option<&str>) {
         .and_then(|f| FamilyId::parse(f).ok())
         .and_then(|f| f.family().quick_size());
     if let (Some(small), Some(Value::String(size))) = (small, t.get_mut("size")) {
-        *size = pick(&small, size).to_string();
+        *size = pick(&small, size);
     }
     if t.get("param").and_then(Value::as_str) == Some("size") {
         if let (Some(small), Some(Value::Array(values))) = (small, t.get_mut("values")) {
             let first = values.first().and_then(Value::as_str).unwrap_or("");
-            *values = vec![Value::String(pick(&small, first).to_string())];
+            *values = vec![Value::String(pick(&small, first))];
         }
     }
     for side in ["a", "b", "opencl", "cuda"] {
@@ -69,12 +69,26 @@ fn shrink_entry(t: &mut toml::Table, family: Option<&str>) {
     }
 }
 
-/// The quick size in the form the study gave (a matrix or one length).
-fn pick(small: &QuickSize, given: &str) -> &'static str {
+/// The quick size in the form the study gave (a matrix or one length). A length that is not
+/// a multiple of 64 keeps its remainder, so a comparison of a ragged tail still has one.
+fn pick(small: &QuickSize, given: &str) -> String {
     if given.contains('x') {
-        small.matrix
-    } else {
-        small.length
+        return small.matrix.to_string();
+    }
+    match (length(small.length), length(given)) {
+        (Some(quick), Some(n)) if n % TAIL_MODULUS != 0 => (quick + n % TAIL_MODULUS).to_string(),
+        _ => small.length.to_string(),
+    }
+}
+
+/// The widest vector a kernel stores at once, in elements: remainders below it are tails.
+const TAIL_MODULUS: u64 = 64;
+
+/// A length written as a number or a power of two (`2^20`).
+fn length(text: &str) -> Option<u64> {
+    match text.strip_prefix("2^") {
+        Some(k) => 1u64.checked_shl(k.parse().ok()?),
+        None => text.parse().ok(),
     }
 }
 
@@ -98,5 +112,14 @@ mod tests {
         assert_eq!(c["cuda"]["reps"].as_integer(), Some(REPS));
         let s = &doc["sweep"].as_array().unwrap()[0];
         assert_eq!(s["values"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_ragged_length_keeps_its_tail() {
+        let text = "name = \"t\"\n[defaults]\nfamily = \"fill\"\n[[comparison]]\n\
+                    size = \"100000003\"\nvariant = \"float4\"\n";
+        let doc: toml::Table = toml::from_str(&shrink(text).unwrap()).unwrap();
+        let c = &doc["comparison"].as_array().unwrap()[0];
+        assert_eq!(c["size"].as_str(), Some("1048579"), "2^20 + 100000003 % 64");
     }
 }

@@ -81,6 +81,11 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
         Measure::AllRows { step } => rows(s, step, rule, false),
         Measure::Speedup { step, from, to } => speedup(s, step, from, to, rule),
         Measure::PeakShare { step, comparison } => peak_share(s, step, comparison),
+        Measure::Time {
+            step,
+            comparison,
+            calls,
+        } => time(s, step, comparison, calls),
         Measure::TableV { step } => table_v(s, step, rule),
         Measure::Twins { apps } => Ok(twins(s, apps)),
     };
@@ -261,6 +266,35 @@ fn speedup(
         value: format!("speedup {}", parts.join(", ")),
         agrees,
         causes: causes(s, &[from, to]),
+    })
+}
+
+/// Per API, `calls` times the median of one call, with its CI, the size and the device: the
+/// form of a seed that published an absolute time.
+fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Answer, String> {
+    let sides = sides(s, step, comparison);
+    if sides.is_empty() {
+        return Err(comparison_absent(s, step, comparison));
+    }
+    let n = f64::from(calls);
+    let parts: Vec<String> = sides
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.3} s for {calls} calls [{:.3}, {:.3}] at {} on {}",
+                m.api.label(),
+                n * m.median_s,
+                n * m.ci_lo_s,
+                n * m.ci_hi_s,
+                m.size,
+                crate::terminal::printable(&m.device),
+            )
+        })
+        .collect();
+    Ok(Answer {
+        value: parts.join("; "),
+        agrees: None,
+        causes: causes(s, &[comparison]),
     })
 }
 

@@ -241,12 +241,13 @@ pub fn headline(v: &View, chart: &str) -> String {
         },
     );
     s += &row(
-        "the seeds' conclusions: hold / do not / cannot be answered",
+        "the seeds' conclusions: hold / do not / measured, no rule / cannot be answered",
         &|g| {
             format!(
-                "{} / {} / {} of {}",
+                "{} / {} / {} / {} of {}",
                 g.holds.len(),
                 g.fails.len(),
+                g.measured.len(),
                 g.cannot.len(),
                 v.count
             )

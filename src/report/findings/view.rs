@@ -23,6 +23,9 @@ pub struct GpuView {
     /// The seeds' conclusions by what this GPU's data says of them.
     pub holds: Vec<String>,
     pub fails: Vec<String>,
+    /// Measured, but the seed published a number no rule can hold ours against (an absolute
+    /// time on other hardware).
+    pub measured: Vec<String>,
     pub cannot: Vec<String>,
 }
 
@@ -88,6 +91,11 @@ fn what(m: &Measure) -> String {
         Measure::PeakShare { step, comparison } => {
             format!("`{comparison}` against the Eq. 2 peak (step `{step}`)")
         }
+        Measure::Time {
+            step,
+            comparison,
+            calls,
+        } => format!("time of {calls} calls of `{comparison}`, per API (step `{step}`)"),
         Measure::TableV { step } => format!("the FFT's PTX by instruction class (step `{step}`)"),
         Measure::Twins { .. } => "applications with a fair row in any step".into(),
     }
@@ -127,22 +135,37 @@ fn cell(o: &Outcome) -> CellView {
     }
 }
 
-/// Whether an experiment's conclusion holds on a folder: `Some(true)` when every ruled check
-/// agrees, `Some(false)` when one does not, `None` when one cannot answer or none is ruled.
-fn holds(outcomes: &[(Outcome, Rule)]) -> Option<bool> {
+/// What a folder says of an experiment's conclusion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Conclusion {
+    /// Every ruled check agrees.
+    Holds,
+    /// A ruled check does not agree.
+    Fails,
+    /// Every check answered, none with a rule.
+    Measured,
+    /// A check could not be answered.
+    Cannot,
+}
+
+fn conclusion(outcomes: &[(Outcome, Rule)]) -> Conclusion {
     let mut any = false;
     for (o, rule) in outcomes {
         match o {
-            Outcome::Absent(_) => return None,
+            Outcome::Absent(_) => return Conclusion::Cannot,
             Outcome::Answered(a) => match a.agrees {
-                Some(false) => return Some(false),
+                Some(false) => return Conclusion::Fails,
                 Some(true) => any = true,
                 None if *rule == Rule::NoRule => {}
-                None => return None,
+                None => return Conclusion::Cannot,
             },
         }
     }
-    any.then_some(true)
+    if any {
+        Conclusion::Holds
+    } else {
+        Conclusion::Measured
+    }
 }
 
 fn published(e: &Experiment) -> Vec<String> {
@@ -193,10 +216,11 @@ pub fn view(
             .collect();
         for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
             let line = format!("{} (`{}`)", e.title, e.id);
-            match holds(outcomes) {
-                Some(true) => g.holds.push(line),
-                Some(false) => g.fails.push(line),
-                None => g.cannot.push(line),
+            match conclusion(outcomes) {
+                Conclusion::Holds => g.holds.push(line),
+                Conclusion::Fails => g.fails.push(line),
+                Conclusion::Measured => g.measured.push(line),
+                Conclusion::Cannot => g.cannot.push(line),
             }
         }
         let checks = e
@@ -273,6 +297,7 @@ fn gpu_head(f: &SuiteFolder, label: &str) -> GpuView {
         summary: summary(f),
         holds: Vec::new(),
         fails: Vec::new(),
+        measured: Vec::new(),
         cannot: Vec::new(),
     }
 }
