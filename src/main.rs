@@ -5,7 +5,7 @@
 macro_rules! say {
     () => { println!() };
     ($($arg:tt)*) => {
-        println!("{}", clvscu::terminal::fit(&format!($($arg)*), clvscu::terminal::width()))
+        println!("{}", clvscu::terminal::show(&format!($($arg)*), clvscu::terminal::width()))
     };
 }
 
@@ -13,14 +13,14 @@ macro_rules! say {
 macro_rules! say_err {
     () => { eprintln!() };
     ($($arg:tt)*) => {
-        eprintln!("{}", clvscu::terminal::fit(&format!($($arg)*), clvscu::terminal::err_width()))
+        eprintln!("{}", clvscu::terminal::show(&format!($($arg)*), clvscu::terminal::err_width()))
     };
 }
 
 /// `print!` fitted to the terminal, for text that ends its own lines.
 macro_rules! say_text {
     ($($arg:tt)*) => {
-        print!("{}", clvscu::terminal::fit(&format!($($arg)*), clvscu::terminal::width()))
+        print!("{}", clvscu::terminal::show(&format!($($arg)*), clvscu::terminal::width()))
     };
 }
 

@@ -63,6 +63,13 @@ pub fn fit(text: &str, width: Option<usize>) -> String {
     out.join("\n")
 }
 
+/// What the binary prints: `text` with every control and bidirectional character escaped
+/// ([`printable_lines`]: a device name, a driver's message, a folder's name cannot move the
+/// cursor or reverse what follows), then fitted to `width` ([`fit`]).
+pub fn show(text: &str, width: Option<usize>) -> String {
+    fit(&printable_lines(text), width)
+}
+
 /// How many lines from the first make a Markdown table: a header, a separator, rows.
 fn table_rows(lines: &[&str]) -> usize {
     let is_row = |l: &str| {

@@ -703,3 +703,80 @@ fn poison_sets_the_range_to_nan_on_the_device_and_nothing_past_it() {
     let (_turn, mut b) = backend();
     common::poison_sets_the_range_and_nothing_past_it(&mut b);
 }
+
+/// Runs the binary with `args` and returns its exit code, its error output and the most
+/// resident memory it ever held (bytes), from the kernel's account of that one child.
+fn run_measuring_memory(args: &[&str]) -> (i32, String, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let err_path = dir.path().join("stderr");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("clvscu"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid value to be written over; the pid is our own child,
+    // waited for here only.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4 on the child");
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    let stderr = std::fs::read_to_string(&err_path).unwrap();
+    // Linux counts ru_maxrss in KiB.
+    (code, stderr, usage.ru_maxrss as u64 * 1024)
+}
+
+/// On PoCL the device's memory is the host's: a problem past the device's memory, its largest
+/// allocation or the one pool both share is refused before its inputs are made, and the
+/// process never holds more than 2 GB on the way to the refusal.
+#[test]
+#[ignore = "needs OpenCL"]
+fn too_large_problems_on_pocl_are_refused_before_anything_is_allocated() {
+    let (_turn, b) = backend();
+    let info = b.info().clone();
+    drop(b);
+    let out = tempfile::tempdir().unwrap();
+    let folder = |name: &str| out.path().join(name).display().to_string();
+    // Past the device's memory; a single buffer past its largest allocation (or its memory);
+    // three matrices that fit one by one but not, with the host's copies, in the one pool.
+    let one_buffer = info.max_alloc_bytes / 4 + 1;
+    // SGEMM's three n x n matrices at 0.8 of what the device and the host both have: they
+    // fit the device, but with the host's copies not the one pool.
+    let pool = info
+        .global_mem_bytes
+        .min(clvscu::host_memory::available_host_bytes().unwrap_or(u64::MAX));
+    let side = ((pool as f64 * 0.8 / 12.0).sqrt() as u64 / 128 * 128).clamp(1024, 65408);
+    let cases = [
+        ("matvec/listing2", "65536x65535".to_string()),
+        ("fill/float4", one_buffer.to_string()),
+        ("sgemm/tiled16", side.to_string()),
+    ];
+    for (i, (kernel, size)) in cases.iter().enumerate() {
+        let dir = folder(&format!("run{i}"));
+        let args = [
+            "run",
+            kernel,
+            "--size",
+            size,
+            "--pair",
+            "opencl",
+            "--no-plot",
+        ];
+        let (code, stderr, peak) = run_measuring_memory(&[&args[..], &["--out", &dir]].concat());
+        assert_eq!(code, 1, "{kernel} {size}: {stderr}");
+        assert!(
+            stderr.contains("needs") && stderr.contains("bytes"),
+            "{kernel} {size}: {stderr}"
+        );
+        assert!(
+            peak < 2_000_000_000,
+            "{kernel} {size}: {peak} bytes before the refusal"
+        );
+    }
+}

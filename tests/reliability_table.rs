@@ -1917,7 +1917,9 @@ fn every_bad_input_and_fault_has_its_exit_code_and_message_and_harms_nothing() {
          `tests/faults.rs`; Ctrl-C, SIGKILL and a full disk mid-run, \
          each followed by a resume that completes without a duplicate row, in \
          `tests/reliability.rs`; a 200,000-row PR file charted under a 1 GiB address-space \
-         limit in `tests/faults.rs`.\n",
+         limit in `tests/faults.rs`; problems past PoCL's memory, its largest allocation or the \
+         one pool its device shares with the host (exit 1), each refused before its inputs \
+         are made with at most 2 GB held, in `tests/opencl_pocl.rs`.\n",
         cases.len()
     );
     // The README quotes the count: it must be this table's, never a hand-kept number.

@@ -1,5 +1,5 @@
 //! `clvscu suite` end to end over the fake backend (every step a child process, the caps, the
-//! resume, the report), on PoCL where OpenCL exists, and the shape of `harness/`: at most 15
+//! resume, the report), on PoCL where OpenCL exists, and the shape of `harness/`: at most 16
 //! built-in studies, the one-off experiments under `harness/experiments/`, each loading by path
 //! and naming the finding it supports.
 
@@ -225,6 +225,27 @@ fn an_unknown_step_is_refused_naming_the_steps() {
         .code(1)
         .stderr(predicate::str::contains("nope").and(predicate::str::contains("memory-spaces")));
     assert!(!dir.path().join("s").join("suite.csv").exists());
+}
+
+/// The suite's own lines (steps, notes, the files it wrote) name the folder it was given: a
+/// name with a right-to-left override or an escape is shown escaped, so it cannot reverse or
+/// recolour what the terminal shows after it.
+#[test]
+fn the_suite_s_own_lines_escape_control_and_bidirectional_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("a\u{202e}b\u{1b}[31mc");
+    let done = suite("fake", "table1,inspect", &out).assert().success();
+    let output = done.get_output();
+    for text in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(text);
+        assert!(
+            !text.contains('\u{202e}') && !text.contains('\u{1b}'),
+            "a raw control character reached the terminal: {text}"
+        );
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("a\\u{202e}b\\u{1b}[31mc"), "{stdout}");
+    assert_eq!(status_of(&out, "table1"), Status::Done);
 }
 
 #[test]

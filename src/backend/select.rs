@@ -178,8 +178,14 @@ mod tests {
         ];
         assert_eq!(pick(Api::OpenCl, &c, None, Default::FirstGpu).unwrap(), 1);
         assert_eq!(pick(Api::Cuda, &c, None, Default::First).unwrap(), 0);
-        assert_eq!(pick(Api::OpenCl, &c[1..], Some("cpu"), Default::First).ok(), None);
-        assert_eq!(pick(Api::OpenCl, &c, Some("CPU"), Default::First).unwrap(), 0);
+        assert_eq!(
+            pick(Api::OpenCl, &c[1..], Some("cpu"), Default::First).ok(),
+            None
+        );
+        assert_eq!(
+            pick(Api::OpenCl, &c, Some("CPU"), Default::First).unwrap(),
+            0
+        );
         assert_eq!(
             pick(Api::OpenCl, &c, Some("1:0"), Default::First).unwrap(),
             1

@@ -120,7 +120,7 @@ impl Family for Bandwidth {
     }
 
     fn footprint(&self, size: Size) -> Footprint {
-        plain(size.rows, size.rows, 0, 0)
+        plain(size.rows, size.rows, 0, 0).with_largest(size.rows)
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {

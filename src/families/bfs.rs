@@ -597,8 +597,9 @@ impl Family for Bfs {
         let fp = plain(add(n, edges), mul(n, 6), n, 0);
         Footprint {
             host: add(fp.host, mul(edges, 8)),
-            device: fp.device,
+            ..fp
         }
+        .with_largest(edges)
     }
 
     /// The CSR offsets of a graph are 32-bit too: they index its `n × DEGREE` edges.

@@ -259,7 +259,8 @@ impl Family for Fill {
     }
 
     fn footprint(&self, size: Size) -> Footprint {
-        plain(size.rows, size.rows, 0, 0)
+        let n = size.elements();
+        plain(n, n, 0, 0).with_largest(n)
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

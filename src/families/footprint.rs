@@ -7,6 +7,19 @@
 pub struct Footprint {
     pub host: u64,
     pub device: u64,
+    /// Bytes of the largest single buffer, which a device's largest allocation must hold;
+    /// 0 where the family does not count it (its buffers are then checked as they are made).
+    pub largest: u64,
+}
+
+impl Footprint {
+    /// The same with its largest buffer of `floats` 4-byte words.
+    pub(crate) fn with_largest(self, floats: u64) -> Footprint {
+        Footprint {
+            largest: mul(floats, 4),
+            ..self
+        }
+    }
 }
 
 /// Saturating sums and products, so an absurd size pins at `u64::MAX` (refused) rather than
@@ -24,5 +37,9 @@ pub(crate) fn add(a: u64, b: u64) -> u64 {
 pub(crate) fn plain(inputs: u64, outputs: u64, checked: u64, extra: u64) -> Footprint {
     let device = mul(add(inputs, outputs), 4);
     let host = add(add(device, mul(checked, 16)), extra);
-    Footprint { host, device }
+    Footprint {
+        host,
+        device,
+        largest: 0,
+    }
 }

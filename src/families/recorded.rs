@@ -53,7 +53,11 @@ impl Family for Recorded {
     }
 
     fn footprint(&self, _: Size) -> Footprint {
-        Footprint { host: 0, device: 0 }
+        Footprint {
+            host: 0,
+            device: 0,
+            largest: 0,
+        }
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {

@@ -266,7 +266,7 @@ impl Family for Reduce {
     }
 
     fn footprint(&self, size: Size) -> Footprint {
-        plain(size.rows, size.rows, 1, 0)
+        plain(size.rows, size.rows, 1, 0).with_largest(size.rows)
     }
 
     fn runtime_bound(&self, size: Size) -> bool {

@@ -153,7 +153,7 @@ impl Family for Stencil2d {
     /// The grid in and out; on the host the reference and its tolerances.
     fn footprint(&self, size: Size) -> Footprint {
         let n = size.elements();
-        plain(n, n, n, 0)
+        plain(n, n, n, 0).with_largest(n)
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

@@ -262,6 +262,7 @@ impl Family for Stream {
         Footprint {
             host: bytes,
             device: add(mul(bytes, 3), 1 << 20),
+            largest: bytes,
         }
     }
 

@@ -117,7 +117,7 @@ impl Family for Transpose {
 
     fn footprint(&self, size: Size) -> Footprint {
         let n = size.elements();
-        plain(n, n, n, 0)
+        plain(n, n, n, 0).with_largest(n)
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

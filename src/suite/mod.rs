@@ -215,6 +215,10 @@ const SHAPE_SWEEP_AUTO: (&str, &str) = (
     include_str!("../../harness/experiments/shape-sweep-auto.toml"),
 );
 
+/// The seeds' CPU rows, run by the `cpu` step on the OpenCL CPU device: a study the suite
+/// carries, not one of the built-in studies.
+const CPU: (&str, &str) = ("cpu", include_str!("../../harness/experiments/cpu.toml"));
+
 /// `matvec/auto`'s table measured on the GPU at hand (`--plan matvec-rule`), in the folder
 /// layout `clvscu shapes-rule` and the committed sweeps use: `sweep/` (the sweep, cuBLAS at its
 /// shapes, `auto` with the new table), `rules/` (the table and `checks.md`), `auto-builtin/`
@@ -381,7 +385,7 @@ pub fn is_builtin(name: &str) -> bool {
 pub fn study_text(name: &str, quick: bool) -> Result<String, String> {
     let text = study::BUILTIN
         .iter()
-        .chain([&SHAPE_SWEEP_AUTO])
+        .chain([&SHAPE_SWEEP_AUTO, &CPU])
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
         .ok_or_else(|| format!("the suite names study '{name}', which it does not carry"))?;

@@ -29,12 +29,47 @@ pub fn check_device(needed: u64, device: &DeviceInfo, what: &str) -> Result<(), 
     Ok(())
 }
 
-/// Both checks for one side: the device's first, as the device is the usual limit.
+/// Refuses a buffer of `largest` bytes above the device's largest single allocation (when it
+/// reports one): the refusal the buffer would meet later, before its inputs are made.
+pub fn check_largest(largest: u64, device: &DeviceInfo, what: &str) -> Result<(), String> {
+    let limit = device.max_alloc_bytes;
+    if limit > 0 && largest > limit {
+        return Err(format!(
+            "{what} needs one buffer of about {largest} bytes; {} allows {limit} bytes in one \
+             allocation",
+            device.name
+        ));
+    }
+    Ok(())
+}
+
+/// The checks for one side, before anything is made: the device's memory and its largest
+/// allocation first, as the device is the usual limit, then the host's. A device that is not
+/// a GPU (PoCL's CPU device) has the host's memory: its buffers and the host's copies come
+/// out of one pool, so they are counted together.
 pub fn check(family: FamilyId, size: Size, device: &DeviceInfo) -> Result<(), String> {
-    let fp = of(family, size);
     let what = format!("{} size {size}", family.name());
-    check_device(fp.device, device, &what)?;
-    check_host(fp.host, &what)
+    check_footprint(of(family, size), device, available_host_bytes(), &what)
+}
+
+/// [`check`] against `host_available` bytes (none: the system does not say).
+pub fn check_footprint(
+    fp: Footprint,
+    device: &DeviceInfo,
+    host_available: Option<u64>,
+    what: &str,
+) -> Result<(), String> {
+    check_device(fp.device, device, what)?;
+    check_largest(fp.largest, device, what)?;
+    let host = if device.is_gpu {
+        fp.host
+    } else {
+        fp.host.saturating_add(fp.device)
+    };
+    match host_available {
+        Some(limit) => crate::host_memory::check_host_against(host, limit, what),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -69,6 +104,42 @@ mod tests {
             let e = check_host_against(fp.host, eight, "x").unwrap_err();
             assert!(e.contains(&format!("{eight} bytes are available")), "{e}");
         }
+    }
+
+    /// PoCL's CPU device has the host's memory: its buffers and the host's copies are one
+    /// pool, while a GPU's are two.
+    #[test]
+    fn a_cpu_device_counts_device_and_host_bytes_as_one_pool() {
+        let fp = Footprint {
+            host: 60,
+            device: 50,
+            largest: 40,
+        };
+        let gpu = DeviceInfo {
+            is_gpu: true,
+            ..device(100)
+        };
+        assert!(check_footprint(fp, &gpu, Some(100), "x").is_ok());
+        let e = check_footprint(fp, &device(100), Some(100), "x").unwrap_err();
+        assert!(e.contains("needs about 110 bytes of host memory"), "{e}");
+        assert!(check_footprint(fp, &device(100), Some(110), "x").is_ok());
+    }
+
+    #[test]
+    fn the_largest_buffer_is_held_against_the_largest_allocation() {
+        let fp = of(FamilyKind::Matvec, Size::matrix(40000, 40000));
+        assert_eq!(fp.largest, 40000 * 40000 * 4);
+        let small_alloc = DeviceInfo {
+            is_gpu: true,
+            max_alloc_bytes: 4 << 30,
+            ..device(u64::MAX)
+        };
+        let e = check_footprint(fp, &small_alloc, None, "m").unwrap_err();
+        assert!(
+            e.contains("one buffer of about 6400000000 bytes")
+                && e.contains("allows 4294967296 bytes in one allocation"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -194,7 +194,7 @@ impl Family for Matvec {
 
     fn footprint(&self, size: Size) -> Footprint {
         let n = size.rows;
-        plain(add(mul(n, size.cols), size.cols), n, mul(n, 2), 0)
+        plain(add(mul(n, size.cols), size.cols), n, mul(n, 2), 0).with_largest(mul(n, size.cols))
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

@@ -268,7 +268,7 @@ impl Family for Sgemm {
 
     fn footprint(&self, size: Size) -> Footprint {
         let nn = mul(size.rows, size.rows);
-        plain(mul(nn, 2), nn, 0, 0)
+        plain(mul(nn, 2), nn, 0, 0).with_largest(nn)
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

@@ -370,7 +370,7 @@ impl Family for Spmv {
         let (rows, nnz) = (size.rows, size.cols);
         // Values and columns (8 per entry), the row pointers, x and y; the generator's row
         // lengths (8 bytes a row).
-        plain(add(mul(nnz, 2), mul(rows, 3)), rows, rows, mul(rows, 8))
+        plain(add(mul(nnz, 2), mul(rows, 3)), rows, rows, mul(rows, 8)).with_largest(nnz)
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

@@ -351,7 +351,7 @@ impl Family for Stencil {
     fn footprint(&self, size: Size) -> Footprint {
         let p = Grid::of(size).points();
         // The reference step keeps the magnitudes (f64) beside the values.
-        plain(p, p, p, mul(p, 8))
+        plain(p, p, p, mul(p, 8)).with_largest(p)
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {

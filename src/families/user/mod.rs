@@ -175,6 +175,7 @@ impl Family for UserFamily {
         Footprint {
             device,
             host: add(add(device, mul(out, 16)), mul(out, 4)),
+            largest: lengths.iter().map(|l| mul(*l, 4)).max().unwrap_or(0),
         }
     }
 
