@@ -706,6 +706,8 @@ fn poison_sets_the_range_to_nan_on_the_device_and_nothing_past_it() {
 
 /// Runs the binary with `args` and returns its exit code, its error output and the most
 /// resident memory it ever held (bytes), from the kernel's account of that one child.
+// The child is waited for by wait4, which also gives its rusage; std's wait cannot.
+#[allow(clippy::zombie_processes)]
 fn run_measuring_memory(args: &[&str]) -> (i32, String, u64) {
     let dir = tempfile::tempdir().unwrap();
     let err_path = dir.path().join("stderr");
