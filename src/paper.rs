@@ -236,6 +236,45 @@ const fn q(
     }
 }
 
+/// A run of another benchmark its users published, for our numbers to stand beside: not a
+/// seed, so no rule holds ours against it (other hardware, another implementation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reference {
+    pub tool: &'static str,
+    /// Where it was published, as a link.
+    pub source: &'static str,
+    /// The device and how it ran, as the publication states them.
+    pub device: &'static str,
+    pub setting: &'static str,
+    /// The suite step whose comparisons stand beside it.
+    pub step: &'static str,
+    /// Comparison id and the published figure, in `unit`.
+    pub figures: &'static [(&'static str, f64)],
+    pub unit: &'static str,
+}
+
+/// BabelStream 5.0 on a GH200 (its GPU is a Hopper H100 with 96 GB of HBM3), as reported on
+/// BabelStream's own tracker: MBytes/s (10^6 bytes) / 1000, at the `stream` study's array
+/// size (2^25 doubles, 268.4 MB an array).
+pub const BABELSTREAM_GH200: Reference = Reference {
+    tool: "BabelStream 5.0",
+    source: "https://github.com/UoB-HPC/BabelStream/issues/194",
+    device: "GH200 120GB (a Hopper H100 GPU with 96 GB of HBM3)",
+    setting: "its Julia CUDA implementation, double, 2^25 elements an array, 100 runs",
+    step: "stream",
+    figures: &[
+        ("stream/copy", 2979.0),
+        ("stream/mul", 2890.7),
+        ("stream/add", 3301.4),
+        ("stream/triad", 3314.9),
+        ("stream/dot", 1837.7),
+    ],
+    unit: "GB/s",
+};
+
+/// The published runs the findings set beside ours.
+pub const REFERENCES: &[Reference] = &[BABELSTREAM_GH200];
+
 /// The quotes of one experiment, in the order above.
 pub fn quotes(experiment: &str) -> impl Iterator<Item = &'static Quote> + '_ {
     QUOTES.iter().filter(move |q| q.experiment == experiment)

@@ -321,6 +321,27 @@ fn the_quick_suite_ends_with_findings_for_all_39_experiments() {
         absences > 0,
         "the fake suite skips inspect: some answer must be absent"
     );
+    // Each BabelStream figure stands beside this folder's number of the same kernel, or the
+    // reason it has none (a step stopped at its cap on a loaded machine).
+    for (comparison, _) in clvscu::paper::BABELSTREAM_GH200.figures {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{comparison}` |")))
+            .unwrap_or_else(|| panic!("no BabelStream row for {comparison}"));
+        match holds_row(suite, "stream", comparison) {
+            true => assert!(row.contains("OpenCL ") && row.contains(" GB/s"), "{row}"),
+            false => assert!(row.contains("cannot answer: "), "{row}"),
+        }
+    }
+    // The seeds' CPU rows: the suite's `cpu` step (on the fake pair here) answers them.
+    let fill_cpu = &md[md.find("(`fill-cpu-2d`)").unwrap()..];
+    match holds_row(suite, "cpu", "fill/2d-article") {
+        true => assert!(
+            fill_cpu.contains("s for 10 calls"),
+            "fill-cpu-2d has its time"
+        ),
+        false => assert!(fill_cpu.contains("cannot answer: "), "fill-cpu-2d says why"),
+    }
     // The report opens with the same answer and links the appendix.
     let report = fs::read_to_string(suite.join("report.md")).unwrap();
     assert!(

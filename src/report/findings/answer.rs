@@ -95,6 +95,32 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
     }
 }
 
+/// Each API's metric of one comparison with its CI (`OpenCL 3425.3 [3420.1, 3430.2] GB/s`),
+/// or why the folder has none: a cell beside another tool's published figure.
+pub fn metric_cell(s: &SuiteFolder, step: &str, comparison: &str) -> Result<String, String> {
+    if let Some(why) = step_absent(s, step) {
+        return Err(why);
+    }
+    let sides = sides(s, step, comparison);
+    if sides.is_empty() {
+        return Err(comparison_absent(s, step, comparison));
+    }
+    Ok(sides
+        .iter()
+        .map(|m| {
+            format!(
+                "{} {:.1} [{:.1}, {:.1}] {}",
+                m.api.label(),
+                m.metric,
+                m.metric_ci_lo,
+                m.metric_ci_hi,
+                m.metric_unit
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", "))
+}
+
 /// Why a step has nothing to read, from `suite.csv` and the folder; `None` when it has.
 fn step_absent(s: &SuiteFolder, step: &str) -> Option<String> {
     let Some(row) = s.step(step) else {

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use crate::paper::{self, Source};
 
-use super::answer::{answer, Outcome};
+use super::answer::{answer, metric_cell, Outcome};
 use super::experiments::{Experiment, Measure, Rule, EXPERIMENTS};
 use super::folder::SuiteFolder;
 use super::summary::{summary, Summary};
@@ -54,6 +54,51 @@ pub struct ExperimentView {
     pub checks: Vec<CheckView>,
 }
 
+/// Another benchmark's published run beside each GPU's numbers of the same comparisons.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceView {
+    pub tool: String,
+    pub source: String,
+    pub device: String,
+    pub setting: String,
+    pub unit: String,
+    pub rows: Vec<ReferenceRow>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceRow {
+    pub comparison: String,
+    pub published: String,
+    /// Per GPU: each API's metric with its CI, or why the folder has none.
+    pub cells: Vec<String>,
+}
+
+fn reference_view(r: &paper::Reference, folders: &[SuiteFolder]) -> ReferenceView {
+    let rows = r
+        .figures
+        .iter()
+        .map(|(comparison, value)| ReferenceRow {
+            comparison: comparison.to_string(),
+            published: format!("{value:.1}"),
+            cells: folders
+                .iter()
+                .map(|f| {
+                    metric_cell(f, r.step, comparison)
+                        .unwrap_or_else(|why| format!("cannot answer: {why}"))
+                })
+                .collect(),
+        })
+        .collect();
+    ReferenceView {
+        tool: r.tool.into(),
+        source: r.source.into(),
+        device: r.device.into(),
+        setting: r.setting.into(),
+        unit: r.unit.into(),
+        rows,
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SectionView {
     pub title: String,
@@ -73,6 +118,8 @@ pub struct View {
     pub gpus: Vec<GpuView>,
     pub charts: Vec<ChartView>,
     pub sections: Vec<SectionView>,
+    /// Other benchmarks' published runs beside ours.
+    pub references: Vec<ReferenceView>,
     /// The appendix (the suite's per-folder report), when there is one.
     pub appendix: Option<String>,
     pub similar_band: String,
@@ -258,6 +305,10 @@ pub fn view(
         gpus,
         charts,
         sections,
+        references: paper::REFERENCES
+            .iter()
+            .map(|r| reference_view(r, folders))
+            .collect(),
         appendix,
         similar_band: format!(
             "[{}, {}]",
