@@ -693,9 +693,9 @@ fn inspect_cmd(args: InspectArgs) -> Result<i32> {
 fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
     let written = clvscu::report::write_report(inputs, out, html)?;
     say!(
-        "{} run folders on {} GPU configurations:",
+        "{} run folders on {}:",
         written.folders,
-        written.gpus
+        written.gpus_text()
     );
     // The files a reader opens are named; the charts and pages below them (hundreds for a
     // large tree) are counted, and the index leads to them.

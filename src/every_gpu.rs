@@ -246,9 +246,9 @@ pub fn run_command(out: &Path) -> Result<i32> {
 fn report_over(out: &Path) {
     match clvscu::report::write_report(&[out.to_path_buf()], out, true) {
         Ok(written) => say!(
-            "one report over every GPU ({} run folders on {} GPU configurations): {} and {}",
+            "one report over every GPU ({} run folders on {}): {} and {}",
             written.folders,
-            written.gpus,
+            written.gpus_text(),
             out.join("report.md").display(),
             out.join("index.html").display()
         ),

@@ -1,5 +1,6 @@
 //! The report over the folders of one `--cuda-device all` run on two H100s (copied from the
-//! committed results): both GPUs, each under its own bus.
+//! committed results): both GPUs under their one model, each named by its own bus, in the
+//! Markdown report and on the HTML index.
 
 mod common;
 
@@ -22,11 +23,18 @@ fn the_report_over_every_gpu_shows_each_gpu() {
         .assert()
         .success();
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(
+        md.matches("\n## NVIDIA H100 80GB HBM3\n").count(),
+        1,
+        "{md}"
+    );
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_eq!(index.matches("<h2>NVIDIA H100 80GB HBM3</h2>").count(), 1);
     for bus in ["pci 00:06", "pci 00:07"] {
         assert!(
-            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({bus})")),
+            md.contains(&format!("This NVIDIA H100 80GB HBM3: {bus} · driver")),
             "{bus}"
         );
+        assert!(index.contains(&format!("<h3>{bus} · driver")), "{bus}");
     }
-    assert!(out.join("index.html").is_file());
 }

@@ -360,9 +360,9 @@ fn every_gpu_runs_at_once_and_the_report_keys_each_by_its_bus() {
     }
 }
 
-/// The report of `runs`, run folders of H100s of one host: one GPU configuration per label,
-/// each a section headed by it. Returns the report's folder (and the temporary folder that
-/// holds it).
+/// The report of `runs`, run folders of H100s of one host: one model, and beneath its one
+/// heading one GPU per label, each named by it. Returns the report's folder (and the
+/// temporary folder that holds it).
 fn report_of_h100s(runs: &Path, labels: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("report");
@@ -374,13 +374,14 @@ fn report_of_h100s(runs: &Path, labels: &[&str]) -> (tempfile::TempDir, std::pat
         .assert()
         .success()
         .stdout(predicate::str::contains(format!(
-            "on {} GPU configurations",
+            "on 1 GPU model ({} GPUs by PCI bus and driver)",
             labels.len()
         )));
     let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert_eq!(md.matches("\n## NVIDIA H100 80GB HBM3\n").count(), 1);
     for label in labels {
         assert!(
-            md.contains(&format!("## NVIDIA H100 80GB HBM3 ({label})")),
+            md.contains(&format!("This NVIDIA H100 80GB HBM3: {label} · driver")),
             "{label}"
         );
     }

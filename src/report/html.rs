@@ -138,7 +138,11 @@ fn render(name: &str, ctx: Value) -> String {
 #[derive(Debug, Serialize)]
 pub(crate) struct GpuView {
     pub id: String,
+    /// The model: a heading over its GPUs, shown once where `first_of_model`.
     pub title: String,
+    /// Its PCI bus and drivers, beneath the model.
+    pub beneath: String,
+    pub first_of_model: bool,
     pub pages: Vec<PageLink>,
     /// Tables shown on the index under the GPU (its vendor baselines).
     pub blocks: Vec<BlockView>,
@@ -257,6 +261,8 @@ mod tests {
         let gpus = [GpuView {
             id: "gpu-1".into(),
             title: "H100 <80GB>".into(),
+            beneath: "pci 19:00".into(),
+            first_of_model: true,
             pages: vec![PageLink {
                 href: "pages/a.html".into(),
                 label: "a".into(),

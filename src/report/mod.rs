@@ -70,8 +70,17 @@ pub(crate) fn subfolders(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
     pub folders: usize,
+    /// GPU models, and GPUs told apart by PCI bus and driver.
+    pub models: usize,
     pub gpus: usize,
     pub files: Vec<PathBuf>,
+}
+
+impl Written {
+    /// `2 GPU models (14 GPUs by PCI bus and driver)`, in the right number.
+    pub fn gpus_text(&self) -> String {
+        tables::gpus_text(self.models, self.gpus)
+    }
 }
 
 /// The chart files of `folders`' rows, drawn as SVG into `dir` (whole paths).
@@ -151,6 +160,7 @@ pub fn write_report(roots: &[PathBuf], out: &Path, html: bool) -> Result<Written
     }
     Ok(Written {
         folders: folders.len(),
+        models: tables::models(&tables::per_gpu(&folders)),
         gpus: tables::per_gpu(&folders).len(),
         files,
     })

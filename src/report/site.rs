@@ -99,7 +99,7 @@ fn write_page(
     let page = out.join(PAGES).join(format!("{slug}.html"));
     let text = html::render_page(
         &folder.label,
-        &gpu.title(),
+        &gpu.full_title(),
         nav,
         &html::blocks(&tables::folder_doc(folder)),
         &chart_views(&charts),
@@ -141,9 +141,12 @@ pub fn write_site(
             pages.push(link);
             files.extend(written);
         }
+        let first_of_model = i == 0 || groups[i - 1].0.model != gpu.model;
         gpus.push(GpuView {
             id: format!("gpu-{}", i + 1),
             title: gpu.title(),
+            beneath: gpu.beneath(),
+            first_of_model,
             pages,
             blocks: html::blocks(&tables::baselines_doc(list)),
         });
@@ -156,7 +159,7 @@ pub fn write_site(
     let style = out.join(html::STYLE_FILE);
     write_atomic(&style, html::STYLE.as_bytes())?;
     files.push(style);
-    let intro = tables::intro(folders.len(), roots, groups.len());
+    let intro = tables::intro(folders.len(), roots, tables::models(&groups), groups.len());
     let index = out.join("index.html");
     write_atomic(
         &index,
@@ -178,7 +181,8 @@ mod tests {
         };
         let (a, b, c) = (folder("a"), folder("b"), folder("c"));
         let gpu = |name: &str| GpuKey {
-            gpu: name.into(),
+            model: name.into(),
+            place: None,
             drivers: String::new(),
         };
         let groups = vec![(gpu("x"), vec![&a, &b]), (gpu("y"), vec![&c])];

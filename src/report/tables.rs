@@ -8,21 +8,41 @@ use super::baseline;
 use super::doc::{Doc, Table};
 use super::load::RunFolder;
 
-/// The GPU (or GPUs, for a run across two devices) of a folder and its drivers, e.g.
-/// `NVIDIA H100 80GB HBM3` and `OpenCL 580.159.04, CUDA 13.0`.
+/// The GPU (or GPUs, for a run across two devices) of a folder: its model, e.g.
+/// `NVIDIA H100 80GB HBM3`, where on its host it sits (`pci 19:00`) and its drivers
+/// (`OpenCL 580.159.04, CUDA 13.0`). The report groups by model, the place and drivers beneath.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct GpuKey {
-    pub gpu: String,
+    pub model: String,
+    pub place: Option<String>,
     pub drivers: String,
 }
 
 impl GpuKey {
+    /// The model, the heading its folders are grouped under.
     pub fn title(&self) -> String {
-        if self.drivers.is_empty() {
-            self.gpu.clone()
-        } else {
-            format!("{} (driver {})", self.gpu, self.drivers)
+        self.model.clone()
+    }
+
+    /// What tells this GPU from others of its model: its PCI bus and drivers.
+    pub fn beneath(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(place) = &self.place {
+            parts.push(place.clone());
         }
+        if !self.drivers.is_empty() {
+            parts.push(format!("driver {}", self.drivers));
+        }
+        if parts.is_empty() {
+            "no PCI bus or driver recorded".into()
+        } else {
+            parts.join(" · ")
+        }
+    }
+
+    /// Model, place and drivers in one line: a page's heading.
+    pub fn full_title(&self) -> String {
+        format!("{} ({})", self.model, self.beneath())
     }
 }
 
@@ -53,18 +73,32 @@ pub fn gpu_of(f: &RunFolder) -> GpuKey {
         }
     }
     GpuKey {
-        gpu: match (gpus.is_empty(), &f.gpu_place) {
-            (true, _) => "unknown GPU (no rows name a device)".into(),
-            (false, Some(place)) => format!("{} ({place})", gpus.join(" + ")),
-            (false, None) => gpus.join(" + "),
+        model: if gpus.is_empty() {
+            "unknown GPU (no rows name a device)".into()
+        } else {
+            gpus.join(" + ")
         },
+        place: f.gpu_place.clone(),
         drivers: drivers.join(", "),
     }
 }
 
-/// Folders grouped per GPU, in the order the GPUs first appear.
+/// Folders grouped per GPU (model, place and drivers), the GPUs of one model next to each
+/// other, models in the order they first appear.
 pub fn per_gpu(folders: &[RunFolder]) -> Vec<(GpuKey, Vec<&RunFolder>)> {
-    crate::plot::group_in_order(folders.iter(), |f| gpu_of(f))
+    let mut groups = crate::plot::group_in_order(folders.iter(), |f| gpu_of(f));
+    let models: Vec<String> = crate::plot::group_in_order(groups.iter(), |g| g.0.model.clone())
+        .into_iter()
+        .map(|(m, _)| m)
+        .collect();
+    // A stable sort: within a model, GPUs keep the order they first appear in.
+    groups.sort_by_key(|(k, _)| models.iter().position(|m| *m == k.model));
+    groups
+}
+
+/// How many models the groups of [`per_gpu`] hold.
+pub fn models(groups: &[(GpuKey, Vec<&RunFolder>)]) -> usize {
+    crate::plot::group_in_order(groups.iter(), |g| g.0.model.clone()).len()
 }
 
 /// A comparison's full name: the name already carries a sweep value (`@index=u32`); one that
@@ -441,7 +475,7 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
         for f in list {
             let prs = f.prs();
             t.push(vec![
-                gpu.gpu.clone(),
+                gpu.full_title(),
                 f.label.clone(),
                 f.measurements().len().to_string(),
                 prs.len().to_string(),
@@ -453,13 +487,24 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
     t
 }
 
-/// The report's opening sentence: what was read and how PR, similar and fair are meant.
-pub fn intro(folders: usize, roots: &[String], gpus: usize) -> String {
+/// `N GPU models (M GPUs by PCI bus and driver)`, each noun in its number.
+pub fn gpus_text(models: usize, gpus: usize) -> String {
+    let s = |n: usize| if n == 1 { "" } else { "s" };
     format!(
-        "{folders} run folders found under {}, on {gpus} GPU configurations. PR = perf(A) / \
+        "{models} GPU model{} ({gpus} GPU{} by PCI bus and driver)",
+        s(models),
+        s(gpus)
+    )
+}
+
+/// The report's opening sentence: what was read and how PR, similar and fair are meant.
+pub fn intro(folders: usize, roots: &[String], models: usize, gpus: usize) -> String {
+    format!(
+        "{folders} run folders found under {}, on {}. PR = perf(A) / \
          perf(B) with its 95% bootstrap CI; similar when the whole CI lies in {}–{} (the \
          paper's band); fair when all eight development steps were held equal.",
         roots.join(", "),
+        gpus_text(models, gpus),
         crate::stats::SIMILAR_LO,
         crate::stats::SIMILAR_HI,
     )
@@ -485,7 +530,7 @@ pub fn build(folders: &[RunFolder], roots: &[String], charts: &[std::path::PathB
     let mut doc = Doc::default();
     let groups = per_gpu(folders);
     doc.heading(1, "clvscu report");
-    doc.para(intro(folders.len(), roots, groups.len()));
+    doc.para(intro(folders.len(), roots, models(&groups), groups.len()));
     doc.table(overview(&groups), "");
     if !charts.is_empty() {
         doc.heading(2, "Charts");
@@ -493,8 +538,13 @@ pub fn build(folders: &[RunFolder], roots: &[String], charts: &[std::path::PathB
             doc.chart(c.clone());
         }
     }
+    let mut model = None;
     for (gpu, list) in &groups {
-        doc.heading(2, gpu.title());
+        if model != Some(&gpu.model) {
+            doc.heading(2, gpu.title());
+            model = Some(&gpu.model);
+        }
+        doc.para(format!("This {}: {}.", gpu.model, gpu.beneath()));
         for f in list {
             folder_section(&mut doc, f);
         }
@@ -512,6 +562,43 @@ mod tests {
         assert_eq!(full_name("a@index=u32", "index", "u32"), "a@index=u32");
         assert_eq!(full_name("a", "local", "64"), "a [local=64]");
         assert_eq!(full_name("a", "", ""), "a");
+    }
+
+    /// Committed runs of two H200s of one host (told apart by their PCI buses) and of two
+    /// H100 folders: two models, the H200's GPUs beneath its one heading.
+    #[test]
+    fn gpus_are_grouped_by_model_with_the_pci_bus_beneath() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        let roots = [
+            root.join("h200x2-2026-11-22-every-gpu/all"),
+            root.join("h100/table1"),
+            root.join("h100/fair"),
+        ];
+        let folders = crate::report::load::load_tree(&roots).unwrap();
+        let groups = per_gpu(&folders);
+        assert_eq!(
+            models(&groups),
+            2,
+            "{:?}",
+            groups.iter().map(|g| &g.0).collect::<Vec<_>>()
+        );
+        let h200: Vec<&GpuKey> = groups
+            .iter()
+            .map(|g| &g.0)
+            .filter(|k| k.model == "NVIDIA H200")
+            .collect();
+        assert_eq!(h200.len(), 2);
+        // This folder predates the recorded bus: its CUDA index tells the two apart.
+        assert!(h200.iter().all(|k| k.place.is_some()), "{h200:?}");
+        assert_ne!(h200[0].beneath(), h200[1].beneath());
+        let doc = build(&folders, &["results".into()], &[]);
+        let md = crate::report::markdown::render(&doc);
+        assert_eq!(md.matches("\n## NVIDIA H200\n").count(), 1, "{md}");
+        assert!(
+            md.contains("on 2 GPU models (3 GPUs by PCI"),
+            "{}",
+            &md[..300]
+        );
     }
 
     fn h100_default() -> Vec<MeasurementRow> {
