@@ -133,3 +133,73 @@ fn the_explain_waterfall_steps_to_parity_and_names_the_driver() {
     );
     assert!(!svg.contains("driver: unknown"));
 }
+
+/// The colours of an SVG's polylines (`stroke="#RRGGBB"`), greys (grid and axes) left out.
+fn line_colours(svg: &str) -> std::collections::BTreeSet<String> {
+    let grey = |c: &str| c[1..3] == c[3..5] && c[3..5] == c[5..7];
+    svg.split("<polyline")
+        .skip(1)
+        .filter_map(|part| {
+            let at = part.find("stroke=\"#")? + "stroke=\"".len();
+            Some(part.get(at..at + 7)?.to_string())
+        })
+        .filter(|c| !grey(c))
+        .collect()
+}
+
+/// A tune of five strategies over the fake pair: its convergence chart draws each strategy in
+/// a colour of its own (a review found three strategies in one colour).
+#[test]
+fn the_tune_convergence_chart_gives_each_strategy_its_own_colour() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("tune");
+    Command::cargo_bin("clvscu")
+        .expect("binary built")
+        .args(["tune", "matvec/tuned", "--pair", "fake", "--space", "small"])
+        .args([
+            "--strategy",
+            "exhaustive,random,anneal,genetic,bayes",
+            "--budget",
+            "6",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let svgs: Vec<(String, String)> = walk_svgs(&out);
+    let (name, svg) = svgs
+        .iter()
+        .find(|(n, _)| n.contains("convergence"))
+        .unwrap_or_else(|| panic!("no convergence chart among {svgs:?}", svgs = names(&svgs)));
+    for strategy in ["random", "anneal", "genetic", "bayes"] {
+        assert!(svg.contains(strategy), "{name}: {strategy} in the legend");
+    }
+    let colours = line_colours(svg);
+    assert!(
+        colours.len() >= 4,
+        "{name}: {} line colours ({colours:?}) for four strategies",
+        colours.len()
+    );
+}
+
+fn names(svgs: &[(String, String)]) -> Vec<&str> {
+    svgs.iter().map(|(n, _)| n.as_str()).collect()
+}
+
+/// Every SVG under `dir`, by file name.
+fn walk_svgs(dir: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "svg") {
+                let name = p.file_name().unwrap().to_string_lossy().to_string();
+                out.push((name, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out
+}
