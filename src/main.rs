@@ -58,7 +58,7 @@ fn main() {
                 }
                 shown = text;
             }
-            1
+            stopping::EXIT_ERROR
         }
     };
     std::process::exit(code);

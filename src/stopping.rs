@@ -8,6 +8,8 @@ use std::time::Duration;
 use clvscu::session::watchdog::Watchdog;
 
 pub const EXIT_OK: i32 = 0;
+/// An error: bad input, a missing device, I/O.
+pub const EXIT_ERROR: i32 = 1;
 pub const EXIT_FAILED_CONFIGS: i32 = 3;
 pub const EXIT_HUNG: i32 = 4;
 /// `diff --fail-on-regression` found a PR or a side's metric that regressed.

@@ -18,7 +18,7 @@ use crate::children::{self, stop_signal, Stopping};
 use crate::cli::{Pairing, SuiteArgs};
 use crate::every_gpu;
 use crate::setup::claim_default_folder;
-use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
+use crate::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 
 /// The vendor-baseline scripts, carried in the binary so the suite needs no checkout; written
 /// into the suite's folder (beside each other, as the first imports the second) to run.
@@ -200,6 +200,15 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     let started = Instant::now();
     let (code, capped) = run_capped(command, &log, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
+    if let (StepKind::CpuStudy(_), Some(EXIT_ERROR)) = (step.kind, code) {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Some(why) = no_opencl_cpu(&text) {
+            return Ok(StepRow {
+                wall_s,
+                ..skipped(why)
+            });
+        }
+    }
     let (status, note) = match code {
         Some(EXIT_OK) => (Status::Done, String::new()),
         Some(EXIT_FAILED_CONFIGS) => (Status::Done, failed_rows_note(&out.join(step.dir))),
@@ -281,11 +290,6 @@ fn step_command(
     match step.kind {
         StepKind::Study(name) => study_command(&mut c, args, &dir, step, name)?,
         StepKind::CpuStudy(name) => {
-            if args.pair != Some(Pairing::Fake) {
-                if let Some(why) = no_opencl_cpu() {
-                    return Ok(Err(why));
-                }
-            }
             study_command(&mut c, &on_the_cpu(args), &dir, step, name)?;
         }
         StepKind::StudyWithTable { study, table_dir } => {
@@ -447,17 +451,23 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     }))
 }
 
-/// Why the machine cannot run a CPU step: no OpenCL, or no OpenCL device that is not a GPU.
-/// Listing devices creates no context, so the suite still holds no device.
-fn no_opencl_cpu() -> Option<String> {
-    match clvscu::backend::opencl::list_devices() {
-        Err(e) => Some(format!("no OpenCL CPU device: {e}")),
-        Ok(list) if list.iter().all(|d| d.info.is_gpu) => Some(
+/// Why a CPU step's child found no device to run on, from its log: the machine has no
+/// OpenCL, or no OpenCL device that is not a GPU. The suite asks the child rather than list
+/// devices itself: a process that has opened NVIDIA's OpenCL hides the GPU from the steps
+/// after it (seen on an H200: they fell back to PoCL).
+fn no_opencl_cpu(log: &str) -> Option<String> {
+    let line = log
+        .lines()
+        .find(|l| l.starts_with("error: OpenCL unavailable:"))?;
+    let why = line.trim_start_matches("error: ");
+    Some(
+        if why.contains(&format!("matches '{}'", clvscu::backend::select::CPU)) {
             "no OpenCL CPU device is listed here (PoCL or a vendor's CPU runtime would run it)"
-                .into(),
-        ),
-        Ok(_) => None,
-    }
+                .into()
+        } else {
+            format!("no OpenCL CPU device: {}", clvscu::terminal::printable(why))
+        },
+    )
 }
 
 /// The suite's options for a CPU step: OpenCL alone on the first device that is not a GPU
@@ -705,6 +715,22 @@ mod tests {
 
     /// The committed H100 suite's fill step: OpenCL refuses the article's exact launch where
     /// the local size does not divide 10^8, and the note says so with the driver's words.
+    #[test]
+    fn a_cpu_step_without_a_cpu_device_is_told_from_a_failure() {
+        let log = "clvscu 0.1.0 study 'cpu'\nerror: OpenCL unavailable: no OpenCL device \
+                   matches 'cpu'; devices: 0: NVIDIA H200 [NVIDIA CUDA]\n";
+        let why = no_opencl_cpu(log).unwrap();
+        assert!(
+            why.starts_with("no OpenCL CPU device is listed here"),
+            "{why}"
+        );
+        let no_icd = "error: OpenCL unavailable: no OpenCL platform is installed\n";
+        assert!(no_opencl_cpu(no_icd)
+            .unwrap()
+            .contains("no OpenCL platform"));
+        assert_eq!(no_opencl_cpu("error: s.toml: a build failed\n"), None);
+    }
+
     #[test]
     fn a_failed_rows_note_counts_each_status_with_its_first_error() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/fill");

@@ -386,17 +386,22 @@ impl Backend for OpenClBackend {
             .into_iter()
             .filter_map(|r| self.build_options(&r).ok().map(|o| (r, o)))
             .collect();
-        // The driver's compiler builds distinct programs of one context at once (OpenCL
-        // allows clBuildProgram from several threads); the logs are read after, here.
+        // A GPU driver's compiler builds distinct programs of one context at once (OpenCL
+        // allows clBuildProgram from several threads); the logs are read after, here. A CPU
+        // device's runs LLVM inside this process: on a 16-core host, PoCL 5.0 aborted a
+        // study's parallel builds on an assertion in its work-group pass, so there they are
+        // built one after another.
         let context = &self.context;
-        let made: Vec<(CompileRequest, Program)> = todo
-            .into_par_iter()
-            .filter_map(|(request, options)| {
-                Program::create_and_build_from_source(context, &request.source, &options)
-                    .ok()
-                    .map(|p| (request, p))
-            })
-            .collect();
+        let build = |(request, options): (CompileRequest, String)| {
+            Program::create_and_build_from_source(context, &request.source, &options)
+                .ok()
+                .map(|p| (request, p))
+        };
+        let made: Vec<(CompileRequest, Program)> = if self.info.is_gpu {
+            todo.into_par_iter().filter_map(build).collect()
+        } else {
+            todo.into_iter().filter_map(build).collect()
+        };
         let count = made.len();
         for (request, program) in made {
             self.keep(&request, program);
