@@ -92,10 +92,16 @@ impl SuiteFolder {
             return Err(ReportError::NotASuite(dir.to_path_buf()));
         }
         let steps: Vec<StepRow> = read_by_name(&suite_csv)?;
-        let mut runs = BTreeMap::new();
+        let mut runs: BTreeMap<String, RunFolder> = BTreeMap::new();
         for f in load::load_tree(&[dir.to_path_buf()])? {
             if let Ok(rel) = f.path.strip_prefix(dir) {
-                runs.insert(crate::report::html::href(rel), f);
+                let key = crate::report::html::href(rel);
+                match one_run_per_comparison(&key) {
+                    Some(step) => merge_into(&mut runs, step, f),
+                    None => {
+                        runs.insert(key, f);
+                    }
+                }
             }
         }
         let verdicts_csv = dir.join(VERDICTS);
@@ -129,7 +135,8 @@ impl SuiteFolder {
         })
     }
 
-    /// The run folder of a step, when it holds one.
+    /// The run folder of a step, when it holds one (a CPU step's, its comparisons' folders
+    /// read as one).
     pub fn run(&self, step: &str) -> Option<&RunFolder> {
         self.runs.get(step)
     }
@@ -175,4 +182,36 @@ fn provenance(step_dir: &Path, step: &str) -> Option<Provenance> {
         date: date.get(..10).unwrap_or(&date).to_string(),
         step: step.to_string(),
     })
+}
+
+/// The step whose children each ran one comparison into a folder of their own under it (the
+/// suite's CPU steps), when `key` is such a folder.
+fn one_run_per_comparison(key: &str) -> Option<&'static str> {
+    let (step, rest) = key.split_once('/')?;
+    crate::suite::STEPS
+        .iter()
+        .find(|s| s.dir == step && matches!(s.kind, crate::suite::StepKind::CpuStudy(_)))
+        .filter(|_| !rest.contains('/'))
+        .map(|s| s.name)
+}
+
+/// Adds `f`'s rows to the step's run (the first folder's, which names the rest).
+fn merge_into(runs: &mut BTreeMap<String, RunFolder>, step: &str, f: RunFolder) {
+    match runs.get_mut(step) {
+        None => {
+            runs.insert(step.to_string(), f);
+        }
+        Some(run) => {
+            let add = |into: &mut Option<Vec<_>>, rows: Option<Vec<_>>| {
+                if let Some(rows) = rows {
+                    into.get_or_insert_with(Vec::new).extend(rows);
+                }
+            };
+            add(&mut run.measurements, f.measurements);
+            let prs = &mut run.prs;
+            if let Some(rows) = f.prs {
+                prs.get_or_insert_with(Vec::new).extend(rows);
+            }
+        }
+    }
 }
