@@ -182,6 +182,17 @@ fn causes(s: &SuiteFolder, comparisons: &[&str]) -> Vec<Cause> {
         .collect()
 }
 
+/// [`causes`] where `step` has PRs to explain: explain's verdicts are of OpenCL-against-CUDA
+/// gaps, and a step with none (the CPU step, OpenCL alone) shares their comparison names only.
+fn causes_in(s: &SuiteFolder, step: &str, comparisons: &[&str]) -> Vec<Cause> {
+    let has_prs = s.run(step).is_some_and(|r| !r.prs().is_empty());
+    if has_prs {
+        causes(s, comparisons)
+    } else {
+        Vec::new()
+    }
+}
+
 fn cause(v: &VerdictRow) -> Cause {
     Cause {
         comparison: v.target.clone(),
@@ -291,7 +302,7 @@ fn speedup(
     Ok(Answer {
         value: format!("speedup {}", parts.join(", ")),
         agrees,
-        causes: causes(s, &[from, to]),
+        causes: causes_in(s, step, &[from, to]),
     })
 }
 
@@ -320,7 +331,7 @@ fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Ans
     Ok(Answer {
         value: parts.join("; "),
         agrees: None,
-        causes: causes(s, &[comparison]),
+        causes: causes_in(s, step, &[comparison]),
     })
 }
 
