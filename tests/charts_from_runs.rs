@@ -188,18 +188,12 @@ fn names(svgs: &[(String, String)]) -> Vec<&str> {
 
 /// Every SVG under `dir`, by file name.
 fn walk_svgs(dir: &Path) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "svg") {
-                let name = p.file_name().unwrap().to_string_lossy().to_string();
-                out.push((name, std::fs::read_to_string(&p).unwrap()));
-            }
-        }
-    }
-    out
+    common::files_under(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "svg"))
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy().to_string();
+            (name, std::fs::read_to_string(dir.join(&p)).unwrap())
+        })
+        .collect()
 }

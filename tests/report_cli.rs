@@ -29,30 +29,11 @@ fn fleet() -> (tempfile::TempDir, PathBuf, PathBuf) {
     (dir, a, b)
 }
 
-/// Every file under `dir`, relative to it.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(
-                files_under(&p)
-                    .into_iter()
-                    .map(|f| Path::new(p.file_name().unwrap()).join(f)),
-            );
-        } else {
-            out.push(PathBuf::from(p.file_name().unwrap()));
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn report_covers_both_gpus_in_markdown_and_html_and_writes_only_its_folder() {
     let (dir, a, _) = fleet();
     let fleet = a.parent().unwrap().to_path_buf();
-    let before = files_under(&fleet);
+    let before = common::files_under(&fleet);
     let out = dir.path().join("out");
     clvscu()
         .args(["report", "--html", "--out"])
@@ -60,7 +41,11 @@ fn report_covers_both_gpus_in_markdown_and_html_and_writes_only_its_folder() {
         .arg(&fleet)
         .assert()
         .success();
-    assert_eq!(files_under(&fleet), before, "the inputs are untouched");
+    assert_eq!(
+        common::files_under(&fleet),
+        before,
+        "the inputs are untouched"
+    );
     let md = fs::read_to_string(out.join("report.md")).unwrap();
     for gpu in ["## NVIDIA H100 80GB HBM3", "## NVIDIA H200"] {
         assert!(md.contains(gpu), "{gpu} missing");
@@ -515,7 +500,7 @@ fn a_comparison_named_as_html_stays_text_in_the_report() {
     let md = fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("&lt;img src=x onerror=alert(1)>"), "{md}");
     assert!(!md.contains("<img src=x"), "{md}");
-    let html: String = files_under(&out)
+    let html: String = common::files_under(&out)
         .iter()
         .filter(|p| p.extension().is_some_and(|e| e == "html"))
         .map(|p| fs::read_to_string(out.join(p)).unwrap())

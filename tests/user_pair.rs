@@ -31,24 +31,6 @@ fn small(study: String) -> String {
     study.replace("size = \"2^24\"", "size = \"2^16\"")
 }
 
-/// Every file under `dir`, relative to it.
-fn files_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else {
-                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 #[ignore = "needs OpenCL"]
 fn the_saxpy_example_runs_tunes_and_explains_on_pocl() {
@@ -127,7 +109,7 @@ fn the_saxpy_example_runs_tunes_and_explains_on_pocl() {
 
     // Nothing was written beside the study or in the working folder but the output folder.
     assert_eq!(
-        files_under(home.path()),
+        common::files_under(home.path()),
         ["saxpy.cl", "saxpy.cu", "saxpy.toml"].map(PathBuf::from)
     );
     assert!(std::fs::read_dir(work.path())

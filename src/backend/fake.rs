@@ -527,10 +527,6 @@ impl Backend for FakeBackend {
         Ok(self.scripted_timing(2 * len))
     }
 
-    fn sync(&mut self) -> Result<()> {
-        Ok(())
-    }
-
     fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
         self.timer = timer;
         Ok(())

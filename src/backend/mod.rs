@@ -427,7 +427,6 @@ pub trait Backend {
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()>;
     /// Device-to-device copy of `len` floats, blocking, timed like a launch.
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing>;
-    fn sync(&mut self) -> Result<()>;
     /// How every later blocking command waits (see [`WaitMode`]).
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;
     /// Which clock the next kernel launches are timed by. With the wall clock alone, launches

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{io_err, write_atomic, ExportError, Exporter};
+use super::{io_err, write_atomic, ExportError};
 
 /// One device that took part in a run, as its API reported it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -162,16 +162,6 @@ pub struct RunResults {
     pub measurements: Vec<crate::record::MeasurementRow>,
 }
 
-/// Renders rows as one pretty-printed JSON array, for tools that prefer JSON to CSV.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct JsonExporter;
-
-impl<T: Serialize> Exporter<T> for JsonExporter {
-    fn render(&self, rows: &[T]) -> Result<Vec<u8>, ExportError> {
-        to_json_pretty(rows)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,10 +269,10 @@ mod tests {
             rep: 3,
             seconds: 0.25,
         }];
-        let bytes = JsonExporter.render(&rows).unwrap();
+        let bytes = to_json_pretty(&rows).unwrap();
         let back: Vec<SampleRow> = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(back, rows);
-        let status = JsonExporter.render(&[Status::LaunchFailed]).unwrap();
+        let status = to_json_pretty(&[Status::LaunchFailed]).unwrap();
         assert_eq!(
             String::from_utf8(status).unwrap(),
             "[\n  \"launch-failed\"\n]\n"

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::measure::{SidePlan, SideRun};
+use super::measure::{times, SidePlan, SideRun};
 use crate::backend::Api;
 use crate::fairness::{self, SideSteps};
 use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
@@ -29,15 +29,6 @@ pub struct RowContext<'a> {
 fn seed_of(id: &str) -> u64 {
     let h = Sha256::digest(id.as_bytes());
     u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
-}
-
-/// The positive, finite times of the side's own timer.
-pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
-    run.samples
-        .iter()
-        .filter_map(|s| s.get(plan.settings.timer))
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .collect()
 }
 
 /// The bootstrap statistics of a comparison: each side's summary and the PR of the two.
@@ -161,13 +152,6 @@ fn fill_stats(row: &mut MeasurementRow, summary: Option<stats::Summary>, plan: &
 fn median_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     let v: Vec<f64> = values.flatten().filter(|x| x.is_finite()).collect();
     stats::median(&v)
-}
-
-/// The work a side's metric counts per run, as its row will record it.
-pub fn side_work(plan: &SidePlan) -> f64 {
-    let s = &plan.settings;
-    let (bytes, flops) = work_of(s.family, s.variant.name, s.size, plan.shape.global());
-    s.family.metric().work(bytes, flops)
 }
 
 /// The work a row's metric counts (GB, GFLOP or one launch).

@@ -13,10 +13,9 @@ use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::workload::spmv::MatrixSource;
 use crate::workload::ProgramSource;
-use crate::workload::{FamilyKind, Size, Variant};
+use crate::workload::{work_of, FamilyKind, Size, Variant};
 
 use super::adaptive::Rule;
-use super::analysis::{side_work, times};
 use super::timings::PhaseTimes;
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
 
@@ -566,4 +565,20 @@ fn time_turns(
         extending = true;
     }
     true
+}
+
+/// The positive, finite times of the side's own timer.
+pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
+    run.samples
+        .iter()
+        .filter_map(|s| s.get(plan.settings.timer))
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .collect()
+}
+
+/// The work a side's metric counts per run, as its row will record it.
+pub fn side_work(plan: &SidePlan) -> f64 {
+    let s = &plan.settings;
+    let (bytes, flops) = work_of(s.family, s.variant.name, s.size, plan.shape.global());
+    s.family.metric().work(bytes, flops)
 }

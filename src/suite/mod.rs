@@ -403,6 +403,16 @@ mod tests {
 
     const PLANS: [Plan; 2] = [Plan::Paper, Plan::MatvecRule];
 
+    /// The findings read a CPU step's per-comparison folders as one run only for the steps
+    /// they list.
+    #[test]
+    fn every_cpu_step_is_one_the_findings_read_per_comparison() {
+        for s in STEPS {
+            let split = crate::report::findings::folder::ONE_RUN_PER_COMPARISON.contains(&s.dir);
+            assert_eq!(split, matches!(s.kind, StepKind::CpuStudy(_)), "{}", s.name);
+        }
+    }
+
     #[test]
     fn the_caps_fit_the_promised_budgets() {
         for plan in PLANS {

@@ -78,14 +78,6 @@ pub struct Answer {
     pub differing: Vec<(String, String, String)>,
 }
 
-/// The times of `point` in `scope`, if the cache holds a timed outcome.
-pub fn cached_times(space: &Space, cache: &Cache, scope: &Scope, point: usize) -> Option<Vec<f64>> {
-    cache
-        .get(scope, &space.config(point).text())
-        .and_then(|o| o.times())
-        .map(<[f64]>::to_vec)
-}
-
 /// A side's best, from its times.
 pub fn best_of(space: &Space, api: Api, point: usize, times: Vec<f64>) -> Option<Best> {
     let config = space.config(point);

@@ -10,8 +10,8 @@
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
+use super::search::{Strategy, Unseen};
 use super::space::Space;
-use super::strategy::{Strategy, Unseen};
 
 /// Random points before the model picks.
 const INITIAL: usize = 5;

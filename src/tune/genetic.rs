@@ -8,8 +8,8 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
+use super::search::{Strategy, Unseen};
 use super::space::{Coords, Space};
-use super::strategy::{Strategy, Unseen};
 
 /// Points per generation (Kernel Tuner's default population is 20; spaces here are smaller).
 const POPULATION: usize = 10;

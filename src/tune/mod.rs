@@ -18,6 +18,7 @@ pub mod genetic;
 pub mod output;
 pub mod provenance;
 pub mod run;
+pub mod search;
 pub mod space;
 pub mod strategy;
 

@@ -11,6 +11,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
+pub use super::search::Strategy;
 use super::space::Space;
 
 crate::names::named_enum! {
@@ -30,14 +31,6 @@ crate::names::named_enum! {
     }
 }
 
-/// One search in progress.
-pub trait Strategy {
-    /// The next point to evaluate, never one proposed before; `None` when done.
-    fn propose(&mut self, space: &Space) -> Option<usize>;
-    /// The score of the point last proposed.
-    fn observe(&mut self, point: usize, score: Option<f64>);
-}
-
 /// A strategy of `kind`, seeded.
 pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {
     match kind {
@@ -46,50 +39,6 @@ pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {
         StrategyKind::Anneal => Box::new(Anneal::new(space.len(), seed)),
         StrategyKind::Genetic => Box::new(super::genetic::Genetic::new(space.len(), seed)),
         StrategyKind::Bayes => Box::new(super::bayes::Bayes::new(space.len(), seed)),
-    }
-}
-
-/// The points a strategy has not proposed yet.
-pub(super) struct Unseen {
-    seen: Vec<bool>,
-    left: usize,
-}
-
-impl Unseen {
-    pub(super) fn new(n: usize) -> Self {
-        Unseen {
-            seen: vec![false; n],
-            left: n,
-        }
-    }
-
-    pub(super) fn left(&self) -> usize {
-        self.left
-    }
-
-    pub(super) fn is_seen(&self, i: usize) -> bool {
-        self.seen[i]
-    }
-
-    pub(super) fn mark(&mut self, i: usize) {
-        if !self.seen[i] {
-            self.seen[i] = true;
-            self.left -= 1;
-        }
-    }
-
-    /// An unseen point drawn uniformly, not yet marked.
-    pub(super) fn random(&self, rng: &mut SmallRng) -> Option<usize> {
-        if self.left == 0 {
-            return None;
-        }
-        let k = rng.gen_range(0..self.left);
-        self.seen
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !**s)
-            .nth(k)
-            .map(|(i, _)| i)
     }
 }
 

@@ -350,8 +350,3 @@ pub fn release(backend: &mut dyn Backend, p: Prepared) {
         let _ = backend.free_host(h);
     }
 }
-
-/// The API label of a backend, for messages.
-pub fn api_of(backend: &dyn Backend) -> Api {
-    backend.api()
-}

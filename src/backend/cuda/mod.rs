@@ -594,12 +594,6 @@ impl Backend for CudaBackend {
         result
     }
 
-    fn sync(&mut self) -> Result<()> {
-        self.stream
-            .synchronize()
-            .map_err(drv("cuStreamSynchronize"))
-    }
-
     fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
         self.timer = timer;
         Ok(())

@@ -536,12 +536,6 @@ impl Backend for OpenClBackend {
         result
     }
 
-    fn sync(&mut self) -> Result<()> {
-        self.queue
-            .finish()
-            .map_err(|e| BackendError::driver(API, "clFinish", e))
-    }
-
     fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
         self.timer = timer;
         Ok(())

@@ -184,15 +184,19 @@ fn provenance(step_dir: &Path, step: &str) -> Option<Provenance> {
     })
 }
 
-/// The step whose children each ran one comparison into a folder of their own under it (the
-/// suite's CPU steps), when `key` is such a folder.
+/// The suite's steps whose children each run one comparison into a folder of their own under
+/// the step's (its CPU step: a CPU runtime that aborts costs one comparison); the findings
+/// read those folders as the step's one run. The suite's tests hold its steps to this list.
+pub const ONE_RUN_PER_COMPARISON: &[&str] = &["cpu"];
+
+/// The step `key` is a comparison's folder of, when it is one.
 fn one_run_per_comparison(key: &str) -> Option<&'static str> {
     let (step, rest) = key.split_once('/')?;
-    crate::suite::STEPS
+    ONE_RUN_PER_COMPARISON
         .iter()
-        .find(|s| s.dir == step && matches!(s.kind, crate::suite::StepKind::CpuStudy(_)))
+        .find(|s| **s == step)
         .filter(|_| !rest.contains('/'))
-        .map(|s| s.name)
+        .copied()
 }
 
 /// Adds `f`'s rows to the step's run (the first folder's, which names the rest).

@@ -1,0 +1,61 @@
+//! What every search strategy stands on: the [`Strategy`] trait and the record of the points
+//! a search has not proposed yet ([`Unseen`]). The strategies themselves ([`super::strategy`],
+//! [`super::genetic`], [`super::bayes`]) build on it; the trait lives apart from the list of
+//! strategies so that none of them imports the file that names them all.
+
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+use super::space::Space;
+
+/// One search in progress.
+pub trait Strategy {
+    /// The next point to evaluate, never one proposed before; `None` when done.
+    fn propose(&mut self, space: &Space) -> Option<usize>;
+    /// The score of the point last proposed.
+    fn observe(&mut self, point: usize, score: Option<f64>);
+}
+
+/// The points a strategy has not proposed yet.
+pub(crate) struct Unseen {
+    seen: Vec<bool>,
+    left: usize,
+}
+
+impl Unseen {
+    pub(crate) fn new(n: usize) -> Self {
+        Unseen {
+            seen: vec![false; n],
+            left: n,
+        }
+    }
+
+    pub(crate) fn left(&self) -> usize {
+        self.left
+    }
+
+    pub(crate) fn is_seen(&self, i: usize) -> bool {
+        self.seen[i]
+    }
+
+    pub(crate) fn mark(&mut self, i: usize) {
+        if !self.seen[i] {
+            self.seen[i] = true;
+            self.left -= 1;
+        }
+    }
+
+    /// An unseen point drawn uniformly, not yet marked.
+    pub(crate) fn random(&self, rng: &mut SmallRng) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let k = rng.gen_range(0..self.left);
+        self.seen
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !**s)
+            .nth(k)
+            .map(|(i, _)| i)
+    }
+}
