@@ -3,6 +3,8 @@
 //! file the run owns or the study being read, and never write into a folder given only as
 //! input. Runs on the hidden fake pair: no device needed.
 
+mod common;
+
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -195,28 +197,10 @@ fn committed_explain() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100-2026-11-26-explain/explain-known")
 }
 
-/// Every file under `dir`, relative, sorted.
-fn listing(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                files.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 #[test]
 fn explain_from_with_out_writes_only_into_out() {
     let dir = tempfile::tempdir().unwrap();
-    let before = listing(&committed_explain());
+    let before = common::files_under(&committed_explain());
     let out = dir.path().join("again");
     clvscu()
         .arg("explain")
@@ -227,7 +211,7 @@ fn explain_from_with_out_writes_only_into_out() {
         .assert()
         .success()
         .stdout(predicate::str::contains("sgemm-tiled16"));
-    assert_eq!(listing(&committed_explain()), before);
+    assert_eq!(common::files_under(&committed_explain()), before);
     let want = std::fs::read(committed_explain().join("explain-verdicts.csv")).unwrap();
     assert_eq!(
         std::fs::read(out.join("explain-verdicts.csv")).unwrap(),
@@ -242,7 +226,7 @@ fn explain_from_a_missing_empty_or_plain_run_folder_is_an_error_that_writes_noth
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();
     let (_, plain) = finished_run(dir.path());
-    let plain_before = listing(&plain);
+    let plain_before = common::files_under(&plain);
     for (from, says) in [
         (dir.path().join("missing"), "no such folder"),
         (empty.clone(), "holds no explain ladder"),
@@ -257,7 +241,7 @@ fn explain_from_a_missing_empty_or_plain_run_folder_is_an_error_that_writes_noth
             .stderr(predicate::str::contains(says));
     }
     assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
-    assert_eq!(listing(&plain), plain_before);
+    assert_eq!(common::files_under(&plain), plain_before);
 }
 
 #[test]

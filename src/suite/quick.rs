@@ -81,7 +81,8 @@ fn pick(small: &QuickSize, given: &str) -> String {
     }
 }
 
-/// The widest vector a kernel stores at once, in elements: remainders below it are tails.
+/// A length whose remainder by this is not 0 keeps that remainder when shrunk: a multiple of
+/// every vector width and work-group tile the quick sizes use, so the tail stays a tail.
 const TAIL_MODULUS: u64 = 64;
 
 /// A length written as a number or a power of two (`2^20`).
