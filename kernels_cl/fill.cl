@@ -28,6 +28,25 @@ __kernel void fill_float4(__global float* out, float value, uint n)
             out[t] = value;
 }
 
+/* float4's launch with scalar stores: four floats per work-item, one store each, a quarter of
+ * the buffer apart, so that each store of a warp is coalesced. Against `fill_1d` it changes
+ * the work per work-item (and the number of work-groups); against `fill_float4` only the
+ * width of the store. The first work-item writes the n % 4 tail, as float4's does. */
+__kernel void fill_scalar4(__global float* out, float value, uint n)
+{
+    uint i = get_global_id(0);
+    uint n4 = n / 4u;
+    if (i < n4) {
+        out[i] = value;
+        out[i + n4] = value;
+        out[i + 2u * n4] = value;
+        out[i + 3u * n4] = value;
+    }
+    if (i == 0u)
+        for (uint t = n4 * 4u; t < n; ++t)
+            out[t] = value;
+}
+
 /* 2D with columns on dimension 0: neighbouring work-items store to neighbouring addresses
  * (coalesced). */
 __kernel void fill_2d_rows(__global float* out, float value, uint rows, uint cols)

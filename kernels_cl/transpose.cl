@@ -50,3 +50,28 @@ __kernel void transpose_local(const __global float* in, __global float* out, uin
             out[out_row * rows + out_col] = tile[lx][j];
     }
 }
+
+/* Two copies with the naive kernel's launch and no transpose, for the price of a barrier on
+ * a CPU device (Table VI: there local memory cost TranP a factor of 11). `copy` moves one
+ * element per work-item; `copy_barrier` holds it in a register across one work-group barrier,
+ * which a CPU runtime must honour by suspending or splitting the work-group. Their ratio is
+ * the barrier's cost, the only step between them. */
+__kernel void transpose_copy(const __global float* in, __global float* out, uint rows, uint cols)
+{
+    uint col = get_global_id(0);
+    uint row = get_global_id(1);
+    if (row < rows && col < cols)
+        out[row * cols + col] = in[row * cols + col];
+}
+
+__kernel void transpose_copy_barrier(const __global float* in, __global float* out, uint rows, uint cols)
+{
+    uint col = get_global_id(0);
+    uint row = get_global_id(1);
+    float x = 0.0f;
+    if (row < rows && col < cols)
+        x = in[row * cols + col];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (row < rows && col < cols)
+        out[row * cols + col] = x;
+}

@@ -50,3 +50,28 @@ extern "C" __global__ void transpose_local(const float* in, float* out, uint row
             out[out_row * rows + out_col] = tile[lx][j];
     }
 }
+
+/* Two copies with the naive kernel's launch and no transpose, for the price of a barrier on
+ * a CPU device (Table VI: there local memory cost TranP a factor of 11). `copy` moves one
+ * element per work-item; `copy_barrier` holds it in a register across one work-group barrier,
+ * which a CPU runtime must honour by suspending or splitting the work-group. Their ratio is
+ * the barrier's cost, the only step between them. */
+extern "C" __global__ void transpose_copy(const float* in, float* out, uint rows, uint cols)
+{
+    uint col = (blockIdx.x * blockDim.x + threadIdx.x);
+    uint row = (blockIdx.y * blockDim.y + threadIdx.y);
+    if (row < rows && col < cols)
+        out[row * cols + col] = in[row * cols + col];
+}
+
+extern "C" __global__ void transpose_copy_barrier(const float* in, float* out, uint rows, uint cols)
+{
+    uint col = (blockIdx.x * blockDim.x + threadIdx.x);
+    uint row = (blockIdx.y * blockDim.y + threadIdx.y);
+    float x = 0.0f;
+    if (row < rows && col < cols)
+        x = in[row * cols + col];
+    __syncthreads();
+    if (row < rows && col < cols)
+        out[row * cols + col] = x;
+}

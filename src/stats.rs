@@ -480,6 +480,32 @@ pub fn relative_change(a: f64, b: f64) -> f64 {
     (b - a).abs() / a.abs()
 }
 
+/// The least-squares line through the origin, `y = c·x`, of `(x, y)` points: `c` and the R²
+/// of the fit against the mean of `y` (1 for points on the line; 0 or below for a fit no
+/// better than the mean). Empty or all-zero `x` gives `(NaN, NaN)`.
+pub fn fit_through_origin(points: &[(f64, f64)]) -> (f64, f64) {
+    let sxx: f64 = points.iter().map(|(x, _)| x * x).sum();
+    let sxy: f64 = points.iter().map(|(x, y)| x * y).sum();
+    if points.is_empty() || sxx == 0.0 {
+        return (f64::NAN, f64::NAN);
+    }
+    let c = sxy / sxx;
+    let ys: Vec<f64> = points.iter().map(|(_, y)| *y).collect();
+    let mean_y = mean(&ys).unwrap_or(0.0);
+    let residual: f64 = points.iter().map(|(x, y)| (y - c * x).powi(2)).sum();
+    let total: f64 = ys.iter().map(|y| (y - mean_y).powi(2)).sum();
+    let r2 = if total == 0.0 {
+        if residual == 0.0 {
+            1.0
+        } else {
+            0.0
+        }
+    } else {
+        1.0 - residual / total
+    };
+    (c, r2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,6 +515,20 @@ mod tests {
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * a.abs().max(b.abs())
+    }
+
+    #[test]
+    fn a_fit_through_the_origin_finds_the_slope_and_scores_the_spread() {
+        let line: Vec<(f64, f64)> = (1..=5)
+            .map(|x| (f64::from(x), 0.6 * f64::from(x)))
+            .collect();
+        let (c, r2) = fit_through_origin(&line);
+        assert!(close(c, 0.6, 1e-12) && close(r2, 1.0, 1e-12), "{c} {r2}");
+        // Flat times over growing x: the line through the origin explains nothing.
+        let flat = [(1.0, 5.0), (2.0, 5.0), (4.0, 5.0), (8.0, 5.0)];
+        let (_, r2) = fit_through_origin(&flat);
+        assert!(r2 < 0.5, "{r2}");
+        assert!(fit_through_origin(&[]).0.is_nan());
     }
 
     #[test]

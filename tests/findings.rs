@@ -12,7 +12,11 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use assert_cmd::Command as BinCommand;
-use clvscu::report::findings::{self, experiments::EXPERIMENTS, replace_block, BEGIN, END};
+use clvscu::report::findings::{
+    self,
+    experiments::{EXPERIMENTS, WHY},
+    replace_block, BEGIN, END,
+};
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -342,6 +346,39 @@ fn the_quick_suite_ends_with_findings_for_all_39_experiments() {
         ),
         false => assert!(fill_cpu.contains("cannot answer: "), "fill-cpu-2d says why"),
     }
+    // Each contradiction of the seeds carries its measured explanation, and the one page
+    // counts them; on the fake pair the fill step holds scalar4, so vector types is answered.
+    let (shown, not_shown, cannot) = (
+        md.matches("; **shown**").count(),
+        md.matches("; **not shown**").count(),
+        md.matches("**Where a seed differs, a measured step to explain it:**")
+            .count(),
+    );
+    assert_eq!(cannot, 1, "one summary line per GPU");
+    assert!(
+        shown + not_shown > 0,
+        "explanations computed from the fake rows"
+    );
+    let heading = |id: &str| {
+        let e = EXPERIMENTS.iter().find(|e| e.id == id).unwrap();
+        md.find(&format!("### {} (`{id}`)\n", e.title)).unwrap()
+    };
+    for w in WHY {
+        let section = &md[heading(w.id)..];
+        let section = &section[..section[3..].find("\n### ").map_or(section.len(), |i| i + 3)];
+        assert!(
+            section.contains(&format!("Why it differs from the seed: {}.", w.claim)),
+            "{}",
+            w.id
+        );
+    }
+    let vector = &md[heading("wp-vector-types")..];
+    let why = &vector[vector.find("Why it differs").unwrap()..];
+    let row = why.lines().find(|l| l.contains("`fill/scalar4`")).unwrap();
+    match holds_row(suite, "fill", "fill/scalar4") {
+        true => assert!(!row.contains("cannot answer"), "{row}"),
+        false => assert!(row.contains("cannot answer: "), "{row}"),
+    }
     // The report opens with the same answer and links the appendix.
     let report = fs::read_to_string(suite.join("report.md")).unwrap();
     assert!(
@@ -402,6 +439,7 @@ fn findings_html_shows_every_section_and_its_charts_load_in_a_browser() {
         "id=\"similar\"",
         "id=\"causes\"",
         "id=\"conclusions\"",
+        "id=\"why\"",
         "id=\"experiments\"",
         "id=\"appendix\"",
     ] {

@@ -3,7 +3,7 @@
 //!
 //! # Sizes
 //!
-//! The 1D kernels (`1d`, `1d-exact`, `float4`) take `N` floats; the 2D kernels take
+//! The 1D kernels (`1d`, `1d-exact`, `float4`, `scalar4`) take `N` floats; the 2D kernels take
 //! `ROWSxCOLS`. `2d-article` puts rows on dimension 0 while the launch covers columns in x,
 //! so it takes square tables only (the article's 10^4 × 10^4 is one).
 //!
@@ -41,7 +41,7 @@ use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::kernels::KernelSources;
 
-const VARIANTS: [Variant; 6] = [
+const VARIANTS: [Variant; 7] = [
     points(
         v(
             FamilyId::Fill,
@@ -81,6 +81,17 @@ const VARIANTS: [Variant; 6] = [
             "fill_float4",
             Cover { per_item: 4 },
             "fill article: one float4 store per work-item",
+        ),
+        &[],
+    ),
+    points(
+        v(
+            FamilyId::Fill,
+            "scalar4",
+            "fill_scalar4",
+            Cover { per_item: 4 },
+            "float4's launch with four scalar stores per work-item, each a quarter of the \
+             buffer apart: the vector type's own share of float4's gain",
         ),
         &[],
     ),

@@ -6,6 +6,10 @@
 //! `local`, a 32 x 32 tile staged through local memory (its rows padded by one float, so that
 //! reading a tile column hits no bank twice) so that reads and writes are both coalesced.
 //!
+//! Two more, `copy` and `copy-barrier`, transpose nothing: they copy with `naive`'s launch,
+//! the second with one work-group barrier between its read and its write, so that their ratio
+//! is the price of a barrier (Table VI's local-memory TranP lost a factor of 11 on a CPU).
+//!
 //! Launched in 2-D, x over the input's columns and y over its rows (`GroupRule::Cover2D`);
 //! `local` is 32 work-items wide and any number tall, and each group moves one 32 x 32 tile.
 //!
@@ -30,7 +34,7 @@ const ID: FamilyId = FamilyId::new("transpose");
 /// The tile of `local`, the kernels' `TR_TILE`: its width is the work-group's.
 pub const TILE: u32 = 32;
 
-const VARIANTS: [Variant; 2] = [
+const VARIANTS: [Variant; 4] = [
     v(
         ID,
         "naive",
@@ -49,7 +53,27 @@ const VARIANTS: [Variant; 2] = [
         ),
         TILE,
     ),
+    v(
+        ID,
+        "copy",
+        "transpose_copy",
+        GroupRule::Cover2D,
+        "no transpose: one element copied per work-item, the naive kernel's launch",
+    ),
+    v(
+        ID,
+        "copy-barrier",
+        "transpose_copy_barrier",
+        GroupRule::Cover2D,
+        "no transpose: `copy` with one work-group barrier between the read and the write (a \
+         barrier's price on a CPU device)",
+    ),
 ];
+
+/// Whether the variant copies rather than transposes (`copy`, `copy-barrier`).
+fn is_copy(variant: &Variant) -> bool {
+    variant.kernel.starts_with("transpose_copy")
+}
 
 /// `in^T` of a row-major `rows` x `cols` matrix, in f64 (the values themselves: exact).
 pub fn transposed(input: &[f32], rows: usize, cols: usize) -> Vec<f64> {
@@ -68,6 +92,13 @@ pub struct Transpose;
 fn emulate_transpose(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let out = transposed(l.read(0)?, l.count(2)?, l.count(3)?);
     l.write(1, rounded(&out))
+}
+
+/// `transpose_copy*(in, out, rows, cols)`: the input as it is.
+fn emulate_copy(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let n = l.count(2)? * l.count(3)?;
+    let out: Vec<f32> = l.read(0)?.iter().take(n).copied().collect();
+    l.write(1, out)
 }
 
 impl Family for Transpose {
@@ -141,10 +172,14 @@ impl Family for Transpose {
         size.rows.max(1).div_ceil(per_group)
     }
 
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+    fn inputs(&self, v: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let (rows, cols) = (size.rows as usize, size.cols as usize);
         let a = reference::random_vector(rows * cols, seed);
-        let want = transposed(&a, rows, cols);
+        let want = if is_copy(v) {
+            a.iter().map(|x| f64::from(*x)).collect()
+        } else {
+            transposed(&a, rows, cols)
+        };
         let exact = vec![0.0; want.len()];
         Inputs::new(size, a, Vec::new()).with_reference(want, exact)
     }
@@ -165,9 +200,13 @@ impl Family for Transpose {
     }
 
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("transpose_")
-            .then_some(emulate_transpose as KernelEmulation)
+        if kernel.starts_with("transpose_copy") {
+            Some(emulate_copy as KernelEmulation)
+        } else {
+            kernel
+                .starts_with("transpose_")
+                .then_some(emulate_transpose as KernelEmulation)
+        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

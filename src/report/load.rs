@@ -55,7 +55,7 @@ impl RunFolder {
 }
 
 /// `name` or `name.gz` in `dir`, whichever exists (the plain file first).
-fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
+pub(crate) fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
     [dir.join(name), dir.join(format!("{name}.gz"))]
         .into_iter()
         .find(|p| p.is_file())
@@ -73,7 +73,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
 }
 
 /// The bytes of a file, gunzipped when its name ends in `.gz`.
-fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ReportError> {
+pub(crate) fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ReportError> {
     let raw =
         crate::input_file::read_capped(path, crate::input_file::RESULT_CAP).map_err(io(path))?;
     if path.extension().is_some_and(|e| e == "gz") {

@@ -119,7 +119,7 @@ pub const STEPS: &[Step] = &[
         10,
     ),
     study("unfair", "Fang et al. Fig. 9 (one step at a time)", 18, 5),
-    study("stream", "BabelStream (Copy, Mul, Add, Triad, Dot)", 15, 5),
+    study("stream", "BabelStream (Copy, Mul, Add, Triad, Dot)", 11, 5),
     study(
         "compiler",
         "Fang et al. Table V (FFT), Figs. 6-7 (FDTD unroll); flags",
@@ -156,8 +156,8 @@ pub const STEPS: &[Step] = &[
         kind: StepKind::CpuStudy("cpu"),
         reproduces: "Fang et al. Table VI and the fill article's CPU rows (OpenCL CPU device)",
         // Each comparison is a process of its own (see the binary's CPU step).
-        full_cap_s: 20,
-        quick_cap_s: 8,
+        full_cap_s: 24,
+        quick_cap_s: 10,
         skip: &[],
     },
     study(

@@ -80,7 +80,7 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
         Measure::FairRows { step } => rows(s, step, rule, true),
         Measure::AllRows { step } => rows(s, step, rule, false),
         Measure::Speedup { step, from, to } => speedup(s, step, from, to, rule),
-        Measure::PeakShare { step, comparison } => peak_share(s, step, comparison),
+        Measure::PeakShare { step, comparison } => peak_share(s, step, comparison, rule),
         Measure::Time {
             step,
             comparison,
@@ -88,6 +88,8 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
         } => time(s, step, comparison, calls),
         Measure::TableV { step } => table_v(s, step, rule),
         Measure::Twins { apps } => Ok(twins(s, apps)),
+        Measure::MemoryCode { step, comparison } => memory_code(s, step, comparison),
+        Measure::GroupCost { step, sweep, up_to } => group_cost(s, step, sweep, up_to, rule),
     };
     match result {
         Ok(a) => Outcome::Answered(a),
@@ -297,6 +299,7 @@ fn speedup(
     let agrees = match rule {
         Rule::Faster => Some(cis.iter().all(|(lo, _)| *lo > 1.0)),
         Rule::NoGain => Some(cis.iter().all(|(lo, hi)| in_band(*lo, *hi))),
+        Rule::Below(x) => Some(cis.iter().all(|(_, hi)| *hi < x)),
         _ => None,
     };
     Ok(Answer {
@@ -335,7 +338,7 @@ fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Ans
     })
 }
 
-fn peak_share(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, String> {
+fn peak_share(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, String> {
     let sides = sides(s, step, comparison);
     if sides.is_empty() {
         return Err(comparison_absent(s, step, comparison));
@@ -346,19 +349,131 @@ fn peak_share(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, S
             "step `{step}` recorded no Eq. 2 peak for `{comparison}`"
         ));
     };
-    let parts: Vec<String> = sides
+    let shares: Vec<(Api, f64)> = sides
         .iter()
-        .map(|m| {
-            format!(
-                "{} {:.1}%",
-                m.api.label(),
-                100.0 * m.metric / m.peak_gbs.unwrap_or(peak)
-            )
-        })
+        .map(|m| (m.api, m.metric / m.peak_gbs.unwrap_or(peak)))
         .collect();
+    let parts: Vec<String> = shares
+        .iter()
+        .map(|(api, x)| format!("{} {:.1}%", api.label(), 100.0 * x))
+        .collect();
+    let agrees = match rule {
+        Rule::NearPeak(least) => Some(shares.iter().all(|(_, x)| *x >= least)),
+        _ => None,
+    };
     Ok(Answer {
         value: format!("{} of {peak:.0} GB/s", parts.join(", ")),
-        agrees: None,
+        agrees,
+        causes: Vec::new(),
+    })
+}
+
+/// A row of `ptx_classes.csv` (`clvscu inspect`).
+#[derive(Debug, serde::Deserialize)]
+struct PtxClassRow {
+    pair: String,
+    api: String,
+    class: String,
+    count: u64,
+}
+
+/// Both front ends' loads and stores of `comparison`'s kernel, by memory space.
+fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, String> {
+    const FILE: &str = "ptx_classes.csv";
+    let Some(file) = crate::report::load::csv_in(&s.dir.join(step), FILE) else {
+        return Err(format!("step `{step}` wrote no {FILE}"));
+    };
+    let rows: Vec<PtxClassRow> = super::folder::read_by_name(&file).map_err(|e| e.to_string())?;
+    let memory: Vec<&PtxClassRow> = rows
+        .iter()
+        .filter(|r| {
+            r.pair == comparison && (r.class.starts_with("ld.") || r.class.starts_with("st."))
+        })
+        .collect();
+    let count = |api: &str, class: &str| {
+        memory
+            .iter()
+            .find(|r| r.api == api && r.class == class)
+            .map(|r| r.count)
+    };
+    let mut classes: Vec<&str> = memory.iter().map(|r| r.class.as_str()).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    let mut same = !classes.is_empty();
+    let mut parts = Vec::new();
+    for class in classes {
+        let (cl, cu) = (count("OpenCL", class), count("CUDA", class));
+        same &= cl.is_some() && cl == cu;
+        if cl.unwrap_or(0) + cu.unwrap_or(0) > 0 {
+            let show = |c: Option<u64>| c.map_or("none".to_string(), |c| c.to_string());
+            parts.push(format!("{class} {} / {}", show(cl), show(cu)));
+        }
+    }
+    if parts.is_empty() {
+        return Err(format!(
+            "step `{step}`'s {FILE} has no loads or stores of `{comparison}`"
+        ));
+    }
+    Ok(Answer {
+        value: format!("PTX OpenCL / CUDA: {}", parts.join(", ")),
+        agrees: Some(same),
+        causes: Vec::new(),
+    })
+}
+
+/// Per API, time per call against work-groups over `sweep`'s points up to `up_to` work-items,
+/// fitted as `c × groups`: c in ns per group, R², and the fastest point of the whole sweep.
+fn group_cost(
+    s: &SuiteFolder,
+    step: &str,
+    sweep: &str,
+    up_to: u32,
+    rule: Rule,
+) -> Result<Answer, String> {
+    let rows = s.run(step).map(|r| r.measurements()).unwrap_or(&[]);
+    let prefix = format!("{sweep}@");
+    let mut parts = Vec::new();
+    let mut fits = Vec::new();
+    for api in [Api::OpenCl, Api::Cuda] {
+        let points: Vec<&MeasurementRow> = rows
+            .iter()
+            .filter(|m| m.api == api && m.status == Status::Ok)
+            .filter(|m| m.comparison.starts_with(&prefix) && m.groups > 0)
+            .collect();
+        let fitted: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|m| m.local_size <= up_to)
+            .map(|m| (f64::from(m.groups), m.median_s))
+            .collect();
+        if fitted.len() < 3 {
+            continue;
+        }
+        let (c, r2) = crate::stats::fit_through_origin(&fitted);
+        let fastest = points
+            .iter()
+            .min_by(|a, b| a.median_s.total_cmp(&b.median_s))
+            .map_or(0, |m| m.local_size);
+        parts.push(format!(
+            "{} {:.2} ns per group (R² {r2:.4}, {} points); fastest at local {fastest}",
+            api.label(),
+            c * 1e9,
+            fitted.len()
+        ));
+        fits.push(r2);
+    }
+    if fits.is_empty() {
+        return Err(format!(
+            "step `{step}` has fewer than 3 verified points of `{sweep}` up to local {up_to} on \
+             every API"
+        ));
+    }
+    let agrees = match rule {
+        Rule::FollowsGroups(least) => Some(fits.iter().all(|r2| *r2 >= least)),
+        _ => None,
+    };
+    Ok(Answer {
+        value: format!("local 1 to {up_to}: {}", parts.join("; ")),
+        agrees,
         causes: Vec::new(),
     })
 }

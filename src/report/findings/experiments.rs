@@ -42,6 +42,19 @@ pub enum Measure {
     Twins {
         apps: &'static [(&'static str, &'static str)],
     },
+    /// Both front ends' PTX loads and stores of one comparison's kernel, by memory space
+    /// (`ptx_classes.csv` of `clvscu inspect`).
+    MemoryCode {
+        step: &'static str,
+        comparison: &'static str,
+    },
+    /// Per API, the time of each point of a local-size sweep against its number of
+    /// work-groups, fitted through the origin over the points up to `up_to` work-items.
+    GroupCost {
+        step: &'static str,
+        sweep: &'static str,
+        up_to: u32,
+    },
 }
 
 impl Measure {
@@ -54,7 +67,9 @@ impl Measure {
             | Measure::Speedup { step, .. }
             | Measure::PeakShare { step, .. }
             | Measure::Time { step, .. }
-            | Measure::TableV { step } => Some(step),
+            | Measure::TableV { step }
+            | Measure::MemoryCode { step, .. }
+            | Measure::GroupCost { step, .. } => Some(step),
             Measure::Twins { .. } => None,
         }
     }
@@ -71,7 +86,8 @@ impl Measure {
     }
 }
 
-/// When our number agrees with the seed's conclusion. Stated in the findings by [`Rule::text`].
+/// When our number agrees with the seed's conclusion, or an explanation's check is shown.
+/// Stated in the findings by [`Rule::text`], which begins "agrees when".
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Rule {
     /// The PR's whole CI lies in the similar band.
@@ -96,6 +112,15 @@ pub enum Rule {
     AllTwins,
     /// The seed's number is an absolute time on other hardware: nothing to agree with.
     NoRule,
+    /// The speedup's CI lies below this on every API measured.
+    Below(f64),
+    /// Every API reaches at least this share of the peak.
+    NearPeak(f64),
+    /// Both front ends emit the same loads and stores in every memory space.
+    SameMemoryCode,
+    /// Time per call follows the number of work-groups: the fit's R² is at least this on
+    /// every API measured.
+    FollowsGroups(f64),
 }
 
 impl Rule {
@@ -125,6 +150,19 @@ impl Rule {
             Rule::AllTwins => "agrees when every application has a fair row".into(),
             Rule::NoRule => {
                 "no agreement rule: the seed's number is an absolute time on other hardware".into()
+            }
+            Rule::Below(x) => {
+                format!("agrees when the speedup's CI lies below {x} on every API measured")
+            }
+            Rule::NearPeak(x) => format!(
+                "agrees when every API reaches at least {:.0}% of the peak",
+                100.0 * x
+            ),
+            Rule::SameMemoryCode => "agrees when both front ends' PTX has the same loads and \
+                                     stores in every memory space"
+                .into(),
+            Rule::FollowsGroups(r2) => {
+                format!("agrees when time = c × work-groups fits every API measured with R² ≥ {r2}")
             }
         }
     }
@@ -299,8 +337,9 @@ pub const EXPERIMENTS: &[Experiment] = &[
       "Is an explicit local size faster than leaving it to the implementation?",
       &[(speedup("fill", "fill/1d-auto", "fill/1d@local=256"), Faster)]),
     e("fill-local", FILL, "Explicit local sizes",
-      "Are work-groups below 16 work-items much slower than 64 to 256?",
+      "Are work-groups below 16 work-items much slower than 64 to 256, and 500 slower than 256?",
       &[(speedup("fill", "fill/1d@local=8", "fill/1d@local=256"), Faster),
+        (speedup("fill", "fill/1d@local=500", "fill/1d@local=256"), Faster),
         (pr("fill", "fill/1d@local=512"), NoRule)]),
     e("fill-float4", FILL, "float4 stores",
       "Do float4 stores make the fill faster?",
@@ -319,6 +358,82 @@ pub const EXPERIMENTS: &[Experiment] = &[
       "Does the float4 fill stay correct and fast when the size is not a multiple of 4?",
       &[(pr("fill", "fill/float4-tail"), Similar)]),
 ];
+
+/// Where a seed and this GPU differ, the measured steps that account for the difference:
+/// each check's verdict ("shown" or "not shown") is computed from the folder like any other.
+#[derive(Debug, Clone, Copy)]
+pub struct Why {
+    /// The experiment it explains.
+    pub id: &'static str,
+    /// What the checks test, in words.
+    pub claim: &'static str,
+    pub checks: &'static [(Measure, Rule)],
+}
+
+/// The seeds' contradictions and the steps measured to explain them.
+pub const WHY: &[Why] = &[
+    Why {
+        id: "eq2-bandwidth",
+        claim: "OpenCL is no longer faster because both front ends now issue the same loads \
+                and stores, and both run at the memory system's ceiling, where no API has \
+                room to pull ahead",
+        checks: &[
+            (
+                MemoryCode {
+                    step: "inspect",
+                    comparison: "bandwidth/read",
+                },
+                SameMemoryCode,
+            ),
+            (
+                PeakShare {
+                    step: "peaks",
+                    comparison: "bandwidth/read",
+                },
+                NearPeak(0.85),
+            ),
+        ],
+    },
+    Why {
+        id: "table-vi-tranp",
+        claim: "A work-group barrier no longer costs a CPU runtime what local memory cost \
+                TranP in the seed (2.411 against 0.2150 GB/s, a factor of 11.2): a copy with \
+                one barrier per work-item, the local kernel's only synchronisation, loses less \
+                than that factor against the plain copy",
+        checks: &[(
+            speedup("cpu", "transpose/copy-barrier", "transpose/copy"),
+            Below(11.2),
+        )],
+    },
+    Why {
+        id: "wp-vector-types",
+        claim: "float4's gain is not the vector type's: four floats per work-item with scalar \
+                stores (a quarter of the work-groups) win it, and the float4 store itself \
+                adds nothing to that",
+        checks: &[
+            (speedup("fill", "fill/1d@local=256", "fill/scalar4"), Faster),
+            (speedup("fill", "fill/scalar4", "fill/float4"), NoGain),
+        ],
+    },
+    Why {
+        id: "fill-local",
+        claim: "The fill's time is the number of work-groups times a fixed cost per group, so \
+                the largest groups are the fastest here, up to the memory system's ceiling",
+        checks: &[(
+            GroupCost {
+                step: "fill",
+                sweep: "fill/1d",
+                up_to: 256,
+            },
+            FollowsGroups(0.99),
+        )],
+    },
+];
+
+/// The measured explanation of an experiment's difference from its seed, if it has one.
+pub fn why(id: &str) -> Option<&'static Why> {
+    WHY.iter().find(|w| w.id == id)
+}
 
 #[cfg(test)]
 mod tests {
@@ -342,6 +457,13 @@ mod tests {
                 ids.contains(&q.experiment),
                 "quote of unknown experiment {}",
                 q.experiment
+            );
+        }
+        for w in WHY {
+            assert!(
+                ids.contains(&w.id),
+                "explanation of unknown experiment {}",
+                w.id
             );
         }
         for q in crate::paper::FILL_ARTICLE {

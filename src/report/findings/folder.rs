@@ -14,14 +14,9 @@ use crate::report::ReportError;
 /// The rows of a CSV another command wrote, by column name: columns the row type does not
 /// name are left alone, so a file that gained a column still reads; a missing column without
 /// a default is an error naming the file.
+/// A path ending in `.gz` is read gunzipped.
 pub fn read_by_name<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReportError> {
-    let data =
-        crate::input_file::read_capped(path, crate::input_file::RESULT_CAP).map_err(|source| {
-            ReportError::Io {
-                path: path.to_path_buf(),
-                source,
-            }
-        })?;
+    let data = load::read_maybe_gz(path)?;
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(data.as_slice());

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::paper::{self, Source};
 
 use super::answer::{answer, metric_cell, Outcome};
-use super::experiments::{Experiment, Measure, Rule, EXPERIMENTS};
+use super::experiments::{self, Experiment, Measure, Rule, EXPERIMENTS};
 use super::folder::SuiteFolder;
 use super::summary::{summary, Summary};
 
@@ -27,6 +27,12 @@ pub struct GpuView {
     /// time on other hardware).
     pub measured: Vec<String>,
     pub cannot: Vec<String>,
+    /// Where the seed and this GPU differ: the experiments whose measured explanation
+    /// ([`super::experiments::WHY`]) this folder shows, those it does not, and those it
+    /// cannot answer.
+    pub why_shown: Vec<String>,
+    pub why_not_shown: Vec<String>,
+    pub why_cannot: Vec<String>,
 }
 
 /// One GPU's cell of a check.
@@ -51,6 +57,16 @@ pub struct ExperimentView {
     pub title: String,
     pub question: String,
     pub published: Vec<String>,
+    pub checks: Vec<CheckView>,
+    /// The measured steps that account for a difference from the seed, if any.
+    pub why: Option<WhyView>,
+}
+
+/// The measured explanation of a difference from a seed: what it claims and each check, whose
+/// verdict is "shown" or "not shown".
+#[derive(Debug, Clone, Serialize)]
+pub struct WhyView {
+    pub claim: String,
     pub checks: Vec<CheckView>,
 }
 
@@ -145,22 +161,38 @@ fn what(m: &Measure) -> String {
         } => format!("time of {calls} calls of `{comparison}`, per API (step `{step}`)"),
         Measure::TableV { step } => format!("the FFT's PTX by instruction class (step `{step}`)"),
         Measure::Twins { .. } => "applications with a fair row in any step".into(),
+        Measure::MemoryCode { step, comparison } => {
+            format!("`{comparison}`'s PTX loads and stores, OpenCL / CUDA (step `{step}`)")
+        }
+        Measure::GroupCost { step, sweep, up_to } => format!(
+            "time per call of `{sweep}` against its work-groups, up to local {up_to}, per API \
+             (step `{step}`)"
+        ),
     }
 }
 
-fn verdict_word(agrees: Option<bool>) -> &'static str {
-    match agrees {
-        Some(true) => "agrees",
-        Some(false) => "does not agree",
-        None => "no rule",
+/// The words of a verdict: of a seed's check, or of an explanation's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Words {
+    Seed,
+    Explanation,
+}
+
+fn verdict_word(agrees: Option<bool>, words: Words) -> &'static str {
+    match (agrees, words) {
+        (Some(true), Words::Seed) => "agrees",
+        (Some(false), Words::Seed) => "does not agree",
+        (Some(true), Words::Explanation) => "shown",
+        (Some(false), Words::Explanation) => "not shown",
+        (None, _) => "no rule",
     }
 }
 
-fn cell(o: &Outcome) -> CellView {
+fn cell(o: &Outcome, words: Words) -> CellView {
     match o {
         Outcome::Answered(a) => CellView {
             value: a.value.clone(),
-            verdict: verdict_word(a.agrees).into(),
+            verdict: verdict_word(a.agrees, words).into(),
             causes: a
                 .causes
                 .iter()
@@ -238,6 +270,26 @@ fn section_title(s: Source) -> String {
     s.cite().replace('*', "")
 }
 
+/// One row per check, one cell per folder.
+fn check_views(
+    checks: &[(Measure, Rule)],
+    per_gpu: &[Vec<(Outcome, Rule)>],
+    words: Words,
+) -> Vec<CheckView> {
+    checks
+        .iter()
+        .enumerate()
+        .map(|(i, (m, r))| CheckView {
+            what: what(m),
+            rule: match words {
+                Words::Seed => r.text(),
+                Words::Explanation => r.text().replacen("agrees when", "shown when", 1),
+            },
+            cells: per_gpu.iter().map(|o| cell(&o[i].0, words)).collect(),
+        })
+        .collect()
+}
+
 /// The view of `folders`, each named by `labels`.
 pub fn view(
     folders: &[SuiteFolder],
@@ -270,22 +322,37 @@ pub fn view(
                 Conclusion::Cannot => g.cannot.push(line),
             }
         }
-        let checks = e
-            .checks
-            .iter()
-            .enumerate()
-            .map(|(i, (m, r))| CheckView {
-                what: what(m),
-                rule: r.text(),
-                cells: per_gpu.iter().map(|o| cell(&o[i].0)).collect(),
-            })
-            .collect();
+        let checks = check_views(e.checks, &per_gpu, Words::Seed);
+        let why = experiments::why(e.id).map(|w| {
+            let per_gpu: Vec<Vec<(Outcome, Rule)>> = folders
+                .iter()
+                .map(|f| {
+                    w.checks
+                        .iter()
+                        .map(|(m, r)| (answer(f, m, *r), *r))
+                        .collect()
+                })
+                .collect();
+            for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
+                let line = format!("{} (`{}`)", e.title, e.id);
+                match conclusion(outcomes) {
+                    Conclusion::Holds => g.why_shown.push(line),
+                    Conclusion::Fails => g.why_not_shown.push(line),
+                    Conclusion::Measured | Conclusion::Cannot => g.why_cannot.push(line),
+                }
+            }
+            WhyView {
+                claim: w.claim.into(),
+                checks: check_views(w.checks, &per_gpu, Words::Explanation),
+            }
+        });
         let view = ExperimentView {
             id: e.id.into(),
             title: e.title.into(),
             question: e.question.into(),
             published: published(e),
             checks,
+            why,
         };
         let title = section_title(e.source);
         match sections.last_mut() {
@@ -350,5 +417,8 @@ fn gpu_head(f: &SuiteFolder, label: &str) -> GpuView {
         fails: Vec::new(),
         measured: Vec::new(),
         cannot: Vec::new(),
+        why_shown: Vec::new(),
+        why_not_shown: Vec::new(),
+        why_cannot: Vec::new(),
     }
 }
