@@ -253,6 +253,17 @@ pub fn headline(v: &View, chart: &str) -> String {
             )
         },
     );
+    s += &row(
+        "where a seed differs, its measured explanation: shown / not shown / cannot be answered",
+        &|g| {
+            format!(
+                "{} / {} / {}",
+                g.why_shown.len(),
+                g.why_not_shown.len(),
+                g.why_cannot.len()
+            )
+        },
+    );
     s += &row("run", &|g| g.provenance.clone());
     s += &format!("\n![Fair PR of every comparison per GPU]({chart})\n\n");
     s
