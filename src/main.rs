@@ -24,24 +24,14 @@ macro_rules! say_text {
     };
 }
 
-mod children;
 mod cli;
-mod commands;
-mod every_gpu;
-mod explain_cli;
-mod setup;
-mod shapes_rule_cli;
-mod stopping;
-mod suite_cli;
-mod tables;
-mod tune_cli;
 
 use clap::Parser;
 
 fn main() {
     ignore_file_size_signal();
-    let cli = cli::Cli::parse();
-    let code = match commands::dispatch(cli) {
+    let cli = cli::args::Cli::parse();
+    let code = match cli::commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
             // The error may quote study text (a comparison's name): shown escaped.
@@ -58,7 +48,7 @@ fn main() {
                 }
                 shown = text;
             }
-            stopping::EXIT_ERROR
+            cli::stopping::EXIT_ERROR
         }
     };
     std::process::exit(code);

@@ -4,7 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::backend::{Api, TimerKind, WaitMode};
-pub use crate::workload::{FamilyKind, Metric};
+pub use crate::workload::{FamilyId, Metric};
+
+/// The CSV files of a run folder, named by the rows they hold ([`MeasurementRow`], [`PrRow`],
+/// [`SampleRow`]): every reader and the writer take the names from here.
+pub const MEASUREMENTS_CSV: &str = "measurements.csv";
+pub const PRS_CSV: &str = "prs.csv";
+pub const SAMPLES_CSV: &str = "samples.csv";
 
 crate::names::named_enum! {
     /// Outcome of one (configuration, API) measurement.
@@ -62,7 +68,7 @@ pub struct MeasurementRow {
     pub platform: String,
     pub driver: String,
     pub api_version: String,
-    pub family: FamilyKind,
+    pub family: FamilyId,
     pub variant: String,
     /// Human-readable problem size, e.g. `60989x1100` or `268435456`.
     pub size: String,
@@ -169,7 +175,7 @@ pub struct PrRow {
     pub device_b: String,
     pub api_a: Api,
     pub api_b: Api,
-    pub family: FamilyKind,
+    pub family: FamilyId,
     pub variant: String,
     pub size: String,
     pub local_size: u32,
@@ -284,4 +290,60 @@ impl RowCheck for SampleRow {
 /// The y extent of a 1-D launch, for columns older files lack.
 fn one() -> u32 {
     1
+}
+
+crate::names::named_enum! {
+    /// The search strategies of `clvscu tune`.
+    #[strum(serialize_all = "lowercase")]
+    pub enum StrategyKind {
+        /// Every valid point, in the space's order.
+        Exhaustive,
+        /// Points drawn uniformly without replacement.
+        Random,
+        /// Simulated annealing over neighbouring points (one parameter one step away).
+        Anneal,
+        /// A genetic algorithm: tournament selection, uniform crossover, mutation.
+        Genetic,
+        /// Bayesian optimisation: a Gaussian process and expected improvement.
+        Bayes,
+    }
+}
+
+/// Separates a target's name from its rung's in a comparison id (`matvec/listing4::own`).
+pub const RUNG_SEPARATOR: &str = "::";
+
+/// explain's verdicts, one row per target (`explain-verdicts.csv` in its output folder).
+pub const VERDICTS_CSV: &str = "explain-verdicts.csv";
+
+/// One target's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerdictRow {
+    pub target: String,
+    pub study: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub device: String,
+    pub pr: Option<f64>,
+    pub pr_ci_lo: Option<f64>,
+    pub pr_ci_hi: Option<f64>,
+    /// The causes' short names, `+`-joined; `unexplained`, `no-gap` or `not-measured`.
+    pub cause: String,
+    pub verdict: String,
+    /// Every cause comes from a rung whose control held and, for a second-stage cause, whose
+    /// machine code reproduces the slower side's. Missing in folders of earlier versions.
+    #[serde(default)]
+    pub verified: bool,
+    /// The machine-code difference behind the verdict, counted from the cubins each runtime
+    /// runs (empty where none were read).
+    #[serde(default)]
+    pub machine_code: String,
+    /// The fix offered (the family's alternative on both sides) and what it gives; empty where
+    /// the family declares none.
+    #[serde(default)]
+    pub fix: String,
+    /// The target's calls replayed as a plain program beside the harness (empty where it is
+    /// not the runtime's own calls).
+    #[serde(default)]
+    pub replay: String,
 }

@@ -83,6 +83,11 @@ fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
     }
 }
 
+/// The band a PR must reach (its CI must touch it) for a rung to count as closing a gap, and
+/// outside which a fair PR is a gap to explain: the same band `fair-gaps.md` and
+/// `similar_tight` use.
+pub const PARITY: (f64, f64) = (0.98, 1.02);
+
 /// Median of `xs`, the average of the two middle values for an even count; `None` when empty.
 ///
 /// The median is the location estimate of every timing in clvscu because it ignores the long

@@ -28,7 +28,7 @@ use crate::backend::{JitOptions, TimerKind, WaitMode};
 use crate::fairness::Flags;
 use crate::families::user::decl::{ArgSpec, CheckSpec, KernelFiles, MetricSpec, TuneSpec};
 use crate::workload::{
-    self, find_variant, FamilyKind, IndexWidth, ProgramSource, Size, Variant, WorkloadError,
+    self, find_variant, FamilyId, IndexWidth, ProgramSource, Size, Variant, WorkloadError,
 };
 
 /// The studies shipped in the binary: (name, file text), one per `harness/*.toml` (build.rs
@@ -153,7 +153,7 @@ pub struct StudyFile {
 /// One side's fully resolved settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
-    pub family: FamilyKind,
+    pub family: FamilyId,
     pub variant: &'static Variant,
     pub size: Size,
     pub seed: u64,
@@ -480,7 +480,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         message,
     };
     let family = match spec.family.as_deref() {
-        Some(name) => FamilyKind::parse(name).map_err(invalid)?,
+        Some(name) => FamilyId::parse(name).map_err(invalid)?,
         None => crate::families::DEFAULT_FAMILY,
     };
     let variant_name = spec
@@ -608,7 +608,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
 /// one refused) here.
 fn resolve_matrix(
     spec: &Spec,
-    family: FamilyKind,
+    family: FamilyId,
 ) -> Result<crate::workload::spmv::MatrixSource, String> {
     use crate::workload::spmv::MatrixSource;
     match &spec.matrix {
@@ -1560,8 +1560,8 @@ mod fuzz_tests {
                 let mut lines = lines;
                 if let Some(v) = core {
                     let size = match v.family {
-                        FamilyKind::Matvec => "64x64",
-                        FamilyKind::Spmv => "64x300",
+                        FamilyId::Matvec => "64x64",
+                        FamilyId::Spmv => "64x300",
                         _ => "4096",
                     };
                     // 64 suits every variant's local-size rule.

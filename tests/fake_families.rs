@@ -12,7 +12,7 @@ use clvscu::backend::{Api, Backend, LaunchShape};
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
 use clvscu::workload::spmv::MatrixSource;
-use clvscu::workload::{self, default_groups, FamilyKind, Size, Variant};
+use clvscu::workload::{self, default_groups, FamilyId, Size, Variant};
 
 fn fake(api: Api) -> FakeBackend {
     FakeBackend::new(api, FakeScript::default(), clvscu::families::emulator())
@@ -20,7 +20,7 @@ fn fake(api: Api) -> FakeBackend {
 
 /// The family's test sizes; fill tests its own (2-D) sizes elsewhere, so it gets a vector and
 /// a matrix here that its exact-launch variants' work-groups divide.
-fn sizes(family: FamilyKind) -> Vec<Size> {
+fn sizes(family: FamilyId) -> Vec<Size> {
     let own = clvscu::families::get(family).test_sizes();
     if own.is_empty() {
         return vec![Size::vector(4096), Size::matrix(64, 256)];

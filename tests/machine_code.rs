@@ -5,10 +5,10 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use clvscu::explain::cubin::{class_counts, elf_images, elf_length, holds_kernel};
 use clvscu::explain::machine_code::{self, MachineCodeRow, MACHINE_CODE_CSV};
 use clvscu::explain::output::{ExplainRow, EXPLAIN_CSV};
 use clvscu::export::csv::read_rows;
+use clvscu::inspect::cubin::{class_counts, elf_images, elf_length, holds_kernel};
 use clvscu::inspect::sass::parse_cuobjdump;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -100,7 +100,7 @@ fn from_the_same_ptx_opencls_jit_reads_the_sgemm_tiles_with_scalar_shared_loads(
         ) else {
             panic!("{}: the tuned SGEMM's codes were not read", dir.display());
         };
-        let n = |k: &clvscu::explain::cubin::KernelCode, c: &str| {
+        let n = |k: &clvscu::inspect::cubin::KernelCode, c: &str| {
             k.classes.get(c).copied().unwrap_or(0)
         };
         assert!(

@@ -7,7 +7,7 @@ use clvscu::backend::cuda::{compile_to_ptx, entry_names, nvrtc_availability};
 use clvscu::backend::{Api, CompileRequest};
 use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
-use clvscu::workload::{all_variants, FamilyKind, FMA_ITERS};
+use clvscu::workload::{all_variants, FamilyId, FMA_ITERS};
 
 fn request(stem: &str, local: u32, extra: &[(&str, &str)]) -> CompileRequest {
     let mut defines = vec![
@@ -31,7 +31,7 @@ fn request(stem: &str, local: u32, extra: &[(&str, &str)]) -> CompileRequest {
 #[ignore = "needs NVRTC"]
 fn every_cuda_kernel_compiles_with_nvrtc() {
     common::need("NVRTC", nvrtc_availability());
-    let mut stems: Vec<&str> = FamilyKind::all().iter().map(|f| f.file()).collect();
+    let mut stems: Vec<&str> = FamilyId::all().iter().map(|f| f.file()).collect();
     stems.dedup();
     let mut compiled = 0;
     for stem in stems {
@@ -200,7 +200,7 @@ fn memory_spaces_show_each_read_path() {
     let mut checked = 0;
     for v in all_variants()
         .iter()
-        .filter(|v| matches!(v.family, FamilyKind::Spmv | FamilyKind::Md))
+        .filter(|v| matches!(v.family, FamilyId::Spmv | FamilyId::Md))
     {
         let ptx = compile_to_ptx(&request(v.family.file(), 256, &[]), "compute_90").unwrap();
         let c = count(&ptx, v.kernel).unwrap_or_else(|| panic!("{} not in the PTX", v.kernel));

@@ -11,7 +11,7 @@ use clvscu::backend::{Backend, LaunchShape};
 use clvscu::fairness::Flags;
 use clvscu::kernels::KernelSources;
 use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::workload::{self, all_variants, default_groups, find_variant, FamilyKind, Size};
+use clvscu::workload::{self, all_variants, default_groups, find_variant, FamilyId, Size};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -22,7 +22,7 @@ fn backend() -> (MutexGuard<'static, ()>, OpenClBackend) {
     (turn, OpenClBackend::open(None).expect("open OpenCL device"))
 }
 
-fn sizes(family: FamilyKind) -> Vec<Size> {
+fn sizes(family: FamilyId) -> Vec<Size> {
     clvscu::families::get(family).test_sizes()
 }
 
@@ -38,7 +38,7 @@ fn default_shape(v: &workload::Variant, size: Size, local: u32) -> LaunchShape {
 }
 
 fn locals(v: &workload::Variant) -> Vec<u32> {
-    if v.family == FamilyKind::Launch {
+    if v.family == FamilyId::Launch {
         return vec![1];
     }
     [32u32, 64, 128, 256, 96]
@@ -112,7 +112,7 @@ fn every_variant_verifies_at_every_index_width() {
     for index in ["32", "64", "0"] {
         for v in all_variants()
             .iter()
-            .filter(|v| v.safe && v.family != FamilyKind::Fill)
+            .filter(|v| v.safe && v.family != FamilyId::Fill)
         {
             let size = sizes(v.family)[sizes(v.family).len() - 1];
             // The variant's own inputs: a family may give its variants different ones.
@@ -148,7 +148,7 @@ fn build_listing2_with(
     b: &mut OpenClBackend,
     jit: clvscu::backend::JitOptions,
 ) -> Result<exec::Prepared, exec::ExecError> {
-    let v = workload::find_variant(FamilyKind::Matvec, "listing2").unwrap();
+    let v = workload::find_variant(FamilyId::Matvec, "listing2").unwrap();
     let inputs = Inputs::generate(v.family, Size::matrix(8, 8), 1);
     let side = SideConfig {
         shape: LaunchShape::linear(1, 32),
@@ -197,9 +197,9 @@ fn second_stage_options_are_refused_where_the_platform_has_no_way_to_pass_them()
 fn fft_verifies_at_every_index_width() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let v = workload::find_variant(FamilyKind::Fft, "fft512").unwrap();
+    let v = workload::find_variant(FamilyId::Fft, "fft512").unwrap();
     let size = Size::vector(512 * 5);
-    let mut inputs = Inputs::generate(FamilyKind::Fft, size, 11);
+    let mut inputs = Inputs::generate(FamilyId::Fft, size, 11);
     for index in ["32", "64", "0"] {
         let side = SideConfig {
             shape: LaunchShape::linear(default_groups(v, size, 64, 2), 64),
@@ -253,7 +253,7 @@ fn math_and_sgemm_verify_under_every_flag_set() {
     let mut executed = 0;
     let kernels = all_variants()
         .iter()
-        .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
+        .filter(|v| matches!(v.family, FamilyId::Math | FamilyId::Sgemm));
     for v in kernels {
         let size = sizes(v.family)[0];
         let inputs = Inputs::generate(v.family, size, 11);
@@ -288,7 +288,7 @@ fn sgemm_groups_stride_over_tiles_and_bad_sizes_are_refused() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     for name in ["tiled16", "blocked"] {
-        let v = find_variant(FamilyKind::Sgemm, name).unwrap();
+        let v = find_variant(FamilyId::Sgemm, name).unwrap();
         let size = Size::vector(256);
         let inputs = Inputs::generate(v.family, size, 5);
         // Fewer groups than tiles (3 for 4 or 256 tiles): each group takes several tiles.
@@ -317,7 +317,7 @@ fn sgemm_groups_stride_over_tiles_and_bad_sizes_are_refused() {
 fn stencil_verifies_with_and_without_pragmas() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let v = workload::find_variant(FamilyKind::Stencil, "fdtd3d").unwrap();
+    let v = workload::find_variant(FamilyId::Stencil, "fdtd3d").unwrap();
     let size = Size::matrix(64, 13);
     let inputs = Inputs::generate(v.family, size, 5);
     let settings: [&[(&str, &str)]; 4] = [
@@ -376,8 +376,8 @@ fn constant_memory_kernels_verify_on_opencl() {
     ] {
         let cols = if name.ends_with("-x4") { 72 } else { 70 };
         let size = Size::matrix(150, cols);
-        let inputs = Inputs::generate(FamilyKind::Sobel, size, 3);
-        let v = workload::find_variant(FamilyKind::Sobel, name).unwrap();
+        let inputs = Inputs::generate(FamilyId::Sobel, size, 3);
+        let v = workload::find_variant(FamilyId::Sobel, name).unwrap();
         for (lx, ly) in [(32u32, 8u32), (16, 16), (8, 1)] {
             let gx = default_groups(v, size, lx, 2);
             let gy = workload::default_groups_y(v, size, ly);
@@ -402,10 +402,10 @@ fn constant_memory_kernels_verify_on_opencl() {
         }
     }
     let size = Size::vector(256);
-    let inputs = Inputs::generate(FamilyKind::Broadcast, size, 3);
+    let inputs = Inputs::generate(FamilyId::Broadcast, size, 3);
     for v in all_variants()
         .iter()
-        .filter(|v| v.family == FamilyKind::Broadcast)
+        .filter(|v| v.family == FamilyId::Broadcast)
     {
         let side = SideConfig {
             shape: LaunchShape::linear(3, 64),
@@ -453,11 +453,8 @@ fn spmv_verifies_on_every_matrix_kind_and_path() {
             MatrixSource::File { csr, .. } => csr.size(),
             _ => Size::matrix(500, 9000),
         };
-        let inputs = Inputs::generate_with(FamilyKind::Spmv, size, 3, m);
-        for v in all_variants()
-            .iter()
-            .filter(|v| v.family == FamilyKind::Spmv)
-        {
+        let inputs = Inputs::generate_with(FamilyId::Spmv, size, 3, m);
+        for v in all_variants().iter().filter(|v| v.family == FamilyId::Spmv) {
             let local = 64;
             let side = SideConfig {
                 shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
@@ -492,10 +489,7 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_gets_the_drivers_a
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let mut executed = 0;
-    for v in all_variants()
-        .iter()
-        .filter(|v| v.family == FamilyKind::Fill)
-    {
+    for v in all_variants().iter().filter(|v| v.family == FamilyId::Fill) {
         let planar = v.default_groups.is_planar();
         let sizes = if planar {
             vec![Size::matrix(37, 37), Size::matrix(64, 64)]
@@ -555,24 +549,17 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
     let sources = KernelSources::embedded();
     let runtime = all_variants()
         .iter()
-        .filter(|v| matches!(v.family, FamilyKind::Launch | FamilyKind::Transfer));
+        .filter(|v| matches!(v.family, FamilyId::Launch | FamilyId::Transfer));
     let mut runs = 0;
     for v in runtime {
-        let size = Size::vector(if v.family == FamilyKind::Launch {
+        let size = Size::vector(if v.family == FamilyId::Launch {
             20
         } else {
             10_000
         });
         let inputs = Inputs::generate(v.family, size, 5);
         let side = SideConfig {
-            shape: LaunchShape::linear(
-                3,
-                if v.family == FamilyKind::Launch {
-                    1
-                } else {
-                    64
-                },
-            ),
+            shape: LaunchShape::linear(3, if v.family == FamilyId::Launch { 1 } else { 64 }),
             defines: vec![],
             flags: vec![],
             jit: Default::default(),
@@ -612,7 +599,7 @@ fn a_wall_clock_launch_has_no_device_timestamps_and_still_verifies() {
     let sources = KernelSources::embedded();
     let v = all_variants()
         .iter()
-        .find(|v| v.family == FamilyKind::Launch && v.name == "empty")
+        .find(|v| v.family == FamilyId::Launch && v.name == "empty")
         .unwrap();
     let inputs = Inputs::generate(v.family, Size::vector(20), 5);
     let side = SideConfig {

@@ -23,7 +23,7 @@ use clvscu::families::matvec::rules::RuleTable;
 use clvscu::shape_rule::{Sweep, L2_BYTES, READ_CHECK_FLOATS};
 use clvscu::study::{self, Study};
 use clvscu::workload::matvec_shapes::ROW_PACK;
-use clvscu::workload::{FamilyKind, Size};
+use clvscu::workload::{FamilyId, Size};
 
 const SWEEP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shape-sweep.toml");
 const AUTO: &str = concat!(
@@ -77,7 +77,7 @@ fn shapes(s: &Study, variant: Option<&str>) -> BTreeSet<(u64, u64)> {
     s.comparisons
         .iter()
         .map(|c| &c.a)
-        .filter(|a| a.family == FamilyKind::Matvec && variant.is_none_or(|v| a.variant.name == v))
+        .filter(|a| a.family == FamilyId::Matvec && variant.is_none_or(|v| a.variant.name == v))
         .map(|a| (a.size.rows, a.size.cols))
         .collect()
 }
@@ -114,7 +114,7 @@ fn the_sweep_covers_every_aspect_size_and_alignment_the_rule_needs() {
     assert!(sweep
         .comparisons
         .iter()
-        .any(|c| c.a.family == FamilyKind::Bandwidth
+        .any(|c| c.a.family == FamilyId::Bandwidth
             && c.a.variant.name == "read"
             && c.a.size.elements() == READ_CHECK_FLOATS));
     // No auto in the sweep (its rows would repeat a variant); every sweep shape in the auto study.

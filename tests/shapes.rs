@@ -11,7 +11,7 @@ use clvscu::backend::opencl;
 use clvscu::export::csv::read_rows;
 use clvscu::record::{MeasurementRow, Status};
 use clvscu::study::{self, Study};
-use clvscu::workload::{FamilyKind, Size};
+use clvscu::workload::{FamilyId, Size};
 
 const ALGORITHMS: [&str; 6] = [
     "row-item",
@@ -29,7 +29,7 @@ fn shapes() -> Study {
 fn matrices(s: &Study) -> Vec<Size> {
     let mut out: Vec<Size> = Vec::new();
     for c in &s.comparisons {
-        if c.a.family == FamilyKind::Matvec && !out.contains(&c.a.size) {
+        if c.a.family == FamilyId::Matvec && !out.contains(&c.a.size) {
             out.push(c.a.size);
         }
     }
@@ -69,18 +69,18 @@ fn the_study_spans_every_aspect_ratio_in_and_beyond_l2() {
     // Every matrix has the rule, the four algorithms' contenders and tuned, and a read
     // kernel of its element count.
     for z in &m {
-        let at = |family: FamilyKind, size: Size| {
+        let at = |family: FamilyId, size: Size| {
             s.comparisons
                 .iter()
                 .filter(move |c| c.a.family == family && c.a.size == size)
                 .map(|c| c.a.variant.name)
                 .collect::<Vec<_>>()
         };
-        let variants = at(FamilyKind::Matvec, *z);
+        let variants = at(FamilyId::Matvec, *z);
         for v in ["auto", "row-warp", "row-group", "split-k", "tuned"] {
             assert!(variants.contains(&v), "{z}: {v} missing");
         }
-        let read = at(FamilyKind::Bandwidth, Size::vector(z.elements()));
+        let read = at(FamilyId::Bandwidth, Size::vector(z.elements()));
         assert_eq!(read, vec!["read"], "{z}");
     }
     // Reductions at every even power from 2^10 to 2^30, fair (both sides equal).
@@ -89,7 +89,7 @@ fn the_study_spans_every_aspect_ratio_in_and_beyond_l2() {
         assert!(
             s.comparisons
                 .iter()
-                .any(|c| c.a.family == FamilyKind::Reduce && c.a.size == n && c.a == c.b),
+                .any(|c| c.a.family == FamilyId::Reduce && c.a.size == n && c.a == c.b),
             "2^{k}"
         );
     }
@@ -264,7 +264,7 @@ fn the_shapes_study_launches_its_one_launch_reductions_at_256() {
     let one: Vec<_> = s
         .comparisons
         .iter()
-        .filter(|c| c.a.family == FamilyKind::Reduce && c.a.groups == Some(1))
+        .filter(|c| c.a.family == FamilyId::Reduce && c.a.groups == Some(1))
         .collect();
     assert_eq!(one.len(), 4);
     assert!(

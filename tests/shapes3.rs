@@ -16,7 +16,7 @@ use clvscu::record::MeasurementRow;
 use clvscu::report::baseline::{self, BaselineRow};
 use clvscu::study::{self, Study};
 use clvscu::workload::matvec_shapes::{self, Algorithm};
-use clvscu::workload::{FamilyKind, Size};
+use clvscu::workload::{FamilyId, Size};
 
 const SHAPES3: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -31,7 +31,7 @@ fn load(path: &str) -> Study {
     study::load(path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn names_at(s: &Study, family: FamilyKind, size: Size) -> Vec<&'static str> {
+fn names_at(s: &Study, family: FamilyId, size: Size) -> Vec<&'static str> {
     s.comparisons
         .iter()
         .filter(|c| c.a.family == family && c.a.size == size)
@@ -44,7 +44,7 @@ fn matrices(s: &Study) -> Vec<Size> {
     for c in s
         .comparisons
         .iter()
-        .filter(|c| c.a.family == FamilyKind::Matvec)
+        .filter(|c| c.a.family == FamilyId::Matvec)
     {
         if !out.contains(&c.a.size) {
             out.push(c.a.size);
@@ -62,7 +62,7 @@ fn every_shape_of_the_shapes_study_has_auto_a_candidate_and_its_read_kernel() {
         "the same shapes, in order"
     );
     for z in matrices(&short) {
-        let here = names_at(&short, FamilyKind::Matvec, z);
+        let here = names_at(&short, FamilyId::Matvec, z);
         assert!(here.contains(&"auto"), "{z}: no auto");
         // Where the H100's rule splits the columns of a wide matrix beyond L2, or of a very
         // wide one, split-one stands beside it (row-group was faster at the other split ones).
@@ -72,7 +72,7 @@ fn every_shape_of_the_shapes_study_has_auto_a_candidate_and_its_read_kernel() {
         if split && wide {
             assert!(here.contains(&"split-one"), "{z}: no split-one");
         }
-        let read = names_at(&short, FamilyKind::Bandwidth, Size::vector(z.elements()));
+        let read = names_at(&short, FamilyId::Bandwidth, Size::vector(z.elements()));
         assert_eq!(
             read,
             vec!["read"],
@@ -92,7 +92,7 @@ fn the_two_studies_reduce_every_fourfold_size_from_2_16_to_2_30_once() {
         let n = Size::vector(1 << k);
         let tuned = [&short, &launches]
             .iter()
-            .flat_map(|s| names_at(s, FamilyKind::Reduce, n))
+            .flat_map(|s| names_at(s, FamilyId::Reduce, n))
             .filter(|v| *v == "tuned")
             .count();
         assert_eq!(

@@ -16,7 +16,7 @@ use clvscu::record::MeasurementRow;
 use clvscu::study::{self, Study};
 use clvscu::workload::matvec_flat;
 use clvscu::workload::matvec_shapes::{SPLIT_FLAT, SPLIT_ONE};
-use clvscu::workload::{find_variant, FamilyKind, Size};
+use clvscu::workload::{find_variant, FamilyId, Size};
 
 const SHAPES5: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -86,7 +86,7 @@ fn split_flat_verifies_on_opencl_at_its_edges_after_many_launches() {
 
 #[test]
 fn narrow_rows_are_refused_before_anything_runs() {
-    let v = find_variant(FamilyKind::Matvec, SPLIT_FLAT).unwrap();
+    let v = find_variant(FamilyId::Matvec, SPLIT_FLAT).unwrap();
     assert!(clvscu::workload::check_size(v, Size::matrix(100, 3)).is_err());
     assert!(clvscu::workload::check_size(v, Size::matrix(100, 4)).is_ok());
 }
@@ -150,7 +150,7 @@ fn small_shapes5() -> String {
     for c in s
         .comparisons
         .iter()
-        .filter(|c| c.a.family == FamilyKind::Matvec)
+        .filter(|c| c.a.family == FamilyId::Matvec)
     {
         let z = c.a.size;
         let f = ((z.elements() as f64) / 16384.0).sqrt().max(1.0);

@@ -18,16 +18,16 @@
 //! A code the cache did not hold is a row that says so.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::cubin::{self, ClassCounts, KernelCode, Resources};
 use crate::backend::{Api, JitOptions};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
+use crate::inspect::cache::{new_images, snapshot, Snapshot};
+use crate::inspect::cubin::{self, ClassCounts, KernelCode, Resources};
 use crate::inspect::sass;
 use crate::kernels::KernelSources;
 use crate::session::program_text_of;
@@ -41,9 +41,6 @@ pub const CLASSES_CSV: &str = "machine-code-classes.csv";
 pub const CODE_ONLY_CSV: &str = "machine-code-only.csv";
 /// The private compute cache's folder inside the output folder while the part runs.
 pub const CACHE_DIR: &str = "machine-code/.compute-cache";
-/// Set (to the private cache's folder) in a process whose `CUDA_CACHE_PATH` was made empty for
-/// it, so that it may take the images its builds leave there (`inspect --sass`).
-pub const PRIVATE_CACHE_ENV: &str = "CLVSCU_PRIVATE_COMPUTE_CACHE";
 
 pub const OPENCL_RUNTIME: &str = "opencl-runtime";
 pub const CUDA_DRIVER: &str = "cuda-driver";
@@ -79,51 +76,6 @@ pub struct ClassRow {
     pub code: String,
     pub class: String,
     pub count: u32,
-}
-
-/// The files of a cache folder with their sizes and times: what a build adds shows as new.
-pub type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
-
-/// The files under a cache folder now.
-pub fn snapshot(dir: &Path) -> Snapshot {
-    let mut all = Snapshot::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let Ok(meta) = e.metadata() else { continue };
-            if meta.is_dir() {
-                stack.push(e.path());
-            } else if meta.is_file() {
-                all.insert(e.path(), (meta.len(), meta.modified().ok()));
-            }
-        }
-    }
-    all
-}
-
-/// The images holding `kernel` (any image where `kernel` is empty) in the files that are new
-/// or changed since `before`, and the folder's files now.
-pub fn new_images(dir: &Path, before: &Snapshot, kernel: &str) -> (Vec<Vec<u8>>, Snapshot) {
-    let after = snapshot(dir);
-    let mut images = Vec::new();
-    for (path, stamp) in &after {
-        if before.get(path) == Some(stamp) {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(path) else {
-            continue;
-        };
-        images.extend(
-            cubin::elf_images(&bytes)
-                .into_iter()
-                .filter(|i| kernel.is_empty() || cubin::holds_kernel(i, kernel))
-                .map(<[u8]>::to_vec),
-        );
-    }
-    (images, after)
 }
 
 /// What one build left, for one code of one target.
@@ -595,7 +547,7 @@ pub fn missing_reason(out: &Path, target: &str) -> String {
 /// The register cap each target's register rung ran its CUDA side at, from the rungs' rows
 /// under `out`.
 pub fn capped_rungs(out: &Path) -> BTreeMap<String, u32> {
-    let Ok((_, rows)) = super::run::read_folder_rows(out) else {
+    let Ok((_, rows)) = super::output::read_folder_rows(out) else {
         return BTreeMap::new();
     };
     rows.iter()

@@ -24,7 +24,6 @@
 
 pub mod attribute;
 pub mod code;
-pub mod cubin;
 pub mod ladder;
 pub mod launch;
 pub mod machine_code;
@@ -34,6 +33,7 @@ pub mod ptx;
 pub mod replay;
 pub mod run;
 pub mod verify;
+pub mod waterfall;
 
 #[cfg(test)]
 mod tests;
@@ -41,13 +41,9 @@ mod tests;
 pub use attribute::{Cause, TargetExplanation, Verdict};
 pub use ladder::{Rung, RungKind};
 
-/// The band a PR must reach (its CI must touch it) for a rung to count as closing a gap, and
-/// outside which a fair PR is a gap to explain: the same band `fair-gaps.md` and
-/// `similar_tight` use.
-pub const PARITY: (f64, f64) = (0.98, 1.02);
+pub use crate::stats::PARITY;
 
-/// Separates a target's name from its rung's in a comparison id (`matvec/listing4::own`).
-pub const RUNG_SEPARATOR: &str = "::";
+pub use crate::record::RUNG_SEPARATOR;
 
 /// The comparison id of `rung` of `target`.
 pub fn rung_id(target: &str, rung: &str) -> String {

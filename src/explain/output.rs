@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 
 use crate::export::csv::read_rows;
 use crate::export::ExportError;
-use crate::record::MeasurementRow;
+use crate::record::{MeasurementRow, PrRow};
 
 use super::attribute::{Interval, TargetExplanation};
 use super::ptx::CodeClassRow;
 
 pub const EXPLAIN_CSV: &str = "explain.csv";
-pub const VERDICTS_CSV: &str = "explain-verdicts.csv";
+pub use crate::record::{VerdictRow, VERDICTS_CSV};
 pub const EXPLAIN_MD: &str = "explain.md";
 
 /// One rung of one target.
@@ -47,39 +47,6 @@ pub struct ExplainRow {
     #[serde(default)]
     pub void: String,
     pub note: String,
-}
-
-/// One target's verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VerdictRow {
-    pub target: String,
-    pub study: String,
-    pub family: String,
-    pub variant: String,
-    pub size: String,
-    pub device: String,
-    pub pr: Option<f64>,
-    pub pr_ci_lo: Option<f64>,
-    pub pr_ci_hi: Option<f64>,
-    /// The causes' short names, `+`-joined; `unexplained`, `no-gap` or `not-measured`.
-    pub cause: String,
-    pub verdict: String,
-    /// Every cause comes from a rung whose control held and, for a second-stage cause, whose
-    /// machine code reproduces the slower side's. Missing in folders of earlier versions.
-    #[serde(default)]
-    pub verified: bool,
-    /// The machine-code difference behind the verdict, counted from the cubins each runtime
-    /// runs (empty where none were read).
-    #[serde(default)]
-    pub machine_code: String,
-    /// The fix offered (the family's alternative on both sides) and what it gives; empty where
-    /// the family declares none.
-    #[serde(default)]
-    pub fix: String,
-    /// The target's calls replayed as a plain program beside the harness (empty where it is
-    /// not the runtime's own calls).
-    #[serde(default)]
-    pub replay: String,
 }
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -386,4 +353,43 @@ pub fn markdown(
         }
     }
     md
+}
+
+/// The first pass's run folder inside explain's output folder.
+pub const LADDER_DIR: &str = "ladder";
+/// The second pass's.
+pub const FOLLOW_UP_DIR: &str = "follow-up";
+/// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
+pub const SWAP_DIR: &str = "nvrtc-ptx";
+
+/// The run folders under `out`: the ladder, the follow-up and each swap folder, those that
+/// exist.
+fn run_folders(out: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = [LADDER_DIR, FOLLOW_UP_DIR]
+        .iter()
+        .map(|d| out.join(d))
+        .collect();
+    let mut swaps: Vec<PathBuf> = std::fs::read_dir(out.join(SWAP_DIR))
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    swaps.sort();
+    dirs.extend(swaps.into_iter().filter(|p| p.is_dir()));
+    dirs
+}
+
+/// The rows of the run folders under `out` (see [`run_folders`]).
+pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
+    let mut prs = Vec::new();
+    let mut rows = Vec::new();
+    for dir in run_folders(out) {
+        let pr_file = dir.join(crate::record::PRS_CSV);
+        if pr_file.exists() {
+            prs.extend(read_rows::<PrRow>(&pr_file)?);
+        }
+        let m_file = dir.join(crate::record::MEASUREMENTS_CSV);
+        if m_file.exists() {
+            rows.extend(read_rows::<MeasurementRow>(&m_file)?);
+        }
+    }
+    Ok((prs, rows))
 }

@@ -13,7 +13,6 @@ use crate::export::{write_atomic, ExportError};
 use crate::kernels::KernelSources;
 use crate::record::{MeasurementRow, PrRow};
 use crate::session::run::{execute, Event, RunPlan, SessionError, Sides};
-use crate::session::store::CsvStore;
 use crate::session::{OnComparison, RunSummary};
 use crate::study::{Comparison, Study};
 
@@ -22,12 +21,7 @@ use super::ladder::{first_pass, second_pass, Rung, RungKind};
 use super::output::CodeFacts;
 use super::output::{self, EXPLAIN_CSV, EXPLAIN_MD, VERDICTS_CSV};
 
-/// The first pass's run folder inside explain's output folder.
-pub const LADDER_DIR: &str = "ladder";
-/// The second pass's.
-pub const FOLLOW_UP_DIR: &str = "follow-up";
-/// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
-pub const SWAP_DIR: &str = "nvrtc-ptx";
+pub use super::output::{read_folder_rows, FOLLOW_UP_DIR, LADDER_DIR, SWAP_DIR};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ExplainError {
@@ -119,38 +113,6 @@ fn run_pass(
     Ok(execute(&run, sides, on_event)?.summary)
 }
 
-/// The run folders under `out`: the ladder, the follow-up and each swap folder, those that
-/// exist.
-fn run_folders(out: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = [LADDER_DIR, FOLLOW_UP_DIR]
-        .iter()
-        .map(|d| out.join(d))
-        .collect();
-    let mut swaps: Vec<PathBuf> = std::fs::read_dir(out.join(SWAP_DIR))
-        .map(|entries| entries.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    swaps.sort();
-    dirs.extend(swaps.into_iter().filter(|p| p.is_dir()));
-    dirs
-}
-
-/// The rows of the run folders under `out` (see [`run_folders`]).
-pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
-    let mut prs = Vec::new();
-    let mut rows = Vec::new();
-    for dir in run_folders(out) {
-        let pr_file = dir.join(CsvStore::PRS);
-        if pr_file.exists() {
-            prs.extend(read_rows::<PrRow>(&pr_file)?);
-        }
-        let m_file = dir.join(CsvStore::MEASUREMENTS);
-        if m_file.exists() {
-            rows.extend(read_rows::<MeasurementRow>(&m_file)?);
-        }
-    }
-    Ok((prs, rows))
-}
-
 /// Runs every pass of every target's ladder and writes the verdicts; see the module docs.
 pub fn run(
     plan: &ExplainPlan,
@@ -198,7 +160,7 @@ pub fn run(
     )?;
     super::code::write_code(&plan.targets, &plan.out, plan.sources, sides)?;
     let first_rows: Vec<MeasurementRow> =
-        read_rows(&ladder.join(CsvStore::MEASUREMENTS)).unwrap_or_default();
+        read_rows(&ladder.join(crate::record::MEASUREMENTS_CSV)).unwrap_or_default();
     let second: Vec<Rung> = plan
         .targets
         .iter()
@@ -219,7 +181,11 @@ pub fn run(
         if summary.interrupted {
             break;
         }
-        if plan.resume && swap_dir(plan, &rung).join(CsvStore::MEASUREMENTS).is_file() {
+        if plan.resume
+            && swap_dir(plan, &rung)
+                .join(crate::record::MEASUREMENTS_CSV)
+                .is_file()
+        {
             // Tried before: a rung that broke the context would only break it again.
             continue;
         }

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use super::attribute::{Cause, TargetExplanation, Verdict};
-use super::cubin::{difference_sentence, reproduces, KernelCode};
 use super::machine_code::{capped, CUDA_DRIVER, CUDA_DRIVER_OPENCL_PTX, OPENCL_RUNTIME};
+use crate::inspect::cubin::{difference_sentence, reproduces, KernelCode};
 
 type Codes = BTreeMap<(String, String), KernelCode>;
 
@@ -115,7 +115,7 @@ pub fn annotate(explanations: &mut [TargetExplanation], codes: &Codes) {
 mod tests {
     use super::*;
     use crate::backend::Api;
-    use crate::explain::cubin::Resources;
+    use crate::inspect::cubin::Resources;
 
     fn kernel(registers: u32, classes: &[(&str, u32)]) -> KernelCode {
         KernelCode {

@@ -448,7 +448,7 @@ pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
 mod tests {
     use super::*;
     use crate::record::{
-        Api, FamilyKind, MeasurementRow, Metric, PrRow, SampleRow, Side, Status, TimerKind,
+        Api, FamilyId, MeasurementRow, Metric, PrRow, SampleRow, Side, Status, TimerKind,
     };
     use proptest::prelude::*;
     use std::io::Write;
@@ -464,7 +464,7 @@ mod tests {
             platform: "NVIDIA CUDA".into(),
             driver: "550.54".into(),
             api_version: "OpenCL 3.0".into(),
-            family: FamilyKind::Reduce,
+            family: FamilyId::Reduce,
             variant: "reduce6".into(),
             size: "268435456".into(),
             elements: 268_435_456,
@@ -498,7 +498,7 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
-            wait_mode: Some(crate::backend::WaitMode::Spin),
+            wait_mode: Some(crate::record::WaitMode::Spin),
             queued_to_submit_s: Some(2.5e-6),
             submit_to_start_s: None,
             turn: Some(1),
@@ -520,7 +520,7 @@ mod tests {
             device_b: "H100".into(),
             api_a: Api::OpenCl,
             api_b: Api::Cuda,
-            family: FamilyKind::Reduce,
+            family: FamilyId::Reduce,
             variant: "reduce6".into(),
             size: "268435456".into(),
             local_size: 256,
@@ -944,7 +944,7 @@ mod tests {
                     platform: s(),
                     driver: s(),
                     api_version: s(),
-                    family: pick(FamilyKind::all(), u[1]),
+                    family: pick(FamilyId::all(), u[1]),
                     variant: s(),
                     size: s(),
                     elements: l[0],
@@ -978,7 +978,7 @@ mod tests {
                     error: s(),
                     sweep_param: s(),
                     sweep_value: s(),
-                    wait_mode: Some(crate::backend::WaitMode::Spin),
+                    wait_mode: Some(crate::record::WaitMode::Spin),
                     queued_to_submit_s: Some(2.5e-6),
                     submit_to_start_s: None,
                     turn: Some(1),
@@ -1011,7 +1011,7 @@ mod tests {
                     device_b: s(),
                     api_a: pick(Api::VARIANTS, u[0]),
                     api_b: pick(Api::VARIANTS, u[1]),
-                    family: pick(FamilyKind::all(), u[0]),
+                    family: pick(FamilyId::all(), u[0]),
                     variant: s(),
                     size: s(),
                     local_size: u[0],

@@ -186,7 +186,7 @@ impl Exporter<MeasurementRow> for MarkdownExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Api, FamilyKind, Metric, TimerKind};
+    use crate::record::{Api, FamilyId, Metric, TimerKind};
     use proptest::prelude::*;
 
     #[test]
@@ -222,7 +222,7 @@ mod tests {
             device_b: "d".into(),
             api_a: Api::OpenCl,
             api_b: Api::Cuda,
-            family: FamilyKind::Matvec,
+            family: FamilyId::Matvec,
             variant: "mv|tiled".into(),
             size: "60989x1100".into(),
             local_size: 256,
@@ -293,7 +293,7 @@ mod tests {
             platform: "p".into(),
             driver: "1".into(),
             api_version: "12".into(),
-            family: FamilyKind::Reduce,
+            family: FamilyId::Reduce,
             variant: "reduce6".into(),
             size: "1024".into(),
             elements: 1024,
@@ -327,7 +327,7 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
-            wait_mode: Some(crate::backend::WaitMode::Spin),
+            wait_mode: Some(crate::record::WaitMode::Spin),
             queued_to_submit_s: None,
             submit_to_start_s: None,
             turn: Some(1),

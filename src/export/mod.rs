@@ -6,6 +6,7 @@
 //! that looks valid: CSV rows are flushed whole, and whole-file writes go through a temporary
 //! file and a rename. Every write goes through [`safe`], which never writes through a link.
 
+pub mod baseline;
 pub mod csv;
 pub mod json;
 pub mod markdown;

@@ -315,13 +315,13 @@ impl Family for Fill {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{find_variant, FamilyKind};
+    use crate::workload::{find_variant, FamilyId};
 
     #[test]
     fn sizes_follow_the_kernel_shape() {
-        let one = find_variant(FamilyKind::Fill, "1d").unwrap();
-        let art = find_variant(FamilyKind::Fill, "2d-article").unwrap();
-        let rows = find_variant(FamilyKind::Fill, "2d-rows").unwrap();
+        let one = find_variant(FamilyId::Fill, "1d").unwrap();
+        let art = find_variant(FamilyId::Fill, "2d-article").unwrap();
+        let rows = find_variant(FamilyId::Fill, "2d-rows").unwrap();
         assert!(check_size(one, Size::vector(100)).is_ok());
         assert!(check_size(one, Size::matrix(10, 10)).is_err());
         assert!(check_size(art, Size::matrix(10, 10)).is_ok());
@@ -336,9 +336,9 @@ mod tests {
     fn exact_launches_are_the_article_and_the_runtime_variants() {
         let n = Size::vector(100_000_000);
         let shape = LaunchShape::linear(1, 512);
-        let exact = find_variant(FamilyKind::Fill, "1d-exact").unwrap();
-        let auto = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
-        let plain = find_variant(FamilyKind::Fill, "1d").unwrap();
+        let exact = find_variant(FamilyId::Fill, "1d-exact").unwrap();
+        let auto = find_variant(FamilyId::Fill, "1d-auto").unwrap();
+        let plain = find_variant(FamilyId::Fill, "1d").unwrap();
         assert_eq!(
             exact_launch(exact, n, shape),
             Some((100_000_000, Some(512)))
@@ -361,7 +361,7 @@ mod tests {
     fn the_runtime_local_size_is_cudas_calculator_and_unknown_on_opencl() {
         use crate::backend::fake::{FakeBackend, FakeScript};
         use crate::backend::Api;
-        let v = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
+        let v = find_variant(FamilyId::Fill, "1d-auto").unwrap();
         let sources = KernelSources::embedded();
         let mut cuda = FakeBackend::new(
             Api::Cuda,
@@ -389,9 +389,9 @@ mod tests {
         use crate::workload::exec::{self, Inputs};
         let sources = KernelSources::embedded();
         let n = Size::vector(1000);
-        let exact = find_variant(FamilyKind::Fill, "1d-exact").unwrap();
-        let auto = find_variant(FamilyKind::Fill, "1d-auto").unwrap();
-        let inputs = Inputs::generate(FamilyKind::Fill, n, 1);
+        let exact = find_variant(FamilyId::Fill, "1d-exact").unwrap();
+        let auto = find_variant(FamilyId::Fill, "1d-auto").unwrap();
+        let inputs = Inputs::generate(FamilyId::Fill, n, 1);
         for (api, local, ok) in [
             (Api::OpenCl, 64, false),
             (Api::OpenCl, 100, true),

@@ -338,16 +338,16 @@ mod fake_tests {
     use crate::backend::{Api, LaunchShape};
     use crate::kernels::KernelSources;
     use crate::workload::exec::{self, Inputs, SideConfig};
-    use crate::workload::{default_groups, FamilyKind, Size};
+    use crate::workload::{default_groups, FamilyId, Size};
 
     fn verify(script: FakeScript) -> Vec<bool> {
         let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());
         let kernels = crate::workload::all_variants()
             .iter()
-            .filter(|v| matches!(v.family, FamilyKind::Math | FamilyKind::Sgemm));
+            .filter(|v| matches!(v.family, FamilyId::Math | FamilyId::Sgemm));
         kernels
             .map(|v| {
-                let size = Size::vector(if v.family == FamilyKind::Sgemm {
+                let size = Size::vector(if v.family == FamilyId::Sgemm {
                     128
                 } else {
                     300

@@ -352,7 +352,7 @@ pub fn is_partial(variant: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId as FamilyKind;
+    use crate::families::FamilyId;
 
     #[test]
     fn the_experiment_variants_are_one_launch_whatever_the_group_count() {
@@ -366,11 +366,11 @@ mod tests {
     #[test]
     fn both_variants_are_in_the_family_table() {
         for name in [FIRST_PASS, FINAL] {
-            let found = crate::families::find_variant(FamilyKind::Reduce, name).unwrap();
+            let found = crate::families::find_variant(FamilyId::Reduce, name).unwrap();
             assert_eq!(found.name, name);
         }
-        let tuned = crate::families::find_variant(FamilyKind::Reduce, "tuned").unwrap();
-        let first = crate::families::find_variant(FamilyKind::Reduce, FIRST_PASS).unwrap();
+        let tuned = crate::families::find_variant(FamilyId::Reduce, "tuned").unwrap();
+        let first = crate::families::find_variant(FamilyId::Reduce, FIRST_PASS).unwrap();
         // The first pass is the tuned kernel at the tuned launch shape: one step differs.
         assert_eq!(
             (first.kernel, first.default_groups),

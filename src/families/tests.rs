@@ -1,7 +1,6 @@
 //! Tests of the registry and the rules every family shares.
 
 use super::*;
-use FamilyId as FamilyKind;
 
 #[test]
 fn sizes_parse() {
@@ -18,7 +17,7 @@ fn sizes_parse() {
 
 #[test]
 fn variant_names_are_unique_per_family() {
-    for &f in FamilyKind::all() {
+    for &f in FamilyId::all() {
         let names: Vec<_> = variants_of(f, true).iter().map(|v| v.name).collect();
         let mut dedup = names.clone();
         dedup.sort();
@@ -29,7 +28,7 @@ fn variant_names_are_unique_per_family() {
 
 #[test]
 fn unknown_variant_lists_names() {
-    let e = find_variant(FamilyKind::Matvec, "listing9")
+    let e = find_variant(FamilyId::Matvec, "listing9")
         .unwrap_err()
         .to_string();
     assert!(e.contains("listing2") && e.contains("tuned"), "{e}");
@@ -37,30 +36,26 @@ fn unknown_variant_lists_names() {
 
 #[test]
 fn unsafe_listing7_is_not_in_default_set() {
-    assert!(variants_of(FamilyKind::Matvec, false)
-        .iter()
-        .all(|v| v.safe));
-    assert!(variants_of(FamilyKind::Matvec, true)
-        .iter()
-        .any(|v| !v.safe));
+    assert!(variants_of(FamilyId::Matvec, false).iter().all(|v| v.safe));
+    assert!(variants_of(FamilyId::Matvec, true).iter().any(|v| !v.safe));
 }
 
 #[test]
 fn all_variants_leaves_out_the_one_launch_experiments() {
-    let names: Vec<_> = user_variants_of(FamilyKind::Reduce)
+    let names: Vec<_> = user_variants_of(FamilyId::Reduce)
         .iter()
         .map(|v| v.name)
         .collect();
     assert!(names.contains(&"tuned"), "{names:?}");
     for experiment in [reduce::FIRST_PASS, reduce::FINAL] {
         assert!(!names.contains(&experiment), "{names:?}");
-        assert!(find_variant(FamilyKind::Reduce, experiment).is_ok());
+        assert!(find_variant(FamilyId::Reduce, experiment).is_ok());
     }
 }
 
 #[test]
 fn local_size_rules() {
-    let l7 = find_variant(FamilyKind::Matvec, "listing7").unwrap();
+    let l7 = find_variant(FamilyId::Matvec, "listing7").unwrap();
     assert!(check_local(l7, 256).is_ok());
     let e = check_local(l7, 96).unwrap_err().to_string();
     assert!(e.contains("listing7") && e.contains("power of two"), "{e}");
@@ -68,17 +63,17 @@ fn local_size_rules() {
         .unwrap_err()
         .to_string()
         .contains("512"));
-    let l2 = find_variant(FamilyKind::Matvec, "listing2").unwrap();
+    let l2 = find_variant(FamilyId::Matvec, "listing2").unwrap();
     assert!(check_local(l2, 100).is_ok());
 }
 
 #[test]
 fn size_rules() {
-    let l2 = find_variant(FamilyKind::Matvec, "listing2").unwrap();
+    let l2 = find_variant(FamilyId::Matvec, "listing2").unwrap();
     assert!(check_size(l2, Size::matrix(0, 10)).is_err());
     assert!(check_size(l2, Size::vector(10)).is_err());
     assert!(check_size(l2, Size::matrix(1, 1)).is_ok());
-    let r = find_variant(FamilyKind::Reduce, "sequential").unwrap();
+    let r = find_variant(FamilyId::Reduce, "sequential").unwrap();
     assert!(check_size(r, Size::vector(0))
         .unwrap_err()
         .to_string()
@@ -88,38 +83,35 @@ fn size_rules() {
 
 #[test]
 fn whitepaper_listing2_groups() {
-    let l2 = find_variant(FamilyKind::Matvec, "listing2").unwrap();
+    let l2 = find_variant(FamilyId::Matvec, "listing2").unwrap();
     assert_eq!(default_groups(l2, Size::matrix(60989, 1100), 256, 132), 239);
 }
 
 #[test]
 fn matvec_bytes() {
-    let (b, f) = work_of(FamilyKind::Matvec, "listing2", Size::matrix(2, 3), 0);
+    let (b, f) = work_of(FamilyId::Matvec, "listing2", Size::matrix(2, 3), 0);
     assert_eq!(b, (6 + 3 + 2) * 4);
     assert_eq!(f, 12);
 }
 
 // The algorithm each variant implements (the fairness table's algorithm step).
 
-fn of(family: FamilyKind, name: &str) -> &'static str {
+fn of(family: FamilyId, name: &str) -> &'static str {
     algorithm(find_variant(family, name).unwrap())
 }
 
 #[test]
 fn read_paths_share_one_algorithm_per_family() {
     for (family, groups) in [
+        (FamilyId::Sobel, vec![vec!["constant", "global", "literal"]]),
         (
-            FamilyKind::Sobel,
-            vec![vec!["constant", "global", "literal"]],
-        ),
-        (
-            FamilyKind::Spmv,
+            FamilyId::Spmv,
             vec![
                 vec!["scalar", "scalar-ro", "scalar-tex"],
                 vec!["vector", "vector-ro", "vector-tex"],
             ],
         ),
-        (FamilyKind::Md, vec![vec!["lj", "lj-ro", "lj-tex"]]),
+        (FamilyId::Md, vec![vec!["lj", "lj-ro", "lj-tex"]]),
     ] {
         let names: Vec<&str> = groups
             .iter()
@@ -136,17 +128,13 @@ fn read_paths_share_one_algorithm_per_family() {
         unique.dedup();
         assert_eq!(unique, names, "{family:?}");
     }
-    assert_eq!(of(FamilyKind::Spmv, "vector-tex"), "vector");
-    assert_eq!(of(FamilyKind::Md, "lj-ro"), "lj");
+    assert_eq!(of(FamilyId::Spmv, "vector-tex"), "vector");
+    assert_eq!(of(FamilyId::Md, "lj-ro"), "lj");
 }
 
 #[test]
 fn other_variants_are_their_own_algorithm() {
-    for family in [
-        FamilyKind::Matvec,
-        FamilyKind::Reduce,
-        FamilyKind::Broadcast,
-    ] {
+    for family in [FamilyId::Matvec, FamilyId::Reduce, FamilyId::Broadcast] {
         for v in variants_of(family, true) {
             assert_eq!(algorithm(v), v.name);
         }
@@ -243,10 +231,10 @@ mod fuzz {
 
         #[test]
         fn family_names_parse_exactly(name in "[a-z-]{0,10}|matvec|reduce|bandwidth|flops|launch") {
-            match FamilyKind::parse(&name) {
+            match FamilyId::parse(&name) {
                 Ok(f) => prop_assert_eq!(f.name(), name.as_str()),
                 Err(e) => {
-                    prop_assert!(FamilyKind::all().iter().all(|f| f.name() != name));
+                    prop_assert!(FamilyId::all().iter().all(|f| f.name() != name));
                     prop_assert!(e.to_string().contains("matvec, reduce"), "{e}");
                 }
             }
@@ -285,7 +273,7 @@ mod fuzz {
             prop_assert!(u64::from(g) * u64::from(local.max(1)) <= u64::from(u32::MAX));
             let global = u64::from(groups) * u64::from(local);
             let (bytes, flops) = work_of(v.family, v.name, size, global);
-            if v.family == FamilyKind::Flops {
+            if v.family == FamilyId::Flops {
                 // Saturating, never wrapped: the count only grows with the launch.
                 prop_assert_eq!(bytes, global.saturating_mul(8));
                 prop_assert_eq!(flops, global.saturating_mul(16 * u64::from(FMA_ITERS)));
@@ -298,8 +286,8 @@ mod fuzz {
     #[test]
     fn huge_sizes_with_a_zero_launch_count_without_overflow() {
         let cases = [
-            (FamilyKind::Spmv, "scalar", 4_294_967_294, 2),
-            (FamilyKind::Bfs, "uniform", 227_737_581_156_908_045, 0),
+            (FamilyId::Spmv, "scalar", 4_294_967_294, 2),
+            (FamilyId::Bfs, "uniform", 227_737_581_156_908_045, 0),
         ];
         for (family, name, rows, cols) in cases {
             let v = find_variant(family, name).unwrap();
@@ -316,15 +304,15 @@ mod fuzz {
     fn work_counts_saturate_instead_of_wrapping() {
         let huge = Size::matrix(u64::MAX, u64::MAX);
         assert_eq!(
-            work_of(FamilyKind::Matvec, "listing2", huge, 0),
+            work_of(FamilyId::Matvec, "listing2", huge, 0),
             (u64::MAX, u64::MAX)
         );
         assert_eq!(
-            work_of(FamilyKind::Flops, "fma", Size::vector(1), u64::MAX).1,
+            work_of(FamilyId::Flops, "fma", Size::vector(1), u64::MAX).1,
             u64::MAX
         );
         assert_eq!(
-            work_of(FamilyKind::Bandwidth, "copy", Size::vector(u64::MAX / 4), 0).0,
+            work_of(FamilyId::Bandwidth, "copy", Size::vector(u64::MAX / 4), 0).0,
             u64::MAX
         );
     }

@@ -267,7 +267,7 @@ mod tests {
     use super::*;
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::{Api, LaunchShape};
-    use crate::families::FamilyId as FamilyKind;
+    use crate::families::FamilyId;
     use crate::kernels::KernelSources;
     use crate::workload::exec::{self, Inputs, SideConfig};
     use crate::workload::find_variant;
@@ -282,8 +282,8 @@ mod tests {
             ..FakeScript::default()
         };
         let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());
-        let v = find_variant(FamilyKind::Transfer, name).unwrap();
-        let inputs = Inputs::generate(FamilyKind::Transfer, Size::vector(1000), 3);
+        let v = find_variant(FamilyId::Transfer, name).unwrap();
+        let inputs = Inputs::generate(FamilyId::Transfer, Size::vector(1000), 3);
         let side = SideConfig {
             shape: LaunchShape::linear(4, 64),
             defines: vec![],

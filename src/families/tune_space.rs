@@ -4,7 +4,7 @@
 //! expansion is in `crate::tune::space`.
 
 use super::plan::SideConfig;
-use super::FamilyId as FamilyKind;
+use super::FamilyId;
 use crate::backend::{Api, JitOptions, LaunchShape};
 use crate::fairness::Flags;
 
@@ -97,7 +97,7 @@ impl Constraint {
 /// A family's tunable space, as data.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpaceDef {
-    pub family: FamilyKind,
+    pub family: FamilyId,
     /// The space's name in `FAMILY/NAME` (`clvscu tune matvec/tuned-vec`): the variant's own
     /// name for a variant's first space, another for a further space of the same variant (so
     /// a measured space never changes under its name).

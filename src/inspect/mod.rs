@@ -1,6 +1,8 @@
 //! Looking inside the compilers (the paper's Table V): the PTX of both twins of every kernel,
 //! counted by instruction class, plus registers, shared and local (spill) memory.
 
+pub mod cache;
+pub mod cubin;
 pub mod ptx;
 pub mod sass;
 pub mod spaces;
@@ -17,7 +19,7 @@ use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::fairness::Flags;
 use crate::kernels::KernelSources;
-use crate::workload::{all_variants, FamilyKind, FMA_ITERS};
+use crate::workload::{all_variants, FamilyId, FMA_ITERS};
 
 pub use ptx::ClassCountRow as ClassRow;
 
@@ -168,7 +170,7 @@ pub fn run(
         .as_ref()
         .and_then(|c| c.target())
         .unwrap_or_else(|| arch.to_string());
-    let mut stems: Vec<&str> = FamilyKind::all().iter().map(|f| f.file()).collect();
+    let mut stems: Vec<&str> = FamilyId::all().iter().map(|f| f.file()).collect();
     stems.dedup();
     let mut per_stem = Vec::new();
     let started = std::time::Instant::now();
@@ -198,9 +200,8 @@ pub fn run(
                 }
             },
         };
-        let cache =
-            std::env::var_os(crate::explain::machine_code::PRIVATE_CACHE_ENV).map(PathBuf::from);
-        let before = cache.as_deref().map(crate::explain::machine_code::snapshot);
+        let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
+        let before = cache.as_deref().map(cache::snapshot);
         let (opencl, cl_program) = match cl.as_deref_mut() {
             Some(b) => match b.compile(&request(
                 sources,
@@ -248,10 +249,7 @@ pub fn run(
         }
         let opencl_cubin = match (&cache, &before) {
             (Some(dir), Some(before)) if cl_program.is_some() => {
-                crate::explain::machine_code::new_images(dir, before, "")
-                    .0
-                    .into_iter()
-                    .next()
+                cache::new_images(dir, before, "").0.into_iter().next()
             }
             _ => None,
         };

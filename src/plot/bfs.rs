@@ -11,7 +11,7 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
-use crate::backend::TimerKind;
+use crate::record::TimerKind;
 use crate::record::{Api, MeasurementRow, Status};
 use crate::workload::bfs;
 

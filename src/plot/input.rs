@@ -7,7 +7,6 @@ use crate::export::csv::{read_rows, CsvSchema};
 use crate::export::ExportError;
 use crate::inspect;
 use crate::record::{MeasurementRow, PrRow, SampleRow};
-use crate::session::store::CsvStore;
 
 use super::{ChartData, PtxClassCount};
 
@@ -77,7 +76,11 @@ fn csv_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            let names = [CsvStore::MEASUREMENTS, CsvStore::PRS, inspect::CLASSES_CSV];
+            let names = [
+                crate::record::MEASUREMENTS_CSV,
+                crate::record::PRS_CSV,
+                inspect::CLASSES_CSV,
+            ];
             files.extend(
                 names
                     .map(|n| input.join(n))

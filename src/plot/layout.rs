@@ -169,8 +169,8 @@ impl LegendItem {
 
 /// One filled legend entry per API, in its colour and hatch, labelled by `label`.
 pub(crate) fn api_legend(
-    apis: &[crate::backend::Api],
-    label: impl Fn(crate::backend::Api) -> String,
+    apis: &[crate::record::Api],
+    label: impl Fn(crate::record::Api) -> String,
 ) -> Vec<LegendItem> {
     apis.iter()
         .map(|&a| {

@@ -395,10 +395,10 @@ impl Figure for ShapesFigure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::baseline::BaselineRow;
     use crate::plot::tests::m;
     use crate::plot::Chart;
     use crate::plot::RunBaseline;
-    use crate::report::baseline::BaselineRow;
 
     fn row(api: &str, variant: &str, size: &str, gbs: f64) -> MeasurementRow {
         let mut r = m(api, "H100", "shapes", "matvec", variant, gbs);
@@ -560,8 +560,8 @@ mod tests {
         // Two sizes but one aspect ratio (square): nothing to draw against.
         assert!(figures(&d).is_empty());
         assert!(figures(&ChartData::default()).is_empty());
-        use crate::record::FamilyKind;
-        d.measurements.retain(|r| r.family != FamilyKind::Matvec);
+        use crate::record::FamilyId;
+        d.measurements.retain(|r| r.family != FamilyId::Matvec);
         assert!(!ShapesChart.applies(&d));
     }
 

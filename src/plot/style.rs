@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use crate::backend::Api;
+use crate::record::Api;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle};

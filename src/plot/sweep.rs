@@ -18,7 +18,7 @@ use super::{
     any_measurement, group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo,
     MAX_FIGURES_PER_CHART,
 };
-use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
+use crate::record::{Api, FamilyId, MeasurementRow, Metric, Status};
 
 chart_kind!(
     /// The sweep chart; one file per swept configuration.
@@ -79,7 +79,7 @@ pub(crate) struct SweepFigure {
 struct Key {
     run_id: String,
     study: String,
-    family: FamilyKind,
+    family: FamilyId,
     variant: String,
     param: String,
     /// Fixed problem size of a sweep over something else; empty for size sweeps.

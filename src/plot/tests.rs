@@ -65,7 +65,7 @@ pub(crate) fn m(
         error: String::new(),
         sweep_param: String::new(),
         sweep_value: String::new(),
-        wait_mode: Some(crate::backend::WaitMode::Spin),
+        wait_mode: Some(crate::record::WaitMode::Spin),
         queued_to_submit_s: None,
         submit_to_start_s: None,
         turn: Some(1),

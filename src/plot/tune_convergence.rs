@@ -9,9 +9,8 @@ use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
-use crate::backend::Api;
-use crate::tune::run::Evaluation;
-use crate::tune::strategy::StrategyKind;
+use crate::record::Api;
+use crate::record::StrategyKind;
 
 /// One line: (evaluations asked, best so far).
 pub struct Line {
@@ -26,36 +25,6 @@ pub struct Convergence {
     pub subtitle: String,
     pub unit: String,
     pub lines: Vec<Line>,
-}
-
-/// The best-so-far lines of every (API, strategy) in `evals`.
-pub fn lines_of(evals: &[Evaluation]) -> Vec<Line> {
-    let mut out: Vec<Line> = Vec::new();
-    for e in evals {
-        let i = match out
-            .iter()
-            .position(|l| l.api == e.api && l.strategy == e.strategy)
-        {
-            Some(i) => i,
-            None => {
-                out.push(Line {
-                    api: e.api,
-                    strategy: e.strategy,
-                    points: Vec::new(),
-                });
-                out.len() - 1
-            }
-        };
-        let last = out[i].points.last().map(|p| p.1);
-        let best = match (last, e.score) {
-            (Some(b), Some(s)) => Some(b.max(s)),
-            (b, s) => b.or(s),
-        };
-        if let Some(b) = best {
-            out[i].points.push((e.n as f64, b));
-        }
-    }
-    out
 }
 
 /// One colour per strategy, from the Okabe-Ito palette (told apart by colour-blind readers);

@@ -10,8 +10,7 @@ use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
-use crate::backend::Api;
-use crate::tune::run::Evaluation;
+use crate::record::Api;
 
 pub struct Distribution {
     pub title: String,
@@ -20,29 +19,6 @@ pub struct Distribution {
     pub unit: String,
     /// Per API: the metrics of its distinct evaluated configurations, and failures.
     pub series: Vec<(Api, Vec<f64>, usize)>,
-}
-
-/// The distinct configurations' metrics of every API in `evals`, best first.
-pub fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
-    let mut out = Vec::new();
-    for api in [Api::OpenCl, Api::Cuda] {
-        let mut seen = std::collections::HashSet::new();
-        let (mut scores, mut failed) = (Vec::new(), 0);
-        for e in evals.iter().filter(|e| e.api == api) {
-            if !seen.insert(e.point) {
-                continue;
-            }
-            match e.score {
-                Some(s) => scores.push(s),
-                None => failed += 1,
-            }
-        }
-        if !scores.is_empty() || failed > 0 {
-            scores.sort_by(|a, b| b.total_cmp(a));
-            out.push((api, scores, failed));
-        }
-    }
-    out
 }
 
 fn color(api: Api) -> RGBColor {

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use crate::export::baseline::{self, BaselineRow};
 use crate::record::MeasurementRow;
-use crate::report::baseline::{self, BaselineRow};
 
 /// One vendor measurement and the run it was taken beside.
 #[derive(Debug, Clone, PartialEq)]

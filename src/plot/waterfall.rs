@@ -15,13 +15,11 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{fmt_tick, slug, style, write_figure, DrawError, Figure, Format, PlotError, RunInfo};
-use crate::explain::ladder::{LadderStep, RungKind};
-use crate::explain::split_rung_id;
-use crate::record::{MeasurementRow, PrRow};
+use crate::record::MeasurementRow;
 
 /// What a bar stands for, which sets its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BarKind {
+pub enum BarKind {
     Target,
     TowardParity,
     AwayFromParity,
@@ -30,13 +28,13 @@ enum BarKind {
 
 /// One bar: from `from` to `to` on the PR axis.
 #[derive(Debug, Clone, PartialEq)]
-struct Bar {
-    label: String,
-    from: f64,
-    to: f64,
-    kind: BarKind,
+pub struct Bar {
+    pub label: String,
+    pub from: f64,
+    pub to: f64,
+    pub kind: BarKind,
     /// The CI of the target's PR (first bar only).
-    ci: Option<(f64, f64)>,
+    pub ci: Option<(f64, f64)>,
 }
 
 /// A laid-out waterfall.
@@ -44,78 +42,6 @@ pub(crate) struct Waterfall {
     frame: Frame,
     bars: Vec<Bar>,
     x_max: f64,
-}
-
-/// The rung rows of each target among `prs`, each with its rung, in ladder order.
-fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
-    let mut targets: Vec<(String, Vec<(RungKind, &PrRow)>)> = Vec::new();
-    for row in prs {
-        let Some((target, rung)) = split_rung_id(&row.comparison) else {
-            continue;
-        };
-        let Some(kind) = RungKind::parse(rung) else {
-            continue;
-        };
-        match targets.iter_mut().find(|(t, _)| t == target) {
-            Some((_, rows)) => rows.push((kind, row)),
-            None => targets.push((target.to_string(), vec![(kind, row)])),
-        }
-    }
-    for (_, rows) in &mut targets {
-        rows.sort_by_key(|(k, _)| (k.step(), k.name()));
-    }
-    targets
-}
-
-/// The bars of one target: its PR, one step per measured ladder step, the remainder.
-fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
-    let own = rungs.iter().find(|(k, _)| *k == RungKind::Own)?.1;
-    if !(own.pr.is_finite() && own.pr > 0.0) {
-        return None;
-    }
-    let mut bars = vec![Bar {
-        label: format!("target PR ({})", RungKind::Own.describe()),
-        from: 0.0,
-        to: own.pr,
-        kind: BarKind::Target,
-        ci: Some((own.pr_ci_lo, own.pr_ci_hi)).filter(|(lo, hi)| lo.is_finite() && hi.is_finite()),
-    }];
-    let mut level = own.pr;
-    let mut steps: Vec<LadderStep> = Vec::new();
-    for (k, _) in rungs {
-        if k.step() != LadderStep::Target && !steps.contains(&k.step()) {
-            steps.push(k.step());
-        }
-    }
-    for step in steps {
-        let nearest = rungs
-            .iter()
-            .filter(|(k, r)| k.step() == step && r.pr.is_finite() && r.pr > 0.0)
-            .min_by(|a, b| a.1.pr.ln().abs().total_cmp(&b.1.pr.ln().abs()));
-        let Some((kind, row)) = nearest else { continue };
-        let next = level * row.pr / own.pr;
-        let toward = (row.pr.ln().abs()) < own.pr.ln().abs();
-        bars.push(Bar {
-            label: format!("{} ({})", kind.name(), kind.describe()),
-            from: level,
-            to: next,
-            kind: if toward {
-                BarKind::TowardParity
-            } else {
-                BarKind::AwayFromParity
-            },
-            ci: None,
-        });
-        level = next;
-    }
-    bars.push(Bar {
-        label: "remaining to parity".into(),
-        from: level,
-        to: 1.0,
-        kind: BarKind::Remaining,
-        ci: None,
-    });
-    Some(bars)
 }
 
 fn color(kind: BarKind) -> RGBColor {
@@ -168,26 +94,27 @@ fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
 
 /// The waterfall of every target among `prs`, named by the target's slug; the subtitle's GPU
 /// and driver come from `measurements` (the rungs' rows).
-pub(crate) fn figures(prs: &[PrRow], measurements: &[MeasurementRow]) -> Vec<(String, Waterfall)> {
+pub(crate) fn figures(
+    targets: &[(String, Vec<Bar>)],
+    measurements: &[MeasurementRow],
+) -> Vec<(String, Waterfall)> {
     let info = RunInfo::from_measurements(measurements);
-    rungs_per_target(prs)
-        .into_iter()
-        .filter_map(|(target, rungs)| {
-            let bars = bars_of(&rungs)?;
-            Some((slug(&target), build(&target, bars, &info)))
-        })
+    targets
+        .iter()
+        .map(|(target, bars)| (slug(target), build(target, bars.clone(), &info)))
         .collect()
 }
 
-/// Draws `waterfall-<target>.<ext>` for every target among `prs` into `out_dir`.
+/// Draws `waterfall-<target>.<ext>` for every target of `targets` (each with its bars, from
+/// `explain::waterfall`) into `out_dir`.
 pub fn draw(
-    prs: &[PrRow],
+    targets: &[(String, Vec<Bar>)],
     measurements: &[MeasurementRow],
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
-    for (name, fig) in figures(prs, measurements) {
+    for (name, fig) in figures(targets, measurements) {
         written.extend(write_figure(
             &fig,
             out_dir,

@@ -5,50 +5,24 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
-
-use crate::record::{Api, FamilyKind, MeasurementRow, Metric, Status};
+use crate::record::{Api, FamilyId, MeasurementRow, Metric, Status};
 
 use super::ReportError;
 
-/// The file name the GPU scripts give the baselines.
-pub const FILE: &str = "baselines.csv";
-
-/// One vendor-library measurement.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct BaselineRow {
-    /// `sgemv`, `sum` or `copy`.
-    pub baseline: String,
-    /// The library and how it was called, e.g. `cuBLAS SGEMV via torch.mv`.
-    pub library: String,
-    pub size: String,
-    pub bytes: u64,
-    pub median_ms: f64,
-    pub min_ms: f64,
-    pub reps: u32,
-    pub gbs: f64,
-    /// GFLOP/s, for the compute-bound baselines (SGEMM); absent in files written before it.
-    #[serde(default)]
-    pub gflops: Option<f64>,
-}
+pub use crate::export::baseline::{BaselineRow, FILE};
 
 /// Reads the file by column name, so files with and without the `gflops` column both load.
 pub fn read(path: &Path) -> Result<Vec<BaselineRow>, ReportError> {
-    let bad = |e: csv::Error| ReportError::Io {
+    crate::export::baseline::read(path).map_err(|source| ReportError::Io {
         path: path.to_path_buf(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
-    };
-    let mut reader = csv::Reader::from_path(path).map_err(bad)?;
-    reader
-        .deserialize()
-        .collect::<Result<Vec<BaselineRow>, _>>()
-        .map_err(bad)
+        source,
+    })
 }
 
 /// Which of our kernels a baseline stands against: its family, and the variant when only one
 /// variant does the same work (a copy is measured against the bandwidth `read` kernel). Each
 /// family names its vendor operations (`Family::vendor_ops`).
-fn target(baseline: &str) -> Option<(FamilyKind, Option<&'static str>)> {
+fn target(baseline: &str) -> Option<(FamilyId, Option<&'static str>)> {
     crate::families::vendor_target(baseline)
 }
 

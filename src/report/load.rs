@@ -11,7 +11,6 @@ use serde::Deserialize;
 
 use crate::export::csv::{parse_rows, CsvSchema};
 use crate::record::{MeasurementRow, PrRow, SampleRow};
-use crate::session::store::CsvStore;
 
 use super::baseline::{self, BaselineRow};
 use super::ReportError;
@@ -62,7 +61,8 @@ pub(crate) fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
 }
 
 fn is_run_folder(dir: &Path) -> bool {
-    csv_in(dir, CsvStore::MEASUREMENTS).is_some() || csv_in(dir, CsvStore::PRS).is_some()
+    csv_in(dir, crate::record::MEASUREMENTS_CSV).is_some()
+        || csv_in(dir, crate::record::PRS_CSV).is_some()
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
@@ -101,7 +101,7 @@ fn read_csv<T: DeserializeOwned + CsvSchema>(
 /// Every raw sample of a run folder (`samples.csv` or `samples.csv.gz`); empty when it has
 /// none.
 pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
-    Ok(read_csv(dir, CsvStore::SAMPLES)?.unwrap_or_default())
+    Ok(read_csv(dir, crate::record::SAMPLES_CSV)?.unwrap_or_default())
 }
 
 /// The run folders at or below each root, in path order. Hidden folders are skipped, links
@@ -218,8 +218,9 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
     let verdicts = std::sync::Arc::new(super::why::load_verdicts(roots)?);
     for root in roots {
         for dir in find_run_folders(std::slice::from_ref(root))? {
-            let measurements: Option<Vec<MeasurementRow>> = read_csv(&dir, CsvStore::MEASUREMENTS)?;
-            let mut prs: Option<Vec<PrRow>> = read_csv(&dir, CsvStore::PRS)?;
+            let measurements: Option<Vec<MeasurementRow>> =
+                read_csv(&dir, crate::record::MEASUREMENTS_CSV)?;
+            let mut prs: Option<Vec<PrRow>> = read_csv(&dir, crate::record::PRS_CSV)?;
             if let (Some(prs), Some(rows)) = (prs.as_mut(), measurements.as_ref()) {
                 super::relabel::relabel(prs, rows);
             }

@@ -37,7 +37,7 @@ fn unequal_steps(opencl: &str, cuda: &str) -> Vec<&'static str> {
 /// Marks unfair every fair PR whose OpenCL and CUDA rows ran with flags that were not equal,
 /// appending the steps to `differing_steps`. Rows without both sides' measurements are left.
 pub fn relabel(prs: &mut [PrRow], measurements: &[MeasurementRow]) {
-    use crate::backend::Api;
+    use crate::record::Api;
     let flags_of = |pr: &PrRow, api: Api| {
         measurements
             .iter()

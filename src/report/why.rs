@@ -6,10 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::explain::output::{VerdictRow, VERDICTS_CSV};
-use crate::explain::{PARITY, RUNG_SEPARATOR};
 use crate::export::csv::read_rows;
+use crate::record::RUNG_SEPARATOR;
 use crate::record::{Api, PrRow};
+use crate::record::{VerdictRow, VERDICTS_CSV};
+use crate::stats::PARITY;
 
 use super::ReportError;
 

@@ -13,7 +13,7 @@ use crate::study::Resolved;
 use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::workload::spmv::MatrixSource;
 use crate::workload::ProgramSource;
-use crate::workload::{work_of, FamilyKind, Size, Variant};
+use crate::workload::{work_of, FamilyId, Size, Variant};
 
 use super::adaptive::Rule;
 use super::timings::PhaseTimes;
@@ -99,7 +99,7 @@ impl SideRun {
 
 /// What a set of inputs is made from: family, what else tells a variant's inputs apart (the
 /// BFS generator), size, seed and SpMV's matrix (by name).
-type InputKey = (FamilyKind, &'static str, Size, u64, String);
+type InputKey = (FamilyId, &'static str, Size, u64, String);
 
 /// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference, a 2^24-vertex
 /// graph): keep the recent sets, since the comparisons of a study come back to the same

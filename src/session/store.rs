@@ -86,9 +86,9 @@ impl Guards {
 }
 
 impl CsvStore {
-    pub const MEASUREMENTS: &'static str = "measurements.csv";
-    pub const PRS: &'static str = "prs.csv";
-    pub const SAMPLES: &'static str = "samples.csv";
+    pub const MEASUREMENTS: &'static str = crate::record::MEASUREMENTS_CSV;
+    pub const PRS: &'static str = crate::record::PRS_CSV;
+    pub const SAMPLES: &'static str = crate::record::SAMPLES_CSV;
 
     /// Open (or, with `resume`, reopen) the three CSVs in `dir` for runs of `sides` sides.
     /// Without `resume`, existing non-empty files are refused rather than overwritten. With

@@ -1077,7 +1077,7 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
     );
     let (_, sink) = run_default_pair(&s);
     let depth = |variant| {
-        let v = crate::workload::find_variant(crate::workload::FamilyKind::Bfs, variant).unwrap();
+        let v = crate::workload::find_variant(crate::workload::FamilyId::Bfs, variant).unwrap();
         let size = crate::workload::Size::parse("2^10").unwrap();
         let inputs = crate::workload::exec::Inputs::of_variant(
             v,
@@ -1085,7 +1085,7 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
             1,
             &crate::workload::spmv::MatrixSource::Uniform,
         );
-        inputs.levels(crate::workload::FamilyKind::Bfs).unwrap()
+        inputs.levels(crate::workload::FamilyId::Bfs).unwrap()
     };
     let levels = |i: usize| -> Vec<Option<u64>> {
         sink.recorded[i]
@@ -1176,7 +1176,7 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
 #[test]
 fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used_past_its_budget() {
     use crate::workload::spmv::MatrixSource;
-    let bfs = |v| crate::workload::find_variant(crate::workload::FamilyKind::Bfs, v).unwrap();
+    let bfs = |v| crate::workload::find_variant(crate::workload::FamilyId::Bfs, v).unwrap();
     let size = |s| crate::workload::Size::parse(s).unwrap();
     let m = MatrixSource::Uniform;
     let (uniform, layered) = (bfs("random-uniform"), bfs("uniform"));

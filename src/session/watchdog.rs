@@ -19,8 +19,8 @@ pub const EXPECTED_FACTOR: u32 = 100;
 /// ...but are never cut shorter than this.
 pub const MIN_LIMIT: Duration = Duration::from_secs(10);
 
-/// How often the watchdog looks: a limit shorter than this could not be kept.
-pub const TICK: Duration = Duration::from_millis(50);
+/// How often the watchdog looks (see [`crate::study::limits::WATCHDOG_TICK`]).
+pub const TICK: Duration = crate::study::limits::WATCHDOG_TICK;
 
 /// What is being watched, kept in parts so that arming allocates nothing: a launch is armed
 /// thousands of times a second, and a small allocation that outlives a large free keeps the

@@ -92,6 +92,10 @@ pub(super) fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, St
     Ok(spec.local_y.unwrap_or(16))
 }
 
+/// How often the watchdog looks: a limit shorter than this could not be kept. The session's
+/// watchdog ticks at it; a study's limit is held against it here.
+pub const WATCHDOG_TICK: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// The longest watchdog limit of one launch: a week. Longer is no limit at all, and a value
 /// past what a `Duration` holds (1e308 s) would otherwise end the run in a panic.
 pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
@@ -99,7 +103,7 @@ pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
 /// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], or below the interval at which the
 /// watchdog looks (it could not be kept), naming the bound.
 pub fn check_timeout(seconds: f64) -> Result<(), String> {
-    let tick = crate::session::watchdog::TICK.as_secs_f64();
+    let tick = WATCHDOG_TICK.as_secs_f64();
     if seconds < tick {
         return Err(format!(
             "{seconds} s is below {tick} s, the interval at which the watchdog looks: a \

@@ -2,7 +2,7 @@
 //! `all_variants` expanded to the family's variants.
 
 use super::{Spec, StudyError};
-use crate::workload::{self, FamilyKind};
+use crate::workload::{self, FamilyId};
 
 pub(super) fn value_text(v: &toml::Value) -> String {
     match v {
@@ -61,7 +61,7 @@ pub(super) fn expand_variants(
     }
     let family = match spec.family.as_deref() {
         None => crate::families::DEFAULT_FAMILY,
-        Some(name) => FamilyKind::parse(name).map_err(|source| StudyError::Invalid {
+        Some(name) => FamilyId::parse(name).map_err(|source| StudyError::Invalid {
             file: file.to_string(),
             entry: entry.to_string(),
             source,

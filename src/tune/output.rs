@@ -215,6 +215,59 @@ fn side_toml(c: &Config) -> String {
     s
 }
 
+/// The best-so-far lines of every (API, strategy) in `evals`.
+fn lines_of(evals: &[Evaluation]) -> Vec<crate::plot::tune_convergence::Line> {
+    let mut out: Vec<crate::plot::tune_convergence::Line> = Vec::new();
+    for e in evals {
+        let i = match out
+            .iter()
+            .position(|l| l.api == e.api && l.strategy == e.strategy)
+        {
+            Some(i) => i,
+            None => {
+                out.push(crate::plot::tune_convergence::Line {
+                    api: e.api,
+                    strategy: e.strategy,
+                    points: Vec::new(),
+                });
+                out.len() - 1
+            }
+        };
+        let last = out[i].points.last().map(|p| p.1);
+        let best = match (last, e.score) {
+            (Some(b), Some(s)) => Some(b.max(s)),
+            (b, s) => b.or(s),
+        };
+        if let Some(b) = best {
+            out[i].points.push((e.n as f64, b));
+        }
+    }
+    out
+}
+
+/// The distinct configurations' metrics of every API in `evals`, best first.
+fn series_of(evals: &[Evaluation]) -> Vec<(crate::record::Api, Vec<f64>, usize)> {
+    let mut out = Vec::new();
+    for api in [crate::record::Api::OpenCl, crate::record::Api::Cuda] {
+        let mut seen = std::collections::HashSet::new();
+        let (mut scores, mut failed) = (Vec::new(), 0);
+        for e in evals.iter().filter(|e| e.api == api) {
+            if !seen.insert(e.point) {
+                continue;
+            }
+            match e.score {
+                Some(s) => scores.push(s),
+                None => failed += 1,
+            }
+        }
+        if !scores.is_empty() || failed > 0 {
+            scores.sort_by(|a, b| b.total_cmp(a));
+            out.push((api, scores, failed));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 pub(super) fn side_toml_for_test(c: &Config) -> String {
     side_toml(c)
@@ -333,7 +386,7 @@ pub fn draw_charts(
             title: format!("{title}: best so far"),
             subtitle: subtitle.to_string(),
             unit: unit.clone(),
-            lines: conv::lines_of(&report.evaluations),
+            lines: lines_of(&report.evaluations),
         },
         out,
     )
@@ -344,7 +397,7 @@ pub fn draw_charts(
                 title: format!("{title}: every evaluated configuration"),
                 subtitle: subtitle.to_string(),
                 unit,
-                series: dist::series_of(&report.evaluations),
+                series: series_of(&report.evaluations),
             },
             out,
         )

@@ -22,7 +22,7 @@ use crate::session::watchdog::Watchdog;
 use crate::study::Resolved;
 use crate::workload::exec::Inputs;
 use crate::workload::spmv::MatrixSource;
-use crate::workload::{work_of, FamilyKind, IndexWidth, Metric, ProgramSource, Variant};
+use crate::workload::{work_of, FamilyId, IndexWidth, Metric, ProgramSource, Variant};
 
 /// The seed of the inputs every configuration is verified and timed on.
 pub const INPUT_SEED: u64 = 1;
@@ -357,6 +357,6 @@ fn outcome_of(run: SideRun) -> Outcome {
 }
 
 /// The family of a target, for messages.
-pub fn target_name(family: FamilyKind, variant: &str) -> String {
+pub fn target_name(family: FamilyId, variant: &str) -> String {
     format!("{}/{variant}", family.name())
 }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::backend::DeviceInfo;
-use crate::workload::{check_local, default_groups, find_variant, FamilyKind, Size, Variant};
+use crate::workload::{check_local, default_groups, find_variant, FamilyId, Size, Variant};
 
 use super::TuneError;
 use crate::families::tune_space::param as p;
@@ -13,7 +13,7 @@ pub use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef,
 
 /// The space of `family/variant` of this kind, or an error naming the tunable ones.
 pub fn space_def(
-    family: FamilyKind,
+    family: FamilyId,
     variant: &str,
     kind: SpaceKind,
 ) -> Result<&'static SpaceDef, TuneError> {
@@ -34,7 +34,7 @@ pub fn space_def(
 
 /// The space a family declares for `variant` (its work-group sizes, `Family::tune_locals`),
 /// the same on GPUs and CPUs, at the family's default size; `None` where it declares none.
-fn declared_space(family: FamilyKind, variant: &str) -> Option<&'static SpaceDef> {
+fn declared_space(family: FamilyId, variant: &str) -> Option<&'static SpaceDef> {
     let v = find_variant(family, variant).ok()?;
     let locals = family.family().tune_locals(v);
     if locals.is_empty() {

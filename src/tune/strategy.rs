@@ -14,22 +14,7 @@ use rand::{Rng, SeedableRng};
 pub use super::search::Strategy;
 use super::space::Space;
 
-crate::names::named_enum! {
-    /// The search strategies of `clvscu tune`.
-    #[strum(serialize_all = "lowercase")]
-    pub enum StrategyKind {
-        /// Every valid point, in the space's order.
-        Exhaustive,
-        /// Points drawn uniformly without replacement.
-        Random,
-        /// Simulated annealing over neighbouring points (one parameter one step away).
-        Anneal,
-        /// A genetic algorithm: tournament selection, uniform crossover, mutation.
-        Genetic,
-        /// Bayesian optimisation: a Gaussian process and expected improvement.
-        Bayes,
-    }
-}
+pub use crate::record::StrategyKind;
 
 /// A strategy of `kind`, seeded.
 pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {

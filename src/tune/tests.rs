@@ -8,7 +8,7 @@ use super::strategy::{self, StrategyKind};
 use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
 use crate::backend::{Api, DeviceInfo};
-use crate::workload::FamilyKind;
+use crate::workload::FamilyId;
 
 fn gpu(cus: u32) -> DeviceInfo {
     DeviceInfo {
@@ -18,26 +18,26 @@ fn gpu(cus: u32) -> DeviceInfo {
     }
 }
 
-fn full(family: FamilyKind) -> Space {
+fn full(family: FamilyId) -> Space {
     let def = space_def(family, "tuned", SpaceKind::Full).unwrap();
     Space::expand(def, Size::parse(def.size).unwrap(), &gpu(132)).unwrap()
 }
 
 #[test]
 fn gpu_spaces_reach_500_valid_points_and_count_the_invalid() {
-    let m = full(FamilyKind::Matvec);
+    let m = full(FamilyId::Matvec);
     // 6 locals x 10 group counts x 6 unroll factors x 2 index widths.
     assert_eq!(m.len() + m.invalid_count(), 720);
     assert_eq!(m.len(), 612, "{:?}", m.invalid);
     assert_eq!(m.invalid["every-group-has-a-row"], 108);
-    let r = full(FamilyKind::Reduce);
+    let r = full(FamilyId::Reduce);
     assert_eq!(r.len() + r.invalid_count(), 600);
     assert!(r.len() >= 500, "{}", r.len());
 }
 
 #[test]
 fn a_small_device_limit_is_counted_not_launched() {
-    let def = space_def(FamilyKind::Matvec, "tuned", SpaceKind::Full).unwrap();
+    let def = space_def(FamilyId::Matvec, "tuned", SpaceKind::Full).unwrap();
     let mut d = gpu(132);
     d.max_work_group_size = 256;
     let s = Space::expand(def, Size::parse(def.size).unwrap(), &d).unwrap();
@@ -47,7 +47,7 @@ fn a_small_device_limit_is_counted_not_launched() {
 
 #[test]
 fn configs_resolve_groups_from_compute_units() {
-    let s = full(FamilyKind::Reduce);
+    let s = full(FamilyId::Reduce);
     let c = s.config(0);
     assert_eq!((c.local, c.groups, c.index), (64, 132, 32));
     assert_eq!(c.text(), "local=64 groups=132 unroll.A=0 index=32");
@@ -73,7 +73,7 @@ fn objective(space: &Space, i: usize) -> f64 {
 }
 
 fn run_strategy(kind: StrategyKind, seed: u64, budget: usize) -> (f64, usize) {
-    let space = full(FamilyKind::Reduce);
+    let space = full(FamilyId::Reduce);
     let mut s = strategy::make(kind, &space, seed);
     let mut seen = std::collections::HashSet::new();
     let mut best = f64::MIN;
@@ -89,7 +89,7 @@ fn run_strategy(kind: StrategyKind, seed: u64, budget: usize) -> (f64, usize) {
 
 #[test]
 fn anneal_reaches_the_optimum_of_a_synthetic_objective_within_a_fifth_of_the_space() {
-    let space = full(FamilyKind::Reduce);
+    let space = full(FamilyId::Reduce);
     let optimum = (0..space.len())
         .map(|i| objective(&space, i))
         .fold(f64::MIN, f64::max);
@@ -108,7 +108,7 @@ fn anneal_reaches_the_optimum_of_a_synthetic_objective_within_a_fifth_of_the_spa
 
 #[test]
 fn genetic_and_bayes_reach_near_the_optimum_within_a_fifth_of_the_space_without_repeats() {
-    let space = full(FamilyKind::Reduce);
+    let space = full(FamilyId::Reduce);
     let optimum = (0..space.len())
         .map(|i| objective(&space, i))
         .fold(f64::MIN, f64::max);
@@ -130,7 +130,7 @@ fn genetic_and_bayes_reach_near_the_optimum_within_a_fifth_of_the_space_without_
 
 #[test]
 fn exhaustive_and_random_cover_the_space_once() {
-    let n = full(FamilyKind::Reduce).len();
+    let n = full(FamilyId::Reduce).len();
     assert_eq!(run_strategy(StrategyKind::Exhaustive, 1, usize::MAX).1, n);
     assert_eq!(run_strategy(StrategyKind::Random, 9, usize::MAX).1, n);
 }
@@ -147,7 +147,7 @@ fn fake(api: Api) -> FakeBackend {
 }
 
 fn small_plan(sources: &KernelSources, strategies: Vec<StrategyKind>) -> TunePlan<'_> {
-    let def = space_def(FamilyKind::Reduce, "tuned", SpaceKind::Small).unwrap();
+    let def = space_def(FamilyId::Reduce, "tuned", SpaceKind::Small).unwrap();
     TunePlan {
         def,
         size: Size::parse(def.size).unwrap(),
@@ -310,7 +310,7 @@ fn a_wrong_kernel_is_recorded_and_never_timed() {
 
 #[test]
 fn prs_follow_the_times() {
-    let space = full(FamilyKind::Reduce);
+    let space = full(FamilyId::Reduce);
     let (a, b) = (space.config(0), space.config(1));
     // OpenCL twice as slow at its best as CUDA at its own: PR 0.5.
     let cl = answer::best_of(&space, Api::OpenCl, 0, vec![2e-3, 2e-3, 2e-3]).unwrap();
@@ -332,7 +332,7 @@ fn prs_follow_the_times() {
 #[test]
 fn the_within_two_percent_count_is_of_evaluations_asked() {
     use super::run::Evaluation;
-    let space = full(FamilyKind::Reduce);
+    let space = full(FamilyId::Reduce);
     let e = |n: usize, score: f64, cached: bool| Evaluation {
         api: Api::Cuda,
         strategy: StrategyKind::Anneal,
@@ -356,7 +356,7 @@ fn the_within_two_percent_count_is_of_evaluations_asked() {
 
 #[test]
 fn times_no_device_gives_are_implausible_and_never_best() {
-    let s = full(FamilyKind::Matvec);
+    let s = full(FamilyId::Matvec);
     let c = s.config(0);
     let mut peaked = gpu(132);
     // 1000 MHz x 512 bits: a 128 GB/s peak, so nothing above 1280 GB/s is believed.

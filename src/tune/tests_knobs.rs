@@ -2,7 +2,7 @@
 
 use super::space::{space_def, Space, SpaceKind};
 use crate::backend::{Api, DeviceInfo};
-use crate::workload::{FamilyKind, Size};
+use crate::workload::{FamilyId, Size};
 
 pub(super) fn gpu() -> DeviceInfo {
     DeviceInfo {
@@ -14,14 +14,14 @@ pub(super) fn gpu() -> DeviceInfo {
 }
 
 /// The space of `family/name` expanded at its own size on `device`.
-pub(super) fn space(family: FamilyKind, name: &str, kind: SpaceKind, device: &DeviceInfo) -> Space {
+pub(super) fn space(family: FamilyId, name: &str, kind: SpaceKind, device: &DeviceInfo) -> Space {
     let def = space_def(family, name, kind).unwrap();
     Space::expand(def, Size::parse(def.size).unwrap(), device).unwrap()
 }
 
 #[test]
 fn the_sgemm_space_counts_untileable_points_by_name_and_derives_the_launch() {
-    let s = space(FamilyKind::Sgemm, "blocked", SpaceKind::Full, &gpu());
+    let s = space(FamilyId::Sgemm, "blocked", SpaceKind::Full, &gpu());
     assert_eq!((s.len(), s.invalid_count()), (12, 4), "{:?}", s.invalid);
     assert_eq!(s.invalid["tile-loads"], 4);
     for i in 0..s.len() {
@@ -41,7 +41,7 @@ fn the_sgemm_space_counts_untileable_points_by_name_and_derives_the_launch() {
 
 #[test]
 fn tile_defines_reach_both_compilers_alike() {
-    let s = space(FamilyKind::Sgemm, "blocked", SpaceKind::Full, &gpu());
+    let s = space(FamilyId::Sgemm, "blocked", SpaceKind::Full, &gpu());
     let c = s.config(0);
     let (cl, cu) = (c.side(Api::OpenCl), c.side(Api::Cuda));
     assert_eq!(cl.defines, cu.defines);
@@ -67,7 +67,7 @@ fn device_limits_refuse_tilings_before_anything_runs() {
     let mut small = gpu();
     small.local_mem_bytes = 16 * 1024;
     small.max_work_group_size = 256;
-    let s = space(FamilyKind::Sgemm, "blocked", SpaceKind::Full, &small);
+    let s = space(FamilyId::Sgemm, "blocked", SpaceKind::Full, &small);
     // A 128-row tile at K-step 16 stages 4 x 16 x (128 + 4 + 128) = 16640 bytes; the 512
     // tiling is too large.
     assert!(s.invalid["local-memory"] > 0, "{:?}", s.invalid);
@@ -81,7 +81,7 @@ fn device_limits_refuse_tilings_before_anything_runs() {
 
 #[test]
 fn the_spmv_space_chooses_read_paths_and_lanes() {
-    let s = space(FamilyKind::Spmv, "vector", SpaceKind::Full, &gpu());
+    let s = space(FamilyId::Spmv, "vector", SpaceKind::Full, &gpu());
     assert_eq!((s.len(), s.invalid_count()), (18, 0));
     let mut paths: Vec<&str> = (0..s.len())
         .map(|i| s.variant_of(&s.config(i)).name)
@@ -115,7 +115,7 @@ fn the_spmv_space_chooses_read_paths_and_lanes() {
 
 #[test]
 fn the_tuned_study_carries_variant_and_defines() {
-    let s = space(FamilyKind::Spmv, "vector", SpaceKind::Small, &gpu());
+    let s = space(FamilyId::Spmv, "vector", SpaceKind::Small, &gpu());
     let c = s.config(s.len() - 1);
     let toml = super::output::side_toml_for_test(&c);
     assert!(toml.contains("variant = \"vector-tex\""), "{toml}");
@@ -132,7 +132,7 @@ fn the_register_ceiling_reaches_both_second_stages_where_they_take_it() {
         vendor: "NVIDIA Corporation".into(),
         ..gpu()
     };
-    let s = space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &nvidia);
+    let s = space(FamilyId::Sgemm, "blocked-waves", SpaceKind::Full, &nvidia);
     assert_eq!((s.len(), s.invalid_count()), (16, 0), "{:?}", s.invalid);
     let capped: Vec<_> = (0..s.len())
         .map(|i| s.config(i))
@@ -168,14 +168,14 @@ fn the_register_ceiling_reaches_both_second_stages_where_they_take_it() {
         vendor: "The pocl project".into(),
         ..gpu()
     };
-    let s = space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &pocl);
+    let s = space(FamilyId::Sgemm, "blocked-waves", SpaceKind::Full, &pocl);
     assert_eq!((s.len(), s.invalid["second-stage-options"]), (8, 8));
     let cuda = DeviceInfo {
         api: Api::Cuda.label().into(),
         ..gpu()
     };
     assert_eq!(
-        space(FamilyKind::Sgemm, "blocked-waves", SpaceKind::Full, &cuda).len(),
+        space(FamilyId::Sgemm, "blocked-waves", SpaceKind::Full, &cuda).len(),
         16
     );
     // The tuned study keeps the ceiling: re-measuring a best reruns what was measured.

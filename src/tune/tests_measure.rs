@@ -14,7 +14,7 @@ use crate::backend::{Api, Backend};
 use crate::record::Side as RowSide;
 use crate::session::measure::{measure_comparison, Guard, SidePlan};
 use crate::session::timings::PhaseTimes;
-use crate::workload::FamilyKind;
+use crate::workload::FamilyId;
 
 const OPTIONS: EvalOptions = EvalOptions { warmup: 3, reps: 5 };
 
@@ -31,7 +31,7 @@ fn fake() -> FakeBackend {
 }
 
 fn small_space(device: &crate::backend::DeviceInfo) -> Space {
-    let def = space_def(FamilyKind::Reduce, "tuned", SpaceKind::Small).unwrap();
+    let def = space_def(FamilyId::Reduce, "tuned", SpaceKind::Small).unwrap();
     Space::expand(def, Size::parse(def.size).unwrap(), device).unwrap()
 }
 

@@ -8,7 +8,7 @@ use super::TunePlan;
 use crate::backend::DeviceInfo;
 use crate::kernels::KernelSources;
 use crate::session::provenance::GpuSnapshot;
-use crate::workload::{FamilyKind, Size};
+use crate::workload::{FamilyId, Size};
 
 fn device(api: &str, compute_units: u32) -> DeviceInfo {
     DeviceInfo {
@@ -21,7 +21,7 @@ fn device(api: &str, compute_units: u32) -> DeviceInfo {
     }
 }
 
-fn plan(sources: &KernelSources, family: FamilyKind) -> TunePlan<'_> {
+fn plan(sources: &KernelSources, family: FamilyId) -> TunePlan<'_> {
     let def = space_def(family, "tuned", SpaceKind::Full).unwrap();
     TunePlan {
         def,
@@ -45,7 +45,7 @@ fn space_of(plan: &TunePlan, compute_units: u32) -> Space {
 #[test]
 fn a_tune_provenance_carries_commit_command_line_devices_and_space_hash() {
     let sources = KernelSources::embedded();
-    let plan = plan(&sources, FamilyKind::Reduce);
+    let plan = plan(&sources, FamilyId::Reduce);
     let space = space_of(&plan, 132);
     let (cl, cu) = (device("OpenCL", 132), device("CUDA", 132));
     let command_line: Vec<String> = ["clvscu", "tune", "reduce/tuned", "--seed", "7"]
@@ -80,12 +80,12 @@ fn a_tune_provenance_carries_commit_command_line_devices_and_space_hash() {
 #[test]
 fn the_space_hash_changes_when_the_space_changes() {
     let sources = KernelSources::embedded();
-    let reduce = plan(&sources, FamilyKind::Reduce);
+    let reduce = plan(&sources, FamilyId::Reduce);
     let base = space_sha256(&space_of(&reduce, 132));
     assert_eq!(base, space_sha256(&space_of(&reduce, 132)));
     // Other compute units: other group counts, so other configurations.
     assert_ne!(base, space_sha256(&space_of(&reduce, 114)));
-    let matvec = plan(&sources, FamilyKind::Matvec);
+    let matvec = plan(&sources, FamilyId::Matvec);
     assert_ne!(base, space_sha256(&space_of(&matvec, 132)));
     // A device limit that refuses some points leaves fewer configurations.
     let mut small = device("CUDA", 132);

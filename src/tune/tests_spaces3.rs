@@ -6,7 +6,7 @@ use super::space::{space_def, SpaceKind};
 use super::tests_knobs::{gpu, space};
 use crate::backend::{Api, DeviceInfo};
 use crate::workload::exec::SideConfig;
-use crate::workload::{FamilyKind, Size};
+use crate::workload::{FamilyId, Size};
 
 fn has_define(side: &SideConfig, name: &str, value: u32) -> bool {
     side.all_defines()
@@ -15,7 +15,7 @@ fn has_define(side: &SideConfig, name: &str, value: u32) -> bool {
 
 #[test]
 fn the_stencil_space_counts_refused_tiles_by_rule_and_derives_the_launch() {
-    let s = space(FamilyKind::Stencil, "fdtd3d", SpaceKind::Full, &gpu());
+    let s = space(FamilyId::Stencil, "fdtd3d", SpaceKind::Full, &gpu());
     // 15 tiles x 2 unroll settings: the 2-row tiles lack a halo row, three tiles exceed 1024.
     assert_eq!((s.len(), s.invalid_count()), (18, 12), "{:?}", s.invalid);
     assert_eq!(s.invalid["tile-halo"], 6);
@@ -46,20 +46,20 @@ fn device_limits_and_the_grid_refuse_stencil_tiles_before_anything_runs() {
     let mut small = gpu();
     small.max_work_group_size = 256;
     small.local_mem_bytes = 6 * 1024;
-    let s = space(FamilyKind::Stencil, "fdtd3d", SpaceKind::Full, &small);
+    let s = space(FamilyId::Stencil, "fdtd3d", SpaceKind::Full, &small);
     // At 256 work-items: 32x4, 32x8, 64x4 (x 2 unroll). 32x8's tile with its halo is
     // 40 x 16 floats (2560 bytes), 64x4 72 x 12 (3456): all fit in 6 KiB.
     assert_eq!(s.len(), 6, "{:?}", s.invalid);
     assert_eq!(s.invalid["device-local"], 18);
     small.local_mem_bytes = 3 * 1024;
-    let s = space(FamilyKind::Stencil, "fdtd3d", SpaceKind::Full, &small);
+    let s = space(FamilyId::Stencil, "fdtd3d", SpaceKind::Full, &small);
     assert_eq!(s.invalid["local-memory"], 2, "{:?}", s.invalid);
     let cpu = DeviceInfo {
         compute_units: 16,
         max_work_group_size: 4096,
         ..DeviceInfo::default()
     };
-    let s = space(FamilyKind::Stencil, "fdtd3d", SpaceKind::Small, &cpu);
+    let s = space(FamilyId::Stencil, "fdtd3d", SpaceKind::Small, &cpu);
     assert_eq!((s.len(), s.invalid_count()), (4, 5), "{:?}", s.invalid);
     assert_eq!(s.invalid["tile-divides-grid"], 3);
     assert_eq!(s.invalid["tile-halo"], 2);
@@ -70,8 +70,8 @@ fn device_limits_and_the_grid_refuse_stencil_tiles_before_anything_runs() {
 fn tile_defines_reach_both_compilers_and_the_harness_accepts_the_launch() {
     use crate::backend::LaunchShape;
     use crate::workload::{find_variant, stencil};
-    let s = space(FamilyKind::Stencil, "fdtd3d", SpaceKind::Full, &gpu());
-    let variant = find_variant(FamilyKind::Stencil, "fdtd3d").unwrap();
+    let s = space(FamilyId::Stencil, "fdtd3d", SpaceKind::Full, &gpu());
+    let variant = find_variant(FamilyId::Stencil, "fdtd3d").unwrap();
     for i in 0..s.len() {
         let c = s.config(i);
         let (cl, cu) = (c.side(Api::OpenCl), c.side(Api::Cuda));
@@ -92,10 +92,10 @@ fn tile_defines_reach_both_compilers_and_the_harness_accepts_the_launch() {
 #[test]
 fn the_matvec_vector_width_is_a_new_named_space() {
     // `matvec/tuned` keeps its 612 measured points and no MV_VEC.
-    let tuned = space(FamilyKind::Matvec, "tuned", SpaceKind::Full, &gpu());
+    let tuned = space(FamilyId::Matvec, "tuned", SpaceKind::Full, &gpu());
     assert_eq!(tuned.len(), 612);
     assert!((0..tuned.len()).all(|i| tuned.config(i).define("MV_VEC").is_none()));
-    let s = space(FamilyKind::Matvec, "tuned-vec", SpaceKind::Full, &gpu());
+    let s = space(FamilyId::Matvec, "tuned-vec", SpaceKind::Full, &gpu());
     assert_eq!(s.variant.name, "tuned");
     // 256 items at 32 groups a unit: 4224 x 8 rows > 32768.
     assert_eq!((s.len(), s.invalid_count()), (9, 3), "{:?}", s.invalid);
@@ -114,7 +114,7 @@ fn the_matvec_vector_width_is_a_new_named_space() {
 
 #[test]
 fn the_spmv_local_space_varies_the_work_group_size() {
-    let s = space(FamilyKind::Spmv, "vector-local", SpaceKind::Full, &gpu());
+    let s = space(FamilyId::Spmv, "vector-local", SpaceKind::Full, &gpu());
     assert_eq!((s.len(), s.invalid_count()), (16, 0));
     let mut locals: Vec<u32> = (0..s.len()).map(|i| s.config(i).local).collect();
     locals.dedup();
@@ -122,19 +122,19 @@ fn the_spmv_local_space_varies_the_work_group_size() {
     assert!((0..s.len()).all(|i| s.config(i).variant.is_none()));
     assert!(has_define(&s.config(15).side(Api::Cuda), "WG_SIZE", 512));
     // `spmv/vector` keeps its 18 measured points at 256 work-items.
-    let old = space(FamilyKind::Spmv, "vector", SpaceKind::Full, &gpu());
+    let old = space(FamilyId::Spmv, "vector", SpaceKind::Full, &gpu());
     assert_eq!(old.len(), 18);
     assert!((0..old.len()).all(|i| old.config(i).local == 256));
     // A device of 256 work-items refuses 512 by rule.
     let mut small = gpu();
     small.max_work_group_size = 256;
-    let s = space(FamilyKind::Spmv, "vector-local", SpaceKind::Full, &small);
+    let s = space(FamilyId::Spmv, "vector-local", SpaceKind::Full, &small);
     assert_eq!(s.invalid["device-local"], 4);
 }
 
 #[test]
 fn unknown_names_list_the_new_spaces() {
-    let e = space_def(FamilyKind::Matvec, "nope", SpaceKind::Full)
+    let e = space_def(FamilyId::Matvec, "nope", SpaceKind::Full)
         .unwrap_err()
         .to_string();
     for name in ["matvec/tuned-vec", "stencil/fdtd3d", "spmv/vector-local"] {

@@ -75,7 +75,7 @@ pub fn check_footprint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId as FamilyKind;
+    use crate::families::FamilyId;
     use crate::host_memory::{check_host_against, parse_meminfo};
 
     fn device(bytes: u64) -> DeviceInfo {
@@ -92,10 +92,10 @@ mod tests {
     fn sizes_the_probe_found_are_refused_naming_bytes_and_limit() {
         let eight = 8u64 << 30;
         let cases = [
-            (FamilyKind::Bfs, Size::vector(1 << 31)),
-            (FamilyKind::Stencil, Size::vector(1600)),
-            (FamilyKind::Matvec, Size::matrix(65536, 65535)),
-            (FamilyKind::Sobel, Size::matrix(60000, 60000)),
+            (FamilyId::Bfs, Size::vector(1 << 31)),
+            (FamilyId::Stencil, Size::vector(1600)),
+            (FamilyId::Matvec, Size::matrix(65536, 65535)),
+            (FamilyId::Sobel, Size::matrix(60000, 60000)),
         ];
         for (family, size) in cases {
             let fp = of(family, size);
@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn the_largest_buffer_is_held_against_the_largest_allocation() {
-        let fp = of(FamilyKind::Matvec, Size::matrix(40000, 40000));
+        let fp = of(FamilyId::Matvec, Size::matrix(40000, 40000));
         assert_eq!(fp.largest, 40000 * 40000 * 4);
         let small_alloc = DeviceInfo {
             is_gpu: true,
@@ -144,12 +144,9 @@ mod tests {
 
     #[test]
     fn a_study_size_fits_and_an_absurd_one_saturates() {
-        let fp = of(FamilyKind::Matvec, Size::matrix(60989, 1100));
+        let fp = of(FamilyId::Matvec, Size::matrix(60989, 1100));
         assert!(fp.device < 1 << 30 && fp.host < 2 << 30, "{fp:?}");
-        assert_eq!(
-            of(FamilyKind::Sgemm, Size::vector(u64::MAX)).device,
-            u64::MAX
-        );
+        assert_eq!(of(FamilyId::Sgemm, Size::vector(u64::MAX)).device, u64::MAX);
     }
 
     #[test]

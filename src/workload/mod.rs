@@ -7,8 +7,8 @@ pub mod footprint;
 
 pub use crate::families::{
     algorithm, all_variants, check_local, check_size, default_groups, default_groups_y,
-    elements_of, find_variant, user_variants_of, variants_of, work_of, FamilyId,
-    FamilyId as FamilyKind, GroupRule, Metric, Size, Variant, WorkloadError, FMA_ITERS,
+    elements_of, find_variant, user_variants_of, variants_of, work_of, FamilyId, GroupRule, Metric,
+    Size, Variant, WorkloadError, FMA_ITERS,
 };
 pub use crate::families::{bfs, constmem, fft, fill, math, md, reference, sgemm, spmv, stencil};
 pub use crate::families::{matvec::flat as matvec_flat, matvec::shapes as matvec_shapes};

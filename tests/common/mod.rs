@@ -20,7 +20,7 @@ pub fn matvec_entries_at_test_size(study: &clvscu::study::Study) -> String {
     for c in study
         .comparisons
         .iter()
-        .filter(|c| c.a.family == clvscu::workload::FamilyKind::Matvec)
+        .filter(|c| c.a.family == clvscu::workload::FamilyId::Matvec)
     {
         let z = c.a.size;
         let f = ((z.elements() as f64) / 16384.0).sqrt().max(1.0);
@@ -46,8 +46,8 @@ pub fn matvec_after_runs(
     groups: u32,
     runs: u32,
 ) {
-    use clvscu::workload::{exec, find_variant, FamilyKind};
-    let v = find_variant(FamilyKind::Matvec, variant).unwrap();
+    use clvscu::workload::{exec, find_variant, FamilyId};
+    let v = find_variant(FamilyId::Matvec, variant).unwrap();
     let inputs =
         exec::Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
     let side = exec::SideConfig {

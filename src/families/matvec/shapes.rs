@@ -30,7 +30,7 @@
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, Backend, BufferId, DeviceInfo, KernelId, LaunchShape, ProgramId};
-use crate::families::id::FamilyId as FamilyKind;
+use crate::families::id::FamilyId;
 use crate::families::plan::{buffer_of, ExecError, Step};
 use crate::families::size::Size;
 use crate::families::variant::{pow2, v, GroupRule, Variant};
@@ -62,7 +62,7 @@ pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 pub const VARIANTS: [Variant; 11] = [
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             ROW_ITEM,
             "matvec_row_item",
             GroupRule::Cover { per_item: 1 },
@@ -73,7 +73,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             ROW_WARP,
             "matvec_row_warp",
             GroupRule::PerComputeUnit(16),
@@ -84,7 +84,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             ROW_GROUP,
             "matvec_row_group",
             GroupRule::PerComputeUnit(8),
@@ -95,7 +95,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             SPLIT_K,
             "matvec_split_k",
             GroupRule::PerComputeUnit(8),
@@ -108,7 +108,7 @@ pub const VARIANTS: [Variant; 11] = [
     // No kernel: replaced by the rule's choice before anything is built.
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             AUTO,
             "",
             GroupRule::PerComputeUnit(8),
@@ -122,7 +122,7 @@ pub const VARIANTS: [Variant; 11] = [
     // At most 512: the 16 x WG_SIZE partial sums must fit CUDA's 48 KB of static shared memory.
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             SPLIT_WIDE,
             "matvec_split_wide",
             GroupRule::PerComputeUnit(4),
@@ -134,7 +134,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             ROW_SLICE,
             "matvec_row_slice",
             GroupRule::Cover { per_item: 1 },
@@ -146,7 +146,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             SPLIT_ONE,
             "matvec_split_one",
             GroupRule::PerComputeUnit(8),
@@ -158,7 +158,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             ROW_MULTI,
             "matvec_row_multi",
             GroupRule::PerComputeUnit(8),
@@ -171,7 +171,7 @@ pub const VARIANTS: [Variant; 11] = [
     // At least 32: the tail's scalars take one work-item each (up to 3, twice).
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             SPLIT_FLAT,
             "matvec_split_flat",
             GroupRule::PerComputeUnit(16),
@@ -184,7 +184,7 @@ pub const VARIANTS: [Variant; 11] = [
     ),
     pow2(
         v(
-            FamilyKind::Matvec,
+            FamilyId::Matvec,
             ROW_PACK,
             "matvec_row_pack",
             GroupRule::PerComputeUnit(16),
@@ -423,7 +423,7 @@ fn local_for(wg_limit: u32) -> u32 {
 
 /// The rule's plan for `variant` when it is `auto`; `None` for every other variant.
 pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan> {
-    (variant.family == FamilyKind::Matvec && variant.name == AUTO).then(|| {
+    (variant.family == FamilyId::Matvec && variant.name == AUTO).then(|| {
         let hand = rule(
             size.rows,
             size.cols,
@@ -635,7 +635,7 @@ pub(super) fn one_launch_step(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId as FamilyKind;
+    use crate::families::FamilyId;
 
     const H100_CUS: u32 = 132;
 
@@ -791,10 +791,10 @@ mod tests {
             max_work_group_size: 1024,
             ..DeviceInfo::default()
         };
-        let auto = crate::families::find_variant(FamilyKind::Matvec, AUTO).unwrap();
+        let auto = crate::families::find_variant(FamilyId::Matvec, AUTO).unwrap();
         let wide = Size::matrix(256, 262_144);
         assert_eq!(concrete(auto, wide, &info).name, SPLIT_K);
-        let tuned = crate::families::find_variant(FamilyKind::Matvec, "tuned").unwrap();
+        let tuned = crate::families::find_variant(FamilyId::Matvec, "tuned").unwrap();
         assert_eq!(concrete(tuned, wide, &info).name, "tuned");
         assert!(plan_for(tuned, wide, &info).is_none());
     }

@@ -318,7 +318,7 @@ impl Family for Sgemm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{find_variant, FamilyKind};
+    use crate::workload::{find_variant, FamilyId};
 
     fn f32_product(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
         let mut c = vec![0.0f32; n * n];
@@ -377,8 +377,8 @@ mod tests {
 
     #[test]
     fn sizes_must_be_multiples_of_the_tile() {
-        let blocked = find_variant(FamilyKind::Sgemm, "blocked").unwrap();
-        let tiled = find_variant(FamilyKind::Sgemm, "tiled16").unwrap();
+        let blocked = find_variant(FamilyId::Sgemm, "blocked").unwrap();
+        let tiled = find_variant(FamilyId::Sgemm, "tiled16").unwrap();
         assert!(check_size(blocked, Size::vector(4096)).is_ok());
         let e = check_size(blocked, Size::vector(4000))
             .unwrap_err()

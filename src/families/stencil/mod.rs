@@ -402,10 +402,10 @@ impl Family for Stencil {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId as FamilyKind;
+    use crate::families::FamilyId;
 
     fn variant() -> &'static Variant {
-        crate::families::find_variant(FamilyKind::Stencil, "fdtd3d").unwrap()
+        crate::families::find_variant(FamilyId::Stencil, "fdtd3d").unwrap()
     }
 
     #[test]

@@ -5,13 +5,13 @@
 
 use std::fmt::Write as _;
 
-use crate::backend::Api;
+use crate::record::Api;
 use crate::record::PrRow;
 
 use super::folder::{SuiteFolder, VerdictRow};
 
 /// The band inside which a PR is no gap: explain's own.
-const BAND: (f64, f64) = crate::explain::PARITY;
+const BAND: (f64, f64) = crate::stats::PARITY;
 
 /// One fair gap: its step, its row, and explain's verdict on it.
 pub struct Gap<'s> {

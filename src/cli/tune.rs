@@ -14,9 +14,9 @@ use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
 use clvscu::tune::strategy::StrategyKind;
 use clvscu::tune::{self, output, scope_of, TunePlan};
-use clvscu::workload::{FamilyKind, Size};
+use clvscu::workload::{FamilyId, Size};
 
-use crate::cli::{TuneArgs, TunePairing};
+use crate::cli::args::{TuneArgs, TunePairing};
 
 fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
     let d = &args.devices;
@@ -32,7 +32,7 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
         TunePairing::Cuda => vec![cu()?],
         TunePairing::Fake => [Api::OpenCl, Api::Cuda]
             .into_iter()
-            .map(|api| Box::new(crate::setup::fake(api)) as Box<dyn Backend>)
+            .map(|api| Box::new(crate::cli::setup::fake(api)) as Box<dyn Backend>)
             .collect(),
     })
 }
@@ -77,7 +77,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
     let Some((family, variant)) = target.split_once('/') else {
         bail!("give FAMILY/VARIANT, e.g. matvec/tuned");
     };
-    let family = FamilyKind::parse(family)?;
+    let family = FamilyId::parse(family)?;
     let strategies = args
         .strategy
         .iter()
@@ -115,8 +115,8 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
         "every finished evaluation is in the cache {}; the same command continues from it",
         cache_path.display()
     );
-    let watchdog = crate::stopping::start_watchdog(format!("{kept}."));
-    let interrupted = crate::stopping::interrupt_flag(&watchdog, kept.clone());
+    let watchdog = crate::cli::stopping::start_watchdog(format!("{kept}."));
+    let interrupted = crate::cli::stopping::interrupt_flag(&watchdog, kept.clone());
     let plan = TunePlan {
         def,
         size,
@@ -178,7 +178,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
     );
     if report.interrupted {
         say_err!("interrupted: {kept}");
-        return Ok(crate::stopping::EXIT_INTERRUPTED);
+        return Ok(crate::cli::stopping::EXIT_INTERRUPTED);
     }
     Ok(0)
 }

@@ -2,7 +2,8 @@
 //! images (cubins) cut out of the CUDA compute cache's entries, their SASS counted by
 //! instruction class fine enough to tell a scalar shared load (`LDS`) from a 128-bit one
 //! (`LDS.128`), their resources (`cuobjdump -res-usage`), and the difference of two such
-//! texts in a sentence. Pure: the files are read and the tools run by [`super::machine_code`].
+//! texts in a sentence. Pure: the files are read and the tools run by `explain`'s
+//! machine-code part.
 
 use std::collections::BTreeMap;
 

@@ -17,7 +17,7 @@ use clvscu::session::store::ComparisonRows;
 use clvscu::study::{self, quick::QuickRun};
 use clvscu::terminal::printable;
 
-use crate::cli::{DeviceArgs, Pairing, RunArgs};
+use crate::cli::args::{DeviceArgs, Pairing, RunArgs};
 
 /// Where the committed PRs between the APIs are, for a machine that cannot form one.
 const MEASURED_PRS: &str =

@@ -21,22 +21,22 @@ use clvscu::session::{self, OnComparison, Outcome, RunSummary};
 use clvscu::study;
 use clvscu::terminal::{printable, printable_lines};
 
-use crate::cli::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, RunArgs};
-use crate::every_gpu;
+use crate::cli::args::{CalibrateArgs, Cli, Command, DeviceArgs, InspectArgs, RunArgs};
+use crate::cli::every_gpu;
 
-use crate::setup::{
+use crate::cli::setup::{
     claim_default_folder, load_study, noise_floor_note, open_pair, open_sides, print_progress,
     show_event,
 };
-use crate::stopping::{interrupt_flag, start_watchdog};
-pub use crate::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
+use crate::cli::stopping::{interrupt_flag, start_watchdog};
+pub use crate::cli::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
 
 pub fn dispatch(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Devices => devices(),
         Command::Studies => studies(),
         Command::Families => {
-            say_text!("{}", crate::tables::families());
+            say_text!("{}", crate::cli::tables::families());
             Ok(EXIT_OK)
         }
         Command::Run(args) => run(*args),
@@ -44,16 +44,16 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             args.devices.one_cuda_device("calibrate")?;
             calibrate(&args)
         }
-        Command::ShapesRule { sweep, out } => crate::shapes_rule_cli::run(&sweep, &out),
+        Command::ShapesRule { sweep, out } => crate::cli::shapes_rule::run(&sweep, &out),
         Command::Tune(args) => {
             args.devices.one_cuda_device("tune")?;
-            crate::tune_cli::run(*args)
+            crate::cli::tune::run(*args)
         }
         Command::Explain(args) => {
             args.run.devices.one_cuda_device("explain")?;
-            crate::explain_cli::run(*args)
+            crate::cli::explain::run(*args)
         }
-        Command::Suite(args) => crate::suite_cli::run(args),
+        Command::Suite(args) => crate::cli::suite::run(args),
         Command::Parity { devices } => {
             devices.one_cuda_device("parity")?;
             parity(&devices)
@@ -437,10 +437,10 @@ fn print_hint(all: &RunSummary, out: &Path) {
 }
 
 /// The run's sides as the end-of-run tables name them.
-fn side_names(sides: &Sides) -> Vec<crate::tables::SideName> {
+fn side_names(sides: &Sides) -> Vec<crate::cli::tables::SideName> {
     std::iter::once(sides.a.as_ref())
         .chain(sides.b.as_deref())
-        .map(|b| crate::tables::SideName {
+        .map(|b| crate::cli::tables::SideName {
             api: b.api().label().to_string(),
             device: b.info().name.clone(),
             is_gpu: b.info().is_gpu,
@@ -526,7 +526,7 @@ fn export(args: &RunArgs, out: &Path) -> Result<()> {
 
 fn print_report(
     all: &RunSummary,
-    sides: &[crate::tables::SideName],
+    sides: &[crate::cli::tables::SideName],
     show_experiments: bool,
     out: &Path,
 ) {
@@ -537,7 +537,7 @@ fn print_report(
         .count();
     say_text!(
         "{}",
-        crate::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
+        crate::cli::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
     );
     say!(
         "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
@@ -621,7 +621,7 @@ fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 }
 
 fn inspect_cmd(args: InspectArgs) -> Result<i32> {
-    use clvscu::explain::machine_code::PRIVATE_CACHE_ENV;
+    use clvscu::inspect::cache::PRIVATE_CACHE_ENV;
     // With --sass, OpenCL's SASS is the code NVIDIA's OpenCL built itself, taken from a
     // private compute cache: the driver reads CUDA_CACHE_PATH once, at start, so this runs
     // again in a process of its own with the cache folder set.

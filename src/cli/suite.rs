@@ -14,16 +14,16 @@ use clvscu::session::store::CsvStore;
 use clvscu::suite::state::{self, Status, StepRow};
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
-use crate::children::{self, stop_signal, Stopping};
-use crate::cli::{Pairing, SuiteArgs};
-use crate::every_gpu;
-use crate::setup::claim_default_folder;
-use crate::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::args::{Pairing, SuiteArgs};
+use crate::cli::children::{self, stop_signal, Stopping};
+use crate::cli::every_gpu;
+use crate::cli::setup::claim_default_folder;
+use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 
 /// The vendor-baseline scripts, carried in the binary so the suite needs no checkout; written
 /// into the suite's folder (beside each other, as the first imports the second) to run.
-const BASELINES_PY: &str = include_str!("../baselines/baselines.py");
-const SPMV_MATRICES_PY: &str = include_str!("../baselines/spmv_matrices.py");
+const BASELINES_PY: &str = include_str!("../../baselines/baselines.py");
+const SPMV_MATRICES_PY: &str = include_str!("../../baselines/spmv_matrices.py");
 
 /// Seconds a step stopped at its cap gets to write what it finished before it is killed.
 const GRACE_S: u64 = 15;

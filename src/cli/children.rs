@@ -8,7 +8,7 @@ use std::process::{Child, Command};
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::stopping::EXIT_INTERRUPTED;
+use crate::cli::stopping::EXIT_INTERRUPTED;
 
 /// The last stop signal received (0: none) and how many came.
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);

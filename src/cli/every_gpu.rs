@@ -15,8 +15,8 @@ use anyhow::{bail, Context, Result};
 use clvscu::backend::cuda;
 use clvscu::plot;
 
-use crate::cli::DeviceArgs;
-use crate::stopping::EXIT_INTERRUPTED;
+use crate::cli::args::DeviceArgs;
+use crate::cli::stopping::EXIT_INTERRUPTED;
 
 /// Where each child's output lines go, prefixed with its GPU.
 pub type Emit = Arc<dyn Fn(String) + Send + Sync>;

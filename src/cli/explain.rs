@@ -17,10 +17,10 @@ use clvscu::session::store::CsvStore;
 use clvscu::study::{self, Comparison};
 use clvscu::terminal::printable;
 
-use crate::cli::ExplainArgs;
-use crate::setup::{claim_default_folder, load_study, open_sides, print_progress, show_event};
-use crate::stopping::{interrupt_flag, start_watchdog};
-use crate::stopping::{EXIT_INTERRUPTED, EXIT_OK};
+use crate::cli::args::ExplainArgs;
+use crate::cli::setup::{claim_default_folder, load_study, open_sides, print_progress, show_event};
+use crate::cli::stopping::{interrupt_flag, start_watchdog};
+use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
     refuse_exports(&args)?;
@@ -152,7 +152,7 @@ const PART_GRACE_S: u64 = 15;
 /// The parent: each part in a process of its own, one after another, then the verdicts. A
 /// stop signal to it ends the running part's process group (see `children`).
 fn run_parts(out: &Path, profile: bool) -> Result<i32> {
-    crate::children::catch_stop_signals();
+    crate::cli::children::catch_stop_signals();
     let code = run_part_process(out, LADDER_PART)?;
     if code == EXIT_INTERRUPTED {
         return Ok(code);
@@ -171,7 +171,7 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     if profile {
         profile_with_ncu(out)?;
     }
-    if crate::children::stop_signal().is_some() {
+    if crate::cli::children::stop_signal().is_some() {
         return Ok(EXIT_INTERRUPTED);
     }
     let (explanations, files) = explain_run::write_outputs(out)
@@ -228,7 +228,7 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     args.push(exe.display().to_string());
     args.extend(resume_arguments(std::env::args().skip(1), out));
     args.extend(["--part".into(), PROFILE_PART.into()]);
-    let status = crate::children::run_to_end(
+    let status = crate::cli::children::run_to_end(
         std::process::Command::new(&ncu).args(&args),
         Duration::from_secs(PART_GRACE_S),
     )
@@ -348,9 +348,9 @@ fn run_part_process_with(out: &Path, part: &str, env: &[(&str, String)]) -> Resu
     args.extend(["--part".into(), part.to_string()]);
     let mut command = std::process::Command::new(&exe);
     command.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
-    let code = crate::children::run_to_end(&mut command, Duration::from_secs(PART_GRACE_S))
+    let code = crate::cli::children::run_to_end(&mut command, Duration::from_secs(PART_GRACE_S))
         .with_context(|| format!("running {} for {part}", exe.display()))?;
-    if crate::children::stop_signal().is_some() {
+    if crate::cli::children::stop_signal().is_some() {
         // Stopped from outside: whatever the part said, the explain stops here.
         return Ok(EXIT_INTERRUPTED);
     }
@@ -500,7 +500,7 @@ fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
     let dir = out.join("charts");
     clvscu::export::safe::prepare_dir(&dir, true)?;
     Ok(clvscu::plot::waterfall::draw(
-        &prs,
+        &clvscu::explain::waterfall::bars_per_target(&prs),
         &measurements,
         &dir,
         &[clvscu::plot::Format::Png, clvscu::plot::Format::Svg],
@@ -515,7 +515,7 @@ fn fmt_pr(t: &TargetExplanation) -> String {
 }
 
 fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<PathBuf>) {
-    let mut table = crate::tables::table(&["target", "device", "PR [CI]", "verdict"], &[2]);
+    let mut table = crate::cli::tables::table(&["target", "device", "PR [CI]", "verdict"], &[2]);
     for t in all {
         table.add_row(vec![
             printable(&t.target).into_owned(),

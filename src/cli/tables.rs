@@ -10,7 +10,7 @@ use clvscu::export::markdown::format_sig;
 use clvscu::record::{MeasurementRow, PrRow, Status};
 use clvscu::stats::{SIMILAR_HI, SIMILAR_LO};
 use clvscu::terminal::printable;
-use clvscu::workload::{self, FamilyKind, GroupRule, Variant};
+use clvscu::workload::{self, FamilyId, GroupRule, Variant};
 
 /// Significant digits of a metric and of a ratio.
 const VALUE_DIGITS: usize = 4;
@@ -60,7 +60,7 @@ fn metric_cell(value: f64, unit: &str, shared: bool) -> String {
 /// `clvscu families`: one table per family, a row per variant, then what the marks mean.
 pub fn families() -> String {
     let mut out = String::new();
-    for &family in FamilyKind::all() {
+    for &family in FamilyId::all() {
         let variants = workload::variants_of(family, true);
         if variants.is_empty() {
             continue;
@@ -166,7 +166,7 @@ pub struct SideName {
 }
 
 /// Whether a row's variant is a one-step experiment (an internal pass of a larger kernel).
-fn is_experiment(family: FamilyKind, variant: &str) -> bool {
+fn is_experiment(family: FamilyId, variant: &str) -> bool {
     workload::find_variant(family, variant).is_ok_and(|v| v.experiment)
 }
 
@@ -472,12 +472,12 @@ mod tests {
             device_b: "gpu".into(),
             api_a: Api::OpenCl,
             api_b: Api::Cuda,
-            family: FamilyKind::Matvec,
+            family: FamilyId::Matvec,
             variant: "listing2".into(),
             size: "64x40".into(),
             local_size: 64,
             groups: 1,
-            metric_unit: FamilyKind::Matvec.metric(),
+            metric_unit: FamilyId::Matvec.metric(),
             metric_a: 1.0,
             metric_b: 1.0,
             pr,
@@ -559,11 +559,11 @@ mod tests {
     #[test]
     fn variant_ranges_and_marks_are_described() {
         let find = |f, n| workload::find_variant(f, n).unwrap();
-        assert_eq!(mark(find(FamilyKind::Matvec, "listing7-unsafe")), "unsafe");
-        assert_eq!(mark(find(FamilyKind::Matvec, "listing2")), "");
-        assert_eq!(local_range(find(FamilyKind::Matvec, "listing2")), "any");
+        assert_eq!(mark(find(FamilyId::Matvec, "listing7-unsafe")), "unsafe");
+        assert_eq!(mark(find(FamilyId::Matvec, "listing2")), "");
+        assert_eq!(local_range(find(FamilyId::Matvec, "listing2")), "any");
         assert_eq!(
-            local_range(find(FamilyKind::Matvec, "listing7")),
+            local_range(find(FamilyId::Matvec, "listing7")),
             "64..512, powers of two"
         );
     }

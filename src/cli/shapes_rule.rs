@@ -9,7 +9,7 @@ use clvscu::export::safe::{prepare_dir, write_atomic};
 use clvscu::families::matvec::rules::file_name;
 use clvscu::shape_rule::{checks_markdown, Sweep};
 
-use crate::stopping::EXIT_OK;
+use crate::cli::stopping::EXIT_OK;
 
 pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
     let sweep = Sweep::read(sweep_dir)

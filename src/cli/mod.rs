@@ -1,0 +1,15 @@
+//! The binary's room: the command line (`args`), one file per subcommand that needs more than
+//! a call into the library, and what they share (children, stopping, tables, setup). Nothing
+//! here is part of the library: `clvscu` the crate is usable without it.
+
+pub mod args;
+pub mod children;
+pub mod commands;
+pub mod every_gpu;
+pub mod explain;
+pub mod setup;
+pub mod shapes_rule;
+pub mod stopping;
+pub mod suite;
+pub mod tables;
+pub mod tune;

@@ -1,0 +1,89 @@
+//! The waterfall's bars from explain's rung rows: per target, its PR, then each measured ladder
+//! step's effect (the ratio of its rung's PR to the target's, the rung nearest parity), then
+//! what remains to parity. `plot::waterfall` draws them.
+
+use crate::plot::waterfall::{Bar, BarKind};
+use crate::record::PrRow;
+
+use super::ladder::{LadderStep, RungKind};
+use super::split_rung_id;
+
+/// The bars of every target among `prs` that has its own rung, in first-seen order.
+pub fn bars_per_target(prs: &[PrRow]) -> Vec<(String, Vec<Bar>)> {
+    rungs_per_target(prs)
+        .into_iter()
+        .filter_map(|(target, rungs)| Some((target, bars_of(&rungs)?)))
+        .collect()
+}
+
+/// The rung rows of each target among `prs`, each with its rung, in ladder order.
+fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
+    let mut targets: Vec<(String, Vec<(RungKind, &PrRow)>)> = Vec::new();
+    for row in prs {
+        let Some((target, rung)) = split_rung_id(&row.comparison) else {
+            continue;
+        };
+        let Some(kind) = RungKind::parse(rung) else {
+            continue;
+        };
+        match targets.iter_mut().find(|(t, _)| t == target) {
+            Some((_, rows)) => rows.push((kind, row)),
+            None => targets.push((target.to_string(), vec![(kind, row)])),
+        }
+    }
+    for (_, rows) in &mut targets {
+        rows.sort_by_key(|(k, _)| (k.step(), k.name()));
+    }
+    targets
+}
+
+/// The bars of one target: its PR, one step per measured ladder step, the remainder.
+fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
+    let own = rungs.iter().find(|(k, _)| *k == RungKind::Own)?.1;
+    if !(own.pr.is_finite() && own.pr > 0.0) {
+        return None;
+    }
+    let mut bars = vec![Bar {
+        label: format!("target PR ({})", RungKind::Own.describe()),
+        from: 0.0,
+        to: own.pr,
+        kind: BarKind::Target,
+        ci: Some((own.pr_ci_lo, own.pr_ci_hi)).filter(|(lo, hi)| lo.is_finite() && hi.is_finite()),
+    }];
+    let mut level = own.pr;
+    let mut steps: Vec<LadderStep> = Vec::new();
+    for (k, _) in rungs {
+        if k.step() != LadderStep::Target && !steps.contains(&k.step()) {
+            steps.push(k.step());
+        }
+    }
+    for step in steps {
+        let nearest = rungs
+            .iter()
+            .filter(|(k, r)| k.step() == step && r.pr.is_finite() && r.pr > 0.0)
+            .min_by(|a, b| a.1.pr.ln().abs().total_cmp(&b.1.pr.ln().abs()));
+        let Some((kind, row)) = nearest else { continue };
+        let next = level * row.pr / own.pr;
+        let toward = (row.pr.ln().abs()) < own.pr.ln().abs();
+        bars.push(Bar {
+            label: format!("{} ({})", kind.name(), kind.describe()),
+            from: level,
+            to: next,
+            kind: if toward {
+                BarKind::TowardParity
+            } else {
+                BarKind::AwayFromParity
+            },
+            ci: None,
+        });
+        level = next;
+    }
+    bars.push(Bar {
+        label: "remaining to parity".into(),
+        from: level,
+        to: 1.0,
+        kind: BarKind::Remaining,
+        ci: None,
+    });
+    Some(bars)
+}
