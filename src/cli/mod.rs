@@ -5,11 +5,15 @@
 pub mod args;
 pub mod children;
 pub mod commands;
+pub mod device;
 pub mod every_gpu;
 pub mod explain;
+pub mod files;
+pub mod run;
 pub mod setup;
 pub mod shapes_rule;
 pub mod stopping;
 pub mod suite;
+pub mod suite_steps;
 pub mod tables;
 pub mod tune;

@@ -1,0 +1,261 @@
+//! The commands over folders already written: `plot`, `merge`, `inspect`, `report` (and its
+//! findings) and `diff`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+
+use clvscu::backend::cuda::{self, CudaBackend};
+use clvscu::backend::opencl::OpenClBackend;
+use clvscu::backend::Backend;
+use clvscu::export::csv::merge_files;
+use clvscu::inspect;
+use clvscu::plot;
+use clvscu::plot::input::CsvKind;
+use clvscu::record::{MeasurementRow, PrRow, SampleRow};
+use clvscu::terminal::{printable, printable_lines};
+
+use crate::cli::args::InspectArgs;
+
+use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
+
+pub(crate) fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
+    let data = plot::input::load(inputs)?;
+    for w in plot::input::warnings(&data) {
+        say_err!("warning: {}", printable_lines(&w.to_string()));
+    }
+    clvscu::export::safe::prepare_dir(out, true)?;
+    let files = plot::draw_all(&data, out, &[plot::Format::Png, plot::Format::Svg])?;
+    if files.is_empty() {
+        say!("the data allows no chart (no PR, no sweep, no known peak or copy measurement, no PTX table)");
+    }
+    for f in files {
+        say!("{}", f.display());
+    }
+    Ok(EXIT_OK)
+}
+
+/// The CSV files a merge reads: files as given; for a folder (a run folder, or a tree of them,
+/// one per node or GPU), the file of every run folder under it that has the output's name.
+fn merge_inputs(inputs: &[PathBuf], output: &Path) -> Result<Vec<PathBuf>> {
+    let name = output.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let mut files = Vec::new();
+    for input in inputs {
+        if !input.exists() {
+            bail!("merge: {} does not exist", input.display());
+        }
+        if !input.is_dir() {
+            files.push(input.clone());
+            continue;
+        }
+        if !matches!(name, "measurements.csv" | "prs.csv" | "samples.csv") {
+            bail!(
+                "{} is a folder: name the output measurements.csv, prs.csv or samples.csv to \
+                 say which file of each run folder to merge",
+                input.display()
+            );
+        }
+        let folders = clvscu::report::load::find_run_folders(std::slice::from_ref(input))?;
+        files.extend(folders.iter().map(|f| f.join(name)).filter(|f| f.is_file()));
+    }
+    if files.len() < 2 {
+        bail!(
+            "merge needs at least two {} files; found {}",
+            if name.is_empty() { "CSV" } else { name },
+            files.len()
+        );
+    }
+    Ok(files)
+}
+
+pub(crate) fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
+    let inputs = &merge_inputs(inputs, output)?;
+    let n = match plot::input::kind_of(&inputs[0])? {
+        CsvKind::Measurements => merge_files::<MeasurementRow>(inputs, output)?,
+        CsvKind::Prs => merge_files::<PrRow>(inputs, output)?,
+        CsvKind::Samples => merge_files::<SampleRow>(inputs, output)?,
+        CsvKind::PtxClasses => bail!(
+            "{}: PTX class tables are not merged; name each in `plot`",
+            inputs[0].display()
+        ),
+    };
+    say!("merged {n} rows into {}", output.display());
+    Ok(EXIT_OK)
+}
+
+pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
+    use clvscu::inspect::cache::PRIVATE_CACHE_ENV;
+    // With --sass, OpenCL's SASS is the code NVIDIA's OpenCL built itself, taken from a
+    // private compute cache: the driver reads CUDA_CACHE_PATH once, at start, so this runs
+    // again in a process of its own with the cache folder set.
+    if args.sass && std::env::var_os(PRIVATE_CACHE_ENV).is_none() {
+        let cache = args.out.join(".compute-cache");
+        clvscu::export::safe::prepare_dir(&args.out, true)?;
+        let _ = std::fs::remove_dir_all(&cache);
+        std::fs::create_dir_all(&cache)?;
+        let status = std::process::Command::new(std::env::current_exe()?)
+            .args(std::env::args_os().skip(1))
+            .env("CUDA_CACHE_PATH", &cache)
+            .env("CUDA_CACHE_DISABLE", "0")
+            .env(PRIVATE_CACHE_ENV, &cache)
+            .status()?;
+        let _ = std::fs::remove_dir_all(&cache);
+        return Ok(status.code().unwrap_or(EXIT_INTERRUPTED));
+    }
+    // Every table sets CUDA's PTX beside OpenCL's: without NVRTC each kernel would repeat the
+    // same note and the tables would be empty, so say it once and write nothing.
+    let sources = args.devices.sources()?;
+    if let Err(reason) = cuda::nvrtc_availability() {
+        bail!("inspect compiles every CUDA kernel with NVRTC: {reason}");
+    }
+    // A device the user named must exist; without a selector a missing API is a note.
+    let mut cl = match OpenClBackend::open(args.devices.cl_device.as_deref()) {
+        Ok(b) => Some(b),
+        Err(e) if args.devices.cl_device.is_some() => return Err(e.into()),
+        Err(e) => {
+            say_err!("note: {e}");
+            None
+        }
+    };
+    let mut cu = match CudaBackend::open(args.devices.cuda_device.as_deref()) {
+        Ok(b) => Some(b),
+        Err(e) if args.devices.cuda_device.is_some() => return Err(e.into()),
+        Err(e) => {
+            say_err!(
+                "note: {e}; CUDA PTX comes from NVRTC alone (target {})",
+                args.arch
+            );
+            None
+        }
+    };
+    let report = inspect::run(
+        &sources,
+        cl.as_mut().map(|b| b as &mut dyn Backend),
+        cu.as_mut().map(|b| b as &mut dyn Backend),
+        &cuda::compile_to_ptx,
+        &inspect::Options {
+            arch: &args.arch,
+            local: args.local,
+            sass: args.sass,
+            progress: Some(&|line: String| say!("{line}")),
+        },
+        &args.out,
+    )?;
+    say!("{}", printable_lines(&report.markdown));
+    for note in &report.notes {
+        say!("note: {note}");
+    }
+    say!(
+        "wrote {} files in {}",
+        report.files.len(),
+        args.out.display()
+    );
+    Ok(EXIT_OK)
+}
+
+pub(crate) fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
+    let written = clvscu::report::write_report(inputs, out, html)?;
+    say!(
+        "{} run folders on {}:",
+        written.folders,
+        written.gpus_text()
+    );
+    // The files a reader opens are named; the charts and pages below them (hundreds for a
+    // large tree) are counted, and the index leads to them.
+    let (top, below): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        written.files.iter().partition(|f| f.parent() == Some(out));
+    for f in top {
+        say!("{}", f.display());
+    }
+    if !below.is_empty() {
+        let what = if html { "charts and pages" } else { "charts" };
+        say!(
+            "and {} more files in {}: {what}",
+            below.len(),
+            out.display()
+        );
+    }
+    Ok(EXIT_OK)
+}
+
+/// `report --findings`: findings.md and the headline chart of the suite folders side by side,
+/// into `--out` (default docs), and the headline block of `--readme`.
+pub(crate) fn findings_cmd(
+    inputs: &[PathBuf],
+    out: Option<&Path>,
+    readme: Option<&Path>,
+) -> Result<i32> {
+    let out = out.unwrap_or(Path::new("docs"));
+    let written = clvscu::report::findings::write_docs(inputs, out, readme)?;
+    for f in written {
+        say!("{}", f.display());
+    }
+    Ok(EXIT_OK)
+}
+
+pub(crate) fn diff(
+    old: &Path,
+    new: &Path,
+    out: Option<&Path>,
+    noise_pct: f64,
+    fail_on_regression: bool,
+) -> Result<i32> {
+    use clvscu::report::{diff, markdown};
+    if !(noise_pct.is_finite() && noise_pct >= 0.0) {
+        bail!("--noise {noise_pct}: expected a percentage of 0 or more");
+    }
+    if let Some(dir) = out {
+        // Like every output folder: one holding a link is refused by name, before any work.
+        clvscu::export::safe::check_dir(dir, true)?;
+    }
+    let test = clvscu::stats::change::ChangeTest {
+        noise: noise_pct / 100.0,
+        ..Default::default()
+    };
+    let d = diff::diff(&[old.to_path_buf()], &[new.to_path_buf()], &test)?;
+    let md = markdown::render(&diff::doc(
+        &d,
+        &old.display().to_string(),
+        &new.display().to_string(),
+    ));
+    say_text!("{}", printable_lines(&md));
+    if let Some(dir) = out {
+        clvscu::export::write_atomic(&dir.join("diff.md"), md.as_bytes())?;
+        clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;
+        say_err!("wrote diff.md and diff.csv in {}", dir.display());
+    }
+    Ok(if fail_on_regression {
+        regression_code(&d)
+    } else {
+        EXIT_OK
+    })
+}
+
+/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each way named on stderr: a
+/// quantity that regressed, a side that fails in NEW but did not in OLD (a kernel that
+/// stopped verifying is worse than a slower one), or a comparison of OLD missing from NEW
+/// (a run that lost work must not pass as one without regressions); else 0.
+fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
+    let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
+    let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();
+    for r in &rows {
+        say_err!(
+            "regressed: {}: {} {} ({:+.1}%)",
+            printable(&r.study),
+            printable(&r.comparison),
+            r.quantity,
+            r.change_pct
+        );
+    }
+    for f in &d.new_failures {
+        say_err!("regressed: fails now: {}", printable(f));
+    }
+    for r in &d.removed {
+        say_err!("regressed: missing from NEW: {}", printable(r));
+    }
+    if rows.is_empty() && d.new_failures.is_empty() && d.removed.is_empty() {
+        EXIT_OK
+    } else {
+        EXIT_REGRESSED
+    }
+}

@@ -1,0 +1,355 @@
+//! `clvscu run`: one study (or one kernel) on the pair at hand, into a run folder, with its
+//! exports and the table a person reads.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+
+use clvscu::plot;
+use clvscu::record::Status;
+use clvscu::session::provenance::GIT_COMMIT;
+use clvscu::session::run::{RunPlan, Sides};
+use clvscu::session::watchdog::Watchdog;
+use clvscu::session::{self, OnComparison, Outcome, RunSummary};
+use clvscu::terminal::{printable, printable_lines};
+
+use crate::cli::args::RunArgs;
+use crate::cli::every_gpu;
+
+use crate::cli::setup::{
+    claim_default_folder, load_study, noise_floor_note, open_sides, print_progress, show_event,
+};
+use crate::cli::stopping::{interrupt_flag, start_watchdog};
+use crate::cli::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
+
+/// What a run that stops early keeps, and how to continue it.
+fn run_kept(out: &Path) -> String {
+    let out = out.display();
+    format!("every finished comparison is in {out}; continue with --resume --out {out}")
+}
+
+pub(crate) fn run(args: RunArgs) -> Result<i32> {
+    let (study, _) = load_study(&args)?;
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        // The study's name is the user's text: as a slug it cannot leave the folder.
+        None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
+    };
+    if args.force {
+        clear_run_folder(&out)?;
+    }
+    let result = if every_gpu::wanted(&args.devices)? {
+        run_every_gpu(&args, &out)
+    } else {
+        run_here(&args, &out, &stamp)
+    };
+    if result.is_err() && args.out.is_none() {
+        // A default folder the run never wrote to is not left behind (only an empty one
+        // can be removed).
+        let _ = std::fs::remove_dir(&out);
+    }
+    result
+}
+
+/// `--force`: deletes the run folder `out`, so the run starts afresh there. Only a folder a
+/// run wrote (it holds folder.json) and that no run holds now (its lock is free) is deleted:
+/// a mistyped --out never costs anyone's files.
+fn clear_run_folder(out: &Path) -> Result<()> {
+    if !out.exists() {
+        return Ok(());
+    }
+    if !out.join(session::folder::IDENTITY_FILE).is_file() {
+        bail!(
+            "--force: {} is not a run folder (it holds no {}); refusing to delete it: choose \
+             another --out",
+            out.display(),
+            session::folder::IDENTITY_FILE
+        );
+    }
+    drop(session::folder::lock(out).with_context(|| format!("--force: {}", out.display()))?);
+    std::fs::remove_dir_all(out)
+        .with_context(|| format!("--force: cannot delete {}", out.display()))
+}
+
+/// The study on the one pair of devices selected, under a watchdog and a Ctrl-C handler.
+fn run_here(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
+    let watchdog = start_watchdog(format!(
+        "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
+         continue with --resume --out {}",
+        out.display(),
+        out.display()
+    ));
+    let interrupted = interrupt_flag(&watchdog, run_kept(out));
+    run_one(args, out, stamp, &watchdog, &interrupted)
+}
+
+/// `--cuda-device all`: the study on every CUDA GPU at the same time, one process each (see
+/// [`every_gpu`]), each into its own folder under `out`.
+fn run_every_gpu(args: &RunArgs, out: &Path) -> Result<i32> {
+    // Each GPU's run would replace the last one's file: one file cannot hold them apart.
+    let exports = [&args.export_json, &args.export_csv, &args.export_markdown];
+    if exports.iter().any(|e| e.is_some()) {
+        bail!(
+            "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
+             --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
+        );
+    }
+    every_gpu::run_command(out)
+}
+
+fn run_one(
+    args: &RunArgs,
+    out: &Path,
+    stamp: &str,
+    watchdog: &Watchdog,
+    interrupted: &Arc<AtomicBool>,
+) -> Result<i32> {
+    check_exports(args, out)?;
+    let (study, study_text) = load_study(args)?;
+    let sources = args.devices.sources()?;
+    let mut sides = open_sides(args)?;
+    let on_cpu = !sides.a.info().is_gpu || sides.b.as_ref().is_some_and(|b| !b.info().is_gpu);
+    if on_cpu {
+        let count = 1 + usize::from(sides.b.is_some());
+        if let Some(note) = clvscu::session::sizing::cpu_note(&study, count) {
+            say_err!("note: {}", printable(&note));
+        }
+    }
+    let out = out.to_path_buf();
+    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let progress = terminal && !args.quiet;
+    let plan = RunPlan {
+        study,
+        out: out.clone(),
+        resume: args.resume,
+        passes: args.passes,
+        charts: !args.no_plot,
+        sources: &sources,
+        interrupted,
+        progress,
+        command_line: std::env::args().collect(),
+        run_id: format!("{stamp}-{GIT_COMMIT}"),
+        watchdog: Some(watchdog),
+        timeout_s: args.timeout,
+        study_text,
+        // Without a terminal there is no progress bar: a line per comparison instead.
+        on_comparison: (!terminal && !args.quiet).then_some(&print_progress as &OnComparison),
+    };
+    let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
+    for note in &report.remeasured {
+        say!("resume: {}", printable_lines(note));
+    }
+    print_report(
+        &report.summary,
+        &side_names(&sides),
+        args.show_experiments,
+        &out,
+    );
+    print_expected_refusals(&report.summary);
+    print_hint(&report.summary, &out);
+    if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
+        say!("{}", noise_floor_note());
+    }
+    export(args, &out)?;
+    match &report.charts {
+        Some(Ok(files)) if files.is_empty() => say!(
+            "charts: none, nothing to draw (no PR, no sweep, no known peak or copy measurement)"
+        ),
+        Some(Ok(files)) => say!(
+            "charts: {} files in {}",
+            files.len(),
+            out.join("charts").display()
+        ),
+        Some(Err(e)) => say_err!("warning: charts not drawn: {e}"),
+        None => {}
+    }
+    Ok(exit_code(&report.summary, &out))
+}
+
+/// The exit code of a finished run, with what the user should know about it.
+pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
+    match summary.outcome() {
+        Outcome::Interrupted => {
+            say_err!(
+                "interrupted: every finished comparison is in {}; continue with --resume --out {}",
+                out.display(),
+                out.display()
+            );
+            EXIT_INTERRUPTED
+        }
+        Outcome::FailedConfigs => {
+            say_err!(
+                "{} configuration(s) failed and were excluded from every PR:",
+                summary.failed.len()
+            );
+            for f in &summary.failed {
+                say_err!("  {}", printable_lines(f));
+            }
+            print_build_logs(summary);
+            EXIT_FAILED_CONFIGS
+        }
+        Outcome::Complete => EXIT_OK,
+    }
+}
+
+/// The launches the driver refused as the study expects: recorded, in no PR, no failure.
+fn print_expected_refusals(summary: &RunSummary) {
+    if summary.refused_as_expected.is_empty() {
+        return;
+    }
+    say!(
+        "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
+        summary.refused_as_expected.len()
+    );
+    for r in &summary.refused_as_expected {
+        say!("  {}", printable_lines(r));
+    }
+}
+
+/// The compiler's own words for each distinct build failure, with the user's file names and
+/// line numbers (the sources carry `#line` directives).
+fn print_build_logs(summary: &RunSummary) {
+    let mut shown: Vec<&str> = Vec::new();
+    for m in &summary.measurements {
+        if m.status == Status::BuildFailed && !shown.contains(&m.error.as_str()) {
+            shown.push(&m.error);
+            say_err!(
+                "\n{} [{}]: {}",
+                printable(&m.comparison),
+                m.api,
+                printable_lines(m.error.trim_end())
+            );
+        }
+    }
+}
+
+/// What to do next, said once the run is done.
+fn print_hint(all: &RunSummary, out: &Path) {
+    let shown = out.display();
+    if all.prs.is_empty() && !all.measurements.is_empty() {
+        say!(
+            "hint: one side only, so no Performance Ratio. With an NVIDIA GPU (OpenCL and CUDA) \
+             the same command compares both; --pair opencl-opencl checks the harness on one device."
+        );
+    }
+    say!(
+        "next: {shown}/summary.md has these tables; clvscu plot {shown} --out {shown}/charts \
+         redraws the charts; clvscu run FAMILY/VARIANT --local 64,128,256 compares one kernel."
+    );
+}
+
+/// The run's sides as the end-of-run tables name them.
+fn side_names(sides: &Sides) -> Vec<crate::cli::tables::SideName> {
+    std::iter::once(sides.a.as_ref())
+        .chain(sides.b.as_deref())
+        .map(|b| crate::cli::tables::SideName {
+            api: b.api().label().to_string(),
+            device: b.info().name.clone(),
+            is_gpu: b.info().is_gpu,
+        })
+        .collect()
+}
+
+/// Refuses, before anything is measured, an export that would overwrite a file the run owns
+/// (its identity, CSVs, lock, saved study) or the study file being read, or that is no
+/// plain file of its own ([`clvscu::export::safe::check_target`]).
+fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
+    use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
+    use clvscu::session::{store::CsvStore, timings::TIMINGS_CSV};
+    let mut owned: Vec<PathBuf> = [
+        IDENTITY_FILE,
+        LOCK_FILE,
+        STUDY_FILE,
+        CsvStore::MEASUREMENTS,
+        CsvStore::PRS,
+        CsvStore::SAMPLES,
+        TIMINGS_CSV,
+    ]
+    .iter()
+    .map(|name| out.join(name))
+    .collect();
+    owned.extend(args.study.as_ref().map(PathBuf::from));
+    let exports = [
+        ("--export-json", &args.export_json),
+        ("--export-csv", &args.export_csv),
+        ("--export-markdown", &args.export_markdown),
+    ];
+    for (option, path) in exports {
+        if let Some(path) = path {
+            clvscu::export::safe::check_target(path)
+                .and_then(|()| clvscu::export::safe::refuse_owned(path, &owned))
+                .with_context(|| format!("{option} {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The rows of one of a run folder's CSVs; none when the run wrote no such file.
+fn folder_rows<T: serde::de::DeserializeOwned + clvscu::export::csv::CsvSchema>(
+    path: &Path,
+) -> Result<Vec<T>> {
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    Ok(clvscu::export::csv::read_rows(path)?)
+}
+
+/// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (after a
+/// `--resume`, those of earlier invocations too: the CSVs are the record), each file written
+/// whole or not at all.
+fn export(args: &RunArgs, out: &Path) -> Result<()> {
+    use clvscu::export::{csv::CsvExporter, json::RunResults, markdown::MarkdownExporter};
+    use clvscu::export::{write_atomic, Exporter};
+    use clvscu::session::store::CsvStore;
+    let all = RunResults {
+        prs: folder_rows(&out.join(CsvStore::PRS))?,
+        measurements: folder_rows(&out.join(CsvStore::MEASUREMENTS))?,
+    };
+    if let Some(path) = &args.export_json {
+        clvscu::export::json::write_json_atomic(path, &all)
+            .with_context(|| format!("--export-json {}", path.display()))?;
+    }
+    if let Some(path) = &args.export_csv {
+        let bytes = CsvExporter.render(&all.prs)?;
+        write_atomic(path, &bytes).with_context(|| format!("--export-csv {}", path.display()))?;
+    }
+    if let Some(path) = &args.export_markdown {
+        let mut text = String::from("## Measurements\n\n");
+        text += std::str::from_utf8(&MarkdownExporter.render(&all.measurements)?)?;
+        if !all.prs.is_empty() {
+            text += "\n## Performance Ratio\n\n";
+            text += std::str::from_utf8(&MarkdownExporter.render(&all.prs)?)?;
+        }
+        write_atomic(path, text.as_bytes())
+            .with_context(|| format!("--export-markdown {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn print_report(
+    all: &RunSummary,
+    sides: &[crate::cli::tables::SideName],
+    show_experiments: bool,
+    out: &Path,
+) {
+    let ok = all
+        .measurements
+        .iter()
+        .filter(|m| m.status == Status::Ok)
+        .count();
+    say_text!(
+        "{}",
+        crate::cli::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
+    );
+    say!(
+        "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
+        ok,
+        all.prs.len(),
+        all.skipped,
+        all.failed.len(),
+        out.display()
+    );
+}

@@ -1,0 +1,313 @@
+//! What each step of `clvscu suite` runs: the child command line of a study, `explain`,
+//! `inspect`, the baselines' script or the CPU study, built from the suite's own arguments.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+
+use clvscu::session::store::CsvStore;
+use clvscu::suite::{self, Step, StepKind};
+
+use crate::cli::args::{Pairing, SuiteArgs};
+
+/// The vendor-baseline scripts, carried in the binary so the suite needs no checkout; written
+/// into the suite's folder (beside each other, as the first imports the second) to run.
+const BASELINES_PY: &str = include_str!("../../baselines/baselines.py");
+const SPMV_MATRICES_PY: &str = include_str!("../../baselines/spmv_matrices.py");
+
+/// Seconds of timing per side for each rung of the suite's `explain` step.
+const EXPLAIN_MIN_TIME_S: &str = "0.1";
+/// The quick pass's explain: the ladder on this many gaps, and seconds of code reading (ncu's
+/// counters left out).
+const QUICK_LADDER_TARGETS: &str = "2";
+const QUICK_CODE_S: &str = "5";
+
+/// The step's command, or why it cannot run here.
+pub(super) fn step_command(
+    args: &SuiteArgs,
+    out: &Path,
+    step: &Step,
+) -> Result<std::result::Result<Command, String>> {
+    let exe = std::env::current_exe().context("finding this program to run it again")?;
+    let dir = out.join(step.dir);
+    let mut c = Command::new(&exe);
+    match step.kind {
+        StepKind::Study(name) => study_command(&mut c, args, &dir, step, name)?,
+        // `run_step` hands a CPU step to `run_cpu_step` (a child per comparison) before this.
+        StepKind::CpuStudy(_) => {
+            return Ok(Err("a CPU step runs one child per comparison".into()));
+        }
+        StepKind::StudyWithTable { study, table_dir } => {
+            let tables = out.join(table_dir);
+            if !has_tables(&tables)? {
+                return Ok(Err(format!("no table in {table_dir}/ to run with")));
+            }
+            // The folder: each API's device finds its own table there.
+            c.env(clvscu::families::matvec::rules::RULES_ENV, tables);
+            study_command(&mut c, args, &dir, step, study)?;
+        }
+        StepKind::StudyWithBuiltinTables(study) => {
+            c.env_remove(clvscu::families::matvec::rules::RULES_ENV);
+            study_command(&mut c, args, &dir, step, study)?;
+        }
+        StepKind::Calibrate => {
+            c.arg("calibrate").arg("--out").arg(&dir);
+            if args.quick {
+                c.arg("--quick");
+            }
+            c.args(side_args(args, false));
+        }
+        StepKind::Inspect => {
+            if args.pair == Some(Pairing::Fake) {
+                return Ok(Err("the fake backend compiles no PTX".into()));
+            }
+            c.arg("inspect").arg("--out").arg(&dir);
+            c.args(device_args(args));
+        }
+        StepKind::Baselines { study, only, csv } => {
+            return Ok(baselines_command(args, out, step.dir, study, only, csv))
+        }
+        StepKind::Explain(of) => {
+            let target = out.join(of);
+            if let Some(why) = nothing_to_explain(&target, of)? {
+                return Ok(Err(why));
+            }
+            c.arg("explain")
+                .arg(&target)
+                .args(["-q", "--out"])
+                .arg(&dir);
+            if args.quick {
+                // The quick pass's gaps are many (few repetitions) and each NVRTC-PTX rung is a
+                // process of its own: the ladder takes the farthest few, the rest get their
+                // code read and their calls replayed, within the quick cap.
+                c.args([
+                    "--max-targets",
+                    QUICK_LADDER_TARGETS,
+                    "--code-budget",
+                    QUICK_CODE_S,
+                    "--no-profile",
+                ]);
+            } else {
+                // Its rungs are kernels of milliseconds or less: 0.1 s a side is hundreds of
+                // repetitions, and the ladders of the fair study's gaps fit the step's cap.
+                c.args(["--min-time", EXPLAIN_MIN_TIME_S]);
+            }
+            if dir.exists() {
+                c.arg("--resume");
+            }
+            // Every other study step's fair gaps get their machine code read (no rungs), so
+            // that each gap of the suite carries at least its largest machine-code difference.
+            for other in machine_code_folders(out, of) {
+                c.arg("--machine-code-for").arg(other);
+            }
+            c.args(side_args(args, true));
+        }
+        StepKind::ShapesRule { sweep } => {
+            c.arg("shapes-rule")
+                .arg(out.join(sweep))
+                .arg("--out")
+                .arg(&dir);
+        }
+    }
+    Ok(Ok(c))
+}
+
+/// `run --study …` of a study the binary carries into `dir`: by name in the full suite where
+/// it is built in, else its text saved in the run folder under the name `run` gives a study it
+/// wrote (the quick form, or a study only the plans carry), so the folder says what ran and
+/// `explain` finds its sizes there.
+pub(super) fn study_command(
+    c: &mut Command,
+    args: &SuiteArgs,
+    dir: &Path,
+    step: &Step,
+    name: &str,
+) -> Result<()> {
+    let study = if args.quick || !suite::is_builtin(name) {
+        let text = suite::study_text(name, args.quick).map_err(anyhow::Error::msg)?;
+        let file = dir.join(clvscu::session::run::STUDY_FILE);
+        clvscu::export::safe::prepare_dir(dir, false)?;
+        clvscu::export::write_atomic(&file, text.as_bytes())?;
+        file.display().to_string()
+    } else {
+        name.to_string()
+    };
+    c.args(["run", "--study", &study, "--no-plot", "-q", "--out"])
+        .arg(dir);
+    if !args.quick {
+        for text in step.skip {
+            c.args(["--skip", text]);
+        }
+    }
+    if dir.join(CsvStore::MEASUREMENTS).exists() {
+        c.arg("--resume");
+    }
+    c.args(side_args(args, true));
+    Ok(())
+}
+
+/// Whether `shapes-rule` wrote a table (`matvec-auto-*.toml`) into `dir`.
+fn has_tables(dir: &Path) -> Result<bool> {
+    Ok(dir.is_dir() && !clvscu::families::matvec::rules::table_files(dir)?.is_empty())
+}
+
+/// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
+/// parity band explain leaves alone.
+/// The folders of the suite's study steps but `of` that hold PRs.
+fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
+    clvscu::suite::STEPS
+        .iter()
+        .filter(|s| {
+            matches!(
+                s.kind,
+                StepKind::Study(_)
+                    | StepKind::StudyWithTable { .. }
+                    | StepKind::StudyWithBuiltinTables(_)
+            )
+        })
+        .map(|s| out.join(s.dir))
+        .filter(|d| !d.ends_with(of) && d.join(CsvStore::PRS).is_file())
+        .collect()
+}
+
+fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
+    let file = target.join(CsvStore::PRS);
+    if !file.is_file() {
+        return Ok(Some(format!("no PRs of the {of} step to explain")));
+    }
+    let prs: Vec<clvscu::record::PrRow> = clvscu::export::csv::read_rows(&file)?;
+    let (lo, hi) = clvscu::explain::PARITY;
+    if prs.iter().any(|r| r.fair && !(lo..=hi).contains(&r.pr)) {
+        return Ok(None);
+    }
+    let (narrow_lo, narrow_hi) = (clvscu::stats::SIMILAR_LO, clvscu::stats::SIMILAR_HI);
+    let wide = prs
+        .iter()
+        .filter(|r| r.fair && (r.pr_ci_lo < narrow_lo || r.pr_ci_hi > narrow_hi))
+        .count();
+    // "No gap" needs a CI narrow enough to rule one out; a wide one only fails to show it.
+    Ok(Some(if wide == 0 {
+        format!("every fair PR of the {of} step is within [{lo}, {hi}]: no gap to explain")
+    } else {
+        format!(
+            "every fair PR of the {of} step is within [{lo}, {hi}], but {wide} CI(s) are wider \
+             than [{narrow_lo}, {narrow_hi}]: inconclusive, nothing for explain to attribute"
+        )
+    }))
+}
+
+/// Why a CPU step's child found no device to run on, from its log: the machine has no
+/// OpenCL, or no OpenCL device that is not a GPU. The suite asks the child rather than list
+/// devices itself: a process that has opened NVIDIA's OpenCL hides the GPU from the steps
+/// after it (seen on an H200: they fell back to PoCL).
+pub(super) fn no_opencl_cpu(log: &str) -> Option<String> {
+    let line = log
+        .lines()
+        .find(|l| l.starts_with("error: OpenCL unavailable:"))?;
+    let why = line.trim_start_matches("error: ");
+    Some(
+        if why.contains(&format!("matches '{}'", clvscu::backend::select::CPU)) {
+            "no OpenCL CPU device is listed here (PoCL or a vendor's CPU runtime would run it)"
+                .into()
+        } else {
+            format!("no OpenCL CPU device: {}", clvscu::terminal::printable(why))
+        },
+    )
+}
+
+/// The suite's options for a CPU step: OpenCL alone on the first device that is not a GPU
+/// (the fake pair stays fake); the user's kernels folder and timeout still apply.
+pub(super) fn on_the_cpu(args: &SuiteArgs) -> SuiteArgs {
+    let mut cpu = args.clone();
+    if cpu.pair != Some(Pairing::Fake) {
+        cpu.pair = Some(Pairing::Opencl);
+        cpu.devices.cl_device = Some(clvscu::backend::select::CPU.into());
+        cpu.devices.cuda_device = None;
+    }
+    cpu
+}
+
+/// `--pair` and the device options, passed on to a child.
+fn side_args(args: &SuiteArgs, with_timeout: bool) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(pair) = args.pair.and_then(|p| p.to_possible_value()) {
+        v.extend(["--pair".to_string(), pair.get_name().to_string()]);
+    }
+    if let (true, Some(t)) = (with_timeout, args.timeout) {
+        v.extend(["--timeout".to_string(), t.to_string()]);
+    }
+    v.extend(device_args(args));
+    v
+}
+
+fn device_args(args: &SuiteArgs) -> Vec<String> {
+    let d = &args.devices;
+    let mut v = Vec::new();
+    for (flag, value) in [
+        ("--cl-device", &d.cl_device),
+        ("--cuda-device", &d.cuda_device),
+    ] {
+        if let Some(value) = value {
+            v.extend([flag.to_string(), value.clone()]);
+        }
+    }
+    if let Some(k) = &d.kernels_dir {
+        v.extend(["--kernels-dir".to_string(), k.display().to_string()]);
+    }
+    v
+}
+
+/// `python3 baselines.py OUT/CSV STUDY.toml` (the scripts in OUT/DIR) where python3 with a
+/// CUDA torch exists; `only` the groups it names (`BASELINES_ONLY`), all when `None`.
+fn baselines_command(
+    args: &SuiteArgs,
+    out: &Path,
+    dir: &str,
+    study: &str,
+    only: Option<&str>,
+    csv: &str,
+) -> std::result::Result<Command, String> {
+    if matches!(
+        args.pair,
+        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
+    ) {
+        return Err("the vendor libraries run on CUDA, which this suite does not use".into());
+    }
+    let probe = Command::new("python3")
+        .args([
+            "-c",
+            "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        return Err("no python3 with a CUDA build of torch here".into());
+    }
+    let dir = out.join(dir);
+    let write = |name: &str, text: &str| {
+        clvscu::export::safe::prepare_dir(&dir, false)
+            .and_then(|()| clvscu::export::write_atomic(&dir.join(name), text.as_bytes()))
+            .map_err(|e| e.to_string())
+    };
+    write("baselines.py", BASELINES_PY)?;
+    write("spmv_matrices.py", SPMV_MATRICES_PY)?;
+    let spec = format!("{study}.toml");
+    write(&spec, &suite::study_text(study, args.quick)?)?;
+    let mut c = Command::new("python3");
+    c.arg(dir.join("baselines.py"))
+        .arg(out.join(csv))
+        .arg(dir.join(&spec));
+    match (only, args.quick) {
+        (Some(only), _) => {
+            c.env("BASELINES_ONLY", only);
+        }
+        (None, true) => {
+            c.env("BASELINES_ONLY", "sgemv,sum,copy,shapes");
+        }
+        (None, false) => {}
+    }
+    Ok(c)
+}
