@@ -1,0 +1,137 @@
+//! Rendering a laid-out figure: to RGB pixels or SVG text in memory, then to files written
+//! whole (a failure leaves no half-drawn file), one per format.
+
+use std::path::{Path, PathBuf};
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{style, Format, PlotError, StemSet, MAX_FIGURES_PER_CHART};
+use crate::export::safe;
+
+/// A plotters failure, reduced to its message so drawing code can be generic over backends.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct DrawError(pub String);
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        DrawError(e.to_string())
+    }
+}
+
+/// One picture, drawable on any plotters backend so PNG and SVG come from the same code.
+pub(crate) trait Figure {
+    /// Canvas size in pixels (width, height).
+    fn size(&self) -> (u32, u32);
+    /// Draws onto `root`, which covers the whole canvas, already filled white.
+    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>;
+}
+
+/// Renders `fig` into an RGB buffer (3 bytes per pixel, row-major).
+pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
+    if !style::ensure_font() {
+        return Err(DrawError(
+            "the embedded font could not be registered".into(),
+        ));
+    }
+    let (w, h) = fig.size();
+    let mut buf = vec![255u8; w as usize * h as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE)?;
+        fig.paint(&root)?;
+        root.present()?;
+    }
+    Ok(buf)
+}
+
+/// Renders `fig` as an SVG document.
+pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
+    if !style::ensure_font() {
+        return Err(DrawError(
+            "the embedded font could not be registered".into(),
+        ));
+    }
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, fig.size()).into_drawing_area();
+        root.fill(&WHITE)?;
+        fig.paint(&root)?;
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// Writes `fig` as `<out_dir>/<stem>.<ext>` for every format; returns the paths written.
+///
+/// The picture is rendered in memory before the file is opened, so a drawing error (such as
+/// a missing font) leaves no file at all; a failed write removes what was written.
+pub(crate) fn write_figure<F: Figure>(
+    fig: &F,
+    out_dir: &Path,
+    stem: &str,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let mut written = Vec::new();
+    for &format in formats {
+        let path = out_dir.join(format!("{stem}.{}", format.extension()));
+        if !style::ensure_font() {
+            return Err(PlotError::Font { path });
+        }
+        std::fs::create_dir_all(out_dir).map_err(|source| PlotError::CreateDir {
+            path: out_dir.to_path_buf(),
+            source,
+        })?;
+        let draw_err = |e: DrawError| PlotError::Draw {
+            path: path.clone(),
+            message: e.0,
+        };
+        match format {
+            Format::Png => {
+                let buf = render_rgb(fig).map_err(draw_err)?;
+                let (w, h) = fig.size();
+                // plotters opens the file itself: it gets a path in a private folder, and
+                // the picture is renamed into place.
+                let result = safe::write_through(&path, |inner| {
+                    let mut backend = BitMapBackend::new(inner, (w, h));
+                    backend
+                        .blit_bitmap((0, 0), (w, h), &buf)
+                        .and_then(|()| backend.present())
+                        .map_err(|e| e.to_string())
+                })
+                .map_err(|e| e.to_string())
+                .and_then(|r| r);
+                if let Err(message) = result {
+                    return Err(PlotError::Write { path, message });
+                }
+            }
+            Format::Svg => {
+                let svg = render_svg(fig).map_err(draw_err)?;
+                if let Err(e) = safe::write_atomic(&path, svg.as_bytes()) {
+                    return Err(PlotError::Write {
+                        path,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Writes a list of named figures of one chart kind, `<chart>-<slug>` each.
+pub(crate) fn write_figures<F: Figure>(
+    chart: &str,
+    figures: &[(String, F)],
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let mut written = Vec::new();
+    let mut stems = StemSet::default();
+    for (slug, fig) in figures.iter().take(MAX_FIGURES_PER_CHART) {
+        let stem = stems.unique(&format!("{chart}-{slug}"));
+        written.extend(write_figure(fig, out_dir, &stem, formats)?);
+    }
+    Ok(written)
+}
