@@ -1,0 +1,371 @@
+//! A study file resolved into comparisons: defaults merged into each entry, each side's
+//! settings checked and resolved, sweeps and variant lists expanded.
+
+use super::*;
+
+fn merge(base: &Spec, over: &Spec) -> Spec {
+    macro_rules! pick {
+        ($f:ident) => {
+            over.$f.clone().or_else(|| base.$f.clone())
+        };
+    }
+    Spec {
+        name: pick!(name),
+        family: pick!(family),
+        variant: pick!(variant),
+        size: pick!(size),
+        seed: pick!(seed),
+        local: pick!(local),
+        groups: pick!(groups),
+        program: pick!(program),
+        local_y: pick!(local_y),
+        groups_y: pick!(groups_y),
+        unroll: pick!(unroll),
+        defines: pick!(defines),
+        flags: pick!(flags),
+        jit: pick!(jit),
+        timer: pick!(timer),
+        wait: pick!(wait),
+        warmup: pick!(warmup),
+        turn: pick!(turn),
+        reps: pick!(reps),
+        max_reps: pick!(max_reps),
+        min_time: pick!(min_time),
+        max_time: pick!(max_time),
+        target_ci: pick!(target_ci),
+        timeout: pick!(timeout),
+        index: pick!(index),
+        matrix: pick!(matrix),
+        expect: pick!(expect),
+        param: pick!(param),
+        values: pick!(values),
+        all_variants: pick!(all_variants),
+        kernels: pick!(kernels),
+        kernel: pick!(kernel),
+        args: pick!(args),
+        global: pick!(global),
+        metric: pick!(metric),
+        check: pick!(check),
+        tune: pick!(tune),
+        a: None,
+        b: None,
+    }
+}
+
+fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyError> {
+    let invalid = |source| StudyError::Invalid {
+        file: file.to_string(),
+        entry: entry.to_string(),
+        source,
+    };
+    let field = |message: String| StudyError::Field {
+        file: file.to_string(),
+        entry: entry.to_string(),
+        message,
+    };
+    let family = match spec.family.as_deref() {
+        Some(name) => FamilyId::parse(name).map_err(invalid)?,
+        None => crate::families::DEFAULT_FAMILY,
+    };
+    let variant_name = spec
+        .variant
+        .as_deref()
+        .ok_or_else(|| field("field 'variant' is missing".into()))?;
+    let variant = find_variant(family, variant_name).map_err(invalid)?;
+    let default_size = family.family().default_size();
+    let matrix = resolve_matrix(spec, family).map_err(field)?;
+    let size = match &matrix {
+        // A file brings its own shape.
+        crate::workload::spmv::MatrixSource::File { csr, .. } => csr.size(),
+        _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
+    };
+    workload::check_size(variant, size).map_err(invalid)?;
+    let local = spec
+        .local
+        .unwrap_or_else(|| family.family().default_local(variant));
+    workload::check_local(variant, local).map_err(invalid)?;
+    let local_y = second_dimension(variant, spec).map_err(field)?;
+    let timer_text = spec.timer.as_deref().unwrap_or("device-event");
+    let timer = TimerKind::parse(timer_text).ok_or_else(|| {
+        field(format!(
+            "field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock"
+        ))
+    })?;
+    let wait = match spec.wait.as_deref() {
+        None => WaitMode::DEFAULT,
+        Some(text) => crate::names::parse::<WaitMode>(text)
+            .map_err(|e| field(format!("field 'wait': {e}")))?,
+    };
+    let unroll = spec.unroll.clone().unwrap_or_default();
+    for point in unroll.keys() {
+        if !variant.unroll_points.contains(&point.as_str()) {
+            return Err(field(format!(
+                "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
+                variant.name,
+                if variant.unroll_points.is_empty() {
+                    "none".to_string()
+                } else {
+                    variant.unroll_points.join(", ")
+                }
+            )));
+        }
+    }
+    if spec.groups == Some(0) {
+        // Zero groups would reach the driver as an empty launch and fail verification there.
+        return Err(field(
+            "field 'groups' = 0: a launch needs at least one work-group (leave 'groups' out \
+             for the variant's default)"
+                .into(),
+        ));
+    }
+    let min_time_s = spec.min_time.unwrap_or(0.2);
+    if !(min_time_s.is_finite() && min_time_s >= 0.0) {
+        return Err(field(format!(
+            "field 'min_time' = {min_time_s} must be a non-negative number of seconds"
+        )));
+    }
+    if min_time_s > MAX_TIMING_S {
+        return Err(field(format!(
+            "field 'min_time' = {min_time_s:e} is above the limit {MAX_TIMING_S} s: the timing \
+             of one comparison stops there"
+        )));
+    }
+    let (max_time_s, target_ci) = stopping_rule(spec).map_err(field)?;
+    check_limits(spec).map_err(field)?;
+    if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
+        return Err(field(format!(
+            "field 'timeout' = {t} must be a positive number of seconds"
+        )));
+    }
+    if let Some(t) = spec.timeout {
+        check_timeout(t).map_err(|e| field(format!("field 'timeout': {e}")))?;
+    }
+    let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
+        .map_err(|e| field(format!("field 'index': {e}")))?;
+    let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
+        .map_err(|e| field(format!("field 'program': {e}")))?;
+    let defines = spec.defines.clone().unwrap_or_default();
+    check_defines(&defines).map_err(field)?;
+    let jit = spec.jit.unwrap_or_default();
+    jit.check()
+        .map_err(|e| field(format!("field 'jit': {e}")))?;
+    let reps = spec.reps.unwrap_or(10).max(1);
+    Ok(Resolved {
+        family,
+        variant,
+        size,
+        seed: spec.seed.unwrap_or(1),
+        local,
+        groups: spec.groups,
+        local_y,
+        groups_y: spec.groups_y,
+        unroll,
+        defines,
+        flags: spec.flags.unwrap_or(Flags {
+            mad: true,
+            ..Default::default()
+        }),
+        jit,
+        timer,
+        wait,
+        warmup: spec.warmup.unwrap_or(3),
+        turn: spec
+            .turn
+            .unwrap_or(match timer {
+                TimerKind::WallClock => WALL_CLOCK_TURN,
+                TimerKind::DeviceEvent => 1,
+            })
+            .max(1),
+        reps,
+        max_reps: spec.max_reps.unwrap_or(1000).max(reps),
+        min_time_s,
+        max_time_s,
+        target_ci,
+        timeout_s: spec.timeout,
+        index,
+        program,
+        matrix,
+    })
+}
+
+/// The `matrix` key: only for a family that takes one (SpMV); a file is read (and a malformed
+/// one refused) here.
+fn resolve_matrix(
+    spec: &Spec,
+    family: FamilyId,
+) -> Result<crate::workload::spmv::MatrixSource, String> {
+    use crate::workload::spmv::MatrixSource;
+    match &spec.matrix {
+        None => Ok(MatrixSource::Uniform),
+        Some(m) if family.family().takes_matrix() => {
+            MatrixSource::parse(m).map_err(|e| format!("field 'matrix': {e}"))
+        }
+        Some(_) => {
+            let takers: Vec<&str> = crate::families::all()
+                .iter()
+                .filter(|f| f.takes_matrix())
+                .map(|f| f.id().name())
+                .collect();
+            Err(format!(
+                "field 'matrix' applies to the {} family, not {}",
+                takers.join(", "),
+                family.name()
+            ))
+        }
+    }
+}
+
+fn comparison_from(
+    spec: &Spec,
+    file: &str,
+    entry: &str,
+    sweep: (String, String),
+) -> Result<Comparison, StudyError> {
+    for side in [&spec.a, &spec.b].into_iter().flatten() {
+        if side.a.is_some() || side.b.is_some() || side.param.is_some() {
+            return Err(StudyError::Field {
+                file: file.to_string(),
+                entry: entry.to_string(),
+                message: "a per-side table cannot hold 'a', 'b', 'param' or 'values'".into(),
+            });
+        }
+        user::check_side(side).map_err(|message| StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message,
+        })?;
+    }
+    let a = resolve_side(
+        &merge(spec, spec.a.as_deref().unwrap_or(&Spec::default())),
+        file,
+        entry,
+    )?;
+    let b = resolve_side(
+        &merge(spec, spec.b.as_deref().unwrap_or(&Spec::default())),
+        file,
+        entry,
+    )?;
+    if a.program == ProgramSource::Other && b.program == ProgramSource::Other {
+        // Each side would wait for the other's program: one must compile its own source.
+        return Err(StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: "field 'program' = 'other' on both sides: one side must compile its own \
+                      source (set it in [comparison.opencl] or [comparison.cuda] only)"
+                .into(),
+        });
+    }
+    if spec.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        // The name is the comparison's key in the CSVs, for `--resume` and `--only`.
+        return Err(StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: "field 'name' is empty; give the comparison a name or leave 'name' out".into(),
+        });
+    }
+    let base = spec
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("{}/{}", a.family.name(), a.variant.name));
+    let id = if sweep.0.is_empty() {
+        base
+    } else {
+        format!("{base}@{}={}", sweep.0, sweep.1)
+    };
+    let expected_refusal = spec
+        .expect
+        .as_deref()
+        .map(crate::names::parse::<ExpectedRefusal>)
+        .transpose()
+        .map_err(|e| StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: format!("field 'expect': {e}"),
+        })?;
+    Ok(Comparison {
+        id,
+        a,
+        b,
+        sweep_param: sweep.0,
+        sweep_value: sweep.1,
+        expected_refusal,
+    })
+}
+
+pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
+    let mut comparisons = Vec::new();
+    for (i, c) in file_spec.comparisons.iter().enumerate() {
+        let entry = format!("comparison #{}", i + 1);
+        let mut merged = with_sides(&merge(&file_spec.defaults, c), c);
+        user::declare(&mut merged, file, &entry)?;
+        for spec in expand_variants(&merged, file, &entry)? {
+            comparisons.push(comparison_from(
+                &spec,
+                file,
+                &entry,
+                (String::new(), String::new()),
+            )?);
+        }
+    }
+    for (i, s) in file_spec.sweeps.iter().enumerate() {
+        let entry = format!("sweep #{}", i + 1);
+        let mut merged = with_sides(&merge(&file_spec.defaults, s), s);
+        user::declare(&mut merged, file, &entry)?;
+        let param = merged.param.clone().ok_or_else(|| StudyError::Field {
+            file: file.to_string(),
+            entry: entry.clone(),
+            message: "field 'param' is missing".into(),
+        })?;
+        let values = merged.values.clone().unwrap_or_default();
+        if values.is_empty() {
+            return Err(StudyError::Field {
+                file: file.to_string(),
+                entry,
+                message: "field 'values' is missing or empty".into(),
+            });
+        }
+        for spec in expand_variants(&merged, file, &entry)? {
+            for v in &values {
+                let value = value_text(v);
+                let swept = apply_sweep(&spec, &param, &value, file, &entry)?;
+                comparisons.push(comparison_from(
+                    &swept,
+                    file,
+                    &entry,
+                    (param.clone(), value),
+                )?);
+            }
+        }
+    }
+    if comparisons.is_empty() {
+        return Err(StudyError::Field {
+            file: file.to_string(),
+            entry: "study".into(),
+            message: "it has no [[comparison]] and no [[sweep]]: there is nothing to run".into(),
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    for c in &comparisons {
+        if !seen.insert(c.id.clone()) {
+            return Err(StudyError::Field {
+                file: file.to_string(),
+                entry: c.id.clone(),
+                message: "two comparisons have the same name; give one a distinct 'name'".into(),
+            });
+        }
+    }
+    Ok(Study {
+        name: file_spec.name.clone(),
+        description: file_spec.description.clone(),
+        file: file.to_string(),
+        comparisons,
+        sha256: String::new(),
+    })
+}
+
+fn with_sides(merged: &Spec, entry: &Spec) -> Spec {
+    let mut s = merged.clone();
+    s.a = entry.a.clone();
+    s.b = entry.b.clone();
+    s
+}
