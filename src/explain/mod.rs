@@ -32,6 +32,7 @@ pub mod profile;
 pub mod ptx;
 pub mod replay;
 pub mod run;
+pub mod verdict;
 pub mod verify;
 pub mod waterfall;
 

@@ -1,0 +1,312 @@
+//! The words of a verdict: a PR with its interval, a rung's outcome, a cause, the verdict, and
+//! one target's explanation with each side's launch shape. `attribute` reaches them from the
+//! rows.
+
+use crate::record::{MeasurementRow, PrRow};
+
+use super::ladder::RungKind;
+use super::PARITY;
+
+/// A PR with its confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    pub value: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Interval {
+    pub fn of(row: &PrRow) -> Interval {
+        Interval {
+            value: row.pr,
+            lo: row.pr_ci_lo,
+            hi: row.pr_ci_hi,
+        }
+    }
+
+    /// The CI touches the parity band.
+    pub fn at_parity(&self) -> bool {
+        self.lo <= PARITY.1 && self.hi >= PARITY.0
+    }
+
+    /// The CI lies wholly in the "similar" band, so touching parity means something: a CI
+    /// like [0.69, 1.21] also touches parity, but it cannot tell a gap from none.
+    pub fn is_narrow(&self) -> bool {
+        self.lo >= crate::stats::SIMILAR_LO && self.hi <= crate::stats::SIMILAR_HI
+    }
+
+    /// The two CIs have no point in common.
+    pub fn apart_from(&self, other: &Interval) -> bool {
+        self.hi < other.lo || other.hi < self.lo
+    }
+
+    /// The geometric mean of two PRs, interval ends likewise.
+    pub(super) fn geometric_mean(&self, other: &Interval) -> Interval {
+        Interval {
+            value: (self.value * other.value).sqrt(),
+            lo: (self.lo * other.lo).sqrt(),
+            hi: (self.hi * other.hi).sqrt(),
+        }
+    }
+}
+
+/// One rung's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RungOutcome {
+    pub kind: RungKind,
+    /// `None` when a side failed to build, launch or verify (see `note`).
+    pub pr: Option<Interval>,
+    /// The fraction of the target's gap (in logarithms) this rung removed: 1 closes it, 0
+    /// leaves it, negative widens it.
+    pub closed: Option<f64>,
+    pub moved: bool,
+    pub closes: bool,
+    /// Why a rung can name no cause whatever its PR: it changed more than one step, or its
+    /// control moved (see [`mark_void`]).
+    pub void: Option<String>,
+    /// Why a rung has no PR, or a fact beside it (registers of both sides).
+    pub note: String,
+}
+
+impl RungOutcome {
+    /// Whether the rung brings the PR to parity and may name a cause.
+    pub fn closes_validly(&self) -> bool {
+        self.closes && self.void.is_none()
+    }
+}
+
+/// What a gap is put down to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cause {
+    /// The two front ends' PTX: with one PTX on both runtimes the PR is at parity.
+    FrontEnd,
+    /// The same PTX runs apart on the two runtimes; no runtime rung closed it.
+    Runtime,
+    /// The second stages' register allocation: holding one count closes the runtime part.
+    Registers {
+        registers: u32,
+        held: crate::backend::Api,
+    },
+    /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
+    Carveout(u32),
+    /// The kernels' times agree on the device's clock: launch and wait on the host.
+    LaunchAndWait,
+    /// The first launch alone is at parity: the run carries the gap between its launches
+    /// (the second launch and the time before it).
+    BetweenLaunches,
+    /// Holding this compiler step on both sides closes the gap.
+    CompilerStep(RungKind),
+    /// A plain program making the target's own driver calls shows the same PR, and the
+    /// harness's path beside it adds nothing that sets the APIs apart (`explain::replay`).
+    DriverCalls,
+    /// A plain program making the target's own driver calls is at parity: the harness's path
+    /// makes the gap (`explain::replay`).
+    HarnessPath,
+}
+
+impl Cause {
+    pub fn describe(&self) -> String {
+        match self {
+            Cause::FrontEnd => "front end (the two compilers' PTX)".into(),
+            Cause::Runtime => "runtime (the same PTX runs apart; no runtime rung closes it)".into(),
+            Cause::Registers { registers, held } => format!(
+                "second stage: register allocation ({} capped at {registers} registers on the \
+                 target's load path closes it; its control held)",
+                held.label()
+            ),
+            Cause::Carveout(p) => format!(
+                "runtime: the L1 / shared-memory split (CUDA at a {p}% carveout runs as OpenCL)"
+            ),
+            Cause::LaunchAndWait => {
+                "runtime: launch and wait (the kernels agree on the device's clock)".into()
+            }
+            Cause::BetweenLaunches => "runtime: between the run's launches (the first launch \
+                 alone is at parity; a run of a few microseconds carries the gap before the \
+                 second)"
+                .into(),
+            Cause::CompilerStep(kind) => format!("compiler step: {}", kind.describe()),
+            Cause::DriverCalls => "runtime: the driver's own calls (a plain program replaying \
+                 the target's calls shows the same PR)"
+                .into(),
+            Cause::HarnessPath => "runtime: the harness's own path (a plain program replaying \
+                 the target's calls is at parity)"
+                .into(),
+        }
+    }
+
+    /// A short name for CSV cells and chart labels.
+    pub fn slug(&self) -> String {
+        match self {
+            Cause::FrontEnd => "front-end".into(),
+            Cause::Runtime => "runtime".into(),
+            Cause::Registers { .. } => "second-stage-registers".into(),
+            Cause::Carveout(_) => "carveout".into(),
+            Cause::LaunchAndWait => "launch-and-wait".into(),
+            Cause::BetweenLaunches => "between-launches".into(),
+            Cause::CompilerStep(kind) => format!("compiler-step:{}", kind.name()),
+            Cause::DriverCalls => "runtime-driver-calls".into(),
+            Cause::HarnessPath => "runtime-harness-path".into(),
+        }
+    }
+}
+
+/// The verdict on one target.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// The target's CI is narrow and touches the parity band: nothing to explain.
+    NoGap,
+    /// The target's CI touches the parity band but is too wide to say there is no gap.
+    Inconclusive(Interval),
+    /// The target did not run (or failed): nothing can be said.
+    NotMeasured(String),
+    /// One cause, or several with their shares of the gap (in logarithms, summing to 1).
+    Explained(Vec<(Cause, f64)>),
+    /// No rung closes the gap: the PR that remains, and the rung that moved it most.
+    Unexplained {
+        residual: f64,
+        largest: Option<(RungKind, f64)>,
+    },
+    /// No rung was run on it: only the machine code each runtime runs was read.
+    CodeOnly,
+}
+
+impl Verdict {
+    pub fn describe(&self) -> String {
+        match self {
+            // Reached only with a CI inside [0.9, 1.1] (`Interval::is_narrow`); the words stay
+            // those the committed verdict files hold.
+            Verdict::NoGap => "no gap: the PR's CI touches [0.98, 1.02]".into(),
+            Verdict::Inconclusive(ci) => format!(
+                "inconclusive: the PR's CI [{:.2}, {:.2}] touches [0.98, 1.02] but is wider than \
+                 [0.9, 1.1]; more repetitions would tell a gap from none",
+                ci.lo, ci.hi
+            ),
+            Verdict::NotMeasured(why) => format!("not measured: {why}"),
+            Verdict::Explained(causes) if causes.len() == 1 => causes[0].0.describe(),
+            Verdict::Explained(causes) => causes
+                .iter()
+                .map(|(c, share)| format!("{} {:.0}%", c.describe(), share * 100.0))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            Verdict::Unexplained { residual, largest } => {
+                let moved = match largest {
+                    Some((kind, pr)) => format!("; the largest move: {} (PR {pr:.3})", kind.name()),
+                    None => String::new(),
+                };
+                format!("unexplained: PR {residual:.3} remains with no rung at parity{moved}")
+            }
+            Verdict::CodeOnly => "no rung run on it (its machine code read only)".into(),
+        }
+    }
+
+    /// The causes' short names, `+`-joined (`unexplained`, `no-gap`, ...).
+    pub fn slug(&self) -> String {
+        match self {
+            Verdict::NoGap => "no-gap".into(),
+            Verdict::Inconclusive(_) => "inconclusive".into(),
+            Verdict::NotMeasured(_) => "not-measured".into(),
+            Verdict::Explained(causes) => causes
+                .iter()
+                .map(|(c, _)| c.slug())
+                .collect::<Vec<_>>()
+                .join("+"),
+            Verdict::Unexplained { .. } => "unexplained".into(),
+            Verdict::CodeOnly => "machine-code-only".into(),
+        }
+    }
+}
+
+/// Everything explain found about one target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TargetExplanation {
+    pub target: String,
+    pub study: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub device: String,
+    pub pr: Option<Interval>,
+    pub rungs: Vec<RungOutcome>,
+    pub verdict: Verdict,
+    /// Every cause named comes from a rung whose control held and, for a second-stage cause,
+    /// whose machine code reproduces the slower side's (see `explain::verify`).
+    pub verified: bool,
+    /// What the machine code each runtime runs shows, in one sentence, where it was read.
+    pub machine_code: Option<String>,
+    /// The fix offered and what it gives: the family's alternative on both sides, measured.
+    pub fix: Option<String>,
+    /// The target's calls replayed as a plain program beside the harness, where it is the
+    /// runtime's own calls (`explain::replay`).
+    pub replay: Option<String>,
+    /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
+    /// step: the work-group limits and what the registers allow).
+    pub shapes: Vec<SideShape>,
+}
+
+/// One side's work-group and the kernel facts its API reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SideShape {
+    pub api: crate::backend::Api,
+    pub local: u32,
+    pub limit: Option<u32>,
+    pub registers: Option<u32>,
+    pub spill_bytes: Option<u64>,
+    pub shared_bytes: Option<u64>,
+}
+
+impl TargetExplanation {
+    /// The verdict in words with the machine code behind it: where no rung proved a cause,
+    /// the largest measured machine-code difference is what the verdict names.
+    pub fn verdict_text(&self) -> String {
+        let words = self.verdict.describe();
+        let replayed = matches!(&self.verdict, Verdict::Explained(c)
+            if c.iter().all(|(c, _)| matches!(c, Cause::DriverCalls | Cause::HarnessPath)));
+        if let (Some(replay), true) = (&self.replay, replayed) {
+            return format!("{words}; {replay}");
+        }
+        match (&self.machine_code, self.verified) {
+            (Some(code), true) => format!("{words}; in the machine code: {code}"),
+            (Some(code), false)
+                if matches!(
+                    self.verdict,
+                    Verdict::Explained(_) | Verdict::Unexplained { .. }
+                ) =>
+            {
+                format!(
+                    "{words}; not proven by a rung; the largest machine-code difference: {code}"
+                )
+            }
+            _ => words,
+        }
+    }
+}
+
+/// Registers and work-items of one SM of a Hopper GPU (H100, H200), and the granule in which
+/// a warp's registers are allocated: the model of [`SideShape::groups_per_sm_by_registers`].
+const SM_REGISTERS: u32 = 65536;
+const SM_WORK_ITEMS: u32 = 2048;
+const WARP: u32 = 32;
+const REGISTER_GRANULE: u32 = 256;
+
+impl SideShape {
+    pub(super) fn of(row: &MeasurementRow) -> SideShape {
+        SideShape {
+            api: row.api,
+            local: row.local_size.max(1) * row.local_y.max(1),
+            limit: row.kernel_work_group_limit,
+            registers: row.registers,
+            spill_bytes: row.spill_bytes,
+            shared_bytes: row.shared_bytes,
+        }
+    }
+
+    /// Work-groups one SM of a Hopper GPU holds by its registers and work-items alone (shared
+    /// memory and the block limit aside): registers go to warps in granules of 256.
+    pub fn groups_per_sm_by_registers(&self) -> Option<u32> {
+        let regs = self.registers?;
+        let warps = self.local.div_ceil(WARP);
+        let per_warp = (regs * WARP).div_ceil(REGISTER_GRANULE) * REGISTER_GRANULE;
+        let by_registers = SM_REGISTERS / (per_warp * warps).max(1);
+        Some(by_registers.min(SM_WORK_ITEMS / self.local.max(1)))
+    }
+}
