@@ -1,8 +1,8 @@
 //! From the rungs' PR rows to a verdict. Pure: the rows in, the cause (or "unexplained") out.
 //!
-//! A gap is a target PR whose CI lies wholly outside [`PARITY`](super::PARITY). A rung *closes* it when the
-//! rung's CI touches [`PARITY`](super::PARITY); it *moved* when its CI and the target's do not overlap. The
-//! PTX swap splits the gap in two, in logarithms so the parts multiply back to the PR: with one
+//! A gap is a target PR whose CI lies wholly outside [`PARITY`](super::PARITY). A rung
+//! *closes* it when the rung's CI touches [`PARITY`](super::PARITY); it *moved* when its CI and
+//! the target's do not overlap. The PTX swap splits the gap in two, in logarithms so the parts multiply back to the PR: with one
 //! front end's PTX on both runtimes the PR is the runtimes' (the geometric mean of the two
 //! swaps), and the target's PR over it is the front ends'. A runtime part is then named by the
 //! runtime rung that closes it (registers, carveout, the other clock); a gap no rung closes is
