@@ -24,9 +24,6 @@
 //! at most 8 in magnitude: 12 significant bits), table entries multiples of 2^-10 in [-1, 1]
 //! (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
@@ -35,9 +32,12 @@ use crate::families::footprint::{plain, Footprint};
 use crate::families::id::FamilyId;
 use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{self, Verification};
+use crate::families::reference::Verification;
 use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
+
+mod problem;
+pub use problem::*;
 
 /// Sobel in X, row-major: `[-1 0 1; -2 0 2; -1 0 1]`.
 pub const FILTER_X: [f32; 9] = [-1.0, 0.0, 1.0, -2.0, 0.0, 2.0, -1.0, 0.0, 1.0];
@@ -314,124 +314,6 @@ pub fn work(family: FamilyId, size: Size, global: u64) -> (u64, u64) {
     }
 }
 
-/// Floats in [-1, 1] that are multiples of 2^-bits (see the module docs).
-fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
-    let scale = 2f32.powi(bits);
-    reference::random_vector(len, seed)
-        .into_iter()
-        .map(|x| (x * scale).round() / scale)
-        .collect()
-}
-
-/// Inputs of one configuration: the data (image or table), the filter, the reference and
-/// the output positions it is for (empty: every output).
-pub struct Problem {
-    pub data: Vec<f32>,
-    pub filter: Vec<f32>,
-    pub reference: Vec<f64>,
-    pub sample: Vec<usize>,
-}
-
-pub fn problem(family: FamilyId, size: Size, seed: u64) -> Problem {
-    match family {
-        FamilyId::Sobel => {
-            let img = Image::of(size);
-            let data = quantised(img.pixels() as usize, seed, 8);
-            let sample = sobel_sample(img, seed);
-            let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
-                Box::new(0..img.pixels() as usize)
-            } else {
-                Box::new(sample.iter().copied())
-            };
-            let reference = positions
-                .map(|p| sobel_at(&data, &FILTER_X, img, p))
-                .collect();
-            Problem {
-                data,
-                filter: FILTER_X.to_vec(),
-                reference,
-                sample,
-            }
-        }
-        _ => {
-            let data = quantised(size.rows as usize, seed, 10);
-            let sum = data.iter().map(|x| f64::from(*x)).sum();
-            Problem {
-                data,
-                filter: Vec::new(),
-                reference: vec![sum],
-                sample: Vec::new(),
-            }
-        }
-    }
-}
-
-/// Empty for an image checked whole; else its first and last two rows and a seeded sample.
-fn sobel_sample(img: Image, seed: u64) -> Vec<usize> {
-    if img.pixels() <= FULL_CHECK_PIXELS {
-        return Vec::new();
-    }
-    let (w, n) = (img.w as usize, img.pixels() as usize);
-    let mut p: Vec<usize> = (0..2 * w).chain(n - 2 * w..n).collect();
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x50be1);
-    p.extend((0..SAMPLED_PIXELS).map(|_| rng.gen_range(0..n)));
-    p
-}
-
-/// The Sobel output at pixel `p`: 0 on the border, the 3x3 filter elsewhere (in f64).
-pub fn sobel_at(data: &[f32], filter: &[f32], img: Image, p: usize) -> f64 {
-    let (w, h) = (img.w as usize, img.h as usize);
-    let (x, y) = (p % w, p / w);
-    if x == 0 || y == 0 || x + 1 >= w || y + 1 >= h {
-        return 0.0;
-    }
-    let mut v = 0.0;
-    for dy in 0..3 {
-        for dx in 0..3 {
-            let q = (y + dy - 1) * w + (x + dx - 1);
-            v += f64::from(filter[dy * 3 + dx]) * f64::from(data[q]);
-        }
-    }
-    v
-}
-
-/// Compare a run's output with the reference (for the `sample` positions, or all), exactly.
-pub fn check(family: FamilyId, got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
-    let picked: Vec<f32> = if sample.is_empty() {
-        got.to_vec()
-    } else {
-        let at = |q: usize| got.get(q).copied().unwrap_or(f32::NAN);
-        sample.iter().map(|&q| at(q)).collect()
-    };
-    let want: Vec<f64> = match family {
-        // Every work-item's sum is the table's sum.
-        FamilyId::Broadcast => vec![reference.first().copied().unwrap_or(f64::NAN); got.len()],
-        _ => reference.to_vec(),
-    };
-    reference::compare(&picked, &want, &vec![0.0; want.len()])
-}
-
-/// Rows of the image that `items_y` work-items in y cover ([`SOBEL_ROWS`] each); 1 for the
-/// broadcast family and any other 2-D kernel.
-pub fn rows_per_item(family: FamilyId) -> u64 {
-    if family == FamilyId::Sobel {
-        SOBEL_ROWS
-    } else {
-        1
-    }
-}
-
-/// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
-/// pixels in x and y), the rest untouched (`None`).
-fn emulate_sobel(data: &[f32], filter: &[f32], img: Image, cover: (u64, u64)) -> Vec<Option<f32>> {
-    (0..img.pixels() as usize)
-        .map(|p| {
-            let (x, y) = ((p as u64) % img.w, (p as u64) / img.w);
-            (x < cover.0 && y < cover.1).then(|| sobel_at(data, filter, img, p) as f32)
-        })
-        .collect()
-}
-
 /// The Sobel variants lead the table, the broadcast ones follow.
 const SOBEL_VARIANTS: usize = 6;
 
@@ -656,8 +538,8 @@ mod tests {
     fn the_kernels_compute_as_many_rows_per_work_item_as_the_launch_assumes() {
         let define = format!("#define SOBEL_ROWS {SOBEL_ROWS}\n");
         for text in [
-            include_str!("../../kernels_cl/constant.cl"),
-            include_str!("../../kernels_cu/constant.cu"),
+            include_str!("../../../kernels_cl/constant.cl"),
+            include_str!("../../../kernels_cu/constant.cu"),
         ] {
             assert!(text.contains(&define), "{define}");
             assert!(text.contains(&format!("#define SOBEL_COLS {SOBEL_COLS}\n")));

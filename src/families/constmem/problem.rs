@@ -1,0 +1,132 @@
+//! The constant-memory families' inputs and references: the quantised image and table, the
+//! Sobel filter at a pixel, the sampled check of a large image, and the emulation the fake
+//! backend runs.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use super::*;
+use crate::families::reference::{self, Verification};
+
+/// Floats in [-1, 1] that are multiples of 2^-bits (see the module docs).
+pub(super) fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
+    let scale = 2f32.powi(bits);
+    reference::random_vector(len, seed)
+        .into_iter()
+        .map(|x| (x * scale).round() / scale)
+        .collect()
+}
+
+/// Inputs of one configuration: the data (image or table), the filter, the reference and
+/// the output positions it is for (empty: every output).
+pub struct Problem {
+    pub data: Vec<f32>,
+    pub filter: Vec<f32>,
+    pub reference: Vec<f64>,
+    pub sample: Vec<usize>,
+}
+
+pub fn problem(family: FamilyId, size: Size, seed: u64) -> Problem {
+    match family {
+        FamilyId::Sobel => {
+            let img = Image::of(size);
+            let data = quantised(img.pixels() as usize, seed, 8);
+            let sample = sobel_sample(img, seed);
+            let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
+                Box::new(0..img.pixels() as usize)
+            } else {
+                Box::new(sample.iter().copied())
+            };
+            let reference = positions
+                .map(|p| sobel_at(&data, &FILTER_X, img, p))
+                .collect();
+            Problem {
+                data,
+                filter: FILTER_X.to_vec(),
+                reference,
+                sample,
+            }
+        }
+        _ => {
+            let data = quantised(size.rows as usize, seed, 10);
+            let sum = data.iter().map(|x| f64::from(*x)).sum();
+            Problem {
+                data,
+                filter: Vec::new(),
+                reference: vec![sum],
+                sample: Vec::new(),
+            }
+        }
+    }
+}
+
+/// Empty for an image checked whole; else its first and last two rows and a seeded sample.
+pub(super) fn sobel_sample(img: Image, seed: u64) -> Vec<usize> {
+    if img.pixels() <= FULL_CHECK_PIXELS {
+        return Vec::new();
+    }
+    let (w, n) = (img.w as usize, img.pixels() as usize);
+    let mut p: Vec<usize> = (0..2 * w).chain(n - 2 * w..n).collect();
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x50be1);
+    p.extend((0..SAMPLED_PIXELS).map(|_| rng.gen_range(0..n)));
+    p
+}
+
+/// The Sobel output at pixel `p`: 0 on the border, the 3x3 filter elsewhere (in f64).
+pub fn sobel_at(data: &[f32], filter: &[f32], img: Image, p: usize) -> f64 {
+    let (w, h) = (img.w as usize, img.h as usize);
+    let (x, y) = (p % w, p / w);
+    if x == 0 || y == 0 || x + 1 >= w || y + 1 >= h {
+        return 0.0;
+    }
+    let mut v = 0.0;
+    for dy in 0..3 {
+        for dx in 0..3 {
+            let q = (y + dy - 1) * w + (x + dx - 1);
+            v += f64::from(filter[dy * 3 + dx]) * f64::from(data[q]);
+        }
+    }
+    v
+}
+
+/// Compare a run's output with the reference (for the `sample` positions, or all), exactly.
+pub fn check(family: FamilyId, got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
+    let picked: Vec<f32> = if sample.is_empty() {
+        got.to_vec()
+    } else {
+        let at = |q: usize| got.get(q).copied().unwrap_or(f32::NAN);
+        sample.iter().map(|&q| at(q)).collect()
+    };
+    let want: Vec<f64> = match family {
+        // Every work-item's sum is the table's sum.
+        FamilyId::Broadcast => vec![reference.first().copied().unwrap_or(f64::NAN); got.len()],
+        _ => reference.to_vec(),
+    };
+    reference::compare(&picked, &want, &vec![0.0; want.len()])
+}
+
+/// Rows of the image that `items_y` work-items in y cover ([`SOBEL_ROWS`] each); 1 for the
+/// broadcast family and any other 2-D kernel.
+pub fn rows_per_item(family: FamilyId) -> u64 {
+    if family == FamilyId::Sobel {
+        SOBEL_ROWS
+    } else {
+        1
+    }
+}
+
+/// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
+/// pixels in x and y), the rest untouched (`None`).
+pub(super) fn emulate_sobel(
+    data: &[f32],
+    filter: &[f32],
+    img: Image,
+    cover: (u64, u64),
+) -> Vec<Option<f32>> {
+    (0..img.pixels() as usize)
+        .map(|p| {
+            let (x, y) = ((p as u64) % img.w, (p as u64) / img.w);
+            (x < cover.0 && y < cover.1).then(|| sobel_at(data, filter, img, p) as f32)
+        })
+        .collect()
+}
