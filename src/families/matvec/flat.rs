@@ -11,7 +11,8 @@
 //! The host side here: the chunk, the task arithmetic (mirrored from the kernel, so that it is
 //! tested without a device) and the launch's arguments.
 
-use super::shapes::{one_launch_step, OneLaunch, SPLIT_FLAT};
+use super::shapes::SPLIT_FLAT;
+use super::split::{one_launch_step, OneLaunch};
 use crate::backend::{Backend, BufferId, KernelId, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::plan::{buffer_of, ExecError, Step};

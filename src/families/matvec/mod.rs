@@ -4,6 +4,7 @@
 pub mod flat;
 pub mod rules;
 pub mod shapes;
+mod split;
 mod tune;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
@@ -248,7 +249,7 @@ impl Family for Matvec {
         }
         if shapes::is_split(name) {
             let program = cx.program()?;
-            let (steps, partial) = shapes::split_k_steps(
+            let (steps, partial) = split::split_k_steps(
                 cx.backend,
                 program,
                 k,
@@ -276,8 +277,8 @@ impl Family for Matvec {
     /// Split-K's two passes (their own block boundaries), every other kernel a whole product.
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
         match kernel {
-            "matvec_split_k" | "matvec_split_wide" => Some(shapes::emulate_partial_sums),
-            shapes::SPLIT_K_FINAL => Some(shapes::emulate_final_sums),
+            "matvec_split_k" | "matvec_split_wide" => Some(split::emulate_partial_sums),
+            shapes::SPLIT_K_FINAL => Some(split::emulate_final_sums),
             _ => kernel.starts_with("matvec_").then_some(emulate_product),
         }
     }

@@ -1,0 +1,170 @@
+//! The split variants' launches (`split-k`, `split-wide`: partial sums then a final pass;
+//! `split-one`, `split-flat`: one launch with completion counters) and what the fake backend
+//! computes for them.
+
+use super::shapes::{splits_of, tile_of, SPLIT_K_FINAL, SPLIT_ONE, TILE};
+use crate::backend::fake::FakeLaunch;
+use crate::backend::{self, Arg, Backend, BufferId, KernelId, LaunchShape, ProgramId};
+use crate::families::plan::{buffer_of, ExecError, Step};
+use crate::families::size::Size;
+
+/// What the split-K kernels compute, for the fake backend: the partial sums of each column
+/// block, `P[split * rows + row]`, with the kernels' block boundaries.
+pub(super) fn partial_sums(
+    m: &[f32],
+    v: &[f32],
+    rows: usize,
+    cols: usize,
+    splits: usize,
+) -> Vec<f32> {
+    let splits = splits.max(1);
+    let chunk = cols.div_ceil(splits).next_multiple_of(4);
+    let mut p = vec![0.0f32; splits * rows];
+    for s in 0..splits {
+        let (begin, end) = ((s * chunk).min(cols), ((s + 1) * chunk).min(cols));
+        for r in 0..rows {
+            let row = &m[r * cols..(r + 1) * cols];
+            let dot: f64 = (begin..end)
+                .map(|x| f64::from(row[x]) * f64::from(v[x]))
+                .sum();
+            p[s * rows + r] = dot as f32;
+        }
+    }
+    p
+}
+
+/// The split-K kernels' emulation (`M, cols, rows, V, P, splits`).
+pub(super) fn emulate_partial_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let (cols, rows, splits) = (l.count(1)?, l.count(2)?, l.count(5)?);
+    let p = partial_sums(l.read(0)?, l.read(3)?, rows, cols, splits);
+    l.write(4, p)
+}
+
+/// The final split-K kernel's emulation (`P, W, rows, splits`).
+pub(super) fn emulate_final_sums(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
+    let w = final_sums(l.read(0)?, l.count(2)?, l.count(3)?);
+    l.write(1, w)
+}
+
+/// The second split-K pass, for the fake backend: each row's partial sums added.
+pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
+    (0..rows)
+        .map(|r| {
+            (0..splits)
+                .map(|s| p.get(s * rows + r).map_or(f64::NAN, |x| f64::from(*x)))
+                .sum::<f64>() as f32
+        })
+        .collect()
+}
+
+/// The steps of a split variant over `[M, V, W]`: for `split-k` and `split-wide`, the partial
+/// sums of `splits` column blocks into a buffer of their own, then a warp-sized slice per row
+/// adds them into W (both timed, the same way on both sides); for `split-one`, one launch that
+/// does both (see [`split_one_step`]). Returns the steps and the partials buffer (poisoned
+/// before checks).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn split_k_steps(
+    backend: &mut dyn Backend,
+    program: ProgramId,
+    kernel: KernelId,
+    variant: &str,
+    [m, v, w]: [BufferId; 3],
+    size: Size,
+    shape: LaunchShape,
+    owned: &mut Vec<BufferId>,
+) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
+    let splits = splits_of(size, shape.groups, tile_of(variant));
+    let (rows, cols) = (size.rows as u32, size.cols as u32);
+    let len = splits as usize * rows as usize;
+    let partial = buffer_of(backend, len, owned)?;
+    if variant == SPLIT_ONE {
+        let step = split_one_step(backend, kernel, [m, v, w, partial], size, shape, owned)?;
+        return Ok((vec![step], (partial, len)));
+    }
+    let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
+    let first = Step::Kernel {
+        kernel,
+        shape,
+        args: vec![
+            Arg::Buffer(m),
+            Arg::U32(cols),
+            Arg::U32(rows),
+            Arg::Buffer(v),
+            Arg::Buffer(partial),
+            Arg::U32(splits),
+        ],
+    };
+    let second = Step::Kernel {
+        kernel: final_kernel,
+        shape: LaunchShape::linear(rows.div_ceil((shape.local / 32).max(1)).max(1), shape.local),
+        args: vec![
+            Arg::Buffer(partial),
+            Arg::Buffer(w),
+            Arg::U32(rows),
+            Arg::U32(splits),
+        ],
+    };
+    Ok((vec![first, second], (partial, len)))
+}
+
+/// The one launch of `split-one` over `[M, V, W, P]`: the partials of `splits` column blocks
+/// per row tile, one counter per row tile (see [`one_launch_step`]).
+pub(super) fn split_one_step(
+    backend: &mut dyn Backend,
+    kernel: KernelId,
+    buffers: [BufferId; 4],
+    size: Size,
+    shape: LaunchShape,
+    owned: &mut Vec<BufferId>,
+) -> Result<Step, ExecError> {
+    let splits = splits_of(size, shape.groups, TILE);
+    let tiles = size.rows.div_ceil(u64::from(TILE)).max(1) as usize;
+    let launch = OneLaunch {
+        kernel,
+        shape,
+        blocks: splits,
+        counters: tiles,
+    };
+    one_launch_step(backend, launch, buffers, size, owned)
+}
+
+/// A one-launch split variant's launch: its kernel and shape, its block parameter (the
+/// splits of `split-one`, the chunk of `split-flat`) and how many completion counters it
+/// counts in (row tiles, rows).
+pub(super) struct OneLaunch {
+    pub kernel: KernelId,
+    pub shape: LaunchShape,
+    pub blocks: u32,
+    pub counters: usize,
+}
+
+/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: W's arguments where
+/// every other matvec kernel has them (so the fake backend emulates it as a matvec), then the
+/// partials, the block parameter and the counters. The counters start at 0 and the kernel
+/// leaves them at 0 (the work-group that completes a row or tile resets its counter), so they
+/// are zeroed once here.
+pub(super) fn one_launch_step(
+    backend: &mut dyn Backend,
+    launch: OneLaunch,
+    [m, v, w, partial]: [BufferId; 4],
+    size: Size,
+    owned: &mut Vec<BufferId>,
+) -> Result<Step, ExecError> {
+    let count = backend.alloc(launch.counters)?;
+    owned.push(count);
+    backend.upload_u32(count, &vec![0; launch.counters])?;
+    Ok(Step::Kernel {
+        kernel: launch.kernel,
+        shape: launch.shape,
+        args: vec![
+            Arg::Buffer(m),
+            Arg::U32(size.cols as u32),
+            Arg::U32(size.rows as u32),
+            Arg::Buffer(v),
+            Arg::Buffer(w),
+            Arg::Buffer(partial),
+            Arg::U32(launch.blocks),
+            Arg::Buffer(count),
+        ],
+    })
+}
