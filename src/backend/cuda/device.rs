@@ -1,0 +1,219 @@
+//! `CudaBackend`'s own methods behind the trait: opening the device, loading modules,
+//! texture objects, launch parameters, enqueueing, waiting and timing.
+
+use super::*;
+
+impl CudaBackend {
+    /// Loads PTX as a module ([`load_module`]). The carveout is no assembler option: it is set
+    /// on each kernel after loading, on either path.
+    pub(super) fn load(&self, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
+        load_module(&self.ctx, ptx, options)
+    }
+
+    pub fn open(selector: Option<&str>) -> Result<Self> {
+        availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+        let devices = list_devices()?;
+        let index = select(&devices, selector)?;
+        let ctx = CudaContext::new(index).map_err(drv("cuCtxCreate"))?;
+        // cudarc records extra events around every launch to track buffer use across streams.
+        // OpenCL pays no such cost, so it is turned off for a fair launch.
+        // SAFETY: every timed command waits for its own completion before it returns, and a
+        // transfer beside a kernel on the second stream waits for both streams, so no buffer
+        // is ever in use on one stream while another command reaches it.
+        unsafe { ctx.disable_event_tracking() };
+        let stream = ctx.default_stream();
+        // Events must be created *with* timing: cudarc's default disables it.
+        let start = ctx
+            .new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(drv("cuEventCreate"))?;
+        let stop = StopEvents::new(&ctx, true)?;
+        let untimed_stop = StopEvents::new(&ctx, false)?;
+        let side_stream = ctx.new_stream().map_err(drv("cuStreamCreate"))?;
+        let side_stop = StopEvents::new(&ctx, true)?;
+        let info = devices[index].clone();
+        let arch = arch_name(info.compute_capability.unwrap_or((9, 0)));
+        Ok(CudaBackend {
+            info,
+            arch,
+            ctx,
+            stream,
+            start,
+            stop,
+            untimed_stop,
+            side_stream,
+            side_stop,
+            wait: WaitMode::DEFAULT,
+            timer: TimerKind::DeviceEvent,
+            hosts: Handles::new(API),
+            programs: Handles::new(API),
+            kernels: Handles::new(API),
+            buffers: Handles::new(API),
+            textures: texture::Textures::default(),
+            built: BuildCache::default(),
+            calls: Cell::new(CallCounts::default()),
+        })
+    }
+
+    /// Marshals `args` and launches `count` times on `stream`, inside the caller's window.
+    /// The texture objects of `args`, in order, made once per buffer and never inside a timed
+    /// window (OpenCL's images likewise).
+    pub(super) fn texture_objects(
+        &mut self,
+        args: &[Arg],
+    ) -> Result<Vec<cudarc::driver::sys::CUtexObject>> {
+        let mut objects = Vec::new();
+        for a in args {
+            if let Arg::Texture { buffer, channels } = *a {
+                let slice = self.buffers.get(buffer)?;
+                objects.push(self.textures.get_or_make(
+                    &self.ctx,
+                    &self.stream,
+                    &self.info.name,
+                    buffer,
+                    slice,
+                    channels,
+                )?);
+            }
+        }
+        Ok(objects)
+    }
+
+    /// `count` launches of `kernel` in `shape` on `stream`, with its parameters packed once
+    /// per argument list (the plain loop's own launch: nothing allocated per launch); a
+    /// refusal is the driver's, named with the limits it reports.
+    pub(super) fn enqueue_kernel(
+        &self,
+        stream: &Arc<CudaStream>,
+        kernel: KernelId,
+        (shape, args, objects): (LaunchShape, &[Arg], &[cudarc::driver::sys::CUtexObject]),
+        count: u32,
+    ) -> Result<()> {
+        check_grid_y(shape.groups_y)?;
+        let k = self.kernels.get(kernel)?;
+        let mut packed = k.packed.borrow_mut();
+        if !packed.as_ref().is_some_and(|p| p.holds(args)) {
+            *packed = Some(plain::Packed::new(args, self.params(args, objects)?));
+        }
+        let Some(packed) = packed.as_mut() else {
+            return Err(BackendError::InvalidHandle("packed parameters".into()));
+        };
+        for _ in 0..count {
+            // SAFETY: the parameters were packed from `args`, which follow the kernel's
+            // parameter list in order and type (the caller builds them from the kernel
+            // source's signature); the buffers were allocated by the caller for this launch's
+            // sizes, and the stream belongs to this backend's context, bound to the thread.
+            unsafe { packed.launch(&k.function, stream.cu_stream(), shape) }.map_err(|e| {
+                launch_refusal(
+                    &self.info,
+                    API,
+                    shape.group_items(),
+                    resources_of(&k.function).max_threads_per_group,
+                    format!("cuLaunchKernel: {e:?}"),
+                )
+            })?;
+            self.count(true, false);
+        }
+        Ok(())
+    }
+
+    pub(super) fn count(&self, launch: bool, event: bool) {
+        CallCounts::count(&self.calls, launch, event);
+    }
+
+    /// Records `event` on `stream`, counted.
+    pub(super) fn record(&self, event: &CudaEvent, stream: &Arc<CudaStream>) -> Result<()> {
+        event.record(stream).map_err(drv("cuEventRecord"))?;
+        self.count(false, true);
+        Ok(())
+    }
+
+    /// Waits for everything enqueued on `stream` in the current mode, as the plain loop does
+    /// (`cuStreamSynchronize` in `finish` mode, else `stop` recorded and waited on).
+    pub(super) fn wait_stream(
+        &self,
+        stream: &Arc<CudaStream>,
+        stop: &StopEvents,
+        what: &str,
+    ) -> Result<()> {
+        let events = plain::LoopEvents {
+            polled: &stop.polled,
+            blocking: &stop.blocking,
+        };
+        self.count(false, self.wait.needs_event());
+        // SAFETY: the stream and events belong to this backend's context, bound to the thread
+        // by the launch before this wait.
+        unsafe { plain::wait(stream.cu_stream(), &events, self.wait) }.map_err(|e| match e {
+            BackendError::Driver { detail, .. } => BackendError::driver(API, what, detail),
+            other => other,
+        })
+    }
+
+    /// The kernel's parameters for `args` (constants are module symbols, not parameters;
+    /// texture objects come made, in order).
+    pub(super) fn params(
+        &self,
+        args: &[Arg],
+        objects: &[cudarc::driver::sys::CUtexObject],
+    ) -> Result<Vec<plain::Param>> {
+        let mut next_object = objects.iter();
+        let mut params = Vec::new();
+        for a in args {
+            match *a {
+                Arg::Buffer(b) => {
+                    let (ptr, _) = self.buffers.get(b)?.device_ptr(&self.stream);
+                    params.push(plain::Param::Pointer(ptr));
+                }
+                Arg::Constant(b) => drop(self.buffers.get(b)?),
+                Arg::Texture { .. } => {
+                    let t = next_object.next().ok_or_else(|| {
+                        BackendError::InvalidHandle("a texture argument without its object".into())
+                    })?;
+                    params.push(plain::Param::Texture(*t));
+                }
+                Arg::U32(v) => params.push(plain::Param::U32(v)),
+                Arg::F32(v) => params.push(plain::Param::F32(v)),
+            }
+        }
+        Ok(params)
+    }
+
+    pub(super) fn event_seconds(&self) -> Option<Seconds> {
+        self.start
+            .elapsed_ms(self.stop.of(self.wait))
+            .ok()
+            .map(|ms| Seconds(f64::from(ms) * 1e-3))
+    }
+
+    /// Waits for `stop` in the current wait mode (see [`WaitMode`]).
+    pub(super) fn wait_for(&self, stop: &CudaEvent, what: &str) -> Result<()> {
+        self.wait.wait(
+            || stop.try_is_complete().map_err(drv(what)),
+            || stop.synchronize().map_err(drv(what)),
+        )
+    }
+
+    /// Records the start event, runs `command` on the stream, records the stop event and
+    /// waits: the one timing window of every launch and copy. The host clock started at `t0`,
+    /// before any host-side preparation that belongs to the command.
+    pub(super) fn timed(
+        &self,
+        t0: Instant,
+        what: &str,
+        command: impl FnOnce() -> Result<()>,
+    ) -> Result<Timing> {
+        self.record(&self.start, &self.stream)?;
+        command()?;
+        // The device clock needs the stop event whatever the wait mode.
+        let stop = self.stop.of(self.wait);
+        self.record(stop, &self.stream)?;
+        if self.wait.needs_event() {
+            self.wait_for(stop, what)?;
+        } else {
+            self.stream.synchronize().map_err(drv(what))?;
+        }
+        Ok(Timing::clocks(
+            Seconds(t0.elapsed().as_secs_f64()),
+            self.event_seconds(),
+        ))
+    }
+}

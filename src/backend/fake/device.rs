@@ -1,0 +1,228 @@
+//! `FakeBackend`'s own methods behind the trait: its builds, scripted timings, emulated
+//! launches and the counts tests read.
+
+use super::*;
+
+impl FakeBackend {
+    /// How many programs were built ahead and how many by `compile` itself.
+    pub fn builds(&self) -> BuildCounts {
+        self.builds
+    }
+
+    /// One program built and kept under its request, or the scripted build failure.
+    pub(super) fn build(&mut self, request: &CompileRequest) -> Result<ProgramId> {
+        if let Some(text) = &self.script.fail_build_containing {
+            if request.source.contains(text.as_str()) {
+                return Err(BackendError::Compile {
+                    api: self.api,
+                    options: request.options().join(" "),
+                    log: format!(
+                        "fake compiler: scripted build failure (source contains '{text}')"
+                    ),
+                });
+            }
+        }
+        let id = self.programs.insert(FakeProgram {
+            kernels: kernel_names(&request.source),
+            defines: request.defines.clone(),
+            source: request.source.clone(),
+            constants: Vec::new(),
+            max_registers: request.jit.max_registers,
+        });
+        self.built.remember_program(request, id);
+        Ok(id)
+    }
+
+    /// A fake device that answers as `api` does (the runner treats it like that API), and
+    /// runs kernels through `emulator`.
+    pub fn new(api: Api, script: FakeScript, emulator: Arc<dyn Emulator>) -> Self {
+        let info = DeviceInfo {
+            api: api.label().into(),
+            platform: FAKE_PLATFORM.into(),
+            name: format!("fake {api} device"),
+            vendor: "clvscu".into(),
+            driver_version: "fake".into(),
+            api_version: "fake".into(),
+            compute_units: script.compute_units,
+            max_work_group_size: script.max_work_group_size,
+            local_mem_bytes: 48 << 10,
+            global_mem_bytes: 1 << 30,
+            max_alloc_bytes: 1 << 30,
+            is_gpu: true,
+            ..DeviceInfo::default()
+        };
+        let rng = SmallRng::seed_from_u64(script.seed ^ (api as u64).wrapping_mul(0x9e37));
+        FakeBackend {
+            api,
+            info,
+            script,
+            rng,
+            launches: 0,
+            calls: CallCounts::default(),
+            wait: WaitMode::DEFAULT,
+            timer: TimerKind::DeviceEvent,
+            hosts: Handles::new(api),
+            programs: Handles::new(api),
+            kernels: Handles::new(api),
+            buffers: Handles::new(api),
+            emulator,
+            built: Default::default(),
+            builds: BuildCounts::default(),
+        }
+    }
+
+    /// Buffers still allocated: a test of "nothing leaks" reads this.
+    pub fn live_buffers(&self) -> usize {
+        self.buffers.live()
+    }
+
+    /// How many launches the device has run (verification runs included).
+    pub fn launches(&self) -> usize {
+        self.launches
+    }
+
+    /// The scripted slowdown of a program's launches: [`FakeScript::slow_source`] where its
+    /// source holds the text, times [`FakeScript::runtime_factor`].
+    pub(super) fn slowdown(&self, program: ProgramId) -> f64 {
+        let source_factor = match (&self.script.slow_source, self.programs.get(program)) {
+            (Some((text, factor)), Ok(p)) if p.source.contains(text.as_str()) => *factor,
+            _ => 1.0,
+        };
+        let cap = self
+            .programs
+            .get(program)
+            .ok()
+            .and_then(|p| p.max_registers);
+        let capped = match (cap, self.script.registers) {
+            (Some(c), Some(r)) if c < r => self.script.capped_factor * self.script.cap_path_factor,
+            (Some(_), _) => self.script.cap_path_factor,
+            _ => 1.0,
+        };
+        source_factor * capped * self.script.runtime_factor
+    }
+
+    pub(super) fn scripted_timing(&mut self, floats: usize) -> Timing {
+        self.scripted_timing_scaled(floats, 1.0)
+    }
+
+    pub(super) fn scripted_timing_scaled(&mut self, floats: usize, factor: f64) -> Timing {
+        let spread = if self.script.jitter > 0.0 {
+            1.0 + self.script.jitter * self.rng.gen_range(-1.0..1.0)
+        } else {
+            1.0
+        };
+        let device = (self.script.base_seconds + self.script.seconds_per_float * floats as f64)
+            * spread
+            * factor;
+        let wake = if self.wait == WaitMode::Blocking {
+            self.script.wake_up_seconds
+        } else {
+            0.0
+        };
+        let switch = if LAST_API.with(|last| last.replace(Some(self.api))) == Some(self.api) {
+            0.0
+        } else {
+            self.script.context_switch_seconds
+        };
+        Timing::clocks(
+            Seconds(
+                device
+                    + self.script.wall_overhead_seconds
+                    + self.script.harness_overhead_seconds
+                    + wake
+                    + switch,
+            ),
+            (!self.script.no_device_timer).then_some(Seconds(device)),
+        )
+    }
+
+    /// The name of a kernel and its program.
+    pub(super) fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {
+        let k = self.kernels.get(kernel)?;
+        Ok((k.name.clone(), k.program))
+    }
+
+    /// Runs `kernel` on the host through the emulator.
+    pub(super) fn emulate(
+        &mut self,
+        kernel: &str,
+        program: ProgramId,
+        shape: LaunchShape,
+        args: &[Arg],
+    ) -> Result<()> {
+        let mut launch = FakeLaunch {
+            api: self.api,
+            kernel,
+            shape,
+            args,
+            program: self.programs.get(program)?,
+            buffers: &mut self.buffers,
+            wrong: self.script.wrong_results.iter().any(|k| k == kernel),
+        };
+        self.emulator.emulate(&mut launch)
+    }
+
+    /// Floats of every buffer argument: the scripted stand-in for memory traffic.
+    pub(super) fn floats_of(&self, args: &[Arg]) -> usize {
+        args.iter()
+            .filter_map(|a| match a {
+                Arg::Buffer(b) | Arg::Constant(b) | Arg::Texture { buffer: b, .. } => {
+                    self.buffers.get(*b).ok().map(Vec::len)
+                }
+                _ => None,
+            })
+            .sum()
+    }
+
+    /// Copies between a host buffer and a device buffer, as the real transfer does.
+    pub(super) fn move_floats(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<()> {
+        let too_long = || BackendError::InvalidHandle(format!("fake: transfer of {len} floats"));
+        match direction {
+            Direction::H2d => {
+                let data = self
+                    .hosts
+                    .get(host)?
+                    .get(..len)
+                    .ok_or_else(too_long)?
+                    .to_vec();
+                let dst = self.buffers.get_mut(buffer)?;
+                dst.get_mut(..len)
+                    .ok_or_else(too_long)?
+                    .copy_from_slice(&data);
+            }
+            Direction::D2h => {
+                let data = self
+                    .buffers
+                    .get(buffer)?
+                    .get(..len)
+                    .ok_or_else(too_long)?
+                    .to_vec();
+                let dst = self.hosts.get_mut(host)?;
+                dst.get_mut(..len)
+                    .ok_or_else(too_long)?
+                    .copy_from_slice(&data);
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_launch_budget(&mut self) -> Result<()> {
+        if let Some(limit) = self.script.fail_launch_after {
+            if self.launches >= limit {
+                return Err(BackendError::driver(
+                    self.api,
+                    "launch (fake)",
+                    format!("scripted failure after {limit} launches"),
+                ));
+            }
+        }
+        self.launches += 1;
+        Ok(())
+    }
+}

@@ -1,0 +1,252 @@
+//! `OpenClBackend`'s own methods behind the trait: opening the device, build options and kept
+//! programs, arguments and images, enqueueing, waiting and timing.
+
+use super::*;
+
+impl OpenClBackend {
+    /// The build options of `request` on this device: the request's own, the second stage's
+    /// and the log's.
+    pub(super) fn build_options(&self, request: &CompileRequest) -> Result<String> {
+        let mut options = request.options();
+        options.extend(self.second_stage_options(&request.jit)?);
+        options.extend(self.log_options());
+        Ok(options.join(" "))
+    }
+
+    /// A built program kept under its request, with its build log.
+    pub(super) fn keep(&mut self, request: &CompileRequest, program: Program) -> ProgramId {
+        // A log that cannot be read only costs the register count, never the build.
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        let id = self.programs.insert(BuiltProgram { program, build_log });
+        self.built.remember_program(request, id);
+        id
+    }
+
+    /// Open the device chosen by `selector` (see [`select`]).
+    pub fn open(selector: Option<&str>) -> Result<Self> {
+        let devices = list_devices()?;
+        let chosen = select(&devices, selector)?;
+        let device = Device::new(chosen.id);
+        let context = Context::from_device(&device)
+            .map_err(|e| BackendError::driver(API, "clCreateContext", e))?;
+        #[allow(deprecated)]
+        let queue =
+            CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE).map_err(|e| {
+                BackendError::driver(API, "clCreateCommandQueue (profiling enabled)", e)
+            })?;
+        #[allow(deprecated)]
+        let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(|e| BackendError::driver(API, "clCreateCommandQueue (second queue)", e))?;
+        #[allow(deprecated)]
+        let plain_queue = CommandQueue::create_default(&context, 0).map_err(|e| {
+            BackendError::driver(API, "clCreateCommandQueue (without profiling)", e)
+        })?;
+        Ok(OpenClBackend {
+            info: chosen.info.clone(),
+            device,
+            context,
+            queue,
+            side_queue,
+            plain_queue,
+            wait: WaitMode::DEFAULT,
+            timer: TimerKind::DeviceEvent,
+            hosts: Handles::new(API),
+            programs: Handles::new(API),
+            kernels: Handles::new(API),
+            buffers: Handles::new(API),
+            images: image::Images::default(),
+            built: BuildCache::default(),
+            calls: Cell::new(CallCounts::default()),
+            lost: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// Refuses any further command once the context is lost (see the `lost` field).
+    pub(super) fn alive(&self) -> Result<()> {
+        match self.lost.get() {
+            Some(cause) => Err(context_lost(cause)),
+            None => Ok(()),
+        }
+    }
+
+    /// Marks the context lost as a failed wait would (for tests of what follows: a real loss
+    /// needs a kernel that crashes the driver).
+    #[doc(hidden)]
+    pub fn mark_context_lost(&self, cause: &str) {
+        let _ = self.lost.set(cause.to_string());
+    }
+
+    /// Makes the images that `args` read through the texture path (outside the timed window:
+    /// CUDA's texture objects are likewise made once, before the launch).
+    pub(super) fn make_images(&mut self, args: &[Arg]) -> Result<()> {
+        for arg in args {
+            if let Arg::Texture { buffer, channels } = *arg {
+                let b = self.buffers.get(buffer)?;
+                self.images
+                    .get_or_make(&self.context, &self.device, buffer, b, channels)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn set_args(&self, kernel: KernelId, args: &[Arg]) -> Result<()> {
+        let built = self.kernels.get(kernel)?;
+        if *built.args_set.borrow() == args {
+            return Ok(());
+        }
+        // Until every argument is set, the kernel holds no known set.
+        built.args_set.borrow_mut().clear();
+        let kernel = &built.kernel;
+        for (i, arg) in args.iter().enumerate() {
+            let index = i as cl_uint;
+            // SAFETY: each value is of the type its parameter declares in the kernel source
+            // (a buffer or image handle, uint, float), as the caller's argument list follows
+            // the kernel's signature; OpenCL copies the value during the call.
+            let r = unsafe {
+                match arg {
+                    Arg::Buffer(b) | Arg::Constant(b) => {
+                        kernel.set_arg(index, &self.buffers.get(*b)?.get())
+                    }
+                    Arg::U32(v) => kernel.set_arg(index, v),
+                    Arg::F32(v) => kernel.set_arg(index, v),
+                    Arg::Texture { buffer, channels } => {
+                        kernel.set_arg(index, &self.images.get(*buffer, *channels)?.get())
+                    }
+                }
+            };
+            r.map_err(|e| BackendError::driver(API, &format!("clSetKernelArg({i})"), e))?;
+        }
+        *built.args_set.borrow_mut() = args.to_vec();
+        Ok(())
+    }
+
+    pub(super) fn count(&self, launch: bool, event: bool) {
+        CallCounts::count(&self.calls, launch, event);
+    }
+
+    pub(super) fn timed_copy(
+        &self,
+        src: BufferId,
+        dst: &mut Buffer<cl_float>,
+        len: usize,
+    ) -> Result<Timing> {
+        self.alive()?;
+        let s = self.buffers.get(src)?;
+        let t0 = Instant::now();
+        // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
+        let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
+            .map_err(|e| BackendError::driver(API, "clEnqueueCopyBuffer", e))?;
+        self.count(false, true);
+        self.wait_for(&self.queue, Some(&event), "copy")?;
+        Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
+    }
+
+    /// Waits for the command of `event` (enqueued on `queue`) in the current wait mode:
+    /// `clFinish` in `finish` mode or when the command came without an event, else the event
+    /// (see [`plain::wait`]).
+    pub(super) fn wait_for(
+        &self,
+        queue: &CommandQueue,
+        event: Option<&Event>,
+        what: &str,
+    ) -> Result<()> {
+        self.alive()?;
+        plain::wait(queue, event, self.wait).map_err(|status| {
+            let detail = plain::status_text(status);
+            let _ = self.lost.set(format!("wait ({what}): {detail}"));
+            BackendError::driver(API, &format!("wait ({what})"), detail)
+        })
+    }
+
+    /// A blocking copy of `floats` floats between `host` and `buffer` on the profiling queue,
+    /// without an event (see [`plain::blocking_copy`]); refused when it would pass the
+    /// buffer's end.
+    ///
+    /// # Safety
+    /// `host` points to `floats` floats, valid (and writable when reading) for the call.
+    pub(super) unsafe fn blocking_copy(
+        &self,
+        buffer: BufferId,
+        to_device: bool,
+        host: *mut f32,
+        floats: usize,
+    ) -> Result<()> {
+        self.alive()?;
+        let b = self.buffers.get(buffer)?;
+        check_fits(b.size(), floats)?;
+        let what = if to_device {
+            "clEnqueueWriteBuffer"
+        } else {
+            "clEnqueueReadBuffer"
+        };
+        plain::blocking_copy(&self.queue, b.get(), to_device, host.cast(), floats * 4)
+            .map_err(|s| BackendError::driver(API, what, plain::status_text(s)))
+    }
+
+    /// One launch of `k` (arguments set) on `queue`, with an event only when `wanted`; a
+    /// refusal is the driver's, named with the limits it reports.
+    pub(super) fn enqueue_kernel(
+        &self,
+        queue: &CommandQueue,
+        k: &Kernel,
+        shape: LaunchShape,
+        wanted: EventWanted,
+    ) -> Result<Option<Event>> {
+        self.alive()?;
+        let event = plain::enqueue(queue, k, shape, wanted).map_err(|status| {
+            launch_refusal(
+                &self.info,
+                API,
+                shape.group_items(),
+                self.kernel_limit(k),
+                format!("clEnqueueNDRangeKernel: {}", plain::status_text(status)),
+            )
+        })?;
+        self.count(true, event.is_some());
+        Ok(event)
+    }
+
+    /// Enqueues a non-blocking transfer between a host buffer and a device buffer on `queue`.
+    pub(super) fn enqueue_transfer(
+        &mut self,
+        on_side_queue: bool,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Event> {
+        self.alive()?;
+        self.count(false, true);
+        let queue = if on_side_queue {
+            &self.side_queue
+        } else {
+            &self.queue
+        };
+        let data = self.hosts.get_mut(host)?.data();
+        if len > data.len() {
+            return Err(BackendError::InvalidHandle(format!(
+                "transfer of {len} floats from a host buffer of {}",
+                data.len()
+            )));
+        }
+        let data = &mut data[..len];
+        let b = self.buffers.get_mut(buffer)?;
+        // SAFETY: non-blocking; the host memory is owned by the backend and outlives the
+        // command, which the caller waits for before the host buffer can be touched again.
+        let event = unsafe {
+            match direction {
+                Direction::H2d => queue.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
+                Direction::D2h => queue.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
+            }
+        };
+        event.map_err(|e| BackendError::driver(API, "clEnqueueWriteBuffer/ReadBuffer", e))
+    }
+
+    /// The kernel's own work-group limit (registers and local memory lower it).
+    pub(super) fn kernel_limit(&self, kernel: &Kernel) -> Option<u32> {
+        kernel
+            .get_work_group_size(self.device.id())
+            .ok()
+            .map(probe::saturate_u32)
+    }
+}
