@@ -27,4 +27,5 @@ pub mod study;
 pub mod suite;
 pub mod terminal;
 pub mod tune;
+pub mod words;
 pub mod workload;

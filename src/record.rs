@@ -3,7 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::backend::{Api, TimerKind, WaitMode};
+pub use crate::backend::WaitMode;
+pub use crate::words::{Api, TimerKind};
 pub use crate::workload::{FamilyId, Metric};
 
 /// The CSV files of a run folder, named by the rows they hold ([`MeasurementRow`], [`PrRow`],
