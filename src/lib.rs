@@ -28,4 +28,3 @@ pub mod suite;
 pub mod terminal;
 pub mod tune;
 pub mod words;
-pub mod workload;

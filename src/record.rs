@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::backend::WaitMode;
+pub use crate::families::{FamilyId, Metric};
 pub use crate::words::{Api, TimerKind};
-pub use crate::workload::{FamilyId, Metric};
 
 /// The CSV files of a run folder, named by the rows they hold ([`MeasurementRow`], [`PrRow`],
 /// [`SampleRow`]): every reader and the writer take the names from here.

@@ -29,9 +29,8 @@ use thiserror::Error;
 use crate::backend::{JitOptions, TimerKind, WaitMode};
 use crate::fairness::Flags;
 use crate::families::user::decl::{ArgSpec, CheckSpec, KernelFiles, MetricSpec, TuneSpec};
-use crate::workload::{
-    self, find_variant, FamilyId, IndexWidth, ProgramSource, Size, Variant, WorkloadError,
-};
+use crate::families::{self, find_variant, FamilyId, Size, Variant, WorkloadError};
+use crate::words::{IndexWidth, ProgramSource};
 
 /// The studies shipped in the binary: (name, file text), one per `harness/*.toml` (build.rs
 /// lists the folder), `default` first.
@@ -189,7 +188,7 @@ pub struct Resolved {
     pub index: IndexWidth,
     pub program: ProgramSource,
     /// SpMV's matrix (the others ignore it).
-    pub matrix: crate::workload::spmv::MatrixSource,
+    pub matrix: crate::families::spmv::MatrixSource,
 }
 
 impl Resolved {
@@ -656,7 +655,7 @@ mod fuzz_tests {
     use proptest::test_runner::TestRunner;
 
     use super::*;
-    use crate::workload::{all_variants, check_local, check_size};
+    use crate::families::{all_variants, check_local, check_size};
 
     /// Checks the contract of one `parse` call; returns whether the text was accepted.
     fn check_parse(text: &str, file: &str) -> Result<bool, TestCaseError> {

@@ -44,3 +44,49 @@ impl TimerKind {
         text.parse().ok()
     }
 }
+
+crate::names::named_enum! {
+    /// Which compiler's program a side runs. `other` loads the program text (PTX on NVIDIA)
+    /// that the other side's compiler made for the same configuration, instead of compiling
+    /// this side's own source: the other front end's code through this API's runtime, which
+    /// tells a compiler cause from a runtime cause in one step.
+    #[strum(serialize_all = "lowercase")]
+    pub enum ProgramSource {
+        Own,
+        Other,
+    }
+}
+
+crate::names::named_enum! {
+    /// The width of index arithmetic: OpenCL's work-item functions return a 64-bit `size_t`,
+    /// CUDA's built-in index variables are 32-bit. `u32` and `u64` hold one width on both
+    /// sides (through the preludes' `CLVSCU_INDEX`); `native` leaves each API its own, which is
+    /// unfair by construction.
+    #[strum(serialize_all = "lowercase")]
+    pub enum IndexWidth {
+        U32,
+        U64,
+        Native,
+    }
+}
+
+impl IndexWidth {
+    /// The value of the preludes' `CLVSCU_INDEX`.
+    pub fn define(self) -> &'static str {
+        match self {
+            IndexWidth::U32 => "32",
+            IndexWidth::U64 => "64",
+            IndexWidth::Native => "0",
+        }
+    }
+
+    /// The bits of index arithmetic this setting gives on `api`.
+    pub fn bits(self, api: Api) -> u32 {
+        match (self, api) {
+            (IndexWidth::U32, _) => 32,
+            (IndexWidth::U64, _) => 64,
+            (IndexWidth::Native, Api::OpenCl) => 64,
+            (IndexWidth::Native, Api::Cuda) => 32,
+        }
+    }
+}

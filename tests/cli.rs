@@ -338,7 +338,7 @@ fn inspect_counts_nvrtc_ptx_and_says_pocl_gives_none() {
     );
     let rows: Vec<clvscu::inspect::ClassRow> = read_rows(&out.join("ptx_classes.csv")).unwrap();
     // Every kernel of every family is parsed and counted on the CUDA side.
-    for v in clvscu::workload::all_variants()
+    for v in clvscu::families::all_variants()
         .iter()
         .filter(|v| !v.kernel.is_empty())
     {
@@ -739,7 +739,7 @@ fn families_lists_every_variant_with_its_parameters_and_marks() {
             .collect::<Vec<_>>()[1..8]
             .to_vec()
     };
-    for v in clvscu::workload::all_variants() {
+    for v in clvscu::families::all_variants() {
         let r = row(v.family.name(), v.name);
         let kernel = if v.kernel.is_empty() { "-" } else { v.kernel };
         let mark = if !v.safe {

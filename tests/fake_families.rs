@@ -9,10 +9,10 @@ use assert_cmd::Command;
 
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::{Api, Backend, LaunchShape};
+use clvscu::families::exec::{self, Inputs, SideConfig};
+use clvscu::families::spmv::MatrixSource;
+use clvscu::families::{self, default_groups, FamilyId, Size, Variant};
 use clvscu::kernels::KernelSources;
-use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::workload::spmv::MatrixSource;
-use clvscu::workload::{self, default_groups, FamilyId, Size, Variant};
 
 fn fake(api: Api) -> FakeBackend {
     FakeBackend::new(api, FakeScript::default(), clvscu::families::emulator())
@@ -33,7 +33,7 @@ fn shape(v: &Variant, size: Size) -> LaunchShape {
     let local = clvscu::families::get(v.family).default_local(v);
     let groups = default_groups(v, size, local, 4);
     if v.default_groups.is_planar() {
-        let groups_y = workload::default_groups_y(v, size, 4);
+        let groups_y = families::default_groups_y(v, size, 4);
         return LaunchShape::planar((groups, groups_y), (local, 4));
     }
     LaunchShape::linear(groups, local)
@@ -43,7 +43,7 @@ fn shape(v: &Variant, size: Size) -> LaunchShape {
 fn verify_variant(b: &mut dyn Backend, sources: &KernelSources, v: &'static Variant) -> usize {
     let mut verified = 0;
     for size in sizes(v.family) {
-        if workload::check_size(v, size).is_err() {
+        if families::check_size(v, size).is_err() {
             continue;
         }
         let inputs = Inputs::of_variant(v, size, 42, &MatrixSource::Uniform);

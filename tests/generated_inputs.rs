@@ -2,8 +2,8 @@
 //! their hashes below were taken from the sequential code that the parallel code replaced, so
 //! a committed result's inputs are the inputs a new run builds.
 
-use clvscu::workload::spmv::{self, MatrixSource};
-use clvscu::workload::{md, Size};
+use clvscu::families::spmv::{self, MatrixSource};
+use clvscu::families::{md, Size};
 use sha2::{Digest, Sha256};
 
 fn words(h: &mut Sha256, w: impl IntoIterator<Item = u64>) {

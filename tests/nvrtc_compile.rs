@@ -6,8 +6,8 @@ mod common;
 use clvscu::backend::cuda::{compile_to_ptx, entry_names, nvrtc_availability};
 use clvscu::backend::{Api, CompileRequest};
 use clvscu::fairness::Flags;
+use clvscu::families::{all_variants, FamilyId, FMA_ITERS};
 use clvscu::kernels::KernelSources;
-use clvscu::workload::{all_variants, FamilyId, FMA_ITERS};
 
 fn request(stem: &str, local: u32, extra: &[(&str, &str)]) -> CompileRequest {
     let mut defines = vec![

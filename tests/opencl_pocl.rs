@@ -9,9 +9,9 @@ use std::sync::{Mutex, MutexGuard};
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Backend, LaunchShape};
 use clvscu::fairness::Flags;
+use clvscu::families::exec::{self, Inputs, SideConfig};
+use clvscu::families::{self, all_variants, default_groups, find_variant, FamilyId, Size};
 use clvscu::kernels::KernelSources;
-use clvscu::workload::exec::{self, Inputs, SideConfig};
-use clvscu::workload::{self, all_variants, default_groups, find_variant, FamilyId, Size};
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
@@ -27,23 +27,23 @@ fn sizes(family: FamilyId) -> Vec<Size> {
 }
 
 /// The default launch of a variant: 2-D kernels get work-groups of `local` x 4.
-fn default_shape(v: &workload::Variant, size: Size, local: u32) -> LaunchShape {
+fn default_shape(v: &families::Variant, size: Size, local: u32) -> LaunchShape {
     let groups = default_groups(v, size, local, 2);
     if v.default_groups.is_planar() {
         let local_y = 4;
-        let groups_y = workload::default_groups_y(v, size, local_y);
+        let groups_y = families::default_groups_y(v, size, local_y);
         return LaunchShape::planar((groups, groups_y), (local, local_y));
     }
     LaunchShape::linear(groups, local)
 }
 
-fn locals(v: &workload::Variant) -> Vec<u32> {
+fn locals(v: &families::Variant) -> Vec<u32> {
     if v.family == FamilyId::Launch {
         return vec![1];
     }
     [32u32, 64, 128, 256, 96]
         .into_iter()
-        .filter(|l| workload::check_local(v, *l).is_ok())
+        .filter(|l| families::check_local(v, *l).is_ok())
         .collect()
 }
 
@@ -58,12 +58,12 @@ fn every_variant_verifies_on_opencl() {
         // multiple of 4) is skipped here; every variant must still verify at some size.
         let mut verified_sizes = 0;
         for size in sizes(v.family) {
-            if workload::check_size(v, size).is_err() {
+            if families::check_size(v, size).is_err() {
                 continue;
             }
             verified_sizes += 1;
             let inputs =
-                Inputs::of_variant(v, size, 42, &clvscu::workload::spmv::MatrixSource::Uniform);
+                Inputs::of_variant(v, size, 42, &clvscu::families::spmv::MatrixSource::Uniform);
             for local in locals(v) {
                 let shape = default_shape(v, size, local);
                 let groups = shape.describe();
@@ -117,7 +117,7 @@ fn every_variant_verifies_at_every_index_width() {
             let size = sizes(v.family)[sizes(v.family).len() - 1];
             // The variant's own inputs: a family may give its variants different ones.
             let inputs =
-                Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
+                Inputs::of_variant(v, size, 7, &clvscu::families::spmv::MatrixSource::Uniform);
             let local = locals(v)[0];
             let side = SideConfig {
                 shape: default_shape(v, size, local),
@@ -148,7 +148,7 @@ fn build_listing2_with(
     b: &mut OpenClBackend,
     jit: clvscu::backend::JitOptions,
 ) -> Result<exec::Prepared, exec::ExecError> {
-    let v = workload::find_variant(FamilyId::Matvec, "listing2").unwrap();
+    let v = families::find_variant(FamilyId::Matvec, "listing2").unwrap();
     let inputs = Inputs::generate(v.family, Size::matrix(8, 8), 1);
     let side = SideConfig {
         shape: LaunchShape::linear(1, 32),
@@ -197,7 +197,7 @@ fn second_stage_options_are_refused_where_the_platform_has_no_way_to_pass_them()
 fn fft_verifies_at_every_index_width() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let v = workload::find_variant(FamilyId::Fft, "fft512").unwrap();
+    let v = families::find_variant(FamilyId::Fft, "fft512").unwrap();
     let size = Size::vector(512 * 5);
     let mut inputs = Inputs::generate(FamilyId::Fft, size, 11);
     for index in ["32", "64", "0"] {
@@ -317,7 +317,7 @@ fn sgemm_groups_stride_over_tiles_and_bad_sizes_are_refused() {
 fn stencil_verifies_with_and_without_pragmas() {
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
-    let v = workload::find_variant(FamilyId::Stencil, "fdtd3d").unwrap();
+    let v = families::find_variant(FamilyId::Stencil, "fdtd3d").unwrap();
     let size = Size::matrix(64, 13);
     let inputs = Inputs::generate(v.family, size, 5);
     let settings: [&[(&str, &str)]; 4] = [
@@ -377,10 +377,10 @@ fn constant_memory_kernels_verify_on_opencl() {
         let cols = if name.ends_with("-x4") { 72 } else { 70 };
         let size = Size::matrix(150, cols);
         let inputs = Inputs::generate(FamilyId::Sobel, size, 3);
-        let v = workload::find_variant(FamilyId::Sobel, name).unwrap();
+        let v = families::find_variant(FamilyId::Sobel, name).unwrap();
         for (lx, ly) in [(32u32, 8u32), (16, 16), (8, 1)] {
             let gx = default_groups(v, size, lx, 2);
-            let gy = workload::default_groups_y(v, size, ly);
+            let gy = families::default_groups_y(v, size, ly);
             for (groups_y, covers) in [(gy, true), (gy - 1, false)] {
                 let side = SideConfig {
                     shape: LaunchShape::planar((gx, groups_y), (lx, ly)),
@@ -431,7 +431,7 @@ fn constant_memory_kernels_verify_on_opencl() {
 #[test]
 #[ignore = "needs OpenCL"]
 fn spmv_verifies_on_every_matrix_kind_and_path() {
-    use clvscu::workload::spmv::MatrixSource;
+    use clvscu::families::spmv::MatrixSource;
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let dir = tempfile::tempdir().unwrap();
@@ -498,11 +498,11 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_gets_the_drivers_a
         };
         for size in sizes {
             let inputs =
-                Inputs::of_variant(v, size, 1, &clvscu::workload::spmv::MatrixSource::Uniform);
+                Inputs::of_variant(v, size, 1, &clvscu::families::spmv::MatrixSource::Uniform);
             for local in [16u32, 64, 100, 256] {
                 let shape = if planar {
                     let ly = 4;
-                    let gy = workload::default_groups_y(v, size, ly);
+                    let gy = families::default_groups_y(v, size, ly);
                     LaunchShape::planar(
                         (default_groups(v, size, local / ly, 2), gy),
                         (local / ly, ly),

@@ -20,10 +20,10 @@ use std::path::{Path, PathBuf};
 
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::families::matvec::rules::RuleTable;
+use clvscu::families::matvec::shapes::ROW_PACK;
+use clvscu::families::{FamilyId, Size};
 use clvscu::shape_rule::{Sweep, L2_BYTES, READ_CHECK_FLOATS};
 use clvscu::study::{self, Study};
-use clvscu::workload::matvec_shapes::ROW_PACK;
-use clvscu::workload::{FamilyId, Size};
 
 const SWEEP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shape-sweep.toml");
 const AUTO: &str = concat!(

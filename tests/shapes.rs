@@ -9,9 +9,9 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::opencl;
 use clvscu::export::csv::read_rows;
+use clvscu::families::{FamilyId, Size};
 use clvscu::record::{MeasurementRow, Status};
 use clvscu::study::{self, Study};
-use clvscu::workload::{FamilyId, Size};
 
 const ALGORITHMS: [&str; 6] = [
     "row-item",

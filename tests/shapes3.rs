@@ -12,11 +12,11 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::export::csv::read_rows;
+use clvscu::families::matvec::shapes::{self, Algorithm};
+use clvscu::families::{FamilyId, Size};
 use clvscu::record::MeasurementRow;
 use clvscu::report::baseline::{self, BaselineRow};
 use clvscu::study::{self, Study};
-use clvscu::workload::matvec_shapes::{self, Algorithm};
-use clvscu::workload::{FamilyId, Size};
 
 const SHAPES3: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -66,7 +66,7 @@ fn every_shape_of_the_shapes_study_has_auto_a_candidate_and_its_read_kernel() {
         assert!(here.contains(&"auto"), "{z}: no auto");
         // Where the H100's rule splits the columns of a wide matrix beyond L2, or of a very
         // wide one, split-one stands beside it (row-group was faster at the other split ones).
-        let split = matvec_shapes::rule(z.rows, z.cols, 132, 1024).algorithm == Algorithm::SplitK;
+        let split = shapes::rule(z.rows, z.cols, 132, 1024).algorithm == Algorithm::SplitK;
         let wide =
             z.cols >= 16 * z.rows && (z.elements() * 4 > 50 << 20 || z.cols >= 1024 * z.rows);
         if split && wide {
@@ -232,6 +232,6 @@ fn split_one_verifies_on_opencl_after_many_launches_at_any_group_count() {
         (Size::matrix(5, 1000), 32, 1),
         (Size::matrix(300, 2048), 256, 500),
     ] {
-        common::matvec_after_runs(&mut b, matvec_shapes::SPLIT_ONE, size, local, groups, 5);
+        common::matvec_after_runs(&mut b, shapes::SPLIT_ONE, size, local, groups, 5);
     }
 }

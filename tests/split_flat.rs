@@ -12,11 +12,11 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::export::csv::read_rows;
+use clvscu::families::matvec::flat;
+use clvscu::families::matvec::shapes::{SPLIT_FLAT, SPLIT_ONE};
+use clvscu::families::{find_variant, FamilyId, Size};
 use clvscu::record::MeasurementRow;
 use clvscu::study::{self, Study};
-use clvscu::workload::matvec_flat;
-use clvscu::workload::matvec_shapes::{SPLIT_FLAT, SPLIT_ONE};
-use clvscu::workload::{find_variant, FamilyId, Size};
 
 const SHAPES5: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -52,8 +52,8 @@ fn the_edge_shapes_exercise_what_they_claim() {
     let (mut tail, mut exact, mut fewer) = (false, false, false);
     for (rows, cols, local, groups) in EDGES {
         let size = Size::matrix(rows, cols);
-        let chunk = matvec_flat::chunk(size, groups, local).unwrap();
-        let tasks = matvec_flat::tasks(size, chunk);
+        let chunk = flat::chunk(size, groups, local).unwrap();
+        let tasks = flat::tasks(size, chunk);
         fewer |= tasks > u64::from(groups);
         tail |= !size.elements().is_multiple_of(4);
         for r in 1..rows {
@@ -87,8 +87,8 @@ fn split_flat_verifies_on_opencl_at_its_edges_after_many_launches() {
 #[test]
 fn narrow_rows_are_refused_before_anything_runs() {
     let v = find_variant(FamilyId::Matvec, SPLIT_FLAT).unwrap();
-    assert!(clvscu::workload::check_size(v, Size::matrix(100, 3)).is_err());
-    assert!(clvscu::workload::check_size(v, Size::matrix(100, 4)).is_ok());
+    assert!(clvscu::families::check_size(v, Size::matrix(100, 3)).is_err());
+    assert!(clvscu::families::check_size(v, Size::matrix(100, 4)).is_ok());
 }
 
 #[test]

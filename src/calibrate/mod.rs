@@ -161,7 +161,7 @@ impl Probe {
         local: u32,
     ) -> Result<Self, CalibrationError> {
         // The defines every kernel of the launch family is built with, as a study's side.
-        let side = crate::workload::exec::SideConfig {
+        let side = crate::families::exec::SideConfig {
             shape: LaunchShape::linear(1, local),
             defines: Vec::new(),
             flags: Vec::new(),

@@ -7,10 +7,10 @@ use comfy_table::{
 };
 
 use clvscu::export::markdown::format_sig;
+use clvscu::families::{self, FamilyId, GroupRule, Variant};
 use clvscu::record::{MeasurementRow, PrRow, Status};
 use clvscu::stats::{SIMILAR_HI, SIMILAR_LO};
 use clvscu::terminal::printable;
-use clvscu::workload::{self, FamilyId, GroupRule, Variant};
 
 /// Significant digits of a metric and of a ratio.
 const VALUE_DIGITS: usize = 4;
@@ -61,7 +61,7 @@ fn metric_cell(value: f64, unit: &str, shared: bool) -> String {
 pub fn families() -> String {
     let mut out = String::new();
     for &family in FamilyId::all() {
-        let variants = workload::variants_of(family, true);
+        let variants = families::variants_of(family, true);
         if variants.is_empty() {
             continue;
         }
@@ -167,7 +167,7 @@ pub struct SideName {
 
 /// Whether a row's variant is a one-step experiment (an internal pass of a larger kernel).
 fn is_experiment(family: FamilyId, variant: &str) -> bool {
-    workload::find_variant(family, variant).is_ok_and(|v| v.experiment)
+    families::find_variant(family, variant).is_ok_and(|v| v.experiment)
 }
 
 /// The tables printed at the end of a run: each side's median, CI, MAD and repetitions, the
@@ -558,7 +558,7 @@ mod tests {
 
     #[test]
     fn variant_ranges_and_marks_are_described() {
-        let find = |f, n| workload::find_variant(f, n).unwrap();
+        let find = |f, n| families::find_variant(f, n).unwrap();
         assert_eq!(mark(find(FamilyId::Matvec, "listing7-unsafe")), "unsafe");
         assert_eq!(mark(find(FamilyId::Matvec, "listing2")), "");
         assert_eq!(local_range(find(FamilyId::Matvec, "listing2")), "any");

@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Backend};
+use clvscu::families::{FamilyId, Size};
 use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::{Cache, Outcome};
 use clvscu::tune::provenance;
@@ -14,7 +15,6 @@ use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
 use clvscu::tune::strategy::StrategyKind;
 use clvscu::tune::{self, output, scope_of, TunePlan};
-use clvscu::workload::{FamilyId, Size};
 
 use crate::cli::args::{TuneArgs, TunePairing};
 

@@ -4,9 +4,10 @@
 use std::collections::BTreeMap;
 
 use crate::backend::{Api, TimerKind};
+use crate::families::{find_variant, Size, Variant};
 use crate::record::MeasurementRow;
 use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
-use crate::workload::{find_variant, IndexWidth, ProgramSource, Size, Variant};
+use crate::words::{IndexWidth, ProgramSource};
 
 use super::rung_id;
 

@@ -323,10 +323,7 @@ fn the_second_pass_caps_registers_with_its_control_on_the_same_path() {
     assert_eq!(ctl.comparison.b.jit.max_registers, Some(167));
     for r in [cap, ctl] {
         assert!(!r.comparison.b.jit.needs_linker());
-        assert_eq!(
-            r.comparison.b.program,
-            crate::workload::ProgramSource::Other
-        );
+        assert_eq!(r.comparison.b.program, crate::words::ProgramSource::Other);
     }
 }
 

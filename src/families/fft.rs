@@ -307,7 +307,7 @@ impl Family for Fft {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::reference::random_vector;
+    use crate::families::reference::random_vector;
 
     fn max_diff(a: &[f64], b: &[f64]) -> f64 {
         a.iter()

@@ -315,7 +315,7 @@ impl Family for Fill {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{find_variant, FamilyId};
+    use crate::families::{find_variant, FamilyId};
 
     #[test]
     fn sizes_follow_the_kernel_shape() {
@@ -386,7 +386,7 @@ mod tests {
     fn an_uneven_exact_launch_carries_the_drivers_answer() {
         use crate::backend::fake::{FakeBackend, FakeScript};
         use crate::backend::Api;
-        use crate::workload::exec::{self, Inputs};
+        use crate::families::exec::{self, Inputs};
         let sources = KernelSources::embedded();
         let n = Size::vector(1000);
         let exact = find_variant(FamilyId::Fill, "1d-exact").unwrap();

@@ -336,13 +336,13 @@ mod tests {
 mod fake_tests {
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::{Api, LaunchShape};
+    use crate::families::exec::{self, Inputs, SideConfig};
+    use crate::families::{default_groups, FamilyId, Size};
     use crate::kernels::KernelSources;
-    use crate::workload::exec::{self, Inputs, SideConfig};
-    use crate::workload::{default_groups, FamilyId, Size};
 
     fn verify(script: FakeScript) -> Vec<bool> {
         let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());
-        let kernels = crate::workload::all_variants()
+        let kernels = crate::families::all_variants()
             .iter()
             .filter(|v| matches!(v.family, FamilyId::Math | FamilyId::Sgemm));
         kernels

@@ -1,5 +1,5 @@
 //! What a family hands the runner: its inputs (host data and the f64 reference), and the
-//! steps of one run over buffers it allocated. The runner (`workload::exec`) compiles, calls
+//! steps of one run over buffers it allocated. The runner (`families::exec`) compiles, calls
 //! the family through the `Family` trait, runs the steps and verifies; it knows no family.
 
 use thiserror::Error;

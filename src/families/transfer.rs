@@ -267,10 +267,10 @@ mod tests {
     use super::*;
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::{Api, LaunchShape};
+    use crate::families::exec::{self, Inputs, SideConfig};
+    use crate::families::find_variant;
     use crate::families::FamilyId;
     use crate::kernels::KernelSources;
-    use crate::workload::exec::{self, Inputs, SideConfig};
-    use crate::workload::find_variant;
 
     fn run_variant(name: &str, wrong: bool) -> Verification {
         let script = FakeScript {

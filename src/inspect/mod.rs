@@ -18,8 +18,8 @@ use crate::backend::{Api, Backend, BackendError, CompileRequest, KernelResources
 use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::fairness::Flags;
+use crate::families::{all_variants, FamilyId, FMA_ITERS};
 use crate::kernels::KernelSources;
-use crate::workload::{all_variants, FamilyId, FMA_ITERS};
 
 pub use ptx::ClassCountRow as ClassRow;
 

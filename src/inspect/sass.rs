@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 use super::ptx::{ClassCounts, InstrClass};
 use super::{ClassRow, InspectError};
 use crate::backend::{Backend, JitOptions};
-use crate::workload::all_variants;
+use crate::families::all_variants;
 
 /// SASS instructions of one function, as opcodes with their modifiers (`IMAD.WIDE.U32`).
 pub type SassFunctions = BTreeMap<String, Vec<String>>;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::ptx;
 use super::sass::StemPtx;
 use super::{write, InspectError};
-use crate::workload::all_variants;
+use crate::families::all_variants;
 
 /// The CSV this section writes: `pair,kernel,api,space,count`.
 pub const SPACES_CSV: &str = "memory_spaces.csv";

@@ -9,9 +9,9 @@ use super::ptx::table_v::{self, TableVRow};
 use super::{request, write, InspectError, OfflineCompiler};
 use crate::backend::{Api, Backend};
 use crate::export::csv::write_rows;
+use crate::families::fft::LOCAL;
 use crate::kernels::KernelSources;
-use crate::workload::fft::LOCAL;
-use crate::workload::IndexWidth;
+use crate::words::IndexWidth;
 
 pub const TABLE_V_MD: &str = "table-v.md";
 pub const TABLE_V_CSV: &str = "table-v.csv";

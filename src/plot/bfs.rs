@@ -6,14 +6,14 @@
 //! It pairs, per graph (variant and size) and API, the verified row timed with the device
 //! clock and the one timed with the host clock (as `harness/bfs.toml` measures them). The
 //! number of levels is the rows' (`levels`, the depth of the verified search); rows written
-//! before it was recorded fall back on a layered graph's known depth (`workload::bfs::levels`).
+//! before it was recorded fall back on a layered graph's known depth (`families::bfs::levels`).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
+use crate::families::bfs;
 use crate::record::TimerKind;
 use crate::record::{Api, MeasurementRow, Status};
-use crate::workload::bfs;
 
 chart_kind!(
     /// The BFS chart; one file per graph generator.

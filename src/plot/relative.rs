@@ -7,15 +7,15 @@
 //! one bar per API. Right panel: the PR (OpenCL / CUDA) of each row's comparison, hatched
 //! before (unfair: the reference's memory space on one side only) and solid after (fair), with
 //! the similar band (`pr::SIMILAR_BAND`). A row's reference is the variant of a fair comparison in which both
-//! sides read through the reference's space; [`crate::workload::algorithm`] tells which
+//! sides read through the reference's space; [`crate::families::algorithm`] tells which
 //! variants are one algorithm. Performance, not time, because the family's metric is what the
 //! studies report; the ratio of metrics is the inverse of the ratio of times.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, style, ChartData, RunInfo};
+use crate::families::{algorithm, find_variant};
 use crate::record::{Api, MeasurementRow, PrRow};
-use crate::workload::{algorithm, find_variant};
 
 /// What makes one chart kind of this figure.
 pub(crate) struct Reference {

@@ -17,8 +17,8 @@ use plotters::prelude::*;
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, Marker};
 use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
+use crate::families::Size;
 use crate::record::{Api, MeasurementRow, Metric, Status};
-use crate::workload::Size;
 
 chart_kind!(
     /// The shapes chart; one file per (run, study, GPU) with matvec at two or more aspect

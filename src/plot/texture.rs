@@ -11,8 +11,8 @@
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
+use crate::families::spmv::ReadPath;
 use crate::record::{MeasurementRow, Status};
-use crate::workload::spmv::ReadPath;
 
 chart_kind!(
     /// The texture chart; one file per (run, study, SpMV or MD input) with a fair texture

@@ -65,7 +65,7 @@ pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<Baseli
                         && m.size == b.size
                         && m.sweep_param.is_empty()
                         && variant.is_none_or(|v| m.variant == v)
-                        && !crate::workload::reduce_launches::is_partial(&m.variant)
+                        && !crate::families::reduce::is_partial(&m.variant)
                 })
                 .max_by(|x, y| x.metric.total_cmp(&y.metric));
             if let Some(m) = best {

@@ -8,11 +8,11 @@
 //! its comparison, which reports the failure as before.
 
 use crate::backend::{Backend, CompileRequest};
+use crate::families::exec::compile_request;
 use crate::kernels::KernelSources;
 use crate::record::Side;
 use crate::study::{Comparison, Resolved};
-use crate::workload::exec::compile_request;
-use crate::workload::ProgramSource;
+use crate::words::ProgramSource;
 
 /// How many comparisons one stretch covers, per thread of the pool: enough to keep every
 /// thread busy, few enough that a run stopped early (a cap, Ctrl-C) has built little it

@@ -10,10 +10,10 @@ use sha2::{Digest, Sha256};
 use super::measure::{times, SidePlan, SideRun};
 use crate::backend::Api;
 use crate::fairness::{self, SideSteps};
+use crate::families::work_of;
 use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats;
 use crate::study::{Comparison, Study};
-use crate::workload::work_of;
 
 /// Bootstrap resamples for every CI.
 pub const RESAMPLES: usize = 2000;
@@ -168,10 +168,10 @@ fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
 }
 
 /// What a side runs when it is not its own compiler's program.
-fn program_text(program: crate::workload::ProgramSource) -> &'static str {
+fn program_text(program: crate::words::ProgramSource) -> &'static str {
     match program {
-        crate::workload::ProgramSource::Own => "",
-        crate::workload::ProgramSource::Other => {
+        crate::words::ProgramSource::Own => "",
+        crate::words::ProgramSource::Other => {
             " [program=other: runs the other API's compiled program]"
         }
     }
@@ -179,11 +179,11 @@ fn program_text(program: crate::workload::ProgramSource) -> &'static str {
 
 /// Whose front end made the program a side runs: its own API's, or the other API's when it
 /// runs the other side's program (a comparison has two APIs).
-pub fn front_end(api: Api, program: crate::workload::ProgramSource) -> Api {
+pub fn front_end(api: Api, program: crate::words::ProgramSource) -> Api {
     match (program, api) {
-        (crate::workload::ProgramSource::Own, api) => api,
-        (crate::workload::ProgramSource::Other, Api::OpenCl) => Api::Cuda,
-        (crate::workload::ProgramSource::Other, Api::Cuda) => Api::OpenCl,
+        (crate::words::ProgramSource::Own, api) => api,
+        (crate::words::ProgramSource::Other, Api::OpenCl) => Api::Cuda,
+        (crate::words::ProgramSource::Other, Api::Cuda) => Api::OpenCl,
     }
 }
 
@@ -210,7 +210,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
             s.seed,
             crate::families::InputChoice { matrix: &s.matrix },
         ),
-        algorithm: crate::workload::algorithm(s.variant).to_string(),
+        algorithm: crate::families::algorithm(s.variant).to_string(),
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.
@@ -246,7 +246,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         .collect();
     flags.extend(plan.config.flags.iter().cloned());
     flags.extend(plan.config.jit.for_api(plan.backend.api()));
-    if s.program == crate::workload::ProgramSource::Other {
+    if s.program == crate::words::ProgramSource::Other {
         flags.push(program_text(s.program).trim().to_string());
     }
     MeasurementRow {
@@ -261,7 +261,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         family: s.family,
         variant: s.variant.name.into(),
         size: s.size.to_string(),
-        elements: crate::workload::elements_of(s.family, s.size),
+        elements: crate::families::elements_of(s.family, s.size),
         local_size: plan.shape.local,
         groups: plan.shape.groups,
         global_size: plan.shape.global(),

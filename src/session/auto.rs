@@ -4,14 +4,15 @@
 //! choice came from (`-DMV_AUTO_RULE=table`, `hand` or `hand_fallback` in `flags`).
 
 use crate::backend::{DeviceInfo, LaunchShape};
+use crate::families::fill;
+use crate::families::matvec::shapes;
 use crate::kernels::KernelSources;
 use crate::study::Resolved;
-use crate::workload::{fill, matvec_shapes};
 
 /// `settings` with `auto` replaced by the rule's plan on `info`; other variants unchanged. A
 /// group count the study set (or side A's, shared with side B) is kept.
 pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
-    if let Some(plan) = matvec_shapes::plan_for(settings.variant, settings.size, info) {
+    if let Some(plan) = shapes::plan_for(settings.variant, settings.size, info) {
         settings.variant = plan.algorithm.variant();
         settings.local = plan.local;
         settings.groups = settings.groups.or(Some(plan.groups));

@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::backend::{Api, Backend, BackendError, KernelResources, LaunchShape, TimerKind};
+use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
+use crate::families::spmv::MatrixSource;
+use crate::families::{work_of, FamilyId, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::record::{Side, Status};
 use crate::study::Resolved;
-use crate::workload::exec::{self, ExecError, Inputs, Prepared, SideConfig};
-use crate::workload::spmv::MatrixSource;
-use crate::workload::ProgramSource;
-use crate::workload::{work_of, FamilyId, Size, Variant};
+use crate::words::ProgramSource;
 
 use super::adaptive::Rule;
 use super::timings::PhaseTimes;

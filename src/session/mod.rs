@@ -27,11 +27,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::backend::Backend;
 use crate::export::ExportError;
+use crate::families::default_groups;
+use crate::families::exec::SideConfig;
 use crate::kernels::KernelSources;
 use crate::record::{MeasurementRow, PrRow, Side, Status};
 use crate::study::{Comparison, ExpectedRefusal, Resolved, Study};
-use crate::workload::default_groups;
-use crate::workload::exec::SideConfig;
 use analysis::RowContext;
 pub use measure::InputCache;
 use measure::SidePlan;
@@ -233,7 +233,7 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -
         )
     });
     let groups_y = settings.groups_y.unwrap_or_else(|| {
-        crate::workload::default_groups_y(settings.variant, settings.size, settings.local_y)
+        crate::families::default_groups_y(settings.variant, settings.size, settings.local_y)
     });
     let shape =
         crate::backend::LaunchShape::planar((groups, groups_y), (settings.local, settings.local_y));
@@ -258,13 +258,13 @@ pub fn program_text_of(
     backend: &mut dyn Backend,
     sources: &KernelSources,
     settings: Resolved,
-) -> Result<Option<String>, crate::workload::exec::ExecError> {
+) -> Result<Option<String>, crate::families::exec::ExecError> {
     let plan = side_plan(Side::A, backend, settings);
     if plan.settings.variant.kernel.is_empty() {
         return Ok(None);
     }
     let file = plan.settings.family.family().kernel_file();
-    let program = crate::workload::exec::compile(plan.backend, sources, file, &plan.config, None)?;
+    let program = crate::families::exec::compile(plan.backend, sources, file, &plan.config, None)?;
     Ok(plan.backend.program_text(program)?)
 }
 
@@ -303,8 +303,8 @@ pub fn run_once(
     sources: &KernelSources,
     settings: Resolved,
     program: Option<&str>,
-) -> Result<bool, crate::workload::exec::ExecError> {
-    use crate::workload::exec;
+) -> Result<bool, crate::families::exec::ExecError> {
+    use crate::families::exec;
     let mut plan = side_plan(Side::A, backend, settings);
     auto::runtime_local(&mut plan, sources);
     let s = &plan.settings;
@@ -373,7 +373,7 @@ fn run_comparison(
         timeout_s: ctx.timeout_s,
         comparison: &id,
     };
-    let inputs: Vec<&crate::workload::exec::Inputs> = inputs.iter().map(|i| &**i).collect();
+    let inputs: Vec<&crate::families::exec::Inputs> = inputs.iter().map(|i| &**i).collect();
     let runs = measure::measure_comparison(
         &mut plans,
         &inputs,

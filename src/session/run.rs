@@ -140,7 +140,7 @@ fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
     let infos = sides.infos();
     for c in &study.comparisons {
         for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
-            crate::workload::footprint::check(settings.family, settings.size, info)
+            crate::families::fits::check(settings.family, settings.size, info)
                 .map_err(|reason| refused(study, &c.id, reason))?;
         }
     }

@@ -25,7 +25,7 @@ pub fn cpu_note(study: &Study, sides: usize) -> Option<String> {
         let family = crate::families::get(c.a.family);
         let elements = crate::families::elements_of(c.a.family, c.a.size);
         let (moved, flops) = family.work(c.a.variant.name, c.a.size, elements);
-        let bytes = moved.max(crate::workload::footprint::of(c.a.family, c.a.size).device);
+        let bytes = moved.max(crate::families::fits::of(c.a.family, c.a.size).device);
         let launch_s = (bytes as f64 / CPU_BYTES_PER_S).max(flops as f64 / CPU_FLOPS_PER_S);
         let launches = f64::from(c.a.warmup + c.a.reps.max(1));
         floor_s += sides as f64 * launches * launch_s;

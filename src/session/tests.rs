@@ -1077,15 +1077,15 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
     );
     let (_, sink) = run_default_pair(&s);
     let depth = |variant| {
-        let v = crate::workload::find_variant(crate::workload::FamilyId::Bfs, variant).unwrap();
-        let size = crate::workload::Size::parse("2^10").unwrap();
-        let inputs = crate::workload::exec::Inputs::of_variant(
+        let v = crate::families::find_variant(crate::families::FamilyId::Bfs, variant).unwrap();
+        let size = crate::families::Size::parse("2^10").unwrap();
+        let inputs = crate::families::exec::Inputs::of_variant(
             v,
             size,
             1,
-            &crate::workload::spmv::MatrixSource::Uniform,
+            &crate::families::spmv::MatrixSource::Uniform,
         );
-        inputs.levels(crate::workload::FamilyId::Bfs).unwrap()
+        inputs.levels(crate::families::FamilyId::Bfs).unwrap()
     };
     let levels = |i: usize| -> Vec<Option<u64>> {
         sink.recorded[i]
@@ -1098,7 +1098,7 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
     assert!(random > 1, "{random}");
     assert_eq!(levels(0), vec![Some(random); 2]);
     // A layered graph's measured depth is the one its size fixes.
-    let layered = crate::workload::bfs::levels(1 << 10);
+    let layered = crate::families::bfs::levels(1 << 10);
     assert_eq!(depth("uniform"), layered);
     assert_eq!(levels(1), vec![Some(layered); 2]);
     assert_eq!(levels(2), vec![None; 2]);
@@ -1175,9 +1175,9 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
 
 #[test]
 fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used_past_its_budget() {
-    use crate::workload::spmv::MatrixSource;
-    let bfs = |v| crate::workload::find_variant(crate::workload::FamilyId::Bfs, v).unwrap();
-    let size = |s| crate::workload::Size::parse(s).unwrap();
+    use crate::families::spmv::MatrixSource;
+    let bfs = |v| crate::families::find_variant(crate::families::FamilyId::Bfs, v).unwrap();
+    let size = |s| crate::families::Size::parse(s).unwrap();
     let m = MatrixSource::Uniform;
     let (uniform, layered) = (bfs("random-uniform"), bfs("uniform"));
     // Room for everything: a graph made first is the same set three requests later.

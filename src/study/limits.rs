@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::{defines, Spec};
+use crate::families::Variant;
 use crate::names::is_identifier;
-use crate::workload::Variant;
 
 /// Macros the harness itself defines for every build: a study may not override them (they
 /// are held equal, or varied through their own keys: `local`, `unroll`).

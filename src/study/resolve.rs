@@ -76,14 +76,14 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let matrix = resolve_matrix(spec, family).map_err(field)?;
     let size = match &matrix {
         // A file brings its own shape.
-        crate::workload::spmv::MatrixSource::File { csr, .. } => csr.size(),
+        crate::families::spmv::MatrixSource::File { csr, .. } => csr.size(),
         _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
     };
-    workload::check_size(variant, size).map_err(invalid)?;
+    families::check_size(variant, size).map_err(invalid)?;
     let local = spec
         .local
         .unwrap_or_else(|| family.family().default_local(variant));
-    workload::check_local(variant, local).map_err(invalid)?;
+    families::check_local(variant, local).map_err(invalid)?;
     let local_y = second_dimension(variant, spec).map_err(field)?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
@@ -193,8 +193,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
 fn resolve_matrix(
     spec: &Spec,
     family: FamilyId,
-) -> Result<crate::workload::spmv::MatrixSource, String> {
-    use crate::workload::spmv::MatrixSource;
+) -> Result<crate::families::spmv::MatrixSource, String> {
+    use crate::families::spmv::MatrixSource;
     match &spec.matrix {
         None => Ok(MatrixSource::Uniform),
         Some(m) if family.family().takes_matrix() => {

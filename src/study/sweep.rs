@@ -2,7 +2,7 @@
 //! `all_variants` expanded to the family's variants.
 
 use super::{Spec, StudyError};
-use crate::workload::{self, FamilyId};
+use crate::families::{self, FamilyId};
 
 pub(super) fn value_text(v: &toml::Value) -> String {
     match v {
@@ -67,7 +67,7 @@ pub(super) fn expand_variants(
             source,
         })?,
     };
-    Ok(workload::user_variants_of(family)
+    Ok(families::user_variants_of(family)
         .into_iter()
         .map(|v| {
             let mut s = spec.clone();

@@ -40,11 +40,11 @@ use std::time::Duration;
 use thiserror::Error;
 
 use crate::backend::Api;
+use crate::families::exec::Inputs;
+use crate::families::spmv::MatrixSource;
+use crate::families::{Size, WorkloadError};
 use crate::kernels::{KernelSourceError, KernelSources};
 use crate::session::watchdog::Watchdog;
-use crate::workload::exec::Inputs;
-use crate::workload::spmv::MatrixSource;
-use crate::workload::{Size, WorkloadError};
 
 use answer::{Answer, StrategyLine};
 use cache::{Cache, Scope};
@@ -121,11 +121,12 @@ impl TunePlan<'_> {
         let variant = space.variant;
         // Refused before the inputs are generated: a failed host allocation aborts.
         for side in sides.iter() {
-            crate::workload::footprint::check(variant.family, self.size, side.backend.info())
-                .map_err(|reason| WorkloadError::BadProblem {
+            crate::families::fits::check(variant.family, self.size, side.backend.info()).map_err(
+                |reason| WorkloadError::BadProblem {
                     variant: self.target(),
                     reason,
-                })?;
+                },
+            )?;
         }
         let inputs =
             Inputs::of_variant(variant, self.size, run::INPUT_SEED, &MatrixSource::Uniform);

@@ -14,15 +14,16 @@ use super::strategy::{self, StrategyKind};
 use super::TuneError;
 use crate::backend::{Api, Backend, DeviceInfo, TimerKind, WaitMode};
 use crate::fairness::Flags;
+use crate::families::exec::Inputs;
+use crate::families::spmv::MatrixSource;
+use crate::families::{work_of, FamilyId, Metric, Variant};
 use crate::kernels::KernelSources;
 use crate::record::{Side as RowSide, Status};
 use crate::session::measure::{measure_comparison, Guard, SidePlan, SideRun};
 use crate::session::timings::PhaseTimes;
 use crate::session::watchdog::Watchdog;
 use crate::study::Resolved;
-use crate::workload::exec::Inputs;
-use crate::workload::spmv::MatrixSource;
-use crate::workload::{work_of, FamilyId, IndexWidth, Metric, ProgramSource, Variant};
+use crate::words::{IndexWidth, ProgramSource};
 
 /// The seed of the inputs every configuration is verified and timed on.
 pub const INPUT_SEED: u64 = 1;

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::backend::DeviceInfo;
-use crate::workload::{check_local, default_groups, find_variant, FamilyId, Size, Variant};
+use crate::families::{check_local, default_groups, find_variant, FamilyId, Size, Variant};
 
 use super::TuneError;
 use crate::families::tune_space::param as p;
@@ -81,7 +81,7 @@ impl Space {
         device: &DeviceInfo,
     ) -> Result<Space, TuneError> {
         let variant = find_variant(def.family, def.variant)?;
-        crate::workload::check_size(variant, size)?;
+        crate::families::check_size(variant, size)?;
         let mut space = Space {
             def,
             variant,

@@ -8,7 +8,7 @@ use super::strategy::{self, StrategyKind};
 use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
 use crate::backend::{Api, DeviceInfo};
-use crate::workload::FamilyId;
+use crate::families::FamilyId;
 
 fn gpu(cus: u32) -> DeviceInfo {
     DeviceInfo {

@@ -2,7 +2,7 @@
 
 use super::space::{space_def, Space, SpaceKind};
 use crate::backend::{Api, DeviceInfo};
-use crate::workload::{FamilyId, Size};
+use crate::families::{FamilyId, Size};
 
 pub(super) fn gpu() -> DeviceInfo {
     DeviceInfo {

@@ -11,10 +11,10 @@ use super::space::{space_def, Space, SpaceKind};
 use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
 use crate::backend::{Api, Backend};
+use crate::families::FamilyId;
 use crate::record::Side as RowSide;
 use crate::session::measure::{measure_comparison, Guard, SidePlan};
 use crate::session::timings::PhaseTimes;
-use crate::workload::FamilyId;
 
 const OPTIONS: EvalOptions = EvalOptions { warmup: 3, reps: 5 };
 

@@ -6,9 +6,9 @@ use super::space::{space_def, Space, SpaceKind};
 use super::strategy::StrategyKind;
 use super::TunePlan;
 use crate::backend::DeviceInfo;
+use crate::families::{FamilyId, Size};
 use crate::kernels::KernelSources;
 use crate::session::provenance::GpuSnapshot;
-use crate::workload::{FamilyId, Size};
 
 fn device(api: &str, compute_units: u32) -> DeviceInfo {
     DeviceInfo {

@@ -5,8 +5,8 @@
 use super::space::{space_def, SpaceKind};
 use super::tests_knobs::{gpu, space};
 use crate::backend::{Api, DeviceInfo};
-use crate::workload::exec::SideConfig;
-use crate::workload::{FamilyId, Size};
+use crate::families::exec::SideConfig;
+use crate::families::{FamilyId, Size};
 
 fn has_define(side: &SideConfig, name: &str, value: u32) -> bool {
     side.all_defines()
@@ -69,7 +69,7 @@ fn device_limits_and_the_grid_refuse_stencil_tiles_before_anything_runs() {
 #[test]
 fn tile_defines_reach_both_compilers_and_the_harness_accepts_the_launch() {
     use crate::backend::LaunchShape;
-    use crate::workload::{find_variant, stencil};
+    use crate::families::{find_variant, stencil};
     let s = space(FamilyId::Stencil, "fdtd3d", SpaceKind::Full, &gpu());
     let variant = find_variant(FamilyId::Stencil, "fdtd3d").unwrap();
     for i in 0..s.len() {

@@ -20,7 +20,7 @@ pub fn matvec_entries_at_test_size(study: &clvscu::study::Study) -> String {
     for c in study
         .comparisons
         .iter()
-        .filter(|c| c.a.family == clvscu::workload::FamilyId::Matvec)
+        .filter(|c| c.a.family == clvscu::families::FamilyId::Matvec)
     {
         let z = c.a.size;
         let f = ((z.elements() as f64) / 16384.0).sqrt().max(1.0);
@@ -41,15 +41,15 @@ pub fn matvec_entries_at_test_size(study: &clvscu::study::Study) -> String {
 pub fn matvec_after_runs(
     b: &mut clvscu::backend::opencl::OpenClBackend,
     variant: &str,
-    size: clvscu::workload::Size,
+    size: clvscu::families::Size,
     local: u32,
     groups: u32,
     runs: u32,
 ) {
-    use clvscu::workload::{exec, find_variant, FamilyId};
+    use clvscu::families::{exec, find_variant, FamilyId};
     let v = find_variant(FamilyId::Matvec, variant).unwrap();
     let inputs =
-        exec::Inputs::of_variant(v, size, 7, &clvscu::workload::spmv::MatrixSource::Uniform);
+        exec::Inputs::of_variant(v, size, 7, &clvscu::families::spmv::MatrixSource::Uniform);
     let side = exec::SideConfig {
         shape: clvscu::backend::LaunchShape::linear(groups, local),
         defines: vec![],

@@ -636,8 +636,8 @@ mod tests {
     fn fake_emulation_verifies_through_the_constant_seam() {
         use crate::backend::fake::{FakeBackend, FakeScript};
         use crate::backend::{Api, LaunchShape};
+        use crate::families::exec::{self, Inputs, SideConfig};
         use crate::kernels::KernelSources;
-        use crate::workload::exec::{self, Inputs, SideConfig};
         let sources = KernelSources::embedded();
         let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
             let mut b = FakeBackend::new(api, script, crate::families::emulator());

@@ -318,7 +318,7 @@ impl Family for Sgemm {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::{find_variant, FamilyId};
+    use crate::families::{find_variant, FamilyId};
 
     fn f32_product(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
         let mut c = vec![0.0f32; n * n];

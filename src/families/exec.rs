@@ -1,6 +1,8 @@
 //! Preparing, running and verifying one variant on one backend, through the `Backend` trait
 //! only: the same code path for OpenCL and CUDA. Each family says, through the `Family` trait,
-//! what its inputs, buffers, steps and reference are; nothing here knows a family.
+//! what its inputs, buffers, steps and reference are; nothing here knows a family. (The
+//! executor below every runner: the session, tune and calibrate all prepare through
+//! it.)
 
 use crate::backend::{
     Api, Backend, BufferId, CompileRequest, KernelId, ProgramId, Seconds, Timing,
