@@ -250,3 +250,26 @@ fn the_raw_index_matches_the_files_in_its_commit() {
         assert_eq!(digest, r.sha256, "{}", r.path);
     }
 }
+
+/// `results/h200-2026-11-28-quick/README.md` says every step finished within its cap and the
+/// pass exited 0: both are read here from the files it names.
+#[test]
+fn the_h200_quick_pass_finished_every_step_within_its_cap_and_exited_0() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h200-2026-11-28-quick");
+    let csv = std::fs::read_to_string(dir.join("suite.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (status, wall, cap) = (col("status"), col("wall_s"), col("cap_s"));
+    let mut steps = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let (w, c): (f64, f64) = (f[wall].parse().unwrap(), f[cap].parse().unwrap());
+        assert!(f[status] == "done" && w <= c, "{line}");
+        steps += 1;
+    }
+    assert!(steps >= 18, "{steps} steps");
+    assert!(csv.contains("\ncpu,done,"), "the cpu step ran");
+    let exit = std::fs::read_to_string(dir.join("exit.txt")).unwrap();
+    assert!(exit.starts_with("quick rc 0 in "), "{exit}");
+}

@@ -270,6 +270,14 @@ fn section_title(s: Source) -> String {
     s.cite().replace('*', "")
 }
 
+/// Each folder's answer to each check, with the check's rule.
+fn answers(folders: &[SuiteFolder], checks: &[(Measure, Rule)]) -> Vec<Vec<(Outcome, Rule)>> {
+    folders
+        .iter()
+        .map(|f| checks.iter().map(|(m, r)| (answer(f, m, *r), *r)).collect())
+        .collect()
+}
+
 /// One row per check, one cell per folder.
 fn check_views(
     checks: &[(Measure, Rule)],
@@ -304,15 +312,7 @@ pub fn view(
         .collect();
     let mut sections: Vec<SectionView> = Vec::new();
     for e in EXPERIMENTS {
-        let per_gpu: Vec<Vec<(Outcome, Rule)>> = folders
-            .iter()
-            .map(|f| {
-                e.checks
-                    .iter()
-                    .map(|(m, r)| (answer(f, m, *r), *r))
-                    .collect()
-            })
-            .collect();
+        let per_gpu = answers(folders, e.checks);
         for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
             let line = format!("{} (`{}`)", e.title, e.id);
             match conclusion(outcomes) {
@@ -324,15 +324,7 @@ pub fn view(
         }
         let checks = check_views(e.checks, &per_gpu, Words::Seed);
         let why = experiments::why(e.id).map(|w| {
-            let per_gpu: Vec<Vec<(Outcome, Rule)>> = folders
-                .iter()
-                .map(|f| {
-                    w.checks
-                        .iter()
-                        .map(|(m, r)| (answer(f, m, *r), *r))
-                        .collect()
-                })
-                .collect();
+            let per_gpu = answers(folders, w.checks);
             for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
                 let line = format!("{} (`{}`)", e.title, e.id);
                 match conclusion(outcomes) {
