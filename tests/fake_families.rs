@@ -8,7 +8,7 @@ use std::path::Path;
 use assert_cmd::Command;
 
 use clvscu::backend::fake::{FakeBackend, FakeScript};
-use clvscu::backend::{Api, Backend, LaunchShape};
+use clvscu::backend::{Api, Backend, LaunchShape, Runtime};
 use clvscu::families::exec::{self, Inputs, SideConfig};
 use clvscu::families::spmv::MatrixSource;
 use clvscu::families::{self, default_groups, FamilyId, Size, Variant};
@@ -40,7 +40,7 @@ fn shape(v: &Variant, size: Size) -> LaunchShape {
 }
 
 /// Runs and verifies `v` at every size it accepts on `b`; returns how many it verified.
-fn verify_variant(b: &mut dyn Backend, sources: &KernelSources, v: &'static Variant) -> usize {
+fn verify_variant(b: &mut dyn Runtime, sources: &KernelSources, v: &'static Variant) -> usize {
     let mut verified = 0;
     for size in sizes(v.family) {
         if families::check_size(v, size).is_err() {

@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Mutex, MutexGuard};
 
 use clvscu::backend::opencl::{self, OpenClBackend};
-use clvscu::backend::{Backend, LaunchShape};
+use clvscu::backend::{Backend, HostTransfers, LaunchShape};
 use clvscu::fairness::Flags;
 use clvscu::families::exec::{self, Inputs, SideConfig};
 use clvscu::families::{self, all_variants, default_groups, find_variant, FamilyId, Size};

@@ -5,6 +5,7 @@
 
 mod common;
 
+use clvscu::backend::{PlainLoops, Runtime};
 use std::sync::{Mutex, MutexGuard};
 
 use clvscu::backend::opencl::{self, OpenClBackend};
@@ -146,7 +147,7 @@ fn calibrate_reports_the_harness_beside_the_plain_loop_on_opencl() {
         chunk: 5,
         ..CalibrationPlan::quick()
     };
-    let mut backends: Vec<&mut dyn Backend> = vec![&mut b];
+    let mut backends: Vec<&mut dyn Runtime> = vec![&mut b];
     let found = calibrate::calibrate(&mut backends, &KernelSources::embedded(), &plan).unwrap();
     // Every wait mode, one at a time and back to back, and the level case, both paths timed.
     assert_eq!(

@@ -7,6 +7,7 @@
 //! `--pair fake`. Its timings are a script, never a measurement: its device says so in its
 //! name and platform, and every row it produces carries that name.
 
+use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
@@ -46,7 +47,7 @@ pub struct FakeScript {
     /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
     pub wake_up_seconds: f64,
     /// Host seconds the harness's own launch path adds to `wall_overhead_seconds`, which the
-    /// plain loop ([`Backend::plain_launches`]) does not pay: a scripted harness overhead.
+    /// plain loop ([`PlainLoops::plain_launches`]) does not pay: a scripted harness overhead.
     pub harness_overhead_seconds: f64,
     /// Host seconds the first launch after the other API's launch adds to the wall clock: a
     /// scripted GPU context switch between the two APIs' contexts (the fakes of one thread
@@ -149,7 +150,7 @@ pub struct FakeBackend {
     builds: BuildCounts,
 }
 
-/// How the fake's programs were made: ahead ([`Backend::prebuild`]) or by `compile` itself.
+/// How the fake's programs were made: ahead ([`Programs::prebuild`]) or by `compile` itself.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BuildCounts {
     pub ahead: usize,
@@ -197,17 +198,6 @@ impl Backend for FakeBackend {
         Ok(id)
     }
 
-    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
-        let made = self
-            .built
-            .not_built(requests)
-            .iter()
-            .filter(|r| self.build(r).is_ok())
-            .count();
-        self.builds.ahead += made;
-        made
-    }
-
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
         let p = self.programs.get(program)?;
         if !p.kernels.iter().any(|k| k == name) {
@@ -220,37 +210,6 @@ impl Backend for FakeBackend {
             name: name.into(),
             program,
         }))
-    }
-
-    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        let p = self.programs.get(program)?;
-        // The defines travel in the text, as they are compiled into real PTX.
-        let defines: Vec<String> = p.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        let text = format!("{FAKE_TEXT_HEADER}{}\n{}", defines.join(" "), p.source);
-        Ok(self.script.program_texts.then_some(text))
-    }
-
-    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        if !self.script.program_texts {
-            return Err(BackendError::Unsupported {
-                api: self.api,
-                what: "running another compiler's program (FakeScript::program_texts)".into(),
-            });
-        }
-        let (header, source) = text.split_once('\n').unwrap_or((text, ""));
-        let defines = header
-            .strip_prefix(FAKE_TEXT_HEADER)
-            .unwrap_or("")
-            .split_whitespace()
-            .filter_map(|d| d.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        self.compile(&CompileRequest {
-            source: source.to_string(),
-            defines,
-            flags: Vec::new(),
-            jit: *jit,
-        })
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
@@ -289,6 +248,18 @@ impl Backend for FakeBackend {
         self.launch_repeated(kernel, shape, args, 1)
     }
 
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+        self.timer = timer;
+        Ok(())
+    }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+}
+
+impl BufferOps for FakeBackend {
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
         let data = self.buffers.get(buffer)?.clone();
         let p = self.programs.get_mut(program)?;
@@ -303,17 +274,102 @@ impl Backend for FakeBackend {
         self.upload(dst, &data)?;
         Ok(self.scripted_timing(2 * len))
     }
+}
 
-    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
-        self.timer = timer;
-        Ok(())
+impl Programs for FakeBackend {
+    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
+        let made = self
+            .built
+            .not_built(requests)
+            .iter()
+            .filter(|r| self.build(r).is_ok())
+            .count();
+        self.builds.ahead += made;
+        made
     }
 
-    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
-        self.wait = mode;
-        Ok(())
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
+        let p = self.programs.get(program)?;
+        // The defines travel in the text, as they are compiled into real PTX.
+        let defines: Vec<String> = p.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let text = format!("{FAKE_TEXT_HEADER}{}\n{}", defines.join(" "), p.source);
+        Ok(self.script.program_texts.then_some(text))
+    }
+}
+
+impl ForeignCode for FakeBackend {
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        if !self.script.program_texts {
+            return Err(BackendError::Unsupported {
+                api: self.api,
+                what: "running another compiler's program (FakeScript::program_texts)".into(),
+            });
+        }
+        let (header, source) = text.split_once('\n').unwrap_or((text, ""));
+        let defines = header
+            .strip_prefix(FAKE_TEXT_HEADER)
+            .unwrap_or("")
+            .split_whitespace()
+            .filter_map(|d| d.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        self.compile(&CompileRequest {
+            source: source.to_string(),
+            defines,
+            flags: Vec::new(),
+            jit: *jit,
+        })
+    }
+}
+
+impl HostTransfers for FakeBackend {
+    fn alloc_host(&mut self, len: usize, _memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        Ok(self.hosts.insert(vec![0.0; len]))
     }
 
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        Ok(self.hosts.get_mut(host)?.as_mut_slice())
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.remove(host)
+    }
+
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        self.check_launch_budget()?;
+        self.move_floats(host, buffer, direction, len)?;
+        Ok(self.scripted_timing(len))
+    }
+
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        let copy = self.transfer(host, buffer, direction, len)?;
+        let run = self.launch(kernel, shape, args)?;
+        // Scripted overlap: concurrent work takes as long as the longer of the two.
+        let wall = if concurrent {
+            copy.wall.0.max(run.wall.0)
+        } else {
+            copy.wall.0 + run.wall.0
+        };
+        Ok(Timing::clocks(Seconds(wall), None))
+    }
+}
+
+impl PlainLoops for FakeBackend {
     fn launch_repeated(
         &mut self,
         kernel: KernelId,
@@ -401,7 +457,9 @@ impl Backend for FakeBackend {
     fn calls(&self) -> CallCounts {
         self.calls
     }
+}
 
+impl ExactLaunch for FakeBackend {
     /// The fake's "occupancy calculator": the device's largest work-group, on CUDA only.
     fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
         self.kernel_of(kernel)?;
@@ -436,51 +494,6 @@ impl Backend for FakeBackend {
             LaunchShape::linear((global / u64::from(local)) as u32, local),
             args,
         )
-    }
-
-    fn alloc_host(&mut self, len: usize, _memory: HostMemory) -> Result<HostBufferId> {
-        check_alloc(&self.info, len)?;
-        Ok(self.hosts.insert(vec![0.0; len]))
-    }
-
-    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
-        Ok(self.hosts.get_mut(host)?.as_mut_slice())
-    }
-
-    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
-        self.hosts.remove(host)
-    }
-
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing> {
-        self.check_launch_budget()?;
-        self.move_floats(host, buffer, direction, len)?;
-        Ok(self.scripted_timing(len))
-    }
-
-    fn transfer_beside_kernel(
-        &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
-        kernel: KernelId,
-        shape: LaunchShape,
-        args: &[Arg],
-        concurrent: bool,
-    ) -> Result<Timing> {
-        let (host, buffer, direction, len) = transfer;
-        let copy = self.transfer(host, buffer, direction, len)?;
-        let run = self.launch(kernel, shape, args)?;
-        // Scripted overlap: concurrent work takes as long as the longer of the two.
-        let wall = if concurrent {
-            copy.wall.0.max(run.wall.0)
-        } else {
-            copy.wall.0 + run.wall.0
-        };
-        Ok(Timing::clocks(Seconds(wall), None))
     }
 }
 

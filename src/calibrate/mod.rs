@@ -3,18 +3,19 @@
 //! A runtime number (launch, wait, BFS level) is only an API's cost if the harness adds
 //! nothing of its own to it, or the same on both sides. So for each API this runs an empty
 //! kernel two ways in one process, interleaved in chunks: through the harness's launch path
-//! ([`Backend::launch_repeated`] on the host clock, the path every host-timed row takes) and
-//! through a plain loop of the driver's own calls ([`Backend::plain_launches`]: arguments set
+//! ([`PlainLoops::launch_repeated`] on the host clock, the path every host-timed row takes) and
+//! through a plain loop of the driver's own calls ([`PlainLoops::plain_launches`]: arguments set
 //! once, enqueue, wait; what a C program does). The difference per launch is the harness's
 //! overhead on that API; the launch PR of the two paths says whether the overhead falls on
 //! one side of the ratio. Cases: one at a time and back to back, 1 x 1 and a grid sweep,
 //! every wait mode.
 
+use crate::backend::Runtime;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{
-    Api, Arg, Backend, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape,
-    PlainLoop, TimerKind, WaitMode,
+    Api, Arg, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape, PlainLoop,
+    TimerKind, WaitMode,
 };
 use crate::kernels::{KernelSourceError, KernelSources};
 use crate::stats;
@@ -156,7 +157,7 @@ const MARK: u32 = 7;
 
 impl Probe {
     fn build(
-        backend: &mut dyn Backend,
+        backend: &mut dyn Runtime,
         sources: &KernelSources,
         local: u32,
     ) -> Result<Self, CalibrationError> {
@@ -189,7 +190,7 @@ impl Probe {
     /// never timed.
     fn verify(
         &self,
-        backend: &mut dyn Backend,
+        backend: &mut dyn Runtime,
         shape: LaunchShape,
     ) -> Result<(), CalibrationError> {
         backend.upload(self.buffers[1], &[-1.0])?;
@@ -209,7 +210,7 @@ impl Probe {
         Ok(())
     }
 
-    fn release(self, backend: &mut dyn Backend) {
+    fn release(self, backend: &mut dyn Runtime) {
         for b in self.buffers {
             let _ = backend.free(b);
         }
@@ -227,7 +228,7 @@ struct Samples {
 
 /// One turn of `n` repetitions through the harness path, the first untimed.
 fn harness_turn(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     probe: &Probe,
     plan: PlainLoop,
     n: u32,
@@ -253,7 +254,7 @@ fn harness_turn(
 /// One turn of the level case through the harness: the calls the BFS family makes per level
 /// (`upload`, `batch` launches, `download`), the first repetition untimed.
 fn harness_level_turn(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     probe: &Probe,
     plan: PlainLoop,
     n: u32,
@@ -282,7 +283,7 @@ fn harness_level_turn(
 
 /// One turn of `n` repetitions through the plain loop, the first untimed.
 fn plain_turn(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     probe: &Probe,
     plan: PlainLoop,
     n: u32,
@@ -303,7 +304,7 @@ fn plain_turn(
 
 /// Measures one case on every backend, the paths and APIs taking turns.
 fn measure_case(
-    backends: &mut [&mut dyn Backend],
+    backends: &mut [&mut dyn Runtime],
     probes: &[Probe],
     plan: PlainLoop,
     chunk: u32,
@@ -331,7 +332,7 @@ fn us(x: f64) -> f64 {
     x * 1e6
 }
 
-fn row_of(backend: &dyn Backend, plan: PlainLoop, s: &Samples) -> Option<CalibrationRow> {
+fn row_of(backend: &dyn Runtime, plan: PlainLoop, s: &Samples) -> Option<CalibrationRow> {
     let h = stats::summarize(&s.harness, RESAMPLES, 1)?;
     let p = stats::summarize(&s.plain, RESAMPLES, 2)?;
     let info = backend.info();
@@ -374,7 +375,7 @@ fn pr_of(rows: &[&CalibrationRow]) -> Option<CalibrationPr> {
 
 /// Runs `plan` on every backend (one or two) and summarises it.
 pub fn calibrate(
-    backends: &mut [&mut dyn Backend],
+    backends: &mut [&mut dyn Runtime],
     sources: &KernelSources,
     plan: &CalibrationPlan,
 ) -> Result<Calibration, CalibrationError> {
@@ -400,7 +401,7 @@ pub fn calibrate(
 /// [`calibrate`] measures its own cases: a target's own launch sequence (its shape, wait and
 /// launches per wait) replayed as a plain program beside the harness (`explain`'s replay).
 pub fn measure_cases(
-    backends: &mut [&mut dyn Backend],
+    backends: &mut [&mut dyn Runtime],
     sources: &KernelSources,
     cases: &[PlainLoop],
     chunk: u32,
@@ -458,7 +459,7 @@ pub fn measure_cases(
 /// Launches for a while on every backend before anything is timed, so that an idle GPU's
 /// clocks have ramped up for the first case as for the last.
 fn warm_up(
-    backends: &mut [&mut dyn Backend],
+    backends: &mut [&mut dyn Runtime],
     sources: &KernelSources,
 ) -> Result<(), CalibrationError> {
     const WARM: std::time::Duration = std::time::Duration::from_millis(300);
@@ -489,7 +490,7 @@ fn warm_up(
 type ShapeResult = (Vec<CalibrationRow>, Vec<CalibrationPr>);
 
 fn measure_shape(
-    backends: &mut [&mut dyn Backend],
+    backends: &mut [&mut dyn Runtime],
     probes: &[Probe],
     plan: &CalibrationPlan,
     shape: LaunchShape,
@@ -530,7 +531,7 @@ pub const LEVEL_WAIT: &str = "level";
 /// makes) and through a plain loop of the driver's. Its rows give per-launch times, as every
 /// case's do; a level is `batch` of them.
 fn measure_level(
-    backends: &mut [&mut dyn Backend],
+    backends: &mut [&mut dyn Runtime],
     probes: &[Probe],
     plan: &CalibrationPlan,
     shape: LaunchShape,
@@ -595,7 +596,7 @@ mod tests {
 
     fn run(opencl_overhead: f64) -> Calibration {
         let (mut cl, mut cu) = fakes(opencl_overhead);
-        let mut backends: Vec<&mut dyn Backend> = vec![&mut cl, &mut cu];
+        let mut backends: Vec<&mut dyn Runtime> = vec![&mut cl, &mut cu];
         calibrate(&mut backends, &KernelSources::embedded(), &small()).unwrap()
     }
 
@@ -648,10 +649,10 @@ mod tests {
             },
             crate::families::emulator(),
         );
-        let mut backends: Vec<&mut dyn Backend> = vec![&mut cl_wrong, &mut cu];
+        let mut backends: Vec<&mut dyn Runtime> = vec![&mut cl_wrong, &mut cu];
         let e = calibrate(&mut backends, &KernelSources::embedded(), &small()).unwrap_err();
         assert!(matches!(e, CalibrationError::Verify { .. }), "{e}");
-        let mut backends: Vec<&mut dyn Backend> = vec![&mut cl];
+        let mut backends: Vec<&mut dyn Runtime> = vec![&mut cl];
         assert!(calibrate(&mut backends, &KernelSources::embedded(), &small()).is_ok());
     }
 }

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use clvscu::backend::cuda::{self};
 use clvscu::backend::opencl::{self};
-use clvscu::backend::{Backend, DeviceInfo};
+use clvscu::backend::{DeviceInfo, Runtime};
 use clvscu::session::{self};
 use clvscu::study;
 
@@ -117,7 +117,7 @@ pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
         clvscu::calibrate::CalibrationPlan::full()
     };
     clvscu::export::safe::prepare_dir(&args.out, true)?;
-    let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
+    let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());
     }

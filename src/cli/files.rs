@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::OpenClBackend;
-use clvscu::backend::Backend;
+use clvscu::backend::Runtime;
 use clvscu::export::csv::merge_files;
 use clvscu::inspect;
 use clvscu::plot;
@@ -130,8 +130,8 @@ pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     };
     let report = inspect::run(
         &sources,
-        cl.as_mut().map(|b| b as &mut dyn Backend),
-        cu.as_mut().map(|b| b as &mut dyn Backend),
+        cl.as_mut().map(|b| b as &mut dyn Runtime),
+        cu.as_mut().map(|b| b as &mut dyn Runtime),
         &cuda::compile_to_ptx,
         &inspect::Options {
             arch: &args.arch,

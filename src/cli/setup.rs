@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
-use clvscu::backend::{Api, Backend};
+use clvscu::backend::{Api, Runtime};
 use clvscu::record::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, Sides};
@@ -75,9 +75,9 @@ pub(crate) fn fake(api: Api) -> FakeBackend {
 /// The backends of `pair`; with both APIs asked for and one missing, the other alone.
 pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>) -> Result<Sides> {
     let open_cl =
-        |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Backend>);
+        |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Runtime>);
     let open_cuda =
-        || CudaBackend::open(d.cuda_device.as_deref()).map(|b| Box::new(b) as Box<dyn Backend>);
+        || CudaBackend::open(d.cuda_device.as_deref()).map(|b| Box::new(b) as Box<dyn Runtime>);
     match pair {
         Pairing::Opencl => Ok(Sides {
             a: open_cl(d.cl_device.as_deref())?,

@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 
 use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::opencl::OpenClBackend;
-use clvscu::backend::{Api, Backend};
+use clvscu::backend::{Api, Runtime};
 use clvscu::families::{FamilyId, Size};
 use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::{Cache, Outcome};
@@ -18,12 +18,12 @@ use clvscu::tune::{self, output, scope_of, TunePlan};
 
 use crate::cli::args::{TuneArgs, TunePairing};
 
-fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
+fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Runtime>>> {
     let d = &args.devices;
-    let cl = || -> Result<Box<dyn Backend>> {
+    let cl = || -> Result<Box<dyn Runtime>> {
         Ok(Box::new(OpenClBackend::open(d.cl_device.as_deref())?))
     };
-    let cu = || -> Result<Box<dyn Backend>> {
+    let cu = || -> Result<Box<dyn Runtime>> {
         Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?))
     };
     Ok(match args.pair {
@@ -32,7 +32,7 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
         TunePairing::Cuda => vec![cu()?],
         TunePairing::Fake => [Api::OpenCl, Api::Cuda]
             .into_iter()
-            .map(|api| Box::new(crate::cli::setup::fake(api)) as Box<dyn Backend>)
+            .map(|api| Box::new(crate::cli::setup::fake(api)) as Box<dyn Runtime>)
             .collect(),
     })
 }
@@ -40,9 +40,9 @@ fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Backend>>> {
 /// Both APIs when both open; with one missing, the other alone and a note, as `run` does: a
 /// machine without CUDA still tunes its OpenCL device.
 fn one_or_both(
-    cl: Result<Box<dyn Backend>>,
-    cu: Result<Box<dyn Backend>>,
-) -> Result<Vec<Box<dyn Backend>>> {
+    cl: Result<Box<dyn Runtime>>,
+    cu: Result<Box<dyn Runtime>>,
+) -> Result<Vec<Box<dyn Runtime>>> {
     match (cl, cu) {
         (Ok(a), Ok(b)) => Ok(vec![a, b]),
         (Ok(one), Err(e)) | (Err(e), Ok(one)) => {

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, Backend, JitOptions};
+use crate::backend::{Api, JitOptions, Runtime};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
 use crate::inspect::sass;
@@ -156,7 +156,7 @@ fn ptx_classes(t: &TargetTexts) -> Vec<CodeClassRow> {
 /// Both texts of `t` assembled by the CUDA driver with the target's CUDA JIT options,
 /// disassembled, and the kernel's instructions counted by class.
 fn sass_classes(
-    cuda: &mut dyn Backend,
+    cuda: &mut dyn Runtime,
     tool: &Path,
     out: &Path,
     t: &TargetTexts,
@@ -184,7 +184,7 @@ fn sass_classes(
 /// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
 /// only while `cuobjdump` reads it.
 fn sass_of(
-    cuda: &mut dyn Backend,
+    cuda: &mut dyn Runtime,
     tool: &Path,
     out: &Path,
     ptx: &str,

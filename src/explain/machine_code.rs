@@ -378,7 +378,7 @@ fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, 
     }
 }
 
-type SideRef<'s> = Option<&'s mut (dyn crate::backend::Backend + 'static)>;
+type SideRef<'s> = Option<&'s mut (dyn crate::backend::Runtime + 'static)>;
 
 /// The OpenCL side and the CUDA side among `sides`, the first of each.
 fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {

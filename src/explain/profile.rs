@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, Backend};
+use crate::backend::{Api, Runtime};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
@@ -98,7 +98,7 @@ pub fn profile(
     out: &Path,
     targets: &[Comparison],
     sources: &KernelSources,
-    cuda: &mut dyn Backend,
+    cuda: &mut dyn Runtime,
 ) -> Result<Vec<OrderRow>, ExportError> {
     let mut rows = Vec::new();
     for t in targets {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::attribute::{Cause, TargetExplanation, Verdict};
-use crate::backend::{Api, Backend, BackendError, Direction, HostMemory, PlainLoop, TimerKind};
+use crate::backend::{Api, BackendError, Direction, HostMemory, PlainLoop, Runtime, TimerKind};
 use crate::calibrate::{measure_cases, CalibrationError, CalibrationRow};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::ExportError;
@@ -56,7 +56,7 @@ enum Replay {
 }
 
 /// The replay of `t`, where its work is the runtime's own calls on the host clock.
-fn replay_of(t: &Comparison, backend: &mut dyn Backend) -> Option<Replay> {
+fn replay_of(t: &Comparison, backend: &mut dyn Runtime) -> Option<Replay> {
     let (a, b) = (&t.a, &t.b);
     let host_timed = a.timer == TimerKind::WallClock && b.timer == TimerKind::WallClock;
     if !host_timed || a.wait != b.wait {
@@ -137,7 +137,7 @@ fn launch_rows(
             }
         }
     }
-    let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
+    let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());
     }
@@ -195,7 +195,7 @@ const COPY_MAX_REPS: usize = 100;
 /// of three (the first of each path untimed).
 fn copy_row(
     t: &Comparison,
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     direction: Direction,
     memory: HostMemory,
     len: usize,
@@ -243,7 +243,7 @@ fn copy_row(
 type CopyPair = (crate::backend::HostBufferId, crate::backend::BufferId);
 
 fn copy_turns(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     (host, device): CopyPair,
     direction: Direction,
     len: usize,

@@ -4,9 +4,8 @@
 //! executor below every runner: the session, tune and calibrate all prepare through
 //! it.)
 
-use crate::backend::{
-    Api, Backend, BufferId, CompileRequest, KernelId, ProgramId, Seconds, Timing,
-};
+use crate::backend::Runtime;
+use crate::backend::{Api, BufferId, CompileRequest, KernelId, ProgramId, Seconds, Timing};
 use crate::families::plan::{Build, Built, Place, Ran, Step};
 pub use crate::families::plan::{ExecError, Inputs, SideConfig};
 use crate::families::reference::{self, Verification};
@@ -63,7 +62,7 @@ pub struct Prepared {
 
 /// Refuse a problem that cannot fit on the device before anything is allocated.
 fn check_memory(
-    backend: &dyn Backend,
+    backend: &dyn Runtime,
     variant: &Variant,
     inputs: &Inputs,
 ) -> Result<(), ExecError> {
@@ -86,7 +85,7 @@ fn check_memory(
 
 /// Compile the variant and stage its inputs on the device.
 pub fn prepare(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     variant: &'static Variant,
     inputs: &Inputs,
@@ -98,7 +97,7 @@ pub fn prepare(
 /// [`prepare`], but running `foreign`, the program text the other API's compiler made for
 /// this configuration, where it is given (the study key `program = "other"`).
 pub fn prepare_with_program(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     variant: &'static Variant,
     inputs: &Inputs,
@@ -126,7 +125,7 @@ pub fn prepare_with_program(
 /// Compiles the variant's program (or loads the other side's text) and asks its family to
 /// stage buffers and plan the run.
 fn build(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     variant: &'static Variant,
     inputs: &Inputs,
@@ -170,7 +169,7 @@ fn build(
 /// Builds the kernel file `file` as a side is configured (or loads `foreign`, the other side's
 /// program text): the one place a run's program is made.
 pub fn compile(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     file: &str,
     side: &SideConfig,
@@ -200,7 +199,7 @@ pub fn compile_request(
 }
 
 /// Run every step once (blocking); timings of multi-step runs add up.
-pub fn run(backend: &mut dyn Backend, p: &Prepared) -> Result<Timing, ExecError> {
+pub fn run(backend: &mut dyn Runtime, p: &Prepared) -> Result<Timing, ExecError> {
     let mut wall = 0.0;
     let mut device = Some(0.0);
     let mut queued = None;
@@ -283,7 +282,7 @@ fn per_launch(t: Timing, count: u32) -> Timing {
 
 /// Poison every output with NaN, run once, and compare with the reference.
 pub fn verify(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     p: &Prepared,
     inputs: &Inputs,
 ) -> Result<Verification, ExecError> {
@@ -313,7 +312,7 @@ thread_local! {
 /// Poisons every place a result lands (device buffers or host buffers), runs once, and checks
 /// that each holds the inputs exactly: the transfer family's copies.
 fn verify_in_place(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     p: &Prepared,
     data: &[f32],
 ) -> Result<Verification, ExecError> {
@@ -344,7 +343,7 @@ fn verify_in_place(
 }
 
 /// Free every buffer of a prepared run.
-pub fn release(backend: &mut dyn Backend, p: Prepared) {
+pub fn release(backend: &mut dyn Runtime, p: Prepared) {
     for b in p.buffers {
         let _ = backend.free(b);
     }

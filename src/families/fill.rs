@@ -13,7 +13,7 @@
 //! does (`1d`). The article launched OpenCL with a global size of exactly N, and OpenCL 1.2
 //! (what NVIDIA's OpenCL offers) refuses a local size that does not divide the global size
 //! (`CL_INVALID_WORK_GROUP_SIZE`): the article's local size of 512 "crashed" for that reason.
-//! `1d-exact` is that launch ([`Backend::launch_exact`](crate::backend::Backend)): OpenCL's
+//! `1d-exact` is that launch ([`ExactLaunch::launch_exact`](crate::backend::ExactLaunch::launch_exact)): OpenCL's
 //! driver gets global = N and the local size, and its answer is recorded as it comes (its
 //! error name in the row's failure; a driver with OpenCL 2.0's non-uniform work-groups may
 //! run it), while CUDA runs it with its grid rounded up and the bound check.
@@ -28,7 +28,7 @@
 //! GB/s of stores: 4 bytes per element, nothing read.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, Backend, CompileRequest, LaunchShape};
+use crate::backend::{self, Arg, CompileRequest, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
@@ -177,9 +177,9 @@ pub fn exact_launch(
 
 /// The work-group size the runtime of `backend` picks for the variant's kernel, compiled as
 /// the side will compile it: CUDA's occupancy calculator, `None` on OpenCL (see
-/// [`crate::backend::Backend::runtime_local`]).
+/// [`crate::backend::ExactLaunch::runtime_local`]).
 pub fn runtime_local(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     variant: &Variant,
     side: &SideConfig,
@@ -315,6 +315,7 @@ impl Family for Fill {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::Backend;
     use crate::families::{find_variant, FamilyId};
 
     #[test]

@@ -2,6 +2,7 @@
 //! steps of one run over buffers it allocated. The runner (`families::exec`) compiles, calls
 //! the family through the `Family` trait, runs the steps and verifies; it knows no family.
 
+use crate::backend::Runtime;
 use thiserror::Error;
 
 use super::error::WorkloadError;
@@ -9,8 +10,8 @@ use super::reference::{self, Verification};
 use super::size::Size;
 use super::variant::Variant;
 use crate::backend::{
-    Arg, Backend, BackendError, BufferId, Direction, HostBufferId, JitOptions, KernelId,
-    LaunchShape, ProgramId, Timing,
+    Arg, BackendError, BufferId, Direction, HostBufferId, JitOptions, KernelId, LaunchShape,
+    ProgramId, Timing,
 };
 use crate::kernels::KernelSourceError;
 
@@ -148,7 +149,7 @@ impl Inputs {
 
 /// Launches whose number the data decides, run as one step and timed as a whole.
 pub trait LaunchLoop: Send + Sync {
-    fn run(&self, backend: &mut dyn Backend) -> Result<Timing, BackendError>;
+    fn run(&self, backend: &mut dyn Runtime) -> Result<Timing, BackendError>;
 }
 
 /// One step of a run, executed in order by the runner.
@@ -170,7 +171,7 @@ pub enum Step {
         dst: BufferId,
         len: usize,
     },
-    /// [`Backend::launch_exact`]: kernel, global size, local size (`None`: the runtime's).
+    /// [`ExactLaunch::launch_exact`]: kernel, global size, local size (`None`: the runtime's).
     Exact(KernelId, u64, Option<u32>, Vec<Arg>),
     /// A data-dependent loop of launches (one whole breadth-first search).
     Loop(Box<dyn LaunchLoop>),
@@ -221,7 +222,7 @@ impl Built {
 /// A family's view of one configuration while it allocates and stages: the compiled kernel,
 /// the launch, its inputs, and the buffers it has made so far (freed if it fails half-way).
 pub struct Build<'a> {
-    pub backend: &'a mut dyn Backend,
+    pub backend: &'a mut dyn Runtime,
     pub variant: &'static Variant,
     pub inputs: &'a Inputs,
     pub side: &'a SideConfig,
@@ -291,7 +292,7 @@ impl Build<'_> {
 
 /// An uninitialised device buffer of `len` floats, remembered in `owned`.
 pub fn buffer_of(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     len: usize,
     owned: &mut Vec<BufferId>,
 ) -> Result<BufferId, ExecError> {

@@ -15,7 +15,7 @@
 //! Integers, so the result is exact and checked element by element against a wrapping u32
 //! scan on the host (the sums of the inputs, values below 8, stay far below 2^32 up to 2^28
 //! elements, so nothing wraps in practice). The result buffer carries the integers bit for
-//! bit, as `Backend::upload_u32` put them.
+//! bit, as `BufferOps::upload_u32` put them.
 //!
 //! Metric: GB/s counting one read and one write of the array (8 bytes per element), the
 //! effective bandwidth a library scan is quoted in; the block totals are not counted.

@@ -3,7 +3,7 @@
 //! queues / streams) to see whether the runtime overlaps them. Every transfer is verified:
 //! the data must arrive unchanged.
 
-use crate::backend::{Arg, Backend, BufferId, Direction, HostBufferId, HostMemory, KernelId};
+use crate::backend::{Arg, BufferId, Direction, HostBufferId, HostMemory, KernelId, Runtime};
 use crate::families::family::{Family, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::id::FamilyId;
@@ -91,7 +91,7 @@ struct Staged {
 /// Allocates the buffers of a transfer variant and stages `data` (the inputs) where the
 /// transfer starts. `kernel` is the copy kernel of the overlap pair.
 fn stage_all(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     variant: &Variant,
     data: &[f32],
     kernel: Option<KernelId>,
@@ -147,7 +147,7 @@ fn stage_all(
 
 /// The host and device buffers of the transfer, with `data` where the transfer starts.
 fn stage(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     built: &mut Staged,
     data: &[f32],
     direction: Direction,
@@ -171,7 +171,7 @@ fn stage(
     Ok((host, dev))
 }
 
-fn release(backend: &mut dyn Backend, built: &Staged) {
+fn release(backend: &mut dyn Runtime, built: &Staged) {
     for b in &built.device {
         let _ = backend.free(*b);
     }

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::backend::{Api, Backend, BackendError, CompileRequest, KernelResources};
+use crate::backend::{Api, BackendError, CompileRequest, KernelResources, Runtime};
 use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::fairness::Flags;
@@ -147,8 +147,8 @@ pub type OfflineCompiler<'a> = &'a dyn Fn(&CompileRequest, &str) -> Result<Strin
 /// Without a CUDA device, `offline` compiles the CUDA side for `arch`.
 pub fn run(
     sources: &KernelSources,
-    mut cl: Option<&mut dyn Backend>,
-    mut cu: Option<&mut dyn Backend>,
+    mut cl: Option<&mut dyn Runtime>,
+    mut cu: Option<&mut dyn Runtime>,
     offline: OfflineCompiler,
     options: &Options,
     out: &Path,

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use super::ptx::{ClassCounts, InstrClass};
 use super::{ClassRow, InspectError};
-use crate::backend::{Backend, JitOptions};
+use crate::backend::{JitOptions, Runtime};
 use crate::families::all_variants;
 
 /// SASS instructions of one function, as opcodes with their modifiers (`IMAD.WIDE.U32`).
@@ -164,7 +164,7 @@ pub(super) struct StemPtx<'a> {
 /// side, with the cubins and disassembly written beside the PTX. Returns the Markdown and CSV
 /// rows; what could not be done is said in `notes`.
 pub(super) fn report(
-    cu: &dyn Backend,
+    cu: &dyn Runtime,
     stems: &[StemPtx],
     out: &Path,
     files: &mut Vec<PathBuf>,
@@ -219,7 +219,7 @@ pub(super) fn report(
 
 /// Where the machine code comes from and where its files and notes go.
 struct Disassembly<'a> {
-    cu: &'a dyn Backend,
+    cu: &'a dyn Runtime,
     tool: &'a Path,
     out: &'a Path,
     files: &'a mut Vec<PathBuf>,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use super::ptx::table_v::{self, TableVRow};
 use super::{request, write, InspectError, OfflineCompiler};
-use crate::backend::{Api, Backend};
+use crate::backend::{Api, Runtime};
 use crate::export::csv::write_rows;
 use crate::families::fft::LOCAL;
 use crate::kernels::KernelSources;
@@ -29,7 +29,7 @@ pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {
 /// OpenCL gives PTX, PoCL none), else NVRTC alone for CUDA.
 fn compile(
     sources: &KernelSources,
-    backend: Option<&mut (dyn Backend + '_)>,
+    backend: Option<&mut (dyn Runtime + '_)>,
     api: Api,
     index: IndexWidth,
     offline: OfflineCompiler,
@@ -52,8 +52,8 @@ fn compile(
 /// Compile, save and count; returns notes for what could not be counted.
 pub fn run(
     sources: &KernelSources,
-    mut cl: Option<&mut (dyn Backend + '_)>,
-    mut cu: Option<&mut (dyn Backend + '_)>,
+    mut cl: Option<&mut (dyn Runtime + '_)>,
+    mut cu: Option<&mut (dyn Runtime + '_)>,
     offline: OfflineCompiler,
     arch: &str,
     out: &Path,

@@ -16,7 +16,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{request, write, InspectError, OfflineCompiler};
-use crate::backend::{Api, Backend};
+use crate::backend::{Api, Runtime};
 use crate::kernels::KernelSources;
 
 use super::ptx::{parse_ptx, PtxKernel};
@@ -202,7 +202,7 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
 fn ptx_per_setting(
     sources: &KernelSources,
     api: Api,
-    mut backend: Option<&mut (dyn Backend + '_)>,
+    mut backend: Option<&mut (dyn Runtime + '_)>,
     offline: Option<(OfflineCompiler, &str)>,
     local: u32,
     out: &Path,
@@ -241,8 +241,8 @@ fn ptx_per_setting(
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     sources: &KernelSources,
-    cl: Option<&mut (dyn Backend + '_)>,
-    cu: Option<&mut (dyn Backend + '_)>,
+    cl: Option<&mut (dyn Runtime + '_)>,
+    cu: Option<&mut (dyn Runtime + '_)>,
     offline: OfflineCompiler,
     arch: &str,
     local: u32,

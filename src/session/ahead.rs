@@ -2,12 +2,12 @@
 //! its programs in turn, one compiler call after another: on a GPU, builds were the largest
 //! phase of sweeps over unroll factors and work-group sizes (`timings.csv`'s `build_s`).
 //! Before each stretch of comparisons, the programs they will build are built at once on
-//! each side ([`Backend::prebuild`]); each comparison's own build then finds its program done.
+//! each side ([`Programs::prebuild`]); each comparison's own build then finds its program done.
 //! The requests come from the same function a comparison's build uses, so what is built
 //! ahead is exactly what would have been built; a request that fails ahead is built again in
 //! its comparison, which reports the failure as before.
 
-use crate::backend::{Backend, CompileRequest};
+use crate::backend::{CompileRequest, Runtime};
 use crate::families::exec::compile_request;
 use crate::kernels::KernelSources;
 use crate::record::Side;
@@ -28,8 +28,8 @@ pub(super) fn stretch() -> usize {
 /// programs were built.
 pub(super) fn build_ahead(
     comparisons: &[&Comparison],
-    a: &mut dyn Backend,
-    b: Option<&mut dyn Backend>,
+    a: &mut dyn Runtime,
+    b: Option<&mut dyn Runtime>,
     sources: &KernelSources,
 ) -> usize {
     let mut wanted_a = Vec::new();

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{Api, Backend, BackendError, KernelResources, LaunchShape, TimerKind};
+use crate::backend::{Api, BackendError, KernelResources, LaunchShape, Runtime, TimerKind};
 use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::spmv::MatrixSource;
 use crate::families::{work_of, FamilyId, Size, Variant};
@@ -25,7 +25,7 @@ const MAX_TIMING_SECONDS: f64 = crate::study::MAX_TIMING_S;
 /// One side of a comparison, ready to run.
 pub struct SidePlan<'b> {
     pub side: Side,
-    pub backend: &'b mut dyn Backend,
+    pub backend: &'b mut dyn Runtime,
     pub settings: Resolved,
     pub shape: LaunchShape,
     pub config: SideConfig,
@@ -388,7 +388,7 @@ fn prepare_and_verify(
 /// Runs once in the side's wait mode and timer. Set before every run: two sides (or two
 /// comparisons) may share one backend and differ only in how they wait or time.
 fn run_waiting(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     p: &Prepared,
     (wait, timer): (crate::backend::WaitMode, TimerKind),
 ) -> Result<crate::backend::Timing, ExecError> {

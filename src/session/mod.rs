@@ -25,7 +25,7 @@ mod tests;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::backend::Backend;
+use crate::backend::Runtime;
 use crate::export::ExportError;
 use crate::families::default_groups;
 use crate::families::exec::SideConfig;
@@ -134,8 +134,8 @@ impl RunSummary {
 /// Run a study over one backend (no PR) or two (A = OpenCL side, B = CUDA side).
 pub fn run_study(
     study: &Study,
-    a: &mut dyn Backend,
-    b: Option<&mut dyn Backend>,
+    a: &mut dyn Runtime,
+    b: Option<&mut dyn Runtime>,
     sink: &mut dyn Sink,
     ctx: &RunContext,
 ) -> Result<RunSummary, ExportError> {
@@ -146,8 +146,8 @@ pub fn run_study(
 /// instead of generating (and allocating) them again.
 pub fn run_study_with(
     study: &Study,
-    a: &mut dyn Backend,
-    mut b: Option<&mut dyn Backend>,
+    a: &mut dyn Runtime,
+    mut b: Option<&mut dyn Runtime>,
     sink: &mut dyn Sink,
     ctx: &RunContext,
     cache: &mut InputCache,
@@ -174,7 +174,7 @@ pub fn run_study_with(
                 .filter(|c| sink.stored_sides(&c.id) < expected)
                 .collect();
             let started = std::time::Instant::now();
-            let b_side: Option<&mut dyn Backend> = match &mut b {
+            let b_side: Option<&mut dyn Runtime> = match &mut b {
                 Some(x) => Some(&mut **x),
                 None => None,
             };
@@ -182,7 +182,7 @@ pub fn run_study_with(
             summary.built_ahead_s += started.elapsed().as_secs_f64();
         }
         bar.set_message(crate::terminal::printable(&comparison.id).into_owned());
-        let b_side: Option<&mut dyn Backend> = match &mut b {
+        let b_side: Option<&mut dyn Runtime> = match &mut b {
             Some(x) => Some(&mut **x),
             None => None,
         };
@@ -222,7 +222,7 @@ fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
 
 /// The side's launch shape and compile settings; groups default to the variant's rule on
 /// this side's device.
-fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -> SidePlan<'b> {
+fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -> SidePlan<'b> {
     let settings = auto::resolve(settings, backend.info());
     let groups = settings.groups.unwrap_or_else(|| {
         default_groups(
@@ -255,7 +255,7 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Backend, settings: Resolved) -
 /// The program text (PTX on NVIDIA) `backend`'s compiler makes of `settings`, built exactly as
 /// a run builds it; `None` where the variant has no kernel or the platform gives no text.
 pub fn program_text_of(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     settings: Resolved,
 ) -> Result<Option<String>, crate::families::exec::ExecError> {
@@ -270,14 +270,14 @@ pub fn program_text_of(
 
 /// The launch shape a run of `settings` on `backend` uses (its default groups resolved on
 /// the device).
-pub fn launch_shape(backend: &mut dyn Backend, settings: Resolved) -> crate::backend::LaunchShape {
+pub fn launch_shape(backend: &mut dyn Runtime, settings: Resolved) -> crate::backend::LaunchShape {
     side_plan(Side::A, backend, settings).shape
 }
 
 /// What decides the program a run of `settings` builds on `backend`: its kernel file, kernel,
 /// defines, flags and JIT options, as one text (`None` for a target with no kernel). Two
 /// settings with one key build the same program, so its machine code is read once.
-pub fn program_key(backend: &mut dyn Backend, settings: Resolved) -> Option<String> {
+pub fn program_key(backend: &mut dyn Runtime, settings: Resolved) -> Option<String> {
     let plan = side_plan(Side::A, backend, settings);
     let s = &plan.settings;
     if s.variant.kernel.is_empty() {
@@ -299,7 +299,7 @@ pub fn program_key(backend: &mut dyn Backend, settings: Resolved) -> Option<Stri
 /// text, where given), runs it once and checks it: the one run a profiler watches. `Ok(false)`
 /// when the result does not verify.
 pub fn run_once(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     sources: &KernelSources,
     settings: Resolved,
     program: Option<&str>,
@@ -340,8 +340,8 @@ fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
 fn run_comparison(
     study: &Study,
     c: &Comparison,
-    a: &mut dyn Backend,
-    b: Option<&mut dyn Backend>,
+    a: &mut dyn Runtime,
+    b: Option<&mut dyn Runtime>,
     ctx: &RunContext,
     cache: &mut InputCache,
     times: &mut timings::PhaseTimes,

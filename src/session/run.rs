@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::folder::{self, FolderError, FolderIdentity, LockCheck};
 use super::store::{CsvStore, Guards, Sink};
 use super::{provenance, run_study_with, timings, InputCache, RunContext, RunSummary};
-use crate::backend::{Backend, DeviceInfo};
+use crate::backend::{DeviceInfo, Runtime};
 use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::write_rows;
 use crate::export::json::write_json_atomic;
@@ -26,8 +26,8 @@ pub const STUDY_FILE: &str = "study.toml";
 
 /// The backends of a run: side A, and side B when a PR can be formed.
 pub struct Sides {
-    pub a: Box<dyn Backend>,
-    pub b: Option<Box<dyn Backend>>,
+    pub a: Box<dyn Runtime>,
+    pub b: Option<Box<dyn Runtime>>,
 }
 
 impl Sides {
@@ -269,7 +269,7 @@ fn calibrate_if_runtime_bound(
     if !runtime_bound(&plan.study) || (plan.resume && done) {
         return Ok(None);
     }
-    let mut backends: Vec<&mut dyn Backend> = vec![sides.a.as_mut()];
+    let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());
     }
@@ -367,7 +367,7 @@ fn run_passes(
         } else {
             plan.study.clone()
         };
-        let b: Option<&mut dyn Backend> = match &mut sides.b {
+        let b: Option<&mut dyn Runtime> = match &mut sides.b {
             Some(x) => Some(x.as_mut()),
             None => None,
         };

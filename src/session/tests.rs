@@ -52,7 +52,7 @@ fn run_on(
         timeout_s: None,
         on_comparison: None,
     };
-    let b = b.map(|b| b as &mut dyn crate::backend::Backend);
+    let b = b.map(|b| b as &mut dyn crate::backend::Runtime);
     run_study(s, a, b, sink, &ctx)
 }
 

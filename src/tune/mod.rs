@@ -262,7 +262,7 @@ impl TunePlan<'_> {
 
 /// The scope of `side`'s measurements of `def` at `size`.
 pub fn scope_of(
-    backend: &dyn crate::backend::Backend,
+    backend: &dyn crate::backend::Runtime,
     sources: &KernelSources,
     def: &SpaceDef,
     size: Size,

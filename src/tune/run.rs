@@ -12,7 +12,7 @@ use super::cache::{Cache, Outcome, Scope};
 use super::space::{Config, Space};
 use super::strategy::{self, StrategyKind};
 use super::TuneError;
-use crate::backend::{Api, Backend, DeviceInfo, TimerKind, WaitMode};
+use crate::backend::{Api, DeviceInfo, Runtime, TimerKind, WaitMode};
 use crate::fairness::Flags;
 use crate::families::exec::Inputs;
 use crate::families::spmv::MatrixSource;
@@ -50,7 +50,7 @@ pub struct Budget {
 
 /// One side of the search: a backend and what identifies its measurements.
 pub struct Side<'b> {
-    pub backend: &'b mut dyn Backend,
+    pub backend: &'b mut dyn Runtime,
     pub scope: Scope,
 }
 
@@ -243,7 +243,7 @@ impl Tuner<'_> {
     /// Measures `config` through the session's measuring step, the one `run` measures a study
     /// entry with: build, verify (never timed when wrong), warm up, then time on the device
     /// clock. `None` when Ctrl-C stopped it mid-way (nothing of it counts).
-    fn measure(&self, backend: &mut dyn Backend, config: &Config) -> Option<Outcome> {
+    fn measure(&self, backend: &mut dyn Runtime, config: &Config) -> Option<Outcome> {
         let variant = self.space.variant_of(config);
         let settings = self.settings(variant, config);
         let side = config.side(backend.api());

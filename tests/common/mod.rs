@@ -98,7 +98,7 @@ pub fn copy_tree(src: &std::path::Path, dst: &std::path::Path) {
 
 /// A backend's poison: the first 600 of 1000 floats read back as NaN, the rest keep their
 /// values, and a range longer than the buffer is refused.
-pub fn poison_sets_the_range_and_nothing_past_it(b: &mut dyn clvscu::backend::Backend) {
+pub fn poison_sets_the_range_and_nothing_past_it(b: &mut dyn clvscu::backend::Runtime) {
     let data: Vec<f32> = (0..1000).map(|i| i as f32).collect();
     let dev = b.alloc(data.len()).unwrap();
     b.upload(dev, &data).unwrap();

@@ -12,6 +12,7 @@ mod probe;
 mod texture;
 mod transfer;
 
+use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
 use std::cell::Cell;
 use std::sync::Arc;
 use std::time::Instant;
@@ -195,21 +196,6 @@ impl Backend for CudaBackend {
         Ok(id)
     }
 
-    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
-        let todo = self.built.not_built(requests);
-        let made = build_all(&self.ctx, self.arch, todo);
-        let count = made.len();
-        for (request, ptx, module) in made {
-            let id = self.programs.insert(LoadedProgram {
-                ptx,
-                module,
-                carveout: request.jit.carveout,
-            });
-            self.built.remember_program(&request, id);
-        }
-        count
-    }
-
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
         if let Some(id) = self.built.kernel(program, name) {
             return Ok(id);
@@ -236,49 +222,6 @@ impl Backend for CudaBackend {
         });
         self.built.remember_kernel(program, name, id);
         Ok(id)
-    }
-
-    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        Ok(Some(self.programs.get(program)?.ptx.clone()))
-    }
-
-    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded, once
-    /// its reads of OpenCL's environment registers are replaced by what they hold for one
-    /// launch ([`ptx_swap::adapt`]); kernels whose arguments differ by API are refused.
-    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver).map_err(|why| {
-            BackendError::Unsupported {
-                api: API,
-                what: format!("run OpenCL's PTX: {why}"),
-            }
-        })?;
-        let module = self.load(&ptx, jit)?;
-        Ok(self.programs.insert(LoadedProgram {
-            ptx,
-            module,
-            carveout: jit.carveout,
-        }))
-    }
-
-    fn target(&self) -> Option<String> {
-        Some(self.arch.to_string())
-    }
-
-    /// Loads PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through the CUDA
-    /// driver and reads one kernel's resources: a same-backend check of the other front end.
-    fn resources_of_foreign_program(&self, text: &str, kernel: &str) -> Result<KernelResources> {
-        let module = self
-            .ctx
-            .load_module(Ptx::from_src(text.to_string()))
-            .map_err(drv("cuModuleLoadData (foreign PTX)"))?;
-        let f = module
-            .load_function(kernel)
-            .map_err(drv("cuModuleGetFunction"))?;
-        Ok(resources_of(&f))
-    }
-
-    fn machine_code(&self, ptx: &str, jit: &JitOptions) -> Result<Option<Vec<u8>>> {
-        jit::assemble(&self.ctx, ptx, jit).map(Some)
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
@@ -311,6 +254,27 @@ impl Backend for CudaBackend {
             .map_err(drv("cuStreamSynchronize"))
     }
 
+    fn free(&mut self, buffer: BufferId) -> Result<()> {
+        self.textures.forget(buffer);
+        self.buffers.remove(buffer)
+    }
+
+    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+        self.launch_repeated(kernel, shape, args, 1)
+    }
+
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+        self.timer = timer;
+        Ok(())
+    }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+}
+
+impl BufferOps for CudaBackend {
     fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
         let stream = self.stream.clone();
         let dst = self.buffers.get_mut(buffer)?;
@@ -327,15 +291,6 @@ impl Backend for CudaBackend {
             .result()
             .map_err(drv("cuMemsetD32Async"))?;
         stream.synchronize().map_err(drv("cuStreamSynchronize"))
-    }
-
-    fn free(&mut self, buffer: BufferId) -> Result<()> {
-        self.textures.forget(buffer);
-        self.buffers.remove(buffer)
-    }
-
-    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        self.launch_repeated(kernel, shape, args, 1)
     }
 
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
@@ -387,17 +342,142 @@ impl Backend for CudaBackend {
         self.buffers.put_back(dst, d);
         result
     }
+}
 
-    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
-        self.timer = timer;
-        Ok(())
+impl Programs for CudaBackend {
+    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
+        let todo = self.built.not_built(requests);
+        let made = build_all(&self.ctx, self.arch, todo);
+        let count = made.len();
+        for (request, ptx, module) in made {
+            let id = self.programs.insert(LoadedProgram {
+                ptx,
+                module,
+                carveout: request.jit.carveout,
+            });
+            self.built.remember_program(&request, id);
+        }
+        count
     }
 
-    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
-        self.wait = mode;
-        Ok(())
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
+        Ok(Some(self.programs.get(program)?.ptx.clone()))
     }
 
+    fn target(&self) -> Option<String> {
+        Some(self.arch.to_string())
+    }
+}
+
+impl ForeignCode for CudaBackend {
+    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded, once
+    /// its reads of OpenCL's environment registers are replaced by what they hold for one
+    /// launch ([`ptx_swap::adapt`]); kernels whose arguments differ by API are refused.
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver).map_err(|why| {
+            BackendError::Unsupported {
+                api: API,
+                what: format!("run OpenCL's PTX: {why}"),
+            }
+        })?;
+        let module = self.load(&ptx, jit)?;
+        Ok(self.programs.insert(LoadedProgram {
+            ptx,
+            module,
+            carveout: jit.carveout,
+        }))
+    }
+
+    /// Loads PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through the CUDA
+    /// driver and reads one kernel's resources: a same-backend check of the other front end.
+    fn resources_of_foreign_program(&self, text: &str, kernel: &str) -> Result<KernelResources> {
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(text.to_string()))
+            .map_err(drv("cuModuleLoadData (foreign PTX)"))?;
+        let f = module
+            .load_function(kernel)
+            .map_err(drv("cuModuleGetFunction"))?;
+        Ok(resources_of(&f))
+    }
+
+    fn machine_code(&self, ptx: &str, jit: &JitOptions) -> Result<Option<Vec<u8>>> {
+        jit::assemble(&self.ctx, ptx, jit).map(Some)
+    }
+}
+
+impl HostTransfers for CudaBackend {
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        let host = HostBuf::new(&self.ctx, len, memory)?;
+        Ok(self.hosts.insert(host))
+    }
+
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        self.hosts.get_mut(host)?.data()
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.remove(host)
+    }
+
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        let mut h = self.hosts.take(host)?;
+        let result = self.buffers.get(buffer).and_then(|d| {
+            self.timed(
+                Instant::now(),
+                "cuEventQuery/cuEventSynchronize (transfer)",
+                || transfer::enqueue(&self.stream, &mut h, d, direction, len),
+            )
+        });
+        self.hosts.put_back(host, h);
+        result
+    }
+
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        let objects = self.texture_objects(args)?;
+        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
+        let mut h = self.hosts.take(host)?;
+        let copy_stream = if concurrent {
+            &self.side_stream
+        } else {
+            &self.stream
+        };
+        let t0 = Instant::now();
+        let result = self
+            .buffers
+            .get(buffer)
+            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, direction, len))
+            .and_then(|()| self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), 1))
+            .and_then(|()| {
+                let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
+                if concurrent {
+                    self.wait_stream(&self.side_stream, &self.side_stop, what)?;
+                }
+                // On one stream the kernel's completion implies the transfer's.
+                self.wait_stream(&self.stream, &self.stop, what)
+            })
+            .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
+        self.hosts.put_back(host, h);
+        result
+    }
+}
+
+impl PlainLoops for CudaBackend {
     fn launch_repeated(
         &mut self,
         kernel: KernelId,
@@ -477,7 +557,9 @@ impl Backend for CudaBackend {
     fn calls(&self) -> CallCounts {
         self.calls.get()
     }
+}
 
+impl ExactLaunch for CudaBackend {
     fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
         // No dynamic shared memory (none of the kernels asks for any) and no block limit
         // below the device's: the calculator's own choice for this compiled kernel.
@@ -490,75 +572,6 @@ impl Backend for CudaBackend {
             .occupancy_max_potential_block_size(no_dynamic_smem, 0, 0, None)
             .map_err(drv("cuOccupancyMaxPotentialBlockSize"))?;
         Ok(Some(block))
-    }
-
-    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
-        check_alloc(&self.info, len)?;
-        let host = HostBuf::new(&self.ctx, len, memory)?;
-        Ok(self.hosts.insert(host))
-    }
-
-    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
-        self.hosts.get_mut(host)?.data()
-    }
-
-    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
-        self.hosts.remove(host)
-    }
-
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing> {
-        let mut h = self.hosts.take(host)?;
-        let result = self.buffers.get(buffer).and_then(|d| {
-            self.timed(
-                Instant::now(),
-                "cuEventQuery/cuEventSynchronize (transfer)",
-                || transfer::enqueue(&self.stream, &mut h, d, direction, len),
-            )
-        });
-        self.hosts.put_back(host, h);
-        result
-    }
-
-    fn transfer_beside_kernel(
-        &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
-        kernel: KernelId,
-        shape: LaunchShape,
-        args: &[Arg],
-        concurrent: bool,
-    ) -> Result<Timing> {
-        let (host, buffer, direction, len) = transfer;
-        let objects = self.texture_objects(args)?;
-        self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        let mut h = self.hosts.take(host)?;
-        let copy_stream = if concurrent {
-            &self.side_stream
-        } else {
-            &self.stream
-        };
-        let t0 = Instant::now();
-        let result = self
-            .buffers
-            .get(buffer)
-            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, direction, len))
-            .and_then(|()| self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), 1))
-            .and_then(|()| {
-                let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
-                if concurrent {
-                    self.wait_stream(&self.side_stream, &self.side_stop, what)?;
-                }
-                // On one stream the kernel's completion implies the transfer's.
-                self.wait_stream(&self.stream, &self.stop, what)
-            })
-            .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
-        self.hosts.put_back(host, h);
-        result
     }
 }
 

@@ -63,7 +63,7 @@ pub(super) fn enqueue(
     .map_err(|e| BackendError::driver(API, "cuMemcpyHtoDAsync/DtoHAsync", format!("{e:?}")))
 }
 
-/// The plain copy loop of [`crate::backend::Backend::plain_transfers`]: `reps` synchronous
+/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`]: `reps` synchronous
 /// copies (`cuMemcpyHtoD` / `cuMemcpyDtoH`, as a plain program writes them), the host clock
 /// around each.
 pub(super) fn copy_loop(

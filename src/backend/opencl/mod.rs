@@ -14,6 +14,7 @@ mod probe;
 mod timing;
 mod transfer;
 
+use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
 use std::cell::{Cell, RefCell};
 use std::ptr;
 use std::time::Instant;
@@ -138,46 +139,6 @@ impl Backend for OpenClBackend {
         Ok(self.keep(request, program))
     }
 
-    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
-        use rayon::prelude::*;
-        if self.alive().is_err() {
-            return 0;
-        }
-        let todo: Vec<(CompileRequest, String)> = self
-            .built
-            .not_built(requests)
-            .into_iter()
-            .filter_map(|r| self.build_options(&r).ok().map(|o| (r, o)))
-            .collect();
-        // A GPU driver's compiler builds distinct programs of one context at once (OpenCL
-        // allows clBuildProgram from several threads); the logs are read after, here. A CPU
-        // device's runs LLVM inside this process: on a 16-core host, PoCL 5.0 aborted a
-        // study's parallel builds on an assertion in its work-group pass, so there they are
-        // built one after another.
-        let context = &self.context;
-        let build = |(request, options): (CompileRequest, String)| {
-            Program::create_and_build_from_source(context, &request.source, &options)
-                .ok()
-                .map(|p| (request, p))
-        };
-        let made: Vec<(CompileRequest, Program)> = if self.info.is_gpu {
-            todo.into_par_iter().filter_map(build).collect()
-        } else {
-            todo.into_iter().filter_map(build).collect()
-        };
-        let count = made.len();
-        for (request, program) in made {
-            self.keep(&request, program);
-        }
-        count
-    }
-
-    /// CUDA's PTX as a program binary, where the platform takes PTX (see `binary`).
-    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        self.alive()?;
-        self.load_ptx_binary(text, jit)
-    }
-
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
         if let Some(id) = self.built.kernel(program, name) {
             return Ok(id);
@@ -196,29 +157,6 @@ impl Backend for OpenClBackend {
         });
         self.built.remember_kernel(program, name, id);
         Ok(id)
-    }
-
-    fn broken(&self) -> Option<String> {
-        self.lost.get().cloned()
-    }
-
-    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        let binaries = self
-            .programs
-            .get(program)?
-            .program
-            .get_binaries()
-            .map_err(|e| BackendError::driver(API, "CL_PROGRAM_BINARIES", e))?;
-        // NVIDIA returns PTX text; PoCL returns its own binary container, which is not text.
-        Ok(binaries.into_iter().next().and_then(|bytes| {
-            let text = String::from_utf8(bytes).ok()?;
-            let text = text.trim_end_matches('\0').to_string();
-            text.contains(".entry").then_some(text)
-        }))
-    }
-
-    fn build_log(&self, program: ProgramId) -> Option<String> {
-        self.programs.get(program).ok().map(|p| p.build_log.clone())
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
@@ -253,6 +191,27 @@ impl Backend for OpenClBackend {
         unsafe { self.blocking_copy(buffer, false, out.as_mut_ptr(), out.len()) }
     }
 
+    fn free(&mut self, buffer: BufferId) -> Result<()> {
+        self.images.forget(buffer);
+        self.buffers.remove(buffer)
+    }
+
+    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+        self.launch_repeated(kernel, shape, args, 1)
+    }
+
+    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+        self.timer = timer;
+        Ok(())
+    }
+
+    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+        self.wait = mode;
+        Ok(())
+    }
+}
+
+impl BufferOps for OpenClBackend {
     fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
         self.alive()?;
         let b = self.buffers.get_mut(buffer)?;
@@ -267,15 +226,6 @@ impl Backend for OpenClBackend {
         event
             .wait()
             .map_err(|e| BackendError::driver(API, "clWaitForEvents (fill)", e))
-    }
-
-    fn free(&mut self, buffer: BufferId) -> Result<()> {
-        self.images.forget(buffer);
-        self.buffers.remove(buffer)
-    }
-
-    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        self.launch_repeated(kernel, shape, args, 1)
     }
 
     fn bind_constant(&mut self, program: ProgramId, _symbol: &str, buffer: BufferId) -> Result<()> {
@@ -298,17 +248,130 @@ impl Backend for OpenClBackend {
         self.buffers.put_back(dst, d);
         result
     }
+}
 
-    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
-        self.timer = timer;
+impl Programs for OpenClBackend {
+    fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
+        use rayon::prelude::*;
+        if self.alive().is_err() {
+            return 0;
+        }
+        let todo: Vec<(CompileRequest, String)> = self
+            .built
+            .not_built(requests)
+            .into_iter()
+            .filter_map(|r| self.build_options(&r).ok().map(|o| (r, o)))
+            .collect();
+        // A GPU driver's compiler builds distinct programs of one context at once (OpenCL
+        // allows clBuildProgram from several threads); the logs are read after, here. A CPU
+        // device's runs LLVM inside this process: on a 16-core host, PoCL 5.0 aborted a
+        // study's parallel builds on an assertion in its work-group pass, so there they are
+        // built one after another.
+        let context = &self.context;
+        let build = |(request, options): (CompileRequest, String)| {
+            Program::create_and_build_from_source(context, &request.source, &options)
+                .ok()
+                .map(|p| (request, p))
+        };
+        let made: Vec<(CompileRequest, Program)> = if self.info.is_gpu {
+            todo.into_par_iter().filter_map(build).collect()
+        } else {
+            todo.into_iter().filter_map(build).collect()
+        };
+        let count = made.len();
+        for (request, program) in made {
+            self.keep(&request, program);
+        }
+        count
+    }
+
+    fn broken(&self) -> Option<String> {
+        self.lost.get().cloned()
+    }
+
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
+        let binaries = self
+            .programs
+            .get(program)?
+            .program
+            .get_binaries()
+            .map_err(|e| BackendError::driver(API, "CL_PROGRAM_BINARIES", e))?;
+        // NVIDIA returns PTX text; PoCL returns its own binary container, which is not text.
+        Ok(binaries.into_iter().next().and_then(|bytes| {
+            let text = String::from_utf8(bytes).ok()?;
+            let text = text.trim_end_matches('\0').to_string();
+            text.contains(".entry").then_some(text)
+        }))
+    }
+
+    fn build_log(&self, program: ProgramId) -> Option<String> {
+        self.programs.get(program).ok().map(|p| p.build_log.clone())
+    }
+}
+
+impl ForeignCode for OpenClBackend {
+    /// CUDA's PTX as a program binary, where the platform takes PTX (see `binary`).
+    fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
+        self.alive()?;
+        self.load_ptx_binary(text, jit)
+    }
+}
+
+impl HostTransfers for OpenClBackend {
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
+        check_alloc(&self.info, len)?;
+        let host = HostBuf::new(&self.context, &self.queue, len, memory)?;
+        Ok(self.hosts.insert(host))
+    }
+
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
+        Ok(self.hosts.get_mut(host)?.data())
+    }
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
+        self.hosts.take(host)?.release(&self.queue)?;
+        // The slot stays empty: a stale handle is an error, never another buffer.
         Ok(())
     }
 
-    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
-        self.wait = mode;
-        Ok(())
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing> {
+        let t0 = Instant::now();
+        let event = self.enqueue_transfer(false, host, buffer, direction, len)?;
+        self.wait_for(&self.queue, Some(&event), "transfer")?;
+        Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing> {
+        let (host, buffer, direction, len) = transfer;
+        self.make_images(args)?;
+        self.set_args(kernel, args)?;
+        let t0 = Instant::now();
+        let copy = self.enqueue_transfer(concurrent, host, buffer, direction, len)?;
+        let k = &self.kernels.get(kernel)?.kernel;
+        let run = self.enqueue_kernel(&self.queue, k, shape, EventWanted::Yes)?;
+        if concurrent {
+            self.wait_for(&self.side_queue, Some(&copy), "transfer beside a kernel")?;
+        }
+        // On one in-order queue the kernel's completion implies the transfer's.
+        self.wait_for(&self.queue, run.as_ref(), "kernel beside a transfer")?;
+        Ok(Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None))
+    }
+}
+
+impl PlainLoops for OpenClBackend {
     fn launch_repeated(
         &mut self,
         kernel: KernelId,
@@ -409,7 +472,9 @@ impl Backend for OpenClBackend {
     fn calls(&self) -> CallCounts {
         self.calls.get()
     }
+}
 
+impl ExactLaunch for OpenClBackend {
     fn launch_exact(
         &mut self,
         kernel: KernelId,
@@ -441,57 +506,5 @@ impl Backend for OpenClBackend {
         self.count(true, true);
         self.wait_for(&self.queue, Some(&event), "kernel")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
-    }
-
-    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
-        check_alloc(&self.info, len)?;
-        let host = HostBuf::new(&self.context, &self.queue, len, memory)?;
-        Ok(self.hosts.insert(host))
-    }
-
-    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
-        Ok(self.hosts.get_mut(host)?.data())
-    }
-
-    fn free_host(&mut self, host: HostBufferId) -> Result<()> {
-        self.hosts.take(host)?.release(&self.queue)?;
-        // The slot stays empty: a stale handle is an error, never another buffer.
-        Ok(())
-    }
-
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing> {
-        let t0 = Instant::now();
-        let event = self.enqueue_transfer(false, host, buffer, direction, len)?;
-        self.wait_for(&self.queue, Some(&event), "transfer")?;
-        Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
-    }
-
-    fn transfer_beside_kernel(
-        &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
-        kernel: KernelId,
-        shape: LaunchShape,
-        args: &[Arg],
-        concurrent: bool,
-    ) -> Result<Timing> {
-        let (host, buffer, direction, len) = transfer;
-        self.make_images(args)?;
-        self.set_args(kernel, args)?;
-        let t0 = Instant::now();
-        let copy = self.enqueue_transfer(concurrent, host, buffer, direction, len)?;
-        let k = &self.kernels.get(kernel)?.kernel;
-        let run = self.enqueue_kernel(&self.queue, k, shape, EventWanted::Yes)?;
-        if concurrent {
-            self.wait_for(&self.side_queue, Some(&copy), "transfer beside a kernel")?;
-        }
-        // On one in-order queue the kernel's completion implies the transfer's.
-        self.wait_for(&self.queue, run.as_ref(), "kernel beside a transfer")?;
-        Ok(Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None))
     }
 }

@@ -105,7 +105,7 @@ pub(super) fn wait(
     }
 }
 
-/// The plain loop of [`crate::backend::Backend::plain_launches`] on `queue` (one without
+/// The plain loop of [`crate::backend::PlainLoops::plain_launches`] on `queue` (one without
 /// profiling): arguments already set, `batch` enqueues, the last with an event when the wait
 /// mode needs one, one wait; the host clock around each repetition.
 /// With `flag`, each repetition writes one word into it first (blocking) and reads one word
@@ -203,7 +203,7 @@ pub(super) unsafe fn blocking_copy(
     Ok(())
 }
 
-/// The plain copy loop of [`crate::backend::Backend::plain_transfers`] on `queue`: `reps`
+/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`] on `queue`: `reps`
 /// blocking copies of `data` to or from `buffer`, no event asked; the host clock around each.
 pub(super) fn copy_loop(
     queue: &CommandQueue,

@@ -48,11 +48,12 @@
 //!
 //! GTEPS: edges of the graph (`n × DEGREE`, all reachable) per second of one whole search.
 
+use crate::backend::Runtime;
 use std::time::Instant;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{
-    Arg, Backend, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
+    Arg, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
 };
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, InputChoice, QuickSize};
@@ -113,7 +114,7 @@ const VARIANTS: [Variant; 4] = [
 ];
 
 /// Host inputs of one BFS configuration: the graph as 32-bit words carried in float slots
-/// (bit for bit, the way [`Backend::upload_u32`] carries them) and the reference levels.
+/// (bit for bit, the way [`BufferOps::upload_u32`] carries them) and the reference levels.
 pub struct Problem {
     pub offsets: Vec<f32>,
     pub edges: Vec<f32>,
@@ -151,12 +152,12 @@ pub struct Plan {
 /// Compiled kernels and staged graph: allocates through `alloc` (which records each buffer
 /// for release) and uploads the CSR arrays.
 pub fn plan(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     program: ProgramId,
     expand: KernelId,
     problem: (&[f32], &[f32]),
     shape: LaunchShape,
-    alloc: &mut dyn FnMut(&mut dyn Backend, usize) -> Result<BufferId, BackendError>,
+    alloc: &mut dyn FnMut(&mut dyn Runtime, usize) -> Result<BufferId, BackendError>,
 ) -> Result<Plan, BackendError> {
     let update = backend.kernel(program, "bfs_update")?;
     let n = problem.0.len().saturating_sub(1);
@@ -189,7 +190,7 @@ pub struct LevelTiming {
 }
 
 /// Uploads the start state: vertex 0 is the frontier, reached at level 0.
-fn reset(backend: &mut dyn Backend, p: &Plan) -> Result<(), BackendError> {
+fn reset(backend: &mut dyn Runtime, p: &Plan) -> Result<(), BackendError> {
     let n = p.n as usize;
     let mut one_hot = vec![0u32; n];
     one_hot[0] = 1;
@@ -203,7 +204,7 @@ fn reset(backend: &mut dyn Backend, p: &Plan) -> Result<(), BackendError> {
 
 /// One whole search, level by level (see the module docs); the timings of every level.
 /// More rounds than vertices means the device never cleared the flag: an error, not a hang.
-pub fn run_levels(backend: &mut dyn Backend, p: &Plan) -> Result<Vec<LevelTiming>, BackendError> {
+pub fn run_levels(backend: &mut dyn Runtime, p: &Plan) -> Result<Vec<LevelTiming>, BackendError> {
     reset(backend, p)?;
     let expand = [
         Arg::Buffer(p.offsets),
@@ -258,7 +259,7 @@ pub fn total(levels: &[LevelTiming]) -> Timing {
 }
 
 /// One whole search as one timed run.
-pub fn run(backend: &mut dyn Backend, p: &Plan) -> Result<Timing, BackendError> {
+pub fn run(backend: &mut dyn Runtime, p: &Plan) -> Result<Timing, BackendError> {
     Ok(total(&run_levels(backend, p)?))
 }
 
@@ -307,7 +308,7 @@ fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> 
 }
 
 impl LaunchLoop for Plan {
-    fn run(&self, backend: &mut dyn Backend) -> Result<Timing, BackendError> {
+    fn run(&self, backend: &mut dyn Runtime) -> Result<Timing, BackendError> {
         run(backend, self)
     }
 }
@@ -428,7 +429,7 @@ impl Family for Bfs {
         let program = cx.program()?;
         let (inputs, shape) = (cx.inputs, cx.shape());
         let owned = &mut *cx.owned;
-        let mut alloc = |b: &mut dyn Backend, len: usize| {
+        let mut alloc = |b: &mut dyn Runtime, len: usize| {
             let id = b.alloc(len.max(1))?;
             owned.push(id);
             Ok(id)

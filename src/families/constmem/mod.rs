@@ -533,6 +533,7 @@ impl Family for Broadcast {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::BufferOps;
 
     #[test]
     fn the_kernels_compute_as_many_rows_per_work_item_as_the_launch_assumes() {

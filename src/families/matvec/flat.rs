@@ -13,7 +13,7 @@
 
 use super::shapes::SPLIT_FLAT;
 use super::split::{one_launch_step, OneLaunch};
-use crate::backend::{Backend, BufferId, KernelId, LaunchShape};
+use crate::backend::{BufferId, KernelId, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
 use crate::families::plan::{buffer_of, ExecError, Step};
 use crate::families::size::Size;
@@ -99,7 +99,7 @@ pub fn row_sums(p: &[f64], size: Size, chunk: u32) -> Vec<f64> {
 /// parameter is the chunk, and there is one counter per row (see
 /// [`super::shapes::one_launch_step`]). Returns the step and P (poisoned before checks).
 pub(super) fn steps(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     kernel: KernelId,
     [m, v, w]: [BufferId; 3],
     size: Size,

@@ -4,7 +4,7 @@
 
 use super::shapes::{splits_of, tile_of, SPLIT_K_FINAL, SPLIT_ONE, TILE};
 use crate::backend::fake::FakeLaunch;
-use crate::backend::{self, Arg, Backend, BufferId, KernelId, LaunchShape, ProgramId};
+use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape, ProgramId, Runtime};
 use crate::families::plan::{buffer_of, ExecError, Step};
 use crate::families::size::Size;
 
@@ -64,7 +64,7 @@ pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
 /// before checks).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn split_k_steps(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     program: ProgramId,
     kernel: KernelId,
     variant: &str,
@@ -110,7 +110,7 @@ pub(super) fn split_k_steps(
 /// The one launch of `split-one` over `[M, V, W, P]`: the partials of `splits` column blocks
 /// per row tile, one counter per row tile (see [`one_launch_step`]).
 pub(super) fn split_one_step(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     kernel: KernelId,
     buffers: [BufferId; 4],
     size: Size,
@@ -144,7 +144,7 @@ pub(super) struct OneLaunch {
 /// leaves them at 0 (the work-group that completes a row or tile resets its counter), so they
 /// are zeroed once here.
 pub(super) fn one_launch_step(
-    backend: &mut dyn Backend,
+    backend: &mut dyn Runtime,
     launch: OneLaunch,
     [m, v, w, partial]: [BufferId; 4],
     size: Size,

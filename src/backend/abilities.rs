@@ -1,0 +1,240 @@
+//! The abilities beyond the core [`Backend`] that one experiment or another needs, one small
+//! trait each, so that a new experiment adds a trait rather than widening the core.
+//! [`Runtime`] is a backend with all of them, which every backend of ours is.
+
+use super::*;
+
+/// A backend with every ability: what a session holds.
+pub trait Runtime:
+    Backend + BufferOps + Programs + ForeignCode + HostTransfers + PlainLoops + ExactLaunch
+{
+}
+
+impl<T> Runtime for T where
+    T: Backend
+        + BufferOps
+        + Programs
+        + ForeignCode
+        + HostTransfers
+        + PlainLoops
+        + ExactLaunch
+        + ?Sized
+{
+}
+
+/// Buffer operations beyond the core's float upload and download: integer words, poison,
+/// device copies and constant memory.
+pub trait BufferOps: Backend {
+    /// Uploads integers (row pointers, column indices, neighbour lists) into a float buffer,
+    /// bit for bit: every backend's upload is a byte copy, and `f32::from_bits` does no
+    /// arithmetic, so each u32 arrives unchanged and the kernel reads it as `uint`.
+    fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
+        // SAFETY: u32 and f32 have the same size and alignment and every bit pattern is a
+        // valid f32, so the words are viewed in place (a copy would cost a gigabyte-sized
+        // allocation for a 2^28-entry column array).
+        let bits = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<f32>(), data.len()) };
+        self.upload(buffer, bits)
+    }
+
+    /// Sets the first `len` floats of `buffer` to NaN before a verifying run, so that an
+    /// output the kernel never writes cannot pass. A device-side fill where the API has one:
+    /// an upload would first write `len` floats on the host, seconds at GPU sizes.
+    fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
+        self.upload(buffer, &vec![f32::NAN; len])
+    }
+
+    /// The words of a buffer written by an integer kernel, bit for bit (see `upload_u32`).
+    fn download_u32(&mut self, buffer: BufferId, out: &mut [u32]) -> Result<()> {
+        let mut words = vec![0.0f32; out.len()];
+        self.download(buffer, &mut words)?;
+        for (o, w) in out.iter_mut().zip(words) {
+            *o = w.to_bits();
+        }
+        Ok(())
+    }
+
+    /// Fills constant memory before timing: CUDA copies `buffer` into the module symbol
+    /// `symbol` of `program` (`cuModuleGetGlobal` + a device-to-device copy); OpenCL only
+    /// checks the buffer, which reaches the kernel as its `__constant` argument
+    /// ([`Arg::Constant`]). Both sides thus upload the same data to a buffer the same way,
+    /// untimed, and the kernel reads it through the constant cache.
+    fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()>;
+
+    /// Device-to-device copy of `len` floats, blocking, timed like a launch.
+    fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing>;
+}
+
+/// What a backend can say about the programs it built: their text, logs and target, and
+/// programs built ahead.
+pub trait Programs: Backend {
+    /// Builds these programs ahead, several at once where the API's compiler allows, so that
+    /// [`Backend::compile`] later finds each one built. A request that fails here is left to
+    /// `compile`, which reports it with its log in the comparison it belongs to. Returns how
+    /// many programs were built.
+    fn prebuild(&mut self, _requests: &[CompileRequest]) -> usize {
+        0
+    }
+
+    /// The compiled program as text where the API gives text (PTX on NVIDIA), else `None`.
+    fn program_text(&self, program: ProgramId) -> Result<Option<String>>;
+
+    /// The log of a successful build, where the compiler keeps one (NVIDIA's OpenCL with
+    /// `-cl-nv-verbose` prints registers there).
+    fn build_log(&self, _program: ProgramId) -> Option<String> {
+        None
+    }
+
+    /// The compiler's target for this device where it has one (`compute_90` for NVRTC).
+    fn target(&self) -> Option<String> {
+        None
+    }
+
+    /// Why this device can run nothing more (a context the driver has broken), if so: a
+    /// caller that can open the device again does so instead of failing every later call.
+    fn broken(&self) -> Option<String> {
+        None
+    }
+}
+
+/// `explain`'s PTX swap: another compiler's program through this backend's loader and
+/// second stage.
+pub trait ForeignCode: Backend {
+    /// Loads a program text made by another compiler (the OpenCL side's PTX) through this
+    /// backend's loader and reads one kernel's resources: a same-loader check.
+    fn resources_of_foreign_program(&self, _text: &str, _kernel: &str) -> Result<KernelResources> {
+        Err(BackendError::Unsupported {
+            api: self.api(),
+            what: "loading another compiler's program".into(),
+        })
+    }
+
+    /// Assembles a PTX text (this backend's or another compiler's) into machine code through
+    /// this backend's own second stage, with `jit`'s options: the bytes the GPU runs (a cubin),
+    /// for a disassembler. `None` where the backend has no such step.
+    fn machine_code(&self, _ptx: &str, _jit: &JitOptions) -> Result<Option<Vec<u8>>> {
+        Ok(None)
+    }
+
+    /// Loads, for running, a program text made by the other API's compiler for the same
+    /// configuration (both NVIDIA front ends make PTX), with this backend's second stage and
+    /// `jit`'s options: the other compiler's code through this API's runtime.
+    fn load_foreign_program(&mut self, _text: &str, _jit: &JitOptions) -> Result<ProgramId> {
+        Err(BackendError::Unsupported {
+            api: self.api(),
+            what: "running another compiler's program".into(),
+        })
+    }
+}
+
+/// Host buffers and timed transfers between them and the device.
+pub trait HostTransfers: Backend {
+    /// A host buffer of `len` floats of the given memory kind, owned by the backend.
+    fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
+
+    /// The host buffer's contents, for filling and reading back (no transfer).
+    fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]>;
+
+    fn free_host(&mut self, host: HostBufferId) -> Result<()>;
+
+    /// Copies the first `len` floats between `host` and `buffer`, blocking, timed like a
+    /// launch (wall: enqueue to completion in the current wait mode; device: the copy).
+    fn transfer(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+    ) -> Result<Timing>;
+
+    /// The transfer of [`Backend::transfer`] and one kernel launch, either on two queues
+    /// (streams) at once (`concurrent`), or one after the other on one queue; blocking
+    /// until both are done. Wall: first enqueue to the later completion; no device time.
+    #[allow(clippy::too_many_arguments)]
+    fn transfer_beside_kernel(
+        &mut self,
+        transfer: (HostBufferId, BufferId, Direction, usize),
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        concurrent: bool,
+    ) -> Result<Timing>;
+}
+
+/// The plain programs the harness's own cost is held against: driver calls in a loop with
+/// nothing of the harness between them, and the calls counted.
+pub trait PlainLoops: Backend {
+    /// `count` launches enqueued back to back and one wait for the last: the wall clock runs
+    /// from the first enqueue to the last completion; the device clock from the first
+    /// kernel's start to the last one's end. Not divided by `count`.
+    fn launch_repeated(
+        &mut self,
+        kernel: KernelId,
+        shape: LaunchShape,
+        args: &[Arg],
+        count: u32,
+    ) -> Result<Timing>;
+
+    /// A plain program's launch loop, straight on the driver calls with nothing of the
+    /// harness between them: the arguments set once, then per repetition `batch` enqueues and
+    /// one wait in `plan.wait`, each repetition on the host clock (seconds, one per rep). The
+    /// reference that [`Backend::launch`]'s own cost is held against (`clvscu calibrate`).
+    fn plain_launches(
+        &mut self,
+        kernel: KernelId,
+        args: &[Arg],
+        plan: PlainLoop,
+    ) -> Result<Vec<f64>>;
+
+    /// A plain program's copy loop: `reps` blocking copies of `len` floats between `host` and
+    /// `buffer` in `direction`, each on the host clock (seconds), with no event asked of the
+    /// driver (`clEnqueueWriteBuffer`/`ReadBuffer` blocking; `cuMemcpyHtoD`/`DtoH`): what the
+    /// harness's transfers are held against (`clvscu explain`'s replay).
+    fn plain_transfers(
+        &mut self,
+        host: HostBufferId,
+        buffer: BufferId,
+        direction: Direction,
+        len: usize,
+        reps: u32,
+    ) -> Result<Vec<f64>>;
+
+    /// The driver calls made so far (see [`CallCounts`]).
+    fn calls(&self) -> CallCounts;
+}
+
+/// Launches of an exact number of work-items, the work-group size left to the runtime or
+/// not (the fill article's launches).
+pub trait ExactLaunch: Backend {
+    /// The work-group size this API's runtime picks for `kernel` when a launch leaves it
+    /// open: CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`); `None` where
+    /// the runtime picks at enqueue and never says what (OpenCL's NULL local size).
+    fn runtime_local(&mut self, _kernel: KernelId) -> Result<Option<u32>> {
+        Ok(None)
+    }
+
+    /// A 1-D launch of exactly `global` work-items, `local` per work-group or, for `None`,
+    /// the runtime's choice. This default is CUDA's launch: the grid rounded up to whole
+    /// blocks (the kernel's bound check drops the extra threads), of
+    /// [`Backend::runtime_local`]'s size for `None`. OpenCL overrides it: the driver gets
+    /// `global` as is and `local` or NULL, and its answer is the result, refusal included.
+    fn launch_exact(
+        &mut self,
+        kernel: KernelId,
+        global: u64,
+        local: Option<u32>,
+        args: &[Arg],
+    ) -> Result<Timing> {
+        let local = match local {
+            Some(l) => l,
+            None => self
+                .runtime_local(kernel)?
+                .ok_or_else(|| BackendError::Unsupported {
+                    api: self.api(),
+                    what: "reporting the runtime's work-group size".into(),
+                })?,
+        };
+        let groups = u32::try_from(global.div_ceil(u64::from(local.max(1))))
+            .map_err(|_| BackendError::driver(self.api(), "launch_exact", "grid too large"))?;
+        self.launch(kernel, LaunchShape::linear(groups, local), args)
+    }
+}
