@@ -19,6 +19,17 @@ pub struct CompileRequest {
 /// The highest optimisation level of the second stage, in ptxas's scale (0 to 3).
 pub const MAX_OPT_LEVEL: u32 = 3;
 
+/// A second-stage option that neither API's JIT accepts, with the range it must lie in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum JitOutOfRange {
+    #[error("jit opt_level {0} is outside 0..={MAX_OPT_LEVEL} (ptxas's levels)")]
+    OptLevel(u32),
+    #[error("jit carveout {0} is outside 0..=100 (percent of L1 given to shared memory)")]
+    Carveout(u32),
+    #[error("jit max_registers {0} is outside 16..=255 (the hardware's range per thread)")]
+    MaxRegisters(u32),
+}
+
 /// Options of the second-stage compiler, the paper's step 6: the PTX assembler that turns
 /// both front ends' PTX into machine code. NVIDIA's OpenCL takes them as build options
 /// (extension `cl_nv_compiler_options`, passed on to ptxas); the CUDA driver as JIT options
@@ -60,21 +71,15 @@ impl JitOptions {
     }
 
     /// Refuses values neither second stage accepts, naming the range.
-    pub fn check(&self) -> std::result::Result<(), String> {
+    pub fn check(&self) -> std::result::Result<(), JitOutOfRange> {
         if let Some(l) = self.opt_level.filter(|l| *l > MAX_OPT_LEVEL) {
-            return Err(format!(
-                "jit opt_level {l} is outside 0..={MAX_OPT_LEVEL} (ptxas's levels)"
-            ));
+            return Err(JitOutOfRange::OptLevel(l));
         }
         if let Some(c) = self.carveout.filter(|c| *c > 100) {
-            return Err(format!(
-                "jit carveout {c} is outside 0..=100 (percent of L1 given to shared memory)"
-            ));
+            return Err(JitOutOfRange::Carveout(c));
         }
         if let Some(r) = self.max_registers.filter(|r| !(16..=255).contains(r)) {
-            return Err(format!(
-                "jit max_registers {r} is outside 16..=255 (the hardware's range per thread)"
-            ));
+            return Err(JitOutOfRange::MaxRegisters(r));
         }
         Ok(())
     }

@@ -103,6 +103,13 @@ pub enum BackendError {
 }
 
 impl BackendError {
+    pub(crate) fn unavailable(api: Api, reason: impl Into<String>) -> Self {
+        BackendError::Unavailable {
+            api,
+            reason: reason.into(),
+        }
+    }
+
     pub(crate) fn driver(api: Api, what: &str, detail: impl fmt::Display) -> Self {
         BackendError::Driver {
             api,

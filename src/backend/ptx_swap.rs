@@ -30,6 +30,25 @@ mod texture;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+use thiserror::Error;
+
+/// Why a PTX text cannot run under the other API's runtime, in words for the person running it.
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct CannotCross(String);
+
+impl From<String> for CannotCross {
+    fn from(why: String) -> Self {
+        CannotCross(why)
+    }
+}
+
+impl From<&str> for CannotCross {
+    fn from(why: &str) -> Self {
+        CannotCross(why.into())
+    }
+}
+
 /// Where the adapted PTX will run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
@@ -79,7 +98,7 @@ fn operands(line: &str) -> Vec<&str> {
 }
 
 /// The PTX `text`, adapted to run on `target`, or why it cannot run there.
-pub fn adapt(text: &str, target: Target) -> Result<String, String> {
+pub fn adapt(text: &str, target: Target) -> Result<String, CannotCross> {
     refuse_what_does_not_cross(text, target)?;
     let mut out = String::with_capacity(text.len() + 256);
     match target {
@@ -116,15 +135,15 @@ fn is_texture_read(line: &str) -> bool {
     instruction(line).starts_with("tex.")
 }
 
-fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), String> {
+fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), CannotCross> {
     for (marker, why) in NOT_CROSSING {
         if text.contains(marker) {
-            return Err(format!("the PTX uses {why} (`{marker}`)"));
+            return Err(format!("the PTX uses {why} (`{marker}`)").into());
         }
     }
     for (op, why) in NOT_CROSSING_OPS {
         if text.lines().any(|l| instruction(l).starts_with(op)) {
-            return Err(format!("the PTX uses {why} (`{op}`)"));
+            return Err(format!("the PTX uses {why} (`{op}`)").into());
         }
     }
     // A module-level `.const` variable is CUDA's `__constant__` symbol; OpenCL's launch would
@@ -159,7 +178,7 @@ fn envreg_value(register: u32) -> Option<&'static str> {
 
 /// One line of OpenCL's PTX for the CUDA driver: `mov.b32 %rN, %envregK;` becomes a move of
 /// what the register holds; any other use of `%envreg` is refused.
-fn for_cuda_line(line: &str) -> Result<String, String> {
+fn for_cuda_line(line: &str) -> Result<String, CannotCross> {
     if let Some(target) = line.trim_start().strip_prefix(".target ") {
         // Unified texture mode: the CUDA texture object carries the sampling state.
         return Ok(format!(
@@ -190,7 +209,8 @@ fn for_cuda_line(line: &str) -> Result<String, String> {
         _ => Err(format!(
             "the PTX reads an environment register in a form not adapted here: `{}`",
             line.trim()
-        )),
+        )
+        .into()),
     }
 }
 
@@ -201,7 +221,7 @@ fn for_opencl_line(
     line: &str,
     in_params: &mut bool,
     textures: &BTreeMap<String, String>,
-) -> Result<String, String> {
+) -> Result<String, CannotCross> {
     let trimmed = line.trim_start();
     if let Some(target) = trimmed.strip_prefix(".target ") {
         if target.contains("texmode") || !textures.is_empty() {
@@ -237,7 +257,8 @@ fn for_opencl_line(
         _ => Err(format!(
             "a kernel parameter not adapted here: `{}` (only buffers and 32-bit scalars cross)",
             trimmed.trim_end_matches(',')
-        )),
+        )
+        .into()),
     }
 }
 
@@ -332,9 +353,13 @@ mod tests {
 
     #[test]
     fn unknown_or_odd_environment_registers_are_refused() {
-        let e = adapt("\tmov.b32 \t%r1, %envreg9;\n", Target::CudaDriver).unwrap_err();
+        let e = adapt("\tmov.b32 \t%r1, %envreg9;\n", Target::CudaDriver)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("%envreg9"), "{e}");
-        let e = adapt("\tadd.s32 \t%r1, %r2, %envreg0;\n", Target::CudaDriver).unwrap_err();
+        let e = adapt("\tadd.s32 \t%r1, %r2, %envreg0;\n", Target::CudaDriver)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("not adapted"), "{e}");
     }
 
@@ -357,20 +382,26 @@ mod tests {
     #[test]
     fn kernels_whose_arguments_differ_by_api_are_refused() {
         let local = OPENCL.replace(".ptr .global .align 4", ".ptr .shared .align 4");
-        let e = adapt(&local, Target::CudaDriver).unwrap_err();
+        let e = adapt(&local, Target::CudaDriver).unwrap_err().to_string();
         assert!(e.contains("__local"), "{e}");
         let constant = format!(".const .align 4 .b8 coeffs[64];\n{NVRTC}");
-        let e = adapt(&constant, Target::NvidiaOpenCl).unwrap_err();
+        let e = adapt(&constant, Target::NvidiaOpenCl)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("__constant__"), "{e}");
         let sampler_arg = OPENCL.replace(".param .u32", ".param .samplerref");
-        let e = adapt(&sampler_arg, Target::CudaDriver).unwrap_err();
+        let e = adapt(&sampler_arg, Target::CudaDriver)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sampler argument"), "{e}");
         let orphan =
             format!("{NVRTC}\ttex.1d.v4.f32.s32 \t{{%f1, %f2, %f3, %f4}}, [%rd9, {{%r1}}];\n");
-        let e = adapt(&orphan, Target::NvidiaOpenCl).unwrap_err();
+        let e = adapt(&orphan, Target::NvidiaOpenCl)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("%rd9"), "{e}");
         let wide = NVRTC.replace(".param .f32 matvec", ".param .align 8 .b8 matvec");
-        let e = adapt(&wide, Target::NvidiaOpenCl).unwrap_err();
+        let e = adapt(&wide, Target::NvidiaOpenCl).unwrap_err().to_string();
         assert!(e.contains("not adapted"), "{e}");
     }
 

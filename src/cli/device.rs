@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use clvscu::backend::cuda::{self};
 use clvscu::backend::opencl::{self};
-use clvscu::backend::{DeviceInfo, Runtime};
+use clvscu::backend::{BackendError, DeviceInfo, Runtime};
 use clvscu::session::{self};
 use clvscu::study;
 
@@ -87,10 +87,10 @@ pub(crate) fn devices() -> Result<i32> {
     }
     match cuda::nvrtc_version() {
         Some(v) => say!("NVRTC {v}: CUDA kernels can be compiled to PTX"),
-        None => say!(
-            "NVRTC unavailable: {}",
-            cuda::nvrtc_availability().err().unwrap_or_default()
-        ),
+        None => match cuda::nvrtc_availability() {
+            Err(BackendError::Unavailable { reason, .. }) => say!("NVRTC unavailable: {reason}"),
+            _ => say!("NVRTC unavailable"),
+        },
     }
     Ok(EXIT_OK)
 }

@@ -7,7 +7,7 @@
 
 /// Panics with the reason when `what` is unavailable: a test that needs it cannot pass
 /// without it.
-pub fn need(what: &str, available: Result<(), String>) {
+pub fn need<T, E: std::fmt::Display>(what: &str, available: Result<T, E>) {
     if let Err(reason) = available {
         panic!("{what} is needed by this test but unavailable: {reason}");
     }

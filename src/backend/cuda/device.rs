@@ -11,7 +11,7 @@ impl CudaBackend {
     }
 
     pub fn open(selector: Option<&str>) -> Result<Self> {
-        availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+        availability()?;
         let devices = list_devices()?;
         let index = select(&devices, selector)?;
         let ctx = CudaContext::new(index).map_err(drv("cuCtxCreate"))?;

@@ -6,17 +6,17 @@ use super::API;
 use crate::backend::{BackendError, CompileRequest, Result};
 
 /// Whether NVRTC can be loaded (enough to compile kernels to PTX, no GPU needed).
-pub fn nvrtc_availability() -> std::result::Result<(), String> {
+pub fn nvrtc_availability() -> Result<()> {
     // SAFETY: only tries to dlopen the library by its candidate names.
     let present = || unsafe { cudarc::nvrtc::sys::is_culib_present() };
     if present() || (*wheel::LOADED && present()) {
         Ok(())
     } else {
-        Err(
+        Err(BackendError::unavailable(
+            API,
             "libnvrtc (NVRTC, CUDA 13) could not be loaded; install the `nvidia-cuda-nvrtc` \
-             wheel or the CUDA toolkit and put its lib directory on LD_LIBRARY_PATH"
-                .into(),
-        )
+             wheel or the CUDA toolkit and put its lib directory on LD_LIBRARY_PATH",
+        ))
     }
 }
 
@@ -88,7 +88,7 @@ pub fn nvrtc_version() -> Option<String> {
 
 /// Compile CUDA C to PTX with NVRTC, for `arch` (e.g. `compute_90`). Works without a GPU.
 pub fn compile_to_ptx(request: &CompileRequest, arch: &str) -> Result<String> {
-    nvrtc_availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+    nvrtc_availability()?;
     let mut options = request.options();
     options.push(format!("--gpu-architecture={arch}"));
     let opts = CompileOptions {

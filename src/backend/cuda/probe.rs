@@ -12,20 +12,29 @@ use crate::backend::select::{self, Candidate};
 use crate::backend::{BackendError, DeviceInfo, Result};
 
 /// Whether the CUDA driver can be loaded and reports at least one device.
-pub fn driver_availability() -> std::result::Result<usize, String> {
+pub fn driver_availability() -> Result<usize> {
     // SAFETY: only tries to dlopen the library by its candidate names.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err("libcuda.so.1 (the NVIDIA driver) could not be loaded".into());
+        return Err(BackendError::unavailable(
+            API,
+            "libcuda.so.1 (the NVIDIA driver) could not be loaded",
+        ));
     }
     match CudaContext::device_count() {
         Ok(n) if n > 0 => Ok(n as usize),
-        Ok(_) => Err("the CUDA driver reports no device".into()),
-        Err(e) => Err(format!("the CUDA driver could not be initialised: {e:?}")),
+        Ok(_) => Err(BackendError::unavailable(
+            API,
+            "the CUDA driver reports no device",
+        )),
+        Err(e) => Err(BackendError::unavailable(
+            API,
+            format!("the CUDA driver could not be initialised: {e:?}"),
+        )),
     }
 }
 
 /// Both libraries needed to run kernels.
-pub fn availability() -> std::result::Result<usize, String> {
+pub fn availability() -> Result<usize> {
     let n = driver_availability()?;
     nvrtc_availability()?;
     Ok(n)
@@ -49,8 +58,7 @@ pub fn arch_name(cc: (i32, i32)) -> &'static str {
 
 /// Every CUDA device, described; empty with the reason when the driver is missing.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
-    let n =
-        driver_availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+    let n = driver_availability()?;
     (0..n)
         .map(|i| {
             let ctx = CudaContext::new(i).map_err(|e| {

@@ -18,15 +18,19 @@ pub(super) fn takes_ptx(platform: &str) -> bool {
 impl OpenClBackend {
     /// Builds `text` (the CUDA side's PTX) as this device's program binary.
     pub(super) fn load_ptx_binary(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        let refused = |why: String| BackendError::Unsupported {
+        let refused = |why: ptx_swap::CannotCross| BackendError::Unsupported {
             api: API,
             what: format!("run CUDA's PTX: {why}"),
         };
         if !takes_ptx(&self.info.platform) {
-            return Err(refused(format!(
-                "the platform '{}' takes no PTX as a program binary (only NVIDIA's OpenCL does)",
-                self.info.platform
-            )));
+            return Err(refused(
+                format!(
+                    "the platform '{}' takes no PTX as a program binary (only NVIDIA's OpenCL \
+                     does)",
+                    self.info.platform
+                )
+                .into(),
+            ));
         }
         let ptx = ptx_swap::adapt(text, Target::NvidiaOpenCl).map_err(refused)?;
         let mut options = self.second_stage_options(jit)?;

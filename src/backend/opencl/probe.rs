@@ -10,18 +10,24 @@ use crate::backend::select::{self, Candidate};
 use crate::backend::{BackendError, DeviceInfo, Result};
 
 /// Whether an OpenCL ICD loader can be opened at all, with the reason when not.
-pub fn availability() -> std::result::Result<(), String> {
+pub fn availability() -> Result<()> {
     if !cl3::is_opencl_runtime_available() {
-        return Err(
+        return Err(BackendError::unavailable(
+            API,
             "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
-                    ocl-icd-libopencl1 and a driver such as pocl-opencl-icd"
-                .into(),
-        );
+             ocl-icd-libopencl1 and a driver such as pocl-opencl-icd",
+        ));
     }
     match get_platforms() {
-        Ok(p) if p.is_empty() => Err("no OpenCL platform is installed (no ICD found)".into()),
+        Ok(p) if p.is_empty() => Err(BackendError::unavailable(
+            API,
+            "no OpenCL platform is installed (no ICD found)",
+        )),
         Ok(_) => Ok(()),
-        Err(e) => Err(format!("no OpenCL platform could be listed: {e}")),
+        Err(e) => Err(BackendError::unavailable(
+            API,
+            format!("no OpenCL platform could be listed: {e}"),
+        )),
     }
 }
 
@@ -37,7 +43,7 @@ pub struct ListedDevice {
 
 /// Every device of every platform, in platform order.
 pub fn list_devices() -> Result<Vec<ListedDevice>> {
-    availability().map_err(|reason| BackendError::Unavailable { api: API, reason })?;
+    availability()?;
     let platforms =
         get_platforms().map_err(|e| BackendError::driver(API, "clGetPlatformIDs", e))?;
     let mut out = Vec::new();

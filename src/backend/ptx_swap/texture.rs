@@ -21,6 +21,8 @@
 
 use std::collections::BTreeMap;
 
+use super::CannotCross;
+
 /// Whether a line declares a sampler at module scope (OpenCL's `samp$N`).
 pub(super) fn declares_sampler(line: &str) -> bool {
     let t = line.trim_start();
@@ -29,20 +31,14 @@ pub(super) fn declares_sampler(line: &str) -> bool {
 
 /// One `tex` instruction of independent mode with its sampler operand dropped:
 /// `[P, samp$2, {%r1}]` becomes `[P, {%r1}]`; a fetch without a sampler is unchanged.
-pub(super) fn without_sampler(line: &str) -> Result<String, String> {
+pub(super) fn without_sampler(line: &str) -> Result<String, CannotCross> {
     let Some(open) = line.find('[') else {
-        return Err(format!(
-            "a texture read without operands: `{}`",
-            line.trim()
-        ));
+        return Err(format!("a texture read without operands: `{}`", line.trim()).into());
     };
     let inside = &line[open + 1..];
     let mut parts = inside.splitn(3, ',');
     let (Some(texture), Some(second)) = (parts.next(), parts.next()) else {
-        return Err(format!(
-            "a texture read not adapted here: `{}`",
-            line.trim()
-        ));
+        return Err(format!("a texture read not adapted here: `{}`", line.trim()).into());
     };
     if second.trim_start().starts_with('{') {
         return Ok(line.to_string());
@@ -62,7 +58,7 @@ pub(super) struct TexrefsToRegisters {
 
 impl TexrefsToRegisters {
     /// The line in NVRTC's form: may become several lines (the entry's loads after its `{`).
-    pub(super) fn rewrite(&mut self, line: &str) -> Result<String, String> {
+    pub(super) fn rewrite(&mut self, line: &str) -> Result<String, CannotCross> {
         let t = line.trim_start();
         if t.contains(".entry ") {
             self.params.clear();
@@ -93,7 +89,7 @@ impl TexrefsToRegisters {
     }
 
     /// `[P, samp$2, {c}]` as `[%rdtexI, {c}]`.
-    fn fetch_through_register(&self, line: &str) -> Result<String, String> {
+    fn fetch_through_register(&self, line: &str) -> Result<String, CannotCross> {
         let line = without_sampler(line)?;
         for (i, p) in self.params.iter().enumerate() {
             let named = format!("[{p},");
@@ -104,7 +100,8 @@ impl TexrefsToRegisters {
         Err(format!(
             "a texture read of no texture parameter of its entry: `{}`",
             line.trim()
-        ))
+        )
+        .into())
     }
 }
 
@@ -122,7 +119,7 @@ fn fetch_register(line: &str) -> Option<&str> {
 pub(super) fn nvrtc_texture_params(
     text: &str,
     is_tex: impl Fn(&str) -> bool,
-) -> Result<BTreeMap<String, String>, String> {
+) -> Result<BTreeMap<String, String>, CannotCross> {
     let mut params = BTreeMap::new();
     let mut loads: BTreeMap<&str, &str> = BTreeMap::new();
     for line in text.lines() {
@@ -223,7 +220,9 @@ mod tests {
             ["j_param_0", "k_param_3"]
         );
         let orphan = "\ttex.1d.v4.f32.s32 \t{%f1, %f2, %f3, %f4}, [%rd9, {%r18}];\n";
-        let e = nvrtc_texture_params(orphan, is_tex).unwrap_err();
+        let e = nvrtc_texture_params(orphan, is_tex)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("%rd9"), "{e}");
     }
 }
