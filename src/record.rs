@@ -3,56 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::backend::WaitMode;
-pub use crate::families::{FamilyId, Metric};
-pub use crate::words::{Api, TimerKind};
+pub use crate::words::{Api, FamilyId, Metric, Side, Status, TimerKind, WaitMode};
 
 /// The CSV files of a run folder, named by the rows they hold ([`MeasurementRow`], [`PrRow`],
 /// [`SampleRow`]): every reader and the writer take the names from here.
 pub const MEASUREMENTS_CSV: &str = "measurements.csv";
 pub const PRS_CSV: &str = "prs.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
-
-crate::names::named_enum! {
-    /// Outcome of one (configuration, API) measurement.
-    #[strum(serialize_all = "kebab-case")]
-    pub enum Status {
-        /// Verified against the reference and timed.
-        Ok,
-        /// Ran, but the output did not match the reference: never timed into a PR.
-        VerifyFailed,
-        /// The kernel did not compile; the build log is in `error`.
-        BuildFailed,
-        /// Refused before launch (limits, sizes) or the launch itself failed.
-        LaunchFailed,
-    }
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-crate::names::named_enum! {
-    /// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
-    /// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
-    pub enum Side {
-        A,
-        B,
-    }
-}
-
-impl Side {
-    /// The side at position `index` of a comparison (0 is A).
-    pub fn of_index(index: usize) -> Side {
-        if index == 0 {
-            Side::A
-        } else {
-            Side::B
-        }
-    }
-}
 
 /// One row per (configuration, API): everything needed to reproduce and to chart it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

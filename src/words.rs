@@ -1,5 +1,8 @@
-//! The words every layer shares, on the ground floor: which API, which clock, and the one unit
-//! of time. The backends speak them and the rows record them; nothing here depends on either.
+//! The words every layer shares, on the ground floor: which API, clock, wait and family, the
+//! metric and the one unit of time, a row's status and side. The backends speak them and the
+//! rows record them; nothing here depends on either.
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +90,220 @@ impl IndexWidth {
             (IndexWidth::U64, _) => 64,
             (IndexWidth::Native, Api::OpenCl) => 64,
             (IndexWidth::Native, Api::Cuda) => 32,
+        }
+    }
+}
+
+crate::names::named_enum! {
+    /// How the host waits for completion; a study key (`wait`), one value per side.
+    #[strum(serialize_all = "lowercase")]
+    pub enum WaitMode {
+        /// Wait for the whole queue (`clFinish` / `cuStreamSynchronize`): no event needed.
+        Finish,
+        /// Busy-poll the command's status: the host clock measures the launch, not a wake-up.
+        Spin,
+        /// Poll, giving the core away between polls (`sched_yield`).
+        Yield,
+        /// Sleep in the driver until it signals completion: adds the thread's wake-up.
+        Blocking,
+    }
+}
+
+impl WaitMode {
+    /// The default: the cheapest correct wait on both APIs, and the one a plain program uses.
+    pub const DEFAULT: WaitMode = WaitMode::Finish;
+
+    /// Every mode, in the order reports list them.
+    pub const ALL: [WaitMode; 4] = [
+        WaitMode::Finish,
+        WaitMode::Spin,
+        WaitMode::Yield,
+        WaitMode::Blocking,
+    ];
+
+    /// Whether this mode waits on an event of the command (all but `finish`, which waits for
+    /// the queue and so needs no event from the driver).
+    pub fn needs_event(self) -> bool {
+        self != WaitMode::Finish
+    }
+
+    pub fn label(self) -> &'static str {
+        self.into()
+    }
+
+    /// The calls that implement this mode on `api`, as recorded beside the results.
+    pub fn how(self, api: Api) -> &'static str {
+        match (self, api) {
+            (WaitMode::Finish, Api::OpenCl) => "clFinish",
+            (WaitMode::Finish, Api::Cuda) => "cuStreamSynchronize",
+            (WaitMode::Spin, Api::OpenCl) => "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS",
+            (WaitMode::Yield, Api::OpenCl) => {
+                "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS with sched_yield"
+            }
+            (WaitMode::Blocking, Api::OpenCl) => "clWaitForEvents",
+            (WaitMode::Spin, Api::Cuda) => "poll cuEventQuery",
+            (WaitMode::Yield, Api::Cuda) => "poll cuEventQuery with sched_yield",
+            (WaitMode::Blocking, Api::Cuda) => {
+                "cuEventSynchronize on a CU_EVENT_BLOCKING_SYNC event"
+            }
+        }
+    }
+}
+
+impl Default for WaitMode {
+    fn default() -> Self {
+        WaitMode::DEFAULT
+    }
+}
+
+crate::names::named_enum! {
+    /// The performance metric a family is judged by (higher is better), written as its unit.
+    pub enum Metric {
+        /// Bytes moved per second, GB/s (1e9).
+        #[strum(serialize = "GB/s")]
+        Bandwidth,
+        /// GFLOP/s (1e9).
+        #[strum(serialize = "GFLOP/s")]
+        Flops,
+        /// Launches per second (1 / time), for the launch-overhead kernel.
+        #[strum(serialize = "1/s")]
+        Rate,
+        /// G evaluations per second (1e9): chain steps of the math family (see `math`).
+        #[strum(serialize = "Geval/s")]
+        Evaluations,
+        /// G 4-byte reads per second (1e9): the broadcast micro-kernel (see `constmem`).
+        #[strum(serialize = "Gread/s")]
+        Reads,
+        /// G traversed edges per second (1e9), for BFS: the `flops` column counts edges.
+        #[strum(serialize = "GTEPS")]
+        Teps,
+    }
+}
+
+impl Metric {
+    pub fn unit(self) -> &'static str {
+        self.into()
+    }
+
+    /// The work one run does in this metric's numerator: GB, GFLOP, or one launch.
+    pub fn work(self, bytes: u64, flops: u64) -> f64 {
+        match self {
+            Metric::Bandwidth => bytes as f64 / 1e9,
+            Metric::Flops => flops as f64 / 1e9,
+            Metric::Rate => 1.0,
+            // The math family counts 2 FLOP (a multiply-add) per evaluation.
+            Metric::Evaluations => flops as f64 / 2e9,
+            Metric::Reads => bytes as f64 / 4e9,
+            Metric::Teps => flops as f64 / 1e9,
+        }
+    }
+}
+
+/// The family a variant belongs to, by name (`matvec`, `reduce`, ...).
+///
+/// Parsing, ordering and serialisation go through the registry (`families::all`), which knows
+/// every family; ordering follows the registry, so reports keep their family order.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FamilyId(&'static str);
+
+impl FamilyId {
+    /// A family named `name`: lowercase, as the registry and CSV spell it.
+    pub const fn new(name: &'static str) -> Self {
+        FamilyId(name)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+/// The families built in before families became modules, by their former enum names.
+#[allow(non_upper_case_globals)]
+impl FamilyId {
+    pub const Matvec: FamilyId = FamilyId("matvec");
+    pub const Reduce: FamilyId = FamilyId("reduce");
+    pub const Bandwidth: FamilyId = FamilyId("bandwidth");
+    pub const Flops: FamilyId = FamilyId("flops");
+    pub const Launch: FamilyId = FamilyId("launch");
+    pub const Fft: FamilyId = FamilyId("fft");
+    pub const Sgemm: FamilyId = FamilyId("sgemm");
+    pub const Math: FamilyId = FamilyId("math");
+    pub const Stencil: FamilyId = FamilyId("stencil");
+    pub const Sobel: FamilyId = FamilyId("sobel");
+    pub const Broadcast: FamilyId = FamilyId("broadcast");
+    pub const Spmv: FamilyId = FamilyId("spmv");
+    pub const Md: FamilyId = FamilyId("md");
+    pub const Bfs: FamilyId = FamilyId("bfs");
+    pub const Fill: FamilyId = FamilyId("fill");
+    pub const Transfer: FamilyId = FamilyId("transfer");
+}
+
+impl fmt::Display for FamilyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Debug prints the name as the enum's derived Debug printed its variant, so messages and
+/// snapshots that show a family read as before.
+impl fmt::Debug for FamilyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut chars = self.0.chars();
+        if let Some(first) = chars.next() {
+            write!(f, "{}", first.to_ascii_uppercase())?;
+        }
+        for c in chars {
+            if c != '-' {
+                write!(f, "{c}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl From<FamilyId> for &'static str {
+    fn from(id: FamilyId) -> Self {
+        id.0
+    }
+}
+
+crate::names::named_enum! {
+    /// Outcome of one (configuration, API) measurement.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum Status {
+        /// Verified against the reference and timed.
+        Ok,
+        /// Ran, but the output did not match the reference: never timed into a PR.
+        VerifyFailed,
+        /// The kernel did not compile; the build log is in `error`.
+        BuildFailed,
+        /// Refused before launch (limits, sizes) or the launch itself failed.
+        LaunchFailed,
+    }
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+crate::names::named_enum! {
+    /// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
+    /// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
+    pub enum Side {
+        A,
+        B,
+    }
+}
+
+impl Side {
+    /// The side at position `index` of a comparison (0 is A).
+    pub fn of_index(index: usize) -> Side {
+        if index == 0 {
+            Side::A
+        } else {
+            Side::B
         }
     }
 }

@@ -28,63 +28,11 @@
 //! OpenCL has no per-context equivalent. The context stays at the driver's default
 //! (`CU_CTX_SCHED_AUTO`), which is what `cuStreamSynchronize` consults in `finish` mode.
 
-use super::{Api, Result};
+pub use crate::words::WaitMode;
 
-crate::names::named_enum! {
-    /// How the host waits for completion; a study key (`wait`), one value per side.
-    #[strum(serialize_all = "lowercase")]
-    pub enum WaitMode {
-        /// Wait for the whole queue (`clFinish` / `cuStreamSynchronize`): no event needed.
-        Finish,
-        /// Busy-poll the command's status: the host clock measures the launch, not a wake-up.
-        Spin,
-        /// Poll, giving the core away between polls (`sched_yield`).
-        Yield,
-        /// Sleep in the driver until it signals completion: adds the thread's wake-up.
-        Blocking,
-    }
-}
+use super::Result;
 
 impl WaitMode {
-    /// The default: the cheapest correct wait on both APIs, and the one a plain program uses.
-    pub const DEFAULT: WaitMode = WaitMode::Finish;
-
-    /// Every mode, in the order reports list them.
-    pub const ALL: [WaitMode; 4] = [
-        WaitMode::Finish,
-        WaitMode::Spin,
-        WaitMode::Yield,
-        WaitMode::Blocking,
-    ];
-
-    /// Whether this mode waits on an event of the command (all but `finish`, which waits for
-    /// the queue and so needs no event from the driver).
-    pub fn needs_event(self) -> bool {
-        self != WaitMode::Finish
-    }
-
-    pub fn label(self) -> &'static str {
-        self.into()
-    }
-
-    /// The calls that implement this mode on `api`, as recorded beside the results.
-    pub fn how(self, api: Api) -> &'static str {
-        match (self, api) {
-            (WaitMode::Finish, Api::OpenCl) => "clFinish",
-            (WaitMode::Finish, Api::Cuda) => "cuStreamSynchronize",
-            (WaitMode::Spin, Api::OpenCl) => "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS",
-            (WaitMode::Yield, Api::OpenCl) => {
-                "clFlush + poll CL_EVENT_COMMAND_EXECUTION_STATUS with sched_yield"
-            }
-            (WaitMode::Blocking, Api::OpenCl) => "clWaitForEvents",
-            (WaitMode::Spin, Api::Cuda) => "poll cuEventQuery",
-            (WaitMode::Yield, Api::Cuda) => "poll cuEventQuery with sched_yield",
-            (WaitMode::Blocking, Api::Cuda) => {
-                "cuEventSynchronize on a CU_EVENT_BLOCKING_SYNC event"
-            }
-        }
-    }
-
     /// Waits in this mode: `done` polls the command's status (spin, yield), `block` sleeps
     /// until it completes (blocking) or, in `finish` mode, waits for the whole queue (the
     /// caller's `block` is then its finish call). An error of either ends the wait.
@@ -108,12 +56,6 @@ impl WaitMode {
                 Ok(())
             }
         }
-    }
-}
-
-impl Default for WaitMode {
-    fn default() -> Self {
-        WaitMode::DEFAULT
     }
 }
 
@@ -142,7 +84,7 @@ crate::names::named_enum! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::BackendError;
+    use crate::backend::{Api, BackendError};
 
     #[test]
     fn modes_parse_and_default_to_spin() {

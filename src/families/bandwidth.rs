@@ -6,13 +6,13 @@ use crate::backend::{self, Arg};
 use crate::families::emulation::strided_sums;
 use crate::families::family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const VARIANTS: [Variant; 3] = [
     points(

@@ -24,14 +24,14 @@ use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
 use crate::families::keys;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::Verification;
 use crate::families::scan::check_words;
 use crate::families::size::Size;
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const ID: FamilyId = FamilyId::new("bitonic");
 

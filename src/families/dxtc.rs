@@ -18,13 +18,13 @@ use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
 use crate::families::scan::check_words;
 use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const ID: FamilyId = FamilyId::new("dxtc");
 

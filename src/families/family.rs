@@ -2,8 +2,6 @@
 
 use super::error::WorkloadError;
 use super::footprint::Footprint;
-use super::id::FamilyId;
-use super::metric::Metric;
 use super::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use super::reference::Verification;
 use super::size::Size;
@@ -12,6 +10,8 @@ use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use super::variant::Variant;
 use crate::backend::fake::KernelEmulation;
 use crate::backend::DeviceInfo;
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 /// The runtime's own calls a run of a variant makes, as a plain program would replay them
 /// (`explain`'s replay): launches of its kernel, `batch` to one wait, or one host copy.

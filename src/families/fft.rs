@@ -35,12 +35,12 @@ use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
 use crate::families::size::Size;
 use crate::families::variant::{GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 /// Points per transform.
 pub const POINTS: usize = 512;

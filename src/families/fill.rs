@@ -32,14 +32,14 @@ use crate::backend::{self, Arg, CompileRequest, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::kernels::KernelSources;
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const VARIANTS: [Variant; 7] = [
     points(

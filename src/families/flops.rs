@@ -5,13 +5,13 @@ use crate::backend::{self, Arg};
 use crate::families::emulation::fma_iters;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{v, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 use rayon::prelude::*;
 
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and

@@ -22,12 +22,12 @@ use crate::backend::{self, Arg};
 use crate::families::emulation::floats;
 use crate::families::family::{Family, InputChoice};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const ID: FamilyId = FamilyId::new("guidance");
 

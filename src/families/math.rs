@@ -27,13 +27,13 @@ use crate::families::emulation::fma_iters;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::flops::one_per_work_item;
 use crate::families::footprint::{plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 use rayon::prelude::*;
 
 const VARIANTS: [Variant; 4] = [

@@ -31,13 +31,13 @@ use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, mix, Verification};
 use crate::families::size::Size;
 use crate::families::spmv::{gather_build, without_read_path, ReadPath};
 use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;

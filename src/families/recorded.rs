@@ -4,13 +4,13 @@
 
 use super::family::{Family, InputChoice};
 use super::footprint::Footprint;
-use super::id::FamilyId;
-use super::metric::Metric;
 use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
 use super::size::Size;
 use super::variant::Variant;
 use super::WorkloadError;
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 pub struct Recorded {
     pub id: FamilyId,

@@ -18,14 +18,14 @@ use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
 use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{experiment, points, pow2, v, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 /// The variant names, as studies spell them.
 pub const FIRST_PASS: &str = "first-pass";

@@ -24,12 +24,12 @@ use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
 use crate::families::size::Size;
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const ID: FamilyId = FamilyId::new("stream");
 

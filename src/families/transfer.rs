@@ -6,12 +6,12 @@
 use crate::backend::{Arg, BufferId, Direction, HostBufferId, HostMemory, KernelId, Runtime};
 use crate::families::family::{Family, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::{GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     Variant {

@@ -22,12 +22,12 @@ use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 const ID: FamilyId = FamilyId::new("transpose");
 

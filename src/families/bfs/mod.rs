@@ -58,13 +58,13 @@ use crate::backend::{
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, LaunchLoop, Ran, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 mod graph;
 pub use graph::*;

@@ -29,12 +29,12 @@ use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::Verification;
 use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 mod problem;
 pub use problem::*;

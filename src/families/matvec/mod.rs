@@ -15,14 +15,14 @@ use crate::families::family::{
     bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize, VendorOp,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 /// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
 const VARIANTS: [Variant; 19] = [

@@ -29,9 +29,9 @@
 //! rule, for a device without a table.
 
 use crate::backend::DeviceInfo;
-use crate::families::id::FamilyId;
 use crate::families::size::Size;
 use crate::families::variant::{pow2, v, GroupRule, Variant};
+use crate::words::FamilyId;
 
 use super::rules::RuleTable;
 

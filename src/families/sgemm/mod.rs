@@ -15,14 +15,14 @@ use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
 use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 pub mod tiles;
 

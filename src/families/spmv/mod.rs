@@ -47,13 +47,13 @@ use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 crate::names::named_enum! {
     /// How a kernel reads the gathered operand (SpMV's `x`, MD's positions).

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use super::expr::{size_slot, Expr, ExprError, SizeExpr, SIZE_NAMES};
 use super::signature;
-use crate::families::metric::Metric;
+use crate::words::Metric;
 
 /// `kernels = { cl = "saxpy.cl", cu = "saxpy.cu" }`: the twin files, relative to the study.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -14,13 +14,13 @@ use crate::backend::{Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
 use crate::families::family::{nonzero_in_32_bits, Family, InputChoice};
 use crate::families::footprint::{add, mul, Footprint};
-use crate::families::id::FamilyId;
-use crate::families::metric::Metric;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{mix, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{param, Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::words::FamilyId;
+use crate::words::Metric;
 
 use decl::{ArgDecl, Elem, Init, UserKernel, INDEX_SLOT};
 use expr::size_values;
