@@ -1,43 +1,7 @@
-//! The fake backend's knowledge of kernels, supplied from the registry: each family emulates
-//! its own kernels ([`super::Family::emulation`]), so the backend layer knows no family.
+//! What the families' host emulations of their kernels share (for the fake backend): the
+//! defines a launch was built with, and floats that carry integer words.
 
-use std::sync::Arc;
-
-use crate::backend::fake::{Emulator, FakeLaunch};
-use crate::backend::Result;
-
-/// Emulates a launch through the registered family that owns its kernel.
-struct Registered;
-
-impl Emulator for Registered {
-    fn emulate(&self, launch: &mut FakeLaunch<'_>) -> Result<()> {
-        let kernel = launch.kernel().to_string();
-        match super::all().iter().find_map(|f| f.emulation(&kernel)) {
-            Some(emulate) => emulate(launch),
-            None => Err(launch.refuse(&missing(&kernel))),
-        }
-    }
-}
-
-/// Why no family emulates `kernel`: its family has no emulation, or no family has it.
-fn missing(kernel: &str) -> String {
-    let owner = super::all()
-        .iter()
-        .find(|f| f.variants().iter().any(|v| v.kernel == kernel));
-    match owner {
-        Some(f) => format!(
-            "family '{}' has no host emulation, so the fake backend cannot run it",
-            f.id().name()
-        ),
-        None => "no family has a host emulation of it, so the fake backend cannot run it".into(),
-    }
-}
-
-/// What a fake backend runs kernels with: the registry's families, as registered at each
-/// launch (a study's own pair included, which refuses by name).
-pub fn emulator() -> Arc<dyn Emulator> {
-    Arc::new(Registered)
-}
+use crate::backend::fake::FakeLaunch;
 
 /// The FMA_ITERS the launch's program was built with (chain lengths of flops and math).
 pub fn fma_iters(launch: &FakeLaunch<'_>) -> u32 {

@@ -105,8 +105,10 @@ pub fn prepare_with_program(
     foreign: Option<&str>,
 ) -> Result<Prepared, ExecError> {
     let family = families::get(variant.family);
-    // `matvec/auto` runs what the shape rule picks (the session has already named it).
-    let variant = family.concrete(variant, inputs.size, backend.info());
+    // A rule variant (`matvec/auto`) runs what its rule picks (the session has already named it).
+    let variant = family
+        .rule_plan(variant, inputs.size, backend.info())
+        .map_or(variant, |p| p.variant);
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     family.check_launch(variant, inputs.size, side)?;

@@ -7,9 +7,10 @@ use super::reference::Verification;
 use super::size::Size;
 use super::spmv::matrix::MatrixSource;
 use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
-use super::variant::Variant;
+use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;
-use crate::backend::DeviceInfo;
+use crate::backend::{DeviceInfo, Runtime};
+use crate::kernels::KernelSources;
 use crate::words::FamilyId;
 use crate::words::Metric;
 
@@ -25,6 +26,16 @@ pub enum PlainCalls {
         memory: crate::backend::HostMemory,
         len: usize,
     },
+}
+
+/// What a rule variant runs (see [`Family::rule_plan`]): the variant it picked, its work-group
+/// size and count, and a define that records where the choice came from (no kernel reads it).
+#[derive(Debug, Clone, Copy)]
+pub struct RulePlan {
+    pub variant: &'static Variant,
+    pub local: u32,
+    pub groups: u32,
+    pub define: (&'static str, &'static str),
 }
 
 /// Choices of a study entry that pick a family's input data beyond size and seed.
@@ -173,14 +184,22 @@ pub trait Family: Sync {
         false
     }
 
-    /// The variant that actually runs (a rule such as `matvec/auto` picks one).
-    fn concrete(
+    /// The launch a rule picks where `variant` is one (`matvec/auto`'s shape rule); `None`
+    /// for a variant that is its own kernel.
+    fn rule_plan(&self, _variant: &Variant, _size: Size, _device: &DeviceInfo) -> Option<RulePlan> {
+        None
+    }
+
+    /// The work-group size `backend`'s runtime picks for `variant`, compiled as `side` compiles
+    /// it, where the variant leaves it to the runtime (`None`: the runtime does not say).
+    fn runtime_local(
         &self,
-        variant: &'static Variant,
-        _size: Size,
-        _device: &DeviceInfo,
-    ) -> &'static Variant {
-        variant
+        _backend: &mut dyn Runtime,
+        _sources: &KernelSources,
+        _variant: &Variant,
+        _side: &SideConfig,
+    ) -> Result<Option<u32>, ExecError> {
+        Ok(None)
     }
 
     /// What besides family, size and seed tells two variants' inputs apart.
@@ -278,6 +297,74 @@ pub trait Family: Sync {
     /// refuses the launch, naming the kernel.
     fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
         None
+    }
+}
+
+/// The launch rules every family shares, answered with this family's own group counts.
+impl dyn Family + '_ {
+    /// Refuse a launch shape the variant cannot run, naming the variant and why.
+    pub fn check_local(&self, variant: &Variant, local: u32) -> Result<(), WorkloadError> {
+        let bad = |reason: String| WorkloadError::BadLaunch {
+            variant: format!("{}/{}", variant.family.name(), variant.name),
+            reason,
+        };
+        if local == 0 && self.leaves_local_to_runtime(variant) {
+            return Ok(()); // OpenCL's NULL: the runtime's choice, unknown here.
+        }
+        if local == 0 {
+            return Err(bad("work-group size 0".into()));
+        }
+        if variant.pow2_local && !local.is_power_of_two() {
+            return Err(bad(format!(
+                "work-group size {local} is not a power of two; its tree reduction halves the \
+                 stride at every step and would drop elements"
+            )));
+        }
+        if local < variant.min_local || local > variant.max_local {
+            return Err(bad(format!(
+                "work-group size {local} is outside {}..={} that this kernel supports",
+                variant.min_local,
+                if variant.max_local == u32::MAX {
+                    "device limit".to_string()
+                } else {
+                    variant.max_local.to_string()
+                }
+            )));
+        }
+        Ok(())
+    }
+
+    /// The default number of work-groups for a variant, problem and device.
+    pub fn default_groups(
+        &self,
+        variant: &Variant,
+        size: Size,
+        local: u32,
+        compute_units: u32,
+    ) -> u32 {
+        let primary = size.rows.max(1);
+        let groups = match variant.default_groups {
+            GroupRule::Cover { per_item } => {
+                primary.div_ceil(u64::from(local.max(1)) * u64::from(per_item.max(1)))
+            }
+            GroupRule::Fixed(g) => u64::from(g),
+            GroupRule::PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
+            GroupRule::Tiles | GroupRule::Columns | GroupRule::Cover2D | GroupRule::Grid => {
+                self.groups(variant, size, local)
+            }
+        };
+        groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
+    }
+
+    /// The default number of work-groups in y: the rows of a 2-D kernel's image, 1 otherwise.
+    pub fn default_groups_y(&self, variant: &Variant, size: Size, local_y: u32) -> u32 {
+        match variant.default_groups {
+            GroupRule::Cover2D => {
+                let groups = self.groups_y(variant, size, local_y);
+                groups.clamp(1, u64::from(u32::MAX / local_y.max(1))) as u32
+            }
+            _ => 1,
+        }
     }
 }
 

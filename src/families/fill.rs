@@ -282,6 +282,16 @@ impl Family for Fill {
         leaves_local_to_runtime(variant)
     }
 
+    fn runtime_local(
+        &self,
+        backend: &mut dyn Runtime,
+        sources: &KernelSources,
+        variant: &Variant,
+        side: &SideConfig,
+    ) -> Result<Option<u32>, ExecError> {
+        runtime_local(backend, sources, variant, side)
+    }
+
     /// Nothing is read: the kernels write [`VALUE`].
     fn inputs(&self, _: &'static Variant, size: Size, _seed: u64, _: InputChoice<'_>) -> Inputs {
         Inputs::new(size, Vec::new(), Vec::new())

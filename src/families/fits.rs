@@ -75,8 +75,8 @@ pub fn check_footprint(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId;
     use crate::host_memory::{check_host_against, parse_meminfo};
+    use crate::words::FamilyId;
 
     fn device(bytes: u64) -> DeviceInfo {
         DeviceInfo {

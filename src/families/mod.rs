@@ -48,10 +48,11 @@ mod tests;
 
 use std::cmp::Ordering;
 use std::str::FromStr;
-use std::sync::{OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use crate::backend::fake::{Emulator, FakeLaunch};
 
 pub use crate::words::{FamilyId, Metric};
-pub use emulation::emulator;
 pub use error::WorkloadError;
 pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 pub use footprint::Footprint;
@@ -195,6 +196,41 @@ fn recorded(name: &str) -> Option<FamilyId> {
     all.push(stand_in);
     *guard = Registry::of(all, guard.users.to_vec());
     Some(id)
+}
+
+/// The fake backend's knowledge of kernels, supplied from the registry: each family emulates
+/// its own kernels (`Family::emulation`), so the backend layer knows no family.
+/// Emulates a launch through the registered family that owns its kernel.
+struct Registered;
+
+impl Emulator for Registered {
+    fn emulate(&self, launch: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
+        let kernel = launch.kernel().to_string();
+        match all().iter().find_map(|f| f.emulation(&kernel)) {
+            Some(emulate) => emulate(launch),
+            None => Err(launch.refuse(&missing(&kernel))),
+        }
+    }
+}
+
+/// Why no family emulates `kernel`: its family has no emulation, or no family has it.
+fn missing(kernel: &str) -> String {
+    let owner = all()
+        .iter()
+        .find(|f| f.variants().iter().any(|v| v.kernel == kernel));
+    match owner {
+        Some(f) => format!(
+            "family '{}' has no host emulation, so the fake backend cannot run it",
+            f.id().name()
+        ),
+        None => "no family has a host emulation of it, so the fake backend cannot run it".into(),
+    }
+}
+
+/// What a fake backend runs kernels with: the registry's families, as registered at each
+/// launch (a study's own pair included, which refuses by name).
+pub fn emulator() -> Arc<dyn Emulator> {
+    Arc::new(Registered)
 }
 
 /// The family a study entry gets when it names none: the whitepaper's matrix-vector product.
@@ -390,59 +426,15 @@ pub fn algorithm(variant: &Variant) -> &'static str {
 
 /// Refuse a launch shape the variant cannot run, naming the variant and why.
 pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
-    let bad = |reason: String| WorkloadError::BadLaunch {
-        variant: format!("{}/{}", variant.family.name(), variant.name),
-        reason,
-    };
-    if local == 0 && get(variant.family).leaves_local_to_runtime(variant) {
-        return Ok(()); // OpenCL's NULL: the runtime's choice, unknown here.
-    }
-    if local == 0 {
-        return Err(bad("work-group size 0".into()));
-    }
-    if variant.pow2_local && !local.is_power_of_two() {
-        return Err(bad(format!(
-            "work-group size {local} is not a power of two; its tree reduction halves the \
-             stride at every step and would drop elements"
-        )));
-    }
-    if local < variant.min_local || local > variant.max_local {
-        return Err(bad(format!(
-            "work-group size {local} is outside {}..={} that this kernel supports",
-            variant.min_local,
-            if variant.max_local == u32::MAX {
-                "device limit".to_string()
-            } else {
-                variant.max_local.to_string()
-            }
-        )));
-    }
-    Ok(())
+    get(variant.family).check_local(variant, local)
 }
 
 /// The default number of work-groups for a variant, problem and device.
 pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: u32) -> u32 {
-    let primary = size.rows.max(1);
-    let groups = match variant.default_groups {
-        GroupRule::Cover { per_item } => {
-            primary.div_ceil(u64::from(local.max(1)) * u64::from(per_item.max(1)))
-        }
-        GroupRule::Fixed(g) => u64::from(g),
-        GroupRule::PerComputeUnit(k) => u64::from(compute_units.max(1)) * u64::from(k),
-        GroupRule::Tiles | GroupRule::Columns | GroupRule::Cover2D | GroupRule::Grid => {
-            get(variant.family).groups(variant, size, local)
-        }
-    };
-    groups.clamp(1, u64::from(u32::MAX / local.max(1))) as u32
+    get(variant.family).default_groups(variant, size, local, compute_units)
 }
 
 /// The default number of work-groups in y: the rows of a 2-D kernel's image, 1 otherwise.
 pub fn default_groups_y(variant: &Variant, size: Size, local_y: u32) -> u32 {
-    match variant.default_groups {
-        GroupRule::Cover2D => {
-            let groups = get(variant.family).groups_y(variant, size, local_y);
-            groups.clamp(1, u64::from(u32::MAX / local_y.max(1))) as u32
-        }
-        _ => 1,
-    }
+    get(variant.family).default_groups_y(variant, size, local_y)
 }

@@ -2,13 +2,13 @@
 //! kernel pair), met again when its run folder is read (`plot`, `report`, `diff`). Its rows
 //! carry everything the readers need; it has no variants and nothing of it can run.
 
+use super::error::WorkloadError;
 use super::family::{Family, InputChoice};
 use super::footprint::Footprint;
 use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
 use super::size::Size;
 use super::variant::Variant;
-use super::WorkloadError;
 use crate::words::FamilyId;
 use crate::words::Metric;
 

@@ -352,7 +352,7 @@ pub fn is_partial(variant: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId;
+    use crate::words::FamilyId;
 
     #[test]
     fn the_experiment_variants_are_one_launch_whatever_the_group_count() {

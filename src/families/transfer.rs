@@ -269,8 +269,8 @@ mod tests {
     use crate::backend::{Api, LaunchShape};
     use crate::families::exec::{self, Inputs, SideConfig};
     use crate::families::find_variant;
-    use crate::families::FamilyId;
     use crate::kernels::KernelSources;
+    use crate::words::FamilyId;
 
     fn run_variant(name: &str, wrong: bool) -> Verification {
         let script = FakeScript {

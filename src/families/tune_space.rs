@@ -4,9 +4,9 @@
 //! expansion is in `crate::tune::space`.
 
 use super::plan::SideConfig;
-use super::FamilyId;
 use crate::backend::{Api, JitOptions, LaunchShape};
 use crate::fairness::Flags;
+use crate::words::FamilyId;
 
 /// What a parameter sets in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,26 +1,24 @@
-//! `matvec/auto` made concrete before a side is planned: the shape rule's variant, work-group
+//! A rule variant (`matvec/auto`) made concrete before a side is planned: the rule's variant, work-group
 //! size and group count replace the study's, so the side's rows name the algorithm that ran
 //! (`variant`), with the launch shape the rule chose (`local_size`, `groups`), and where the
 //! choice came from (`-DMV_AUTO_RULE=table`, `hand` or `hand_fallback` in `flags`).
 
 use crate::backend::{DeviceInfo, LaunchShape};
-use crate::families::fill;
-use crate::families::matvec::shapes;
 use crate::kernels::KernelSources;
 use crate::study::Resolved;
 
 /// `settings` with `auto` replaced by the rule's plan on `info`; other variants unchanged. A
 /// group count the study set (or side A's, shared with side B) is kept.
 pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
-    if let Some(plan) = shapes::plan_for(settings.variant, settings.size, info) {
-        settings.variant = plan.algorithm.variant();
+    let family = settings.variant.family.family();
+    if let Some(plan) = family.rule_plan(settings.variant, settings.size, info) {
+        settings.variant = plan.variant;
         settings.local = plan.local;
         settings.groups = settings.groups.or(Some(plan.groups));
         // Where the choice came from, in the row's flags column (the same on both sides, and
         // no kernel reads it): a measured table, or the hand rule and why.
-        settings
-            .defines
-            .insert("MV_AUTO_RULE".into(), plan.source.define_value().into());
+        let (name, value) = plan.define;
+        settings.defines.insert(name.into(), value.into());
     }
     settings
 }
@@ -31,10 +29,11 @@ pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
 /// and never says. A kernel that does not build here is left to `prepare` to report.
 pub(super) fn runtime_local(plan: &mut super::measure::SidePlan, sources: &KernelSources) {
     let variant = plan.settings.variant;
-    if !fill::leaves_local_to_runtime(variant) {
+    let family = variant.family.family();
+    if !family.leaves_local_to_runtime(variant) {
         return;
     }
-    let Ok(chosen) = fill::runtime_local(plan.backend, sources, variant, &plan.config) else {
+    let Ok(chosen) = family.runtime_local(plan.backend, sources, variant, &plan.config) else {
         return;
     };
     let n = plan.settings.size.elements();

@@ -12,7 +12,7 @@ use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize, VendorOp,
+    bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize, RulePlan, VendorOp,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
@@ -212,13 +212,13 @@ impl Family for Matvec {
         flat::size_problem(variant, size).map_or(Ok(()), |r| Err(bad_size(variant, r)))
     }
 
-    fn concrete(
-        &self,
-        variant: &'static Variant,
-        size: Size,
-        device: &DeviceInfo,
-    ) -> &'static Variant {
-        shapes::concrete(variant, size, device)
+    fn rule_plan(&self, variant: &Variant, size: Size, device: &DeviceInfo) -> Option<RulePlan> {
+        shapes::plan_for(variant, size, device).map(|p| RulePlan {
+            variant: p.algorithm.variant(),
+            local: p.local,
+            groups: p.groups,
+            define: ("MV_AUTO_RULE", p.source.define_value()),
+        })
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {

@@ -29,6 +29,7 @@
 //! rule, for a device without a table.
 
 use crate::backend::DeviceInfo;
+use crate::families::family::Family;
 use crate::families::size::Size;
 use crate::families::variant::{pow2, v, GroupRule, Variant};
 use crate::words::FamilyId;
@@ -388,22 +389,22 @@ fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> 
     let region = table.nearest(size.rows, size.cols);
     let algorithm = Algorithm::from_name(&region.variant)?;
     let variant = algorithm.variant();
-    let family = crate::families::FamilyId::Matvec.family();
+    let family: &dyn Family = &super::Matvec;
     family.check_size(variant, size).ok()?;
     let measured = region.local > 0
         && region.local <= info.max_work_group_size
-        && crate::families::check_local(variant, region.local).is_ok();
+        && family.check_local(variant, region.local).is_ok();
     let local = if measured {
         region.local
     } else {
         let local = local_for(info.max_work_group_size).clamp(variant.min_local, variant.max_local);
-        crate::families::check_local(variant, local).ok()?;
+        family.check_local(variant, local).ok()?;
         local
     };
     let groups = if measured && region.groups > 0 {
         region.groups
     } else {
-        crate::families::default_groups(variant, size, local, info.compute_units)
+        family.default_groups(variant, size, local, info.compute_units)
     };
     Some(Plan {
         algorithm,
@@ -443,10 +444,6 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
 }
 
 /// The variant that runs: the rule's choice for `auto`, the variant itself otherwise.
-pub fn concrete(variant: &'static Variant, size: Size, info: &DeviceInfo) -> &'static Variant {
-    plan_for(variant, size, info).map_or(variant, |p| p.algorithm.variant())
-}
-
 /// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`,
 /// `split-flat`).
 pub fn is_split(variant: &str) -> bool {
@@ -479,7 +476,6 @@ pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
 mod tests {
     use super::*;
     use crate::families::matvec::split::{final_sums, partial_sums};
-    use crate::families::FamilyId;
 
     const H100_CUS: u32 = 132;
 
@@ -637,9 +633,9 @@ mod tests {
         };
         let auto = crate::families::find_variant(FamilyId::Matvec, AUTO).unwrap();
         let wide = Size::matrix(256, 262_144);
-        assert_eq!(concrete(auto, wide, &info).name, SPLIT_K);
+        let plan = plan_for(auto, wide, &info).unwrap();
+        assert_eq!(plan.algorithm.variant().name, SPLIT_K);
         let tuned = crate::families::find_variant(FamilyId::Matvec, "tuned").unwrap();
-        assert_eq!(concrete(tuned, wide, &info).name, "tuned");
         assert!(plan_for(tuned, wide, &info).is_none());
     }
 

@@ -3,7 +3,7 @@
 //! GPU measurements of `vector` stay reproducible under its name.
 
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
-use crate::families::FamilyId;
+use crate::words::FamilyId;
 
 const SPMV_RULES: &[Constraint] = &[Constraint::VariantLocal, Constraint::DeviceLocal];
 /// SpMV's read paths of the gathered vector, as the family's vector-kernel variants.

@@ -402,7 +402,7 @@ impl Family for Stencil {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId;
+    use crate::words::FamilyId;
 
     fn variant() -> &'static Variant {
         crate::families::find_variant(FamilyId::Stencil, "fdtd3d").unwrap()
