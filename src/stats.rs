@@ -116,6 +116,7 @@ pub fn max(xs: &[f64]) -> Option<f64> {
     xs.iter().copied().max_by(f64::total_cmp)
 }
 
+#[cfg(test)]
 /// Quantile `p` (in [0, 1], clamped) by linear interpolation between closest ranks (Hyndman &
 /// Fan type 7, as in R and NumPy); `None` when empty.
 pub fn quantile(xs: &[f64], p: f64) -> Option<f64> {
@@ -279,6 +280,7 @@ fn bootstrap_median_ci(
     percentile_interval(stats, tails)
 }
 
+#[cfg(test)]
 /// Percentile bootstrap confidence interval of `stat` over `xs`.
 ///
 /// Draws `resamples` samples of `xs.len()` values with replacement, evaluates `stat` on each,
@@ -475,6 +477,7 @@ pub fn verdict_word(pr: f64, ci_lo: f64, ci_hi: f64) -> String {
     }
 }
 
+#[cfg(test)]
 /// Relative change from the reference `a` to `b`: `|b - a| / |a|`.
 ///
 /// Used to compare a re-run against an earlier run; `a` is the reference and is expected to be

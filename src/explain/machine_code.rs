@@ -534,16 +534,6 @@ pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, Export
     Ok(all)
 }
 
-/// Why no code was read for `target`, from `machine-code.csv` (the first reason), or that the
-/// part did not run.
-pub fn missing_reason(out: &Path, target: &str) -> String {
-    let rows: Vec<MachineCodeRow> = read_rows(&out.join(MACHINE_CODE_CSV)).unwrap_or_default();
-    rows.into_iter()
-        .find(|r| r.target == target && r.registers.is_none())
-        .map(|r| format!("{}: {}", r.code, r.source))
-        .unwrap_or_else(|| "the machine-code part did not run".into())
-}
-
 /// The register cap each target's register rung ran its CUDA side at, from the rungs' rows
 /// under `out`.
 pub fn capped_rungs(out: &Path) -> BTreeMap<String, u32> {

@@ -128,6 +128,7 @@ pub fn forward_f64(batch: &[f32]) -> Vec<f64> {
     re.iter().zip(&im).flat_map(|(r, i)| [*r, *i]).collect()
 }
 
+#[cfg(test)]
 /// The exact DFT in f64 (O(n^2)): the definition the radix-2 reference is tested against.
 pub fn dft_f64(batch: &[f32]) -> Vec<f64> {
     let n = batch.len() / 2;

@@ -143,6 +143,7 @@ pub(crate) mod tests {
             .collect()
     }
 
+    #[cfg(test)]
     /// Counted axes read as integers (no "2.5" evaluations), and the chart names its GPU.
     #[test]
     fn integer_axis_and_a_device_subtitle() {

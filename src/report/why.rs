@@ -147,14 +147,6 @@ impl Why<'_> {
         }
     }
 
-    /// How far the cause is proven; `None` for a PR that is no gap.
-    pub fn proof(&self) -> Option<Proof> {
-        match self {
-            Why::NotAsked | Why::AtParity => None,
-            Why::Explained { verdict, .. } => Some(proof_of(verdict)),
-            Why::Open => Some(Proof::Open),
-        }
-    }
 }
 
 #[cfg(test)]

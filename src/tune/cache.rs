@@ -172,6 +172,7 @@ impl Cache {
         })
     }
 
+    #[cfg(test)]
     /// A cache that lives in memory only (tests).
     pub fn in_memory() -> Cache {
         Cache {

@@ -67,6 +67,7 @@ impl Graph {
         self.offsets.len().saturating_sub(1)
     }
 
+    #[cfg(test)]
     pub fn out_degree(&self, v: usize) -> usize {
         (self.offsets[v + 1] - self.offsets[v]) as usize
     }

@@ -105,6 +105,7 @@ pub fn check(family: FamilyId, got: &[f32], reference: &[f64], sample: &[usize])
     reference::compare(&picked, &want, &vec![0.0; want.len()])
 }
 
+#[cfg(test)]
 /// Rows of the image that `items_y` work-items in y cover ([`SOBEL_ROWS`] each); 1 for the
 /// broadcast family and any other 2-D kernel.
 pub fn rows_per_item(family: FamilyId) -> u64 {

@@ -65,6 +65,7 @@ pub fn row_tasks(r: u64, cols: u64, chunk: u32) -> std::ops::RangeInclusive<u64>
     (r * cols / chunk)..=(((r + 1) * cols).saturating_sub(1) / chunk)
 }
 
+#[cfg(test)]
 /// What the kernel's first phase leaves in P, for tests: each task's sums over the part of
 /// row r0 (slot 0) and of row r0 + 1 (slot 1) that it covers, with the kernel's boundaries.
 pub fn partials(m: &[f32], v: &[f32], size: Size, chunk: u32) -> Vec<f64> {
@@ -82,6 +83,7 @@ pub fn partials(m: &[f32], v: &[f32], size: Size, chunk: u32) -> Vec<f64> {
     p
 }
 
+#[cfg(test)]
 /// What the last work-group of each row adds, for tests: row r's partial sums, slot 1 of the
 /// task that starts in the row before, slot 0 of every other.
 pub fn row_sums(p: &[f64], size: Size, chunk: u32) -> Vec<f64> {
