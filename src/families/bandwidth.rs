@@ -4,7 +4,9 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
+use crate::families::family::{
+    Family, FamilySpec, InputChoice, MemoryReferences, QuickSize, VendorOp,
+};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
@@ -64,38 +66,21 @@ fn emulate_copy(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Bandwidth {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^22"))
-    }
-
-    fn vendor_ops(&self) -> &'static [VendorOp] {
-        &[VendorOp {
-            name: "copy",
-            variant: Some("read"),
-        }]
-    }
-
-    fn measures_peak(&self) -> bool {
-        true
-    }
-
-    fn memory_references(&self) -> Option<MemoryReferences> {
-        Some(MemoryReferences {
-            read: "read",
-            copy: "copy",
-        })
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Bandwidth
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "peak"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            measures_peak: true,
+            memory_references: Some(MemoryReferences {
+                read: "read",
+                copy: "copy",
+            }),
+            vendor_ops: &[VendorOp {
+                name: "copy",
+                variant: Some("read"),
+            }],
+            quick_size: Some(QuickSize::same("2^22")),
+            ..FamilySpec::new(FamilyId::Bandwidth, "peak", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

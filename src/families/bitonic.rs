@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
@@ -131,20 +131,12 @@ fn emulate_global(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 pub struct Bitonic;
 
 impl Family for Bitonic {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^20"))
-    }
-
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "bitonic"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            quick_size: Some(QuickSize::same("2^20")),
+            ..FamilySpec::new(ID, "bitonic", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

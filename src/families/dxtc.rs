@@ -16,7 +16,9 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
+use crate::families::family::{
+    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
+};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
@@ -133,28 +135,17 @@ fn emulate_compress(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 pub struct Dxtc;
 
 impl Family for Dxtc {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("1024x1024"))
-    }
-
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "dxtc"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            default_size: "8192x8192",
+            quick_size: Some(QuickSize::same("1024x1024")),
+            ..FamilySpec::new(ID, "dxtc", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    fn default_size(&self) -> &'static str {
-        "8192x8192"
     }
 
     /// One block, a row and a column of blocks, and images whose block count no work-group

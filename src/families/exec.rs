@@ -139,7 +139,7 @@ fn build(
     let (program, kernel, program_text) = if variant.kernel.is_empty() {
         (None, None, None)
     } else {
-        let program = compile(backend, sources, family.kernel_file(), side, foreign)?;
+        let program = compile(backend, sources, family.spec().kernel_file, side, foreign)?;
         let kernel = backend.kernel(program, variant.kernel)?;
         let text = backend.program_text(program).ok().flatten();
         (Some(program), Some(kernel), text)

@@ -38,6 +38,52 @@ pub struct RulePlan {
     pub define: (&'static str, &'static str),
 }
 
+/// What a family is, as data: its name, kernel file and metric, and the facts that sizes,
+/// quick passes, vendor rows and charts read. Each family gives one, built from
+/// [`FamilySpec::new`] with the fields it changes.
+#[derive(Debug, Clone, Copy)]
+pub struct FamilySpec {
+    pub id: FamilyId,
+    /// The kernel file stem shared by the twins.
+    pub kernel_file: &'static str,
+    pub metric: Metric,
+    /// The size a study entry gets when it names none.
+    pub default_size: &'static str,
+    /// Whether a study entry's `matrix` key picks this family's input (SpMV's matrix).
+    pub takes_matrix: bool,
+    /// The size a quick pass runs this family at; `None`: the study's own (already tiny).
+    pub quick_size: Option<QuickSize>,
+    /// The vendor library operations that do this family's work (`baselines.csv`).
+    pub vendor_ops: &'static [VendorOp],
+    /// Whether this family's kernels measure the device's peak in their metric (the paper's
+    /// Eq. 2 for bandwidth, Eq. 3 for arithmetic), so the peaks table shows their share of it.
+    pub measures_peak: bool,
+    /// The read and copy kernels that measure memory itself, where this family has them.
+    pub memory_references: Option<MemoryReferences>,
+    /// The charts (by name) drawn from this family's rows alone: a chart about one family's
+    /// own question (BFS's levels, the fill article's local sizes) asks the registry which
+    /// families it draws rather than naming them.
+    pub charts: &'static [&'static str],
+}
+
+impl FamilySpec {
+    /// A family of one-dimensional problems of 2^24 elements with nothing else to say.
+    pub const fn new(id: FamilyId, kernel_file: &'static str, metric: Metric) -> FamilySpec {
+        FamilySpec {
+            id,
+            kernel_file,
+            metric,
+            default_size: "2^24",
+            takes_matrix: false,
+            quick_size: None,
+            vendor_ops: &[],
+            measures_peak: false,
+            memory_references: None,
+            charts: &[],
+        }
+    }
+}
+
 /// Choices of a study entry that pick a family's input data beyond size and seed.
 #[derive(Debug, Clone, Copy)]
 pub struct InputChoice<'a> {
@@ -85,12 +131,8 @@ pub struct MemoryReferences {
 /// A family's kernels live in `kernels_cl/<file>.cl` and `kernels_cu/<file>.cu`, twins that
 /// `clvscu parity` holds to the same text.
 pub trait Family: Sync {
-    fn id(&self) -> FamilyId;
-
-    /// The kernel file stem shared by the twins.
-    fn kernel_file(&self) -> &'static str;
-
-    fn metric(&self) -> Metric;
+    /// What this family is, as data (see [`FamilySpec`]).
+    fn spec(&self) -> &FamilySpec;
 
     /// Every variant, in report order.
     fn variants(&self) -> &'static [Variant];
@@ -140,11 +182,6 @@ pub trait Family: Sync {
     /// Elements a problem touches (its size's own count unless the family says otherwise).
     fn elements(&self, size: Size) -> u64 {
         size.elements()
-    }
-
-    /// The size a study entry gets when it names none.
-    fn default_size(&self) -> &'static str {
-        "2^24"
     }
 
     /// The work-group size a study entry gets when it names none: a kernel written for one
@@ -230,43 +267,10 @@ pub trait Family: Sync {
         None
     }
 
-    /// Whether a study entry's `matrix` key picks this family's input (SpMV's matrix).
-    fn takes_matrix(&self) -> bool {
-        false
-    }
-
     /// The problem one side solves, for the analysis's problem step: family, size, element
     /// type and seed, and whatever else picks the input (SpMV's matrix).
     fn problem_text(&self, size: Size, seed: u64, _choice: InputChoice<'_>) -> String {
-        format!("{} {size} f32 seed {seed}", self.id().name())
-    }
-
-    /// The size a quick pass runs this family at; `None`: the study's own (already tiny).
-    fn quick_size(&self) -> Option<QuickSize> {
-        None
-    }
-
-    /// The vendor library operations that do this family's work (`baselines.csv`).
-    fn vendor_ops(&self) -> &'static [VendorOp] {
-        &[]
-    }
-
-    /// Whether this family's kernels measure the device's peak in their metric (the paper's
-    /// Eq. 2 for bandwidth, Eq. 3 for arithmetic), so the peaks table shows their share of it.
-    fn measures_peak(&self) -> bool {
-        false
-    }
-
-    /// The read and copy kernels that measure memory itself, where this family has them.
-    fn memory_references(&self) -> Option<MemoryReferences> {
-        None
-    }
-
-    /// The charts (by name) drawn from this family's rows alone: a chart about one family's
-    /// own question (BFS's levels, the fill article's local sizes) asks the registry which
-    /// families it draws rather than naming them.
-    fn charts(&self) -> &'static [&'static str] {
-        &[]
+        format!("{} {size} f32 seed {seed}", self.spec().id.name())
     }
 
     /// The spaces `clvscu tune` searches for this family's variants, written as data beside
@@ -302,6 +306,10 @@ pub trait Family: Sync {
 
 /// The launch rules every family shares, answered with this family's own group counts.
 impl dyn Family + '_ {
+    pub fn id(&self) -> FamilyId {
+        self.spec().id
+    }
+
     /// Refuse a launch shape the variant cannot run, naming the variant and why.
     pub fn check_local(&self, variant: &Variant, local: u32) -> Result<(), WorkloadError> {
         let bad = |reason: String| WorkloadError::BadLaunch {

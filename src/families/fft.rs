@@ -33,7 +33,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
@@ -233,20 +233,12 @@ fn emulate_forward(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Fft {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^16"))
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Fft
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "fft"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Flops
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            quick_size: Some(QuickSize::same("2^16")),
+            ..FamilySpec::new(FamilyId::Fft, "fft", Metric::Flops)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -30,7 +30,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, CompileRequest, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
+use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
@@ -185,7 +185,7 @@ pub fn runtime_local(
     side: &SideConfig,
 ) -> Result<Option<u32>, ExecError> {
     let request = CompileRequest {
-        source: sources.program(backend.api(), Fill.kernel_file())?,
+        source: sources.program(backend.api(), Fill.spec().kernel_file)?,
         defines: side.all_defines(),
         flags: side.flags.clone(),
         jit: side.jit,
@@ -233,27 +233,16 @@ fn emulate_fill(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Fill {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize {
-            length: "2^20",
-            matrix: "1024x1024",
-        })
-    }
-
-    fn charts(&self) -> &'static [&'static str] {
-        &["fill"]
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Fill
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "fill"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            charts: &["fill"],
+            quick_size: Some(QuickSize {
+                length: "2^20",
+                matrix: "1024x1024",
+            }),
+            ..FamilySpec::new(FamilyId::Fill, "fill", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

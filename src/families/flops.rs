@@ -3,7 +3,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::fma_iters;
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
@@ -51,24 +51,13 @@ fn emulate_fma(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Flops {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^16"))
-    }
-
-    fn measures_peak(&self) -> bool {
-        true
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Flops
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "peak"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Flops
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            measures_peak: true,
+            quick_size: Some(QuickSize::same("2^16")),
+            ..FamilySpec::new(FamilyId::Flops, "peak", Metric::Flops)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -20,7 +20,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::floats;
-use crate::families::family::{Family, InputChoice};
+use crate::families::family::{Family, FamilySpec, InputChoice};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -114,16 +114,12 @@ fn emulate_branch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Guidance {
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "guidance"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Evaluations
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            default_size: "2^22",
+            ..FamilySpec::new(ID, "guidance", Metric::Evaluations)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -138,10 +134,6 @@ impl Family for Guidance {
             Size::vector(1000),
             Size::vector(70_001),
         ]
-    }
-
-    fn default_size(&self) -> &'static str {
-        "2^22"
     }
 
     fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {

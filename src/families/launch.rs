@@ -3,7 +3,7 @@
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
-use crate::families::family::{Family, InputChoice, PlainCalls};
+use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
@@ -45,24 +45,16 @@ fn emulate_empty(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Launch {
-    fn id(&self) -> FamilyId {
-        FamilyId::Launch
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "peak"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Rate
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            default_size: "1",
+            ..FamilySpec::new(FamilyId::Launch, "peak", Metric::Rate)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    fn default_size(&self) -> &'static str {
-        "1"
     }
 
     /// One work-item: the kernel does nothing.

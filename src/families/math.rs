@@ -24,7 +24,7 @@
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::families::emulation::fma_iters;
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::flops::one_per_work_item;
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
@@ -197,20 +197,12 @@ fn emulate_chain(l: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
 }
 
 impl Family for Math {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^16"))
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Math
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "math"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Evaluations
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            quick_size: Some(QuickSize::same("2^16")),
+            ..FamilySpec::new(FamilyId::Math, "math", Metric::Evaluations)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
+use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, mix, Verification};
@@ -245,33 +245,19 @@ fn emulate_forces(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Md {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("16^3"))
-    }
-
-    fn charts(&self) -> &'static [&'static str] {
-        &["texture"]
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Md
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "md"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // L^3 atoms.
+            default_size: "128^3",
+            charts: &["texture"],
+            quick_size: Some(QuickSize::same("16^3")),
+            ..FamilySpec::new(FamilyId::Md, "md", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    /// L^3 atoms.
-    fn default_size(&self) -> &'static str {
-        "128^3"
     }
 
     fn test_sizes(&self) -> Vec<Size> {

@@ -131,7 +131,7 @@ pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
     let mut guard = registry().write().unwrap_or_else(|e| e.into_inner());
     // A stand-in made from rows read earlier in this process gives way to the declaration.
     let standing_in = |f: &&dyn Family| {
-        f.id().name() == decl.family && !guard.users.iter().any(|u| u.id() == f.id())
+        f.id().name() == decl.family && !guard.users.iter().any(|u| u.spec().id == f.id())
     };
     if !FAMILIES.iter().any(|f| f.id().name() == decl.family) && guard.all.iter().any(standing_in) {
         let all: Vec<&'static dyn Family> = guard
@@ -144,7 +144,7 @@ pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
     }
     if let Some(loaded) = guard.users.iter().find(|u| u.decl.family == decl.family) {
         if loaded.decl == decl {
-            return Ok(loaded.id());
+            return Ok(loaded.spec().id);
         }
         return Err(format!(
             "family '{}' is declared twice with different kernels, arguments or checks; give \
@@ -168,7 +168,7 @@ pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
     let mut users = guard.users.to_vec();
     users.push(family);
     *guard = Registry::of(all, users);
-    Ok(family.id())
+    Ok(family.spec().id)
 }
 
 /// The family named `name` as result rows record it: a registered one, or else a stand-in
@@ -191,7 +191,7 @@ fn recorded(name: &str) -> Option<FamilyId> {
         return Some(f.id());
     }
     let id = FamilyId::new(Box::leak(name.to_string().into_boxed_str()));
-    let stand_in: &'static dyn Family = Box::leak(Box::new(recorded::Recorded { id }));
+    let stand_in: &'static dyn Family = Box::leak(Box::new(recorded::Recorded::new(id)));
     let mut all = guard.all.to_vec();
     all.push(stand_in);
     *guard = Registry::of(all, guard.users.to_vec());
@@ -240,21 +240,22 @@ pub const DEFAULT_FAMILY: FamilyId = FamilyId::Matvec;
 pub fn drawn_in(chart: &str, family: FamilyId) -> bool {
     all()
         .iter()
-        .any(|f| f.id() == family && f.charts().contains(&chart))
+        .any(|f| f.id() == family && f.spec().charts.contains(&chart))
 }
 
 /// The family whose read and copy kernels measure memory itself, and those variants.
 pub fn memory_references() -> Option<(FamilyId, MemoryReferences)> {
     all()
         .iter()
-        .find_map(|f| f.memory_references().map(|m| (f.id(), m)))
+        .find_map(|f| f.spec().memory_references.map(|m| (f.id(), m)))
 }
 
 /// The family (and the one variant, where only one does the same work) that a vendor
 /// library's operation of `baselines.csv` stands against (`Family::vendor_ops`).
 pub fn vendor_target(op: &str) -> Option<(FamilyId, Option<&'static str>)> {
     all().iter().find_map(|f| {
-        f.vendor_ops()
+        f.spec()
+            .vendor_ops
             .iter()
             .find(|o| o.name == op)
             .map(|o| (f.id(), o.variant))
@@ -305,12 +306,12 @@ impl FamilyId {
     }
 
     pub fn metric(self) -> Metric {
-        get(self).metric()
+        get(self).spec().metric
     }
 
     /// The kernel file stem shared by the twins.
     pub fn file(self) -> &'static str {
-        get(self).kernel_file()
+        get(self).spec().kernel_file
     }
 
     /// Whether a run of this family at `size` is bound by the runtime, so that a harness's own

@@ -3,7 +3,7 @@
 //! carry everything the readers need; it has no variants and nothing of it can run.
 
 use super::error::WorkloadError;
-use super::family::{Family, InputChoice};
+use super::family::{Family, FamilySpec, InputChoice};
 use super::footprint::Footprint;
 use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
@@ -13,13 +13,19 @@ use crate::words::FamilyId;
 use crate::words::Metric;
 
 pub struct Recorded {
-    pub id: FamilyId,
+    spec: FamilySpec,
 }
 
 impl Recorded {
+    pub fn new(id: FamilyId) -> Recorded {
+        Recorded {
+            spec: FamilySpec::new(id, id.name(), Metric::Bandwidth),
+        }
+    }
+
     fn refusal(&self) -> WorkloadError {
         WorkloadError::BadProblem {
-            variant: self.id.name().into(),
+            variant: self.spec.id.name().into(),
             reason: "this family is known only from result rows; load the study that declares \
                      its kernel pair to run it"
                 .into(),
@@ -28,16 +34,8 @@ impl Recorded {
 }
 
 impl Family for Recorded {
-    fn id(&self) -> FamilyId {
-        self.id
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        self.id.name()
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        &self.spec
     }
 
     fn variants(&self) -> &'static [Variant] {

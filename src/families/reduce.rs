@@ -16,7 +16,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -216,15 +216,16 @@ fn emulate_pass(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Reduce {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^20"))
-    }
-
-    fn vendor_ops(&self) -> &'static [VendorOp] {
-        &[VendorOp {
-            name: "sum",
-            variant: None,
-        }]
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            vendor_ops: &[VendorOp {
+                name: "sum",
+                variant: None,
+            }],
+            quick_size: Some(QuickSize::same("2^20")),
+            ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
@@ -234,18 +235,6 @@ impl Family for Reduce {
     /// `tuned` is two launches: `first-pass` times its first alone, `final` its second.
     fn launch_parts(&self, variant: &Variant) -> Option<(&'static str, &'static str)> {
         (variant.name == "tuned").then_some(("first-pass", "final"))
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Reduce
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "reduce"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -24,7 +24,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{vector_size, Family, InputChoice, VendorOp};
+use crate::families::family::{vector_size, Family, FamilySpec, InputChoice, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
@@ -207,23 +207,15 @@ fn emulate_add(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Scan {
-    fn vendor_ops(&self) -> &'static [VendorOp] {
-        &[VendorOp {
-            name: "cumsum",
-            variant: None,
-        }]
-    }
-
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "scan"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            vendor_ops: &[VendorOp {
+                name: "cumsum",
+                variant: None,
+            }],
+            ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -15,7 +15,9 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
+use crate::families::family::{
+    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
+};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -103,20 +105,13 @@ fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Stencil2d {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("1024x1024"))
-    }
-
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "stencil2d"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            default_size: "8192x8192",
+            quick_size: Some(QuickSize::same("1024x1024")),
+            ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -132,10 +127,6 @@ impl Family for Stencil2d {
             Size::matrix(64, 32),
             Size::matrix(300, 7),
         ]
-    }
-
-    fn default_size(&self) -> &'static str {
-        "8192x8192"
     }
 
     /// 32 wide: whole warps along a row.

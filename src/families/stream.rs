@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
@@ -207,28 +207,17 @@ fn emulate_dot_final(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 pub struct Stream;
 
 impl Family for Stream {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^22"))
-    }
-
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "stream"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            default_size: "2^25",
+            quick_size: Some(QuickSize::same("2^22")),
+            ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    fn default_size(&self) -> &'static str {
-        "2^25"
     }
 
     fn default_local(&self, _variant: &Variant) -> u32 {

@@ -4,7 +4,7 @@
 //! the data must arrive unchanged.
 
 use crate::backend::{Arg, BufferId, Direction, HostBufferId, HostMemory, KernelId, Runtime};
-use crate::families::family::{Family, InputChoice, PlainCalls, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
@@ -189,21 +189,12 @@ pub const DEFAULT_SIZE: Size = Size {
 pub struct Transfer;
 
 impl Family for Transfer {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^16"))
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Transfer
-    }
-
-    /// The overlap pair's copy kernel is the bandwidth family's.
-    fn kernel_file(&self) -> &'static str {
-        "peak"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            quick_size: Some(QuickSize::same("2^16")),
+            ..FamilySpec::new(FamilyId::Transfer, "peak", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -20,7 +20,9 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize};
+use crate::families::family::{
+    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
+};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -102,20 +104,13 @@ fn emulate_copy(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Transpose {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("1024x1024"))
-    }
-
-    fn id(&self) -> FamilyId {
-        ID
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "transpose"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            default_size: "8192x8192",
+            quick_size: Some(QuickSize::same("1024x1024")),
+            ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -131,10 +126,6 @@ impl Family for Transpose {
             Size::matrix(300, 7),
             Size::matrix(5, 260),
         ]
-    }
-
-    fn default_size(&self) -> &'static str {
-        "8192x8192"
     }
 
     /// 32 wide: `local`'s only width, and whole warps along a row for `naive`.

@@ -146,7 +146,6 @@ impl Why<'_> {
             Why::Open => "not explained yet".into(),
         }
     }
-
 }
 
 #[cfg(test)]

@@ -63,6 +63,6 @@ fn request(plan: super::SidePlan, sources: &KernelSources) -> Option<CompileRequ
     if s.variant.kernel.is_empty() || s.program != ProgramSource::Own {
         return None;
     }
-    let file = s.family.family().kernel_file();
+    let file = s.family.family().spec().kernel_file;
     compile_request(plan.backend.api(), sources, file, &plan.config).ok()
 }

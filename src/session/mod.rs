@@ -263,7 +263,7 @@ pub fn program_text_of(
     if plan.settings.variant.kernel.is_empty() {
         return Ok(None);
     }
-    let file = plan.settings.family.family().kernel_file();
+    let file = plan.settings.family.family().spec().kernel_file;
     let program = crate::families::exec::compile(plan.backend, sources, file, &plan.config, None)?;
     Ok(plan.backend.program_text(program)?)
 }
@@ -283,7 +283,7 @@ pub fn program_key(backend: &mut dyn Runtime, settings: Resolved) -> Option<Stri
     if s.variant.kernel.is_empty() {
         return None;
     }
-    let file = s.family.family().kernel_file();
+    let file = s.family.family().spec().kernel_file;
     let c = &plan.config;
     Some(format!(
         "{:?} {file} {} {:?} {:?} {:?}",

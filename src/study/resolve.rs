@@ -72,7 +72,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .as_deref()
         .ok_or_else(|| field("field 'variant' is missing".into()))?;
     let variant = find_variant(family, variant_name).map_err(invalid)?;
-    let default_size = family.family().default_size();
+    let default_size = family.family().spec().default_size;
     let matrix = resolve_matrix(spec, family).map_err(field)?;
     let size = match &matrix {
         // A file brings its own shape.
@@ -197,13 +197,13 @@ fn resolve_matrix(
     use crate::families::spmv::MatrixSource;
     match &spec.matrix {
         None => Ok(MatrixSource::Uniform),
-        Some(m) if family.family().takes_matrix() => {
+        Some(m) if family.family().spec().takes_matrix => {
             MatrixSource::parse(m).map_err(|e| format!("field 'matrix': {e}"))
         }
         Some(_) => {
             let takers: Vec<&str> = crate::families::all()
                 .iter()
-                .filter(|f| f.takes_matrix())
+                .filter(|f| f.spec().takes_matrix)
                 .map(|f| f.id().name())
                 .collect();
             Err(format!(

@@ -99,7 +99,7 @@ pub fn markdown(rows: &[MeasurementRow], eq3: Option<&Eq3>) -> String {
         // The kernels that measure a peak (`Family::measures_peak`), against its equation.
         if !crate::families::all()
             .iter()
-            .any(|f| f.id() == r.family && f.measures_peak())
+            .any(|f| f.id() == r.family && f.spec().measures_peak)
         {
             continue;
         }

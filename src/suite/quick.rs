@@ -52,7 +52,7 @@ fn shrink_entry(t: &mut toml::Table, family: Option<&str>) {
     }
     let small = family
         .and_then(|f| FamilyId::parse(f).ok())
-        .and_then(|f| f.family().quick_size());
+        .and_then(|f| f.family().spec().quick_size);
     if let (Some(small), Some(Value::String(size))) = (small, t.get_mut("size")) {
         *size = pick(&small, size);
     }

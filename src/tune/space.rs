@@ -47,7 +47,7 @@ fn declared_space(family: FamilyId, variant: &str) -> Option<&'static SpaceDef> 
         variant: v.name,
         params,
         constraints: &[Constraint::VariantLocal, Constraint::DeviceLocal],
-        size: family.family().default_size(),
+        size: family.family().spec().default_size,
     })))
 }
 

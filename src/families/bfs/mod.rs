@@ -56,7 +56,7 @@ use crate::backend::{
     Arg, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
 };
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, vector_size, Family, InputChoice, QuickSize};
+use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, LaunchLoop, Ran, Step};
 use crate::families::reference::{self, Verification};
@@ -332,24 +332,13 @@ fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
 }
 
 impl Family for Bfs {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^12"))
-    }
-
-    fn charts(&self) -> &'static [&'static str] {
-        &["bfs"]
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Bfs
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "bfs"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Teps
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            charts: &["bfs"],
+            quick_size: Some(QuickSize::same("2^12")),
+            ..FamilySpec::new(FamilyId::Bfs, "bfs", Metric::Teps)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {

@@ -27,7 +27,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
+use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::Verification;
@@ -384,33 +384,19 @@ fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
 }
 
 impl Family for Sobel {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("1024x1024"))
-    }
-
-    fn charts(&self) -> &'static [&'static str] {
-        &["constant"]
-    }
-
-    fn id(&self) -> FamilyId {
-        FamilyId::Sobel
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "constant"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
+            default_size: "8192x8192",
+            charts: &["constant"],
+            quick_size: Some(QuickSize::same("1024x1024")),
+            ..FamilySpec::new(FamilyId::Sobel, "constant", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS[..SOBEL_VARIANTS]
-    }
-
-    /// Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
-    fn default_size(&self) -> &'static str {
-        "8192x8192"
     }
 
     fn test_sizes(&self) -> Vec<Size> {
@@ -474,25 +460,17 @@ impl Family for Sobel {
 }
 
 impl Family for Broadcast {
-    fn id(&self) -> FamilyId {
-        FamilyId::Broadcast
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "constant"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Reads
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // Table lengths: shorter than a warp, one warp, many.
+            default_size: "1024",
+            ..FamilySpec::new(FamilyId::Broadcast, "constant", Metric::Reads)
+        };
+        &SPEC
     }
 
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS[SOBEL_VARIANTS..]
-    }
-
-    /// Table lengths: shorter than a warp, one warp, many.
-    fn default_size(&self) -> &'static str {
-        "1024"
     }
 
     fn test_sizes(&self) -> Vec<Size> {

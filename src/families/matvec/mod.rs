@@ -12,7 +12,7 @@ use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_size, nonzero_in_32_bits, Family, InputChoice, QuickSize, RulePlan, VendorOp,
+    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize, RulePlan, VendorOp,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
@@ -131,46 +131,29 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Matvec {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("4096x1100"))
-    }
-
-    fn vendor_ops(&self) -> &'static [VendorOp] {
-        &[VendorOp {
-            name: "sgemv",
-            variant: None,
-        }]
-    }
-
-    fn charts(&self) -> &'static [&'static str] {
-        &["shapes"]
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
+            // column blocks; split-wide's 16-row tiles with a short last tile; row-slice with 5
+            // float4s per row, which no work-group size divides.
+            default_size: "60989x1100",
+            charts: &["shapes"],
+            vendor_ops: &[VendorOp {
+                name: "sgemv",
+                variant: None,
+            }],
+            quick_size: Some(QuickSize::same("4096x1100")),
+            ..FamilySpec::new(FamilyId::Matvec, "matvec", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         tune::SPACES
     }
 
-    fn id(&self) -> FamilyId {
-        FamilyId::Matvec
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "matvec"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
-    }
-
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    /// Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
-    /// column blocks; split-wide's 16-row tiles with a short last tile; row-slice with 5
-    /// float4s per row, which no work-group size divides.
-    fn default_size(&self) -> &'static str {
-        "60989x1100"
     }
 
     fn test_sizes(&self) -> Vec<Size> {

@@ -13,7 +13,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
-use crate::families::family::{Family, InputChoice, QuickSize, VendorOp};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -205,18 +205,21 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Sgemm {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize {
-            length: "512",
-            matrix: "512",
-        })
-    }
-
-    fn vendor_ops(&self) -> &'static [VendorOp] {
-        &[VendorOp {
-            name: "sgemm",
-            variant: None,
-        }]
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // Multiples of both tiles (16 and 128); the last one has several tiles per row.
+            default_size: "1024",
+            vendor_ops: &[VendorOp {
+                name: "sgemm",
+                variant: None,
+            }],
+            quick_size: Some(QuickSize {
+                length: "512",
+                matrix: "512",
+            }),
+            ..FamilySpec::new(FamilyId::Sgemm, "sgemm", Metric::Flops)
+        };
+        &SPEC
     }
 
     fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
@@ -237,25 +240,8 @@ impl Family for Sgemm {
         tiles::breaks(rule, config, size, device)
     }
 
-    fn id(&self) -> FamilyId {
-        FamilyId::Sgemm
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "sgemm"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Flops
-    }
-
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    /// Multiples of both tiles (16 and 128); the last one has several tiles per row.
-    fn default_size(&self) -> &'static str {
-        "1024"
     }
 
     fn test_sizes(&self) -> Vec<Size> {

@@ -45,7 +45,7 @@ pub use matrix::*;
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, InputChoice, QuickSize};
+use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -303,50 +303,33 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Spmv {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize::same("2^14x2^18"))
-    }
-
-    fn charts(&self) -> &'static [&'static str] {
-        &["texture"]
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
+            // than rows).
+            default_size: "2^24x2^28",
+            takes_matrix: true,
+            charts: &["texture"],
+            quick_size: Some(QuickSize::same("2^14x2^18")),
+            ..FamilySpec::new(FamilyId::Spmv, "spmv", Metric::Flops)
+        };
+        &SPEC
     }
 
     fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         tune::SPACES
     }
 
-    fn takes_matrix(&self) -> bool {
-        true
-    }
-
     fn problem_text(&self, size: Size, seed: u64, choice: InputChoice<'_>) -> String {
         format!(
             "{} {} {size} f32 seed {seed}",
-            self.id().name(),
+            self.spec().id.name(),
             choice.matrix.name()
         )
     }
 
-    fn id(&self) -> FamilyId {
-        FamilyId::Spmv
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "spmv"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Flops
-    }
-
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    /// ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
-    /// than rows).
-    fn default_size(&self) -> &'static str {
-        "2^24x2^28"
     }
 
     fn test_sizes(&self) -> Vec<Size> {

@@ -24,7 +24,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, DeviceInfo, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::bad_size;
-use crate::families::family::{Family, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
@@ -290,11 +290,17 @@ fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Stencil {
-    fn quick_size(&self) -> Option<QuickSize> {
-        Some(QuickSize {
-            length: "64",
-            matrix: "64",
-        })
+    fn spec(&self) -> &FamilySpec {
+        const SPEC: FamilySpec = FamilySpec {
+            // Cubes and a plane stack with the fewest planes a radius-4 step allows.
+            default_size: "384",
+            quick_size: Some(QuickSize {
+                length: "64",
+                matrix: "64",
+            }),
+            ..FamilySpec::new(FamilyId::Stencil, "stencil", Metric::Bandwidth)
+        };
+        &SPEC
     }
 
     fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
@@ -315,25 +321,8 @@ impl Family for Stencil {
         tiles::breaks(rule, config, size, device)
     }
 
-    fn id(&self) -> FamilyId {
-        FamilyId::Stencil
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        "stencil"
-    }
-
-    fn metric(&self) -> Metric {
-        Metric::Bandwidth
-    }
-
     fn variants(&self) -> &'static [Variant] {
         &VARIANTS
-    }
-
-    /// Cubes and a plane stack with the fewest planes a radius-4 step allows.
-    fn default_size(&self) -> &'static str {
-        "384"
     }
 
     fn test_sizes(&self) -> Vec<Size> {

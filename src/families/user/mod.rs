@@ -12,7 +12,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::backend::{Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
-use crate::families::family::{nonzero_in_32_bits, Family, InputChoice};
+use crate::families::family::{nonzero_in_32_bits, Family, FamilySpec, InputChoice};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{mix, Verification};
@@ -28,7 +28,7 @@ use expr::size_values;
 /// The family of one user kernel pair: one variant, named after the kernel.
 pub struct UserFamily {
     pub decl: UserKernel,
-    id: FamilyId,
+    spec: FamilySpec,
     variants: &'static [Variant],
     /// Without a reference, the first result of this process for some inputs (size and a
     /// fingerprint of the data) is what later results on the same inputs (the other side,
@@ -57,9 +57,13 @@ impl UserFamily {
             ),
             &[],
         );
+        let spec = FamilySpec {
+            default_size: leak(&decl.size),
+            ..FamilySpec::new(id, id.name(), decl.metric)
+        };
         UserFamily {
             decl,
-            id,
+            spec,
             variants: Box::leak(Box::new([variant])),
             first: Mutex::new(None),
             spaces: OnceLock::new(),
@@ -134,16 +138,8 @@ fn initial(elem: Elem, init: Option<&Init>, len: usize, seed: u64, stream: u64) 
 }
 
 impl Family for UserFamily {
-    fn id(&self) -> FamilyId {
-        self.id
-    }
-
-    fn kernel_file(&self) -> &'static str {
-        self.id.name()
-    }
-
-    fn metric(&self) -> Metric {
-        self.decl.metric
+    fn spec(&self) -> &FamilySpec {
+        &self.spec
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -326,10 +322,6 @@ impl Family for UserFamily {
         Ok(())
     }
 
-    fn default_size(&self) -> &'static str {
-        leak(&self.decl.size)
-    }
-
     fn groups(&self, _variant: &Variant, size: Size, local: u32) -> u64 {
         let global = self.decl.global.count(size).unwrap_or(1).max(1);
         global.div_ceil(u64::from(local.max(1)))
@@ -364,7 +356,7 @@ impl UserFamily {
             params.push(param(name, Knob::Define(name), leak_values(values)));
         }
         let def = SpaceDef {
-            family: self.id,
+            family: self.spec.id,
             name: self.variants[0].name,
             variant: self.variants[0].name,
             params: Box::leak(params.into_boxed_slice()),
