@@ -126,11 +126,11 @@ fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionEr
 }
 
 /// The refusal of one comparison of `study`, its names escaped for the terminal.
-fn refused(study: &Study, comparison: &str, reason: String) -> SessionError {
+fn refused(study: &Study, comparison: &str, reason: impl ToString) -> SessionError {
     SessionError::Refused {
         study: crate::terminal::printable(&study.file).into_owned(),
         comparison: crate::terminal::printable(comparison).into_owned(),
-        reason,
+        reason: reason.to_string(),
     }
 }
 

@@ -86,8 +86,8 @@ pub(super) fn declare(spec: &mut Spec, file: &str, entry: &str) -> Result<(), St
         local: spec.local,
         size: spec.size.clone().unwrap_or_else(|| "2^20".into()),
     };
-    let decl = UserKernel::declare(declared).map_err(field)?;
-    let id = crate::families::register_user(decl).map_err(field)?;
+    let decl = UserKernel::declare(declared).map_err(|e| field(e.to_string()))?;
+    let id = crate::families::register_user(decl).map_err(|e| field(e.to_string()))?;
     spec.family = Some(id.name().to_string());
     spec.variant = Some(kernel);
     Ok(())
