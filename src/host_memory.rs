@@ -1,19 +1,34 @@
 //! Host memory: what a new allocation can take now, and the refusal of a problem that needs
 //! more (a reader or generator asks before it reserves anything).
 
+/// A problem that needs more host memory than is available now.
+#[derive(Debug, thiserror::Error)]
+#[error("{what} needs about {needed} bytes of host memory; {limit} bytes are available")]
+pub struct HostMemoryError {
+    pub what: String,
+    pub needed: u64,
+    pub limit: u64,
+}
+
 /// Refuses `needed` host bytes above the memory available now (when the system says).
-pub fn check_host(needed: u64, what: &str) -> Result<(), String> {
+pub fn check_host(needed: u64, what: &str) -> Result<(), HostMemoryError> {
     match available_host_bytes() {
         Some(limit) => check_host_against(needed, limit, what),
         None => Ok(()),
     }
 }
 
-pub(crate) fn check_host_against(needed: u64, limit: u64, what: &str) -> Result<(), String> {
+pub(crate) fn check_host_against(
+    needed: u64,
+    limit: u64,
+    what: &str,
+) -> Result<(), HostMemoryError> {
     if needed > limit {
-        return Err(format!(
-            "{what} needs about {needed} bytes of host memory; {limit} bytes are available"
-        ));
+        return Err(HostMemoryError {
+            what: what.to_string(),
+            needed,
+            limit,
+        });
     }
     Ok(())
 }

@@ -16,17 +16,25 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+/// A word that is none of an enum's names, with the names there are.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown variant `{text}`, expected one of {names}")]
+pub struct UnknownName {
+    pub text: String,
+    pub names: String,
+}
+
 /// Parses `text` as one of `T`'s names, or says which names there are.
-pub fn parse<T>(text: &str) -> Result<T, String>
+pub fn parse<T>(text: &str) -> Result<T, UnknownName>
 where
     T: FromStr + VariantArray + Copy + Into<&'static str>,
 {
     text.parse().map_err(|_| {
         let names: Vec<&'static str> = T::VARIANTS.iter().map(|v| (*v).into()).collect();
-        format!(
-            "unknown variant `{text}`, expected one of {}",
-            names.join(", ")
-        )
+        UnknownName {
+            text: text.to_string(),
+            names: names.join(", "),
+        }
     })
 }
 

@@ -14,7 +14,8 @@ mod user;
 
 use limits::{check_defines, check_limits, second_dimension};
 pub use limits::{
-    check_timeout, MAX_GROUPS, MAX_REPS, MAX_SEED, MAX_TIMEOUT_S, RESERVED_DEFINES, WALL_CLOCK_TURN,
+    check_timeout, FieldError, TimeoutError, MAX_GROUPS, MAX_REPS, MAX_SEED, MAX_TIMEOUT_S,
+    RESERVED_DEFINES, WALL_CLOCK_TURN,
 };
 use resolve::resolve;
 use sweep::{apply_sweep, expand_variants, value_text};
@@ -293,19 +294,19 @@ pub const DEFAULT_TARGET_CI: f64 = 0.05;
 
 /// `max_time` and `target_ci`, checked: a budget of at most [`MAX_TIMING_S`], a share in
 /// [0, 1).
-fn stopping_rule(spec: &Spec) -> Result<(f64, f64), String> {
+fn stopping_rule(spec: &Spec) -> Result<(f64, f64), FieldError> {
     let max_time = spec.max_time.unwrap_or(DEFAULT_MAX_TIME_S);
     if !(max_time.is_finite() && (0.0..=MAX_TIMING_S).contains(&max_time)) {
-        return Err(format!(
+        return Err(FieldError::Rule(format!(
             "field 'max_time' = {max_time} must be a number of seconds from 0 to {MAX_TIMING_S}"
-        ));
+        )));
     }
     let target = spec.target_ci.unwrap_or(DEFAULT_TARGET_CI);
     if !(target.is_finite() && (0.0..1.0).contains(&target)) {
-        return Err(format!(
+        return Err(FieldError::Rule(format!(
             "field 'target_ci' = {target} must be a share of the PR in [0, 1) (0.05: ±5%; 0: \
              stop at 'reps' and 'min_time')"
-        ));
+        )));
     }
     Ok((max_time, target))
 }
@@ -317,7 +318,7 @@ impl Study {
         &mut self,
         max_time: Option<f64>,
         target_ci: Option<f64>,
-    ) -> Result<(), String> {
+    ) -> Result<(), FieldError> {
         let spec = Spec {
             max_time,
             target_ci,

@@ -419,7 +419,9 @@ fn budget_seconds(text: &str) -> Result<f64, String> {
 
 pub(crate) fn positive_seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => clvscu::study::check_timeout(v).map(|()| v),
+        Ok(v) if v.is_finite() && v > 0.0 => clvscu::study::check_timeout(v)
+            .map(|()| v)
+            .map_err(|e| e.to_string()),
         _ => Err(format!("'{text}' is not a positive number of seconds")),
     }
 }

@@ -247,7 +247,7 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
         .unwrap_or_default();
     match profile::collect(out, version.trim()) {
         Ok(rows) => say!("ncu: counters of {} runs ({status})", rows.len()),
-        Err(e) => say!("ncu: no counters ({status}): {}", printable(&e)),
+        Err(e) => say!("ncu: no counters ({status}): {}", printable(&e.to_string())),
     }
     Ok(())
 }

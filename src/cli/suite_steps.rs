@@ -295,7 +295,8 @@ fn baselines_command(
     write("baselines.py", BASELINES_PY)?;
     write("spmv_matrices.py", SPMV_MATRICES_PY)?;
     let spec = format!("{study}.toml");
-    write(&spec, &suite::study_text(study, args.quick)?)?;
+    let text = suite::study_text(study, args.quick).map_err(|e| e.to_string())?;
+    write(&spec, &text)?;
     let mut c = Command::new("python3");
     c.arg(dir.join("baselines.py"))
         .arg(out.join(csv))

@@ -181,6 +181,24 @@ fn sass_classes(
     rows
 }
 
+/// Why a PTX text's SASS cannot be had.
+#[derive(Debug, thiserror::Error)]
+enum SassError {
+    #[error(transparent)]
+    Backend(#[from] crate::backend::BackendError),
+    #[error("the CUDA backend gave no machine code")]
+    NoMachineCode,
+    #[error("a temporary cubin in {}: {source}", dir.display())]
+    TempFile {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    WriteCubin(std::io::Error),
+    #[error(transparent)]
+    Disassembly(#[from] sass::DisassemblyError),
+}
+
 /// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
 /// only while `cuobjdump` reads it.
 fn sass_of(
@@ -189,17 +207,19 @@ fn sass_of(
     out: &Path,
     ptx: &str,
     jit: &JitOptions,
-) -> Result<sass::SassFunctions, String> {
+) -> Result<sass::SassFunctions, SassError> {
     let cubin = cuda
-        .machine_code(ptx, jit)
-        .map_err(|e| e.to_string())?
-        .ok_or("the CUDA backend gave no machine code")?;
+        .machine_code(ptx, jit)?
+        .ok_or(SassError::NoMachineCode)?;
     let file = tempfile::Builder::new()
         .prefix(".sass-")
         .suffix(".cubin")
         .tempfile_in(out)
-        .map_err(|e| format!("a temporary cubin in {}: {e}", out.display()))?;
-    std::fs::write(file.path(), &cubin).map_err(|e| e.to_string())?;
+        .map_err(|source| SassError::TempFile {
+            dir: out.into(),
+            source,
+        })?;
+    std::fs::write(file.path(), &cubin).map_err(SassError::WriteCubin)?;
     let path: PathBuf = file.path().to_path_buf();
     let text = sass::disassemble(tool, &path)?;
     Ok(sass::parse_cuobjdump(&text))

@@ -78,12 +78,26 @@ pub struct ClassRow {
     pub count: u32,
 }
 
+/// Why a code of a target has no image to read; its text is the row's `source`.
+#[derive(Debug, Clone, thiserror::Error)]
+enum NoImage {
+    /// The build's own error, as text: a build is taken again by later targets (cloned).
+    #[error("{0}")]
+    BuildFailed(String),
+    #[error("the compute cache held no image of it (cache off, or a driver that keeps none)")]
+    NotCached,
+    #[error("{NO_KERNEL}", NO_KERNEL = NO_KERNEL)]
+    NoKernel,
+    #[error("not read: the part's {0} s budget ran out")]
+    OverBudget(f64),
+}
+
 /// What one build left, for one code of one target.
 #[derive(Clone)]
 struct Taken {
     code: String,
     kernel: &'static str,
-    source: Result<Vec<u8>, String>,
+    source: Result<Vec<u8>, NoImage>,
 }
 
 /// Where the images of one part's builds go, and what earlier builds left.
@@ -97,7 +111,7 @@ struct Taker<'c> {
 impl Taker<'_> {
     /// The image of `kernel` the build just made (`built`) left in the cache, or the one an
     /// earlier build of the same text (`key`) left, as `code`.
-    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), String>) {
+    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), NoImage>) {
         let (images, after) = new_images(self.cache, &self.before, kernel);
         self.before = after;
         let seen = &mut *self.seen;
@@ -106,10 +120,7 @@ impl Taker<'_> {
                 seen.insert(key.clone(), image.clone());
                 Ok(image)
             }
-            None => seen.get(&key).cloned().ok_or_else(|| {
-                "the compute cache held no image of it (cache off, or a driver that keeps none)"
-                    .to_string()
-            }),
+            None => seen.get(&key).cloned().ok_or(NoImage::NotCached),
         });
         self.taken.push(Taken {
             code: code.to_string(),
@@ -207,16 +218,15 @@ fn build_all<'t>(
             plans.push(Plan::Same(t, first.clone()));
             continue;
         }
-        let not_read = |code: &str, why: String| Taken {
+        let not_read = |code: &str, why: NoImage| Taken {
             code: code.into(),
             kernel: t.a.variant.kernel,
             source: Err(why),
         };
         let taken = if key.is_none() {
-            vec![not_read("none", NO_KERNEL.into())]
+            vec![not_read("none", NoImage::NoKernel)]
         } else if start.elapsed().as_secs_f64() > budget_s {
-            let why = format!("not read: the part's {budget_s} s budget ran out");
-            vec![not_read("all", why)]
+            vec![not_read("all", NoImage::OverBudget(budget_s))]
         } else {
             build_codes(t, cap, sources, sides, cache, &mut seen)
         };
@@ -300,7 +310,7 @@ fn same_as(
 }
 
 /// The program text of a build as a key: builds of the same text leave one image.
-fn key_of(code: &str, built: &Result<Option<String>, String>) -> String {
+fn key_of(code: &str, built: &Result<Option<String>, NoImage>) -> String {
     format!("{code}:{:?}", built.as_ref().ok().cloned().flatten())
 }
 
@@ -324,13 +334,15 @@ fn build_codes(
     let (opencl, cuda) = sides_by_api(sides);
     let mut opencl_ptx = None;
     if let Some(cl) = opencl {
-        let built = program_text_of(cl, sources, t.a.clone()).map_err(|e| e.to_string());
+        let built = program_text_of(cl, sources, t.a.clone())
+            .map_err(|e| NoImage::BuildFailed(e.to_string()));
         opencl_ptx = built.as_ref().ok().cloned().flatten();
         let key = key_of("opencl", &built);
         taker.take(OPENCL_RUNTIME, kernel, key, built.map(|_| ()));
     }
     if let Some(cu) = cuda {
-        let built = program_text_of(&mut *cu, sources, t.b.clone()).map_err(|e| e.to_string());
+        let built = program_text_of(&mut *cu, sources, t.b.clone())
+            .map_err(|e| NoImage::BuildFailed(e.to_string()));
         let key = key_of("cuda", &built);
         taker.take(CUDA_DRIVER, kernel, key, built.map(|_| ()));
         if let Some(ptx) = &opencl_ptx {
@@ -346,7 +358,7 @@ fn build_codes(
                 let built = cu
                     .load_foreign_program(ptx, &jit)
                     .map(|_| ())
-                    .map_err(|e| e.to_string());
+                    .map_err(|e| NoImage::BuildFailed(e.to_string()));
                 taker.take(&code, kernel, format!("{code}:{ptx}"), built);
             }
         }
@@ -372,7 +384,8 @@ fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, 
         let Some(backend) = side else { continue };
         let mut settings = settings.clone();
         settings.variant = alt;
-        let built = program_text_of(backend, sources, settings).map_err(|e| e.to_string());
+        let built = program_text_of(backend, sources, settings)
+            .map_err(|e| NoImage::BuildFailed(e.to_string()));
         let key = key_of(base, &built);
         taker.take(code, alt.kernel, key, built.map(|_| ()));
     }
@@ -415,7 +428,7 @@ fn record(
     let image = match taken.source {
         Ok(image) => image,
         Err(why) => {
-            row.source = why;
+            row.source = why.to_string();
             return Ok((row, ClassCounts::new()));
         }
     };

@@ -131,9 +131,36 @@ fn number(cell: &str) -> f64 {
     cell.replace(',', "").trim().parse().unwrap_or(f64::NAN)
 }
 
+/// Why ncu's output gives no rows.
+#[derive(Debug, thiserror::Error)]
+pub enum NcuError {
+    #[error(transparent)]
+    Csv(#[from] csv::Error),
+    #[error("ncu's CSV has no column {0}")]
+    NoColumn(String),
+    #[error(
+        "ncu profiled {profiled} launches where the profile part made {made}; its rows cannot \
+         be matched to the targets"
+    )]
+    Mismatch { profiled: usize, made: u64 },
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// ncu's output unread, with its first error line (ncu says there why it wrote no CSV).
+    #[error("{source} {first}")]
+    Unparsed {
+        source: Box<NcuError>,
+        first: String,
+    },
+}
+
 /// The launches in ncu's `--csv --page raw` output, in order; lines that are not CSV
 /// (`==PROF==` notes) and the units row are skipped.
-pub fn parse_ncu(text: &str) -> Result<Vec<NcuLaunch>, String> {
+pub fn parse_ncu(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
     let csv_text: String = text
         .lines()
         .filter(|l| l.starts_with('"'))
@@ -142,12 +169,12 @@ pub fn parse_ncu(text: &str) -> Result<Vec<NcuLaunch>, String> {
     let mut reader = csv::ReaderBuilder::new()
         .flexible(true)
         .from_reader(csv_text.as_bytes());
-    let header = reader.headers().map_err(|e| e.to_string())?.clone();
+    let header = reader.headers()?.clone();
     let column = |name: &str| {
         header
             .iter()
             .position(|h| h == name)
-            .ok_or_else(|| format!("ncu's CSV has no column {name}"))
+            .ok_or_else(|| NcuError::NoColumn(name.to_string()))
     };
     let id = column("ID")?;
     let kernel = column("Kernel Name")?;
@@ -157,7 +184,7 @@ pub fn parse_ncu(text: &str) -> Result<Vec<NcuLaunch>, String> {
         .collect::<Result<_, _>>()?;
     let mut launches = Vec::new();
     for record in reader.records() {
-        let record = record.map_err(|e| e.to_string())?;
+        let record = record?;
         if record.get(id).and_then(|c| c.parse::<u64>().ok()).is_none() {
             continue;
         }
@@ -178,14 +205,13 @@ pub fn match_launches(
     order: &[OrderRow],
     launches: &[NcuLaunch],
     tool: &str,
-) -> Result<Vec<NcuRow>, String> {
+) -> Result<Vec<NcuRow>, NcuError> {
     let made: u64 = order.iter().map(|o| o.launches).sum();
     if made != launches.len() as u64 {
-        return Err(format!(
-            "ncu profiled {} launches where the profile part made {made}; its rows cannot be \
-             matched to the targets",
-            launches.len()
-        ));
+        return Err(NcuError::Mismatch {
+            profiled: launches.len(),
+            made,
+        });
     }
     let mut rest = launches;
     let mut rows = Vec::new();
@@ -214,16 +240,16 @@ pub fn match_launches(
 
 /// Reads the profile part's order and ncu's output under `out` and writes `ncu.csv`; the
 /// error says why there are no rows.
-pub fn collect(out: &Path, tool: &str) -> Result<Vec<NcuRow>, String> {
-    let order: Vec<OrderRow> = read_rows(&out.join(ORDER_CSV)).map_err(|e| e.to_string())?;
-    let raw = std::fs::read_to_string(out.join(RAW_FILE))
-        .map_err(|e| format!("{}: {e}", out.join(RAW_FILE).display()))?;
-    let launches = parse_ncu(&raw).map_err(|e| {
-        let first = raw.lines().find(|l| l.contains("ERR")).unwrap_or("");
-        format!("{e} {first}")
+pub fn collect(out: &Path, tool: &str) -> Result<Vec<NcuRow>, NcuError> {
+    let order: Vec<OrderRow> = read_rows(&out.join(ORDER_CSV))?;
+    let path = out.join(RAW_FILE);
+    let raw = std::fs::read_to_string(&path).map_err(|source| NcuError::Read { path, source })?;
+    let launches = parse_ncu(&raw).map_err(|e| NcuError::Unparsed {
+        source: Box::new(e),
+        first: raw.lines().find(|l| l.contains("ERR")).unwrap_or("").into(),
     })?;
     let rows = match_launches(&order, &launches, tool)?;
-    write_rows(&out.join(NCU_CSV), &rows).map_err(|e| e.to_string())?;
+    write_rows(&out.join(NCU_CSV), &rows)?;
     Ok(rows)
 }
 
@@ -303,7 +329,9 @@ mod tests {
     #[test]
     fn counts_that_disagree_are_refused_not_guessed() {
         let l = parse_ncu(RAW).unwrap();
-        let e = match_launches(&[order(Api::Cuda, 2)], &l, "").unwrap_err();
+        let e = match_launches(&[order(Api::Cuda, 2)], &l, "")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("ncu profiled 3 launches where the profile part made 2"),
             "{e}"
@@ -312,7 +340,9 @@ mod tests {
 
     #[test]
     fn output_without_the_metrics_says_which_is_missing() {
-        let e = parse_ncu("\"ID\",\"Kernel Name\"\n").unwrap_err();
+        let e = parse_ncu("\"ID\",\"Kernel Name\"\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("gpu__time_duration.sum"), "{e}");
     }
 }

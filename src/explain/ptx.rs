@@ -35,17 +35,27 @@ impl CodeClassRow {
     }
 }
 
+/// Why a PTX text gives no class counts of a kernel.
+#[derive(Debug, thiserror::Error)]
+pub enum ClassError {
+    #[error(transparent)]
+    Parse(#[from] crate::inspect::ptx::PtxError),
+    #[error("no kernel {kernel} in {api}'s PTX")]
+    NoKernel { kernel: String, api: Api },
+}
+
 /// The class counts of `kernel` in `text`, or why there are none.
 pub fn class_rows(
     target: &str,
     api: Api,
     kernel: &str,
     text: &str,
-) -> Result<Vec<CodeClassRow>, String> {
-    let module = parse_ptx(text).map_err(|e| e.to_string())?;
-    let k = module
-        .kernel(kernel)
-        .ok_or_else(|| format!("no kernel {kernel} in {api}'s PTX"))?;
+) -> Result<Vec<CodeClassRow>, ClassError> {
+    let module = parse_ptx(text)?;
+    let k = module.kernel(kernel).ok_or_else(|| ClassError::NoKernel {
+        kernel: kernel.into(),
+        api,
+    })?;
     Ok(count_classes(k)
         .iter()
         .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))

@@ -23,3 +23,18 @@ pub enum WorkloadError {
     #[error("invalid launch for {variant}: {reason}")]
     BadLaunch { variant: String, reason: String },
 }
+
+/// Why a study's kernel pair cannot take the family name it declares.
+#[derive(Debug, Error)]
+pub enum RegisterError {
+    #[error(
+        "family '{0}' is declared twice with different kernels, arguments or checks; give one \
+         of them another 'family' name"
+    )]
+    Twice(String),
+    #[error(
+        "family '{0}' is a built-in family or kernel file; give the kernel pair another \
+         'family' name"
+    )]
+    BuiltIn(String),
+}

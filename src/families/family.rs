@@ -391,10 +391,7 @@ pub fn vector_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
 /// Refuses size 0 and sizes 32-bit indices cannot reach.
 pub fn nonzero_in_32_bits(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     if size.rows == 0 {
-        return Err(bad_size(
-            variant,
-            "size 0: there is nothing to compute".into(),
-        ));
+        return Err(bad_size(variant, "size 0: there is nothing to compute"));
     }
     if size.elements() >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
         return Err(bad_size(
@@ -410,9 +407,9 @@ pub fn nonzero_in_32_bits(variant: &Variant, size: Size) -> Result<(), WorkloadE
 }
 
 /// The refusal of a problem, naming `family/variant`.
-pub fn bad_size(variant: &Variant, reason: String) -> WorkloadError {
+pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
     WorkloadError::BadProblem {
         variant: format!("{}/{}", variant.family.name(), variant.name),
-        reason,
+        reason: reason.to_string(),
     }
 }

@@ -125,23 +125,38 @@ pub fn is_2d(variant: &Variant) -> bool {
     variant.name.starts_with("2d")
 }
 
+/// A size a fill variant cannot take (see the module docs).
+#[derive(Debug, thiserror::Error)]
+pub enum SizeError {
+    #[error(
+        "{size} has {n} elements; the kernels index with 32-bit integers, from 1 to {}",
+        u32::MAX - 1
+    )]
+    Count { size: Size, n: u64 },
+    #[error("{0} is a table; the 1D fill takes one length N")]
+    NotOneLength(Size),
+    #[error("{0} is one length; the 2D fill takes ROWSxCOLS")]
+    NotTable(Size),
+    #[error(
+        "{0} is not square: the article's kernel puts rows on dimension 0 while the launch \
+         covers columns in x"
+    )]
+    NotSquare(Size),
+}
+
 /// Refuses a size the variant cannot take (see the module docs).
-pub fn check_size(variant: &Variant, size: Size) -> Result<(), String> {
+pub fn check_size(variant: &Variant, size: Size) -> Result<(), SizeError> {
     let n = size.elements();
     if n == 0 || n >= u64::from(u32::MAX) {
-        return Err(format!(
-            "{size} has {n} elements; the kernels index with 32-bit integers, from 1 to {}",
-            u32::MAX - 1
-        ));
+        return Err(SizeError::Count { size, n });
     }
     match (is_2d(variant), size.cols) {
         (false, 0) => Ok(()),
-        (false, _) => Err(format!("{size} is a table; the 1D fill takes one length N")),
-        (true, 0) => Err(format!("{size} is one length; the 2D fill takes ROWSxCOLS")),
-        (true, c) if variant.name == "2d-article" && c != size.rows => Err(format!(
-            "{size} is not square: the article's kernel puts rows on dimension 0 while the \
-             launch covers columns in x"
-        )),
+        (false, _) => Err(SizeError::NotOneLength(size)),
+        (true, 0) => Err(SizeError::NotTable(size)),
+        (true, c) if variant.name == "2d-article" && c != size.rows => {
+            Err(SizeError::NotSquare(size))
+        }
         _ => Ok(()),
     }
 }

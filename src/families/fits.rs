@@ -10,7 +10,31 @@
 use crate::backend::DeviceInfo;
 pub use crate::families::Footprint;
 use crate::families::{self, FamilyId, Size};
-pub use crate::host_memory::{available_host_bytes, check_host};
+pub use crate::host_memory::{available_host_bytes, check_host, HostMemoryError};
+
+/// A problem too large for a side's device or for the host.
+#[derive(Debug, thiserror::Error)]
+pub enum FitError {
+    #[error("{what} needs about {needed} bytes of device memory; {device} has {limit} bytes")]
+    Device {
+        what: String,
+        needed: u64,
+        device: String,
+        limit: u64,
+    },
+    #[error(
+        "{what} needs one buffer of about {largest} bytes; {device} allows {limit} bytes in one \
+         allocation"
+    )]
+    Largest {
+        what: String,
+        largest: u64,
+        device: String,
+        limit: u64,
+    },
+    #[error(transparent)]
+    Host(#[from] HostMemoryError),
+}
 
 /// The footprint of `family` at `size`, as the family counts it.
 pub fn of(family: FamilyId, size: Size) -> Footprint {
@@ -18,27 +42,30 @@ pub fn of(family: FamilyId, size: Size) -> Footprint {
 }
 
 /// Refuses `needed` device bytes above what `device` reports (when it reports anything).
-pub fn check_device(needed: u64, device: &DeviceInfo, what: &str) -> Result<(), String> {
+pub fn check_device(needed: u64, device: &DeviceInfo, what: &str) -> Result<(), FitError> {
     let limit = device.global_mem_bytes;
     if limit > 0 && needed > limit {
-        return Err(format!(
-            "{what} needs about {needed} bytes of device memory; {} has {limit} bytes",
-            device.name
-        ));
+        return Err(FitError::Device {
+            what: what.to_string(),
+            needed,
+            device: device.name.clone(),
+            limit,
+        });
     }
     Ok(())
 }
 
 /// Refuses a buffer of `largest` bytes above the device's largest single allocation (when it
 /// reports one): the refusal the buffer would meet later, before its inputs are made.
-pub fn check_largest(largest: u64, device: &DeviceInfo, what: &str) -> Result<(), String> {
+pub fn check_largest(largest: u64, device: &DeviceInfo, what: &str) -> Result<(), FitError> {
     let limit = device.max_alloc_bytes;
     if limit > 0 && largest > limit {
-        return Err(format!(
-            "{what} needs one buffer of about {largest} bytes; {} allows {limit} bytes in one \
-             allocation",
-            device.name
-        ));
+        return Err(FitError::Largest {
+            what: what.to_string(),
+            largest,
+            device: device.name.clone(),
+            limit,
+        });
     }
     Ok(())
 }
@@ -47,7 +74,7 @@ pub fn check_largest(largest: u64, device: &DeviceInfo, what: &str) -> Result<()
 /// allocation first, as the device is the usual limit, then the host's. A device that is not
 /// a GPU (PoCL's CPU device) has the host's memory: its buffers and the host's copies come
 /// out of one pool, so they are counted together.
-pub fn check(family: FamilyId, size: Size, device: &DeviceInfo) -> Result<(), String> {
+pub fn check(family: FamilyId, size: Size, device: &DeviceInfo) -> Result<(), FitError> {
     let what = format!("{} size {size}", family.name());
     check_footprint(of(family, size), device, available_host_bytes(), &what)
 }
@@ -58,7 +85,7 @@ pub fn check_footprint(
     device: &DeviceInfo,
     host_available: Option<u64>,
     what: &str,
-) -> Result<(), String> {
+) -> Result<(), FitError> {
     check_device(fp.device, device, what)?;
     check_largest(fp.largest, device, what)?;
     let host = if device.is_gpu {
@@ -67,7 +94,7 @@ pub fn check_footprint(
         fp.host.saturating_add(fp.device)
     };
     match host_available {
-        Some(limit) => crate::host_memory::check_host_against(host, limit, what),
+        Some(limit) => Ok(crate::host_memory::check_host_against(host, limit, what)?),
         None => Ok(()),
     }
 }
@@ -99,9 +126,13 @@ mod tests {
         ];
         for (family, size) in cases {
             let fp = of(family, size);
-            let e = check_device(fp.device, &device(eight), "x").unwrap_err();
+            let e = check_device(fp.device, &device(eight), "x")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(&format!("dev has {eight} bytes")), "{e}");
-            let e = check_host_against(fp.host, eight, "x").unwrap_err();
+            let e = check_host_against(fp.host, eight, "x")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(&format!("{eight} bytes are available")), "{e}");
         }
     }
@@ -120,7 +151,9 @@ mod tests {
             ..device(100)
         };
         assert!(check_footprint(fp, &gpu, Some(100), "x").is_ok());
-        let e = check_footprint(fp, &device(100), Some(100), "x").unwrap_err();
+        let e = check_footprint(fp, &device(100), Some(100), "x")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("needs about 110 bytes of host memory"), "{e}");
         assert!(check_footprint(fp, &device(100), Some(110), "x").is_ok());
     }
@@ -134,7 +167,9 @@ mod tests {
             max_alloc_bytes: 4 << 30,
             ..device(u64::MAX)
         };
-        let e = check_footprint(fp, &small_alloc, None, "m").unwrap_err();
+        let e = check_footprint(fp, &small_alloc, None, "m")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("one buffer of about 6400000000 bytes")
                 && e.contains("allows 4294967296 bytes in one allocation"),
@@ -151,7 +186,9 @@ mod tests {
 
     #[test]
     fn the_host_limit_is_named() {
-        let e = check_host_against(2000, 1000, "matvec size 10x10").unwrap_err();
+        let e = check_host_against(2000, 1000, "matvec size 10x10")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("2000 bytes of host memory; 1000 bytes are available"));
     }
 

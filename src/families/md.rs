@@ -86,17 +86,24 @@ pub fn edge(n: u64) -> Option<u64> {
     (l >= 5 && l.checked_pow(3) == Some(n)).then_some(l)
 }
 
-pub fn check_size(size: Size) -> Result<(), String> {
+/// A number of atoms the lattice or the kernels' indices cannot take.
+#[derive(Debug, thiserror::Error)]
+pub enum SizeError {
+    #[error("{0} atoms: the lattice needs N = L^3 atoms with L at least 5 (e.g. 128^3)")]
+    NotACube(Size),
+    #[error(
+        "{0} atoms: the neighbour list of {n} per atom exceeds the kernels' 32-bit indices",
+        n = NEIGHBOURS
+    )]
+    TooMany(Size),
+}
+
+pub fn check_size(size: Size) -> Result<(), SizeError> {
     if size.cols != 0 || edge(size.rows).is_none() {
-        return Err(format!(
-            "{size} atoms: the lattice needs N = L^3 atoms with L at least 5 (e.g. 128^3)"
-        ));
+        return Err(SizeError::NotACube(size));
     }
     if size.rows.saturating_mul(NEIGHBOURS as u64) >= u64::from(u32::MAX) {
-        return Err(format!(
-            "{size} atoms: the neighbour list of {NEIGHBOURS} per atom exceeds the kernels' \
-             32-bit indices"
-        ));
+        return Err(SizeError::TooMany(size));
     }
     Ok(())
 }
@@ -316,7 +323,7 @@ mod tests {
     fn sizes_must_be_cubes() {
         assert!(check_size(Size::vector(125)).is_ok());
         assert!(check_size(Size::parse("128^3").unwrap()).is_ok());
-        let e = check_size(Size::vector(126)).unwrap_err();
+        let e = check_size(Size::vector(126)).unwrap_err().to_string();
         assert!(e.contains("L^3"), "{e}");
         assert!(check_size(Size::vector(64)).is_err(), "4^3 is too small");
     }

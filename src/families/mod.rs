@@ -53,7 +53,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 use crate::backend::fake::{Emulator, FakeLaunch};
 
 pub use crate::words::{FamilyId, Metric};
-pub use error::WorkloadError;
+pub use error::{RegisterError, WorkloadError};
 pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 pub use footprint::Footprint;
 pub use plan::FMA_ITERS;
@@ -127,7 +127,7 @@ fn current() -> Registry {
 /// Adds the family of a study's kernel pair, or finds it when the same declaration was
 /// loaded before (a study is read more than once in a process). Refused: a name of a built-in
 /// family or kernel file, or one a different declaration already took.
-pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
+pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, RegisterError> {
     let mut guard = registry().write().unwrap_or_else(|e| e.into_inner());
     // A stand-in made from rows read earlier in this process gives way to the declaration.
     let standing_in = |f: &&dyn Family| {
@@ -146,20 +146,12 @@ pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, String> {
         if loaded.decl == decl {
             return Ok(loaded.spec().id);
         }
-        return Err(format!(
-            "family '{}' is declared twice with different kernels, arguments or checks; give \
-             one of them another 'family' name",
-            decl.family
-        ));
+        return Err(RegisterError::Twice(decl.family));
     }
     if FAMILIES.iter().any(|f| f.id().name() == decl.family)
         || crate::kernels::stems().contains(&decl.family.as_str())
     {
-        return Err(format!(
-            "family '{}' is a built-in family or kernel file; give the kernel pair another \
-             'family' name",
-            decl.family
-        ));
+        return Err(RegisterError::BuiltIn(decl.family));
     }
     crate::kernels::register_files(&decl.family, [decl.cl.clone(), decl.cu.clone()]);
     let family: &'static user::UserFamily = Box::leak(Box::new(user::UserFamily::new(decl)));

@@ -38,6 +38,8 @@ pub enum InspectError {
     },
     #[error("{0}")]
     Other(String),
+    #[error(transparent)]
+    Backend(#[from] BackendError),
 }
 
 /// One kernel's resources on both sides, as each API reports them.

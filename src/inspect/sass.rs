@@ -133,20 +133,38 @@ pub fn find_cuda_tool(name: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
+/// Why `cuobjdump -sass` gave no disassembly: it did not start, or it failed and said why.
+#[derive(Debug, thiserror::Error)]
+pub enum DisassemblyError {
+    #[error("cannot run {}: {source}", tool.display())]
+    Run {
+        tool: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} -sass {} failed: {stderr}", tool.display(), cubin.display())]
+    Failed {
+        tool: PathBuf,
+        cubin: PathBuf,
+        stderr: String,
+    },
+}
+
 /// Disassembles one cubin file with `cuobjdump -sass`; the error names the tool's message.
-pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, String> {
+pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, DisassemblyError> {
     let output = Command::new(tool)
         .arg("-sass")
         .arg(cubin)
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+        .map_err(|source| DisassemblyError::Run {
+            tool: tool.into(),
+            source,
+        })?;
     if !output.status.success() {
-        return Err(format!(
-            "{} -sass {} failed: {}",
-            tool.display(),
-            cubin.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
+        return Err(DisassemblyError::Failed {
+            tool: tool.into(),
+            cubin: cubin.into(),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().into(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }

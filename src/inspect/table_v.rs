@@ -34,17 +34,17 @@ fn compile(
     index: IndexWidth,
     offline: OfflineCompiler,
     arch: &str,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, InspectError> {
     // Study data: the paper's Table V is about the FFT's kernel file.
-    let mut req = request(sources, api, "fft", LOCAL, false).map_err(|e| e.to_string())?;
+    let mut req = request(sources, api, "fft", LOCAL, false)?;
     req.defines
         .push(("CLVSCU_INDEX".into(), index.define().into()));
     match (backend, api) {
         (Some(b), _) => {
-            let p = b.compile(&req).map_err(|e| e.to_string())?;
+            let p = b.compile(&req)?;
             Ok(b.program_text(p).ok().flatten())
         }
-        (None, Api::Cuda) => offline(&req, arch).map(Some).map_err(|e| e.to_string()),
+        (None, Api::Cuda) => Ok(offline(&req, arch).map(Some)?),
         (None, Api::OpenCl) => Ok(None),
     }
 }

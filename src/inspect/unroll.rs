@@ -19,7 +19,7 @@ use super::{request, write, InspectError, OfflineCompiler};
 use crate::backend::{Api, Runtime};
 use crate::kernels::KernelSources;
 
-use super::ptx::{parse_ptx, PtxKernel};
+use super::ptx::{parse_ptx, PtxError, PtxKernel};
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
 /// The kernel this evidence is about, and its file stem.
@@ -118,12 +118,21 @@ fn shape_of(kernel: &PtxKernel, text: &str) -> LoopShape {
     }
 }
 
+/// Why PTX text gives no loop shape of a kernel.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Parse(#[from] PtxError),
+    #[error("the PTX has no entry {0}")]
+    NoKernel(String),
+}
+
 /// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
-pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), String> {
-    let module = parse_ptx(ptx).map_err(|e| e.to_string())?;
+pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), AnalysisError> {
+    let module = parse_ptx(ptx)?;
     let kernel = module
         .kernel(name)
-        .ok_or_else(|| format!("the PTX has no entry {name}"))?;
+        .ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
     let text = body(ptx, name).unwrap_or("");
     let listing = kernel
         .instructions
@@ -303,6 +312,7 @@ mod tests {
         assert_eq!(shape.ld_shared, 1);
         assert!(analyse(LOOP, "other")
             .unwrap_err()
+            .to_string()
             .contains("no entry other"));
     }
 

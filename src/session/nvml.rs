@@ -7,19 +7,31 @@ use nvml_wrapper::Nvml;
 
 use crate::export::json::GpuState;
 
+/// Why NVML gives no GPU states.
+#[derive(Debug, thiserror::Error)]
+pub enum NvmlError {
+    #[error("NVML not available: {0}")]
+    Unavailable(nvml_wrapper::error::NvmlError),
+    #[error("NVML: no device count: {0}")]
+    NoDeviceCount(nvml_wrapper::error::NvmlError),
+    #[error("NVML: device {index}: {source}")]
+    Device {
+        index: u32,
+        source: nvml_wrapper::error::NvmlError,
+    },
+}
+
 /// Every GPU's state now, or why there is none. A value the driver does not report stays
 /// unknown, never 0.
-pub fn gpu_states() -> Result<Vec<GpuState>, String> {
-    let nvml = Nvml::init().map_err(|e| format!("NVML not available: {e}"))?;
+pub fn gpu_states() -> Result<Vec<GpuState>, NvmlError> {
+    let nvml = Nvml::init().map_err(NvmlError::Unavailable)?;
     let driver = nvml.sys_driver_version().unwrap_or_default();
-    let count = nvml
-        .device_count()
-        .map_err(|e| format!("NVML: no device count: {e}"))?;
+    let count = nvml.device_count().map_err(NvmlError::NoDeviceCount)?;
     (0..count)
         .map(|i| {
             let d = nvml
                 .device_by_index(i)
-                .map_err(|e| format!("NVML: device {i}: {e}"))?;
+                .map_err(|source| NvmlError::Device { index: i, source })?;
             let mhz = |v: Result<u32, _>| v.ok().map(f64::from);
             Ok(GpuState {
                 index: Some(i),
@@ -38,10 +50,10 @@ pub fn gpu_states() -> Result<Vec<GpuState>, String> {
 }
 
 /// The states as one line per GPU, the text provenance keeps beside the numbers.
-pub fn text(states: &Result<Vec<GpuState>, String>) -> String {
+pub fn text(states: &Result<Vec<GpuState>, NvmlError>) -> String {
     let states = match states {
         Ok(s) => s,
-        Err(why) => return why.clone(),
+        Err(why) => return why.to_string(),
     };
     let value = |v: Option<f64>| v.map_or_else(|| "unknown".into(), |v| format!("{v}"));
     let mut lines = vec![
@@ -84,10 +96,8 @@ mod tests {
         };
         let t = text(&Ok(vec![state]));
         assert!(t.ends_with("1, 00000000:3B:00.0, NVIDIA H200, 580.159.04, 1980, unknown, unknown, unknown, unknown, 77.5"), "{t}");
-        assert_eq!(
-            text(&Err("NVML not available: x".into())),
-            "NVML not available: x"
-        );
+        let why = NvmlError::Unavailable(nvml_wrapper::error::NvmlError::Uninitialized);
+        assert!(text(&Err(why)).starts_with("NVML not available: "));
     }
 
     #[test]
@@ -95,7 +105,7 @@ mod tests {
         // Here (no GPU) the library is absent; on a GPU machine every device is listed.
         match gpu_states() {
             Ok(states) => assert!(states.iter().all(|s| s.index.is_some())),
-            Err(why) => assert!(why.starts_with("NVML"), "{why}"),
+            Err(why) => assert!(why.to_string().starts_with("NVML"), "{why}"),
         }
     }
 }

@@ -71,7 +71,7 @@ pub enum Event<'a> {
 pub struct RunReport {
     pub summary: RunSummary,
     /// The chart files, or why none were drawn; `None` when charts were not asked for.
-    pub charts: Option<Result<Vec<PathBuf>, String>>,
+    pub charts: Option<Result<Vec<PathBuf>, ChartsError>>,
     /// Comparisons of a resumed folder that were incomplete or had failed, and why; they
     /// were measured again.
     pub remeasured: Vec<String>,
@@ -126,11 +126,11 @@ fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionEr
 }
 
 /// The refusal of one comparison of `study`, its names escaped for the terminal.
-fn refused(study: &Study, comparison: &str, reason: String) -> SessionError {
+fn refused(study: &Study, comparison: &str, reason: impl ToString) -> SessionError {
     SessionError::Refused {
         study: crate::terminal::printable(&study.file).into_owned(),
         comparison: crate::terminal::printable(comparison).into_owned(),
-        reason,
+        reason: reason.to_string(),
     }
 }
 
@@ -444,14 +444,24 @@ fn write_summary(
     write_atomic(&out.join("summary.md"), text.as_bytes())
 }
 
+/// Why a run drew no charts (reported, not fatal).
+#[derive(Debug, thiserror::Error)]
+pub enum ChartsError {
+    #[error(transparent)]
+    Dir(#[from] ExportError),
+    #[error(transparent)]
+    Input(#[from] plot::input::InputError),
+    #[error(transparent)]
+    Plot(#[from] plot::PlotError),
+}
+
 /// Charts of the folder's CSVs into `charts/`; a failure is reported, not fatal.
-fn draw_charts(out: &Path) -> Result<Vec<PathBuf>, String> {
-    safe::check_dir(&out.join("charts"), false).map_err(|e| e.to_string())?;
-    let data = plot::input::load(&[out.to_path_buf()]).map_err(|e| e.to_string())?;
-    plot::draw_all(
+fn draw_charts(out: &Path) -> Result<Vec<PathBuf>, ChartsError> {
+    safe::check_dir(&out.join("charts"), false)?;
+    let data = plot::input::load(&[out.to_path_buf()])?;
+    Ok(plot::draw_all(
         &data,
         &out.join("charts"),
         &[plot::Format::Png, plot::Format::Svg],
-    )
-    .map_err(|e| e.to_string())
+    )?)
 }

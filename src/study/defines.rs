@@ -42,37 +42,54 @@ const API_PREFIXES: &[&str] = &[
     "read_image", "write_image", "cuda", "atomic", "__shfl", "make_",
 ];
 
+/// A define that would rewrite one API's code or the kernel: a built-in's name or prefix, or
+/// an identifier of the kernel's program.
+#[derive(Debug, thiserror::Error)]
+pub enum DefineError {
+    #[error(
+        "field 'defines': {0} is an OpenCL or CUDA built-in; redefining it would change one \
+         API's code while the row claims both ran the same kernel"
+    )]
+    BuiltIn(String),
+    #[error(
+        "field 'defines': {name} starts {prefix}, a prefix of OpenCL or CUDA built-ins; \
+         redefining one would change one API's code while the row claims both ran the same \
+         kernel"
+    )]
+    BuiltInPrefix { name: String, prefix: &'static str },
+    #[error(
+        "field 'defines': {name} is an identifier of {file}, not one of its knobs (macros it \
+         tests with #ifdef, #ifndef or defined); redefining it would rewrite the kernel"
+    )]
+    KernelIdentifier { name: String, file: String },
+}
+
 /// Refuses a define that names one of the APIs' built-ins.
-pub fn check_api_name(name: &str) -> Result<(), String> {
+pub fn check_api_name(name: &str) -> Result<(), DefineError> {
     let reserved_by_c =
         name.starts_with('_') && name.chars().nth(1).is_some_and(|c| c.is_ascii_uppercase());
     if API_NAMES.contains(&name) || reserved_by_c {
-        return Err(format!(
-            "field 'defines': {name} is an OpenCL or CUDA built-in; redefining it would \
-             change one API's code while the row claims both ran the same kernel"
-        ));
+        return Err(DefineError::BuiltIn(name.to_string()));
     }
     if let Some(p) = API_PREFIXES.iter().find(|p| name.starts_with(*p)) {
-        return Err(format!(
-            "field 'defines': {name} starts {p}, a prefix of OpenCL or CUDA built-ins; \
-             redefining one would change one API's code while the row claims both ran the \
-             same kernel"
-        ));
+        return Err(DefineError::BuiltInPrefix {
+            name: name.to_string(),
+            prefix: p,
+        });
     }
     Ok(())
 }
 
 /// Refuses a define that names an identifier of `source` (a kernel program, prelude
 /// included) other than one of its knobs.
-pub fn check_against_source(name: &str, source: &str, file: &str) -> Result<(), String> {
+pub fn check_against_source(name: &str, source: &str, file: &str) -> Result<(), DefineError> {
     let code = without_comments(source);
     let idents = identifiers(&code);
     if idents.contains(name) && !knobs(&code).contains(name) {
-        return Err(format!(
-            "field 'defines': {name} is an identifier of {file}, not one of its knobs \
-             (macros it tests with #ifdef, #ifndef or defined); redefining it would rewrite \
-             the kernel"
-        ));
+        return Err(DefineError::KernelIdentifier {
+            name: name.to_string(),
+            file: file.to_string(),
+        });
     }
     Ok(())
 }

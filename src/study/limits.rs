@@ -8,6 +8,18 @@ use super::{defines, Spec};
 use crate::families::Variant;
 use crate::names::is_identifier;
 
+/// A study key whose value breaks one of the rules of a study file; the message names the key.
+#[derive(Debug, thiserror::Error)]
+pub enum FieldError {
+    #[error("{0}")]
+    Rule(String),
+    #[error(transparent)]
+    Define(#[from] defines::DefineError),
+    #[error("field 'matrix': {0}")]
+    Matrix(#[from] crate::families::spmv::MatrixError),
+}
+use FieldError::Rule;
+
 /// Macros the harness itself defines for every build: a study may not override them (they
 /// are held equal, or varied through their own keys: `local`, `unroll`).
 pub const RESERVED_DEFINES: &[&str] = &["WG_SIZE", "FMA_ITERS", "UNROLL_A", "UNROLL_B"];
@@ -39,30 +51,30 @@ fn is_number(s: &str) -> bool {
 
 /// Defines reach the compiler as `-DNAME=VALUE`: a name must be an identifier the harness
 /// does not own, and a value an identifier or a number, so no define can smuggle a flag.
-pub(super) fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), String> {
+pub(super) fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), FieldError> {
     for (name, value) in defines {
         if !is_identifier(name) {
-            return Err(format!(
+            return Err(Rule(format!(
                 "field 'defines': '{name}' is not a macro name (letters, digits and _)"
-            ));
+            )));
         }
         if RESERVED_DEFINES.contains(&name.as_str())
             || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
         {
-            return Err(format!(
+            return Err(Rule(format!(
                 "field 'defines': {name} is the harness's own macro; set it through its own \
                  key ('local' for WG_SIZE, 'unroll' for UNROLL_*), not as a define (reserved: \
                  {}, and names starting {})",
                 RESERVED_DEFINES.join(", "),
                 RESERVED_PREFIXES.join(", ")
-            ));
+            )));
         }
         defines::check_api_name(name)?;
         if !(is_identifier(value) || is_number(value)) {
-            return Err(format!(
+            return Err(Rule(format!(
                 "field 'defines': {name} = '{value}': a value must be a number or an \
                  identifier (compiler flags go in 'flags')"
-            ));
+            )));
         }
     }
     Ok(())
@@ -70,23 +82,25 @@ pub(super) fn check_defines(defines: &BTreeMap<String, String>) -> Result<(), St
 
 /// The work-group size in y: only 2-D kernels have one (default 16); a 1-D kernel given
 /// `local_y` or `groups_y` is refused rather than launched with a dimension it ignores.
-pub(super) fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, String> {
+pub(super) fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, FieldError> {
     if !variant.default_groups.is_planar() {
         if let Some((key, _)) = [("local_y", spec.local_y), ("groups_y", spec.groups_y)]
             .into_iter()
             .find(|(_, v)| v.is_some_and(|v| v != 1))
         {
-            return Err(format!(
+            return Err(Rule(format!(
                 "field '{key}': {}/{} is a 1-D kernel; '{key}' applies to 2-D kernels only",
                 variant.family.name(),
                 variant.name
-            ));
+            )));
         }
         return Ok(1);
     }
     for (key, v) in [("local_y", spec.local_y), ("groups_y", spec.groups_y)] {
         if v == Some(0) {
-            return Err(format!("field '{key}' = 0: a 2-D launch needs at least 1"));
+            return Err(Rule(format!(
+                "field '{key}' = 0: a 2-D launch needs at least 1"
+            )));
         }
     }
     Ok(spec.local_y.unwrap_or(16))
@@ -100,26 +114,36 @@ pub const WATCHDOG_TICK: std::time::Duration = std::time::Duration::from_millis(
 /// past what a `Duration` holds (1e308 s) would otherwise end the run in a panic.
 pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
 
+/// A watchdog limit the watchdog cannot keep, or longer than any limit.
+#[derive(Debug, thiserror::Error)]
+pub enum TimeoutError {
+    #[error(
+        "{0} s is below {tick} s, the interval at which the watchdog looks: a shorter limit \
+         could not be kept",
+        tick = WATCHDOG_TICK.as_secs_f64()
+    )]
+    TooShort(f64),
+    #[error(
+        "{0:e} s is more than the longest watchdog limit, {max} s (a week)",
+        max = MAX_TIMEOUT_S
+    )]
+    TooLong(f64),
+}
+
 /// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], or below the interval at which the
 /// watchdog looks (it could not be kept), naming the bound.
-pub fn check_timeout(seconds: f64) -> Result<(), String> {
-    let tick = WATCHDOG_TICK.as_secs_f64();
-    if seconds < tick {
-        return Err(format!(
-            "{seconds} s is below {tick} s, the interval at which the watchdog looks: a \
-             shorter limit could not be kept"
-        ));
+pub fn check_timeout(seconds: f64) -> Result<(), TimeoutError> {
+    if seconds < WATCHDOG_TICK.as_secs_f64() {
+        return Err(TimeoutError::TooShort(seconds));
     }
     if seconds > MAX_TIMEOUT_S {
-        return Err(format!(
-            "{seconds:e} s is more than the longest watchdog limit, {MAX_TIMEOUT_S} s (a week)"
-        ));
+        return Err(TimeoutError::TooLong(seconds));
     }
     Ok(())
 }
 
 /// Refuses counts no measurement needs, naming the limit.
-pub(super) fn check_limits(spec: &Spec) -> Result<(), String> {
+pub(super) fn check_limits(spec: &Spec) -> Result<(), FieldError> {
     let counts = [
         ("reps", spec.reps, MAX_REPS),
         ("max_reps", spec.max_reps, MAX_REPS),
@@ -130,13 +154,15 @@ pub(super) fn check_limits(spec: &Spec) -> Result<(), String> {
     ];
     for (key, value, limit) in counts {
         if let Some(v) = value.filter(|v| *v > limit) {
-            return Err(format!("field '{key}' = {v} is above the limit {limit}"));
+            return Err(Rule(format!(
+                "field '{key}' = {v} is above the limit {limit}"
+            )));
         }
     }
     if let Some(seed) = spec.seed.filter(|s| *s > MAX_SEED) {
-        return Err(format!(
+        return Err(Rule(format!(
             "field 'seed' = {seed} is above the limit {MAX_SEED}"
-        ));
+        )));
     }
     check_contradictions(spec)
 }
@@ -146,13 +172,13 @@ pub(super) fn check_limits(spec: &Spec) -> Result<(), String> {
 pub const MAX_SEED: u64 = (1 << 53) - 1;
 
 /// Refuses keys that contradict each other, rather than letting one silently win.
-fn check_contradictions(spec: &Spec) -> Result<(), String> {
+fn check_contradictions(spec: &Spec) -> Result<(), FieldError> {
     if let (Some(reps), Some(max)) = (spec.reps, spec.max_reps) {
         if reps > max {
-            return Err(format!(
+            return Err(Rule(format!(
                 "field 'reps' = {reps} is above field 'max_reps' = {max}; raise 'max_reps' or \
                  lower 'reps'"
-            ));
+            )));
         }
     }
     Ok(())

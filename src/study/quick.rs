@@ -32,14 +32,32 @@ type Setting = (&'static str, String, bool);
 /// The most grid points one command line may ask for.
 pub const MAX_POINTS: usize = 10_000;
 
+/// A command-line parameter list or range that cannot be expanded, or a grid too large.
+#[derive(Debug, thiserror::Error)]
+pub enum QuickError {
+    #[error("--{param}: an empty value in '{text}'")]
+    EmptyValue { param: String, text: String },
+    #[error("--{param}: '{value}' is not a power of two 2^K")]
+    NotPowerOfTwo { param: String, value: String },
+    #[error("--{param}: '{value}' is not a whole number")]
+    NotWhole { param: String, value: String },
+    #[error("--{param}: the range {lo}..{hi} is empty")]
+    EmptyRange { param: String, lo: u64, hi: u64 },
+    #[error("the grid has {0} points or more; at most {max} in one run", max = MAX_POINTS)]
+    TooManyPoints(usize),
+}
+
 /// Expands `64,128` or `64..256` (doubling) or `2^10..2^12` into its values.
-pub fn expand(param: &str, text: &str) -> Result<Vec<String>, String> {
+pub fn expand(param: &str, text: &str) -> Result<Vec<String>, QuickError> {
     let mut out = Vec::new();
     for part in text.split(',').map(str::trim) {
         match part.split_once("..") {
             Some((lo, hi)) => out.extend(doubling(param, lo, hi)?),
             None if part.is_empty() => {
-                return Err(format!("--{param}: an empty value in '{text}'"))
+                return Err(QuickError::EmptyValue {
+                    param: param.into(),
+                    text: text.into(),
+                })
             }
             None => out.push(part.to_string()),
         }
@@ -48,25 +66,32 @@ pub fn expand(param: &str, text: &str) -> Result<Vec<String>, String> {
 }
 
 /// `lo, 2 lo, 4 lo, ... <= hi`, written as given (`2^K` stays a power of two).
-fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, String> {
-    let value = |s: &str| -> Result<(u64, bool), String> {
+fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, QuickError> {
+    let param = param.to_string();
+    let value = |s: &str| -> Result<(u64, bool), QuickError> {
         match s.trim().strip_prefix("2^") {
             Some(k) => k
                 .parse::<u32>()
                 .ok()
                 .and_then(|k| 1u64.checked_shl(k))
                 .map(|v| (v, true))
-                .ok_or_else(|| format!("--{param}: '{s}' is not a power of two 2^K")),
+                .ok_or_else(|| QuickError::NotPowerOfTwo {
+                    param: param.clone(),
+                    value: s.into(),
+                }),
             None => s
                 .trim()
                 .parse::<u64>()
                 .map(|v| (v, false))
-                .map_err(|_| format!("--{param}: '{s}' is not a whole number")),
+                .map_err(|_| QuickError::NotWhole {
+                    param: param.clone(),
+                    value: s.into(),
+                }),
         }
     };
     let ((lo, pow), (hi, _)) = (value(lo)?, value(hi)?);
     if lo == 0 || lo > hi {
-        return Err(format!("--{param}: the range {lo}..{hi} is empty"));
+        return Err(QuickError::EmptyRange { param, lo, hi });
     }
     let mut out = Vec::new();
     let mut v = lo;
@@ -90,7 +115,7 @@ fn quote(s: &str) -> String {
 
 impl QuickRun {
     /// The study file this command line stands for.
-    pub fn study_text(&self) -> Result<String, String> {
+    pub fn study_text(&self) -> Result<String, QuickError> {
         let (family, variant) = match self.target.split_once('/') {
             Some((f, v)) => (f, Some(v)),
             None => (self.target.as_str(), None),
@@ -196,7 +221,7 @@ impl QuickRun {
     }
 
     /// Every combination of the listed parameters: (key, value, whether TOML quotes it).
-    fn grid(&self) -> Result<Vec<Vec<Setting>>, String> {
+    fn grid(&self) -> Result<Vec<Vec<Setting>>, QuickError> {
         let axes = self.axes();
         let mut grid: Vec<Vec<Setting>> = vec![Vec::new()];
         for (key, values, quoted) in axes {
@@ -212,10 +237,7 @@ impl QuickRun {
                 }
             }
             if next.len() > MAX_POINTS {
-                return Err(format!(
-                    "the grid has {} points or more; at most {MAX_POINTS} in one run",
-                    next.len()
-                ));
+                return Err(QuickError::TooManyPoints(next.len()));
             }
             grid = next;
         }
@@ -224,10 +246,10 @@ impl QuickRun {
 
     /// The study, resolved and checked like any study file, and its text.
     pub fn study(&self) -> Result<(Study, String), StudyError> {
-        let text = self.study_text().map_err(|message| StudyError::Field {
+        let text = self.study_text().map_err(|e| StudyError::Field {
             file: "command line".into(),
             entry: self.target.clone(),
-            message,
+            message: e.to_string(),
         })?;
         Ok((parse(&text, "command line")?, text))
     }
@@ -248,13 +270,10 @@ mod tests {
             expand("size", "2^10..2^12").unwrap(),
             ["2^10", "2^11", "2^12"]
         );
-        assert!(expand("local", "512..64").unwrap_err().contains("empty"));
-        assert!(expand("local", "64,,128")
-            .unwrap_err()
-            .contains("empty value"));
-        assert!(expand("size", "2^x..2^3")
-            .unwrap_err()
-            .contains("power of two"));
+        let e = |param, text| expand(param, text).unwrap_err().to_string();
+        assert!(e("local", "512..64").contains("empty"));
+        assert!(e("local", "64,,128").contains("empty value"));
+        assert!(e("size", "2^x..2^3").contains("power of two"));
     }
 
     #[test]

@@ -73,7 +73,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .ok_or_else(|| field("field 'variant' is missing".into()))?;
     let variant = find_variant(family, variant_name).map_err(invalid)?;
     let default_size = family.family().spec().default_size;
-    let matrix = resolve_matrix(spec, family).map_err(field)?;
+    let matrix = resolve_matrix(spec, family).map_err(|e| field(e.to_string()))?;
     let size = match &matrix {
         // A file brings its own shape.
         crate::families::spmv::MatrixSource::File { csr, .. } => csr.size(),
@@ -84,7 +84,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .local
         .unwrap_or_else(|| family.family().default_local(variant));
     families::check_local(variant, local).map_err(invalid)?;
-    let local_y = second_dimension(variant, spec).map_err(field)?;
+    let local_y = second_dimension(variant, spec).map_err(|e| field(e.to_string()))?;
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
         field(format!(
@@ -130,8 +130,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
              of one comparison stops there"
         )));
     }
-    let (max_time_s, target_ci) = stopping_rule(spec).map_err(field)?;
-    check_limits(spec).map_err(field)?;
+    let (max_time_s, target_ci) = stopping_rule(spec).map_err(|e| field(e.to_string()))?;
+    check_limits(spec).map_err(|e| field(e.to_string()))?;
     if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
         return Err(field(format!(
             "field 'timeout' = {t} must be a positive number of seconds"
@@ -145,7 +145,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
         .map_err(|e| field(format!("field 'program': {e}")))?;
     let defines = spec.defines.clone().unwrap_or_default();
-    check_defines(&defines).map_err(field)?;
+    check_defines(&defines).map_err(|e| field(e.to_string()))?;
     let jit = spec.jit.unwrap_or_default();
     jit.check()
         .map_err(|e| field(format!("field 'jit': {e}")))?;
@@ -193,24 +193,22 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
 fn resolve_matrix(
     spec: &Spec,
     family: FamilyId,
-) -> Result<crate::families::spmv::MatrixSource, String> {
+) -> Result<crate::families::spmv::MatrixSource, FieldError> {
     use crate::families::spmv::MatrixSource;
     match &spec.matrix {
         None => Ok(MatrixSource::Uniform),
-        Some(m) if family.family().spec().takes_matrix => {
-            MatrixSource::parse(m).map_err(|e| format!("field 'matrix': {e}"))
-        }
+        Some(m) if family.family().spec().takes_matrix => Ok(MatrixSource::parse(m)?),
         Some(_) => {
             let takers: Vec<&str> = crate::families::all()
                 .iter()
                 .filter(|f| f.spec().takes_matrix)
                 .map(|f| f.id().name())
                 .collect();
-            Err(format!(
+            Err(FieldError::Rule(format!(
                 "field 'matrix' applies to the {} family, not {}",
                 takers.join(", "),
                 family.name()
-            ))
+            )))
         }
     }
 }
@@ -229,10 +227,10 @@ fn comparison_from(
                 message: "a per-side table cannot hold 'a', 'b', 'param' or 'values'".into(),
             });
         }
-        user::check_side(side).map_err(|message| StudyError::Field {
+        user::check_side(side).map_err(|e| StudyError::Field {
             file: file.to_string(),
             entry: entry.to_string(),
-            message,
+            message: e.to_string(),
         })?;
     }
     let a = resolve_side(

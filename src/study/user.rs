@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::{Spec, StudyError};
+use super::{FieldError, Spec, StudyError};
 use crate::families::user::decl::{Declared, UserKernel};
 
 /// The keys that belong to a kernel pair, and whether `spec` sets each.
@@ -21,12 +21,12 @@ fn pair_keys(spec: &Spec) -> [(&'static str, bool); 7] {
 }
 
 /// Refuses a kernel pair's key in a per-side table: both sides run the same kernel.
-pub(super) fn check_side(side: &Spec) -> Result<(), String> {
+pub(super) fn check_side(side: &Spec) -> Result<(), FieldError> {
     match pair_keys(side).into_iter().find(|(_, set)| *set) {
-        Some((key, _)) => Err(format!(
+        Some((key, _)) => Err(FieldError::Rule(format!(
             "field '{key}' describes the kernel pair, which both sides run: set it on the entry, \
              not in a per-side table"
-        )),
+        ))),
         None => Ok(()),
     }
 }
@@ -86,8 +86,8 @@ pub(super) fn declare(spec: &mut Spec, file: &str, entry: &str) -> Result<(), St
         local: spec.local,
         size: spec.size.clone().unwrap_or_else(|| "2^20".into()),
     };
-    let decl = UserKernel::declare(declared).map_err(field)?;
-    let id = crate::families::register_user(decl).map_err(field)?;
+    let decl = UserKernel::declare(declared).map_err(|e| field(e.to_string()))?;
+    let id = crate::families::register_user(decl).map_err(|e| field(e.to_string()))?;
     spec.family = Some(id.name().to_string());
     spec.variant = Some(kernel);
     Ok(())

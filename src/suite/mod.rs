@@ -357,17 +357,34 @@ impl Step {
     }
 }
 
+/// A step or study the suite does not have, or a study text the quick pass cannot shrink.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("no step '{step}' in the {plan} plan; its steps are: {known}")]
+    UnknownStep {
+        step: String,
+        plan: &'static str,
+        known: String,
+    },
+    #[error("the suite names study '{0}', which it does not carry")]
+    UnknownStudy(String),
+    #[error(transparent)]
+    Read(#[from] toml::de::Error),
+    #[error(transparent)]
+    Write(#[from] toml::ser::Error),
+}
+
 /// The steps of `plan` that `names` selects (all when empty), in plan order; an unknown name
 /// is an error that lists the known ones.
-pub fn select(plan: Plan, names: &[String]) -> Result<Vec<Step>, String> {
+pub fn select(plan: Plan, names: &[String]) -> Result<Vec<Step>, SuiteError> {
     let steps = plan.steps();
     if let Some(bad) = names.iter().find(|n| !steps.iter().any(|s| s.name == *n)) {
         let known: Vec<&str> = steps.iter().map(|s| s.name).collect();
-        return Err(format!(
-            "no step '{bad}' in the {} plan; its steps are: {}",
-            plan.name(),
-            known.join(", ")
-        ));
+        return Err(SuiteError::UnknownStep {
+            step: bad.clone(),
+            plan: plan.name(),
+            known: known.join(", "),
+        });
     }
     Ok(steps
         .iter()
@@ -383,13 +400,13 @@ pub fn is_builtin(name: &str) -> bool {
 
 /// The text of a study step's study: the built-in study (or one the plans carry), or in
 /// `quick` mode its small form.
-pub fn study_text(name: &str, quick: bool) -> Result<String, String> {
+pub fn study_text(name: &str, quick: bool) -> Result<String, SuiteError> {
     let text = study::BUILTIN
         .iter()
         .chain([&SHAPE_SWEEP_AUTO, &CPU])
         .find(|(n, _)| *n == name)
         .map(|(_, t)| *t)
-        .ok_or_else(|| format!("the suite names study '{name}', which it does not carry"))?;
+        .ok_or_else(|| SuiteError::UnknownStudy(name.to_string()))?;
     if quick {
         quick::shrink(text)
     } else {
@@ -517,10 +534,14 @@ mod tests {
         let picked = select(Plan::Paper, &["peaks".into(), "table1".into()]).unwrap();
         let names: Vec<_> = picked.iter().map(|s| s.name).collect();
         assert_eq!(names, ["table1", "peaks"]);
-        let e = select(Plan::Paper, &["nope".into()]).unwrap_err();
+        let e = select(Plan::Paper, &["nope".into()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("nope") && e.contains("table1"), "{e}");
         assert_eq!(select(Plan::Paper, &[]).unwrap().len(), STEPS.len());
-        let e = select(Plan::MatvecRule, &["table1".into()]).unwrap_err();
+        let e = select(Plan::MatvecRule, &["table1".into()])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("matvec-rule") && e.contains("auto-builtin"),
             "{e}"

@@ -15,8 +15,8 @@ const WARMUP: i64 = 1;
 /// The study text at quick sizes and timing: each family's own (`Family::quick_size`, small
 /// sizes every kernel of the family accepts, tile multiples included). Families without one
 /// (launch, broadcast: already tiny) keep theirs.
-pub fn shrink(text: &str) -> Result<String, String> {
-    let mut doc: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+pub fn shrink(text: &str) -> Result<String, super::SuiteError> {
+    let mut doc: toml::Table = toml::from_str(text)?;
     let default_family = family_of(doc.get("defaults"));
     if let Some(Value::Table(d)) = doc.get_mut("defaults") {
         d.insert("reps".into(), Value::Integer(REPS));
@@ -33,7 +33,7 @@ pub fn shrink(text: &str) -> Result<String, String> {
             }
         }
     }
-    toml::to_string(&doc).map_err(|e| e.to_string())
+    Ok(toml::to_string(&doc)?)
 }
 
 fn family_of(table: Option<&Value>) -> Option<String> {

@@ -124,7 +124,7 @@ impl TunePlan<'_> {
             crate::families::fits::check(variant.family, self.size, side.backend.info()).map_err(
                 |reason| WorkloadError::BadProblem {
                     variant: self.target(),
-                    reason,
+                    reason: reason.to_string(),
                 },
             )?;
         }

@@ -255,41 +255,61 @@ fn cols_per_kernel(kernel: &str) -> u64 {
     }
 }
 
+/// A size a constant-memory kernel cannot run, naming the limit.
+#[derive(Debug, thiserror::Error)]
+pub enum SizeError {
+    #[error(
+        "image {size}: {variant} reads rows as float4, so the width must be a multiple of \
+         {cols} (16-byte aligned rows)"
+    )]
+    Unaligned {
+        size: Size,
+        variant: &'static str,
+        cols: u64,
+    },
+    #[error("image {0}: give HxW, rows by columns, both at least 1 (e.g. 8192x8192)")]
+    EmptyImage(Size),
+    #[error(
+        "image {size} has {pixels} pixels; kernels index with 32-bit integers (limit {})",
+        u32::MAX - 1
+    )]
+    TooManyPixels { size: Size, pixels: u64 },
+    #[error(
+        "table length {0}: a power of two from 1 to {max} (the CUDA symbol TABLE holds {max} \
+         floats)",
+        max = TABLE_MAX
+    )]
+    TableLength(Size),
+}
+
 /// Refuse a size the variant cannot run, naming the limit.
-pub fn check_size(variant: &Variant, size: Size) -> Result<(), String> {
+pub fn check_size(variant: &Variant, size: Size) -> Result<(), SizeError> {
     match variant.family {
         FamilyId::Sobel => {
             let img = Image::of(size);
             let cols = cols_per_item(variant);
             if !img.w.is_multiple_of(cols) {
-                return Err(format!(
-                    "image {size}: {} reads rows as float4, so the width must be a multiple \
-                     of {cols} (16-byte aligned rows)",
-                    variant.name
-                ));
+                return Err(SizeError::Unaligned {
+                    size,
+                    variant: variant.name,
+                    cols,
+                });
             }
             if img.w == 0 || img.h == 0 {
-                return Err(format!(
-                    "image {size}: give HxW, rows by columns, both at least 1 (e.g. \
-                     8192x8192)"
-                ));
+                return Err(SizeError::EmptyImage(size));
             }
             if img.pixels() >= u64::from(u32::MAX) {
-                return Err(format!(
-                    "image {size} has {} pixels; kernels index with 32-bit integers (limit {})",
-                    img.pixels(),
-                    u32::MAX - 1
-                ));
+                return Err(SizeError::TooManyPixels {
+                    size,
+                    pixels: img.pixels(),
+                });
             }
             Ok(())
         }
         _ => {
             let n = size.rows;
             if size.cols != 0 || !n.is_power_of_two() || n > TABLE_MAX {
-                return Err(format!(
-                    "table length {size}: a power of two from 1 to {TABLE_MAX} (the CUDA \
-                     symbol TABLE holds {TABLE_MAX} floats)"
-                ));
+                return Err(SizeError::TableLength(size));
             }
             Ok(())
         }
@@ -550,19 +570,24 @@ mod tests {
         assert_eq!(Image::of(Size::matrix(4, 6)), Image { w: 6, h: 4 });
         let (sobel, x4, broadcast) = (&VARIANTS[0], &VARIANTS[5], &VARIANTS[6]);
         assert!(check_size(sobel, Size::matrix(16384, 16384)).is_ok());
-        let e = check_size(sobel, Size::vector(64)).unwrap_err();
+        let e = check_size(sobel, Size::vector(64)).unwrap_err().to_string();
         assert!(e.contains("HxW"), "{e}");
-        let e = check_size(sobel, Size::matrix(70000, 70000)).unwrap_err();
+        let e = check_size(sobel, Size::matrix(70000, 70000))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("32-bit"), "{e}");
         // The float4 kernels need 16-byte aligned rows; the one-column kernels take any width.
         assert!(check_size(x4, Size::matrix(16384, 16384)).is_ok());
-        let e = check_size(x4, Size::matrix(10, 42)).unwrap_err();
+        let e = check_size(x4, Size::matrix(10, 42))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("multiple of 4"), "{e}");
         assert!(check_size(sobel, Size::matrix(10, 42)).is_ok());
         assert!(check_size(broadcast, Size::vector(1024)).is_ok());
         assert!(check_size(broadcast, Size::vector(1000)).is_err());
         assert!(check_size(broadcast, Size::vector(16384))
             .unwrap_err()
+            .to_string()
             .contains("8192"));
         assert_eq!(
             work(FamilyId::Sobel, Size::matrix(4, 4), 0),

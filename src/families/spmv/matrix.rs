@@ -30,6 +30,73 @@ impl Csr {
     }
 }
 
+/// Why a study's matrix cannot be had: an unknown name, or a Matrix Market file that cannot be
+/// read, is malformed or is too large.
+#[derive(Debug, thiserror::Error)]
+pub enum MatrixError {
+    #[error("matrix '{0}' is not one of uniform, banded, powerlaw or file:PATH.mtx")]
+    Unknown(String),
+    #[error("cannot read matrix file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{name}: line {line}: {source}")]
+    Malformed {
+        name: String,
+        line: usize,
+        source: sprs::io::IoError,
+    },
+    #[error(
+        "{name}: line {line}: entry ({row}, {col}) lies outside the {rows}x{cols} matrix of the \
+         size line"
+    )]
+    EntryOutside {
+        name: String,
+        line: usize,
+        row: usize,
+        col: usize,
+        rows: usize,
+        cols: usize,
+    },
+    #[error("{0}: an entry lies outside the matrix's declared shape")]
+    EntryOutsideShape(String),
+    #[error("{name}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit indices")]
+    TooLarge {
+        name: String,
+        rows: usize,
+        cols: usize,
+        nnz: usize,
+    },
+    #[error("{0}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or              cut short")]
+    NoSizeLine(String),
+    #[error(
+        "{name}: line {line}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit \
+         indices (limit {limit} rows, columns and entries)"
+    )]
+    SizeLineTooLarge {
+        name: String,
+        line: usize,
+        rows: u64,
+        cols: u64,
+        nnz: u64,
+        limit: u64,
+    },
+    #[error(
+        "{name}: line {line}: declares {nnz} entries, but a file of {bytes} bytes holds at most \
+         {room}"
+    )]
+    MoreEntriesThanRoom {
+        name: String,
+        line: usize,
+        nnz: u64,
+        bytes: usize,
+        room: u64,
+    },
+    #[error(transparent)]
+    HostMemory(#[from] crate::host_memory::HostMemoryError),
+}
+
 /// Where a study's matrix comes from: the study key `matrix`.
 #[derive(Debug, Clone)]
 pub enum MatrixSource {
@@ -52,7 +119,7 @@ impl PartialEq for MatrixSource {
 impl MatrixSource {
     /// `uniform`, `banded`, `powerlaw` or `file:PATH`; a file is read here, and a malformed one
     /// is refused with its line.
-    pub fn parse(text: &str) -> Result<MatrixSource, String> {
+    pub fn parse(text: &str) -> Result<MatrixSource, MatrixError> {
         match text {
             "uniform" => Ok(MatrixSource::Uniform),
             "banded" => Ok(MatrixSource::Banded),
@@ -62,9 +129,7 @@ impl MatrixSource {
                     path: path.to_string(),
                     csr: load_cached(path)?,
                 }),
-                None => Err(format!(
-                    "matrix '{text}' is not one of uniform, banded, powerlaw or file:PATH.mtx"
-                )),
+                None => Err(MatrixError::Unknown(text.to_string())),
             },
         }
     }
@@ -211,12 +276,15 @@ fn file_cache() -> &'static Mutex<HashMap<String, Arc<Csr>>> {
 }
 
 /// A file read once per process: a study names it once per comparison.
-fn load_cached(path: &str) -> Result<Arc<Csr>, String> {
+fn load_cached(path: &str) -> Result<Arc<Csr>, MatrixError> {
     if let Some(csr) = file_cache().lock().ok().and_then(|c| c.get(path).cloned()) {
         return Ok(csr);
     }
     let text = crate::input_file::read_capped(Path::new(path), crate::input_file::MTX_CAP)
-        .map_err(|e| format!("cannot read matrix file {path}: {e}"))?;
+        .map_err(|source| MatrixError::Read {
+            path: path.to_string(),
+            source,
+        })?;
     let csr = Arc::new(read_mtx(&text, path)?);
     if let Ok(mut c) = file_cache().lock() {
         c.insert(path.to_string(), csr.clone());
@@ -273,7 +341,7 @@ impl<R> LineCounter<R> {
 
 /// Reads a Matrix Market coordinate file (real, integer or pattern; general or symmetric)
 /// with `sprs` and converts it to CSR (repeated entries summed). Pattern entries are 1.
-pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, String> {
+pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, MatrixError> {
     check_size_line(text, name)?;
     let mut counted = LineCounter {
         inner: text,
@@ -291,15 +359,23 @@ pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, String> {
     std::panic::set_hook(hook);
     let tri = match read {
         Ok(Ok(tri)) => tri,
-        Ok(Err(e)) => return Err(format!("{name}: line {}: {e}", counted.line())),
+        Ok(Err(source)) => {
+            return Err(MatrixError::Malformed {
+                name: name.to_string(),
+                line: counted.line(),
+                source,
+            })
+        }
         Err(_) => return Err(entry_outside(text, name)),
     };
     let (rows, cols) = tri.shape();
     if tri.nnz() >= u32::MAX as usize || rows >= u32::MAX as usize || cols >= u32::MAX as usize {
-        return Err(format!(
-            "{name}: {rows}x{cols} with {} entries exceeds the kernels' 32-bit indices",
-            tri.nnz()
-        ));
+        return Err(MatrixError::TooLarge {
+            name: name.to_string(),
+            rows,
+            cols,
+            nnz: tri.nnz(),
+        });
     }
     let csr: sprs::CsMatI<f64, usize> = tri.to_csr();
     Ok(Csr {
@@ -317,7 +393,7 @@ pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, String> {
 /// Refuses a size line whose counts the kernels cannot index or the file cannot hold, before
 /// the reader reserves room for them: the reader trusts the declared entry count (2^40 entries
 /// aborted the process on allocation).
-fn check_size_line(text: &[u8], name: &str) -> Result<(), String> {
+fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     let text = String::from_utf8_lossy(text);
     let Some((n, line)) = text
         .lines()
@@ -326,9 +402,7 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), String> {
     else {
         // sprs's reader loops for ever on a file that ends before its size line (found by
         // tests/fuzz.rs): a cut file is refused here instead.
-        return Err(format!(
-            "{name}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or              cut short"
-        ));
+        return Err(MatrixError::NoSizeLine(name.to_string()));
     };
     let counts: Vec<u64> = line
         .split_whitespace()
@@ -341,22 +415,29 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), String> {
     let limit = u64::from(u32::MAX) - 1;
     let line_no = n + 1;
     if rows > limit || cols > limit || nnz > limit {
-        return Err(format!(
-            "{name}: line {line_no}: {rows}x{cols} with {nnz} entries exceeds the kernels' \
-             32-bit indices (limit {limit} rows, columns and entries)"
-        ));
+        return Err(MatrixError::SizeLineTooLarge {
+            name: name.to_string(),
+            line: line_no,
+            rows,
+            cols,
+            nnz,
+            limit,
+        });
     }
     // An entry line is at least "i j\n": a file cannot hold more entries than that allows.
     let room = text.len() as u64 / 4;
     if nnz > room {
-        return Err(format!(
-            "{name}: line {line_no}: declares {nnz} entries, but a file of {} bytes holds at \
-             most {room}",
-            text.len()
-        ));
+        return Err(MatrixError::MoreEntriesThanRoom {
+            name: name.to_string(),
+            line: line_no,
+            nnz,
+            bytes: text.len(),
+            room,
+        });
     }
     let host = mtx_host_bytes(rows, nnz);
-    crate::host_memory::check_host(host, &format!("{name}: {rows}x{cols} with {nnz} entries"))
+    let what = format!("{name}: {rows}x{cols} with {nnz} entries");
+    Ok(crate::host_memory::check_host(host, &what)?)
 }
 
 /// Host bytes reading a matrix takes: the reader's triplets (two indices and an f64 per entry,
@@ -369,7 +450,7 @@ fn mtx_host_bytes(rows: u64, nnz: u64) -> u64 {
 }
 
 /// The error for an entry outside the shape of the size line: names the first such line.
-fn entry_outside(text: &[u8], name: &str) -> String {
+fn entry_outside(text: &[u8], name: &str) -> MatrixError {
     let text = String::from_utf8_lossy(text);
     let mut lines = text
         .lines()
@@ -386,15 +467,15 @@ fn entry_outside(text: &[u8], name: &str) -> String {
     for (i, l) in lines {
         let at = numbers(l);
         if at.len() == 2 && shape.len() == 2 && (at[0] > shape[0] || at[1] > shape[1]) {
-            return format!(
-                "{name}: line {}: entry ({}, {}) lies outside the {}x{} matrix of the size line",
-                i + 1,
-                at[0],
-                at[1],
-                shape[0],
-                shape[1]
-            );
+            return MatrixError::EntryOutside {
+                name: name.to_string(),
+                line: i + 1,
+                row: at[0],
+                col: at[1],
+                rows: shape[0],
+                cols: shape[1],
+            };
         }
     }
-    format!("{name}: an entry lies outside the matrix's declared shape")
+    MatrixError::EntryOutsideShape(name.to_string())
 }

@@ -173,19 +173,26 @@ pub const VARIANTS: [Variant; 9] = [
     ),
 ];
 
+/// A size the generators cannot make, naming the rule.
+#[derive(Debug, thiserror::Error)]
+pub enum SizeError {
+    #[error("matrix {0}: give ROWSxNNZ (rows, stored entries), both at least 1")]
+    Empty(Size),
+    #[error(
+        "matrix {0}: row pointers and column indices are 32-bit (limit {limit})",
+        limit = u32::MAX - 1
+    )]
+    TooLarge(Size),
+}
+
 /// Refuse a size the generators cannot make, naming the rule.
-pub fn check_size(size: Size) -> Result<(), String> {
+pub fn check_size(size: Size) -> Result<(), SizeError> {
     if size.rows == 0 || size.cols == 0 {
-        return Err(format!(
-            "matrix {size}: give ROWSxNNZ (rows, stored entries), both at least 1"
-        ));
+        return Err(SizeError::Empty(size));
     }
     // Row pointers and column indices are 32-bit.
     if size.cols >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
-        return Err(format!(
-            "matrix {size}: row pointers and column indices are 32-bit (limit {})",
-            u32::MAX - 1
-        ));
+        return Err(SizeError::TooLarge(size));
     }
     Ok(())
 }
@@ -506,10 +513,10 @@ mod tests {
     #[test]
     fn a_malformed_file_names_its_line() {
         let bad = GOOD.replace("2 2 2", "2 x 2");
-        let e = read_mtx(bad.as_bytes(), "bad.mtx").unwrap_err();
+        let e = read_mtx(bad.as_bytes(), "bad.mtx").unwrap_err().to_string();
         assert!(e.contains("bad.mtx: line 5"), "{e}");
         let bad = GOOD.replace("3 1 -1", "3 9 -1");
-        let e = read_mtx(bad.as_bytes(), "bad.mtx").unwrap_err();
+        let e = read_mtx(bad.as_bytes(), "bad.mtx").unwrap_err().to_string();
         assert!(
             e.contains("bad.mtx: line 6: entry (3, 9) lies outside"),
             "{e}"
@@ -519,12 +526,14 @@ mod tests {
             "%%MatrixMarket matrix coordinate real general\n% a commen",
             "",
         ] {
-            let e = read_mtx(cut.as_bytes(), "cut.mtx").unwrap_err();
+            let e = read_mtx(cut.as_bytes(), "cut.mtx").unwrap_err().to_string();
             assert!(e.contains("cut.mtx: no size line"), "{e}");
         }
-        let e = MatrixSource::parse("file:/nonexistent/m.mtx").unwrap_err();
+        let e = MatrixSource::parse("file:/nonexistent/m.mtx")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("/nonexistent/m.mtx"), "{e}");
-        let e = MatrixSource::parse("diagonal").unwrap_err();
+        let e = MatrixSource::parse("diagonal").unwrap_err().to_string();
         assert!(e.contains("uniform, banded, powerlaw"), "{e}");
     }
 }

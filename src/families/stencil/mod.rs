@@ -103,30 +103,43 @@ pub fn columns(size: Size) -> u64 {
     g.nx.saturating_mul(g.ny)
 }
 
+/// A grid the stencil kernel cannot run, naming the limit.
+#[derive(Debug, thiserror::Error)]
+pub enum SizeError {
+    #[error(
+        "grid {size}: the x/y extent {nx} must be a positive multiple of the tile width \
+         {tile} (give N for an N^3 cube or NxNZ)",
+        tile = TILE_X
+    )]
+    Extent { size: Size, nx: u64 },
+    #[error(
+        "grid {size}: {nz} planes in z; the radius-{r} stencil needs at least {min_z}",
+        r = RADIUS,
+        min_z = 2 * RADIUS + 1
+    )]
+    Planes { size: Size, nz: u64 },
+    #[error(
+        "grid {size} has {points} points; kernels index with 32-bit integers (limit {})",
+        u32::MAX - 1
+    )]
+    TooManyPoints { size: Size, points: u64 },
+}
+
 /// Refuse a grid the kernel cannot run, naming the limit.
-pub fn check_size(size: Size) -> Result<(), String> {
+pub fn check_size(size: Size) -> Result<(), SizeError> {
     let g = Grid::of(size);
-    let min_z = 2 * RADIUS + 1;
     if g.nx == 0 || !g.nx.is_multiple_of(TILE_X) {
-        return Err(format!(
-            "grid {size}: the x/y extent {} must be a positive multiple of the tile width \
-             {TILE_X} (give N for an N^3 cube or NxNZ)",
-            g.nx
-        ));
+        return Err(SizeError::Extent { size, nx: g.nx });
     }
-    if g.nz < min_z {
-        return Err(format!(
-            "grid {size}: {} planes in z; the radius-{RADIUS} stencil needs at least {min_z}",
-            g.nz
-        ));
+    if g.nz < 2 * RADIUS + 1 {
+        return Err(SizeError::Planes { size, nz: g.nz });
     }
     // Kernels index with 32-bit integers.
     if g.points() >= u64::from(u32::MAX) {
-        return Err(format!(
-            "grid {size} has {} points; kernels index with 32-bit integers (limit {})",
-            g.points(),
-            u32::MAX - 1
-        ));
+        return Err(SizeError::TooManyPoints {
+            size,
+            points: g.points(),
+        });
     }
     Ok(())
 }
@@ -415,11 +428,11 @@ mod tests {
     #[test]
     fn size_limits_are_named() {
         assert!(check_size(Size::vector(384)).is_ok());
-        let e = check_size(Size::vector(40)).unwrap_err();
+        let e = check_size(Size::vector(40)).unwrap_err().to_string();
         assert!(e.contains("multiple of the tile width 32"), "{e}");
-        let e = check_size(Size::matrix(32, 8)).unwrap_err();
+        let e = check_size(Size::matrix(32, 8)).unwrap_err().to_string();
         assert!(e.contains("at least 9"), "{e}");
-        let e = check_size(Size::vector(2048)).unwrap_err();
+        let e = check_size(Size::vector(2048)).unwrap_err().to_string();
         assert!(e.contains("32-bit"), "{e}");
     }
 

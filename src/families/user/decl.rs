@@ -5,8 +5,33 @@
 use serde::Deserialize;
 
 use super::expr::{size_slot, Expr, ExprError, SizeExpr, SIZE_NAMES};
-use super::signature;
+use super::restriction::RestrictionError;
+use super::signature::{self, SignatureError};
 use crate::words::Metric;
+use DeclError::Declaration;
+
+/// A kernel pair's declaration in a study that cannot be used; the message names the key or
+/// argument at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum DeclError {
+    #[error("{0}")]
+    Declaration(String),
+    #[error("{path}: {source}")]
+    Signature {
+        path: String,
+        source: SignatureError,
+    },
+    #[error("field 'tune': {0}")]
+    Restriction(#[from] RestrictionError),
+}
+
+/// A value a scalar's type cannot hold, with the type's range.
+#[derive(Debug, thiserror::Error)]
+#[error("{value} is not {range}")]
+pub struct OutOfRange {
+    pub value: f64,
+    pub range: &'static str,
+}
 
 /// `kernels = { cl = "saxpy.cl", cu = "saxpy.cu" }`: the twin files, relative to the study.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -70,12 +95,14 @@ pub enum Elem {
 }
 
 impl Elem {
-    fn parse(text: &str) -> Result<Elem, String> {
+    fn parse(text: &str) -> Result<Elem, DeclError> {
         match text {
             "f32" => Ok(Elem::F32),
             "i32" => Ok(Elem::I32),
             "u32" => Ok(Elem::U32),
-            other => Err(format!("type '{other}' is not one of f32, i32, u32")),
+            other => Err(Declaration(format!(
+                "type '{other}' is not one of f32, i32, u32"
+            ))),
         }
     }
 
@@ -99,7 +126,7 @@ impl Elem {
     /// Refuses a value this type cannot hold, naming the range: [`Elem::bits`] would
     /// otherwise saturate it (infinity to 4294967295, -1 to 0) and the kernel would run with
     /// a number nobody asked for.
-    pub fn check(self, v: f64) -> Result<(), String> {
+    pub fn check(self, v: f64) -> Result<(), OutOfRange> {
         let (lo, hi, range) = match self {
             Elem::F32 => (
                 -f64::from(f32::MAX),
@@ -116,7 +143,7 @@ impl Elem {
         if v.is_finite() && (lo..=hi).contains(&v) {
             Ok(())
         } else {
-            Err(format!("{v} is not {range}"))
+            Err(OutOfRange { value: v, range })
         }
     }
 
@@ -142,7 +169,7 @@ pub enum Init {
 }
 
 impl Init {
-    fn parse(text: &str) -> Result<Init, String> {
+    fn parse(text: &str) -> Result<Init, DeclError> {
         let t = text.trim();
         match t {
             "zeros" => return Ok(Init::Fill(0.0)),
@@ -155,10 +182,14 @@ impl Init {
                 .split(',')
                 .map(|b| b.trim().parse::<f64>())
                 .collect::<Result<_, _>>()
-                .map_err(|_| format!("init '{t}': random(LO, HI) takes two numbers"))?;
+                .map_err(|_| {
+                    Declaration(format!("init '{t}': random(LO, HI) takes two numbers"))
+                })?;
             return match bounds[..] {
                 [lo, hi] if lo.is_finite() && hi.is_finite() && lo < hi => Ok(Init::Random(lo, hi)),
-                _ => Err(format!("init '{t}': random(LO, HI) needs LO < HI")),
+                _ => Err(Declaration(format!(
+                    "init '{t}': random(LO, HI) needs LO < HI"
+                ))),
             };
         }
         t.parse::<f64>()
@@ -166,7 +197,9 @@ impl Init {
             .filter(|v| v.is_finite())
             .map(Init::Fill)
             .ok_or_else(|| {
-                format!("init '{t}' is not zeros, ones, ramp, random(LO, HI) or a number")
+                Declaration(format!(
+                    "init '{t}' is not zeros, ones, ramp, random(LO, HI) or a number"
+                ))
             })
     }
 }
@@ -201,62 +234,56 @@ impl ArgDecl {
         }
     }
 
-    fn parse(spec: &ArgSpec) -> Result<ArgDecl, String> {
+    fn parse(spec: &ArgSpec) -> Result<ArgDecl, DeclError> {
         let name = spec.name.clone();
+        // Every message about this argument starts with its name.
+        let bad = |what: String| Declaration(format!("argument '{name}': {what}"));
         if !crate::names::is_identifier(&name) || size_slot(&name).is_some() || name == "i" {
-            return Err(format!(
-                "argument '{name}': a name must be an identifier other than i, {}",
+            return Err(bad(format!(
+                "a name must be an identifier other than i, {}",
                 SIZE_NAMES.join(", ")
-            ));
+            )));
         }
-        let at = |what: &str, e: ExprError| format!("argument '{name}': {what}: {e}");
+        let at = |what: &str, e: ExprError| bad(format!("{what}: {e}"));
         match (&spec.buffer, &spec.scalar) {
             (Some(ty), None) => {
                 if spec.value.is_some() {
-                    return Err(format!(
-                        "argument '{name}': a buffer takes len and init, not value"
-                    ));
+                    return Err(bad("a buffer takes len and init, not value".into()));
                 }
                 let len = spec
                     .len
                     .as_deref()
-                    .ok_or_else(|| format!("argument '{name}': a buffer needs 'len'"))?;
+                    .ok_or_else(|| bad("a buffer needs 'len'".into()))?;
                 Ok(ArgDecl::Buffer {
-                    elem: Elem::parse(ty).map_err(|e| format!("argument '{name}': {e}"))?,
+                    elem: Elem::parse(ty).map_err(|e| bad(e.to_string()))?,
                     len: SizeExpr::parse(len).map_err(|e| at("len", e))?,
                     init: spec
                         .init
                         .as_deref()
                         .map(Init::parse)
                         .transpose()
-                        .map_err(|e| format!("argument '{name}': {e}"))?,
+                        .map_err(|e| bad(e.to_string()))?,
                     name,
                 })
             }
             (None, Some(ty)) => {
                 if spec.len.is_some() || spec.init.is_some() {
-                    return Err(format!(
-                        "argument '{name}': a scalar takes value, not len or init"
-                    ));
+                    return Err(bad("a scalar takes value, not len or init".into()));
                 }
                 let text = match &spec.value {
                     Some(toml::Value::String(s)) => s.clone(),
                     Some(v @ (toml::Value::Integer(_) | toml::Value::Float(_))) => v.to_string(),
-                    Some(_) => {
-                        return Err(format!(
-                            "argument '{name}': value must be a number or an expression"
-                        ))
-                    }
-                    None => return Err(format!("argument '{name}': a scalar needs 'value'")),
+                    Some(_) => return Err(bad("value must be a number or an expression".into())),
+                    None => return Err(bad("a scalar needs 'value'".into())),
                 };
                 Ok(ArgDecl::Scalar {
-                    elem: Elem::parse(ty).map_err(|e| format!("argument '{name}': {e}"))?,
+                    elem: Elem::parse(ty).map_err(|e| bad(e.to_string()))?,
                     value: SizeExpr::parse(&text).map_err(|e| at("value", e))?,
                     name,
                 })
             }
-            _ => Err(format!(
-                "argument '{name}': give exactly one of buffer = \"TYPE\" or scalar = \"TYPE\""
+            _ => Err(bad(
+                "give exactly one of buffer = \"TYPE\" or scalar = \"TYPE\"".into(),
             )),
         }
     }
@@ -325,7 +352,7 @@ type Tune = (
     Vec<super::restriction::Restriction>,
 );
 
-fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, String> {
+fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclError> {
     let Some(t) = tune else {
         return Ok(Default::default());
     };
@@ -334,17 +361,19 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, String> 
         locals.extend(local);
     }
     if locals.contains(&0) {
-        return Err("field 'tune': a work-group size of 0".into());
+        return Err(Declaration("field 'tune': a work-group size of 0".into()));
     }
     for (name, values) in &t.defines {
         if !crate::names::is_identifier(name) || name == "local" {
-            return Err(format!("field 'tune': '{name}' cannot name a define"));
+            return Err(Declaration(format!(
+                "field 'tune': '{name}' cannot name a define"
+            )));
         }
         if values.is_empty() || values.len() > 255 {
-            return Err(format!(
+            return Err(Declaration(format!(
                 "field 'tune': define '{name}' has {} values (1 to 255)",
                 values.len()
-            ));
+            )));
         }
     }
     let names: Vec<String> = std::iter::once("local".to_string())
@@ -354,8 +383,7 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, String> 
         .restrictions
         .iter()
         .map(|r| super::restriction::Restriction::parse(r, &names))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| format!("field 'tune': {e}"))?;
+        .collect::<Result<Vec<_>, _>>()?;
     let defines = t.defines.clone().into_iter().collect();
     Ok((locals, defines, restrictions))
 }
@@ -366,12 +394,12 @@ pub const INDEX_SLOT: usize = SIZE_NAMES.len();
 impl UserKernel {
     /// Checks the declaration and the kernels' signatures against it; errors name the key
     /// or argument at fault.
-    pub fn declare(d: Declared<'_>) -> Result<UserKernel, String> {
+    pub fn declare(d: Declared<'_>) -> Result<UserKernel, DeclError> {
         if !crate::names::is_identifier(d.kernel) {
-            return Err(format!(
+            return Err(Declaration(format!(
                 "field 'kernel': '{}' is not a kernel name",
                 d.kernel
-            ));
+            )));
         }
         let args = d
             .args
@@ -380,17 +408,19 @@ impl UserKernel {
             .collect::<Result<Vec<_>, _>>()?;
         for (i, a) in args.iter().enumerate() {
             if args[..i].iter().any(|b| b.name() == a.name()) {
-                return Err(format!("argument '{}' is declared twice", a.name()));
+                return Err(Declaration(format!(
+                    "argument '{}' is declared twice",
+                    a.name()
+                )));
             }
         }
         for file in [&d.cl, &d.cu] {
             check_signature(d.kernel, &args, file)?;
         }
-        let global = SizeExpr::parse(
-            d.global
-                .ok_or("field 'global' is missing: the launch grid, e.g. \"N\"")?,
-        )
-        .map_err(|e| format!("field 'global': {e}"))?;
+        let global = SizeExpr::parse(d.global.ok_or_else(|| {
+            Declaration("field 'global' is missing: the launch grid, e.g. \"N\"".into())
+        })?)
+        .map_err(|e| Declaration(format!("field 'global': {e}")))?;
         let (metric, work) = metric_of(d.metric)?;
         let check = check_of(d.check, &args)?;
         let (tune_local, tune_defines, restrictions) = tune_of(d.tune, d.local)?;
@@ -430,10 +460,13 @@ fn check_signature(
     kernel: &str,
     args: &[ArgDecl],
     (path, text): &(String, String),
-) -> Result<(), String> {
-    let params = signature::kernel_params(text, kernel).map_err(|e| format!("{path}: {e}"))?;
+) -> Result<(), DeclError> {
+    let params = signature::kernel_params(text, kernel).map_err(|source| DeclError::Signature {
+        path: path.clone(),
+        source,
+    })?;
     if params.len() != args.len() {
-        return Err(format!(
+        return Err(Declaration(format!(
             "{path}: kernel '{}' has {} parameter(s) ({}); the study declares {} ({})",
             kernel,
             params.len(),
@@ -447,7 +480,7 @@ fn check_signature(
                 .map(ArgDecl::name)
                 .collect::<Vec<_>>()
                 .join(", ")
-        ));
+        )));
     }
     for (i, (arg, param)) in args.iter().zip(&params).enumerate() {
         let buffer = matches!(arg, ArgDecl::Buffer { .. });
@@ -462,60 +495,64 @@ fn check_signature(
             param.element
         );
         if declared != found {
-            return Err(format!(
+            return Err(Declaration(format!(
                 "{path}: argument '{}' (parameter {} of kernel '{}', '{}' in the source) is \
                      declared {declared}, but the kernel takes a {found}",
                 arg.name(),
                 i + 1,
                 kernel,
                 param.name
-            ));
+            )));
         }
     }
     Ok(())
 }
 
-fn metric_of(spec: Option<&MetricSpec>) -> Result<(Metric, SizeExpr), String> {
+fn metric_of(spec: Option<&MetricSpec>) -> Result<(Metric, SizeExpr), DeclError> {
     let (metric, text) = match spec.map(|m| (&m.bytes, &m.flops)) {
         Some((Some(b), None)) => (Metric::Bandwidth, b),
         Some((None, Some(f))) => (Metric::Flops, f),
         _ => {
-            return Err(
+            return Err(Declaration(
                 "field 'metric': give exactly one of bytes = \"EXPR\" (GB/s) or flops = \
                  \"EXPR\" (GFLOP/s)"
                     .into(),
-            )
+            ))
         }
     };
-    let work = SizeExpr::parse(text).map_err(|e| format!("field 'metric': {e}"))?;
+    let work = SizeExpr::parse(text).map_err(|e| Declaration(format!("field 'metric': {e}")))?;
     Ok((metric, work))
 }
 
-fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, String> {
-    let spec = spec.ok_or(
-        "field 'check' is missing: which buffer holds the result, e.g. check = { output = \"y\" }",
-    )?;
+fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, DeclError> {
+    let spec = spec.ok_or_else(|| {
+        Declaration(
+            "field 'check' is missing: which buffer holds the result, e.g. check = { output = \
+             \"y\" }"
+                .into(),
+        )
+    })?;
     let output = args
         .iter()
         .position(|a| matches!(a, ArgDecl::Buffer { name, .. } if *name == spec.output))
         .ok_or_else(|| {
-            format!(
+            Declaration(format!(
                 "field 'check': output '{}' is not a declared buffer",
                 spec.output
-            )
+            ))
         })?;
     let tolerance = spec.tolerance.unwrap_or(DEFAULT_TOLERANCE);
     if !(tolerance.is_finite() && tolerance >= 0.0) {
-        return Err(format!(
+        return Err(Declaration(format!(
             "field 'check': tolerance {tolerance} must be a number of at least 0"
-        ));
+        )));
     }
     let reference = spec
         .reference
         .as_deref()
         .map(|r| Expr::parse(r, &|n| UserKernel::reference_slot(args, n)))
         .transpose()
-        .map_err(|e| format!("field 'check': reference: {e}"))?;
+        .map_err(|e| Declaration(format!("field 'check': reference: {e}")))?;
     Ok(CheckDecl {
         output,
         reference,
@@ -541,7 +578,7 @@ mod tests {
         toml::from_str::<A>(text).unwrap().args
     }
 
-    fn declare(args: &[ArgSpec], check: &CheckSpec) -> Result<UserKernel, String> {
+    fn declare(args: &[ArgSpec], check: &CheckSpec) -> Result<UserKernel, DeclError> {
         UserKernel::declare(Declared {
             family: "saxpy".into(),
             kernel: "saxpy",
@@ -592,7 +629,9 @@ mod tests {
             r#"scalar = "f32", value = 2.5"#,
             r#"buffer = "f32", len = "N""#,
         );
-        let e = declare(&args(&wrong), &check(None)).unwrap_err();
+        let e = declare(&args(&wrong), &check(None))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("argument 'a'") && e.contains("scalar f32"),
             "{e}"
@@ -601,12 +640,16 @@ mod tests {
             r#"name = "x", buffer = "f32""#,
             r#"name = "x", buffer = "i32""#,
         );
-        let e = declare(&args(&wrong), &check(None)).unwrap_err();
+        let e = declare(&args(&wrong), &check(None))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("argument 'x'") && e.contains("buffer f32"),
             "{e}"
         );
-        let e = declare(&args(SAXPY)[..3], &check(None)).unwrap_err();
+        let e = declare(&args(SAXPY)[..3], &check(None))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("4 parameter(s)") && e.contains("declares 3"),
             "{e}"
@@ -615,31 +658,38 @@ mod tests {
 
     #[test]
     fn bad_keys_are_named() {
-        let e = declare(&args(SAXPY), &check(Some("a * z"))).unwrap_err();
+        let e = declare(&args(SAXPY), &check(Some("a * z")))
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("reference") && e.contains("unknown name 'z'"),
             "{e}"
         );
-        let e = declare(&args(&SAXPY.replace("\"ones\"", "\"twos\"")), &check(None)).unwrap_err();
+        let e = declare(&args(&SAXPY.replace("\"ones\"", "\"twos\"")), &check(None))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("argument 'y'") && e.contains("'twos'"), "{e}");
         let e = declare(
             &args(&SAXPY.replace("random(-1, 1)", "random(1, -1)")),
             &check(None),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(e.contains("LO < HI"), "{e}");
         let mut c = check(None);
         c.output = "a".into();
-        let e = declare(&args(SAXPY), &c).unwrap_err();
+        let e = declare(&args(SAXPY), &c).unwrap_err().to_string();
         assert!(e.contains("output 'a' is not a declared buffer"), "{e}");
-        let e = declare(&args(&SAXPY.replace("\"n\"", "\"N\"")), &check(None)).unwrap_err();
+        let e = declare(&args(&SAXPY.replace("\"n\"", "\"N\"")), &check(None))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("argument 'N'"), "{e}");
     }
 
     #[test]
     fn values_out_of_their_type_are_refused_naming_the_range() {
         assert!(Elem::U32.check(4294967295.0).is_ok());
-        let e = Elem::U32.check(f64::INFINITY).unwrap_err();
+        let e = Elem::U32.check(f64::INFINITY).unwrap_err().to_string();
         assert!(e.contains("0 to 4294967295"), "{e}");
         assert!(Elem::U32.check(-1.0).is_err());
         assert!(Elem::I32.check(-2147483648.0).is_ok());
@@ -654,7 +704,10 @@ mod tests {
         assert_eq!(Elem::F32.value(Elem::F32.bits(2.5)), 2.5);
         assert_eq!(Elem::I32.value(Elem::I32.bits(-3.0)), -3.0);
         assert_eq!(Elem::U32.value(Elem::U32.bits(4e9)), 4e9);
-        assert_eq!(Init::parse(" 3.5 "), Ok(Init::Fill(3.5)));
-        assert_eq!(Init::parse("random(0, 10)"), Ok(Init::Random(0.0, 10.0)));
+        assert_eq!(Init::parse(" 3.5 ").unwrap(), Init::Fill(3.5));
+        assert_eq!(
+            Init::parse("random(0, 10)").unwrap(),
+            Init::Random(0.0, 10.0)
+        );
     }
 }

@@ -405,16 +405,26 @@ impl SizeExpr {
     }
 
     /// A count at `size`: a whole number from 0 to `u64::MAX`, or why not.
-    pub fn count(&self, size: crate::families::size::Size) -> Result<u64, String> {
+    pub fn count(&self, size: crate::families::size::Size) -> Result<u64, NotACount> {
         let v = self.at(size);
         if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < u64::MAX as f64) {
-            return Err(format!(
-                "'{}' is {v} at size {size}, not a whole number of at least 0",
-                self.text
-            ));
+            return Err(NotACount {
+                text: self.text.clone(),
+                value: v,
+                size,
+            });
         }
         Ok(v as u64)
     }
+}
+
+/// A size expression whose value at a size is not a count.
+#[derive(Debug, thiserror::Error)]
+#[error("'{text}' is {value} at size {size}, not a whole number of at least 0")]
+pub struct NotACount {
+    pub text: String,
+    pub value: f64,
+    pub size: crate::families::Size,
 }
 
 /// The size parameters' values, in [`SIZE_NAMES`] order.
@@ -495,7 +505,7 @@ mod tests {
     #[test]
     fn counts_are_whole_and_not_negative() {
         let size = Size::vector(10);
-        assert_eq!(SizeExpr::parse("N/2").unwrap().count(size), Ok(5));
+        assert_eq!(SizeExpr::parse("N/2").unwrap().count(size).ok(), Some(5));
         assert!(SizeExpr::parse("N/4").unwrap().count(size).is_err());
         assert!(SizeExpr::parse("1 - N").unwrap().count(size).is_err());
         assert!(SizeExpr::parse("N/0").unwrap().count(size).is_err());

@@ -71,14 +71,14 @@ impl UserFamily {
     }
 
     /// The element count of every argument at `size` (0 for scalars).
-    fn lengths(&self, size: Size) -> Result<Vec<u64>, String> {
+    fn lengths(&self, size: Size) -> Result<Vec<u64>, WorkloadError> {
         self.decl
             .args
             .iter()
             .map(|a| match a {
                 ArgDecl::Buffer { name, len, .. } => len
                     .count(size)
-                    .map_err(|e| format!("argument '{name}': len {e}")),
+                    .map_err(|e| bad(&self.decl.family, format!("argument '{name}': len {e}"))),
                 ArgDecl::Scalar { .. } => Ok(0),
             })
             .collect()
@@ -284,7 +284,7 @@ impl Family for UserFamily {
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         nonzero_in_32_bits(variant, size)?;
-        let lengths = self.lengths(size).map_err(|e| bad(&self.decl.family, e))?;
+        let lengths = self.lengths(size)?;
         let global = self
             .decl
             .global

@@ -29,6 +29,19 @@ const OPERATORS: [(&str, Cmp); 6] = [
 ];
 
 /// One parsed restriction.
+/// A restriction that does not read as a comparison of two expressions over the names.
+#[derive(Debug, thiserror::Error)]
+pub enum RestrictionError {
+    #[error("restriction '{0}' compares nothing: use <=, >=, <, >, == or !=")]
+    ComparesNothing(String),
+    #[error("restriction '{text}': {source} (names: {names})")]
+    Side {
+        text: String,
+        source: super::expr::ExprError,
+        names: String,
+    },
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restriction {
     pub text: String,
@@ -39,14 +52,16 @@ pub struct Restriction {
 
 impl Restriction {
     /// Parses `text` over `names` (a name's slot is its position in `names`).
-    pub fn parse(text: &str, names: &[String]) -> Result<Restriction, String> {
-        let (at, op, cmp) = split_at_comparison(text).ok_or_else(|| {
-            format!("restriction '{text}' compares nothing: use <=, >=, <, >, == or !=")
-        })?;
+    pub fn parse(text: &str, names: &[String]) -> Result<Restriction, RestrictionError> {
+        let (at, op, cmp) = split_at_comparison(text)
+            .ok_or_else(|| RestrictionError::ComparesNothing(text.to_string()))?;
         let slot = |name: &str| names.iter().position(|n| n == name);
         let side = |part: &str| {
-            Expr::parse(part.trim(), &slot)
-                .map_err(|e| format!("restriction '{text}': {e} (names: {})", names.join(", ")))
+            Expr::parse(part.trim(), &slot).map_err(|source| RestrictionError::Side {
+                text: text.to_string(),
+                source,
+                names: names.join(", "),
+            })
         };
         Ok(Restriction {
             text: text.to_string(),
@@ -108,9 +123,13 @@ mod tests {
 
     #[test]
     fn a_restriction_without_comparison_or_with_an_unknown_name_is_refused() {
-        let e = Restriction::parse("ITEMS * local", &names()).unwrap_err();
+        let e = Restriction::parse("ITEMS * local", &names())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("compares nothing"), "{e}");
-        let e = Restriction::parse("TILE < 4", &names()).unwrap_err();
+        let e = Restriction::parse("TILE < 4", &names())
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("TILE") && e.contains("names: local, ITEMS"),
             "{e}"

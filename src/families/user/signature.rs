@@ -15,9 +15,22 @@ pub struct Param {
     pub element: String,
 }
 
+/// Why a kernel's parameters cannot be read from its source.
+#[derive(Debug, thiserror::Error)]
+pub enum SignatureError {
+    #[error("the parameter list of kernel '{0}' is not closed")]
+    NotClosed(String),
+    #[error("no kernel '{0}' (a function declared __kernel or __global__) in the file")]
+    NoKernel(String),
+    #[error("cannot read the parameter '{0}'")]
+    Unreadable(String),
+    #[error("the parameter '{0}' has no type")]
+    NoType(String),
+}
+
 /// The parameters of kernel `kernel` in `source` (OpenCL C or CUDA C++), or why they cannot
 /// be read.
-pub fn kernel_params(source: &str, kernel: &str) -> Result<Vec<Param>, String> {
+pub fn kernel_params(source: &str, kernel: &str) -> Result<Vec<Param>, SignatureError> {
     let text = strip_comments(source);
     let list = parameter_list(&text, kernel)?;
     if list.trim().is_empty() || list.trim() == "void" {
@@ -59,7 +72,7 @@ fn strip_comments(source: &str) -> String {
 
 /// The text between the parentheses of the kernel's definition: the first `kernel(` preceded
 /// by a kernel qualifier (`__kernel`, `kernel`, `__global__`) in the same declaration.
-fn parameter_list(text: &str, kernel: &str) -> Result<String, String> {
+fn parameter_list(text: &str, kernel: &str) -> Result<String, SignatureError> {
     let bytes = text.as_bytes();
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut from = 0;
@@ -98,13 +111,9 @@ fn parameter_list(text: &str, kernel: &str) -> Result<String, String> {
                 _ => {}
             }
         }
-        return Err(format!(
-            "the parameter list of kernel '{kernel}' is not closed"
-        ));
+        return Err(SignatureError::NotClosed(kernel.to_string()));
     }
-    Err(format!(
-        "no kernel '{kernel}' (a function declared __kernel or __global__) in the file"
-    ))
+    Err(SignatureError::NoKernel(kernel.to_string()))
 }
 
 /// The parameters, split at commas outside brackets and template arguments.
@@ -149,17 +158,17 @@ const QUALIFIERS: &[&str] = &[
     "write_only",
 ];
 
-fn param(text: &str) -> Result<Param, String> {
+fn param(text: &str) -> Result<Param, SignatureError> {
     let pointer = text.contains('*') || text.contains('[');
     let words: Vec<&str> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty() && !QUALIFIERS.contains(w))
         .collect();
     let Some((name, ty)) = words.split_last() else {
-        return Err(format!("cannot read the parameter '{}'", text.trim()));
+        return Err(SignatureError::Unreadable(text.trim().to_string()));
     };
     if ty.is_empty() {
-        return Err(format!("the parameter '{}' has no type", text.trim()));
+        return Err(SignatureError::NoType(text.trim().to_string()));
     }
     Ok(Param {
         name: name.to_string(),
@@ -225,7 +234,9 @@ mod tests {
 
     #[test]
     fn a_missing_kernel_is_named() {
-        let e = kernel_params("__kernel void other(int a) {}", "saxpy").unwrap_err();
+        let e = kernel_params("__kernel void other(int a) {}", "saxpy")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("no kernel 'saxpy'"), "{e}");
         assert_eq!(kernel_params("__kernel void k(void) {}", "k").unwrap(), []);
         assert_eq!(

@@ -103,17 +103,24 @@ pub fn row_of(counts: &ClassCounts, api: &str, index: &str, index_bits: u32) -> 
     }
 }
 
+/// Why PTX text gives no Table V row.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    #[error("PTX does not parse: {0}")]
+    Parse(#[from] PtxError),
+    #[error("PTX has no entry {kernel}", kernel = FFT_KERNEL)]
+    NoKernel,
+}
+
 /// Our row from PTX text holding [`FFT_KERNEL`].
 pub fn row_from_ptx(
     ptx: &str,
     api: &str,
     index: &str,
     index_bits: u32,
-) -> Result<TableVRow, String> {
-    let module = parse_ptx(ptx).map_err(|e: PtxError| format!("PTX does not parse: {e}"))?;
-    let kernel = module
-        .kernel(FFT_KERNEL)
-        .ok_or_else(|| format!("PTX has no entry {FFT_KERNEL}"))?;
+) -> Result<TableVRow, RowError> {
+    let module = parse_ptx(ptx)?;
+    let kernel = module.kernel(FFT_KERNEL).ok_or(RowError::NoKernel)?;
     Ok(row_of(&count_classes(kernel), api, index, index_bits))
 }
 
@@ -229,6 +236,7 @@ $L__BB0_2:
         let other = FIXTURE.replace("fft512_forward", "something_else");
         assert!(row_from_ptx(&other, "CUDA", "u32", 32)
             .unwrap_err()
+            .to_string()
             .contains("no entry fft512_forward"));
         assert!(row_from_ptx("{", "CUDA", "u32", 32).is_err());
     }

@@ -26,6 +26,42 @@ pub struct Cause {
     pub verified: bool,
 }
 
+/// Why a suite folder answers no check: what it lacks.
+#[derive(Debug, thiserror::Error)]
+pub enum Absent {
+    /// A step or comparison without results, in [`step_absent`]'s or [`comparison_absent`]'s
+    /// words.
+    #[error("{0}")]
+    Missing(String),
+    #[error("step `{step}` has no {what}OpenCL-against-CUDA PR")]
+    NoPr { step: String, what: &'static str },
+    #[error("step `{step}` measured `{from}` and `{to}` on no common API")]
+    NoCommonApi {
+        step: String,
+        from: String,
+        to: String,
+    },
+    #[error("step `{step}` recorded no Eq. 2 peak for `{comparison}`")]
+    NoPeak { step: String, comparison: String },
+    #[error("step `{step}` wrote no {file}")]
+    NoFile { step: String, file: &'static str },
+    #[error(transparent)]
+    Unreadable(#[from] crate::report::ReportError),
+    #[error("step `{step}`'s ptx_classes.csv has no loads or stores of `{comparison}`")]
+    NoMemoryCode { step: String, comparison: String },
+    #[error(
+        "step `{step}` has fewer than 3 verified points of `{sweep}` up to local {up_to} on \
+         every API"
+    )]
+    TooFewPoints {
+        step: String,
+        sweep: String,
+        up_to: u32,
+    },
+    #[error("step `{0}`'s table-v.csv lacks an OpenCL or a CUDA row of ours")]
+    NoOwnRows(String),
+}
+
 /// The answer, or why there is none.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -93,19 +129,19 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
     };
     match result {
         Ok(a) => Outcome::Answered(a),
-        Err(why) => Outcome::Absent(why),
+        Err(why) => Outcome::Absent(why.to_string()),
     }
 }
 
 /// Each API's metric of one comparison with its CI (`OpenCL 3425.3 [3420.1, 3430.2] GB/s`),
 /// or why the folder has none: a cell beside another tool's published figure.
-pub fn metric_cell(s: &SuiteFolder, step: &str, comparison: &str) -> Result<String, String> {
+pub fn metric_cell(s: &SuiteFolder, step: &str, comparison: &str) -> Result<String, Absent> {
     if let Some(why) = step_absent(s, step) {
-        return Err(why);
+        return Err(Absent::Missing(why));
     }
     let sides = sides(s, step, comparison);
     if sides.is_empty() {
-        return Err(comparison_absent(s, step, comparison));
+        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
     }
     Ok(sides
         .iter()
@@ -203,9 +239,10 @@ fn cause(v: &VerdictRow) -> Cause {
     }
 }
 
-fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, String> {
+fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, Absent> {
     let prs = s.run(step).map(|r| r.prs()).unwrap_or(&[]);
-    let p = pr_row(prs, comparison).ok_or_else(|| comparison_absent(s, step, comparison))?;
+    let p = pr_row(prs, comparison)
+        .ok_or_else(|| Absent::Missing(comparison_absent(s, step, comparison)))?;
     let agrees = match rule {
         Rule::Similar => Some(in_band(p.pr_ci_lo, p.pr_ci_hi)),
         Rule::OpenClFaster => Some(p.pr_ci_lo > 1.0),
@@ -219,7 +256,7 @@ fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answe
     })
 }
 
-fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, String> {
+fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, Absent> {
     let prs = s.run(step).map(|r| r.prs()).unwrap_or(&[]);
     let rows = if fair_only {
         fair_rows(prs)
@@ -230,7 +267,10 @@ fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answ
     };
     if rows.is_empty() {
         let what = if fair_only { "fair " } else { "" };
-        return Err(format!("step `{step}` has no {what}OpenCL-against-CUDA PR"));
+        return Err(Absent::NoPr {
+            step: step.into(),
+            what,
+        });
     }
     let n = rows.len();
     let similar = rows.iter().filter(|p| p.similar).count();
@@ -272,13 +312,13 @@ fn speedup(
     from: &str,
     to: &str,
     rule: Rule,
-) -> Result<Answer, String> {
+) -> Result<Answer, Absent> {
     let (a, b) = (sides(s, step, from), sides(s, step, to));
     if a.is_empty() {
-        return Err(comparison_absent(s, step, from));
+        return Err(Absent::Missing(comparison_absent(s, step, from)));
     }
     if b.is_empty() {
-        return Err(comparison_absent(s, step, to));
+        return Err(Absent::Missing(comparison_absent(s, step, to)));
     }
     let mut parts = Vec::new();
     let mut cis = Vec::new();
@@ -292,9 +332,11 @@ fn speedup(
         cis.push((lo, hi));
     }
     if cis.is_empty() {
-        return Err(format!(
-            "step `{step}` measured `{from}` and `{to}` on no common API"
-        ));
+        return Err(Absent::NoCommonApi {
+            step: step.into(),
+            from: from.into(),
+            to: to.into(),
+        });
     }
     let agrees = match rule {
         Rule::Faster => Some(cis.iter().all(|(lo, _)| *lo > 1.0)),
@@ -311,10 +353,10 @@ fn speedup(
 
 /// Per API, `calls` times the median of one call, with its CI, the size and the device: the
 /// form of a seed that published an absolute time.
-fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Answer, String> {
+fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Answer, Absent> {
     let sides = sides(s, step, comparison);
     if sides.is_empty() {
-        return Err(comparison_absent(s, step, comparison));
+        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
     }
     let n = f64::from(calls);
     let parts: Vec<String> = sides
@@ -338,16 +380,17 @@ fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Ans
     })
 }
 
-fn peak_share(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, String> {
+fn peak_share(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, Absent> {
     let sides = sides(s, step, comparison);
     if sides.is_empty() {
-        return Err(comparison_absent(s, step, comparison));
+        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
     }
     // One peak for the one GPU: a side that did not record it shares the other's.
     let Some(peak) = sides.iter().find_map(|m| m.peak_gbs) else {
-        return Err(format!(
-            "step `{step}` recorded no Eq. 2 peak for `{comparison}`"
-        ));
+        return Err(Absent::NoPeak {
+            step: step.into(),
+            comparison: comparison.into(),
+        });
     };
     let shares: Vec<(Api, f64)> = sides
         .iter()
@@ -378,12 +421,15 @@ struct PtxClassRow {
 }
 
 /// Both front ends' loads and stores of `comparison`'s kernel, by memory space.
-fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, String> {
+fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, Absent> {
     const FILE: &str = "ptx_classes.csv";
     let Some(file) = crate::report::load::csv_in(&s.dir.join(step), FILE) else {
-        return Err(format!("step `{step}` wrote no {FILE}"));
+        return Err(Absent::NoFile {
+            step: step.into(),
+            file: FILE,
+        });
     };
-    let rows: Vec<PtxClassRow> = super::folder::read_by_name(&file).map_err(|e| e.to_string())?;
+    let rows: Vec<PtxClassRow> = super::folder::read_by_name(&file)?;
     let memory: Vec<&PtxClassRow> = rows
         .iter()
         .filter(|r| {
@@ -410,9 +456,10 @@ fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, 
         }
     }
     if parts.is_empty() {
-        return Err(format!(
-            "step `{step}`'s {FILE} has no loads or stores of `{comparison}`"
-        ));
+        return Err(Absent::NoMemoryCode {
+            step: step.into(),
+            comparison: comparison.into(),
+        });
     }
     Ok(Answer {
         value: format!("PTX OpenCL / CUDA: {}", parts.join(", ")),
@@ -429,7 +476,7 @@ fn group_cost(
     sweep: &str,
     up_to: u32,
     rule: Rule,
-) -> Result<Answer, String> {
+) -> Result<Answer, Absent> {
     let rows = s.run(step).map(|r| r.measurements()).unwrap_or(&[]);
     let prefix = format!("{sweep}@");
     let mut parts = Vec::new();
@@ -462,10 +509,11 @@ fn group_cost(
         fits.push(r2);
     }
     if fits.is_empty() {
-        return Err(format!(
-            "step `{step}` has fewer than 3 verified points of `{sweep}` up to local {up_to} on \
-             every API"
-        ));
+        return Err(Absent::TooFewPoints {
+            step: step.into(),
+            sweep: sweep.into(),
+            up_to,
+        });
     }
     let agrees = match rule {
         Rule::FollowsGroups(least) => Some(fits.iter().all(|r2| *r2 >= least)),
@@ -489,12 +537,15 @@ struct TableVRow {
     flow_control: u64,
 }
 
-fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, String> {
+fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, Absent> {
     let file = s.dir.join(step).join("table-v.csv");
     if !file.is_file() {
-        return Err(format!("step `{step}` wrote no table-v.csv"));
+        return Err(Absent::NoFile {
+            step: step.into(),
+            file: "table-v.csv",
+        });
     }
-    let rows: Vec<TableVRow> = super::folder::read_by_name(&file).map_err(|e| e.to_string())?;
+    let rows: Vec<TableVRow> = super::folder::read_by_name(&file)?;
     let ours = |api: &str| {
         rows.iter()
             .filter(|r| r.source == "clvscu" && r.api == api)
@@ -502,9 +553,7 @@ fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, String> {
             .or_else(|| rows.iter().find(|r| r.source == "clvscu" && r.api == api))
     };
     let (Some(cl), Some(cu)) = (ours("OpenCL"), ours("CUDA")) else {
-        return Err(format!(
-            "step `{step}`'s table-v.csv lacks an OpenCL or a CUDA row of ours"
-        ));
+        return Err(Absent::NoOwnRows(step.into()));
     };
     let total = |r: &TableVRow| r.arithmetic + r.logic_shift + r.flow_control;
     let agrees = match rule {
