@@ -10,6 +10,7 @@ pub mod answer;
 pub mod experiments;
 pub mod folder;
 pub mod gaps;
+mod inspected;
 pub mod summary;
 pub mod view;
 
