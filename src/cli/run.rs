@@ -126,7 +126,6 @@ fn run_one(
         out: out.clone(),
         resume: args.resume,
         passes: args.passes,
-        charts: !args.no_plot,
         sources: &sources,
         interrupted,
         progress,
@@ -154,17 +153,19 @@ fn run_one(
         say!("{}", noise_floor_note());
     }
     export(args, &out)?;
-    match &report.charts {
-        Some(Ok(files)) if files.is_empty() => say!(
-            "charts: none, nothing to draw (no PR, no sweep, no known peak or copy measurement)"
-        ),
-        Some(Ok(files)) => say!(
-            "charts: {} files in {}",
-            files.len(),
-            out.join("charts").display()
-        ),
-        Some(Err(e)) => say_err!("warning: charts not drawn: {e}"),
-        None => {}
+    if !args.no_plot && !report.summary.interrupted {
+        match draw_charts(&out) {
+            Ok(files) if files.is_empty() => say!(
+                "charts: none, nothing to draw (no PR, no sweep, no known peak or copy \
+                 measurement)"
+            ),
+            Ok(files) => say!(
+                "charts: {} files in {}",
+                files.len(),
+                out.join("charts").display()
+            ),
+            Err(e) => say_err!("warning: charts not drawn: {e}"),
+        }
     }
     Ok(exit_code(&report.summary, &out))
 }
@@ -352,4 +353,14 @@ fn print_report(
         all.failed.len(),
         out.display()
     );
+}
+
+/// Charts of the run folder's CSVs into its `charts/`, drawn once the run is over; a failure
+/// is reported, not fatal.
+fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
+    let dir = out.join("charts");
+    clvscu::export::safe::check_dir(&dir, false)?;
+    let data = clvscu::plot::input::load(&[out.to_path_buf()])?;
+    let formats = [clvscu::plot::Format::Png, clvscu::plot::Format::Svg];
+    Ok(clvscu::plot::draw_all(&data, &dir, &formats)?)
 }

@@ -99,7 +99,6 @@ fn run_pass(
         out: dir.to_path_buf(),
         resume: plan.resume,
         passes: 1,
-        charts: false,
         sources: plan.sources,
         interrupted: plan.interrupted,
         progress: plan.progress,

@@ -15,6 +15,7 @@ pub mod measure;
 pub mod nvml;
 pub mod provenance;
 pub mod run;
+pub mod run_folder;
 pub mod sizing;
 pub mod store;
 pub mod timings;

@@ -1,22 +1,19 @@
-//! The whole of `clvscu run` as a library call: open the output folder, record provenance,
-//! run the study (once, or `passes` times for a soak), write the summary and draw the
-//! charts. The binary only parses arguments, opens the sides, calls [`execute`] and maps the
-//! [`Outcome`](super::Outcome) to an exit code.
+//! The whole of `clvscu run` as a library call: open the output folder ([`RunFolder`]), run
+//! the study (once, or `passes` times for a soak) and write the summary. The binary parses
+//! arguments, opens the sides, calls [`execute`], draws the charts from the folder and maps
+//! the [`Outcome`](super::Outcome) to an exit code.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::folder::{self, FolderError, FolderIdentity, LockCheck};
-use super::store::{CsvStore, Guards, Sink};
-use super::{provenance, run_study_with, timings, InputCache, RunContext, RunSummary};
+use super::folder::FolderError;
+use super::run_folder::RunFolder;
+use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::{DeviceInfo, Runtime};
 use crate::calibrate::{self, Calibration, CalibrationPlan};
-use crate::export::csv::write_rows;
-use crate::export::json::write_json_atomic;
-use crate::export::{markdown, safe, write_atomic, ExportError};
+use crate::export::{markdown, ExportError};
 use crate::kernels::KernelSources;
-use crate::plot;
 use crate::record::Status;
 use crate::soak::{self, PassRow};
 use crate::study::Study;
@@ -45,7 +42,6 @@ pub struct RunPlan<'a> {
     pub resume: bool,
     /// Repeat the study this many times (a soak); 1 is an ordinary run.
     pub passes: u32,
-    pub charts: bool,
     pub sources: &'a KernelSources,
     pub interrupted: &'a AtomicBool,
     pub progress: bool,
@@ -70,8 +66,6 @@ pub enum Event<'a> {
 /// What a run produced.
 pub struct RunReport {
     pub summary: RunSummary,
-    /// The chart files, or why none were drawn; `None` when charts were not asked for.
-    pub charts: Option<Result<Vec<PathBuf>, ChartsError>>,
     /// Comparisons of a resumed folder that were incomplete or had failed, and why; they
     /// were measured again.
     pub remeasured: Vec<String>,
@@ -155,48 +149,7 @@ pub fn execute(
 ) -> Result<RunReport, SessionError> {
     check_defines(&plan.study, plan.sources)?;
     check_footprints(&plan.study, sides)?;
-    let output = |source| SessionError::Output {
-        dir: plan.out.clone(),
-        source,
-    };
-    // A link planted in the folder would take a write elsewhere: refused by name.
-    safe::prepare_dir(&plan.out, true).map_err(output)?;
-    // Held until this function returns: no other run writes this folder meanwhile.
-    let lock = folder::lock(&plan.out)?;
-    let held = lock.check();
-    let identity = FolderIdentity::of(
-        &plan.study,
-        &sides.infos(),
-        plan.passes.max(1),
-        plan.sources,
-    );
-    let recorded =
-        folder::check_identity(&plan.out, &identity, plan.resume, holds_rows(&plan.out))?;
-    let expected_sides = if sides.b.is_some() { 2 } else { 1 };
-    let guards = Guards {
-        identity: Some(FolderIdentity {
-            rows: recorded,
-            ..identity
-        }),
-        lock: Some(held.clone()),
-    };
-    let mut store =
-        CsvStore::open_guarded(&plan.out, plan.resume, expected_sides, guards).map_err(output)?;
-    if let Some(text) = &plan.study_text {
-        held.still_held()?;
-        write_atomic(&plan.out.join(STUDY_FILE), text.as_bytes())?;
-    }
-    let mut prov = provenance::of_run(
-        &plan.study,
-        &sides.infos(),
-        plan.sources,
-        &plan.command_line,
-        provenance::GpuSnapshot::now(),
-    );
-    // The first run's provenance stays; each resume adds its own beside it.
-    let prov_path = provenance_path(&plan.out, plan.resume);
-    held.still_held()?;
-    write_json_atomic(&prov_path, &prov)?;
+    let mut folder = RunFolder::open(plan, sides)?;
     on_event(Event::Started {
         study: &plan.study,
         sides,
@@ -210,40 +163,30 @@ pub fn execute(
         timeout_s: plan.timeout_s,
         on_comparison: plan.on_comparison,
     };
-    held.still_held()?;
     let wall = Instant::now();
-    let calibration = calibrate_if_runtime_bound(plan, sides, &mut prov)?;
+    let calibration = calibrate_if_runtime_bound(plan, sides, &mut folder)?;
     let calibration_s = wall.elapsed().as_secs_f64();
-    held.still_held()?;
-    write_json_atomic(&prov_path, &prov)?;
-    let summary = run_passes(plan, sides, &mut store, &ctx, on_event, &held)?;
-    provenance::record_after(&mut prov, provenance::GpuSnapshot::now());
-    held.still_held()?;
-    write_json_atomic(&prov_path, &prov)?;
-    held.still_held()?;
-    write_summary(&plan.out, &plan.study, &summary, calibration.as_ref())?;
-    held.still_held()?;
-    let charts_started = Instant::now();
-    let charts = (plan.charts && !summary.interrupted).then(|| draw_charts(&plan.out));
-    let charts_s = charts_started.elapsed().as_secs_f64();
+    folder.save_provenance()?;
+    let summary = run_passes(plan, sides, &mut folder, &ctx, on_event)?;
+    folder.record_after();
+    folder.save_provenance()?;
+    let text = summary_text(&plan.study, &summary, calibration.as_ref());
+    folder.write("summary.md", text.as_bytes())?;
     // Where the time went, for this run (a resume's rows cover what it measured itself).
-    held.still_held()?;
-    write_rows(&plan.out.join(timings::TIMINGS_CSV), &summary.timings)?;
-    prov.notes.push(timings::summary_line(
+    folder.write_rows(timings::TIMINGS_CSV, &summary.timings)?;
+    folder.note(timings::summary_line(
         &summary.timings,
         timings::RunPhases {
             calibration_s,
             built_ahead: summary.built_ahead,
             built_ahead_s: summary.built_ahead_s,
-            charts_s,
         },
         wall.elapsed().as_secs_f64(),
     ));
-    write_json_atomic(&prov_path, &prov)?;
+    folder.save_provenance()?;
     Ok(RunReport {
+        remeasured: folder.remeasured(),
         summary,
-        charts,
-        remeasured: store.remeasured().to_vec(),
     })
 }
 
@@ -263,9 +206,9 @@ pub fn runtime_bound(study: &Study) -> bool {
 fn calibrate_if_runtime_bound(
     plan: &RunPlan,
     sides: &mut Sides,
-    prov: &mut crate::export::json::Provenance,
+    folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
-    let done = plan.out.join(calibrate::ROWS_CSV).exists();
+    let done = folder.dir().join(calibrate::ROWS_CSV).exists();
     if !runtime_bound(&plan.study) || (plan.resume && done) {
         return Ok(None);
     }
@@ -275,14 +218,13 @@ fn calibrate_if_runtime_bound(
     }
     match calibrate::calibrate(&mut backends, plan.sources, &CalibrationPlan::quick()) {
         Ok(c) => {
-            calibrate::write(&plan.out, &c, "Runtime calibration")?;
-            prov.notes
-                .push(format!("runtime calibration: {}", calibration_verdict(&c)));
+            calibrate::write(folder.dir(), &c, "Runtime calibration")?;
+            folder.note(format!("runtime calibration: {}", calibration_verdict(&c)));
             Ok(Some(c))
         }
         Err(e) => {
             // The study still runs; its rows then say nothing of the harness's overhead.
-            prov.notes.push(format!(
+            folder.note(format!(
                 "runtime calibration failed, nothing calibrated: {e}"
             ));
             Ok(None)
@@ -327,34 +269,14 @@ fn calibration_verdict(c: &Calibration) -> String {
     }
 }
 
-/// Whether any result CSV of the folder has content.
-fn holds_rows(dir: &Path) -> bool {
-    [CsvStore::MEASUREMENTS, CsvStore::PRS, CsvStore::SAMPLES]
-        .iter()
-        .any(|f| std::fs::metadata(dir.join(f)).is_ok_and(|m| m.len() > 0))
-}
-
-/// `provenance.json` for the first run; `provenance-resume-N.json` for the N-th resume.
-fn provenance_path(dir: &Path, resume: bool) -> PathBuf {
-    let first = dir.join("provenance.json");
-    if !resume || !first.exists() {
-        return first;
-    }
-    (1..)
-        .map(|n| dir.join(format!("provenance-resume-{n}.json")))
-        .find(|p| !p.exists())
-        .unwrap_or(first)
-}
-
 /// The study once, or `passes` times with the pass in every comparison's name and one row
 /// of process resources per pass in `passes.csv`.
 fn run_passes(
     plan: &RunPlan,
     sides: &mut Sides,
-    sink: &mut dyn Sink,
+    folder: &mut RunFolder,
     ctx: &RunContext,
     on_event: &mut dyn FnMut(Event),
-    held: &LockCheck,
 ) -> Result<RunSummary, SessionError> {
     let mut all = RunSummary::default();
     let mut pass_rows = Vec::new();
@@ -371,6 +293,7 @@ fn run_passes(
             Some(x) => Some(x.as_mut()),
             None => None,
         };
+        let sink = &mut folder.store;
         let summary = run_study_with(&study, sides.a.as_mut(), b, sink, ctx, &mut inputs)?;
         if passes > 1 {
             let row = pass_row(pass, started, &summary);
@@ -379,8 +302,7 @@ fn run_passes(
                 of: passes,
             });
             pass_rows.push(row);
-            held.still_held()?;
-            write_rows(&plan.out.join(soak::PASSES_CSV), &pass_rows)?;
+            folder.write_rows(soak::PASSES_CSV, &pass_rows)?;
         }
         let interrupted = summary.interrupted;
         all.absorb(summary);
@@ -415,12 +337,8 @@ fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
     }
 }
 
-fn write_summary(
-    out: &Path,
-    study: &Study,
-    all: &RunSummary,
-    calibration: Option<&Calibration>,
-) -> Result<(), ExportError> {
+/// `summary.md`: the run's tables, the refusals the study expects and the calibration.
+fn summary_text(study: &Study, all: &RunSummary, calibration: Option<&Calibration>) -> String {
     let mut text = format!(
         "# clvscu run: {}\n\n{}\n\n## Measurements\n\n{}\n\n## Performance Ratio\n\n{}\n",
         study.name,
@@ -441,27 +359,5 @@ fn write_summary(
             calibrate::markdown(c)
         ));
     }
-    write_atomic(&out.join("summary.md"), text.as_bytes())
-}
-
-/// Why a run drew no charts (reported, not fatal).
-#[derive(Debug, thiserror::Error)]
-pub enum ChartsError {
-    #[error(transparent)]
-    Dir(#[from] ExportError),
-    #[error(transparent)]
-    Input(#[from] plot::input::InputError),
-    #[error(transparent)]
-    Plot(#[from] plot::PlotError),
-}
-
-/// Charts of the folder's CSVs into `charts/`; a failure is reported, not fatal.
-fn draw_charts(out: &Path) -> Result<Vec<PathBuf>, ChartsError> {
-    safe::check_dir(&out.join("charts"), false)?;
-    let data = plot::input::load(&[out.to_path_buf()])?;
-    Ok(plot::draw_all(
-        &data,
-        &out.join("charts"),
-        &[plot::Format::Png, plot::Format::Svg],
-    )?)
+    text
 }

@@ -530,7 +530,6 @@ fn plan<'a>(
         out: out.to_path_buf(),
         resume,
         passes,
-        charts: false,
         sources,
         interrupted: flag,
         progress: false,

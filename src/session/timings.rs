@@ -67,7 +67,6 @@ pub struct RunPhases {
     /// Programs built ahead of their comparisons, several at once (see `session::ahead`).
     pub built_ahead: usize,
     pub built_ahead_s: f64,
-    pub charts_s: f64,
 }
 
 /// One sentence for the provenance: the run's wall time and its phases, largest first, and
@@ -83,7 +82,6 @@ pub fn summary_line(rows: &[TimingRow], run: RunPhases, wall_s: f64) -> String {
         ("warm-up", sum(|r| r.warmup_s)),
         ("timed repetitions", sum(|r| r.timed_s)),
         ("calibration", run.calibration_s),
-        ("charts", run.charts_s),
     ];
     let accounted: f64 = phases.iter().map(|p| p.1).sum();
     phases.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -144,14 +142,13 @@ mod tests {
             calibration_s: 2.0,
             built_ahead: 12,
             built_ahead_s: 1.25,
-            charts_s: 0.75,
         };
         let line = summary_line(&rows, run, 25.25);
         assert!(
-            line.starts_with("time: 25.25 s wall over 2 comparison(s): timed repetitions 19.00 s, calibration 2.00 s, 12 program(s) built ahead, at once, 1.25 s, builds and uploads 0.75 s, charts 0.75 s"),
+            line.starts_with("time: 25.25 s wall over 2 comparison(s): timed repetitions 19.00 s, calibration 2.00 s, 12 program(s) built ahead, at once, 1.25 s, builds and uploads 0.75 s"),
             "{line}"
         );
-        assert!(line.contains("other 1.50 s"), "{line}");
+        assert!(line.contains("other 2.25 s"), "{line}");
         assert!(line.ends_with("slowest comparison b (18.25 s)"), "{line}");
     }
 }

@@ -1,0 +1,134 @@
+//! The one owner of a run's output folder: it prepares and locks the folder, checks that a
+//! resume continues the same study, opens the rows' store, keeps the provenance, and makes
+//! every later write, each only while the lock is still this run's.
+
+use std::path::{Path, PathBuf};
+
+use crate::export::csv::CsvSchema;
+use serde::Serialize;
+
+use super::folder::{self, FolderIdentity, FolderLock, LockCheck};
+use super::provenance::{self, GpuSnapshot};
+use super::run::{RunPlan, SessionError, Sides, STUDY_FILE};
+use super::store::{CsvStore, Guards};
+use crate::export::csv::write_rows;
+use crate::export::json::{write_json_atomic, Provenance};
+use crate::export::{safe, write_atomic};
+
+/// A run's folder, held for as long as the run goes on (the lock goes when it is dropped).
+pub struct RunFolder {
+    dir: PathBuf,
+    _lock: FolderLock,
+    held: LockCheck,
+    pub(super) store: CsvStore,
+    provenance: Provenance,
+    provenance_path: PathBuf,
+}
+
+impl RunFolder {
+    /// Opens `plan.out` for a run over `sides`: a link planted in it is refused by name, no
+    /// other run may hold it, a resume must continue the same study on the same devices, and
+    /// the study text and the provenance are written before anything is measured.
+    pub fn open(plan: &RunPlan, sides: &Sides) -> Result<RunFolder, SessionError> {
+        let dir = plan.out.clone();
+        let output = |source| SessionError::Output {
+            dir: dir.clone(),
+            source,
+        };
+        safe::prepare_dir(&dir, true).map_err(output)?;
+        let lock = folder::lock(&dir)?;
+        let held = lock.check();
+        let infos = sides.infos();
+        let identity = FolderIdentity::of(&plan.study, &infos, plan.passes.max(1), plan.sources);
+        let recorded = folder::check_identity(&dir, &identity, plan.resume, holds_rows(&dir))?;
+        let guards = Guards {
+            identity: Some(FolderIdentity {
+                rows: recorded,
+                ..identity
+            }),
+            lock: Some(held.clone()),
+        };
+        let sides_n = if sides.b.is_some() { 2 } else { 1 };
+        let store = CsvStore::open_guarded(&dir, plan.resume, sides_n, guards).map_err(output)?;
+        let provenance = provenance::of_run(
+            &plan.study,
+            &infos,
+            plan.sources,
+            &plan.command_line,
+            GpuSnapshot::now(),
+        );
+        let folder = RunFolder {
+            provenance_path: provenance_path(&dir, plan.resume),
+            dir,
+            _lock: lock,
+            held,
+            store,
+            provenance,
+        };
+        if let Some(text) = &plan.study_text {
+            folder.write(STUDY_FILE, text.as_bytes())?;
+        }
+        folder.save_provenance()?;
+        Ok(folder)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A line for the provenance's notes (saved with the next [`RunFolder::save_provenance`]).
+    pub fn note(&mut self, line: String) {
+        self.provenance.notes.push(line);
+    }
+
+    /// The GPUs' state after the run, beside the state before it.
+    pub fn record_after(&mut self) {
+        provenance::record_after(&mut self.provenance, GpuSnapshot::now());
+    }
+
+    /// The first run's provenance stays; each resume saves its own beside it.
+    pub fn save_provenance(&self) -> Result<(), SessionError> {
+        self.held.still_held()?;
+        Ok(write_json_atomic(&self.provenance_path, &self.provenance)?)
+    }
+
+    /// Writes the file `name` of the folder whole.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), SessionError> {
+        self.held.still_held()?;
+        Ok(write_atomic(&self.dir.join(name), bytes)?)
+    }
+
+    /// Writes the CSV file `name` of the folder with `rows`.
+    pub fn write_rows<T: Serialize + CsvSchema>(
+        &self,
+        name: &str,
+        rows: &[T],
+    ) -> Result<(), SessionError> {
+        self.held.still_held()?;
+        Ok(write_rows(&self.dir.join(name), rows)?)
+    }
+
+    /// Comparisons of a resumed folder that were incomplete or had failed, and why.
+    pub fn remeasured(&self) -> Vec<String> {
+        self.store.remeasured().to_vec()
+    }
+}
+
+/// Whether any result CSV of the folder has content.
+fn holds_rows(dir: &Path) -> bool {
+    [CsvStore::MEASUREMENTS, CsvStore::PRS, CsvStore::SAMPLES]
+        .iter()
+        .any(|f| std::fs::metadata(dir.join(f)).is_ok_and(|m| m.len() > 0))
+}
+
+/// `provenance.json` for the first run; `provenance-resume-N.json` for the N-th resume.
+fn provenance_path(dir: &Path, resume: bool) -> PathBuf {
+    let first = dir.join("provenance.json");
+    if !resume || !first.exists() {
+        return first;
+    }
+    (1..)
+        .map(|n| dir.join(format!("provenance-resume-{n}.json")))
+        .find(|p| !p.exists())
+        .unwrap_or(first)
+}
