@@ -13,6 +13,7 @@ pub mod folder;
 pub mod host;
 pub mod measure;
 pub mod nvml;
+mod plan;
 pub mod provenance;
 pub mod run;
 pub mod run_folder;

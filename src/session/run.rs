@@ -3,59 +3,18 @@
 //! arguments, opens the sides, calls [`execute`], draws the charts from the folder and maps
 //! the [`Outcome`](super::Outcome) to an exit code.
 
-use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-use super::folder::FolderError;
-use super::run_folder::RunFolder;
+pub use super::plan::{RunPlan, SessionError, Sides};
+pub use super::run_folder::{RunFolder, STUDY_FILE};
 use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
-use crate::backend::{DeviceInfo, Runtime};
+use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
-use crate::export::{markdown, ExportError};
+use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::record::Status;
 use crate::soak::{self, PassRow};
 use crate::study::Study;
-
-/// The study file of a command-line run, in its output folder.
-pub const STUDY_FILE: &str = "study.toml";
-
-/// The backends of a run: side A, and side B when a PR can be formed.
-pub struct Sides {
-    pub a: Box<dyn Runtime>,
-    pub b: Option<Box<dyn Runtime>>,
-}
-
-impl Sides {
-    pub fn infos(&self) -> Vec<&DeviceInfo> {
-        std::iter::once(self.a.info())
-            .chain(self.b.as_ref().map(|b| b.info()))
-            .collect()
-    }
-}
-
-/// What to run and where to put it.
-pub struct RunPlan<'a> {
-    pub study: Study,
-    pub out: PathBuf,
-    pub resume: bool,
-    /// Repeat the study this many times (a soak); 1 is an ordinary run.
-    pub passes: u32,
-    pub sources: &'a KernelSources,
-    pub interrupted: &'a AtomicBool,
-    pub progress: bool,
-    /// The command line, for the provenance.
-    pub command_line: Vec<String>,
-    pub run_id: String,
-    pub watchdog: Option<&'a super::watchdog::Watchdog>,
-    /// `--timeout`: the watchdog's limit of every launch, in seconds.
-    pub timeout_s: Option<f64>,
-    /// The study file of a command-line run, saved as `study.toml` so it can be repeated.
-    pub study_text: Option<String>,
-    /// Told of every finished comparison (`done` of `total`).
-    pub on_comparison: Option<&'a super::OnComparison>,
-}
 
 /// What happened while a run went on, for the caller to show.
 pub enum Event<'a> {
@@ -69,27 +28,6 @@ pub struct RunReport {
     /// Comparisons of a resumed folder that were incomplete or had failed, and why; they
     /// were measured again.
     pub remeasured: Vec<String>,
-}
-
-/// Errors that end a run; every finished comparison is on disk all the same.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionError {
-    #[error("cannot use output directory {}: {source}", dir.display())]
-    Output {
-        dir: PathBuf,
-        #[source]
-        source: ExportError,
-    },
-    #[error(transparent)]
-    Folder(#[from] FolderError),
-    #[error(transparent)]
-    Export(#[from] ExportError),
-    #[error("{study}: {comparison}: {reason}")]
-    Refused {
-        study: String,
-        comparison: String,
-        reason: String,
-    },
 }
 
 /// Refuses a define that names an identifier of the kernel it compiles into (either API's

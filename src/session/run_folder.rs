@@ -8,12 +8,15 @@ use crate::export::csv::CsvSchema;
 use serde::Serialize;
 
 use super::folder::{self, FolderIdentity, FolderLock, LockCheck};
+use super::plan::{RunPlan, SessionError, Sides};
 use super::provenance::{self, GpuSnapshot};
-use super::run::{RunPlan, SessionError, Sides, STUDY_FILE};
 use super::store::{CsvStore, Guards};
 use crate::export::csv::write_rows;
 use crate::export::json::{write_json_atomic, Provenance};
 use crate::export::{safe, write_atomic};
+
+/// The study file of a command-line run, in its output folder.
+pub const STUDY_FILE: &str = "study.toml";
 
 /// A run's folder, held for as long as the run goes on (the lock goes when it is dropped).
 pub struct RunFolder {

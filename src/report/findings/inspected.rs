@@ -1,9 +1,9 @@
 //! Answers read from what `clvscu inspect` wrote in a suite step: both front ends' loads and
 //! stores by memory space (`ptx_classes.csv`) and the paper's Table V counts (`table-v.csv`).
 
-use super::answer::{Absent, Answer};
 use super::experiments::Rule;
 use super::folder::SuiteFolder;
+use super::outcome::{Absent, Answer};
 
 /// A row of `ptx_classes.csv` (`clvscu inspect`).
 #[derive(Debug, serde::Deserialize)]

@@ -11,6 +11,7 @@ pub mod experiments;
 pub mod folder;
 pub mod gaps;
 mod inspected;
+pub mod outcome;
 pub mod summary;
 pub mod view;
 

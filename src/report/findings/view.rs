@@ -5,9 +5,10 @@ use serde::Serialize;
 
 use crate::paper::{self, Source};
 
-use super::answer::{answer, metric_cell, Outcome};
+use super::answer::{answer, metric_cell};
 use super::experiments::{self, Experiment, Measure, Rule, EXPERIMENTS};
 use super::folder::SuiteFolder;
+use super::outcome::Outcome;
 use super::summary::{summary, Summary};
 
 /// One GPU's column: its name, folder, provenance and one-page answer.

@@ -1,0 +1,68 @@
+//! What a run is asked to do and with what: the study and its folder, the backends of its
+//! two sides, and the errors that end it.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+
+use super::folder::FolderError;
+use crate::backend::{DeviceInfo, Runtime};
+use crate::export::ExportError;
+use crate::kernels::KernelSources;
+use crate::study::Study;
+
+/// The backends of a run: side A, and side B when a PR can be formed.
+pub struct Sides {
+    pub a: Box<dyn Runtime>,
+    pub b: Option<Box<dyn Runtime>>,
+}
+
+impl Sides {
+    pub fn infos(&self) -> Vec<&DeviceInfo> {
+        std::iter::once(self.a.info())
+            .chain(self.b.as_ref().map(|b| b.info()))
+            .collect()
+    }
+}
+
+/// What to run and where to put it.
+pub struct RunPlan<'a> {
+    pub study: Study,
+    pub out: PathBuf,
+    pub resume: bool,
+    /// Repeat the study this many times (a soak); 1 is an ordinary run.
+    pub passes: u32,
+    pub sources: &'a KernelSources,
+    pub interrupted: &'a AtomicBool,
+    pub progress: bool,
+    /// The command line, for the provenance.
+    pub command_line: Vec<String>,
+    pub run_id: String,
+    pub watchdog: Option<&'a super::watchdog::Watchdog>,
+    /// `--timeout`: the watchdog's limit of every launch, in seconds.
+    pub timeout_s: Option<f64>,
+    /// The study file of a command-line run, saved as `study.toml` so it can be repeated.
+    pub study_text: Option<String>,
+    /// Told of every finished comparison (`done` of `total`).
+    pub on_comparison: Option<&'a super::OnComparison>,
+}
+
+/// Errors that end a run; every finished comparison is on disk all the same.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error("cannot use output directory {}: {source}", dir.display())]
+    Output {
+        dir: PathBuf,
+        #[source]
+        source: ExportError,
+    },
+    #[error(transparent)]
+    Folder(#[from] FolderError),
+    #[error(transparent)]
+    Export(#[from] ExportError),
+    #[error("{study}: {comparison}: {reason}")]
+    Refused {
+        study: String,
+        comparison: String,
+        reason: String,
+    },
+}
