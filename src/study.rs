@@ -189,7 +189,7 @@ pub struct Resolved {
     pub index: IndexWidth,
     pub program: ProgramSource,
     /// SpMV's matrix (the others ignore it).
-    pub matrix: crate::families::spmv::MatrixSource,
+    pub matrix: crate::families::matrix::MatrixSource,
 }
 
 impl Resolved {

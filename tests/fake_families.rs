@@ -10,7 +10,7 @@ use assert_cmd::Command;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::{Api, Backend, LaunchShape, Runtime};
 use clvscu::families::exec::{self, Inputs, SideConfig};
-use clvscu::families::spmv::MatrixSource;
+use clvscu::families::matrix::MatrixSource;
 use clvscu::families::{self, default_groups, FamilyId, Size, Variant};
 use clvscu::kernels::KernelSources;
 

@@ -198,7 +198,7 @@ fn the_results_csv_reader_returns_rows_or_an_error_for_any_damaged_file() {
 fn the_matrix_market_reader_returns_a_matrix_or_an_error_for_any_damaged_file() {
     static SEEDS: &[&str] = &[MTX, MTX_SYMMETRIC];
     fuzz(SEEDS, |input| {
-        let _ = clvscu::families::spmv::read_mtx(input, "fuzz.mtx");
+        let _ = clvscu::families::matrix::read_mtx(input, "fuzz.mtx");
     });
 }
 
@@ -214,8 +214,8 @@ fn the_seeds_are_valid_so_the_mutations_start_from_real_inputs() {
     let p = dir.path().join("p.csv");
     std::fs::write(&p, PRS).unwrap();
     assert_eq!(read_rows::<PrRow>(&p).unwrap().len(), 3);
-    let csr = clvscu::families::spmv::read_mtx(MTX.as_bytes(), "seed.mtx").unwrap();
+    let csr = clvscu::families::matrix::read_mtx(MTX.as_bytes(), "seed.mtx").unwrap();
     assert_eq!((csr.rows, csr.cols, csr.col.len()), (4, 5, 6));
-    let sym = clvscu::families::spmv::read_mtx(MTX_SYMMETRIC.as_bytes(), "seed.mtx").unwrap();
+    let sym = clvscu::families::matrix::read_mtx(MTX_SYMMETRIC.as_bytes(), "seed.mtx").unwrap();
     assert_eq!(sym.rows, 3);
 }

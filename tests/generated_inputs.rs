@@ -2,7 +2,8 @@
 //! their hashes below were taken from the sequential code that the parallel code replaced, so
 //! a committed result's inputs are the inputs a new run builds.
 
-use clvscu::families::spmv::{self, MatrixSource};
+use clvscu::families::matrix::{self, MatrixSource};
+use clvscu::families::spmv;
 use clvscu::families::{md, Size};
 use sha2::{Digest, Sha256};
 
@@ -14,7 +15,7 @@ fn words(h: &mut Sha256, w: impl IntoIterator<Item = u64>) {
 
 fn matrix_hash(m: &MatrixSource) -> String {
     let a = m.build(Size::parse("2^13x2^17").unwrap(), 7);
-    let (y, sum) = spmv::reference(&a, &spmv::x_vector(a.cols, 7));
+    let (y, sum) = spmv::reference(&a, &matrix::x_vector(a.cols, 7));
     let mut h = Sha256::new();
     words(
         &mut h,

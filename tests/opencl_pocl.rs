@@ -62,8 +62,12 @@ fn every_variant_verifies_on_opencl() {
                 continue;
             }
             verified_sizes += 1;
-            let inputs =
-                Inputs::of_variant(v, size, 42, &clvscu::families::spmv::MatrixSource::Uniform);
+            let inputs = Inputs::of_variant(
+                v,
+                size,
+                42,
+                &clvscu::families::matrix::MatrixSource::Uniform,
+            );
             for local in locals(v) {
                 let shape = default_shape(v, size, local);
                 let groups = shape.describe();
@@ -117,7 +121,7 @@ fn every_variant_verifies_at_every_index_width() {
             let size = sizes(v.family)[sizes(v.family).len() - 1];
             // The variant's own inputs: a family may give its variants different ones.
             let inputs =
-                Inputs::of_variant(v, size, 7, &clvscu::families::spmv::MatrixSource::Uniform);
+                Inputs::of_variant(v, size, 7, &clvscu::families::matrix::MatrixSource::Uniform);
             let local = locals(v)[0];
             let side = SideConfig {
                 shape: default_shape(v, size, local),
@@ -431,7 +435,7 @@ fn constant_memory_kernels_verify_on_opencl() {
 #[test]
 #[ignore = "needs OpenCL"]
 fn spmv_verifies_on_every_matrix_kind_and_path() {
-    use clvscu::families::spmv::MatrixSource;
+    use clvscu::families::matrix::MatrixSource;
     let (_turn, mut b) = backend();
     let sources = KernelSources::embedded();
     let dir = tempfile::tempdir().unwrap();
@@ -498,7 +502,7 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_gets_the_drivers_a
         };
         for size in sizes {
             let inputs =
-                Inputs::of_variant(v, size, 1, &clvscu::families::spmv::MatrixSource::Uniform);
+                Inputs::of_variant(v, size, 1, &clvscu::families::matrix::MatrixSource::Uniform);
             for local in [16u32, 64, 100, 256] {
                 let shape = if planar {
                     let ly = 4;

@@ -6,10 +6,10 @@
 
 use crate::backend::Runtime;
 use crate::backend::{Api, BufferId, CompileRequest, KernelId, ProgramId, Seconds, Timing};
+use crate::families::matrix::MatrixSource;
 use crate::families::plan::{Build, Built, Place, Ran, Step};
 pub use crate::families::plan::{ExecError, Inputs, SideConfig};
 use crate::families::reference::{self, Verification};
-use crate::families::spmv::MatrixSource;
 use crate::families::WorkloadError;
 use crate::families::{self, check_local, check_size, FamilyId, InputChoice, Size, Variant};
 use crate::kernels::KernelSources;

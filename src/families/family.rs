@@ -2,10 +2,10 @@
 
 use super::error::WorkloadError;
 use super::footprint::Footprint;
+use super::matrix::MatrixSource;
 use super::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use super::reference::Verification;
 use super::size::Size;
-use super::spmv::matrix::MatrixSource;
 use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;

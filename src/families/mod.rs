@@ -23,6 +23,7 @@ pub mod guidance;
 pub mod keys;
 pub mod launch;
 pub mod math;
+pub mod matrix;
 pub mod matvec;
 pub mod md;
 pub mod plan;

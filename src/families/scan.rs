@@ -385,8 +385,8 @@ mod tests {
     }
 
     fn choice() -> InputChoice<'static> {
-        static UNIFORM: crate::families::spmv::matrix::MatrixSource =
-            crate::families::spmv::matrix::MatrixSource::Uniform;
+        static UNIFORM: crate::families::matrix::MatrixSource =
+            crate::families::matrix::MatrixSource::Uniform;
         InputChoice { matrix: &UNIFORM }
     }
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::backend::{Api, BackendError, KernelResources, LaunchShape, Runtime, TimerKind};
 use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
-use crate::families::spmv::MatrixSource;
+use crate::families::matrix::MatrixSource;
 use crate::families::{work_of, FamilyId, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::record::{Side, Status};

@@ -1082,7 +1082,7 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
             v,
             size,
             1,
-            &crate::families::spmv::MatrixSource::Uniform,
+            &crate::families::matrix::MatrixSource::Uniform,
         );
         inputs.levels(crate::families::FamilyId::Bfs).unwrap()
     };
@@ -1174,7 +1174,7 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
 
 #[test]
 fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used_past_its_budget() {
-    use crate::families::spmv::MatrixSource;
+    use crate::families::matrix::MatrixSource;
     let bfs = |v| crate::families::find_variant(crate::families::FamilyId::Bfs, v).unwrap();
     let size = |s| crate::families::Size::parse(s).unwrap();
     let m = MatrixSource::Uniform;

@@ -16,7 +16,7 @@ pub enum FieldError {
     #[error(transparent)]
     Define(#[from] defines::DefineError),
     #[error("field 'matrix': {0}")]
-    Matrix(#[from] crate::families::spmv::MatrixError),
+    Matrix(#[from] crate::families::matrix::MatrixError),
 }
 use FieldError::Rule;
 

@@ -76,7 +76,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let matrix = resolve_matrix(spec, family).map_err(|e| field(e.to_string()))?;
     let size = match &matrix {
         // A file brings its own shape.
-        crate::families::spmv::MatrixSource::File { csr, .. } => csr.size(),
+        crate::families::matrix::MatrixSource::File { csr, .. } => csr.size(),
         _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
     };
     families::check_size(variant, size).map_err(invalid)?;
@@ -193,8 +193,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
 fn resolve_matrix(
     spec: &Spec,
     family: FamilyId,
-) -> Result<crate::families::spmv::MatrixSource, FieldError> {
-    use crate::families::spmv::MatrixSource;
+) -> Result<crate::families::matrix::MatrixSource, FieldError> {
+    use crate::families::matrix::MatrixSource;
     match &spec.matrix {
         None => Ok(MatrixSource::Uniform),
         Some(m) if family.family().spec().takes_matrix => Ok(MatrixSource::parse(m)?),

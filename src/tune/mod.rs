@@ -41,7 +41,7 @@ use thiserror::Error;
 
 use crate::backend::Api;
 use crate::families::exec::Inputs;
-use crate::families::spmv::MatrixSource;
+use crate::families::matrix::MatrixSource;
 use crate::families::{Size, WorkloadError};
 use crate::kernels::{KernelSourceError, KernelSources};
 use crate::session::watchdog::Watchdog;

@@ -15,7 +15,7 @@ use super::TuneError;
 use crate::backend::{Api, DeviceInfo, Runtime, TimerKind, WaitMode};
 use crate::fairness::Flags;
 use crate::families::exec::Inputs;
-use crate::families::spmv::MatrixSource;
+use crate::families::matrix::MatrixSource;
 use crate::families::{work_of, FamilyId, Metric, Variant};
 use crate::kernels::KernelSources;
 use crate::record::{Side as RowSide, Status};

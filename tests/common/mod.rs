@@ -49,7 +49,7 @@ pub fn matvec_after_runs(
     use clvscu::families::{exec, find_variant, FamilyId};
     let v = find_variant(FamilyId::Matvec, variant).unwrap();
     let inputs =
-        exec::Inputs::of_variant(v, size, 7, &clvscu::families::spmv::MatrixSource::Uniform);
+        exec::Inputs::of_variant(v, size, 7, &clvscu::families::matrix::MatrixSource::Uniform);
     let side = exec::SideConfig {
         shape: clvscu::backend::LaunchShape::linear(groups, local),
         defines: vec![],

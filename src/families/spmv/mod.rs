@@ -33,14 +33,13 @@
 //! (8 bytes per entry), row pointers (4·(ROWS+1)), one 4-byte read of `x` per entry (the gather,
 //! whichever path serves it) and the 4·ROWS bytes of `y` written.
 
-pub mod matrix;
 mod tune;
 
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-pub use matrix::*;
+use crate::families::matrix::*;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};

@@ -424,7 +424,7 @@ impl SizeExpr {
 pub struct NotACount {
     pub text: String,
     pub value: f64,
-    pub size: crate::families::Size,
+    pub size: crate::families::size::Size,
 }
 
 /// The size parameters' values, in [`SIZE_NAMES`] order.

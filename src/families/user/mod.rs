@@ -1,6 +1,6 @@
 //! A family made from a study: the user's twin kernel files with declared arguments, a
 //! launch-grid expression, a metric and a check (`docs/study-format.md`, "Your own kernel
-//! pair"). Registered when its study is loaded ([`crate::families::register`]); from then on
+//! pair"). Registered when its study is loaded ([`crate::families::register_user`]); from then on
 //! the harness runs, tunes and explains it through the `Family` trait like any other.
 
 pub mod decl;
@@ -500,7 +500,7 @@ mod tests {
 
     fn inputs(f: &UserFamily) -> Inputs {
         let choice = InputChoice {
-            matrix: &crate::families::spmv::MatrixSource::Uniform,
+            matrix: &crate::families::matrix::MatrixSource::Uniform,
         };
         f.inputs(&f.variants()[0], Size::vector(4), 1, choice)
     }

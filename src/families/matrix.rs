@@ -1,4 +1,5 @@
-//! SpMV's matrices: the CSR form, the seeded generators and Matrix Market files.
+//! The sparse matrices a study can give a family (the key `matrix`): generated ones and Matrix
+//! Market files, in CSR form.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
