@@ -334,7 +334,7 @@ pub fn result_len(variant: &str, groups: u32) -> usize {
 
 /// Whether the variant leaves partial sums (their total is checked, not one sum): not a whole
 /// reduction, so never the family's best against a vendor's sum.
-pub fn is_partial(variant: &str) -> bool {
+fn is_partial(variant: &str) -> bool {
     variant == FIRST_PASS
 }
 

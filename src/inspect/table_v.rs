@@ -9,7 +9,6 @@ use super::ptx::table_v::{self, TableVRow};
 use super::{request, write, InspectError, OfflineCompiler};
 use crate::backend::{Api, Runtime};
 use crate::export::csv::write_rows;
-use crate::families::fft::LOCAL;
 use crate::kernels::KernelSources;
 use crate::words::IndexWidth;
 
@@ -35,8 +34,11 @@ fn compile(
     offline: OfflineCompiler,
     arch: &str,
 ) -> Result<Option<String>, InspectError> {
-    // Study data: the paper's Table V is about the FFT's kernel file.
-    let mut req = request(sources, api, "fft", LOCAL, false)?;
+    // Study data: the paper's Table V is about the FFT's kernel file, at the work-group size
+    // its one variant is written for.
+    let fft = crate::families::get(crate::words::FamilyId::Fft);
+    let local = fft.variants()[0].min_local;
+    let mut req = request(sources, api, fft.spec().kernel_file, local, false)?;
     req.defines
         .push(("CLVSCU_INDEX".into(), index.define().into()));
     match (backend, api) {

@@ -42,6 +42,12 @@ pub struct BaselineRatio {
     pub ratio: f64,
 }
 
+/// Whether `m` is a one-launch experiment on part of a variant (reduce's first pass leaves
+/// partial sums): not a whole operation, so never the family's best against a library's.
+fn one_launch_experiment(m: &MeasurementRow) -> bool {
+    crate::families::find_variant(m.family, &m.variant).is_ok_and(|v| v.experiment)
+}
+
 /// Ratios of the best verified GB/s measurement per (baseline, API) among `rows`.
 pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<BaselineRatio> {
     let mut out = Vec::new();
@@ -65,7 +71,7 @@ pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<Baseli
                         && m.size == b.size
                         && m.sweep_param.is_empty()
                         && variant.is_none_or(|v| m.variant == v)
-                        && !crate::families::reduce::is_partial(&m.variant)
+                        && !one_launch_experiment(m)
                 })
                 .max_by(|x, y| x.metric.total_cmp(&y.metric));
             if let Some(m) = best {
