@@ -221,6 +221,11 @@ pub trait Family: Sync {
         false
     }
 
+    /// How `clvscu tune` searches this family, where it does (see [`Tuning`]).
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        None
+    }
+
     /// The launch a rule picks where `variant` is one (`matvec/auto`'s shape rule); `None`
     /// for a variant that is its own kernel.
     fn rule_plan(&self, _variant: &Variant, _size: Size, _device: &DeviceInfo) -> Option<RulePlan> {
@@ -255,12 +260,6 @@ pub trait Family: Sync {
         variant.name
     }
 
-    /// The work-group sizes `clvscu tune` tries for `variant` where no space of its own is
-    /// written in `src/tune` (a study's kernel declares them); empty: not tunable that way.
-    fn tune_locals(&self, _variant: &Variant) -> &'static [u32] {
-        &[]
-    }
-
     /// For a variant that runs in several launches, the variants that time its first and its
     /// last launch alone (explain's launch-alone rungs); `None` for one launch.
     fn launch_parts(&self, _variant: &Variant) -> Option<(&'static str, &'static str)> {
@@ -273,19 +272,35 @@ pub trait Family: Sync {
         format!("{} {size} f32 seed {seed}", self.spec().id.name())
     }
 
-    /// The spaces `clvscu tune` searches for this family's variants, written as data beside
-    /// the family (a variant with `tune_locals` also gets one of its work-group sizes).
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+    /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
+    /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
+    /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
+    /// refuses the launch, naming the kernel.
+    fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
+        None
+    }
+}
+
+/// What `clvscu tune` asks of a family beyond running it: the spaces it searches, the launch
+/// a configuration's tiling implies, and the rules of its own that a configuration breaks.
+pub trait Tuning: Sync {
+    /// The work-group sizes `clvscu tune` tries for `variant` where no space of its own is
+    /// written in `src/tune` (a study's kernel declares them); empty: not tunable that way.
+    fn locals(&self, _variant: &Variant) -> &'static [u32] {
         &[]
     }
 
+    /// The spaces `clvscu tune` searches for this family's variants, written as data beside
+    /// the family (a variant with `locals` also gets one of its work-group sizes).
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)];
+
     /// Fills in what a tuning configuration leaves out and this family's tiling implies (the
     /// work-group size and group count of a tile).
-    fn derive_tune_launch(&self, _size: Size, _config: &mut Config) {}
+    fn derive_launch(&self, _size: Size, _config: &mut Config) {}
 
     /// Whether `config` breaks `rule` where the rule is this family's own (a tile that does
     /// not divide the problem, or overflows local memory); the generic rules are the tuner's.
-    fn breaks_tune_rule(
+    fn breaks_rule(
         &self,
         _rule: Constraint,
         _config: &Config,
@@ -293,14 +308,6 @@ pub trait Family: Sync {
         _device: &DeviceInfo,
     ) -> bool {
         false
-    }
-
-    /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
-    /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
-    /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
-    /// refuses the launch, naming the kernel.
-    fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
-        None
     }
 }
 

@@ -16,7 +16,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, VendorOp};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -216,6 +216,10 @@ fn emulate_pass(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Reduce {
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        Some(self)
+    }
+
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             vendor_ops: &[VendorOp {
@@ -226,10 +230,6 @@ impl Family for Reduce {
             ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        SPACES
     }
 
     /// `tuned` is two launches: `first-pass` times its first alone, `final` its second.
@@ -312,6 +312,11 @@ impl Family for Reduce {
         } else {
             inputs.compare(got)
         }
+    }
+}
+impl Tuning for Reduce {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        SPACES
     }
 }
 

@@ -1,7 +1,7 @@
 //! `clvscu tune`: search each API's best configuration of a kernel and compare best against
 //! best beside the same-configuration comparison.
 //!
-//! - [`space`]: expansion of the spaces each family declares (`Family::tune_spaces`), invalid
+//! - [`space`]: expansion of the spaces each family declares (`Tuning::spaces`), invalid
 //!   points counted by constraint;
 //! - [`strategy`]: exhaustive, random, simulated annealing, genetic ([`genetic`]) and Bayesian
 //!   optimisation ([`bayes`]), all seeded;

@@ -32,11 +32,11 @@ pub fn space_def(
         })
 }
 
-/// The space a family declares for `variant` (its work-group sizes, `Family::tune_locals`),
+/// The space a family declares for `variant` (its work-group sizes, `Tuning::locals`),
 /// the same on GPUs and CPUs, at the family's default size; `None` where it declares none.
 fn declared_space(family: FamilyId, variant: &str) -> Option<&'static SpaceDef> {
     let v = find_variant(family, variant).ok()?;
-    let locals = family.family().tune_locals(v);
+    let locals = family.family().tuning().map_or(&[][..], |t| t.locals(v));
     if locals.is_empty() {
         return None;
     }
@@ -51,9 +51,11 @@ fn declared_space(family: FamilyId, variant: &str) -> Option<&'static SpaceDef> 
     })))
 }
 
-/// Every space written as data, family by family in registry order (`Family::tune_spaces`).
+/// Every space written as data, family by family in registry order (`Tuning::spaces`).
 pub fn all_spaces() -> impl Iterator<Item = &'static (SpaceKind, SpaceDef)> {
-    crate::families::all().iter().flat_map(|f| f.tune_spaces())
+    crate::families::all()
+        .iter()
+        .flat_map(|f| f.tuning().map_or(&[][..], |t| t.spaces()))
 }
 
 /// One point: a value index per parameter (into `Param::values`).
@@ -151,10 +153,9 @@ impl Space {
                 Knob::MaxRegisters => c.max_registers = v,
             }
         }
-        self.def
-            .family
-            .family()
-            .derive_tune_launch(self.size, &mut c);
+        if let Some(t) = self.def.family.family().tuning() {
+            t.derive_launch(self.size, &mut c);
+        }
         if c.groups == 0 && c.local > 0 {
             // A space that sets no group count: the variant's own rule (one work-item per
             // point of its grid).
@@ -219,7 +220,8 @@ impl Space {
                     .def
                     .family
                     .family()
-                    .breaks_tune_rule(*rule, &c, self.size, device),
+                    .tuning()
+                    .is_some_and(|t| t.breaks_rule(*rule, &c, self.size, device)),
             })
     }
 }

@@ -12,7 +12,8 @@ use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize, RulePlan, VendorOp,
+    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize, RulePlan, Tuning,
+    VendorOp,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
@@ -131,6 +132,10 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Matvec {
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        Some(self)
+    }
+
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             // Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
@@ -146,10 +151,6 @@ impl Family for Matvec {
             ..FamilySpec::new(FamilyId::Matvec, "matvec", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        tune::SPACES
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -268,5 +269,10 @@ impl Family for Matvec {
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         reference::compare(got, &inputs.reference, &inputs.tolerances)
+    }
+}
+impl Tuning for Matvec {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tune::SPACES
     }
 }

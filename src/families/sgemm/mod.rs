@@ -13,7 +13,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, VendorOp};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -205,6 +205,10 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Sgemm {
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        Some(self)
+    }
+
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             // Multiples of both tiles (16 and 128); the last one has several tiles per row.
@@ -220,24 +224,6 @@ impl Family for Sgemm {
             ..FamilySpec::new(FamilyId::Sgemm, "sgemm", Metric::Flops)
         };
         &SPEC
-    }
-
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        tiles::SPACES
-    }
-
-    fn derive_tune_launch(&self, size: Size, config: &mut Config) {
-        tiles::derive(size, config)
-    }
-
-    fn breaks_tune_rule(
-        &self,
-        rule: Constraint,
-        config: &Config,
-        size: Size,
-        device: &DeviceInfo,
-    ) -> bool {
-        tiles::breaks(rule, config, size, device)
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -298,6 +284,25 @@ impl Family for Sgemm {
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
+    }
+}
+impl Tuning for Sgemm {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tiles::SPACES
+    }
+
+    fn derive_launch(&self, size: Size, config: &mut Config) {
+        tiles::derive(size, config)
+    }
+
+    fn breaks_rule(
+        &self,
+        rule: Constraint,
+        config: &Config,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> bool {
+        tiles::breaks(rule, config, size, device)
     }
 }
 

@@ -233,7 +233,8 @@ mod tests {
         assert!(Tiling::of(&c).loads_whole());
         assert!(!Tiling::of(&c).divides(Size::vector(96)));
         let mut other = config(&[]);
-        crate::families::get(FamilyId::Spmv).derive_tune_launch(Size::vector(256), &mut other);
+        let spmv = crate::families::get(FamilyId::Spmv).tuning().unwrap();
+        spmv.derive_launch(Size::vector(256), &mut other);
         assert_eq!((other.local, other.groups), (0, 0));
     }
 }

@@ -44,7 +44,7 @@ use crate::families::matrix::*;
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -309,6 +309,10 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Spmv {
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        Some(self)
+    }
+
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
@@ -320,10 +324,6 @@ impl Family for Spmv {
             ..FamilySpec::new(FamilyId::Spmv, "spmv", Metric::Flops)
         };
         &SPEC
-    }
-
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        tune::SPACES
     }
 
     fn problem_text(&self, size: Size, seed: u64, choice: InputChoice<'_>) -> String {
@@ -403,6 +403,11 @@ impl Family for Spmv {
     /// The read paths of one kernel are one algorithm.
     fn algorithm(&self, variant: &Variant) -> &'static str {
         without_read_path(variant.name)
+    }
+}
+impl Tuning for Spmv {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tune::SPACES
     }
 }
 

@@ -24,7 +24,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, DeviceInfo, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::bad_size;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
@@ -303,6 +303,10 @@ fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Stencil {
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        Some(self)
+    }
+
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             // Cubes and a plane stack with the fewest planes a radius-4 step allows.
@@ -314,24 +318,6 @@ impl Family for Stencil {
             ..FamilySpec::new(FamilyId::Stencil, "stencil", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        tiles::SPACES
-    }
-
-    fn derive_tune_launch(&self, size: Size, config: &mut Config) {
-        tiles::derive(size, config)
-    }
-
-    fn breaks_tune_rule(
-        &self,
-        rule: Constraint,
-        config: &Config,
-        size: Size,
-        device: &DeviceInfo,
-    ) -> bool {
-        tiles::breaks(rule, config, size, device)
     }
 
     fn variants(&self) -> &'static [Variant] {
@@ -398,6 +384,25 @@ impl Family for Stencil {
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         inputs.compare(got)
+    }
+}
+impl Tuning for Stencil {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        tiles::SPACES
+    }
+
+    fn derive_launch(&self, size: Size, config: &mut Config) {
+        tiles::derive(size, config)
+    }
+
+    fn breaks_rule(
+        &self,
+        rule: Constraint,
+        config: &Config,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> bool {
+        tiles::breaks(rule, config, size, device)
     }
 }
 

@@ -12,7 +12,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::backend::{Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
-use crate::families::family::{nonzero_in_32_bits, Family, FamilySpec, InputChoice};
+use crate::families::family::{nonzero_in_32_bits, Family, FamilySpec, InputChoice, Tuning};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{mix, Verification};
@@ -138,6 +138,10 @@ fn initial(elem: Elem, init: Option<&Init>, len: usize, seed: u64, stream: u64) 
 }
 
 impl Family for UserFamily {
+    fn tuning(&self) -> Option<&dyn Tuning> {
+        Some(self)
+    }
+
     fn spec(&self) -> &FamilySpec {
         &self.spec
     }
@@ -326,16 +330,17 @@ impl Family for UserFamily {
         let global = self.decl.global.count(size).unwrap_or(1).max(1);
         global.div_ceil(u64::from(local.max(1)))
     }
-
-    fn tune_locals(&self, _variant: &Variant) -> &'static [u32] {
+}
+impl Tuning for UserFamily {
+    fn locals(&self, _variant: &Variant) -> &'static [u32] {
         Box::leak(self.decl.tune_local.clone().into_boxed_slice())
     }
 
-    fn tune_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         self.spaces.get_or_init(|| self.declared_spaces())
     }
 
-    fn breaks_tune_rule(&self, rule: Constraint, config: &Config, _: Size, _: &DeviceInfo) -> bool {
+    fn breaks_rule(&self, rule: Constraint, config: &Config, _: Size, _: &DeviceInfo) -> bool {
         rule == Constraint::Restriction && !self.allows(config)
     }
 }
@@ -344,7 +349,7 @@ impl UserFamily {
     /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
     /// it): `local` and every define as parameters, checked against the device's and the
     /// variant's work-group limits and the declared restrictions. None without defines: the
-    /// tuner's work-group-only space ([`Family::tune_locals`]) covers that.
+    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
     fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         let d = &self.decl;
         if d.tune_defines.is_empty() || d.tune_local.is_empty() {
