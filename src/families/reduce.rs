@@ -314,6 +314,7 @@ impl Family for Reduce {
         }
     }
 }
+
 impl Tuning for Reduce {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         SPACES

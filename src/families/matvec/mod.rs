@@ -271,6 +271,7 @@ impl Family for Matvec {
         reference::compare(got, &inputs.reference, &inputs.tolerances)
     }
 }
+
 impl Tuning for Matvec {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         tune::SPACES

@@ -286,6 +286,7 @@ impl Family for Sgemm {
         check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
     }
 }
+
 impl Tuning for Sgemm {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         tiles::SPACES

@@ -405,6 +405,7 @@ impl Family for Spmv {
         without_read_path(variant.name)
     }
 }
+
 impl Tuning for Spmv {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         tune::SPACES

@@ -386,6 +386,7 @@ impl Family for Stencil {
         inputs.compare(got)
     }
 }
+
 impl Tuning for Stencil {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         tiles::SPACES

@@ -331,6 +331,7 @@ impl Family for UserFamily {
         global.div_ceil(u64::from(local.max(1)))
     }
 }
+
 impl Tuning for UserFamily {
     fn locals(&self, _variant: &Variant) -> &'static [u32] {
         Box::leak(self.decl.tune_local.clone().into_boxed_slice())
