@@ -28,6 +28,7 @@ pub mod matvec;
 pub mod md;
 pub mod plan;
 pub mod radix;
+pub mod read_path;
 pub mod recorded;
 pub mod reduce;
 pub mod reference;

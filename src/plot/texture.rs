@@ -11,7 +11,7 @@
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
-use crate::families::spmv::ReadPath;
+use crate::families::read_path::ReadPath;
 use crate::record::{MeasurementRow, Status};
 
 chart_kind!(

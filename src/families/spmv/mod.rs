@@ -40,6 +40,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::families::matrix::*;
+use crate::families::read_path::{gather_build, without_read_path, ReadPath};
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
@@ -53,40 +54,6 @@ use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::words::FamilyId;
 use crate::words::Metric;
-
-crate::names::named_enum! {
-    /// How a kernel reads the gathered operand (SpMV's `x`, MD's positions).
-    #[strum(serialize_all = "lowercase")]
-    pub enum ReadPath {
-        /// A plain `const` pointer: ordinary global loads.
-        Global,
-        /// `const restrict` pointers on both sides, and CUDA's `__ldg` on the gather: the
-        /// read-only (non-coherent) data path, where each compiler chooses to take it.
-        Ro,
-        /// An OpenCL `image1d_buffer_t` read with `read_imagef` / a CUDA texture object read
-        /// with `tex1Dfetch`: the texture path.
-        Tex,
-    }
-}
-
-impl ReadPath {
-    /// The path a variant's name ends in (`scalar-tex`), `Global` when it names none.
-    pub fn of(variant: &str) -> ReadPath {
-        match variant.rsplit_once('-').map(|(_, p)| p) {
-            Some("ro") => ReadPath::Ro,
-            Some("tex") => ReadPath::Tex,
-            _ => ReadPath::Global,
-        }
-    }
-
-    /// The kernel argument that passes `buffer` along this path.
-    pub fn arg(self, buffer: BufferId, channels: u32) -> Arg {
-        match self {
-            ReadPath::Tex => Arg::Texture { buffer, channels },
-            _ => Arg::Buffer(buffer),
-        }
-    }
-}
 
 /// One warp per row in the vector kernel: the kernels' `WARP_SIZE`.
 const WARP: u32 = 32;
@@ -269,35 +236,6 @@ fn emulate(val: &[f32], col: &[f32], ptr: &[f32], x: &[f32], rows: usize) -> Vec
                 .sum::<f64>() as f32
         })
         .collect()
-}
-
-/// The SpMV and MD kernels' common staging: `a` (values or positions), the integer arrays,
-/// one output per reference value; `then` adds the family's own arguments (SpMV's `x`).
-pub(crate) fn gather_build(
-    cx: &mut Build<'_>,
-    args_of: impl FnOnce(&mut Build<'_>, ReadPath, BufferId, &[BufferId]) -> Result<Vec<Arg>, ExecError>,
-) -> Result<Built, ExecError> {
-    let k = cx.kernel()?;
-    let inputs = cx.inputs;
-    let path = ReadPath::of(cx.variant.name);
-    let a = cx.upload(&inputs.a)?;
-    let mut ints = Vec::new();
-    for data in &inputs.ints {
-        ints.push(cx.upload_u32(data)?);
-    }
-    let len = inputs.reference.len();
-    let out = cx.output(len)?;
-    let mut args = args_of(cx, path, a, &ints)?;
-    args.push(Arg::Buffer(out));
-    Ok(Built::into(vec![cx.launch(k, args)], out, len))
-}
-
-/// `scalar-tex` -> `scalar`, `lj-ro` -> `lj`; a name with no read-path suffix unchanged.
-pub fn without_read_path(name: &'static str) -> &'static str {
-    match ReadPath::of(name) {
-        ReadPath::Global => name,
-        _ => name.rsplit_once('-').map_or(name, |(stem, _)| stem),
-    }
 }
 
 pub struct Spmv;
