@@ -305,3 +305,43 @@ pub struct VerdictRow {
     #[serde(default)]
     pub replay: String,
 }
+
+/// The files a calibration writes into its folder (`clvscu calibrate`, or a runtime-bound run).
+pub const CALIBRATION_CSV: &str = "calibration.csv";
+pub const CALIBRATION_PR_CSV: &str = "calibration-pr.csv";
+
+/// How far the APIs' overheads may differ before a runtime row is called into question.
+pub const OVERHEAD_DIFF_LIMIT_US: f64 = 0.3;
+
+/// One case across the two APIs: the launch PR (perf OpenCL / perf CUDA = time CUDA / time
+/// OpenCL) through each path, and whether the harness puts more on one side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationPr {
+    pub shape: String,
+    pub batch: u32,
+    pub wait: String,
+    pub pr_harness: f64,
+    pub pr_plain: f64,
+    pub overhead_opencl_us: f64,
+    pub overhead_cuda_us: f64,
+    /// |OpenCL's overhead - CUDA's| above [`OVERHEAD_DIFF_LIMIT_US`].
+    pub flagged: bool,
+}
+
+/// The PTX instruction classes `clvscu inspect` counts, one row per class and kernel.
+pub const CLASSES_CSV: &str = "ptx_classes.csv";
+
+/// One CSV row of a side-by-side class comparison.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub struct ClassCountRow {
+    /// The kernel pair's name.
+    pub pair: String,
+    /// The kernel (PTX function) name.
+    pub kernel: String,
+    /// The API / compiler label (`"cuda"`, `"opencl"`).
+    pub api: String,
+    /// The class name (`InstrClass::name`).
+    pub class: String,
+    /// The number of instructions of that class.
+    pub count: u64,
+}

@@ -21,13 +21,16 @@ use crate::kernels::{KernelSourceError, KernelSources};
 use crate::stats;
 
 mod report;
-pub use report::{checks, headline, markdown, write, Check, PRS_CSV, REPORT_MD, ROWS_CSV};
+pub use crate::record::{
+    CalibrationPr, CALIBRATION_CSV as ROWS_CSV, CALIBRATION_PR_CSV as PRS_CSV,
+    OVERHEAD_DIFF_LIMIT_US,
+};
+pub use report::{checks, headline, markdown, write, Check, REPORT_MD};
 
 /// The empty kernel's source file and name (the `launch` family's).
 const STEM: &str = "peak";
 const KERNEL: &str = "launch_empty";
-/// How far the APIs' overheads may differ before a runtime row is called into question.
-pub const OVERHEAD_DIFF_LIMIT_US: f64 = 0.3;
+
 /// The checks of a calibrated harness (the one-at-a-time and back-to-back criteria).
 pub const SINGLE_WITHIN_US: f64 = 0.5;
 pub const PR_WITHIN: f64 = 0.05;
@@ -111,21 +114,6 @@ pub struct CalibrationRow {
     pub overhead_us: f64,
     /// Events the harness path asked the driver for, per launch (counted, not assumed).
     pub harness_events_per_launch: f64,
-}
-
-/// One case across the two APIs: the launch PR (perf OpenCL / perf CUDA = time CUDA / time
-/// OpenCL) through each path, and whether the harness puts more on one side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CalibrationPr {
-    pub shape: String,
-    pub batch: u32,
-    pub wait: String,
-    pub pr_harness: f64,
-    pub pr_plain: f64,
-    pub overhead_opencl_us: f64,
-    pub overhead_cuda_us: f64,
-    /// |OpenCL's overhead - CUDA's| above [`OVERHEAD_DIFF_LIMIT_US`].
-    pub flagged: bool,
 }
 
 /// What a calibration found.

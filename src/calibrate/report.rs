@@ -125,9 +125,6 @@ pub fn markdown(c: &Calibration) -> String {
     s
 }
 
-/// The files a calibration writes into its folder.
-pub const ROWS_CSV: &str = "calibration.csv";
-pub const PRS_CSV: &str = "calibration-pr.csv";
 pub const REPORT_MD: &str = "calibration.md";
 
 /// Writes the CSVs and the Markdown report (under `title`) into `out`.

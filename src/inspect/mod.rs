@@ -21,9 +21,8 @@ use crate::fairness::Flags;
 use crate::families::{all_variants, FamilyId, FMA_ITERS};
 use crate::kernels::KernelSources;
 
-pub use ptx::ClassCountRow as ClassRow;
+pub use crate::record::{ClassCountRow as ClassRow, CLASSES_CSV};
 
-pub const CLASSES_CSV: &str = "ptx_classes.csv";
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
 pub const SASS_CSV: &str = "sass_classes.csv";
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::export::csv::{read_rows, CsvSchema};
 use crate::export::ExportError;
-use crate::inspect;
+
 use crate::record::{MeasurementRow, PrRow, SampleRow};
 
 use super::{ChartData, PtxClassCount};
@@ -46,7 +46,7 @@ pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
         Ok(CsvKind::Prs)
     } else if is(SampleRow::columns()) {
         Ok(CsvKind::Samples)
-    } else if is(inspect::ClassRow::columns()) {
+    } else if is(crate::record::ClassCountRow::columns()) {
         Ok(CsvKind::PtxClasses)
     } else {
         Err(InputError::Foreign {
@@ -79,7 +79,7 @@ fn csv_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
             let names = [
                 crate::record::MEASUREMENTS_CSV,
                 crate::record::PRS_CSV,
-                inspect::CLASSES_CSV,
+                crate::record::CLASSES_CSV,
             ];
             files.extend(
                 names
@@ -128,7 +128,7 @@ fn load_file(f: &Path, data: &mut ChartData) -> Result<(), InputError> {
         CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(f)?),
         CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(f)?),
         CsvKind::PtxClasses => {
-            let rows: Vec<inspect::ClassRow> = read_rows(f)?;
+            let rows: Vec<crate::record::ClassCountRow> = read_rows(f)?;
             for r in rows {
                 let api = r.api.parse().map_err(|_| InputError::Foreign {
                     path: f.to_path_buf(),

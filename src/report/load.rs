@@ -37,7 +37,7 @@ pub struct RunFolder {
     pub baselines: Option<(PathBuf, Vec<BaselineRow>)>,
     /// The harness-against-plain-loop calibration the run started with (a runtime-bound
     /// study), `None` when it has none.
-    pub calibration: Option<Vec<crate::calibrate::CalibrationPr>>,
+    pub calibration: Option<Vec<crate::record::CalibrationPr>>,
     /// The `explain` verdicts found anywhere in the tree, for the "why" of this folder's gaps
     /// (`super::why`).
     pub verdicts: std::sync::Arc<Vec<super::why::FoundVerdict>>,
@@ -231,7 +231,7 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
                 provenance_devices: provenance_devices(&dir),
                 gpu_place: gpu_place(&dir),
                 baselines: baselines_for(&dir, root)?,
-                calibration: read_csv(&dir, crate::calibrate::PRS_CSV)?,
+                calibration: read_csv(&dir, crate::record::CALIBRATION_PR_CSV)?,
                 verdicts: verdicts.clone(),
                 path: dir,
             });

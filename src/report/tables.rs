@@ -370,7 +370,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
         format!(
             "In every calibrated case the harness's own overhead differs between the APIs by at \
              most {} µs: the launch, BFS and small-reduction rows of this folder are the APIs' own.",
-            crate::calibrate::OVERHEAD_DIFF_LIMIT_US
+            crate::record::OVERHEAD_DIFF_LIMIT_US
         )
     } else {
         format!(
@@ -378,7 +378,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
              between the APIs by more than {} µs; rows timed in those wait modes carry part of \
              it on one side.",
             prs.len(),
-            crate::calibrate::OVERHEAD_DIFF_LIMIT_US
+            crate::record::OVERHEAD_DIFF_LIMIT_US
         )
     });
     let mut t = Table::new(&[
@@ -650,7 +650,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/runtime");
         let folders = super::super::load::load_tree(&[dir]).unwrap();
         let mut prs = folders[0].calibration.clone().expect("calibration-pr.csv");
-        let text = |prs: &[crate::calibrate::CalibrationPr]| {
+        let text = |prs: &[crate::record::CalibrationPr]| {
             let f = RunFolder {
                 calibration: Some(prs.to_vec()),
                 ..RunFolder::default()

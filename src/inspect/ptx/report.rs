@@ -1,24 +1,9 @@
 //! Side-by-side reports of two class counts (OpenCL vs CUDA): Markdown and CSV rows.
 
-use serde::{Deserialize, Serialize};
+use crate::record::ClassCountRow;
 use std::collections::BTreeSet;
 
 use super::classify::{ClassCounts, InstrClass};
-
-/// One CSV row of a side-by-side class comparison.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct ClassCountRow {
-    /// The kernel pair's name.
-    pub pair: String,
-    /// The kernel (PTX function) name.
-    pub kernel: String,
-    /// The API / compiler label (`"cuda"`, `"opencl"`).
-    pub api: String,
-    /// The class name (`InstrClass::name`).
-    pub class: String,
-    /// The number of instructions of that class.
-    pub count: u64,
-}
 
 /// Row keys for reports: the known classes in [`InstrClass::ALL`] order, then any
 /// other keys present in `a` or `b`, sorted, so that unknown keys are shown, not dropped.
