@@ -261,7 +261,9 @@ fn the_h200_quick_passes_finished_every_step_within_its_cap_and_exited_0() {
 }
 
 fn quick_pass_finished_within_its_caps(folder: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results").join(folder);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("results")
+        .join(folder);
     let csv = std::fs::read_to_string(dir.join("suite.csv")).unwrap();
     let mut lines = csv.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
