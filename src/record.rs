@@ -1,5 +1,6 @@
-//! Result records: the tidy rows that the runner produces and that exporters and charts
-//! consume. They are plain data so that any past run can be re-read from CSV and re-plotted.
+//! Result records, the ground floor every output reads: each row type a run, a calibration,
+//! a soak or explain writes, with the name of its CSV file. They are plain data, so that any
+//! past run can be re-read from CSV and re-plotted; their producers fill them.
 
 use serde::{Deserialize, Serialize};
 
@@ -344,4 +345,93 @@ pub struct ClassCountRow {
     pub class: String,
     /// The number of instructions of that class.
     pub count: u64,
+}
+
+/// The file of a run folder that holds one [`TimingRow`] per comparison measured.
+pub const TIMINGS_CSV: &str = "timings.csv";
+
+/// One comparison's phases, as `timings.csv` holds them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimingRow {
+    pub comparison: String,
+    pub inputs_s: f64,
+    pub build_s: f64,
+    pub verify_s: f64,
+    pub warmup_s: f64,
+    pub timed_s: f64,
+    pub total_s: f64,
+}
+
+/// One pass of a repeated run and the process's resources right after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassRow {
+    pub pass: u32,
+    pub seconds: f64,
+    pub measurements_ok: usize,
+    pub failed: usize,
+    /// Resident set size in KiB (Linux `/proc/self/status` VmRSS); empty elsewhere.
+    pub resident_kib: Option<u64>,
+    /// Open file descriptors (Linux `/proc/self/fd`); empty elsewhere.
+    pub open_fds: Option<u64>,
+}
+
+/// The file name of the per-pass table in a run's output directory.
+pub const PASSES_CSV: &str = "passes.csv";
+
+/// One API's case: the harness path and the plain loop, per launch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationRow {
+    pub api: String,
+    pub device: String,
+    pub driver: String,
+    pub shape: String,
+    pub batch: u32,
+    pub wait: String,
+    /// The driver calls of the wait on this API.
+    pub wait_calls: String,
+    pub reps: usize,
+    /// Median microseconds per launch, and the 95% bootstrap CI of the median.
+    pub harness_us: f64,
+    pub harness_ci_lo_us: f64,
+    pub harness_ci_hi_us: f64,
+    pub plain_us: f64,
+    pub plain_ci_lo_us: f64,
+    pub plain_ci_hi_us: f64,
+    /// Harness minus plain, per launch.
+    pub overhead_us: f64,
+    /// Events the harness path asked the driver for, per launch (counted, not assumed).
+    pub harness_events_per_launch: f64,
+}
+
+/// explain's rungs, one row per rung of each target (`explain.csv` in its output folder).
+pub const EXPLAIN_CSV: &str = "explain.csv";
+
+/// One rung of one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExplainRow {
+    pub target: String,
+    pub study: String,
+    pub family: String,
+    pub variant: String,
+    pub size: String,
+    pub device: String,
+    /// The ladder's step (`front-end-or-runtime`, `second-stage`, ...).
+    pub step: String,
+    pub rung: String,
+    /// What the rung holds, in words.
+    pub what: String,
+    /// Empty when a side of the rung failed (see `note`).
+    pub pr: Option<f64>,
+    pub pr_ci_lo: Option<f64>,
+    pub pr_ci_hi: Option<f64>,
+    /// The share of the target's gap the rung removed, in logarithms (1: closed it).
+    pub gap_closed: Option<f64>,
+    /// The rung's CI and the target's do not overlap.
+    pub moved: bool,
+    /// The rung's CI touches [0.98, 1.02].
+    pub at_parity: bool,
+    /// Why the rung names no cause whatever its PR (empty when it may).
+    #[serde(default)]
+    pub void: String,
+    pub note: String,
 }

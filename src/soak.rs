@@ -2,23 +2,7 @@
 //! whether memory or open handles grow with repetition, which would be a leak in the harness
 //! or in a driver; `passes.csv` keeps one row per pass.
 
-use serde::{Deserialize, Serialize};
-
-/// One pass of a repeated run and the process's resources right after it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PassRow {
-    pub pass: u32,
-    pub seconds: f64,
-    pub measurements_ok: usize,
-    pub failed: usize,
-    /// Resident set size in KiB (Linux `/proc/self/status` VmRSS); empty elsewhere.
-    pub resident_kib: Option<u64>,
-    /// Open file descriptors (Linux `/proc/self/fd`); empty elsewhere.
-    pub open_fds: Option<u64>,
-}
-
-/// The file name of the per-pass table in a run's output directory.
-pub const PASSES_CSV: &str = "passes.csv";
+pub use crate::record::{PassRow, PASSES_CSV};
 
 /// Resident memory of this process in KiB, where the system says (Linux).
 pub fn resident_kib() -> Option<u64> {

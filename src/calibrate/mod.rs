@@ -11,7 +11,6 @@
 //! every wait mode.
 
 use crate::backend::Runtime;
-use serde::{Deserialize, Serialize};
 
 use crate::backend::{
     Api, Arg, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape, PlainLoop,
@@ -22,7 +21,7 @@ use crate::stats;
 
 mod report;
 pub use crate::record::{
-    CalibrationPr, CALIBRATION_CSV as ROWS_CSV, CALIBRATION_PR_CSV as PRS_CSV,
+    CalibrationPr, CalibrationRow, CALIBRATION_CSV as ROWS_CSV, CALIBRATION_PR_CSV as PRS_CSV,
     OVERHEAD_DIFF_LIMIT_US,
 };
 pub use report::{checks, headline, markdown, write, Check, REPORT_MD};
@@ -89,31 +88,6 @@ impl CalibrationPlan {
             (self.reps / 10).max(10)
         }
     }
-}
-
-/// One API's case: the harness path and the plain loop, per launch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CalibrationRow {
-    pub api: String,
-    pub device: String,
-    pub driver: String,
-    pub shape: String,
-    pub batch: u32,
-    pub wait: String,
-    /// The driver calls of the wait on this API.
-    pub wait_calls: String,
-    pub reps: usize,
-    /// Median microseconds per launch, and the 95% bootstrap CI of the median.
-    pub harness_us: f64,
-    pub harness_ci_lo_us: f64,
-    pub harness_ci_hi_us: f64,
-    pub plain_us: f64,
-    pub plain_ci_lo_us: f64,
-    pub plain_ci_hi_us: f64,
-    /// Harness minus plain, per launch.
-    pub overhead_us: f64,
-    /// Events the harness path asked the driver for, per launch (counted, not assumed).
-    pub harness_events_per_launch: f64,
 }
 
 /// What a calibration found.

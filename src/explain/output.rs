@@ -4,8 +4,6 @@
 
 use std::fmt::Write as _;
 
-use serde::{Deserialize, Serialize};
-
 use std::path::{Path, PathBuf};
 
 use crate::export::csv::read_rows;
@@ -15,39 +13,8 @@ use crate::record::{MeasurementRow, PrRow};
 use super::attribute::{Interval, TargetExplanation};
 use super::ptx::CodeClassRow;
 
-pub const EXPLAIN_CSV: &str = "explain.csv";
-pub use crate::record::{VerdictRow, VERDICTS_CSV};
+pub use crate::record::{ExplainRow, VerdictRow, EXPLAIN_CSV, VERDICTS_CSV};
 pub const EXPLAIN_MD: &str = "explain.md";
-
-/// One rung of one target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExplainRow {
-    pub target: String,
-    pub study: String,
-    pub family: String,
-    pub variant: String,
-    pub size: String,
-    pub device: String,
-    /// The ladder's step (`front-end-or-runtime`, `second-stage`, ...).
-    pub step: String,
-    pub rung: String,
-    /// What the rung holds, in words.
-    pub what: String,
-    /// Empty when a side of the rung failed (see `note`).
-    pub pr: Option<f64>,
-    pub pr_ci_lo: Option<f64>,
-    pub pr_ci_hi: Option<f64>,
-    /// The share of the target's gap the rung removed, in logarithms (1: closed it).
-    pub gap_closed: Option<f64>,
-    /// The rung's CI and the target's do not overlap.
-    pub moved: bool,
-    /// The rung's CI touches [0.98, 1.02].
-    pub at_parity: bool,
-    /// Why the rung names no cause whatever its PR (empty when it may).
-    #[serde(default)]
-    pub void: String,
-    pub note: String,
-}
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
     (i.map(|i| i.value), i.map(|i| i.lo), i.map(|i| i.hi))

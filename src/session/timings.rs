@@ -5,10 +5,7 @@
 
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
-/// The file of a run folder that holds one [`TimingRow`] per comparison measured.
-pub const TIMINGS_CSV: &str = "timings.csv";
+pub use crate::record::{TimingRow, TIMINGS_CSV};
 
 /// Seconds of each phase of one comparison (both sides together).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -32,18 +29,6 @@ impl PhaseTimes {
     pub fn total(&self) -> f64 {
         self.inputs + self.build + self.verify + self.warmup + self.timed
     }
-}
-
-/// One comparison's phases, as `timings.csv` holds them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TimingRow {
-    pub comparison: String,
-    pub inputs_s: f64,
-    pub build_s: f64,
-    pub verify_s: f64,
-    pub warmup_s: f64,
-    pub timed_s: f64,
-    pub total_s: f64,
 }
 
 impl TimingRow {
