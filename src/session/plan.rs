@@ -59,7 +59,13 @@ pub enum SessionError {
     Folder(#[from] FolderError),
     #[error(transparent)]
     Export(#[from] ExportError),
-    #[error("{study}: {comparison}: {reason}")]
+    /// A comparison refused before the folder is touched; the study file and comparison are
+    /// escaped for the terminal when shown.
+    #[error(
+        "{}: {}: {reason}",
+        crate::terminal::printable(.study),
+        crate::terminal::printable(.comparison)
+    )]
     Refused {
         study: String,
         comparison: String,

@@ -48,22 +48,18 @@ fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionEr
                     crate::kernels::extension(api)
                 );
                 for name in settings.defines.keys() {
-                    crate::study::defines::check_against_source(name, &text, &file)
-                        .map_err(|reason| refused(study, &c.id, reason))?;
+                    crate::study::defines::check_against_source(name, &text, &file).map_err(
+                        |reason| SessionError::Refused {
+                            study: study.file.clone(),
+                            comparison: c.id.clone(),
+                            reason: reason.to_string(),
+                        },
+                    )?;
                 }
             }
         }
     }
     Ok(())
-}
-
-/// The refusal of one comparison of `study`, its names escaped for the terminal.
-fn refused(study: &Study, comparison: &str, reason: impl ToString) -> SessionError {
-    SessionError::Refused {
-        study: crate::terminal::printable(&study.file).into_owned(),
-        comparison: crate::terminal::printable(comparison).into_owned(),
-        reason: reason.to_string(),
-    }
 }
 
 /// Refuses a comparison whose problem cannot fit in its side's device memory or in host
@@ -72,8 +68,13 @@ fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
     let infos = sides.infos();
     for c in &study.comparisons {
         for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
-            crate::families::fits::check(settings.family, settings.size, info)
-                .map_err(|reason| refused(study, &c.id, reason))?;
+            crate::families::fits::check(settings.family, settings.size, info).map_err(
+                |reason| SessionError::Refused {
+                    study: study.file.clone(),
+                    comparison: c.id.clone(),
+                    reason: reason.to_string(),
+                },
+            )?;
         }
     }
     Ok(())
