@@ -163,10 +163,13 @@ fn spawn(program: &Path, args: &[String]) -> std::io::Result<Child> {
         .stderr(Stdio::piped())
         .process_group(0);
     // SAFETY: prctl only sets a flag of the new process: if this process dies, the child is
-    // told as by Ctrl-C and keeps what it finished, instead of running on unattended.
+    // told as by Ctrl-C and keeps what it finished, instead of running on unattended. signal
+    // (a sigaction) gives the child SIGINT's default disposition: one ignored on entry, as a
+    // background job of a script gets it, could never be trapped, so no Ctrl-C would reach it.
     unsafe {
         command.pre_exec(|| {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
             Ok(())
         });
     }
