@@ -21,8 +21,7 @@ use crate::stats;
 
 mod report;
 pub use crate::record::{
-    CalibrationPr, CalibrationRow, CALIBRATION_CSV as ROWS_CSV, CALIBRATION_PR_CSV as PRS_CSV,
-    OVERHEAD_DIFF_LIMIT_US,
+    CalibrationPr, CalibrationRow, CALIBRATION_CSV, CALIBRATION_PR_CSV, OVERHEAD_DIFF_LIMIT_US,
 };
 pub use report::{checks, headline, markdown, write, Check, REPORT_MD};
 

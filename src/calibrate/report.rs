@@ -129,8 +129,8 @@ pub const REPORT_MD: &str = "calibration.md";
 
 /// Writes the CSVs and the Markdown report (under `title`) into `out`.
 pub fn write(out: &Path, c: &Calibration, title: &str) -> Result<(), ExportError> {
-    write_rows(&out.join(ROWS_CSV), &c.rows)?;
-    write_rows(&out.join(PRS_CSV), &c.prs)?;
+    write_rows(&out.join(CALIBRATION_CSV), &c.rows)?;
+    write_rows(&out.join(CALIBRATION_PR_CSV), &c.prs)?;
     let text = format!("# {title}\n\n{}", markdown(c));
     write_atomic(&out.join(REPORT_MD), text.as_bytes())
 }

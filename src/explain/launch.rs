@@ -7,10 +7,10 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::backend::{Api, TimerKind};
-use crate::calibrate::{CalibrationRow, ROWS_CSV};
 use crate::export::csv::read_rows;
 use crate::export::ExportError;
 use crate::record::MeasurementRow;
+use crate::record::{CalibrationRow, CALIBRATION_CSV};
 
 /// The rung names whose rows hold a target's two clocks: its own rows and the other clock's.
 const CLOCK_RUNGS: [&str; 3] = ["own", "host-timer", "device-timer"];
@@ -70,7 +70,7 @@ pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
 /// The plain loops' one-launch cases (1x1, one launch per wait, the finish wait) measured
 /// beside the ladder, if a calibration was written there.
 pub fn plain_loops(folder: &Path) -> Result<Vec<CalibrationRow>, ExportError> {
-    let file = folder.join(ROWS_CSV);
+    let file = folder.join(CALIBRATION_CSV);
     if !file.is_file() {
         return Ok(Vec::new());
     }

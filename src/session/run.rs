@@ -48,13 +48,8 @@ fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionEr
                     crate::kernels::extension(api)
                 );
                 for name in settings.defines.keys() {
-                    crate::study::defines::check_against_source(name, &text, &file).map_err(
-                        |reason| SessionError::Refused {
-                            study: study.file.clone(),
-                            comparison: c.id.clone(),
-                            reason: reason.to_string(),
-                        },
-                    )?;
+                    crate::study::defines::check_against_source(name, &text, &file)
+                        .map_err(|reason| SessionError::refused(study, &c.id, reason))?;
                 }
             }
         }
@@ -68,13 +63,8 @@ fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
     let infos = sides.infos();
     for c in &study.comparisons {
         for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
-            crate::families::fits::check(settings.family, settings.size, info).map_err(
-                |reason| SessionError::Refused {
-                    study: study.file.clone(),
-                    comparison: c.id.clone(),
-                    reason: reason.to_string(),
-                },
-            )?;
+            crate::families::fits::check(settings.family, settings.size, info)
+                .map_err(|reason| SessionError::refused(study, &c.id, reason))?;
         }
     }
     Ok(())
@@ -147,7 +137,7 @@ fn calibrate_if_runtime_bound(
     sides: &mut Sides,
     folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
-    let done = folder.dir().join(calibrate::ROWS_CSV).exists();
+    let done = folder.dir().join(crate::record::CALIBRATION_CSV).exists();
     if !runtime_bound(&plan.study) || (plan.resume && done) {
         return Ok(None);
     }

@@ -1152,8 +1152,8 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
         };
         execute(&p, &mut sides, &mut |_| {}).unwrap();
         for f in [
-            crate::calibrate::ROWS_CSV,
-            crate::calibrate::PRS_CSV,
+            crate::record::CALIBRATION_CSV,
+            crate::record::CALIBRATION_PR_CSV,
             crate::calibrate::REPORT_MD,
         ] {
             assert!(dir.path().join(f).exists(), "{f}");
@@ -1169,7 +1169,7 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
     let dir = tempfile::tempdir().unwrap();
     let p = plan(study(LISTING6), dir.path(), false, 1, &sources, &flag);
     execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
-    assert!(!dir.path().join(crate::calibrate::ROWS_CSV).exists());
+    assert!(!dir.path().join(crate::record::CALIBRATION_CSV).exists());
 }
 
 #[test]
