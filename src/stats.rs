@@ -312,7 +312,7 @@ pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
     percentile_interval(stats, (p_lo, p_hi))
 }
 
-/// Everything a [`crate::record::MeasurementRow`] reports about one set of timings.
+/// Everything a [`crate::rows::MeasurementRow`] reports about one set of timings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Summary {
     /// Number of samples.

@@ -29,9 +29,9 @@ use thiserror::Error;
 
 use crate::backend::{JitOptions, TimerKind, WaitMode};
 use crate::fairness::Flags;
-use crate::families::user::decl::{ArgSpec, CheckSpec, KernelFiles, MetricSpec, TuneSpec};
+use crate::families::declared::{ArgSpec, CheckSpec, KernelFiles, MetricSpec, TuneSpec};
 use crate::families::{self, find_variant, FamilyId, Size, Variant, WorkloadError};
-use crate::words::{IndexWidth, ProgramSource};
+use crate::rows::{IndexWidth, ProgramSource};
 
 /// The studies shipped in the binary: (name, file text), one per `harness/*.toml` (build.rs
 /// lists the folder), `default` first.
@@ -248,10 +248,10 @@ crate::names::named_enum! {
 impl ExpectedRefusal {
     /// Whether `row` is this refusal, and nothing else: the API, the driver's own error and
     /// the launch the rule is about.
-    pub fn covers(self, row: &crate::record::MeasurementRow) -> bool {
+    pub fn covers(self, row: &crate::rows::MeasurementRow) -> bool {
         match self {
             ExpectedRefusal::NonUniformWorkGroup => {
-                row.status == crate::record::Status::LaunchFailed
+                row.status == crate::rows::Status::LaunchFailed
                     && row.api == crate::backend::Api::OpenCl
                     && row.error.contains("CL_INVALID_WORK_GROUP_SIZE")
                     && row.local_size > 0
@@ -452,7 +452,7 @@ mod tests {
             "no suite folder with a finished fill step"
         );
         for folder in &done {
-            let rows: Vec<crate::record::MeasurementRow> = crate::export::csv::read_rows(
+            let rows: Vec<crate::rows::MeasurementRow> = crate::export::csv::read_rows(
                 &Path::new(env!("CARGO_MANIFEST_DIR"))
                     .join(format!("results/{folder}/measurements.csv")),
             )
@@ -464,7 +464,7 @@ mod tests {
                 .collect();
             let failed = rows
                 .iter()
-                .filter(|r| r.status != crate::record::Status::Ok)
+                .filter(|r| r.status != crate::rows::Status::Ok)
                 .count();
             assert_eq!(covered.len(), failed, "{folder}: {covered:?}");
             assert!(

@@ -41,7 +41,7 @@ fn run_and_draw(pair: &str, dir: &Path) -> Vec<(String, String)> {
         .arg(&out)
         .assert()
         .success();
-    let data = plot::input::load(&[out]).unwrap();
+    let data = plot::input::load(&[out], clvscu::families::catalog()).unwrap();
     let written: Vec<PathBuf> = plot::draw_all(&data, &dir.join("charts"), &[Format::Svg]).unwrap();
     written
         .iter()

@@ -8,7 +8,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::{opencl, Api};
 use clvscu::export::csv::read_rows;
-use clvscu::record::{MeasurementRow, PrRow, Status};
+use clvscu::rows::{MeasurementRow, PrRow, Status};
 use predicates::prelude::*;
 
 fn clvscu() -> Command {

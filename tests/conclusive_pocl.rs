@@ -6,7 +6,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-use clvscu::record::PrRow;
+use clvscu::rows::PrRow;
 
 /// The run time the main job may take on a CPU device (building excluded).
 const RUN_LIMIT: Duration = Duration::from_secs(60);

@@ -2,7 +2,7 @@
 
 use clvscu::export::csv::CsvSchema;
 use clvscu::inspect::{ClassRow, ResourceRow};
-use clvscu::record::{MeasurementRow, PrRow, SampleRow};
+use clvscu::rows::{MeasurementRow, PrRow, SampleRow};
 use clvscu::session::timings::TimingRow;
 use clvscu::soak::PassRow;
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use clvscu::backend::opencl;
 use clvscu::export::csv::read_rows;
-use clvscu::record::{MeasurementRow, PrRow};
+use clvscu::rows::{MeasurementRow, PrRow};
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("clvscu")

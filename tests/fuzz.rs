@@ -10,7 +10,7 @@
 use std::time::{Duration, Instant};
 
 use clvscu::export::csv::read_rows;
-use clvscu::record::{MeasurementRow, PrRow};
+use clvscu::rows::{MeasurementRow, PrRow};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
 

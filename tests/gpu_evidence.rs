@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clvscu::record::{MeasurementRow, PrRow};
+use clvscu::rows::{MeasurementRow, PrRow};
 
 fn results() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("results")

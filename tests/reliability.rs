@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use clvscu::backend::opencl;
 use clvscu::export::csv::read_rows;
-use clvscu::record::{MeasurementRow, PrRow, SampleRow, Status};
+use clvscu::rows::{MeasurementRow, PrRow, SampleRow, Status};
 use clvscu::soak::PassRow;
 
 fn bin() -> PathBuf {

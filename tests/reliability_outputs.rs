@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use assert_cmd::Command;
 use clvscu::export::csv::read_rows;
-use clvscu::record::PrRow;
+use clvscu::rows::PrRow;
 use predicates::prelude::*;
 
 /// Two small comparisons: a run takes a fraction of a second.

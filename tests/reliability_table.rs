@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clvscu::export::csv::CsvSchema;
-use clvscu::record::{MeasurementRow, PrRow};
+use clvscu::rows::{MeasurementRow, PrRow};
 use sha2::{Digest, Sha256};
 
 const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reliability.md");

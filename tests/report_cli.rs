@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use clvscu::export::csv::read_rows;
-use clvscu::record::PrRow;
 use clvscu::report::diff::DiffRow;
+use clvscu::rows::PrRow;
 use predicates::prelude::*;
 
 fn clvscu() -> Command {
@@ -377,7 +377,7 @@ fn report_of_h100s(runs: &Path, labels: &[&str]) -> (tempfile::TempDir, std::pat
 fn edited_copy(
     old: &Path,
     name: &str,
-    measurements: impl Fn(&mut Vec<clvscu::record::MeasurementRow>),
+    measurements: impl Fn(&mut Vec<clvscu::rows::MeasurementRow>),
     prs: impl Fn(&mut Vec<PrRow>),
 ) -> PathBuf {
     let new = old.parent().unwrap().join(name);
@@ -410,7 +410,7 @@ fn assert_regression(old: &Path, new: &Path, expected: &str) {
 /// a new comparison that fails are each a regression.
 #[test]
 fn diff_fails_on_a_new_failure_and_on_a_missing_comparison() {
-    use clvscu::record::Status;
+    use clvscu::rows::Status;
     let (_dir, a, _) = fleet();
     let old = a.join("default");
     let target = "matvec/listing3";

@@ -189,8 +189,8 @@ fn calibrate_reports_the_harness_beside_the_plain_loop_on_opencl() {
     let dir = tempfile::tempdir().unwrap();
     calibrate::write(dir.path(), &found, "test").unwrap();
     for f in [
-        clvscu::record::CALIBRATION_CSV,
-        clvscu::record::CALIBRATION_PR_CSV,
+        clvscu::rows::CALIBRATION_CSV,
+        clvscu::rows::CALIBRATION_PR_CSV,
         calibrate::REPORT_MD,
     ] {
         assert!(dir.path().join(f).exists(), "{f}");

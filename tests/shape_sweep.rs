@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::families::matvec::rules::RuleTable;
 use clvscu::families::matvec::shapes::ROW_PACK;
+use clvscu::families::rule_tables::{Sweep, L2_BYTES, READ_CHECK_FLOATS};
 use clvscu::families::{FamilyId, Size};
-use clvscu::shape_rule::{Sweep, L2_BYTES, READ_CHECK_FLOATS};
 use clvscu::study::{self, Study};
 
 const SWEEP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/harness/shape-sweep.toml");
@@ -221,7 +221,9 @@ fn every_table_is_derived_from_a_committed_sweep_whose_checks_are_the_datas() {
             path.display(),
             dir.join("sweep").display()
         );
-        let checks = sweep.checks(&table.device);
+        let catalog = clvscu::families::catalog();
+        let read = catalog.memory_references().map(|(f, m)| (f, m.read));
+        let checks = sweep.checks(&table.device, read);
         let auto_shapes: BTreeSet<&str> = checks.iter().map(|c| c.size.as_str()).collect();
         assert!(
             auto_shapes.len() >= 40,

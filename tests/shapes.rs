@@ -10,7 +10,7 @@ use assert_cmd::Command;
 use clvscu::backend::opencl;
 use clvscu::export::csv::read_rows;
 use clvscu::families::{FamilyId, Size};
-use clvscu::record::{MeasurementRow, Status};
+use clvscu::rows::{MeasurementRow, Status};
 use clvscu::study::{self, Study};
 
 const ALGORITHMS: [&str; 6] = [

@@ -14,8 +14,9 @@ use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::export::csv::read_rows;
 use clvscu::families::matvec::shapes::{self, Algorithm};
 use clvscu::families::{FamilyId, Size};
-use clvscu::record::MeasurementRow;
-use clvscu::report::baseline::{self, BaselineRow};
+use clvscu::report::baseline;
+use clvscu::rows::BaselineRow;
+use clvscu::rows::MeasurementRow;
 use clvscu::study::{self, Study};
 
 const SHAPES3: &str = concat!(
@@ -191,7 +192,7 @@ fn the_launch_experiment_runs_on_the_fake_backend_and_a_partial_sum_is_never_bes
         gbs: 1.0,
         gflops: None,
     };
-    let ratios = baseline::ratios(&[sum], &refs);
+    let ratios = baseline::ratios(&clvscu::families::catalog(), &[sum], &refs);
     assert_eq!(ratios.len(), 2);
     for r in ratios {
         assert_eq!(r.comparison, "reduce/as-in-shapes/2^16");

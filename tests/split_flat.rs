@@ -15,7 +15,7 @@ use clvscu::export::csv::read_rows;
 use clvscu::families::matvec::flat;
 use clvscu::families::matvec::shapes::{SPLIT_FLAT, SPLIT_ONE};
 use clvscu::families::{find_variant, FamilyId, Size};
-use clvscu::record::MeasurementRow;
+use clvscu::rows::MeasurementRow;
 use clvscu::study::{self, Study};
 
 const SHAPES5: &str = concat!(

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use clvscu::backend::opencl;
-use clvscu::suite::state::{self, Status};
+use clvscu::suite::state::{self, StepStatus};
 use predicates::prelude::*;
 
 fn clvscu() -> Command {
@@ -28,7 +28,7 @@ fn suite(pair: &str, steps: &str, out: &Path) -> Command {
     c
 }
 
-fn status_of(out: &Path, step: &str) -> Status {
+fn status_of(out: &Path, step: &str) -> StepStatus {
     let rows = state::read(out).unwrap();
     rows.iter()
         .find(|r| r.step == step)
@@ -49,7 +49,7 @@ fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
     .success()
     .stdout(predicate::str::contains("Eq. 3"));
     for step in ["table1", "peaks", "unfair"] {
-        assert_eq!(status_of(&out, step), Status::Done, "{step}");
+        assert_eq!(status_of(&out, step), StepStatus::Done, "{step}");
         assert!(out.join(step).join("provenance.json").is_file(), "{step}");
         // The quick form of the study is saved where it ran, so the folder says what ran.
         let saved = std::fs::read_to_string(out.join(step).join("study.toml")).unwrap();
@@ -58,7 +58,7 @@ fn the_quick_suite_on_the_fake_backend_writes_one_folder_and_resumes() {
     }
     // The fake compiles no PTX and has no vendor libraries; explain has no fair step here.
     for step in ["inspect", "baselines", "explain"] {
-        assert_eq!(status_of(&out, step), Status::Skipped, "{step}");
+        assert_eq!(status_of(&out, step), StepStatus::Skipped, "{step}");
     }
     for file in [
         "suite.md",
@@ -169,7 +169,7 @@ fn the_rule_plan_derives_a_table_and_runs_auto_with_it() {
         .success()
         .stdout(predicate::str::contains("matvec-rule plan"));
     for step in ["table", "auto", "auto-builtin", "checks"] {
-        assert_eq!(status_of(&out, step), Status::Done, "{step}");
+        assert_eq!(status_of(&out, step), StepStatus::Done, "{step}");
     }
     let tables: Vec<String> = std::fs::read_dir(out.join("rules"))
         .unwrap()
@@ -178,7 +178,7 @@ fn the_rule_plan_derives_a_table_and_runs_auto_with_it() {
         .collect();
     assert_eq!(tables.len(), 2, "one table per fake device: {tables:?}");
     let rule_of = |folder: &Path| -> Vec<(String, String)> {
-        let rows: Vec<clvscu::record::MeasurementRow> =
+        let rows: Vec<clvscu::rows::MeasurementRow> =
             clvscu::export::csv::read_rows(&folder.join("measurements.csv")).unwrap();
         rows.into_iter()
             .filter(|r| r.comparison.starts_with("matvec/"))
@@ -245,7 +245,7 @@ fn the_suite_s_own_lines_escape_control_and_bidirectional_characters() {
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("a\\u{202e}b\\u{1b}[31mc"), "{stdout}");
-    assert_eq!(status_of(&out, "table1"), Status::Done);
+    assert_eq!(status_of(&out, "table1"), StepStatus::Done);
 }
 
 #[test]
@@ -259,7 +259,7 @@ fn the_quick_suite_runs_on_pocl() {
     // 0, or 3 when explain ran and some rung could not build on a CPU device.
     assert!(matches!(code, Some(0 | 3)), "{:?}", assert.get_output());
     for step in ["table1", "peaks"] {
-        assert_eq!(status_of(&out, step), Status::Done, "{step}");
+        assert_eq!(status_of(&out, step), StepStatus::Done, "{step}");
     }
     assert!(out.join("report.html").is_file());
 }
@@ -357,7 +357,7 @@ fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
         );
         assert_eq!(
             status_of(&out, "table1"),
-            Status::Interrupted,
+            StepStatus::Interrupted,
             "signal {signal}"
         );
     }

@@ -52,7 +52,7 @@ pub use abilities::{
 pub use compile::{BuildCache, CompileRequest, JitOptions, MAX_OPT_LEVEL};
 pub use wait::{Direction, HostMemory, WaitMode};
 
-pub use crate::words::{Api, Seconds, TimerKind};
+pub use crate::rows::{Api, Seconds, TimerKind};
 pub use types::*;
 
 /// Library errors of a backend. Messages are written for the person running the benchmark.

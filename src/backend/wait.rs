@@ -28,7 +28,7 @@
 //! OpenCL has no per-context equivalent. The context stays at the driver's default
 //! (`CU_CTX_SCHED_AUTO`), which is what `cuStreamSynchronize` consults in `finish` mode.
 
-pub use crate::words::WaitMode;
+pub use crate::rows::WaitMode;
 
 use super::Result;
 

@@ -20,7 +20,7 @@ use crate::kernels::{KernelSourceError, KernelSources};
 use crate::stats;
 
 mod report;
-pub use crate::record::{
+pub use crate::rows::{
     CalibrationPr, CalibrationRow, CALIBRATION_CSV, CALIBRATION_PR_CSV, OVERHEAD_DIFF_LIMIT_US,
 };
 pub use report::{checks, headline, markdown, write, Check, REPORT_MD};

@@ -247,7 +247,12 @@ pub fn run_command(out: &Path) -> Result<i32> {
 /// by side, keyed by their PCI bus, with the per-GPU PR chart. A report that cannot be made
 /// costs a warning, never the runs.
 fn report_over(out: &Path) {
-    match clvscu::report::write_report(&[out.to_path_buf()], out, true) {
+    match clvscu::report::write_report(
+        &[out.to_path_buf()],
+        out,
+        true,
+        &clvscu::families::catalog(),
+    ) {
         Ok(written) => say!(
             "one report over every GPU ({} run folders on {}): {} and {}",
             written.folders,

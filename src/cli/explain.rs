@@ -11,7 +11,7 @@ use clvscu::explain::ladder::not_a_target;
 use clvscu::explain::profile;
 use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs};
 use clvscu::explain::{TargetExplanation, PARITY};
-use clvscu::record::PrRow;
+use clvscu::rows::PrRow;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::store::CsvStore;
 use clvscu::study::{self, Comparison};

@@ -12,7 +12,7 @@ use clvscu::export::csv::merge_files;
 use clvscu::inspect;
 use clvscu::plot;
 use clvscu::plot::input::CsvKind;
-use clvscu::record::{MeasurementRow, PrRow, SampleRow};
+use clvscu::rows::{MeasurementRow, PrRow, SampleRow};
 use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::args::InspectArgs;
@@ -20,7 +20,7 @@ use crate::cli::args::InspectArgs;
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
 
 pub(crate) fn plot_cmd(inputs: &[PathBuf], out: &Path) -> Result<i32> {
-    let data = plot::input::load(inputs)?;
+    let data = plot::input::load(inputs, clvscu::families::catalog())?;
     for w in plot::input::warnings(&data) {
         say_err!("warning: {}", printable_lines(&w.to_string()));
     }
@@ -154,7 +154,7 @@ pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
 }
 
 pub(crate) fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
-    let written = clvscu::report::write_report(inputs, out, html)?;
+    let written = clvscu::report::write_report(inputs, out, html, &clvscu::families::catalog())?;
     say!(
         "{} run folders on {}:",
         written.folders,

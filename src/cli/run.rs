@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 
 use clvscu::plot;
-use clvscu::record::Status;
+use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{RunPlan, Sides};
 use clvscu::session::watchdog::Watchdog;
@@ -360,7 +360,7 @@ fn print_report(
 fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
     let dir = out.join("charts");
     clvscu::export::safe::check_dir(&dir, false)?;
-    let data = clvscu::plot::input::load(&[out.to_path_buf()])?;
+    let data = clvscu::plot::input::load(&[out.to_path_buf()], clvscu::families::catalog())?;
     let formats = [clvscu::plot::Format::Png, clvscu::plot::Format::Svg];
     Ok(clvscu::plot::draw_all(&data, &dir, &formats)?)
 }

@@ -10,7 +10,7 @@ use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Runtime};
-use clvscu::record::Status;
+use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, Sides};
 use clvscu::session::store::ComparisonRows;
@@ -147,7 +147,7 @@ fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
 
 /// The study to run and, for a command-line run, the study file it stands for.
 pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>)> {
-    clvscu::families::matvec::rules::check_env()
+    clvscu::families::rule_tables::check_env()
         .context("CLVSCU_MATVEC_RULES names a table that cannot be used")?;
     let (mut study, text) = match &args.target {
         Some(target) => {

@@ -6,8 +6,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use clvscu::export::safe::{prepare_dir, write_atomic};
-use clvscu::families::matvec::rules::file_name;
-use clvscu::shape_rule::{checks_markdown, Sweep};
+use clvscu::families::rule_tables::{checks_markdown, file_name, Sweep};
 
 use crate::cli::stopping::EXIT_OK;
 
@@ -21,6 +20,9 @@ pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
          (bar 1.0) at every shape beyond the L2, and over the read kernel's at 2^28 floats \
          (bar 0.9).\n\n",
     );
+    // The read kernel `auto` is held to at 2^28 floats: the registry's memory reference.
+    let catalog = clvscu::families::catalog();
+    let read = catalog.memory_references().map(|(f, m)| (f, m.read));
     let mut written = 0;
     for device in sweep.devices() {
         let Some(table) = sweep.table(&device) else {
@@ -48,7 +50,7 @@ pub fn run(sweep_dir: &Path, out: &Path) -> Result<i32> {
                 r.runner_up_gbs
             );
         }
-        checks += &checks_markdown(&device, &sweep.checks(&device));
+        checks += &checks_markdown(&device, &sweep.checks(&device, read));
         checks.push('\n');
         written += 1;
     }

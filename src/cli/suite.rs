@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 
-use clvscu::record::MeasurementRow;
+use clvscu::rows::MeasurementRow;
 use clvscu::session::store::CsvStore;
-use clvscu::suite::state::{self, Status, StepRow};
+use clvscu::suite::state::{self, StepRow, StepStatus, SUITE_CSV};
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
 use crate::cli::args::{Pairing, SuiteArgs};
@@ -39,7 +39,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
     }
-    if !args.resume && out.join(state::FILE).exists() {
+    if !args.resume && out.join(SUITE_CSV).exists() {
         bail!(
             "{} holds an earlier suite: continue it with --resume, or give another --out",
             out.display()
@@ -94,7 +94,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         let row = run_step(&args, &out, step, allowance)?;
         slack = slack.after(allowance, row.wall_s);
         print_row(&row);
-        let stop = row.status == Status::Interrupted;
+        let stop = row.status == StepStatus::Interrupted;
         state::record(&mut rows, row);
         state::write(&out, &rows)?;
         if stop {
@@ -107,7 +107,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         Plan::MatvecRule => finish_rule(&args, &out, &rows)?,
     }
     let whole = rows.iter().all(|r| {
-        matches!(r.status, Status::Done | Status::Skipped) && r.exit_code.unwrap_or(0) == 0
+        matches!(r.status, StepStatus::Done | StepStatus::Skipped) && r.exit_code.unwrap_or(0) == 0
     });
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
 }
@@ -182,7 +182,7 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     let cap_s = allowance_s.floor() as u32;
     let skipped = |note: String| StepRow {
         step: step.name.into(),
-        status: Status::Skipped,
+        status: StepStatus::Skipped,
         exit_code: None,
         wall_s: 0.0,
         cap_s,
@@ -200,15 +200,15 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     let (code, capped) = run_capped(command, &log, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
-        Some(EXIT_OK) => (Status::Done, String::new()),
-        Some(EXIT_FAILED_CONFIGS) => (Status::Done, failed_rows_note(&out.join(step.dir))),
-        _ if stop_signal().is_some() => (Status::Interrupted, String::new()),
+        Some(EXIT_OK) => (StepStatus::Done, String::new()),
+        Some(EXIT_FAILED_CONFIGS) => (StepStatus::Done, failed_rows_note(&out.join(step.dir))),
+        _ if stop_signal().is_some() => (StepStatus::Interrupted, String::new()),
         _ if capped => (
-            Status::Capped,
+            StepStatus::Capped,
             "stopped at its cap; --resume goes on from its last finished part".into(),
         ),
         _ => (
-            Status::Failed,
+            StepStatus::Failed,
             format!(
                 "see {}",
                 clvscu::terminal::printable(&log.display().to_string())
@@ -255,11 +255,11 @@ fn run_cpu_step(
     };
     let (mut text, mut aborted, mut failed_configs) = (String::new(), Vec::new(), false);
     let mut errors = Vec::new();
-    let mut status = Status::Done;
+    let mut status = StepStatus::Done;
     for (i, comparison) in study.comparisons.iter().enumerate() {
         let left = allowance_s - started.elapsed().as_secs_f64();
         if left <= 0.0 {
-            status = Status::Capped;
+            status = StepStatus::Capped;
             break;
         }
         let own = dir.join(format!(
@@ -279,16 +279,16 @@ fn run_cpu_step(
             Some(EXIT_ERROR) => match no_opencl_cpu(&said) {
                 Some(why) => {
                     let _ = std::fs::remove_file(&part);
-                    return Ok(row(Status::Skipped, EXIT_ERROR, why));
+                    return Ok(row(StepStatus::Skipped, EXIT_ERROR, why));
                 }
                 None => errors.push(comparison.id.clone()),
             },
             _ if stop_signal().is_some() => {
-                status = Status::Interrupted;
+                status = StepStatus::Interrupted;
                 break;
             }
             _ if capped => {
-                status = Status::Capped;
+                status = StepStatus::Capped;
                 break;
             }
             _ => aborted.push(comparison.id.clone()),
@@ -316,7 +316,7 @@ fn run_cpu_step(
         ));
     }
     if aborted.len() + errors.len() == study.comparisons.len() {
-        status = Status::Failed;
+        status = StepStatus::Failed;
     }
     if failed_configs {
         notes.push(
@@ -324,7 +324,7 @@ fn run_cpu_step(
                 .into(),
         );
     }
-    if status == Status::Capped {
+    if status == StepStatus::Capped {
         notes.push("stopped at its cap; --resume goes on from its last finished part".into());
     }
     let code = if aborted.is_empty() && errors.is_empty() && !failed_configs {
@@ -347,10 +347,7 @@ fn failed_rows_note(dir: &Path) -> String {
             Err(_) => return generic.into(),
         };
     let mut failed: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
-    for r in rows
-        .iter()
-        .filter(|r| r.status != clvscu::record::Status::Ok)
-    {
+    for r in rows.iter().filter(|r| r.status != clvscu::rows::Status::Ok) {
         let entry = failed
             .entry(r.status.as_str())
             .or_insert((0, r.error.as_str()));
@@ -415,7 +412,12 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let eq3 = cuda_device_info(args).as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
-    let report = clvscu::report::write_report(&[out.to_path_buf()], out, true);
+    let report = clvscu::report::write_report(
+        &[out.to_path_buf()],
+        out,
+        true,
+        &clvscu::families::catalog(),
+    );
     match &report {
         Ok(_) => {
             // The report's front page under the name the suite promises, beside its pages.

@@ -45,11 +45,11 @@ pub(super) fn step_command(
                 return Ok(Err(format!("no table in {table_dir}/ to run with")));
             }
             // The folder: each API's device finds its own table there.
-            c.env(clvscu::families::matvec::rules::RULES_ENV, tables);
+            c.env(clvscu::families::rule_tables::RULES_ENV, tables);
             study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::StudyWithBuiltinTables(study) => {
-            c.env_remove(clvscu::families::matvec::rules::RULES_ENV);
+            c.env_remove(clvscu::families::rule_tables::RULES_ENV);
             study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::Calibrate => {
@@ -150,7 +150,7 @@ pub(super) fn study_command(
 
 /// Whether `shapes-rule` wrote a table (`matvec-auto-*.toml`) into `dir`.
 fn has_tables(dir: &Path) -> Result<bool> {
-    Ok(dir.is_dir() && !clvscu::families::matvec::rules::table_files(dir)?.is_empty())
+    Ok(dir.is_dir() && !clvscu::families::rule_tables::table_files(dir)?.is_empty())
 }
 
 /// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
@@ -177,7 +177,7 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     if !file.is_file() {
         return Ok(Some(format!("no PRs of the {of} step to explain")));
     }
-    let prs: Vec<clvscu::record::PrRow> = clvscu::export::csv::read_rows(&file)?;
+    let prs: Vec<clvscu::rows::PrRow> = clvscu::export::csv::read_rows(&file)?;
     let (lo, hi) = clvscu::explain::PARITY;
     if prs.iter().any(|r| r.fair && !(lo..=hi).contains(&r.pr)) {
         return Ok(None);

@@ -8,7 +8,7 @@ use comfy_table::{
 
 use clvscu::export::markdown::format_sig;
 use clvscu::families::{self, FamilyId, GroupRule, Variant};
-use clvscu::record::{MeasurementRow, PrRow, Status};
+use clvscu::rows::{MeasurementRow, PrRow, Status};
 use clvscu::stats::{SIMILAR_HI, SIMILAR_LO};
 use clvscu::terminal::printable;
 
@@ -461,7 +461,7 @@ fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clvscu::record::Api;
+    use clvscu::rows::Api;
 
     fn pr(pr: f64, lo: f64, hi: f64) -> PrRow {
         PrRow {

@@ -9,7 +9,7 @@
 //! "unexplained", with the PR that remains and the rung that moved it most.
 
 use crate::backend::Api;
-use crate::record::{MeasurementRow, PrRow};
+use crate::rows::{MeasurementRow, PrRow};
 
 use super::ladder::{LadderStep, RungKind};
 use super::split_rung_id;
@@ -40,7 +40,7 @@ fn failure_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> String
     let id = super::rung_id(target, &kind.name());
     let failures: Vec<String> = rows
         .iter()
-        .filter(|r| r.comparison == id && r.status != crate::record::Status::Ok)
+        .filter(|r| r.comparison == id && r.status != crate::rows::Status::Ok)
         .map(|r| {
             format!(
                 "{} {}: {}",
@@ -329,7 +329,7 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
     let study = own_row.map(|r| r.study.clone()).unwrap_or_default();
     let shapes = rows
         .iter()
-        .filter(|r| r.comparison == own_id && r.status == crate::record::Status::Ok)
+        .filter(|r| r.comparison == own_id && r.status == crate::rows::Status::Ok)
         .map(SideShape::of)
         .collect();
     TargetExplanation {
@@ -357,7 +357,7 @@ fn speeds(rows: &[MeasurementRow], target: &str, kind: RungKind) -> Option<Strin
     let id = super::rung_id(target, &kind.name());
     let sides: Vec<&MeasurementRow> = rows
         .iter()
-        .filter(|r| r.comparison == id && r.status == crate::record::Status::Ok)
+        .filter(|r| r.comparison == id && r.status == crate::rows::Status::Ok)
         .collect();
     let unit = sides.first()?.metric_unit.unit();
     let each: Vec<String> = sides

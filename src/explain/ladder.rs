@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use crate::backend::{Api, TimerKind};
 use crate::families::{find_variant, Size, Variant};
-use crate::record::MeasurementRow;
+use crate::rows::MeasurementRow;
+use crate::rows::{IndexWidth, ProgramSource};
 use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
-use crate::words::{IndexWidth, ProgramSource};
 
 use super::rung_id;
 

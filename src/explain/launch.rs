@@ -9,8 +9,8 @@ use std::path::Path;
 use crate::backend::{Api, TimerKind};
 use crate::export::csv::read_rows;
 use crate::export::ExportError;
-use crate::record::MeasurementRow;
-use crate::record::{CalibrationRow, CALIBRATION_CSV};
+use crate::rows::MeasurementRow;
+use crate::rows::{CalibrationRow, CALIBRATION_CSV};
 
 /// The rung names whose rows hold a target's two clocks: its own rows and the other clock's.
 const CLOCK_RUNGS: [&str; 3] = ["own", "host-timer", "device-timer"];

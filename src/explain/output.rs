@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 
 use crate::export::csv::read_rows;
 use crate::export::ExportError;
-use crate::record::{MeasurementRow, PrRow};
+use crate::rows::{MeasurementRow, PrRow};
 
 use super::attribute::{Interval, TargetExplanation};
 use super::ptx::CodeClassRow;
 
-pub use crate::record::{ExplainRow, VerdictRow, EXPLAIN_CSV, VERDICTS_CSV};
+pub use crate::rows::{ExplainRow, VerdictRow, EXPLAIN_CSV, VERDICTS_CSV};
 pub const EXPLAIN_MD: &str = "explain.md";
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -349,11 +349,11 @@ pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>),
     let mut prs = Vec::new();
     let mut rows = Vec::new();
     for dir in run_folders(out) {
-        let pr_file = dir.join(crate::record::PRS_CSV);
+        let pr_file = dir.join(crate::rows::PRS_CSV);
         if pr_file.exists() {
             prs.extend(read_rows::<PrRow>(&pr_file)?);
         }
-        let m_file = dir.join(crate::record::MEASUREMENTS_CSV);
+        let m_file = dir.join(crate::rows::MEASUREMENTS_CSV);
         if m_file.exists() {
             rows.extend(read_rows::<MeasurementRow>(&m_file)?);
         }

@@ -11,7 +11,7 @@ use crate::backend::Api;
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
 use crate::kernels::KernelSources;
-use crate::record::{MeasurementRow, PrRow};
+use crate::rows::{MeasurementRow, PrRow};
 use crate::session::run::{execute, Event, RunPlan, SessionError, Sides};
 use crate::session::{OnComparison, RunSummary};
 use crate::study::{Comparison, Study};
@@ -159,7 +159,7 @@ pub fn run(
     )?;
     super::code::write_code(&plan.targets, &plan.out, plan.sources, sides)?;
     let first_rows: Vec<MeasurementRow> =
-        read_rows(&ladder.join(crate::record::MEASUREMENTS_CSV)).unwrap_or_default();
+        read_rows(&ladder.join(crate::rows::MEASUREMENTS_CSV)).unwrap_or_default();
     let second: Vec<Rung> = plan
         .targets
         .iter()
@@ -182,7 +182,7 @@ pub fn run(
         }
         if plan.resume
             && swap_dir(plan, &rung)
-                .join(crate::record::MEASUREMENTS_CSV)
+                .join(crate::rows::MEASUREMENTS_CSV)
                 .is_file()
         {
             // Tried before: a rung that broke the context would only break it again.

@@ -299,7 +299,7 @@ fn the_ladder_loads_every_rung_the_way_the_target_loads() {
 
 #[test]
 fn the_second_pass_caps_registers_with_its_control_on_the_same_path() {
-    use crate::record::MeasurementRow;
+    use crate::rows::MeasurementRow;
     let study = crate::study::load("explain-known").unwrap();
     let target = &study.comparisons[0];
     let committed: Vec<MeasurementRow> = crate::export::csv::read_rows(
@@ -323,7 +323,7 @@ fn the_second_pass_caps_registers_with_its_control_on_the_same_path() {
     assert_eq!(ctl.comparison.b.jit.max_registers, Some(167));
     for r in [cap, ctl] {
         assert!(!r.comparison.b.jit.needs_linker());
-        assert_eq!(r.comparison.b.program, crate::words::ProgramSource::Other);
+        assert_eq!(r.comparison.b.program, crate::rows::ProgramSource::Other);
     }
 }
 

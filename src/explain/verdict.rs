@@ -2,7 +2,7 @@
 //! one target's explanation with each side's launch shape. `attribute` reaches them from the
 //! rows.
 
-use crate::record::{MeasurementRow, PrRow};
+use crate::rows::{MeasurementRow, PrRow};
 
 use super::ladder::RungKind;
 use super::PARITY;

@@ -3,7 +3,7 @@
 //! what remains to parity. `plot::waterfall` draws them.
 
 use crate::plot::waterfall::{Bar, BarKind};
-use crate::record::PrRow;
+use crate::rows::PrRow;
 
 use super::ladder::{LadderStep, RungKind};
 use super::split_rung_id;

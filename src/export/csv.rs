@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{create_parent_dirs, io_err, write_atomic, ExportError, Exporter};
-use crate::record::RowCheck;
+use crate::rows::RowCheck;
 
 /// The column list of a row type, in the order that `serde` writes its fields, derived from
 /// the struct itself (its `Deserialize` names its fields), so a header can be written and
@@ -185,6 +185,33 @@ pub fn read_rows<T: DeserializeOwned + CsvSchema>(path: &Path) -> Result<Vec<T>,
     let data = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
         .map_err(io_err(path))?;
     parse_rows(path, &data)
+}
+
+/// The bytes of a file, gunzipped when its name ends in `.gz`.
+pub fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ExportError> {
+    let raw = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
+        .map_err(io_err(path))?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(raw.as_slice()), &mut out)
+            .map_err(io_err(path))?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+/// The rows of a CSV another command wrote, by column name: columns the row type does not
+/// name are left alone, so a file that gained a column still reads; a missing column without
+/// a default is an error naming the file and line. A path ending in `.gz` is read gunzipped.
+pub fn read_by_name<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ExportError> {
+    let data = read_maybe_gz(path)?;
+    ::csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(data.as_slice())
+        .deserialize()
+        .collect::<Result<Vec<T>, _>>()
+        .map_err(|e| csv_err(path, e, &[]))
 }
 
 /// Renders rows as a complete CSV document (header included, even with no rows).
@@ -447,7 +474,7 @@ pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{
+    use crate::rows::{
         Api, FamilyId, MeasurementRow, Metric, PrRow, SampleRow, Side, Status, TimerKind,
     };
     use proptest::prelude::*;
@@ -498,7 +525,7 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
-            wait_mode: Some(crate::record::WaitMode::Spin),
+            wait_mode: Some(crate::rows::WaitMode::Spin),
             queued_to_submit_s: Some(2.5e-6),
             submit_to_start_s: None,
             turn: Some(1),
@@ -978,7 +1005,7 @@ mod tests {
                     error: s(),
                     sweep_param: s(),
                     sweep_value: s(),
-                    wait_mode: Some(crate::record::WaitMode::Spin),
+                    wait_mode: Some(crate::rows::WaitMode::Spin),
                     queued_to_submit_s: Some(2.5e-6),
                     submit_to_start_s: None,
                     turn: Some(1),

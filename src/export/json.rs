@@ -157,15 +157,15 @@ pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunResults {
     /// One row per comparison with both sides (the rows of prs.csv).
-    pub prs: Vec<crate::record::PrRow>,
+    pub prs: Vec<crate::rows::PrRow>,
     /// One row per side of each comparison (the rows of measurements.csv).
-    pub measurements: Vec<crate::record::MeasurementRow>,
+    pub measurements: Vec<crate::rows::MeasurementRow>,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Api, SampleRow, Side, Status, TimerKind};
+    use crate::rows::{Api, SampleRow, Side, Status, TimerKind};
     use proptest::prelude::*;
     use std::fs;
 

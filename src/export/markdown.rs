@@ -1,7 +1,7 @@
 //! Markdown: human-readable tables of Performance Ratios and measurements, for reports and
 //! pull-request comments. The CSV stays the source of truth; these tables round numbers.
 
-use crate::record::{MeasurementRow, PrRow, Status};
+use crate::rows::{MeasurementRow, PrRow, Status};
 
 use super::{ExportError, Exporter};
 
@@ -186,7 +186,7 @@ impl Exporter<MeasurementRow> for MarkdownExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Api, FamilyId, Metric, TimerKind};
+    use crate::rows::{Api, FamilyId, Metric, TimerKind};
     use proptest::prelude::*;
 
     #[test]
@@ -327,7 +327,7 @@ mod tests {
             error: String::new(),
             sweep_param: String::new(),
             sweep_value: String::new(),
-            wait_mode: Some(crate::record::WaitMode::Spin),
+            wait_mode: Some(crate::rows::WaitMode::Spin),
             queued_to_submit_s: None,
             submit_to_start_s: None,
             turn: Some(1),

@@ -1,4 +1,4 @@
-//! Exporters: the result rows of [`crate::record`] as CSV (the source of truth, appended row by
+//! Exporters: the result rows of [`crate::rows`] as CSV (the source of truth, appended row by
 //! row), JSON (provenance and machine-readable dumps) and Markdown (human-readable reports).
 //!
 //! Rendering to bytes ([`Exporter::render`]) is separate from writing files so every format can
@@ -6,7 +6,6 @@
 //! that looks valid: CSV rows are flushed whole, and whole-file writes go through a temporary
 //! file and a rename. Every write goes through [`safe`], which never writes through a link.
 
-pub mod baseline;
 pub mod csv;
 pub mod json;
 pub mod markdown;

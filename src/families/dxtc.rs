@@ -25,8 +25,8 @@ use crate::families::reference::{self, Verification};
 use crate::families::scan::check_words;
 use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 const ID: FamilyId = FamilyId::new("dxtc");
 

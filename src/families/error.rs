@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::rows::SizeError;
+
 #[derive(Debug, Error)]
 pub enum WorkloadError {
     #[error("unknown family '{name}'; valid families: {known}")]
@@ -12,12 +14,8 @@ pub enum WorkloadError {
         name: String,
         known: String,
     },
-    #[error("cannot read size '{text}': use ROWSxCOLS (e.g. 60989x1100), N or 2^K")]
-    BadSize { text: String },
-    #[error(
-        "size '{text}': ROWS x COLS is more than 2^64 - 1 elements, the most one count can hold"
-    )]
-    SizeOverflow { text: String },
+    #[error(transparent)]
+    Size(#[from] SizeError),
     #[error("invalid problem for {variant}: {reason}")]
     BadProblem { variant: String, reason: String },
     #[error("invalid launch for {variant}: {reason}")]

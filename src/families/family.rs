@@ -11,8 +11,8 @@ use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;
 use crate::backend::{DeviceInfo, Runtime};
 use crate::kernels::KernelSources;
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 /// The runtime's own calls a run of a variant makes, as a plain program would replay them
 /// (`explain`'s replay): launches of its kernel, `batch` to one wait, or one host copy.
@@ -64,6 +64,8 @@ pub struct FamilySpec {
     /// own question (BFS's levels, the fill article's local sizes) asks the registry which
     /// families it draws rather than naming them.
     pub charts: &'static [&'static str],
+    /// The levels of a search whose row predates the `levels` column, where the size tells them.
+    pub levels_of_size: Option<crate::rows::LevelsOfSize>,
 }
 
 impl FamilySpec {
@@ -80,6 +82,7 @@ impl FamilySpec {
             measures_peak: false,
             memory_references: None,
             charts: &[],
+            levels_of_size: None,
         }
     }
 }
@@ -109,21 +112,7 @@ impl QuickSize {
     }
 }
 
-/// A vendor library's operation (a row of `baselines.csv`) that does the same work as this
-/// family's kernels: its name there, and the one variant it stands against (all when `None`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VendorOp {
-    pub name: &'static str,
-    pub variant: Option<&'static str>,
-}
-
-/// The variants that measure what the memory itself can do, which charts hold other kernels
-/// to: a plain read and a plain copy kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemoryReferences {
-    pub read: &'static str,
-    pub copy: &'static str,
-}
+pub use crate::rows::{MemoryReferences, VendorOp};
 
 /// One kernel family: its variants and sizes, how it is launched, its buffers and data, its
 /// f64 reference, and the work one run does. The runner and session call only this.

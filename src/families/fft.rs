@@ -39,8 +39,8 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
 use crate::families::size::Size;
 use crate::families::variant::{GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 /// Points per transform.
 pub const POINTS: usize = 512;

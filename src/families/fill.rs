@@ -38,8 +38,8 @@ use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::kernels::KernelSources;
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 const VARIANTS: [Variant; 7] = [
     points(

@@ -103,7 +103,7 @@ pub fn check_footprint(
 mod tests {
     use super::*;
     use crate::host_memory::{check_host_against, parse_meminfo};
-    use crate::words::FamilyId;
+    use crate::rows::FamilyId;
 
     fn device(bytes: u64) -> DeviceInfo {
         DeviceInfo {

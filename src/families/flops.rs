@@ -10,8 +10,8 @@ use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{v, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 use rayon::prelude::*;
 
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and

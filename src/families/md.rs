@@ -32,12 +32,12 @@ use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::read_path::{gather_build, without_read_path, ReadPath};
+use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
 use crate::families::reference::{self, mix, Verification};
 use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;
@@ -231,7 +231,7 @@ pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
 
 /// The kernel arguments: positions (along `path`), the list, N, then the force output.
 pub fn args(path: ReadPath, positions: BufferId, list: BufferId, n: u32) -> Vec<Arg> {
-    vec![path.arg(positions, 4), Arg::Buffer(list), Arg::U32(n)]
+    vec![path_arg(path, positions, 4), Arg::Buffer(list), Arg::U32(n)]
 }
 
 /// What the kernel writes, for the fake backend.

@@ -48,13 +48,32 @@ pub mod variant;
 #[cfg(test)]
 mod tests;
 
+/// The decision tables a rule variant reads (today `matvec/auto`'s, the one family with shape
+/// rules): where they come from, their files, and their derivation from a shape sweep. The
+/// registry's one door to them, so that nothing outside `families/` names the family.
+pub mod rule_tables {
+    pub use super::matvec::derive::{
+        checks_markdown, Check, CheckKind, Sweep, SweepError, L2_BYTES, READ_CHECK_FLOATS,
+    };
+    pub use super::matvec::rules::{check_env, file_name, table_files, RuleTable, RULES_ENV};
+}
+
+/// What a study declares of its own kernel pair, which the registry registers as a family
+/// (`register_user`): the declaration's parts, as the study file spells them.
+pub mod declared {
+    pub use super::user::decl::{
+        ArgSpec, CheckSpec, Declared, KernelFiles, MetricSpec, TuneSpec, UserKernel,
+    };
+}
+
 use std::cmp::Ordering;
 use std::str::FromStr;
 use std::sync::{Arc, OnceLock, RwLock};
 
 use crate::backend::fake::{Emulator, FakeLaunch};
 
-pub use crate::words::{FamilyId, Metric};
+use crate::rows::{Catalog, FamilyFacts, VariantFacts};
+pub use crate::rows::{FamilyId, Metric};
 pub use error::{RegisterError, WorkloadError};
 pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 pub use footprint::Footprint;
@@ -230,30 +249,32 @@ pub fn emulator() -> Arc<dyn Emulator> {
 /// The family a study entry gets when it names none: the whitepaper's matrix-vector product.
 pub const DEFAULT_FAMILY: FamilyId = FamilyId::Matvec;
 
-/// Whether the chart named `chart` draws rows of `family` (`Family::charts`).
-pub fn drawn_in(chart: &str, family: FamilyId) -> bool {
-    all()
+/// What the registry says of every family, as the plain data the charts and the report read
+/// (`rows::Catalog`): they are handed it and never ask the families themselves.
+pub fn catalog() -> Catalog {
+    let families = all()
         .iter()
-        .any(|f| f.id() == family && f.spec().charts.contains(&chart))
-}
-
-/// The family whose read and copy kernels measure memory itself, and those variants.
-pub fn memory_references() -> Option<(FamilyId, MemoryReferences)> {
-    all()
-        .iter()
-        .find_map(|f| f.spec().memory_references.map(|m| (f.id(), m)))
-}
-
-/// The family (and the one variant, where only one does the same work) that a vendor
-/// library's operation of `baselines.csv` stands against (`Family::vendor_ops`).
-pub fn vendor_target(op: &str) -> Option<(FamilyId, Option<&'static str>)> {
-    all().iter().find_map(|f| {
-        f.spec()
-            .vendor_ops
-            .iter()
-            .find(|o| o.name == op)
-            .map(|o| (f.id(), o.variant))
-    })
+        .map(|f| {
+            let spec = f.spec();
+            FamilyFacts {
+                family: f.id(),
+                charts: spec.charts,
+                memory_references: spec.memory_references,
+                vendor_ops: spec.vendor_ops,
+                levels_of_size: spec.levels_of_size,
+                variants: f
+                    .variants()
+                    .iter()
+                    .map(|v| VariantFacts {
+                        name: v.name,
+                        algorithm: f.algorithm(v),
+                        experiment: v.experiment,
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    Catalog { families }
 }
 
 /// Every registered family.

@@ -30,8 +30,8 @@ use crate::families::reference::Verification;
 use crate::families::scan::{check_words, ScanLevels};
 use crate::families::size::Size;
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 const ID: FamilyId = FamilyId::new("radix");
 

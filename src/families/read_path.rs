@@ -5,37 +5,13 @@
 use crate::backend::{Arg, BufferId};
 use crate::families::plan::{Build, Built, ExecError};
 
-crate::names::named_enum! {
-    /// How a kernel reads the gathered operand (SpMV's `x`, MD's positions).
-    #[strum(serialize_all = "lowercase")]
-    pub enum ReadPath {
-        /// A plain `const` pointer: ordinary global loads.
-        Global,
-        /// `const restrict` pointers on both sides, and CUDA's `__ldg` on the gather: the
-        /// read-only (non-coherent) data path, where each compiler chooses to take it.
-        Ro,
-        /// An OpenCL `image1d_buffer_t` read with `read_imagef` / a CUDA texture object read
-        /// with `tex1Dfetch`: the texture path.
-        Tex,
-    }
-}
+pub use crate::rows::ReadPath;
 
-impl ReadPath {
-    /// The path a variant's name ends in (`scalar-tex`), `Global` when it names none.
-    pub fn of(variant: &str) -> ReadPath {
-        match variant.rsplit_once('-').map(|(_, p)| p) {
-            Some("ro") => ReadPath::Ro,
-            Some("tex") => ReadPath::Tex,
-            _ => ReadPath::Global,
-        }
-    }
-
-    /// The kernel argument that passes `buffer` along this path.
-    pub fn arg(self, buffer: BufferId, channels: u32) -> Arg {
-        match self {
-            ReadPath::Tex => Arg::Texture { buffer, channels },
-            _ => Arg::Buffer(buffer),
-        }
+/// The kernel argument that passes `buffer` along `path`.
+pub fn path_arg(path: ReadPath, buffer: BufferId, channels: u32) -> Arg {
+    match path {
+        ReadPath::Tex => Arg::Texture { buffer, channels },
+        _ => Arg::Buffer(buffer),
     }
 }
 

@@ -9,8 +9,8 @@ use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
 use super::size::Size;
 use super::variant::Variant;
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 pub struct Recorded {
     spec: FamilySpec,

@@ -24,8 +24,8 @@ use crate::families::size::Size;
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{experiment, points, pow2, v, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 /// The variant names, as studies spell them.
 pub const FIRST_PASS: &str = "first-pass";
@@ -347,7 +347,7 @@ fn is_partial(variant: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::FamilyId;
+    use crate::rows::FamilyId;
 
     #[test]
     fn the_experiment_variants_are_one_launch_whatever_the_group_count() {

@@ -196,10 +196,7 @@ mod fuzz {
                 Ok(s) => prop_assert_eq!(Size::parse(&s.to_string()).unwrap(), s),
                 Err(e) => {
                     prop_assert!(
-                        matches!(
-                            e,
-                            WorkloadError::BadSize { .. } | WorkloadError::SizeOverflow { .. }
-                        ),
+                        matches!(e, crate::rows::SizeError::Bad { .. } | crate::rows::SizeError::Overflow { .. }),
                         "{e:?}"
                     );
                     let quoted = format!("'{text}'");
@@ -216,7 +213,7 @@ mod fuzz {
                 None => {
                     let overflow = matches!(
                         Size::parse(&s.to_string()),
-                        Err(WorkloadError::SizeOverflow { .. })
+                        Err(crate::rows::SizeError::Overflow { .. })
                     );
                     prop_assert!(overflow, "{s}");
                 }

@@ -10,8 +10,8 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::{GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     Variant {
@@ -261,7 +261,7 @@ mod tests {
     use crate::families::exec::{self, Inputs, SideConfig};
     use crate::families::find_variant;
     use crate::kernels::KernelSources;
-    use crate::words::FamilyId;
+    use crate::rows::FamilyId;
 
     fn run_variant(name: &str, wrong: bool) -> Verification {
         let script = FakeScript {

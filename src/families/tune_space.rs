@@ -6,7 +6,7 @@
 use super::plan::SideConfig;
 use crate::backend::{Api, JitOptions, LaunchShape};
 use crate::fairness::Flags;
-use crate::words::FamilyId;
+use crate::rows::FamilyId;
 
 /// What a parameter sets in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! One kernel variant as data, and the rule for its default launch.
 
-use crate::words::FamilyId;
+use crate::rows::FamilyId;
 
 /// How a variant's default number of work-groups follows from the problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

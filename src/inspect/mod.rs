@@ -21,7 +21,7 @@ use crate::fairness::Flags;
 use crate::families::{all_variants, FamilyId, FMA_ITERS};
 use crate::kernels::KernelSources;
 
-pub use crate::record::{ClassCountRow as ClassRow, CLASSES_CSV};
+pub use crate::rows::{ClassCountRow as ClassRow, CLASSES_CSV};
 
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
 pub const SASS_CSV: &str = "sass_classes.csv";

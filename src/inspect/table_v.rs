@@ -10,10 +10,10 @@ use super::{request, write, InspectError, OfflineCompiler};
 use crate::backend::{Api, Runtime};
 use crate::export::csv::write_rows;
 use crate::kernels::KernelSources;
-use crate::words::IndexWidth;
+use crate::rows::IndexWidth;
 
 pub const TABLE_V_MD: &str = "table-v.md";
-pub const TABLE_V_CSV: &str = "table-v.csv";
+pub use crate::rows::TABLE_V_CSV;
 
 /// The saved PTX of one API at one index width.
 pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {
@@ -36,7 +36,7 @@ fn compile(
 ) -> Result<Option<String>, InspectError> {
     // Study data: the paper's Table V is about the FFT's kernel file, at the work-group size
     // its one variant is written for.
-    let fft = crate::families::get(crate::words::FamilyId::Fft);
+    let fft = crate::families::get(crate::rows::FamilyId::Fft);
     let local = fft.variants()[0].min_local;
     let mut req = request(sources, api, fft.spec().kernel_file, local, false)?;
     req.defines

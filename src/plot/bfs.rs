@@ -6,25 +6,27 @@
 //! It pairs, per graph (variant and size) and API, the verified row timed with the device
 //! clock and the one timed with the host clock (as `harness/bfs.toml` measures them). The
 //! number of levels is the rows' (`levels`, the depth of the verified search); rows written
-//! before it was recorded fall back on a layered graph's known depth (`families::bfs::levels`).
+//! before it was recorded fall back on a layered graph's known depth (`Catalog::levels_of_size`).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};
-use super::{any_measurement, fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
-use crate::families::bfs;
-use crate::record::TimerKind;
-use crate::record::{Api, MeasurementRow, Status};
+use super::{fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
+use crate::rows::TimerKind;
+use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
 chart_kind!(
     /// The BFS chart; one file per graph generator.
     BfsChart,
     "bfs",
-    any_measurement(|m| drawn(m) && m.status == Status::Ok)
+    |data: &ChartData| data
+        .measurements
+        .iter()
+        .any(|m| drawn(&data.catalog, m) && m.status == Status::Ok)
 );
 
 /// Whether a row is one this chart draws: a level-by-level search's (`Family::charts`).
-pub(crate) fn drawn(m: &MeasurementRow) -> bool {
-    crate::families::drawn_in("bfs", m.family)
+pub(crate) fn drawn(catalog: &Catalog, m: &MeasurementRow) -> bool {
+    catalog.drawn_in("bfs", m.family)
 }
 
 /// One graph on one API: medians of a whole search by each clock.
@@ -48,8 +50,8 @@ impl Split {
 }
 
 /// The pairs of rows (device clock, host clock) of every graph and API, in row order.
-pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
-    let ok = |m: &&&MeasurementRow| drawn(m) && m.status == Status::Ok;
+pub(crate) fn splits(catalog: &Catalog, rows: &[&MeasurementRow]) -> Vec<Split> {
+    let ok = |m: &&&MeasurementRow| drawn(catalog, m) && m.status == Status::Ok;
     let mut out = Vec::new();
     for dev in rows
         .iter()
@@ -69,7 +71,7 @@ pub(crate) fn splits(rows: &[&MeasurementRow]) -> Vec<Split> {
                 api: dev.api,
                 levels: dev
                     .levels
-                    .or_else(|| bfs::is_layered(&dev.variant).then(|| bfs::levels(dev.elements))),
+                    .or_else(|| catalog.levels_of_size(dev.family, &dev.variant, dev.elements)),
                 kernels_s: dev.median_s,
                 total_s: host.median_s,
             });
@@ -84,7 +86,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     group_in_order(&data.measurements, |m| m.variant.clone())
         .into_iter()
         .filter_map(|(variant, rows)| {
-            let s = splits(&rows);
+            let catalog = crate::families::catalog();
+            let s = splits(&catalog, &rows);
             (!s.is_empty()).then(|| (slug(&variant), build(&variant, &s, &info)))
         })
         .collect()
@@ -184,21 +187,25 @@ mod tests {
         let mut other = host.clone();
         other.size = "1024".into();
         let rows = [&dev, &host, &other];
-        let s = splits(&rows);
+        let catalog = crate::families::catalog();
+        let s = splits(&catalog, &rows);
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].levels, Some(9));
         let mut random = dev.clone();
         random.variant = "random-uniform".into();
         let mut random_host = host.clone();
         random_host.variant = random.variant.clone();
-        assert_eq!(splits(&[&random, &random_host])[0].levels, None);
+        assert_eq!(splits(&catalog, &[&random, &random_host])[0].levels, None);
         // A row that carries its measured depth is divided by it, layered or not.
         random.levels = Some(14);
-        assert_eq!(splits(&[&random, &random_host])[0].levels, Some(14));
+        assert_eq!(
+            splits(&catalog, &[&random, &random_host])[0].levels,
+            Some(14)
+        );
         assert!((s[0].overhead_s() - 0.003).abs() < 1e-12);
         let figs = figures(&ChartData {
             measurements: vec![dev, host],
-            ..Default::default()
+            ..crate::plot::tests::registered()
         });
         assert_eq!(figs.len(), 1);
     }

@@ -9,7 +9,7 @@
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
-use crate::record::{MeasurementRow, Status};
+use crate::rows::{Catalog, MeasurementRow, Status};
 
 chart_kind!(
     /// The constant-memory chart; one file per (run, study, image size) with a fair
@@ -24,8 +24,8 @@ const SPEC: Reference = Reference {
     paper: &crate::paper::FANG_SOBEL_CONSTANT_PR,
 };
 
-fn usable(r: &MeasurementRow) -> bool {
-    crate::families::drawn_in("constant", r.family)
+fn usable(catalog: &Catalog, r: &MeasurementRow) -> bool {
+    catalog.drawn_in("constant", r.family)
         && r.status == Status::Ok
         && r.sweep_param.is_empty()
         && r.metric.is_finite()
@@ -37,7 +37,10 @@ pub(crate) type ConstantFigure = super::hbar::HBarFigure;
 
 /// Builds one figure per (run, study, size) with a fair constant-memory Sobel.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, ConstantFigure)> {
-    let rows = data.measurements.iter().filter(|r| usable(r));
+    let rows = data
+        .measurements
+        .iter()
+        .filter(|r| usable(&data.catalog, r));
     let groups = group_in_order(rows, |r| {
         (r.run_id.clone(), r.study.clone(), r.size.clone())
     });
@@ -75,7 +78,7 @@ mod tests {
         ];
         let data = |rows: &[MeasurementRow]| ChartData {
             measurements: rows.to_vec(),
-            ..ChartData::default()
+            ..crate::plot::tests::registered()
         };
         assert!(figures(&data(&rows)).is_empty());
         rows.push(side("OpenCL", "sobel/constant", "constant", 700.0));

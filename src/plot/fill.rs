@@ -10,7 +10,7 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, slug, style, ChartData, RunInfo};
-use crate::record::{Api, MeasurementRow, Status};
+use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
 chart_kind!(
     /// The fill chart; one file per (run, study, GPU) with fill rows.
@@ -33,8 +33,8 @@ fn article_for(variant: &str, local: u32) -> Option<&'static ArticleFill> {
 /// Calls the article timed per number.
 const CALLS: f64 = 10.0;
 
-fn is_fill(r: &MeasurementRow) -> bool {
-    crate::families::drawn_in("fill", r.family)
+fn is_fill(catalog: &Catalog, r: &MeasurementRow) -> bool {
+    catalog.drawn_in("fill", r.family)
 }
 
 /// Work-items per work-group of a row (2-D groups multiplied out).
@@ -76,7 +76,10 @@ fn row_label(r: &MeasurementRow) -> String {
 
 /// Builds one figure per (run, study, device) with fill rows.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
-    let rows = data.measurements.iter().filter(|r| is_fill(r));
+    let rows = data
+        .measurements
+        .iter()
+        .filter(|r| is_fill(&data.catalog, r));
     let groups = group_in_order(rows, |r| {
         (r.run_id.clone(), r.study.clone(), r.device.clone())
     });
@@ -275,7 +278,7 @@ mod tests {
         measurements.push(article);
         ChartData {
             measurements,
-            ..ChartData::default()
+            ..crate::plot::tests::registered()
         }
     }
 
@@ -338,7 +341,7 @@ mod tests {
 
     #[test]
     fn not_drawn_without_measured_fill_rows() {
-        assert!(figures(&ChartData::default()).is_empty());
+        assert!(figures(&crate::plot::tests::registered()).is_empty());
         let mut d = data();
         d.measurements.retain(|r| r.status != Status::Ok);
         assert!(figures(&d).is_empty());

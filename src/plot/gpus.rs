@@ -14,7 +14,7 @@ use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatc
 use super::style::{self, Marker};
 use super::{group_in_order, page_slug, push_unique, slug, ChartData, DrawError, Figure};
 use super::{MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE};
-use crate::record::PrRow;
+use crate::rows::PrRow;
 
 /// The file-name prefix of this chart.
 pub const NAME: &str = "pr-gpus";
@@ -330,7 +330,7 @@ mod tests {
 
     #[test]
     fn one_figure_per_study_with_two_gpus_and_points_per_gpu() {
-        let mut data = ChartData::default();
+        let mut data = crate::plot::tests::registered();
         assert!(figures(&data).is_empty());
         data.prs = vec![pr("r1", "H100", "x", 1.0), pr("r1", "H100", "y", 0.3)];
         assert!(figures(&data).is_empty(), "one GPU: no chart");

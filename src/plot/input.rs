@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::export::csv::{read_rows, CsvSchema};
 use crate::export::ExportError;
 
-use crate::record::{MeasurementRow, PrRow, SampleRow};
+use crate::rows::{Catalog, MeasurementRow, PrRow, SampleRow};
 
 use super::{ChartData, PtxClassCount};
 
@@ -46,7 +46,7 @@ pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
         Ok(CsvKind::Prs)
     } else if is(SampleRow::columns()) {
         Ok(CsvKind::Samples)
-    } else if is(crate::record::ClassCountRow::columns()) {
+    } else if is(crate::rows::ClassCountRow::columns()) {
         Ok(CsvKind::PtxClasses)
     } else {
         Err(InputError::Foreign {
@@ -77,9 +77,9 @@ fn csv_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
     for input in inputs {
         if input.is_dir() {
             let names = [
-                crate::record::MEASUREMENTS_CSV,
-                crate::record::PRS_CSV,
-                crate::record::CLASSES_CSV,
+                crate::rows::MEASUREMENTS_CSV,
+                crate::rows::PRS_CSV,
+                crate::rows::CLASSES_CSV,
             ];
             files.extend(
                 names
@@ -95,13 +95,16 @@ fn csv_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// Every measurement, PR and PTX-class row of `inputs` (samples are not charted).
-pub fn load(inputs: &[PathBuf]) -> Result<ChartData, InputError> {
+pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputError> {
     let files = csv_files(inputs);
     if files.is_empty() {
         let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
         return Err(InputError::NothingFound(names.join(", ")));
     }
-    let mut data = ChartData::default();
+    let mut data = ChartData {
+        catalog,
+        ..ChartData::default()
+    };
     for input in inputs {
         let first = data.measurements.len();
         for f in csv_files(std::slice::from_ref(input)) {
@@ -128,7 +131,7 @@ fn load_file(f: &Path, data: &mut ChartData) -> Result<(), InputError> {
         CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(f)?),
         CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(f)?),
         CsvKind::PtxClasses => {
-            let rows: Vec<crate::record::ClassCountRow> = read_rows(f)?;
+            let rows: Vec<crate::rows::ClassCountRow> = read_rows(f)?;
             for r in rows {
                 let api = r.api.parse().map_err(|_| InputError::Foreign {
                     path: f.to_path_buf(),
@@ -160,7 +163,7 @@ pub fn warnings(data: &ChartData) -> Vec<String> {
     let metrics = data
         .measurements
         .iter()
-        .filter(|r| r.status == crate::record::Status::Ok && bad(r.metric))
+        .filter(|r| r.status == crate::rows::Status::Ok && bad(r.metric))
         .map(|r| {
             format!(
                 "measurement of {} [{}] (run {}) is ok but its metric is {}: left out",
@@ -189,7 +192,7 @@ mod tests {
         )
         .unwrap();
         for input in [run.clone(), run.join("measurements.csv")] {
-            let data = load(std::slice::from_ref(&input)).unwrap();
+            let data = load(std::slice::from_ref(&input), crate::families::catalog()).unwrap();
             assert!(!data.baselines.is_empty(), "{}", input.display());
             let figs = super::super::shapes::figures(&data);
             let (_, fig) = &figs[0];

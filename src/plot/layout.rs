@@ -169,8 +169,8 @@ impl LegendItem {
 
 /// One filled legend entry per API, in its colour and hatch, labelled by `label`.
 pub(crate) fn api_legend(
-    apis: &[crate::record::Api],
-    label: impl Fn(crate::record::Api) -> String,
+    apis: &[crate::rows::Api],
+    label: impl Fn(crate::rows::Api) -> String,
 ) -> Vec<LegendItem> {
     apis.iter()
         .map(|&a| {

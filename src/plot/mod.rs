@@ -68,7 +68,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{Api, MeasurementRow, PrRow};
+use crate::rows::{Api, Catalog, MeasurementRow, PrRow};
 
 pub use bfs::BfsChart;
 pub use constant::ConstantChart;
@@ -172,13 +172,16 @@ pub struct PtxClassCount {
 }
 
 /// Everything the charts read: the rows of one or more runs.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct ChartData {
     pub measurements: Vec<MeasurementRow>,
     pub prs: Vec<PrRow>,
     pub ptx_classes: Vec<PtxClassCount>,
     /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
     pub baselines: Vec<RunBaseline>,
+    /// What the registry says of the families the rows name (which charts draw them, the
+    /// memory's reference kernels, each variant's algorithm).
+    pub catalog: Catalog,
 }
 
 /// One kind of chart.

@@ -15,14 +15,14 @@ use super::{
 };
 use std::collections::HashMap;
 
-use crate::record::{Api, MeasurementRow, Metric, Status};
+use crate::rows::{Api, Catalog, MeasurementRow, Metric, Status};
 
 /// Unit of the rows this chart reads.
 pub const BANDWIDTH_UNIT: Metric = Metric::Bandwidth;
 /// `family/variant` of the kernel whose bandwidth is the practical reference: the copy
 /// kernel of the family that measures memory itself (`Family::memory_references`).
-fn copy_reference() -> String {
-    match crate::families::memory_references() {
+fn copy_reference(catalog: &Catalog) -> String {
+    match catalog.memory_references() {
         Some((family, m)) => format!("{family}/{}", m.copy),
         None => "copy kernel".into(),
     }
@@ -40,8 +40,9 @@ fn is_bandwidth_row(r: &MeasurementRow) -> bool {
     is_ok_gbs(r) && r.sweep_param.is_empty()
 }
 
-fn is_copy_row(r: &MeasurementRow) -> bool {
-    let is_copy = crate::families::memory_references()
+fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
+    let is_copy = catalog
+        .memory_references()
         .is_some_and(|(family, m)| r.family == family && r.variant == m.copy);
     is_ok_gbs(r) && is_copy && r.metric > 0.0
 }
@@ -58,7 +59,11 @@ struct CopyReferences {
 impl CopyReferences {
     fn of(data: &ChartData) -> Self {
         let mut refs = CopyReferences::default();
-        for r in data.measurements.iter().filter(|r| is_copy_row(r)) {
+        for r in data
+            .measurements
+            .iter()
+            .filter(|r| is_copy_row(&data.catalog, r))
+        {
             let keep_best = |v: &mut f64| *v = v.max(r.metric);
             refs.per_run
                 .entry((r.run_id.clone(), r.device.clone(), r.api))
@@ -250,7 +255,7 @@ fn build(
             .collect();
         notes.push(format!(
             "Copy reference: best {} result of the same GPU and API: {}.",
-            copy_reference(),
+            copy_reference(&data.catalog),
             used.join(", ")
         ));
         panels.push(HBarPanel {
@@ -267,7 +272,7 @@ fn build(
                 notes.push(format!(
                     "No {} row for {} on this GPU: its share of copy \
                      bandwidth is not shown.",
-                    copy_reference(),
+                    copy_reference(&data.catalog),
                     a
                 ));
             }
@@ -276,7 +281,7 @@ fn build(
         notes.push(format!(
             "No {} row for this GPU: the share of measured copy \
              bandwidth is not shown.",
-            copy_reference()
+            copy_reference(&data.catalog)
         ));
     }
     let unknown_peak: Vec<String> = rows

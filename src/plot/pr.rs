@@ -18,7 +18,7 @@ use super::{
     fmt_sig, group_in_order, page_slug, push_unique, run_slug, style, ChartData, DrawError, Figure,
     RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
-use crate::record::{Api, PrRow};
+use crate::rows::{Api, PrRow};
 
 /// The band inside which a PR counts as "similar performance" (the paper's criterion): the
 /// one definition in [`crate::stats`].

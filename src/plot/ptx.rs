@@ -12,7 +12,7 @@ use super::{
     group_in_order, push_api, push_unique, slug, style, ChartData, PtxClassCount, RunInfo,
     MAX_FIGURES_PER_CHART,
 };
-use crate::record::Api;
+use crate::rows::Api;
 
 chart_kind!(
     /// The PTX chart; one file per kernel pair.

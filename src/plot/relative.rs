@@ -7,15 +7,14 @@
 //! one bar per API. Right panel: the PR (OpenCL / CUDA) of each row's comparison, hatched
 //! before (unfair: the reference's memory space on one side only) and solid after (fair), with
 //! the similar band (`pr::SIMILAR_BAND`). A row's reference is the variant of a fair comparison in which both
-//! sides read through the reference's space; [`crate::families::algorithm`] tells which
+//! sides read through the reference's space; [`Catalog::algorithm`] tells which
 //! variants are one algorithm. Performance, not time, because the family's metric is what the
 //! studies report; the ratio of metrics is the inverse of the ratio of times.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, style, ChartData, RunInfo};
-use crate::families::{algorithm, find_variant};
-use crate::record::{Api, MeasurementRow, PrRow};
+use crate::rows::{Api, Catalog, MeasurementRow, PrRow};
 
 /// What makes one chart kind of this figure.
 pub(crate) struct Reference {
@@ -30,8 +29,8 @@ pub(crate) struct Reference {
 }
 
 /// The algorithm of a row's variant; the variant's own name when the family does not know it.
-fn algorithm_of(r: &MeasurementRow) -> String {
-    find_variant(r.family, &r.variant).map_or_else(|_| r.variant.clone(), |v| algorithm(v).into())
+fn algorithm_of(catalog: &Catalog, r: &MeasurementRow) -> String {
+    catalog.algorithm(r.family, &r.variant).to_string()
 }
 
 /// Both sides of `comparison` read through the reference space.
@@ -43,16 +42,17 @@ fn fair_reference(spec: &Reference, rows: &[&MeasurementRow], comparison: &str) 
 /// The reference row of `r`: the same API and algorithm, from the first fair reference
 /// comparison among `rows`.
 fn reference_of<'a>(
+    catalog: &Catalog,
     spec: &Reference,
     rows: &[&'a MeasurementRow],
     r: &MeasurementRow,
 ) -> Option<&'a MeasurementRow> {
-    let algo = algorithm_of(r);
+    let algo = algorithm_of(catalog, r);
     rows.iter()
         .find(|x| {
             x.api == r.api
                 && (spec.is_reference)(&x.variant)
-                && algorithm_of(x) == algo
+                && algorithm_of(catalog, x) == algo
                 && fair_reference(spec, rows, &x.comparison)
         })
         .copied()
@@ -61,11 +61,12 @@ fn reference_of<'a>(
 /// The metric of `r`'s reference row (see [`reference_of`]).
 #[cfg(test)]
 pub(crate) fn reference_metric(
+    catalog: &Catalog,
     spec: &Reference,
     rows: &[&MeasurementRow],
     r: &MeasurementRow,
 ) -> Option<f64> {
-    reference_of(spec, rows, r).map(|b| b.metric)
+    reference_of(catalog, spec, rows, r).map(|b| b.metric)
 }
 
 /// Whether `rows` hold at least one fair reference comparison: the figure has a baseline.
@@ -86,7 +87,12 @@ fn relative_bar(r: &MeasurementRow, base: f64) -> HBar {
     }
 }
 
-fn relative_panel(spec: &Reference, rows: &[&MeasurementRow], apis: &[Api]) -> HBarPanel {
+fn relative_panel(
+    catalog: &Catalog,
+    spec: &Reference,
+    rows: &[&MeasurementRow],
+    apis: &[Api],
+) -> HBarPanel {
     let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
     let hrows: Vec<HBarRow> = comparisons
         .iter()
@@ -96,7 +102,7 @@ fn relative_panel(spec: &Reference, rows: &[&MeasurementRow], apis: &[Api]) -> H
                 .iter()
                 .map(|a| {
                     let r = rs.iter().find(|r| r.api == *a)?;
-                    let b = reference_of(spec, rows, r)?;
+                    let b = reference_of(catalog, spec, rows, r)?;
                     Some(relative_bar(r, b.metric))
                 })
                 .collect(),
@@ -206,7 +212,7 @@ pub(crate) fn figure(
         push_api(&mut apis, r.api);
     }
     apis.sort();
-    let mut panels = vec![relative_panel(spec, rows, &apis)];
+    let mut panels = vec![relative_panel(&data.catalog, spec, rows, &apis)];
     if !prs.is_empty() {
         panels.push(pr_panel(rows, prs));
     }

@@ -17,8 +17,7 @@ use plotters::prelude::*;
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, Marker};
 use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
-use crate::families::Size;
-use crate::record::{Api, MeasurementRow, Metric, Status};
+use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
 
 chart_kind!(
     /// The shapes chart; one file per (run, study, GPU) with matvec at two or more aspect
@@ -93,11 +92,11 @@ impl Shape<'_> {
 }
 
 /// The best verified row per API at each shape of `rows`, in the order of the shapes.
-fn shapes<'a>(rows: &[&'a MeasurementRow]) -> Vec<Shape<'a>> {
+fn shapes<'a>(catalog: &Catalog, rows: &[&'a MeasurementRow]) -> Vec<Shape<'a>> {
     let matvec = rows
         .iter()
         .copied()
-        .filter(|r| crate::families::drawn_in("shapes", r.family));
+        .filter(|r| catalog.drawn_in("shapes", r.family));
     group_in_order(matvec, |r| r.size.clone())
         .into_iter()
         .filter_map(|(_, rs)| {
@@ -130,7 +129,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, ShapesFigure)> {
     let devices = group_in_order(groups.iter(), |((_, _, d), _)| d.clone()).len();
     let mut out = Vec::new();
     for ((run_id, study, device), rows) in groups {
-        let shapes = shapes(&rows);
+        let shapes = shapes(&data.catalog, &rows);
         let mut ratios: Vec<f64> = shapes.iter().map(Shape::x).collect();
         ratios.sort_by(f64::total_cmp);
         ratios.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
@@ -148,10 +147,11 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, ShapesFigure)> {
 }
 
 /// The read kernel's best GB/s over the APIs at `elements`, in this group.
-fn roofline(rows: &[&MeasurementRow], elements: u64) -> Option<f64> {
+fn roofline(catalog: &Catalog, rows: &[&MeasurementRow], elements: u64) -> Option<f64> {
     rows.iter()
         .filter(|r| {
-            crate::families::memory_references()
+            catalog
+                .memory_references()
                 .is_some_and(|(family, m)| r.family == family && r.variant == m.read)
         })
         .filter(|r| r.elements == elements)
@@ -238,7 +238,7 @@ fn build(
         Marker::Diamond,
         true,
         shapes,
-        |s| roofline(rows, s.rows * s.cols),
+        |s| roofline(&data.catalog, rows, s.rows * s.cols),
     ));
     let mut legend: Vec<LegendItem> = Vec::new();
     for s in series.iter().filter(|s| !s.in_l2) {
@@ -395,10 +395,10 @@ impl Figure for ShapesFigure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::export::baseline::BaselineRow;
     use crate::plot::tests::m;
     use crate::plot::Chart;
     use crate::plot::RunBaseline;
+    use crate::rows::BaselineRow;
 
     fn row(api: &str, variant: &str, size: &str, gbs: f64) -> MeasurementRow {
         let mut r = m(api, "H100", "shapes", "matvec", variant, gbs);
@@ -448,7 +448,7 @@ mod tests {
         ChartData {
             measurements,
             baselines,
-            ..ChartData::default()
+            ..crate::plot::tests::registered()
         }
     }
 
@@ -559,8 +559,8 @@ mod tests {
             .retain(|r| r.size == "8192x8192" || r.size == "2048x2048");
         // Two sizes but one aspect ratio (square): nothing to draw against.
         assert!(figures(&d).is_empty());
-        assert!(figures(&ChartData::default()).is_empty());
-        use crate::record::FamilyId;
+        assert!(figures(&crate::plot::tests::registered()).is_empty());
+        use crate::rows::FamilyId;
         d.measurements.retain(|r| r.family != FamilyId::Matvec);
         assert!(!ShapesChart.applies(&d));
     }
@@ -570,7 +570,9 @@ mod tests {
     #[test]
     fn captions_of_a_real_run_fit() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results/h100/shapes");
-        let d = crate::plot::input::load(&[std::path::PathBuf::from(dir)]).unwrap();
+        let d =
+            crate::plot::input::load(&[std::path::PathBuf::from(dir)], crate::families::catalog())
+                .unwrap();
         let figs = figures(&d);
         assert!(!figs.is_empty(), "the run draws a shapes chart");
         let usable = style::WIDTH - 2 * style::MARGIN;

@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use crate::record::Api;
+use crate::rows::Api;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle};

@@ -18,7 +18,7 @@ use super::{
     any_measurement, group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo,
     MAX_FIGURES_PER_CHART,
 };
-use crate::record::{Api, FamilyId, MeasurementRow, Metric, Status};
+use crate::rows::{Api, FamilyId, MeasurementRow, Metric, Status};
 
 chart_kind!(
     /// The sweep chart; one file per swept configuration.

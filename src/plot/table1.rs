@@ -14,7 +14,7 @@ use super::{
     any_measurement, fmt_sig, group_in_order, push_unique, run_slug, style, ChartData, DrawError,
     Figure, RunInfo, MAX_FIGURES_PER_CHART,
 };
-use crate::record::{Api, MeasurementRow, Status};
+use crate::rows::{Api, MeasurementRow, Status};
 
 /// Study whose rows this chart draws.
 pub const STUDY: &str = "table1";

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::record::{Api, MeasurementRow, Metric, PrRow, Status, TimerKind};
+use crate::rows::{Api, MeasurementRow, Metric, PrRow, Status, TimerKind};
 
 const RUN: &str = "20250301-abc1234";
 const GPU: &str = "NVIDIA GeForce RTX 4090";
@@ -65,7 +65,7 @@ pub(crate) fn m(
         error: String::new(),
         sweep_param: String::new(),
         sweep_value: String::new(),
-        wait_mode: Some(crate::record::WaitMode::Spin),
+        wait_mode: Some(crate::rows::WaitMode::Spin),
         queued_to_submit_s: None,
         submit_to_start_s: None,
         turn: Some(1),
@@ -114,6 +114,14 @@ fn pr(device: &str, study: &str, family: &str, variant: &str, value: f64, fair: 
 
 /// Rows of a plausible run: two APIs, two GPUs, PRs (fair and unfair), a local-size sweep,
 /// a size sweep, the whitepaper Table 1 study, bandwidth kernels with a copy reference, PTX.
+/// No rows, and the registry's word on every family, as the face hands it to the charts.
+pub(crate) fn registered() -> ChartData {
+    ChartData {
+        catalog: crate::families::catalog(),
+        ..ChartData::default()
+    }
+}
+
 fn fixture() -> ChartData {
     let mut measurements = Vec::new();
     // Bandwidth kernels on GPU 1, both APIs, copy included.
@@ -260,6 +268,7 @@ fn fixture() -> ChartData {
         prs,
         ptx_classes,
         baselines: Vec::new(),
+        catalog: crate::families::catalog(),
     }
 }
 
@@ -491,11 +500,16 @@ fn charts_are_not_blank() {
 fn draw_all_on_empty_data_writes_nothing() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path().join("never-created");
-    let written = draw_all(&ChartData::default(), &dir, &Format::ALL).expect("draw_all");
+    let written =
+        draw_all(&crate::plot::tests::registered(), &dir, &Format::ALL).expect("draw_all");
     assert!(written.is_empty());
     assert!(!dir.exists(), "no directory for no charts");
     for chart in charts() {
-        assert!(!chart.applies(&ChartData::default()), "{}", chart.name());
+        assert!(
+            !chart.applies(&crate::plot::tests::registered()),
+            "{}",
+            chart.name()
+        );
     }
 }
 
@@ -518,7 +532,7 @@ fn unwritable_output_is_an_error_naming_the_path() {
 
 #[test]
 fn many_variants_get_a_taller_pr_chart() {
-    let mut data = ChartData::default();
+    let mut data = crate::plot::tests::registered();
     for i in 0..30 {
         let fair = i % 7 != 3;
         data.prs.push(pr(
@@ -551,7 +565,7 @@ fn peak_chart_without_copy_rows_says_so() {
             m("OpenCL", GPU, "default", "bandwidth", "triad", 850.0),
             m("CUDA", GPU, "default", "bandwidth", "triad", 880.0),
         ],
-        ..ChartData::default()
+        ..crate::plot::tests::registered()
     };
     let figs = peak::figures(&data);
     assert_eq!(figs.len(), 1);
@@ -564,7 +578,7 @@ fn peak_chart_without_copy_rows_says_so() {
 
 #[test]
 fn sweep_axes_follow_the_values() {
-    let mut data = ChartData::default();
+    let mut data = crate::plot::tests::registered();
     for (api, base) in [("OpenCL", 100.0), ("CUDA", 110.0)] {
         for (i, v) in ["A=1;B=none", "A=2;B=none", "A=4;B=2"].iter().enumerate() {
             let mut r = m(
@@ -725,7 +739,7 @@ fn axis_top_leaves_headroom_and_stays_finite() {
 /// such points (a panic in debug builds). They are drawn at the edge, and the chart says so.
 #[test]
 fn sweep_points_off_the_axes_are_pinned_and_noted() {
-    let mut data = ChartData::default();
+    let mut data = crate::plot::tests::registered();
     for (api, sign) in [("CUDA", ""), ("OpenCL", "-")] {
         for (v, metric) in [("1.7e308", 100.0), ("1", 120.0)] {
             let mut r = m(api, GPU, "sweeps", "reduce", "tree", metric);
@@ -844,7 +858,7 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
             row("OpenCL", "fdtd3d/AB-both", "A=9;B=4", 1e-3),
             row("CUDA", "fdtd3d/AB-both", "A=9;B=4", 5e-3),
         ],
-        ..ChartData::default()
+        ..crate::plot::tests::registered()
     };
     let figs = unroll::figures(&data);
     assert_eq!(figs.len(), 1);
@@ -867,7 +881,7 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
     let plain: Vec<_> = data.measurements[..2].to_vec();
     let no_pragma = ChartData {
         measurements: plain,
-        ..ChartData::default()
+        ..crate::plot::tests::registered()
     };
     assert!(unroll::figures(&no_pragma).is_empty());
     let opencl_only = ChartData {
@@ -877,7 +891,7 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
             .filter(|r| r.api == Api::OpenCl)
             .cloned()
             .collect(),
-        ..ChartData::default()
+        ..crate::plot::tests::registered()
     };
     assert!(unroll::figures(&opencl_only).is_empty(), "no CUDA baseline");
 }
@@ -891,7 +905,7 @@ fn unroll_chart_is_time_relative_to_cuda_without_pragmas() {
 fn a_hundred_thousand_rows_chart_in_bounded_time() {
     let limit = if cfg!(debug_assertions) { 60.0 } else { 10.0 };
     let elapsed = within_a_minute(move || {
-        let mut data = ChartData::default();
+        let mut data = crate::plot::tests::registered();
         for i in 0..25_000 {
             for api in ["OpenCL", "CUDA"] {
                 let mut r = m(api, GPU, "big", "matvec", "listing2", 5.0 + i as f64 * 1e-6);

@@ -11,8 +11,8 @@
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
-use crate::families::read_path::ReadPath;
-use crate::record::{MeasurementRow, Status};
+use crate::rows::{Catalog, ReadPath};
+use crate::rows::{MeasurementRow, Status};
 
 chart_kind!(
     /// The texture chart; one file per (run, study, SpMV or MD input) with a fair texture
@@ -27,8 +27,8 @@ const SPEC: Reference = Reference {
     paper: &crate::paper::FANG_TEXTURE,
 };
 
-fn usable(r: &MeasurementRow) -> bool {
-    crate::families::drawn_in("texture", r.family)
+fn usable(catalog: &Catalog, r: &MeasurementRow) -> bool {
+    catalog.drawn_in("texture", r.family)
         && r.status == Status::Ok
         && r.sweep_param.is_empty()
         && r.metric.is_finite()
@@ -44,7 +44,10 @@ fn input_of(r: &MeasurementRow) -> String {
 
 /// Builds one figure per (run, study, family, input) with a fair texture comparison.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)> {
-    let rows = data.measurements.iter().filter(|r| usable(r));
+    let rows = data
+        .measurements
+        .iter()
+        .filter(|r| usable(&data.catalog, r));
     let groups = group_in_order(rows, |r| {
         (
             r.run_id.clone(),
@@ -70,7 +73,7 @@ mod tests {
     use super::*;
     use crate::plot::tests::m;
     use crate::plot::Chart;
-    use crate::record::{Api, PrRow};
+    use crate::rows::{Api, PrRow};
 
     /// Both sides of `comparison`, OpenCL running `cl` and CUDA `cu`.
     fn pair(comparison: &str, cl: (&str, f64), cu: (&str, f64)) -> Vec<MeasurementRow> {
@@ -155,7 +158,7 @@ mod tests {
         ChartData {
             measurements: groups.into_iter().flatten().collect(),
             prs,
-            ..ChartData::default()
+            ..crate::plot::tests::registered()
         }
     }
 
@@ -187,7 +190,7 @@ mod tests {
         let spec = &SPEC;
         let rel = |cmp: &str, api: Api| {
             let r = find(cmp, api);
-            r.metric / relative::reference_metric(spec, &rows, r).unwrap()
+            r.metric / relative::reference_metric(&d.catalog, spec, &rows, r).unwrap()
         };
         assert_eq!(rel("spmv-uniform/scalar", Api::OpenCl), 40.0 / 50.0);
         assert_eq!(rel("spmv-uniform/scalar-ro", Api::Cuda), 46.0 / 50.0);
@@ -211,6 +214,6 @@ mod tests {
         d.measurements
             .retain(|r| !r.comparison.starts_with("spmv-banded"));
         assert!(!TextureChart.applies(&d));
-        assert!(!TextureChart.applies(&ChartData::default()));
+        assert!(!TextureChart.applies(&crate::plot::tests::registered()));
     }
 }

@@ -9,8 +9,8 @@ use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
-use crate::record::Api;
-use crate::record::StrategyKind;
+use crate::rows::Api;
+use crate::rows::StrategyKind;
 
 /// One line: (evaluations asked, best so far).
 pub struct Line {

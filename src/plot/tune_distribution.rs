@@ -10,7 +10,7 @@ use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
-use crate::record::Api;
+use crate::rows::Api;
 
 pub struct Distribution {
     pub title: String,

@@ -14,7 +14,7 @@ use super::{
     fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, RunInfo,
     MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
-use crate::record::{Api, MeasurementRow, Status};
+use crate::rows::{Api, MeasurementRow, Status};
 
 chart_kind!(
     /// The unroll chart; one file per (run, study, kernel, size) with pragmas and a baseline.

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
-use crate::export::baseline::{self, BaselineRow};
-use crate::record::MeasurementRow;
+use crate::export::csv::read_by_name;
+use crate::rows::MeasurementRow;
+use crate::rows::{BaselineRow, BASELINES_CSV};
 
 /// One vendor measurement and the run it was taken beside.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +38,7 @@ pub fn beside(rows: &[BaselineRow], measurements: &[MeasurementRow]) -> Vec<RunB
 pub fn near(dir: &Path) -> Option<Vec<BaselineRow>> {
     dir.ancestors()
         .take(3)
-        .map(|d| d.join(baseline::FILE))
+        .map(|d| d.join(BASELINES_CSV))
         .find(|f| f.is_file())
-        .and_then(|f| baseline::read(&f).ok())
+        .and_then(|f| read_by_name(&f).ok())
 }

@@ -15,7 +15,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{fmt_tick, slug, style, write_figure, DrawError, Figure, Format, PlotError, RunInfo};
-use crate::record::MeasurementRow;
+use crate::rows::MeasurementRow;
 
 /// What a bar stands for, which sets its colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,28 +3,7 @@
 //! computes them: the best verified, non-swept measurement of the family at the baseline's
 //! size, per API, over the baseline's GB/s.
 
-use std::path::Path;
-
-use crate::record::{Api, FamilyId, MeasurementRow, Metric, Status};
-
-use super::ReportError;
-
-pub use crate::export::baseline::{BaselineRow, FILE};
-
-/// Reads the file by column name, so files with and without the `gflops` column both load.
-pub fn read(path: &Path) -> Result<Vec<BaselineRow>, ReportError> {
-    crate::export::baseline::read(path).map_err(|source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// Which of our kernels a baseline stands against: its family, and the variant when only one
-/// variant does the same work (a copy is measured against the bandwidth `read` kernel). Each
-/// family names its vendor operations (`Family::vendor_ops`).
-fn target(baseline: &str) -> Option<(FamilyId, Option<&'static str>)> {
-    crate::families::vendor_target(baseline)
-}
+use crate::rows::{Api, BaselineRow, Catalog, MeasurementRow, Metric, Status};
 
 /// Our best kernel of one API against one baseline.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,15 +23,21 @@ pub struct BaselineRatio {
 
 /// Whether `m` is a one-launch experiment on part of a variant (reduce's first pass leaves
 /// partial sums): not a whole operation, so never the family's best against a library's.
-fn one_launch_experiment(m: &MeasurementRow) -> bool {
-    crate::families::find_variant(m.family, &m.variant).is_ok_and(|v| v.experiment)
+fn one_launch_experiment(catalog: &Catalog, m: &MeasurementRow) -> bool {
+    catalog.is_experiment(m.family, &m.variant)
 }
 
-/// Ratios of the best verified GB/s measurement per (baseline, API) among `rows`.
-pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<BaselineRatio> {
+/// Ratios of the best verified GB/s measurement per (baseline, API) among `rows`. Which of our
+/// kernels a baseline stands against is the catalog's word: its family, and the variant when
+/// only one does the same work (a copy against the bandwidth `read` kernel).
+pub fn ratios(
+    catalog: &Catalog,
+    baselines: &[BaselineRow],
+    rows: &[&MeasurementRow],
+) -> Vec<BaselineRatio> {
     let mut out = Vec::new();
     for b in baselines {
-        let Some((family, variant)) = target(&b.baseline) else {
+        let Some((family, variant)) = catalog.vendor_target(&b.baseline) else {
             continue;
         };
         // A compute-bound baseline is compared in GFLOP/s, the others in GB/s.
@@ -71,7 +56,7 @@ pub fn ratios(baselines: &[BaselineRow], rows: &[&MeasurementRow]) -> Vec<Baseli
                         && m.size == b.size
                         && m.sweep_param.is_empty()
                         && variant.is_none_or(|v| m.variant == v)
-                        && !one_launch_experiment(m)
+                        && !one_launch_experiment(catalog, m)
                 })
                 .max_by(|x, y| x.metric.total_cmp(&y.metric));
             if let Some(m) = best {

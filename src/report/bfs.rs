@@ -6,15 +6,15 @@
 use super::doc::{Doc, Table};
 use crate::plot::bfs::{drawn, splits};
 use crate::plot::group_in_order;
-use crate::record::MeasurementRow;
+use crate::rows::{Catalog, MeasurementRow};
 
 fn sig(v: f64) -> String {
     crate::plot::fmt_sig(v)
 }
 
 /// The table of every graph that has both clocks' rows; `None` when there is none.
-pub fn table(rows: &[MeasurementRow]) -> Option<Table> {
-    let bfs = rows.iter().filter(|m| drawn(m));
+pub fn table(catalog: &Catalog, rows: &[MeasurementRow]) -> Option<Table> {
+    let bfs = rows.iter().filter(|m| drawn(catalog, m));
     let mut t = Table::new(&[
         ("graph", false),
         ("API", false),
@@ -26,7 +26,7 @@ pub fn table(rows: &[MeasurementRow]) -> Option<Table> {
         ("launch + wait share", true),
     ]);
     for (variant, graph_rows) in group_in_order(bfs, |m| m.variant.clone()) {
-        for s in splits(&graph_rows) {
+        for s in splits(catalog, &graph_rows) {
             let per_level = |x: f64| s.levels.map_or("-".into(), |l| sig(x / l as f64 * 1e6));
             t.push(vec![
                 format!("{variant}, {}", s.label),
@@ -47,8 +47,8 @@ pub fn table(rows: &[MeasurementRow]) -> Option<Table> {
 }
 
 /// The folder's BFS section, when its rows have one.
-pub fn section(doc: &mut Doc, rows: &[MeasurementRow]) {
-    if let Some(t) = table(rows) {
+pub fn section(doc: &mut Doc, catalog: &Catalog, rows: &[MeasurementRow]) {
+    if let Some(t) = table(catalog, rows) {
         doc.heading(
             4,
             "BFS per level (host clock − device clock = launch + wait)",
@@ -61,7 +61,7 @@ pub fn section(doc: &mut Doc, rows: &[MeasurementRow]) {
 mod tests {
     use super::*;
     use crate::plot::tests::m;
-    use crate::record::TimerKind;
+    use crate::rows::TimerKind;
 
     #[test]
     fn one_line_per_graph_and_api_with_the_rows_levels() {
@@ -73,7 +73,8 @@ mod tests {
         let mut host = dev.clone();
         host.timer = TimerKind::WallClock;
         host.median_s = 0.014;
-        let t = table(&[dev.clone(), host]).unwrap();
+        let catalog = crate::families::catalog();
+        let t = table(&catalog, &[dev.clone(), host]).unwrap();
         assert_eq!(t.rows.len(), 1);
         let r = &t.rows[0];
         assert_eq!(r[2], "10");
@@ -81,6 +82,6 @@ mod tests {
         assert_eq!(r[6], sig(400.0));
         assert_eq!(r[7], "29%");
         // A graph with one clock only has no line.
-        assert!(table(&[dev]).is_none());
+        assert!(table(&catalog, &[dev]).is_none());
     }
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::export::csv::CsvExporter;
 use crate::export::Exporter;
-use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats::change::{compare_ratio, compare_times, Change, ChangeTest};
 use crate::stats::median;
 

@@ -3,16 +3,14 @@
 //! folder has PR rows but no measurements.
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::export::csv::{parse_rows, CsvSchema};
-use crate::record::{MeasurementRow, PrRow, SampleRow};
+use crate::export::csv::{parse_rows, read_by_name, read_maybe_gz, CsvSchema};
+use crate::rows::{BaselineRow, MeasurementRow, PrRow, SampleRow, BASELINES_CSV};
 
-use super::baseline::{self, BaselineRow};
 use super::ReportError;
 
 /// One run folder's rows.
@@ -37,7 +35,7 @@ pub struct RunFolder {
     pub baselines: Option<(PathBuf, Vec<BaselineRow>)>,
     /// The harness-against-plain-loop calibration the run started with (a runtime-bound
     /// study), `None` when it has none.
-    pub calibration: Option<Vec<crate::record::CalibrationPr>>,
+    pub calibration: Option<Vec<crate::rows::CalibrationPr>>,
     /// The `explain` verdicts found anywhere in the tree, for the "why" of this folder's gaps
     /// (`super::why`).
     pub verdicts: std::sync::Arc<Vec<super::why::FoundVerdict>>,
@@ -61,30 +59,8 @@ pub(crate) fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
 }
 
 fn is_run_folder(dir: &Path) -> bool {
-    csv_in(dir, crate::record::MEASUREMENTS_CSV).is_some()
-        || csv_in(dir, crate::record::PRS_CSV).is_some()
-}
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ReportError + '_ {
-    move |source| ReportError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
-/// The bytes of a file, gunzipped when its name ends in `.gz`.
-pub(crate) fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ReportError> {
-    let raw =
-        crate::input_file::read_capped(path, crate::input_file::RESULT_CAP).map_err(io(path))?;
-    if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(raw.as_slice())
-            .read_to_end(&mut out)
-            .map_err(io(path))?;
-        Ok(out)
-    } else {
-        Ok(raw)
-    }
+    csv_in(dir, crate::rows::MEASUREMENTS_CSV).is_some()
+        || csv_in(dir, crate::rows::PRS_CSV).is_some()
 }
 
 /// The rows of `name` (or `name.gz`) in `dir`; `None` when neither exists.
@@ -101,7 +77,7 @@ fn read_csv<T: DeserializeOwned + CsvSchema>(
 /// Every raw sample of a run folder (`samples.csv` or `samples.csv.gz`); empty when it has
 /// none.
 pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
-    Ok(read_csv(dir, crate::record::SAMPLES_CSV)?.unwrap_or_default())
+    Ok(read_csv(dir, crate::rows::SAMPLES_CSV)?.unwrap_or_default())
 }
 
 /// The run folders at or below each root, in path order. Hidden folders are skipped, links
@@ -201,9 +177,9 @@ fn baselines_for(
 ) -> Result<Option<(PathBuf, Vec<BaselineRow>)>, ReportError> {
     let stop = root.parent().unwrap_or(root);
     for d in dir.ancestors() {
-        let file = d.join(baseline::FILE);
+        let file = d.join(BASELINES_CSV);
         if file.is_file() {
-            return Ok(Some((file.clone(), baseline::read(&file)?)));
+            return Ok(Some((file.clone(), read_by_name(&file)?)));
         }
         if d == stop {
             break;
@@ -219,8 +195,8 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
     for root in roots {
         for dir in find_run_folders(std::slice::from_ref(root))? {
             let measurements: Option<Vec<MeasurementRow>> =
-                read_csv(&dir, crate::record::MEASUREMENTS_CSV)?;
-            let mut prs: Option<Vec<PrRow>> = read_csv(&dir, crate::record::PRS_CSV)?;
+                read_csv(&dir, crate::rows::MEASUREMENTS_CSV)?;
+            let mut prs: Option<Vec<PrRow>> = read_csv(&dir, crate::rows::PRS_CSV)?;
             if let (Some(prs), Some(rows)) = (prs.as_mut(), measurements.as_ref()) {
                 super::relabel::relabel(prs, rows);
             }
@@ -231,7 +207,7 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
                 provenance_devices: provenance_devices(&dir),
                 gpu_place: gpu_place(&dir),
                 baselines: baselines_for(&dir, root)?,
-                calibration: read_csv(&dir, crate::record::CALIBRATION_PR_CSV)?,
+                calibration: read_csv(&dir, crate::rows::CALIBRATION_PR_CSV)?,
                 verdicts: verdicts.clone(),
                 path: dir,
             });

@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use crate::export::{write_atomic, ExportError};
 use crate::plot::{self, ChartData, Format, PlotError};
+use crate::rows::Catalog;
 
 /// Why a report or a diff could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +85,11 @@ impl Written {
 }
 
 /// The chart files of `folders`' rows, drawn as SVG into `dir` (whole paths).
-fn draw_into(folders: &[load::RunFolder], dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+fn draw_into(
+    catalog: &Catalog,
+    folders: &[load::RunFolder],
+    dir: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
     // A link planted at the chart folder would take the charts elsewhere.
     crate::export::safe::check_dir(dir, false)?;
     let data = ChartData {
@@ -101,6 +106,7 @@ fn draw_into(folders: &[load::RunFolder], dir: &Path) -> Result<Vec<PathBuf>, Re
             })
             .flatten()
             .collect(),
+        catalog: catalog.clone(),
     };
     Ok(plot::draw_all(&data, dir, &[Format::Svg])?)
 }
@@ -114,7 +120,7 @@ fn placed(device: &str, f: &load::RunFolder) -> String {
     }
 }
 
-fn placed_measurements(f: &load::RunFolder) -> Vec<crate::record::MeasurementRow> {
+fn placed_measurements(f: &load::RunFolder) -> Vec<crate::rows::MeasurementRow> {
     let mut rows = f.measurements().to_vec();
     for r in &mut rows {
         r.device = placed(&r.device, f);
@@ -122,7 +128,7 @@ fn placed_measurements(f: &load::RunFolder) -> Vec<crate::record::MeasurementRow
     rows
 }
 
-fn placed_prs(f: &load::RunFolder) -> Vec<crate::record::PrRow> {
+fn placed_prs(f: &load::RunFolder) -> Vec<crate::rows::PrRow> {
     let mut rows = f.prs().to_vec();
     for r in &mut rows {
         r.device_a = placed(&r.device_a, f);
@@ -133,10 +139,14 @@ fn placed_prs(f: &load::RunFolder) -> Vec<crate::record::PrRow> {
 
 /// The chart files of all `folders`' rows, drawn as SVG into `out/charts`, relative to `out`;
 /// the per-GPU charts first.
-fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, ReportError> {
+fn draw_charts(
+    catalog: &Catalog,
+    folders: &[load::RunFolder],
+    out: &Path,
+) -> Result<Vec<PathBuf>, ReportError> {
     // A link planted at the report's folder would take the charts elsewhere.
     crate::export::safe::check_dir(out, true)?;
-    let mut files = draw_into(folders, &out.join("charts"))?;
+    let mut files = draw_into(catalog, folders, &out.join("charts"))?;
     files.sort_by_key(|p| !p.to_string_lossy().contains(plot::GPUS_CHART));
     Ok(files
         .into_iter()
@@ -146,17 +156,23 @@ fn draw_charts(folders: &[load::RunFolder], out: &Path) -> Result<Vec<PathBuf>, 
 
 /// Reads every run folder under `roots` and writes `report.md` (and with `html` the pages of
 /// [`site`]: `index.html` and one page per run folder, and the charts either shows) into `out`.
-pub fn write_report(roots: &[PathBuf], out: &Path, html: bool) -> Result<Written, ReportError> {
+/// `catalog` is the registry's word on the families the rows name.
+pub fn write_report(
+    roots: &[PathBuf],
+    out: &Path,
+    html: bool,
+    catalog: &Catalog,
+) -> Result<Written, ReportError> {
     let folders = load::load_tree(roots)?;
-    let charts = draw_charts(&folders, out)?;
+    let charts = draw_charts(catalog, &folders, out)?;
     let names: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-    let doc = tables::build(&folders, &names, &charts);
+    let doc = tables::build(catalog, &folders, &names, &charts);
     let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(c)).collect();
     let md = out.join("report.md");
     write_atomic(&md, markdown::render(&doc).as_bytes())?;
     files.push(md);
     if html {
-        files.extend(site::write_site(&folders, &names, &charts, out)?);
+        files.extend(site::write_site(catalog, &folders, &names, &charts, out)?);
     }
     Ok(Written {
         folders: folders.len(),

@@ -8,7 +8,7 @@
 //! stay as measured; the report reads each PR's verdict again from the flags its two sides
 //! ran with, so a fair count never includes them.
 
-use crate::record::{MeasurementRow, PrRow};
+use crate::rows::{MeasurementRow, PrRow};
 
 /// Each unequal step the flags show, as `differing_steps` spells a step.
 fn unequal_steps(opencl: &str, cuda: &str) -> Vec<&'static str> {
@@ -37,7 +37,7 @@ fn unequal_steps(opencl: &str, cuda: &str) -> Vec<&'static str> {
 /// Marks unfair every fair PR whose OpenCL and CUDA rows ran with flags that were not equal,
 /// appending the steps to `differing_steps`. Rows without both sides' measurements are left.
 pub fn relabel(prs: &mut [PrRow], measurements: &[MeasurementRow]) {
-    use crate::record::Api;
+    use crate::rows::Api;
     let flags_of = |pr: &PrRow, api: Api| {
         measurements
             .iter()

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::export::safe::{check_dir, prepare_dir};
 use crate::export::write_atomic;
 use crate::plot;
+use crate::rows::Catalog;
 
 use super::html::{self, BlockView, GpuView, Nav, Neighbour, PageLink};
 use super::load::RunFolder;
@@ -35,10 +36,15 @@ fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
 /// Draws `folder`'s charts into `pages/<slug>-charts/` and returns them relative to `pages/`.
 /// The suffix keeps the folder apart from every page: a slug may end in `.html` (a run folder
 /// of that name), a folder name never does.
-fn page_charts(folder: &RunFolder, out: &Path, slug: &str) -> Result<Vec<PathBuf>, ReportError> {
+fn page_charts(
+    catalog: &Catalog,
+    folder: &RunFolder,
+    out: &Path,
+    slug: &str,
+) -> Result<Vec<PathBuf>, ReportError> {
     let pages = out.join(PAGES);
     let dir = pages.join(format!("{slug}-charts"));
-    let files = super::draw_into(std::slice::from_ref(folder), &dir)?;
+    let files = super::draw_into(catalog, std::slice::from_ref(folder), &dir)?;
     Ok(files
         .into_iter()
         .map(|p| p.strip_prefix(&pages).map(Path::to_path_buf).unwrap_or(p))
@@ -88,20 +94,21 @@ fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Ve
 
 /// Writes one folder's page and its charts; returns the index's line for it and the files.
 fn write_page(
+    catalog: &Catalog,
     folder: &RunFolder,
     gpu: &GpuKey,
     slug: &str,
     nav: &Nav,
     out: &Path,
 ) -> Result<(PageLink, Vec<PathBuf>), ReportError> {
-    let charts = page_charts(folder, out, slug)?;
+    let charts = page_charts(catalog, folder, out, slug)?;
     let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(PAGES).join(c)).collect();
     let page = out.join(PAGES).join(format!("{slug}.html"));
     let text = html::render_page(
         &folder.label,
         &gpu.full_title(),
         nav,
-        &html::blocks(&tables::folder_doc(folder)),
+        &html::blocks(&tables::folder_doc(catalog, folder)),
         &chart_views(&charts),
     );
     write_atomic(&page, text.as_bytes())?;
@@ -121,6 +128,7 @@ fn write_page(
 /// Writes `index.html` and every folder's page into `out`; `charts` are the report's charts
 /// (relative to `out`), of which the index shows those across GPUs. Returns the files written.
 pub fn write_site(
+    catalog: &Catalog,
     folders: &[RunFolder],
     roots: &[String],
     charts: &[PathBuf],
@@ -137,7 +145,7 @@ pub fn write_site(
         let mut pages = Vec::new();
         for (f, slug) in list.iter().zip(slugs) {
             let nav = navs.next().expect("one per page");
-            let (link, written) = write_page(f, gpu, slug, &nav, out)?;
+            let (link, written) = write_page(catalog, f, gpu, slug, &nav, out)?;
             pages.push(link);
             files.extend(written);
         }
@@ -148,7 +156,7 @@ pub fn write_site(
             beneath: gpu.beneath(),
             first_of_model,
             pages,
-            blocks: html::blocks(&tables::baselines_doc(list)),
+            blocks: html::blocks(&tables::baselines_doc(catalog, list)),
         });
     }
     let across: Vec<PathBuf> = charts

@@ -2,7 +2,7 @@
 //! measurement tables; per GPU the vendor-baseline ratios. Built as [`Doc`] blocks.
 
 use crate::fairness::Step;
-use crate::record::{MeasurementRow, PrRow, Side, Status};
+use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status};
 
 use super::baseline;
 use super::doc::{Doc, Table};
@@ -337,7 +337,7 @@ fn folder_summary(f: &RunFolder) -> String {
     )
 }
 
-fn folder_section(doc: &mut Doc, f: &RunFolder) {
+fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
     doc.heading(3, format!("Run folder {}", f.label));
     doc.para(folder_summary(f));
     doc.heading(4, "Performance Ratio (PR = perf(A) / perf(B))");
@@ -349,7 +349,7 @@ fn folder_section(doc: &mut Doc, f: &RunFolder) {
         fairness(doc, f.prs());
     }
     calibration_section(doc, f);
-    super::bfs::section(doc, f.measurements());
+    super::bfs::section(doc, catalog, f.measurements());
     doc.heading(4, "Measurements");
     match &f.measurements {
         None => doc.para("The folder has no measurements file: only its PR rows are reported."),
@@ -370,7 +370,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
         format!(
             "In every calibrated case the harness's own overhead differs between the APIs by at \
              most {} µs: the launch, BFS and small-reduction rows of this folder are the APIs' own.",
-            crate::record::OVERHEAD_DIFF_LIMIT_US
+            crate::rows::OVERHEAD_DIFF_LIMIT_US
         )
     } else {
         format!(
@@ -378,7 +378,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
              between the APIs by more than {} µs; rows timed in those wait modes carry part of \
              it on one side.",
             prs.len(),
-            crate::record::OVERHEAD_DIFF_LIMIT_US
+            crate::rows::OVERHEAD_DIFF_LIMIT_US
         )
     });
     let mut t = Table::new(&[
@@ -408,7 +408,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
 
 /// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
 /// them, one table per file.
-fn baselines_section(doc: &mut Doc, folders: &[&RunFolder]) {
+fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
     let mut files: Vec<&std::path::Path> = Vec::new();
     for f in folders {
         if let Some((p, _)) = &f.baselines {
@@ -435,7 +435,7 @@ fn baselines_section(doc: &mut Doc, folders: &[&RunFolder]) {
             ("unit", false),
             ("ratio", true),
         ]);
-        for r in baseline::ratios(base, &rows) {
+        for r in baseline::ratios(catalog, base, &rows) {
             t.push(vec![
                 r.baseline.library.clone(),
                 r.baseline.size.clone(),
@@ -511,22 +511,27 @@ pub fn intro(folders: usize, roots: &[String], models: usize, gpus: usize) -> St
 }
 
 /// One folder's tables alone: the page the HTML report gives it.
-pub fn folder_doc(f: &RunFolder) -> Doc {
+pub fn folder_doc(catalog: &Catalog, f: &RunFolder) -> Doc {
     let mut doc = Doc::default();
-    folder_section(&mut doc, f);
+    folder_section(&mut doc, catalog, f);
     doc
 }
 
 /// The vendor-baseline tables of one GPU's folders (empty when none has a baselines file).
-pub fn baselines_doc(folders: &[&RunFolder]) -> Doc {
+pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
     let mut doc = Doc::default();
-    baselines_section(&mut doc, folders);
+    baselines_section(&mut doc, catalog, folders);
     doc
 }
 
 /// The whole report of `folders`, with `charts` (paths relative to the report) after the
 /// overview.
-pub fn build(folders: &[RunFolder], roots: &[String], charts: &[std::path::PathBuf]) -> Doc {
+pub fn build(
+    catalog: &Catalog,
+    folders: &[RunFolder],
+    roots: &[String],
+    charts: &[std::path::PathBuf],
+) -> Doc {
     let mut doc = Doc::default();
     let groups = per_gpu(folders);
     doc.heading(1, "clvscu report");
@@ -546,9 +551,9 @@ pub fn build(folders: &[RunFolder], roots: &[String], charts: &[std::path::PathB
         }
         doc.para(format!("This {}: {}.", gpu.model, gpu.beneath()));
         for f in list {
-            folder_section(&mut doc, f);
+            folder_section(&mut doc, catalog, f);
         }
-        baselines_section(&mut doc, list);
+        baselines_section(&mut doc, catalog, list);
     }
     doc
 }
@@ -591,7 +596,12 @@ mod tests {
         // This folder predates the recorded bus: its CUDA index tells the two apart.
         assert!(h200.iter().all(|k| k.place.is_some()), "{h200:?}");
         assert_ne!(h200[0].beneath(), h200[1].beneath());
-        let doc = build(&folders, &["results".into()], &[]);
+        let doc = build(
+            &crate::families::catalog(),
+            &folders,
+            &["results".into()],
+            &[],
+        );
         let md = crate::report::markdown::render(&doc);
         assert_eq!(md.matches("\n## NVIDIA H200\n").count(), 1, "{md}");
         assert!(
@@ -612,7 +622,7 @@ mod tests {
         let all = h100_default();
         let one_side: Vec<MeasurementRow> = all
             .iter()
-            .filter(|m| m.api == crate::record::Api::OpenCl)
+            .filter(|m| m.api == crate::rows::Api::OpenCl)
             .cloned()
             .collect();
         let mut f = RunFolder {
@@ -650,7 +660,7 @@ mod tests {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/runtime");
         let folders = super::super::load::load_tree(&[dir]).unwrap();
         let mut prs = folders[0].calibration.clone().expect("calibration-pr.csv");
-        let text = |prs: &[crate::record::CalibrationPr]| {
+        let text = |prs: &[crate::rows::CalibrationPr]| {
             let f = RunFolder {
                 calibration: Some(prs.to_vec()),
                 ..RunFolder::default()

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::export::csv::read_rows;
-use crate::record::RUNG_SEPARATOR;
-use crate::record::{Api, PrRow};
-use crate::record::{VerdictRow, VERDICTS_CSV};
+use crate::rows::RUNG_SEPARATOR;
+use crate::rows::{Api, PrRow};
+use crate::rows::{VerdictRow, VERDICTS_CSV};
 use crate::stats::PARITY;
 
 use super::ReportError;
@@ -152,7 +152,7 @@ impl Why<'_> {
 mod tests {
     use super::*;
     use crate::families::FamilyId;
-    use crate::record::Metric;
+    use crate::rows::Metric;
 
     fn pr(comparison: &str, value: f64, fair: bool) -> PrRow {
         PrRow {

@@ -10,9 +10,9 @@
 use crate::backend::{CompileRequest, Runtime};
 use crate::families::exec::compile_request;
 use crate::kernels::KernelSources;
-use crate::record::Side;
+use crate::rows::ProgramSource;
+use crate::rows::Side;
 use crate::study::{Comparison, Resolved};
-use crate::words::ProgramSource;
 
 /// How many comparisons one stretch covers, per thread of the pool: enough to keep every
 /// thread busy, few enough that a run stopped early (a cap, Ctrl-C) has built little it

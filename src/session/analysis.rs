@@ -11,7 +11,7 @@ use super::measure::{times, SidePlan, SideRun};
 use crate::backend::Api;
 use crate::fairness::{self, SideSteps};
 use crate::families::work_of;
-use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats;
 use crate::study::{Comparison, Study};
 
@@ -168,10 +168,10 @@ fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
 }
 
 /// What a side runs when it is not its own compiler's program.
-fn program_text(program: crate::words::ProgramSource) -> &'static str {
+fn program_text(program: crate::rows::ProgramSource) -> &'static str {
     match program {
-        crate::words::ProgramSource::Own => "",
-        crate::words::ProgramSource::Other => {
+        crate::rows::ProgramSource::Own => "",
+        crate::rows::ProgramSource::Other => {
             " [program=other: runs the other API's compiled program]"
         }
     }
@@ -179,11 +179,11 @@ fn program_text(program: crate::words::ProgramSource) -> &'static str {
 
 /// Whose front end made the program a side runs: its own API's, or the other API's when it
 /// runs the other side's program (a comparison has two APIs).
-pub fn front_end(api: Api, program: crate::words::ProgramSource) -> Api {
+pub fn front_end(api: Api, program: crate::rows::ProgramSource) -> Api {
     match (program, api) {
-        (crate::words::ProgramSource::Own, api) => api,
-        (crate::words::ProgramSource::Other, Api::OpenCl) => Api::Cuda,
-        (crate::words::ProgramSource::Other, Api::Cuda) => Api::OpenCl,
+        (crate::rows::ProgramSource::Own, api) => api,
+        (crate::rows::ProgramSource::Other, Api::OpenCl) => Api::Cuda,
+        (crate::rows::ProgramSource::Other, Api::Cuda) => Api::OpenCl,
     }
 }
 
@@ -246,7 +246,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         .collect();
     flags.extend(plan.config.flags.iter().cloned());
     flags.extend(plan.config.jit.for_api(plan.backend.api()));
-    if s.program == crate::words::ProgramSource::Other {
+    if s.program == crate::rows::ProgramSource::Other {
         flags.push(program_text(s.program).trim().to_string());
     }
     MeasurementRow {

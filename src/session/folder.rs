@@ -193,7 +193,7 @@ pub fn file_hashes() -> BTreeMap<String, String> {
         .into_iter()
         .map(|(path, text)| (path, short_hash(text.as_bytes())))
         .collect();
-    use crate::families::matvec::rules;
+    use crate::families::rule_tables as rules;
     if let Some(path) = std::env::var_os(rules::RULES_ENV) {
         for file in rules::table_files(std::path::Path::new(&path)).unwrap_or_default() {
             let hash = crate::input_file::read_capped(&file, crate::input_file::STUDY_CAP)

@@ -11,9 +11,9 @@ use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::matrix::MatrixSource;
 use crate::families::{work_of, FamilyId, Size, Variant};
 use crate::kernels::KernelSources;
-use crate::record::{Side, Status};
+use crate::rows::ProgramSource;
+use crate::rows::{Side, Status};
 use crate::study::Resolved;
-use crate::words::ProgramSource;
 
 use super::adaptive::Rule;
 use super::timings::PhaseTimes;
@@ -81,7 +81,7 @@ pub struct SideRun {
     pub levels: Option<u64>,
     /// What the API reports of the side's kernel once built: its work-group limit, registers,
     /// spill and shared memory (facts for the row: see
-    /// [`crate::record::MeasurementRow::kernel_work_group_limit`]).
+    /// [`crate::rows::MeasurementRow::kernel_work_group_limit`]).
     pub resources: Option<KernelResources>,
 }
 

@@ -32,7 +32,7 @@ use crate::export::ExportError;
 use crate::families::default_groups;
 use crate::families::exec::SideConfig;
 use crate::kernels::KernelSources;
-use crate::record::{MeasurementRow, PrRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, Side, Status};
 use crate::study::{Comparison, ExpectedRefusal, Resolved, Study};
 use analysis::RowContext;
 pub use measure::InputCache;

@@ -12,7 +12,7 @@ use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
-use crate::record::Status;
+use crate::rows::Status;
 use crate::soak::{self, PassRow};
 use crate::study::Study;
 
@@ -137,7 +137,7 @@ fn calibrate_if_runtime_bound(
     sides: &mut Sides,
     folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
-    let done = folder.dir().join(crate::record::CALIBRATION_CSV).exists();
+    let done = folder.dir().join(crate::rows::CALIBRATION_CSV).exists();
     if !runtime_bound(&plan.study) || (plan.resume && done) {
         return Ok(None);
     }

@@ -10,7 +10,7 @@ use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
 use crate::export::csv::{read_rows, retain_rows, CsvAppender, CsvSchema};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
-use crate::record::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
 
 /// Everything one comparison produced: one measurement row per side, the raw samples of the
 /// sides that were timed, and the PR when both sides were.
@@ -86,9 +86,9 @@ impl Guards {
 }
 
 impl CsvStore {
-    pub const MEASUREMENTS: &'static str = crate::record::MEASUREMENTS_CSV;
-    pub const PRS: &'static str = crate::record::PRS_CSV;
-    pub const SAMPLES: &'static str = crate::record::SAMPLES_CSV;
+    pub const MEASUREMENTS: &'static str = crate::rows::MEASUREMENTS_CSV;
+    pub const PRS: &'static str = crate::rows::PRS_CSV;
+    pub const SAMPLES: &'static str = crate::rows::SAMPLES_CSV;
 
     /// Open (or, with `resume`, reopen) the three CSVs in `dir` for runs of `sides` sides.
     /// Without `resume`, existing non-empty files are refused rather than overwritten. With

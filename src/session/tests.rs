@@ -11,7 +11,7 @@ use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
 use crate::backend::Api;
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
-use crate::record::{MeasurementRow, Side, Status, TimerKind};
+use crate::rows::{MeasurementRow, Side, Status, TimerKind};
 use crate::study::{self, Study};
 
 /// A study on small sizes; `body` holds its comparisons.
@@ -817,7 +817,8 @@ fn a_hand_truncated_folder_is_audited_and_its_broken_comparisons_measured_again(
     assert!(report.remeasured[0].contains("matvec/listing2: 1 of 2 measurement rows"));
     assert!(report.remeasured[1].contains("matvec/tuned: 0 PR rows"));
     assert_eq!(report.summary.skipped, 1);
-    let data = crate::plot::input::load(&[folder.path().to_path_buf()]).unwrap();
+    let data = crate::plot::input::load(&[folder.path().to_path_buf()], crate::families::catalog())
+        .unwrap();
     assert_eq!(data.measurements.len(), 6, "whole comparisons only");
     assert_eq!(data.prs.len(), 3);
 }
@@ -837,7 +838,8 @@ fn failed_configurations_are_retried_on_resume_and_the_outcome_covers_the_folder
     let fixed = folder.run(study(TWO), true, fake_sides()).unwrap();
     assert_eq!(fixed.summary.outcome(), Outcome::Complete);
     assert_eq!(fixed.remeasured.len(), 2);
-    let data = crate::plot::input::load(&[folder.path().to_path_buf()]).unwrap();
+    let data = crate::plot::input::load(&[folder.path().to_path_buf()], crate::families::catalog())
+        .unwrap();
     assert!(data.measurements.iter().all(|m| m.status == Status::Ok));
     assert_eq!(data.prs.len(), 2);
 }
@@ -1152,8 +1154,8 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
         };
         execute(&p, &mut sides, &mut |_| {}).unwrap();
         for f in [
-            crate::record::CALIBRATION_CSV,
-            crate::record::CALIBRATION_PR_CSV,
+            crate::rows::CALIBRATION_CSV,
+            crate::rows::CALIBRATION_PR_CSV,
             crate::calibrate::REPORT_MD,
         ] {
             assert!(dir.path().join(f).exists(), "{f}");
@@ -1169,7 +1171,7 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
     let dir = tempfile::tempdir().unwrap();
     let p = plan(study(LISTING6), dir.path(), false, 1, &sources, &flag);
     execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
-    assert!(!dir.path().join(crate::record::CALIBRATION_CSV).exists());
+    assert!(!dir.path().join(crate::rows::CALIBRATION_CSV).exists());
 }
 
 #[test]

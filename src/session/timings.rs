@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-pub use crate::record::{TimingRow, TIMINGS_CSV};
+pub use crate::rows::{TimingRow, TIMINGS_CSV};
 
 /// Seconds of each phase of one comparison (both sides together).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -77,7 +77,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let size = match &matrix {
         // A file brings its own shape.
         crate::families::matrix::MatrixSource::File { csr, .. } => csr.size(),
-        _ => Size::parse(spec.size.as_deref().unwrap_or(default_size)).map_err(invalid)?,
+        _ => Size::parse(spec.size.as_deref().unwrap_or(default_size))
+            .map_err(|e| invalid(e.into()))?,
     };
     families::check_size(variant, size).map_err(invalid)?;
     let local = spec

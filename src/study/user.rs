@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::{FieldError, Spec, StudyError};
-use crate::families::user::decl::{Declared, UserKernel};
+use crate::families::declared::{Declared, UserKernel};
 
 /// The keys that belong to a kernel pair, and whether `spec` sets each.
 fn pair_keys(spec: &Spec) -> [(&'static str, bool); 7] {

@@ -190,7 +190,7 @@ pub const STEPS: &[Step] = &[
         kind: StepKind::Baselines {
             study: "shapes",
             only: None,
-            csv: crate::report::baseline::FILE,
+            csv: crate::rows::BASELINES_CSV,
         },
         reproduces: "Vendor baselines beside our kernels (cuBLAS, CUB, cuDNN, cuSPARSE)",
         full_cap_s: 27,

@@ -20,7 +20,7 @@
 use std::fmt::Write;
 
 use crate::backend::DeviceInfo;
-use crate::record::{MeasurementRow, Metric, Status};
+use crate::rows::{MeasurementRow, Metric, Status};
 
 /// The file the suite writes the table to.
 pub const FILE: &str = "peaks.md";

@@ -10,8 +10,10 @@ use super::provenance::PROVENANCE_FILE;
 use super::run::Evaluation;
 use super::space::Config;
 use super::{TuneError, TuneReport};
+use crate::export::csv::write_rows;
 use crate::export::json::{to_json_pretty, Provenance};
 use crate::export::write_atomic;
+use crate::rows::{EvaluationRow, EVALUATIONS_CSV};
 use crate::session::provenance::summary_line;
 use crate::stats::Ratio;
 
@@ -22,46 +24,38 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), TuneError> {
     })
 }
 
-/// Every evaluation as CSV: strategy, API, order, parameters, status, cache, median, metric.
-pub fn evaluations_csv(evals: &[Evaluation], unit: &str) -> String {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let header = [
-        "strategy", "api", "n", "point", "local", "groups", "unroll", "index", "knobs", "status",
-        "cached", "reps", "median_s", "metric", "unit", "message",
-    ];
-    // Writing to a Vec cannot fail.
-    let _ = w.write_record(header);
-    for e in evals {
-        let unroll = e
-            .config
-            .unroll
-            .iter()
-            .map(|(p, f)| format!("{p}={f}"))
-            .collect::<Vec<_>>()
-            .join(";");
-        let times = e.outcome.times().unwrap_or(&[]);
-        let median = crate::stats::median(times).map_or(String::new(), |m| format!("{m:e}"));
-        let metric = e.score.map_or(String::new(), |s| format!("{s:.6}"));
-        let _ = w.write_record([
-            e.strategy.to_string(),
-            e.api.label().to_string(),
-            e.n.to_string(),
-            e.point.to_string(),
-            e.config.local.to_string(),
-            e.config.groups.to_string(),
-            unroll,
-            e.config.index.to_string(),
-            e.config.knobs_text(),
-            e.outcome.status().to_string(),
-            e.cached.to_string(),
-            times.len().to_string(),
-            median,
-            metric,
-            unit.to_string(),
-            e.outcome.message().to_string(),
-        ]);
-    }
-    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+/// Every evaluation as a row of `evaluations.csv`.
+pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
+    evals
+        .iter()
+        .map(|e| {
+            let times = e.outcome.times().unwrap_or(&[]);
+            EvaluationRow {
+                strategy: e.strategy,
+                api: e.api,
+                n: e.n,
+                point: e.point,
+                local: e.config.local,
+                groups: e.config.groups,
+                unroll: e
+                    .config
+                    .unroll
+                    .iter()
+                    .map(|(p, f)| format!("{p}={f}"))
+                    .collect::<Vec<_>>()
+                    .join(";"),
+                index: e.config.index.to_string(),
+                knobs: e.config.knobs_text(),
+                status: e.outcome.status().to_string(),
+                cached: e.cached,
+                reps: times.len(),
+                median_s: crate::stats::median(times),
+                metric: e.score,
+                unit: unit.to_string(),
+                message: e.outcome.message().to_string(),
+            }
+        })
+        .collect()
 }
 
 fn ratio_text(r: &Option<Ratio>) -> String {
@@ -246,9 +240,9 @@ fn lines_of(evals: &[Evaluation]) -> Vec<crate::plot::tune_convergence::Line> {
 }
 
 /// The distinct configurations' metrics of every API in `evals`, best first.
-fn series_of(evals: &[Evaluation]) -> Vec<(crate::record::Api, Vec<f64>, usize)> {
+fn series_of(evals: &[Evaluation]) -> Vec<(crate::rows::Api, Vec<f64>, usize)> {
     let mut out = Vec::new();
-    for api in [crate::record::Api::OpenCl, crate::record::Api::Cuda] {
+    for api in [crate::rows::Api::OpenCl, crate::rows::Api::Cuda] {
         let mut seen = std::collections::HashSet::new();
         let (mut scores, mut failed) = (Vec::new(), 0);
         for e in evals.iter().filter(|e| e.api == api) {
@@ -351,10 +345,13 @@ pub fn write_all(
     })?;
     write(&path, json)?;
     let unit = report.space.def.family.metric().unit();
-    write(
-        &out.join("evaluations.csv"),
-        evaluations_csv(&report.evaluations, unit),
-    )?;
+    let path = out.join(EVALUATIONS_CSV);
+    write_rows(&path, &evaluation_rows(&report.evaluations, unit)).map_err(|e| {
+        TuneError::Write {
+            path: path.clone(),
+            message: e.to_string(),
+        }
+    })?;
     write(
         &out.join("answer.md"),
         answer_file(report, title, provenance),

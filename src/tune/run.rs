@@ -18,12 +18,12 @@ use crate::families::exec::Inputs;
 use crate::families::matrix::MatrixSource;
 use crate::families::{work_of, FamilyId, Metric, Variant};
 use crate::kernels::KernelSources;
-use crate::record::{Side as RowSide, Status};
+use crate::rows::{IndexWidth, ProgramSource};
+use crate::rows::{Side as RowSide, Status};
 use crate::session::measure::{measure_comparison, Guard, SidePlan, SideRun};
 use crate::session::timings::PhaseTimes;
 use crate::session::watchdog::Watchdog;
 use crate::study::Resolved;
-use crate::words::{IndexWidth, ProgramSource};
 
 /// The seed of the inputs every configuration is verified and timed on.
 pub const INPUT_SEED: u64 = 1;

@@ -12,7 +12,7 @@ use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
 use crate::backend::{Api, Backend};
 use crate::families::FamilyId;
-use crate::record::Side as RowSide;
+use crate::rows::Side as RowSide;
 use crate::session::measure::{measure_comparison, Guard, SidePlan};
 use crate::session::timings::PhaseTimes;
 

@@ -71,10 +71,10 @@ pub fn matvec_after_runs(
 }
 
 /// Fails, naming the comparison and API, unless every row ran and verified.
-pub fn assert_all_verified(rows: &[clvscu::record::MeasurementRow]) {
+pub fn assert_all_verified(rows: &[clvscu::rows::MeasurementRow]) {
     for r in rows {
         assert!(
-            r.status == clvscu::record::Status::Ok && r.verified,
+            r.status == clvscu::rows::Status::Ok && r.verified,
             "{} {}",
             r.comparison,
             r.api

@@ -63,8 +63,8 @@ use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 mod graph;
 pub use graph::*;
@@ -341,8 +341,13 @@ fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
 
 impl Family for Bfs {
     fn spec(&self) -> &FamilySpec {
+        /// A layered graph's depth follows from its size (rows written before `levels`).
+        fn known_levels(variant: &str, elements: u64) -> Option<u64> {
+            is_layered(variant).then(|| levels(elements))
+        }
         const SPEC: FamilySpec = FamilySpec {
             charts: &["bfs"],
+            levels_of_size: Some(known_levels),
             quick_size: Some(QuickSize::same("2^12")),
             ..FamilySpec::new(FamilyId::Bfs, "bfs", Metric::Teps)
         };

@@ -1,6 +1,7 @@
 //! Matrix-vector multiply (the whitepaper's Listings 2-7, a tuned kernel, and the shape-aware
 //! algorithms of `shapes` and `flat`): W = M V, M row-major `rows` x `cols`.
 
+pub mod derive;
 pub mod flat;
 pub mod rules;
 pub mod shapes;
@@ -22,8 +23,8 @@ use crate::families::size::Size;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 /// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
 const VARIANTS: [Variant; 19] = [

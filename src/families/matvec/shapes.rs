@@ -32,7 +32,7 @@ use crate::backend::DeviceInfo;
 use crate::families::family::Family;
 use crate::families::size::Size;
 use crate::families::variant::{pow2, v, GroupRule, Variant};
-use crate::words::FamilyId;
+use crate::rows::FamilyId;
 
 use super::rules::RuleTable;
 

@@ -3,7 +3,7 @@
 //! the GPU measurements of `tuned` stay reproducible under its name.
 
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
-use crate::words::FamilyId;
+use crate::rows::FamilyId;
 
 const LOCAL_32: &[u32] = &[32, 64, 128, 256, 512, 1024];
 const GROUPS: &[u32] = &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32];

@@ -21,8 +21,8 @@ use crate::families::size::Size;
 use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 pub mod tiles;
 

@@ -6,7 +6,7 @@
 use crate::backend::DeviceInfo;
 use crate::families::size::Size;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
-use crate::words::FamilyId;
+use crate::rows::FamilyId;
 
 const SGEMM_RULES: &[Constraint] = &[
     Constraint::TileDividesMatrix,

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::families::matrix::*;
-use crate::families::read_path::{gather_build, without_read_path, ReadPath};
+use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
@@ -52,8 +52,8 @@ use crate::families::reference::{self, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 /// One warp per row in the vector kernel: the kernels' `WARP_SIZE`.
 const WARP: u32 = 32;
@@ -220,7 +220,7 @@ pub fn args(path: ReadPath, val: BufferId, col: BufferId, ptr: BufferId, x: Buff
         Arg::Buffer(val),
         Arg::Buffer(col),
         Arg::Buffer(ptr),
-        path.arg(x, 1),
+        path_arg(path, x, 1),
     ]
 }
 
@@ -360,13 +360,16 @@ mod tests {
         assert_eq!(ReadPath::of("vector-ro"), ReadPath::Ro);
         assert_eq!(ReadPath::of("lj-tex"), ReadPath::Tex);
         assert_eq!(
-            ReadPath::Tex.arg(BufferId(3), 4),
+            path_arg(ReadPath::Tex, BufferId(3), 4),
             Arg::Texture {
                 buffer: BufferId(3),
                 channels: 4
             }
         );
-        assert_eq!(ReadPath::Ro.arg(BufferId(3), 4), Arg::Buffer(BufferId(3)));
+        assert_eq!(
+            path_arg(ReadPath::Ro, BufferId(3), 4),
+            Arg::Buffer(BufferId(3))
+        );
     }
 
     #[test]

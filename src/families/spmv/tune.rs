@@ -3,7 +3,7 @@
 //! GPU measurements of `vector` stay reproducible under its name.
 
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
-use crate::words::FamilyId;
+use crate::rows::FamilyId;
 
 const SPMV_RULES: &[Constraint] = &[Constraint::VariantLocal, Constraint::DeviceLocal];
 /// SpMV's read paths of the gathered vector, as the family's vector-kernel variants.

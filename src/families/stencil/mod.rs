@@ -32,8 +32,8 @@ use crate::families::size::Size;
 use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, v, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 pub mod tiles;
 
@@ -410,7 +410,7 @@ impl Tuning for Stencil {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::words::FamilyId;
+    use crate::rows::FamilyId;
 
     fn variant() -> &'static Variant {
         crate::families::find_variant(FamilyId::Stencil, "fdtd3d").unwrap()

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use super::expr::{size_slot, Expr, ExprError, SizeExpr, SIZE_NAMES};
 use super::restriction::RestrictionError;
 use super::signature::{self, SignatureError};
-use crate::words::Metric;
+use crate::rows::Metric;
 use DeclError::Declaration;
 
 /// A kernel pair's declaration in a study that cannot be used; the message names the key or

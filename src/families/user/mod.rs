@@ -19,8 +19,8 @@ use crate::families::reference::{mix, Verification};
 use crate::families::size::Size;
 use crate::families::tune_space::{param, Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::words::FamilyId;
-use crate::words::Metric;
+use crate::rows::FamilyId;
+use crate::rows::Metric;
 
 use decl::{ArgDecl, Elem, Init, UserKernel, INDEX_SLOT};
 use expr::size_values;

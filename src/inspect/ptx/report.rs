@@ -1,6 +1,6 @@
 //! Side-by-side reports of two class counts (OpenCL vs CUDA): Markdown and CSV rows.
 
-use crate::record::ClassCountRow;
+use crate::rows::ClassCountRow;
 use std::collections::BTreeSet;
 
 use super::classify::{ClassCounts, InstrClass};

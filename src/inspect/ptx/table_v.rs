@@ -24,33 +24,13 @@
 //! printed. The OpenCL logic/shift rows printed above that subtotal (and 291, or 33, not 4,
 //! xor 4, shl 50, shr 43) add up to 425, not the 163 printed; we quote 163 and say so.
 
-use serde::{Deserialize, Serialize};
+pub use crate::rows::TableVRow;
 
 use super::classify::{ClassCounts, ClassGroup};
 use super::parse::{count_classes, parse_ptx, PtxError};
 
 /// The kernel Table V counts.
 pub const FFT_KERNEL: &str = "fft512_forward";
-
-/// One row of Table V: who compiled what, and the counts of the paper's classes.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
-pub struct TableVRow {
-    /// `paper (Fang et al. 2011)` or `clvscu`.
-    pub source: String,
-    /// `CUDA` or `OpenCL`.
-    pub api: String,
-    /// `u32`, `u64`, `native`; the paper's rows are each API's native width.
-    pub index: String,
-    /// Bits of index arithmetic this row's kernel does (32 or 64).
-    pub index_bits: u32,
-    pub arithmetic: u64,
-    pub logic_shift: u64,
-    pub flow_control: u64,
-    pub data_movement: u64,
-    pub synchronization: u64,
-    /// Every instruction of the kernel.
-    pub total: u64,
-}
 
 /// The paper's rows, quoted in [`crate::paper`]: (API, arithmetic, logic/shift, flow control, data movement, sync, total).
 pub const PAPER: [(&str, u64, u64, u64, u64, u64, u64); 2] = crate::paper::FANG_TABLE_V;

@@ -2,7 +2,7 @@
 //! with the seed by the check's rule, explain's causes, or, where it cannot answer, why, in
 //! words computed from what the folder holds.
 
-use crate::record::{Api, MeasurementRow, PrRow, Status};
+use crate::rows::{Api, MeasurementRow, PrRow, Status, StepStatus};
 use crate::stats::{SIMILAR_HI, SIMILAR_LO};
 
 use super::experiments::{Measure, Rule};
@@ -144,8 +144,8 @@ fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
             }
         );
     }
-    match s.step(step).map(|r| r.status.as_str()) {
-        Some("done") | None => {
+    match s.step(step).map(|r| r.status) {
+        Some(StepStatus::Done) | None => {
             format!("step `{step}` finished without comparison `{comparison}`")
         }
         Some(status) => format!(

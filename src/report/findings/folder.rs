@@ -1,58 +1,16 @@
 //! One suite folder as the findings read it: `suite.csv` (which steps ran and how they
 //! ended), each step's run folder, explain's verdicts and the provenance of the run. Rows of
 //! the files other commands write are read through row types that live here, with the
-//! outputs, so that the findings depend on the files and not on the code that wrote them.
+//! rows of the ground floor, so that the findings depend on the files and not on the code that
+//! wrote them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
+pub use crate::export::csv::read_by_name;
 use crate::report::load::{self, RunFolder};
 use crate::report::ReportError;
-
-/// The rows of a CSV another command wrote, by column name: columns the row type does not
-/// name are left alone, so a file that gained a column still reads; a missing column without
-/// a default is an error naming the file.
-/// A path ending in `.gz` is read gunzipped.
-pub fn read_by_name<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, ReportError> {
-    let data = load::read_maybe_gz(path)?;
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .from_reader(data.as_slice());
-    reader
-        .deserialize()
-        .collect::<Result<Vec<T>, _>>()
-        .map_err(|e| ReportError::Findings(format!("{}: {e}", path.display())))
-}
-
-/// A row of `suite.csv`.
-#[derive(Debug, Clone, Deserialize)]
-pub struct StepRow {
-    pub step: String,
-    pub status: String,
-    #[serde(default)]
-    pub note: String,
-}
-
-/// A row of `explain/explain-verdicts.csv`. `verified` came later: a file without the
-/// column counts no cause as verified.
-#[derive(Debug, Clone, Deserialize)]
-pub struct VerdictRow {
-    pub target: String,
-    #[serde(default)]
-    pub pr: f64,
-    pub cause: String,
-    pub verdict: String,
-    #[serde(default)]
-    pub verified: bool,
-    /// The one-line fix explain found, where it found one.
-    #[serde(default)]
-    pub fix: String,
-    /// The difference of the machine code each runtime runs, where explain read it.
-    #[serde(default)]
-    pub machine_code: String,
-}
+pub use crate::rows::{StepRow, VerdictRow};
 
 /// Where the run came from: `provenance.json` of its first step that has one.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use crate::record::Api;
-use crate::record::PrRow;
+use crate::rows::Api;
+use crate::rows::PrRow;
 
 use super::folder::{SuiteFolder, VerdictRow};
 

@@ -4,27 +4,18 @@
 use super::experiments::Rule;
 use super::folder::SuiteFolder;
 use super::outcome::{Absent, Answer};
-
-/// A row of `ptx_classes.csv` (`clvscu inspect`).
-#[derive(Debug, serde::Deserialize)]
-struct PtxClassRow {
-    pair: String,
-    api: String,
-    class: String,
-    count: u64,
-}
+use crate::rows::{ClassCountRow, TableVRow, CLASSES_CSV, TABLE_V_CSV};
 
 /// Both front ends' loads and stores of `comparison`'s kernel, by memory space.
 pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, Absent> {
-    const FILE: &str = "ptx_classes.csv";
-    let Some(file) = crate::report::load::csv_in(&s.dir.join(step), FILE) else {
+    let Some(file) = crate::report::load::csv_in(&s.dir.join(step), CLASSES_CSV) else {
         return Err(Absent::NoFile {
             step: step.into(),
-            file: FILE,
+            file: CLASSES_CSV,
         });
     };
-    let rows: Vec<PtxClassRow> = super::folder::read_by_name(&file)?;
-    let memory: Vec<&PtxClassRow> = rows
+    let rows: Vec<ClassCountRow> = super::folder::read_by_name(&file)?;
+    let memory: Vec<&ClassCountRow> = rows
         .iter()
         .filter(|r| {
             r.pair == comparison && (r.class.starts_with("ld.") || r.class.starts_with("st."))
@@ -62,23 +53,12 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
     })
 }
 
-/// A row of `table-v.csv` (`clvscu inspect`).
-#[derive(Debug, serde::Deserialize)]
-struct TableVRow {
-    source: String,
-    api: String,
-    index: String,
-    arithmetic: u64,
-    logic_shift: u64,
-    flow_control: u64,
-}
-
 pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, Absent> {
-    let file = s.dir.join(step).join("table-v.csv");
+    let file = s.dir.join(step).join(TABLE_V_CSV);
     if !file.is_file() {
         return Err(Absent::NoFile {
             step: step.into(),
-            file: "table-v.csv",
+            file: TABLE_V_CSV,
         });
     }
     let rows: Vec<TableVRow> = super::folder::read_by_name(&file)?;

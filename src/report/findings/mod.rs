@@ -21,7 +21,7 @@ use minijinja::{context, Environment};
 
 use crate::export::write_atomic;
 use crate::plot::pr_groups::{self, PrGroups, Row};
-use crate::record::PrRow;
+use crate::rows::PrRow;
 
 use super::ReportError;
 use answer::fair_rows;

@@ -39,6 +39,8 @@ pub enum Absent {
     NoFile { step: String, file: &'static str },
     #[error(transparent)]
     Unreadable(#[from] crate::report::ReportError),
+    #[error(transparent)]
+    UnreadableRows(#[from] crate::export::ExportError),
     #[error("step `{step}`'s ptx_classes.csv has no loads or stores of `{comparison}`")]
     NoMemoryCode { step: String, comparison: String },
     #[error(

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::record::PrRow;
+use crate::rows::PrRow;
 use crate::stats::SIMILAR_LO;
 
 use super::answer::{fair_rows, pr_text};

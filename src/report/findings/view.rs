@@ -390,7 +390,7 @@ fn gpu_head(f: &SuiteFolder, label: &str) -> GpuView {
     let unfinished = f
         .steps
         .iter()
-        .filter(|s| s.status != "done")
+        .filter(|s| s.status != crate::rows::StepStatus::Done)
         .map(|s| {
             let note = if s.note.is_empty() {
                 String::new()

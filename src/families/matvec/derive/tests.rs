@@ -110,7 +110,7 @@ fn the_checks_hold_auto_to_cublas_and_the_read_kernel() {
     let dir = tempfile::tempdir().unwrap();
     synthetic(dir.path());
     let sweep = Sweep::read(dir.path()).unwrap();
-    let checks = sweep.checks("GPU X");
+    let checks = sweep.checks("GPU X", Some((crate::rows::FamilyId::Bandwidth, "read")));
     // Two auto shapes beyond the L2 on two APIs, and the 2^28 one against the read kernel.
     assert_eq!(checks.len(), 6, "{checks:?}");
     let tall: Vec<&Check> = checks.iter().filter(|c| c.size == "2097152x32").collect();

@@ -6,8 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::families::matvec::rules::{Key, Region, RuleTable};
-use crate::families::matvec::shapes::Algorithm;
+use super::rules::{Key, Region, RuleTable};
+use super::shapes::Algorithm;
+use crate::rows::FamilyId;
 
 /// The L2 of an H100 and an H200 (50 MB): a matrix of more bytes is "beyond the L2".
 pub const L2_BYTES: u64 = 50 << 20;
@@ -288,8 +289,9 @@ impl Sweep {
     }
 
     /// The checks on `device`: for every `matvec/auto` shape beyond the L2, each API's GB/s over
-    /// cuBLAS SGEMV's at the same size; at 2^28 floats, over the read kernel's on that API.
-    pub fn checks(&self, device: &str) -> Vec<Check> {
+    /// cuBLAS SGEMV's at the same size; at 2^28 floats, over the read kernel's on that API
+    /// (`read`: its family and variant, from the registry's memory references).
+    pub fn checks(&self, device: &str, read: Option<(FamilyId, &str)>) -> Vec<Check> {
         let mut out = Vec::new();
         for s in self
             .sides
@@ -317,8 +319,7 @@ impl Sweep {
                 let read = self.sides.iter().find(|r| {
                     r.device == device
                         && r.api == s.api
-                        && crate::families::memory_references()
-                            .is_some_and(|(f, m)| r.family == f.name() && r.variant == m.read)
+                        && read.is_some_and(|(f, v)| r.family == f.name() && r.variant == v)
                         && r.size == READ_CHECK_FLOATS.to_string()
                 });
                 out.push(Check {

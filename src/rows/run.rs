@@ -1,10 +1,10 @@
-//! Result records, the ground floor every output reads: each row type a run, a calibration,
-//! a soak or explain writes, with the name of its CSV file. They are plain data, so that any
-//! past run can be re-read from CSV and re-plotted; their producers fill them.
+//! A run's rows: one measurement per (configuration, API), one PR per comparison, every raw
+//! sample, each comparison's phase times and each pass of a repeated run, with the names of
+//! their CSV files. Plain data, so that any past run can be re-read and re-plotted.
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::words::{Api, FamilyId, Metric, Side, Status, TimerKind, WaitMode};
+use super::words::{Api, FamilyId, Metric, Side, Status, TimerKind, WaitMode};
 
 /// The CSV files of a run folder, named by the rows they hold ([`MeasurementRow`], [`PrRow`],
 /// [`SampleRow`]): every reader and the writer take the names from here.
@@ -251,102 +251,6 @@ fn one() -> u32 {
     1
 }
 
-crate::names::named_enum! {
-    /// The search strategies of `clvscu tune`.
-    #[strum(serialize_all = "lowercase")]
-    pub enum StrategyKind {
-        /// Every valid point, in the space's order.
-        Exhaustive,
-        /// Points drawn uniformly without replacement.
-        Random,
-        /// Simulated annealing over neighbouring points (one parameter one step away).
-        Anneal,
-        /// A genetic algorithm: tournament selection, uniform crossover, mutation.
-        Genetic,
-        /// Bayesian optimisation: a Gaussian process and expected improvement.
-        Bayes,
-    }
-}
-
-/// Separates a target's name from its rung's in a comparison id (`matvec/listing4::own`).
-pub const RUNG_SEPARATOR: &str = "::";
-
-/// explain's verdicts, one row per target (`explain-verdicts.csv` in its output folder).
-pub const VERDICTS_CSV: &str = "explain-verdicts.csv";
-
-/// One target's verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VerdictRow {
-    pub target: String,
-    pub study: String,
-    pub family: String,
-    pub variant: String,
-    pub size: String,
-    pub device: String,
-    pub pr: Option<f64>,
-    pub pr_ci_lo: Option<f64>,
-    pub pr_ci_hi: Option<f64>,
-    /// The causes' short names, `+`-joined; `unexplained`, `no-gap` or `not-measured`.
-    pub cause: String,
-    pub verdict: String,
-    /// Every cause comes from a rung whose control held and, for a second-stage cause, whose
-    /// machine code reproduces the slower side's. Missing in folders of earlier versions.
-    #[serde(default)]
-    pub verified: bool,
-    /// The machine-code difference behind the verdict, counted from the cubins each runtime
-    /// runs (empty where none were read).
-    #[serde(default)]
-    pub machine_code: String,
-    /// The fix offered (the family's alternative on both sides) and what it gives; empty where
-    /// the family declares none.
-    #[serde(default)]
-    pub fix: String,
-    /// The target's calls replayed as a plain program beside the harness (empty where it is
-    /// not the runtime's own calls).
-    #[serde(default)]
-    pub replay: String,
-}
-
-/// The files a calibration writes into its folder (`clvscu calibrate`, or a runtime-bound run).
-pub const CALIBRATION_CSV: &str = "calibration.csv";
-pub const CALIBRATION_PR_CSV: &str = "calibration-pr.csv";
-
-/// How far the APIs' overheads may differ before a runtime row is called into question.
-pub const OVERHEAD_DIFF_LIMIT_US: f64 = 0.3;
-
-/// One case across the two APIs: the launch PR (perf OpenCL / perf CUDA = time CUDA / time
-/// OpenCL) through each path, and whether the harness puts more on one side.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CalibrationPr {
-    pub shape: String,
-    pub batch: u32,
-    pub wait: String,
-    pub pr_harness: f64,
-    pub pr_plain: f64,
-    pub overhead_opencl_us: f64,
-    pub overhead_cuda_us: f64,
-    /// |OpenCL's overhead - CUDA's| above [`OVERHEAD_DIFF_LIMIT_US`].
-    pub flagged: bool,
-}
-
-/// The PTX instruction classes `clvscu inspect` counts, one row per class and kernel.
-pub const CLASSES_CSV: &str = "ptx_classes.csv";
-
-/// One CSV row of a side-by-side class comparison.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
-pub struct ClassCountRow {
-    /// The kernel pair's name.
-    pub pair: String,
-    /// The kernel (PTX function) name.
-    pub kernel: String,
-    /// The API / compiler label (`"cuda"`, `"opencl"`).
-    pub api: String,
-    /// The class name (`InstrClass::name`).
-    pub class: String,
-    /// The number of instructions of that class.
-    pub count: u64,
-}
-
 /// The file of a run folder that holds one [`TimingRow`] per comparison measured.
 pub const TIMINGS_CSV: &str = "timings.csv";
 
@@ -377,61 +281,3 @@ pub struct PassRow {
 
 /// The file name of the per-pass table in a run's output directory.
 pub const PASSES_CSV: &str = "passes.csv";
-
-/// One API's case: the harness path and the plain loop, per launch.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CalibrationRow {
-    pub api: String,
-    pub device: String,
-    pub driver: String,
-    pub shape: String,
-    pub batch: u32,
-    pub wait: String,
-    /// The driver calls of the wait on this API.
-    pub wait_calls: String,
-    pub reps: usize,
-    /// Median microseconds per launch, and the 95% bootstrap CI of the median.
-    pub harness_us: f64,
-    pub harness_ci_lo_us: f64,
-    pub harness_ci_hi_us: f64,
-    pub plain_us: f64,
-    pub plain_ci_lo_us: f64,
-    pub plain_ci_hi_us: f64,
-    /// Harness minus plain, per launch.
-    pub overhead_us: f64,
-    /// Events the harness path asked the driver for, per launch (counted, not assumed).
-    pub harness_events_per_launch: f64,
-}
-
-/// explain's rungs, one row per rung of each target (`explain.csv` in its output folder).
-pub const EXPLAIN_CSV: &str = "explain.csv";
-
-/// One rung of one target.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExplainRow {
-    pub target: String,
-    pub study: String,
-    pub family: String,
-    pub variant: String,
-    pub size: String,
-    pub device: String,
-    /// The ladder's step (`front-end-or-runtime`, `second-stage`, ...).
-    pub step: String,
-    pub rung: String,
-    /// What the rung holds, in words.
-    pub what: String,
-    /// Empty when a side of the rung failed (see `note`).
-    pub pr: Option<f64>,
-    pub pr_ci_lo: Option<f64>,
-    pub pr_ci_hi: Option<f64>,
-    /// The share of the target's gap the rung removed, in logarithms (1: closed it).
-    pub gap_closed: Option<f64>,
-    /// The rung's CI and the target's do not overlap.
-    pub moved: bool,
-    /// The rung's CI touches [0.98, 1.02].
-    pub at_parity: bool,
-    /// Why the rung names no cause whatever its PR (empty when it may).
-    #[serde(default)]
-    pub void: String,
-    pub note: String,
-}
