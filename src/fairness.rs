@@ -8,47 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, TimerKind, WaitMode};
-
-/// The paper's eight steps, in its order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Step {
-    Problem,
-    Algorithm,
-    Implementation,
-    NativeOptimizations,
-    FirstStageCompilation,
-    SecondStageCompilation,
-    Configuration,
-    Running,
-}
-
-impl Step {
-    pub const ALL: [Step; 8] = [
-        Step::Problem,
-        Step::Algorithm,
-        Step::Implementation,
-        Step::NativeOptimizations,
-        Step::FirstStageCompilation,
-        Step::SecondStageCompilation,
-        Step::Configuration,
-        Step::Running,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Step::Problem => "problem",
-            Step::Algorithm => "algorithm",
-            Step::Implementation => "implementation",
-            Step::NativeOptimizations => "native-optimizations",
-            Step::FirstStageCompilation => "first-stage-compilation",
-            Step::SecondStageCompilation => "second-stage-compilation",
-            Step::Configuration => "configuration",
-            Step::Running => "running",
-        }
-    }
-}
+pub use crate::rows::Step;
+use crate::rows::{Api, TimerKind, WaitMode};
 
 /// Compiler options in API-neutral terms, mapped to each API's spelling by [`Flags::for_api`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

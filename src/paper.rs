@@ -295,7 +295,7 @@ mod tests {
     #[test]
     fn every_table_ii_application_has_a_family_a_study_measures() {
         for (app, family) in FANG_TABLE_II {
-            assert!(crate::families::FamilyId::parse(family).is_ok(), "{app}");
+            assert!(crate::rows::FamilyId::parse(family).is_ok(), "{app}");
             let entry = format!("family = \"{family}\"");
             let measured = crate::study::BUILTIN
                 .iter()

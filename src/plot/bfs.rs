@@ -86,8 +86,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     group_in_order(&data.measurements, |m| m.variant.clone())
         .into_iter()
         .filter_map(|(variant, rows)| {
-            let catalog = crate::families::catalog();
-            let s = splits(&catalog, &rows);
+            let s = splits(&data.catalog, &rows);
             (!s.is_empty()).then(|| (slug(&variant), build(&variant, &s, &info)))
         })
         .collect()
@@ -187,7 +186,7 @@ mod tests {
         let mut other = host.clone();
         other.size = "1024".into();
         let rows = [&dev, &host, &other];
-        let catalog = crate::families::catalog();
+        let catalog = crate::plot::tests::registered().catalog;
         let s = splits(&catalog, &rows);
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].levels, Some(9));

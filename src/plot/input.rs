@@ -192,7 +192,11 @@ mod tests {
         )
         .unwrap();
         for input in [run.clone(), run.join("measurements.csv")] {
-            let data = load(std::slice::from_ref(&input), crate::families::catalog()).unwrap();
+            let data = load(
+                std::slice::from_ref(&input),
+                crate::plot::tests::registered().catalog,
+            )
+            .unwrap();
             assert!(!data.baselines.is_empty(), "{}", input.display());
             let figs = super::super::shapes::figures(&data);
             let (_, fig) = &figs[0];

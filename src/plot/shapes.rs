@@ -570,9 +570,11 @@ mod tests {
     #[test]
     fn captions_of_a_real_run_fit() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/results/h100/shapes");
-        let d =
-            crate::plot::input::load(&[std::path::PathBuf::from(dir)], crate::families::catalog())
-                .unwrap();
+        let d = crate::plot::input::load(
+            &[std::path::PathBuf::from(dir)],
+            crate::plot::tests::registered().catalog,
+        )
+        .unwrap();
         let figs = figures(&d);
         assert!(!figs.is_empty(), "the run draws a shapes chart");
         let usable = style::WIDTH - 2 * style::MARGIN;

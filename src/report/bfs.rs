@@ -73,7 +73,7 @@ mod tests {
         let mut host = dev.clone();
         host.timer = TimerKind::WallClock;
         host.median_s = 0.014;
-        let catalog = crate::families::catalog();
+        let catalog = crate::plot::tests::registered().catalog;
         let t = table(&catalog, &[dev.clone(), host]).unwrap();
         assert_eq!(t.rows.len(), 1);
         let r = &t.rows[0];

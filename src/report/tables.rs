@@ -1,7 +1,7 @@
 //! The report's content: run folders grouped per GPU, and per folder its PR, fairness and
 //! measurement tables; per GPU the vendor-baseline ratios. Built as [`Doc`] blocks.
 
-use crate::fairness::Step;
+use crate::rows::Step;
 use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status};
 
 use super::baseline;
@@ -597,7 +597,7 @@ mod tests {
         assert!(h200.iter().all(|k| k.place.is_some()), "{h200:?}");
         assert_ne!(h200[0].beneath(), h200[1].beneath());
         let doc = build(
-            &crate::families::catalog(),
+            &crate::plot::tests::registered().catalog,
             &folders,
             &["results".into()],
             &[],

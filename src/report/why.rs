@@ -151,7 +151,7 @@ impl Why<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::FamilyId;
+    use crate::rows::FamilyId;
     use crate::rows::Metric;
 
     fn pr(comparison: &str, value: f64, fair: bool) -> PrRow {
