@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::backend::Api;
+use crate::rows::Api;
 
 /// The embedded sources: (file stem, OpenCL text, CUDA text), the prelude first, then every
 /// pair of `kernels_cl/<stem>.cl` and `kernels_cu/<stem>.cu` by stem (build.rs lists them, so

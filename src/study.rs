@@ -27,11 +27,12 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use thiserror::Error;
 
-use crate::backend::{JitOptions, TimerKind, WaitMode};
+use crate::backend::JitOptions;
 use crate::fairness::Flags;
 use crate::families::declared::{ArgSpec, CheckSpec, KernelFiles, MetricSpec, TuneSpec};
 use crate::families::{self, find_variant, FamilyId, Size, Variant, WorkloadError};
 use crate::rows::{IndexWidth, ProgramSource};
+use crate::rows::{TimerKind, WaitMode};
 
 /// The studies shipped in the binary: (name, file text), one per `harness/*.toml` (build.rs
 /// lists the folder), `default` first.
@@ -252,7 +253,7 @@ impl ExpectedRefusal {
         match self {
             ExpectedRefusal::NonUniformWorkGroup => {
                 row.status == crate::rows::Status::LaunchFailed
-                    && row.api == crate::backend::Api::OpenCl
+                    && row.api == crate::rows::Api::OpenCl
                     && row.error.contains("CL_INVALID_WORK_GROUP_SIZE")
                     && row.local_size > 0
                     && !row.elements.is_multiple_of(u64::from(row.local_size))

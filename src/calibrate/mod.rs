@@ -13,10 +13,10 @@
 use crate::backend::Runtime;
 
 use crate::backend::{
-    Api, Arg, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape, PlainLoop,
-    TimerKind, WaitMode,
+    Arg, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape, PlainLoop,
 };
 use crate::kernels::{KernelSourceError, KernelSources};
+use crate::rows::{Api, TimerKind, WaitMode};
 use crate::stats;
 
 mod report;

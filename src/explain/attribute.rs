@@ -8,7 +8,7 @@
 //! runtime rung that closes it (registers, carveout, the other clock); a gap no rung closes is
 //! "unexplained", with the PR that remains and the rung that moved it most.
 
-use crate::backend::Api;
+use crate::rows::Api;
 use crate::rows::{MeasurementRow, PrRow};
 
 use super::ladder::{LadderStep, RungKind};

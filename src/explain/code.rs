@@ -12,11 +12,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, JitOptions, Runtime};
+use crate::backend::{JitOptions, Runtime};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
 use crate::inspect::sass;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;

@@ -3,9 +3,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::backend::{Api, TimerKind};
 use crate::families::{find_variant, Size, Variant};
 use crate::rows::MeasurementRow;
+use crate::rows::{Api, TimerKind};
 use crate::rows::{IndexWidth, ProgramSource};
 use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
 

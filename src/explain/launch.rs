@@ -6,10 +6,10 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::backend::{Api, TimerKind};
 use crate::export::csv::read_rows;
 use crate::export::ExportError;
 use crate::rows::MeasurementRow;
+use crate::rows::{Api, TimerKind};
 use crate::rows::{CalibrationRow, CALIBRATION_CSV};
 
 /// The rung names whose rows hold a target's two clocks: its own rows and the other clock's.

@@ -23,13 +23,14 @@ use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, JitOptions};
+use crate::backend::JitOptions;
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
 use crate::inspect::cache::{new_images, snapshot, Snapshot};
 use crate::inspect::cubin::{self, ClassCounts, KernelCode, Resources};
 use crate::inspect::sass;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;

@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::{Api, Runtime};
+use crate::backend::Runtime;
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::study::Comparison;
 
 use super::code::read_text;

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::Api;
 use crate::inspect::ptx::{count_classes, parse_ptx};
+use crate::rows::Api;
 
 pub const PTX_CLASSES_CSV: &str = "ptx-classes.csv";
 

@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::attribute::{Cause, TargetExplanation, Verdict};
-use crate::backend::{Api, BackendError, Direction, HostMemory, PlainLoop, Runtime, TimerKind};
+use crate::backend::{BackendError, Direction, HostMemory, PlainLoop, Runtime};
 use crate::calibrate::{measure_cases, CalibrationError, CalibrationRow};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::ExportError;
 use crate::families::family::PlainCalls;
 use crate::kernels::KernelSources;
+use crate::rows::{Api, TimerKind};
 use crate::session::run::Sides;
 use crate::stats;
 use crate::study::Comparison;

@@ -7,10 +7,10 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 
-use crate::backend::Api;
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::rows::{MeasurementRow, PrRow};
 use crate::session::run::{execute, Event, RunPlan, SessionError, Sides};
 use crate::session::{OnComparison, RunSummary};

@@ -3,7 +3,7 @@
 
 use super::attribute::{verdict, Cause, Interval, RungOutcome, Verdict};
 use super::ladder::RungKind;
-use crate::backend::Api;
+use crate::rows::Api;
 
 fn pr(value: f64, half: f64) -> Interval {
     Interval {

@@ -70,7 +70,7 @@ fn check_causes(t: &TargetExplanation, codes: &Codes) -> (bool, Option<String>) 
             Cause::Runtime => verified = false,
             Cause::Registers {
                 registers,
-                held: crate::backend::Api::Cuda,
+                held: crate::rows::Api::Cuda,
             } => match register_rung_reproduces(codes, &t.target, *registers) {
                 Some(true) => {}
                 Some(false) => {
@@ -114,8 +114,8 @@ pub fn annotate(explanations: &mut [TargetExplanation], codes: &Codes) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::Api;
     use crate::inspect::cubin::Resources;
+    use crate::rows::Api;
 
     fn kernel(registers: u32, classes: &[(&str, u32)]) -> KernelCode {
         KernelCode {

@@ -5,7 +5,7 @@
 //! it.)
 
 use crate::backend::Runtime;
-use crate::backend::{Api, BufferId, CompileRequest, KernelId, ProgramId, Seconds, Timing};
+use crate::backend::{BufferId, CompileRequest, KernelId, ProgramId, Timing};
 use crate::families::matrix::MatrixSource;
 use crate::families::plan::{Build, Built, Place, Ran, Step};
 pub use crate::families::plan::{ExecError, Inputs, SideConfig};
@@ -13,6 +13,7 @@ use crate::families::reference::{self, Verification};
 use crate::families::WorkloadError;
 use crate::families::{self, check_local, check_size, FamilyId, InputChoice, Size, Variant};
 use crate::kernels::KernelSources;
+use crate::rows::{Api, Seconds};
 
 impl Inputs {
     /// Inputs of a family's first variant; SpMV takes its default matrix (`uniform`).

@@ -375,7 +375,7 @@ mod tests {
     #[test]
     fn the_runtime_local_size_is_cudas_calculator_and_unknown_on_opencl() {
         use crate::backend::fake::{FakeBackend, FakeScript};
-        use crate::backend::Api;
+        use crate::rows::Api;
         let v = find_variant(FamilyId::Fill, "1d-auto").unwrap();
         let sources = KernelSources::embedded();
         let mut cuda = FakeBackend::new(
@@ -400,8 +400,8 @@ mod tests {
     #[test]
     fn an_uneven_exact_launch_carries_the_drivers_answer() {
         use crate::backend::fake::{FakeBackend, FakeScript};
-        use crate::backend::Api;
         use crate::families::exec::{self, Inputs};
+        use crate::rows::Api;
         let sources = KernelSources::embedded();
         let n = Size::vector(1000);
         let exact = find_variant(FamilyId::Fill, "1d-exact").unwrap();

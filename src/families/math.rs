@@ -327,10 +327,11 @@ mod tests {
 #[cfg(test)]
 mod fake_tests {
     use crate::backend::fake::{FakeBackend, FakeScript};
-    use crate::backend::{Api, LaunchShape};
+    use crate::backend::LaunchShape;
     use crate::families::exec::{self, Inputs, SideConfig};
     use crate::families::{default_groups, FamilyId, Size};
     use crate::kernels::KernelSources;
+    use crate::rows::Api;
 
     fn verify(script: FakeScript) -> Vec<bool> {
         let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());

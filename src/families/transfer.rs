@@ -257,10 +257,11 @@ impl Family for Transfer {
 mod tests {
     use super::*;
     use crate::backend::fake::{FakeBackend, FakeScript};
-    use crate::backend::{Api, LaunchShape};
+    use crate::backend::LaunchShape;
     use crate::families::exec::{self, Inputs, SideConfig};
     use crate::families::find_variant;
     use crate::kernels::KernelSources;
+    use crate::rows::Api;
     use crate::rows::FamilyId;
 
     fn run_variant(name: &str, wrong: bool) -> Verification {

@@ -4,8 +4,9 @@
 //! expansion is in `crate::tune::space`.
 
 use super::plan::SideConfig;
-use crate::backend::{Api, JitOptions, LaunchShape};
+use crate::backend::{JitOptions, LaunchShape};
 use crate::fairness::Flags;
+use crate::rows::Api;
 use crate::rows::FamilyId;
 
 /// What a parameter sets in a configuration.

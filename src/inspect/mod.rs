@@ -14,12 +14,13 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::backend::{Api, BackendError, CompileRequest, KernelResources, Runtime};
+use crate::backend::{BackendError, CompileRequest, KernelResources, Runtime};
 use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::fairness::Flags;
 use crate::families::{all_variants, FamilyId, FMA_ITERS};
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 
 pub use crate::rows::{ClassCountRow as ClassRow, CLASSES_CSV};
 

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 
 use super::ptx::table_v::{self, TableVRow};
 use super::{request, write, InspectError, OfflineCompiler};
-use crate::backend::{Api, Runtime};
+use crate::backend::Runtime;
 use crate::export::csv::write_rows;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::rows::IndexWidth;
 
 pub const TABLE_V_MD: &str = "table-v.md";

@@ -16,8 +16,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::{request, write, InspectError, OfflineCompiler};
-use crate::backend::{Api, Runtime};
+use crate::backend::Runtime;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 
 use super::ptx::{parse_ptx, PtxError, PtxKernel};
 

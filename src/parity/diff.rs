@@ -8,7 +8,7 @@
 use similar::{capture_diff_slices, Algorithm, DiffTag};
 
 use super::rewrite::NormLine;
-use crate::backend::Api;
+use crate::rows::Api;
 
 /// One differing line of a kernel pair.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,8 +9,8 @@ use super::allow::load_allow_list;
 use super::lexer::defined_macros;
 use super::rewrite::{normalise, normalise_line, split_kernels};
 use super::{compare_file, compare_preludes, EMBEDDED_ALLOW_LIST, FILE_SCOPE, PRELUDE};
-use crate::backend::Api;
 use crate::kernels::{stems, KernelSources};
+use crate::rows::Api;
 
 /// C and API tokens that steer the lexer and the rewrite rules, and the characters that
 /// open or close something (comments, strings, directives, braces).

@@ -48,8 +48,8 @@ mod tests;
 
 use std::collections::BTreeSet;
 
-use crate::backend::Api;
 use crate::kernels::{stems, KernelSources};
+use crate::rows::Api;
 
 // The types of the public entry points' signatures, so that callers can name them.
 pub use allow::{load_allow_list, AllowEntry, ParityError};

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use super::allow::AllowEntry;
 use super::diff::DiffLine;
 use super::PRELUDE;
-use crate::backend::Api;
 use crate::kernels::{extension, folder};
+use crate::rows::Api;
 
 /// A kernel (or the `FILE_SCOPE` pseudo-kernel) present in both twins.
 #[derive(Debug, Clone, PartialEq, Eq)]

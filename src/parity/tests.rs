@@ -7,8 +7,8 @@ use super::lexer::defined_macros;
 use super::report::{KernelParity, ParityReport};
 use super::rewrite::{normalise, normalise_line, split_kernels, NormLine};
 use super::{check, compare_file, compare_preludes, EMBEDDED_ALLOW_LIST, FILE_SCOPE, PRELUDE};
-use crate::backend::Api;
 use crate::kernels::{extension, folder, KernelSources};
+use crate::rows::Api;
 
 /// Normalises a whole file to one string, one line per line of code.
 fn normalise_text(text: &str) -> String {

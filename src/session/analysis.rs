@@ -8,9 +8,9 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::measure::{times, SidePlan, SideRun};
-use crate::backend::Api;
 use crate::fairness::{self, SideSteps};
 use crate::families::work_of;
+use crate::rows::Api;
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats;
 use crate::study::{Comparison, Study};
@@ -106,8 +106,8 @@ pub fn sample_rows(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Vec<Samp
     let mut rows = Vec::new();
     for (rep, s) in run.samples.iter().enumerate() {
         for (timer, value) in [
-            (crate::backend::TimerKind::DeviceEvent, s.device),
-            (crate::backend::TimerKind::WallClock, Some(s.wall)),
+            (crate::rows::TimerKind::DeviceEvent, s.device),
+            (crate::rows::TimerKind::WallClock, Some(s.wall)),
         ] {
             if let Some(seconds) = value.filter(|v| v.is_finite()) {
                 rows.push(SampleRow {

@@ -18,9 +18,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::provenance::GIT_COMMIT;
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::export::{safe, ExportError};
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::study::Study;
 
 /// The name of the identity file in an output folder.

@@ -6,12 +6,13 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{Api, BackendError, KernelResources, LaunchShape, Runtime, TimerKind};
+use crate::backend::{BackendError, KernelResources, LaunchShape, Runtime};
 use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::matrix::MatrixSource;
 use crate::families::{work_of, FamilyId, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::ProgramSource;
+use crate::rows::{Api, TimerKind};
 use crate::rows::{Side, Status};
 use crate::study::Resolved;
 

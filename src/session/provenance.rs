@@ -4,9 +4,10 @@
 use sha2::{Digest, Sha256};
 
 use super::host;
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::export::json::{DeviceProvenance, GpuState, Provenance};
 use crate::kernels::{self, KernelSources};
+use crate::rows::Api;
 use crate::study::Study;
 
 /// The git commit the binary was built from (`-dirty` when the tree had changes).

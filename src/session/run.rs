@@ -33,7 +33,7 @@ pub struct RunReport {
 /// Refuses a define that names an identifier of the kernel it compiles into (either API's
 /// program), other than one of the kernel's knobs.
 fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionError> {
-    use crate::backend::Api;
+    use crate::rows::Api;
     for c in &study.comparisons {
         for settings in [&c.a, &c.b].into_iter().filter(|s| !s.defines.is_empty()) {
             let stem = settings.family.file();

@@ -8,9 +8,9 @@ use super::run::{execute, Event, RunPlan, Sides};
 use super::store::{ComparisonRows, CsvStore, MemorySink, Sink};
 use super::{run_study, Outcome, RunContext, RunSummary};
 use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
-use crate::backend::Api;
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::rows::{MeasurementRow, Side, Status, TimerKind};
 use crate::study::{self, Study};
 
@@ -945,7 +945,7 @@ fn every_row_names_its_wait_mode_finish_by_default() {
     let rows = &sink.recorded[0].measurements;
     assert_eq!(rows.len(), 2);
     for r in rows {
-        assert_eq!(r.wait_mode, Some(crate::backend::WaitMode::Finish), "{r:?}");
+        assert_eq!(r.wait_mode, Some(crate::rows::WaitMode::Finish), "{r:?}");
     }
     assert!(summary.prs[0].fair, "{}", summary.prs[0].differing_steps);
 }
@@ -963,7 +963,7 @@ fn a_one_sided_blocking_wait_is_an_unfair_running_step_and_costs_the_wake_up() {
     );
     let rows = &sink.recorded[0].measurements;
     let (a, b) = (&rows[0], &rows[1]);
-    assert_eq!(b.wait_mode, Some(crate::backend::WaitMode::Blocking));
+    assert_eq!(b.wait_mode, Some(crate::rows::WaitMode::Blocking));
     // The fake scripts a wake-up for a blocking wait: the host clock must include it.
     let wake = FakeScript::default().wake_up_seconds;
     assert!(

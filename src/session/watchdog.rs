@@ -124,7 +124,7 @@ mod tests {
         let watched = |c: &str| Watched {
             phase: "verification",
             comparison: Arc::from(c),
-            api: crate::backend::Api::Cuda,
+            api: crate::rows::Api::Cuda,
         };
         dog.arm(watched("quick"), Duration::from_millis(100));
         dog.disarm();

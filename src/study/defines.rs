@@ -175,7 +175,7 @@ mod tests {
     /// Every define of the shipped studies is a knob of its kernel in both APIs' sources.
     #[test]
     fn the_built_in_studies_define_only_knobs() {
-        use crate::backend::Api;
+        use crate::rows::Api;
         let sources = crate::kernels::KernelSources::embedded();
         let mut checked = 0;
         for (name, _) in super::super::BUILTIN {

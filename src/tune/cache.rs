@@ -11,9 +11,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::TuneError;
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::export::write_atomic;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 
 /// What one evaluation gave: device-event times of the timed repetitions, or why it failed
 /// (a failed configuration is recorded, never timed).

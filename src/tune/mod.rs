@@ -39,11 +39,11 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use crate::backend::Api;
 use crate::families::exec::Inputs;
 use crate::families::matrix::MatrixSource;
 use crate::families::{Size, WorkloadError};
 use crate::kernels::{KernelSourceError, KernelSources};
+use crate::rows::Api;
 use crate::session::watchdog::Watchdog;
 
 use answer::{Answer, StrategyLine};

@@ -7,9 +7,10 @@ use sha2::{Digest, Sha256};
 
 use super::space::Space;
 use super::TunePlan;
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::export::json::{Provenance, TuneProvenance};
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::session::provenance::{common, source_hash, GpuSnapshot};
 
 /// The provenance file of a tune's output folder: the name `clvscu run` gives its own, so a

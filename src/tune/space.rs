@@ -229,7 +229,7 @@ impl Space {
 /// Whether `device`'s second stage takes options such as a register ceiling: CUDA's JIT, and
 /// NVIDIA's OpenCL (the platform that has `cl_nv_compiler_options`).
 fn takes_second_stage(device: &DeviceInfo) -> bool {
-    device.api == crate::backend::Api::Cuda.label()
+    device.api == crate::rows::Api::Cuda.label()
         || device.vendor.to_ascii_uppercase().contains("NVIDIA")
 }
 

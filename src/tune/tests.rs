@@ -7,8 +7,9 @@ use super::space::{space_def, Space, SpaceKind};
 use super::strategy::{self, StrategyKind};
 use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::families::FamilyId;
+use crate::rows::Api;
 
 fn gpu(cus: u32) -> DeviceInfo {
     DeviceInfo {

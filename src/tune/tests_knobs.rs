@@ -1,8 +1,9 @@
 //! Tests of the define and variant knobs: SGEMM's tile sizes and SpMV's read path and lanes.
 
 use super::space::{space_def, Space, SpaceKind};
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::families::{FamilyId, Size};
+use crate::rows::Api;
 
 pub(super) fn gpu() -> DeviceInfo {
     DeviceInfo {

@@ -4,9 +4,10 @@
 
 use super::space::{space_def, SpaceKind};
 use super::tests_knobs::{gpu, space};
-use crate::backend::{Api, DeviceInfo};
+use crate::backend::DeviceInfo;
 use crate::families::exec::SideConfig;
 use crate::families::{FamilyId, Size};
+use crate::rows::Api;
 
 fn has_define(side: &SideConfig, name: &str, value: u32) -> bool {
     side.all_defines()

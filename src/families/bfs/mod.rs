@@ -52,9 +52,7 @@ use crate::backend::Runtime;
 use std::time::Instant;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{
-    Arg, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Seconds, Timing,
-};
+use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Timing};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -65,6 +63,7 @@ use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Seconds;
 
 mod graph;
 pub use graph::*;

@@ -639,9 +639,10 @@ mod tests {
     #[test]
     fn fake_emulation_verifies_through_the_constant_seam() {
         use crate::backend::fake::{FakeBackend, FakeScript};
-        use crate::backend::{Api, LaunchShape};
+        use crate::backend::LaunchShape;
         use crate::families::exec::{self, Inputs, SideConfig};
         use crate::kernels::KernelSources;
+        use crate::rows::Api;
         let sources = KernelSources::embedded();
         let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
             let mut b = FakeBackend::new(api, script, crate::families::emulator());
@@ -687,7 +688,8 @@ mod tests {
     #[test]
     fn a_cuda_constant_kernel_without_a_bound_symbol_fails() {
         use crate::backend::fake::{FakeBackend, FakeScript};
-        use crate::backend::{Api, Backend, CompileRequest, LaunchShape};
+        use crate::backend::{Backend, CompileRequest, LaunchShape};
+        use crate::rows::Api;
         let mut b = FakeBackend::new(
             Api::Cuda,
             FakeScript::default(),
