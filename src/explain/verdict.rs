@@ -85,7 +85,7 @@ pub enum Cause {
     /// The second stages' register allocation: holding one count closes the runtime part.
     Registers {
         registers: u32,
-        held: crate::backend::Api,
+        held: crate::rows::Api,
     },
     /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
     Carveout(u32),
@@ -246,7 +246,7 @@ pub struct TargetExplanation {
 /// One side's work-group and the kernel facts its API reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideShape {
-    pub api: crate::backend::Api,
+    pub api: crate::rows::Api,
     pub local: u32,
     pub limit: Option<u32>,
     pub registers: Option<u32>,

@@ -391,7 +391,7 @@ fn prepare_and_verify(
 fn run_waiting(
     backend: &mut dyn Runtime,
     p: &Prepared,
-    (wait, timer): (crate::backend::WaitMode, TimerKind),
+    (wait, timer): (crate::rows::WaitMode, TimerKind),
 ) -> Result<crate::backend::Timing, ExecError> {
     backend.set_wait_mode(wait)?;
     backend.set_timer(timer)?;

@@ -30,7 +30,7 @@ pub struct Watched {
     /// `verification`, `warm-up`, `timed run`.
     pub phase: &'static str,
     pub comparison: Arc<str>,
-    pub api: crate::backend::Api,
+    pub api: crate::rows::Api,
 }
 
 impl std::fmt::Display for Watched {
