@@ -255,7 +255,11 @@ fn the_raw_index_matches_the_files_in_its_commit() {
 /// pass exited 0: both are read here from the files it names.
 #[test]
 fn the_h200_quick_passes_finished_every_step_within_its_cap_and_exited_0() {
-    for folder in ["h200-2026-11-28-quick", "h200-2026-11-29-quick"] {
+    for folder in [
+        "h200-2026-11-28-quick",
+        "h200-2026-11-29-quick",
+        "h200-2026-11-29-quick-rows",
+    ] {
         quick_pass_finished_within_its_caps(folder);
     }
 }
