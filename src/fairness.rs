@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::rows::Step;
+use crate::rows::Step;
 use crate::rows::{Api, TimerKind, WaitMode};
 
 /// Compiler options in API-neutral terms, mapped to each API's spelling by [`Flags::for_api`].

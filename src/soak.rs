@@ -2,8 +2,6 @@
 //! whether memory or open handles grow with repetition, which would be a leak in the harness
 //! or in a driver; `passes.csv` keeps one row per pass.
 
-pub use crate::rows::{PassRow, PASSES_CSV};
-
 /// Resident memory of this process in KiB, where the system says (Linux).
 pub fn resident_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

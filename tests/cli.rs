@@ -336,7 +336,7 @@ fn inspect_counts_nvrtc_ptx_and_says_pocl_gives_none() {
         stdout.contains("[1/") && stdout.contains(": compiling both twins, "),
         "{stdout}"
     );
-    let rows: Vec<clvscu::inspect::ClassRow> = read_rows(&out.join("ptx_classes.csv")).unwrap();
+    let rows: Vec<clvscu::rows::ClassCountRow> = read_rows(&out.join("ptx_classes.csv")).unwrap();
     // Every kernel of every family is parsed and counted on the CUDA side.
     for v in clvscu::families::all_variants()
         .iter()
@@ -367,8 +367,7 @@ fn fake_pair_runs_a_study_end_to_end_without_any_runtime() {
     let prs: Vec<PrRow> = read_rows(&out.join("prs.csv")).unwrap();
     assert_eq!(prs.len(), 3);
     // Where the time went: a row per comparison, and a sentence in the provenance.
-    let times: Vec<clvscu::session::timings::TimingRow> =
-        read_rows(&out.join("timings.csv")).unwrap();
+    let times: Vec<clvscu::rows::TimingRow> = read_rows(&out.join("timings.csv")).unwrap();
     assert_eq!(times.len(), 3);
     for t in &times {
         let phases = t.inputs_s + t.build_s + t.verify_s + t.warmup_s + t.timed_s;

@@ -1,10 +1,10 @@
 //! The documentation of the CSV files lists exactly the columns each file has, in order.
 
 use clvscu::export::csv::CsvSchema;
-use clvscu::inspect::{ClassRow, ResourceRow};
-use clvscu::rows::{MeasurementRow, PrRow, SampleRow};
-use clvscu::session::timings::TimingRow;
-use clvscu::soak::PassRow;
+use clvscu::inspect::ResourceRow;
+use clvscu::rows::{
+    ClassCountRow, EvaluationRow, MeasurementRow, PassRow, PrRow, SampleRow, TimingRow, VerdictRow,
+};
 
 const CSV_DOC: &str = include_str!("../docs/csv-columns.md");
 
@@ -18,20 +18,27 @@ fn documented(file: &str) -> Vec<String> {
     section
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| column"))
-        .map(|l| l.split('|').nth(1).unwrap().trim().to_string())
+        .flat_map(|l| {
+            let cell = l.split('|').nth(1).unwrap();
+            cell.split(',')
+                .map(|c| c.trim().to_string())
+                .collect::<Vec<_>>()
+        })
         .collect()
 }
 
 #[test]
 fn every_csv_column_is_documented_in_order() {
-    let files: [(&str, &[&str]); 7] = [
+    let files: [(&str, &[&str]); 9] = [
         ("measurements.csv", MeasurementRow::columns()),
         ("prs.csv", PrRow::columns()),
         ("samples.csv", SampleRow::columns()),
         ("passes.csv", PassRow::columns()),
         ("timings.csv", TimingRow::columns()),
-        ("ptx_classes.csv", ClassRow::columns()),
+        ("ptx_classes.csv", ClassCountRow::columns()),
         ("ptx_resources.csv", ResourceRow::columns()),
+        ("evaluations.csv", EvaluationRow::columns()),
+        ("explain-verdicts.csv", VerdictRow::columns()),
     ];
     for (file, columns) in files {
         assert_eq!(documented(file), columns, "docs/csv-columns.md, {file}");

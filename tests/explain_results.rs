@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use clvscu::explain::output::{self, VerdictRow, VERDICTS_CSV};
+use clvscu::explain::output;
 use clvscu::explain::run::explanations_of;
+use clvscu::rows::{VerdictRow, EXPLAIN_CSV, VERDICTS_CSV};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/results");
 
@@ -100,11 +101,10 @@ fn explain_names_the_hand_found_causes_on_every_gpu() {
 /// verdict names the registers or the linker as a cause.
 #[test]
 fn verdicts_that_rested_on_linker_rungs_are_void() {
-    use clvscu::explain::output::ExplainRow;
+    use clvscu::rows::ExplainRow;
     let mut seen = 0;
     for dir in folders() {
-        let rows: Vec<ExplainRow> =
-            clvscu::export::csv::read_rows(&dir.join(output::EXPLAIN_CSV)).unwrap();
+        let rows: Vec<ExplainRow> = clvscu::export::csv::read_rows(&dir.join(EXPLAIN_CSV)).unwrap();
         let linker = rows
             .iter()
             .filter(|r| r.rung.contains("-held-to-r") || r.rung.starts_with("jit-opt-"));

@@ -6,10 +6,10 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use clvscu::explain::machine_code::{self, MachineCodeRow, MACHINE_CODE_CSV};
-use clvscu::explain::output::{ExplainRow, EXPLAIN_CSV};
 use clvscu::export::csv::read_rows;
 use clvscu::inspect::cubin::{class_counts, elf_images, elf_length, holds_kernel};
 use clvscu::inspect::sass::parse_cuobjdump;
+use clvscu::rows::{ExplainRow, EXPLAIN_CSV};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use clvscu::backend::opencl;
 use clvscu::export::csv::read_rows;
+use clvscu::rows::PassRow;
 use clvscu::rows::{MeasurementRow, PrRow, SampleRow, Status};
-use clvscu::soak::PassRow;
 
 fn bin() -> PathBuf {
     assert_cmd::cargo::cargo_bin("clvscu")

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use clvscu::backend::opencl;
-use clvscu::suite::state::{self, StepStatus};
+use clvscu::rows::StepStatus;
+use clvscu::suite::state;
 use predicates::prelude::*;
 
 fn clvscu() -> Command {

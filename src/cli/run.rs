@@ -259,7 +259,7 @@ fn side_names(sides: &Sides) -> Vec<crate::cli::tables::SideName> {
 /// plain file of its own ([`clvscu::export::safe::check_target`]).
 fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
-    use clvscu::session::{store::CsvStore, timings::TIMINGS_CSV};
+    use clvscu::{rows::TIMINGS_CSV, session::store::CsvStore};
     let mut owned: Vec<PathBuf> = [
         IDENTITY_FILE,
         LOCK_FILE,

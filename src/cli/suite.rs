@@ -10,8 +10,9 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 
 use clvscu::rows::MeasurementRow;
+use clvscu::rows::{StepRow, StepStatus, SUITE_CSV};
 use clvscu::session::store::CsvStore;
-use clvscu::suite::state::{self, StepRow, StepStatus, SUITE_CSV};
+use clvscu::suite::state;
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
 use crate::cli::args::{Pairing, SuiteArgs};

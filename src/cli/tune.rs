@@ -8,12 +8,12 @@ use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Runtime};
 use clvscu::families::{FamilyId, Size};
+use clvscu::rows::StrategyKind;
 use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::{Cache, Outcome};
 use clvscu::tune::provenance;
 use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
-use clvscu::tune::strategy::StrategyKind;
 use clvscu::tune::{self, output, scope_of, TunePlan};
 
 use crate::cli::args::{TuneArgs, TunePairing};

@@ -44,7 +44,7 @@ pub use ladder::{Rung, RungKind};
 
 pub use crate::stats::PARITY;
 
-pub use crate::rows::RUNG_SEPARATOR;
+use crate::rows::RUNG_SEPARATOR;
 
 /// The comparison id of `rung` of `target`.
 pub fn rung_id(target: &str, rung: &str) -> String {

@@ -13,7 +13,7 @@ use crate::rows::{MeasurementRow, PrRow};
 use super::attribute::{Interval, TargetExplanation};
 use super::ptx::CodeClassRow;
 
-pub use crate::rows::{ExplainRow, VerdictRow, EXPLAIN_CSV, VERDICTS_CSV};
+use crate::rows::{ExplainRow, VerdictRow};
 pub const EXPLAIN_MD: &str = "explain.md";
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {

@@ -19,7 +19,8 @@ use crate::study::{Comparison, Study};
 use super::attribute::{explain_all, TargetExplanation};
 use super::ladder::{first_pass, second_pass, Rung, RungKind};
 use super::output::CodeFacts;
-use super::output::{self, EXPLAIN_CSV, EXPLAIN_MD, VERDICTS_CSV};
+use super::output::{self, EXPLAIN_MD};
+use crate::rows::{EXPLAIN_CSV, VERDICTS_CSV};
 
 pub use super::output::{read_folder_rows, FOLLOW_UP_DIR, LADDER_DIR, SWAP_DIR};
 

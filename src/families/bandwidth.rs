@@ -10,11 +10,11 @@ use crate::families::family::{
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
-use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const VARIANTS: [Variant; 3] = [
     points(

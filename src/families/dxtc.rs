@@ -23,10 +23,10 @@ use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
 use crate::families::scan::check_words;
-use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("dxtc");
 

@@ -5,7 +5,6 @@ use super::footprint::Footprint;
 use super::matrix::MatrixSource;
 use super::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use super::reference::Verification;
-use super::size::Size;
 use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;
@@ -13,6 +12,7 @@ use crate::backend::{DeviceInfo, Runtime};
 use crate::kernels::KernelSources;
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 /// The runtime's own calls a run of a variant makes, as a plain program would replay them
 /// (`explain`'s replay): launches of its kernel, `batch` to one wait, or one host copy.

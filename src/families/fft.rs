@@ -37,10 +37,10 @@ use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
-use crate::families::size::Size;
 use crate::families::variant::{GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 /// Points per transform.
 pub const POINTS: usize = 512;

@@ -34,12 +34,12 @@ use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSi
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const VARIANTS: [Variant; 7] = [
     points(

@@ -7,11 +7,11 @@ use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 use rayon::prelude::*;
 
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and

@@ -3,7 +3,7 @@
 
 use super::plan::Inputs;
 use super::reference;
-use super::size::Size;
+use crate::rows::Size;
 
 /// `len` keys over the whole u32 range from `seed`, drawn on every core.
 pub fn random_keys(len: usize, seed: u64) -> Vec<u32> {

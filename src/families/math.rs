@@ -29,11 +29,11 @@ use crate::families::flops::one_per_work_item;
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 use rayon::prelude::*;
 
 const VARIANTS: [Variant; 4] = [

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use rayon::prelude::*;
 
-use crate::families::size::Size;
+use crate::rows::Size;
 
 /// A matrix in CSR form. `col` and `val` have `row_ptr[rows]` entries.
 #[derive(Debug, Clone, PartialEq)]

@@ -34,10 +34,10 @@ use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
 use crate::families::reference::{self, mix, Verification};
-use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;

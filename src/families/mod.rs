@@ -34,7 +34,6 @@ pub mod reduce;
 pub mod reference;
 pub mod scan;
 pub mod sgemm;
-pub mod size;
 pub mod spmv;
 pub mod stencil;
 pub mod stencil2d;
@@ -72,13 +71,13 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use crate::backend::fake::{Emulator, FakeLaunch};
 
+pub use crate::rows::Size;
 use crate::rows::{Catalog, FamilyFacts, VariantFacts};
 pub use crate::rows::{FamilyId, Metric};
 pub use error::{RegisterError, WorkloadError};
 pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
 pub use footprint::Footprint;
 pub use plan::FMA_ITERS;
-pub use size::Size;
 pub use variant::{GroupRule, Variant};
 
 /// Every family, one line each. The order is the order of reports, charts and listings.

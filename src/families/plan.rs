@@ -7,13 +7,13 @@ use thiserror::Error;
 
 use super::error::WorkloadError;
 use super::reference::{self, Verification};
-use super::size::Size;
 use super::variant::Variant;
 use crate::backend::{
     Arg, BackendError, BufferId, Direction, HostBufferId, JitOptions, KernelId, LaunchShape,
     ProgramId, Timing,
 };
 use crate::kernels::KernelSourceError;
+use crate::rows::Size;
 
 /// Iterations of each FMA chain in the flops kernel (a compile-time define of both sides).
 pub const FMA_ITERS: u32 = 1024;

@@ -28,10 +28,10 @@ use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
 use crate::families::scan::{check_words, ScanLevels};
-use crate::families::size::Size;
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("radix");
 

@@ -7,10 +7,10 @@ use super::family::{Family, FamilySpec, InputChoice};
 use super::footprint::Footprint;
 use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
-use super::size::Size;
 use super::variant::Variant;
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 pub struct Recorded {
     spec: FamilySpec,

@@ -20,12 +20,12 @@ use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{experiment, points, pow2, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 /// The variant names, as studies spell them.
 pub const FIRST_PASS: &str = "first-pass";

@@ -28,10 +28,10 @@ use crate::families::family::{vector_size, Family, FamilySpec, InputChoice, Vend
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("scan");
 

@@ -26,10 +26,10 @@ use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
-use crate::families::size::Size;
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("stream");
 

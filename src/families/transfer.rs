@@ -8,10 +8,10 @@ use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls, Quick
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::{GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     Variant {

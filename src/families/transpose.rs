@@ -26,10 +26,10 @@ use crate::families::family::{
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("transpose");
 

@@ -22,7 +22,7 @@ use crate::families::{all_variants, FamilyId, FMA_ITERS};
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 
-pub use crate::rows::{ClassCountRow as ClassRow, CLASSES_CSV};
+use crate::rows::{ClassCountRow, CLASSES_CSV};
 
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
 pub const SASS_CSV: &str = "sass_classes.csv";
@@ -61,7 +61,7 @@ pub struct InspectReport {
     pub markdown: String,
     pub notes: Vec<String>,
     pub files: Vec<PathBuf>,
-    pub classes: Vec<ClassRow>,
+    pub classes: Vec<ClassCountRow>,
     pub resources: Vec<ResourceRow>,
 }
 

@@ -14,9 +14,10 @@ use std::process::Command;
 use std::fmt::Write as _;
 
 use super::ptx::{ClassCounts, InstrClass};
-use super::{ClassRow, InspectError};
+use super::InspectError;
 use crate::backend::{JitOptions, Runtime};
 use crate::families::all_variants;
+use crate::rows::ClassCountRow;
 
 /// SASS instructions of one function, as opcodes with their modifiers (`IMAD.WIDE.U32`).
 pub type SassFunctions = BTreeMap<String, Vec<String>>;
@@ -187,7 +188,7 @@ pub(super) fn report(
     out: &Path,
     files: &mut Vec<PathBuf>,
     notes: &mut Vec<String>,
-) -> Result<(String, Vec<ClassRow>), InspectError> {
+) -> Result<(String, Vec<ClassCountRow>), InspectError> {
     let Some(tool) = find_cuobjdump() else {
         notes.push(
             "--sass: cuobjdump was not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"

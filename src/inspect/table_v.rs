@@ -5,16 +5,17 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ptx::table_v::{self, TableVRow};
+use super::ptx::table_v;
 use super::{request, write, InspectError, OfflineCompiler};
 use crate::backend::Runtime;
 use crate::export::csv::write_rows;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::IndexWidth;
+use crate::rows::TableVRow;
 
 pub const TABLE_V_MD: &str = "table-v.md";
-pub use crate::rows::TABLE_V_CSV;
+use crate::rows::TABLE_V_CSV;
 
 /// The saved PTX of one API at one index width.
 pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {

@@ -70,7 +70,7 @@ pub struct RunSummary {
     pub refused_as_expected: Vec<String>,
     pub interrupted: bool,
     /// Where each measured comparison's time went (see [`timings`]).
-    pub timings: Vec<timings::TimingRow>,
+    pub timings: Vec<crate::rows::TimingRow>,
     /// Programs built ahead, several at once, and the seconds that took: counted in the run's
     /// builds, not in any one comparison's.
     pub built_ahead: usize,
@@ -196,7 +196,7 @@ pub fn run_study_with(
         };
         summary
             .timings
-            .push(timings::TimingRow::of(&comparison.id, &times));
+            .push(crate::rows::TimingRow::of(&comparison.id, &times));
         // Written before the next comparison starts: an interruption keeps it.
         sink.record(&rows)?;
         if let Some(tell) = ctx.on_comparison {

@@ -13,7 +13,8 @@ use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Status;
-use crate::soak::{self, PassRow};
+use crate::rows::{PassRow, PASSES_CSV, TIMINGS_CSV};
+use crate::soak;
 use crate::study::Study;
 
 /// What happened while a run went on, for the caller to show.
@@ -102,7 +103,7 @@ pub fn execute(
     let text = summary_text(&plan.study, &summary, calibration.as_ref());
     folder.write("summary.md", text.as_bytes())?;
     // Where the time went, for this run (a resume's rows cover what it measured itself).
-    folder.write_rows(timings::TIMINGS_CSV, &summary.timings)?;
+    folder.write_rows(TIMINGS_CSV, &summary.timings)?;
     folder.note(timings::summary_line(
         &summary.timings,
         timings::RunPhases {
@@ -231,7 +232,7 @@ fn run_passes(
                 of: passes,
             });
             pass_rows.push(row);
-            folder.write_rows(soak::PASSES_CSV, &pass_rows)?;
+            folder.write_rows(PASSES_CSV, &pass_rows)?;
         }
         let interrupted = summary.interrupted;
         all.absorb(summary);

@@ -615,7 +615,7 @@ fn passes_repeat_the_study_under_numbered_names_and_log_resources() {
             "matvec/listing6#pass3"
         ]
     );
-    let csv = std::fs::read_to_string(dir.path().join(crate::soak::PASSES_CSV)).unwrap();
+    let csv = std::fs::read_to_string(dir.path().join(crate::rows::PASSES_CSV)).unwrap();
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }
 

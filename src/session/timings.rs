@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-pub use crate::rows::{TimingRow, TIMINGS_CSV};
+use crate::rows::TimingRow;
 
 /// Seconds of each phase of one comparison (both sides together).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

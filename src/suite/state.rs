@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::export::csv::{read_by_name, write_rows};
 use crate::export::ExportError;
-pub use crate::rows::{StepRow, StepStatus, SUITE_CSV};
+use crate::rows::{StepRow, StepStatus, SUITE_CSV};
 
 /// The rows of `dir/suite.csv`; none when the file is missing.
 pub fn read(dir: &Path) -> Result<Vec<StepRow>, ExportError> {

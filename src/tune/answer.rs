@@ -6,9 +6,9 @@
 use super::cache::{Cache, Scope};
 use super::run::{score_of, Evaluation};
 use super::space::{Config, Space};
-use super::strategy::StrategyKind;
 use crate::backend::DeviceInfo;
 use crate::rows::Api;
+use crate::rows::StrategyKind;
 use crate::stats::{self, Ratio};
 
 /// Bootstrap resamples of every CI here, and their seed (reports regenerate exactly).

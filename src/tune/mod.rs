@@ -46,11 +46,11 @@ use crate::kernels::{KernelSourceError, KernelSources};
 use crate::rows::Api;
 use crate::session::watchdog::Watchdog;
 
+use crate::rows::StrategyKind;
 use answer::{Answer, StrategyLine};
 use cache::{Cache, Scope};
 use run::{Budget, EvalOptions, Evaluation, Side, Tuner};
 use space::{Space, SpaceDef};
-use strategy::StrategyKind;
 
 #[derive(Debug, Error)]
 pub enum TuneError {

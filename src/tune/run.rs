@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use super::cache::{Cache, Outcome, Scope};
 use super::space::{Config, Space};
-use super::strategy::{self, StrategyKind};
+use super::strategy;
 use super::TuneError;
 use crate::backend::{DeviceInfo, Runtime};
 use crate::fairness::Flags;
@@ -18,6 +18,7 @@ use crate::families::exec::Inputs;
 use crate::families::matrix::MatrixSource;
 use crate::families::{work_of, FamilyId, Metric, Variant};
 use crate::kernels::KernelSources;
+use crate::rows::StrategyKind;
 use crate::rows::{Api, TimerKind, WaitMode};
 use crate::rows::{IndexWidth, ProgramSource};
 use crate::rows::{Side as RowSide, Status};

@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 pub use super::search::Strategy;
 use super::space::Space;
 
-pub use crate::rows::StrategyKind;
+use crate::rows::StrategyKind;
 
 /// A strategy of `kind`, seeded.
 pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {

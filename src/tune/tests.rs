@@ -4,12 +4,13 @@ use super::answer;
 use super::cache::{Cache, Outcome, Scope};
 use super::run::{Budget, EvalOptions, Side};
 use super::space::{space_def, Space, SpaceKind};
-use super::strategy::{self, StrategyKind};
+use super::strategy;
 use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
 use crate::backend::DeviceInfo;
 use crate::families::FamilyId;
 use crate::rows::Api;
+use crate::rows::StrategyKind;
 
 fn gpu(cus: u32) -> DeviceInfo {
     DeviceInfo {

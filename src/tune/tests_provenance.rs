@@ -3,11 +3,11 @@
 use super::provenance::{of_tune, space_sha256};
 use super::run::{Budget, EvalOptions};
 use super::space::{space_def, Space, SpaceKind};
-use super::strategy::StrategyKind;
 use super::TunePlan;
 use crate::backend::DeviceInfo;
 use crate::families::{FamilyId, Size};
 use crate::kernels::KernelSources;
+use crate::rows::StrategyKind;
 use crate::session::provenance::GpuSnapshot;
 
 fn device(api: &str, compute_units: u32) -> DeviceInfo {

@@ -58,12 +58,12 @@ use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputCh
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, LaunchLoop, Ran, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Seconds;
+use crate::rows::Size;
 
 mod graph;
 pub use graph::*;

@@ -31,10 +31,10 @@ use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSi
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::Verification;
-use crate::families::size::Size;
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 mod problem;
 pub use problem::*;

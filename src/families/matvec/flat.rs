@@ -16,8 +16,8 @@ use super::split::{one_launch_step, OneLaunch};
 use crate::backend::{BufferId, KernelId, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
 use crate::families::plan::{buffer_of, ExecError, Step};
-use crate::families::size::Size;
 use crate::families::variant::Variant;
+use crate::rows::Size;
 
 /// Why `variant` cannot run on `size`, if it is split-flat and the rows are narrower than one
 /// float4 (there is no task to cut: the variant is for wide rows).

@@ -19,12 +19,12 @@ use crate::families::family::{
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 /// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
 const VARIANTS: [Variant; 19] = [

@@ -30,9 +30,9 @@
 
 use crate::backend::DeviceInfo;
 use crate::families::family::Family;
-use crate::families::size::Size;
 use crate::families::variant::{pow2, v, GroupRule, Variant};
 use crate::rows::FamilyId;
+use crate::rows::Size;
 
 use super::rules::RuleTable;
 

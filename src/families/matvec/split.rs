@@ -6,7 +6,7 @@ use super::shapes::{splits_of, tile_of, SPLIT_K_FINAL, SPLIT_ONE, TILE};
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape, ProgramId, Runtime};
 use crate::families::plan::{buffer_of, ExecError, Step};
-use crate::families::size::Size;
+use crate::rows::Size;
 
 /// What the split-K kernels compute, for the fake backend: the partial sums of each column
 /// block, `P[split * rows + row]`, with the kernels' block boundaries.

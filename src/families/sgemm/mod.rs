@@ -17,12 +17,12 @@ use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 pub mod tiles;
 

@@ -4,9 +4,9 @@
 //! keeps such points out of the search and counts them by name.
 
 use crate::backend::DeviceInfo;
-use crate::families::size::Size;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::rows::FamilyId;
+use crate::rows::Size;
 
 const SGEMM_RULES: &[Constraint] = &[
     Constraint::TileDividesMatrix,

@@ -49,11 +49,11 @@ use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSi
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::size::Size;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 /// One warp per row in the vector kernel: the kernels' `WARP_SIZE`.
 const WARP: u32 = 32;

@@ -400,12 +400,12 @@ impl SizeExpr {
     }
 
     /// The value at `size`.
-    pub fn at(&self, size: crate::families::size::Size) -> f64 {
+    pub fn at(&self, size: crate::rows::Size) -> f64 {
         self.expr.eval(&size_values(size))
     }
 
     /// A count at `size`: a whole number from 0 to `u64::MAX`, or why not.
-    pub fn count(&self, size: crate::families::size::Size) -> Result<u64, NotACount> {
+    pub fn count(&self, size: crate::rows::Size) -> Result<u64, NotACount> {
         let v = self.at(size);
         if !(v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < u64::MAX as f64) {
             return Err(NotACount {
@@ -424,18 +424,18 @@ impl SizeExpr {
 pub struct NotACount {
     pub text: String,
     pub value: f64,
-    pub size: crate::families::size::Size,
+    pub size: crate::rows::Size,
 }
 
 /// The size parameters' values, in [`SIZE_NAMES`] order.
-pub fn size_values(size: crate::families::size::Size) -> [f64; 3] {
+pub fn size_values(size: crate::rows::Size) -> [f64; 3] {
     [size.elements() as f64, size.rows as f64, size.cols as f64]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::families::size::Size;
+    use crate::rows::Size;
 
     fn value(text: &str) -> f64 {
         SizeExpr::parse(text).unwrap().at(Size::vector(1 << 20))

@@ -16,11 +16,11 @@ use crate::families::family::{nonzero_in_32_bits, Family, FamilySpec, InputChoic
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{mix, Verification};
-use crate::families::size::Size;
 use crate::families::tune_space::{param, Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
+use crate::rows::Size;
 
 use decl::{ArgDecl, Elem, Init, UserKernel, INDEX_SLOT};
 use expr::size_values;

@@ -53,7 +53,6 @@ pub mod table_v;
 #[cfg(test)]
 mod tests;
 
-pub use crate::rows::ClassCountRow;
 pub use classify::{ClassCounts, InstrClass};
 pub use parse::{count_classes, parse_ptx, PtxError, PtxKernel, PtxModule};
 pub use report::{side_by_side_csv_rows, side_by_side_markdown, side_by_side_markdown_of};

@@ -24,7 +24,7 @@
 //! printed. The OpenCL logic/shift rows printed above that subtotal (and 291, or 33, not 4,
 //! xor 4, shl 50, shr 43) add up to 425, not the 163 printed; we quote 163 and say so.
 
-pub use crate::rows::TableVRow;
+use crate::rows::TableVRow;
 
 use super::classify::{ClassCounts, ClassGroup};
 use super::parse::{count_classes, parse_ptx, PtxError};

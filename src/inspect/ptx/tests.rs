@@ -4,6 +4,7 @@
 use super::classify::{classify_opcode, ClassGroup, OPCODE_CLASSES};
 use super::parse::{parse_instruction, FunctionKind};
 use super::*;
+use crate::rows::ClassCountRow;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 

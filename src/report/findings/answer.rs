@@ -6,9 +6,10 @@ use crate::rows::{Api, MeasurementRow, PrRow, Status, StepStatus};
 use crate::stats::{SIMILAR_HI, SIMILAR_LO};
 
 use super::experiments::{Measure, Rule};
-use super::folder::{SuiteFolder, VerdictRow};
+use super::folder::SuiteFolder;
 use super::inspected;
 use super::outcome::{Absent, Answer, Cause, Outcome};
+use crate::rows::VerdictRow;
 
 /// A PR in the findings' form: `0.997 [0.996, 0.998]`.
 pub fn pr_text(p: &PrRow) -> String {

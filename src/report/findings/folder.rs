@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 pub use crate::export::csv::read_by_name;
 use crate::report::load::{self, RunFolder};
 use crate::report::ReportError;
-pub use crate::rows::{StepRow, VerdictRow};
+use crate::rows::{StepRow, VerdictRow};
 
 /// Where the run came from: `provenance.json` of its first step that has one.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use crate::rows::Api;
 use crate::rows::PrRow;
 
-use super::folder::{SuiteFolder, VerdictRow};
+use super::folder::SuiteFolder;
+use crate::rows::VerdictRow;
 
 /// The band inside which a PR is no gap: explain's own.
 const BAND: (f64, f64) = crate::stats::PARITY;

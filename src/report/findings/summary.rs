@@ -8,7 +8,8 @@ use crate::rows::PrRow;
 use crate::stats::SIMILAR_LO;
 
 use super::answer::{fair_rows, pr_text};
-use super::folder::{SuiteFolder, VerdictRow};
+use super::folder::SuiteFolder;
+use crate::rows::VerdictRow;
 
 /// The step whose fair comparisons the summary counts.
 pub const FAIR_STEP: &str = "fair";
