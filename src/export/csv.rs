@@ -245,29 +245,6 @@ pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(
     write_atomic(path, &bytes)
 }
 
-/// Keeps only the rows of `path` that `keep` accepts, rewriting the file atomically when any
-/// row goes, and returns how many went. A missing or empty file has nothing to drop.
-pub fn retain_rows<T, F>(path: &Path, keep: F) -> Result<usize, ExportError>
-where
-    T: Serialize + DeserializeOwned + CsvSchema,
-    F: Fn(&T) -> bool,
-{
-    match fs::metadata(path) {
-        Ok(m) if m.len() > 0 => {}
-        Ok(_) => return Ok(0),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(io_err(path)(e)),
-    }
-    let rows: Vec<T> = read_rows(path)?;
-    let total = rows.len();
-    let kept: Vec<T> = rows.into_iter().filter(|r| keep(r)).collect();
-    let dropped = total - kept.len();
-    if dropped > 0 {
-        write_rows(path, &kept)?;
-    }
-    Ok(dropped)
-}
-
 /// Appends rows of type `T` to a CSV file, one flushed row at a time.
 ///
 /// After [`append`](Self::append) returns, the row is in the operating system's hands, so a

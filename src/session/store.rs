@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
-use crate::export::csv::{read_rows, retain_rows, CsvAppender, CsvSchema};
+use crate::export::csv::{read_rows, write_rows, CsvAppender, CsvSchema};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
@@ -110,18 +110,21 @@ impl CsvStore {
     ) -> Result<Self, ExportError> {
         safe::prepare_dir(dir, true)?;
         safe::probe_writable(dir)?;
-        let audit = if resume {
-            audit(dir, sides)?
+        // A resumed folder's rows are read once: audited, checked against the hashes its
+        // runs recorded, and rewritten without the comparisons that are not whole.
+        let stored = if resume {
+            Stored::read(dir)?
         } else {
-            Audit::default()
+            Stored::default()
         };
+        let audit = audit(&stored, sides);
         if let (true, Some(identity)) = (resume, &mut guards.identity) {
-            verify(dir, &audit.done, &identity.rows)?;
+            verify(dir, &stored, &audit.done, &identity.rows)?;
             identity.rows.retain(|c, _| audit.done.contains_key(c));
         }
         guards.check_lock()?;
         if resume {
-            keep_only(dir, &audit.done)?;
+            keep_only(dir, stored, &audit.done)?;
         }
         let measurements = CsvAppender::open(&dir.join(Self::MEASUREMENTS), resume)?;
         let prs = CsvAppender::open(&dir.join(Self::PRS), resume)?;
@@ -237,15 +240,13 @@ fn csv_body<T: Serialize>(out: &mut Vec<u8>, rows: &[&T]) -> Result<(), ExportEr
 /// recorded when they were written.
 fn verify(
     dir: &Path,
+    stored: &Stored,
     done: &HashMap<String, usize>,
     hashes: &BTreeMap<String, String>,
 ) -> Result<(), ExportError> {
-    let measurements: Vec<MeasurementRow> = read_if_any(&dir.join(CsvStore::MEASUREMENTS))?;
-    let prs: Vec<PrRow> = read_if_any(&dir.join(CsvStore::PRS))?;
-    let samples: Vec<SampleRow> = read_if_any(&dir.join(CsvStore::SAMPLES))?;
-    let m_of = by_comparison(&measurements, |r| &r.comparison);
-    let s_of = by_comparison(&samples, |r| &r.comparison);
-    let p_of = by_comparison(&prs, |r| &r.comparison);
+    let m_of = by_comparison(&stored.measurements, |r| &r.comparison);
+    let s_of = by_comparison(&stored.samples, |r| &r.comparison);
+    let p_of = by_comparison(&stored.prs, |r| &r.comparison);
     let mut names: Vec<&String> = done.keys().collect();
     names.sort();
     for c in names {
@@ -294,29 +295,49 @@ struct Audit {
     remeasured: Vec<String>,
 }
 
-/// Reads the three CSVs of `dir` and decides, comparison by comparison, whether it is whole:
+/// The three files' rows of a resumed folder, read once.
+#[derive(Debug, Default)]
+struct Stored {
+    measurements: Vec<MeasurementRow>,
+    prs: Vec<PrRow>,
+    samples: Vec<SampleRow>,
+}
+
+impl Stored {
+    fn read(dir: &Path) -> Result<Stored, ExportError> {
+        Ok(Stored {
+            measurements: read_if_any(&dir.join(CsvStore::MEASUREMENTS))?,
+            prs: read_if_any(&dir.join(CsvStore::PRS))?,
+            samples: read_if_any(&dir.join(CsvStore::SAMPLES))?,
+        })
+    }
+}
+
+/// Decides from the three files' rows, comparison by comparison, whether it is whole:
 /// one measurement row per side, all verified and timed, one PR row when there are two
 /// sides, and samples of every side. Rows deleted by hand, a kill between two writes, two
 /// runs that wrote the same comparison, or a configuration that failed all make it
 /// incomplete.
-fn audit(dir: &Path, sides: usize) -> Result<Audit, ExportError> {
-    let measurements: Vec<MeasurementRow> = read_if_any(&dir.join(CsvStore::MEASUREMENTS))?;
-    let prs: Vec<PrRow> = read_if_any(&dir.join(CsvStore::PRS))?;
-    let samples: Vec<SampleRow> = read_if_any(&dir.join(CsvStore::SAMPLES))?;
+fn audit(stored: &Stored, sides: usize) -> Audit {
+    let Stored {
+        measurements,
+        prs,
+        samples,
+    } = stored;
     let mut order: Vec<&str> = Vec::new();
     let mut rows: HashMap<&str, Vec<&MeasurementRow>> = HashMap::new();
-    for m in &measurements {
+    for m in measurements {
         if !rows.contains_key(m.comparison.as_str()) {
             order.push(&m.comparison);
         }
         rows.entry(&m.comparison).or_default().push(m);
     }
     let mut pr_count: HashMap<&str, usize> = HashMap::new();
-    for p in &prs {
+    for p in prs {
         *pr_count.entry(&p.comparison).or_default() += 1;
     }
     let mut sampled: HashMap<&str, HashSet<Side>> = HashMap::new();
-    for s in &samples {
+    for s in samples {
         sampled.entry(&s.comparison).or_default().insert(s.side);
     }
     let mut audit = Audit::default();
@@ -347,7 +368,7 @@ fn audit(dir: &Path, sides: usize) -> Result<Audit, ExportError> {
             "{c}: PR or sample rows without measurement rows (interrupted); measured again"
         ));
     }
-    Ok(audit)
+    audit
 }
 
 /// Why a comparison's rows are not a whole, successful comparison; `None` when they are.
@@ -383,16 +404,31 @@ where
     }
 }
 
-/// Drops every row of a comparison that is not done from the three files.
-fn keep_only(dir: &Path, done: &HashMap<String, usize>) -> Result<(), ExportError> {
-    retain_rows::<MeasurementRow, _>(&dir.join(CsvStore::MEASUREMENTS), |r| {
-        done.contains_key(&r.comparison)
+/// Drops every row of a comparison that is not done from the three files, rewriting a file
+/// only when it loses a row.
+fn keep_only(dir: &Path, stored: Stored, done: &HashMap<String, usize>) -> Result<(), ExportError> {
+    let is_done = |c: &String| done.contains_key(c);
+    let measurements = &dir.join(CsvStore::MEASUREMENTS);
+    rewrite_kept(measurements, stored.measurements, |r| {
+        is_done(&r.comparison)
     })?;
-    retain_rows::<SampleRow, _>(&dir.join(CsvStore::SAMPLES), |r| {
-        done.contains_key(&r.comparison)
+    rewrite_kept(&dir.join(CsvStore::SAMPLES), stored.samples, |r| {
+        is_done(&r.comparison)
     })?;
-    retain_rows::<PrRow, _>(&dir.join(CsvStore::PRS), |r| {
-        done.contains_key(&r.comparison)
-    })?;
+    rewrite_kept(&dir.join(CsvStore::PRS), stored.prs, |r| {
+        is_done(&r.comparison)
+    })
+}
+
+fn rewrite_kept<T: Serialize + CsvSchema>(
+    path: &Path,
+    rows: Vec<T>,
+    keep: impl Fn(&T) -> bool,
+) -> Result<(), ExportError> {
+    let total = rows.len();
+    let kept: Vec<T> = rows.into_iter().filter(|r| keep(r)).collect();
+    if kept.len() < total {
+        write_rows(path, &kept)?;
+    }
     Ok(())
 }
