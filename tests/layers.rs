@@ -8,7 +8,12 @@ use std::path::{Path, PathBuf};
 /// The top-level module a file of `src/` belongs to: `plot` for `src/plot/pr.rs`, `paper` for
 /// `src/paper.rs`.
 fn module_of(file: &Path) -> String {
-    let rel = file.strip_prefix(src()).unwrap();
+    first_below(&src(), file)
+}
+
+/// The name of the first folder or file of `file` below `dir`, without `.rs`.
+fn first_below(dir: &Path, file: &Path) -> String {
+    let rel = file.strip_prefix(dir).unwrap();
     let first = rel
         .components()
         .next()
@@ -192,16 +197,7 @@ fn named_families() -> BTreeSet<String> {
     library_files()
         .into_iter()
         .filter(|f| f.starts_with(&dir) && code_of(f).contains("impl Family for"))
-        .map(|f| {
-            let rel = f.strip_prefix(&dir).unwrap();
-            let first = rel
-                .components()
-                .next()
-                .unwrap()
-                .as_os_str()
-                .to_string_lossy();
-            first.trim_end_matches(".rs").to_string()
-        })
+        .map(|f| first_below(&dir, &f))
         .collect()
 }
 
