@@ -285,3 +285,40 @@ fn quick_pass_finished_within_its_caps(folder: &str) {
     let exit = std::fs::read_to_string(dir.join("exit.txt")).unwrap();
     assert!(exit.starts_with("quick rc 0 in "), "{exit}");
 }
+
+/// The resume on the H200 beside the last quick pass: a whole folder is measured again in
+/// nothing, a folder cut by one row in that comparison alone, and the rows end whole.
+#[test]
+fn the_h200_resume_measured_again_only_what_was_cut() {
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h200-2026-11-29-quick-rows/resume");
+    let log = std::fs::read_to_string(dir.join("run.log")).unwrap();
+    for rc in ["run rc 0", "resume (whole) rc 0", "resume (cut) rc 0"] {
+        assert!(log.contains(rc), "{rc}: {log}");
+    }
+    assert!(
+        log.contains("0 measurement(s) verified and timed, 0 PR(s), 6 skipped (resume)"),
+        "{log}"
+    );
+    assert!(
+        log.contains("resume: matvec/listing7: 1 of 2 measurement rows; measured again"),
+        "{log}"
+    );
+    assert!(
+        log.contains("2 measurement(s) verified and timed, 1 PR(s), 5 skipped (resume)"),
+        "{log}"
+    );
+    let rows: Vec<clvscu::rows::MeasurementRow> =
+        clvscu::export::csv::read_rows(&dir.join("measurements.csv")).unwrap();
+    let prs: Vec<clvscu::rows::PrRow> =
+        clvscu::export::csv::read_rows(&dir.join("prs.csv")).unwrap();
+    assert_eq!((rows.len(), prs.len()), (12, 6));
+    assert!(rows.iter().all(|r| r.verified && r.device == "NVIDIA H200"));
+    for f in [
+        "provenance.json",
+        "provenance-resume-1.json",
+        "provenance-resume-2.json",
+    ] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+}
