@@ -4,6 +4,7 @@
 use super::experiments::Rule;
 use super::folder::SuiteFolder;
 use super::outcome::{Absent, Answer};
+use crate::export::csv::read_by_name;
 use crate::rows::{ClassCountRow, TableVRow, CLASSES_CSV, TABLE_V_CSV};
 
 /// Both front ends' loads and stores of `comparison`'s kernel, by memory space.
@@ -14,7 +15,7 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
             file: CLASSES_CSV,
         });
     };
-    let rows: Vec<ClassCountRow> = super::folder::read_by_name(&file)?;
+    let rows: Vec<ClassCountRow> = read_by_name(&file)?;
     let memory: Vec<&ClassCountRow> = rows
         .iter()
         .filter(|r| {
@@ -61,7 +62,7 @@ pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer,
             file: TABLE_V_CSV,
         });
     }
-    let rows: Vec<TableVRow> = super::folder::read_by_name(&file)?;
+    let rows: Vec<TableVRow> = read_by_name(&file)?;
     let ours = |api: &str| {
         rows.iter()
             .filter(|r| r.source == "clvscu" && r.api == api)
