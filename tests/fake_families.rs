@@ -25,7 +25,7 @@ fn sizes(family: FamilyId) -> Vec<Size> {
     if own.is_empty() {
         return vec![Size::vector(4096), Size::matrix(64, 256)];
     }
-    own
+    own.to_vec()
 }
 
 /// The variant's default launch at `size`: 2-D kernels get work-groups `local` x 4.

@@ -23,7 +23,7 @@ mod report;
 pub use crate::rows::{
     CalibrationPr, CalibrationRow, CALIBRATION_CSV, CALIBRATION_PR_CSV, OVERHEAD_DIFF_LIMIT_US,
 };
-pub use report::{checks, headline, markdown, write, Check, REPORT_MD};
+pub use report::{checks, headline, markdown, verdict, write, Check, REPORT_MD};
 
 /// The empty kernel's source file and name (the `launch` family's).
 const STEM: &str = "peak";

@@ -65,6 +65,36 @@ pub fn headline(c: &Calibration) -> Option<&CalibrationPr> {
         .find(|p| p.wait == WaitMode::DEFAULT.label() && p.batch == 1 && p.shape == "1x1")
 }
 
+/// One sentence on whether the harness's own launch cost is the same on both sides: what a
+/// run's provenance and summary say of its calibration.
+pub fn verdict(c: &Calibration) -> String {
+    let Some(h) = headline(c) else {
+        return match c.rows.iter().find(|r| r.batch == 1) {
+            Some(r) => format!(
+                "one API ({}): the harness's 1x1 launch costs {:+.2} µs over the plain loop's",
+                r.api, r.overhead_us
+            ),
+            None => "nothing calibrated".into(),
+        };
+    };
+    let gap = (h.overhead_opencl_us - h.overhead_cuda_us).abs();
+    let (flag, bound, meaning) = if h.flagged {
+        (
+            "FLAGGED: ",
+            "more than",
+            "the launch, BFS and small-reduction rows of this folder carry part of it on one side",
+        )
+    } else {
+        ("", "within", "the runtime rows are the APIs' own")
+    };
+    format!(
+        "{flag}the harness's own overhead per 1x1 launch ({} wait) is {:+.2} µs on OpenCL and \
+         {:+.2} µs on CUDA, {gap:.2} µs apart ({bound} {OVERHEAD_DIFF_LIMIT_US} µs): {meaning} \
+         (launch PR {:.3} through the harness, {:.3} through the plain loops)",
+        h.wait, h.overhead_opencl_us, h.overhead_cuda_us, h.pr_harness, h.pr_plain
+    )
+}
+
 /// The Markdown report: both paths per API and case, the PRs, the checks.
 pub fn markdown(c: &Calibration) -> String {
     let mut s = String::from(

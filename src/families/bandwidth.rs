@@ -78,22 +78,16 @@ impl Family for Bandwidth {
                 variant: Some("read"),
             }],
             quick_size: Some(QuickSize::same("2^22")),
+            variants: &VARIANTS,
+            test_sizes: &[
+                Size::vector(1),
+                Size::vector(997),
+                Size::vector(4096),
+                Size::vector(100_003),
+            ],
             ..FamilySpec::new(FamilyId::Bandwidth, "peak", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::vector(1),
-            Size::vector(997),
-            Size::vector(4096),
-            Size::vector(100_003),
-        ]
     }
 
     fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -139,25 +139,19 @@ impl Family for Dxtc {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
             quick_size: Some(QuickSize::same("1024x1024")),
+            variants: &VARIANTS,
+            // One block, a row and a column of blocks, and images whose block count no work-group
+            // size divides.
+            test_sizes: &[
+                Size::matrix(4, 4),
+                Size::matrix(4, 64),
+                Size::matrix(36, 4),
+                Size::matrix(100, 260),
+                Size::matrix(256, 132),
+            ],
             ..FamilySpec::new(ID, "dxtc", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// One block, a row and a column of blocks, and images whose block count no work-group
-    /// size divides.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::matrix(4, 4),
-            Size::matrix(4, 64),
-            Size::matrix(36, 4),
-            Size::matrix(100, 260),
-            Size::matrix(256, 132),
-        ]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -66,6 +66,12 @@ pub struct FamilySpec {
     pub charts: &'static [&'static str],
     /// The levels of a search whose row predates the `levels` column, where the size tells them.
     pub levels_of_size: Option<crate::rows::LevelsOfSize>,
+    /// Every variant, in report order.
+    pub variants: &'static [Variant],
+    /// Small sizes at edge cases (one element, sizes no work-group divides) at which every
+    /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
+    /// tests its sizes its own way.
+    pub test_sizes: &'static [Size],
 }
 
 impl FamilySpec {
@@ -83,6 +89,8 @@ impl FamilySpec {
             memory_references: None,
             charts: &[],
             levels_of_size: None,
+            variants: &[],
+            test_sizes: &[],
         }
     }
 }
@@ -122,14 +130,6 @@ pub use crate::rows::{MemoryReferences, VendorOp};
 pub trait Family: Sync {
     /// What this family is, as data (see [`FamilySpec`]).
     fn spec(&self) -> &FamilySpec;
-
-    /// Every variant, in report order.
-    fn variants(&self) -> &'static [Variant];
-
-    /// Small sizes at edge cases (one element, sizes no work-group divides) at which every
-    /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
-    /// tests its sizes its own way.
-    fn test_sizes(&self) -> Vec<Size>;
 
     /// Bytes moved and flops of one run, given `global` work-items launched. Saturating.
     fn work(&self, variant: &str, size: Size, global: u64) -> (u64, u64);
@@ -304,6 +304,14 @@ pub trait Tuning: Sync {
 impl dyn Family + '_ {
     pub fn id(&self) -> FamilyId {
         self.spec().id
+    }
+
+    pub fn variants(&self) -> &'static [Variant] {
+        self.spec().variants
+    }
+
+    pub fn test_sizes(&self) -> &'static [Size] {
+        self.spec().test_sizes
     }
 
     /// Refuse a launch shape the variant cannot run, naming the variant and why.

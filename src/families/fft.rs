@@ -236,17 +236,11 @@ impl Family for Fft {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
+            variants: std::slice::from_ref(&VARIANT),
+            test_sizes: &[Size::vector(512), Size::vector(512 * 7)],
             ..FamilySpec::new(FamilyId::Fft, "fft", Metric::Flops)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        std::slice::from_ref(&VARIANT)
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(512), Size::vector(512 * 7)]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -255,18 +255,10 @@ impl Family for Fill {
                 length: "2^20",
                 matrix: "1024x1024",
             }),
+            variants: &VARIANTS,
             ..FamilySpec::new(FamilyId::Fill, "fill", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// Its own test below: 2-D launches and sizes per variant.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -55,17 +55,11 @@ impl Family for Flops {
         const SPEC: FamilySpec = FamilySpec {
             measures_peak: true,
             quick_size: Some(QuickSize::same("2^16")),
+            variants: &VARIANTS,
+            test_sizes: &[Size::vector(1000)],
             ..FamilySpec::new(FamilyId::Flops, "peak", Metric::Flops)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(1000)]
     }
 
     fn work(&self, _variant: &str, _size: Size, global: u64) -> (u64, u64) {

@@ -117,23 +117,17 @@ impl Family for Guidance {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "2^22",
+            variants: &VARIANTS,
+            // One work-item, one warp and a bit, sizes no work-group divides.
+            test_sizes: &[
+                Size::vector(1),
+                Size::vector(33),
+                Size::vector(1000),
+                Size::vector(70_001),
+            ],
             ..FamilySpec::new(ID, "guidance", Metric::Evaluations)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// One work-item, one warp and a bit, sizes no work-group divides.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::vector(1),
-            Size::vector(33),
-            Size::vector(1000),
-            Size::vector(70_001),
-        ]
     }
 
     fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {

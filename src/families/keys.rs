@@ -32,12 +32,14 @@ pub fn sorting_inputs(size: Size, seed: u64) -> Inputs {
 
 /// One key, two, sizes no work-group or power of two divides, and one that needs several
 /// merge stages beyond a work-group's block at every tested work-group size.
-pub fn test_sizes() -> Vec<Size> {
-    [1, 2, 100, 1000, 4097, 70_001]
-        .into_iter()
-        .map(Size::vector)
-        .collect()
-}
+pub const TEST_SIZES: &[Size] = &[
+    Size::vector(1),
+    Size::vector(2),
+    Size::vector(100),
+    Size::vector(1000),
+    Size::vector(4097),
+    Size::vector(70_001),
+];
 
 #[cfg(test)]
 mod tests {

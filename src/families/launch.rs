@@ -48,22 +48,16 @@ impl Family for Launch {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "1",
+            variants: &VARIANTS,
+            test_sizes: &[Size::vector(7)],
             ..FamilySpec::new(FamilyId::Launch, "peak", Metric::Rate)
         };
         &SPEC
     }
 
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
     /// One work-item: the kernel does nothing.
     fn default_local(&self, _variant: &Variant) -> u32 {
         1
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(7)]
     }
 
     fn work(&self, _variant: &str, _size: Size, _global: u64) -> (u64, u64) {

@@ -200,17 +200,11 @@ impl Family for Math {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
+            variants: &VARIANTS,
+            test_sizes: &[Size::vector(1000)],
             ..FamilySpec::new(FamilyId::Math, "math", Metric::Evaluations)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(1000)]
     }
 
     fn work(&self, _variant: &str, _size: Size, global: u64) -> (u64, u64) {

@@ -258,17 +258,11 @@ impl Family for Md {
             default_size: "128^3",
             charts: &["texture"],
             quick_size: Some(QuickSize::same("16^3")),
+            variants: &VARIANTS,
+            test_sizes: &[Size::vector(125), Size::vector(216)],
             ..FamilySpec::new(FamilyId::Md, "md", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(125), Size::vector(216)]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

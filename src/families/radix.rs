@@ -101,17 +101,11 @@ impl Family for Radix {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^20")),
+            variants: &VARIANTS,
+            test_sizes: keys::TEST_SIZES,
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        keys::test_sizes()
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -38,14 +38,6 @@ impl Family for Recorded {
         &self.spec
     }
 
-    fn variants(&self) -> &'static [Variant] {
-        &[]
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        Vec::new()
-    }
-
     fn work(&self, _: &str, _: Size, _: u64) -> (u64, u64) {
         (0, 0)
     }

@@ -227,6 +227,13 @@ impl Family for Reduce {
                 variant: None,
             }],
             quick_size: Some(QuickSize::same("2^20")),
+            variants: &VARIANTS,
+            test_sizes: &[
+                Size::vector(1),
+                Size::vector(997),
+                Size::vector(4096),
+                Size::vector(100_003),
+            ],
             ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
         };
         &SPEC
@@ -235,19 +242,6 @@ impl Family for Reduce {
     /// `tuned` is two launches: `first-pass` times its first alone, `final` its second.
     fn launch_parts(&self, variant: &Variant) -> Option<(&'static str, &'static str)> {
         (variant.name == "tuned").then_some(("first-pass", "final"))
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::vector(1),
-            Size::vector(997),
-            Size::vector(4096),
-            Size::vector(100_003),
-        ]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

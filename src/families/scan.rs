@@ -213,26 +213,20 @@ impl Family for Scan {
                 name: "cumsum",
                 variant: None,
             }],
+            variants: &VARIANTS,
+            // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
+            // block divides, and one with three levels of block totals at small work-groups.
+            test_sizes: &[
+                Size::vector(1),
+                Size::vector(2),
+                Size::vector(64),
+                Size::vector(65),
+                Size::vector(1000),
+                Size::vector(131_075),
+            ],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
-    /// block divides, and one with three levels of block totals at small work-groups.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::vector(1),
-            Size::vector(2),
-            Size::vector(64),
-            Size::vector(65),
-            Size::vector(1000),
-            Size::vector(131_075),
-        ]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -109,24 +109,18 @@ impl Family for Stencil2d {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
             quick_size: Some(QuickSize::same("1024x1024")),
+            variants: &VARIANTS,
+            // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
+            test_sizes: &[
+                Size::matrix(1, 1),
+                Size::matrix(2, 3),
+                Size::matrix(37, 101),
+                Size::matrix(64, 32),
+                Size::matrix(300, 7),
+            ],
             ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// One point, grids with no interior, odd shapes no work-group divides, tall and wide.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::matrix(1, 1),
-            Size::matrix(2, 3),
-            Size::matrix(37, 101),
-            Size::matrix(64, 32),
-            Size::matrix(300, 7),
-        ]
     }
 
     /// 32 wide: whole warps along a row.

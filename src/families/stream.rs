@@ -211,24 +211,20 @@ impl Family for Stream {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "2^25",
             quick_size: Some(QuickSize::same("2^22")),
+            variants: &VARIANTS,
+            test_sizes: &[
+                Size::vector(1),
+                Size::vector(1000),
+                Size::vector(4097),
+                Size::vector(100_003),
+            ],
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
         &SPEC
     }
 
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
     fn default_local(&self, _variant: &Variant) -> u32 {
         LOCAL
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        [1, 1000, 4097, 100_003]
-            .into_iter()
-            .map(Size::vector)
-            .collect()
     }
 
     /// BabelStream's counts: 2 arrays of doubles for Copy, Mul and Dot, 3 for Add and Triad;

@@ -192,17 +192,11 @@ impl Family for Transfer {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
+            variants: &VARIANTS,
+            test_sizes: &[Size::vector(1), Size::vector(4099)],
             ..FamilySpec::new(FamilyId::Transfer, "peak", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(1), Size::vector(4099)]
     }
 
     fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {

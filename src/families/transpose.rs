@@ -108,24 +108,18 @@ impl Family for Transpose {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
             quick_size: Some(QuickSize::same("1024x1024")),
+            variants: &VARIANTS,
+            // One element, odd shapes no tile divides, a tall and a wide one.
+            test_sizes: &[
+                Size::matrix(1, 1),
+                Size::matrix(37, 101),
+                Size::matrix(64, 32),
+                Size::matrix(300, 7),
+                Size::matrix(5, 260),
+            ],
             ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// One element, odd shapes no tile divides, a tall and a wide one.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 101),
-            Size::matrix(64, 32),
-            Size::matrix(300, 7),
-            Size::matrix(5, 260),
-        ]
     }
 
     /// 32 wide: `local`'s only width, and whole warps along a row for `naive`.

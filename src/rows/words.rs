@@ -353,11 +353,11 @@ pub struct Size {
 }
 
 impl Size {
-    pub fn vector(n: u64) -> Self {
+    pub const fn vector(n: u64) -> Self {
         Size { rows: n, cols: 0 }
     }
 
-    pub fn matrix(rows: u64, cols: u64) -> Self {
+    pub const fn matrix(rows: u64, cols: u64) -> Self {
         Size { rows, cols }
     }
 

@@ -13,7 +13,7 @@ use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Status;
-use crate::rows::{PassRow, PASSES_CSV, TIMINGS_CSV};
+use crate::rows::{PassRow, PASSES_CSV};
 use crate::soak;
 use crate::study::Study;
 
@@ -98,22 +98,15 @@ pub fn execute(
     let calibration_s = wall.elapsed().as_secs_f64();
     folder.save_provenance()?;
     let summary = run_passes(plan, sides, &mut folder, &ctx, on_event)?;
-    folder.record_after();
-    folder.save_provenance()?;
-    let text = summary_text(&plan.study, &summary, calibration.as_ref());
-    folder.write("summary.md", text.as_bytes())?;
     // Where the time went, for this run (a resume's rows cover what it measured itself).
-    folder.write_rows(TIMINGS_CSV, &summary.timings)?;
-    folder.note(timings::summary_line(
-        &summary.timings,
-        timings::RunPhases {
-            calibration_s,
-            built_ahead: summary.built_ahead,
-            built_ahead_s: summary.built_ahead_s,
-        },
-        wall.elapsed().as_secs_f64(),
-    ));
-    folder.save_provenance()?;
+    let phases = timings::RunPhases {
+        calibration_s,
+        built_ahead: summary.built_ahead,
+        built_ahead_s: summary.built_ahead_s,
+    };
+    let line = timings::summary_line(&summary.timings, phases, wall.elapsed().as_secs_f64());
+    let text = summary_text(&plan.study, &summary, calibration.as_ref());
+    folder.close(&text, &summary.timings, line)?;
     Ok(RunReport {
         remeasured: folder.remeasured(),
         summary,
@@ -149,7 +142,7 @@ fn calibrate_if_runtime_bound(
     match calibrate::calibrate(&mut backends, plan.sources, &CalibrationPlan::quick()) {
         Ok(c) => {
             calibrate::write(folder.dir(), &c, "Runtime calibration")?;
-            folder.note(format!("runtime calibration: {}", calibration_verdict(&c)));
+            folder.note(format!("runtime calibration: {}", calibrate::verdict(&c)));
             Ok(Some(c))
         }
         Err(e) => {
@@ -159,43 +152,6 @@ fn calibrate_if_runtime_bound(
             ));
             Ok(None)
         }
-    }
-}
-
-/// One sentence on whether the harness's own launch cost is the same on both sides.
-fn calibration_verdict(c: &Calibration) -> String {
-    let Some(h) = calibrate::headline(c) else {
-        return match c.rows.iter().find(|r| r.batch == 1) {
-            Some(r) => format!(
-                "one API ({}): the harness's 1x1 launch costs {:+.2} µs over the plain loop's",
-                r.api, r.overhead_us
-            ),
-            None => "nothing calibrated".into(),
-        };
-    };
-    let gap = (h.overhead_opencl_us - h.overhead_cuda_us).abs();
-    let (cl, cu) = (h.overhead_opencl_us, h.overhead_cuda_us);
-    if h.flagged {
-        format!(
-            "FLAGGED: the harness's own overhead per 1x1 launch ({} wait) is {cl:+.2} µs on \
-             OpenCL and {cu:+.2} µs on CUDA, {gap:.2} µs apart (more than {} µs): the launch, \
-             BFS and small-reduction rows of this folder carry part of it on one side \
-             (launch PR {:.3} through the harness, {:.3} through the plain loops)",
-            h.wait,
-            calibrate::OVERHEAD_DIFF_LIMIT_US,
-            h.pr_harness,
-            h.pr_plain
-        )
-    } else {
-        format!(
-            "the harness's own overhead per 1x1 launch ({} wait) is {cl:+.2} µs on OpenCL and \
-             {cu:+.2} µs on CUDA, {gap:.2} µs apart (within {} µs): the runtime rows are the \
-             APIs' own (launch PR {:.3} through the harness, {:.3} through the plain loops)",
-            h.wait,
-            calibrate::OVERHEAD_DIFF_LIMIT_US,
-            h.pr_harness,
-            h.pr_plain
-        )
     }
 }
 
@@ -285,7 +241,7 @@ fn summary_text(study: &Study, all: &RunSummary, calibration: Option<&Calibratio
     if let Some(c) = calibration {
         text.push_str(&format!(
             "\n# Runtime calibration\n\n{}\n\n{}",
-            calibration_verdict(c),
+            calibrate::verdict(c),
             calibrate::markdown(c)
         ));
     }

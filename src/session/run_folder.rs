@@ -14,6 +14,7 @@ use super::store::{CsvStore, Guards};
 use crate::export::csv::write_rows;
 use crate::export::json::{write_json_atomic, Provenance};
 use crate::export::{safe, write_atomic};
+use crate::rows::{TimingRow, TIMINGS_CSV};
 
 /// The study file of a command-line run, in its output folder.
 pub const STUDY_FILE: &str = "study.toml";
@@ -39,6 +40,7 @@ impl RunFolder {
             source,
         };
         safe::prepare_dir(&dir, true).map_err(output)?;
+        safe::probe_writable(&dir).map_err(output)?;
         let lock = folder::lock(&dir)?;
         let held = lock.check();
         let infos = sides.infos();
@@ -84,9 +86,19 @@ impl RunFolder {
         self.provenance.notes.push(line);
     }
 
-    /// The GPUs' state after the run, beside the state before it.
-    pub fn record_after(&mut self) {
+    /// The run's last writes: `summary.md`, where its time went (`timings.csv` and `line` in
+    /// the provenance's notes), and the provenance with the GPUs' state after the run.
+    pub fn close(
+        &mut self,
+        summary_md: &str,
+        timings: &[TimingRow],
+        line: String,
+    ) -> Result<(), SessionError> {
+        self.write("summary.md", summary_md.as_bytes())?;
+        self.write_rows(TIMINGS_CSV, timings)?;
+        self.note(line);
         provenance::record_after(&mut self.provenance, GpuSnapshot::now());
+        self.save_provenance()
     }
 
     /// The first run's provenance stays; each resume saves its own beside it.

@@ -96,20 +96,21 @@ impl CsvStore {
     /// successful ones count as done; the rows of the others are dropped and they are
     /// measured again, each named in [`CsvStore::remeasured`].
     pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
+        safe::prepare_dir(dir, true)?;
+        safe::probe_writable(dir)?;
         Self::open_guarded(dir, resume, sides, Guards::default())
     }
 
     /// [`CsvStore::open`] with `guards`: on resume every whole comparison must have the row
     /// hash the identity recorded and rows that its own samples give again, or the folder is
-    /// refused untouched; each later write checks the lock and records its rows' hash.
+    /// refused untouched; each later write checks the lock and records its rows' hash. The
+    /// caller has prepared `dir` and found it writable, as [`CsvStore::open`] does.
     pub fn open_guarded(
         dir: &Path,
         resume: bool,
         sides: usize,
         mut guards: Guards,
     ) -> Result<Self, ExportError> {
-        safe::prepare_dir(dir, true)?;
-        safe::probe_writable(dir)?;
         // A resumed folder's rows are read once: audited, checked against the hashes its
         // runs recorded, and rewritten without the comparisons that are not whole.
         let stored = if resume {

@@ -348,18 +348,12 @@ impl Family for Bfs {
             charts: &["bfs"],
             levels_of_size: Some(known_levels),
             quick_size: Some(QuickSize::same("2^12")),
+            variants: &VARIANTS,
+            // One vertex, a few layers, and a size no work-group size divides.
+            test_sizes: &[Size::vector(1), Size::vector(1000), Size::vector(5003)],
             ..FamilySpec::new(FamilyId::Bfs, "bfs", Metric::Teps)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    /// One vertex, a few layers, and a size no work-group size divides.
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(1), Size::vector(1000), Size::vector(5003)]
     }
 
     /// The `flops` column counts edges (the metric is traversed edges per second).

@@ -406,25 +406,19 @@ fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
 impl Family for Sobel {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
-            // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
             default_size: "8192x8192",
             charts: &["constant"],
             quick_size: Some(QuickSize::same("1024x1024")),
+            variants: VARIANTS.split_at(SOBEL_VARIANTS).0,
+            // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
+            test_sizes: &[
+                Size::matrix(1, 1),
+                Size::matrix(37, 101),
+                Size::matrix(20, 300),
+            ],
             ..FamilySpec::new(FamilyId::Sobel, "constant", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS[..SOBEL_VARIANTS]
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 101),
-            Size::matrix(20, 300),
-        ]
     }
 
     fn work(&self, _variant: &str, size: Size, global: u64) -> (u64, u64) {
@@ -482,19 +476,13 @@ impl Family for Sobel {
 impl Family for Broadcast {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
-            // Table lengths: shorter than a warp, one warp, many.
             default_size: "1024",
+            variants: VARIANTS.split_at(SOBEL_VARIANTS).1,
+            // Table lengths: shorter than a warp, one warp, many.
+            test_sizes: &[Size::vector(8), Size::vector(32), Size::vector(1024)],
             ..FamilySpec::new(FamilyId::Broadcast, "constant", Metric::Reads)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS[SOBEL_VARIANTS..]
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(8), Size::vector(32), Size::vector(1024)]
     }
 
     fn work(&self, _variant: &str, size: Size, global: u64) -> (u64, u64) {

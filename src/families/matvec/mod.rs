@@ -139,9 +139,6 @@ impl Family for Matvec {
 
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
-            // Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
-            // column blocks; split-wide's 16-row tiles with a short last tile; row-slice with 5
-            // float4s per row, which no work-group size divides.
             default_size: "60989x1100",
             charts: &["shapes"],
             vendor_ops: &[VendorOp {
@@ -149,26 +146,23 @@ impl Family for Matvec {
                 variant: None,
             }],
             quick_size: Some(QuickSize::same("4096x1100")),
+            variants: &VARIANTS,
+            // Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
+            // column blocks; split-wide's 16-row tiles with a short last tile; row-slice with 5
+            // float4s per row, which no work-group size divides.
+            test_sizes: &[
+                Size::matrix(1, 1),
+                Size::matrix(37, 101),
+                Size::matrix(131, 64),
+                Size::matrix(300, 257),
+                Size::matrix(3, 4100),
+                Size::matrix(9, 2001),
+                Size::matrix(70, 4100),
+                Size::matrix(1000, 20),
+            ],
             ..FamilySpec::new(FamilyId::Matvec, "matvec", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 101),
-            Size::matrix(131, 64),
-            Size::matrix(300, 257),
-            Size::matrix(3, 4100),
-            Size::matrix(9, 2001),
-            Size::matrix(70, 4100),
-            Size::matrix(1000, 20),
-        ]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -211,7 +211,6 @@ impl Family for Sgemm {
 
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
-            // Multiples of both tiles (16 and 128); the last one has several tiles per row.
             default_size: "1024",
             vendor_ops: &[VendorOp {
                 name: "sgemm",
@@ -221,17 +220,12 @@ impl Family for Sgemm {
                 length: "512",
                 matrix: "512",
             }),
+            variants: &VARIANTS,
+            // Multiples of both tiles (16 and 128); the last one has several tiles per row.
+            test_sizes: &[Size::vector(128), Size::vector(384)],
             ..FamilySpec::new(FamilyId::Sgemm, "sgemm", Metric::Flops)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::vector(128), Size::vector(384)]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -253,12 +253,18 @@ impl Family for Spmv {
 
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
-            // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
-            // than rows).
             default_size: "2^24x2^28",
             takes_matrix: true,
             charts: &["texture"],
             quick_size: Some(QuickSize::same("2^14x2^18")),
+            variants: &VARIANTS,
+            // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
+            // than rows).
+            test_sizes: &[
+                Size::matrix(1, 1),
+                Size::matrix(37, 1000),
+                Size::matrix(300, 100),
+            ],
             ..FamilySpec::new(FamilyId::Spmv, "spmv", Metric::Flops)
         };
         &SPEC
@@ -270,18 +276,6 @@ impl Family for Spmv {
             self.spec().id.name(),
             choice.matrix.name()
         )
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![
-            Size::matrix(1, 1),
-            Size::matrix(37, 1000),
-            Size::matrix(300, 100),
-        ]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

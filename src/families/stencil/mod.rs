@@ -309,23 +309,17 @@ impl Family for Stencil {
 
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
-            // Cubes and a plane stack with the fewest planes a radius-4 step allows.
             default_size: "384",
             quick_size: Some(QuickSize {
                 length: "64",
                 matrix: "64",
             }),
+            variants: &VARIANTS,
+            // Cubes and a plane stack with the fewest planes a radius-4 step allows.
+            test_sizes: &[Size::matrix(32, 9), Size::vector(64)],
             ..FamilySpec::new(FamilyId::Stencil, "stencil", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        &VARIANTS
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        vec![Size::matrix(32, 9), Size::vector(64)]
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

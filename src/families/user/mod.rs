@@ -29,7 +29,6 @@ use expr::size_values;
 pub struct UserFamily {
     pub decl: UserKernel,
     spec: FamilySpec,
-    variants: &'static [Variant],
     /// Without a reference, the first result of this process for some inputs (size and a
     /// fingerprint of the data) is what later results on the same inputs (the other side,
     /// other configurations) are held to.
@@ -59,12 +58,12 @@ impl UserFamily {
         );
         let spec = FamilySpec {
             default_size: leak(&decl.size),
+            variants: Box::leak(Box::new([variant])),
             ..FamilySpec::new(id, id.name(), decl.metric)
         };
         UserFamily {
             decl,
             spec,
-            variants: Box::leak(Box::new([variant])),
             first: Mutex::new(None),
             spaces: OnceLock::new(),
         }
@@ -144,14 +143,6 @@ impl Family for UserFamily {
 
     fn spec(&self) -> &FamilySpec {
         &self.spec
-    }
-
-    fn variants(&self) -> &'static [Variant] {
-        self.variants
-    }
-
-    fn test_sizes(&self) -> Vec<Size> {
-        Vec::new()
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
@@ -363,8 +354,8 @@ impl UserFamily {
         }
         let def = SpaceDef {
             family: self.spec.id,
-            name: self.variants[0].name,
-            variant: self.variants[0].name,
+            name: self.spec.variants[0].name,
+            variant: self.spec.variants[0].name,
             params: Box::leak(params.into_boxed_slice()),
             constraints: &[
                 Constraint::VariantLocal,
@@ -508,7 +499,7 @@ mod tests {
         let choice = InputChoice {
             matrix: &crate::families::matrix::MatrixSource::Uniform,
         };
-        f.inputs(&f.variants()[0], Size::vector(4), 1, choice)
+        f.inputs(&f.spec().variants[0], Size::vector(4), 1, choice)
     }
 
     #[test]
@@ -520,7 +511,7 @@ mod tests {
         assert!(!f.check(&ran(), &inputs, &[1.0, 2.0, 3.0, 4.1]).ok);
         assert!(!f.check(&ran(), &inputs, &[1.0, 2.0, f32::NAN, 4.0]).ok);
         assert_eq!(f.work("inc", Size::vector(4), 4), (32, 0));
-        assert_eq!(f.groups(&f.variants()[0], Size::vector(1000), 256), 4);
+        assert_eq!(f.groups(&f.spec().variants[0], Size::vector(1000), 256), 4);
     }
 
     #[test]
