@@ -121,11 +121,7 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> hbar::HBarFigure {
             )),
         })
         .collect();
-    let x_max = hbar::axis_max(
-        rows.iter()
-            .flat_map(|r| r.bars.iter().flatten().map(|b| b.value)),
-        1.0,
-    );
+    let x_max = hbar::rows_axis_max(&rows, 1.0);
     let panel = HBarPanel {
         caption: format!("BFS on {variant} graphs: one level"),
         x_desc: if per_search {

@@ -9,7 +9,6 @@
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
-use crate::rows::{Catalog, MeasurementRow, Status};
 
 chart_kind!(
     /// The constant-memory chart; one file per (run, study, image size) with a fair
@@ -24,14 +23,6 @@ const SPEC: Reference = Reference {
     paper: &crate::paper::FANG_SOBEL_CONSTANT_PR,
 };
 
-fn usable(catalog: &Catalog, r: &MeasurementRow) -> bool {
-    catalog.drawn_in("constant", r.family)
-        && r.status == Status::Ok
-        && r.sweep_param.is_empty()
-        && r.metric.is_finite()
-        && r.metric > 0.0
-}
-
 /// A laid-out constant-memory chart.
 pub(crate) type ConstantFigure = super::hbar::HBarFigure;
 
@@ -40,7 +31,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, ConstantFigure)> {
     let rows = data
         .measurements
         .iter()
-        .filter(|r| usable(&data.catalog, r));
+        .filter(|r| relative::usable(&data.catalog, "constant", r));
     let groups = group_in_order(rows, |r| {
         (r.run_id.clone(), r.study.clone(), r.size.clone())
     });
@@ -60,6 +51,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, ConstantFigure)> {
 mod tests {
     use super::*;
     use crate::plot::tests::m;
+    use crate::rows::MeasurementRow;
 
     fn side(api: &str, comparison: &str, variant: &str, metric: f64) -> MeasurementRow {
         let mut r = m(api, "H100", "constant", "sobel", variant, metric);

@@ -103,15 +103,8 @@ fn ours_bar(r: &MeasurementRow) -> Option<HBar> {
     if r.status != Status::Ok || !(r.median_s.is_finite() && r.median_s > 0.0) {
         return None;
     }
-    let st = style::api_style(r.api);
     let ms = r.median_s * CALLS * 1e3;
-    Some(HBar {
-        value: ms,
-        ci: None,
-        color: st.color,
-        hatch: st.hatch,
-        text: Some(format!("{} ms", fmt_sig(ms))),
-    })
+    Some(HBar::of_api(r.api, ms, format!("{} ms", fmt_sig(ms))))
 }
 
 fn article_bar(a: &ArticleFill) -> Option<HBar> {
@@ -146,19 +139,13 @@ fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow
         if entry.is_some_and(|a| a.seconds.is_none()) {
             label.push_str(" (article: crashed)");
         }
-        ours.push(HBarRow {
-            label: label.clone(),
-            bars: apis
-                .iter()
+        ours.push(HBarRow::new(
+            label.clone(),
+            apis.iter()
                 .map(|a| rs.iter().find(|r| r.api == *a).and_then(|r| ours_bar(r)))
                 .collect(),
-            annotation: None,
-        });
-        article.push(HBarRow {
-            label,
-            bars: vec![entry.and_then(article_bar)],
-            annotation: None,
-        });
+        ));
+        article.push(HBarRow::new(label, vec![entry.and_then(article_bar)]));
     }
     // The article's runtime-chosen launch stands alone when no `1d-auto` row was measured.
     let has_auto = rows.iter().any(|r| r.variant == "1d-auto");
@@ -167,31 +154,17 @@ fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow
         .filter(|a| a.variants == ["1d-auto"] && !has_auto)
     {
         let label = format!("{} (article only)", a.what);
-        ours.push(HBarRow {
-            label: label.clone(),
-            bars: vec![None; apis.len()],
-            annotation: None,
-        });
-        article.push(HBarRow {
-            label,
-            bars: vec![article_bar(a)],
-            annotation: None,
-        });
+        ours.push(HBarRow::new(label.clone(), vec![None; apis.len()]));
+        article.push(HBarRow::new(label, vec![article_bar(a)]));
     }
     (ours, article)
 }
 
 fn panel(caption: &str, x_desc: &str, slots: usize, rows: Vec<HBarRow>) -> HBarPanel {
-    let values = rows.iter().flat_map(|r| {
-        r.bars
-            .iter()
-            .flatten()
-            .map(|b| b.ci.map_or(b.value, |c| c.1))
-    });
     HBarPanel {
         caption: caption.into(),
         x_desc: x_desc.into(),
-        x_max: hbar::axis_max(values, 0.0),
+        x_max: hbar::rows_axis_max(&rows, 0.0),
         slots,
         rows,
         band: None,

@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatch};
-use super::style::{self, Marker};
+use super::style::{self, HouseMesh, Marker};
 use super::{group_in_order, page_slug, push_unique, slug, ChartData, DrawError, Figure};
 use super::{MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE};
 use crate::rows::PrRow;
@@ -188,15 +188,7 @@ fn build(study: &str, names: &[String], rows: Vec<(String, Vec<Point>)>) -> Gpus
     };
     let row_h = style::ROW_H.max(names.len() as u32 * 10 + 10);
     let plot_h = rows.len().max(1) as u32 * row_h + style::X_AXIS_AREA + style::PANEL_GAP;
-    let label_w = rows
-        .iter()
-        .map(|(l, _)| style::estimate_text_w(l, style::TICK_PX))
-        .max()
-        .unwrap_or(0)
-        .clamp(
-            style::MIN_LABEL_W,
-            (f64::from(style::WIDTH) * style::MAX_LABEL_SHARE) as u32,
-        );
+    let label_w = super::hbar::labels_width(rows.iter().map(|(l, _)| l.as_str()), style::WIDTH);
     let height =
         (frame.chrome_height(style::WIDTH) + plot_h + style::MARGIN).max(style::MIN_HEIGHT);
     GpusFigure {
@@ -243,16 +235,13 @@ impl Figure for GpusFigure {
         let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
+            .house_style()
             .disable_y_mesh()
             .y_labels(0)
             .x_labels(10)
             .x_label_formatter(&tick)
             .x_desc("PR = perf(A) / perf(B)   (> 1: side A faster)")
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .x_label_style(style::font(style::TICK_PX))
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .draw()?;
         ref_line_px(
             root,

@@ -6,15 +6,24 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{filled_box, fit_text, legend_height, notes_height, ref_line_px, Frame};
-use super::style;
+use super::style::{self, HouseMesh};
 use super::DrawError;
+use crate::rows::Api;
 
-/// The width of the row labels of bar panels: what the longest label needs, within the
-/// chart's bounds for labels at `width`.
+/// The width of the row labels of bar panels, sized before drawing (see [`labels_width`]).
 pub(crate) fn label_width(panels: &[HBarPanel], width: u32) -> u32 {
-    let needed = panels
+    let labels = panels
         .iter()
-        .map(HBarPanel::estimated_label_w)
+        .flat_map(|p| p.rows.iter().map(|r| r.label.as_str()));
+    labels_width(labels, width)
+}
+
+/// The width of a column of row labels: what the longest needs, by the conservative estimate,
+/// within the chart's bounds for labels at `width`.
+pub(crate) fn labels_width<'a>(labels: impl IntoIterator<Item = &'a str>, width: u32) -> u32 {
+    let needed = labels
+        .into_iter()
+        .map(|l| style::estimate_text_w(l, style::TICK_PX))
         .max()
         .unwrap_or(0);
     needed.clamp(
@@ -35,6 +44,20 @@ pub(crate) struct HBar {
     pub text: Option<String>,
 }
 
+impl HBar {
+    /// A bar in `api`'s colours, without a whisker, with `text` past its end.
+    pub(crate) fn of_api(api: Api, value: f64, text: String) -> Self {
+        let st = style::api_style(api);
+        HBar {
+            value,
+            ci: None,
+            color: st.color,
+            hatch: st.hatch,
+            text: Some(text),
+        }
+    }
+}
+
 /// One category row: a label at the left, one slot per series, an optional note at the right.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBarRow {
@@ -42,6 +65,17 @@ pub(crate) struct HBarRow {
     /// One entry per slot; `None` leaves the slot empty (no data for that series).
     pub bars: Vec<Option<HBar>>,
     pub annotation: Option<String>,
+}
+
+impl HBarRow {
+    /// A row without an annotation.
+    pub(crate) fn new(label: String, bars: Vec<Option<HBar>>) -> Self {
+        HBarRow {
+            label,
+            bars,
+            annotation: None,
+        }
+    }
 }
 
 /// A horizontal grouped-bar plot. Horizontal because category labels (variant names, PTX
@@ -71,15 +105,6 @@ impl HBarPanel {
             + style::PANEL_GAP
             + self.rows.len().max(1) as u32 * self.row_h()
             + style::X_AXIS_AREA
-    }
-
-    /// Widest label, estimated; used to size the label column before drawing.
-    pub(crate) fn estimated_label_w(&self) -> u32 {
-        self.rows
-            .iter()
-            .map(|r| style::estimate_text_w(&r.label, style::TICK_PX))
-            .max()
-            .unwrap_or(0)
     }
 
     /// Draws the panel into `area`. `root` is the whole canvas: labels, hatching and notes are
@@ -127,17 +152,14 @@ impl HBarPanel {
         let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
+            .house_style()
             .disable_y_mesh()
             .y_labels(0)
             .x_labels(8)
             .x_max_light_lines(style::MAX_LIGHT_LINES)
             .x_label_formatter(&tick)
             .x_desc(self.x_desc.as_str())
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .x_label_style(style::font(style::TICK_PX))
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .draw()?;
         // The reference line goes under the bars so value labels never sit on a dashed line;
         // it stays visible in the gaps between rows.
@@ -230,6 +252,17 @@ pub(crate) fn axis_max<I: IntoIterator<Item = f64>>(values: I, floor: f64) -> f6
     } else {
         floor
     }
+}
+
+/// [`axis_max`] over the ends of the bars of `rows` and of their whiskers.
+pub(crate) fn rows_axis_max<'a>(rows: impl IntoIterator<Item = &'a HBarRow>, floor: f64) -> f64 {
+    let ends = rows.into_iter().flat_map(|r| {
+        r.bars
+            .iter()
+            .flatten()
+            .map(|b| b.ci.map_or(b.value, |c| c.1))
+    });
+    axis_max(ends, floor)
 }
 
 /// A figure of horizontal-bar panels under one title block: one panel, or two side by side

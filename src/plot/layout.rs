@@ -54,15 +54,14 @@ impl Frame {
         width: u32,
         notes_gap: u32,
     ) -> Result<DrawingArea<DB, Shift>, DrawError> {
-        draw_frame(
-            root,
-            &self.title,
-            &self.subtitle,
-            &self.legend,
-            &self.notes,
-            width,
-            notes_gap,
-        )
+        let body = draw_header(root, &self.title, &self.subtitle)?;
+        let (legend_area, body) = body.split_vertically(legend_height(&self.legend, width));
+        draw_legend(&legend_area, &self.legend)?;
+        let (_, body_h) = body.dim_in_pixel();
+        let notes_h = notes_height(self.notes.len()) + notes_gap;
+        let (plot, notes_area) = body.split_vertically(body_h.saturating_sub(notes_h));
+        draw_notes(&notes_area, &self.notes)?;
+        Ok(plot)
     }
 
     /// The size of a chart of the standard width whose plot is `plot_h` pixels high.
@@ -75,26 +74,6 @@ impl Frame {
     pub fn chrome_height(&self, width: u32) -> u32 {
         style::HEADER_H + legend_height(&self.legend, width) + notes_height(self.notes.len())
     }
-}
-
-/// Draws a [`Frame`]; returns the area left for the plot.
-fn draw_frame<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-    subtitle: &str,
-    legend: &[LegendItem],
-    notes: &[String],
-    width: u32,
-    notes_gap: u32,
-) -> Result<DrawingArea<DB, Shift>, DrawError> {
-    let body = draw_header(root, title, subtitle)?;
-    let (legend_area, body) = body.split_vertically(legend_height(legend, width));
-    draw_legend(&legend_area, legend)?;
-    let (_, body_h) = body.dim_in_pixel();
-    let (plot, notes_area) =
-        body.split_vertically(body_h.saturating_sub(notes_height(notes.len()) + notes_gap));
-    draw_notes(&notes_area, notes)?;
-    Ok(plot)
 }
 
 /// Shortens `text` with an ellipsis until it fits `max_w` pixels at `px`.
@@ -197,12 +176,7 @@ fn legend_rows<F: FnMut(&str) -> Result<u32, DrawError>>(
     let mut used = 0u32;
     for (i, item) in items.iter().enumerate() {
         let w = style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP + measure(&item.label)?;
-        let needed = if row.is_empty() {
-            w
-        } else {
-            w + style::LEGEND_ITEM_GAP
-        };
-        if !row.is_empty() && used + needed > width {
+        if !row.is_empty() && used + style::LEGEND_ITEM_GAP + w > width {
             rows.push(std::mem::take(&mut row));
             used = 0;
         }
@@ -394,29 +368,24 @@ pub(crate) fn draw_marker<DB: DrawingBackend>(
             area.draw(&Circle::new((x, y), 5, fill))?;
             area.draw(&Circle::new((x, y), 5, edge))?;
         }
-        Marker::Triangle => {
-            let pts = vec![(x, y - 7), (x + 6, y + 4), (x - 6, y + 4)];
-            area.draw(&Polygon::new(pts.clone(), fill))?;
-            let mut closed = pts;
-            closed.push((x, y - 7));
-            area.draw(&PathElement::new(closed, edge))?;
-        }
         Marker::Square => {
             area.draw(&Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], fill))?;
             area.draw(&Rectangle::new([(x - 5, y - 5), (x + 5, y + 5)], edge))?;
         }
-        Marker::Diamond => {
-            let pts = vec![(x, y - 7), (x + 6, y), (x, y + 7), (x - 6, y)];
+        Marker::Triangle | Marker::Diamond => {
+            let pts = if marker == Marker::Triangle {
+                vec![(x, y - 7), (x + 6, y + 4), (x - 6, y + 4)]
+            } else {
+                vec![(x, y - 7), (x + 6, y), (x, y + 7), (x - 6, y)]
+            };
             area.draw(&Polygon::new(pts.clone(), fill))?;
-            let mut closed = pts;
-            closed.push((x, y - 7));
-            area.draw(&PathElement::new(closed, edge))?;
+            // The outline is closed back at the top point, where both shapes start.
+            area.draw(&PathElement::new([pts, vec![(x, y - 7)]].concat(), edge))?;
         }
     }
     Ok(())
 }
 
-/// Height to reserve for `lines` footnotes.
 /// `notes` broken at spaces into lines that fit `max_w` pixels at the note size (by the
 /// conservative width estimate), so a long caption wraps instead of losing its end.
 pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
@@ -440,6 +409,7 @@ pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
     out
 }
 
+/// Height to reserve for `lines` footnotes.
 pub(crate) fn notes_height(lines: usize) -> u32 {
     if lines == 0 {
         0

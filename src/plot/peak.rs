@@ -139,13 +139,7 @@ fn known_peak(peak: Option<f64>) -> Option<f64> {
 }
 
 fn bar(value: Option<f64>, api: Api) -> Option<HBar> {
-    value.map(|v| HBar {
-        value: v,
-        ci: None,
-        color: style::api_style(api).color,
-        hatch: style::api_style(api).hatch,
-        text: Some(format!("{}%", fmt_pct(v))),
-    })
+    value.map(|v| HBar::of_api(api, v, format!("{}%", fmt_pct(v))))
 }
 
 fn fmt_pct(v: f64) -> String {
@@ -195,33 +189,25 @@ fn build(
             label = format!("{} [{}]", first.comparison, first.study);
         }
         let find = |api: Api| rs.iter().find(|r| r.api == api);
-        peak_rows.push(HBarRow {
-            label: label.clone(),
-            bars: apis
-                .iter()
+        peak_rows.push(HBarRow::new(
+            label.clone(),
+            apis.iter()
                 .map(|&a| bar(find(a).and_then(|r| pct(r.metric, r.peak_gbs)), a))
                 .collect(),
-            annotation: None,
-        });
-        copy_rows.push(HBarRow {
+        ));
+        copy_rows.push(HBarRow::new(
             label,
-            bars: apis
-                .iter()
+            apis.iter()
                 .map(|&a| {
                     let v =
                         find(a).and_then(|r| reference_of(a).and_then(|c| pct(r.metric, Some(c))));
                     bar(v, a)
                 })
                 .collect(),
-            annotation: None,
-        });
+        ));
     }
 
-    let all_pcts = peak_rows
-        .iter()
-        .chain(&copy_rows)
-        .flat_map(|r| r.bars.iter().flatten().map(|b| b.value));
-    let x_max = hbar::axis_max(all_pcts, 110.0);
+    let x_max = hbar::rows_axis_max(peak_rows.iter().chain(&copy_rows), 110.0);
     let mut panels = vec![HBarPanel {
         caption: "Share of theoretical peak bandwidth (Eq. 2)".to_string(),
         x_desc: "achieved / theoretical peak (%)".to_string(),

@@ -11,6 +11,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::pr::SIMILAR_BAND;
+use super::style::HouseMesh;
 use super::{style, write_figure, DrawError, Figure, Format, PlotError};
 
 /// One comparison: its label and, per series, its PR and CI (`None`: not measured there).
@@ -94,14 +95,11 @@ impl Figure for PrGroups {
             .build_cartesian_2d(x_lo..x_hi, n - 0.5..-0.5)?;
         chart
             .configure_mesh()
+            .house_style()
             .x_desc("PR")
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .label_style(style::font(style::TICK_PX))
             .disable_y_mesh()
             .y_labels(0)
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .draw()?;
         let band = RGBColor(225, 235, 225).filled();
         chart.draw_series(std::iter::once(Rectangle::new(

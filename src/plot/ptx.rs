@@ -53,29 +53,19 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
     };
     let rows: Vec<HBarRow> = classes
         .iter()
-        .map(|class| HBarRow {
-            label: class.clone(),
-            bars: apis
-                .iter()
-                .map(|a| {
-                    let n = count_of(*a, class);
-                    Some(HBar {
-                        value: n as f64,
-                        ci: None,
-                        color: style::api_style(*a).color,
-                        hatch: style::api_style(*a).hatch,
-                        text: Some(n.to_string()),
+        .map(|class| {
+            HBarRow::new(
+                class.clone(),
+                apis.iter()
+                    .map(|a| {
+                        let n = count_of(*a, class);
+                        Some(HBar::of_api(*a, n as f64, n.to_string()))
                     })
-                })
-                .collect(),
-            annotation: None,
+                    .collect(),
+            )
         })
         .collect();
-    let x_max = hbar::axis_max(
-        rows.iter()
-            .flat_map(|r| r.bars.iter().flatten().map(|b| b.value)),
-        5.0,
-    );
+    let x_max = hbar::rows_axis_max(&rows, 5.0);
     let panel = HBarPanel {
         caption: format!("Kernel pair {pair}"),
         x_desc: "instructions in the PTX (static count)".to_string(),

@@ -14,7 +14,7 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, push_api, style, ChartData, RunInfo};
-use crate::rows::{Api, Catalog, MeasurementRow, PrRow};
+use crate::rows::{Api, Catalog, MeasurementRow, PrRow, Status};
 
 /// What makes one chart kind of this figure.
 pub(crate) struct Reference {
@@ -75,16 +75,19 @@ pub(crate) fn has_reference(spec: &Reference, rows: &[&MeasurementRow]) -> bool 
         .any(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison))
 }
 
+/// The rows the chart `chart` reads: of the families it draws, measured, not swept, with a
+/// positive metric.
+pub(crate) fn usable(catalog: &Catalog, chart: &str, r: &MeasurementRow) -> bool {
+    catalog.drawn_in(chart, r.family)
+        && r.status == Status::Ok
+        && r.sweep_param.is_empty()
+        && r.metric.is_finite()
+        && r.metric > 0.0
+}
+
 fn relative_bar(r: &MeasurementRow, base: f64) -> HBar {
-    let st = style::api_style(r.api);
     let value = r.metric / base;
-    HBar {
-        value,
-        ci: None,
-        color: st.color,
-        hatch: st.hatch,
-        text: Some(format!("{} ({})", fmt_sig(value), r.variant)),
-    }
+    HBar::of_api(r.api, value, format!("{} ({})", fmt_sig(value), r.variant))
 }
 
 fn relative_panel(
@@ -96,26 +99,23 @@ fn relative_panel(
     let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
     let hrows: Vec<HBarRow> = comparisons
         .iter()
-        .map(|(name, rs)| HBarRow {
-            label: name.clone(),
-            bars: apis
-                .iter()
-                .map(|a| {
-                    let r = rs.iter().find(|r| r.api == *a)?;
-                    let b = reference_of(catalog, spec, rows, r)?;
-                    Some(relative_bar(r, b.metric))
-                })
-                .collect(),
-            annotation: None,
+        .map(|(name, rs)| {
+            HBarRow::new(
+                name.clone(),
+                apis.iter()
+                    .map(|a| {
+                        let r = rs.iter().find(|r| r.api == *a)?;
+                        let b = reference_of(catalog, spec, rows, r)?;
+                        Some(relative_bar(r, b.metric))
+                    })
+                    .collect(),
+            )
         })
         .collect();
-    let values = hrows
-        .iter()
-        .flat_map(|r| r.bars.iter().flatten().map(|b| b.value));
     HBarPanel {
         caption: format!("Relative to the same API's {} version", spec.name),
         x_desc: format!("performance / performance of the {} version", spec.name),
-        x_max: hbar::axis_max(values, 1.2),
+        x_max: hbar::rows_axis_max(&hrows, 1.2),
         slots: apis.len(),
         rows: hrows,
         band: None,
@@ -147,23 +147,13 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
                         text: Some(format!("{} ({when})", fmt_sig(p.pr))),
                     }
                 });
-            HBarRow {
-                label: name.clone(),
-                bars: vec![bar],
-                annotation: None,
-            }
+            HBarRow::new(name.clone(), vec![bar])
         })
         .collect();
-    let values = hrows.iter().flat_map(|r| {
-        r.bars
-            .iter()
-            .flatten()
-            .map(|b| b.ci.map_or(b.value, |c| c.1))
-    });
     HBarPanel {
         caption: "PR = OpenCL / CUDA (hatched: before)".into(),
         x_desc: "PR (OpenCL / CUDA performance)".into(),
-        x_max: hbar::axis_max(values, 1.2),
+        x_max: hbar::rows_axis_max(&hrows, 1.2),
         slots: 1,
         rows: hrows,
         band: Some(super::pr::SIMILAR_BAND),

@@ -27,13 +27,16 @@ pub(crate) trait Figure {
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>;
 }
 
+/// Refuses to draw without the embedded font (see [`style::ensure_font`]).
+fn font_ready() -> Result<(), DrawError> {
+    style::ensure_font()
+        .then_some(())
+        .ok_or_else(|| DrawError("the embedded font could not be registered".into()))
+}
+
 /// Renders `fig` into an RGB buffer (3 bytes per pixel, row-major).
 pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
-    if !style::ensure_font() {
-        return Err(DrawError(
-            "the embedded font could not be registered".into(),
-        ));
-    }
+    font_ready()?;
     let (w, h) = fig.size();
     let mut buf = vec![255u8; w as usize * h as usize * 3];
     {
@@ -47,11 +50,7 @@ pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
 
 /// Renders `fig` as an SVG document.
 pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
-    if !style::ensure_font() {
-        return Err(DrawError(
-            "the embedded font could not be registered".into(),
-        ));
-    }
+    font_ready()?;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, fig.size()).into_drawing_area();
@@ -86,13 +85,13 @@ pub(crate) fn write_figure<F: Figure>(
             path: path.clone(),
             message: e.0,
         };
-        match format {
+        let result = match format {
             Format::Png => {
                 let buf = render_rgb(fig).map_err(draw_err)?;
                 let (w, h) = fig.size();
                 // plotters opens the file itself: it gets a path in a private folder, and
                 // the picture is renamed into place.
-                let result = safe::write_through(&path, |inner| {
+                safe::write_through(&path, |inner| {
                     let mut backend = BitMapBackend::new(inner, (w, h));
                     backend
                         .blit_bitmap((0, 0), (w, h), &buf)
@@ -100,20 +99,15 @@ pub(crate) fn write_figure<F: Figure>(
                         .map_err(|e| e.to_string())
                 })
                 .map_err(|e| e.to_string())
-                .and_then(|r| r);
-                if let Err(message) = result {
-                    return Err(PlotError::Write { path, message });
-                }
+                .and_then(|r| r)
             }
             Format::Svg => {
                 let svg = render_svg(fig).map_err(draw_err)?;
-                if let Err(e) = safe::write_atomic(&path, svg.as_bytes()) {
-                    return Err(PlotError::Write {
-                        path,
-                        message: e.to_string(),
-                    });
-                }
+                safe::write_atomic(&path, svg.as_bytes()).map_err(|e| e.to_string())
             }
+        };
+        if let Err(message) = result {
+            return Err(PlotError::Write { path, message });
         }
         written.push(path);
     }

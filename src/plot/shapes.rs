@@ -15,7 +15,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::style::{self, Marker};
+use super::style::{self, HouseMesh, Marker};
 use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
 
@@ -357,13 +357,10 @@ impl Figure for ShapesFigure {
             .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
         chart
             .configure_mesh()
+            .house_style()
             .x_desc("aspect ratio cols / rows (log scale)")
             .y_desc("Bandwidth (GB/s)")
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .label_style(style::font(style::TICK_PX))
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .max_light_lines(style::MAX_LIGHT_LINES)
             .x_labels(((x_hi - x_lo).ceil() as usize + 1).min(16))
             .x_label_formatter(&log_fmt)

@@ -218,3 +218,20 @@ pub fn subtitle(devices: &[String], drivers: &[String], run_ids: &[String]) -> S
 pub fn estimate_text_w(text: &str, px: u32) -> u32 {
     (text.chars().count() as f64 * f64::from(px) * 0.62).ceil() as u32
 }
+
+/// The look every chart's grid shares: axis descriptions, grid lines and axes in the house
+/// font and colours. Tick labels, their count and their formats stay with each chart.
+pub(crate) trait HouseMesh {
+    fn house_style(&mut self) -> &mut Self;
+}
+
+impl<X: Ranged, Y: Ranged, DB: DrawingBackend> HouseMesh
+    for plotters::chart::MeshStyle<'_, '_, X, Y, DB>
+{
+    fn house_style(&mut self) -> &mut Self {
+        self.axis_desc_style(font(AXIS_DESC_PX))
+            .bold_line_style(GRID_BOLD)
+            .light_line_style(GRID_LIGHT)
+            .axis_style(OUTLINE)
+    }
+}

@@ -13,7 +13,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::style::{self, Marker};
+use super::style::{self, HouseMesh, Marker};
 use super::{
     any_measurement, group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo,
     MAX_FIGURES_PER_CHART,
@@ -497,13 +497,10 @@ impl Figure for SweepFigure {
             .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
         {
             let mut mesh = chart.configure_mesh();
-            mesh.x_desc(self.x_desc.as_str())
+            mesh.house_style()
+                .x_desc(self.x_desc.as_str())
                 .y_desc(self.y_desc.as_str())
-                .axis_desc_style(style::font(style::AXIS_DESC_PX))
                 .label_style(style::font(style::TICK_PX))
-                .bold_line_style(style::GRID_BOLD)
-                .light_line_style(style::GRID_LIGHT)
-                .axis_style(style::OUTLINE)
                 .max_light_lines(style::MAX_LIGHT_LINES)
                 .y_label_formatter(&tick)
                 .y_labels(8);

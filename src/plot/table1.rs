@@ -10,6 +10,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{self, Frame, LegendItem, Swatch};
+use super::style::HouseMesh;
 use super::{
     any_measurement, fmt_sig, group_in_order, push_unique, run_slug, style, ChartData, DrawError,
     Figure, RunInfo, MAX_FIGURES_PER_CHART,
@@ -261,17 +262,14 @@ impl Figure for Table1Figure {
         let y_fmt = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
+            .house_style()
             .disable_x_mesh()
             .x_labels(0)
             .y_labels(12)
             .y_label_formatter(&y_fmt)
             .x_desc("MatrixVectorMul implementation (whitepaper listing)")
             .y_desc("Time per matvec (ms, log scale)")
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .label_style(style::font(style::TICK_PX))
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .max_light_lines(style::MAX_LIGHT_LINES + 3)
             .draw()?;
 

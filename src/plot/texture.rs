@@ -11,8 +11,7 @@
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
-use crate::rows::{Catalog, ReadPath};
-use crate::rows::{MeasurementRow, Status};
+use crate::rows::{MeasurementRow, ReadPath};
 
 chart_kind!(
     /// The texture chart; one file per (run, study, SpMV or MD input) with a fair texture
@@ -27,14 +26,6 @@ const SPEC: Reference = Reference {
     paper: &crate::paper::FANG_TEXTURE,
 };
 
-fn usable(catalog: &Catalog, r: &MeasurementRow) -> bool {
-    catalog.drawn_in("texture", r.family)
-        && r.status == Status::Ok
-        && r.sweep_param.is_empty()
-        && r.metric.is_finite()
-        && r.metric > 0.0
-}
-
 /// The input a comparison ran on: its name before the last `/`, else its size.
 fn input_of(r: &MeasurementRow) -> String {
     r.comparison
@@ -47,7 +38,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)
     let rows = data
         .measurements
         .iter()
-        .filter(|r| usable(&data.catalog, r));
+        .filter(|r| relative::usable(&data.catalog, "texture", r));
     let groups = group_in_order(rows, |r| {
         (
             r.run_id.clone(),

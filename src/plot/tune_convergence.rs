@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
+use super::style::HouseMesh;
 use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
 use crate::rows::Api;
 use crate::rows::StrategyKind;
@@ -94,13 +95,10 @@ impl Figure for Convergence {
             .build_cartesian_2d(0i64..x_hi + 1, (y_lo - pad).max(0.0)..y_hi + pad)?;
         chart
             .configure_mesh()
+            .house_style()
             .x_desc("evaluations asked for")
             .y_desc(format!("best so far ({})", self.unit))
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .label_style(style::font(style::TICK_PX))
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .x_labels((x_hi as usize + 2).min(12))
             .y_label_formatter(&tick)
             .draw()?;

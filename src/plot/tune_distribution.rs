@@ -9,6 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
+use super::style::HouseMesh;
 use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
 use crate::rows::Api;
 
@@ -82,13 +83,10 @@ impl Figure for Distribution {
             .build_cartesian_2d(0i64..n + 1, 0.0..y_hi * 1.05)?;
         chart
             .configure_mesh()
+            .house_style()
             .x_desc("configurations, ranked from best")
             .y_desc(self.unit.as_str())
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .label_style(style::font(style::TICK_PX))
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .x_labels((n as usize + 2).min(12))
             .y_label_formatter(&tick)
             .draw()?;

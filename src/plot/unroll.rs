@@ -78,14 +78,11 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, UnrollFigure)> {
 }
 
 fn bar(r: &MeasurementRow, base: f64) -> HBar {
-    let st = style::api_style(r.api);
     let value = r.median_s / base;
+    let text = format!("{} ({})", fmt_sig(value), r.unroll_label());
     HBar {
-        value,
         ci: Some((r.ci_lo_s / base, r.ci_hi_s / base)),
-        color: st.color,
-        hatch: st.hatch,
-        text: Some(format!("{} ({})", fmt_sig(value), r.unroll_label())),
+        ..HBar::of_api(r.api, value, text)
     }
 }
 
@@ -119,29 +116,23 @@ fn build(
     let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
     let hrows: Vec<HBarRow> = comparisons
         .iter()
-        .map(|(name, rs)| HBarRow {
-            label: name.clone(),
-            bars: apis
-                .iter()
-                .map(|a| {
-                    rs.iter()
-                        .find(|r| r.api == *a)
-                        .map(|r| bar(r, base.median_s))
-                })
-                .collect(),
-            annotation: None,
+        .map(|(name, rs)| {
+            HBarRow::new(
+                name.clone(),
+                apis.iter()
+                    .map(|a| {
+                        rs.iter()
+                            .find(|r| r.api == *a)
+                            .map(|r| bar(r, base.median_s))
+                    })
+                    .collect(),
+            )
         })
         .collect();
-    let values = hrows.iter().flat_map(|r| {
-        r.bars
-            .iter()
-            .flatten()
-            .map(|b| b.ci.map_or(b.value, |c| c.1))
-    });
     let panel = HBarPanel {
         caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
         x_desc: "time / time of CUDA without pragmas".into(),
-        x_max: hbar::axis_max(values, 1.2),
+        x_max: hbar::rows_axis_max(&hrows, 1.2),
         slots: apis.len(),
         rows: hrows,
         band: None,

@@ -14,6 +14,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{Frame, LegendItem, Swatch};
+use super::style::HouseMesh;
 use super::{fmt_tick, slug, style, write_figure, DrawError, Figure, Format, PlotError, RunInfo};
 use crate::rows::MeasurementRow;
 
@@ -147,14 +148,11 @@ impl Figure for Waterfall {
             .build_cartesian_2d(0.0..self.x_max, 0.0..n)?;
         chart
             .configure_mesh()
+            .house_style()
             .x_desc("PR (ratio, no unit)")
-            .axis_desc_style(style::font(style::AXIS_DESC_PX))
             .label_style(style::font(style::TICK_PX))
             .x_label_formatter(&tick)
             .y_labels(0)
-            .bold_line_style(style::GRID_BOLD)
-            .light_line_style(style::GRID_LIGHT)
-            .axis_style(style::OUTLINE)
             .draw()?;
         let label_font = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
         for (i, bar) in self.bars.iter().enumerate() {
