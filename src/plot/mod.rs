@@ -290,14 +290,14 @@ impl StemSet {
     }
 }
 
-/// Pushes `value` unless it is empty or already present (keeps first-seen order).
-/// Adds `value` unless present: the APIs of a chart, in the order they appear.
+/// Adds `api` unless present: the APIs of a chart, in the order they appear.
 pub(crate) fn push_api(apis: &mut Vec<Api>, api: Api) {
     if !apis.contains(&api) {
         apis.push(api);
     }
 }
 
+/// Pushes `value` unless it is empty or already present (keeps first-seen order).
 pub(crate) fn push_unique(values: &mut Vec<String>, value: &str) {
     if !value.is_empty() && !values.iter().any(|v| v == value) {
         values.push(value.to_string());
@@ -313,14 +313,11 @@ pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>
     let mut index: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
     let mut groups: Vec<(K, Vec<T>)> = Vec::new();
     for item in items {
-        let k = key(&item);
-        match index.get(&k) {
-            Some(&i) => groups[i].1.push(item),
-            None => {
-                index.insert(k.clone(), groups.len());
-                groups.push((k, vec![item]));
-            }
-        }
+        let i = *index.entry(key(&item)).or_insert_with_key(|k| {
+            groups.push((k.clone(), Vec::new()));
+            groups.len() - 1
+        });
+        groups[i].1.push(item);
     }
     groups
 }
@@ -478,15 +475,11 @@ pub(crate) fn fmt_tick(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 * v.abs().max(1.0) {
         return format!("{:.0}", v.round());
     }
-    trim_zeros(format!("{v:.4}"))
-}
-
-fn trim_zeros(text: String) -> String {
-    if text.contains('.') {
-        text.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        text
-    }
+    // Four decimals always print a point, so the zeros trimmed are decimals.
+    format!("{v:.4}")
+        .trim_end_matches('0')
+        .trim_end_matches('.')
+        .to_string()
 }
 
 #[cfg(test)]

@@ -17,8 +17,6 @@ use std::collections::HashMap;
 
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Status};
 
-/// Unit of the rows this chart reads.
-pub const BANDWIDTH_UNIT: Metric = Metric::Bandwidth;
 /// `family/variant` of the kernel whose bandwidth is the practical reference: the copy
 /// kernel of the family that measures memory itself (`Family::memory_references`).
 fn copy_reference(catalog: &Catalog) -> String {
@@ -33,7 +31,7 @@ chart_kind!(
     PeakChart, "peak", any_measurement(is_bandwidth_row));
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
-    r.status == Status::Ok && r.metric_unit == BANDWIDTH_UNIT && r.metric.is_finite()
+    r.status == Status::Ok && r.metric_unit == Metric::Bandwidth && r.metric.is_finite()
 }
 
 fn is_bandwidth_row(r: &MeasurementRow) -> bool {
