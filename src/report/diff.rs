@@ -2,20 +2,20 @@
 //! PR and each side's metric moved, with the significance test of [`crate::stats::change`]
 //! on the raw samples. For a new driver, a new GPU or a kernel change.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{btree_map, BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::export::csv::CsvExporter;
 use crate::export::Exporter;
-use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, Side, Status};
 use crate::stats::change::{compare_ratio, compare_times, Change, ChangeTest};
 use crate::stats::median;
 
 use super::doc::{Doc, Table};
 use super::load::{self, RunFolder};
-use super::tables::{full_name, pr3, with_sides};
+use super::tables::{full_name, pr3, sig, with_sides};
 use super::ReportError;
 
 /// One compared quantity of one comparison: the PR or one side's metric. Also a row of
@@ -72,37 +72,26 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
     let mut out: BTreeMap<Key, Entry<'a>> = BTreeMap::new();
     for f in folders {
         let mut here: BTreeMap<Key, Entry<'a>> = BTreeMap::new();
+        let key = |study: &str, comparison: &str, param: &str, value: &str| {
+            (study.to_string(), full_name(comparison, param, value))
+        };
+        let empty = || Entry {
+            folder: f,
+            sides: Vec::new(),
+            pr: None,
+        };
         for (side, m) in with_sides(f.measurements()) {
-            let key = (
-                m.study.clone(),
-                full_name(&m.comparison, &m.sweep_param, &m.sweep_value),
-            );
-            here.entry(key)
-                .or_insert_with(|| Entry {
-                    folder: f,
-                    sides: Vec::new(),
-                    pr: None,
-                })
-                .sides
-                .push((side, m));
+            let k = key(&m.study, &m.comparison, &m.sweep_param, &m.sweep_value);
+            here.entry(k).or_insert_with(empty).sides.push((side, m));
         }
         for p in f.prs() {
-            let key = (
-                p.study.clone(),
-                full_name(&p.comparison, &p.sweep_param, &p.sweep_value),
-            );
-            here.entry(key)
-                .or_insert_with(|| Entry {
-                    folder: f,
-                    sides: Vec::new(),
-                    pr: None,
-                })
-                .pr = Some(p);
+            let k = key(&p.study, &p.comparison, &p.sweep_param, &p.sweep_value);
+            here.entry(k).or_insert_with(empty).pr = Some(p);
         }
         for (k, e) in here {
             match out.entry(k) {
-                std::collections::btree_map::Entry::Occupied(_) => *dups += 1,
-                std::collections::btree_map::Entry::Vacant(v) => {
+                btree_map::Entry::Occupied(_) => *dups += 1,
+                btree_map::Entry::Vacant(v) => {
                     v.insert(e);
                 }
             }
@@ -111,10 +100,10 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
     out
 }
 
-/// Raw samples of a folder by (run, comparison, side, timer), read once per folder.
 /// The times of one (run, comparison, side, timer).
 type SampleKey = (String, String, Side, String);
 
+/// Raw samples of a folder by (run, comparison, side, timer), read once per folder.
 #[derive(Default)]
 struct SampleCache {
     by_folder: HashMap<PathBuf, HashMap<SampleKey, Vec<f64>>>,
@@ -130,17 +119,9 @@ impl SampleCache {
         if !self.by_folder.contains_key(folder) {
             let mut map: HashMap<_, Vec<f64>> = HashMap::new();
             for s in load::samples(folder)? {
-                let SampleRow {
-                    run_id,
-                    comparison,
-                    side,
-                    timer,
-                    seconds,
-                    ..
-                } = s;
-                map.entry((run_id, comparison, side, timer.to_string()))
+                map.entry((s.run_id, s.comparison, s.side, s.timer.to_string()))
                     .or_default()
-                    .push(seconds);
+                    .push(s.seconds);
             }
             self.by_folder.insert(folder.to_path_buf(), map);
         }
@@ -324,11 +305,10 @@ fn pct(v: f64) -> String {
 }
 
 fn value(v: f64, unit: &str) -> String {
-    let n = crate::export::markdown::format_sig(v, 4);
     if unit.is_empty() {
         pr3(v)
     } else {
-        format!("{n} {unit}")
+        format!("{} {unit}", sig(v))
     }
 }
 

@@ -123,25 +123,14 @@ struct ProvenanceDevice {
     pci_bus: Option<String>,
 }
 
-/// The sides' devices from `provenance.json`; none when the file is missing or unreadable
-/// (it only names the GPU of a folder that has no measurements to name it).
-fn provenance_devices(dir: &Path) -> Vec<(String, String, String)> {
-    fs::read_to_string(dir.join("provenance.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Provenance>(&t).ok())
-        .map(|p| {
-            p.devices
-                .into_iter()
-                .map(|d| (d.api, d.device, d.driver))
-                .collect()
-        })
-        .unwrap_or_default()
+/// `provenance.json` of `dir`; `None` when the file is missing or unreadable (it only names
+/// the GPU of a folder that has no measurements to name it, and where that GPU sits).
+fn provenance(dir: &Path) -> Option<Provenance> {
+    serde_json::from_str(&fs::read_to_string(dir.join("provenance.json")).ok()?).ok()
 }
 
-/// [`RunFolder::gpu_place`] of `dir`.
-fn gpu_place(dir: &Path) -> Option<String> {
-    let text = fs::read_to_string(dir.join("provenance.json")).ok()?;
-    let p = serde_json::from_str::<Provenance>(&text).ok()?;
+/// [`RunFolder::gpu_place`] of `dir`, from its provenance `p`.
+fn gpu_place(dir: &Path, p: &Provenance) -> Option<String> {
     // The CUDA side's bus first: the OpenCL side of an OpenCL-vs-CUDA run is paired by it.
     let mut devices: Vec<_> = p.devices.iter().collect();
     devices.sort_by_key(|d| d.api != "CUDA");
@@ -200,12 +189,17 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
             if let (Some(prs), Some(rows)) = (prs.as_mut(), measurements.as_ref()) {
                 super::relabel::relabel(prs, rows);
             }
+            let provenance = provenance(&dir);
             out.push(RunFolder {
                 label: label_of(&dir, root),
                 measurements,
                 prs,
-                provenance_devices: provenance_devices(&dir),
-                gpu_place: gpu_place(&dir),
+                provenance_devices: provenance
+                    .iter()
+                    .flat_map(|p| &p.devices)
+                    .map(|d| (d.api.clone(), d.device.clone(), d.driver.clone()))
+                    .collect(),
+                gpu_place: provenance.and_then(|p| gpu_place(&dir, &p)),
                 baselines: baselines_for(&dir, root)?,
                 calibration: read_csv(&dir, crate::rows::CALIBRATION_PR_CSV)?,
                 verdicts: verdicts.clone(),

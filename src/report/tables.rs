@@ -119,13 +119,8 @@ pub(crate) fn pr3(v: f64) -> String {
     }
 }
 
-fn sig(v: f64) -> String {
+pub(crate) fn sig(v: f64) -> String {
     crate::export::markdown::format_sig(v, 4)
-}
-
-/// The verdict words the terminal and every Markdown file use.
-fn verdict(r: &PrRow) -> String {
-    crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi)
 }
 
 /// A side's label: its letter and API, and its device when the two sides ran on different
@@ -168,7 +163,7 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
             r.metric_unit.unit().to_string(),
             pr3(r.pr),
             format!("[{}, {}]", pr3(r.pr_ci_lo), pr3(r.pr_ci_hi)),
-            verdict(r),
+            crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi),
             if r.fair { "fair" } else { "unfair" }.to_string(),
             why,
         ]);
@@ -259,23 +254,20 @@ fn measurement_table(rows: &[MeasurementRow]) -> Table {
         ("status", false),
     ]);
     for (side, m) in with_sides(rows) {
+        // A failed side's numbers are not results: its cells show a dash.
         let ok = m.status == Status::Ok;
-        let dash = || "-".to_string();
+        let timed = |cell: String| if ok { cell } else { "-".into() };
         t.push(vec![
             full_name(&m.comparison, &m.sweep_param, &m.sweep_value),
             format!("{side}: {}", m.api),
             format!("{}×{}", m.local_size, m.groups),
-            if ok { sig(m.median_s * 1e3) } else { dash() },
-            if ok {
-                format!("[{}, {}]", sig(m.ci_lo_s * 1e3), sig(m.ci_hi_s * 1e3))
-            } else {
-                dash()
-            },
-            if ok {
-                format!("{} {}", sig(m.metric), m.metric_unit.unit())
-            } else {
-                dash()
-            },
+            timed(sig(m.median_s * 1e3)),
+            timed(format!(
+                "[{}, {}]",
+                sig(m.ci_lo_s * 1e3),
+                sig(m.ci_hi_s * 1e3)
+            )),
+            timed(format!("{} {}", sig(m.metric), m.metric_unit.unit())),
             m.status.as_str().to_string(),
         ]);
     }
@@ -409,22 +401,13 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
 /// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
 /// them, one table per file.
 fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
-    let mut files: Vec<&std::path::Path> = Vec::new();
-    for f in folders {
-        if let Some((p, _)) = &f.baselines {
-            if !files.contains(&p.as_path()) {
-                files.push(p);
-            }
-        }
-    }
-    for file in files {
-        let under: Vec<&RunFolder> = folders
-            .iter()
-            .copied()
-            .filter(|f| f.baselines.as_ref().is_some_and(|(p, _)| p == file))
-            .collect();
-        let rows: Vec<&MeasurementRow> = under.iter().flat_map(|f| f.measurements()).collect();
-        let base = &under[0].baselines.as_ref().expect("filtered on it").1;
+    let with_file = folders
+        .iter()
+        .filter_map(|f| Some((*f, f.baselines.as_ref()?)));
+    for (file, under) in crate::plot::group_in_order(with_file, |(_, (p, _))| p.as_path()) {
+        let rows: Vec<&MeasurementRow> = under.iter().flat_map(|(f, _)| f.measurements()).collect();
+        // The folders of one group read the same file.
+        let (_, (_, base)) = under[0];
         let mut t = Table::new(&[
             ("baseline", false),
             ("size", false),

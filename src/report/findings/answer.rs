@@ -9,7 +9,6 @@ use super::experiments::{Measure, Rule};
 use super::folder::SuiteFolder;
 use super::inspected;
 use super::outcome::{Absent, Answer, Cause, Outcome};
-use crate::rows::VerdictRow;
 
 /// A PR in the findings' form: `0.997 [0.996, 0.998]`.
 pub fn pr_text(p: &PrRow) -> String {
@@ -81,11 +80,7 @@ pub fn metric_cell(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Stri
     if let Some(why) = step_absent(s, step) {
         return Err(Absent::Missing(why));
     }
-    let sides = sides(s, step, comparison);
-    if sides.is_empty() {
-        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
-    }
-    Ok(sides
+    Ok(sides(s, step, comparison)?
         .iter()
         .map(|m| {
             format!(
@@ -106,8 +101,7 @@ fn step_absent(s: &SuiteFolder, step: &str) -> Option<String> {
     let Some(row) = s.step(step) else {
         return Some(format!("suite.csv has no step `{step}`"));
     };
-    let has_files = s.run(step).is_some() || s.dir.join(step).is_dir();
-    if has_files {
+    if s.run(step).is_some() || s.dir.join(step).is_dir() {
         return None;
     }
     let note = if row.note.is_empty() {
@@ -158,7 +152,12 @@ fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
 fn causes(s: &SuiteFolder, comparisons: &[&str]) -> Vec<Cause> {
     comparisons
         .iter()
-        .flat_map(|c| s.verdicts_on(c).map(cause))
+        .flat_map(|c| s.verdicts_on(c))
+        .map(|v| Cause {
+            comparison: v.target.clone(),
+            verdict: v.verdict.clone(),
+            verified: v.verified,
+        })
         .collect()
 }
 
@@ -170,14 +169,6 @@ fn causes_in(s: &SuiteFolder, step: &str, comparisons: &[&str]) -> Vec<Cause> {
         causes(s, comparisons)
     } else {
         Vec::new()
-    }
-}
-
-fn cause(v: &VerdictRow) -> Cause {
-    Cause {
-        comparison: v.target.clone(),
-        verdict: v.verdict.clone(),
-        verified: v.verified,
     }
 }
 
@@ -236,16 +227,25 @@ fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answ
     })
 }
 
-/// The newest verified measurement of `comparison` on each API, in API order.
-fn sides<'a>(s: &'a SuiteFolder, step: &str, comparison: &str) -> Vec<&'a MeasurementRow> {
+/// The newest verified measurement of `comparison` on each API, in API order; why there is
+/// none when neither API has one.
+fn sides<'a>(
+    s: &'a SuiteFolder,
+    step: &str,
+    comparison: &str,
+) -> Result<Vec<&'a MeasurementRow>, Absent> {
     let rows = s.run(step).map(|r| r.measurements()).unwrap_or(&[]);
-    [Api::OpenCl, Api::Cuda]
+    let sides: Vec<_> = [Api::OpenCl, Api::Cuda]
         .into_iter()
         .filter_map(|api| {
             rows.iter()
                 .rfind(|m| m.comparison == comparison && m.api == api && m.status == Status::Ok)
         })
-        .collect()
+        .collect();
+    if sides.is_empty() {
+        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
+    }
+    Ok(sides)
 }
 
 fn speedup(
@@ -255,13 +255,7 @@ fn speedup(
     to: &str,
     rule: Rule,
 ) -> Result<Answer, Absent> {
-    let (a, b) = (sides(s, step, from), sides(s, step, to));
-    if a.is_empty() {
-        return Err(Absent::Missing(comparison_absent(s, step, from)));
-    }
-    if b.is_empty() {
-        return Err(Absent::Missing(comparison_absent(s, step, to)));
-    }
+    let (a, b) = (sides(s, step, from)?, sides(s, step, to)?);
     let mut parts = Vec::new();
     let mut cis = Vec::new();
     for m in &a {
@@ -296,10 +290,7 @@ fn speedup(
 /// Per API, `calls` times the median of one call, with its CI, the size and the device: the
 /// form of a seed that published an absolute time.
 fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Answer, Absent> {
-    let sides = sides(s, step, comparison);
-    if sides.is_empty() {
-        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
-    }
+    let sides = sides(s, step, comparison)?;
     let n = f64::from(calls);
     let parts: Vec<String> = sides
         .iter()
@@ -323,10 +314,7 @@ fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Ans
 }
 
 fn peak_share(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, Absent> {
-    let sides = sides(s, step, comparison);
-    if sides.is_empty() {
-        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
-    }
+    let sides = sides(s, step, comparison)?;
     // One peak for the one GPU: a side that did not record it shares the other's.
     let Some(peak) = sides.iter().find_map(|m| m.peak_gbs) else {
         return Err(Absent::NoPeak {
@@ -427,22 +415,17 @@ fn twins(s: &SuiteFolder, apps: &[(&str, &str)]) -> Answer {
         .filter(|(_, f)| !has_fair(f))
         .map(|(name, _)| *name)
         .collect();
-    let value = if missing.is_empty() {
-        format!(
-            "{} of {} applications with a fair row",
-            apps.len(),
-            apps.len()
-        )
+    let none_for = if missing.is_empty() {
+        String::new()
     } else {
-        format!(
-            "{} of {} applications with a fair row; none for {}",
-            apps.len() - missing.len(),
-            apps.len(),
-            missing.join(", ")
-        )
+        format!("; none for {}", missing.join(", "))
     };
     Answer {
-        value,
+        value: format!(
+            "{} of {} applications with a fair row{none_for}",
+            apps.len() - missing.len(),
+            apps.len()
+        ),
         agrees: Some(missing.is_empty()),
         causes: Vec::new(),
     }

@@ -158,15 +158,11 @@ fn merge_into(runs: &mut BTreeMap<String, RunFolder>, step: &str, f: RunFolder) 
             runs.insert(step.to_string(), f);
         }
         Some(run) => {
-            let add = |into: &mut Option<Vec<_>>, rows: Option<Vec<_>>| {
-                if let Some(rows) = rows {
-                    into.get_or_insert_with(Vec::new).extend(rows);
-                }
-            };
-            add(&mut run.measurements, f.measurements);
-            let prs = &mut run.prs;
+            if let Some(rows) = f.measurements {
+                run.measurements.get_or_insert_with(Vec::new).extend(rows);
+            }
             if let Some(rows) = f.prs {
-                prs.get_or_insert_with(Vec::new).extend(rows);
+                run.prs.get_or_insert_with(Vec::new).extend(rows);
             }
         }
     }

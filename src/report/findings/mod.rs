@@ -70,22 +70,17 @@ fn html(view: &View, command: &str) -> String {
 
 /// The fair rows of every step of `s`, one per (step, comparison), grouped by family.
 fn groups(s: &SuiteFolder) -> Vec<(String, Vec<(String, &PrRow)>)> {
-    let mut out: Vec<(String, Vec<(String, &PrRow)>)> = Vec::new();
-    for (step, run) in s.step_runs() {
-        for p in fair_rows(run.prs()) {
-            let family = p.family.to_string();
+    let labelled = s.step_runs().flat_map(|(step, run)| {
+        fair_rows(run.prs()).into_iter().map(move |p| {
             let label = if step == summary::FAIR_STEP {
                 p.comparison.clone()
             } else {
                 format!("{} ({step})", p.comparison)
             };
-            match out.iter_mut().find(|(f, _)| *f == family) {
-                Some((_, rows)) => rows.push((label, p)),
-                None => out.push((family, vec![(label, p)])),
-            }
-        }
-    }
-    out
+            (label, p)
+        })
+    });
+    crate::plot::group_in_order(labelled, |(_, p)| p.family.to_string())
 }
 
 /// The rows a chart shows: all, or the [`MAX_ROWS`] farthest from 1 (the caption says so).
@@ -176,11 +171,9 @@ fn headline_chart(folders: &[SuiteFolder], out: &Path) -> Result<ChartView, Repo
         })
         .collect();
     let mut names: Vec<&str> = Vec::new();
-    for rows in &per {
-        for p in rows {
-            if !names.contains(&p.comparison.as_str()) {
-                names.push(&p.comparison);
-            }
+    for p in per.iter().flatten() {
+        if !names.contains(&p.comparison.as_str()) {
+            names.push(&p.comparison);
         }
     }
     let rows = names
@@ -386,15 +379,9 @@ pub fn write_docs(
 /// The headline chart's path as the README (in its folder) links it.
 pub fn readme_chart_path(out: &Path, readme: Option<&Path>) -> String {
     let file = out.join(format!("{HEADLINE_CHART}.svg"));
-    let base = readme
+    let rel = readme
         .and_then(Path::parent)
-        .filter(|p| !p.as_os_str().is_empty());
-    let rel = match base {
-        Some(b) => file
-            .strip_prefix(b)
-            .map(Path::to_path_buf)
-            .unwrap_or(file.clone()),
-        None => file.clone(),
-    };
-    crate::report::html::href(&rel)
+        .filter(|p| !p.as_os_str().is_empty())
+        .and_then(|b| file.strip_prefix(b).ok());
+    crate::report::html::href(rel.unwrap_or(&file))
 }

@@ -41,7 +41,7 @@ pub struct CauseShare {
 }
 
 /// The one-page answer for one GPU.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Summary {
     /// "25 of 33 fair comparisons similar" or why there are none.
     pub similar: String,

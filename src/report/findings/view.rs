@@ -12,7 +12,7 @@ use super::outcome::Outcome;
 use super::summary::{summary, Summary};
 
 /// One GPU's column: its name, folder, provenance and one-page answer.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct GpuView {
     pub name: String,
     /// The folder as given on the command line (or the suite's own, `.`).
@@ -252,11 +252,7 @@ fn published(e: &Experiment) -> Vec<String> {
     let quotes =
         paper::quotes(e.id).map(|q| format!("{} ({}): {}", q.source.cite(), q.place, q.text));
     let fills = paper::fill_quotes(e.id).map(|q| {
-        let calls = if q.seconds.is_some() {
-            " for ten calls"
-        } else {
-            ""
-        };
+        let calls = q.seconds.map_or("", |_| " for ten calls");
         format!(
             "{} ({}): {}{calls}",
             Source::FillArticle.cite(),
@@ -313,25 +309,24 @@ pub fn view(
         .collect();
     let mut sections: Vec<SectionView> = Vec::new();
     for e in EXPERIMENTS {
+        let line = format!("{} (`{}`)", e.title, e.id);
         let per_gpu = answers(folders, e.checks);
         for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
-            let line = format!("{} (`{}`)", e.title, e.id);
             match conclusion(outcomes) {
-                Conclusion::Holds => g.holds.push(line),
-                Conclusion::Fails => g.fails.push(line),
-                Conclusion::Measured => g.measured.push(line),
-                Conclusion::Cannot => g.cannot.push(line),
+                Conclusion::Holds => g.holds.push(line.clone()),
+                Conclusion::Fails => g.fails.push(line.clone()),
+                Conclusion::Measured => g.measured.push(line.clone()),
+                Conclusion::Cannot => g.cannot.push(line.clone()),
             }
         }
         let checks = check_views(e.checks, &per_gpu, Words::Seed);
         let why = experiments::why(e.id).map(|w| {
             let per_gpu = answers(folders, w.checks);
             for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
-                let line = format!("{} (`{}`)", e.title, e.id);
                 match conclusion(outcomes) {
-                    Conclusion::Holds => g.why_shown.push(line),
-                    Conclusion::Fails => g.why_not_shown.push(line),
-                    Conclusion::Measured | Conclusion::Cannot => g.why_cannot.push(line),
+                    Conclusion::Holds => g.why_shown.push(line.clone()),
+                    Conclusion::Fails => g.why_not_shown.push(line.clone()),
+                    Conclusion::Measured | Conclusion::Cannot => g.why_cannot.push(line.clone()),
                 }
             }
             WhyView {
@@ -406,12 +401,6 @@ fn gpu_head(f: &SuiteFolder, label: &str) -> GpuView {
         provenance,
         unfinished,
         summary: summary(f),
-        holds: Vec::new(),
-        fails: Vec::new(),
-        measured: Vec::new(),
-        cannot: Vec::new(),
-        why_shown: Vec::new(),
-        why_not_shown: Vec::new(),
-        why_cannot: Vec::new(),
+        ..GpuView::default()
     }
 }
