@@ -364,16 +364,16 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     kept
 }
 
+/// TARGET, where it is a run folder (one that holds PRs).
+fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
+    let folder = PathBuf::from(args.run.target.as_deref()?);
+    folder.join(CsvStore::PRS).is_file().then_some(folder)
+}
+
 /// The comparisons to explain: a run folder's fair PRs, a study's fair comparisons, or the
 /// one comparison the command line describes.
 fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
-    let folder = args
-        .run
-        .target
-        .as_deref()
-        .map(PathBuf::from)
-        .filter(|p| p.join(CsvStore::PRS).is_file());
-    let comparisons = match folder {
+    let comparisons = match target_folder(args) {
         Some(dir) => farthest(folder_gaps(&dir, args.all)?, args.max_targets),
         None => {
             let mut run = args.run.clone();
@@ -407,11 +407,7 @@ fn code_only_targets(
 ) -> Result<Vec<(Comparison, PrRow)>> {
     let mut found: Vec<(Comparison, PrRow)> = Vec::new();
     // The gaps of the target folder past --max-targets are read without rungs too.
-    let own = args
-        .max_targets
-        .and(args.run.target.as_deref())
-        .map(PathBuf::from)
-        .filter(|p| p.join(CsvStore::PRS).is_file());
+    let own = args.max_targets.and(target_folder(args));
     for dir in own.iter().chain(&args.machine_code_for) {
         for (c, row) in folder_gaps(dir, false)? {
             let known =
