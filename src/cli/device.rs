@@ -3,10 +3,9 @@
 
 use anyhow::Result;
 
-use clvscu::backend::cuda::{self};
-use clvscu::backend::opencl::{self};
+use clvscu::backend::{cuda, opencl};
 use clvscu::backend::{BackendError, DeviceInfo, Runtime};
-use clvscu::session::{self};
+use clvscu::session;
 use clvscu::study;
 
 use crate::cli::args::{CalibrateArgs, DeviceArgs};
@@ -30,10 +29,7 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         d.global_mem_bytes as f64 / (1u64 << 30) as f64,
         d.max_alloc_bytes as f64 / (1u64 << 30) as f64
     );
-    let clock = |c: Option<u32>| {
-        c.map(|v| format!("{v} MHz"))
-            .unwrap_or_else(|| "n/a".into())
-    };
+    let or_na = |v: Option<u32>, unit: &str| v.map_or("n/a".into(), |v| format!("{v} {unit}"));
     let peak = match d.theoretical_peak_gbs() {
         Some(p) => format!(
             "{p:.1} GB/s (Eq. 2: {} MHz x {} bit / 8 x 2)",
@@ -44,11 +40,9 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
     };
     say!(
         "      core clock {} | memory clock {} | bus width {} | peak bandwidth {}",
-        clock(d.core_clock_mhz),
-        clock(d.memory_clock_mhz),
-        d.memory_bus_width_bits
-            .map(|b| format!("{b} bit"))
-            .unwrap_or_else(|| "n/a".into()),
+        or_na(d.core_clock_mhz, "MHz"),
+        or_na(d.memory_clock_mhz, "MHz"),
+        or_na(d.memory_bus_width_bits, "bit"),
         peak
     );
     if let Some((ma, mi)) = d.compute_capability {

@@ -36,6 +36,12 @@ impl GpuJob {
     fn label(&self) -> String {
         format!("gpu{}", self.index)
     }
+
+    /// `gpu0: NAME (pci:BUS) -> FOLDER`.
+    fn describe(&self) -> String {
+        let (label, name, cl) = (self.label(), &self.name, &self.cl_device);
+        format!("{label}: {name} ({cl}) -> {}", self.folder.display())
+    }
 }
 
 /// Whether `devices` asks for every GPU (`--cuda-device all`); a hand-picked OpenCL device
@@ -129,21 +135,18 @@ pub fn run_all(
             }
         };
         let prefix = format!("[{}] ", job.label());
-        for pipe in [
+        readers.extend(
             child
                 .stdout
                 .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
+                .map(|p| forward_lines(p, &prefix, &emit)),
+        );
+        readers.extend(
             child
                 .stderr
                 .take()
-                .map(|p| Box::new(p) as Box<dyn Read + Send>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            readers.push(forward_lines(pipe, prefix.clone(), emit.clone()));
-        }
+                .map(|p| forward_lines(p, &prefix, &emit)),
+        );
         children.push(child);
     }
     let codes = wait_all(&mut children, interrupts)?;
@@ -177,10 +180,11 @@ fn spawn(program: &Path, args: &[String]) -> std::io::Result<Child> {
 }
 
 fn forward_lines(
-    pipe: Box<dyn Read + Send>,
-    prefix: String,
-    emit: Emit,
+    pipe: impl Read + Send + 'static,
+    prefix: &str,
+    emit: &Emit,
 ) -> std::thread::JoinHandle<()> {
+    let (prefix, emit) = (prefix.to_string(), emit.clone());
     std::thread::spawn(move || {
         for line in BufReader::new(pipe).lines().map_while(|l| l.ok()) {
             emit(format!("{prefix}{line}"));
@@ -217,16 +221,10 @@ fn wait_all(children: &mut [Child], interrupts: &AtomicUsize) -> Result<Vec<i32>
 pub fn run_command(out: &Path) -> Result<i32> {
     let jobs = jobs(out)?;
     let interrupts = count_interrupts();
-    let argv = own_args();
+    let argv: Vec<String> = std::env::args().skip(1).collect();
     let program = std::env::current_exe().context("finding this program to run once per GPU")?;
     for job in &jobs {
-        say!(
-            "== {}: {} ({}) -> {}",
-            job.label(),
-            job.name,
-            job.cl_device,
-            job.folder.display()
-        );
+        say!("== {}", job.describe());
     }
     let emit: Emit = Arc::new(|line| say!("{line}"));
     let codes = run_all(
@@ -264,11 +262,6 @@ fn report_over(out: &Path) {
     }
 }
 
-/// The arguments this process was started with, without the program.
-fn own_args() -> Vec<String> {
-    std::env::args().skip(1).collect()
-}
-
 /// Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
 fn count_interrupts() -> Arc<AtomicUsize> {
     let count = Arc::new(AtomicUsize::new(0));
@@ -283,13 +276,7 @@ fn count_interrupts() -> Arc<AtomicUsize> {
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
-        say!(
-            "  {}: {} ({}) -> {}: exit {code}",
-            job.label(),
-            job.name,
-            job.cl_device,
-            job.folder.display()
-        );
+        say!("  {}: exit {code}", job.describe());
     }
     codes.iter().copied().max().unwrap_or(0)
 }

@@ -25,11 +25,7 @@ use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 pub fn run(args: ExplainArgs) -> Result<i32> {
     refuse_exports(&args)?;
     if let Some(dir) = &args.from {
-        let out = redraw_folder(dir, args.run.out.as_deref())?;
-        let (explanations, files) = explain_run::write_outputs(&out)
-            .with_context(|| format!("reading the rungs under {}", out.display()))?;
-        let charts = draw_charts(&out)?;
-        print_verdicts(&explanations, &files, charts);
+        verdicts(&redraw_folder(dir, args.run.out.as_deref())?)?;
         return Ok(EXIT_OK);
     }
     let targets = targets(&args)?;
@@ -153,14 +149,14 @@ const PART_GRACE_S: u64 = 15;
 /// stop signal to it ends the running part's process group (see `children`).
 fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     crate::cli::children::catch_stop_signals();
-    let code = run_part_process(out, LADDER_PART)?;
+    let code = run_part_process(out, LADDER_PART, &[])?;
     if code == EXIT_INTERRUPTED {
         return Ok(code);
     }
     let pending = out.join(PENDING);
     let ids = std::fs::read_to_string(&pending).unwrap_or_default();
     for id in ids.lines().filter(|l| !l.is_empty()) {
-        if run_part_process(out, id)? == EXIT_INTERRUPTED {
+        if run_part_process(out, id, &[])? == EXIT_INTERRUPTED {
             return Ok(EXIT_INTERRUPTED);
         }
     }
@@ -174,11 +170,7 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     if crate::cli::children::stop_signal().is_some() {
         return Ok(EXIT_INTERRUPTED);
     }
-    let (explanations, files) = explain_run::write_outputs(out)
-        .with_context(|| format!("reading the rungs under {}", out.display()))?;
-    let charts = draw_charts(out)?;
-    print_verdicts(&explanations, &files, charts);
-    let missing = explanations
+    let missing = verdicts(out)?
         .iter()
         .flat_map(|t| &t.rungs)
         .filter(|r| r.pr.is_none())
@@ -207,7 +199,7 @@ fn run_machine_code_part(out: &Path) -> Result<i32> {
         ("CUDA_CACHE_DISABLE", "0".to_string()),
         ("CUDA_CACHE_MAXSIZE", (4u64 << 30).to_string()),
     ];
-    let code = run_part_process_with(out, MACHINE_CODE_PART, &env)?;
+    let code = run_part_process(out, MACHINE_CODE_PART, &env)?;
     let _ = std::fs::remove_dir_all(&cache);
     Ok(code)
 }
@@ -336,13 +328,9 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     Ok(EXIT_OK)
 }
 
-/// Runs this command again for one part, resuming `out`, and gives its exit code.
-fn run_part_process(out: &Path, part: &str) -> Result<i32> {
-    run_part_process_with(out, part, &[])
-}
-
-/// The same with `env` added to the part's environment.
-fn run_part_process_with(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i32> {
+/// Runs this command again for one part, resuming `out`, with `env` added to its
+/// environment, and gives its exit code.
+fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i32> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let mut args = resume_arguments(std::env::args().skip(1), out);
     args.extend(["--part".into(), part.to_string()]);
@@ -376,16 +364,16 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
     kept
 }
 
+/// TARGET, where it is a run folder (one that holds PRs).
+fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
+    let folder = PathBuf::from(args.run.target.as_deref()?);
+    folder.join(CsvStore::PRS).is_file().then_some(folder)
+}
+
 /// The comparisons to explain: a run folder's fair PRs, a study's fair comparisons, or the
 /// one comparison the command line describes.
 fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
-    let folder = args
-        .run
-        .target
-        .as_deref()
-        .map(PathBuf::from)
-        .filter(|p| p.join(CsvStore::PRS).is_file());
-    let comparisons = match folder {
+    let comparisons = match target_folder(args) {
         Some(dir) => farthest(folder_gaps(&dir, args.all)?, args.max_targets),
         None => {
             let mut run = args.run.clone();
@@ -411,8 +399,6 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     Ok(targets)
 }
 
-/// The fair comparisons of a run folder, found again in their studies: those outside the
-/// parity band, or all of them.
 /// The fair gaps of the `--machine-code-for` folders that are no target already, each with its
 /// PR row: their machine code is read, without rungs.
 fn code_only_targets(
@@ -421,11 +407,7 @@ fn code_only_targets(
 ) -> Result<Vec<(Comparison, PrRow)>> {
     let mut found: Vec<(Comparison, PrRow)> = Vec::new();
     // The gaps of the target folder past --max-targets are read without rungs too.
-    let own = args
-        .max_targets
-        .and(args.run.target.as_deref())
-        .map(PathBuf::from)
-        .filter(|p| p.join(CsvStore::PRS).is_file());
+    let own = args.max_targets.and(target_folder(args));
     for dir in own.iter().chain(&args.machine_code_for) {
         for (c, row) in folder_gaps(dir, false)? {
             let known =
@@ -493,6 +475,15 @@ fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
         }
     }
     Ok(found)
+}
+
+/// The verdicts of the rungs under `out`: written, drawn and printed.
+fn verdicts(out: &Path) -> Result<Vec<TargetExplanation>> {
+    let (explanations, files) = explain_run::write_outputs(out)
+        .with_context(|| format!("reading the rungs under {}", out.display()))?;
+    let charts = draw_charts(out)?;
+    print_verdicts(&explanations, &files, charts);
+    Ok(explanations)
 }
 
 fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {

@@ -118,12 +118,11 @@ fn run_one(
             say_err!("note: {}", printable(&note));
         }
     }
-    let out = out.to_path_buf();
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
     let progress = terminal && !args.quiet;
     let plan = RunPlan {
         study,
-        out: out.clone(),
+        out: out.to_path_buf(),
         resume: args.resume,
         passes: args.passes,
         sources: &sources,
@@ -145,16 +144,16 @@ fn run_one(
         &report.summary,
         &side_names(&sides),
         args.show_experiments,
-        &out,
+        out,
     );
     print_expected_refusals(&report.summary);
-    print_hint(&report.summary, &out);
+    print_hint(&report.summary, out);
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
         say!("{}", noise_floor_note());
     }
-    export(args, &out)?;
+    export(args, out)?;
     if !args.no_plot && !report.summary.interrupted {
-        match draw_charts(&out) {
+        match draw_charts(out) {
             Ok(files) if files.is_empty() => say!(
                 "charts: none, nothing to draw (no PR, no sweep, no known peak or copy \
                  measurement)"
@@ -167,18 +166,14 @@ fn run_one(
             Err(e) => say_err!("warning: charts not drawn: {e}"),
         }
     }
-    Ok(exit_code(&report.summary, &out))
+    Ok(exit_code(&report.summary, out))
 }
 
 /// The exit code of a finished run, with what the user should know about it.
 pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
     match summary.outcome() {
         Outcome::Interrupted => {
-            say_err!(
-                "interrupted: every finished comparison is in {}; continue with --resume --out {}",
-                out.display(),
-                out.display()
-            );
+            say_err!("interrupted: {}", run_kept(out));
             EXIT_INTERRUPTED
         }
         Outcome::FailedConfigs => {

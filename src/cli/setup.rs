@@ -34,20 +34,13 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let d = &args.devices;
     let cuda_error = match CudaBackend::open(d.cuda_device.as_deref()) {
         Ok(cuda) => {
-            return match OpenClBackend::open(d.cl_device.as_deref()) {
-                Ok(cl) => Ok(Sides {
+            return Ok(match OpenClBackend::open(d.cl_device.as_deref()) {
+                Ok(cl) => Sides {
                     a: Box::new(cl),
                     b: Some(Box::new(cuda)),
-                }),
-                Err(e) => {
-                    say_err!("note: {e}");
-                    say_err!("note: running CUDA only; no Performance Ratio can be formed");
-                    Ok(Sides {
-                        a: Box::new(cuda),
-                        b: None,
-                    })
-                }
-            };
+                },
+                Err(e) => alone(Box::new(cuda), e),
+            });
         }
         Err(e) => e,
     };
@@ -98,44 +91,46 @@ pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>
         }),
         Pairing::OpenclCuda => match (open_cl(d.cl_device.as_deref()), open_cuda()) {
             (Ok(a), Ok(b)) => Ok(Sides { a, b: Some(b) }),
-            (Ok(a), Err(e)) => {
-                say_err!("note: {e}");
-                say_err!("note: running OpenCL only; no Performance Ratio can be formed");
-                Ok(Sides { a, b: None })
-            }
-            (Err(e), Ok(b)) => {
-                say_err!("note: {e}");
-                say_err!("note: running CUDA only; no Performance Ratio can be formed");
-                Ok(Sides { a: b, b: None })
-            }
+            (Ok(one), Err(e)) | (Err(e), Ok(one)) => Ok(alone(one, e)),
             (Err(ea), Err(eb)) => bail!("no backend can run:\n  {ea}\n  {eb}"),
         },
     }
 }
 
+/// `side` alone, saying why the other API (`missing`) is not there.
+fn alone(side: Box<dyn Runtime>, missing: impl std::fmt::Display) -> Sides {
+    say_err!("note: {missing}");
+    say_err!(
+        "note: running {} only; no Performance Ratio can be formed",
+        side.api().label()
+    );
+    Sides { a: side, b: None }
+}
+
 /// The command line's study, when it names a kernel instead of a study.
 fn quick_run(args: &RunArgs, target: &str) -> Result<QuickRun> {
-    let list = |param: &str, v: &Option<String>| -> Result<Vec<String>> {
+    let lists = [
+        ("local", &args.local),
+        ("size", &args.size),
+        ("groups", &args.groups),
+        ("index", &args.index),
+    ];
+    let [local, size, groups, index] = lists.map(|(param, v)| -> Result<Vec<String>> {
         v.as_deref()
             .map(|t| study::quick::expand(param, t).map_err(anyhow::Error::msg))
             .unwrap_or(Ok(Vec::new()))
-    };
+    });
     Ok(QuickRun {
         target: target.to_string(),
-        local: list("local", &args.local)?,
-        size: list("size", &args.size)?,
-        groups: list("groups", &args.groups)?,
-        index: list("index", &args.index)?,
-        ranges: [
-            ("local", &args.local),
-            ("size", &args.size),
-            ("groups", &args.groups),
-            ("index", &args.index),
-        ]
-        .into_iter()
-        .filter(|(_, v)| v.as_deref().is_some_and(|t| t.contains("..")))
-        .map(|(p, _)| p.to_string())
-        .collect(),
+        local: local?,
+        size: size?,
+        groups: groups?,
+        index: index?,
+        ranges: lists
+            .into_iter()
+            .filter(|(_, v)| v.as_deref().is_some_and(|t| t.contains("..")))
+            .map(|(p, _)| p.to_string())
+            .collect(),
         reps: args.reps,
         warmup: args.warmup,
         min_time: args.min_time,
@@ -265,27 +260,11 @@ pub(crate) fn show_event(event: Event) {
                 study.comparisons.len(),
             );
             let same_api = sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api());
-            let letter = |l: &str| {
-                if same_api {
-                    format!(" {l}")
-                } else {
-                    String::new()
-                }
-            };
+            let all = std::iter::once(sides.a.as_ref()).chain(sides.b.as_deref());
             // The names the tables give the sides, with their devices.
-            say!(
-                "  {}{}: {}",
-                sides.a.api(),
-                letter("A"),
-                printable(&sides.a.info().name)
-            );
-            if let Some(b) = &sides.b {
-                say!(
-                    "  {}{}: {}",
-                    b.api(),
-                    letter("B"),
-                    printable(&b.info().name)
-                );
+            for (side, letter) in all.zip([" A", " B"]) {
+                let letter = if same_api { letter } else { "" };
+                say!("  {}{letter}: {}", side.api(), printable(&side.info().name));
             }
         }
         Event::PassDone { row, of } => say!(

@@ -15,15 +15,18 @@ use clvscu::session::store::CsvStore;
 use clvscu::suite::state;
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
-use crate::cli::args::{Pairing, SuiteArgs};
+use crate::cli::args::SuiteArgs;
 use crate::cli::children::{self, stop_signal, Stopping};
 use crate::cli::every_gpu;
 use crate::cli::setup::claim_default_folder;
 use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
-use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command};
+use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
 /// Seconds a step stopped at its cap gets to write what it finished before it is killed.
 const GRACE_S: u64 = 15;
+
+/// The note of a step stopped at its cap.
+const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
@@ -57,10 +60,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // reach: this process passes a stop on to the step's group, waits for it to keep what it
     // finished, records the step, and stops.
     children::catch_stop_signals();
-    let mode = if args.quick { "quick" } else { "full" };
     say!(
-        "clvscu suite, {} plan ({mode}): {} steps into {}",
+        "clvscu suite, {} plan ({}): {} steps into {}",
         plan.name(),
+        mode(&args),
         steps.len(),
         out.display()
     );
@@ -149,6 +152,15 @@ fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
     Ok(())
 }
 
+/// The suite's mode as its summaries name it.
+fn mode(args: &SuiteArgs) -> &'static str {
+    if args.quick {
+        "quick"
+    } else {
+        "full"
+    }
+}
+
 fn resume_hint(out: &Path) -> String {
     format!(
         "interrupted: continue with `clvscu suite --resume --out {}`",
@@ -180,23 +192,22 @@ fn print_row(r: &StepRow) {
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
 /// steps left); the row records that allowance, in whole seconds, as its cap.
 fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Result<StepRow> {
-    let cap_s = allowance_s.floor() as u32;
-    let skipped = |note: String| StepRow {
-        step: step.name.into(),
-        status: StepStatus::Skipped,
-        exit_code: None,
-        wall_s: 0.0,
-        cap_s,
-        note,
-    };
     if let StepKind::CpuStudy(name) = step.kind {
         return run_cpu_step(args, out, step, name, allowance_s);
     }
+    let row = |status, exit_code, wall_s, note| StepRow {
+        step: step.name.into(),
+        status,
+        exit_code,
+        wall_s,
+        cap_s: allowance_s.floor() as u32,
+        note,
+    };
     let command = match step_command(args, out, step)? {
         Ok(c) => c,
-        Err(why) => return Ok(skipped(why)),
+        Err(why) => return Ok(row(StepStatus::Skipped, None, 0.0, why)),
     };
-    let log = out.join("logs").join(format!("{}.log", step.name));
+    let log = log_file(out, step, "log");
     let started = Instant::now();
     let (code, capped) = run_capped(command, &log, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
@@ -204,10 +215,7 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
         Some(EXIT_OK) => (StepStatus::Done, String::new()),
         Some(EXIT_FAILED_CONFIGS) => (StepStatus::Done, failed_rows_note(&out.join(step.dir))),
         _ if stop_signal().is_some() => (StepStatus::Interrupted, String::new()),
-        _ if capped => (
-            StepStatus::Capped,
-            "stopped at its cap; --resume goes on from its last finished part".into(),
-        ),
+        _ if capped => (StepStatus::Capped, CAPPED_NOTE.into()),
         _ => (
             StepStatus::Failed,
             format!(
@@ -216,14 +224,12 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
             ),
         ),
     };
-    Ok(StepRow {
-        step: step.name.into(),
-        status,
-        exit_code: code,
-        wall_s,
-        cap_s,
-        note,
-    })
+    Ok(row(status, code, wall_s, note))
+}
+
+/// The step's log `logs/STEP.EXT` under the suite's folder.
+fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
+    out.join("logs").join(format!("{}.{ext}", step.name))
 }
 
 /// A CPU step: each comparison of its study in a child of its own, into a run folder of its
@@ -240,8 +246,7 @@ fn run_cpu_step(
 ) -> Result<StepRow> {
     let exe = std::env::current_exe().context("finding this program to run it again")?;
     let (dir, cpu) = (out.join(step.dir), on_the_cpu(args));
-    let log = out.join("logs").join(format!("{}.log", step.name));
-    let part = out.join("logs").join(format!("{}.part.log", step.name));
+    let (log, part) = (log_file(out, step, "log"), log_file(out, step, "part.log"));
     // The study, as the first child would write it: its comparisons are the children.
     let text = suite::study_text(name, args.quick).map_err(anyhow::Error::msg)?;
     let study = clvscu::study::parse(&text, name)?;
@@ -326,7 +331,7 @@ fn run_cpu_step(
         );
     }
     if status == StepStatus::Capped {
-        notes.push("stopped at its cap; --resume goes on from its last finished part".into());
+        notes.push(CAPPED_NOTE.into());
     }
     let code = if aborted.is_empty() && errors.is_empty() && !failed_configs {
         EXIT_OK
@@ -432,7 +437,7 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     }
     let mut md = format!(
         "# clvscu suite ({})\n\n{}\n",
-        if args.quick { "quick" } else { "full" },
+        mode(args),
         state::markdown(rows)
     );
     md += &format!(
@@ -453,7 +458,7 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
             "report.html"
         ]
         .iter()
-        .map(|f| PathBuf::from(out).join(f).display().to_string())
+        .map(|f| out.join(f).display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
     );
@@ -491,7 +496,7 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let md = format!(
         "# clvscu suite --plan matvec-rule ({})\n\n{}\n\nThe table: rules/matvec-auto-*.toml \
          (copy it into harness/rules/ and rebuild, or name it in CLVSCU_MATVEC_RULES).\n\n{checks}",
-        if args.quick { "quick" } else { "full" },
+        mode(args),
         state::markdown(rows)
     );
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
@@ -504,10 +509,7 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
 /// The CUDA device the suite ran on, for Eq. 3: `--cuda-device` as an index or part of a
 /// name (default 0). None without CUDA, or with a pair that does not use it.
 fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
-    if matches!(
-        args.pair,
-        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
-    ) {
+    if !uses_cuda(args) {
         return None;
     }
     let list = clvscu::backend::cuda::list_devices().ok()?;

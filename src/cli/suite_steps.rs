@@ -153,8 +153,6 @@ fn has_tables(dir: &Path) -> Result<bool> {
     Ok(dir.is_dir() && !clvscu::families::rule_tables::table_files(dir)?.is_empty())
 }
 
-/// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
-/// parity band explain leaves alone.
 /// The folders of the suite's study steps but `of` that hold PRs.
 fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
     clvscu::suite::STEPS
@@ -172,6 +170,8 @@ fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
         .collect()
 }
 
+/// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
+/// parity band explain leaves alone.
 fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     let file = target.join(CsvStore::PRS);
     if !file.is_file() {
@@ -229,6 +229,14 @@ pub(super) fn on_the_cpu(args: &SuiteArgs) -> SuiteArgs {
     cpu
 }
 
+/// Whether the suite's pair runs CUDA (the default pair does).
+pub(super) fn uses_cuda(args: &SuiteArgs) -> bool {
+    !matches!(
+        args.pair,
+        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
+    )
+}
+
 /// `--pair` and the device options, passed on to a child.
 fn side_args(args: &SuiteArgs, with_timeout: bool) -> Vec<String> {
     let mut v = Vec::new();
@@ -269,10 +277,7 @@ fn baselines_command(
     only: Option<&str>,
     csv: &str,
 ) -> std::result::Result<Command, String> {
-    if matches!(
-        args.pair,
-        Some(Pairing::Fake | Pairing::Opencl | Pairing::OpenclOpencl)
-    ) {
+    if !uses_cuda(args) {
         return Err("the vendor libraries run on CUDA, which this suite does not use".into());
     }
     let probe = Command::new("python3")
@@ -301,14 +306,8 @@ fn baselines_command(
     c.arg(dir.join("baselines.py"))
         .arg(out.join(csv))
         .arg(dir.join(&spec));
-    match (only, args.quick) {
-        (Some(only), _) => {
-            c.env("BASELINES_ONLY", only);
-        }
-        (None, true) => {
-            c.env("BASELINES_ONLY", "sgemv,sum,copy,shapes");
-        }
-        (None, false) => {}
+    if let Some(only) = only.or(args.quick.then_some("sgemv,sum,copy,shapes")) {
+        c.env("BASELINES_ONLY", only);
     }
     Ok(c)
 }

@@ -48,6 +48,20 @@ fn shared_unit<'r>(mut units: impl Iterator<Item = &'r str>) -> Option<&'r str> 
     units.all(|u| u == first).then_some(first)
 }
 
+/// `[lo, hi]`, each to `digits` significant digits.
+fn interval(lo: f64, hi: f64, digits: usize) -> String {
+    format!("[{}, {}]", format_sig(lo, digits), format_sig(hi, digits))
+}
+
+/// A PR and its CI: `1.08 [1.07, 1.09]`.
+fn pr_with_ci(pr: f64, lo: f64, hi: f64) -> String {
+    format!(
+        "{} {}",
+        format_sig(pr, RATIO_DIGITS),
+        interval(lo, hi, RATIO_DIGITS)
+    )
+}
+
 /// A metric with its unit, or without where the header carries it.
 fn metric_cell(value: f64, unit: &str, shared: bool) -> String {
     if shared {
@@ -243,14 +257,6 @@ fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[SideName]) -> String
     out
 }
 
-/// A side as the tables name it: by API, with A or B where both sides run the same API.
-fn side_label(api: &str, side: Option<char>) -> String {
-    match side {
-        Some(letter) => format!("{api} {letter}"),
-        None => api.to_string(),
-    }
-}
-
 fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
     let unit = shared_unit(rows.iter().map(|m| m.metric_unit.unit()));
     let median = unit.map_or("median".to_string(), |u| format!("median ({u})"));
@@ -271,29 +277,27 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
     let mut t = table(&header, &[2, 3, 4, 5, 6]);
     let mut previous: Option<&str> = None;
     for m in rows {
-        // A comparison's rows come side A first: a repeated name is its side B.
+        // A comparison's rows come side A first: a repeated name is its side B. The sides are
+        // named by API, with A or B where both sides run the same API.
         let letter = if previous == Some(m.comparison.as_str()) {
-            'B'
+            " B"
         } else {
-            'A'
+            " A"
         };
         previous = Some(&m.comparison);
+        let side = format!("{}{}", m.api.label(), if same_api { letter } else { "" });
         let ok = m.status == Status::Ok;
         let dash = || "-".to_string();
         let mut row = vec![
             printable(&m.comparison).into_owned(),
-            side_label(m.api.label(), same_api.then_some(letter)),
+            side,
             if ok {
                 metric_cell(m.metric, m.metric_unit.unit(), unit.is_some())
             } else {
                 dash()
             },
             if ok {
-                format!(
-                    "[{}, {}]",
-                    format_sig(m.metric_ci_lo, VALUE_DIGITS),
-                    format_sig(m.metric_ci_hi, VALUE_DIGITS)
-                )
+                interval(m.metric_ci_lo, m.metric_ci_hi, VALUE_DIGITS)
             } else {
                 dash()
             },
@@ -338,13 +342,8 @@ fn pr_table(rows: &[&PrRow]) -> Table {
             printable(&p.comparison).into_owned(),
             metric_cell(p.metric_a, p.metric_unit.unit(), unit.is_some()),
             metric_cell(p.metric_b, p.metric_unit.unit(), unit.is_some()),
-            format!(
-                "{} [{}, {}]",
-                format_sig(p.pr, RATIO_DIGITS),
-                format_sig(p.pr_ci_lo, RATIO_DIGITS),
-                format_sig(p.pr_ci_hi, RATIO_DIGITS)
-            ),
-            verdict_word(p),
+            pr_with_ci(p.pr, p.pr_ci_lo, p.pr_ci_hi),
+            clvscu::stats::verdict_word(p.pr, p.pr_ci_lo, p.pr_ci_hi),
             if p.fair {
                 "yes".into()
             } else {
@@ -353,11 +352,6 @@ fn pr_table(rows: &[&PrRow]) -> Table {
         ]);
     }
     t
-}
-
-/// A PR's verdict in the words every output uses.
-fn verdict_word(p: &PrRow) -> String {
-    clvscu::stats::verdict_word(p.pr, p.pr_ci_lo, p.pr_ci_hi)
 }
 
 /// "OpenCL ran 1.08 ± 0.01 times slower than CUDA": the factor and its CI's half-width, with
@@ -371,10 +365,8 @@ pub fn verdict(p: &PrRow) -> String {
     let band = format!("[{SIMILAR_LO}, {SIMILAR_HI}]");
     if (SIMILAR_LO..=SIMILAR_HI).contains(&lo) && (SIMILAR_LO..=SIMILAR_HI).contains(&hi) {
         return format!(
-            "{a} and {b} ran similarly: PR {} [{}, {}] lies in the similar band {band}",
-            format_sig(pr, RATIO_DIGITS),
-            format_sig(lo, RATIO_DIGITS),
-            format_sig(hi, RATIO_DIGITS)
+            "{a} and {b} ran similarly: PR {} lies in the similar band {band}",
+            pr_with_ci(pr, lo, hi)
         );
     }
     // Higher performance is better: PR above 1 means side A is faster by PR, below 1 slower
@@ -385,11 +377,8 @@ pub fn verdict(p: &PrRow) -> String {
         (1.0 / pr, (1.0 / lo - 1.0 / hi) / 2.0, "slower")
     } else {
         return format!(
-            "no clear difference: PR {} [{}, {}] includes 1 but reaches outside the similar \
-             band {band}",
-            format_sig(pr, RATIO_DIGITS),
-            format_sig(lo, RATIO_DIGITS),
-            format_sig(hi, RATIO_DIGITS)
+            "no clear difference: PR {} includes 1 but reaches outside the similar band {band}",
+            pr_with_ci(pr, lo, hi)
         );
     };
     format!("{a} ran {factor:.2} ± {spread:.2} times {word} than {b}")
@@ -399,11 +388,7 @@ pub fn verdict(p: &PrRow) -> String {
 /// an edge of the similar band (it cannot tell similar from different).
 fn too_wide(p: &PrRow) -> Option<String> {
     let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
-    let ci = format!(
-        "the 95% CI [{}, {}]",
-        format_sig(lo, RATIO_DIGITS),
-        format_sig(hi, RATIO_DIGITS)
-    );
+    let ci = format!("the 95% CI {}", interval(lo, hi, RATIO_DIGITS));
     let half = (hi - lo) / 2.0 / pr;
     if !half.is_finite() || half > WIDE_CI {
         return Some(format!("{ci} spans ±{:.0}% of the PR", half * 100.0));
