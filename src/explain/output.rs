@@ -161,8 +161,7 @@ pub fn headline(t: &TargetExplanation) -> String {
     let Some(own) = t.pr else {
         return format!("{}: {}", t.target, t.verdict.describe());
     };
-    let best = deciding_rung(t);
-    match best {
+    match deciding_rung(t) {
         Some((r, pr)) => format!(
             "{}: PR {:.3} → {:.3} with {}: {}",
             t.target,
@@ -233,14 +232,9 @@ pub fn markdown(
     let _ = writeln!(md, "## Verdicts\n");
     for t in all {
         let front_end = t.verdict.slug().split('+').any(|c| c == "front-end");
-        match super::ptx::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end) {
-            Some(text) => {
-                let _ = writeln!(md, "- {}; {text}", headline(t));
-            }
-            None => {
-                let _ = writeln!(md, "- {}", headline(t));
-            }
-        }
+        let ptx = super::ptx::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end);
+        let ptx = ptx.map(|text| format!("; {text}")).unwrap_or_default();
+        let _ = writeln!(md, "- {}{ptx}", headline(t));
     }
     for t in all {
         let _ = writeln!(
@@ -270,19 +264,11 @@ pub fn markdown(
         if let Some(replay) = &t.replay {
             let _ = writeln!(md, "**Replayed as a plain program:** {replay}.\n");
         }
-        match &t.machine_code {
-            Some(text) => {
-                let _ = writeln!(md, "**Machine code each runtime runs:** {text}.\n");
-            }
-            None => {
-                let _ = writeln!(
-                    md,
-                    "**Machine code each runtime runs:** not read (`machine-code.csv` says \
-                     why); the SASS counts below, where present, are the CUDA driver's code \
-                     for both PTX texts.\n"
-                );
-            }
-        }
+        let machine_code = t.machine_code.as_deref().unwrap_or(
+            "not read (`machine-code.csv` says why); the SASS counts below, where present, are \
+             the CUDA driver's code for both PTX texts",
+        );
+        let _ = writeln!(md, "**Machine code each runtime runs:** {machine_code}.\n");
         for text in code.classes(&t.target) {
             let _ = writeln!(md, "**Code:** {text}.\n");
         }
