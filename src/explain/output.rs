@@ -83,20 +83,24 @@ pub struct CodeFacts {
     pub ncu: Vec<super::profile::NcuRow>,
 }
 
+/// The rows of `file`, none where it is not there.
+pub(super) fn read_if_file<T: serde::de::DeserializeOwned>(
+    file: &Path,
+) -> Result<Vec<T>, ExportError> {
+    if file.is_file() {
+        read_rows(file)
+    } else {
+        Ok(Vec::new())
+    }
+}
+
 impl CodeFacts {
     /// The files under an explain folder, those that exist.
     pub fn read(out: &Path) -> Result<CodeFacts, ExportError> {
-        fn rows<T: serde::de::DeserializeOwned>(file: PathBuf) -> Result<Vec<T>, ExportError> {
-            if file.is_file() {
-                read_rows(&file)
-            } else {
-                Ok(Vec::new())
-            }
-        }
         Ok(CodeFacts {
-            ptx: rows(out.join(super::ptx::PTX_CLASSES_CSV))?,
-            sass: rows(out.join(super::code::SASS_CLASSES_CSV))?,
-            ncu: rows(out.join(super::profile::NCU_CSV))?,
+            ptx: read_if_file(&out.join(super::ptx::PTX_CLASSES_CSV))?,
+            sass: read_if_file(&out.join(super::code::SASS_CLASSES_CSV))?,
+            ncu: read_if_file(&out.join(super::profile::NCU_CSV))?,
         })
     }
 
