@@ -8,7 +8,6 @@
 //! runtime rung that closes it (registers, carveout, the other clock); a gap no rung closes is
 //! "unexplained", with the PR that remains and the rung that moved it most.
 
-use crate::rows::Api;
 use crate::rows::{MeasurementRow, PrRow};
 
 use super::ladder::{LadderStep, RungKind};
@@ -22,11 +21,24 @@ fn closed_fraction(target: &Interval, rung: &Interval) -> Option<f64> {
     (gap.abs() > f64::EPSILON && rung.value > 0.0).then(|| 1.0 - rung.value.ln() / gap)
 }
 
-fn registers_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> String {
+/// The rows of `kind`'s rung of `target` among `rows`.
+fn rung_rows<'r>(
+    rows: &'r [MeasurementRow],
+    target: &str,
+    kind: RungKind,
+) -> impl Iterator<Item = &'r MeasurementRow> {
     let id = super::rung_id(target, &kind.name());
-    let regs: Vec<String> = rows
-        .iter()
-        .filter(|r| r.comparison == id)
+    rows.iter().filter(move |r| r.comparison == id)
+}
+
+/// The last PR of `kind`'s rung of `target` among `prs`.
+fn rung_pr(prs: &[PrRow], target: &str, kind: RungKind) -> Option<Interval> {
+    let id = super::rung_id(target, &kind.name());
+    prs.iter().rfind(|p| p.comparison == id).map(Interval::of)
+}
+
+fn registers_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> String {
+    let regs: Vec<String> = rung_rows(rows, target, kind)
         .filter_map(|r| r.registers.map(|n| format!("{} {n}", r.api.label())))
         .collect();
     if regs.is_empty() {
@@ -37,10 +49,8 @@ fn registers_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> Stri
 }
 
 fn failure_note(kind: RungKind, target: &str, rows: &[MeasurementRow]) -> String {
-    let id = super::rung_id(target, &kind.name());
-    let failures: Vec<String> = rows
-        .iter()
-        .filter(|r| r.comparison == id && r.status != crate::rows::Status::Ok)
+    let failures: Vec<String> = rung_rows(rows, target, kind)
+        .filter(|r| r.status != crate::rows::Status::Ok)
         .map(|r| {
             format!(
                 "{} {}: {}",
@@ -77,8 +87,7 @@ fn outcomes(
     let mut outcomes: Vec<RungOutcome> = kinds
         .into_iter()
         .map(|kind| {
-            let id = super::rung_id(target, &kind.name());
-            let pr = prs.iter().rfind(|p| p.comparison == id).map(Interval::of);
+            let pr = rung_pr(prs, target, kind);
             let note = match pr {
                 Some(_) => registers_note(kind, target, rows),
                 None => failure_note(kind, target, rows),
@@ -96,14 +105,6 @@ fn outcomes(
         .collect();
     mark_void(&mut outcomes, target, rows);
     outcomes
-}
-
-/// The registers `api`'s side of `kind`'s rung of `target` used.
-fn rung_registers(rows: &[MeasurementRow], target: &str, kind: RungKind, api: Api) -> Option<u32> {
-    let id = super::rung_id(target, &kind.name());
-    rows.iter()
-        .find(|r| r.comparison == id && r.api == api)
-        .and_then(|r| r.registers)
 }
 
 /// Marks each register rung void whose control does not hold: the control (the same PTX on
@@ -151,7 +152,8 @@ fn control_fault(
             reference.value, pr.value
         ));
     }
-    match rung_registers(rows, target, control, held) {
+    let used = rung_rows(rows, target, control).find(|r| r.api == held);
+    match used.and_then(|r| r.registers) {
         Some(n) if n != registers => Some(format!(
             "void: its control's cap at {registers} registers gave {n}: the cap's path changes \
              the code by itself"
@@ -278,7 +280,6 @@ pub fn explain_all(prs: &[PrRow], rows: &[MeasurementRow]) -> Vec<TargetExplanat
         .filter(|(_, rung)| *rung == RungKind::Own.name())
         .map(|(t, _)| t)
         .collect();
-    targets.dedup();
     let mut seen = std::collections::HashSet::new();
     targets.retain(|t| seen.insert(*t));
     targets
@@ -309,12 +310,8 @@ pub fn code_only(row: &PrRow) -> TargetExplanation {
 
 /// The explanation of `target` from the rows of its rungs.
 pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> TargetExplanation {
-    let own_id = super::rung_id(target, &RungKind::Own.name());
-    let own_row = rows.iter().find(|r| r.comparison == own_id);
-    let pr = prs
-        .iter()
-        .rfind(|p| p.comparison == own_id)
-        .map(Interval::of);
+    let own_row = rung_rows(rows, target, RungKind::Own).next();
+    let pr = rung_pr(prs, target, RungKind::Own);
     let (rungs, verdict) = match pr {
         Some(own) => {
             let rungs = outcomes(target, &own, prs, rows);
@@ -326,21 +323,29 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
             Verdict::NotMeasured(failure_note(RungKind::Own, target, rows)),
         ),
     };
-    let study = own_row.map(|r| r.study.clone()).unwrap_or_default();
-    let shapes = rows
-        .iter()
-        .filter(|r| r.comparison == own_id && r.status == crate::rows::Status::Ok)
+    let shapes = rung_rows(rows, target, RungKind::Own)
+        .filter(|r| r.status == crate::rows::Status::Ok)
         .map(SideShape::of)
         .collect();
+    let (study, family, variant, size, device) = own_row
+        .map(|r| {
+            let family = r.family.name().to_string();
+            (
+                r.study.clone(),
+                family,
+                r.variant.clone(),
+                r.size.clone(),
+                r.device.clone(),
+            )
+        })
+        .unwrap_or_default();
     TargetExplanation {
         target: target.to_string(),
         study,
-        family: own_row
-            .map(|r| r.family.name().to_string())
-            .unwrap_or_default(),
-        variant: own_row.map(|r| r.variant.clone()).unwrap_or_default(),
-        size: own_row.map(|r| r.size.clone()).unwrap_or_default(),
-        device: own_row.map(|r| r.device.clone()).unwrap_or_default(),
+        family,
+        variant,
+        size,
+        device,
         pr,
         rungs,
         verdict,
@@ -354,10 +359,8 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
 
 /// Each side's speed in `kind`'s rung of `target`, as "OpenCL 31.4, CUDA 42.8 GFLOP/s".
 fn speeds(rows: &[MeasurementRow], target: &str, kind: RungKind) -> Option<String> {
-    let id = super::rung_id(target, &kind.name());
-    let sides: Vec<&MeasurementRow> = rows
-        .iter()
-        .filter(|r| r.comparison == id && r.status == crate::rows::Status::Ok)
+    let sides: Vec<&MeasurementRow> = rung_rows(rows, target, kind)
+        .filter(|r| r.status == crate::rows::Status::Ok)
         .collect();
     let unit = sides.first()?.metric_unit.unit();
     let each: Vec<String> = sides
@@ -374,10 +377,8 @@ fn fix_sentence(
     prs: &[PrRow],
     rows: &[MeasurementRow],
 ) -> Option<String> {
-    let id = super::rung_id(target, &RungKind::Alternative.name());
-    let row = rows.iter().find(|r| r.comparison == id)?;
-    let pr = prs.iter().rfind(|p| p.comparison == id).map(Interval::of);
-    let Some(pr) = pr else {
+    let row = rung_rows(rows, target, RungKind::Alternative).next()?;
+    let Some(pr) = rung_pr(prs, target, RungKind::Alternative) else {
         return Some(format!(
             "the alternative `{}` did not run on both sides: {}",
             row.variant,

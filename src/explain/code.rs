@@ -7,14 +7,14 @@
 //! options, so a difference between them is the front ends' (NVIDIA's OpenCL runtime takes the
 //! same step when it loads its PTX; explain's register rung measures where its JIT differs).
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{JitOptions, Runtime};
 use crate::export::csv::{read_rows, write_rows};
-use crate::export::{write_atomic, ExportError};
+use crate::export::{io_err, write_atomic, ExportError};
 use crate::inspect::sass;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
@@ -103,18 +103,16 @@ fn texts_of(sources: &KernelSources, sides: &mut Sides, t: &Comparison) -> Vec<(
 /// Writes each distinct text once, named by its hash, and returns the index.
 fn store_texts(out: &Path, all: &[TargetTexts]) -> Result<Vec<TextRow>, ExportError> {
     let mut index = Vec::new();
-    let mut written: BTreeMap<String, ()> = BTreeMap::new();
+    let mut written = BTreeSet::new();
     for t in all {
         for (api, text) in &t.texts {
             let file = format!(
                 "{PTX_DIR}/{}.ptx",
                 crate::session::folder::short_hash(text.as_bytes())
             );
-            if written.insert(file.clone(), ()).is_none() {
-                std::fs::create_dir_all(out.join(PTX_DIR)).map_err(|e| ExportError::Io {
-                    path: out.join(PTX_DIR),
-                    source: e,
-                })?;
+            if written.insert(file.clone()) {
+                let dir = out.join(PTX_DIR);
+                std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
                 write_atomic(&out.join(&file), text.as_bytes())?;
             }
             index.push(TextRow {
@@ -221,8 +219,7 @@ fn sass_of(
             source,
         })?;
     std::fs::write(file.path(), &cubin).map_err(SassError::WriteCubin)?;
-    let path: PathBuf = file.path().to_path_buf();
-    let text = sass::disassemble(tool, &path)?;
+    let text = sass::disassemble(tool, file.path())?;
     Ok(sass::parse_cuobjdump(&text))
 }
 

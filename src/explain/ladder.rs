@@ -111,13 +111,13 @@ impl RungKind {
             RungKind::NvrtcPtx => "nvrtc-ptx".into(),
             RungKind::OpenclPtx => "opencl-ptx".into(),
             RungKind::RegistersHeld { registers, held } => {
-                format!("{}-capped-to-r{registers}", api_slug(held))
+                format!("{}-capped-to-r{registers}", held.label().to_lowercase())
             }
             RungKind::CapControl { registers, held } => {
-                format!("{}-capped-to-own-r{registers}", api_slug(held))
+                format!("{}-capped-to-own-r{registers}", held.label().to_lowercase())
             }
             RungKind::LinkedRegisters { registers, held } => {
-                format!("{}-held-to-r{registers}", api_slug(held))
+                format!("{}-held-to-r{registers}", held.label().to_lowercase())
             }
             RungKind::CudaLinked => "cuda-linked".into(),
             RungKind::OptLevelHeld(l) => format!("jit-opt-{l}"),
@@ -176,7 +176,7 @@ impl RungKind {
             let (side, regs) = name.split_once(infix)?;
             let held = [Api::OpenCl, Api::Cuda]
                 .into_iter()
-                .find(|a| api_slug(*a) == side)?;
+                .find(|a| a.label().to_lowercase() == side)?;
             Some(make(regs.parse().ok()?, held))
         })
     }
@@ -264,13 +264,6 @@ impl RungKind {
 
 /// Makes a register rung from its count and held side.
 type MakeRegisterRung = fn(u32, Api) -> RungKind;
-
-fn api_slug(api: Api) -> &'static str {
-    match api {
-        Api::OpenCl => "opencl",
-        Api::Cuda => "cuda",
-    }
-}
 
 /// One rung: what it changes and the comparison that runs it.
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use crate::export::csv::read_rows;
 use crate::export::ExportError;
 use crate::rows::MeasurementRow;
 use crate::rows::{Api, TimerKind};
@@ -70,11 +69,7 @@ pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
 /// The plain loops' one-launch cases (1x1, one launch per wait, the finish wait) measured
 /// beside the ladder, if a calibration was written there.
 pub fn plain_loops(folder: &Path) -> Result<Vec<CalibrationRow>, ExportError> {
-    let file = folder.join(CALIBRATION_CSV);
-    if !file.is_file() {
-        return Ok(Vec::new());
-    }
-    let rows: Vec<CalibrationRow> = read_rows(&file)?;
+    let rows: Vec<CalibrationRow> = super::output::read_if_file(&folder.join(CALIBRATION_CSV))?;
     Ok(rows
         .into_iter()
         .filter(|r| {

@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::backend::JitOptions;
 use crate::export::csv::{read_rows, write_rows};
-use crate::export::{write_atomic, ExportError};
+use crate::export::{io_err, write_atomic, ExportError};
+use crate::families::exec::ExecError;
 use crate::inspect::cache::{new_images, snapshot, Snapshot};
 use crate::inspect::cubin::{self, ClassCounts, KernelCode, Resources};
 use crate::inspect::sass;
@@ -34,6 +35,8 @@ use crate::rows::Api;
 use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;
+
+use super::output::read_if_file;
 
 pub const MACHINE_CODE_DIR: &str = "machine-code";
 pub const MACHINE_CODE_CSV: &str = "machine-code.csv";
@@ -129,6 +132,21 @@ impl Taker<'_> {
             source,
         });
     }
+
+    /// [`Taker::take`] of a program built from a text, keyed by `base` and the text (builds
+    /// of the same text leave one image); gives the text.
+    fn take_built(
+        &mut self,
+        code: &str,
+        kernel: &'static str,
+        base: &str,
+        built: Result<Option<String>, ExecError>,
+    ) -> Option<String> {
+        let built = built.map_err(|e| NoImage::BuildFailed(e.to_string()));
+        let text = built.as_ref().ok().cloned().flatten();
+        self.take(code, kernel, format!("{base}:{text:?}"), built.map(|_| ()));
+        text
+    }
 }
 
 /// How long the part reads code by default (`--code-budget`) before it records the remaining targets as not read: the
@@ -162,14 +180,14 @@ pub fn collect(
 ) -> Result<(), ExportError> {
     let plans = build_all(targets, capped_rungs, sources, sides, cache, budget_s);
     let tool = sass::find_cuobjdump();
-    let jobs: Vec<(&Comparison, Taken)> = plans
+    let jobs: Vec<(&Comparison, &Taken)> = plans
         .iter()
         .flat_map(|p| match p {
-            Plan::Read(t, taken) => taken.iter().map(|k| (*t, k.clone())).collect(),
+            Plan::Read(t, taken) => taken.iter().map(|k| (*t, k)).collect(),
             Plan::Same(..) => Vec::new(),
         })
         .collect();
-    let mut recorded = record_all(out, jobs, tool.as_deref()).into_iter();
+    let mut recorded = record_all(out, &jobs, tool.as_deref()).into_iter();
     let mut rows: Vec<MachineCodeRow> = Vec::new();
     let mut classes: Vec<ClassRow> = Vec::new();
     for plan in &plans {
@@ -242,21 +260,16 @@ fn build_all<'t>(
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
 
 /// [`record`] of every job, in order, on a few threads: each job waits on `cuobjdump`.
-fn record_all(out: &Path, jobs: Vec<(&Comparison, Taken)>, tool: Option<&Path>) -> Vec<Recorded> {
+fn record_all(out: &Path, jobs: &[(&Comparison, &Taken)], tool: Option<&Path>) -> Vec<Recorded> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     let per = jobs.len().div_ceil(threads).max(1);
-    let mut chunks: Vec<Vec<(&Comparison, Taken)>> = Vec::new();
-    let mut jobs = jobs.into_iter().peekable();
-    while jobs.peek().is_some() {
-        chunks.push(jobs.by_ref().take(per).collect());
-    }
     std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
+        let handles: Vec<_> = jobs
+            .chunks(per)
             .map(|chunk| {
                 scope.spawn(move || {
                     chunk
-                        .into_iter()
+                        .iter()
                         .map(|(t, taken)| record(out, t, taken, tool))
                         .collect::<Vec<_>>()
                 })
@@ -310,11 +323,6 @@ fn same_as(
     (rows, classes)
 }
 
-/// The program text of a build as a key: builds of the same text leave one image.
-fn key_of(code: &str, built: &Result<Option<String>, NoImage>) -> String {
-    format!("{code}:{:?}", built.as_ref().ok().cloned().flatten())
-}
-
 /// The codes of `t`, each from the images its build left (or, for a program built before
 /// with the same text, the image that build left).
 fn build_codes(
@@ -333,19 +341,13 @@ fn build_codes(
         taken: Vec::new(),
     };
     let (opencl, cuda) = sides_by_api(sides);
-    let mut opencl_ptx = None;
-    if let Some(cl) = opencl {
-        let built = program_text_of(cl, sources, t.a.clone())
-            .map_err(|e| NoImage::BuildFailed(e.to_string()));
-        opencl_ptx = built.as_ref().ok().cloned().flatten();
-        let key = key_of("opencl", &built);
-        taker.take(OPENCL_RUNTIME, kernel, key, built.map(|_| ()));
-    }
+    let opencl_ptx = opencl.and_then(|cl| {
+        let built = program_text_of(cl, sources, t.a.clone());
+        taker.take_built(OPENCL_RUNTIME, kernel, "opencl", built)
+    });
     if let Some(cu) = cuda {
-        let built = program_text_of(&mut *cu, sources, t.b.clone())
-            .map_err(|e| NoImage::BuildFailed(e.to_string()));
-        let key = key_of("cuda", &built);
-        taker.take(CUDA_DRIVER, kernel, key, built.map(|_| ()));
+        let built = program_text_of(&mut *cu, sources, t.b.clone());
+        taker.take_built(CUDA_DRIVER, kernel, "cuda", built);
         if let Some(ptx) = &opencl_ptx {
             let capped_jit = cap.map(|r| {
                 let jit = JitOptions {
@@ -385,10 +387,12 @@ fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, 
         let Some(backend) = side else { continue };
         let mut settings = settings.clone();
         settings.variant = alt;
-        let built = program_text_of(backend, sources, settings)
-            .map_err(|e| NoImage::BuildFailed(e.to_string()));
-        let key = key_of(base, &built);
-        taker.take(code, alt.kernel, key, built.map(|_| ()));
+        taker.take_built(
+            code,
+            alt.kernel,
+            base,
+            program_text_of(backend, sources, settings),
+        );
     }
 }
 
@@ -411,7 +415,7 @@ fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
 fn record(
     out: &Path,
     t: &Comparison,
-    taken: Taken,
+    taken: &Taken,
     tool: Option<&Path>,
 ) -> Result<(MachineCodeRow, ClassCounts), ExportError> {
     let kernel = taken.kernel;
@@ -426,7 +430,7 @@ fn record(
         local_bytes: None,
         sass: String::new(),
     };
-    let image = match taken.source {
+    let image = match &taken.source {
         Ok(image) => image,
         Err(why) => {
             row.source = why.to_string();
@@ -434,10 +438,8 @@ fn record(
         }
     };
     let dir = format!("{MACHINE_CODE_DIR}/{}", crate::plot::slug(&t.id));
-    std::fs::create_dir_all(out.join(&dir)).map_err(|e| ExportError::Io {
-        path: out.join(&dir),
-        source: e,
-    })?;
+    let folder = out.join(&dir);
+    std::fs::create_dir_all(&folder).map_err(io_err(&folder))?;
     let Some(tool) = tool else {
         row.source = "compute cache (no cuobjdump to read it)".into();
         return Ok((row, ClassCounts::new()));
@@ -446,15 +448,9 @@ fn record(
     let file = tempfile::Builder::new()
         .prefix(".image-")
         .suffix(".cubin")
-        .tempfile_in(out.join(&dir))
-        .map_err(|e| ExportError::Io {
-            path: out.join(&dir),
-            source: e,
-        })?;
-    std::fs::write(file.path(), &image).map_err(|e| ExportError::Io {
-        path: file.path().to_path_buf(),
-        source: e,
-    })?;
+        .tempfile_in(&folder)
+        .map_err(io_err(&folder))?;
+    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
     let (resources, counts, text) = read_image(tool, file.path(), kernel);
     if let Some(r) = resources {
         row.registers = Some(r.registers);
@@ -523,10 +519,7 @@ pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, Export
         return Ok(BTreeMap::new());
     }
     let rows: Vec<MachineCodeRow> = read_rows(&file)?;
-    let classes: Vec<ClassRow> = match out.join(CLASSES_CSV) {
-        f if f.is_file() => read_rows(&f)?,
-        _ => Vec::new(),
-    };
+    let classes: Vec<ClassRow> = read_if_file(&out.join(CLASSES_CSV))?;
     let mut all = BTreeMap::new();
     for r in rows.into_iter().filter(|r| r.registers.is_some()) {
         let counts = classes

@@ -83,20 +83,24 @@ pub struct CodeFacts {
     pub ncu: Vec<super::profile::NcuRow>,
 }
 
+/// The rows of `file`, none where it is not there.
+pub(super) fn read_if_file<T: serde::de::DeserializeOwned>(
+    file: &Path,
+) -> Result<Vec<T>, ExportError> {
+    if file.is_file() {
+        read_rows(file)
+    } else {
+        Ok(Vec::new())
+    }
+}
+
 impl CodeFacts {
     /// The files under an explain folder, those that exist.
     pub fn read(out: &Path) -> Result<CodeFacts, ExportError> {
-        fn rows<T: serde::de::DeserializeOwned>(file: PathBuf) -> Result<Vec<T>, ExportError> {
-            if file.is_file() {
-                read_rows(&file)
-            } else {
-                Ok(Vec::new())
-            }
-        }
         Ok(CodeFacts {
-            ptx: rows(out.join(super::ptx::PTX_CLASSES_CSV))?,
-            sass: rows(out.join(super::code::SASS_CLASSES_CSV))?,
-            ncu: rows(out.join(super::profile::NCU_CSV))?,
+            ptx: read_if_file(&out.join(super::ptx::PTX_CLASSES_CSV))?,
+            sass: read_if_file(&out.join(super::code::SASS_CLASSES_CSV))?,
+            ncu: read_if_file(&out.join(super::profile::NCU_CSV))?,
         })
     }
 
@@ -161,8 +165,7 @@ pub fn headline(t: &TargetExplanation) -> String {
     let Some(own) = t.pr else {
         return format!("{}: {}", t.target, t.verdict.describe());
     };
-    let best = deciding_rung(t);
-    match best {
+    match deciding_rung(t) {
         Some((r, pr)) => format!(
             "{}: PR {:.3} → {:.3} with {}: {}",
             t.target,
@@ -233,14 +236,9 @@ pub fn markdown(
     let _ = writeln!(md, "## Verdicts\n");
     for t in all {
         let front_end = t.verdict.slug().split('+').any(|c| c == "front-end");
-        match super::ptx::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end) {
-            Some(text) => {
-                let _ = writeln!(md, "- {}; {text}", headline(t));
-            }
-            None => {
-                let _ = writeln!(md, "- {}", headline(t));
-            }
-        }
+        let ptx = super::ptx::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end);
+        let ptx = ptx.map(|text| format!("; {text}")).unwrap_or_default();
+        let _ = writeln!(md, "- {}{ptx}", headline(t));
     }
     for t in all {
         let _ = writeln!(
@@ -270,19 +268,11 @@ pub fn markdown(
         if let Some(replay) = &t.replay {
             let _ = writeln!(md, "**Replayed as a plain program:** {replay}.\n");
         }
-        match &t.machine_code {
-            Some(text) => {
-                let _ = writeln!(md, "**Machine code each runtime runs:** {text}.\n");
-            }
-            None => {
-                let _ = writeln!(
-                    md,
-                    "**Machine code each runtime runs:** not read (`machine-code.csv` says \
-                     why); the SASS counts below, where present, are the CUDA driver's code \
-                     for both PTX texts.\n"
-                );
-            }
-        }
+        let machine_code = t.machine_code.as_deref().unwrap_or(
+            "not read (`machine-code.csv` says why); the SASS counts below, where present, are \
+             the CUDA driver's code for both PTX texts",
+        );
+        let _ = writeln!(md, "**Machine code each runtime runs:** {machine_code}.\n");
         for text in code.classes(&t.target) {
             let _ = writeln!(md, "**Code:** {text}.\n");
         }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::attribute::{Cause, TargetExplanation, Verdict};
 use crate::backend::{BackendError, Direction, HostMemory, PlainLoop, Runtime};
 use crate::calibrate::{measure_cases, CalibrationError, CalibrationRow};
-use crate::export::csv::{read_rows, write_rows};
+use crate::export::csv::write_rows;
 use crate::export::ExportError;
 use crate::families::family::PlainCalls;
 use crate::kernels::KernelSources;
@@ -269,11 +269,7 @@ fn copy_turns(
 
 /// The replay rows written beside an explain folder's rungs (none where it has no file).
 pub fn read(out: &Path) -> Result<Vec<ReplayRow>, ExportError> {
-    let file = out.join(REPLAY_CSV);
-    if !file.is_file() {
-        return Ok(Vec::new());
-    }
-    read_rows(&file)
+    super::output::read_if_file(&out.join(REPLAY_CSV))
 }
 
 /// What one target's replay says: both APIs' rows and the PRs they give.

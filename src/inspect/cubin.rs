@@ -5,7 +5,7 @@
 //! texts in a sentence. Pure: the files are read and the tools run by `explain`'s
 //! machine-code part.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The ELF magic every cubin starts with.
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
@@ -103,10 +103,9 @@ pub fn sass_class(opcode: &str) -> String {
     if !MEMORY_OPS.contains(&base) {
         return base.to_string();
     }
-    match parts.find(|p| WIDTHS.contains(p)) {
-        Some(width) => format!("{base}.{width}"),
-        None => base.to_string(),
-    }
+    parts
+        .find(|p| WIDTHS.contains(p))
+        .map_or_else(|| base.to_string(), |width| format!("{base}.{width}"))
 }
 
 /// One function's instructions by [`sass_class`], `NOP` padding left out.
@@ -176,9 +175,7 @@ pub struct ClassDifference {
 
 /// The classes whose counts differ, the largest difference first (ties by name).
 pub fn differences(a: &ClassCounts, b: &ClassCounts) -> Vec<ClassDifference> {
-    let mut classes: Vec<&String> = a.keys().chain(b.keys()).collect();
-    classes.sort();
-    classes.dedup();
+    let classes: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     let mut out: Vec<ClassDifference> = classes
         .into_iter()
         .map(|c| ClassDifference {

@@ -82,6 +82,17 @@ fn resource_row(pair: &str, api: &str, source: &str, r: &KernelResources, n: u64
     }
 }
 
+/// The resources `backend` reports of `kernel` in `program`, where it has both.
+fn reported(
+    backend: Option<&mut (dyn Runtime + '_)>,
+    program: Option<crate::backend::ProgramId>,
+    kernel: &str,
+) -> Option<KernelResources> {
+    let (b, p) = (backend?, program?);
+    let k = b.kernel(p, kernel).ok()?;
+    b.kernel_resources(k).ok()
+}
+
 fn request(
     sources: &KernelSources,
     api: Api,
@@ -186,22 +197,16 @@ pub fn run(
             ));
         }
         let cu_req = request(sources, Api::Cuda, stem, local, false)?;
-        let (cuda, cu_program) = match cu.as_deref_mut() {
-            Some(b) => match b.compile(&cu_req) {
-                Ok(p) => (b.program_text(p).ok().flatten(), Some(p)),
-                Err(e) => {
-                    notes.push(format!("{stem}: CUDA: {e}"));
-                    (None, None)
-                }
-            },
-            None => match offline(&cu_req, &arch) {
-                Ok(t) => (Some(t), None),
-                Err(e) => {
-                    notes.push(format!("{stem}: CUDA: {e}"));
-                    (None, None)
-                }
-            },
+        let compiled = match cu.as_deref_mut() {
+            Some(b) => b
+                .compile(&cu_req)
+                .map(|p| (b.program_text(p).ok().flatten(), Some(p))),
+            None => offline(&cu_req, &arch).map(|t| (Some(t), None)),
         };
+        let (cuda, cu_program) = compiled.unwrap_or_else(|e| {
+            notes.push(format!("{stem}: CUDA: {e}"));
+            (None, None)
+        });
         let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
         let before = cache.as_deref().map(cache::snapshot);
         let (opencl, cl_program) = match cl.as_deref_mut() {
@@ -289,6 +294,7 @@ pub fn run(
         };
         let cl_counts = parse(&fam.opencl, "OpenCL", &mut notes);
         let cu_counts = parse(&fam.cuda, "CUDA", &mut notes);
+        let cl_instructions = cl_counts.as_ref().map_or(0, |c| c.1);
         let empty = ptx::ClassCounts::new();
         if cl_counts.is_some() || cu_counts.is_some() {
             let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
@@ -298,49 +304,25 @@ pub fn run(
                 "### {pair}\n\n{}",
                 ptx::side_by_side_markdown(&pair, "OpenCL", a, "CUDA", b)
             );
-            if cl_counts.is_some() {
-                classes.extend(ptx::side_by_side_csv_rows(
-                    &pair, v.kernel, "OpenCL", a, "CUDA", b,
-                ));
-            } else {
-                classes.extend(
-                    ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b)
-                        .into_iter()
-                        .filter(|r| r.api == "CUDA"),
-                );
-            }
+            classes.extend(
+                ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b)
+                    .into_iter()
+                    .filter(|r| cl_counts.is_some() || r.api == "CUDA"),
+            );
         }
         // Resources as each API reports them.
-        if let (Some(b), Some(p)) = (cu.as_deref_mut(), fam.cu_program) {
-            if let Ok(k) = b.kernel(p, v.kernel) {
-                if let Ok(r) = b.kernel_resources(k) {
-                    resources.push(resource_row(
-                        &pair,
-                        "CUDA",
-                        "cuFuncGetAttribute",
-                        &r,
-                        cu_counts.as_ref().map(|c| c.1).unwrap_or(0),
-                    ));
-                }
-            }
+        if let Some(r) = reported(cu.as_deref_mut(), fam.cu_program, v.kernel) {
+            let instructions = cu_counts.as_ref().map_or(0, |c| c.1);
+            let row = resource_row(&pair, "CUDA", "cuFuncGetAttribute", &r, instructions);
+            resources.push(row);
         }
-        if let (Some(b), Some(p)) = (cl.as_deref_mut(), fam.cl_program) {
-            if let Ok(k) = b.kernel(p, v.kernel) {
-                if let Ok(r) = b.kernel_resources(k) {
-                    let source = if r.registers.is_some() {
-                        "clGetKernelWorkGroupInfo; registers from the -cl-nv-verbose build log"
-                    } else {
-                        "clGetKernelWorkGroupInfo"
-                    };
-                    resources.push(resource_row(
-                        &pair,
-                        "OpenCL",
-                        source,
-                        &r,
-                        cl_counts.as_ref().map(|c| c.1).unwrap_or(0),
-                    ));
-                }
-            }
+        if let Some(r) = reported(cl.as_deref_mut(), fam.cl_program, v.kernel) {
+            let source = if r.registers.is_some() {
+                "clGetKernelWorkGroupInfo; registers from the -cl-nv-verbose build log"
+            } else {
+                "clGetKernelWorkGroupInfo"
+            };
+            resources.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions));
         }
         // Same-backend check: the OpenCL compiler's PTX loaded through the CUDA driver.
         if let (Some(b), Some(text)) = (cu.as_deref_mut(), &fam.opencl) {
@@ -350,7 +332,7 @@ pub fn run(
                     "OpenCL",
                     "OpenCL PTX loaded by the CUDA driver",
                     &r,
-                    cl_counts.as_ref().map(|c| c.1).unwrap_or(0),
+                    cl_instructions,
                 )),
                 Err(e) => notes.push(format!(
                     "{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}",

@@ -221,8 +221,7 @@ pub(super) fn report(
                 continue;
             }
             let pair = format!("{}/{}", v.family.name(), v.name);
-            let empty = ClassCounts::new();
-            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_else(|| empty.clone()));
+            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
             let _ = writeln!(
                 md,
                 "### {pair}\n\n{}",
@@ -248,18 +247,17 @@ struct Disassembly<'a> {
 impl Disassembly<'_> {
     /// Assembles one side's PTX, writes the cubin and its disassembly, and parses it.
     fn functions_of(&mut self, stem: &str, api: &str, ptx: &str) -> Option<SassFunctions> {
-        let cu = self.cu;
-        let notes = &mut *self.notes;
-        let cubin = match cu.machine_code(ptx, &JitOptions::default()) {
+        let cubin = match self.cu.machine_code(ptx, &JitOptions::default()) {
             Ok(Some(c)) => c,
             Ok(None) => {
-                notes.push(format!(
+                self.notes.push(format!(
                     "{stem}: --sass needs a CUDA device (the driver's JIT)"
                 ));
                 return None;
             }
             Err(e) => {
-                notes.push(format!("{stem}: {api} PTX could not be assembled: {e}"));
+                self.notes
+                    .push(format!("{stem}: {api} PTX could not be assembled: {e}"));
                 return None;
             }
         };
@@ -274,24 +272,22 @@ impl Disassembly<'_> {
         api: &str,
         cubin: Vec<u8>,
     ) -> Option<SassFunctions> {
-        let (tool, out) = (self.tool, self.out);
-        let (files, notes) = (&mut *self.files, &mut *self.notes);
-        let cubin_path = out.join(format!("{stem}.{api}.cubin"));
+        let cubin_path = self.out.join(format!("{stem}.{api}.cubin"));
         if let Err(e) = crate::export::write_atomic(&cubin_path, &cubin) {
-            notes.push(format!("{stem}: {e}"));
+            self.notes.push(format!("{stem}: {e}"));
             return None;
         }
-        files.push(cubin_path.clone());
-        match disassemble(tool, &cubin_path) {
+        self.files.push(cubin_path.clone());
+        match disassemble(self.tool, &cubin_path) {
             Ok(text) => {
-                let sass_path = out.join(format!("{stem}.{api}.sass"));
+                let sass_path = self.out.join(format!("{stem}.{api}.sass"));
                 if crate::export::write_atomic(&sass_path, text.as_bytes()).is_ok() {
-                    files.push(sass_path);
+                    self.files.push(sass_path);
                 }
                 Some(parse_cuobjdump(&text))
             }
             Err(e) => {
-                notes.push(format!("{stem}: {e}"));
+                self.notes.push(format!("{stem}: {e}"));
                 None
             }
         }

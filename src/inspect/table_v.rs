@@ -19,10 +19,7 @@ use crate::rows::TABLE_V_CSV;
 
 /// The saved PTX of one API at one index width.
 pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {
-    let api = match api {
-        Api::OpenCl => "opencl",
-        Api::Cuda => "cuda",
-    };
+    let api = api.label().to_lowercase();
     out.join(format!("fft.{api}.{index}.ptx"))
 }
 

@@ -224,21 +224,18 @@ fn ptx_per_setting(
         let mut req = request(sources, api, STEM, local, false)?;
         req.defines
             .extend(defines.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let text = match (backend.as_deref_mut(), offline) {
-            (Some(b), _) => b
-                .compile(&req)
-                .and_then(|p| b.program_text(p))
-                .map_err(|e| notes.push(format!("unroll evidence: {api} {setting}: {e}")))
-                .ok()
-                .flatten(),
-            (None, Some((compile, arch))) => compile(&req, arch)
-                .map_err(|e| notes.push(format!("unroll evidence: {api} {setting}: {e}")))
-                .ok(),
-            (None, None) => None,
+        let compiled = match (backend.as_deref_mut(), offline) {
+            (Some(b), _) => b.compile(&req).and_then(|p| b.program_text(p)),
+            (None, Some((compile, arch))) => compile(&req, arch).map(Some),
+            (None, None) => Ok(None),
         };
+        let text = compiled
+            .map_err(|e| notes.push(format!("unroll evidence: {api} {setting}: {e}")))
+            .ok()
+            .flatten();
         if let Some(t) = &text {
             let file = setting.replace('+', "");
-            let ext = if api == Api::Cuda { "cuda" } else { "opencl" };
+            let ext = api.label().to_lowercase();
             write(&out.join(format!("{STEM}.{file}.{ext}.ptx")), t, files)?;
         }
         texts.push(text);

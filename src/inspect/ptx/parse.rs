@@ -152,19 +152,14 @@ fn scalar_size(ty: &str) -> Option<u64> {
 
 /// If the statement declares variables in a state space, return that space (no dot).
 fn declared_space(text: &str) -> Option<&'static str> {
-    for tok in text.split_whitespace() {
-        if LINKAGE.contains(&tok) {
-            continue;
-        }
-        return match tok {
-            ".global" => Some("global"),
-            ".const" => Some("const"),
-            ".shared" => Some("shared"),
-            ".local" => Some("local"),
-            _ => None,
-        };
+    let tok = text.split_whitespace().find(|t| !LINKAGE.contains(t))?;
+    match tok {
+        ".global" => Some("global"),
+        ".const" => Some("const"),
+        ".shared" => Some("shared"),
+        ".local" => Some("local"),
+        _ => None,
     }
-    None
 }
 
 /// The directives before a variable declaration's names.
