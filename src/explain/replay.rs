@@ -27,7 +27,6 @@ pub const REPLAY_CSV: &str = "replay.csv";
 /// How far the replay's PRs may lie apart (the harness's against the target's, the plain
 /// loop's against the harness's) and still be called the same: the calibration's own limit.
 pub const AGREE_WITHIN: f64 = crate::calibrate::PR_WITHIN;
-const PARITY: (f64, f64) = (0.98, 1.02);
 
 /// One API's replay of one target: what one step costs through the harness and as a plain
 /// program makes its calls, in the same process.
@@ -323,9 +322,9 @@ pub const REPRODUCES_WITHIN_LN: f64 = 0.15;
 fn proven(r: &Replayed, pr: f64) -> Option<Vec<(Cause, f64)>> {
     let (harness, plain) = (r.pr_harness(), r.pr_plain());
     let outside = |x: f64| {
-        if x < PARITY.0 {
+        if x < crate::stats::PARITY.0 {
             -1
-        } else if x > PARITY.1 {
+        } else if x > crate::stats::PARITY.1 {
             1
         } else {
             0

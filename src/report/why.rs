@@ -94,7 +94,7 @@ pub fn why<'v>(verdicts: &'v [FoundVerdict], pr: &PrRow) -> Why<'v> {
 }
 
 /// How far a gap's cause is proven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proof {
     /// A cause from a rung whose control held (and, for the second stage, whose machine code
     /// reproduces the slower side's).
@@ -103,8 +103,6 @@ pub enum Proof {
     MachineCode,
     /// A verdict with neither (a void rung's, or one of a version that did not verify).
     Unproven,
-    /// explain has not been run on it.
-    Open,
 }
 
 /// The cause as a gap's table shows it: the verified cause, the machine-code difference, or
