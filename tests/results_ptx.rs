@@ -284,6 +284,18 @@ fn quick_pass_finished_within_its_caps(folder: &str) {
     assert!(csv.contains("\ncpu,done,"), "the cpu step ran");
     let exit = std::fs::read_to_string(dir.join("exit.txt")).unwrap();
     assert!(exit.starts_with("quick rc 0 in "), "{exit}");
+    // The commit the README names is the one the run's provenance records.
+    let provenance = std::fs::read_to_string(dir.join("table1/provenance.json")).unwrap();
+    let commit = provenance
+        .split("\"git_commit\": \"")
+        .nth(1)
+        .and_then(|rest| rest.get(..7))
+        .unwrap();
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("`{commit}`")),
+        "{folder}: {commit}"
+    );
 }
 
 /// The resume on the H200 beside the last quick pass: a whole folder is measured again in

@@ -69,7 +69,8 @@ pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
 /// The plain loops' one-launch cases (1x1, one launch per wait, the finish wait) measured
 /// beside the ladder, if a calibration was written there.
 pub fn plain_loops(folder: &Path) -> Result<Vec<CalibrationRow>, ExportError> {
-    let rows: Vec<CalibrationRow> = super::output::read_if_file(&folder.join(CALIBRATION_CSV))?;
+    let rows: Vec<CalibrationRow> =
+        crate::export::csv::read_rows_if_file(&folder.join(CALIBRATION_CSV))?;
     Ok(rows
         .into_iter()
         .filter(|r| {

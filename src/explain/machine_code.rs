@@ -36,7 +36,7 @@ use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;
 
-use super::output::read_if_file;
+use crate::export::csv::read_rows_if_file;
 
 pub const MACHINE_CODE_DIR: &str = "machine-code";
 pub const MACHINE_CODE_CSV: &str = "machine-code.csv";
@@ -519,7 +519,7 @@ pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, Export
         return Ok(BTreeMap::new());
     }
     let rows: Vec<MachineCodeRow> = read_rows(&file)?;
-    let classes: Vec<ClassRow> = read_if_file(&out.join(CLASSES_CSV))?;
+    let classes: Vec<ClassRow> = read_rows_if_file(&out.join(CLASSES_CSV))?;
     let mut all = BTreeMap::new();
     for r in rows.into_iter().filter(|r| r.registers.is_some()) {
         let counts = classes

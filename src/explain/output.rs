@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use std::path::{Path, PathBuf};
 
-use crate::export::csv::read_rows;
+use crate::export::csv::{read_rows, read_rows_if_file};
 use crate::export::ExportError;
 use crate::rows::{MeasurementRow, PrRow};
 
@@ -83,24 +83,13 @@ pub struct CodeFacts {
     pub ncu: Vec<super::profile::NcuRow>,
 }
 
-/// The rows of `file`, none where it is not there.
-pub(super) fn read_if_file<T: serde::de::DeserializeOwned>(
-    file: &Path,
-) -> Result<Vec<T>, ExportError> {
-    if file.is_file() {
-        read_rows(file)
-    } else {
-        Ok(Vec::new())
-    }
-}
-
 impl CodeFacts {
     /// The files under an explain folder, those that exist.
     pub fn read(out: &Path) -> Result<CodeFacts, ExportError> {
         Ok(CodeFacts {
-            ptx: read_if_file(&out.join(super::ptx::PTX_CLASSES_CSV))?,
-            sass: read_if_file(&out.join(super::code::SASS_CLASSES_CSV))?,
-            ncu: read_if_file(&out.join(super::profile::NCU_CSV))?,
+            ptx: read_rows_if_file(&out.join(super::ptx::PTX_CLASSES_CSV))?,
+            sass: read_rows_if_file(&out.join(super::code::SASS_CLASSES_CSV))?,
+            ncu: read_rows_if_file(&out.join(super::profile::NCU_CSV))?,
         })
     }
 

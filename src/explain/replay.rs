@@ -268,7 +268,7 @@ fn copy_turns(
 
 /// The replay rows written beside an explain folder's rungs (none where it has no file).
 pub fn read(out: &Path) -> Result<Vec<ReplayRow>, ExportError> {
-    super::output::read_if_file(&out.join(REPLAY_CSV))
+    crate::export::csv::read_rows_if_file(&out.join(REPLAY_CSV))
 }
 
 /// What one target's replay says: both APIs' rows and the PRs they give.

@@ -242,7 +242,8 @@ pub fn explanations_of(
 ) -> Result<(Vec<TargetExplanation>, Vec<MeasurementRow>), ExportError> {
     let (prs, rows) = read_folder_rows(out)?;
     let mut explanations = explain_all(&prs, &rows);
-    let gaps: Vec<PrRow> = output::read_if_file(&out.join(super::machine_code::CODE_ONLY_CSV))?;
+    let gaps: Vec<PrRow> =
+        crate::export::csv::read_rows_if_file(&out.join(super::machine_code::CODE_ONLY_CSV))?;
     explanations.extend(gaps.iter().map(super::attribute::code_only));
     super::verify::annotate(&mut explanations, &super::machine_code::read(out)?);
     super::replay::annotate(&mut explanations, &super::replay::read(out)?);

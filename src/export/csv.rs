@@ -187,6 +187,17 @@ pub fn read_rows<T: DeserializeOwned + CsvSchema>(path: &Path) -> Result<Vec<T>,
     parse_rows(path, &data)
 }
 
+/// [`read_rows`] of an optional file: none where it is not there.
+pub fn read_rows_if_file<T: DeserializeOwned + CsvSchema>(
+    path: &Path,
+) -> Result<Vec<T>, ExportError> {
+    if path.is_file() {
+        read_rows(path)
+    } else {
+        Ok(Vec::new())
+    }
+}
+
 /// The bytes of a file, gunzipped when its name ends in `.gz`.
 pub fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ExportError> {
     let raw = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
