@@ -2,7 +2,7 @@
 //! `crate::…` path of a library file (its code before its tests) is read, so an import that
 //! climbs a floor fails here with the file and the path, not in a review.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The top-level module a file of `src/` belongs to: `plot` for `src/plot/pr.rs`, `paper` for
@@ -65,9 +65,15 @@ fn code_of(file: &Path) -> String {
 
 /// Every `crate::a::b…` path of `code`, as its segments (`use crate::{x, y}` counts as both).
 fn paths_in(code: &str) -> BTreeSet<Vec<String>> {
+    paths_after(code, "crate::")
+}
+
+/// Every path of `code` that starts with `prefix` (`crate::`, `super::`), as its segments
+/// after it.
+fn paths_after(code: &str, prefix: &str) -> BTreeSet<Vec<String>> {
     let mut out = BTreeSet::new();
-    for (i, _) in code.match_indices("crate::") {
-        let rest = &code[i + "crate::".len()..];
+    for (i, _) in code.match_indices(prefix) {
+        let rest = &code[i + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let inner = &group[..group.find('}').unwrap_or(group.len())];
             for item in inner.split(',') {
@@ -225,4 +231,79 @@ fn no_module_outside_the_families_names_a_family() {
         }
     }
     assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// The other files of `file`'s folder (`mod.rs` left out) that its code names, through
+/// `super::x` or `crate::…::x`: the arrows between the files of one room.
+fn siblings_named(file: &Path) -> BTreeSet<String> {
+    let dir = file.parent().unwrap();
+    let folder: Vec<String> = dir
+        .strip_prefix(src())
+        .unwrap()
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let code = code_of(file);
+    let through_crate = paths_in(&code)
+        .into_iter()
+        .filter(|p| p.len() > folder.len() && p[..folder.len()] == folder[..])
+        .map(|p| p[folder.len()].clone());
+    let through_super = paths_after(&code, "super::")
+        .into_iter()
+        .map(|p| p[0].clone());
+    let own = file.file_stem().unwrap().to_string_lossy();
+    through_crate
+        .chain(through_super)
+        .filter(|name| *name != own && name != "mod" && dir.join(format!("{name}.rs")).is_file())
+        .collect()
+}
+
+/// A way from `start` back to itself along `arrows`, if there is one.
+fn circle_through(arrows: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    let mut seen = BTreeSet::new();
+    let mut ways = vec![vec![start.to_string()]];
+    while let Some(way) = ways.pop() {
+        for next in arrows.get(way.last().unwrap()).into_iter().flatten() {
+            let mut longer = way.clone();
+            longer.push(next.clone());
+            if next == start {
+                return Some(longer);
+            }
+            if seen.insert(next.clone()) {
+                ways.push(longer);
+            }
+        }
+    }
+    None
+}
+
+/// Files of one folder never name each other in a circle (a folder's `mod.rs`, which declares
+/// and re-exports its files, is left out): such a pair has no order to read it in, and one of
+/// them holds what both need.
+#[test]
+fn no_files_of_a_folder_name_each_other_in_a_circle() {
+    let mut rooms: BTreeMap<PathBuf, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for file in library_files() {
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        if ["mod", "lib", "main"].contains(&stem.as_str()) {
+            continue;
+        }
+        let named = siblings_named(&file);
+        let room = rooms
+            .entry(file.parent().unwrap().to_path_buf())
+            .or_default();
+        room.insert(stem, named);
+    }
+    assert!(
+        rooms[&src().join("explain")]["output"].contains("launch"),
+        "the arrows between the files of a folder are read"
+    );
+    let mut circles = Vec::new();
+    for (dir, arrows) in &rooms {
+        if let Some(circle) = arrows.keys().find_map(|f| circle_through(arrows, f)) {
+            let dir = dir.strip_prefix(src()).unwrap().display();
+            circles.push(format!("src/{dir}: {}", circle.join(" -> ")));
+        }
+    }
+    assert!(circles.is_empty(), "{circles:#?}");
 }
