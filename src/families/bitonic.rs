@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_launch, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
@@ -167,9 +167,9 @@ impl Family for Bitonic {
         let shape = side.shape;
         let want = self.groups(variant, size, shape.local);
         if u64::from(shape.groups) != want {
-            return Err(WorkloadError::BadLaunch {
-                variant: format!("{}/{}", variant.family.name(), variant.name),
-                reason: format!(
+            return Err(bad_launch(
+                variant,
+                format!(
                     "{} work-groups of {}: the network over {} keys takes exactly {want}, \
                      one per block of {} keys",
                     shape.groups,
@@ -177,7 +177,7 @@ impl Family for Bitonic {
                     padded(size.rows, 2 * u64::from(shape.local)),
                     2 * shape.local
                 ),
-            });
+            ));
         }
         Ok(())
     }

@@ -17,7 +17,7 @@ use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
+    bad_launch, bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
@@ -194,15 +194,15 @@ impl Family for Dxtc {
         let shape = side.shape;
         let covered = u64::from(shape.groups) * u64::from(shape.local);
         if covered < block_count(size) {
-            return Err(WorkloadError::BadLaunch {
-                variant: format!("{}/{}", variant.family.name(), variant.name),
-                reason: format!(
+            return Err(bad_launch(
+                variant,
+                format!(
                     "{} work-groups of {} compress {covered} blocks, fewer than the image's {}",
                     shape.groups,
                     shape.local,
                     block_count(size)
                 ),
-            });
+            ));
         }
         Ok(())
     }

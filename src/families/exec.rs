@@ -6,11 +6,11 @@
 
 use crate::backend::Runtime;
 use crate::backend::{BufferId, CompileRequest, KernelId, ProgramId, Timing};
+use crate::families::family::bad_size;
 use crate::families::matrix::MatrixSource;
 use crate::families::plan::{Build, Built, Place, Ran, Step};
 pub use crate::families::plan::{ExecError, Inputs, SideConfig};
 use crate::families::reference::{self, Verification};
-use crate::families::WorkloadError;
 use crate::families::{self, check_local, check_size, FamilyId, InputChoice, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::{Api, Seconds};
@@ -72,13 +72,13 @@ fn check_memory(
     let bytes =
         (inputs.a.len() as u64 + inputs.b.len() as u64 + ints as u64 + inputs.size.rows) * 4;
     if info.global_mem_bytes > 0 && bytes > info.global_mem_bytes {
-        return Err(WorkloadError::BadProblem {
-            variant: format!("{}/{}", variant.family.name(), variant.name),
-            reason: format!(
+        return Err(bad_size(
+            variant,
+            format!(
                 "size {} needs about {bytes} bytes; {} has {} bytes of device memory",
                 inputs.size, info.name, info.global_mem_bytes
             ),
-        }
+        )
         .into());
     }
     Ok(())

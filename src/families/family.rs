@@ -316,10 +316,7 @@ impl dyn Family + '_ {
 
     /// Refuse a launch shape the variant cannot run, naming the variant and why.
     pub fn check_local(&self, variant: &Variant, local: u32) -> Result<(), WorkloadError> {
-        let bad = |reason: String| WorkloadError::BadLaunch {
-            variant: format!("{}/{}", variant.family.name(), variant.name),
-            reason,
-        };
+        let bad = |reason: String| bad_launch(variant, reason);
         if local == 0 && self.leaves_local_to_runtime(variant) {
             return Ok(()); // OpenCL's NULL: the runtime's choice, unknown here.
         }
@@ -413,7 +410,19 @@ pub fn nonzero_in_32_bits(variant: &Variant, size: Size) -> Result<(), WorkloadE
 /// The refusal of a problem, naming `family/variant`.
 pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
     WorkloadError::BadProblem {
-        variant: format!("{}/{}", variant.family.name(), variant.name),
+        variant: full_name(variant),
         reason: reason.to_string(),
     }
+}
+
+/// The refusal of a launch shape, naming `family/variant`.
+pub fn bad_launch(variant: &Variant, reason: impl ToString) -> WorkloadError {
+    WorkloadError::BadLaunch {
+        variant: full_name(variant),
+        reason: reason.to_string(),
+    }
+}
+
+fn full_name(variant: &Variant) -> String {
+    format!("{}/{}", variant.family.name(), variant.name)
 }

@@ -37,7 +37,7 @@ use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
-use crate::families::variant::{GroupRule, Variant};
+use crate::families::variant::{exact_local, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -52,22 +52,18 @@ pub const LOCAL: u32 = 64;
 pub const CHECK_ALL_UP_TO: usize = 4096;
 
 /// The one variant: a work-group of exactly 64 per 512-point batch.
-pub const VARIANT: Variant = Variant {
-    family: FamilyId::Fft,
-    name: "fft512",
-    kernel: "fft512_forward",
-    pow2_local: false,
-    min_local: LOCAL,
-    max_local: LOCAL,
-    safe: true,
-    experiment: false,
-    default_groups: GroupRule::Cover {
-        per_item: POINTS as u32 / LOCAL,
-    },
-    unroll_points: &[],
-    about: "SHOC-style 512-point forward FFT: 64 work-items, radix-8 in registers, 3 passes",
-    alternative: None,
-};
+pub const VARIANT: Variant = exact_local(
+    v(
+        FamilyId::Fft,
+        "fft512",
+        "fft512_forward",
+        GroupRule::Cover {
+            per_item: POINTS as u32 / LOCAL,
+        },
+        "SHOC-style 512-point forward FFT: 64 work-items, radix-8 in registers, 3 passes",
+    ),
+    LOCAL,
+);
 
 /// Why a size cannot be run, or None: a multiple of 512 points whose `2 N` floats the kernels'
 /// 32-bit `uint n` can still index.

@@ -81,13 +81,13 @@ impl Family for Flops {
         one_per_work_item(cx)
     }
 
-    /// Checked on a sample of about 4096 work-items (the f64 reference of all of them would
-    /// cost more CPU time than the measurement), with a relative tolerance of 1e-4: the
-    /// recurrence contracts (|m| < 1), so float32 rounding stays bounded.
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
         (kernel == "peak_fma").then_some(emulate_fma as KernelEmulation)
     }
 
+    /// Checked on a sample of about 4096 work-items (the f64 reference of all of them would
+    /// cost more CPU time than the measurement), with a relative tolerance of 1e-4: the
+    /// recurrence contracts (|m| < 1), so float32 rounding stays bounded.
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let global = ran.shape.global() as usize;
         let n = inputs.a.len().max(1);

@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_launch, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
@@ -129,13 +129,13 @@ impl Family for Radix {
         let shape = side.shape;
         let covered = u64::from(shape.groups) * u64::from(shape.local);
         if covered < size.rows {
-            return Err(WorkloadError::BadLaunch {
-                variant: format!("{}/{}", variant.family.name(), variant.name),
-                reason: format!(
+            return Err(bad_launch(
+                variant,
+                format!(
                     "{} work-groups of {} hold {covered} keys, fewer than {}",
                     shape.groups, shape.local, size.rows
                 ),
-            });
+            ));
         }
         Ok(())
     }

@@ -24,7 +24,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{vector_size, Family, FamilySpec, InputChoice, VendorOp};
+use crate::families::family::{bad_launch, vector_size, Family, FamilySpec, InputChoice, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
@@ -253,13 +253,13 @@ impl Family for Scan {
         let shape = side.shape;
         let covered = u64::from(shape.groups) * u64::from(shape.local) * u64::from(PER_ITEM);
         if covered < size.rows {
-            return Err(WorkloadError::BadLaunch {
-                variant: format!("{}/{}", variant.family.name(), variant.name),
-                reason: format!(
+            return Err(bad_launch(
+                variant,
+                format!(
                     "{} work-groups of {} scan {covered} elements, fewer than {}",
                     shape.groups, shape.local, size.rows
                 ),
-            });
+            ));
         }
         Ok(())
     }

@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_launch, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
@@ -261,13 +261,13 @@ impl Family for Stream {
         let shape = side.shape;
         let covered = u64::from(shape.groups) * u64::from(shape.local);
         if variant.name != "dot" && covered < size.rows {
-            return Err(WorkloadError::BadLaunch {
-                variant: format!("{}/{}", variant.family.name(), variant.name),
-                reason: format!(
+            return Err(bad_launch(
+                variant,
+                format!(
                     "{} work-groups of {} cover {covered} elements, fewer than {}",
                     shape.groups, shape.local, size.rows
                 ),
-            });
+            ));
         }
         Ok(())
     }

@@ -8,26 +8,20 @@ use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls, Quick
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{GroupRule, Variant};
+use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    Variant {
-        family: FamilyId::Transfer,
+    let variant = v(
+        FamilyId::Transfer,
         name,
         kernel,
-        pow2_local: false,
-        min_local: 1,
-        max_local: u32::MAX,
-        safe: true,
-        experiment: false,
-        default_groups: GroupRule::PerComputeUnit(16),
-        unroll_points: &[],
+        GroupRule::PerComputeUnit(16),
         about,
-        alternative: None,
-    }
+    );
+    points(variant, &[])
 }
 
 /// The transfer family's variants (appended to the variant table).

@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::error::WorkloadError;
-use crate::families::family::vector_size;
+use crate::families::family::{bad_size, vector_size};
 use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
@@ -91,10 +91,7 @@ pub fn tile(variant: &str) -> u64 {
 /// Refuse an N the kernel cannot run: a multiple of the variant's tile, with N² elements
 /// addressable by the kernels' 32-bit indices.
 pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-    let bad = |reason: String| WorkloadError::BadProblem {
-        variant: format!("{}/{}", variant.family.name(), variant.name),
-        reason,
-    };
+    let bad = |reason: String| bad_size(variant, reason);
     let (n, t) = (size.rows, tile(variant.name));
     if n % t != 0 {
         return Err(bad(format!(

@@ -23,7 +23,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, DeviceInfo, LaunchShape};
 use crate::families::error::WorkloadError;
-use crate::families::family::bad_size;
+use crate::families::family::{bad_launch, bad_size};
 use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
@@ -166,10 +166,7 @@ pub fn check_launch(
     if variant.family != FamilyId::Stencil {
         return Ok(());
     }
-    let bad = |reason: String| WorkloadError::BadLaunch {
-        variant: format!("{}/{}", variant.family.name(), variant.name),
-        reason,
-    };
+    let bad = |reason: String| bad_launch(variant, reason);
     let local = u64::from(shape.local);
     if tile_x < RADIUS || !local.is_multiple_of(tile_x) || local / tile_x < RADIUS {
         return Err(bad(format!(
