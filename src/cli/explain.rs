@@ -420,24 +420,35 @@ fn code_only_targets(
     Ok(found)
 }
 
-/// The comparisons of `gaps`, or with `max` the `max` farthest from parity (in logarithm),
-/// in their folder's order.
+/// The comparisons of `gaps`, or with `max` the `max` farthest from parity, in their folder's
+/// order (see [`farthest_of`]).
 fn farthest(gaps: Vec<(Comparison, PrRow)>, max: Option<u32>) -> Vec<Comparison> {
-    let Some(max) = max.map(|m| m as usize).filter(|m| *m < gaps.len()) else {
-        return gaps.into_iter().map(|(c, _)| c).collect();
-    };
-    let mut by_distance: Vec<usize> = (0..gaps.len()).collect();
-    by_distance.sort_by(|a, b| {
-        let d = |i: &usize| gaps[*i].1.pr.ln().abs();
-        d(b).total_cmp(&d(a))
-    });
-    by_distance.truncate(max);
-    by_distance.sort_unstable();
-    let kept: Vec<&str> = by_distance.iter().map(|i| gaps[*i].0.id.as_str()).collect();
-    gaps.iter()
-        .filter(|(c, _)| kept.contains(&c.id.as_str()))
-        .map(|(c, _)| c.clone())
+    let prs: Vec<(&str, f64)> = gaps.iter().map(|(c, r)| (c.id.as_str(), r.pr)).collect();
+    farthest_of(&prs, max)
+        .into_iter()
+        .map(|i| gaps[i].0.clone())
         .collect()
+}
+
+/// The first row of each comparison of `prs` (its id and PR), or with `max` of the `max`
+/// comparisons farthest from parity (in logarithm), in the rows' order. A comparison counts
+/// once, at its farthest row: a sweep has a PR row per value.
+fn farthest_of(prs: &[(&str, f64)], max: Option<u32>) -> Vec<usize> {
+    let mut each: Vec<(usize, f64)> = Vec::new();
+    for (i, (id, pr)) in prs.iter().enumerate() {
+        let distance = pr.ln().abs();
+        match each.iter_mut().find(|(first, _)| prs[*first].0 == *id) {
+            Some(e) => e.1 = e.1.max(distance),
+            None => each.push((i, distance)),
+        }
+    }
+    if let Some(max) = max {
+        let mut by_distance = each.clone();
+        by_distance.sort_by(|a, b| b.1.total_cmp(&a.1));
+        by_distance.truncate(max as usize);
+        each.retain(|e| by_distance.iter().any(|kept| kept.0 == e.0));
+    }
+    each.into_iter().map(|(i, _)| i).collect()
 }
 
 /// The fair comparisons of a run folder (outside [0.98, 1.02] unless `all`) with their rows.
@@ -524,8 +535,20 @@ fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<Path
 
 #[cfg(test)]
 mod tests {
-    use super::resume_arguments;
+    use super::{farthest_of, resume_arguments};
     use std::path::Path;
+
+    #[test]
+    fn max_targets_counts_comparisons_not_rows() {
+        // A sweep's comparison has a row per value: its two far rows are one target.
+        let prs = [("a", 0.5), ("a", 0.6), ("b", 0.8), ("c", 0.99), ("b", 1.0)];
+        assert_eq!(farthest_of(&prs, Some(2)), [0, 2]);
+        assert_eq!(farthest_of(&prs, Some(1)), [0]);
+        assert_eq!(farthest_of(&prs, None), [0, 2, 3]);
+        // Far on either side of parity, in the rows' order.
+        let prs = [("x", 1.02), ("y", 1.5), ("z", 0.5)];
+        assert_eq!(farthest_of(&prs, Some(2)), [1, 2]);
+    }
 
     #[test]
     fn the_new_process_resumes_the_same_folder() {
