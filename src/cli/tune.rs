@@ -66,7 +66,7 @@ fn target_of(args: &TuneArgs) -> Result<String> {
     }
     let first = study.and_then(|s| s.comparisons.into_iter().next());
     match first {
-        Some(c) => Ok(format!("{}/{}", c.a.family.name(), c.a.variant.name)),
+        Some(c) => Ok(c.a.variant.full_name()),
         None => bail!("give FAMILY/VARIANT, e.g. matvec/tuned"),
     }
 }

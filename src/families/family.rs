@@ -410,7 +410,7 @@ pub fn nonzero_in_32_bits(variant: &Variant, size: Size) -> Result<(), WorkloadE
 /// The refusal of a problem, naming `family/variant`.
 pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
     WorkloadError::BadProblem {
-        variant: full_name(variant),
+        variant: variant.full_name(),
         reason: reason.to_string(),
     }
 }
@@ -418,11 +418,7 @@ pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
 /// The refusal of a launch shape, naming `family/variant`.
 pub fn bad_launch(variant: &Variant, reason: impl ToString) -> WorkloadError {
     WorkloadError::BadLaunch {
-        variant: full_name(variant),
+        variant: variant.full_name(),
         reason: reason.to_string(),
     }
-}
-
-fn full_name(variant: &Variant) -> String {
-    format!("{}/{}", variant.family.name(), variant.name)
 }

@@ -56,6 +56,13 @@ pub struct Variant {
     pub alternative: Option<&'static str>,
 }
 
+impl Variant {
+    /// `family/variant`, as studies, errors and reports name it.
+    pub fn full_name(&self) -> String {
+        format!("{}/{}", self.family.name(), self.name)
+    }
+}
+
 /// `variant` with `alternative` declared as its fix (see [`Variant::alternative`]).
 pub(crate) const fn with_alternative(variant: Variant, alternative: &'static str) -> Variant {
     Variant {

@@ -275,7 +275,7 @@ pub fn run(
         let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else {
             continue;
         };
-        let pair = format!("{}/{}", v.family.name(), v.name);
+        let pair = v.full_name();
         let parse = |text: &Option<String>, api: &str, notes: &mut Vec<String>| {
             let text = text.as_ref()?;
             match ptx::parse_ptx(text) {

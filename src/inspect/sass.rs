@@ -220,7 +220,7 @@ pub(super) fn report(
             if a.is_none() && b.is_none() {
                 continue;
             }
-            let pair = format!("{}/{}", v.family.name(), v.name);
+            let pair = v.full_name();
             let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
             let _ = writeln!(
                 md,

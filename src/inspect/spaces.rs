@@ -105,7 +105,7 @@ pub(super) fn run(
         let Some(stem) = stems.iter().find(|s| s.stem == v.family.file()) else {
             continue;
         };
-        let pair = format!("{}/{}", v.family.name(), v.name);
+        let pair = v.full_name();
         for (api, text) in [("OpenCL", stem.opencl), ("CUDA", stem.cuda)] {
             let Some(counts) = text.and_then(|t| count(t, v.kernel)) else {
                 continue;

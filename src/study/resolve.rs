@@ -262,10 +262,7 @@ fn comparison_from(
             message: "field 'name' is empty; give the comparison a name or leave 'name' out".into(),
         });
     }
-    let base = spec
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("{}/{}", a.family.name(), a.variant.name));
+    let base = spec.name.clone().unwrap_or_else(|| a.variant.full_name());
     let id = if sweep.0.is_empty() {
         base
     } else {
