@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use std::path::{Path, PathBuf};
 
-use crate::export::csv::{read_rows, read_rows_if_file};
+use crate::export::csv::read_rows_if_file;
 use crate::export::ExportError;
 use crate::rows::{MeasurementRow, PrRow};
 
@@ -328,14 +328,10 @@ pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>),
     let mut prs = Vec::new();
     let mut rows = Vec::new();
     for dir in run_folders(out) {
-        let pr_file = dir.join(crate::rows::PRS_CSV);
-        if pr_file.exists() {
-            prs.extend(read_rows::<PrRow>(&pr_file)?);
-        }
-        let m_file = dir.join(crate::rows::MEASUREMENTS_CSV);
-        if m_file.exists() {
-            rows.extend(read_rows::<MeasurementRow>(&m_file)?);
-        }
+        prs.extend(read_rows_if_file::<PrRow>(&dir.join(crate::rows::PRS_CSV))?);
+        rows.extend(read_rows_if_file::<MeasurementRow>(
+            &dir.join(crate::rows::MEASUREMENTS_CSV),
+        )?);
     }
     Ok((prs, rows))
 }

@@ -212,7 +212,6 @@ fn recorded(name: &str) -> Option<FamilyId> {
 
 /// The fake backend's knowledge of kernels, supplied from the registry: each family emulates
 /// its own kernels (`Family::emulation`), so the backend layer knows no family.
-/// Emulates a launch through the registered family that owns its kernel.
 struct Registered;
 
 impl Emulator for Registered {

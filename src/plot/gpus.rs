@@ -21,7 +21,7 @@ pub const NAME: &str = "pr-gpus";
 
 chart_kind!(
     /// PR per comparison grouped by GPU and driver; one file per study.
-    GpusChart, "pr-gpus", |data: &ChartData| !figures(data).is_empty());
+    GpusChart, NAME, |data: &ChartData| !figures(data).is_empty());
 
 /// The axis never shows less than this around PR = 1, and never more than the outer range.
 const MIN_RANGE: (f64, f64) = (0.8, 1.2);

@@ -11,7 +11,7 @@
 /// Declares a chart kind: the name its files start with, when the data allows it, and its
 /// figures (the `figures` function of the chart's module), drawn by [`write_figures`].
 macro_rules! chart_kind {
-    ($(#[$doc:meta])* $chart:ident, $name:literal, $applies:expr) => {
+    ($(#[$doc:meta])* $chart:ident, $name:expr, $applies:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, Default)]
         pub struct $chart;
