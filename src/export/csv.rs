@@ -268,55 +268,97 @@ pub struct CsvAppender<T> {
     _row: PhantomData<fn(&T)>,
 }
 
+/// What an appender must know of the file it continues. It is learnt where the file's rows
+/// are read ([`read_to_append`]), so that a resumed file is read once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Existing {
+    /// Rows in the file.
+    pub rows: usize,
+    /// Whether the file has no bytes at all (then it gets a header).
+    empty: bool,
+    /// The line of a last line without a line break: a row cut by an interrupted write.
+    cut_line: Option<u64>,
+}
+
+impl Existing {
+    /// A file just written whole with `rows` rows by [`write_rows`]: a header, and every line
+    /// ended.
+    pub fn rewritten(rows: usize) -> Existing {
+        Existing {
+            rows,
+            empty: false,
+            cut_line: None,
+        }
+    }
+}
+
+/// Reads the rows of `path` (none where it is missing or empty), to go on appending to it: its
+/// header must be `T`'s columns exactly, since an appender writes them; an older file is read,
+/// never extended. A non-empty file is refused unless `resume` is set, so a new run never
+/// mixes its rows into an old run's file by accident.
+pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
+    path: &Path,
+    resume: bool,
+) -> Result<(Vec<T>, Existing), ExportError> {
+    // The target is checked before it is read: a FIFO there would block the read forever,
+    // a device never end it.
+    super::safe::check_target(path)?;
+    let data = match crate::input_file::read_capped(path, crate::input_file::RESULT_CAP) {
+        Ok(data) => data,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    if !data.is_empty() && !resume {
+        return Err(ExportError::OutputExists {
+            path: path.to_path_buf(),
+            hint: "pass --resume to continue it, --force to start afresh, or choose another output"
+                .to_string(),
+        });
+    }
+    let rows = parse_rows_with::<T>(path, &data, Header::Exact)?;
+    let cut_line = (!data.is_empty() && data.last() != Some(&b'\n')).then(|| {
+        let newlines = data.iter().filter(|&&b| b == b'\n').count();
+        u64::try_from(newlines).map_or(0, |n| n.saturating_add(1))
+    });
+    let existing = Existing {
+        rows: rows.len(),
+        empty: data.is_empty(),
+        cut_line,
+    };
+    Ok((rows, existing))
+}
+
 impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
-    /// Opens `path` for appending `T` rows, creating parent directories.
-    ///
-    /// * A missing or empty file gets `T`'s header.
-    /// * A non-empty file is refused unless `resume` is set, so a new run never mixes its rows
-    ///   into an old run's file by accident.
-    /// * With `resume`, the existing file must have `T`'s header and rows that parse, and must
-    ///   end with a line break (otherwise its last row was cut by an interrupted write and
-    ///   appending would merge it with the next row); it is then appended to.
+    /// Opens `path` for appending `T` rows, creating parent directories: a missing or empty
+    /// file gets `T`'s header; a non-empty one is continued only with `resume`, and only as
+    /// [`read_to_append`] and [`CsvAppender::continue_file`] allow.
     pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
         create_parent_dirs(path)?;
-        // The target is checked before it is read: a FIFO there would block the read forever,
-        // a device never end it.
-        super::safe::check_target(path)?;
-        let existing = match crate::input_file::read_capped(path, crate::input_file::RESULT_CAP) {
-            Ok(data) => data,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(io_err(path)(e)),
-        };
-        let mut existing_rows = 0;
-        if !existing.is_empty() {
-            if !resume {
-                return Err(ExportError::OutputExists {
-                    path: path.to_path_buf(),
-                    hint: "pass --resume to continue it, --force to start afresh, or choose another output"
-                        .to_string(),
-                });
-            }
-            // Appending needs the same columns: an older file is read, never extended.
-            existing_rows = parse_rows_with::<T>(path, &existing, Header::Exact)?.len();
-            if existing.last() != Some(&b'\n') {
-                let newlines = existing.iter().filter(|&&b| b == b'\n').count();
-                return Err(ExportError::Csv {
-                    path: path.to_path_buf(),
-                    line: u64::try_from(newlines).map_or(0, |n| n.saturating_add(1)),
-                    message: "the last line has no line break, so it was probably cut by an \
-                              interrupted write; check it, delete it if incomplete, then resume"
-                        .to_string(),
-                });
-            }
+        let (_, existing) = read_to_append::<T>(path, resume)?;
+        Self::continue_file(path, existing)
+    }
+
+    /// Opens `path`, whose content `existing` describes, for appending. A file whose last line
+    /// has no line break is refused: its last row was cut by an interrupted write, and
+    /// appending would merge it with the next row.
+    pub fn continue_file(path: &Path, existing: Existing) -> Result<Self, ExportError> {
+        if let Some(line) = existing.cut_line {
+            return Err(ExportError::Csv {
+                path: path.to_path_buf(),
+                line,
+                message: "the last line has no line break, so it was probably cut by an \
+                          interrupted write; check it, delete it if incomplete, then resume"
+                    .to_string(),
+            });
         }
         let file = super::safe::open_append(path)?;
         let mut appender = CsvAppender {
             path: path.to_path_buf(),
             file,
-            existing_rows,
+            existing_rows: existing.rows,
             _row: PhantomData,
         };
-        if existing.is_empty() {
+        if existing.empty {
             let mut header = ::csv::WriterBuilder::new().from_writer(Vec::new());
             header
                 .write_record(T::columns())
@@ -739,6 +781,41 @@ mod tests {
             ExportError::Csv { line, .. } => assert_eq!(*line, 3),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_file_read_to_append_is_continued_from_what_that_read_learnt() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.csv");
+        let mut a = CsvAppender::<SampleRow>::open(&path, false).unwrap();
+        a.append_all(&[sample(0), sample(1)]).unwrap();
+        drop(a);
+        let (rows, existing) = read_to_append::<SampleRow>(&path, true).unwrap();
+        assert_eq!(rows, vec![sample(0), sample(1)]);
+        // Without resume the same file is refused, before its rows are read.
+        let refused = read_to_append::<SampleRow>(&path, false).unwrap_err();
+        assert!(
+            matches!(refused, ExportError::OutputExists { .. }),
+            "{refused:?}"
+        );
+        // Rewritten whole with one row: continued without a second header or a re-read.
+        write_rows(&path, &rows[..1]).unwrap();
+        assert_eq!(existing.rows, 2);
+        let mut b = CsvAppender::<SampleRow>::continue_file(&path, Existing::rewritten(1)).unwrap();
+        assert_eq!(b.existing_rows(), 1);
+        b.append(&sample(2)).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches("run_id").count(), 1, "{text}");
+        assert_eq!(
+            read_rows::<SampleRow>(&path).unwrap(),
+            vec![sample(0), sample(2)]
+        );
+        // A missing file is continued as a new one: with its header.
+        let fresh = dir.path().join("new.csv");
+        let (none, new) = read_to_append::<SampleRow>(&fresh, true).unwrap();
+        assert!(none.is_empty());
+        drop(CsvAppender::<SampleRow>::continue_file(&fresh, new).unwrap());
+        assert!(fs::read_to_string(&fresh).unwrap().starts_with("run_id"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
-use crate::export::csv::{read_rows, write_rows, CsvAppender, CsvSchema};
+use crate::export::csv::{read_to_append, write_rows, CsvAppender, CsvSchema, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
@@ -112,24 +112,18 @@ impl CsvStore {
         mut guards: Guards,
     ) -> Result<Self, ExportError> {
         // A resumed folder's rows are read once: audited, checked against the hashes its
-        // runs recorded, and rewritten without the comparisons that are not whole.
-        let stored = if resume {
-            Stored::read(dir)?
-        } else {
-            Stored::default()
-        };
+        // runs recorded, rewritten without the comparisons that are not whole, and appended to.
+        let (stored, existing) = Stored::read(dir, resume)?;
         let audit = audit(&stored, sides);
         if let (true, Some(identity)) = (resume, &mut guards.identity) {
             verify(dir, &stored, &audit.done, &identity.rows)?;
             identity.rows.retain(|c, _| audit.done.contains_key(c));
         }
         guards.check_lock()?;
-        if resume {
-            keep_only(dir, stored, &audit.done)?;
-        }
-        let measurements = CsvAppender::open(&dir.join(Self::MEASUREMENTS), resume)?;
-        let prs = CsvAppender::open(&dir.join(Self::PRS), resume)?;
-        let samples = CsvAppender::open(&dir.join(Self::SAMPLES), resume)?;
+        let existing = keep_only(dir, stored, existing, &audit.done)?;
+        let measurements = CsvAppender::continue_file(&dir.join(Self::MEASUREMENTS), existing[0])?;
+        let prs = CsvAppender::continue_file(&dir.join(Self::PRS), existing[1])?;
+        let samples = CsvAppender::continue_file(&dir.join(Self::SAMPLES), existing[2])?;
         // Only once the folder is accepted: a refused run leaves its identity as it was.
         if let Some(identity) = &guards.identity {
             write_json_atomic(&dir.join(IDENTITY_FILE), identity)?;
@@ -305,12 +299,18 @@ struct Stored {
 }
 
 impl Stored {
-    fn read(dir: &Path) -> Result<Stored, ExportError> {
-        Ok(Stored {
-            measurements: read_if_any(&dir.join(CsvStore::MEASUREMENTS))?,
-            prs: read_if_any(&dir.join(CsvStore::PRS))?,
-            samples: read_if_any(&dir.join(CsvStore::SAMPLES))?,
-        })
+    /// The three files' rows, with what their appenders must know of them (in the order
+    /// measurements, PRs, samples). Without `resume` a file must be empty or missing.
+    fn read(dir: &Path, resume: bool) -> Result<(Stored, [Existing; 3]), ExportError> {
+        let (measurements, m) = read_to_append(&dir.join(CsvStore::MEASUREMENTS), resume)?;
+        let (prs, p) = read_to_append(&dir.join(CsvStore::PRS), resume)?;
+        let (samples, s) = read_to_append(&dir.join(CsvStore::SAMPLES), resume)?;
+        let stored = Stored {
+            measurements,
+            prs,
+            samples,
+        };
+        Ok((stored, [m, p, s]))
     }
 }
 
@@ -395,41 +395,45 @@ fn incomplete(
     None
 }
 
-fn read_if_any<T>(path: &Path) -> Result<Vec<T>, ExportError>
-where
-    T: serde::de::DeserializeOwned + CsvSchema,
-{
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > 0 => read_rows(path),
-        _ => Ok(Vec::new()),
-    }
-}
-
 /// Drops every row of a comparison that is not done from the three files, rewriting a file
-/// only when it loses a row.
-fn keep_only(dir: &Path, stored: Stored, done: &HashMap<String, usize>) -> Result<(), ExportError> {
+/// only when it loses a row; what the appenders must know of the files then.
+fn keep_only(
+    dir: &Path,
+    stored: Stored,
+    existing: [Existing; 3],
+    done: &HashMap<String, usize>,
+) -> Result<[Existing; 3], ExportError> {
     let is_done = |c: &String| done.contains_key(c);
-    let measurements = &dir.join(CsvStore::MEASUREMENTS);
-    rewrite_kept(measurements, stored.measurements, |r| {
-        is_done(&r.comparison)
-    })?;
-    rewrite_kept(&dir.join(CsvStore::SAMPLES), stored.samples, |r| {
-        is_done(&r.comparison)
-    })?;
-    rewrite_kept(&dir.join(CsvStore::PRS), stored.prs, |r| {
-        is_done(&r.comparison)
-    })
+    Ok([
+        rewrite_kept(
+            &dir.join(CsvStore::MEASUREMENTS),
+            stored.measurements,
+            existing[0],
+            |r| is_done(&r.comparison),
+        )?,
+        rewrite_kept(&dir.join(CsvStore::PRS), stored.prs, existing[1], |r| {
+            is_done(&r.comparison)
+        })?,
+        rewrite_kept(
+            &dir.join(CsvStore::SAMPLES),
+            stored.samples,
+            existing[2],
+            |r| is_done(&r.comparison),
+        )?,
+    ])
 }
 
 fn rewrite_kept<T: Serialize + CsvSchema>(
     path: &Path,
     rows: Vec<T>,
+    existing: Existing,
     keep: impl Fn(&T) -> bool,
-) -> Result<(), ExportError> {
+) -> Result<Existing, ExportError> {
     let total = rows.len();
     let kept: Vec<T> = rows.into_iter().filter(|r| keep(r)).collect();
-    if kept.len() < total {
-        write_rows(path, &kept)?;
+    if kept.len() == total {
+        return Ok(existing);
     }
-    Ok(())
+    write_rows(path, &kept)?;
+    Ok(Existing::rewritten(kept.len()))
 }
