@@ -12,10 +12,12 @@ use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
+use crate::rows::Api;
 use crate::rows::Status;
 use crate::rows::{PassRow, PASSES_CSV};
 use crate::soak;
-use crate::study::Study;
+use crate::study::defines::DefineError;
+use crate::study::{Resolved, Study};
 
 /// What happened while a run went on, for the caller to show.
 pub enum Event<'a> {
@@ -31,41 +33,48 @@ pub struct RunReport {
     pub remeasured: Vec<String>,
 }
 
-/// Refuses a define that names an identifier of the kernel it compiles into (either API's
-/// program), other than one of the kernel's knobs.
-fn check_defines(study: &Study, sources: &KernelSources) -> Result<(), SessionError> {
-    use crate::rows::Api;
+/// Refuses a comparison before the folder is touched or any input generated: a define that
+/// names an identifier of the kernel it compiles into (either API's program), other than one
+/// of the kernel's knobs, or a problem that cannot fit in its side's device memory or in host
+/// memory.
+fn check_comparisons(
+    study: &Study,
+    sides: &Sides,
+    sources: &KernelSources,
+) -> Result<(), SessionError> {
+    let infos = sides.infos();
     for c in &study.comparisons {
-        for settings in [&c.a, &c.b].into_iter().filter(|s| !s.defines.is_empty()) {
-            let stem = settings.family.file();
-            for api in [Api::OpenCl, Api::Cuda] {
-                // A missing file is reported where the kernel is built.
-                let Ok(text) = sources.program(api, stem) else {
-                    continue;
-                };
-                let file = format!(
-                    "{}/{stem}.{}",
-                    crate::kernels::folder(api),
-                    crate::kernels::extension(api)
-                );
-                for name in settings.defines.keys() {
-                    crate::study::defines::check_against_source(name, &text, &file)
-                        .map_err(|reason| SessionError::refused(study, &c.id, reason))?;
-                }
+        let refused = |reason: String| SessionError::refused(study, &c.id, reason);
+        for (i, settings) in [&c.a, &c.b].into_iter().enumerate() {
+            check_defines(settings, sources).map_err(|e| refused(e.to_string()))?;
+            // A side that does not run needs no room.
+            if let Some(info) = infos.get(i) {
+                crate::families::fits::check(settings.family, settings.size, info)
+                    .map_err(|e| refused(e.to_string()))?;
             }
         }
     }
     Ok(())
 }
 
-/// Refuses a comparison whose problem cannot fit in its side's device memory or in host
-/// memory, before the folder is touched or any input generated.
-fn check_footprints(study: &Study, sides: &Sides) -> Result<(), SessionError> {
-    let infos = sides.infos();
-    for c in &study.comparisons {
-        for (settings, info) in [&c.a, &c.b].into_iter().zip(&infos) {
-            crate::families::fits::check(settings.family, settings.size, info)
-                .map_err(|reason| SessionError::refused(study, &c.id, reason))?;
+/// Refuses a define of `settings` that names an identifier of its kernel's program.
+fn check_defines(settings: &Resolved, sources: &KernelSources) -> Result<(), DefineError> {
+    if settings.defines.is_empty() {
+        return Ok(());
+    }
+    let stem = settings.family.file();
+    for api in [Api::OpenCl, Api::Cuda] {
+        // A missing file is reported where the kernel is built.
+        let Ok(text) = sources.program(api, stem) else {
+            continue;
+        };
+        let file = format!(
+            "{}/{stem}.{}",
+            crate::kernels::folder(api),
+            crate::kernels::extension(api)
+        );
+        for name in settings.defines.keys() {
+            crate::study::defines::check_against_source(name, &text, &file)?;
         }
     }
     Ok(())
@@ -77,8 +86,7 @@ pub fn execute(
     sides: &mut Sides,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunReport, SessionError> {
-    check_defines(&plan.study, plan.sources)?;
-    check_footprints(&plan.study, sides)?;
+    check_comparisons(&plan.study, sides, plan.sources)?;
     let mut folder = RunFolder::open(plan, sides)?;
     on_event(Event::Started {
         study: &plan.study,
