@@ -183,32 +183,18 @@ impl FakeBackend {
         len: usize,
     ) -> Result<()> {
         let too_long = || BackendError::InvalidHandle(format!("fake: transfer of {len} floats"));
-        match direction {
-            Direction::H2d => {
-                let data = self
-                    .hosts
-                    .get(host)?
-                    .get(..len)
-                    .ok_or_else(too_long)?
-                    .to_vec();
-                let dst = self.buffers.get_mut(buffer)?;
-                dst.get_mut(..len)
-                    .ok_or_else(too_long)?
-                    .copy_from_slice(&data);
-            }
-            Direction::D2h => {
-                let data = self
-                    .buffers
-                    .get(buffer)?
-                    .get(..len)
-                    .ok_or_else(too_long)?
-                    .to_vec();
-                let dst = self.hosts.get_mut(host)?;
-                dst.get_mut(..len)
-                    .ok_or_else(too_long)?
-                    .copy_from_slice(&data);
-            }
-        }
+        let from = match direction {
+            Direction::H2d => self.hosts.get(host)?,
+            Direction::D2h => self.buffers.get(buffer)?,
+        };
+        let data = from.get(..len).ok_or_else(too_long)?.to_vec();
+        let to = match direction {
+            Direction::H2d => self.buffers.get_mut(buffer)?,
+            Direction::D2h => self.hosts.get_mut(host)?,
+        };
+        to.get_mut(..len)
+            .ok_or_else(too_long)?
+            .copy_from_slice(&data);
         Ok(())
     }
 
