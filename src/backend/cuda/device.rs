@@ -48,7 +48,6 @@ impl CudaBackend {
         })
     }
 
-    /// Marshals `args` and launches `count` times on `stream`, inside the caller's window.
     /// The texture objects of `args`, in order, made once per buffer and never inside a timed
     /// window (OpenCL's images likewise).
     pub(super) fn texture_objects(

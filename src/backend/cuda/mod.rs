@@ -513,10 +513,7 @@ impl PlainLoops for CudaBackend {
         // Its own packing, apart from the harness's cache: the loop shares no state with it.
         let mut packed = plain::Packed::new(args, self.params(args, &objects)?);
         let flag = match (plan.flag_copies, crate::backend::first_buffer(args)) {
-            (true, Some(b)) => match self.params(&[Arg::Buffer(b)], &objects)?.first() {
-                Some(plain::Param::Pointer(ptr)) => Some(*ptr),
-                _ => None,
-            },
+            (true, Some(b)) => Some(self.buffers.get(b)?.device_ptr(&self.stream).0),
             _ => None,
         };
         let k = self.kernels.get(kernel)?;

@@ -84,15 +84,12 @@ impl FakeBackend {
     /// The scripted slowdown of a program's launches: [`FakeScript::slow_source`] where its
     /// source holds the text, times [`FakeScript::runtime_factor`].
     pub(super) fn slowdown(&self, program: ProgramId) -> f64 {
-        let source_factor = match (&self.script.slow_source, self.programs.get(program)) {
-            (Some((text, factor)), Ok(p)) if p.source.contains(text.as_str()) => *factor,
+        let p = self.programs.get(program).ok();
+        let source_factor = match (&self.script.slow_source, p) {
+            (Some((text, factor)), Some(p)) if p.source.contains(text.as_str()) => *factor,
             _ => 1.0,
         };
-        let cap = self
-            .programs
-            .get(program)
-            .ok()
-            .and_then(|p| p.max_registers);
+        let cap = p.and_then(|p| p.max_registers);
         let capped = match (cap, self.script.registers) {
             (Some(c), Some(r)) if c < r => self.script.capped_factor * self.script.cap_path_factor,
             (Some(_), _) => self.script.cap_path_factor,
