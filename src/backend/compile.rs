@@ -90,21 +90,15 @@ impl JitOptions {
         if self.needs_linker() {
             parts.push("through the driver's linker".into());
         }
-        match (self.opt_level, self.max_registers, self.carveout) {
-            (None, None, None) if !self.linked => parts.push("default options".into()),
-            (None, None, None) => {}
-            (l, r, c) => {
-                if let Some(l) = l {
-                    parts.push(format!("opt-level {l}"));
-                }
-                if let Some(r) = r {
-                    parts.push(format!("max {r} registers"));
-                }
-                if let Some(c) = c {
-                    parts.push(format!("shared-memory carveout {c}%"));
-                }
-            }
+        if self.is_default() {
+            parts.push("default options".into());
         }
+        parts.extend(self.opt_level.map(|l| format!("opt-level {l}")));
+        parts.extend(self.max_registers.map(|r| format!("max {r} registers")));
+        parts.extend(
+            self.carveout
+                .map(|c| format!("shared-memory carveout {c}%")),
+        );
         parts.join(", ")
     }
 

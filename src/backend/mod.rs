@@ -230,23 +230,19 @@ pub fn first_buffer(args: &[Arg]) -> Option<BufferId> {
 /// Refuse an allocation larger than what the device can hold, before allocating.
 pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
     let bytes = (len as u64).saturating_mul(4);
-    if bytes == 0 {
-        return Err(BackendError::TooLarge {
-            bytes,
-            limit: info.max_alloc_bytes,
-            device: info.name.clone(),
-            what: "an empty buffer is not a valid problem".into(),
-        });
-    }
-    if info.max_alloc_bytes > 0 && bytes > info.max_alloc_bytes {
-        return Err(BackendError::TooLarge {
-            bytes,
-            limit: info.max_alloc_bytes,
-            device: info.name.clone(),
-            what: "largest single allocation".into(),
-        });
-    }
-    Ok(())
+    let what = if bytes == 0 {
+        "an empty buffer is not a valid problem"
+    } else if info.max_alloc_bytes > 0 && bytes > info.max_alloc_bytes {
+        "largest single allocation"
+    } else {
+        return Ok(());
+    };
+    Err(BackendError::TooLarge {
+        bytes,
+        limit: info.max_alloc_bytes,
+        device: info.name.clone(),
+        what: what.into(),
+    })
 }
 
 #[cfg(test)]

@@ -43,15 +43,13 @@ impl WaitMode {
     ) -> Result<()> {
         match self {
             WaitMode::Blocking | WaitMode::Finish => block(),
-            WaitMode::Spin => {
+            WaitMode::Spin | WaitMode::Yield => {
                 while !done()? {
-                    std::hint::spin_loop();
-                }
-                Ok(())
-            }
-            WaitMode::Yield => {
-                while !done()? {
-                    std::thread::yield_now();
+                    if self == WaitMode::Yield {
+                        std::thread::yield_now();
+                    } else {
+                        std::hint::spin_loop();
+                    }
                 }
                 Ok(())
             }

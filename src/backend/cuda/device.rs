@@ -4,12 +4,6 @@
 use super::*;
 
 impl CudaBackend {
-    /// Loads PTX as a module ([`load_module`]). The carveout is no assembler option: it is set
-    /// on each kernel after loading, on either path.
-    pub(super) fn load(&self, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
-        load_module(&self.ctx, ptx, options)
-    }
-
     pub fn open(selector: Option<&str>) -> Result<Self> {
         availability()?;
         let devices = list_devices()?;
@@ -54,7 +48,6 @@ impl CudaBackend {
         })
     }
 
-    /// Marshals `args` and launches `count` times on `stream`, inside the caller's window.
     /// The texture objects of `args`, in order, made once per buffer and never inside a timed
     /// window (OpenCL's images likewise).
     pub(super) fn texture_objects(
@@ -116,6 +109,13 @@ impl CudaBackend {
         Ok(())
     }
 
+    /// Waits for everything enqueued on the stream: the end of an untimed command.
+    pub(super) fn sync(&self) -> Result<()> {
+        self.stream
+            .synchronize()
+            .map_err(drv("cuStreamSynchronize"))
+    }
+
     pub(super) fn count(&self, launch: bool, event: bool) {
         CallCounts::count(&self.calls, launch, event);
     }
@@ -135,14 +135,10 @@ impl CudaBackend {
         stop: &StopEvents,
         what: &str,
     ) -> Result<()> {
-        let events = plain::LoopEvents {
-            polled: &stop.polled,
-            blocking: &stop.blocking,
-        };
         self.count(false, self.wait.needs_event());
         // SAFETY: the stream and events belong to this backend's context, bound to the thread
         // by the launch before this wait.
-        unsafe { plain::wait(stream.cu_stream(), &events, self.wait) }.map_err(|e| match e {
+        unsafe { plain::wait(stream.cu_stream(), stop, self.wait) }.map_err(|e| match e {
             BackendError::Driver { detail, .. } => BackendError::driver(API, what, detail),
             other => other,
         })

@@ -9,7 +9,7 @@ use std::ptr;
 use cudarc::driver::sys::{self, CUjitInputType, CUjit_option, CUlinkState};
 use cudarc::driver::CudaContext;
 
-use super::API;
+use super::{drv, API};
 use crate::backend::{BackendError, JitOptions, Result};
 
 /// Room for the JIT's error log (ptxas errors are a few lines each).
@@ -27,10 +27,6 @@ impl Drop for LinkState {
     }
 }
 
-fn failed(what: &str, detail: String) -> BackendError {
-    BackendError::driver(API, what, detail)
-}
-
 /// The JIT log as text: up to its first NUL.
 fn log_text(log: &[u8]) -> String {
     let end = log.iter().position(|b| *b == 0).unwrap_or(log.len());
@@ -39,13 +35,9 @@ fn log_text(log: &[u8]) -> String {
 
 /// Assembles `ptx` into a cubin for the context's device with `jit`'s options.
 pub fn assemble(ctx: &CudaContext, ptx: &str, jit: &JitOptions) -> Result<Vec<u8>> {
-    ctx.bind_to_thread()
-        .map_err(|e| failed("cuCtxSetCurrent", format!("{e:?}")))?;
+    ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
     let source = CString::new(ptx).map_err(|_| {
-        failed(
-            "cuLinkAddData",
-            "the PTX text contains a NUL byte".to_string(),
-        )
+        BackendError::driver(API, "cuLinkAddData", "the PTX text contains a NUL byte")
     })?;
     let mut log = vec![0u8; LOG_BYTES];
     let mut options = vec![
@@ -74,7 +66,7 @@ pub fn assemble(ctx: &CudaContext, ptx: &str, jit: &JitOptions) -> Result<Vec<u8
         )
     }
     .result()
-    .map_err(|e| failed("cuLinkCreate", format!("{e:?}")))?;
+    .map_err(drv("cuLinkCreate"))?;
     let state = LinkState(raw);
     let name = c"clvscu.ptx";
     // SAFETY: the source is NUL-terminated and its length includes the NUL, as the driver
@@ -108,11 +100,14 @@ pub fn assemble(ctx: &CudaContext, ptx: &str, jit: &JitOptions) -> Result<Vec<u8
     // so it is copied before `state` drops.
     unsafe { sys::cuLinkComplete(state.0, &mut cubin, &mut size) }
         .result()
-        .map_err(|e| failed("cuLinkComplete", format!("{e:?}: {}", log_text(&log))))?;
+        .map_err(|e| {
+            BackendError::driver(API, "cuLinkComplete", format!("{e:?}: {}", log_text(&log)))
+        })?;
     if cubin.is_null() || size == 0 {
-        return Err(failed(
+        return Err(BackendError::driver(
+            API,
             "cuLinkComplete",
-            "the linker returned no image".into(),
+            "the linker returned no image",
         ));
     }
     // SAFETY: the driver reports `size` valid bytes at `cubin`.

@@ -51,6 +51,19 @@ struct LoadedProgram {
     carveout: Option<u32>,
 }
 
+impl LoadedProgram {
+    /// Loads PTX as a module ([`load_module`]). The carveout is no assembler option: it is set
+    /// on each kernel after loading, on either path.
+    fn load(ctx: &Arc<CudaContext>, ptx: String, jit: &JitOptions) -> Result<Self> {
+        let module = load_module(ctx, &ptx, jit)?;
+        Ok(LoadedProgram {
+            ptx,
+            module,
+            carveout: jit.carveout,
+        })
+    }
+}
+
 /// Stop events of one stream: one to poll, one made with `CU_EVENT_BLOCKING_SYNC` to sleep
 /// on (the flag is fixed when the event is created). Timing is enabled, or disabled on the
 /// polled one for launches timed by the wall clock alone (see [`Backend::set_timer`]).
@@ -145,14 +158,14 @@ fn build_all(
     ctx: &Arc<CudaContext>,
     arch: &str,
     requests: Vec<CompileRequest>,
-) -> Vec<(CompileRequest, String, Arc<CudaModule>)> {
+) -> Vec<(CompileRequest, LoadedProgram)> {
     use rayon::prelude::*;
     requests
         .into_par_iter()
         .filter_map(|request| {
             let ptx = compile_to_ptx(&request, arch).ok()?;
-            let module = load_module(ctx, &ptx, &request.jit).ok()?;
-            Some((request, ptx, module))
+            let program = LoadedProgram::load(ctx, ptx, &request.jit).ok()?;
+            Some((request, program))
         })
         .collect()
 }
@@ -186,12 +199,9 @@ impl Backend for CudaBackend {
             return Ok(id);
         }
         let ptx = compile_to_ptx(request, self.arch)?;
-        let module = self.load(&ptx, &request.jit)?;
-        let id = self.programs.insert(LoadedProgram {
-            ptx,
-            module,
-            carveout: request.jit.carveout,
-        });
+        let id = self
+            .programs
+            .insert(LoadedProgram::load(&self.ctx, ptx, &request.jit)?);
         self.built.remember_program(request, id);
         Ok(id)
     }
@@ -241,7 +251,7 @@ impl Backend for CudaBackend {
         let stream = self.stream.clone();
         let dst = self.buffers.get_mut(buffer)?;
         stream.memcpy_htod(data, dst).map_err(drv("cuMemcpyHtoD"))?;
-        stream.synchronize().map_err(drv("cuStreamSynchronize"))
+        self.sync()
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
@@ -249,9 +259,7 @@ impl Backend for CudaBackend {
         self.stream
             .memcpy_dtoh(src, out)
             .map_err(drv("cuMemcpyDtoH"))?;
-        self.stream
-            .synchronize()
-            .map_err(drv("cuStreamSynchronize"))
+        self.sync()
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
@@ -318,9 +326,7 @@ impl BufferOps for CudaBackend {
         self.stream
             .memcpy_dtod(src, &mut dst)
             .map_err(drv("cuMemcpyDtoD (constant symbol)"))?;
-        self.stream
-            .synchronize()
-            .map_err(drv("cuStreamSynchronize"))
+        self.sync()
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
@@ -349,12 +355,8 @@ impl Programs for CudaBackend {
         let todo = self.built.not_built(requests);
         let made = build_all(&self.ctx, self.arch, todo);
         let count = made.len();
-        for (request, ptx, module) in made {
-            let id = self.programs.insert(LoadedProgram {
-                ptx,
-                module,
-                carveout: request.jit.carveout,
-            });
+        for (request, program) in made {
+            let id = self.programs.insert(program);
             self.built.remember_program(&request, id);
         }
         count
@@ -380,12 +382,9 @@ impl ForeignCode for CudaBackend {
                 what: format!("run OpenCL's PTX: {why}"),
             }
         })?;
-        let module = self.load(&ptx, jit)?;
-        Ok(self.programs.insert(LoadedProgram {
-            ptx,
-            module,
-            carveout: jit.carveout,
-        }))
+        Ok(self
+            .programs
+            .insert(LoadedProgram::load(&self.ctx, ptx, jit)?))
     }
 
     /// Loads PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through the CUDA
@@ -514,23 +513,16 @@ impl PlainLoops for CudaBackend {
         // Its own packing, apart from the harness's cache: the loop shares no state with it.
         let mut packed = plain::Packed::new(args, self.params(args, &objects)?);
         let flag = match (plan.flag_copies, crate::backend::first_buffer(args)) {
-            (true, Some(b)) => match self.params(&[Arg::Buffer(b)], &objects)?.first() {
-                Some(plain::Param::Pointer(ptr)) => Some(*ptr),
-                _ => None,
-            },
+            (true, Some(b)) => Some(self.buffers.get(b)?.device_ptr(&self.stream).0),
             _ => None,
         };
         let k = self.kernels.get(kernel)?;
-        let events = plain::LoopEvents {
-            polled: &self.untimed_stop.polled,
-            blocking: &self.untimed_stop.blocking,
-        };
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         plain::launch_loop(
             &k.function,
             self.stream.cu_stream(),
             &mut packed,
-            &events,
+            &self.untimed_stop,
             plan,
             flag,
         )

@@ -7,10 +7,10 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use cudarc::driver::sys::{CUdeviceptr, CUevent, CUstream, CUtexObject};
-use cudarc::driver::{result, CudaEvent, CudaFunction};
+use cudarc::driver::{result, CudaFunction};
 
-use super::super::{BackendError, PlainLoop, Result, WaitMode};
-use super::API;
+use super::super::{PlainLoop, Result, WaitMode};
+use super::{drv, StopEvents};
 
 /// One kernel parameter's value, owned so that its address stays valid for every launch.
 #[derive(Debug, Clone, Copy)]
@@ -21,37 +21,27 @@ pub(super) enum Param {
     F32(f32),
 }
 
-/// The events a plain loop waits on: one to poll, one made with `CU_EVENT_BLOCKING_SYNC`.
-pub(super) struct LoopEvents<'a> {
-    pub polled: &'a CudaEvent,
-    pub blocking: &'a CudaEvent,
-}
-
-fn fail(what: &'static str) -> impl Fn(result::DriverError) -> BackendError {
-    move |e| BackendError::driver(API, what, format!("{e:?}"))
-}
-
 /// Waits for everything enqueued on `stream`, as `mode` does it.
 ///
 /// # Safety
 /// `stream` and the events are live handles of the current context.
-pub(super) unsafe fn wait(stream: CUstream, events: &LoopEvents, mode: WaitMode) -> Result<()> {
+pub(super) unsafe fn wait(stream: CUstream, events: &StopEvents, mode: WaitMode) -> Result<()> {
     let event: CUevent = match mode {
         WaitMode::Finish => {
-            return result::stream::synchronize(stream).map_err(fail("cuStreamSynchronize"))
+            return result::stream::synchronize(stream).map_err(drv("cuStreamSynchronize"))
         }
         WaitMode::Blocking => events.blocking.cu_event(),
         WaitMode::Spin | WaitMode::Yield => events.polled.cu_event(),
     };
-    result::event::record(event, stream).map_err(fail("cuEventRecord"))?;
+    result::event::record(event, stream).map_err(drv("cuEventRecord"))?;
     if mode == WaitMode::Blocking {
-        return result::event::synchronize(event).map_err(fail("cuEventSynchronize"));
+        return result::event::synchronize(event).map_err(drv("cuEventSynchronize"));
     }
     loop {
         match result::event::query(event) {
             Ok(()) => return Ok(()),
             Err(e) if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
-            Err(e) => return Err(fail("cuEventQuery")(e)),
+            Err(e) => return Err(drv("cuEventQuery")(e)),
         }
         if mode == WaitMode::Yield {
             std::thread::yield_now();
@@ -116,7 +106,7 @@ pub(super) fn launch_loop(
     f: &CudaFunction,
     stream: CUstream,
     packed: &mut Packed,
-    events: &LoopEvents,
+    events: &StopEvents,
     plan: PlainLoop,
     flag: Option<CUdeviceptr>,
 ) -> Result<Vec<f64>> {
@@ -128,20 +118,20 @@ pub(super) fn launch_loop(
             // SAFETY: the flag buffer holds at least one word and lives in this context; the
             // source outlives the copy, which the wait below completes.
             unsafe { result::memcpy_htod_async(ptr, &word, stream) }
-                .map_err(fail("cuMemcpyHtoDAsync (plain level)"))?;
+                .map_err(drv("cuMemcpyHtoDAsync (plain level)"))?;
         }
         for _ in 0..plan.batch.max(1) {
             // SAFETY: the caller packed the parameters from the kernel's arguments, and the
             // function and stream belong to the current context.
             unsafe { packed.launch(f, stream, plan.shape) }
-                .map_err(fail("cuLaunchKernel (plain loop)"))?;
+                .map_err(drv("cuLaunchKernel (plain loop)"))?;
         }
         match flag {
             // SAFETY: as above; the word is read before the stream is synchronised.
             Some(ptr) => unsafe {
                 result::memcpy_dtoh_async(&mut word, ptr, stream)
-                    .map_err(fail("cuMemcpyDtoHAsync (plain level)"))?;
-                result::stream::synchronize(stream).map_err(fail("cuStreamSynchronize"))?;
+                    .map_err(drv("cuMemcpyDtoHAsync (plain level)"))?;
+                result::stream::synchronize(stream).map_err(drv("cuStreamSynchronize"))?;
             },
             // SAFETY: as above; the events were made in this context.
             None => unsafe { wait(stream, events, plan.wait) }?,

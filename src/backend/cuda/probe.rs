@@ -70,7 +70,8 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>> {
 }
 
 fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
-    let attr = |a: Attr| ctx.attribute(a).ok();
+    // A device attribute as a count; a negative answer (none is expected) reads as unknown.
+    let attr = |a: Attr| ctx.attribute(a).ok().and_then(|v| u32::try_from(v).ok());
     let driver_version = driver_version();
     DeviceInfo {
         api: API.label().into(),
@@ -81,28 +82,24 @@ fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
         api_version: nvrtc_version()
             .map(|v| format!("NVRTC {v}"))
             .unwrap_or_else(|| "NVRTC unavailable".into()),
-        compute_units: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT))
-            .unwrap_or(0),
-        max_work_group_size: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK))
-            .unwrap_or(0),
-        local_mem_bytes: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK))
+        compute_units: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).unwrap_or(0),
+        max_work_group_size: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK).unwrap_or(0),
+        local_mem_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)
             .map_or(0, u64::from),
         global_mem_bytes: ctx.total_mem().map_or(0, |b| b as u64),
         max_alloc_bytes: ctx.total_mem().map_or(0, |b| b as u64),
         // The driver reports kHz.
-        core_clock_mhz: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE)).map(|k| k / 1000),
-        memory_clock_mhz: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE))
+        core_clock_mhz: attr(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE).map(|k| k / 1000),
+        memory_clock_mhz: attr(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE)
             .filter(|k| *k > 0)
             .map(|k| k / 1000),
-        memory_bus_width_bits: non_negative(attr(
-            Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-        ))
-        .filter(|b| *b > 0),
+        memory_bus_width_bits: attr(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH)
+            .filter(|b| *b > 0),
         compute_capability: ctx.compute_capability().ok(),
         has_subgroups: true,
         is_gpu: true,
-        pci_bus: non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID))
-            .zip(non_negative(attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID)))
+        pci_bus: attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID)
+            .zip(attr(Attr::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID))
             .map(|(bus, device)| crate::backend::pci_bus_text(bus, device)),
     }
 }
@@ -147,11 +144,6 @@ fn kernel_module_version(text: &str) -> Option<String> {
         let looks = w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.');
         looks.then(|| w.to_string())
     })
-}
-
-/// A device attribute as a count; a negative answer (none is expected) reads as unknown.
-fn non_negative(v: Option<i32>) -> Option<u32> {
-    v.and_then(|v| u32::try_from(v).ok())
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUresult};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 
-use super::API;
+use super::{drv, API};
 use crate::backend::{BackendError, BufferId, Result};
 
 /// Texture objects made over buffers, by (buffer, channels).
@@ -65,7 +65,7 @@ impl Textures {
         let texels = (buffer.len() / channels as usize) as u64;
         let limit = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
-            .map_err(|e| BackendError::driver(API, "cuDeviceGetAttribute", format!("{e:?}")))?;
+            .map_err(drv("cuDeviceGetAttribute"))?;
         check_width(texels, limit.max(0) as u64, device)?;
         let (ptr, _sync) = buffer.device_ptr(stream);
         // SAFETY: all-zero descriptors are valid (numbers, and a null array handle in the
@@ -82,8 +82,7 @@ impl Textures {
         // `tex1Dfetch` returns the stored float unchanged.
         let tex: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
         let mut object: sys::CUtexObject = 0;
-        ctx.bind_to_thread()
-            .map_err(|e| BackendError::driver(API, "cuCtxSetCurrent", format!("{e:?}")))?;
+        ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // SAFETY: the descriptors outlive the call; the buffer outlives the texture, which
         // `forget` destroys before the buffer is freed.
         let r = unsafe { sys::cuTexObjectCreate(&mut object, &res, &tex, std::ptr::null()) };

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{result, CudaContext, CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
 
-use super::{drv, API};
+use super::drv;
 use crate::backend::{BackendError, Direction, HostMemory, Result};
 
 /// A host buffer of the CUDA backend.
@@ -60,7 +60,7 @@ pub(super) fn enqueue(
             Direction::D2h => result::memcpy_dtoh_async(&mut data[..len], ptr, s),
         }
     }
-    .map_err(|e| BackendError::driver(API, "cuMemcpyHtoDAsync/DtoHAsync", format!("{e:?}")))
+    .map_err(drv("cuMemcpyHtoDAsync/DtoHAsync"))
 }
 
 /// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`]: `reps` synchronous
@@ -76,9 +76,6 @@ pub(super) fn copy_loop(
 ) -> Result<Vec<f64>> {
     let data = checked(host, device, len)?;
     let (ptr, _sync) = device.device_ptr(stream);
-    let fail = |e: result::DriverError| {
-        BackendError::driver(API, "cuMemcpyHtoD/DtoH (plain copy)", format!("{e:?}"))
-    };
     let mut times = Vec::with_capacity(reps as usize);
     for _ in 0..reps {
         let t0 = std::time::Instant::now();
@@ -89,7 +86,7 @@ pub(super) fn copy_loop(
                 Direction::D2h => result::memcpy_dtoh_sync(&mut data[..len], ptr),
             }
         }
-        .map_err(fail)?;
+        .map_err(drv("cuMemcpyHtoD/DtoH (plain copy)"))?;
         times.push(t0.elapsed().as_secs_f64());
     }
     Ok(times)

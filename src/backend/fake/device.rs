@@ -84,15 +84,12 @@ impl FakeBackend {
     /// The scripted slowdown of a program's launches: [`FakeScript::slow_source`] where its
     /// source holds the text, times [`FakeScript::runtime_factor`].
     pub(super) fn slowdown(&self, program: ProgramId) -> f64 {
-        let source_factor = match (&self.script.slow_source, self.programs.get(program)) {
-            (Some((text, factor)), Ok(p)) if p.source.contains(text.as_str()) => *factor,
+        let p = self.programs.get(program).ok();
+        let source_factor = match (&self.script.slow_source, p) {
+            (Some((text, factor)), Some(p)) if p.source.contains(text.as_str()) => *factor,
             _ => 1.0,
         };
-        let cap = self
-            .programs
-            .get(program)
-            .ok()
-            .and_then(|p| p.max_registers);
+        let cap = p.and_then(|p| p.max_registers);
         let capped = match (cap, self.script.registers) {
             (Some(c), Some(r)) if c < r => self.script.capped_factor * self.script.cap_path_factor,
             (Some(_), _) => self.script.cap_path_factor,
@@ -183,32 +180,18 @@ impl FakeBackend {
         len: usize,
     ) -> Result<()> {
         let too_long = || BackendError::InvalidHandle(format!("fake: transfer of {len} floats"));
-        match direction {
-            Direction::H2d => {
-                let data = self
-                    .hosts
-                    .get(host)?
-                    .get(..len)
-                    .ok_or_else(too_long)?
-                    .to_vec();
-                let dst = self.buffers.get_mut(buffer)?;
-                dst.get_mut(..len)
-                    .ok_or_else(too_long)?
-                    .copy_from_slice(&data);
-            }
-            Direction::D2h => {
-                let data = self
-                    .buffers
-                    .get(buffer)?
-                    .get(..len)
-                    .ok_or_else(too_long)?
-                    .to_vec();
-                let dst = self.hosts.get_mut(host)?;
-                dst.get_mut(..len)
-                    .ok_or_else(too_long)?
-                    .copy_from_slice(&data);
-            }
-        }
+        let from = match direction {
+            Direction::H2d => self.hosts.get(host)?,
+            Direction::D2h => self.buffers.get(buffer)?,
+        };
+        let data = from.get(..len).ok_or_else(too_long)?.to_vec();
+        let to = match direction {
+            Direction::H2d => self.buffers.get_mut(buffer)?,
+            Direction::D2h => self.hosts.get_mut(host)?,
+        };
+        to.get_mut(..len)
+            .ok_or_else(too_long)?
+            .copy_from_slice(&data);
         Ok(())
     }
 

@@ -5,7 +5,7 @@
 
 use opencl3::program::Program;
 
-use super::{BuiltProgram, OpenClBackend, API};
+use super::{drv, BuiltProgram, OpenClBackend, API};
 use crate::backend::ptx_swap::{self, Target};
 use crate::backend::{BackendError, JitOptions, ProgramId, Result};
 
@@ -33,16 +33,14 @@ impl OpenClBackend {
             ));
         }
         let ptx = ptx_swap::adapt(text, Target::NvidiaOpenCl).map_err(refused)?;
-        let mut options = self.second_stage_options(jit)?;
-        options.extend(self.log_options());
-        let options = options.join(" ");
+        let options = self.build_options(Vec::new(), jit)?;
         let binary = ptx.as_bytes();
         // SAFETY: the binary slice outlives the call, which copies it; the devices are the
         // context's own.
         let mut program = unsafe {
             Program::create_from_binary(&self.context, self.context.devices(), &[binary])
         }
-        .map_err(|e| BackendError::driver(API, "clCreateProgramWithBinary (CUDA's PTX)", e))?;
+        .map_err(drv("clCreateProgramWithBinary (CUDA's PTX)"))?;
         if let Err(e) = program.build(self.context.devices(), &options) {
             return Err(BackendError::Compile {
                 api: API,

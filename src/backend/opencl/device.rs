@@ -4,11 +4,14 @@
 use super::*;
 
 impl OpenClBackend {
-    /// The build options of `request` on this device: the request's own, the second stage's
-    /// and the log's.
-    pub(super) fn build_options(&self, request: &CompileRequest) -> Result<String> {
-        let mut options = request.options();
-        options.extend(self.second_stage_options(&request.jit)?);
+    /// The build options on this device: a request's own `options`, the second stage's (of
+    /// `jit`) and the log's.
+    pub(super) fn build_options(
+        &self,
+        mut options: Vec<String>,
+        jit: &JitOptions,
+    ) -> Result<String> {
+        options.extend(self.second_stage_options(jit)?);
         options.extend(self.log_options());
         Ok(options.join(" "))
     }
@@ -27,20 +30,16 @@ impl OpenClBackend {
         let devices = list_devices()?;
         let chosen = select(&devices, selector)?;
         let device = Device::new(chosen.id);
-        let context = Context::from_device(&device)
-            .map_err(|e| BackendError::driver(API, "clCreateContext", e))?;
+        let context = Context::from_device(&device).map_err(drv("clCreateContext"))?;
         #[allow(deprecated)]
-        let queue =
-            CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE).map_err(|e| {
-                BackendError::driver(API, "clCreateCommandQueue (profiling enabled)", e)
-            })?;
+        let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
+            .map_err(drv("clCreateCommandQueue (profiling enabled)"))?;
         #[allow(deprecated)]
         let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
-            .map_err(|e| BackendError::driver(API, "clCreateCommandQueue (second queue)", e))?;
+            .map_err(drv("clCreateCommandQueue (second queue)"))?;
         #[allow(deprecated)]
-        let plain_queue = CommandQueue::create_default(&context, 0).map_err(|e| {
-            BackendError::driver(API, "clCreateCommandQueue (without profiling)", e)
-        })?;
+        let plain_queue = CommandQueue::create_default(&context, 0)
+            .map_err(drv("clCreateCommandQueue (without profiling)"))?;
         Ok(OpenClBackend {
             info: chosen.info.clone(),
             device,
@@ -135,7 +134,7 @@ impl OpenClBackend {
         let t0 = Instant::now();
         // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
         let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
-            .map_err(|e| BackendError::driver(API, "clEnqueueCopyBuffer", e))?;
+            .map_err(drv("clEnqueueCopyBuffer"))?;
         self.count(false, true);
         self.wait_for(&self.queue, Some(&event), "copy")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
@@ -180,7 +179,7 @@ impl OpenClBackend {
             "clEnqueueReadBuffer"
         };
         plain::blocking_copy(&self.queue, b.get(), to_device, host.cast(), floats * 4)
-            .map_err(|s| BackendError::driver(API, what, plain::status_text(s)))
+            .map_err(plain::failed(what))
     }
 
     /// One launch of `k` (arguments set) on `queue`, with an event only when `wanted`; a
@@ -222,14 +221,7 @@ impl OpenClBackend {
         } else {
             &self.queue
         };
-        let data = self.hosts.get_mut(host)?.data();
-        if len > data.len() {
-            return Err(BackendError::InvalidHandle(format!(
-                "transfer of {len} floats from a host buffer of {}",
-                data.len()
-            )));
-        }
-        let data = &mut data[..len];
+        let data = self.hosts.get_mut(host)?.prefix(len)?;
         let b = self.buffers.get_mut(buffer)?;
         // SAFETY: non-blocking; the host memory is owned by the backend and outlives the
         // command, which the caller waits for before the host buffer can be touched again.
@@ -239,7 +231,7 @@ impl OpenClBackend {
                 Direction::D2h => queue.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
             }
         };
-        event.map_err(|e| BackendError::driver(API, "clEnqueueWriteBuffer/ReadBuffer", e))
+        event.map_err(drv("clEnqueueWriteBuffer/ReadBuffer"))
     }
 
     /// The kernel's own work-group limit (registers and local memory lower it).

@@ -11,7 +11,7 @@ use opencl3::device::Device;
 use opencl3::memory::{Buffer, ClMem, Image, CL_MEM_READ_ONLY};
 use opencl3::types::{cl_float, cl_image_desc, cl_image_format};
 
-use super::API;
+use super::{drv, API};
 use crate::backend::{BackendError, BufferId, Result};
 
 const CL_MEM_OBJECT_IMAGE1D_BUFFER: u32 = 0x10F6;
@@ -95,14 +95,11 @@ fn make(
             ),
         });
     }
-    let bytes = buffer
-        .size()
-        .map_err(|e| BackendError::driver(API, "CL_MEM_SIZE", e))? as u64;
+    let bytes = buffer.size().map_err(drv("CL_MEM_SIZE"))? as u64;
     let texels = bytes / (4 * u64::from(channels));
     let limit = device
         .image_max_buffer_size()
-        .map_err(|e| BackendError::driver(API, "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE", e))?
-        as u64;
+        .map_err(drv("CL_DEVICE_IMAGE_MAX_BUFFER_SIZE"))? as u64;
     check_width(texels, limit, &device.name().unwrap_or_default())?;
     let format = cl_image_format {
         image_channel_order: order,

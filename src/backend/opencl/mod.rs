@@ -86,6 +86,11 @@ pub struct OpenClBackend {
     lost: std::cell::OnceCell<String>,
 }
 
+/// The driver's error in `what`, as a `map_err` takes it.
+fn drv<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> BackendError + '_ {
+    move |e| BackendError::driver(API, what, e)
+}
+
 /// The error of every command after the context was lost, naming the first failure.
 fn context_lost(cause: &str) -> BackendError {
     BackendError::driver(
@@ -104,7 +109,7 @@ fn check_fits(
     bytes: std::result::Result<usize, opencl3::error_codes::ClError>,
     floats: usize,
 ) -> Result<()> {
-    let bytes = bytes.map_err(|e| BackendError::driver(API, "CL_MEM_SIZE", e))?;
+    let bytes = bytes.map_err(drv("CL_MEM_SIZE"))?;
     if floats * 4 > bytes {
         return Err(BackendError::InvalidHandle(format!(
             "a copy of {floats} floats into a buffer of {} floats",
@@ -128,7 +133,7 @@ impl Backend for OpenClBackend {
         if let Some(id) = self.built.program(request) {
             return Ok(id);
         }
-        let options = self.build_options(request)?;
+        let options = self.build_options(request.options(), &request.jit)?;
         let program =
             Program::create_and_build_from_source(&self.context, &request.source, &options)
                 .map_err(|log| BackendError::Compile {
@@ -222,10 +227,8 @@ impl BufferOps for OpenClBackend {
             self.queue
                 .enqueue_fill_buffer(b, &[f32::NAN], 0, len * 4, &[])
         }
-        .map_err(|e| BackendError::driver(API, "clEnqueueFillBuffer", e))?;
-        event
-            .wait()
-            .map_err(|e| BackendError::driver(API, "clWaitForEvents (fill)", e))
+        .map_err(drv("clEnqueueFillBuffer"))?;
+        event.wait().map_err(drv("clWaitForEvents (fill)"))
     }
 
     fn bind_constant(&mut self, program: ProgramId, _symbol: &str, buffer: BufferId) -> Result<()> {
@@ -260,7 +263,7 @@ impl Programs for OpenClBackend {
             .built
             .not_built(requests)
             .into_iter()
-            .filter_map(|r| self.build_options(&r).ok().map(|o| (r, o)))
+            .filter_map(|r| self.build_options(r.options(), &r.jit).ok().map(|o| (r, o)))
             .collect();
         // A GPU driver's compiler builds distinct programs of one context at once (OpenCL
         // allows clBuildProgram from several threads); the logs are read after, here. A CPU
@@ -295,7 +298,7 @@ impl Programs for OpenClBackend {
             .get(program)?
             .program
             .get_binaries()
-            .map_err(|e| BackendError::driver(API, "CL_PROGRAM_BINARIES", e))?;
+            .map_err(drv("CL_PROGRAM_BINARIES"))?;
         // NVIDIA returns PTX text; PoCL returns its own binary container, which is not text.
         Ok(binaries.into_iter().next().and_then(|bytes| {
             let text = String::from_utf8(bytes).ok()?;
@@ -423,12 +426,10 @@ impl PlainLoops for OpenClBackend {
         let mut timing = event_timing(first, wall);
         if count > 1 {
             // First start to last end: the device time of all `count` launches.
-            let first_start = first.profiling_command_start().ok();
-            let last_end = last.profiling_command_end().ok();
-            timing.device = match (first_start, last_end) {
-                (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
-                _ => None,
-            };
+            timing.device = timing::span(
+                first.profiling_command_start().ok(),
+                last.profiling_command_end().ok(),
+            );
         }
         Ok(timing)
     }
@@ -459,14 +460,8 @@ impl PlainLoops for OpenClBackend {
     ) -> Result<Vec<f64>> {
         self.alive()?;
         let mem = self.buffers.get(buffer)?.get();
-        let data = self.hosts.get_mut(host)?.data();
-        if len > data.len() {
-            return Err(BackendError::InvalidHandle(format!(
-                "transfer of {len} floats from a host buffer of {}",
-                data.len()
-            )));
-        }
-        plain::copy_loop(&self.plain_queue, mem, direction, &mut data[..len], reps)
+        let data = self.hosts.get_mut(host)?.prefix(len)?;
+        plain::copy_loop(&self.plain_queue, mem, direction, data, reps)
     }
 
     fn calls(&self) -> CallCounts {
@@ -502,7 +497,7 @@ impl ExactLaunch for OpenClBackend {
                 &[],
             )
         }
-        .map_err(|e| BackendError::driver(API, "clEnqueueNDRangeKernel", e))?;
+        .map_err(drv("clEnqueueNDRangeKernel"))?;
         self.count(true, true);
         self.wait_for(&self.queue, Some(&event), "kernel")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))

@@ -73,6 +73,11 @@ pub(super) fn status_text(status: cl_int) -> String {
     format!("{} ({status})", cl3::error_codes::ClError(status))
 }
 
+/// The driver's status code in `what` as an error, as a `map_err` takes it.
+pub(super) fn failed(what: &str) -> impl Fn(cl_int) -> BackendError + '_ {
+    move |status| BackendError::driver(API, what, status_text(status))
+}
+
 /// Waits as a plain program does in `mode`: `clFinish`, or the event (flushed first when
 /// polled, since a driver may hold an unflushed command back).
 pub(super) fn wait(
@@ -116,7 +121,6 @@ pub(super) fn launch_loop(
     plan: PlainLoop,
     flag: Option<opencl3::types::cl_mem>,
 ) -> Result<Vec<f64>> {
-    let fail = |what: &str, status: cl_int| BackendError::driver(API, what, status_text(status));
     let mut times = Vec::with_capacity(plan.reps as usize);
     let mut word = 0u32;
     let word_ptr: *mut std::ffi::c_void = (&mut word as *mut u32).cast();
@@ -125,20 +129,20 @@ pub(super) fn launch_loop(
         if let Some(buffer) = flag {
             // SAFETY: `word` outlives the blocking call; the flag buffer holds a word.
             unsafe { blocking_copy(queue, buffer, true, word_ptr, 4) }
-                .map_err(|s| fail("clEnqueueWriteBuffer (plain level)", s))?;
+                .map_err(failed("clEnqueueWriteBuffer (plain level)"))?;
             for _ in 0..plan.batch.max(1) {
                 enqueue(queue, kernel, plan.shape, EventWanted::No)
-                    .map_err(|s| fail("clEnqueueNDRangeKernel (plain level)", s))?;
+                    .map_err(failed("clEnqueueNDRangeKernel (plain level)"))?;
             }
             // SAFETY: as above.
             unsafe { blocking_copy(queue, buffer, false, word_ptr, 4) }
-                .map_err(|s| fail("clEnqueueReadBuffer (plain level)", s))?;
+                .map_err(failed("clEnqueueReadBuffer (plain level)"))?;
             times.push(t0.elapsed().as_secs_f64());
             continue;
         }
         for _ in 1..plan.batch {
             enqueue(queue, kernel, plan.shape, EventWanted::No)
-                .map_err(|s| fail("clEnqueueNDRangeKernel (plain loop)", s))?;
+                .map_err(failed("clEnqueueNDRangeKernel (plain loop)"))?;
         }
         let wanted = if plan.wait.needs_event() {
             EventWanted::Yes
@@ -146,8 +150,8 @@ pub(super) fn launch_loop(
             EventWanted::No
         };
         let last = enqueue(queue, kernel, plan.shape, wanted)
-            .map_err(|s| fail("clEnqueueNDRangeKernel (plain loop)", s))?;
-        wait(queue, last.as_ref(), plan.wait).map_err(|s| fail("wait (plain loop)", s))?;
+            .map_err(failed("clEnqueueNDRangeKernel (plain loop)"))?;
+        wait(queue, last.as_ref(), plan.wait).map_err(failed("wait (plain loop)"))?;
         times.push(t0.elapsed().as_secs_f64());
     }
     Ok(times)
@@ -220,13 +224,8 @@ pub(super) fn copy_loop(
         let t0 = Instant::now();
         // SAFETY: `data` holds `bytes` bytes and outlives the blocking call; the caller checked
         // that the buffer holds as many.
-        unsafe { blocking_copy(queue, buffer, to_device, host, bytes) }.map_err(|s| {
-            BackendError::driver(
-                API,
-                "clEnqueueWriteBuffer/ReadBuffer (plain copy)",
-                status_text(s),
-            )
-        })?;
+        unsafe { blocking_copy(queue, buffer, to_device, host, bytes) }
+            .map_err(failed("clEnqueueWriteBuffer/ReadBuffer (plain copy)"))?;
         times.push(t0.elapsed().as_secs_f64());
     }
     Ok(times)

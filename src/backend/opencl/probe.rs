@@ -5,7 +5,7 @@ use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
 use opencl3::platform::get_platforms;
 use opencl3::types::cl_device_id;
 
-use super::API;
+use super::{drv, API};
 use crate::backend::select::{self, Candidate};
 use crate::backend::{BackendError, DeviceInfo, Result};
 
@@ -44,8 +44,7 @@ pub struct ListedDevice {
 /// Every device of every platform, in platform order.
 pub fn list_devices() -> Result<Vec<ListedDevice>> {
     availability()?;
-    let platforms =
-        get_platforms().map_err(|e| BackendError::driver(API, "clGetPlatformIDs", e))?;
+    let platforms = get_platforms().map_err(drv("clGetPlatformIDs"))?;
     let mut out = Vec::new();
     let mut empty = Vec::new();
     for (pi, platform) in platforms.iter().enumerate() {

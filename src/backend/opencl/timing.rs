@@ -5,21 +5,26 @@ use opencl3::event::Event;
 
 use crate::backend::{Seconds, Timing};
 
-/// The timing of the command behind `event`, with `wall` seconds on the host clock.
-pub(super) fn event_timing(event: &Event, wall: f64) -> Timing {
-    let ns = |a: Option<u64>, b: Option<u64>| match (a, b) {
+/// The seconds from profiling timestamp `a` to `b` (nanoseconds), where both were read and
+/// are in order.
+pub(super) fn span(a: Option<u64>, b: Option<u64>) -> Option<Seconds> {
+    match (a, b) {
         (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
         _ => None,
-    };
+    }
+}
+
+/// The timing of the command behind `event`, with `wall` seconds on the host clock.
+pub(super) fn event_timing(event: &Event, wall: f64) -> Timing {
     let queued = event.profiling_command_queued().ok();
     let submit = event.profiling_command_submit().ok();
     let start = event.profiling_command_start().ok();
     let end = event.profiling_command_end().ok();
     Timing {
         wall: Seconds(wall),
-        device: ns(start, end),
-        queued_to_start: ns(queued, start),
-        queued_to_submit: ns(queued, submit),
-        submit_to_start: ns(submit, start),
+        device: span(start, end),
+        queued_to_start: span(queued, start),
+        queued_to_submit: span(queued, submit),
+        submit_to_start: span(submit, start),
     }
 }

@@ -11,7 +11,7 @@ use opencl3::memory::{
 };
 use opencl3::types::{cl_float, cl_mem, CL_BLOCKING};
 
-use super::API;
+use super::drv;
 use crate::backend::{BackendError, HostMemory, Result};
 
 /// A host buffer of the OpenCL backend.
@@ -38,7 +38,7 @@ impl HostBuf {
         let flags = CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR;
         // SAFETY: no host pointer is passed; the driver allocates host-reachable memory.
         let buffer = unsafe { Buffer::<cl_float>::create(context, flags, len, ptr::null_mut()) }
-            .map_err(|e| BackendError::driver(API, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", e))?;
+            .map_err(drv("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)"))?;
         let mut mapped: cl_mem = ptr::null_mut();
         // SAFETY: a blocking map of the whole buffer; the pointer is written into `mapped`.
         unsafe {
@@ -52,7 +52,7 @@ impl HostBuf {
                 &[],
             )
         }
-        .map_err(|e| BackendError::driver(API, "clEnqueueMapBuffer", e))?;
+        .map_err(drv("clEnqueueMapBuffer"))?;
         Ok(HostBuf::Pinned {
             buffer,
             ptr: mapped.cast(),
@@ -71,15 +71,25 @@ impl HostBuf {
         }
     }
 
+    /// The first `len` floats, for a transfer of that many; refused where the buffer is
+    /// shorter.
+    pub(super) fn prefix(&mut self, len: usize) -> Result<&mut [f32]> {
+        let data = self.data();
+        let held = data.len();
+        data.get_mut(..len).ok_or_else(|| {
+            BackendError::InvalidHandle(format!(
+                "transfer of {len} floats from a host buffer of {held}"
+            ))
+        })
+    }
+
     /// Unmaps a pinned buffer before it is dropped (a pageable one has nothing to do).
     pub(super) fn release(self, queue: &CommandQueue) -> Result<()> {
         if let HostBuf::Pinned { buffer, ptr, .. } = self {
             // SAFETY: `ptr` is the pointer the map returned for this buffer.
             let event = unsafe { queue.enqueue_unmap_mem_object(buffer.get(), ptr.cast(), &[]) }
-                .map_err(|e| BackendError::driver(API, "clEnqueueUnmapMemObject", e))?;
-            event
-                .wait()
-                .map_err(|e| BackendError::driver(API, "clWaitForEvents (unmap)", e))?;
+                .map_err(drv("clEnqueueUnmapMemObject"))?;
+            event.wait().map_err(drv("clWaitForEvents (unmap)"))?;
         }
         Ok(())
     }
