@@ -270,7 +270,13 @@ impl BufferOps for FakeBackend {
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         self.check_launch_budget()?;
-        let data = self.buffers.get(src)?[..len].to_vec();
+        let Some(data) = self.buffers.get(src)?.get(..len).map(<[f32]>::to_vec) else {
+            return Err(BackendError::Driver {
+                api: self.api,
+                what: "copy".into(),
+                detail: format!("a copy of {len} floats is longer than its source"),
+            });
+        };
         self.upload(dst, &data)?;
         Ok(self.scripted_timing(2 * len))
     }
@@ -575,6 +581,15 @@ mod tests {
         );
         assert!(t.wall.0 > t.device.unwrap().0);
         assert_eq!(run().1, t, "the same script gives the same timings");
+    }
+
+    #[test]
+    fn a_copy_past_its_source_is_an_error_not_a_panic() {
+        let mut b = fake(Api::Cuda, FakeScript::default());
+        let (x, y) = (b.alloc(4).unwrap(), b.alloc(8).unwrap());
+        let e = b.copy(x, y, 8).unwrap_err().to_string();
+        assert!(e.contains("a copy of 8 floats is longer than its source"), "{e}");
+        b.copy(x, y, 4).unwrap();
     }
 
     #[test]

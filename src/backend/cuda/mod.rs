@@ -337,8 +337,16 @@ impl BufferOps for CudaBackend {
         }
         let mut d = self.buffers.take(dst)?;
         let result = self.buffers.get(src).and_then(|s| {
-            let s = s.slice(0..len);
-            let mut dv = d.slice_mut(0..len);
+            // A range past either buffer is the driver's CUDA_ERROR_INVALID_VALUE, not a panic.
+            let (Some(s), Some(mut dv)) = (s.try_slice(0..len), d.try_slice_mut(0..len)) else {
+                return Err(BackendError::Driver {
+                    api: Api::Cuda,
+                    what: "cuMemcpyDtoD".into(),
+                    detail: format!(
+                        "a copy of {len} floats is longer than its source or destination"
+                    ),
+                });
+            };
             self.timed(Instant::now(), "cuStreamSynchronize (copy)", || {
                 self.stream
                     .memcpy_dtod(&s, &mut dv)
