@@ -188,10 +188,20 @@ impl Parser<'_> {
         }
     }
 
-    fn skip_space(&mut self) {
-        while self.chars.get(self.pos).is_some_and(|c| c.is_whitespace()) {
+    /// Whether the next character (spaces not skipped) satisfies `f`.
+    fn next_is(&self, f: impl Fn(char) -> bool) -> bool {
+        self.chars.get(self.pos).is_some_and(|c| f(*c))
+    }
+
+    /// Moves past the characters that satisfy `f`.
+    fn skip_while(&mut self, f: impl Fn(char) -> bool) {
+        while self.next_is(&f) {
             self.pos += 1;
         }
+    }
+
+    fn skip_space(&mut self) {
+        self.skip_while(char::is_whitespace);
     }
 
     fn peek(&mut self) -> Option<char> {
@@ -291,32 +301,16 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Expr, ExprError> {
         let start = self.pos;
-        while self
-            .chars
-            .get(self.pos)
-            .is_some_and(|c| c.is_ascii_digit() || *c == '.' || *c == '_')
-        {
-            self.pos += 1;
-        }
+        self.skip_while(|c| c.is_ascii_digit() || c == '.' || c == '_');
         // An exponent: 1e-6, 2.5E3.
-        if self
-            .chars
-            .get(self.pos)
-            .is_some_and(|c| *c == 'e' || *c == 'E')
-        {
+        if self.next_is(|c| c == 'e' || c == 'E') {
             let mark = self.pos;
             self.pos += 1;
-            if self
-                .chars
-                .get(self.pos)
-                .is_some_and(|c| *c == '-' || *c == '+')
-            {
+            if self.next_is(|c| c == '-' || c == '+') {
                 self.pos += 1;
             }
-            if self.chars.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
-                while self.chars.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
-                    self.pos += 1;
-                }
+            if self.next_is(|c| c.is_ascii_digit()) {
+                self.skip_while(|c| c.is_ascii_digit());
             } else {
                 self.pos = mark;
             }
@@ -333,13 +327,7 @@ impl Parser<'_> {
 
     fn name(&mut self) -> Result<Expr, ExprError> {
         let start = self.pos;
-        while self
-            .chars
-            .get(self.pos)
-            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
-        {
-            self.pos += 1;
-        }
+        self.skip_while(|c| c.is_alphanumeric() || c == '_');
         let name: String = self.chars[start..self.pos].iter().collect();
         if self.peek() == Some('(') {
             let Some((func, arity)) = Func::parse(&name) else {
