@@ -28,7 +28,9 @@ pub enum Op {
     Pow,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A function an expression may call, by its lowercase name (`sqrt`, `min`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum Func {
     Sqrt,
     Abs,
@@ -43,20 +45,13 @@ pub enum Func {
 }
 
 impl Func {
-    fn parse(name: &str) -> Option<(Func, usize)> {
-        Some(match name {
-            "sqrt" => (Func::Sqrt, 1),
-            "abs" => (Func::Abs, 1),
-            "exp" => (Func::Exp, 1),
-            "log" => (Func::Log, 1),
-            "sin" => (Func::Sin, 1),
-            "cos" => (Func::Cos, 1),
-            "floor" => (Func::Floor, 1),
-            "ceil" => (Func::Ceil, 1),
-            "min" => (Func::Min, 2),
-            "max" => (Func::Max, 2),
-            _ => return None,
-        })
+    /// How many arguments the function takes.
+    fn arity(self) -> usize {
+        if matches!(self, Func::Min | Func::Max) {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -330,7 +325,7 @@ impl Parser<'_> {
         self.skip_while(|c| c.is_alphanumeric() || c == '_');
         let name: String = self.chars[start..self.pos].iter().collect();
         if self.peek() == Some('(') {
-            let Some((func, arity)) = Func::parse(&name) else {
+            let Ok(func) = name.parse::<Func>() else {
                 self.pos = start;
                 return Err(self.error(format!(
                     "unknown function '{name}' (known: sqrt, abs, exp, log, sin, cos, floor, \
@@ -345,6 +340,7 @@ impl Parser<'_> {
             if !self.eat(')') {
                 return Err(self.error("a ')' is missing".into()));
             }
+            let arity = func.arity();
             if args.len() != arity {
                 return Err(self.error(format!(
                     "{name} takes {arity} argument(s), not {}",
