@@ -122,19 +122,9 @@ fn read_rows(path: &Path) -> Result<Vec<BTreeMap<String, String>>, SweepError> {
         source,
     };
     let mut reader = csv::Reader::from_path(path).map_err(err)?;
-    let headers = reader.headers().map_err(err)?.clone();
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        let record = record.map_err(err)?;
-        rows.push(
-            headers
-                .iter()
-                .zip(record.iter())
-                .map(|(h, v)| (h.to_string(), v.to_string()))
-                .collect(),
-        );
-    }
-    Ok(rows)
+    // Read first: a header line that cannot be read is the error, as for any other line.
+    reader.headers().map_err(err)?;
+    reader.deserialize().collect::<Result<_, _>>().map_err(err)
 }
 
 fn column<'a>(
@@ -301,19 +291,20 @@ impl Sweep {
             let Some((rows, cols)) = s.shape() else {
                 continue;
             };
+            let check = |what, against| Check {
+                what,
+                size: s.size.clone(),
+                api: s.api.clone(),
+                variant: s.variant.clone(),
+                gbs: s.gbs,
+                against,
+            };
             if rows * cols * 4 > L2_BYTES {
                 let cublas = self
                     .baselines
                     .iter()
                     .find(|b| b.baseline == "sgemv" && b.size == s.size);
-                out.push(Check {
-                    what: CheckKind::Cublas,
-                    size: s.size.clone(),
-                    api: s.api.clone(),
-                    variant: s.variant.clone(),
-                    gbs: s.gbs,
-                    against: cublas.map(|b| b.gbs),
-                });
+                out.push(check(CheckKind::Cublas, cublas.map(|b| b.gbs)));
             }
             if rows * cols == READ_CHECK_FLOATS {
                 let read = self.sides.iter().find(|r| {
@@ -322,14 +313,7 @@ impl Sweep {
                         && read.is_some_and(|(f, v)| r.family == f.name() && r.variant == v)
                         && r.size == READ_CHECK_FLOATS.to_string()
                 });
-                out.push(Check {
-                    what: CheckKind::Read,
-                    size: s.size.clone(),
-                    api: s.api.clone(),
-                    variant: s.variant.clone(),
-                    gbs: s.gbs,
-                    against: read.map(|r| r.gbs),
-                });
+                out.push(check(CheckKind::Read, read.map(|r| r.gbs)));
             }
         }
         out

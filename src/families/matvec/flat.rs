@@ -65,41 +65,9 @@ pub fn row_tasks(r: u64, cols: u64, chunk: u32) -> std::ops::RangeInclusive<u64>
     (r * cols / chunk)..=(((r + 1) * cols).saturating_sub(1) / chunk)
 }
 
-#[cfg(test)]
-/// What the kernel's first phase leaves in P, for tests: each task's sums over the part of
-/// row r0 (slot 0) and of row r0 + 1 (slot 1) that it covers, with the kernel's boundaries.
-pub fn partials(m: &[f32], v: &[f32], size: Size, chunk: u32) -> Vec<f64> {
-    let (n, cols, chunk) = (size.elements(), size.cols, u64::from(chunk));
-    let mut p = vec![0.0; 2 * tasks(size, chunk as u32) as usize];
-    for t in 0..tasks(size, chunk as u32) {
-        let (begin, end) = (t * chunk, ((t + 1) * chunk).min(n));
-        let b = (begin / cols + 1) * cols;
-        for i in begin..end {
-            let slot = usize::from(i >= b);
-            let col = (i % cols) as usize;
-            p[2 * t as usize + slot] += f64::from(m[i as usize]) * f64::from(v[col]);
-        }
-    }
-    p
-}
-
-#[cfg(test)]
-/// What the last work-group of each row adds, for tests: row r's partial sums, slot 1 of the
-/// task that starts in the row before, slot 0 of every other.
-pub fn row_sums(p: &[f64], size: Size, chunk: u32) -> Vec<f64> {
-    (0..size.rows)
-        .map(|r| {
-            let first = r * size.cols;
-            row_tasks(r, size.cols, chunk)
-                .map(|j| p[(2 * j + u64::from(j * u64::from(chunk) < first)) as usize])
-                .sum()
-        })
-        .collect()
-}
-
 /// The one launch of `split-flat` over `[M, V, W]`: P holds two sums per task, the block
 /// parameter is the chunk, and there is one counter per row (see
-/// [`super::shapes::one_launch_step`]). Returns the step and P (poisoned before checks).
+/// [`super::split::one_launch_step`]). Returns the step and P (poisoned before checks).
 pub(super) fn steps(
     backend: &mut dyn Runtime,
     kernel: KernelId,
@@ -128,6 +96,36 @@ pub(super) fn steps(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the kernel's first phase leaves in P: each task's sums over the part of
+    /// row r0 (slot 0) and of row r0 + 1 (slot 1) that it covers, with the kernel's boundaries.
+    fn partials(m: &[f32], v: &[f32], size: Size, chunk: u32) -> Vec<f64> {
+        let (n, cols, chunk) = (size.elements(), size.cols, u64::from(chunk));
+        let mut p = vec![0.0; 2 * tasks(size, chunk as u32) as usize];
+        for t in 0..tasks(size, chunk as u32) {
+            let (begin, end) = (t * chunk, ((t + 1) * chunk).min(n));
+            let b = (begin / cols + 1) * cols;
+            for i in begin..end {
+                let slot = usize::from(i >= b);
+                let col = (i % cols) as usize;
+                p[2 * t as usize + slot] += f64::from(m[i as usize]) * f64::from(v[col]);
+            }
+        }
+        p
+    }
+
+    /// What the last work-group of each row adds: row r's partial sums, slot 1 of the
+    /// task that starts in the row before, slot 0 of every other.
+    fn row_sums(p: &[f64], size: Size, chunk: u32) -> Vec<f64> {
+        (0..size.rows)
+            .map(|r| {
+                let first = r * size.cols;
+                row_tasks(r, size.cols, chunk)
+                    .map(|j| p[(2 * j + u64::from(j * u64::from(chunk) < first)) as usize])
+                    .sum()
+            })
+            .collect()
+    }
 
     fn product(size: Size, chunk: u32) -> (Vec<f64>, Vec<f64>) {
         let (rows, cols) = (size.rows as usize, size.cols as usize);

@@ -219,16 +219,18 @@ impl Family for Matvec {
         let v = cx.upload(&inputs.b)?;
         let w = cx.output(n)?;
         let name = cx.variant.name;
-        if name == shapes::SPLIT_FLAT {
-            let (steps, partial) =
-                flat::steps(cx.backend, k, [m, v, w], size, cx.side.shape, cx.owned)?;
-            let mut built = Built::into(steps, w, n);
-            built.outputs = vec![partial, (w, n)];
-            return Ok(built);
-        }
-        if shapes::is_split(name) {
+        let split = if name == shapes::SPLIT_FLAT {
+            Some(flat::steps(
+                cx.backend,
+                k,
+                [m, v, w],
+                size,
+                cx.side.shape,
+                cx.owned,
+            )?)
+        } else if shapes::is_split(name) {
             let program = cx.program()?;
-            let (steps, partial) = split::split_k_steps(
+            Some(split::split_k_steps(
                 cx.backend,
                 program,
                 k,
@@ -237,7 +239,11 @@ impl Family for Matvec {
                 size,
                 cx.side.shape,
                 cx.owned,
-            )?;
+            )?)
+        } else {
+            None
+        };
+        if let Some((steps, partial)) = split {
             let mut built = Built::into(steps, w, n);
             built.outputs = vec![partial, (w, n)];
             return Ok(built);

@@ -132,17 +132,10 @@ impl RuleTable {
     /// (any alignment when the sweep measured none of that one); the first on a tie.
     pub fn nearest(&self, rows: u64, cols: u64) -> &Region {
         let key = Key::of(rows, cols);
-        let same: Vec<&Region> = self
-            .regions
+        let any_aligned = self.regions.iter().any(|r| r.key.align == key.align);
+        self.regions
             .iter()
-            .filter(|r| r.key.align == key.align)
-            .collect();
-        let pool = if same.is_empty() {
-            self.regions.iter().collect()
-        } else {
-            same
-        };
-        pool.into_iter()
+            .filter(|r| !any_aligned || r.key.align == key.align)
             .min_by_key(|r| r.key.distance(key))
             .expect("a parsed table has regions")
     }
@@ -154,9 +147,7 @@ impl RuleTable {
 pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     if let Some(path) = std::env::var_os(RULES_ENV) {
         for file in table_files(Path::new(&path))? {
-            let name = file.to_string_lossy().into_owned();
-            let text = read_table(&file)?;
-            let table = RuleTable::parse(&name, &text)?;
+            let table = RuleTable::parse(&file.to_string_lossy(), &read_table(&file)?)?;
             if table.device == device {
                 return Ok(Some(table));
             }
@@ -227,17 +218,11 @@ pub fn table_files(path: &Path) -> Result<Vec<PathBuf>, RulesError> {
 
 /// The file name `clvscu shapes-rule` gives a device's table: `matvec-auto-<slug>.toml`.
 pub fn file_name(device: &str) -> String {
-    let slug: String = device
-        .to_ascii_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let slug = slug
-        .split('-')
+    let words: Vec<&str> = device
+        .split(|c: char| !c.is_ascii_alphanumeric())
         .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    format!("matvec-auto-{slug}.toml")
+        .collect();
+    format!("matvec-auto-{}.toml", words.join("-").to_ascii_lowercase())
 }
 
 #[cfg(test)]

@@ -196,8 +196,8 @@ pub const VARIANTS: [Variant; 11] = [
     ),
 ];
 
-/// One of the algorithms `auto` can pick.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One of the algorithms `auto` can pick; `VARIANTS` lists them in report order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
 pub enum Algorithm {
     RowItem,
     RowSlice,
@@ -234,27 +234,12 @@ impl Algorithm {
             .find(|v| v.name == name)
             .expect("every algorithm has a variant")
     }
-}
-
-impl Algorithm {
-    /// Every algorithm `auto` can pick, in report order.
-    pub const ALL: [Algorithm; 10] = [
-        Algorithm::RowItem,
-        Algorithm::RowSlice,
-        Algorithm::RowWarp,
-        Algorithm::RowGroup,
-        Algorithm::SplitK,
-        Algorithm::SplitWide,
-        Algorithm::SplitFlat,
-        Algorithm::SplitOne,
-        Algorithm::RowMulti,
-        Algorithm::RowPack,
-    ];
 
     /// The algorithm of a variant name, `None` for a variant `auto` never picks.
     pub fn from_name(name: &str) -> Option<Algorithm> {
-        Algorithm::ALL
-            .into_iter()
+        <Algorithm as strum::VariantArray>::VARIANTS
+            .iter()
+            .copied()
             .find(|a| a.variant_name() == name)
     }
 }
@@ -431,19 +416,18 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
         );
         match super::rules::table_for(&info.name) {
             Ok(None) => hand,
-            Ok(Some(table)) => table_plan(&table, size, info).unwrap_or(Plan {
-                source: Source::HandRuleFallback,
-                ..hand
-            }),
-            Err(_) => Plan {
-                source: Source::HandRuleFallback,
-                ..hand
-            },
+            table => table
+                .ok()
+                .flatten()
+                .and_then(|table| table_plan(&table, size, info))
+                .unwrap_or(Plan {
+                    source: Source::HandRuleFallback,
+                    ..hand
+                }),
         }
     })
 }
 
-/// The variant that runs: the rule's choice for `auto`, the variant itself otherwise.
 /// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`,
 /// `split-flat`).
 pub fn is_split(variant: &str) -> bool {
@@ -459,13 +443,9 @@ pub fn tile_of(variant: &str) -> u32 {
     }
 }
 
-/// Column blocks of a split-K launch of `groups` work-groups: as many as the groups cover
-/// after one per row tile, never so many that a block is empty (each is whole float4s).
-pub fn splits(size: Size, groups: u32) -> u32 {
-    splits_of(size, groups, TILE)
-}
-
-/// [`splits`] for row tiles of `tile` rows.
+/// Column blocks of a split launch of `groups` work-groups over row tiles of `tile` rows: as
+/// many as the groups cover after one per row tile, never so many that a block is empty (each
+/// is whole float4s).
 pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
     let tiles = size.rows.div_ceil(u64::from(tile.max(1))).max(1);
     let most = size.cols.div_ceil(4).max(1);
@@ -500,7 +480,7 @@ mod tests {
         assert_eq!(p.algorithm, Algorithm::SplitK);
         // 64 tiles of 4 rows, 17 column blocks each: 1088 groups, one wave of 8 per CU.
         assert_eq!(p.groups, 64 * 17);
-        assert_eq!(splits(Size::matrix(256, 262_144), p.groups), 17);
+        assert_eq!(splits_of(Size::matrix(256, 262_144), p.groups, TILE), 17);
         // Rows not a multiple of 4 floats: one flat stream, two waves of 8 groups per unit.
         let p = on_h100(1100, 60989);
         assert_eq!(p.algorithm, Algorithm::SplitFlat);
@@ -601,9 +581,9 @@ mod tests {
 
     #[test]
     fn splits_never_leave_a_block_empty() {
-        assert_eq!(splits(Size::matrix(8, 8), 1000), 2);
-        assert_eq!(splits(Size::matrix(8, 8), 1), 1);
-        assert_eq!(splits(Size::matrix(60989, 1100), 1056), 1);
+        assert_eq!(splits_of(Size::matrix(8, 8), 1000, TILE), 2);
+        assert_eq!(splits_of(Size::matrix(8, 8), 1, TILE), 1);
+        assert_eq!(splits_of(Size::matrix(60989, 1100), 1056, TILE), 1);
     }
 
     #[test]

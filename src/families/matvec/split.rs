@@ -60,7 +60,8 @@ pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
 /// The steps of a split variant over `[M, V, W]`: for `split-k` and `split-wide`, the partial
 /// sums of `splits` column blocks into a buffer of their own, then a warp-sized slice per row
 /// adds them into W (both timed, the same way on both sides); for `split-one`, one launch that
-/// does both (see [`split_one_step`]). Returns the steps and the partials buffer (poisoned
+/// does both: the partials of `splits` column blocks per row tile, one counter per row tile
+/// (see [`one_launch_step`]). Returns the steps and the partials buffer (poisoned
 /// before checks).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn split_k_steps(
@@ -78,7 +79,13 @@ pub(super) fn split_k_steps(
     let len = splits as usize * rows as usize;
     let partial = buffer_of(backend, len, owned)?;
     if variant == SPLIT_ONE {
-        let step = split_one_step(backend, kernel, [m, v, w, partial], size, shape, owned)?;
+        let launch = OneLaunch {
+            kernel,
+            shape,
+            blocks: splits,
+            counters: size.rows.div_ceil(u64::from(TILE)).max(1) as usize,
+        };
+        let step = one_launch_step(backend, launch, [m, v, w, partial], size, owned)?;
         return Ok((vec![step], (partial, len)));
     }
     let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
@@ -105,27 +112,6 @@ pub(super) fn split_k_steps(
         ],
     };
     Ok((vec![first, second], (partial, len)))
-}
-
-/// The one launch of `split-one` over `[M, V, W, P]`: the partials of `splits` column blocks
-/// per row tile, one counter per row tile (see [`one_launch_step`]).
-pub(super) fn split_one_step(
-    backend: &mut dyn Runtime,
-    kernel: KernelId,
-    buffers: [BufferId; 4],
-    size: Size,
-    shape: LaunchShape,
-    owned: &mut Vec<BufferId>,
-) -> Result<Step, ExecError> {
-    let splits = splits_of(size, shape.groups, TILE);
-    let tiles = size.rows.div_ceil(u64::from(TILE)).max(1) as usize;
-    let launch = OneLaunch {
-        kernel,
-        shape,
-        blocks: splits,
-        counters: tiles,
-    };
-    one_launch_step(backend, launch, buffers, size, owned)
 }
 
 /// A one-launch split variant's launch: its kernel and shape, its block parameter (the

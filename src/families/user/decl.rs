@@ -96,14 +96,10 @@ pub enum Elem {
 
 impl Elem {
     fn parse(text: &str) -> Result<Elem, DeclError> {
-        match text {
-            "f32" => Ok(Elem::F32),
-            "i32" => Ok(Elem::I32),
-            "u32" => Ok(Elem::U32),
-            other => Err(Declaration(format!(
-                "type '{other}' is not one of f32, i32, u32"
-            ))),
-        }
+        [Elem::F32, Elem::I32, Elem::U32]
+            .into_iter()
+            .find(|e| e.name() == text)
+            .ok_or_else(|| Declaration(format!("type '{text}' is not one of f32, i32, u32")))
     }
 
     pub fn name(self) -> &'static str {
@@ -482,18 +478,11 @@ fn check_signature(
                 .join(", ")
         )));
     }
+    let kind =
+        |buffer: bool, ty: &str| format!("{} {ty}", if buffer { "buffer" } else { "scalar" });
     for (i, (arg, param)) in args.iter().zip(&params).enumerate() {
-        let buffer = matches!(arg, ArgDecl::Buffer { .. });
-        let declared = format!(
-            "{} {}",
-            if buffer { "buffer" } else { "scalar" },
-            arg.elem().name()
-        );
-        let found = format!(
-            "{} {}",
-            if param.pointer { "buffer" } else { "scalar" },
-            param.element
-        );
+        let declared = kind(matches!(arg, ArgDecl::Buffer { .. }), arg.elem().name());
+        let found = kind(param.pointer, &param.element);
         if declared != found {
             return Err(Declaration(format!(
                 "{path}: argument '{}' (parameter {} of kernel '{}', '{}' in the source) is \

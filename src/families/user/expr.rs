@@ -28,7 +28,9 @@ pub enum Op {
     Pow,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A function an expression may call, by its lowercase name (`sqrt`, `min`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum Func {
     Sqrt,
     Abs,
@@ -43,20 +45,13 @@ pub enum Func {
 }
 
 impl Func {
-    fn parse(name: &str) -> Option<(Func, usize)> {
-        Some(match name {
-            "sqrt" => (Func::Sqrt, 1),
-            "abs" => (Func::Abs, 1),
-            "exp" => (Func::Exp, 1),
-            "log" => (Func::Log, 1),
-            "sin" => (Func::Sin, 1),
-            "cos" => (Func::Cos, 1),
-            "floor" => (Func::Floor, 1),
-            "ceil" => (Func::Ceil, 1),
-            "min" => (Func::Min, 2),
-            "max" => (Func::Max, 2),
-            _ => return None,
-        })
+    /// How many arguments the function takes.
+    fn arity(self) -> usize {
+        if matches!(self, Func::Min | Func::Max) {
+            2
+        } else {
+            1
+        }
     }
 }
 
@@ -188,10 +183,20 @@ impl Parser<'_> {
         }
     }
 
-    fn skip_space(&mut self) {
-        while self.chars.get(self.pos).is_some_and(|c| c.is_whitespace()) {
+    /// Whether the next character (spaces not skipped) satisfies `f`.
+    fn next_is(&self, f: impl Fn(char) -> bool) -> bool {
+        self.chars.get(self.pos).is_some_and(|c| f(*c))
+    }
+
+    /// Moves past the characters that satisfy `f`.
+    fn skip_while(&mut self, f: impl Fn(char) -> bool) {
+        while self.next_is(&f) {
             self.pos += 1;
         }
+    }
+
+    fn skip_space(&mut self) {
+        self.skip_while(char::is_whitespace);
     }
 
     fn peek(&mut self) -> Option<char> {
@@ -291,32 +296,16 @@ impl Parser<'_> {
 
     fn number(&mut self) -> Result<Expr, ExprError> {
         let start = self.pos;
-        while self
-            .chars
-            .get(self.pos)
-            .is_some_and(|c| c.is_ascii_digit() || *c == '.' || *c == '_')
-        {
-            self.pos += 1;
-        }
+        self.skip_while(|c| c.is_ascii_digit() || c == '.' || c == '_');
         // An exponent: 1e-6, 2.5E3.
-        if self
-            .chars
-            .get(self.pos)
-            .is_some_and(|c| *c == 'e' || *c == 'E')
-        {
+        if self.next_is(|c| c == 'e' || c == 'E') {
             let mark = self.pos;
             self.pos += 1;
-            if self
-                .chars
-                .get(self.pos)
-                .is_some_and(|c| *c == '-' || *c == '+')
-            {
+            if self.next_is(|c| c == '-' || c == '+') {
                 self.pos += 1;
             }
-            if self.chars.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
-                while self.chars.get(self.pos).is_some_and(|c| c.is_ascii_digit()) {
-                    self.pos += 1;
-                }
+            if self.next_is(|c| c.is_ascii_digit()) {
+                self.skip_while(|c| c.is_ascii_digit());
             } else {
                 self.pos = mark;
             }
@@ -333,16 +322,10 @@ impl Parser<'_> {
 
     fn name(&mut self) -> Result<Expr, ExprError> {
         let start = self.pos;
-        while self
-            .chars
-            .get(self.pos)
-            .is_some_and(|c| c.is_alphanumeric() || *c == '_')
-        {
-            self.pos += 1;
-        }
+        self.skip_while(|c| c.is_alphanumeric() || c == '_');
         let name: String = self.chars[start..self.pos].iter().collect();
         if self.peek() == Some('(') {
-            let Some((func, arity)) = Func::parse(&name) else {
+            let Ok(func) = name.parse::<Func>() else {
                 self.pos = start;
                 return Err(self.error(format!(
                     "unknown function '{name}' (known: sqrt, abs, exp, log, sin, cos, floor, \
@@ -357,6 +340,7 @@ impl Parser<'_> {
             if !self.eat(')') {
                 return Err(self.error("a ')' is missing".into()));
             }
+            let arity = func.arity();
             if args.len() != arity {
                 return Err(self.error(format!(
                     "{name} takes {arity} argument(s), not {}",

@@ -110,6 +110,13 @@ impl UserFamily {
             .collect()
     }
 
+    /// The allowed error of each expected value: the declared tolerance, relative to the
+    /// value's magnitude (absolute below 1).
+    fn tolerances(&self, want: &[f64]) -> Vec<f64> {
+        let tolerance = self.decl.check.tolerance;
+        want.iter().map(|w| tolerance * w.abs().max(1.0)).collect()
+    }
+
     fn output(&self) -> (Elem, bool) {
         match &self.decl.args[self.decl.check.output] {
             ArgDecl::Buffer { elem, init, .. } => (*elem, init.is_none()),
@@ -206,10 +213,7 @@ impl Family for UserFamily {
             }
             want.push(reference.eval(&slots));
         }
-        let tolerances = want
-            .iter()
-            .map(|w| self.decl.check.tolerance * w.abs().max(1.0))
-            .collect();
+        let tolerances = self.tolerances(&want);
         inputs.with_ints(buffers).with_reference(want, tolerances)
     }
 
@@ -259,11 +263,7 @@ impl Family for UserFamily {
         let key = fingerprint(&inputs.ints);
         match &*first {
             Some((size, k, want)) if *size == inputs.size && *k == key => {
-                let tolerances: Vec<f64> = want
-                    .iter()
-                    .map(|w| self.decl.check.tolerance * w.abs().max(1.0))
-                    .collect();
-                compare(got, want, &tolerances)
+                compare(got, want, &self.tolerances(want))
             }
             _ => {
                 // The first result: it must at least be written everywhere (no NaN poison).
@@ -325,7 +325,7 @@ impl Family for UserFamily {
 
 impl Tuning for UserFamily {
     fn locals(&self, _variant: &Variant) -> &'static [u32] {
-        Box::leak(self.decl.tune_local.clone().into_boxed_slice())
+        leak_values(&self.decl.tune_local)
     }
 
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {

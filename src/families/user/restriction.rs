@@ -28,7 +28,6 @@ const OPERATORS: [(&str, Cmp); 6] = [
     (">", Cmp::Gt),
 ];
 
-/// One parsed restriction.
 /// A restriction that does not read as a comparison of two expressions over the names.
 #[derive(Debug, thiserror::Error)]
 pub enum RestrictionError {
@@ -42,6 +41,7 @@ pub enum RestrictionError {
     },
 }
 
+/// One parsed restriction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restriction {
     pub text: String,

@@ -167,18 +167,9 @@ pub(super) enum OpcodeRule {
     Store,
 }
 
-const ARITH: OpcodeRule = OpcodeRule::Fixed(InstrClass::Arithmetic);
-const LOGIC: OpcodeRule = OpcodeRule::Fixed(InstrClass::LogicShift);
-const MOV: OpcodeRule = OpcodeRule::Fixed(InstrClass::Mov);
-const CVT: OpcodeRule = OpcodeRule::Fixed(InstrClass::Cvt);
-const FLOW: OpcodeRule = OpcodeRule::Fixed(InstrClass::FlowControl);
-const SYNC: OpcodeRule = OpcodeRule::Fixed(InstrClass::Synchronization);
-const WARP: OpcodeRule = OpcodeRule::Fixed(InstrClass::Warp);
-const ATOMIC: OpcodeRule = OpcodeRule::Fixed(InstrClass::Atomic);
-
-/// The opcode -> class table. The key is the opcode, i.e. the first dotted component of
-/// the instruction (`fma` for `fma.rn.f32`, `bar` for `bar.warp.sync`); an opcode not in
-/// the table is [`InstrClass::Other`].
+/// The opcode -> class table, by rule. An opcode is the first dotted component of the
+/// instruction (`fma` for `fma.rn.f32`, `bar` for `bar.warp.sync`); an opcode not in the
+/// table is [`InstrClass::Other`].
 ///
 /// Choices worth reviewing:
 /// * `setp`, `set`, `selp`, `slct` and `testp` are flow control, as in the paper (they
@@ -193,94 +184,42 @@ const ATOMIC: OpcodeRule = OpcodeRule::Fixed(InstrClass::Atomic);
 ///   `sured`, `suq`), `cp` (`cp.async*`, bulk copies), `ldmatrix`/`stmatrix`/`movmatrix`,
 ///   `wmma` (mixes loads, stores and math), `prefetch`, `isspacep`, `nanosleep`, and
 ///   any opcode this table does not know.
-pub(super) const OPCODE_CLASSES: &[(&str, OpcodeRule)] = &[
-    // --- arithmetic -------------------------------------------------------------------
-    ("add", ARITH),
-    ("sub", ARITH),
-    ("mul", ARITH),
-    ("mad", ARITH),
-    ("mul24", ARITH),
-    ("mad24", ARITH),
-    ("sad", ARITH),
-    ("div", ARITH),
-    ("rem", ARITH),
-    ("abs", ARITH),
-    ("neg", ARITH),
-    ("min", ARITH),
-    ("max", ARITH),
-    ("fma", ARITH),
-    ("rcp", ARITH),
-    ("sqrt", ARITH),
-    ("rsqrt", ARITH),
-    ("sin", ARITH),
-    ("cos", ARITH),
-    ("lg2", ARITH),
-    ("ex2", ARITH),
-    ("tanh", ARITH),
-    ("copysign", ARITH),
-    ("addc", ARITH),
-    ("subc", ARITH),
-    ("madc", ARITH),
-    ("dp4a", ARITH),
-    ("dp2a", ARITH),
-    ("mma", ARITH),
-    ("wgmma", ARITH),
-    // --- logic and shift --------------------------------------------------------------
-    ("and", LOGIC),
-    ("or", LOGIC),
-    ("xor", LOGIC),
-    ("not", LOGIC),
-    ("cnot", LOGIC),
-    ("lop3", LOGIC),
-    ("shl", LOGIC),
-    ("shr", LOGIC),
-    ("shf", LOGIC),
-    ("bfe", LOGIC),
-    ("bfi", LOGIC),
-    ("prmt", LOGIC),
-    ("popc", LOGIC),
-    ("clz", LOGIC),
-    ("brev", LOGIC),
-    ("bfind", LOGIC),
-    ("fns", LOGIC),
-    ("bmsk", LOGIC),
-    ("szext", LOGIC),
-    // --- data movement ----------------------------------------------------------------
-    ("mov", MOV),
-    ("cvt", CVT),
-    ("cvta", CVT),
-    ("ld", OpcodeRule::Load),
-    ("ldu", OpcodeRule::Load),
-    ("st", OpcodeRule::Store),
-    // --- flow control -----------------------------------------------------------------
-    ("setp", FLOW),
-    ("set", FLOW),
-    ("selp", FLOW),
-    ("slct", FLOW),
-    ("testp", FLOW),
-    ("bra", FLOW),
-    ("brx", FLOW),
-    ("call", FLOW),
-    ("ret", FLOW),
-    ("exit", FLOW),
-    ("trap", FLOW),
-    ("brkpt", FLOW),
-    // --- synchronization --------------------------------------------------------------
-    ("bar", SYNC),
-    ("barrier", SYNC),
-    ("membar", SYNC),
-    ("fence", SYNC),
-    ("mbarrier", SYNC),
-    // --- warp collectives -------------------------------------------------------------
-    ("shfl", WARP),
-    ("vote", WARP),
-    ("match", WARP),
-    ("redux", WARP),
-    ("activemask", WARP),
-    ("elect", WARP),
-    // --- atomics ----------------------------------------------------------------------
-    ("atom", ATOMIC),
-    ("red", ATOMIC),
+pub(super) const OPCODE_CLASSES: &[(OpcodeRule, &[&str])] = &[
+    (
+        OpcodeRule::Fixed(InstrClass::Arithmetic),
+        &[
+            "add", "sub", "mul", "mad", "mul24", "mad24", "sad", "div", "rem", "abs", "neg", "min",
+            "max", "fma", "rcp", "sqrt", "rsqrt", "sin", "cos", "lg2", "ex2", "tanh", "copysign",
+            "addc", "subc", "madc", "dp4a", "dp2a", "mma", "wgmma",
+        ],
+    ),
+    (
+        OpcodeRule::Fixed(InstrClass::LogicShift),
+        &[
+            "and", "or", "xor", "not", "cnot", "lop3", "shl", "shr", "shf", "bfe", "bfi", "prmt",
+            "popc", "clz", "brev", "bfind", "fns", "bmsk", "szext",
+        ],
+    ),
+    (OpcodeRule::Fixed(InstrClass::Mov), &["mov"]),
+    (OpcodeRule::Fixed(InstrClass::Cvt), &["cvt", "cvta"]),
+    (OpcodeRule::Load, &["ld", "ldu"]),
+    (OpcodeRule::Store, &["st"]),
+    (
+        OpcodeRule::Fixed(InstrClass::FlowControl),
+        &[
+            "setp", "set", "selp", "slct", "testp", "bra", "brx", "call", "ret", "exit", "trap",
+            "brkpt",
+        ],
+    ),
+    (
+        OpcodeRule::Fixed(InstrClass::Synchronization),
+        &["bar", "barrier", "membar", "fence", "mbarrier"],
+    ),
+    (
+        OpcodeRule::Fixed(InstrClass::Warp),
+        &["shfl", "vote", "match", "redux", "activemask", "elect"],
+    ),
+    (OpcodeRule::Fixed(InstrClass::Atomic), &["atom", "red"]),
 ];
 
 /// The state space named among `modifiers` (`global`, `shared`, `shared::cta`, ...),
@@ -300,8 +239,8 @@ fn state_space(modifiers: &[String]) -> Option<&str> {
 pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass {
     let rule = OPCODE_CLASSES
         .iter()
-        .find(|(name, _)| *name == opcode)
-        .map(|(_, rule)| *rule);
+        .find(|(_, opcodes)| opcodes.contains(&opcode))
+        .map(|(rule, _)| *rule);
     match rule {
         None => InstrClass::Other,
         Some(OpcodeRule::Fixed(class)) => class,

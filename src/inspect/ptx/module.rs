@@ -72,19 +72,6 @@ pub struct PtxKernel {
     pub local_bytes: u64,
 }
 
-impl PtxKernel {
-    /// Declared register counts by type (`"f32" -> 12`).
-    #[cfg(test)]
-    pub(super) fn register_counts(&self) -> std::collections::BTreeMap<String, u64> {
-        let mut out = std::collections::BTreeMap::new();
-        for r in &self.registers {
-            let slot = out.entry(r.ty.clone()).or_insert(0u64);
-            *slot = slot.saturating_add(r.count);
-        }
-        out
-    }
-}
-
 /// A function parameter or return parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PtxParam {
@@ -158,17 +145,6 @@ pub struct PtxInstruction {
 }
 
 impl PtxInstruction {
-    /// The opcode with all its modifiers (`"ld.global.nc.v4.f32"`).
-    #[cfg(test)]
-    pub(super) fn full_opcode(&self) -> String {
-        let mut s = self.opcode.clone();
-        for m in &self.modifiers {
-            s.push('.');
-            s.push_str(m);
-        }
-        s
-    }
-
     /// This instruction's class.
     pub(super) fn class(&self) -> InstrClass {
         classify_opcode(&self.opcode, &self.modifiers)

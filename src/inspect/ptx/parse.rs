@@ -12,25 +12,6 @@ use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
 
-impl PtxError {
-    /// The 1-based line number the error refers to.
-    #[cfg(test)]
-    pub(super) fn line(&self) -> usize {
-        match self {
-            PtxError::UnmatchedClose { line }
-            | PtxError::UnclosedBrace { line }
-            | PtxError::UnterminatedComment { line }
-            | PtxError::UnterminatedString { line }
-            | PtxError::UnterminatedStatement { line }
-            | PtxError::UnbalancedStatement { line }
-            | PtxError::OutsideFunction { line, .. }
-            | PtxError::NestedFunction { line }
-            | PtxError::BadHeader { line, .. }
-            | PtxError::BadStatement { line, .. } => *line,
-        }
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Statement parsers
 // ---------------------------------------------------------------------------------------
@@ -284,15 +265,6 @@ fn split_group(s: &str) -> Option<(&str, &str)> {
     None
 }
 
-fn parse_params(inner: &str) -> Vec<PtxParam> {
-    inner
-        .split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(parse_param)
-        .collect()
-}
-
 /// One parameter declaration (`.param .u64 .ptr .global .align 4 name`).
 fn parse_param(decl: &str) -> PtxParam {
     let tokens: Vec<&str> = decl.split_whitespace().collect();
@@ -305,18 +277,15 @@ fn parse_param(decl: &str) -> PtxParam {
         decl: decl.to_string(),
     };
     // Every token before the name is a directive or the type.
-    let directives = &tokens[..tokens.len().saturating_sub(1)];
+    let mut directives = tokens[..tokens.len().saturating_sub(1)].iter();
     let mut ptr = false;
-    let mut idx = 0;
-    while idx < directives.len() {
-        let tok = directives[idx];
+    while let Some(&tok) = directives.next() {
         match tok {
             ".param" | ".reg" => {}
             ".ptr" => ptr = true,
             ".align" => {
-                if idx + 1 < directives.len() {
-                    param.align = directives[idx + 1].parse::<u32>().ok();
-                    idx += 1;
+                if let Some(value) = directives.next() {
+                    param.align = value.parse::<u32>().ok();
                 }
             }
             ".global" | ".shared" | ".const" | ".local" if ptr => {
@@ -328,7 +297,6 @@ fn parse_param(decl: &str) -> PtxParam {
                 }
             }
         }
-        idx += 1;
     }
     param
 }
@@ -365,7 +333,8 @@ fn param_group(s: &str) -> Option<(Vec<PtxParam>, &str)> {
         return Some((Vec::new(), s));
     }
     let (inner, after) = split_group(s)?;
-    Some((parse_params(inner), after.trim_start()))
+    let params = inner.split(',').map(str::trim).filter(|p| !p.is_empty());
+    Some((params.map(parse_param).collect(), after.trim_start()))
 }
 
 /// Performance-tuning directives, each with its arguments (`".maxntid 256, 1, 1"`).

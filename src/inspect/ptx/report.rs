@@ -95,17 +95,16 @@ pub fn side_by_side_csv_rows(
     b_label: &str,
     b: &ClassCounts,
 ) -> Vec<ClassCountRow> {
-    let mut rows = Vec::new();
-    for key in row_keys(a, b) {
-        for (label, counts) in [(a_label, a), (b_label, b)] {
-            rows.push(ClassCountRow {
+    row_keys(a, b)
+        .into_iter()
+        .flat_map(|key| {
+            [(a_label, a), (b_label, b)].map(|(label, counts)| ClassCountRow {
                 pair: pair.to_string(),
                 kernel: kernel.to_string(),
                 api: label.to_string(),
                 class: key.clone(),
                 count: counts.get_name(&key),
-            });
-        }
-    }
-    rows
+            })
+        })
+        .collect()
 }

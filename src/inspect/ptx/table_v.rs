@@ -19,10 +19,11 @@
 //!
 //! # The paper's numbers
 //!
-//! [`PAPER`] holds the subtotals printed in Table V of Fang, Varbanescu & Sips (2011), SHOC's
-//! FFT "forward" kernel compiled by CUDA 3.2's and NVIDIA's OpenCL front ends. Quoted as
-//! printed. The OpenCL logic/shift rows printed above that subtotal (and 291, or 33, not 4,
-//! xor 4, shl 50, shr 43) add up to 425, not the 163 printed; we quote 163 and say so.
+//! [`crate::paper::FANG_TABLE_V`] holds the subtotals printed in Table V of Fang, Varbanescu &
+//! Sips (2011), SHOC's FFT "forward" kernel compiled by CUDA 3.2's and NVIDIA's OpenCL front
+//! ends. Quoted as printed. The OpenCL logic/shift rows printed above that subtotal (and 291,
+//! or 33, not 4, xor 4, shl 50, shr 43) add up to 425, not the 163 printed; we quote 163 and
+//! say so.
 
 use crate::rows::TableVRow;
 
@@ -32,18 +33,12 @@ use super::parse::{count_classes, parse_ptx, PtxError};
 /// The kernel Table V counts.
 pub const FFT_KERNEL: &str = "fft512_forward";
 
-/// The paper's rows, quoted in [`crate::paper`]: (API, arithmetic, logic/shift, flow control, data movement, sync, total).
-pub const PAPER: [(&str, u64, u64, u64, u64, u64, u64); 2] = crate::paper::FANG_TABLE_V;
-
-/// The source label of the paper's rows.
-pub const PAPER_SOURCE: &str = "paper (Fang et al. 2011)";
-
 /// The paper's two rows (their native widths: 32-bit CUDA, 64-bit OpenCL).
 pub fn paper_rows() -> Vec<TableVRow> {
-    PAPER
+    crate::paper::FANG_TABLE_V
         .iter()
         .map(|&(api, ar, lo, fl, dm, sy, to)| TableVRow {
-            source: PAPER_SOURCE.into(),
+            source: "paper (Fang et al. 2011)".into(),
             api: api.into(),
             index: "native".into(),
             index_bits: if api == "CUDA" { 32 } else { 64 },
