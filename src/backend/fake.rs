@@ -588,7 +588,10 @@ mod tests {
         let mut b = fake(Api::Cuda, FakeScript::default());
         let (x, y) = (b.alloc(4).unwrap(), b.alloc(8).unwrap());
         let e = b.copy(x, y, 8).unwrap_err().to_string();
-        assert!(e.contains("a copy of 8 floats is longer than its source"), "{e}");
+        assert!(
+            e.contains("a copy of 8 floats is longer than its source"),
+            "{e}"
+        );
         b.copy(x, y, 4).unwrap();
     }
 

@@ -288,7 +288,8 @@ impl Sweep {
             .iter()
             .filter(|s| s.device == device && s.is_auto())
         {
-            let Some((rows, cols)) = s.shape() else {
+            // A size too large to count (read from a CSV) is no shape of ours.
+            let Some(floats) = s.shape().and_then(|(rows, cols)| rows.checked_mul(cols)) else {
                 continue;
             };
             let check = |what, against| Check {
@@ -299,14 +300,14 @@ impl Sweep {
                 gbs: s.gbs,
                 against,
             };
-            if rows * cols * 4 > L2_BYTES {
+            if floats.saturating_mul(4) > L2_BYTES {
                 let cublas = self
                     .baselines
                     .iter()
                     .find(|b| b.baseline == "sgemv" && b.size == s.size);
                 out.push(check(CheckKind::Cublas, cublas.map(|b| b.gbs)));
             }
-            if rows * cols == READ_CHECK_FLOATS {
+            if floats == READ_CHECK_FLOATS {
                 let read = self.sides.iter().find(|r| {
                     r.device == device
                         && r.api == s.api

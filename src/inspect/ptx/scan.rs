@@ -226,6 +226,10 @@ impl Scanner {
         loop {
             match self.chars.get(end) {
                 None | Some('\n') => return Err(PtxError::UnterminatedString { line: start }),
+                // An escaped line break still ends the line, and so the string.
+                Some('\\') if matches!(self.chars.get(end + 1), None | Some('\n')) => {
+                    return Err(PtxError::UnterminatedString { line: start })
+                }
                 Some('\\') => end += 2,
                 Some('"') => break,
                 Some(_) => end += 1,

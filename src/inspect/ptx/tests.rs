@@ -587,6 +587,10 @@ fn errors_name_the_line() {
             PtxError::UnterminatedString { line: 1 },
         ),
         (
+            "\n.pragma \"oops\\\n\";\n".to_string(),
+            PtxError::UnterminatedString { line: 2 },
+        ),
+        (
             ".entry ()\n{\n}\n".to_string(),
             PtxError::BadHeader {
                 line: 1,
