@@ -92,13 +92,7 @@ impl Genetic {
         if let Some(i) = at.filter(|&i| !self.unseen.is_seen(i)) {
             return Some(i);
         }
-        let around: Vec<usize> = at
-            .map(|i| space.neighbours(i))
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|&j| !self.unseen.is_seen(j))
-            .collect();
-        around.choose(&mut self.rng).copied()
+        at.and_then(|i| self.unseen.random_neighbour(space, i, &mut self.rng))
     }
 }
 
