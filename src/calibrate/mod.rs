@@ -71,10 +71,9 @@ impl CalibrationPlan {
     pub fn quick() -> Self {
         CalibrationPlan {
             shapes: vec![LaunchShape::linear(1, 1)],
-            batches: vec![1, 100],
-            waits: WaitMode::ALL.to_vec(),
             reps: 200,
             chunk: 25,
+            ..Self::full()
         }
     }
 
