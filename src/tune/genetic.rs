@@ -75,13 +75,8 @@ impl Genetic {
         let x = self.elite.choose(&mut self.rng).copied();
         let y = self.elite.choose(&mut self.rng).copied();
         match (x, y) {
-            (Some(x), Some(y)) => {
-                if x.1 >= y.1 {
-                    x.0
-                } else {
-                    y.0
-                }
-            }
+            (Some(x), Some(y)) if x.1 >= y.1 => x.0,
+            (Some(_), Some(y)) => y.0,
             _ => 0,
         }
     }
