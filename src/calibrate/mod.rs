@@ -71,10 +71,9 @@ impl CalibrationPlan {
     pub fn quick() -> Self {
         CalibrationPlan {
             shapes: vec![LaunchShape::linear(1, 1)],
-            batches: vec![1, 100],
-            waits: WaitMode::ALL.to_vec(),
             reps: 200,
             chunk: 25,
+            ..Self::full()
         }
     }
 
@@ -187,7 +186,9 @@ struct Samples {
     launches: u64,
 }
 
-/// One turn of `n` repetitions through the harness path, the first untimed.
+/// One turn of `n` repetitions through the harness path, the first untimed. The level case
+/// (`plan.flag_copies`) makes the calls the BFS family makes per level: `upload`, `batch`
+/// launches, `download`.
 fn harness_turn(
     backend: &mut dyn Runtime,
     probe: &Probe,
@@ -197,43 +198,30 @@ fn harness_turn(
 ) -> Result<(), CalibrationError> {
     backend.set_timer(TimerKind::WallClock)?;
     backend.set_wait_mode(plan.wait)?;
+    // The untimed first repetition (the level case's is the first of its loop).
+    if !plan.flag_copies {
+        backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
+    }
+    let before = backend.calls();
     if plan.flag_copies {
-        return harness_level_turn(backend, probe, plan, n, into);
-    }
-    backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
-    let before = backend.calls();
-    for _ in 0..n {
-        let t = backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
-        into.harness.push(t.wall.0 / f64::from(plan.batch));
-    }
-    let after = backend.calls();
-    into.events += after.events - before.events;
-    into.launches += after.launches - before.launches;
-    Ok(())
-}
-
-/// One turn of the level case through the harness: the calls the BFS family makes per level
-/// (`upload`, `batch` launches, `download`), the first repetition untimed.
-fn harness_level_turn(
-    backend: &mut dyn Runtime,
-    probe: &Probe,
-    plan: PlainLoop,
-    n: u32,
-    into: &mut Samples,
-) -> Result<(), CalibrationError> {
-    let flag = probe.buffers[0];
-    let before = backend.calls();
-    for rep in 0..=n {
-        let t0 = std::time::Instant::now();
-        backend.upload(flag, &[0.0])?;
-        for _ in 0..plan.batch {
-            backend.launch(probe.kernel, plan.shape, &probe.args)?;
+        let flag = probe.buffers[0];
+        for rep in 0..=n {
+            let t0 = std::time::Instant::now();
+            backend.upload(flag, &[0.0])?;
+            for _ in 0..plan.batch {
+                backend.launch(probe.kernel, plan.shape, &probe.args)?;
+            }
+            let mut word = [0.0f32];
+            backend.download(flag, &mut word)?;
+            if rep > 0 {
+                into.harness
+                    .push(t0.elapsed().as_secs_f64() / f64::from(plan.batch));
+            }
         }
-        let mut word = [0.0f32];
-        backend.download(flag, &mut word)?;
-        if rep > 0 {
-            into.harness
-                .push(t0.elapsed().as_secs_f64() / f64::from(plan.batch));
+    } else {
+        for _ in 0..n {
+            let t = backend.launch_repeated(probe.kernel, plan.shape, &probe.args, plan.batch)?;
+            into.harness.push(t.wall.0 / f64::from(plan.batch));
         }
     }
     let after = backend.calls();
@@ -293,18 +281,33 @@ fn us(x: f64) -> f64 {
     x * 1e6
 }
 
+/// The row of one API in one case; the level case's (`plan.flag_copies`) has the wait
+/// [`LEVEL_WAIT`] and a level's calls.
 fn row_of(backend: &dyn Runtime, plan: PlainLoop, s: &Samples) -> Option<CalibrationRow> {
     let h = stats::summarize(&s.harness, RESAMPLES, 1)?;
     let p = stats::summarize(&s.plain, RESAMPLES, 2)?;
     let info = backend.info();
+    let api = backend.api();
+    let (wait, wait_calls) = match (plan.flag_copies, api) {
+        (false, _) => (plan.wait.label(), plan.wait.how(api)),
+        (true, Api::Cuda) => (
+            LEVEL_WAIT,
+            "cuMemcpyHtoDAsync, 2 cuLaunchKernel, cuMemcpyDtoHAsync, cuStreamSynchronize",
+        ),
+        (true, Api::OpenCl) => (
+            LEVEL_WAIT,
+            "clEnqueueWriteBuffer (blocking), 2 clEnqueueNDRangeKernel, \
+             clEnqueueReadBuffer (blocking)",
+        ),
+    };
     Some(CalibrationRow {
-        api: backend.api().label().into(),
+        api: api.label().into(),
         device: info.name.clone(),
         driver: info.driver_version.clone(),
         shape: plan.shape.describe(),
         batch: plan.batch,
-        wait: plan.wait.label().into(),
-        wait_calls: plan.wait.how(backend.api()).into(),
+        wait: wait.into(),
+        wait_calls: wait_calls.into(),
         reps: s.harness.len(),
         harness_us: us(h.median),
         harness_ci_lo_us: us(h.ci_lo),
@@ -318,7 +321,7 @@ fn row_of(backend: &dyn Runtime, plan: PlainLoop, s: &Samples) -> Option<Calibra
 }
 
 /// The PR of one case, where one row is OpenCL's and one CUDA's.
-fn pr_of(rows: &[&CalibrationRow]) -> Option<CalibrationPr> {
+fn pr_of(rows: &[CalibrationRow]) -> Option<CalibrationPr> {
     let side = |api: Api| rows.iter().find(|r| r.api == api.label());
     let (cl, cu) = (side(Api::OpenCl)?, side(Api::Cuda)?);
     let diff = (cl.overhead_us - cu.overhead_us).abs();
@@ -334,6 +337,25 @@ fn pr_of(rows: &[&CalibrationRow]) -> Option<CalibrationPr> {
     })
 }
 
+/// Measures `case` on every backend and adds its rows and PR to `out`.
+fn add_case(
+    out: &mut Calibration,
+    backends: &mut [&mut dyn Runtime],
+    probes: &[Probe],
+    case: PlainLoop,
+    chunk: u32,
+) -> Result<(), CalibrationError> {
+    let samples = measure_case(backends, probes, case, chunk)?;
+    let rows: Vec<CalibrationRow> = backends
+        .iter()
+        .zip(&samples)
+        .filter_map(|(b, s)| row_of(&**b, case, s))
+        .collect();
+    out.prs.extend(pr_of(&rows));
+    out.rows.extend(rows);
+    Ok(())
+}
+
 /// Runs `plan` on every backend (one or two) and summarises it.
 pub fn calibrate(
     backends: &mut [&mut dyn Runtime],
@@ -347,13 +369,11 @@ pub fn calibrate(
         for b in backends.iter_mut() {
             probes.push(Probe::build(&mut **b, sources, shape.local)?);
         }
-        let measured = measure_shape(backends, &probes, plan, shape);
+        let measured = measure_shape(&mut out, backends, &probes, plan, shape);
         for (b, p) in backends.iter_mut().zip(probes) {
             p.release(&mut **b);
         }
-        let (rows, prs) = measured?;
-        out.rows.extend(rows);
-        out.prs.extend(prs);
+        measured?;
     }
     Ok(out)
 }
@@ -387,26 +407,12 @@ pub fn measure_cases(
             }
             probes.push((local, built));
         }
+        if let Some((_, these)) = probes.iter().find(|(l, _)| *l == local) {
+            result = result.and_then(|()| add_case(&mut out, backends, these, case, chunk));
+        }
         if result.is_err() {
             break;
         }
-        let Some((_, these)) = probes.iter().find(|(l, _)| *l == local) else {
-            continue;
-        };
-        let samples = match measure_case(backends, these, case, chunk) {
-            Ok(s) => s,
-            Err(e) => {
-                result = Err(e);
-                break;
-            }
-        };
-        let rows: Vec<CalibrationRow> = backends
-            .iter()
-            .zip(&samples)
-            .filter_map(|(b, s)| row_of(&**b, case, s))
-            .collect();
-        out.prs.extend(pr_of(&rows.iter().collect::<Vec<_>>()));
-        out.rows.extend(rows);
     }
     for (_, built) in probes {
         for (b, p) in backends.iter_mut().zip(built) {
@@ -448,15 +454,14 @@ fn warm_up(
     Ok(())
 }
 
-type ShapeResult = (Vec<CalibrationRow>, Vec<CalibrationPr>);
-
+/// Every batch and wait of one shape, and at 1 x 1 the level case.
 fn measure_shape(
+    out: &mut Calibration,
     backends: &mut [&mut dyn Runtime],
     probes: &[Probe],
     plan: &CalibrationPlan,
     shape: LaunchShape,
-) -> Result<ShapeResult, CalibrationError> {
-    let (mut rows, mut prs) = (Vec::new(), Vec::new());
+) -> Result<(), CalibrationError> {
     for &batch in &plan.batches {
         for &wait in &plan.waits {
             let case = PlainLoop {
@@ -466,65 +471,28 @@ fn measure_shape(
                 reps: plan.reps_of(batch),
                 flag_copies: false,
             };
-            let samples = measure_case(backends, probes, case, plan.chunk)?;
-            let case_rows: Vec<CalibrationRow> = backends
-                .iter()
-                .zip(&samples)
-                .filter_map(|(b, s)| row_of(&**b, case, s))
-                .collect();
-            prs.extend(pr_of(&case_rows.iter().collect::<Vec<_>>()));
-            rows.extend(case_rows);
+            add_case(out, backends, probes, case, plan.chunk)?;
         }
     }
     if shape == LaunchShape::linear(1, 1) {
-        let (level_rows, level_pr) = measure_level(backends, probes, plan, shape)?;
-        prs.extend(level_pr);
-        rows.extend(level_rows);
+        // The level case: per repetition one word written to a buffer, two empty launches,
+        // the word read back (the read is the wait), through the harness's calls (the ones
+        // the BFS family makes) and through a plain loop of the driver's. Its rows give
+        // per-launch times, as every case's do; a level is `batch` of them.
+        let level = PlainLoop {
+            shape,
+            wait: WaitMode::Finish,
+            batch: 2,
+            reps: plan.reps_of(1),
+            flag_copies: true,
+        };
+        add_case(out, backends, probes, level, plan.chunk)?;
     }
-    Ok((rows, prs))
+    Ok(())
 }
 
 /// The `wait` of the level case's rows: one BFS level's calls.
 pub const LEVEL_WAIT: &str = "level";
-
-/// The level case: per repetition one word written to a buffer, two empty launches, the word
-/// read back (the read is the wait), through the harness's calls (the ones the BFS family
-/// makes) and through a plain loop of the driver's. Its rows give per-launch times, as every
-/// case's do; a level is `batch` of them.
-fn measure_level(
-    backends: &mut [&mut dyn Runtime],
-    probes: &[Probe],
-    plan: &CalibrationPlan,
-    shape: LaunchShape,
-) -> Result<ShapeResult, CalibrationError> {
-    let case = PlainLoop {
-        shape,
-        wait: WaitMode::Finish,
-        batch: 2,
-        reps: plan.reps_of(1),
-        flag_copies: true,
-    };
-    let samples = measure_case(backends, probes, case, plan.chunk)?;
-    let rows: Vec<CalibrationRow> = backends
-        .iter()
-        .zip(&samples)
-        .filter_map(|(b, s)| row_of(&**b, case, s))
-        .map(|mut r| {
-            r.wait = LEVEL_WAIT.into();
-            r.wait_calls = match r.api.as_str() {
-                "CUDA" => "cuMemcpyHtoDAsync, 2 cuLaunchKernel, cuMemcpyDtoHAsync, \
-                           cuStreamSynchronize"
-                    .into(),
-                _ => "clEnqueueWriteBuffer (blocking), 2 clEnqueueNDRangeKernel, \
-                      clEnqueueReadBuffer (blocking)"
-                    .into(),
-            };
-            r
-        })
-        .collect();
-    let pr = pr_of(&rows.iter().collect::<Vec<_>>());
-    Ok((rows, pr.into_iter().collect()))
-}
 
 #[cfg(test)]
 mod tests {

@@ -100,6 +100,15 @@ impl Step {
     const fn skipping(self, skip: &'static [&'static str]) -> Step {
         Step { skip, ..self }
     }
+
+    /// Its cap in this mode, in seconds.
+    pub fn cap_s(&self, quick: bool) -> u32 {
+        if quick {
+            self.quick_cap_s
+        } else {
+            self.full_cap_s
+        }
+    }
 }
 
 /// The suite, in the order it runs. The fair study comes first among the long ones so that a
@@ -342,17 +351,6 @@ impl Slack {
     pub fn after(self, allowance: f64, wall_s: f64) -> Slack {
         Slack {
             carried_s: (allowance - wall_s).max(0.0),
-        }
-    }
-}
-
-impl Step {
-    /// Its cap in this mode, in seconds.
-    pub fn cap_s(&self, quick: bool) -> u32 {
-        if quick {
-            self.quick_cap_s
-        } else {
-            self.full_cap_s
         }
     }
 }

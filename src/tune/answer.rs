@@ -185,12 +185,11 @@ pub fn strategy_line(
         if let Some(s) = e.score {
             best = Some(best.map_or(s, |b| b.max(s)));
         }
-        if to_within.is_none() {
-            if let (Some(b), Some(x)) = (best, exhaustive) {
-                if b >= x * (1.0 - WITHIN) {
-                    to_within = Some(e.n);
-                }
-            }
+        let close = best
+            .zip(exhaustive)
+            .is_some_and(|(b, x)| b >= x * (1.0 - WITHIN));
+        if to_within.is_none() && close {
+            to_within = Some(e.n);
         }
     }
     StrategyLine {

@@ -128,10 +128,7 @@ impl File {
     /// a wrong one refuses the file; one without a checksum (an older cache) is dropped,
     /// to be measured again.
     fn read(path: &Path) -> Result<File, TuneError> {
-        let err = |message: String| TuneError::Cache {
-            path: path.to_path_buf(),
-            message,
-        };
+        let err = |message| cache_error(path, message);
         let mut file: File =
             match crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP) {
                 Ok(text) => serde_json::from_str(&text).map_err(|e| err(e.to_string()))?,
@@ -214,10 +211,7 @@ impl Cache {
         let Some(path) = self.path.clone() else {
             return Ok(());
         };
-        let err = |message: String| TuneError::Cache {
-            path: path.clone(),
-            message,
-        };
+        let err = |message| cache_error(&path, message);
         let _held = lock(&path)?;
         let on_disk = File::read(&path)?;
         for (key, outcome) in on_disk.entries {
@@ -241,8 +235,12 @@ fn lock(path: &Path) -> Result<crate::export::safe::FileLock, TuneError> {
     let lock = path.with_file_name(format!(".{name}.lock"));
     crate::export::create_parent_dirs(&lock)
         .and_then(|_| crate::export::safe::lock_exclusive(&lock))
-        .map_err(|e| TuneError::Cache {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+        .map_err(|e| cache_error(path, e.to_string()))
+}
+
+fn cache_error(path: &Path, message: String) -> TuneError {
+    TuneError::Cache {
+        path: path.to_path_buf(),
+        message,
+    }
 }

@@ -75,13 +75,8 @@ impl Genetic {
         let x = self.elite.choose(&mut self.rng).copied();
         let y = self.elite.choose(&mut self.rng).copied();
         match (x, y) {
-            (Some(x), Some(y)) => {
-                if x.1 >= y.1 {
-                    x.0
-                } else {
-                    y.0
-                }
-            }
+            (Some(x), Some(y)) if x.1 >= y.1 => x.0,
+            (Some(_), Some(y)) => y.0,
             _ => 0,
         }
     }
@@ -92,13 +87,7 @@ impl Genetic {
         if let Some(i) = at.filter(|&i| !self.unseen.is_seen(i)) {
             return Some(i);
         }
-        let around: Vec<usize> = at
-            .map(|i| space.neighbours(i))
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|&j| !self.unseen.is_seen(j))
-            .collect();
-        around.choose(&mut self.rng).copied()
+        at.and_then(|i| self.unseen.random_neighbour(space, i, &mut self.rng))
     }
 }
 

@@ -13,15 +13,21 @@ use super::{TuneError, TuneReport};
 use crate::export::csv::write_rows;
 use crate::export::json::{to_json_pretty, Provenance};
 use crate::export::write_atomic;
+use crate::plot::tune_convergence::Line;
 use crate::rows::{EvaluationRow, EVALUATIONS_CSV};
 use crate::session::provenance::summary_line;
 use crate::stats::Ratio;
 
-fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), TuneError> {
-    write_atomic(path, bytes.as_ref()).map_err(|e| TuneError::Write {
+/// The error of a file at `path` that could not be written.
+fn write_error(path: &Path, e: impl std::fmt::Display) -> TuneError {
+    TuneError::Write {
         path: path.to_path_buf(),
         message: e.to_string(),
-    })
+    }
+}
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), TuneError> {
+    write_atomic(path, bytes.as_ref()).map_err(|e| write_error(path, e))
 }
 
 /// Every evaluation as a row of `evaluations.csv`.
@@ -155,21 +161,13 @@ fn answer_body(report: &TuneReport) -> String {
 
 fn pr_lines(a: &Answer) -> String {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "- best-vs-best PR (OpenCL / CUDA): {}",
-        ratio_text(&a.best_vs_best)
-    );
-    let _ = writeln!(
-        s,
-        "- same-config PR at OpenCL's best: {}",
-        ratio_text(&a.same_at_opencl_best)
-    );
-    let _ = writeln!(
-        s,
-        "- same-config PR at CUDA's best: {}",
-        ratio_text(&a.same_at_cuda_best)
-    );
+    for (what, ratio) in [
+        ("best-vs-best PR (OpenCL / CUDA)", &a.best_vs_best),
+        ("same-config PR at OpenCL's best", &a.same_at_opencl_best),
+        ("same-config PR at CUDA's best", &a.same_at_cuda_best),
+    ] {
+        let _ = writeln!(s, "- {what}: {}", ratio_text(ratio));
+    }
     if a.differing.is_empty() {
         s.push_str("- the two bests are the same configuration\n");
     } else {
@@ -183,7 +181,7 @@ fn pr_lines(a: &Answer) -> String {
     s
 }
 
-fn side_toml(c: &Config) -> String {
+pub(super) fn side_toml(c: &Config) -> String {
     let unroll: Vec<String> = c.unroll.iter().map(|(p, f)| format!("{p} = {f}")).collect();
     let mut s = format!(
         "local = {}\ngroups = {}\nunroll = {{ {} }}\nindex = \"u{}\"\n",
@@ -210,29 +208,22 @@ fn side_toml(c: &Config) -> String {
 }
 
 /// The best-so-far lines of every (API, strategy) in `evals`.
-fn lines_of(evals: &[Evaluation]) -> Vec<crate::plot::tune_convergence::Line> {
-    let mut out: Vec<crate::plot::tune_convergence::Line> = Vec::new();
+fn lines_of(evals: &[Evaluation]) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
     for e in evals {
-        let i = match out
+        let i = out
             .iter()
             .position(|l| l.api == e.api && l.strategy == e.strategy)
-        {
-            Some(i) => i,
-            None => {
-                out.push(crate::plot::tune_convergence::Line {
+            .unwrap_or_else(|| {
+                out.push(Line {
                     api: e.api,
                     strategy: e.strategy,
                     points: Vec::new(),
                 });
                 out.len() - 1
-            }
-        };
+            });
         let last = out[i].points.last().map(|p| p.1);
-        let best = match (last, e.score) {
-            (Some(b), Some(s)) => Some(b.max(s)),
-            (b, s) => b.or(s),
-        };
-        if let Some(b) = best {
+        if let Some(b) = [last, e.score].into_iter().flatten().reduce(f64::max) {
             out[i].points.push((e.n as f64, b));
         }
     }
@@ -260,11 +251,6 @@ fn series_of(evals: &[Evaluation]) -> Vec<(crate::rows::Api, Vec<f64>, usize)> {
         }
     }
     out
-}
-
-#[cfg(test)]
-pub(super) fn side_toml_for_test(c: &Config) -> String {
-    side_toml(c)
 }
 
 /// The study header of `tuned.toml`: name, description and defaults of the space's target.
@@ -339,19 +325,14 @@ pub fn write_all(
     provenance: &Provenance,
 ) -> Result<(), TuneError> {
     let path = out.join(PROVENANCE_FILE);
-    let json = to_json_pretty(provenance).map_err(|e| TuneError::Write {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
-    write(&path, json)?;
+    write(
+        &path,
+        to_json_pretty(provenance).map_err(|e| write_error(&path, e))?,
+    )?;
     let unit = report.space.def.family.metric().unit();
     let path = out.join(EVALUATIONS_CSV);
-    write_rows(&path, &evaluation_rows(&report.evaluations, unit)).map_err(|e| {
-        TuneError::Write {
-            path: path.clone(),
-            message: e.to_string(),
-        }
-    })?;
+    write_rows(&path, &evaluation_rows(&report.evaluations, unit))
+        .map_err(|e| write_error(&path, e))?;
     write(
         &out.join("answer.md"),
         answer_file(report, title, provenance),
@@ -374,10 +355,7 @@ pub fn draw_charts(
 ) -> Result<Vec<std::path::PathBuf>, TuneError> {
     use crate::plot::{tune_convergence as conv, tune_distribution as dist};
     let unit = report.space.def.family.metric().unit().to_string();
-    let failed = |e: crate::plot::PlotError| TuneError::Write {
-        path: e.path().to_path_buf(),
-        message: e.to_string(),
-    };
+    let failed = |e: crate::plot::PlotError| write_error(e.path(), &e);
     let mut files = conv::write(
         &conv::Convergence {
             title: format!("{title}: best so far"),

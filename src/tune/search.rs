@@ -4,6 +4,7 @@
 //! strategies so that none of them imports the file that names them all.
 
 use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
 use rand::Rng;
 
 use super::space::Space;
@@ -57,5 +58,21 @@ impl Unseen {
             .filter(|(_, s)| !**s)
             .nth(k)
             .map(|(i, _)| i)
+    }
+
+    /// An unseen valid neighbour of point `i` ([`Space::neighbours`]) drawn uniformly, not
+    /// yet marked.
+    pub(crate) fn random_neighbour(
+        &self,
+        space: &Space,
+        i: usize,
+        rng: &mut SmallRng,
+    ) -> Option<usize> {
+        let around: Vec<usize> = space
+            .neighbours(i)
+            .into_iter()
+            .filter(|&j| !self.is_seen(j))
+            .collect();
+        around.choose(rng).copied()
     }
 }

@@ -12,6 +12,7 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
 pub use super::search::Strategy;
+use super::search::Unseen;
 use super::space::Space;
 
 use crate::rows::StrategyKind;
@@ -69,8 +70,7 @@ impl Strategy for Random {
 /// otherwise ends early).
 pub struct Anneal {
     rng: SmallRng,
-    seen: Vec<bool>,
-    unseen: usize,
+    unseen: Unseen,
     state: Option<(usize, f64)>,
     best: Option<(usize, f64)>,
     temperature: f64,
@@ -87,69 +87,35 @@ impl Anneal {
     pub fn new(n: usize, seed: u64) -> Self {
         Anneal {
             rng: SmallRng::seed_from_u64(seed),
-            seen: vec![false; n],
-            unseen: n,
+            unseen: Unseen::new(n),
             state: None,
             best: None,
             temperature: T0,
         }
     }
-
-    fn random_unseen(&mut self) -> Option<usize> {
-        if self.unseen == 0 {
-            return None;
-        }
-        let mut k = self.rng.gen_range(0..self.unseen);
-        self.seen.iter().position(|&s| {
-            if s {
-                return false;
-            }
-            if k == 0 {
-                return true;
-            }
-            k -= 1;
-            false
-        })
-    }
-
-    fn mark(&mut self, i: usize) -> usize {
-        self.seen[i] = true;
-        self.unseen -= 1;
-        i
-    }
 }
 
 impl Strategy for Anneal {
     fn propose(&mut self, space: &Space) -> Option<usize> {
-        let fresh: Vec<usize> = match self.state {
-            Some((i, _)) if !self.rng.gen_bool(JUMP) => space
-                .neighbours(i)
-                .into_iter()
-                .filter(|&j| !self.seen[j])
-                .collect(),
-            _ => Vec::new(),
-        };
-        let pick = match fresh.choose(&mut self.rng) {
-            Some(&j) => Some(j),
-            None => {
-                // A dead end: go on from the best point found, or jump.
-                if let Some((b, s)) = self.best {
-                    self.state = Some((b, s));
-                    let around: Vec<usize> = space
-                        .neighbours(b)
-                        .into_iter()
-                        .filter(|&j| !self.seen[j])
-                        .collect();
-                    match around.choose(&mut self.rng) {
-                        Some(&j) if self.rng.gen_bool(0.5) => Some(j),
-                        _ => self.random_unseen(),
-                    }
-                } else {
-                    self.random_unseen()
-                }
+        let near = match self.state {
+            Some((i, _)) if !self.rng.gen_bool(JUMP) => {
+                self.unseen.random_neighbour(space, i, &mut self.rng)
             }
+            _ => None,
         };
-        pick.map(|i| self.mark(i))
+        let pick = near.or_else(|| {
+            // A dead end: go on from the best point found, or jump.
+            if let Some((b, s)) = self.best {
+                self.state = Some((b, s));
+                match self.unseen.random_neighbour(space, b, &mut self.rng) {
+                    Some(j) if self.rng.gen_bool(0.5) => Some(j),
+                    _ => self.unseen.random(&mut self.rng),
+                }
+            } else {
+                self.unseen.random(&mut self.rng)
+            }
+        });
+        pick.inspect(|&i| self.unseen.mark(i))
     }
 
     fn observe(&mut self, point: usize, score: Option<f64>) {

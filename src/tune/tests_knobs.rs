@@ -118,7 +118,7 @@ fn the_spmv_space_chooses_read_paths_and_lanes() {
 fn the_tuned_study_carries_variant_and_defines() {
     let s = space(FamilyId::Spmv, "vector", SpaceKind::Small, &gpu());
     let c = s.config(s.len() - 1);
-    let toml = super::output::side_toml_for_test(&c);
+    let toml = super::output::side_toml(&c);
     assert!(toml.contains("variant = \"vector-tex\""), "{toml}");
     assert!(toml.contains("defines = { SPMV_LANES = \"32\" }"), "{toml}");
 }
@@ -180,7 +180,7 @@ fn the_register_ceiling_reaches_both_second_stages_where_they_take_it() {
         16
     );
     // The tuned study keeps the ceiling: re-measuring a best reruns what was measured.
-    let toml = super::output::side_toml_for_test(&capped[0]);
+    let toml = super::output::side_toml(&capped[0]);
     assert!(toml.ends_with("jit = { max_registers = 128 }\n"), "{toml}");
     let study = format!(
         "name = \"t\"\n[defaults]\nfamily = \"sgemm\"\nvariant = \"blocked\"\nsize = \"2048\"\n\
