@@ -70,6 +70,17 @@ pub enum StudyError {
     },
 }
 
+impl StudyError {
+    /// A [`StudyError::Field`] of `entry` in `file`.
+    fn field(file: &str, entry: &str, message: impl Into<String>) -> Self {
+        StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
 /// One layer of settings. Every field is optional; unknown fields are refused.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -58,11 +58,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         entry: entry.to_string(),
         source,
     };
-    let field = |message: String| StudyError::Field {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        message,
-    };
+    let field = |message: String| StudyError::field(file, entry, message);
     let family = match spec.family.as_deref() {
         Some(name) => FamilyId::parse(name).map_err(invalid)?,
         None => crate::families::DEFAULT_FAMILY,
@@ -220,47 +216,35 @@ fn comparison_from(
     entry: &str,
     sweep: (String, String),
 ) -> Result<Comparison, StudyError> {
+    let field = |message: &str| StudyError::field(file, entry, message);
     for side in [&spec.a, &spec.b].into_iter().flatten() {
         if side.a.is_some() || side.b.is_some() || side.param.is_some() {
-            return Err(StudyError::Field {
-                file: file.to_string(),
-                entry: entry.to_string(),
-                message: "a per-side table cannot hold 'a', 'b', 'param' or 'values'".into(),
-            });
+            return Err(field(
+                "a per-side table cannot hold 'a', 'b', 'param' or 'values'",
+            ));
         }
-        user::check_side(side).map_err(|e| StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: e.to_string(),
-        })?;
+        user::check_side(side).map_err(|e| field(&e.to_string()))?;
     }
-    let a = resolve_side(
-        &merge(spec, spec.a.as_deref().unwrap_or(&Spec::default())),
-        file,
-        entry,
-    )?;
-    let b = resolve_side(
-        &merge(spec, spec.b.as_deref().unwrap_or(&Spec::default())),
-        file,
-        entry,
-    )?;
+    let side = |over: &Option<Box<Spec>>| {
+        resolve_side(
+            &merge(spec, over.as_deref().unwrap_or(&Spec::default())),
+            file,
+            entry,
+        )
+    };
+    let (a, b) = (side(&spec.a)?, side(&spec.b)?);
     if a.program == ProgramSource::Other && b.program == ProgramSource::Other {
         // Each side would wait for the other's program: one must compile its own source.
-        return Err(StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: "field 'program' = 'other' on both sides: one side must compile its own \
-                      source (set it in [comparison.opencl] or [comparison.cuda] only)"
-                .into(),
-        });
+        return Err(field(
+            "field 'program' = 'other' on both sides: one side must compile its own source (set \
+             it in [comparison.opencl] or [comparison.cuda] only)",
+        ));
     }
     if spec.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
         // The name is the comparison's key in the CSVs, for `--resume` and `--only`.
-        return Err(StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: "field 'name' is empty; give the comparison a name or leave 'name' out".into(),
-        });
+        return Err(field(
+            "field 'name' is empty; give the comparison a name or leave 'name' out",
+        ));
     }
     let base = spec.name.clone().unwrap_or_else(|| a.variant.full_name());
     let id = if sweep.0.is_empty() {
@@ -273,11 +257,7 @@ fn comparison_from(
         .as_deref()
         .map(crate::names::parse::<ExpectedRefusal>)
         .transpose()
-        .map_err(|e| StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: format!("field 'expect': {e}"),
-        })?;
+        .map_err(|e| field(&format!("field 'expect': {e}")))?;
     Ok(Comparison {
         id,
         a,
@@ -307,18 +287,17 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
         let entry = format!("sweep #{}", i + 1);
         let mut merged = with_sides(&merge(&file_spec.defaults, s), s);
         user::declare(&mut merged, file, &entry)?;
-        let param = merged.param.clone().ok_or_else(|| StudyError::Field {
-            file: file.to_string(),
-            entry: entry.clone(),
-            message: "field 'param' is missing".into(),
-        })?;
+        let param = merged
+            .param
+            .clone()
+            .ok_or_else(|| StudyError::field(file, &entry, "field 'param' is missing"))?;
         let values = merged.values.clone().unwrap_or_default();
         if values.is_empty() {
-            return Err(StudyError::Field {
-                file: file.to_string(),
-                entry,
-                message: "field 'values' is missing or empty".into(),
-            });
+            return Err(StudyError::field(
+                file,
+                &entry,
+                "field 'values' is missing or empty",
+            ));
         }
         for spec in expand_variants(&merged, file, &entry)? {
             for v in &values {
@@ -334,20 +313,20 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
         }
     }
     if comparisons.is_empty() {
-        return Err(StudyError::Field {
-            file: file.to_string(),
-            entry: "study".into(),
-            message: "it has no [[comparison]] and no [[sweep]]: there is nothing to run".into(),
-        });
+        return Err(StudyError::field(
+            file,
+            "study",
+            "it has no [[comparison]] and no [[sweep]]: there is nothing to run",
+        ));
     }
     let mut seen = std::collections::HashSet::new();
     for c in &comparisons {
         if !seen.insert(c.id.clone()) {
-            return Err(StudyError::Field {
-                file: file.to_string(),
-                entry: c.id.clone(),
-                message: "two comparisons have the same name; give one a distinct 'name'".into(),
-            });
+            return Err(StudyError::field(
+                file,
+                &c.id,
+                "two comparisons have the same name; give one a distinct 'name'",
+            ));
         }
     }
     Ok(Study {

@@ -18,11 +18,7 @@ pub(super) fn apply_sweep(
     file: &str,
     entry: &str,
 ) -> Result<Spec, StudyError> {
-    let field = |message: String| StudyError::Field {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        message,
-    };
+    let field = |message: String| StudyError::field(file, entry, message);
     let number = || {
         value.parse::<u32>().map_err(|_| {
             field(format!(
