@@ -164,6 +164,13 @@ pub struct StudyFile {
     pub sweeps: Vec<Spec>,
 }
 
+/// The entry's family: the default where it names none.
+fn family_of(spec: &Spec) -> Result<FamilyId, WorkloadError> {
+    spec.family
+        .as_deref()
+        .map_or(Ok(families::DEFAULT_FAMILY), FamilyId::parse)
+}
+
 /// One side's fully resolved settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {

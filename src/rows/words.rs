@@ -252,12 +252,9 @@ impl fmt::Debug for FamilyId {
         if let Some(first) = chars.next() {
             write!(f, "{}", first.to_ascii_uppercase())?;
         }
-        for c in chars {
-            if c != '-' {
-                write!(f, "{c}")?;
-            }
-        }
-        Ok(())
+        chars
+            .filter(|c| *c != '-')
+            .try_for_each(|c| write!(f, "{c}"))
     }
 }
 

@@ -3,52 +3,23 @@
 
 use super::*;
 
+/// `over`'s settings, and `base`'s where `over` has none; no per-side tables.
 fn merge(base: &Spec, over: &Spec) -> Spec {
     macro_rules! pick {
-        ($f:ident) => {
-            over.$f.clone().or_else(|| base.$f.clone())
+        ($($f:ident),* $(,)?) => {
+            Spec {
+                $($f: over.$f.clone().or_else(|| base.$f.clone()),)*
+                a: None,
+                b: None,
+            }
         };
     }
-    Spec {
-        name: pick!(name),
-        family: pick!(family),
-        variant: pick!(variant),
-        size: pick!(size),
-        seed: pick!(seed),
-        local: pick!(local),
-        groups: pick!(groups),
-        program: pick!(program),
-        local_y: pick!(local_y),
-        groups_y: pick!(groups_y),
-        unroll: pick!(unroll),
-        defines: pick!(defines),
-        flags: pick!(flags),
-        jit: pick!(jit),
-        timer: pick!(timer),
-        wait: pick!(wait),
-        warmup: pick!(warmup),
-        turn: pick!(turn),
-        reps: pick!(reps),
-        max_reps: pick!(max_reps),
-        min_time: pick!(min_time),
-        max_time: pick!(max_time),
-        target_ci: pick!(target_ci),
-        timeout: pick!(timeout),
-        index: pick!(index),
-        matrix: pick!(matrix),
-        expect: pick!(expect),
-        param: pick!(param),
-        values: pick!(values),
-        all_variants: pick!(all_variants),
-        kernels: pick!(kernels),
-        kernel: pick!(kernel),
-        args: pick!(args),
-        global: pick!(global),
-        metric: pick!(metric),
-        check: pick!(check),
-        tune: pick!(tune),
-        a: None,
-        b: None,
+    // Every field but `a` and `b`.
+    pick! {
+        name, family, variant, size, seed, local, groups, program, local_y, groups_y, unroll,
+        defines, flags, jit, timer, wait, warmup, turn, reps, max_reps, min_time, max_time,
+        target_ci, timeout, index, matrix, expect, param, values, all_variants, kernels, kernel,
+        args, global, metric, check, tune,
     }
 }
 
@@ -59,10 +30,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         source,
     };
     let field = |message: String| StudyError::field(file, entry, message);
-    let family = match spec.family.as_deref() {
-        Some(name) => FamilyId::parse(name).map_err(invalid)?,
-        None => crate::families::DEFAULT_FAMILY,
-    };
+    let family = super::family_of(spec).map_err(invalid)?;
     let variant_name = spec
         .variant
         .as_deref()
@@ -94,18 +62,19 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             .map_err(|e| field(format!("field 'wait': {e}")))?,
     };
     let unroll = spec.unroll.clone().unwrap_or_default();
-    for point in unroll.keys() {
-        if !variant.unroll_points.contains(&point.as_str()) {
-            return Err(field(format!(
-                "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
-                variant.name,
-                if variant.unroll_points.is_empty() {
-                    "none".to_string()
-                } else {
-                    variant.unroll_points.join(", ")
-                }
-            )));
-        }
+    if let Some(point) = unroll
+        .keys()
+        .find(|p| !variant.unroll_points.contains(&p.as_str()))
+    {
+        return Err(field(format!(
+            "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
+            variant.name,
+            if variant.unroll_points.is_empty() {
+                "none".to_string()
+            } else {
+                variant.unroll_points.join(", ")
+            }
+        )));
     }
     if spec.groups == Some(0) {
         // Zero groups would reach the driver as an empty launch and fail verification there.
