@@ -70,6 +70,17 @@ pub enum StudyError {
     },
 }
 
+impl StudyError {
+    /// A [`StudyError::Field`] of `entry` in `file`.
+    fn field(file: &str, entry: &str, message: impl Into<String>) -> Self {
+        StudyError::Field {
+            file: file.to_string(),
+            entry: entry.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
 /// One layer of settings. Every field is optional; unknown fields are refused.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -151,6 +162,13 @@ pub struct StudyFile {
     pub comparisons: Vec<Spec>,
     #[serde(default, rename = "sweep")]
     pub sweeps: Vec<Spec>,
+}
+
+/// The entry's family: the default where it names none.
+fn family_of(spec: &Spec) -> Result<FamilyId, WorkloadError> {
+    spec.family
+        .as_deref()
+        .map_or(Ok(families::DEFAULT_FAMILY), FamilyId::parse)
 }
 
 /// One side's fully resolved settings.

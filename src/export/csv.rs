@@ -404,11 +404,6 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         self.file.set_len(len).map_err(io_err(&self.path))
     }
 
-    /// The file being appended to.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Rows that were already in the file when it was opened with `resume`.
     pub fn existing_rows(&self) -> usize {
         self.existing_rows

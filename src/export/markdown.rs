@@ -38,21 +38,10 @@ pub fn format_sig(x: f64, digits: usize) -> String {
 /// The entity is used rather than `\|` because renderers disagree on a backslash that is
 /// itself preceded by a backslash, while an entity is never a cell delimiter.
 fn cell(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '|' => out.push_str("&#124;"),
-            '\r' => {
-                if chars.peek() != Some(&'\n') {
-                    out.push(' ');
-                }
-            }
-            '\n' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    // A CR LF is one break, so one space.
+    text.replace('|', "&#124;")
+        .replace("\r\n", "\n")
+        .replace(['\r', '\n'], " ")
 }
 
 /// One table row from already formatted cells.
@@ -74,11 +63,6 @@ fn table_head(columns: &[(&str, bool)]) -> String {
 const PR_DIGITS: usize = 3;
 /// Significant digits of metrics and times: beyond this it is noise anyway.
 const VALUE_DIGITS: usize = 4;
-
-/// The `verdict` column: the words the terminal and the report use.
-fn verdict_label(row: &PrRow) -> String {
-    crate::stats::verdict_word(row.pr, row.pr_ci_lo, row.pr_ci_hi)
-}
 
 /// A Markdown table of Performance Ratios, one line per comparison, in the given order.
 ///
@@ -118,7 +102,8 @@ pub fn pr_table(rows: &[PrRow]) -> String {
                 format_sig(r.pr_ci_lo, PR_DIGITS),
                 format_sig(r.pr_ci_hi, PR_DIGITS)
             ),
-            verdict_label(r),
+            // The words the terminal and the report use.
+            crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi),
             if r.fair { "yes" } else { "no" }.to_string(),
             steps.join("; "),
         ]));

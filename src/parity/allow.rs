@@ -47,15 +47,11 @@ pub struct AllowEntry {
 /// is not an identifier) or unknown file stem, naming its 1-based line.
 pub fn load_allow_list(text: &str) -> Result<Vec<AllowEntry>, ParityError> {
     let known: Vec<&str> = stems().into_iter().filter(|s| *s != PRELUDE).collect();
-    let mut entries = Vec::new();
-    for (idx, raw) in text.lines().enumerate() {
-        let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        entries.push(parse_entry(raw, idx + 1, &known)?);
-    }
-    Ok(entries)
+    text.lines()
+        .enumerate()
+        .filter(|(_, raw)| !(raw.trim().is_empty() || raw.trim().starts_with('#')))
+        .map(|(idx, raw)| parse_entry(raw, idx + 1, &known))
+        .collect()
 }
 
 /// Parses the entry on allow-list line `line` (1-based); `known` are the file stems it may name.

@@ -455,19 +455,17 @@ fn qualifier(input: &[Tok], i: usize) -> Option<&'static str> {
     let pointer_word = POINTER_QUALIFIERS
         .iter()
         .any(|(cl, cu)| s == *cl || (!cu.is_empty() && s == *cu));
-    let object_word = OBJECT_QUALIFIERS
+    let object = OBJECT_QUALIFIERS
         .iter()
-        .any(|(cl, cu)| s == *cl || s == *cu);
-    if !pointer_word && !object_word {
+        .find(|(cl, cu)| s == *cl || s == *cu)
+        .map(|(cl, _)| *cl);
+    if !pointer_word && object.is_none() {
         return None;
     }
     if qualifies_pointer(input, i) {
         return pointer_word.then_some("");
     }
-    OBJECT_QUALIFIERS
-        .iter()
-        .find(|(cl, cu)| s == *cl || s == *cu)
-        .map(|(cl, _)| *cl)
+    object
 }
 
 /// Rewrites API spellings to the canonical form in one left-to-right pass.
@@ -517,21 +515,12 @@ fn replacement<'a>(rule: &'a Rule, matched: &'a [Tok]) -> impl Iterator<Item = T
 
 /// Groups tokens by source line and renders each line.
 fn render_lines(toks: &[Tok]) -> Vec<NormLine> {
-    let mut lines: Vec<NormLine> = Vec::new();
-    let mut start = 0;
-    while start < toks.len() {
-        let line = toks[start].line;
-        let end = toks[start..]
-            .iter()
-            .position(|t| t.line != line)
-            .map_or(toks.len(), |n| start + n);
-        lines.push(NormLine {
-            line,
-            text: render(&toks[start..end]),
-        });
-        start = end;
-    }
-    lines
+    toks.chunk_by(|a, b| a.line == b.line)
+        .map(|line| NormLine {
+            line: line[0].line,
+            text: render(line),
+        })
+        .collect()
 }
 
 /// Joins tokens with the canonical spacing.

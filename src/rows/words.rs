@@ -252,12 +252,9 @@ impl fmt::Debug for FamilyId {
         if let Some(first) = chars.next() {
             write!(f, "{}", first.to_ascii_uppercase())?;
         }
-        for c in chars {
-            if c != '-' {
-                write!(f, "{c}")?;
-            }
-        }
-        Ok(())
+        chars
+            .filter(|c| *c != '-')
+            .try_for_each(|c| write!(f, "{c}"))
     }
 }
 
@@ -412,8 +409,21 @@ impl fmt::Display for Size {
 
 /// The eight development steps of Fang, Varbanescu & Sips (2011, section IV-C), which a fair
 /// comparison holds equal and every PR row names where they differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    strum::IntoStaticStr,
+    strum::VariantArray,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Step {
     Problem,
     Algorithm,
@@ -426,27 +436,9 @@ pub enum Step {
 }
 
 impl Step {
-    pub const ALL: [Step; 8] = [
-        Step::Problem,
-        Step::Algorithm,
-        Step::Implementation,
-        Step::NativeOptimizations,
-        Step::FirstStageCompilation,
-        Step::SecondStageCompilation,
-        Step::Configuration,
-        Step::Running,
-    ];
+    pub const ALL: &'static [Step] = <Step as strum::VariantArray>::VARIANTS;
 
     pub fn name(self) -> &'static str {
-        match self {
-            Step::Problem => "problem",
-            Step::Algorithm => "algorithm",
-            Step::Implementation => "implementation",
-            Step::NativeOptimizations => "native-optimizations",
-            Step::FirstStageCompilation => "first-stage-compilation",
-            Step::SecondStageCompilation => "second-stage-compilation",
-            Step::Configuration => "configuration",
-            Step::Running => "running",
-        }
+        self.into()
     }
 }

@@ -113,6 +113,15 @@ fn quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
+/// A value as TOML writes it: quoted where its key takes text.
+fn toml_value(value: &str, quoted: bool) -> String {
+    if quoted {
+        quote(value)
+    } else {
+        value.to_string()
+    }
+}
+
 impl QuickRun {
     /// The study file this command line stands for.
     pub fn study_text(&self) -> Result<String, QuickError> {
@@ -129,22 +138,19 @@ impl QuickRun {
             quote(family)
         );
         self.push_scalars(&mut text);
+        let variant_line = match variant {
+            Some(v) => format!("variant = {}\n", quote(v)),
+            None => "all_variants = true\n".to_string(),
+        };
         if let Some((param, values, quoted)) = self.sweep() {
             text.push_str("\n[[sweep]]\n");
-            match variant {
-                Some(v) => text.push_str(&format!("variant = {}\n", quote(v))),
-                None => text.push_str("all_variants = true\n"),
-            }
+            text.push_str(&variant_line);
             for (key, value, quoted) in self.grid()?.remove(0) {
                 if key != param {
-                    let value = if quoted { quote(&value) } else { value };
-                    text.push_str(&format!("{key} = {value}\n"));
+                    text.push_str(&format!("{key} = {}\n", toml_value(&value, quoted)));
                 }
             }
-            let values: Vec<String> = values
-                .iter()
-                .map(|v| if quoted { quote(v) } else { v.clone() })
-                .collect();
+            let values: Vec<String> = values.iter().map(|v| toml_value(v, quoted)).collect();
             text.push_str(&format!(
                 "param = {}\nvalues = [{}]\n",
                 quote(param),
@@ -155,10 +161,7 @@ impl QuickRun {
         let grid = self.grid()?;
         for point in &grid {
             text.push_str("\n[[comparison]]\n");
-            match variant {
-                Some(v) => text.push_str(&format!("variant = {}\n", quote(v))),
-                None => text.push_str("all_variants = true\n"),
-            }
+            text.push_str(&variant_line);
             if grid.len() > 1 {
                 let name: Vec<String> = point.iter().map(|(k, v, _)| format!("{k}={v}")).collect();
                 text.push_str(&format!(
@@ -167,31 +170,25 @@ impl QuickRun {
                 ));
             }
             for (key, value, quoted) in point {
-                let value = if *quoted { quote(value) } else { value.clone() };
-                text.push_str(&format!("{key} = {value}\n"));
+                text.push_str(&format!("{key} = {}\n", toml_value(value, *quoted)));
             }
         }
         Ok(text)
     }
 
     fn push_scalars(&self, text: &mut String) {
-        if let Some(r) = self.reps {
-            text.push_str(&format!("reps = {r}\n"));
-        }
-        if let Some(w) = self.warmup {
-            text.push_str(&format!("warmup = {w}\n"));
-        }
-        if let Some(t) = self.min_time {
-            text.push_str(&format!("min_time = {t:?}\n"));
-        }
-        if let Some(t) = self.max_time {
-            text.push_str(&format!("max_time = {t:?}\n"));
-        }
-        if let Some(t) = self.target_ci {
-            text.push_str(&format!("target_ci = {t:?}\n"));
-        }
-        if let Some(t) = &self.timer {
-            text.push_str(&format!("timer = {}\n", quote(t)));
+        let scalars = [
+            ("reps", self.reps.map(|r| r.to_string())),
+            ("warmup", self.warmup.map(|w| w.to_string())),
+            ("min_time", self.min_time.map(|t| format!("{t:?}"))),
+            ("max_time", self.max_time.map(|t| format!("{t:?}"))),
+            ("target_ci", self.target_ci.map(|t| format!("{t:?}"))),
+            ("timer", self.timer.as_deref().map(quote)),
+        ];
+        for (key, value) in scalars {
+            if let Some(value) = value {
+                text.push_str(&format!("{key} = {value}\n"));
+            }
         }
     }
 
@@ -246,11 +243,9 @@ impl QuickRun {
 
     /// The study, resolved and checked like any study file, and its text.
     pub fn study(&self) -> Result<(Study, String), StudyError> {
-        let text = self.study_text().map_err(|e| StudyError::Field {
-            file: "command line".into(),
-            entry: self.target.clone(),
-            message: e.to_string(),
-        })?;
+        let text = self
+            .study_text()
+            .map_err(|e| StudyError::field("command line", &self.target, e.to_string()))?;
         Ok((parse(&text, "command line")?, text))
     }
 }

@@ -3,52 +3,23 @@
 
 use super::*;
 
+/// `over`'s settings, and `base`'s where `over` has none; no per-side tables.
 fn merge(base: &Spec, over: &Spec) -> Spec {
     macro_rules! pick {
-        ($f:ident) => {
-            over.$f.clone().or_else(|| base.$f.clone())
+        ($($f:ident),* $(,)?) => {
+            Spec {
+                $($f: over.$f.clone().or_else(|| base.$f.clone()),)*
+                a: None,
+                b: None,
+            }
         };
     }
-    Spec {
-        name: pick!(name),
-        family: pick!(family),
-        variant: pick!(variant),
-        size: pick!(size),
-        seed: pick!(seed),
-        local: pick!(local),
-        groups: pick!(groups),
-        program: pick!(program),
-        local_y: pick!(local_y),
-        groups_y: pick!(groups_y),
-        unroll: pick!(unroll),
-        defines: pick!(defines),
-        flags: pick!(flags),
-        jit: pick!(jit),
-        timer: pick!(timer),
-        wait: pick!(wait),
-        warmup: pick!(warmup),
-        turn: pick!(turn),
-        reps: pick!(reps),
-        max_reps: pick!(max_reps),
-        min_time: pick!(min_time),
-        max_time: pick!(max_time),
-        target_ci: pick!(target_ci),
-        timeout: pick!(timeout),
-        index: pick!(index),
-        matrix: pick!(matrix),
-        expect: pick!(expect),
-        param: pick!(param),
-        values: pick!(values),
-        all_variants: pick!(all_variants),
-        kernels: pick!(kernels),
-        kernel: pick!(kernel),
-        args: pick!(args),
-        global: pick!(global),
-        metric: pick!(metric),
-        check: pick!(check),
-        tune: pick!(tune),
-        a: None,
-        b: None,
+    // Every field but `a` and `b`.
+    pick! {
+        name, family, variant, size, seed, local, groups, program, local_y, groups_y, unroll,
+        defines, flags, jit, timer, wait, warmup, turn, reps, max_reps, min_time, max_time,
+        target_ci, timeout, index, matrix, expect, param, values, all_variants, kernels, kernel,
+        args, global, metric, check, tune,
     }
 }
 
@@ -58,15 +29,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         entry: entry.to_string(),
         source,
     };
-    let field = |message: String| StudyError::Field {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        message,
-    };
-    let family = match spec.family.as_deref() {
-        Some(name) => FamilyId::parse(name).map_err(invalid)?,
-        None => crate::families::DEFAULT_FAMILY,
-    };
+    let field = |message: String| StudyError::field(file, entry, message);
+    let family = super::family_of(spec).map_err(invalid)?;
     let variant_name = spec
         .variant
         .as_deref()
@@ -98,18 +62,19 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
             .map_err(|e| field(format!("field 'wait': {e}")))?,
     };
     let unroll = spec.unroll.clone().unwrap_or_default();
-    for point in unroll.keys() {
-        if !variant.unroll_points.contains(&point.as_str()) {
-            return Err(field(format!(
-                "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
-                variant.name,
-                if variant.unroll_points.is_empty() {
-                    "none".to_string()
-                } else {
-                    variant.unroll_points.join(", ")
-                }
-            )));
-        }
+    if let Some(point) = unroll
+        .keys()
+        .find(|p| !variant.unroll_points.contains(&p.as_str()))
+    {
+        return Err(field(format!(
+            "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
+            variant.name,
+            if variant.unroll_points.is_empty() {
+                "none".to_string()
+            } else {
+                variant.unroll_points.join(", ")
+            }
+        )));
     }
     if spec.groups == Some(0) {
         // Zero groups would reach the driver as an empty launch and fail verification there.
@@ -220,47 +185,35 @@ fn comparison_from(
     entry: &str,
     sweep: (String, String),
 ) -> Result<Comparison, StudyError> {
+    let field = |message: &str| StudyError::field(file, entry, message);
     for side in [&spec.a, &spec.b].into_iter().flatten() {
         if side.a.is_some() || side.b.is_some() || side.param.is_some() {
-            return Err(StudyError::Field {
-                file: file.to_string(),
-                entry: entry.to_string(),
-                message: "a per-side table cannot hold 'a', 'b', 'param' or 'values'".into(),
-            });
+            return Err(field(
+                "a per-side table cannot hold 'a', 'b', 'param' or 'values'",
+            ));
         }
-        user::check_side(side).map_err(|e| StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: e.to_string(),
-        })?;
+        user::check_side(side).map_err(|e| field(&e.to_string()))?;
     }
-    let a = resolve_side(
-        &merge(spec, spec.a.as_deref().unwrap_or(&Spec::default())),
-        file,
-        entry,
-    )?;
-    let b = resolve_side(
-        &merge(spec, spec.b.as_deref().unwrap_or(&Spec::default())),
-        file,
-        entry,
-    )?;
+    let side = |over: &Option<Box<Spec>>| {
+        resolve_side(
+            &merge(spec, over.as_deref().unwrap_or(&Spec::default())),
+            file,
+            entry,
+        )
+    };
+    let (a, b) = (side(&spec.a)?, side(&spec.b)?);
     if a.program == ProgramSource::Other && b.program == ProgramSource::Other {
         // Each side would wait for the other's program: one must compile its own source.
-        return Err(StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: "field 'program' = 'other' on both sides: one side must compile its own \
-                      source (set it in [comparison.opencl] or [comparison.cuda] only)"
-                .into(),
-        });
+        return Err(field(
+            "field 'program' = 'other' on both sides: one side must compile its own source (set \
+             it in [comparison.opencl] or [comparison.cuda] only)",
+        ));
     }
     if spec.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
         // The name is the comparison's key in the CSVs, for `--resume` and `--only`.
-        return Err(StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: "field 'name' is empty; give the comparison a name or leave 'name' out".into(),
-        });
+        return Err(field(
+            "field 'name' is empty; give the comparison a name or leave 'name' out",
+        ));
     }
     let base = spec.name.clone().unwrap_or_else(|| a.variant.full_name());
     let id = if sweep.0.is_empty() {
@@ -273,11 +226,7 @@ fn comparison_from(
         .as_deref()
         .map(crate::names::parse::<ExpectedRefusal>)
         .transpose()
-        .map_err(|e| StudyError::Field {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            message: format!("field 'expect': {e}"),
-        })?;
+        .map_err(|e| field(&format!("field 'expect': {e}")))?;
     Ok(Comparison {
         id,
         a,
@@ -307,18 +256,17 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
         let entry = format!("sweep #{}", i + 1);
         let mut merged = with_sides(&merge(&file_spec.defaults, s), s);
         user::declare(&mut merged, file, &entry)?;
-        let param = merged.param.clone().ok_or_else(|| StudyError::Field {
-            file: file.to_string(),
-            entry: entry.clone(),
-            message: "field 'param' is missing".into(),
-        })?;
+        let param = merged
+            .param
+            .clone()
+            .ok_or_else(|| StudyError::field(file, &entry, "field 'param' is missing"))?;
         let values = merged.values.clone().unwrap_or_default();
         if values.is_empty() {
-            return Err(StudyError::Field {
-                file: file.to_string(),
-                entry,
-                message: "field 'values' is missing or empty".into(),
-            });
+            return Err(StudyError::field(
+                file,
+                &entry,
+                "field 'values' is missing or empty",
+            ));
         }
         for spec in expand_variants(&merged, file, &entry)? {
             for v in &values {
@@ -334,20 +282,20 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
         }
     }
     if comparisons.is_empty() {
-        return Err(StudyError::Field {
-            file: file.to_string(),
-            entry: "study".into(),
-            message: "it has no [[comparison]] and no [[sweep]]: there is nothing to run".into(),
-        });
+        return Err(StudyError::field(
+            file,
+            "study",
+            "it has no [[comparison]] and no [[sweep]]: there is nothing to run",
+        ));
     }
     let mut seen = std::collections::HashSet::new();
     for c in &comparisons {
         if !seen.insert(c.id.clone()) {
-            return Err(StudyError::Field {
-                file: file.to_string(),
-                entry: c.id.clone(),
-                message: "two comparisons have the same name; give one a distinct 'name'".into(),
-            });
+            return Err(StudyError::field(
+                file,
+                &c.id,
+                "two comparisons have the same name; give one a distinct 'name'",
+            ));
         }
     }
     Ok(Study {

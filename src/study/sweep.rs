@@ -2,7 +2,7 @@
 //! `all_variants` expanded to the family's variants.
 
 use super::{Spec, StudyError};
-use crate::families::{self, FamilyId};
+use crate::families;
 
 pub(super) fn value_text(v: &toml::Value) -> String {
     match v {
@@ -18,11 +18,7 @@ pub(super) fn apply_sweep(
     file: &str,
     entry: &str,
 ) -> Result<Spec, StudyError> {
-    let field = |message: String| StudyError::Field {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        message,
-    };
+    let field = |message: String| StudyError::field(file, entry, message);
     let number = || {
         value.parse::<u32>().map_err(|_| {
             field(format!(
@@ -59,14 +55,11 @@ pub(super) fn expand_variants(
     if spec.all_variants != Some(true) {
         return Ok(vec![spec.clone()]);
     }
-    let family = match spec.family.as_deref() {
-        None => crate::families::DEFAULT_FAMILY,
-        Some(name) => FamilyId::parse(name).map_err(|source| StudyError::Invalid {
-            file: file.to_string(),
-            entry: entry.to_string(),
-            source,
-        })?,
-    };
+    let family = super::family_of(spec).map_err(|source| StudyError::Invalid {
+        file: file.to_string(),
+        entry: entry.to_string(),
+        source,
+    })?;
     Ok(families::user_variants_of(family)
         .into_iter()
         .map(|v| {

@@ -34,11 +34,7 @@ pub(super) fn check_side(side: &Spec) -> Result<(), FieldError> {
 /// Where `entry` names a kernel pair: reads its files (relative to the study `file`), checks
 /// the declaration, registers its family and points the entry at it (`family`, `variant`).
 pub(super) fn declare(spec: &mut Spec, file: &str, entry: &str) -> Result<(), StudyError> {
-    let field = |message: String| StudyError::Field {
-        file: file.to_string(),
-        entry: entry.to_string(),
-        message,
-    };
+    let field = |message: String| StudyError::field(file, entry, message);
     let Some(files) = spec.kernels.clone() else {
         return match pair_keys(spec).into_iter().find(|(_, set)| *set) {
             Some((key, _)) => Err(field(format!(
