@@ -398,11 +398,16 @@ pub fn measure_cases(
     for &case in cases {
         let local = case.shape.local;
         if !probes.iter().any(|(l, _)| *l == local) {
+            // Built in the backends' order and stopped at the first failure, so that each
+            // probe is released through the backend that built it.
             let mut built = Vec::new();
             for b in backends.iter_mut() {
                 match Probe::build(&mut **b, sources, local) {
                     Ok(p) => built.push(p),
-                    Err(e) => result = Err(e),
+                    Err(e) => {
+                        result = Err(e);
+                        break;
+                    }
                 }
             }
             probes.push((local, built));
