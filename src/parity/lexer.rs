@@ -251,16 +251,11 @@ pub(super) fn closing(toks: &[Tok], open: usize) -> Option<usize> {
 
 /// Every macro name a text `#define`s (conditionally or not).
 pub(super) fn defined_macros(text: &str) -> BTreeSet<String> {
-    let toks = lex(text);
-    let mut names = BTreeSet::new();
-    for (k, t) in toks.iter().enumerate() {
-        if t.text == "#" && starts_logical_line(&toks, k) {
-            if let (Some(d), Some(n)) = (toks.get(k + 1), toks.get(k + 2)) {
-                if d.text == "define" && n.kind == Kind::Ident {
-                    names.insert(n.text.clone());
-                }
-            }
-        }
-    }
-    names
+    // The names `mark_define` found: a `#define` whose name is not on its own line defines
+    // nothing.
+    lex(text)
+        .into_iter()
+        .filter(|t| t.define_name)
+        .map(|t| t.text)
+        .collect()
 }

@@ -235,6 +235,8 @@ fn macros_at_file_scope_and_directive_ends() {
     let names =
         defined_macros("#define A 1\n# define B(x) x\n#ifdef C\n#define D\n#endif\nint E;\n");
     assert_eq!(names.into_iter().collect::<Vec<_>>(), ["A", "B", "D"]);
+    // A name on the line after `#define` is no macro: the directive ended without one.
+    assert!(defined_macros("#define\nF 1\n").is_empty());
 }
 
 const CL: &str = "\
