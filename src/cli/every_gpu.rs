@@ -135,18 +135,15 @@ pub fn run_all(
             }
         };
         let prefix = format!("[{}] ", job.label());
-        readers.extend(
-            child
-                .stdout
-                .take()
-                .map(|p| forward_lines(p, &prefix, &emit)),
-        );
-        readers.extend(
-            child
-                .stderr
-                .take()
-                .map(|p| forward_lines(p, &prefix, &emit)),
-        );
+        let stdout = child
+            .stdout
+            .take()
+            .map(|p| forward_lines(p, &prefix, &emit));
+        let stderr = child
+            .stderr
+            .take()
+            .map(|p| forward_lines(p, &prefix, &emit));
+        readers.extend(stdout.into_iter().chain(stderr));
         children.push(child);
     }
     let codes = wait_all(&mut children, interrupts)?;

@@ -18,7 +18,7 @@ use clvscu::study::{self, Comparison};
 use clvscu::terminal::printable;
 
 use crate::cli::args::ExplainArgs;
-use crate::cli::setup::{claim_default_folder, load_study, open_sides, print_progress, show_event};
+use crate::cli::setup::{load_study, open_sides, out_folder, print_progress, show_event};
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
@@ -30,10 +30,7 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     }
     let targets = targets(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let out = match &args.run.out {
-        Some(out) => out.clone(),
-        None => claim_default_folder("explain", &stamp)?,
-    };
+    let out = out_folder(args.run.out.as_deref(), "explain", &stamp)?;
     match args.part.as_deref() {
         Some(part) => run_part(&args, targets, &out, part),
         None => {

@@ -19,7 +19,7 @@ use crate::cli::args::RunArgs;
 use crate::cli::every_gpu;
 
 use crate::cli::setup::{
-    claim_default_folder, load_study, noise_floor_note, open_sides, print_progress, show_event,
+    load_study, noise_floor_note, open_sides, out_folder, print_progress, show_event,
 };
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
@@ -33,11 +33,8 @@ fn run_kept(out: &Path) -> String {
 pub(crate) fn run(args: RunArgs) -> Result<i32> {
     let (study, _) = load_study(&args)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        // The study's name is the user's text: as a slug it cannot leave the folder.
-        None => claim_default_folder(&plot::slug(&study.name), &stamp)?,
-    };
+    // The study's name is the user's text: as a slug it cannot leave the folder.
+    let out = out_folder(args.out.as_deref(), &plot::slug(&study.name), &stamp)?;
     if args.force {
         clear_run_folder(&out)?;
     }
@@ -283,26 +280,17 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The rows of one of a run folder's CSVs; none when the run wrote no such file.
-fn folder_rows<T: serde::de::DeserializeOwned + clvscu::export::csv::CsvSchema>(
-    path: &Path,
-) -> Result<Vec<T>> {
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    Ok(clvscu::export::csv::read_rows(path)?)
-}
-
 /// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (after a
 /// `--resume`, those of earlier invocations too: the CSVs are the record), each file written
 /// whole or not at all.
 fn export(args: &RunArgs, out: &Path) -> Result<()> {
-    use clvscu::export::{csv::CsvExporter, json::RunResults, markdown::MarkdownExporter};
+    use clvscu::export::csv::{read_rows_if_file, CsvExporter};
+    use clvscu::export::{json::RunResults, markdown::MarkdownExporter};
     use clvscu::export::{write_atomic, Exporter};
     use clvscu::session::store::CsvStore;
     let all = RunResults {
-        prs: folder_rows(&out.join(CsvStore::PRS))?,
-        measurements: folder_rows(&out.join(CsvStore::MEASUREMENTS))?,
+        prs: read_rows_if_file(&out.join(CsvStore::PRS))?,
+        measurements: read_rows_if_file(&out.join(CsvStore::MEASUREMENTS))?,
     };
     if let Some(path) = &args.export_json {
         clvscu::export::json::write_json_atomic(path, &all)

@@ -2,7 +2,7 @@
 //! machine needs), the study a command line names, the default output folder, and the lines
 //! printed as a run goes on.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
@@ -183,10 +183,13 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
 /// The folders a default output name may take in one second before the run gives up.
 const DEFAULT_FOLDER_TRIES: u32 = 1000;
 
-/// A new folder `clvscu-results/NAME-STAMP`, created exclusively: a run started in the same
-/// second as another (same study, same stamp) takes `NAME-STAMP-2`, `-3`, ..., never the
-/// other's folder.
-pub(crate) fn claim_default_folder(name: &str, stamp: &str) -> Result<PathBuf> {
+/// The `--out` folder `given`, or else a new folder `clvscu-results/NAME-STAMP`, created
+/// exclusively: a run started in the same second as another (same study, same stamp) takes
+/// `NAME-STAMP-2`, `-3`, ..., never the other's folder.
+pub(crate) fn out_folder(given: Option<&Path>, name: &str, stamp: &str) -> Result<PathBuf> {
+    if let Some(out) = given {
+        return Ok(out.to_path_buf());
+    }
     let root = PathBuf::from("clvscu-results");
     std::fs::create_dir_all(&root)
         .with_context(|| format!("cannot create output directory {}", root.display()))?;

@@ -18,7 +18,7 @@ use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 use crate::cli::args::SuiteArgs;
 use crate::cli::children::{self, stop_signal, Stopping};
 use crate::cli::every_gpu;
-use crate::cli::setup::claim_default_folder;
+use crate::cli::setup::out_folder;
 use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
@@ -32,13 +32,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
-    let out = match &args.out {
-        Some(out) => out.clone(),
-        None => {
-            let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
-            claim_default_folder("suite", &stamp)?
-        }
-    };
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let out = out_folder(args.out.as_deref(), "suite", &stamp)?;
     if on_every_gpu {
         // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
@@ -178,15 +173,7 @@ fn print_row(r: &StepRow) {
     } else {
         format!(": {}", r.note)
     };
-    let status = state::markdown(std::slice::from_ref(r));
-    let status = status
-        .lines()
-        .nth(2)
-        .and_then(|l| l.split('|').nth(2))
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    say!("   {status} after {:.1} s{code}{note}", r.wall_s);
+    say!("   {} after {:.1} s{code}{note}", r.status, r.wall_s);
 }
 
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
@@ -407,14 +394,8 @@ fn run_capped(mut command: Command, log: &Path, cap_s: f64) -> Result<(Option<i3
 
 /// After the steps: the peaks table, the report of the whole folder, suite.md.
 fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
-    let peak_rows: Vec<MeasurementRow> = {
-        let file = out.join("peaks").join(CsvStore::MEASUREMENTS);
-        if file.is_file() {
-            clvscu::export::csv::read_rows(&file)?
-        } else {
-            Vec::new()
-        }
-    };
+    let peak_rows: Vec<MeasurementRow> =
+        clvscu::export::csv::read_rows_if_file(&out.join("peaks").join(CsvStore::MEASUREMENTS))?;
     let eq3 = cuda_device_info(args).as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
@@ -506,18 +487,26 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     Ok(())
 }
 
-/// The CUDA device the suite ran on, for Eq. 3: `--cuda-device` as an index or part of a
-/// name (default 0). None without CUDA, or with a pair that does not use it.
+/// The CUDA device the suite ran on, for Eq. 3. None without CUDA, or with a pair that does
+/// not use it.
 fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
     if !uses_cuda(args) {
         return None;
     }
-    let list = clvscu::backend::cuda::list_devices().ok()?;
-    let pick = args.devices.cuda_device.as_deref().unwrap_or("0");
-    match pick.parse::<usize>() {
-        Ok(i) => list.into_iter().nth(i),
-        Err(_) => list.into_iter().find(|d| d.name.contains(pick)),
-    }
+    the_cuda_device(
+        clvscu::backend::cuda::list_devices().ok()?,
+        args.devices.cuda_device.as_deref(),
+    )
+}
+
+/// The device of `list` that `--cuda-device` picks, as the CUDA backend picks it (an index,
+/// a case-insensitive part of a name, `pci:BUS`; default 0), so Eq. 3 is the steps' device.
+fn the_cuda_device(
+    list: Vec<clvscu::backend::DeviceInfo>,
+    selector: Option<&str>,
+) -> Option<clvscu::backend::DeviceInfo> {
+    let i = clvscu::backend::cuda::select(&list, selector).ok()?;
+    list.into_iter().nth(i)
 }
 
 #[cfg(test)]
@@ -540,6 +529,23 @@ mod tests {
             .unwrap()
             .contains("no OpenCL platform"));
         assert_eq!(no_opencl_cpu("error: s.toml: a build failed\n"), None);
+    }
+
+    #[test]
+    fn eq3_is_taken_from_the_device_the_steps_ran_on() {
+        let gpu = |name: &str, bus: &str| clvscu::backend::DeviceInfo {
+            name: name.into(),
+            pci_bus: Some(bus.into()),
+            ..Default::default()
+        };
+        let list = || vec![gpu("NVIDIA H100", "19:00"), gpu("NVIDIA H200", "3b:00")];
+        let picked = |selector| the_cuda_device(list(), selector).map(|d| d.name);
+        assert_eq!(picked(None).as_deref(), Some("NVIDIA H100"));
+        assert_eq!(picked(Some("1")).as_deref(), Some("NVIDIA H200"));
+        // The backend reads a name case-insensitively and a PCI place too.
+        assert_eq!(picked(Some("h200")).as_deref(), Some("NVIDIA H200"));
+        assert_eq!(picked(Some("pci:3b:00")).as_deref(), Some("NVIDIA H200"));
+        assert_eq!(picked(Some("2")), None);
     }
 
     #[test]

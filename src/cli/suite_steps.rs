@@ -252,19 +252,16 @@ fn side_args(args: &SuiteArgs, with_timeout: bool) -> Vec<String> {
 
 fn device_args(args: &SuiteArgs) -> Vec<String> {
     let d = &args.devices;
-    let mut v = Vec::new();
-    for (flag, value) in [
-        ("--cl-device", &d.cl_device),
-        ("--cuda-device", &d.cuda_device),
-    ] {
-        if let Some(value) = value {
-            v.extend([flag.to_string(), value.clone()]);
-        }
-    }
-    if let Some(k) = &d.kernels_dir {
-        v.extend(["--kernels-dir".to_string(), k.display().to_string()]);
-    }
-    v
+    let kernels_dir = d.kernels_dir.as_ref().map(|k| k.display().to_string());
+    [
+        ("--cl-device", d.cl_device.clone()),
+        ("--cuda-device", d.cuda_device.clone()),
+        ("--kernels-dir", kernels_dir),
+    ]
+    .into_iter()
+    .filter_map(|(flag, value)| Some([flag.to_string(), value?]))
+    .flatten()
+    .collect()
 }
 
 /// `python3 baselines.py OUT/CSV STUDY.toml` (the scripts in OUT/DIR) where python3 with a
