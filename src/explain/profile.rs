@@ -189,13 +189,9 @@ pub fn parse_ncu(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
         if record.get(id).and_then(|c| c.parse::<u64>().ok()).is_none() {
             continue;
         }
-        let mut values = [f64::NAN; 4];
-        for (v, &m) in values.iter_mut().zip(&metrics) {
-            *v = record.get(m).map_or(f64::NAN, number);
-        }
         launches.push(NcuLaunch {
             kernel: record.get(kernel).unwrap_or("").to_string(),
-            values,
+            values: std::array::from_fn(|i| record.get(metrics[i]).map_or(f64::NAN, number)),
         });
     }
     Ok(launches)

@@ -113,8 +113,8 @@ pub fn collect(
             len,
         } = *replay
         {
-            for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
-                rows.push(copy_row(t, b.as_mut(), direction, memory, len)?);
+            for b in super::each_side(sides) {
+                rows.push(copy_row(t, b, direction, memory, len)?);
             }
         }
     }
@@ -131,16 +131,12 @@ fn launch_rows(
 ) -> Result<Vec<ReplayRow>, ReplayError> {
     let mut cases: Vec<PlainLoop> = Vec::new();
     for (_, r) in replays {
-        if let Replay::Launch(case) = r {
-            if !cases.contains(case) {
-                cases.push(*case);
-            }
+        match r {
+            Replay::Launch(case) if !cases.contains(case) => cases.push(*case),
+            _ => {}
         }
     }
-    let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
-    if let Some(b) = sides.b.as_mut() {
-        backends.push(b.as_mut());
-    }
+    let mut backends: Vec<&mut dyn Runtime> = super::each_side(sides).collect();
     let measured = measure_cases(&mut backends, sources, &cases, 25)?;
     let mut rows = Vec::new();
     for (t, r) in replays {
