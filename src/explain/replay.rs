@@ -317,15 +317,8 @@ pub const REPRODUCES_WITHIN_LN: f64 = 0.15;
 /// measured proportions, where it holds part of the gap.
 fn proven(r: &Replayed, pr: f64) -> Option<Vec<(Cause, f64)>> {
     let (harness, plain) = (r.pr_harness(), r.pr_plain());
-    let outside = |x: f64| {
-        if x < crate::stats::PARITY.0 {
-            -1
-        } else if x > crate::stats::PARITY.1 {
-            1
-        } else {
-            0
-        }
-    };
+    // -1 below the parity band, 1 above it, 0 in it.
+    let outside = |x: f64| i8::from(x > stats::PARITY.1) - i8::from(x < stats::PARITY.0);
     let close = (harness.ln() - pr.ln()).abs() <= REPRODUCES_WITHIN_LN;
     if outside(harness) == 0 || outside(harness) != outside(pr) || !close {
         return None;
