@@ -273,18 +273,11 @@ fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
 
 /// Every target found among `prs` and `rows` (its `own` rung names it), explained.
 pub fn explain_all(prs: &[PrRow], rows: &[MeasurementRow]) -> Vec<TargetExplanation> {
-    let mut targets: Vec<&str> = rows
-        .iter()
-        .map(|r| r.comparison.as_str())
-        .filter_map(split_rung_id)
-        .filter(|(_, rung)| *rung == RungKind::Own.name())
-        .map(|(t, _)| t)
-        .collect();
     let mut seen = std::collections::HashSet::new();
-    targets.retain(|t| seen.insert(*t));
-    targets
-        .into_iter()
-        .map(|t| explain_target(t, prs, rows))
+    rows.iter()
+        .filter_map(|r| split_rung_id(&r.comparison))
+        .filter(|(t, rung)| *rung == RungKind::Own.name() && seen.insert(*t))
+        .map(|(t, _)| explain_target(t, prs, rows))
         .collect()
 }
 
@@ -327,25 +320,14 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
         .filter(|r| r.status == crate::rows::Status::Ok)
         .map(SideShape::of)
         .collect();
-    let (study, family, variant, size, device) = own_row
-        .map(|r| {
-            let family = r.family.name().to_string();
-            (
-                r.study.clone(),
-                family,
-                r.variant.clone(),
-                r.size.clone(),
-                r.device.clone(),
-            )
-        })
-        .unwrap_or_default();
+    let field = |f: fn(&MeasurementRow) -> String| own_row.map(f).unwrap_or_default();
     TargetExplanation {
         target: target.to_string(),
-        study,
-        family,
-        variant,
-        size,
-        device,
+        study: field(|r| r.study.clone()),
+        family: field(|r| r.family.name().to_string()),
+        variant: field(|r| r.variant.clone()),
+        size: field(|r| r.size.clone()),
+        device: field(|r| r.device.clone()),
         pr,
         rungs,
         verdict,

@@ -68,14 +68,11 @@ pub fn write_code(
     if !ptx.is_empty() {
         write_rows(&out.join(PTX_CLASSES_CSV), &ptx)?;
     }
-    let cuda = [Some(&mut sides.a), sides.b.as_mut()]
-        .into_iter()
-        .flatten()
-        .find(|b| b.api() == Api::Cuda);
-    if let (Some(cuda), Some(tool)) = (cuda, sass::find_cuobjdump()) {
+    let cuda = super::each_side(sides).find(|b| b.api() == Api::Cuda);
+    if let (Some(cuda), Some(tool)) = (cuda, sass::find_cuda_tool("cuobjdump")) {
         let rows: Vec<CodeClassRow> = all
             .iter()
-            .flat_map(|t| sass_classes(cuda.as_mut(), &tool, out, t))
+            .flat_map(|t| sass_classes(cuda, &tool, out, t))
             .collect();
         if !rows.is_empty() {
             write_rows(&out.join(SASS_CLASSES_CSV), &rows)?;

@@ -12,8 +12,11 @@ use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
 use super::rung_id;
 
 /// The ladder, in its order: which question a rung answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, strum::IntoStaticStr,
+)]
 #[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum LadderStep {
     /// The target as it is (the fair PR).
     Target,
@@ -34,15 +37,7 @@ pub enum LadderStep {
 
 impl LadderStep {
     pub fn name(self) -> &'static str {
-        match self {
-            LadderStep::Target => "target",
-            LadderStep::FrontEndOrRuntime => "front-end-or-runtime",
-            LadderStep::SecondStage => "second-stage",
-            LadderStep::Carveout => "carveout",
-            LadderStep::CompilerStep => "compiler-step",
-            LadderStep::LaunchAndWait => "launch-and-wait",
-            LadderStep::Fix => "fix",
-        }
+        self.into()
     }
 }
 

@@ -179,7 +179,7 @@ pub fn collect(
     budget_s: f64,
 ) -> Result<(), ExportError> {
     let plans = build_all(targets, capped_rungs, sources, sides, cache, budget_s);
-    let tool = sass::find_cuobjdump();
+    let tool = sass::find_cuda_tool("cuobjdump");
     let jobs: Vec<(&Comparison, &Taken)> = plans
         .iter()
         .flat_map(|p| match p {
@@ -259,27 +259,12 @@ fn build_all<'t>(
 
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
 
-/// [`record`] of every job, in order, on a few threads: each job waits on `cuobjdump`.
+/// [`record`] of every job, in order, on rayon's threads: each job waits on `cuobjdump`.
 fn record_all(out: &Path, jobs: &[(&Comparison, &Taken)], tool: Option<&Path>) -> Vec<Recorded> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let per = jobs.len().div_ceil(threads).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .chunks(per)
-            .map(|chunk| {
-                scope.spawn(move || {
-                    chunk
-                        .iter()
-                        .map(|(t, taken)| record(out, t, taken, tool))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
-    })
+    use rayon::prelude::*;
+    jobs.par_iter()
+        .map(|(t, taken)| record(out, t, taken, tool))
+        .collect()
 }
 
 /// The source of a target with no kernel: nothing is compiled for it.
@@ -289,9 +274,9 @@ pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls
 /// `None` for a target with no kernel.
 fn programs_key(t: &Comparison, cap: Option<u32>, sides: &mut Sides) -> Option<String> {
     let mut key = format!("cap {cap:?} alternative {:?}", t.a.variant.alternative);
-    for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
+    for b in super::each_side(sides) {
         let settings = if b.api() == Api::Cuda { &t.b } else { &t.a };
-        key.push_str(&crate::session::program_key(b.as_mut(), settings.clone())?);
+        key.push_str(&crate::session::program_key(b, settings.clone())?);
     }
     Some(key)
 }
@@ -396,15 +381,15 @@ fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, 
     }
 }
 
-type SideRef<'s> = Option<&'s mut (dyn crate::backend::Runtime + 'static)>;
+type SideRef<'s> = Option<&'s mut dyn crate::backend::Runtime>;
 
 /// The OpenCL side and the CUDA side among `sides`, the first of each.
 fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
     let (mut opencl, mut cuda) = (None, None);
-    for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
+    for b in super::each_side(sides) {
         match b.api() {
-            Api::OpenCl if opencl.is_none() => opencl = Some(b.as_mut()),
-            Api::Cuda if cuda.is_none() => cuda = Some(b.as_mut()),
+            Api::OpenCl if opencl.is_none() => opencl = Some(b),
+            Api::Cuda if cuda.is_none() => cuda = Some(b),
             _ => {}
         }
     }
@@ -520,25 +505,24 @@ pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, Export
     }
     let rows: Vec<MachineCodeRow> = read_rows(&file)?;
     let classes: Vec<ClassRow> = read_rows_if_file(&out.join(CLASSES_CSV))?;
-    let mut all = BTreeMap::new();
-    for r in rows.into_iter().filter(|r| r.registers.is_some()) {
-        let counts = classes
-            .iter()
-            .filter(|c| c.target == r.target && c.code == r.code)
-            .map(|c| (c.class.clone(), c.count))
-            .collect();
-        let code = KernelCode {
-            resources: Resources {
+    Ok(rows
+        .into_iter()
+        .filter(|r| r.registers.is_some())
+        .map(|r| {
+            let classes = classes
+                .iter()
+                .filter(|c| c.target == r.target && c.code == r.code)
+                .map(|c| (c.class.clone(), c.count))
+                .collect();
+            let resources = Resources {
                 registers: r.registers.unwrap_or(0),
                 stack_bytes: r.stack_bytes.unwrap_or(0),
                 shared_bytes: r.shared_bytes.unwrap_or(0),
                 local_bytes: r.local_bytes.unwrap_or(0),
-            },
-            classes: counts,
-        };
-        all.insert((r.target, r.code), code);
-    }
-    Ok(all)
+            };
+            ((r.target, r.code), KernelCode { resources, classes })
+        })
+        .collect())
 }
 
 /// The register cap each target's register rung ran its CUDA side at, from the rungs' rows

@@ -55,3 +55,12 @@ pub fn rung_id(target: &str, rung: &str) -> String {
 pub fn split_rung_id(id: &str) -> Option<(&str, &str)> {
     id.rsplit_once(RUNG_SEPARATOR)
 }
+
+/// Side A's runtime, then side B's where there is one.
+fn each_side(
+    sides: &mut crate::session::run::Sides,
+) -> impl Iterator<Item = &mut dyn crate::backend::Runtime> {
+    std::iter::once(&mut sides.a)
+        .chain(sides.b.as_mut())
+        .map(|b| b.as_mut() as &mut dyn crate::backend::Runtime)
+}

@@ -130,22 +130,13 @@ fn deciding_rung(t: &TargetExplanation) -> Option<(&super::attribute::RungOutcom
     let super::Verdict::Explained(causes) = &t.verdict else {
         return None;
     };
-    let front_end = causes
+    let by_swap = matches!(causes.as_slice(), [(super::attribute::Cause::FrontEnd, _)]);
+    t.rungs
         .iter()
-        .any(|(c, _)| *c == super::attribute::Cause::FrontEnd);
-    let closing = |step_fits: &dyn Fn(LadderStep) -> bool| {
-        t.rungs
-            .iter()
-            .filter(|r| r.closes_validly() && step_fits(r.kind.step()))
-            .filter_map(|r| Some((r, r.pr?)))
-            .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()))
-    };
-    let others = |s: LadderStep| s != LadderStep::Target && s != LadderStep::FrontEndOrRuntime;
-    if front_end && causes.len() == 1 {
-        closing(&|s| s == LadderStep::FrontEndOrRuntime)
-    } else {
-        closing(&others)
-    }
+        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::Target)
+        .filter(|r| (r.kind.step() == LadderStep::FrontEndOrRuntime) == by_swap)
+        .filter_map(|r| Some((r, r.pr?)))
+        .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()))
 }
 
 /// The one sentence of a target: the PR, where the rung that closes most takes it, and the
@@ -154,22 +145,15 @@ pub fn headline(t: &TargetExplanation) -> String {
     let Some(own) = t.pr else {
         return format!("{}: {}", t.target, t.verdict.describe());
     };
-    match deciding_rung(t) {
-        Some((r, pr)) => format!(
-            "{}: PR {:.3} → {:.3} with {}: {}",
-            t.target,
-            own.value,
-            pr.value,
-            r.kind.describe(),
-            t.verdict.describe()
-        ),
-        None => format!(
-            "{}: PR {:.3}: {}",
-            t.target,
-            own.value,
-            t.verdict.describe()
-        ),
-    }
+    let with = deciding_rung(t).map_or_else(String::new, |(r, pr)| {
+        format!(" → {:.3} with {}", pr.value, r.kind.describe())
+    });
+    format!(
+        "{}: PR {:.3}{with}: {}",
+        t.target,
+        own.value,
+        t.verdict.describe()
+    )
 }
 
 fn opt<T: std::fmt::Display>(v: Option<T>) -> String {
@@ -291,10 +275,10 @@ pub fn markdown(
                 r.closed
                     .map_or_else(|| "—".into(), |c| format!("{:.0}%", c * 100.0)),
                 if r.closes { "yes" } else { "no" },
-                match &r.void {
-                    Some(v) => format!("{}; {}", v, r.note).replace('|', "/"),
-                    None => r.note.replace('|', "/"),
-                }
+                r.void
+                    .as_ref()
+                    .map_or_else(|| r.note.clone(), |v| format!("{v}; {}", r.note))
+                    .replace('|', "/")
             );
         }
     }

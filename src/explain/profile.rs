@@ -76,21 +76,15 @@ pub fn find_ncu() -> Option<PathBuf> {
 /// ncu's options for the profile part: the GPU's clocks left alone (as every run leaves
 /// them), the counters as CSV into `log`.
 pub fn ncu_arguments(log: &Path) -> Vec<String> {
-    [
-        "--clock-control",
-        "none",
-        "--csv",
-        "--page",
-        "raw",
-        "--print-units",
-        "base",
-        "--metrics",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([METRICS.join(","), "--log-file".into()])
-    .chain([log.display().to_string()])
-    .collect()
+    "--clock-control none --csv --page raw --print-units base --metrics"
+        .split(' ')
+        .map(str::to_string)
+        .chain([
+            METRICS.join(","),
+            "--log-file".into(),
+            log.display().to_string(),
+        ])
+        .collect()
 }
 
 /// The CUDA side of each target, once with each front end's PTX, each run once and
@@ -189,13 +183,9 @@ pub fn parse_ncu(text: &str) -> Result<Vec<NcuLaunch>, NcuError> {
         if record.get(id).and_then(|c| c.parse::<u64>().ok()).is_none() {
             continue;
         }
-        let mut values = [f64::NAN; 4];
-        for (v, &m) in values.iter_mut().zip(&metrics) {
-            *v = record.get(m).map_or(f64::NAN, number);
-        }
         launches.push(NcuLaunch {
             kernel: record.get(kernel).unwrap_or("").to_string(),
-            values,
+            values: std::array::from_fn(|i| record.get(metrics[i]).map_or(f64::NAN, number)),
         });
     }
     Ok(launches)

@@ -113,8 +113,8 @@ pub fn collect(
             len,
         } = *replay
         {
-            for b in [Some(&mut sides.a), sides.b.as_mut()].into_iter().flatten() {
-                rows.push(copy_row(t, b.as_mut(), direction, memory, len)?);
+            for b in super::each_side(sides) {
+                rows.push(copy_row(t, b, direction, memory, len)?);
             }
         }
     }
@@ -131,16 +131,12 @@ fn launch_rows(
 ) -> Result<Vec<ReplayRow>, ReplayError> {
     let mut cases: Vec<PlainLoop> = Vec::new();
     for (_, r) in replays {
-        if let Replay::Launch(case) = r {
-            if !cases.contains(case) {
-                cases.push(*case);
-            }
+        match r {
+            Replay::Launch(case) if !cases.contains(case) => cases.push(*case),
+            _ => {}
         }
     }
-    let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
-    if let Some(b) = sides.b.as_mut() {
-        backends.push(b.as_mut());
-    }
+    let mut backends: Vec<&mut dyn Runtime> = super::each_side(sides).collect();
     let measured = measure_cases(&mut backends, sources, &cases, 25)?;
     let mut rows = Vec::new();
     for (t, r) in replays {
@@ -321,15 +317,8 @@ pub const REPRODUCES_WITHIN_LN: f64 = 0.15;
 /// measured proportions, where it holds part of the gap.
 fn proven(r: &Replayed, pr: f64) -> Option<Vec<(Cause, f64)>> {
     let (harness, plain) = (r.pr_harness(), r.pr_plain());
-    let outside = |x: f64| {
-        if x < crate::stats::PARITY.0 {
-            -1
-        } else if x > crate::stats::PARITY.1 {
-            1
-        } else {
-            0
-        }
-    };
+    // -1 below the parity band, 1 above it, 0 in it.
+    let outside = |x: f64| i8::from(x > stats::PARITY.1) - i8::from(x < stats::PARITY.0);
     let close = (harness.ln() - pr.ln()).abs() <= REPRODUCES_WITHIN_LN;
     if outside(harness) == 0 || outside(harness) != outside(pr) || !close {
         return None;

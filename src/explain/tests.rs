@@ -406,3 +406,32 @@ size = "2^16"
     assert!(!kinds(1).contains(&RungKind::FirstLaunchAlone));
     assert!(kinds(1).contains(&RungKind::NvrtcPtx));
 }
+
+#[test]
+fn ladder_steps_are_named_in_kebab_case() {
+    use super::ladder::LadderStep::*;
+    let names: Vec<&str> = [
+        Target,
+        FrontEndOrRuntime,
+        SecondStage,
+        Carveout,
+        CompilerStep,
+        LaunchAndWait,
+        Fix,
+    ]
+    .into_iter()
+    .map(|s| s.name())
+    .collect();
+    assert_eq!(
+        names,
+        [
+            "target",
+            "front-end-or-runtime",
+            "second-stage",
+            "carveout",
+            "compiler-step",
+            "launch-and-wait",
+            "fix"
+        ]
+    );
+}

@@ -20,10 +20,9 @@ pub fn bars_per_target(prs: &[PrRow]) -> Vec<(String, Vec<Bar>)> {
 fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
     let mut targets: Vec<(String, Vec<(RungKind, &PrRow)>)> = Vec::new();
     for row in prs {
-        let Some((target, rung)) = split_rung_id(&row.comparison) else {
-            continue;
-        };
-        let Some(kind) = RungKind::parse(rung) else {
+        let Some((target, kind)) = split_rung_id(&row.comparison)
+            .and_then(|(target, rung)| Some((target, RungKind::parse(rung)?)))
+        else {
             continue;
         };
         match targets.iter_mut().find(|(t, _)| t == target) {
@@ -51,16 +50,14 @@ fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
         ci: Some((own.pr_ci_lo, own.pr_ci_hi)).filter(|(lo, hi)| lo.is_finite() && hi.is_finite()),
     }];
     let mut level = own.pr;
-    let mut steps: Vec<LadderStep> = Vec::new();
-    for (k, _) in rungs {
-        if k.step() != LadderStep::Target && !steps.contains(&k.step()) {
-            steps.push(k.step());
+    // The rungs come in ladder order: one group per step.
+    for step in rungs.chunk_by(|a, b| a.0.step() == b.0.step()) {
+        if step[0].0.step() == LadderStep::Target {
+            continue;
         }
-    }
-    for step in steps {
-        let nearest = rungs
+        let nearest = step
             .iter()
-            .filter(|(k, r)| k.step() == step && r.pr.is_finite() && r.pr > 0.0)
+            .filter(|(_, r)| r.pr.is_finite() && r.pr > 0.0)
             .min_by(|a, b| a.1.pr.ln().abs().total_cmp(&b.1.pr.ln().abs()));
         let Some((kind, row)) = nearest else { continue };
         let next = level * row.pr / own.pr;

@@ -81,10 +81,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Whether `image` holds the code of the kernel `name` (its `.text.NAME` section).
 pub fn holds_kernel(image: &[u8], name: &str) -> bool {
-    let mut section = b".text.".to_vec();
-    section.extend_from_slice(name.as_bytes());
-    section.push(0);
-    find(image, &section).is_some()
+    find(image, format!(".text.{name}\0").as_bytes()).is_some()
 }
 
 /// The opcodes that move data, whose width is part of their class.

@@ -31,11 +31,6 @@ pub const SASS_CSV: &str = "sass_classes.csv";
 pub enum InspectError {
     #[error(transparent)]
     Export(#[from] ExportError),
-    #[error("cannot write {path}: {source}")]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error("{0}")]
     Other(String),
     #[error(transparent)]

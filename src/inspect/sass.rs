@@ -111,11 +111,6 @@ pub fn count(instructions: &[String]) -> ClassCounts {
     counts
 }
 
-/// `cuobjdump` on the search path, else in the CUDA toolkit's usual places.
-pub fn find_cuobjdump() -> Option<PathBuf> {
-    find_cuda_tool("cuobjdump")
-}
-
 /// A CUDA toolkit program (`cuobjdump`, `ncu`) on the search path, else in `$CUDA_HOME/bin`
 /// or `/usr/local/cuda/bin`.
 pub fn find_cuda_tool(name: &str) -> Option<PathBuf> {
@@ -189,7 +184,7 @@ pub(super) fn report(
     files: &mut Vec<PathBuf>,
     notes: &mut Vec<String>,
 ) -> Result<(String, Vec<ClassCountRow>), InspectError> {
-    let Some(tool) = find_cuobjdump() else {
+    let Some(tool) = find_cuda_tool("cuobjdump") else {
         notes.push(
             "--sass: cuobjdump was not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
                 .into(),

@@ -23,7 +23,7 @@ pub struct Space {
     pub counts: fn(&str, &[String]) -> bool,
 }
 
-fn has(modifiers: &[String], m: &str) -> bool {
+pub(super) fn has(modifiers: &[String], m: &str) -> bool {
     modifiers.iter().any(|x| x == m)
 }
 

@@ -21,6 +21,7 @@ use crate::kernels::KernelSources;
 use crate::rows::Api;
 
 use super::ptx::{parse_ptx, PtxError, PtxKernel};
+use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
 /// The kernel this evidence is about, and its file stem.
@@ -101,7 +102,6 @@ pub fn back_edges(body: &str) -> u64 {
 }
 
 fn shape_of(kernel: &PtxKernel, text: &str) -> LoopShape {
-    let has = |mods: &[String], m: &str| mods.iter().any(|x| x == m);
     let ins = &kernel.instructions;
     LoopShape {
         instructions: ins.len() as u64,
