@@ -489,11 +489,20 @@ fn read_image(tool: &Path, cubin: &Path, kernel: &str) -> (Option<Resources>, Cl
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
-    let resources = cubin::parse_res_usage(&usage)
-        .into_iter()
-        .find(|(name, _)| name == kernel || name.contains(kernel))
-        .map(|(_, r)| r);
+    let resources = named(cubin::parse_res_usage(&usage), kernel);
     (resources, counts, text)
+}
+
+/// The entry named `kernel`, or else the first whose name holds it (a mangled CUDA name): a
+/// longer name that sorts first never wins over the exact one.
+fn named<T>(mut by_name: BTreeMap<String, T>, kernel: &str) -> Option<T> {
+    if let Some(exact) = by_name.remove(kernel) {
+        return Some(exact);
+    }
+    by_name
+        .into_iter()
+        .find(|(name, _)| name.contains(kernel))
+        .map(|(_, v)| v)
 }
 
 /// Every code read back from an explain folder: (target, code) to its machine code. Codes
@@ -541,4 +550,25 @@ pub fn capped_rungs(out: &Path) -> BTreeMap<String, u32> {
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_named_exactly_wins_over_a_longer_name_that_sorts_first() {
+        let by_name = |names: &[&str]| -> BTreeMap<String, usize> {
+            names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.to_string(), i))
+                .collect()
+        };
+        let both = by_name(&["_Z15matvec_listing2Pf", "matvec_listing2"]);
+        assert_eq!(named(both, "matvec_listing2"), Some(1));
+        let mangled = by_name(&["_Z15matvec_listing2Pf", "other"]);
+        assert_eq!(named(mangled, "matvec_listing2"), Some(0));
+        assert_eq!(named(by_name(&["other"]), "matvec_listing2"), None);
+    }
 }
