@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
-use super::{group_in_order, page_slug, push_unique, slug, ChartData, DrawError, Figure};
+use super::{distinct, group_in_order, page_slug, slug, ChartData, DrawError, Figure};
 use super::{MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE};
 use crate::rows::PrRow;
 
@@ -44,10 +44,12 @@ const MARKERS: [Marker; 4] = [
 
 /// A PR row's GPU: its device(s) and the drivers its run's measurements name.
 fn gpu_key(data: &ChartData, r: &PrRow) -> String {
-    let mut drivers = Vec::new();
-    for m in data.measurements.iter().filter(|m| m.run_id == r.run_id) {
-        push_unique(&mut drivers, &format!("{} {}", m.api, m.driver));
-    }
+    let drivers = distinct(
+        data.measurements
+            .iter()
+            .filter(|m| m.run_id == r.run_id)
+            .map(|m| format!("{} {}", m.api, m.driver)),
+    );
     let gpu = if r.device_a == r.device_b || r.device_b.is_empty() {
         r.device_a.clone()
     } else {

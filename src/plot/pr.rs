@@ -15,7 +15,7 @@ use plotters::prelude::*;
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_unique, run_slug, style, ChartData, DrawError, Figure,
+    distinct, fmt_sig, group_in_order, page_slug, run_slug, style, ChartData, DrawError, Figure,
     RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, PrRow};
@@ -72,13 +72,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
 }
 
 fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
-    let mut studies = Vec::new();
-    let mut devices = Vec::new();
-    for r in rows {
-        push_unique(&mut studies, &r.study);
-        push_unique(&mut devices, &r.device_a);
-        push_unique(&mut devices, &r.device_b);
-    }
+    let studies = distinct(rows.iter().map(|r| &r.study));
+    let devices = distinct(rows.iter().flat_map(|r| [&r.device_a, &r.device_b]));
     let multi_study = studies.len() > 1;
     let any_unfair = rows.iter().any(|r| !r.fair);
 
