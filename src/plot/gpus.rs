@@ -12,8 +12,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
-use super::{distinct, group_in_order, page_slug, slug, ChartData, DrawError, Figure};
-use super::{MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE};
+use super::MAX_ROWS_PER_FIGURE;
+use super::{distinct, group_in_order, push_pages, slug, ChartData, DrawError, Figure};
 use crate::rows::PrRow;
 
 /// The file-name prefix of this chart.
@@ -104,11 +104,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, GpusFigure)> {
             })
             .collect();
         let by_name = group_in_order(keyed.iter(), |(_, r)| r.comparison.clone());
-        let pages: Vec<_> = by_name.chunks(MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
+        let base = slug(&study);
+        push_pages(&mut out, &base, &by_name, MAX_ROWS_PER_FIGURE, |page| {
             let rows = page
                 .iter()
                 .map(|(name, list)| {
@@ -126,9 +123,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, GpusFigure)> {
                     (name.clone(), points)
                 })
                 .collect();
-            let name = page_slug(&slug(&study), i, pages.len());
-            out.push((name, build(&study, &names, rows)));
-        }
+            build(&study, &names, rows)
+        });
     }
     out
 }

@@ -403,12 +403,24 @@ pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
     out
 }
 
-/// The slug of page `i` of `n` of a figure.
-pub(crate) fn page_slug(base: &str, i: usize, n: usize) -> String {
-    if n <= 1 {
-        base.to_string()
-    } else {
-        format!("{base}-p{}", i + 1)
+/// Adds the figures `build` makes of `items` cut into pages of `per_page`, named `base` (one
+/// page) or `base-p1`, `base-p2`, ..., while the chart has fewer than [`MAX_FIGURES_PER_CHART`].
+pub(crate) fn push_pages<T, F>(
+    out: &mut Vec<(String, F)>,
+    base: &str,
+    items: &[T],
+    per_page: usize,
+    build: impl Fn(&[T]) -> F,
+) {
+    let pages = items.len().div_ceil(per_page);
+    let room = MAX_FIGURES_PER_CHART.saturating_sub(out.len());
+    for (i, page) in items.chunks(per_page).enumerate().take(room) {
+        let name = if pages <= 1 {
+            base.to_string()
+        } else {
+            format!("{base}-p{}", i + 1)
+        };
+        out.push((name, build(page)));
     }
 }
 

@@ -10,8 +10,8 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    any_measurement, distinct, fmt_sig, group_in_order, page_slug, slug, sorted_apis, style,
-    ChartData, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    any_measurement, distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style,
+    ChartData, RunInfo, MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
 
@@ -108,14 +108,9 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
             slug(&device)
         };
         // Two rows (the sides) per comparison, so a page keeps a pair together.
-        let pages: Vec<&[&MeasurementRow]> = rows.chunks(2 * MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
-            let name = page_slug(&base, i, pages.len());
-            out.push((name, build(data, &copies, &run_id, &device, page)));
-        }
+        push_pages(&mut out, &base, &rows, 2 * MAX_ROWS_PER_FIGURE, |page| {
+            build(data, &copies, &run_id, &device, page)
+        });
     }
     out
 }

@@ -15,8 +15,8 @@ use plotters::prelude::*;
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    distinct, fmt_sig, group_in_order, page_slug, run_slug, style, ChartData, DrawError, Figure,
-    RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    distinct, fmt_sig, group_in_order, push_pages, run_slug, style, ChartData, DrawError, Figure,
+    RunInfo, MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, PrRow};
 
@@ -59,14 +59,9 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
     let mut out = Vec::new();
     for (run_id, rows) in group_in_order(rows, |r| r.run_id.clone()) {
         let base = run_slug(&rows[0].study, rows.iter().map(|r| r.comparison.as_str()));
-        let pages: Vec<&[&PrRow]> = rows.chunks(MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
-            let name = page_slug(&base, i, pages.len());
-            out.push((name, build(data, &run_id, page)));
-        }
+        push_pages(&mut out, &base, &rows, MAX_ROWS_PER_FIGURE, |page| {
+            build(data, &run_id, page)
+        });
     }
     out
 }

@@ -11,8 +11,8 @@
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, slug, sorted_apis, style, ChartData, RunInfo,
-    MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData, RunInfo,
+    MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
@@ -60,16 +60,12 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
         let Some(base) = baseline(&rows) else {
             continue;
         };
+        let name = slug(&format!("{study}-{kernel}-{size}"));
+        let subject = format!("{kernel} {size}, study {study}");
         // Two rows (the sides) per comparison, so a page keeps a pair together.
-        let pages: Vec<&[&MeasurementRow]> = rows.chunks(2 * MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
-            let name = page_slug(&slug(&format!("{study}-{kernel}-{size}")), i, pages.len());
-            let subject = format!("{kernel} {size}, study {study}");
-            out.push((name, build(data, &run_id, &subject, base, page)));
-        }
+        push_pages(&mut out, &name, &rows, 2 * MAX_ROWS_PER_FIGURE, |page| {
+            build(data, &run_id, &subject, base, page)
+        });
     }
     out
 }
