@@ -23,11 +23,8 @@ const SPEC: Reference = Reference {
     paper: &crate::paper::FANG_SOBEL_CONSTANT_PR,
 };
 
-/// A laid-out constant-memory chart.
-pub(crate) type ConstantFigure = super::hbar::HBarFigure;
-
 /// Builds one figure per (run, study, size) with a fair constant-memory Sobel.
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, ConstantFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)> {
     let rows = data
         .measurements
         .iter()

@@ -9,7 +9,7 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, push_api, slug, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, slug, sorted_apis, style, ChartData, RunInfo};
 use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
 chart_kind!(
@@ -173,11 +173,7 @@ fn panel(caption: &str, x_desc: &str, slots: usize, rows: Vec<HBarRow>) -> HBarP
 }
 
 fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
-    let mut apis: Vec<Api> = Vec::new();
-    for r in rows {
-        push_api(&mut apis, r.api);
-    }
-    apis.sort();
+    let apis = sorted_apis(rows.iter().map(|r| r.api));
     let (ours, article) = rows_of(rows, &apis);
     let panels = vec![
         panel(

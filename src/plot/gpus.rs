@@ -12,8 +12,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
-use super::{group_in_order, page_slug, push_unique, slug, ChartData, DrawError, Figure};
-use super::{MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE};
+use super::MAX_ROWS_PER_FIGURE;
+use super::{distinct, group_in_order, push_pages, slug, ChartData, DrawError, Figure};
 use crate::rows::PrRow;
 
 /// The file-name prefix of this chart.
@@ -44,10 +44,12 @@ const MARKERS: [Marker; 4] = [
 
 /// A PR row's GPU: its device(s) and the drivers its run's measurements name.
 fn gpu_key(data: &ChartData, r: &PrRow) -> String {
-    let mut drivers = Vec::new();
-    for m in data.measurements.iter().filter(|m| m.run_id == r.run_id) {
-        push_unique(&mut drivers, &format!("{} {}", m.api, m.driver));
-    }
+    let drivers = distinct(
+        data.measurements
+            .iter()
+            .filter(|m| m.run_id == r.run_id)
+            .map(|m| format!("{} {}", m.api, m.driver)),
+    );
     let gpu = if r.device_a == r.device_b || r.device_b.is_empty() {
         r.device_a.clone()
     } else {
@@ -102,11 +104,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, GpusFigure)> {
             })
             .collect();
         let by_name = group_in_order(keyed.iter(), |(_, r)| r.comparison.clone());
-        let pages: Vec<_> = by_name.chunks(MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
+        let base = slug(&study);
+        push_pages(&mut out, &base, &by_name, MAX_ROWS_PER_FIGURE, |page| {
             let rows = page
                 .iter()
                 .map(|(name, list)| {
@@ -124,9 +123,8 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, GpusFigure)> {
                     (name.clone(), points)
                 })
                 .collect();
-            let name = page_slug(&slug(&study), i, pages.len());
-            out.push((name, build(&study, &names, rows)));
-        }
+            build(&study, &names, rows)
+        });
     }
     out
 }

@@ -7,8 +7,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{filled_box, fit_text, legend_height, notes_height, ref_line_px, Frame};
 use super::style::{self, HouseMesh};
-use super::DrawError;
-use crate::rows::Api;
+use super::{group_in_order, DrawError};
+use crate::rows::{Api, MeasurementRow};
 
 /// The width of the row labels of bar panels, sized before drawing (see [`labels_width`]).
 pub(crate) fn label_width(panels: &[HBarPanel], width: u32) -> u32 {
@@ -76,6 +76,25 @@ impl HBarRow {
             annotation: None,
         }
     }
+}
+
+/// One row per comparison of `rows`, in their order, with one slot per API of `apis`: the bar
+/// `bar` makes of that API's row, empty where there is none.
+pub(crate) fn comparison_rows(
+    rows: &[&MeasurementRow],
+    apis: &[Api],
+    bar: impl Fn(&MeasurementRow) -> Option<HBar>,
+) -> Vec<HBarRow> {
+    group_in_order(rows.iter().copied(), |r| r.comparison.clone())
+        .into_iter()
+        .map(|(name, rs)| {
+            let bars = apis
+                .iter()
+                .map(|a| bar(rs.iter().find(|r| r.api == *a)?))
+                .collect();
+            HBarRow::new(name, bars)
+        })
+        .collect()
 }
 
 /// A horizontal grouped-bar plot. Horizontal because category labels (variant names, PTX

@@ -290,18 +290,34 @@ impl StemSet {
     }
 }
 
-/// Adds `api` unless present: the APIs of a chart, in the order they appear.
-pub(crate) fn push_api(apis: &mut Vec<Api>, api: Api) {
-    if !apis.contains(&api) {
-        apis.push(api);
+/// Each of `values` once, in the order they first appear.
+pub(crate) fn unique<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for v in values {
+        if !out.contains(&v) {
+            out.push(v);
+        }
     }
+    out
 }
 
-/// Pushes `value` unless it is empty or already present (keeps first-seen order).
-pub(crate) fn push_unique(values: &mut Vec<String>, value: &str) {
-    if !value.is_empty() && !values.iter().any(|v| v == value) {
-        values.push(value.to_string());
+/// The APIs of a chart's rows, each once, in their sort order.
+pub(crate) fn sorted_apis(apis: impl IntoIterator<Item = Api>) -> Vec<Api> {
+    let mut apis = unique(apis);
+    apis.sort();
+    apis
+}
+
+/// The non-empty `values`, each once, in first-seen order.
+pub(crate) fn distinct<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        let v = v.as_ref();
+        if !v.is_empty() && !out.iter().any(|o| o == v) {
+            out.push(v.to_string());
+        }
     }
+    out
 }
 
 /// Groups items by key, keeping the order in which keys first appear (the runner's order).
@@ -387,12 +403,24 @@ pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
     out
 }
 
-/// The slug of page `i` of `n` of a figure.
-pub(crate) fn page_slug(base: &str, i: usize, n: usize) -> String {
-    if n <= 1 {
-        base.to_string()
-    } else {
-        format!("{base}-p{}", i + 1)
+/// Adds the figures `build` makes of `items` cut into pages of `per_page`, named `base` (one
+/// page) or `base-p1`, `base-p2`, ..., while the chart has fewer than [`MAX_FIGURES_PER_CHART`].
+pub(crate) fn push_pages<T, F>(
+    out: &mut Vec<(String, F)>,
+    base: &str,
+    items: &[T],
+    per_page: usize,
+    build: impl Fn(&[T]) -> F,
+) {
+    let pages = items.len().div_ceil(per_page);
+    let room = MAX_FIGURES_PER_CHART.saturating_sub(out.len());
+    for (i, page) in items.chunks(per_page).enumerate().take(room) {
+        let name = if pages <= 1 {
+            base.to_string()
+        } else {
+            format!("{base}-p{}", i + 1)
+        };
+        out.push((name, build(page)));
     }
 }
 
@@ -409,25 +437,22 @@ impl RunInfo {
     pub(crate) fn from_measurements<'a>(
         rows: impl IntoIterator<Item = &'a MeasurementRow>,
     ) -> Self {
-        let mut info = RunInfo::default();
-        let mut by_api: Vec<(Api, String)> = Vec::new();
-        for r in rows {
-            push_unique(&mut info.devices, &r.device);
-            push_unique(&mut info.run_ids, &r.run_id);
-            if !r.driver.is_empty() && !by_api.iter().any(|(a, d)| *a == r.api && *d == r.driver) {
-                by_api.push((r.api, r.driver.clone()));
-            }
+        let rows: Vec<&MeasurementRow> = rows.into_iter().collect();
+        let by_api = unique(
+            rows.iter()
+                .filter(|r| !r.driver.is_empty())
+                .map(|r| (r.api, &r.driver)),
+        );
+        let plain = distinct(by_api.iter().map(|(_, d)| d));
+        RunInfo {
+            devices: distinct(rows.iter().map(|r| &r.device)),
+            drivers: if plain.len() <= 1 {
+                plain
+            } else {
+                by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
+            },
+            run_ids: distinct(rows.iter().map(|r| &r.run_id)),
         }
-        let mut plain: Vec<String> = Vec::new();
-        for (_, d) in &by_api {
-            push_unique(&mut plain, d);
-        }
-        info.drivers = if plain.len() <= 1 {
-            plain
-        } else {
-            by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
-        };
-        info
     }
 
     /// The subtitle line naming GPU, driver and run.

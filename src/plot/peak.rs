@@ -10,8 +10,8 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    any_measurement, fmt_sig, group_in_order, page_slug, push_api, push_unique, slug, style,
-    ChartData, RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    any_measurement, distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style,
+    ChartData, RunInfo, MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
 
@@ -86,17 +86,11 @@ impl CopyReferences {
     }
 }
 
-/// A laid-out peak chart.
-pub(crate) type PeakFigure = hbar::HBarFigure;
-
 /// Builds one figure per (run, device): a peak is a property of one GPU.
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let rows = data.measurements.iter().filter(|r| is_bandwidth_row(r));
     let groups = group_in_order(rows, |r| (r.run_id.clone(), r.device.clone()));
-    let mut runs = Vec::new();
-    for ((run, _), _) in &groups {
-        push_unique(&mut runs, run);
-    }
+    let runs = distinct(groups.iter().map(|((run, _), _)| run));
     let copies = CopyReferences::of(data);
     let mut out = Vec::new();
     for ((run_id, device), rows) in groups {
@@ -114,14 +108,9 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PeakFigure)> {
             slug(&device)
         };
         // Two rows (the sides) per comparison, so a page keeps a pair together.
-        let pages: Vec<&[&MeasurementRow]> = rows.chunks(2 * MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
-            let name = page_slug(&base, i, pages.len());
-            out.push((name, build(data, &copies, &run_id, &device, page)));
-        }
+        push_pages(&mut out, &base, &rows, 2 * MAX_ROWS_PER_FIGURE, |page| {
+            build(data, &copies, &run_id, &device, page)
+        });
     }
     out
 }
@@ -154,12 +143,8 @@ fn build(
     run_id: &str,
     device: &str,
     rows: &[&MeasurementRow],
-) -> PeakFigure {
-    let mut apis: Vec<Api> = Vec::new();
-    for r in rows {
-        push_api(&mut apis, r.api);
-    }
-    apis.sort();
+) -> hbar::HBarFigure {
+    let apis = sorted_apis(rows.iter().map(|r| r.api));
     let refs: Vec<(Api, Option<f64>)> = apis
         .iter()
         .map(|a| (*a, copies.get(run_id, device, *a)))
@@ -216,14 +201,11 @@ fn build(
         ref_line: Some(100.0),
     }];
 
-    let peaks: Vec<String> = rows
-        .iter()
-        .filter_map(|r| known_peak(r.peak_gbs))
-        .map(fmt_sig)
-        .fold(Vec::new(), |mut acc, p| {
-            push_unique(&mut acc, &p);
-            acc
-        });
+    let peaks = distinct(
+        rows.iter()
+            .filter_map(|r| known_peak(r.peak_gbs))
+            .map(fmt_sig),
+    );
     let mut notes = vec![format!(
         "Bandwidth at each kernel's median time. Theoretical peak (paper Eq. 2): {} GB/s.",
         if peaks.is_empty() {
@@ -268,14 +250,11 @@ fn build(
             copy_reference(&data.catalog)
         ));
     }
-    let unknown_peak: Vec<String> = rows
-        .iter()
-        .filter(|r| known_peak(r.peak_gbs).is_none())
-        .map(|r| r.api.to_string())
-        .fold(Vec::new(), |mut acc, a| {
-            push_unique(&mut acc, &a);
-            acc
-        });
+    let unknown_peak = distinct(
+        rows.iter()
+            .filter(|r| known_peak(r.peak_gbs).is_none())
+            .map(|r| r.api.to_string()),
+    );
     if !unknown_peak.is_empty() {
         notes.push(format!(
             "Theoretical peak unknown (no peak_gbs) for some {} rows: those bars are left out.",

@@ -15,8 +15,8 @@ use plotters::prelude::*;
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_unique, run_slug, style, ChartData, DrawError, Figure,
-    RunInfo, MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    distinct, fmt_sig, group_in_order, push_pages, run_slug, style, ChartData, DrawError, Figure,
+    RunInfo, MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, PrRow};
 
@@ -59,26 +59,16 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
     let mut out = Vec::new();
     for (run_id, rows) in group_in_order(rows, |r| r.run_id.clone()) {
         let base = run_slug(&rows[0].study, rows.iter().map(|r| r.comparison.as_str()));
-        let pages: Vec<&[&PrRow]> = rows.chunks(MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
-            let name = page_slug(&base, i, pages.len());
-            out.push((name, build(data, &run_id, page)));
-        }
+        push_pages(&mut out, &base, &rows, MAX_ROWS_PER_FIGURE, |page| {
+            build(data, &run_id, page)
+        });
     }
     out
 }
 
 fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
-    let mut studies = Vec::new();
-    let mut devices = Vec::new();
-    for r in rows {
-        push_unique(&mut studies, &r.study);
-        push_unique(&mut devices, &r.device_a);
-        push_unique(&mut devices, &r.device_b);
-    }
+    let studies = distinct(rows.iter().map(|r| &r.study));
+    let devices = distinct(rows.iter().flat_map(|r| [&r.device_a, &r.device_b]));
     let multi_study = studies.len() > 1;
     let any_unfair = rows.iter().any(|r| !r.fair);
 

@@ -9,7 +9,7 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem};
 use super::{
-    group_in_order, push_api, push_unique, slug, style, ChartData, PtxClassCount, RunInfo,
+    distinct, group_in_order, slug, sorted_apis, style, ChartData, PtxClassCount, RunInfo,
     MAX_FIGURES_PER_CHART,
 };
 use crate::rows::Api;
@@ -20,11 +20,8 @@ chart_kind!(
     .ptx_classes
     .is_empty());
 
-/// A laid-out PTX chart of one pair.
-pub(crate) type PtxFigure = hbar::HBarFigure;
-
 /// Builds one figure per kernel pair.
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     // PTX is compiled, not measured: the run's GPU and driver still tell which compilers.
     let info = RunInfo::from_measurements(&data.measurements);
     group_in_order(&data.ptx_classes, |c| c.pair.clone())
@@ -34,14 +31,9 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PtxFigure)> {
         .collect()
 }
 
-fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> PtxFigure {
-    let mut apis: Vec<Api> = Vec::new();
-    let mut classes: Vec<String> = Vec::new();
-    for c in counts {
-        push_api(&mut apis, c.api);
-        push_unique(&mut classes, &c.class);
-    }
-    apis.sort();
+fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> hbar::HBarFigure {
+    let apis = sorted_apis(counts.iter().map(|c| c.api));
+    let classes = distinct(counts.iter().map(|c| &c.class));
     // Sum duplicates (an inspector may list a class once per kernel of the pair). A class
     // absent from one API's listing is a count of 0 there, drawn as such.
     let count_of = |api: Api, class: &str| -> u64 {

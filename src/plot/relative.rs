@@ -13,7 +13,7 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, push_api, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, sorted_apis, style, ChartData, RunInfo};
 use crate::rows::{Api, Catalog, MeasurementRow, PrRow, Status};
 
 /// What makes one chart kind of this figure.
@@ -41,7 +41,7 @@ fn fair_reference(spec: &Reference, rows: &[&MeasurementRow], comparison: &str) 
 
 /// The reference row of `r`: the same API and algorithm, from the first fair reference
 /// comparison among `rows`.
-fn reference_of<'a>(
+pub(crate) fn reference_of<'a>(
     catalog: &Catalog,
     spec: &Reference,
     rows: &[&'a MeasurementRow],
@@ -56,17 +56,6 @@ fn reference_of<'a>(
                 && fair_reference(spec, rows, &x.comparison)
         })
         .copied()
-}
-
-/// The metric of `r`'s reference row (see [`reference_of`]).
-#[cfg(test)]
-pub(crate) fn reference_metric(
-    catalog: &Catalog,
-    spec: &Reference,
-    rows: &[&MeasurementRow],
-    r: &MeasurementRow,
-) -> Option<f64> {
-    reference_of(catalog, spec, rows, r).map(|b| b.metric)
 }
 
 /// Whether `rows` hold at least one fair reference comparison: the figure has a baseline.
@@ -96,22 +85,12 @@ fn relative_panel(
     rows: &[&MeasurementRow],
     apis: &[Api],
 ) -> HBarPanel {
-    let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
-    let hrows: Vec<HBarRow> = comparisons
-        .iter()
-        .map(|(name, rs)| {
-            HBarRow::new(
-                name.clone(),
-                apis.iter()
-                    .map(|a| {
-                        let r = rs.iter().find(|r| r.api == *a)?;
-                        let b = reference_of(catalog, spec, rows, r)?;
-                        Some(relative_bar(r, b.metric))
-                    })
-                    .collect(),
-            )
-        })
-        .collect();
+    let hrows = hbar::comparison_rows(rows, apis, |r| {
+        Some(relative_bar(
+            r,
+            reference_of(catalog, spec, rows, r)?.metric,
+        ))
+    });
     HBarPanel {
         caption: format!("Relative to the same API's {} version", spec.name),
         x_desc: format!("performance / performance of the {} version", spec.name),
@@ -197,11 +176,7 @@ pub(crate) fn figure(
     if !has_reference(spec, rows) {
         return None;
     }
-    let mut apis: Vec<Api> = Vec::new();
-    for r in rows {
-        push_api(&mut apis, r.api);
-    }
-    apis.sort();
+    let apis = sorted_apis(rows.iter().map(|r| r.api));
     let mut panels = vec![relative_panel(&data.catalog, spec, rows, &apis)];
     if !prs.is_empty() {
         panels.push(pr_panel(rows, prs));

@@ -240,13 +240,10 @@ fn build(
         shapes,
         |s| roofline(&data.catalog, rows, s.rows * s.cols),
     ));
-    let mut legend: Vec<LegendItem> = Vec::new();
-    for s in series.iter().filter(|s| !s.in_l2) {
-        legend.push(line_item(s, false));
-    }
+    let mut legend: Vec<LegendItem> = series.iter().filter(|s| !s.in_l2).map(line_item).collect();
     for s in series.iter().filter(|s| s.in_l2) {
         if !series.iter().any(|o| !o.in_l2 && o.label == s.label) {
-            legend.push(line_item(s, false));
+            legend.push(line_item(s));
         }
     }
     legend.push(LegendItem::new(
@@ -259,16 +256,12 @@ fn build(
         },
     ));
     // Which variants won, counted per API: the winners per shape would not fit a line.
-    let mut wins: Vec<(Api, String, usize)> = Vec::new();
-    for r in shapes.iter().flat_map(|s| s.best.iter()) {
-        match wins
-            .iter_mut()
-            .find(|(a, v, _)| *a == r.api && *v == r.variant)
-        {
-            Some(w) => w.2 += 1,
-            None => wins.push((r.api, r.variant.clone(), 1)),
-        }
-    }
+    let winners = shapes.iter().flat_map(|s| s.best.iter());
+    let mut wins: Vec<(Api, String, usize)> =
+        group_in_order(winners, |r| (r.api, r.variant.clone()))
+            .into_iter()
+            .map(|((a, v), rs)| (a, v, rs.len()))
+            .collect();
     wins.sort();
     let best_text: Vec<String> = wins
         .iter()
@@ -303,7 +296,7 @@ fn build(
     }
 }
 
-fn line_item(s: &Series, _in_l2: bool) -> LegendItem {
+fn line_item(s: &Series) -> LegendItem {
     LegendItem::new(
         s.label.clone(),
         Swatch::Line {

@@ -15,7 +15,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
 use super::{
-    any_measurement, group_in_order, push_unique, slug, ChartData, DrawError, Figure, RunInfo,
+    any_measurement, distinct, group_in_order, slug, unique, ChartData, DrawError, Figure, RunInfo,
     MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, FamilyId, MeasurementRow, Metric, Status};
@@ -101,10 +101,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
             r.size.clone()
         },
     });
-    let mut runs = Vec::new();
-    for (k, _) in &groups {
-        push_unique(&mut runs, &k.run_id);
-    }
+    let runs = distinct(groups.iter().map(|(k, _)| &k.run_id));
     let mut groups = groups;
     groups.truncate(MAX_FIGURES_PER_CHART);
     let slugs: Vec<String> = groups
@@ -141,18 +138,13 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
 fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
     let x_axis = x_axis_for(rows.iter().map(|r| r.sweep_value.as_str()));
     let x_of = x_lookup(&x_axis);
-    let mut devices = Vec::new();
-    for r in rows {
-        push_unique(&mut devices, &r.device);
-    }
+    let devices = distinct(rows.iter().map(|r| &r.device));
     let sides = side_of_each(rows);
-    let mut keys: Vec<(usize, Api, String)> = Vec::new();
-    for (r, side) in rows.iter().zip(&sides) {
-        let k = (*side, r.api, r.device.clone());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
+    let mut keys: Vec<(usize, Api, String)> = unique(
+        rows.iter()
+            .zip(&sides)
+            .map(|(r, side)| (*side, r.api, r.device.clone())),
+    );
     keys.sort_by_key(|(side, api, dev)| (devices.iter().position(|d| d == dev), *api, *side));
     // A same-API pair on one device has two series with one API and device: name the side.
     let shared = |api: Api, dev: &str| {

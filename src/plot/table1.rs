@@ -12,8 +12,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
 use super::{
-    any_measurement, fmt_sig, group_in_order, push_unique, run_slug, style, ChartData, DrawError,
-    Figure, RunInfo, MAX_FIGURES_PER_CHART,
+    any_measurement, distinct, fmt_sig, group_in_order, run_slug, style, unique, ChartData,
+    DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
@@ -104,16 +104,13 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
 }
 
 fn build(rows: &[&MeasurementRow]) -> Table1Figure {
-    let mut variants: Vec<String> = Vec::new();
-    let mut devices: Vec<String> = Vec::new();
-    let mut sizes: Vec<String> = Vec::new();
-    let mut shapes: Vec<String> = Vec::new();
-    for r in rows {
-        push_unique(&mut variants, &r.variant);
-        push_unique(&mut devices, &r.device);
-        push_unique(&mut sizes, &r.size);
-        push_unique(&mut shapes, &format!("{}×{}", r.local_size, r.groups));
-    }
+    let mut variants = distinct(rows.iter().map(|r| &r.variant));
+    let devices = distinct(rows.iter().map(|r| &r.device));
+    let sizes = distinct(rows.iter().map(|r| &r.size));
+    let shapes = distinct(
+        rows.iter()
+            .map(|r| format!("{}×{}", r.local_size, r.groups)),
+    );
     // Listings in numeric order; anything not named like a listing after them.
     variants.sort_by_key(|v| (listing_number(v).unwrap_or(u32::MAX), v.clone()));
     let categories = variants
@@ -124,13 +121,7 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
         })
         .collect();
 
-    let mut keys: Vec<(Api, String)> = Vec::new();
-    for r in rows {
-        let k = (r.api, r.device.clone());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
+    let mut keys: Vec<(Api, String)> = unique(rows.iter().map(|r| (r.api, r.device.clone())));
     keys.sort_by_key(|(api, dev)| (devices.iter().position(|d| d == dev), *api));
 
     let mut series = Vec::new();

@@ -181,7 +181,10 @@ mod tests {
         let spec = &SPEC;
         let rel = |cmp: &str, api: Api| {
             let r = find(cmp, api);
-            r.metric / relative::reference_metric(&d.catalog, spec, &rows, r).unwrap()
+            r.metric
+                / relative::reference_of(&d.catalog, spec, &rows, r)
+                    .unwrap()
+                    .metric
         };
         assert_eq!(rel("spmv-uniform/scalar", Api::OpenCl), 40.0 / 50.0);
         assert_eq!(rel("spmv-uniform/scalar-ro", Api::Cuda), 46.0 / 50.0);

@@ -40,11 +40,6 @@ fn color(strategy: StrategyKind) -> RGBColor {
     }
 }
 
-/// CUDA's lines are dashed, OpenCL's solid, as in the other line charts.
-fn dashed(api: Api) -> bool {
-    style::api_style(api).dashed
-}
-
 impl Convergence {
     fn frame(&self) -> Frame {
         let legend = self
@@ -53,7 +48,8 @@ impl Convergence {
             .map(|l| {
                 let swatch = Swatch::Line {
                     color: color(l.strategy),
-                    dashed: dashed(l.api),
+                    // CUDA's lines are dashed, OpenCL's solid, as in the other line charts.
+                    dashed: style::api_style(l.api).dashed,
                     marker: None,
                     band: false,
                 };
@@ -105,7 +101,7 @@ impl Figure for Convergence {
         for l in &self.lines {
             let pts = l.points.iter().map(|p| (p.0.round() as i64, p.1));
             let line = color(l.strategy).stroke_width(2);
-            if dashed(l.api) {
+            if style::api_style(l.api).dashed {
                 chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
             } else {
                 chart.draw_series(LineSeries::new(pts, line))?;

@@ -22,13 +22,6 @@ pub struct Distribution {
     pub series: Vec<(Api, Vec<f64>, usize)>,
 }
 
-fn color(api: Api) -> RGBColor {
-    match api {
-        Api::OpenCl => style::OPENCL,
-        Api::Cuda => style::CUDA,
-    }
-}
-
 impl Distribution {
     fn frame(&self) -> Frame {
         let legend = self
@@ -36,7 +29,7 @@ impl Distribution {
             .iter()
             .map(|(api, scores, failed)| {
                 let swatch = Swatch::Line {
-                    color: color(*api),
+                    color: style::api_style(*api).color,
                     dashed: false,
                     marker: Some(style::Marker::Circle),
                     band: false,
@@ -91,7 +84,7 @@ impl Figure for Distribution {
             .y_label_formatter(&tick)
             .draw()?;
         for (api, scores, _) in &self.series {
-            let c = color(*api);
+            let c = style::api_style(*api).color;
             let pts = scores.iter().enumerate().map(|(i, s)| (i as i64 + 1, *s));
             chart.draw_series(pts.map(|p| Circle::new(p, 3, c.filled())))?;
         }

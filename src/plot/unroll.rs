@@ -8,11 +8,11 @@
 //! ratio of times needs no metric. The baseline is the CUDA side of a comparison where both
 //! sides run without pragmas, or else any CUDA run without pragmas; the footnote names it.
 
-use super::hbar::{self, HBar, HBarPanel, HBarRow};
+use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, page_slug, push_api, slug, style, ChartData, RunInfo,
-    MAX_FIGURES_PER_CHART, MAX_ROWS_PER_FIGURE,
+    fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData, RunInfo,
+    MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
@@ -41,11 +41,8 @@ fn baseline<'a>(rows: &[&'a MeasurementRow]) -> Option<&'a MeasurementRow> {
     fair.or_else(|| rows.iter().find(cuda_plain)).copied()
 }
 
-/// A laid-out unroll chart.
-pub(crate) type UnrollFigure = hbar::HBarFigure;
-
 /// Builds one figure per (run, study, kernel, size) that has pragmas and a baseline.
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, UnrollFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let rows = data.measurements.iter().filter(|r| is_timed(r));
     let groups = group_in_order(rows, |r| {
         (
@@ -63,16 +60,12 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, UnrollFigure)> {
         let Some(base) = baseline(&rows) else {
             continue;
         };
+        let name = slug(&format!("{study}-{kernel}-{size}"));
+        let subject = format!("{kernel} {size}, study {study}");
         // Two rows (the sides) per comparison, so a page keeps a pair together.
-        let pages: Vec<&[&MeasurementRow]> = rows.chunks(2 * MAX_ROWS_PER_FIGURE).collect();
-        for (i, page) in pages.iter().enumerate() {
-            if out.len() == MAX_FIGURES_PER_CHART {
-                return out;
-            }
-            let name = page_slug(&slug(&format!("{study}-{kernel}-{size}")), i, pages.len());
-            let subject = format!("{kernel} {size}, study {study}");
-            out.push((name, build(data, &run_id, &subject, base, page)));
-        }
+        push_pages(&mut out, &name, &rows, 2 * MAX_ROWS_PER_FIGURE, |page| {
+            build(data, &run_id, &subject, base, page)
+        });
     }
     out
 }
@@ -107,28 +100,9 @@ fn build(
     subject: &str,
     base: &MeasurementRow,
     rows: &[&MeasurementRow],
-) -> UnrollFigure {
-    let mut apis: Vec<Api> = Vec::new();
-    for r in rows {
-        push_api(&mut apis, r.api);
-    }
-    apis.sort();
-    let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
-    let hrows: Vec<HBarRow> = comparisons
-        .iter()
-        .map(|(name, rs)| {
-            HBarRow::new(
-                name.clone(),
-                apis.iter()
-                    .map(|a| {
-                        rs.iter()
-                            .find(|r| r.api == *a)
-                            .map(|r| bar(r, base.median_s))
-                    })
-                    .collect(),
-            )
-        })
-        .collect();
+) -> hbar::HBarFigure {
+    let apis = sorted_apis(rows.iter().map(|r| r.api));
+    let hrows = hbar::comparison_rows(rows, &apis, |r| Some(bar(r, base.median_s)));
     let panel = HBarPanel {
         caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
         x_desc: "time / time of CUDA without pragmas".into(),

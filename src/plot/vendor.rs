@@ -17,11 +17,7 @@ pub struct RunBaseline {
 
 /// `rows` once for each run among `measurements`: the runs they were measured beside.
 pub fn beside(rows: &[BaselineRow], measurements: &[MeasurementRow]) -> Vec<RunBaseline> {
-    let mut run_ids: Vec<String> = Vec::new();
-    for m in measurements {
-        super::push_unique(&mut run_ids, &m.run_id);
-    }
-    run_ids
+    super::distinct(measurements.iter().map(|m| &m.run_id))
         .iter()
         .flat_map(|id| {
             rows.iter().map(|r| RunBaseline {
