@@ -67,10 +67,15 @@ impl PrGroups {
     }
 
     /// The PR axis: the band and every CI, with a little room.
+    /// An infinite or undefined bound is left out: plotters' tick search never ends on an
+    /// infinite axis.
     fn x_range(&self) -> (f64, f64) {
-        let vals = self.rows.iter().flat_map(|r| r.values.iter().flatten());
-        let (lo, hi) = vals.fold((SIMILAR_BAND.0, SIMILAR_BAND.1), |(lo, hi), v| {
-            (lo.min(v.1), hi.max(v.2))
+        let bounds = self.rows.iter().flat_map(|r| r.values.iter().flatten());
+        let finite = bounds
+            .flat_map(|v| [v.0, v.1, v.2])
+            .filter(|b| b.is_finite());
+        let (lo, hi) = finite.fold((SIMILAR_BAND.0, SIMILAR_BAND.1), |(lo, hi), b| {
+            (lo.min(b), hi.max(b))
         });
         let pad = (hi - lo) * 0.05;
         (lo - pad, hi + pad)
@@ -114,6 +119,8 @@ impl Figure for PrGroups {
         for (i, row) in self.rows.iter().enumerate() {
             for (j, v) in row.values.iter().enumerate() {
                 let Some((pr, lo, hi)) = *v else { continue };
+                // A whisker without a finite end runs to the axis's edge.
+                let (lo, hi) = (lo.max(x_lo), hi.min(x_hi));
                 let y = i as f64 + (j as f64 - (k - 1.0) / 2.0) * 0.3;
                 let c = COLORS[j % COLORS.len()];
                 chart.draw_series(std::iter::once(PathElement::new(
@@ -167,5 +174,31 @@ mod tests {
         for text in ["matvec/listing4", "matvec/tuned", "GPU A", "GPU B"] {
             assert!(svg.contains(text), "{text} missing");
         }
+    }
+
+    #[test]
+    fn an_infinite_or_undefined_ci_keeps_the_axis_finite() {
+        let fig = PrGroups {
+            title: "PR".into(),
+            subtitle: String::new(),
+            series: vec!["GPU A".into()],
+            rows: vec![
+                Row {
+                    label: "open above".into(),
+                    values: vec![Some((1.1, 0.9, f64::INFINITY))],
+                },
+                Row {
+                    label: "undefined".into(),
+                    values: vec![Some((f64::NAN, f64::NEG_INFINITY, f64::NAN))],
+                },
+            ],
+        };
+        let (lo, hi) = fig.x_range();
+        assert!(
+            lo.is_finite() && hi.is_finite() && lo < 0.9 && hi > 1.1,
+            "{lo} {hi}"
+        );
+        let svg = crate::plot::render_svg(&fig).unwrap();
+        assert!(svg.contains("open above"));
     }
 }
