@@ -152,7 +152,7 @@ pub fn write_site(
         let first_of_model = i == 0 || groups[i - 1].0.model != gpu.model;
         gpus.push(GpuView {
             id: format!("gpu-{}", i + 1),
-            title: gpu.title(),
+            title: gpu.model.clone(),
             beneath: gpu.beneath(),
             first_of_model,
             pages,

@@ -19,11 +19,6 @@ pub struct GpuKey {
 }
 
 impl GpuKey {
-    /// The model, the heading its folders are grouped under.
-    pub fn title(&self) -> String {
-        self.model.clone()
-    }
-
     /// What tells this GPU from others of its model: its PCI bus and drivers.
     pub fn beneath(&self) -> String {
         let mut parts = Vec::new();
@@ -529,7 +524,7 @@ pub fn build(
     let mut model = None;
     for (gpu, list) in &groups {
         if model != Some(&gpu.model) {
-            doc.heading(2, gpu.title());
+            doc.heading(2, gpu.model.clone());
             model = Some(&gpu.model);
         }
         doc.para(format!("This {}: {}.", gpu.model, gpu.beneath()));

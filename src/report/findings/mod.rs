@@ -61,11 +61,14 @@ pub fn markdown(view: &View, command: &str, summary_only: bool) -> String {
 }
 
 fn html(view: &View, command: &str) -> String {
-    super::html::render_findings(context! {
-        command,
-        style => super::html::STYLE_FILE,
-        ..minijinja::Value::from_serialize(view)
-    })
+    super::html::render(
+        "findings.html",
+        context! {
+            command,
+            style => super::html::STYLE_FILE,
+            ..minijinja::Value::from_serialize(view)
+        },
+    )
 }
 
 /// The fair rows of every step of `s`, one per (step, comparison), grouped by family.
