@@ -45,7 +45,7 @@ pub(crate) fn blocks(doc: &Doc) -> Vec<BlockView> {
     doc.blocks.iter().map(block).collect()
 }
 
-fn block(b: &Block) -> BlockView {
+pub(crate) fn block(b: &Block) -> BlockView {
     match b {
         Block::Heading(level, text) => BlockView::Heading {
             level: *level,

@@ -71,6 +71,15 @@ fn html(view: &View, command: &str) -> String {
     )
 }
 
+/// `text` between `before` and `after`, or nothing when `text` is empty.
+fn around(before: &str, text: &str, after: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("{before}{text}{after}")
+    }
+}
+
 /// The fair rows of every step of `s`, one per (step, comparison), grouped by family.
 fn groups(s: &SuiteFolder) -> Vec<(String, Vec<(String, &PrRow)>)> {
     let labelled = s.step_runs().flat_map(|(step, run)| {
@@ -167,11 +176,7 @@ pub fn write_suite(dir: &Path, appendix: Option<&str>) -> Result<SuiteFindings, 
 fn headline_chart(folders: &[SuiteFolder], out: &Path) -> Result<ChartView, ReportError> {
     let per: Vec<Vec<&PrRow>> = folders
         .iter()
-        .map(|f| {
-            f.run(summary::FAIR_STEP)
-                .map(|r| fair_rows(r.prs()))
-                .unwrap_or_default()
-        })
+        .map(|f| fair_rows(f.prs(summary::FAIR_STEP)))
         .collect();
     let mut names: Vec<&str> = Vec::new();
     for p in per.iter().flatten() {
