@@ -21,12 +21,6 @@ pub struct BaselineRatio {
     pub ratio: f64,
 }
 
-/// Whether `m` is a one-launch experiment on part of a variant (reduce's first pass leaves
-/// partial sums): not a whole operation, so never the family's best against a library's.
-fn one_launch_experiment(catalog: &Catalog, m: &MeasurementRow) -> bool {
-    catalog.is_experiment(m.family, &m.variant)
-}
-
 /// Ratios of the best verified GB/s measurement per (baseline, API) among `rows`. Which of our
 /// kernels a baseline stands against is the catalog's word: its family, and the variant when
 /// only one does the same work (a copy against the bandwidth `read` kernel).
@@ -56,7 +50,10 @@ pub fn ratios(
                         && m.size == b.size
                         && m.sweep_param.is_empty()
                         && variant.is_none_or(|v| m.variant == v)
-                        && !one_launch_experiment(catalog, m)
+                        // A one-launch experiment on part of a variant (reduce's first pass
+                        // leaves partial sums) is not a whole operation, so never the
+                        // family's best against a library's.
+                        && !catalog.is_experiment(m.family, &m.variant)
                 })
                 .max_by(|x, y| x.metric.total_cmp(&y.metric));
             if let Some(m) = best {

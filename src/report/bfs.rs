@@ -5,12 +5,8 @@
 
 use super::doc::{Doc, Table};
 use crate::plot::bfs::{drawn, splits};
-use crate::plot::group_in_order;
+use crate::plot::{fmt_sig as sig, group_in_order};
 use crate::rows::{Catalog, MeasurementRow};
-
-fn sig(v: f64) -> String {
-    crate::plot::fmt_sig(v)
-}
 
 /// The table of every graph that has both clocks' rows; `None` when there is none.
 pub fn table(catalog: &Catalog, rows: &[MeasurementRow]) -> Option<Table> {

@@ -155,23 +155,20 @@ fn row(key: &Key, quantity: String, unit: &str, old: f64, new: f64) -> DiffRow {
 /// Fills the statistics of `r` from a change whose ratio is `factor / ratio of times` (a
 /// metric) or the ratio itself (a PR, `factor` None).
 fn apply(r: &mut DiffRow, change: Option<Change>, invert: bool) {
-    match change {
-        Some(c) => {
-            // A metric is work / time: its CI is the time ratio's, inverted and scaled by the
-            // work per run (the same in both runs unless the size changed).
-            let (lo, hi) = if invert {
-                let k = r.ratio * c.ratio;
-                (k / c.ci_hi, k / c.ci_lo)
-            } else {
-                (c.ci_lo, c.ci_hi)
-            };
-            r.ci_lo = lo;
-            r.ci_hi = hi;
-            r.p_value = c.p_value;
-            r.verdict = c.verdict.as_str().to_string();
-        }
-        None => r.verdict = "no verdict: raw samples missing".into(),
-    }
+    let Some(c) = change else {
+        r.verdict = "no verdict: raw samples missing".into();
+        return;
+    };
+    // A metric is work / time: its CI is the time ratio's, inverted and scaled by the work per
+    // run (the same in both runs unless the size changed).
+    (r.ci_lo, r.ci_hi) = if invert {
+        let k = r.ratio * c.ratio;
+        (k / c.ci_hi, k / c.ci_lo)
+    } else {
+        (c.ci_lo, c.ci_hi)
+    };
+    r.p_value = c.p_value;
+    r.verdict = c.verdict.as_str().to_string();
 }
 
 struct Ctx<'t> {
@@ -392,9 +389,7 @@ pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
         if !list.is_empty() {
             doc.heading(2, title);
             let mut t = Table::new(&[("comparison", false)]);
-            for c in list {
-                t.push(vec![c.clone()]);
-            }
+            t.rows = list.iter().map(|c| vec![c.clone()]).collect();
             doc.table(t, "");
         }
     }

@@ -45,7 +45,7 @@ pub(crate) fn blocks(doc: &Doc) -> Vec<BlockView> {
     doc.blocks.iter().map(block).collect()
 }
 
-fn block(b: &Block) -> BlockView {
+pub(crate) fn block(b: &Block) -> BlockView {
     match b {
         Block::Heading(level, text) => BlockView::Heading {
             level: *level,
@@ -127,7 +127,7 @@ fn environment() -> Environment<'static> {
     env
 }
 
-fn render(name: &str, ctx: Value) -> String {
+pub(crate) fn render(name: &str, ctx: Value) -> String {
     environment()
         .get_template(name)
         .and_then(|t| t.render(ctx))
@@ -170,12 +170,6 @@ pub(crate) fn render_index(intro: &str, gpus: &[GpuView], charts: &[BlockView]) 
         "index.html",
         context! { title => "clvscu report", style => STYLE_FILE, intro, gpus, charts },
     )
-}
-
-/// `findings.html` of a view built by `report::findings` (the context holds its fields and
-/// `style`, the style sheet beside it).
-pub(crate) fn render_findings(ctx: Value) -> String {
-    render("findings.html", ctx)
 }
 
 /// A page another page links to.

@@ -89,21 +89,16 @@ pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> 
         if !root.is_dir() {
             return Err(ReportError::NotAFolder(root.clone()));
         }
-        walk(root, &mut found)?;
+        super::walk(root, &mut |dir| {
+            let run = is_run_folder(dir);
+            if run {
+                found.push(dir.to_path_buf());
+            }
+            Ok(run)
+        })?;
     }
     found.dedup();
     Ok(found)
-}
-
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), ReportError> {
-    if is_run_folder(dir) {
-        found.push(dir.to_path_buf());
-        return Ok(());
-    }
-    for sub in super::subfolders(dir)? {
-        walk(&sub, found)?;
-    }
-    Ok(())
 }
 
 #[derive(Deserialize)]

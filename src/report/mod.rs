@@ -67,6 +67,20 @@ pub(crate) fn subfolders(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
     Ok(subdirs)
 }
 
+/// Calls `leaf` on `dir` and, where it answers false, on each of the [`subfolders`] below,
+/// depth first in path order.
+pub(crate) fn walk(
+    dir: &Path,
+    leaf: &mut impl FnMut(&Path) -> Result<bool, ReportError>,
+) -> Result<(), ReportError> {
+    if !leaf(dir)? {
+        for sub in subfolders(dir)? {
+            walk(&sub, leaf)?;
+        }
+    }
+    Ok(())
+}
+
 /// What `report` wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
@@ -84,11 +98,12 @@ impl Written {
     }
 }
 
-/// The chart files of `folders`' rows, drawn as SVG into `dir` (whole paths).
+/// The chart files of `folders`' rows, drawn as SVG into `dir` below `base`, relative to `base`.
 fn draw_into(
     catalog: &Catalog,
     folders: &[load::RunFolder],
     dir: &Path,
+    base: &Path,
 ) -> Result<Vec<PathBuf>, ReportError> {
     // A link planted at the chart folder would take the charts elsewhere.
     crate::export::safe::check_dir(dir, false)?;
@@ -108,7 +123,10 @@ fn draw_into(
             .collect(),
         catalog: catalog.clone(),
     };
-    Ok(plot::draw_all(&data, dir, &[Format::Svg])?)
+    Ok(plot::draw_all(&data, dir, &[Format::Svg])?
+        .into_iter()
+        .map(|p| p.strip_prefix(base).map(Path::to_path_buf).unwrap_or(p))
+        .collect())
 }
 
 /// A device's name with its folder's place on the host (`NVIDIA H100 (pci 19:00)`), so the
@@ -146,12 +164,9 @@ fn draw_charts(
 ) -> Result<Vec<PathBuf>, ReportError> {
     // A link planted at the report's folder would take the charts elsewhere.
     crate::export::safe::check_dir(out, true)?;
-    let mut files = draw_into(catalog, folders, &out.join("charts"))?;
+    let mut files = draw_into(catalog, folders, &out.join("charts"), out)?;
     files.sort_by_key(|p| !p.to_string_lossy().contains(plot::GPUS_CHART));
-    Ok(files
-        .into_iter()
-        .map(|p| p.strip_prefix(out).map(Path::to_path_buf).unwrap_or(p))
-        .collect())
+    Ok(files)
 }
 
 /// Reads every run folder under `roots` and writes `report.md` (and with `html` the pages of
@@ -180,4 +195,28 @@ pub fn write_report(
         gpus: tables::per_gpu(&folders).len(),
         files,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The chart across GPUs leads the list however the report's folder is named, even when
+    /// its name holds the chart's own (`pr-gpus-…`).
+    #[test]
+    fn the_chart_across_gpus_comes_first_whatever_the_folder_is_named() {
+        let results = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+        let folders =
+            load::load_tree(&[results.join("h100/fair"), results.join("h200/fair")]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join(format!("{}-report", plot::GPUS_CHART));
+        let catalog = crate::plot::tests::registered().catalog;
+        let charts = draw_charts(&catalog, &folders, &out).unwrap();
+        assert!(charts.len() > 1, "{charts:?}");
+        assert!(
+            charts[0].starts_with("charts")
+                && charts[0].to_string_lossy().contains(plot::GPUS_CHART),
+            "{charts:?}"
+        );
+    }
 }

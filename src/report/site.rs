@@ -44,19 +44,12 @@ fn page_charts(
 ) -> Result<Vec<PathBuf>, ReportError> {
     let pages = out.join(PAGES);
     let dir = pages.join(format!("{slug}-charts"));
-    let files = super::draw_into(catalog, std::slice::from_ref(folder), &dir)?;
-    Ok(files
-        .into_iter()
-        .map(|p| p.strip_prefix(&pages).map(Path::to_path_buf).unwrap_or(p))
-        .collect())
+    super::draw_into(catalog, std::slice::from_ref(folder), &dir, &pages)
 }
 
 fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
-    let mut doc = super::doc::Doc::default();
-    for c in charts {
-        doc.chart(c.clone());
-    }
-    html::blocks(&doc)
+    let chart = |c: &PathBuf| html::block(&super::doc::Block::Chart(c.clone()));
+    charts.iter().map(chart).collect()
 }
 
 /// The pages' file stems, per GPU and folder in the index's order.
@@ -152,7 +145,7 @@ pub fn write_site(
         let first_of_model = i == 0 || groups[i - 1].0.model != gpu.model;
         gpus.push(GpuView {
             id: format!("gpu-{}", i + 1),
-            title: gpu.title(),
+            title: gpu.model.clone(),
             beneath: gpu.beneath(),
             first_of_model,
             pages,

@@ -19,11 +19,6 @@ pub struct GpuKey {
 }
 
 impl GpuKey {
-    /// The model, the heading its folders are grouped under.
-    pub fn title(&self) -> String {
-        self.model.clone()
-    }
-
     /// What tells this GPU from others of its model: its PCI bus and drivers.
     pub fn beneath(&self) -> String {
         let mut parts = Vec::new();
@@ -33,17 +28,25 @@ impl GpuKey {
         if !self.drivers.is_empty() {
             parts.push(format!("driver {}", self.drivers));
         }
-        if parts.is_empty() {
-            "no PCI bus or driver recorded".into()
-        } else {
-            parts.join(" · ")
-        }
+        join_or(&parts, " · ", "no PCI bus or driver recorded")
     }
 
     /// Model, place and drivers in one line: a page's heading.
     pub fn full_title(&self) -> String {
         format!("{} ({})", self.model, self.beneath())
     }
+}
+
+/// `parts` joined by `sep`, or `none` when there are no parts.
+fn join_or(parts: &[impl AsRef<str>], sep: &str, none: &str) -> String {
+    if parts.is_empty() {
+        return none.into();
+    }
+    parts
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(sep)
 }
 
 fn push_unique(v: &mut Vec<String>, s: &str) {
@@ -73,11 +76,7 @@ pub fn gpu_of(f: &RunFolder) -> GpuKey {
         }
     }
     GpuKey {
-        model: if gpus.is_empty() {
-            "unknown GPU (no rows name a device)".into()
-        } else {
-            gpus.join(" + ")
-        },
+        model: join_or(&gpus, " + ", "unknown GPU (no rows name a device)"),
         place: f.gpu_place.clone(),
         drivers: drivers.join(", "),
     }
@@ -202,11 +201,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
         steps.push(vec![
             step.name().to_string(),
             format!("{} of {}", prs.len() - differed.len(), prs.len()),
-            if differed.is_empty() {
-                "-".into()
-            } else {
-                differed.join(", ")
-            },
+            join_or(&differed, ", ", "-"),
         ]);
     }
     doc.table(steps, "");
@@ -218,11 +213,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
         let what: Vec<&str> = step_entries(&r.differing_steps).collect();
         unfair.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
-            if what.is_empty() {
-                "not recorded".into()
-            } else {
-                what.join("; ")
-            },
+            join_or(&what, "; ", "not recorded"),
         ]);
     }
     if !unfair.rows.is_empty() {
@@ -529,7 +520,7 @@ pub fn build(
     let mut model = None;
     for (gpu, list) in &groups {
         if model != Some(&gpu.model) {
-            doc.heading(2, gpu.title());
+            doc.heading(2, gpu.model.clone());
             model = Some(&gpu.model);
         }
         doc.para(format!("This {}: {}.", gpu.model, gpu.beneath()));

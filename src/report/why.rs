@@ -4,7 +4,7 @@
 //!
 //! Used by the report's "why" column.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::export::csv::read_rows;
 use crate::rows::RUNG_SEPARATOR;
@@ -24,22 +24,17 @@ pub fn load_verdicts(roots: &[PathBuf]) -> Result<Vec<FoundVerdict>, ReportError
     let mut found = Vec::new();
     for root in roots {
         let base = root.parent().unwrap_or(root);
-        collect(root, base, &mut found)?;
+        super::walk(root, &mut |dir| {
+            let file = dir.join(VERDICTS_CSV);
+            if !file.is_file() {
+                return Ok(false);
+            }
+            let label = dir.strip_prefix(base).unwrap_or(dir).display().to_string();
+            found.extend(read_rows(&file)?.into_iter().map(|r| (label.clone(), r)));
+            Ok(true)
+        })?;
     }
     Ok(found)
-}
-
-fn collect(dir: &Path, base: &Path, found: &mut Vec<FoundVerdict>) -> Result<(), ReportError> {
-    let file = dir.join(VERDICTS_CSV);
-    if file.is_file() {
-        let label = dir.strip_prefix(base).unwrap_or(dir).display().to_string();
-        found.extend(read_rows(&file)?.into_iter().map(|r| (label.clone(), r)));
-        return Ok(());
-    }
-    for sub in super::subfolders(dir)? {
-        collect(&sub, base, found)?;
-    }
-    Ok(())
 }
 
 /// What the report says of one PR row.

@@ -5,6 +5,7 @@
 use crate::rows::{Api, MeasurementRow, PrRow, Status, StepStatus};
 use crate::stats::{SIMILAR_HI, SIMILAR_LO};
 
+use super::around;
 use super::experiments::{Measure, Rule};
 use super::folder::SuiteFolder;
 use super::inspected;
@@ -104,39 +105,25 @@ fn step_absent(s: &SuiteFolder, step: &str) -> Option<String> {
     if s.run(step).is_some() || s.dir.join(step).is_dir() {
         return None;
     }
-    let note = if row.note.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", row.note)
-    };
     Some(format!(
-        "step `{step}` holds no results: status `{}` in suite.csv{note}",
-        row.status
+        "step `{step}` holds no results: status `{}` in suite.csv{}",
+        row.status,
+        around(" (", &row.note, ")")
     ))
 }
 
 /// Why `comparison` has no verified row in `step`.
 fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
-    let failed: Vec<&MeasurementRow> = s
-        .run(step)
-        .map(|r| {
-            r.measurements()
-                .iter()
-                .filter(|m| m.comparison == comparison && m.status != Status::Ok)
-                .collect()
-        })
-        .unwrap_or_default();
-    if let Some(m) = failed.last() {
-        let error = m.error.lines().next().unwrap_or("");
+    let failed = s
+        .measurements(step)
+        .iter()
+        .rfind(|m| m.comparison == comparison && m.status != Status::Ok);
+    if let Some(m) = failed {
         return format!(
             "comparison `{comparison}` of step `{step}` failed: {} on {}{}",
             m.status.as_str(),
             m.api.label(),
-            if error.is_empty() {
-                String::new()
-            } else {
-                format!(" ({error})")
-            }
+            around(" (", m.error.lines().next().unwrap_or(""), ")")
         );
     }
     match s.step(step).map(|r| r.status) {
@@ -164,8 +151,7 @@ fn causes(s: &SuiteFolder, comparisons: &[&str]) -> Vec<Cause> {
 /// [`causes`] where `step` has PRs to explain: explain's verdicts are of OpenCL-against-CUDA
 /// gaps, and a step with none (the CPU step, OpenCL alone) shares their comparison names only.
 fn causes_in(s: &SuiteFolder, step: &str, comparisons: &[&str]) -> Vec<Cause> {
-    let has_prs = s.run(step).is_some_and(|r| !r.prs().is_empty());
-    if has_prs {
+    if !s.prs(step).is_empty() {
         causes(s, comparisons)
     } else {
         Vec::new()
@@ -173,8 +159,7 @@ fn causes_in(s: &SuiteFolder, step: &str, comparisons: &[&str]) -> Vec<Cause> {
 }
 
 fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, Absent> {
-    let prs = s.run(step).map(|r| r.prs()).unwrap_or(&[]);
-    let p = pr_row(prs, comparison)
+    let p = pr_row(s.prs(step), comparison)
         .ok_or_else(|| Absent::Missing(comparison_absent(s, step, comparison)))?;
     let agrees = match rule {
         Rule::Similar => Some(in_band(p.pr_ci_lo, p.pr_ci_hi)),
@@ -190,7 +175,7 @@ fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answe
 }
 
 fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, Absent> {
-    let prs = s.run(step).map(|r| r.prs()).unwrap_or(&[]);
+    let prs = s.prs(step);
     let rows = if fair_only {
         fair_rows(prs)
     } else {
@@ -234,7 +219,7 @@ fn sides<'a>(
     step: &str,
     comparison: &str,
 ) -> Result<Vec<&'a MeasurementRow>, Absent> {
-    let rows = s.run(step).map(|r| r.measurements()).unwrap_or(&[]);
+    let rows = s.measurements(step);
     let sides: Vec<_> = [Api::OpenCl, Api::Cuda]
         .into_iter()
         .filter_map(|api| {
@@ -350,7 +335,7 @@ fn group_cost(
     up_to: u32,
     rule: Rule,
 ) -> Result<Answer, Absent> {
-    let rows = s.run(step).map(|r| r.measurements()).unwrap_or(&[]);
+    let rows = s.measurements(step);
     let prefix = format!("{sweep}@");
     let mut parts = Vec::new();
     let mut fits = Vec::new();
@@ -415,16 +400,12 @@ fn twins(s: &SuiteFolder, apps: &[(&str, &str)]) -> Answer {
         .filter(|(_, f)| !has_fair(f))
         .map(|(name, _)| *name)
         .collect();
-    let none_for = if missing.is_empty() {
-        String::new()
-    } else {
-        format!("; none for {}", missing.join(", "))
-    };
     Answer {
         value: format!(
-            "{} of {} applications with a fair row{none_for}",
+            "{} of {} applications with a fair row{}",
             apps.len() - missing.len(),
-            apps.len()
+            apps.len(),
+            around("; none for ", &missing.join(", "), "")
         ),
         agrees: Some(missing.is_empty()),
         causes: Vec::new(),

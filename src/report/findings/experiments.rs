@@ -73,17 +73,6 @@ impl Measure {
             Measure::Twins { .. } => None,
         }
     }
-
-    /// The comparisons whose `explain` verdicts belong to this measure.
-    pub fn comparisons(&self) -> Vec<&'static str> {
-        match *self {
-            Measure::Pr { comparison, .. }
-            | Measure::PeakShare { comparison, .. }
-            | Measure::Time { comparison, .. } => vec![comparison],
-            Measure::Speedup { from, to, .. } => vec![from, to],
-            _ => Vec::new(),
-        }
-    }
 }
 
 /// When our number agrees with the seed's conclusion, or an explanation's check is shown.

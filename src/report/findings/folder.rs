@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::export::csv::read_by_name;
 use crate::report::load::{self, RunFolder};
 use crate::report::ReportError;
-use crate::rows::{StepRow, VerdictRow};
+use crate::rows::{MeasurementRow, PrRow, StepRow, VerdictRow};
 
 /// Where the run came from: `provenance.json` of its first step that has one.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,12 +48,7 @@ impl SuiteFolder {
         for f in load::load_tree(&[dir.to_path_buf()])? {
             if let Ok(rel) = f.path.strip_prefix(dir) {
                 let key = crate::report::html::href(rel);
-                match one_run_per_comparison(&key) {
-                    Some(step) => merge_into(&mut runs, step, f),
-                    None => {
-                        runs.insert(key, f);
-                    }
-                }
+                merge_into(&mut runs, one_run_per_comparison(&key).unwrap_or(&key), f);
             }
         }
         let verdicts_csv = dir.join(VERDICTS);
@@ -91,6 +86,16 @@ impl SuiteFolder {
     /// read as one).
     pub fn run(&self, step: &str) -> Option<&RunFolder> {
         self.runs.get(step)
+    }
+
+    /// The PR rows of a step; none when it holds no run folder.
+    pub fn prs(&self, step: &str) -> &[PrRow] {
+        self.run(step).map_or(&[], RunFolder::prs)
+    }
+
+    /// The measurements of a step; none when it holds no run folder.
+    pub fn measurements(&self, step: &str) -> &[MeasurementRow] {
+        self.run(step).map_or(&[], RunFolder::measurements)
     }
 
     /// Every run folder of the suite's steps (explain's own runs left out).
@@ -151,19 +156,18 @@ fn one_run_per_comparison(key: &str) -> Option<&'static str> {
         .copied()
 }
 
-/// Adds `f`'s rows to the step's run (the first folder's, which names the rest).
+/// `f` as the run of `step`, or its rows added to the step's run when it has one already (the
+/// first folder's, which names the rest). Only a comparison's folder of a
+/// [`ONE_RUN_PER_COMPARISON`] step meets one: every other folder is its own step.
 fn merge_into(runs: &mut BTreeMap<String, RunFolder>, step: &str, f: RunFolder) {
-    match runs.get_mut(step) {
-        None => {
-            runs.insert(step.to_string(), f);
-        }
-        Some(run) => {
-            if let Some(rows) = f.measurements {
-                run.measurements.get_or_insert_with(Vec::new).extend(rows);
-            }
-            if let Some(rows) = f.prs {
-                run.prs.get_or_insert_with(Vec::new).extend(rows);
-            }
-        }
+    let Some(run) = runs.get_mut(step) else {
+        runs.insert(step.to_string(), f);
+        return;
+    };
+    if let Some(rows) = f.measurements {
+        run.measurements.get_or_insert_with(Vec::new).extend(rows);
+    }
+    if let Some(rows) = f.prs {
+        run.prs.get_or_insert_with(Vec::new).extend(rows);
     }
 }

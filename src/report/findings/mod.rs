@@ -61,11 +61,23 @@ pub fn markdown(view: &View, command: &str, summary_only: bool) -> String {
 }
 
 fn html(view: &View, command: &str) -> String {
-    super::html::render_findings(context! {
-        command,
-        style => super::html::STYLE_FILE,
-        ..minijinja::Value::from_serialize(view)
-    })
+    super::html::render(
+        "findings.html",
+        context! {
+            command,
+            style => super::html::STYLE_FILE,
+            ..minijinja::Value::from_serialize(view)
+        },
+    )
+}
+
+/// `text` between `before` and `after`, or nothing when `text` is empty.
+fn around(before: &str, text: &str, after: &str) -> String {
+    if text.is_empty() {
+        String::new()
+    } else {
+        format!("{before}{text}{after}")
+    }
 }
 
 /// The fair rows of every step of `s`, one per (step, comparison), grouped by family.
@@ -164,11 +176,7 @@ pub fn write_suite(dir: &Path, appendix: Option<&str>) -> Result<SuiteFindings, 
 fn headline_chart(folders: &[SuiteFolder], out: &Path) -> Result<ChartView, ReportError> {
     let per: Vec<Vec<&PrRow>> = folders
         .iter()
-        .map(|f| {
-            f.run(summary::FAIR_STEP)
-                .map(|r| fair_rows(r.prs()))
-                .unwrap_or_default()
-        })
+        .map(|f| fair_rows(f.prs(summary::FAIR_STEP)))
         .collect();
     let mut names: Vec<&str> = Vec::new();
     for p in per.iter().flatten() {

@@ -56,10 +56,7 @@ pub struct Summary {
 }
 
 pub fn summary(s: &SuiteFolder) -> Summary {
-    let rows: Vec<&PrRow> = s
-        .run(FAIR_STEP)
-        .map(|r| fair_rows(r.prs()))
-        .unwrap_or_default();
+    let rows = fair_rows(s.prs(FAIR_STEP));
     let similar = if rows.is_empty() {
         match s.step(FAIR_STEP) {
             Some(r) => format!(
@@ -158,10 +155,11 @@ fn shares(verified: &[&VerdictRow]) -> Vec<CauseShare> {
 fn explained_line(s: &SuiteFolder) -> String {
     if s.verdicts.is_empty() {
         let why = match s.step("explain") {
-            Some(r) if !r.note.is_empty() => {
-                format!("status `{}` in suite.csv: {}", r.status, r.note)
-            }
-            Some(r) => format!("status `{}` in suite.csv", r.status),
+            Some(r) => format!(
+                "status `{}` in suite.csv{}",
+                r.status,
+                super::around(": ", &r.note, "")
+            ),
             None => "suite.csv has no step `explain`".to_string(),
         };
         return format!("explain gave no verdict ({why}).");

@@ -263,10 +263,6 @@ fn published(e: &Experiment) -> Vec<String> {
     quotes.chain(fills).collect()
 }
 
-fn section_title(s: Source) -> String {
-    s.cite().replace('*', "")
-}
-
 /// Each folder's answer to each check, with the check's rule.
 fn answers(folders: &[SuiteFolder], checks: &[(Measure, Rule)]) -> Vec<Vec<(Outcome, Rule)>> {
     folders
@@ -342,7 +338,8 @@ pub fn view(
             checks,
             why,
         };
-        let title = section_title(e.source);
+        // The section's heading: the source's citation without its Markdown emphasis.
+        let title = e.source.cite().replace('*', "");
         match sections.last_mut() {
             Some(s) if s.title == title => s.experiments.push(view),
             _ => sections.push(SectionView {
@@ -387,12 +384,12 @@ fn gpu_head(f: &SuiteFolder, label: &str) -> GpuView {
         .iter()
         .filter(|s| s.status != crate::rows::StepStatus::Done)
         .map(|s| {
-            let note = if s.note.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", s.note)
-            };
-            format!("`{}` {}{note}", s.step, s.status)
+            format!(
+                "`{}` {}{}",
+                s.step,
+                s.status,
+                super::around(": ", &s.note, "")
+            )
         })
         .collect();
     GpuView {
