@@ -32,16 +32,37 @@ pub fn format_sig(x: f64, digits: usize) -> String {
     format!("{x:.decimals$}")
 }
 
-/// Makes text safe inside a Markdown table cell: pipes become the `&#124;` entity and line
-/// breaks become spaces, so a build log or a step description cannot break the table.
+/// Makes text safe inside a Markdown table cell: pipes become the `&#124;` entity, line
+/// breaks become spaces and raw HTML stays text, so a build log, a step description or a
+/// comparison's name cannot break the table.
 ///
 /// The entity is used rather than `\|` because renderers disagree on a backslash that is
 /// itself preceded by a backslash, while an entity is never a cell delimiter.
-fn cell(text: &str) -> String {
+pub fn cell(text: &str) -> String {
     // A CR LF is one break, so one space.
-    text.replace('|', "&#124;")
+    no_html(text)
+        .replace('|', "&#124;")
         .replace("\r\n", "\n")
         .replace(['\r', '\n'], " ")
+}
+
+/// `text` with every `<` that could open raw HTML (a letter, `/`, `!` or `?` after it)
+/// written `&lt;`: a folder or comparison named `<img onerror=…>` stays text in a Markdown
+/// viewer. A `<` before a space or a digit (`p < 0.05`) is left as it reads.
+pub fn no_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let opens = chars
+            .peek()
+            .is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?'));
+        if c == '<' && opens {
+            out.push_str("&lt;");
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// One table row from already formatted cells.
@@ -196,6 +217,8 @@ mod tests {
     #[test]
     fn cell_escapes_pipes_and_line_breaks() {
         assert_eq!(cell("a|b\nc\r\nd\re\\|"), "a&#124;b c d e\\&#124;");
+        // A comparison named like a tag stays text in a run's summary and the fair gaps.
+        assert_eq!(cell("<img src=x> p < 1"), "&lt;img src=x> p < 1");
     }
 
     fn pr_row() -> PrRow {

@@ -1,32 +1,7 @@
 //! `report.md`: the report's blocks as GitHub-flavoured Markdown.
 
 use super::doc::{Block, Doc, Table};
-
-/// Text made safe for a table cell: a pipe would end the cell, a line break the row.
-fn cell(text: &str) -> String {
-    no_html(text)
-        .replace('|', "&#124;")
-        .replace(['\r', '\n'], " ")
-}
-
-/// `text` with every `<` that could open raw HTML (a letter, `/`, `!` or `?` after it)
-/// written `&lt;`: a folder or comparison named `<img onerror=…>` stays text in a Markdown
-/// viewer. A `<` before a space or a digit (`p < 0.05`) is left as it reads.
-fn no_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let opens = chars
-            .peek()
-            .is_some_and(|n| n.is_ascii_alphabetic() || matches!(n, '/' | '!' | '?'));
-        if c == '<' && opens {
-            out.push_str("&lt;");
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+use crate::export::markdown::{cell, no_html};
 
 pub fn table(t: &Table) -> String {
     let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));

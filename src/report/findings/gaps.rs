@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 
+use crate::export::markdown::cell;
 use crate::rows::Api;
 use crate::rows::PrRow;
 
@@ -119,9 +120,4 @@ pub fn markdown(folders: &[(String, &SuiteFolder)], command: &str) -> String {
         md.push('\n');
     }
     md
-}
-
-/// Text safe inside a Markdown table cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
 }
