@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use minijinja::{context, Environment};
 
+use crate::export::markdown::cell;
 use crate::export::write_atomic;
 use crate::plot::pr_groups::{self, PrGroups, Row};
 use crate::rows::PrRow;
@@ -220,7 +221,8 @@ pub fn headline(v: &View, chart: &str) -> String {
     let mut s = String::from("| |");
     let mut rule = String::from("|---|");
     for g in &v.gpus {
-        s += &format!(" {} |", g.name);
+        // A GPU's name and its run come from the folder: neither may break the table.
+        s += &format!(" {} |", cell(&g.name));
         rule += "---|";
     }
     s += &format!("\n{rule}\n");
@@ -267,7 +269,7 @@ pub fn headline(v: &View, chart: &str) -> String {
             )
         },
     );
-    s += &row("run", &|g| g.provenance.clone());
+    s += &row("run", &|g| cell(&g.provenance));
     s += &format!("\n![Fair PR of every comparison per GPU]({chart})\n\n");
     s
 }
@@ -392,4 +394,36 @@ pub fn readme_chart_path(out: &Path, readme: Option<&Path>) -> String {
         .filter(|p| !p.as_os_str().is_empty())
         .and_then(|b| file.strip_prefix(b).ok());
     crate::report::html::href(rel.unwrap_or(&file))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gpu_name_or_run_cannot_break_the_headline_table() {
+        let gpu = view::GpuView {
+            name: "GPU|X <img src=x>".into(),
+            provenance: "`abc` | driver\n1".into(),
+            ..Default::default()
+        };
+        let v = View {
+            title: String::new(),
+            gpus: vec![gpu],
+            charts: Vec::new(),
+            sections: Vec::new(),
+            references: Vec::new(),
+            appendix: None,
+            similar_band: String::new(),
+            count: 39,
+        };
+        let text = headline(&v, "chart.svg");
+        let table: Vec<&str> = text.lines().take_while(|l| l.starts_with('|')).collect();
+        assert_eq!(table.len(), 8, "{text}");
+        // Every row has the two cells of the one GPU's table: three delimiters.
+        for line in table {
+            assert_eq!(line.matches('|').count(), 3, "{line}");
+        }
+        assert!(text.contains("GPU&#124;X &lt;img") && text.contains("`abc` &#124; driver 1"));
+    }
 }
