@@ -53,33 +53,35 @@ impl<H: Handle, T> Handles<H, T> {
         H::from_index(self.slots.len() - 1)
     }
 
-    fn invalid(&self, handle: H) -> BackendError {
-        BackendError::InvalidHandle(format!("{} {} {}", self.api, H::WHAT, handle.index()))
+    /// The error of a stale or foreign handle: built only on failure, since every launch
+    /// looks its handles up.
+    fn invalid(api: Api, handle: H) -> BackendError {
+        BackendError::InvalidHandle(format!("{api} {} {}", H::WHAT, handle.index()))
     }
 
     pub fn get(&self, handle: H) -> Result<&T> {
         self.slots
             .get(handle.index())
             .and_then(Option::as_ref)
-            .ok_or_else(|| self.invalid(handle))
+            .ok_or_else(|| Self::invalid(self.api, handle))
     }
 
     pub fn get_mut(&mut self, handle: H) -> Result<&mut T> {
-        let invalid = self.invalid(handle);
+        let api = self.api;
         self.slots
             .get_mut(handle.index())
             .and_then(Option::as_mut)
-            .ok_or(invalid)
+            .ok_or_else(|| Self::invalid(api, handle))
     }
 
     /// Takes the object out for a moment (so that another can be borrowed beside it); give it
     /// back with [`Handles::put_back`].
     pub fn take(&mut self, handle: H) -> Result<T> {
-        let invalid = self.invalid(handle);
+        let api = self.api;
         self.slots
             .get_mut(handle.index())
             .and_then(Option::take)
-            .ok_or(invalid)
+            .ok_or_else(|| Self::invalid(api, handle))
     }
 
     pub fn put_back(&mut self, handle: H, value: T) {
