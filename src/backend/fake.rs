@@ -401,12 +401,13 @@ impl PlainLoops for FakeBackend {
             (TimerKind::WallClock, true) => 1,
             (TimerKind::WallClock, false) => 0,
         };
-        self.calls.launches += u64::from(count.max(1));
-        self.calls.events += events;
         for _ in 0..count.max(1) {
             self.check_launch_budget()?;
             self.emulate(&name, program, shape, args)?;
         }
+        // Counted once the launches ran, as the real backends count what the driver took.
+        self.calls.launches += u64::from(count.max(1));
+        self.calls.events += events;
         let factor = self.slowdown(program);
         let one = self.scripted_timing_scaled(self.floats_of(args), factor);
         // One wait for all: the host overhead once, the device time `count` times.
@@ -609,6 +610,23 @@ mod tests {
             e.contains("kernel 'other'") && e.contains("not the test's kernel"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_refused_launch_counts_no_driver_call() {
+        let mut b = fake(
+            Api::OpenCl,
+            FakeScript {
+                fail_launch_after: Some(0),
+                ..FakeScript::default()
+            },
+        );
+        let p = b.compile(&request("__kernel void store_count(")).unwrap();
+        let k = b.kernel(p, "store_count").unwrap();
+        let out = b.alloc(1).unwrap();
+        let args = [Arg::Buffer(out), Arg::Buffer(out), Arg::U32(1)];
+        assert!(b.launch(k, LaunchShape::linear(1, 1), &args).is_err());
+        assert_eq!(b.calls(), CallCounts::default());
     }
 
     #[test]

@@ -437,6 +437,8 @@ impl HostTransfers for CudaBackend {
     ) -> Result<Timing> {
         let mut h = self.hosts.take(host)?;
         let result = self.buffers.get(buffer).and_then(|d| {
+            // Refused before the start event is recorded: a refused transfer records nothing.
+            transfer::checked(&mut h, d, len)?;
             self.timed(
                 Instant::now(),
                 "cuEventQuery/cuEventSynchronize (transfer)",

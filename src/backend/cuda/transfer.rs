@@ -93,7 +93,7 @@ pub(super) fn copy_loop(
 }
 
 /// The host buffer's data, where both buffers hold `len` floats.
-fn checked<'h>(
+pub(super) fn checked<'h>(
     host: &'h mut HostBuf,
     device: &CudaSlice<f32>,
     len: usize,

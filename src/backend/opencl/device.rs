@@ -205,7 +205,8 @@ impl OpenClBackend {
         Ok(event)
     }
 
-    /// Enqueues a non-blocking transfer between a host buffer and a device buffer on `queue`.
+    /// Enqueues a non-blocking transfer between a host buffer and a device buffer on `queue`;
+    /// its event is counted once the driver has taken it, never for a refused transfer.
     pub(super) fn enqueue_transfer(
         &mut self,
         on_side_queue: bool,
@@ -215,7 +216,6 @@ impl OpenClBackend {
         len: usize,
     ) -> Result<Event> {
         self.alive()?;
-        self.count(false, true);
         let queue = if on_side_queue {
             &self.side_queue
         } else {
@@ -230,8 +230,10 @@ impl OpenClBackend {
                 Direction::H2d => queue.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
                 Direction::D2h => queue.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
             }
-        };
-        event.map_err(drv("clEnqueueWriteBuffer/ReadBuffer"))
+        }
+        .map_err(drv("clEnqueueWriteBuffer/ReadBuffer"))?;
+        self.count(false, true);
+        Ok(event)
     }
 
     /// The kernel's own work-group limit (registers and local memory lower it).
