@@ -185,9 +185,7 @@ impl Backend for FakeBackend {
         self.api
     }
 
-    fn info(&self) -> &DeviceInfo {
-        &self.info
-    }
+    super::same_in_every_backend!();
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
         if let Some(id) = self.built.program(request) {
@@ -242,20 +240,6 @@ impl Backend for FakeBackend {
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
         self.buffers.remove(buffer)
-    }
-
-    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        self.launch_repeated(kernel, shape, args, 1)
-    }
-
-    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
-        self.timer = timer;
-        Ok(())
-    }
-
-    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
-        self.wait = mode;
-        Ok(())
     }
 }
 

@@ -158,6 +158,32 @@ pub trait Backend {
     fn set_timer(&mut self, timer: TimerKind) -> Result<()>;
 }
 
+/// The core methods every backend writes alike, for its `impl Backend`: the device it
+/// opened, a launch as one launch of [`PlainLoops::launch_repeated`], and the timer and wait
+/// mode kept in its `timer` and `wait` fields for the commands that follow.
+macro_rules! same_in_every_backend {
+    () => {
+        fn info(&self) -> &DeviceInfo {
+            &self.info
+        }
+
+        fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
+            self.launch_repeated(kernel, shape, args, 1)
+        }
+
+        fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
+            self.timer = timer;
+            Ok(())
+        }
+
+        fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
+            self.wait = mode;
+            Ok(())
+        }
+    };
+}
+pub(crate) use same_in_every_backend;
+
 /// A failed launch as the driver answered it: a [`BackendError::WorkGroupRefused`] naming the
 /// reported limits when the work-group is above either of them (the likely reason), else the
 /// driver's error as is. Nothing is refused before the driver sees the launch.
@@ -245,6 +271,36 @@ pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
     })
 }
 
+/// Refuses a device copy whose source is its destination: the backends borrow the source
+/// shared and the destination mutably.
+pub(crate) fn check_distinct(src: BufferId, dst: BufferId) -> Result<()> {
+    if src == dst {
+        return Err(BackendError::InvalidHandle(
+            "copy source and destination are the same buffer".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a texture of `texels` texels beyond the device's limit, naming the limit: `texture`
+/// is what the API makes over the buffer, `limit_name` the attribute that bounds it.
+pub(crate) fn check_texels(
+    texels: u64,
+    limit: u64,
+    device: &str,
+    (texture, limit_name): (&str, &str),
+) -> Result<()> {
+    if texels > limit {
+        return Err(BackendError::TooLarge {
+            bytes: texels.saturating_mul(4),
+            limit: limit.saturating_mul(4),
+            device: device.to_string(),
+            what: format!("{texture} of {texels} texels; {limit_name} is {limit} texels"),
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,6 +378,35 @@ mod tests {
             "CUDA_ERROR_LAUNCH_FAILED",
         );
         assert!(matches!(e, BackendError::Driver { .. }), "{e}");
+    }
+
+    #[test]
+    fn a_texture_beyond_the_limit_is_refused_naming_it() {
+        let cuda = (
+            "a linear texture",
+            "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH",
+        );
+        let opencl = ("an image1d_buffer", "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE");
+        for (limit, device, names, named) in [
+            (
+                1 << 28,
+                "H100",
+                cuda,
+                "MAXIMUM_TEXTURE1D_LINEAR_WIDTH is 268435456",
+            ),
+            (
+                1 << 27,
+                "GPU",
+                opencl,
+                "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is 134217728",
+            ),
+        ] {
+            assert!(check_texels(limit, limit, device, names).is_ok());
+            let e = check_texels(limit + 1, limit, device, names)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(named) && e.contains(device), "{e}");
+        }
     }
 
     #[test]

@@ -29,10 +29,10 @@ pub use probe::{arch_name, availability, driver_availability, list_devices, sele
 use super::handles::Handles;
 use super::ptx_swap;
 use super::{
-    check_alloc, launch_refusal, Api, Arg, Backend, BackendError, BufferId, BuildCache, CallCounts,
-    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds, TimerKind, Timing,
-    WaitMode,
+    check_alloc, check_distinct, launch_refusal, Api, Arg, Backend, BackendError, BufferId,
+    BuildCache, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory,
+    JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds,
+    TimerKind, Timing, WaitMode,
 };
 use transfer::HostBuf;
 
@@ -190,9 +190,7 @@ impl Backend for CudaBackend {
         API
     }
 
-    fn info(&self) -> &DeviceInfo {
-        &self.info
-    }
+    super::same_in_every_backend!();
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
         if let Some(id) = self.built.program(request) {
@@ -266,20 +264,6 @@ impl Backend for CudaBackend {
         self.textures.forget(buffer);
         self.buffers.remove(buffer)
     }
-
-    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        self.launch_repeated(kernel, shape, args, 1)
-    }
-
-    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
-        self.timer = timer;
-        Ok(())
-    }
-
-    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
-        self.wait = mode;
-        Ok(())
-    }
 }
 
 impl BufferOps for CudaBackend {
@@ -330,11 +314,7 @@ impl BufferOps for CudaBackend {
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
-        if src == dst {
-            return Err(BackendError::InvalidHandle(
-                "copy source and destination are the same buffer".into(),
-            ));
-        }
+        check_distinct(src, dst)?;
         let mut d = self.buffers.take(dst)?;
         let result = self.buffers.get(src).and_then(|s| {
             // A range past either buffer is the driver's CUDA_ERROR_INVALID_VALUE, not a panic.

@@ -10,7 +10,7 @@ use cudarc::driver::sys::{self, CUresult};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 
 use super::{drv, API};
-use crate::backend::{BackendError, BufferId, Result};
+use crate::backend::{check_texels, BackendError, BufferId, Result};
 
 /// Texture objects made over buffers, by (buffer, channels).
 #[derive(Default)]
@@ -24,22 +24,6 @@ fn check(r: CUresult, what: &str) -> Result<()> {
     } else {
         Err(BackendError::driver(API, what, format!("{r:?}")))
     }
-}
-
-/// Refuses a width beyond the device's linear 1D texture limit, naming it.
-pub fn check_width(texels: u64, limit: u64, device: &str) -> Result<()> {
-    if texels > limit {
-        return Err(BackendError::TooLarge {
-            bytes: texels.saturating_mul(4),
-            limit: limit.saturating_mul(4),
-            device: device.to_string(),
-            what: format!(
-                "a linear texture of {texels} texels; \
-                 CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH is {limit} texels"
-            ),
-        });
-    }
-    Ok(())
 }
 
 impl Textures {
@@ -66,7 +50,11 @@ impl Textures {
         let limit = ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH)
             .map_err(drv("cuDeviceGetAttribute"))?;
-        check_width(texels, limit.max(0) as u64, device)?;
+        let names = (
+            "a linear texture",
+            "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH",
+        );
+        check_texels(texels, limit.max(0) as u64, device, names)?;
         let (ptr, _sync) = buffer.device_ptr(stream);
         // SAFETY: all-zero descriptors are valid (numbers, and a null array handle in the
         // union's unused members); the linear member and the texture's read mode are set below.
@@ -105,22 +93,5 @@ impl Textures {
                 true
             }
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_width_beyond_the_limit_is_refused_naming_it() {
-        assert!(check_width(1 << 28, 1 << 28, "H100").is_ok());
-        let e = check_width((1 << 28) + 1, 1 << 28, "H100")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("MAXIMUM_TEXTURE1D_LINEAR_WIDTH is 268435456") && e.contains("H100"),
-            "{e}"
-        );
     }
 }

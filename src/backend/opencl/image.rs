@@ -12,7 +12,7 @@ use opencl3::memory::{Buffer, ClMem, Image, CL_MEM_READ_ONLY};
 use opencl3::types::{cl_float, cl_image_desc, cl_image_format};
 
 use super::{drv, API};
-use crate::backend::{BackendError, BufferId, Result};
+use crate::backend::{check_texels, BackendError, BufferId, Result};
 
 const CL_MEM_OBJECT_IMAGE1D_BUFFER: u32 = 0x10F6;
 const CL_R: u32 = 0x10B0;
@@ -54,22 +54,6 @@ impl Images {
     }
 }
 
-/// Refuses a width beyond the device's `CL_DEVICE_IMAGE_MAX_BUFFER_SIZE`, naming it.
-pub fn check_width(texels: u64, limit: u64, device: &str) -> Result<()> {
-    if texels > limit {
-        return Err(BackendError::TooLarge {
-            bytes: texels.saturating_mul(4),
-            limit: limit.saturating_mul(4),
-            device: device.to_string(),
-            what: format!(
-                "an image1d_buffer of {texels} texels; CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is \
-                 {limit} texels"
-            ),
-        });
-    }
-    Ok(())
-}
-
 fn make(
     context: &Context,
     device: &Device,
@@ -100,7 +84,8 @@ fn make(
     let limit = device
         .image_max_buffer_size()
         .map_err(drv("CL_DEVICE_IMAGE_MAX_BUFFER_SIZE"))? as u64;
-    check_width(texels, limit, &device.name().unwrap_or_default())?;
+    let names = ("an image1d_buffer", "CL_DEVICE_IMAGE_MAX_BUFFER_SIZE");
+    check_texels(texels, limit, &device.name().unwrap_or_default(), names)?;
     let format = cl_image_format {
         image_channel_order: order,
         image_channel_data_type: CL_FLOAT,
@@ -122,21 +107,4 @@ fn make(
             )
         },
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_width_beyond_the_limit_is_refused_naming_it() {
-        assert!(check_width(1 << 27, 1 << 27, "GPU").is_ok());
-        let e = check_width((1 << 27) + 1, 1 << 27, "GPU")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("CL_DEVICE_IMAGE_MAX_BUFFER_SIZE is 134217728") && e.contains("GPU"),
-            "{e}"
-        );
-    }
 }

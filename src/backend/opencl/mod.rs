@@ -32,10 +32,10 @@ pub use probe::{availability, list_devices, select, ListedDevice};
 
 use super::handles::Handles;
 use super::{
-    check_alloc, launch_refusal, Api, Arg, Backend, BackendError, BufferId, BuildCache, CallCounts,
-    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds, TimerKind, Timing,
-    WaitMode,
+    check_alloc, check_distinct, launch_refusal, Api, Arg, Backend, BackendError, BufferId,
+    BuildCache, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory,
+    JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds,
+    TimerKind, Timing, WaitMode,
 };
 use plain::EventWanted;
 use timing::event_timing;
@@ -124,9 +124,7 @@ impl Backend for OpenClBackend {
         API
     }
 
-    fn info(&self) -> &DeviceInfo {
-        &self.info
-    }
+    super::same_in_every_backend!();
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
         self.alive()?;
@@ -200,20 +198,6 @@ impl Backend for OpenClBackend {
         self.images.forget(buffer);
         self.buffers.remove(buffer)
     }
-
-    fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing> {
-        self.launch_repeated(kernel, shape, args, 1)
-    }
-
-    fn set_timer(&mut self, timer: TimerKind) -> Result<()> {
-        self.timer = timer;
-        Ok(())
-    }
-
-    fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()> {
-        self.wait = mode;
-        Ok(())
-    }
 }
 
 impl BufferOps for OpenClBackend {
@@ -238,11 +222,7 @@ impl BufferOps for OpenClBackend {
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
-        if src == dst {
-            return Err(BackendError::InvalidHandle(
-                "copy source and destination are the same buffer".into(),
-            ));
-        }
+        check_distinct(src, dst)?;
         self.buffers.get(src)?;
         // Take the destination out of its slot for the duration of the copy, so that the
         // source can be borrowed shared and the destination mutably.
