@@ -19,3 +19,11 @@ fn on_gpu_poison_sets_the_range_to_nan_and_nothing_past_it() {
     let mut b = backend();
     common::poison_sets_the_range_and_nothing_past_it(&mut b);
 }
+
+/// A CUDA transfer longer than its buffers is refused before its start event is recorded.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn on_gpu_a_refused_transfer_records_no_event() {
+    let mut b = backend();
+    common::a_refused_transfer_counts_no_call(&mut b);
+}
