@@ -219,14 +219,22 @@ pub struct CallCounts {
     pub events: u64,
 }
 
-impl CallCounts {
-    /// Counts one command enqueued (`launch`: a kernel) and, if it came with one, its event,
-    /// in a backend's counter (a `Cell`, since the counting paths borrow the backend shared).
-    pub(crate) fn count(cell: &std::cell::Cell<Self>, launch: bool, event: bool) {
-        let mut c = cell.get();
+/// A real backend's running [`CallCounts`]: a `Cell`, since the counting paths borrow the
+/// backend shared.
+#[derive(Default)]
+pub(crate) struct CallCounter(std::cell::Cell<CallCounts>);
+
+impl CallCounter {
+    /// Counts one command enqueued (`launch`: a kernel) and, if it came with one, its event.
+    pub(crate) fn count(&self, launch: bool, event: bool) {
+        let mut c = self.0.get();
         c.launches += u64::from(launch);
         c.events += u64::from(event);
-        cell.set(c);
+        self.0.set(c);
+    }
+
+    pub(crate) fn get(&self) -> CallCounts {
+        self.0.get()
     }
 }
 

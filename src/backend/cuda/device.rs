@@ -44,7 +44,7 @@ impl CudaBackend {
             buffers: Handles::new(API),
             textures: texture::Textures::default(),
             built: BuildCache::default(),
-            calls: Cell::new(CallCounts::default()),
+            calls: CallCounter::default(),
         })
     }
 
@@ -104,7 +104,7 @@ impl CudaBackend {
                     format!("cuLaunchKernel: {e:?}"),
                 )
             })?;
-            self.count(true, false);
+            self.calls.count(true, false);
         }
         Ok(())
     }
@@ -116,14 +116,10 @@ impl CudaBackend {
             .map_err(drv("cuStreamSynchronize"))
     }
 
-    pub(super) fn count(&self, launch: bool, event: bool) {
-        CallCounts::count(&self.calls, launch, event);
-    }
-
     /// Records `event` on `stream`, counted.
     pub(super) fn record(&self, event: &CudaEvent, stream: &Arc<CudaStream>) -> Result<()> {
         event.record(stream).map_err(drv("cuEventRecord"))?;
-        self.count(false, true);
+        self.calls.count(false, true);
         Ok(())
     }
 
@@ -135,7 +131,7 @@ impl CudaBackend {
         stop: &StopEvents,
         what: &str,
     ) -> Result<()> {
-        self.count(false, self.wait.needs_event());
+        self.calls.count(false, self.wait.needs_event());
         // SAFETY: the stream and events belong to this backend's context, bound to the thread
         // by the launch before this wait.
         unsafe { plain::wait(stream.cu_stream(), stop, self.wait) }.map_err(|e| match e {

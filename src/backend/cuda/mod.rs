@@ -13,7 +13,7 @@ mod texture;
 mod transfer;
 
 use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
-use std::cell::Cell;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -30,9 +30,9 @@ use super::handles::Handles;
 use super::ptx_swap;
 use super::{
     check_alloc, check_distinct, launch_refusal, Api, Arg, Backend, BackendError, BufferId,
-    BuildCache, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory,
-    JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds,
-    TimerKind, Timing, WaitMode,
+    BuildCache, CallCounter, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId,
+    HostMemory, JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result,
+    Seconds, TimerKind, Timing, WaitMode,
 };
 use transfer::HostBuf;
 
@@ -126,7 +126,7 @@ pub struct CudaBackend {
     /// Texture objects over buffers, for arguments read through the texture path.
     textures: texture::Textures,
     built: BuildCache,
-    calls: Cell<CallCounts>,
+    calls: CallCounter,
 }
 
 /// PTX loaded into `ctx` (the driver's JIT makes the machine code). A register cap is

@@ -55,7 +55,7 @@ impl OpenClBackend {
             buffers: Handles::new(API),
             images: image::Images::default(),
             built: BuildCache::default(),
-            calls: Cell::new(CallCounts::default()),
+            calls: CallCounter::default(),
             lost: std::cell::OnceCell::new(),
         })
     }
@@ -119,10 +119,6 @@ impl OpenClBackend {
         Ok(())
     }
 
-    pub(super) fn count(&self, launch: bool, event: bool) {
-        CallCounts::count(&self.calls, launch, event);
-    }
-
     pub(super) fn timed_copy(
         &self,
         src: BufferId,
@@ -135,7 +131,7 @@ impl OpenClBackend {
         // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
         let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
             .map_err(drv("clEnqueueCopyBuffer"))?;
-        self.count(false, true);
+        self.calls.count(false, true);
         self.wait_for(&self.queue, Some(&event), "copy")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
@@ -201,7 +197,7 @@ impl OpenClBackend {
                 format!("clEnqueueNDRangeKernel: {}", plain::status_text(status)),
             )
         })?;
-        self.count(true, event.is_some());
+        self.calls.count(true, event.is_some());
         Ok(event)
     }
 
@@ -232,7 +228,7 @@ impl OpenClBackend {
             }
         }
         .map_err(drv("clEnqueueWriteBuffer/ReadBuffer"))?;
-        self.count(false, true);
+        self.calls.count(false, true);
         Ok(event)
     }
 

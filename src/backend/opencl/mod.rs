@@ -15,7 +15,7 @@ mod timing;
 mod transfer;
 
 use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::ptr;
 use std::time::Instant;
 
@@ -33,9 +33,9 @@ pub use probe::{availability, list_devices, select, ListedDevice};
 use super::handles::Handles;
 use super::{
     check_alloc, check_distinct, launch_refusal, Api, Arg, Backend, BackendError, BufferId,
-    BuildCache, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory,
-    JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds,
-    TimerKind, Timing, WaitMode,
+    BuildCache, CallCounter, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId,
+    HostMemory, JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result,
+    Seconds, TimerKind, Timing, WaitMode,
 };
 use plain::EventWanted;
 use timing::event_timing;
@@ -79,7 +79,7 @@ pub struct OpenClBackend {
     /// Images over buffers, for arguments read through the texture path.
     images: image::Images,
     built: BuildCache,
-    calls: Cell<CallCounts>,
+    calls: CallCounter,
     /// Why this context is lost, once a wait has failed. NVIDIA's OpenCL then fails every
     /// later command of the process (`CL_OUT_OF_RESOURCES`, `CL_INVALID_COMMAND_QUEUE`): those
     /// failures are reported as this one, never as the later comparisons' own.
@@ -478,7 +478,7 @@ impl ExactLaunch for OpenClBackend {
             )
         }
         .map_err(drv("clEnqueueNDRangeKernel"))?;
-        self.count(true, true);
+        self.calls.count(true, true);
         self.wait_for(&self.queue, Some(&event), "kernel")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
