@@ -7,7 +7,6 @@
 //! `--pair fake`. Its timings are a script, never a measurement: its device says so in its
 //! name and platform, and every row it produces carries that name.
 
-use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
 use std::sync::Arc;
 
 use rand::rngs::SmallRng;
@@ -19,12 +18,7 @@ mod emulate;
 pub use emulate::{Emulator, FakeLaunch, KernelEmulation};
 
 use super::handles::Handles;
-use super::{
-    check_alloc, launch_refusal, Api, Arg, Backend, BackendError, BufferId, CallCounts,
-    CompileRequest, DeviceInfo, Direction, HostBufferId, HostMemory, JitOptions, KernelId,
-    KernelResources, LaunchShape, PlainLoop, ProgramId, Result, Seconds, TimerKind, Timing,
-    WaitMode,
-};
+use super::*;
 
 /// The platform name of every fake device, so no row of it can pass for a measurement.
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";

@@ -12,8 +12,6 @@ mod probe;
 mod texture;
 mod transfer;
 
-use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
-
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -27,13 +25,7 @@ pub use nvrtc::{compile_to_ptx, entry_names, nvrtc_availability, nvrtc_version};
 pub use probe::{arch_name, availability, driver_availability, list_devices, select};
 
 use super::handles::Handles;
-use super::ptx_swap;
-use super::{
-    check_alloc, check_distinct, launch_refusal, Api, Arg, Backend, BackendError, BufferId,
-    BuildCache, CallCounter, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId,
-    HostMemory, JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result,
-    Seconds, TimerKind, Timing, WaitMode,
-};
+use super::*;
 use transfer::HostBuf;
 
 const API: Api = Api::Cuda;

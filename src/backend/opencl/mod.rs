@@ -14,7 +14,6 @@ mod probe;
 mod timing;
 mod transfer;
 
-use crate::backend::{BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs};
 use std::cell::RefCell;
 use std::ptr;
 use std::time::Instant;
@@ -31,12 +30,7 @@ use opencl3::types::{cl_float, cl_uint, CL_NON_BLOCKING};
 pub use probe::{availability, list_devices, select, ListedDevice};
 
 use super::handles::Handles;
-use super::{
-    check_alloc, check_distinct, launch_refusal, Api, Arg, Backend, BackendError, BufferId,
-    BuildCache, CallCounter, CallCounts, CompileRequest, DeviceInfo, Direction, HostBufferId,
-    HostMemory, JitOptions, KernelId, KernelResources, LaunchShape, PlainLoop, ProgramId, Result,
-    Seconds, TimerKind, Timing, WaitMode,
-};
+use super::*;
 use plain::EventWanted;
 use timing::event_timing;
 use transfer::HostBuf;
