@@ -146,10 +146,9 @@ pub trait HostTransfers: Backend {
         len: usize,
     ) -> Result<Timing>;
 
-    /// The transfer of [`Backend::transfer`] and one kernel launch, either on two queues
+    /// The transfer of [`HostTransfers::transfer`] and one kernel launch, either on two queues
     /// (streams) at once (`concurrent`), or one after the other on one queue; blocking
     /// until both are done. Wall: first enqueue to the later completion; no device time.
-    #[allow(clippy::too_many_arguments)]
     fn transfer_beside_kernel(
         &mut self,
         transfer: (HostBufferId, BufferId, Direction, usize),
@@ -215,7 +214,7 @@ pub trait ExactLaunch: Backend {
     /// A 1-D launch of exactly `global` work-items, `local` per work-group or, for `None`,
     /// the runtime's choice. This default is CUDA's launch: the grid rounded up to whole
     /// blocks (the kernel's bound check drops the extra threads), of
-    /// [`Backend::runtime_local`]'s size for `None`. OpenCL overrides it: the driver gets
+    /// [`ExactLaunch::runtime_local`]'s size for `None`. OpenCL overrides it: the driver gets
     /// `global` as is and `local` or NULL, and its answer is the result, refusal included.
     fn launch_exact(
         &mut self,
