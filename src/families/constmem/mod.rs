@@ -539,8 +539,6 @@ mod tests {
             };
             assert_eq!(cols_per_item(v), want, "{}", v.name);
         }
-        assert_eq!(rows_per_item(FamilyId::Sobel), SOBEL_ROWS);
-        assert_eq!(rows_per_item(FamilyId::Broadcast), 1);
     }
 
     #[test]
