@@ -246,6 +246,7 @@ impl Family for Bitonic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::tests::side;
 
     #[test]
     fn padding_reaches_a_power_of_two_and_one_block() {
@@ -291,12 +292,7 @@ mod tests {
 
     #[test]
     fn a_launch_of_other_than_one_group_per_block_is_refused() {
-        let side = |groups| SideConfig {
-            shape: LaunchShape::linear(groups, 32),
-            defines: vec![],
-            flags: vec![],
-            jit: Default::default(),
-        };
+        let side = |groups| side(LaunchShape::linear(groups, 32));
         let size = Size::vector(1000);
         assert!(Bitonic.check_launch(&VARIANTS[0], size, &side(15)).is_err());
         assert!(Bitonic.check_launch(&VARIANTS[0], size, &side(16)).is_ok());

@@ -17,7 +17,7 @@ use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_launch, bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
+    bad_size, check_cover, matrix_size, Family, FamilySpec, InputChoice, QuickSize,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
@@ -165,19 +165,14 @@ impl Family for Dxtc {
 
     /// A matrix of pixels whose sides are multiples of 4, within 32-bit indices.
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        if size.cols == 0 {
-            return Err(bad_size(
-                variant,
-                format!("{size} is one length; this family takes an image ROWSxCOLS"),
-            ));
-        }
-        if !size.rows.is_multiple_of(4) || !size.cols.is_multiple_of(4) {
+        // A length is refused as one first, in `matrix_size`.
+        if size.cols != 0 && (!size.rows.is_multiple_of(4) || !size.cols.is_multiple_of(4)) {
             return Err(bad_size(
                 variant,
                 format!("{size}: DXT1 compresses 4x4 blocks, so both sides must be multiples of 4"),
             ));
         }
-        nonzero_in_32_bits(variant, size)
+        matrix_size(variant, size, "this family takes an image")
     }
 
     /// One work-item per block.
@@ -191,20 +186,10 @@ impl Family for Dxtc {
         size: Size,
         side: &SideConfig,
     ) -> Result<(), WorkloadError> {
-        let shape = side.shape;
-        let covered = u64::from(shape.groups) * u64::from(shape.local);
-        if covered < block_count(size) {
-            return Err(bad_launch(
-                variant,
-                format!(
-                    "{} work-groups of {} compress {covered} blocks, fewer than the image's {}",
-                    shape.groups,
-                    shape.local,
-                    block_count(size)
-                ),
-            ));
-        }
-        Ok(())
+        let blocks = block_count(size);
+        check_cover(variant, side.shape, 1, blocks, |covered| {
+            format!("compress {covered} blocks, fewer than the image's {blocks}")
+        })
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
@@ -214,10 +199,9 @@ impl Family for Dxtc {
             .into_iter()
             .map(f64::from)
             .collect();
-        let exact = vec![0.0; want.len()];
         Inputs::new(size, Vec::new(), Vec::new())
             .with_ints(vec![image])
-            .with_reference(want, exact)
+            .with_exact(want)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {

@@ -105,38 +105,17 @@ pub fn prepare_with_program(
     side: &SideConfig,
     foreign: Option<&str>,
 ) -> Result<Prepared, ExecError> {
-    let family = families::get(variant.family);
     // A rule variant (`matvec/auto`) runs what its rule picks (the session has already named it).
-    let variant = family
+    let variant = families::get(variant.family)
         .rule_plan(variant, inputs.size, backend.info())
         .map_or(variant, |p| p.variant);
+    let family = families::get(variant.family);
     check_size(variant, inputs.size)?;
     check_local(variant, side.shape.local)?;
     family.check_launch(variant, inputs.size, side)?;
     check_memory(backend, variant, inputs)?;
-    let mut owned = Vec::new();
-    let result = build(backend, sources, variant, inputs, side, foreign, &mut owned);
-    if result.is_err() {
-        // Nothing leaks when a configuration fails half-way.
-        for b in owned {
-            let _ = backend.free(b);
-        }
-    }
-    result
-}
-
-/// Compiles the variant's program (or loads the other side's text) and asks its family to
-/// stage buffers and plan the run.
-fn build(
-    backend: &mut dyn Runtime,
-    sources: &KernelSources,
-    variant: &'static Variant,
-    inputs: &Inputs,
-    side: &SideConfig,
-    foreign: Option<&str>,
-    owned: &mut Vec<BufferId>,
-) -> Result<Prepared, ExecError> {
-    let family = families::get(variant.family);
+    // The variant's program (or the other side's text), then its family stages buffers and
+    // plans the run.
     let (program, kernel, program_text) = if variant.kernel.is_empty() {
         (None, None, None)
     } else {
@@ -145,19 +124,29 @@ fn build(
         let text = backend.program_text(program).ok().flatten();
         (Some(program), Some(kernel), text)
     };
+    let mut owned = Vec::new();
     let mut cx = Build {
-        backend,
+        backend: &mut *backend,
         variant,
         inputs,
         side,
         program,
         kernel,
-        owned,
+        owned: &mut owned,
     };
-    let built = family.build(&mut cx)?;
+    let built = match family.build(&mut cx) {
+        Ok(built) => built,
+        Err(e) => {
+            // Nothing leaks when a configuration fails half-way.
+            for b in owned {
+                let _ = backend.free(b);
+            }
+            return Err(e);
+        }
+    };
     Ok(Prepared {
         built,
-        buffers: owned.to_vec(),
+        buffers: owned,
         program_text,
         kernel,
         family: variant.family,

@@ -8,7 +8,7 @@ use super::reference::Verification;
 use super::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;
-use crate::backend::{DeviceInfo, Runtime};
+use crate::backend::{DeviceInfo, LaunchShape, Runtime};
 use crate::kernels::KernelSources;
 use crate::rows::FamilyId;
 use crate::rows::Metric;
@@ -300,6 +300,35 @@ pub trait Tuning: Sync {
     }
 }
 
+/// The tuning of a family whose knobs are a tile (SGEMM's, the 3D stencil's): its spaces,
+/// written as data, and two functions of the tile: the launch it implies and the rules of the
+/// family's own it breaks.
+pub struct TileTuning {
+    pub spaces: &'static [(SpaceKind, SpaceDef)],
+    pub derive: fn(Size, &mut Config),
+    pub breaks: fn(Constraint, &Config, Size, &DeviceInfo) -> bool,
+}
+
+impl Tuning for TileTuning {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        self.spaces
+    }
+
+    fn derive_launch(&self, size: Size, config: &mut Config) {
+        (self.derive)(size, config)
+    }
+
+    fn breaks_rule(
+        &self,
+        rule: Constraint,
+        config: &Config,
+        size: Size,
+        device: &DeviceInfo,
+    ) -> bool {
+        (self.breaks)(rule, config, size, device)
+    }
+}
+
 /// The launch rules every family shares, answered with this family's own group counts.
 impl dyn Family + '_ {
     pub fn id(&self) -> FamilyId {
@@ -389,6 +418,18 @@ pub fn vector_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     nonzero_in_32_bits(variant, size)
 }
 
+/// The size rule of the 2-D families: `ROWSxCOLS`, not one length, within 32-bit indices.
+/// `takes` names what takes the matrix, as in "a transpose takes ROWSxCOLS".
+pub fn matrix_size(variant: &Variant, size: Size, takes: &str) -> Result<(), WorkloadError> {
+    if size.cols == 0 {
+        return Err(bad_size(
+            variant,
+            format!("{size} is one length; {takes} ROWSxCOLS"),
+        ));
+    }
+    nonzero_in_32_bits(variant, size)
+}
+
 /// Refuses size 0 and sizes 32-bit indices cannot reach.
 pub fn nonzero_in_32_bits(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
     if size.rows == 0 {
@@ -413,6 +454,31 @@ pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
         variant: variant.full_name(),
         reason: reason.to_string(),
     }
+}
+
+/// Refuses a launch whose work-items, `per_item` each, reach fewer than `needed`: the kernels
+/// that take fixed work per work-item leave the rest undone. `refusal` words what the launch
+/// reaches from that count, after "G work-groups of L".
+pub fn check_cover(
+    variant: &Variant,
+    shape: LaunchShape,
+    per_item: u32,
+    needed: u64,
+    refusal: impl FnOnce(u64) -> String,
+) -> Result<(), WorkloadError> {
+    let covered = u64::from(shape.groups) * u64::from(shape.local) * u64::from(per_item);
+    if covered < needed {
+        return Err(bad_launch(
+            variant,
+            format!(
+                "{} work-groups of {} {}",
+                shape.groups,
+                shape.local,
+                refusal(covered)
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// The refusal of a launch shape, naming `family/variant`.

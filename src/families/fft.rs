@@ -124,27 +124,6 @@ pub fn forward_f64(batch: &[f32]) -> Vec<f64> {
     re.iter().zip(&im).flat_map(|(r, i)| [*r, *i]).collect()
 }
 
-#[cfg(test)]
-/// The exact DFT in f64 (O(n^2)): the definition the radix-2 reference is tested against.
-pub fn dft_f64(batch: &[f32]) -> Vec<f64> {
-    let n = batch.len() / 2;
-    let mut out = Vec::with_capacity(2 * n);
-    for k in 0..n {
-        let (mut sr, mut si) = (0.0f64, 0.0f64);
-        for j in 0..n {
-            // (j k) mod n keeps the angle small, so the twiddle is exact to f64 rounding.
-            let ang = -2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
-            let (s, c) = ang.sin_cos();
-            let (xr, xi) = (f64::from(batch[2 * j]), f64::from(batch[2 * j + 1]));
-            sr += xr * c - xi * s;
-            si += xr * s + xi * c;
-        }
-        out.push(sr);
-        out.push(si);
-    }
-    out
-}
-
 /// The twiddle table both kernels read: `exp(-2 pi j m / 512)` for `m < 512`, interleaved,
 /// computed in f64 and rounded once to f32.
 pub fn twiddles() -> Vec<f32> {
@@ -291,6 +270,26 @@ impl Family for Fft {
 mod tests {
     use super::*;
     use crate::families::reference::random_vector;
+
+    /// The exact DFT in f64 (O(n^2)): the definition the radix-2 reference is tested against.
+    fn dft_f64(batch: &[f32]) -> Vec<f64> {
+        let n = batch.len() / 2;
+        let mut out = Vec::with_capacity(2 * n);
+        for k in 0..n {
+            let (mut sr, mut si) = (0.0f64, 0.0f64);
+            for j in 0..n {
+                // (j k) mod n keeps the angle small, so the twiddle is exact to f64 rounding.
+                let ang = -2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
+                let (s, c) = ang.sin_cos();
+                let (xr, xi) = (f64::from(batch[2 * j]), f64::from(batch[2 * j + 1]));
+                sr += xr * c - xi * s;
+                si += xr * s + xi * c;
+            }
+            out.push(sr);
+            out.push(si);
+        }
+        out
+    }
 
     fn max_diff(a: &[f64], b: &[f64]) -> f64 {
         a.iter()

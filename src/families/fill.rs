@@ -356,12 +356,7 @@ mod tests {
     }
 
     fn side(local: u32) -> SideConfig {
-        SideConfig {
-            shape: LaunchShape::linear(1, local),
-            defines: vec![],
-            flags: vec![],
-            jit: Default::default(),
-        }
+        crate::families::tests::side(LaunchShape::linear(1, local))
     }
 
     #[test]

@@ -17,17 +17,8 @@ use rayon::prelude::*;
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and
 /// math kernels (`(x, out, n)`).
 pub(crate) fn one_per_work_item(cx: &mut Build<'_>) -> Result<Built, ExecError> {
-    let k = cx.kernel()?;
-    let inputs = cx.inputs;
-    let x = cx.upload(&inputs.a)?;
-    let len = cx.shape().global() as usize;
-    let out = cx.output(len)?;
-    let args = vec![
-        Arg::Buffer(x),
-        Arg::Buffer(out),
-        Arg::U32(inputs.size.rows as u32),
-    ];
-    Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    let n = Arg::U32(cx.inputs.size.rows as u32);
+    cx.in_out(cx.shape().global() as usize, &[n])
 }
 
 const VARIANTS: [Variant; 1] = [v(

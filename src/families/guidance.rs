@@ -165,8 +165,7 @@ impl Family for Guidance {
                 });
             }
         });
-        let exact = vec![0.0; want.len()];
-        Inputs::new(size, Vec::new(), Vec::new()).with_reference(want, exact)
+        Inputs::new(size, Vec::new(), Vec::new()).with_exact(want)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -225,6 +224,7 @@ fn words_match(got: &[f32], want: &[f64]) -> Verification {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::tests::no_matrix;
 
     fn words(v: &[u32]) -> Vec<f32> {
         v.iter().map(|w| f32::from_bits(*w)).collect()
@@ -249,12 +249,6 @@ mod tests {
         assert!(takes_second(33, true) && !takes_second(31, true));
     }
 
-    fn choice() -> InputChoice<'static> {
-        static UNIFORM: crate::families::matrix::MatrixSource =
-            crate::families::matrix::MatrixSource::Uniform;
-        InputChoice { matrix: &UNIFORM }
-    }
-
     fn ran(variant: &'static str) -> Ran {
         Ran {
             variant,
@@ -266,7 +260,7 @@ mod tests {
     #[test]
     fn a_branch_result_passes_by_parity_or_by_warp_and_nothing_else() {
         let n = 100usize;
-        let inputs = Guidance.inputs(&VARIANTS[1], Size::vector(n as u64), 1, choice());
+        let inputs = Guidance.inputs(&VARIANTS[1], Size::vector(n as u64), 1, no_matrix());
         let by = |warp: bool| -> Vec<u32> {
             (0..n)
                 .map(|i| branch_word(i as u32, takes_second(i, warp)))
@@ -294,7 +288,7 @@ mod tests {
     #[test]
     fn an_index_result_is_checked_word_for_word() {
         let n = 50u32;
-        let inputs = Guidance.inputs(&VARIANTS[0], Size::vector(u64::from(n)), 1, choice());
+        let inputs = Guidance.inputs(&VARIANTS[0], Size::vector(u64::from(n)), 1, no_matrix());
         let mut got: Vec<u32> = (0..n).map(|i| index_word(i, n)).collect();
         assert!(Guidance.check(&ran("index"), &inputs, &words(&got)).ok);
         got[0] += 1;

@@ -27,7 +27,7 @@ pub fn sorting_inputs(size: Size, seed: u64) -> Inputs {
     let want = sorted.into_iter().map(f64::from).collect();
     Inputs::new(size, Vec::new(), Vec::new())
         .with_ints(vec![keys])
-        .with_reference(want, vec![0.0; size.rows as usize])
+        .with_exact(want)
 }
 
 /// One key, two, sizes no work-group or power of two divides, and one that needs several

@@ -322,7 +322,7 @@ mod tests {
 mod fake_tests {
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::LaunchShape;
-    use crate::families::exec::{self, Inputs, SideConfig};
+    use crate::families::exec::{self, Inputs};
     use crate::families::{default_groups, FamilyId, Size};
     use crate::kernels::KernelSources;
     use crate::rows::Api;
@@ -340,12 +340,8 @@ mod fake_tests {
                     300
                 });
                 let inputs = Inputs::generate(v.family, size, 2);
-                let side = SideConfig {
-                    shape: LaunchShape::linear(default_groups(v, size, 256, 4), 256),
-                    defines: vec![],
-                    flags: vec![],
-                    jit: Default::default(),
-                };
+                let shape = LaunchShape::linear(default_groups(v, size, 256, 4), 256);
+                let side = crate::families::tests::side(shape);
                 let p =
                     exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side).unwrap();
                 let ok = exec::verify(&mut b, &p, &inputs).unwrap().ok;

@@ -108,6 +108,12 @@ impl Inputs {
         self
     }
 
+    /// The reference `want`, to be met exactly: integers, or floats moved and not computed.
+    pub(crate) fn with_exact(self, want: Vec<f64>) -> Self {
+        let exact = vec![0.0; want.len()];
+        self.with_reference(want, exact)
+    }
+
     pub(crate) fn with_ints(mut self, ints: Vec<Vec<u32>>) -> Self {
         self.ints = ints;
         self
@@ -264,6 +270,18 @@ impl Build<'_> {
             shape: self.side.shape,
             args,
         }
+    }
+
+    /// The whole run of a one-kernel family: the variant's kernel `(in, out, scalars...)`
+    /// launched once over the configured shape, from input `a` into a fresh output of `len`
+    /// floats, which is compared with the reference.
+    pub fn in_out(&mut self, len: usize, scalars: &[Arg]) -> Result<Built, ExecError> {
+        let kernel = self.kernel()?;
+        let inputs = self.inputs;
+        let input = self.upload(&inputs.a)?;
+        let out = self.output(len)?;
+        let args = [&[Arg::Buffer(input), Arg::Buffer(out)], scalars].concat();
+        Ok(Built::into(vec![self.launch(kernel, args)], out, len))
     }
 
     /// A device buffer holding `data` (one float at least).

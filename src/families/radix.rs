@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_launch, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{check_cover, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
@@ -126,18 +126,9 @@ impl Family for Radix {
         size: Size,
         side: &SideConfig,
     ) -> Result<(), WorkloadError> {
-        let shape = side.shape;
-        let covered = u64::from(shape.groups) * u64::from(shape.local);
-        if covered < size.rows {
-            return Err(bad_launch(
-                variant,
-                format!(
-                    "{} work-groups of {} hold {covered} keys, fewer than {}",
-                    shape.groups, shape.local, size.rows
-                ),
-            ));
-        }
-        Ok(())
+        check_cover(variant, side.shape, 1, size.rows, |covered| {
+            format!("hold {covered} keys, fewer than {}", size.rows)
+        })
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {

@@ -24,7 +24,9 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_launch, vector_size, Family, FamilySpec, InputChoice, VendorOp};
+use crate::families::family::{
+    check_cover, vector_size, Family, FamilySpec, InputChoice, VendorOp,
+};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
@@ -250,27 +252,17 @@ impl Family for Scan {
         size: Size,
         side: &SideConfig,
     ) -> Result<(), WorkloadError> {
-        let shape = side.shape;
-        let covered = u64::from(shape.groups) * u64::from(shape.local) * u64::from(PER_ITEM);
-        if covered < size.rows {
-            return Err(bad_launch(
-                variant,
-                format!(
-                    "{} work-groups of {} scan {covered} elements, fewer than {}",
-                    shape.groups, shape.local, size.rows
-                ),
-            ));
-        }
-        Ok(())
+        check_cover(variant, side.shape, PER_ITEM, size.rows, |covered| {
+            format!("scan {covered} elements, fewer than {}", size.rows)
+        })
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let x = random_values(size.rows as usize, seed);
         let want = inclusive_scan(&x).into_iter().map(f64::from).collect();
-        let exact = vec![0.0; size.rows as usize];
         Inputs::new(size, Vec::new(), Vec::new())
             .with_ints(vec![x])
-            .with_reference(want, exact)
+            .with_exact(want)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -326,6 +318,8 @@ pub fn check_words(got: &[f32], want: &[f64]) -> Verification {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::tests::no_matrix;
+    use crate::families::tests::side;
 
     #[test]
     fn the_reference_is_inclusive_and_wraps() {
@@ -358,7 +352,7 @@ mod tests {
 
     #[test]
     fn inputs_are_small_and_the_reference_exact() {
-        let inputs = Scan.inputs(&VARIANTS[0], Size::vector(1000), 7, choice());
+        let inputs = Scan.inputs(&VARIANTS[0], Size::vector(1000), 7, no_matrix());
         let x = &inputs.ints[0];
         assert!(x.iter().all(|v| *v < VALUE_RANGE) && x.iter().any(|v| *v > 0));
         let last: u64 = x.iter().map(|v| u64::from(*v)).sum();
@@ -367,20 +361,9 @@ mod tests {
 
     #[test]
     fn a_first_level_that_leaves_elements_out_is_refused() {
-        let side = |groups| SideConfig {
-            shape: LaunchShape::linear(groups, 32),
-            defines: vec![],
-            flags: vec![],
-            jit: Default::default(),
-        };
+        let side = |groups| side(LaunchShape::linear(groups, 32));
         let size = Size::vector(1000);
         assert!(Scan.check_launch(&VARIANTS[0], size, &side(15)).is_err());
         assert!(Scan.check_launch(&VARIANTS[0], size, &side(16)).is_ok());
-    }
-
-    fn choice() -> InputChoice<'static> {
-        static UNIFORM: crate::families::matrix::MatrixSource =
-            crate::families::matrix::MatrixSource::Uniform;
-        InputChoice { matrix: &UNIFORM }
     }
 }

@@ -15,9 +15,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{
-    bad_size, nonzero_in_32_bits, Family, FamilySpec, InputChoice, QuickSize,
-};
+use crate::families::family::{matrix_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -142,13 +140,7 @@ impl Family for Stencil2d {
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        if size.cols == 0 {
-            return Err(bad_size(
-                variant,
-                format!("{size} is one length; a 2D stencil takes ROWSxCOLS"),
-            ));
-        }
-        nonzero_in_32_bits(variant, size)
+        matrix_size(variant, size, "a 2D stencil takes")
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
@@ -159,19 +151,12 @@ impl Family for Stencil2d {
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        let k = cx.kernel()?;
-        let inputs = cx.inputs;
-        let len = inputs.a.len();
-        let input = cx.upload(&inputs.a)?;
-        let out = cx.output(len)?;
-        let mut args = vec![
-            Arg::Buffer(input),
-            Arg::Buffer(out),
-            Arg::U32(inputs.size.rows as u32),
-            Arg::U32(inputs.size.cols as u32),
-        ];
-        args.extend(WEIGHTS.map(Arg::F32));
-        Ok(Built::into(vec![cx.launch(k, args)], out, len))
+        let size = cx.size();
+        let dims = [size.rows, size.cols].map(|d| Arg::U32(d as u32));
+        cx.in_out(
+            cx.inputs.a.len(),
+            &[&dims[..], &WEIGHTS.map(Arg::F32)].concat(),
+        )
     }
 
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {

@@ -22,7 +22,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_launch, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{check_cover, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
@@ -258,18 +258,12 @@ impl Family for Stream {
         size: Size,
         side: &SideConfig,
     ) -> Result<(), WorkloadError> {
-        let shape = side.shape;
-        let covered = u64::from(shape.groups) * u64::from(shape.local);
-        if variant.name != "dot" && covered < size.rows {
-            return Err(bad_launch(
-                variant,
-                format!(
-                    "{} work-groups of {} cover {covered} elements, fewer than {}",
-                    shape.groups, shape.local, size.rows
-                ),
-            ));
+        if variant.name == "dot" {
+            return Ok(());
         }
-        Ok(())
+        check_cover(variant, side.shape, 1, size.rows, |covered| {
+            format!("cover {covered} elements, fewer than {}", size.rows)
+        })
     }
 
     /// Each variant starts from its own point of BabelStream's iteration.
@@ -390,6 +384,7 @@ fn relative_error(got: f64, want: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::tests::no_matrix;
 
     /// BabelStream's first iteration, replayed: the values its check_solution starts from.
     #[test]
@@ -415,7 +410,7 @@ mod tests {
     fn doubles_travel_as_words_and_a_wrong_or_short_result_fails() {
         let x = [0.1, -3.5e300, 0.0];
         assert_eq!(doubles(&double_words(&x)), x);
-        let inputs = Stream.inputs(&VARIANTS[0], Size::vector(3), 0, choice());
+        let inputs = Stream.inputs(&VARIANTS[0], Size::vector(3), 0, no_matrix());
         let ran = Ran {
             variant: "copy",
             shape: LaunchShape::linear(1, 4),
@@ -427,11 +422,5 @@ mod tests {
         assert!(!Stream.check(&ran, &inputs, &bad).ok);
         assert!(!Stream.check(&ran, &inputs, &good[..4]).ok);
         assert!(!Stream.check(&ran, &inputs, &[f32::NAN; 6]).ok);
-    }
-
-    fn choice() -> InputChoice<'static> {
-        static UNIFORM: crate::families::matrix::MatrixSource =
-            crate::families::matrix::MatrixSource::Uniform;
-        InputChoice { matrix: &UNIFORM }
     }
 }

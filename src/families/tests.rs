@@ -1,6 +1,24 @@
 //! Tests of the registry and the rules every family shares.
 
 use super::*;
+use crate::backend::LaunchShape;
+use plan::SideConfig;
+
+/// A side that launches `shape` with nothing else set, as the families' own tests launch.
+pub(crate) fn side(shape: LaunchShape) -> SideConfig {
+    SideConfig {
+        shape,
+        defines: vec![],
+        flags: vec![],
+        jit: Default::default(),
+    }
+}
+
+/// The input choice of a family that takes no matrix (the study's default).
+pub(crate) fn no_matrix() -> InputChoice<'static> {
+    static UNIFORM: matrix::MatrixSource = matrix::MatrixSource::Uniform;
+    InputChoice { matrix: &UNIFORM }
+}
 
 #[test]
 fn sizes_parse() {

@@ -246,7 +246,7 @@ mod tests {
     use super::*;
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::LaunchShape;
-    use crate::families::exec::{self, Inputs, SideConfig};
+    use crate::families::exec::{self, Inputs};
     use crate::families::find_variant;
     use crate::kernels::KernelSources;
     use crate::rows::Api;
@@ -264,12 +264,7 @@ mod tests {
         let mut b = FakeBackend::new(Api::Cuda, script, crate::families::emulator());
         let v = find_variant(FamilyId::Transfer, name).unwrap();
         let inputs = Inputs::generate(FamilyId::Transfer, Size::vector(1000), 3);
-        let side = SideConfig {
-            shape: LaunchShape::linear(4, 64),
-            defines: vec![],
-            flags: vec![],
-            jit: Default::default(),
-        };
+        let side = crate::families::tests::side(LaunchShape::linear(4, 64));
         let p = exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side).unwrap();
         let ver = exec::verify(&mut b, &p, &inputs).unwrap();
         exec::release(&mut b, p);

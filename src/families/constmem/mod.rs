@@ -539,8 +539,6 @@ mod tests {
             };
             assert_eq!(cols_per_item(v), want, "{}", v.name);
         }
-        assert_eq!(rows_per_item(FamilyId::Sobel), SOBEL_ROWS);
-        assert_eq!(rows_per_item(FamilyId::Broadcast), 1);
     }
 
     #[test]
@@ -628,19 +626,14 @@ mod tests {
     fn fake_emulation_verifies_through_the_constant_seam() {
         use crate::backend::fake::{FakeBackend, FakeScript};
         use crate::backend::LaunchShape;
-        use crate::families::exec::{self, Inputs, SideConfig};
+        use crate::families::exec::{self, Inputs};
         use crate::kernels::KernelSources;
         use crate::rows::Api;
         let sources = KernelSources::embedded();
         let run = |api, v: &'static Variant, size, shape, script: FakeScript| {
             let mut b = FakeBackend::new(api, script, crate::families::emulator());
             let inputs = Inputs::generate(v.family, size, 2);
-            let side = SideConfig {
-                shape,
-                defines: vec![],
-                flags: vec![],
-                jit: Default::default(),
-            };
+            let side = crate::families::tests::side(shape);
             let p = exec::prepare(&mut b, &sources, v, &inputs, &side).unwrap();
             exec::verify(&mut b, &p, &inputs).unwrap()
         };

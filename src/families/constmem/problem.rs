@@ -105,17 +105,6 @@ pub fn check(family: FamilyId, got: &[f32], reference: &[f64], sample: &[usize])
     reference::compare(&picked, &want, &vec![0.0; want.len()])
 }
 
-#[cfg(test)]
-/// Rows of the image that `items_y` work-items in y cover ([`SOBEL_ROWS`] each); 1 for the
-/// broadcast family and any other 2-D kernel.
-pub fn rows_per_item(family: FamilyId) -> u64 {
-    if family == FamilyId::Sobel {
-        SOBEL_ROWS
-    } else {
-        1
-    }
-}
-
 /// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
 /// pixels in x and y), the rest untouched (`None`).
 pub(super) fn emulate_sobel(

@@ -10,14 +10,13 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, DeviceInfo};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size};
 use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
 use crate::rows::FamilyId;
@@ -203,7 +202,7 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 impl Family for Sgemm {
     fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
+        Some(&tiles::TUNING)
     }
 
     fn spec(&self) -> &FamilySpec {
@@ -275,26 +274,6 @@ impl Family for Sgemm {
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
-    }
-}
-
-impl Tuning for Sgemm {
-    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        tiles::SPACES
-    }
-
-    fn derive_launch(&self, size: Size, config: &mut Config) {
-        tiles::derive(size, config)
-    }
-
-    fn breaks_rule(
-        &self,
-        rule: Constraint,
-        config: &Config,
-        size: Size,
-        device: &DeviceInfo,
-    ) -> bool {
-        tiles::breaks(rule, config, size, device)
     }
 }
 

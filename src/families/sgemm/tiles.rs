@@ -4,6 +4,7 @@
 //! keeps such points out of the search and counts them by name.
 
 use crate::backend::DeviceInfo;
+use crate::families::family::TileTuning;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::rows::FamilyId;
 use crate::rows::Size;
@@ -204,17 +205,20 @@ pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> 
     }
 }
 
+/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
+pub static TUNING: TileTuning = TileTuning {
+    spaces: SPACES,
+    derive,
+    breaks,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn config(defines: &[(&'static str, u32)]) -> Config {
-        Config::with_defines(defines)
-    }
-
     #[test]
     fn the_defaults_are_the_shipped_kernel() {
-        let mut c = config(&[]);
+        let mut c = Config::with_defines(&[]);
         derive(Size::vector(4096), &mut c);
         assert_eq!((c.local, c.groups), (256, 32 * 32));
         let t = Tiling::of(&c);
@@ -224,15 +228,15 @@ mod tests {
 
     #[test]
     fn tilings_imply_their_launch_and_break_rules_by_name() {
-        let mut c = config(&[("SG_BM", 64), ("SG_TM", 4), ("SG_BK", 8)]);
+        let mut c = Config::with_defines(&[("SG_BM", 64), ("SG_TM", 4), ("SG_BK", 8)]);
         derive(Size::vector(256), &mut c);
         // 16 x 16 work-items, but a 64 x 8 A slice is only 128 float4.
         assert_eq!((c.local, c.groups), (256, 4 * 2));
         assert!(!Tiling::of(&c).loads_whole());
-        let c = config(&[("SG_BM", 64)]);
+        let c = Config::with_defines(&[("SG_BM", 64)]);
         assert!(Tiling::of(&c).loads_whole());
         assert!(!Tiling::of(&c).divides(Size::vector(96)));
-        let mut other = config(&[]);
+        let mut other = Config::with_defines(&[]);
         let spmv = crate::families::get(FamilyId::Spmv).tuning().unwrap();
         spmv.derive_launch(Size::vector(256), &mut other);
         assert_eq!((other.local, other.groups), (0, 0));

@@ -21,14 +21,13 @@
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, DeviceInfo, LaunchShape};
+use crate::backend::{self, Arg, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_launch, bad_size};
 use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
-use crate::families::tune_space::{Config, Constraint, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, v, Variant};
 use crate::rows::FamilyId;
@@ -301,7 +300,7 @@ fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 impl Family for Stencil {
     fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
+        Some(&tiles::TUNING)
     }
 
     fn spec(&self) -> &FamilySpec {
@@ -375,26 +374,6 @@ impl Family for Stencil {
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         inputs.compare(got)
-    }
-}
-
-impl Tuning for Stencil {
-    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        tiles::SPACES
-    }
-
-    fn derive_launch(&self, size: Size, config: &mut Config) {
-        tiles::derive(size, config)
-    }
-
-    fn breaks_rule(
-        &self,
-        rule: Constraint,
-        config: &Config,
-        size: Size,
-        device: &DeviceInfo,
-    ) -> bool {
-        tiles::breaks(rule, config, size, device)
     }
 }
 

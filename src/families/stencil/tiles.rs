@@ -6,6 +6,7 @@
 
 use super::{Grid, RADIUS, TILE_X};
 use crate::backend::DeviceInfo;
+use crate::families::family::TileTuning;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::rows::FamilyId;
 use crate::rows::Size;
@@ -136,32 +137,35 @@ pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> 
     }
 }
 
+/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
+pub static TUNING: TileTuning = TileTuning {
+    spaces: SPACES,
+    derive,
+    breaks,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn config(defines: &[(&'static str, u32)]) -> Config {
-        Config::with_defines(defines)
-    }
-
     #[test]
     fn a_tile_implies_its_launch() {
-        let mut c = config(&[("ST_TILE_X", 64), ("ST_TILE_Y", 8)]);
+        let mut c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 8)]);
         derive(Size::vector(256), &mut c);
         assert_eq!((c.local, c.groups), (512, 4 * 32));
         assert_eq!(StencilTile::of(&c).local_bytes(), 4 * 72 * 16);
         // The shipped tile: 32 wide, as high as the work-group allows.
-        let mut shipped = config(&[]);
+        let mut shipped = Config::with_defines(&[]);
         shipped.local = 256;
         assert_eq!(StencilTile::of(&shipped), StencilTile { x: 32, y: 8 });
     }
 
     #[test]
     fn tiles_that_do_not_fit_break_rules() {
-        let c = config(&[("ST_TILE_X", 64), ("ST_TILE_Y", 2)]);
+        let c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 2)]);
         assert!(!has_halo(&c));
         assert!(divides(&c, Size::vector(256)));
-        let c = config(&[("ST_TILE_X", 64), ("ST_TILE_Y", 4)]);
+        let c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 4)]);
         assert!(has_halo(&c));
         assert!(!divides(&c, Size::vector(96)));
         let mut small = DeviceInfo {

@@ -215,30 +215,31 @@ impl Parser<'_> {
 
     /// sum := product (('+' | '-') product)*
     fn sum(&mut self) -> Result<Expr, ExprError> {
-        let mut left = self.product()?;
-        loop {
-            let op = match self.peek() {
-                Some('+') => Op::Add,
-                Some('-') => Op::Sub,
-                _ => return Ok(left),
-            };
-            self.pos += 1;
-            left = Expr::Binary(op, Box::new(left), Box::new(self.product()?));
-        }
+        self.left_to_right(&[('+', Op::Add), ('-', Op::Sub)], Self::product)
     }
 
     /// product := unary (('*' | '/' | '%') unary)*
     fn product(&mut self) -> Result<Expr, ExprError> {
-        let mut left = self.unary()?;
+        self.left_to_right(
+            &[('*', Op::Mul), ('/', Op::Div), ('%', Op::Rem)],
+            Self::unary,
+        )
+    }
+
+    /// operand (op operand)* for the operators `ops` of one precedence, grouped from the left.
+    fn left_to_right(
+        &mut self,
+        ops: &[(char, Op)],
+        operand: fn(&mut Self) -> Result<Expr, ExprError>,
+    ) -> Result<Expr, ExprError> {
+        let mut left = operand(self)?;
         loop {
-            let op = match self.peek() {
-                Some('*') => Op::Mul,
-                Some('/') => Op::Div,
-                Some('%') => Op::Rem,
-                _ => return Ok(left),
+            let next = self.peek();
+            let Some(&(_, op)) = ops.iter().find(|(c, _)| next == Some(*c)) else {
+                return Ok(left);
             };
             self.pos += 1;
-            left = Expr::Binary(op, Box::new(left), Box::new(self.unary()?));
+            left = Expr::Binary(op, Box::new(left), Box::new(operand(self)?));
         }
     }
 
