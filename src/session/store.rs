@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
-use crate::export::csv::{read_to_append, write_rows, CsvAppender, CsvSchema, Existing};
+use crate::export::csv::{read_to_append, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
@@ -113,17 +113,17 @@ impl CsvStore {
     ) -> Result<Self, ExportError> {
         // A resumed folder's rows are read once: audited, checked against the hashes its
         // runs recorded, rewritten without the comparisons that are not whole, and appended to.
-        let (stored, existing) = Stored::read(dir, resume)?;
+        let stored = Stored::read(dir, resume)?;
         let audit = audit(&stored, sides);
         if let (true, Some(identity)) = (resume, &mut guards.identity) {
             verify(dir, &stored, &audit.done, &identity.rows)?;
             identity.rows.retain(|c, _| audit.done.contains_key(c));
         }
         guards.check_lock()?;
-        let existing = keep_only(dir, stored, existing, &audit.done)?;
-        let measurements = CsvAppender::continue_file(&dir.join(Self::MEASUREMENTS), existing[0])?;
-        let prs = CsvAppender::continue_file(&dir.join(Self::PRS), existing[1])?;
-        let samples = CsvAppender::continue_file(&dir.join(Self::SAMPLES), existing[2])?;
+        let kept = stored.keep_only(&audit.done)?;
+        let measurements = CsvAppender::continue_file(&kept.measurements)?;
+        let prs = CsvAppender::continue_file(&kept.prs)?;
+        let samples = CsvAppender::continue_file(&kept.samples)?;
         // Only once the folder is accepted: a refused run leaves its identity as it was.
         if let Some(identity) = &guards.identity {
             write_json_atomic(&dir.join(IDENTITY_FILE), identity)?;
@@ -239,9 +239,9 @@ fn verify(
     done: &HashMap<String, usize>,
     hashes: &BTreeMap<String, String>,
 ) -> Result<(), ExportError> {
-    let m_of = by_comparison(&stored.measurements, |r| &r.comparison);
-    let s_of = by_comparison(&stored.samples, |r| &r.comparison);
-    let p_of = by_comparison(&stored.prs, |r| &r.comparison);
+    let m_of = by_comparison(&stored.measurements.rows, |r| &r.comparison);
+    let s_of = by_comparison(&stored.samples.rows, |r| &r.comparison);
+    let p_of = by_comparison(&stored.prs.rows, |r| &r.comparison);
     let mut names: Vec<&String> = done.keys().collect();
     names.sort();
     for c in names {
@@ -290,27 +290,34 @@ struct Audit {
     remeasured: Vec<String>,
 }
 
-/// The three files' rows of a resumed folder, read once.
-#[derive(Debug, Default)]
+/// The three files of a resumed folder, read once: each one's rows, with what its appender
+/// must know of it.
+#[derive(Debug)]
 struct Stored {
-    measurements: Vec<MeasurementRow>,
-    prs: Vec<PrRow>,
-    samples: Vec<SampleRow>,
+    measurements: Existing<MeasurementRow>,
+    prs: Existing<PrRow>,
+    samples: Existing<SampleRow>,
 }
 
 impl Stored {
-    /// The three files' rows, with what their appenders must know of them (in the order
-    /// measurements, PRs, samples). Without `resume` a file must be empty or missing.
-    fn read(dir: &Path, resume: bool) -> Result<(Stored, [Existing; 3]), ExportError> {
-        let (measurements, m) = read_to_append(&dir.join(CsvStore::MEASUREMENTS), resume)?;
-        let (prs, p) = read_to_append(&dir.join(CsvStore::PRS), resume)?;
-        let (samples, s) = read_to_append(&dir.join(CsvStore::SAMPLES), resume)?;
-        let stored = Stored {
-            measurements,
-            prs,
-            samples,
-        };
-        Ok((stored, [m, p, s]))
+    /// Reads the three files; without `resume` a file must be empty or missing.
+    fn read(dir: &Path, resume: bool) -> Result<Stored, ExportError> {
+        Ok(Stored {
+            measurements: read_to_append(&dir.join(CsvStore::MEASUREMENTS), resume)?,
+            prs: read_to_append(&dir.join(CsvStore::PRS), resume)?,
+            samples: read_to_append(&dir.join(CsvStore::SAMPLES), resume)?,
+        })
+    }
+
+    /// Drops every row of a comparison that is not done from the three files, rewriting a
+    /// file only when it loses a row.
+    fn keep_only(self, done: &HashMap<String, usize>) -> Result<Stored, ExportError> {
+        let is_done = |c: &String| done.contains_key(c);
+        Ok(Stored {
+            measurements: self.measurements.retain(|r| is_done(&r.comparison))?,
+            prs: self.prs.retain(|r| is_done(&r.comparison))?,
+            samples: self.samples.retain(|r| is_done(&r.comparison))?,
+        })
     }
 }
 
@@ -320,11 +327,11 @@ impl Stored {
 /// runs that wrote the same comparison, or a configuration that failed all make it
 /// incomplete.
 fn audit(stored: &Stored, sides: usize) -> Audit {
-    let Stored {
-        measurements,
-        prs,
-        samples,
-    } = stored;
+    let (measurements, prs, samples) = (
+        &stored.measurements.rows,
+        &stored.prs.rows,
+        &stored.samples.rows,
+    );
     let mut order: Vec<&str> = Vec::new();
     let mut rows: HashMap<&str, Vec<&MeasurementRow>> = HashMap::new();
     for m in measurements {
@@ -393,47 +400,4 @@ fn incomplete(
         return Some(format!("samples of {sampled_sides} of {sides} sides"));
     }
     None
-}
-
-/// Drops every row of a comparison that is not done from the three files, rewriting a file
-/// only when it loses a row; what the appenders must know of the files then.
-fn keep_only(
-    dir: &Path,
-    stored: Stored,
-    existing: [Existing; 3],
-    done: &HashMap<String, usize>,
-) -> Result<[Existing; 3], ExportError> {
-    let is_done = |c: &String| done.contains_key(c);
-    Ok([
-        rewrite_kept(
-            &dir.join(CsvStore::MEASUREMENTS),
-            stored.measurements,
-            existing[0],
-            |r| is_done(&r.comparison),
-        )?,
-        rewrite_kept(&dir.join(CsvStore::PRS), stored.prs, existing[1], |r| {
-            is_done(&r.comparison)
-        })?,
-        rewrite_kept(
-            &dir.join(CsvStore::SAMPLES),
-            stored.samples,
-            existing[2],
-            |r| is_done(&r.comparison),
-        )?,
-    ])
-}
-
-fn rewrite_kept<T: Serialize + CsvSchema>(
-    path: &Path,
-    rows: Vec<T>,
-    existing: Existing,
-    keep: impl Fn(&T) -> bool,
-) -> Result<Existing, ExportError> {
-    let total = rows.len();
-    let kept: Vec<T> = rows.into_iter().filter(|r| keep(r)).collect();
-    if kept.len() == total {
-        return Ok(existing);
-    }
-    write_rows(path, &kept)?;
-    Ok(Existing::rewritten(kept.len()))
 }
