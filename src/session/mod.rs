@@ -176,19 +176,15 @@ pub fn run_study_with(
                 .filter(|c| sink.stored_sides(&c.id) < expected)
                 .collect();
             let started = std::time::Instant::now();
-            let b_side: Option<&mut dyn Runtime> = match &mut b {
-                Some(x) => Some(&mut **x),
-                None => None,
-            };
+            // Side B is lent for each call: the cast shortens its trait object's lifetime
+            // with the borrow, which `as_deref_mut` alone does not.
+            let b_side = b.as_deref_mut().map(|x| x as &mut dyn Runtime);
             summary.built_ahead += ahead::build_ahead(&next, a, b_side, ctx.sources);
             summary.built_ahead_s += started.elapsed().as_secs_f64();
         }
         bar.set_message(crate::terminal::printable(&comparison.id).into_owned());
-        let b_side: Option<&mut dyn Runtime> = match &mut b {
-            Some(x) => Some(&mut **x),
-            None => None,
-        };
         let mut times = timings::PhaseTimes::default();
+        let b_side = b.as_deref_mut().map(|x| x as &mut dyn Runtime);
         let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, cache, &mut times)
         else {
             summary.interrupted = true;
