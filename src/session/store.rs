@@ -1,5 +1,5 @@
 //! Where a session's rows go: a [`Sink`] takes each finished comparison as a unit. The CSV
-//! store is the durable one (resume reads it back); [`MemorySink`] keeps rows for tests.
+//! store is the durable one (resume reads it back); the session's tests keep rows in memory.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -29,33 +29,6 @@ pub trait Sink {
     }
     /// Stores one comparison whole, or nothing of it.
     fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError>;
-}
-
-/// Keeps every comparison in memory; can be told to fail, to test what a session does then.
-#[derive(Debug, Default)]
-pub struct MemorySink {
-    pub recorded: Vec<ComparisonRows>,
-    /// Comparisons already stored before this run (as a resumed folder would hold).
-    pub stored: HashMap<String, usize>,
-    /// Every record after this many fails with an I/O error (a full disk, say).
-    pub fail_after: Option<usize>,
-}
-
-impl Sink for MemorySink {
-    fn stored_sides(&self, comparison: &str) -> usize {
-        self.stored.get(comparison).copied().unwrap_or(0)
-    }
-
-    fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
-        if self.fail_after.is_some_and(|n| self.recorded.len() >= n) {
-            return Err(ExportError::Io {
-                path: PathBuf::from("memory"),
-                source: std::io::Error::other("scripted write failure"),
-            });
-        }
-        self.recorded.push(rows.clone());
-        Ok(())
-    }
 }
 
 /// The three CSVs of an output folder, appended after every comparison.

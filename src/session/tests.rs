@@ -2,10 +2,12 @@
 //! (verification, timing, failures), the fairness rules, resume, interruption, the sinks,
 //! the whole `run` (passes, provenance, summary) and the outcome behind each exit code.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::run::{execute, Event, RunPlan, Sides};
-use super::store::{ComparisonRows, CsvStore, MemorySink, Sink};
+use super::store::{ComparisonRows, CsvStore, Sink};
 use super::{run_study, Outcome, RunContext, RunSummary};
 use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
 use crate::export::ExportError;
@@ -13,6 +15,33 @@ use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::{MeasurementRow, Side, Status, TimerKind};
 use crate::study::{self, Study};
+
+/// Keeps every comparison in memory; can be told to fail, to test what a session does then.
+#[derive(Debug, Default)]
+struct MemorySink {
+    recorded: Vec<ComparisonRows>,
+    /// Comparisons already stored before this run (as a resumed folder would hold).
+    stored: HashMap<String, usize>,
+    /// Every record after this many fails with an I/O error (a full disk, say).
+    fail_after: Option<usize>,
+}
+
+impl Sink for MemorySink {
+    fn stored_sides(&self, comparison: &str) -> usize {
+        self.stored.get(comparison).copied().unwrap_or(0)
+    }
+
+    fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        if self.fail_after.is_some_and(|n| self.recorded.len() >= n) {
+            return Err(ExportError::Io {
+                path: PathBuf::from("memory"),
+                source: std::io::Error::other("scripted write failure"),
+            });
+        }
+        self.recorded.push(rows.clone());
+        Ok(())
+    }
+}
 
 /// A study on small sizes; `body` holds its comparisons.
 fn study(body: &str) -> Study {
