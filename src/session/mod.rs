@@ -320,17 +320,22 @@ pub fn run_once(
     Ok(verified?.ok)
 }
 
-/// The group count side B must use so that a fair comparison stays fair: when neither side
-/// sets one and both run the same variant, size and work-group size, B takes the count that
-/// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B
-/// keeps its own setting.
-fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
+/// Side B's settings as its comparison runs them, with the group count that keeps a fair
+/// comparison fair: when neither side sets one and both run the same variant, size and
+/// work-group size, B takes the count that the default rule gave on side A's device
+/// (`groups_a`), not its own device's; otherwise B keeps its own setting.
+fn settings_b(c: &Comparison, groups_a: u32) -> Resolved {
+    let (a, b) = (&c.a, &c.b);
     let same_problem = b.variant == a.variant
         && b.size == a.size
         && b.local == a.local
         && b.local_y == a.local_y
         && b.groups_y == a.groups_y;
-    (a.groups.is_none() && b.groups.is_none() && same_problem).then_some(groups_a)
+    let mut settings = b.clone();
+    if a.groups.is_none() && b.groups.is_none() && same_problem {
+        settings.groups = Some(groups_a);
+    }
+    settings
 }
 
 /// Measures one comparison and turns it into rows; `None` when interrupted mid-way
@@ -353,11 +358,7 @@ fn run_comparison(
         || cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix),
     )];
     if let Some(b) = b {
-        let mut settings = c.b.clone();
-        if let Some(g) = shared_groups(&c.a, &c.b, groups_a) {
-            settings.groups = Some(g);
-        }
-        let mut plan_b = side_plan(Side::B, b, settings);
+        let mut plan_b = side_plan(Side::B, b, settings_b(c, groups_a));
         auto::runtime_local(&mut plan_b, ctx.sources);
         plans.push(plan_b);
         inputs.push(times.add(
