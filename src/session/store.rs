@@ -10,7 +10,7 @@ use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
 use crate::export::csv::{read_to_append, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
-use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
 
 /// Everything one comparison produced: one measurement row per side, the raw samples of the
 /// sides that were timed, and the PR when both sides were.
@@ -87,9 +87,10 @@ impl CsvStore {
         // A resumed folder's rows are read once: audited, checked against the hashes its
         // runs recorded, rewritten without the comparisons that are not whole, and appended to.
         let stored = Stored::read(dir, resume)?;
-        let audit = audit(&stored, sides);
+        let (order, rows) = stored.by_comparison();
+        let audit = audit(&order, &rows, sides);
         if let (true, Some(identity)) = (resume, &mut guards.identity) {
-            verify(dir, &stored, &audit.done, &identity.rows)?;
+            verify(dir, &rows, &audit.done, &identity.rows)?;
             identity.rows.retain(|c, _| audit.done.contains_key(c));
         }
         guards.check_lock()?;
@@ -208,19 +209,16 @@ fn csv_body<T: Serialize>(out: &mut Vec<u8>, rows: &[&T]) -> Result<(), ExportEr
 /// recorded when they were written.
 fn verify(
     dir: &Path,
-    stored: &Stored,
+    rows: &HashMap<&str, Rows>,
     done: &HashMap<String, usize>,
     hashes: &BTreeMap<String, String>,
 ) -> Result<(), ExportError> {
-    let m_of = by_comparison(&stored.measurements.rows, |r| &r.comparison);
-    let s_of = by_comparison(&stored.samples.rows, |r| &r.comparison);
-    let p_of = by_comparison(&stored.prs.rows, |r| &r.comparison);
     let mut names: Vec<&String> = done.keys().collect();
     names.sort();
     for c in names {
-        let m = m_of.get(c.as_str()).cloned().unwrap_or_default();
-        let s = s_of.get(c.as_str()).cloned().unwrap_or_default();
-        let p = p_of.get(c.as_str()).and_then(|v| v.first().copied());
+        // A comparison is done only when it has measurement rows: it has a group.
+        let r = &rows[c.as_str()];
+        let (m, s, p) = (&r.measurements, &r.samples, r.prs.first().copied());
         let refuse = |what: String| ExportError::Tampered {
             dir: dir.to_path_buf(),
             comparison: c.clone(),
@@ -231,12 +229,12 @@ fn verify(
                 "no run of this folder wrote it ({IDENTITY_FILE} records no rows of it)"
             )));
         };
-        if let Some(what) = super::analysis::disagreement(&m, &s, p) {
+        if let Some(what) = super::analysis::disagreement(m, s, p) {
             return Err(refuse(format!(
                 "its rows disagree with its samples: {what}"
             )));
         }
-        if &rows_hash(&m, &s, p)? != recorded {
+        if &rows_hash(m, s, p)? != recorded {
             return Err(refuse(
                 "its rows were changed after they were written (their hash is not the one \
                  recorded)"
@@ -245,15 +243,6 @@ fn verify(
         }
     }
     Ok(())
-}
-
-/// `rows` grouped by comparison, each group in file order.
-fn by_comparison<T>(rows: &[T], name: impl Fn(&T) -> &String) -> HashMap<&str, Vec<&T>> {
-    let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
-    for r in rows {
-        out.entry(name(r).as_str()).or_default().push(r);
-    }
-    out
 }
 
 /// What a resumed folder holds: the comparisons that are done, and why the others are not.
@@ -292,6 +281,41 @@ impl Stored {
             samples: self.samples.retain(|r| is_done(&r.comparison))?,
         })
     }
+
+    /// Each comparison's rows, and the comparisons in the order they first appear: in the
+    /// measurements, then the PRs, then the samples.
+    fn by_comparison(&self) -> (Vec<&str>, HashMap<&str, Rows<'_>>) {
+        let mut rows: HashMap<&str, Rows> = HashMap::new();
+        for m in &self.measurements.rows {
+            rows.entry(&m.comparison).or_default().measurements.push(m);
+        }
+        for p in &self.prs.rows {
+            rows.entry(&p.comparison).or_default().prs.push(p);
+        }
+        for s in &self.samples.rows {
+            rows.entry(&s.comparison).or_default().samples.push(s);
+        }
+        let mut seen = HashSet::new();
+        let order = self
+            .measurements
+            .rows
+            .iter()
+            .map(|m| &m.comparison)
+            .chain(self.prs.rows.iter().map(|p| &p.comparison))
+            .chain(self.samples.rows.iter().map(|s| &s.comparison))
+            .map(String::as_str)
+            .filter(|c| seen.insert(*c))
+            .collect();
+        (order, rows)
+    }
+}
+
+/// One comparison's rows in the three files, each in file order.
+#[derive(Debug, Default)]
+struct Rows<'a> {
+    measurements: Vec<&'a MeasurementRow>,
+    prs: Vec<&'a PrRow>,
+    samples: Vec<&'a SampleRow>,
 }
 
 /// Decides from the three files' rows, comparison by comparison, whether it is whole:
@@ -299,37 +323,10 @@ impl Stored {
 /// sides, and samples of every side. Rows deleted by hand, a kill between two writes, two
 /// runs that wrote the same comparison, or a configuration that failed all make it
 /// incomplete.
-fn audit(stored: &Stored, sides: usize) -> Audit {
-    let (measurements, prs, samples) = (
-        &stored.measurements.rows,
-        &stored.prs.rows,
-        &stored.samples.rows,
-    );
-    let mut order: Vec<&str> = Vec::new();
-    let mut rows: HashMap<&str, Vec<&MeasurementRow>> = HashMap::new();
-    for m in measurements {
-        if !rows.contains_key(m.comparison.as_str()) {
-            order.push(&m.comparison);
-        }
-        rows.entry(&m.comparison).or_default().push(m);
-    }
-    let mut pr_count: HashMap<&str, usize> = HashMap::new();
-    for p in prs {
-        *pr_count.entry(&p.comparison).or_default() += 1;
-    }
-    let mut sampled: HashMap<&str, HashSet<Side>> = HashMap::new();
-    for s in samples {
-        sampled.entry(&s.comparison).or_default().insert(s.side);
-    }
+fn audit(order: &[&str], rows: &HashMap<&str, Rows>, sides: usize) -> Audit {
     let mut audit = Audit::default();
-    for c in order {
-        let problem = incomplete(
-            &rows[c],
-            pr_count.get(c).copied().unwrap_or(0),
-            sampled.get(c).map_or(0, HashSet::len),
-            sides,
-        );
-        match problem {
+    for &c in order {
+        match incomplete(&rows[c], sides) {
             Some(reason) => audit
                 .remeasured
                 .push(format!("{c}: {reason}; measured again")),
@@ -338,37 +335,31 @@ fn audit(stored: &Stored, sides: usize) -> Audit {
             }
         }
     }
-    let orphans = prs
-        .iter()
-        .map(|p| p.comparison.as_str())
-        .chain(samples.iter().map(|s| s.comparison.as_str()))
-        .filter(|c| !rows.contains_key(c))
-        .collect::<HashSet<_>>();
-    for c in orphans {
-        audit.remeasured.push(format!(
-            "{c}: PR or sample rows without measurement rows (interrupted); measured again"
-        ));
-    }
     audit
 }
 
 /// Why a comparison's rows are not a whole, successful comparison; `None` when they are.
-fn incomplete(
-    rows: &[&MeasurementRow],
-    prs: usize,
-    sampled_sides: usize,
-    sides: usize,
-) -> Option<String> {
-    let pr_expected = usize::from(sides == 2);
-    if rows.len() != sides {
-        return Some(format!("{} of {sides} measurement rows", rows.len()));
+fn incomplete(rows: &Rows, sides: usize) -> Option<String> {
+    let measured = &rows.measurements;
+    if measured.is_empty() {
+        return Some("PR or sample rows without measurement rows (interrupted)".into());
     }
-    if let Some(failed) = rows.iter().find(|r| r.status != Status::Ok) {
+    if measured.len() != sides {
+        return Some(format!("{} of {sides} measurement rows", measured.len()));
+    }
+    if let Some(failed) = measured.iter().find(|r| r.status != Status::Ok) {
         return Some(format!("{} failed before ({})", failed.api, failed.status));
     }
+    let (prs, pr_expected) = (rows.prs.len(), usize::from(sides == 2));
     if prs != pr_expected {
         return Some(format!("{prs} PR rows, expected {pr_expected}"));
     }
+    let sampled_sides = rows
+        .samples
+        .iter()
+        .map(|s| s.side)
+        .collect::<HashSet<_>>()
+        .len();
     if sampled_sides != sides {
         return Some(format!("samples of {sampled_sides} of {sides} sides"));
     }

@@ -853,6 +853,29 @@ fn a_hand_truncated_folder_is_audited_and_its_broken_comparisons_measured_again(
 }
 
 #[test]
+fn pr_and_sample_rows_without_measurement_rows_are_dropped_and_measured_again_in_file_order() {
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    // As a kill between the samples' or PR's write and the measurements' leaves them.
+    delete_rows(folder.path(), CsvStore::MEASUREMENTS, "matvec/", false);
+    let report = folder.run(study(TWO), true, fake_sides()).unwrap();
+    assert_eq!(
+        report.remeasured,
+        [
+            "matvec/listing2: PR or sample rows without measurement rows (interrupted); \
+             measured again",
+            "matvec/tuned: PR or sample rows without measurement rows (interrupted); \
+             measured again",
+        ]
+    );
+    assert_eq!(report.summary.skipped, 0);
+    let data = crate::plot::input::load(&[folder.path().to_path_buf()], crate::families::catalog())
+        .unwrap();
+    assert_eq!(data.measurements.len(), 4, "whole comparisons only");
+    assert_eq!(data.prs.len(), 2);
+}
+
+#[test]
 fn failed_configurations_are_retried_on_resume_and_the_outcome_covers_the_folder() {
     let folder = Folder::new();
     let first = folder.run(study(TWO), false, failing_b_sides()).unwrap();
