@@ -284,19 +284,15 @@ pub struct Existing<T> {
 impl<T: Serialize + CsvSchema> Existing<T> {
     /// The file with only the rows `keep` accepts: rewritten whole by [`write_rows`] (a
     /// header, and every line ended) when it loses a row, left as it is otherwise.
-    pub fn retain(self, keep: impl Fn(&T) -> bool) -> Result<Self, ExportError> {
+    pub fn retain(mut self, keep: impl FnMut(&T) -> bool) -> Result<Self, ExportError> {
         let total = self.rows.len();
-        let rows: Vec<T> = self.rows.into_iter().filter(|r| keep(r)).collect();
-        if rows.len() == total {
-            return Ok(Existing { rows, ..self });
+        self.rows.retain(keep);
+        if self.rows.len() < total {
+            write_rows(&self.path, &self.rows)?;
+            self.empty = false;
+            self.cut_line = None;
         }
-        write_rows(&self.path, &rows)?;
-        Ok(Existing {
-            path: self.path,
-            rows,
-            empty: false,
-            cut_line: None,
-        })
+        Ok(self)
     }
 }
 
