@@ -268,27 +268,31 @@ pub struct CsvAppender<T> {
     _row: PhantomData<fn(&T)>,
 }
 
-/// What an appender must know of the file it continues. It is learnt where the file's rows
-/// are read ([`read_to_append`]), so that a resumed file is read once.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Existing {
-    /// Rows in the file.
-    pub rows: usize,
+/// A result file read to go on appending to it ([`read_to_append`]): its rows, and what an
+/// appender must know of it, so that a resumed file is read once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Existing<T> {
+    path: PathBuf,
+    /// The file's rows.
+    pub rows: Vec<T>,
     /// Whether the file has no bytes at all (then it gets a header).
     empty: bool,
     /// The line of a last line without a line break: a row cut by an interrupted write.
     cut_line: Option<u64>,
 }
 
-impl Existing {
-    /// A file just written whole with `rows` rows by [`write_rows`]: a header, and every line
-    /// ended.
-    pub fn rewritten(rows: usize) -> Existing {
-        Existing {
-            rows,
-            empty: false,
-            cut_line: None,
+impl<T: Serialize + CsvSchema> Existing<T> {
+    /// The file with only the rows `keep` accepts: rewritten whole by [`write_rows`] (a
+    /// header, and every line ended) when it loses a row, left as it is otherwise.
+    pub fn retain(mut self, keep: impl FnMut(&T) -> bool) -> Result<Self, ExportError> {
+        let total = self.rows.len();
+        self.rows.retain(keep);
+        if self.rows.len() < total {
+            write_rows(&self.path, &self.rows)?;
+            self.empty = false;
+            self.cut_line = None;
         }
+        Ok(self)
     }
 }
 
@@ -299,7 +303,7 @@ impl Existing {
 pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     resume: bool,
-) -> Result<(Vec<T>, Existing), ExportError> {
+) -> Result<Existing<T>, ExportError> {
     // The target is checked before it is read: a FIFO there would block the read forever,
     // a device never end it.
     super::safe::check_target(path)?;
@@ -320,12 +324,12 @@ pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
         let newlines = data.iter().filter(|&&b| b == b'\n').count();
         u64::try_from(newlines).map_or(0, |n| n.saturating_add(1))
     });
-    let existing = Existing {
-        rows: rows.len(),
+    Ok(Existing {
+        path: path.to_path_buf(),
+        rows,
         empty: data.is_empty(),
         cut_line,
-    };
-    Ok((rows, existing))
+    })
 }
 
 impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
@@ -334,14 +338,14 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
     /// [`read_to_append`] and [`CsvAppender::continue_file`] allow.
     pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
         create_parent_dirs(path)?;
-        let (_, existing) = read_to_append::<T>(path, resume)?;
-        Self::continue_file(path, existing)
+        Self::continue_file(&read_to_append::<T>(path, resume)?)
     }
 
-    /// Opens `path`, whose content `existing` describes, for appending. A file whose last line
-    /// has no line break is refused: its last row was cut by an interrupted write, and
-    /// appending would merge it with the next row.
-    pub fn continue_file(path: &Path, existing: Existing) -> Result<Self, ExportError> {
+    /// Opens the file `existing` was read from for appending. A file whose last line has no
+    /// line break is refused: its last row was cut by an interrupted write, and appending
+    /// would merge it with the next row.
+    pub fn continue_file(existing: &Existing<T>) -> Result<Self, ExportError> {
+        let path = existing.path.as_path();
         if let Some(line) = existing.cut_line {
             return Err(ExportError::Csv {
                 path: path.to_path_buf(),
@@ -355,7 +359,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         let mut appender = CsvAppender {
             path: path.to_path_buf(),
             file,
-            existing_rows: existing.rows,
+            existing_rows: existing.rows.len(),
             _row: PhantomData,
         };
         if existing.empty {
@@ -785,18 +789,21 @@ mod tests {
         let mut a = CsvAppender::<SampleRow>::open(&path, false).unwrap();
         a.append_all(&[sample(0), sample(1)]).unwrap();
         drop(a);
-        let (rows, existing) = read_to_append::<SampleRow>(&path, true).unwrap();
-        assert_eq!(rows, vec![sample(0), sample(1)]);
+        let existing = read_to_append::<SampleRow>(&path, true).unwrap();
+        assert_eq!(existing.rows, vec![sample(0), sample(1)]);
         // Without resume the same file is refused, before its rows are read.
         let refused = read_to_append::<SampleRow>(&path, false).unwrap_err();
         assert!(
             matches!(refused, ExportError::OutputExists { .. }),
             "{refused:?}"
         );
+        // Keeping every row leaves the file as it is.
+        let existing = existing.retain(|_| true).unwrap();
+        assert_eq!(existing.rows.len(), 2);
         // Rewritten whole with one row: continued without a second header or a re-read.
-        write_rows(&path, &rows[..1]).unwrap();
-        assert_eq!(existing.rows, 2);
-        let mut b = CsvAppender::<SampleRow>::continue_file(&path, Existing::rewritten(1)).unwrap();
+        let kept = existing.retain(|r| r.rep == 0).unwrap();
+        assert_eq!(kept.rows, vec![sample(0)]);
+        let mut b = CsvAppender::continue_file(&kept).unwrap();
         assert_eq!(b.existing_rows(), 1);
         b.append(&sample(2)).unwrap();
         let text = fs::read_to_string(&path).unwrap();
@@ -807,9 +814,9 @@ mod tests {
         );
         // A missing file is continued as a new one: with its header.
         let fresh = dir.path().join("new.csv");
-        let (none, new) = read_to_append::<SampleRow>(&fresh, true).unwrap();
-        assert!(none.is_empty());
-        drop(CsvAppender::<SampleRow>::continue_file(&fresh, new).unwrap());
+        let new = read_to_append::<SampleRow>(&fresh, true).unwrap();
+        assert!(new.rows.is_empty());
+        drop(CsvAppender::continue_file(&new).unwrap());
         assert!(fs::read_to_string(&fresh).unwrap().starts_with("run_id"));
     }
 

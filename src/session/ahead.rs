@@ -40,11 +40,7 @@ pub(super) fn build_ahead(
         wanted_a.extend(request(plan_a, sources));
         // Side B's launch as the comparison makes it: the shared group count where both
         // sides leave it to the rule.
-        let mut settings = c.b.clone();
-        if let Some(g) = super::shared_groups(&c.a, &c.b, groups_a) {
-            settings.groups = Some(g);
-        }
-        settings_b.push(settings);
+        settings_b.push(super::settings_b(c, groups_a));
     }
     let mut built = a.prebuild(&wanted_a);
     if let Some(b) = b {

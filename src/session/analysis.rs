@@ -167,16 +167,6 @@ fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
     }
 }
 
-/// What a side runs when it is not its own compiler's program.
-fn program_text(program: crate::rows::ProgramSource) -> &'static str {
-    match program {
-        crate::rows::ProgramSource::Own => "",
-        crate::rows::ProgramSource::Other => {
-            " [program=other: runs the other API's compiled program]"
-        }
-    }
-}
-
 /// Whose front end made the program a side runs: its own API's, or the other API's when it
 /// runs the other side's program (a comparison has two APIs).
 pub fn front_end(api: Api, program: crate::rows::ProgramSource) -> Api {
@@ -246,8 +236,9 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         .collect();
     flags.extend(plan.config.flags.iter().cloned());
     flags.extend(plan.config.jit.for_api(plan.backend.api()));
+    // A side that runs the other side's program says so where its flags are read.
     if s.program == crate::rows::ProgramSource::Other {
-        flags.push(program_text(s.program).trim().to_string());
+        flags.push("[program=other: runs the other API's compiled program]".into());
     }
     MeasurementRow {
         run_id: ctx.run_id.to_string(),

@@ -174,10 +174,8 @@ pub fn kernels_hash(sources: &KernelSources) -> String {
 fn kernel_file_hashes(sources: &KernelSources) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for stem in crate::kernels::stems() {
-        for (api, folder, ext) in [
-            (Api::OpenCl, "kernels_cl", "cl"),
-            (Api::Cuda, "kernels_cu", "cu"),
-        ] {
+        for api in [Api::OpenCl, Api::Cuda] {
+            let (folder, ext) = (crate::kernels::folder(api), crate::kernels::extension(api));
             let hash = super::provenance::source_hash(sources, api, stem);
             out.insert(format!("{folder}/{stem}.{ext}"), hash);
         }

@@ -263,14 +263,13 @@ pub fn measure_comparison(
     }
     let mut runs: Vec<SideRun> = runs.into_iter().flatten().collect();
     // Only the sides that verified are timed; a failed side is recorded but never timed.
-    let timed = time_sides(
-        sides,
-        &prepared,
-        &mut runs,
-        interrupted,
-        guard,
-        &limits,
-        times,
+    times.add(
+        |t| &mut t.warmup,
+        || warm_up(sides, &prepared, &mut runs, guard, &limits),
+    );
+    let timed = times.add(
+        |t| &mut t.timed,
+        || time_turns(sides, &prepared, &mut runs, interrupted, guard, &limits),
     );
     for (side, p) in sides.iter_mut().zip(prepared) {
         if let Some(p) = p {
@@ -398,29 +397,6 @@ fn run_waiting(
     exec::run(backend, p)
 }
 
-/// Warm-up, then the sides take turns (`turn` timed repetitions each, the first of a turn
-/// after the other side's preceded by one untimed run when `turn` > 1) until every side has
-/// its repetitions and its minimum time. Returns false when interrupted. A launch that fails mid-measurement marks
-/// that side failed and stops timing it.
-fn time_sides(
-    sides: &mut [SidePlan],
-    prepared: &[Option<Prepared>],
-    runs: &mut [SideRun],
-    interrupted: &AtomicBool,
-    guard: Guard,
-    limits: &[Duration],
-    times: &mut PhaseTimes,
-) -> bool {
-    times.add(
-        |t| &mut t.warmup,
-        || warm_up(sides, prepared, runs, guard, limits),
-    );
-    times.add(
-        |t| &mut t.timed,
-        || time_turns(sides, prepared, runs, interrupted, guard, limits),
-    )
-}
-
 /// The stopping rule of a comparison whose two sides both verified; `None` otherwise.
 fn stopping_rule(sides: &[SidePlan], prepared: &[Option<Prepared>]) -> Option<Rule> {
     if prepared.iter().any(Option::is_none) {
@@ -473,9 +449,11 @@ fn warm_up(
     }
 }
 
-/// The timed turns; false when interrupted. Every side first gets its minimum (`reps` and
-/// `min_time`); then, while the stopping rule wants more (see [`super::adaptive`]), all take
-/// further turns.
+/// The timed turns, after the warm-up; false when interrupted. The sides take turns (`turn`
+/// timed repetitions each, the first of a turn after the other side's preceded by one untimed
+/// run when `turn` > 1): every side first gets its minimum (`reps` and `min_time`); then,
+/// while the stopping rule wants more (see [`super::adaptive`]), all take further turns. A
+/// launch that fails mid-measurement marks that side failed and stops timing it.
 fn time_turns(
     sides: &mut [SidePlan],
     prepared: &[Option<Prepared>],
@@ -509,15 +487,17 @@ fn time_turns(
             any = true;
             let api = side.backend.api();
             let wait = (s.wait, s.timer);
+            let mut timed_run = || {
+                guard.watch(api, "timed run", limits[i], || {
+                    run_waiting(side.backend, p, wait)
+                })
+            };
             // The first run of a turn absorbs the GPU's switch between the two
             // APIs' contexts, which the host clock would otherwise see (see WALL_CLOCK_TURN).
             let switched = last_side != Some(i);
             last_side = Some(i);
             if s.turn > 1 && switched {
-                let settle = guard.watch(api, "timed run", limits[i], || {
-                    run_waiting(side.backend, p, wait)
-                });
-                if let Err(e) = settle {
+                if let Err(e) = timed_run() {
                     runs[i].failure = Some(Failure::of(&e));
                     continue;
                 }
@@ -526,9 +506,7 @@ fn time_turns(
                 if !needs_more(&runs[i], spent[i]) {
                     break;
                 }
-                match guard.watch(api, "timed run", limits[i], || {
-                    run_waiting(side.backend, p, wait)
-                }) {
+                match timed_run() {
                     Ok(t) => {
                         let sample = Sample {
                             device: t.device.map(|d| d.0),

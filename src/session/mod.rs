@@ -176,19 +176,15 @@ pub fn run_study_with(
                 .filter(|c| sink.stored_sides(&c.id) < expected)
                 .collect();
             let started = std::time::Instant::now();
-            let b_side: Option<&mut dyn Runtime> = match &mut b {
-                Some(x) => Some(&mut **x),
-                None => None,
-            };
+            // Side B is lent for each call: the cast shortens its trait object's lifetime
+            // with the borrow, which `as_deref_mut` alone does not.
+            let b_side = b.as_deref_mut().map(|x| x as &mut dyn Runtime);
             summary.built_ahead += ahead::build_ahead(&next, a, b_side, ctx.sources);
             summary.built_ahead_s += started.elapsed().as_secs_f64();
         }
         bar.set_message(crate::terminal::printable(&comparison.id).into_owned());
-        let b_side: Option<&mut dyn Runtime> = match &mut b {
-            Some(x) => Some(&mut **x),
-            None => None,
-        };
         let mut times = timings::PhaseTimes::default();
+        let b_side = b.as_deref_mut().map(|x| x as &mut dyn Runtime);
         let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, cache, &mut times)
         else {
             summary.interrupted = true;
@@ -324,17 +320,22 @@ pub fn run_once(
     Ok(verified?.ok)
 }
 
-/// The group count side B must use so that a fair comparison stays fair: when neither side
-/// sets one and both run the same variant, size and work-group size, B takes the count that
-/// the default rule gave on side A's device (`groups_a`), not its own device's. `None`: B
-/// keeps its own setting.
-fn shared_groups(a: &Resolved, b: &Resolved, groups_a: u32) -> Option<u32> {
+/// Side B's settings as its comparison runs them, with the group count that keeps a fair
+/// comparison fair: when neither side sets one and both run the same variant, size and
+/// work-group size, B takes the count that the default rule gave on side A's device
+/// (`groups_a`), not its own device's; otherwise B keeps its own setting.
+fn settings_b(c: &Comparison, groups_a: u32) -> Resolved {
+    let (a, b) = (&c.a, &c.b);
     let same_problem = b.variant == a.variant
         && b.size == a.size
         && b.local == a.local
         && b.local_y == a.local_y
         && b.groups_y == a.groups_y;
-    (a.groups.is_none() && b.groups.is_none() && same_problem).then_some(groups_a)
+    let mut settings = b.clone();
+    if a.groups.is_none() && b.groups.is_none() && same_problem {
+        settings.groups = Some(groups_a);
+    }
+    settings
 }
 
 /// Measures one comparison and turns it into rows; `None` when interrupted mid-way
@@ -357,11 +358,7 @@ fn run_comparison(
         || cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix),
     )];
     if let Some(b) = b {
-        let mut settings = c.b.clone();
-        if let Some(g) = shared_groups(&c.a, &c.b, groups_a) {
-            settings.groups = Some(g);
-        }
-        let mut plan_b = side_plan(Side::B, b, settings);
+        let mut plan_b = side_plan(Side::B, b, settings_b(c, groups_a));
         auto::runtime_local(&mut plan_b, ctx.sources);
         plans.push(plan_b);
         inputs.push(times.add(

@@ -183,10 +183,7 @@ fn run_passes(
         } else {
             plan.study.clone()
         };
-        let b: Option<&mut dyn Runtime> = match &mut sides.b {
-            Some(x) => Some(x.as_mut()),
-            None => None,
-        };
+        let b = sides.b.as_deref_mut().map(|x| x as &mut dyn Runtime);
         let sink = &mut folder.store;
         let summary = run_study_with(&study, sides.a.as_mut(), b, sink, ctx, &mut inputs)?;
         if passes > 1 {

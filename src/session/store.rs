@@ -1,5 +1,5 @@
 //! Where a session's rows go: a [`Sink`] takes each finished comparison as a unit. The CSV
-//! store is the durable one (resume reads it back); [`MemorySink`] keeps rows for tests.
+//! store is the durable one (resume reads it back); the session's tests keep rows in memory.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
-use crate::export::csv::{read_to_append, write_rows, CsvAppender, CsvSchema, Existing};
+use crate::export::csv::{read_to_append, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
-use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
 
 /// Everything one comparison produced: one measurement row per side, the raw samples of the
 /// sides that were timed, and the PR when both sides were.
@@ -29,33 +29,6 @@ pub trait Sink {
     }
     /// Stores one comparison whole, or nothing of it.
     fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError>;
-}
-
-/// Keeps every comparison in memory; can be told to fail, to test what a session does then.
-#[derive(Debug, Default)]
-pub struct MemorySink {
-    pub recorded: Vec<ComparisonRows>,
-    /// Comparisons already stored before this run (as a resumed folder would hold).
-    pub stored: HashMap<String, usize>,
-    /// Every record after this many fails with an I/O error (a full disk, say).
-    pub fail_after: Option<usize>,
-}
-
-impl Sink for MemorySink {
-    fn stored_sides(&self, comparison: &str) -> usize {
-        self.stored.get(comparison).copied().unwrap_or(0)
-    }
-
-    fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
-        if self.fail_after.is_some_and(|n| self.recorded.len() >= n) {
-            return Err(ExportError::Io {
-                path: PathBuf::from("memory"),
-                source: std::io::Error::other("scripted write failure"),
-            });
-        }
-        self.recorded.push(rows.clone());
-        Ok(())
-    }
 }
 
 /// The three CSVs of an output folder, appended after every comparison.
@@ -113,17 +86,18 @@ impl CsvStore {
     ) -> Result<Self, ExportError> {
         // A resumed folder's rows are read once: audited, checked against the hashes its
         // runs recorded, rewritten without the comparisons that are not whole, and appended to.
-        let (stored, existing) = Stored::read(dir, resume)?;
-        let audit = audit(&stored, sides);
+        let stored = Stored::read(dir, resume)?;
+        let (order, rows) = stored.by_comparison();
+        let audit = audit(&order, &rows, sides);
         if let (true, Some(identity)) = (resume, &mut guards.identity) {
-            verify(dir, &stored, &audit.done, &identity.rows)?;
+            verify(dir, &rows, &audit.done, &identity.rows)?;
             identity.rows.retain(|c, _| audit.done.contains_key(c));
         }
         guards.check_lock()?;
-        let existing = keep_only(dir, stored, existing, &audit.done)?;
-        let measurements = CsvAppender::continue_file(&dir.join(Self::MEASUREMENTS), existing[0])?;
-        let prs = CsvAppender::continue_file(&dir.join(Self::PRS), existing[1])?;
-        let samples = CsvAppender::continue_file(&dir.join(Self::SAMPLES), existing[2])?;
+        let kept = stored.keep_only(&audit.done)?;
+        let measurements = CsvAppender::continue_file(&kept.measurements)?;
+        let prs = CsvAppender::continue_file(&kept.prs)?;
+        let samples = CsvAppender::continue_file(&kept.samples)?;
         // Only once the folder is accepted: a refused run leaves its identity as it was.
         if let Some(identity) = &guards.identity {
             write_json_atomic(&dir.join(IDENTITY_FILE), identity)?;
@@ -235,19 +209,16 @@ fn csv_body<T: Serialize>(out: &mut Vec<u8>, rows: &[&T]) -> Result<(), ExportEr
 /// recorded when they were written.
 fn verify(
     dir: &Path,
-    stored: &Stored,
+    rows: &HashMap<&str, Rows>,
     done: &HashMap<String, usize>,
     hashes: &BTreeMap<String, String>,
 ) -> Result<(), ExportError> {
-    let m_of = by_comparison(&stored.measurements, |r| &r.comparison);
-    let s_of = by_comparison(&stored.samples, |r| &r.comparison);
-    let p_of = by_comparison(&stored.prs, |r| &r.comparison);
     let mut names: Vec<&String> = done.keys().collect();
     names.sort();
     for c in names {
-        let m = m_of.get(c.as_str()).cloned().unwrap_or_default();
-        let s = s_of.get(c.as_str()).cloned().unwrap_or_default();
-        let p = p_of.get(c.as_str()).and_then(|v| v.first().copied());
+        // A comparison is done only when it has measurement rows: it has a group.
+        let r = &rows[c.as_str()];
+        let (m, s, p) = (&r.measurements, &r.samples, r.prs.first().copied());
         let refuse = |what: String| ExportError::Tampered {
             dir: dir.to_path_buf(),
             comparison: c.clone(),
@@ -258,12 +229,12 @@ fn verify(
                 "no run of this folder wrote it ({IDENTITY_FILE} records no rows of it)"
             )));
         };
-        if let Some(what) = super::analysis::disagreement(&m, &s, p) {
+        if let Some(what) = super::analysis::disagreement(m, s, p) {
             return Err(refuse(format!(
                 "its rows disagree with its samples: {what}"
             )));
         }
-        if &rows_hash(&m, &s, p)? != recorded {
+        if &rows_hash(m, s, p)? != recorded {
             return Err(refuse(
                 "its rows were changed after they were written (their hash is not the one \
                  recorded)"
@@ -274,15 +245,6 @@ fn verify(
     Ok(())
 }
 
-/// `rows` grouped by comparison, each group in file order.
-fn by_comparison<T>(rows: &[T], name: impl Fn(&T) -> &String) -> HashMap<&str, Vec<&T>> {
-    let mut out: HashMap<&str, Vec<&T>> = HashMap::new();
-    for r in rows {
-        out.entry(name(r).as_str()).or_default().push(r);
-    }
-    out
-}
-
 /// What a resumed folder holds: the comparisons that are done, and why the others are not.
 #[derive(Debug, Default)]
 struct Audit {
@@ -290,28 +252,70 @@ struct Audit {
     remeasured: Vec<String>,
 }
 
-/// The three files' rows of a resumed folder, read once.
-#[derive(Debug, Default)]
+/// The three files of a resumed folder, read once: each one's rows, with what its appender
+/// must know of it.
+#[derive(Debug)]
 struct Stored {
-    measurements: Vec<MeasurementRow>,
-    prs: Vec<PrRow>,
-    samples: Vec<SampleRow>,
+    measurements: Existing<MeasurementRow>,
+    prs: Existing<PrRow>,
+    samples: Existing<SampleRow>,
 }
 
 impl Stored {
-    /// The three files' rows, with what their appenders must know of them (in the order
-    /// measurements, PRs, samples). Without `resume` a file must be empty or missing.
-    fn read(dir: &Path, resume: bool) -> Result<(Stored, [Existing; 3]), ExportError> {
-        let (measurements, m) = read_to_append(&dir.join(CsvStore::MEASUREMENTS), resume)?;
-        let (prs, p) = read_to_append(&dir.join(CsvStore::PRS), resume)?;
-        let (samples, s) = read_to_append(&dir.join(CsvStore::SAMPLES), resume)?;
-        let stored = Stored {
-            measurements,
-            prs,
-            samples,
-        };
-        Ok((stored, [m, p, s]))
+    /// Reads the three files; without `resume` a file must be empty or missing.
+    fn read(dir: &Path, resume: bool) -> Result<Stored, ExportError> {
+        Ok(Stored {
+            measurements: read_to_append(&dir.join(CsvStore::MEASUREMENTS), resume)?,
+            prs: read_to_append(&dir.join(CsvStore::PRS), resume)?,
+            samples: read_to_append(&dir.join(CsvStore::SAMPLES), resume)?,
+        })
     }
+
+    /// Drops every row of a comparison that is not done from the three files, rewriting a
+    /// file only when it loses a row.
+    fn keep_only(self, done: &HashMap<String, usize>) -> Result<Stored, ExportError> {
+        let is_done = |c: &String| done.contains_key(c);
+        Ok(Stored {
+            measurements: self.measurements.retain(|r| is_done(&r.comparison))?,
+            prs: self.prs.retain(|r| is_done(&r.comparison))?,
+            samples: self.samples.retain(|r| is_done(&r.comparison))?,
+        })
+    }
+
+    /// Each comparison's rows, and the comparisons in the order they first appear: in the
+    /// measurements, then the PRs, then the samples.
+    fn by_comparison(&self) -> (Vec<&str>, HashMap<&str, Rows<'_>>) {
+        let mut rows: HashMap<&str, Rows> = HashMap::new();
+        for m in &self.measurements.rows {
+            rows.entry(&m.comparison).or_default().measurements.push(m);
+        }
+        for p in &self.prs.rows {
+            rows.entry(&p.comparison).or_default().prs.push(p);
+        }
+        for s in &self.samples.rows {
+            rows.entry(&s.comparison).or_default().samples.push(s);
+        }
+        let mut seen = HashSet::new();
+        let order = self
+            .measurements
+            .rows
+            .iter()
+            .map(|m| &m.comparison)
+            .chain(self.prs.rows.iter().map(|p| &p.comparison))
+            .chain(self.samples.rows.iter().map(|s| &s.comparison))
+            .map(String::as_str)
+            .filter(|c| seen.insert(*c))
+            .collect();
+        (order, rows)
+    }
+}
+
+/// One comparison's rows in the three files, each in file order.
+#[derive(Debug, Default)]
+struct Rows<'a> {
+    measurements: Vec<&'a MeasurementRow>,
+    prs: Vec<&'a PrRow>,
+    samples: Vec<&'a SampleRow>,
 }
 
 /// Decides from the three files' rows, comparison by comparison, whether it is whole:
@@ -319,37 +323,10 @@ impl Stored {
 /// sides, and samples of every side. Rows deleted by hand, a kill between two writes, two
 /// runs that wrote the same comparison, or a configuration that failed all make it
 /// incomplete.
-fn audit(stored: &Stored, sides: usize) -> Audit {
-    let Stored {
-        measurements,
-        prs,
-        samples,
-    } = stored;
-    let mut order: Vec<&str> = Vec::new();
-    let mut rows: HashMap<&str, Vec<&MeasurementRow>> = HashMap::new();
-    for m in measurements {
-        if !rows.contains_key(m.comparison.as_str()) {
-            order.push(&m.comparison);
-        }
-        rows.entry(&m.comparison).or_default().push(m);
-    }
-    let mut pr_count: HashMap<&str, usize> = HashMap::new();
-    for p in prs {
-        *pr_count.entry(&p.comparison).or_default() += 1;
-    }
-    let mut sampled: HashMap<&str, HashSet<Side>> = HashMap::new();
-    for s in samples {
-        sampled.entry(&s.comparison).or_default().insert(s.side);
-    }
+fn audit(order: &[&str], rows: &HashMap<&str, Rows>, sides: usize) -> Audit {
     let mut audit = Audit::default();
-    for c in order {
-        let problem = incomplete(
-            &rows[c],
-            pr_count.get(c).copied().unwrap_or(0),
-            sampled.get(c).map_or(0, HashSet::len),
-            sides,
-        );
-        match problem {
+    for &c in order {
+        match incomplete(&rows[c], sides) {
             Some(reason) => audit
                 .remeasured
                 .push(format!("{c}: {reason}; measured again")),
@@ -358,82 +335,33 @@ fn audit(stored: &Stored, sides: usize) -> Audit {
             }
         }
     }
-    let orphans = prs
-        .iter()
-        .map(|p| p.comparison.as_str())
-        .chain(samples.iter().map(|s| s.comparison.as_str()))
-        .filter(|c| !rows.contains_key(c))
-        .collect::<HashSet<_>>();
-    for c in orphans {
-        audit.remeasured.push(format!(
-            "{c}: PR or sample rows without measurement rows (interrupted); measured again"
-        ));
-    }
     audit
 }
 
 /// Why a comparison's rows are not a whole, successful comparison; `None` when they are.
-fn incomplete(
-    rows: &[&MeasurementRow],
-    prs: usize,
-    sampled_sides: usize,
-    sides: usize,
-) -> Option<String> {
-    let pr_expected = usize::from(sides == 2);
-    if rows.len() != sides {
-        return Some(format!("{} of {sides} measurement rows", rows.len()));
+fn incomplete(rows: &Rows, sides: usize) -> Option<String> {
+    let measured = &rows.measurements;
+    if measured.is_empty() {
+        return Some("PR or sample rows without measurement rows (interrupted)".into());
     }
-    if let Some(failed) = rows.iter().find(|r| r.status != Status::Ok) {
+    if measured.len() != sides {
+        return Some(format!("{} of {sides} measurement rows", measured.len()));
+    }
+    if let Some(failed) = measured.iter().find(|r| r.status != Status::Ok) {
         return Some(format!("{} failed before ({})", failed.api, failed.status));
     }
+    let (prs, pr_expected) = (rows.prs.len(), usize::from(sides == 2));
     if prs != pr_expected {
         return Some(format!("{prs} PR rows, expected {pr_expected}"));
     }
+    let sampled_sides = rows
+        .samples
+        .iter()
+        .map(|s| s.side)
+        .collect::<HashSet<_>>()
+        .len();
     if sampled_sides != sides {
         return Some(format!("samples of {sampled_sides} of {sides} sides"));
     }
     None
-}
-
-/// Drops every row of a comparison that is not done from the three files, rewriting a file
-/// only when it loses a row; what the appenders must know of the files then.
-fn keep_only(
-    dir: &Path,
-    stored: Stored,
-    existing: [Existing; 3],
-    done: &HashMap<String, usize>,
-) -> Result<[Existing; 3], ExportError> {
-    let is_done = |c: &String| done.contains_key(c);
-    Ok([
-        rewrite_kept(
-            &dir.join(CsvStore::MEASUREMENTS),
-            stored.measurements,
-            existing[0],
-            |r| is_done(&r.comparison),
-        )?,
-        rewrite_kept(&dir.join(CsvStore::PRS), stored.prs, existing[1], |r| {
-            is_done(&r.comparison)
-        })?,
-        rewrite_kept(
-            &dir.join(CsvStore::SAMPLES),
-            stored.samples,
-            existing[2],
-            |r| is_done(&r.comparison),
-        )?,
-    ])
-}
-
-fn rewrite_kept<T: Serialize + CsvSchema>(
-    path: &Path,
-    rows: Vec<T>,
-    existing: Existing,
-    keep: impl Fn(&T) -> bool,
-) -> Result<Existing, ExportError> {
-    let total = rows.len();
-    let kept: Vec<T> = rows.into_iter().filter(|r| keep(r)).collect();
-    if kept.len() == total {
-        return Ok(existing);
-    }
-    write_rows(path, &kept)?;
-    Ok(Existing::rewritten(kept.len()))
 }

@@ -2,10 +2,12 @@
 //! (verification, timing, failures), the fairness rules, resume, interruption, the sinks,
 //! the whole `run` (passes, provenance, summary) and the outcome behind each exit code.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::run::{execute, Event, RunPlan, Sides};
-use super::store::{ComparisonRows, CsvStore, MemorySink, Sink};
+use super::store::{ComparisonRows, CsvStore, Sink};
 use super::{run_study, Outcome, RunContext, RunSummary};
 use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
 use crate::export::ExportError;
@@ -13,6 +15,33 @@ use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::{MeasurementRow, Side, Status, TimerKind};
 use crate::study::{self, Study};
+
+/// Keeps every comparison in memory; can be told to fail, to test what a session does then.
+#[derive(Debug, Default)]
+struct MemorySink {
+    recorded: Vec<ComparisonRows>,
+    /// Comparisons already stored before this run (as a resumed folder would hold).
+    stored: HashMap<String, usize>,
+    /// Every record after this many fails with an I/O error (a full disk, say).
+    fail_after: Option<usize>,
+}
+
+impl Sink for MemorySink {
+    fn stored_sides(&self, comparison: &str) -> usize {
+        self.stored.get(comparison).copied().unwrap_or(0)
+    }
+
+    fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        if self.fail_after.is_some_and(|n| self.recorded.len() >= n) {
+            return Err(ExportError::Io {
+                path: PathBuf::from("memory"),
+                source: std::io::Error::other("scripted write failure"),
+            });
+        }
+        self.recorded.push(rows.clone());
+        Ok(())
+    }
+}
 
 /// A study on small sizes; `body` holds its comparisons.
 fn study(body: &str) -> Study {
@@ -821,6 +850,29 @@ fn a_hand_truncated_folder_is_audited_and_its_broken_comparisons_measured_again(
         .unwrap();
     assert_eq!(data.measurements.len(), 6, "whole comparisons only");
     assert_eq!(data.prs.len(), 3);
+}
+
+#[test]
+fn pr_and_sample_rows_without_measurement_rows_are_dropped_and_measured_again_in_file_order() {
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    // As a kill between the samples' or PR's write and the measurements' leaves them.
+    delete_rows(folder.path(), CsvStore::MEASUREMENTS, "matvec/", false);
+    let report = folder.run(study(TWO), true, fake_sides()).unwrap();
+    assert_eq!(
+        report.remeasured,
+        [
+            "matvec/listing2: PR or sample rows without measurement rows (interrupted); \
+             measured again",
+            "matvec/tuned: PR or sample rows without measurement rows (interrupted); \
+             measured again",
+        ]
+    );
+    assert_eq!(report.summary.skipped, 0);
+    let data = crate::plot::input::load(&[folder.path().to_path_buf()], crate::families::catalog())
+        .unwrap();
+    assert_eq!(data.measurements.len(), 4, "whole comparisons only");
+    assert_eq!(data.prs.len(), 2);
 }
 
 #[test]
