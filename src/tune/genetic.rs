@@ -8,7 +8,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
-use super::search::{Strategy, Unseen};
+use super::search::{keep_best, Strategy, Unseen};
 use super::space::{Coords, Space};
 
 /// Points per generation (Kernel Tuner's default population is 20; spaces here are smaller).
@@ -100,11 +100,6 @@ impl Strategy for Genetic {
     }
 
     fn observe(&mut self, point: usize, score: Option<f64>) {
-        let Some(s) = score.filter(|s| s.is_finite()) else {
-            return;
-        };
-        self.elite.push((point, s));
-        self.elite.sort_by(|a, b| b.1.total_cmp(&a.1));
-        self.elite.truncate(POPULATION);
+        keep_best(&mut self.elite, POPULATION, point, score);
     }
 }
