@@ -1,7 +1,8 @@
 //! What every search strategy stands on: the [`Strategy`] trait, the record of the points
-//! a search has not proposed yet ([`Unseen`]) and of the best ones scored ([`keep_best`]). The strategies themselves ([`super::strategy`],
-//! [`super::genetic`], [`super::bayes`]) build on it; the trait lives apart from the list of
-//! strategies so that none of them imports the file that names them all.
+//! a search has not proposed yet ([`Unseen`]) and of the best ones scored ([`keep_best`]).
+//! The strategies themselves ([`super::strategy`], [`super::genetic`], [`super::bayes`])
+//! build on it; the trait lives apart from the list of strategies so that none of them
+//! imports the file that names them all.
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -17,16 +18,12 @@ pub trait Strategy {
     fn observe(&mut self, point: usize, score: Option<f64>);
 }
 
-/// Adds `point` to `best` if its score is finite, keeping `best` best first (ties in the order
-/// told) and at most `cap` long: a genetic population, the points a Bayesian model stands on.
-pub(crate) fn keep_best(
-    best: &mut Vec<(usize, f64)>,
-    cap: usize,
-    point: usize,
-    score: Option<f64>,
-) {
+/// Adds point `i` to `best` if its score is finite, keeping `best` best first (ties in the
+/// order told) and at most `cap` long: a genetic population, the points a Bayesian model
+/// stands on.
+pub(crate) fn keep_best(best: &mut Vec<(usize, f64)>, cap: usize, i: usize, score: Option<f64>) {
     if let Some(s) = score.filter(|s| s.is_finite()) {
-        best.push((point, s));
+        best.push((i, s));
         best.sort_by(|a, b| b.1.total_cmp(&a.1));
         best.truncate(cap);
     }
