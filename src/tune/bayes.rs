@@ -7,9 +7,6 @@
 //! of evaluations), so a fixed squared-exponential kernel and a Cholesky solve of at most a
 //! few hundred rows are all it needs, where the GP crates bring linear-algebra stacks.
 
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
-
 use super::search::{keep_best, Strategy, Unseen};
 use super::space::Space;
 
@@ -24,7 +21,6 @@ const NOISE: f64 = 1e-4;
 const MAX_MODEL_POINTS: usize = 64;
 
 pub struct Bayes {
-    rng: SmallRng,
     unseen: Unseen,
     /// The best scored points with their scores, best first, at most [`MAX_MODEL_POINTS`].
     observed: Vec<(usize, f64)>,
@@ -33,8 +29,7 @@ pub struct Bayes {
 impl Bayes {
     pub fn new(n: usize, seed: u64) -> Self {
         Bayes {
-            rng: SmallRng::seed_from_u64(seed),
-            unseen: Unseen::new(n),
+            unseen: Unseen::new(n, seed),
             observed: Vec::new(),
         }
     }
@@ -63,7 +58,7 @@ impl Strategy for Bayes {
         } else {
             self.most_promising(space)
         };
-        let pick = modelled.or_else(|| self.unseen.random(&mut self.rng));
+        let pick = modelled.or_else(|| self.unseen.random());
         pick.inspect(|&i| self.unseen.mark(i))
     }
 

@@ -6,7 +6,7 @@
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 
 use super::space::Space;
 
@@ -29,17 +29,20 @@ pub(crate) fn keep_best(best: &mut Vec<(usize, f64)>, cap: usize, i: usize, scor
     }
 }
 
-/// The points a strategy has not proposed yet.
+/// The points a strategy has not proposed yet, and the strategy's seeded generator, which
+/// draws them and every other choice the strategy makes.
 pub(crate) struct Unseen {
     seen: Vec<bool>,
     left: usize,
+    pub(crate) rng: SmallRng,
 }
 
 impl Unseen {
-    pub(crate) fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize, seed: u64) -> Self {
         Unseen {
             seen: vec![false; n],
             left: n,
+            rng: SmallRng::seed_from_u64(seed),
         }
     }
 
@@ -59,11 +62,11 @@ impl Unseen {
     }
 
     /// An unseen point drawn uniformly, not yet marked.
-    pub(crate) fn random(&self, rng: &mut SmallRng) -> Option<usize> {
+    pub(crate) fn random(&mut self) -> Option<usize> {
         if self.left == 0 {
             return None;
         }
-        let k = rng.gen_range(0..self.left);
+        let k = self.rng.gen_range(0..self.left);
         self.seen
             .iter()
             .enumerate()
@@ -74,17 +77,12 @@ impl Unseen {
 
     /// An unseen valid neighbour of point `i` ([`Space::neighbours`]) drawn uniformly, not
     /// yet marked.
-    pub(crate) fn random_neighbour(
-        &self,
-        space: &Space,
-        i: usize,
-        rng: &mut SmallRng,
-    ) -> Option<usize> {
+    pub(crate) fn random_neighbour(&mut self, space: &Space, i: usize) -> Option<usize> {
         let around: Vec<usize> = space
             .neighbours(i)
             .into_iter()
             .filter(|&j| !self.is_seen(j))
             .collect();
-        around.choose(rng).copied()
+        around.choose(&mut self.rng).copied()
     }
 }
