@@ -415,10 +415,7 @@ pub fn parse(text: &str, file: &str) -> Result<Study, StudyError> {
         message: describe_toml_error(text, &e),
     })?;
     let mut study = resolve(&parsed, file)?;
-    study.sha256 = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    study.sha256 = format!("{:x}", Sha256::digest(text.as_bytes()));
     Ok(study)
 }
 
@@ -594,6 +591,17 @@ unroll = { A = 4 }
         assert!(
             e.contains("t.toml") && e.contains("line 3") && e.contains("famly"),
             "{e}"
+        );
+    }
+
+    /// The study's hash is the file's SHA-256 as `sha256sum` prints it.
+    #[test]
+    fn a_study_records_its_files_sha256() {
+        let text = "name = \"t\"\n[defaults]\nfamily = \"matvec\"\nsize = \"8x8\"\n\
+                    [[comparison]]\nvariant = \"listing4\"\n";
+        assert_eq!(
+            parse(text, "t.toml").unwrap().sha256,
+            "5eef5ee968fe075e091bf31a0220db47639d27ffda03df3708fe39a8c884032a"
         );
     }
 

@@ -407,32 +407,20 @@ impl fmt::Display for Size {
     }
 }
 
-/// The eight development steps of Fang, Varbanescu & Sips (2011, section IV-C), which a fair
-/// comparison holds equal and every PR row names where they differ.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    strum::IntoStaticStr,
-    strum::VariantArray,
-)]
-#[serde(rename_all = "kebab-case")]
-#[strum(serialize_all = "kebab-case")]
-pub enum Step {
-    Problem,
-    Algorithm,
-    Implementation,
-    NativeOptimizations,
-    FirstStageCompilation,
-    SecondStageCompilation,
-    Configuration,
-    Running,
+crate::names::named_enum! {
+    /// The eight development steps of Fang, Varbanescu & Sips (2011, section IV-C), which a
+    /// fair comparison holds equal and every PR row names where they differ.
+    #[strum(serialize_all = "kebab-case")]
+    pub enum Step {
+        Problem,
+        Algorithm,
+        Implementation,
+        NativeOptimizations,
+        FirstStageCompilation,
+        SecondStageCompilation,
+        Configuration,
+        Running,
+    }
 }
 
 impl Step {
@@ -440,5 +428,22 @@ impl Step {
 
     pub fn name(self) -> &'static str {
         self.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Step;
+
+    #[test]
+    fn a_step_is_written_and_read_in_kebab_case() {
+        let json = serde_json::to_string(&Step::FirstStageCompilation).unwrap();
+        assert_eq!(json, "\"first-stage-compilation\"");
+        assert_eq!(
+            serde_json::from_str::<Step>(&json).unwrap(),
+            Step::FirstStageCompilation
+        );
+        assert_eq!(Step::NativeOptimizations.name(), "native-optimizations");
+        assert!(serde_json::from_str::<Step>("\"tuning\"").is_err());
     }
 }

@@ -13,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::{quantile_sorted, resample_into, tails};
+use super::{percentile_interval, resample_into, tails};
 
 /// How a change is tested.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -133,7 +133,7 @@ fn permutation_p(old: &[f64], new: &[f64], observed: f64, t: &ChangeTest) -> f64
 /// Percentile bootstrap interval of `median(new) / median(old)`, each sample resampled on its
 /// own (the runs are independent).
 fn ratio_ci(old: &[f64], new: &[f64], t: &ChangeTest) -> Option<(f64, f64)> {
-    let (p_lo, p_hi) = tails(t.confidence)?;
+    let tails = tails(t.confidence)?;
     let mut rng = SmallRng::seed_from_u64(t.seed ^ 0xb007);
     let (mut a, mut b) = (Vec::new(), Vec::new());
     let mut ratios = Vec::with_capacity(t.resamples);
@@ -142,11 +142,7 @@ fn ratio_ci(old: &[f64], new: &[f64], t: &ChangeTest) -> Option<(f64, f64)> {
         resample_into(&mut rng, new, &mut b);
         ratios.push(med(&mut b) / med(&mut a));
     }
-    ratios.sort_by(f64::total_cmp);
-    Some((
-        quantile_sorted(&ratios, p_lo)?,
-        quantile_sorted(&ratios, p_hi)?,
-    ))
+    percentile_interval(ratios, tails)
 }
 
 /// Criterion's rule, for a ratio where below 1 is better: significant, and the whole interval
@@ -202,7 +198,7 @@ pub fn compare_ratio(
     work_factor: f64,
     t: &ChangeTest,
 ) -> Option<Change> {
-    let (p_lo, p_hi) = tails(t.confidence)?;
+    let tails = tails(t.confidence)?;
     if t.resamples == 0 || !(work_factor > 0.0 && work_factor.is_finite()) {
         return None;
     }
@@ -228,14 +224,10 @@ pub fn compare_ratio(
         let [ao, an, bo, bn] = &mut bufs;
         ratios.push(pr_change(ao, an, bo, bn));
     }
-    ratios.sort_by(f64::total_cmp);
     let below = ratios.iter().filter(|&&r| r <= 1.0).count();
     let above = ratios.iter().filter(|&&r| r >= 1.0).count();
     let p_value = ((2 * below.min(above) + 1) as f64 / (t.resamples + 1) as f64).min(1.0);
-    let (ci_lo, ci_hi) = (
-        quantile_sorted(&ratios, p_lo)?,
-        quantile_sorted(&ratios, p_hi)?,
-    );
+    let (ci_lo, ci_hi) = percentile_interval(ratios, tails)?;
     // Higher is better for a PR: its reciprocal goes through the lower-is-better rule.
     Some(Change {
         ratio,

@@ -324,15 +324,6 @@ impl Plan {
     }
 }
 
-/// Seconds the report and the peaks table take at most after the steps (charts of every
-/// run folder): what the budget keeps free.
-pub const REPORT_S: u32 = 30;
-
-/// The full suite's promise on an H100: the steps' caps and the report fit in ten minutes.
-pub const FULL_BUDGET_S: u32 = 600;
-/// `--quick`'s promise: about two minutes; the caps allow at most three.
-pub const QUICK_BUDGET_S: u32 = 180;
-
 /// What the steps run so far left of their caps. A step may run for its own cap and whatever
 /// the steps before it left unused: a step that a slower host makes slower borrows what a
 /// quicker step did not need, and the run as a whole still keeps to the sum of its caps.
@@ -417,6 +408,15 @@ mod tests {
     use super::*;
 
     const PLANS: [Plan; 2] = [Plan::Paper, Plan::MatvecRule];
+
+    /// Seconds the report and the peaks table take at most after the steps (charts of every
+    /// run folder): what the budget keeps free.
+    const REPORT_S: u32 = 30;
+
+    /// The full suite's promise on an H100: the steps' caps and the report fit in ten minutes.
+    const FULL_BUDGET_S: u32 = 600;
+    /// `--quick`'s promise: about two minutes; the caps allow at most three.
+    const QUICK_BUDGET_S: u32 = 180;
 
     /// The findings read a CPU step's per-comparison folders as one run only for the steps
     /// they list.

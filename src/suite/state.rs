@@ -49,7 +49,7 @@ pub fn markdown(rows: &[StepRow]) -> String {
             r.status,
             r.wall_s,
             r.cap_s,
-            r.note.replace('|', "\\|")
+            crate::export::markdown::cell(&r.note)
         );
     }
     s
@@ -83,5 +83,15 @@ mod tests {
         assert!(is_finished(&back, "table1"));
         assert!(!is_finished(&[row("x", StepStatus::Capped)], "x"));
         assert!(markdown(&back).contains("| table1 | done | 0 | 1.5 | 20 |"));
+    }
+
+    /// A note quotes a driver's first line: a pipe or a tag in it (`<built-in>` of a clang
+    /// build log) stays text in the table, as in every other Markdown cell.
+    #[test]
+    fn a_note_cannot_break_the_table() {
+        let mut r = row("fill", StepStatus::Done);
+        r.note = "1 of 4 rows build-failed (<built-in>:1: a | b)".into();
+        let md = markdown(&[r]);
+        assert!(md.contains("(&lt;built-in>:1: a &#124; b) |"), "{md}");
     }
 }

@@ -7,10 +7,7 @@
 //! of evaluations), so a fixed squared-exponential kernel and a Cholesky solve of at most a
 //! few hundred rows are all it needs, where the GP crates bring linear-algebra stacks.
 
-use rand::rngs::SmallRng;
-use rand::SeedableRng;
-
-use super::search::{Strategy, Unseen};
+use super::search::{keep_best, Strategy, Unseen};
 use super::space::Space;
 
 /// Random points before the model picks.
@@ -24,28 +21,22 @@ const NOISE: f64 = 1e-4;
 const MAX_MODEL_POINTS: usize = 64;
 
 pub struct Bayes {
-    rng: SmallRng,
     unseen: Unseen,
-    /// Scored points with their scores.
+    /// The best scored points with their scores, best first, at most [`MAX_MODEL_POINTS`].
     observed: Vec<(usize, f64)>,
-    proposed: usize,
 }
 
 impl Bayes {
     pub fn new(n: usize, seed: u64) -> Self {
         Bayes {
-            rng: SmallRng::seed_from_u64(seed),
-            unseen: Unseen::new(n),
+            unseen: Unseen::new(n, seed),
             observed: Vec::new(),
-            proposed: 0,
         }
     }
 
     /// The unseen point of largest expected improvement under the model of `observed`.
     fn most_promising(&self, space: &Space) -> Option<usize> {
-        let mut kept = self.observed.clone();
-        kept.sort_by(|a, b| b.1.total_cmp(&a.1));
-        kept.truncate(MAX_MODEL_POINTS);
+        let kept = &self.observed;
         let x: Vec<Vec<f64>> = kept.iter().map(|(i, _)| scaled(space, *i)).collect();
         let (mean, sd) = mean_sd(kept.iter().map(|o| o.1));
         let y: Vec<f64> = kept.iter().map(|o| (o.1 - mean) / sd).collect();
@@ -61,22 +52,18 @@ impl Bayes {
 
 impl Strategy for Bayes {
     fn propose(&mut self, space: &Space) -> Option<usize> {
-        let pick = if self.proposed < INITIAL || self.observed.len() < 2 {
-            self.unseen.random(&mut self.rng)
+        let proposed = space.len() - self.unseen.left();
+        let modelled = if proposed < INITIAL || self.observed.len() < 2 {
+            None
         } else {
             self.most_promising(space)
-                .or_else(|| self.unseen.random(&mut self.rng))
         };
-        let i = pick?;
-        self.unseen.mark(i);
-        self.proposed += 1;
-        Some(i)
+        let pick = modelled.or_else(|| self.unseen.random());
+        pick.inspect(|&i| self.unseen.mark(i))
     }
 
     fn observe(&mut self, point: usize, score: Option<f64>) {
-        if let Some(s) = score.filter(|s| s.is_finite()) {
-            self.observed.push((point, s));
-        }
+        keep_best(&mut self.observed, MAX_MODEL_POINTS, point, score);
     }
 }
 

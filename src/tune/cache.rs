@@ -8,7 +8,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::TuneError;
 use crate::backend::DeviceInfo;
@@ -87,8 +86,7 @@ impl Scope {
         size: &str,
     ) -> Result<Scope, TuneError> {
         let program = sources.program(api, family_file)?;
-        let digest = Sha256::digest(program.as_bytes());
-        let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let hash = crate::session::folder::short_hash(program.as_bytes());
         Ok(Scope {
             text: format!(
                 "{} | {} | {} | {hash} | {target} | {size}",

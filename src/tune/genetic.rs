@@ -4,18 +4,16 @@
 //! invalid or already seen is replaced by an unseen neighbour of it, else by a random unseen
 //! point, so every proposal is one new evaluation.
 
-use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 
-use super::search::{Strategy, Unseen};
+use super::search::{keep_best, Strategy, Unseen};
 use super::space::{Coords, Space};
 
 /// Points per generation (Kernel Tuner's default population is 20; spaces here are smaller).
 const POPULATION: usize = 10;
 
 pub struct Genetic {
-    rng: SmallRng,
     unseen: Unseen,
     /// The best scored points, best first, at most [`POPULATION`].
     elite: Vec<(usize, f64)>,
@@ -26,8 +24,7 @@ pub struct Genetic {
 impl Genetic {
     pub fn new(n: usize, seed: u64) -> Self {
         Genetic {
-            rng: SmallRng::seed_from_u64(seed),
-            unseen: Unseen::new(n),
+            unseen: Unseen::new(n, seed),
             elite: Vec::new(),
             queue: Vec::new(),
         }
@@ -42,7 +39,7 @@ impl Genetic {
                 let coords = self.child_coords(space);
                 self.place(space, &coords)
             };
-            let pick = child.or_else(|| self.unseen.random(&mut self.rng));
+            let pick = child.or_else(|| self.unseen.random());
             if let Some(i) = pick {
                 self.unseen.mark(i);
                 self.queue.push(i);
@@ -57,14 +54,15 @@ impl Genetic {
         let (a, b) = (self.tournament(), self.tournament());
         let (pa, pb) = (&space.points[a], &space.points[b]);
         let dims = pa.len().max(1);
+        let rng = &mut self.unseen.rng;
         let mut child: Coords = pa
             .iter()
             .zip(pb)
-            .map(|(x, y)| if self.rng.gen_bool(0.5) { *x } else { *y })
+            .map(|(x, y)| if rng.gen_bool(0.5) { *x } else { *y })
             .collect();
         for (d, param) in space.def.params.iter().enumerate() {
-            if self.rng.gen_bool(1.0 / dims as f64) {
-                child[d] = self.rng.gen_range(0..param.values.len()) as u8;
+            if rng.gen_bool(1.0 / dims as f64) {
+                child[d] = rng.gen_range(0..param.values.len()) as u8;
             }
         }
         child
@@ -72,8 +70,8 @@ impl Genetic {
 
     /// The better of two elite members drawn at random.
     fn tournament(&mut self) -> usize {
-        let x = self.elite.choose(&mut self.rng).copied();
-        let y = self.elite.choose(&mut self.rng).copied();
+        let x = self.elite.choose(&mut self.unseen.rng).copied();
+        let y = self.elite.choose(&mut self.unseen.rng).copied();
         match (x, y) {
             (Some(x), Some(y)) if x.1 >= y.1 => x.0,
             (Some(_), Some(y)) => y.0,
@@ -87,7 +85,7 @@ impl Genetic {
         if let Some(i) = at.filter(|&i| !self.unseen.is_seen(i)) {
             return Some(i);
         }
-        at.and_then(|i| self.unseen.random_neighbour(space, i, &mut self.rng))
+        at.and_then(|i| self.unseen.random_neighbour(space, i))
     }
 }
 
@@ -100,11 +98,6 @@ impl Strategy for Genetic {
     }
 
     fn observe(&mut self, point: usize, score: Option<f64>) {
-        let Some(s) = score.filter(|s| s.is_finite()) else {
-            return;
-        };
-        self.elite.push((point, s));
-        self.elite.sort_by(|a, b| b.1.total_cmp(&a.1));
-        self.elite.truncate(POPULATION);
+        keep_best(&mut self.elite, POPULATION, point, score);
     }
 }

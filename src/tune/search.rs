@@ -1,11 +1,12 @@
-//! What every search strategy stands on: the [`Strategy`] trait and the record of the points
-//! a search has not proposed yet ([`Unseen`]). The strategies themselves ([`super::strategy`],
-//! [`super::genetic`], [`super::bayes`]) build on it; the trait lives apart from the list of
-//! strategies so that none of them imports the file that names them all.
+//! What every search strategy stands on: the [`Strategy`] trait, the record of the points
+//! a search has not proposed yet ([`Unseen`]) and of the best ones scored ([`keep_best`]).
+//! The strategies themselves ([`super::strategy`], [`super::genetic`], [`super::bayes`])
+//! build on it; the trait lives apart from the list of strategies so that none of them
+//! imports the file that names them all.
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 
 use super::space::Space;
 
@@ -17,17 +18,31 @@ pub trait Strategy {
     fn observe(&mut self, point: usize, score: Option<f64>);
 }
 
-/// The points a strategy has not proposed yet.
+/// Adds point `i` to `best` if its score is finite, keeping `best` best first (ties in the
+/// order told) and at most `cap` long: a genetic population, the points a Bayesian model
+/// stands on.
+pub(crate) fn keep_best(best: &mut Vec<(usize, f64)>, cap: usize, i: usize, score: Option<f64>) {
+    if let Some(s) = score.filter(|s| s.is_finite()) {
+        best.push((i, s));
+        best.sort_by(|a, b| b.1.total_cmp(&a.1));
+        best.truncate(cap);
+    }
+}
+
+/// The points a strategy has not proposed yet, and the strategy's seeded generator, which
+/// draws them and every other choice the strategy makes.
 pub(crate) struct Unseen {
     seen: Vec<bool>,
     left: usize,
+    pub(crate) rng: SmallRng,
 }
 
 impl Unseen {
-    pub(crate) fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize, seed: u64) -> Self {
         Unseen {
             seen: vec![false; n],
             left: n,
+            rng: SmallRng::seed_from_u64(seed),
         }
     }
 
@@ -47,11 +62,11 @@ impl Unseen {
     }
 
     /// An unseen point drawn uniformly, not yet marked.
-    pub(crate) fn random(&self, rng: &mut SmallRng) -> Option<usize> {
+    pub(crate) fn random(&mut self) -> Option<usize> {
         if self.left == 0 {
             return None;
         }
-        let k = rng.gen_range(0..self.left);
+        let k = self.rng.gen_range(0..self.left);
         self.seen
             .iter()
             .enumerate()
@@ -62,17 +77,12 @@ impl Unseen {
 
     /// An unseen valid neighbour of point `i` ([`Space::neighbours`]) drawn uniformly, not
     /// yet marked.
-    pub(crate) fn random_neighbour(
-        &self,
-        space: &Space,
-        i: usize,
-        rng: &mut SmallRng,
-    ) -> Option<usize> {
+    pub(crate) fn random_neighbour(&mut self, space: &Space, i: usize) -> Option<usize> {
         let around: Vec<usize> = space
             .neighbours(i)
             .into_iter()
             .filter(|&j| !self.is_seen(j))
             .collect();
-        around.choose(rng).copied()
+        around.choose(&mut self.rng).copied()
     }
 }

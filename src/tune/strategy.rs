@@ -69,7 +69,6 @@ impl Strategy for Random {
 /// state has been seen it restarts from an unseen random point (a walk with no way out
 /// otherwise ends early).
 pub struct Anneal {
-    rng: SmallRng,
     unseen: Unseen,
     state: Option<(usize, f64)>,
     best: Option<(usize, f64)>,
@@ -86,8 +85,7 @@ const JUMP: f64 = 0.05;
 impl Anneal {
     pub fn new(n: usize, seed: u64) -> Self {
         Anneal {
-            rng: SmallRng::seed_from_u64(seed),
-            unseen: Unseen::new(n),
+            unseen: Unseen::new(n, seed),
             state: None,
             best: None,
             temperature: T0,
@@ -98,8 +96,8 @@ impl Anneal {
 impl Strategy for Anneal {
     fn propose(&mut self, space: &Space) -> Option<usize> {
         let near = match self.state {
-            Some((i, _)) if !self.rng.gen_bool(JUMP) => {
-                self.unseen.random_neighbour(space, i, &mut self.rng)
+            Some((i, _)) if !self.unseen.rng.gen_bool(JUMP) => {
+                self.unseen.random_neighbour(space, i)
             }
             _ => None,
         };
@@ -107,12 +105,12 @@ impl Strategy for Anneal {
             // A dead end: go on from the best point found, or jump.
             if let Some((b, s)) = self.best {
                 self.state = Some((b, s));
-                match self.unseen.random_neighbour(space, b, &mut self.rng) {
-                    Some(j) if self.rng.gen_bool(0.5) => Some(j),
-                    _ => self.unseen.random(&mut self.rng),
+                match self.unseen.random_neighbour(space, b) {
+                    Some(j) if self.unseen.rng.gen_bool(0.5) => Some(j),
+                    _ => self.unseen.random(),
                 }
             } else {
-                self.unseen.random(&mut self.rng)
+                self.unseen.random()
             }
         });
         pick.inspect(|&i| self.unseen.mark(i))
@@ -132,7 +130,7 @@ impl Strategy for Anneal {
             Some((_, cur)) if s >= cur => true,
             Some((_, cur)) => {
                 let loss = (cur - s) / cur.abs().max(f64::MIN_POSITIVE);
-                self.rng.gen_bool((-loss / t).exp().clamp(0.0, 1.0))
+                self.unseen.rng.gen_bool((-loss / t).exp().clamp(0.0, 1.0))
             }
         };
         if accept {

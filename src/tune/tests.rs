@@ -241,7 +241,7 @@ fn a_resumed_run_measures_nothing_twice() {
 #[test]
 fn a_tune_folder_gets_its_provenance() {
     use crate::backend::Backend;
-    use crate::export::json::{read_json, Provenance};
+    use crate::export::json::Provenance;
     let sources = KernelSources::embedded();
     let plan = small_plan(&sources, vec![StrategyKind::Exhaustive]);
     let (mut cl, mut cu) = (fake(Api::OpenCl), fake(Api::Cuda));
@@ -260,7 +260,8 @@ fn a_tune_folder_gets_its_provenance() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("tune");
     output::write_all(&report, &out, "reduce/tuned", &prov).unwrap();
-    let back: Provenance = read_json(&out.join(provenance::PROVENANCE_FILE)).unwrap();
+    let text = std::fs::read_to_string(out.join(provenance::PROVENANCE_FILE)).unwrap();
+    let back: Provenance = serde_json::from_str(&text).unwrap();
     assert_eq!(back, prov);
     assert_eq!(back.devices.len(), 2);
     let tune = back.tune.unwrap();

@@ -48,6 +48,19 @@ fn tuner<'a>(space: &'a Space, sources: &'a KernelSources, inputs: &'a Inputs) -
     }
 }
 
+/// Runs `test` with a tuner of the small reduce space on the fake device.
+fn with_a_tuner(test: impl FnOnce(&Tuner)) {
+    let sources = KernelSources::embedded();
+    let space = small_space(fake().info());
+    let inputs = Inputs::of_variant(
+        space.variant,
+        space.size,
+        INPUT_SEED,
+        &MatrixSource::Uniform,
+    );
+    test(&tuner(&space, &sources, &inputs));
+}
+
 /// Launches and device times of `point` evaluated by the tuner, on a fresh device.
 fn tuned(t: &Tuner, point: usize) -> (usize, Vec<f64>) {
     let mut backend = fake();
@@ -105,53 +118,40 @@ fn run_as_a_session(
 
 #[test]
 fn tune_and_run_measure_a_configuration_with_one_loop() {
-    let sources = KernelSources::embedded();
-    let space = small_space(fake().info());
-    let inputs = Inputs::of_variant(
-        space.variant,
-        space.size,
-        INPUT_SEED,
-        &MatrixSource::Uniform,
-    );
-    let t = tuner(&space, &sources, &inputs);
-    for point in [0, space.len() - 1] {
-        let config = space.config(point);
-        let settings = t.settings(space.variant_of(&config), &config);
-        let (tune_launches, tune_times) = tuned(&t, point);
-        let (run_launches, run_times) = run_as_a_session(&t, point, settings.clone());
-        assert_eq!(tune_times.len(), OPTIONS.reps as usize);
-        // The same verification, warm-up and timed runs in the same order: the fake device's
-        // seeded jitter then gives the same times.
-        assert_eq!(tune_launches, run_launches, "point {point}");
-        assert_eq!(tune_times, run_times, "point {point}");
-        // The counts follow the policy: one warm-up fewer is one run fewer.
-        let fewer = crate::study::Resolved {
-            warmup: settings.warmup - 1,
-            ..settings
-        };
-        let (launches, _) = run_as_a_session(&t, point, fewer);
-        assert!(launches < tune_launches, "{launches} vs {tune_launches}");
-    }
+    with_a_tuner(|t| {
+        let space = t.space;
+        for point in [0, space.len() - 1] {
+            let config = space.config(point);
+            let settings = t.settings(space.variant_of(&config), &config);
+            let (tune_launches, tune_times) = tuned(t, point);
+            let (run_launches, run_times) = run_as_a_session(t, point, settings.clone());
+            assert_eq!(tune_times.len(), OPTIONS.reps as usize);
+            // The same verification, warm-up and timed runs in the same order: the fake
+            // device's seeded jitter then gives the same times.
+            assert_eq!(tune_launches, run_launches, "point {point}");
+            assert_eq!(tune_times, run_times, "point {point}");
+            // The counts follow the policy: one warm-up fewer is one run fewer.
+            let fewer = crate::study::Resolved {
+                warmup: settings.warmup - 1,
+                ..settings
+            };
+            let (launches, _) = run_as_a_session(t, point, fewer);
+            assert!(launches < tune_launches, "{launches} vs {tune_launches}");
+        }
+    });
 }
 
 #[test]
 fn a_tuned_configuration_is_measured_as_its_study_entry_is() {
-    let sources = KernelSources::embedded();
-    let space = small_space(fake().info());
-    let inputs = Inputs::of_variant(
-        space.variant,
-        space.size,
-        INPUT_SEED,
-        &MatrixSource::Uniform,
-    );
-    let t = tuner(&space, &sources, &inputs);
-    let config = space.config(space.len() - 1);
-    let unroll: Vec<String> = config
-        .unroll
-        .iter()
-        .map(|(p, f)| format!("{p} = {f}"))
-        .collect();
-    let text = format!(
+    with_a_tuner(|t| {
+        let space = t.space;
+        let config = space.config(space.len() - 1);
+        let unroll: Vec<String> = config
+            .unroll
+            .iter()
+            .map(|(p, f)| format!("{p} = {f}"))
+            .collect();
+        let text = format!(
         "name = \"t\"\n[[comparison]]\nfamily = \"reduce\"\nvariant = \"tuned\"\nsize = \"{}\"\n\
          local = {}\ngroups = {}\nunroll = {{ {} }}\nindex = \"u{}\"\nwarmup = {}\nreps = {}\n\
          max_reps = {}\nmin_time = 0.0\nmax_time = 0.0\ntarget_ci = 0.0\n",
@@ -164,9 +164,10 @@ fn a_tuned_configuration_is_measured_as_its_study_entry_is() {
         OPTIONS.reps,
         OPTIONS.reps,
     );
-    let study = crate::study::parse(&text, "t.toml").unwrap();
-    let entry = &study.comparisons[0];
-    let tuned = t.settings(space.variant_of(&config), &config);
-    // Timer, wait mode, turn, flags, JIT options, program and input: a run's defaults.
-    assert_eq!(entry.b, tuned);
+        let study = crate::study::parse(&text, "t.toml").unwrap();
+        let entry = &study.comparisons[0];
+        let tuned = t.settings(space.variant_of(&config), &config);
+        // Timer, wait mode, turn, flags, JIT options, program and input: a run's defaults.
+        assert_eq!(entry.b, tuned);
+    });
 }
