@@ -10,7 +10,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatch};
+use super::layout::{draw_marker, fit_text, ref_line_px, whisker, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
 use super::MAX_ROWS_PER_FIGURE;
 use super::{distinct, group_in_order, push_pages, slug, ChartData, DrawError, Figure};
@@ -263,14 +263,7 @@ impl Figure for GpusFigure {
                 if p.ci.0.is_finite() && p.ci.1.is_finite() {
                     let a = chart.backend_coord(&(clamp(p.ci.0), y));
                     let b = chart.backend_coord(&(clamp(p.ci.1), y));
-                    let s = color.stroke_width(2);
-                    root.draw(&PathElement::new(vec![a, b], s))?;
-                    for end in [a, b] {
-                        root.draw(&PathElement::new(
-                            vec![(end.0, end.1 - 4), (end.0, end.1 + 4)],
-                            s,
-                        ))?;
-                    }
+                    whisker(root, a, b, (0, 4), color.stroke_width(2))?;
                 }
                 let at = chart.backend_coord(&(clamp(p.pr), y));
                 if p.pr < x0 || p.pr > x1 {

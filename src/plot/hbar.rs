@@ -213,9 +213,7 @@ impl HBarPanel {
                         let (h, cy) = chart.backend_coord(&(hi.clamp(0.0, x_max), mid));
                         let cap = ((a.1 - b.1).abs() / 3).max(3);
                         let s = style::WHISKER.stroke_width(1);
-                        root.draw(&PathElement::new(vec![(l, cy), (h, cy)], s))?;
-                        root.draw(&PathElement::new(vec![(l, cy - cap), (l, cy + cap)], s))?;
-                        root.draw(&PathElement::new(vec![(h, cy - cap), (h, cy + cap)], s))?;
+                        super::layout::whisker(root, (l, cy), (h, cy), (0, cap), s)?;
                         text_x = text_x.max(h);
                     }
                 }
