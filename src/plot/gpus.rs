@@ -216,20 +216,8 @@ impl Figure for GpusFigure {
             .x_label_area_size(style::X_AXIS_AREA)
             .build_cartesian_2d(x0..x1, -0.5f64..y_top)?;
         let row_y = |i: usize| (n - 1 - i) as f64;
-        for i in (0..self.rows.len()).step_by(2) {
-            let y = row_y(i);
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x0, y - 0.5), (x1, y + 0.5)],
-                style::ROW_STRIPE.filled(),
-            )))?;
-        }
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [
-                (super::pr::SIMILAR_BAND.0.max(x0), -0.5),
-                (super::pr::SIMILAR_BAND.1.min(x1), y_top),
-            ],
-            style::BAND.mix(style::BAND_ALPHA).filled(),
-        )))?;
+        let band = Some(super::pr::SIMILAR_BAND);
+        super::hbar::draw_ground(&mut chart, self.rows.len(), self.x, band)?;
         let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
