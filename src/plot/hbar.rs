@@ -262,10 +262,8 @@ pub(crate) fn draw_ground<DB: DrawingBackend>(
     }
     if let Some((lo, hi)) = band {
         let area = [(lo.max(x0), -0.5), (hi.min(x1), n as f64 - 0.5)];
-        chart.draw_series([Rectangle::new(
-            area,
-            style::BAND.mix(style::BAND_ALPHA).filled(),
-        )])?;
+        let fill = style::BAND.mix(style::BAND_ALPHA).filled();
+        chart.draw_series([Rectangle::new(area, fill)])?;
     }
     Ok(())
 }
