@@ -118,14 +118,29 @@ impl Stopping {
 /// a signal.
 pub fn run_to_end(command: &mut Command, grace: Duration) -> std::io::Result<i32> {
     let mut child = guard(command).spawn()?;
+    let (code, _) = wait_stopping(&mut child, grace, None)?;
+    Ok(code.unwrap_or(EXIT_INTERRUPTED))
+}
+
+/// Waits for a guarded `child` to end; a stop signal to this process, or `cap` passing, ends
+/// its group (after `grace`, see [`Stopping`]). Returns the exit code (`None`: ended by a
+/// signal) and whether the cap, not a stop signal, ended it.
+pub fn wait_stopping(
+    child: &mut Child,
+    grace: Duration,
+    cap: Option<Duration>,
+) -> std::io::Result<(Option<i32>, bool)> {
+    let started = Instant::now();
     let mut stopping: Option<Stopping> = None;
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok(status.code().unwrap_or(EXIT_INTERRUPTED));
+            let capped = stopping.is_some() && stop_signal().is_none();
+            return Ok((status.code(), capped));
         }
+        let due = cap.is_some_and(|cap| started.elapsed() > cap) || stop_signal().is_some();
         match &stopping {
-            None if stop_signal().is_some() => stopping = Some(Stopping::begin(&child, grace)),
-            Some(s) => s.check(&child),
+            None if due => stopping = Some(Stopping::begin(child, grace)),
+            Some(s) => s.check(child),
             None => {}
         }
         std::thread::sleep(Duration::from_millis(50));

@@ -16,7 +16,7 @@ use clvscu::suite::state;
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
 use crate::cli::args::SuiteArgs;
-use crate::cli::children::{self, stop_signal, Stopping};
+use crate::cli::children::{self, stop_signal};
 use crate::cli::every_gpu;
 use crate::cli::setup::out_folder;
 use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
@@ -374,22 +374,9 @@ fn run_capped(mut command: Command, log: &Path, cap_s: f64) -> Result<(Option<i3
     let mut child = children::guard(&mut command)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
-    let started = Instant::now();
+    let grace = Duration::from_secs(GRACE_S);
     let cap = Duration::from_secs_f64(cap_s);
-    let mut stopping: Option<Stopping> = None;
-    loop {
-        if let Some(status) = child.try_wait()? {
-            let capped = stopping.is_some() && stop_signal().is_none();
-            return Ok((status.code(), capped));
-        }
-        let due = started.elapsed() > cap || stop_signal().is_some();
-        match &stopping {
-            None if due => stopping = Some(Stopping::begin(&child, Duration::from_secs(GRACE_S))),
-            Some(s) => s.check(&child),
-            None => {}
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    Ok(children::wait_stopping(&mut child, grace, Some(cap))?)
 }
 
 /// After the steps: the peaks table, the report of the whole folder, suite.md.

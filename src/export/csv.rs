@@ -899,14 +899,18 @@ mod tests {
                     r,\"multi\nline\",A,CUDA,device-event,1,0.5\n\
                     r,c,A,CUDA,device-event,2,fast\n";
         let err = parse_rows::<SampleRow>(Path::new("runs/s.csv"), text.as_bytes()).unwrap_err();
-        match &err {
-            ExportError::Csv { line, message, .. } => {
-                assert_eq!(*line, 5, "{message}");
-                assert!(message.contains("column `seconds`"), "{message}");
-            }
+        let (line, message) = csv_error(&err);
+        assert_eq!(line, 5, "{message}");
+        assert!(message.contains("column `seconds`"), "{message}");
+        assert!(err.to_string().starts_with("runs/s.csv:5: "), "{err}");
+    }
+
+    /// The line and message of `err`, which must be a CSV error.
+    fn csv_error(err: &ExportError) -> (u64, &str) {
+        match err {
+            ExportError::Csv { line, message, .. } => (*line, message),
             other => panic!("unexpected {other:?}"),
         }
-        assert!(err.to_string().starts_with("runs/s.csv:5: "), "{err}");
     }
 
     #[test]
@@ -917,26 +921,18 @@ mod tests {
             .replace(",ok,", ",fine,");
         bytes = text.into_bytes();
         let err = parse_rows::<MeasurementRow>(Path::new("m.csv"), &bytes).unwrap_err();
-        match &err {
-            ExportError::Csv { line, message, .. } => {
-                assert_eq!(*line, 2);
-                assert!(message.contains("unknown variant `fine`"), "{message}");
-            }
-            other => panic!("unexpected {other:?}"),
-        }
+        let (line, message) = csv_error(&err);
+        assert_eq!(line, 2);
+        assert!(message.contains("unknown variant `fine`"), "{message}");
     }
 
     #[test]
     fn short_row_is_reported() {
         let text = "run_id,comparison,side,api,timer,rep,seconds\nr,c,CUDA\n";
         let err = parse_rows::<SampleRow>(Path::new("s.csv"), text.as_bytes()).unwrap_err();
-        match &err {
-            ExportError::Csv { line, message, .. } => {
-                assert_eq!(*line, 2);
-                assert!(message.contains("3 fields"), "{message}");
-            }
-            other => panic!("unexpected {other:?}"),
-        }
+        let (line, message) = csv_error(&err);
+        assert_eq!(line, 2);
+        assert!(message.contains("3 fields"), "{message}");
     }
 
     #[test]

@@ -65,19 +65,21 @@ pub fn no_html(text: &str) -> String {
     out
 }
 
-/// One table row from already formatted cells.
-fn table_line(cells: &[String]) -> String {
-    format!("| {} |\n", cells.join(" | "))
-}
-
-/// Header line and alignment line (numbers right-aligned).
-fn table_head(columns: &[(&str, bool)]) -> String {
-    let names: Vec<String> = columns.iter().map(|(n, _)| n.to_string()).collect();
-    let aligns: Vec<String> = columns
-        .iter()
-        .map(|(_, right)| if *right { "---:" } else { "---" }.to_string())
-        .collect();
-    format!("{}{}", table_line(&names), table_line(&aligns))
+/// A Markdown table: the header, its alignment line (`true`: right-aligned, for numbers) and
+/// the rows of formatted cells, every cell through [`cell`] so none can break the table.
+pub fn table(columns: &[(impl AsRef<str>, bool)], rows: &[Vec<String>]) -> String {
+    let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+    let mut out = line(columns.iter().map(|(c, _)| cell(c.as_ref())).collect());
+    out.push_str(&line(
+        columns
+            .iter()
+            .map(|(_, right)| if *right { "---:" } else { "---" }.to_string())
+            .collect(),
+    ));
+    for row in rows {
+        out.push_str(&line(row.iter().map(|c| cell(c)).collect()));
+    }
+    out
 }
 
 /// Significant digits of the Performance Ratio and its CI: enough to read the 0.9/1.1 band.
@@ -90,7 +92,7 @@ const VALUE_DIGITS: usize = 4;
 /// Columns: variant, size, local×groups, perf A, perf B, unit, PR [95% CI], verdict, fair,
 /// differing steps (the steps that were not held equal, so an unfair PR explains itself).
 pub fn pr_table(rows: &[PrRow]) -> String {
-    let mut out = table_head(&[
+    let columns = [
         ("comparison", false),
         ("size", false),
         ("local×groups", true),
@@ -101,22 +103,22 @@ pub fn pr_table(rows: &[PrRow]) -> String {
         ("verdict", false),
         ("fair", false),
         ("differing steps", false),
-    ]);
+    ];
+    let mut lines = Vec::new();
     for r in rows {
-        let steps: Vec<String> = r
+        let steps: Vec<&str> = r
             .differing_steps
             .split(';')
             .map(str::trim)
             .filter(|s| !s.is_empty())
-            .map(cell)
             .collect();
-        out.push_str(&table_line(&[
-            cell(&r.comparison),
-            cell(&r.size),
+        lines.push(vec![
+            r.comparison.clone(),
+            r.size.clone(),
             format!("{}×{}", r.local_size, r.groups),
             format_sig(r.metric_a, VALUE_DIGITS),
             format_sig(r.metric_b, VALUE_DIGITS),
-            cell(r.metric_unit.unit()),
+            r.metric_unit.unit().to_string(),
             format!(
                 "{} [{}, {}]",
                 format_sig(r.pr, PR_DIGITS),
@@ -127,9 +129,9 @@ pub fn pr_table(rows: &[PrRow]) -> String {
             crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi),
             if r.fair { "yes" } else { "no" }.to_string(),
             steps.join("; "),
-        ]));
+        ]);
     }
-    out
+    table(&columns, &lines)
 }
 
 /// A Markdown table of measurements: variant, api, median time (ms), metric, status.
@@ -137,14 +139,15 @@ pub fn pr_table(rows: &[PrRow]) -> String {
 /// Time and metric are shown only for rows with status `ok`: a failed row's numbers were never
 /// verified and must not be read as results.
 pub fn measurement_table(rows: &[MeasurementRow]) -> String {
-    let mut out = table_head(&[
+    let columns = [
         ("comparison", false),
         ("api", false),
         ("local×groups", true),
         ("median time (ms)", true),
         ("metric", true),
         ("status", false),
-    ]);
+    ];
+    let mut lines = Vec::new();
     for r in rows {
         let ok = r.status == Status::Ok;
         let (time, metric) = if ok {
@@ -153,7 +156,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
                 format!(
                     "{} {}",
                     format_sig(r.metric, VALUE_DIGITS),
-                    cell(r.metric_unit.unit())
+                    r.metric_unit.unit()
                 )
                 .trim_end()
                 .to_string(),
@@ -161,16 +164,16 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
         } else {
             ("-".to_string(), "-".to_string())
         };
-        out.push_str(&table_line(&[
-            cell(&r.comparison),
-            cell(r.api.label()),
+        lines.push(vec![
+            r.comparison.clone(),
+            r.api.label().to_string(),
             format!("{}×{}", r.local_size, r.groups),
             time,
             metric,
             r.status.as_str().to_string(),
-        ]));
+        ]);
     }
-    out
+    table(&columns, &lines)
 }
 
 /// Renders [`PrRow`]s with [`pr_table`] and [`MeasurementRow`]s with [`measurement_table`].

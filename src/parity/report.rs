@@ -121,7 +121,9 @@ fn render_file(s: &mut String, f: &FileParity, tally: &mut Tally) {
     for k in &f.kernels {
         render_kernel(s, k, tally);
     }
-    render_one_sided(s, f, &mut tally.failures);
+    // Kernels defined on one side only.
+    let sides = [&f.only_in_opencl, &f.only_in_cuda];
+    render_only_in(s, f, sides, |name| format!("{name}:"), &mut tally.failures);
     for e in &f.unused_allow {
         let _ = writeln!(
             s,
@@ -171,26 +173,6 @@ fn render_diff_line(s: &mut String, d: &DiffLine) {
     s.push('\n');
 }
 
-/// Kernels defined on one side only, each a failure naming the file it is in.
-fn render_one_sided(s: &mut String, f: &FileParity, failures: &mut usize) {
-    for (names, api) in [
-        (&f.only_in_opencl, Api::OpenCl),
-        (&f.only_in_cuda, Api::Cuda),
-    ] {
-        for name in names {
-            *failures += 1;
-            let _ = writeln!(
-                s,
-                "  FAIL       {name}: only in {} ({}/{}.{})",
-                api.label(),
-                folder(api),
-                f.stem,
-                extension(api)
-            );
-        }
-    }
-}
-
 fn render_macros(s: &mut String, f: &FileParity, failures: &mut usize) {
     if f.macros_only_in_opencl.is_empty() && f.macros_only_in_cuda.is_empty() {
         let _ = writeln!(
@@ -200,15 +182,32 @@ fn render_macros(s: &mut String, f: &FileParity, failures: &mut usize) {
         );
         return;
     }
-    for (names, api) in [
-        (&f.macros_only_in_opencl, Api::OpenCl),
-        (&f.macros_only_in_cuda, Api::Cuda),
-    ] {
+    let sides = [&f.macros_only_in_opencl, &f.macros_only_in_cuda];
+    render_only_in(
+        s,
+        f,
+        sides,
+        |name| format!("macro {name} is #defined"),
+        failures,
+    );
+}
+
+/// A failure for each name of `sides` (OpenCL's, CUDA's), worded by `what`, naming the file
+/// of the one side that has it.
+fn render_only_in(
+    s: &mut String,
+    f: &FileParity,
+    sides: [&Vec<String>; 2],
+    what: impl Fn(&str) -> String,
+    failures: &mut usize,
+) {
+    for (names, api) in sides.into_iter().zip([Api::OpenCl, Api::Cuda]) {
         for name in names {
             *failures += 1;
             let _ = writeln!(
                 s,
-                "  FAIL       macro {name} is #defined only in {} ({}/{}.{})",
+                "  FAIL       {} only in {} ({}/{}.{})",
+                what(name),
                 api.label(),
                 folder(api),
                 f.stem,

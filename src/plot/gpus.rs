@@ -10,7 +10,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::layout::{draw_marker, fit_text, ref_line_px, Frame, LegendItem, Swatch};
+use super::layout::{draw_marker, fit_text, ref_line_px, whisker, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
 use super::MAX_ROWS_PER_FIGURE;
 use super::{distinct, group_in_order, push_pages, slug, ChartData, DrawError, Figure};
@@ -216,20 +216,8 @@ impl Figure for GpusFigure {
             .x_label_area_size(style::X_AXIS_AREA)
             .build_cartesian_2d(x0..x1, -0.5f64..y_top)?;
         let row_y = |i: usize| (n - 1 - i) as f64;
-        for i in (0..self.rows.len()).step_by(2) {
-            let y = row_y(i);
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(x0, y - 0.5), (x1, y + 0.5)],
-                style::ROW_STRIPE.filled(),
-            )))?;
-        }
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [
-                (super::pr::SIMILAR_BAND.0.max(x0), -0.5),
-                (super::pr::SIMILAR_BAND.1.min(x1), y_top),
-            ],
-            style::BAND.mix(style::BAND_ALPHA).filled(),
-        )))?;
+        let band = Some(super::pr::SIMILAR_BAND);
+        super::hbar::draw_ground(&mut chart, self.rows.len(), self.x, band)?;
         let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
@@ -263,14 +251,7 @@ impl Figure for GpusFigure {
                 if p.ci.0.is_finite() && p.ci.1.is_finite() {
                     let a = chart.backend_coord(&(clamp(p.ci.0), y));
                     let b = chart.backend_coord(&(clamp(p.ci.1), y));
-                    let s = color.stroke_width(2);
-                    root.draw(&PathElement::new(vec![a, b], s))?;
-                    for end in [a, b] {
-                        root.draw(&PathElement::new(
-                            vec![(end.0, end.1 - 4), (end.0, end.1 + 4)],
-                            s,
-                        ))?;
-                    }
+                    whisker(root, a, b, (0, 4), color.stroke_width(2))?;
                 }
                 let at = chart.backend_coord(&(clamp(p.pr), y));
                 if p.pr < x0 || p.pr > x1 {

@@ -1,6 +1,7 @@
 //! The horizontal grouped-bar panel and the figure of one or two of them under a title
 //! block: the PR, peak, PTX, unroll, fill, BFS and texture charts.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -155,19 +156,7 @@ impl HBarPanel {
         // Row i is drawn top-down: the first row at the top.
         let row_y = |i: usize| (n - 1 - i) as f64;
         // Background first (stripes, band), then the grid over it, then data on top.
-        for i in (0..self.rows.len()).step_by(2) {
-            let y = row_y(i);
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(0.0, y - 0.5), (x_max, y + 0.5)],
-                style::ROW_STRIPE.filled(),
-            )))?;
-        }
-        if let Some((lo, hi)) = self.band {
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(lo.max(0.0), -0.5), (hi.min(x_max), y_top)],
-                style::BAND.mix(style::BAND_ALPHA).filled(),
-            )))?;
-        }
+        draw_ground(&mut chart, self.rows.len(), (0.0, x_max), self.band)?;
         let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
@@ -213,9 +202,7 @@ impl HBarPanel {
                         let (h, cy) = chart.backend_coord(&(hi.clamp(0.0, x_max), mid));
                         let cap = ((a.1 - b.1).abs() / 3).max(3);
                         let s = style::WHISKER.stroke_width(1);
-                        root.draw(&PathElement::new(vec![(l, cy), (h, cy)], s))?;
-                        root.draw(&PathElement::new(vec![(l, cy - cap), (l, cy + cap)], s))?;
-                        root.draw(&PathElement::new(vec![(h, cy - cap), (h, cy + cap)], s))?;
+                        super::layout::whisker(root, (l, cy), (h, cy), (0, cap), s)?;
                         text_x = text_x.max(h);
                     }
                 }
@@ -257,6 +244,28 @@ impl HBarPanel {
         }
         Ok(())
     }
+}
+
+/// The background of a panel of `rows` rows (the first on top) over `x0..x1`: a stripe
+/// behind every other row, then the `band`.
+pub(crate) fn draw_ground<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    rows: usize,
+    (x0, x1): (f64, f64),
+    band: Option<(f64, f64)>,
+) -> Result<(), DrawError> {
+    let n = rows.max(1);
+    for i in (0..rows).step_by(2) {
+        let y = (n - 1 - i) as f64;
+        let stripe = [(x0, y - 0.5), (x1, y + 0.5)];
+        chart.draw_series([Rectangle::new(stripe, style::ROW_STRIPE.filled())])?;
+    }
+    if let Some((lo, hi)) = band {
+        let area = [(lo.max(x0), -0.5), (hi.min(x1), n as f64 - 0.5)];
+        let fill = style::BAND.mix(style::BAND_ALPHA).filled();
+        chart.draw_series([Rectangle::new(area, fill)])?;
+    }
+    Ok(())
 }
 
 /// A "nice" upper axis bound: at least `floor`, and 12 % above the largest value so value

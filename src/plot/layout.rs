@@ -285,13 +285,25 @@ fn draw_swatch<DB: DrawingBackend>(
         }
         Swatch::Whisker => {
             let s = style::WHISKER.stroke_width(1);
-            area.draw(&PathElement::new(vec![(x + 3, cy), (x + w - 3, cy)], s))?;
-            area.draw(&PathElement::new(vec![(x + 3, cy - 5), (x + 3, cy + 5)], s))?;
-            area.draw(&PathElement::new(
-                vec![(x + w - 3, cy - 5), (x + w - 3, cy + 5)],
-                s,
-            ))?;
+            whisker(area, (x + 3, cy), (x + w - 3, cy), (0, 5), s)?;
         }
+    }
+    Ok(())
+}
+
+/// A whisker (a confidence interval) from `a` to `b` in pixels, with a cap at each end that
+/// reaches `cap` (x, y) either side of it: `(0, c)` across a horizontal whisker.
+pub(crate) fn whisker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    a: (i32, i32),
+    b: (i32, i32),
+    cap: (i32, i32),
+    line: ShapeStyle,
+) -> Result<(), DrawError> {
+    area.draw(&PathElement::new(vec![a, b], line))?;
+    for (x, y) in [a, b] {
+        let ends = vec![(x - cap.0, y - cap.1), (x + cap.0, y + cap.1)];
+        area.draw(&PathElement::new(ends, line))?;
     }
     Ok(())
 }

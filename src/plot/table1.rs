@@ -287,9 +287,7 @@ impl Figure for Table1Figure {
                     let (_, yl) = chart.backend_coord(&(0.0, l.clamp(y_lo, y_hi)));
                     let (_, yh) = chart.backend_coord(&(0.0, h.clamp(y_lo, y_hi)));
                     let st = style::WHISKER.stroke_width(1);
-                    root.draw(&PathElement::new(vec![(cx, yl), (cx, yh)], st))?;
-                    root.draw(&PathElement::new(vec![(cx - 5, yl), (cx + 5, yl)], st))?;
-                    root.draw(&PathElement::new(vec![(cx - 5, yh), (cx + 5, yh)], st))?;
+                    layout::whisker(root, (cx, yl), (cx, yh), (5, 0), st)?;
                     top = top.min(yh);
                 }
                 let text = if bar.published {
