@@ -14,7 +14,7 @@ use clvscu::explain::{TargetExplanation, PARITY};
 use clvscu::rows::PrRow;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::store::CsvStore;
-use clvscu::study::{self, Comparison};
+use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
 
 use crate::cli::args::ExplainArgs;
@@ -452,29 +452,38 @@ fn farthest_of(prs: &[(&str, f64)], max: Option<u32>) -> Vec<usize> {
 fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
     let prs: Vec<PrRow> = clvscu::export::csv::read_rows(&dir.join(CsvStore::PRS))?;
     let saved = dir.join(clvscu::session::run::STUDY_FILE);
+    let saved = saved
+        .is_file()
+        .then(|| saved.to_string_lossy().into_owned());
+    // Each study is read once, at the first row that needs it: a folder's rows share one.
+    let mut studies: Vec<(String, Study)> = Vec::new();
     let mut found = Vec::new();
     for row in prs.iter().filter(|r| r.fair) {
         if !all && (PARITY.0..=PARITY.1).contains(&row.pr) {
             continue;
         }
-        let study = if saved.is_file() {
-            study::load(&saved.to_string_lossy())
-        } else {
-            study::load(&row.study)
-        }
-        .with_context(|| {
-            format!(
-                "{}: the study '{}' of its rows is neither built in nor saved as study.toml",
-                dir.display(),
-                row.study
-            )
-        })?;
-        match study
+        let name = saved.clone().unwrap_or_else(|| row.study.clone());
+        let i = match studies.iter().position(|(n, _)| *n == name) {
+            Some(i) => i,
+            None => {
+                let study = study::load(&name).with_context(|| {
+                    format!(
+                        "{}: the study '{}' of its rows is neither built in nor saved as study.toml",
+                        dir.display(),
+                        row.study
+                    )
+                })?;
+                studies.push((name, study));
+                studies.len() - 1
+            }
+        };
+        match studies[i]
+            .1
             .comparisons
-            .into_iter()
+            .iter()
             .find(|c| c.id == row.comparison)
         {
-            Some(c) => found.push((c, row.clone())),
+            Some(c) => found.push((c.clone(), row.clone())),
             None => say!(
                 "skipped {}: study '{}' has no comparison of that name now",
                 printable(&row.comparison),
