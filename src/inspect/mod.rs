@@ -259,7 +259,15 @@ struct Inspection<'a> {
     notes: Vec<String>,
 }
 
+/// One twin's PTX, where its compiler gives it, and its program, where a device built it.
+type Twin = (Option<String>, Option<ProgramId>);
+
 impl Inspection<'_> {
+    /// Writes `text` as the file `name` of the output folder.
+    fn write(&mut self, name: &str, text: &str) -> Result<(), InspectError> {
+        write(&self.out.join(name), text, &mut self.files)
+    }
+
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
@@ -299,19 +307,10 @@ impl Inspection<'_> {
         let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
         let before = cache.as_deref().map(cache::snapshot);
         let (opencl, cl_program) = self.compile_opencl(stem, cl)?;
-        if let Some(t) = &cuda {
-            write(
-                &self.out.join(format!("{stem}.cuda.ptx")),
-                t,
-                &mut self.files,
-            )?;
-        }
-        if let Some(t) = &opencl {
-            write(
-                &self.out.join(format!("{stem}.opencl.ptx")),
-                t,
-                &mut self.files,
-            )?;
+        for (text, api) in [(&cuda, "cuda"), (&opencl, "opencl")] {
+            if let Some(t) = text {
+                self.write(&format!("{stem}.{api}.ptx"), t)?;
+            }
         }
         let opencl_cubin = match (&cache, &before) {
             (Some(dir), Some(before)) if cl_program.is_some() => {
@@ -333,7 +332,7 @@ impl Inspection<'_> {
         &mut self,
         stem: &str,
         cu: Option<&mut (dyn Runtime + '_)>,
-    ) -> Result<(Option<String>, Option<ProgramId>), InspectError> {
+    ) -> Result<Twin, InspectError> {
         let req = request(self.sources, Api::Cuda, stem, self.local, false)?;
         let compiled = match cu {
             Some(b) => b
@@ -353,7 +352,7 @@ impl Inspection<'_> {
         &mut self,
         stem: &str,
         cl: Option<&mut (dyn Runtime + '_)>,
-    ) -> Result<(Option<String>, Option<ProgramId>), InspectError> {
+    ) -> Result<Twin, InspectError> {
         let Some(b) = cl else {
             self.notes.push(format!(
                 "{stem}: no OpenCL device: OpenCL columns stay empty"
@@ -361,13 +360,8 @@ impl Inspection<'_> {
             return Ok((None, None));
         };
         let nvidia = b.info().platform.contains("NVIDIA");
-        let p = match b.compile(&request(
-            self.sources,
-            Api::OpenCl,
-            stem,
-            self.local,
-            nvidia,
-        )?) {
+        let req = request(self.sources, Api::OpenCl, stem, self.local, nvidia)?;
+        let p = match b.compile(&req) {
             Ok(p) => p,
             Err(e) => {
                 self.notes.push(format!("{stem}: OpenCL: {e}"));
@@ -377,8 +371,7 @@ impl Inspection<'_> {
         let log = b.build_log(p).unwrap_or_default();
         let log = log.trim();
         if !log.is_empty() {
-            let path = self.out.join(format!("{stem}.opencl.build.log"));
-            write(&path, log, &mut self.files)?;
+            self.write(&format!("{stem}.opencl.build.log"), log)?;
         }
         let text = b.program_text(p).ok().flatten();
         if text.is_none() {
@@ -436,14 +429,9 @@ impl Inspection<'_> {
         let empty = ClassCounts::new();
         let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
         let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-        let _ = writeln!(
-            md,
-            "### {pair}\n\n{}",
-            ptx::side_by_side_markdown(&pair, "OpenCL", a, "CUDA", b)
-        );
+        let rows = ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md);
         classes.extend(
-            ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b)
-                .into_iter()
+            rows.into_iter()
                 .filter(|r| cl_counts.is_some() || r.api == "CUDA"),
         );
         counted

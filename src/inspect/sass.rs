@@ -11,9 +11,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use std::fmt::Write as _;
-
-use super::ptx::{ClassCounts, InstrClass};
+use super::ptx::{opencl_beside_cuda, ClassCounts, InstrClass};
 use super::InspectError;
 use crate::backend::{JitOptions, Runtime};
 use crate::families::all_variants;
@@ -217,14 +215,8 @@ pub(super) fn report(
             }
             let pair = v.full_name();
             let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
-            let _ = writeln!(
-                md,
-                "### {pair}\n\n{}",
-                super::ptx::side_by_side_markdown_of("SASS", &pair, "OpenCL", &a, "CUDA", &b)
-            );
-            rows.extend(super::ptx::side_by_side_csv_rows(
-                &pair, v.kernel, "OpenCL", &a, "CUDA", &b,
-            ));
+            let section = opencl_beside_cuda("SASS", &pair, v.kernel, &a, &b, &mut md);
+            rows.extend(section);
         }
     }
     Ok((md, rows))
