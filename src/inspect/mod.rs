@@ -135,8 +135,10 @@ fn write_csv<T: serde::Serialize + CsvSchema>(
     Ok(())
 }
 
-/// PTX per family file: (CUDA text, OpenCL text if the platform gives PTX).
+/// One family file's PTX from both front ends (OpenCL's where the platform gives PTX), with
+/// their programs.
 struct FamilyPtx {
+    stem: &'static str,
     cuda: Option<String>,
     opencl: Option<String>,
     cl_program: Option<ProgramId>,
@@ -196,7 +198,7 @@ pub fn run(
         mut notes,
         ..
     } = inspection;
-    if cl.is_none() || per_stem.iter().all(|(_, f)| f.opencl.is_none()) {
+    if cl.is_none() || per_stem.iter().all(|f| f.opencl.is_none()) {
         notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
     }
     write_csv(&out.join(CLASSES_CSV), &classes, &mut files)?;
@@ -213,22 +215,13 @@ pub fn run(
         &mut files,
         &mut notes,
     )?;
-    let stem_ptx: Vec<sass::StemPtx> = per_stem
-        .iter()
-        .map(|(stem, f)| sass::StemPtx {
-            stem,
-            cuda: f.cuda.as_deref(),
-            opencl: f.opencl.as_deref(),
-            opencl_cubin: f.opencl_cubin.as_deref(),
-        })
-        .collect();
-    let spaces_md = spaces::run(&stem_ptx, out, &mut files)?;
+    let spaces_md = spaces::run(&per_stem, out, &mut files)?;
     let mut full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
     if options.sass {
         match cu.as_deref() {
-            Some(b) => full += &sass_section(b, &stem_ptx, out, &mut files, &mut notes)?,
+            Some(b) => full += &sass_section(b, &per_stem, out, &mut files, &mut notes)?,
             None => {
                 notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())
             }
@@ -274,7 +267,7 @@ impl Inspection<'_> {
         mut cl: Option<&mut (dyn Runtime + '_)>,
         mut cu: Option<&mut (dyn Runtime + '_)>,
         progress: Option<&dyn Fn(String)>,
-    ) -> Result<Vec<(&'static str, FamilyPtx)>, InspectError> {
+    ) -> Result<Vec<FamilyPtx>, InspectError> {
         let mut stems: Vec<&str> = FamilyId::all().iter().map(|f| f.file()).collect();
         stems.dedup();
         let mut per_stem = Vec::new();
@@ -289,7 +282,7 @@ impl Inspection<'_> {
                 ));
             }
             let family = self.compile_stem(stem, cl.as_deref_mut(), cu.as_deref_mut())?;
-            per_stem.push((*stem, family));
+            per_stem.push(family);
         }
         Ok(per_stem)
     }
@@ -297,7 +290,7 @@ impl Inspection<'_> {
     /// One family file compiled by both APIs, its PTX (and OpenCL build log) written.
     fn compile_stem(
         &mut self,
-        stem: &str,
+        stem: &'static str,
         cl: Option<&mut (dyn Runtime + '_)>,
         cu: Option<&mut (dyn Runtime + '_)>,
     ) -> Result<FamilyPtx, InspectError> {
@@ -319,6 +312,7 @@ impl Inspection<'_> {
             _ => None,
         };
         Ok(FamilyPtx {
+            stem,
             cuda,
             opencl,
             cl_program,
@@ -391,7 +385,7 @@ impl Inspection<'_> {
     /// Every kernel pair of the compiled family files, counted.
     fn count_pairs(
         &mut self,
-        per_stem: &[(&str, FamilyPtx)],
+        per_stem: &[FamilyPtx],
         mut cl: Option<&mut (dyn Runtime + '_)>,
         mut cu: Option<&mut (dyn Runtime + '_)>,
     ) -> PairCounts {
@@ -399,7 +393,7 @@ impl Inspection<'_> {
         let mut classes = Vec::new();
         let mut resources = Vec::new();
         for v in all_variants().iter().filter(|v| !v.kernel.is_empty()) {
-            let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else {
+            let Some(fam) = per_stem.iter().find(|f| f.stem == v.family.file()) else {
                 continue;
             };
             let instructions = self.count_pair(v, fam, &mut md, &mut classes);
@@ -531,14 +525,14 @@ fn resources_markdown(resources: &[ResourceRow]) -> String {
 /// [`SASS_CSV`].
 fn sass_section(
     cu: &dyn Runtime,
-    stem_ptx: &[sass::StemPtx],
+    per_stem: &[FamilyPtx],
     out: &Path,
     files: &mut Vec<PathBuf>,
     notes: &mut Vec<String>,
 ) -> Result<String, InspectError> {
-    let (sass_md, sass_rows) = sass::report(cu, stem_ptx, out, files, notes)?;
+    let (sass_md, sass_rows) = sass::report(cu, per_stem, out, files, notes)?;
     write_csv(&out.join(SASS_CSV), &sass_rows, files)?;
-    let origin = if stem_ptx.iter().any(|s| s.opencl_cubin.is_some()) {
+    let origin = if per_stem.iter().any(|s| s.opencl_cubin.is_some()) {
         "OpenCL's: the code NVIDIA's OpenCL built itself, from a private compute \
          cache; CUDA's: its PTX assembled by the CUDA driver"
     } else {
