@@ -530,20 +530,13 @@ fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
     )?)
 }
 
-fn fmt_pr(t: &TargetExplanation) -> String {
-    t.pr.map_or_else(
-        || "—".into(),
-        |p| format!("{:.3} [{:.3}, {:.3}]", p.value, p.lo, p.hi),
-    )
-}
-
 fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<PathBuf>) {
     let mut table = crate::cli::tables::table(&["target", "device", "PR [CI]", "verdict"], &[2]);
     for t in all {
         table.add_row(vec![
             printable(&t.target).into_owned(),
             t.device.clone(),
-            fmt_pr(t),
+            t.pr.map_or_else(|| "—".into(), |p| p.to_string()),
             t.verdict.describe(),
         ]);
     }
