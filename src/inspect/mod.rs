@@ -166,10 +166,10 @@ pub type OfflineCompiler<'a> = &'a dyn Fn(&CompileRequest, &str) -> Result<Strin
 /// Compile every family for both APIs with the same defines and mapped flags, count PTX
 /// instruction classes per kernel pair, and write PTX files, CSV and Markdown into `out`.
 /// Without a CUDA device, `offline` compiles the CUDA side for `arch`.
-pub fn run(
+pub fn run<'r>(
     sources: &KernelSources,
-    mut cl: Option<&mut dyn Runtime>,
-    mut cu: Option<&mut dyn Runtime>,
+    cl: Option<&'r mut dyn Runtime>,
+    cu: Option<&'r mut dyn Runtime>,
     offline: OfflineCompiler,
     options: &Options,
     out: &Path,
@@ -182,18 +182,21 @@ pub fn run(
         .unwrap_or_else(|| options.arch.to_string());
     let mut inspection = Inspection {
         sources,
+        cl,
+        cu,
         offline,
-        arch: &arch,
+        arch,
         local: options.local,
         out,
         files: Vec::new(),
         notes: Vec::new(),
     };
-    let per_stem =
-        inspection.compile_stems(cl.as_deref_mut(), cu.as_deref_mut(), options.progress)?;
-    let (md, classes, resources) =
-        inspection.count_pairs(&per_stem, cl.as_deref_mut(), cu.as_deref_mut());
+    let per_stem = inspection.compile_stems(options.progress)?;
+    let (md, classes, resources) = inspection.count_pairs(&per_stem);
     let Inspection {
+        mut cl,
+        mut cu,
+        arch,
         mut files,
         mut notes,
         ..
@@ -240,12 +243,14 @@ pub fn run(
     })
 }
 
-/// What the steps of [`run`] share: how to compile, where to write, and the files written and
-/// notes taken so far, in order.
-struct Inspection<'a> {
+/// What the steps of [`run`] share: the sides, how to compile, where to write, and the files
+/// written and notes taken so far, in order.
+struct Inspection<'a, 'r> {
     sources: &'a KernelSources,
+    cl: Option<&'r mut dyn Runtime>,
+    cu: Option<&'r mut dyn Runtime>,
     offline: OfflineCompiler<'a>,
-    arch: &'a str,
+    arch: String,
     local: u32,
     out: &'a Path,
     files: Vec<PathBuf>,
@@ -255,17 +260,10 @@ struct Inspection<'a> {
 /// One twin's PTX, where its compiler gives it, and its program, where a device built it.
 type Twin = (Option<String>, Option<ProgramId>);
 
-impl Inspection<'_> {
-    /// Writes `text` as the file `name` of the output folder.
-    fn write(&mut self, name: &str, text: &str) -> Result<(), InspectError> {
-        write(&self.out.join(name), text, &mut self.files)
-    }
-
+impl Inspection<'_, '_> {
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
-        mut cl: Option<&mut (dyn Runtime + '_)>,
-        mut cu: Option<&mut (dyn Runtime + '_)>,
         progress: Option<&dyn Fn(String)>,
     ) -> Result<Vec<FamilyPtx>, InspectError> {
         let mut stems: Vec<&str> = FamilyId::all().iter().map(|f| f.file()).collect();
@@ -281,28 +279,23 @@ impl Inspection<'_> {
                     started.elapsed().as_secs_f64()
                 ));
             }
-            let family = self.compile_stem(stem, cl.as_deref_mut(), cu.as_deref_mut())?;
-            per_stem.push(family);
+            per_stem.push(self.compile_stem(stem)?);
         }
         Ok(per_stem)
     }
 
     /// One family file compiled by both APIs, its PTX (and OpenCL build log) written.
-    fn compile_stem(
-        &mut self,
-        stem: &'static str,
-        cl: Option<&mut (dyn Runtime + '_)>,
-        cu: Option<&mut (dyn Runtime + '_)>,
-    ) -> Result<FamilyPtx, InspectError> {
-        let (cuda, cu_program) = self.compile_cuda(stem, cu)?;
+    fn compile_stem(&mut self, stem: &'static str) -> Result<FamilyPtx, InspectError> {
+        let (cuda, cu_program) = self.compile_cuda(stem)?;
         // NVIDIA's OpenCL leaves the machine code it builds in a private compute cache, when
         // one is set: what appears there during the OpenCL build is this file's.
         let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
         let before = cache.as_deref().map(cache::snapshot);
-        let (opencl, cl_program) = self.compile_opencl(stem, cl)?;
+        let (opencl, cl_program) = self.compile_opencl(stem)?;
         for (text, api) in [(&cuda, "cuda"), (&opencl, "opencl")] {
             if let Some(t) = text {
-                self.write(&format!("{stem}.{api}.ptx"), t)?;
+                let path = self.out.join(format!("{stem}.{api}.ptx"));
+                write(&path, t, &mut self.files)?;
             }
         }
         let opencl_cubin = match (&cache, &before) {
@@ -322,17 +315,13 @@ impl Inspection<'_> {
     }
 
     /// The CUDA twin's PTX: from the device, or from `offline` without one.
-    fn compile_cuda(
-        &mut self,
-        stem: &str,
-        cu: Option<&mut (dyn Runtime + '_)>,
-    ) -> Result<Twin, InspectError> {
+    fn compile_cuda(&mut self, stem: &str) -> Result<Twin, InspectError> {
         let req = request(self.sources, Api::Cuda, stem, self.local, false)?;
-        let compiled = match cu {
+        let compiled = match self.cu.as_deref_mut() {
             Some(b) => b
                 .compile(&req)
                 .map(|p| (b.program_text(p).ok().flatten(), Some(p))),
-            None => (self.offline)(&req, self.arch).map(|t| (Some(t), None)),
+            None => (self.offline)(&req, &self.arch).map(|t| (Some(t), None)),
         };
         Ok(compiled.unwrap_or_else(|e| {
             self.notes.push(format!("{stem}: CUDA: {e}"));
@@ -342,12 +331,8 @@ impl Inspection<'_> {
 
     /// The OpenCL twin's PTX where the platform gives it (only NVIDIA's does), its build log
     /// written beside it.
-    fn compile_opencl(
-        &mut self,
-        stem: &str,
-        cl: Option<&mut (dyn Runtime + '_)>,
-    ) -> Result<Twin, InspectError> {
-        let Some(b) = cl else {
+    fn compile_opencl(&mut self, stem: &str) -> Result<Twin, InspectError> {
+        let Some(b) = self.cl.as_deref_mut() else {
             self.notes.push(format!(
                 "{stem}: no OpenCL device: OpenCL columns stay empty"
             ));
@@ -365,7 +350,8 @@ impl Inspection<'_> {
         let log = b.build_log(p).unwrap_or_default();
         let log = log.trim();
         if !log.is_empty() {
-            self.write(&format!("{stem}.opencl.build.log"), log)?;
+            let path = self.out.join(format!("{stem}.opencl.build.log"));
+            write(&path, log, &mut self.files)?;
         }
         let text = b.program_text(p).ok().flatten();
         if text.is_none() {
@@ -381,14 +367,9 @@ impl Inspection<'_> {
 /// Every kernel pair's PTX classes side by side (Markdown and CSV rows), and its resources.
 type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
 
-impl Inspection<'_> {
+impl Inspection<'_, '_> {
     /// Every kernel pair of the compiled family files, counted.
-    fn count_pairs(
-        &mut self,
-        per_stem: &[FamilyPtx],
-        mut cl: Option<&mut (dyn Runtime + '_)>,
-        mut cu: Option<&mut (dyn Runtime + '_)>,
-    ) -> PairCounts {
+    fn count_pairs(&mut self, per_stem: &[FamilyPtx]) -> PairCounts {
         let mut md = String::new();
         let mut classes = Vec::new();
         let mut resources = Vec::new();
@@ -397,8 +378,7 @@ impl Inspection<'_> {
                 continue;
             };
             let instructions = self.count_pair(v, fam, &mut md, &mut classes);
-            let (cl, cu) = (cl.as_deref_mut(), cu.as_deref_mut());
-            resources.extend(self.pair_resources(v, fam, instructions, cl, cu));
+            resources.extend(self.pair_resources(v, fam, instructions));
         }
         (md, classes, resources)
     }
@@ -465,16 +445,14 @@ impl Inspection<'_> {
         v: &Variant,
         fam: &FamilyPtx,
         (cl_instructions, cu_instructions): (u64, u64),
-        cl: Option<&mut (dyn Runtime + '_)>,
-        mut cu: Option<&mut (dyn Runtime + '_)>,
     ) -> Vec<ResourceRow> {
         let pair = v.full_name();
         let mut rows = Vec::new();
-        if let Some(r) = reported(cu.as_deref_mut(), fam.cu_program, v.kernel) {
+        if let Some(r) = reported(self.cu.as_deref_mut(), fam.cu_program, v.kernel) {
             let source = "cuFuncGetAttribute";
             rows.push(resource_row(&pair, "CUDA", source, &r, cu_instructions));
         }
-        if let Some(r) = reported(cl, fam.cl_program, v.kernel) {
+        if let Some(r) = reported(self.cl.as_deref_mut(), fam.cl_program, v.kernel) {
             let source = if r.registers.is_some() {
                 "clGetKernelWorkGroupInfo; registers from the -cl-nv-verbose build log"
             } else {
@@ -482,7 +460,7 @@ impl Inspection<'_> {
             };
             rows.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions));
         }
-        if let (Some(b), Some(text)) = (cu, &fam.opencl) {
+        if let (Some(b), Some(text)) = (self.cu.as_deref_mut(), &fam.opencl) {
             match b.resources_of_foreign_program(text, v.kernel) {
                 Ok(r) => rows.push(resource_row(
                     &pair,
