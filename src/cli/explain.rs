@@ -14,7 +14,7 @@ use clvscu::explain::{TargetExplanation, PARITY};
 use clvscu::rows::PrRow;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::store::CsvStore;
-use clvscu::study::{self, Comparison};
+use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
 
 use crate::cli::args::ExplainArgs;
@@ -212,11 +212,10 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     if !out.join(clvscu::explain::code::PTX_INDEX_CSV).is_file() {
         return Ok(());
     }
-    let exe = std::env::current_exe().context("finding this program to run it again")?;
+    let (exe, part) = part_command_line(out, PROFILE_PART)?;
     let mut args = profile::ncu_arguments(&out.join(profile::RAW_FILE));
     args.push(exe.display().to_string());
-    args.extend(resume_arguments(std::env::args().skip(1), out));
-    args.extend(["--part".into(), PROFILE_PART.into()]);
+    args.extend(part);
     let status = crate::cli::children::run_to_end(
         std::process::Command::new(&ncu).args(&args),
         Duration::from_secs(PART_GRACE_S),
@@ -259,30 +258,40 @@ fn run_profile_part(args: &ExplainArgs, targets: &[Comparison], out: &Path) -> R
     Ok(EXIT_OK)
 }
 
-/// One part, in this process: `ladder`, `profile`, or one NVRTC-PTX rung.
+/// The machine-code part, in this process: the code each runtime runs for the targets and the
+/// gaps read without rungs, then the replays.
+fn run_machine_code_part_here(
+    args: &ExplainArgs,
+    targets: Vec<Comparison>,
+    out: &Path,
+) -> Result<i32> {
+    let sources = args.run.devices.sources()?;
+    let mut sides = open_sides(&args.run)?;
+    let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
+    let capped = clvscu::explain::machine_code::capped_rungs(out);
+    let mut all = targets;
+    all.extend(code_only_targets(args, &all)?.into_iter().map(|(c, _)| c));
+    let budget = args
+        .code_budget
+        .map_or(clvscu::explain::machine_code::BUDGET_S, f64::from);
+    clvscu::explain::machine_code::collect(
+        &all, &capped, out, &sources, &mut sides, &cache, budget,
+    )?;
+    // The replays after the code: their own builds would otherwise be in the private
+    // cache before the targets' builds that share a kernel file.
+    if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
+        say!("replay: not run: {}", printable(&e.to_string()));
+    }
+    Ok(EXIT_OK)
+}
+
+/// One part, in this process: `ladder`, `profile`, `machine-code`, or one NVRTC-PTX rung.
 fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str) -> Result<i32> {
     if part == PROFILE_PART {
         return run_profile_part(args, &targets, out);
     }
     if part == MACHINE_CODE_PART {
-        let sources = args.run.devices.sources()?;
-        let mut sides = open_sides(&args.run)?;
-        let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
-        let capped = clvscu::explain::machine_code::capped_rungs(out);
-        let mut all = targets;
-        all.extend(code_only_targets(args, &all)?.into_iter().map(|(c, _)| c));
-        let budget = args
-            .code_budget
-            .map_or(clvscu::explain::machine_code::BUDGET_S, f64::from);
-        clvscu::explain::machine_code::collect(
-            &all, &capped, out, &sources, &mut sides, &cache, budget,
-        )?;
-        // The replays after the code: their own builds would otherwise be in the private
-        // cache before the targets' builds that share a kernel file.
-        if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
-            say!("replay: not run: {}", printable(&e.to_string()));
-        }
-        return Ok(EXIT_OK);
+        return run_machine_code_part_here(args, targets, out);
     }
     let kept = format!(
         "every finished rung is in {}; continue with --resume --out {}",
@@ -328,9 +337,7 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
 /// Runs this command again for one part, resuming `out`, with `env` added to its
 /// environment, and gives its exit code.
 fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i32> {
-    let exe = std::env::current_exe().context("finding this program to run it again")?;
-    let mut args = resume_arguments(std::env::args().skip(1), out);
-    args.extend(["--part".into(), part.to_string()]);
+    let (exe, args) = part_command_line(out, part)?;
     let mut command = std::process::Command::new(&exe);
     command.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
     let code = crate::cli::children::run_to_end(&mut command, Duration::from_secs(PART_GRACE_S))
@@ -343,6 +350,14 @@ fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i3
         say!("{}: its process ended with exit {code}", printable(part));
     }
     Ok(code)
+}
+
+/// This program, and the arguments that run it again for `part`, resuming `out`.
+fn part_command_line(out: &Path, part: &str) -> Result<(PathBuf, Vec<String>)> {
+    let exe = std::env::current_exe().context("finding this program to run it again")?;
+    let mut args = resume_arguments(std::env::args().skip(1), out);
+    args.extend(["--part".into(), part.to_string()]);
+    Ok((exe, args))
 }
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
@@ -452,29 +467,38 @@ fn farthest_of(prs: &[(&str, f64)], max: Option<u32>) -> Vec<usize> {
 fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
     let prs: Vec<PrRow> = clvscu::export::csv::read_rows(&dir.join(CsvStore::PRS))?;
     let saved = dir.join(clvscu::session::run::STUDY_FILE);
+    let saved = saved
+        .is_file()
+        .then(|| saved.to_string_lossy().into_owned());
+    // Each study is read once, at the first row that needs it: a folder's rows share one.
+    let mut studies: Vec<(String, Study)> = Vec::new();
     let mut found = Vec::new();
     for row in prs.iter().filter(|r| r.fair) {
         if !all && (PARITY.0..=PARITY.1).contains(&row.pr) {
             continue;
         }
-        let study = if saved.is_file() {
-            study::load(&saved.to_string_lossy())
-        } else {
-            study::load(&row.study)
-        }
-        .with_context(|| {
-            format!(
-                "{}: the study '{}' of its rows is neither built in nor saved as study.toml",
-                dir.display(),
-                row.study
-            )
-        })?;
-        match study
+        let name = saved.clone().unwrap_or_else(|| row.study.clone());
+        let i = match studies.iter().position(|(n, _)| *n == name) {
+            Some(i) => i,
+            None => {
+                let study = study::load(&name).with_context(|| {
+                    format!(
+                        "{}: the study '{}' of its rows is neither built in nor saved as study.toml",
+                        dir.display(),
+                        row.study
+                    )
+                })?;
+                studies.push((name, study));
+                studies.len() - 1
+            }
+        };
+        match studies[i]
+            .1
             .comparisons
-            .into_iter()
+            .iter()
             .find(|c| c.id == row.comparison)
         {
-            Some(c) => found.push((c, row.clone())),
+            Some(c) => found.push((c.clone(), row.clone())),
             None => say!(
                 "skipped {}: study '{}' has no comparison of that name now",
                 printable(&row.comparison),
@@ -506,20 +530,13 @@ fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
     )?)
 }
 
-fn fmt_pr(t: &TargetExplanation) -> String {
-    t.pr.map_or_else(
-        || "—".into(),
-        |p| format!("{:.3} [{:.3}, {:.3}]", p.value, p.lo, p.hi),
-    )
-}
-
 fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<PathBuf>) {
     let mut table = crate::cli::tables::table(&["target", "device", "PR [CI]", "verdict"], &[2]);
     for t in all {
         table.add_row(vec![
             printable(&t.target).into_owned(),
             t.device.clone(),
-            fmt_pr(t),
+            t.pr.map_or_else(|| "—".into(), |p| p.to_string()),
             t.verdict.describe(),
         ]);
     }

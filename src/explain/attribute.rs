@@ -369,12 +369,8 @@ fn fix_sentence(
     };
     let before = own.map_or_else(String::new, |o| format!(" (the target: {:.3})", o.value));
     Some(format!(
-        "the family's alternative `{}` on both sides: PR {:.3} [{:.3}, {:.3}]{before}; {} (the \
-         target: {})",
+        "the family's alternative `{}` on both sides: PR {pr}{before}; {} (the target: {})",
         row.variant,
-        pr.value,
-        pr.lo,
-        pr.hi,
         speeds(rows, target, RungKind::Alternative).unwrap_or_default(),
         speeds(rows, target, RungKind::Own).unwrap_or_default(),
     ))

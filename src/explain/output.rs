@@ -10,7 +10,7 @@ use crate::export::csv::read_rows_if_file;
 use crate::export::ExportError;
 use crate::rows::{MeasurementRow, PrRow};
 
-use super::attribute::{Interval, TargetExplanation};
+use super::attribute::{Interval, RungOutcome, TargetExplanation};
 use super::ptx::CodeClassRow;
 
 use crate::rows::{ExplainRow, VerdictRow};
@@ -119,13 +119,9 @@ impl<'a> LaunchFacts<'a> {
     }
 }
 
-fn interval_text(i: &Interval) -> String {
-    format!("{:.3} [{:.3}, {:.3}]", i.value, i.lo, i.hi)
-}
-
 /// The rung that decided the verdict, among those at parity: a swap for a front-end gap, the
 /// runtime or compiler rung named for any other; `None` when nothing was explained.
-fn deciding_rung(t: &TargetExplanation) -> Option<(&super::attribute::RungOutcome, Interval)> {
+fn deciding_rung(t: &TargetExplanation) -> Option<(&RungOutcome, Interval)> {
     use super::ladder::LadderStep;
     let super::Verdict::Explained(causes) = &t.verdict else {
         return None;
@@ -214,75 +210,86 @@ pub fn markdown(
         let _ = writeln!(md, "- {}{ptx}", headline(t));
     }
     for t in all {
-        let _ = writeln!(
-            md,
-            "\n## {}\n\n{} {} {} on {}; PR {}.\n\n**Verdict:** {}\n",
-            t.target,
-            t.family,
-            t.variant,
-            t.size,
-            t.device,
-            t.pr.map_or_else(|| "not measured".into(), |p| interval_text(&p)),
-            t.verdict_text()
-        );
-        let _ = writeln!(
-            md,
-            "**Verified:** {}.\n",
-            if t.verified {
-                "yes: every cause comes from a rung whose control held (and, for a second-stage \
-                 cause, whose machine code reproduces the slower side's)"
-            } else {
-                "no: the verdict names no cause proven by a rung and its control"
-            }
-        );
-        if let Some(fix) = &t.fix {
-            let _ = writeln!(md, "**The fix offered:** {fix}.\n");
-        }
-        if let Some(replay) = &t.replay {
-            let _ = writeln!(md, "**Replayed as a plain program:** {replay}.\n");
-        }
-        let machine_code = t.machine_code.as_deref().unwrap_or(
-            "not read (`machine-code.csv` says why); the SASS counts below, where present, are \
-             the CUDA driver's code for both PTX texts",
-        );
-        let _ = writeln!(md, "**Machine code each runtime runs:** {machine_code}.\n");
-        for text in code.classes(&t.target) {
-            let _ = writeln!(md, "**Code:** {text}.\n");
-        }
-        if let Some(text) = super::profile::difference(&code.ncu, &t.target) {
-            let _ = writeln!(md, "**Counters:** {text}.\n");
-        }
-        let clocks = super::launch::clocks(&launch.clock_rows, &t.target);
-        if let Some(text) = super::launch::sentence(&clocks, &launch.plain) {
-            let _ = writeln!(md, "**Launch and wait:** {text}.\n");
-        }
-        if let Some(text) = shape_text(&t.shapes) {
-            let _ = writeln!(md, "**Work-group and registers:** {text}.\n");
-        }
-        let _ = writeln!(
-            md,
-            "| step | rung | what it holds | PR [CI] | gap closed | at parity | note |"
-        );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---|");
-        for r in &t.rungs {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                r.kind.step().name(),
-                r.kind.name(),
-                r.kind.describe(),
-                r.pr.map_or_else(|| "—".into(), |p| interval_text(&p)),
-                r.closed
-                    .map_or_else(|| "—".into(), |c| format!("{:.0}%", c * 100.0)),
-                if r.closes { "yes" } else { "no" },
-                r.void
-                    .as_ref()
-                    .map_or_else(|| r.note.clone(), |v| format!("{v}; {}", r.note))
-                    .replace('|', "/")
-            );
-        }
+        target_section(&mut md, t, code, launch);
     }
     md
+}
+
+/// One target's section of `explain.md`: what it is, the verdict and the facts beside it, and
+/// its rungs' waterfall table.
+fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
+    let _ = writeln!(
+        md,
+        "\n## {}\n\n{} {} {} on {}; PR {}.\n\n**Verdict:** {}\n",
+        t.target,
+        t.family,
+        t.variant,
+        t.size,
+        t.device,
+        t.pr.map_or_else(|| "not measured".into(), |p| p.to_string()),
+        t.verdict_text()
+    );
+    let _ = writeln!(
+        md,
+        "**Verified:** {}.\n",
+        if t.verified {
+            "yes: every cause comes from a rung whose control held (and, for a second-stage \
+             cause, whose machine code reproduces the slower side's)"
+        } else {
+            "no: the verdict names no cause proven by a rung and its control"
+        }
+    );
+    if let Some(fix) = &t.fix {
+        let _ = writeln!(md, "**The fix offered:** {fix}.\n");
+    }
+    if let Some(replay) = &t.replay {
+        let _ = writeln!(md, "**Replayed as a plain program:** {replay}.\n");
+    }
+    let machine_code = t.machine_code.as_deref().unwrap_or(
+        "not read (`machine-code.csv` says why); the SASS counts below, where present, are \
+         the CUDA driver's code for both PTX texts",
+    );
+    let _ = writeln!(md, "**Machine code each runtime runs:** {machine_code}.\n");
+    for text in code.classes(&t.target) {
+        let _ = writeln!(md, "**Code:** {text}.\n");
+    }
+    if let Some(text) = super::profile::difference(&code.ncu, &t.target) {
+        let _ = writeln!(md, "**Counters:** {text}.\n");
+    }
+    let clocks = super::launch::clocks(&launch.clock_rows, &t.target);
+    if let Some(text) = super::launch::sentence(&clocks, &launch.plain) {
+        let _ = writeln!(md, "**Launch and wait:** {text}.\n");
+    }
+    if let Some(text) = shape_text(&t.shapes) {
+        let _ = writeln!(md, "**Work-group and registers:** {text}.\n");
+    }
+    rungs_table(md, &t.rungs);
+}
+
+/// The waterfall table of a target's rungs.
+fn rungs_table(md: &mut String, rungs: &[RungOutcome]) {
+    let _ = writeln!(
+        md,
+        "| step | rung | what it holds | PR [CI] | gap closed | at parity | note |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    for r in rungs {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            r.kind.step().name(),
+            r.kind.name(),
+            r.kind.describe(),
+            r.pr.map_or_else(|| "—".into(), |p| p.to_string()),
+            r.closed
+                .map_or_else(|| "—".into(), |c| format!("{:.0}%", c * 100.0)),
+            if r.closes { "yes" } else { "no" },
+            r.void
+                .as_ref()
+                .map_or_else(|| r.note.clone(), |v| format!("{v}; {}", r.note))
+                .replace('|', "/")
+        );
+    }
 }
 
 /// The first pass's run folder inside explain's output folder.

@@ -176,6 +176,25 @@ pub fn run(
         )?;
         summary.absorb(more);
     }
+    let pending_swaps = run_swaps(plan, swaps, sides, on_event, &mut summary)?;
+    let (explanations, files) = write_outputs(&plan.out)?;
+    Ok(ExplainReport {
+        explanations,
+        summary,
+        files,
+        pending_swaps,
+    })
+}
+
+/// The NVRTC-PTX-on-OpenCL rungs not tried before: run here ([`SwapRungs::InProcess`]), or
+/// their ids handed back to be run one process each.
+fn run_swaps(
+    plan: &ExplainPlan,
+    swaps: Vec<Rung>,
+    sides: &mut Sides,
+    on_event: &mut dyn FnMut(Event),
+    summary: &mut RunSummary,
+) -> Result<Vec<String>, ExplainError> {
     let mut pending_swaps = Vec::new();
     for rung in swaps {
         if summary.interrupted {
@@ -194,13 +213,7 @@ pub fn run(
             _ => pending_swaps.push(rung.comparison.id),
         }
     }
-    let (explanations, files) = write_outputs(&plan.out)?;
-    Ok(ExplainReport {
-        explanations,
-        summary,
-        files,
-        pending_swaps,
-    })
+    Ok(pending_swaps)
 }
 
 fn swap_dir(plan: &ExplainPlan, rung: &Rung) -> PathBuf {

@@ -50,6 +50,13 @@ impl Interval {
     }
 }
 
+/// As every table and sentence shows it: `0.812 [0.795, 0.830]`.
+impl std::fmt::Display for Interval {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{:.3} [{:.3}, {:.3}]", self.value, self.lo, self.hi)
+    }
+}
+
 /// One rung's outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RungOutcome {

@@ -14,15 +14,16 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::backend::{BackendError, CompileRequest, KernelResources, Runtime};
-use crate::export::csv::write_rows;
+use crate::backend::{BackendError, CompileRequest, KernelResources, ProgramId, Runtime};
+use crate::export::csv::{write_rows, CsvSchema};
 use crate::export::ExportError;
 use crate::fairness::Flags;
-use crate::families::{all_variants, FamilyId, FMA_ITERS};
+use crate::families::{all_variants, FamilyId, Variant, FMA_ITERS};
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 
 use crate::rows::{ClassCountRow, CLASSES_CSV};
+use ptx::ClassCounts;
 
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";
 pub const SASS_CSV: &str = "sass_classes.csv";
@@ -80,7 +81,7 @@ fn resource_row(pair: &str, api: &str, source: &str, r: &KernelResources, n: u64
 /// The resources `backend` reports of `kernel` in `program`, where it has both.
 fn reported(
     backend: Option<&mut (dyn Runtime + '_)>,
-    program: Option<crate::backend::ProgramId>,
+    program: Option<ProgramId>,
     kernel: &str,
 ) -> Option<KernelResources> {
     let (b, p) = (backend?, program?);
@@ -124,12 +125,24 @@ fn write(path: &Path, text: &str, files: &mut Vec<PathBuf>) -> Result<(), Inspec
     Ok(())
 }
 
-/// PTX per family file: (CUDA text, OpenCL text if the platform gives PTX).
+fn write_csv<T: serde::Serialize + CsvSchema>(
+    path: &Path,
+    rows: &[T],
+    files: &mut Vec<PathBuf>,
+) -> Result<(), InspectError> {
+    write_rows(path, rows)?;
+    files.push(path.to_path_buf());
+    Ok(())
+}
+
+/// One family file's PTX from both front ends (OpenCL's where the platform gives PTX), with
+/// their programs.
 struct FamilyPtx {
+    stem: &'static str,
     cuda: Option<String>,
     opencl: Option<String>,
-    cl_program: Option<crate::backend::ProgramId>,
-    cu_program: Option<crate::backend::ProgramId>,
+    cl_program: Option<ProgramId>,
+    cu_program: Option<ProgramId>,
     /// The machine code NVIDIA's OpenCL built of the file, taken from a private compute cache.
     opencl_cubin: Option<Vec<u8>>,
 }
@@ -153,252 +166,65 @@ pub type OfflineCompiler<'a> = &'a dyn Fn(&CompileRequest, &str) -> Result<Strin
 /// Compile every family for both APIs with the same defines and mapped flags, count PTX
 /// instruction classes per kernel pair, and write PTX files, CSV and Markdown into `out`.
 /// Without a CUDA device, `offline` compiles the CUDA side for `arch`.
-pub fn run(
+pub fn run<'r>(
     sources: &KernelSources,
-    mut cl: Option<&mut dyn Runtime>,
-    mut cu: Option<&mut dyn Runtime>,
+    cl: Option<&'r mut dyn Runtime>,
+    cu: Option<&'r mut dyn Runtime>,
     offline: OfflineCompiler,
     options: &Options,
     out: &Path,
 ) -> Result<InspectReport, InspectError> {
-    let Options {
-        arch,
-        local,
-        sass,
-        progress,
-    } = *options;
     // A link planted in the output folder would take a write elsewhere: refused by name.
     crate::export::safe::prepare_dir(out, true)?;
-    let mut notes = Vec::new();
-    let mut files = Vec::new();
-    let mut md = String::new();
-    let mut classes = Vec::new();
-    let mut resources = Vec::new();
     let arch = cu
         .as_ref()
         .and_then(|c| c.target())
-        .unwrap_or_else(|| arch.to_string());
-    let mut stems: Vec<&str> = FamilyId::all().iter().map(|f| f.file()).collect();
-    stems.dedup();
-    let mut per_stem = Vec::new();
-    let started = std::time::Instant::now();
-    for (i, stem) in stems.iter().enumerate() {
-        if let Some(tell) = progress {
-            tell(format!(
-                "[{}/{}] {stem}: compiling both twins, {:.1} s in",
-                i + 1,
-                stems.len(),
-                started.elapsed().as_secs_f64()
-            ));
-        }
-        let cu_req = request(sources, Api::Cuda, stem, local, false)?;
-        let compiled = match cu.as_deref_mut() {
-            Some(b) => b
-                .compile(&cu_req)
-                .map(|p| (b.program_text(p).ok().flatten(), Some(p))),
-            None => offline(&cu_req, &arch).map(|t| (Some(t), None)),
-        };
-        let (cuda, cu_program) = compiled.unwrap_or_else(|e| {
-            notes.push(format!("{stem}: CUDA: {e}"));
-            (None, None)
-        });
-        let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
-        let before = cache.as_deref().map(cache::snapshot);
-        let (opencl, cl_program) = match cl.as_deref_mut() {
-            Some(b) => match b.compile(&request(
-                sources,
-                Api::OpenCl,
-                stem,
-                local,
-                b.info().platform.contains("NVIDIA"),
-            )?) {
-                Ok(p) => {
-                    let log = b.build_log(p).unwrap_or_default();
-                    let log = log.trim();
-                    if !log.is_empty() {
-                        write(
-                            &out.join(format!("{stem}.opencl.build.log")),
-                            log,
-                            &mut files,
-                        )?;
-                    }
-                    let text = b.program_text(p).ok().flatten();
-                    if text.is_none() {
-                        notes.push(format!(
-                            "{stem}: the OpenCL platform '{}' returns no PTX (only NVIDIA's does); OpenCL columns stay empty",
-                            b.info().platform
-                        ));
-                    }
-                    (text, Some(p))
-                }
-                Err(e) => {
-                    notes.push(format!("{stem}: OpenCL: {e}"));
-                    (None, None)
-                }
-            },
-            None => {
-                notes.push(format!(
-                    "{stem}: no OpenCL device: OpenCL columns stay empty"
-                ));
-                (None, None)
-            }
-        };
-        if let Some(t) = &cuda {
-            write(&out.join(format!("{stem}.cuda.ptx")), t, &mut files)?;
-        }
-        if let Some(t) = &opencl {
-            write(&out.join(format!("{stem}.opencl.ptx")), t, &mut files)?;
-        }
-        let opencl_cubin = match (&cache, &before) {
-            (Some(dir), Some(before)) if cl_program.is_some() => {
-                cache::new_images(dir, before, "").0.into_iter().next()
-            }
-            _ => None,
-        };
-        per_stem.push((
-            *stem,
-            FamilyPtx {
-                cuda,
-                opencl,
-                cl_program,
-                cu_program,
-                opencl_cubin,
-            },
-        ));
-    }
-    for v in all_variants().iter().filter(|v| !v.kernel.is_empty()) {
-        let Some((_, fam)) = per_stem.iter().find(|(s, _)| *s == v.family.file()) else {
-            continue;
-        };
-        let pair = v.full_name();
-        let parse = |text: &Option<String>, api: &str, notes: &mut Vec<String>| {
-            let text = text.as_ref()?;
-            match ptx::parse_ptx(text) {
-                Ok(m) => match m.kernel(v.kernel) {
-                    Some(k) => Some((ptx::count_classes(k), k.instructions.len() as u64)),
-                    None => {
-                        notes.push(format!("{pair}: {api} PTX has no entry {}", v.kernel));
-                        None
-                    }
-                },
-                Err(e) => {
-                    notes.push(format!("{pair}: {api} PTX does not parse: {e}"));
-                    None
-                }
-            }
-        };
-        let cl_counts = parse(&fam.opencl, "OpenCL", &mut notes);
-        let cu_counts = parse(&fam.cuda, "CUDA", &mut notes);
-        let cl_instructions = cl_counts.as_ref().map_or(0, |c| c.1);
-        let empty = ptx::ClassCounts::new();
-        if cl_counts.is_some() || cu_counts.is_some() {
-            let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-            let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-            let _ = writeln!(
-                md,
-                "### {pair}\n\n{}",
-                ptx::side_by_side_markdown(&pair, "OpenCL", a, "CUDA", b)
-            );
-            classes.extend(
-                ptx::side_by_side_csv_rows(&pair, v.kernel, "OpenCL", a, "CUDA", b)
-                    .into_iter()
-                    .filter(|r| cl_counts.is_some() || r.api == "CUDA"),
-            );
-        }
-        // Resources as each API reports them.
-        if let Some(r) = reported(cu.as_deref_mut(), fam.cu_program, v.kernel) {
-            let instructions = cu_counts.as_ref().map_or(0, |c| c.1);
-            let row = resource_row(&pair, "CUDA", "cuFuncGetAttribute", &r, instructions);
-            resources.push(row);
-        }
-        if let Some(r) = reported(cl.as_deref_mut(), fam.cl_program, v.kernel) {
-            let source = if r.registers.is_some() {
-                "clGetKernelWorkGroupInfo; registers from the -cl-nv-verbose build log"
-            } else {
-                "clGetKernelWorkGroupInfo"
-            };
-            resources.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions));
-        }
-        // Same-backend check: the OpenCL compiler's PTX loaded through the CUDA driver.
-        if let (Some(b), Some(text)) = (cu.as_deref_mut(), &fam.opencl) {
-            match b.resources_of_foreign_program(text, v.kernel) {
-                Ok(r) => resources.push(resource_row(
-                    &pair,
-                    "OpenCL",
-                    "OpenCL PTX loaded by the CUDA driver",
-                    &r,
-                    cl_instructions,
-                )),
-                Err(e) => notes.push(format!(
-                    "{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}",
-                    e.to_string().lines().next().unwrap_or("")
-                )),
-            }
-        }
-    }
-    if cl.is_none() || per_stem.iter().all(|(_, f)| f.opencl.is_none()) {
+        .unwrap_or_else(|| options.arch.to_string());
+    let mut inspection = Inspection {
+        sources,
+        cl,
+        cu,
+        offline,
+        arch,
+        local: options.local,
+        out,
+        files: Vec::new(),
+        notes: Vec::new(),
+    };
+    let per_stem = inspection.compile_stems(options.progress)?;
+    let (md, classes, resources) = inspection.count_pairs(&per_stem);
+    let Inspection {
+        mut cl,
+        mut cu,
+        arch,
+        mut files,
+        mut notes,
+        ..
+    } = inspection;
+    if cl.is_none() || per_stem.iter().all(|f| f.opencl.is_none()) {
         notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
     }
-    let classes_path = out.join(CLASSES_CSV);
-    write_rows(&classes_path, &classes)?;
-    files.push(classes_path);
-    let res_path = out.join(RESOURCES_CSV);
-    write_rows(&res_path, &resources)?;
-    files.push(res_path);
-    let mut res_md = String::from("| pair | api | source | registers | shared B | local B | max WG | PTX instr. |\n|---|---|---|---|---|---|---|---|\n");
-    for r in &resources {
-        let _ = writeln!(
-            res_md,
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.pair,
-            r.api,
-            r.source,
-            r.registers,
-            r.shared_bytes,
-            r.local_bytes,
-            r.max_threads_per_group,
-            r.ptx_instructions
-        );
-    }
+    write_csv(&out.join(CLASSES_CSV), &classes, &mut files)?;
+    write_csv(&out.join(RESOURCES_CSV), &resources, &mut files)?;
+    let res_md = resources_markdown(&resources);
     let unroll_md = unroll::run(
         sources,
         cl.as_deref_mut(),
         cu.as_deref_mut(),
         offline,
         &arch,
-        local,
+        options.local,
         out,
         &mut files,
         &mut notes,
     )?;
-    let stem_ptx: Vec<sass::StemPtx> = per_stem
-        .iter()
-        .map(|(stem, f)| sass::StemPtx {
-            stem,
-            cuda: f.cuda.as_deref(),
-            opencl: f.opencl.as_deref(),
-            opencl_cubin: f.opencl_cubin.as_deref(),
-        })
-        .collect();
-    let spaces_md = spaces::run(&stem_ptx, out, &mut files)?;
+    let spaces_md = spaces::run(&per_stem, out, &mut files)?;
     let mut full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
-    if sass {
+    if options.sass {
         match cu.as_deref() {
-            Some(b) => {
-                let (sass_md, sass_rows) = sass::report(b, &stem_ptx, out, &mut files, &mut notes)?;
-                let sass_path = out.join(SASS_CSV);
-                write_rows(&sass_path, &sass_rows)?;
-                files.push(sass_path);
-                let origin = if stem_ptx.iter().any(|s| s.opencl_cubin.is_some()) {
-                    "OpenCL's: the code NVIDIA's OpenCL built itself, from a private compute \
-                     cache; CUDA's: its PTX assembled by the CUDA driver"
-                } else {
-                    "both PTX texts assembled by the CUDA driver's JIT"
-                };
-                let _ = write!(full, "\n## SASS ({origin})\n\n{sass_md}");
-            }
+            Some(b) => full += &sass_section(b, &per_stem, out, &mut files, &mut notes)?,
             None => {
                 notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())
             }
@@ -415,6 +241,282 @@ pub fn run(
         classes,
         resources,
     })
+}
+
+/// What the steps of [`run`] share: the sides, how to compile, where to write, and the files
+/// written and notes taken so far, in order.
+struct Inspection<'a, 'r> {
+    sources: &'a KernelSources,
+    cl: Option<&'r mut dyn Runtime>,
+    cu: Option<&'r mut dyn Runtime>,
+    offline: OfflineCompiler<'a>,
+    arch: String,
+    local: u32,
+    out: &'a Path,
+    files: Vec<PathBuf>,
+    notes: Vec<String>,
+}
+
+/// One twin's PTX, where its compiler gives it, and its program, where a device built it.
+type Twin = (Option<String>, Option<ProgramId>);
+
+impl Inspection<'_, '_> {
+    /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
+    fn compile_stems(
+        &mut self,
+        progress: Option<&dyn Fn(String)>,
+    ) -> Result<Vec<FamilyPtx>, InspectError> {
+        let mut stems: Vec<&str> = FamilyId::all().iter().map(|f| f.file()).collect();
+        stems.dedup();
+        let mut per_stem = Vec::new();
+        let started = std::time::Instant::now();
+        for (i, stem) in stems.iter().enumerate() {
+            if let Some(tell) = progress {
+                tell(format!(
+                    "[{}/{}] {stem}: compiling both twins, {:.1} s in",
+                    i + 1,
+                    stems.len(),
+                    started.elapsed().as_secs_f64()
+                ));
+            }
+            per_stem.push(self.compile_stem(stem)?);
+        }
+        Ok(per_stem)
+    }
+
+    /// One family file compiled by both APIs, its PTX (and OpenCL build log) written.
+    fn compile_stem(&mut self, stem: &'static str) -> Result<FamilyPtx, InspectError> {
+        let (cuda, cu_program) = self.compile_cuda(stem)?;
+        // NVIDIA's OpenCL leaves the machine code it builds in a private compute cache, when
+        // one is set: what appears there during the OpenCL build is this file's.
+        let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
+        let before = cache.as_deref().map(cache::snapshot);
+        let (opencl, cl_program) = self.compile_opencl(stem)?;
+        for (text, api) in [(&cuda, "cuda"), (&opencl, "opencl")] {
+            if let Some(t) = text {
+                let path = self.out.join(format!("{stem}.{api}.ptx"));
+                write(&path, t, &mut self.files)?;
+            }
+        }
+        let opencl_cubin = match (&cache, &before) {
+            (Some(dir), Some(before)) if cl_program.is_some() => {
+                cache::new_images(dir, before, "").0.into_iter().next()
+            }
+            _ => None,
+        };
+        Ok(FamilyPtx {
+            stem,
+            cuda,
+            opencl,
+            cl_program,
+            cu_program,
+            opencl_cubin,
+        })
+    }
+
+    /// The CUDA twin's PTX: from the device, or from `offline` without one.
+    fn compile_cuda(&mut self, stem: &str) -> Result<Twin, InspectError> {
+        let req = request(self.sources, Api::Cuda, stem, self.local, false)?;
+        let compiled = match self.cu.as_deref_mut() {
+            Some(b) => b
+                .compile(&req)
+                .map(|p| (b.program_text(p).ok().flatten(), Some(p))),
+            None => (self.offline)(&req, &self.arch).map(|t| (Some(t), None)),
+        };
+        Ok(compiled.unwrap_or_else(|e| {
+            self.notes.push(format!("{stem}: CUDA: {e}"));
+            (None, None)
+        }))
+    }
+
+    /// The OpenCL twin's PTX where the platform gives it (only NVIDIA's does), its build log
+    /// written beside it.
+    fn compile_opencl(&mut self, stem: &str) -> Result<Twin, InspectError> {
+        let Some(b) = self.cl.as_deref_mut() else {
+            self.notes.push(format!(
+                "{stem}: no OpenCL device: OpenCL columns stay empty"
+            ));
+            return Ok((None, None));
+        };
+        let nvidia = b.info().platform.contains("NVIDIA");
+        let req = request(self.sources, Api::OpenCl, stem, self.local, nvidia)?;
+        let p = match b.compile(&req) {
+            Ok(p) => p,
+            Err(e) => {
+                self.notes.push(format!("{stem}: OpenCL: {e}"));
+                return Ok((None, None));
+            }
+        };
+        let log = b.build_log(p).unwrap_or_default();
+        let log = log.trim();
+        if !log.is_empty() {
+            let path = self.out.join(format!("{stem}.opencl.build.log"));
+            write(&path, log, &mut self.files)?;
+        }
+        let text = b.program_text(p).ok().flatten();
+        if text.is_none() {
+            self.notes.push(format!(
+                "{stem}: the OpenCL platform '{}' returns no PTX (only NVIDIA's does); OpenCL columns stay empty",
+                b.info().platform
+            ));
+        }
+        Ok((text, Some(p)))
+    }
+}
+
+/// Every kernel pair's PTX classes side by side (Markdown and CSV rows), and its resources.
+type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
+
+impl Inspection<'_, '_> {
+    /// Every kernel pair of the compiled family files, counted.
+    fn count_pairs(&mut self, per_stem: &[FamilyPtx]) -> PairCounts {
+        let mut md = String::new();
+        let mut classes = Vec::new();
+        let mut resources = Vec::new();
+        for v in all_variants().iter().filter(|v| !v.kernel.is_empty()) {
+            let Some(fam) = per_stem.iter().find(|f| f.stem == v.family.file()) else {
+                continue;
+            };
+            let instructions = self.count_pair(v, fam, &mut md, &mut classes);
+            resources.extend(self.pair_resources(v, fam, instructions));
+        }
+        (md, classes, resources)
+    }
+
+    /// One kernel pair's PTX classes, side by side, added to `md` and `classes`; returns the
+    /// instruction counts of its OpenCL and CUDA kernels (0 where a side has none).
+    fn count_pair(
+        &mut self,
+        v: &Variant,
+        fam: &FamilyPtx,
+        md: &mut String,
+        classes: &mut Vec<ClassCountRow>,
+    ) -> (u64, u64) {
+        let pair = v.full_name();
+        let cl_counts = self.kernel_classes(&pair, v.kernel, fam.opencl.as_deref(), "OpenCL");
+        let cu_counts = self.kernel_classes(&pair, v.kernel, fam.cuda.as_deref(), "CUDA");
+        let instructions = |c: &Option<(ClassCounts, u64)>| c.as_ref().map_or(0, |c| c.1);
+        let counted = (instructions(&cl_counts), instructions(&cu_counts));
+        if cl_counts.is_none() && cu_counts.is_none() {
+            return counted;
+        }
+        let empty = ClassCounts::new();
+        let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
+        let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
+        let rows = ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md);
+        classes.extend(
+            rows.into_iter()
+                .filter(|r| cl_counts.is_some() || r.api == "CUDA"),
+        );
+        counted
+    }
+
+    /// The class counts and instruction count of `kernel` in one side's PTX, if it has some;
+    /// why not is noted.
+    fn kernel_classes(
+        &mut self,
+        pair: &str,
+        kernel: &str,
+        text: Option<&str>,
+        api: &str,
+    ) -> Option<(ClassCounts, u64)> {
+        match ptx::parse_ptx(text?) {
+            Ok(m) => match m.kernel(kernel) {
+                Some(k) => Some((ptx::count_classes(k), k.instructions.len() as u64)),
+                None => {
+                    self.notes
+                        .push(format!("{pair}: {api} PTX has no entry {kernel}"));
+                    None
+                }
+            },
+            Err(e) => {
+                self.notes
+                    .push(format!("{pair}: {api} PTX does not parse: {e}"));
+                None
+            }
+        }
+    }
+
+    /// One kernel pair's resources as each API reports them, and the OpenCL PTX's as the CUDA
+    /// driver reports them (the same-backend check); `instructions` as [`Self::count_pair`]
+    /// returns them.
+    fn pair_resources(
+        &mut self,
+        v: &Variant,
+        fam: &FamilyPtx,
+        (cl_instructions, cu_instructions): (u64, u64),
+    ) -> Vec<ResourceRow> {
+        let pair = v.full_name();
+        let mut rows = Vec::new();
+        if let Some(r) = reported(self.cu.as_deref_mut(), fam.cu_program, v.kernel) {
+            let source = "cuFuncGetAttribute";
+            rows.push(resource_row(&pair, "CUDA", source, &r, cu_instructions));
+        }
+        if let Some(r) = reported(self.cl.as_deref_mut(), fam.cl_program, v.kernel) {
+            let source = if r.registers.is_some() {
+                "clGetKernelWorkGroupInfo; registers from the -cl-nv-verbose build log"
+            } else {
+                "clGetKernelWorkGroupInfo"
+            };
+            rows.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions));
+        }
+        if let (Some(b), Some(text)) = (self.cu.as_deref_mut(), &fam.opencl) {
+            match b.resources_of_foreign_program(text, v.kernel) {
+                Ok(r) => rows.push(resource_row(
+                    &pair,
+                    "OpenCL",
+                    "OpenCL PTX loaded by the CUDA driver",
+                    &r,
+                    cl_instructions,
+                )),
+                Err(e) => self.notes.push(format!(
+                    "{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}",
+                    e.to_string().lines().next().unwrap_or("")
+                )),
+            }
+        }
+        rows
+    }
+}
+
+/// The Markdown table of `resources`.
+fn resources_markdown(resources: &[ResourceRow]) -> String {
+    let mut md = String::from("| pair | api | source | registers | shared B | local B | max WG | PTX instr. |\n|---|---|---|---|---|---|---|---|\n");
+    for r in resources {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.pair,
+            r.api,
+            r.source,
+            r.registers,
+            r.shared_bytes,
+            r.local_bytes,
+            r.max_threads_per_group,
+            r.ptx_instructions
+        );
+    }
+    md
+}
+
+/// The SASS section of the report (needs the CUDA device `cu`), its counts written to
+/// [`SASS_CSV`].
+fn sass_section(
+    cu: &dyn Runtime,
+    per_stem: &[FamilyPtx],
+    out: &Path,
+    files: &mut Vec<PathBuf>,
+    notes: &mut Vec<String>,
+) -> Result<String, InspectError> {
+    let (sass_md, sass_rows) = sass::report(cu, per_stem, out, files, notes)?;
+    write_csv(&out.join(SASS_CSV), &sass_rows, files)?;
+    let origin = if per_stem.iter().any(|s| s.opencl_cubin.is_some()) {
+        "OpenCL's: the code NVIDIA's OpenCL built itself, from a private compute \
+         cache; CUDA's: its PTX assembled by the CUDA driver"
+    } else {
+        "both PTX texts assembled by the CUDA driver's JIT"
+    };
+    Ok(format!("\n## SASS ({origin})\n\n{sass_md}"))
 }
 
 #[cfg(test)]

@@ -11,10 +11,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use std::fmt::Write as _;
-
-use super::ptx::{ClassCounts, InstrClass};
-use super::InspectError;
+use super::ptx::{opencl_beside_cuda, ClassCounts, InstrClass};
+use super::{FamilyPtx, InspectError};
 use crate::backend::{JitOptions, Runtime};
 use crate::families::all_variants;
 use crate::rows::ClassCountRow;
@@ -165,21 +163,12 @@ pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, DisassemblyError
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// One family file's PTX from both front ends.
-pub(super) struct StemPtx<'a> {
-    pub stem: &'a str,
-    pub cuda: Option<&'a str>,
-    pub opencl: Option<&'a str>,
-    /// NVIDIA's OpenCL's own machine code of the file, where a private compute cache gave it.
-    pub opencl_cubin: Option<&'a [u8]>,
-}
-
 /// The SASS section of the inspect report: every kernel pair's SASS counted by class, side by
 /// side, with the cubins and disassembly written beside the PTX. Returns the Markdown and CSV
 /// rows; what could not be done is said in `notes`.
 pub(super) fn report(
     cu: &dyn Runtime,
-    stems: &[StemPtx],
+    stems: &[FamilyPtx],
     out: &Path,
     files: &mut Vec<PathBuf>,
     notes: &mut Vec<String>,
@@ -201,11 +190,17 @@ pub(super) fn report(
         notes,
     };
     for s in stems {
-        let cl = match s.opencl_cubin {
-            Some(image) => d.functions_of_image(s.stem, "opencl", image.to_vec()),
-            None => s.opencl.and_then(|t| d.functions_of(s.stem, "opencl", t)),
+        let cl = match &s.opencl_cubin {
+            Some(image) => d.functions_of_image(s.stem, "opencl", image.clone()),
+            None => s
+                .opencl
+                .as_ref()
+                .and_then(|t| d.functions_of(s.stem, "opencl", t)),
         };
-        let cuda = s.cuda.and_then(|t| d.functions_of(s.stem, "cuda", t));
+        let cuda = s
+            .cuda
+            .as_ref()
+            .and_then(|t| d.functions_of(s.stem, "cuda", t));
         for v in all_variants()
             .iter()
             .filter(|v| v.family.file() == s.stem && !v.kernel.is_empty())
@@ -217,14 +212,8 @@ pub(super) fn report(
             }
             let pair = v.full_name();
             let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
-            let _ = writeln!(
-                md,
-                "### {pair}\n\n{}",
-                super::ptx::side_by_side_markdown_of("SASS", &pair, "OpenCL", &a, "CUDA", &b)
-            );
-            rows.extend(super::ptx::side_by_side_csv_rows(
-                &pair, v.kernel, "OpenCL", &a, "CUDA", &b,
-            ));
+            let section = opencl_beside_cuda("SASS", &pair, v.kernel, &a, &b, &mut md);
+            rows.extend(section);
         }
     }
     Ok((md, rows))

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::ptx;
-use super::sass::StemPtx;
+use super::FamilyPtx;
 use super::{write, InspectError};
 use crate::families::all_variants;
 
@@ -90,7 +90,7 @@ pub fn count(text: &str, kernel: &str) -> Option<Vec<u64>> {
 
 /// The section's Markdown, and `memory_spaces.csv` in `out`.
 pub(super) fn run(
-    stems: &[StemPtx],
+    stems: &[FamilyPtx],
     out: &Path,
     files: &mut Vec<PathBuf>,
 ) -> Result<String, InspectError> {
@@ -106,8 +106,8 @@ pub(super) fn run(
             continue;
         };
         let pair = v.full_name();
-        for (api, text) in [("OpenCL", stem.opencl), ("CUDA", stem.cuda)] {
-            let Some(counts) = text.and_then(|t| count(t, v.kernel)) else {
+        for (api, text) in [("OpenCL", &stem.opencl), ("CUDA", &stem.cuda)] {
+            let Some(counts) = text.as_ref().and_then(|t| count(t, v.kernel)) else {
                 continue;
             };
             let cells: Vec<String> = counts.iter().map(u64::to_string).collect();

@@ -6,9 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use super::ptx::table_v;
-use super::{request, write, InspectError, OfflineCompiler};
+use super::{request, write, write_csv, InspectError, OfflineCompiler};
 use crate::backend::Runtime;
-use crate::export::csv::write_rows;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::IndexWidth;
@@ -79,11 +78,9 @@ pub fn run(
     let rows = rows_from_dir(out, &mut notes);
     let md = table_v::markdown(&rows, arch);
     write(&out.join(TABLE_V_MD), &md, files)?;
-    let csv = out.join(TABLE_V_CSV);
     let mut all = table_v::paper_rows();
     all.extend(rows);
-    write_rows(&csv, &all)?;
-    files.push(csv);
+    write_csv(&out.join(TABLE_V_CSV), &all, files)?;
     Ok(notes)
 }
 

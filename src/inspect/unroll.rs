@@ -15,7 +15,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{request, write, InspectError, OfflineCompiler};
+use super::{request, write, write_csv, InspectError, OfflineCompiler};
 use crate::backend::Runtime;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
@@ -262,9 +262,7 @@ pub fn run(
     let cl_ptx = ptx_per_setting(sources, Api::OpenCl, cl, None, local, out, files, notes)?;
     let mut rows = rows_for("OpenCL", &cl_ptx, notes);
     rows.extend(rows_for("CUDA", &cu_ptx, notes));
-    let path = out.join(UNROLL_CSV);
-    crate::export::csv::write_rows(&path, &rows)?;
-    files.push(path);
+    write_csv(&out.join(UNROLL_CSV), &rows, files)?;
     Ok(markdown(&rows))
 }
 

@@ -39,21 +39,10 @@ fn signed_diff(a: u64, b: u64) -> String {
     }
 }
 
-/// Render a Markdown table comparing two class counts, one row per class (every known
-/// class, in `InstrClass::ALL` order, then any extra keys), with both counts and the
-/// difference `b - a`, and the totals as the last row.
+/// Render a Markdown table comparing two class counts of `language`'s instructions (`"PTX"`,
+/// `"SASS"`), one row per class (every known class, in `InstrClass::ALL` order, then any extra
+/// keys), with both counts and the difference `b - a`, and the totals as the last row.
 pub fn side_by_side_markdown(
-    pair: &str,
-    a_label: &str,
-    a: &ClassCounts,
-    b_label: &str,
-    b: &ClassCounts,
-) -> String {
-    side_by_side_markdown_of("PTX", pair, a_label, a, b_label, b)
-}
-
-/// [`side_by_side_markdown`] for instructions of another language (`"SASS"`).
-pub fn side_by_side_markdown_of(
     language: &str,
     pair: &str,
     a_label: &str,
@@ -82,6 +71,21 @@ pub fn side_by_side_markdown_of(
         signed_diff(ta, tb)
     ));
     out
+}
+
+/// One kernel pair's section of a report, OpenCL beside CUDA: its heading and table appended
+/// to `md`, its CSV rows returned.
+pub fn opencl_beside_cuda(
+    language: &str,
+    pair: &str,
+    kernel: &str,
+    opencl: &ClassCounts,
+    cuda: &ClassCounts,
+    md: &mut String,
+) -> Vec<ClassCountRow> {
+    let table = side_by_side_markdown(language, pair, "OpenCL", opencl, "CUDA", cuda);
+    md.push_str(&format!("### {pair}\n\n{table}\n"));
+    side_by_side_csv_rows(pair, kernel, "OpenCL", opencl, "CUDA", cuda)
 }
 
 /// Long-format rows for CSV export: for each class (same order as

@@ -346,7 +346,7 @@ fn side_by_side_cuda_vs_opencl_reduce() {
             .kernel("reduce_sum")
             .unwrap(),
     );
-    let md = side_by_side_markdown("reduce", "cuda", &cu, "opencl", &cl);
+    let md = side_by_side_markdown("PTX", "reduce", "cuda", &cu, "opencl", &cl);
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[0], "PTX instructions by class: reduce");
     assert_eq!(
@@ -672,7 +672,7 @@ fn extra_keys_are_rendered_not_dropped() {
     let mut a = ClassCounts::new();
     a.counts.insert("tensor".to_string(), 2);
     let b = ClassCounts::new();
-    let md = side_by_side_markdown("p|q", "a", &a, "b", &b);
+    let md = side_by_side_markdown("PTX", "p|q", "a", &a, "b", &b);
     assert!(md.contains("| tensor | other | 2 | 0 | -2 |"));
     assert!(md.starts_with("PTX instructions by class: p\\|q"));
     assert!(md.ends_with("| **total** | | 2 | 0 | -2 |\n"));
