@@ -6,10 +6,9 @@
 
 use std::path::Path;
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::{io_err, write_atomic, ExportError};
+use super::{write_atomic, ExportError};
 
 /// One device that took part in a run, as its API reported it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -142,17 +141,6 @@ pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Resul
     write_atomic(path, &bytes)
 }
 
-/// Reads a JSON document (e.g. a [`Provenance`]); a parse error names the file and line.
-pub fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ExportError> {
-    let data = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
-        .map_err(io_err(path))?;
-    serde_json::from_slice(&data).map_err(|e| ExportError::Json {
-        path: path.to_path_buf(),
-        line: u64::try_from(e.line()).unwrap_or(0),
-        message: e.to_string(),
-    })
-}
-
 /// A run's result rows as one JSON document: what `run --export-json` writes.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunResults {
@@ -203,7 +191,10 @@ mod tests {
         let path = dir.path().join("run/provenance.json");
         let p = provenance();
         write_json_atomic(&path, &p).unwrap();
-        assert_eq!(read_json::<Provenance>(&path).unwrap(), p);
+        assert_eq!(
+            serde_json::from_slice::<Provenance>(&fs::read(&path).unwrap()).unwrap(),
+            p
+        );
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"git_commit\": \"abc1234-dirty\""), "{text}");
@@ -236,26 +227,10 @@ mod tests {
             r#"{"clvscu_version": "0.0.9", "devices": [{"api": "OpenCL"}]}"#,
         )
         .unwrap();
-        let p: Provenance = read_json(&path).unwrap();
+        let p: Provenance = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
         assert_eq!(p.clvscu_version, "0.0.9");
         assert_eq!(p.devices[0].api, "OpenCL");
         assert!(p.notes.is_empty());
-    }
-
-    #[test]
-    fn malformed_json_is_reported_with_its_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("p.json");
-        fs::write(&path, "{\n  \"host\": \"a\",\n  \"study\": oops\n}\n").unwrap();
-        let err = read_json::<Provenance>(&path).unwrap_err();
-        match &err {
-            ExportError::Json { path: p, line, .. } => {
-                assert_eq!(p, &path);
-                assert_eq!(*line, 3);
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-        assert!(err.to_string().contains("p.json:3: "), "{err}");
     }
 
     #[test]
