@@ -40,6 +40,11 @@ pub fn folder(api: Api) -> &'static str {
     }
 }
 
+/// A kernel file's name relative to the kernels' root: `kernels_cl/matvec.cl`.
+pub fn file_name(api: Api, stem: &str) -> String {
+    format!("{}/{stem}.{}", folder(api), extension(api))
+}
+
 /// Every embedded file stem, prelude first.
 pub fn stems() -> Vec<&'static str> {
     EMBEDDED.iter().map(|(s, _, _)| *s).collect()
@@ -136,9 +141,7 @@ impl KernelSources {
                 Api::Cuda => embedded.2.to_string(),
             }),
             Some(dir) => {
-                let path = dir
-                    .join(folder(api))
-                    .join(format!("{stem}.{}", extension(api)));
+                let path = dir.join(file_name(api, stem));
                 // Bounded: a FIFO or a device named as a kernel file is refused, not read.
                 crate::input_file::read_text_capped(&path, crate::input_file::STUDY_CAP)
                     .map_err(|source| KernelSourceError::Io { path, source })
@@ -151,9 +154,9 @@ impl KernelSources {
         if let Some((path, _)) = loaded_file(api, stem) {
             return path;
         }
-        let relative = Path::new(folder(api)).join(format!("{stem}.{}", extension(api)));
+        let relative = file_name(api, stem);
         match &self.dir {
-            None => relative.display().to_string(),
+            None => relative,
             Some(dir) => dir.join(relative).display().to_string(),
         }
     }

@@ -232,8 +232,12 @@ pub trait ExactLaunch: Backend {
                     what: "reporting the runtime's work-group size".into(),
                 })?,
         };
-        let groups = u32::try_from(global.div_ceil(u64::from(local.max(1))))
-            .map_err(|_| BackendError::driver(self.api(), "launch_exact", "grid too large"))?;
+        let groups = grid_of(self.api(), global.div_ceil(u64::from(local.max(1))))?;
         self.launch(kernel, LaunchShape::linear(groups, local), args)
     }
+}
+
+/// A 1-D grid of `groups` work-groups, refused where a launch cannot count that many.
+pub(super) fn grid_of(api: Api, groups: u64) -> Result<u32> {
+    u32::try_from(groups).map_err(|_| BackendError::driver(api, "launch_exact", "grid too large"))
 }

@@ -462,7 +462,7 @@ impl ExactLaunch for FakeBackend {
     ) -> Result<Timing> {
         if self.api == Api::Cuda {
             let local = local.unwrap_or(self.info.max_work_group_size);
-            let groups = global.div_ceil(u64::from(local.max(1))) as u32;
+            let groups = abilities::grid_of(self.api, global.div_ceil(u64::from(local.max(1))))?;
             return self.launch(kernel, LaunchShape::linear(groups, local), args);
         }
         if local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
@@ -474,11 +474,8 @@ impl ExactLaunch for FakeBackend {
         }
         // NULL: the fake runtime picks one work-item per group (any divisor would do).
         let local = local.unwrap_or(1);
-        self.launch(
-            kernel,
-            LaunchShape::linear((global / u64::from(local)) as u32, local),
-            args,
-        )
+        let groups = abilities::grid_of(self.api, global / u64::from(local))?;
+        self.launch(kernel, LaunchShape::linear(groups, local), args)
     }
 }
 
@@ -511,6 +508,23 @@ mod tests {
             defines: vec![("FMA_ITERS".into(), "4".into())],
             flags: vec![],
             jit: Default::default(),
+        }
+    }
+
+    #[test]
+    fn an_exact_launch_past_a_u32_grid_is_refused_not_cut() {
+        for api in [Api::Cuda, Api::OpenCl] {
+            let mut b = fake(api, FakeScript::default());
+            let p = b.compile(&request("__kernel void store_count(")).unwrap();
+            let k = b.kernel(p, "store_count").unwrap();
+            let (x, out) = (b.alloc(1).unwrap(), b.alloc(1).unwrap());
+            let args = [Arg::Buffer(x), Arg::Buffer(out), Arg::U32(1)];
+            // 2^32 + 1 groups of one: cut to a u32, the grid would be one group.
+            let e = b
+                .launch_exact(k, (1u64 << 32) + 1, Some(1), &args)
+                .unwrap_err();
+            assert!(e.to_string().contains("grid too large"), "{api:?}: {e}");
+            assert_eq!(b.calls().launches, 0, "{api:?}");
         }
     }
 

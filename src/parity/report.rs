@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use super::allow::AllowEntry;
 use super::diff::DiffLine;
 use super::PRELUDE;
-use crate::kernels::{extension, folder};
+use crate::kernels::file_name;
 use crate::rows::Api;
 
 /// A kernel (or the `FILE_SCOPE` pseudo-kernel) present in both twins.
@@ -206,12 +206,10 @@ fn render_only_in(
             *failures += 1;
             let _ = writeln!(
                 s,
-                "  FAIL       {} only in {} ({}/{}.{})",
+                "  FAIL       {} only in {} ({})",
                 what(name),
                 api.label(),
-                folder(api),
-                f.stem,
-                extension(api)
+                file_name(api, &f.stem)
             );
         }
     }

@@ -175,9 +175,8 @@ fn kernel_file_hashes(sources: &KernelSources) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for stem in crate::kernels::stems() {
         for api in [Api::OpenCl, Api::Cuda] {
-            let (folder, ext) = (crate::kernels::folder(api), crate::kernels::extension(api));
             let hash = super::provenance::source_hash(sources, api, stem);
-            out.insert(format!("{folder}/{stem}.{ext}"), hash);
+            out.insert(crate::kernels::file_name(api, stem), hash);
         }
     }
     out

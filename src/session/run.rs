@@ -68,11 +68,7 @@ fn check_defines(settings: &Resolved, sources: &KernelSources) -> Result<(), Def
         let Ok(text) = sources.program(api, stem) else {
             continue;
         };
-        let file = format!(
-            "{}/{stem}.{}",
-            crate::kernels::folder(api),
-            crate::kernels::extension(api)
-        );
+        let file = crate::kernels::file_name(api, stem);
         for name in settings.defines.keys() {
             crate::study::defines::check_against_source(name, &text, &file)?;
         }
