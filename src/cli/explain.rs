@@ -18,7 +18,9 @@ use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
 
 use crate::cli::args::ExplainArgs;
-use crate::cli::setup::{load_study, open_sides, out_folder, print_progress, show_event};
+use crate::cli::setup::{
+    load_study, open_sides, out_folder, print_progress, show_event, stamp_now,
+};
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
@@ -29,7 +31,7 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         return Ok(EXIT_OK);
     }
     let targets = targets(&args)?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let stamp = stamp_now();
     let out = out_folder(args.run.out.as_deref(), "explain", &stamp)?;
     match args.part.as_deref() {
         Some(part) => run_part(&args, targets, &out, part),
@@ -303,7 +305,7 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     let sources = args.run.devices.sources()?;
     let mut sides = open_sides(&args.run)?;
     let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let stamp = stamp_now();
     let plan = ExplainPlan {
         targets,
         out: out.to_path_buf(),

@@ -19,7 +19,7 @@ use crate::cli::args::RunArgs;
 use crate::cli::every_gpu;
 
 use crate::cli::setup::{
-    load_study, noise_floor_note, open_sides, out_folder, print_progress, show_event,
+    load_study, noise_floor_note, open_sides, out_folder, print_progress, show_event, stamp_now,
 };
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
@@ -32,7 +32,7 @@ fn run_kept(out: &Path) -> String {
 
 pub(crate) fn run(args: RunArgs) -> Result<i32> {
     let (study, _) = load_study(&args)?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let stamp = stamp_now();
     // The study's name is the user's text: as a slug it cannot leave the folder.
     let out = out_folder(args.out.as_deref(), &plot::slug(&study.name), &stamp)?;
     if args.force {

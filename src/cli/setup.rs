@@ -183,6 +183,11 @@ pub(crate) fn load_study(args: &RunArgs) -> Result<(study::Study, Option<String>
 /// The folders a default output name may take in one second before the run gives up.
 const DEFAULT_FOLDER_TRIES: u32 = 1000;
 
+/// The UTC second a command starts, as its default folder's name and its run id carry it.
+pub(crate) fn stamp_now() -> String {
+    chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
+}
+
 /// The `--out` folder `given`, or else a new folder `clvscu-results/NAME-STAMP`, created
 /// exclusively: a run started in the same second as another (same study, same stamp) takes
 /// `NAME-STAMP-2`, `-3`, ..., never the other's folder.

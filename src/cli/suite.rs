@@ -18,7 +18,7 @@ use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 use crate::cli::args::SuiteArgs;
 use crate::cli::children::{self, stop_signal};
 use crate::cli::every_gpu;
-use crate::cli::setup::out_folder;
+use crate::cli::setup::{out_folder, stamp_now};
 use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
@@ -32,7 +32,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+    let stamp = stamp_now();
     let out = out_folder(args.out.as_deref(), "suite", &stamp)?;
     if on_every_gpu {
         // One suite per GPU, at the same time, each a folder of its own under `out`.
