@@ -12,6 +12,7 @@ use clvscu::explain::run::{run, ExplainPlan};
 use clvscu::explain::{TargetExplanation, Verdict};
 use clvscu::kernels::KernelSources;
 use clvscu::session::run::Sides;
+use clvscu::session::RunContext;
 use clvscu::study;
 
 const STUDY: &str = r#"
@@ -37,14 +38,16 @@ fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
         targets: study.comparisons,
         out: out.to_path_buf(),
         resume: false,
-        sources: &sources,
-        interrupted: &interrupted,
-        progress: false,
         command_line: vec!["test".into()],
-        run_id: "explain-test".into(),
-        watchdog: None,
-        timeout_s: None,
-        on_comparison: None,
+        context: RunContext {
+            run_id: "explain-test".into(),
+            sources: &sources,
+            interrupted: &interrupted,
+            progress: false,
+            watchdog: None,
+            timeout_s: None,
+            on_comparison: None,
+        },
         swaps: clvscu::explain::run::SwapRungs::InProcess,
     };
     let mut sides = Sides {

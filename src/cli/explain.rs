@@ -14,6 +14,7 @@ use clvscu::explain::{TargetExplanation, PARITY};
 use clvscu::rows::PrRow;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::store::CsvStore;
+use clvscu::session::RunContext;
 use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
 
@@ -310,15 +311,17 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         targets,
         out: out.to_path_buf(),
         resume: true,
-        sources: &sources,
-        interrupted: &interrupted,
-        progress: terminal && !args.run.quiet,
         command_line: std::env::args().collect(),
-        run_id: format!("{stamp}-{GIT_COMMIT}"),
-        watchdog: Some(&watchdog),
-        timeout_s: args.run.timeout,
-        on_comparison: (!terminal && !args.run.quiet)
-            .then_some(&print_progress as &clvscu::session::OnComparison),
+        context: RunContext {
+            run_id: format!("{stamp}-{GIT_COMMIT}"),
+            sources: &sources,
+            interrupted: &interrupted,
+            progress: terminal && !args.run.quiet,
+            watchdog: Some(&watchdog),
+            timeout_s: args.run.timeout,
+            on_comparison: (!terminal && !args.run.quiet)
+                .then_some(&print_progress as &clvscu::session::OnComparison),
+        },
         swaps: match part {
             LADDER_PART => SwapRungs::Deferred,
             id => SwapRungs::Only(id.to_string()),

@@ -12,7 +12,7 @@ use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{RunPlan, Sides};
 use clvscu::session::watchdog::Watchdog;
-use clvscu::session::{self, OnComparison, Outcome, RunSummary};
+use clvscu::session::{self, OnComparison, Outcome, RunContext, RunSummary};
 use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::args::RunArgs;
@@ -122,16 +122,18 @@ fn run_one(
         out: out.to_path_buf(),
         resume: args.resume,
         passes: args.passes,
-        sources: &sources,
-        interrupted,
-        progress,
         command_line: std::env::args().collect(),
-        run_id: format!("{stamp}-{GIT_COMMIT}"),
-        watchdog: Some(watchdog),
-        timeout_s: args.timeout,
         study_text,
-        // Without a terminal there is no progress bar: a line per comparison instead.
-        on_comparison: (!terminal && !args.quiet).then_some(&print_progress as &OnComparison),
+        context: RunContext {
+            run_id: format!("{stamp}-{GIT_COMMIT}"),
+            sources: &sources,
+            interrupted,
+            progress,
+            watchdog: Some(watchdog),
+            timeout_s: args.timeout,
+            // Without a terminal there is no progress bar: a line per comparison instead.
+            on_comparison: (!terminal && !args.quiet).then_some(&print_progress as &OnComparison),
+        },
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
     for note in &report.remeasured {

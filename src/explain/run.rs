@@ -5,15 +5,13 @@
 //! provenance, samples and resume are the session's.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
-use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::{MeasurementRow, PrRow};
 use crate::session::run::{execute, Event, RunPlan, SessionError, Sides};
-use crate::session::{OnComparison, RunSummary};
+use crate::session::{RunContext, RunSummary};
 use crate::study::{Comparison, Study};
 
 use super::attribute::{explain_all, TargetExplanation};
@@ -44,14 +42,9 @@ pub struct ExplainPlan<'a> {
     pub targets: Vec<Comparison>,
     pub out: PathBuf,
     pub resume: bool,
-    pub sources: &'a KernelSources,
-    pub interrupted: &'a AtomicBool,
-    pub progress: bool,
     pub command_line: Vec<String>,
-    pub run_id: String,
-    pub watchdog: Option<&'a crate::session::watchdog::Watchdog>,
-    pub timeout_s: Option<f64>,
-    pub on_comparison: Option<&'a OnComparison>,
+    /// What each pass's run goes by.
+    pub context: RunContext<'a>,
     pub swaps: SwapRungs,
 }
 
@@ -100,15 +93,9 @@ fn run_pass(
         out: dir.to_path_buf(),
         resume: plan.resume,
         passes: 1,
-        sources: plan.sources,
-        interrupted: plan.interrupted,
-        progress: plan.progress,
         command_line: plan.command_line.clone(),
-        run_id: plan.run_id.clone(),
-        watchdog: plan.watchdog,
-        timeout_s: plan.timeout_s,
         study_text: None,
-        on_comparison: plan.on_comparison,
+        context: plan.context.clone(),
     };
     Ok(execute(&run, sides, on_event)?.summary)
 }
@@ -158,7 +145,7 @@ pub fn run(
         sides,
         on_event,
     )?;
-    super::code::write_code(&plan.targets, &plan.out, plan.sources, sides)?;
+    super::code::write_code(&plan.targets, &plan.out, plan.context.sources, sides)?;
     let first_rows: Vec<MeasurementRow> =
         read_rows(&ladder.join(crate::rows::MEASUREMENTS_CSV)).unwrap_or_default();
     let second: Vec<Rung> = plan

@@ -44,7 +44,8 @@ pub use analysis::RESAMPLES;
 /// Told of each finished comparison: how many are done, of how many, and its rows.
 pub type OnComparison = dyn Fn(usize, usize, &ComparisonRows);
 
-/// Run-wide settings.
+/// Run-wide settings: what a run, and every pass of explain or tune it serves, goes by.
+#[derive(Clone)]
 pub struct RunContext<'a> {
     pub run_id: String,
     pub sources: &'a KernelSources,

@@ -2,12 +2,10 @@
 //! two sides, and the errors that end it.
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
 
 use super::folder::FolderError;
 use crate::backend::{DeviceInfo, Runtime};
 use crate::export::ExportError;
-use crate::kernels::KernelSources;
 use crate::study::Study;
 
 /// The backends of a run: side A, and side B when a PR can be formed.
@@ -31,19 +29,12 @@ pub struct RunPlan<'a> {
     pub resume: bool,
     /// Repeat the study this many times (a soak); 1 is an ordinary run.
     pub passes: u32,
-    pub sources: &'a KernelSources,
-    pub interrupted: &'a AtomicBool,
-    pub progress: bool,
     /// The command line, for the provenance.
     pub command_line: Vec<String>,
-    pub run_id: String,
-    pub watchdog: Option<&'a super::watchdog::Watchdog>,
-    /// `--timeout`: the watchdog's limit of every launch, in seconds.
-    pub timeout_s: Option<f64>,
     /// The study file of a command-line run, saved as `study.toml` so it can be repeated.
     pub study_text: Option<String>,
-    /// Told of every finished comparison (`done` of `total`).
-    pub on_comparison: Option<&'a super::OnComparison>,
+    /// The kernels, the stop flag, the watchdog and what is shown as the run goes on.
+    pub context: super::RunContext<'a>,
 }
 
 /// Errors that end a run; every finished comparison is on disk all the same.

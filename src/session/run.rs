@@ -82,26 +82,18 @@ pub fn execute(
     sides: &mut Sides,
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunReport, SessionError> {
-    check_comparisons(&plan.study, sides, plan.sources)?;
+    let ctx = &plan.context;
+    check_comparisons(&plan.study, sides, ctx.sources)?;
     let mut folder = RunFolder::open(plan, sides)?;
     on_event(Event::Started {
         study: &plan.study,
         sides,
     });
-    let ctx = RunContext {
-        run_id: plan.run_id.clone(),
-        sources: plan.sources,
-        interrupted: plan.interrupted,
-        progress: plan.progress,
-        watchdog: plan.watchdog,
-        timeout_s: plan.timeout_s,
-        on_comparison: plan.on_comparison,
-    };
     let wall = Instant::now();
     let calibration = calibrate_if_runtime_bound(plan, sides, &mut folder)?;
     let calibration_s = wall.elapsed().as_secs_f64();
     folder.save_provenance()?;
-    let summary = run_passes(plan, sides, &mut folder, &ctx, on_event)?;
+    let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
     // Where the time went, for this run (a resume's rows cover what it measured itself).
     let phases = timings::RunPhases {
         calibration_s,
@@ -143,7 +135,11 @@ fn calibrate_if_runtime_bound(
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());
     }
-    match calibrate::calibrate(&mut backends, plan.sources, &CalibrationPlan::quick()) {
+    match calibrate::calibrate(
+        &mut backends,
+        plan.context.sources,
+        &CalibrationPlan::quick(),
+    ) {
         Ok(c) => {
             calibrate::write(folder.dir(), &c, "Runtime calibration")?;
             folder.note(format!("runtime calibration: {}", calibrate::verdict(&c)));

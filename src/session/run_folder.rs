@@ -44,7 +44,12 @@ impl RunFolder {
         let lock = folder::lock(&dir)?;
         let held = lock.check();
         let infos = sides.infos();
-        let identity = FolderIdentity::of(&plan.study, &infos, plan.passes.max(1), plan.sources);
+        let identity = FolderIdentity::of(
+            &plan.study,
+            &infos,
+            plan.passes.max(1),
+            plan.context.sources,
+        );
         let recorded = folder::check_identity(&dir, &identity, plan.resume, holds_rows(&dir))?;
         let guards = Guards {
             identity: Some(FolderIdentity {
@@ -58,7 +63,7 @@ impl RunFolder {
         let provenance = provenance::of_run(
             &plan.study,
             &infos,
-            plan.sources,
+            plan.context.sources,
             &plan.command_line,
             GpuSnapshot::now(),
         );

@@ -559,15 +559,17 @@ fn plan<'a>(
         out: out.to_path_buf(),
         resume,
         passes,
-        sources,
-        interrupted: flag,
-        progress: false,
         command_line: vec!["clvscu".into(), "run".into()],
-        run_id: "test".into(),
-        watchdog: None,
-        timeout_s: None,
         study_text: None,
-        on_comparison: None,
+        context: RunContext {
+            run_id: "test".into(),
+            sources,
+            interrupted: flag,
+            progress: false,
+            watchdog: None,
+            timeout_s: None,
+            on_comparison: None,
+        },
     }
 }
 
