@@ -631,15 +631,21 @@ fn a_wall_clock_launch_has_no_device_timestamps_and_still_verifies() {
 #[test]
 #[ignore = "needs OpenCL"]
 fn a_pinned_round_trip_keeps_every_float() {
-    use clvscu::backend::{Direction, HostMemory};
+    use clvscu::backend::{Direction, HostMemory, Transfer};
     let (_turn, mut b) = backend();
     let data: Vec<f32> = (0..5000).map(|i| i as f32 * 0.5 - 7.0).collect();
     let host = b.alloc_host(data.len(), HostMemory::Pinned).unwrap();
     let dev = b.alloc(data.len()).unwrap();
+    let copy = |direction| Transfer {
+        host,
+        buffer: dev,
+        direction,
+        len: data.len(),
+    };
     b.host_data(host).unwrap().copy_from_slice(&data);
-    b.transfer(host, dev, Direction::H2d, data.len()).unwrap();
+    b.transfer(copy(Direction::H2d)).unwrap();
     b.host_data(host).unwrap().fill(f32::NAN);
-    b.transfer(host, dev, Direction::D2h, data.len()).unwrap();
+    b.transfer(copy(Direction::D2h)).unwrap();
     assert_eq!(b.host_data(host).unwrap(), &data[..]);
     b.free_host(host).unwrap();
     b.free(dev).unwrap();

@@ -138,20 +138,14 @@ pub trait HostTransfers: Backend {
 
     /// Copies the first `len` floats between `host` and `buffer`, blocking, timed like a
     /// launch (wall: enqueue to completion in the current wait mode; device: the copy).
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing>;
+    fn transfer(&mut self, transfer: Transfer) -> Result<Timing>;
 
     /// The transfer of [`HostTransfers::transfer`] and one kernel launch, either on two queues
     /// (streams) at once (`concurrent`), or one after the other on one queue; blocking
     /// until both are done. Wall: first enqueue to the later completion; no device time.
     fn transfer_beside_kernel(
         &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
+        transfer: Transfer,
         kernel: KernelId,
         shape: LaunchShape,
         args: &[Arg],
@@ -188,14 +182,7 @@ pub trait PlainLoops: Backend {
     /// `buffer` in `direction`, each on the host clock (seconds), with no event asked of the
     /// driver (`clEnqueueWriteBuffer`/`ReadBuffer` blocking; `cuMemcpyHtoD`/`DtoH`): what the
     /// harness's transfers are held against (`clvscu explain`'s replay).
-    fn plain_transfers(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-        reps: u32,
-    ) -> Result<Vec<f64>>;
+    fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>>;
 
     /// The driver calls made so far (see [`CallCounts`]).
     fn calls(&self) -> CallCounts;

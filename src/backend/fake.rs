@@ -320,28 +320,25 @@ impl HostTransfers for FakeBackend {
         self.hosts.remove(host)
     }
 
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing> {
+    fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {
+        // A transfer longer than its buffers is refused before the scripted failure budget is
+        // drawn on, so it counts nothing, as on the real backends; the scripted failure still
+        // comes before any data moves.
+        let data = self.floats_to_move(transfer)?;
         self.check_launch_budget()?;
-        self.move_floats(host, buffer, direction, len)?;
-        Ok(self.scripted_timing(len))
+        self.put_floats(transfer, &data)?;
+        Ok(self.scripted_timing(transfer.len))
     }
 
     fn transfer_beside_kernel(
         &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
+        transfer: Transfer,
         kernel: KernelId,
         shape: LaunchShape,
         args: &[Arg],
         concurrent: bool,
     ) -> Result<Timing> {
-        let (host, buffer, direction, len) = transfer;
-        let copy = self.transfer(host, buffer, direction, len)?;
+        let copy = self.transfer(transfer)?;
         let run = self.launch(kernel, shape, args)?;
         // Scripted overlap: concurrent work takes as long as the longer of the two.
         let wall = if concurrent {
@@ -422,19 +419,13 @@ impl PlainLoops for FakeBackend {
 
     /// The scripted transfer without the harness's scripted overhead: what a plain program
     /// would pay on this fake.
-    fn plain_transfers(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-        reps: u32,
-    ) -> Result<Vec<f64>> {
+    fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
         let harness = self.script.harness_overhead_seconds;
         (0..reps)
             .map(|_| {
-                self.move_floats(host, buffer, direction, len)?;
-                Ok(self.scripted_timing(len).wall.0 - harness)
+                let data = self.floats_to_move(transfer)?;
+                self.put_floats(transfer, &data)?;
+                Ok(self.scripted_timing(transfer.len).wall.0 - harness)
             })
             .collect()
     }
@@ -619,6 +610,41 @@ mod tests {
         let args = [Arg::Buffer(out), Arg::Buffer(out), Arg::U32(1)];
         assert!(b.launch(k, LaunchShape::linear(1, 1), &args).is_err());
         assert_eq!(b.calls(), CallCounts::default());
+    }
+
+    #[test]
+    fn a_transfer_too_long_uses_none_of_the_scripted_budget() {
+        let mut b = fake(
+            Api::Cuda,
+            FakeScript {
+                fail_launch_after: Some(1),
+                ..FakeScript::default()
+            },
+        );
+        let host = b.alloc_host(4, HostMemory::Pageable).unwrap();
+        b.host_data(host)
+            .unwrap()
+            .copy_from_slice(&[1.0, 2.0, 3.0, 4.0]);
+        let buffer = b.alloc(4).unwrap();
+        let at = |len| Transfer {
+            host,
+            buffer,
+            direction: Direction::H2d,
+            len,
+        };
+        let e = b.transfer(at(8)).unwrap_err().to_string();
+        assert!(e.contains("transfer of 8 floats"), "{e}");
+        // The one scripted success is still there, and it moves the data.
+        b.transfer(at(4)).unwrap();
+        let mut out = [0.0; 4];
+        b.download(buffer, &mut out).unwrap();
+        assert_eq!(out, [1.0, 2.0, 3.0, 4.0]);
+        // The scripted failure comes before any data moves.
+        b.host_data(host).unwrap().fill(9.0);
+        let e = b.transfer(at(4)).unwrap_err().to_string();
+        assert!(e.contains("scripted failure after 1"), "{e}");
+        b.download(buffer, &mut out).unwrap();
+        assert_eq!(out, [1.0, 2.0, 3.0, 4.0]);
     }
 
     #[test]

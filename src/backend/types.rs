@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Seconds, TimerKind};
+use super::{Direction, Seconds, TimerKind};
 
 /// The result of one blocking command; see the module docs for the contract.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,6 +100,15 @@ pub struct BufferId(pub usize);
 /// A host buffer the backend allocated (pageable or pinned), for timed transfers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HostBufferId(pub usize);
+
+/// One host transfer: the first `len` floats between `host` and `buffer`, in `direction`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Transfer {
+    pub host: HostBufferId,
+    pub buffer: BufferId,
+    pub direction: Direction,
+    pub len: usize,
+}
 
 /// One kernel argument, in declaration order.
 #[derive(Debug, Clone, Copy, PartialEq)]

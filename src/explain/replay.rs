@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use super::attribute::{Cause, TargetExplanation, Verdict};
-use crate::backend::{BackendError, Direction, HostMemory, PlainLoop, Runtime};
+use crate::backend::{BackendError, Direction, HostMemory, PlainLoop, Runtime, Transfer};
 use crate::calibrate::{measure_cases, CalibrationError, CalibrationRow};
 use crate::export::csv::write_rows;
 use crate::export::ExportError;
@@ -206,7 +206,13 @@ fn copy_row(
             return Err(e.into());
         }
     };
-    let samples = copy_turns(backend, (host, device), direction, len);
+    let copy = Transfer {
+        host,
+        buffer: device,
+        direction,
+        len,
+    };
+    let samples = copy_turns(backend, copy);
     let _ = backend.free(device);
     let _ = backend.free_host(host);
     let (harness, plain) = samples?;
@@ -236,13 +242,9 @@ fn copy_row(
     })
 }
 
-type CopyPair = (crate::backend::HostBufferId, crate::backend::BufferId);
-
 fn copy_turns(
     backend: &mut dyn Runtime,
-    (host, device): CopyPair,
-    direction: Direction,
-    len: usize,
+    copy: Transfer,
 ) -> Result<(Vec<f64>, Vec<f64>), BackendError> {
     const TURN: u32 = 3;
     let (mut harness, mut plain) = (Vec::new(), Vec::new());
@@ -251,12 +253,12 @@ fn copy_turns(
         && (plain.len() < COPY_MIN_REPS || started.elapsed() < COPY_BUDGET)
     {
         for rep in 0..=TURN {
-            let t = backend.transfer(host, device, direction, len)?;
+            let t = backend.transfer(copy)?;
             if rep > 0 {
                 harness.push(t.wall.0);
             }
         }
-        let times = backend.plain_transfers(host, device, direction, len, TURN + 1)?;
+        let times = backend.plain_transfers(copy, TURN + 1)?;
         plain.extend(times.into_iter().skip(1));
     }
     Ok((harness, plain))

@@ -216,7 +216,7 @@ pub fn run(backend: &mut dyn Runtime, p: &Prepared) -> Result<Timing, ExecError>
                 backend.launch_repeated(*kernel, *shape, args, *count)?,
                 *count,
             ),
-            Step::Transfer(t) => backend.transfer(t.0, t.1, t.2, t.3)?,
+            Step::Transfer(t) => backend.transfer(*t)?,
             Step::Beside {
                 transfer,
                 kernel,

@@ -9,8 +9,8 @@ use super::error::WorkloadError;
 use super::reference::{self, Verification};
 use super::variant::Variant;
 use crate::backend::{
-    Arg, BackendError, BufferId, Direction, HostBufferId, JitOptions, KernelId, LaunchShape,
-    ProgramId, Timing,
+    Arg, BackendError, BufferId, HostBufferId, JitOptions, KernelId, LaunchShape, ProgramId,
+    Timing, Transfer,
 };
 use crate::kernels::KernelSourceError;
 use crate::rows::Size;
@@ -181,9 +181,9 @@ pub enum Step {
     Exact(KernelId, u64, Option<u32>, Vec<Arg>),
     /// A data-dependent loop of launches (one whole breadth-first search).
     Loop(Box<dyn LaunchLoop>),
-    Transfer((HostBufferId, BufferId, Direction, usize)),
+    Transfer(Transfer),
     Beside {
-        transfer: (HostBufferId, BufferId, Direction, usize),
+        transfer: Transfer,
         kernel: KernelId,
         shape: LaunchShape,
         args: Vec<Arg>,

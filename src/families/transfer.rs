@@ -107,7 +107,12 @@ fn stage_all(
             return Err(e);
         }
     };
-    let transfer = (host, dev, direction, n);
+    let transfer = crate::backend::Transfer {
+        host,
+        buffer: dev,
+        direction,
+        len: n,
+    };
     match kernel {
         None => built.steps.push(Step::Transfer(transfer)),
         Some(kernel) => {

@@ -117,14 +117,20 @@ pub fn poison_sets_the_range_and_nothing_past_it(b: &mut dyn clvscu::backend::Ru
 /// A transfer longer than its buffers is refused before the driver is asked for anything:
 /// it counts no call, where the same transfer within them counts its events.
 pub fn a_refused_transfer_counts_no_call(b: &mut dyn clvscu::backend::Runtime) {
-    use clvscu::backend::{Direction, HostMemory};
+    use clvscu::backend::{Direction, HostMemory, Transfer};
     let host = b.alloc_host(4, HostMemory::Pageable).unwrap();
     let buffer = b.alloc(4).unwrap();
+    let of = |len| Transfer {
+        host,
+        buffer,
+        direction: Direction::H2d,
+        len,
+    };
     let before = b.calls();
-    let e = b.transfer(host, buffer, Direction::H2d, 8).unwrap_err();
+    let e = b.transfer(of(8)).unwrap_err();
     assert!(e.to_string().contains("transfer of 8 floats"), "{e}");
     assert_eq!(b.calls(), before, "a refused transfer counts no call");
-    b.transfer(host, buffer, Direction::H2d, 4).unwrap();
+    b.transfer(of(4)).unwrap();
     assert!(b.calls().events > before.events);
 }
 

@@ -400,39 +400,32 @@ impl HostTransfers for CudaBackend {
         self.hosts.remove(host)
     }
 
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing> {
-        let mut h = self.hosts.take(host)?;
-        let result = self.buffers.get(buffer).and_then(|d| {
+    fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {
+        let mut h = self.hosts.take(transfer.host)?;
+        let result = self.buffers.get(transfer.buffer).and_then(|d| {
             // Refused before the start event is recorded: a refused transfer records nothing.
-            transfer::checked(&mut h, d, len)?;
+            transfer::checked(&mut h, d, transfer.len)?;
             self.timed(
                 Instant::now(),
                 "cuEventQuery/cuEventSynchronize (transfer)",
-                || transfer::enqueue(&self.stream, &mut h, d, direction, len),
+                || transfer::enqueue(&self.stream, &mut h, d, transfer),
             )
         });
-        self.hosts.put_back(host, h);
+        self.hosts.put_back(transfer.host, h);
         result
     }
 
     fn transfer_beside_kernel(
         &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
+        transfer: Transfer,
         kernel: KernelId,
         shape: LaunchShape,
         args: &[Arg],
         concurrent: bool,
     ) -> Result<Timing> {
-        let (host, buffer, direction, len) = transfer;
         let objects = self.texture_objects(args)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        let mut h = self.hosts.take(host)?;
+        let mut h = self.hosts.take(transfer.host)?;
         let copy_stream = if concurrent {
             &self.side_stream
         } else {
@@ -441,8 +434,8 @@ impl HostTransfers for CudaBackend {
         let t0 = Instant::now();
         let result = self
             .buffers
-            .get(buffer)
-            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, direction, len))
+            .get(transfer.buffer)
+            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, transfer))
             .and_then(|()| self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), 1))
             .and_then(|()| {
                 let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
@@ -453,7 +446,7 @@ impl HostTransfers for CudaBackend {
                 self.wait_stream(&self.stream, &self.stop, what)
             })
             .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
-        self.hosts.put_back(host, h);
+        self.hosts.put_back(transfer.host, h);
         result
     }
 }
@@ -510,21 +503,14 @@ impl PlainLoops for CudaBackend {
         )
     }
 
-    fn plain_transfers(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-        reps: u32,
-    ) -> Result<Vec<f64>> {
-        let mut h = self.hosts.take(host)?;
+    fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
+        let mut h = self.hosts.take(transfer.host)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         let result = self
             .buffers
-            .get(buffer)
-            .and_then(|d| transfer::copy_loop(&self.stream, &mut h, d, direction, len, reps));
-        self.hosts.put_back(host, h);
+            .get(transfer.buffer)
+            .and_then(|d| transfer::copy_loop(&self.stream, &mut h, d, transfer, reps));
+        self.hosts.put_back(transfer.host, h);
         result
     }
 

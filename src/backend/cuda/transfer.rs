@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::{result, CudaContext, CudaSlice, CudaStream, DevicePtr, PinnedHostSlice};
 
 use super::drv;
-use crate::backend::{BackendError, Direction, HostMemory, Result};
+use crate::backend::{BackendError, Direction, HostMemory, Result, Transfer};
 
 /// A host buffer of the CUDA backend.
 pub(super) enum HostBuf {
@@ -46,8 +46,7 @@ pub(super) fn enqueue(
     stream: &Arc<CudaStream>,
     host: &mut HostBuf,
     device: &CudaSlice<f32>,
-    direction: Direction,
-    len: usize,
+    Transfer { direction, len, .. }: Transfer,
 ) -> Result<()> {
     let data = checked(host, device, len)?;
     let (ptr, _sync) = device.device_ptr(stream);
@@ -70,8 +69,7 @@ pub(super) fn copy_loop(
     stream: &Arc<CudaStream>,
     host: &mut HostBuf,
     device: &CudaSlice<f32>,
-    direction: Direction,
-    len: usize,
+    Transfer { direction, len, .. }: Transfer,
     reps: u32,
 ) -> Result<Vec<f64>> {
     let data = checked(host, device, len)?;

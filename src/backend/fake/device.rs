@@ -171,27 +171,30 @@ impl FakeBackend {
             .sum()
     }
 
-    /// Copies between a host buffer and a device buffer, as the real transfer does.
-    pub(super) fn move_floats(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<()> {
-        let too_long = || BackendError::InvalidHandle(format!("fake: transfer of {len} floats"));
-        let from = match direction {
-            Direction::H2d => self.hosts.get(host)?,
-            Direction::D2h => self.buffers.get(buffer)?,
+    /// The floats a transfer moves, read from its source; refused, before anything moves,
+    /// where either buffer is shorter than the transfer.
+    pub(super) fn floats_to_move(&self, t: Transfer) -> Result<Vec<f32>> {
+        let (from, to) = match t.direction {
+            Direction::H2d => (self.hosts.get(t.host)?, self.buffers.get(t.buffer)?),
+            Direction::D2h => (self.buffers.get(t.buffer)?, self.hosts.get(t.host)?),
         };
-        let data = from.get(..len).ok_or_else(too_long)?.to_vec();
-        let to = match direction {
-            Direction::H2d => self.buffers.get_mut(buffer)?,
-            Direction::D2h => self.hosts.get_mut(host)?,
+        if t.len > from.len().min(to.len()) {
+            let len = t.len;
+            return Err(BackendError::InvalidHandle(format!(
+                "fake: transfer of {len} floats"
+            )));
+        }
+        Ok(from[..t.len].to_vec())
+    }
+
+    /// Writes what [`Self::floats_to_move`] read where the transfer goes, as the real
+    /// transfer does.
+    pub(super) fn put_floats(&mut self, t: Transfer, data: &[f32]) -> Result<()> {
+        let to = match t.direction {
+            Direction::H2d => self.buffers.get_mut(t.buffer)?,
+            Direction::D2h => self.hosts.get_mut(t.host)?,
         };
-        to.get_mut(..len)
-            .ok_or_else(too_long)?
-            .copy_from_slice(&data);
+        to[..data.len()].copy_from_slice(data);
         Ok(())
     }
 

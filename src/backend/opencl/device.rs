@@ -206,10 +206,7 @@ impl OpenClBackend {
     pub(super) fn enqueue_transfer(
         &mut self,
         on_side_queue: bool,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
+        transfer: Transfer,
     ) -> Result<Event> {
         self.alive()?;
         let queue = if on_side_queue {
@@ -217,12 +214,12 @@ impl OpenClBackend {
         } else {
             &self.queue
         };
-        let data = self.hosts.get_mut(host)?.prefix(len)?;
-        let b = self.buffers.get_mut(buffer)?;
+        let data = self.hosts.get_mut(transfer.host)?.prefix(transfer.len)?;
+        let b = self.buffers.get_mut(transfer.buffer)?;
         // SAFETY: non-blocking; the host memory is owned by the backend and outlives the
         // command, which the caller waits for before the host buffer can be touched again.
         let event = unsafe {
-            match direction {
+            match transfer.direction {
                 Direction::H2d => queue.enqueue_write_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
                 Direction::D2h => queue.enqueue_read_buffer(b, CL_NON_BLOCKING, 0, data, &[]),
             }

@@ -311,32 +311,25 @@ impl HostTransfers for OpenClBackend {
         Ok(())
     }
 
-    fn transfer(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-    ) -> Result<Timing> {
+    fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {
         let t0 = Instant::now();
-        let event = self.enqueue_transfer(false, host, buffer, direction, len)?;
+        let event = self.enqueue_transfer(false, transfer)?;
         self.wait_for(&self.queue, Some(&event), "transfer")?;
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
     fn transfer_beside_kernel(
         &mut self,
-        transfer: (HostBufferId, BufferId, Direction, usize),
+        transfer: Transfer,
         kernel: KernelId,
         shape: LaunchShape,
         args: &[Arg],
         concurrent: bool,
     ) -> Result<Timing> {
-        let (host, buffer, direction, len) = transfer;
         self.make_images(args)?;
         self.set_args(kernel, args)?;
         let t0 = Instant::now();
-        let copy = self.enqueue_transfer(concurrent, host, buffer, direction, len)?;
+        let copy = self.enqueue_transfer(concurrent, transfer)?;
         let k = &self.kernels.get(kernel)?.kernel;
         let run = self.enqueue_kernel(&self.queue, k, shape, EventWanted::Yes)?;
         if concurrent {
@@ -424,18 +417,11 @@ impl PlainLoops for OpenClBackend {
         plain::launch_loop(&self.plain_queue, k, plan, flag)
     }
 
-    fn plain_transfers(
-        &mut self,
-        host: HostBufferId,
-        buffer: BufferId,
-        direction: Direction,
-        len: usize,
-        reps: u32,
-    ) -> Result<Vec<f64>> {
+    fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
         self.alive()?;
-        let mem = self.buffers.get(buffer)?.get();
-        let data = self.hosts.get_mut(host)?.prefix(len)?;
-        plain::copy_loop(&self.plain_queue, mem, direction, data, reps)
+        let mem = self.buffers.get(transfer.buffer)?.get();
+        let data = self.hosts.get_mut(transfer.host)?.prefix(transfer.len)?;
+        plain::copy_loop(&self.plain_queue, mem, transfer.direction, data, reps)
     }
 
     fn calls(&self) -> CallCounts {
