@@ -400,24 +400,24 @@ impl HostTransfers for CudaBackend {
         self.hosts.remove(host)
     }
 
-    fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {
-        let mut h = self.hosts.take(transfer.host)?;
-        let result = self.buffers.get(transfer.buffer).and_then(|d| {
+    fn transfer(&mut self, copy: Transfer) -> Result<Timing> {
+        let mut h = self.hosts.take(copy.host)?;
+        let result = self.buffers.get(copy.buffer).and_then(|d| {
             // Refused before the start event is recorded: a refused transfer records nothing.
-            transfer::checked(&mut h, d, transfer.len)?;
+            transfer::checked(&mut h, d, copy.len)?;
             self.timed(
                 Instant::now(),
                 "cuEventQuery/cuEventSynchronize (transfer)",
-                || transfer::enqueue(&self.stream, &mut h, d, transfer),
+                || transfer::enqueue(&self.stream, &mut h, d, copy),
             )
         });
-        self.hosts.put_back(transfer.host, h);
+        self.hosts.put_back(copy.host, h);
         result
     }
 
     fn transfer_beside_kernel(
         &mut self,
-        transfer: Transfer,
+        copy: Transfer,
         kernel: KernelId,
         shape: LaunchShape,
         args: &[Arg],
@@ -425,7 +425,7 @@ impl HostTransfers for CudaBackend {
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        let mut h = self.hosts.take(transfer.host)?;
+        let mut h = self.hosts.take(copy.host)?;
         let copy_stream = if concurrent {
             &self.side_stream
         } else {
@@ -434,8 +434,8 @@ impl HostTransfers for CudaBackend {
         let t0 = Instant::now();
         let result = self
             .buffers
-            .get(transfer.buffer)
-            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, transfer))
+            .get(copy.buffer)
+            .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, copy))
             .and_then(|()| self.enqueue_kernel(&self.stream, kernel, (shape, args, &objects), 1))
             .and_then(|()| {
                 let what = "cuEventQuery/cuEventSynchronize (transfer beside a kernel)";
@@ -446,7 +446,7 @@ impl HostTransfers for CudaBackend {
                 self.wait_stream(&self.stream, &self.stop, what)
             })
             .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
-        self.hosts.put_back(transfer.host, h);
+        self.hosts.put_back(copy.host, h);
         result
     }
 }
@@ -503,14 +503,14 @@ impl PlainLoops for CudaBackend {
         )
     }
 
-    fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
-        let mut h = self.hosts.take(transfer.host)?;
+    fn plain_transfers(&mut self, copy: Transfer, reps: u32) -> Result<Vec<f64>> {
+        let mut h = self.hosts.take(copy.host)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         let result = self
             .buffers
-            .get(transfer.buffer)
-            .and_then(|d| transfer::copy_loop(&self.stream, &mut h, d, transfer, reps));
-        self.hosts.put_back(transfer.host, h);
+            .get(copy.buffer)
+            .and_then(|d| transfer::copy_loop(&self.stream, &mut h, d, copy, reps));
+        self.hosts.put_back(copy.host, h);
         result
     }
 
