@@ -686,6 +686,8 @@ mod tests {
         drop(first);
         let mut second = CsvAppender::<SampleRow>::open(&path, true).unwrap();
         second.append(&sample(2)).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert_eq!(text.matches("run_id").count(), 1, "{text}");
         let rows = read_rows::<SampleRow>(&path).unwrap();
         assert_eq!(rows, vec![sample(0), sample(1), sample(2)]);
     }
