@@ -13,7 +13,7 @@
 use crate::backend::Runtime;
 
 use crate::backend::{
-    Arg, BackendError, BufferId, CompileRequest, JitOptions, KernelId, LaunchShape, PlainLoop,
+    Arg, BackendError, BufferId, CompileRequest, KernelId, LaunchShape, PlainLoop,
 };
 use crate::kernels::{KernelSourceError, KernelSources};
 use crate::rows::{Api, TimerKind, WaitMode};
@@ -122,12 +122,7 @@ impl Probe {
         local: u32,
     ) -> Result<Self, CalibrationError> {
         // The defines every kernel of the launch family is built with, as a study's side.
-        let side = crate::families::exec::SideConfig {
-            shape: LaunchShape::linear(1, local),
-            defines: Vec::new(),
-            flags: Vec::new(),
-            jit: JitOptions::default(),
-        };
+        let side = crate::families::exec::SideConfig::launch_only(LaunchShape::linear(1, local));
         let request = CompileRequest {
             source: sources.program(backend.api(), STEM)?,
             defines: side.all_defines(),

@@ -51,6 +51,17 @@ pub struct SideConfig {
 }
 
 impl SideConfig {
+    /// A side that launches `shape` with no extra defines, no flags and the default second
+    /// stage.
+    pub fn launch_only(shape: LaunchShape) -> Self {
+        SideConfig {
+            shape,
+            defines: Vec::new(),
+            flags: Vec::new(),
+            jit: JitOptions::default(),
+        }
+    }
+
     /// The complete define list given to the compiler: WG_SIZE and FMA_ITERS first.
     pub fn all_defines(&self) -> Vec<(String, String)> {
         let mut d = vec![

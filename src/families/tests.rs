@@ -6,12 +6,7 @@ use plan::SideConfig;
 
 /// A side that launches `shape` with nothing else set, as the families' own tests launch.
 pub(crate) fn side(shape: LaunchShape) -> SideConfig {
-    SideConfig {
-        shape,
-        defines: vec![],
-        flags: vec![],
-        jit: Default::default(),
-    }
+    SideConfig::launch_only(shape)
 }
 
 /// The input choice of a family that takes no matrix (the study's default).

@@ -158,7 +158,6 @@ impl Config {
     }
 
     /// A configuration that sets only `defines`: the launch left for the space to derive.
-    #[cfg(test)]
     pub(crate) fn with_defines(defines: &[(&'static str, u32)]) -> Config {
         Config {
             local: 0,

@@ -204,9 +204,14 @@ pub fn file_hashes() -> BTreeMap<String, String> {
 
 /// SHA-256 of `bytes`, first 16 hex digits.
 pub fn short_hash(bytes: &[u8]) -> String {
+    sha256_prefix(bytes, 16)
+}
+
+/// SHA-256 of `bytes`, its first `digits` hex digits (an even count up to 64).
+pub(crate) fn sha256_prefix(bytes: &[u8], digits: usize) -> String {
     Sha256::digest(bytes)
         .iter()
-        .take(8)
+        .take(digits / 2)
         .map(|b| format!("{b:02x}"))
         .collect()
 }

@@ -255,7 +255,7 @@ pub fn measure_comparison(
         };
         let (p, run, limit) = match foreign {
             Ok(text) => prepare_and_verify(&mut sides[i], inputs[i], sources, guard, text, times),
-            Err(e) => (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
+            Err(e) => not_built(&e),
         };
         prepared[i] = p;
         runs[i] = Some(run);
@@ -307,6 +307,12 @@ fn other_program(
     }
 }
 
+/// A side that stopped before it was built: nothing to release, no error measured, the
+/// shortest watchdog limit.
+fn not_built(e: &ExecError) -> (Option<Prepared>, SideRun, Duration) {
+    (None, SideRun::failed(f64::NAN, Failure::of(e)), MIN_LIMIT)
+}
+
 /// Builds the side and checks its result against the reference; a side that fails either
 /// step is released here and never timed. Also returns the watchdog limit of its later
 /// launches.
@@ -321,8 +327,7 @@ fn prepare_and_verify(
     let variant = side.settings.variant;
     let fixed = guard.fixed(&side.settings);
     if let Err(e) = side.backend.set_wait_mode(side.settings.wait) {
-        let failure = Failure::of(&ExecError::Backend(e));
-        return (None, SideRun::failed(f64::NAN, failure), MIN_LIMIT);
+        return not_built(&ExecError::Backend(e));
     }
     let config = &side.config;
     let prepared = times.add(
@@ -340,7 +345,7 @@ fn prepare_and_verify(
     );
     let p = match prepared {
         Ok(p) => p,
-        Err(e) => return (None, SideRun::failed(f64::NAN, Failure::of(&e)), MIN_LIMIT),
+        Err(e) => return not_built(&e),
     };
     let reported = p.kernel.and_then(|k| side.backend.kernel_resources(k).ok());
     let started = Instant::now();

@@ -1,8 +1,6 @@
 //! Where a run's numbers came from: the binary, the command line, the host, the devices, the
 //! kernel sources' hashes and the GPU's state before and after.
 
-use sha2::{Digest, Sha256};
-
 use super::host;
 use crate::backend::DeviceInfo;
 use crate::export::json::{DeviceProvenance, GpuState, Provenance};
@@ -22,8 +20,7 @@ pub(crate) fn hostname() -> String {
 /// SHA-256 of the kernel's source file text (prelude excluded), first 12 hex digits.
 pub fn source_hash(sources: &KernelSources, api: Api, stem: &str) -> String {
     let text = sources.file(api, stem).unwrap_or_default();
-    let h = Sha256::digest(text.as_bytes());
-    h.iter().take(6).map(|b| format!("{b:02x}")).collect()
+    super::folder::sha256_prefix(text.as_bytes(), 12)
 }
 
 fn device_provenance(d: &DeviceInfo) -> DeviceProvenance {

@@ -107,6 +107,45 @@ impl TunePlan<'_> {
 
     /// Run every strategy in turn on every side, against one cache, then form the answer.
     pub fn execute(&self, sides: &mut [Side], cache: &mut Cache) -> Result<TuneReport, TuneError> {
+        let space = self.device_space(sides)?;
+        let inputs = Inputs::of_variant(
+            space.variant,
+            self.size,
+            run::INPUT_SEED,
+            &MatrixSource::Uniform,
+        );
+        let tuner = Tuner {
+            space: &space,
+            sources: self.sources,
+            inputs: &inputs,
+            options: self.options,
+            watchdog: self.watchdog,
+            interrupted: self.interrupted,
+            timeout: self.timeout,
+        };
+        let evaluations = self.search_all(&tuner, sides, cache)?;
+        let bests = self.bests(&tuner, sides, cache, &evaluations)?;
+        // The answer measures the other side's best configuration: not after a Ctrl-C.
+        let answer = if tuner.stopped() {
+            None
+        } else {
+            self.answer(&tuner, sides, cache, &bests)?
+        };
+        let lines = self.strategy_lines(&space, sides, cache, &evaluations);
+        let interrupted = tuner.stopped();
+        Ok(TuneReport {
+            space,
+            evaluations,
+            lines,
+            answer,
+            bests,
+            interrupted,
+        })
+    }
+
+    /// The space on the first side's device, refused when no point is valid there or when the
+    /// problem does not fit a side's device.
+    fn device_space(&self, sides: &[Side]) -> Result<Space, TuneError> {
         let device = sides
             .first()
             .map(|s| s.backend.info().clone())
@@ -118,31 +157,29 @@ impl TunePlan<'_> {
                 invalid: space.invalid_count(),
             });
         }
-        let variant = space.variant;
         // Refused before the inputs are generated: a failed host allocation aborts.
-        for side in sides.iter() {
-            crate::families::fits::check(variant.family, self.size, side.backend.info()).map_err(
-                |reason| WorkloadError::BadProblem {
+        for side in sides {
+            crate::families::fits::check(space.variant.family, self.size, side.backend.info())
+                .map_err(|reason| WorkloadError::BadProblem {
                     variant: self.target(),
                     reason: reason.to_string(),
-                },
-            )?;
+                })?;
         }
-        let inputs =
-            Inputs::of_variant(variant, self.size, run::INPUT_SEED, &MatrixSource::Uniform);
-        let tuner = Tuner {
-            space: &space,
-            sources: self.sources,
-            inputs: &inputs,
-            options: self.options,
-            watchdog: self.watchdog,
-            interrupted: self.interrupted,
-            timeout: self.timeout,
-        };
+        Ok(space)
+    }
+
+    /// Every strategy's evaluations in turn, each strategy's end told to `progress`.
+    fn search_all(
+        &self,
+        tuner: &Tuner,
+        sides: &mut [Side],
+        cache: &mut Cache,
+    ) -> Result<Vec<Evaluation>, TuneError> {
+        let points = tuner.space.len();
         let mut evaluations = Vec::new();
         let started = std::time::Instant::now();
         for (i, &kind) in self.strategies.iter().enumerate() {
-            let budget = self.budget_of(kind, space.len());
+            let budget = self.budget_of(kind, points);
             let evals = tuner.search(sides, cache, kind, self.seed, budget)?;
             if let Some(tell) = self.progress {
                 tell(format!(
@@ -150,26 +187,30 @@ impl TunePlan<'_> {
                     i + 1,
                     self.strategies.len(),
                     evals.len(),
-                    space.len(),
+                    points,
                     started.elapsed().as_secs_f64()
                 ));
             }
             evaluations.extend(evals);
         }
-        let bests = self.bests(&tuner, sides, cache, &evaluations)?;
-        // The answer measures the other side's best configuration: not after a Ctrl-C.
-        let answer = if tuner.stopped() {
-            None
-        } else {
-            self.answer(&tuner, sides, cache, &bests)?
-        };
+        Ok(evaluations)
+    }
+
+    /// One line per side and strategy: how close the strategy came to the exhaustive best.
+    fn strategy_lines(
+        &self,
+        space: &Space,
+        sides: &[Side],
+        cache: &Cache,
+        evaluations: &[Evaluation],
+    ) -> Vec<StrategyLine> {
         let mut lines = Vec::new();
-        for side in sides.iter() {
+        for side in sides {
             let exhaustive =
-                answer::exhaustive_best(&space, cache, &side.scope, side.backend.info());
+                answer::exhaustive_best(space, cache, &side.scope, side.backend.info());
             for &kind in &self.strategies {
                 lines.push(answer::strategy_line(
-                    &evaluations,
+                    evaluations,
                     kind,
                     side.api(),
                     exhaustive,
@@ -177,15 +218,7 @@ impl TunePlan<'_> {
                 ));
             }
         }
-        let interrupted = tuner.stopped();
-        Ok(TuneReport {
-            space,
-            evaluations,
-            lines,
-            answer,
-            bests,
-            interrupted,
-        })
+        lines
     }
 
     /// The exhaustive search covers the space whatever the budget; the others stop at the

@@ -132,15 +132,7 @@ impl Space {
     }
 
     fn config_of(&self, coords: &[u8]) -> Config {
-        let mut c = Config {
-            local: 0,
-            groups: 0,
-            unroll: Vec::new(),
-            index: 32,
-            variant: None,
-            defines: Vec::new(),
-            max_registers: 0,
-        };
+        let mut c = Config::with_defines(&[]);
         for (param, &ix) in self.def.params.iter().zip(coords) {
             let v = param.values[usize::from(ix)];
             match param.knob {
