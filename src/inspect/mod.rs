@@ -420,15 +420,13 @@ impl Inspection<'_, '_> {
         text: Option<&str>,
         api: &str,
     ) -> Option<(ClassCounts, u64)> {
-        match ptx::parse_ptx(text?) {
-            Ok(m) => match m.kernel(kernel) {
-                Some(k) => Some((ptx::count_classes(k), k.instructions.len() as u64)),
-                None => {
-                    self.notes
-                        .push(format!("{pair}: {api} PTX has no entry {kernel}"));
-                    None
-                }
-            },
+        match ptx::parse_kernel(text?, kernel) {
+            Ok(Some(k)) => Some((ptx::count_classes(&k), k.instructions.len() as u64)),
+            Ok(None) => {
+                self.notes
+                    .push(format!("{pair}: {api} PTX has no entry {kernel}"));
+                None
+            }
             Err(e) => {
                 self.notes
                     .push(format!("{pair}: {api} PTX does not parse: {e}"));

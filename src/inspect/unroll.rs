@@ -20,7 +20,7 @@ use crate::backend::Runtime;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 
-use super::ptx::{parse_ptx, PtxError, PtxKernel};
+use super::ptx::{parse_kernel, PtxError, PtxKernel};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
@@ -130,17 +130,14 @@ pub enum AnalysisError {
 
 /// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
 pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), AnalysisError> {
-    let module = parse_ptx(ptx)?;
-    let kernel = module
-        .kernel(name)
-        .ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
+    let kernel = parse_kernel(ptx, name)?.ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
     let text = body(ptx, name).unwrap_or("");
     let listing = kernel
         .instructions
         .iter()
         .map(|i| format!("{} {:?} {}", i.opcode, i.modifiers, i.operands))
         .collect();
-    Ok((shape_of(kernel, text), listing))
+    Ok((shape_of(&kernel, text), listing))
 }
 
 fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> String {
