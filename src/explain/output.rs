@@ -218,6 +218,13 @@ pub fn markdown(
 /// One target's section of `explain.md`: what it is, the verdict and the facts beside it, and
 /// its rungs' waterfall table.
 fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
+    target_heading(md, t);
+    target_facts(md, t, code, launch);
+    rungs_table(md, &t.rungs);
+}
+
+/// What a target is, its verdict, and whether the verdict is verified.
+fn target_heading(md: &mut String, t: &TargetExplanation) {
     let _ = writeln!(
         md,
         "\n## {}\n\n{} {} {} on {}; PR {}.\n\n**Verdict:** {}\n",
@@ -239,6 +246,11 @@ fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, laun
             "no: the verdict names no cause proven by a rung and its control"
         }
     );
+}
+
+/// The facts beside a target's verdict, each where it has one: the fix, the replay, the
+/// machine code, the code's classes, the counters, the launch, the shapes.
+fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
     if let Some(fix) = &t.fix {
         let _ = writeln!(md, "**The fix offered:** {fix}.\n");
     }
@@ -263,7 +275,6 @@ fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, laun
     if let Some(text) = shape_text(&t.shapes) {
         let _ = writeln!(md, "**Work-group and registers:** {text}.\n");
     }
-    rungs_table(md, &t.rungs);
 }
 
 /// The waterfall table of a target's rungs.
