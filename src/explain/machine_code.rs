@@ -58,7 +58,7 @@ pub fn capped(registers: u32) -> String {
 }
 
 /// One kernel's machine code as one runtime built it, or why there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MachineCodeRow {
     pub target: String,
     pub code: String,
@@ -443,11 +443,7 @@ fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
         code: taken.code.clone(),
         kernel: taken.kernel.to_string(),
         source,
-        registers: None,
-        stack_bytes: None,
-        shared_bytes: None,
-        local_bytes: None,
-        sass: String::new(),
+        ..MachineCodeRow::default()
     }
 }
 
