@@ -273,9 +273,7 @@ impl<'a, 'r> Inspection<'a, 'r> {
             notes: Vec::new(),
         }
     }
-}
 
-impl Inspection<'_, '_> {
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
