@@ -1,6 +1,7 @@
 //! `clvscu explain`: resolve the targets, open the sides, run the ladder through the library
 //! (`clvscu::explain::run`), draw the waterfalls and print the verdicts.
 
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -476,33 +477,27 @@ fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
         .is_file()
         .then(|| saved.to_string_lossy().into_owned());
     // Each study is read once, at the first row that needs it: a folder's rows share one.
-    let mut studies: Vec<(String, Study)> = Vec::new();
+    let mut studies: BTreeMap<String, Study> = BTreeMap::new();
     let mut found = Vec::new();
     for row in prs.iter().filter(|r| r.fair) {
         if !all && (PARITY.0..=PARITY.1).contains(&row.pr) {
             continue;
         }
         let name = saved.clone().unwrap_or_else(|| row.study.clone());
-        let i = match studies.iter().position(|(n, _)| *n == name) {
-            Some(i) => i,
-            None => {
-                let study = study::load(&name).with_context(|| {
+        let study = match studies.entry(name) {
+            Entry::Occupied(known) => known.into_mut(),
+            Entry::Vacant(new) => {
+                let study = study::load(new.key()).with_context(|| {
                     format!(
                         "{}: the study '{}' of its rows is neither built in nor saved as study.toml",
                         dir.display(),
                         row.study
                     )
                 })?;
-                studies.push((name, study));
-                studies.len() - 1
+                new.insert(study)
             }
         };
-        match studies[i]
-            .1
-            .comparisons
-            .iter()
-            .find(|c| c.id == row.comparison)
-        {
+        match study.comparisons.iter().find(|c| c.id == row.comparison) {
             Some(c) => found.push((c.clone(), row.clone())),
             None => say!(
                 "skipped {}: study '{}' has no comparison of that name now",

@@ -106,27 +106,34 @@ pub fn sentence(clocks: &[Clocks], plain: &[CalibrationRow]) -> Option<String> {
     if clocks.len() < 2 {
         return None;
     }
-    let mut text = String::new();
-    for (i, c) in clocks.iter().enumerate() {
-        let share = c.overhead_us() / (c.host_s * 1e6) * 100.0;
+    let mut parts: Vec<String> = clocks.iter().map(host_split).collect();
+    parts.extend(clocks.iter().filter_map(|c| level_split(c, plain)));
+    let mut text = parts.join("; ");
+    if let Some(loops) = plain_loop_times(plain) {
         let _ = write!(
             text,
-            "{}{} {:.2} µs on the host for {:.2} µs of kernel ({:+.2} µs per run beyond the \
-             kernel, {share:.1}% of the host time)",
-            if i == 0 { "" } else { "; " },
-            c.api.label(),
-            c.host_s * 1e6,
-            c.kernel_s * 1e6,
-            c.overhead_us(),
+            "; a plain loop of the driver's own calls takes, per empty 1x1 launch and wait, {loops}"
         );
     }
-    let levels: Vec<String> = clocks
-        .iter()
-        .filter_map(|c| level_split(c, plain))
-        .collect();
-    if !levels.is_empty() {
-        let _ = write!(text, "; {}", levels.join("; "));
-    }
+    Some(text)
+}
+
+/// One API's host time per run, its kernel time, and what lies beyond the kernel.
+fn host_split(c: &Clocks) -> String {
+    let share = c.overhead_us() / (c.host_s * 1e6) * 100.0;
+    format!(
+        "{} {:.2} µs on the host for {:.2} µs of kernel ({:+.2} µs per run beyond the \
+         kernel, {share:.1}% of the host time)",
+        c.api.label(),
+        c.host_s * 1e6,
+        c.kernel_s * 1e6,
+        c.overhead_us(),
+    )
+}
+
+/// Each API's plain one-launch loop (not the level case) beside the harness's path; `None`
+/// without one.
+fn plain_loop_times(plain: &[CalibrationRow]) -> Option<String> {
     let loops: Vec<String> = plain
         .iter()
         .filter(|r| r.wait != crate::calibrate::LEVEL_WAIT)
@@ -137,14 +144,7 @@ pub fn sentence(clocks: &[Clocks], plain: &[CalibrationRow]) -> Option<String> {
             )
         })
         .collect();
-    if !loops.is_empty() {
-        let _ = write!(
-            text,
-            "; a plain loop of the driver's own calls takes, per empty 1x1 launch and wait, {}",
-            loops.join(", ")
-        );
-    }
-    Some(text)
+    (!loops.is_empty()).then(|| loops.join(", "))
 }
 
 #[cfg(test)]

@@ -58,7 +58,7 @@ pub fn capped(registers: u32) -> String {
 }
 
 /// One kernel's machine code as one runtime built it, or why there is none.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MachineCodeRow {
     pub target: String,
     pub code: String,
@@ -187,10 +187,23 @@ pub fn collect(
             Plan::Same(..) => Vec::new(),
         })
         .collect();
-    let mut recorded = record_all(out, &jobs, tool.as_deref()).into_iter();
+    let recorded = record_all(out, &jobs, tool.as_deref());
+    let (rows, classes) = rows_of(&plans, recorded)?;
+    write_rows(&out.join(MACHINE_CODE_CSV), &rows)?;
+    write_rows(&out.join(CLASSES_CSV), &classes)
+}
+
+/// The rows and classes of every plan, in order: what was recorded for a target read (one
+/// [`Recorded`] per code, in the plans' order), the earlier target's for one that builds the
+/// same programs.
+fn rows_of(
+    plans: &[Plan],
+    recorded: Vec<Recorded>,
+) -> Result<(Vec<MachineCodeRow>, Vec<ClassRow>), ExportError> {
+    let mut recorded = recorded.into_iter();
     let mut rows: Vec<MachineCodeRow> = Vec::new();
     let mut classes: Vec<ClassRow> = Vec::new();
-    for plan in &plans {
+    for plan in plans {
         match plan {
             Plan::Read(t, taken) => {
                 for _ in taken {
@@ -212,8 +225,7 @@ pub fn collect(
             }
         }
     }
-    write_rows(&out.join(MACHINE_CODE_CSV), &rows)?;
-    write_rows(&out.join(CLASSES_CSV), &classes)
+    Ok((rows, classes))
 }
 
 /// Every target's builds, in order, until `budget_s` has passed (see [`collect`]).
@@ -397,46 +409,20 @@ fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
 }
 
 /// Writes one code's image and SASS, and gives its row and classes.
-fn record(
-    out: &Path,
-    t: &Comparison,
-    taken: &Taken,
-    tool: Option<&Path>,
-) -> Result<(MachineCodeRow, ClassCounts), ExportError> {
-    let kernel = taken.kernel;
-    let mut row = MachineCodeRow {
-        target: t.id.clone(),
-        code: taken.code.clone(),
-        kernel: kernel.to_string(),
-        source: String::new(),
-        registers: None,
-        stack_bytes: None,
-        shared_bytes: None,
-        local_bytes: None,
-        sass: String::new(),
-    };
+fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Recorded {
     let image = match &taken.source {
         Ok(image) => image,
-        Err(why) => {
-            row.source = why.to_string();
-            return Ok((row, ClassCounts::new()));
-        }
+        Err(why) => return Ok((unread_row(t, taken, why.to_string()), ClassCounts::new())),
     };
     let dir = format!("{MACHINE_CODE_DIR}/{}", crate::plot::slug(&t.id));
     let folder = out.join(&dir);
     std::fs::create_dir_all(&folder).map_err(io_err(&folder))?;
     let Some(tool) = tool else {
-        row.source = "compute cache (no cuobjdump to read it)".into();
+        let row = unread_row(t, taken, "compute cache (no cuobjdump to read it)".into());
         return Ok((row, ClassCounts::new()));
     };
-    row.source = "compute cache".into();
-    let file = tempfile::Builder::new()
-        .prefix(".image-")
-        .suffix(".cubin")
-        .tempfile_in(&folder)
-        .map_err(io_err(&folder))?;
-    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
-    let (resources, counts, text) = read_image(tool, file.path(), kernel);
+    let (resources, counts, text) = read_image_bytes(tool, &folder, image, taken.kernel)?;
+    let mut row = unread_row(t, taken, "compute cache".into());
     if let Some(r) = resources {
         row.registers = Some(r.registers);
         row.stack_bytes = Some(r.stack_bytes);
@@ -444,11 +430,38 @@ fn record(
         row.local_bytes = Some(r.local_bytes);
     }
     row.sass = format!("{dir}/{}.sass.gz", taken.code);
-    write_atomic(
-        &out.join(&row.sass),
-        &gzip(function_text(&text, kernel).as_bytes()),
-    )?;
+    let function = function_text(&text, taken.kernel);
+    write_atomic(&out.join(&row.sass), &gzip(function.as_bytes()))?;
     Ok((row, counts))
+}
+
+/// The row of one code before its image is read: where it came from (or why there is none),
+/// and nothing else.
+fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
+    MachineCodeRow {
+        target: t.id.clone(),
+        code: taken.code.clone(),
+        kernel: taken.kernel.to_string(),
+        source,
+        ..MachineCodeRow::default()
+    }
+}
+
+/// [`read_image`] of an image held in memory: `cuobjdump` reads files, so the image lives in
+/// `folder` as a temporary file while it is read.
+fn read_image_bytes(
+    tool: &Path,
+    folder: &Path,
+    image: &[u8],
+    kernel: &str,
+) -> Result<(Option<Resources>, ClassCounts, String), ExportError> {
+    let file = tempfile::Builder::new()
+        .prefix(".image-")
+        .suffix(".cubin")
+        .tempfile_in(folder)
+        .map_err(io_err(folder))?;
+    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
+    Ok(read_image(tool, file.path(), kernel))
 }
 
 /// The part of `cuobjdump -sass` output that is `kernel`'s function (all of it where no

@@ -218,6 +218,13 @@ pub fn markdown(
 /// One target's section of `explain.md`: what it is, the verdict and the facts beside it, and
 /// its rungs' waterfall table.
 fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
+    target_heading(md, t);
+    target_facts(md, t, code, launch);
+    rungs_table(md, &t.rungs);
+}
+
+/// What a target is, its verdict, and whether the verdict is verified.
+fn target_heading(md: &mut String, t: &TargetExplanation) {
     let _ = writeln!(
         md,
         "\n## {}\n\n{} {} {} on {}; PR {}.\n\n**Verdict:** {}\n",
@@ -229,41 +236,41 @@ fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, laun
         t.pr.map_or_else(|| "not measured".into(), |p| p.to_string()),
         t.verdict_text()
     );
-    let _ = writeln!(
-        md,
-        "**Verified:** {}.\n",
-        if t.verified {
-            "yes: every cause comes from a rung whose control held (and, for a second-stage \
-             cause, whose machine code reproduces the slower side's)"
-        } else {
-            "no: the verdict names no cause proven by a rung and its control"
-        }
-    );
-    if let Some(fix) = &t.fix {
-        let _ = writeln!(md, "**The fix offered:** {fix}.\n");
-    }
-    if let Some(replay) = &t.replay {
-        let _ = writeln!(md, "**Replayed as a plain program:** {replay}.\n");
-    }
+    let verified = if t.verified {
+        "yes: every cause comes from a rung whose control held (and, for a second-stage cause, \
+         whose machine code reproduces the slower side's)"
+    } else {
+        "no: the verdict names no cause proven by a rung and its control"
+    };
+    fact(md, "Verified", Some(verified));
+}
+
+/// The facts beside a target's verdict, each where it has one: the fix, the replay, the
+/// machine code, the code's classes, the counters, the launch, the shapes.
+fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
+    fact(md, "The fix offered", t.fix.as_ref());
+    fact(md, "Replayed as a plain program", t.replay.as_ref());
     let machine_code = t.machine_code.as_deref().unwrap_or(
         "not read (`machine-code.csv` says why); the SASS counts below, where present, are \
          the CUDA driver's code for both PTX texts",
     );
-    let _ = writeln!(md, "**Machine code each runtime runs:** {machine_code}.\n");
+    fact(md, "Machine code each runtime runs", Some(machine_code));
     for text in code.classes(&t.target) {
-        let _ = writeln!(md, "**Code:** {text}.\n");
+        fact(md, "Code", Some(text));
     }
-    if let Some(text) = super::profile::difference(&code.ncu, &t.target) {
-        let _ = writeln!(md, "**Counters:** {text}.\n");
-    }
+    let counters = super::profile::difference(&code.ncu, &t.target);
+    fact(md, "Counters", counters);
     let clocks = super::launch::clocks(&launch.clock_rows, &t.target);
-    if let Some(text) = super::launch::sentence(&clocks, &launch.plain) {
-        let _ = writeln!(md, "**Launch and wait:** {text}.\n");
+    let launch_and_wait = super::launch::sentence(&clocks, &launch.plain);
+    fact(md, "Launch and wait", launch_and_wait);
+    fact(md, "Work-group and registers", shape_text(&t.shapes));
+}
+
+/// One `**label:** text.` paragraph of a target's section, where there is a text.
+fn fact(md: &mut String, label: &str, text: Option<impl std::fmt::Display>) {
+    if let Some(text) = text {
+        let _ = writeln!(md, "**{label}:** {text}.\n");
     }
-    if let Some(text) = shape_text(&t.shapes) {
-        let _ = writeln!(md, "**Work-group and registers:** {text}.\n");
-    }
-    rungs_table(md, &t.rungs);
 }
 
 /// The waterfall table of a target's rungs.

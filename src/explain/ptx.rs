@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::inspect::ptx::{count_classes, parse_ptx};
+use crate::inspect::ptx::{count_classes, parse_kernel};
 use crate::rows::Api;
 
 pub const PTX_CLASSES_CSV: &str = "ptx-classes.csv";
@@ -51,12 +51,11 @@ pub fn class_rows(
     kernel: &str,
     text: &str,
 ) -> Result<Vec<CodeClassRow>, ClassError> {
-    let module = parse_ptx(text)?;
-    let k = module.kernel(kernel).ok_or_else(|| ClassError::NoKernel {
+    let k = parse_kernel(text, kernel)?.ok_or_else(|| ClassError::NoKernel {
         kernel: kernel.into(),
         api,
     })?;
-    Ok(count_classes(k)
+    Ok(count_classes(&k)
         .iter()
         .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))
         .collect())

@@ -137,6 +137,26 @@ pub fn run(
             pending_swaps: Vec::new(),
         });
     }
+    let mut summary = run_ladder(plan, first, apis, sides, on_event)?;
+    let pending_swaps = run_swaps(plan, swaps, sides, on_event, &mut summary)?;
+    let (explanations, files) = write_outputs(&plan.out)?;
+    Ok(ExplainReport {
+        explanations,
+        summary,
+        files,
+        pending_swaps,
+    })
+}
+
+/// The first pass of every target's ladder (`first`), each target's code, then the second
+/// pass that the first pass's rows call for, unless the first was interrupted.
+fn run_ladder(
+    plan: &ExplainPlan,
+    first: Vec<Rung>,
+    apis: (Api, Api),
+    sides: &mut Sides,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<RunSummary, ExplainError> {
     let ladder = plan.out.join(LADDER_DIR);
     let mut summary = run_pass(
         plan,
@@ -163,14 +183,7 @@ pub fn run(
         )?;
         summary.absorb(more);
     }
-    let pending_swaps = run_swaps(plan, swaps, sides, on_event, &mut summary)?;
-    let (explanations, files) = write_outputs(&plan.out)?;
-    Ok(ExplainReport {
-        explanations,
-        summary,
-        files,
-        pending_swaps,
-    })
+    Ok(summary)
 }
 
 /// The NVRTC-PTX-on-OpenCL rungs not tried before: run here ([`SwapRungs::InProcess`]), or

@@ -55,11 +55,9 @@ fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
         if step[0].0.step() == LadderStep::Target {
             continue;
         }
-        let nearest = step
-            .iter()
-            .filter(|(_, r)| r.pr.is_finite() && r.pr > 0.0)
-            .min_by(|a, b| a.1.pr.ln().abs().total_cmp(&b.1.pr.ln().abs()));
-        let Some((kind, row)) = nearest else { continue };
+        let Some((kind, row)) = nearest_to_parity(step) else {
+            continue;
+        };
         let next = level * row.pr / own.pr;
         let toward = (row.pr.ln().abs()) < own.pr.ln().abs();
         bars.push(Bar {
@@ -83,4 +81,12 @@ fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
         ci: None,
     });
     Some(bars)
+}
+
+/// The measured rung of one step whose PR is nearest parity (on a log scale): the step's bar.
+fn nearest_to_parity<'r>(step: &[(RungKind, &'r PrRow)]) -> Option<(RungKind, &'r PrRow)> {
+    step.iter()
+        .filter(|(_, r)| r.pr.is_finite() && r.pr > 0.0)
+        .min_by(|a, b| a.1.pr.ln().abs().total_cmp(&b.1.pr.ln().abs()))
+        .copied()
 }

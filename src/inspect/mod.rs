@@ -176,21 +176,7 @@ pub fn run<'r>(
 ) -> Result<InspectReport, InspectError> {
     // A link planted in the output folder would take a write elsewhere: refused by name.
     crate::export::safe::prepare_dir(out, true)?;
-    let arch = cu
-        .as_ref()
-        .and_then(|c| c.target())
-        .unwrap_or_else(|| options.arch.to_string());
-    let mut inspection = Inspection {
-        sources,
-        cl,
-        cu,
-        offline,
-        arch,
-        local: options.local,
-        out,
-        files: Vec::new(),
-        notes: Vec::new(),
-    };
+    let mut inspection = Inspection::new(sources, cl, cu, offline, options, out);
     let per_stem = inspection.compile_stems(options.progress)?;
     let (md, classes, resources) = inspection.count_pairs(&per_stem);
     let Inspection {
@@ -260,7 +246,34 @@ struct Inspection<'a, 'r> {
 /// One twin's PTX, where its compiler gives it, and its program, where a device built it.
 type Twin = (Option<String>, Option<ProgramId>);
 
-impl Inspection<'_, '_> {
+impl<'a, 'r> Inspection<'a, 'r> {
+    /// Nothing written or noted yet; the CUDA target is the device's where there is one, else
+    /// `options.arch`.
+    fn new(
+        sources: &'a KernelSources,
+        cl: Option<&'r mut dyn Runtime>,
+        cu: Option<&'r mut dyn Runtime>,
+        offline: OfflineCompiler<'a>,
+        options: &Options,
+        out: &'a Path,
+    ) -> Self {
+        let arch = cu
+            .as_ref()
+            .and_then(|c| c.target())
+            .unwrap_or_else(|| options.arch.to_string());
+        Inspection {
+            sources,
+            cl,
+            cu,
+            offline,
+            arch,
+            local: options.local,
+            out,
+            files: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
@@ -420,15 +433,13 @@ impl Inspection<'_, '_> {
         text: Option<&str>,
         api: &str,
     ) -> Option<(ClassCounts, u64)> {
-        match ptx::parse_ptx(text?) {
-            Ok(m) => match m.kernel(kernel) {
-                Some(k) => Some((ptx::count_classes(k), k.instructions.len() as u64)),
-                None => {
-                    self.notes
-                        .push(format!("{pair}: {api} PTX has no entry {kernel}"));
-                    None
-                }
-            },
+        match ptx::parse_kernel(text?, kernel) {
+            Ok(Some(k)) => Some((ptx::count_classes(&k), k.instructions.len() as u64)),
+            Ok(None) => {
+                self.notes
+                    .push(format!("{pair}: {api} PTX has no entry {kernel}"));
+                None
+            }
             Err(e) => {
                 self.notes
                     .push(format!("{pair}: {api} PTX does not parse: {e}"));

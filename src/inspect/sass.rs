@@ -190,17 +190,7 @@ pub(super) fn report(
         notes,
     };
     for s in stems {
-        let cl = match &s.opencl_cubin {
-            Some(image) => d.functions_of_image(s.stem, "opencl", image.clone()),
-            None => s
-                .opencl
-                .as_ref()
-                .and_then(|t| d.functions_of(s.stem, "opencl", t)),
-        };
-        let cuda = s
-            .cuda
-            .as_ref()
-            .and_then(|t| d.functions_of(s.stem, "cuda", t));
+        let (cl, cuda) = d.both_sides(s);
         for v in all_variants()
             .iter()
             .filter(|v| v.family.file() == s.stem && !v.kernel.is_empty())
@@ -229,6 +219,23 @@ struct Disassembly<'a> {
 }
 
 impl Disassembly<'_> {
+    /// Each side's functions of one kernel file: OpenCL's from the cubin its runtime built
+    /// where there is one, else from its PTX; CUDA's from its PTX.
+    fn both_sides(&mut self, s: &FamilyPtx) -> (Option<SassFunctions>, Option<SassFunctions>) {
+        let cl = match &s.opencl_cubin {
+            Some(image) => self.functions_of_image(s.stem, "opencl", image.clone()),
+            None => s
+                .opencl
+                .as_ref()
+                .and_then(|t| self.functions_of(s.stem, "opencl", t)),
+        };
+        let cuda = s
+            .cuda
+            .as_ref()
+            .and_then(|t| self.functions_of(s.stem, "cuda", t));
+        (cl, cuda)
+    }
+
     /// Assembles one side's PTX, writes the cubin and its disassembly, and parses it.
     fn functions_of(&mut self, stem: &str, api: &str, ptx: &str) -> Option<SassFunctions> {
         let cubin = match self.cu.machine_code(ptx, &JitOptions::default()) {

@@ -73,8 +73,7 @@ pub const SPACES: &[Space] = &[
 /// Counts of [`SPACES`] in one kernel of one PTX text; `None` when the text has no such kernel
 /// or does not parse.
 pub fn count(text: &str, kernel: &str) -> Option<Vec<u64>> {
-    let module = ptx::parse_ptx(text).ok()?;
-    let k = module.kernel(kernel)?;
+    let k = ptx::parse_kernel(text, kernel).ok()??;
     Some(
         SPACES
             .iter()

@@ -20,7 +20,7 @@ use crate::backend::Runtime;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 
-use super::ptx::{parse_ptx, PtxError, PtxKernel};
+use super::ptx::{parse_kernel, PtxError, PtxKernel};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
@@ -130,17 +130,14 @@ pub enum AnalysisError {
 
 /// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
 pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), AnalysisError> {
-    let module = parse_ptx(ptx)?;
-    let kernel = module
-        .kernel(name)
-        .ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
+    let kernel = parse_kernel(ptx, name)?.ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
     let text = body(ptx, name).unwrap_or("");
     let listing = kernel
         .instructions
         .iter()
         .map(|i| format!("{} {:?} {}", i.opcode, i.modifiers, i.operands))
         .collect();
-    Ok((shape_of(kernel, text), listing))
+    Ok((shape_of(&kernel, text), listing))
 }
 
 fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> String {
@@ -168,16 +165,7 @@ fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> Str
 
 /// Rows for one API from its PTX per setting (in [`SETTINGS`] order; `None` when it gave none).
 pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> Vec<UnrollRow> {
-    let analysed: Vec<Option<(LoopShape, Vec<String>)>> = ptx
-        .iter()
-        .zip(SETTINGS)
-        .map(|(t, (s, _))| {
-            let t = t.as_ref()?;
-            analyse(t, KERNEL)
-                .map_err(|e| notes.push(format!("unroll evidence: {api} {s}: {e}")))
-                .ok()
-        })
-        .collect();
+    let analysed = analyse_each(api, ptx, notes);
     let Some(Some((none, none_list))) = analysed.first().cloned() else {
         return Vec::new();
     };
@@ -205,6 +193,24 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
         });
     }
     rows
+}
+
+/// [`analyse`] of one API's PTX per setting (in [`SETTINGS`] order); why one has no shape is
+/// noted.
+fn analyse_each(
+    api: &str,
+    ptx: &[Option<String>],
+    notes: &mut Vec<String>,
+) -> Vec<Option<(LoopShape, Vec<String>)>> {
+    ptx.iter()
+        .zip(SETTINGS)
+        .map(|(t, (s, _))| {
+            let t = t.as_ref()?;
+            analyse(t, KERNEL)
+                .map_err(|e| notes.push(format!("unroll evidence: {api} {s}: {e}")))
+                .ok()
+        })
+        .collect()
 }
 
 /// The PTX of one API per setting, each written to `stencil.<setting>.<api>.ptx`.

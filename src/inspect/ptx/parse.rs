@@ -462,6 +462,12 @@ pub fn parse_ptx(text: &str) -> Result<PtxModule, PtxError> {
     Ok(builder.module)
 }
 
+/// The function `name` of a PTX text: the text is parsed whole, and `Ok(None)` means it parses
+/// but defines no such function, a case each caller words its own way.
+pub fn parse_kernel(text: &str, name: &str) -> Result<Option<PtxKernel>, PtxError> {
+    Ok(parse_ptx(text)?.kernel(name).cloned())
+}
+
 /// Parser state while the events of one module are read.
 #[derive(Default)]
 struct Builder {

@@ -28,7 +28,7 @@
 use crate::rows::TableVRow;
 
 use super::classify::{ClassCounts, ClassGroup};
-use super::parse::{count_classes, parse_ptx, PtxError};
+use super::parse::{count_classes, parse_kernel, PtxError};
 
 /// The kernel Table V counts.
 pub const FFT_KERNEL: &str = "fft512_forward";
@@ -94,9 +94,8 @@ pub fn row_from_ptx(
     index: &str,
     index_bits: u32,
 ) -> Result<TableVRow, RowError> {
-    let module = parse_ptx(ptx)?;
-    let kernel = module.kernel(FFT_KERNEL).ok_or(RowError::NoKernel)?;
-    Ok(row_of(&count_classes(kernel), api, index, index_bits))
+    let kernel = parse_kernel(ptx, FFT_KERNEL)?.ok_or(RowError::NoKernel)?;
+    Ok(row_of(&count_classes(&kernel), api, index, index_bits))
 }
 
 /// Table V in Markdown: the paper's rows, then ours, with the class mapping and the caveats.
