@@ -15,7 +15,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::provenance::GIT_COMMIT;
 use crate::backend::DeviceInfo;
@@ -204,16 +203,7 @@ pub fn file_hashes() -> BTreeMap<String, String> {
 
 /// SHA-256 of `bytes`, first 16 hex digits.
 pub fn short_hash(bytes: &[u8]) -> String {
-    sha256_prefix(bytes, 16)
-}
-
-/// SHA-256 of `bytes`, its first `digits` hex digits (an even count up to 64).
-pub(crate) fn sha256_prefix(bytes: &[u8], digits: usize) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .take(digits / 2)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    super::provenance::sha256_prefix(bytes, 16)
 }
 
 /// Why a folder cannot be used for this run.
