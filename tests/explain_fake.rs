@@ -2,6 +2,8 @@
 //! swap closes is the front end; a gap nothing closes is "unexplained"; a PR whose CI touches
 //! parity is no gap. The verdict logic alone is tested in `src/explain/tests.rs`.
 
+mod common;
+
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -12,7 +14,6 @@ use clvscu::explain::run::{run, ExplainPlan};
 use clvscu::explain::{TargetExplanation, Verdict};
 use clvscu::kernels::KernelSources;
 use clvscu::session::run::Sides;
-use clvscu::session::RunContext;
 use clvscu::study;
 
 const STUDY: &str = r#"
@@ -39,15 +40,7 @@ fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
         out: out.to_path_buf(),
         resume: false,
         command_line: vec!["test".into()],
-        context: RunContext {
-            run_id: "explain-test".into(),
-            sources: &sources,
-            interrupted: &interrupted,
-            progress: false,
-            watchdog: None,
-            timeout_s: None,
-            on_comparison: None,
-        },
+        context: common::quiet_context("explain-test", &sources, &interrupted),
         swaps: clvscu::explain::run::SwapRungs::InProcess,
     };
     let mut sides = Sides {

@@ -2,14 +2,16 @@
 //! `tests/golden/`: the record types, their column order and their text cannot drift.
 //! Set CLVSCU_BLESS=1 to rewrite the golden files after an intended change of schema.
 
+mod common;
+
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::Api;
 use clvscu::kernels::KernelSources;
+use clvscu::session::run_study;
 use clvscu::session::store::CsvStore;
-use clvscu::session::{run_study, RunContext};
 use clvscu::study;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
@@ -32,15 +34,7 @@ fn run_golden_study(out: &Path) {
     );
     let sources = KernelSources::embedded();
     let interrupted = AtomicBool::new(false);
-    let ctx = RunContext {
-        run_id: "golden-run".into(),
-        sources: &sources,
-        interrupted: &interrupted,
-        progress: false,
-        watchdog: None,
-        timeout_s: None,
-        on_comparison: None,
-    };
+    let ctx = common::quiet_context("golden-run", &sources, &interrupted);
     let mut sinks = CsvStore::open(out, false, 2).unwrap();
     run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();
 }
