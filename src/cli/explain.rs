@@ -20,9 +20,8 @@ use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
 
 use crate::cli::args::ExplainArgs;
-use crate::cli::setup::{
-    load_study, open_sides, out_folder, print_progress, show_event, stamp_now,
-};
+use crate::cli::progress::ProgressView;
+use crate::cli::setup::{load_study, open_sides, out_folder, show_event, stamp_now};
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
@@ -306,7 +305,7 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     let interrupted = interrupt_flag(&watchdog, kept);
     let sources = args.run.devices.sources()?;
     let mut sides = open_sides(&args.run)?;
-    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let view = ProgressView::new(args.run.quiet);
     let stamp = stamp_now();
     let plan = ExplainPlan {
         targets,
@@ -317,11 +316,9 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
             run_id: format!("{stamp}-{GIT_COMMIT}"),
             sources: &sources,
             interrupted: &interrupted,
-            progress: terminal && !args.run.quiet,
             watchdog: Some(&watchdog),
             timeout_s: args.run.timeout,
-            on_comparison: (!terminal && !args.run.quiet)
-                .then_some(&print_progress as &clvscu::session::OnComparison),
+            on_progress: Some(&|p| view.tell(p)),
         },
         swaps: match part {
             LADDER_PART => SwapRungs::Deferred,

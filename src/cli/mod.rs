@@ -9,6 +9,7 @@ pub mod device;
 pub mod every_gpu;
 pub mod explain;
 pub mod files;
+pub mod progress;
 pub mod run;
 pub mod setup;
 pub mod shapes_rule;

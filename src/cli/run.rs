@@ -12,14 +12,15 @@ use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{RunPlan, Sides};
 use clvscu::session::watchdog::Watchdog;
-use clvscu::session::{self, OnComparison, Outcome, RunContext, RunSummary};
+use clvscu::session::{self, Outcome, RunContext, RunSummary};
 use clvscu::terminal::{printable, printable_lines};
 
 use crate::cli::args::RunArgs;
 use crate::cli::every_gpu;
+use crate::cli::progress::ProgressView;
 
 use crate::cli::setup::{
-    load_study, noise_floor_note, open_sides, out_folder, print_progress, show_event, stamp_now,
+    load_study, noise_floor_note, open_sides, out_folder, show_event, stamp_now,
 };
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
@@ -115,8 +116,7 @@ fn run_one(
             say_err!("note: {}", printable(&note));
         }
     }
-    let terminal = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let progress = terminal && !args.quiet;
+    let view = ProgressView::new(args.quiet);
     let plan = RunPlan {
         study,
         out: out.to_path_buf(),
@@ -128,11 +128,9 @@ fn run_one(
             run_id: format!("{stamp}-{GIT_COMMIT}"),
             sources: &sources,
             interrupted,
-            progress,
             watchdog: Some(watchdog),
             timeout_s: args.timeout,
-            // Without a terminal there is no progress bar: a line per comparison instead.
-            on_comparison: (!terminal && !args.quiet).then_some(&print_progress as &OnComparison),
+            on_progress: Some(&|p| view.tell(p)),
         },
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;

@@ -10,10 +10,8 @@ use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Runtime};
-use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, Sides};
-use clvscu::session::store::ComparisonRows;
 use clvscu::study::{self, quick::QuickRun};
 use clvscu::terminal::printable;
 
@@ -217,45 +215,6 @@ pub(crate) fn out_folder(given: Option<&Path>, name: &str, stamp: &str) -> Resul
         "{DEFAULT_FOLDER_TRIES} output folders named {}/{name}-{stamp}* exist already; give --out",
         root.display()
     )
-}
-
-/// One line per finished comparison: its launch shape, its sides' metrics or why they
-/// failed, and its PR. The run's first line names the devices.
-pub(crate) fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
-    let Some(first) = rows.measurements.first() else {
-        return;
-    };
-    let same_api =
-        rows.measurements.len() == 2 && rows.measurements[0].api == rows.measurements[1].api;
-    let sides: Vec<String> = rows
-        .measurements
-        .iter()
-        .zip(['A', 'B'])
-        .map(|(m, letter)| {
-            // The run's first lines name the sides: a letter is enough where both are one API.
-            let name = if same_api {
-                letter.to_string()
-            } else {
-                m.api.to_string()
-            };
-            match m.status {
-                Status::Ok => format!("{name} {:.1} {}", m.metric, m.metric_unit),
-                failed => format!("{name} {failed}"),
-            }
-        })
-        .collect();
-    let pr = rows
-        .pr
-        .as_ref()
-        .map(|p| format!(", PR {:.3} [{:.3}, {:.3}]", p.pr, p.pr_ci_lo, p.pr_ci_hi))
-        .unwrap_or_default();
-    say!(
-        "[{done}/{total}] {} {}×{}: {}{pr}",
-        printable(&first.comparison),
-        first.local_size,
-        first.groups,
-        sides.join(", ")
-    );
 }
 
 pub(crate) fn show_event(event: Event) {

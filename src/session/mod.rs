@@ -41,8 +41,26 @@ use store::{ComparisonRows, Sink};
 
 pub use analysis::RESAMPLES;
 
-/// Told of each finished comparison: how many are done, of how many, and its rows.
-pub type OnComparison = dyn Fn(usize, usize, &ComparisonRows);
+/// What a study's run tells whoever watches it, so that the face can show its progress (a
+/// bar on a terminal, a line per comparison elsewhere) while the library draws nothing.
+pub enum Progress<'r> {
+    /// A study of `total` comparisons starts.
+    Started { total: usize },
+    /// The comparison `id` is measured next.
+    Measuring { id: &'r str },
+    /// Comparison `index` (from 1) of `total` is done: measured now (`rows`), or kept from a
+    /// resumed folder (`None`).
+    Done {
+        index: usize,
+        total: usize,
+        rows: Option<&'r ComparisonRows>,
+    },
+    /// The study's run is over, finished or stopped.
+    Ended,
+}
+
+/// Told of a run's [`Progress`]; it may borrow what lives as long as the run.
+pub type OnProgress<'a> = dyn Fn(Progress) + 'a;
 
 /// Run-wide settings: what a run, and every pass of explain or tune it serves, goes by.
 #[derive(Clone)]
@@ -50,13 +68,12 @@ pub struct RunContext<'a> {
     pub run_id: String,
     pub sources: &'a KernelSources,
     pub interrupted: &'a AtomicBool,
-    pub progress: bool,
     /// Watches every launch; `None` runs unwatched (tests of the fake).
     pub watchdog: Option<&'a watchdog::Watchdog>,
     /// `--timeout`: the watchdog's limit of every launch, over the study's.
     pub timeout_s: Option<f64>,
-    /// Told of every finished comparison (`done` of `total`), as it is stored.
-    pub on_comparison: Option<&'a OnComparison>,
+    /// Told of the run's progress; every finished comparison as it is stored.
+    pub on_progress: Option<&'a OnProgress<'a>>,
 }
 
 /// What a run did, for the summary and the exit code.
@@ -150,13 +167,35 @@ pub fn run_study(
 pub fn run_study_with(
     study: &Study,
     a: &mut dyn Runtime,
-    mut b: Option<&mut dyn Runtime>,
+    b: Option<&mut dyn Runtime>,
     sink: &mut dyn Sink,
     ctx: &RunContext,
     cache: &mut InputCache,
 ) -> Result<RunSummary, ExportError> {
+    let total = study.comparisons.len();
+    let tell = |p: Progress| {
+        if let Some(on_progress) = ctx.on_progress {
+            on_progress(p);
+        }
+    };
+    tell(Progress::Started { total });
+    let summary = measure_all(study, a, b, sink, ctx, cache, &tell);
+    tell(Progress::Ended);
+    summary
+}
+
+/// [`run_study_with`]'s loop over the comparisons, each told to `tell` as it starts and ends.
+fn measure_all(
+    study: &Study,
+    a: &mut dyn Runtime,
+    mut b: Option<&mut dyn Runtime>,
+    sink: &mut dyn Sink,
+    ctx: &RunContext,
+    cache: &mut InputCache,
+    tell: &dyn Fn(Progress),
+) -> Result<RunSummary, ExportError> {
     let mut summary = RunSummary::default();
-    let bar = progress_bar(study.comparisons.len(), ctx.progress);
+    let total = study.comparisons.len();
     let expected = if b.is_some() { 2 } else { 1 };
     let mut built_through = 0;
     for (i, comparison) in study.comparisons.iter().enumerate() {
@@ -164,15 +203,19 @@ pub fn run_study_with(
             summary.interrupted = true;
             break;
         }
+        let index = i + 1;
         if sink.stored_sides(&comparison.id) >= expected {
             summary.skipped += 1;
-            bar.inc(1);
+            tell(Progress::Done {
+                index,
+                total,
+                rows: None,
+            });
             continue;
         }
         if i >= built_through {
             built_through = i + ahead::stretch();
-            let next: Vec<&Comparison> = study.comparisons
-                [i..built_through.min(study.comparisons.len())]
+            let next: Vec<&Comparison> = study.comparisons[i..built_through.min(total)]
                 .iter()
                 .filter(|c| sink.stored_sides(&c.id) < expected)
                 .collect();
@@ -183,7 +226,7 @@ pub fn run_study_with(
             summary.built_ahead += ahead::build_ahead(&next, a, b_side, ctx.sources);
             summary.built_ahead_s += started.elapsed().as_secs_f64();
         }
-        bar.set_message(crate::terminal::printable(&comparison.id).into_owned());
+        tell(Progress::Measuring { id: &comparison.id });
         let mut times = timings::PhaseTimes::default();
         let b_side = b.as_deref_mut().map(|x| x as &mut dyn Runtime);
         let Some(rows) = run_comparison(study, comparison, a, b_side, ctx, cache, &mut times)
@@ -196,27 +239,14 @@ pub fn run_study_with(
             .push(crate::rows::TimingRow::of(&comparison.id, &times));
         // Written before the next comparison starts: an interruption keeps it.
         sink.record(&rows)?;
-        if let Some(tell) = ctx.on_comparison {
-            tell(i + 1, study.comparisons.len(), &rows);
-        }
+        tell(Progress::Done {
+            index,
+            total,
+            rows: Some(&rows),
+        });
         summary.note(rows, comparison.expected_refusal);
-        bar.inc(1);
     }
-    bar.finish_and_clear();
     Ok(summary)
-}
-
-fn progress_bar(len: usize, enabled: bool) -> indicatif::ProgressBar {
-    if !enabled {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:30} {pos}/{len} {elapsed_precise} (ETA {eta}) {msg}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
 }
 
 /// The side's launch shape and compile settings; groups default to the variant's rule on

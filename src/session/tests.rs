@@ -59,6 +59,22 @@ fn fake(api: Api) -> FakeBackend {
     FakeBackend::new(api, FakeScript::default(), crate::families::emulator())
 }
 
+/// The run-wide settings of a unit test's run: no watchdog, no progress told.
+fn quiet<'a>(
+    run_id: &str,
+    sources: &'a KernelSources,
+    interrupted: &'a AtomicBool,
+) -> RunContext<'a> {
+    RunContext {
+        run_id: run_id.into(),
+        sources,
+        interrupted,
+        watchdog: None,
+        timeout_s: None,
+        on_progress: None,
+    }
+}
+
 fn scripted(api: Api, script: FakeScript) -> FakeBackend {
     FakeBackend::new(api, script, crate::families::emulator())
 }
@@ -72,15 +88,7 @@ fn run_on(
     interrupted: &AtomicBool,
 ) -> Result<RunSummary, ExportError> {
     let sources = KernelSources::embedded();
-    let ctx = RunContext {
-        run_id: "test".into(),
-        sources: &sources,
-        interrupted,
-        progress: false,
-        watchdog: None,
-        timeout_s: None,
-        on_comparison: None,
-    };
+    let ctx = quiet("test", &sources, interrupted);
     let b = b.map(|b| b as &mut dyn crate::backend::Runtime);
     run_study(s, a, b, sink, &ctx)
 }
@@ -407,6 +415,43 @@ fn resume_skips_comparisons_whose_sides_are_stored() {
 }
 
 #[test]
+fn the_progress_told_is_each_comparison_in_order_a_resumed_one_without_rows() {
+    let s = study(TWO);
+    let mut sink = MemorySink::default();
+    sink.stored.insert("matvec/listing2".into(), 2);
+    let told = std::cell::RefCell::new(Vec::new());
+    let watch = |p: super::Progress| {
+        told.borrow_mut().push(match p {
+            super::Progress::Started { total } => format!("started {total}"),
+            super::Progress::Measuring { id } => format!("measuring {id}"),
+            super::Progress::Done { index, total, rows } => {
+                let got = rows.map_or("kept".to_string(), |r| r.measurements[0].comparison.clone());
+                format!("done {index}/{total} {got}")
+            }
+            super::Progress::Ended => "ended".into(),
+        })
+    };
+    let sources = KernelSources::embedded();
+    let never = AtomicBool::new(false);
+    let ctx = RunContext {
+        on_progress: Some(&watch),
+        ..quiet("test", &sources, &never)
+    };
+    let (mut a, mut b) = (fake(Api::OpenCl), fake(Api::Cuda));
+    run_study(&s, &mut a, Some(&mut b), &mut sink, &ctx).unwrap();
+    assert_eq!(
+        told.into_inner(),
+        [
+            "started 2",
+            "done 1/2 kept",
+            "measuring matvec/tuned",
+            "done 2/2 matvec/tuned",
+            "ended"
+        ]
+    );
+}
+
+#[test]
 fn resume_measures_again_a_comparison_with_one_side_stored() {
     let s = study(LISTING6);
     let mut sink = MemorySink::default();
@@ -561,15 +606,7 @@ fn plan<'a>(
         passes,
         command_line: vec!["clvscu".into(), "run".into()],
         study_text: None,
-        context: RunContext {
-            run_id: "test".into(),
-            sources,
-            interrupted: flag,
-            progress: false,
-            watchdog: None,
-            timeout_s: None,
-            on_comparison: None,
-        },
+        context: quiet("test", sources, flag),
     }
 }
 

@@ -187,7 +187,7 @@ pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// The run-wide settings of a test's run: no watchdog, no progress, no callback.
+/// The run-wide settings of a test's run: no watchdog, no progress told.
 pub fn quiet_context<'a>(
     run_id: &str,
     sources: &'a clvscu::kernels::KernelSources,
@@ -197,9 +197,8 @@ pub fn quiet_context<'a>(
         run_id: run_id.into(),
         sources,
         interrupted,
-        progress: false,
         watchdog: None,
         timeout_s: None,
-        on_comparison: None,
+        on_progress: None,
     }
 }
