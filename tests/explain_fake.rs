@@ -13,7 +13,7 @@ use clvscu::explain::attribute::Cause;
 use clvscu::explain::run::{run, ExplainPlan};
 use clvscu::explain::{TargetExplanation, Verdict};
 use clvscu::kernels::KernelSources;
-use clvscu::session::run::Sides;
+use clvscu::session::run::{Event, Sides};
 use clvscu::study;
 
 const STUDY: &str = r#"
@@ -32,6 +32,11 @@ size = "64x64"
 
 /// Explains the study's one comparison over two fakes with these scripts.
 fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
+    explain_noting(a, b, out).0
+}
+
+/// [`explain`], with the notes the run told of steps it left out.
+fn explain_noting(a: FakeScript, b: FakeScript, out: &Path) -> (TargetExplanation, Vec<String>) {
     let study = study::parse(STUDY, "explain-fake.toml").unwrap();
     let sources = KernelSources::embedded();
     let interrupted = AtomicBool::new(false);
@@ -55,12 +60,18 @@ fn explain(a: FakeScript, b: FakeScript, out: &Path) -> TargetExplanation {
             clvscu::families::emulator(),
         ))),
     };
-    let report = run(&plan, &mut sides, &mut |_| {}).unwrap();
+    let mut notes = Vec::new();
+    let report = run(&plan, &mut sides, &mut |event| {
+        if let Event::Note(note) = event {
+            notes.push(note);
+        }
+    })
+    .unwrap();
     for file in ["explain.csv", "explain-verdicts.csv", "explain.md"] {
         assert!(out.join(file).is_file(), "{file} written");
     }
     assert_eq!(report.explanations.len(), 1);
-    report.explanations.into_iter().next().unwrap()
+    (report.explanations.into_iter().next().unwrap(), notes)
 }
 
 /// OpenCL's kernel text (and only it) is 25% slower wherever it runs.
@@ -115,6 +126,30 @@ fn a_gap_nothing_closes_is_called_unexplained() {
         .expect("the swap rung is reported");
     assert!(swap.pr.is_none());
     assert!(!swap.note.is_empty());
+}
+
+#[test]
+fn a_side_whose_program_cannot_be_built_is_left_out_of_the_code_and_told_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let cuda_fails = FakeScript {
+        program_texts: true,
+        fail_build_containing: Some("matvec_listing4".into()),
+        ..FakeScript::default()
+    };
+    let (t, notes) = explain_noting(slow_opencl_code(), cuda_fails, dir.path());
+    assert!(t.pr.is_none(), "a side that does not build forms no PR");
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.starts_with("matvec/listing4: CUDA's program not built")),
+        "{notes:?}"
+    );
+    // The side that built keeps its text; the other is in no index row.
+    let index = std::fs::read_to_string(dir.path().join("ptx/index.csv")).unwrap();
+    assert!(
+        index.contains("OpenCL") && !index.contains("CUDA"),
+        "{index}"
+    );
 }
 
 #[test]

@@ -241,5 +241,6 @@ pub(crate) fn show_event(event: Event) {
             row.resident_kib.map_or("?".into(), |k| k.to_string()),
             row.open_fds.map_or("?".into(), |n| n.to_string())
         ),
+        Event::Note(note) => say_err!("note: {}", printable(&note)),
     }
 }

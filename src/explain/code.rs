@@ -46,25 +46,30 @@ struct TargetTexts<'t> {
 }
 
 /// Writes `ptx/`, `ptx-classes.csv` and, where it can, `sass-classes.csv` for every target.
-/// A side whose program cannot be built or counted is noted on stderr and left out.
+/// A side whose program cannot be built or counted is left out, and why is among the notes
+/// returned.
 pub fn write_code(
     targets: &[Comparison],
     out: &Path,
     sources: &KernelSources,
     sides: &mut Sides,
-) -> Result<(), ExportError> {
+) -> Result<Vec<String>, ExportError> {
+    let mut notes = Vec::new();
     let all: Vec<TargetTexts> = targets
         .iter()
         .map(|t| TargetTexts {
             target: t,
-            texts: texts_of(sources, sides, t),
+            texts: texts_of(sources, sides, t, &mut notes),
         })
         .collect();
     let index = store_texts(out, &all)?;
     if !index.is_empty() {
         write_rows(&out.join(PTX_INDEX_CSV), &index)?;
     }
-    let ptx: Vec<CodeClassRow> = all.iter().flat_map(ptx_classes).collect();
+    let ptx: Vec<CodeClassRow> = all
+        .iter()
+        .flat_map(|t| ptx_classes(t, &mut notes))
+        .collect();
     if !ptx.is_empty() {
         write_rows(&out.join(PTX_CLASSES_CSV), &ptx)?;
     }
@@ -72,17 +77,22 @@ pub fn write_code(
     if let (Some(cuda), Some(tool)) = (cuda, sass::find_cuda_tool("cuobjdump")) {
         let rows: Vec<CodeClassRow> = all
             .iter()
-            .flat_map(|t| sass_classes(cuda, &tool, out, t))
+            .flat_map(|t| sass_classes(cuda, &tool, out, t, &mut notes))
             .collect();
         if !rows.is_empty() {
             write_rows(&out.join(SASS_CLASSES_CSV), &rows)?;
         }
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// Each side's program text of `t`, built exactly as the run builds it.
-fn texts_of(sources: &KernelSources, sides: &mut Sides, t: &Comparison) -> Vec<(Api, String)> {
+fn texts_of(
+    sources: &KernelSources,
+    sides: &mut Sides,
+    t: &Comparison,
+    notes: &mut Vec<String>,
+) -> Vec<(Api, String)> {
     let mut texts = Vec::new();
     let b = sides.b.as_deref_mut();
     for (backend, settings) in [(Some(&mut *sides.a), &t.a), (b, &t.b)] {
@@ -91,7 +101,7 @@ fn texts_of(sources: &KernelSources, sides: &mut Sides, t: &Comparison) -> Vec<(
         match program_text_of(backend, sources, settings.clone()) {
             Ok(Some(text)) => texts.push((api, text)),
             Ok(None) => {}
-            Err(e) => eprintln!("note: {}: {api}'s program not built: {e}", t.id),
+            Err(e) => notes.push(format!("{}: {api}'s program not built: {e}", t.id)),
         }
     }
     texts
@@ -133,7 +143,7 @@ pub fn read_text(out: &Path, target: &str, api: Api) -> Option<(String, String)>
     Some((row.kernel, text))
 }
 
-fn ptx_classes(t: &TargetTexts) -> Vec<CodeClassRow> {
+fn ptx_classes(t: &TargetTexts, notes: &mut Vec<String>) -> Vec<CodeClassRow> {
     let kernel = t.target.a.variant.kernel;
     t.texts
         .iter()
@@ -141,7 +151,7 @@ fn ptx_classes(t: &TargetTexts) -> Vec<CodeClassRow> {
             |(api, text)| match class_rows(&t.target.id, *api, kernel, text) {
                 Ok(rows) => rows,
                 Err(e) => {
-                    eprintln!("note: {}: {api}'s PTX not counted: {e}", t.target.id);
+                    notes.push(format!("{}: {api}'s PTX not counted: {e}", t.target.id));
                     Vec::new()
                 }
             },
@@ -156,6 +166,7 @@ fn sass_classes(
     tool: &Path,
     out: &Path,
     t: &TargetTexts,
+    notes: &mut Vec<String>,
 ) -> Vec<CodeClassRow> {
     let kernel = t.target.a.variant.kernel;
     let jit = &t.target.b.jit;
@@ -166,12 +177,12 @@ fn sass_classes(
                 Some(ops) => rows.extend(sass::count(ops).iter().map(|(class, count)| {
                     CodeClassRow::new(&t.target.id, *api, kernel, class, count)
                 })),
-                None => eprintln!(
-                    "note: {}: no function {kernel} in the SASS of {api}'s PTX",
+                None => notes.push(format!(
+                    "{}: no function {kernel} in the SASS of {api}'s PTX",
                     t.target.id
-                ),
+                )),
             },
-            Err(e) => eprintln!("note: {}: {api}'s SASS not counted: {e}", t.target.id),
+            Err(e) => notes.push(format!("{}: {api}'s SASS not counted: {e}", t.target.id)),
         }
     }
     rows

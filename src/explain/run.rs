@@ -165,7 +165,9 @@ fn run_ladder(
         sides,
         on_event,
     )?;
-    super::code::write_code(&plan.targets, &plan.out, plan.context.sources, sides)?;
+    for note in super::code::write_code(&plan.targets, &plan.out, plan.context.sources, sides)? {
+        on_event(Event::Note(note));
+    }
     let first_rows: Vec<MeasurementRow> =
         read_rows(&ladder.join(crate::rows::MEASUREMENTS_CSV)).unwrap_or_default();
     let second: Vec<Rung> = plan
@@ -230,11 +232,11 @@ fn run_swap(
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunSummary, ExplainError> {
     if let Some(cause) = sides.a.broken() {
-        eprintln!(
-            "note: {} not run: {}'s context is broken ({cause})",
+        on_event(Event::Note(format!(
+            "{} not run: {}'s context is broken ({cause})",
             rung.comparison.id,
             sides.a.api()
-        );
+        )));
         return Ok(RunSummary::default());
     }
     let dir = swap_dir(plan, &rung);

@@ -21,8 +21,16 @@ use crate::study::{Resolved, Study};
 
 /// What happened while a run went on, for the caller to show.
 pub enum Event<'a> {
-    Started { study: &'a Study, sides: &'a Sides },
-    PassDone { row: &'a PassRow, of: u32 },
+    Started {
+        study: &'a Study,
+        sides: &'a Sides,
+    },
+    PassDone {
+        row: &'a PassRow,
+        of: u32,
+    },
+    /// A step left out, and why; the run goes on without it.
+    Note(String),
 }
 
 /// What a run produced.
