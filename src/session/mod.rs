@@ -3,7 +3,8 @@
 //!
 //! The jobs are apart: [`measure`] prepares, verifies and times the sides; [`analysis`] turns
 //! samples into rows through [`crate::stats`]; [`store`] writes rows and knows what a resumed
-//! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary, charts).
+//! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary). The session
+//! draws nothing: it tells its [`Progress`], and the charts are drawn from the folder after it.
 
 mod adaptive;
 mod ahead;
