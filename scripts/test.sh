@@ -14,7 +14,7 @@ if ! command -v chromium >/dev/null 2>&1; then
 fi
 cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
-# The library builds without the command line's crates (clap, anyhow, ctrlc).
+# The library builds without the command line's crates (clap, anyhow, ctrlc, indicatif).
 cargo check --lib --locked --no-default-features
 # --nocapture shows what ran: "OpenCL executed and verified N ..." / "NVRTC compiled N ...".
 # Tests named `on_gpu_` need an NVIDIA GPU and run on one (tests/on_gpu.rs says how).
