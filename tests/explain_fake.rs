@@ -2,8 +2,6 @@
 //! swap closes is the front end; a gap nothing closes is "unexplained"; a PR whose CI touches
 //! parity is no gap. The verdict logic alone is tested in `src/explain/tests.rs`.
 
-mod common;
-
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -45,7 +43,7 @@ fn explain_noting(a: FakeScript, b: FakeScript, out: &Path) -> (TargetExplanatio
         out: out.to_path_buf(),
         resume: false,
         command_line: vec!["test".into()],
-        context: common::quiet_context("explain-test", &sources, &interrupted),
+        context: clvscu::session::RunContext::new("explain-test".into(), &sources, &interrupted),
         swaps: clvscu::explain::run::SwapRungs::InProcess,
     };
     let mut sides = Sides {

@@ -2,8 +2,6 @@
 //! `tests/golden/`: the record types, their column order and their text cannot drift.
 //! Set CLVSCU_BLESS=1 to rewrite the golden files after an intended change of schema.
 
-mod common;
-
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
@@ -34,7 +32,7 @@ fn run_golden_study(out: &Path) {
     );
     let sources = KernelSources::embedded();
     let interrupted = AtomicBool::new(false);
-    let ctx = common::quiet_context("golden-run", &sources, &interrupted);
+    let ctx = clvscu::session::RunContext::new("golden-run".into(), &sources, &interrupted);
     let mut sinks = CsvStore::open(out, false, 2).unwrap();
     run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();
 }

@@ -313,12 +313,10 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         resume: true,
         command_line: std::env::args().collect(),
         context: RunContext {
-            run_id: format!("{stamp}-{GIT_COMMIT}"),
-            sources: &sources,
-            interrupted: &interrupted,
             watchdog: Some(&watchdog),
             timeout_s: args.run.timeout,
             on_progress: Some(&|p| view.tell(p)),
+            ..RunContext::new(format!("{stamp}-{GIT_COMMIT}"), &sources, &interrupted)
         },
         swaps: match part {
             LADDER_PART => SwapRungs::Deferred,

@@ -125,12 +125,10 @@ fn run_one(
         command_line: std::env::args().collect(),
         study_text,
         context: RunContext {
-            run_id: format!("{stamp}-{GIT_COMMIT}"),
-            sources: &sources,
-            interrupted,
             watchdog: Some(watchdog),
             timeout_s: args.timeout,
             on_progress: Some(&|p| view.tell(p)),
+            ..RunContext::new(format!("{stamp}-{GIT_COMMIT}"), &sources, interrupted)
         },
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;

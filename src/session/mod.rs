@@ -77,6 +77,21 @@ pub struct RunContext<'a> {
     pub on_progress: Option<&'a OnProgress<'a>>,
 }
 
+impl<'a> RunContext<'a> {
+    /// A run with no watchdog, no `--timeout` and no one told of its progress; a command
+    /// sets those it has.
+    pub fn new(run_id: String, sources: &'a KernelSources, interrupted: &'a AtomicBool) -> Self {
+        RunContext {
+            run_id,
+            sources,
+            interrupted,
+            watchdog: None,
+            timeout_s: None,
+            on_progress: None,
+        }
+    }
+}
+
 /// What a run did, for the summary and the exit code.
 #[derive(Debug, Default)]
 pub struct RunSummary {

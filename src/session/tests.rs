@@ -59,22 +59,6 @@ fn fake(api: Api) -> FakeBackend {
     FakeBackend::new(api, FakeScript::default(), crate::families::emulator())
 }
 
-/// The run-wide settings of a unit test's run: no watchdog, no progress told.
-fn quiet<'a>(
-    run_id: &str,
-    sources: &'a KernelSources,
-    interrupted: &'a AtomicBool,
-) -> RunContext<'a> {
-    RunContext {
-        run_id: run_id.into(),
-        sources,
-        interrupted,
-        watchdog: None,
-        timeout_s: None,
-        on_progress: None,
-    }
-}
-
 fn scripted(api: Api, script: FakeScript) -> FakeBackend {
     FakeBackend::new(api, script, crate::families::emulator())
 }
@@ -88,7 +72,7 @@ fn run_on(
     interrupted: &AtomicBool,
 ) -> Result<RunSummary, ExportError> {
     let sources = KernelSources::embedded();
-    let ctx = quiet("test", &sources, interrupted);
+    let ctx = RunContext::new("test".into(), &sources, interrupted);
     let b = b.map(|b| b as &mut dyn crate::backend::Runtime);
     run_study(s, a, b, sink, &ctx)
 }
@@ -435,7 +419,7 @@ fn the_progress_told_is_each_comparison_in_order_a_resumed_one_without_rows() {
     let never = AtomicBool::new(false);
     let ctx = RunContext {
         on_progress: Some(&watch),
-        ..quiet("test", &sources, &never)
+        ..RunContext::new("test".into(), &sources, &never)
     };
     let (mut a, mut b) = (fake(Api::OpenCl), fake(Api::Cuda));
     run_study(&s, &mut a, Some(&mut b), &mut sink, &ctx).unwrap();
@@ -606,7 +590,7 @@ fn plan<'a>(
         passes,
         command_line: vec!["clvscu".into(), "run".into()],
         study_text: None,
-        context: quiet("test", sources, flag),
+        context: RunContext::new("test".into(), sources, flag),
     }
 }
 

@@ -186,19 +186,3 @@ pub fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     out.sort();
     out
 }
-
-/// The run-wide settings of a test's run: no watchdog, no progress told.
-pub fn quiet_context<'a>(
-    run_id: &str,
-    sources: &'a clvscu::kernels::KernelSources,
-    interrupted: &'a std::sync::atomic::AtomicBool,
-) -> clvscu::session::RunContext<'a> {
-    clvscu::session::RunContext {
-        run_id: run_id.into(),
-        sources,
-        interrupted,
-        watchdog: None,
-        timeout_s: None,
-        on_progress: None,
-    }
-}
