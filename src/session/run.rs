@@ -14,7 +14,7 @@ use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::Status;
-use crate::rows::{PassRow, PASSES_CSV};
+use crate::rows::{MeasurementRow, PassRow, PrRow, PASSES_CSV};
 use crate::soak;
 use crate::study::defines::DefineError;
 use crate::study::{Resolved, Study};
@@ -109,7 +109,21 @@ pub fn execute(
         built_ahead_s: summary.built_ahead_s,
     };
     let line = timings::summary_line(&summary.timings, phases, wall.elapsed().as_secs_f64());
-    let text = summary_text(&plan.study, &summary, calibration.as_ref());
+    // The summary covers the folder: the whole comparisons a resumed folder kept, then this
+    // run's.
+    let (kept_m, kept_p) = folder.kept();
+    let measurements: Vec<_> = kept_m
+        .iter()
+        .chain(&summary.measurements)
+        .cloned()
+        .collect();
+    let prs: Vec<_> = kept_p.iter().chain(&summary.prs).cloned().collect();
+    let text = summary_text(
+        &plan.study,
+        (&measurements, &prs),
+        &summary,
+        calibration.as_ref(),
+    );
     folder.close(&text, &summary.timings, line)?;
     Ok(RunReport {
         remeasured: folder.remeasured(),
@@ -228,14 +242,20 @@ fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
     }
 }
 
-/// `summary.md`: the run's tables, the refusals the study expects and the calibration.
-fn summary_text(study: &Study, all: &RunSummary, calibration: Option<&Calibration>) -> String {
+/// `summary.md`: the folder's tables (`rows`), the refusals the study expects and the
+/// calibration.
+fn summary_text(
+    study: &Study,
+    (measurements, prs): (&[MeasurementRow], &[PrRow]),
+    all: &RunSummary,
+    calibration: Option<&Calibration>,
+) -> String {
     let mut text = format!(
         "# clvscu run: {}\n\n{}\n\n## Measurements\n\n{}\n\n## Performance Ratio\n\n{}\n",
         study.name,
         study.description,
-        markdown::measurement_table(&all.measurements),
-        markdown::pr_table(&all.prs)
+        markdown::measurement_table(measurements),
+        markdown::pr_table(prs)
     );
     if !all.refused_as_expected.is_empty() {
         text.push_str("\n## Refused as the study expects\n\nLaunches the driver refused by the API's own rule, as the study's `expect` says: recorded as the driver answered, in no PR, and no failure of the run.\n\n");

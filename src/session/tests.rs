@@ -919,6 +919,29 @@ fn failed_configurations_are_retried_on_resume_and_the_outcome_covers_the_folder
     assert_eq!(data.prs.len(), 2);
 }
 
+/// The summary a resume writes covers the folder, not only what the resume measured: an
+/// interrupted run's finished comparisons stay in `summary.md`'s tables.
+#[test]
+fn a_resumed_folder_summary_holds_every_comparison_of_the_folder() {
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    // As an interrupted run leaves it: the second comparison is not whole.
+    delete_rows(folder.path(), CsvStore::MEASUREMENTS, "matvec/tuned", false);
+    let report = folder.run(study(TWO), true, fake_sides()).unwrap();
+    assert_eq!(report.summary.skipped, 1);
+    let summary = std::fs::read_to_string(folder.path().join("summary.md")).unwrap();
+    let (measurements, prs) = summary.split_once("## Performance Ratio").unwrap();
+    for (table, rows) in [(measurements, 2), (prs, 1)] {
+        for c in ["matvec/listing2", "matvec/tuned"] {
+            assert_eq!(
+                table.matches(&format!("| {c} |")).count(),
+                rows,
+                "{summary}"
+            );
+        }
+    }
+}
+
 #[test]
 fn each_resume_adds_its_provenance_and_the_first_stays() {
     let folder = Folder::new();
