@@ -1029,6 +1029,28 @@ fn a_side_without_the_other_sides_program_fails_and_says_why() {
     assert!(e.contains("on both sides"), "{e}");
 }
 
+/// A side that runs the other side's program, when that side built but did not verify,
+/// says so: not that the other side did not build.
+#[test]
+fn a_side_whose_other_side_failed_verification_names_that_failure() {
+    let s = study("[[comparison]]\nvariant = \"tuned\"\n[comparison.cuda]\nprogram = \"other\"\n");
+    let mut wrong = scripted(
+        Api::OpenCl,
+        FakeScript {
+            program_texts: true,
+            wrong_results: vec!["matvec_tuned".into()],
+            ..FakeScript::default()
+        },
+    );
+    let (summary, _) = run_pair(&s, &mut wrong, &mut with_texts(Api::Cuda));
+    let (opencl, cuda) = (&summary.measurements[0], &summary.measurements[1]);
+    assert_eq!(opencl.status, Status::VerifyFailed);
+    assert!(!cuda.verified);
+    assert!(!cuda.error.contains("did not build"), "{}", cuda.error);
+    assert!(cuda.error.contains("verify-failed"), "{}", cuda.error);
+    assert!(summary.prs.is_empty());
+}
+
 /// A 1 x 1 launch on the host clock; `sides` adds side tables.
 fn launch_study(sides: &str) -> Study {
     study(&format!(
