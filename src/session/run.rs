@@ -10,6 +10,7 @@ pub use super::run_folder::{RunFolder, STUDY_FILE};
 use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
+use crate::export::csv::read_rows_if_file;
 use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
@@ -178,7 +179,8 @@ fn calibrate_if_runtime_bound(
 }
 
 /// The study once, or `passes` times with the pass in every comparison's name and one row
-/// of process resources per pass in `passes.csv`.
+/// of process resources per pass in `passes.csv`. A resume keeps the row an earlier run
+/// wrote of each pass whose comparisons it found whole (it measured nothing of them).
 fn run_passes(
     plan: &RunPlan,
     sides: &mut Sides,
@@ -190,6 +192,11 @@ fn run_passes(
     let mut pass_rows = Vec::new();
     let mut inputs = InputCache::default();
     let passes = plan.passes.max(1);
+    let earlier: Vec<PassRow> = if plan.resume && passes > 1 {
+        read_rows_if_file(&folder.dir().join(PASSES_CSV))?
+    } else {
+        Vec::new()
+    };
     for pass in 1..=passes {
         let started = Instant::now();
         let study = if passes > 1 {
@@ -201,7 +208,12 @@ fn run_passes(
         let sink = &mut folder.store;
         let summary = run_study_with(&study, sides.a.as_mut(), b, sink, ctx, &mut inputs)?;
         if passes > 1 {
-            let row = pass_row(pass, started, &summary);
+            let kept = summary.skipped == study.comparisons.len();
+            let row = earlier
+                .iter()
+                .find(|r| kept && r.pass == pass)
+                .cloned()
+                .unwrap_or_else(|| pass_row(pass, started, &summary));
             on_event(Event::PassDone {
                 row: &row,
                 of: passes,

@@ -671,6 +671,28 @@ fn passes_repeat_the_study_under_numbered_names_and_log_resources() {
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }
 
+/// A resumed soak keeps the rows of the passes it found whole in `passes.csv`: each said
+/// what its pass measured, and the resume measured nothing of them.
+#[test]
+fn a_resumed_soak_keeps_the_pass_rows_of_the_passes_it_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let p = plan(study(LISTING6), dir.path(), false, 3, &sources, &flag);
+    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    let path = dir.path().join(crate::rows::PASSES_CSV);
+    let first: Vec<crate::rows::PassRow> = crate::export::csv::read_rows(&path).unwrap();
+    // As a run interrupted in its third pass leaves it.
+    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "#pass3", false);
+    let p = plan(study(LISTING6), dir.path(), true, 3, &sources, &flag);
+    let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    assert_eq!(report.summary.skipped, 2);
+    let after: Vec<crate::rows::PassRow> = crate::export::csv::read_rows(&path).unwrap();
+    assert_eq!(after.len(), 3);
+    assert_eq!(after[..2], first[..2]);
+    assert_eq!((after[2].pass, after[2].measurements_ok), (3, 2));
+}
+
 /// A results folder of the tests, and what a run into it needs.
 struct Folder {
     dir: tempfile::TempDir,
