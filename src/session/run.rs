@@ -10,7 +10,7 @@ pub use super::run_folder::{RunFolder, STUDY_FILE};
 use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
-use crate::export::csv::read_rows_if_file;
+use crate::export::csv::{read_rows, read_rows_if_file};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
@@ -144,15 +144,33 @@ pub fn runtime_bound(study: &Study) -> bool {
 
 /// For a runtime-bound study, the quick calibration on the run's backends before the
 /// study: written beside the rows (`calibration*.csv`), noted in the provenance, and
-/// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration.
+/// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration,
+/// read back to be summarised again.
 fn calibrate_if_runtime_bound(
     plan: &RunPlan,
     sides: &mut Sides,
     folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
     let done = folder.dir().join(crate::rows::CALIBRATION_CSV).exists();
-    if !runtime_bound(&plan.study) || (plan.resume && done) {
+    if !runtime_bound(&plan.study) {
         return Ok(None);
+    }
+    if plan.resume && done {
+        let dir = folder.dir();
+        let kept = read_rows(&dir.join(crate::rows::CALIBRATION_CSV)).and_then(|rows| {
+            let prs = read_rows_if_file(&dir.join(crate::rows::CALIBRATION_PR_CSV))?;
+            Ok(Calibration { rows, prs })
+        });
+        return Ok(match kept {
+            Ok(c) => Some(c),
+            Err(e) => {
+                // The rows stand without it; the summary then says nothing of it.
+                folder.note(format!(
+                    "the first run's runtime calibration is unreadable: {e}"
+                ));
+                None
+            }
+        });
     }
     let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {

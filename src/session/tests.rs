@@ -1316,6 +1316,36 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
     assert!(!dir.path().join(crate::rows::CALIBRATION_CSV).exists());
 }
 
+/// A resumed runtime-bound study keeps its first calibration, and its summary still says
+/// what that calibration found.
+#[test]
+fn a_resumed_runtime_study_summarises_the_calibration_it_kept() {
+    let folder = Folder::new();
+    let sides = || Sides {
+        a: Box::new(scripted(
+            Api::OpenCl,
+            FakeScript {
+                harness_overhead_seconds: 1e-6,
+                ..FakeScript::default()
+            },
+        )),
+        b: Some(Box::new(fake(Api::Cuda))),
+    };
+    folder.run(launch_study(""), false, sides()).unwrap();
+    let calibration = folder.path().join(crate::rows::CALIBRATION_CSV);
+    let first = std::fs::read(&calibration).unwrap();
+    let report = folder.run(launch_study(""), true, sides()).unwrap();
+    assert_eq!(report.summary.skipped, 1);
+    assert_eq!(
+        std::fs::read(&calibration).unwrap(),
+        first,
+        "kept as it was"
+    );
+    let summary = std::fs::read_to_string(folder.path().join("summary.md")).unwrap();
+    assert!(summary.contains("# Runtime calibration"), "{summary}");
+    assert!(summary.contains("FLAGGED"), "{summary}");
+}
+
 #[test]
 fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used_past_its_budget() {
     use crate::families::matrix::MatrixSource;
