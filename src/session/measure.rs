@@ -251,7 +251,7 @@ pub fn measure_comparison(
     for i in order {
         let foreign = match sides[i].settings.program {
             ProgramSource::Own => Ok(None),
-            ProgramSource::Other => other_program(sides, &prepared, i).map(Some),
+            ProgramSource::Other => other_program(sides, &prepared, &runs, i).map(Some),
         };
         let (p, run, limit) = match foreign {
             Ok(text) => prepare_and_verify(&mut sides[i], inputs[i], sources, guard, text, times),
@@ -280,10 +280,12 @@ pub fn measure_comparison(
 }
 
 /// The program text that the side other than `i` compiled, for a side with
-/// `program = "other"`; an error naming why there is none.
+/// `program = "other"`; an error naming why there is none (`runs` says how a side that is
+/// not prepared failed).
 fn other_program(
     sides: &[SidePlan],
     prepared: &[Option<Prepared>],
+    runs: &[Option<SideRun>],
     i: usize,
 ) -> Result<String, ExecError> {
     let api = sides[i].backend.api();
@@ -303,7 +305,15 @@ fn other_program(
                 "{other}'s compiler gave no program text for this device"
             ))
         }),
-        None => Err(missing(format!("{other}'s side did not build"))),
+        // A side built but not verified is released, as one that did not build.
+        None => Err(missing(
+            match runs[j].as_ref().and_then(|r| r.failure.as_ref()) {
+                Some(f) if f.status != Status::BuildFailed => {
+                    format!("{other}'s side failed ({})", f.status)
+                }
+                _ => format!("{other}'s side did not build"),
+            },
+        )),
     }
 }
 

@@ -10,11 +10,12 @@ pub use super::run_folder::{RunFolder, STUDY_FILE};
 use super::{run_study_with, timings, InputCache, RunContext, RunSummary};
 use crate::backend::Runtime;
 use crate::calibrate::{self, Calibration, CalibrationPlan};
+use crate::export::csv::{read_rows, read_rows_if_file};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::Status;
-use crate::rows::{PassRow, PASSES_CSV};
+use crate::rows::{MeasurementRow, PassRow, PrRow, PASSES_CSV};
 use crate::soak;
 use crate::study::defines::DefineError;
 use crate::study::{Resolved, Study};
@@ -109,7 +110,21 @@ pub fn execute(
         built_ahead_s: summary.built_ahead_s,
     };
     let line = timings::summary_line(&summary.timings, phases, wall.elapsed().as_secs_f64());
-    let text = summary_text(&plan.study, &summary, calibration.as_ref());
+    // The summary covers the folder: the whole comparisons a resumed folder kept, then this
+    // run's.
+    let (kept_m, kept_p) = folder.kept();
+    let measurements: Vec<_> = kept_m
+        .iter()
+        .chain(&summary.measurements)
+        .cloned()
+        .collect();
+    let prs: Vec<_> = kept_p.iter().chain(&summary.prs).cloned().collect();
+    let text = summary_text(
+        &plan.study,
+        (&measurements, &prs),
+        &summary,
+        calibration.as_ref(),
+    );
     folder.close(&text, &summary.timings, line)?;
     Ok(RunReport {
         remeasured: folder.remeasured(),
@@ -129,15 +144,33 @@ pub fn runtime_bound(study: &Study) -> bool {
 
 /// For a runtime-bound study, the quick calibration on the run's backends before the
 /// study: written beside the rows (`calibration*.csv`), noted in the provenance, and
-/// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration.
+/// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration,
+/// read back to be summarised again.
 fn calibrate_if_runtime_bound(
     plan: &RunPlan,
     sides: &mut Sides,
     folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
     let done = folder.dir().join(crate::rows::CALIBRATION_CSV).exists();
-    if !runtime_bound(&plan.study) || (plan.resume && done) {
+    if !runtime_bound(&plan.study) {
         return Ok(None);
+    }
+    if plan.resume && done {
+        let dir = folder.dir();
+        let kept = read_rows(&dir.join(crate::rows::CALIBRATION_CSV)).and_then(|rows| {
+            let prs = read_rows_if_file(&dir.join(crate::rows::CALIBRATION_PR_CSV))?;
+            Ok(Calibration { rows, prs })
+        });
+        return Ok(match kept {
+            Ok(c) => Some(c),
+            Err(e) => {
+                // The rows stand without it; the summary then says nothing of it.
+                folder.note(format!(
+                    "the first run's runtime calibration is unreadable: {e}"
+                ));
+                None
+            }
+        });
     }
     let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
     if let Some(b) = sides.b.as_mut() {
@@ -164,7 +197,8 @@ fn calibrate_if_runtime_bound(
 }
 
 /// The study once, or `passes` times with the pass in every comparison's name and one row
-/// of process resources per pass in `passes.csv`.
+/// of process resources per pass in `passes.csv`. A resume keeps the row an earlier run
+/// wrote of each pass whose comparisons it found whole (it measured nothing of them).
 fn run_passes(
     plan: &RunPlan,
     sides: &mut Sides,
@@ -176,6 +210,11 @@ fn run_passes(
     let mut pass_rows = Vec::new();
     let mut inputs = InputCache::default();
     let passes = plan.passes.max(1);
+    let earlier: Vec<PassRow> = if plan.resume && passes > 1 {
+        read_rows_if_file(&folder.dir().join(PASSES_CSV))?
+    } else {
+        Vec::new()
+    };
     for pass in 1..=passes {
         let started = Instant::now();
         let study = if passes > 1 {
@@ -187,7 +226,12 @@ fn run_passes(
         let sink = &mut folder.store;
         let summary = run_study_with(&study, sides.a.as_mut(), b, sink, ctx, &mut inputs)?;
         if passes > 1 {
-            let row = pass_row(pass, started, &summary);
+            let kept = summary.skipped == study.comparisons.len();
+            let row = earlier
+                .iter()
+                .find(|r| kept && r.pass == pass)
+                .cloned()
+                .unwrap_or_else(|| pass_row(pass, started, &summary));
             on_event(Event::PassDone {
                 row: &row,
                 of: passes,
@@ -228,14 +272,20 @@ fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
     }
 }
 
-/// `summary.md`: the run's tables, the refusals the study expects and the calibration.
-fn summary_text(study: &Study, all: &RunSummary, calibration: Option<&Calibration>) -> String {
+/// `summary.md`: the folder's tables (`rows`), the refusals the study expects and the
+/// calibration.
+fn summary_text(
+    study: &Study,
+    (measurements, prs): (&[MeasurementRow], &[PrRow]),
+    all: &RunSummary,
+    calibration: Option<&Calibration>,
+) -> String {
     let mut text = format!(
         "# clvscu run: {}\n\n{}\n\n## Measurements\n\n{}\n\n## Performance Ratio\n\n{}\n",
         study.name,
         study.description,
-        markdown::measurement_table(&all.measurements),
-        markdown::pr_table(&all.prs)
+        markdown::measurement_table(measurements),
+        markdown::pr_table(prs)
     );
     if !all.refused_as_expected.is_empty() {
         text.push_str("\n## Refused as the study expects\n\nLaunches the driver refused by the API's own rule, as the study's `expect` says: recorded as the driver answered, in no PR, and no failure of the run.\n\n");

@@ -14,7 +14,7 @@ use super::store::{CsvStore, Guards};
 use crate::export::csv::write_rows;
 use crate::export::json::{write_json_atomic, Provenance};
 use crate::export::{safe, write_atomic};
-use crate::rows::{TimingRow, TIMINGS_CSV};
+use crate::rows::{MeasurementRow, PrRow, TimingRow, TIMINGS_CSV};
 
 /// The study file of a command-line run, in its output folder.
 pub const STUDY_FILE: &str = "study.toml";
@@ -126,6 +126,12 @@ impl RunFolder {
     ) -> Result<(), SessionError> {
         self.held.still_held()?;
         Ok(write_rows(&self.dir.join(name), rows)?)
+    }
+
+    /// The measurement and PR rows the folder held when it was opened and keeps (a resumed
+    /// folder's whole comparisons), in file order.
+    pub fn kept(&self) -> (&[MeasurementRow], &[PrRow]) {
+        self.store.kept()
     }
 
     /// Comparisons of a resumed folder that were incomplete or had failed, and why.

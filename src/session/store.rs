@@ -40,6 +40,8 @@ pub struct CsvStore {
     /// Comparisons already complete in the output (sides present), for `--resume`.
     done: HashMap<String, usize>,
     remeasured: Vec<String>,
+    /// The measurement and PR rows a resumed folder already held and keeps, in file order.
+    kept: (Vec<MeasurementRow>, Vec<PrRow>),
     guards: Guards,
 }
 
@@ -109,6 +111,7 @@ impl CsvStore {
             samples,
             done: audit.done,
             remeasured: audit.remeasured,
+            kept: (kept.measurements.rows, kept.prs.rows),
             guards,
         })
     }
@@ -117,6 +120,12 @@ impl CsvStore {
     /// they are measured again.
     pub fn remeasured(&self) -> &[String] {
         &self.remeasured
+    }
+
+    /// The measurement and PR rows of the whole comparisons a resumed folder held when it
+    /// was opened, in file order (none for a new folder): with what the run adds, the folder.
+    pub fn kept(&self) -> (&[MeasurementRow], &[PrRow]) {
+        (&self.kept.0, &self.kept.1)
     }
 }
 

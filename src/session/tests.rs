@@ -671,6 +671,28 @@ fn passes_repeat_the_study_under_numbered_names_and_log_resources() {
     assert_eq!(csv.lines().count(), 4, "{csv}");
 }
 
+/// A resumed soak keeps the rows of the passes it found whole in `passes.csv`: each said
+/// what its pass measured, and the resume measured nothing of them.
+#[test]
+fn a_resumed_soak_keeps_the_pass_rows_of_the_passes_it_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let p = plan(study(LISTING6), dir.path(), false, 3, &sources, &flag);
+    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    let path = dir.path().join(crate::rows::PASSES_CSV);
+    let first: Vec<crate::rows::PassRow> = crate::export::csv::read_rows(&path).unwrap();
+    // As a run interrupted in its third pass leaves it.
+    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "#pass3", false);
+    let p = plan(study(LISTING6), dir.path(), true, 3, &sources, &flag);
+    let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    assert_eq!(report.summary.skipped, 2);
+    let after: Vec<crate::rows::PassRow> = crate::export::csv::read_rows(&path).unwrap();
+    assert_eq!(after.len(), 3);
+    assert_eq!(after[..2], first[..2]);
+    assert_eq!((after[2].pass, after[2].measurements_ok), (3, 2));
+}
+
 /// A results folder of the tests, and what a run into it needs.
 struct Folder {
     dir: tempfile::TempDir,
@@ -919,6 +941,29 @@ fn failed_configurations_are_retried_on_resume_and_the_outcome_covers_the_folder
     assert_eq!(data.prs.len(), 2);
 }
 
+/// The summary a resume writes covers the folder, not only what the resume measured: an
+/// interrupted run's finished comparisons stay in `summary.md`'s tables.
+#[test]
+fn a_resumed_folder_summary_holds_every_comparison_of_the_folder() {
+    let folder = Folder::new();
+    folder.run(study(TWO), false, fake_sides()).unwrap();
+    // As an interrupted run leaves it: the second comparison is not whole.
+    delete_rows(folder.path(), CsvStore::MEASUREMENTS, "matvec/tuned", false);
+    let report = folder.run(study(TWO), true, fake_sides()).unwrap();
+    assert_eq!(report.summary.skipped, 1);
+    let summary = std::fs::read_to_string(folder.path().join("summary.md")).unwrap();
+    let (measurements, prs) = summary.split_once("## Performance Ratio").unwrap();
+    for (table, rows) in [(measurements, 2), (prs, 1)] {
+        for c in ["matvec/listing2", "matvec/tuned"] {
+            assert_eq!(
+                table.matches(&format!("| {c} |")).count(),
+                rows,
+                "{summary}"
+            );
+        }
+    }
+}
+
 #[test]
 fn each_resume_adds_its_provenance_and_the_first_stays() {
     let folder = Folder::new();
@@ -1004,6 +1049,28 @@ fn a_side_without_the_other_sides_program_fails_and_says_why() {
     let text = format!("name = \"t\"\n[defaults]\nfamily = \"matvec\"\n{both}");
     let e = study::parse(&text, "t.toml").unwrap_err().to_string();
     assert!(e.contains("on both sides"), "{e}");
+}
+
+/// A side that runs the other side's program, when that side built but did not verify,
+/// says so: not that the other side did not build.
+#[test]
+fn a_side_whose_other_side_failed_verification_names_that_failure() {
+    let s = study("[[comparison]]\nvariant = \"tuned\"\n[comparison.cuda]\nprogram = \"other\"\n");
+    let mut wrong = scripted(
+        Api::OpenCl,
+        FakeScript {
+            program_texts: true,
+            wrong_results: vec!["matvec_tuned".into()],
+            ..FakeScript::default()
+        },
+    );
+    let (summary, _) = run_pair(&s, &mut wrong, &mut with_texts(Api::Cuda));
+    let (opencl, cuda) = (&summary.measurements[0], &summary.measurements[1]);
+    assert_eq!(opencl.status, Status::VerifyFailed);
+    assert!(!cuda.verified);
+    assert!(!cuda.error.contains("did not build"), "{}", cuda.error);
+    assert!(cuda.error.contains("verify-failed"), "{}", cuda.error);
+    assert!(summary.prs.is_empty());
 }
 
 /// A 1 x 1 launch on the host clock; `sides` adds side tables.
@@ -1247,6 +1314,36 @@ fn a_runtime_study_is_calibrated_and_one_sided_harness_overhead_is_flagged() {
     let p = plan(study(LISTING6), dir.path(), false, 1, &sources, &flag);
     execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
     assert!(!dir.path().join(crate::rows::CALIBRATION_CSV).exists());
+}
+
+/// A resumed runtime-bound study keeps its first calibration, and its summary still says
+/// what that calibration found.
+#[test]
+fn a_resumed_runtime_study_summarises_the_calibration_it_kept() {
+    let folder = Folder::new();
+    let sides = || Sides {
+        a: Box::new(scripted(
+            Api::OpenCl,
+            FakeScript {
+                harness_overhead_seconds: 1e-6,
+                ..FakeScript::default()
+            },
+        )),
+        b: Some(Box::new(fake(Api::Cuda))),
+    };
+    folder.run(launch_study(""), false, sides()).unwrap();
+    let calibration = folder.path().join(crate::rows::CALIBRATION_CSV);
+    let first = std::fs::read(&calibration).unwrap();
+    let report = folder.run(launch_study(""), true, sides()).unwrap();
+    assert_eq!(report.summary.skipped, 1);
+    assert_eq!(
+        std::fs::read(&calibration).unwrap(),
+        first,
+        "kept as it was"
+    );
+    let summary = std::fs::read_to_string(folder.path().join("summary.md")).unwrap();
+    assert!(summary.contains("# Runtime calibration"), "{summary}");
+    assert!(summary.contains("FLAGGED"), "{summary}");
 }
 
 #[test]
