@@ -19,7 +19,7 @@
 //!   none), so every `.u64` parameter is a buffer and gains `.ptr .global .align 4`.
 //!
 //! * Texture reads cross in the nearest form the other runtime binds (an OpenCL image, a CUDA
-//!   texture object): see [`texture`].
+//!   texture object): see the `texture` module.
 //!
 //! Kernels whose arguments differ between the APIs by design cannot cross and are refused:
 //! `__local` pointer arguments (OpenCL sizes them at launch; CUDA has dynamic shared memory),

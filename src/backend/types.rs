@@ -118,7 +118,7 @@ pub enum Arg {
     F32(f32),
     /// Read-only data in constant memory: an OpenCL `__constant float*` parameter at this
     /// position; in CUDA a `__constant__` module symbol, which is no parameter at all (CUDA
-    /// passes nothing here) and must have been filled by [`BufferOps::bind_constant`].
+    /// passes nothing here) and must have been filled by [`BufferOps::bind_constant`](crate::backend::BufferOps::bind_constant).
     Constant(BufferId),
     /// A buffer read through the texture path: an OpenCL `image1d_buffer_t` over it, a CUDA
     /// texture object over its linear memory. `channels` floats make one texel (1 or 4).

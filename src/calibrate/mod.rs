@@ -3,8 +3,8 @@
 //! A runtime number (launch, wait, BFS level) is only an API's cost if the harness adds
 //! nothing of its own to it, or the same on both sides. So for each API this runs an empty
 //! kernel two ways in one process, interleaved in chunks: through the harness's launch path
-//! ([`PlainLoops::launch_repeated`] on the host clock, the path every host-timed row takes) and
-//! through a plain loop of the driver's own calls ([`PlainLoops::plain_launches`]: arguments set
+//! ([`PlainLoops::launch_repeated`](crate::backend::PlainLoops::launch_repeated) on the host clock, the path every host-timed row takes) and
+//! through a plain loop of the driver's own calls ([`PlainLoops::plain_launches`](crate::backend::PlainLoops::plain_launches): arguments set
 //! once, enqueue, wait; what a C program does). The difference per launch is the harness's
 //! overhead on that API; the launch PR of the two paths says whether the overhead falls on
 //! one side of the ratio. Cases: one at a time and back to back, 1 x 1 and a grid sweep,

@@ -106,7 +106,7 @@ enum Header {
     ExactOrOlder,
 }
 
-/// Whether a header line (no quoted names) is `T`'s, or `T`'s of before [`LATER_COLUMNS`].
+/// Whether a header line (no quoted names) is `T`'s, or `T`'s of before its later columns (`LATER_COLUMNS`).
 pub fn reads_as<T: CsvSchema>(header: &str) -> bool {
     let found = ::csv::StringRecord::from(header.split(',').collect::<Vec<_>>());
     check_header::<T>(Path::new(""), &found, Header::ExactOrOlder).is_ok()

@@ -188,7 +188,7 @@ pub enum Step {
         dst: BufferId,
         len: usize,
     },
-    /// [`ExactLaunch::launch_exact`]: kernel, global size, local size (`None`: the runtime's).
+    /// [`ExactLaunch::launch_exact`](crate::backend::ExactLaunch::launch_exact): kernel, global size, local size (`None`: the runtime's).
     Exact(KernelId, u64, Option<u32>, Vec<Arg>),
     /// A data-dependent loop of launches (one whole breadth-first search).
     Loop(Box<dyn LaunchLoop>),

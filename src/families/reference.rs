@@ -87,8 +87,8 @@ pub fn tolerance_factor(n: u64) -> f64 {
     2.0 * EPS32 * (n.log2().ceil() + n.sqrt())
 }
 
-/// Listing 1 of the whitepaper, in f64: W[y] = sum_x M[y][x] * V[x]. Also returns, per row,
-/// sum |M[y][x] * V[x]| for the tolerance.
+/// Listing 1 of the whitepaper, in f64: `W[y] = sum_x M[y][x] * V[x]`. Also returns, per
+/// row, `sum |M[y][x] * V[x]|` for the tolerance.
 pub fn matvec(m: &[f32], v: &[f32], rows: usize, cols: usize) -> (Vec<f64>, Vec<f64>) {
     let mut out = vec![(0.0f64, 0.0f64); rows];
     // Rows are independent: each is summed in order, whichever core takes it.

@@ -67,7 +67,7 @@ impl CsvStore {
 
     /// Open (or, with `resume`, reopen) the three CSVs in `dir` for runs of `sides` sides.
     /// Without `resume`, existing non-empty files are refused rather than overwritten. With
-    /// it, every comparison is audited across the three files ([`audit`]): only whole,
+    /// it, every comparison is audited across the three files (`audit`): only whole,
     /// successful ones count as done; the rows of the others are dropped and they are
     /// measured again, each named in [`CsvStore::remeasured`].
     pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
@@ -138,7 +138,7 @@ impl Sink for CsvStore {
     /// last the measurements, which `--resume` reads to know what is done (each file gets
     /// one write). When a write fails, all three files are cut back to where they were, so
     /// the output holds whole comparisons only and a resumed run measures the failed one
-    /// again; a kill between the writes is repaired on resume ([`drop_unfinished`]).
+    /// again; a kill between the writes is repaired on resume (`Stored::keep_only`).
     fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
         self.guards.check_lock()?;
         self.note_hash(rows)?;

@@ -1,5 +1,5 @@
 //! What every search strategy stands on: the [`Strategy`] trait, the record of the points
-//! a search has not proposed yet ([`Unseen`]) and of the best ones scored ([`keep_best`]).
+//! a search has not proposed yet (`Unseen`) and of the best ones scored (`keep_best`).
 //! The strategies themselves ([`super::strategy`], [`super::genetic`], [`super::bayes`])
 //! build on it; the trait lives apart from the list of strategies so that none of them
 //! imports the file that names them all.

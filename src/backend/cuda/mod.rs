@@ -1,7 +1,7 @@
 //! CUDA backend (`cudarc` only): driver API + NVRTC, both opened at run time.
 //!
 //! cudarc panics when libcuda or libnvrtc is missing, so every entry point checks for the
-//! library first and reports "CUDA unavailable: <reason>" instead. `probe` finds devices,
+//! library first and reports `CUDA unavailable: <reason>` instead. `probe` finds devices,
 //! `nvrtc` compiles, and this file drives one device through the [`Backend`] trait.
 
 mod device;

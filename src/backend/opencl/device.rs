@@ -25,7 +25,7 @@ impl OpenClBackend {
         id
     }
 
-    /// Open the device chosen by `selector` (see [`select`]).
+    /// Open the device chosen by `selector` (see [`select()`]).
     pub fn open(selector: Option<&str>) -> Result<Self> {
         let devices = list_devices()?;
         let chosen = select(&devices, selector)?;

@@ -113,7 +113,7 @@ const VARIANTS: [Variant; 4] = [
 ];
 
 /// Host inputs of one BFS configuration: the graph as 32-bit words carried in float slots
-/// (bit for bit, the way [`BufferOps::upload_u32`] carries them) and the reference levels.
+/// (bit for bit, the way [`BufferOps::upload_u32`](crate::backend::BufferOps::upload_u32) carries them) and the reference levels.
 pub struct Problem {
     pub offsets: Vec<f32>,
     pub edges: Vec<f32>,

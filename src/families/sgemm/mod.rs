@@ -167,8 +167,8 @@ pub fn sample_positions(len: usize, seed: u64) -> Vec<usize> {
     p
 }
 
-/// C[row][col] = Σ_k A[row][k]·B[k][col] in f64, and Σ_k |A[row][k]·B[k][col]| for the
-/// tolerance.
+/// `C[row][col] = Σ_k A[row][k]·B[k][col]` in f64, and `Σ_k |A[row][k]·B[k][col]|` for
+/// the tolerance.
 pub fn element(a: &[f32], b: &[f32], n: usize, row: usize, col: usize) -> (f64, f64) {
     (0..n).fold((0.0, 0.0), |(s, abs), k| {
         let p = f64::from(a[row * n + k]) * f64::from(b[k * n + col]);
