@@ -413,15 +413,10 @@ impl Inspection<'_, '_> {
         if cl_counts.is_none() && cu_counts.is_none() {
             return counted;
         }
-        let empty = ClassCounts::new();
-        let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-        let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-        let rows = ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md);
+        let a = cl_counts.as_ref().map(|c| &c.0);
+        let b = cu_counts.as_ref().map(|c| &c.0);
         // A side whose kernel was not counted has no rows (not rows of zeros).
-        classes.extend(rows.into_iter().filter(|r| match r.api.as_str() {
-            "OpenCL" => cl_counts.is_some(),
-            _ => cu_counts.is_some(),
-        }));
+        classes.extend(ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md));
         counted
     }
 
@@ -602,7 +597,19 @@ mod one_side {
             cu_program: None,
             opencl_cubin: None,
         };
-        let (_, classes, _) = inspection.count_pairs(std::slice::from_ref(&fam));
+        let (md, classes, _) = inspection.count_pairs(std::slice::from_ref(&fam));
+        // The table shows the CUDA side as not counted, not as a kernel of 0 instructions.
+        let table = md.split("### matvec/listing4\n").nth(1).unwrap();
+        let arithmetic = table
+            .lines()
+            .find(|l| l.starts_with("| arithmetic |"))
+            .unwrap();
+        assert!(arithmetic.ends_with("| — | — |"), "{arithmetic}");
+        let total = table
+            .lines()
+            .find(|l| l.starts_with("| **total** |"))
+            .unwrap();
+        assert!(total.ends_with("| — | — |"), "{total}");
         let listing4: Vec<&ClassCountRow> = classes
             .iter()
             .filter(|r| r.pair == "matvec/listing4")
