@@ -368,7 +368,17 @@ pub fn annotate(explanations: &mut [TargetExplanation], rows: &[ReplayRow]) {
                 t.verified = true;
                 t.replay = Some(sentence);
             }
-            _ => {
+            Some(causes) => {
+                let named: Vec<String> = causes.iter().map(|(c, _)| c.slug()).collect();
+                t.replay = Some(format!(
+                    "{sentence}; it reproduces the target's PR {pr:.3} and would put the gap on \
+                     {}, but the verdict is `{}`: a replay proves a cause only where no rung \
+                     explained the gap or a rung put it on the runtime, so the verdict stands",
+                    named.join("+"),
+                    t.verdict.slug()
+                ));
+            }
+            None => {
                 t.replay = Some(format!(
                     "{sentence}; it proves no cause: the harness's replay does not reproduce \
                      the target's PR {pr:.3} (the same side of [0.98, 1.02], within 15%), or \
@@ -449,5 +459,41 @@ mod tests {
             cuda: &cu,
         };
         assert_eq!(proven(&r, 0.75), None);
+    }
+
+    #[test]
+    fn a_replay_that_reproduces_a_gap_the_rungs_put_elsewhere_does_not_say_it_missed_the_pr() {
+        let own = crate::explain::attribute::Interval {
+            value: 0.77,
+            lo: 0.76,
+            hi: 0.78,
+        };
+        let mut t = [TargetExplanation {
+            target: "launch/1x1-spin".into(),
+            study: String::new(),
+            family: String::new(),
+            variant: String::new(),
+            size: String::new(),
+            device: String::new(),
+            pr: Some(own),
+            rungs: Vec::new(),
+            verdict: Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]),
+            verified: false,
+            machine_code: None,
+            fix: None,
+            replay: None,
+            shapes: Vec::new(),
+        }];
+        // The harness's replay reproduces 0.77 and the plain loop agrees with it.
+        let rows = [row(Api::OpenCl, 12.5, 12.2), row(Api::Cuda, 9.3, 9.3)];
+        annotate(&mut t, &rows);
+        assert_eq!(
+            t[0].verdict,
+            Verdict::Explained(vec![(Cause::FrontEnd, 1.0)])
+        );
+        assert!(!t[0].verified);
+        let replay = t[0].replay.as_deref().unwrap();
+        assert!(!replay.contains("does not reproduce"), "{replay}");
+        assert!(replay.contains("front-end"), "{replay}");
     }
 }

@@ -413,14 +413,10 @@ impl Inspection<'_, '_> {
         if cl_counts.is_none() && cu_counts.is_none() {
             return counted;
         }
-        let empty = ClassCounts::new();
-        let a = cl_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-        let b = cu_counts.as_ref().map(|c| &c.0).unwrap_or(&empty);
-        let rows = ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md);
-        classes.extend(
-            rows.into_iter()
-                .filter(|r| cl_counts.is_some() || r.api == "CUDA"),
-        );
+        let a = cl_counts.as_ref().map(|c| &c.0);
+        let b = cu_counts.as_ref().map(|c| &c.0);
+        // A side whose kernel was not counted has no rows (not rows of zeros).
+        classes.extend(ptx::opencl_beside_cuda("PTX", &pair, v.kernel, a, b, md));
         counted
     }
 
@@ -567,5 +563,66 @@ mod tests {
             "CUDA: unrolled serial sum"
         );
         assert_eq!(l4(&cl).get(InstrClass::Synchronization), 2);
+    }
+}
+
+#[cfg(test)]
+mod one_side {
+    use super::*;
+
+    /// The matvec family's OpenCL PTX counted where CUDA's compiler gave none: only OpenCL's
+    /// classes are rows, none of a CUDA kernel that was never counted.
+    #[test]
+    fn a_side_with_no_ptx_gets_no_class_rows() {
+        let sources = KernelSources::embedded();
+        let offline: OfflineCompiler = &|_, _| {
+            Err(BackendError::Unavailable {
+                api: Api::Cuda,
+                reason: "no NVRTC in this test".into(),
+            })
+        };
+        let options = Options {
+            arch: "compute_90",
+            local: 256,
+            sass: false,
+            progress: None,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut inspection = Inspection::new(&sources, None, None, offline, &options, dir.path());
+        let fam = FamilyPtx {
+            stem: FamilyId::Matvec.file(),
+            cuda: None,
+            opencl: Some(include_str!("../../tests/fixtures/ptx/nvidia_opencl_matvec.ptx").into()),
+            cl_program: None,
+            cu_program: None,
+            opencl_cubin: None,
+        };
+        let (md, classes, _) = inspection.count_pairs(std::slice::from_ref(&fam));
+        // The table shows the CUDA side as not counted, not as a kernel of 0 instructions.
+        let table = md.split("### matvec/listing4\n").nth(1).unwrap();
+        let arithmetic = table
+            .lines()
+            .find(|l| l.starts_with("| arithmetic |"))
+            .unwrap();
+        assert!(arithmetic.ends_with("| — | — |"), "{arithmetic}");
+        let total = table
+            .lines()
+            .find(|l| l.starts_with("| **total** |"))
+            .unwrap();
+        assert!(total.ends_with("| — | — |"), "{total}");
+        let listing4: Vec<&ClassCountRow> = classes
+            .iter()
+            .filter(|r| r.pair == "matvec/listing4")
+            .collect();
+        assert!(listing4.iter().any(|r| r.api == "OpenCL" && r.count > 0));
+        assert!(
+            listing4.iter().all(|r| r.api == "OpenCL"),
+            "CUDA rows of a kernel never counted: {:?}",
+            listing4
+                .iter()
+                .filter(|r| r.api == "CUDA")
+                .take(3)
+                .collect::<Vec<_>>()
+        );
     }
 }

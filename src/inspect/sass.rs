@@ -201,8 +201,8 @@ pub(super) fn report(
                 continue;
             }
             let pair = v.full_name();
-            let (a, b) = (a.unwrap_or_default(), b.unwrap_or_default());
-            let section = opencl_beside_cuda("SASS", &pair, v.kernel, &a, &b, &mut md);
+            let section =
+                opencl_beside_cuda("SASS", &pair, v.kernel, a.as_ref(), b.as_ref(), &mut md);
             rows.extend(section);
         }
     }

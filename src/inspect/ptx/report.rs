@@ -50,42 +50,89 @@ pub fn side_by_side_markdown(
     b_label: &str,
     b: &ClassCounts,
 ) -> String {
+    markdown_of(language, pair, a_label, Some(a), b_label, Some(b))
+}
+
+/// [`side_by_side_markdown`] where a side may not have been counted: its cells (and the
+/// differences) are `—`, never a count of 0.
+fn markdown_of(
+    language: &str,
+    pair: &str,
+    a_label: &str,
+    a: Option<&ClassCounts>,
+    b_label: &str,
+    b: Option<&ClassCounts>,
+) -> String {
     let (al, bl) = (md_cell(a_label), md_cell(b_label));
     let mut out = format!("{language} instructions by class: {}\n\n", md_cell(pair));
     out.push_str(&format!("| class | group | {al} | {bl} | {bl} - {al} |\n"));
     out.push_str("|---|---|--:|--:|--:|\n");
-    for key in row_keys(a, b) {
+    let none = ClassCounts::default();
+    let count = |c: Option<&ClassCounts>, n: fn(&ClassCounts) -> u64| {
+        c.map_or_else(|| NOT_COUNTED.to_string(), |c| n(c).to_string())
+    };
+    let diff = |n: fn(&ClassCounts) -> u64| match (a, b) {
+        (Some(a), Some(b)) => signed_diff(n(a), n(b)),
+        _ => NOT_COUNTED.to_string(),
+    };
+    for key in row_keys(a.unwrap_or(&none), b.unwrap_or(&none)) {
         let group = InstrClass::from_name(&key)
             .map(|c| c.group().name())
             .unwrap_or("other");
-        let (ca, cb) = (a.get_name(&key), b.get_name(&key));
+        let cell = |c: Option<&ClassCounts>| {
+            c.map_or_else(|| NOT_COUNTED.to_string(), |c| c.get_name(&key).to_string())
+        };
+        let d = match (a, b) {
+            (Some(a), Some(b)) => signed_diff(a.get_name(&key), b.get_name(&key)),
+            _ => NOT_COUNTED.to_string(),
+        };
         out.push_str(&format!(
-            "| {} | {group} | {ca} | {cb} | {} |\n",
+            "| {} | {group} | {} | {} | {d} |\n",
             md_cell(&key),
-            signed_diff(ca, cb)
+            cell(a),
+            cell(b)
         ));
     }
-    let (ta, tb) = (a.total(), b.total());
     out.push_str(&format!(
-        "| **total** | | {ta} | {tb} | {} |\n",
-        signed_diff(ta, tb)
+        "| **total** | | {} | {} | {} |\n",
+        count(a, ClassCounts::total),
+        count(b, ClassCounts::total),
+        diff(ClassCounts::total)
     ));
     out
 }
 
+/// The cell of a side that was not counted.
+const NOT_COUNTED: &str = "—";
+
 /// One kernel pair's section of a report, OpenCL beside CUDA: its heading and table appended
 /// to `md`, its CSV rows returned.
+/// A side that was not counted (`None`: no code, no such kernel) shows `—` and has no rows.
 pub fn opencl_beside_cuda(
     language: &str,
     pair: &str,
     kernel: &str,
-    opencl: &ClassCounts,
-    cuda: &ClassCounts,
+    opencl: Option<&ClassCounts>,
+    cuda: Option<&ClassCounts>,
     md: &mut String,
 ) -> Vec<ClassCountRow> {
-    let table = side_by_side_markdown(language, pair, "OpenCL", opencl, "CUDA", cuda);
+    let table = markdown_of(language, pair, "OpenCL", opencl, "CUDA", cuda);
     md.push_str(&format!("### {pair}\n\n{table}\n"));
-    side_by_side_csv_rows(pair, kernel, "OpenCL", opencl, "CUDA", cuda)
+    let none = ClassCounts::default();
+    side_by_side_csv_rows(
+        pair,
+        kernel,
+        "OpenCL",
+        opencl.unwrap_or(&none),
+        "CUDA",
+        cuda.unwrap_or(&none),
+    )
+    .into_iter()
+    .filter(|r| match r.api.as_str() {
+        "OpenCL" => opencl.is_some(),
+        _ => cuda.is_some(),
+    })
+    .collect()
 }
 
 /// Long-format rows for CSV export: for each class (same order as

@@ -16,6 +16,20 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
         });
     };
     let rows: Vec<ClassCountRow> = read_by_name(&file)?;
+    // A front end whose PTX was not counted at all (PoCL gives none) is no front end with no
+    // loads and stores.
+    if let Some(api) = ["OpenCL", "CUDA"]
+        .into_iter()
+        .find(|api| !rows.iter().any(|r| r.pair == comparison && r.api == *api))
+    {
+        if rows.iter().any(|r| r.pair == comparison) {
+            return Err(Absent::NoPtxOf {
+                step: step.into(),
+                api,
+                comparison: comparison.into(),
+            });
+        }
+    }
     let memory: Vec<&ClassCountRow> = rows
         .iter()
         .filter(|r| {
@@ -91,4 +105,50 @@ pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer,
         agrees,
         causes: Vec::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A suite folder whose `inspect` step counted `apis`' PTX of `bandwidth/read`.
+    fn folder(apis: &[&str]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("suite.csv"),
+            "step,status,exit_code,wall_s,cap_s,note\ninspect,done,0,1.0,10,\n",
+        )
+        .unwrap();
+        std::fs::create_dir(dir.path().join("inspect")).unwrap();
+        // A suite folder holds a run folder: one with no rows does.
+        let run = dir.path().join("fair");
+        std::fs::create_dir(&run).unwrap();
+        crate::export::csv::write_rows::<crate::rows::PrRow>(&run.join(crate::rows::PRS_CSV), &[])
+            .unwrap();
+        let mut csv = String::from("pair,kernel,api,class,count\n");
+        for api in apis {
+            for (class, n) in [("arithmetic", 12), ("ld.global", 4), ("st.global", 1)] {
+                csv += &format!("bandwidth/read,peak_read,{api},{class},{n}\n");
+            }
+        }
+        std::fs::write(dir.path().join("inspect").join(CLASSES_CSV), csv).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_front_end_that_gave_no_ptx_leaves_the_memory_code_unanswered() {
+        // PoCL gives no PTX: only CUDA's kernel was counted.
+        let dir = folder(&["CUDA"]);
+        let s = SuiteFolder::read(dir.path()).unwrap();
+        let outcome = memory_code(&s, "inspect", "bandwidth/read");
+        let why = outcome
+            .expect_err("one front end's PTX cannot be compared")
+            .to_string();
+        assert!(why.contains("OpenCL"), "{why}");
+        // Both counted and alike: answered, and agreeing.
+        let dir = folder(&["OpenCL", "CUDA"]);
+        let s = SuiteFolder::read(dir.path()).unwrap();
+        let a = memory_code(&s, "inspect", "bandwidth/read").unwrap();
+        assert_eq!(a.agrees, Some(true), "{}", a.value);
+    }
 }

@@ -44,6 +44,15 @@ pub enum Absent {
     #[error("step `{step}`'s ptx_classes.csv has no loads or stores of `{comparison}`")]
     NoMemoryCode { step: String, comparison: String },
     #[error(
+        "step `{step}`'s ptx_classes.csv counts no {api} PTX of `{comparison}`: one front end's \
+         code alone compares with nothing"
+    )]
+    NoPtxOf {
+        step: String,
+        api: &'static str,
+        comparison: String,
+    },
+    #[error(
         "step `{step}` has fewer than 3 verified points of `{sweep}` up to local {up_to} on \
          every API"
     )]

@@ -107,7 +107,8 @@ fn slower_line(slower: &[&PrRow], n: usize) -> String {
     }
     let mut gaps: Vec<f64> = slower.iter().map(|p| 100.0 * (1.0 - p.pr)).collect();
     gaps.sort_by(f64::total_cmp);
-    let median = gaps[gaps.len() / 2];
+    // `slower` is not empty, so there is a median.
+    let median = crate::stats::median(&gaps).unwrap_or(gaps[0]);
     format!(
         "OpenCL is below the band in {} of the {n} fair comparisons, by {:.1}% to {:.1}% \
          (median {median:.1}%) less performance than CUDA:",
@@ -165,4 +166,50 @@ fn explained_line(s: &SuiteFolder) -> String {
         return format!("explain gave no verdict ({why}).");
     }
     super::gaps::coverage_line(&super::gaps::fair_gaps(s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rows::{Api, FamilyId, Metric};
+
+    fn pr(comparison: &str, value: f64) -> PrRow {
+        PrRow {
+            run_id: "r".into(),
+            study: "s".into(),
+            comparison: comparison.into(),
+            device_a: "H100".into(),
+            device_b: "H100".into(),
+            api_a: Api::OpenCl,
+            api_b: Api::Cuda,
+            family: "matvec".parse::<FamilyId>().unwrap(),
+            variant: "listing4".into(),
+            size: "4096x1100".into(),
+            local_size: 256,
+            groups: 16,
+            metric_unit: Metric::Bandwidth,
+            metric_a: value,
+            metric_b: 1.0,
+            pr: value,
+            pr_ci_lo: value - 0.005,
+            pr_ci_hi: value + 0.005,
+            similar: false,
+            similar_tight: false,
+            fair: true,
+            differing_steps: String::new(),
+            timer: "device-event".into(),
+            sweep_param: String::new(),
+            sweep_value: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_median_shortfall_of_an_even_count_is_the_mean_of_the_two_middle_ones() {
+        let (a, b) = (pr("a", 0.8), pr("b", 0.6));
+        let line = slower_line(&[&b, &a], 10);
+        assert!(line.contains("by 20.0% to 40.0% (median 30.0%)"), "{line}");
+        let c = pr("c", 0.7);
+        let line = slower_line(&[&b, &c, &a], 10);
+        assert!(line.contains("(median 30.0%)"), "{line}");
+    }
 }
