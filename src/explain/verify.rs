@@ -85,6 +85,14 @@ fn check_causes(t: &TargetExplanation, codes: &Codes) -> (bool, Option<String>) 
                     note = Some("the register rung's machine code was not read".into());
                 }
             },
+            // Only the CUDA-capped rung's code is read (`capped_rungs`): with OpenCL capped,
+            // no code shows that the cap reproduces what sets the slower side apart.
+            Cause::Registers { registers, .. } => {
+                verified = false;
+                note = Some(format!(
+                    "the machine code of OpenCL capped at {registers} registers is not read"
+                ));
+            }
             _ => {}
         }
     }
@@ -192,6 +200,29 @@ mod tests {
         let text = all[0].verdict_text();
         assert!(
             text.contains("second stage, from the same PTX: OpenCL's JIT against the CUDA driver"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_register_cause_with_opencl_capped_is_not_verified_for_its_code_is_not_read() {
+        let mut t = explained_by_registers();
+        t.verdict = Verdict::Explained(vec![(
+            Cause::Registers {
+                registers: 28,
+                held: Api::OpenCl,
+            },
+            1.0,
+        )]);
+        let mut all = [t];
+        annotate(
+            &mut all,
+            &codes(kernel(153, &[("LDS", 500), ("LDS.128", 2)])),
+        );
+        assert!(!all[0].verified);
+        let text = all[0].machine_code.as_deref().unwrap();
+        assert!(
+            text.contains("OpenCL capped at 28 registers is not read"),
             "{text}"
         );
     }
