@@ -252,6 +252,33 @@ fn empty_problem_is_refused_with_the_size() {
         .stderr(predicate::str::contains("0x1100"));
 }
 
+/// A NaN given for a timing flag of a command-line run is refused naming the flag, not as a
+/// line of the study text the command line writes (which the user never saw).
+#[test]
+fn a_nan_timing_flag_is_refused_naming_the_flag() {
+    for flag in ["--min-time", "--max-time", "--target-ci"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = clvscu()
+            .args([
+                "run",
+                "reduce/tuned",
+                "--pair",
+                "fake",
+                "--no-plot",
+                flag,
+                "nan",
+            ])
+            .arg("--out")
+            .arg(dir.path().join("r"))
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains(flag), "{flag}: {stderr}");
+        assert!(!stderr.contains("line 7"), "{flag}: {stderr}");
+        assert!(!dir.path().join("r").exists(), "{flag}: a folder was made");
+    }
+}
+
 #[test]
 fn malformed_csv_is_refused_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();

@@ -324,18 +324,18 @@ pub struct RunArgs {
     #[arg(long, requires = "target")]
     pub warmup: Option<u32>,
     /// Seconds of timing per side at least.
-    #[arg(long, requires = "target", value_name = "SECONDS")]
+    #[arg(long, requires = "target", value_name = "SECONDS", value_parser = a_number)]
     pub min_time: Option<f64>,
     /// device-event or wall-clock.
     #[arg(long, requires = "target")]
     pub timer: Option<String>,
     /// Seconds of timing a comparison may add past its minimum while its PR's CI is too
     /// wide to decide (default 2; overrides the study's `max_time`).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = a_number)]
     pub max_time: Option<f64>,
     /// The PR's CI half-width, as a share of the PR, that ends the timing once the CI
     /// decides (default 0.05; 0: stop at the minimum; overrides the study's `target_ci`).
-    #[arg(long, value_name = "SHARE")]
+    #[arg(long, value_name = "SHARE", value_parser = a_number)]
     pub target_ci: Option<f64>,
     /// Output directory (default: clvscu-results/<study>-<UTC timestamp>).
     #[arg(long)]
@@ -414,6 +414,15 @@ fn budget_seconds(text: &str) -> Result<f64, String> {
             "{v:e} s is more than a week ({WEEK_S} s), the longest search budget"
         )),
         _ => Err(format!("'{text}' is not a positive number of seconds")),
+    }
+}
+
+/// A number, NaN refused: written into a command-line run's study text, a NaN would fail there
+/// as a line of TOML the user never saw; the study's own checks name every other bad value.
+fn a_number(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if !v.is_nan() => Ok(v),
+        _ => Err(format!("'{text}' is not a number")),
     }
 }
 
