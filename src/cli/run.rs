@@ -245,11 +245,12 @@ fn side_names(sides: &Sides) -> Vec<crate::cli::tables::SideName> {
 }
 
 /// Refuses, before anything is measured, an export that would overwrite a file the run owns
-/// (its identity, CSVs, lock, saved study) or the study file being read, or that is no
-/// plain file of its own ([`clvscu::export::safe::check_target`]).
+/// (its identity, CSVs, lock, saved study, provenance, summary, calibration) or the study file
+/// being read, or that is no plain file of its own ([`clvscu::export::safe::check_target`]).
 fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
+    use clvscu::rows::{CALIBRATION_CSV, CALIBRATION_PR_CSV, TIMINGS_CSV};
     use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
-    use clvscu::{rows::TIMINGS_CSV, session::store::CsvStore};
+    use clvscu::{calibrate::REPORT_MD, session::store::CsvStore};
     let mut owned: Vec<PathBuf> = [
         IDENTITY_FILE,
         LOCK_FILE,
@@ -258,6 +259,11 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
         CsvStore::PRS,
         CsvStore::SAMPLES,
         TIMINGS_CSV,
+        "provenance.json",
+        "summary.md",
+        CALIBRATION_CSV,
+        CALIBRATION_PR_CSV,
+        REPORT_MD,
     ]
     .iter()
     .map(|name| out.join(name))
