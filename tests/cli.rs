@@ -588,6 +588,39 @@ fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
     assert!(!dir.path().join("run.json").exists());
 }
 
+/// `--force` with `--cuda-device all`: `--out` holds a folder per GPU, not a run, and each
+/// GPU's run starts afresh in its own folder (the children get `--force`); the parent folder
+/// of an earlier every-GPU run is no reason to refuse.
+#[test]
+fn every_gpu_with_force_does_not_refuse_the_folder_of_the_gpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(out.join("gpu0-nvidia-h200")).unwrap();
+    std::fs::write(
+        out.join("report.md"),
+        "# an earlier report over every GPU\n",
+    )
+    .unwrap();
+    let assert = clvscu()
+        .args([
+            "run",
+            "--pair",
+            "fake",
+            "--cuda-device",
+            "all",
+            "--force",
+            "--out",
+        ])
+        .arg(&out)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(!stderr.contains("is not a run folder"), "{stderr}");
+    assert!(
+        out.join("gpu0-nvidia-h200").is_dir(),
+        "nothing of it deleted"
+    );
+}
+
 /// A first run with no `--pair`: without CUDA, OpenCL against itself on the one OpenCL device,
 /// so there are PRs (the harness's noise floor) and a PR chart, and the run says where PRs
 /// between the APIs come from; with CUDA, OpenCL against CUDA and no such note.
