@@ -252,6 +252,33 @@ fn empty_problem_is_refused_with_the_size() {
         .stderr(predicate::str::contains("0x1100"));
 }
 
+/// A NaN given for a timing flag of a command-line run is refused naming the flag, not as a
+/// line of the study text the command line writes (which the user never saw).
+#[test]
+fn a_nan_timing_flag_is_refused_naming_the_flag() {
+    for flag in ["--min-time", "--max-time", "--target-ci"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = clvscu()
+            .args([
+                "run",
+                "reduce/tuned",
+                "--pair",
+                "fake",
+                "--no-plot",
+                flag,
+                "nan",
+            ])
+            .arg("--out")
+            .arg(dir.path().join("r"))
+            .assert()
+            .failure();
+        let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        assert!(stderr.contains(flag), "{flag}: {stderr}");
+        assert!(!stderr.contains("line 7"), "{flag}: {stderr}");
+        assert!(!dir.path().join("r").exists(), "{flag}: a folder was made");
+    }
+}
+
 #[test]
 fn malformed_csv_is_refused_with_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -559,6 +586,39 @@ fn every_gpu_refuses_an_export_that_would_hold_only_the_last_gpu() {
         .code(1)
         .stderr(predicate::str::contains("--export-json").and(predicate::str::contains("merge")));
     assert!(!dir.path().join("run.json").exists());
+}
+
+/// `--force` with `--cuda-device all`: `--out` holds a folder per GPU, not a run, and each
+/// GPU's run starts afresh in its own folder (the children get `--force`); the parent folder
+/// of an earlier every-GPU run is no reason to refuse.
+#[test]
+fn every_gpu_with_force_does_not_refuse_the_folder_of_the_gpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(out.join("gpu0-nvidia-h200")).unwrap();
+    std::fs::write(
+        out.join("report.md"),
+        "# an earlier report over every GPU\n",
+    )
+    .unwrap();
+    let assert = clvscu()
+        .args([
+            "run",
+            "--pair",
+            "fake",
+            "--cuda-device",
+            "all",
+            "--force",
+            "--out",
+        ])
+        .arg(&out)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).to_string();
+    assert!(!stderr.contains("is not a run folder"), "{stderr}");
+    assert!(
+        out.join("gpu0-nvidia-h200").is_dir(),
+        "nothing of it deleted"
+    );
 }
 
 /// A first run with no `--pair`: without CUDA, OpenCL against itself on the one OpenCL device,

@@ -78,6 +78,34 @@ fn explain_from_rebuilds_the_committed_verdicts() {
     assert!(copy.join("charts").read_dir().unwrap().count() > 0);
 }
 
+/// `--from DIR --out DIR/sub`: a copy of DIR into a folder inside it would copy itself (the
+/// copy is part of what it copies) until the path is too long, filling the folder given only
+/// to be read; it is refused, and DIR is left as it was.
+#[test]
+fn explain_from_into_a_folder_inside_the_folder_read_is_refused() {
+    let committed = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/results/h100-2026-11-26-explain/explain-known"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("explain-known");
+    copy_tree(std::path::Path::new(committed), &copy);
+    let before = std::fs::read_dir(&copy).unwrap().count();
+    for inside in [copy.join("again"), copy.join("ladder").join("x").join("y")] {
+        clvscu()
+            .arg("explain")
+            .arg("--from")
+            .arg(&copy)
+            .arg("--out")
+            .arg(&inside)
+            .assert()
+            .code(1)
+            .stderr(predicate::str::contains("inside"));
+        assert!(!inside.exists(), "{}", inside.display());
+    }
+    assert_eq!(std::fs::read_dir(&copy).unwrap().count(), before);
+}
+
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {

@@ -63,6 +63,7 @@ fn exports_onto_the_runs_own_files_or_the_study_are_refused_and_nothing_changes(
         ("--export-json", "folder.json"),
         ("--export-csv", "measurements.csv"),
         ("--export-markdown", "prs.csv"),
+        // The run's record of its devices and its summary: an export there replaced them.
         ("--export-json", "provenance.json"),
         ("--export-markdown", "summary.md"),
     ] {

@@ -401,3 +401,36 @@ fn a_suite_resumes_only_with_the_mode_and_pair_it_was_made_with() {
         .assert()
         .success();
 }
+
+/// A CPU step on a machine without an OpenCL CPU device cannot run here: it is skipped, which
+/// is not a configuration that failed (exit 0, as for a step skipped for want of torch), and
+/// the suite names as written only the files it wrote (no run folder: no report, no findings).
+#[test]
+fn a_cpu_step_skipped_for_want_of_a_device_is_no_failure_and_no_report_is_claimed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("suite");
+    let no_icd = dir.path().join("no-icd");
+    std::fs::create_dir(&no_icd).unwrap();
+    let assert = suite("opencl", "cpu", &out)
+        .env("OCL_ICD_VENDORS", &no_icd)
+        .env("OPENCL_VENDOR_PATH", &no_icd)
+        .assert();
+    let output = assert.get_output();
+    let stdout = String::from_utf8_lossy(&output.stdout).to_string();
+    assert_eq!(status_of(&out, "cpu"), StepStatus::Skipped, "{stdout}");
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    let written = stdout
+        .lines()
+        .find(|l| l.starts_with("written: "))
+        .unwrap_or_else(|| panic!("no written line: {stdout}"));
+    for file in ["suite.md", "suite.csv", "peaks.md"] {
+        assert!(out.join(file).is_file(), "{file} missing");
+        assert!(written.contains(file), "{written}");
+    }
+    for file in ["report.md", "report.html", "findings.md", "findings.html"] {
+        assert!(!out.join(file).exists(), "{file} written");
+        assert!(!written.contains(file), "{file} claimed: {written}");
+    }
+    let md = std::fs::read_to_string(out.join("suite.md")).unwrap();
+    assert!(!md.contains("report.html"), "{md}");
+}

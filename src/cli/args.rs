@@ -214,7 +214,7 @@ pub struct SuiteArgs {
     pub pair: Option<Pairing>,
     /// Multiply every step's time cap by this (the caps are set for an H100: a slower device,
     /// such as a CPU's OpenCL, needs more).
-    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = positive_seconds)]
+    #[arg(long, default_value_t = 1.0, value_name = "FACTOR", value_parser = positive_factor)]
     pub cap_scale: f64,
     /// The watchdog's limit for any one launch, in seconds, as for `run`.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
@@ -324,18 +324,18 @@ pub struct RunArgs {
     #[arg(long, requires = "target")]
     pub warmup: Option<u32>,
     /// Seconds of timing per side at least.
-    #[arg(long, requires = "target", value_name = "SECONDS")]
+    #[arg(long, requires = "target", value_name = "SECONDS", value_parser = a_number)]
     pub min_time: Option<f64>,
     /// device-event or wall-clock.
     #[arg(long, requires = "target")]
     pub timer: Option<String>,
     /// Seconds of timing a comparison may add past its minimum while its PR's CI is too
     /// wide to decide (default 2; overrides the study's `max_time`).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = a_number)]
     pub max_time: Option<f64>,
     /// The PR's CI half-width, as a share of the PR, that ends the timing once the CI
     /// decides (default 0.05; 0: stop at the minimum; overrides the study's `target_ci`).
-    #[arg(long, value_name = "SHARE")]
+    #[arg(long, value_name = "SHARE", value_parser = a_number)]
     pub target_ci: Option<f64>,
     /// Output directory (default: clvscu-results/<study>-<UTC timestamp>).
     #[arg(long)]
@@ -414,6 +414,28 @@ fn budget_seconds(text: &str) -> Result<f64, String> {
             "{v:e} s is more than a week ({WEEK_S} s), the longest search budget"
         )),
         _ => Err(format!("'{text}' is not a positive number of seconds")),
+    }
+}
+
+/// The most `--cap-scale` multiplies the caps by (the bound it had when read as seconds).
+const MAX_CAP_SCALE: f64 = 7.0 * 24.0 * 3600.0;
+
+/// A factor (`--cap-scale`): positive and finite, at most [`MAX_CAP_SCALE`].
+fn positive_factor(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_CAP_SCALE => Ok(v),
+        _ => Err(format!(
+            "'{text}' is not a factor above 0 and at most {MAX_CAP_SCALE}"
+        )),
+    }
+}
+
+/// A number, NaN refused: written into a command-line run's study text, a NaN would fail there
+/// as a line of TOML the user never saw; the study's own checks name every other bad value.
+fn a_number(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if !v.is_nan() => Ok(v),
+        _ => Err(format!("'{text}' is not a number")),
     }
 }
 
@@ -599,6 +621,25 @@ mod tests {
         let e = Cli::try_parse_from(["clvscu", "inspect", "--local", "0"]).unwrap_err();
         assert_eq!(e.exit_code(), 2, "{e}");
         assert!(Cli::try_parse_from(["clvscu", "inspect", "--local", "1"]).is_ok());
+    }
+
+    /// `--cap-scale` is a factor, not seconds: a small one is a scale like any other, and a
+    /// bad one is refused in a factor's words.
+    #[test]
+    fn cap_scale_is_read_as_a_factor() {
+        let parse = |v: &str| Cli::try_parse_from(["clvscu", "suite", "--cap-scale", v]);
+        assert!(parse("0.01").is_ok());
+        assert!(parse("10").is_ok());
+        for bad in ["0", "nan", "inf", "x"] {
+            let e = parse(bad).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad}: {e}");
+            let text = e.to_string();
+            assert!(text.contains("factor"), "{bad}: {text}");
+            assert!(
+                !text.contains("watchdog") && !text.contains(" s "),
+                "{bad}: {text}"
+            );
+        }
     }
 
     /// Every subcommand and flag `Cli` defines, with values of each kind and edge values.

@@ -101,6 +101,14 @@ fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
         return Ok(dir.to_path_buf());
     };
     let same = std::fs::canonicalize(dir).ok() == std::fs::canonicalize(out).ok();
+    if !same && within(out, dir) {
+        // The copy would be part of what it copies, again and again.
+        bail!(
+            "--out {}: inside --from {}; give a folder outside the one read",
+            out.display(),
+            dir.display()
+        );
+    }
     if !same {
         if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
             bail!(
@@ -111,6 +119,30 @@ fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
         copy_rungs(dir, out)?;
     }
     Ok(out.to_path_buf())
+}
+
+/// Whether `path` (which need not exist yet) lies inside the folder `dir`: its nearest
+/// existing ancestor resolved, links and `..` included, and the rest of it appended.
+fn within(path: &Path, dir: &Path) -> bool {
+    let Ok(dir) = std::fs::canonicalize(dir) else {
+        return false;
+    };
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            let full = rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
+            return full.starts_with(&dir);
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Copies the files under `from` to `to` through the safe writer; a link is refused.

@@ -36,10 +36,13 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     let stamp = stamp_now();
     // The study's name is the user's text: as a slug it cannot leave the folder.
     let out = out_folder(args.out.as_deref(), &plot::slug(&study.name), &stamp)?;
-    if args.force {
+    let every_gpu = every_gpu::wanted(&args.devices)?;
+    // With every GPU, `out` holds a run folder per GPU: each GPU's run gets `--force` and
+    // starts afresh in its own.
+    if args.force && !every_gpu {
         clear_run_folder(&out)?;
     }
-    let result = if every_gpu::wanted(&args.devices)? {
+    let result = if every_gpu {
         run_every_gpu(&args, &out)
     } else {
         run_here(&args, &out, &stamp)

@@ -105,8 +105,12 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         Plan::Paper => finish(&args, &out, &rows)?,
         Plan::MatvecRule => finish_rule(&args, &out, &rows)?,
     }
-    let whole = rows.iter().all(|r| {
-        matches!(r.status, StepStatus::Done | StepStatus::Skipped) && r.exit_code.unwrap_or(0) == 0
+    // A skipped step cannot run here (no CPU device, no torch): not a configuration that
+    // failed, whatever its child's exit code said.
+    let whole = rows.iter().all(|r| match r.status {
+        StepStatus::Done => r.exit_code.unwrap_or(0) == 0,
+        StepStatus::Skipped => true,
+        _ => false,
     });
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
 }
@@ -400,35 +404,54 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         }
         Err(e) => say_err!("warning: no report: {e}"),
     }
-    if let Err(e) = findings(out, report.is_ok()) {
-        say_err!("warning: no findings: {e}");
-    }
+    let have_findings = match findings(out, report.is_ok()) {
+        Ok(()) => true,
+        Err(e) => {
+            say_err!("warning: no findings: {e}");
+            false
+        }
+    };
     let mut md = format!(
         "# clvscu suite ({})\n\n{}\n",
         mode(args),
         state::markdown(rows)
     );
-    md += &format!(
-        "\n{peaks_md}\nThe findings: findings.md and findings.html; the report: report.md and report.html.\n"
-    );
+    // Only what this finish wrote is named: a folder without a run has no report to open.
+    let mut written = vec!["suite.md", "suite.csv", "peaks.md"];
+    let last = match (have_findings, report.is_ok()) {
+        (true, true) => {
+            written.extend(["findings.md", "findings.html", "report.md", "report.html"]);
+            "The findings: findings.md and findings.html; the report: report.md and report.html."
+        }
+        (true, false) => {
+            written.extend(["findings.md", "findings.html", "report.md"]);
+            "The findings: findings.md and findings.html; report.md opens them (no HTML report)."
+        }
+        (false, true) => {
+            // findings() moves report.md aside first; it may have failed before or after.
+            let md = [clvscu::report::findings::APPENDIX, "report.md"]
+                .into_iter()
+                .find(|f| out.join(f).is_file())
+                .unwrap_or("report.md");
+            written.extend([md, "report.html"]);
+            &format!("No findings; the report: {md} and report.html.")
+        }
+        (false, false) => match &report {
+            Err(e) => &format!("No findings and no report: {e}."),
+            Ok(_) => "No findings and no report.",
+        },
+    };
+    md += &format!("\n{peaks_md}\n{last}\n");
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
     say!("{}", state::markdown(rows));
     say_text!("{peaks_md}");
     say!(
         "written: {}",
-        [
-            "suite.md",
-            "suite.csv",
-            "peaks.md",
-            "findings.md",
-            "findings.html",
-            "report.md",
-            "report.html"
-        ]
-        .iter()
-        .map(|f| out.join(f).display().to_string())
-        .collect::<Vec<_>>()
-        .join(", ")
+        written
+            .iter()
+            .map(|f| out.join(f).display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(())
 }

@@ -85,20 +85,26 @@ pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
 /// (charts) are not searched.
 pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> {
     let mut found = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for root in roots {
         if !root.is_dir() {
             return Err(ReportError::NotAFolder(root.clone()));
         }
         super::walk(root, &mut |dir| {
             let run = is_run_folder(dir);
-            if run {
+            // Overlapping roots (a tree and a folder in it) name a folder once.
+            if run && seen.insert(same_folder(dir)) {
                 found.push(dir.to_path_buf());
             }
             Ok(run)
         })?;
     }
-    found.dedup();
     Ok(found)
+}
+
+/// What tells two spellings of one folder apart from two folders: its canonical path.
+fn same_folder(dir: &Path) -> PathBuf {
+    fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
 #[derive(Deserialize)]
@@ -176,8 +182,13 @@ fn baselines_for(
 pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
     let mut out = Vec::new();
     let verdicts = std::sync::Arc::new(super::why::load_verdicts(roots)?);
+    let mut seen = std::collections::HashSet::new();
     for root in roots {
         for dir in find_run_folders(std::slice::from_ref(root))? {
+            // A folder under two roots is one run, labelled below the first.
+            if !seen.insert(same_folder(&dir)) {
+                continue;
+            }
             let measurements: Option<Vec<MeasurementRow>> =
                 read_csv(&dir, crate::rows::MEASUREMENTS_CSV)?;
             let mut prs: Option<Vec<PrRow>> = read_csv(&dir, crate::rows::PRS_CSV)?;
@@ -221,6 +232,28 @@ mod tests {
             "h100/default"
         );
         assert_eq!(label_of(root, root), "h100");
+    }
+
+    /// Roots that overlap (a tree and a folder in it, or one folder named twice) name each
+    /// run folder once: counted twice, its rows would be reported twice.
+    #[test]
+    fn a_run_folder_under_two_roots_is_loaded_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = PrRow::columns().join(",") + "\n";
+        for run in ["tree/a", "tree/b"] {
+            fs::create_dir_all(dir.path().join(run)).unwrap();
+            fs::write(dir.path().join(run).join("prs.csv"), &header).unwrap();
+        }
+        let (tree, a) = (dir.path().join("tree"), dir.path().join("tree/a"));
+        let again = dir.path().join("tree/./a");
+        let roots = [tree.clone(), a.clone(), again, tree.clone()];
+        assert_eq!(
+            find_run_folders(&roots).unwrap(),
+            [a.clone(), dir.path().join("tree/b")]
+        );
+        let folders = load_tree(&roots).unwrap();
+        let labels: Vec<&str> = folders.iter().map(|f| f.label.as_str()).collect();
+        assert_eq!(labels, ["tree/a", "tree/b"]);
     }
 
     #[test]
