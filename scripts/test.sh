@@ -16,6 +16,8 @@ cargo fmt --all -- --check
 cargo clippy --all-targets --locked -- -D warnings
 # The library builds without the command line's crates (clap, anyhow, ctrlc, indicatif).
 cargo check --lib --locked --no-default-features
+# Every link in the library's docs resolves (a renamed or moved item breaks it).
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --locked --quiet
 # --nocapture shows what ran: "OpenCL executed and verified N ..." / "NVRTC compiled N ...".
 # Tests named `on_gpu_` need an NVIDIA GPU and run on one (tests/on_gpu.rs says how).
 # --no-fail-fast runs every test file even after one fails; the summary below lists each

@@ -16,7 +16,7 @@
 //!   and (where a CUDA device and `cuobjdump` are at hand) in SASS; [`profile`] adds ncu's
 //!   counters of both front ends' code where ncu is at hand.
 //! - [`machine_code`] takes the cubins each runtime actually runs out of a private CUDA
-//!   compute cache ([`cubin`] cuts them out and counts their SASS by class); [`verify`] holds
+//!   compute cache ([`cubin`](crate::inspect::cubin) cuts them out and counts their SASS by class); [`verify`] holds
 //!   every verdict against them: a cause counts only when its rung's control held and, for a
 //!   second-stage cause, when the rung's code reproduces the slower side's.
 //! - [`output`] writes `explain.csv`, `explain-verdicts.csv` and `explain.md` (a waterfall per

@@ -321,7 +321,7 @@ fn run_folders(out: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// The rows of the run folders under `out` (see [`run_folders`]).
+/// The rows of the run folders under `out` (see `run_folders`).
 pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
     let mut prs = Vec::new();
     let mut rows = Vec::new();

@@ -69,7 +69,7 @@ pub struct RungOutcome {
     pub moved: bool,
     pub closes: bool,
     /// Why a rung can name no cause whatever its PR: it changed more than one step, or its
-    /// control moved (see [`mark_void`]).
+    /// control moved (see [`mark_void`](super::attribute::mark_void)).
     pub void: Option<String>,
     /// Why a rung has no PR, or a fact beside it (registers of both sides).
     pub note: String,

@@ -3,7 +3,7 @@
 //!
 //! # Classes
 //!
-//! The paper's classes are [`ClassGroup`]s of our [`InstrClass`]es (opcodes in
+//! The paper's classes are `ClassGroup`s of our [`InstrClass`](super::InstrClass)es (opcodes in
 //! `OPCODE_CLASSES`, `classify.rs`):
 //!
 //! * arithmetic: `add sub mul mad fma div rem abs neg min max rcp sqrt rsqrt sin cos lg2 ex2`
