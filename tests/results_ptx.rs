@@ -333,4 +333,14 @@ fn the_h200_resume_measured_again_only_what_was_cut() {
     ] {
         assert!(dir.join(f).is_file(), "{f}");
     }
+    // The last resume measured one comparison again; its summary holds the folder's six.
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let pr_table = summary.split("## Performance Ratio").nth(1).unwrap();
+    for pr in &prs {
+        assert!(
+            pr_table.contains(&format!("| {} |", pr.comparison)),
+            "{}",
+            pr.comparison
+        );
+    }
 }
