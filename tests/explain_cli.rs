@@ -55,13 +55,8 @@ fn explain_over_the_fake_pair_writes_its_verdicts() {
 
 #[test]
 fn explain_from_rebuilds_the_committed_verdicts() {
-    let committed = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/results/h100-2026-11-26-explain/explain-known"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("explain-known");
-    copy_tree(std::path::Path::new(committed), &copy);
+    let (_dir, copy) = copy_of_committed();
+    let committed = COMMITTED;
     std::fs::remove_file(copy.join("explain-verdicts.csv")).unwrap();
     clvscu()
         .arg("explain")
@@ -83,13 +78,7 @@ fn explain_from_rebuilds_the_committed_verdicts() {
 /// to be read; it is refused, and DIR is left as it was.
 #[test]
 fn explain_from_into_a_folder_inside_the_folder_read_is_refused() {
-    let committed = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/results/h100-2026-11-26-explain/explain-known"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let copy = dir.path().join("explain-known");
-    copy_tree(std::path::Path::new(committed), &copy);
+    let (_dir, copy) = copy_of_committed();
     let before = std::fs::read_dir(&copy).unwrap().count();
     for inside in [copy.join("again"), copy.join("ladder").join("x").join("y")] {
         clvscu()
@@ -104,6 +93,20 @@ fn explain_from_into_a_folder_inside_the_folder_read_is_refused() {
         assert!(!inside.exists(), "{}", inside.display());
     }
     assert_eq!(std::fs::read_dir(&copy).unwrap().count(), before);
+}
+
+/// A committed explain folder, read by the tests of `--from`.
+const COMMITTED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/results/h100-2026-11-26-explain/explain-known"
+);
+
+/// A copy of [`COMMITTED`] in a temporary folder (kept while the first value lives).
+fn copy_of_committed() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("explain-known");
+    copy_tree(std::path::Path::new(COMMITTED), &copy);
+    (dir, copy)
 }
 
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) {

@@ -144,38 +144,7 @@ impl Why<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rows::FamilyId;
-    use crate::rows::Metric;
-
-    fn pr(comparison: &str, value: f64, fair: bool) -> PrRow {
-        PrRow {
-            run_id: "r".into(),
-            study: "s".into(),
-            comparison: comparison.into(),
-            device_a: "H100".into(),
-            device_b: "H100".into(),
-            api_a: Api::OpenCl,
-            api_b: Api::Cuda,
-            family: "matvec".parse::<FamilyId>().unwrap(),
-            variant: "listing4".into(),
-            size: "4096x1100".into(),
-            local_size: 256,
-            groups: 16,
-            metric_unit: Metric::Bandwidth,
-            metric_a: value,
-            metric_b: 1.0,
-            pr: value,
-            pr_ci_lo: value - 0.005,
-            pr_ci_hi: value + 0.005,
-            similar: true,
-            similar_tight: false,
-            fair,
-            differing_steps: String::new(),
-            timer: "device-event".into(),
-            sweep_param: String::new(),
-            sweep_value: String::new(),
-        }
-    }
+    use crate::report::fixtures::pr;
 
     fn verdict(study: &str, target: &str, cause: &str) -> FoundVerdict {
         let v = VerdictRow {
