@@ -1521,3 +1521,36 @@ fn an_expectation_leaves_the_study_hash_as_it_is() {
         super::folder::study_hash(&without)
     );
 }
+
+/// One timed sample gives a median but no spread: neither side nor the PR gets a CI (a
+/// zero-width one would claim a certainty one sample cannot give), and the PR has no verdict.
+#[test]
+fn one_sample_per_side_gives_no_ci_and_no_verdict() {
+    let (summary, _) = run_default_pair(&study(
+        "[[comparison]]\nvariant = \"listing6\"\nreps = 1\nmin_time = 0\n",
+    ));
+    assert_eq!(summary.measurements.len(), 2);
+    for m in &summary.measurements {
+        assert!(m.verified, "{}", m.error);
+        assert_eq!(m.reps, 1);
+        assert!(m.median_s > 0.0 && m.metric > 0.0);
+        assert!(m.ci_lo_s.is_nan() && m.ci_hi_s.is_nan(), "{m:?}");
+        assert!(m.metric_ci_lo.is_nan() && m.metric_ci_hi.is_nan(), "{m:?}");
+    }
+    let [pr] = summary.prs.as_slice() else {
+        panic!("one PR: {:?}", summary.prs);
+    };
+    assert!(pr.pr > 0.0, "{}", pr.pr);
+    assert!(pr.pr_ci_lo.is_nan() && pr.pr_ci_hi.is_nan(), "{pr:?}");
+    assert!(!pr.similar && !pr.similar_tight);
+    assert_eq!(
+        crate::stats::verdict_word(pr.pr, pr.pr_ci_lo, pr.pr_ci_hi),
+        "no verdict"
+    );
+    // Two samples a side are enough for a CI.
+    let (summary, _) = run_default_pair(&study(
+        "[[comparison]]\nvariant = \"listing6\"\nreps = 2\nmin_time = 0\n",
+    ));
+    assert!(summary.prs[0].pr_ci_lo.is_finite() && summary.prs[0].pr_ci_hi.is_finite());
+    assert!(summary.measurements.iter().all(|m| m.ci_lo_s.is_finite()));
+}
