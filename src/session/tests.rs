@@ -1527,7 +1527,7 @@ fn an_expectation_leaves_the_study_hash_as_it_is() {
 #[test]
 fn one_sample_per_side_gives_no_ci_and_no_verdict() {
     let (summary, _) = run_default_pair(&study(
-        "[[comparison]]\nvariant = \"listing6\"\nreps = 1\nmin_time = 0\n",
+        "[[comparison]]\nvariant = \"listing6\"\nreps = 1\nmin_time = 0\ntarget_ci = 0\n",
     ));
     assert_eq!(summary.measurements.len(), 2);
     for m in &summary.measurements {
