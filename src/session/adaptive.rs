@@ -61,6 +61,14 @@ impl Rule {
         if since.elapsed().as_secs_f64() >= self.max_time_s {
             return false;
         }
+        // One sample a side gives a zero-wide CI, which decides nothing (the recorded PR of
+        // such a side has no CI at all).
+        if times
+            .iter()
+            .any(|t| t.len() < super::analysis::MIN_SAMPLES_FOR_CI)
+        {
+            return true;
+        }
         let n = times[0].len();
         let due = self.checked_at == 0 || n as f64 >= self.checked_at as f64 * (1.0 + CHECK_GROWTH);
         if !due {
@@ -112,6 +120,15 @@ mod tests {
         let noisy: Vec<f64> = (0..6).map(|i| [0.5, 2.0, 1.0][i % 3]).collect();
         let mut rule = Rule::of(&[(0.05, 10.0), (0.05, 10.0)]).unwrap();
         assert!(rule.wants_more([&noisy, &steady[..6]], [1.0, 1.0]));
+    }
+
+    /// One sample a side has no spread: its bootstrap CI is zero-wide, which decides nothing.
+    #[test]
+    fn one_sample_a_side_wants_more() {
+        let mut rule = Rule::of(&[(0.05, 10.0), (0.05, 10.0)]).unwrap();
+        assert!(rule.wants_more([&[1.0], &[1.0]], [1.0, 1.0]));
+        let mut rule = Rule::of(&[(0.05, 10.0), (0.05, 10.0)]).unwrap();
+        assert!(rule.wants_more([&[1.0, 1.0], &[1.0]], [1.0, 1.0]));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! arguments, opens the sides, calls [`execute`], draws the charts from the folder and maps
 //! the [`Outcome`](super::Outcome) to an exit code.
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 pub use super::plan::{RunPlan, SessionError, Sides};
@@ -15,7 +16,7 @@ use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::Status;
-use crate::rows::{MeasurementRow, PassRow, PrRow, PASSES_CSV};
+use crate::rows::{MeasurementRow, PassRow, PrRow, TimingRow, PASSES_CSV, TIMINGS_CSV};
 use crate::soak;
 use crate::study::defines::DefineError;
 use crate::study::{Resolved, Study};
@@ -103,7 +104,8 @@ pub fn execute(
     let calibration_s = wall.elapsed().as_secs_f64();
     folder.save_provenance()?;
     let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
-    // Where the time went, for this run (a resume's rows cover what it measured itself).
+    // Where the time went: the provenance's line covers what this process measured itself;
+    // `timings.csv` covers the folder (see `folder_timings`).
     let phases = timings::RunPhases {
         calibration_s,
         built_ahead: summary.built_ahead,
@@ -125,11 +127,56 @@ pub fn execute(
         &summary,
         calibration.as_ref(),
     );
-    folder.close(&text, &summary.timings, line)?;
+    let kept = kept_m_ids(&folder);
+    let timings = folder_timings(plan, &mut folder, kept, &summary)?;
+    folder.close(&text, &timings, line)?;
     Ok(RunReport {
         remeasured: folder.remeasured(),
         summary,
     })
+}
+
+fn kept_m_ids(folder: &RunFolder) -> BTreeSet<String> {
+    folder
+        .kept()
+        .0
+        .iter()
+        .map(|m| m.comparison.clone())
+        .collect()
+}
+
+/// The rows of `timings.csv`: for a resume, the earlier runs' rows of the comparisons it
+/// found whole and kept (it measured nothing of them), in file order, then its own. An
+/// earlier file that cannot be read is noted in the provenance and the resume's rows stand
+/// alone.
+fn folder_timings(
+    plan: &RunPlan,
+    folder: &mut RunFolder,
+    kept: BTreeSet<String>,
+    summary: &RunSummary,
+) -> Result<Vec<TimingRow>, SessionError> {
+    if !plan.resume {
+        return Ok(summary.timings.clone());
+    }
+    let earlier: Vec<TimingRow> = match read_rows_if_file(&folder.dir().join(TIMINGS_CSV)) {
+        Ok(rows) => rows,
+        Err(e) => {
+            folder.note(format!(
+                "the earlier {TIMINGS_CSV} is unreadable, so it now holds this run's rows only: {e}"
+            ));
+            Vec::new()
+        }
+    };
+    let own: BTreeSet<&str> = summary
+        .timings
+        .iter()
+        .map(|t| t.comparison.as_str())
+        .collect();
+    Ok(earlier
+        .into_iter()
+        .filter(|t| kept.contains(&t.comparison) && !own.contains(t.comparison.as_str()))
+        .chain(summary.timings.iter().cloned())
+        .collect())
 }
 
 /// Whether a study's rows are bound by the runtime, so that the harness's own launch cost

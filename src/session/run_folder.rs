@@ -91,8 +91,9 @@ impl RunFolder {
         self.provenance.notes.push(line);
     }
 
-    /// The run's last writes: `summary.md`, where its time went (`timings.csv` and `line` in
-    /// the provenance's notes), and the provenance with the GPUs' state after the run.
+    /// The run's last writes: `summary.md`, where its time went (`timings.csv` with `timings`,
+    /// the folder's rows, and `line` in the provenance's notes, which covers what this process
+    /// measured only), and the provenance with the GPUs' state after the run.
     pub fn close(
         &mut self,
         summary_md: &str,

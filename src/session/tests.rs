@@ -1521,3 +1521,66 @@ fn an_expectation_leaves_the_study_hash_as_it_is() {
         super::folder::study_hash(&without)
     );
 }
+
+/// One timed sample gives a median but no spread: neither side nor the PR gets a CI (a
+/// zero-width one would claim a certainty one sample cannot give), and the PR has no verdict.
+#[test]
+fn one_sample_per_side_gives_no_ci_and_no_verdict() {
+    let (summary, _) = run_default_pair(&study(
+        "[[comparison]]\nvariant = \"listing6\"\nreps = 1\nmin_time = 0\ntarget_ci = 0\n",
+    ));
+    assert_eq!(summary.measurements.len(), 2);
+    for m in &summary.measurements {
+        assert!(m.verified, "{}", m.error);
+        assert_eq!(m.reps, 1);
+        assert!(m.median_s > 0.0 && m.metric > 0.0);
+        assert!(m.ci_lo_s.is_nan() && m.ci_hi_s.is_nan(), "{m:?}");
+        assert!(m.metric_ci_lo.is_nan() && m.metric_ci_hi.is_nan(), "{m:?}");
+    }
+    let [pr] = summary.prs.as_slice() else {
+        panic!("one PR: {:?}", summary.prs);
+    };
+    assert!(pr.pr > 0.0, "{}", pr.pr);
+    assert!(pr.pr_ci_lo.is_nan() && pr.pr_ci_hi.is_nan(), "{pr:?}");
+    assert!(!pr.similar && !pr.similar_tight);
+    assert_eq!(
+        crate::stats::verdict_word(pr.pr, pr.pr_ci_lo, pr.pr_ci_hi),
+        "no verdict"
+    );
+    // Two samples a side are enough for a CI.
+    let (summary, _) = run_default_pair(&study(
+        "[[comparison]]\nvariant = \"listing6\"\nreps = 2\nmin_time = 0\n",
+    ));
+    assert!(summary.prs[0].pr_ci_lo.is_finite() && summary.prs[0].pr_ci_hi.is_finite());
+    assert!(summary.measurements.iter().all(|m| m.ci_lo_s.is_finite()));
+}
+
+/// A resume keeps `timings.csv`'s rows of the comparisons it found whole (it measured nothing
+/// of them), drops those of the comparisons it measured again, and adds its own after them.
+#[test]
+fn a_resume_keeps_the_timing_rows_of_the_comparisons_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let sources = KernelSources::embedded();
+    let flag = AtomicBool::new(false);
+    let p = plan(study(TWO), dir.path(), false, 1, &sources, &flag);
+    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    let path = dir.path().join(crate::rows::TIMINGS_CSV);
+    let first: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
+    let names: Vec<&str> = first.iter().map(|r| r.comparison.as_str()).collect();
+    assert_eq!(names, ["matvec/listing2", "matvec/tuned"]);
+    // As a run interrupted in its second comparison leaves it.
+    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "matvec/tuned", false);
+    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
+    let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    assert_eq!(report.summary.skipped, 1);
+    let after: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
+    let names: Vec<&str> = after.iter().map(|r| r.comparison.as_str()).collect();
+    assert_eq!(names, ["matvec/listing2", "matvec/tuned"]);
+    assert_eq!(after[0], first[0]);
+    assert_eq!(after[1], report.summary.timings[0]);
+    // A resume that measures nothing keeps them all.
+    let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
+    execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
+    let last: Vec<crate::rows::TimingRow> = crate::export::csv::read_rows(&path).unwrap();
+    assert_eq!(last, after);
+}

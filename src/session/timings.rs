@@ -55,7 +55,9 @@ pub struct RunPhases {
 }
 
 /// One sentence for the provenance: the run's wall time and its phases, largest first, and
-/// the comparison that took longest.
+/// the comparison that took longest. It covers what this process measured: a resume's line
+/// counts its own comparisons, while `timings.csv` also keeps the earlier runs' rows of the
+/// comparisons the resume kept.
 pub fn summary_line(rows: &[TimingRow], run: RunPhases, wall_s: f64) -> String {
     let sum = |f: fn(&TimingRow) -> f64| rows.iter().map(f).sum::<f64>();
     let ahead = format!("{} program(s) built ahead, at once,", run.built_ahead);
