@@ -200,7 +200,7 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     };
     let log = log_file(out, step, "log");
     let started = Instant::now();
-    let (code, capped) = run_capped(command, &log, allowance_s)?;
+    let (code, capped) = run_capped(command, open_step_log(&log)?, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (StepStatus::Done, String::new()),
@@ -221,6 +221,44 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
 /// The step's log `logs/STEP.EXT` under the suite's folder.
 fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
+}
+
+/// The line that starts a resumed attempt in a step's log that holds `earlier` (an earlier
+/// attempt's lines: the step was stopped at its cap or by Ctrl-C and is now resumed), so the
+/// earlier lines are kept above it; empty for a first attempt.
+fn resumed_marker(earlier: &[u8]) -> String {
+    if earlier.is_empty() {
+        return String::new();
+    }
+    let newline = if earlier.ends_with(b"\n") { "" } else { "\n" };
+    format!(
+        "{newline}\n==== a resumed attempt starts here ({}); the lines above are an earlier \
+         attempt's ====\n",
+        stamp_now()
+    )
+}
+
+/// What the step's log holds already (nothing where there is none yet).
+fn read_log(log: &Path) -> Result<Vec<u8>> {
+    match std::fs::read(log) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", log.display())),
+    }
+}
+
+/// The step's log opened for this attempt: appended to, after a [`resumed_marker`].
+fn open_step_log(log: &Path) -> Result<std::fs::File> {
+    use std::io::Write as _;
+    let marker = resumed_marker(&read_log(log)?);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    file.write_all(marker.as_bytes())
+        .with_context(|| format!("writing {}", log.display()))?;
+    Ok(file)
 }
 
 /// A CPU step: each comparison of its study in a child of its own, into a run folder of its
@@ -250,7 +288,10 @@ fn run_cpu_step(
         cap_s: allowance_s.floor() as u32,
         note,
     };
-    let (mut text, mut aborted, mut failed_configs) = (String::new(), Vec::new(), false);
+    // A resumed step's log keeps its earlier attempt above this one's.
+    let earlier = read_log(&log)?;
+    let mut text = String::from_utf8_lossy(&earlier).into_owned() + &resumed_marker(&earlier);
+    let (mut aborted, mut failed_configs) = (Vec::new(), false);
     let mut errors = Vec::new();
     let mut status = StepStatus::Done;
     for (i, comparison) in study.comparisons.iter().enumerate() {
@@ -266,7 +307,9 @@ fn run_cpu_step(
         let mut c = Command::new(&exe);
         study_command(&mut c, &cpu, &own, step, name)?;
         c.args(["--only", &comparison.id]);
-        let (code, capped) = run_capped(c, &part, left)?;
+        let fresh =
+            std::fs::File::create(&part).with_context(|| format!("creating {}", part.display()))?;
+        let (code, capped) = run_capped(c, fresh, left)?;
         let said = std::fs::read_to_string(&part).unwrap_or_default();
         text += &said;
         clvscu::export::write_atomic(&log, text.as_bytes())?;
@@ -365,12 +408,15 @@ fn failed_rows_note(dir: &Path) -> String {
     format!("{}; see its summary", parts.join("; "))
 }
 
-/// Runs `command` with its output in `log`, guarded ([`children::guard`]); past `cap_s`
+/// Runs `command` with its output in `file`, guarded ([`children::guard`]); past `cap_s`
 /// seconds its group gets SIGINT (it keeps what it finished), then a kill after [`GRACE_S`];
 /// a stop signal to this process is passed on the same way. Returns the exit code (`None`:
 /// killed by a signal) and whether the cap stopped it.
-fn run_capped(mut command: Command, log: &Path, cap_s: f64) -> Result<(Option<i32>, bool)> {
-    let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+fn run_capped(
+    mut command: Command,
+    file: std::fs::File,
+    cap_s: f64,
+) -> Result<(Option<i32>, bool)> {
     command
         .stdout(file.try_clone()?)
         .stderr(file)
