@@ -10,7 +10,9 @@ pub const EXIT_HELP: &str = "Exit codes: 0 success; 1 error (bad input, missing 
 2 usage error; 3 finished, but some configuration failed to build, launch or verify; \
 4 a launch hung past its watchdog limit (--timeout) and the run was stopped; \
 5 diff --fail-on-regression found a regression; \
-130 interrupted (finished comparisons are kept on disk; rerun with --resume).";
+130 interrupted (finished comparisons are kept on disk; rerun with --resume). \
+With --cuda-device all, the most serious of the GPUs' codes: 1 (a GPU's error, or its process \
+killed), then 2, 4, 130, 5, 3, 0.";
 
 #[derive(Debug, Parser)]
 #[command(name = "clvscu", version, about = "Is OpenCL slower than CUDA on this GPU, and if so, why? \
