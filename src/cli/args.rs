@@ -205,11 +205,8 @@ pub struct SuiteArgs {
     /// H100), in the layout `clvscu shapes-rule` reads.
     #[arg(long, value_enum, default_value = "paper")]
     pub plan: SuitePlan,
-    /// Run only these steps (comma-separated). The paper plan's: table1, peaks, fair, unfair,
-    /// compiler, memory-spaces, runtime, bfs, transfers, sweeps, fill, shapes, calibrate,
-    /// inspect, baselines, explain; the matvec-rule plan's: sweep, baselines, table, auto,
-    /// auto-builtin, checks.
-    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    // The help lists each plan's steps from the plan itself ([`steps_help`]).
+    #[arg(long, value_delimiter = ',', value_name = "LIST", help = steps_help())]
     pub steps: Vec<String>,
     /// Which APIs form the two sides, as for `run`.
     #[arg(long, value_enum)]
@@ -223,6 +220,20 @@ pub struct SuiteArgs {
     pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+/// The help of `suite --steps`: each plan's steps, in the order the plan runs them.
+fn steps_help() -> String {
+    use clvscu::suite::Plan;
+    let list = |plan: Plan| {
+        let names: Vec<&str> = plan.steps().iter().map(|s| s.name).collect();
+        format!("the {} plan's: {}", plan.name(), names.join(", "))
+    };
+    format!(
+        "Run only these steps (comma-separated). The {}; {}.",
+        list(Plan::Paper).trim_start_matches("the "),
+        list(Plan::MatvecRule)
+    )
 }
 
 /// The suite's plans (see `clvscu::suite::Plan`).
