@@ -310,7 +310,7 @@ fn run_cpu_step(
         let fresh =
             std::fs::File::create(&part).with_context(|| format!("creating {}", part.display()))?;
         let (code, capped) = run_capped(c, fresh, left)?;
-        let said = std::fs::read_to_string(&part).unwrap_or_default();
+        let said = part_text(&part);
         text += &said;
         clvscu::export::write_atomic(&log, text.as_bytes())?;
         match code {
@@ -373,6 +373,15 @@ fn run_cpu_step(
         EXIT_FAILED_CONFIGS
     };
     Ok(row(status, code, notes.join("; ")))
+}
+
+/// What one comparison of a CPU step said (its part log), for the step's log: bytes that are
+/// not UTF-8 (a CPU runtime writes its own messages to the process's stderr) are replaced, so
+/// the rest of its lines are kept; no part log is no text.
+fn part_text(part: &Path) -> String {
+    std::fs::read(part)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
 }
 
 /// What a step that exited with failed configurations failed at, from its run folder: each
@@ -568,6 +577,24 @@ fn the_cuda_device(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A comparison's output that is not all UTF-8 (a CPU runtime's own message, written
+    /// straight to the process's stderr) still reaches the step's log, its odd bytes replaced.
+    #[test]
+    fn a_comparison_s_output_that_is_not_utf8_is_kept_in_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("cpu.part.log");
+        std::fs::write(
+            &part,
+            b"clvscu study 'cpu'\npocl: bad \xff byte\nafter it\n",
+        )
+        .unwrap();
+        let said = part_text(&part);
+        assert!(said.contains("clvscu study 'cpu'"), "{said:?}");
+        assert!(said.contains("after it"), "{said:?}");
+        // No part log at all (the child could not be started into it) is no text.
+        assert_eq!(part_text(&dir.path().join("none.log")), "");
+    }
 
     /// The committed H100 suite's fill step: OpenCL refuses the article's exact launch where
     /// the local size does not divide 10^8, and the note says so with the driver's words.
