@@ -306,7 +306,7 @@ fn run_cpu_step(
         ));
         let mut c = Command::new(&exe);
         study_command(&mut c, &cpu, &own, step, name)?;
-        c.args(["--only", &comparison.id]);
+        c.args(one_comparison(&study, &comparison.id));
         let fresh =
             std::fs::File::create(&part).with_context(|| format!("creating {}", part.display()))?;
         let (code, capped) = run_capped(c, fresh, left)?;
@@ -373,6 +373,21 @@ fn run_cpu_step(
         EXIT_FAILED_CONFIGS
     };
     Ok(row(status, code, notes.join("; ")))
+}
+
+/// The arguments that select the comparison `id` of `study` alone: `--only` takes every
+/// comparison whose name contains its text, so each other one whose name contains `id`
+/// (`transpose/copy-barrier` beside `transpose/copy`) is left out by name.
+fn one_comparison(study: &clvscu::study::Study, id: &str) -> Vec<String> {
+    let mut args = vec!["--only".to_string(), id.to_string()];
+    for other in study
+        .comparisons
+        .iter()
+        .filter(|c| c.id != id && c.id.contains(id))
+    {
+        args.extend(["--skip".to_string(), other.id.clone()]);
+    }
+    args
 }
 
 /// What one comparison of a CPU step said (its part log), for the step's log: bytes that are
@@ -594,6 +609,36 @@ mod tests {
         assert!(said.contains("after it"), "{said:?}");
         // No part log at all (the child could not be started into it) is no text.
         assert_eq!(part_text(&dir.path().join("none.log")), "");
+    }
+
+    /// Each child of the CPU step runs its one comparison: `--only transpose/copy` alone
+    /// would also run `transpose/copy-barrier`, measured twice into two folders.
+    #[test]
+    fn each_cpu_child_selects_exactly_its_comparison() {
+        let text = suite::study_text("cpu", true).unwrap();
+        let study = clvscu::study::parse(&text, "cpu").unwrap();
+        let ids: Vec<&str> = study.comparisons.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.contains(&"transpose/copy") && ids.contains(&"transpose/copy-barrier"));
+        for id in &ids {
+            let args = one_comparison(&study, id);
+            // As `run` reads --only and --skip: a name containing the text.
+            let (mut only, mut skip) = (None, Vec::new());
+            for pair in args.chunks(2) {
+                match pair[0].as_str() {
+                    "--only" => only = Some(pair[1].clone()),
+                    "--skip" => skip.push(pair[1].clone()),
+                    other => panic!("{other}"),
+                }
+            }
+            let only = only.unwrap();
+            let picked: Vec<&str> = ids
+                .iter()
+                .copied()
+                .filter(|c| c.contains(only.as_str()))
+                .filter(|c| !skip.iter().any(|s| c.contains(s.as_str())))
+                .collect();
+            assert_eq!(picked, [*id], "{args:?}");
+        }
     }
 
     /// The committed H100 suite's fill step: OpenCL refuses the article's exact launch where
