@@ -1134,3 +1134,22 @@ fn a_resume_after_a_kernel_file_changed_names_the_file() {
     );
     assert_eq!(stderr.matches("kernel file ").count(), 1, "{stderr}");
 }
+
+/// `suite --help` lists each plan's steps as the plan has them, in its order: a step missing
+/// from the list (stream and cpu were) cannot be found by reading the help.
+#[test]
+fn suite_help_lists_every_step_of_each_plan() {
+    let out = clvscu().args(["suite", "--help"]).assert().success();
+    let help = String::from_utf8_lossy(&out.get_output().stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for plan in [clvscu::suite::Plan::Paper, clvscu::suite::Plan::MatvecRule] {
+        let names: Vec<&str> = plan.steps().iter().map(|s| s.name).collect();
+        let list = format!("the {} plan's: {}", plan.name(), names.join(", "));
+        assert!(
+            help.to_lowercase().contains(&list),
+            "{list:?} not in the help:\n{help}"
+        );
+    }
+}

@@ -364,6 +364,42 @@ fn a_suite_told_to_stop_ends_its_step_and_exits_130_resumable() {
     }
 }
 
+/// A step stopped by Ctrl-C and resumed keeps its first attempt's log: the resumed attempt
+/// is written after it, under a line that says a resumed attempt starts.
+#[test]
+fn a_resumed_step_keeps_its_first_attempt_s_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("resumed");
+    let mut suite = start_slow_suite(&out);
+    // SAFETY: kill(2) on a child this test started and has not reaped.
+    unsafe { libc::kill(suite.id() as libc::pid_t, libc::SIGINT) };
+    assert_eq!(suite.wait().unwrap().code(), Some(130));
+    assert_eq!(status_of(&out, "table1"), StepStatus::Interrupted);
+    let log = out.join("logs").join("table1.log");
+    let first = std::fs::read_to_string(&log).unwrap();
+    assert!(!first.is_empty(), "the first attempt wrote no log");
+    // The resumed attempt stops at its cap of a second.
+    clvscu()
+        .args(["suite", "--pair", "fake", "--steps", "table1", "--resume"])
+        .args(["--cap-scale", "0.1", "--out"])
+        .arg(&out)
+        .assert()
+        .stdout(predicate::str::contains("[1/1] table1"));
+    let both = std::fs::read_to_string(&log).unwrap();
+    let second = both
+        .strip_prefix(first.as_str())
+        .unwrap_or_else(|| panic!("the first attempt's log is gone:\n{first}\n---\n{both}"));
+    let (marker, rest) = second
+        .trim_start_matches('\n')
+        .split_once('\n')
+        .unwrap_or_else(|| panic!("no resumed attempt after the first: {second:?}"));
+    assert!(marker.contains("resumed attempt"), "{marker}");
+    assert!(
+        rest.contains("table1"),
+        "the resumed attempt wrote nothing: {rest}"
+    );
+}
+
 /// A folder of the quick suite on the fake pair is resumed only as such: the full suite, or
 /// another pair, would mix sizes or devices in one folder.
 #[test]

@@ -10,7 +10,9 @@ pub const EXIT_HELP: &str = "Exit codes: 0 success; 1 error (bad input, missing 
 2 usage error; 3 finished, but some configuration failed to build, launch or verify; \
 4 a launch hung past its watchdog limit (--timeout) and the run was stopped; \
 5 diff --fail-on-regression found a regression; \
-130 interrupted (finished comparisons are kept on disk; rerun with --resume).";
+130 interrupted (finished comparisons are kept on disk; rerun with --resume). \
+With --cuda-device all, the most serious of the GPUs' codes: 1 (a GPU's error, or its process \
+killed), then 2, 4, 130, 5, 3, 0.";
 
 #[derive(Debug, Parser)]
 #[command(name = "clvscu", version, about = "Is OpenCL slower than CUDA on this GPU, and if so, why? \
@@ -203,11 +205,8 @@ pub struct SuiteArgs {
     /// H100), in the layout `clvscu shapes-rule` reads.
     #[arg(long, value_enum, default_value = "paper")]
     pub plan: SuitePlan,
-    /// Run only these steps (comma-separated). The paper plan's: table1, peaks, fair, unfair,
-    /// compiler, memory-spaces, runtime, bfs, transfers, sweeps, fill, shapes, calibrate,
-    /// inspect, baselines, explain; the matvec-rule plan's: sweep, baselines, table, auto,
-    /// auto-builtin, checks.
-    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    // The help lists each plan's steps from the plan itself ([`steps_help`]).
+    #[arg(long, value_delimiter = ',', value_name = "LIST", help = steps_help())]
     pub steps: Vec<String>,
     /// Which APIs form the two sides, as for `run`.
     #[arg(long, value_enum)]
@@ -221,6 +220,20 @@ pub struct SuiteArgs {
     pub timeout: Option<f64>,
     #[command(flatten)]
     pub devices: DeviceArgs,
+}
+
+/// The help of `suite --steps`: each plan's steps, in the order the plan runs them.
+fn steps_help() -> String {
+    use clvscu::suite::Plan;
+    let list = |plan: Plan| {
+        let names: Vec<&str> = plan.steps().iter().map(|s| s.name).collect();
+        format!("the {} plan's: {}", plan.name(), names.join(", "))
+    };
+    format!(
+        "Run only these steps (comma-separated). The {}; {}.",
+        list(Plan::Paper).trim_start_matches("the "),
+        list(Plan::MatvecRule)
+    )
 }
 
 /// The suite's plans (see `clvscu::suite::Plan`).

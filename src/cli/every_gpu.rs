@@ -16,7 +16,10 @@ use clvscu::backend::cuda;
 use clvscu::plot;
 
 use crate::cli::args::DeviceArgs;
-use crate::cli::stopping::EXIT_INTERRUPTED;
+use crate::cli::stopping::{
+    EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_HUNG, EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED,
+    EXIT_USAGE,
+};
 
 /// Where each child's output lines go, prefixed with its GPU.
 pub type Emit = Arc<dyn Fn(String) + Send + Sync>;
@@ -113,7 +116,8 @@ pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
 /// parent's Ctrl-C count) is passed on to every child as one SIGINT: the children run in their
 /// own process group, so a terminal's Ctrl-C reaches them once, through this process, and a
 /// second Ctrl-C ends them at once as it would one run. Returns each job's exit code, in job
-/// order; a child ended by a signal counts as interrupted.
+/// order: a child ended by SIGINT (Ctrl-C's signal) counts as interrupted, one ended by any
+/// other signal (killed outright, crashed) as an error, with a line to `emit` naming it.
 pub fn run_all(
     program: &Path,
     jobs: &[GpuJob],
@@ -146,11 +150,33 @@ pub fn run_all(
         readers.extend(stdout.into_iter().chain(stderr));
         children.push(child);
     }
-    let codes = wait_all(&mut children, interrupts)?;
+    let statuses = wait_all(&mut children, interrupts)?;
     for reader in readers {
         let _ = reader.join();
     }
-    Ok(codes)
+    Ok(jobs
+        .iter()
+        .zip(statuses)
+        .map(|(job, status)| exit_code(job, status, &emit))
+        .collect())
+}
+
+/// A child's exit code; one ended by a signal has none: SIGINT is an interruption, as the
+/// child's own handler would have said, any other signal an error.
+fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32 {
+    use std::os::unix::process::ExitStatusExt as _;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => code,
+        (None, Some(libc::SIGINT)) => EXIT_INTERRUPTED,
+        (None, signal) => {
+            let signal = signal.map_or("an unknown signal".to_string(), |s| format!("signal {s}"));
+            emit(format!(
+                "[{}] ended by {signal} before it finished: an error (exit {EXIT_ERROR})",
+                job.label()
+            ));
+            EXIT_ERROR
+        }
+    }
 }
 
 fn spawn(program: &Path, args: &[String]) -> std::io::Result<Child> {
@@ -189,8 +215,11 @@ fn forward_lines(
     })
 }
 
-fn wait_all(children: &mut [Child], interrupts: &AtomicUsize) -> Result<Vec<i32>> {
-    let mut codes: Vec<Option<i32>> = vec![None; children.len()];
+fn wait_all(
+    children: &mut [Child],
+    interrupts: &AtomicUsize,
+) -> Result<Vec<std::process::ExitStatus>> {
+    let mut codes: Vec<Option<std::process::ExitStatus>> = vec![None; children.len()];
     let mut passed_on = 0;
     while codes.iter().any(Option::is_none) {
         let seen = interrupts.load(Ordering::SeqCst);
@@ -204,7 +233,7 @@ fn wait_all(children: &mut [Child], interrupts: &AtomicUsize) -> Result<Vec<i32>
                 unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
             }
             if let Some(status) = child.try_wait()? {
-                *code = Some(status.code().unwrap_or(EXIT_INTERRUPTED));
+                *code = Some(status);
             }
         }
         passed_on = seen;
@@ -214,7 +243,7 @@ fn wait_all(children: &mut [Child], interrupts: &AtomicUsize) -> Result<Vec<i32>
 }
 
 /// This process's own command once per GPU, all at once, each child's lines prefixed with its
-/// GPU; the exit code is the worst child's.
+/// GPU; the exit code is the most serious child's ([`summarize`]).
 pub fn run_command(out: &Path) -> Result<i32> {
     let jobs = jobs(out)?;
     let interrupts = count_interrupts();
@@ -269,13 +298,39 @@ fn count_interrupts() -> Arc<AtomicUsize> {
     count
 }
 
-/// Prints each GPU's outcome; the command's exit code is the worst of them.
+/// Prints each GPU's outcome; the command's exit code is the most serious of them, in this
+/// order: 1, an error (a GPU that did not run or did not finish: bad input, no device, a
+/// process killed or crashed; a code of no meaning of ours counts as one and gives 1), then 2
+/// (usage), then 4 (a launch hung and that GPU's run was stopped), then 130 (interrupted), then
+/// 5, then 3 (finished, some configuration failed), then 0. So a GPU that failed outright is
+/// never hidden behind another's failed configurations, nor a hang behind a Ctrl-C.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
         say!("  {}: exit {code}", job.describe());
     }
-    codes.iter().copied().max().unwrap_or(0)
+    codes
+        .iter()
+        .map(|&code| match code {
+            EXIT_OK | EXIT_FAILED_CONFIGS | EXIT_REGRESSED | EXIT_INTERRUPTED | EXIT_HUNG
+            | EXIT_USAGE => code,
+            _ => EXIT_ERROR,
+        })
+        .max_by_key(|&code| severity(code))
+        .unwrap_or(EXIT_OK)
+}
+
+/// The rank of an exit code in [`summarize`]'s order (higher is more serious).
+fn severity(code: i32) -> u8 {
+    match code {
+        EXIT_OK => 0,
+        EXIT_FAILED_CONFIGS => 1,
+        EXIT_REGRESSED => 2,
+        EXIT_INTERRUPTED => 3,
+        EXIT_HUNG => 4,
+        EXIT_USAGE => 5,
+        _ => 6,
+    }
 }
 
 #[cfg(test)]
@@ -372,6 +427,45 @@ mod tests {
         assert_eq!(codes, vec![0, 3]);
         assert_eq!(summarize(&[job(0), job(1)], &codes), 3);
         assert_eq!(lines, strings(&["[gpu0] done 0", "[gpu1] done 1"]));
+    }
+
+    /// One GPU that did not run at all is never hidden behind another's failed
+    /// configurations, a hang or an interruption; a hang is not hidden behind an
+    /// interruption; failed configurations beat success.
+    #[test]
+    fn an_error_of_any_gpu_wins_then_a_hang_then_an_interruption() {
+        let jobs = [job(0), job(1)];
+        let code = |a, b| summarize(&jobs, &[a, b]);
+        for other in [0, 3, 4, 130] {
+            assert_eq!(code(1, other), 1, "1 beside {other}");
+            assert_eq!(code(other, 1), 1, "{other} beside 1");
+        }
+        assert_eq!(code(4, 130), 4);
+        assert_eq!(code(130, 4), 4);
+        assert_eq!(code(3, 130), 130);
+        assert_eq!(code(0, 3), 3);
+        assert_eq!(code(0, 0), 0);
+        // A code of no meaning of ours (a panic's 101) is an error, and says so.
+        assert_eq!(code(101, 3), 1);
+    }
+
+    /// A child ended by a signal other than Ctrl-C's (the kernel's OOM killer, a crash) did
+    /// not run its GPU to the end: an error, not an interruption.
+    #[test]
+    fn a_child_killed_outright_is_an_error_and_one_told_to_stop_is_interrupted() {
+        let script = |j: &GpuJob| {
+            let signal = if j.index == 0 { "KILL" } else { "INT" };
+            strings(&["-c", &format!("trap - INT; kill -{signal} $$; sleep 5")])
+        };
+        let (codes, lines, _) = run_two(&script, &AtomicUsize::new(0));
+        assert_eq!(codes, vec![EXIT_ERROR, EXIT_INTERRUPTED], "{lines:?}");
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("[gpu0] ") && l.contains("signal 9")),
+            "{lines:?}"
+        );
+        assert_eq!(summarize(&[job(0), job(1)], &codes), EXIT_ERROR);
     }
 
     #[test]

@@ -10,6 +10,8 @@ use clvscu::session::watchdog::Watchdog;
 pub const EXIT_OK: i32 = 0;
 /// An error: bad input, a missing device, I/O.
 pub const EXIT_ERROR: i32 = 1;
+/// A usage error (clap's own code for it).
+pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_FAILED_CONFIGS: i32 = 3;
 pub const EXIT_HUNG: i32 = 4;
 /// `diff --fail-on-regression` found a PR or a side's metric that regressed.

@@ -200,7 +200,7 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     };
     let log = log_file(out, step, "log");
     let started = Instant::now();
-    let (code, capped) = run_capped(command, &log, allowance_s)?;
+    let (code, capped) = run_capped(command, open_step_log(&log)?, allowance_s)?;
     let wall_s = started.elapsed().as_secs_f64();
     let (status, note) = match code {
         Some(EXIT_OK) => (StepStatus::Done, String::new()),
@@ -221,6 +221,44 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
 /// The step's log `logs/STEP.EXT` under the suite's folder.
 fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
+}
+
+/// The line that starts a resumed attempt in a step's log that holds `earlier` (an earlier
+/// attempt's lines: the step was stopped at its cap or by Ctrl-C and is now resumed), so the
+/// earlier lines are kept above it; empty for a first attempt.
+fn resumed_marker(earlier: &[u8]) -> String {
+    if earlier.is_empty() {
+        return String::new();
+    }
+    let newline = if earlier.ends_with(b"\n") { "" } else { "\n" };
+    format!(
+        "{newline}\n==== a resumed attempt starts here ({}); the lines above are an earlier \
+         attempt's ====\n",
+        stamp_now()
+    )
+}
+
+/// What the step's log holds already (nothing where there is none yet).
+fn read_log(log: &Path) -> Result<Vec<u8>> {
+    match std::fs::read(log) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e).with_context(|| format!("reading {}", log.display())),
+    }
+}
+
+/// The step's log opened for this attempt: appended to, after a [`resumed_marker`].
+fn open_step_log(log: &Path) -> Result<std::fs::File> {
+    use std::io::Write as _;
+    let marker = resumed_marker(&read_log(log)?);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    file.write_all(marker.as_bytes())
+        .with_context(|| format!("writing {}", log.display()))?;
+    Ok(file)
 }
 
 /// A CPU step: each comparison of its study in a child of its own, into a run folder of its
@@ -250,7 +288,10 @@ fn run_cpu_step(
         cap_s: allowance_s.floor() as u32,
         note,
     };
-    let (mut text, mut aborted, mut failed_configs) = (String::new(), Vec::new(), false);
+    // A resumed step's log keeps its earlier attempt above this one's.
+    let earlier = read_log(&log)?;
+    let mut text = String::from_utf8_lossy(&earlier).into_owned() + &resumed_marker(&earlier);
+    let (mut aborted, mut failed_configs) = (Vec::new(), false);
     let mut errors = Vec::new();
     let mut status = StepStatus::Done;
     for (i, comparison) in study.comparisons.iter().enumerate() {
@@ -265,9 +306,11 @@ fn run_cpu_step(
         ));
         let mut c = Command::new(&exe);
         study_command(&mut c, &cpu, &own, step, name)?;
-        c.args(["--only", &comparison.id]);
-        let (code, capped) = run_capped(c, &part, left)?;
-        let said = std::fs::read_to_string(&part).unwrap_or_default();
+        c.args(one_comparison(&study, &comparison.id));
+        let fresh =
+            std::fs::File::create(&part).with_context(|| format!("creating {}", part.display()))?;
+        let (code, capped) = run_capped(c, fresh, left)?;
+        let said = part_text(&part);
         text += &said;
         clvscu::export::write_atomic(&log, text.as_bytes())?;
         match code {
@@ -332,6 +375,30 @@ fn run_cpu_step(
     Ok(row(status, code, notes.join("; ")))
 }
 
+/// The arguments that select the comparison `id` of `study` alone: `--only` takes every
+/// comparison whose name contains its text, so each other one whose name contains `id`
+/// (`transpose/copy-barrier` beside `transpose/copy`) is left out by name.
+fn one_comparison(study: &clvscu::study::Study, id: &str) -> Vec<String> {
+    let mut args = vec!["--only".to_string(), id.to_string()];
+    for other in study
+        .comparisons
+        .iter()
+        .filter(|c| c.id != id && c.id.contains(id))
+    {
+        args.extend(["--skip".to_string(), other.id.clone()]);
+    }
+    args
+}
+
+/// What one comparison of a CPU step said (its part log), for the step's log: bytes that are
+/// not UTF-8 (a CPU runtime writes its own messages to the process's stderr) are replaced, so
+/// the rest of its lines are kept; no part log is no text.
+fn part_text(part: &Path) -> String {
+    std::fs::read(part)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
+}
+
 /// What a step that exited with failed configurations failed at, from its run folder: each
 /// status with its count and its first error (a driver refusing a launch the study asks for on
 /// purpose, such as the fill article's exact global size, reads differently from a kernel that
@@ -365,12 +432,15 @@ fn failed_rows_note(dir: &Path) -> String {
     format!("{}; see its summary", parts.join("; "))
 }
 
-/// Runs `command` with its output in `log`, guarded ([`children::guard`]); past `cap_s`
+/// Runs `command` with its output in `file`, guarded ([`children::guard`]); past `cap_s`
 /// seconds its group gets SIGINT (it keeps what it finished), then a kill after [`GRACE_S`];
 /// a stop signal to this process is passed on the same way. Returns the exit code (`None`:
 /// killed by a signal) and whether the cap stopped it.
-fn run_capped(mut command: Command, log: &Path, cap_s: f64) -> Result<(Option<i32>, bool)> {
-    let file = std::fs::File::create(log).with_context(|| format!("creating {}", log.display()))?;
+fn run_capped(
+    mut command: Command,
+    file: std::fs::File,
+    cap_s: f64,
+) -> Result<(Option<i32>, bool)> {
     command
         .stdout(file.try_clone()?)
         .stderr(file)
@@ -522,6 +592,54 @@ fn the_cuda_device(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A comparison's output that is not all UTF-8 (a CPU runtime's own message, written
+    /// straight to the process's stderr) still reaches the step's log, its odd bytes replaced.
+    #[test]
+    fn a_comparison_s_output_that_is_not_utf8_is_kept_in_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let part = dir.path().join("cpu.part.log");
+        std::fs::write(
+            &part,
+            b"clvscu study 'cpu'\npocl: bad \xff byte\nafter it\n",
+        )
+        .unwrap();
+        let said = part_text(&part);
+        assert!(said.contains("clvscu study 'cpu'"), "{said:?}");
+        assert!(said.contains("after it"), "{said:?}");
+        // No part log at all (the child could not be started into it) is no text.
+        assert_eq!(part_text(&dir.path().join("none.log")), "");
+    }
+
+    /// Each child of the CPU step runs its one comparison: `--only transpose/copy` alone
+    /// would also run `transpose/copy-barrier`, measured twice into two folders.
+    #[test]
+    fn each_cpu_child_selects_exactly_its_comparison() {
+        let text = suite::study_text("cpu", true).unwrap();
+        let study = clvscu::study::parse(&text, "cpu").unwrap();
+        let ids: Vec<&str> = study.comparisons.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.contains(&"transpose/copy") && ids.contains(&"transpose/copy-barrier"));
+        for id in &ids {
+            let args = one_comparison(&study, id);
+            // As `run` reads --only and --skip: a name containing the text.
+            let (mut only, mut skip) = (None, Vec::new());
+            for pair in args.chunks(2) {
+                match pair[0].as_str() {
+                    "--only" => only = Some(pair[1].clone()),
+                    "--skip" => skip.push(pair[1].clone()),
+                    other => panic!("{other}"),
+                }
+            }
+            let only = only.unwrap();
+            let picked: Vec<&str> = ids
+                .iter()
+                .copied()
+                .filter(|c| c.contains(only.as_str()))
+                .filter(|c| !skip.iter().any(|s| c.contains(s.as_str())))
+                .collect();
+            assert_eq!(picked, [*id], "{args:?}");
+        }
+    }
 
     /// The committed H100 suite's fill step: OpenCL refuses the article's exact launch where
     /// the local size does not divide 10^8, and the note says so with the driver's words.
