@@ -248,7 +248,7 @@ fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[SideName]) -> String
                 .filter(|m| m.comparison == p.comparison)
                 .collect();
             out += &format!(
-                "  warning: {}: {why}, too wide to conclude; {}\n",
+                "  warning: {}: {why}; {}\n",
                 printable(&p.comparison),
                 causes(&mine, sides)
             );
@@ -385,18 +385,28 @@ pub fn verdict(p: &PrRow) -> String {
 }
 
 /// Why a PR's CI is too wide to conclude from, if it is: wider than ±10% of the PR, or across
-/// an edge of the similar band (it cannot tell similar from different).
+/// an edge of the similar band (it cannot tell similar from different), or no CI at all (a
+/// side timed once has none).
 fn too_wide(p: &PrRow) -> Option<String> {
     let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
+    if lo.is_nan() || hi.is_nan() {
+        return Some(
+            "the PR has no 95% CI (a side has fewer than 2 samples) to conclude from".into(),
+        );
+    }
     let ci = format!("the 95% CI {}", interval(lo, hi, RATIO_DIGITS));
     let half = (hi - lo) / 2.0 / pr;
     if !half.is_finite() || half > WIDE_CI {
-        return Some(format!("{ci} spans ±{:.0}% of the PR", half * 100.0));
+        return Some(format!(
+            "{ci} spans ±{:.0}% of the PR, too wide to conclude",
+            half * 100.0
+        ));
     }
     let crosses = |edge: f64| lo < edge && edge < hi;
     if crosses(SIMILAR_LO) || crosses(SIMILAR_HI) {
         return Some(format!(
-            "{ci} crosses an edge of the similar band [{SIMILAR_LO}, {SIMILAR_HI}]"
+            "{ci} crosses an edge of the similar band [{SIMILAR_LO}, {SIMILAR_HI}], too wide to \
+             conclude"
         ));
     }
     None
@@ -498,6 +508,13 @@ mod tests {
             verdict(&same),
             "OpenCL A ran 1.50 ± 0.10 times faster than OpenCL B"
         );
+    }
+
+    #[test]
+    fn a_pr_without_a_ci_is_flagged_as_having_none() {
+        let why = too_wide(&pr(1.0, f64::NAN, f64::NAN)).unwrap();
+        assert!(why.contains("no 95% CI"), "{why}");
+        assert!(!why.contains("spans"), "{why}");
     }
 
     #[test]
