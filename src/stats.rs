@@ -30,6 +30,10 @@ pub const TIGHT_HI: f64 = 1.05;
 /// Confidence level of the intervals that [`summarize`] and [`performance_ratio`] report.
 pub const CONFIDENCE: f64 = 0.95;
 
+/// The fewest samples a CI is given from: a bootstrap of one sample resamples that sample
+/// alone and gives a zero-width interval, a certainty no single sample gives.
+pub const MIN_SAMPLES_FOR_CI: usize = 2;
+
 /// Returns a sorted copy (by [`f64::total_cmp`]) so callers' slices are never reordered.
 fn sorted_copy(xs: &[f64]) -> Vec<f64> {
     let mut v = xs.to_vec();

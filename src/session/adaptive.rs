@@ -65,7 +65,7 @@ impl Rule {
         // such a side has no CI at all).
         if times
             .iter()
-            .any(|t| t.len() < super::analysis::MIN_SAMPLES_FOR_CI)
+            .any(|t| t.len() < crate::stats::MIN_SAMPLES_FOR_CI)
         {
             return true;
         }

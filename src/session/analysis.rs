@@ -37,15 +37,11 @@ pub struct ComparisonStats {
     ratio: Option<stats::Ratio>,
 }
 
-/// The fewest timed samples a side needs for a CI: a bootstrap of one sample resamples that
-/// sample alone and gives a zero-width interval, a certainty no single sample gives.
-pub const MIN_SAMPLES_FOR_CI: usize = 2;
-
 /// Computes a comparison's statistics, the sides and the PR side by side on the host's cores:
 /// each is a bootstrap of 2000 resamples, a quarter to half a second at 20,000 repetitions
 /// (a launch row). Every number is the one a sequential computation gives (each has its own
-/// seeded generator). A side with fewer than [`MIN_SAMPLES_FOR_CI`] samples keeps its median
-/// but gets NaN CI bounds, and so does the PR it is part of (which then has no verdict).
+/// seeded generator). A side with fewer than [`stats::MIN_SAMPLES_FOR_CI`] samples keeps its
+/// median but gets NaN CI bounds, and so does the PR it is part of (which then has no verdict).
 pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) -> ComparisonStats {
     let seed = seed_of(&ctx.comparison.id);
     let timed: Vec<Option<Vec<f64>>> = plans
@@ -62,7 +58,7 @@ pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) 
                     t.as_ref()
                         .and_then(|t| stats::summarize(t, RESAMPLES, seed))
                         .map(|mut s| {
-                            if s.n < MIN_SAMPLES_FOR_CI {
+                            if s.n < stats::MIN_SAMPLES_FOR_CI {
                                 (s.ci_lo, s.ci_hi) = (f64::NAN, f64::NAN);
                             }
                             s
@@ -73,7 +69,7 @@ pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) 
         || match (timed.as_slice(), works.as_slice()) {
             ([Some(a), Some(b)], [wa, wb]) => {
                 stats::performance_ratio(a, *wa, b, *wb, RESAMPLES, seed).map(|mut r| {
-                    if a.len().min(b.len()) < MIN_SAMPLES_FOR_CI {
+                    if a.len().min(b.len()) < stats::MIN_SAMPLES_FOR_CI {
                         (r.ci_lo, r.ci_hi) = (f64::NAN, f64::NAN);
                     }
                     r
