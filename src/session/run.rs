@@ -3,7 +3,6 @@
 //! arguments, opens the sides, calls [`execute`], draws the charts from the folder and maps
 //! the [`Outcome`](super::Outcome) to an exit code.
 
-use std::collections::BTreeSet;
 use std::time::Instant;
 
 pub use super::plan::{RunPlan, SessionError, Sides};
@@ -16,7 +15,7 @@ use crate::export::markdown;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::Status;
-use crate::rows::{MeasurementRow, PassRow, PrRow, TimingRow, PASSES_CSV, TIMINGS_CSV};
+use crate::rows::{MeasurementRow, PassRow, PrRow, PASSES_CSV};
 use crate::soak;
 use crate::study::defines::DefineError;
 use crate::study::{Resolved, Study};
@@ -105,7 +104,7 @@ pub fn execute(
     folder.save_provenance()?;
     let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
     // Where the time went: the provenance's line covers what this process measured itself;
-    // `timings.csv` covers the folder (see `folder_timings`).
+    // `timings.csv` covers the folder (see `RunFolder::close`).
     let phases = timings::RunPhases {
         calibration_s,
         built_ahead: summary.built_ahead,
@@ -114,69 +113,18 @@ pub fn execute(
     let line = timings::summary_line(&summary.timings, phases, wall.elapsed().as_secs_f64());
     // The summary covers the folder: the whole comparisons a resumed folder kept, then this
     // run's.
-    let (kept_m, kept_p) = folder.kept();
-    let measurements: Vec<_> = kept_m
-        .iter()
-        .chain(&summary.measurements)
-        .cloned()
-        .collect();
-    let prs: Vec<_> = kept_p.iter().chain(&summary.prs).cloned().collect();
+    let (measurements, prs) = folder.rows_with(&summary.measurements, &summary.prs);
     let text = summary_text(
         &plan.study,
         (&measurements, &prs),
         &summary,
         calibration.as_ref(),
     );
-    let kept = kept_m_ids(&folder);
-    let timings = folder_timings(plan, &mut folder, kept, &summary)?;
-    folder.close(&text, &timings, line)?;
+    folder.close(&text, &summary.timings, line)?;
     Ok(RunReport {
         remeasured: folder.remeasured(),
         summary,
     })
-}
-
-fn kept_m_ids(folder: &RunFolder) -> BTreeSet<String> {
-    folder
-        .kept()
-        .0
-        .iter()
-        .map(|m| m.comparison.clone())
-        .collect()
-}
-
-/// The rows of `timings.csv`: for a resume, the earlier runs' rows of the comparisons it
-/// found whole and kept (it measured nothing of them), in file order, then its own. An
-/// earlier file that cannot be read is noted in the provenance and the resume's rows stand
-/// alone.
-fn folder_timings(
-    plan: &RunPlan,
-    folder: &mut RunFolder,
-    kept: BTreeSet<String>,
-    summary: &RunSummary,
-) -> Result<Vec<TimingRow>, SessionError> {
-    if !plan.resume {
-        return Ok(summary.timings.clone());
-    }
-    let earlier: Vec<TimingRow> = match read_rows_if_file(&folder.dir().join(TIMINGS_CSV)) {
-        Ok(rows) => rows,
-        Err(e) => {
-            folder.note(format!(
-                "the earlier {TIMINGS_CSV} is unreadable, so it now holds this run's rows only: {e}"
-            ));
-            Vec::new()
-        }
-    };
-    let own: BTreeSet<&str> = summary
-        .timings
-        .iter()
-        .map(|t| t.comparison.as_str())
-        .collect();
-    Ok(earlier
-        .into_iter()
-        .filter(|t| kept.contains(&t.comparison) && !own.contains(t.comparison.as_str()))
-        .chain(summary.timings.iter().cloned())
-        .collect())
 }
 
 /// Whether a study's rows are bound by the runtime, so that the harness's own launch cost

@@ -2,6 +2,7 @@
 //! resume continues the same study, opens the rows' store, keeps the provenance, and makes
 //! every later write, each only while the lock is still this run's.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::export::csv::CsvSchema;
@@ -11,7 +12,7 @@ use super::folder::{self, FolderIdentity, FolderLock, LockCheck};
 use super::plan::{RunPlan, SessionError, Sides};
 use super::provenance::{self, GpuSnapshot};
 use super::store::{CsvStore, Guards};
-use crate::export::csv::write_rows;
+use crate::export::csv::{read_rows_if_file, write_rows};
 use crate::export::json::{write_json_atomic, Provenance};
 use crate::export::{safe, write_atomic};
 use crate::rows::{MeasurementRow, PrRow, TimingRow, TIMINGS_CSV};
@@ -91,9 +92,10 @@ impl RunFolder {
         self.provenance.notes.push(line);
     }
 
-    /// The run's last writes: `summary.md`, where its time went (`timings.csv` with `timings`,
-    /// the folder's rows, and `line` in the provenance's notes, which covers what this process
-    /// measured only), and the provenance with the GPUs' state after the run.
+    /// The run's last writes: `summary.md`, where its time went (`timings.csv`: the rows of
+    /// the comparisons a resumed folder kept, then this run's `timings`; `line` in the
+    /// provenance's notes, which covers what this process measured only), and the provenance
+    /// with the GPUs' state after the run.
     pub fn close(
         &mut self,
         summary_md: &str,
@@ -101,7 +103,8 @@ impl RunFolder {
         line: String,
     ) -> Result<(), SessionError> {
         self.write("summary.md", summary_md.as_bytes())?;
-        self.write_rows(TIMINGS_CSV, timings)?;
+        let timings = self.timings_with(timings);
+        self.write_rows(TIMINGS_CSV, &timings)?;
         self.note(line);
         provenance::record_after(&mut self.provenance, GpuSnapshot::now());
         self.save_provenance()
@@ -129,10 +132,54 @@ impl RunFolder {
         Ok(write_rows(&self.dir.join(name), rows)?)
     }
 
-    /// The measurement and PR rows the folder held when it was opened and keeps (a resumed
-    /// folder's whole comparisons), in file order.
-    pub fn kept(&self) -> (&[MeasurementRow], &[PrRow]) {
-        self.store.kept()
+    /// The folder's measurement and PR rows once this run's (`measurements`, `prs`) are in:
+    /// the whole comparisons a resumed folder kept, in file order, then this run's.
+    pub fn rows_with(
+        &self,
+        measurements: &[MeasurementRow],
+        prs: &[PrRow],
+    ) -> (Vec<MeasurementRow>, Vec<PrRow>) {
+        let (kept_m, kept_p) = self.store.kept();
+        (
+            kept_m.iter().chain(measurements).cloned().collect(),
+            kept_p.iter().chain(prs).cloned().collect(),
+        )
+    }
+
+    /// `timings.csv`'s rows once this run's (`own`) are in: the earlier rows of the
+    /// comparisons a resumed folder kept (it measured nothing of them), in file order, then
+    /// `own`. An earlier file that cannot be read is noted in the provenance, and `own`
+    /// stands alone.
+    fn timings_with(&mut self, own: &[TimingRow]) -> Vec<TimingRow> {
+        let kept: BTreeSet<&str> = self
+            .store
+            .kept()
+            .0
+            .iter()
+            .map(|m| m.comparison.as_str())
+            .collect();
+        if kept.is_empty() {
+            return own.to_vec();
+        }
+        let earlier: Vec<TimingRow> = match read_rows_if_file(&self.dir.join(TIMINGS_CSV)) {
+            Ok(rows) => rows,
+            Err(e) => {
+                let note = format!(
+                    "the earlier {TIMINGS_CSV} is unreadable, so it now holds this run's rows \
+                     only: {e}"
+                );
+                self.note(note);
+                return own.to_vec();
+            }
+        };
+        let measured: BTreeSet<&str> = own.iter().map(|t| t.comparison.as_str()).collect();
+        earlier
+            .into_iter()
+            .filter(|t| {
+                kept.contains(t.comparison.as_str()) && !measured.contains(t.comparison.as_str())
+            })
+            .chain(own.iter().cloned())
+            .collect()
     }
 
     /// Comparisons of a resumed folder that were incomplete or had failed, and why.
