@@ -135,10 +135,7 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> hbar::HBarFigure {
         band: None,
         ref_line: None,
     };
-    let fill = |hatch| Swatch::Fill {
-        color: style::REFERENCE_FILL,
-        hatch,
-    };
+    let fill = |hatch| Swatch::fill(style::REFERENCE_FILL, hatch);
     let legend = vec![
         LegendItem::new("expand + update kernels (device clock)", fill(None)),
         LegendItem::new(

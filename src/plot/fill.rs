@@ -192,10 +192,7 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
     let mut legend = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new(
         ARTICLE_LABEL,
-        Swatch::Fill {
-            color: style::REFERENCE_FILL,
-            hatch: Some(style::REFERENCE_HATCH),
-        },
+        Swatch::fill(style::REFERENCE_FILL, Some(style::REFERENCE_HATCH)),
     ));
     let notes = vec![
         "Right: the article's numbers as it quotes them (OpenCL on an Intel HD Graphics 5000; a \

@@ -147,22 +147,15 @@ fn build(study: &str, names: &[String], rows: Vec<(String, Vec<Point>)>) -> Gpus
         .map(|(i, n)| {
             LegendItem::new(
                 n.clone(),
-                Swatch::Line {
-                    color: COLORS[i % COLORS.len()],
-                    dashed: false,
-                    marker: Some(MARKERS[i % MARKERS.len()]),
-                    band: false,
-                },
+                Swatch::line(
+                    COLORS[i % COLORS.len()],
+                    false,
+                    Some(MARKERS[i % MARKERS.len()]),
+                ),
             )
         })
         .chain([
-            LegendItem::new(
-                super::pr::similar_legend(),
-                Swatch::Band {
-                    color: style::BAND,
-                    alpha: style::BAND_ALPHA,
-                },
-            ),
+            super::pr::similar_item(style::BAND, style::BAND_ALPHA),
             LegendItem::new("PR = 1", Swatch::RefLine),
         ])
         .collect();
@@ -227,7 +220,6 @@ impl Figure for GpusFigure {
             .x_labels(10)
             .x_label_formatter(&tick)
             .x_desc("PR = perf(A) / perf(B)   (> 1: side A faster)")
-            .x_label_style(style::font(style::TICK_PX))
             .draw()?;
         ref_line_px(
             root,

@@ -167,7 +167,6 @@ impl HBarPanel {
             .x_max_light_lines(style::MAX_LIGHT_LINES)
             .x_label_formatter(&tick)
             .x_desc(self.x_desc.as_str())
-            .x_label_style(style::font(style::TICK_PX))
             .draw()?;
         // The reference line goes under the bars so value labels never sit on a dashed line;
         // it stays visible in the gaps between rows.

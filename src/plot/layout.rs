@@ -146,6 +146,22 @@ impl LegendItem {
     }
 }
 
+impl Swatch {
+    pub(crate) fn fill(color: RGBColor, hatch: Option<RGBColor>) -> Self {
+        Swatch::Fill { color, hatch }
+    }
+
+    /// A line without a band behind it.
+    pub(crate) fn line(color: RGBColor, dashed: bool, marker: Option<Marker>) -> Self {
+        Swatch::Line {
+            color,
+            dashed,
+            marker,
+            band: false,
+        }
+    }
+}
+
 /// One filled legend entry per API, in its colour and hatch, labelled by `label`.
 pub(crate) fn api_legend(
     apis: &[crate::rows::Api],
@@ -154,13 +170,7 @@ pub(crate) fn api_legend(
     apis.iter()
         .map(|&a| {
             let st = style::api_style(a);
-            LegendItem::new(
-                label(a),
-                Swatch::Fill {
-                    color: st.color,
-                    hatch: st.hatch,
-                },
-            )
+            LegendItem::new(label(a), Swatch::fill(st.color, st.hatch))
         })
         .collect()
 }

@@ -70,19 +70,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rows::{Api, Catalog, MeasurementRow, PrRow};
 
-pub use bfs::BfsChart;
-pub use constant::ConstantChart;
-pub use fill::FillChart;
-pub use gpus::{GpusChart, NAME as GPUS_CHART};
-pub use peak::PeakChart;
-pub use pr::PrChart;
-pub use ptx::PtxChart;
-pub use shapes::ShapesChart;
-pub use sweep::SweepChart;
-pub use table1::{Table1Chart, WHITEPAPER_GTX285_OPENCL_MS};
-pub use texture::TextureChart;
-pub use unroll::UnrollChart;
-pub use vendor::RunBaseline;
+pub use gpus::NAME as GPUS_CHART;
 
 #[cfg(test)]
 pub(crate) use render::{render_rgb, render_svg};
@@ -178,7 +166,7 @@ pub struct ChartData {
     pub prs: Vec<PrRow>,
     pub ptx_classes: Vec<PtxClassCount>,
     /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
-    pub baselines: Vec<RunBaseline>,
+    pub baselines: Vec<vendor::RunBaseline>,
     /// What the registry says of the families the rows name (which charts draw them, the
     /// memory's reference kernels, each variant's algorithm).
     pub catalog: Catalog,
@@ -203,18 +191,18 @@ pub trait Chart {
 /// All chart kinds, in the order `draw_all` draws them.
 pub fn charts() -> Vec<Box<dyn Chart>> {
     vec![
-        Box::new(PrChart),
-        Box::new(SweepChart),
-        Box::new(Table1Chart),
-        Box::new(PeakChart),
-        Box::new(PtxChart),
-        Box::new(GpusChart),
-        Box::new(UnrollChart),
-        Box::new(ConstantChart),
-        Box::new(BfsChart),
-        Box::new(ShapesChart),
-        Box::new(TextureChart),
-        Box::new(FillChart),
+        Box::new(pr::PrChart),
+        Box::new(sweep::SweepChart),
+        Box::new(table1::Table1Chart),
+        Box::new(peak::PeakChart),
+        Box::new(ptx::PtxChart),
+        Box::new(gpus::GpusChart),
+        Box::new(unroll::UnrollChart),
+        Box::new(constant::ConstantChart),
+        Box::new(bfs::BfsChart),
+        Box::new(shapes::ShapesChart),
+        Box::new(texture::TextureChart),
+        Box::new(fill::FillChart),
     ]
 }
 

@@ -24,9 +24,10 @@ use crate::rows::{Api, PrRow};
 /// one definition in [`crate::stats`].
 pub const SIMILAR_BAND: (f64, f64) = (crate::stats::SIMILAR_LO, crate::stats::SIMILAR_HI);
 
-/// The band in words, for legends and notes: "0.9 ≤ PR ≤ 1.1".
-pub fn similar_legend() -> String {
-    format!("similar: {} ≤ PR ≤ {}", SIMILAR_BAND.0, SIMILAR_BAND.1)
+/// The legend entry of the band, "similar: 0.9 ≤ PR ≤ 1.1", shaded in `color` at `alpha`.
+pub(crate) fn similar_item(color: RGBColor, alpha: f64) -> LegendItem {
+    let label = format!("similar: {} ≤ PR ≤ {}", SIMILAR_BAND.0, SIMILAR_BAND.1);
+    LegendItem::new(label, Swatch::Band { color, alpha })
 }
 
 /// Right-hand column for "PR [CI]" values, wider when unfair steps must be listed too.
@@ -169,28 +170,13 @@ pub(crate) fn side_names(rows: &[&PrRow]) -> (String, String) {
 
 fn legend_items(api_a: &str) -> Vec<LegendItem> {
     vec![
-        LegendItem::new(
-            "fair comparison",
-            Swatch::Fill {
-                color: style::FAIR,
-                hatch: None,
-            },
-        ),
+        LegendItem::new("fair comparison", Swatch::fill(style::FAIR, None)),
         LegendItem::new(
             "unfair † (differing steps below)",
-            Swatch::Fill {
-                color: style::UNFAIR_FILL,
-                hatch: Some(style::UNFAIR_HATCH),
-            },
+            Swatch::fill(style::UNFAIR_FILL, Some(style::UNFAIR_HATCH)),
         ),
         LegendItem::new("bootstrap CI", Swatch::Whisker),
-        LegendItem::new(
-            similar_legend(),
-            Swatch::Band {
-                color: style::BAND,
-                alpha: style::BAND_ALPHA,
-            },
-        ),
+        similar_item(style::BAND, style::BAND_ALPHA),
         LegendItem::new(
             format!("PR = 1 (parity; > 1: {api_a} faster)"),
             Swatch::RefLine,

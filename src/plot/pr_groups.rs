@@ -32,6 +32,8 @@ pub struct PrGroups {
 
 /// Series colours: the first GPU dark, the second light, as the API colours are.
 const COLORS: [RGBColor; 3] = [style::OPENCL, style::CUDA, style::OTHER_API];
+/// The similar band, opaque and pale: the dots and whiskers sit on it.
+const BAND: RGBColor = RGBColor(225, 235, 225);
 const LABEL_W: u32 = 330;
 const ROW_H: u32 = 22;
 
@@ -42,22 +44,12 @@ impl PrGroups {
             .iter()
             .enumerate()
             .map(|(i, name)| {
-                let swatch = Swatch::Line {
-                    color: COLORS[i % COLORS.len()],
-                    dashed: false,
-                    marker: Some(style::Marker::Circle),
-                    band: false,
-                };
+                let swatch =
+                    Swatch::line(COLORS[i % COLORS.len()], false, Some(style::Marker::Circle));
                 LegendItem::new(name.clone(), swatch)
             })
             .collect();
-        legend.push(LegendItem::new(
-            super::pr::similar_legend(),
-            Swatch::Band {
-                color: RGBColor(225, 235, 225),
-                alpha: 1.0,
-            },
-        ));
+        legend.push(super::pr::similar_item(BAND, 1.0));
         Frame {
             title: self.title.clone(),
             subtitle: self.subtitle.clone(),
@@ -102,14 +94,12 @@ impl Figure for PrGroups {
             .configure_mesh()
             .house_style()
             .x_desc("PR")
-            .label_style(style::font(style::TICK_PX))
             .disable_y_mesh()
             .y_labels(0)
             .draw()?;
-        let band = RGBColor(225, 235, 225).filled();
         chart.draw_series(std::iter::once(Rectangle::new(
             [(SIMILAR_BAND.0, -0.5), (SIMILAR_BAND.1, n - 0.5)],
-            band,
+            BAND.filled(),
         )))?;
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(1.0, -0.5), (1.0, n - 0.5)],

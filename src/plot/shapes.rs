@@ -248,12 +248,7 @@ fn build(
     }
     legend.push(LegendItem::new(
         "thin, hollow centre: inside L2",
-        Swatch::Line {
-            color: style::TEXT_MUTED,
-            dashed: false,
-            marker: Some(Marker::Circle),
-            band: false,
-        },
+        Swatch::line(style::TEXT_MUTED, false, Some(Marker::Circle)),
     ));
     // Which variants won, counted per API: the winners per shape would not fit a line.
     let winners = shapes.iter().flat_map(|s| s.best.iter());
@@ -299,12 +294,7 @@ fn build(
 fn line_item(s: &Series) -> LegendItem {
     LegendItem::new(
         s.label.clone(),
-        Swatch::Line {
-            color: s.color,
-            dashed: s.dashed,
-            marker: Some(s.marker),
-            band: false,
-        },
+        Swatch::line(s.color, s.dashed, Some(s.marker)),
     )
 }
 
@@ -353,7 +343,6 @@ impl Figure for ShapesFigure {
             .house_style()
             .x_desc("aspect ratio cols / rows (log scale)")
             .y_desc("Bandwidth (GB/s)")
-            .label_style(style::font(style::TICK_PX))
             .max_light_lines(style::MAX_LIGHT_LINES)
             .x_labels(((x_hi - x_lo).ceil() as usize + 1).min(16))
             .x_label_formatter(&log_fmt)
@@ -386,8 +375,8 @@ impl Figure for ShapesFigure {
 mod tests {
     use super::*;
     use crate::plot::tests::m;
+    use crate::plot::vendor::RunBaseline;
     use crate::plot::Chart;
-    use crate::plot::RunBaseline;
     use crate::rows::BaselineRow;
 
     fn row(api: &str, variant: &str, size: &str, gbs: f64) -> MeasurementRow {

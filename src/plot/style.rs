@@ -219,8 +219,8 @@ pub fn estimate_text_w(text: &str, px: u32) -> u32 {
     (text.chars().count() as f64 * f64::from(px) * 0.62).ceil() as u32
 }
 
-/// The look every chart's grid shares: axis descriptions, grid lines and axes in the house
-/// font and colours. Tick labels, their count and their formats stay with each chart.
+/// The look every chart's grid shares: axis descriptions, tick labels, grid lines and axes in
+/// the house font and colours. The ticks' count and formats stay with each chart.
 pub(crate) trait HouseMesh {
     fn house_style(&mut self) -> &mut Self;
 }
@@ -230,6 +230,7 @@ impl<X: Ranged, Y: Ranged, DB: DrawingBackend> HouseMesh
 {
     fn house_style(&mut self) -> &mut Self {
         self.axis_desc_style(font(AXIS_DESC_PX))
+            .label_style(font(TICK_PX))
             .bold_line_style(GRID_BOLD)
             .light_line_style(GRID_LIGHT)
             .axis_style(OUTLINE)

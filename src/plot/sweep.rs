@@ -492,7 +492,6 @@ impl Figure for SweepFigure {
             mesh.house_style()
                 .x_desc(self.x_desc.as_str())
                 .y_desc(self.y_desc.as_str())
-                .label_style(style::font(style::TICK_PX))
                 .max_light_lines(style::MAX_LIGHT_LINES)
                 .y_label_formatter(&tick)
                 .y_labels(8);

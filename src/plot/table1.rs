@@ -23,10 +23,6 @@ pub const STUDY: &str = "table1";
 /// still carry it.
 const FORMER_STUDY: &str = "whitepaper-table1";
 
-/// Kernel execution times (ms) of Listings 2 to 7 on a GTX 285 with OpenCL, as published in
-/// the whitepaper's Table 1 (quoted in [`crate::paper`]): (listing number, milliseconds).
-pub const WHITEPAPER_GTX285_OPENCL_MS: [(u32, f64); 6] = crate::paper::WHITEPAPER_TABLE1_MS;
-
 /// What the whitepaper measured, for the legend and footnote.
 const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";
 const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the CUDA \
@@ -58,9 +54,9 @@ pub fn listing_number(variant: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// The whitepaper's time for a listing, if it published one.
+/// The whitepaper's time for a listing on a GTX 285 with OpenCL, if it published one.
 pub fn whitepaper_ms(listing: u32) -> Option<f64> {
-    WHITEPAPER_GTX285_OPENCL_MS
+    crate::paper::WHITEPAPER_TABLE1_MS
         .iter()
         .find(|(l, _)| *l == listing)
         .map(|(_, ms)| *ms)
@@ -154,10 +150,7 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
         });
         legend.push(LegendItem::new(
             format!("{api} on {dev} (this run)"),
-            Swatch::Fill {
-                color: st.color,
-                hatch,
-            },
+            Swatch::fill(st.color, hatch),
         ));
     }
     let reference: Vec<Option<Bar>> = variants
@@ -178,10 +171,7 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
         });
         legend.push(LegendItem::new(
             WHITEPAPER_LABEL,
-            Swatch::Fill {
-                color: style::REFERENCE_FILL,
-                hatch: Some(style::REFERENCE_HATCH),
-            },
+            Swatch::fill(style::REFERENCE_FILL, Some(style::REFERENCE_HATCH)),
         ));
     }
     legend.push(LegendItem::new("CI of the median time", Swatch::Whisker));
@@ -260,7 +250,6 @@ impl Figure for Table1Figure {
             .y_label_formatter(&y_fmt)
             .x_desc("MatrixVectorMul implementation (whitepaper listing)")
             .y_desc("Time per matvec (ms, log scale)")
-            .label_style(style::font(style::TICK_PX))
             .max_light_lines(style::MAX_LIGHT_LINES + 3)
             .draw()?;
 

@@ -686,7 +686,7 @@ fn a_failed_write_is_reported_with_the_file_and_leaves_no_file() {
     // A directory where the SVG should go makes the write fail.
     let target = tmp.path().join(format!("ptx-{slug}.svg"));
     std::fs::create_dir(&target).expect("mkdir");
-    let err = PtxChart
+    let err = ptx::PtxChart
         .draw(&data, tmp.path(), &[Format::Svg])
         .unwrap_err();
     assert!(matches!(err, PlotError::Write { .. }), "{err}");

@@ -46,13 +46,8 @@ impl Convergence {
             .lines
             .iter()
             .map(|l| {
-                let swatch = Swatch::Line {
-                    color: color(l.strategy),
-                    // CUDA's lines are dashed, OpenCL's solid, as in the other line charts.
-                    dashed: style::api_style(l.api).dashed,
-                    marker: None,
-                    band: false,
-                };
+                // CUDA's lines are dashed, OpenCL's solid, as in the other line charts.
+                let swatch = Swatch::line(color(l.strategy), style::api_style(l.api).dashed, None);
                 LegendItem::new(format!("{} {}", l.api.label(), l.strategy), swatch)
             })
             .collect();
@@ -94,7 +89,6 @@ impl Figure for Convergence {
             .house_style()
             .x_desc("evaluations asked for")
             .y_desc(format!("best so far ({})", self.unit))
-            .label_style(style::font(style::TICK_PX))
             .x_labels((x_hi as usize + 2).min(12))
             .y_label_formatter(&tick)
             .draw()?;

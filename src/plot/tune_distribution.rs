@@ -28,12 +28,11 @@ impl Distribution {
             .series
             .iter()
             .map(|(api, scores, failed)| {
-                let swatch = Swatch::Line {
-                    color: style::api_style(*api).color,
-                    dashed: false,
-                    marker: Some(style::Marker::Circle),
-                    band: false,
-                };
+                let swatch = Swatch::line(
+                    style::api_style(*api).color,
+                    false,
+                    Some(style::Marker::Circle),
+                );
                 let label = format!("{} ({} ok, {failed} failed)", api.label(), scores.len());
                 LegendItem::new(label, swatch)
             })
@@ -79,7 +78,6 @@ impl Figure for Distribution {
             .house_style()
             .x_desc("configurations, ranked from best")
             .y_desc(self.unit.as_str())
-            .label_style(style::font(style::TICK_PX))
             .x_labels((n as usize + 2).min(12))
             .y_label_formatter(&tick)
             .draw()?;

@@ -55,10 +55,7 @@ fn color(kind: BarKind) -> RGBColor {
 }
 
 fn legend() -> Vec<LegendItem> {
-    let fill = |kind| Swatch::Fill {
-        color: color(kind),
-        hatch: None,
-    };
+    let fill = |kind| Swatch::fill(color(kind), None);
     vec![
         LegendItem::new("target PR", fill(BarKind::Target)),
         LegendItem::new("step toward parity", fill(BarKind::TowardParity)),
@@ -150,7 +147,6 @@ impl Figure for Waterfall {
             .configure_mesh()
             .house_style()
             .x_desc("PR (ratio, no unit)")
-            .label_style(style::font(style::TICK_PX))
             .x_label_formatter(&tick)
             .y_labels(0)
             .draw()?;
