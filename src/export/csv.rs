@@ -1,9 +1,6 @@
-//! CSV: the durable record of every run.
-//!
-//! Rows are appended one at a time and flushed immediately ([`CsvAppender`]), so a run that is
-//! killed leaves a valid file holding every finished row, which `--resume` continues. Files are
-//! re-read with a header check ([`read_rows`]) so a CSV of another kind (or an older schema) is
-//! refused with the differing columns named instead of being mis-parsed.
+//! CSV, the durable record of every run: rows are appended and flushed one at a time, so a
+//! killed run leaves a valid file that `--resume` continues; a file is re-read only after its
+//! header is checked, so a CSV of another kind is refused, not mis-parsed.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -17,11 +14,9 @@ use serde::Serialize;
 use super::{create_parent_dirs, io_err, write_atomic, ExportError, Exporter};
 use crate::rows::RowCheck;
 
-/// The column list of a row type, in the order that `serde` writes its fields, derived from
-/// the struct itself (its `Deserialize` names its fields), so a header can be written and
-/// checked before any row exists and can never drift from the struct.
+/// The column list of a row type in field order, derived from its `Deserialize`, so a header
+/// can be written and checked before any row exists and never drifts from the struct.
 pub trait CsvSchema {
-    /// Column names, in field order.
     fn columns() -> &'static [&'static str];
 }
 
@@ -97,12 +92,11 @@ const LATER_COLUMNS: &[&str] = &[
     "replay",
 ];
 
-/// Which headers a reader accepts.
+/// Which headers a reader accepts: exactly `T`'s (a file to append to), or also those of an
+/// older file lacking some of [`LATER_COLUMNS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Header {
-    /// Exactly `T`'s columns (a file to append to).
     Exact,
-    /// `T`'s columns, or those of an older file lacking some of [`LATER_COLUMNS`].
     ExactOrOlder,
 }
 
@@ -143,9 +137,8 @@ fn check_header<T: CsvSchema>(
     }
 }
 
-/// Parses the whole content of a CSV of `T` rows; `path` is only used in errors.
-///
-/// Empty content is an empty table; otherwise the header must be `T`'s.
+/// Parses a CSV of `T` rows (`path` only names it in errors): empty content is no rows,
+/// otherwise the header must be `T`'s.
 pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     data: &[u8],
@@ -175,12 +168,8 @@ fn parse_rows_with<T: DeserializeOwned + CsvSchema>(
         .collect()
 }
 
-/// Reads every row of a CSV of `T` rows.
-///
-/// The header must equal `T::columns()` exactly (a foreign CSV is refused with the expected and
-/// found columns); a row that does not parse is reported with the file, the 1-based line on
-/// which it starts and the column. An empty file reads as no rows, as [`CsvAppender`] treats it
-/// as new.
+/// Reads every row of a CSV of `T` rows: a foreign header is refused with both column lists, a
+/// bad row named by file, line and column; an empty file reads as no rows.
 pub fn read_rows<T: DeserializeOwned + CsvSchema>(path: &Path) -> Result<Vec<T>, ExportError> {
     let data = crate::input_file::read_capped(path, crate::input_file::RESULT_CAP)
         .map_err(io_err(path))?;
@@ -225,7 +214,7 @@ pub fn read_by_name<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ExportEr
         .map_err(|e| csv_err(path, e, &[]))
 }
 
-/// Renders rows as a complete CSV document (header included, even with no rows).
+/// Renders rows as a CSV document, header included even with no rows.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CsvExporter;
 
@@ -249,17 +238,15 @@ impl<T: Serialize + CsvSchema> Exporter<T> for CsvExporter {
     }
 }
 
-/// Writes `rows` as a whole CSV file, atomically (see [`super::write_atomic`]), replacing any
-/// previous file: for derived tables that are regenerated, not for incremental results.
+/// Writes `rows` as a whole CSV file, atomically, replacing any previous one: for derived
+/// tables that are regenerated, not for incremental results.
 pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(), ExportError> {
     let bytes = CsvExporter.render(rows)?;
     write_atomic(path, &bytes)
 }
 
-/// Appends rows of type `T` to a CSV file, one flushed row at a time.
-///
-/// After [`append`](Self::append) returns, the row is in the operating system's hands, so a
-/// killed (not power-cut) process leaves a valid CSV with every finished row.
+/// Appends `T` rows to a CSV file, each flushed to the operating system before `append`
+/// returns, so a killed (not power-cut) process leaves a valid CSV with every finished row.
 #[derive(Debug)]
 pub struct CsvAppender<T> {
     path: PathBuf,
@@ -272,9 +259,8 @@ pub struct CsvAppender<T> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Existing<T> {
     path: PathBuf,
-    /// The file's rows.
     pub rows: Vec<T>,
-    /// Whether the file has no bytes at all (then it gets a header).
+    /// No bytes at all (then it gets a header).
     empty: bool,
     /// The line of a last line without a line break: a row cut by an interrupted write.
     cut_line: Option<u64>,
@@ -373,7 +359,6 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         Ok(appender)
     }
 
-    /// Writes one row to the file, so it survives the process being killed.
     pub fn append(&mut self, row: &T) -> Result<(), ExportError> {
         self.append_all(std::slice::from_ref(row))
     }
@@ -426,12 +411,9 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
     }
 }
 
-/// Concatenates CSV files of `T` rows into `output`, in input order, and returns the row count.
-///
-/// Every input must have `T`'s header and parse completely, every row must pass its
-/// [`RowCheck`] and no key may occur twice, before anything is written; the output is written
-/// atomically. Refused when `output` is one of the inputs (it would be
-/// destroyed) or already exists and is not empty (results are never overwritten silently).
+/// Concatenates CSV files of `T` rows into `output` atomically and returns the row count. Every
+/// input must parse, every row pass its [`RowCheck`] and no key occur twice before anything is
+/// written; refused when `output` is an input or a non-empty file.
 pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
     inputs: &[PathBuf],
     output: &Path,

@@ -1,8 +1,5 @@
-//! JSON: the provenance record that travels with every run, and JSON dumps of result rows.
-//!
-//! Provenance answers "what exactly produced these numbers?" (version, commit, command line,
-//! host, devices, drivers, GPU state before and after) so a result can be trusted or reproduced
-//! long after the run.
+//! JSON: the provenance that travels with every run (what exactly produced these numbers, so a
+//! result can be trusted or reproduced long after), and JSON dumps of result rows.
 
 use std::path::Path;
 
@@ -18,9 +15,7 @@ pub struct DeviceProvenance {
     pub api: String,
     /// Platform name (OpenCL) or the CUDA driver's platform description.
     pub platform: String,
-    /// Device name.
     pub device: String,
-    /// Driver version string.
     pub driver: String,
     /// API version the device reports (e.g. `OpenCL 3.0 CUDA`, `12.4`).
     pub api_version: String,
@@ -32,26 +27,19 @@ pub struct DeviceProvenance {
     pub pci_bus: Option<String>,
 }
 
-/// Everything needed to know where a run's results came from.
-///
-/// Missing fields read as empty (`#[serde(default)]`) so provenance files written by older
-/// versions still load.
+/// Where a run's results came from; missing fields read as empty so older files still load.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Provenance {
-    /// Version of clvscu that ran.
     pub clvscu_version: String,
     /// Git commit of clvscu (with a `-dirty` suffix when the tree had changes), or `unknown`.
     pub git_commit: String,
     /// The full command line, one argument per entry.
     pub command_line: Vec<String>,
-    /// Host name.
     pub host: String,
     /// Start of the run, UTC, RFC 3339.
     pub date_utc: String,
-    /// Study name.
     pub study: String,
-    /// Every device used.
     pub devices: Vec<DeviceProvenance>,
     /// GPU state (clocks, temperature, other processes) queried before the run.
     pub gpu_query_before: String,
@@ -126,9 +114,8 @@ pub fn to_json_pretty<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Expor
     Ok(bytes)
 }
 
-/// Writes `value` as pretty JSON to `path` atomically ([`super::write_atomic`]: a
-/// random-named temporary beside it, then renamed), so a crash never leaves a half-written
-/// file that parses as (or is mistaken for) a valid one. Parent directories are created.
+/// Writes `value` as pretty JSON to `path` atomically ([`super::write_atomic`]), so a crash
+/// never leaves a half-written file that passes for a valid one.
 pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), ExportError> {
     let bytes = to_json_pretty(value).map_err(|e| match e {
         ExportError::Render { message, .. } => ExportError::Json {
@@ -141,12 +128,11 @@ pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Resul
     write_atomic(path, &bytes)
 }
 
-/// A run's result rows as one JSON document: what `run --export-json` writes.
+/// A run's result rows (those of prs.csv and measurements.csv) as one JSON document: what
+/// `run --export-json` writes.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunResults {
-    /// One row per comparison with both sides (the rows of prs.csv).
     pub prs: Vec<crate::rows::PrRow>,
-    /// One row per side of each comparison (the rows of measurements.csv).
     pub measurements: Vec<crate::rows::MeasurementRow>,
 }
 

@@ -6,10 +6,8 @@ use crate::rows::{MeasurementRow, PrRow, Status};
 use super::{ExportError, Exporter};
 
 /// Formats `x` with `digits` significant digits (at least 1), keeping trailing zeros so the
-/// precision is visible (`1.00`), switching to scientific notation for magnitudes below 1e-3
-/// or from 1e6 up, and writing non-finite values as `NaN`, `inf`, `-inf`.
-///
-/// Integers up to 1e6 keep all their digits (`123456`), which reads better than `1.23e5`.
+/// precision is visible (`1.00`); scientific below 1e-3 and from 1e6 up (`123456` reads better
+/// than `1.23e5`); non-finite values as `NaN`, `inf`, `-inf`.
 pub fn format_sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {
         return x.to_string();
@@ -32,12 +30,8 @@ pub fn format_sig(x: f64, digits: usize) -> String {
     format!("{x:.decimals$}")
 }
 
-/// Makes text safe inside a Markdown table cell: pipes become the `&#124;` entity, line
-/// breaks become spaces and raw HTML stays text, so a build log, a step description or a
-/// comparison's name cannot break the table.
-///
-/// The entity is used rather than `\|` because renderers disagree on a backslash that is
-/// itself preceded by a backslash, while an entity is never a cell delimiter.
+/// Makes text safe inside a Markdown table cell: pipes become `&#124;` (renderers disagree on
+/// an escaped `\|`, never on an entity), line breaks spaces, and raw HTML stays text.
 pub fn cell(text: &str) -> String {
     // A CR LF is one break, so one space.
     no_html(text)
@@ -87,10 +81,8 @@ const PR_DIGITS: usize = 3;
 /// Significant digits of metrics and times: beyond this it is noise anyway.
 const VALUE_DIGITS: usize = 4;
 
-/// A Markdown table of Performance Ratios, one line per comparison, in the given order.
-///
-/// Columns: variant, size, local×groups, perf A, perf B, unit, PR [95% CI], verdict, fair,
-/// differing steps (the steps that were not held equal, so an unfair PR explains itself).
+/// A Markdown table of Performance Ratios, one line per comparison; the differing steps let an
+/// unfair PR explain itself.
 pub fn pr_table(rows: &[PrRow]) -> String {
     let columns = [
         ("comparison", false),
@@ -134,10 +126,8 @@ pub fn pr_table(rows: &[PrRow]) -> String {
     table(&columns, &lines)
 }
 
-/// A Markdown table of measurements: variant, api, median time (ms), metric, status.
-///
-/// Time and metric are shown only for rows with status `ok`: a failed row's numbers were never
-/// verified and must not be read as results.
+/// A Markdown table of measurements. Time and metric only for rows with status `ok`: a failed
+/// row's numbers were never verified and must not be read as results.
 pub fn measurement_table(rows: &[MeasurementRow]) -> String {
     let columns = [
         ("comparison", false),

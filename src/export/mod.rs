@@ -1,10 +1,6 @@
-//! Exporters: the result rows of [`crate::rows`] as CSV (the source of truth, appended row by
-//! row), JSON (provenance and machine-readable dumps) and Markdown (human-readable reports).
-//!
-//! Rendering to bytes ([`Exporter::render`]) is separate from writing files so every format can
-//! be tested without touching the disk. File-writing helpers never leave a half-written file
-//! that looks valid: CSV rows are flushed whole, and whole-file writes go through a temporary
-//! file and a rename. Every write goes through [`safe`], which never writes through a link.
+//! Exporters: result rows as CSV (the source of truth, appended row by row), JSON and Markdown.
+//! Rendering to bytes is separate from writing so every format is testable without a disk;
+//! every write goes through [`safe`], which never leaves a half-written file or follows a link.
 
 pub mod csv;
 pub mod json;
@@ -16,9 +12,8 @@ use std::path::{Path, PathBuf};
 pub(crate) use safe::create_parent_dirs;
 pub use safe::write_atomic;
 
-/// Renders a slice of rows into the bytes of one document in some format.
+/// Renders rows (possibly none) into the bytes of one complete document.
 pub trait Exporter<T> {
-    /// Renders `rows` (possibly none) into a complete document.
     fn render(&self, rows: &[T]) -> Result<Vec<u8>, ExportError>;
 }
 
@@ -29,47 +24,37 @@ pub enum ExportError {
     /// The operating system refused a read, write, create or rename.
     #[error("{}: {source}", path.display())]
     Io {
-        /// The file or directory involved.
         path: PathBuf,
-        /// The underlying error.
         #[source]
         source: std::io::Error,
     },
     /// A CSV file could not be parsed or written.
     #[error("{}:{line}: {message}", path.display())]
     Csv {
-        /// The CSV file.
         path: PathBuf,
         /// 1-based line on which the offending record starts (0 when unknown).
         line: u64,
-        /// What is wrong, naming the column where known.
         message: String,
     },
     /// A CSV file's header is not the one expected for the rows being read or appended, e.g. a
     /// measurement file given where PR rows are expected, or a file from an older schema.
     #[error("{}: {}", path.display(), schema_message(expected, found))]
     Schema {
-        /// The CSV file.
         path: PathBuf,
-        /// The columns the row type has, in order.
         expected: Vec<String>,
-        /// The columns the file's header has, in order.
         found: Vec<String>,
     },
     /// A JSON document could not be written or parsed.
     #[error("{}: {message}", location(path, *line))]
     Json {
-        /// The JSON file.
         path: PathBuf,
         /// 1-based line of the error (0 when the error has no position).
         line: u64,
-        /// What is wrong.
         message: String,
     },
     /// The output already holds results and would be appended to or overwritten by accident.
     #[error("{}: already exists and is not empty; {hint}", path.display())]
     OutputExists {
-        /// The existing output.
         path: PathBuf,
         /// What to do instead (e.g. pass `--resume`, or choose another output).
         hint: String,
@@ -77,54 +62,30 @@ pub enum ExportError {
     /// A row that no real run writes, or the same row twice.
     #[error("{}: row {row}: {message}", path.display())]
     BadRow {
-        /// The CSV file.
         path: PathBuf,
         /// 1-based data row (the header not counted).
         row: usize,
-        /// What is wrong with it.
         message: String,
     },
     /// The output of a merge is also one of its inputs, which would destroy that input.
     #[error("{}: the output is also one of the inputs", path.display())]
-    OutputIsInput {
-        /// The offending output path.
-        path: PathBuf,
-    },
+    OutputIsInput { path: PathBuf },
     /// A symbolic link where clvscu writes: it is refused rather than written through.
     #[error("{}: is a symbolic link; refusing to write through it (remove it, or choose another output)", path.display())]
-    Link {
-        /// The link.
-        path: PathBuf,
-    },
+    Link { path: PathBuf },
     /// Something other than a regular file where clvscu writes one.
     #[error("{}: is not a regular file; refusing to write to it", path.display())]
-    NotAFile {
-        /// The offending path.
-        path: PathBuf,
-    },
+    NotAFile { path: PathBuf },
     /// A file with other hard links where clvscu writes: writing would change, or part from,
     /// files under other names.
     #[error("{}: has {links} hard links; refusing to write to it (copy it, or choose another output)", path.display())]
-    HardLinked {
-        /// The offending path.
-        path: PathBuf,
-        /// How many names the file has.
-        links: u64,
-    },
+    HardLinked { path: PathBuf, links: u64 },
     /// An output that names a file an input or a run folder owns: writing it would destroy it.
     #[error("{}: is {}, which this command reads or owns; choose another output", path.display(), owner.display())]
-    Owned {
-        /// The output as given.
-        path: PathBuf,
-        /// The file it would overwrite.
-        owner: PathBuf,
-    },
+    Owned { path: PathBuf, owner: PathBuf },
     /// The output folder's lock is no longer this run's: deleted, or replaced by another run's.
     #[error("{}: this run's lock was deleted or replaced by another process; stopping without writing (another run may be writing this folder)", path.display())]
-    LockLost {
-        /// The lock file.
-        path: PathBuf,
-    },
+    LockLost { path: PathBuf },
     /// A resumed folder holds a comparison whose rows are not what a run of it wrote.
     #[error(
         "{}: comparison {comparison}: {what}; refusing to resume (choose a new --out, or delete \
@@ -132,11 +93,8 @@ pub enum ExportError {
         dir.display()
     )]
     Tampered {
-        /// The results folder.
         dir: PathBuf,
-        /// The comparison.
         comparison: String,
-        /// What differs.
         what: String,
     },
     /// Rows could not be rendered in memory (no file involved).
@@ -144,7 +102,6 @@ pub enum ExportError {
     Render {
         /// The format being rendered (`csv`, `json`, `markdown`).
         format: &'static str,
-        /// What went wrong.
         message: String,
     },
 }

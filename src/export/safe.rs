@@ -1,9 +1,6 @@
-//! Writing outputs without following links. Every file clvscu writes goes through here: a
-//! whole file is written to a random-named temporary created exclusively in the target's
-//! folder and renamed over the target (a rename replaces a link, never writes through it); a
-//! file that grows (a CSV, a lock) is opened with `O_NOFOLLOW`. A folder that is about to
-//! receive outputs is checked for links first, so a link planted in it is refused by name
-//! rather than written through.
+//! Writing outputs without following links: a whole file goes to a fresh temporary beside the
+//! target, renamed over it (a rename replaces a link, never writes through it); a growing file
+//! is opened with `O_NOFOLLOW`; a folder about to receive outputs is checked for links first.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -99,12 +96,8 @@ fn resolved_place(path: &Path) -> Option<PathBuf> {
     Some(fs::canonicalize(folder_of(path)).ok()?.join(name))
 }
 
-/// Writes `bytes` to `path` all-or-nothing: into a random-named temporary beside it, synced,
-/// then renamed over `path`.
-///
-/// A crash leaves either the old file or the new one, never a truncated file that a later read
-/// would take for a complete result; a link, device node, FIFO or hard-linked file at `path`
-/// is refused ([`check_target`]). Parent directories are created.
+/// Writes `bytes` to `path` all-or-nothing (a synced temporary renamed over it): a crash leaves
+/// the old file or the new one, never a truncated one; what [`check_target`] refuses is refused.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     check_target(path)?;
     create_parent_dirs(path)?;

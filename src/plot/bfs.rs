@@ -1,12 +1,7 @@
-//! BFS chart: the time of one BFS level per graph and API, split into the two kernels (device
-//! clock) and launch + wait (host clock minus device clock: the enqueues, the synchronisations
-//! and the flag's two one-word transfers). The paper blamed part of OpenCL's lag in BFS on the
-//! runtime; this chart shows how much of a level that part is.
-//!
-//! It pairs, per graph (variant and size) and API, the verified row timed with the device
-//! clock and the one timed with the host clock (as `harness/bfs.toml` measures them). The
-//! number of levels is the rows' (`levels`, the depth of the verified search); rows written
-//! before it was recorded fall back on a layered graph's known depth (`Catalog::levels_of_size`).
+//! BFS chart: the time of one BFS level per graph and API, split into the kernels (device
+//! clock) and launch + wait (host minus device clock), to show how much of a level the runtime
+//! the paper blamed takes. Rows written before `levels` was recorded fall back on a layered
+//! graph's known depth.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};

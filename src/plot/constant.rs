@@ -1,11 +1,6 @@
-//! Constant-memory chart, in the style of the paper's Fig. 8 (Sobel with and without constant
-//! memory): for one image size, each placement of the filter's performance relative to the
-//! constant-memory version of the same API, and the PR before (the paper's pair: constant
-//! memory on the OpenCL side only) and after (each fair placement). The figure itself is
-//! [`super::relative`]'s, shared with the texture chart.
-//!
-//! It is drawn for every (run, study, size) whose sobel rows hold a fair constant-memory
-//! comparison: that comparison is the baseline of each API, and the footnote names it.
+//! Constant-memory chart (the paper's Fig. 8): for one image size, each filter placement's
+//! performance relative to the same API's constant-memory version, and the PR before and after,
+//! drawn by [`super::relative`].
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};

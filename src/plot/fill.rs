@@ -1,11 +1,6 @@
-//! Fill chart: the fill study beside the fill article ("OpenCL Optimization": fill a
-//! 10^4 x 10^4 table of floats with one value, 10 calls, on an Intel HD Graphics 5000). Per
-//! variant and local size, the time of 10 calls (median x 10) per API on the left, and the
-//! article's number for the same kernel and local size on the right, each panel on its own
-//! scale (the GPUs are a decade apart: what compares is the order of the rows).
-//!
-//! The article's numbers are quoted in [`ARTICLE`], as the article gives them (a range where
-//! it gives one); nothing here is measured by us.
+//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`],
+//! quoted as given, never measured by us), each panel on its own scale: the GPUs are a decade
+//! apart, so what compares is the order of the rows.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};

@@ -1,10 +1,6 @@
-//! Per-GPU PR chart: for each comparison of a study, one point per GPU (and driver) with its
-//! bootstrap CI as a whisker, from several run folders (a merged tree of a fleet of GPUs).
-//!
-//! Points rather than bars, because the PR axis is zoomed around the 0.9–1.1 band where the
-//! differences between GPUs lie; a bar from 0 would spend the width on nothing. A PR outside
-//! the zoomed axis is drawn as an arrow at the edge with its value written beside it.
-//! Drawn only when the rows of one study come from at least two GPUs or drivers.
+//! Per-GPU PR chart: for each comparison of a study, one point per GPU (and driver) with its CI,
+//! from several run folders. Points rather than bars, because the axis is zoomed around the
+//! similar band where GPUs differ; a PR beyond it is an arrow at the edge with its value.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

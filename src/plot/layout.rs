@@ -1,8 +1,5 @@
-//! Drawing pieces shared by several charts: title block, legend strip, footnotes, hatching,
-//! markers, and the horizontal grouped-bar panel used by the PR, peak and PTX charts.
-//!
-//! Legends are always drawn in their own strip above the plots and notes below them, never
-//! inside a plot area, so they cannot cover data however the data falls.
+//! Drawing pieces shared by several charts: title block, legend strip, footnotes, hatching and
+//! markers. Legends sit in their own strip and notes below the plots, so they never cover data.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

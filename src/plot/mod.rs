@@ -1,12 +1,6 @@
-//! Charts of a run, drawn from the tidy result rows (never from a backend), so any past run
-//! can be re-plotted from its CSV.
-//!
-//! One file per chart kind, each behind the small [`Chart`] trait; shared look (font, colours,
-//! sizes) in [`style`], shared drawing pieces (title, legend strip, hatching, horizontal bar
-//! panels) in `layout`.
-//! Every chart renders to PNG and SVG from the same drawing code. Errors from plotters are
-//! passed up as [`PlotError`] and never leave a half-drawn file behind: the picture is rendered
-//! fully in memory first, and a file that fails while being written is removed.
+//! Charts of a run, drawn from the result rows (never from a backend), so any past run can be
+//! re-plotted from its CSV. One file per chart kind behind the [`Chart`] trait; PNG and SVG come
+//! from the same drawing code, rendered in memory first so a failure leaves no half-drawn file.
 
 /// Declares a chart kind: the name its files start with, when the data allows it, and its
 /// figures (the `figures` function of the chart's module), drawn by [`write_figures`].
@@ -76,7 +70,7 @@ pub use gpus::NAME as GPUS_CHART;
 pub(crate) use render::{render_rgb, render_svg};
 pub(crate) use render::{write_figure, write_figures, DrawError, Figure};
 
-/// Why a chart could not be written. Every variant names the file concerned.
+/// Why a chart could not be written, naming the file concerned.
 #[derive(Debug, thiserror::Error)]
 pub enum PlotError {
     #[error("cannot create the chart directory {path}: {source}")]
@@ -94,7 +88,6 @@ pub enum PlotError {
 }
 
 impl PlotError {
-    /// The file (or directory) the error is about.
     pub fn path(&self) -> &Path {
         match self {
             PlotError::CreateDir { path, .. }
@@ -105,12 +98,10 @@ impl PlotError {
     }
 }
 
-/// Output image format.
+/// Output image format: raster for quick looks and READMEs, vector for papers and slides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
-    /// Raster, for quick looks and READMEs.
     Png,
-    /// Vector, for papers and slides.
     Svg,
 }
 
@@ -118,7 +109,6 @@ impl Format {
     /// Both formats, the default of `plot`.
     pub const ALL: [Format; 2] = [Format::Png, Format::Svg];
 
-    /// File extension without the dot.
     pub fn extension(self) -> &'static str {
         match self {
             Format::Png => "png",
@@ -152,9 +142,8 @@ impl FromStr for Format {
 pub struct PtxClassCount {
     /// Kernel pair (the OpenCL and CUDA kernels compared), e.g. `matvec/listing4`.
     pub pair: String,
-    /// `OpenCL` or `CUDA`.
     pub api: Api,
-    /// Instruction class, e.g. `ld.global`, `fma`, `bar.sync`.
+    /// e.g. `ld.global`, `fma`, `bar.sync`.
     pub class: String,
     pub count: u64,
 }
@@ -174,7 +163,7 @@ pub struct ChartData {
 
 /// One kind of chart.
 pub trait Chart {
-    /// Short name, also the first part of every file name the chart writes.
+    /// Also the first part of every file name the chart writes.
     fn name(&self) -> &'static str;
     /// Whether `data` holds anything this chart can draw.
     fn applies(&self, data: &ChartData) -> bool;
@@ -261,8 +250,8 @@ pub fn slug(text: &str) -> String {
     }
 }
 
-/// Hands out file stems, appending `-2`, `-3`, ... so two groups that slug alike never
-/// overwrite each other's file.
+/// Hands out file stems, appending `-2`, `-3`, ... so groups that slug alike never overwrite
+/// each other's file.
 #[derive(Debug, Default)]
 pub(crate) struct StemSet(HashSet<String>);
 
@@ -421,7 +410,6 @@ pub(crate) struct RunInfo {
 }
 
 impl RunInfo {
-    /// Collects the provenance of measurement rows.
     pub(crate) fn from_measurements<'a>(
         rows: impl IntoIterator<Item = &'a MeasurementRow>,
     ) -> Self {
@@ -443,7 +431,6 @@ impl RunInfo {
         }
     }
 
-    /// The subtitle line naming GPU, driver and run.
     pub(crate) fn subtitle(&self) -> String {
         style::subtitle(&self.devices, &self.drivers, &self.run_ids)
     }

@@ -1,11 +1,6 @@
-//! Peak chart: how close each bandwidth-bound kernel comes to what the GPU can do, for both
-//! APIs, as a share of (a) the theoretical peak bandwidth (`peak_gbs`, the paper's Eq. 2) and
-//! (b) the measured copy bandwidth (the `bandwidth`/`copy` kernel on the same device and API).
-//!
-//! (b) matters because the theoretical peak is never reached in practice: a kernel at 80 % of
-//! peak may already be at 95 % of what a plain copy achieves. Where no copy row exists for a
-//! device and API, those bars are left out and a footnote says so. Sweep rows are not drawn
-//! (the sweep chart shows them); they do count as copy references.
+//! Peak chart: each bandwidth-bound kernel's share of the theoretical peak (the paper's Eq. 2)
+//! and of the measured copy bandwidth, which matters because the peak is never reached in
+//! practice. Sweep rows are not drawn, but do count as copy references.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};

@@ -1,13 +1,7 @@
-//! PR chart, the paper's Fig. 3: one bar per (study, variant) with the Performance Ratio
-//! perf(OpenCL)/perf(CUDA), the 0.9–1.1 "similar" band, a line at PR = 1 and the bootstrap CI
-//! of each PR as a whisker.
-//!
-//! Bars are horizontal so that up to ~30 variant names stay readable without rotated text.
-//! Unfair comparisons are hatched and marked `†`, the names of the differing steps are written
-//! at the bar's right and spelled out (`step: a vs b`) in footnotes, because a PR from an
-//! unfair comparison must never pass for a fair one.
-//! Each device pair gets its own panel; all panels share one PR axis so they can be compared.
-//! Sweep points are left to the sweep chart: only rows with an empty `sweep_param` are drawn.
+//! PR chart, the paper's Fig. 3: one horizontal bar per (study, variant) with the PR, its
+//! bootstrap CI, the similar band and a line at PR = 1; one panel per device pair, on one axis.
+//! Unfair comparisons are hatched, marked `†` and spelled out in footnotes, because a PR from an
+//! unfair comparison must never pass for a fair one. Sweep points are left to the sweep chart.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -1,7 +1,5 @@
-//! PR dot chart of one kernel group: one row per comparison, one dot with its 95% CI whisker
-//! per GPU, the similar band shaded and a line at PR = 1. The findings draw one per kernel
-//! group of a suite folder, and one of every fair comparison of several GPUs side by side for
-//! the README.
+//! PR dot chart of one kernel group: one row per comparison, one dot with its 95% CI per GPU,
+//! the similar band shaded and a line at PR = 1.
 
 use std::path::{Path, PathBuf};
 

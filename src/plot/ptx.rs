@@ -1,10 +1,5 @@
-//! PTX chart: static instruction counts per instruction class for each kernel pair, OpenCL
-//! and CUDA side by side, so a PR away from 1 can be traced to code the two compilers emitted
-//! differently (extra loads, a missing `fma`, more barriers).
-//!
-//! One chart per pair. Classes are rows of a horizontal bar chart (class names such as
-//! `ld.global.nc` stay horizontal however many there are), in the order the inspector listed
-//! them.
+//! PTX chart: static instruction counts per class for each kernel pair, OpenCL and CUDA side by
+//! side, so a PR away from 1 can be traced to code the two compilers emitted differently.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem};

@@ -1,15 +1,9 @@
 //! The paper's "relative to the reference version, PR before and after" figure (Figs. 4, 5
-//! and 8), shared by the constant-memory and texture charts: the same drawing for every
-//! one-sided memory space.
-//!
-//! Left panel: each row's performance over the same API's *reference* version of the same
-//! algorithm (the constant-memory or texture variant; 1 = as fast as it, higher is faster),
-//! one bar per API. Right panel: the PR (OpenCL / CUDA) of each row's comparison, hatched
-//! before (unfair: the reference's memory space on one side only) and solid after (fair), with
-//! the similar band (`pr::SIMILAR_BAND`). A row's reference is the variant of a fair comparison in which both
-//! sides read through the reference's space; [`Catalog::algorithm`] tells which
-//! variants are one algorithm. Performance, not time, because the family's metric is what the
-//! studies report; the ratio of metrics is the inverse of the ratio of times.
+//! and 8), shared by the constant-memory and texture charts. Left: each row's performance over
+//! the same API's reference version of the same algorithm (the variant of a fair comparison in
+//! which both sides read through the reference's space). Right: the PR of each row's comparison,
+//! hatched before (the reference's space on one side only), solid after (fair). Performance, not
+//! time, because the family's metric is what the studies report.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};

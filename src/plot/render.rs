@@ -48,7 +48,6 @@ pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
     Ok(buf)
 }
 
-/// Renders `fig` as an SVG document.
 pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
     font_ready()?;
     let mut svg = String::new();
@@ -61,10 +60,8 @@ pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
     Ok(svg)
 }
 
-/// Writes `fig` as `<out_dir>/<stem>.<ext>` for every format; returns the paths written.
-///
-/// The picture is rendered in memory before the file is opened, so a drawing error (such as
-/// a missing font) leaves no file at all; a failed write removes what was written.
+/// Writes `fig` as `<out_dir>/<stem>.<ext>` for every format and returns the paths. The picture
+/// is rendered in memory before the file is opened, so a drawing error leaves no file at all.
 pub(crate) fn write_figure<F: Figure>(
     fig: &F,
     out_dir: &Path,

@@ -1,15 +1,7 @@
-//! Shapes chart (fast at every shape): achieved GB/s of matvec against the aspect ratio
-//! cols / rows on a log axis, one line per API through the best verified variant at each
-//! shape, cuBLAS SGEMV from the run's `baselines.csv` when present, and the read kernel at the
-//! same element count as the roofline a matvec can reach.
-//!
-//! Matrices that fit in the L2 cache and those far beyond it are different experiments (an
-//! in-L2 matrix is re-read from the cache at every repetition), so each gets its own lines:
-//! beyond L2 thick with solid markers, inside L2 thin with hollow-centred markers. Which side
-//! a shape is on is said by its bytes against [`L2_BYTES`], the H100's and H200's 50 MB, named
-//! in the footnote; the shapes study keeps its sizes far from that bound (16 MB and 256 MB+).
-//!
-//! One chart per (run, study, device) whose matvec rows hold at least two aspect ratios.
+//! Shapes chart: matvec's GB/s against the aspect ratio cols / rows (log axis), one line per
+//! API through the best verified variant at each shape, beside cuBLAS SGEMV and the read kernel
+//! at the same element count. In-L2 and beyond-L2 matrices are different experiments (an in-L2
+//! matrix is re-read from the cache), so each gets its own lines, split at [`L2_BYTES`].
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

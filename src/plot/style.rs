@@ -1,9 +1,5 @@
-//! Shared look of every chart: the embedded font, colours, markers and sizes.
-//!
-//! Everything a reader compares across charts (which colour is OpenCL, how big a title is)
-//! lives here as a constant, so the chart modules cannot drift apart. The colours are chosen
-//! to stay distinguishable when a chart is printed in greyscale: OpenCL is a dark solid blue,
-//! CUDA a light orange (about three times the luminance), and anything that must still be
+//! Shared look of every chart (font, colours, markers, sizes), so the charts cannot drift apart.
+//! The colours stay apart in greyscale: OpenCL dark blue, CUDA a light orange, and what must be
 //! told apart without colour (unfair comparisons, the whitepaper's figures) is also hatched.
 
 use std::sync::OnceLock;
@@ -23,12 +19,9 @@ pub const FONT_FAMILY: &str = "sans-serif";
 
 static FONT_READY: OnceLock<bool> = OnceLock::new();
 
-/// Registers the embedded font with plotters once per process.
-///
-/// Returns `false` when the font bytes are unusable. Callers must then refuse to draw:
-/// plotters would otherwise fail with `FontUnavailable` half-way and leave a blank image.
-/// Only the normal style is registered: we ship one face, and plotters falls back to it for
-/// every other style, so nothing here asks for bold.
+/// Registers the embedded font once per process; `false` when its bytes are unusable, and then
+/// callers must refuse to draw (plotters would fail half-way and leave a blank image). One face,
+/// the normal style: plotters falls back to it for every other style.
 pub fn ensure_font() -> bool {
     *FONT_READY.get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok())
 }
@@ -36,7 +29,7 @@ pub fn ensure_font() -> bool {
 /// Default canvas: wide enough for ~30 bar labels side by side with a plot, and the 16:9-ish
 /// shape that fits a slide or a paper column when scaled.
 pub const WIDTH: u32 = 1200;
-/// Canvas height of the line and vertical-bar charts.
+/// Of the line and vertical-bar charts.
 pub const HEIGHT: u32 = 700;
 /// Horizontal bar charts are as tall as their rows need (so bars keep one thickness whether
 /// there are 2 or 30 of them), but never shorter than this.
@@ -90,7 +83,6 @@ pub const PANEL_GAP: u32 = 18;
 /// Light grid lines between two labelled ticks: one is enough to read values off.
 pub const MAX_LIGHT_LINES: usize = 1;
 
-/// Distance between hatch lines, in pixels.
 pub const HATCH_SPACING: i32 = 7;
 
 /// Plain text colour (not pure black, which looks heavy next to thin lines).
@@ -120,12 +112,10 @@ pub const BAND_ALPHA: f64 = 0.35;
 pub const REF_LINE: RGBColor = RGBColor(20, 20, 20);
 /// Alternate row shading in long horizontal bar charts, so the eye can follow a row.
 pub const ROW_STRIPE: RGBColor = RGBColor(245, 245, 247);
-/// Grid lines.
 pub const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
 pub const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
-/// CI whiskers and their caps.
 pub const WHISKER: RGBColor = RGBColor(0, 0, 0);
-/// Opacity of the CI bands of the sweep chart.
+/// The sweep chart's CI bands.
 pub const CI_BAND_ALPHA: f64 = 0.18;
 
 /// Point marker shapes; series differ by shape as well as colour so greyscale prints work.
@@ -137,18 +127,15 @@ pub enum Marker {
     Diamond,
 }
 
-/// How one API is drawn everywhere: fill colour, hatching, marker, line dash.
+/// How one API is drawn in every chart: fill colour, hatching, marker, dashed line or not.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ApiStyle {
     pub color: RGBColor,
-    /// Hatch colour over the fill, if any.
     pub hatch: Option<RGBColor>,
     pub marker: Marker,
-    /// Dashed lines in line charts.
     pub dashed: bool,
 }
 
-/// Style of an API: each keeps one colour, marker and line in every chart.
 pub fn api_style(api: Api) -> ApiStyle {
     match api {
         Api::Cuda => ApiStyle {
@@ -176,7 +163,6 @@ pub fn device_marker(api: Api, device_index: usize) -> Marker {
     OTHERS[(device_index - 1) % OTHERS.len()]
 }
 
-/// A text style of the embedded font at `px` pixels in the normal text colour.
 pub fn font(px: u32) -> TextStyle<'static> {
     (FONT_FAMILY, px).into_font().color(&TEXT)
 }

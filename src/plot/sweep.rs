@@ -1,10 +1,6 @@
-//! Sweep chart: the metric against the swept parameter, one line per API (per device too when
-//! a sweep ran on several GPUs), with the CI of each point as a shaded band.
-//!
-//! One chart per (run, study, family, variant, sweep parameter[, size]). The x axis is log2
-//! when every value is a power of two (local sizes, group counts, problem sizes usually are),
-//! linear when the values are other numbers, and categorical when they are not numbers at all
-//! (unroll sweeps like `A=4;B=none`), so no sweep is ever refused.
+//! Sweep chart: the metric against the swept parameter, one line per API (and device) with its
+//! CI as a shaded band. The x axis is log2 for powers of two, linear for other numbers and
+//! categorical otherwise (`A=4;B=none`), so no sweep is ever refused.
 
 use std::collections::{HashMap, HashSet};
 

@@ -1,9 +1,6 @@
-//! Whitepaper Table 1 chart: time per matrix-vector product for each `MatrixVectorMul`
-//! listing, our OpenCL and CUDA beside the figures NVIDIA published for a GTX 285.
-//!
-//! The y axis is logarithmic because the listings span an order of magnitude (83 ms to 9 ms
-//! on the GTX 285) and a modern GPU is another one or two below: on a linear axis the fast
-//! listings would be invisible. Each bar carries its value, so the table is still readable.
+//! Whitepaper Table 1 chart: time per matvec for each listing, ours beside NVIDIA's published
+//! GTX 285 figures. The y axis is logarithmic: the listings span a decade and a modern GPU is
+//! another one or two below, so the fast listings would vanish on a linear axis.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

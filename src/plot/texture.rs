@@ -1,13 +1,7 @@
-//! Texture chart, in the style of the paper's Figs. 4 and 5 (SHOC's MD and SPMV with and
-//! without texture memory): per input, each read path's (global, read-only, texture)
-//! performance relative to the same API's texture version of the same kernel, and the PR
-//! before (the paper's pair: texture on the CUDA side only) and after (each fair path). The
-//! figure is [`super::relative`]'s, shared with the constant-memory chart.
-//!
-//! One figure per (run, study, family, input). SpMV rows of one size may come from different
-//! matrices (uniform, banded, power-law), which the rows do not record: the input is the
-//! comparison name's stem (`spmv-uniform` of `spmv-uniform/scalar-tex`), as the texture study
-//! names its comparisons.
+//! Texture chart (the paper's Figs. 4 and 5): per input, each read path's performance relative
+//! to the same API's texture version, and the PR before and after, drawn by [`super::relative`].
+//! SpMV rows of one size may come from different matrices, which the rows do not record: the
+//! input is the comparison name's stem (`spmv-uniform` of `spmv-uniform/scalar-tex`).
 
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};

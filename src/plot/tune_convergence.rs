@@ -1,6 +1,5 @@
-//! Tuning convergence: the best metric found so far against the evaluations asked for, one
-//! line per API and strategy: the strategy by colour (one each, in the legend), the API by
-//! line style (OpenCL solid, CUDA dashed).
+//! Tuning convergence: the best metric so far against the evaluations asked for, one line per
+//! API and strategy (the strategy by colour, the API by line style).
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,5 @@
-//! Tuning distribution: every evaluated configuration's metric, sorted from best to worst,
-//! one curve per API, so the share of configurations near each API's best is visible (a
-//! flat top: tuning matters little; a sharp peak: it matters a lot). Failed configurations
-//! are counted in the caption, not drawn.
+//! Tuning distribution: every evaluated configuration's metric from best to worst, one curve per
+//! API, so a flat top (tuning matters little) or a sharp peak (it matters a lot) shows.
 
 use std::path::{Path, PathBuf};
 

@@ -1,12 +1,6 @@
-//! Unroll chart, in the style of the paper's Fig. 7: for one kernel, the median time of every
-//! unroll setting and API relative to the CUDA run without pragmas (1 = as fast as that
-//! baseline, lower is faster), one row per comparison, one bar per API.
-//!
-//! It is drawn for every (run, study, kernel, size) whose rows hold at least one unroll pragma
-//! and a CUDA run without any: the `fdtd-unroll` study (the paper's FDTD3d), and the Listing 4
-//! study as well. Time, not the family's metric, because the paper's figure is in time and a
-//! ratio of times needs no metric. The baseline is the CUDA side of a comparison where both
-//! sides run without pragmas, or else any CUDA run without pragmas; the footnote names it.
+//! Unroll chart (the paper's Fig. 7): each unroll setting's median time per API relative to the
+//! CUDA run without pragmas, for every (run, study, kernel, size) with a pragma and such a
+//! baseline. Time, not the family's metric: the paper's figure is in time.
 
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};

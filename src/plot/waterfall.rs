@@ -1,11 +1,7 @@
-//! explain's waterfall: one chart per target, from the target's PR to parity in cumulative
-//! steps. The first bar is the target's PR (with its CI); each ladder step that was measured
-//! (front end or runtime, second stage, carveout, compiler steps, launch and wait) then moves
-//! the running PR by its own effect, the ratio of its rung's PR to the target's (the rung of
-//! the step that comes nearest parity); the last bar is what remains between the running PR
-//! and 1. Effects are measured one at a time and stacked as factors (in logarithms they add),
-//! so overlapping causes can overshoot parity: the chart shows that rather than hiding it.
-//! The subtitle names the GPU and driver from the rungs' measurement rows.
+//! explain's waterfall: per target, from the target's PR to parity in cumulative steps, each
+//! measured ladder step moving the running PR by its own effect; the last bar is what remains.
+//! Effects are measured one at a time and stacked as factors, so overlapping causes can
+//! overshoot parity: the chart shows that rather than hiding it.
 
 use std::path::{Path, PathBuf};
 
