@@ -6,18 +6,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::layout::{filled_box, fit_text, legend_height, notes_height, ref_line_px, Frame};
+use super::layout::{filled_box, fit_text, ref_line_px, Frame};
 use super::style::{self, HouseMesh};
 use super::{group_in_order, DrawError};
 use crate::rows::{Api, MeasurementRow};
-
-/// The width of the row labels of bar panels, sized before drawing (see [`labels_width`]).
-pub(crate) fn label_width(panels: &[HBarPanel], width: u32) -> u32 {
-    let labels = panels
-        .iter()
-        .flat_map(|p| p.rows.iter().map(|r| r.label.as_str()));
-    labels_width(labels, width)
-}
 
 /// The width of a column of row labels: what the longest needs, by the conservative estimate,
 /// within the chart's bounds for labels at `width`.
@@ -292,34 +284,54 @@ pub(crate) fn rows_axis_max<'a>(rows: impl IntoIterator<Item = &'a HBarRow>, flo
     axis_max(ends, floor)
 }
 
-/// A figure of horizontal-bar panels under one title block: one panel, or two side by side
-/// sharing their rows (labels left of the first only). The PTX, unroll and peak charts.
+/// A figure of horizontal-bar panels under one title block: one panel, two side by side
+/// sharing their rows (labels left of the first only), or any number stacked (the PR chart).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBarFigure {
     frame: Frame,
     panels: Vec<HBarPanel>,
     label_w: u32,
+    /// The column of row annotations right of stacked panels.
+    annot_w: u32,
+    stacked: bool,
     width: u32,
     height: u32,
 }
 
 impl HBarFigure {
-    /// Lays the panels out at the standard width; the height fits title, legend, the first
-    /// panel's rows and the notes.
+    /// Panels side by side at the standard width, as tall as the first panel's rows need.
     pub(crate) fn new(frame: Frame, panels: Vec<HBarPanel>) -> Self {
+        let plot_h = panels.first().map_or(0, HBarPanel::height);
+        Self::laid_out(frame, panels, plot_h, 0, false)
+    }
+
+    /// Panels one above the other, with an `annot_w` column of row annotations at the right.
+    pub(crate) fn stacked(frame: Frame, panels: Vec<HBarPanel>, annot_w: u32) -> Self {
+        let plot_h = panels.iter().map(HBarPanel::height).sum();
+        Self::laid_out(frame, panels, plot_h, annot_w, true)
+    }
+
+    fn laid_out(
+        frame: Frame,
+        panels: Vec<HBarPanel>,
+        plot_h: u32,
+        annot_w: u32,
+        stacked: bool,
+    ) -> Self {
         let width = style::WIDTH;
-        let label_w = label_width(&panels, width);
-        let content = style::HEADER_H
-            + legend_height(&frame.legend, width)
-            + panels.first().map(HBarPanel::height).unwrap_or(0)
-            + notes_height(frame.notes.len())
-            + style::MARGIN;
+        let height = frame.chrome_height(width) + plot_h + style::MARGIN;
+        let labels = panels
+            .iter()
+            .flat_map(|p| &p.rows)
+            .map(|r| r.label.as_str());
         HBarFigure {
+            label_w: labels_width(labels, width),
             frame,
             panels,
-            label_w,
+            annot_w,
+            stacked,
             width,
-            height: content.max(style::MIN_HEIGHT),
+            height: height.max(style::MIN_HEIGHT),
         }
     }
 }
@@ -330,7 +342,24 @@ impl super::Figure for HBarFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let plots = self.frame.draw(root, self.width, style::MARGIN)?;
+        let mut plots = self.frame.draw(root, self.width, style::MARGIN)?;
+        if self.stacked {
+            // Panels share the space in proportion to their row counts.
+            let total: u32 = self.panels.iter().map(HBarPanel::height).sum();
+            let (_, avail) = plots.dim_in_pixel();
+            for (i, panel) in self.panels.iter().enumerate() {
+                let area = if i + 1 == self.panels.len() {
+                    plots.clone()
+                } else {
+                    let h = u64::from(avail) * u64::from(panel.height()) / u64::from(total.max(1));
+                    let (top, bottom) = plots.split_vertically(h as u32);
+                    plots = bottom;
+                    top
+                };
+                panel.draw(root, &area, self.label_w, self.annot_w)?;
+            }
+            return Ok(());
+        }
         match self.panels.as_slice() {
             [only] => only.draw(root, &plots, self.label_w, 0)?,
             [left, right, ..] => {

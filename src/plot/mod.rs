@@ -287,14 +287,8 @@ pub(crate) fn sorted_apis(apis: impl IntoIterator<Item = Api>) -> Vec<Api> {
 
 /// The non-empty `values`, each once, in first-seen order.
 pub(crate) fn distinct<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for v in values {
-        let v = v.as_ref();
-        if !v.is_empty() && !out.iter().any(|o| o == v) {
-            out.push(v.to_string());
-        }
-    }
-    out
+    let values = values.into_iter().map(|v| v.as_ref().to_string());
+    unique(values.filter(|v| !v.is_empty()))
 }
 
 /// Groups items by key, keeping the order in which keys first appear (the runner's order).

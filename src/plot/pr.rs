@@ -3,14 +3,13 @@
 //! Unfair comparisons are hatched, marked `†` and spelled out in footnotes, because a PR from an
 //! unfair comparison must never pass for a fair one. Sweep points are left to the sweep chart.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::hbar::{self, HBar, HBarPanel, HBarRow};
-use super::layout::{self, Frame, LegendItem, Swatch};
+use super::hbar::{self, HBar, HBarFigure, HBarPanel, HBarRow};
+use super::layout::{Frame, LegendItem, Swatch};
 use super::{
-    distinct, fmt_sig, group_in_order, push_pages, run_slug, style, ChartData, DrawError, Figure,
-    RunInfo, MAX_ROWS_PER_FIGURE,
+    distinct, fmt_sig, group_in_order, push_pages, run_slug, style, ChartData, RunInfo,
+    MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, PrRow};
 
@@ -37,19 +36,8 @@ chart_kind!(
     .iter()
     .any(|r| r.sweep_param.is_empty()));
 
-/// A laid-out PR chart of one run.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PrFigure {
-    frame: Frame,
-    panels: Vec<HBarPanel>,
-    label_w: u32,
-    annot_w: u32,
-    width: u32,
-    height: u32,
-}
-
 /// Builds one figure per run id, named by its study (and comparison, when it has one).
-pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
+pub(crate) fn figures(data: &ChartData) -> Vec<(String, HBarFigure)> {
     let rows = data.prs.iter().filter(|r| r.sweep_param.is_empty());
     let mut out = Vec::new();
     for (run_id, rows) in group_in_order(rows, |r| r.run_id.clone()) {
@@ -61,7 +49,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, PrFigure)> {
     out
 }
 
-fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
+fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
     let studies = distinct(rows.iter().map(|r| &r.study));
     let devices = distinct(rows.iter().flat_map(|r| [&r.device_a, &r.device_b]));
     let multi_study = studies.len() > 1;
@@ -93,7 +81,6 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
     info.devices = devices;
     info.run_ids = vec![run_id.to_string()];
 
-    let width = style::WIDTH;
     let legend = legend_items(&side_names(rows).0);
     let mut notes = vec![
         "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
@@ -111,35 +98,26 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> PrFigure {
         );
         notes.extend(unfair);
     }
-    let label_w = hbar::label_width(&panels, width);
     let annot_w = if any_unfair {
         ANNOT_W_UNFAIR
     } else {
         ANNOT_W_FAIR
     };
-    let content = style::HEADER_H
-        + layout::legend_height(&legend, width)
-        + panels.iter().map(HBarPanel::height).sum::<u32>()
-        + layout::notes_height(notes.len())
-        + style::MARGIN;
     let subject = if studies.is_empty() {
         String::new()
     } else {
         format!("study {}", studies.join(", "))
     };
-    PrFigure {
-        frame: Frame {
+    HBarFigure::stacked(
+        Frame {
             title: style::title(&ratio_title(rows), &subject),
             subtitle: info.subtitle(),
             legend,
             notes,
         },
         panels,
-        label_w,
         annot_w,
-        width,
-        height: content.max(style::MIN_HEIGHT),
-    }
+    )
 }
 
 /// "Performance Ratio A / B (PR)" with the APIs the rows compare: an OpenCL-vs-OpenCL run is
@@ -334,36 +312,5 @@ fn fmt_pr(v: f64) -> String {
         format!("{v:.2}")
     } else {
         fmt_sig(v)
-    }
-}
-
-impl Figure for PrFigure {
-    fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
-    }
-
-    fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let mut rest = self.frame.draw(root, self.width, style::MARGIN)?;
-
-        // Panels share the space in proportion to their row counts.
-        let total: u32 = self
-            .panels
-            .iter()
-            .map(HBarPanel::height)
-            .sum::<u32>()
-            .max(1);
-        let (_, avail) = rest.dim_in_pixel();
-        for (i, panel) in self.panels.iter().enumerate() {
-            let area = if i + 1 == self.panels.len() {
-                rest.clone()
-            } else {
-                let h = (u64::from(avail) * u64::from(panel.height()) / u64::from(total)) as u32;
-                let (top, bottom) = rest.split_vertically(h);
-                rest = bottom;
-                top
-            };
-            panel.draw(root, &area, self.label_w, self.annot_w)?;
-        }
-        Ok(())
     }
 }

@@ -40,15 +40,8 @@ fn is_table1_row(r: &MeasurementRow) -> bool {
 
 /// Listing number of a variant named like `listing4` (or `Listing 4`, `l4`).
 pub fn listing_number(variant: &str) -> Option<u32> {
-    let digits: String = variant
-        .chars()
-        .rev()
-        .take_while(char::is_ascii_digit)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    digits.parse().ok()
+    let stem = variant.trim_end_matches(|c: char| c.is_ascii_digit());
+    variant[stem.len()..].parse().ok()
 }
 
 /// The whitepaper's time for a listing on a GTX 285 with OpenCL, if it published one.
