@@ -194,7 +194,7 @@ impl Figure for GpusFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let area = self.frame.draw(root, style::WIDTH, style::MARGIN)?;
+        let area = self.frame.draw(root, style::MARGIN)?;
         let n = self.rows.len().max(1);
         let (x0, x1) = self.x;
         let y_top = n as f64 - 0.5;

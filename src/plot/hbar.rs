@@ -290,59 +290,48 @@ pub(crate) fn rows_axis_max<'a>(rows: impl IntoIterator<Item = &'a HBarRow>, flo
 pub(crate) struct HBarFigure {
     frame: Frame,
     panels: Vec<HBarPanel>,
-    label_w: u32,
     /// The column of row annotations right of stacked panels.
     annot_w: u32,
     stacked: bool,
-    width: u32,
-    height: u32,
 }
 
 impl HBarFigure {
-    /// Panels side by side at the standard width, as tall as the first panel's rows need.
+    /// Panels side by side, as tall as the first panel's rows need.
     pub(crate) fn new(frame: Frame, panels: Vec<HBarPanel>) -> Self {
-        let plot_h = panels.first().map_or(0, HBarPanel::height);
-        Self::laid_out(frame, panels, plot_h, 0, false)
+        HBarFigure {
+            frame,
+            panels,
+            annot_w: 0,
+            stacked: false,
+        }
     }
 
     /// Panels one above the other, with an `annot_w` column of row annotations at the right.
     pub(crate) fn stacked(frame: Frame, panels: Vec<HBarPanel>, annot_w: u32) -> Self {
-        let plot_h = panels.iter().map(HBarPanel::height).sum();
-        Self::laid_out(frame, panels, plot_h, annot_w, true)
-    }
-
-    fn laid_out(
-        frame: Frame,
-        panels: Vec<HBarPanel>,
-        plot_h: u32,
-        annot_w: u32,
-        stacked: bool,
-    ) -> Self {
-        let width = style::WIDTH;
-        let height = frame.chrome_height(width) + plot_h + style::MARGIN;
-        let labels = panels
-            .iter()
-            .flat_map(|p| &p.rows)
-            .map(|r| r.label.as_str());
         HBarFigure {
-            label_w: labels_width(labels, width),
             frame,
             panels,
             annot_w,
-            stacked,
-            width,
-            height: height.max(style::MIN_HEIGHT),
+            stacked: true,
         }
     }
 }
 
 impl super::Figure for HBarFigure {
     fn size(&self) -> (u32, u32) {
-        (self.width, self.height)
+        let plot_h = if self.stacked {
+            self.panels.iter().map(HBarPanel::height).sum()
+        } else {
+            self.panels.first().map_or(0, HBarPanel::height)
+        };
+        let height = self.frame.chrome_height(style::WIDTH) + plot_h + style::MARGIN;
+        (style::WIDTH, height.max(style::MIN_HEIGHT))
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let mut plots = self.frame.draw(root, self.width, style::MARGIN)?;
+        let mut plots = self.frame.draw(root, style::MARGIN)?;
+        let labels = self.panels.iter().flat_map(|p| &p.rows);
+        let label_w = labels_width(labels.map(|r| r.label.as_str()), style::WIDTH);
         if self.stacked {
             // Panels share the space in proportion to their row counts.
             let total: u32 = self.panels.iter().map(HBarPanel::height).sum();
@@ -356,16 +345,16 @@ impl super::Figure for HBarFigure {
                     plots = bottom;
                     top
                 };
-                panel.draw(root, &area, self.label_w, self.annot_w)?;
+                panel.draw(root, &area, label_w, self.annot_w)?;
             }
             return Ok(());
         }
         match self.panels.as_slice() {
-            [only] => only.draw(root, &plots, self.label_w, 0)?,
+            [only] => only.draw(root, &plots, label_w, 0)?,
             [left, right, ..] => {
-                let plot_w = self.width.saturating_sub(self.label_w) / 2;
-                let (a, b) = plots.split_horizontally(self.label_w + plot_w);
-                left.draw(root, &a, self.label_w, 0)?;
+                let plot_w = style::WIDTH.saturating_sub(label_w) / 2;
+                let (a, b) = plots.split_horizontally(label_w + plot_w);
+                left.draw(root, &a, label_w, 0)?;
                 right.draw(root, &b, 0, 0)?;
             }
             [] => {}

@@ -43,14 +43,14 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    /// Draws the frame at `width` and returns the area left for the plot; `notes_gap`
-    /// separates plot and notes.
+    /// Draws the frame across the canvas `root` and returns the area left for the plot;
+    /// `notes_gap` separates plot and notes.
     pub fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
-        width: u32,
         notes_gap: u32,
     ) -> Result<DrawingArea<DB, Shift>, DrawError> {
+        let (width, _) = root.dim_in_pixel();
         let body = draw_header(root, &self.title, &self.subtitle)?;
         let (legend_area, body) = body.split_vertically(legend_height(&self.legend, width));
         draw_legend(&legend_area, &self.legend)?;

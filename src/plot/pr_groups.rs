@@ -79,8 +79,7 @@ impl Figure for PrGroups {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let area = self.frame().draw(root, w, style::MARGIN / 2)?;
+        let area = self.frame().draw(root, style::MARGIN / 2)?;
         let (x_lo, x_hi) = self.x_range();
         let n = self.rows.len().max(1) as f64;
         let mut chart = ChartBuilder::on(&area)

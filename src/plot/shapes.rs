@@ -308,8 +308,7 @@ impl Figure for ShapesFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let plot_area = self.frame.draw(root, w, style::MARGIN / 2)?;
+        let plot_area = self.frame.draw(root, style::MARGIN / 2)?;
         let points = || self.series.iter().flat_map(|s| s.points.iter());
         let x_lo = points().map(|p| p.x).fold(f64::INFINITY, f64::min);
         let x_hi = points().map(|p| p.x).fold(f64::NEG_INFINITY, f64::max);

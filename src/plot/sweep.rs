@@ -468,8 +468,7 @@ impl Figure for SweepFigure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let plot_area = self.frame.draw(root, w, style::MARGIN / 2)?;
+        let plot_area = self.frame.draw(root, style::MARGIN / 2)?;
 
         let ((x_lo, x_hi), y_hi) = (self.axes.x, self.axes.y_hi);
 

@@ -194,8 +194,7 @@ impl Figure for Table1Figure {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let plot_area = self.frame.draw(root, w, style::MARGIN / 2)?;
+        let plot_area = self.frame.draw(root, style::MARGIN / 2)?;
 
         let values = self.series.iter().flat_map(|s| s.bars.iter().flatten());
         let (mut lo, mut hi) = (f64::INFINITY, 0f64);

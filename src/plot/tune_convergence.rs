@@ -69,8 +69,7 @@ impl Figure for Convergence {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let plot_area = self.frame().draw(root, w, style::MARGIN / 2)?;
+        let plot_area = self.frame().draw(root, style::MARGIN / 2)?;
         let all = self.lines.iter().flat_map(|l| l.points.iter());
         // Evaluations are counted: an integer axis, so no tick reads 2.5 evaluations.
         let x_hi = all.clone().map(|p| p.0.round() as i64).fold(1, i64::max);

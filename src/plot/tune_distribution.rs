@@ -50,8 +50,7 @@ impl Figure for Distribution {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let plot_area = self.frame().draw(root, w, style::MARGIN / 2)?;
+        let plot_area = self.frame().draw(root, style::MARGIN / 2)?;
         let n = self
             .series
             .iter()

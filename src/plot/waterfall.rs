@@ -130,8 +130,7 @@ impl Figure for Waterfall {
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
-        let (w, _) = self.size();
-        let area = self.frame.draw(root, w, style::MARGIN / 2)?;
+        let area = self.frame.draw(root, style::MARGIN / 2)?;
         let n = self.bars.len() as f64;
         let tick = |v: &f64| fmt_tick(*v);
         let mut chart = ChartBuilder::on(&area)
