@@ -281,10 +281,9 @@ impl<T: Serialize + CsvSchema> Existing<T> {
     }
 }
 
-/// Reads the rows of `path` (none where it is missing or empty), to go on appending to it: its
-/// header must be `T`'s columns exactly, since an appender writes them; an older file is read,
-/// never extended. A non-empty file is refused unless `resume` is set, so a new run never
-/// mixes its rows into an old run's file by accident.
+/// Reads the rows of `path` (none where missing or empty) to go on appending to it: its header
+/// must be exactly `T`'s, since an appender writes them; a non-empty file needs `resume`, so a
+/// new run never mixes its rows into an old run's file by accident.
 pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     resume: bool,
@@ -318,9 +317,8 @@ pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
 }
 
 impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
-    /// Opens `path` for appending `T` rows, creating parent directories: a missing or empty
-    /// file gets `T`'s header; a non-empty one is continued only with `resume`, and only as
-    /// [`read_to_append`] and [`CsvAppender::continue_file`] allow.
+    /// Opens `path` for appending `T` rows, creating parent directories, as [`read_to_append`]
+    /// and [`CsvAppender::continue_file`] allow.
     pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
         create_parent_dirs(path)?;
         Self::continue_file(&read_to_append::<T>(path, resume)?)
@@ -363,9 +361,8 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         self.append_all(std::slice::from_ref(row))
     }
 
-    /// Writes `rows` with one write: either all of them reach the file or, when the write
-    /// fails (disk full, file too large), the file is cut back to where it was, so no
-    /// half-written line is left to be read as data.
+    /// Writes `rows` with one write; when it fails (disk full), the file is cut back to where
+    /// it was, so no half-written line is left to be read as data.
     pub fn append_all(&mut self, rows: &[T]) -> Result<(), ExportError> {
         let mut buffer = ::csv::WriterBuilder::new()
             .has_headers(false)

@@ -38,11 +38,9 @@ fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError>
         .map_err(io_err(path))
 }
 
-/// Refuses a target that is not a plain file of its own: a link (the user meant what it points
-/// to, which a rename would not touch, and replacing it would destroy the link), a device node
-/// or FIFO (`/dev/null` replaced by a regular file breaks the system), a folder, or a file with
-/// other hard links (a rename would silently part it from its other names, and an append
-/// would write into them). A missing target passes.
+/// Refuses a target that is not a plain file of its own (a missing one passes): a link (a rename
+/// would destroy it), a device node or FIFO (`/dev/null` replaced by a file breaks the system),
+/// a folder, or a file with other hard links (a rename would part it from its other names).
 pub fn check_target(path: &Path) -> Result<(), ExportError> {
     use std::os::unix::fs::MetadataExt;
     let meta = match fs::symlink_metadata(path) {

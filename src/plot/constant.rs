@@ -18,7 +18,6 @@ const SPEC: Reference = Reference {
     paper: &crate::paper::FANG_SOBEL_CONSTANT_PR,
 };
 
-/// Builds one figure per (run, study, size) with a fair constant-memory Sobel.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)> {
     let rows = data
         .measurements

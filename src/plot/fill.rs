@@ -69,7 +69,6 @@ fn row_label(r: &MeasurementRow) -> String {
     }
 }
 
-/// Builds one figure per (run, study, device) with fill rows.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let rows = data
         .measurements

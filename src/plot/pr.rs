@@ -81,7 +81,8 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
     info.devices = devices;
     info.run_ids = vec![run_id.to_string()];
 
-    let legend = legend_items(&side_names(rows).0);
+    let (side_a, side_b) = side_names(rows);
+    let legend = legend_items(&side_a);
     let mut notes = vec![
         "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
          values at right: PR [CI low, CI high]."
@@ -110,7 +111,11 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
     };
     HBarFigure::stacked(
         Frame {
-            title: style::title(&ratio_title(rows), &subject),
+            // An OpenCL-vs-OpenCL run is not titled OpenCL / CUDA.
+            title: style::title(
+                &format!("Performance Ratio {side_a} / {side_b} (PR)"),
+                &subject,
+            ),
             subtitle: info.subtitle(),
             legend,
             notes,
@@ -118,13 +123,6 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
         panels,
         annot_w,
     )
-}
-
-/// "Performance Ratio A / B (PR)" with the APIs the rows compare: an OpenCL-vs-OpenCL run is
-/// not titled OpenCL / CUDA.
-fn ratio_title(rows: &[&PrRow]) -> String {
-    let (a, b) = side_names(rows);
-    format!("Performance Ratio {a} / {b} (PR)")
 }
 
 /// What the two sides are called in titles and legends: the APIs where they differ, else

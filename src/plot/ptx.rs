@@ -15,7 +15,6 @@ chart_kind!(
     .ptx_classes
     .is_empty());
 
-/// Builds one figure per kernel pair.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     // PTX is compiled, not measured: the run's GPU and driver still tell which compilers.
     let info = RunInfo::from_measurements(&data.measurements);

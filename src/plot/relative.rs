@@ -22,11 +22,6 @@ pub(crate) struct Reference {
     pub paper: &'static crate::paper::Quote,
 }
 
-/// The algorithm of a row's variant; the variant's own name when the family does not know it.
-fn algorithm_of(catalog: &Catalog, r: &MeasurementRow) -> String {
-    catalog.algorithm(r.family, &r.variant).to_string()
-}
-
 /// Both sides of `comparison` read through the reference space.
 fn fair_reference(spec: &Reference, rows: &[&MeasurementRow], comparison: &str) -> bool {
     let sides: Vec<_> = rows.iter().filter(|r| r.comparison == comparison).collect();
@@ -41,12 +36,12 @@ pub(crate) fn reference_of<'a>(
     rows: &[&'a MeasurementRow],
     r: &MeasurementRow,
 ) -> Option<&'a MeasurementRow> {
-    let algo = algorithm_of(catalog, r);
+    let algo = catalog.algorithm(r.family, &r.variant);
     rows.iter()
         .find(|x| {
             x.api == r.api
                 && (spec.is_reference)(&x.variant)
-                && algorithm_of(catalog, x) == algo
+                && catalog.algorithm(x.family, &x.variant) == algo
                 && fair_reference(spec, rows, &x.comparison)
         })
         .copied()

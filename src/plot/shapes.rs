@@ -58,7 +58,6 @@ struct Series {
     points: Vec<Point>,
 }
 
-/// A laid-out shapes chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ShapesFigure {
     frame: Frame,
@@ -112,7 +111,6 @@ fn shapes<'a>(catalog: &Catalog, rows: &[&'a MeasurementRow]) -> Vec<Shape<'a>> 
         .collect()
 }
 
-/// Builds one figure per (run, study, device) with matvec at two or more aspect ratios.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, ShapesFigure)> {
     let rows = data.measurements.iter().filter(|r| usable(r));
     let groups = group_in_order(rows, |r| {

@@ -59,7 +59,6 @@ struct Axes {
     y_hi: f64,
 }
 
-/// A laid-out sweep chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SweepFigure {
     frame: Frame,
@@ -70,7 +69,6 @@ pub(crate) struct SweepFigure {
     series: Vec<Series>,
 }
 
-/// Group key of one sweep chart.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Key {
     run_id: String,
@@ -82,7 +80,6 @@ struct Key {
     size: String,
 }
 
-/// Builds one figure per swept configuration.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     let points = data.measurements.iter().filter(|r| is_sweep_point(r));
     let groups = group_in_order(points, |r| Key {

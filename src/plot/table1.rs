@@ -68,7 +68,6 @@ struct BarSeries {
     bars: Vec<Option<Bar>>,
 }
 
-/// A laid-out Table 1 chart.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Table1Figure {
     frame: Frame,
@@ -76,7 +75,6 @@ pub(crate) struct Table1Figure {
     series: Vec<BarSeries>,
 }
 
-/// Builds one figure per run id.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
     let rows = data.measurements.iter().filter(|r| is_table1_row(r));
     group_in_order(rows, |r| r.run_id.clone())

@@ -27,7 +27,6 @@ fn input_of(r: &MeasurementRow) -> String {
         .map_or_else(|| r.size.clone(), |(stem, _)| stem.to_string())
 }
 
-/// Builds one figure per (run, study, family, input) with a fair texture comparison.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)> {
     let rows = data
         .measurements

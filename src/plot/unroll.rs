@@ -35,7 +35,6 @@ fn baseline<'a>(rows: &[&'a MeasurementRow]) -> Option<&'a MeasurementRow> {
     fair.or_else(|| rows.iter().find(cuda_plain)).copied()
 }
 
-/// Builds one figure per (run, study, kernel, size) that has pragmas and a baseline.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let rows = data.measurements.iter().filter(|r| is_timed(r));
     let groups = group_in_order(rows, |r| {

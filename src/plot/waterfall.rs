@@ -34,7 +34,6 @@ pub struct Bar {
     pub ci: Option<(f64, f64)>,
 }
 
-/// A laid-out waterfall.
 pub(crate) struct Waterfall {
     frame: Frame,
     bars: Vec<Bar>,
