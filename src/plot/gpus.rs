@@ -73,8 +73,6 @@ pub(crate) struct GpusFigure {
     rows: Vec<(String, Vec<Point>)>,
     series: usize,
     x: (f64, f64),
-    label_w: u32,
-    height: u32,
 }
 
 /// One figure per study whose PR rows come from two GPUs (or drivers) or more.
@@ -173,34 +171,32 @@ fn build(study: &str, names: &[String], rows: Vec<(String, Vec<Point>)>) -> Gpus
             ),
         ],
     };
-    let row_h = style::ROW_H.max(names.len() as u32 * 10 + 10);
-    let plot_h = rows.len().max(1) as u32 * row_h + style::X_AXIS_AREA + style::PANEL_GAP;
-    let label_w = super::hbar::labels_width(rows.iter().map(|(l, _)| l.as_str()), style::WIDTH);
-    let height =
-        (frame.chrome_height(style::WIDTH) + plot_h + style::MARGIN).max(style::MIN_HEIGHT);
     GpusFigure {
         frame,
         rows,
         series: names.len(),
         x,
-        label_w,
-        height,
     }
 }
 
 impl Figure for GpusFigure {
     fn size(&self) -> (u32, u32) {
-        (style::WIDTH, self.height)
+        let row_h = style::ROW_H.max(self.series as u32 * 10 + 10);
+        let plot_h = self.rows.len().max(1) as u32 * row_h + style::X_AXIS_AREA + style::PANEL_GAP;
+        let height = self.frame.chrome_height(style::WIDTH) + plot_h + style::MARGIN;
+        (style::WIDTH, height.max(style::MIN_HEIGHT))
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let area = self.frame.draw(root, style::MARGIN)?;
+        let labels = self.rows.iter().map(|(l, _)| l.as_str());
+        let label_w = super::hbar::labels_width(labels, style::WIDTH);
         let n = self.rows.len().max(1);
         let (x0, x1) = self.x;
         let y_top = n as f64 - 0.5;
         let mut chart = ChartBuilder::on(&area)
             .margin_top(style::PANEL_GAP)
-            .margin_left(self.label_w + style::MARGIN)
+            .margin_left(label_w + style::MARGIN)
             .margin_right(style::MARGIN * 5)
             .x_label_area_size(style::X_AXIS_AREA)
             .build_cartesian_2d(x0..x1, -0.5f64..y_top)?;
@@ -227,7 +223,7 @@ impl Figure for GpusFigure {
         let label_font = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
         for (i, (label, points)) in self.rows.iter().enumerate() {
             let (left, cy) = chart.backend_coord(&(x0, row_y(i)));
-            let text = fit_text(root, label, style::TICK_PX, self.label_w)?;
+            let text = fit_text(root, label, style::TICK_PX, label_w)?;
             root.draw(&Text::new(text, (left - 8, cy), label_font.clone()))?;
             for p in points {
                 if !p.pr.is_finite() {
