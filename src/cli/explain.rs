@@ -60,12 +60,7 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
 /// explain writes its own files (explain.csv, explain-verdicts.csv, explain.md); an export
 /// option it would ignore is refused rather than accepted without effect.
 fn refuse_exports(args: &ExplainArgs) -> Result<()> {
-    let given = [
-        ("--export-json", &args.run.export_json),
-        ("--export-csv", &args.run.export_csv),
-        ("--export-markdown", &args.run.export_markdown),
-    ];
-    if let Some((option, _)) = given.iter().find(|(_, path)| path.is_some()) {
+    if let Some((option, _)) = args.run.exports().find(|(_, path)| path.is_some()) {
         bail!(
             "explain does not take {option}: its rows are in explain.csv and \
              explain-verdicts.csv of its folder (export a rung's run folder with `clvscu run`)"
@@ -100,16 +95,15 @@ fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
     let Some(out) = out else {
         return Ok(dir.to_path_buf());
     };
-    let same = std::fs::canonicalize(dir).ok() == std::fs::canonicalize(out).ok();
-    if !same && within(out, dir) {
-        // The copy would be part of what it copies, again and again.
-        bail!(
-            "--out {}: inside --from {}; give a folder outside the one read",
-            out.display(),
-            dir.display()
-        );
-    }
-    if !same {
+    if std::fs::canonicalize(dir).ok() != std::fs::canonicalize(out).ok() {
+        if within(out, dir) {
+            // The copy would be part of what it copies, again and again.
+            bail!(
+                "--out {}: inside --from {}; give a folder outside the one read",
+                out.display(),
+                dir.display()
+            );
+        }
         if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
             bail!(
                 "--out {}: already exists and is not empty; give a new folder",
@@ -328,11 +322,8 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     if part == MACHINE_CODE_PART {
         return run_machine_code_part_here(args, targets, out);
     }
-    let kept = format!(
-        "every finished rung is in {}; continue with --resume --out {}",
-        out.display(),
-        out.display()
-    );
+    let shown = out.display();
+    let kept = format!("every finished rung is in {shown}; continue with --resume --out {shown}");
     let watchdog = start_watchdog(format!("{kept} (or raise --timeout)"));
     let interrupted = interrupt_flag(&watchdog, kept);
     let sources = args.run.devices.sources()?;
@@ -395,16 +386,7 @@ fn part_command_line(out: &Path, part: &str) -> Result<(PathBuf, Vec<String>)> {
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
 fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<String> {
-    let mut kept = Vec::new();
-    let mut args = args.peekable();
-    while let Some(a) = args.next() {
-        if a == "--out" || a == "--part" {
-            // The flag's value goes with it.
-            args.next();
-        } else if !(a.starts_with("--out=") || a.starts_with("--part=") || a == "--resume") {
-            kept.push(a);
-        }
-    }
+    let mut kept = crate::cli::children::without(args, &["--out", "--part"], &["--resume"]);
     kept.extend(["--resume".into(), "--out".into(), out.display().to_string()]);
     kept
 }

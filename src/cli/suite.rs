@@ -62,6 +62,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         steps.len(),
         out.display()
     );
+    let cap = |s: &Step| f64::from(s.cap_s(args.quick)) * args.cap_scale;
     let mut slack = Slack::default();
     let started = std::time::Instant::now();
     for (index, step) in steps.iter().enumerate() {
@@ -74,13 +75,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             say!("== {}: finished before, skipped", step.name);
             continue;
         }
-        let allowance = slack.allowance(f64::from(step.cap_s(args.quick)) * args.cap_scale);
+        let allowance = slack.allowance(cap(step));
         // How far the suite is, and the most it can take from here: this step's allowance
         // and the caps of the steps after it (a step never runs past its cap).
-        let later: f64 = steps[index + 1..]
-            .iter()
-            .map(|s| f64::from(s.cap_s(args.quick)) * args.cap_scale)
-            .sum();
+        let later: f64 = steps[index + 1..].iter().map(cap).sum();
         say!(
             "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",
             index + 1,
@@ -336,23 +334,18 @@ fn run_cpu_step(
     }
     let _ = std::fs::remove_file(&part);
     let mut notes = Vec::new();
-    if !aborted.is_empty() {
+    let ended = [
+        (
+            &aborted,
+            "ended their process without an exit code of ours (the CPU runtime aborted; see",
+        ),
+        (&errors, "ended with an error (see"),
+    ];
+    for (ids, how) in ended.into_iter().filter(|(ids, _)| !ids.is_empty()) {
+        let (n, of, step) = (ids.len(), study.comparisons.len(), step.name);
         notes.push(format!(
-            "{} of {} comparisons ended their process without an exit code of ours (the CPU \
-             runtime aborted; see logs/{}.log): {}",
-            aborted.len(),
-            study.comparisons.len(),
-            step.name,
-            aborted.join(", ")
-        ));
-    }
-    if !errors.is_empty() {
-        notes.push(format!(
-            "{} of {} comparisons ended with an error (see logs/{}.log): {}",
-            errors.len(),
-            study.comparisons.len(),
-            step.name,
-            errors.join(", ")
+            "{n} of {of} comparisons {how} logs/{step}.log): {}",
+            ids.join(", ")
         ));
     }
     if aborted.len() + errors.len() == study.comparisons.len() {
@@ -367,11 +360,8 @@ fn run_cpu_step(
     if status == StepStatus::Capped {
         notes.push(CAPPED_NOTE.into());
     }
-    let code = if aborted.is_empty() && errors.is_empty() && !failed_configs {
-        EXIT_OK
-    } else {
-        EXIT_FAILED_CONFIGS
-    };
+    let whole = aborted.is_empty() && errors.is_empty() && !failed_configs;
+    let code = if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS };
     Ok(row(status, code, notes.join("; ")))
 }
 
@@ -488,16 +478,16 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     );
     // Only what this finish wrote is named: a folder without a run has no report to open.
     let mut written = vec!["suite.md", "suite.csv", "peaks.md"];
-    let last = match (have_findings, report.is_ok()) {
-        (true, true) => {
+    let last = match (have_findings, &report) {
+        (true, Ok(_)) => {
             written.extend(["findings.md", "findings.html", "report.md", "report.html"]);
             "The findings: findings.md and findings.html; the report: report.md and report.html."
         }
-        (true, false) => {
+        (true, Err(_)) => {
             written.extend(["findings.md", "findings.html", "report.md"]);
             "The findings: findings.md and findings.html; report.md opens them (no HTML report)."
         }
-        (false, true) => {
+        (false, Ok(_)) => {
             // findings() moves report.md aside first; it may have failed before or after.
             let md = [clvscu::report::findings::APPENDIX, "report.md"]
                 .into_iter()
@@ -506,10 +496,7 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
             written.extend([md, "report.html"]);
             &format!("No findings; the report: {md} and report.html.")
         }
-        (false, false) => match &report {
-            Err(e) => &format!("No findings and no report: {e}."),
-            Ok(_) => "No findings and no report.",
-        },
+        (false, Err(e)) => &format!("No findings and no report: {e}."),
     };
     md += &format!("\n{peaks_md}\n{last}\n");
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
