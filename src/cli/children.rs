@@ -14,6 +14,10 @@ use crate::cli::stopping::EXIT_INTERRUPTED;
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static STOPS: AtomicUsize = AtomicUsize::new(0);
 
+/// How long a child told to stop (by Ctrl-C, or its cap) gets to write what it finished before
+/// its group is killed.
+const GRACE: Duration = Duration::from_secs(15);
+
 /// How long a child told to stop by SIGTERM or SIGHUP gets before its group is killed: the
 /// one who sent it wants the process gone, not its comparison in progress finished.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -40,7 +44,6 @@ pub fn catch_stop_signals() {
     }
 }
 
-/// The stop signal received, if any.
 pub fn stop_signal() -> Option<i32> {
     match STOP_SIGNAL.load(Ordering::SeqCst) {
         0 => None,
@@ -83,26 +86,24 @@ fn signal_group(child: &Child, signal: libc::c_int) {
     }
 }
 
-/// Runs a guarded `command` to its end; a stop signal to this process ends its group (after
-/// `grace`, see [`wait_stopping`]). The exit code, [`EXIT_INTERRUPTED`] for a child ended by a
-/// signal.
-pub fn run_to_end(command: &mut Command, grace: Duration) -> std::io::Result<i32> {
+/// Runs a guarded `command` to its end; a stop signal to this process ends its group (see
+/// [`wait_stopping`]). The exit code, [`EXIT_INTERRUPTED`] for a child ended by a signal.
+pub fn run_to_end(command: &mut Command) -> std::io::Result<i32> {
     let mut child = guard(command).spawn()?;
-    let (code, _) = wait_stopping(&mut child, grace, None)?;
+    let (code, _) = wait_stopping(&mut child, None)?;
     Ok(code.unwrap_or(EXIT_INTERRUPTED))
 }
 
 /// Waits for a guarded `child` to end; a stop signal to this process, or `cap` passing, ends
-/// its group (after `grace`). Returns the exit code (`None`: ended by a signal) and whether
-/// the cap, not a stop signal, ended it.
+/// its group. Returns the exit code (`None`: ended by a signal) and whether the cap, not a stop
+/// signal, ended it.
 pub fn wait_stopping(
     child: &mut Child,
-    grace: Duration,
     cap: Option<Duration>,
 ) -> std::io::Result<(Option<i32>, bool)> {
     let started = Instant::now();
     // Once the stop is passed on: when, the grace, and how many stop signals had come. SIGINT
-    // (Ctrl-C) passes on as SIGINT and the child gets `grace` to keep what it finished; SIGTERM
+    // (Ctrl-C) passes on as SIGINT and the child gets [`GRACE`] to keep what it finished; SIGTERM
     // and SIGHUP pass on as SIGTERM with [`TERM_GRACE`]. A second stop signal, or the grace
     // running out, kills the group.
     let mut stopping: Option<(Instant, Duration, usize)> = None;
@@ -116,7 +117,7 @@ pub fn wait_stopping(
             None if due => {
                 let term = matches!(stop_signal(), Some(libc::SIGTERM | libc::SIGHUP));
                 signal_group(child, if term { libc::SIGTERM } else { libc::SIGINT });
-                let grace = if term { TERM_GRACE.min(grace) } else { grace };
+                let grace = if term { TERM_GRACE } else { GRACE };
                 stopping = Some((Instant::now(), grace, STOPS.load(Ordering::SeqCst)));
             }
             Some((since, grace, seen))

@@ -102,8 +102,7 @@ pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
 /// parent's Ctrl-C count) is passed on to every child as one SIGINT: the children run in their
 /// own process group, so a terminal's Ctrl-C reaches them once, through this process, and a
 /// second Ctrl-C ends them at once as it would one run. Returns each job's exit code, in job
-/// order: a child ended by SIGINT (Ctrl-C's signal) counts as interrupted, one ended by any
-/// other signal (killed outright, crashed) as an error, with a line to `emit` naming it.
+/// order ([`exit_code`]).
 pub fn run_all(
     program: &Path,
     jobs: &[GpuJob],
@@ -150,8 +149,9 @@ pub fn run_all(
         .collect())
 }
 
-/// A child's exit code; one ended by a signal has none: SIGINT is an interruption, as the
-/// child's own handler would have said, any other signal an error.
+/// A child's exit code; one ended by a signal has none: SIGINT (Ctrl-C's signal) is an
+/// interruption, as the child's own handler would have said, any other signal (killed
+/// outright, crashed) an error, with a line to `emit` naming it.
 fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32 {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {
@@ -282,12 +282,10 @@ fn report_over(out: &Path) {
     }
 }
 
-/// Prints each GPU's outcome; the command's exit code is the most serious of them, in this
-/// order: 1, an error (a GPU that did not run or did not finish: bad input, no device, a
-/// process killed or crashed; a code of no meaning of ours counts as one and gives 1), then 2
-/// (usage), then 4 (a launch hung and that GPU's run was stopped), then 130 (interrupted), then
-/// 5, then 3 (finished, some configuration failed), then 0. So a GPU that failed outright is
-/// never hidden behind another's failed configurations, nor a hang behind a Ctrl-C.
+/// Prints each GPU's outcome; the command's exit code is the most serious of them
+/// ([`SEVERITY`]): a GPU that did not run or did not finish (bad input, no device, a process
+/// killed or crashed, a code of no meaning of ours) gives 1, never hidden behind another's
+/// failed configurations, nor a hang behind a Ctrl-C.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
@@ -307,7 +305,9 @@ pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
         .map_or(EXIT_OK, |r| SEVERITY[r])
 }
 
-/// The exit codes in [`summarize`]'s order, least serious first.
+/// The exit codes in [`summarize`]'s order, least serious first: 0; 3, finished with some
+/// configuration failed; 5; 130, interrupted; 4, a launch hung and that GPU's run was stopped;
+/// 2, usage; 1, an error.
 const SEVERITY: [i32; 7] = [
     EXIT_OK,
     EXIT_FAILED_CONFIGS,

@@ -4,7 +4,6 @@
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
@@ -168,9 +167,6 @@ const MACHINE_CODE_PART: &str = "machine-code";
 /// The `--part` value of the run ncu watches (`explain::profile`).
 const PROFILE_PART: &str = "profile";
 
-/// Seconds a part told to stop by Ctrl-C gets to write what it finished before it is killed.
-const PART_GRACE_S: u64 = 15;
-
 /// The parent: each part in a process of its own, one after another, then the verdicts. A
 /// stop signal to it ends the running part's process group (see `children`).
 fn run_parts(out: &Path, profile: bool) -> Result<i32> {
@@ -245,11 +241,8 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     let mut args = profile::ncu_arguments(&out.join(profile::RAW_FILE));
     args.push(exe.display().to_string());
     args.extend(part);
-    let status = crate::cli::children::run_to_end(
-        std::process::Command::new(&ncu).args(&args),
-        Duration::from_secs(PART_GRACE_S),
-    )
-    .with_context(|| format!("running {}", ncu.display()))?;
+    let status = crate::cli::children::run_to_end(std::process::Command::new(&ncu).args(&args))
+        .with_context(|| format!("running {}", ncu.display()))?;
     let status = format!("exit {status}");
     let version = std::process::Command::new(&ncu)
         .arg("--version")
@@ -364,7 +357,7 @@ fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i3
     let (exe, args) = part_command_line(out, part)?;
     let mut command = std::process::Command::new(&exe);
     command.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
-    let code = crate::cli::children::run_to_end(&mut command, Duration::from_secs(PART_GRACE_S))
+    let code = crate::cli::children::run_to_end(&mut command)
         .with_context(|| format!("running {} for {part}", exe.display()))?;
     if crate::cli::children::stop_signal().is_some() {
         // Stopped from outside: whatever the part said, the explain stops here.

@@ -22,10 +22,6 @@ use crate::cli::setup::{out_folder, stamp_now};
 use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
-/// Seconds a step stopped at its cap gets to write what it finished before it is killed.
-const GRACE_S: u64 = 15;
-
-/// The note of a step stopped at its cap.
 const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
@@ -216,7 +212,6 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     Ok(row(status, code, wall_s, note))
 }
 
-/// The step's log `logs/STEP.EXT` under the suite's folder.
 fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
 }
@@ -423,7 +418,7 @@ fn failed_rows_note(dir: &Path) -> String {
 }
 
 /// Runs `command` with its output in `file`, guarded ([`children::guard`]); past `cap_s`
-/// seconds its group gets SIGINT (it keeps what it finished), then a kill after [`GRACE_S`];
+/// seconds its group gets SIGINT (it keeps what it finished), then a kill after a grace;
 /// a stop signal to this process is passed on the same way. Returns the exit code (`None`:
 /// killed by a signal) and whether the cap stopped it.
 fn run_capped(
@@ -438,9 +433,10 @@ fn run_capped(
     let mut child = children::guard(&mut command)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
-    let grace = Duration::from_secs(GRACE_S);
-    let cap = Duration::from_secs_f64(cap_s);
-    Ok(children::wait_stopping(&mut child, grace, Some(cap))?)
+    Ok(children::wait_stopping(
+        &mut child,
+        Some(Duration::from_secs_f64(cap_s)),
+    )?)
 }
 
 /// After the steps: the peaks table, the report of the whole folder, suite.md.
