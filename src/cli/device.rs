@@ -49,10 +49,8 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         say!("      compute capability {ma}.{mi}");
     }
     if d.api == "OpenCL" {
-        say!(
-            "      sub-groups: {}",
-            if d.has_subgroups { "yes" } else { "no" }
-        );
+        let subgroups = if d.has_subgroups { "yes" } else { "no" };
+        say!("      sub-groups: {subgroups}");
     }
 }
 

@@ -31,29 +31,24 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         return Ok(EXIT_OK);
     }
     let targets = targets(&args)?;
-    let stamp = stamp_now();
-    let out = out_folder(args.run.out.as_deref(), "explain", &stamp)?;
-    match args.part.as_deref() {
-        Some(part) => run_part(&args, targets, &out, part),
-        None => {
-            if !args.run.resume && out.join(explain_run::LADDER_DIR).exists() {
-                bail!(
-                    "{} holds an earlier explain: continue it with --resume, or give another --out",
-                    out.display()
-                );
-            }
-            let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
-                .into_iter()
-                .map(|(_, row)| row)
-                .collect();
-            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            clvscu::export::csv::write_rows(
-                &out.join(clvscu::explain::machine_code::CODE_ONLY_CSV),
-                &code_only,
-            )?;
-            run_parts(&out, !args.no_profile)
-        }
+    let out = out_folder(args.run.out.as_deref(), "explain", &stamp_now())?;
+    if let Some(part) = args.part.as_deref() {
+        return run_part(&args, targets, &out, part);
     }
+    if !args.run.resume && out.join(explain_run::LADDER_DIR).exists() {
+        bail!(
+            "{} holds an earlier explain: continue it with --resume, or give another --out",
+            out.display()
+        );
+    }
+    let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let code_only_csv = out.join(clvscu::explain::machine_code::CODE_ONLY_CSV);
+    clvscu::export::csv::write_rows(&code_only_csv, &code_only)?;
+    run_parts(&out, !args.no_profile)
 }
 
 /// explain writes its own files (explain.csv, explain-verdicts.csv, explain.md); an export
@@ -345,10 +340,8 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         list.push('\n');
         clvscu::export::write_atomic(&out.join(PENDING), list.as_bytes())?;
     }
-    if report.summary.interrupted || interrupted.load(Ordering::SeqCst) {
-        return Ok(EXIT_INTERRUPTED);
-    }
-    Ok(EXIT_OK)
+    let stopped = report.summary.interrupted || interrupted.load(Ordering::SeqCst);
+    Ok(if stopped { EXIT_INTERRUPTED } else { EXIT_OK })
 }
 
 /// Runs this command again for one part, resuming `out`, with `env` added to its

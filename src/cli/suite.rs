@@ -28,8 +28,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
-    let stamp = stamp_now();
-    let out = out_folder(args.out.as_deref(), "suite", &stamp)?;
+    let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
     if on_every_gpu {
         // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
@@ -155,10 +154,8 @@ fn mode(args: &SuiteArgs) -> &'static str {
 }
 
 fn resume_hint(out: &Path) -> String {
-    format!(
-        "interrupted: continue with `clvscu suite --resume --out {}`",
-        out.display()
-    )
+    let out = out.display();
+    format!("interrupted: continue with `clvscu suite --resume --out {out}`")
 }
 
 fn print_row(r: &StepRow) {
