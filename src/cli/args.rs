@@ -406,6 +406,18 @@ pub struct RunArgs {
     pub devices: DeviceArgs,
 }
 
+impl RunArgs {
+    /// Each export option with the file it names.
+    pub fn exports(&self) -> impl Iterator<Item = (&'static str, &Option<PathBuf>)> {
+        [
+            ("--export-json", &self.export_json),
+            ("--export-csv", &self.export_csv),
+            ("--export-markdown", &self.export_markdown),
+        ]
+        .into_iter()
+    }
+}
+
 /// A device selector: an empty one would match every device as a name substring.
 fn device_selector(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
@@ -545,13 +557,10 @@ pub struct TuneArgs {
     pub devices: DeviceArgs,
 }
 
-/// The `--cuda-device` value that runs every GPU.
-pub const EVERY_GPU: &str = "all";
-
 impl DeviceArgs {
     /// Whether `--cuda-device all` asks for every GPU.
     pub fn is_every_gpu(&self) -> bool {
-        self.cuda_device.as_deref() == Some(EVERY_GPU)
+        self.cuda_device.as_deref() == Some("all")
     }
 
     /// Refuses `--cuda-device all` for a command that works on one GPU, saying which do

@@ -14,6 +14,10 @@ use crate::cli::stopping::EXIT_INTERRUPTED;
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static STOPS: AtomicUsize = AtomicUsize::new(0);
 
+/// How long a child told to stop (by Ctrl-C, or its cap) gets to write what it finished before
+/// its group is killed.
+const GRACE: Duration = Duration::from_secs(15);
+
 /// How long a child told to stop by SIGTERM or SIGHUP gets before its group is killed: the
 /// one who sent it wants the process gone, not its comparison in progress finished.
 const TERM_GRACE: Duration = Duration::from_secs(2);
@@ -40,7 +44,6 @@ pub fn catch_stop_signals() {
     }
 }
 
-/// The stop signal received, if any.
 pub fn stop_signal() -> Option<i32> {
     match STOP_SIGNAL.load(Ordering::SeqCst) {
         0 => None,
@@ -73,7 +76,7 @@ pub fn guard(command: &mut Command) -> &mut Command {
 }
 
 /// Sends `signal` to the child's whole process group (the child leads it, see [`guard`]).
-pub fn signal_group(child: &Child, signal: libc::c_int) {
+fn signal_group(child: &Child, signal: libc::c_int) {
     if let Ok(pid) = libc::pid_t::try_from(child.id()) {
         // SAFETY: kill(2) on the group a child this process started and has not reaped leads:
         // its id cannot have been reused.
@@ -83,66 +86,68 @@ pub fn signal_group(child: &Child, signal: libc::c_int) {
     }
 }
 
-/// What became of a child told to stop: SIGINT (Ctrl-C) passes on as SIGINT and the child
-/// gets `grace` to keep what it finished; SIGTERM and SIGHUP pass on as SIGTERM with
-/// [`TERM_GRACE`]. A second stop signal, or the grace running out, kills the group.
-pub struct Stopping {
-    since: Instant,
-    grace: Duration,
-    stops_seen: usize,
-}
-
-impl Stopping {
-    /// Passes the stop on to the child's group.
-    pub fn begin(child: &Child, grace: Duration) -> Stopping {
-        let term = matches!(stop_signal(), Some(libc::SIGTERM | libc::SIGHUP));
-        signal_group(child, if term { libc::SIGTERM } else { libc::SIGINT });
-        Stopping {
-            since: Instant::now(),
-            grace: if term { TERM_GRACE.min(grace) } else { grace },
-            stops_seen: STOPS.load(Ordering::SeqCst),
-        }
-    }
-
-    /// Kills the group once the grace is over or another stop signal came.
-    pub fn check(&self, child: &Child) {
-        let again = STOPS.load(Ordering::SeqCst) > self.stops_seen;
-        if again || self.since.elapsed() > self.grace {
-            signal_group(child, libc::SIGKILL);
-        }
-    }
-}
-
-/// Runs a guarded `command` to its end; a stop signal to this process ends its group
-/// (after `grace`, see [`Stopping`]). The exit code, [`EXIT_INTERRUPTED`] for a child ended by
-/// a signal.
-pub fn run_to_end(command: &mut Command, grace: Duration) -> std::io::Result<i32> {
+/// Runs a guarded `command` to its end; a stop signal to this process ends its group (see
+/// [`wait_stopping`]). The exit code, [`EXIT_INTERRUPTED`] for a child ended by a signal.
+pub fn run_to_end(command: &mut Command) -> std::io::Result<i32> {
     let mut child = guard(command).spawn()?;
-    let (code, _) = wait_stopping(&mut child, grace, None)?;
+    let (code, _) = wait_stopping(&mut child, None)?;
     Ok(code.unwrap_or(EXIT_INTERRUPTED))
 }
 
 /// Waits for a guarded `child` to end; a stop signal to this process, or `cap` passing, ends
-/// its group (after `grace`, see [`Stopping`]). Returns the exit code (`None`: ended by a
-/// signal) and whether the cap, not a stop signal, ended it.
+/// its group. Returns the exit code (`None`: ended by a signal) and whether the cap, not a stop
+/// signal, ended it.
 pub fn wait_stopping(
     child: &mut Child,
-    grace: Duration,
     cap: Option<Duration>,
 ) -> std::io::Result<(Option<i32>, bool)> {
     let started = Instant::now();
-    let mut stopping: Option<Stopping> = None;
+    // Once the stop is passed on: when, the grace, and how many stop signals had come. SIGINT
+    // (Ctrl-C) passes on as SIGINT and the child gets [`GRACE`] to keep what it finished; SIGTERM
+    // and SIGHUP pass on as SIGTERM with [`TERM_GRACE`]. A second stop signal, or the grace
+    // running out, kills the group.
+    let mut stopping: Option<(Instant, Duration, usize)> = None;
     loop {
         if let Some(status) = child.try_wait()? {
             let capped = stopping.is_some() && stop_signal().is_none();
             return Ok((status.code(), capped));
         }
         let due = cap.is_some_and(|cap| started.elapsed() > cap) || stop_signal().is_some();
-        match &stopping {
-            None if due => stopping = Some(Stopping::begin(child, grace)),
-            Some(s) => s.check(child),
-            None => {}
+        match stopping {
+            None if due => {
+                let term = matches!(stop_signal(), Some(libc::SIGTERM | libc::SIGHUP));
+                signal_group(child, if term { libc::SIGTERM } else { libc::SIGINT });
+                let grace = if term { TERM_GRACE } else { GRACE };
+                stopping = Some((Instant::now(), grace, STOPS.load(Ordering::SeqCst)));
+            }
+            Some((since, grace, seen))
+                if STOPS.load(Ordering::SeqCst) > seen || since.elapsed() > grace =>
+            {
+                signal_group(child, libc::SIGKILL);
+            }
+            _ => {}
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The command line `args` without the `options` (with their values, `--opt V` or `--opt=V`)
+/// and the `flags`.
+pub fn without(
+    args: impl IntoIterator<Item = String>,
+    options: &[&str],
+    flags: &[&str],
+) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let with_value = |o: &&str| arg.strip_prefix(o).is_some_and(|v| v.starts_with('='));
+        if options.contains(&arg.as_str()) {
+            // The option's value goes with it.
+            args.next();
+        } else if !flags.contains(&arg.as_str()) && !options.iter().any(with_value) {
+            kept.push(arg);
+        }
+    }
+    kept
 }

@@ -10,7 +10,7 @@ use clvscu::study;
 
 use crate::cli::args::{CalibrateArgs, DeviceArgs};
 
-use crate::cli::setup::open_pair;
+use crate::cli::setup::{open_pair, RUNNING};
 use crate::cli::stopping::EXIT_OK;
 
 fn print_device(prefix: &str, d: &DeviceInfo) {
@@ -49,10 +49,8 @@ fn print_device(prefix: &str, d: &DeviceInfo) {
         say!("      compute capability {ma}.{mi}");
     }
     if d.api == "OpenCL" {
-        say!(
-            "      sub-groups: {}",
-            if d.has_subgroups { "yes" } else { "no" }
-        );
+        let subgroups = if d.has_subgroups { "yes" } else { "no" };
+        say!("      sub-groups: {subgroups}");
     }
 }
 
@@ -103,7 +101,7 @@ pub(crate) fn studies() -> Result<i32> {
 
 /// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
 pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
-    let mut sides = open_pair(&args.devices, args.pair, None)?;
+    let mut sides = open_pair(&args.devices, args.pair, None, RUNNING)?;
     let sources = args.devices.sources()?;
     let plan = if args.quick {
         clvscu::calibrate::CalibrationPlan::quick()
@@ -115,6 +113,7 @@ pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     if let Some(b) = sides.b.as_mut() {
         backends.push(b.as_mut());
     }
+    let describe = |d: &DeviceInfo| format!("{} {} ({})", d.api, d.name, d.driver_version);
     let names: Vec<String> = backends.iter().map(|b| describe(b.info())).collect();
     say!("calibrating {} ...", names.join(" and "));
     let found = clvscu::calibrate::calibrate(&mut backends, &sources, &plan)?;
@@ -140,8 +139,4 @@ pub(crate) fn parity(args: &DeviceArgs) -> Result<i32> {
     let report = clvscu::parity::check(&args.sources()?, &allow);
     say!("{}", report.render());
     Ok(if report.passed() { EXIT_OK } else { 1 })
-}
-
-pub(crate) fn describe(d: &DeviceInfo) -> String {
-    format!("{} {} ({})", d.api, d.name, d.driver_version)
 }

@@ -42,8 +42,8 @@ impl GpuJob {
 
     /// `gpu0: NAME (pci:BUS) -> FOLDER`.
     fn describe(&self) -> String {
-        let (label, name, cl) = (self.label(), &self.name, &self.cl_device);
-        format!("{label}: {name} ({cl}) -> {}", self.folder.display())
+        let (name, cl, folder) = (&self.name, &self.cl_device, self.folder.display());
+        format!("{}: {name} ({cl}) -> {folder}", self.label())
     }
 }
 
@@ -81,25 +81,11 @@ pub fn jobs(out: &Path) -> Result<Vec<GpuJob>> {
         .collect()
 }
 
-/// The options that name a device or the output: the command line's own are replaced by
-/// each GPU's.
-const REPLACED: [&str; 3] = ["--cuda-device", "--cl-device", "--out"];
-
 /// The child's arguments: the user's (`argv` without the program), with `--cuda-device all`,
 /// any `--cl-device` and `--out` replaced by this GPU's.
 pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
-    let mut kept = Vec::with_capacity(argv.len() + 6);
-    let mut rest = argv.iter();
-    while let Some(arg) = rest.next() {
-        if REPLACED.contains(&arg.as_str()) {
-            rest.next();
-        } else if !REPLACED
-            .iter()
-            .any(|o| arg.strip_prefix(o).is_some_and(|v| v.starts_with('=')))
-        {
-            kept.push(arg.clone());
-        }
-    }
+    let replaced = ["--cuda-device", "--cl-device", "--out"];
+    let mut kept = crate::cli::children::without(argv.iter().cloned(), &replaced, &[]);
     kept.extend([
         "--cuda-device".to_string(),
         job.index.to_string(),
@@ -116,8 +102,7 @@ pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
 /// parent's Ctrl-C count) is passed on to every child as one SIGINT: the children run in their
 /// own process group, so a terminal's Ctrl-C reaches them once, through this process, and a
 /// second Ctrl-C ends them at once as it would one run. Returns each job's exit code, in job
-/// order: a child ended by SIGINT (Ctrl-C's signal) counts as interrupted, one ended by any
-/// other signal (killed outright, crashed) as an error, with a line to `emit` naming it.
+/// order ([`exit_code`]).
 pub fn run_all(
     program: &Path,
     jobs: &[GpuJob],
@@ -139,15 +124,18 @@ pub fn run_all(
             }
         };
         let prefix = format!("[{}] ", job.label());
-        let stdout = child
-            .stdout
-            .take()
-            .map(|p| forward_lines(p, &prefix, &emit));
-        let stderr = child
-            .stderr
-            .take()
-            .map(|p| forward_lines(p, &prefix, &emit));
-        readers.extend(stdout.into_iter().chain(stderr));
+        readers.extend(
+            child
+                .stdout
+                .take()
+                .map(|p| forward_lines(p, &prefix, &emit)),
+        );
+        readers.extend(
+            child
+                .stderr
+                .take()
+                .map(|p| forward_lines(p, &prefix, &emit)),
+        );
         children.push(child);
     }
     let statuses = wait_all(&mut children, interrupts)?;
@@ -161,8 +149,9 @@ pub fn run_all(
         .collect())
 }
 
-/// A child's exit code; one ended by a signal has none: SIGINT is an interruption, as the
-/// child's own handler would have said, any other signal an error.
+/// A child's exit code; one ended by a signal has none: SIGINT (Ctrl-C's signal) is an
+/// interruption, as the child's own handler would have said, any other signal (killed
+/// outright, crashed) an error, with a line to `emit` naming it.
 fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32 {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {
@@ -246,7 +235,12 @@ fn wait_all(
 /// GPU; the exit code is the most serious child's ([`summarize`]).
 pub fn run_command(out: &Path) -> Result<i32> {
     let jobs = jobs(out)?;
-    let interrupts = count_interrupts();
+    // Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
+    let interrupts = Arc::new(AtomicUsize::new(0));
+    let seen = interrupts.clone();
+    let _ = ctrlc::set_handler(move || {
+        seen.fetch_add(1, Ordering::SeqCst);
+    });
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let program = std::env::current_exe().context("finding this program to run once per GPU")?;
     for job in &jobs {
@@ -288,50 +282,41 @@ fn report_over(out: &Path) {
     }
 }
 
-/// Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
-fn count_interrupts() -> Arc<AtomicUsize> {
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = count.clone();
-    let _ = ctrlc::set_handler(move || {
-        seen.fetch_add(1, Ordering::SeqCst);
-    });
-    count
-}
-
-/// Prints each GPU's outcome; the command's exit code is the most serious of them, in this
-/// order: 1, an error (a GPU that did not run or did not finish: bad input, no device, a
-/// process killed or crashed; a code of no meaning of ours counts as one and gives 1), then 2
-/// (usage), then 4 (a launch hung and that GPU's run was stopped), then 130 (interrupted), then
-/// 5, then 3 (finished, some configuration failed), then 0. So a GPU that failed outright is
-/// never hidden behind another's failed configurations, nor a hang behind a Ctrl-C.
+/// Prints each GPU's outcome; the command's exit code is the most serious of them
+/// ([`SEVERITY`]): a GPU that did not run or did not finish (bad input, no device, a process
+/// killed or crashed, a code of no meaning of ours) gives 1, never hidden behind another's
+/// failed configurations, nor a hang behind a Ctrl-C.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
         say!("  {}: exit {code}", job.describe());
     }
+    // Any code of no meaning of ours ranks as the last, an error.
+    let rank = |code| {
+        SEVERITY
+            .iter()
+            .position(|&c| c == code)
+            .unwrap_or(SEVERITY.len() - 1)
+    };
     codes
         .iter()
-        .map(|&code| match code {
-            EXIT_OK | EXIT_FAILED_CONFIGS | EXIT_REGRESSED | EXIT_INTERRUPTED | EXIT_HUNG
-            | EXIT_USAGE => code,
-            _ => EXIT_ERROR,
-        })
-        .max_by_key(|&code| severity(code))
-        .unwrap_or(EXIT_OK)
+        .map(|&code| rank(code))
+        .max()
+        .map_or(EXIT_OK, |r| SEVERITY[r])
 }
 
-/// The rank of an exit code in [`summarize`]'s order (higher is more serious).
-fn severity(code: i32) -> u8 {
-    match code {
-        EXIT_OK => 0,
-        EXIT_FAILED_CONFIGS => 1,
-        EXIT_REGRESSED => 2,
-        EXIT_INTERRUPTED => 3,
-        EXIT_HUNG => 4,
-        EXIT_USAGE => 5,
-        _ => 6,
-    }
-}
+/// The exit codes in [`summarize`]'s order, least serious first: 0; 3, finished with some
+/// configuration failed; 5; 130, interrupted; 4, a launch hung and that GPU's run was stopped;
+/// 2, usage; 1, an error.
+const SEVERITY: [i32; 7] = [
+    EXIT_OK,
+    EXIT_FAILED_CONFIGS,
+    EXIT_REGRESSED,
+    EXIT_INTERRUPTED,
+    EXIT_HUNG,
+    EXIT_USAGE,
+    EXIT_ERROR,
+];
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,6 @@
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
@@ -32,40 +31,30 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         return Ok(EXIT_OK);
     }
     let targets = targets(&args)?;
-    let stamp = stamp_now();
-    let out = out_folder(args.run.out.as_deref(), "explain", &stamp)?;
-    match args.part.as_deref() {
-        Some(part) => run_part(&args, targets, &out, part),
-        None => {
-            if !args.run.resume && out.join(explain_run::LADDER_DIR).exists() {
-                bail!(
-                    "{} holds an earlier explain: continue it with --resume, or give another --out",
-                    out.display()
-                );
-            }
-            let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
-                .into_iter()
-                .map(|(_, row)| row)
-                .collect();
-            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            clvscu::export::csv::write_rows(
-                &out.join(clvscu::explain::machine_code::CODE_ONLY_CSV),
-                &code_only,
-            )?;
-            run_parts(&out, !args.no_profile)
-        }
+    let out = out_folder(args.run.out.as_deref(), "explain", &stamp_now())?;
+    if let Some(part) = args.part.as_deref() {
+        return run_part(&args, targets, &out, part);
     }
+    if !args.run.resume && out.join(explain_run::LADDER_DIR).exists() {
+        bail!(
+            "{} holds an earlier explain: continue it with --resume, or give another --out",
+            out.display()
+        );
+    }
+    let code_only: Vec<PrRow> = code_only_targets(&args, &targets)?
+        .into_iter()
+        .map(|(_, row)| row)
+        .collect();
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let code_only_csv = out.join(clvscu::explain::machine_code::CODE_ONLY_CSV);
+    clvscu::export::csv::write_rows(&code_only_csv, &code_only)?;
+    run_parts(&out, !args.no_profile)
 }
 
 /// explain writes its own files (explain.csv, explain-verdicts.csv, explain.md); an export
 /// option it would ignore is refused rather than accepted without effect.
 fn refuse_exports(args: &ExplainArgs) -> Result<()> {
-    let given = [
-        ("--export-json", &args.run.export_json),
-        ("--export-csv", &args.run.export_csv),
-        ("--export-markdown", &args.run.export_markdown),
-    ];
-    if let Some((option, _)) = given.iter().find(|(_, path)| path.is_some()) {
+    if let Some((option, _)) = args.run.exports().find(|(_, path)| path.is_some()) {
         bail!(
             "explain does not take {option}: its rows are in explain.csv and \
              explain-verdicts.csv of its folder (export a rung's run folder with `clvscu run`)"
@@ -100,16 +89,15 @@ fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
     let Some(out) = out else {
         return Ok(dir.to_path_buf());
     };
-    let same = std::fs::canonicalize(dir).ok() == std::fs::canonicalize(out).ok();
-    if !same && within(out, dir) {
-        // The copy would be part of what it copies, again and again.
-        bail!(
-            "--out {}: inside --from {}; give a folder outside the one read",
-            out.display(),
-            dir.display()
-        );
-    }
-    if !same {
+    if std::fs::canonicalize(dir).ok() != std::fs::canonicalize(out).ok() {
+        if within(out, dir) {
+            // The copy would be part of what it copies, again and again.
+            bail!(
+                "--out {}: inside --from {}; give a folder outside the one read",
+                out.display(),
+                dir.display()
+            );
+        }
         if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
             bail!(
                 "--out {}: already exists and is not empty; give a new folder",
@@ -173,9 +161,6 @@ const LADDER_PART: &str = "ladder";
 const MACHINE_CODE_PART: &str = "machine-code";
 /// The `--part` value of the run ncu watches (`explain::profile`).
 const PROFILE_PART: &str = "profile";
-
-/// Seconds a part told to stop by Ctrl-C gets to write what it finished before it is killed.
-const PART_GRACE_S: u64 = 15;
 
 /// The parent: each part in a process of its own, one after another, then the verdicts. A
 /// stop signal to it ends the running part's process group (see `children`).
@@ -251,11 +236,8 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     let mut args = profile::ncu_arguments(&out.join(profile::RAW_FILE));
     args.push(exe.display().to_string());
     args.extend(part);
-    let status = crate::cli::children::run_to_end(
-        std::process::Command::new(&ncu).args(&args),
-        Duration::from_secs(PART_GRACE_S),
-    )
-    .with_context(|| format!("running {}", ncu.display()))?;
+    let status = crate::cli::children::run_to_end(std::process::Command::new(&ncu).args(&args))
+        .with_context(|| format!("running {}", ncu.display()))?;
     let status = format!("exit {status}");
     let version = std::process::Command::new(&ncu)
         .arg("--version")
@@ -328,11 +310,8 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     if part == MACHINE_CODE_PART {
         return run_machine_code_part_here(args, targets, out);
     }
-    let kept = format!(
-        "every finished rung is in {}; continue with --resume --out {}",
-        out.display(),
-        out.display()
-    );
+    let shown = out.display();
+    let kept = format!("every finished rung is in {shown}; continue with --resume --out {shown}");
     let watchdog = start_watchdog(format!("{kept} (or raise --timeout)"));
     let interrupted = interrupt_flag(&watchdog, kept);
     let sources = args.run.devices.sources()?;
@@ -361,10 +340,8 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
         list.push('\n');
         clvscu::export::write_atomic(&out.join(PENDING), list.as_bytes())?;
     }
-    if report.summary.interrupted || interrupted.load(Ordering::SeqCst) {
-        return Ok(EXIT_INTERRUPTED);
-    }
-    Ok(EXIT_OK)
+    let stopped = report.summary.interrupted || interrupted.load(Ordering::SeqCst);
+    Ok(if stopped { EXIT_INTERRUPTED } else { EXIT_OK })
 }
 
 /// Runs this command again for one part, resuming `out`, with `env` added to its
@@ -373,7 +350,7 @@ fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i3
     let (exe, args) = part_command_line(out, part)?;
     let mut command = std::process::Command::new(&exe);
     command.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
-    let code = crate::cli::children::run_to_end(&mut command, Duration::from_secs(PART_GRACE_S))
+    let code = crate::cli::children::run_to_end(&mut command)
         .with_context(|| format!("running {} for {part}", exe.display()))?;
     if crate::cli::children::stop_signal().is_some() {
         // Stopped from outside: whatever the part said, the explain stops here.
@@ -395,16 +372,7 @@ fn part_command_line(out: &Path, part: &str) -> Result<(PathBuf, Vec<String>)> {
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
 fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<String> {
-    let mut kept = Vec::new();
-    let mut args = args.peekable();
-    while let Some(a) = args.next() {
-        if a == "--out" || a == "--part" {
-            // The flag's value goes with it.
-            args.next();
-        } else if !(a.starts_with("--out=") || a.starts_with("--part=") || a == "--resume") {
-            kept.push(a);
-        }
-    }
+    let mut kept = crate::cli::children::without(args, &["--out", "--part"], &["--resume"]);
     kept.extend(["--resume".into(), "--out".into(), out.display().to_string()]);
     kept
 }

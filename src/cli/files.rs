@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 
 use clvscu::backend::cuda::{self, CudaBackend};
 use clvscu::backend::opencl::OpenClBackend;
-use clvscu::backend::Runtime;
+use clvscu::backend::{BackendError, Runtime};
 use clvscu::export::csv::merge_files;
 use clvscu::inspect;
 use clvscu::plot;
@@ -108,26 +108,18 @@ pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     if let Err(reason) = cuda::nvrtc_availability() {
         bail!("inspect compiles every CUDA kernel with NVRTC: {reason}");
     }
-    // A device the user named must exist; without a selector a missing API is a note.
-    let mut cl = match OpenClBackend::open(args.devices.cl_device.as_deref()) {
-        Ok(b) => Some(b),
-        Err(e) if args.devices.cl_device.is_some() => return Err(e.into()),
-        Err(e) => {
-            say_err!("note: {e}");
-            None
-        }
-    };
-    let mut cu = match CudaBackend::open(args.devices.cuda_device.as_deref()) {
-        Ok(b) => Some(b),
-        Err(e) if args.devices.cuda_device.is_some() => return Err(e.into()),
-        Err(e) => {
-            say_err!(
-                "note: {e}; CUDA PTX comes from NVRTC alone (target {})",
-                args.arch
-            );
-            None
-        }
-    };
+    let d = &args.devices;
+    let mut cl = optional(
+        OpenClBackend::open(d.cl_device.as_deref()),
+        &d.cl_device,
+        "",
+    )?;
+    let nvrtc_alone = format!("; CUDA PTX comes from NVRTC alone (target {})", args.arch);
+    let mut cu = optional(
+        CudaBackend::open(d.cuda_device.as_deref()),
+        &d.cuda_device,
+        &nvrtc_alone,
+    )?;
     let report = inspect::run(
         &sources,
         cl.as_mut().map(|b| b as &mut dyn Runtime),
@@ -151,6 +143,23 @@ pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
         args.out.display()
     );
     Ok(EXIT_OK)
+}
+
+/// The backend `opened`: one the user named (`selector`) must exist; without a selector a
+/// missing API is a note, its error followed by `then`.
+fn optional<B>(
+    opened: Result<B, BackendError>,
+    selector: &Option<String>,
+    then: &str,
+) -> Result<Option<B>> {
+    match opened {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if selector.is_some() => Err(e.into()),
+        Err(e) => {
+            say_err!("note: {e}{then}");
+            Ok(None)
+        }
+    }
 }
 
 pub(crate) fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {

@@ -2,8 +2,6 @@
 //! exports and the table a person reads.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 
@@ -11,7 +9,6 @@ use clvscu::plot;
 use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{RunPlan, Sides};
-use clvscu::session::watchdog::Watchdog;
 use clvscu::session::{self, Outcome, RunContext, RunSummary};
 use clvscu::terminal::{printable, printable_lines};
 
@@ -42,10 +39,18 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     if args.force && !every_gpu {
         clear_run_folder(&out)?;
     }
-    let result = if every_gpu {
-        run_every_gpu(&args, &out)
+    // `--cuda-device all`: the study on every CUDA GPU at the same time, one process each,
+    // each into its own folder under `out`.
+    let result = if !every_gpu {
+        run_one(&args, &out, &stamp)
+    } else if args.exports().any(|(_, path)| path.is_some()) {
+        // Each GPU's run would replace the last one's file: one file cannot hold them apart.
+        Err(anyhow::anyhow!(
+            "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
+             --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
+        ))
     } else {
-        run_here(&args, &out, &stamp)
+        every_gpu::run_command(&out)
     };
     if result.is_err() && args.out.is_none() {
         // A default folder the run never wrote to is not left behind (only an empty one
@@ -76,38 +81,13 @@ fn clear_run_folder(out: &Path) -> Result<()> {
 }
 
 /// The study on the one pair of devices selected, under a watchdog and a Ctrl-C handler.
-fn run_here(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
+fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
+    let shown = out.display();
     let watchdog = start_watchdog(format!(
-        "Every finished comparison is in {}; fix the kernel or raise --timeout, then \
-         continue with --resume --out {}",
-        out.display(),
-        out.display()
+        "Every finished comparison is in {shown}; fix the kernel or raise --timeout, then \
+         continue with --resume --out {shown}"
     ));
     let interrupted = interrupt_flag(&watchdog, run_kept(out));
-    run_one(args, out, stamp, &watchdog, &interrupted)
-}
-
-/// `--cuda-device all`: the study on every CUDA GPU at the same time, one process each (see
-/// [`every_gpu`]), each into its own folder under `out`.
-fn run_every_gpu(args: &RunArgs, out: &Path) -> Result<i32> {
-    // Each GPU's run would replace the last one's file: one file cannot hold them apart.
-    let exports = [&args.export_json, &args.export_csv, &args.export_markdown];
-    if exports.iter().any(|e| e.is_some()) {
-        bail!(
-            "--cuda-device all writes one folder per GPU; --export-json, --export-csv and \
-             --export-markdown take one run: join the folders' CSVs with `clvscu merge` instead"
-        );
-    }
-    every_gpu::run_command(out)
-}
-
-fn run_one(
-    args: &RunArgs,
-    out: &Path,
-    stamp: &str,
-    watchdog: &Watchdog,
-    interrupted: &Arc<AtomicBool>,
-) -> Result<i32> {
     check_exports(args, out)?;
     let (study, study_text) = load_study(args)?;
     let sources = args.devices.sources()?;
@@ -128,10 +108,10 @@ fn run_one(
         command_line: std::env::args().collect(),
         study_text,
         context: RunContext {
-            watchdog: Some(watchdog),
+            watchdog: Some(&watchdog),
             timeout_s: args.timeout,
             on_progress: Some(&|p| view.tell(p)),
-            ..RunContext::new(format!("{stamp}-{GIT_COMMIT}"), &sources, interrupted)
+            ..RunContext::new(format!("{stamp}-{GIT_COMMIT}"), &sources, &interrupted)
         },
     };
     let report = session::run::execute(&plan, &mut sides, &mut show_event)?;
@@ -283,12 +263,7 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
         }
     }
     owned.extend(args.study.as_ref().map(PathBuf::from));
-    let exports = [
-        ("--export-json", &args.export_json),
-        ("--export-csv", &args.export_csv),
-        ("--export-markdown", &args.export_markdown),
-    ];
-    for (option, path) in exports {
+    for (option, path) in args.exports() {
         if let Some(path) = path {
             clvscu::export::safe::check_target(path)
                 .and_then(|()| clvscu::export::safe::refuse_owned(path, &owned))

@@ -27,7 +27,7 @@ const MEASURED_PRS: &str =
 pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let cl_b = args.cl_device_b.as_deref();
     if let Some(pair) = args.pair {
-        return open_pair(&args.devices, pair, cl_b);
+        return open_pair(&args.devices, pair, cl_b, RUNNING);
     }
     let d = &args.devices;
     let cuda_error = match CudaBackend::open(d.cuda_device.as_deref()) {
@@ -37,12 +37,12 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
                     a: Box::new(cl),
                     b: Some(Box::new(cuda)),
                 },
-                Err(e) => alone(Box::new(cuda), e),
+                Err(e) => alone(Box::new(cuda), e, RUNNING),
             });
         }
         Err(e) => e,
     };
-    let sides = open_pair(d, Pairing::OpenclOpencl, cl_b)
+    let sides = open_pair(d, Pairing::OpenclOpencl, cl_b, RUNNING)
         .map_err(|ecl| anyhow::anyhow!("no backend can run:\n  {ecl}\n  {cuda_error}"))?;
     say_err!("note: {cuda_error}");
     say_err!("{}", noise_floor_note());
@@ -63,8 +63,17 @@ pub(crate) fn fake(api: Api) -> FakeBackend {
     FakeBackend::new(api, FakeScript::default(), clvscu::families::emulator())
 }
 
-/// The backends of `pair`; with both APIs asked for and one missing, the other alone.
-pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>) -> Result<Sides> {
+/// What a command does and the ratio it forms, as the note on a missing API says them.
+pub(crate) const RUNNING: (&str, &str) = ("running", "Performance Ratio");
+
+/// The backends of `pair`; with both APIs asked for and one missing, the other alone (the
+/// note in the `words` of the command, see [`RUNNING`]).
+pub(crate) fn open_pair(
+    d: &DeviceArgs,
+    pair: Pairing,
+    cl_device_b: Option<&str>,
+    words: (&str, &str),
+) -> Result<Sides> {
     let open_cl =
         |sel: Option<&str>| OpenClBackend::open(sel).map(|b| Box::new(b) as Box<dyn Runtime>);
     let open_cuda =
@@ -89,17 +98,18 @@ pub(crate) fn open_pair(d: &DeviceArgs, pair: Pairing, cl_device_b: Option<&str>
         }),
         Pairing::OpenclCuda => match (open_cl(d.cl_device.as_deref()), open_cuda()) {
             (Ok(a), Ok(b)) => Ok(Sides { a, b: Some(b) }),
-            (Ok(one), Err(e)) | (Err(e), Ok(one)) => Ok(alone(one, e)),
+            (Ok(one), Err(e)) | (Err(e), Ok(one)) => Ok(alone(one, e, words)),
             (Err(ea), Err(eb)) => bail!("no backend can run:\n  {ea}\n  {eb}"),
         },
     }
 }
 
 /// `side` alone, saying why the other API (`missing`) is not there.
-fn alone(side: Box<dyn Runtime>, missing: impl std::fmt::Display) -> Sides {
+fn alone(side: Box<dyn Runtime>, missing: impl std::fmt::Display, words: (&str, &str)) -> Sides {
+    let (doing, ratio) = words;
     say_err!("note: {missing}");
     say_err!(
-        "note: running {} only; no Performance Ratio can be formed",
+        "note: {doing} {} only; no {ratio} can be formed",
         side.api().label()
     );
     Sides { a: side, b: None }

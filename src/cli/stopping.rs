@@ -42,14 +42,12 @@ pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     let _ = ctrlc::set_handler(move || {
         let stuck = dog.busy_for().is_some_and(|t| t > Duration::from_secs(1));
         if stuck || flag.swap(true, Ordering::SeqCst) {
-            say_err!(
-                "\ninterrupted{}: {kept}",
-                if stuck {
-                    " during a launch that had not returned"
-                } else {
-                    ""
-                }
-            );
+            let during = if stuck {
+                " during a launch that had not returned"
+            } else {
+                ""
+            };
+            say_err!("\ninterrupted{during}: {kept}");
             end_now(EXIT_INTERRUPTED);
         }
     });

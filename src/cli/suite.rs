@@ -22,18 +22,13 @@ use crate::cli::setup::{out_folder, stamp_now};
 use crate::cli::stopping::{EXIT_ERROR, EXIT_FAILED_CONFIGS, EXIT_INTERRUPTED, EXIT_OK};
 use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_command, uses_cuda};
 
-/// Seconds a step stopped at its cap gets to write what it finished before it is killed.
-const GRACE_S: u64 = 15;
-
-/// The note of a step stopped at its cap.
 const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
     let plan = Plan::from(args.plan);
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
-    let stamp = stamp_now();
-    let out = out_folder(args.out.as_deref(), "suite", &stamp)?;
+    let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
     if on_every_gpu {
         // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
@@ -62,6 +57,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         steps.len(),
         out.display()
     );
+    let cap = |s: &Step| f64::from(s.cap_s(args.quick)) * args.cap_scale;
     let mut slack = Slack::default();
     let started = std::time::Instant::now();
     for (index, step) in steps.iter().enumerate() {
@@ -74,13 +70,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             say!("== {}: finished before, skipped", step.name);
             continue;
         }
-        let allowance = slack.allowance(f64::from(step.cap_s(args.quick)) * args.cap_scale);
+        let allowance = slack.allowance(cap(step));
         // How far the suite is, and the most it can take from here: this step's allowance
         // and the caps of the steps after it (a step never runs past its cap).
-        let later: f64 = steps[index + 1..]
-            .iter()
-            .map(|s| f64::from(s.cap_s(args.quick)) * args.cap_scale)
-            .sum();
+        let later: f64 = steps[index + 1..].iter().map(cap).sum();
         say!(
             "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",
             index + 1,
@@ -161,10 +154,8 @@ fn mode(args: &SuiteArgs) -> &'static str {
 }
 
 fn resume_hint(out: &Path) -> String {
-    format!(
-        "interrupted: continue with `clvscu suite --resume --out {}`",
-        out.display()
-    )
+    let out = out.display();
+    format!("interrupted: continue with `clvscu suite --resume --out {out}`")
 }
 
 fn print_row(r: &StepRow) {
@@ -218,7 +209,6 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
     Ok(row(status, code, wall_s, note))
 }
 
-/// The step's log `logs/STEP.EXT` under the suite's folder.
 fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
 }
@@ -336,23 +326,18 @@ fn run_cpu_step(
     }
     let _ = std::fs::remove_file(&part);
     let mut notes = Vec::new();
-    if !aborted.is_empty() {
+    let ended = [
+        (
+            &aborted,
+            "ended their process without an exit code of ours (the CPU runtime aborted; see",
+        ),
+        (&errors, "ended with an error (see"),
+    ];
+    for (ids, how) in ended.into_iter().filter(|(ids, _)| !ids.is_empty()) {
+        let (n, of, step) = (ids.len(), study.comparisons.len(), step.name);
         notes.push(format!(
-            "{} of {} comparisons ended their process without an exit code of ours (the CPU \
-             runtime aborted; see logs/{}.log): {}",
-            aborted.len(),
-            study.comparisons.len(),
-            step.name,
-            aborted.join(", ")
-        ));
-    }
-    if !errors.is_empty() {
-        notes.push(format!(
-            "{} of {} comparisons ended with an error (see logs/{}.log): {}",
-            errors.len(),
-            study.comparisons.len(),
-            step.name,
-            errors.join(", ")
+            "{n} of {of} comparisons {how} logs/{step}.log): {}",
+            ids.join(", ")
         ));
     }
     if aborted.len() + errors.len() == study.comparisons.len() {
@@ -367,11 +352,8 @@ fn run_cpu_step(
     if status == StepStatus::Capped {
         notes.push(CAPPED_NOTE.into());
     }
-    let code = if aborted.is_empty() && errors.is_empty() && !failed_configs {
-        EXIT_OK
-    } else {
-        EXIT_FAILED_CONFIGS
-    };
+    let whole = aborted.is_empty() && errors.is_empty() && !failed_configs;
+    let code = if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS };
     Ok(row(status, code, notes.join("; ")))
 }
 
@@ -433,7 +415,7 @@ fn failed_rows_note(dir: &Path) -> String {
 }
 
 /// Runs `command` with its output in `file`, guarded ([`children::guard`]); past `cap_s`
-/// seconds its group gets SIGINT (it keeps what it finished), then a kill after [`GRACE_S`];
+/// seconds its group gets SIGINT (it keeps what it finished), then a kill after a grace;
 /// a stop signal to this process is passed on the same way. Returns the exit code (`None`:
 /// killed by a signal) and whether the cap stopped it.
 fn run_capped(
@@ -448,9 +430,10 @@ fn run_capped(
     let mut child = children::guard(&mut command)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
-    let grace = Duration::from_secs(GRACE_S);
-    let cap = Duration::from_secs_f64(cap_s);
-    Ok(children::wait_stopping(&mut child, grace, Some(cap))?)
+    Ok(children::wait_stopping(
+        &mut child,
+        Some(Duration::from_secs_f64(cap_s)),
+    )?)
 }
 
 /// After the steps: the peaks table, the report of the whole folder, suite.md.
@@ -488,16 +471,16 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     );
     // Only what this finish wrote is named: a folder without a run has no report to open.
     let mut written = vec!["suite.md", "suite.csv", "peaks.md"];
-    let last = match (have_findings, report.is_ok()) {
-        (true, true) => {
+    let last = match (have_findings, &report) {
+        (true, Ok(_)) => {
             written.extend(["findings.md", "findings.html", "report.md", "report.html"]);
             "The findings: findings.md and findings.html; the report: report.md and report.html."
         }
-        (true, false) => {
+        (true, Err(_)) => {
             written.extend(["findings.md", "findings.html", "report.md"]);
             "The findings: findings.md and findings.html; report.md opens them (no HTML report)."
         }
-        (false, true) => {
+        (false, Ok(_)) => {
             // findings() moves report.md aside first; it may have failed before or after.
             let md = [clvscu::report::findings::APPENDIX, "report.md"]
                 .into_iter()
@@ -506,10 +489,7 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
             written.extend([md, "report.html"]);
             &format!("No findings; the report: {md} and report.html.")
         }
-        (false, false) => match &report {
-            Err(e) => &format!("No findings and no report: {e}."),
-            Ok(_) => "No findings and no report.",
-        },
+        (false, Err(e)) => &format!("No findings and no report: {e}."),
     };
     md += &format!("\n{peaks_md}\n{last}\n");
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;

@@ -98,10 +98,13 @@ pub fn families() -> String {
             &[],
         );
         for v in variants {
+            // No kernel of its own: the API's copy command, or a rule's pick at run time (the
+            // about says which).
+            let kernel = if v.kernel.is_empty() { "-" } else { v.kernel };
             t.add_row(vec![
                 v.name.to_string(),
                 mark(v).to_string(),
-                kernel(v).to_string(),
+                kernel.to_string(),
                 local_range(v),
                 group_rule(v.default_groups),
                 unroll_points(v),
@@ -120,16 +123,6 @@ fn mark(v: &Variant) -> &'static str {
         (false, _) => "unsafe",
         (true, true) => "experiment",
         (true, false) => "",
-    }
-}
-
-fn kernel(v: &Variant) -> &'static str {
-    // No kernel of its own: the API's copy command, or a rule's pick at run time (the about
-    // says which).
-    if v.kernel.is_empty() {
-        "-"
-    } else {
-        v.kernel
     }
 }
 
@@ -179,11 +172,6 @@ pub struct SideName {
     pub is_gpu: bool,
 }
 
-/// Whether a row's variant is a one-step experiment (an internal pass of a larger kernel).
-fn is_experiment(family: FamilyId, variant: &str) -> bool {
-    families::find_variant(family, variant).is_ok_and(|v| v.experiment)
-}
-
 /// The tables printed at the end of a run: each side's median, CI, MAD and repetitions, the
 /// PRs with a verdict word each, then a sentence for each comparison that did not run
 /// similarly and a warning where the CI is too wide to conclude from. The sides are named by
@@ -195,7 +183,10 @@ pub fn end_of_run(
     sides: &[SideName],
     show_experiments: bool,
 ) -> String {
-    let shown = |family, variant: &str| show_experiments || !is_experiment(family, variant);
+    // A one-step experiment is an internal pass of a larger kernel.
+    let shown = |family, variant: &str| {
+        show_experiments || !families::find_variant(family, variant).is_ok_and(|v| v.experiment)
+    };
     let ms: Vec<&MeasurementRow> = measurements
         .iter()
         .filter(|m| shown(m.family, &m.variant))
@@ -287,29 +278,15 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
         previous = Some(&m.comparison);
         let side = format!("{}{}", m.api.label(), if same_api { letter } else { "" });
         let ok = m.status == Status::Ok;
-        let dash = || "-".to_string();
-        let mut row = vec![
-            printable(&m.comparison).into_owned(),
-            side,
-            if ok {
-                metric_cell(m.metric, m.metric_unit.unit(), unit.is_some())
-            } else {
-                dash()
-            },
-            if ok {
-                interval(m.metric_ci_lo, m.metric_ci_hi, VALUE_DIGITS)
-            } else {
-                dash()
-            },
+        let cells = [
+            ok.then(|| metric_cell(m.metric, m.metric_unit.unit(), unit.is_some())),
+            ok.then(|| interval(m.metric_ci_lo, m.metric_ci_hi, VALUE_DIGITS)),
             // The MAD of the times, relative: the same share of the metric.
-            if ok && m.median_s > 0.0 {
-                format!("±{:.1}%", m.mad_s / m.median_s * 100.0)
-            } else {
-                dash()
-            },
-            m.reps.to_string(),
-            m.outliers.to_string(),
+            (ok && m.median_s > 0.0).then(|| format!("±{:.1}%", m.mad_s / m.median_s * 100.0)),
         ];
+        let mut row = vec![printable(&m.comparison).into_owned(), side];
+        row.extend(cells.map(|c| c.unwrap_or_else(|| "-".into())));
+        row.extend([m.reps.to_string(), m.outliers.to_string()]);
         if with_status {
             row.push(m.status.as_str().to_string());
         }

@@ -4,9 +4,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use clvscu::backend::cuda::CudaBackend;
-use clvscu::backend::opencl::OpenClBackend;
-use clvscu::backend::{Api, Runtime};
+use clvscu::backend::Runtime;
 use clvscu::families::{FamilyId, Size};
 use clvscu::rows::StrategyKind;
 use clvscu::session::provenance::{record_after, GpuSnapshot};
@@ -16,45 +14,20 @@ use clvscu::tune::run::{Budget, EvalOptions, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
 use clvscu::tune::{self, output, scope_of, TunePlan};
 
-use crate::cli::args::{TuneArgs, TunePairing};
+use crate::cli::args::{Pairing, TuneArgs, TunePairing};
+use crate::cli::setup::open_pair;
 
+/// The backends of `--pair`, as `run` opens them: a machine without CUDA still tunes its
+/// OpenCL device.
 fn open(args: &TuneArgs) -> Result<Vec<Box<dyn Runtime>>> {
-    let d = &args.devices;
-    let cl = || -> Result<Box<dyn Runtime>> {
-        Ok(Box::new(OpenClBackend::open(d.cl_device.as_deref())?))
+    let pair = match args.pair {
+        TunePairing::OpenclCuda => Pairing::OpenclCuda,
+        TunePairing::Opencl => Pairing::Opencl,
+        TunePairing::Cuda => Pairing::Cuda,
+        TunePairing::Fake => Pairing::Fake,
     };
-    let cu = || -> Result<Box<dyn Runtime>> {
-        Ok(Box::new(CudaBackend::open(d.cuda_device.as_deref())?))
-    };
-    Ok(match args.pair {
-        TunePairing::OpenclCuda => one_or_both(cl(), cu())?,
-        TunePairing::Opencl => vec![cl()?],
-        TunePairing::Cuda => vec![cu()?],
-        TunePairing::Fake => [Api::OpenCl, Api::Cuda]
-            .into_iter()
-            .map(|api| Box::new(crate::cli::setup::fake(api)) as Box<dyn Runtime>)
-            .collect(),
-    })
-}
-
-/// Both APIs when both open; with one missing, the other alone and a note, as `run` does: a
-/// machine without CUDA still tunes its OpenCL device.
-fn one_or_both(
-    cl: Result<Box<dyn Runtime>>,
-    cu: Result<Box<dyn Runtime>>,
-) -> Result<Vec<Box<dyn Runtime>>> {
-    match (cl, cu) {
-        (Ok(a), Ok(b)) => Ok(vec![a, b]),
-        (Ok(one), Err(e)) | (Err(e), Ok(one)) => {
-            say_err!("note: {e:#}");
-            say_err!(
-                "note: tuning {} only; no best-vs-best ratio can be formed",
-                one.api().label()
-            );
-            Ok(vec![one])
-        }
-        (Err(ea), Err(eb)) => bail!("no backend can run:\n  {ea:#}\n  {eb:#}"),
-    }
+    let sides = open_pair(&args.devices, pair, None, ("tuning", "best-vs-best ratio"))?;
+    Ok(std::iter::once(sides.a).chain(sides.b).collect())
 }
 
 /// The target: the one given, or the first comparison of `--study` (whose kernel pairs the
