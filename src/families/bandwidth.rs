@@ -5,47 +5,38 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::strided_sums;
 use crate::families::family::{
-    Family, FamilySpec, InputChoice, MemoryReferences, QuickSize, VendorOp,
+    vectors, Family, FamilySpec, InputChoice, MemoryReferences, QuickSize, VendorOp,
 };
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
+use crate::families::variant::{bare, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const VARIANTS: [Variant; 3] = [
-    points(
-        v(
-            FamilyId::Bandwidth,
-            "read",
-            "peak_read",
-            PerComputeUnit(16),
-            "coalesced float4 read of the whole array",
-        ),
-        &[],
+    bare(
+        FamilyId::Bandwidth,
+        "read",
+        "peak_read",
+        PerComputeUnit(16),
+        "coalesced float4 read of the whole array",
     ),
-    points(
-        v(
-            FamilyId::Bandwidth,
-            "copy-kernel",
-            "peak_copy",
-            PerComputeUnit(16),
-            "float4 copy kernel (bytes read + written)",
-        ),
-        &[],
+    bare(
+        FamilyId::Bandwidth,
+        "copy-kernel",
+        "peak_copy",
+        PerComputeUnit(16),
+        "float4 copy kernel (bytes read + written)",
     ),
-    points(
-        v(
-            FamilyId::Bandwidth,
-            "copy",
-            "",
-            Fixed(1),
-            "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)",
-        ),
-        &[],
+    bare(
+        FamilyId::Bandwidth,
+        "copy",
+        "",
+        Fixed(1),
+        "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)",
     ),
 ];
 
@@ -79,12 +70,7 @@ impl Family for Bandwidth {
             }],
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(997),
-                Size::vector(4096),
-                Size::vector(100_003),
-            ],
+            test_sizes: &vectors([1, 997, 4096, 100_003]),
             ..FamilySpec::new(FamilyId::Bandwidth, "peak", Metric::Bandwidth)
         };
         &SPEC

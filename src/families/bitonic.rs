@@ -28,27 +28,24 @@ use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::Verification;
 use crate::families::scan::check_words;
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("bitonic");
 
-const VARIANTS: [Variant; 1] = [points(
-    pow2(
-        v(
-            ID,
-            "bitonic",
-            "bitonic_local",
-            GroupRule::Grid,
-            "bitonic network: blocks of 2 x local keys sorted in local memory, then each \
+const VARIANTS: [Variant; 1] = [pow2(
+    bare(
+        ID,
+        "bitonic",
+        "bitonic_local",
+        GroupRule::Grid,
+        "bitonic network: blocks of 2 x local keys sorted in local memory, then each \
              stage's wide steps over global memory and its narrow steps in local memory",
-        ),
-        1,
-        1024,
     ),
-    &[],
+    1,
+    1024,
 )];
 
 /// The keys the network sorts: the power of two at or above `n`, one block at least (2^63

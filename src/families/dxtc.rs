@@ -17,29 +17,26 @@ use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_size, check_cover, matrix_size, Family, FamilySpec, InputChoice, QuickSize,
+    bad_size, check_cover, matrices, matrix_size, Family, FamilySpec, InputChoice, QuickSize,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
 use crate::families::scan::check_words;
-use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const ID: FamilyId = FamilyId::new("dxtc");
 
-const VARIANTS: [Variant; 1] = [points(
-    v(
-        ID,
-        "bbox",
-        "dxt1_compress",
-        GroupRule::Grid,
-        "one 4x4 block per work-item: bounding-box endpoints in 5:6:5, nearest of four \
+const VARIANTS: [Variant; 1] = [bare(
+    ID,
+    "bbox",
+    "dxt1_compress",
+    GroupRule::Grid,
+    "one 4x4 block per work-item: bounding-box endpoints in 5:6:5, nearest of four \
          palette colours per pixel",
-    ),
-    &[],
 )];
 
 /// Blocks of a `size` image (4 x 4 pixels each).
@@ -142,13 +139,7 @@ impl Family for Dxtc {
             variants: &VARIANTS,
             // One block, a row and a column of blocks, and images whose block count no work-group
             // size divides.
-            test_sizes: &[
-                Size::matrix(4, 4),
-                Size::matrix(4, 64),
-                Size::matrix(36, 4),
-                Size::matrix(100, 260),
-                Size::matrix(256, 132),
-            ],
+            test_sizes: &matrices([(4, 4), (4, 64), (36, 4), (100, 260), (256, 132)]),
             ..FamilySpec::new(ID, "dxtc", Metric::Bandwidth)
         };
         &SPEC

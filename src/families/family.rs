@@ -95,6 +95,28 @@ impl FamilySpec {
     }
 }
 
+/// Test sizes of one length `N` each (for [`FamilySpec::test_sizes`]).
+pub const fn vectors<const N: usize>(lengths: [u64; N]) -> [Size; N] {
+    let mut out = [Size::vector(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = Size::vector(lengths[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Test sizes of `ROWSxCOLS` each (for [`FamilySpec::test_sizes`]).
+pub const fn matrices<const N: usize>(shapes: [(u64, u64); N]) -> [Size; N] {
+    let mut out = [Size::vector(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = Size::matrix(shapes[i].0, shapes[i].1);
+        i += 1;
+    }
+    out
+}
+
 /// Choices of a study entry that pick a family's input data beyond size and seed.
 #[derive(Debug, Clone, Copy)]
 pub struct InputChoice<'a> {

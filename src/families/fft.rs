@@ -33,7 +33,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
@@ -212,7 +212,7 @@ impl Family for Fft {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
             variants: std::slice::from_ref(&VARIANT),
-            test_sizes: &[Size::vector(512), Size::vector(512 * 7)],
+            test_sizes: &vectors([512, 512 * 7]),
             ..FamilySpec::new(FamilyId::Fft, "fft", Metric::Flops)
         };
         &SPEC

@@ -35,85 +35,64 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
+use crate::families::variant::{bare, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const VARIANTS: [Variant; 7] = [
-    points(
-        v(
-            FamilyId::Fill,
-            "1d",
-            "fill_1d",
-            Cover { per_item: 1 },
-            "fill article: one float per work-item, whole work-groups and a bound check",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "1d",
+        "fill_1d",
+        Cover { per_item: 1 },
+        "fill article: one float per work-item, whole work-groups and a bound check",
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "1d-exact",
-            "fill_1d",
-            Cover { per_item: 1 },
-            "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
+    bare(
+        FamilyId::Fill,
+        "1d-exact",
+        "fill_1d",
+        Cover { per_item: 1 },
+        "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
              that does not divide it)",
-        ),
-        &[],
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "1d-auto",
-            "fill_1d",
-            Cover { per_item: 1 },
-            "fill article's NULL launch: global size exactly N, the work-group size the \
+    bare(
+        FamilyId::Fill,
+        "1d-auto",
+        "fill_1d",
+        Cover { per_item: 1 },
+        "fill article's NULL launch: global size exactly N, the work-group size the \
              runtime's (OpenCL NULL, CUDA's occupancy calculator)",
-        ),
-        &[],
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "float4",
-            "fill_float4",
-            Cover { per_item: 4 },
-            "fill article: one float4 store per work-item",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "float4",
+        "fill_float4",
+        Cover { per_item: 4 },
+        "fill article: one float4 store per work-item",
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "scalar4",
-            "fill_scalar4",
-            Cover { per_item: 4 },
-            "float4's launch with four scalar stores per work-item, each a quarter of the \
+    bare(
+        FamilyId::Fill,
+        "scalar4",
+        "fill_scalar4",
+        Cover { per_item: 4 },
+        "float4's launch with four scalar stores per work-item, each a quarter of the \
              buffer apart: the vector type's own share of float4's gain",
-        ),
-        &[],
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "2d-rows",
-            "fill_2d_rows",
-            Cover2D,
-            "2D fill, columns on dimension 0 (coalesced stores)",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "2d-rows",
+        "fill_2d_rows",
+        Cover2D,
+        "2D fill, columns on dimension 0 (coalesced stores)",
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "2d-article",
-            "fill_2d_article",
-            Cover2D,
-            "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "2d-article",
+        "fill_2d_article",
+        Cover2D,
+        "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
     ),
 ];
 

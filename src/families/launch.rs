@@ -8,31 +8,25 @@ use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
+use crate::families::variant::{bare, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const VARIANTS: [Variant; 2] = [
-    points(
-        v(
-            FamilyId::Launch,
-            "empty",
-            "launch_empty",
-            Fixed(1),
-            "1 x 1 launch of a kernel that stores one value",
-        ),
-        &[],
+    bare(
+        FamilyId::Launch,
+        "empty",
+        "launch_empty",
+        Fixed(1),
+        "1 x 1 launch of a kernel that stores one value",
     ),
-    points(
-        v(
-            FamilyId::Launch,
-            "back-to-back",
-            "launch_empty",
-            Fixed(1),
-            "N launches of the empty kernel (N = size), one wait: time per launch",
-        ),
-        &[],
+    bare(
+        FamilyId::Launch,
+        "back-to-back",
+        "launch_empty",
+        Fixed(1),
+        "N launches of the empty kernel (N = size), one wait: time per launch",
     ),
 ];
 

@@ -30,52 +30,40 @@ use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
+use crate::families::variant::{bare, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 use rayon::prelude::*;
 
 const VARIANTS: [Variant; 4] = [
-    points(
-        v(
-            FamilyId::Math,
-            "sin",
-            "math_sin",
-            Cover { per_item: 1 },
-            "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "sin",
+        "math_sin",
+        Cover { per_item: 1 },
+        "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
     ),
-    points(
-        v(
-            FamilyId::Math,
-            "exp",
-            "math_exp",
-            Cover { per_item: 1 },
-            "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "exp",
+        "math_exp",
+        Cover { per_item: 1 },
+        "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
     ),
-    points(
-        v(
-            FamilyId::Math,
-            "native-sin",
-            "math_native_sin",
-            Cover { per_item: 1 },
-            "the sin chains through the intrinsic: native_sin / __sinf",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "native-sin",
+        "math_native_sin",
+        Cover { per_item: 1 },
+        "the sin chains through the intrinsic: native_sin / __sinf",
     ),
-    points(
-        v(
-            FamilyId::Math,
-            "native-exp",
-            "math_native_exp",
-            Cover { per_item: 1 },
-            "the exp chains through the intrinsic: native_exp / __expf",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "native-exp",
+        "math_native_exp",
+        Cover { per_item: 1 },
+        "the exp chains through the intrinsic: native_exp / __expf",
     ),
 ];
 

@@ -29,12 +29,12 @@ use rayon::prelude::*;
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
 use crate::families::reference::{self, mix, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -50,15 +50,12 @@ pub const LJ1: f32 = 1.5;
 pub const LJ2: f32 = 2.0;
 
 const fn lj(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    points(
-        v(
-            FamilyId::Md,
-            name,
-            kernel,
-            GroupRule::Cover { per_item: 1 },
-            about,
-        ),
-        &[],
+    bare(
+        FamilyId::Md,
+        name,
+        kernel,
+        GroupRule::Cover { per_item: 1 },
+        about,
     )
 }
 
@@ -259,7 +256,7 @@ impl Family for Md {
             charts: &["texture"],
             quick_size: Some(QuickSize::same("16^3")),
             variants: &VARIANTS,
-            test_sizes: &[Size::vector(125), Size::vector(216)],
+            test_sizes: &vectors([125, 216]),
             ..FamilySpec::new(FamilyId::Md, "md", Metric::Bandwidth)
         };
         &SPEC

@@ -28,7 +28,7 @@ use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
 use crate::families::scan::{check_words, ScanLevels};
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -44,20 +44,17 @@ pub const RADIX: usize = 1 << RADIX_BITS;
 /// Passes over 32-bit keys.
 pub const PASSES: u32 = 32 / RADIX_BITS;
 
-const VARIANTS: [Variant; 1] = [points(
-    pow2(
-        v(
-            ID,
-            "lsd",
-            "radix_scatter",
-            GroupRule::Cover { per_item: 1 },
-            "least significant digit first, 4 bits a pass: per-work-group digit counts, their \
+const VARIANTS: [Variant; 1] = [pow2(
+    bare(
+        ID,
+        "lsd",
+        "radix_scatter",
+        GroupRule::Cover { per_item: 1 },
+        "least significant digit first, 4 bits a pass: per-work-group digit counts, their \
              scan, a stable scatter",
-        ),
-        RADIX as u32,
-        1024,
     ),
-    &[],
+    RADIX as u32,
+    1024,
 )];
 
 /// The digit of `key` in the pass that shifts it by `shift`.

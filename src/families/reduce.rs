@@ -16,13 +16,15 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
+use crate::families::family::{
+    vectors, Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp,
+};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{experiment, points, pow2, v, Variant};
+use crate::families::variant::{bare, experiment, pow2, v, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -133,20 +135,17 @@ const VARIANTS: [Variant; 10] = [
         64,
         1024,
     )),
-    experiment(points(
-        pow2(
-            v(
-                FamilyId::Reduce,
-                FINAL,
-                "reduce_final",
-                Fixed(1),
-                "launch experiment: reduce_final alone, one work-group over N floats (the \
+    experiment(pow2(
+        bare(
+            FamilyId::Reduce,
+            FINAL,
+            "reduce_final",
+            Fixed(1),
+            "launch experiment: reduce_final alone, one work-group over N floats (the \
                  second launch of tuned at N = its group count)",
-            ),
-            1,
-            1024,
         ),
-        &[],
+        1,
+        1024,
     )),
 ];
 
@@ -228,12 +227,7 @@ impl Family for Reduce {
             }],
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(997),
-                Size::vector(4096),
-                Size::vector(100_003),
-            ],
+            test_sizes: &vectors([1, 997, 4096, 100_003]),
             ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
         };
         &SPEC

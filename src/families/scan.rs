@@ -25,12 +25,12 @@ use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    check_cover, vector_size, Family, FamilySpec, InputChoice, VendorOp,
+    check_cover, vector_size, vectors, Family, FamilySpec, InputChoice, VendorOp,
 };
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -43,20 +43,17 @@ pub const PER_ITEM: u32 = 2;
 /// Input values lie in `0..VALUE_RANGE`.
 const VALUE_RANGE: u32 = 8;
 
-const VARIANTS: [Variant; 1] = [points(
-    pow2(
-        v(
-            ID,
-            "blelloch",
-            "scan_blocks",
-            GroupRule::Cover { per_item: PER_ITEM },
-            "work-efficient: per-work-group up-/down-sweep in local memory, the block totals \
+const VARIANTS: [Variant; 1] = [pow2(
+    bare(
+        ID,
+        "blelloch",
+        "scan_blocks",
+        GroupRule::Cover { per_item: PER_ITEM },
+        "work-efficient: per-work-group up-/down-sweep in local memory, the block totals \
              scanned the same way, then added back",
-        ),
-        1,
-        1024,
     ),
-    &[],
+    1,
+    1024,
 )];
 
 /// The inclusive scan of `x` in u32 arithmetic (wrapping, as the kernels' adds do).
@@ -218,14 +215,7 @@ impl Family for Scan {
             variants: &VARIANTS,
             // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
             // block divides, and one with three levels of block totals at small work-groups.
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(2),
-                Size::vector(64),
-                Size::vector(65),
-                Size::vector(1000),
-                Size::vector(131_075),
-            ],
+            test_sizes: &vectors([1, 2, 64, 65, 1000, 131_075]),
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC

@@ -15,11 +15,11 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{matrix_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{matrices, matrix_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -33,25 +33,19 @@ pub const WEIGHTS: [f32; 3] = [0.25, 0.15, 0.05];
 pub const FLOPS_PER_POINT: u64 = 11;
 
 const VARIANTS: [Variant; 2] = [
-    points(
-        v(
-            ID,
-            "naive",
-            "stencil2d_naive",
-            GroupRule::Cover2D,
-            "9-point stencil, every point read from global memory",
-        ),
-        &[],
+    bare(
+        ID,
+        "naive",
+        "stencil2d_naive",
+        GroupRule::Cover2D,
+        "9-point stencil, every point read from global memory",
     ),
-    points(
-        v(
-            ID,
-            "local",
-            "stencil2d_local",
-            GroupRule::Cover2D,
-            "9-point stencil, the work-group's points and halo staged in local memory",
-        ),
-        &[],
+    bare(
+        ID,
+        "local",
+        "stencil2d_local",
+        GroupRule::Cover2D,
+        "9-point stencil, the work-group's points and halo staged in local memory",
     ),
 ];
 
@@ -109,13 +103,7 @@ impl Family for Stencil2d {
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
-            test_sizes: &[
-                Size::matrix(1, 1),
-                Size::matrix(2, 3),
-                Size::matrix(37, 101),
-                Size::matrix(64, 32),
-                Size::matrix(300, 7),
-            ],
+            test_sizes: &matrices([(1, 1), (2, 3), (37, 101), (64, 32), (300, 7)]),
             ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
         };
         &SPEC

@@ -22,11 +22,11 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{check_cover, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{check_cover, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
@@ -52,28 +52,22 @@ const VARIANTS: [Variant; 5] = [
     stream_variant("mul", "stream_mul", "b = scalar * c"),
     stream_variant("add", "stream_add", "c = a + b"),
     stream_variant("triad", "stream_triad", "a = b + scalar * c"),
-    points(
-        pow2(
-            v(
-                ID,
-                "dot",
-                "stream_dot",
-                GroupRule::PerComputeUnit(4),
-                "sum of a * b: a grid-stride loop on 4 work-groups per compute unit, a tree \
+    pow2(
+        bare(
+            ID,
+            "dot",
+            "stream_dot",
+            GroupRule::PerComputeUnit(4),
+            "sum of a * b: a grid-stride loop on 4 work-groups per compute unit, a tree \
                  per work-group, one work-group's final sum",
-            ),
-            1,
-            1024,
         ),
-        &[],
+        1,
+        1024,
     ),
 ];
 
 const fn stream_variant(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    points(
-        v(ID, name, kernel, GroupRule::Cover { per_item: 1 }, about),
-        &[],
-    )
+    bare(ID, name, kernel, GroupRule::Cover { per_item: 1 }, about)
 }
 
 /// The one value each array holds (BabelStream's arrays stay uniform).
@@ -212,12 +206,7 @@ impl Family for Stream {
             default_size: "2^25",
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(1000),
-                Size::vector(4097),
-                Size::vector(100_003),
-            ],
+            test_sizes: &vectors([1, 1000, 4097, 100_003]),
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
         &SPEC

@@ -4,24 +4,23 @@
 //! the data must arrive unchanged.
 
 use crate::backend::{Arg, BufferId, Direction, HostBufferId, HostMemory, KernelId, Runtime};
-use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
+use crate::families::family::{vectors, Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
+use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
 use crate::rows::Size;
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    let variant = v(
+    bare(
         FamilyId::Transfer,
         name,
         kernel,
         GroupRule::PerComputeUnit(16),
         about,
-    );
-    points(variant, &[])
+    )
 }
 
 /// The transfer family's variants (appended to the variant table).
@@ -192,7 +191,7 @@ impl Family for Transfer {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
             variants: &VARIANTS,
-            test_sizes: &[Size::vector(1), Size::vector(4099)],
+            test_sizes: &vectors([1, 4099]),
             ..FamilySpec::new(FamilyId::Transfer, "peak", Metric::Bandwidth)
         };
         &SPEC

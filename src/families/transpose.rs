@@ -20,7 +20,7 @@ use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{matrix_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{matrices, matrix_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -108,13 +108,7 @@ impl Family for Transpose {
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One element, odd shapes no tile divides, a tall and a wide one.
-            test_sizes: &[
-                Size::matrix(1, 1),
-                Size::matrix(37, 101),
-                Size::matrix(64, 32),
-                Size::matrix(300, 7),
-                Size::matrix(5, 260),
-            ],
+            test_sizes: &matrices([(1, 1), (37, 101), (64, 32), (300, 7), (5, 260)]),
             ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
         };
         &SPEC
