@@ -1,12 +1,10 @@
 //! Peak bandwidth: a read kernel, a copy kernel and the API's own copy command
 //! (`kernels_*/peak.*`, shared with the flops and launch families).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{
-    vectors, Family, FamilySpec, InputChoice, MemoryReferences, QuickSize, VendorOp,
-};
+use crate::families::family::{vectors, Family, FamilySpec, MemoryReferences, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
@@ -71,6 +69,7 @@ impl Family for Bandwidth {
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
             test_sizes: &vectors([1, 997, 4096, 100_003]),
+            emulations: &[("peak_read", emulate_read), ("peak_copy", emulate_copy)],
             ..FamilySpec::new(FamilyId::Bandwidth, "peak", Metric::Bandwidth)
         };
         &SPEC
@@ -86,10 +85,6 @@ impl Family for Bandwidth {
 
     fn footprint(&self, size: Size) -> Footprint {
         plain(size.rows, size.rows, 0, 0).with_largest(size.rows)
-    }
-
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        Inputs::summed(size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -113,14 +108,6 @@ impl Family for Bandwidth {
             n
         };
         cx.in_out(len, &[Arg::U32(n as u32)])
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "peak_read" => Some(emulate_read),
-            "peak_copy" => Some(emulate_copy),
-            _ => None,
-        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -18,7 +18,7 @@
 //! Metric: GB/s counting one read and one write of the keys (8 bytes per key), a constant
 //! times the paper's sorted elements per second, so the PR is the same.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
@@ -133,6 +133,10 @@ impl Family for Bitonic {
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
             test_sizes: keys::TEST_SIZES,
+            emulations: &[
+                ("bitonic_local", emulate_local),
+                ("bitonic_global", emulate_global),
+            ],
             ..FamilySpec::new(ID, "bitonic", Metric::Bandwidth)
         };
         &SPEC
@@ -225,14 +229,6 @@ impl Family for Bitonic {
         let mut built = Built::into(steps, work, n as usize);
         built.outputs = vec![(work, padded as usize)];
         Ok(built)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "bitonic_local" => Some(emulate_local),
-            "bitonic_global" => Some(emulate_global),
-            _ => None,
-        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

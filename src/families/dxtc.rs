@@ -12,7 +12,7 @@
 //! Metric: GB/s counting the image read (4 bytes per pixel) and the blocks written (8 bytes
 //! per 16 pixels).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
@@ -140,6 +140,7 @@ impl Family for Dxtc {
             // One block, a row and a column of blocks, and images whose block count no work-group
             // size divides.
             test_sizes: &matrices([(4, 4), (4, 64), (36, 4), (100, 260), (256, 132)]),
+            emulations: &[("dxt1_compress", emulate_compress)],
             ..FamilySpec::new(ID, "dxtc", Metric::Bandwidth)
         };
         &SPEC
@@ -208,10 +209,6 @@ impl Family for Dxtc {
             Arg::U32(size.rows as u32),
         ];
         Ok(Built::into(vec![cx.launch(kernel, args)], blocks, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "dxt1_compress").then_some(emulate_compress as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -72,6 +72,8 @@ pub struct FamilySpec {
     /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
     /// tests its sizes its own way.
     pub test_sizes: &'static [Size],
+    /// The fake backend's host emulation of each kernel, by name (see [`Family::emulation`]).
+    pub emulations: &'static [(&'static str, KernelEmulation)],
 }
 
 impl FamilySpec {
@@ -91,6 +93,7 @@ impl FamilySpec {
             levels_of_size: None,
             variants: &[],
             test_sizes: &[],
+            emulations: &[],
         }
     }
 }
@@ -159,20 +162,20 @@ pub trait Family: Sync {
     /// Host and device bytes of one problem, checked before anything is allocated.
     fn footprint(&self, size: Size) -> Footprint;
 
-    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`.
-    fn inputs(
-        &self,
-        variant: &'static Variant,
-        size: Size,
-        seed: u64,
-        choice: InputChoice<'_>,
-    ) -> Inputs;
+    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`. Default: `N`
+    /// random floats and their sum (the reductions' and the peak kernels' input).
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::summed(size, seed)
+    }
 
     /// Allocates and stages buffers and returns the steps of one run.
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError>;
 
-    /// Compares one run's result (`got`, the result buffer) with the reference.
-    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification;
+    /// Compares one run's result (`got`, the result buffer) with the reference. Default:
+    /// element by element, each within its tolerance.
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.compare(got)
+    }
 
     /// Refuses a size this family cannot run. Default: a vector of `N` elements that 32-bit
     /// indices reach.
@@ -286,9 +289,10 @@ pub trait Family: Sync {
     /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
     /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
     /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
-    /// refuses the launch, naming the kernel.
-    fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
-        None
+    /// refuses the launch, naming the kernel. Default: the spec's `emulations`.
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        let mut emulations = self.spec().emulations.iter();
+        emulations.find_map(|(k, e)| (*k == kernel).then_some(*e))
     }
 }
 

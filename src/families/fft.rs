@@ -29,7 +29,7 @@ use rand::rngs::SmallRng;
 use rand::seq::index::sample;
 use rand::SeedableRng;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::vector_size;
@@ -213,6 +213,7 @@ impl Family for Fft {
             quick_size: Some(QuickSize::same("2^16")),
             variants: std::slice::from_ref(&VARIANT),
             test_sizes: &vectors([512, 512 * 7]),
+            emulations: &[("fft512_forward", emulate_forward)],
             ..FamilySpec::new(FamilyId::Fft, "fft", Metric::Flops)
         };
         &SPEC
@@ -255,10 +256,6 @@ impl Family for Fft {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "fft512_forward").then_some(emulate_forward as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -17,7 +17,7 @@
 //! Metric: G evaluations per second, one evaluation being one step of a work-item's loop (the
 //! `flops` column counts 2 per step, as the math family counts its chain steps).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::floats;
 use crate::families::family::{vectors, Family, FamilySpec, InputChoice};
@@ -115,6 +115,10 @@ impl Family for Guidance {
             variants: &VARIANTS,
             // One work-item, one warp and a bit, sizes no work-group divides.
             test_sizes: &vectors([1, 33, 1000, 70_001]),
+            emulations: &[
+                ("guidance_index", emulate_index),
+                ("guidance_branch", emulate_branch),
+            ],
             ..FamilySpec::new(ID, "guidance", Metric::Evaluations)
         };
         &SPEC
@@ -167,14 +171,6 @@ impl Family for Guidance {
             args.extend([Arg::U32(WIDTH), Arg::U32(WIDTH.trailing_zeros())]);
         }
         Ok(Built::into(vec![cx.launch(k, args)], out, n))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "guidance_index" => Some(emulate_index),
-            "guidance_branch" => Some(emulate_branch),
-            _ => None,
-        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -31,9 +31,9 @@ use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
+use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
-use crate::families::reference::{self, mix, Verification};
+use crate::families::reference::{self, mix};
 use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::FamilyId;
 use crate::rows::Metric;
@@ -294,10 +294,6 @@ impl Family for Md {
         kernel
             .starts_with("md_")
             .then_some(emulate_forces as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 
     /// The read paths of one kernel are one algorithm.

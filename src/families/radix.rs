@@ -18,7 +18,7 @@
 //! Metric: GB/s counting one read and one write of the keys (8 bytes per key), a constant
 //! times the paper's sorted elements per second, so the PR is the same.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
@@ -100,6 +100,10 @@ impl Family for Radix {
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
             test_sizes: keys::TEST_SIZES,
+            emulations: &[
+                ("radix_histogram", emulate_histogram),
+                ("radix_scatter", emulate_scatter),
+            ],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC
@@ -169,14 +173,6 @@ impl Family for Radix {
             .extend([(work[0], n as usize), (counts, RADIX * groups as usize)]);
         built.outputs.extend(scan.outputs());
         Ok(built)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "radix_histogram" => Some(emulate_histogram),
-            "radix_scatter" => Some(emulate_scatter),
-            _ => None,
-        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -43,11 +43,7 @@ impl Family for Recorded {
     }
 
     fn footprint(&self, _: Size) -> Footprint {
-        Footprint {
-            host: 0,
-            device: 0,
-            largest: 0,
-        }
+        Footprint::default()
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {

@@ -16,9 +16,7 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{
-    vectors, Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp,
-};
+use crate::families::family::{vectors, Family, FamilySpec, QuickSize, Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -248,10 +246,6 @@ impl Family for Reduce {
 
     fn runtime_bound(&self, size: Size) -> bool {
         size.elements() <= SMALL_REDUCTION
-    }
-
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        Inputs::summed(size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {

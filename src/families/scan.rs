@@ -20,7 +20,7 @@
 //! Metric: GB/s counting one read and one write of the array (8 bytes per element), the
 //! effective bandwidth a library scan is quoted in; the block totals are not counted.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
@@ -216,6 +216,7 @@ impl Family for Scan {
             // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
             // block divides, and one with three levels of block totals at small work-groups.
             test_sizes: &vectors([1, 2, 64, 65, 1000, 131_075]),
+            emulations: &[("scan_blocks", emulate_blocks), ("scan_add", emulate_add)],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC
@@ -262,15 +263,6 @@ impl Family for Scan {
         let mut built = Built::into(levels.steps().collect(), levels.result(), n as usize);
         built.outputs = levels.outputs();
         Ok(built)
-    }
-
-    /// Bit for bit: the result buffer holds u32 words.
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "scan_blocks" => Some(emulate_blocks),
-            "scan_add" => Some(emulate_add),
-            _ => None,
-        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

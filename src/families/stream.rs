@@ -18,7 +18,7 @@
 //! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does: 2 arrays of `N`
 //! doubles for Copy, Mul and Dot, 3 for Add and Triad.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
@@ -207,6 +207,15 @@ impl Family for Stream {
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
             test_sizes: &vectors([1, 1000, 4097, 100_003]),
+            emulations: &[
+                ("stream_init", emulate_init),
+                ("stream_copy", emulate_array),
+                ("stream_mul", emulate_array),
+                ("stream_add", emulate_array),
+                ("stream_triad", emulate_array),
+                ("stream_dot", emulate_dot),
+                ("stream_dot_final", emulate_dot_final),
+            ],
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
         &SPEC
@@ -297,16 +306,6 @@ impl Family for Stream {
         };
         let step = cx.launch(kernel, [args, vec![count]].concat());
         Ok(Built::into(vec![step], result, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "stream_init" => Some(emulate_init),
-            "stream_copy" | "stream_mul" | "stream_add" | "stream_triad" => Some(emulate_array),
-            "stream_dot" => Some(emulate_dot),
-            "stream_dot_final" => Some(emulate_dot_final),
-            _ => None,
-        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
