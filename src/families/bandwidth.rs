@@ -10,9 +10,7 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 3] = [
     bare(

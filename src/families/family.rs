@@ -10,9 +10,7 @@ use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;
 use crate::backend::{DeviceInfo, LaunchShape, Runtime};
 use crate::kernels::KernelSources;
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 /// The runtime's own calls a run of a variant makes, as a plain program would replay them
 /// (`explain`'s replay): launches of its kernel, `batch` to one wait, or one host copy.

@@ -32,15 +32,12 @@ use rand::SeedableRng;
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
-use crate::families::family::vector_size;
-use crate::families::family::{vectors, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{vector_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 /// Points per transform.
 pub const POINTS: usize = 512;

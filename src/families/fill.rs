@@ -28,8 +28,9 @@
 //! GB/s of stores: 4 bytes per element, nothing read.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, CompileRequest, LaunchShape, Runtime};
+use crate::backend::{self, Arg, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
+use crate::families::exec::compile;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
@@ -37,9 +38,7 @@ use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
 use crate::kernels::KernelSources;
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 7] = [
     bare(
@@ -149,11 +148,6 @@ pub fn counts(variant: &Variant, size: Size) -> Vec<Arg> {
     }
 }
 
-/// Whether the variant leaves the work-group size to the runtime (see the module docs).
-pub fn leaves_local_to_runtime(variant: &Variant) -> bool {
-    variant.family == FamilyId::Fill && variant.name == "1d-auto"
-}
-
 /// The exact launch of `1d-exact` and `1d-auto` (global = N): N and the local size, `None`
 /// for the runtime's; `None` for the variants that launch whole work-groups.
 pub fn exact_launch(
@@ -164,29 +158,9 @@ pub fn exact_launch(
     let n = size.elements();
     match variant.name {
         "1d-exact" => Some((n, Some(shape.local))),
-        _ if leaves_local_to_runtime(variant) => Some((n, None)),
+        _ if Fill.leaves_local_to_runtime(variant) => Some((n, None)),
         _ => None,
     }
-}
-
-/// The work-group size the runtime of `backend` picks for the variant's kernel, compiled as
-/// the side will compile it: CUDA's occupancy calculator, `None` on OpenCL (see
-/// [`crate::backend::ExactLaunch::runtime_local`]).
-pub fn runtime_local(
-    backend: &mut dyn Runtime,
-    sources: &KernelSources,
-    variant: &Variant,
-    side: &SideConfig,
-) -> Result<Option<u32>, ExecError> {
-    let request = CompileRequest {
-        source: sources.program(backend.api(), Fill.spec().kernel_file)?,
-        defines: side.all_defines(),
-        flags: side.flags.clone(),
-        jit: side.jit,
-    };
-    let program = backend.compile(&request)?;
-    let kernel = backend.kernel(program, variant.kernel)?;
-    Ok(backend.runtime_local(kernel)?)
 }
 
 /// Every element must hold [`VALUE`], exactly.
@@ -253,10 +227,13 @@ impl Family for Fill {
         check_size(variant, size).map_err(|r| bad_size(variant, r))
     }
 
+    /// `1d-auto` (see the module docs).
     fn leaves_local_to_runtime(&self, variant: &Variant) -> bool {
-        leaves_local_to_runtime(variant)
+        variant.name == "1d-auto"
     }
 
+    /// CUDA's occupancy calculator, `None` on OpenCL (see
+    /// [`crate::backend::ExactLaunch::runtime_local`]).
     fn runtime_local(
         &self,
         backend: &mut dyn Runtime,
@@ -264,7 +241,9 @@ impl Family for Fill {
         variant: &Variant,
         side: &SideConfig,
     ) -> Result<Option<u32>, ExecError> {
-        runtime_local(backend, sources, variant, side)
+        let program = compile(backend, sources, self.spec().kernel_file, side, None)?;
+        let kernel = backend.kernel(program, variant.kernel)?;
+        Ok(backend.runtime_local(kernel)?)
     }
 
     /// Nothing is read: the kernels write [`VALUE`].
@@ -331,7 +310,7 @@ mod tests {
         );
         assert_eq!(exact_launch(auto, n, shape), Some((100_000_000, None)));
         assert_eq!(exact_launch(plain, n, shape), None);
-        assert!(leaves_local_to_runtime(auto) && !leaves_local_to_runtime(exact));
+        assert!(Fill.leaves_local_to_runtime(auto) && !Fill.leaves_local_to_runtime(exact));
     }
 
     fn side(local: u32) -> SideConfig {
@@ -350,7 +329,9 @@ mod tests {
             crate::families::emulator(),
         );
         let max = cuda.info().max_work_group_size;
-        let got = runtime_local(&mut cuda, &sources, v, &side(256)).unwrap();
+        let got = Fill
+            .runtime_local(&mut cuda, &sources, v, &side(256))
+            .unwrap();
         assert_eq!(got, Some(max));
         let mut cl = FakeBackend::new(
             Api::OpenCl,
@@ -358,7 +339,8 @@ mod tests {
             crate::families::emulator(),
         );
         assert_eq!(
-            runtime_local(&mut cl, &sources, v, &side(256)).unwrap(),
+            Fill.runtime_local(&mut cl, &sources, v, &side(256))
+                .unwrap(),
             None
         );
     }

@@ -9,9 +9,7 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 use rayon::prelude::*;
 
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and

@@ -8,9 +8,7 @@ use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Step};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 2] = [
     bare(

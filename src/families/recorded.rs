@@ -8,9 +8,7 @@ use super::footprint::Footprint;
 use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
 use super::variant::Variant;
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 pub struct Recorded {
     spec: FamilySpec,

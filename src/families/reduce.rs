@@ -23,9 +23,7 @@ use crate::families::reference::{self, Verification};
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, experiment, pow2, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 /// The variant names, as studies spell them.
 pub const FIRST_PASS: &str = "first-pass";

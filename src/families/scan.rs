@@ -31,9 +31,7 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::{bare, pow2, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("scan");
 

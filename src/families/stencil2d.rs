@@ -20,9 +20,7 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference::{self};
 use crate::families::variant::{bare, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("stencil2d");
 

@@ -27,9 +27,7 @@ use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
 use crate::families::variant::{bare, pow2, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("stream");
 

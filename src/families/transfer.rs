@@ -9,9 +9,7 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::{bare, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     bare(

@@ -25,9 +25,7 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference::{self};
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("transpose");
 

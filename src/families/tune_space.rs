@@ -6,8 +6,7 @@
 use super::plan::SideConfig;
 use crate::backend::{JitOptions, LaunchShape};
 use crate::fairness::Flags;
-use crate::rows::Api;
-use crate::rows::FamilyId;
+use crate::rows::{Api, FamilyId};
 
 /// What a parameter sets in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
