@@ -24,9 +24,7 @@ use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{
-    check_cover, vector_size, vectors, Family, FamilySpec, InputChoice, VendorOp,
-};
+use crate::families::family::{check_cover, vectors, Family, FamilySpec, InputChoice, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
@@ -228,10 +226,6 @@ impl Family for Scan {
     fn footprint(&self, size: Size) -> Footprint {
         let n = size.rows;
         plain(n, n.saturating_add(n / 2), n, mul(n, 4))
-    }
-
-    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        vector_size(variant, size)
     }
 
     /// The first level must cover every element: each work-group scans `2 * local` of them.

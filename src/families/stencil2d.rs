@@ -11,7 +11,7 @@
 //! (`GroupRule::Cover2D`). Metric: GB/s counting one read and one write of the grid (8 bytes
 //! per point); flops: 11 per interior point (three multiplies, eight adds).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
@@ -102,6 +102,10 @@ impl Family for Stencil2d {
             variants: &VARIANTS,
             // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
             test_sizes: &matrices([(1, 1), (2, 3), (37, 101), (64, 32), (300, 7)]),
+            emulations: &[
+                ("stencil2d_naive", emulate_step),
+                ("stencil2d_local", emulate_step),
+            ],
             ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
         };
         &SPEC
@@ -143,12 +147,6 @@ impl Family for Stencil2d {
             cx.inputs.a.len(),
             &[&dims[..], &WEIGHTS.map(Arg::F32)].concat(),
         )
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("stencil2d_")
-            .then_some(emulate_step as KernelEmulation)
     }
 }
 

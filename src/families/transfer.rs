@@ -146,7 +146,6 @@ impl Family for Transfer {
         plain(size.rows, size.rows, 0, mul(size.rows, 8))
     }
 
-    /// The data to move; each result is checked against it in place (see `Built::checked`).
     /// One copy of `N` floats, for the variants without a kernel beside it.
     fn plain_calls(&self, variant: &Variant, size: Size) -> Option<PlainCalls> {
         if !variant.kernel.is_empty() {
@@ -160,6 +159,7 @@ impl Family for Transfer {
         })
     }
 
+    /// The data to move; each result is checked against it in place (see `Built::checked`).
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let a = reference::random_vector(size.rows as usize, seed);
         Inputs::new(size, a, Vec::new())

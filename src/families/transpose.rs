@@ -16,7 +16,7 @@
 //! Metric: GB/s counting one read and one write of the matrix (8 bytes per element). The
 //! result must be exact: a transpose moves floats, it computes none.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
@@ -107,6 +107,12 @@ impl Family for Transpose {
             variants: &VARIANTS,
             // One element, odd shapes no tile divides, a tall and a wide one.
             test_sizes: &matrices([(1, 1), (37, 101), (64, 32), (300, 7), (5, 260)]),
+            emulations: &[
+                ("transpose_naive", emulate_transpose),
+                ("transpose_local", emulate_transpose),
+                ("transpose_copy", emulate_copy),
+                ("transpose_copy_barrier", emulate_copy),
+            ],
             ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
         };
         &SPEC
@@ -156,16 +162,6 @@ impl Family for Transpose {
         let size = cx.size();
         let dims = [size.rows, size.cols].map(|d| Arg::U32(d as u32));
         cx.in_out(cx.inputs.a.len(), &dims)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        if kernel.starts_with("transpose_copy") {
-            Some(emulate_copy as KernelEmulation)
-        } else {
-            kernel
-                .starts_with("transpose_")
-                .then_some(emulate_transpose as KernelEmulation)
-        }
     }
 }
 
