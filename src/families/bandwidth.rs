@@ -1,51 +1,38 @@
 //! Peak bandwidth: a read kernel, a copy kernel and the API's own copy command
 //! (`kernels_*/peak.*`, shared with the flops and launch families).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{
-    Family, FamilySpec, InputChoice, MemoryReferences, QuickSize, VendorOp,
-};
+use crate::families::family::{vectors, Family, FamilySpec, MemoryReferences, QuickSize, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
 use crate::families::reference::Verification;
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 3] = [
-    points(
-        v(
-            FamilyId::Bandwidth,
-            "read",
-            "peak_read",
-            PerComputeUnit(16),
-            "coalesced float4 read of the whole array",
-        ),
-        &[],
+    bare(
+        FamilyId::Bandwidth,
+        "read",
+        "peak_read",
+        PerComputeUnit(16),
+        "coalesced float4 read of the whole array",
     ),
-    points(
-        v(
-            FamilyId::Bandwidth,
-            "copy-kernel",
-            "peak_copy",
-            PerComputeUnit(16),
-            "float4 copy kernel (bytes read + written)",
-        ),
-        &[],
+    bare(
+        FamilyId::Bandwidth,
+        "copy-kernel",
+        "peak_copy",
+        PerComputeUnit(16),
+        "float4 copy kernel (bytes read + written)",
     ),
-    points(
-        v(
-            FamilyId::Bandwidth,
-            "copy",
-            "",
-            Fixed(1),
-            "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)",
-        ),
-        &[],
+    bare(
+        FamilyId::Bandwidth,
+        "copy",
+        "",
+        Fixed(1),
+        "the API's device-to-device copy (clEnqueueCopyBuffer / cuMemcpyDtoD)",
     ),
 ];
 
@@ -79,12 +66,8 @@ impl Family for Bandwidth {
             }],
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(997),
-                Size::vector(4096),
-                Size::vector(100_003),
-            ],
+            test_sizes: &vectors([1, 997, 4096, 100_003]),
+            emulations: &[("peak_read", emulate_read), ("peak_copy", emulate_copy)],
             ..FamilySpec::new(FamilyId::Bandwidth, "peak", Metric::Bandwidth)
         };
         &SPEC
@@ -100,10 +83,6 @@ impl Family for Bandwidth {
 
     fn footprint(&self, size: Size) -> Footprint {
         plain(size.rows, size.rows, 0, 0).with_largest(size.rows)
-    }
-
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        Inputs::summed(size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -127,14 +106,6 @@ impl Family for Bandwidth {
             n
         };
         cx.in_out(len, &[Arg::U32(n as u32)])
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "peak_read" => Some(emulate_read),
-            "peak_copy" => Some(emulate_copy),
-            _ => None,
-        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

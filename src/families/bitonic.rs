@@ -18,7 +18,7 @@
 //! Metric: GB/s counting one read and one write of the keys (8 bytes per key), a constant
 //! times the paper's sorted elements per second, so the PR is the same.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
@@ -28,27 +28,22 @@ use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::Verification;
 use crate::families::scan::check_words;
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("bitonic");
 
-const VARIANTS: [Variant; 1] = [points(
-    pow2(
-        v(
-            ID,
-            "bitonic",
-            "bitonic_local",
-            GroupRule::Grid,
-            "bitonic network: blocks of 2 x local keys sorted in local memory, then each \
+const VARIANTS: [Variant; 1] = [pow2(
+    bare(
+        ID,
+        "bitonic",
+        "bitonic_local",
+        GroupRule::Grid,
+        "bitonic network: blocks of 2 x local keys sorted in local memory, then each \
              stage's wide steps over global memory and its narrow steps in local memory",
-        ),
-        1,
-        1024,
     ),
-    &[],
+    1,
+    1024,
 )];
 
 /// The keys the network sorts: the power of two at or above `n`, one block at least (2^63
@@ -136,6 +131,10 @@ impl Family for Bitonic {
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
             test_sizes: keys::TEST_SIZES,
+            emulations: &[
+                ("bitonic_local", emulate_local),
+                ("bitonic_global", emulate_global),
+            ],
             ..FamilySpec::new(ID, "bitonic", Metric::Bandwidth)
         };
         &SPEC
@@ -228,14 +227,6 @@ impl Family for Bitonic {
         let mut built = Built::into(steps, work, n as usize);
         built.outputs = vec![(work, padded as usize)];
         Ok(built)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "bitonic_local" => Some(emulate_local),
-            "bitonic_global" => Some(emulate_global),
-            _ => None,
-        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -12,34 +12,29 @@
 //! Metric: GB/s counting the image read (4 bytes per pixel) and the blocks written (8 bytes
 //! per 16 pixels).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{
-    bad_size, check_cover, matrix_size, Family, FamilySpec, InputChoice, QuickSize,
+    bad_size, check_cover, matrices, matrix_size, Family, FamilySpec, InputChoice, QuickSize,
 };
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
 use crate::families::scan::check_words;
-use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("dxtc");
 
-const VARIANTS: [Variant; 1] = [points(
-    v(
-        ID,
-        "bbox",
-        "dxt1_compress",
-        GroupRule::Grid,
-        "one 4x4 block per work-item: bounding-box endpoints in 5:6:5, nearest of four \
+const VARIANTS: [Variant; 1] = [bare(
+    ID,
+    "bbox",
+    "dxt1_compress",
+    GroupRule::Grid,
+    "one 4x4 block per work-item: bounding-box endpoints in 5:6:5, nearest of four \
          palette colours per pixel",
-    ),
-    &[],
 )];
 
 /// Blocks of a `size` image (4 x 4 pixels each).
@@ -142,13 +137,8 @@ impl Family for Dxtc {
             variants: &VARIANTS,
             // One block, a row and a column of blocks, and images whose block count no work-group
             // size divides.
-            test_sizes: &[
-                Size::matrix(4, 4),
-                Size::matrix(4, 64),
-                Size::matrix(36, 4),
-                Size::matrix(100, 260),
-                Size::matrix(256, 132),
-            ],
+            test_sizes: &matrices([(4, 4), (4, 64), (36, 4), (100, 260), (256, 132)]),
+            emulations: &[("dxt1_compress", emulate_compress)],
             ..FamilySpec::new(ID, "dxtc", Metric::Bandwidth)
         };
         &SPEC
@@ -217,10 +207,6 @@ impl Family for Dxtc {
             Arg::U32(size.rows as u32),
         ];
         Ok(Built::into(vec![cx.launch(kernel, args)], blocks, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "dxt1_compress").then_some(emulate_compress as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -4,8 +4,7 @@
 //! executor below every runner: the session, tune and calibrate all prepare through
 //! it.)
 
-use crate::backend::Runtime;
-use crate::backend::{BufferId, CompileRequest, KernelId, ProgramId, Timing};
+use crate::backend::{BufferId, CompileRequest, KernelId, ProgramId, Runtime, Timing};
 use crate::families::family::bad_size;
 use crate::families::matrix::MatrixSource;
 use crate::families::plan::{Build, Built, Place, Ran, Step};

@@ -10,9 +10,7 @@ use super::variant::{GroupRule, Variant};
 use crate::backend::fake::KernelEmulation;
 use crate::backend::{DeviceInfo, LaunchShape, Runtime};
 use crate::kernels::KernelSources;
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 /// The runtime's own calls a run of a variant makes, as a plain program would replay them
 /// (`explain`'s replay): launches of its kernel, `batch` to one wait, or one host copy.
@@ -72,6 +70,8 @@ pub struct FamilySpec {
     /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
     /// tests its sizes its own way.
     pub test_sizes: &'static [Size],
+    /// The fake backend's host emulation of each kernel, by name (see [`Family::emulation`]).
+    pub emulations: &'static [(&'static str, KernelEmulation)],
 }
 
 impl FamilySpec {
@@ -91,8 +91,31 @@ impl FamilySpec {
             levels_of_size: None,
             variants: &[],
             test_sizes: &[],
+            emulations: &[],
         }
     }
+}
+
+/// Test sizes of one length `N` each (for [`FamilySpec::test_sizes`]).
+pub const fn vectors<const N: usize>(lengths: [u64; N]) -> [Size; N] {
+    let mut out = [Size::vector(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = Size::vector(lengths[i]);
+        i += 1;
+    }
+    out
+}
+
+/// Test sizes of `ROWSxCOLS` each (for [`FamilySpec::test_sizes`]).
+pub const fn matrices<const N: usize>(shapes: [(u64, u64); N]) -> [Size; N] {
+    let mut out = [Size::vector(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = Size::matrix(shapes[i].0, shapes[i].1);
+        i += 1;
+    }
+    out
 }
 
 /// Choices of a study entry that pick a family's input data beyond size and seed.
@@ -137,20 +160,20 @@ pub trait Family: Sync {
     /// Host and device bytes of one problem, checked before anything is allocated.
     fn footprint(&self, size: Size) -> Footprint;
 
-    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`.
-    fn inputs(
-        &self,
-        variant: &'static Variant,
-        size: Size,
-        seed: u64,
-        choice: InputChoice<'_>,
-    ) -> Inputs;
+    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`. Default: `N`
+    /// random floats and their sum (the reductions' and the peak kernels' input).
+    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
+        Inputs::summed(size, seed)
+    }
 
     /// Allocates and stages buffers and returns the steps of one run.
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError>;
 
-    /// Compares one run's result (`got`, the result buffer) with the reference.
-    fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification;
+    /// Compares one run's result (`got`, the result buffer) with the reference. Default:
+    /// element by element, each within its tolerance.
+    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        inputs.compare(got)
+    }
 
     /// Refuses a size this family cannot run. Default: a vector of `N` elements that 32-bit
     /// indices reach.
@@ -264,9 +287,10 @@ pub trait Family: Sync {
     /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
     /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
     /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
-    /// refuses the launch, naming the kernel.
-    fn emulation(&self, _kernel: &str) -> Option<KernelEmulation> {
-        None
+    /// refuses the launch, naming the kernel. Default: the spec's `emulations`.
+    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        let mut emulations = self.spec().emulations.iter();
+        emulations.find_map(|(k, e)| (*k == kernel).then_some(*e))
     }
 }
 

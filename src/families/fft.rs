@@ -29,18 +29,15 @@ use rand::rngs::SmallRng;
 use rand::seq::index::sample;
 use rand::SeedableRng;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
-use crate::families::family::vector_size;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{vector_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 /// Points per transform.
 pub const POINTS: usize = 512;
@@ -212,7 +209,8 @@ impl Family for Fft {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
             variants: std::slice::from_ref(&VARIANT),
-            test_sizes: &[Size::vector(512), Size::vector(512 * 7)],
+            test_sizes: &vectors([512, 512 * 7]),
+            emulations: &[("fft512_forward", emulate_forward)],
             ..FamilySpec::new(FamilyId::Fft, "fft", Metric::Flops)
         };
         &SPEC
@@ -255,10 +253,6 @@ impl Family for Fft {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "fft512_forward").then_some(emulate_forward as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

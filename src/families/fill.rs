@@ -28,92 +28,70 @@
 //! GB/s of stores: 4 bytes per element, nothing read.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, CompileRequest, LaunchShape, Runtime};
+use crate::backend::{self, Arg, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
+use crate::families::exec::compile;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
+use crate::families::variant::{bare, Variant};
 use crate::kernels::KernelSources;
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 7] = [
-    points(
-        v(
-            FamilyId::Fill,
-            "1d",
-            "fill_1d",
-            Cover { per_item: 1 },
-            "fill article: one float per work-item, whole work-groups and a bound check",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "1d",
+        "fill_1d",
+        Cover { per_item: 1 },
+        "fill article: one float per work-item, whole work-groups and a bound check",
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "1d-exact",
-            "fill_1d",
-            Cover { per_item: 1 },
-            "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
+    bare(
+        FamilyId::Fill,
+        "1d-exact",
+        "fill_1d",
+        Cover { per_item: 1 },
+        "fill article's launch: global size exactly N (OpenCL 1.2 refuses a local size \
              that does not divide it)",
-        ),
-        &[],
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "1d-auto",
-            "fill_1d",
-            Cover { per_item: 1 },
-            "fill article's NULL launch: global size exactly N, the work-group size the \
+    bare(
+        FamilyId::Fill,
+        "1d-auto",
+        "fill_1d",
+        Cover { per_item: 1 },
+        "fill article's NULL launch: global size exactly N, the work-group size the \
              runtime's (OpenCL NULL, CUDA's occupancy calculator)",
-        ),
-        &[],
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "float4",
-            "fill_float4",
-            Cover { per_item: 4 },
-            "fill article: one float4 store per work-item",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "float4",
+        "fill_float4",
+        Cover { per_item: 4 },
+        "fill article: one float4 store per work-item",
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "scalar4",
-            "fill_scalar4",
-            Cover { per_item: 4 },
-            "float4's launch with four scalar stores per work-item, each a quarter of the \
+    bare(
+        FamilyId::Fill,
+        "scalar4",
+        "fill_scalar4",
+        Cover { per_item: 4 },
+        "float4's launch with four scalar stores per work-item, each a quarter of the \
              buffer apart: the vector type's own share of float4's gain",
-        ),
-        &[],
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "2d-rows",
-            "fill_2d_rows",
-            Cover2D,
-            "2D fill, columns on dimension 0 (coalesced stores)",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "2d-rows",
+        "fill_2d_rows",
+        Cover2D,
+        "2D fill, columns on dimension 0 (coalesced stores)",
     ),
-    points(
-        v(
-            FamilyId::Fill,
-            "2d-article",
-            "fill_2d_article",
-            Cover2D,
-            "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
-        ),
-        &[],
+    bare(
+        FamilyId::Fill,
+        "2d-article",
+        "fill_2d_article",
+        Cover2D,
+        "fill article's 2D kernel: rows on dimension 0 (strided stores); square tables",
     ),
 ];
 
@@ -170,11 +148,6 @@ pub fn counts(variant: &Variant, size: Size) -> Vec<Arg> {
     }
 }
 
-/// Whether the variant leaves the work-group size to the runtime (see the module docs).
-pub fn leaves_local_to_runtime(variant: &Variant) -> bool {
-    variant.family == FamilyId::Fill && variant.name == "1d-auto"
-}
-
 /// The exact launch of `1d-exact` and `1d-auto` (global = N): N and the local size, `None`
 /// for the runtime's; `None` for the variants that launch whole work-groups.
 pub fn exact_launch(
@@ -185,29 +158,9 @@ pub fn exact_launch(
     let n = size.elements();
     match variant.name {
         "1d-exact" => Some((n, Some(shape.local))),
-        _ if leaves_local_to_runtime(variant) => Some((n, None)),
+        _ if Fill.leaves_local_to_runtime(variant) => Some((n, None)),
         _ => None,
     }
-}
-
-/// The work-group size the runtime of `backend` picks for the variant's kernel, compiled as
-/// the side will compile it: CUDA's occupancy calculator, `None` on OpenCL (see
-/// [`crate::backend::ExactLaunch::runtime_local`]).
-pub fn runtime_local(
-    backend: &mut dyn Runtime,
-    sources: &KernelSources,
-    variant: &Variant,
-    side: &SideConfig,
-) -> Result<Option<u32>, ExecError> {
-    let request = CompileRequest {
-        source: sources.program(backend.api(), Fill.spec().kernel_file)?,
-        defines: side.all_defines(),
-        flags: side.flags.clone(),
-        jit: side.jit,
-    };
-    let program = backend.compile(&request)?;
-    let kernel = backend.kernel(program, variant.kernel)?;
-    Ok(backend.runtime_local(kernel)?)
 }
 
 /// Every element must hold [`VALUE`], exactly.
@@ -274,10 +227,13 @@ impl Family for Fill {
         check_size(variant, size).map_err(|r| bad_size(variant, r))
     }
 
+    /// `1d-auto` (see the module docs).
     fn leaves_local_to_runtime(&self, variant: &Variant) -> bool {
-        leaves_local_to_runtime(variant)
+        variant.name == "1d-auto"
     }
 
+    /// CUDA's occupancy calculator, `None` on OpenCL (see
+    /// [`crate::backend::ExactLaunch::runtime_local`]).
     fn runtime_local(
         &self,
         backend: &mut dyn Runtime,
@@ -285,7 +241,9 @@ impl Family for Fill {
         variant: &Variant,
         side: &SideConfig,
     ) -> Result<Option<u32>, ExecError> {
-        runtime_local(backend, sources, variant, side)
+        let program = compile(backend, sources, self.spec().kernel_file, side, None)?;
+        let kernel = backend.kernel(program, variant.kernel)?;
+        Ok(backend.runtime_local(kernel)?)
     }
 
     /// Nothing is read: the kernels write [`VALUE`].
@@ -352,7 +310,7 @@ mod tests {
         );
         assert_eq!(exact_launch(auto, n, shape), Some((100_000_000, None)));
         assert_eq!(exact_launch(plain, n, shape), None);
-        assert!(leaves_local_to_runtime(auto) && !leaves_local_to_runtime(exact));
+        assert!(Fill.leaves_local_to_runtime(auto) && !Fill.leaves_local_to_runtime(exact));
     }
 
     fn side(local: u32) -> SideConfig {
@@ -371,7 +329,9 @@ mod tests {
             crate::families::emulator(),
         );
         let max = cuda.info().max_work_group_size;
-        let got = runtime_local(&mut cuda, &sources, v, &side(256)).unwrap();
+        let got = Fill
+            .runtime_local(&mut cuda, &sources, v, &side(256))
+            .unwrap();
         assert_eq!(got, Some(max));
         let mut cl = FakeBackend::new(
             Api::OpenCl,
@@ -379,7 +339,8 @@ mod tests {
             crate::families::emulator(),
         );
         assert_eq!(
-            runtime_local(&mut cl, &sources, v, &side(256)).unwrap(),
+            Fill.runtime_local(&mut cl, &sources, v, &side(256))
+                .unwrap(),
             None
         );
     }

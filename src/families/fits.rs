@@ -41,35 +41,6 @@ pub fn of(family: FamilyId, size: Size) -> Footprint {
     families::get(family).footprint(size)
 }
 
-/// Refuses `needed` device bytes above what `device` reports (when it reports anything).
-pub fn check_device(needed: u64, device: &DeviceInfo, what: &str) -> Result<(), FitError> {
-    let limit = device.global_mem_bytes;
-    if limit > 0 && needed > limit {
-        return Err(FitError::Device {
-            what: what.to_string(),
-            needed,
-            device: device.name.clone(),
-            limit,
-        });
-    }
-    Ok(())
-}
-
-/// Refuses a buffer of `largest` bytes above the device's largest single allocation (when it
-/// reports one): the refusal the buffer would meet later, before its inputs are made.
-pub fn check_largest(largest: u64, device: &DeviceInfo, what: &str) -> Result<(), FitError> {
-    let limit = device.max_alloc_bytes;
-    if limit > 0 && largest > limit {
-        return Err(FitError::Largest {
-            what: what.to_string(),
-            largest,
-            device: device.name.clone(),
-            limit,
-        });
-    }
-    Ok(())
-}
-
 /// The checks for one side, before anything is made: the device's memory and its largest
 /// allocation first, as the device is the usual limit, then the host's. A device that is not
 /// a GPU (PoCL's CPU device) has the host's memory: its buffers and the host's copies come
@@ -86,8 +57,26 @@ pub fn check_footprint(
     host_available: Option<u64>,
     what: &str,
 ) -> Result<(), FitError> {
-    check_device(fp.device, device, what)?;
-    check_largest(fp.largest, device, what)?;
+    // Each limit only where the device reports one; the largest allocation is the refusal the
+    // buffer would meet later, before its inputs are made.
+    let limit = device.global_mem_bytes;
+    if limit > 0 && fp.device > limit {
+        return Err(FitError::Device {
+            what: what.to_string(),
+            needed: fp.device,
+            device: device.name.clone(),
+            limit,
+        });
+    }
+    let limit = device.max_alloc_bytes;
+    if limit > 0 && fp.largest > limit {
+        return Err(FitError::Largest {
+            what: what.to_string(),
+            largest: fp.largest,
+            device: device.name.clone(),
+            limit,
+        });
+    }
     let host = if device.is_gpu {
         fp.host
     } else {
@@ -126,7 +115,7 @@ mod tests {
         ];
         for (family, size) in cases {
             let fp = of(family, size);
-            let e = check_device(fp.device, &device(eight), "x")
+            let e = check_footprint(fp, &device(eight), None, "x")
                 .unwrap_err()
                 .to_string();
             assert!(e.contains(&format!("dev has {eight} bytes")), "{e}");

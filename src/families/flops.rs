@@ -1,17 +1,15 @@
 //! Peak arithmetic: eight FMA chains per work-item (`kernels_*/peak.*`).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::fma_iters;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{Family, FamilySpec, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 use rayon::prelude::*;
 
 /// One launch over the configured shape, `x` in and one output per work-item: the flops and
@@ -19,6 +17,26 @@ use rayon::prelude::*;
 pub(crate) fn one_per_work_item(cx: &mut Build<'_>) -> Result<Built, ExecError> {
     let n = Arg::U32(cx.inputs.size.rows as u32);
     cx.in_out(cx.shape().global() as usize, &[n])
+}
+
+/// Checks about 4096 work-items, sampled evenly, of a launch of `global` whose work-item `g`
+/// computes `chain(x[g % n])`: the f64 reference of all of them would cost more CPU time than
+/// the measurement. Each sample is an independent chain (a second per side on one core), so
+/// they are computed in parallel.
+pub(crate) fn check_sampled(
+    got: &[f32],
+    x: &[f32],
+    global: usize,
+    chain: impl Fn(f32) -> f64 + Sync,
+    tolerance: impl Fn(f64) -> f64,
+) -> Verification {
+    let n = x.len().max(1);
+    let stride = (global / 4096).max(1);
+    let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
+    let want: Vec<f64> = idx.par_iter().map(|&g| chain(x[g % n])).collect();
+    let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
+    let tol: Vec<f64> = want.iter().map(|w| tolerance(*w)).collect();
+    reference::compare(&sampled, &want, &tol)
 }
 
 const VARIANTS: [Variant; 1] = [v(
@@ -48,6 +66,7 @@ impl Family for Flops {
             quick_size: Some(QuickSize::same("2^16")),
             variants: &VARIANTS,
             test_sizes: &[Size::vector(1000)],
+            emulations: &[("peak_fma", emulate_fma)],
             ..FamilySpec::new(FamilyId::Flops, "peak", Metric::Flops)
         };
         &SPEC
@@ -64,32 +83,15 @@ impl Family for Flops {
         plain(size.rows, size.rows, 1, 0)
     }
 
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        Inputs::summed(size, seed)
-    }
-
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         one_per_work_item(cx)
     }
 
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "peak_fma").then_some(emulate_fma as KernelEmulation)
-    }
-
-    /// Checked on a sample of about 4096 work-items (the f64 reference of all of them would
-    /// cost more CPU time than the measurement), with a relative tolerance of 1e-4: the
-    /// recurrence contracts (|m| < 1), so float32 rounding stays bounded.
+    /// A sample, with a relative tolerance of 1e-4: the recurrence contracts (|m| < 1), so
+    /// float32 rounding stays bounded.
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
+        let chain = |x| reference::fma_chain(x, FMA_ITERS);
         let global = ran.shape.global() as usize;
-        let n = inputs.a.len().max(1);
-        let stride = (global / 4096).max(1);
-        let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
-        let want: Vec<f64> = idx
-            .par_iter()
-            .map(|&g| reference::fma_chain(inputs.a[g % n], FMA_ITERS))
-            .collect();
-        let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
-        let tol: Vec<f64> = want.iter().map(|w| 1e-4 * w.abs().max(1.0)).collect();
-        reference::compare(&sampled, &want, &tol)
+        check_sampled(got, &inputs.a, global, chain, |w| 1e-4 * w.abs().max(1.0))
     }
 }

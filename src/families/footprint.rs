@@ -3,7 +3,7 @@
 //! are upper estimates that tell "fits" from "cannot fit" before anything is allocated.
 
 /// Host and device bytes of one problem.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Footprint {
     pub host: u64,
     pub device: u64,

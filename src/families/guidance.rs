@@ -17,17 +17,16 @@
 //! Metric: G evaluations per second, one evaluation being one step of a work-item's loop (the
 //! `flops` column counts 2 per step, as the math family counts its chain steps).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::floats;
-use crate::families::family::{Family, FamilySpec, InputChoice};
+use crate::families::family::{vectors, Family, FamilySpec, InputChoice};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::scan::check_words;
+use crate::families::variant::{bare, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("guidance");
 
@@ -42,27 +41,21 @@ pub const WIDTH: u32 = 1024;
 const WARP: u32 = 32;
 
 const VARIANTS: [Variant; 2] = [
-    points(
-        v(
-            ID,
-            "index",
-            "guidance_index",
-            GroupRule::Cover { per_item: 1 },
-            "index arithmetic: k / width and k % width (INDEX_SHIFT=0) or k >> log2 width and \
+    bare(
+        ID,
+        "index",
+        "guidance_index",
+        GroupRule::Cover { per_item: 1 },
+        "index arithmetic: k / width and k % width (INDEX_SHIFT=0) or k >> log2 width and \
              k & (width - 1) (INDEX_SHIFT=1)",
-        ),
-        &[],
     ),
-    points(
-        v(
-            ID,
-            "branch",
-            "guidance_branch",
-            GroupRule::Cover { per_item: 1 },
-            "two equal-length paths: branch on i % 2, divergent in every warp \
+    bare(
+        ID,
+        "branch",
+        "guidance_branch",
+        GroupRule::Cover { per_item: 1 },
+        "two equal-length paths: branch on i % 2, divergent in every warp \
              (BRANCH_BY_WARP=0), or on (i / 32) % 2, uniform per warp (BRANCH_BY_WARP=1)",
-        ),
-        &[],
     ),
 ];
 
@@ -119,11 +112,10 @@ impl Family for Guidance {
             default_size: "2^22",
             variants: &VARIANTS,
             // One work-item, one warp and a bit, sizes no work-group divides.
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(33),
-                Size::vector(1000),
-                Size::vector(70_001),
+            test_sizes: &vectors([1, 33, 1000, 70_001]),
+            emulations: &[
+                ("guidance_index", emulate_index),
+                ("guidance_branch", emulate_branch),
             ],
             ..FamilySpec::new(ID, "guidance", Metric::Evaluations)
         };
@@ -179,45 +171,23 @@ impl Family for Guidance {
         Ok(Built::into(vec![cx.launch(k, args)], out, n))
     }
 
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "guidance_index" => Some(emulate_index),
-            "guidance_branch" => Some(emulate_branch),
-            _ => None,
-        }
-    }
-
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let want = &inputs.reference;
         if !is_branch(ran.variant) {
-            return words_match(got, want);
+            return check_words(got, want);
         }
         // Either assignment of paths, whole: by parity or by warp.
         let n = want.len() / 2;
-        let by_parity = words_match(got, &want[..n]);
+        let by_parity = check_words(got, &want[..n]);
         if by_parity.ok {
             return by_parity;
         }
-        let by_warp = words_match(got, &want[n..]);
+        let by_warp = check_words(got, &want[n..]);
         if by_warp.ok {
             by_warp
         } else {
             by_parity
         }
-    }
-}
-
-/// The words of `got` (u32 bit patterns carried in floats) against the exact reference.
-fn words_match(got: &[f32], want: &[f64]) -> Verification {
-    let mut max_error = 0.0f64;
-    for (g, w) in got.iter().zip(want) {
-        max_error = max_error.max((f64::from(g.to_bits()) - w).abs());
-    }
-    Verification {
-        ok: got.len() >= want.len() && max_error == 0.0,
-        max_error,
-        tolerance: 0.0,
-        checked: want.len().min(got.len()),
     }
 }
 

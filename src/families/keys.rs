@@ -1,6 +1,7 @@
 //! Keys for the sorting families (the bitonic network and the radix sort): random unsigned
 //! 32-bit keys over their whole range, the reference a sorted copy, and the sizes both test.
 
+use super::family::vectors;
 use super::plan::Inputs;
 use super::reference;
 use crate::rows::Size;
@@ -32,14 +33,7 @@ pub fn sorting_inputs(size: Size, seed: u64) -> Inputs {
 
 /// One key, two, sizes no work-group or power of two divides, and one that needs several
 /// merge stages beyond a work-group's block at every tested work-group size.
-pub const TEST_SIZES: &[Size] = &[
-    Size::vector(1),
-    Size::vector(2),
-    Size::vector(100),
-    Size::vector(1000),
-    Size::vector(4097),
-    Size::vector(70_001),
-];
+pub const TEST_SIZES: &[Size] = &vectors([1, 2, 100, 1000, 4097, 70_001]);
 
 #[cfg(test)]
 mod tests {

@@ -1,38 +1,29 @@
 //! Launch overhead: an empty kernel, launched once or `N` times back to back
 //! (`kernels_*/peak.*`).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls};
 use crate::families::footprint::{plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, Step};
-use crate::families::reference::Verification;
+use crate::families::plan::{Build, Built, ExecError, Inputs, Step};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 2] = [
-    points(
-        v(
-            FamilyId::Launch,
-            "empty",
-            "launch_empty",
-            Fixed(1),
-            "1 x 1 launch of a kernel that stores one value",
-        ),
-        &[],
+    bare(
+        FamilyId::Launch,
+        "empty",
+        "launch_empty",
+        Fixed(1),
+        "1 x 1 launch of a kernel that stores one value",
     ),
-    points(
-        v(
-            FamilyId::Launch,
-            "back-to-back",
-            "launch_empty",
-            Fixed(1),
-            "N launches of the empty kernel (N = size), one wait: time per launch",
-        ),
-        &[],
+    bare(
+        FamilyId::Launch,
+        "back-to-back",
+        "launch_empty",
+        Fixed(1),
+        "N launches of the empty kernel (N = size), one wait: time per launch",
     ),
 ];
 
@@ -50,6 +41,7 @@ impl Family for Launch {
             default_size: "1",
             variants: &VARIANTS,
             test_sizes: &[Size::vector(7)],
+            emulations: &[("launch_empty", emulate_empty)],
             ..FamilySpec::new(FamilyId::Launch, "peak", Metric::Rate)
         };
         &SPEC
@@ -105,13 +97,5 @@ impl Family for Launch {
             cx.launch(k, args)
         };
         Ok(Built::into(vec![step], out, 1))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "launch_empty").then_some(emulate_empty as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 }

@@ -24,58 +24,43 @@
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::families::emulation::fma_iters;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize};
-use crate::families::flops::one_per_work_item;
+use crate::families::family::{Family, FamilySpec, QuickSize};
+use crate::families::flops::{check_sampled, one_per_work_item};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, FMA_ITERS};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
-use rayon::prelude::*;
+use crate::families::variant::{bare, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const VARIANTS: [Variant; 4] = [
-    points(
-        v(
-            FamilyId::Math,
-            "sin",
-            "math_sin",
-            Cover { per_item: 1 },
-            "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "sin",
+        "math_sin",
+        Cover { per_item: 1 },
+        "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
     ),
-    points(
-        v(
-            FamilyId::Math,
-            "exp",
-            "math_exp",
-            Cover { per_item: 1 },
-            "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "exp",
+        "math_exp",
+        Cover { per_item: 1 },
+        "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
     ),
-    points(
-        v(
-            FamilyId::Math,
-            "native-sin",
-            "math_native_sin",
-            Cover { per_item: 1 },
-            "the sin chains through the intrinsic: native_sin / __sinf",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "native-sin",
+        "math_native_sin",
+        Cover { per_item: 1 },
+        "the sin chains through the intrinsic: native_sin / __sinf",
     ),
-    points(
-        v(
-            FamilyId::Math,
-            "native-exp",
-            "math_native_exp",
-            Cover { per_item: 1 },
-            "the exp chains through the intrinsic: native_exp / __expf",
-        ),
-        &[],
+    bare(
+        FamilyId::Math,
+        "native-exp",
+        "math_native_exp",
+        Cover { per_item: 1 },
+        "the exp chains through the intrinsic: native_exp / __expf",
     ),
 ];
 
@@ -171,17 +156,8 @@ pub fn check(
     iters: u32,
     got: &[f32],
 ) -> Verification {
-    let n = inputs.len().max(1);
-    let stride = (global / 4096).max(1);
-    let idx: Vec<usize> = (0..global.min(got.len())).step_by(stride).collect();
-    // Each sample is an independent chain of `iters` steps (a second per side on one core).
-    let want: Vec<f64> = idx
-        .par_iter()
-        .map(|&g| chain(f, inputs[g % n], iters))
-        .collect();
-    let sampled: Vec<f32> = idx.iter().map(|&g| got[g]).collect();
-    let tol = vec![tolerance(f, relaxed); want.len()];
-    reference::compare(&sampled, &want, &tol)
+    let tolerance = tolerance(f, relaxed);
+    check_sampled(got, inputs, global, |x| chain(f, x, iters), |_| tolerance)
 }
 
 pub struct Math;
@@ -213,10 +189,6 @@ impl Family for Math {
 
     fn footprint(&self, size: Size) -> Footprint {
         plain(size.rows, size.rows, 1, 0)
-    }
-
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        Inputs::summed(size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {

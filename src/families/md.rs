@@ -27,17 +27,15 @@
 use rayon::prelude::*;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, BufferId};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
-use crate::families::reference::{self, mix, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::plan::{Build, Built, ExecError, Inputs};
+use crate::families::read_path::{gather_build, path_arg, without_read_path};
+use crate::families::reference::{self, mix};
+use crate::families::variant::{bare, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;
@@ -50,15 +48,12 @@ pub const LJ1: f32 = 1.5;
 pub const LJ2: f32 = 2.0;
 
 const fn lj(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    points(
-        v(
-            FamilyId::Md,
-            name,
-            kernel,
-            GroupRule::Cover { per_item: 1 },
-            about,
-        ),
-        &[],
+    bare(
+        FamilyId::Md,
+        name,
+        kernel,
+        GroupRule::Cover { per_item: 1 },
+        about,
     )
 }
 
@@ -229,11 +224,6 @@ pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
     (out, abs)
 }
 
-/// The kernel arguments: positions (along `path`), the list, N, then the force output.
-pub fn args(path: ReadPath, positions: BufferId, list: BufferId, n: u32) -> Vec<Arg> {
-    vec![path_arg(path, positions, 4), Arg::Buffer(list), Arg::U32(n)]
-}
-
 /// What the kernel writes, for the fake backend.
 fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
     if pos.len() < 4 * n || list.len() < NEIGHBOURS * n {
@@ -259,7 +249,7 @@ impl Family for Md {
             charts: &["texture"],
             quick_size: Some(QuickSize::same("16^3")),
             variants: &VARIANTS,
-            test_sizes: &[Size::vector(125), Size::vector(216)],
+            test_sizes: &vectors([125, 216]),
             ..FamilySpec::new(FamilyId::Md, "md", Metric::Bandwidth)
         };
         &SPEC
@@ -289,7 +279,12 @@ impl Family for Md {
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         gather_build(cx, |cx, path, positions, ints| {
             let n = cx.inputs.size.rows as u32;
-            Ok(args(path, positions, ints[0], n))
+            // Positions (along `path`), the list, N; the force output follows.
+            Ok(vec![
+                path_arg(path, positions, 4),
+                Arg::Buffer(ints[0]),
+                Arg::U32(n),
+            ])
         })
     }
 
@@ -297,10 +292,6 @@ impl Family for Md {
         kernel
             .starts_with("md_")
             .then_some(emulate_forces as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 
     /// The read paths of one kernel are one algorithm.

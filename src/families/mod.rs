@@ -51,10 +51,8 @@ mod tests;
 /// rules): where they come from, their files, and their derivation from a shape sweep. The
 /// registry's one door to them, so that nothing outside `families/` names the family.
 pub mod rule_tables {
-    pub use super::matvec::derive::{
-        checks_markdown, Check, CheckKind, Sweep, SweepError, L2_BYTES, READ_CHECK_FLOATS,
-    };
-    pub use super::matvec::rules::{check_env, file_name, table_files, RuleTable, RULES_ENV};
+    pub use super::matvec::derive::{checks_markdown, Sweep, L2_BYTES, READ_CHECK_FLOATS};
+    pub use super::matvec::rules::{check_env, file_name, table_files, RULES_ENV};
 }
 
 /// What a study declares of its own kernel pair, which the registry registers as a family

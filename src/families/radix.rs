@@ -18,7 +18,7 @@
 //! Metric: GB/s counting one read and one write of the keys (8 bytes per key), a constant
 //! times the paper's sorted elements per second, so the PR is the same.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
@@ -28,10 +28,8 @@ use crate::families::keys;
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
 use crate::families::scan::{check_words, ScanLevels};
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("radix");
 
@@ -44,20 +42,17 @@ pub const RADIX: usize = 1 << RADIX_BITS;
 /// Passes over 32-bit keys.
 pub const PASSES: u32 = 32 / RADIX_BITS;
 
-const VARIANTS: [Variant; 1] = [points(
-    pow2(
-        v(
-            ID,
-            "lsd",
-            "radix_scatter",
-            GroupRule::Cover { per_item: 1 },
-            "least significant digit first, 4 bits a pass: per-work-group digit counts, their \
+const VARIANTS: [Variant; 1] = [pow2(
+    bare(
+        ID,
+        "lsd",
+        "radix_scatter",
+        GroupRule::Cover { per_item: 1 },
+        "least significant digit first, 4 bits a pass: per-work-group digit counts, their \
              scan, a stable scatter",
-        ),
-        RADIX as u32,
-        1024,
     ),
-    &[],
+    RADIX as u32,
+    1024,
 )];
 
 /// The digit of `key` in the pass that shifts it by `shift`.
@@ -103,6 +98,10 @@ impl Family for Radix {
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
             test_sizes: keys::TEST_SIZES,
+            emulations: &[
+                ("radix_histogram", emulate_histogram),
+                ("radix_scatter", emulate_scatter),
+            ],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC
@@ -172,14 +171,6 @@ impl Family for Radix {
             .extend([(work[0], n as usize), (counts, RADIX * groups as usize)]);
         built.outputs.extend(scan.outputs());
         Ok(built)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "radix_histogram" => Some(emulate_histogram),
-            "radix_scatter" => Some(emulate_scatter),
-            _ => None,
-        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

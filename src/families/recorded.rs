@@ -8,9 +8,7 @@ use super::footprint::Footprint;
 use super::plan::{Build, Built, ExecError, Inputs, Ran};
 use super::reference::Verification;
 use super::variant::Variant;
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 pub struct Recorded {
     spec: FamilySpec,
@@ -43,11 +41,7 @@ impl Family for Recorded {
     }
 
     fn footprint(&self, _: Size) -> Footprint {
-        Footprint {
-            host: 0,
-            device: 0,
-            largest: 0,
-        }
+        Footprint::default()
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {

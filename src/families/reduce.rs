@@ -16,135 +16,104 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
+use crate::families::family::{vectors, Family, FamilySpec, QuickSize, Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::tune_space::{param as p, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{experiment, points, pow2, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{experiment, points, pow2, v, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 /// The variant names, as studies spell them.
 pub const FIRST_PASS: &str = "first-pass";
 pub const FINAL: &str = "final";
 
+/// A reduction kernel for power-of-two work-groups of `min..=max` work-items.
+const fn reduction(
+    name: &'static str,
+    kernel: &'static str,
+    rule: GroupRule,
+    [min, max]: [u32; 2],
+    about: &'static str,
+) -> Variant {
+    pow2(v(FamilyId::Reduce, name, kernel, rule, about), min, max)
+}
+
 /// The ladder and the tuned kernel, then the two launches of `tuned` alone.
 const VARIANTS: [Variant; 10] = [
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "interleaved-divergent",
-            "reduce_interleaved_divergent",
-            Cover { per_item: 1 },
-            "ladder 1: interleaved addressing, divergent branches",
-        ),
-        1,
-        u32::MAX,
+    reduction(
+        "interleaved-divergent",
+        "reduce_interleaved_divergent",
+        Cover { per_item: 1 },
+        [1, u32::MAX],
+        "ladder 1: interleaved addressing, divergent branches",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "interleaved-bank",
-            "reduce_interleaved_bank",
-            Cover { per_item: 1 },
-            "ladder 2: interleaved addressing, bank conflicts",
-        ),
-        1,
-        u32::MAX,
+    reduction(
+        "interleaved-bank",
+        "reduce_interleaved_bank",
+        Cover { per_item: 1 },
+        [1, u32::MAX],
+        "ladder 2: interleaved addressing, bank conflicts",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "sequential",
-            "reduce_sequential",
-            Cover { per_item: 1 },
-            "ladder 3: sequential addressing",
-        ),
-        1,
-        u32::MAX,
+    reduction(
+        "sequential",
+        "reduce_sequential",
+        Cover { per_item: 1 },
+        [1, u32::MAX],
+        "ladder 3: sequential addressing",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "first-add",
-            "reduce_first_add",
-            Cover { per_item: 2 },
-            "ladder 4: first add during load",
-        ),
-        1,
-        u32::MAX,
+    reduction(
+        "first-add",
+        "reduce_first_add",
+        Cover { per_item: 2 },
+        [1, u32::MAX],
+        "ladder 4: first add during load",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "unroll-last-warp",
-            "reduce_unroll_last_warp",
-            Cover { per_item: 2 },
-            "ladder 5: last warp unrolled (synchronised)",
-        ),
-        64,
-        u32::MAX,
+    reduction(
+        "unroll-last-warp",
+        "reduce_unroll_last_warp",
+        Cover { per_item: 2 },
+        [64, u32::MAX],
+        "ladder 5: last warp unrolled (synchronised)",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "complete-unroll",
-            "reduce_complete_unroll",
-            Cover { per_item: 2 },
-            "ladder 6: completely unrolled for the compile-time work-group size",
-        ),
-        64,
-        1024,
+    reduction(
+        "complete-unroll",
+        "reduce_complete_unroll",
+        Cover { per_item: 2 },
+        [64, 1024],
+        "ladder 6: completely unrolled for the compile-time work-group size",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "multi",
-            "reduce_multi",
-            PerComputeUnit(8),
-            "ladder 7: several elements per work-item (grid-stride)",
-        ),
-        64,
-        1024,
+    reduction(
+        "multi",
+        "reduce_multi",
+        PerComputeUnit(8),
+        [64, 1024],
+        "ladder 7: several elements per work-item (grid-stride)",
     ),
-    pow2(
-        v(
-            FamilyId::Reduce,
-            "tuned",
-            "reduce_tuned",
-            PerComputeUnit(8),
-            "tuned: float4 grid-stride loads, warp-level reduction",
-        ),
-        64,
-        1024,
+    reduction(
+        "tuned",
+        "reduce_tuned",
+        PerComputeUnit(8),
+        [64, 1024],
+        "tuned: float4 grid-stride loads, warp-level reduction",
     ),
-    experiment(pow2(
-        v(
-            FamilyId::Reduce,
-            FIRST_PASS,
-            "reduce_tuned",
-            PerComputeUnit(8),
-            "launch experiment: the tuned kernel's launch alone (its partial sums added on \
+    experiment(reduction(
+        FIRST_PASS,
+        "reduce_tuned",
+        PerComputeUnit(8),
+        [64, 1024],
+        "launch experiment: the tuned kernel's launch alone (its partial sums added on \
              the host), no second launch",
-        ),
-        64,
-        1024,
     )),
     experiment(points(
-        pow2(
-            v(
-                FamilyId::Reduce,
-                FINAL,
-                "reduce_final",
-                Fixed(1),
-                "launch experiment: reduce_final alone, one work-group over N floats (the \
+        reduction(
+            FINAL,
+            "reduce_final",
+            Fixed(1),
+            [1, 1024],
+            "launch experiment: reduce_final alone, one work-group over N floats (the \
                  second launch of tuned at N = its group count)",
-            ),
-            1,
-            1024,
         ),
         &[],
     )),
@@ -228,12 +197,7 @@ impl Family for Reduce {
             }],
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(997),
-                Size::vector(4096),
-                Size::vector(100_003),
-            ],
+            test_sizes: &vectors([1, 997, 4096, 100_003]),
             ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
         };
         &SPEC
@@ -254,10 +218,6 @@ impl Family for Reduce {
 
     fn runtime_bound(&self, size: Size) -> bool {
         size.elements() <= SMALL_REDUCTION
-    }
-
-    fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        Inputs::summed(size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {

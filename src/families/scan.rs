@@ -20,20 +20,16 @@
 //! Metric: GB/s counting one read and one write of the array (8 bytes per element), the
 //! effective bandwidth a library scan is quoted in; the block totals are not counted.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
 use crate::families::emulation::{floats, wg_size, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{
-    check_cover, vector_size, Family, FamilySpec, InputChoice, VendorOp,
-};
+use crate::families::family::{check_cover, vectors, Family, FamilySpec, InputChoice, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("scan");
 
@@ -43,20 +39,17 @@ pub const PER_ITEM: u32 = 2;
 /// Input values lie in `0..VALUE_RANGE`.
 const VALUE_RANGE: u32 = 8;
 
-const VARIANTS: [Variant; 1] = [points(
-    pow2(
-        v(
-            ID,
-            "blelloch",
-            "scan_blocks",
-            GroupRule::Cover { per_item: PER_ITEM },
-            "work-efficient: per-work-group up-/down-sweep in local memory, the block totals \
+const VARIANTS: [Variant; 1] = [pow2(
+    bare(
+        ID,
+        "blelloch",
+        "scan_blocks",
+        GroupRule::Cover { per_item: PER_ITEM },
+        "work-efficient: per-work-group up-/down-sweep in local memory, the block totals \
              scanned the same way, then added back",
-        ),
-        1,
-        1024,
     ),
-    &[],
+    1,
+    1024,
 )];
 
 /// The inclusive scan of `x` in u32 arithmetic (wrapping, as the kernels' adds do).
@@ -218,14 +211,8 @@ impl Family for Scan {
             variants: &VARIANTS,
             // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
             // block divides, and one with three levels of block totals at small work-groups.
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(2),
-                Size::vector(64),
-                Size::vector(65),
-                Size::vector(1000),
-                Size::vector(131_075),
-            ],
+            test_sizes: &vectors([1, 2, 64, 65, 1000, 131_075]),
+            emulations: &[("scan_blocks", emulate_blocks), ("scan_add", emulate_add)],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)
         };
         &SPEC
@@ -239,10 +226,6 @@ impl Family for Scan {
     fn footprint(&self, size: Size) -> Footprint {
         let n = size.rows;
         plain(n, n.saturating_add(n / 2), n, mul(n, 4))
-    }
-
-    fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        vector_size(variant, size)
     }
 
     /// The first level must cover every element: each work-group scans `2 * local` of them.
@@ -272,15 +255,6 @@ impl Family for Scan {
         let mut built = Built::into(levels.steps().collect(), levels.result(), n as usize);
         built.outputs = levels.outputs();
         Ok(built)
-    }
-
-    /// Bit for bit: the result buffer holds u32 words.
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "scan_blocks" => Some(emulate_blocks),
-            "scan_add" => Some(emulate_add),
-            _ => None,
-        }
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -11,18 +11,16 @@
 //! (`GroupRule::Cover2D`). Metric: GB/s counting one read and one write of the grid (8 bytes
 //! per point); flops: 11 per interior point (three multiplies, eight adds).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{matrix_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{matrices, matrix_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::plan::{Build, Built, ExecError, Inputs};
+use crate::families::reference::{self};
+use crate::families::variant::{bare, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("stencil2d");
 
@@ -33,25 +31,19 @@ pub const WEIGHTS: [f32; 3] = [0.25, 0.15, 0.05];
 pub const FLOPS_PER_POINT: u64 = 11;
 
 const VARIANTS: [Variant; 2] = [
-    points(
-        v(
-            ID,
-            "naive",
-            "stencil2d_naive",
-            GroupRule::Cover2D,
-            "9-point stencil, every point read from global memory",
-        ),
-        &[],
+    bare(
+        ID,
+        "naive",
+        "stencil2d_naive",
+        GroupRule::Cover2D,
+        "9-point stencil, every point read from global memory",
     ),
-    points(
-        v(
-            ID,
-            "local",
-            "stencil2d_local",
-            GroupRule::Cover2D,
-            "9-point stencil, the work-group's points and halo staged in local memory",
-        ),
-        &[],
+    bare(
+        ID,
+        "local",
+        "stencil2d_local",
+        GroupRule::Cover2D,
+        "9-point stencil, the work-group's points and halo staged in local memory",
     ),
 ];
 
@@ -109,12 +101,10 @@ impl Family for Stencil2d {
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
-            test_sizes: &[
-                Size::matrix(1, 1),
-                Size::matrix(2, 3),
-                Size::matrix(37, 101),
-                Size::matrix(64, 32),
-                Size::matrix(300, 7),
+            test_sizes: &matrices([(1, 1), (2, 3), (37, 101), (64, 32), (300, 7)]),
+            emulations: &[
+                ("stencil2d_naive", emulate_step),
+                ("stencil2d_local", emulate_step),
             ],
             ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
         };
@@ -157,16 +147,6 @@ impl Family for Stencil2d {
             cx.inputs.a.len(),
             &[&dims[..], &WEIGHTS.map(Arg::F32)].concat(),
         )
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("stencil2d_")
-            .then_some(emulate_step as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 }
 

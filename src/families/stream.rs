@@ -18,18 +18,16 @@
 //! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does: 2 arrays of `N`
 //! doubles for Copy, Mul and Dot, 3 for Add and Triad.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::{floats, words};
 use crate::families::error::WorkloadError;
-use crate::families::family::{check_cover, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{check_cover, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::Verification;
-use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, pow2, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("stream");
 
@@ -52,28 +50,22 @@ const VARIANTS: [Variant; 5] = [
     stream_variant("mul", "stream_mul", "b = scalar * c"),
     stream_variant("add", "stream_add", "c = a + b"),
     stream_variant("triad", "stream_triad", "a = b + scalar * c"),
-    points(
-        pow2(
-            v(
-                ID,
-                "dot",
-                "stream_dot",
-                GroupRule::PerComputeUnit(4),
-                "sum of a * b: a grid-stride loop on 4 work-groups per compute unit, a tree \
+    pow2(
+        bare(
+            ID,
+            "dot",
+            "stream_dot",
+            GroupRule::PerComputeUnit(4),
+            "sum of a * b: a grid-stride loop on 4 work-groups per compute unit, a tree \
                  per work-group, one work-group's final sum",
-            ),
-            1,
-            1024,
         ),
-        &[],
+        1,
+        1024,
     ),
 ];
 
 const fn stream_variant(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    points(
-        v(ID, name, kernel, GroupRule::Cover { per_item: 1 }, about),
-        &[],
-    )
+    bare(ID, name, kernel, GroupRule::Cover { per_item: 1 }, about)
 }
 
 /// The one value each array holds (BabelStream's arrays stay uniform).
@@ -212,11 +204,15 @@ impl Family for Stream {
             default_size: "2^25",
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
-            test_sizes: &[
-                Size::vector(1),
-                Size::vector(1000),
-                Size::vector(4097),
-                Size::vector(100_003),
+            test_sizes: &vectors([1, 1000, 4097, 100_003]),
+            emulations: &[
+                ("stream_init", emulate_init),
+                ("stream_copy", emulate_array),
+                ("stream_mul", emulate_array),
+                ("stream_add", emulate_array),
+                ("stream_triad", emulate_array),
+                ("stream_dot", emulate_dot),
+                ("stream_dot_final", emulate_dot_final),
             ],
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
@@ -308,16 +304,6 @@ impl Family for Stream {
         };
         let step = cx.launch(kernel, [args, vec![count]].concat());
         Ok(Built::into(vec![step], result, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "stream_init" => Some(emulate_init),
-            "stream_copy" | "stream_mul" | "stream_add" | "stream_triad" => Some(emulate_array),
-            "stream_dot" => Some(emulate_dot),
-            "stream_dot_final" => Some(emulate_dot_final),
-            _ => None,
-        }
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -3,25 +3,22 @@
 //! queues / streams) to see whether the runtime overlaps them. Every transfer is verified:
 //! the data must arrive unchanged.
 
-use crate::backend::{Arg, BufferId, Direction, HostBufferId, HostMemory, KernelId, Runtime};
-use crate::families::family::{Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
+use crate::backend::{Arg, Direction, HostBufferId, HostMemory};
+use crate::families::family::{vectors, Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Place, Ran, Step};
 use crate::families::reference::{self, Verification};
-use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{bare, GroupRule, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    let variant = v(
+    bare(
         FamilyId::Transfer,
         name,
         kernel,
         GroupRule::PerComputeUnit(16),
         about,
-    );
-    points(variant, &[])
+    )
 }
 
 /// The transfer family's variants (appended to the variant table).
@@ -74,109 +71,51 @@ pub fn work(variant: &str, n: u64) -> (u64, u64) {
     }
 }
 
-/// What `stage_all` made: the steps, the buffers it owns and where the results are checked.
-struct Staged {
-    steps: Vec<Step>,
-    pub device: Vec<BufferId>,
-    pub hosts: Vec<HostBufferId>,
-    checked: Vec<(Place, usize)>,
-}
-
-/// Allocates the buffers of a transfer variant and stages `data` (the inputs) where the
-/// transfer starts. `kernel` is the copy kernel of the overlap pair.
-fn stage_all(
-    backend: &mut dyn Runtime,
-    variant: &Variant,
-    data: &[f32],
-    kernel: Option<KernelId>,
-    shape: crate::backend::LaunchShape,
-) -> Result<Staged, ExecError> {
+/// The buffers of a transfer variant, `host` already allocated, with the inputs where the
+/// transfer starts, and its one step: the transfer, or the overlap pair's copy kernel beside it.
+fn stage(cx: &mut Build<'_>, host: HostBufferId, direction: Direction) -> Result<Built, ExecError> {
+    let data = &cx.inputs.a;
     let n = data.len();
-    let (direction, memory) = kind(variant.name);
-    let mut built = Staged {
-        steps: Vec::new(),
-        device: Vec::new(),
-        hosts: Vec::new(),
-        checked: Vec::new(),
-    };
-    let result = stage(backend, &mut built, data, direction, memory);
-    let (host, dev) = match result {
-        Ok(pair) => pair,
-        Err(e) => {
-            release(backend, &built);
-            return Err(e);
+    let dev = cx.output(n)?;
+    let mut checked = Vec::new();
+    match direction {
+        Direction::H2d => {
+            cx.backend.host_data(host)?.copy_from_slice(data);
+            checked.push((Place::Device(dev), n));
         }
-    };
+        Direction::D2h => {
+            cx.backend.upload(dev, data)?;
+            checked.push((Place::Host(host), n));
+        }
+    }
     let transfer = crate::backend::Transfer {
         host,
         buffer: dev,
         direction,
         len: n,
     };
-    match kernel {
-        None => built.steps.push(Step::Transfer(transfer)),
+    let step = match cx.kernel {
+        None => Step::Transfer(transfer),
         Some(kernel) => {
-            let extra = (|| -> Result<(BufferId, BufferId), ExecError> {
-                let x = backend.alloc(n)?;
-                built.device.push(x);
-                backend.upload(x, data)?;
-                let y = backend.alloc(n)?;
-                built.device.push(y);
-                Ok((x, y))
-            })();
-            let (x, y) = match extra {
-                Ok(pair) => pair,
-                Err(e) => {
-                    release(backend, &built);
-                    return Err(e);
-                }
-            };
-            built.checked.push((Place::Device(y), n));
-            built.steps.push(Step::Beside {
+            let x = cx.upload(data)?;
+            let y = cx.output(n)?;
+            checked.push((Place::Device(y), n));
+            Step::Beside {
                 transfer,
                 kernel,
-                shape,
+                shape: cx.shape(),
                 args: vec![Arg::Buffer(x), Arg::Buffer(y), Arg::U32(n as u32)],
-                concurrent: variant.name == "overlap-concurrent",
-            });
+                concurrent: cx.variant.name == "overlap-concurrent",
+            }
         }
-    }
-    Ok(built)
-}
-
-/// The host and device buffers of the transfer, with `data` where the transfer starts.
-fn stage(
-    backend: &mut dyn Runtime,
-    built: &mut Staged,
-    data: &[f32],
-    direction: Direction,
-    memory: HostMemory,
-) -> Result<(HostBufferId, BufferId), ExecError> {
-    let n = data.len();
-    let host = backend.alloc_host(n, memory)?;
-    built.hosts.push(host);
-    let dev = backend.alloc(n)?;
-    built.device.push(dev);
-    match direction {
-        Direction::H2d => {
-            backend.host_data(host)?.copy_from_slice(data);
-            built.checked.push((Place::Device(dev), n));
-        }
-        Direction::D2h => {
-            backend.upload(dev, data)?;
-            built.checked.push((Place::Host(host), n));
-        }
-    }
-    Ok((host, dev))
-}
-
-fn release(backend: &mut dyn Runtime, built: &Staged) {
-    for b in &built.device {
-        let _ = backend.free(*b);
-    }
-    for h in &built.hosts {
-        let _ = backend.free_host(*h);
-    }
+    };
+    Ok(Built {
+        steps: vec![step],
+        outputs: Vec::new(),
+        result: (dev, 0),
+        hosts: vec![host],
+        checked,
+    })
 }
 
 /// The default size of the family: 64 MiB of floats.
@@ -192,7 +131,7 @@ impl Family for Transfer {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
             variants: &VARIANTS,
-            test_sizes: &[Size::vector(1), Size::vector(4099)],
+            test_sizes: &vectors([1, 4099]),
             ..FamilySpec::new(FamilyId::Transfer, "peak", Metric::Bandwidth)
         };
         &SPEC
@@ -207,7 +146,6 @@ impl Family for Transfer {
         plain(size.rows, size.rows, 0, mul(size.rows, 8))
     }
 
-    /// The data to move; each result is checked against it in place (see `Built::checked`).
     /// One copy of `N` floats, for the variants without a kernel beside it.
     fn plain_calls(&self, variant: &Variant, size: Size) -> Option<PlainCalls> {
         if !variant.kernel.is_empty() {
@@ -221,22 +159,18 @@ impl Family for Transfer {
         })
     }
 
+    /// The data to move; each result is checked against it in place (see `Built::checked`).
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let a = reference::random_vector(size.rows as usize, seed);
         Inputs::new(size, a, Vec::new())
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        let inputs = cx.inputs;
-        let shape = cx.shape();
-        let staged = stage_all(cx.backend, cx.variant, &inputs.a, cx.kernel, shape)?;
-        cx.owned.extend(staged.device.iter().copied());
-        Ok(Built {
-            steps: staged.steps,
-            outputs: Vec::new(),
-            result: (staged.device[0], 0),
-            hosts: staged.hosts,
-            checked: staged.checked,
+        let (direction, memory) = kind(cx.variant.name);
+        let host = cx.backend.alloc_host(cx.inputs.a.len(), memory)?;
+        // The runner frees the device buffers of a failed build; the host buffer is freed here.
+        stage(cx, host, direction).inspect_err(|_| {
+            let _ = cx.backend.free_host(host);
         })
     }
 

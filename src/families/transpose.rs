@@ -16,18 +16,16 @@
 //! Metric: GB/s counting one read and one write of the matrix (8 bytes per element). The
 //! result must be exact: a transpose moves floats, it computes none.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::{matrix_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{matrices, matrix_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{self, Verification};
+use crate::families::plan::{Build, Built, ExecError, Inputs};
+use crate::families::reference::{self};
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 const ID: FamilyId = FamilyId::new("transpose");
 
@@ -108,12 +106,12 @@ impl Family for Transpose {
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One element, odd shapes no tile divides, a tall and a wide one.
-            test_sizes: &[
-                Size::matrix(1, 1),
-                Size::matrix(37, 101),
-                Size::matrix(64, 32),
-                Size::matrix(300, 7),
-                Size::matrix(5, 260),
+            test_sizes: &matrices([(1, 1), (37, 101), (64, 32), (300, 7), (5, 260)]),
+            emulations: &[
+                ("transpose_naive", emulate_transpose),
+                ("transpose_local", emulate_transpose),
+                ("transpose_copy", emulate_copy),
+                ("transpose_copy_barrier", emulate_copy),
             ],
             ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
         };
@@ -164,20 +162,6 @@ impl Family for Transpose {
         let size = cx.size();
         let dims = [size.rows, size.cols].map(|d| Arg::U32(d as u32));
         cx.in_out(cx.inputs.a.len(), &dims)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        if kernel.starts_with("transpose_copy") {
-            Some(emulate_copy as KernelEmulation)
-        } else {
-            kernel
-                .starts_with("transpose_")
-                .then_some(emulate_transpose as KernelEmulation)
-        }
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 }
 

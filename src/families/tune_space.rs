@@ -6,8 +6,7 @@
 use super::plan::SideConfig;
 use crate::backend::{JitOptions, LaunchShape};
 use crate::fairness::Flags;
-use crate::rows::Api;
-use crate::rows::FamilyId;
+use crate::rows::{Api, FamilyId};
 
 /// What a parameter sets in a configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,7 +47,8 @@ pub const fn param(name: &'static str, knob: Knob, values: &'static [u32]) -> Pa
 
 /// A rule a point must satisfy to be launched; a point that breaks one is counted under the
 /// rule's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Constraint {
     /// The variant's own rule on the work-group size (power of two, bounds).
     VariantLocal,
@@ -56,6 +56,7 @@ pub enum Constraint {
     DeviceLocal,
     /// Matvec: every work-group has a row to compute (`groups x local/32 <= rows`); more
     /// groups only add idle ones.
+    #[strum(serialize = "every-group-has-a-row")]
     EveryGroupHasRow,
     /// Reduce: every work-item loads at least one float4 (`groups x local x 4 <= n`).
     EveryItemHasWork,
@@ -72,6 +73,7 @@ pub enum Constraint {
     LocalMemory,
     /// A register ceiling needs a second stage that takes options: CUDA's JIT, or NVIDIA's
     /// OpenCL (`cl_nv_compiler_options`); elsewhere the build would refuse it.
+    #[strum(serialize = "second-stage-options")]
     SecondStage,
     /// A user kernel's declared restrictions (`tune.restrictions` of its study entry).
     Restriction,
@@ -79,19 +81,7 @@ pub enum Constraint {
 
 impl Constraint {
     pub fn name(self) -> &'static str {
-        match self {
-            Constraint::VariantLocal => "variant-local",
-            Constraint::DeviceLocal => "device-local",
-            Constraint::EveryGroupHasRow => "every-group-has-a-row",
-            Constraint::EveryItemHasWork => "every-item-has-work",
-            Constraint::TileDividesMatrix => "tile-divides-matrix",
-            Constraint::TileLoads => "tile-loads",
-            Constraint::TileDividesGrid => "tile-divides-grid",
-            Constraint::TileHalo => "tile-halo",
-            Constraint::LocalMemory => "local-memory",
-            Constraint::SecondStage => "second-stage-options",
-            Constraint::Restriction => "restriction",
-        }
+        self.into()
     }
 }
 
@@ -200,36 +190,27 @@ impl Config {
     /// chosen variant comes first and the space's defines last (`variant=vector-ro ...
     /// SPMV_LANES=16`), so spaces without them keep their old keys.
     pub fn text(&self) -> String {
-        let mut parts: Vec<String> = self
-            .variant
-            .map(|v| format!("variant={v}"))
-            .into_iter()
-            .collect();
-        parts.push(format!("local={}", self.local));
-        parts.push(format!("groups={}", self.groups));
-        for (p, f) in &self.unroll {
-            parts.push(format!("unroll.{p}={f}"));
-        }
-        parts.push(format!("index={}", self.index));
-        parts.extend(self.defines.iter().map(|(k, v)| format!("{k}={v}")));
-        if self.max_registers > 0 {
-            parts.push(format!("registers={}", self.max_registers));
-        }
-        parts.join(" ")
+        let mut launch = vec![format!("local={}", self.local)];
+        launch.push(format!("groups={}", self.groups));
+        launch.extend(self.unroll.iter().map(|(p, f)| format!("unroll.{p}={f}")));
+        launch.push(format!("index={}", self.index));
+        self.parts(launch).join(" ")
     }
 
     /// The variant and defines of the space, `variant=vector-ro;SPMV_LANES=16` (CSV).
     pub fn knobs_text(&self) -> String {
-        let mut parts: Vec<String> = self
-            .variant
-            .map(|v| format!("variant={v}"))
-            .into_iter()
-            .collect();
+        self.parts(Vec::new()).join(";")
+    }
+
+    /// The chosen variant, then `launch`, then the space's defines and register ceiling.
+    fn parts(&self, launch: Vec<String>) -> Vec<String> {
+        let variant = self.variant.map(|v| format!("variant={v}"));
+        let mut parts: Vec<String> = variant.into_iter().chain(launch).collect();
         parts.extend(self.defines.iter().map(|(k, v)| format!("{k}={v}")));
         if self.max_registers > 0 {
             parts.push(format!("registers={}", self.max_registers));
         }
-        parts.join(";")
+        parts
     }
 
     /// Named values, for telling two configurations apart.

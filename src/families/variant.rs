@@ -94,6 +94,17 @@ pub(crate) const fn v(
     }
 }
 
+/// [`v`] with no unroll points in its kernel.
+pub(crate) const fn bare(
+    family: FamilyId,
+    name: &'static str,
+    kernel: &'static str,
+    default_groups: GroupRule,
+    about: &'static str,
+) -> Variant {
+    points(v(family, name, kernel, default_groups, about), &[])
+}
+
 pub(crate) const fn pow2(mut x: Variant, min: u32, max: u32) -> Variant {
     x.pow2_local = true;
     x.min_local = min;
