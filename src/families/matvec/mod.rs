@@ -21,10 +21,10 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{points, unsafe_variant, v, Variant};
+use crate::rows::{FamilyId, Metric, Size};
+
+use shapes::pow2_variant;
 
 /// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
 const VARIANTS: [Variant; 19] = [
@@ -52,63 +52,48 @@ const VARIANTS: [Variant; 19] = [
         ),
         &["A", "B"],
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "listing5",
-            "matvec_listing5",
-            PerComputeUnit(8),
-            "whitepaper Listing 5: interleaved tree reduction (bank conflicts)",
-        ),
+    pow2_variant(
+        "listing5",
+        "matvec_listing5",
+        PerComputeUnit(8),
         1,
         u32::MAX,
+        "whitepaper Listing 5: interleaved tree reduction (bank conflicts)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "listing6",
-            "matvec_listing6",
-            PerComputeUnit(8),
-            "whitepaper Listing 6: sequential-addressing tree reduction",
-        ),
+    pow2_variant(
+        "listing6",
+        "matvec_listing6",
+        PerComputeUnit(8),
         1,
         u32::MAX,
+        "whitepaper Listing 6: sequential-addressing tree reduction",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "listing7",
-            "matvec_listing7",
+    pow2_variant(
+        "listing7",
+        "matvec_listing7",
+        PerComputeUnit(8),
+        64,
+        512,
+        "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
+    ),
+    unsafe_variant(points(
+        pow2_variant(
+            "listing7-unsafe",
+            "matvec_listing7_unsafe",
             PerComputeUnit(8),
-            "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
+            64,
+            512,
+            "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
         ),
-        64,
-        512,
-    ),
-    unsafe_variant(pow2(
-        points(
-            v(
-                FamilyId::Matvec,
-                "listing7-unsafe",
-                "matvec_listing7_unsafe",
-                PerComputeUnit(8),
-                "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
-            ),
-            &[],
-        ),
-        64,
-        512,
+        &[],
     )),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "tuned",
-            "matvec_tuned",
-            PerComputeUnit(16),
-            "modern: a warp per row, float4 loads, warp-level reduction",
-        ),
+    pow2_variant(
+        "tuned",
+        "matvec_tuned",
+        PerComputeUnit(16),
         32,
         u32::MAX,
+        "modern: a warp per row, float4 loads, warp-level reduction",
     ),
     shapes::VARIANTS[0],
     shapes::VARIANTS[1],
@@ -220,26 +205,9 @@ impl Family for Matvec {
         let w = cx.output(n)?;
         let name = cx.variant.name;
         let split = if name == shapes::SPLIT_FLAT {
-            Some(flat::steps(
-                cx.backend,
-                k,
-                [m, v, w],
-                size,
-                cx.side.shape,
-                cx.owned,
-            )?)
+            Some(flat::steps(cx, k, [m, v, w])?)
         } else if shapes::is_split(name) {
-            let program = cx.program()?;
-            Some(split::split_k_steps(
-                cx.backend,
-                program,
-                k,
-                name,
-                [m, v, w],
-                size,
-                cx.side.shape,
-                cx.owned,
-            )?)
+            Some(split::split_k_steps(cx, k, [m, v, w])?)
         } else {
             None
         };

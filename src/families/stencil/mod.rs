@@ -23,8 +23,8 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::family::Tuning;
+use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
