@@ -244,14 +244,6 @@ fn emulate_broadcast(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     l.write(1, vec![sum; items])
 }
 
-/// What the two families of this module share: they differ only by `family`.
-fn inputs_of(family: FamilyId, size: Size, seed: u64) -> Inputs {
-    let p = problem(family, size, seed);
-    Inputs::new(size, p.data, p.filter)
-        .with_reference(p.reference, Vec::new())
-        .with_sample(p.sample)
-}
-
 /// `sobel_*(image, out, [filter,] w, h)`, one float out per pixel, or `broadcast_*(table,
 /// out, n)`, one per work-item. The `constant*` variants take the filter or table in
 /// constant memory: an `Arg::Constant` and a bound symbol of the same name.
@@ -343,7 +335,7 @@ impl Family for Sobel {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        inputs_of(FamilyId::Sobel, size, seed)
+        problem(FamilyId::Sobel, size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -393,7 +385,7 @@ impl Family for Broadcast {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        inputs_of(FamilyId::Broadcast, size, seed)
+        problem(FamilyId::Broadcast, size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {

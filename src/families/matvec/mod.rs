@@ -204,27 +204,18 @@ impl Family for Matvec {
         let v = cx.upload(&inputs.b)?;
         let w = cx.output(n)?;
         let name = cx.variant.name;
-        let split = if name == shapes::SPLIT_FLAT {
-            Some(flat::steps(cx, k, [m, v, w])?)
+        let (steps, partial) = if name == shapes::SPLIT_FLAT {
+            flat::steps(cx, k, [m, v, w])?
         } else if shapes::is_split(name) {
-            Some(split::split_k_steps(cx, k, [m, v, w])?)
+            split::split_k_steps(cx, k, [m, v, w])?
         } else {
-            None
+            let (cols, rows) = (Arg::U32(size.cols as u32), Arg::U32(size.rows as u32));
+            let args = vec![Arg::Buffer(m), cols, rows, Arg::Buffer(v), Arg::Buffer(w)];
+            return Ok(Built::into(vec![cx.launch(k, args)], w, n));
         };
-        if let Some((steps, partial)) = split {
-            let mut built = Built::into(steps, w, n);
-            built.outputs = vec![partial, (w, n)];
-            return Ok(built);
-        }
-        let (cols, rows) = (size.cols as u32, size.rows as u32);
-        let args = vec![
-            Arg::Buffer(m),
-            Arg::U32(cols),
-            Arg::U32(rows),
-            Arg::Buffer(v),
-            Arg::Buffer(w),
-        ];
-        Ok(Built::into(vec![cx.launch(k, args)], w, n))
+        let mut built = Built::into(steps, w, n);
+        built.outputs = vec![partial, (w, n)];
+        Ok(built)
     }
 
     /// Split-K's two passes (their own block boundaries), every other kernel a whole product.
