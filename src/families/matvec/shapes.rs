@@ -1,26 +1,7 @@
-//! The shape-aware matvec family: four algorithms, each right for one range of aspect ratios,
-//! and the rule (`auto`) that picks one from the shape and the device.
-//!
-//! | variant     | algorithm                                        | made for                     |
-//! |-------------|--------------------------------------------------|------------------------------|
-//! | `row-item`  | one work-item per row                            | tall, rows of a few floats   |
-//! | `row-warp`  | 32 work-items per row, WG_SIZE/32 rows per group | tall and square              |
-//! | `row-group` | one work-group per row                           | few rows, rows not very long |
-//! | `split-k`   | MV_TILE rows x one column block per group, then  | short and wide               |
-//! |             | a second pass adds the blocks' partial sums      |                              |
-//! | `split-wide`| split-k with 16-row tiles: V read once per 16    | at most 64 rows, very wide   |
-//! |             | rows, 16 loads in flight per work-item           |                              |
-//! | `row-slice` | a row's float4s on consecutive work-items, 256   | tall, rows of 17-64 floats   |
-//! |             | rows per group, products added in local memory   |                              |
-//! | `split-one` | split-k in one launch: the work-group that ends  | very wide (one launch less)  |
-//! |             | a row tile's last block adds its partial sums    |                              |
-//! | `row-multi` | row-warp with 4 rows per warp-sized slice: the   | tall, rows of a few hundred  |
-//! |             | loads of 4 rows in flight before any sum         | floats                       |
-//! | `split-flat`| M as one flat float4 stream cut into tasks of at | very wide rows of any width  |
-//! |             | most a row; split-one's count per row (one       | (unaligned rows read as      |
-//! |             | launch); see [`super::flat`]              | float4 all the same)         |
-//! | `row-pack`  | a block of whole rows staged in local memory as  | tall, rows of up to 1024     |
-//! |             | one float4 stream, then k work-items per row     | floats, aligned or not       |
+//! The shape-aware matvec family: algorithms each right for one range of aspect ratios (each
+//! variant's `about` in [`VARIANTS`] says how it works and what shape it is made for;
+//! `split-flat` is in [`super::flat`]), and the rule (`auto`) that picks one from the shape
+//! and the device.
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the

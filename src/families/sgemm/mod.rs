@@ -18,7 +18,7 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
+use crate::families::variant::{exact_local, pow2, v, with_alternative, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
@@ -37,39 +37,33 @@ const VARIANTS: [Variant; 3] = [
     // The SG_* defines retile it (`tiles.rs` here); the kernel refuses to compile at a
     // work-group size that does not match its tile, so the rule here is only the range.
     with_alternative(
-        points(
-            pow2(
-                v(
-                    FamilyId::Sgemm,
-                    "blocked",
-                    "sgemm_blocked",
-                    Tiles,
-                    "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
-                     multiple of 128; SG_* defines retile it)",
-                ),
-                64,
-                1024,
+        pow2(
+            v(
+                FamilyId::Sgemm,
+                "blocked",
+                "sgemm_blocked",
+                Tiles,
+                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+                 multiple of 128; SG_* defines retile it)",
             ),
-            &["A"],
+            64,
+            1024,
         ),
         "blocked-vec",
     ),
     // `blocked` with its tiles declared as float4 arrays: each tile read is a vector variable,
     // not a vector read through a cast pointer (explain's fix for `blocked`).
-    points(
-        pow2(
-            v(
-                FamilyId::Sgemm,
-                "blocked-vec",
-                "sgemm_blocked_vec",
-                Tiles,
-                "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
-                 vector variable (N a multiple of 128; SG_* defines retile it)",
-            ),
-            64,
-            1024,
+    pow2(
+        v(
+            FamilyId::Sgemm,
+            "blocked-vec",
+            "sgemm_blocked_vec",
+            Tiles,
+            "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
+             vector variable (N a multiple of 128; SG_* defines retile it)",
         ),
-        &["A"],
+        64,
+        1024,
     ),
 ];
 
