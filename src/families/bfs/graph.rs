@@ -33,11 +33,6 @@ impl Generator {
             _ => Generator::Uniform,
         }
     }
-
-    /// Whether the graph is layered, its number of levels a function of its size.
-    pub fn is_layered(self) -> bool {
-        matches!(self, Generator::Uniform | Generator::PowerLaw)
-    }
 }
 
 /// Whether the variant's graph is layered (its levels known from the size: [`levels`]).
@@ -128,7 +123,10 @@ fn search_words(n: u64) -> u64 {
 
 /// The seeded graph of `generator` with `n` vertices (see the module docs).
 pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
-    if !generator.is_layered() {
+    if matches!(
+        generator,
+        Generator::RandomUniform | Generator::RandomPowerLaw
+    ) {
         return random(generator, n, seed);
     }
     let ends: Vec<usize> = layer_ends(n as u64).iter().map(|e| *e as usize).collect();

@@ -52,7 +52,7 @@ use crate::backend::Runtime;
 use std::time::Instant;
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, ProgramId, Timing};
+use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, Timing};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -60,81 +60,47 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, LaunchLoop, Ran, St
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Seconds;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Seconds, Size};
 
 mod graph;
 pub use graph::*;
 
+const fn graph(name: &'static str, about: &'static str) -> Variant {
+    points(
+        v(
+            FamilyId::Bfs,
+            name,
+            "bfs_expand",
+            Cover { per_item: 1 },
+            about,
+        ),
+        &[],
+    )
+}
+
 /// The variants are the graph generators; one kernel pair searches them all.
 const VARIANTS: [Variant; 4] = [
-    points(
-        v(
-            FamilyId::Bfs,
-            "uniform",
-            "bfs_expand",
-            Cover { per_item: 1 },
-            "Rodinia's level-synchronous BFS on a seeded graph with uniform edges",
-        ),
-        &[],
+    graph(
+        "uniform",
+        "Rodinia's level-synchronous BFS on a seeded graph with uniform edges",
     ),
-    points(
-        v(
-            FamilyId::Bfs,
-            "power-law",
-            "bfs_expand",
-            Cover { per_item: 1 },
-            "Rodinia's level-synchronous BFS on a seeded graph with power-law out-degrees",
-        ),
-        &[],
+    graph(
+        "power-law",
+        "Rodinia's level-synchronous BFS on a seeded graph with power-law out-degrees",
     ),
-    points(
-        v(
-            FamilyId::Bfs,
-            "random-uniform",
-            "bfs_expand",
-            Cover { per_item: 1 },
-            "Rodinia's BFS on a seeded uniform random graph (as Rodinia's graphgen; levels measured)",
-        ),
-        &[],
+    graph(
+        "random-uniform",
+        "Rodinia's BFS on a seeded uniform random graph (as Rodinia's graphgen; levels measured)",
     ),
-    points(
-        v(
-            FamilyId::Bfs,
-            "random-power-law",
-            "bfs_expand",
-            Cover { per_item: 1 },
-            "Rodinia's BFS on a seeded preferential-attachment power-law graph (levels measured)",
-        ),
-        &[],
+    graph(
+        "random-power-law",
+        "Rodinia's BFS on a seeded preferential-attachment power-law graph (levels measured)",
     ),
 ];
 
-/// Host inputs of one BFS configuration: the graph as 32-bit words carried in float slots
-/// (bit for bit, the way [`BufferOps::upload_u32`](crate::backend::BufferOps::upload_u32) carries them) and the reference levels.
-pub struct Problem {
-    pub offsets: Vec<f32>,
-    pub edges: Vec<f32>,
-    pub levels: Vec<f64>,
-}
-
-/// The graph of `generator` at `size` and `seed`, with its CPU BFS.
-pub fn problem(generator: Generator, size: Size, seed: u64) -> Problem {
-    let graph = generate(generator, size.rows as usize, seed);
-    let levels = cpu_bfs(&graph).into_iter().map(f64::from).collect();
-    let words = |v: Vec<u32>| v.into_iter().map(f32::from_bits).collect();
-    Problem {
-        offsets: words(graph.offsets),
-        edges: words(graph.edges),
-        levels,
-    }
-}
-
 /// The device side of one search: both kernels and every buffer.
 #[derive(Debug, Clone)]
-pub struct Plan {
+struct Plan {
     expand: KernelId,
     update: KernelId,
     shape: LaunchShape,
@@ -143,123 +109,9 @@ pub struct Plan {
     mask: BufferId,
     updating: BufferId,
     visited: BufferId,
-    pub cost: BufferId,
+    cost: BufferId,
     over: BufferId,
     n: u32,
-}
-
-/// Compiled kernels and staged graph: allocates through `alloc` (which records each buffer
-/// for release) and uploads the CSR arrays.
-pub fn plan(
-    backend: &mut dyn Runtime,
-    program: ProgramId,
-    expand: KernelId,
-    problem: (&[f32], &[f32]),
-    shape: LaunchShape,
-    alloc: &mut dyn FnMut(&mut dyn Runtime, usize) -> Result<BufferId, BackendError>,
-) -> Result<Plan, BackendError> {
-    let update = backend.kernel(program, "bfs_update")?;
-    let n = problem.0.len().saturating_sub(1);
-    let offsets = alloc(backend, problem.0.len())?;
-    backend.upload(offsets, problem.0)?;
-    let edges = alloc(backend, problem.1.len().max(1))?;
-    if !problem.1.is_empty() {
-        backend.upload(edges, problem.1)?;
-    }
-    Ok(Plan {
-        expand,
-        update,
-        shape,
-        offsets,
-        edges,
-        mask: alloc(backend, n)?,
-        updating: alloc(backend, n)?,
-        visited: alloc(backend, n)?,
-        cost: alloc(backend, n)?,
-        over: alloc(backend, 1)?,
-        n: n as u32,
-    })
-}
-
-/// One level's clocks: the two kernels on the device clock, the whole level on the host's.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LevelTiming {
-    pub kernels: Option<Seconds>,
-    pub wall: Seconds,
-}
-
-/// Uploads the start state: vertex 0 is the frontier, reached at level 0.
-fn reset(backend: &mut dyn Runtime, p: &Plan) -> Result<(), BackendError> {
-    let n = p.n as usize;
-    let mut one_hot = vec![0u32; n];
-    one_hot[0] = 1;
-    backend.upload_u32(p.mask, &one_hot)?;
-    backend.upload_u32(p.visited, &one_hot)?;
-    backend.upload_u32(p.updating, &vec![0; n])?;
-    let mut cost = vec![UNREACHED as u32; n];
-    cost[0] = 0;
-    backend.upload_u32(p.cost, &cost)
-}
-
-/// One whole search, level by level (see the module docs); the timings of every level.
-/// More rounds than vertices means the device never cleared the flag: an error, not a hang.
-pub fn run_levels(backend: &mut dyn Runtime, p: &Plan) -> Result<Vec<LevelTiming>, BackendError> {
-    reset(backend, p)?;
-    let expand = [
-        Arg::Buffer(p.offsets),
-        Arg::Buffer(p.edges),
-        Arg::Buffer(p.mask),
-        Arg::Buffer(p.updating),
-        Arg::Buffer(p.visited),
-        Arg::Buffer(p.cost),
-        Arg::U32(p.n),
-    ];
-    let update = [
-        Arg::Buffer(p.mask),
-        Arg::Buffer(p.updating),
-        Arg::Buffer(p.visited),
-        Arg::Buffer(p.over),
-        Arg::U32(p.n),
-    ];
-    let mut out = Vec::new();
-    loop {
-        let started = Instant::now();
-        backend.upload_u32(p.over, &[0])?;
-        let a = backend.launch(p.expand, p.shape, &expand)?;
-        let b = backend.launch(p.update, p.shape, &update)?;
-        let mut flag = [0u32];
-        backend.download_u32(p.over, &mut flag)?;
-        out.push(LevelTiming {
-            kernels: a.device.zip(b.device).map(|(x, y)| Seconds(x.0 + y.0)),
-            wall: Seconds(started.elapsed().as_secs_f64()),
-        });
-        if flag[0] == 0 {
-            return Ok(out);
-        }
-        if out.len() > p.n as usize {
-            return Err(BackendError::driver(
-                backend.api(),
-                "bfs",
-                format!("the flag was still set after {} levels", out.len()),
-            ));
-        }
-    }
-}
-
-/// The levels added up: one run's [`Timing`].
-pub fn total(levels: &[LevelTiming]) -> Timing {
-    let device = levels
-        .iter()
-        .try_fold(0.0, |acc, l| l.kernels.map(|k| acc + k.0));
-    Timing::clocks(
-        Seconds(levels.iter().map(|l| l.wall.0).sum()),
-        device.map(Seconds),
-    )
-}
-
-/// One whole search as one timed run.
-pub fn run(backend: &mut dyn Runtime, p: &Plan) -> Result<Timing, BackendError> {
-    Ok(total(&run_levels(backend, p)?))
 }
 
 /// Device levels (`cost`, carried bit for bit in floats) against the CPU's, exactly.
@@ -270,7 +122,7 @@ pub fn check(got: &[f32], want: &[f64]) -> Verification {
 
 /// The host emulation of both kernels, for the fake backend: `bufs` are the kernel's buffer
 /// arguments in order (as floats carrying 32-bit words), `n` its count.
-fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), NotBfs> {
+fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
     let word = |b: &[f32], i: usize| b[i].to_bits();
     let set = |b: &mut Vec<f32>, i: usize, w: u32| b[i] = f32::from_bits(w);
     match (kernel, bufs) {
@@ -299,24 +151,68 @@ fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), NotBfs> 
             }
             Ok(())
         }
-        (k, b) => Err(NotBfs {
-            kernel: k.to_string(),
-            buffers: b.len(),
-        }),
+        // Neither BFS kernel with its buffers.
+        (k, b) => Err(format!(
+            "kernel '{k}' with {} buffers is not a BFS kernel",
+            b.len()
+        )),
     }
 }
 
-/// A launch the emulation does not know: neither BFS kernel with its buffers.
-#[derive(Debug, thiserror::Error)]
-#[error("kernel '{kernel}' with {buffers} buffers is not a BFS kernel")]
-struct NotBfs {
-    kernel: String,
-    buffers: usize,
-}
-
 impl LaunchLoop for Plan {
+    /// One whole search from a fresh start state (vertex 0 the frontier, reached at level 0),
+    /// level by level (see the module docs), the levels' clocks added up. More rounds than
+    /// vertices means the device never cleared the flag: an error, not a hang.
     fn run(&self, backend: &mut dyn Runtime) -> Result<Timing, BackendError> {
-        run(backend, self)
+        let p = self;
+        let n = p.n as usize;
+        let mut one_hot = vec![0u32; n];
+        one_hot[0] = 1;
+        backend.upload_u32(p.mask, &one_hot)?;
+        backend.upload_u32(p.visited, &one_hot)?;
+        backend.upload_u32(p.updating, &vec![0; n])?;
+        let mut cost = vec![UNREACHED as u32; n];
+        cost[0] = 0;
+        backend.upload_u32(p.cost, &cost)?;
+        let expand = [
+            Arg::Buffer(p.offsets),
+            Arg::Buffer(p.edges),
+            Arg::Buffer(p.mask),
+            Arg::Buffer(p.updating),
+            Arg::Buffer(p.visited),
+            Arg::Buffer(p.cost),
+            Arg::U32(p.n),
+        ];
+        let update = [
+            Arg::Buffer(p.mask),
+            Arg::Buffer(p.updating),
+            Arg::Buffer(p.visited),
+            Arg::Buffer(p.over),
+            Arg::U32(p.n),
+        ];
+        let (mut wall, mut device, mut levels) = (0.0, Some(0.0), 0);
+        loop {
+            let started = Instant::now();
+            backend.upload_u32(p.over, &[0])?;
+            let a = backend.launch(p.expand, p.shape, &expand)?;
+            let b = backend.launch(p.update, p.shape, &update)?;
+            let mut flag = [0u32];
+            backend.download_u32(p.over, &mut flag)?;
+            let kernels = a.device.zip(b.device).map(|(x, y)| x.0 + y.0);
+            device = device.zip(kernels).map(|(d, k)| d + k);
+            wall += started.elapsed().as_secs_f64();
+            levels += 1;
+            if flag[0] == 0 {
+                return Ok(Timing::clocks(Seconds(wall), device.map(Seconds)));
+            }
+            if levels > n {
+                return Err(BackendError::driver(
+                    backend.api(),
+                    "bfs",
+                    format!("the flag was still set after {levels} levels"),
+                ));
+            }
+        }
     }
 }
 
@@ -331,7 +227,7 @@ fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
         .map(|b| l.data(*b).map(<[f32]>::to_vec))
         .collect::<Result<Vec<_>, _>>()?;
     let kernel = l.kernel().to_string();
-    emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e.to_string()))?;
+    emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e))?;
     for (id, data) in ids.into_iter().zip(bufs) {
         l.replace(id, data)?;
     }
@@ -403,9 +299,13 @@ impl Family for Bfs {
         seed: u64,
         _: InputChoice<'_>,
     ) -> Inputs {
-        let p = problem(Generator::of(variant), size, seed);
-        let tolerances = vec![0.0; p.levels.len()];
-        Inputs::new(size, p.offsets, p.edges).with_reference(p.levels, tolerances)
+        // The graph as 32-bit words carried in float slots, bit for bit.
+        let graph = generate(Generator::of(variant), size.rows as usize, seed);
+        let levels: Vec<f64> = cpu_bfs(&graph).into_iter().map(f64::from).collect();
+        let words = |v: Vec<u32>| v.into_iter().map(f32::from_bits).collect();
+        let tolerances = vec![0.0; levels.len()];
+        Inputs::new(size, words(graph.offsets), words(graph.edges))
+            .with_reference(levels, tolerances)
     }
 
     /// The variant picks the graph.
@@ -420,23 +320,23 @@ impl Family for Bfs {
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        let k = cx.kernel()?;
-        let program = cx.program()?;
-        let (inputs, shape) = (cx.inputs, cx.shape());
-        let owned = &mut *cx.owned;
-        let mut alloc = |b: &mut dyn Runtime, len: usize| {
-            let id = b.alloc(len.max(1))?;
-            owned.push(id);
-            Ok(id)
+        let expand = cx.kernel()?;
+        let update = cx.backend.kernel(cx.program()?, "bfs_update")?;
+        let inputs = cx.inputs;
+        let n = inputs.a.len().saturating_sub(1);
+        let plan = Plan {
+            expand,
+            update,
+            shape: cx.shape(),
+            offsets: cx.upload(&inputs.a)?,
+            edges: cx.upload(&inputs.b)?,
+            mask: cx.output(n)?,
+            updating: cx.output(n)?,
+            visited: cx.output(n)?,
+            cost: cx.output(n)?,
+            over: cx.output(1)?,
+            n: n as u32,
         };
-        let plan = plan(
-            cx.backend,
-            program,
-            k,
-            (&inputs.a, &inputs.b),
-            shape,
-            &mut alloc,
-        )?;
         let (cost, n) = (plan.cost, inputs.size.rows as usize);
         Ok(Built::into(vec![Step::Loop(Box::new(plan))], cost, n))
     }

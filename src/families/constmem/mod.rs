@@ -25,16 +25,14 @@
 //! (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, BufferId};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::Verification;
 use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 mod problem;
 pub use problem::*;
@@ -56,163 +54,70 @@ pub const SOBEL_COLS: u64 = 4;
 const FULL_CHECK_PIXELS: u64 = 1 << 24;
 const SAMPLED_PIXELS: usize = 1 << 22;
 
-/// The variants of both families, in report order.
+const fn sobel(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    v(FamilyId::Sobel, name, kernel, GroupRule::Cover2D, about)
+}
+
+const fn broadcast(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    let rule = GroupRule::PerComputeUnit(16);
+    points(v(FamilyId::Broadcast, name, kernel, rule, about), &[])
+}
+
+/// The variants of both families, in report order: the Sobel ones lead, the broadcast ones
+/// follow.
 pub const VARIANTS: [Variant; 10] = [
-    points(
-        v(
-            FamilyId::Sobel,
-            "constant",
-            "sobel_constant",
-            GroupRule::Cover2D,
-            "Sobel X 3x3, the filter in constant memory (OpenCL __constant argument, CUDA \
-             __constant__ symbol)",
-        ),
-        &["A"],
+    sobel(
+        "constant",
+        "sobel_constant",
+        "Sobel X 3x3, the filter in constant memory (OpenCL __constant argument, CUDA \
+         __constant__ symbol)",
     ),
-    points(
-        v(
-            FamilyId::Sobel,
-            "global",
-            "sobel_global",
-            GroupRule::Cover2D,
-            "Sobel X 3x3, the filter in global memory (a buffer argument)",
-        ),
-        &["A"],
+    sobel(
+        "global",
+        "sobel_global",
+        "Sobel X 3x3, the filter in global memory (a buffer argument)",
     ),
-    points(
-        v(
-            FamilyId::Sobel,
-            "literal",
-            "sobel_literal",
-            GroupRule::Cover2D,
-            "Sobel X 3x3, the filter as literals (six pixel reads, no filter reads)",
-        ),
-        &["A"],
+    sobel(
+        "literal",
+        "sobel_literal",
+        "Sobel X 3x3, the filter as literals (six pixel reads, no filter reads)",
     ),
-    points(
-        v(
-            FamilyId::Sobel,
-            "constant-x4",
-            "sobel_constant_x4",
-            GroupRule::Cover2D,
-            "Sobel X 3x3, filter in constant memory, 4 columns per work-item (float4 rows)",
-        ),
-        &["A"],
+    sobel(
+        "constant-x4",
+        "sobel_constant_x4",
+        "Sobel X 3x3, filter in constant memory, 4 columns per work-item (float4 rows)",
     ),
-    points(
-        v(
-            FamilyId::Sobel,
-            "global-x4",
-            "sobel_global_x4",
-            GroupRule::Cover2D,
-            "Sobel X 3x3, filter in global memory, 4 columns per work-item (float4 rows)",
-        ),
-        &["A"],
+    sobel(
+        "global-x4",
+        "sobel_global_x4",
+        "Sobel X 3x3, filter in global memory, 4 columns per work-item (float4 rows)",
     ),
-    points(
-        v(
-            FamilyId::Sobel,
-            "literal-x4",
-            "sobel_literal_x4",
-            GroupRule::Cover2D,
-            "Sobel X 3x3, filter as literals, 4 columns per work-item (float4 rows)",
-        ),
-        &["A"],
+    sobel(
+        "literal-x4",
+        "sobel_literal_x4",
+        "Sobel X 3x3, filter as literals, 4 columns per work-item (float4 rows)",
     ),
-    points(
-        v(
-            FamilyId::Broadcast,
-            "constant-uniform",
-            "broadcast_constant_uniform",
-            GroupRule::PerComputeUnit(16),
-            "constant memory, one address per warp at each step (the broadcast case)",
-        ),
-        &[],
+    broadcast(
+        "constant-uniform",
+        "broadcast_constant_uniform",
+        "constant memory, one address per warp at each step (the broadcast case)",
     ),
-    points(
-        v(
-            FamilyId::Broadcast,
-            "constant-divergent",
-            "broadcast_constant_divergent",
-            GroupRule::PerComputeUnit(16),
-            "constant memory, 32 addresses per warp at each step (serialised)",
-        ),
-        &[],
+    broadcast(
+        "constant-divergent",
+        "broadcast_constant_divergent",
+        "constant memory, 32 addresses per warp at each step (serialised)",
     ),
-    points(
-        v(
-            FamilyId::Broadcast,
-            "global-uniform",
-            "broadcast_global_uniform",
-            GroupRule::PerComputeUnit(16),
-            "global memory, one address per warp at each step",
-        ),
-        &[],
+    broadcast(
+        "global-uniform",
+        "broadcast_global_uniform",
+        "global memory, one address per warp at each step",
     ),
-    points(
-        v(
-            FamilyId::Broadcast,
-            "global-divergent",
-            "broadcast_global_divergent",
-            GroupRule::PerComputeUnit(16),
-            "global memory, 32 neighbouring addresses per warp at each step (coalesced)",
-        ),
-        &[],
+    broadcast(
+        "global-divergent",
+        "broadcast_global_divergent",
+        "global memory, 32 neighbouring addresses per warp at each step (coalesced)",
     ),
 ];
-
-/// Where the filter or table lives, from the variant's name: constant memory needs
-/// [`crate::backend::Arg::Constant`] and a bound symbol.
-pub fn in_constant_memory(variant: &Variant) -> bool {
-    variant.name.starts_with("constant")
-}
-
-/// The constant-memory symbol a variant reads (its OpenCL parameter has the same name).
-pub fn symbol(variant: &Variant) -> Option<&'static str> {
-    match variant.family {
-        _ if !in_constant_memory(variant) => None,
-        FamilyId::Sobel => Some(FILTER_SYMBOL),
-        _ => Some(TABLE_SYMBOL),
-    }
-}
-
-/// Floats the kernel writes: one per pixel, or one per work-item.
-pub fn output_len(family: FamilyId, size: Size, global: u64) -> usize {
-    match family {
-        FamilyId::Sobel => Image::of(size).pixels() as usize,
-        _ => global as usize,
-    }
-}
-
-/// The arguments, in the kernels' declaration order: `data` is the image or the table;
-/// `filter` the Sobel filter's buffer (unused by the literal variant).
-pub fn args(
-    variant: &Variant,
-    data: BufferId,
-    out: BufferId,
-    filter: BufferId,
-    size: Size,
-) -> Vec<Arg> {
-    let place = |b: BufferId| {
-        if in_constant_memory(variant) {
-            Arg::Constant(b)
-        } else {
-            Arg::Buffer(b)
-        }
-    };
-    match variant.family {
-        FamilyId::Sobel => {
-            let img = Image::of(size);
-            let mut a = vec![Arg::Buffer(data), Arg::Buffer(out)];
-            if !variant.name.starts_with("literal") {
-                a.push(place(filter));
-            }
-            a.extend([Arg::U32(img.w as u32), Arg::U32(img.h as u32)]);
-            a
-        }
-        _ => vec![place(data), Arg::Buffer(out), Arg::U32(size.rows as u32)],
-    }
-}
 
 /// The image a size names: `HxW`, H rows of W pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -232,22 +137,11 @@ impl Image {
     pub fn pixels(&self) -> u64 {
         self.w.saturating_mul(self.h)
     }
-
-    fn interior(&self) -> u64 {
-        self.w
-            .saturating_sub(2)
-            .saturating_mul(self.h.saturating_sub(2))
-    }
 }
 
-/// Columns of the image one work-item computes: [`SOBEL_COLS`] for the `-x4` Sobel
-/// variants, 1 for every other variant (any 2-D kernel).
-pub fn cols_per_item(variant: &Variant) -> u64 {
-    cols_per_kernel(variant.kernel)
-}
-
-/// [`cols_per_item`] by kernel name (an emulated launch knows only the name).
-fn cols_per_kernel(kernel: &str) -> u64 {
+/// Columns of the image one work-item of `kernel` computes: [`SOBEL_COLS`] for the `-x4`
+/// Sobel variants, 1 for every other kernel (an emulated launch knows only the name).
+fn cols_per_item(kernel: &str) -> u64 {
     if kernel.starts_with("sobel_") && kernel.ends_with("_x4") {
         SOBEL_COLS
     } else {
@@ -284,58 +178,33 @@ pub enum SizeError {
 
 /// Refuse a size the variant cannot run, naming the limit.
 pub fn check_size(variant: &Variant, size: Size) -> Result<(), SizeError> {
-    match variant.family {
-        FamilyId::Sobel => {
-            let img = Image::of(size);
-            let cols = cols_per_item(variant);
-            if !img.w.is_multiple_of(cols) {
-                return Err(SizeError::Unaligned {
-                    size,
-                    variant: variant.name,
-                    cols,
-                });
-            }
-            if img.w == 0 || img.h == 0 {
-                return Err(SizeError::EmptyImage(size));
-            }
-            if img.pixels() >= u64::from(u32::MAX) {
-                return Err(SizeError::TooManyPixels {
-                    size,
-                    pixels: img.pixels(),
-                });
-            }
-            Ok(())
+    if variant.family != FamilyId::Sobel {
+        let n = size.rows;
+        if size.cols != 0 || !n.is_power_of_two() || n > TABLE_MAX {
+            return Err(SizeError::TableLength(size));
         }
-        _ => {
-            let n = size.rows;
-            if size.cols != 0 || !n.is_power_of_two() || n > TABLE_MAX {
-                return Err(SizeError::TableLength(size));
-            }
-            Ok(())
-        }
+        return Ok(());
     }
-}
-
-/// Bytes and flops of one run (see the module docs for what the bytes count).
-pub fn work(family: FamilyId, size: Size, global: u64) -> (u64, u64) {
-    match family {
-        FamilyId::Sobel => {
-            let img = Image::of(size);
-            // Nine multiplies and eight adds per interior pixel (the filter in memory).
-            (
-                img.pixels().saturating_mul(8),
-                img.interior().saturating_mul(17),
-            )
-        }
-        _ => {
-            let reads = global.saturating_mul(size.rows);
-            (reads.saturating_mul(4), reads)
-        }
+    let img = Image::of(size);
+    let cols = cols_per_item(variant.kernel);
+    if !img.w.is_multiple_of(cols) {
+        return Err(SizeError::Unaligned {
+            size,
+            variant: variant.name,
+            cols,
+        });
     }
+    if img.w == 0 || img.h == 0 {
+        return Err(SizeError::EmptyImage(size));
+    }
+    if img.pixels() >= u64::from(u32::MAX) {
+        return Err(SizeError::TooManyPixels {
+            size,
+            pixels: img.pixels(),
+        });
+    }
+    Ok(())
 }
-
-/// The Sobel variants lead the table, the broadcast ones follow.
-const SOBEL_VARIANTS: usize = 6;
 
 pub struct Sobel;
 
@@ -357,7 +226,7 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
         h: l.count(w_at + 1)? as u64,
     };
     let [x, y] = l.shape().global_dims();
-    let cover = (x * cols_per_kernel(kernel), y * SOBEL_ROWS);
+    let cover = (x * cols_per_item(kernel), y * SOBEL_ROWS);
     let out = emulate_sobel(l.read(0)?, filter, img, cover);
     l.write_some(1, out)
 }
@@ -375,29 +244,40 @@ fn emulate_broadcast(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     l.write(1, vec![sum; items])
 }
 
-/// What the two families of this module share: they differ only by `family`.
-fn inputs_of(family: FamilyId, size: Size, seed: u64) -> Inputs {
-    let p = problem(family, size, seed);
-    Inputs::new(size, p.data, p.filter)
-        .with_reference(p.reference, Vec::new())
-        .with_sample(p.sample)
-}
-
+/// `sobel_*(image, out, [filter,] w, h)`, one float out per pixel, or `broadcast_*(table,
+/// out, n)`, one per work-item. The `constant*` variants take the filter or table in
+/// constant memory: an `Arg::Constant` and a bound symbol of the same name.
 fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
     let k = cx.kernel()?;
     let (variant, inputs) = (cx.variant, cx.inputs);
     let size = inputs.size;
     let data = cx.upload(&inputs.a)?;
     let filter = cx.upload(&inputs.b)?;
-    let len = output_len(variant.family, size, cx.shape().global());
-    let out = cx.output(len)?;
-    let args = args(variant, data, out, filter, size);
-    if let (Some(symbol), Some(program)) = (symbol(variant), cx.program) {
-        let table = if variant.family == FamilyId::Sobel {
-            filter
+    let constant = variant.name.starts_with("constant");
+    let place = |b| {
+        if constant {
+            Arg::Constant(b)
         } else {
-            data
-        };
+            Arg::Buffer(b)
+        }
+    };
+    let (len, symbol, table) = match variant.family {
+        FamilyId::Sobel => (Image::of(size).pixels() as usize, FILTER_SYMBOL, filter),
+        _ => (cx.shape().global() as usize, TABLE_SYMBOL, data),
+    };
+    let out = cx.output(len)?;
+    let args = match variant.family {
+        FamilyId::Sobel => {
+            let mut a = vec![Arg::Buffer(data), Arg::Buffer(out)];
+            if !variant.name.starts_with("literal") {
+                a.push(place(filter));
+            }
+            a.extend([Arg::U32(size.cols as u32), Arg::U32(size.rows as u32)]);
+            a
+        }
+        _ => vec![place(data), Arg::Buffer(out), Arg::U32(size.rows as u32)],
+    };
+    if let (true, Some(program)) = (constant, cx.program) {
         cx.backend.bind_constant(program, symbol, table)?;
     }
     Ok(Built::into(vec![cx.launch(k, args)], out, len))
@@ -409,7 +289,7 @@ impl Family for Sobel {
             default_size: "8192x8192",
             charts: &["constant"],
             quick_size: Some(QuickSize::same("1024x1024")),
-            variants: VARIANTS.split_at(SOBEL_VARIANTS).0,
+            variants: VARIANTS.split_at(6).0,
             // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
             test_sizes: &[
                 Size::matrix(1, 1),
@@ -421,8 +301,12 @@ impl Family for Sobel {
         &SPEC
     }
 
-    fn work(&self, _variant: &str, size: Size, global: u64) -> (u64, u64) {
-        work(FamilyId::Sobel, size, global)
+    /// One read and one write of the image (see the module docs); nine multiplies and eight
+    /// adds per interior pixel (the filter in memory).
+    fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
+        let interior = (size.cols.saturating_sub(2)).saturating_mul(size.rows.saturating_sub(2));
+        let pixels = Image::of(size).pixels();
+        (pixels.saturating_mul(8), interior.saturating_mul(17))
     }
 
     fn elements(&self, size: Size) -> u64 {
@@ -440,7 +324,8 @@ impl Family for Sobel {
 
     /// x over the image's columns ([`cols_per_item`] each).
     fn groups(&self, variant: &Variant, size: Size, local: u32) -> u64 {
-        (size.cols.max(1).div_ceil(cols_per_item(variant))).div_ceil(u64::from(local.max(1)))
+        let cols = size.cols.max(1).div_ceil(cols_per_item(variant.kernel));
+        cols.div_ceil(u64::from(local.max(1)))
     }
 
     /// y over its rows, [`SOBEL_ROWS`] per work-item.
@@ -450,7 +335,7 @@ impl Family for Sobel {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        inputs_of(FamilyId::Sobel, size, seed)
+        problem(FamilyId::Sobel, size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -477,7 +362,7 @@ impl Family for Broadcast {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "1024",
-            variants: VARIANTS.split_at(SOBEL_VARIANTS).1,
+            variants: VARIANTS.split_at(6).1,
             // Table lengths: shorter than a warp, one warp, many.
             test_sizes: &[Size::vector(8), Size::vector(32), Size::vector(1024)],
             ..FamilySpec::new(FamilyId::Broadcast, "constant", Metric::Reads)
@@ -485,8 +370,10 @@ impl Family for Broadcast {
         &SPEC
     }
 
+    /// Every work-item reads every table entry once (4-byte reads, see the module docs).
     fn work(&self, _variant: &str, size: Size, global: u64) -> (u64, u64) {
-        work(FamilyId::Broadcast, size, global)
+        let reads = global.saturating_mul(size.rows);
+        (reads.saturating_mul(4), reads)
     }
 
     fn footprint(&self, size: Size) -> Footprint {
@@ -498,7 +385,7 @@ impl Family for Broadcast {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        inputs_of(FamilyId::Broadcast, size, seed)
+        problem(FamilyId::Broadcast, size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -537,7 +424,7 @@ mod tests {
             } else {
                 1
             };
-            assert_eq!(cols_per_item(v), want, "{}", v.name);
+            assert_eq!(cols_per_item(v.kernel), want, "{}", v.name);
         }
     }
 
@@ -575,14 +462,8 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("8192"));
-        assert_eq!(
-            work(FamilyId::Sobel, Size::matrix(4, 4), 0),
-            (4 * 4 * 8, 4 * 17)
-        );
-        assert_eq!(
-            work(FamilyId::Broadcast, Size::vector(1024), 10).0,
-            10 * 1024 * 4
-        );
+        assert_eq!(Sobel.work("", Size::matrix(4, 4), 0), (4 * 4 * 8, 4 * 17));
+        assert_eq!(Broadcast.work("", Size::vector(1024), 10).0, 10 * 1024 * 4);
     }
 
     /// The quantised inputs make every order of summation exact: the tolerance 0 is honest.
@@ -648,7 +529,7 @@ mod tests {
         for api in [Api::OpenCl, Api::Cuda] {
             for v in &VARIANTS {
                 let (size, shape) = match v.family {
-                    FamilyId::Sobel if cols_per_item(v) > 1 => (image, covering4),
+                    FamilyId::Sobel if cols_per_item(v.kernel) > 1 => (image, covering4),
                     FamilyId::Sobel => (image, covering),
                     _ => (Size::vector(64), LaunchShape::linear(2, 32)),
                 };

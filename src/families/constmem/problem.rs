@@ -6,6 +6,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
+use crate::families::plan::Inputs;
 use crate::families::reference::{self, Verification};
 
 /// Floats in [-1, 1] that are multiples of 2^-bits (see the module docs).
@@ -19,45 +20,26 @@ pub(super) fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
 
 /// Inputs of one configuration: the data (image or table), the filter, the reference and
 /// the output positions it is for (empty: every output).
-pub struct Problem {
-    pub data: Vec<f32>,
-    pub filter: Vec<f32>,
-    pub reference: Vec<f64>,
-    pub sample: Vec<usize>,
-}
-
-pub fn problem(family: FamilyId, size: Size, seed: u64) -> Problem {
-    match family {
-        FamilyId::Sobel => {
-            let img = Image::of(size);
-            let data = quantised(img.pixels() as usize, seed, 8);
-            let sample = sobel_sample(img, seed);
-            let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
-                Box::new(0..img.pixels() as usize)
-            } else {
-                Box::new(sample.iter().copied())
-            };
-            let reference = positions
-                .map(|p| sobel_at(&data, &FILTER_X, img, p))
-                .collect();
-            Problem {
-                data,
-                filter: FILTER_X.to_vec(),
-                reference,
-                sample,
-            }
-        }
-        _ => {
-            let data = quantised(size.rows as usize, seed, 10);
-            let sum = data.iter().map(|x| f64::from(*x)).sum();
-            Problem {
-                data,
-                filter: Vec::new(),
-                reference: vec![sum],
-                sample: Vec::new(),
-            }
-        }
+pub fn problem(family: FamilyId, size: Size, seed: u64) -> Inputs {
+    if family != FamilyId::Sobel {
+        let data = quantised(size.rows as usize, seed, 10);
+        let sum = data.iter().map(|x| f64::from(*x)).sum();
+        return Inputs::new(size, data, Vec::new()).with_reference(vec![sum], Vec::new());
     }
+    let img = Image::of(size);
+    let data = quantised(img.pixels() as usize, seed, 8);
+    let sample = sobel_sample(img, seed);
+    let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
+        Box::new(0..img.pixels() as usize)
+    } else {
+        Box::new(sample.iter().copied())
+    };
+    let reference = positions
+        .map(|p| sobel_at(&data, &FILTER_X, img, p))
+        .collect();
+    Inputs::new(size, data, FILTER_X.to_vec())
+        .with_reference(reference, Vec::new())
+        .with_sample(sample)
 }
 
 /// Empty for an image checked whole; else its first and last two rows and a seeded sample.

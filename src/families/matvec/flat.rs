@@ -12,10 +12,10 @@
 //! tested without a device) and the launch's arguments.
 
 use super::shapes::SPLIT_FLAT;
-use super::split::{one_launch_step, OneLaunch};
-use crate::backend::{BufferId, KernelId, LaunchShape, Runtime};
+use super::split::one_launch_step;
+use crate::backend::{BufferId, KernelId};
 use crate::families::error::WorkloadError;
-use crate::families::plan::{buffer_of, ExecError, Step};
+use crate::families::plan::{Build, ExecError, Step};
 use crate::families::variant::Variant;
 use crate::rows::Size;
 
@@ -69,27 +69,19 @@ pub fn row_tasks(r: u64, cols: u64, chunk: u32) -> std::ops::RangeInclusive<u64>
 /// parameter is the chunk, and there is one counter per row (see
 /// [`super::split::one_launch_step`]). Returns the step and P (poisoned before checks).
 pub(super) fn steps(
-    backend: &mut dyn Runtime,
+    cx: &mut Build<'_>,
     kernel: KernelId,
     [m, v, w]: [BufferId; 3],
-    size: Size,
-    shape: LaunchShape,
-    owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
+    let (size, shape) = (cx.size(), cx.shape());
     let chunk =
         chunk(size, shape.groups, shape.local).ok_or_else(|| WorkloadError::BadProblem {
             variant: format!("matvec/{SPLIT_FLAT}"),
             reason: narrow_rows(size),
         })?;
     let len = 2 * tasks(size, chunk) as usize;
-    let partial = buffer_of(backend, len, owned)?;
-    let launch = OneLaunch {
-        kernel,
-        shape,
-        blocks: chunk,
-        counters: size.rows as usize,
-    };
-    let step = one_launch_step(backend, launch, [m, v, w, partial], size, owned)?;
+    let partial = cx.output(len)?;
+    let step = one_launch_step(cx, kernel, chunk, size.rows as usize, [m, v, w, partial])?;
     Ok((vec![step], (partial, len)))
 }
 

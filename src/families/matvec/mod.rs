@@ -21,10 +21,10 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, pow2, unsafe_variant, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{points, unsafe_variant, v, Variant};
+use crate::rows::{FamilyId, Metric, Size};
+
+use shapes::pow2_variant;
 
 /// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
 const VARIANTS: [Variant; 19] = [
@@ -52,63 +52,48 @@ const VARIANTS: [Variant; 19] = [
         ),
         &["A", "B"],
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "listing5",
-            "matvec_listing5",
-            PerComputeUnit(8),
-            "whitepaper Listing 5: interleaved tree reduction (bank conflicts)",
-        ),
+    pow2_variant(
+        "listing5",
+        "matvec_listing5",
+        PerComputeUnit(8),
         1,
         u32::MAX,
+        "whitepaper Listing 5: interleaved tree reduction (bank conflicts)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "listing6",
-            "matvec_listing6",
-            PerComputeUnit(8),
-            "whitepaper Listing 6: sequential-addressing tree reduction",
-        ),
+    pow2_variant(
+        "listing6",
+        "matvec_listing6",
+        PerComputeUnit(8),
         1,
         u32::MAX,
+        "whitepaper Listing 6: sequential-addressing tree reduction",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "listing7",
-            "matvec_listing7",
+    pow2_variant(
+        "listing7",
+        "matvec_listing7",
+        PerComputeUnit(8),
+        64,
+        512,
+        "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
+    ),
+    unsafe_variant(points(
+        pow2_variant(
+            "listing7-unsafe",
+            "matvec_listing7_unsafe",
             PerComputeUnit(8),
-            "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
+            64,
+            512,
+            "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
         ),
-        64,
-        512,
-    ),
-    unsafe_variant(pow2(
-        points(
-            v(
-                FamilyId::Matvec,
-                "listing7-unsafe",
-                "matvec_listing7_unsafe",
-                PerComputeUnit(8),
-                "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
-            ),
-            &[],
-        ),
-        64,
-        512,
+        &[],
     )),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            "tuned",
-            "matvec_tuned",
-            PerComputeUnit(16),
-            "modern: a warp per row, float4 loads, warp-level reduction",
-        ),
+    pow2_variant(
+        "tuned",
+        "matvec_tuned",
+        PerComputeUnit(16),
         32,
         u32::MAX,
+        "modern: a warp per row, float4 loads, warp-level reduction",
     ),
     shapes::VARIANTS[0],
     shapes::VARIANTS[1],
@@ -219,44 +204,18 @@ impl Family for Matvec {
         let v = cx.upload(&inputs.b)?;
         let w = cx.output(n)?;
         let name = cx.variant.name;
-        let split = if name == shapes::SPLIT_FLAT {
-            Some(flat::steps(
-                cx.backend,
-                k,
-                [m, v, w],
-                size,
-                cx.side.shape,
-                cx.owned,
-            )?)
+        let (steps, partial) = if name == shapes::SPLIT_FLAT {
+            flat::steps(cx, k, [m, v, w])?
         } else if shapes::is_split(name) {
-            let program = cx.program()?;
-            Some(split::split_k_steps(
-                cx.backend,
-                program,
-                k,
-                name,
-                [m, v, w],
-                size,
-                cx.side.shape,
-                cx.owned,
-            )?)
+            split::split_k_steps(cx, k, [m, v, w])?
         } else {
-            None
+            let (cols, rows) = (Arg::U32(size.cols as u32), Arg::U32(size.rows as u32));
+            let args = vec![Arg::Buffer(m), cols, rows, Arg::Buffer(v), Arg::Buffer(w)];
+            return Ok(Built::into(vec![cx.launch(k, args)], w, n));
         };
-        if let Some((steps, partial)) = split {
-            let mut built = Built::into(steps, w, n);
-            built.outputs = vec![partial, (w, n)];
-            return Ok(built);
-        }
-        let (cols, rows) = (size.cols as u32, size.rows as u32);
-        let args = vec![
-            Arg::Buffer(m),
-            Arg::U32(cols),
-            Arg::U32(rows),
-            Arg::Buffer(v),
-            Arg::Buffer(w),
-        ];
-        Ok(Built::into(vec![cx.launch(k, args)], w, n))
+        let mut built = Built::into(steps, w, n);
+        built.outputs = vec![partial, (w, n)];
+        Ok(built)
     }
 
     /// Split-K's two passes (their own block boundaries), every other kernel a whole product.

@@ -18,13 +18,10 @@ const BUILTIN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_mat
 /// How well a row of M lines up with float4 and warp-sized loads: the largest of 32, 4 and 1
 /// floats that divides the row width.
 pub fn alignment(cols: u64) -> u32 {
-    if cols.is_multiple_of(32) {
-        32
-    } else if cols.is_multiple_of(4) {
-        4
-    } else {
-        1
-    }
+    [32, 4]
+        .into_iter()
+        .find(|a| cols.is_multiple_of(u64::from(*a)))
+        .unwrap_or(1)
 }
 
 /// Where a shape sits: log2(cols / rows) and log2(bytes of M), each rounded to an integer, and

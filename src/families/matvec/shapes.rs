@@ -1,26 +1,7 @@
-//! The shape-aware matvec family: four algorithms, each right for one range of aspect ratios,
-//! and the rule (`auto`) that picks one from the shape and the device.
-//!
-//! | variant     | algorithm                                        | made for                     |
-//! |-------------|--------------------------------------------------|------------------------------|
-//! | `row-item`  | one work-item per row                            | tall, rows of a few floats   |
-//! | `row-warp`  | 32 work-items per row, WG_SIZE/32 rows per group | tall and square              |
-//! | `row-group` | one work-group per row                           | few rows, rows not very long |
-//! | `split-k`   | MV_TILE rows x one column block per group, then  | short and wide               |
-//! |             | a second pass adds the blocks' partial sums      |                              |
-//! | `split-wide`| split-k with 16-row tiles: V read once per 16    | at most 64 rows, very wide   |
-//! |             | rows, 16 loads in flight per work-item           |                              |
-//! | `row-slice` | a row's float4s on consecutive work-items, 256   | tall, rows of 17-64 floats   |
-//! |             | rows per group, products added in local memory   |                              |
-//! | `split-one` | split-k in one launch: the work-group that ends  | very wide (one launch less)  |
-//! |             | a row tile's last block adds its partial sums    |                              |
-//! | `row-multi` | row-warp with 4 rows per warp-sized slice: the   | tall, rows of a few hundred  |
-//! |             | loads of 4 rows in flight before any sum         | floats                       |
-//! | `split-flat`| M as one flat float4 stream cut into tasks of at | very wide rows of any width  |
-//! |             | most a row; split-one's count per row (one       | (unaligned rows read as      |
-//! |             | launch); see [`super::flat`]              | float4 all the same)         |
-//! | `row-pack`  | a block of whole rows staged in local memory as  | tall, rows of up to 1024     |
-//! |             | one float4 stream, then k work-items per row     | floats, aligned or not       |
+//! The shape-aware matvec family: algorithms each right for one range of aspect ratios (each
+//! variant's `about` in [`VARIANTS`] says how it works and what shape it is made for;
+//! `split-flat` is in [`super::flat`]), and the rule (`auto`) that picks one from the shape
+//! and the device.
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the
@@ -57,147 +38,132 @@ pub const AUTO: &str = "auto";
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
+/// A matvec variant for power-of-two work-groups of `min_local` to `max_local` work-items.
+pub(super) const fn pow2_variant(
+    name: &'static str,
+    kernel: &'static str,
+    rule: GroupRule,
+    min_local: u32,
+    max_local: u32,
+    about: &'static str,
+) -> Variant {
+    pow2(
+        v(FamilyId::Matvec, name, kernel, rule, about),
+        min_local,
+        max_local,
+    )
+}
+
 /// The variants, in report order (appended to the family table in `mod.rs`).
 pub const VARIANTS: [Variant; 11] = [
-    pow2(
-        v(
-            FamilyId::Matvec,
-            ROW_ITEM,
-            "matvec_row_item",
-            GroupRule::Cover { per_item: 1 },
-            "shapes: one work-item per row, float4 loads (tall, very short rows)",
-        ),
+    pow2_variant(
+        ROW_ITEM,
+        "matvec_row_item",
+        GroupRule::Cover { per_item: 1 },
         1,
         u32::MAX,
+        "shapes: one work-item per row, float4 loads (tall, very short rows)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            ROW_WARP,
-            "matvec_row_warp",
-            GroupRule::PerComputeUnit(16),
-            "shapes: 32 work-items per row, float4 loads, local-memory sum (tall, square)",
-        ),
+    pow2_variant(
+        ROW_WARP,
+        "matvec_row_warp",
+        GroupRule::PerComputeUnit(16),
         32,
         u32::MAX,
+        "shapes: 32 work-items per row, float4 loads, local-memory sum (tall, square)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            ROW_GROUP,
-            "matvec_row_group",
-            GroupRule::PerComputeUnit(8),
-            "shapes: one work-group per row, float4 loads, tree sum (few, short rows)",
-        ),
+    pow2_variant(
+        ROW_GROUP,
+        "matvec_row_group",
+        GroupRule::PerComputeUnit(8),
         1,
         u32::MAX,
+        "shapes: one work-group per row, float4 loads, tree sum (few, short rows)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            SPLIT_K,
-            "matvec_split_k",
-            GroupRule::PerComputeUnit(8),
-            "shapes: 4-row tiles x column blocks, partial sums, second pass (short, wide)",
-        ),
+    pow2_variant(
+        SPLIT_K,
+        "matvec_split_k",
+        GroupRule::PerComputeUnit(8),
         // The second pass has a warp-sized slice per row.
         32,
         u32::MAX,
+        "shapes: 4-row tiles x column blocks, partial sums, second pass (short, wide)",
     ),
     // No kernel: replaced by the rule's choice before anything is built.
-    pow2(
-        v(
-            FamilyId::Matvec,
-            AUTO,
-            "",
-            GroupRule::PerComputeUnit(8),
-            "shapes: the device's measured table (harness/rules/, or CLVSCU_MATVEC_RULES) \
-             or, for a device without one, the hand rule picks a variant from the shape; the \
-             row names the one that ran and its flags the source (-DMV_AUTO_RULE)",
-        ),
+    pow2_variant(
+        AUTO,
+        "",
+        GroupRule::PerComputeUnit(8),
         32,
         1024,
+        "shapes: the device's measured table (harness/rules/, or CLVSCU_MATVEC_RULES) \
+         or, for a device without one, the hand rule picks a variant from the shape; the \
+         row names the one that ran and its flags the source (-DMV_AUTO_RULE)",
     ),
     // At most 512: the 16 x WG_SIZE partial sums must fit CUDA's 48 KB of static shared memory.
-    pow2(
-        v(
-            FamilyId::Matvec,
-            SPLIT_WIDE,
-            "matvec_split_wide",
-            GroupRule::PerComputeUnit(4),
-            "shapes: 16-row tiles x column blocks, V read once per tile, two-step sums, \
-             second pass (at most 64 rows, very wide)",
-        ),
+    pow2_variant(
+        SPLIT_WIDE,
+        "matvec_split_wide",
+        GroupRule::PerComputeUnit(4),
         32,
         512,
+        "shapes: 16-row tiles x column blocks, V read once per tile, two-step sums, \
+         second pass (at most 64 rows, very wide)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            ROW_SLICE,
-            "matvec_row_slice",
-            GroupRule::Cover { per_item: 1 },
-            "shapes: a row's float4s on consecutive work-items, 256 rows per group, \
-             coalesced loads, products added in local memory (tall, rows of 17-64 floats)",
-        ),
+    pow2_variant(
+        ROW_SLICE,
+        "matvec_row_slice",
+        GroupRule::Cover { per_item: 1 },
         32,
         u32::MAX,
+        "shapes: a row's float4s on consecutive work-items, 256 rows per group, \
+         coalesced loads, products added in local memory (tall, rows of 17-64 floats)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            SPLIT_ONE,
-            "matvec_split_one",
-            GroupRule::PerComputeUnit(8),
-            "shapes: split-k in one launch, the work-group that finishes a row tile's last \
-             column block adds the tile's partial sums (atomic count, no second launch)",
-        ),
+    pow2_variant(
+        SPLIT_ONE,
+        "matvec_split_one",
+        GroupRule::PerComputeUnit(8),
         1,
         u32::MAX,
+        "shapes: split-k in one launch, the work-group that finishes a row tile's last \
+         column block adds the tile's partial sums (atomic count, no second launch)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            ROW_MULTI,
-            "matvec_row_multi",
-            GroupRule::PerComputeUnit(8),
-            "shapes: 4 rows per warp-sized slice, the loads of all 4 in flight before any \
-             sum, float4 loads, local-memory sums (tall, rows of a few hundred floats)",
-        ),
+    pow2_variant(
+        ROW_MULTI,
+        "matvec_row_multi",
+        GroupRule::PerComputeUnit(8),
         32,
         u32::MAX,
+        "shapes: 4 rows per warp-sized slice, the loads of all 4 in flight before any \
+         sum, float4 loads, local-memory sums (tall, rows of a few hundred floats)",
     ),
     // At least 32: the tail's scalars take one work-item each (up to 3, twice).
-    pow2(
-        v(
-            FamilyId::Matvec,
-            SPLIT_FLAT,
-            "matvec_split_flat",
-            GroupRule::PerComputeUnit(16),
-            "shapes: M as one flat float4 stream in tasks of at most a row (unaligned rows \
-             too), two partial sums per task, the work-group that completes a row adds them \
-             (atomic count per row, one launch; very wide rows)",
-        ),
+    pow2_variant(
+        SPLIT_FLAT,
+        "matvec_split_flat",
+        GroupRule::PerComputeUnit(16),
         32,
         u32::MAX,
+        "shapes: M as one flat float4 stream in tasks of at most a row (unaligned rows \
+         too), two partial sums per task, the work-group that completes a row adds them \
+         (atomic count per row, one launch; very wide rows)",
     ),
-    pow2(
-        v(
-            FamilyId::Matvec,
-            ROW_PACK,
-            "matvec_row_pack",
-            GroupRule::PerComputeUnit(16),
-            "shapes: a block of 4 or more whole rows read as one float4 stream (unaligned rows \
-             too), 4 loads in flight per work-item, staged in local memory, then a power-of-two \
-             set of work-items per row multiplies and adds (tall, rows of up to 1024 floats)",
-        ),
+    pow2_variant(
+        ROW_PACK,
+        "matvec_row_pack",
+        GroupRule::PerComputeUnit(16),
         32,
         u32::MAX,
+        "shapes: a block of 4 or more whole rows read as one float4 stream (unaligned rows \
+         too), 4 loads in flight per work-item, staged in local memory, then a power-of-two \
+         set of work-items per row multiplies and adds (tall, rows of up to 1024 floats)",
     ),
 ];
 
-/// One of the algorithms `auto` can pick; `VARIANTS` lists them in report order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
+/// One of the algorithms `auto` can pick; `VARIANTS` lists them in report order. Each is
+/// spelled as its variant's name (`row-item`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Algorithm {
     RowItem,
     RowSlice,
@@ -212,23 +178,8 @@ pub enum Algorithm {
 }
 
 impl Algorithm {
-    pub fn variant_name(self) -> &'static str {
-        match self {
-            Algorithm::RowItem => ROW_ITEM,
-            Algorithm::RowSlice => ROW_SLICE,
-            Algorithm::RowWarp => ROW_WARP,
-            Algorithm::RowGroup => ROW_GROUP,
-            Algorithm::SplitK => SPLIT_K,
-            Algorithm::SplitWide => SPLIT_WIDE,
-            Algorithm::SplitFlat => SPLIT_FLAT,
-            Algorithm::SplitOne => SPLIT_ONE,
-            Algorithm::RowMulti => ROW_MULTI,
-            Algorithm::RowPack => ROW_PACK,
-        }
-    }
-
     pub fn variant(self) -> &'static Variant {
-        let name = self.variant_name();
+        let name: &str = self.into();
         VARIANTS
             .iter()
             .find(|v| v.name == name)
@@ -237,10 +188,7 @@ impl Algorithm {
 
     /// The algorithm of a variant name, `None` for a variant `auto` never picks.
     pub fn from_name(name: &str) -> Option<Algorithm> {
-        <Algorithm as strum::VariantArray>::VARIANTS
-            .iter()
-            .copied()
-            .find(|a| a.variant_name() == name)
+        name.parse().ok()
     }
 }
 

@@ -4,9 +4,8 @@
 
 use super::shapes::{splits_of, tile_of, SPLIT_K_FINAL, SPLIT_ONE, TILE};
 use crate::backend::fake::FakeLaunch;
-use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape, ProgramId, Runtime};
-use crate::families::plan::{buffer_of, ExecError, Step};
-use crate::rows::Size;
+use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
+use crate::families::plan::{Build, ExecError, Step};
 
 /// What the split-K kernels compute, for the fake backend: the partial sums of each column
 /// block, `P[split * rows + row]`, with the kernels' block boundaries.
@@ -63,36 +62,26 @@ pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
 /// does both: the partials of `splits` column blocks per row tile, one counter per row tile
 /// (see [`one_launch_step`]). Returns the steps and the partials buffer (poisoned
 /// before checks).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn split_k_steps(
-    backend: &mut dyn Runtime,
-    program: ProgramId,
+    cx: &mut Build<'_>,
     kernel: KernelId,
-    variant: &str,
     [m, v, w]: [BufferId; 3],
-    size: Size,
-    shape: LaunchShape,
-    owned: &mut Vec<BufferId>,
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
+    let (variant, size, shape) = (cx.variant.name, cx.size(), cx.shape());
+    let program = cx.program()?;
     let splits = splits_of(size, shape.groups, tile_of(variant));
     let (rows, cols) = (size.rows as u32, size.cols as u32);
     let len = splits as usize * rows as usize;
-    let partial = buffer_of(backend, len, owned)?;
+    let partial = cx.output(len)?;
     if variant == SPLIT_ONE {
-        let launch = OneLaunch {
-            kernel,
-            shape,
-            blocks: splits,
-            counters: size.rows.div_ceil(u64::from(TILE)).max(1) as usize,
-        };
-        let step = one_launch_step(backend, launch, [m, v, w, partial], size, owned)?;
+        let counters = size.rows.div_ceil(u64::from(TILE)).max(1) as usize;
+        let step = one_launch_step(cx, kernel, splits, counters, [m, v, w, partial])?;
         return Ok((vec![step], (partial, len)));
     }
-    let final_kernel = backend.kernel(program, SPLIT_K_FINAL)?;
-    let first = Step::Kernel {
+    let final_kernel = cx.backend.kernel(program, SPLIT_K_FINAL)?;
+    let first = cx.launch(
         kernel,
-        shape,
-        args: vec![
+        vec![
             Arg::Buffer(m),
             Arg::U32(cols),
             Arg::U32(rows),
@@ -100,7 +89,7 @@ pub(super) fn split_k_steps(
             Arg::Buffer(partial),
             Arg::U32(splits),
         ],
-    };
+    );
     let second = Step::Kernel {
         kernel: final_kernel,
         shape: LaunchShape::linear(rows.div_ceil((shape.local / 32).max(1)).max(1), shape.local),
@@ -114,43 +103,30 @@ pub(super) fn split_k_steps(
     Ok((vec![first, second], (partial, len)))
 }
 
-/// A one-launch split variant's launch: its kernel and shape, its block parameter (the
-/// splits of `split-one`, the chunk of `split-flat`) and how many completion counters it
-/// counts in (row tiles, rows).
-pub(super) struct OneLaunch {
-    pub kernel: KernelId,
-    pub shape: LaunchShape,
-    pub blocks: u32,
-    pub counters: usize,
-}
-
 /// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: W's arguments where
 /// every other matvec kernel has them (so the fake backend emulates it as a matvec), then the
-/// partials, the block parameter and the counters. The counters start at 0 and the kernel
-/// leaves them at 0 (the work-group that completes a row or tile resets its counter), so they
-/// are zeroed once here.
+/// partials, the block parameter (the splits of `split-one`, the chunk of `split-flat`) and
+/// the `counters` completion counters (row tiles, rows). The counters start at 0 and the
+/// kernel leaves them at 0 (the work-group that completes a row or tile resets its counter),
+/// so they are zeroed once here.
 pub(super) fn one_launch_step(
-    backend: &mut dyn Runtime,
-    launch: OneLaunch,
+    cx: &mut Build<'_>,
+    kernel: KernelId,
+    blocks: u32,
+    counters: usize,
     [m, v, w, partial]: [BufferId; 4],
-    size: Size,
-    owned: &mut Vec<BufferId>,
 ) -> Result<Step, ExecError> {
-    let count = backend.alloc(launch.counters)?;
-    owned.push(count);
-    backend.upload_u32(count, &vec![0; launch.counters])?;
-    Ok(Step::Kernel {
-        kernel: launch.kernel,
-        shape: launch.shape,
-        args: vec![
-            Arg::Buffer(m),
-            Arg::U32(size.cols as u32),
-            Arg::U32(size.rows as u32),
-            Arg::Buffer(v),
-            Arg::Buffer(w),
-            Arg::Buffer(partial),
-            Arg::U32(launch.blocks),
-            Arg::Buffer(count),
-        ],
-    })
+    let count = cx.upload_u32(&vec![0; counters])?;
+    let size = cx.size();
+    let args = vec![
+        Arg::Buffer(m),
+        Arg::U32(size.cols as u32),
+        Arg::U32(size.rows as u32),
+        Arg::Buffer(v),
+        Arg::Buffer(w),
+        Arg::Buffer(partial),
+        Arg::U32(blocks),
+        Arg::Buffer(count),
+    ];
+    Ok(cx.launch(kernel, args))
 }

@@ -12,16 +12,14 @@ use rand::{Rng, SeedableRng};
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, vector_size};
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning, VendorOp};
+use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{exact_local, points, pow2, v, with_alternative, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::families::variant::{exact_local, pow2, v, with_alternative, Variant};
+use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
 
@@ -39,39 +37,33 @@ const VARIANTS: [Variant; 3] = [
     // The SG_* defines retile it (`tiles.rs` here); the kernel refuses to compile at a
     // work-group size that does not match its tile, so the rule here is only the range.
     with_alternative(
-        points(
-            pow2(
-                v(
-                    FamilyId::Sgemm,
-                    "blocked",
-                    "sgemm_blocked",
-                    Tiles,
-                    "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
-                     multiple of 128; SG_* defines retile it)",
-                ),
-                64,
-                1024,
+        pow2(
+            v(
+                FamilyId::Sgemm,
+                "blocked",
+                "sgemm_blocked",
+                Tiles,
+                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+                 multiple of 128; SG_* defines retile it)",
             ),
-            &["A"],
+            64,
+            1024,
         ),
         "blocked-vec",
     ),
     // `blocked` with its tiles declared as float4 arrays: each tile read is a vector variable,
     // not a vector read through a cast pointer (explain's fix for `blocked`).
-    points(
-        pow2(
-            v(
-                FamilyId::Sgemm,
-                "blocked-vec",
-                "sgemm_blocked_vec",
-                Tiles,
-                "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
-                 vector variable (N a multiple of 128; SG_* defines retile it)",
-            ),
-            64,
-            1024,
+    pow2(
+        v(
+            FamilyId::Sgemm,
+            "blocked-vec",
+            "sgemm_blocked_vec",
+            Tiles,
+            "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
+             vector variable (N a multiple of 128; SG_* defines retile it)",
         ),
-        &["A"],
+        64,
+        1024,
     ),
 ];
 
@@ -87,73 +79,23 @@ pub fn tile(variant: &str) -> u64 {
     }
 }
 
-/// Refuse an N the kernel cannot run: a multiple of the variant's tile, with N² elements
-/// addressable by the kernels' 32-bit indices.
-pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-    let bad = |reason: String| bad_size(variant, reason);
-    let (n, t) = (size.rows, tile(variant.name));
-    if n % t != 0 {
-        return Err(bad(format!(
-            "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile of C and \
-             the kernel has no edge handling (use a multiple of {t})"
-        )));
-    }
-    if n.saturating_mul(n) >= u64::from(u32::MAX) {
-        return Err(bad(format!(
-            "N = {n} gives {} elements per matrix; kernels index with 32-bit integers",
-            n.saturating_mul(n)
-        )));
-    }
-    Ok(())
-}
-
-/// Work-groups that give one group per output tile.
-pub fn groups(variant: &Variant, size: Size) -> u64 {
-    let per_row = size.rows.div_ceil(tile(variant.name));
-    per_row.saturating_mul(per_row)
-}
-
-/// Bytes (A and B read once, C written once: the least any SGEMM moves) and flops (2·N³).
-pub fn work(size: Size) -> (u64, u64) {
-    let n = size.rows;
-    let nn = n.saturating_mul(n);
-    (
-        nn.saturating_mul(12),
-        nn.saturating_mul(n).saturating_mul(2),
-    )
-}
-
-/// The inputs of one SGEMM, its sampled output positions and their f64 references.
-pub struct SampledProblem {
-    pub a: Vec<f32>,
-    pub b: Vec<f32>,
-    /// Row-major positions in C that are checked.
-    pub sample: Vec<usize>,
-    pub reference: Vec<f64>,
-    pub tolerances: Vec<f64>,
-}
-
 /// Seeded random A and B in [-1, 1), and the reference at a seeded sample of positions.
-pub fn problem(size: Size, seed: u64) -> SampledProblem {
+pub fn problem(size: Size, seed: u64) -> Inputs {
     let n = size.rows as usize;
     let a = reference::random_vector(n * n, seed);
     let b = reference::random_vector(n * n, seed.wrapping_add(1));
     let sample = sample_positions(n * n, seed.wrapping_add(2));
     let f = reference::tolerance_factor(size.rows);
-    let (reference, tolerances) = sample
+    let (want, tolerances) = sample
         .iter()
         .map(|&p| {
             let (v, abs) = element(&a, &b, n, p / n.max(1), p % n.max(1));
             (v, f * abs)
         })
         .unzip();
-    SampledProblem {
-        a,
-        b,
-        sample,
-        reference,
-        tolerances,
-    }
+    Inputs::new(size, a, b)
+        .with_reference(want, tolerances)
+        .with_sample(sample)
 }
 
 /// Every position of a small C; otherwise the first, the last and `SAMPLE - 2` seeded ones.
@@ -224,8 +166,11 @@ impl Family for Sgemm {
         &SPEC
     }
 
+    /// Bytes (A and B read once, C written once: the least any SGEMM moves) and flops (2·N³).
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        work(size)
+        let nn = size.rows.saturating_mul(size.rows);
+        let flops = nn.saturating_mul(size.rows).saturating_mul(2);
+        (nn.saturating_mul(12), flops)
     }
 
     fn footprint(&self, size: Size) -> Footprint {
@@ -233,21 +178,37 @@ impl Family for Sgemm {
         plain(mul(nn, 2), nn, 0, 0).with_largest(nn)
     }
 
+    /// N a multiple of the variant's tile, with N² elements addressable by the kernels'
+    /// 32-bit indices.
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        check_size(variant, size)?;
+        let (n, t) = (size.rows, tile(variant.name));
+        if n % t != 0 {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile \
+                     of C and the kernel has no edge handling (use a multiple of {t})"
+                ),
+            ));
+        }
+        if n.saturating_mul(n) >= u64::from(u32::MAX) {
+            let reason = format!(
+                "N = {n} gives {} elements per matrix; kernels index with 32-bit integers",
+                n.saturating_mul(n)
+            );
+            return Err(bad_size(variant, reason));
+        }
         vector_size(variant, size)
     }
 
     /// One work-group per output tile.
     fn groups(&self, variant: &Variant, size: Size, _local: u32) -> u64 {
-        groups(variant, size)
+        let per_row = size.rows.div_ceil(tile(variant.name));
+        per_row.saturating_mul(per_row)
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        let p = problem(size, seed);
-        Inputs::new(size, p.a, p.b)
-            .with_reference(p.reference, p.tolerances)
-            .with_sample(p.sample)
+        problem(size, seed)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -341,17 +302,18 @@ mod tests {
     fn sizes_must_be_multiples_of_the_tile() {
         let blocked = find_variant(FamilyId::Sgemm, "blocked").unwrap();
         let tiled = find_variant(FamilyId::Sgemm, "tiled16").unwrap();
-        assert!(check_size(blocked, Size::vector(4096)).is_ok());
-        let e = check_size(blocked, Size::vector(4000))
+        assert!(Sgemm.check_size(blocked, Size::vector(4096)).is_ok());
+        let e = Sgemm
+            .check_size(blocked, Size::vector(4000))
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("multiple of 128") && e.contains("sgemm/blocked"),
             "{e}"
         );
-        assert!(check_size(tiled, Size::vector(48)).is_ok());
-        assert!(check_size(tiled, Size::vector(65536)).is_err());
-        assert_eq!(groups(blocked, Size::vector(4096)), 32 * 32);
-        assert_eq!(work(Size::vector(4096)).1, 2 * 4096u64.pow(3));
+        assert!(Sgemm.check_size(tiled, Size::vector(48)).is_ok());
+        assert!(Sgemm.check_size(tiled, Size::vector(65536)).is_err());
+        assert_eq!(Sgemm.groups(blocked, Size::vector(4096), 256), 32 * 32);
+        assert_eq!(Sgemm.work("", Size::vector(4096), 0).1, 2 * 4096u64.pow(3));
     }
 }

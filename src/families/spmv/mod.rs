@@ -1,7 +1,8 @@
 //! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row) and
 //! a vector kernel (one warp per row), and a CSR-stream kernel (a work-group's rows streamed
 //! in coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
-//! `x` read three ways ([`ReadPath`]). The kernels are `kernels_*/spmv.*`.
+//! `x` read three ways
+//! ([`ReadPath`](crate::families::read_path::ReadPath)). The kernels are `kernels_*/spmv.*`.
 //!
 //! # Size spelling
 //!
@@ -35,15 +36,13 @@
 
 mod tune;
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
 use crate::families::matrix::*;
-use crate::families::read_path::{gather_build, path_arg, without_read_path, ReadPath};
+use crate::families::read_path::{gather_build, path_arg, without_read_path};
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg, BufferId};
+use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -51,39 +50,26 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 /// One warp per row in the vector kernel: the kernels' `WARP_SIZE`.
 const WARP: u32 = 32;
 
 /// The scalar kernels' row loop is unroll point A (the texture-explain study's experiment).
 const fn scalar(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    points(
-        v(
-            FamilyId::Spmv,
-            name,
-            kernel,
-            GroupRule::Cover { per_item: 1 },
-            about,
-        ),
-        &["A"],
+    v(
+        FamilyId::Spmv,
+        name,
+        kernel,
+        GroupRule::Cover { per_item: 1 },
+        about,
     )
 }
 
 const fn vector(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    let rule = GroupRule::PerComputeUnit(16);
     pow2(
-        points(
-            v(
-                FamilyId::Spmv,
-                name,
-                kernel,
-                GroupRule::PerComputeUnit(16),
-                about,
-            ),
-            &[],
-        ),
+        points(v(FamilyId::Spmv, name, kernel, rule, about), &[]),
         WARP,
         1024,
     )
@@ -151,28 +137,6 @@ pub enum SizeError {
     TooLarge(Size),
 }
 
-/// Refuse a size the generators cannot make, naming the rule.
-pub fn check_size(size: Size) -> Result<(), SizeError> {
-    if size.rows == 0 || size.cols == 0 {
-        return Err(SizeError::Empty(size));
-    }
-    // Row pointers and column indices are 32-bit.
-    if size.cols >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
-        return Err(SizeError::TooLarge(size));
-    }
-    Ok(())
-}
-
-/// Bytes requested and flops of one product (see the module docs).
-pub fn work(size: Size) -> (u64, u64) {
-    let (rows, nnz) = (size.rows, size.cols);
-    let bytes = nnz
-        .saturating_mul(12)
-        .saturating_add(rows.saturating_mul(8))
-        .saturating_add(4);
-    (bytes, nnz.saturating_mul(2))
-}
-
 /// y = A·x in f64, and per row the sum of |a·x| for the tolerance.
 pub fn reference(a: &Csr, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
     // Rows in parallel, each summed in order: the same numbers on any thread count.
@@ -186,42 +150,6 @@ pub fn reference(a: &Csr, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
             })
         })
         .unzip()
-}
-
-/// Inputs of one configuration: the matrix, `x`, and the reference with its tolerances.
-pub struct SpmvInputs {
-    pub csr: Arc<Csr>,
-    pub x: Vec<f32>,
-    pub reference: Vec<f64>,
-    pub tolerances: Vec<f64>,
-}
-
-pub fn inputs(size: Size, seed: u64, matrix: &MatrixSource) -> SpmvInputs {
-    let csr = matrix.build(size, seed);
-    let x = x_vector(csr.cols, seed);
-    let (reference, abs) = reference(&csr, &x);
-    let longest = (0..csr.rows)
-        .map(|r| csr.row_ptr[r + 1] - csr.row_ptr[r])
-        .max()
-        .unwrap_or(0);
-    let f = reference::tolerance_factor(u64::from(longest));
-    let tolerances = abs.iter().map(|a| f * a).collect();
-    SpmvInputs {
-        csr,
-        x,
-        reference,
-        tolerances,
-    }
-}
-
-/// The kernel arguments, in the kernels' order: values, columns, row pointers, x, rows, y.
-pub fn args(path: ReadPath, val: BufferId, col: BufferId, ptr: BufferId, x: BufferId) -> Vec<Arg> {
-    vec![
-        Arg::Buffer(val),
-        Arg::Buffer(col),
-        Arg::Buffer(ptr),
-        path_arg(path, x, 1),
-    ]
 }
 
 /// What a kernel writes, for the fake backend: y rounded to float32.
@@ -278,8 +206,14 @@ impl Family for Spmv {
         )
     }
 
+    /// Bytes requested and flops of one product (see the module docs).
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        work(size)
+        let (rows, nnz) = (size.rows, size.cols);
+        let bytes = nnz
+            .saturating_mul(12)
+            .saturating_add(rows.saturating_mul(8))
+            .saturating_add(4);
+        (bytes, nnz.saturating_mul(2))
     }
 
     /// ROWSxNNZ: the stored entries.
@@ -295,7 +229,14 @@ impl Family for Spmv {
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        check_size(size).map_err(|r| bad_size(variant, r))
+        if size.rows == 0 || size.cols == 0 {
+            return Err(bad_size(variant, SizeError::Empty(size)));
+        }
+        // Row pointers and column indices are 32-bit.
+        if size.cols >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
+            return Err(bad_size(variant, SizeError::TooLarge(size)));
+        }
+        Ok(())
     }
 
     fn inputs(
@@ -305,10 +246,18 @@ impl Family for Spmv {
         seed: u64,
         choice: InputChoice<'_>,
     ) -> Inputs {
-        let p = inputs(size, seed, choice.matrix);
-        Inputs::new(size, p.csr.val.clone(), p.x)
-            .with_ints(vec![p.csr.col.clone(), p.csr.row_ptr.clone()])
-            .with_reference(p.reference, p.tolerances)
+        let csr = choice.matrix.build(size, seed);
+        let x = x_vector(csr.cols, seed);
+        let (want, abs) = reference(&csr, &x);
+        let longest = (0..csr.rows)
+            .map(|r| csr.row_ptr[r + 1] - csr.row_ptr[r])
+            .max()
+            .unwrap_or(0);
+        let f = reference::tolerance_factor(u64::from(longest));
+        let tolerances = abs.iter().map(|a| f * a).collect();
+        Inputs::new(size, csr.val.clone(), x)
+            .with_ints(vec![csr.col.clone(), csr.row_ptr.clone()])
+            .with_reference(want, tolerances)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -316,9 +265,10 @@ impl Family for Spmv {
             let inputs = cx.inputs;
             let x = cx.upload(&inputs.b)?;
             let rows = inputs.reference.len() as u32;
-            let mut args = args(path, val, ints[0], ints[1], x);
-            args.push(Arg::U32(rows));
-            Ok(args)
+            // Values, columns, row pointers, x, rows (then y).
+            let (col, ptr) = (Arg::Buffer(ints[0]), Arg::Buffer(ints[1]));
+            let x = path_arg(path, x, 1);
+            Ok(vec![Arg::Buffer(val), col, ptr, x, Arg::U32(rows)])
         })
     }
 
@@ -347,6 +297,8 @@ impl Tuning for Spmv {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backend::BufferId;
+    use crate::families::read_path::ReadPath;
 
     #[test]
     fn read_paths_follow_the_variant_name() {

@@ -23,16 +23,14 @@
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_launch, bad_size};
-use crate::families::family::{Family, FamilySpec, InputChoice, QuickSize, Tuning};
+use crate::families::family::Tuning;
+use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, v, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
 
@@ -94,12 +92,6 @@ impl Grid {
         let inside = |c: usize, n: u64| c >= r && c + r < n as usize;
         inside(x, self.nx) && inside(y, self.ny) && inside(z, self.nz)
     }
-}
-
-/// One work-item per (x, y) column: the number of work-items a launch must cover.
-pub fn columns(size: Size) -> u64 {
-    let g = Grid::of(size);
-    g.nx.saturating_mul(g.ny)
 }
 
 /// A grid the stencil kernel cannot run, naming the limit.
@@ -194,41 +186,6 @@ pub fn check_launch(
     Ok(())
 }
 
-/// Bytes (one read + one write of the grid) and flops of one step.
-pub fn work(size: Size) -> (u64, u64) {
-    let g = Grid::of(size);
-    (
-        g.points().saturating_mul(8),
-        g.interior().saturating_mul(FLOPS_PER_POINT),
-    )
-}
-
-/// Inputs of one configuration: the grid, the RADIUS + 1 coefficients, the reference step and
-/// a tolerance per point.
-pub struct StencilInputs {
-    pub grid: Vec<f32>,
-    pub coeff: Vec<f32>,
-    pub reference: Vec<f64>,
-    pub tolerances: Vec<f64>,
-}
-
-pub fn inputs(size: Size, seed: u64) -> StencilInputs {
-    let g = Grid::of(size);
-    let grid = reference::random_vector(g.points() as usize, seed);
-    let coeff = reference::random_vector(RADIUS as usize + 1, seed.wrapping_add(1));
-    let (reference, abs) = step(&grid, &coeff, g);
-    // 25 products summed in float32, in an order each compiler picks (contractions included):
-    // the tolerance of a 25-term sum of these magnitudes. Boundary copies are exact (abs = 0).
-    let f = reference::tolerance_factor(6 * RADIUS + 1);
-    let tolerances = abs.iter().map(|a| f * a).collect();
-    StencilInputs {
-        grid,
-        coeff,
-        reference,
-        tolerances,
-    }
-}
-
 /// One time step in f64, and per point the sum of the magnitudes of its terms (0 for boundary
 /// copies, which must be exact).
 pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
@@ -318,8 +275,11 @@ impl Family for Stencil {
         &SPEC
     }
 
+    /// Bytes (one read + one write of the grid) and flops of one step.
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        work(size)
+        let g = Grid::of(size);
+        let flops = g.interior().saturating_mul(FLOPS_PER_POINT);
+        (g.points().saturating_mul(8), flops)
     }
 
     fn elements(&self, size: Size) -> u64 {
@@ -338,7 +298,8 @@ impl Family for Stencil {
 
     /// One work-item per (x, y) column.
     fn groups(&self, _variant: &Variant, size: Size, local: u32) -> u64 {
-        columns(size).div_ceil(u64::from(local.max(1)))
+        let g = Grid::of(size);
+        g.nx.saturating_mul(g.ny).div_ceil(u64::from(local.max(1)))
     }
 
     fn check_launch(
@@ -351,8 +312,16 @@ impl Family for Stencil {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        let st = inputs(size, seed);
-        Inputs::new(size, st.grid, st.coeff).with_reference(st.reference, st.tolerances)
+        let g = Grid::of(size);
+        let grid = reference::random_vector(g.points() as usize, seed);
+        let coeff = reference::random_vector(RADIUS as usize + 1, seed.wrapping_add(1));
+        let (want, abs) = step(&grid, &coeff, g);
+        // 25 products summed in float32, in an order each compiler picks (contractions
+        // included): the tolerance of a 25-term sum of these magnitudes. Boundary copies are
+        // exact (abs = 0).
+        let f = reference::tolerance_factor(6 * RADIUS + 1);
+        let tolerances = abs.iter().map(|a| f * a).collect();
+        Inputs::new(size, grid, coeff).with_reference(want, tolerances)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -494,7 +463,7 @@ mod tests {
 
     #[test]
     fn work_counts_one_read_and_one_write() {
-        let (bytes, flops) = work(Size::matrix(32, 9));
+        let (bytes, flops) = Stencil.work("", Size::matrix(32, 9), 0);
         assert_eq!(bytes, 32 * 32 * 9 * 8);
         assert_eq!(flops, 24 * 24 * FLOPS_PER_POINT);
     }

@@ -86,8 +86,9 @@ pub struct TuneSpec {
     pub restrictions: Vec<String>,
 }
 
-/// Element types of buffers and types of scalars.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Element types of buffers and types of scalars, by their lowercase names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
+#[strum(serialize_all = "lowercase")]
 pub enum Elem {
     F32,
     I32,
@@ -96,18 +97,12 @@ pub enum Elem {
 
 impl Elem {
     fn parse(text: &str) -> Result<Elem, DeclError> {
-        [Elem::F32, Elem::I32, Elem::U32]
-            .into_iter()
-            .find(|e| e.name() == text)
-            .ok_or_else(|| Declaration(format!("type '{text}' is not one of f32, i32, u32")))
+        text.parse()
+            .map_err(|_| Declaration(format!("type '{text}' is not one of f32, i32, u32")))
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            Elem::F32 => "f32",
-            Elem::I32 => "i32",
-            Elem::U32 => "u32",
-        }
+        self.into()
     }
 
     /// The 32 bits that hold `v` in this type (rounded to the type; ints saturate).

@@ -6,8 +6,6 @@
 //! output element (2^24 and more), so names are resolved to slots once, at parse time, and an
 //! evaluation is a walk over a small tree with no lookup by name.
 
-use std::fmt;
-
 /// A parsed expression whose names are slots of the values given to [`Expr::eval`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expr {
@@ -65,26 +63,13 @@ fn shortened(text: &str) -> String {
 }
 
 /// Why an expression cannot be read, with the position (0-based character) where it stops.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read '{}' at character {}: {reason}", shortened(text), at + 1)]
 pub struct ExprError {
     pub text: String,
     pub at: usize,
     pub reason: String,
 }
-
-impl fmt::Display for ExprError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "cannot read '{}' at character {}: {}",
-            shortened(&self.text),
-            self.at + 1,
-            self.reason
-        )
-    }
-}
-
-impl std::error::Error for ExprError {}
 
 impl Expr {
     /// Parses `text`; `slot` gives each name's slot, or `None` for a name not allowed here.

@@ -46,16 +46,8 @@ impl UserFamily {
     pub fn new(decl: UserKernel) -> UserFamily {
         let id = FamilyId::new(leak(&decl.family));
         let kernel = leak(&decl.kernel);
-        let variant = points(
-            v(
-                id,
-                kernel,
-                kernel,
-                GroupRule::Grid,
-                "the study's own kernel pair",
-            ),
-            &[],
-        );
+        let about = "the study's own kernel pair";
+        let variant = points(v(id, kernel, kernel, GroupRule::Grid, about), &[]);
         let spec = FamilySpec {
             default_size: leak(&decl.size),
             variants: Box::leak(Box::new([variant])),
