@@ -12,10 +12,6 @@ use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
 
-// ---------------------------------------------------------------------------------------
-// Statement parsers
-// ---------------------------------------------------------------------------------------
-
 /// Linkage directives that may precede a declaration.
 const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
 
@@ -134,13 +130,9 @@ fn scalar_size(ty: &str) -> Option<u64> {
 /// If the statement declares variables in a state space, return that space (no dot).
 fn declared_space(text: &str) -> Option<&'static str> {
     let tok = text.split_whitespace().find(|t| !LINKAGE.contains(t))?;
-    match tok {
-        ".global" => Some("global"),
-        ".const" => Some("const"),
-        ".shared" => Some("shared"),
-        ".local" => Some("local"),
-        _ => None,
-    }
+    ["global", "const", "shared", "local"]
+        .into_iter()
+        .find(|space| tok.strip_prefix('.') == Some(space))
 }
 
 /// The directives before a variable declaration's names.

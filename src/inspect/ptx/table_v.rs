@@ -1,21 +1,9 @@
 //! The paper's Table V: PTX instruction counts of the FFT's forward kernel by class, ours per
 //! API and index width beside the paper's.
 //!
-//! # Classes
-//!
 //! The paper's classes are `ClassGroup`s of our [`InstrClass`](super::InstrClass)es (opcodes in
-//! `OPCODE_CLASSES`, `classify.rs`):
-//!
-//! * arithmetic: `add sub mul mad fma div rem abs neg min max rcp sqrt rsqrt sin cos lg2 ex2`
-//!   and the other arithmetic opcodes (the paper lists add, sub, mul, div, fma, mad, neg);
-//! * logic/shift: `and or xor not cnot lop3 shl shr shf bfe bfi prmt popc clz brev bfind`
-//!   (the paper: and, or, not, xor, shl, shr);
-//! * flow control: `setp set selp slct testp bra brx call ret exit trap brkpt` (the paper:
-//!   setp, selp, bra; our kernels add one `ret` per entry);
-//! * data movement: `mov`, `cvt`/`cvta`, every `ld.*` and `st.*`;
-//! * synchronization: `bar`, `barrier`, `membar`, `fence`.
-//!
-//! Warp collectives, atomics and unknown opcodes count in the total only.
+//! `OPCODE_CLASSES`, `classify.rs`); warp collectives, atomics and unknown opcodes count in
+//! the total only.
 //!
 //! # The paper's numbers
 //!
