@@ -73,7 +73,6 @@ pub struct MachineCodeRow {
     pub sass: String,
 }
 
-/// One instruction class's count in one code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassRow {
     pub target: String,

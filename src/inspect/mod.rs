@@ -486,7 +486,6 @@ impl Inspection<'_, '_> {
     }
 }
 
-/// The Markdown table of `resources`.
 fn resources_markdown(resources: &[ResourceRow]) -> String {
     let mut md = String::from("| pair | api | source | registers | shared B | local B | max WG | PTX instr. |\n|---|---|---|---|---|---|---|---|\n");
     for r in resources {

@@ -37,7 +37,6 @@ pub const SETTINGS: &[(&str, &[(&str, &str)])] = &[
     ("A+B", &[("UNROLL_A", "9"), ("UNROLL_B", "4")]),
 ];
 
-/// The loop structure of one kernel's PTX.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LoopShape {
     pub instructions: u64,

@@ -29,10 +29,6 @@
 //!
 //! Normalisation is the same function for both sides. A file that used the other API's spelling
 //! would normalise as if it were correct; the compilers catch that, this check does not.
-//!
-//! The jobs live in submodules: `lexer` (C tokens, directives), `rewrite` (the spelling tables,
-//! normalised lines, kernel splitting), `diff` (the line diff), `allow` (the allow-list) and
-//! `report` (the results and their rendering).
 
 mod allow;
 mod constant;

@@ -77,7 +77,6 @@ const ASSIGNMENTS: &[&str] = &[
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
 ];
 
-/// One normalised source line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormLine {
     /// The 1-based line in the source file.

@@ -18,7 +18,6 @@ use crate::rows::TableVRow;
 use super::classify::{ClassCounts, ClassGroup};
 use super::parse::{count_classes, parse_kernel, PtxError};
 
-/// The kernel Table V counts.
 pub const FFT_KERNEL: &str = "fft512_forward";
 
 /// The paper's two rows (their native widths: 32-bit CUDA, 64-bit OpenCL).
@@ -40,7 +39,6 @@ pub fn paper_rows() -> Vec<TableVRow> {
         .collect()
 }
 
-/// Our row from class counts.
 pub fn row_of(counts: &ClassCounts, api: &str, index: &str, index_bits: u32) -> TableVRow {
     let group = |g: ClassGroup| -> u64 {
         counts
