@@ -446,23 +446,6 @@ fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
     }
 }
 
-/// [`read_image`] of an image held in memory: `cuobjdump` reads files, so the image lives in
-/// `folder` as a temporary file while it is read.
-fn read_image_bytes(
-    tool: &Path,
-    folder: &Path,
-    image: &[u8],
-    kernel: &str,
-) -> Result<(Option<Resources>, ClassCounts, String), ExportError> {
-    let file = tempfile::Builder::new()
-        .prefix(".image-")
-        .suffix(".cubin")
-        .tempfile_in(folder)
-        .map_err(io_err(folder))?;
-    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
-    Ok(read_image(tool, file.path(), kernel))
-}
-
 /// The part of `cuobjdump -sass` output that is `kernel`'s function (all of it where no
 /// header names it).
 pub fn function_text(text: &str, kernel: &str) -> String {
@@ -486,8 +469,21 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
-/// The kernel's resources, its classes and the whole SASS text of one cubin.
-fn read_image(tool: &Path, cubin: &Path, kernel: &str) -> (Option<Resources>, ClassCounts, String) {
+/// The kernel's resources, its classes and the whole SASS text of one cubin held in memory:
+/// `cuobjdump` reads files, so the image lives in `folder` as a temporary file while it is read.
+fn read_image_bytes(
+    tool: &Path,
+    folder: &Path,
+    image: &[u8],
+    kernel: &str,
+) -> Result<(Option<Resources>, ClassCounts, String), ExportError> {
+    let file = tempfile::Builder::new()
+        .prefix(".image-")
+        .suffix(".cubin")
+        .tempfile_in(folder)
+        .map_err(io_err(folder))?;
+    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
+    let cubin = file.path();
     let text = sass::disassemble(tool, cubin).unwrap_or_else(|e| format!("# {e}\n"));
     let counts = sass::parse_cuobjdump(&text)
         .get(kernel)
@@ -502,7 +498,7 @@ fn read_image(tool: &Path, cubin: &Path, kernel: &str) -> (Option<Resources>, Cl
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     let resources = named(cubin::parse_res_usage(&usage), kernel);
-    (resources, counts, text)
+    Ok((resources, counts, text))
 }
 
 /// The entry named `kernel`, or else the first whose name holds it (a mangled CUDA name): a
