@@ -165,9 +165,7 @@ enum Plan<'t> {
 /// a row that says so. A target whose programs (both sides', its register cap and its
 /// alternative) are those of a target read before gets that target's codes, with a source
 /// that names it: the same program text leaves the same image, and reading it again would only
-/// spend the budget. The builds go one at a time (each is told apart by what it adds to the
-/// cache); the images are then disassembled side by side. Runs in a process whose
-/// `CUDA_CACHE_PATH` is `cache`.
+/// spend the budget. The images are then disassembled side by side.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
