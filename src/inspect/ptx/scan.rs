@@ -127,7 +127,11 @@ impl Scanner {
         // that a brace inside them never opens or closes anything.
         match (c, next) {
             ('/', Some('/')) => {
-                self.skip_line_comment();
+                // To the end of the line; the newline itself is still scanned, since it may
+                // end a line directive.
+                while self.pos < self.chars.len() && self.chars[self.pos] != '\n' {
+                    self.pos += 1;
+                }
                 Ok(())
             }
             ('/', Some('*')) => self.skip_block_comment(),
@@ -142,14 +146,6 @@ impl Scanner {
                     None => self.code_char(c, next),
                 }
             }
-        }
-    }
-
-    /// Skip to the end of the line; the newline itself is still scanned, since it may
-    /// end a line directive.
-    fn skip_line_comment(&mut self) {
-        while self.pos < self.chars.len() && self.chars[self.pos] != '\n' {
-            self.pos += 1;
         }
     }
 

@@ -15,7 +15,7 @@
 
 use crate::rows::TableVRow;
 
-use super::classify::{ClassCounts, ClassGroup};
+use super::classify::ClassGroup;
 use super::parse::{count_classes, parse_kernel, PtxError};
 
 pub const FFT_KERNEL: &str = "fft512_forward";
@@ -39,31 +39,6 @@ pub fn paper_rows() -> Vec<TableVRow> {
         .collect()
 }
 
-pub fn row_of(counts: &ClassCounts, api: &str, index: &str, index_bits: u32) -> TableVRow {
-    let group = |g: ClassGroup| -> u64 {
-        counts
-            .counts
-            .iter()
-            .filter(|(name, _)| {
-                super::classify::InstrClass::from_name(name).is_some_and(|c| c.group() == g)
-            })
-            .map(|(_, n)| *n)
-            .sum()
-    };
-    TableVRow {
-        source: "clvscu".into(),
-        api: api.into(),
-        index: index.into(),
-        index_bits,
-        arithmetic: group(ClassGroup::Arithmetic),
-        logic_shift: group(ClassGroup::LogicShift),
-        flow_control: group(ClassGroup::FlowControl),
-        data_movement: group(ClassGroup::DataMovement),
-        synchronization: group(ClassGroup::Synchronization),
-        total: counts.total(),
-    }
-}
-
 /// Why PTX text gives no Table V row.
 #[derive(Debug, thiserror::Error)]
 pub enum RowError {
@@ -81,7 +56,29 @@ pub fn row_from_ptx(
     index_bits: u32,
 ) -> Result<TableVRow, RowError> {
     let kernel = parse_kernel(ptx, FFT_KERNEL)?.ok_or(RowError::NoKernel)?;
-    Ok(row_of(&count_classes(&kernel), api, index, index_bits))
+    let counts = count_classes(&kernel);
+    let group = |g: ClassGroup| -> u64 {
+        counts
+            .counts
+            .iter()
+            .filter(|(name, _)| {
+                super::classify::InstrClass::from_name(name).is_some_and(|c| c.group() == g)
+            })
+            .map(|(_, n)| *n)
+            .sum()
+    };
+    Ok(TableVRow {
+        source: "clvscu".into(),
+        api: api.into(),
+        index: index.into(),
+        index_bits,
+        arithmetic: group(ClassGroup::Arithmetic),
+        logic_shift: group(ClassGroup::LogicShift),
+        flow_control: group(ClassGroup::FlowControl),
+        data_movement: group(ClassGroup::DataMovement),
+        synchronization: group(ClassGroup::Synchronization),
+        total: counts.total(),
+    })
 }
 
 /// Table V in Markdown: the paper's rows, then ours, with the class mapping and the caveats.
