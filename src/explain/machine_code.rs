@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::JitOptions;
@@ -184,7 +185,11 @@ pub fn collect(
             Plan::Same(..) => Vec::new(),
         })
         .collect();
-    let recorded = record_all(out, &jobs, tool.as_deref());
+    // Each job waits on `cuobjdump`: they run on rayon's threads, in order.
+    let recorded = jobs
+        .par_iter()
+        .map(|(t, taken)| record(out, t, taken, tool.as_deref()))
+        .collect();
     let (rows, classes) = rows_of(&plans, recorded)?;
     write_rows(&out.join(MACHINE_CODE_CSV), &rows)?;
     write_rows(&out.join(CLASSES_CSV), &classes)
@@ -267,14 +272,6 @@ fn build_all<'t>(
 }
 
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
-
-/// [`record`] of every job, in order, on rayon's threads: each job waits on `cuobjdump`.
-fn record_all(out: &Path, jobs: &[(&Comparison, &Taken)], tool: Option<&Path>) -> Vec<Recorded> {
-    use rayon::prelude::*;
-    jobs.par_iter()
-        .map(|(t, taken)| record(out, t, taken, tool))
-        .collect()
-}
 
 /// The source of a target with no kernel: nothing is compiled for it.
 pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls";

@@ -70,12 +70,10 @@ const PRELUDE: &str = "prelude";
 /// by kernel, with `allow` naming the intended differences.
 pub fn check(sources: &KernelSources, allow: &[AllowEntry]) -> ParityReport {
     let mut used = vec![false; allow.len()];
-    let mut files = Vec::new();
-    for stem in stems() {
-        let mut fp = compare_pair(sources, stem, allow, &mut used);
-        fp.stem = stem.to_string();
-        files.push(fp);
-    }
+    let mut files: Vec<FileParity> = stems()
+        .into_iter()
+        .map(|stem| compare_pair(sources, stem, allow, &mut used))
+        .collect();
     // Entries naming a file that was not compared (only possible for hand-built entries) have
     // nowhere to be reported and are ignored.
     for (entry, _) in allow.iter().zip(&used).filter(|(_, u)| !**u) {
@@ -99,6 +97,7 @@ fn compare_pair(
         (Ok(cl), Ok(cu)) if stem == PRELUDE => compare_preludes(&cl, &cu),
         (Ok(cl), Ok(cu)) => compare_file(stem, &cl, &cu, allow, used),
         (cl, cu) => FileParity {
+            stem: stem.to_string(),
             error: Some(
                 [cl.err(), cu.err()]
                     .into_iter()
