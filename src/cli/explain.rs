@@ -225,7 +225,7 @@ fn run_machine_code_part(out: &Path) -> Result<i32> {
 /// ladder kept the PTX texts: the profile part in a process of its own under ncu. A failure
 /// is a note; the verdicts do not depend on it.
 fn profile_with_ncu(out: &Path) -> Result<()> {
-    let Some(ncu) = profile::find_ncu() else {
+    let Some(ncu) = clvscu::inspect::sass::find_cuda_tool("ncu") else {
         say!("ncu not found: no hardware counters (explain.md says so)");
         return Ok(());
     };

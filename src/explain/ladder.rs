@@ -44,24 +44,30 @@ impl LadderStep {
 /// What a rung changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RungKind {
-    /// The target itself.
     Own,
-    /// Both runtimes run NVRTC's PTX (OpenCL's side loads it).
     NvrtcPtx,
-    /// Both runtimes run OpenCL's PTX (CUDA's side loads it).
     OpenclPtx,
     /// OpenCL's PTX on both runtimes, the side whose second stage used more registers capped
     /// at the other's count, on the load path the target takes (CUDA: `.maxnreg` in the PTX,
     /// loaded by `cuModuleLoadData`; OpenCL: `-cl-nv-maxrregcount`).
-    RegistersHeld { registers: u32, held: Api },
+    RegistersHeld {
+        registers: u32,
+        held: Api,
+    },
     /// The control of [`RungKind::RegistersHeld`]: the same PTX, the same path, the held side
     /// capped at the count it already uses. If this moves the PR from the `opencl-ptx` rung,
     /// the cap's path changes the code by itself and the register rung is void.
-    CapControl { registers: u32, held: Api },
+    CapControl {
+        registers: u32,
+        held: Api,
+    },
     /// Read from folders of earlier versions only: the register cap applied through the CUDA
     /// driver's linker, a load path that makes other code from the same PTX with no option at
     /// all, and whose control ran CUDA's PTX, not OpenCL's. Always void.
-    LinkedRegisters { registers: u32, held: Api },
+    LinkedRegisters {
+        registers: u32,
+        held: Api,
+    },
     /// Earlier versions only: CUDA's own PTX through the driver's linker. Void (see above).
     CudaLinked,
     /// Earlier versions only: OpenCL's PTX with both JITs told one optimisation level, the
@@ -69,11 +75,8 @@ pub enum RungKind {
     OptLevelHeld(u32),
     /// CUDA's carveout hint: this percent of the unified L1 / shared memory to shared memory.
     Carveout(u32),
-    /// 64-bit index arithmetic on both sides.
     IndexU64,
-    /// Every unroll point held at 1 (no unrolling) on both sides.
     NoUnroll,
-    /// Fast math on both sides.
     FastMath,
     /// The other clock on both sides: the host's wall clock for a kernel-timed target.
     HostTimer,
@@ -83,7 +86,6 @@ pub enum RungKind {
     FirstLaunchAlone,
     /// The last launch of a multi-launch variant alone, over what the first launch leaves.
     LastLaunchAlone,
-    /// The family's declared alternative variant on both sides (`Variant::alternative`).
     Alternative,
 }
 
@@ -99,7 +101,6 @@ fn launch_parts(target: &Resolved) -> Option<(&'static Variant, &'static Variant
 pub const CARVEOUTS: [u32; 4] = [0, 25, 50, 100];
 
 impl RungKind {
-    /// The rung's name in comparison ids and tables.
     pub fn name(self) -> String {
         match self {
             RungKind::Own => "own".into(),
@@ -211,7 +212,6 @@ impl RungKind {
         }
     }
 
-    /// What the rung holds, in words for the tables.
     pub fn describe(self) -> String {
         match self {
             RungKind::Own => "the fair comparison".into(),
@@ -257,7 +257,6 @@ impl RungKind {
     }
 }
 
-/// Makes a register rung from its count and held side.
 type MakeRegisterRung = fn(u32, Api) -> RungKind;
 
 /// One rung: what it changes and the comparison that runs it.
@@ -379,20 +378,15 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
             } else {
                 (Api::OpenCl, cu, cl)
             };
-            for kind in [
-                RungKind::CapControl {
-                    registers: own,
-                    held,
-                },
-                RungKind::RegistersHeld {
-                    registers: count,
-                    held,
-                },
-            ] {
-                let cap = match kind {
-                    RungKind::CapControl { .. } => own,
-                    _ => count,
-                };
+            let control = RungKind::CapControl {
+                registers: own,
+                held,
+            };
+            let capped = RungKind::RegistersHeld {
+                registers: count,
+                held,
+            };
+            for (kind, cap) in [(control, own), (capped, count)] {
                 rungs.push(rung(target, kind, |c| {
                     c.b.program = ProgramSource::Other;
                     let side = if held == Api::Cuda {

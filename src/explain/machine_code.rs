@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::JitOptions;
@@ -73,7 +74,6 @@ pub struct MachineCodeRow {
     pub sass: String,
 }
 
-/// One instruction class's count in one code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ClassRow {
     pub target: String,
@@ -166,9 +166,7 @@ enum Plan<'t> {
 /// a row that says so. A target whose programs (both sides', its register cap and its
 /// alternative) are those of a target read before gets that target's codes, with a source
 /// that names it: the same program text leaves the same image, and reading it again would only
-/// spend the budget. The builds go one at a time (each is told apart by what it adds to the
-/// cache); the images are then disassembled side by side. Runs in a process whose
-/// `CUDA_CACHE_PATH` is `cache`.
+/// spend the budget. The images are then disassembled side by side.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -187,7 +185,11 @@ pub fn collect(
             Plan::Same(..) => Vec::new(),
         })
         .collect();
-    let recorded = record_all(out, &jobs, tool.as_deref());
+    // Each job waits on `cuobjdump`: they run on rayon's threads, in order.
+    let recorded = jobs
+        .par_iter()
+        .map(|(t, taken)| record(out, t, taken, tool.as_deref()))
+        .collect();
     let (rows, classes) = rows_of(&plans, recorded)?;
     write_rows(&out.join(MACHINE_CODE_CSV), &rows)?;
     write_rows(&out.join(CLASSES_CSV), &classes)
@@ -270,14 +272,6 @@ fn build_all<'t>(
 }
 
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
-
-/// [`record`] of every job, in order, on rayon's threads: each job waits on `cuobjdump`.
-fn record_all(out: &Path, jobs: &[(&Comparison, &Taken)], tool: Option<&Path>) -> Vec<Recorded> {
-    use rayon::prelude::*;
-    jobs.par_iter()
-        .map(|(t, taken)| record(out, t, taken, tool))
-        .collect()
-}
 
 /// The source of a target with no kernel: nothing is compiled for it.
 pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls";
@@ -447,23 +441,6 @@ fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
     }
 }
 
-/// [`read_image`] of an image held in memory: `cuobjdump` reads files, so the image lives in
-/// `folder` as a temporary file while it is read.
-fn read_image_bytes(
-    tool: &Path,
-    folder: &Path,
-    image: &[u8],
-    kernel: &str,
-) -> Result<(Option<Resources>, ClassCounts, String), ExportError> {
-    let file = tempfile::Builder::new()
-        .prefix(".image-")
-        .suffix(".cubin")
-        .tempfile_in(folder)
-        .map_err(io_err(folder))?;
-    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
-    Ok(read_image(tool, file.path(), kernel))
-}
-
 /// The part of `cuobjdump -sass` output that is `kernel`'s function (all of it where no
 /// header names it).
 pub fn function_text(text: &str, kernel: &str) -> String {
@@ -487,8 +464,21 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
-/// The kernel's resources, its classes and the whole SASS text of one cubin.
-fn read_image(tool: &Path, cubin: &Path, kernel: &str) -> (Option<Resources>, ClassCounts, String) {
+/// The kernel's resources, its classes and the whole SASS text of one cubin held in memory:
+/// `cuobjdump` reads files, so the image lives in `folder` as a temporary file while it is read.
+fn read_image_bytes(
+    tool: &Path,
+    folder: &Path,
+    image: &[u8],
+    kernel: &str,
+) -> Result<(Option<Resources>, ClassCounts, String), ExportError> {
+    let file = tempfile::Builder::new()
+        .prefix(".image-")
+        .suffix(".cubin")
+        .tempfile_in(folder)
+        .map_err(io_err(folder))?;
+    std::fs::write(file.path(), image).map_err(io_err(file.path()))?;
+    let cubin = file.path();
     let text = sass::disassemble(tool, cubin).unwrap_or_else(|e| format!("# {e}\n"));
     let counts = sass::parse_cuobjdump(&text)
         .get(kernel)
@@ -503,7 +493,7 @@ fn read_image(tool: &Path, cubin: &Path, kernel: &str) -> (Option<Resources>, Cl
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .unwrap_or_default();
     let resources = named(cubin::parse_res_usage(&usage), kernel);
-    (resources, counts, text)
+    Ok((resources, counts, text))
 }
 
 /// The entry named `kernel`, or else the first whose name holds it (a mangled CUDA name): a

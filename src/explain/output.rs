@@ -209,18 +209,14 @@ pub fn markdown(
         let ptx = ptx.map(|text| format!("; {text}")).unwrap_or_default();
         let _ = writeln!(md, "- {}{ptx}", headline(t));
     }
+    // Each target's section: what it is, the verdict and the facts beside it, and its rungs'
+    // waterfall table.
     for t in all {
-        target_section(&mut md, t, code, launch);
+        target_heading(&mut md, t);
+        target_facts(&mut md, t, code, launch);
+        rungs_table(&mut md, &t.rungs);
     }
     md
-}
-
-/// One target's section of `explain.md`: what it is, the verdict and the facts beside it, and
-/// its rungs' waterfall table.
-fn target_section(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
-    target_heading(md, t);
-    target_facts(md, t, code, launch);
-    rungs_table(md, &t.rungs);
 }
 
 /// What a target is, its verdict, and whether the verdict is verified.

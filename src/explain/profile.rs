@@ -68,11 +68,6 @@ pub struct NcuLaunch {
     pub values: [f64; 4],
 }
 
-/// `ncu` on the search path, else in the CUDA toolkit's usual places.
-pub fn find_ncu() -> Option<PathBuf> {
-    crate::inspect::sass::find_cuda_tool("ncu")
-}
-
 /// ncu's options for the profile part: the GPU's clocks left alone (as every run leaves
 /// them), the counters as CSV into `log`.
 pub fn ncu_arguments(log: &Path) -> Vec<String> {

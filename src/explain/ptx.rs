@@ -61,7 +61,6 @@ pub fn class_rows(
         .collect())
 }
 
-/// The most classes a sentence names.
 const MAX_CLASSES: usize = 4;
 
 /// "in the PTX, OpenCL's kernel has 12 more arithmetic, 4 fewer ld.global ... (static PTX

@@ -48,11 +48,8 @@ pub struct ReplayRow {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Replay {
     Launch(PlainLoop),
-    Copy {
-        direction: Direction,
-        memory: HostMemory,
-        len: usize,
-    },
+    /// A copy of `len` elements in this direction, to or from this host memory.
+    Copy(Direction, HostMemory, usize),
 }
 
 /// The replay of `t`, where its work is the runtime's own calls on the host clock.
@@ -75,11 +72,7 @@ fn replay_of(t: &Comparison, backend: &mut dyn Runtime) -> Option<Replay> {
             direction,
             memory,
             len,
-        } => Replay::Copy {
-            direction,
-            memory,
-            len,
-        },
+        } => Replay::Copy(direction, memory, len),
     })
 }
 
@@ -107,12 +100,7 @@ pub fn collect(
         .collect();
     let mut rows = launch_rows(&replays, sources, sides)?;
     for (t, replay) in &replays {
-        if let Replay::Copy {
-            direction,
-            memory,
-            len,
-        } = *replay
-        {
+        if let Replay::Copy(direction, memory, len) = *replay {
             for b in super::each_side(sides) {
                 rows.push(copy_row(t, b, direction, memory, len)?);
             }

@@ -37,7 +37,6 @@ pub enum ExplainError {
     Export(#[from] ExportError),
 }
 
-/// What to explain and where.
 pub struct ExplainPlan<'a> {
     pub targets: Vec<Comparison>,
     pub out: PathBuf,
@@ -59,7 +58,6 @@ pub enum SwapRungs {
     Only(String),
 }
 
-/// What an explain run produced.
 pub struct ExplainReport {
     pub explanations: Vec<TargetExplanation>,
     pub summary: RunSummary,

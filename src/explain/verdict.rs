@@ -57,7 +57,6 @@ impl std::fmt::Display for Interval {
     }
 }
 
-/// One rung's outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RungOutcome {
     pub kind: RungKind,
@@ -157,7 +156,6 @@ impl Cause {
     }
 }
 
-/// The verdict on one target.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     /// The target's CI is narrow and touches the parity band: nothing to explain.

@@ -16,38 +16,6 @@ fn code<'c>(codes: &'c Codes, target: &str, name: &str) -> Option<&'c KernelCode
     codes.get(&(target.to_string(), name.to_string()))
 }
 
-/// The three sentences of a target's machine code: what the second stages make of one PTX,
-/// what the front ends' PTX becomes through one second stage, and what each runtime runs.
-struct Sentences {
-    second_stage: Option<String>,
-    front_end: Option<String>,
-    whole: Option<String>,
-}
-
-fn sentences(codes: &Codes, target: &str) -> Sentences {
-    let cl = code(codes, target, OPENCL_RUNTIME);
-    let cu = code(codes, target, CUDA_DRIVER);
-    let x = code(codes, target, CUDA_DRIVER_OPENCL_PTX);
-    let pair = |a: Option<&KernelCode>, an: &str, b: Option<&KernelCode>, bn: &str| {
-        difference_sentence(an, a?, bn, b?)
-    };
-    Sentences {
-        second_stage: pair(
-            cl,
-            "second stage, from the same PTX: OpenCL's JIT",
-            x,
-            "the CUDA driver",
-        ),
-        front_end: pair(
-            x,
-            "front end, through the same second stage: OpenCL's PTX",
-            cu,
-            "NVRTC's PTX",
-        ),
-        whole: pair(cl, "what OpenCL runs", cu, "what CUDA runs"),
-    }
-}
-
 /// Whether a register rung's code reproduces OpenCL's (its registers and the class that sets
 /// OpenCL's code apart from the CUDA driver's build of the same PTX); `None` when the codes
 /// were not all read.
@@ -99,19 +67,29 @@ fn check_causes(t: &TargetExplanation, codes: &Codes) -> (bool, Option<String>) 
     (verified, note)
 }
 
-/// Sets `verified` and `machine_code` of every explanation from the codes read.
+/// Sets `verified` and `machine_code` of every explanation from the codes read: the sentence
+/// of what the front ends' PTX becomes through one second stage (for a front-end verdict) or
+/// of what the second stages make of one PTX, else of what each runtime runs.
 pub fn annotate(explanations: &mut [TargetExplanation], codes: &Codes) {
     for t in explanations.iter_mut() {
-        let s = sentences(codes, &t.target);
         let (verified, note) = check_causes(t, codes);
         t.verified = verified;
+        let cl = code(codes, &t.target, OPENCL_RUNTIME);
+        let cu = code(codes, &t.target, CUDA_DRIVER);
+        let x = code(codes, &t.target, CUDA_DRIVER_OPENCL_PTX);
+        let pair = |a: Option<&KernelCode>, an: &str, b: Option<&KernelCode>, bn: &str| {
+            difference_sentence(an, a?, bn, b?)
+        };
         let front_end_only = matches!(&t.verdict,
             Verdict::Explained(c) if c.iter().all(|(c, _)| *c == Cause::FrontEnd));
         let sentence = if front_end_only {
-            s.front_end.or(s.whole)
+            let through = "front end, through the same second stage: OpenCL's PTX";
+            pair(x, through, cu, "NVRTC's PTX")
         } else {
-            s.second_stage.or(s.whole)
+            let from = "second stage, from the same PTX: OpenCL's JIT";
+            pair(cl, from, x, "the CUDA driver")
         };
+        let sentence = sentence.or_else(|| pair(cl, "what OpenCL runs", cu, "what CUDA runs"));
         t.machine_code = match (sentence, note) {
             (Some(s), Some(n)) => Some(format!("{n}; {s}")),
             (s, n) => s.or(n),

@@ -16,7 +16,6 @@ pub const PRIVATE_CACHE_ENV: &str = "CLVSCU_PRIVATE_COMPUTE_CACHE";
 /// The files of a cache folder with their sizes and times: what a build adds shows as new.
 pub type Snapshot = BTreeMap<PathBuf, (u64, Option<SystemTime>)>;
 
-/// The files under a cache folder now.
 pub fn snapshot(dir: &Path) -> Snapshot {
     let mut all = Snapshot::new();
     let mut stack = vec![dir.to_path_buf()];

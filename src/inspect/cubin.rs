@@ -7,7 +7,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-/// The ELF magic every cubin starts with.
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 /// `e_machine` of an NVIDIA GPU's code.
 const EM_CUDA: u16 = 190;

@@ -57,8 +57,6 @@ pub struct InspectReport {
     pub markdown: String,
     pub notes: Vec<String>,
     pub files: Vec<PathBuf>,
-    pub classes: Vec<ClassCountRow>,
-    pub resources: Vec<ResourceRow>,
 }
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -224,8 +222,6 @@ pub fn run<'r>(
         markdown: full,
         notes,
         files,
-        classes,
-        resources,
     })
 }
 
@@ -486,7 +482,6 @@ impl Inspection<'_, '_> {
     }
 }
 
-/// The Markdown table of `resources`.
 fn resources_markdown(resources: &[ResourceRow]) -> String {
     let mut md = String::from("| pair | api | source | registers | shared B | local B | max WG | PTX instr. |\n|---|---|---|---|---|---|---|---|\n");
     for r in resources {

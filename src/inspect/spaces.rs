@@ -16,7 +16,6 @@ use crate::families::all_variants;
 /// The CSV this section writes: `pair,kernel,api,space,count`.
 pub const SPACES_CSV: &str = "memory_spaces.csv";
 
-/// One row of the class table.
 pub struct Space {
     pub label: &'static str,
     /// Whether an instruction (its opcode and modifiers, as `ptx` parses them) is counted.

@@ -37,7 +37,6 @@ pub const SETTINGS: &[(&str, &[(&str, &str)])] = &[
     ("A+B", &[("UNROLL_A", "9"), ("UNROLL_B", "4")]),
 ];
 
-/// The loop structure of one kernel's PTX.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct LoopShape {
     pub instructions: u64,
@@ -163,9 +162,18 @@ fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> Str
     )
 }
 
-/// Rows for one API from its PTX per setting (in [`SETTINGS`] order; `None` when it gave none).
+/// Rows for one API from its PTX per setting (in [`SETTINGS`] order; `None` when it gave none);
+/// why one has no shape is noted.
 pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> Vec<UnrollRow> {
-    let analysed = analyse_each(api, ptx, notes);
+    let analysed: Vec<Option<(LoopShape, Vec<String>)>> = ptx
+        .iter()
+        .zip(SETTINGS)
+        .map(|(t, (s, _))| {
+            analyse(t.as_ref()?, KERNEL)
+                .map_err(|e| notes.push(format!("unroll evidence: {api} {s}: {e}")))
+                .ok()
+        })
+        .collect();
     let Some(Some((none, none_list))) = analysed.first().cloned() else {
         return Vec::new();
     };
@@ -193,24 +201,6 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
         });
     }
     rows
-}
-
-/// [`analyse`] of one API's PTX per setting (in [`SETTINGS`] order); why one has no shape is
-/// noted.
-fn analyse_each(
-    api: &str,
-    ptx: &[Option<String>],
-    notes: &mut Vec<String>,
-) -> Vec<Option<(LoopShape, Vec<String>)>> {
-    ptx.iter()
-        .zip(SETTINGS)
-        .map(|(t, (s, _))| {
-            let t = t.as_ref()?;
-            analyse(t, KERNEL)
-                .map_err(|e| notes.push(format!("unroll evidence: {api} {s}: {e}")))
-                .ok()
-        })
-        .collect()
 }
 
 /// The PTX of one API per setting, each written to `stencil.<setting>.<api>.ptx`.

@@ -10,14 +10,12 @@ use similar::{capture_diff_slices, Algorithm, DiffTag};
 use super::rewrite::NormLine;
 use crate::rows::Api;
 
-/// One differing line of a kernel pair.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct DiffLine {
     /// The side the line is on: OpenCL (`- cl`) or CUDA (`+ cu`).
     pub(super) api: Api,
     /// The 1-based line in that side's source file.
     pub(super) line: usize,
-    /// The normalised text.
     pub(super) text: String,
     /// The allow-list's reason, when an entry names this difference.
     pub(super) allowed: Option<String>,

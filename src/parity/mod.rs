@@ -29,10 +29,6 @@
 //!
 //! Normalisation is the same function for both sides. A file that used the other API's spelling
 //! would normalise as if it were correct; the compilers catch that, this check does not.
-//!
-//! The jobs live in submodules: `lexer` (C tokens, directives), `rewrite` (the spelling tables,
-//! normalised lines, kernel splitting), `diff` (the line diff), `allow` (the allow-list) and
-//! `report` (the results and their rendering).
 
 mod allow;
 mod constant;
@@ -74,12 +70,10 @@ const PRELUDE: &str = "prelude";
 /// by kernel, with `allow` naming the intended differences.
 pub fn check(sources: &KernelSources, allow: &[AllowEntry]) -> ParityReport {
     let mut used = vec![false; allow.len()];
-    let mut files = Vec::new();
-    for stem in stems() {
-        let mut fp = compare_pair(sources, stem, allow, &mut used);
-        fp.stem = stem.to_string();
-        files.push(fp);
-    }
+    let mut files: Vec<FileParity> = stems()
+        .into_iter()
+        .map(|stem| compare_pair(sources, stem, allow, &mut used))
+        .collect();
     // Entries naming a file that was not compared (only possible for hand-built entries) have
     // nowhere to be reported and are ignored.
     for (entry, _) in allow.iter().zip(&used).filter(|(_, u)| !**u) {
@@ -103,6 +97,7 @@ fn compare_pair(
         (Ok(cl), Ok(cu)) if stem == PRELUDE => compare_preludes(&cl, &cu),
         (Ok(cl), Ok(cu)) => compare_file(stem, &cl, &cu, allow, used),
         (cl, cu) => FileParity {
+            stem: stem.to_string(),
             error: Some(
                 [cl.err(), cu.err()]
                     .into_iter()

@@ -28,7 +28,6 @@ impl KernelParity {
     }
 }
 
-/// The parity of one file pair.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(super) struct FileParity {
     pub(super) stem: String,
@@ -67,7 +66,6 @@ pub struct ParityReport {
     pub(super) files: Vec<FileParity>,
 }
 
-/// The counts of the report's last line.
 #[derive(Default)]
 struct Tally {
     identical: usize,

@@ -10,14 +10,11 @@ use super::FILE_SCOPE;
 /// API spellings of the same thing: (OpenCL, CUDA). Each side is matched as a whole token
 /// sequence and rewritten to the OpenCL column, the canonical form.
 ///
-/// Longer patterns win at the same position. An entry whose pattern is a parenthesised
-/// expression is not applied where the parentheses belong to a call, a cast or a statement
-/// (`f(...)`, `if (...)`); an entry whose pattern is a bare expression is applied only where its
-/// neighbours bind more loosely than its loosest operator (`x * blockIdx.x * blockDim.x + ...`
-/// is left alone), so a rewrite never changes what an expression means. An OpenCL text that
-/// spells such an expression out in OpenCL builtins (`get_group_id(0) * get_local_size(0) +
-/// get_local_id(0)`) is rewritten the same way: it is the same value (the harness launches
-/// without a global offset).
+/// Longer patterns win at the same position. Where an expression's pattern applies is its
+/// [`Shape`] (`x * blockIdx.x * blockDim.x + ...` is left alone), so a rewrite never changes
+/// what an expression means; an OpenCL text that spells it out in builtins is rewritten the
+/// same way ([`derived_rules`]): it is the same value (the harness launches without a global
+/// offset).
 const SPELLINGS: &[(&str, &str)] = &[
     ("__kernel void", "extern \"C\" __global__ void"),
     (
@@ -77,7 +74,6 @@ const ASSIGNMENTS: &[&str] = &[
     "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=",
 ];
 
-/// One normalised source line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormLine {
     /// The 1-based line in the source file.

@@ -11,67 +11,47 @@ crate::names::named_enum! {
     /// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
     /// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
     /// apart rather than folded into another class, and anything unknown is `other`.
-    ///
-    /// The serialized form is the stable string of `InstrClass::name`, declared once below.
     pub enum InstrClass {
-        /// Integer and floating-point arithmetic (`add`, `mul`, `fma`, `mad`, `sqrt`, ...).
         #[strum(serialize = "arithmetic")]
         Arithmetic,
-        /// Bitwise logic, shifts and bit manipulation (`and`, `shl`, `lop3`, `prmt`, ...).
         #[strum(serialize = "logic-shift")]
         LogicShift,
-        /// Register moves (`mov`).
         #[strum(serialize = "mov")]
         Mov,
-        /// Conversions, including address conversions (`cvt`, `cvta`).
         #[strum(serialize = "cvt")]
         Cvt,
-        /// Loads from the kernel/function parameter space.
         #[strum(serialize = "ld.param")]
         LdParam,
-        /// Loads from global memory (`ld.global`, `ld.global.nc`, `ldu.global`).
         #[strum(serialize = "ld.global")]
         LdGlobal,
-        /// Loads from shared memory (`ld.shared`, `ld.shared::cta`, `ld.shared::cluster`).
         #[strum(serialize = "ld.shared")]
         LdShared,
-        /// Loads from per-thread local memory.
         #[strum(serialize = "ld.local")]
         LdLocal,
-        /// Loads from the constant bank.
         #[strum(serialize = "ld.const")]
         LdConst,
-        /// Loads with no state space (generic addressing).
+        /// Loads and stores with no state space (generic addressing).
         #[strum(serialize = "ld.generic")]
         LdGeneric,
-        /// Stores to the parameter space (call sequences, `.func` return values).
+        /// Call sequences, `.func` return values.
         #[strum(serialize = "st.param")]
         StParam,
-        /// Stores to global memory.
         #[strum(serialize = "st.global")]
         StGlobal,
-        /// Stores to shared memory.
         #[strum(serialize = "st.shared")]
         StShared,
-        /// Stores to local memory.
         #[strum(serialize = "st.local")]
         StLocal,
-        /// Stores with no state space (generic addressing).
         #[strum(serialize = "st.generic")]
         StGeneric,
-        /// Comparisons, selects and branches (`setp`, `selp`, `bra`, `call`, `ret`, `exit`).
         #[strum(serialize = "flow-control")]
         FlowControl,
-        /// Barriers and memory fences (`bar`, `barrier`, `bar.warp.sync`, `membar`, `fence`).
         #[strum(serialize = "synchronization")]
         Synchronization,
-        /// Warp-level collectives (`shfl`, `vote`, `match`, `redux`, `activemask`).
         #[strum(serialize = "warp")]
         Warp,
-        /// Atomics and reductions to memory (`atom`, `red`).
         #[strum(serialize = "atomic")]
         Atomic,
-        /// Anything not in `OPCODE_CLASSES`; such instructions are counted, never dropped.
         #[strum(serialize = "other")]
         Other,
     }
@@ -80,35 +60,27 @@ crate::names::named_enum! {
 crate::names::named_enum! {
     /// The paper's coarse instruction classes, used to group [`InstrClass`] rows.
     pub(super) enum ClassGroup {
-        /// Arithmetic.
         #[strum(serialize = "arithmetic")]
         Arithmetic,
-        /// Logic and shift.
         #[strum(serialize = "logic-shift")]
         LogicShift,
-        /// Data movement: `mov`, `cvt`, loads and stores.
         #[strum(serialize = "data-movement")]
         DataMovement,
-        /// Flow control.
         #[strum(serialize = "flow-control")]
         FlowControl,
-        /// Synchronization.
         #[strum(serialize = "synchronization")]
         Synchronization,
-        /// Warp collectives (not in the 2011 paper, which predates them).
+        /// Not in the 2011 paper, which predates warp collectives; nor are atomics.
         #[strum(serialize = "warp")]
         Warp,
-        /// Atomics (not in the paper's table).
         #[strum(serialize = "atomic")]
         Atomic,
-        /// Unclassified.
         #[strum(serialize = "other")]
         Other,
     }
 }
 
 impl ClassGroup {
-    /// The stable string name of the group (`"data-movement"`, ...).
     pub(super) fn name(self) -> &'static str {
         self.into()
     }
@@ -118,39 +90,26 @@ impl InstrClass {
     /// Every class, in the order used for reports (the paper's order, extras after).
     pub(super) const ALL: &'static [InstrClass] = <Self as strum::VariantArray>::VARIANTS;
 
-    /// The stable string name of the class (`"arithmetic"`, `"ld.global"`, ...).
+    /// The stable string name (`"ld.global"`), also the serialized form.
     pub(super) fn name(self) -> &'static str {
         self.into()
     }
 
-    /// The class whose [`name`](InstrClass::name) is `name`, if any.
     pub(super) fn from_name(name: &str) -> Option<InstrClass> {
         name.parse().ok()
     }
 
-    /// The paper's coarse class this class belongs to.
     pub(super) fn group(self) -> ClassGroup {
         match self {
             InstrClass::Arithmetic => ClassGroup::Arithmetic,
             InstrClass::LogicShift => ClassGroup::LogicShift,
-            InstrClass::Mov
-            | InstrClass::Cvt
-            | InstrClass::LdParam
-            | InstrClass::LdGlobal
-            | InstrClass::LdShared
-            | InstrClass::LdLocal
-            | InstrClass::LdConst
-            | InstrClass::LdGeneric
-            | InstrClass::StParam
-            | InstrClass::StGlobal
-            | InstrClass::StShared
-            | InstrClass::StLocal
-            | InstrClass::StGeneric => ClassGroup::DataMovement,
             InstrClass::FlowControl => ClassGroup::FlowControl,
             InstrClass::Synchronization => ClassGroup::Synchronization,
             InstrClass::Warp => ClassGroup::Warp,
             InstrClass::Atomic => ClassGroup::Atomic,
             InstrClass::Other => ClassGroup::Other,
+            // mov, cvt, loads and stores
+            _ => ClassGroup::DataMovement,
         }
     }
 }
@@ -160,11 +119,9 @@ impl InstrClass {
 pub(super) enum OpcodeRule {
     /// Always this class.
     Fixed(InstrClass),
-    /// A load: `ld.<space>` by the state space among the modifiers, `ld.generic` if none.
-    Load,
-    /// A store: `st.<space>` by the state space among the modifiers, `st.generic` if
-    /// none. `st.const` does not exist in PTX and is classified `other`.
-    Store,
+    /// A load or store (`"ld"`, `"st"`): `ld.<space>` by the state space among the modifiers,
+    /// `ld.generic` if none. `st.const` does not exist in PTX and is classified `other`.
+    Memory(&'static str),
 }
 
 /// The opcode -> class table, by rule. An opcode is the first dotted component of the
@@ -202,8 +159,8 @@ pub(super) const OPCODE_CLASSES: &[(OpcodeRule, &[&str])] = &[
     ),
     (OpcodeRule::Fixed(InstrClass::Mov), &["mov"]),
     (OpcodeRule::Fixed(InstrClass::Cvt), &["cvt", "cvta"]),
-    (OpcodeRule::Load, &["ld", "ldu"]),
-    (OpcodeRule::Store, &["st"]),
+    (OpcodeRule::Memory("ld"), &["ld", "ldu"]),
+    (OpcodeRule::Memory("st"), &["st"]),
     (
         OpcodeRule::Fixed(InstrClass::FlowControl),
         &[
@@ -244,22 +201,10 @@ pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass 
     match rule {
         None => InstrClass::Other,
         Some(OpcodeRule::Fixed(class)) => class,
-        Some(OpcodeRule::Load) => match state_space(modifiers) {
-            Some("param") => InstrClass::LdParam,
-            Some("global") => InstrClass::LdGlobal,
-            Some("shared") => InstrClass::LdShared,
-            Some("local") => InstrClass::LdLocal,
-            Some("const") => InstrClass::LdConst,
-            _ => InstrClass::LdGeneric,
-        },
-        Some(OpcodeRule::Store) => match state_space(modifiers) {
-            Some("param") => InstrClass::StParam,
-            Some("global") => InstrClass::StGlobal,
-            Some("shared") => InstrClass::StShared,
-            Some("local") => InstrClass::StLocal,
-            Some(_) => InstrClass::Other,
-            None => InstrClass::StGeneric,
-        },
+        Some(OpcodeRule::Memory(op)) => {
+            let space = state_space(modifiers).unwrap_or("generic");
+            InstrClass::from_name(&format!("{op}.{space}")).unwrap_or(InstrClass::Other)
+        }
     }
 }
 
@@ -271,7 +216,6 @@ pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct ClassCounts {
-    /// Count per class name.
     pub(super) counts: BTreeMap<String, u64>,
 }
 
@@ -282,7 +226,6 @@ impl Default for ClassCounts {
 }
 
 impl ClassCounts {
-    /// All known classes, each with count 0.
     pub fn new() -> ClassCounts {
         ClassCounts {
             counts: InstrClass::ALL
@@ -292,7 +235,6 @@ impl ClassCounts {
         }
     }
 
-    /// The count for `class` (0 if absent).
     #[cfg(test)]
     pub(crate) fn get(&self, class: InstrClass) -> u64 {
         self.get_name(class.name())
@@ -303,7 +245,6 @@ impl ClassCounts {
         self.counts.get(name).copied().unwrap_or(0)
     }
 
-    /// Add `n` to `class`.
     pub(crate) fn add(&mut self, class: InstrClass, n: u64) {
         let slot = self.counts.entry(class.name().to_string()).or_insert(0);
         *slot = slot.saturating_add(n);
@@ -314,7 +255,6 @@ impl ClassCounts {
         self.counts.iter().map(|(k, v)| (k.as_str(), *v))
     }
 
-    /// The sum over all classes.
     pub(super) fn total(&self) -> u64 {
         self.counts.values().fold(0u64, |a, b| a.saturating_add(*b))
     }

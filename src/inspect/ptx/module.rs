@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use super::classify::{classify_opcode, InstrClass};
 
-/// A parsed PTX module.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct PtxModule {
     /// The `.version` value (`"9.0"`), if declared.
@@ -23,7 +22,6 @@ pub struct PtxModule {
 }
 
 impl PtxModule {
-    /// The function (`.entry` or `.func`) named `name`.
     pub fn kernel(&self, name: &str) -> Option<&PtxKernel> {
         self.kernels.iter().find(|k| k.name == name)
     }
@@ -32,28 +30,20 @@ impl PtxModule {
 /// Whether a function is a kernel entry point or a device function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FunctionKind {
-    /// `.entry`: a kernel.
     #[serde(rename = "entry")]
     Entry,
-    /// `.func`: a device function.
     #[serde(rename = "func")]
     Func,
 }
 
-/// One `.entry` or `.func` definition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PtxKernel {
-    /// The function's name.
     pub name: String,
-    /// `.entry` or `.func`.
     pub kind: FunctionKind,
     /// Linkage directives before `.entry` / `.func`, without the dot (`["visible"]`).
     pub linkage: Vec<String>,
-    /// Line of the header.
     pub line: usize,
-    /// A `.func`'s return parameters.
     pub return_params: Vec<PtxParam>,
-    /// The parameters.
     pub params: Vec<PtxParam>,
     /// Performance-tuning directives between the parameters and the body, as written
     /// (`".maxntid 256, 1, 1"`).
@@ -64,15 +54,12 @@ pub struct PtxKernel {
     pub registers: Vec<RegDecl>,
     /// Variables declared in the body (`.shared`, `.local`, ...).
     pub variables: Vec<VarDecl>,
-    /// Labels defined in the body.
     pub labels: Vec<String>,
-    /// Sum of the literal sizes of the body's `.shared` declarations.
+    /// Sums of the literal sizes of the body's `.shared` and `.local` declarations.
     pub shared_bytes: u64,
-    /// Sum of the literal sizes of the body's `.local` declarations.
     pub local_bytes: u64,
 }
 
-/// A function parameter or return parameter.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PtxParam {
     /// The name (array suffix removed).
@@ -81,7 +68,6 @@ pub struct PtxParam {
     pub ty: Option<String>,
     /// For `.ptr` parameters, the pointed-to state space (`"global"`), if given.
     pub ptr_space: Option<String>,
-    /// The `.align` value, if given.
     pub align: Option<u32>,
     /// The whole declaration, whitespace-normalized.
     pub decl: String,
@@ -96,7 +82,6 @@ pub struct RegDecl {
     pub name: String,
     /// Number of registers declared (12 for `%f<12>`, 1 for a plain name).
     pub count: u64,
-    /// Line of the declaration.
     pub line: usize,
 }
 
@@ -107,16 +92,13 @@ pub struct VarDecl {
     pub space: String,
     /// Linkage directives without the dot (`["extern"]`).
     pub linkage: Vec<String>,
-    /// The variable's name.
     pub name: String,
     /// Element type without the leading dot; vector prefixes kept (`"b8"`, `"v4.f32"`).
     pub ty: String,
-    /// The `.align` value, if given.
     pub align: Option<u32>,
     /// Size in bytes when the type and every array dimension are literal; `None` for
     /// unsized (`extern ... []`, dynamic shared memory) or unknown types.
     pub bytes: Option<u64>,
-    /// Line of the declaration.
     pub line: usize,
 }
 
@@ -129,12 +111,10 @@ pub struct Predicate {
     pub negated: bool,
 }
 
-/// One PTX instruction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PtxInstruction {
     /// Line where the instruction starts.
     pub line: usize,
-    /// The guard predicate, if any.
     pub predicate: Option<Predicate>,
     /// The opcode: the first dotted component (`"ld"` for `ld.global.nc.v4.f32`).
     pub opcode: String,
@@ -145,7 +125,6 @@ pub struct PtxInstruction {
 }
 
 impl PtxInstruction {
-    /// This instruction's class.
     pub(super) fn class(&self) -> InstrClass {
         classify_opcode(&self.opcode, &self.modifiers)
     }

@@ -12,10 +12,6 @@ use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
 
-// ---------------------------------------------------------------------------------------
-// Statement parsers
-// ---------------------------------------------------------------------------------------
-
 /// Linkage directives that may precede a declaration.
 const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
 
@@ -28,7 +24,11 @@ fn bad(line: usize, text: &str) -> PtxError {
 
 /// Split off the first whitespace-separated token; the rest is trimmed at the start.
 fn next_token(s: &str) -> (&str, &str) {
-    let end = s.find(char::is_whitespace).unwrap_or(s.len());
+    split_word(s, char::is_whitespace)
+}
+
+fn split_word(s: &str, ends: impl Fn(char) -> bool) -> (&str, &str) {
+    let end = s.find(ends).unwrap_or(s.len());
     (&s[..end], s[end..].trim_start())
 }
 
@@ -134,13 +134,9 @@ fn scalar_size(ty: &str) -> Option<u64> {
 /// If the statement declares variables in a state space, return that space (no dot).
 fn declared_space(text: &str) -> Option<&'static str> {
     let tok = text.split_whitespace().find(|t| !LINKAGE.contains(t))?;
-    match tok {
-        ".global" => Some("global"),
-        ".const" => Some("const"),
-        ".shared" => Some("shared"),
-        ".local" => Some("local"),
-        _ => None,
-    }
+    ["global", "const", "shared", "local"]
+        .into_iter()
+        .find(|space| tok.strip_prefix('.') == Some(space))
 }
 
 /// The directives before a variable declaration's names.
@@ -303,10 +299,7 @@ fn parse_param(decl: &str) -> PtxParam {
 
 /// Split off a header's first word, which ends at whitespace or at `(`.
 fn header_word(s: &str) -> (&str, &str) {
-    let end = s
-        .find(|c: char| c.is_whitespace() || c == '(')
-        .unwrap_or(s.len());
-    (&s[..end], s[end..].trim_start())
+    split_word(s, |c| c.is_whitespace() || c == '(')
 }
 
 /// The linkage directives up to `.entry` / `.func`, the function kind, and the rest of
@@ -428,20 +421,6 @@ fn body_statement(kernel: &mut PtxKernel, text: &str, line: usize) -> Result<(),
     Ok(())
 }
 
-fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
-    let sum = |space: &str| {
-        kernel
-            .variables
-            .iter()
-            .filter(|v| v.space == space)
-            .filter_map(|v| v.bytes)
-            .fold(0u64, u64::saturating_add)
-    };
-    kernel.shared_bytes = sum("shared");
-    kernel.local_bytes = sum("local");
-    kernel
-}
-
 /// Parse PTX text into a [`PtxModule`].
 ///
 /// Lenient for unknown directives (ignored) and unknown opcodes (kept, classified
@@ -484,59 +463,53 @@ impl Builder {
             Event::Open {
                 header: Some((header, header_line)),
                 line,
-            } => self.open_function(&header, header_line, line),
-            Event::Open { header: None, line } => {
-                self.scopes.push((false, line));
-                Ok(())
-            }
-            Event::Close { line } => self.close(line),
-            Event::Stmt { text, line } => match self.current.as_mut() {
-                Some(kernel) => body_statement(kernel, &text, line),
-                None => module_statement(&mut self.module, &text, line),
-            },
-            Event::Label { name, line } => self.label(name, line),
-        }
-    }
-
-    fn open_function(
-        &mut self,
-        header: &str,
-        header_line: usize,
-        line: usize,
-    ) -> Result<(), PtxError> {
-        if self.current.is_some() {
-            return Err(PtxError::NestedFunction { line: header_line });
-        }
-        self.current = Some(parse_header(header, header_line)?);
-        self.scopes.push((true, line));
-        Ok(())
-    }
-
-    fn close(&mut self, line: usize) -> Result<(), PtxError> {
-        match self.scopes.pop() {
-            None => return Err(PtxError::UnmatchedClose { line }),
-            Some((true, _)) => {
-                if let Some(kernel) = self.current.take() {
-                    self.module.kernels.push(finish_kernel(kernel));
+            } => {
+                if self.current.is_some() {
+                    return Err(PtxError::NestedFunction { line: header_line });
                 }
+                self.current = Some(parse_header(&header, header_line)?);
+                self.scopes.push((true, line));
             }
-            Some((false, _)) => {}
+            Event::Open { header: None, line } => self.scopes.push((false, line)),
+            Event::Close { line } => match self.scopes.pop() {
+                None => return Err(PtxError::UnmatchedClose { line }),
+                Some((true, _)) => {
+                    if let Some(kernel) = self.current.take() {
+                        self.module.kernels.push(finish_kernel(kernel));
+                    }
+                }
+                Some((false, _)) => {}
+            },
+            Event::Stmt { text, line } => match self.current.as_mut() {
+                Some(kernel) => body_statement(kernel, &text, line)?,
+                None => module_statement(&mut self.module, &text, line)?,
+            },
+            Event::Label { name, line } => match self.current.as_mut() {
+                Some(kernel) => kernel.labels.push(name),
+                None => {
+                    return Err(PtxError::OutsideFunction {
+                        line,
+                        text: format!("{name}:"),
+                    })
+                }
+            },
         }
         Ok(())
     }
+}
 
-    fn label(&mut self, name: String, line: usize) -> Result<(), PtxError> {
-        match self.current.as_mut() {
-            Some(kernel) => {
-                kernel.labels.push(name);
-                Ok(())
-            }
-            None => Err(PtxError::OutsideFunction {
-                line,
-                text: format!("{name}:"),
-            }),
-        }
-    }
+fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
+    let sum = |space: &str| {
+        kernel
+            .variables
+            .iter()
+            .filter(|v| v.space == space)
+            .filter_map(|v| v.bytes)
+            .fold(0u64, u64::saturating_add)
+    };
+    kernel.shared_bytes = sum("shared");
+    kernel.local_bytes = sum("local");
+    kernel
 }
 
 /// Count the instructions of one function (an `.entry` or a `.func`) by class.

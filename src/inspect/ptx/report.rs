@@ -7,15 +7,15 @@ use super::classify::{ClassCounts, InstrClass};
 
 /// Row keys for reports: the known classes in [`InstrClass::ALL`] order, then any
 /// other keys present in `a` or `b`, sorted, so that unknown keys are shown, not dropped.
-fn row_keys(a: &ClassCounts, b: &ClassCounts) -> Vec<String> {
+fn row_keys(a: Option<&ClassCounts>, b: Option<&ClassCounts>) -> Vec<String> {
     let mut keys: Vec<String> = InstrClass::ALL
         .iter()
         .map(|c| c.name().to_string())
         .collect();
     let extra: BTreeSet<&String> = a
-        .counts
-        .keys()
-        .chain(b.counts.keys())
+        .into_iter()
+        .chain(b)
+        .flat_map(|c| c.counts.keys())
         .filter(|k| InstrClass::from_name(k).is_none())
         .collect();
     keys.extend(extra.into_iter().cloned());
@@ -41,21 +41,9 @@ fn signed_diff(a: u64, b: u64) -> String {
 
 /// Render a Markdown table comparing two class counts of `language`'s instructions (`"PTX"`,
 /// `"SASS"`), one row per class (every known class, in `InstrClass::ALL` order, then any extra
-/// keys), with both counts and the difference `b - a`, and the totals as the last row.
+/// keys), with both counts and the difference `b - a`, and the totals as the last row. A side
+/// that was not counted (`None`) shows `—` in its cells and the differences, never a count of 0.
 pub fn side_by_side_markdown(
-    language: &str,
-    pair: &str,
-    a_label: &str,
-    a: &ClassCounts,
-    b_label: &str,
-    b: &ClassCounts,
-) -> String {
-    markdown_of(language, pair, a_label, Some(a), b_label, Some(b))
-}
-
-/// [`side_by_side_markdown`] where a side may not have been counted: its cells (and the
-/// differences) are `—`, never a count of 0.
-fn markdown_of(
     language: &str,
     pair: &str,
     a_label: &str,
@@ -67,42 +55,29 @@ fn markdown_of(
     let mut out = format!("{language} instructions by class: {}\n\n", md_cell(pair));
     out.push_str(&format!("| class | group | {al} | {bl} | {bl} - {al} |\n"));
     out.push_str("|---|---|--:|--:|--:|\n");
-    let none = ClassCounts::default();
-    let count = |c: Option<&ClassCounts>, n: fn(&ClassCounts) -> u64| {
-        c.map_or_else(|| NOT_COUNTED.to_string(), |c| n(c).to_string())
+    let cells = |n: &dyn Fn(&ClassCounts) -> u64| {
+        let cell =
+            |c: Option<&ClassCounts>| c.map_or_else(|| NOT_COUNTED.into(), |c| n(c).to_string());
+        let diff = match (a, b) {
+            (Some(a), Some(b)) => signed_diff(n(a), n(b)),
+            _ => NOT_COUNTED.to_string(),
+        };
+        format!("{} | {} | {diff}", cell(a), cell(b))
     };
-    let diff = |n: fn(&ClassCounts) -> u64| match (a, b) {
-        (Some(a), Some(b)) => signed_diff(n(a), n(b)),
-        _ => NOT_COUNTED.to_string(),
-    };
-    for key in row_keys(a.unwrap_or(&none), b.unwrap_or(&none)) {
+    for key in row_keys(a, b) {
         let group = InstrClass::from_name(&key)
             .map(|c| c.group().name())
             .unwrap_or("other");
-        let cell = |c: Option<&ClassCounts>| {
-            c.map_or_else(|| NOT_COUNTED.to_string(), |c| c.get_name(&key).to_string())
-        };
-        let d = match (a, b) {
-            (Some(a), Some(b)) => signed_diff(a.get_name(&key), b.get_name(&key)),
-            _ => NOT_COUNTED.to_string(),
-        };
-        out.push_str(&format!(
-            "| {} | {group} | {} | {} | {d} |\n",
-            md_cell(&key),
-            cell(a),
-            cell(b)
-        ));
+        let counts = cells(&|c| c.get_name(&key));
+        out.push_str(&format!("| {} | {group} | {counts} |\n", md_cell(&key)));
     }
     out.push_str(&format!(
-        "| **total** | | {} | {} | {} |\n",
-        count(a, ClassCounts::total),
-        count(b, ClassCounts::total),
-        diff(ClassCounts::total)
+        "| **total** | | {} |\n",
+        cells(&ClassCounts::total)
     ));
     out
 }
 
-/// The cell of a side that was not counted.
 const NOT_COUNTED: &str = "—";
 
 /// One kernel pair's section of a report, OpenCL beside CUDA: its heading and table appended
@@ -116,46 +91,36 @@ pub fn opencl_beside_cuda(
     cuda: Option<&ClassCounts>,
     md: &mut String,
 ) -> Vec<ClassCountRow> {
-    let table = markdown_of(language, pair, "OpenCL", opencl, "CUDA", cuda);
+    let table = side_by_side_markdown(language, pair, "OpenCL", opencl, "CUDA", cuda);
     md.push_str(&format!("### {pair}\n\n{table}\n"));
-    let none = ClassCounts::default();
-    side_by_side_csv_rows(
-        pair,
-        kernel,
-        "OpenCL",
-        opencl.unwrap_or(&none),
-        "CUDA",
-        cuda.unwrap_or(&none),
-    )
-    .into_iter()
-    .filter(|r| match r.api.as_str() {
-        "OpenCL" => opencl.is_some(),
-        _ => cuda.is_some(),
-    })
-    .collect()
+    side_by_side_csv_rows(pair, kernel, "OpenCL", opencl, "CUDA", cuda)
 }
 
 /// Long-format rows for CSV export: for each class (same order as
-/// [`side_by_side_markdown`]) one row for `a` then one for `b`. No total row is
-/// emitted, so summing `count` per `api` gives `ClassCounts::total`.
+/// [`side_by_side_markdown`]) one row for `a` then one for `b`, none for a side not counted.
+/// No total row is emitted, so summing `count` per `api` gives `ClassCounts::total`.
 pub fn side_by_side_csv_rows(
     pair: &str,
     kernel: &str,
     a_label: &str,
-    a: &ClassCounts,
+    a: Option<&ClassCounts>,
     b_label: &str,
-    b: &ClassCounts,
+    b: Option<&ClassCounts>,
 ) -> Vec<ClassCountRow> {
     row_keys(a, b)
         .into_iter()
         .flat_map(|key| {
-            [(a_label, a), (b_label, b)].map(|(label, counts)| ClassCountRow {
-                pair: pair.to_string(),
-                kernel: kernel.to_string(),
-                api: label.to_string(),
-                class: key.clone(),
-                count: counts.get_name(&key),
-            })
+            [(a_label, a), (b_label, b)]
+                .into_iter()
+                .filter_map(move |(label, counts)| {
+                    Some(ClassCountRow {
+                        pair: pair.to_string(),
+                        kernel: kernel.to_string(),
+                        api: label.to_string(),
+                        class: key.clone(),
+                        count: counts?.get_name(&key),
+                    })
+                })
         })
         .collect()
 }

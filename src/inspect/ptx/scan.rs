@@ -7,75 +7,35 @@
 
 use thiserror::Error;
 
-/// Errors from [`super::parse::parse_ptx`]. Every variant names the 1-based line where the problem is.
+/// Errors from [`super::parse::parse_ptx`]. Every variant names the 1-based line where the problem is
+/// (where a statement starts, for those about a statement).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PtxError {
-    /// A `}` with no open `{`.
     #[error("line {line}: '}}' without a matching '{{'")]
-    UnmatchedClose {
-        /// Line of the `}`.
-        line: usize,
-    },
-    /// A `{` that is never closed.
+    UnmatchedClose { line: usize },
     #[error("line {line}: '{{' is never closed")]
-    UnclosedBrace {
-        /// Line of the `{`.
-        line: usize,
-    },
-    /// A `/*` comment with no `*/`.
+    UnclosedBrace { line: usize },
     #[error("line {line}: unterminated block comment")]
-    UnterminatedComment {
-        /// Line where the comment starts.
-        line: usize,
-    },
-    /// A string literal that does not end on its line.
+    UnterminatedComment { line: usize },
     #[error("line {line}: unterminated string literal")]
-    UnterminatedString {
-        /// Line where the string starts.
-        line: usize,
-    },
+    UnterminatedString { line: usize },
     /// A statement not terminated by `;` before a `}` or the end of the input.
     #[error("line {line}: statement is not terminated by ';'")]
-    UnterminatedStatement {
-        /// Line where the statement starts.
-        line: usize,
-    },
+    UnterminatedStatement { line: usize },
     /// Parentheses or braces that do not balance within one statement.
     #[error("line {line}: unbalanced parentheses or braces in statement")]
-    UnbalancedStatement {
-        /// Line where the statement starts.
-        line: usize,
-    },
-    /// An instruction or label outside of any `.entry` / `.func` body.
+    UnbalancedStatement { line: usize },
+    /// An instruction or label outside of any `.entry` / `.func` body; `text` is the
+    /// statement, whitespace-normalized (as in `BadStatement`).
     #[error("line {line}: `{text}` appears outside of any function body")]
-    OutsideFunction {
-        /// Line of the statement.
-        line: usize,
-        /// The statement, whitespace-normalized.
-        text: String,
-    },
-    /// A function defined inside another function's body.
+    OutsideFunction { line: usize, text: String },
     #[error("line {line}: function defined inside another function")]
-    NestedFunction {
-        /// Line of the inner function's header.
-        line: usize,
-    },
-    /// A malformed `.entry` / `.func` header.
+    NestedFunction { line: usize },
     #[error("line {line}: malformed function header: {reason}")]
-    BadHeader {
-        /// Line where the header starts.
-        line: usize,
-        /// What is wrong.
-        reason: String,
-    },
+    BadHeader { line: usize, reason: String },
     /// A malformed instruction or known directive.
     #[error("line {line}: malformed statement `{text}`")]
-    BadStatement {
-        /// Line where the statement starts.
-        line: usize,
-        /// The statement, whitespace-normalized.
-        text: String,
-    },
+    BadStatement { line: usize, text: String },
 }
 
 /// Directives that PTX terminates by the end of the line rather than by `;`.
@@ -123,7 +83,17 @@ fn is_function_header(buf: &str) -> bool {
 
 /// Cut `input` into events. Never panics; structural errors name their line.
 pub(super) fn scan(input: &str) -> Result<Vec<Event>, PtxError> {
-    let mut sc = Scanner::new(input);
+    let mut sc = Scanner {
+        chars: input.chars().collect(),
+        pos: 0,
+        line: 1,
+        events: Vec::new(),
+        buf: String::new(),
+        buf_line: 1,
+        paren: 0,
+        inner_brace: 0,
+        opaque: None,
+    };
     while sc.pos < sc.chars.len() {
         sc.step()?;
     }
@@ -132,9 +102,8 @@ pub(super) fn scan(input: &str) -> Result<Vec<Event>, PtxError> {
 
 struct Scanner {
     chars: Vec<char>,
-    /// Index of the next character to read.
+    /// Index and line of the next character to read.
     pos: usize,
-    /// Line of the next character to read.
     line: usize,
     events: Vec<Event>,
     /// The statement being accumulated, whitespace collapsed.
@@ -150,20 +119,6 @@ struct Scanner {
 }
 
 impl Scanner {
-    fn new(input: &str) -> Scanner {
-        Scanner {
-            chars: input.chars().collect(),
-            pos: 0,
-            line: 1,
-            events: Vec::new(),
-            buf: String::new(),
-            buf_line: 1,
-            paren: 0,
-            inner_brace: 0,
-            opaque: None,
-        }
-    }
-
     /// Consume one character, or a whole comment or string literal.
     fn step(&mut self) -> Result<(), PtxError> {
         let c = self.chars[self.pos];
@@ -172,7 +127,11 @@ impl Scanner {
         // that a brace inside them never opens or closes anything.
         match (c, next) {
             ('/', Some('/')) => {
-                self.skip_line_comment();
+                // To the end of the line; the newline itself is still scanned, since it may
+                // end a line directive.
+                while self.pos < self.chars.len() && self.chars[self.pos] != '\n' {
+                    self.pos += 1;
+                }
                 Ok(())
             }
             ('/', Some('*')) => self.skip_block_comment(),
@@ -187,14 +146,6 @@ impl Scanner {
                     None => self.code_char(c, next),
                 }
             }
-        }
-    }
-
-    /// Skip to the end of the line; the newline itself is still scanned, since it may
-    /// end a line directive.
-    fn skip_line_comment(&mut self) {
-        while self.pos < self.chars.len() && self.chars[self.pos] != '\n' {
-            self.pos += 1;
         }
     }
 

@@ -1,21 +1,9 @@
 //! The paper's Table V: PTX instruction counts of the FFT's forward kernel by class, ours per
 //! API and index width beside the paper's.
 //!
-//! # Classes
-//!
 //! The paper's classes are `ClassGroup`s of our [`InstrClass`](super::InstrClass)es (opcodes in
-//! `OPCODE_CLASSES`, `classify.rs`):
-//!
-//! * arithmetic: `add sub mul mad fma div rem abs neg min max rcp sqrt rsqrt sin cos lg2 ex2`
-//!   and the other arithmetic opcodes (the paper lists add, sub, mul, div, fma, mad, neg);
-//! * logic/shift: `and or xor not cnot lop3 shl shr shf bfe bfi prmt popc clz brev bfind`
-//!   (the paper: and, or, not, xor, shl, shr);
-//! * flow control: `setp set selp slct testp bra brx call ret exit trap brkpt` (the paper:
-//!   setp, selp, bra; our kernels add one `ret` per entry);
-//! * data movement: `mov`, `cvt`/`cvta`, every `ld.*` and `st.*`;
-//! * synchronization: `bar`, `barrier`, `membar`, `fence`.
-//!
-//! Warp collectives, atomics and unknown opcodes count in the total only.
+//! `OPCODE_CLASSES`, `classify.rs`); warp collectives, atomics and unknown opcodes count in
+//! the total only.
 //!
 //! # The paper's numbers
 //!
@@ -27,10 +15,9 @@
 
 use crate::rows::TableVRow;
 
-use super::classify::{ClassCounts, ClassGroup};
+use super::classify::ClassGroup;
 use super::parse::{count_classes, parse_kernel, PtxError};
 
-/// The kernel Table V counts.
 pub const FFT_KERNEL: &str = "fft512_forward";
 
 /// The paper's two rows (their native widths: 32-bit CUDA, 64-bit OpenCL).
@@ -52,32 +39,6 @@ pub fn paper_rows() -> Vec<TableVRow> {
         .collect()
 }
 
-/// Our row from class counts.
-pub fn row_of(counts: &ClassCounts, api: &str, index: &str, index_bits: u32) -> TableVRow {
-    let group = |g: ClassGroup| -> u64 {
-        counts
-            .counts
-            .iter()
-            .filter(|(name, _)| {
-                super::classify::InstrClass::from_name(name).is_some_and(|c| c.group() == g)
-            })
-            .map(|(_, n)| *n)
-            .sum()
-    };
-    TableVRow {
-        source: "clvscu".into(),
-        api: api.into(),
-        index: index.into(),
-        index_bits,
-        arithmetic: group(ClassGroup::Arithmetic),
-        logic_shift: group(ClassGroup::LogicShift),
-        flow_control: group(ClassGroup::FlowControl),
-        data_movement: group(ClassGroup::DataMovement),
-        synchronization: group(ClassGroup::Synchronization),
-        total: counts.total(),
-    }
-}
-
 /// Why PTX text gives no Table V row.
 #[derive(Debug, thiserror::Error)]
 pub enum RowError {
@@ -95,7 +56,29 @@ pub fn row_from_ptx(
     index_bits: u32,
 ) -> Result<TableVRow, RowError> {
     let kernel = parse_kernel(ptx, FFT_KERNEL)?.ok_or(RowError::NoKernel)?;
-    Ok(row_of(&count_classes(&kernel), api, index, index_bits))
+    let counts = count_classes(&kernel);
+    let group = |g: ClassGroup| -> u64 {
+        counts
+            .counts
+            .iter()
+            .filter(|(name, _)| {
+                super::classify::InstrClass::from_name(name).is_some_and(|c| c.group() == g)
+            })
+            .map(|(_, n)| *n)
+            .sum()
+    };
+    Ok(TableVRow {
+        source: "clvscu".into(),
+        api: api.into(),
+        index: index.into(),
+        index_bits,
+        arithmetic: group(ClassGroup::Arithmetic),
+        logic_shift: group(ClassGroup::LogicShift),
+        flow_control: group(ClassGroup::FlowControl),
+        data_movement: group(ClassGroup::DataMovement),
+        synchronization: group(ClassGroup::Synchronization),
+        total: counts.total(),
+    })
 }
 
 /// Table V in Markdown: the paper's rows, then ours, with the class mapping and the caveats.

@@ -346,7 +346,7 @@ fn side_by_side_cuda_vs_opencl_reduce() {
             .kernel("reduce_sum")
             .unwrap(),
     );
-    let md = side_by_side_markdown("PTX", "reduce", "cuda", &cu, "opencl", &cl);
+    let md = side_by_side_markdown("PTX", "reduce", "cuda", Some(&cu), "opencl", Some(&cl));
     let lines: Vec<&str> = md.lines().collect();
     assert_eq!(lines[0], "PTX instructions by class: reduce");
     assert_eq!(
@@ -363,7 +363,14 @@ fn side_by_side_cuda_vs_opencl_reduce() {
     // header, caption, blank, separator + one row per class + total
     assert_eq!(lines.len(), 4 + InstrClass::ALL.len() + 1);
 
-    let rows = side_by_side_csv_rows("reduce", "reduce_sum", "cuda", &cu, "opencl", &cl);
+    let rows = side_by_side_csv_rows(
+        "reduce",
+        "reduce_sum",
+        "cuda",
+        Some(&cu),
+        "opencl",
+        Some(&cl),
+    );
     assert_eq!(rows.len(), 2 * InstrClass::ALL.len());
     assert_eq!(
         rows[0],
@@ -672,11 +679,11 @@ fn extra_keys_are_rendered_not_dropped() {
     let mut a = ClassCounts::new();
     a.counts.insert("tensor".to_string(), 2);
     let b = ClassCounts::new();
-    let md = side_by_side_markdown("PTX", "p|q", "a", &a, "b", &b);
+    let md = side_by_side_markdown("PTX", "p|q", "a", Some(&a), "b", Some(&b));
     assert!(md.contains("| tensor | other | 2 | 0 | -2 |"));
     assert!(md.starts_with("PTX instructions by class: p\\|q"));
     assert!(md.ends_with("| **total** | | 2 | 0 | -2 |\n"));
-    let rows = side_by_side_csv_rows("p", "k", "a", &a, "b", &b);
+    let rows = side_by_side_csv_rows("p", "k", "a", Some(&a), "b", Some(&b));
     assert_eq!(rows.len(), 2 * (InstrClass::ALL.len() + 1));
 }
 
