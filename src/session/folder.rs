@@ -23,9 +23,7 @@ use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::study::Study;
 
-/// The name of the identity file in an output folder.
 pub const IDENTITY_FILE: &str = "folder.json";
-/// The name of the lock file in an output folder.
 pub const LOCK_FILE: &str = ".clvscu.lock";
 
 /// What an output folder holds.

@@ -138,7 +138,6 @@ impl InputCache {
         }
     }
 
-    /// Inputs of a variant, SpMV's from `matrix`.
     pub fn get(
         &mut self,
         variant: &'static Variant,
@@ -178,12 +177,10 @@ impl InputCache {
         }
     }
 
-    /// How many sets it holds now.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

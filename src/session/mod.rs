@@ -188,13 +188,10 @@ pub fn run_study_with(
     ctx: &RunContext,
     cache: &mut InputCache,
 ) -> Result<RunSummary, ExportError> {
-    let total = study.comparisons.len();
-    let tell = |p: Progress| {
-        if let Some(on_progress) = ctx.on_progress {
-            on_progress(p);
-        }
-    };
-    tell(Progress::Started { total });
+    let tell = |p: Progress| ctx.on_progress.map_or((), |on_progress| on_progress(p));
+    tell(Progress::Started {
+        total: study.comparisons.len(),
+    });
     let summary = measure_all(study, a, b, sink, ctx, cache, &tell);
     tell(Progress::Ended);
     summary
