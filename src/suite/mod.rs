@@ -6,14 +6,6 @@
 //! through `clvscu explain`), so NVIDIA's OpenCL, which can break a process's context for good,
 //! costs one step at most, and a step past its cap is stopped like a Ctrl-C (its finished
 //! comparisons kept) without stopping the suite.
-//!
-//! `--quick` runs the same studies at small sizes and few repetitions ([`quick`]), a pass of
-//! about two minutes on a GPU, and of seconds with the fake backend.
-//!
-//! A second plan, [`Plan::MatvecRule`], measures `matvec/auto`'s decision table on the GPU at
-//! hand ([`MATVEC_RULE_STEPS`]): the shape sweep, cuBLAS SGEMV at its shapes, the table
-//! `clvscu shapes-rule` derives, `auto` with that table and with the binary's own, and the
-//! checks against cuBLAS and the read kernel.
 
 pub mod peaks;
 pub mod quick;
