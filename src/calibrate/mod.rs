@@ -35,7 +35,6 @@ pub const PR_WITHIN: f64 = 0.05;
 pub const BACK_TO_BACK_WITHIN: f64 = 0.10;
 const RESAMPLES: usize = 2000;
 
-/// What to measure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CalibrationPlan {
     pub shapes: Vec<LaunchShape>,
@@ -86,9 +85,41 @@ impl CalibrationPlan {
             (self.reps / 10).max(10)
         }
     }
+
+    /// Every batch and wait of each shape in turn, and after 1 x 1 the level case.
+    fn cases(&self) -> Vec<PlainLoop> {
+        let mut cases = Vec::new();
+        for &shape in &self.shapes {
+            for &batch in &self.batches {
+                for &wait in &self.waits {
+                    cases.push(PlainLoop {
+                        shape,
+                        wait,
+                        batch,
+                        reps: self.reps_of(batch),
+                        flag_copies: false,
+                    });
+                }
+            }
+            if shape == LaunchShape::linear(1, 1) {
+                // The level case: per repetition one word written to a buffer, two empty
+                // launches, the word read back (the read is the wait), through the harness's
+                // calls (the ones the BFS family makes) and through a plain loop of the
+                // driver's. Its rows give per-launch times, as every case's do; a level is
+                // `batch` of them.
+                cases.push(PlainLoop {
+                    shape,
+                    wait: WaitMode::Finish,
+                    batch: 2,
+                    reps: self.reps_of(1),
+                    flag_copies: true,
+                });
+            }
+        }
+        cases
+    }
 }
 
-/// What a calibration found.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Calibration {
     pub rows: Vec<CalibrationRow>,
@@ -357,20 +388,7 @@ pub fn calibrate(
     sources: &KernelSources,
     plan: &CalibrationPlan,
 ) -> Result<Calibration, CalibrationError> {
-    let mut out = Calibration::default();
-    warm_up(backends, sources)?;
-    for &shape in &plan.shapes {
-        let mut probes = Vec::new();
-        for b in backends.iter_mut() {
-            probes.push(Probe::build(&mut **b, sources, shape.local)?);
-        }
-        let measured = measure_shape(&mut out, backends, &probes, plan, shape);
-        for (b, p) in backends.iter_mut().zip(probes) {
-            p.release(&mut **b);
-        }
-        measured?;
-    }
-    Ok(out)
+    measure_cases(backends, sources, &plan.cases(), plan.chunk)
 }
 
 /// Each of `cases` on every backend, through the harness path and the plain loop as
@@ -450,43 +468,6 @@ fn warm_up(
         }
         probe.release(&mut **b);
         result?;
-    }
-    Ok(())
-}
-
-/// Every batch and wait of one shape, and at 1 x 1 the level case.
-fn measure_shape(
-    out: &mut Calibration,
-    backends: &mut [&mut dyn Runtime],
-    probes: &[Probe],
-    plan: &CalibrationPlan,
-    shape: LaunchShape,
-) -> Result<(), CalibrationError> {
-    for &batch in &plan.batches {
-        for &wait in &plan.waits {
-            let case = PlainLoop {
-                shape,
-                wait,
-                batch,
-                reps: plan.reps_of(batch),
-                flag_copies: false,
-            };
-            add_case(out, backends, probes, case, plan.chunk)?;
-        }
-    }
-    if shape == LaunchShape::linear(1, 1) {
-        // The level case: per repetition one word written to a buffer, two empty launches,
-        // the word read back (the read is the wait), through the harness's calls (the ones
-        // the BFS family makes) and through a plain loop of the driver's. Its rows give
-        // per-launch times, as every case's do; a level is `batch` of them.
-        let level = PlainLoop {
-            shape,
-            wait: WaitMode::Finish,
-            batch: 2,
-            reps: plan.reps_of(1),
-            flag_copies: true,
-        };
-        add_case(out, backends, probes, level, plan.chunk)?;
     }
     Ok(())
 }

@@ -50,32 +50,29 @@ pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) 
         .map(|(p, r)| r.failure.is_none().then(|| times(p, r)))
         .collect();
     let works: Vec<f64> = plans.iter().map(|p| work(&base_row(ctx, p))).collect();
+    let few = |n: usize| n < stats::MIN_SAMPLES_FOR_CI;
     let (summaries, ratio) = rayon::join(
         || {
             timed
                 .par_iter()
                 .map(|t| {
-                    t.as_ref()
-                        .and_then(|t| stats::summarize(t, RESAMPLES, seed))
-                        .map(|mut s| {
-                            if s.n < stats::MIN_SAMPLES_FOR_CI {
-                                (s.ci_lo, s.ci_hi) = (f64::NAN, f64::NAN);
-                            }
-                            s
-                        })
+                    let mut s = stats::summarize(t.as_ref()?, RESAMPLES, seed)?;
+                    if few(s.n) {
+                        (s.ci_lo, s.ci_hi) = (f64::NAN, f64::NAN);
+                    }
+                    Some(s)
                 })
                 .collect()
         },
-        || match (timed.as_slice(), works.as_slice()) {
-            ([Some(a), Some(b)], [wa, wb]) => {
-                stats::performance_ratio(a, *wa, b, *wb, RESAMPLES, seed).map(|mut r| {
-                    if a.len().min(b.len()) < stats::MIN_SAMPLES_FOR_CI {
-                        (r.ci_lo, r.ci_hi) = (f64::NAN, f64::NAN);
-                    }
-                    r
-                })
+        || {
+            let ([Some(a), Some(b)], [wa, wb]) = (timed.as_slice(), works.as_slice()) else {
+                return None;
+            };
+            let mut r = stats::performance_ratio(a, *wa, b, *wb, RESAMPLES, seed)?;
+            if few(a.len().min(b.len())) {
+                (r.ci_lo, r.ci_hi) = (f64::NAN, f64::NAN);
             }
-            _ => None,
+            Some(r)
         },
     );
     ComparisonStats { summaries, ratio }

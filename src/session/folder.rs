@@ -1,12 +1,6 @@
-//! An output folder knows what it is and who is writing it.
-//!
-//! Its first run writes `folder.json`: the study, a hash of the resolved study, the sides
-//! (API, device, platform, driver), the passes, the binary's commit, a hash of the kernel
-//! sources and, as comparisons are written, a hash of each one's rows. A resume that does
-//! not match is refused with every difference named, so rows of two different experiments
-//! never meet in one folder. `.clvscu.lock` is held (an advisory lock) for the whole run and
-//! removed at its end; a second run on the same folder is refused with the holder's process
-//! id, host and start, and every write checks that the lock is still this run's.
+//! An output folder knows what it is and who is writing it: `folder.json`, which a resume
+//! must match so that rows of two different experiments never meet in one folder, and
+//! `.clvscu.lock`, held (an advisory lock) for the whole run.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -23,9 +17,7 @@ use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::study::Study;
 
-/// The name of the identity file in an output folder.
 pub const IDENTITY_FILE: &str = "folder.json";
-/// The name of the lock file in an output folder.
 pub const LOCK_FILE: &str = ".clvscu.lock";
 
 /// What an output folder holds.

@@ -112,20 +112,15 @@ pub struct InputCache {
     budget_bytes: usize,
 }
 
-/// What [`InputCache::default`] may hold beyond its last two sets: a quarter of the host
-/// memory available when the run starts, at most 16 GiB (a few GPU-sized sets, never a share
-/// that pushes the host to swap).
-fn default_budget() -> usize {
-    const CAP: u64 = 16 << 30;
-    let bytes = crate::host_memory::available_host_bytes()
-        .map(|t| (t / 4).min(CAP))
-        .unwrap_or(CAP / 4);
-    usize::try_from(bytes).unwrap_or(usize::MAX)
-}
-
 impl Default for InputCache {
+    /// Holds beyond its last two sets a quarter of the host memory available when the run
+    /// starts, at most 16 GiB (a few GPU-sized sets, never a share that pushes the host to swap).
     fn default() -> Self {
-        InputCache::with_budget(default_budget())
+        const CAP: u64 = 16 << 30;
+        let bytes = crate::host_memory::available_host_bytes()
+            .map(|t| (t / 4).min(CAP))
+            .unwrap_or(CAP / 4);
+        InputCache::with_budget(usize::try_from(bytes).unwrap_or(usize::MAX))
     }
 }
 
@@ -138,7 +133,6 @@ impl InputCache {
         }
     }
 
-    /// Inputs of a variant, SpMV's from `matrix`.
     pub fn get(
         &mut self,
         variant: &'static Variant,
@@ -178,12 +172,10 @@ impl InputCache {
         }
     }
 
-    /// How many sets it holds now.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
-    /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
@@ -200,13 +192,6 @@ pub struct Guard<'a> {
 }
 
 impl Guard<'_> {
-    /// The limit the user set for this side, if any.
-    fn fixed(&self, settings: &Resolved) -> Option<Duration> {
-        self.timeout_s
-            .or(settings.timeout_s)
-            .map(Duration::from_secs_f64)
-    }
-
     /// Runs `launch` under the watchdog, as `what` on `api`, for at most `limit`.
     fn watch<T>(
         &self,
@@ -335,7 +320,11 @@ fn prepare_and_verify(
     times: &mut PhaseTimes,
 ) -> (Option<Prepared>, SideRun, Duration) {
     let variant = side.settings.variant;
-    let fixed = guard.fixed(&side.settings);
+    // The limit the user set for this side, if any.
+    let fixed = guard
+        .timeout_s
+        .or(side.settings.timeout_s)
+        .map(Duration::from_secs_f64);
     if let Err(e) = side.backend.set_wait_mode(side.settings.wait) {
         return not_built(&ExecError::Backend(e));
     }

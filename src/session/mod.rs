@@ -1,10 +1,6 @@
 //! A session runs a study over one or two sides and hands every finished comparison to a
-//! sink before the next one starts, so an interruption keeps everything that finished.
-//!
-//! The jobs are apart: [`measure`] prepares, verifies and times the sides; [`analysis`] turns
-//! samples into rows through [`crate::stats`]; [`store`] writes rows and knows what a resumed
-//! folder holds; [`run`] is the whole `clvscu run` (passes, provenance, summary). The session
-//! draws nothing: it tells its [`Progress`], and the charts are drawn from the folder after it.
+//! sink before the next one starts, so an interruption keeps everything that finished. The
+//! session draws nothing: it tells its [`Progress`], and the charts are drawn from the folder.
 
 mod adaptive;
 mod ahead;
@@ -188,13 +184,10 @@ pub fn run_study_with(
     ctx: &RunContext,
     cache: &mut InputCache,
 ) -> Result<RunSummary, ExportError> {
-    let total = study.comparisons.len();
-    let tell = |p: Progress| {
-        if let Some(on_progress) = ctx.on_progress {
-            on_progress(p);
-        }
-    };
-    tell(Progress::Started { total });
+    let tell = |p: Progress| ctx.on_progress.map_or((), |on_progress| on_progress(p));
+    tell(Progress::Started {
+        total: study.comparisons.len(),
+    });
     let summary = measure_all(study, a, b, sink, ctx, cache, &tell);
     tell(Progress::Ended);
     summary

@@ -116,13 +116,11 @@ impl RunFolder {
         Ok(write_json_atomic(&self.provenance_path, &self.provenance)?)
     }
 
-    /// Writes the file `name` of the folder whole.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), SessionError> {
         self.held.still_held()?;
         Ok(write_atomic(&self.dir.join(name), bytes)?)
     }
 
-    /// Writes the CSV file `name` of the folder with `rows`.
     pub fn write_rows<T: Serialize + CsvSchema>(
         &self,
         name: &str,

@@ -2,17 +2,13 @@
 //! driver, where nothing else can stop it; the watchdog thread sees the launch pass its limit
 //! and calls the caller's `on_expiry` (the binary ends the process there, with a message and
 //! its own exit code: every finished comparison is already on disk).
-//!
-//! The limit of a launch is the study's `timeout` or `--timeout` when given; otherwise the
-//! first launch of a configuration (its verification, which includes first-use costs) gets
-//! [`FIRST_LAUNCH_LIMIT`], and every later one [`EXPECTED_FACTOR`] times what verification
-//! took, at least [`MIN_LIMIT`].
 
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The limit of a configuration's first launch when nothing else is known.
+/// The limit of a configuration's first launch (its verification, which includes first-use
+/// costs) when no `timeout` or `--timeout` is given.
 pub const FIRST_LAUNCH_LIMIT: Duration = Duration::from_secs(120);
 /// Later launches may take this many times the verification launch...
 pub const EXPECTED_FACTOR: u32 = 100;

@@ -6,14 +6,6 @@
 //! through `clvscu explain`), so NVIDIA's OpenCL, which can break a process's context for good,
 //! costs one step at most, and a step past its cap is stopped like a Ctrl-C (its finished
 //! comparisons kept) without stopping the suite.
-//!
-//! `--quick` runs the same studies at small sizes and few repetitions ([`quick`]), a pass of
-//! about two minutes on a GPU, and of seconds with the fake backend.
-//!
-//! A second plan, [`Plan::MatvecRule`], measures `matvec/auto`'s decision table on the GPU at
-//! hand ([`MATVEC_RULE_STEPS`]): the shape sweep, cuBLAS SGEMV at its shapes, the table
-//! `clvscu shapes-rule` derives, `auto` with that table and with the binary's own, and the
-//! checks against cuBLAS and the read kernel.
 
 pub mod peaks;
 pub mod quick;
@@ -57,7 +49,6 @@ pub enum StepKind {
     ShapesRule { sweep: &'static str },
 }
 
-/// One step of the suite.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Step {
     /// The step's name: its row in `suite.csv` and its log.
@@ -78,8 +69,10 @@ pub struct Step {
     pub skip: &'static [&'static str],
 }
 
-const fn study(
+/// A step in the folder of its own name that skips nothing.
+const fn step(
     name: &'static str,
+    kind: StepKind,
     reproduces: &'static str,
     full_cap_s: u32,
     quick_cap_s: u32,
@@ -87,12 +80,27 @@ const fn study(
     Step {
         name,
         dir: name,
-        kind: StepKind::Study(name),
+        kind,
         reproduces,
         full_cap_s,
         quick_cap_s,
         skip: &[],
     }
+}
+
+const fn study(
+    name: &'static str,
+    reproduces: &'static str,
+    full_cap_s: u32,
+    quick_cap_s: u32,
+) -> Step {
+    step(
+        name,
+        StepKind::Study(name),
+        reproduces,
+        full_cap_s,
+        quick_cap_s,
+    )
 }
 
 impl Step {
@@ -101,7 +109,11 @@ impl Step {
         Step { skip, ..self }
     }
 
-    /// Its cap in this mode, in seconds.
+    /// The same step in the folder `dir`.
+    const fn in_dir(self, dir: &'static str) -> Step {
+        Step { dir, ..self }
+    }
+
     pub fn cap_s(&self, quick: bool) -> u32 {
         if quick {
             self.quick_cap_s
@@ -159,62 +171,52 @@ pub const STEPS: &[Step] = &[
         8,
     ),
     study("fill", "The fill article (local sizes, float4, 2D)", 31, 8),
-    Step {
-        name: "cpu",
-        dir: "cpu",
-        kind: StepKind::CpuStudy("cpu"),
-        reproduces: "Fang et al. Table VI and the fill article's CPU rows (OpenCL CPU device)",
-        // Each comparison is a process of its own (see the binary's CPU step).
-        full_cap_s: 24,
-        quick_cap_s: 10,
-        skip: &[],
-    },
+    // Each comparison is a process of its own (see the binary's CPU step).
+    step(
+        "cpu",
+        StepKind::CpuStudy("cpu"),
+        "Fang et al. Table VI and the fill article's CPU rows (OpenCL CPU device)",
+        24,
+        10,
+    ),
     study(
         "shapes",
         "Shapes and sizes against the vendor libraries",
         44,
         12,
     ),
-    Step {
-        name: "calibrate",
-        dir: "calibrate",
-        kind: StepKind::Calibrate,
-        reproduces: "The harness's own launch cost against a plain loop per API",
-        full_cap_s: 14,
-        quick_cap_s: 5,
-        skip: &[],
-    },
-    Step {
-        name: "inspect",
-        dir: "inspect",
-        kind: StepKind::Inspect,
-        reproduces: "Fang et al. Table V (PTX by instruction class)",
-        full_cap_s: 10,
-        quick_cap_s: 8,
-        skip: &[],
-    },
-    Step {
-        name: "baselines",
-        dir: "baselines",
-        kind: StepKind::Baselines {
+    step(
+        "calibrate",
+        StepKind::Calibrate,
+        "The harness's own launch cost against a plain loop per API",
+        14,
+        5,
+    ),
+    step(
+        "inspect",
+        StepKind::Inspect,
+        "Fang et al. Table V (PTX by instruction class)",
+        10,
+        8,
+    ),
+    step(
+        "baselines",
+        StepKind::Baselines {
             study: "shapes",
             only: None,
             csv: crate::rows::BASELINES_CSV,
         },
-        reproduces: "Vendor baselines beside our kernels (cuBLAS, CUB, cuDNN, cuSPARSE)",
-        full_cap_s: 27,
-        quick_cap_s: 12,
-        skip: &[],
-    },
-    Step {
-        name: "explain",
-        dir: "explain",
-        kind: StepKind::Explain("fair"),
-        reproduces: "Why each fair gap: `clvscu explain` of the fair study's run folder",
-        full_cap_s: 92,
-        quick_cap_s: 12,
-        skip: &[],
-    },
+        "Vendor baselines beside our kernels (cuBLAS, CUB, cuDNN, cuSPARSE)",
+        27,
+        12,
+    ),
+    step(
+        "explain",
+        StepKind::Explain("fair"),
+        "Why each fair gap: `clvscu explain` of the fair study's run folder",
+        92,
+        12,
+    ),
 ];
 
 /// The study of the rule plan's `auto` steps: `matvec/auto` at every shape of the sweep and
@@ -235,70 +237,61 @@ const CPU: (&str, &str) = ("cpu", include_str!("../../harness/experiments/cpu.to
 /// (`auto` with the table built into this binary, or the hand rule; each row's flags say
 /// which). Caps from the H100 sweep of 1552 measurements in 91 s, with room to spare.
 pub const MATVEC_RULE_STEPS: &[Step] = &[
-    Step {
-        name: "sweep",
-        dir: "sweep/shape-sweep",
-        kind: StepKind::Study("shape-sweep"),
-        reproduces: "Every auto-eligible matvec variant at every sweep shape, and the read kernel",
-        full_cap_s: 200,
-        quick_cap_s: 40,
-        skip: &[],
-    },
-    Step {
-        name: "baselines",
-        dir: "baselines",
-        kind: StepKind::Baselines {
+    step(
+        "sweep",
+        StepKind::Study("shape-sweep"),
+        "Every auto-eligible matvec variant at every sweep shape, and the read kernel",
+        200,
+        40,
+    )
+    .in_dir("sweep/shape-sweep"),
+    step(
+        "baselines",
+        StepKind::Baselines {
             study: "shape-sweep",
             only: Some("shapes"),
             csv: "sweep/baselines.csv",
         },
-        reproduces: "cuBLAS SGEMV (torch.mv) at every sweep shape",
-        full_cap_s: 90,
-        quick_cap_s: 30,
-        skip: &[],
-    },
-    Step {
-        name: "table",
-        dir: "rules",
-        kind: StepKind::ShapesRule { sweep: "sweep" },
-        reproduces: "The measured winner per aspect, size and row alignment",
-        full_cap_s: 20,
-        quick_cap_s: 10,
-        skip: &[],
-    },
-    Step {
-        name: "auto",
-        dir: "sweep/shape-sweep-auto",
-        kind: StepKind::StudyWithTable {
+        "cuBLAS SGEMV (torch.mv) at every sweep shape",
+        90,
+        30,
+    ),
+    step(
+        "table",
+        StepKind::ShapesRule { sweep: "sweep" },
+        "The measured winner per aspect, size and row alignment",
+        20,
+        10,
+    )
+    .in_dir("rules"),
+    step(
+        "auto",
+        StepKind::StudyWithTable {
             study: "shape-sweep-auto",
             table_dir: "rules",
         },
-        reproduces: "matvec/auto with the new table at every sweep shape",
-        full_cap_s: 100,
-        quick_cap_s: 20,
-        skip: &[],
-    },
-    Step {
-        name: "auto-builtin",
-        dir: "auto-builtin",
-        kind: StepKind::StudyWithBuiltinTables("shape-sweep-auto"),
-        reproduces: "matvec/auto with the table built into this binary (or the hand rule)",
-        full_cap_s: 100,
-        quick_cap_s: 20,
-        skip: &[],
-    },
-    Step {
-        name: "checks",
-        dir: "rules",
-        kind: StepKind::ShapesRule { sweep: "sweep" },
-        reproduces: "auto against cuBLAS beyond the L2 and against the read kernel at 2^28",
-        full_cap_s: 20,
-        quick_cap_s: 10,
-        skip: &[],
-    },
+        "matvec/auto with the new table at every sweep shape",
+        100,
+        20,
+    )
+    .in_dir("sweep/shape-sweep-auto"),
+    step(
+        "auto-builtin",
+        StepKind::StudyWithBuiltinTables("shape-sweep-auto"),
+        "matvec/auto with the table built into this binary (or the hand rule)",
+        100,
+        20,
+    ),
+    step(
+        "checks",
+        StepKind::ShapesRule { sweep: "sweep" },
+        "auto against cuBLAS beyond the L2 and against the read kernel at 2^28",
+        20,
+        10,
+    )
+    .in_dir("rules"),
 ];
 
-/// Which plan a suite runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Plan {
     /// The papers' experiments ([`STEPS`]).

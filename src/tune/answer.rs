@@ -15,7 +15,6 @@ use crate::stats::{self, Ratio};
 const RESAMPLES: usize = 2000;
 const SEED: u64 = 7;
 
-/// One API's best configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Best {
     pub api: Api,
@@ -25,15 +24,6 @@ pub struct Best {
     pub metric: f64,
     pub ci: (f64, f64),
     pub times: Vec<f64>,
-}
-
-/// The metric and its CI of one configuration's times.
-pub fn metric_with_ci(space: &Space, config: &Config, times: &[f64]) -> Option<(f64, (f64, f64))> {
-    let metric = score_of(space, config, times)?;
-    let s = stats::summarize(times, RESAMPLES, SEED)?;
-    // The metric is work / time: the CI's bounds swap.
-    let work = metric * s.median;
-    Some((metric, (work / s.ci_hi, work / s.ci_lo)))
 }
 
 /// The best evaluation of `api` among `evals` (any strategy), by score.
@@ -82,13 +72,16 @@ pub struct Answer {
 /// A side's best, from its times.
 pub fn best_of(space: &Space, api: Api, point: usize, times: Vec<f64>) -> Option<Best> {
     let config = space.config(point);
-    let (metric, ci) = metric_with_ci(space, &config, &times)?;
+    let metric = score_of(space, &config, &times)?;
+    let s = stats::summarize(&times, RESAMPLES, SEED)?;
+    // The metric is work / time: the CI's bounds swap.
+    let work = metric * s.median;
     Some(Best {
         api,
         point,
         config,
         metric,
-        ci,
+        ci: (work / s.ci_hi, work / s.ci_lo),
         times,
     })
 }

@@ -1,15 +1,5 @@
 //! `clvscu tune`: search each API's best configuration of a kernel and compare best against
 //! best beside the same-configuration comparison.
-//!
-//! - [`space`]: expansion of the spaces each family declares (`Tuning::spaces`), invalid
-//!   points counted by constraint;
-//! - [`strategy`]: exhaustive, random, simulated annealing, genetic ([`genetic`]) and Bayesian
-//!   optimisation ([`bayes`]), all seeded;
-//! - [`cache`]: every evaluation on disk, keyed by device, driver, source hash and parameters;
-//! - [`run`]: the interleaved search (one OpenCL evaluation, one CUDA evaluation);
-//! - [`answer`]: best-vs-best and same-config PR with CIs, differing parameters;
-//! - [`output`]: CSV of every evaluation, the answer as Markdown, the `tuned` study;
-//! - [`provenance`]: where the numbers came from (commit, devices, command line, space hash).
 
 pub mod answer;
 pub mod bayes;

@@ -16,7 +16,6 @@ use crate::export::write_atomic;
 use crate::plot::tune_convergence::Line;
 use crate::rows::{EvaluationRow, EVALUATIONS_CSV};
 use crate::session::provenance::summary_line;
-use crate::stats::Ratio;
 
 /// The error of a file at `path` that could not be written.
 fn write_error(path: &Path, e: impl std::fmt::Display) -> TuneError {
@@ -62,24 +61,6 @@ pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
             }
         })
         .collect()
-}
-
-fn ratio_text(r: &Option<Ratio>) -> String {
-    match r {
-        Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
-        None => "n/a (failed on one side)".into(),
-    }
-}
-
-fn best_line(b: &Best, unit: &str) -> String {
-    format!(
-        "| {} | `{}` | {:.2} | [{:.2}, {:.2}] | {unit} |",
-        b.api.label(),
-        b.config.text(),
-        b.metric,
-        b.ci.0,
-        b.ci.1
-    )
 }
 
 /// The strategy table: one line per strategy and API.
@@ -148,7 +129,15 @@ fn answer_body(report: &TuneReport) -> String {
     );
     s.push_str("| API | best configuration | metric | 95% CI | unit |\n|---|---|---|---|---|\n");
     for b in &report.bests {
-        let _ = writeln!(s, "{}", best_line(b, unit));
+        let _ = writeln!(
+            s,
+            "| {} | `{}` | {:.2} | [{:.2}, {:.2}] | {unit} |",
+            b.api.label(),
+            b.config.text(),
+            b.metric,
+            b.ci.0,
+            b.ci.1
+        );
     }
     if let Some(a) = &report.answer {
         s.push('\n');
@@ -166,7 +155,11 @@ fn pr_lines(a: &Answer) -> String {
         ("same-config PR at OpenCL's best", &a.same_at_opencl_best),
         ("same-config PR at CUDA's best", &a.same_at_cuda_best),
     ] {
-        let _ = writeln!(s, "- {what}: {}", ratio_text(ratio));
+        let text = match ratio {
+            Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
+            None => "n/a (failed on one side)".into(),
+        };
+        let _ = writeln!(s, "- {what}: {text}");
     }
     if a.differing.is_empty() {
         s.push_str("- the two bests are the same configuration\n");

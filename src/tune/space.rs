@@ -121,12 +121,10 @@ impl Space {
         self.invalid.values().sum()
     }
 
-    /// The valid point at `coords`, if any.
     pub fn find(&self, coords: &[u8]) -> Option<usize> {
         self.index.get(coords).copied()
     }
 
-    /// The configuration of point `i`.
     pub fn config(&self, i: usize) -> Config {
         self.config_of(&self.points[i])
     }
