@@ -109,7 +109,8 @@ fn inline(text: &str) -> Value {
     Value::from_safe_string(out)
 }
 
-/// The templates, compiled into the binary: a report never depends on files beside it.
+/// The templates, compiled into the binary: a report never depends on files beside it. Only
+/// the `.html` ones are escaped (MiniJinja's default by file name).
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_formatter(formatter);
@@ -120,6 +121,7 @@ fn environment() -> Environment<'static> {
         ("index.html", include_str!("templates/index.html")),
         ("page.html", include_str!("templates/page.html")),
         ("findings.html", include_str!("templates/findings.html")),
+        ("findings.md", include_str!("templates/findings.md")),
     ] {
         env.add_template(name, text)
             .expect("the built-in templates parse (covered by tests)");
@@ -159,9 +161,8 @@ pub(crate) struct PageLink {
     pub fair: usize,
 }
 
-/// The style sheet every page links, written once beside `index.html`.
+/// The style sheet every page links, written once beside `index.html` as [`STYLE_FILE`].
 pub(crate) const STYLE: &str = include_str!("templates/style.css");
-/// Its file name beside `index.html`.
 pub(crate) const STYLE_FILE: &str = "style.css";
 
 /// `index.html`: per GPU its folders, each linked to its page, and the charts across GPUs.

@@ -33,20 +33,6 @@ fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
     slug
 }
 
-/// Draws `folder`'s charts into `pages/<slug>-charts/` and returns them relative to `pages/`.
-/// The suffix keeps the folder apart from every page: a slug may end in `.html` (a run folder
-/// of that name), a folder name never does.
-fn page_charts(
-    catalog: &Catalog,
-    folder: &RunFolder,
-    out: &Path,
-    slug: &str,
-) -> Result<Vec<PathBuf>, ReportError> {
-    let pages = out.join(PAGES);
-    let dir = pages.join(format!("{slug}-charts"));
-    super::draw_into(catalog, std::slice::from_ref(folder), &dir, &pages)
-}
-
 fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
     let chart = |c: &PathBuf| html::block(&super::doc::Block::Chart(c.clone()));
     charts.iter().map(chart).collect()
@@ -94,9 +80,14 @@ fn write_page(
     nav: &Nav,
     out: &Path,
 ) -> Result<(PageLink, Vec<PathBuf>), ReportError> {
-    let charts = page_charts(catalog, folder, out, slug)?;
-    let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(PAGES).join(c)).collect();
-    let page = out.join(PAGES).join(format!("{slug}.html"));
+    let pages = out.join(PAGES);
+    // The charts go to `pages/<slug>-charts/`, relative to `pages/`. The suffix keeps the
+    // folder apart from every page: a slug may end in `.html` (a run folder of that name), a
+    // folder name never does.
+    let chart_dir = pages.join(format!("{slug}-charts"));
+    let charts = super::draw_into(catalog, std::slice::from_ref(folder), &chart_dir, &pages)?;
+    let mut files: Vec<PathBuf> = charts.iter().map(|c| pages.join(c)).collect();
+    let page = pages.join(format!("{slug}.html"));
     let text = html::render_page(
         &folder.label,
         &gpu.full_title(),

@@ -1,8 +1,8 @@
 //! The report's content: run folders grouped per GPU, and per folder its PR, fairness and
 //! measurement tables; per GPU the vendor-baseline ratios. Built as [`Doc`] blocks.
 
-use crate::rows::Step;
-use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status};
+use crate::plot::distinct;
+use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status, Step};
 
 use super::baseline;
 use super::doc::{Doc, Table};
@@ -133,10 +133,6 @@ fn side_label(side: Side, api: impl std::fmt::Display, device: &str, other: &str
 }
 
 fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
-    let why: Vec<String> = prs
-        .iter()
-        .map(|r| super::why::why(verdicts, r).cell())
-        .collect();
     let mut t = Table::new(&[
         ("comparison", false),
         ("side A", false),
@@ -151,7 +147,7 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
         ("fair", false),
         ("why (explain)", false),
     ]);
-    for (r, why) in prs.iter().zip(why) {
+    for r in prs {
         t.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             side_label(Side::A, r.api_a, &r.device_a, &r.device_b),
@@ -164,7 +160,7 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
             format!("[{}, {}]", pr3(r.pr_ci_lo), pr3(r.pr_ci_hi)),
             crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi),
             if r.fair { "fair" } else { "unfair" }.to_string(),
-            why,
+            super::why::why(verdicts, r).cell(),
         ]);
     }
     t
@@ -227,7 +223,7 @@ pub(crate) fn with_sides(rows: &[MeasurementRow]) -> Vec<(Side, &MeasurementRow)
     rows.iter()
         .map(|m| {
             let n = seen.entry((&m.run_id, &m.comparison)).or_default();
-            let side = Side::of_index(*n);
+            let side = if *n == 0 { Side::A } else { Side::B };
             *n += 1;
             (side, m)
         })
@@ -276,10 +272,7 @@ pub fn why_no_pr(f: &RunFolder) -> String {
     }
     let sides = with_sides(rows);
     if sides.iter().all(|(s, _)| *s == Side::A) {
-        let apis: Vec<String> = rows.iter().fold(Vec::new(), |mut v, m| {
-            push_unique(&mut v, m.api.label());
-            v
-        });
+        let apis = distinct(rows.iter().map(|m| m.api.label()));
         return format!(
             "no PR: one side only ({}); a Performance Ratio needs two sides",
             apis.join(", ")
@@ -295,15 +288,13 @@ pub fn why_no_pr(f: &RunFolder) -> String {
 
 /// A folder's identity line: studies and run ids of its rows.
 fn folder_summary(f: &RunFolder) -> String {
-    let (mut studies, mut runs) = (Vec::new(), Vec::new());
-    for m in f.measurements() {
-        push_unique(&mut studies, &m.study);
-        push_unique(&mut runs, &m.run_id);
-    }
-    for p in f.prs() {
-        push_unique(&mut studies, &p.study);
-        push_unique(&mut runs, &p.run_id);
-    }
+    let (ms, prs) = (f.measurements().iter(), f.prs().iter());
+    let studies = distinct(
+        ms.clone()
+            .map(|m| &m.study)
+            .chain(prs.clone().map(|p| &p.study)),
+    );
+    let runs = distinct(ms.map(|m| &m.run_id).chain(prs.map(|p| &p.run_id)));
     let short = |v: &[String]| {
         if v.len() > 3 {
             format!("{}, … ({} in all)", v[..3].join(", "), v.len())
