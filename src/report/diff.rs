@@ -341,7 +341,7 @@ pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
         ("verdict", false),
     ]);
     for r in &d.rows {
-        t.push(vec![
+        t.rows.push(vec![
             r.study.clone(),
             r.comparison.clone(),
             r.quantity.clone(),

@@ -180,11 +180,10 @@ pub(crate) struct Neighbour {
     pub label: String,
 }
 
-/// Where a page leads: back to the index, and to the pages before and after it in the index's
+/// Where a page leads besides the index: to the pages before and after it in the index's
 /// order, so the folders can be read one after the other.
 #[derive(Debug, Serialize)]
 pub(crate) struct Nav {
-    pub index: String,
     pub prev: Option<Neighbour>,
     pub next: Option<Neighbour>,
 }
@@ -214,11 +213,10 @@ mod tests {
         let mut doc = Doc::default();
         doc.heading(2, "a <b>");
         let mut t = Table::new(&[("name", false), ("PR", true)]);
-        t.push(vec!["x&y".into(), "1.000".into()]);
+        t.rows.push(vec!["x&y".into(), "1.000".into()]);
         doc.table(t, "");
-        doc.chart("run/pr \"1\".svg".into());
+        doc.blocks.push(Block::Chart("run/pr \"1\".svg".into()));
         let nav = Nav {
-            index: "../index.html".into(),
             prev: None,
             next: Some(Neighbour {
                 href: "b.html".into(),

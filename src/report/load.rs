@@ -69,8 +69,7 @@ fn read_csv<T: DeserializeOwned + CsvSchema>(
     }
 }
 
-/// Every raw sample of a run folder (`samples.csv` or `samples.csv.gz`); empty when it has
-/// none.
+/// Every raw sample of a run folder (`samples.csv` or its `.gz`); empty when it has none.
 pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
     Ok(read_csv(dir, crate::rows::SAMPLES_CSV)?.unwrap_or_default())
 }

@@ -18,8 +18,6 @@ use super::ReportError;
 
 /// The folder of the pages, below the report's folder.
 pub const PAGES: &str = "pages";
-/// How a page links back to the index.
-const INDEX_FROM_PAGE: &str = "../index.html";
 
 /// A page's file stem: the folder's label as a slug, numbered when two labels slug alike.
 fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
@@ -51,7 +49,7 @@ fn plan_slugs(groups: &[(GpuKey, Vec<&RunFolder>)]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Each page's links: the index, and its neighbours in the index's order.
+/// Each page's neighbours in the index's order.
 fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Vec<Nav> {
     let order: Vec<Neighbour> = groups
         .iter()
@@ -64,7 +62,6 @@ fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Ve
         .collect();
     (0..order.len())
         .map(|i| Nav {
-            index: INDEX_FROM_PAGE.into(),
             prev: i.checked_sub(1).map(|p| order[p].clone()),
             next: order.get(i + 1).cloned(),
         })
@@ -191,7 +188,6 @@ mod tests {
             (Some("a.html".into()), Some("c.html".into()))
         );
         assert_eq!(hrefs(&navs[2]), (Some("b.html".into()), None));
-        assert!(navs.iter().all(|n| n.index == "../index.html"));
     }
 
     #[test]

@@ -5,7 +5,7 @@ use crate::plot::distinct;
 use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status, Step};
 
 use super::baseline;
-use super::doc::{Doc, Table};
+use super::doc::{Block, Doc, Table};
 use super::load::RunFolder;
 
 /// The GPU (or GPUs, for a run across two devices) of a folder: its model, e.g.
@@ -148,7 +148,7 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
         ("why (explain)", false),
     ]);
     for r in prs {
-        t.push(vec![
+        t.rows.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             side_label(Side::A, r.api_a, &r.device_a, &r.device_b),
             side_label(Side::B, r.api_b, &r.device_b, &r.device_a),
@@ -194,7 +194,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
             .filter(|r| step_entries(&r.differing_steps).any(|e| e.starts_with(&prefix)))
             .map(|r| full_name(&r.comparison, &r.sweep_param, &r.sweep_value))
             .collect();
-        steps.push(vec![
+        steps.rows.push(vec![
             step.name().to_string(),
             format!("{} of {}", prs.len() - differed.len(), prs.len()),
             join_or(&differed, ", ", "-"),
@@ -207,7 +207,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
     ]);
     for r in prs.iter().filter(|r| !r.fair) {
         let what: Vec<&str> = step_entries(&r.differing_steps).collect();
-        unfair.push(vec![
+        unfair.rows.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             join_or(&what, "; ", "not recorded"),
         ]);
@@ -244,7 +244,7 @@ fn measurement_table(rows: &[MeasurementRow]) -> Table {
         // A failed side's numbers are not results: its cells show a dash.
         let ok = m.status == Status::Ok;
         let timed = |cell: String| if ok { cell } else { "-".into() };
-        t.push(vec![
+        t.rows.push(vec![
             full_name(&m.comparison, &m.sweep_param, &m.sweep_value),
             format!("{side}: {}", m.api),
             format!("{}×{}", m.local_size, m.groups),
@@ -311,7 +311,9 @@ fn folder_summary(f: &RunFolder) -> String {
     )
 }
 
-fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
+/// One folder's tables: its section of the report, and the page the HTML report gives it.
+pub fn folder_doc(catalog: &Catalog, f: &RunFolder) -> Doc {
+    let mut doc = Doc::default();
     doc.heading(3, format!("Run folder {}", f.label));
     doc.para(folder_summary(f));
     doc.heading(4, "Performance Ratio (PR = perf(A) / perf(B))");
@@ -320,10 +322,10 @@ fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
     } else {
         doc.table(pr_table(f.prs(), &f.verdicts), "");
         doc.heading(4, "Fairness");
-        fairness(doc, f.prs());
+        fairness(&mut doc, f.prs());
     }
-    calibration_section(doc, f);
-    super::bfs::section(doc, catalog, f.measurements());
+    calibration_section(&mut doc, f);
+    super::bfs::section(&mut doc, catalog, f.measurements());
     doc.heading(4, "Measurements");
     match &f.measurements {
         None => doc.para("The folder has no measurements file: only its PR rows are reported."),
@@ -332,6 +334,7 @@ fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
             "The measurements file has no rows.",
         ),
     }
+    doc
 }
 
 /// Whether the harness's own launch cost fell on one side of this folder's runtime rows:
@@ -366,7 +369,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
         ("flag", false),
     ]);
     for p in prs {
-        t.push(vec![
+        t.rows.push(vec![
             p.shape.clone(),
             p.batch.to_string(),
             p.wait.clone(),
@@ -381,8 +384,9 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
 }
 
 /// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
-/// them, one table per file.
-fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
+/// them, one table per file (empty when none has one).
+pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
+    let mut doc = Doc::default();
     let with_file = folders
         .iter()
         .filter_map(|f| Some((*f, f.baselines.as_ref()?)));
@@ -401,7 +405,7 @@ fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
             ("ratio", true),
         ]);
         for r in baseline::ratios(catalog, base, &rows) {
-            t.push(vec![
+            t.rows.push(vec![
                 r.baseline.library.clone(),
                 r.baseline.size.clone(),
                 r.api.to_string(),
@@ -424,6 +428,7 @@ fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
             "No verified measurement of these run folders has a baseline's family and size.",
         );
     }
+    doc
 }
 
 /// The overview: one line per folder.
@@ -439,7 +444,7 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
     for (gpu, list) in folders {
         for f in list {
             let prs = f.prs();
-            t.push(vec![
+            t.rows.push(vec![
                 gpu.full_title(),
                 f.label.clone(),
                 f.measurements().len().to_string(),
@@ -475,20 +480,6 @@ pub fn intro(folders: usize, roots: &[String], models: usize, gpus: usize) -> St
     )
 }
 
-/// One folder's tables alone: the page the HTML report gives it.
-pub fn folder_doc(catalog: &Catalog, f: &RunFolder) -> Doc {
-    let mut doc = Doc::default();
-    folder_section(&mut doc, catalog, f);
-    doc
-}
-
-/// The vendor-baseline tables of one GPU's folders (empty when none has a baselines file).
-pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
-    let mut doc = Doc::default();
-    baselines_section(&mut doc, catalog, folders);
-    doc
-}
-
 /// The whole report of `folders`, with `charts` (paths relative to the report) after the
 /// overview.
 pub fn build(
@@ -505,7 +496,7 @@ pub fn build(
     if !charts.is_empty() {
         doc.heading(2, "Charts");
         for c in charts {
-            doc.chart(c.clone());
+            doc.blocks.push(Block::Chart(c.clone()));
         }
     }
     let mut model = None;
@@ -516,9 +507,9 @@ pub fn build(
         }
         doc.para(format!("This {}: {}.", gpu.model, gpu.beneath()));
         for f in list {
-            folder_section(&mut doc, catalog, f);
+            doc.blocks.extend(folder_doc(catalog, f).blocks);
         }
-        baselines_section(&mut doc, catalog, list);
+        doc.blocks.extend(baselines_doc(catalog, list).blocks);
     }
     doc
 }

@@ -1,7 +1,7 @@
 //! One suite folder as the findings read it: `suite.csv` (which steps ran and how they
-//! ended), each step's run folder, explain's verdicts and the provenance of the run. The files other commands write are read
-//! by column name into the ground floor's row types, so that the findings depend on the files
-//! and not on the code that wrote them.
+//! ended), each step's run folder, explain's verdicts and the provenance of the run. The files
+//! are read by column name into the ground floor's row types, so that the findings depend on
+//! the files and not on the code that wrote them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
