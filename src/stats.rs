@@ -18,14 +18,12 @@ pub mod change;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-/// Lower bound of the band in which two implementations count as performing "similarly"
-/// (Fang, Varbanescu and Sips, ICPP 2011: PR within 0.9..1.1).
+/// The band in which two implementations count as performing "similarly" (Fang, Varbanescu
+/// and Sips, ICPP 2011: PR within 0.9..1.1).
 pub const SIMILAR_LO: f64 = 0.9;
-/// Upper bound of the "similar" band, see [`SIMILAR_LO`].
 pub const SIMILAR_HI: f64 = 1.1;
-/// Lower bound of the tighter band (within 5%), reported beside the paper's 10% band.
+/// The tighter band (within 5%), reported beside the paper's 10% band.
 pub const TIGHT_LO: f64 = 0.95;
-/// Upper bound of the tighter band, see [`TIGHT_LO`].
 pub const TIGHT_HI: f64 = 1.05;
 /// Confidence level of the intervals that [`summarize`] and [`performance_ratio`] report.
 pub const CONFIDENCE: f64 = 0.95;
@@ -34,22 +32,19 @@ pub const CONFIDENCE: f64 = 0.95;
 /// alone and gives a zero-width interval, a certainty no single sample gives.
 pub const MIN_SAMPLES_FOR_CI: usize = 2;
 
-/// Returns a sorted copy (by [`f64::total_cmp`]) so callers' slices are never reordered.
+/// A sorted copy (by [`f64::total_cmp`]), so callers' slices are never reordered.
 fn sorted_copy(xs: &[f64]) -> Vec<f64> {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
     v
 }
 
-/// Median of a slice that the caller allows to be reordered; `None` when empty.
-///
-/// Used inside the bootstrap loops, where allocating a fresh copy per resample would dominate.
+/// Median of a slice that may be reordered (no copy per resample in a bootstrap loop).
 fn median_in_place(xs: &mut [f64]) -> Option<f64> {
     xs.sort_by(f64::total_cmp);
     median_sorted(xs)
 }
 
-/// Median of an already sorted slice; `None` when empty.
 fn median_sorted(sorted: &[f64]) -> Option<f64> {
     let n = sorted.len();
     if n == 0 {
@@ -65,8 +60,8 @@ fn median_sorted(sorted: &[f64]) -> Option<f64> {
     }
 }
 
-/// Quantile of a non-empty sorted slice by linear interpolation between closest ranks
-/// (Hyndman & Fan type 7, the default of R and NumPy). `p` is clamped to [0, 1].
+/// Quantile of a sorted slice by linear interpolation between closest ranks (Hyndman & Fan
+/// type 7, the default of R and NumPy). `p` is clamped to [0, 1].
 fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
     let n = sorted.len();
     let last = n.checked_sub(1)?;
@@ -93,9 +88,6 @@ fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
 pub const PARITY: (f64, f64) = (0.98, 1.02);
 
 /// Median of `xs`, the average of the two middle values for an even count; `None` when empty.
-///
-/// The median is the location estimate of every timing in clvscu because it ignores the long
-/// right tail of GPU timings.
 pub fn median(xs: &[f64]) -> Option<f64> {
     median_in_place(&mut xs.to_vec())
 }
@@ -109,42 +101,23 @@ pub fn mean(xs: &[f64]) -> Option<f64> {
     Some(xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
-/// Smallest value (by [`f64::total_cmp`]); `None` when empty. The minimum is the best-case time,
-/// the closest estimate of what the hardware can do without interference.
-pub fn min(xs: &[f64]) -> Option<f64> {
-    xs.iter().copied().min_by(f64::total_cmp)
-}
-
-/// Largest value (by [`f64::total_cmp`]); `None` when empty. Shows how bad the tail got.
-pub fn max(xs: &[f64]) -> Option<f64> {
-    xs.iter().copied().max_by(f64::total_cmp)
-}
-
 #[cfg(test)]
-/// Quantile `p` (in [0, 1], clamped) by linear interpolation between closest ranks (Hyndman &
-/// Fan type 7, as in R and NumPy); `None` when empty.
 pub fn quantile(xs: &[f64], p: f64) -> Option<f64> {
     quantile_sorted(&sorted_copy(xs), p)
 }
 
-/// Median absolute deviation from the median, unscaled (no 1.4826 normal-consistency factor);
-/// `None` when empty.
-///
-/// It is the robust counterpart of the standard deviation: a few preempted repetitions do not
-/// inflate it, so it describes the run-to-run jitter of the typical repetition.
+/// Median absolute deviation from the median, unscaled (no 1.4826 normal-consistency factor):
+/// the robust counterpart of the standard deviation, which a few preempted repetitions do not
+/// inflate. `None` when empty.
 pub fn mad(xs: &[f64]) -> Option<f64> {
     let m = median(xs)?;
     let mut dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
     median_in_place(&mut dev)
 }
 
-/// Number of values outside Tukey's fences: below `Q1 - 1.5·IQR` or above `Q3 + 1.5·IQR`,
-/// where `IQR = Q3 - Q1` and the quartiles are computed by linear interpolation between closest
-/// ranks (Hyndman & Fan type 7, as in R and NumPy). Zero for an empty sample.
-///
-/// Values exactly on a fence are not outliers. A NaN is never counted (no comparison with it
-/// holds), and a NaN quartile makes the fences NaN, so nothing is counted then either.
-/// A high count flags a noisy measurement (e.g. another process sharing the GPU).
+/// Number of values outside Tukey's fences `Q1 - 1.5·IQR` and `Q3 + 1.5·IQR` (type 7
+/// quartiles); a high count flags a noisy measurement. Values on a fence are not outliers; a
+/// NaN is never counted (no comparison with it holds), nor is anything under a NaN quartile.
 pub fn outlier_count(xs: &[f64]) -> usize {
     let sorted = sorted_copy(xs);
     let (Some(q1), Some(q3)) = (
@@ -172,7 +145,6 @@ fn tails(confidence: f64) -> Option<(f64, f64)> {
 fn resample_into(rng: &mut SmallRng, xs: &[f64], buf: &mut Vec<f64>) {
     let n = xs.len();
     buf.clear();
-    // `gen_range(0..n)` is always a valid index for a non-empty `xs`.
     buf.extend((0..n).map(|_| xs[rng.gen_range(0..n)]));
 }
 
@@ -258,7 +230,7 @@ impl ResampledMedian {
     }
 }
 
-/// The 95%-style percentile interval of `stats` (sorted here) at tails `(p_lo, p_hi)`.
+/// The percentile interval of `stats` (sorted here) at tails `(p_lo, p_hi)`.
 fn percentile_interval(mut stats: Vec<f64>, (p_lo, p_hi): (f64, f64)) -> Option<(f64, f64)> {
     stats.sort_by(f64::total_cmp);
     Some((
@@ -285,16 +257,8 @@ fn bootstrap_median_ci(
 }
 
 #[cfg(test)]
-/// Percentile bootstrap confidence interval of `stat` over `xs`.
-///
-/// Draws `resamples` samples of `xs.len()` values with replacement, evaluates `stat` on each,
-/// and returns the `(1-confidence)/2` and `1-(1-confidence)/2` quantiles of those values.
-/// The bootstrap makes no normality assumption, which timing distributions violate.
-///
-/// Deterministic: the same `seed` (through [`SmallRng::seed_from_u64`]) gives the same interval
-/// on the same platform and `rand` version, so reports can be regenerated exactly.
-///
-/// Returns `None` when `xs` is empty, `resamples` is 0, or `confidence` is not in (0, 1).
+/// Percentile bootstrap CI of `stat` over `resamples` resamples of `xs` drawn with `seed`; `None`
+/// when `xs` is empty, `resamples` is 0, or `confidence` is not in (0, 1).
 pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
     xs: &[f64],
     stat: F,
@@ -302,7 +266,7 @@ pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
     confidence: f64,
     seed: u64,
 ) -> Option<(f64, f64)> {
-    let (p_lo, p_hi) = tails(confidence)?;
+    let tails = tails(confidence)?;
     if xs.is_empty() || resamples == 0 {
         return None;
     }
@@ -313,37 +277,27 @@ pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
         resample_into(&mut rng, xs, &mut buf);
         stats.push(stat(&buf));
     }
-    percentile_interval(stats, (p_lo, p_hi))
+    percentile_interval(stats, tails)
 }
 
 /// Everything a [`crate::rows::MeasurementRow`] reports about one set of timings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Summary {
-    /// Number of samples.
     pub n: usize,
-    /// Median: the reported time.
     pub median: f64,
-    /// Fastest sample.
     pub min: f64,
-    /// Slowest sample.
     pub max: f64,
-    /// Arithmetic mean (compare with the median to see skew).
     pub mean: f64,
-    /// Median absolute deviation (unscaled), see [`mad`].
     pub mad: f64,
-    /// Tukey outliers, see [`outlier_count`].
     pub outliers: usize,
-    /// Lower bound of the 95% percentile-bootstrap CI of the median.
+    /// The 95% percentile-bootstrap CI of the median.
     pub ci_lo: f64,
-    /// Upper bound of the 95% percentile-bootstrap CI of the median.
     pub ci_hi: f64,
 }
 
 /// Summarises timings, with a 95% percentile-bootstrap CI of the median from `resamples`
-/// resamples drawn with `seed`.
-///
-/// Returns `None` when `xs` is empty or `resamples` is 0 (a missing CI must not be mistaken for a
-/// perfectly tight one).
+/// resamples drawn with `seed`. `None` when `xs` is empty or `resamples` is 0 (a missing CI
+/// must not be mistaken for a perfectly tight one).
 pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
     let sorted = sorted_copy(xs);
     let median = median_sorted(&sorted)?;
@@ -361,14 +315,11 @@ pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
     })
 }
 
-/// A Performance Ratio `perf(A) / perf(B)` with its confidence interval.
+/// A Performance Ratio `perf(A) / perf(B)` at the median times, with its 95% bootstrap CI.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Ratio {
-    /// Ratio of the performances at the full-sample median times.
     pub value: f64,
-    /// Lower bound of the 95% bootstrap CI.
     pub ci_lo: f64,
-    /// Upper bound of the 95% bootstrap CI.
     pub ci_hi: f64,
 }
 
@@ -391,15 +342,12 @@ pub fn point_ratio(times_a: &[f64], work_a: f64, times_b: &[f64], work_b: f64) -
 }
 
 /// The Performance Ratio of A against B: `perf_a / perf_b` with `perf = work / median(time)`
-/// (higher is better, so PR > 1 means A is faster).
+/// (PR > 1 means A is faster). `work_*` is whatever the metric counts per run, in one unit on
+/// both sides. The CI is a 95% percentile bootstrap in which A's and B's samples are resampled
+/// independently (they come from independent runs).
 ///
-/// `work_*` is whatever the metric counts per run (bytes, flops, elements); it only has to use
-/// the same unit on both sides. The CI is a 95% percentile bootstrap in which A's and B's samples
-/// are resampled independently (they come from independent runs), and each resample's ratio
-/// uses the resampled medians.
-///
-/// Returns `None` if either sample is empty, a median time or a work amount is not a positive
-/// number, or `resamples` is 0: a ratio of non-positive performances is meaningless.
+/// `None` if either sample is empty, a median time or a work amount is not a positive number,
+/// or `resamples` is 0: a ratio of non-positive performances is meaningless.
 pub fn performance_ratio(
     times_a: &[f64],
     work_a: f64,
@@ -408,7 +356,7 @@ pub fn performance_ratio(
     resamples: usize,
     seed: u64,
 ) -> Option<Ratio> {
-    let (p_lo, p_hi) = tails(CONFIDENCE)?;
+    let tails = tails(CONFIDENCE)?;
     let value = point_ratio(times_a, work_a, times_b, work_b)?;
     if resamples == 0 {
         return None;
@@ -424,7 +372,7 @@ pub fn performance_ratio(
             ratio_of(work_a, ma, work_b, mb)
         })
         .collect();
-    let (ci_lo, ci_hi) = percentile_interval(ratios, (p_lo, p_hi))?;
+    let (ci_lo, ci_hi) = percentile_interval(ratios, tails)?;
     Some(Ratio {
         value,
         ci_lo,
@@ -432,21 +380,16 @@ pub fn performance_ratio(
     })
 }
 
-/// The verdict on a Performance Ratio.
+/// The verdict on a Performance Ratio: whether its whole CI lies in the similar band (within
+/// 10% with 95% confidence, not merely at the point estimate) and in the tight band.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrLabel {
-    /// The whole CI lies inside [0.9, 1.1] (the paper's band): the difference is within 10%
-    /// with 95% confidence, not merely at the point estimate.
     pub similar: bool,
-    /// The whole CI lies inside [0.95, 1.05].
     pub similar_tight: bool,
 }
 
-/// Labels a ratio by whether its whole confidence interval (bounds included) lies inside the
-/// "similar" band [0.9, 1.1] and the tight band [0.95, 1.05].
-///
-/// Using the CI rather than the point value means a noisy measurement whose ratio merely
-/// happens to land near 1 is not called similar. A NaN bound is never similar.
+/// Labels a ratio by whether its whole CI (bounds included) lies inside [0.9, 1.1] and
+/// [0.95, 1.05]: a noisy ratio that merely lands near 1 is not similar. A NaN bound never is.
 pub fn classify_pr(r: &Ratio) -> PrLabel {
     let inside = |lo: f64, hi: f64| r.ci_lo >= lo && r.ci_hi <= hi && r.ci_lo <= r.ci_hi;
     PrLabel {
@@ -483,11 +426,6 @@ pub fn verdict_word(pr: f64, ci_lo: f64, ci_hi: f64) -> String {
 
 #[cfg(test)]
 /// Relative change from the reference `a` to `b`: `|b - a| / |a|`.
-///
-/// Used to compare a re-run against an earlier run; `a` is the reference and is expected to be
-/// non-zero (zero gives infinity, or NaN when `b` is also zero). The absolute value of `a` keeps
-/// the result a non-negative magnitude; for the positive quantities clvscu measures it is
-/// exactly `|b - a| / a`.
 pub fn relative_change(a: f64, b: f64) -> f64 {
     (b - a).abs() / a.abs()
 }
@@ -559,13 +497,9 @@ mod tests {
     }
 
     #[test]
-    fn mean_min_max_known_values() {
+    fn mean_known_values() {
         assert_eq!(mean(&[1.0, 2.0, 3.0, 6.0]), Some(3.0));
-        assert_eq!(min(&[3.0, -1.0, 2.0]), Some(-1.0));
-        assert_eq!(max(&[3.0, -1.0, 2.0]), Some(3.0));
         assert_eq!(mean(&[]), None);
-        assert_eq!(min(&[]), None);
-        assert_eq!(max(&[]), None);
     }
 
     #[test]
@@ -765,7 +699,8 @@ mod tests {
         #[test]
         fn median_lies_within_min_and_max(xs in prop::collection::vec(-1e300f64..1e300, 1..40)) {
             let m = median(&xs).unwrap();
-            prop_assert!(min(&xs).unwrap() <= m && m <= max(&xs).unwrap());
+            let sorted = sorted_copy(&xs);
+            prop_assert!(sorted[0] <= m && m <= sorted[sorted.len() - 1]);
         }
 
         #[test]
@@ -784,7 +719,7 @@ mod tests {
             prop_assert!(close(median(&scaled).unwrap(), k * median(&xs).unwrap(), 1e-12));
             // The deviations cancel, so the error is a few ulps of the data, not of the MAD.
             let err = (mad(&scaled).unwrap() - k * mad(&xs).unwrap()).abs();
-            prop_assert!(err <= 1e-14 * k * max(&xs).unwrap());
+            prop_assert!(err <= 1e-14 * k * sorted_copy(&xs)[xs.len() - 1]);
             let a = summarize(&xs, 200, 5).unwrap();
             let b = summarize(&scaled, 200, 5).unwrap();
             prop_assert!(close(b.ci_lo, k * a.ci_lo, 1e-12));

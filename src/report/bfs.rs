@@ -24,7 +24,7 @@ pub fn table(catalog: &Catalog, rows: &[MeasurementRow]) -> Option<Table> {
     for (variant, graph_rows) in group_in_order(bfs, |m| m.variant.clone()) {
         for s in splits(catalog, &graph_rows) {
             let per_level = |x: f64| s.levels.map_or("-".into(), |l| sig(x / l as f64 * 1e6));
-            t.push(vec![
+            t.rows.push(vec![
                 format!("{variant}, {}", s.label),
                 s.api.to_string(),
                 s.levels.map_or("-".into(), |l| l.to_string()),

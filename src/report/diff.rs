@@ -103,36 +103,32 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
 /// The times of one (run, comparison, side, timer).
 type SampleKey = (String, String, Side, String);
 
-/// Raw samples of a folder by (run, comparison, side, timer), read once per folder.
-#[derive(Default)]
-struct SampleCache {
-    by_folder: HashMap<PathBuf, HashMap<SampleKey, Vec<f64>>>,
-}
+/// Raw samples of each folder by (run, comparison, side, timer), read once per folder.
+type SampleCache = HashMap<PathBuf, HashMap<SampleKey, Vec<f64>>>;
 
-impl SampleCache {
-    fn get(
-        &mut self,
-        folder: &Path,
-        m: &MeasurementRow,
-        side: Side,
-    ) -> Result<&[f64], ReportError> {
-        if !self.by_folder.contains_key(folder) {
-            let mut map: HashMap<_, Vec<f64>> = HashMap::new();
-            for s in load::samples(folder)? {
-                map.entry((s.run_id, s.comparison, s.side, s.timer.to_string()))
-                    .or_default()
-                    .push(s.seconds);
-            }
-            self.by_folder.insert(folder.to_path_buf(), map);
+/// The raw samples of `m`, on `side`, in `folder`.
+fn samples_of(
+    cache: &mut SampleCache,
+    folder: &Path,
+    m: &MeasurementRow,
+    side: Side,
+) -> Result<Vec<f64>, ReportError> {
+    if !cache.contains_key(folder) {
+        let mut map: HashMap<_, Vec<f64>> = HashMap::new();
+        for s in load::samples(folder)? {
+            map.entry((s.run_id, s.comparison, s.side, s.timer.to_string()))
+                .or_default()
+                .push(s.seconds);
         }
-        let key = (
-            m.run_id.clone(),
-            m.comparison.clone(),
-            side,
-            m.timer.to_string(),
-        );
-        Ok(self.by_folder[folder].get(&key).map_or(&[], Vec::as_slice))
+        cache.insert(folder.to_path_buf(), map);
     }
+    let key = (
+        m.run_id.clone(),
+        m.comparison.clone(),
+        side,
+        m.timer.to_string(),
+    );
+    Ok(cache[folder].get(&key).cloned().unwrap_or_default())
 }
 
 fn row(key: &Key, quantity: String, unit: &str, old: f64, new: f64) -> DiffRow {
@@ -152,8 +148,8 @@ fn row(key: &Key, quantity: String, unit: &str, old: f64, new: f64) -> DiffRow {
     }
 }
 
-/// Fills the statistics of `r` from a change whose ratio is `factor / ratio of times` (a
-/// metric) or the ratio itself (a PR, `factor` None).
+/// Fills the statistics of `r` from `change`: of the times behind a metric (`invert`), or of
+/// the PR itself.
 fn apply(r: &mut DiffRow, change: Option<Change>, invert: bool) {
     let Some(c) = change else {
         r.verdict = "no verdict: raw samples missing".into();
@@ -171,66 +167,58 @@ fn apply(r: &mut DiffRow, change: Option<Change>, invert: bool) {
     r.verdict = c.verdict.as_str().to_string();
 }
 
-struct Ctx<'t> {
-    test: &'t ChangeTest,
-    old: SampleCache,
-    new: SampleCache,
-}
-
-impl Ctx<'_> {
-    /// The rows of one comparison found in both: each side present and verified in both,
-    /// then the PR when both have one.
-    fn compare(
-        &mut self,
-        key: &Key,
-        o: &Entry,
-        n: &Entry,
-        out: &mut Vec<DiffRow>,
-    ) -> Result<(), ReportError> {
-        let mut times: Vec<(Side, Vec<f64>, Vec<f64>)> = Vec::new();
-        for &(side, mo) in &o.sides {
-            let Some(&(_, mn)) = n.sides.iter().find(|(s, _)| *s == side) else {
-                continue;
-            };
-            let api = if mo.api == mn.api {
-                mo.api.to_string()
-            } else {
-                format!("{} → {}", mo.api, mn.api)
-            };
-            let mut r = row(
-                key,
-                format!("{side}: {api}"),
-                mo.metric_unit.unit(),
-                mo.metric,
-                mn.metric,
-            );
-            if mo.status != Status::Ok || mn.status != Status::Ok {
-                r.verdict = format!("no verdict: {} → {}", mo.status, mn.status);
-                out.push(r);
-                continue;
-            }
-            let to = self.old.get(&o.folder.path, mo, side)?.to_vec();
-            let tn = self.new.get(&n.folder.path, mn, side)?.to_vec();
-            apply(&mut r, compare_times(&to, &tn, self.test), true);
+/// The rows of one comparison found in both: each side present and verified in both, then
+/// the PR when both have one.
+fn compare(
+    key: &Key,
+    (o, n): (&Entry, &Entry),
+    test: &ChangeTest,
+    samples: &mut SampleCache,
+    out: &mut Vec<DiffRow>,
+) -> Result<(), ReportError> {
+    let mut times: Vec<(Side, Vec<f64>, Vec<f64>)> = Vec::new();
+    for &(side, mo) in &o.sides {
+        let Some(&(_, mn)) = n.sides.iter().find(|(s, _)| *s == side) else {
+            continue;
+        };
+        let api = if mo.api == mn.api {
+            mo.api.to_string()
+        } else {
+            format!("{} → {}", mo.api, mn.api)
+        };
+        let mut r = row(
+            key,
+            format!("{side}: {api}"),
+            mo.metric_unit.unit(),
+            mo.metric,
+            mn.metric,
+        );
+        if mo.status != Status::Ok || mn.status != Status::Ok {
+            r.verdict = format!("no verdict: {} → {}", mo.status, mn.status);
             out.push(r);
-            times.push((side, to, tn));
+            continue;
         }
-        if let (Some(po), Some(pn)) = (o.pr, n.pr) {
-            let mut r = row(key, "PR".into(), "", po.pr, pn.pr);
-            let t = |s: Side| times.iter().find(|(x, ..)| *x == s);
-            let change = match (t(Side::A), t(Side::B)) {
-                (Some((_, ao, an)), Some((_, bo, bn))) => {
-                    let med = |v: &[f64]| median(v).unwrap_or(f64::NAN);
-                    let from_times = (med(bn) / med(bo)) / (med(an) / med(ao));
-                    compare_ratio((ao, an), (bo, bn), r.ratio / from_times, self.test)
-                }
-                _ => None,
-            };
-            apply(&mut r, change, false);
-            out.push(r);
-        }
-        Ok(())
+        let to = samples_of(samples, &o.folder.path, mo, side)?;
+        let tn = samples_of(samples, &n.folder.path, mn, side)?;
+        apply(&mut r, compare_times(&to, &tn, test), true);
+        out.push(r);
+        times.push((side, to, tn));
     }
+    if let (Some(po), Some(pn)) = (o.pr, n.pr) {
+        let mut r = row(key, "PR".into(), "", po.pr, pn.pr);
+        let t = |s: Side| times.iter().find(|(x, ..)| *x == s);
+        let change = match (t(Side::A), t(Side::B)) {
+            (Some((_, ao, an)), Some((_, bo, bn))) => {
+                let med = |v: &[f64]| median(v).unwrap_or(f64::NAN);
+                let from_times = (med(bn) / med(bo)) / (med(an) / med(ao));
+                compare_ratio((ao, an), (bo, bn), r.ratio / from_times, test)
+            }
+            _ => None,
+        };
+        apply(&mut r, change, false);
+        out.push(r);
+    }
+    Ok(())
 }
 
 /// Compares the run folders under `old` with those under `new`.
@@ -250,14 +238,11 @@ pub fn diff(old: &[PathBuf], new: &[PathBuf], test: &ChangeTest) -> Result<Diff,
             ));
         }
     }
-    let mut ctx = Ctx {
-        test,
-        old: SampleCache::default(),
-        new: SampleCache::default(),
-    };
+    // One cache for both: a folder given as OLD and as NEW is read once.
+    let mut samples = SampleCache::new();
     for (key, o) in &io {
         match inew.get(key) {
-            Some(n) => ctx.compare(key, o, n, &mut d.rows)?,
+            Some(n) => compare(key, (o, n), test, &mut samples, &mut d.rows)?,
             None => d.removed.push(format!("{}: {}", key.0, key.1)),
         }
     }
@@ -356,7 +341,7 @@ pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
         ("verdict", false),
     ]);
     for r in &d.rows {
-        t.push(vec![
+        t.rows.push(vec![
             r.study.clone(),
             r.comparison.clone(),
             r.quantity.clone(),

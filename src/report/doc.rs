@@ -18,10 +18,6 @@ impl Table {
             rows: Vec::new(),
         }
     }
-
-    pub fn push(&mut self, row: Vec<String>) {
-        self.rows.push(row);
-    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -58,9 +54,5 @@ impl Doc {
         } else {
             self.blocks.push(Block::Table(table));
         }
-    }
-
-    pub fn chart(&mut self, path: PathBuf) {
-        self.blocks.push(Block::Chart(path));
     }
 }

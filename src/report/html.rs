@@ -109,7 +109,8 @@ fn inline(text: &str) -> Value {
     Value::from_safe_string(out)
 }
 
-/// The templates, compiled into the binary: a report never depends on files beside it.
+/// The templates, compiled into the binary: a report never depends on files beside it. Only
+/// the `.html` ones are escaped (MiniJinja's default by file name).
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_formatter(formatter);
@@ -120,6 +121,7 @@ fn environment() -> Environment<'static> {
         ("index.html", include_str!("templates/index.html")),
         ("page.html", include_str!("templates/page.html")),
         ("findings.html", include_str!("templates/findings.html")),
+        ("findings.md", include_str!("templates/findings.md")),
     ] {
         env.add_template(name, text)
             .expect("the built-in templates parse (covered by tests)");
@@ -159,9 +161,8 @@ pub(crate) struct PageLink {
     pub fair: usize,
 }
 
-/// The style sheet every page links, written once beside `index.html`.
+/// The style sheet every page links, written once beside `index.html` as [`STYLE_FILE`].
 pub(crate) const STYLE: &str = include_str!("templates/style.css");
-/// Its file name beside `index.html`.
 pub(crate) const STYLE_FILE: &str = "style.css";
 
 /// `index.html`: per GPU its folders, each linked to its page, and the charts across GPUs.
@@ -179,11 +180,10 @@ pub(crate) struct Neighbour {
     pub label: String,
 }
 
-/// Where a page leads: back to the index, and to the pages before and after it in the index's
+/// Where a page leads besides the index: to the pages before and after it in the index's
 /// order, so the folders can be read one after the other.
 #[derive(Debug, Serialize)]
 pub(crate) struct Nav {
-    pub index: String,
     pub prev: Option<Neighbour>,
     pub next: Option<Neighbour>,
 }
@@ -213,11 +213,10 @@ mod tests {
         let mut doc = Doc::default();
         doc.heading(2, "a <b>");
         let mut t = Table::new(&[("name", false), ("PR", true)]);
-        t.push(vec!["x&y".into(), "1.000".into()]);
+        t.rows.push(vec!["x&y".into(), "1.000".into()]);
         doc.table(t, "");
-        doc.chart("run/pr \"1\".svg".into());
+        doc.blocks.push(Block::Chart("run/pr \"1\".svg".into()));
         let nav = Nav {
-            index: "../index.html".into(),
             prev: None,
             next: Some(Neighbour {
                 href: "b.html".into(),

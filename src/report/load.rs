@@ -58,11 +58,6 @@ pub(crate) fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn is_run_folder(dir: &Path) -> bool {
-    csv_in(dir, crate::rows::MEASUREMENTS_CSV).is_some()
-        || csv_in(dir, crate::rows::PRS_CSV).is_some()
-}
-
 /// The rows of `name` (or `name.gz`) in `dir`; `None` when neither exists.
 fn read_csv<T: DeserializeOwned + CsvSchema>(
     dir: &Path,
@@ -74,8 +69,7 @@ fn read_csv<T: DeserializeOwned + CsvSchema>(
     }
 }
 
-/// Every raw sample of a run folder (`samples.csv` or `samples.csv.gz`); empty when it has
-/// none.
+/// Every raw sample of a run folder (`samples.csv` or its `.gz`); empty when it has none.
 pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
     Ok(read_csv(dir, crate::rows::SAMPLES_CSV)?.unwrap_or_default())
 }
@@ -91,7 +85,8 @@ pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> 
             return Err(ReportError::NotAFolder(root.clone()));
         }
         super::walk(root, &mut |dir| {
-            let run = is_run_folder(dir);
+            let run = csv_in(dir, crate::rows::MEASUREMENTS_CSV).is_some()
+                || csv_in(dir, crate::rows::PRS_CSV).is_some();
             // Overlapping roots (a tree and a folder in it) name a folder once.
             if run && seen.insert(same_folder(dir)) {
                 found.push(dir.to_path_buf());

@@ -34,7 +34,7 @@ mod tests {
     #[test]
     fn cells_cannot_break_a_table() {
         let mut t = Table::new(&[("a", false), ("b", true)]);
-        t.push(vec!["x|y".into(), "1\n2".into()]);
+        t.rows.push(vec!["x|y".into(), "1\n2".into()]);
         assert_eq!(
             table(&t.columns, &t.rows),
             "| a | b |\n| --- | ---: |\n| x&#124;y | 1 2 |\n"
@@ -50,7 +50,7 @@ mod tests {
         assert!(md.contains("## run &lt;img src=x"), "{md}");
         assert!(md.contains("p < 0.05 and &lt;/script>"), "{md}");
         let mut t = Table::new(&[("a", false)]);
-        t.push(vec!["<b>".into()]);
+        t.rows.push(vec!["<b>".into()]);
         assert!(table(&t.columns, &t.rows).contains("| &lt;b> |"));
     }
 }

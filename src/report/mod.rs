@@ -2,9 +2,8 @@
 //! static HTML page, and how two sets of runs differ, with significance.
 //!
 //! The content is built once as format-neutral blocks ([`doc`], by [`tables`]) and rendered
-//! per format ([`markdown`], and [`html`] as the pages of [`site`]); `diff` has its own model
-//! and renderers. Everything is
-//! read from the result CSVs of the folders and written only into the output folder.
+//! per format ([`markdown`], and [`html`] as the pages of [`site`]). Everything is read from
+//! the result CSVs of the folders and written only into the output folder.
 
 pub mod baseline;
 pub mod bfs;
@@ -48,9 +47,16 @@ pub enum ReportError {
     Findings(String),
 }
 
-/// The folders directly in `dir`, in path order: hidden ones skipped, links not followed (a
-/// link back up the tree would never end).
-pub(crate) fn subfolders(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
+/// Calls `leaf` on `dir` and, where it answers false, on each folder directly in `dir`, depth
+/// first in path order: hidden ones skipped, links not followed (a link back up the tree
+/// would never end).
+pub(crate) fn walk(
+    dir: &Path,
+    leaf: &mut impl FnMut(&Path) -> Result<bool, ReportError>,
+) -> Result<(), ReportError> {
+    if leaf(dir)? {
+        return Ok(());
+    }
     let io = |e| ReportError::Io {
         path: dir.to_path_buf(),
         source: e,
@@ -64,28 +70,13 @@ pub(crate) fn subfolders(dir: &Path) -> Result<Vec<PathBuf>, ReportError> {
         }
     }
     subdirs.sort();
-    Ok(subdirs)
+    subdirs.iter().try_for_each(|sub| walk(sub, leaf))
 }
 
-/// Calls `leaf` on `dir` and, where it answers false, on each of the [`subfolders`] below,
-/// depth first in path order.
-pub(crate) fn walk(
-    dir: &Path,
-    leaf: &mut impl FnMut(&Path) -> Result<bool, ReportError>,
-) -> Result<(), ReportError> {
-    if !leaf(dir)? {
-        for sub in subfolders(dir)? {
-            walk(&sub, leaf)?;
-        }
-    }
-    Ok(())
-}
-
-/// What `report` wrote.
+/// What `report` wrote: folders read, GPU models, and GPUs told apart by PCI bus and driver.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Written {
     pub folders: usize,
-    /// GPU models, and GPUs told apart by PCI bus and driver.
     pub models: usize,
     pub gpus: usize,
     pub files: Vec<PathBuf>,
@@ -189,10 +180,11 @@ pub fn write_report(
     if html {
         files.extend(site::write_site(catalog, &folders, &names, &charts, out)?);
     }
+    let groups = tables::per_gpu(&folders);
     Ok(Written {
         folders: folders.len(),
-        models: tables::models(&tables::per_gpu(&folders)),
-        gpus: tables::per_gpu(&folders).len(),
+        models: tables::models(&groups),
+        gpus: groups.len(),
         files,
     })
 }

@@ -18,8 +18,6 @@ use super::ReportError;
 
 /// The folder of the pages, below the report's folder.
 pub const PAGES: &str = "pages";
-/// How a page links back to the index.
-const INDEX_FROM_PAGE: &str = "../index.html";
 
 /// A page's file stem: the folder's label as a slug, numbered when two labels slug alike.
 fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
@@ -31,20 +29,6 @@ fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
         n += 1;
     }
     slug
-}
-
-/// Draws `folder`'s charts into `pages/<slug>-charts/` and returns them relative to `pages/`.
-/// The suffix keeps the folder apart from every page: a slug may end in `.html` (a run folder
-/// of that name), a folder name never does.
-fn page_charts(
-    catalog: &Catalog,
-    folder: &RunFolder,
-    out: &Path,
-    slug: &str,
-) -> Result<Vec<PathBuf>, ReportError> {
-    let pages = out.join(PAGES);
-    let dir = pages.join(format!("{slug}-charts"));
-    super::draw_into(catalog, std::slice::from_ref(folder), &dir, &pages)
 }
 
 fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
@@ -65,7 +49,7 @@ fn plan_slugs(groups: &[(GpuKey, Vec<&RunFolder>)]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Each page's links: the index, and its neighbours in the index's order.
+/// Each page's neighbours in the index's order.
 fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Vec<Nav> {
     let order: Vec<Neighbour> = groups
         .iter()
@@ -78,7 +62,6 @@ fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Ve
         .collect();
     (0..order.len())
         .map(|i| Nav {
-            index: INDEX_FROM_PAGE.into(),
             prev: i.checked_sub(1).map(|p| order[p].clone()),
             next: order.get(i + 1).cloned(),
         })
@@ -94,9 +77,14 @@ fn write_page(
     nav: &Nav,
     out: &Path,
 ) -> Result<(PageLink, Vec<PathBuf>), ReportError> {
-    let charts = page_charts(catalog, folder, out, slug)?;
-    let mut files: Vec<PathBuf> = charts.iter().map(|c| out.join(PAGES).join(c)).collect();
-    let page = out.join(PAGES).join(format!("{slug}.html"));
+    let pages = out.join(PAGES);
+    // The charts go to `pages/<slug>-charts/`, relative to `pages/`. The suffix keeps the
+    // folder apart from every page: a slug may end in `.html` (a run folder of that name), a
+    // folder name never does.
+    let chart_dir = pages.join(format!("{slug}-charts"));
+    let charts = super::draw_into(catalog, std::slice::from_ref(folder), &chart_dir, &pages)?;
+    let mut files: Vec<PathBuf> = charts.iter().map(|c| pages.join(c)).collect();
+    let page = pages.join(format!("{slug}.html"));
     let text = html::render_page(
         &folder.label,
         &gpu.full_title(),
@@ -200,7 +188,6 @@ mod tests {
             (Some("a.html".into()), Some("c.html".into()))
         );
         assert_eq!(hrefs(&navs[2]), (Some("b.html".into()), None));
-        assert!(navs.iter().all(|n| n.index == "../index.html"));
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The report's content: run folders grouped per GPU, and per folder its PR, fairness and
 //! measurement tables; per GPU the vendor-baseline ratios. Built as [`Doc`] blocks.
 
-use crate::rows::Step;
-use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status};
+use crate::plot::distinct;
+use crate::rows::{Catalog, MeasurementRow, PrRow, Side, Status, Step};
 
 use super::baseline;
-use super::doc::{Doc, Table};
+use super::doc::{Block, Doc, Table};
 use super::load::RunFolder;
 
 /// The GPU (or GPUs, for a run across two devices) of a folder: its model, e.g.
@@ -133,10 +133,6 @@ fn side_label(side: Side, api: impl std::fmt::Display, device: &str, other: &str
 }
 
 fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
-    let why: Vec<String> = prs
-        .iter()
-        .map(|r| super::why::why(verdicts, r).cell())
-        .collect();
     let mut t = Table::new(&[
         ("comparison", false),
         ("side A", false),
@@ -151,8 +147,8 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
         ("fair", false),
         ("why (explain)", false),
     ]);
-    for (r, why) in prs.iter().zip(why) {
-        t.push(vec![
+    for r in prs {
+        t.rows.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             side_label(Side::A, r.api_a, &r.device_a, &r.device_b),
             side_label(Side::B, r.api_b, &r.device_b, &r.device_a),
@@ -164,7 +160,7 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
             format!("[{}, {}]", pr3(r.pr_ci_lo), pr3(r.pr_ci_hi)),
             crate::stats::verdict_word(r.pr, r.pr_ci_lo, r.pr_ci_hi),
             if r.fair { "fair" } else { "unfair" }.to_string(),
-            why,
+            super::why::why(verdicts, r).cell(),
         ]);
     }
     t
@@ -198,7 +194,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
             .filter(|r| step_entries(&r.differing_steps).any(|e| e.starts_with(&prefix)))
             .map(|r| full_name(&r.comparison, &r.sweep_param, &r.sweep_value))
             .collect();
-        steps.push(vec![
+        steps.rows.push(vec![
             step.name().to_string(),
             format!("{} of {}", prs.len() - differed.len(), prs.len()),
             join_or(&differed, ", ", "-"),
@@ -211,7 +207,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
     ]);
     for r in prs.iter().filter(|r| !r.fair) {
         let what: Vec<&str> = step_entries(&r.differing_steps).collect();
-        unfair.push(vec![
+        unfair.rows.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             join_or(&what, "; ", "not recorded"),
         ]);
@@ -227,7 +223,7 @@ pub(crate) fn with_sides(rows: &[MeasurementRow]) -> Vec<(Side, &MeasurementRow)
     rows.iter()
         .map(|m| {
             let n = seen.entry((&m.run_id, &m.comparison)).or_default();
-            let side = Side::of_index(*n);
+            let side = if *n == 0 { Side::A } else { Side::B };
             *n += 1;
             (side, m)
         })
@@ -248,7 +244,7 @@ fn measurement_table(rows: &[MeasurementRow]) -> Table {
         // A failed side's numbers are not results: its cells show a dash.
         let ok = m.status == Status::Ok;
         let timed = |cell: String| if ok { cell } else { "-".into() };
-        t.push(vec![
+        t.rows.push(vec![
             full_name(&m.comparison, &m.sweep_param, &m.sweep_value),
             format!("{side}: {}", m.api),
             format!("{}×{}", m.local_size, m.groups),
@@ -276,10 +272,7 @@ pub fn why_no_pr(f: &RunFolder) -> String {
     }
     let sides = with_sides(rows);
     if sides.iter().all(|(s, _)| *s == Side::A) {
-        let apis: Vec<String> = rows.iter().fold(Vec::new(), |mut v, m| {
-            push_unique(&mut v, m.api.label());
-            v
-        });
+        let apis = distinct(rows.iter().map(|m| m.api.label()));
         return format!(
             "no PR: one side only ({}); a Performance Ratio needs two sides",
             apis.join(", ")
@@ -295,15 +288,13 @@ pub fn why_no_pr(f: &RunFolder) -> String {
 
 /// A folder's identity line: studies and run ids of its rows.
 fn folder_summary(f: &RunFolder) -> String {
-    let (mut studies, mut runs) = (Vec::new(), Vec::new());
-    for m in f.measurements() {
-        push_unique(&mut studies, &m.study);
-        push_unique(&mut runs, &m.run_id);
-    }
-    for p in f.prs() {
-        push_unique(&mut studies, &p.study);
-        push_unique(&mut runs, &p.run_id);
-    }
+    let (ms, prs) = (f.measurements().iter(), f.prs().iter());
+    let studies = distinct(
+        ms.clone()
+            .map(|m| &m.study)
+            .chain(prs.clone().map(|p| &p.study)),
+    );
+    let runs = distinct(ms.map(|m| &m.run_id).chain(prs.map(|p| &p.run_id)));
     let short = |v: &[String]| {
         if v.len() > 3 {
             format!("{}, … ({} in all)", v[..3].join(", "), v.len())
@@ -320,7 +311,9 @@ fn folder_summary(f: &RunFolder) -> String {
     )
 }
 
-fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
+/// One folder's tables: its section of the report, and the page the HTML report gives it.
+pub fn folder_doc(catalog: &Catalog, f: &RunFolder) -> Doc {
+    let mut doc = Doc::default();
     doc.heading(3, format!("Run folder {}", f.label));
     doc.para(folder_summary(f));
     doc.heading(4, "Performance Ratio (PR = perf(A) / perf(B))");
@@ -329,10 +322,10 @@ fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
     } else {
         doc.table(pr_table(f.prs(), &f.verdicts), "");
         doc.heading(4, "Fairness");
-        fairness(doc, f.prs());
+        fairness(&mut doc, f.prs());
     }
-    calibration_section(doc, f);
-    super::bfs::section(doc, catalog, f.measurements());
+    calibration_section(&mut doc, f);
+    super::bfs::section(&mut doc, catalog, f.measurements());
     doc.heading(4, "Measurements");
     match &f.measurements {
         None => doc.para("The folder has no measurements file: only its PR rows are reported."),
@@ -341,6 +334,7 @@ fn folder_section(doc: &mut Doc, catalog: &Catalog, f: &RunFolder) {
             "The measurements file has no rows.",
         ),
     }
+    doc
 }
 
 /// Whether the harness's own launch cost fell on one side of this folder's runtime rows:
@@ -375,7 +369,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
         ("flag", false),
     ]);
     for p in prs {
-        t.push(vec![
+        t.rows.push(vec![
             p.shape.clone(),
             p.batch.to_string(),
             p.wait.clone(),
@@ -390,8 +384,9 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
 }
 
 /// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
-/// them, one table per file.
-fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
+/// them, one table per file (empty when none has one).
+pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
+    let mut doc = Doc::default();
     let with_file = folders
         .iter()
         .filter_map(|f| Some((*f, f.baselines.as_ref()?)));
@@ -410,7 +405,7 @@ fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
             ("ratio", true),
         ]);
         for r in baseline::ratios(catalog, base, &rows) {
-            t.push(vec![
+            t.rows.push(vec![
                 r.baseline.library.clone(),
                 r.baseline.size.clone(),
                 r.api.to_string(),
@@ -433,6 +428,7 @@ fn baselines_section(doc: &mut Doc, catalog: &Catalog, folders: &[&RunFolder]) {
             "No verified measurement of these run folders has a baseline's family and size.",
         );
     }
+    doc
 }
 
 /// The overview: one line per folder.
@@ -448,7 +444,7 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
     for (gpu, list) in folders {
         for f in list {
             let prs = f.prs();
-            t.push(vec![
+            t.rows.push(vec![
                 gpu.full_title(),
                 f.label.clone(),
                 f.measurements().len().to_string(),
@@ -484,20 +480,6 @@ pub fn intro(folders: usize, roots: &[String], models: usize, gpus: usize) -> St
     )
 }
 
-/// One folder's tables alone: the page the HTML report gives it.
-pub fn folder_doc(catalog: &Catalog, f: &RunFolder) -> Doc {
-    let mut doc = Doc::default();
-    folder_section(&mut doc, catalog, f);
-    doc
-}
-
-/// The vendor-baseline tables of one GPU's folders (empty when none has a baselines file).
-pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
-    let mut doc = Doc::default();
-    baselines_section(&mut doc, catalog, folders);
-    doc
-}
-
 /// The whole report of `folders`, with `charts` (paths relative to the report) after the
 /// overview.
 pub fn build(
@@ -514,7 +496,7 @@ pub fn build(
     if !charts.is_empty() {
         doc.heading(2, "Charts");
         for c in charts {
-            doc.chart(c.clone());
+            doc.blocks.push(Block::Chart(c.clone()));
         }
     }
     let mut model = None;
@@ -525,9 +507,9 @@ pub fn build(
         }
         doc.para(format!("This {}: {}.", gpu.model, gpu.beneath()));
         for f in list {
-            folder_section(&mut doc, catalog, f);
+            doc.blocks.extend(folder_doc(catalog, f).blocks);
         }
-        baselines_section(&mut doc, catalog, list);
+        doc.blocks.extend(baselines_doc(catalog, list).blocks);
     }
     doc
 }

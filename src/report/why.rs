@@ -7,9 +7,7 @@
 use std::path::PathBuf;
 
 use crate::export::csv::read_rows;
-use crate::rows::RUNG_SEPARATOR;
-use crate::rows::{Api, PrRow};
-use crate::rows::{VerdictRow, VERDICTS_CSV};
+use crate::rows::{Api, PrRow, VerdictRow, RUNG_SEPARATOR, VERDICTS_CSV};
 use crate::stats::PARITY;
 
 use super::ReportError;
@@ -88,35 +86,17 @@ pub fn why<'v>(verdicts: &'v [FoundVerdict], pr: &PrRow) -> Why<'v> {
     kernel.map_or(Why::Open, |v| explained(v, false))
 }
 
-/// How far a gap's cause is proven.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proof {
-    /// A cause from a rung whose control held (and, for the second stage, whose machine code
-    /// reproduces the slower side's).
-    Verified,
-    /// No rung proves a cause; the largest measured machine-code difference is named.
-    MachineCode,
-    /// A verdict with neither (a void rung's, or one of a version that did not verify).
-    Unproven,
-}
-
-/// The cause as a gap's table shows it: the verified cause, the machine-code difference, or
-/// the cause with what it lacks.
+/// The cause as a gap's table shows it: the verified cause (from a rung whose control held
+/// and, for the second stage, whose machine code reproduces the slower side's); else the
+/// largest measured machine-code difference, where one was counted; else the cause with what
+/// it lacks (a void rung's, or one of a version that did not verify).
 fn shown_cause(v: &VerdictRow) -> String {
-    match proof_of(v) {
-        Proof::Verified => v.cause.clone(),
-        Proof::MachineCode => "machine-code difference (no rung proves a cause)".into(),
-        _ => format!("{} (not proven by a verified rung)", v.cause),
-    }
-}
-
-fn proof_of(v: &VerdictRow) -> Proof {
     if v.verified {
-        Proof::Verified
+        v.cause.clone()
     } else if !v.machine_code.is_empty() {
-        Proof::MachineCode
+        "machine-code difference (no rung proves a cause)".into()
     } else {
-        Proof::Unproven
+        format!("{} (not proven by a verified rung)", v.cause)
     }
 }
 
@@ -209,7 +189,6 @@ mod tests {
             "second-stage-registers (not proven by a verified rung)"
         );
         v.1.machine_code = "OpenCL against CUDA: LDS 512 against 0".into();
-        assert_eq!(proof_of(&v.1), Proof::MachineCode);
         assert!(shown_cause(&v.1).starts_with("machine-code difference"));
     }
 }

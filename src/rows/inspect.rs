@@ -6,18 +6,14 @@ use serde::{Deserialize, Serialize};
 /// The PTX instruction classes `clvscu inspect` counts, one row per class and kernel.
 pub const CLASSES_CSV: &str = "ptx_classes.csv";
 
-/// One CSV row of a side-by-side class comparison.
+/// How many instructions of one class (`InstrClass::name`) a kernel (PTX function) of a
+/// kernel pair has, as one API's compiler made it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct ClassCountRow {
-    /// The kernel pair's name.
     pub pair: String,
-    /// The kernel (PTX function) name.
     pub kernel: String,
-    /// The API / compiler label (`"cuda"`, `"opencl"`).
     pub api: String,
-    /// The class name (`InstrClass::name`).
     pub class: String,
-    /// The number of instructions of that class.
     pub count: u64,
 }
 

@@ -12,7 +12,8 @@ pub const MEASUREMENTS_CSV: &str = "measurements.csv";
 pub const PRS_CSV: &str = "prs.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
 
-/// One row per (configuration, API): everything needed to reproduce and to chart it.
+/// One row per (configuration, API): everything needed to reproduce and to chart it. A column
+/// with a serde default is missing (read as empty, or as stated) in files written before it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MeasurementRow {
     /// Identifier of the run (date + short commit) that produced the row.
@@ -21,7 +22,6 @@ pub struct MeasurementRow {
     pub study: String,
     /// Comparison key, unique within a study: `--resume` skips keys already present.
     pub comparison: String,
-    /// `OpenCL` or `CUDA`.
     pub api: Api,
     pub device: String,
     pub platform: String,
@@ -36,8 +36,7 @@ pub struct MeasurementRow {
     pub local_size: u32,
     pub groups: u32,
     pub global_size: u64,
-    /// Work-group size in y (1 for a 1-D launch): `local_size` x `local_y` work-items a group.
-    /// Absent from files written before 2-D launches (read as 1).
+    /// Work-group size in y (1 for a 1-D launch, and read as 1 where missing).
     #[serde(default = "one")]
     pub local_y: u32,
     /// Work-groups in y (1 for a 1-D launch).
@@ -47,7 +46,6 @@ pub struct MeasurementRow {
     pub unroll: String,
     /// Compiler flags given to this API's compiler.
     pub flags: String,
-    /// `device-event` or `wall-clock`.
     pub timer: TimerKind,
     pub warmup: u32,
     pub reps: u32,
@@ -78,8 +76,7 @@ pub struct MeasurementRow {
     /// Sweep parameter name (`local_size`, `groups`, `size`, `unroll`), empty outside sweeps.
     pub sweep_param: String,
     pub sweep_value: String,
-    /// How the host waited for completion (`spin`, `yield`, `blocking`): inside the wall
-    /// clock. Empty in files written before the wait mode was a setting.
+    /// How the host waited for completion: inside the wall clock.
     #[serde(default)]
     pub wait_mode: Option<WaitMode>,
     /// OpenCL profiling, median `SUBMIT - QUEUED` and `START - SUBMIT` in seconds (the
@@ -89,36 +86,32 @@ pub struct MeasurementRow {
     #[serde(default)]
     pub submit_to_start_s: Option<f64>,
     /// Timed repetitions this side ran in a row before the runner turned to the other side
-    /// (the first of each turn untimed when above 1). Empty in files written before it was
-    /// a setting.
+    /// (the first of each turn untimed when above 1).
     #[serde(default)]
     pub turn: Option<u32>,
     /// Levels of one run of a level-by-level family (BFS: the depth of the search, the source's
-    /// level included), from the CPU reference the run matched. Empty for other families and
-    /// in files written before it was recorded.
+    /// level included), from the CPU reference the run matched; empty for other families.
     #[serde(default)]
     pub levels: Option<u64>,
-    /// Whose front end made the program this side ran (`OpenCL` or `CUDA`, i.e. NVRTC): the
-    /// side's own API, or the other one's with study key `program = "other"`. Empty in files
-    /// written before the key was recorded here.
+    /// Whose front end made the program this side ran (`CUDA`: NVRTC): the side's own API, or
+    /// the other one's with study key `program = "other"`.
     #[serde(default)]
     pub front_end: Option<Api>,
     /// The work-group size the API reports as this kernel's limit (OpenCL's
     /// `CL_KERNEL_WORK_GROUP_SIZE`, CUDA's `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): a fact
     /// beside the launch, never a check of the harness's: the driver alone accepts or refuses
-    /// a launch. Empty where the kernel was not built, and in files written before it was
-    /// recorded.
+    /// a launch. Empty where the kernel was not built.
     #[serde(default)]
     pub kernel_work_group_limit: Option<u32>,
     /// Registers per work-item of the side's kernel as its second stage assembled it (CUDA:
-    /// the driver's attribute; NVIDIA's OpenCL: ptxas's line in the build log). Empty where
-    /// the API does not say, and in files written before it was recorded.
+    /// the driver's attribute; NVIDIA's OpenCL: ptxas's line in the build log); empty where
+    /// the API does not say.
     #[serde(default)]
     pub registers: Option<u32>,
-    /// Local (spill / private) memory per work-item, in bytes, as the API reports it.
+    /// Local (spill / private) memory per work-item and static shared (OpenCL: local) memory
+    /// per work-group, in bytes, as the API reports them.
     #[serde(default)]
     pub spill_bytes: Option<u64>,
-    /// Static shared (OpenCL: local) memory per work-group, in bytes, as the API reports it.
     #[serde(default)]
     pub shared_bytes: Option<u64>,
 }
@@ -183,10 +176,13 @@ pub trait RowCheck {
     fn problems(&self) -> Vec<String>;
 }
 
-fn positive(name: &str, v: f64, out: &mut Vec<String>) {
-    if !(v.is_finite() && v > 0.0) {
-        out.push(format!("{name} = {v}"));
-    }
+/// Each named value that is not a positive number, as `name = value`.
+fn not_positive(values: &[(&str, f64)]) -> Vec<String> {
+    values
+        .iter()
+        .filter(|(_, v)| !(v.is_finite() && *v > 0.0))
+        .map(|(name, v)| format!("{name} = {v}"))
+        .collect()
 }
 
 impl RowCheck for MeasurementRow {
@@ -199,13 +195,12 @@ impl RowCheck for MeasurementRow {
     }
 
     fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.status == Status::Ok {
-            positive("metric", self.metric, &mut out);
-            positive("median_s", self.median_s, &mut out);
-            if !self.verified {
-                out.push("status ok but verified = false".into());
-            }
+        if self.status != Status::Ok {
+            return Vec::new();
+        }
+        let mut out = not_positive(&[("metric", self.metric), ("median_s", self.median_s)]);
+        if !self.verified {
+            out.push("status ok but verified = false".into());
         }
         out
     }
@@ -217,10 +212,11 @@ impl RowCheck for PrRow {
     }
 
     fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        positive("pr", self.pr, &mut out);
-        positive("metric_a", self.metric_a, &mut out);
-        positive("metric_b", self.metric_b, &mut out);
+        let mut out = not_positive(&[
+            ("pr", self.pr),
+            ("metric_a", self.metric_a),
+            ("metric_b", self.metric_b),
+        ]);
         if self.pr.is_finite() && !(self.pr_ci_lo <= self.pr && self.pr <= self.pr_ci_hi) {
             out.push(format!(
                 "pr {} outside its CI [{}, {}]",
@@ -240,9 +236,7 @@ impl RowCheck for SampleRow {
     }
 
     fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        positive("seconds", self.seconds, &mut out);
-        out
+        not_positive(&[("seconds", self.seconds)])
     }
 }
 
@@ -273,9 +267,9 @@ pub struct PassRow {
     pub seconds: f64,
     pub measurements_ok: usize,
     pub failed: usize,
-    /// Resident set size in KiB (Linux `/proc/self/status` VmRSS); empty elsewhere.
+    /// Resident set size in KiB (Linux `/proc/self/status` VmRSS) and open file descriptors
+    /// (`/proc/self/fd`); empty elsewhere.
     pub resident_kib: Option<u64>,
-    /// Open file descriptors (Linux `/proc/self/fd`); empty elsewhere.
     pub open_fds: Option<u64>,
 }
 

@@ -96,9 +96,11 @@ impl IndexWidth {
 
 crate::names::named_enum! {
     /// How the host waits for completion; a study key (`wait`), one value per side.
+    #[derive(Default)]
     #[strum(serialize_all = "lowercase")]
     pub enum WaitMode {
         /// Wait for the whole queue (`clFinish` / `cuStreamSynchronize`): no event needed.
+        #[default]
         Finish,
         /// Busy-poll the command's status: the host clock measures the launch, not a wake-up.
         Spin,
@@ -147,12 +149,6 @@ impl WaitMode {
                 "cuEventSynchronize on a CU_EVENT_BLOCKING_SYNC event"
             }
         }
-    }
-}
-
-impl Default for WaitMode {
-    fn default() -> Self {
-        WaitMode::DEFAULT
     }
 }
 
@@ -291,17 +287,6 @@ crate::names::named_enum! {
     pub enum Side {
         A,
         B,
-    }
-}
-
-impl Side {
-    /// The side at position `index` of a comparison (0 is A).
-    pub fn of_index(index: usize) -> Side {
-        if index == 0 {
-            Side::A
-        } else {
-            Side::B
-        }
     }
 }
 

@@ -21,10 +21,15 @@ fn in_band(lo: f64, hi: f64) -> bool {
     lo >= SIMILAR_LO && hi <= SIMILAR_HI
 }
 
+/// Whether a PR is of OpenCL (side A) against CUDA (side B).
+pub fn opencl_vs_cuda(p: &PrRow) -> bool {
+    p.api_a == Api::OpenCl && p.api_b == Api::Cuda
+}
+
 /// The newest OpenCL-against-CUDA PR of `comparison`.
 pub fn pr_row<'a>(prs: &'a [PrRow], comparison: &str) -> Option<&'a PrRow> {
     prs.iter()
-        .rfind(|p| p.comparison == comparison && p.api_a == Api::OpenCl && p.api_b == Api::Cuda)
+        .rfind(|p| p.comparison == comparison && opencl_vs_cuda(p))
 }
 
 /// The newest row of each comparison among `rows` that `keep` keeps, in first-seen order.
@@ -42,7 +47,7 @@ pub fn newest(rows: &[PrRow], keep: impl Fn(&PrRow) -> bool) -> Vec<&PrRow> {
 /// Every fair OpenCL-against-CUDA row of a step, newest per comparison.
 pub fn fair_rows(prs: &[PrRow]) -> Vec<&PrRow> {
     newest(prs, |p| {
-        p.fair && p.api_a == Api::OpenCl && p.api_b == Api::Cuda && p.sweep_param.is_empty()
+        p.fair && opencl_vs_cuda(p) && p.sweep_param.is_empty()
     })
 }
 
@@ -151,10 +156,9 @@ fn causes(s: &SuiteFolder, comparisons: &[&str]) -> Vec<Cause> {
 /// [`causes`] where `step` has PRs to explain: explain's verdicts are of OpenCL-against-CUDA
 /// gaps, and a step with none (the CPU step, OpenCL alone) shares their comparison names only.
 fn causes_in(s: &SuiteFolder, step: &str, comparisons: &[&str]) -> Vec<Cause> {
-    if !s.prs(step).is_empty() {
-        causes(s, comparisons)
-    } else {
-        Vec::new()
+    match s.prs(step) {
+        [] => Vec::new(),
+        _ => causes(s, comparisons),
     }
 }
 
@@ -175,20 +179,14 @@ fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answe
 }
 
 fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, Absent> {
-    let prs = s.prs(step);
-    let rows = if fair_only {
-        fair_rows(prs)
-    } else {
-        newest(prs, |p| {
-            p.api_a == Api::OpenCl && p.api_b == Api::Cuda && p.sweep_param.is_empty()
-        })
-    };
+    let rows = newest(s.prs(step), |p| {
+        (p.fair || !fair_only) && opencl_vs_cuda(p) && p.sweep_param.is_empty()
+    });
     if rows.is_empty() {
         let what = if fair_only { "fair " } else { "" };
-        return Err(Absent::NoPr {
-            step: step.into(),
-            what,
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}` has no {what}OpenCL-against-CUDA PR"
+        )));
     }
     let n = rows.len();
     let similar = rows.iter().filter(|p| p.similar).count();
@@ -253,11 +251,9 @@ fn speedup(
         cis.push((lo, hi));
     }
     if cis.is_empty() {
-        return Err(Absent::NoCommonApi {
-            step: step.into(),
-            from: from.into(),
-            to: to.into(),
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}` measured `{from}` and `{to}` on no common API"
+        )));
     }
     let agrees = match rule {
         Rule::Faster => Some(cis.iter().all(|(lo, _)| *lo > 1.0)),
@@ -302,10 +298,9 @@ fn peak_share(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Resu
     let sides = sides(s, step, comparison)?;
     // One peak for the one GPU: a side that did not record it shares the other's.
     let Some(peak) = sides.iter().find_map(|m| m.peak_gbs) else {
-        return Err(Absent::NoPeak {
-            step: step.into(),
-            comparison: comparison.into(),
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}` recorded no Eq. 2 peak for `{comparison}`"
+        )));
     };
     let shares: Vec<(Api, f64)> = sides
         .iter()
@@ -367,11 +362,10 @@ fn group_cost(
         fits.push(r2);
     }
     if fits.is_empty() {
-        return Err(Absent::TooFewPoints {
-            step: step.into(),
-            sweep: sweep.into(),
-            up_to,
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}` has fewer than 3 verified points of `{sweep}` up to local {up_to} on \
+             every API"
+        )));
     }
     let agrees = match rule {
         Rule::FollowsGroups(least) => Some(fits.iter().all(|r2| *r2 >= least)),
@@ -387,12 +381,9 @@ fn group_cost(
 fn twins(s: &SuiteFolder, apps: &[(&str, &str)]) -> Answer {
     let has_fair = |family: &str| {
         s.step_runs().any(|(_, r)| {
-            r.prs().iter().any(|p| {
-                p.fair
-                    && p.api_a == Api::OpenCl
-                    && p.api_b == Api::Cuda
-                    && p.family.to_string() == family
-            })
+            r.prs()
+                .iter()
+                .any(|p| p.fair && opencl_vs_cuda(p) && p.family.to_string() == family)
         })
     };
     let missing: Vec<&str> = apps

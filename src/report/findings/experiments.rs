@@ -75,45 +75,28 @@ impl Measure {
     }
 }
 
-/// When our number agrees with the seed's conclusion, or an explanation's check is shown.
-/// Stated in the findings by [`Rule::text`], which begins "agrees when".
+/// When our number agrees with the seed's conclusion, or an explanation's check is shown: each
+/// rule is stated in words, for the findings, by [`Rule::text`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Rule {
-    /// The PR's whole CI lies in the similar band.
     Similar,
-    /// The PR's CI lies above 1.
     OpenClFaster,
-    /// The PR's CI lies below the similar band.
     OpenClSlower,
-    /// More than half of the rows are similar.
     MostSimilar,
-    /// More than half of the rows have a PR of at least this.
     MostAtLeast(f64),
-    /// At least one row is not similar.
     SomeNotSimilar,
-    /// The speedup's CI lies above 1 on every API measured.
     Faster,
-    /// The speedup's CI lies in the similar band on every API measured.
     NoGain,
-    /// OpenCL's PTX has at least 1.5 times CUDA's arithmetic, logic and flow instructions.
     MoreOpenClInstructions,
-    /// Every application has a fair row.
     AllTwins,
-    /// The seed's number is an absolute time on other hardware: nothing to agree with.
     NoRule,
-    /// The speedup's CI lies below this on every API measured.
     Below(f64),
-    /// Every API reaches at least this share of the peak.
     NearPeak(f64),
-    /// Both front ends emit the same loads and stores in every memory space.
     SameMemoryCode,
-    /// Time per call follows the number of work-groups: the fit's R² is at least this on
-    /// every API measured.
     FollowsGroups(f64),
 }
 
 impl Rule {
-    /// The rule in words, for the findings.
     pub fn text(self) -> String {
         let (lo, hi) = (crate::stats::SIMILAR_LO, crate::stats::SIMILAR_HI);
         match self {
@@ -188,9 +171,9 @@ const fn time(step: &'static str, comparison: &'static str, calls: u32) -> Measu
     }
 }
 
-/// Fang et al.'s Table II applications and the family that twins each here (one table, in
-/// `paper.rs`).
-pub const TABLE_II: &[(&str, &str)] = &crate::paper::FANG_TABLE_II;
+const fn peak_share(step: &'static str, comparison: &'static str) -> Measure {
+    PeakShare { step, comparison }
+}
 
 const fn e(
     id: &'static str,
@@ -219,11 +202,11 @@ pub const EXPERIMENTS: &[Experiment] = &[
       &[(FairRows { step: "fair" }, MostSimilar)]),
     e("table2-apps", FANG, "Table II: the 14 applications",
       "Do all of the paper's applications have OpenCL and CUDA twins measured fairly here?",
-      &[(Twins { apps: TABLE_II }, AllTwins)]),
+      &[(Twins { apps: &crate::paper::FANG_TABLE_II }, AllTwins)]),
     e("eq2-bandwidth", FANG, "Eq. 2 and Fig. 1: achieved bandwidth",
       "Does OpenCL reach more of the memory bandwidth than CUDA?",
       &[(pr("peaks", "bandwidth/read"), OpenClFaster),
-        (PeakShare { step: "peaks", comparison: "bandwidth/read" }, NoRule)]),
+        (peak_share("peaks", "bandwidth/read"), NoRule)]),
     e("eq3-flops", FANG, "Eq. 3 and Fig. 2: achieved FLOPS",
       "Do the two APIs reach the same arithmetic throughput?",
       &[(pr("peaks", "flops/fma"), Similar)]),
@@ -374,13 +357,7 @@ pub const WHY: &[Why] = &[
                 },
                 SameMemoryCode,
             ),
-            (
-                PeakShare {
-                    step: "peaks",
-                    comparison: "bandwidth/read",
-                },
-                NearPeak(0.85),
-            ),
+            (peak_share("peaks", "bandwidth/read"), NearPeak(0.85)),
         ],
     },
     Why {
@@ -418,11 +395,6 @@ pub const WHY: &[Why] = &[
         )],
     },
 ];
-
-/// The measured explanation of an experiment's difference from its seed, if it has one.
-pub fn why(id: &str) -> Option<&'static Why> {
-    WHY.iter().find(|w| w.id == id)
-}
 
 #[cfg(test)]
 mod tests {

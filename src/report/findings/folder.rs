@@ -1,7 +1,7 @@
 //! One suite folder as the findings read it: `suite.csv` (which steps ran and how they
-//! ended), each step's run folder, explain's verdicts and the provenance of the run. The files other commands write are read
-//! by column name into the ground floor's row types, so that the findings depend on the files
-//! and not on the code that wrote them.
+//! ended), each step's run folder, explain's verdicts and the provenance of the run. The files
+//! are read by column name into the ground floor's row types, so that the findings depend on
+//! the files and not on the code that wrote them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -71,7 +71,10 @@ impl SuiteFolder {
                     .map(|m| m.device.clone())
                     .next()
             })
-            .unwrap_or_else(|| folder_name(dir));
+            .unwrap_or_else(|| match dir.file_name() {
+                Some(name) => name.to_string_lossy().into_owned(),
+                None => dir.display().to_string(),
+            });
         Ok(SuiteFolder {
             dir: dir.to_path_buf(),
             gpu,
@@ -110,16 +113,9 @@ impl SuiteFolder {
         self.steps.iter().find(|s| s.step == step)
     }
 
-    /// The verdicts on `comparison`.
     pub fn verdicts_on<'a>(&'a self, comparison: &'a str) -> impl Iterator<Item = &'a VerdictRow> {
         self.verdicts.iter().filter(move |v| v.target == comparison)
     }
-}
-
-fn folder_name(dir: &Path) -> String {
-    dir.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| dir.display().to_string())
 }
 
 fn provenance(step_dir: &Path, step: &str) -> Option<Provenance> {

@@ -6,11 +6,9 @@
 use std::fmt::Write as _;
 
 use crate::export::markdown::cell;
-use crate::rows::Api;
-use crate::rows::PrRow;
+use crate::rows::{PrRow, VerdictRow};
 
 use super::folder::SuiteFolder;
-use crate::rows::VerdictRow;
 
 /// The band inside which a PR is no gap: explain's own.
 const BAND: (f64, f64) = crate::stats::PARITY;
@@ -38,10 +36,9 @@ pub fn fair_gaps(s: &SuiteFolder) -> Vec<Gap<'_>> {
     let mut gaps: Vec<Gap> = Vec::new();
     for (step, run) in s.step_runs().filter(|(step, _)| *step != "explain") {
         for row in run.prs() {
-            let pair = row.api_a == Api::OpenCl && row.api_b == Api::Cuda;
             let inside = (BAND.0..=BAND.1).contains(&row.pr);
             if !row.fair
-                || !pair
+                || !super::answer::opencl_vs_cuda(row)
                 || inside
                 || gaps.iter().any(|g| g.row.comparison == row.comparison)
             {

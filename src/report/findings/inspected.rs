@@ -10,10 +10,9 @@ use crate::rows::{ClassCountRow, TableVRow, CLASSES_CSV, TABLE_V_CSV};
 /// Both front ends' loads and stores of `comparison`'s kernel, by memory space.
 pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, Absent> {
     let Some(file) = crate::report::load::csv_in(&s.dir.join(step), CLASSES_CSV) else {
-        return Err(Absent::NoFile {
-            step: step.into(),
-            file: CLASSES_CSV,
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}` wrote no {CLASSES_CSV}"
+        )));
     };
     let rows: Vec<ClassCountRow> = read_by_name(&file)?;
     // A front end whose PTX was not counted at all (PoCL gives none) is no front end with no
@@ -23,11 +22,10 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
         .find(|api| !rows.iter().any(|r| r.pair == comparison && r.api == *api))
     {
         if rows.iter().any(|r| r.pair == comparison) {
-            return Err(Absent::NoPtxOf {
-                step: step.into(),
-                api,
-                comparison: comparison.into(),
-            });
+            return Err(Absent::Missing(format!(
+                "step `{step}`'s ptx_classes.csv counts no {api} PTX of `{comparison}`: one \
+                 front end's code alone compares with nothing"
+            )));
         }
     }
     let memory: Vec<&ClassCountRow> = rows
@@ -56,10 +54,9 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
         }
     }
     if parts.is_empty() {
-        return Err(Absent::NoMemoryCode {
-            step: step.into(),
-            comparison: comparison.into(),
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}`'s ptx_classes.csv has no loads or stores of `{comparison}`"
+        )));
     }
     Ok(Answer {
         value: format!("PTX OpenCL / CUDA: {}", parts.join(", ")),
@@ -71,10 +68,9 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
 pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, Absent> {
     let file = s.dir.join(step).join(TABLE_V_CSV);
     if !file.is_file() {
-        return Err(Absent::NoFile {
-            step: step.into(),
-            file: TABLE_V_CSV,
-        });
+        return Err(Absent::Missing(format!(
+            "step `{step}` wrote no {TABLE_V_CSV}"
+        )));
     }
     let rows: Vec<TableVRow> = read_by_name(&file)?;
     let ours = |api: &str| {
@@ -84,7 +80,9 @@ pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer,
             .or_else(|| rows.iter().find(|r| r.source == "clvscu" && r.api == api))
     };
     let (Some(cl), Some(cu)) = (ours("OpenCL"), ours("CUDA")) else {
-        return Err(Absent::NoOwnRows(step.into()));
+        return Err(Absent::Missing(format!(
+            "step `{step}`'s table-v.csv lacks an OpenCL or a CUDA row of ours"
+        )));
     };
     let total = |r: &TableVRow| r.arithmetic + r.logic_shift + r.flow_control;
     let agrees = match rule {

@@ -4,12 +4,11 @@
 
 use serde::Serialize;
 
-use crate::rows::PrRow;
+use crate::rows::{PrRow, VerdictRow};
 use crate::stats::SIMILAR_LO;
 
 use super::answer::{fair_rows, pr_text};
 use super::folder::SuiteFolder;
-use crate::rows::VerdictRow;
 
 /// The step whose fair comparisons the summary counts.
 pub const FAIR_STEP: &str = "fair";

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::paper::{self, Source};
 
 use super::answer::{answer, metric_cell};
-use super::experiments::{self, Experiment, Measure, Rule, EXPERIMENTS};
+use super::experiments::{Experiment, Measure, Rule, EXPERIMENTS, WHY};
 use super::folder::SuiteFolder;
 use super::outcome::Outcome;
 use super::summary::{summary, Summary};
@@ -316,7 +316,7 @@ pub fn view(
             }
         }
         let checks = check_views(e.checks, &per_gpu, Words::Seed);
-        let why = experiments::why(e.id).map(|w| {
+        let why = WHY.iter().find(|w| w.id == e.id).map(|w| {
             let per_gpu = answers(folders, w.checks);
             for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
                 match conclusion(outcomes) {
