@@ -174,12 +174,10 @@ fn front_end_of(s: &SideSteps) -> Api {
 /// whose front end made it: with one front end's PTX on both sides the step is equal and the
 /// PR is the runtimes'.
 fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
-    let effect = s.flags.effect(front_end_of(s));
+    let front = front_end_of(s);
+    let effect = s.flags.effect(front);
     if swapped {
-        format!(
-            "{effect} (PTX from {}'s front end)",
-            front_end_of(s).label()
-        )
+        format!("{effect} (PTX from {}'s front end)", front.label())
     } else {
         effect
     }

@@ -58,20 +58,8 @@ macro_rules! serde_as_name {
 /// serde through [`serde_as_name!`]. Strum attributes inside name each variant's words.
 macro_rules! named_enum {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($body:tt)* }) => {
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            PartialOrd,
-            Ord,
-            strum::Display,
-            strum::EnumString,
-            strum::IntoStaticStr,
-            strum::VariantArray,
-        )]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(strum::Display, strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
         $(#[$meta])*
         $vis enum $name { $($body)* }
 

@@ -101,31 +101,25 @@ impl JitOptions {
     /// 3 with 3 its default and highest: level 3 is sent to the driver as 4, so "highest" means
     /// the same on both sides; 0 to 2 pass through.
     pub fn for_api(&self, api: Api) -> Vec<String> {
-        match api {
-            Api::OpenCl => self
-                .opt_level
-                .map(|l| format!("-cl-nv-opt-level={l}"))
-                .into_iter()
-                .chain(
-                    self.max_registers
-                        .map(|r| format!("-cl-nv-maxrregcount={r}")),
-                )
-                .collect(),
-            Api::Cuda => self
-                .cuda_opt_level()
-                .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}"))
-                .into_iter()
-                .chain(self.max_registers.map(|r| match self.needs_linker() {
+        let options = match api {
+            Api::OpenCl => vec![
+                self.opt_level.map(|l| format!("-cl-nv-opt-level={l}")),
+                self.max_registers
+                    .map(|r| format!("-cl-nv-maxrregcount={r}")),
+            ],
+            Api::Cuda => vec![
+                self.cuda_opt_level()
+                    .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}")),
+                self.max_registers.map(|r| match self.needs_linker() {
                     true => format!("CU_JIT_MAX_REGISTERS={r}"),
                     false => format!(".maxnreg {r}"),
-                }))
-                .chain(
-                    self.carveout
-                        .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
-                )
-                .chain(self.linked.then(|| "cuLinkCreate".to_string()))
-                .collect(),
-        }
+                }),
+                self.carveout
+                    .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
+                self.linked.then(|| "cuLinkCreate".to_string()),
+            ],
+        };
+        options.into_iter().flatten().collect()
     }
 
     pub fn cuda_opt_level(&self) -> Option<u32> {

@@ -1,6 +1,5 @@
-//! The table behind every opaque handle a backend hands out ([`ProgramId`], [`KernelId`],
-//! [`BufferId`]): one typed lookup with one error message, instead of a hand-written
-//! `Vec<Option<T>>` search per handle kind and per API.
+//! The table behind every opaque handle a backend hands out: one typed lookup with one error
+//! message, instead of a hand-written `Vec<Option<T>>` search per handle kind and per API.
 
 use std::marker::PhantomData;
 

@@ -165,10 +165,8 @@ impl LaunchShape {
 
     /// Work-items in all.
     pub fn global(&self) -> u64 {
-        u64::from(self.groups)
-            * u64::from(self.local)
-            * u64::from(self.groups_y)
-            * u64::from(self.local_y)
+        let [x, y] = self.global_dims();
+        x * y
     }
 
     /// Work-items in one work-group (what the device's work-group limit counts).

@@ -92,22 +92,15 @@ pub fn compile_to_ptx(request: &CompileRequest, arch: &str) -> Result<String> {
         options: options.clone(),
         ..Default::default()
     };
-    match compile_ptx_with_opts(&request.source, opts) {
-        Ok(ptx) => Ok(ptx.to_src()),
-        Err(e) => Err(compile_error(e, &options)),
-    }
-}
-
-fn compile_error(e: CompileError, options: &[String]) -> BackendError {
-    let log = match e {
-        CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-        other => format!("{other:?}"),
-    };
-    BackendError::Compile {
+    let ptx = compile_ptx_with_opts(&request.source, opts).map_err(|e| BackendError::Compile {
         api: API,
         options: options.join(" "),
-        log,
-    }
+        log: match e {
+            CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+            other => format!("{other:?}"),
+        },
+    })?;
+    Ok(ptx.to_src())
 }
 
 /// Kernel names declared in PTX (`.entry name(`), for "no such kernel" messages.

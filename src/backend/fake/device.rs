@@ -9,16 +9,13 @@ impl FakeBackend {
     }
 
     pub(super) fn build(&mut self, request: &CompileRequest) -> Result<ProgramId> {
-        if let Some(text) = &self.script.fail_build_containing {
-            if request.source.contains(text.as_str()) {
-                return Err(BackendError::Compile {
-                    api: self.api,
-                    options: request.options().join(" "),
-                    log: format!(
-                        "fake compiler: scripted build failure (source contains '{text}')"
-                    ),
-                });
-            }
+        let failing = self.script.fail_build_containing.as_ref();
+        if let Some(text) = failing.filter(|t| request.source.contains(t.as_str())) {
+            return Err(BackendError::Compile {
+                api: self.api,
+                options: request.options().join(" "),
+                log: format!("fake compiler: scripted build failure (source contains '{text}')"),
+            });
         }
         let id = self.programs.insert(FakeProgram {
             kernels: kernel_names(&request.source),
@@ -192,14 +189,10 @@ impl FakeBackend {
     }
 
     pub(super) fn check_launch_budget(&mut self) -> Result<()> {
-        if let Some(limit) = self.script.fail_launch_after {
-            if self.launches >= limit {
-                return Err(BackendError::driver(
-                    self.api,
-                    "launch (fake)",
-                    format!("scripted failure after {limit} launches"),
-                ));
-            }
+        let limit = self.script.fail_launch_after;
+        if let Some(limit) = limit.filter(|l| self.launches >= *l) {
+            let detail = format!("scripted failure after {limit} launches");
+            return Err(BackendError::driver(self.api, "launch (fake)", detail));
         }
         self.launches += 1;
         Ok(())

@@ -6,16 +6,13 @@ use std::ptr;
 
 use opencl3::context::Context;
 use opencl3::device::Device;
-use opencl3::memory::{Buffer, ClMem, Image, CL_MEM_READ_ONLY};
+use opencl3::memory::{
+    Buffer, ClMem, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_MEM_READ_ONLY, CL_R, CL_RGBA,
+};
 use opencl3::types::{cl_float, cl_image_desc, cl_image_format};
 
 use super::{drv, API};
 use crate::backend::{check_texels, BackendError, BufferId, Result};
-
-const CL_MEM_OBJECT_IMAGE1D_BUFFER: u32 = 0x10F6;
-const CL_R: u32 = 0x10B0;
-const CL_RGBA: u32 = 0x10B5;
-const CL_FLOAT: u32 = 0x10DE;
 
 #[derive(Default)]
 pub struct Images {

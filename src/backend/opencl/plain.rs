@@ -26,9 +26,6 @@ pub(super) fn enqueue(
     let local: [usize; 2] = [shape.local as usize, shape.local_y as usize];
     // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
     let dims: cl_uint = if shape.is_planar() { 2 } else { 1 };
-    let runtime = cl3::load_library()
-        .as_ref()
-        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
     let mut event: cl_event = ptr::null_mut();
     let event_out = if with_event {
         &raw mut event
@@ -38,8 +35,8 @@ pub(super) fn enqueue(
     // The loaded entry point is typed as a safe fn, but the contract is C's: queue and
     // kernel are live handles owned by the backend, the size arrays outlive the call and
     // hold `dims` entries, and the caller set the kernel's arguments to match its signature.
-    let status = runtime
-        .clEnqueueNDRangeKernel(
+    call(|runtime| {
+        runtime.clEnqueueNDRangeKernel(
             queue.get(),
             kernel.get(),
             dims,
@@ -50,11 +47,19 @@ pub(super) fn enqueue(
             ptr::null(),
             event_out,
         )
-        .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
-    if status != 0 {
-        return Err(status);
-    }
+    })?;
     Ok(with_event.then(|| Event::new(event)))
+}
+
+/// One call through cl3's loaded runtime, its status code as the error.
+fn call(f: impl FnOnce(&cl3::OpenClRuntime) -> Option<cl_int>) -> std::result::Result<(), cl_int> {
+    let runtime = cl3::load_library()
+        .as_ref()
+        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
+    match f(runtime).ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)? {
+        0 => Ok(()),
+        status => Err(status),
+    }
 }
 
 /// `CL_INVALID_WORK_GROUP_SIZE (-54)`.
@@ -152,40 +157,34 @@ pub(super) unsafe fn blocking_copy(
     host: *mut std::ffi::c_void,
     bytes: usize,
 ) -> std::result::Result<(), cl_int> {
-    let runtime = cl3::load_library()
-        .as_ref()
-        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
     const BLOCKING: opencl3::types::cl_bool = 1;
-    let status = if to_device {
-        runtime.clEnqueueWriteBuffer(
-            queue.get(),
-            buffer,
-            BLOCKING,
-            0,
-            bytes,
-            host.cast_const(),
-            0,
-            ptr::null(),
-            ptr::null_mut(),
-        )
-    } else {
-        runtime.clEnqueueReadBuffer(
-            queue.get(),
-            buffer,
-            BLOCKING,
-            0,
-            bytes,
-            host,
-            0,
-            ptr::null(),
-            ptr::null_mut(),
-        )
-    }
-    .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
-    if status != 0 {
-        return Err(status);
-    }
-    Ok(())
+    call(|runtime| {
+        if to_device {
+            runtime.clEnqueueWriteBuffer(
+                queue.get(),
+                buffer,
+                BLOCKING,
+                0,
+                bytes,
+                host.cast_const(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        } else {
+            runtime.clEnqueueReadBuffer(
+                queue.get(),
+                buffer,
+                BLOCKING,
+                0,
+                bytes,
+                host,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        }
+    })
 }
 
 /// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`].

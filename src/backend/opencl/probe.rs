@@ -105,10 +105,7 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
     let c_version = d.opencl_c_version().unwrap_or_default();
     let has_subgroups = extensions.contains("cl_khr_subgroups")
         || (c_version.contains("3.0") && extensions.contains("__opencl_c_subgroups"));
-    let is_gpu = d
-        .dev_type()
-        .map(|t| t & CL_DEVICE_TYPE_GPU != 0)
-        .unwrap_or(false);
+    let is_gpu = d.dev_type().is_ok_and(|t| t & CL_DEVICE_TYPE_GPU != 0);
     DeviceInfo {
         api: API.label().into(),
         platform: platform.to_string(),
