@@ -31,30 +31,26 @@ impl Flags {
     /// `mad = false` is spelled out as `--fmad=false` to match OpenCL, which does not
     /// enable mad unless asked; likewise `--ftz=false`.
     pub fn for_api(&self, api: Api) -> Vec<String> {
-        let mut f = Vec::new();
-        match api {
-            Api::OpenCl => {
-                if self.mad {
-                    f.push("-cl-mad-enable".into());
-                }
-                if self.fast_math {
-                    f.push("-cl-fast-relaxed-math".into());
-                }
-                // CUDA's --use_fast_math flushes denormals too (it implies --ftz=true);
-                // -cl-fast-relaxed-math does not, so fast math asks for it on OpenCL as well.
-                if self.denorms_zero || self.fast_math {
-                    f.push("-cl-denorms-are-zero".into());
-                }
-            }
-            Api::Cuda => {
-                f.push(format!("--fmad={}", self.mad || self.fast_math));
-                if self.fast_math {
-                    f.push("--use_fast_math".into());
-                }
-                f.push(format!("--ftz={}", self.denorms_zero || self.fast_math));
-            }
-        }
-        f
+        let mad = self.mad || self.fast_math;
+        let ftz = self.denorms_zero || self.fast_math;
+        let flags = match api {
+            // CUDA's --use_fast_math flushes denormals too (it implies --ftz=true);
+            // -cl-fast-relaxed-math does not, so fast math asks for it on OpenCL as well.
+            Api::OpenCl => [
+                (self.mad, "-cl-mad-enable".into()),
+                (self.fast_math, "-cl-fast-relaxed-math".into()),
+                (ftz, "-cl-denorms-are-zero".into()),
+            ],
+            Api::Cuda => [
+                (true, format!("--fmad={mad}")),
+                (self.fast_math, "--use_fast_math".into()),
+                (true, format!("--ftz={ftz}")),
+            ],
+        };
+        flags
+            .into_iter()
+            .filter_map(|(on, f)| on.then_some(f))
+            .collect()
     }
 
     /// What the compiler of `api` does with these flags, in words that are equal only when
@@ -73,16 +69,15 @@ impl Flags {
     }
 
     pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if self.mad {
-            parts.push("mad");
-        }
-        if self.fast_math {
-            parts.push("fast-math");
-        }
-        if self.denorms_zero {
-            parts.push("denorms-zero");
-        }
+        let names = [
+            (self.mad, "mad"),
+            (self.fast_math, "fast-math"),
+            (self.denorms_zero, "denorms-zero"),
+        ];
+        let parts: Vec<&str> = names
+            .iter()
+            .filter_map(|&(on, n)| on.then_some(n))
+            .collect();
         if parts.is_empty() {
             "none".into()
         } else {
@@ -91,7 +86,7 @@ impl Flags {
     }
 }
 
-/// Everything one side of a comparison decides, step by step.
+/// Everything one side of a comparison decides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SideSteps {
     pub api: Api,
@@ -101,10 +96,9 @@ pub struct SideSteps {
     pub algorithm: String,
     /// The kernel of the parity-checked twins and the defines that shape its code.
     pub implementation: String,
-    /// Unroll factors per unroll point (defines that shape the code are implementation).
+    /// Unroll factors per unroll point.
     pub native: BTreeMap<String, String>,
     pub flags: Flags,
-    /// The second-stage compiler (PTX to machine code).
     pub second_stage: String,
     /// Whose front end made the program the side runs: its own API's, or the other's with
     /// `program = "other"` (`None` in verdicts written before: its own).
@@ -112,16 +106,14 @@ pub struct SideSteps {
     pub front_end: Option<Api>,
     pub shape: crate::backend::LaunchShape,
     pub timer: TimerKind,
-    /// How the host waits for completion (inside the wall clock).
     pub wait: WaitMode,
     pub warmup: u32,
-    /// Timed repetitions in a row before the runner turns to the other side.
+    /// Timed repetitions in a row before the other side's turn.
     pub turn: u32,
     pub min_reps: u32,
     pub min_time_s: f64,
 }
 
-/// One step's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepVerdict {
     pub step: Step,
@@ -130,7 +122,7 @@ pub struct StepVerdict {
     pub b: String,
 }
 
-/// The verdict of a comparison: every step, equal or different with both values.
+/// Every step of a comparison, equal or different, with both values.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub steps: Vec<StepVerdict>,
@@ -174,7 +166,6 @@ fn running_text(s: &SideSteps) -> String {
     )
 }
 
-/// The front end whose program a side runs.
 fn front_end_of(s: &SideSteps) -> Api {
     s.front_end.unwrap_or(s.api)
 }
@@ -183,12 +174,10 @@ fn front_end_of(s: &SideSteps) -> Api {
 /// whose front end made it: with one front end's PTX on both sides the step is equal and the
 /// PR is the runtimes'.
 fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
-    let effect = s.flags.effect(front_end_of(s));
+    let front = front_end_of(s);
+    let effect = s.flags.effect(front);
     if swapped {
-        format!(
-            "{effect} (PTX from {}'s front end)",
-            front_end_of(s).label()
-        )
+        format!("{effect} (PTX from {}'s front end)", front.label())
     } else {
         effect
     }
@@ -197,38 +186,27 @@ fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
 /// Compare the two sides step by step.
 pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
     let swapped = front_end_of(a) != a.api || front_end_of(b) != b.api;
-    let pair = |step, x: String, y: String| StepVerdict {
-        step,
-        equal: x == y,
-        a: x,
-        b: y,
+    let pair = |step, text: &dyn Fn(&SideSteps) -> String| {
+        let (x, y) = (text(a), text(b));
+        StepVerdict {
+            step,
+            equal: x == y,
+            a: x,
+            b: y,
+        }
     };
     Verdict {
         steps: vec![
-            pair(Step::Problem, a.problem.clone(), b.problem.clone()),
-            pair(Step::Algorithm, a.algorithm.clone(), b.algorithm.clone()),
-            pair(
-                Step::Implementation,
-                a.implementation.clone(),
-                b.implementation.clone(),
-            ),
-            pair(
-                Step::NativeOptimizations,
-                map_text(&a.native),
-                map_text(&b.native),
-            ),
-            pair(
-                Step::FirstStageCompilation,
-                first_stage_text(a, swapped),
-                first_stage_text(b, swapped),
-            ),
-            pair(
-                Step::SecondStageCompilation,
-                a.second_stage.clone(),
-                b.second_stage.clone(),
-            ),
-            pair(Step::Configuration, a.shape.describe(), b.shape.describe()),
-            pair(Step::Running, running_text(a), running_text(b)),
+            pair(Step::Problem, &|s| s.problem.clone()),
+            pair(Step::Algorithm, &|s| s.algorithm.clone()),
+            pair(Step::Implementation, &|s| s.implementation.clone()),
+            pair(Step::NativeOptimizations, &|s| map_text(&s.native)),
+            pair(Step::FirstStageCompilation, &|s| {
+                first_stage_text(s, swapped)
+            }),
+            pair(Step::SecondStageCompilation, &|s| s.second_stage.clone()),
+            pair(Step::Configuration, &|s| s.shape.describe()),
+            pair(Step::Running, &running_text),
         ],
     }
 }

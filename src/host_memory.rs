@@ -1,7 +1,6 @@
 //! Host memory: what a new allocation can take now, and the refusal of a problem that needs
 //! more (a reader or generator asks before it reserves anything).
 
-/// A problem that needs more host memory than is available now.
 #[derive(Debug, thiserror::Error)]
 #[error("{what} needs about {needed} bytes of host memory; {limit} bytes are available")]
 pub struct HostMemoryError {
@@ -10,7 +9,7 @@ pub struct HostMemoryError {
     pub limit: u64,
 }
 
-/// Refuses `needed` host bytes above the memory available now (when the system says).
+/// Refuses `needed` host bytes above the memory available now, when the system says.
 pub fn check_host(needed: u64, what: &str) -> Result<(), HostMemoryError> {
     match available_host_bytes() {
         Some(limit) => check_host_against(needed, limit, what),
@@ -33,8 +32,7 @@ pub(crate) fn check_host_against(
     Ok(())
 }
 
-/// Host memory available now: `MemAvailable` of /proc/meminfo (memory a new allocation can
-/// take without swapping), where the system has one.
+/// `MemAvailable` of /proc/meminfo: what a new allocation can take without swapping.
 pub fn available_host_bytes() -> Option<u64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     parse_meminfo(&text, "MemAvailable:").or_else(|| parse_meminfo(&text, "MemTotal:"))

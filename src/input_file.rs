@@ -13,7 +13,6 @@ pub const MTX_CAP: u64 = 1 << 30;
 /// The largest result file (CSV, JSON) read back: millions of rows.
 pub const RESULT_CAP: u64 = 4 << 30;
 
-/// What kind of thing a path is, for a refusal.
 fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     let t = meta.file_type();
     if t.is_dir() {
@@ -22,23 +21,20 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-        if t.is_socket() {
-            return "a socket";
+        let kinds = [
+            (t.is_fifo(), "a FIFO"),
+            (t.is_char_device(), "a character device"),
+            (t.is_block_device(), "a block device"),
+            (t.is_socket(), "a socket"),
+        ];
+        if let Some((_, kind)) = kinds.into_iter().find(|(is, _)| *is) {
+            return kind;
         }
     }
     "not a regular file"
 }
 
-/// Refuses anything but a regular file (symbolic links followed), before it is opened.
+/// Refuses anything but a regular file (symbolic links followed).
 pub fn check_regular(path: &Path) -> Result<(), Error> {
     let meta = std::fs::metadata(path)?;
     if meta.is_file() {
@@ -75,7 +71,6 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, Error> {
     Ok(data)
 }
 
-/// [`read_capped`] as UTF-8 text.
 pub fn read_text_capped(path: &Path, cap: u64) -> Result<String, Error> {
     String::from_utf8(read_capped(path, cap)?).map_err(|_| {
         Error::new(

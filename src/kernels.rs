@@ -10,8 +10,7 @@ use thiserror::Error;
 use crate::rows::Api;
 
 /// The embedded sources: (file stem, OpenCL text, CUDA text), the prelude first, then every
-/// pair of `kernels_cl/<stem>.cl` and `kernels_cu/<stem>.cu` by stem (build.rs lists them, so
-/// a new family's files are embedded without a list to keep in step with the folders).
+/// pair of kernel files by stem (listed by build.rs, so no list must keep step with the folders).
 const EMBEDDED: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
 
 #[derive(Debug, Error)]
@@ -25,7 +24,6 @@ pub enum KernelSourceError {
     },
 }
 
-/// The file extension of each API's kernel files, and its folder name.
 pub fn extension(api: Api) -> &'static str {
     match api {
         Api::OpenCl => "cl",
@@ -40,17 +38,16 @@ pub fn folder(api: Api) -> &'static str {
     }
 }
 
-/// A kernel file's name relative to the kernels' root: `kernels_cl/matvec.cl`.
+/// `kernels_cl/matvec.cl`.
 pub fn file_name(api: Api, stem: &str) -> String {
     format!("{}/{stem}.{}", folder(api), extension(api))
 }
 
-/// Every embedded file stem, prelude first.
 pub fn stems() -> Vec<&'static str> {
     EMBEDDED.iter().map(|(s, _, _)| *s).collect()
 }
 
-/// A kernel pair read from files a study names: (stem, [(path, text) of OpenCL, of CUDA]).
+/// (stem, [(path, text) of OpenCL, of CUDA]).
 type LoadedPair = (String, [(String, String); 2]);
 
 /// Kernel pairs loaded at run time, beside the embedded ones (a study's own kernels).
@@ -60,9 +57,8 @@ fn loaded() -> &'static std::sync::RwLock<Vec<LoadedPair>> {
     LOADED.get_or_init(Default::default)
 }
 
-/// The kernel files studies named (their own pairs), as (path, text). `--kernels-dir` files
-/// are left out: the hash of every kernel file covers them, so a folder measured with the
-/// embedded kernels resumes with the same kernels from a folder.
+/// The kernel files studies named, as (path, text); not `--kernels-dir` files: the hash of
+/// every kernel file covers them.
 pub fn files_read() -> Vec<(String, String)> {
     loaded()
         .read()
@@ -72,22 +68,19 @@ pub fn files_read() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Makes `stem` name the OpenCL and CUDA `files` (path, text), read when their study was
-/// loaded: every command then compiles, hashes and records them as it does the embedded ones.
-/// The families registry calls it, once per stem.
+/// Makes `stem` name the OpenCL and CUDA `files` (path, text) of a study, to be compiled,
+/// hashed and recorded as the embedded ones are.
 pub fn register_files(stem: &str, files: [(String, String); 2]) {
     let mut pairs = loaded().write().unwrap_or_else(|e| e.into_inner());
     pairs.retain(|(s, _)| s != stem);
     pairs.push((stem.to_string(), files));
 }
 
-/// The stems loaded at run time, in the order their studies were loaded.
 pub fn loaded_stems() -> Vec<String> {
     let pairs = loaded().read().unwrap_or_else(|e| e.into_inner());
     pairs.iter().map(|(s, _)| s.clone()).collect()
 }
 
-/// The (path, text) of a loaded stem for `api`.
 fn loaded_file(api: Api, stem: &str) -> Option<(String, String)> {
     let pairs = loaded().read().unwrap_or_else(|e| e.into_inner());
     let (_, files) = pairs.iter().find(|(s, _)| s == stem)?;
@@ -115,7 +108,7 @@ impl KernelSources {
         }
     }
 
-    /// Describes the origin for provenance records.
+    /// The origin, for provenance records.
     pub fn origin(&self) -> String {
         match &self.dir {
             None => "embedded".into(),

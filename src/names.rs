@@ -16,7 +16,6 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// A word that is none of an enum's names, with the names there are.
 #[derive(Debug, thiserror::Error)]
 #[error("unknown variant `{text}`, expected one of {names}")]
 pub struct UnknownName {
@@ -24,7 +23,6 @@ pub struct UnknownName {
     pub names: String,
 }
 
-/// Parses `text` as one of `T`'s names, or says which names there are.
 pub fn parse<T>(text: &str) -> Result<T, UnknownName>
 where
     T: FromStr + VariantArray + Copy + Into<&'static str>,
@@ -60,20 +58,8 @@ macro_rules! serde_as_name {
 /// serde through [`serde_as_name!`]. Strum attributes inside name each variant's words.
 macro_rules! named_enum {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($body:tt)* }) => {
-        #[derive(
-            Debug,
-            Clone,
-            Copy,
-            PartialEq,
-            Eq,
-            Hash,
-            PartialOrd,
-            Ord,
-            strum::Display,
-            strum::EnumString,
-            strum::IntoStaticStr,
-            strum::VariantArray,
-        )]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(strum::Display, strum::EnumString, strum::IntoStaticStr, strum::VariantArray)]
         $(#[$meta])*
         $vis enum $name { $($body)* }
 

@@ -8,7 +8,6 @@
 //! - The "fill" article: an OpenCL optimisation of a buffer fill of 10^4 × 10^4 floats, ten
 //!   calls, on an Intel HD Graphics 5000.
 
-/// Which publication a quote comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
     Fang2011,
@@ -17,7 +16,6 @@ pub enum Source {
 }
 
 impl Source {
-    /// How the findings name the publication.
     pub fn cite(self) -> &'static str {
         match self {
             Source::Fang2011 => "Fang, Varbanescu & Sips (2011)",
@@ -29,22 +27,18 @@ impl Source {
     }
 }
 
-/// One published result, as its authors stated it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quote {
-    /// The experiment of [`crate::report::findings`] it belongs to.
+    /// Its experiment in [`crate::report::findings`].
     pub experiment: &'static str,
     pub source: Source,
-    /// The table, figure or equation (or section) it is printed in.
+    /// The table, figure, equation or section it is printed in.
     pub place: &'static str,
-    /// The result, with its numbers as printed.
     pub text: &'static str,
 }
 
-/// Kernel execution times (ms) of `MatrixVectorMul`, Listings 2 to 7, on a GeForce GTX 285
-/// with OpenCL, as published in Table 1 ("Example Execution Time") of the whitepaper. Matrix
-/// of width 1100 and height 60989, work-group size 256, 239 work-groups for Listing 2 and 60
-/// for the others. Entries are (listing number, milliseconds).
+/// The whitepaper's Table 1: (listing, ms) of `MatrixVectorMul` with OpenCL on a GTX 285, a
+/// 60989 × 1100 matrix, work-group size 256, 239 work-groups for Listing 2 and 60 after.
 pub const WHITEPAPER_TABLE1_MS: [(u32, f64); 6] = [
     (2, 83.2),
     (3, 82.2),
@@ -80,7 +74,6 @@ pub const FANG_SOBEL_CONSTANT_PR: Quote = Quote {
 /// One number of the article: which of our rows it stands beside, and its seconds for 10
 /// calls (low, high), `None` where the kernel "crashed".
 pub struct FillQuote {
-    /// The experiment of the findings it belongs to.
     pub experiment: &'static str,
     pub what: &'static str,
     /// Our variants it matches; empty: none of ours (drawn as its own row).
@@ -88,12 +81,10 @@ pub struct FillQuote {
     /// Local sizes it matches; empty: any.
     pub locals: &'static [u32],
     pub seconds: Option<(f64, f64)>,
-    /// The number as the article writes it.
     pub quoted: &'static str,
 }
 
-/// The fill article's numbers, total of 10 calls on an Intel HD Graphics 5000 (also quoted in
-/// `harness/fill.toml`), and which of our rows each stands beside (the fill chart).
+/// The fill article's numbers (also quoted in `harness/fill.toml`), for the fill chart.
 // 0.318 s is the article's measurement, not an approximation of 1/pi.
 #[allow(clippy::approx_constant)]
 pub const FILL_ARTICLE: &[FillQuote] = &[
@@ -155,8 +146,7 @@ pub const FILL_ARTICLE: &[FillQuote] = &[
     },
 ];
 
-/// The real-world applications of Fang et al.'s Table II, by the paper's abbreviation, each
-/// with the family that is its twin here (the same algorithm in both APIs).
+/// Fang et al.'s Table II applications, by the paper's abbreviation, with their twin family.
 // Study data: the names are the families' registered names.
 pub const FANG_TABLE_II: [(&str, &str); 14] = [
     ("BFS", "bfs"),
@@ -176,8 +166,6 @@ pub const FANG_TABLE_II: [(&str, &str); 14] = [
 ];
 
 /// Every other quoted result, by experiment id of [`crate::report::findings::experiments`].
-/// `place` names the table, figure or section of the seed it is printed in; the seeds are the
-/// three texts named at the top of this file.
 // Study data: `experiment` names an experiment of the findings, not a family to switch on.
 pub const QUOTES: &[Quote] = &[
     q(F, "eq1-similar", "Eq. 1 and Section III-A", "PR = perf(OpenCL) / perf(CUDA); if |1 - PR| < 0.1, CUDA and OpenCL have similar performance"),
@@ -236,26 +224,23 @@ const fn q(
     }
 }
 
-/// A run of another benchmark its users published, for our numbers to stand beside: not a
-/// seed, so no rule holds ours against it (other hardware, another implementation).
+/// A published run of another benchmark for our numbers to stand beside: not a seed, so no
+/// rule holds ours against it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Reference {
     pub tool: &'static str,
-    /// Where it was published, as a link.
     pub source: &'static str,
-    /// The device and how it ran, as the publication states them.
     pub device: &'static str,
     pub setting: &'static str,
     /// The suite step whose comparisons stand beside it.
     pub step: &'static str,
-    /// Comparison id and the published figure, in `unit`.
+    /// Comparison id and the published figure in `unit`.
     pub figures: &'static [(&'static str, f64)],
     pub unit: &'static str,
 }
 
-/// BabelStream 5.0 on a GH200 (its GPU is a Hopper H100 with 96 GB of HBM3), as reported on
-/// BabelStream's own tracker: MBytes/s (10^6 bytes) / 1000, at the `stream` study's array
-/// size (2^25 doubles, 268.4 MB an array).
+/// BabelStream 5.0 on a GH200, from its tracker: MBytes/s / 1000, at the `stream` study's
+/// array size.
 pub const BABELSTREAM_GH200: Reference = Reference {
     tool: "BabelStream 5.0",
     source: "https://github.com/UoB-HPC/BabelStream/issues/194",
@@ -272,15 +257,12 @@ pub const BABELSTREAM_GH200: Reference = Reference {
     unit: "GB/s",
 };
 
-/// The published runs the findings set beside ours.
 pub const REFERENCES: &[Reference] = &[BABELSTREAM_GH200];
 
-/// The quotes of one experiment, in the order above.
 pub fn quotes(experiment: &str) -> impl Iterator<Item = &'static Quote> + '_ {
     QUOTES.iter().filter(move |q| q.experiment == experiment)
 }
 
-/// The fill article's numbers of one experiment.
 pub fn fill_quotes(experiment: &str) -> impl Iterator<Item = &'static FillQuote> + '_ {
     FILL_ARTICLE
         .iter()

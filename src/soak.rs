@@ -2,7 +2,7 @@
 //! whether memory or open handles grow with repetition, which would be a leak in the harness
 //! or in a driver; `passes.csv` keeps one row per pass.
 
-/// Resident memory of this process in KiB, where the system says (Linux).
+/// Resident memory of this process in KiB (Linux).
 pub fn resident_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     vm_rss_kib(&status)
@@ -13,7 +13,7 @@ fn vm_rss_kib(status: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Open file descriptors of this process, where the system says (Linux).
+/// Open file descriptors of this process (Linux).
 pub fn open_fds() -> Option<u64> {
     let entries = std::fs::read_dir("/proc/self/fd").ok()?;
     // The directory handle being read is itself one descriptor: not counted.

@@ -20,29 +20,26 @@ pub const MAX_COLUMNS: usize = 100;
 const MIN_COLUMNS: usize = 40;
 
 /// The width to fit standard output to: the terminal's, else `COLUMNS`, at most
-/// [`MAX_COLUMNS`]; `None` when stdout is neither a terminal nor given a width.
+/// [`MAX_COLUMNS`]; `None` when neither is known.
 pub fn width() -> Option<usize> {
     width_of(&console::Term::stdout())
 }
 
-/// [`width`] for standard error.
 pub fn err_width() -> Option<usize> {
     width_of(&console::Term::stderr())
 }
 
 fn width_of(term: &console::Term) -> Option<usize> {
-    let columns = if term.is_term() {
-        term.size_checked().map(|(_, cols)| usize::from(cols))
-    } else {
-        None
-    };
-    let columns = columns.or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())?;
+    let columns = (term.is_term())
+        .then(|| term.size_checked())
+        .flatten()
+        .map(|(_, cols)| usize::from(cols))
+        .or_else(|| std::env::var("COLUMNS").ok()?.trim().parse().ok())?;
     Some(columns.clamp(MIN_COLUMNS, MAX_COLUMNS))
 }
 
-/// `text` fitted to `width` columns (`None`: as it is): each line of prose wrapped, its
-/// indent kept and its continuation indented two more; each Markdown table wider than the
-/// width laid out again with its cells wrapped.
+/// `text` fitted to `width` columns (`None`: as it is): prose wrapped ([`wrap_line`]), each
+/// Markdown table wider than the width laid out again with its cells wrapped.
 pub fn fit(text: &str, width: Option<usize>) -> String {
     let Some(width) = width else {
         return text.to_string();
@@ -63,14 +60,11 @@ pub fn fit(text: &str, width: Option<usize>) -> String {
     out.join("\n")
 }
 
-/// What the binary prints: `text` with every control and bidirectional character escaped
-/// ([`printable_lines`]: a device name, a driver's message, a folder's name cannot move the
-/// cursor or reverse what follows), then fitted to `width` ([`fit`]).
+/// What the binary prints: `text` escaped ([`printable_lines`]), then fitted ([`fit`]).
 pub fn show(text: &str, width: Option<usize>) -> String {
     fit(&printable_lines(text), width)
 }
 
-/// How many lines from the first make a Markdown table: a header, a separator, rows.
 fn table_rows(lines: &[&str]) -> usize {
     let is_row = |l: &str| {
         let t = l.trim();
@@ -83,7 +77,7 @@ fn table_rows(lines: &[&str]) -> usize {
     2 + lines[2..].iter().take_while(|l| is_row(l)).count()
 }
 
-/// The cells of a Markdown table row, split at pipes not escaped by a backslash.
+/// The cells of a Markdown table row, split at pipes not escaped.
 fn cells(line: &str) -> Vec<String> {
     let inner = line.trim();
     let inner = &inner[1..inner.len() - 1];
@@ -161,7 +155,6 @@ fn fit_table(lines: &[&str], width: usize) -> String {
     t.to_string()
 }
 
-/// The widest word among `cells`, in columns.
 fn longest_word<'c>(cells: impl Iterator<Item = &'c String>) -> usize {
     cells
         .flat_map(|c| c.split_whitespace())
@@ -170,7 +163,6 @@ fn longest_word<'c>(cells: impl Iterator<Item = &'c String>) -> usize {
         .unwrap_or(0)
 }
 
-/// The columns a line takes on a terminal.
 pub fn columns_of(line: &str) -> usize {
     textwrap::core::display_width(line)
 }
@@ -194,8 +186,7 @@ pub fn printable(text: &str) -> Cow<'_, str> {
     escaped(text, |_| false)
 }
 
-/// [`printable`] for a text of several lines (a table, an error): its line breaks and tabs
-/// are kept.
+/// [`printable`], keeping line breaks and tabs.
 pub fn printable_lines(text: &str) -> Cow<'_, str> {
     escaped(text, |c| c == '\n' || c == '\t')
 }

@@ -1,10 +1,9 @@
 //! The abilities beyond the core [`Backend`] that one experiment or another needs, one small
 //! trait each, so that a new experiment adds a trait rather than widening the core.
-//! [`Runtime`] is a backend with all of them, which every backend of ours is.
 
 use super::*;
 
-/// A backend with every ability: what a session holds.
+/// A backend with every ability (every backend of ours): what a session holds.
 pub trait Runtime:
     Backend + BufferOps + Programs + ForeignCode + HostTransfers + PlainLoops + ExactLaunch
 {
@@ -25,9 +24,8 @@ impl<T> Runtime for T where
 /// Buffer operations beyond the core's float upload and download: integer words, poison,
 /// device copies and constant memory.
 pub trait BufferOps: Backend {
-    /// Uploads integers (row pointers, column indices, neighbour lists) into a float buffer,
-    /// bit for bit: every backend's upload is a byte copy, and `f32::from_bits` does no
-    /// arithmetic, so each u32 arrives unchanged and the kernel reads it as `uint`.
+    /// Uploads integers into a float buffer bit for bit (every upload is a byte copy), for
+    /// the kernel to read as `uint`.
     fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
         // SAFETY: u32 and f32 have the same size and alignment and every bit pattern is a
         // valid f32, so the words are viewed in place (a copy would cost a gigabyte-sized
@@ -43,7 +41,6 @@ pub trait BufferOps: Backend {
         self.upload(buffer, &vec![f32::NAN; len])
     }
 
-    /// The words of a buffer written by an integer kernel, bit for bit (see `upload_u32`).
     fn download_u32(&mut self, buffer: BufferId, out: &mut [u32]) -> Result<()> {
         let mut words = vec![0.0f32; out.len()];
         self.download(buffer, &mut words)?;
@@ -54,23 +51,20 @@ pub trait BufferOps: Backend {
     }
 
     /// Fills constant memory before timing: CUDA copies `buffer` into the module symbol
-    /// `symbol` of `program` (`cuModuleGetGlobal` + a device-to-device copy); OpenCL only
-    /// checks the buffer, which reaches the kernel as its `__constant` argument
-    /// ([`Arg::Constant`]). Both sides thus upload the same data to a buffer the same way,
-    /// untimed, and the kernel reads it through the constant cache.
+    /// `symbol` of `program`; OpenCL only checks the buffer, which reaches the kernel as its
+    /// `__constant` argument ([`Arg::Constant`]). Both sides thus upload the same data the
+    /// same way, untimed.
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()>;
 
     /// Device-to-device copy of `len` floats, blocking, timed like a launch.
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing>;
 }
 
-/// What a backend can say about the programs it built: their text, logs and target, and
-/// programs built ahead.
+/// What a backend can say about the programs it built, and programs built ahead.
 pub trait Programs: Backend {
-    /// Builds these programs ahead, several at once where the API's compiler allows, so that
-    /// [`Backend::compile`] later finds each one built. A request that fails here is left to
-    /// `compile`, which reports it with its log in the comparison it belongs to. Returns how
-    /// many programs were built.
+    /// Builds these programs ahead, several at once where the API's compiler allows, for
+    /// [`Backend::compile`] to find; a failure here is left to `compile`, which reports it in
+    /// its comparison. Returns how many were built.
     fn prebuild(&mut self, _requests: &[CompileRequest]) -> usize {
         0
     }
@@ -99,36 +93,28 @@ pub trait Programs: Backend {
 /// `explain`'s PTX swap: another compiler's program through this backend's loader and
 /// second stage.
 pub trait ForeignCode: Backend {
-    /// Loads a program text made by another compiler (the OpenCL side's PTX) through this
-    /// backend's loader and reads one kernel's resources: a same-loader check.
+    /// One kernel's resources of another compiler's program, loaded by this backend's loader.
     fn resources_of_foreign_program(&self, _text: &str, _kernel: &str) -> Result<KernelResources> {
-        Err(BackendError::Unsupported {
-            api: self.api(),
-            what: "loading another compiler's program".into(),
-        })
+        let what = "loading another compiler's program";
+        Err(BackendError::unsupported(self.api(), what))
     }
 
-    /// Assembles a PTX text (this backend's or another compiler's) into machine code through
-    /// this backend's own second stage, with `jit`'s options: the bytes the GPU runs (a cubin),
-    /// for a disassembler. `None` where the backend has no such step.
+    /// A PTX text assembled by this backend's second stage with `jit`'s options: the bytes
+    /// the GPU runs (a cubin), for a disassembler. `None` where the backend has no such step.
     fn machine_code(&self, _ptx: &str, _jit: &JitOptions) -> Result<Option<Vec<u8>>> {
         Ok(None)
     }
 
-    /// Loads, for running, a program text made by the other API's compiler for the same
-    /// configuration (both NVIDIA front ends make PTX), with this backend's second stage and
-    /// `jit`'s options: the other compiler's code through this API's runtime.
+    /// Loads for running the other API's program text (both NVIDIA front ends make PTX),
+    /// with this backend's second stage and `jit`'s options.
     fn load_foreign_program(&mut self, _text: &str, _jit: &JitOptions) -> Result<ProgramId> {
-        Err(BackendError::Unsupported {
-            api: self.api(),
-            what: "running another compiler's program".into(),
-        })
+        let what = "running another compiler's program";
+        Err(BackendError::unsupported(self.api(), what))
     }
 }
 
 /// Host buffers and timed transfers between them and the device.
 pub trait HostTransfers: Backend {
-    /// A host buffer of `len` floats of the given memory kind, owned by the backend.
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
 
     /// The host buffer's contents, for filling and reading back (no transfer).
@@ -137,12 +123,12 @@ pub trait HostTransfers: Backend {
     fn free_host(&mut self, host: HostBufferId) -> Result<()>;
 
     /// Copies the first `len` floats between `host` and `buffer`, blocking, timed like a
-    /// launch (wall: enqueue to completion in the current wait mode; device: the copy).
+    /// launch.
     fn transfer(&mut self, transfer: Transfer) -> Result<Timing>;
 
-    /// The transfer of [`HostTransfers::transfer`] and one kernel launch, either on two queues
-    /// (streams) at once (`concurrent`), or one after the other on one queue; blocking
-    /// until both are done. Wall: first enqueue to the later completion; no device time.
+    /// A transfer and one kernel launch, on two queues at once (`concurrent`) or one after
+    /// the other on one queue; blocking. Wall: first enqueue to the later completion; no
+    /// device time.
     fn transfer_beside_kernel(
         &mut self,
         transfer: Transfer,
@@ -167,10 +153,9 @@ pub trait PlainLoops: Backend {
         count: u32,
     ) -> Result<Timing>;
 
-    /// A plain program's launch loop, straight on the driver calls with nothing of the
-    /// harness between them: the arguments set once, then per repetition `batch` enqueues and
-    /// one wait in `plan.wait`, each repetition on the host clock (seconds, one per rep). The
-    /// reference that [`Backend::launch`]'s own cost is held against (`clvscu calibrate`).
+    /// A plain program's launch loop: the arguments set once, then per repetition `batch`
+    /// enqueues and one wait in `plan.wait`, each repetition's seconds on the host clock. What
+    /// [`Backend::launch`]'s own cost is held against (`clvscu calibrate`).
     fn plain_launches(
         &mut self,
         kernel: KernelId,
@@ -178,13 +163,10 @@ pub trait PlainLoops: Backend {
         plan: PlainLoop,
     ) -> Result<Vec<f64>>;
 
-    /// A plain program's copy loop: `reps` blocking copies of `len` floats between `host` and
-    /// `buffer` in `direction`, each on the host clock (seconds), with no event asked of the
-    /// driver (`clEnqueueWriteBuffer`/`ReadBuffer` blocking; `cuMemcpyHtoD`/`DtoH`): what the
-    /// harness's transfers are held against (`clvscu explain`'s replay).
+    /// A plain program's copy loop: `reps` blocking copies with no event, each's seconds on
+    /// the host clock: what the harness's transfers are held against (`explain`'s replay).
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>>;
 
-    /// The driver calls made so far (see [`CallCounts`]).
     fn calls(&self) -> CallCounts;
 }
 
@@ -199,10 +181,9 @@ pub trait ExactLaunch: Backend {
     }
 
     /// A 1-D launch of exactly `global` work-items, `local` per work-group or, for `None`,
-    /// the runtime's choice. This default is CUDA's launch: the grid rounded up to whole
-    /// blocks (the kernel's bound check drops the extra threads), of
-    /// [`ExactLaunch::runtime_local`]'s size for `None`. OpenCL overrides it: the driver gets
-    /// `global` as is and `local` or NULL, and its answer is the result, refusal included.
+    /// the runtime's choice. This default is CUDA's: the grid rounded up to whole blocks (the
+    /// kernel's bound check drops the extra threads). OpenCL overrides it: the driver gets
+    /// `global` as is and `local` or NULL, and its answer is the result.
     fn launch_exact(
         &mut self,
         kernel: KernelId,
@@ -212,12 +193,9 @@ pub trait ExactLaunch: Backend {
     ) -> Result<Timing> {
         let local = match local {
             Some(l) => l,
-            None => self
-                .runtime_local(kernel)?
-                .ok_or_else(|| BackendError::Unsupported {
-                    api: self.api(),
-                    what: "reporting the runtime's work-group size".into(),
-                })?,
+            None => self.runtime_local(kernel)?.ok_or_else(|| {
+                BackendError::unsupported(self.api(), "reporting the runtime's work-group size")
+            })?,
         };
         let groups = grid_of(self.api(), global.div_ceil(u64::from(local.max(1))))?;
         self.launch(kernel, LaunchShape::linear(groups, local), args)

@@ -5,21 +5,19 @@ use serde::{Deserialize, Serialize};
 
 use super::{Api, KernelId, ProgramId};
 
-/// A program to build: source text, `-D` defines and API-specific flags, already mapped.
+/// A program to build.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CompileRequest {
     pub source: String,
     pub defines: Vec<(String, String)>,
     /// Compiler flags exactly as passed to this API's compiler.
     pub flags: Vec<String>,
-    /// Options of the second stage (PTX to machine code), the same for both APIs.
     pub jit: JitOptions,
 }
 
-/// The highest optimisation level of the second stage, in ptxas's scale (0 to 3).
+/// The highest optimisation level of the second stage, in ptxas's scale.
 pub const MAX_OPT_LEVEL: u32 = 3;
 
-/// A second-stage option that neither API's JIT accepts, with the range it must lie in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum JitOutOfRange {
     #[error("jit opt_level {0} is outside 0..={MAX_OPT_LEVEL} (ptxas's levels)")]
@@ -30,29 +28,26 @@ pub enum JitOutOfRange {
     MaxRegisters(u32),
 }
 
-/// Options of the second-stage compiler, the paper's step 6: the PTX assembler that turns
-/// both front ends' PTX into machine code. NVIDIA's OpenCL takes them as build options
-/// (extension `cl_nv_compiler_options`, passed on to ptxas); the CUDA driver as JIT options
-/// when it loads PTX. `None` leaves the compiler's own default.
+/// Options of the second-stage compiler (the paper's step 6), the PTX assembler of both front
+/// ends: NVIDIA's OpenCL takes them as build options (`cl_nv_compiler_options`), the CUDA
+/// driver as JIT options. `None` leaves the compiler's own default.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct JitOptions {
-    /// 0 (no optimisation) to 3 (the highest, and the default of both second stages).
+    /// 0 to 3 (the highest, and both second stages' default).
     #[serde(default)]
     pub opt_level: Option<u32>,
     /// The most registers a thread may use.
     #[serde(default)]
     pub max_registers: Option<u32>,
-    /// Percent of the unified L1 / shared memory the runtime should give to shared memory
-    /// (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`), a hint the CUDA driver takes per
-    /// kernel. NVIDIA's OpenCL has no such control and refuses it by name, so it can only be
-    /// set on the CUDA side: a probe of what OpenCL's runtime may choose for the same PTX.
+    /// Percent of the unified L1 / shared memory to give to shared memory, a per-kernel hint
+    /// of the CUDA driver. NVIDIA's OpenCL has no such control and refuses it: a CUDA-side
+    /// probe of what OpenCL's runtime may choose for the same PTX.
     #[serde(default)]
     pub carveout: Option<u32>,
-    /// CUDA only: assemble the PTX through the driver's linker (`cuLinkCreate`, then load the
-    /// cubin) even with no other option, the path every JIT option above but the carveout
-    /// takes. explain's `cuda-linked` rung sets it, so that a rung with JIT options is
-    /// compared with its own load path. NVIDIA's OpenCL has no such choice and refuses it.
+    /// CUDA only: assemble the PTX through the driver's linker even with no other option, the
+    /// path of JIT options, so that explain's `cuda-linked` rung compares a rung with JIT
+    /// options with its own load path. NVIDIA's OpenCL refuses it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub linked: bool,
 }
@@ -70,7 +65,6 @@ impl JitOptions {
         self.opt_level.is_some() || self.linked
     }
 
-    /// Refuses values neither second stage accepts, naming the range.
     pub fn check(&self) -> std::result::Result<(), JitOutOfRange> {
         if let Some(l) = self.opt_level.filter(|l| *l > MAX_OPT_LEVEL) {
             return Err(JitOutOfRange::OptLevel(l));
@@ -107,34 +101,27 @@ impl JitOptions {
     /// 3 with 3 its default and highest: level 3 is sent to the driver as 4, so "highest" means
     /// the same on both sides; 0 to 2 pass through.
     pub fn for_api(&self, api: Api) -> Vec<String> {
-        match api {
-            Api::OpenCl => self
-                .opt_level
-                .map(|l| format!("-cl-nv-opt-level={l}"))
-                .into_iter()
-                .chain(
-                    self.max_registers
-                        .map(|r| format!("-cl-nv-maxrregcount={r}")),
-                )
-                .collect(),
-            Api::Cuda => self
-                .cuda_opt_level()
-                .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}"))
-                .into_iter()
-                .chain(self.max_registers.map(|r| match self.needs_linker() {
+        let options = match api {
+            Api::OpenCl => vec![
+                self.opt_level.map(|l| format!("-cl-nv-opt-level={l}")),
+                self.max_registers
+                    .map(|r| format!("-cl-nv-maxrregcount={r}")),
+            ],
+            Api::Cuda => vec![
+                self.cuda_opt_level()
+                    .map(|l| format!("CU_JIT_OPTIMIZATION_LEVEL={l}")),
+                self.max_registers.map(|r| match self.needs_linker() {
                     true => format!("CU_JIT_MAX_REGISTERS={r}"),
                     false => format!(".maxnreg {r}"),
-                }))
-                .chain(
-                    self.carveout
-                        .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
-                )
-                .chain(self.linked.then(|| "cuLinkCreate".to_string()))
-                .collect(),
-        }
+                }),
+                self.carveout
+                    .map(|c| format!("CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT={c}")),
+                self.linked.then(|| "cuLinkCreate".to_string()),
+            ],
+        };
+        options.into_iter().flatten().collect()
     }
 
-    /// The CUDA driver's level for `opt_level` (see [`JitOptions::for_api`]).
     pub fn cuda_opt_level(&self) -> Option<u32> {
         self.opt_level
             .map(|l| if l >= MAX_OPT_LEVEL { 4 } else { l })
@@ -142,7 +129,7 @@ impl JitOptions {
 }
 
 impl CompileRequest {
-    /// The full option list: defines first, then flags; both APIs see `-DNAME=VALUE`.
+    /// Defines (`-DNAME=VALUE`) first, then flags.
     pub fn options(&self) -> Vec<String> {
         self.defines
             .iter()
@@ -152,9 +139,8 @@ impl CompileRequest {
     }
 }
 
-/// Programs and kernels a backend has already built. A long run (sweeps, repeated passes)
-/// then builds each distinct configuration once and holds one driver object for it, instead
-/// of one per comparison, so memory stays bounded by the distinct configurations.
+/// Programs and kernels a backend has already built: a long run builds and holds each
+/// distinct configuration once, so memory stays bounded by the distinct configurations.
 #[derive(Debug, Default)]
 pub struct BuildCache {
     programs: std::collections::HashMap<CompileRequest, ProgramId>,

@@ -1,11 +1,7 @@
 //! A backend without a device: it "compiles" by listing the kernels a source defines, runs
-//! each kernel through the host emulation it was given ([`Emulator`]: it knows no kernel
-//! itself), and reports scripted timings.
-//!
-//! It exists so that everything above the seam (the session, the fairness rules, resume,
-//! interruption, exporters, exit codes) can be tested on any machine, and shown with
-//! `--pair fake`. Its timings are a script, never a measurement: its device says so in its
-//! name and platform, and every row it produces carries that name.
+//! each kernel through the host emulation it was given ([`Emulator`]), and reports scripted
+//! timings, so that everything above the seam can be tested on any machine and shown with
+//! `--pair fake`. Its device's name and platform say that its timings are a script.
 
 use std::sync::Arc;
 
@@ -20,7 +16,6 @@ pub use emulate::{Emulator, FakeLaunch, KernelEmulation};
 use super::handles::Handles;
 use super::*;
 
-/// The platform name of every fake device, so no row of it can pass for a measurement.
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
 
 thread_local! {
@@ -29,56 +24,51 @@ thread_local! {
     static LAST_API: std::cell::Cell<Option<Api>> = const { std::cell::Cell::new(None) };
 }
 
-/// What the fake does and how fast it pretends to be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FakeScript {
     /// Device seconds of every launch, before the per-float term.
     pub base_seconds: f64,
-    /// Device seconds per float of every buffer argument (a stand-in for memory traffic).
+    /// Device seconds per float of every buffer argument (standing in for memory traffic).
     pub seconds_per_float: f64,
     /// Host seconds added to the device time for the wall clock (launch + wait).
     pub wall_overhead_seconds: f64,
     /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
     pub wake_up_seconds: f64,
-    /// Host seconds the harness's own launch path adds to `wall_overhead_seconds`, which the
-    /// plain loop ([`PlainLoops::plain_launches`]) does not pay: a scripted harness overhead.
+    /// Host seconds the harness's own launch path adds, which the plain loop
+    /// ([`PlainLoops::plain_launches`]) does not pay.
     pub harness_overhead_seconds: f64,
-    /// Host seconds the first launch after the other API's launch adds to the wall clock: a
-    /// scripted GPU context switch between the two APIs' contexts (the fakes of one thread
-    /// share one pretend GPU).
+    /// Host seconds the first launch after the other API's adds: a context switch on the
+    /// pretend GPU the fakes of one thread share.
     pub context_switch_seconds: f64,
-    /// Relative spread of the device time, drawn from a seeded generator: the same script
-    /// gives the same sequence of timings.
+    /// Relative spread of the device time, from a generator seeded with `seed`.
     pub jitter: f64,
     pub seed: u64,
-    /// A build fails when the source contains this text (a kernel name, say); the log says so.
+    /// A build fails when the source contains this text.
     pub fail_build_containing: Option<String>,
     /// Launches after this many succeed fail with a driver error.
     pub fail_launch_after: Option<usize>,
     /// Kernels whose result is off by one in the first output element.
     pub wrong_results: Vec<String>,
-    /// The device clock gives nothing (as a platform without profiling would).
+    /// The device clock gives nothing.
     pub no_device_timer: bool,
     pub compute_units: u32,
     pub max_work_group_size: u32,
-    /// Programs have a text (their source, standing in for PTX), as NVIDIA's compilers give,
-    /// and another side's text can be loaded (`program = "other"`).
+    /// Programs have a text (their source, standing in for PTX), and another side's text can
+    /// be loaded (`program = "other"`).
     pub program_texts: bool,
-    /// Launches of a program whose source contains this text take this many times as long on
-    /// the device, whichever runtime runs it: a scripted front-end difference (the code is
-    /// slower, wherever it runs).
+    /// Launches of a program whose source contains this text take this many times as long,
+    /// whichever runtime runs it: a front-end difference.
     pub slow_source: Option<(String, f64)>,
-    /// The device time of every launch of this backend times this factor: a scripted runtime
-    /// difference (the same code runs slower here).
+    /// Every launch's device time times this factor: a runtime difference.
     pub runtime_factor: f64,
     /// The registers every kernel reports (none when `None`); a program built with a register
     /// cap reports the cap where it is lower.
     pub registers: Option<u32>,
     /// The device time of a program whose register cap lowers its count below `registers`,
-    /// times this factor: a scripted register-allocation difference.
+    /// times this factor: a register-allocation difference.
     pub capped_factor: f64,
-    /// The device time of a program built with any register cap, times this factor: a
-    /// scripted load path that changes the code by itself, whatever the cap.
+    /// The device time of a program built with any register cap, times this factor: a load
+    /// path that changes the code by itself.
     pub cap_path_factor: f64,
 }
 
@@ -113,9 +103,8 @@ struct FakeProgram {
     kernels: Vec<String>,
     defines: Vec<(String, String)>,
     source: String,
-    /// `__constant__` symbols filled by `bind_constant` (what a CUDA kernel reads).
+    /// `__constant__` symbols filled by `bind_constant`.
     constants: Vec<(String, Vec<f32>)>,
-    /// The second stage's register cap it was built with.
     max_registers: Option<u32>,
 }
 
@@ -124,7 +113,6 @@ struct FakeKernel {
     program: ProgramId,
 }
 
-/// A device that exists only in the harness; see the module docs.
 pub struct FakeBackend {
     api: Api,
     info: DeviceInfo,
@@ -138,13 +126,13 @@ pub struct FakeBackend {
     programs: Handles<ProgramId, FakeProgram>,
     kernels: Handles<KernelId, FakeKernel>,
     buffers: Handles<BufferId, Vec<f32>>,
-    /// What each kernel computes: the fake's only knowledge of kernels, given by its maker.
+    /// The fake's only knowledge of kernels, given by its maker.
     emulator: Arc<dyn Emulator>,
-    built: crate::backend::compile::BuildCache,
+    built: BuildCache,
     builds: BuildCounts,
 }
 
-/// How the fake's programs were made: ahead ([`Programs::prebuild`]) or by `compile` itself.
+/// How many programs were built ahead ([`Programs::prebuild`]) or by `compile` itself.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BuildCounts {
     pub ahead: usize,
@@ -154,7 +142,6 @@ pub struct BuildCounts {
 /// The first line of a fake program text: the defines it was compiled with.
 const FAKE_TEXT_HEADER: &str = "// fake program; defines: ";
 
-/// Kernel names a source defines, in either API's spelling.
 fn kernel_names(source: &str) -> Vec<String> {
     let mut names = Vec::new();
     for marker in ["__kernel void ", "__global__ void "] {
@@ -249,11 +236,8 @@ impl BufferOps for FakeBackend {
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         self.check_launch_budget()?;
         let Some(data) = self.buffers.get(src)?.get(..len).map(<[f32]>::to_vec) else {
-            return Err(BackendError::Driver {
-                api: self.api,
-                what: "copy".into(),
-                detail: format!("a copy of {len} floats is longer than its source"),
-            });
+            let detail = format!("a copy of {len} floats is longer than its source");
+            return Err(BackendError::driver(self.api, "copy", detail));
         };
         self.upload(dst, &data)?;
         Ok(self.scripted_timing(2 * len))
@@ -284,10 +268,8 @@ impl Programs for FakeBackend {
 impl ForeignCode for FakeBackend {
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
         if !self.script.program_texts {
-            return Err(BackendError::Unsupported {
-                api: self.api,
-                what: "running another compiler's program (FakeScript::program_texts)".into(),
-            });
+            let what = "running another compiler's program (FakeScript::program_texts)";
+            return Err(BackendError::unsupported(self.api, what));
         }
         let (header, source) = text.split_once('\n').unwrap_or((text, ""));
         let defines = header
@@ -321,9 +303,8 @@ impl HostTransfers for FakeBackend {
     }
 
     fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {
-        // A transfer longer than its buffers is refused before the scripted failure budget is
-        // drawn on, so it counts nothing, as on the real backends; the scripted failure still
-        // comes before any data moves.
+        // A transfer longer than its buffers is refused before the failure budget is drawn
+        // on, as on the real backends; the scripted failure still comes before data moves.
         let data = self.floats_to_move(transfer)?;
         self.check_launch_budget()?;
         self.put_floats(transfer, &data)?;
@@ -376,25 +357,25 @@ impl PlainLoops for FakeBackend {
             (TimerKind::WallClock, true) => 1,
             (TimerKind::WallClock, false) => 0,
         };
-        for _ in 0..count.max(1) {
+        let count = count.max(1);
+        for _ in 0..count {
             self.check_launch_budget()?;
             self.emulate(&name, program, shape, args)?;
         }
         // Counted once the launches ran, as the real backends count what the driver took.
-        self.calls.launches += u64::from(count.max(1));
+        self.calls.launches += u64::from(count);
         self.calls.events += events;
         let factor = self.slowdown(program);
         let one = self.scripted_timing_scaled(self.floats_of(args), factor);
         // One wait for all: the host overhead once, the device time `count` times.
-        let device = one.device.map(|d| Seconds(d.0 * f64::from(count.max(1))));
+        let device = one.device.map(|d| Seconds(d.0 * f64::from(count)));
         let busy = one.device.map_or(0.0, |d| d.0);
-        let wall = one.wall.0 + busy * f64::from(count.max(1) - 1);
+        let wall = one.wall.0 + busy * f64::from(count - 1);
         // As the real backends: a launch timed by the wall clock alone has no device time.
         let device = device.filter(|_| self.timer == TimerKind::DeviceEvent);
         Ok(Timing::clocks(Seconds(wall), device))
     }
 
-    /// Scripted like a launch, without the harness's overhead.
     fn plain_launches(
         &mut self,
         kernel: KernelId,
@@ -417,8 +398,6 @@ impl PlainLoops for FakeBackend {
         Ok(times)
     }
 
-    /// The scripted transfer without the harness's scripted overhead: what a plain program
-    /// would pay on this fake.
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
         let harness = self.script.harness_overhead_seconds;
         (0..reps)
@@ -436,14 +415,14 @@ impl PlainLoops for FakeBackend {
 }
 
 impl ExactLaunch for FakeBackend {
-    /// The fake's "occupancy calculator": the device's largest work-group, on CUDA only.
+    /// The largest work-group, on CUDA only.
     fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
         self.kernel_of(kernel)?;
         Ok((self.api == Api::Cuda).then_some(self.info.max_work_group_size))
     }
 
-    /// CUDA's launch (the default) on CUDA; on OpenCL a driver of OpenCL 1.2's rule, as
-    /// NVIDIA's is: a local size that does not divide the global size is refused.
+    /// CUDA's launch on CUDA; on OpenCL, OpenCL 1.2's rule (NVIDIA's): a local size that does
+    /// not divide the global size is refused.
     fn launch_exact(
         &mut self,
         kernel: KernelId,

@@ -1,20 +1,17 @@
-//! The table behind every opaque handle a backend hands out ([`ProgramId`], [`KernelId`],
-//! [`BufferId`]): one typed lookup with one error message, instead of a hand-written
-//! `Vec<Option<T>>` search per handle kind and per API.
+//! The table behind every opaque handle a backend hands out: one typed lookup with one error
+//! message, instead of a hand-written `Vec<Option<T>>` search per handle kind and per API.
 
 use std::marker::PhantomData;
 
 use super::{Api, BackendError, BufferId, HostBufferId, KernelId, ProgramId, Result};
 
-/// A handle type: a plain index with a name for messages.
+/// A handle type: a plain index with a name for "invalid handle" messages.
 pub trait Handle: Copy {
-    /// What the handle names, for "invalid handle" messages ("buffer", "kernel", ...).
     const WHAT: &'static str;
     fn index(self) -> usize;
     fn from_index(index: usize) -> Self;
 }
 
-/// Implements [`Handle`] for the index newtypes of the seam.
 macro_rules! handle {
     ($($id:ident => $what:literal),+ $(,)?) => {$(
         impl Handle for $id {
@@ -53,8 +50,7 @@ impl<H: Handle, T> Handles<H, T> {
         H::from_index(self.slots.len() - 1)
     }
 
-    /// The error of a stale or foreign handle: built only on failure, since every launch
-    /// looks its handles up.
+    /// Built only on failure, since every launch looks its handles up.
     fn invalid(api: Api, handle: H) -> BackendError {
         BackendError::InvalidHandle(format!("{api} {} {}", H::WHAT, handle.index()))
     }
@@ -90,7 +86,6 @@ impl<H: Handle, T> Handles<H, T> {
         }
     }
 
-    /// Drops the object; its handle stays invalid from now on.
     pub fn remove(&mut self, handle: H) -> Result<()> {
         self.take(handle).map(drop)
     }

@@ -1,35 +1,27 @@
 //! The one seam between the harness and a GPU programming API.
 //!
-//! `Backend` is deliberately small: device, compile, buffers, launch, wait, timer. What one
-//! experiment or another needs beyond it is a small trait of its own (`abilities.rs`), and
-//! [`Runtime`] is a backend with all of them. Everything above (runner, statistics,
-//! exporters) is API-agnostic, and no `opencl3` or `cudarc` type crosses
-//! this module's public surface — the implementations in `opencl/`, `cuda/` and `fake.rs` keep them.
+//! `Backend` is deliberately small: device, compile, buffers, launch, wait, timer; what an
+//! experiment needs beyond it is a small trait of its own (`abilities.rs`), and [`Runtime`]
+//! has them all. No `opencl3` or `cudarc` type crosses this module's public surface.
 //!
 //! # Timing contract
 //!
-//! Every [`Backend::launch`] and [`BufferOps::copy`] is **blocking**: it returns only once the
-//! command has completed on the device, and it returns a [`Timing`] that holds
+//! Every [`Backend::launch`] and [`BufferOps::copy`] is **blocking** and returns a [`Timing`]
+//! in [`Seconds`]:
 //!
-//! * `wall`: a host monotonic clock (`std::time::Instant`) read immediately before the enqueue
-//!   call and immediately after the synchronisation that waits for completion. Launch overhead,
-//!   queueing and synchronisation are *inside* this interval, identically for both APIs.
-//! * `device`: the device's own clock around the command only. OpenCL: profiling event
-//!   `CL_PROFILING_COMMAND_END - CL_PROFILING_COMMAND_START` on a queue created with
-//!   `CL_QUEUE_PROFILING_ENABLE`. CUDA: two events created *with* timing enabled, recorded on
-//!   the stream right before and right after the launch (`cuEventElapsedTime`). Launch overhead
-//!   is *outside* this interval. `None` when the API could not give it.
-//! * `queued_to_start`: OpenCL only, `START - QUEUED` from profiling (the paper's kernel launch
-//!   time); CUDA has no equivalent event and reports `None`. `queued_to_submit` and
-//!   `submit_to_start` split it at `CL_PROFILING_COMMAND_SUBMIT`; CUDA has no queued or
-//!   submit timestamp (its events are recorded *on the stream*, so they can only say when the
-//!   device reached them), and its cells stay empty rather than hold an invented value.
+//! * `wall`: `Instant` read right before the enqueue and right after the wait for completion;
+//!   launch overhead, queueing and synchronisation are inside it, alike for both APIs.
+//! * `device`: the device's clock around the command only (OpenCL: profiling END - START;
+//!   CUDA: two timing events recorded around the launch on the stream). `None` when the API
+//!   could not give it.
+//! * `queued_to_start` (the paper's kernel launch time), split at SUBMIT into
+//!   `queued_to_submit` and `submit_to_start`: OpenCL profiling only. CUDA's events are
+//!   recorded *on the stream* and say only when the device reached them, so its cells stay
+//!   empty rather than hold an invented value.
 //!
-//! How the host waits for completion ([`WaitMode`]: spin, yield or blocking) is set with
-//! [`Backend::set_wait_mode`] and applies to every blocking command until changed; the wall
-//! clock includes the wait, so the mode is recorded with every result.
-//!
-//! All values are in seconds ([`Seconds`]), so both APIs report in one unit.
+//! How the host waits ([`WaitMode`]) is set with [`Backend::set_wait_mode`] for every later
+//! blocking command; the wall clock includes the wait, so the mode is recorded with every
+//! result.
 
 mod abilities;
 mod compile;
@@ -55,7 +47,7 @@ pub use wait::{Direction, HostMemory, WaitMode};
 pub use crate::rows::{Api, Seconds, TimerKind};
 pub use types::*;
 
-/// Library errors of a backend. Messages are written for the person running the benchmark.
+/// A backend's errors, written for the person running the benchmark.
 #[derive(Debug, Error)]
 pub enum BackendError {
     #[error("{api} unavailable: {reason}")]
@@ -110,6 +102,13 @@ impl BackendError {
         }
     }
 
+    pub(crate) fn unsupported(api: Api, what: impl Into<String>) -> Self {
+        BackendError::Unsupported {
+            api,
+            what: what.into(),
+        }
+    }
+
     pub(crate) fn driver(api: Api, what: &str, detail: impl fmt::Display) -> Self {
         BackendError::Driver {
             api,
@@ -121,9 +120,7 @@ impl BackendError {
 
 pub type Result<T> = std::result::Result<T, BackendError>;
 
-/// The core seam: device, programs, buffers, launch and how the host waits. See the module
-/// docs for the timing contract. The experiments' abilities are the traits beside it, and
-/// [`Runtime`] is all of them.
+/// The core seam (see the module docs for the timing contract).
 pub trait Backend {
     fn api(&self) -> Api;
 
@@ -151,16 +148,14 @@ pub trait Backend {
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;
 
     /// Which clock the next kernel launches are timed by. With the wall clock alone, launches
-    /// carry no device timestamps on either side (OpenCL: a queue without profiling; CUDA: no
-    /// start event and a stop event without timing), so the host clock sees the launch as a
-    /// program without a profiler does; their device time is then `None`. The device-event
-    /// timer keeps both clocks. Transfers and copies are not affected.
+    /// carry no device timestamps (OpenCL: a queue without profiling; CUDA: no start event and
+    /// an untimed stop event), as a program without a profiler runs, and their device time is
+    /// `None`. Transfers and copies are not affected.
     fn set_timer(&mut self, timer: TimerKind) -> Result<()>;
 }
 
-/// The core methods every backend writes alike, for its `impl Backend`: the device it
-/// opened, a launch as one launch of [`PlainLoops::launch_repeated`], and the timer and wait
-/// mode kept in its `timer` and `wait` fields for the commands that follow.
+/// The `impl Backend` methods every backend writes alike, over its `info`, `timer` and `wait`
+/// fields and [`PlainLoops::launch_repeated`].
 macro_rules! same_in_every_backend {
     () => {
         fn info(&self) -> &DeviceInfo {
@@ -184,9 +179,8 @@ macro_rules! same_in_every_backend {
 }
 pub(crate) use same_in_every_backend;
 
-/// A failed launch as the driver answered it: a [`BackendError::WorkGroupRefused`] naming the
-/// reported limits when the work-group is above either of them (the likely reason), else the
-/// driver's error as is. Nothing is refused before the driver sees the launch.
+/// A failed launch: [`BackendError::WorkGroupRefused`] when the work-group is above a reported
+/// limit (the likely reason), else the driver's error as is.
 pub fn launch_refusal(
     info: &DeviceInfo,
     api: Api,
@@ -208,24 +202,21 @@ pub fn launch_refusal(
     BackendError::driver(api, "launch", detail)
 }
 
-/// Driver calls a backend has made since it was opened, counted where the harness makes
-/// them: what a test reads to prove that a host-timed launch asks the driver for no event.
+/// Driver calls made since the backend was opened: what a test reads to prove that a
+/// host-timed launch asks the driver for no event.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CallCounts {
-    /// Kernel launches enqueued.
     pub launches: u64,
-    /// Events asked of the driver (OpenCL: an event returned by an enqueue; CUDA: an event
-    /// recorded on a stream).
+    /// Events asked of the driver (OpenCL: returned by an enqueue; CUDA: recorded on a stream).
     pub events: u64,
 }
 
-/// A real backend's running [`CallCounts`]: a `Cell`, since the counting paths borrow the
+/// A real backend's running [`CallCounts`], in a `Cell` since the counting paths borrow the
 /// backend shared.
 #[derive(Default)]
 pub(crate) struct CallCounter(std::cell::Cell<CallCounts>);
 
 impl CallCounter {
-    /// Counts one command enqueued (`launch`: a kernel) and, if it came with one, its event.
     pub(crate) fn count(&self, launch: bool, event: bool) {
         let mut c = self.0.get();
         c.launches += u64::from(launch);
@@ -261,7 +252,6 @@ pub fn first_buffer(args: &[Arg]) -> Option<BufferId> {
     })
 }
 
-/// Refuse an allocation larger than what the device can hold, before allocating.
 pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
     let bytes = (len as u64).saturating_mul(4);
     let what = if bytes == 0 {
@@ -279,8 +269,7 @@ pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
     })
 }
 
-/// Refuses a device copy whose source is its destination: the backends borrow the source
-/// shared and the destination mutably.
+/// The backends borrow a copy's source shared and its destination mutably.
 pub(crate) fn check_distinct(src: BufferId, dst: BufferId) -> Result<()> {
     if src == dst {
         return Err(BackendError::InvalidHandle(
@@ -290,8 +279,8 @@ pub(crate) fn check_distinct(src: BufferId, dst: BufferId) -> Result<()> {
     Ok(())
 }
 
-/// Refuses a texture of `texels` texels beyond the device's limit, naming the limit: `texture`
-/// is what the API makes over the buffer, `limit_name` the attribute that bounds it.
+/// Refuses a texture beyond the device's limit: `texture` is what the API makes over the
+/// buffer, `limit_name` the attribute that bounds it.
 pub(crate) fn check_texels(
     texels: u64,
     limit: u64,

@@ -4,20 +4,15 @@
 //! here — only in ways that cannot change the computation — or refused with the reason.
 //!
 //! * OpenCL's PTX on the CUDA driver: NVIDIA's OpenCL passes launch-wide values in
-//!   environment registers (`%envreg`), which the CUDA driver leaves unset. Seen in the PTX
-//!   of our kernels (results/*/inspect/*.opencl.ptx): `get_group_id(0)` is
-//!   `%envreg0 + %ctaid.x`, `get_num_groups(0)` is `%envreg6`, `get_global_id(0/1)` adds
-//!   `%envreg3`/`%envreg4`. For one launch without a global offset (the only launch the
-//!   harness makes) the offsets are 0 and the group count is `%nctaid`, so those reads become
-//!   constants and special registers. The y/z registers (1, 2, 5, 7, 8) follow the same
-//!   layout by analogy; verification against the CPU reference guards every swapped run.
-//! * CUDA's PTX on NVIDIA's OpenCL: the OpenCL runtime learns from the entry's parameter list
-//!   which arguments are buffers (`.ptr .global`). NVRTC writes a pointer as a bare `.u64`, so
-//!   without the annotation `clSetKernelArg` passes the `cl_mem` handle itself and the kernel
-//!   dereferences a host address: on an H100 the launch failed with an unknown error and left
-//!   the context unusable. The harness passes no 64-bit scalars ([`crate::backend::Arg`] has
-//!   none), so every `.u64` parameter is a buffer and gains `.ptr .global .align 4`.
-//!
+//!   environment registers (`%envreg`), which the CUDA driver leaves unset: `get_group_id(0)`
+//!   is `%envreg0 + %ctaid.x`, `get_num_groups(0)` is `%envreg6`, `get_global_id(0/1)` adds
+//!   `%envreg3`/`%envreg4` (results/*/inspect/*.opencl.ptx). For one launch without a global
+//!   offset (the only launch the harness makes) those reads become constants and `%nctaid`;
+//!   the y/z registers follow by analogy, and verification guards every swapped run.
+//! * CUDA's PTX on NVIDIA's OpenCL: the runtime learns which arguments are buffers from
+//!   `.ptr .global` in the entry's parameters. Without it `clSetKernelArg` passes the `cl_mem`
+//!   handle itself (on an H100 the launch failed and left the context unusable). The harness
+//!   passes no 64-bit scalars, so every `.u64` parameter gains `.ptr .global .align 4`.
 //! * Texture reads cross in the nearest form the other runtime binds (an OpenCL image, a CUDA
 //!   texture object): see the `texture` module.
 //!
@@ -32,7 +27,7 @@ use std::fmt::Write as _;
 
 use thiserror::Error;
 
-/// Why a PTX text cannot run under the other API's runtime, in words for the person running it.
+/// Why a PTX text cannot run under the other API's runtime.
 #[derive(Debug, Error)]
 #[error("{0}")]
 pub struct CannotCross(String);
@@ -58,7 +53,6 @@ pub enum Target {
     NvidiaOpenCl,
 }
 
-/// Markers of arguments or memory spaces that do not cross, with why.
 const NOT_CROSSING: &[(&str, &str)] = &[
     (
         ".ptr .shared",
@@ -75,7 +69,7 @@ const NOT_CROSSING: &[(&str, &str)] = &[
     (".param .samplerref", "a sampler argument (OpenCL only)"),
 ];
 
-/// Instructions that do not cross, with why: matched at the start of an instruction.
+/// Instructions that do not cross, matched at the start of an instruction.
 const NOT_CROSSING_OPS: &[(&str, &str)] =
     &[("suld.", "a surface read"), ("sust.", "a surface write")];
 
@@ -90,7 +84,7 @@ fn instruction(line: &str) -> &str {
     }
 }
 
-/// The words of one PTX instruction: its opcode and operands, without commas or the `;`.
+/// The opcode and operands of one PTX instruction.
 fn operands(line: &str) -> Vec<&str> {
     line.split(|c: char| c.is_whitespace() || c == ',' || c == ';')
         .filter(|w| !w.is_empty())
@@ -116,7 +110,7 @@ pub fn adapt(text: &str, target: Target) -> Result<String, CannotCross> {
             }
         }
         Target::NvidiaOpenCl => {
-            let textures = texture::nvrtc_texture_params(text, is_texture_read)?;
+            let textures = texture::nvrtc_texture_params(text)?;
             let mut in_params = false;
             for line in text.lines() {
                 let line = texture::handle_from_texref(line, &textures);
@@ -129,10 +123,6 @@ pub fn adapt(text: &str, target: Target) -> Result<String, CannotCross> {
         }
     }
     Ok(out)
-}
-
-fn is_texture_read(line: &str) -> bool {
-    instruction(line).starts_with("tex.")
 }
 
 fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), CannotCross> {
@@ -162,13 +152,10 @@ fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), CannotCr
     Ok(())
 }
 
-/// What an environment register of NVIDIA's OpenCL holds for one launch without offset.
 fn envreg_value(register: u32) -> Option<&'static str> {
     match register {
-        // Group-id offsets (x, y, z): 0 for one launch.
-        0..=2 => Some("0"),
-        // Global offsets (x, y, z): the harness never sets one.
-        3..=5 => Some("0"),
+        // Group-id offsets (x, y, z): 0 for one launch; global offsets: the harness sets none.
+        0..=5 => Some("0"),
         6 => Some("%nctaid.x"),
         7 => Some("%nctaid.y"),
         8 => Some("%nctaid.z"),
@@ -214,9 +201,9 @@ fn for_cuda_line(line: &str) -> Result<String, CannotCross> {
     }
 }
 
-/// One line of NVRTC's PTX for NVIDIA's OpenCL: the entry as OpenCL's front end writes it
-/// (no `.visible`, buffers marked `.ptr .global`, `texmode_independent` unless `textures` are
-/// read through registers, which only unified mode allows; those parameters become `.texref`).
+/// One line of NVRTC's PTX for NVIDIA's OpenCL, as OpenCL's front end writes it: no
+/// `.visible`, buffers `.ptr .global`, `texmode_independent` unless `textures` are read
+/// through registers (only unified mode allows it; those parameters become `.texref`).
 fn for_opencl_line(
     line: &str,
     in_params: &mut bool,
@@ -262,9 +249,8 @@ fn for_opencl_line(
     }
 }
 
-/// `ptx` with every kernel entry capped at `registers` per thread: a `.maxnreg` directive
-/// after each `.entry`'s parameter list (replacing one already there). The PTX ISA's own way
-/// to say what `CU_JIT_MAX_REGISTERS` says, so the cap needs no other load path.
+/// `ptx` with a `.maxnreg` directive after each `.entry`'s parameter list (replacing one
+/// there): the PTX ISA's own `CU_JIT_MAX_REGISTERS`, so the cap needs no other load path.
 pub fn cap_registers(ptx: &str, registers: u32) -> String {
     let directive = format!(".maxnreg {registers}");
     let mut out = String::with_capacity(ptx.len() + 64);

@@ -6,7 +6,6 @@
 
 use super::{Api, BackendError, DeviceInfo, Result};
 
-/// What a selector asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selector {
     Index(usize),
@@ -14,7 +13,6 @@ pub enum Selector {
     Name(String),
     /// `pci:BB:DD`: bus and device number in hex, as [`DeviceInfo::pci_bus`] spells them.
     Pci(String),
-    /// `cpu`: the first device that is not a GPU.
     Cpu,
 }
 
@@ -38,23 +36,19 @@ impl Selector {
     }
 }
 
-/// The selector of the first device that is not a GPU.
 pub const CPU: &str = "cpu";
 
-/// A listed device as the selector sees it.
 pub struct Candidate<'a> {
     pub info: &'a DeviceInfo,
     /// Platform and device index (OpenCL); `None` where the API has no platforms.
     pub platform_device: Option<(usize, usize)>,
 }
 
-/// What to take when no selector is given.
+/// What to take without a selector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Default {
-    /// The first device listed (CUDA's device 0).
     First,
-    /// The first GPU, else the first device: a machine listing PoCL first still benchmarks
-    /// its GPU.
+    /// The first GPU, else the first device (a machine listing PoCL first benchmarks its GPU).
     FirstGpu,
 }
 

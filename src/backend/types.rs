@@ -1,12 +1,10 @@
-//! What a backend hands back and takes: a command's timing, the device's description, a
-//! kernel's resources, the handles of programs, kernels and buffers, a kernel argument and a
-//! launch's shape.
+//! What a backend hands back and takes: timings, descriptions, handles, arguments, shapes.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Direction, Seconds, TimerKind};
 
-/// The result of one blocking command; see the module docs for the contract.
+/// The result of one blocking command (see the timing contract in the module docs).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Timing {
     pub wall: Seconds,
@@ -28,7 +26,6 @@ impl Timing {
         }
     }
 
-    /// The value of the requested timer, if this backend produced it.
     pub fn get(&self, timer: TimerKind) -> Option<Seconds> {
         match timer {
             TimerKind::DeviceEvent => self.device,
@@ -54,10 +51,9 @@ pub struct DeviceInfo {
     pub core_clock_mhz: Option<u32>,
     pub memory_clock_mhz: Option<u32>,
     pub memory_bus_width_bits: Option<u32>,
-    /// `compute_90` for an H100/H200; used as the NVRTC target.
+    /// (9, 0) for an H100/H200; the NVRTC target.
     pub compute_capability: Option<(i32, i32)>,
-    /// Sub-group (warp) functions available to OpenCL C (`cl_khr_subgroups` or OpenCL C 3.0
-    /// `__opencl_c_subgroups`).
+    /// Sub-group (warp) functions available to OpenCL C.
     pub has_subgroups: bool,
     pub is_gpu: bool,
     /// PCI bus and device number, `19:00` (hex): the same GPU has different indices in
@@ -65,7 +61,6 @@ pub struct DeviceInfo {
     pub pci_bus: Option<String>,
 }
 
-/// The [`DeviceInfo::pci_bus`] spelling of a PCI bus and device number.
 pub fn pci_bus_text(bus: u32, device: u32) -> String {
     format!("{bus:02x}:{device:02x}")
 }
@@ -80,7 +75,7 @@ impl DeviceInfo {
     }
 }
 
-/// Per-kernel resource use, as the compiler/runtime reports it.
+/// Per-kernel resource use, as the compiler or runtime reports it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelResources {
     pub registers: Option<u32>,
@@ -97,7 +92,7 @@ pub struct ProgramId(pub usize);
 pub struct KernelId(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferId(pub usize);
-/// A host buffer the backend allocated (pageable or pinned), for timed transfers.
+/// A host buffer for timed transfers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HostBufferId(pub usize);
 
@@ -116,14 +111,12 @@ pub enum Arg {
     Buffer(BufferId),
     U32(u32),
     F32(f32),
-    /// Read-only data in constant memory: an OpenCL `__constant float*` parameter at this
-    /// position; in CUDA a `__constant__` module symbol, which is no parameter at all (CUDA
-    /// passes nothing here) and must have been filled by [`BufferOps::bind_constant`](crate::backend::BufferOps::bind_constant).
+    /// Constant memory: an OpenCL `__constant float*` parameter; in CUDA a `__constant__`
+    /// module symbol, no parameter at all, filled by [`crate::backend::BufferOps::bind_constant`].
     Constant(BufferId),
-    /// A buffer read through the texture path: an OpenCL `image1d_buffer_t` over it, a CUDA
-    /// texture object over its linear memory. `channels` floats make one texel (1 or 4).
-    /// The backend creates the image or texture on first use and keeps it until the buffer
-    /// is freed.
+    /// A buffer read through the texture path (an OpenCL `image1d_buffer_t`, a CUDA texture
+    /// object over its linear memory), made on first use and kept until the buffer is freed.
+    /// `channels` floats make one texel (1 or 4).
     Texture {
         buffer: BufferId,
         channels: u32,
@@ -131,8 +124,7 @@ pub enum Arg {
 }
 
 /// A launch: `groups` work-groups (CUDA blocks) of `local` work-items (threads) in x, and
-/// `groups_y` x `local_y` in y (1 and 1 for a 1-D launch). OpenCL receives global = groups x
-/// local per dimension; CUDA receives grid = (groups, groups_y), block = (local, local_y).
+/// `groups_y` x `local_y` in y (1 and 1 for a 1-D launch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchShape {
     pub groups: u32,
@@ -148,7 +140,6 @@ fn one() -> u32 {
 }
 
 impl LaunchShape {
-    /// A 1-D launch.
     pub const fn linear(groups: u32, local: u32) -> Self {
         LaunchShape {
             groups,
@@ -158,7 +149,6 @@ impl LaunchShape {
         }
     }
 
-    /// A 2-D launch: (x, y) work-groups of (x, y) work-items.
     pub const fn planar(groups: (u32, u32), local: (u32, u32)) -> Self {
         LaunchShape {
             groups: groups.0,
@@ -168,20 +158,18 @@ impl LaunchShape {
         }
     }
 
-    /// Whether the launch has a second dimension (a 1-D launch is given to the API as 1-D).
+    /// Whether the launch has a second dimension (else it is given to the API as 1-D).
     pub fn is_planar(&self) -> bool {
         self.groups_y != 1 || self.local_y != 1
     }
 
-    /// Work-items in all: the product over both dimensions.
+    /// Work-items in all.
     pub fn global(&self) -> u64 {
-        u64::from(self.groups)
-            * u64::from(self.local)
-            * u64::from(self.groups_y)
-            * u64::from(self.local_y)
+        let [x, y] = self.global_dims();
+        x * y
     }
 
-    /// Work-items in one work-group (the count the device's work-group limit applies to).
+    /// Work-items in one work-group (what the device's work-group limit counts).
     pub fn group_items(&self) -> u32 {
         self.local.saturating_mul(self.local_y)
     }

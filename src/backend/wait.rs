@@ -1,11 +1,7 @@
-//! How the host waits for a command to finish: a step of "running" that both APIs offer in
-//! three forms, held equal in a fair comparison and recorded in every row.
-//!
-//! A blocking wait puts the host thread to sleep until the driver wakes it; on an idle
-//! machine the wake-up (tens to hundreds of microseconds) is then inside the host-clock time
-//! and dwarfs a launch of about 10 µs. Spinning measures the launch; blocking measures the
-//! launch plus the wake-up. Neither is wrong, but a comparison that mixes them, or a launch
-//! number that does not say which it is, misleads.
+//! How the host waits for a command to finish: a step of "running" held equal in a fair
+//! comparison and recorded in every row. A blocking wait sleeps until the driver wakes the
+//! thread, and the wake-up (tens to hundreds of µs) dwarfs a launch of about 10 µs: neither
+//! spinning nor blocking is wrong, but a comparison that mixes them misleads.
 //!
 //! Per API (see [`WaitMode::how`]):
 //!
@@ -16,17 +12,12 @@
 //! | `yield` | as spin, with `sched_yield` between polls | as spin, with `sched_yield` between polls |
 //! | `blocking` | `clWaitForEvents` | `cuEventSynchronize` on an event made with `CU_EVENT_BLOCKING_SYNC` |
 //!
-//! `finish` is what a plain program writes: it needs no event at all, so a host-timed launch
-//! in this mode is one enqueue and one call that returns when the queue is empty, on both
-//! sides. It is the default because it is the cheapest correct wait on both APIs (measured
-//! by `clvscu calibrate` against the other modes; see the runtime findings). The event
-//! modes stay for what they show: polling an event (`spin`, `yield`) and sleeping on one
-//! (`blocking`).
+//! `finish` is what a plain program writes, with no event: the default, as the cheapest correct
+//! wait on both APIs (measured by `clvscu calibrate`). The event modes show what polling and
+//! sleeping on an event cost.
 //!
-//! CUDA's other knob, the context's `CU_CTX_SCHED_SPIN/YIELD/BLOCKING_SYNC`, is not used: it
-//! belongs to the whole (primary) context, so one process could hold only one mode, and
-//! OpenCL has no per-context equivalent. The context stays at the driver's default
-//! (`CU_CTX_SCHED_AUTO`), which is what `cuStreamSynchronize` consults in `finish` mode.
+//! CUDA's context flags `CU_CTX_SCHED_*` are not used: they hold one mode for the whole
+//! process and OpenCL has no equivalent, so the context stays at `CU_CTX_SCHED_AUTO`.
 
 pub use crate::rows::WaitMode;
 
@@ -34,8 +25,7 @@ use super::Result;
 
 impl WaitMode {
     /// Waits in this mode: `done` polls the command's status (spin, yield), `block` sleeps
-    /// until it completes (blocking) or, in `finish` mode, waits for the whole queue (the
-    /// caller's `block` is then its finish call). An error of either ends the wait.
+    /// until it completes (blocking) or finishes the queue (`finish`).
     pub fn wait(
         self,
         mut done: impl FnMut() -> Result<bool>,
@@ -58,9 +48,8 @@ impl WaitMode {
 }
 
 crate::names::named_enum! {
-    /// Host memory of a transfer: ordinary (pageable) memory, or page-locked memory the
-    /// device can reach by DMA (OpenCL: a `CL_MEM_ALLOC_HOST_PTR` buffer, mapped; CUDA:
-    /// `cuMemAllocHost`).
+    /// Host memory of a transfer: pageable, or page-locked for DMA (OpenCL: a mapped
+    /// `CL_MEM_ALLOC_HOST_PTR` buffer; CUDA: `cuMemAllocHost`).
     #[strum(serialize_all = "lowercase")]
     pub enum HostMemory {
         Pageable,
@@ -69,7 +58,6 @@ crate::names::named_enum! {
 }
 
 crate::names::named_enum! {
-    /// The direction of a host transfer.
     #[strum(serialize_all = "lowercase")]
     pub enum Direction {
         /// Host to device (`clEnqueueWriteBuffer` / `cuMemcpyHtoDAsync`).

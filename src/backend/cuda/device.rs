@@ -1,5 +1,4 @@
-//! `CudaBackend`'s own methods behind the trait: opening the device, loading modules,
-//! texture objects, launch parameters, enqueueing, waiting and timing.
+//! `CudaBackend`'s own methods behind the trait: opening, launching, waiting and timing.
 
 use super::*;
 
@@ -71,9 +70,8 @@ impl CudaBackend {
         Ok(objects)
     }
 
-    /// `count` launches of `kernel` in `shape` on `stream`, with its parameters packed once
-    /// per argument list (the plain loop's own launch: nothing allocated per launch); a
-    /// refusal is the driver's, named with the limits it reports.
+    /// `count` launches of `kernel` on `stream`, its parameters packed once per argument list
+    /// (nothing allocated per launch).
     pub(super) fn enqueue_kernel(
         &self,
         stream: &Arc<CudaStream>,
@@ -109,22 +107,20 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Waits for everything enqueued on the stream: the end of an untimed command.
+    /// The end of an untimed command.
     pub(super) fn sync(&self) -> Result<()> {
         self.stream
             .synchronize()
             .map_err(drv("cuStreamSynchronize"))
     }
 
-    /// Records `event` on `stream`, counted.
     pub(super) fn record(&self, event: &CudaEvent, stream: &Arc<CudaStream>) -> Result<()> {
         event.record(stream).map_err(drv("cuEventRecord"))?;
         self.calls.count(false, true);
         Ok(())
     }
 
-    /// Waits for everything enqueued on `stream` in the current mode, as the plain loop does
-    /// (`cuStreamSynchronize` in `finish` mode, else `stop` recorded and waited on).
+    /// Waits for everything enqueued on `stream` in the current mode, as the plain loop does.
     pub(super) fn wait_stream(
         &self,
         stream: &Arc<CudaStream>,
@@ -140,8 +136,7 @@ impl CudaBackend {
         })
     }
 
-    /// The kernel's parameters for `args` (constants are module symbols, not parameters;
-    /// texture objects come made, in order).
+    /// The kernel's parameters for `args` (constants are module symbols, not parameters).
     pub(super) fn params(
         &self,
         args: &[Arg],
@@ -176,7 +171,6 @@ impl CudaBackend {
             .map(|ms| Seconds(f64::from(ms) * 1e-3))
     }
 
-    /// Waits for `stop` in the current wait mode (see [`WaitMode`]).
     pub(super) fn wait_for(&self, stop: &CudaEvent, what: &str) -> Result<()> {
         self.wait.wait(
             || stop.try_is_complete().map_err(drv(what)),
@@ -184,9 +178,8 @@ impl CudaBackend {
         )
     }
 
-    /// Records the start event, runs `command` on the stream, records the stop event and
-    /// waits: the one timing window of every launch and copy. The host clock started at `t0`,
-    /// before any host-side preparation that belongs to the command.
+    /// The one timing window of every launch and copy: start event, `command`, stop event,
+    /// wait. The host clock started at `t0`, before the command's host-side preparation.
     pub(super) fn timed(
         &self,
         t0: Instant,

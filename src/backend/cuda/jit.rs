@@ -1,7 +1,5 @@
-//! The CUDA driver's second stage, driven by hand: PTX to machine code (a cubin) through the
-//! driver's linker with explicit JIT options. Used where the options are not the defaults
-//! (cudarc's module loader takes none) and to hand a cubin to a disassembler (`inspect
-//! --sass`): the same PTX assembler the driver uses when it loads PTX itself.
+//! The CUDA driver's second stage by hand: PTX to a cubin through the driver's linker with
+//! explicit JIT options (cudarc's module loader takes none), also for a disassembler.
 
 use std::ffi::{c_void, CString};
 use std::ptr;
@@ -15,7 +13,7 @@ use crate::backend::{BackendError, JitOptions, Result};
 /// Room for the JIT's error log (ptxas errors are a few lines each).
 const LOG_BYTES: usize = 16 * 1024;
 
-/// Destroys the link state on every path out, so a failed link leaks nothing.
+/// Destroyed on every path out, so a failed link leaks nothing.
 struct LinkState(CUlinkState);
 
 impl Drop for LinkState {
@@ -27,13 +25,11 @@ impl Drop for LinkState {
     }
 }
 
-/// The JIT log as text: up to its first NUL.
 fn log_text(log: &[u8]) -> String {
     let end = log.iter().position(|b| *b == 0).unwrap_or(log.len());
     String::from_utf8_lossy(&log[..end]).trim().to_string()
 }
 
-/// Assembles `ptx` into a cubin for the context's device with `jit`'s options.
 pub fn assemble(ctx: &CudaContext, ptx: &str, jit: &JitOptions) -> Result<Vec<u8>> {
     ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
     let source = CString::new(ptx).map_err(|_| {

@@ -1,8 +1,6 @@
-//! CUDA backend (`cudarc` only): driver API + NVRTC, both opened at run time.
-//!
-//! cudarc panics when libcuda or libnvrtc is missing, so every entry point checks for the
-//! library first and reports `CUDA unavailable: <reason>` instead. `probe` finds devices,
-//! `nvrtc` compiles, and this file drives one device through the [`Backend`] trait.
+//! CUDA backend (`cudarc` only): driver API + NVRTC, both opened at run time. cudarc panics
+//! when libcuda or libnvrtc is missing, so every entry point checks for the library first and
+//! reports `CUDA unavailable: <reason>` instead.
 
 mod device;
 mod jit;
@@ -44,8 +42,7 @@ struct LoadedProgram {
 }
 
 impl LoadedProgram {
-    /// Loads PTX as a module ([`load_module`]). The carveout is no assembler option: it is set
-    /// on each kernel after loading, on either path.
+    /// The carveout is no assembler option: it is set on each kernel after loading.
     fn load(ctx: &Arc<CudaContext>, ptx: String, jit: &JitOptions) -> Result<Self> {
         let module = load_module(ctx, &ptx, jit)?;
         Ok(LoadedProgram {
@@ -56,9 +53,8 @@ impl LoadedProgram {
     }
 }
 
-/// Stop events of one stream: one to poll, one made with `CU_EVENT_BLOCKING_SYNC` to sleep
-/// on (the flag is fixed when the event is created). Timing is enabled, or disabled on the
-/// polled one for launches timed by the wall clock alone (see [`Backend::set_timer`]).
+/// Stop events of one stream: one to poll (untimed for launches timed by the wall clock
+/// alone) and one made with `CU_EVENT_BLOCKING_SYNC` to sleep on.
 struct StopEvents {
     polled: CudaEvent,
     blocking: CudaEvent,
@@ -90,14 +86,14 @@ impl StopEvents {
     }
 }
 
-/// Whether a wait in `mode` sleeps on the `CU_EVENT_BLOCKING_SYNC` event. A polled wait must
-/// not use it: `cuEventQuery` does not care, but the choice keeps one event per behaviour.
+/// Whether a wait in `mode` sleeps on the `CU_EVENT_BLOCKING_SYNC` event (a polled wait
+/// does not, to keep one event per behaviour).
 fn sleeps_on_blocking_event(mode: WaitMode) -> bool {
     mode == WaitMode::Blocking
 }
 
-/// A CUDA device with one stream and a reusable set of timing-enabled events, and a second
-/// stream for a transfer beside a kernel.
+/// A CUDA device with one stream, reusable events, and a second stream for a transfer beside
+/// a kernel.
 pub struct CudaBackend {
     info: DeviceInfo,
     arch: &'static str,
@@ -115,20 +111,16 @@ pub struct CudaBackend {
     programs: Handles<ProgramId, LoadedProgram>,
     kernels: Handles<KernelId, LoadedKernel>,
     buffers: Handles<BufferId, CudaSlice<f32>>,
-    /// Texture objects over buffers, for arguments read through the texture path.
     textures: texture::Textures,
     built: BuildCache,
     calls: CallCounter,
 }
 
 /// PTX loaded into `ctx` (the driver's JIT makes the machine code). A register cap is
-/// written into the PTX itself (`.maxnreg` on each entry, [`ptx_swap::cap_registers`]) so that
-/// the code still loads the way every CUDA program here loads, through `cuModuleLoadData`:
-/// the driver's linker, the only path that takes JIT options through cudarc, is another load
-/// path than the target's and may make other machine code from the same PTX. An
-/// optimisation level (or
-/// `linked`) still needs the linker, and says so in [`JitOptions::describe`]. Any thread may
-/// call it: the context is bound to the calling thread first.
+/// written into the PTX itself ([`ptx_swap::cap_registers`]) so that the code still loads
+/// through `cuModuleLoadData`: the driver's linker, cudarc's only path with JIT options, may
+/// make other machine code from the same PTX. An optimisation level (or `linked`) still needs
+/// the linker, and says so in [`JitOptions::describe`].
 fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
     if !options.needs_linker() {
         let text = match options.max_registers {
@@ -144,8 +136,8 @@ fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Resul
         .map_err(drv("cuModuleLoadData (assembled with JIT options)"))
 }
 
-/// NVRTC's PTX and the module the driver made of it, one request each, on the threads of the
-/// pool: the two slow halves of a CUDA build, which NVRTC and the driver allow at once.
+/// NVRTC's PTX and the driver's module of each request, built on the pool's threads (NVRTC
+/// and the driver allow it).
 fn build_all(
     ctx: &Arc<CudaContext>,
     arch: &str,
@@ -166,7 +158,6 @@ fn drv<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> BackendError + '_ {
     move |e| BackendError::driver(API, what, format!("{e:?}"))
 }
 
-/// A function's resources as the driver reports them.
 fn resources_of(f: &CudaFunction) -> KernelResources {
     let count = |v: std::result::Result<i32, _>| v.ok().and_then(|v| u32::try_from(v).ok());
     KernelResources {
@@ -311,13 +302,9 @@ impl BufferOps for CudaBackend {
         let result = self.buffers.get(src).and_then(|s| {
             // A range past either buffer is the driver's CUDA_ERROR_INVALID_VALUE, not a panic.
             let (Some(s), Some(mut dv)) = (s.try_slice(0..len), d.try_slice_mut(0..len)) else {
-                return Err(BackendError::Driver {
-                    api: Api::Cuda,
-                    what: "cuMemcpyDtoD".into(),
-                    detail: format!(
-                        "a copy of {len} floats is longer than its source or destination"
-                    ),
-                });
+                let detail =
+                    format!("a copy of {len} floats is longer than its source or destination");
+                return Err(BackendError::driver(API, "cuMemcpyDtoD", detail));
             };
             self.timed(Instant::now(), "cuStreamSynchronize (copy)", || {
                 self.stream
@@ -352,23 +339,15 @@ impl Programs for CudaBackend {
 }
 
 impl ForeignCode for CudaBackend {
-    /// The OpenCL side's PTX through the CUDA driver's JIT, as CUDA's own PTX is loaded, once
-    /// its reads of OpenCL's environment registers are replaced by what they hold for one
-    /// launch ([`ptx_swap::adapt`]); kernels whose arguments differ by API are refused.
+    /// The OpenCL side's PTX, adapted by [`ptx_swap::adapt`], loaded as CUDA's own.
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver).map_err(|why| {
-            BackendError::Unsupported {
-                api: API,
-                what: format!("run OpenCL's PTX: {why}"),
-            }
-        })?;
+        let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver)
+            .map_err(|why| BackendError::unsupported(API, format!("run OpenCL's PTX: {why}")))?;
         Ok(self
             .programs
             .insert(LoadedProgram::load(&self.ctx, ptx, jit)?))
     }
 
-    /// Loads PTX produced elsewhere (e.g. by NVIDIA's OpenCL compiler) through the CUDA
-    /// driver and reads one kernel's resources: a same-backend check of the other front end.
     fn resources_of_foreign_program(&self, text: &str, kernel: &str) -> Result<KernelResources> {
         let module = self
             .ctx
@@ -460,8 +439,8 @@ impl PlainLoops for CudaBackend {
         count: u32,
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
-        // The raw launches and waits below need the context current on this thread (cudarc's
-        // safe calls bind it themselves); the plain loop binds it the same way, untimed.
+        // The raw launches and waits below need the context current on this thread, bound
+        // untimed as in the plain loop.
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.
@@ -521,8 +500,8 @@ impl PlainLoops for CudaBackend {
 
 impl ExactLaunch for CudaBackend {
     fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
-        // No dynamic shared memory (none of the kernels asks for any) and no block limit
-        // below the device's: the calculator's own choice for this compiled kernel.
+        // No dynamic shared memory (no kernel asks for any) and no block limit below the
+        // device's.
         extern "C" fn no_dynamic_smem(_block: std::ffi::c_int) -> usize {
             0
         }
@@ -535,15 +514,13 @@ impl ExactLaunch for CudaBackend {
     }
 }
 
-/// CUDA's grid is limited to 65535 blocks in y (x allows 2^31 - 1); OpenCL has no such
-/// limit, so a taller launch is refused here by name rather than by the driver's code.
+/// CUDA's grid allows 65535 blocks in y (OpenCL has no such limit): a taller launch is refused
+/// here by name rather than by the driver's code.
 fn check_grid_y(groups_y: u32) -> Result<u32> {
     const MAX_GRID_Y: u32 = 65_535;
     if groups_y > MAX_GRID_Y {
-        return Err(BackendError::Unsupported {
-            api: API,
-            what: format!("{groups_y} blocks in y (CUDA's grid allows at most {MAX_GRID_Y})"),
-        });
+        let what = format!("{groups_y} blocks in y (CUDA's grid allows at most {MAX_GRID_Y})");
+        return Err(BackendError::unsupported(API, what));
     }
     Ok(groups_y)
 }

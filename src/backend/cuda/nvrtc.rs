@@ -5,7 +5,7 @@ use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions};
 use super::API;
 use crate::backend::{BackendError, CompileRequest, Result};
 
-/// Whether NVRTC can be loaded (enough to compile kernels to PTX, no GPU needed).
+/// Whether NVRTC can be loaded (enough to compile kernels to PTX without a GPU).
 pub fn nvrtc_availability() -> Result<()> {
     // SAFETY: only tries to dlopen the library by its candidate names.
     let present = || unsafe { cudarc::nvrtc::sys::is_culib_present() };
@@ -28,10 +28,8 @@ mod wheel {
     use std::path::{Path, PathBuf};
     use std::sync::LazyLock;
 
-    /// The soname cudarc asks for with CUDA 13.
     const SONAME: &str = "libnvrtc.so.13";
 
-    /// Whether a wheel's NVRTC was found and loaded (tried once per process).
     pub(super) static LOADED: LazyLock<bool> =
         LazyLock::new(|| candidates().iter().any(|lib| open(lib)));
 
@@ -47,7 +45,7 @@ mod wheel {
             .collect()
     }
 
-    /// The site-packages folders of `python3`, user folder included; none without Python.
+    /// The site-packages folders of `python3`, user folder included.
     fn site_packages() -> Vec<PathBuf> {
         let script = "import site; print('\\n'.join(site.getsitepackages() + \
                       [site.getusersitepackages()]))";
@@ -77,7 +75,6 @@ mod wheel {
     }
 }
 
-/// NVRTC's version, e.g. "13.0".
 pub fn nvrtc_version() -> Option<String> {
     nvrtc_availability().ok()?;
     let (mut major, mut minor) = (0, 0);
@@ -86,7 +83,7 @@ pub fn nvrtc_version() -> Option<String> {
     (r == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS).then(|| format!("{major}.{minor}"))
 }
 
-/// Compile CUDA C to PTX with NVRTC, for `arch` (e.g. `compute_90`). Works without a GPU.
+/// CUDA C to PTX for `arch` (e.g. `compute_90`).
 pub fn compile_to_ptx(request: &CompileRequest, arch: &str) -> Result<String> {
     nvrtc_availability()?;
     let mut options = request.options();
@@ -95,22 +92,15 @@ pub fn compile_to_ptx(request: &CompileRequest, arch: &str) -> Result<String> {
         options: options.clone(),
         ..Default::default()
     };
-    match compile_ptx_with_opts(&request.source, opts) {
-        Ok(ptx) => Ok(ptx.to_src()),
-        Err(e) => Err(compile_error(e, &options)),
-    }
-}
-
-fn compile_error(e: CompileError, options: &[String]) -> BackendError {
-    let log = match e {
-        CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
-        other => format!("{other:?}"),
-    };
-    BackendError::Compile {
+    let ptx = compile_ptx_with_opts(&request.source, opts).map_err(|e| BackendError::Compile {
         api: API,
         options: options.join(" "),
-        log,
-    }
+        log: match e {
+            CompileError::CompileError { log, .. } => log.to_string_lossy().into_owned(),
+            other => format!("{other:?}"),
+        },
+    })?;
+    Ok(ptx.to_src())
 }
 
 /// Kernel names declared in PTX (`.entry name(`), for "no such kernel" messages.

@@ -1,7 +1,5 @@
 //! The plain CUDA launch loop that `clvscu calibrate` holds the harness against: the driver
-//! calls a C program makes (`cuLaunchKernel` with its parameters packed once, then
-//! `cuStreamSynchronize`, or an event recorded and polled or slept on), with nothing of
-//! cudarc's safe layer or of the harness between them.
+//! calls a C program makes, with nothing of cudarc's safe layer or the harness between them.
 
 use std::ffi::c_void;
 use std::time::Instant;
@@ -12,7 +10,7 @@ use cudarc::driver::{result, CudaFunction};
 use super::super::{PlainLoop, Result, WaitMode};
 use super::{drv, StopEvents};
 
-/// One kernel parameter's value, owned so that its address stays valid for every launch.
+/// One kernel parameter's value, owned so that its address stays valid.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Param {
     Pointer(CUdeviceptr),
@@ -49,9 +47,8 @@ pub(super) unsafe fn wait(stream: CUstream, events: &StopEvents, mode: WaitMode)
     }
 }
 
-/// A kernel's parameters packed as `cuLaunchKernel` takes them, with the arguments they were
-/// packed from: a launch with the same arguments reuses them, as a plain program does, so
-/// nothing is allocated per launch.
+/// A kernel's parameters packed for `cuLaunchKernel`, with the arguments they were packed
+/// from, for a launch with the same arguments to reuse.
 pub(super) struct Packed {
     args: Vec<crate::backend::Arg>,
     /// Owned values; `pointers` point into this boxed slice, which never moves or grows.
@@ -77,13 +74,10 @@ impl Packed {
         }
     }
 
-    /// Whether these parameters were packed from `args`.
     pub fn holds(&self, args: &[crate::backend::Arg]) -> bool {
         self.args == args && self.values.len() == self.pointers.len()
     }
 
-    /// One `cuLaunchKernel` in `shape` on `stream`.
-    ///
     /// # Safety
     /// The parameters follow the kernel's signature (packed from its argument list), and the
     /// function and stream belong to the current context.
@@ -99,9 +93,8 @@ impl Packed {
     }
 }
 
-/// `plan.reps` repetitions of `plan.batch` launches of `f` and one wait, on `stream`; the
-/// host clock around each repetition. With `flag`, each repetition copies one word into it
-/// first and one word back after the launches, and waits for that copy instead.
+/// `plan.reps` repetitions of `plan.batch` launches and one wait, each timed on the host. With
+/// `flag`, each repetition copies one word into it first and back after, and waits for that.
 pub(super) fn launch_loop(
     f: &CudaFunction,
     stream: CUstream,

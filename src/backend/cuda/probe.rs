@@ -1,5 +1,4 @@
-//! Finding CUDA: whether the driver is there, every device described in the harness's terms,
-//! and the device a selector names.
+//! Finding CUDA: the driver, every device, and the one a selector names.
 
 use std::sync::Arc;
 
@@ -11,7 +10,7 @@ use super::API;
 use crate::backend::select::{self, Candidate};
 use crate::backend::{BackendError, DeviceInfo, Result};
 
-/// Whether the CUDA driver can be loaded and reports at least one device.
+/// The device count, where the driver loads and reports at least one.
 pub fn driver_availability() -> Result<usize> {
     // SAFETY: only tries to dlopen the library by its candidate names.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
@@ -33,14 +32,12 @@ pub fn driver_availability() -> Result<usize> {
     }
 }
 
-/// Both libraries needed to run kernels.
 pub fn availability() -> Result<usize> {
     let n = driver_availability()?;
     nvrtc_availability()?;
     Ok(n)
 }
 
-/// The compute capability as an NVRTC virtual architecture name.
 pub fn arch_name(cc: (i32, i32)) -> &'static str {
     // NVRTC takes a &'static str through cudarc; the set of Hopper-era targets is small.
     match cc {
@@ -56,7 +53,6 @@ pub fn arch_name(cc: (i32, i32)) -> &'static str {
     }
 }
 
-/// Every CUDA device, described; empty with the reason when the driver is missing.
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
     let n = driver_availability()?;
     (0..n)
@@ -104,7 +100,7 @@ fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
     }
 }
 
-/// Pick a CUDA device by index or case-insensitive name substring (default: device 0).
+/// The device `selector` names (see [`select::pick`]), by default device 0.
 pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
     let candidates: Vec<Candidate> = devices
         .iter()
@@ -116,9 +112,8 @@ pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
     select::pick(API, &candidates, selector, select::Default::First)
 }
 
-/// The NVIDIA driver's version with the CUDA version it supports, `580.159.04 (CUDA 13.0)`,
-/// so the CUDA side names the same driver as NVIDIA's OpenCL does; the CUDA version alone
-/// where the kernel module's version cannot be read.
+/// `580.159.04 (CUDA 13.0)`, naming the driver as NVIDIA's OpenCL does; the CUDA version
+/// alone where the kernel module's cannot be read.
 fn driver_version() -> String {
     let mut version = 0;
     // SAFETY: the driver library is loaded (a context exists); the out-pointer is valid.
@@ -137,8 +132,7 @@ fn driver_version() -> String {
     }
 }
 
-/// The version in `/proc/driver/nvidia/version`'s first line (`... Kernel Module  580.159.04
-/// Thu ...`): the first word made of digits and dots with at least one dot.
+/// The first word of digits and dots (one at least) in `/proc/driver/nvidia/version`.
 fn kernel_module_version(text: &str) -> Option<String> {
     text.lines().next()?.split_whitespace().find_map(|w| {
         let looks = w.contains('.') && w.chars().all(|c| c.is_ascii_digit() || c == '.');

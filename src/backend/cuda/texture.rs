@@ -1,7 +1,6 @@
-//! The texture path of the CUDA backend: a texture object over a buffer's linear memory
-//! (`CU_RESOURCE_TYPE_LINEAR`, float channels, read with `tex1Dfetch`), created on a kernel's
-//! first use of [`crate::backend::Arg::Texture`] and destroyed when its buffer is freed. The
-//! texture reads the buffer's memory itself: an upload to the buffer is what the kernel sees.
+//! The texture path of the CUDA backend: a texture object over a buffer's linear memory (read
+//! with `tex1Dfetch`), made on first use of [`crate::backend::Arg::Texture`] and destroyed
+//! when its buffer is freed.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,7 +11,6 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 use super::{drv, API};
 use crate::backend::{check_texels, BackendError, BufferId, Result};
 
-/// Texture objects made over buffers, by (buffer, channels).
 #[derive(Default)]
 pub struct Textures {
     made: HashMap<(BufferId, u32), sys::CUtexObject>,
@@ -27,7 +25,6 @@ fn check(r: CUresult, what: &str) -> Result<()> {
 }
 
 impl Textures {
-    /// The texture object over `buffer` with `channels` floats per texel, made on first use.
     pub fn get_or_make(
         &mut self,
         ctx: &Arc<CudaContext>,
@@ -41,10 +38,8 @@ impl Textures {
             return Ok(*t);
         }
         if !matches!(channels, 1 | 4) {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: format!("a texture of {channels} channels (1 or 4)"),
-            });
+            let what = format!("a texture of {channels} channels (1 or 4)");
+            return Err(BackendError::unsupported(API, what));
         }
         let texels = (buffer.len() / channels as usize) as u64;
         let limit = ctx
@@ -82,7 +77,7 @@ impl Textures {
         Ok(object)
     }
 
-    /// Destroys the textures of a buffer that is being freed (before the buffer itself).
+    /// Destroys a buffer's textures before the buffer itself is freed.
     pub fn forget(&mut self, id: BufferId) {
         self.made.retain(|(b, _), t| {
             if *b == id {

@@ -9,7 +9,6 @@ use cudarc::driver::{result, CudaContext, CudaSlice, CudaStream, DevicePtr, Pinn
 use super::drv;
 use crate::backend::{BackendError, Direction, HostMemory, Result, Transfer};
 
-/// A host buffer of the CUDA backend.
 pub(super) enum HostBuf {
     Pageable(Vec<f32>),
     Pinned(PinnedHostSlice<f32>),
@@ -39,9 +38,8 @@ impl HostBuf {
     }
 }
 
-/// Enqueues an asynchronous copy of `len` floats between `host` and `device` on `stream`.
-/// The raw driver call keeps cudarc's per-copy bookkeeping (an event record and a stream
-/// wait for pinned slices) out of the timed window; OpenCL's enqueue has none either.
+/// Enqueues an asynchronous copy. The raw driver call keeps cudarc's per-copy bookkeeping
+/// for pinned slices out of the timed window; OpenCL's enqueue has none either.
 pub(super) fn enqueue(
     stream: &Arc<CudaStream>,
     host: &mut HostBuf,
@@ -62,9 +60,7 @@ pub(super) fn enqueue(
     .map_err(drv("cuMemcpyHtoDAsync/DtoHAsync"))
 }
 
-/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`]: `reps` synchronous
-/// copies (`cuMemcpyHtoD` / `cuMemcpyDtoH`, as a plain program writes them), the host clock
-/// around each.
+/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`].
 pub(super) fn copy_loop(
     stream: &Arc<CudaStream>,
     host: &mut HostBuf,

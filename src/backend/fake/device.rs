@@ -4,23 +4,18 @@
 use super::*;
 
 impl FakeBackend {
-    /// How many programs were built ahead and how many by `compile` itself.
     pub fn builds(&self) -> BuildCounts {
         self.builds
     }
 
-    /// One program built and kept under its request, or the scripted build failure.
     pub(super) fn build(&mut self, request: &CompileRequest) -> Result<ProgramId> {
-        if let Some(text) = &self.script.fail_build_containing {
-            if request.source.contains(text.as_str()) {
-                return Err(BackendError::Compile {
-                    api: self.api,
-                    options: request.options().join(" "),
-                    log: format!(
-                        "fake compiler: scripted build failure (source contains '{text}')"
-                    ),
-                });
-            }
+        let failing = self.script.fail_build_containing.as_ref();
+        if let Some(text) = failing.filter(|t| request.source.contains(t.as_str())) {
+            return Err(BackendError::Compile {
+                api: self.api,
+                options: request.options().join(" "),
+                log: format!("fake compiler: scripted build failure (source contains '{text}')"),
+            });
         }
         let id = self.programs.insert(FakeProgram {
             kernels: kernel_names(&request.source),
@@ -33,8 +28,7 @@ impl FakeBackend {
         Ok(id)
     }
 
-    /// A fake device that answers as `api` does (the runner treats it like that API), and
-    /// runs kernels through `emulator`.
+    /// A fake device that answers as `api` does and runs kernels through `emulator`.
     pub fn new(api: Api, script: FakeScript, emulator: Arc<dyn Emulator>) -> Self {
         let info = DeviceInfo {
             api: api.label().into(),
@@ -71,12 +65,11 @@ impl FakeBackend {
         }
     }
 
-    /// Buffers still allocated: a test of "nothing leaks" reads this.
     pub fn live_buffers(&self) -> usize {
         self.buffers.live()
     }
 
-    /// How many launches the device has run (verification runs included).
+    /// Launches run, verification runs included.
     pub fn launches(&self) -> usize {
         self.launches
     }
@@ -133,13 +126,11 @@ impl FakeBackend {
         )
     }
 
-    /// The name of a kernel and its program.
     pub(super) fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {
         let k = self.kernels.get(kernel)?;
         Ok((k.name.clone(), k.program))
     }
 
-    /// Runs `kernel` on the host through the emulator.
     pub(super) fn emulate(
         &mut self,
         kernel: &str,
@@ -159,7 +150,7 @@ impl FakeBackend {
         self.emulator.emulate(&mut launch)
     }
 
-    /// Floats of every buffer argument: the scripted stand-in for memory traffic.
+    /// Floats of every buffer argument: the stand-in for memory traffic.
     pub(super) fn floats_of(&self, args: &[Arg]) -> usize {
         args.iter()
             .filter_map(|a| match a {
@@ -187,8 +178,7 @@ impl FakeBackend {
         Ok(from[..t.len].to_vec())
     }
 
-    /// Writes what [`Self::floats_to_move`] read where the transfer goes, as the real
-    /// transfer does.
+    /// Writes what [`Self::floats_to_move`] read where the transfer goes.
     pub(super) fn put_floats(&mut self, t: Transfer, data: &[f32]) -> Result<()> {
         let to = match t.direction {
             Direction::H2d => self.buffers.get_mut(t.buffer)?,
@@ -199,14 +189,10 @@ impl FakeBackend {
     }
 
     pub(super) fn check_launch_budget(&mut self) -> Result<()> {
-        if let Some(limit) = self.script.fail_launch_after {
-            if self.launches >= limit {
-                return Err(BackendError::driver(
-                    self.api,
-                    "launch (fake)",
-                    format!("scripted failure after {limit} launches"),
-                ));
-            }
+        let limit = self.script.fail_launch_after;
+        if let Some(limit) = limit.filter(|l| self.launches >= *l) {
+            let detail = format!("scripted failure after {limit} launches");
+            return Err(BackendError::driver(self.api, "launch (fake)", detail));
         }
         self.launches += 1;
         Ok(())

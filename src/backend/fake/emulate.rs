@@ -1,23 +1,18 @@
-//! The seam through which the fake learns what a kernel computes. The fake knows no kernel:
-//! whoever builds it injects an [`Emulator`], and each launch hands that emulator a
-//! [`FakeLaunch`], a view of the launch (its kernel, shape, arguments, the defines of its
-//! program) with access to the fake's buffers.
+//! How the fake learns what a kernel computes: whoever builds it injects an [`Emulator`], and
+//! each launch hands it a [`FakeLaunch`], a view of the launch with the fake's buffers.
 
 use super::FakeProgram;
 use crate::backend::handles::Handles;
 use crate::backend::{Api, Arg, BackendError, BufferId, LaunchShape, Result};
 
-/// Computes what a kernel computes, on the host, for the fake backend.
 pub trait Emulator: Send + Sync {
     /// Writes the outputs of `launch`'s kernel, as a correct device would; an error (naming
     /// the kernel) where it cannot, never a silent pass.
     fn emulate(&self, launch: &mut FakeLaunch<'_>) -> Result<()>;
 }
 
-/// One kernel's emulation, as a family hands it out.
 pub type KernelEmulation = fn(&mut FakeLaunch<'_>) -> Result<()>;
 
-/// One launch as the emulator sees it: what was launched, and the fake's buffers.
 pub struct FakeLaunch<'a> {
     pub(super) api: Api,
     pub(super) kernel: &'a str,
@@ -25,7 +20,7 @@ pub struct FakeLaunch<'a> {
     pub(super) args: &'a [Arg],
     pub(super) program: &'a FakeProgram,
     pub(super) buffers: &'a mut Handles<BufferId, Vec<f32>>,
-    /// The script wants this kernel's results wrong ([`super::FakeScript::wrong_results`]).
+    /// [`super::FakeScript::wrong_results`] names this kernel.
     pub(super) wrong: bool,
 }
 
@@ -46,7 +41,6 @@ impl FakeLaunch<'_> {
         self.args
     }
 
-    /// The value of a define the kernel's program was compiled with.
     pub fn define(&self, name: &str) -> Option<&str> {
         self.program
             .defines
@@ -63,7 +57,6 @@ impl FakeLaunch<'_> {
         }
     }
 
-    /// Every buffer argument, in order.
     pub fn buffers(&self) -> Vec<BufferId> {
         self.args
             .iter()
@@ -82,12 +75,10 @@ impl FakeLaunch<'_> {
         }
     }
 
-    /// The floats of the buffer argument at `i`.
     pub fn read(&self, i: usize) -> Result<&[f32]> {
         self.data(self.buffer(i)?)
     }
 
-    /// The floats of `buffer`.
     pub fn data(&self, buffer: BufferId) -> Result<&[f32]> {
         Ok(self.buffers.get(buffer)?.as_slice())
     }

@@ -1,7 +1,5 @@
-//! Another compiler's PTX as a program binary: NVIDIA's OpenCL builds PTX handed to
-//! `clCreateProgramWithBinary` with its own second stage, so the CUDA side's PTX runs through
-//! the OpenCL runtime (study key `program = "other"`). The text is first put in the form
-//! OpenCL's front end writes ([`ptx_swap::adapt`]).
+//! The CUDA side's PTX run through NVIDIA's OpenCL as a program binary (study key `program =
+//! "other"`), once put in the form OpenCL's front end writes ([`ptx_swap::adapt`]).
 
 use opencl3::program::Program;
 
@@ -9,18 +7,15 @@ use super::{drv, BuiltProgram, OpenClBackend, API};
 use crate::backend::ptx_swap::{self, Target};
 use crate::backend::{BackendError, JitOptions, ProgramId, Result};
 
-/// Whether an OpenCL platform takes PTX as a program binary: NVIDIA's alone (PoCL's binaries
-/// are its own container, and it has no PTX at all).
+/// Whether a platform takes PTX as a program binary: NVIDIA's alone.
 pub(super) fn takes_ptx(platform: &str) -> bool {
     platform.contains("NVIDIA")
 }
 
 impl OpenClBackend {
-    /// Builds `text` (the CUDA side's PTX) as this device's program binary.
     pub(super) fn load_ptx_binary(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
-        let refused = |why: ptx_swap::CannotCross| BackendError::Unsupported {
-            api: API,
-            what: format!("run CUDA's PTX: {why}"),
+        let refused = |why: ptx_swap::CannotCross| {
+            BackendError::unsupported(API, format!("run CUDA's PTX: {why}"))
         };
         if !takes_ptx(&self.info.platform) {
             return Err(refused(

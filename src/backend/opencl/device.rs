@@ -1,22 +1,19 @@
-//! `OpenClBackend`'s own methods behind the trait: opening the device, build options and kept
-//! programs, arguments and images, enqueueing, waiting and timing.
+//! `OpenClBackend`'s own methods behind the trait: opening, building, launching and waiting.
 
 use super::*;
 
 impl OpenClBackend {
-    /// The build options on this device: a request's own `options`, the second stage's (of
-    /// `jit`) and the log's.
+    /// A request's own `options`, the second stage's and the log's.
     pub(super) fn build_options(
         &self,
         mut options: Vec<String>,
         jit: &JitOptions,
     ) -> Result<String> {
         options.extend(self.second_stage_options(jit)?);
-        options.extend(self.log_options());
+        options.extend(self.log_option());
         Ok(options.join(" "))
     }
 
-    /// A built program kept under its request, with its build log.
     pub(super) fn keep(&mut self, request: &CompileRequest, program: Program) -> ProgramId {
         // A log that cannot be read only costs the register count, never the build.
         let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
@@ -25,7 +22,6 @@ impl OpenClBackend {
         id
     }
 
-    /// Open the device chosen by `selector` (see [`select()`]).
     pub fn open(selector: Option<&str>) -> Result<Self> {
         let devices = list_devices()?;
         let chosen = select(&devices, selector)?;
@@ -60,7 +56,6 @@ impl OpenClBackend {
         })
     }
 
-    /// Refuses any further command once the context is lost (see the `lost` field).
     pub(super) fn alive(&self) -> Result<()> {
         match self.lost.get() {
             Some(cause) => Err(context_lost(cause)),
@@ -75,8 +70,7 @@ impl OpenClBackend {
         let _ = self.lost.set(cause.to_string());
     }
 
-    /// Makes the images that `args` read through the texture path (outside the timed window:
-    /// CUDA's texture objects are likewise made once, before the launch).
+    /// Makes the images that `args` read, outside the timed window (as CUDA's textures).
     pub(super) fn make_images(&mut self, args: &[Arg]) -> Result<()> {
         for arg in args {
             if let Arg::Texture { buffer, channels } = *arg {
@@ -136,9 +130,7 @@ impl OpenClBackend {
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
-    /// Waits for the command of `event` (enqueued on `queue`) in the current wait mode:
-    /// `clFinish` in `finish` mode or when the command came without an event, else the event
-    /// (see [`plain::wait`]).
+    /// Waits for `event`'s command in the current wait mode ([`plain::wait`]).
     pub(super) fn wait_for(
         &self,
         queue: &CommandQueue,
@@ -153,9 +145,7 @@ impl OpenClBackend {
         })
     }
 
-    /// A blocking copy of `floats` floats between `host` and `buffer` on the profiling queue,
-    /// without an event (see [`plain::blocking_copy`]); refused when it would pass the
-    /// buffer's end.
+    /// A blocking copy between `host` and `buffer` without an event, refused past the end.
     ///
     /// # Safety
     /// `host` points to `floats` floats, valid (and writable when reading) for the call.
@@ -178,17 +168,16 @@ impl OpenClBackend {
             .map_err(plain::failed(what))
     }
 
-    /// One launch of `k` (arguments set) on `queue`, with an event only when `wanted`; a
-    /// refusal is the driver's, named with the limits it reports.
+    /// One launch of `k` (arguments set) on `queue`, with an event only when asked.
     pub(super) fn enqueue_kernel(
         &self,
         queue: &CommandQueue,
         k: &Kernel,
         shape: LaunchShape,
-        wanted: EventWanted,
+        with_event: bool,
     ) -> Result<Option<Event>> {
         self.alive()?;
-        let event = plain::enqueue(queue, k, shape, wanted).map_err(|status| {
+        let event = plain::enqueue(queue, k, shape, with_event).map_err(|status| {
             launch_refusal(
                 &self.info,
                 API,
@@ -201,8 +190,7 @@ impl OpenClBackend {
         Ok(event)
     }
 
-    /// Enqueues a non-blocking transfer between a host buffer and a device buffer on `queue`;
-    /// its event is counted once the driver has taken it, never for a refused transfer.
+    /// Enqueues a non-blocking transfer; its event is counted once the driver has taken it.
     pub(super) fn enqueue_transfer(
         &mut self,
         on_side_queue: bool,

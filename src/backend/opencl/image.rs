@@ -1,32 +1,25 @@
-//! The texture path of the OpenCL backend: an `image1d_buffer_t` made over an existing buffer
-//! (`CL_MEM_OBJECT_IMAGE1D_BUFFER`, float channels), created on a kernel's first use of
-//! [`crate::backend::Arg::Texture`] and kept until its buffer is freed. The image shares the
-//! buffer's memory: an upload to the buffer is what the kernel reads through the image.
+//! The texture path of the OpenCL backend: an `image1d_buffer_t` over a buffer's memory, made
+//! on first use of [`crate::backend::Arg::Texture`] and kept until its buffer is freed.
 
 use std::collections::HashMap;
 use std::ptr;
 
 use opencl3::context::Context;
 use opencl3::device::Device;
-use opencl3::memory::{Buffer, ClMem, Image, CL_MEM_READ_ONLY};
+use opencl3::memory::{
+    Buffer, ClMem, Image, CL_FLOAT, CL_MEM_OBJECT_IMAGE1D_BUFFER, CL_MEM_READ_ONLY, CL_R, CL_RGBA,
+};
 use opencl3::types::{cl_float, cl_image_desc, cl_image_format};
 
 use super::{drv, API};
 use crate::backend::{check_texels, BackendError, BufferId, Result};
 
-const CL_MEM_OBJECT_IMAGE1D_BUFFER: u32 = 0x10F6;
-const CL_R: u32 = 0x10B0;
-const CL_RGBA: u32 = 0x10B5;
-const CL_FLOAT: u32 = 0x10DE;
-
-/// Images made over buffers, by (buffer, channels).
 #[derive(Default)]
 pub struct Images {
     made: HashMap<(BufferId, u32), Image>,
 }
 
 impl Images {
-    /// The image over `buffer` with `channels` floats per texel, made on first use.
     pub fn get_or_make(
         &mut self,
         context: &Context,
@@ -41,14 +34,13 @@ impl Images {
         self.get(id, channels)
     }
 
-    /// An image made before by [`Images::get_or_make`].
     pub fn get(&self, id: BufferId, channels: u32) -> Result<&Image> {
         self.made
             .get(&(id, channels))
             .ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL image of buffer {}", id.0)))
     }
 
-    /// Releases the images of a buffer that is being freed (before the buffer itself).
+    /// Releases a buffer's images before the buffer itself is freed.
     pub fn forget(&mut self, id: BufferId) {
         self.made.retain(|(b, _), _| *b != id);
     }
@@ -64,20 +56,14 @@ fn make(
         1 => CL_R,
         4 => CL_RGBA,
         c => {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: format!("a texture of {c} channels (1 or 4)"),
-            })
+            let what = format!("a texture of {c} channels (1 or 4)");
+            return Err(BackendError::unsupported(API, what));
         }
     };
     if !device.image_support().unwrap_or(false) {
-        return Err(BackendError::Unsupported {
-            api: API,
-            what: format!(
-                "images on {} (CL_DEVICE_IMAGE_SUPPORT is false)",
-                device.name().unwrap_or_default()
-            ),
-        });
+        let name = device.name().unwrap_or_default();
+        let what = format!("images on {name} (CL_DEVICE_IMAGE_SUPPORT is false)");
+        return Err(BackendError::unsupported(API, what));
     }
     let bytes = buffer.size().map_err(drv("CL_MEM_SIZE"))? as u64;
     let texels = bytes / (4 * u64::from(channels));

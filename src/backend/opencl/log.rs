@@ -1,8 +1,7 @@
 //! Reading NVIDIA's OpenCL build log: the register counts ptxas prints with `-cl-nv-verbose`.
 
-/// Registers of `kernel` from a ptxas-style build log (NVIDIA's `-cl-nv-verbose`):
-/// "Compiling entry function 'NAME'" followed, a few lines on, by "Used N registers".
-/// `None` when the log does not mention the kernel, so a silent compiler reports "n/a".
+/// "Used N registers" after "Compiling entry function 'NAME'"; `None` when the log does not
+/// mention the kernel.
 pub(super) fn ptxas_registers(log: &str, kernel: &str) -> Option<u32> {
     let header = format!("entry function '{kernel}'");
     let mut lines = log.lines().skip_while(|l| !l.contains(&header)).skip(1);

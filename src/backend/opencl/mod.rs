@@ -1,8 +1,5 @@
 //! OpenCL backend (`opencl3` only). libOpenCL is opened at run time, so a machine without an
 //! ICD loader gets a clear "OpenCL unavailable" instead of a crash.
-//!
-//! `probe` finds platforms and devices, `log` reads NVIDIA's build log, and this file drives
-//! one device through the [`Backend`] trait.
 
 mod binary;
 mod device;
@@ -31,7 +28,6 @@ pub use probe::{availability, list_devices, select, ListedDevice};
 
 use super::handles::Handles;
 use super::*;
-use plain::EventWanted;
 use timing::event_timing;
 use transfer::HostBuf;
 
@@ -39,21 +35,19 @@ const API: Api = Api::OpenCl;
 
 struct BuiltProgram {
     program: Program,
-    /// The build log of a successful build: empty unless the compiler was asked to talk,
-    /// e.g. NVIDIA's `-cl-nv-verbose`, which adds ptxas's register counts.
+    /// Empty unless the compiler was asked to talk (NVIDIA's `-cl-nv-verbose`).
     build_log: String,
 }
 
 struct BuiltKernel {
     kernel: Kernel,
-    /// Registers as the build log reports them (NVIDIA with `-cl-nv-verbose`).
+    /// Registers as the build log reports them.
     registers: Option<u32>,
-    /// The arguments last set on the kernel: a plain program sets them once, not per
-    /// launch, and OpenCL keeps them until they change.
+    /// The arguments last set: a plain program sets them once, and OpenCL keeps them.
     args_set: RefCell<Vec<Arg>>,
 }
 
-/// An OpenCL device with a profiling-enabled in-order queue (and two more: see the fields).
+/// An OpenCL device with a profiling-enabled in-order queue and two more.
 pub struct OpenClBackend {
     info: DeviceInfo,
     device: Device,
@@ -61,8 +55,7 @@ pub struct OpenClBackend {
     queue: CommandQueue,
     /// A second in-order queue, for a transfer beside a kernel.
     side_queue: CommandQueue,
-    /// An in-order queue without profiling, for launches timed by the wall clock alone (see
-    /// [`Backend::set_timer`]).
+    /// Without profiling, for launches timed by the wall clock alone.
     plain_queue: CommandQueue,
     wait: WaitMode,
     timer: TimerKind,
@@ -70,22 +63,18 @@ pub struct OpenClBackend {
     programs: Handles<ProgramId, BuiltProgram>,
     kernels: Handles<KernelId, BuiltKernel>,
     buffers: Handles<BufferId, Buffer<cl_float>>,
-    /// Images over buffers, for arguments read through the texture path.
     images: image::Images,
     built: BuildCache,
     calls: CallCounter,
-    /// Why this context is lost, once a wait has failed. NVIDIA's OpenCL then fails every
-    /// later command of the process (`CL_OUT_OF_RESOURCES`, `CL_INVALID_COMMAND_QUEUE`): those
-    /// failures are reported as this one, never as the later comparisons' own.
+    /// Why this context is lost, once a wait has failed: NVIDIA's OpenCL then fails every
+    /// later command of the process, and those failures are reported as this one.
     lost: std::cell::OnceCell<String>,
 }
 
-/// The driver's error in `what`, as a `map_err` takes it.
 fn drv<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> BackendError + '_ {
     move |e| BackendError::driver(API, what, e)
 }
 
-/// The error of every command after the context was lost, naming the first failure.
 fn context_lost(cause: &str) -> BackendError {
     BackendError::driver(
         API,
@@ -97,8 +86,7 @@ fn context_lost(cause: &str) -> BackendError {
     )
 }
 
-/// Refuses a copy of `floats` floats into or out of a buffer of `bytes` bytes (what
-/// opencl3 checked before, where the driver would read or write past the buffer's end).
+/// Refuses a copy of `floats` floats past the end of a buffer of `bytes` bytes.
 fn check_fits(
     bytes: std::result::Result<usize, opencl3::error_codes::ClError>,
     floats: usize,
@@ -218,8 +206,6 @@ impl BufferOps for OpenClBackend {
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         check_distinct(src, dst)?;
         self.buffers.get(src)?;
-        // Take the destination out of its slot for the duration of the copy, so that the
-        // source can be borrowed shared and the destination mutably.
         let mut d = self.buffers.take(dst)?;
         let result = self.timed_copy(src, &mut d, len);
         self.buffers.put_back(dst, d);
@@ -239,11 +225,9 @@ impl Programs for OpenClBackend {
             .into_iter()
             .filter_map(|r| self.build_options(r.options(), &r.jit).ok().map(|o| (r, o)))
             .collect();
-        // A GPU driver's compiler builds distinct programs of one context at once (OpenCL
-        // allows clBuildProgram from several threads); the logs are read after, here. A CPU
-        // device's runs LLVM inside this process: on a 16-core host, PoCL 5.0 aborted a
-        // study's parallel builds on an assertion in its work-group pass, so there they are
-        // built one after another.
+        // A GPU driver builds distinct programs of one context at once. A CPU device's
+        // compiler runs LLVM inside this process, and on a 16-core host PoCL 5.0 aborted
+        // parallel builds on an assertion, so there they are built one after another.
         let context = &self.context;
         let build = |(request, options): (CompileRequest, String)| {
             Program::create_and_build_from_source(context, &request.source, &options)
@@ -287,7 +271,6 @@ impl Programs for OpenClBackend {
 }
 
 impl ForeignCode for OpenClBackend {
-    /// CUDA's PTX as a program binary, where the platform takes PTX (see `binary`).
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
         self.alive()?;
         self.load_ptx_binary(text, jit)
@@ -307,7 +290,6 @@ impl HostTransfers for OpenClBackend {
 
     fn free_host(&mut self, host: HostBufferId) -> Result<()> {
         self.hosts.take(host)?.release(&self.queue)?;
-        // The slot stays empty: a stale handle is an error, never another buffer.
         Ok(())
     }
 
@@ -331,7 +313,7 @@ impl HostTransfers for OpenClBackend {
         let t0 = Instant::now();
         let copy = self.enqueue_transfer(concurrent, transfer)?;
         let k = &self.kernels.get(kernel)?.kernel;
-        let run = self.enqueue_kernel(&self.queue, k, shape, EventWanted::Yes)?;
+        let run = self.enqueue_kernel(&self.queue, k, shape, true)?;
         if concurrent {
             self.wait_for(&self.side_queue, Some(&copy), "transfer beside a kernel")?;
         }
@@ -351,23 +333,18 @@ impl PlainLoops for OpenClBackend {
     ) -> Result<Timing> {
         self.make_images(args)?;
         // The device clock needs the first and last launches' events on the profiling queue;
-        // the host clock alone needs an event only where the wait mode waits on one, and
-        // then only the last launch's. Every launch waits for its completion, so switching
-        // queues never reorders work.
+        // the host clock alone needs only the last one's, where the wait mode waits on it.
+        // Every launch waits for its completion, so switching queues never reorders work.
         let on_device = self.timer == TimerKind::DeviceEvent;
         let queue = if on_device {
             &self.queue
         } else {
             &self.plain_queue
         };
-        let wanted = |i: u32| {
+        let with_event = |i: u32| {
             let first = i == 0 && on_device;
             let last = i + 1 == count.max(1) && (on_device || self.wait.needs_event());
-            if first || last {
-                EventWanted::Yes
-            } else {
-                EventWanted::No
-            }
+            first || last
         };
         // Argument setting is inside the wall window: CUDA marshals arguments inside
         // cuLaunchKernel, so both sides pay for "everything needed to launch".
@@ -377,7 +354,7 @@ impl PlainLoops for OpenClBackend {
         let mut first = None;
         let mut last = None;
         for i in 0..count.max(1) {
-            let event = self.enqueue_kernel(queue, k, shape, wanted(i))?;
+            let event = self.enqueue_kernel(queue, k, shape, with_event(i))?;
             if i == 0 {
                 first = event;
             } else if event.is_some() {
@@ -443,8 +420,7 @@ impl ExactLaunch for OpenClBackend {
         let k = &self.kernels.get(kernel)?.kernel;
         let global = [global as usize];
         let local = local.map(|l| [l as usize]);
-        // No check of our own: the driver's answer (a refusal such as
-        // CL_INVALID_WORK_GROUP_SIZE included) is what this launch records.
+        // No check of our own: the driver's answer, a refusal included, is what is recorded.
         // SAFETY: arguments were set above to match the kernel signature; a NULL local size
         // is the API's documented "let the runtime choose".
         let event = unsafe {

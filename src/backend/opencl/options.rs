@@ -13,46 +13,38 @@ impl OpenClBackend {
             return Ok(Vec::new());
         }
         if let Some(percent) = jit.carveout {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: format!(
-                    "a shared-memory carveout ({percent}%): OpenCL has no control of the \
-                     L1 / shared-memory split (only CUDA's cuFuncSetAttribute sets it)"
-                ),
-            });
+            let what = format!(
+                "a shared-memory carveout ({percent}%): OpenCL has no control of the L1 / \
+                 shared-memory split (only CUDA's cuFuncSetAttribute sets it)"
+            );
+            return Err(BackendError::unsupported(API, what));
         }
         if jit.linked {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: "assembling through the CUDA driver's linker (jit linked): OpenCL's \
-                       runtime has one load path"
-                    .into(),
-            });
+            let what = "assembling through the CUDA driver's linker (jit linked): OpenCL's \
+                        runtime has one load path";
+            return Err(BackendError::unsupported(API, what));
         }
-        let extensions = self.device.extensions().unwrap_or_default();
-        if !extensions.contains("cl_nv_compiler_options") {
-            return Err(BackendError::Unsupported {
-                api: API,
-                what: format!(
-                    "second-stage options ({}) on {}: only NVIDIA's OpenCL \
-                     (cl_nv_compiler_options) passes options to its PTX assembler",
-                    jit.for_api(API).join(" "),
-                    self.info.platform
-                ),
-            });
+        if !self.passes_nv_options() {
+            let what = format!(
+                "second-stage options ({}) on {}: only NVIDIA's OpenCL \
+                 (cl_nv_compiler_options) passes options to its PTX assembler",
+                jit.for_api(API).join(" "),
+                self.info.platform
+            );
+            return Err(BackendError::unsupported(API, what));
         }
         Ok(jit.for_api(API))
     }
 
-    /// Options that only make the build log say more: on NVIDIA's OpenCL, ptxas's resource
-    /// lines (`-cl-nv-verbose`), the one place this platform reports a kernel's registers. They
-    /// change no code, so every build carries them and every row can state its registers.
-    pub(super) fn log_options(&self) -> Vec<String> {
+    /// Options that only make the build log say more: NVIDIA's `-cl-nv-verbose`, the one
+    /// place this platform reports a kernel's registers. They change no code, so every build
+    /// carries them.
+    pub(super) fn log_option(&self) -> Option<String> {
+        self.passes_nv_options().then(|| "-cl-nv-verbose".into())
+    }
+
+    fn passes_nv_options(&self) -> bool {
         let extensions = self.device.extensions().unwrap_or_default();
-        if extensions.contains("cl_nv_compiler_options") {
-            vec!["-cl-nv-verbose".into()]
-        } else {
-            Vec::new()
-        }
+        extensions.contains("cl_nv_compiler_options")
     }
 }

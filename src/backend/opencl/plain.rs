@@ -1,11 +1,7 @@
-//! Launches as a plain OpenCL program writes them: `clEnqueueNDRangeKernel` with no event
-//! when nothing will wait on or time the command, and the plain launch loop that
-//! `clvscu calibrate` holds the harness against.
-//!
-//! opencl3 always asks the driver for an event, and NVIDIA's OpenCL pays about a microsecond
-//! for one (allocation, and tracking it until it is released). A host-timed launch that
-//! waits with `clFinish` needs none, so it goes to the driver through cl3's loaded runtime
-//! with a NULL event pointer: the same call a C program makes.
+//! Launches as a plain OpenCL program writes them, and the plain launch loop that `clvscu
+//! calibrate` holds the harness against. opencl3 always asks the driver for an event, which
+//! costs NVIDIA's OpenCL about a microsecond; a launch nothing waits on or times goes through
+//! cl3's loaded runtime with a NULL event pointer, as a C program's does.
 
 use std::ptr;
 use std::time::Instant;
@@ -18,39 +14,29 @@ use opencl3::types::{cl_event, cl_int, cl_uint};
 use super::super::{BackendError, Direction, LaunchShape, PlainLoop, Result, WaitMode};
 use super::API;
 
-/// Whether an enqueue asks the driver for an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum EventWanted {
-    Yes,
-    No,
-}
-
-/// The driver's `clEnqueueNDRangeKernel` for one launch of `kernel` (arguments set) in
-/// `shape`; the event only when asked for. The error is the driver's status code.
+/// One `clEnqueueNDRangeKernel` of `kernel` (arguments set); the error is the status code.
 pub(super) fn enqueue(
     queue: &CommandQueue,
     kernel: &Kernel,
     shape: LaunchShape,
-    wanted: EventWanted,
+    with_event: bool,
 ) -> std::result::Result<Option<Event>, cl_int> {
     let [gx, gy] = shape.global_dims();
     let global: [usize; 2] = [gx as usize, gy as usize];
     let local: [usize; 2] = [shape.local as usize, shape.local_y as usize];
     // A 1-D launch stays 1-D: the kernels' get_global_size(1) etc. are then 1, as in CUDA.
     let dims: cl_uint = if shape.is_planar() { 2 } else { 1 };
-    let runtime = cl3::load_library()
-        .as_ref()
-        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
     let mut event: cl_event = ptr::null_mut();
-    let event_out = match wanted {
-        EventWanted::Yes => &raw mut event,
-        EventWanted::No => ptr::null_mut(),
+    let event_out = if with_event {
+        &raw mut event
+    } else {
+        ptr::null_mut()
     };
     // The loaded entry point is typed as a safe fn, but the contract is C's: queue and
     // kernel are live handles owned by the backend, the size arrays outlive the call and
     // hold `dims` entries, and the caller set the kernel's arguments to match its signature.
-    let status = runtime
-        .clEnqueueNDRangeKernel(
+    call(|runtime| {
+        runtime.clEnqueueNDRangeKernel(
             queue.get(),
             kernel.get(),
             dims,
@@ -61,19 +47,26 @@ pub(super) fn enqueue(
             ptr::null(),
             event_out,
         )
-        .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
-    if status != 0 {
-        return Err(status);
-    }
-    Ok((wanted == EventWanted::Yes).then(|| Event::new(event)))
+    })?;
+    Ok(with_event.then(|| Event::new(event)))
 }
 
-/// The spelling of a driver status code, `CL_INVALID_WORK_GROUP_SIZE (-54)`.
+/// One call through cl3's loaded runtime, its status code as the error.
+fn call(f: impl FnOnce(&cl3::OpenClRuntime) -> Option<cl_int>) -> std::result::Result<(), cl_int> {
+    let runtime = cl3::load_library()
+        .as_ref()
+        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
+    match f(runtime).ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)? {
+        0 => Ok(()),
+        status => Err(status),
+    }
+}
+
+/// `CL_INVALID_WORK_GROUP_SIZE (-54)`.
 pub(super) fn status_text(status: cl_int) -> String {
     format!("{} ({status})", cl3::error_codes::ClError(status))
 }
 
-/// The driver's status code in `what` as an error, as a `map_err` takes it.
 pub(super) fn failed(what: &str) -> impl Fn(cl_int) -> BackendError + '_ {
     move |status| BackendError::driver(API, what, status_text(status))
 }
@@ -110,11 +103,10 @@ pub(super) fn wait(
     }
 }
 
-/// The plain loop of [`crate::backend::PlainLoops::plain_launches`] on `queue` (one without
-/// profiling): arguments already set, `batch` enqueues, the last with an event when the wait
-/// mode needs one, one wait; the host clock around each repetition.
-/// With `flag`, each repetition writes one word into it first (blocking) and reads one word
-/// back after the launches (blocking), which is then the wait: one BFS level's calls.
+/// The plain loop of [`crate::backend::PlainLoops::plain_launches`] on a queue without
+/// profiling: `batch` enqueues, the last with an event when the wait mode needs one, one wait.
+/// With `flag`, each repetition writes one word into it first and reads it back after the
+/// launches (both blocking), which is then the wait: one BFS level's calls.
 pub(super) fn launch_loop(
     queue: &CommandQueue,
     kernel: &Kernel,
@@ -131,7 +123,7 @@ pub(super) fn launch_loop(
             unsafe { blocking_copy(queue, buffer, true, word_ptr, 4) }
                 .map_err(failed("clEnqueueWriteBuffer (plain level)"))?;
             for _ in 0..plan.batch.max(1) {
-                enqueue(queue, kernel, plan.shape, EventWanted::No)
+                enqueue(queue, kernel, plan.shape, false)
                     .map_err(failed("clEnqueueNDRangeKernel (plain level)"))?;
             }
             // SAFETY: as above.
@@ -141,15 +133,10 @@ pub(super) fn launch_loop(
             continue;
         }
         for _ in 1..plan.batch {
-            enqueue(queue, kernel, plan.shape, EventWanted::No)
+            enqueue(queue, kernel, plan.shape, false)
                 .map_err(failed("clEnqueueNDRangeKernel (plain loop)"))?;
         }
-        let wanted = if plan.wait.needs_event() {
-            EventWanted::Yes
-        } else {
-            EventWanted::No
-        };
-        let last = enqueue(queue, kernel, plan.shape, wanted)
+        let last = enqueue(queue, kernel, plan.shape, plan.wait.needs_event())
             .map_err(failed("clEnqueueNDRangeKernel (plain loop)"))?;
         wait(queue, last.as_ref(), plan.wait).map_err(failed("wait (plain loop)"))?;
         times.push(t0.elapsed().as_secs_f64());
@@ -157,9 +144,8 @@ pub(super) fn launch_loop(
     Ok(times)
 }
 
-/// A blocking copy between host memory and a buffer, as a plain program writes it: no event
-/// asked of the driver (opencl3's enqueue always asks for one). `to_device` writes `bytes`
-/// bytes from `host` into `buffer`, else reads them into `host`.
+/// A blocking copy of `bytes` bytes between `host` and `buffer` (`to_device`: into it), with
+/// no event asked of the driver.
 ///
 /// # Safety
 /// `host` points to at least `bytes` bytes that stay valid for the call (it blocks), and
@@ -171,44 +157,37 @@ pub(super) unsafe fn blocking_copy(
     host: *mut std::ffi::c_void,
     bytes: usize,
 ) -> std::result::Result<(), cl_int> {
-    let runtime = cl3::load_library()
-        .as_ref()
-        .map_err(|_| cl3::error_codes::DLOPEN_RUNTIME_LOAD_FAILED)?;
     const BLOCKING: opencl3::types::cl_bool = 1;
-    let status = if to_device {
-        runtime.clEnqueueWriteBuffer(
-            queue.get(),
-            buffer,
-            BLOCKING,
-            0,
-            bytes,
-            host.cast_const(),
-            0,
-            ptr::null(),
-            ptr::null_mut(),
-        )
-    } else {
-        runtime.clEnqueueReadBuffer(
-            queue.get(),
-            buffer,
-            BLOCKING,
-            0,
-            bytes,
-            host,
-            0,
-            ptr::null(),
-            ptr::null_mut(),
-        )
-    }
-    .ok_or(cl3::error_codes::DLOPEN_FUNCTION_NOT_AVAILABLE)?;
-    if status != 0 {
-        return Err(status);
-    }
-    Ok(())
+    call(|runtime| {
+        if to_device {
+            runtime.clEnqueueWriteBuffer(
+                queue.get(),
+                buffer,
+                BLOCKING,
+                0,
+                bytes,
+                host.cast_const(),
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        } else {
+            runtime.clEnqueueReadBuffer(
+                queue.get(),
+                buffer,
+                BLOCKING,
+                0,
+                bytes,
+                host,
+                0,
+                ptr::null(),
+                ptr::null_mut(),
+            )
+        }
+    })
 }
 
-/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`] on `queue`: `reps`
-/// blocking copies of `data` to or from `buffer`, no event asked; the host clock around each.
+/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`].
 pub(super) fn copy_loop(
     queue: &CommandQueue,
     buffer: opencl3::types::cl_mem,

@@ -1,5 +1,4 @@
-//! Finding OpenCL: whether the ICD loader and a platform exist, every device of every
-//! platform described in the harness's terms, and the device a selector names.
+//! Finding OpenCL: the ICD loader, every device of every platform, the one a selector names.
 
 use opencl3::device::{Device, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_GPU};
 use opencl3::platform::get_platforms;
@@ -9,7 +8,6 @@ use super::{drv, API};
 use crate::backend::select::{self, Candidate};
 use crate::backend::{BackendError, DeviceInfo, Result};
 
-/// Whether an OpenCL ICD loader can be opened at all, with the reason when not.
 pub fn availability() -> Result<()> {
     if !cl3::is_opencl_runtime_available() {
         return Err(BackendError::unavailable(
@@ -31,7 +29,6 @@ pub fn availability() -> Result<()> {
     }
 }
 
-/// A device as listed by `devices`: platform index, device index within it, and its info.
 #[derive(Debug, Clone)]
 pub struct ListedDevice {
     pub platform_index: usize,
@@ -41,7 +38,6 @@ pub struct ListedDevice {
     pub info: DeviceInfo,
 }
 
-/// Every device of every platform, in platform order.
 pub fn list_devices() -> Result<Vec<ListedDevice>> {
     availability()?;
     let platforms = get_platforms().map_err(drv("clGetPlatformIDs"))?;
@@ -52,13 +48,10 @@ pub fn list_devices() -> Result<Vec<ListedDevice>> {
         let platform_version = platform.version().unwrap_or_default();
         // A platform with no device answers with an error code: note it, do not fail.
         let ids = match platform.get_devices(CL_DEVICE_TYPE_ALL) {
-            Ok(ids) if ids.is_empty() => {
-                empty.push(format!("platform '{platform_name}' lists no device"));
-                continue;
-            }
-            Ok(ids) => ids,
-            Err(e) => {
-                empty.push(format!("platform '{platform_name}' lists no device ({e})"));
+            Ok(ids) if !ids.is_empty() => ids,
+            other => {
+                let why = other.err().map(|e| format!(" ({e})")).unwrap_or_default();
+                empty.push(format!("platform '{platform_name}' lists no device{why}"));
                 continue;
             }
         };
@@ -112,10 +105,7 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
     let c_version = d.opencl_c_version().unwrap_or_default();
     let has_subgroups = extensions.contains("cl_khr_subgroups")
         || (c_version.contains("3.0") && extensions.contains("__opencl_c_subgroups"));
-    let is_gpu = d
-        .dev_type()
-        .map(|t| t & CL_DEVICE_TYPE_GPU != 0)
-        .unwrap_or(false);
+    let is_gpu = d.dev_type().is_ok_and(|t| t & CL_DEVICE_TYPE_GPU != 0);
     DeviceInfo {
         api: API.label().into(),
         platform: platform.to_string(),
@@ -150,9 +140,7 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
     }
 }
 
-/// Pick a device by index (`0`, or `platform:device` like `1:0`) or by a case-insensitive
-/// substring of its platform or device name. With no selector, prefer the first GPU, so that a
-/// machine listing PoCL first still benchmarks its GPU.
+/// The device `selector` names (see [`select::pick`]), by default the first GPU.
 pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result<&'a ListedDevice> {
     let candidates: Vec<Candidate> = devices
         .iter()
@@ -165,8 +153,7 @@ pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result
     Ok(&devices[i])
 }
 
-/// A driver's `size_t` limit as the harness's `u32`; a value past `u32::MAX` (no device has
-/// one) saturates instead of wrapping to a small, wrong limit.
+/// A driver's `size_t` limit, saturated rather than wrapped to a small, wrong limit.
 pub(super) fn saturate_u32(v: usize) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }

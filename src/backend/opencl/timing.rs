@@ -5,8 +5,7 @@ use opencl3::event::Event;
 
 use crate::backend::{Seconds, Timing};
 
-/// The seconds from profiling timestamp `a` to `b` (nanoseconds), where both were read and
-/// are in order.
+/// The seconds from profiling timestamp `a` to `b` (ns), where both were read and in order.
 pub(super) fn span(a: Option<u64>, b: Option<u64>) -> Option<Seconds> {
     match (a, b) {
         (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),
@@ -14,7 +13,6 @@ pub(super) fn span(a: Option<u64>, b: Option<u64>) -> Option<Seconds> {
     }
 }
 
-/// The timing of the command behind `event`, with `wall` seconds on the host clock.
 pub(super) fn event_timing(event: &Event, wall: f64) -> Timing {
     let queued = event.profiling_command_queued().ok();
     let submit = event.profiling_command_submit().ok();

@@ -14,7 +14,6 @@ use opencl3::types::{cl_float, cl_mem, CL_BLOCKING};
 use super::drv;
 use crate::backend::{BackendError, HostMemory, Result};
 
-/// A host buffer of the OpenCL backend.
 pub(super) enum HostBuf {
     Pageable(Vec<f32>),
     /// The mapped pointer stays valid until [`HostBuf::release`] unmaps it.
@@ -71,8 +70,6 @@ impl HostBuf {
         }
     }
 
-    /// The first `len` floats, for a transfer of that many; refused where the buffer is
-    /// shorter.
     pub(super) fn prefix(&mut self, len: usize) -> Result<&mut [f32]> {
         let data = self.data();
         let held = data.len();
@@ -83,7 +80,7 @@ impl HostBuf {
         })
     }
 
-    /// Unmaps a pinned buffer before it is dropped (a pageable one has nothing to do).
+    /// Unmaps a pinned buffer before it is dropped.
     pub(super) fn release(self, queue: &CommandQueue) -> Result<()> {
         if let HostBuf::Pinned { buffer, ptr, .. } = self {
             // SAFETY: `ptr` is the pointer the map returned for this buffer.

@@ -9,12 +9,10 @@
 //! Each is rewritten into the nearest form the other runtime binds, and nothing else changes:
 //!
 //! * For the CUDA driver, OpenCL's module becomes unified, in NVRTC's form: each `.texref`
-//!   parameter becomes a `.u64` that receives the CUDA texture object, loaded once at the
-//!   entry into a register of its own (`%rdtex<N>`), and the fetches read it there; the sampler
-//!   operand and the sampler's declaration go (in unified mode the sampling state is the
-//!   texture object's; a fetch of a buffer texture at an integer coordinate uses none). The
-//!   CUDA driver refuses a module with `.texref` parameters in unified mode
-//!   (CUDA_ERROR_INVALID_IMAGE on an H100, driver 580.159.04), hence the registers.
+//!   parameter becomes a `.u64` texture object, loaded once at the entry into a register
+//!   (`%rdtex<N>`) the fetches read; the sampler operand and declaration go (the texture
+//!   object holds the sampling state). The driver refuses `.texref` parameters in unified
+//!   mode (CUDA_ERROR_INVALID_IMAGE on an H100, driver 580.159.04), hence the registers.
 //! * For NVIDIA's OpenCL, NVRTC's texture parameter becomes `.param .texref P` (so the runtime
 //!   binds the image there), and its handle is taken with `mov.u64 %rdK, P` instead of loaded.
 //!   PTX allows that indirect access in unified mode only, so such a module stays unified.
@@ -23,7 +21,6 @@ use std::collections::BTreeMap;
 
 use super::CannotCross;
 
-/// Whether a line declares a sampler at module scope (OpenCL's `samp$N`).
 pub(super) fn declares_sampler(line: &str) -> bool {
     let t = line.trim_start();
     t.starts_with(".global .samplerref") || t.starts_with(".samplerref")
@@ -47,8 +44,7 @@ pub(super) fn without_sampler(line: &str) -> Result<String, CannotCross> {
     Ok(format!("{}[{texture},{rest}", &line[..open]))
 }
 
-/// OpenCL's `.texref` parameters rewritten, entry by entry, into NVRTC's form: see the module
-/// documentation. Fed every line of the module in order.
+/// OpenCL's `.texref` parameters rewritten into NVRTC's form, fed every line in order.
 #[derive(Default)]
 pub(super) struct TexrefsToRegisters {
     /// The current entry's texture parameters, in order (register `%rdtex<i>` holds the i-th).
@@ -57,7 +53,7 @@ pub(super) struct TexrefsToRegisters {
 }
 
 impl TexrefsToRegisters {
-    /// The line in NVRTC's form: may become several lines (the entry's loads after its `{`).
+    /// The line in NVRTC's form (several lines: the entry's loads after its `{`).
     pub(super) fn rewrite(&mut self, line: &str) -> Result<String, CannotCross> {
         let t = line.trim_start();
         if t.contains(".entry ") {
@@ -105,7 +101,7 @@ impl TexrefsToRegisters {
     }
 }
 
-/// The register a unified-mode fetch reads its texture through (`[%rdK, {...}]`), if any.
+/// The register of a unified-mode fetch (`[%rdK, {...}]`), if any.
 fn fetch_register(line: &str) -> Option<&str> {
     let inside = &line[line.find('[')? + 1..];
     let handle = inside.split(',').next()?.trim();
@@ -116,10 +112,7 @@ fn fetch_register(line: &str) -> Option<&str> {
 /// the register it is loaded into (registers are named per entry, parameters carry the
 /// entry's name). A fetch through a register that no earlier `ld.param.u64` of its entry
 /// fills is refused: the handle then comes from memory or arithmetic, which does not cross.
-pub(super) fn nvrtc_texture_params(
-    text: &str,
-    is_tex: impl Fn(&str) -> bool,
-) -> Result<BTreeMap<String, String>, CannotCross> {
+pub(super) fn nvrtc_texture_params(text: &str) -> Result<BTreeMap<String, String>, CannotCross> {
     let mut params = BTreeMap::new();
     let mut loads: BTreeMap<&str, &str> = BTreeMap::new();
     for line in text.lines() {
@@ -129,10 +122,9 @@ pub(super) fn nvrtc_texture_params(
         if let Some((reg, param)) = parameter_load(line) {
             loads.insert(reg, param);
         }
-        if !is_tex(line) {
-            continue;
-        }
-        let Some(reg) = fetch_register(line) else {
+        let Some(reg) =
+            fetch_register(line).filter(|_| super::instruction(line).starts_with("tex."))
+        else {
             continue;
         };
         let param = loads.get(reg).ok_or_else(|| {
@@ -199,8 +191,7 @@ mod tests {
     fn nvrtc_texture_parameters_are_found_through_their_loads() {
         let text = "\tld.param.u64 \t%rd4, [k_param_2];\n\tld.param.u64 \t%rd5, [k_param_3];\n\
                     \ttex.1d.v4.f32.s32 \t{%f1, %f2, %f3, %f4}, [%rd5, {%r18}];\n";
-        let is_tex = |l: &str| l.trim_start().starts_with("tex.");
-        let params = nvrtc_texture_params(text, is_tex).unwrap();
+        let params = nvrtc_texture_params(text).unwrap();
         assert_eq!(params.len(), 1);
         assert_eq!(params["k_param_3"], "%rd5");
         assert_eq!(
@@ -214,15 +205,13 @@ mod tests {
             "{text}.visible .entry j(\n\tld.param.u64 \t%rd5, [j_param_0];\n\
              \ttex.1d.v4.f32.s32 \t{{%f1, %f2, %f3, %f4}}, [%rd5, {{%r1}}];\n"
         );
-        let params = nvrtc_texture_params(&two, is_tex).unwrap();
+        let params = nvrtc_texture_params(&two).unwrap();
         assert_eq!(
             params.keys().collect::<Vec<_>>(),
             ["j_param_0", "k_param_3"]
         );
         let orphan = "\ttex.1d.v4.f32.s32 \t{%f1, %f2, %f3, %f4}, [%rd9, {%r18}];\n";
-        let e = nvrtc_texture_params(orphan, is_tex)
-            .unwrap_err()
-            .to_string();
+        let e = nvrtc_texture_params(orphan).unwrap_err().to_string();
         assert!(e.contains("%rd9"), "{e}");
     }
 }
