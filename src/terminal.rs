@@ -38,7 +38,7 @@ fn width_of(term: &console::Term) -> Option<usize> {
     Some(columns.clamp(MIN_COLUMNS, MAX_COLUMNS))
 }
 
-/// `text` fitted to `width` columns (`None`: as it is): prose wrapped ([`wrap_line`]), each
+/// `text` fitted to `width` columns (`None`: as it is): prose wrapped, each
 /// Markdown table wider than the width laid out again with its cells wrapped.
 pub fn fit(text: &str, width: Option<usize>) -> String {
     let Some(width) = width else {

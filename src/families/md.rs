@@ -1,6 +1,6 @@
 //! A molecular-dynamics gather in the style of SHOC's MD: the Lennard-Jones force on each atom
 //! from a fixed-length neighbour list, with the neighbours' positions read three ways
-//! ([`ReadPath`]). The kernels are `kernels_*/md.*`.
+//! ([`ReadPath`](crate::families::read_path::ReadPath)). The kernels are `kernels_*/md.*`.
 //!
 //! # Problem
 //!

@@ -322,7 +322,7 @@ impl Family for Sobel {
         check_size(variant, size).map_err(|r| bad_size(variant, r))
     }
 
-    /// x over the image's columns ([`cols_per_item`] each).
+    /// x over the image's columns (`cols_per_item` each).
     fn groups(&self, variant: &Variant, size: Size, local: u32) -> u64 {
         let cols = size.cols.max(1).div_ceil(cols_per_item(variant.kernel));
         cols.div_ceil(u64::from(local.max(1)))
