@@ -205,23 +205,35 @@ impl Backend for FakeBackend {
         Ok(self.buffers.insert(vec![0.0; len]))
     }
 
+    // A transfer longer than its buffer is refused, as the drivers refuse it: a family that
+    // sends or reads too much must fail here too, not pass on a quietly cut copy.
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
+        let api = self.api;
         let dst = self.buffers.get_mut(buffer)?;
-        let n = data.len().min(dst.len());
-        dst[..n].copy_from_slice(&data[..n]);
+        let Some(dst) = dst.get_mut(..data.len()) else {
+            return Err(too_long(api, "upload", data.len(), dst.len()));
+        };
+        dst.copy_from_slice(data);
         Ok(())
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
         let src = self.buffers.get(buffer)?;
-        let n = out.len().min(src.len());
-        out[..n].copy_from_slice(&src[..n]);
+        let Some(src) = src.get(..out.len()) else {
+            return Err(too_long(self.api, "download", out.len(), src.len()));
+        };
+        out.copy_from_slice(src);
         Ok(())
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
         self.buffers.remove(buffer)
     }
+}
+
+fn too_long(api: Api, call: &str, floats: usize, buffer: usize) -> BackendError {
+    let detail = format!("{floats} floats do not fit a buffer of {buffer}");
+    BackendError::driver(api, call, detail)
 }
 
 impl BufferOps for FakeBackend {
@@ -479,6 +491,26 @@ mod tests {
             flags: vec![],
             jit: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_transfer_longer_than_its_buffer_is_refused_as_the_drivers_refuse_it() {
+        let mut b = fake(Api::OpenCl, FakeScript::default());
+        let buf = b.alloc(2).unwrap();
+        let e = b.upload(buf, &[1.0, 2.0, 3.0]).unwrap_err();
+        assert!(
+            e.to_string().contains("3 floats do not fit a buffer of 2"),
+            "{e}"
+        );
+        let e = b.download(buf, &mut [0.0; 3]).unwrap_err();
+        assert!(
+            e.to_string().contains("3 floats do not fit a buffer of 2"),
+            "{e}"
+        );
+        b.upload(buf, &[4.0]).unwrap();
+        let mut out = [0.0; 2];
+        b.download(buf, &mut out).unwrap();
+        assert_eq!(out[0], 4.0);
     }
 
     #[test]

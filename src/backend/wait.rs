@@ -73,7 +73,7 @@ mod tests {
     use crate::backend::{Api, BackendError};
 
     #[test]
-    fn modes_parse_and_default_to_spin() {
+    fn modes_parse_and_default_to_finish() {
         for (text, mode) in [
             ("finish", WaitMode::Finish),
             ("spin", WaitMode::Spin),

@@ -69,7 +69,9 @@ pub enum MatrixError {
         cols: usize,
         nnz: usize,
     },
-    #[error("{0}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or              cut short")]
+    #[error(
+        "{0}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or cut short"
+    )]
     NoSizeLine(String),
     #[error(
         "{name}: line {line}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit \

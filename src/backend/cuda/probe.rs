@@ -39,18 +39,24 @@ pub fn availability() -> Result<usize> {
 }
 
 pub fn arch_name(cc: (i32, i32)) -> &'static str {
-    // NVRTC takes a &'static str through cudarc; the set of Hopper-era targets is small.
-    match cc {
-        (7, 0) => "compute_70",
-        (7, 5) => "compute_75",
-        (8, 0) => "compute_80",
-        (8, 6) => "compute_86",
-        (8, 9) => "compute_89",
-        (9, 0) => "compute_90",
-        (10, 0) => "compute_100",
-        (12, 0) => "compute_120",
-        _ => "compute_90",
-    }
+    // NVRTC takes a &'static str through cudarc. A capability between or above the listed ones
+    // gets the newest target it can run (PTX is JIT-compiled forward, never backward), so an
+    // 8.7 device gets compute_86, not a target its driver refuses.
+    const TARGETS: [((i32, i32), &str); 8] = [
+        ((7, 0), "compute_70"),
+        ((7, 5), "compute_75"),
+        ((8, 0), "compute_80"),
+        ((8, 6), "compute_86"),
+        ((8, 9), "compute_89"),
+        ((9, 0), "compute_90"),
+        ((10, 0), "compute_100"),
+        ((12, 0), "compute_120"),
+    ];
+    TARGETS
+        .iter()
+        .rev()
+        .find(|(target, _)| *target <= cc)
+        .map_or(TARGETS[0].1, |(_, name)| name)
 }
 
 pub fn list_devices() -> Result<Vec<DeviceInfo>> {
@@ -150,5 +156,14 @@ mod tests {
         assert_eq!(kernel_module_version(text).as_deref(), Some("580.159.04"));
         assert_eq!(kernel_module_version("no version here\n"), None);
         assert_eq!(kernel_module_version(""), None);
+    }
+
+    #[test]
+    fn a_capability_gets_the_newest_target_it_can_run() {
+        assert_eq!(arch_name((9, 0)), "compute_90");
+        assert_eq!(arch_name((8, 7)), "compute_86");
+        assert_eq!(arch_name((12, 1)), "compute_120");
+        assert_eq!(arch_name((9, 9)), "compute_90");
+        assert_eq!(arch_name((6, 1)), "compute_70");
     }
 }
