@@ -44,29 +44,20 @@ pub struct Candidate<'a> {
     pub platform_device: Option<(usize, usize)>,
 }
 
-/// What to take without a selector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Default {
-    First,
-    /// The first GPU, else the first device (a machine listing PoCL first benchmarks its GPU).
-    FirstGpu,
-}
-
 /// The index in `candidates` of the device `selector` names; the error lists the devices.
+/// Without a selector, the first device, or with `prefer_gpu` the first GPU if there is one
+/// (a machine listing PoCL first benchmarks its GPU).
 pub fn pick(
     api: Api,
     candidates: &[Candidate],
     selector: Option<&str>,
-    default: Default,
+    prefer_gpu: bool,
 ) -> Result<usize> {
     let found = match selector {
-        None => match default {
-            Default::First => (!candidates.is_empty()).then_some(0),
-            Default::FirstGpu => candidates
-                .iter()
-                .position(|c| c.info.is_gpu)
-                .or((!candidates.is_empty()).then_some(0)),
-        },
+        None => candidates
+            .iter()
+            .position(|c| prefer_gpu && c.info.is_gpu)
+            .or((!candidates.is_empty()).then_some(0)),
         Some(text) => find(candidates, &Selector::parse(text)),
     };
     found.ok_or_else(|| not_found(api, candidates, selector))
@@ -141,11 +132,8 @@ mod tests {
                 platform_device: Some((1, 1)),
             },
         ];
-        assert_eq!(
-            pick(Api::OpenCl, &c, Some("pci:3B:00"), Default::First).unwrap(),
-            1
-        );
-        let e = pick(Api::OpenCl, &c, Some("pci:5e:00"), Default::First).unwrap_err();
+        assert_eq!(pick(Api::OpenCl, &c, Some("pci:3B:00"), false).unwrap(), 1);
+        let e = pick(Api::OpenCl, &c, Some("pci:5e:00"), false).unwrap_err();
         assert!(e.to_string().contains("1: H200 [] pci:3b:00"), "{e}");
     }
 
@@ -170,23 +158,14 @@ mod tests {
                 platform_device: Some((1, 0)),
             },
         ];
-        assert_eq!(pick(Api::OpenCl, &c, None, Default::FirstGpu).unwrap(), 1);
-        assert_eq!(pick(Api::Cuda, &c, None, Default::First).unwrap(), 0);
-        assert_eq!(
-            pick(Api::OpenCl, &c[1..], Some("cpu"), Default::First).ok(),
-            None
-        );
-        assert_eq!(
-            pick(Api::OpenCl, &c, Some("CPU"), Default::First).unwrap(),
-            0
-        );
-        assert_eq!(
-            pick(Api::OpenCl, &c, Some("1:0"), Default::First).unwrap(),
-            1
-        );
-        let e = pick(Api::OpenCl, &c, Some("tpu"), Default::First).unwrap_err();
+        assert_eq!(pick(Api::OpenCl, &c, None, true).unwrap(), 1);
+        assert_eq!(pick(Api::Cuda, &c, None, false).unwrap(), 0);
+        assert_eq!(pick(Api::OpenCl, &c[1..], Some("cpu"), false).ok(), None);
+        assert_eq!(pick(Api::OpenCl, &c, Some("CPU"), false).unwrap(), 0);
+        assert_eq!(pick(Api::OpenCl, &c, Some("1:0"), false).unwrap(), 1);
+        let e = pick(Api::OpenCl, &c, Some("tpu"), false).unwrap_err();
         assert!(e.to_string().contains("'tpu'") && e.to_string().contains("1: gpu"));
-        let e = pick(Api::Cuda, &[], None, Default::First).unwrap_err();
+        let e = pick(Api::Cuda, &[], None, false).unwrap_err();
         assert!(e.to_string().contains("no CUDA device found"), "{e}");
     }
 }

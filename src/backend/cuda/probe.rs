@@ -115,7 +115,7 @@ pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
             platform_device: None,
         })
         .collect();
-    select::pick(API, &candidates, selector, select::Default::First)
+    select::pick(API, &candidates, selector, false)
 }
 
 /// `580.159.04 (CUDA 13.0)`, naming the driver as NVIDIA's OpenCL does; the CUDA version

@@ -116,29 +116,30 @@ pub(super) fn launch_loop(
     let mut times = Vec::with_capacity(plan.reps as usize);
     let mut word = 0u32;
     let word_ptr: *mut std::ffi::c_void = (&mut word as *mut u32).cast();
+    let batch = plan.batch.max(1);
+    let what = match flag {
+        Some(_) => "clEnqueueNDRangeKernel (plain level)",
+        None => "clEnqueueNDRangeKernel (plain loop)",
+    };
     for _ in 0..plan.reps {
         let t0 = Instant::now();
         if let Some(buffer) = flag {
             // SAFETY: `word` outlives the blocking call; the flag buffer holds a word.
             unsafe { blocking_copy(queue, buffer, true, word_ptr, 4) }
                 .map_err(failed("clEnqueueWriteBuffer (plain level)"))?;
-            for _ in 0..plan.batch.max(1) {
-                enqueue(queue, kernel, plan.shape, false)
-                    .map_err(failed("clEnqueueNDRangeKernel (plain level)"))?;
-            }
+        }
+        let mut last = None;
+        for i in 1..=batch {
+            // Only the last launch of a loop without a flag asks for the event it waits on.
+            let event = flag.is_none() && i == batch && plan.wait.needs_event();
+            last = enqueue(queue, kernel, plan.shape, event).map_err(failed(what))?;
+        }
+        match flag {
             // SAFETY: as above.
-            unsafe { blocking_copy(queue, buffer, false, word_ptr, 4) }
-                .map_err(failed("clEnqueueReadBuffer (plain level)"))?;
-            times.push(t0.elapsed().as_secs_f64());
-            continue;
+            Some(buffer) => unsafe { blocking_copy(queue, buffer, false, word_ptr, 4) }
+                .map_err(failed("clEnqueueReadBuffer (plain level)"))?,
+            None => wait(queue, last.as_ref(), plan.wait).map_err(failed("wait (plain loop)"))?,
         }
-        for _ in 1..plan.batch {
-            enqueue(queue, kernel, plan.shape, false)
-                .map_err(failed("clEnqueueNDRangeKernel (plain loop)"))?;
-        }
-        let last = enqueue(queue, kernel, plan.shape, plan.wait.needs_event())
-            .map_err(failed("clEnqueueNDRangeKernel (plain loop)"))?;
-        wait(queue, last.as_ref(), plan.wait).map_err(failed("wait (plain loop)"))?;
         times.push(t0.elapsed().as_secs_f64());
     }
     Ok(times)

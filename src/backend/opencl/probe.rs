@@ -149,7 +149,7 @@ pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result
             platform_device: Some((d.platform_index, d.device_index)),
         })
         .collect();
-    let i = select::pick(API, &candidates, selector, select::Default::FirstGpu)?;
+    let i = select::pick(API, &candidates, selector, true)?;
     Ok(&devices[i])
 }
 
