@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{Api, KernelId, ProgramId};
 
-/// A program to build.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CompileRequest {
     pub source: String,

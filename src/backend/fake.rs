@@ -252,7 +252,7 @@ impl BufferOps for FakeBackend {
             return Err(BackendError::driver(self.api, "copy", detail));
         };
         self.upload(dst, &data)?;
-        Ok(self.scripted_timing(2 * len))
+        Ok(self.scripted_timing(2 * len, 1.0))
     }
 }
 
@@ -320,7 +320,7 @@ impl HostTransfers for FakeBackend {
         let data = self.floats_to_move(transfer)?;
         self.check_launch_budget()?;
         self.put_floats(transfer, &data)?;
-        Ok(self.scripted_timing(transfer.len))
+        Ok(self.scripted_timing(transfer.len, 1.0))
     }
 
     fn transfer_beside_kernel(
@@ -378,13 +378,13 @@ impl PlainLoops for FakeBackend {
         self.calls.launches += u64::from(count);
         self.calls.events += events;
         let factor = self.slowdown(program);
-        let one = self.scripted_timing_scaled(self.floats_of(args), factor);
+        let one = self.scripted_timing(self.floats_of(args), factor);
         // One wait for all: the host overhead once, the device time `count` times.
-        let device = one.device.map(|d| Seconds(d.0 * f64::from(count)));
         let busy = one.device.map_or(0.0, |d| d.0);
         let wall = one.wall.0 + busy * f64::from(count - 1);
         // As the real backends: a launch timed by the wall clock alone has no device time.
-        let device = device.filter(|_| self.timer == TimerKind::DeviceEvent);
+        let device = one.device.filter(|_| self.timer == TimerKind::DeviceEvent);
+        let device = device.map(|d| Seconds(d.0 * f64::from(count)));
         Ok(Timing::clocks(Seconds(wall), device))
     }
 
@@ -402,7 +402,7 @@ impl PlainLoops for FakeBackend {
             for _ in 0..plan.batch.max(1) {
                 self.emulate(&name, program, plan.shape, args)?;
             }
-            let one = self.scripted_timing(self.floats_of(args));
+            let one = self.scripted_timing(self.floats_of(args), 1.0);
             let busy = one.device.map_or(0.0, |d| d.0);
             times.push(one.wall.0 - harness + busy * f64::from(plan.batch.max(1) - 1));
         }
@@ -416,7 +416,7 @@ impl PlainLoops for FakeBackend {
             .map(|_| {
                 let data = self.floats_to_move(transfer)?;
                 self.put_floats(transfer, &data)?;
-                Ok(self.scripted_timing(transfer.len).wall.0 - harness)
+                Ok(self.scripted_timing(transfer.len, 1.0).wall.0 - harness)
             })
             .collect()
     }

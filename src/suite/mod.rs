@@ -109,7 +109,6 @@ impl Step {
         Step { skip, ..self }
     }
 
-    /// The same step in the folder `dir`.
     const fn in_dir(self, dir: &'static str) -> Step {
         Step { dir, ..self }
     }

@@ -91,11 +91,8 @@ impl FakeBackend {
         source_factor * capped * self.script.runtime_factor
     }
 
-    pub(super) fn scripted_timing(&mut self, floats: usize) -> Timing {
-        self.scripted_timing_scaled(floats, 1.0)
-    }
-
-    pub(super) fn scripted_timing_scaled(&mut self, floats: usize, factor: f64) -> Timing {
+    /// Timings for a command moving `floats` floats, the device time times `factor`.
+    pub(super) fn scripted_timing(&mut self, floats: usize, factor: f64) -> Timing {
         let spread = if self.script.jitter > 0.0 {
             1.0 + self.script.jitter * self.rng.gen_range(-1.0..1.0)
         } else {
