@@ -21,7 +21,7 @@ fn fake(api: Api) -> FakeBackend {
 /// The family's test sizes; fill tests its own (2-D) sizes elsewhere, so it gets a vector and
 /// a matrix here that its exact-launch variants' work-groups divide.
 fn sizes(family: FamilyId) -> Vec<Size> {
-    let own = clvscu::families::get(family).test_sizes();
+    let own = clvscu::families::get(family).spec().test_sizes;
     if own.is_empty() {
         return vec![Size::vector(4096), Size::matrix(64, 256)];
     }

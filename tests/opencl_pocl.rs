@@ -23,7 +23,7 @@ fn backend() -> (MutexGuard<'static, ()>, OpenClBackend) {
 }
 
 fn sizes(family: FamilyId) -> Vec<Size> {
-    clvscu::families::get(family).test_sizes().to_vec()
+    clvscu::families::get(family).spec().test_sizes.to_vec()
 }
 
 /// The default launch of a variant: 2-D kernels get work-groups of `local` x 4.

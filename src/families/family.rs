@@ -365,10 +365,6 @@ impl dyn Family + '_ {
         self.spec().variants
     }
 
-    pub fn test_sizes(&self) -> &'static [Size] {
-        self.spec().test_sizes
-    }
-
     /// Refuse a launch shape the variant cannot run, naming the variant and why.
     pub fn check_local(&self, variant: &Variant, local: u32) -> Result<(), WorkloadError> {
         let bad = |reason: String| bad_launch(variant, reason);

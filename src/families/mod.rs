@@ -324,12 +324,6 @@ impl FamilyId {
     pub fn file(self) -> &'static str {
         get(self).spec().kernel_file
     }
-
-    /// Whether a run of this family at `size` is bound by the runtime, so that a harness's own
-    /// launch cost could sit inside its rows.
-    pub fn runtime_bound(self, size: Size) -> bool {
-        get(self).runtime_bound(size)
-    }
 }
 
 impl Ord for FamilyId {
