@@ -683,7 +683,7 @@ mod fuzz_tests {
     use proptest::test_runner::TestRunner;
 
     use super::*;
-    use crate::families::{all_variants, check_local, check_size};
+    use crate::families::all_variants;
 
     /// Checks the contract of one `parse` call; returns whether the text was accepted.
     fn check_parse(text: &str, file: &str) -> Result<bool, TestCaseError> {
@@ -743,13 +743,19 @@ mod fuzz_tests {
             for side in [&c.a, &c.b] {
                 prop_assert_eq!(side.variant.family, side.family);
                 prop_assert!(
-                    check_size(side.variant, side.size).is_ok(),
+                    side.family
+                        .family()
+                        .check_size(side.variant, side.size)
+                        .is_ok(),
                     "{}: size {} accepted",
                     c.id,
                     side.size
                 );
                 prop_assert!(
-                    check_local(side.variant, side.local).is_ok(),
+                    side.family
+                        .family()
+                        .check_local(side.variant, side.local)
+                        .is_ok(),
                     "{}: local {} accepted",
                     c.id,
                     side.local

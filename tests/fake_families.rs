@@ -11,7 +11,7 @@ use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::{Api, Backend, LaunchShape, Runtime};
 use clvscu::families::exec::{self, Inputs, SideConfig};
 use clvscu::families::matrix::MatrixSource;
-use clvscu::families::{self, default_groups, FamilyId, Size, Variant};
+use clvscu::families::{FamilyId, Size, Variant};
 use clvscu::kernels::KernelSources;
 
 fn fake(api: Api) -> FakeBackend {
@@ -21,7 +21,7 @@ fn fake(api: Api) -> FakeBackend {
 /// The family's test sizes; fill tests its own (2-D) sizes elsewhere, so it gets a vector and
 /// a matrix here that its exact-launch variants' work-groups divide.
 fn sizes(family: FamilyId) -> Vec<Size> {
-    let own = clvscu::families::get(family).test_sizes();
+    let own = clvscu::families::get(family).spec().test_sizes;
     if own.is_empty() {
         return vec![Size::vector(4096), Size::matrix(64, 256)];
     }
@@ -31,9 +31,9 @@ fn sizes(family: FamilyId) -> Vec<Size> {
 /// The variant's default launch at `size`: 2-D kernels get work-groups `local` x 4.
 fn shape(v: &Variant, size: Size) -> LaunchShape {
     let local = clvscu::families::get(v.family).default_local(v);
-    let groups = default_groups(v, size, local, 4);
+    let groups = v.family.family().default_groups(v, size, local, 4);
     if v.default_groups.is_planar() {
-        let groups_y = families::default_groups_y(v, size, 4);
+        let groups_y = v.family.family().default_groups_y(v, size, 4);
         return LaunchShape::planar((groups, groups_y), (local, 4));
     }
     LaunchShape::linear(groups, local)
@@ -43,7 +43,7 @@ fn shape(v: &Variant, size: Size) -> LaunchShape {
 fn verify_variant(b: &mut dyn Runtime, sources: &KernelSources, v: &'static Variant) -> usize {
     let mut verified = 0;
     for size in sizes(v.family) {
-        if families::check_size(v, size).is_err() {
+        if v.family.family().check_size(v, size).is_err() {
             continue;
         }
         let inputs = Inputs::of_variant(v, size, 42, &MatrixSource::Uniform);

@@ -10,7 +10,7 @@ use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::backend::{Backend, HostTransfers, LaunchShape};
 use clvscu::fairness::Flags;
 use clvscu::families::exec::{self, Inputs, SideConfig};
-use clvscu::families::{self, all_variants, default_groups, find_variant, FamilyId, Size};
+use clvscu::families::{self, all_variants, find_variant, FamilyId, Size};
 use clvscu::kernels::KernelSources;
 
 /// PoCL lists no device when two threads open it at once: the tests take turns.
@@ -23,15 +23,15 @@ fn backend() -> (MutexGuard<'static, ()>, OpenClBackend) {
 }
 
 fn sizes(family: FamilyId) -> Vec<Size> {
-    clvscu::families::get(family).test_sizes().to_vec()
+    clvscu::families::get(family).spec().test_sizes.to_vec()
 }
 
 /// The default launch of a variant: 2-D kernels get work-groups of `local` x 4.
 fn default_shape(v: &families::Variant, size: Size, local: u32) -> LaunchShape {
-    let groups = default_groups(v, size, local, 2);
+    let groups = v.family.family().default_groups(v, size, local, 2);
     if v.default_groups.is_planar() {
         let local_y = 4;
-        let groups_y = families::default_groups_y(v, size, local_y);
+        let groups_y = v.family.family().default_groups_y(v, size, local_y);
         return LaunchShape::planar((groups, groups_y), (local, local_y));
     }
     LaunchShape::linear(groups, local)
@@ -43,7 +43,7 @@ fn locals(v: &families::Variant) -> Vec<u32> {
     }
     [32u32, 64, 128, 256, 96]
         .into_iter()
-        .filter(|l| families::check_local(v, *l).is_ok())
+        .filter(|l| v.family.family().check_local(v, *l).is_ok())
         .collect()
 }
 
@@ -58,7 +58,7 @@ fn every_variant_verifies_on_opencl() {
         // multiple of 4) is skipped here; every variant must still verify at some size.
         let mut verified_sizes = 0;
         for size in sizes(v.family) {
-            if families::check_size(v, size).is_err() {
+            if v.family.family().check_size(v, size).is_err() {
                 continue;
             }
             verified_sizes += 1;
@@ -206,7 +206,7 @@ fn fft_verifies_at_every_index_width() {
     let mut inputs = Inputs::generate(FamilyId::Fft, size, 11);
     for index in ["32", "64", "0"] {
         let side = SideConfig {
-            shape: LaunchShape::linear(default_groups(v, size, 64, 2), 64),
+            shape: LaunchShape::linear(v.family.family().default_groups(v, size, 64, 2), 64),
             defines: vec![("CLVSCU_INDEX".into(), index.into())],
             flags: vec![],
             jit: Default::default(),
@@ -263,7 +263,7 @@ fn math_and_sgemm_verify_under_every_flag_set() {
         let inputs = Inputs::generate(v.family, size, 11);
         for flags in flag_sets() {
             let side = SideConfig {
-                shape: LaunchShape::linear(default_groups(v, size, 256, 2), 256),
+                shape: LaunchShape::linear(v.family.family().default_groups(v, size, 256, 2), 256),
                 defines: vec![],
                 flags: flags.for_api(clvscu::backend::Api::OpenCl),
                 jit: Default::default(),
@@ -334,7 +334,10 @@ fn stencil_verifies_with_and_without_pragmas() {
     for defines in settings {
         for local in [128u32, 1024] {
             let side = SideConfig {
-                shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
+                shape: LaunchShape::linear(
+                    v.family.family().default_groups(v, size, local, 2),
+                    local,
+                ),
                 defines: defines
                     .iter()
                     .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -383,8 +386,8 @@ fn constant_memory_kernels_verify_on_opencl() {
         let inputs = Inputs::generate(FamilyId::Sobel, size, 3);
         let v = families::find_variant(FamilyId::Sobel, name).unwrap();
         for (lx, ly) in [(32u32, 8u32), (16, 16), (8, 1)] {
-            let gx = default_groups(v, size, lx, 2);
-            let gy = families::default_groups_y(v, size, ly);
+            let gx = v.family.family().default_groups(v, size, lx, 2);
+            let gy = v.family.family().default_groups_y(v, size, ly);
             for (groups_y, covers) in [(gy, true), (gy - 1, false)] {
                 let side = SideConfig {
                     shape: LaunchShape::planar((gx, groups_y), (lx, ly)),
@@ -461,7 +464,10 @@ fn spmv_verifies_on_every_matrix_kind_and_path() {
         for v in all_variants().iter().filter(|v| v.family == FamilyId::Spmv) {
             let local = 64;
             let side = SideConfig {
-                shape: LaunchShape::linear(default_groups(v, size, local, 2), local),
+                shape: LaunchShape::linear(
+                    v.family.family().default_groups(v, size, local, 2),
+                    local,
+                ),
                 defines: vec![],
                 flags: vec![],
                 jit: Default::default(),
@@ -506,13 +512,13 @@ fn every_fill_variant_verifies_on_opencl_and_the_exact_launch_gets_the_drivers_a
             for local in [16u32, 64, 100, 256] {
                 let shape = if planar {
                     let ly = 4;
-                    let gy = families::default_groups_y(v, size, ly);
+                    let gy = v.family.family().default_groups_y(v, size, ly);
                     LaunchShape::planar(
-                        (default_groups(v, size, local / ly, 2), gy),
+                        (v.family.family().default_groups(v, size, local / ly, 2), gy),
                         (local / ly, ly),
                     )
                 } else {
-                    LaunchShape::linear(default_groups(v, size, local, 2), local)
+                    LaunchShape::linear(v.family.family().default_groups(v, size, local, 2), local)
                 };
                 let side = SideConfig {
                     shape,

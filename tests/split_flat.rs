@@ -87,8 +87,16 @@ fn split_flat_verifies_on_opencl_at_its_edges_after_many_launches() {
 #[test]
 fn narrow_rows_are_refused_before_anything_runs() {
     let v = find_variant(FamilyId::Matvec, SPLIT_FLAT).unwrap();
-    assert!(clvscu::families::check_size(v, Size::matrix(100, 3)).is_err());
-    assert!(clvscu::families::check_size(v, Size::matrix(100, 4)).is_ok());
+    assert!(v
+        .family
+        .family()
+        .check_size(v, Size::matrix(100, 3))
+        .is_err());
+    assert!(v
+        .family
+        .family()
+        .check_size(v, Size::matrix(100, 4))
+        .is_ok());
 }
 
 #[test]

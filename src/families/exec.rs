@@ -10,7 +10,7 @@ use crate::families::matrix::MatrixSource;
 use crate::families::plan::{Build, Built, Place, Ran, Step};
 pub use crate::families::plan::{ExecError, Inputs, SideConfig};
 use crate::families::reference::{self, Verification};
-use crate::families::{self, check_local, check_size, FamilyId, InputChoice, Size, Variant};
+use crate::families::{self, FamilyId, InputChoice, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::{Api, Seconds};
 
@@ -109,8 +109,8 @@ pub fn prepare_with_program(
         .rule_plan(variant, inputs.size, backend.info())
         .map_or(variant, |p| p.variant);
     let family = families::get(variant.family);
-    check_size(variant, inputs.size)?;
-    check_local(variant, side.shape.local)?;
+    family.check_size(variant, inputs.size)?;
+    family.check_local(variant, side.shape.local)?;
     family.check_launch(variant, inputs.size, side)?;
     check_memory(backend, variant, inputs)?;
     // The variant's program (or the other side's text), then its family stages buffers and

@@ -154,7 +154,9 @@ pub trait Family: Sync {
     /// What this family is, as data (see [`FamilySpec`]).
     fn spec(&self) -> &FamilySpec;
 
-    /// Bytes moved and flops of one run, given `global` work-items launched. Saturating.
+    /// Bytes moved and flops of one run, given `global` work-items launched; computed here,
+    /// never per backend. Saturating: a study may ask for up to 2^64 work-items, and a count
+    /// pinned at `u64::MAX` is visibly wrong where a wrapped one would look plausible.
     fn work(&self, variant: &str, size: Size, global: u64) -> (u64, u64);
 
     /// Host and device bytes of one problem, checked before anything is allocated.
@@ -361,10 +363,6 @@ impl dyn Family + '_ {
 
     pub fn variants(&self) -> &'static [Variant] {
         self.spec().variants
-    }
-
-    pub fn test_sizes(&self) -> &'static [Size] {
-        self.spec().test_sizes
     }
 
     /// Refuse a launch shape the variant cannot run, naming the variant and why.

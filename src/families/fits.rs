@@ -8,9 +8,9 @@
 //! far past what a measurement needs.
 
 use crate::backend::DeviceInfo;
-pub use crate::families::Footprint;
+use crate::families::Footprint;
 use crate::families::{self, FamilyId, Size};
-pub use crate::host_memory::{available_host_bytes, check_host, HostMemoryError};
+use crate::host_memory::{available_host_bytes, HostMemoryError};
 
 /// A problem too large for a side's device or for the host.
 #[derive(Debug, thiserror::Error)]

@@ -295,7 +295,7 @@ mod fake_tests {
     use crate::backend::fake::{FakeBackend, FakeScript};
     use crate::backend::LaunchShape;
     use crate::families::exec::{self, Inputs};
-    use crate::families::{default_groups, FamilyId, Size};
+    use crate::families::{FamilyId, Size};
     use crate::kernels::KernelSources;
     use crate::rows::Api;
 
@@ -312,7 +312,8 @@ mod fake_tests {
                     300
                 });
                 let inputs = Inputs::generate(v.family, size, 2);
-                let shape = LaunchShape::linear(default_groups(v, size, 256, 4), 256);
+                let shape =
+                    LaunchShape::linear(v.family.family().default_groups(v, size, 256, 4), 256);
                 let side = crate::families::tests::side(shape);
                 let p =
                     exec::prepare(&mut b, &KernelSources::embedded(), v, &inputs, &side).unwrap();

@@ -164,7 +164,7 @@ impl MatrixSource {
     }
 }
 
-pub use crate::families::reference::mix;
+use crate::families::reference::mix;
 
 /// A value in [-1, 1) with 24 significant bits: exact in f32 and in the script's float64.
 fn unit_value(h: u64) -> f32 {

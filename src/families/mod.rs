@@ -324,12 +324,6 @@ impl FamilyId {
     pub fn file(self) -> &'static str {
         get(self).spec().kernel_file
     }
-
-    /// Whether a run of this family at `size` is bound by the runtime, so that a harness's own
-    /// launch cost could sit inside its rows.
-    pub fn runtime_bound(self, size: Size) -> bool {
-        get(self).runtime_bound(size)
-    }
 }
 
 impl Ord for FamilyId {
@@ -409,44 +403,4 @@ pub fn find_variant(family: FamilyId, name: &str) -> Result<&'static Variant, Wo
                 .collect::<Vec<_>>()
                 .join(", "),
         })
-}
-
-/// Elements a problem touches: the size's own count, or what the family counts instead (the
-/// stencil's grid points, the image's pixels, SpMV's stored entries).
-pub fn elements_of(family: FamilyId, size: Size) -> u64 {
-    get(family).elements(size)
-}
-
-/// Bytes moved and flops of one run, from the family — computed centrally, never per
-/// backend. `global` is the number of work-items launched.
-///
-/// Saturating: a study may ask for `groups` x `local` up to 2^64 work-items, and a count
-/// pinned at `u64::MAX` is visibly wrong where a wrapped one would look plausible.
-pub fn work_of(family: FamilyId, variant: &str, size: Size, global: u64) -> (u64, u64) {
-    get(family).work(variant, size, global)
-}
-
-/// Refuse a problem size the family cannot run, before anything is allocated.
-pub fn check_size(variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-    get(variant.family).check_size(variant, size)
-}
-
-/// The algorithm `variant` implements: what the fairness table's algorithm step compares.
-pub fn algorithm(variant: &Variant) -> &'static str {
-    get(variant.family).algorithm(variant)
-}
-
-/// Refuse a launch shape the variant cannot run, naming the variant and why.
-pub fn check_local(variant: &Variant, local: u32) -> Result<(), WorkloadError> {
-    get(variant.family).check_local(variant, local)
-}
-
-/// The default number of work-groups for a variant, problem and device.
-pub fn default_groups(variant: &Variant, size: Size, local: u32, compute_units: u32) -> u32 {
-    get(variant.family).default_groups(variant, size, local, compute_units)
-}
-
-/// The default number of work-groups in y: the rows of a 2-D kernel's image, 1 otherwise.
-pub fn default_groups_y(variant: &Variant, size: Size, local_y: u32) -> u32 {
-    get(variant.family).default_groups_y(variant, size, local_y)
 }

@@ -148,8 +148,12 @@ pub struct Verification {
     pub checked: usize,
 }
 
-/// Compare outputs with references, each with its own absolute tolerance.
-pub fn compare(got: &[f32], want: &[f64], tolerances: &[f64]) -> Verification {
+/// Compare outputs (f32, or a study's f64) with references, each with its own absolute tolerance.
+pub fn compare<G: Copy + Into<f64> + Sync>(
+    got: &[G],
+    want: &[f64],
+    tolerances: &[f64],
+) -> Verification {
     compare_indexed(
         got,
         want.len(),
@@ -173,8 +177,8 @@ const COMPARE_CHUNK: usize = 1 << 18;
 /// index as (reference, tolerance). Chunks run in parallel (a gigabyte-sized copy took over a
 /// second per side on one core) and are merged in output order, so the result, including which
 /// tolerance is reported, is the same as one pass from the first output to the last.
-fn compare_indexed(
-    got: &[f32],
+fn compare_indexed<G: Copy + Into<f64> + Sync>(
+    got: &[G],
     expected: usize,
     pair: impl Fn(usize) -> (f64, f64) + Sync,
     first_tolerance: f64,
@@ -233,16 +237,17 @@ impl ChunkResult {
 }
 
 /// Outputs `part`, the first at index `offset`, against their references.
-fn compare_chunk(
-    part: &[f32],
+fn compare_chunk<G: Copy + Into<f64>>(
+    part: &[G],
     offset: usize,
     pair: &(impl Fn(usize) -> (f64, f64) + Sync),
 ) -> ChunkResult {
     let mut r = ChunkResult::empty(0.0);
     for (k, g) in part.iter().enumerate() {
         let (w, t) = pair(offset + k);
+        let g: f64 = (*g).into();
         let err = if g.is_finite() {
-            (f64::from(*g) - w).abs()
+            (g - w).abs()
         } else {
             f64::INFINITY
         };

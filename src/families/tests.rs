@@ -69,40 +69,70 @@ fn all_variants_leaves_out_the_one_launch_experiments() {
 #[test]
 fn local_size_rules() {
     let l7 = find_variant(FamilyId::Matvec, "listing7").unwrap();
-    assert!(check_local(l7, 256).is_ok());
-    let e = check_local(l7, 96).unwrap_err().to_string();
+    assert!(l7.family.family().check_local(l7, 256).is_ok());
+    let e = l7
+        .family
+        .family()
+        .check_local(l7, 96)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("listing7") && e.contains("power of two"), "{e}");
-    assert!(check_local(l7, 1024)
+    assert!(l7
+        .family
+        .family()
+        .check_local(l7, 1024)
         .unwrap_err()
         .to_string()
         .contains("512"));
     let l2 = find_variant(FamilyId::Matvec, "listing2").unwrap();
-    assert!(check_local(l2, 100).is_ok());
+    assert!(l2.family.family().check_local(l2, 100).is_ok());
 }
 
 #[test]
 fn size_rules() {
     let l2 = find_variant(FamilyId::Matvec, "listing2").unwrap();
-    assert!(check_size(l2, Size::matrix(0, 10)).is_err());
-    assert!(check_size(l2, Size::vector(10)).is_err());
-    assert!(check_size(l2, Size::matrix(1, 1)).is_ok());
+    assert!(l2
+        .family
+        .family()
+        .check_size(l2, Size::matrix(0, 10))
+        .is_err());
+    assert!(l2.family.family().check_size(l2, Size::vector(10)).is_err());
+    assert!(l2
+        .family
+        .family()
+        .check_size(l2, Size::matrix(1, 1))
+        .is_ok());
     let r = find_variant(FamilyId::Reduce, "sequential").unwrap();
-    assert!(check_size(r, Size::vector(0))
+    assert!(r
+        .family
+        .family()
+        .check_size(r, Size::vector(0))
         .unwrap_err()
         .to_string()
         .contains("size 0"));
-    assert!(check_size(r, Size::vector(1 << 33)).is_err());
+    assert!(r
+        .family
+        .family()
+        .check_size(r, Size::vector(1 << 33))
+        .is_err());
 }
 
 #[test]
 fn whitepaper_listing2_groups() {
     let l2 = find_variant(FamilyId::Matvec, "listing2").unwrap();
-    assert_eq!(default_groups(l2, Size::matrix(60989, 1100), 256, 132), 239);
+    assert_eq!(
+        l2.family
+            .family()
+            .default_groups(l2, Size::matrix(60989, 1100), 256, 132),
+        239
+    );
 }
 
 #[test]
 fn matvec_bytes() {
-    let (b, f) = work_of(FamilyId::Matvec, "listing2", Size::matrix(2, 3), 0);
+    let (b, f) = FamilyId::Matvec
+        .family()
+        .work("listing2", Size::matrix(2, 3), 0);
     assert_eq!(b, (6 + 3 + 2) * 4);
     assert_eq!(f, 12);
 }
@@ -110,7 +140,7 @@ fn matvec_bytes() {
 // The algorithm each variant implements (the fairness table's algorithm step).
 
 fn of(family: FamilyId, name: &str) -> &'static str {
-    algorithm(find_variant(family, name).unwrap())
+    get(family).algorithm(find_variant(family, name).unwrap())
 }
 
 #[test]
@@ -149,7 +179,7 @@ fn read_paths_share_one_algorithm_per_family() {
 fn other_variants_are_their_own_algorithm() {
     for family in [FamilyId::Matvec, FamilyId::Reduce, FamilyId::Broadcast] {
         for v in variants_of(family, true) {
-            assert_eq!(algorithm(v), v.name);
+            assert_eq!(get(family).algorithm(v), v.name);
         }
     }
 }
@@ -271,18 +301,18 @@ mod fuzz {
         ) {
             let v = &v;
             let size = Size::matrix(rows, cols);
-            if check_size(v, size).is_ok() {
+            if v.family.family().check_size(v, size).is_ok() {
                 // The kernels index with u32: what passes must fit.
-                prop_assert!(elements_of(v.family, size) < u64::from(u32::MAX));
+                prop_assert!(v.family.family().elements(size) < u64::from(u32::MAX));
             }
-            if check_local(v, local).is_ok() {
+            if v.family.family().check_local(v, local).is_ok() {
                 prop_assert!(local > 0 && local >= v.min_local && local <= v.max_local);
             }
-            let g = default_groups(v, size, local, cus);
+            let g = v.family.family().default_groups(v, size, local, cus);
             prop_assert!(g >= 1);
             prop_assert!(u64::from(g) * u64::from(local.max(1)) <= u64::from(u32::MAX));
             let global = u64::from(groups) * u64::from(local);
-            let (bytes, flops) = work_of(v.family, v.name, size, global);
+            let (bytes, flops) = v.family.family().work(v.name, size, global);
             if v.family == FamilyId::Flops {
                 // Saturating, never wrapped: the count only grows with the launch.
                 prop_assert_eq!(bytes, global.saturating_mul(8));
@@ -302,11 +332,11 @@ mod fuzz {
         for (family, name, rows, cols) in cases {
             let v = find_variant(family, name).unwrap();
             let size = Size::matrix(rows, cols);
-            if check_size(v, size).is_ok() {
-                assert!(elements_of(v.family, size) < u64::from(u32::MAX));
+            if v.family.family().check_size(v, size).is_ok() {
+                assert!(v.family.family().elements(size) < u64::from(u32::MAX));
             }
-            assert!(default_groups(v, size, 0, 0) >= 1);
-            let _ = work_of(v.family, v.name, size, 0);
+            assert!(v.family.family().default_groups(v, size, 0, 0) >= 1);
+            let _ = v.family.family().work(v.name, size, 0);
         }
     }
 
@@ -314,15 +344,21 @@ mod fuzz {
     fn work_counts_saturate_instead_of_wrapping() {
         let huge = Size::matrix(u64::MAX, u64::MAX);
         assert_eq!(
-            work_of(FamilyId::Matvec, "listing2", huge, 0),
+            FamilyId::Matvec.family().work("listing2", huge, 0),
             (u64::MAX, u64::MAX)
         );
         assert_eq!(
-            work_of(FamilyId::Flops, "fma", Size::vector(1), u64::MAX).1,
+            FamilyId::Flops
+                .family()
+                .work("fma", Size::vector(1), u64::MAX)
+                .1,
             u64::MAX
         );
         assert_eq!(
-            work_of(FamilyId::Bandwidth, "copy", Size::vector(u64::MAX / 4), 0).0,
+            FamilyId::Bandwidth
+                .family()
+                .work("copy", Size::vector(u64::MAX / 4), 0)
+                .0,
             u64::MAX
         );
     }

@@ -9,7 +9,6 @@ use sha2::{Digest, Sha256};
 
 use super::measure::{times, SidePlan, SideRun};
 use crate::fairness::{self, SideSteps};
-use crate::families::work_of;
 use crate::rows::Api;
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats;
@@ -209,7 +208,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
             s.seed,
             crate::families::InputChoice { matrix: &s.matrix },
         ),
-        algorithm: crate::families::algorithm(s.variant).to_string(),
+        algorithm: s.variant.family.family().algorithm(s.variant).to_string(),
         // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
         // that they are the same algorithm text, so the implementation step records the
         // variant's kernel name and the check, not the raw hash of one file.
@@ -236,7 +235,10 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
 fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
     let info = plan.backend.info();
     let s = &plan.settings;
-    let (bytes, flops) = work_of(s.family, s.variant.name, s.size, plan.shape.global());
+    let (bytes, flops) = s
+        .family
+        .family()
+        .work(s.variant.name, s.size, plan.shape.global());
     let mut flags: Vec<String> = plan
         .config
         .all_defines()
@@ -261,7 +263,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         family: s.family,
         variant: s.variant.name.into(),
         size: s.size.to_string(),
-        elements: crate::families::elements_of(s.family, s.size),
+        elements: s.family.family().elements(s.size),
         local_size: plan.shape.local,
         groups: plan.shape.groups,
         global_size: plan.shape.global(),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::backend::{BackendError, KernelResources, LaunchShape, Runtime};
 use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::matrix::MatrixSource;
-use crate::families::{work_of, FamilyId, Size, Variant};
+use crate::families::{FamilyId, Size, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::ProgramSource;
 use crate::rows::{Api, TimerKind};
@@ -562,6 +562,9 @@ pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
 /// The work a side's metric counts per run, as its row will record it.
 pub fn side_work(plan: &SidePlan) -> f64 {
     let s = &plan.settings;
-    let (bytes, flops) = work_of(s.family, s.variant.name, s.size, plan.shape.global());
+    let (bytes, flops) = s
+        .family
+        .family()
+        .work(s.variant.name, s.size, plan.shape.global());
     s.family.metric().work(bytes, flops)
 }

@@ -26,7 +26,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::backend::Runtime;
 use crate::export::ExportError;
-use crate::families::default_groups;
 use crate::families::exec::SideConfig;
 use crate::kernels::KernelSources;
 use crate::rows::{MeasurementRow, PrRow, Side, Status};
@@ -263,7 +262,7 @@ fn measure_all(
 fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -> SidePlan<'b> {
     let settings = auto::resolve(settings, backend.info());
     let groups = settings.groups.unwrap_or_else(|| {
-        default_groups(
+        settings.variant.family.family().default_groups(
             settings.variant,
             settings.size,
             settings.local,
@@ -271,7 +270,11 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -
         )
     });
     let groups_y = settings.groups_y.unwrap_or_else(|| {
-        crate::families::default_groups_y(settings.variant, settings.size, settings.local_y)
+        settings.variant.family.family().default_groups_y(
+            settings.variant,
+            settings.size,
+            settings.local_y,
+        )
     });
     let shape =
         crate::backend::LaunchShape::planar((groups, groups_y), (settings.local, settings.local_y));

@@ -131,10 +131,11 @@ pub fn execute(
 /// could sit inside them: launches, BFS levels, reductions small enough for their two
 /// launches to matter.
 pub fn runtime_bound(study: &Study) -> bool {
-    study
-        .comparisons
-        .iter()
-        .any(|c| [&c.a, &c.b].iter().any(|s| s.family.runtime_bound(s.size)))
+    study.comparisons.iter().any(|c| {
+        [&c.a, &c.b]
+            .iter()
+            .any(|s| s.family.family().runtime_bound(s.size))
+    })
 }
 
 /// For a runtime-bound study, the quick calibration on the run's backends before the

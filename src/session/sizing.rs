@@ -23,7 +23,7 @@ pub fn cpu_note(study: &Study, sides: usize) -> Option<String> {
     let mut largest = (0.0, String::new());
     for c in &study.comparisons {
         let family = crate::families::get(c.a.family);
-        let elements = crate::families::elements_of(c.a.family, c.a.size);
+        let elements = c.a.family.family().elements(c.a.size);
         let (moved, flops) = family.work(c.a.variant.name, c.a.size, elements);
         let bytes = moved.max(crate::families::fits::of(c.a.family, c.a.size).device);
         let launch_s = (bytes as f64 / CPU_BYTES_PER_S).max(flops as f64 / CPU_FLOPS_PER_S);

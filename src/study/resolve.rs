@@ -44,11 +44,19 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         _ => Size::parse(spec.size.as_deref().unwrap_or(default_size))
             .map_err(|e| invalid(e.into()))?,
     };
-    families::check_size(variant, size).map_err(invalid)?;
+    variant
+        .family
+        .family()
+        .check_size(variant, size)
+        .map_err(invalid)?;
     let local = spec
         .local
         .unwrap_or_else(|| family.family().default_local(variant));
-    families::check_local(variant, local).map_err(invalid)?;
+    variant
+        .family
+        .family()
+        .check_local(variant, local)
+        .map_err(invalid)?;
     let local_y = second_dimension(variant, spec).map_err(|e| field(e.to_string()))?;
     let (timer, wait) = clocks(spec).map_err(field)?;
     let unroll = launch_knobs(spec, variant).map_err(field)?;

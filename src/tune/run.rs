@@ -16,7 +16,7 @@ use crate::backend::{DeviceInfo, Runtime};
 use crate::fairness::Flags;
 use crate::families::exec::Inputs;
 use crate::families::matrix::MatrixSource;
-use crate::families::{work_of, FamilyId, Metric, Variant};
+use crate::families::{FamilyId, Metric, Variant};
 use crate::kernels::KernelSources;
 use crate::rows::StrategyKind;
 use crate::rows::{Api, TimerKind, WaitMode};
@@ -81,8 +81,7 @@ pub struct Evaluation {
 /// The metric of `times` for one configuration: the family's work over the median time.
 pub fn score_of(space: &Space, config: &Config, times: &[f64]) -> Option<f64> {
     let t = crate::stats::median(times)?;
-    let (bytes, flops) = work_of(
-        space.def.family,
+    let (bytes, flops) = space.def.family.family().work(
         space.def.variant,
         space.size,
         u64::from(config.groups) * u64::from(config.local),

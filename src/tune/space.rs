@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::backend::DeviceInfo;
-use crate::families::{check_local, default_groups, find_variant, FamilyId, Size, Variant};
+use crate::families::{find_variant, FamilyId, Size, Variant};
 
 use super::TuneError;
 use crate::families::tune_space::param as p;
@@ -83,7 +83,7 @@ impl Space {
         device: &DeviceInfo,
     ) -> Result<Space, TuneError> {
         let variant = find_variant(def.family, def.variant)?;
-        crate::families::check_size(variant, size)?;
+        variant.family.family().check_size(variant, size)?;
         let mut space = Space {
             def,
             variant,
@@ -150,7 +150,12 @@ impl Space {
             // A space that sets no group count: the variant's own rule (one work-item per
             // point of its grid).
             let variant = self.variant_of(&c);
-            c.groups = default_groups(variant, self.size, c.local, self.compute_units);
+            c.groups = variant.family.family().default_groups(
+                variant,
+                self.size,
+                c.local,
+                self.compute_units,
+            );
         }
         c
     }
@@ -189,7 +194,10 @@ impl Space {
             .iter()
             .copied()
             .find(|rule| match rule {
-                Constraint::VariantLocal => check_local(self.variant_of(&c), c.local).is_err(),
+                Constraint::VariantLocal => {
+                    let v = self.variant_of(&c);
+                    v.family.family().check_local(v, c.local).is_err()
+                }
                 Constraint::DeviceLocal => {
                     device.max_work_group_size > 0 && c.local > device.max_work_group_size
                 }

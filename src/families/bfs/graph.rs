@@ -61,11 +61,6 @@ impl Graph {
     pub fn vertices(&self) -> usize {
         self.offsets.len().saturating_sub(1)
     }
-
-    #[cfg(test)]
-    pub fn out_degree(&self, v: usize) -> usize {
-        (self.offsets[v + 1] - self.offsets[v]) as usize
-    }
 }
 
 /// The end (exclusive) of each layer of an `n`-vertex graph.

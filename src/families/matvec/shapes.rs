@@ -519,7 +519,7 @@ mod tests {
                 for (cus, limit) in [(2, 4096), (132, 1024), (16, 256), (1, 64)] {
                     let p = rule(rows, cols, cus, limit);
                     let v = p.algorithm.variant();
-                    assert!(crate::families::check_local(v, p.local).is_ok(), "{p:?}");
+                    assert!(v.family.family().check_local(v, p.local).is_ok(), "{p:?}");
                     assert!(p.groups >= 1);
                     assert!(u64::from(p.groups) * u64::from(p.local) <= u64::from(u32::MAX));
                 }

@@ -15,12 +15,10 @@ use crate::families::error::WorkloadError;
 use crate::families::family::{nonzero_in_32_bits, Family, FamilySpec, InputChoice, Tuning};
 use crate::families::footprint::{add, mul, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{mix, Verification};
+use crate::families::reference::{compare, mix, Verification};
 use crate::families::tune_space::{param, Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 use crate::families::variant::{points, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Metric;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Metric, Size};
 
 use decl::{ArgDecl, Elem, Init, UserKernel, INDEX_SLOT};
 use expr::size_values;
@@ -392,45 +390,6 @@ fn bad(family: &str, reason: String) -> WorkloadError {
         variant: family.to_string(),
         reason,
     }
-}
-
-/// `got` against `want`, each with its own tolerance: a NaN (the poison of an output the
-/// kernel did not write) or a missing element fails.
-fn compare(got: &[f64], want: &[f64], tolerances: &[f64]) -> Verification {
-    let mut v = Verification {
-        ok: got.len() >= want.len(),
-        max_error: 0.0,
-        tolerance: tolerances.first().copied().unwrap_or(0.0),
-        checked: want.len(),
-    };
-    let mut worst = 0.0f64;
-    for ((g, w), t) in got.iter().zip(want).zip(tolerances) {
-        let err = if g.is_finite() {
-            (g - w).abs()
-        } else {
-            f64::INFINITY
-        };
-        v.max_error = v.max_error.max(err);
-        let ratio = if *t > 0.0 {
-            err / t
-        } else if err > 0.0 {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-        if ratio > worst {
-            worst = ratio;
-            v.tolerance = *t;
-        }
-        // NaN-safe: an error that is not at most the tolerance fails.
-        if err
-            .partial_cmp(t)
-            .is_none_or(|o| o == std::cmp::Ordering::Greater)
-        {
-            v.ok = false;
-        }
-    }
-    v
 }
 
 #[cfg(test)]
