@@ -5,9 +5,7 @@
 //! `.reg` declarations, and state-space variables with their literal sizes.
 
 use super::classify::ClassCounts;
-pub use super::module::{
-    FunctionKind, Predicate, PtxInstruction, PtxKernel, PtxModule, PtxParam, RegDecl, VarDecl,
-};
+pub use super::module::{Predicate, PtxInstruction, PtxKernel, PtxModule, RegDecl, VarDecl};
 use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
@@ -139,36 +137,21 @@ fn declared_space(text: &str) -> Option<&'static str> {
         .find(|space| tok.strip_prefix('.') == Some(space))
 }
 
-/// The directives before a variable declaration's names.
-struct DeclPrefix {
-    linkage: Vec<String>,
-    align: Option<u32>,
-    /// Type components without dots (`["v4", "f32"]`); the state space is left out.
-    type_parts: Vec<String>,
-}
-
-/// Read the directives of a declaration in `space`; returns them and the name list.
-fn decl_prefix<'a>(decl: &'a str, space: &str) -> (DeclPrefix, &'a str) {
-    let mut prefix = DeclPrefix {
-        linkage: Vec::new(),
-        align: None,
-        type_parts: Vec::new(),
-    };
+/// Skip the directives of a declaration in `space`; returns its type components without
+/// dots (`["v4", "f32"]`, the state space and linkage left out) and the name list.
+fn decl_prefix<'a>(decl: &'a str, space: &str) -> (Vec<String>, &'a str) {
+    let mut type_parts = Vec::new();
     let mut rest = decl.trim_start();
     while rest.starts_with('.') {
         let (tok, after) = next_token(rest);
         rest = after;
         if tok == ".align" {
-            let (value, after) = next_token(rest);
-            prefix.align = value.parse::<u32>().ok();
-            rest = after;
-        } else if LINKAGE.contains(&tok) {
-            prefix.linkage.push(tok[1..].to_string());
-        } else if tok.strip_prefix('.') != Some(space) {
-            prefix.type_parts.push(tok[1..].to_string());
+            rest = next_token(rest).1;
+        } else if !LINKAGE.contains(&tok) && tok.strip_prefix('.') != Some(space) {
+            type_parts.push(tok[1..].to_string());
         }
     }
-    (prefix, rest)
+    (type_parts, rest)
 }
 
 /// Element size: the scalar type times the vector width, when both are known.
@@ -220,21 +203,19 @@ fn var_item(item: &str, elem: Option<u64>) -> Option<(&str, Option<u64>)> {
 fn parse_var_decl(text: &str, space: &str, line: usize) -> Result<Vec<VarDecl>, PtxError> {
     // An initializer does not change the size, and its braces would confuse the names.
     let decl = text.split('=').next().unwrap_or(text);
-    let (prefix, rest) = decl_prefix(decl, space);
+    let (type_parts, rest) = decl_prefix(decl, space);
     if rest.is_empty() {
         return Err(bad(line, text));
     }
-    let ty = prefix.type_parts.join(".");
-    let elem = element_size(&prefix.type_parts);
+    let ty = type_parts.join(".");
+    let elem = element_size(&type_parts);
     rest.split(',')
         .map(|item| {
             let (name, bytes) = var_item(item.trim(), elem).ok_or_else(|| bad(line, text))?;
             Ok(VarDecl {
                 space: space.to_string(),
-                linkage: prefix.linkage.clone(),
                 name: name.to_string(),
                 ty: ty.clone(),
-                align: prefix.align,
                 bytes,
                 line,
             })
@@ -261,88 +242,34 @@ fn split_group(s: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// One parameter declaration (`.param .u64 .ptr .global .align 4 name`).
-fn parse_param(decl: &str) -> PtxParam {
-    let tokens: Vec<&str> = decl.split_whitespace().collect();
-    let last = tokens.last().copied().unwrap_or("");
-    let mut param = PtxParam {
-        name: last.split('[').next().unwrap_or(last).to_string(),
-        ty: None,
-        ptr_space: None,
-        align: None,
-        decl: decl.to_string(),
-    };
-    // Every token before the name is a directive or the type.
-    let mut directives = tokens[..tokens.len().saturating_sub(1)].iter();
-    let mut ptr = false;
-    while let Some(&tok) = directives.next() {
-        match tok {
-            ".param" | ".reg" => {}
-            ".ptr" => ptr = true,
-            ".align" => {
-                if let Some(value) = directives.next() {
-                    param.align = value.parse::<u32>().ok();
-                }
-            }
-            ".global" | ".shared" | ".const" | ".local" if ptr => {
-                param.ptr_space = Some(tok[1..].to_string());
-            }
-            _ => {
-                if param.ty.is_none() {
-                    param.ty = tok.strip_prefix('.').map(str::to_string);
-                }
-            }
-        }
-    }
-    param
-}
-
 /// Split off a header's first word, which ends at whitespace or at `(`.
 fn header_word(s: &str) -> (&str, &str) {
     split_word(s, |c| c.is_whitespace() || c == '(')
 }
 
-/// The linkage directives up to `.entry` / `.func`, the function kind, and the rest of
-/// the header; `None` if neither `.entry` nor `.func` is there.
-fn split_kind(header: &str) -> Option<(Vec<String>, FunctionKind, &str)> {
-    let mut linkage = Vec::new();
+/// Skip the linkage directives up to `.entry` / `.func`; whether it is a `.func`, and the
+/// rest of the header; `None` if neither `.entry` nor `.func` is there.
+fn split_kind(header: &str) -> Option<(bool, &str)> {
     let mut rest = header;
     loop {
         let (tok, after) = header_word(rest);
         rest = after;
         match tok {
-            ".entry" => return Some((linkage, FunctionKind::Entry, rest)),
-            ".func" => return Some((linkage, FunctionKind::Func, rest)),
+            ".entry" => return Some((false, rest)),
+            ".func" => return Some((true, rest)),
             "" => return None,
-            t => linkage.push(t.trim_start_matches('.').to_string()),
+            _ => {}
         }
     }
 }
 
-/// An optional parameter list at the start of `s`: its parameters and what follows;
-/// `None` if its parentheses do not balance.
-fn param_group(s: &str) -> Option<(Vec<PtxParam>, &str)> {
+/// Skip an optional parameter list at the start of `s`; `None` if its parentheses do not
+/// balance.
+fn skip_params(s: &str) -> Option<&str> {
     if !s.starts_with('(') {
-        return Some((Vec::new(), s));
+        return Some(s);
     }
-    let (inner, after) = split_group(s)?;
-    let params = inner.split(',').map(str::trim).filter(|p| !p.is_empty());
-    Some((params.map(parse_param).collect(), after.trim_start()))
-}
-
-/// Performance-tuning directives, each with its arguments (`".maxntid 256, 1, 1"`).
-fn performance_directives(rest: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for tok in rest.split_whitespace() {
-        match out.last_mut() {
-            Some(cur) if !tok.starts_with('.') => {
-                cur.push(' ');
-                cur.push_str(tok);
-            }
-            _ => out.push(tok.to_string()),
-        }
-    }
-    out
+    Some(split_group(s)?.1.trim_start())
 }
 
 fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
@@ -350,30 +277,26 @@ fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
         line,
         reason: reason.to_string(),
     };
-    let (linkage, kind, rest) =
+    let unbalanced = || header_err("unbalanced '('");
+    let (is_func, rest) =
         split_kind(text.trim()).ok_or_else(|| header_err("missing .entry or .func"))?;
     // Only a `.func` has return parameters, written before its name.
-    let (return_params, rest) = match kind {
-        FunctionKind::Func => param_group(rest).ok_or_else(|| header_err("unbalanced '('"))?,
-        FunctionKind::Entry => (Vec::new(), rest),
+    let rest = if is_func {
+        skip_params(rest).ok_or_else(unbalanced)?
+    } else {
+        rest
     };
     let (name, rest) = header_word(rest);
     if !is_identifier(name) {
         return Err(header_err("missing or invalid function name"));
     }
-    let (params, rest) = param_group(rest).ok_or_else(|| header_err("unbalanced '('"))?;
+    skip_params(rest).ok_or_else(unbalanced)?;
     Ok(PtxKernel {
         name: name.to_string(),
-        kind,
-        linkage,
         line,
-        return_params,
-        params,
-        performance_directives: performance_directives(rest),
         instructions: Vec::new(),
         registers: Vec::new(),
         variables: Vec::new(),
-        labels: Vec::new(),
         shared_bytes: 0,
         local_bytes: 0,
     })
@@ -381,28 +304,16 @@ fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
 
 fn module_statement(module: &mut PtxModule, text: &str, line: usize) -> Result<(), PtxError> {
     let head = first_token(text);
-    let tail = text[head.len()..].trim();
-    match head {
-        ".version" => module.version = Some(tail.to_string()),
-        ".target" => {
-            let mut items = tail.split(',').map(str::trim).filter(|s| !s.is_empty());
-            module.target = items.next().map(str::to_string);
-            module.target_options = items.map(str::to_string).collect();
-        }
-        ".address_size" => module.address_size = tail.parse().ok(),
-        _ if head.starts_with('.') => {
-            if let Some(space) = declared_space(text) {
-                module.globals.extend(parse_var_decl(text, space, line)?);
-            }
-            // Any other directive (prototypes, .file, unknown ones) is ignored.
-        }
-        _ => {
-            return Err(PtxError::OutsideFunction {
-                line,
-                text: text.to_string(),
-            })
-        }
+    if !head.starts_with('.') {
+        return Err(PtxError::OutsideFunction {
+            line,
+            text: text.to_string(),
+        });
     }
+    if let Some(space) = declared_space(text) {
+        module.globals.extend(parse_var_decl(text, space, line)?);
+    }
+    // Any other directive (.version, .target, prototypes, .file, unknown ones) is ignored.
     Ok(())
 }
 
@@ -484,15 +395,14 @@ impl Builder {
                 Some(kernel) => body_statement(kernel, &text, line)?,
                 None => module_statement(&mut self.module, &text, line)?,
             },
-            Event::Label { name, line } => match self.current.as_mut() {
-                Some(kernel) => kernel.labels.push(name),
-                None => {
+            Event::Label { name, line } => {
+                if self.current.is_none() {
                     return Err(PtxError::OutsideFunction {
                         line,
                         text: format!("{name}:"),
-                    })
+                    });
                 }
-            },
+            }
         }
         Ok(())
     }
