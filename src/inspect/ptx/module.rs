@@ -1,5 +1,5 @@
-//! The parsed PTX module: functions, instructions with their predicates,
-//! `.reg` declarations and state-space variables. [`super::parse`] builds it.
+//! The parsed PTX module: functions, instructions and state-space
+//! variables. [`super::parse`] builds it.
 
 use super::classify::{classify_opcode, InstrClass};
 
@@ -23,25 +23,10 @@ pub struct PtxKernel {
     pub line: usize,
     /// The instructions of the body, nested blocks included, in source order.
     pub instructions: Vec<PtxInstruction>,
-    /// The `.reg` declarations of the body, nested blocks included.
-    pub registers: Vec<RegDecl>,
     /// Variables declared in the body (`.shared`, `.local`, ...).
     pub variables: Vec<VarDecl>,
-    /// Sums of the literal sizes of the body's `.shared` and `.local` declarations.
-    pub shared_bytes: u64,
+    /// The sum of the literal sizes of the body's `.local` declarations.
     pub local_bytes: u64,
-}
-
-/// One name of a `.reg` declaration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegDecl {
-    /// Type without the leading dot; vector prefixes kept (`"f32"`, `"pred"`, `"v4.f32"`).
-    pub ty: String,
-    /// The register name or prefix (`"%f"` for `%f<12>`).
-    pub name: String,
-    /// Number of registers declared (12 for `%f<12>`, 1 for a plain name).
-    pub count: u64,
-    pub line: usize,
 }
 
 /// A variable declared in a state space (`.shared`, `.local`, `.global`, `.const`).
@@ -58,20 +43,10 @@ pub struct VarDecl {
     pub line: usize,
 }
 
-/// An instruction predicate (`@%p1` or `@!%p1`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Predicate {
-    /// The predicate register (`"%p1"`).
-    pub register: String,
-    /// `true` for `@!`.
-    pub negated: bool,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PtxInstruction {
     /// Line where the instruction starts.
     pub line: usize,
-    pub predicate: Option<Predicate>,
     /// The opcode: the first dotted component (`"ld"` for `ld.global.nc.v4.f32`).
     pub opcode: String,
     /// The remaining dotted components (`["global", "nc", "v4", "f32"]`).

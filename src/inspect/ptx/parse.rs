@@ -5,7 +5,7 @@
 //! `.reg` declarations, and state-space variables with their literal sizes.
 
 use super::classify::ClassCounts;
-pub use super::module::{Predicate, PtxInstruction, PtxKernel, PtxModule, RegDecl, VarDecl};
+pub use super::module::{PtxInstruction, PtxKernel, PtxModule, VarDecl};
 use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
@@ -30,30 +30,19 @@ fn split_word(s: &str, ends: impl Fn(char) -> bool) -> (&str, &str) {
     (&s[..end], s[end..].trim_start())
 }
 
-/// Split a leading guard (`@%p1`, `@!%p1`, `@ !%p1`) off an instruction; `None` if the
-/// guard names no register.
-fn split_predicate(text: &str) -> Option<(Option<Predicate>, &str)> {
+/// Skip a leading guard (`@%p1`, `@!%p1`, `@ !%p1`) of an instruction; `None` if the guard
+/// names no register.
+fn skip_predicate(text: &str) -> Option<&str> {
     let Some(after_at) = text.strip_prefix('@') else {
-        return Some((None, text));
+        return Some(text);
     };
     let r = after_at.trim_start();
-    let (negated, r) = match r.strip_prefix('!') {
-        Some(x) => (true, x.trim_start()),
-        None => (false, r),
-    };
-    let (register, rest) = next_token(r);
-    if register.is_empty() {
-        return None;
-    }
-    let predicate = Predicate {
-        register: register.to_string(),
-        negated,
-    };
-    Some((Some(predicate), rest))
+    let (register, rest) = next_token(r.strip_prefix('!').unwrap_or(r).trim_start());
+    (!register.is_empty()).then_some(rest)
 }
 
 pub(super) fn parse_instruction(text: &str, line: usize) -> Result<PtxInstruction, PtxError> {
-    let (predicate, rest) = split_predicate(text.trim()).ok_or_else(|| bad(line, text))?;
+    let rest = skip_predicate(text.trim()).ok_or_else(|| bad(line, text))?;
     // Operands may follow the opcode without a space (`mov.b64 {%r1, %r2}, ...`).
     let end = rest
         .find(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | '(' | ','))
@@ -65,7 +54,6 @@ pub(super) fn parse_instruction(text: &str, line: usize) -> Result<PtxInstructio
     }
     Ok(PtxInstruction {
         line,
-        predicate,
         opcode: opcode.to_string(),
         modifiers: parts
             .filter(|p| !p.is_empty())
@@ -87,34 +75,20 @@ fn dotted_prefix(s: &str) -> (Vec<String>, &str) {
     (parts, rest)
 }
 
-/// Parse `.reg .f32 %f<12>, %g;` into one [`RegDecl`] per name.
-fn parse_reg(text: &str, line: usize) -> Result<Vec<RegDecl>, PtxError> {
+/// Check `.reg .f32 %f<12>, %g;`: a type, then names, each with an optional literal count.
+fn check_reg(text: &str, line: usize) -> Result<(), PtxError> {
     let body = text.trim_start().strip_prefix(".reg").unwrap_or(text);
     let (type_parts, rest) = dotted_prefix(body);
-    if type_parts.is_empty() || rest.is_empty() {
+    let item_ok = |item: &str| match item.split_once('<') {
+        Some((_, tail)) => tail
+            .strip_suffix('>')
+            .is_some_and(|n| n.trim().parse::<u64>().is_ok()),
+        None => !item.is_empty(),
+    };
+    if type_parts.is_empty() || rest.is_empty() || !rest.split(',').map(str::trim).all(item_ok) {
         return Err(bad(line, text));
     }
-    let ty = type_parts.join(".");
-    rest.split(',')
-        .map(|item| reg_item(item.trim(), &ty, line).ok_or_else(|| bad(line, text)))
-        .collect()
-}
-
-/// One name of a `.reg` list: `%g` (one register) or `%f<12>` (twelve).
-fn reg_item(item: &str, ty: &str, line: usize) -> Option<RegDecl> {
-    if item.is_empty() {
-        return None;
-    }
-    let (name, count) = match item.split_once('<') {
-        Some((name, tail)) => (name.trim(), tail.strip_suffix('>')?.trim().parse().ok()?),
-        None => (item, 1),
-    };
-    Some(RegDecl {
-        ty: ty.to_string(),
-        name: name.to_string(),
-        count,
-        line,
-    })
+    Ok(())
 }
 
 /// Size in bytes of a scalar PTX type (without the dot), if fixed.
@@ -295,9 +269,7 @@ fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
         name: name.to_string(),
         line,
         instructions: Vec::new(),
-        registers: Vec::new(),
         variables: Vec::new(),
-        shared_bytes: 0,
         local_bytes: 0,
     })
 }
@@ -320,7 +292,7 @@ fn module_statement(module: &mut PtxModule, text: &str, line: usize) -> Result<(
 fn body_statement(kernel: &mut PtxKernel, text: &str, line: usize) -> Result<(), PtxError> {
     let head = first_token(text);
     if head == ".reg" {
-        kernel.registers.extend(parse_reg(text, line)?);
+        check_reg(text, line)?;
     } else if head.starts_with('.') {
         if let Some(space) = declared_space(text) {
             kernel.variables.extend(parse_var_decl(text, space, line)?);
@@ -409,16 +381,10 @@ impl Builder {
 }
 
 fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
-    let sum = |space: &str| {
-        kernel
-            .variables
-            .iter()
-            .filter(|v| v.space == space)
-            .filter_map(|v| v.bytes)
-            .fold(0u64, u64::saturating_add)
-    };
-    kernel.shared_bytes = sum("shared");
-    kernel.local_bytes = sum("local");
+    kernel.local_bytes = (kernel.variables.iter())
+        .filter(|v| v.space == "local")
+        .filter_map(|v| v.bytes)
+        .fold(0u64, u64::saturating_add);
     kernel
 }
 

@@ -24,16 +24,6 @@ fn line(e: &PtxError) -> usize {
     }
 }
 
-/// Declared register counts by type (`"f32" -> 12`).
-fn register_counts(k: &PtxKernel) -> std::collections::BTreeMap<String, u64> {
-    let mut out = std::collections::BTreeMap::new();
-    for r in &k.registers {
-        let slot = out.entry(r.ty.clone()).or_insert(0u64);
-        *slot = slot.saturating_add(r.count);
-    }
-    out
-}
-
 /// The opcode with all its modifiers (`"ld.global.nc.v4.f32"`).
 fn full_opcode(i: &PtxInstruction) -> String {
     std::iter::once(&i.opcode)
@@ -93,13 +83,7 @@ fn wrap(body: &str) -> String {
 fn nvrtc_reduce_sum_counts() {
     let m = parse_ptx(REDUCE).unwrap();
     let k = m.kernel("reduce_sum").unwrap();
-    assert_eq!(k.shared_bytes, 1024);
     assert_eq!(k.local_bytes, 0);
-    let regs = register_counts(k);
-    assert_eq!(regs.get("pred"), Some(&12));
-    assert_eq!(regs.get("f32"), Some(&22));
-    assert_eq!(regs.get("b32"), Some(&31));
-    assert_eq!(regs.get("b64"), Some(&7));
     // Verified by reading the fixture: 23 mov; add x10 + mul.wide + mad.lo;
     // 3 ld.param, 1 ld.global.nc, 4 ld.shared, 2 st.shared; shl x2 + shr;
     // setp x6 + bra x6 + ret; 5 shfl.sync.down; 2 cvta; 2 bar.sync; 1 atom.
@@ -125,9 +109,6 @@ fn nvrtc_reduce_sum_counts() {
     let shfl = k.instructions.iter().find(|i| i.opcode == "shfl").unwrap();
     assert_eq!(shfl.modifiers, vec!["sync", "down", "b32"]);
     assert_eq!(shfl.operands, "%r18|%p6, %r13, %r16, %r15, %r17");
-    // All six `bra` are predicated (`@%p1` ... `@%p11`).
-    let preds = k.instructions.iter().filter(|i| i.predicate.is_some());
-    assert_eq!(preds.count(), 6);
 }
 
 #[test]
@@ -237,7 +218,6 @@ fn nvrtc_func_call_and_local_memory() {
     );
     let e = m.kernel("poly_local").unwrap();
     assert_eq!(e.local_bytes, 32);
-    assert_eq!(e.shared_bytes, 0);
     assert_eq!(e.variables[0].name, "__local_depot1");
     assert_counts(
         &count_classes(e),
@@ -265,10 +245,6 @@ fn nvrtc_func_call_and_local_memory() {
         call.operands,
         "(retval0), _Z6hornerfPKfi, ( param0, param1, param2 )"
     );
-    // `.reg .b32 temp_param_reg;` inside each of the 8 call-sequence blocks.
-    let regs = register_counts(e);
-    assert_eq!(regs.get("b32"), Some(&(7 + 8)));
-    assert_eq!(regs.get("b64"), Some(&(15 + 2)));
 }
 
 // ---- hand-written OpenCL-style fixture -------------------------------------------
@@ -277,7 +253,6 @@ fn nvrtc_func_call_and_local_memory() {
 fn opencl_style_reduce_counts() {
     let m = parse_ptx(OPENCL_REDUCE).unwrap();
     let k = m.kernel("reduce_sum").unwrap();
-    assert_eq!(k.shared_bytes, 1024);
     assert_counts(
         &count_classes(k),
         &[
@@ -395,12 +370,6 @@ fn predicates_and_modifiers() {
          lop3.b32 %r4, %r1, %r2, %r3, 0x96;\ncvt.rn.f32.s32 %f5, %r1;\n\
          frobnicate.x %r1;\nst.const.f32 [c], %f1;",
     ));
-    let p0 = k.instructions[0].predicate.as_ref().unwrap();
-    assert_eq!((p0.register.as_str(), p0.negated), ("%p1", false));
-    let p1 = k.instructions[1].predicate.as_ref().unwrap();
-    assert_eq!((p1.register.as_str(), p1.negated), ("%p2", true));
-    let p2 = k.instructions[2].predicate.as_ref().unwrap();
-    assert_eq!((p2.register.as_str(), p2.negated), ("%p3", true));
     assert_eq!(k.instructions[2].opcode, "exit");
     let classes: Vec<InstrClass> = k.instructions.iter().map(|i| i.class()).collect();
     use InstrClass as C;
@@ -473,12 +442,7 @@ fn directives_registers_and_variables() {
         ]
     );
     let k = m.kernel("k").unwrap();
-    let regs = register_counts(k);
-    assert_eq!(regs.get("pred"), Some(&3));
-    assert_eq!(regs.get("f32"), Some(&13));
-    assert_eq!(regs.get("v4.b32"), Some(&2));
     assert_eq!(k.local_bytes, 40);
-    assert_eq!(k.shared_bytes, 32);
     assert_eq!(count_classes(k).total(), 2);
 }
 
@@ -490,7 +454,6 @@ fn nested_blocks_and_vector_operands() {
     assert_eq!(k.instructions.len(), 2);
     assert_eq!(k.instructions[0].operands, "{%r1, %r2}, %rd1");
     assert_eq!(k.instructions[1].class(), InstrClass::StGlobal);
-    assert_eq!(k.registers.len(), 1);
 }
 
 #[test]
