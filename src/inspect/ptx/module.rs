@@ -20,7 +20,6 @@ impl PtxModule {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PtxKernel {
     pub name: String,
-    pub line: usize,
     /// The instructions of the body, nested blocks included, in source order.
     pub instructions: Vec<PtxInstruction>,
     /// Variables declared in the body (`.shared`, `.local`, ...).
@@ -35,12 +34,9 @@ pub struct VarDecl {
     /// State space without the dot (`"shared"`).
     pub space: String,
     pub name: String,
-    /// Element type without the leading dot; vector prefixes kept (`"b8"`, `"v4.f32"`).
-    pub ty: String,
     /// Size in bytes when the type and every array dimension are literal; `None` for
     /// unsized (`extern ... []`, dynamic shared memory) or unknown types.
     pub bytes: Option<u64>,
-    pub line: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -181,7 +181,6 @@ fn parse_var_decl(text: &str, space: &str, line: usize) -> Result<Vec<VarDecl>, 
     if rest.is_empty() {
         return Err(bad(line, text));
     }
-    let ty = type_parts.join(".");
     let elem = element_size(&type_parts);
     rest.split(',')
         .map(|item| {
@@ -189,31 +188,10 @@ fn parse_var_decl(text: &str, space: &str, line: usize) -> Result<Vec<VarDecl>, 
             Ok(VarDecl {
                 space: space.to_string(),
                 name: name.to_string(),
-                ty: ty.clone(),
                 bytes,
-                line,
             })
         })
         .collect()
-}
-
-/// Split `(inner) rest` into `inner` and `rest`, honoring nesting.
-fn split_group(s: &str) -> Option<(&str, &str)> {
-    let body = s.strip_prefix('(')?;
-    let mut depth = 1usize;
-    for (idx, c) in body.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some((&body[..idx], &body[idx + 1..]));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 /// Split off a header's first word, which ends at whitespace or at `(`.
@@ -240,10 +218,23 @@ fn split_kind(header: &str) -> Option<(bool, &str)> {
 /// Skip an optional parameter list at the start of `s`; `None` if its parentheses do not
 /// balance.
 fn skip_params(s: &str) -> Option<&str> {
-    if !s.starts_with('(') {
+    let Some(body) = s.strip_prefix('(') else {
         return Some(s);
+    };
+    let mut depth = 1usize;
+    for (idx, c) in body.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(body[idx + 1..].trim_start());
+                }
+            }
+            _ => {}
+        }
     }
-    Some(split_group(s)?.1.trim_start())
+    None
 }
 
 fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
@@ -267,7 +258,6 @@ fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
     skip_params(rest).ok_or_else(unbalanced)?;
     Ok(PtxKernel {
         name: name.to_string(),
-        line,
         instructions: Vec::new(),
         variables: Vec::new(),
         local_bytes: 0,
