@@ -124,18 +124,9 @@ pub fn run_all(
             }
         };
         let prefix = format!("[{}] ", job.label());
-        readers.extend(
-            child
-                .stdout
-                .take()
-                .map(|p| forward_lines(p, &prefix, &emit)),
-        );
-        readers.extend(
-            child
-                .stderr
-                .take()
-                .map(|p| forward_lines(p, &prefix, &emit)),
-        );
+        let (out, err) = (child.stdout.take(), child.stderr.take());
+        readers.extend(out.map(|p| forward_lines(p, &prefix, &emit)));
+        readers.extend(err.map(|p| forward_lines(p, &prefix, &emit)));
         children.push(child);
     }
     let statuses = wait_all(&mut children, interrupts)?;

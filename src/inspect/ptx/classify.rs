@@ -1,7 +1,6 @@
 //! Instruction classes (Fang et al. 2011, Table V), the opcode table that assigns them,
 //! and per-function counts.
 
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 crate::names::named_enum! {
@@ -208,13 +207,9 @@ pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass 
     }
 }
 
-/// Instruction counts per class, keyed by `InstrClass::name`.
-///
-/// [`ClassCounts::new`] holds every known class (zeros included) so that serialized
-/// output has a stable shape. Keys that are not known class names (from deserialized
-/// data) are kept and counted in `total`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
+/// Instruction counts per class, keyed by `InstrClass::name`; [`ClassCounts::new`] holds
+/// every known class (zeros included) so that every table has the same rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassCounts {
     pub(super) counts: BTreeMap<String, u64>,
 }

@@ -18,12 +18,10 @@
 //! * `.entry` and `.func` definitions open a function body; `{ }` blocks nest inside bodies.
 //!   Braces inside a statement (vector operands, initializers) belong to that statement. A
 //!   block after any other directive (`.section .debug_info { ... }`) is skipped as opaque.
-//! * Labels, predicates, `.reg` declarations and state-space variables with literal sizes.
+//! * Instructions with their opcode, modifiers and operands, and state-space variables with
+//!   literal sizes; labels, predicates and `.reg` declarations are checked, not kept.
 //!
-//! Unknown directives are ignored; unknown opcodes are kept and classified as
-//! [`InstrClass::Other`] by `classify.rs`. Structural errors are reported as [`PtxError`] with
-//! a 1-based line number. Each `.entry` and each `.func` is counted under its own name: calls
-//! are not inlined.
+//! Each `.entry` and each `.func` is counted under its own name: calls are not inlined.
 
 mod classify;
 mod module;

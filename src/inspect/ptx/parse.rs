@@ -5,9 +5,7 @@
 //! `.reg` declarations, and state-space variables with their literal sizes.
 
 use super::classify::ClassCounts;
-pub use super::module::{
-    FunctionKind, Predicate, PtxInstruction, PtxKernel, PtxModule, PtxParam, RegDecl, VarDecl,
-};
+pub use super::module::{PtxInstruction, PtxKernel, PtxModule, VarDecl};
 use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
@@ -32,30 +30,19 @@ fn split_word(s: &str, ends: impl Fn(char) -> bool) -> (&str, &str) {
     (&s[..end], s[end..].trim_start())
 }
 
-/// Split a leading guard (`@%p1`, `@!%p1`, `@ !%p1`) off an instruction; `None` if the
-/// guard names no register.
-fn split_predicate(text: &str) -> Option<(Option<Predicate>, &str)> {
+/// Skip a leading guard (`@%p1`, `@!%p1`, `@ !%p1`) of an instruction; `None` if the guard
+/// names no register.
+fn skip_predicate(text: &str) -> Option<&str> {
     let Some(after_at) = text.strip_prefix('@') else {
-        return Some((None, text));
+        return Some(text);
     };
     let r = after_at.trim_start();
-    let (negated, r) = match r.strip_prefix('!') {
-        Some(x) => (true, x.trim_start()),
-        None => (false, r),
-    };
-    let (register, rest) = next_token(r);
-    if register.is_empty() {
-        return None;
-    }
-    let predicate = Predicate {
-        register: register.to_string(),
-        negated,
-    };
-    Some((Some(predicate), rest))
+    let (register, rest) = next_token(r.strip_prefix('!').unwrap_or(r).trim_start());
+    (!register.is_empty()).then_some(rest)
 }
 
 pub(super) fn parse_instruction(text: &str, line: usize) -> Result<PtxInstruction, PtxError> {
-    let (predicate, rest) = split_predicate(text.trim()).ok_or_else(|| bad(line, text))?;
+    let rest = skip_predicate(text.trim()).ok_or_else(|| bad(line, text))?;
     // Operands may follow the opcode without a space (`mov.b64 {%r1, %r2}, ...`).
     let end = rest
         .find(|c: char| c.is_whitespace() || matches!(c, '{' | '[' | '(' | ','))
@@ -67,7 +54,6 @@ pub(super) fn parse_instruction(text: &str, line: usize) -> Result<PtxInstructio
     }
     Ok(PtxInstruction {
         line,
-        predicate,
         opcode: opcode.to_string(),
         modifiers: parts
             .filter(|p| !p.is_empty())
@@ -89,34 +75,20 @@ fn dotted_prefix(s: &str) -> (Vec<String>, &str) {
     (parts, rest)
 }
 
-/// Parse `.reg .f32 %f<12>, %g;` into one [`RegDecl`] per name.
-fn parse_reg(text: &str, line: usize) -> Result<Vec<RegDecl>, PtxError> {
+/// Check `.reg .f32 %f<12>, %g;`: a type, then names, each with an optional literal count.
+fn check_reg(text: &str, line: usize) -> Result<(), PtxError> {
     let body = text.trim_start().strip_prefix(".reg").unwrap_or(text);
     let (type_parts, rest) = dotted_prefix(body);
-    if type_parts.is_empty() || rest.is_empty() {
+    let item_ok = |item: &str| match item.split_once('<') {
+        Some((_, tail)) => tail
+            .strip_suffix('>')
+            .is_some_and(|n| n.trim().parse::<u64>().is_ok()),
+        None => !item.is_empty(),
+    };
+    if type_parts.is_empty() || rest.is_empty() || !rest.split(',').map(str::trim).all(item_ok) {
         return Err(bad(line, text));
     }
-    let ty = type_parts.join(".");
-    rest.split(',')
-        .map(|item| reg_item(item.trim(), &ty, line).ok_or_else(|| bad(line, text)))
-        .collect()
-}
-
-/// One name of a `.reg` list: `%g` (one register) or `%f<12>` (twelve).
-fn reg_item(item: &str, ty: &str, line: usize) -> Option<RegDecl> {
-    if item.is_empty() {
-        return None;
-    }
-    let (name, count) = match item.split_once('<') {
-        Some((name, tail)) => (name.trim(), tail.strip_suffix('>')?.trim().parse().ok()?),
-        None => (item, 1),
-    };
-    Some(RegDecl {
-        ty: ty.to_string(),
-        name: name.to_string(),
-        count,
-        line,
-    })
+    Ok(())
 }
 
 /// Size in bytes of a scalar PTX type (without the dot), if fixed.
@@ -139,36 +111,21 @@ fn declared_space(text: &str) -> Option<&'static str> {
         .find(|space| tok.strip_prefix('.') == Some(space))
 }
 
-/// The directives before a variable declaration's names.
-struct DeclPrefix {
-    linkage: Vec<String>,
-    align: Option<u32>,
-    /// Type components without dots (`["v4", "f32"]`); the state space is left out.
-    type_parts: Vec<String>,
-}
-
-/// Read the directives of a declaration in `space`; returns them and the name list.
-fn decl_prefix<'a>(decl: &'a str, space: &str) -> (DeclPrefix, &'a str) {
-    let mut prefix = DeclPrefix {
-        linkage: Vec::new(),
-        align: None,
-        type_parts: Vec::new(),
-    };
+/// Skip the directives of a declaration in `space`; returns its type components without
+/// dots (`["v4", "f32"]`, the state space and linkage left out) and the name list.
+fn decl_prefix<'a>(decl: &'a str, space: &str) -> (Vec<String>, &'a str) {
+    let mut type_parts = Vec::new();
     let mut rest = decl.trim_start();
     while rest.starts_with('.') {
         let (tok, after) = next_token(rest);
         rest = after;
         if tok == ".align" {
-            let (value, after) = next_token(rest);
-            prefix.align = value.parse::<u32>().ok();
-            rest = after;
-        } else if LINKAGE.contains(&tok) {
-            prefix.linkage.push(tok[1..].to_string());
-        } else if tok.strip_prefix('.') != Some(space) {
-            prefix.type_parts.push(tok[1..].to_string());
+            rest = next_token(rest).1;
+        } else if !LINKAGE.contains(&tok) && tok.strip_prefix('.') != Some(space) {
+            type_parts.push(tok[1..].to_string());
         }
     }
-    (prefix, rest)
+    (type_parts, rest)
 }
 
 /// Element size: the scalar type times the vector width, when both are known.
@@ -220,31 +177,50 @@ fn var_item(item: &str, elem: Option<u64>) -> Option<(&str, Option<u64>)> {
 fn parse_var_decl(text: &str, space: &str, line: usize) -> Result<Vec<VarDecl>, PtxError> {
     // An initializer does not change the size, and its braces would confuse the names.
     let decl = text.split('=').next().unwrap_or(text);
-    let (prefix, rest) = decl_prefix(decl, space);
+    let (type_parts, rest) = decl_prefix(decl, space);
     if rest.is_empty() {
         return Err(bad(line, text));
     }
-    let ty = prefix.type_parts.join(".");
-    let elem = element_size(&prefix.type_parts);
+    let elem = element_size(&type_parts);
     rest.split(',')
         .map(|item| {
             let (name, bytes) = var_item(item.trim(), elem).ok_or_else(|| bad(line, text))?;
             Ok(VarDecl {
                 space: space.to_string(),
-                linkage: prefix.linkage.clone(),
                 name: name.to_string(),
-                ty: ty.clone(),
-                align: prefix.align,
                 bytes,
-                line,
             })
         })
         .collect()
 }
 
-/// Split `(inner) rest` into `inner` and `rest`, honoring nesting.
-fn split_group(s: &str) -> Option<(&str, &str)> {
-    let body = s.strip_prefix('(')?;
+/// Split off a header's first word, which ends at whitespace or at `(`.
+fn header_word(s: &str) -> (&str, &str) {
+    split_word(s, |c| c.is_whitespace() || c == '(')
+}
+
+/// Skip the linkage directives up to `.entry` / `.func`; whether it is a `.func`, and the
+/// rest of the header; `None` if neither `.entry` nor `.func` is there.
+fn split_kind(header: &str) -> Option<(bool, &str)> {
+    let mut rest = header;
+    loop {
+        let (tok, after) = header_word(rest);
+        rest = after;
+        match tok {
+            ".entry" => return Some((false, rest)),
+            ".func" => return Some((true, rest)),
+            "" => return None,
+            _ => {}
+        }
+    }
+}
+
+/// Skip an optional parameter list at the start of `s`; `None` if its parentheses do not
+/// balance.
+fn skip_params(s: &str) -> Option<&str> {
+    let Some(body) = s.strip_prefix('(') else {
+        return Some(s);
+    };
     let mut depth = 1usize;
     for (idx, c) in body.char_indices() {
         match c {
@@ -252,7 +228,7 @@ fn split_group(s: &str) -> Option<(&str, &str)> {
             ')' => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some((&body[..idx], &body[idx + 1..]));
+                    return Some(body[idx + 1..].trim_start());
                 }
             }
             _ => {}
@@ -261,155 +237,52 @@ fn split_group(s: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// One parameter declaration (`.param .u64 .ptr .global .align 4 name`).
-fn parse_param(decl: &str) -> PtxParam {
-    let tokens: Vec<&str> = decl.split_whitespace().collect();
-    let last = tokens.last().copied().unwrap_or("");
-    let mut param = PtxParam {
-        name: last.split('[').next().unwrap_or(last).to_string(),
-        ty: None,
-        ptr_space: None,
-        align: None,
-        decl: decl.to_string(),
-    };
-    // Every token before the name is a directive or the type.
-    let mut directives = tokens[..tokens.len().saturating_sub(1)].iter();
-    let mut ptr = false;
-    while let Some(&tok) = directives.next() {
-        match tok {
-            ".param" | ".reg" => {}
-            ".ptr" => ptr = true,
-            ".align" => {
-                if let Some(value) = directives.next() {
-                    param.align = value.parse::<u32>().ok();
-                }
-            }
-            ".global" | ".shared" | ".const" | ".local" if ptr => {
-                param.ptr_space = Some(tok[1..].to_string());
-            }
-            _ => {
-                if param.ty.is_none() {
-                    param.ty = tok.strip_prefix('.').map(str::to_string);
-                }
-            }
-        }
-    }
-    param
-}
-
-/// Split off a header's first word, which ends at whitespace or at `(`.
-fn header_word(s: &str) -> (&str, &str) {
-    split_word(s, |c| c.is_whitespace() || c == '(')
-}
-
-/// The linkage directives up to `.entry` / `.func`, the function kind, and the rest of
-/// the header; `None` if neither `.entry` nor `.func` is there.
-fn split_kind(header: &str) -> Option<(Vec<String>, FunctionKind, &str)> {
-    let mut linkage = Vec::new();
-    let mut rest = header;
-    loop {
-        let (tok, after) = header_word(rest);
-        rest = after;
-        match tok {
-            ".entry" => return Some((linkage, FunctionKind::Entry, rest)),
-            ".func" => return Some((linkage, FunctionKind::Func, rest)),
-            "" => return None,
-            t => linkage.push(t.trim_start_matches('.').to_string()),
-        }
-    }
-}
-
-/// An optional parameter list at the start of `s`: its parameters and what follows;
-/// `None` if its parentheses do not balance.
-fn param_group(s: &str) -> Option<(Vec<PtxParam>, &str)> {
-    if !s.starts_with('(') {
-        return Some((Vec::new(), s));
-    }
-    let (inner, after) = split_group(s)?;
-    let params = inner.split(',').map(str::trim).filter(|p| !p.is_empty());
-    Some((params.map(parse_param).collect(), after.trim_start()))
-}
-
-/// Performance-tuning directives, each with its arguments (`".maxntid 256, 1, 1"`).
-fn performance_directives(rest: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for tok in rest.split_whitespace() {
-        match out.last_mut() {
-            Some(cur) if !tok.starts_with('.') => {
-                cur.push(' ');
-                cur.push_str(tok);
-            }
-            _ => out.push(tok.to_string()),
-        }
-    }
-    out
-}
-
 fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
     let header_err = |reason: &str| PtxError::BadHeader {
         line,
         reason: reason.to_string(),
     };
-    let (linkage, kind, rest) =
+    let unbalanced = || header_err("unbalanced '('");
+    let (is_func, rest) =
         split_kind(text.trim()).ok_or_else(|| header_err("missing .entry or .func"))?;
     // Only a `.func` has return parameters, written before its name.
-    let (return_params, rest) = match kind {
-        FunctionKind::Func => param_group(rest).ok_or_else(|| header_err("unbalanced '('"))?,
-        FunctionKind::Entry => (Vec::new(), rest),
+    let rest = if is_func {
+        skip_params(rest).ok_or_else(unbalanced)?
+    } else {
+        rest
     };
     let (name, rest) = header_word(rest);
     if !is_identifier(name) {
         return Err(header_err("missing or invalid function name"));
     }
-    let (params, rest) = param_group(rest).ok_or_else(|| header_err("unbalanced '('"))?;
+    skip_params(rest).ok_or_else(unbalanced)?;
     Ok(PtxKernel {
         name: name.to_string(),
-        kind,
-        linkage,
-        line,
-        return_params,
-        params,
-        performance_directives: performance_directives(rest),
         instructions: Vec::new(),
-        registers: Vec::new(),
         variables: Vec::new(),
-        labels: Vec::new(),
-        shared_bytes: 0,
         local_bytes: 0,
     })
 }
 
 fn module_statement(module: &mut PtxModule, text: &str, line: usize) -> Result<(), PtxError> {
     let head = first_token(text);
-    let tail = text[head.len()..].trim();
-    match head {
-        ".version" => module.version = Some(tail.to_string()),
-        ".target" => {
-            let mut items = tail.split(',').map(str::trim).filter(|s| !s.is_empty());
-            module.target = items.next().map(str::to_string);
-            module.target_options = items.map(str::to_string).collect();
-        }
-        ".address_size" => module.address_size = tail.parse().ok(),
-        _ if head.starts_with('.') => {
-            if let Some(space) = declared_space(text) {
-                module.globals.extend(parse_var_decl(text, space, line)?);
-            }
-            // Any other directive (prototypes, .file, unknown ones) is ignored.
-        }
-        _ => {
-            return Err(PtxError::OutsideFunction {
-                line,
-                text: text.to_string(),
-            })
-        }
+    if !head.starts_with('.') {
+        return Err(PtxError::OutsideFunction {
+            line,
+            text: text.to_string(),
+        });
     }
+    if let Some(space) = declared_space(text) {
+        module.globals.extend(parse_var_decl(text, space, line)?);
+    }
+    // Any other directive (.version, .target, prototypes, .file, unknown ones) is ignored.
     Ok(())
 }
 
 fn body_statement(kernel: &mut PtxKernel, text: &str, line: usize) -> Result<(), PtxError> {
     let head = first_token(text);
     if head == ".reg" {
-        kernel.registers.extend(parse_reg(text, line)?);
+        check_reg(text, line)?;
     } else if head.starts_with('.') {
         if let Some(space) = declared_space(text) {
             kernel.variables.extend(parse_var_decl(text, space, line)?);
@@ -484,31 +357,24 @@ impl Builder {
                 Some(kernel) => body_statement(kernel, &text, line)?,
                 None => module_statement(&mut self.module, &text, line)?,
             },
-            Event::Label { name, line } => match self.current.as_mut() {
-                Some(kernel) => kernel.labels.push(name),
-                None => {
+            Event::Label { name, line } => {
+                if self.current.is_none() {
                     return Err(PtxError::OutsideFunction {
                         line,
                         text: format!("{name}:"),
-                    })
+                    });
                 }
-            },
+            }
         }
         Ok(())
     }
 }
 
 fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
-    let sum = |space: &str| {
-        kernel
-            .variables
-            .iter()
-            .filter(|v| v.space == space)
-            .filter_map(|v| v.bytes)
-            .fold(0u64, u64::saturating_add)
-    };
-    kernel.shared_bytes = sum("shared");
-    kernel.local_bytes = sum("local");
+    kernel.local_bytes = (kernel.variables.iter())
+        .filter(|v| v.space == "local")
+        .filter_map(|v| v.bytes)
+        .fold(0u64, u64::saturating_add);
     kernel
 }
 

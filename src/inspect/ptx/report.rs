@@ -1,26 +1,8 @@
 //! Side-by-side reports of two class counts (OpenCL vs CUDA): Markdown and CSV rows.
 
 use crate::rows::ClassCountRow;
-use std::collections::BTreeSet;
 
 use super::classify::{ClassCounts, InstrClass};
-
-/// Row keys for reports: the known classes in [`InstrClass::ALL`] order, then any
-/// other keys present in `a` or `b`, sorted, so that unknown keys are shown, not dropped.
-fn row_keys(a: Option<&ClassCounts>, b: Option<&ClassCounts>) -> Vec<String> {
-    let mut keys: Vec<String> = InstrClass::ALL
-        .iter()
-        .map(|c| c.name().to_string())
-        .collect();
-    let extra: BTreeSet<&String> = a
-        .into_iter()
-        .chain(b)
-        .flat_map(|c| c.counts.keys())
-        .filter(|k| InstrClass::from_name(k).is_none())
-        .collect();
-    keys.extend(extra.into_iter().cloned());
-    keys
-}
 
 /// Escape text for a Markdown table cell: a `|` or a line break in a pair or label
 /// would otherwise split the row.
@@ -40,8 +22,7 @@ fn signed_diff(a: u64, b: u64) -> String {
 }
 
 /// Render a Markdown table comparing two class counts of `language`'s instructions (`"PTX"`,
-/// `"SASS"`), one row per class (every known class, in `InstrClass::ALL` order, then any extra
-/// keys), with both counts and the difference `b - a`, and the totals as the last row. A side
+/// `"SASS"`), one row per class (every known class, in `InstrClass::ALL` order), with both counts and the difference `b - a`, and the totals as the last row. A side
 /// that was not counted (`None`) shows `—` in its cells and the differences, never a count of 0.
 pub fn side_by_side_markdown(
     language: &str,
@@ -64,12 +45,10 @@ pub fn side_by_side_markdown(
         };
         format!("{} | {} | {diff}", cell(a), cell(b))
     };
-    for key in row_keys(a, b) {
-        let group = InstrClass::from_name(&key)
-            .map(|c| c.group().name())
-            .unwrap_or("other");
-        let counts = cells(&|c| c.get_name(&key));
-        out.push_str(&format!("| {} | {group} | {counts} |\n", md_cell(&key)));
+    for class in InstrClass::ALL {
+        let counts = cells(&|c| c.get_name(class.name()));
+        let (key, group) = (class.name(), class.group().name());
+        out.push_str(&format!("| {key} | {group} | {counts} |\n"));
     }
     out.push_str(&format!(
         "| **total** | | {} |\n",
@@ -107,9 +86,9 @@ pub fn side_by_side_csv_rows(
     b_label: &str,
     b: Option<&ClassCounts>,
 ) -> Vec<ClassCountRow> {
-    row_keys(a, b)
-        .into_iter()
-        .flat_map(|key| {
+    InstrClass::ALL
+        .iter()
+        .flat_map(|class| {
             [(a_label, a), (b_label, b)]
                 .into_iter()
                 .filter_map(move |(label, counts)| {
@@ -117,8 +96,8 @@ pub fn side_by_side_csv_rows(
                         pair: pair.to_string(),
                         kernel: kernel.to_string(),
                         api: label.to_string(),
-                        class: key.clone(),
-                        count: counts?.get_name(&key),
+                        class: class.name().to_string(),
+                        count: counts?.get_name(class.name()),
                     })
                 })
         })

@@ -15,7 +15,7 @@
 
 use crate::rows::TableVRow;
 
-use super::classify::ClassGroup;
+use super::classify::{ClassGroup, InstrClass};
 use super::parse::{count_classes, parse_kernel, PtxError};
 
 pub const FFT_KERNEL: &str = "fft512_forward";
@@ -58,14 +58,8 @@ pub fn row_from_ptx(
     let kernel = parse_kernel(ptx, FFT_KERNEL)?.ok_or(RowError::NoKernel)?;
     let counts = count_classes(&kernel);
     let group = |g: ClassGroup| -> u64 {
-        counts
-            .counts
-            .iter()
-            .filter(|(name, _)| {
-                super::classify::InstrClass::from_name(name).is_some_and(|c| c.group() == g)
-            })
-            .map(|(_, n)| *n)
-            .sum()
+        let in_group = InstrClass::ALL.iter().filter(|c| c.group() == g);
+        in_group.map(|c| counts.get_name(c.name())).sum()
     };
     Ok(TableVRow {
         source: "clvscu".into(),
