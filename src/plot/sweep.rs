@@ -472,13 +472,7 @@ impl Figure for SweepFigure {
         let exponent = x_hi > 16.5; // beyond 2^16 exact integers get too long to read
         let log2_fmt = |x: &f64| pow2_label(*x, exponent);
         let tick = |v: &f64| super::fmt_tick(*v);
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin_left(style::MARGIN)
-            .margin_right(style::MARGIN * 2)
-            .margin_top(style::MARGIN)
-            .x_label_area_size(style::X_AXIS_AREA)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
+        let mut chart = layout::line_chart(&plot_area, (x_lo, x_hi), y_hi)?;
         {
             let mut mesh = chart.configure_mesh();
             mesh.house_style()
@@ -527,12 +521,7 @@ impl Figure for SweepFigure {
         }
         for s in &self.series {
             let pts = s.points.iter().map(|p| (p.x, p.y));
-            let line = s.color.stroke_width(2);
-            if s.dashed {
-                chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
-            } else {
-                chart.draw_series(LineSeries::new(pts, line))?;
-            }
+            layout::draw_line(&mut chart, pts, s.color.stroke_width(2), s.dashed)?;
         }
         for s in &self.series {
             for p in &s.points {
