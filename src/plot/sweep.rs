@@ -82,7 +82,7 @@ struct Key {
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     let points = data.measurements.iter().filter(|r| is_sweep_point(r));
-    let groups = group_in_order(points, |r| Key {
+    let mut groups = group_in_order(points, |r| Key {
         run_id: r.run_id.clone(),
         study: r.study.clone(),
         family: r.family,
@@ -95,7 +95,6 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
         },
     });
     let runs = distinct(groups.iter().map(|(k, _)| &k.run_id));
-    let mut groups = groups;
     groups.truncate(MAX_FIGURES_PER_CHART);
     let slugs: Vec<String> = groups
         .iter()
@@ -245,7 +244,14 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         metric_name(unit).to_lowercase(),
         key.param
     )];
-    notes.extend(pinned_note(pin_all(&mut series, &axes)));
+    // Points moved onto the edge of the plot: their place is not their value.
+    let moved = pin_all(&mut series, &axes);
+    if moved > 0 {
+        notes.push(format!(
+            "{moved} point(s) beyond what the axes can show (below 0, or too far out to plot) \
+             are drawn at the edge of the plot."
+        ));
+    }
     SweepFigure {
         frame: Frame {
             title: style::title("Sweep", &subject),
@@ -334,16 +340,6 @@ fn pin_all(series: &mut [Series], axes: &Axes) -> usize {
         }
     }
     moved
-}
-
-/// The note saying how many points [`pin_all`] moved, if any: their place is not their value.
-fn pinned_note(moved: usize) -> Option<String> {
-    (moved > 0).then(|| {
-        format!(
-            "{moved} point(s) beyond what the axes can show (below 0, or too far out to plot) \
-             are drawn at the edge of the plot."
-        )
-    })
 }
 
 /// The metric's CI from the row, falling back to the median itself when it is unusable.
