@@ -98,12 +98,7 @@ pub fn pr_table(rows: &[PrRow]) -> String {
     ];
     let mut lines = Vec::new();
     for r in rows {
-        let steps: Vec<&str> = r
-            .differing_steps
-            .split(';')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect();
+        let steps: Vec<&str> = r.steps().collect();
         lines.push(vec![
             r.comparison.clone(),
             r.size.clone(),

@@ -40,12 +40,11 @@ pub(crate) struct HBar {
 impl HBar {
     /// A bar in `api`'s colours, without a whisker, with `text` past its end.
     pub(crate) fn of_api(api: Api, value: f64, text: String) -> Self {
-        let st = style::api_style(api);
         HBar {
             value,
             ci: None,
-            color: st.color,
-            hatch: st.hatch,
+            color: style::api_style(api).color,
+            hatch: None,
             text: Some(text),
         }
     }

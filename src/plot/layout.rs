@@ -1,6 +1,7 @@
 //! Drawing pieces shared by several charts: title block, legend strip, footnotes, hatching and
 //! markers. Legends sit in their own strip and notes below the plots, so they never cover data.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -165,10 +166,7 @@ pub(crate) fn api_legend(
     label: impl Fn(crate::rows::Api) -> String,
 ) -> Vec<LegendItem> {
     apis.iter()
-        .map(|&a| {
-            let st = style::api_style(a);
-            LegendItem::new(label(a), Swatch::fill(st.color, st.hatch))
-        })
+        .map(|&a| LegendItem::new(label(a), Swatch::fill(style::api_style(a).color, None)))
         .collect()
 }
 
@@ -401,6 +399,39 @@ pub(crate) fn draw_marker<DB: DrawingBackend>(
             // The outline is closed back at the top point, where both shapes start.
             area.draw(&PathElement::new([pts, vec![(x, y - 7)]].concat(), edge))?;
         }
+    }
+    Ok(())
+}
+
+/// The plot of a line chart (shapes, sweep): x over `x`, y from 0 to `y_hi`.
+pub(crate) fn line_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    (x_lo, x_hi): (f64, f64),
+    y_hi: f64,
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, DrawError> {
+    Ok(ChartBuilder::on(area)
+        .margin_left(style::MARGIN)
+        .margin_right(style::MARGIN * 2)
+        .margin_top(style::MARGIN)
+        .x_label_area_size(style::X_AXIS_AREA)
+        .y_label_area_size(84)
+        .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?)
+}
+
+/// A line through `pts`, dashed or solid.
+pub(crate) fn draw_line<DB: DrawingBackend, X: Ranged, Y: Ranged>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    pts: impl Iterator<Item = (X::ValueType, Y::ValueType)> + Clone,
+    line: ShapeStyle,
+    dashed: bool,
+) -> Result<(), DrawError>
+where
+    (X::ValueType, Y::ValueType): Clone + 'static,
+{
+    if dashed {
+        chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
+    } else {
+        chart.draw_series(LineSeries::new(pts, line))?;
     }
     Ok(())
 }

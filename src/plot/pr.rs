@@ -231,7 +231,11 @@ fn bar_row(r: &PrRow, label: String) -> HBarRow {
         "PR n/a".to_string()
     };
     if !r.fair {
-        let names = step_names(&r.differing_steps);
+        // Just the names of the steps: short enough for the column beside the bars.
+        let names: Vec<&str> = r
+            .steps()
+            .map(|e| e.split(':').next().unwrap_or(e).trim())
+            .collect();
         if names.is_empty() {
             annotation.push_str(" · unfair");
         } else {
@@ -249,23 +253,6 @@ fn bar_row(r: &PrRow, label: String) -> HBarRow {
         })],
         annotation: Some(annotation),
     }
-}
-
-/// Entries of `differing_steps` (`step: a vs b`, `;`-separated), trimmed, empty ones dropped.
-fn step_entries(differing_steps: &str) -> Vec<&str> {
-    differing_steps
-        .split(';')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .collect()
-}
-
-/// Just the names of the differing steps: short enough for the column beside the bars.
-fn step_names(differing_steps: &str) -> Vec<&str> {
-    step_entries(differing_steps)
-        .into_iter()
-        .map(|e| e.split(':').next().unwrap_or(e).trim())
-        .collect()
 }
 
 /// Footnotes spelling out what differs in each unfair comparison (the column beside the bars
@@ -287,7 +274,7 @@ fn unfair_notes(
             if multi_panel {
                 who = format!("{who} on {device}");
             }
-            let steps = step_entries(&r.differing_steps);
+            let steps: Vec<&str> = r.steps().collect();
             let what = if steps.is_empty() {
                 "differing steps not recorded".to_string()
             } else {

@@ -320,13 +320,7 @@ impl Figure for ShapesFigure {
         let y_hi = super::axis_top(points().map(|p| p.gbs).fold(0.0, f64::max), 1.08);
         let tick = |v: &f64| super::fmt_tick(*v);
         let log_fmt = |x: &f64| pow10_label(*x);
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin_left(style::MARGIN)
-            .margin_right(style::MARGIN * 2)
-            .margin_top(style::MARGIN)
-            .x_label_area_size(style::X_AXIS_AREA)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
+        let mut chart = layout::line_chart(&plot_area, (x_lo, x_hi), y_hi)?;
         chart
             .configure_mesh()
             .house_style()
@@ -341,11 +335,7 @@ impl Figure for ShapesFigure {
         for s in &self.series {
             let pts = s.points.iter().map(|p| (p.x, p.gbs));
             let line = s.color.stroke_width(if s.in_l2 { 1 } else { 2 });
-            if s.dashed {
-                chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
-            } else {
-                chart.draw_series(LineSeries::new(pts, line))?;
-            }
+            layout::draw_line(&mut chart, pts, line, s.dashed)?;
         }
         for s in &self.series {
             for p in &s.points {

@@ -127,11 +127,10 @@ pub enum Marker {
     Diamond,
 }
 
-/// How one API is drawn in every chart: fill colour, hatching, marker, dashed line or not.
+/// How one API is drawn in every chart: colour, marker, dashed line or not (never hatched).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ApiStyle {
     pub color: RGBColor,
-    pub hatch: Option<RGBColor>,
     pub marker: Marker,
     pub dashed: bool,
 }
@@ -140,13 +139,11 @@ pub fn api_style(api: Api) -> ApiStyle {
     match api {
         Api::Cuda => ApiStyle {
             color: CUDA,
-            hatch: None,
             marker: Marker::Triangle,
             dashed: true,
         },
         Api::OpenCl => ApiStyle {
             color: OPENCL,
-            hatch: None,
             marker: Marker::Circle,
             dashed: false,
         },

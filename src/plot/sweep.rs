@@ -82,7 +82,7 @@ struct Key {
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     let points = data.measurements.iter().filter(|r| is_sweep_point(r));
-    let groups = group_in_order(points, |r| Key {
+    let mut groups = group_in_order(points, |r| Key {
         run_id: r.run_id.clone(),
         study: r.study.clone(),
         family: r.family,
@@ -95,7 +95,6 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
         },
     });
     let runs = distinct(groups.iter().map(|(k, _)| &k.run_id));
-    let mut groups = groups;
     groups.truncate(MAX_FIGURES_PER_CHART);
     let slugs: Vec<String> = groups
         .iter()
@@ -245,7 +244,14 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         metric_name(unit).to_lowercase(),
         key.param
     )];
-    notes.extend(pinned_note(pin_all(&mut series, &axes)));
+    // Points moved onto the edge of the plot: their place is not their value.
+    let moved = pin_all(&mut series, &axes);
+    if moved > 0 {
+        notes.push(format!(
+            "{moved} point(s) beyond what the axes can show (below 0, or too far out to plot) \
+             are drawn at the edge of the plot."
+        ));
+    }
     SweepFigure {
         frame: Frame {
             title: style::title("Sweep", &subject),
@@ -334,16 +340,6 @@ fn pin_all(series: &mut [Series], axes: &Axes) -> usize {
         }
     }
     moved
-}
-
-/// The note saying how many points [`pin_all`] moved, if any: their place is not their value.
-fn pinned_note(moved: usize) -> Option<String> {
-    (moved > 0).then(|| {
-        format!(
-            "{moved} point(s) beyond what the axes can show (below 0, or too far out to plot) \
-             are drawn at the edge of the plot."
-        )
-    })
 }
 
 /// The metric's CI from the row, falling back to the median itself when it is unusable.
@@ -472,13 +468,7 @@ impl Figure for SweepFigure {
         let exponent = x_hi > 16.5; // beyond 2^16 exact integers get too long to read
         let log2_fmt = |x: &f64| pow2_label(*x, exponent);
         let tick = |v: &f64| super::fmt_tick(*v);
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin_left(style::MARGIN)
-            .margin_right(style::MARGIN * 2)
-            .margin_top(style::MARGIN)
-            .x_label_area_size(style::X_AXIS_AREA)
-            .y_label_area_size(84)
-            .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?;
+        let mut chart = layout::line_chart(&plot_area, (x_lo, x_hi), y_hi)?;
         {
             let mut mesh = chart.configure_mesh();
             mesh.house_style()
@@ -527,12 +517,7 @@ impl Figure for SweepFigure {
         }
         for s in &self.series {
             let pts = s.points.iter().map(|p| (p.x, p.y));
-            let line = s.color.stroke_width(2);
-            if s.dashed {
-                chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
-            } else {
-                chart.draw_series(LineSeries::new(pts, line))?;
-            }
+            layout::draw_line(&mut chart, pts, s.color.stroke_width(2), s.dashed)?;
         }
         for s in &self.series {
             for p in &s.points {

@@ -93,11 +93,7 @@ impl Figure for Convergence {
         for l in &self.lines {
             let pts = l.points.iter().map(|p| (p.0.round() as i64, p.1));
             let line = color(l.strategy).stroke_width(2);
-            if style::api_style(l.api).dashed {
-                chart.draw_series(DashedLineSeries::new(pts, 10, 6, line))?;
-            } else {
-                chart.draw_series(LineSeries::new(pts, line))?;
-            }
+            super::layout::draw_line(&mut chart, pts, line, style::api_style(l.api).dashed)?;
         }
         Ok(())
     }

@@ -89,11 +89,10 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
             here.entry(k).or_insert_with(empty).pr = Some(p);
         }
         for (k, e) in here {
-            match out.entry(k) {
-                btree_map::Entry::Occupied(_) => *dups += 1,
-                btree_map::Entry::Vacant(v) => {
-                    v.insert(e);
-                }
+            if let btree_map::Entry::Vacant(v) = out.entry(k) {
+                v.insert(e);
+            } else {
+                *dups += 1;
             }
         }
     }

@@ -38,15 +38,12 @@ impl GpuKey {
 }
 
 /// `parts` joined by `sep`, or `none` when there are no parts.
-fn join_or(parts: &[impl AsRef<str>], sep: &str, none: &str) -> String {
+fn join_or<S: std::borrow::Borrow<str>>(parts: &[S], sep: &str, none: &str) -> String {
     if parts.is_empty() {
-        return none.into();
+        none.into()
+    } else {
+        parts.join(sep)
     }
-    parts
-        .iter()
-        .map(AsRef::as_ref)
-        .collect::<Vec<_>>()
-        .join(sep)
 }
 
 fn push_unique(v: &mut Vec<String>, s: &str) {
@@ -166,14 +163,6 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
     t
 }
 
-/// Entries of `differing_steps`: `step: a vs b`.
-fn step_entries(differing: &str) -> impl Iterator<Item = &str> {
-    differing
-        .split(';')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-}
-
 /// Per step, in how many comparisons it was held equal and in which it differed; then each
 /// unfair comparison with what differed.
 fn fairness(doc: &mut Doc, prs: &[PrRow]) {
@@ -191,7 +180,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
         let prefix = format!("{}:", step.name());
         let differed: Vec<String> = prs
             .iter()
-            .filter(|r| step_entries(&r.differing_steps).any(|e| e.starts_with(&prefix)))
+            .filter(|r| r.steps().any(|e| e.starts_with(&prefix)))
             .map(|r| full_name(&r.comparison, &r.sweep_param, &r.sweep_value))
             .collect();
         steps.rows.push(vec![
@@ -206,7 +195,7 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
         ("differing steps (A vs B)", false),
     ]);
     for r in prs.iter().filter(|r| !r.fair) {
-        let what: Vec<&str> = step_entries(&r.differing_steps).collect();
+        let what: Vec<&str> = r.steps().collect();
         unfair.rows.push(vec![
             full_name(&r.comparison, &r.sweep_param, &r.sweep_value),
             join_or(&what, "; ", "not recorded"),

@@ -153,6 +153,16 @@ pub struct PrRow {
     pub sweep_value: String,
 }
 
+impl PrRow {
+    /// The entries of `differing_steps` (`step: a vs b`), trimmed, empty ones dropped.
+    pub fn steps(&self) -> impl Iterator<Item = &str> {
+        self.differing_steps
+            .split(';')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+}
+
 /// One raw timing sample, kept so statistics and charts can always be recomputed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampleRow {
