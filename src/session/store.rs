@@ -127,6 +127,25 @@ impl CsvStore {
     pub fn kept(&self) -> (&[MeasurementRow], &[PrRow]) {
         (&self.kept.0, &self.kept.1)
     }
+
+    /// Records the hash of `rows` in the identity before they are written: a kill between
+    /// the two leaves a hash without rows, which a resume measures again, never rows
+    /// without a hash, which it would refuse.
+    fn note_hash(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        let Some(identity) = &mut self.guards.identity else {
+            return Ok(());
+        };
+        let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
+            return Ok(());
+        };
+        let hash = rows_hash(
+            &rows.measurements.iter().collect::<Vec<_>>(),
+            &rows.samples.iter().collect::<Vec<_>>(),
+            rows.pr.as_ref(),
+        )?;
+        identity.rows.insert(name, hash);
+        write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
+    }
 }
 
 impl Sink for CsvStore {
@@ -159,27 +178,6 @@ impl Sink for CsvStore {
             let _ = self.prs.roll_back_to(marks.2);
         }
         written
-    }
-}
-
-impl CsvStore {
-    /// Records the hash of `rows` in the identity before they are written: a kill between
-    /// the two leaves a hash without rows, which a resume measures again, never rows
-    /// without a hash, which it would refuse.
-    fn note_hash(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
-        let Some(identity) = &mut self.guards.identity else {
-            return Ok(());
-        };
-        let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
-            return Ok(());
-        };
-        let hash = rows_hash(
-            &rows.measurements.iter().collect::<Vec<_>>(),
-            &rows.samples.iter().collect::<Vec<_>>(),
-            rows.pr.as_ref(),
-        )?;
-        identity.rows.insert(name, hash);
-        write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
     }
 }
 

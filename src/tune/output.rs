@@ -91,24 +91,21 @@ pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
     s
 }
 
-/// The answer as Markdown.
-pub fn answer_markdown(report: &TuneReport, title: &str) -> String {
-    format!("# Tuning {title}\n\n{}", answer_body(report))
-}
-
-/// `answer.md`: the answer with a line under its title saying where it came from, so the
-/// file still says so when copied away from `provenance.json`.
-fn answer_file(report: &TuneReport, title: &str, provenance: &Provenance) -> String {
-    format!(
-        "# Tuning {title}\n\nProvenance: {} (details in {PROVENANCE_FILE}).\n\n{}",
-        summary_line(provenance),
-        answer_body(report)
-    )
-}
-
-fn answer_body(report: &TuneReport) -> String {
+/// The answer as Markdown; `answer.md` (with its `provenance`) says under its title where it
+/// came from, so the file still says so when copied away from `provenance.json`.
+pub fn answer_markdown(
+    report: &TuneReport,
+    title: &str,
+    provenance: Option<&Provenance>,
+) -> String {
+    let from = provenance.map_or(String::new(), |p| {
+        format!(
+            "Provenance: {} (details in {PROVENANCE_FILE}).\n\n",
+            summary_line(p)
+        )
+    });
     let unit = report.space.def.family.metric().unit();
-    let mut s = String::new();
+    let mut s = format!("# Tuning {title}\n\n{from}");
     let invalid: Vec<String> = report
         .space
         .invalid
@@ -328,7 +325,7 @@ pub fn write_all(
         .map_err(|e| write_error(&path, e))?;
     write(
         &out.join("answer.md"),
-        answer_file(report, title, provenance),
+        answer_markdown(report, title, Some(provenance)),
     )?;
     match (&report.answer, report.bests.as_slice()) {
         (Some(a), _) => write(&out.join("tuned.toml"), tuned_study(report, a))?,
