@@ -138,36 +138,30 @@ pub fn answer_markdown(
     }
     if let Some(a) = &report.answer {
         s.push('\n');
-        s.push_str(&pr_lines(a));
+        for (what, ratio) in [
+            ("best-vs-best PR (OpenCL / CUDA)", &a.best_vs_best),
+            ("same-config PR at OpenCL's best", &a.same_at_opencl_best),
+            ("same-config PR at CUDA's best", &a.same_at_cuda_best),
+        ] {
+            let text = match ratio {
+                Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
+                None => "n/a (failed on one side)".into(),
+            };
+            let _ = writeln!(s, "- {what}: {text}");
+        }
+        if a.differing.is_empty() {
+            s.push_str("- the two bests are the same configuration\n");
+        } else {
+            let d: Vec<String> = a
+                .differing
+                .iter()
+                .map(|(k, cl, cu)| format!("{k} (OpenCL {cl}, CUDA {cu})"))
+                .collect();
+            let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
+        }
     }
     s.push_str("\n## Strategies\n\n");
     s.push_str(&strategy_table(&report.lines, unit));
-    s
-}
-
-fn pr_lines(a: &Answer) -> String {
-    let mut s = String::new();
-    for (what, ratio) in [
-        ("best-vs-best PR (OpenCL / CUDA)", &a.best_vs_best),
-        ("same-config PR at OpenCL's best", &a.same_at_opencl_best),
-        ("same-config PR at CUDA's best", &a.same_at_cuda_best),
-    ] {
-        let text = match ratio {
-            Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
-            None => "n/a (failed on one side)".into(),
-        };
-        let _ = writeln!(s, "- {what}: {text}");
-    }
-    if a.differing.is_empty() {
-        s.push_str("- the two bests are the same configuration\n");
-    } else {
-        let d: Vec<String> = a
-            .differing
-            .iter()
-            .map(|(k, cl, cu)| format!("{k} (OpenCL {cl}, CUDA {cu})"))
-            .collect();
-        let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
-    }
     s
 }
 
