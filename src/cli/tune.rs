@@ -141,7 +141,7 @@ pub fn run(mut args: TuneArgs) -> Result<i32> {
             say_err!("note: no charts: {e}");
         }
     }
-    say!("{}", output::answer_markdown(&report, &title));
+    say!("{}", output::answer_markdown(&report, &title, None));
     say!(
         "cache {}: {} entries ({} new); results in {}",
         cache_path.display(),

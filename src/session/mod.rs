@@ -392,22 +392,22 @@ fn run_comparison(
     cache: &mut InputCache,
     times: &mut timings::PhaseTimes,
 ) -> Option<ComparisonRows> {
-    let mut plan_a = side_plan(Side::A, a, c.a.clone());
-    auto::runtime_local(&mut plan_a, ctx.sources);
-    let groups_a = plan_a.shape.groups;
-    let mut plans = vec![plan_a];
-    let mut inputs = vec![times.add(
-        |t| &mut t.inputs,
-        || cache.get(c.a.variant, c.a.size, c.a.seed, &c.a.matrix),
-    )];
-    if let Some(b) = b {
-        let mut plan_b = side_plan(Side::B, b, settings_b(c, groups_a));
-        auto::runtime_local(&mut plan_b, ctx.sources);
-        plans.push(plan_b);
+    let (mut plans, mut inputs) = (Vec::new(), Vec::new());
+    let mut add = |side, backend, settings: Resolved| {
+        let s = settings.clone();
+        let mut plan = side_plan(side, backend, settings);
+        auto::runtime_local(&mut plan, ctx.sources);
+        let groups = plan.shape.groups;
+        plans.push(plan);
         inputs.push(times.add(
             |t| &mut t.inputs,
-            || cache.get(c.b.variant, c.b.size, c.b.seed, &c.b.matrix),
+            || cache.get(s.variant, s.size, s.seed, &s.matrix),
         ));
+        groups
+    };
+    let groups_a = add(Side::A, a, c.a.clone());
+    if let Some(b) = b {
+        add(Side::B, b, settings_b(c, groups_a));
     }
     let id: std::sync::Arc<str> = std::sync::Arc::from(c.id.as_str());
     let guard = measure::Guard {

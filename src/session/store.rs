@@ -127,6 +127,25 @@ impl CsvStore {
     pub fn kept(&self) -> (&[MeasurementRow], &[PrRow]) {
         (&self.kept.0, &self.kept.1)
     }
+
+    /// Records the hash of `rows` in the identity before they are written: a kill between
+    /// the two leaves a hash without rows, which a resume measures again, never rows
+    /// without a hash, which it would refuse.
+    fn note_hash(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
+        let Some(identity) = &mut self.guards.identity else {
+            return Ok(());
+        };
+        let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
+            return Ok(());
+        };
+        let hash = rows_hash(
+            &rows.measurements.iter().collect::<Vec<_>>(),
+            &rows.samples.iter().collect::<Vec<_>>(),
+            rows.pr.as_ref(),
+        )?;
+        identity.rows.insert(name, hash);
+        write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
+    }
 }
 
 impl Sink for CsvStore {
@@ -159,27 +178,6 @@ impl Sink for CsvStore {
             let _ = self.prs.roll_back_to(marks.2);
         }
         written
-    }
-}
-
-impl CsvStore {
-    /// Records the hash of `rows` in the identity before they are written: a kill between
-    /// the two leaves a hash without rows, which a resume measures again, never rows
-    /// without a hash, which it would refuse.
-    fn note_hash(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
-        let Some(identity) = &mut self.guards.identity else {
-            return Ok(());
-        };
-        let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
-            return Ok(());
-        };
-        let hash = rows_hash(
-            &rows.measurements.iter().collect::<Vec<_>>(),
-            &rows.samples.iter().collect::<Vec<_>>(),
-            rows.pr.as_ref(),
-        )?;
-        identity.rows.insert(name, hash);
-        write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
     }
 }
 
@@ -294,29 +292,29 @@ impl Stored {
     /// Each comparison's rows, and the comparisons in the order they first appear: in the
     /// measurements, then the PRs, then the samples.
     fn by_comparison(&self) -> (Vec<&str>, HashMap<&str, Rows<'_>>) {
-        let mut rows: HashMap<&str, Rows> = HashMap::new();
+        let mut by = (Vec::new(), HashMap::new());
         for m in &self.measurements.rows {
-            rows.entry(&m.comparison).or_default().measurements.push(m);
+            group(&mut by, &m.comparison).measurements.push(m);
         }
         for p in &self.prs.rows {
-            rows.entry(&p.comparison).or_default().prs.push(p);
+            group(&mut by, &p.comparison).prs.push(p);
         }
         for s in &self.samples.rows {
-            rows.entry(&s.comparison).or_default().samples.push(s);
+            group(&mut by, &s.comparison).samples.push(s);
         }
-        let mut seen = HashSet::new();
-        let order = self
-            .measurements
-            .rows
-            .iter()
-            .map(|m| &m.comparison)
-            .chain(self.prs.rows.iter().map(|p| &p.comparison))
-            .chain(self.samples.rows.iter().map(|s| &s.comparison))
-            .map(String::as_str)
-            .filter(|c| seen.insert(*c))
-            .collect();
-        (order, rows)
+        by
     }
+}
+
+/// The rows of comparison `c`, noted in the order when it is new.
+fn group<'r, 'a>(
+    (order, rows): &'r mut (Vec<&'a str>, HashMap<&'a str, Rows<'a>>),
+    c: &'a str,
+) -> &'r mut Rows<'a> {
+    rows.entry(c).or_insert_with(|| {
+        order.push(c);
+        Rows::default()
+    })
 }
 
 /// One comparison's rows in the three files, each in file order.

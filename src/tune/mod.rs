@@ -105,13 +105,9 @@ impl TunePlan<'_> {
             &MatrixSource::Uniform,
         );
         let tuner = Tuner {
+            plan: self,
             space: &space,
-            sources: self.sources,
             inputs: &inputs,
-            options: self.options,
-            watchdog: self.watchdog,
-            interrupted: self.interrupted,
-            timeout: self.timeout,
         };
         let evaluations = self.search_all(&tuner, sides, cache)?;
         let bests = self.bests(&tuner, sides, cache, &evaluations)?;

@@ -91,24 +91,21 @@ pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
     s
 }
 
-/// The answer as Markdown.
-pub fn answer_markdown(report: &TuneReport, title: &str) -> String {
-    format!("# Tuning {title}\n\n{}", answer_body(report))
-}
-
-/// `answer.md`: the answer with a line under its title saying where it came from, so the
-/// file still says so when copied away from `provenance.json`.
-fn answer_file(report: &TuneReport, title: &str, provenance: &Provenance) -> String {
-    format!(
-        "# Tuning {title}\n\nProvenance: {} (details in {PROVENANCE_FILE}).\n\n{}",
-        summary_line(provenance),
-        answer_body(report)
-    )
-}
-
-fn answer_body(report: &TuneReport) -> String {
+/// The answer as Markdown; `answer.md` (with its `provenance`) says under its title where it
+/// came from, so the file still says so when copied away from `provenance.json`.
+pub fn answer_markdown(
+    report: &TuneReport,
+    title: &str,
+    provenance: Option<&Provenance>,
+) -> String {
+    let from = provenance.map_or(String::new(), |p| {
+        format!(
+            "Provenance: {} (details in {PROVENANCE_FILE}).\n\n",
+            summary_line(p)
+        )
+    });
     let unit = report.space.def.family.metric().unit();
-    let mut s = String::new();
+    let mut s = format!("# Tuning {title}\n\n{from}");
     let invalid: Vec<String> = report
         .space
         .invalid
@@ -141,36 +138,30 @@ fn answer_body(report: &TuneReport) -> String {
     }
     if let Some(a) = &report.answer {
         s.push('\n');
-        s.push_str(&pr_lines(a));
+        for (what, ratio) in [
+            ("best-vs-best PR (OpenCL / CUDA)", &a.best_vs_best),
+            ("same-config PR at OpenCL's best", &a.same_at_opencl_best),
+            ("same-config PR at CUDA's best", &a.same_at_cuda_best),
+        ] {
+            let text = match ratio {
+                Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
+                None => "n/a (failed on one side)".into(),
+            };
+            let _ = writeln!(s, "- {what}: {text}");
+        }
+        if a.differing.is_empty() {
+            s.push_str("- the two bests are the same configuration\n");
+        } else {
+            let d: Vec<String> = a
+                .differing
+                .iter()
+                .map(|(k, cl, cu)| format!("{k} (OpenCL {cl}, CUDA {cu})"))
+                .collect();
+            let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
+        }
     }
     s.push_str("\n## Strategies\n\n");
     s.push_str(&strategy_table(&report.lines, unit));
-    s
-}
-
-fn pr_lines(a: &Answer) -> String {
-    let mut s = String::new();
-    for (what, ratio) in [
-        ("best-vs-best PR (OpenCL / CUDA)", &a.best_vs_best),
-        ("same-config PR at OpenCL's best", &a.same_at_opencl_best),
-        ("same-config PR at CUDA's best", &a.same_at_cuda_best),
-    ] {
-        let text = match ratio {
-            Some(r) => format!("{:.3} [{:.3}, {:.3}]", r.value, r.ci_lo, r.ci_hi),
-            None => "n/a (failed on one side)".into(),
-        };
-        let _ = writeln!(s, "- {what}: {text}");
-    }
-    if a.differing.is_empty() {
-        s.push_str("- the two bests are the same configuration\n");
-    } else {
-        let d: Vec<String> = a
-            .differing
-            .iter()
-            .map(|(k, cl, cu)| format!("{k} (OpenCL {cl}, CUDA {cu})"))
-            .collect();
-        let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
-    }
     s
 }
 
@@ -328,7 +319,7 @@ pub fn write_all(
         .map_err(|e| write_error(&path, e))?;
     write(
         &out.join("answer.md"),
-        answer_file(report, title, provenance),
+        answer_markdown(report, title, Some(provenance)),
     )?;
     match (&report.answer, report.bests.as_slice()) {
         (Some(a), _) => write(&out.join("tuned.toml"), tuned_study(report, a))?,

@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::cache::{Cache, Outcome, Scope};
 use super::space::{Config, Space};
@@ -17,14 +17,12 @@ use crate::fairness::Flags;
 use crate::families::exec::Inputs;
 use crate::families::matrix::MatrixSource;
 use crate::families::{FamilyId, Metric, Variant};
-use crate::kernels::KernelSources;
 use crate::rows::StrategyKind;
 use crate::rows::{Api, TimerKind, WaitMode};
 use crate::rows::{IndexWidth, ProgramSource};
 use crate::rows::{Side as RowSide, Status};
 use crate::session::measure::{measure_comparison, Guard, SidePlan, SideRun};
 use crate::session::timings::PhaseTimes;
-use crate::session::watchdog::Watchdog;
 use crate::study::Resolved;
 
 /// The seed of the inputs every configuration is verified and timed on.
@@ -133,18 +131,11 @@ pub fn implausible(
     })
 }
 
-/// What the tuner needs besides the sides.
+/// What the tuner needs besides the sides: the plan, and the space and inputs made of it.
 pub struct Tuner<'a> {
+    pub plan: &'a super::TunePlan<'a>,
     pub space: &'a Space,
-    pub sources: &'a KernelSources,
     pub inputs: &'a Inputs,
-    pub options: EvalOptions,
-    /// Watches every launch: a hung kernel ends the process as in `run`.
-    pub watchdog: Option<&'a Watchdog>,
-    /// Set by Ctrl-C: the search stops after the evaluation in progress.
-    pub interrupted: Option<&'a AtomicBool>,
-    /// `--timeout`: the limit of every launch, over the watchdog's defaults.
-    pub timeout: Option<Duration>,
 }
 
 impl Tuner<'_> {
@@ -187,7 +178,9 @@ impl Tuner<'_> {
 
     /// Whether Ctrl-C asked the search to stop.
     pub fn stopped(&self) -> bool {
-        self.interrupted.is_some_and(|f| f.load(Ordering::SeqCst))
+        self.plan
+            .interrupted
+            .is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
     /// The settings `config` is measured with: a study entry of the space's variant and size
@@ -195,7 +188,7 @@ impl Tuner<'_> {
     /// space does not choose (device clock, the default wait, the same compiler flags), timed
     /// `options.reps` times after `options.warmup` untimed runs.
     pub fn settings(&self, variant: &'static Variant, config: &Config) -> Resolved {
-        let reps = self.options.reps.max(1);
+        let reps = self.plan.options.reps.max(1);
         Resolved {
             family: variant.family,
             variant,
@@ -222,7 +215,7 @@ impl Tuner<'_> {
             jit: Default::default(),
             timer: TimerKind::DeviceEvent,
             wait: WaitMode::DEFAULT,
-            warmup: self.options.warmup,
+            warmup: self.plan.options.warmup,
             turn: 1,
             reps,
             max_reps: reps,
@@ -261,16 +254,16 @@ impl Tuner<'_> {
             config.text()
         ));
         let guard = Guard {
-            watchdog: self.watchdog,
-            timeout_s: self.timeout.map(|t| t.as_secs_f64()),
+            watchdog: self.plan.watchdog,
+            timeout_s: self.plan.timeout.map(|t| t.as_secs_f64()),
             comparison: &what,
         };
         let never = AtomicBool::new(false);
         let runs = measure_comparison(
             &mut plans,
             &[self.inputs],
-            self.sources,
-            self.interrupted.unwrap_or(&never),
+            self.plan.sources,
+            self.plan.interrupted.unwrap_or(&never),
             guard,
             &mut PhaseTimes::default(),
         )?;

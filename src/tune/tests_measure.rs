@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::cache::{Cache, Outcome};
-use super::run::{EvalOptions, Side, Tuner, INPUT_SEED};
+use super::run::{Budget, EvalOptions, Side, Tuner, INPUT_SEED};
 use super::space::{space_def, Space, SpaceKind};
 use super::*;
 use crate::backend::fake::{FakeBackend, FakeScript};
@@ -36,18 +36,6 @@ fn small_space(device: &crate::backend::DeviceInfo) -> Space {
     Space::expand(def, Size::parse(def.size).unwrap(), device).unwrap()
 }
 
-fn tuner<'a>(space: &'a Space, sources: &'a KernelSources, inputs: &'a Inputs) -> Tuner<'a> {
-    Tuner {
-        space,
-        sources,
-        inputs,
-        options: OPTIONS,
-        watchdog: None,
-        interrupted: None,
-        timeout: None,
-    }
-}
-
 /// Runs `test` with a tuner of the small reduce space on the fake device.
 fn with_a_tuner(test: impl FnOnce(&Tuner)) {
     let sources = KernelSources::embedded();
@@ -58,13 +46,30 @@ fn with_a_tuner(test: impl FnOnce(&Tuner)) {
         INPUT_SEED,
         &MatrixSource::Uniform,
     );
-    test(&tuner(&space, &sources, &inputs));
+    let plan = TunePlan {
+        def: space.def,
+        size: space.size,
+        strategies: Vec::new(),
+        budget: Budget::default(),
+        seed: 1,
+        options: OPTIONS,
+        sources: &sources,
+        watchdog: None,
+        interrupted: None,
+        timeout: None,
+        progress: None,
+    };
+    test(&Tuner {
+        plan: &plan,
+        space: &space,
+        inputs: &inputs,
+    });
 }
 
 /// Launches and device times of `point` evaluated by the tuner, on a fresh device.
 fn tuned(t: &Tuner, point: usize) -> (usize, Vec<f64>) {
     let mut backend = fake();
-    let scope = scope_of(&backend, t.sources, t.space.def, t.space.size).unwrap();
+    let scope = scope_of(&backend, t.plan.sources, t.space.def, t.space.size).unwrap();
     let mut side = Side {
         backend: &mut backend,
         scope,
@@ -105,7 +110,7 @@ fn run_as_a_session(
     let runs = measure_comparison(
         &mut plans,
         &[t.inputs],
-        t.sources,
+        t.plan.sources,
         &AtomicBool::new(false),
         guard,
         &mut PhaseTimes::default(),
