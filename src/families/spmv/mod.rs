@@ -12,7 +12,7 @@
 //!
 //! # Generated matrices
 //!
-//! Every number comes from [`mix`] (SplitMix64) of the seed and a position, never from a
+//! Every number comes from [`mix`](crate::families::reference::mix) (SplitMix64) of the seed and a position, never from a
 //! stateful generator, so `baselines/baselines.py` rebuilds the same matrices bit for bit for the
 //! cuSPARSE baseline (the fingerprint test below and the script's self-test hold both to one
 //! value):

@@ -1,7 +1,7 @@
 //! The paper's Table V: PTX instruction counts of the FFT's forward kernel by class, ours per
 //! API and index width beside the paper's.
 //!
-//! The paper's classes are `ClassGroup`s of our [`InstrClass`](super::InstrClass)es (opcodes in
+//! The paper's classes are `ClassGroup`s of our [`InstrClass`]es (opcodes in
 //! `OPCODE_CLASSES`, `classify.rs`); warp collectives, atomics and unknown opcodes count in
 //! the total only.
 //!
