@@ -5,7 +5,6 @@
 //! `[comparison.b]` (aliases `opencl` / `cuda`). Any step may be overridden on one side only;
 //! the fairness verdict then names it.
 
-pub mod defines;
 pub mod limits;
 pub mod quick;
 mod resolve;
@@ -439,6 +438,27 @@ fn describe_toml_error(text: &str, e: &toml::de::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// Every define of the shipped studies is a knob of its kernel in both APIs' sources.
+    #[test]
+    fn the_built_in_studies_define_only_knobs() {
+        let sources = crate::kernels::KernelSources::embedded();
+        let mut checked = 0;
+        for (name, _) in BUILTIN {
+            let study = load(name).unwrap();
+            for c in &study.comparisons {
+                for side in [&c.a, &c.b] {
+                    sources
+                        .check_defines(side.family.file(), side.defines.keys())
+                        .unwrap();
+                    checked += side.defines.len();
+                }
+            }
+        }
+        assert!(checked > 0, "no built-in study has a define");
+    }
+
 
     /// On the committed H100 and H200 runs of the exact launch, the fill study's expectation covers exactly
     /// the rows NVIDIA's OpenCL refused (the article's exact launch at a local size that does
@@ -492,7 +512,6 @@ mod tests {
             assert!(!covered.is_empty(), "{folder}: no refusal to cover");
         }
     }
-    use super::*;
 
     /// A watchdog limit past what a `Duration` holds used to end the run in a panic.
     #[test]

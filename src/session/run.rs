@@ -13,12 +13,10 @@ use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::{read_rows, read_rows_if_file};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
-use crate::rows::Api;
 use crate::rows::Status;
 use crate::rows::{MeasurementRow, PassRow, PrRow, PASSES_CSV};
 use crate::soak;
-use crate::study::defines::DefineError;
-use crate::study::{Resolved, Study};
+use crate::study::Study;
 
 /// What happened while a run went on, for the caller to show.
 pub enum Event<'a> {
@@ -55,31 +53,16 @@ fn check_comparisons(
     for c in &study.comparisons {
         let refused = |reason: String| SessionError::refused(study, &c.id, reason);
         for (i, settings) in [&c.a, &c.b].into_iter().enumerate() {
-            check_defines(settings, sources).map_err(|e| refused(e.to_string()))?;
             // A side that does not run needs no room.
             if let Some(info) = infos.get(i) {
                 crate::families::fits::check(settings.family, settings.size, info)
                     .map_err(|e| refused(e.to_string()))?;
             }
-        }
-    }
-    Ok(())
-}
-
-/// Refuses a define of `settings` that names an identifier of its kernel's program.
-fn check_defines(settings: &Resolved, sources: &KernelSources) -> Result<(), DefineError> {
-    if settings.defines.is_empty() {
-        return Ok(());
-    }
-    let stem = settings.family.file();
-    for api in [Api::OpenCl, Api::Cuda] {
-        // A missing file is reported where the kernel is built.
-        let Ok(text) = sources.program(api, stem) else {
-            continue;
-        };
-        let file = crate::kernels::file_name(api, stem);
-        for name in settings.defines.keys() {
-            crate::study::defines::check_against_source(name, &text, &file)?;
+            if !settings.defines.is_empty() {
+                sources
+                    .check_defines(settings.family.file(), settings.defines.keys())
+                    .map_err(|e| refused(e.to_string()))?;
+            }
         }
     }
     Ok(())

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{defines, Spec};
+use super::Spec;
+use crate::kernels::defines;
 use crate::families::Variant;
 use crate::names::is_identifier;
 

@@ -9,6 +9,8 @@ use thiserror::Error;
 
 use crate::rows::Api;
 
+pub mod defines;
+
 /// The embedded sources: (file stem, OpenCL text, CUDA text), the prelude first, then every
 /// pair of kernel files by stem (listed by build.rs, so no list must keep step with the folders).
 const EMBEDDED: &[(&str, &str, &str)] = include!(concat!(env!("OUT_DIR"), "/embedded_kernels.rs"));
@@ -152,6 +154,26 @@ impl KernelSources {
             None => relative,
             Some(dir) => dir.join(relative).display().to_string(),
         }
+    }
+
+    /// Refuses a define among `names` that names an identifier of `stem`'s program in either
+    /// API other than one of its knobs (see [`defines`]).
+    pub fn check_defines<'n>(
+        &self,
+        stem: &str,
+        names: impl Iterator<Item = &'n String> + Clone,
+    ) -> Result<(), defines::DefineError> {
+        for api in [Api::OpenCl, Api::Cuda] {
+            // A missing file is reported where the kernel is built.
+            let Ok(text) = self.program(api, stem) else {
+                continue;
+            };
+            let file = file_name(api, stem);
+            for name in names.clone() {
+                defines::check_against_source(name, &text, &file)?;
+            }
+        }
+        Ok(())
     }
 
     /// The text given to the compiler: prelude, then the family file, each opened by a

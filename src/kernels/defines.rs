@@ -172,29 +172,6 @@ mod tests {
         }
     }
 
-    /// Every define of the shipped studies is a knob of its kernel in both APIs' sources.
-    #[test]
-    fn the_built_in_studies_define_only_knobs() {
-        use crate::rows::Api;
-        let sources = crate::kernels::KernelSources::embedded();
-        let mut checked = 0;
-        for (name, _) in super::super::BUILTIN {
-            let study = super::super::load(name).unwrap();
-            for c in &study.comparisons {
-                for side in [&c.a, &c.b] {
-                    for api in [Api::OpenCl, Api::Cuda] {
-                        let text = sources.program(api, side.family.file()).unwrap();
-                        for define in side.defines.keys() {
-                            check_against_source(define, &text, name).unwrap();
-                            checked += 1;
-                        }
-                    }
-                }
-            }
-        }
-        assert!(checked > 0, "no built-in study has a define");
-    }
-
     #[test]
     fn a_kernel_identifier_is_refused_and_a_knob_is_not() {
         let src = "#ifndef TILE\n#define TILE 4\n#endif\n#if defined(REQD) && REQD\n#endif\n\
