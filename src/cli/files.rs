@@ -240,10 +240,8 @@ pub(crate) fn diff(
     })
 }
 
-/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each way named on stderr: a
-/// quantity that regressed, a side that fails in NEW but did not in OLD (a kernel that
-/// stopped verifying is worse than a slower one), or a comparison of OLD missing from NEW
-/// (a run that lost work must not pass as one without regressions); else 0.
+/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each named on stderr: a quantity
+/// that regressed, a side that fails now, or a comparison missing from NEW (lost work); else 0.
 fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
     let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
     let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();

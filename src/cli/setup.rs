@@ -21,9 +21,8 @@ use crate::cli::args::{DeviceArgs, Pairing, RunArgs};
 const MEASURED_PRS: &str =
     "results/h100 and results/h200 (docs/findings.md sets them side by side)";
 
-/// The sides of a run. Without `--pair` and without CUDA, OpenCL against itself on the one
-/// OpenCL device: a first run then still draws a PR chart (the harness's noise floor) instead
-/// of ending with no PR at all.
+/// The sides of a run; without `--pair` and CUDA, OpenCL against itself, so a first run still
+/// draws a PR chart (the harness's noise floor) instead of ending with no PR at all.
 pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let cl_b = args.cl_device_b.as_deref();
     if let Some(pair) = args.pair {
@@ -196,9 +195,8 @@ pub(crate) fn stamp_now() -> String {
     chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
 }
 
-/// The `--out` folder `given`, or else a new folder `clvscu-results/NAME-STAMP`, created
-/// exclusively: a run started in the same second as another (same study, same stamp) takes
-/// `NAME-STAMP-2`, `-3`, ..., never the other's folder.
+/// The `--out` folder `given`, or a new `clvscu-results/NAME-STAMP`, created exclusively: a run
+/// started in the same second as another takes `NAME-STAMP-2`, `-3`, ..., never its folder.
 pub(crate) fn out_folder(given: Option<&Path>, name: &str, stamp: &str) -> Result<PathBuf> {
     if let Some(out) = given {
         return Ok(out.to_path_buf());

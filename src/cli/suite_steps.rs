@@ -114,10 +114,8 @@ pub(super) fn step_command(
     Ok(Ok(c))
 }
 
-/// `run --study …` of a study the binary carries into `dir`: by name in the full suite where
-/// it is built in, else its text saved in the run folder under the name `run` gives a study it
-/// wrote (the quick form, or a study only the plans carry), so the folder says what ran and
-/// `explain` finds its sizes there.
+/// `run --study …` into `dir`: by name where the full suite's study is built in, else its text
+/// saved in the run folder as study.toml, so the folder says what ran and `explain` finds it.
 pub(super) fn study_command(
     c: &mut Command,
     args: &SuiteArgs,
@@ -198,10 +196,9 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     }))
 }
 
-/// Why a CPU step's child found no device to run on, from its log: the machine has no
-/// OpenCL, or no OpenCL device that is not a GPU. The suite asks the child rather than list
-/// devices itself: a process that has opened NVIDIA's OpenCL hides the GPU from the steps
-/// after it (seen on an H200: they fell back to PoCL).
+/// Why a CPU step's child found no OpenCL CPU device, from its log. The suite asks the child
+/// rather than list devices itself: a process that has opened NVIDIA's OpenCL hides the GPU
+/// from the steps after it (seen on an H200: they fell back to PoCL).
 pub(super) fn no_opencl_cpu(log: &str) -> Option<String> {
     let line = log
         .lines()
