@@ -25,6 +25,7 @@ use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
+    args.run.devices.one_cuda_device("explain")?;
     refuse_exports(&args)?;
     if let Some(dir) = &args.from {
         verdicts(&redraw_folder(dir, args.run.out.as_deref())?)?;

@@ -85,6 +85,7 @@ pub(crate) fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 
 pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     use clvscu::inspect::cache::PRIVATE_CACHE_ENV;
+    args.devices.one_cuda_device("inspect")?;
     // With --sass, OpenCL's SASS is the code NVIDIA's OpenCL built itself, taken from a
     // private compute cache: the driver reads CUDA_CACHE_PATH once, at start, so this runs
     // again in a process of its own with the cache folder set.

@@ -25,7 +25,7 @@ use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_com
 const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
-    let plan = Plan::from(args.plan);
+    let plan = args.plan;
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
