@@ -304,7 +304,6 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     let sources = args.run.devices.sources()?;
     let mut sides = open_sides(&args.run)?;
     let view = ProgressView::new(args.run.quiet);
-    let stamp = stamp_now();
     let plan = ExplainPlan {
         targets,
         out: out.to_path_buf(),
@@ -314,7 +313,11 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
             watchdog: Some(&watchdog),
             timeout_s: args.run.timeout,
             on_progress: Some(&|p| view.tell(p)),
-            ..RunContext::new(format!("{stamp}-{GIT_COMMIT}"), &sources, &interrupted)
+            ..RunContext::new(
+                format!("{}-{GIT_COMMIT}", stamp_now()),
+                &sources,
+                &interrupted,
+            )
         },
         swaps: match part {
             LADDER_PART => SwapRungs::Deferred,
@@ -323,8 +326,7 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     };
     let report = explain_run::run(&plan, &mut sides, &mut show_event)?;
     if part == LADDER_PART {
-        let mut list = report.pending_swaps.join("\n");
-        list.push('\n');
+        let list = report.pending_swaps.join("\n") + "\n";
         clvscu::export::write_atomic(&out.join(PENDING), list.as_bytes())?;
     }
     let stopped = report.summary.interrupted || interrupted.load(Ordering::SeqCst);

@@ -17,10 +17,6 @@ use clvscu::terminal::printable;
 
 use crate::cli::args::{DeviceArgs, Pairing, RunArgs};
 
-/// Where the committed PRs between the APIs are, for a machine that cannot form one.
-const MEASURED_PRS: &str =
-    "results/h100 and results/h200 (docs/findings.md sets them side by side)";
-
 /// The sides of a run; without `--pair` and CUDA, OpenCL against itself, so a first run still
 /// draws a PR chart (the harness's noise floor) instead of ending with no PR at all.
 pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
@@ -48,12 +44,12 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     Ok(sides)
 }
 
-/// The line a run of OpenCL against itself prints, at its start and its end.
-pub(crate) fn noise_floor_note() -> String {
-    format!(
-        "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between \
-         the APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: {MEASURED_PRS}."
-    )
+/// The line a run of OpenCL against itself prints, at its start and its end: where the
+/// committed PRs between the APIs are, for a machine that cannot form one.
+pub(crate) fn noise_floor_note() -> &'static str {
+    "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between the \
+     APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: results/h100 and \
+     results/h200 (docs/findings.md sets them side by side)."
 }
 
 /// The fake device of `api` (`--pair fake`): it runs kernels through the registered families'

@@ -47,8 +47,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         Vec::new()
     };
     // Each step runs in a process group of its own, which the terminal's Ctrl-C does not
-    // reach: this process passes a stop on to the step's group, waits for it to keep what it
-    // finished, records the step, and stops.
+    // reach: this process passes a stop on, records the step, and stops.
     children::catch_stop_signals();
     say!(
         "clvscu suite, {} plan ({}): {} steps into {}",
@@ -71,8 +70,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             continue;
         }
         let allowance = slack.allowance(cap(step));
-        // How far the suite is, and the most it can take from here: this step's allowance
-        // and the caps of the steps after it (a step never runs past its cap).
+        // How far the suite is, and the most it can take from here (no step runs past its cap).
         let later: f64 = steps[index + 1..].iter().map(cap).sum();
         say!(
             "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",

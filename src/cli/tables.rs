@@ -257,8 +257,7 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
     let mut t = table(&header, &[2, 3, 4, 5, 6]);
     let mut previous: Option<&str> = None;
     for m in rows {
-        // A comparison's rows come side A first: a repeated name is its side B. The sides are
-        // named by API, with A or B where both sides run the same API.
+        // A comparison's rows come side A first: a repeated name is its side B.
         let letter = if previous == Some(m.comparison.as_str()) {
             " B"
         } else {
