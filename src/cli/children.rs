@@ -45,10 +45,7 @@ pub fn catch_stop_signals() {
 }
 
 pub fn stop_signal() -> Option<i32> {
-    match STOP_SIGNAL.load(Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
-    }
+    Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
 }
 
 /// Makes `command` a guarded child: a process group of its own, and SIGTERM from the kernel

@@ -223,10 +223,9 @@ fn wait_all(
 pub fn run_command(out: &Path) -> Result<i32> {
     let jobs = jobs(out)?;
     // Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
-    let interrupts = Arc::new(AtomicUsize::new(0));
-    let seen = interrupts.clone();
-    let _ = ctrlc::set_handler(move || {
-        seen.fetch_add(1, Ordering::SeqCst);
+    static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+    let _ = ctrlc::set_handler(|| {
+        INTERRUPTS.fetch_add(1, Ordering::SeqCst);
     });
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let program = std::env::current_exe().context("finding this program to run once per GPU")?;
@@ -238,11 +237,11 @@ pub fn run_command(out: &Path) -> Result<i32> {
         &program,
         &jobs,
         &|job| child_args(&argv, job),
-        &interrupts,
+        &INTERRUPTS,
         emit,
     )?;
     let code = summarize(&jobs, &codes);
-    if interrupts.load(Ordering::SeqCst) == 0 {
+    if INTERRUPTS.load(Ordering::SeqCst) == 0 {
         report_over(out);
     }
     Ok(code)

@@ -480,17 +480,25 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         (false, Err(e)) => &format!("No findings and no report: {e}."),
     };
     md += &format!("\n{peaks_md}\n{last}\n");
+    write_suite_md(out, &md, rows, &peaks_md, &written)
+}
+
+/// Writes suite.md, then says the steps, `text` (what the plan found) and the files `written`.
+fn write_suite_md(
+    out: &Path,
+    md: &str,
+    rows: &[StepRow],
+    text: &str,
+    written: &[&str],
+) -> Result<()> {
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
     say!("{}", state::markdown(rows));
-    say_text!("{peaks_md}");
-    say!(
-        "written: {}",
-        written
-            .iter()
-            .map(|f| out.join(f).display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    say_text!("{text}");
+    let paths: Vec<String> = written
+        .iter()
+        .map(|f| out.join(f).display().to_string())
+        .collect();
+    say!("written: {}", paths.join(", "));
     Ok(())
 }
 
@@ -527,11 +535,7 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         mode(args),
         state::markdown(rows)
     );
-    clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
-    say!("{}", state::markdown(rows));
-    say_text!("{checks}");
-    say!("written: {}", out.join("suite.md").display());
-    Ok(())
+    write_suite_md(out, &md, rows, &checks, &["suite.md"])
 }
 
 /// The CUDA device the suite ran on, for Eq. 3 (none where the pair does not use CUDA).

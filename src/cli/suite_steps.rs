@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 
+use clvscu::families::rule_tables;
 use clvscu::session::store::CsvStore;
 use clvscu::suite::{self, Step, StepKind};
 
@@ -41,15 +42,16 @@ pub(super) fn step_command(
         }
         StepKind::StudyWithTable { study, table_dir } => {
             let tables = out.join(table_dir);
-            if !has_tables(&tables)? {
+            // A table is a `matvec-auto-*.toml` that `shapes-rule` wrote.
+            if !tables.is_dir() || rule_tables::table_files(&tables)?.is_empty() {
                 return Ok(Err(format!("no table in {table_dir}/ to run with")));
             }
             // The folder: each API's device finds its own table there.
-            c.env(clvscu::families::rule_tables::RULES_ENV, tables);
+            c.env(rule_tables::RULES_ENV, tables);
             study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::StudyWithBuiltinTables(study) => {
-            c.env_remove(clvscu::families::rule_tables::RULES_ENV);
+            c.env_remove(rule_tables::RULES_ENV);
             study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::Calibrate => {
@@ -144,11 +146,6 @@ pub(super) fn study_command(
     }
     c.args(side_args(args, true));
     Ok(())
-}
-
-/// Whether `shapes-rule` wrote a table (`matvec-auto-*.toml`) into `dir`.
-fn has_tables(dir: &Path) -> Result<bool> {
-    Ok(dir.is_dir() && !clvscu::families::rule_tables::table_files(dir)?.is_empty())
 }
 
 /// The folders of the suite's study steps but `of` that hold PRs.
