@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::TypedValueParser;
 use clap::{Args, Parser, Subcommand};
 use clvscu::kernels::KernelSources;
+use clvscu::suite::Plan;
 
 /// Exit codes, documented in `--help` and the README.
 pub const EXIT_HELP: &str = "Exit codes: 0 success; 1 error (bad input, missing device, I/O); \
@@ -203,8 +205,8 @@ pub struct SuiteArgs {
     /// decision table measured on this GPU (the shape sweep, cuBLAS SGEMV at its shapes, the
     /// table, auto with it and with the binary's own, the checks; about five minutes on an
     /// H100), in the layout `clvscu shapes-rule` reads.
-    #[arg(long, value_enum, default_value = "paper")]
-    pub plan: SuitePlan,
+    #[arg(long, default_value = "paper", value_parser = plan_parser())]
+    pub plan: Plan,
     // The help lists each plan's steps from the plan itself ([`steps_help`]).
     #[arg(long, value_delimiter = ',', value_name = "LIST", help = steps_help())]
     pub steps: Vec<String>,
@@ -224,7 +226,6 @@ pub struct SuiteArgs {
 
 /// The help of `suite --steps`: each plan's steps, in the order the plan runs them.
 fn steps_help() -> String {
-    use clvscu::suite::Plan;
     let list = |plan: Plan| {
         let names: Vec<&str> = plan.steps().iter().map(|s| s.name).collect();
         format!("the {} plan's: {}", plan.name(), names.join(", "))
@@ -236,20 +237,15 @@ fn steps_help() -> String {
     )
 }
 
-/// The suite's plans (see `clvscu::suite::Plan`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum SuitePlan {
-    Paper,
-    MatvecRule,
-}
-
-impl From<SuitePlan> for clvscu::suite::Plan {
-    fn from(p: SuitePlan) -> Self {
-        match p {
-            SuitePlan::Paper => clvscu::suite::Plan::Paper,
-            SuitePlan::MatvecRule => clvscu::suite::Plan::MatvecRule,
-        }
-    }
+/// `--plan`: a suite plan by its name.
+fn plan_parser() -> impl TypedValueParser<Value = Plan> {
+    const PLANS: [Plan; 2] = [Plan::Paper, Plan::MatvecRule];
+    clap::builder::PossibleValuesParser::new(PLANS.map(Plan::name)).map(|name| {
+        PLANS
+            .into_iter()
+            .find(|p| p.name() == name)
+            .unwrap_or_default()
+    })
 }
 
 #[derive(Debug, Args, Clone)]
@@ -430,9 +426,12 @@ fn device_selector(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// A week in seconds: the longest search budget, and the most `--cap-scale` multiplies the caps
+/// by (the bound it had when read as seconds).
+const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
+
 /// A search budget in seconds: positive and at most a week (`--budget-s`).
 fn budget_seconds(text: &str) -> Result<f64, String> {
-    const WEEK_S: f64 = 7.0 * 24.0 * 3600.0;
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= WEEK_S => Ok(v),
         Ok(v) if v > WEEK_S => Err(format!(
@@ -442,15 +441,12 @@ fn budget_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The most `--cap-scale` multiplies the caps by (the bound it had when read as seconds).
-const MAX_CAP_SCALE: f64 = 7.0 * 24.0 * 3600.0;
-
-/// A factor (`--cap-scale`): positive and finite, at most [`MAX_CAP_SCALE`].
+/// A factor (`--cap-scale`): positive and finite, at most [`WEEK_S`].
 fn positive_factor(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_CAP_SCALE => Ok(v),
+        Ok(v) if v.is_finite() && v > 0.0 && v <= WEEK_S => Ok(v),
         _ => Err(format!(
-            "'{text}' is not a factor above 0 and at most {MAX_CAP_SCALE}"
+            "'{text}' is not a factor above 0 and at most {WEEK_S}"
         )),
     }
 }

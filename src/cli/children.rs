@@ -45,15 +45,11 @@ pub fn catch_stop_signals() {
 }
 
 pub fn stop_signal() -> Option<i32> {
-    match STOP_SIGNAL.load(Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
-    }
+    Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
 }
 
 /// Makes `command` a guarded child: a process group of its own, and SIGTERM from the kernel
-/// when this process dies, however it dies (SIGKILL included), instead of running on
-/// unattended.
+/// when this process dies, however it dies, instead of running on unattended.
 pub fn guard(command: &mut Command) -> &mut Command {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
@@ -94,9 +90,8 @@ pub fn run_to_end(command: &mut Command) -> std::io::Result<i32> {
     Ok(code.unwrap_or(EXIT_INTERRUPTED))
 }
 
-/// Waits for a guarded `child` to end; a stop signal to this process, or `cap` passing, ends
-/// its group. Returns the exit code (`None`: ended by a signal) and whether the cap, not a stop
-/// signal, ended it.
+/// Waits for a guarded `child`, ending its group on a stop signal or past `cap`: the exit code
+/// (`None`: ended by a signal) and whether the cap, not a stop signal, ended it.
 pub fn wait_stopping(
     child: &mut Child,
     cap: Option<Duration>,

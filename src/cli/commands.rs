@@ -19,30 +19,15 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
             Ok(EXIT_OK)
         }
         Command::Run(args) => run::run(*args),
-        Command::Calibrate(args) => {
-            args.devices.one_cuda_device("calibrate")?;
-            device::calibrate(&args)
-        }
+        Command::Calibrate(args) => device::calibrate(&args),
         Command::ShapesRule { sweep, out } => crate::cli::shapes_rule::run(&sweep, &out),
-        Command::Tune(args) => {
-            args.devices.one_cuda_device("tune")?;
-            crate::cli::tune::run(*args)
-        }
-        Command::Explain(args) => {
-            args.run.devices.one_cuda_device("explain")?;
-            crate::cli::explain::run(*args)
-        }
+        Command::Tune(args) => crate::cli::tune::run(*args),
+        Command::Explain(args) => crate::cli::explain::run(*args),
         Command::Suite(args) => crate::cli::suite::run(args),
-        Command::Parity { devices } => {
-            devices.one_cuda_device("parity")?;
-            device::parity(&devices)
-        }
+        Command::Parity { devices } => device::parity(&devices),
         Command::Plot { inputs, out } => files::plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => files::merge(&inputs, &output),
-        Command::Inspect(args) => {
-            args.devices.one_cuda_device("inspect")?;
-            files::inspect_cmd(args)
-        }
+        Command::Inspect(args) => files::inspect_cmd(args),
         Command::Report {
             inputs,
             out,

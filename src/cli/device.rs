@@ -101,6 +101,7 @@ pub(crate) fn studies() -> Result<i32> {
 
 /// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
 pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
+    args.devices.one_cuda_device("calibrate")?;
     let mut sides = open_pair(&args.devices, args.pair, None, RUNNING)?;
     let sources = args.devices.sources()?;
     let plan = if args.quick {
@@ -135,6 +136,7 @@ pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
 }
 
 pub(crate) fn parity(args: &DeviceArgs) -> Result<i32> {
+    args.one_cuda_device("parity")?;
     let allow = clvscu::parity::load_allow_list(clvscu::parity::EMBEDDED_ALLOW_LIST)?;
     let report = clvscu::parity::check(&args.sources()?, &allow);
     say!("{}", report.render());

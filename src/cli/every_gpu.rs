@@ -97,12 +97,9 @@ pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
     kept
 }
 
-/// Runs `program` once per job with `args_of(job)`, all at once, and waits for every one.
-/// Each output line reaches `emit` prefixed with its GPU. Each increase of `interrupts` (the
-/// parent's Ctrl-C count) is passed on to every child as one SIGINT: the children run in their
-/// own process group, so a terminal's Ctrl-C reaches them once, through this process, and a
-/// second Ctrl-C ends them at once as it would one run. Returns each job's exit code, in job
-/// order ([`exit_code`]).
+/// Runs `program` once per job, all at once, each output line to `emit` prefixed with its GPU,
+/// and gives each job's exit code. The children run in their own process group: each increase
+/// of `interrupts` (the parent's Ctrl-C count) reaches every child once, as one SIGINT.
 pub fn run_all(
     program: &Path,
     jobs: &[GpuJob],
@@ -140,9 +137,8 @@ pub fn run_all(
         .collect())
 }
 
-/// A child's exit code; one ended by a signal has none: SIGINT (Ctrl-C's signal) is an
-/// interruption, as the child's own handler would have said, any other signal (killed
-/// outright, crashed) an error, with a line to `emit` naming it.
+/// A child's exit code; one ended by SIGINT is an interruption, by any other signal (killed,
+/// crashed) an error, with a line to `emit` naming it.
 fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32 {
     use std::os::unix::process::ExitStatusExt as _;
     match (status.code(), status.signal()) {
@@ -227,10 +223,9 @@ fn wait_all(
 pub fn run_command(out: &Path) -> Result<i32> {
     let jobs = jobs(out)?;
     // Ctrl-C counted, for [`run_all`] to pass on (the children keep what they finish).
-    let interrupts = Arc::new(AtomicUsize::new(0));
-    let seen = interrupts.clone();
-    let _ = ctrlc::set_handler(move || {
-        seen.fetch_add(1, Ordering::SeqCst);
+    static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+    let _ = ctrlc::set_handler(|| {
+        INTERRUPTS.fetch_add(1, Ordering::SeqCst);
     });
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let program = std::env::current_exe().context("finding this program to run once per GPU")?;
@@ -242,19 +237,18 @@ pub fn run_command(out: &Path) -> Result<i32> {
         &program,
         &jobs,
         &|job| child_args(&argv, job),
-        &interrupts,
+        &INTERRUPTS,
         emit,
     )?;
     let code = summarize(&jobs, &codes);
-    if interrupts.load(Ordering::SeqCst) == 0 {
+    if INTERRUPTS.load(Ordering::SeqCst) == 0 {
         report_over(out);
     }
     Ok(code)
 }
 
-/// One report over every GPU's folder under `out` (`report.md`, `index.html`): the GPUs side
-/// by side, keyed by their PCI bus, with the per-GPU PR chart. A report that cannot be made
-/// costs a warning, never the runs.
+/// One report over every GPU's folder under `out`, the GPUs side by side; a report that cannot
+/// be made costs a warning, never the runs.
 fn report_over(out: &Path) {
     match clvscu::report::write_report(
         &[out.to_path_buf()],
@@ -274,9 +268,7 @@ fn report_over(out: &Path) {
 }
 
 /// Prints each GPU's outcome; the command's exit code is the most serious of them
-/// ([`SEVERITY`]): a GPU that did not run or did not finish (bad input, no device, a process
-/// killed or crashed, a code of no meaning of ours) gives 1, never hidden behind another's
-/// failed configurations, nor a hang behind a Ctrl-C.
+/// ([`SEVERITY`]), so a GPU that did not run or finish is never hidden behind another's.
 pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
     say!("every GPU, one process each, at the same time:");
     for (job, code) in jobs.iter().zip(codes) {
@@ -296,9 +288,7 @@ pub fn summarize(jobs: &[GpuJob], codes: &[i32]) -> i32 {
         .map_or(EXIT_OK, |r| SEVERITY[r])
 }
 
-/// The exit codes in [`summarize`]'s order, least serious first: 0; 3, finished with some
-/// configuration failed; 5; 130, interrupted; 4, a launch hung and that GPU's run was stopped;
-/// 2, usage; 1, an error.
+/// The exit codes in [`summarize`]'s order, least serious first.
 const SEVERITY: [i32; 7] = [
     EXIT_OK,
     EXIT_FAILED_CONFIGS,

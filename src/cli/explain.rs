@@ -25,6 +25,7 @@ use crate::cli::stopping::{interrupt_flag, start_watchdog};
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
+    args.run.devices.one_cuda_device("explain")?;
     refuse_exports(&args)?;
     if let Some(dir) = &args.from {
         verdicts(&redraw_folder(dir, args.run.out.as_deref())?)?;
@@ -63,10 +64,8 @@ fn refuse_exports(args: &ExplainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The folder `--from DIR` writes its verdicts into: DIR itself, or with `--out OUT` a copy of
-/// DIR's rungs in OUT, so a folder given only to be read is never written. DIR must hold an
-/// explain's ladder with rows, so a mistyped or plain run folder is an error, not an empty
-/// verdict written into it.
+/// The folder `--from DIR` writes its verdicts into: DIR, or with `--out` a copy of DIR's rungs,
+/// so a folder given only to be read is never written. A DIR without a ladder is an error.
 fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
     if !dir.is_dir() {
         bail!("--from {}: no such folder", dir.display());
@@ -201,10 +200,8 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     Ok(code)
 }
 
-/// The machine code each runtime runs (`explain::machine_code`), in a process of its own whose
-/// CUDA compute cache is an empty folder of `out` (the driver reads `CUDA_CACHE_PATH` once,
-/// when it starts), removed afterwards. A failure is a note: the verdicts then say the code
-/// was not read.
+/// The machine-code part, in a process of its own whose CUDA compute cache is an empty folder of
+/// `out` (the driver reads `CUDA_CACHE_PATH` once, at start), removed afterwards.
 fn run_machine_code_part(out: &Path) -> Result<i32> {
     let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
     if cache.exists() {
@@ -221,9 +218,8 @@ fn run_machine_code_part(out: &Path) -> Result<i32> {
     Ok(code)
 }
 
-/// ncu's counters of both front ends' code (`explain::profile`), where ncu is at hand and the
-/// ladder kept the PTX texts: the profile part in a process of its own under ncu. A failure
-/// is a note; the verdicts do not depend on it.
+/// The profile part in a process of its own under ncu, where ncu is at hand and the ladder kept
+/// the PTX texts. A failure is a note; the verdicts do not depend on it.
 fn profile_with_ncu(out: &Path) -> Result<()> {
     let Some(ncu) = clvscu::inspect::sass::find_cuda_tool("ncu") else {
         say!("ncu not found: no hardware counters (explain.md says so)");
@@ -239,18 +235,9 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     let status = crate::cli::children::run_to_end(std::process::Command::new(&ncu).args(&args))
         .with_context(|| format!("running {}", ncu.display()))?;
     let status = format!("exit {status}");
-    let version = std::process::Command::new(&ncu)
-        .arg("--version")
-        .output()
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .last()
-                .unwrap_or("")
-                .to_string()
-        })
-        .unwrap_or_default();
-    match profile::collect(out, version.trim()) {
+    let version = std::process::Command::new(&ncu).arg("--version").output();
+    let version = version.map_or(String::new(), |o| String::from_utf8_lossy(&o.stdout).into());
+    match profile::collect(out, version.lines().last().unwrap_or("").trim()) {
         Ok(rows) => say!("ncu: counters of {} runs ({status})", rows.len()),
         Err(e) => say!("ncu: no counters ({status}): {}", printable(&e.to_string())),
     }
@@ -275,8 +262,8 @@ fn run_profile_part(args: &ExplainArgs, targets: &[Comparison], out: &Path) -> R
     Ok(EXIT_OK)
 }
 
-/// The machine-code part, in this process: the code each runtime runs for the targets and the
-/// gaps read without rungs, then the replays.
+/// The machine-code part, in this process: the targets' and the code-only gaps' code, then the
+/// replays.
 fn run_machine_code_part_here(
     args: &ExplainArgs,
     targets: Vec<Comparison>,
@@ -317,7 +304,6 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     let sources = args.run.devices.sources()?;
     let mut sides = open_sides(&args.run)?;
     let view = ProgressView::new(args.run.quiet);
-    let stamp = stamp_now();
     let plan = ExplainPlan {
         targets,
         out: out.to_path_buf(),
@@ -327,7 +313,11 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
             watchdog: Some(&watchdog),
             timeout_s: args.run.timeout,
             on_progress: Some(&|p| view.tell(p)),
-            ..RunContext::new(format!("{stamp}-{GIT_COMMIT}"), &sources, &interrupted)
+            ..RunContext::new(
+                format!("{}-{GIT_COMMIT}", stamp_now()),
+                &sources,
+                &interrupted,
+            )
         },
         swaps: match part {
             LADDER_PART => SwapRungs::Deferred,
@@ -336,16 +326,14 @@ fn run_part(args: &ExplainArgs, targets: Vec<Comparison>, out: &Path, part: &str
     };
     let report = explain_run::run(&plan, &mut sides, &mut show_event)?;
     if part == LADDER_PART {
-        let mut list = report.pending_swaps.join("\n");
-        list.push('\n');
+        let list = report.pending_swaps.join("\n") + "\n";
         clvscu::export::write_atomic(&out.join(PENDING), list.as_bytes())?;
     }
     let stopped = report.summary.interrupted || interrupted.load(Ordering::SeqCst);
     Ok(if stopped { EXIT_INTERRUPTED } else { EXIT_OK })
 }
 
-/// Runs this command again for one part, resuming `out`, with `env` added to its
-/// environment, and gives its exit code.
+/// Runs this command again for one part, resuming `out`, with `env` added; its exit code.
 fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i32> {
     let (exe, args) = part_command_line(out, part)?;
     let mut command = std::process::Command::new(&exe);
@@ -383,8 +371,7 @@ fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
     folder.join(CsvStore::PRS).is_file().then_some(folder)
 }
 
-/// The comparisons to explain: a run folder's fair PRs, a study's fair comparisons, or the
-/// one comparison the command line describes.
+/// The comparisons to explain: a run folder's fair gaps, a study's, or the command line's.
 fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     let comparisons = match target_folder(args) {
         Some(dir) => farthest(folder_gaps(&dir, args.all)?, args.max_targets),
@@ -412,8 +399,8 @@ fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     Ok(targets)
 }
 
-/// The fair gaps of the `--machine-code-for` folders that are no target already, each with its
-/// PR row: their machine code is read, without rungs.
+/// The fair gaps of the `--machine-code-for` folders that are no target already, with their
+/// PR rows: their machine code is read, without rungs.
 fn code_only_targets(
     args: &ExplainArgs,
     targets: &[Comparison],
@@ -433,8 +420,6 @@ fn code_only_targets(
     Ok(found)
 }
 
-/// The comparisons of `gaps`, or with `max` the `max` farthest from parity, in their folder's
-/// order (see [`farthest_of`]).
 fn farthest(gaps: Vec<(Comparison, PrRow)>, max: Option<u32>) -> Vec<Comparison> {
     let prs: Vec<(&str, f64)> = gaps.iter().map(|(c, r)| (c.id.as_str(), r.pr)).collect();
     farthest_of(&prs, max)
@@ -443,9 +428,8 @@ fn farthest(gaps: Vec<(Comparison, PrRow)>, max: Option<u32>) -> Vec<Comparison>
         .collect()
 }
 
-/// The first row of each comparison of `prs` (its id and PR), or with `max` of the `max`
-/// comparisons farthest from parity (in logarithm), in the rows' order. A comparison counts
-/// once, at its farthest row: a sweep has a PR row per value.
+/// The first row of each comparison of `prs`, or of the `max` farthest from parity (in
+/// logarithm), in the rows' order; a sweep's comparison counts once, at its farthest row.
 fn farthest_of(prs: &[(&str, f64)], max: Option<u32>) -> Vec<usize> {
     let mut each: Vec<(usize, f64)> = Vec::new();
     for (i, (id, pr)) in prs.iter().enumerate() {

@@ -85,6 +85,7 @@ pub(crate) fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 
 pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     use clvscu::inspect::cache::PRIVATE_CACHE_ENV;
+    args.devices.one_cuda_device("inspect")?;
     // With --sass, OpenCL's SASS is the code NVIDIA's OpenCL built itself, taken from a
     // private compute cache: the driver reads CUDA_CACHE_PATH once, at start, so this runs
     // again in a process of its own with the cache folder set.
@@ -240,10 +241,8 @@ pub(crate) fn diff(
     })
 }
 
-/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each way named on stderr: a
-/// quantity that regressed, a side that fails in NEW but did not in OLD (a kernel that
-/// stopped verifying is worse than a slower one), or a comparison of OLD missing from NEW
-/// (a run that lost work must not pass as one without regressions); else 0.
+/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each named on stderr: a quantity
+/// that regressed, a side that fails now, or a comparison missing from NEW (lost work); else 0.
 fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
     let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
     let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();

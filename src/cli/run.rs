@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clvscu::plot;
 use clvscu::rows::Status;
 use clvscu::session::provenance::GIT_COMMIT;
-use clvscu::session::run::{RunPlan, Sides};
+use clvscu::session::run::RunPlan;
 use clvscu::session::{self, Outcome, RunContext, RunSummary};
 use clvscu::terminal::{printable, printable_lines};
 
@@ -60,9 +60,8 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     result
 }
 
-/// `--force`: deletes the run folder `out`, so the run starts afresh there. Only a folder a
-/// run wrote (it holds folder.json) and that no run holds now (its lock is free) is deleted:
-/// a mistyped --out never costs anyone's files.
+/// `--force`: deletes the run folder `out`; only one a run wrote and no run holds now, so a
+/// mistyped --out never costs anyone's files.
 fn clear_run_folder(out: &Path) -> Result<()> {
     if !out.exists() {
         return Ok(());
@@ -118,12 +117,7 @@ fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
     for note in &report.remeasured {
         say!("resume: {}", printable_lines(note));
     }
-    print_report(
-        &report.summary,
-        &side_names(&sides),
-        args.show_experiments,
-        out,
-    );
+    print_report(&report.summary, &sides.infos(), args.show_experiments, out);
     print_expected_refusals(&report.summary);
     print_hint(&report.summary, out);
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
@@ -215,22 +209,8 @@ fn print_hint(all: &RunSummary, out: &Path) {
     );
 }
 
-/// The run's sides as the end-of-run tables name them.
-fn side_names(sides: &Sides) -> Vec<crate::cli::tables::SideName> {
-    std::iter::once(sides.a.as_ref())
-        .chain(sides.b.as_deref())
-        .map(|b| crate::cli::tables::SideName {
-            api: b.api().label().to_string(),
-            device: b.info().name.clone(),
-            is_gpu: b.info().is_gpu,
-        })
-        .collect()
-}
-
-/// Refuses, before anything is measured, an export that would overwrite a file the run owns
-/// (its identity, CSVs, lock, saved study, provenance, summary, passes and calibration) or the
-/// study file being read, or that is no plain file of its own
-/// ([`clvscu::export::safe::check_target`]).
+/// Refuses, before anything is measured, an export that would overwrite a file the run owns or
+/// the study being read, or that is no plain file of its own.
 fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::rows::{CALIBRATION_CSV, CALIBRATION_PR_CSV, PASSES_CSV, TIMINGS_CSV};
     use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
@@ -273,9 +253,8 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (after a
-/// `--resume`, those of earlier invocations too: the CSVs are the record), each file written
-/// whole or not at all.
+/// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (earlier
+/// invocations' too after a `--resume`), each file written whole or not at all.
 fn export(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::export::csv::{read_rows_if_file, CsvExporter};
     use clvscu::export::{json::RunResults, markdown::MarkdownExporter};
@@ -308,7 +287,7 @@ fn export(args: &RunArgs, out: &Path) -> Result<()> {
 
 fn print_report(
     all: &RunSummary,
-    sides: &[crate::cli::tables::SideName],
+    sides: &[&clvscu::backend::DeviceInfo],
     show_experiments: bool,
     out: &Path,
 ) {

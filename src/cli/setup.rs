@@ -17,13 +17,8 @@ use clvscu::terminal::printable;
 
 use crate::cli::args::{DeviceArgs, Pairing, RunArgs};
 
-/// Where the committed PRs between the APIs are, for a machine that cannot form one.
-const MEASURED_PRS: &str =
-    "results/h100 and results/h200 (docs/findings.md sets them side by side)";
-
-/// The sides of a run. Without `--pair` and without CUDA, OpenCL against itself on the one
-/// OpenCL device: a first run then still draws a PR chart (the harness's noise floor) instead
-/// of ending with no PR at all.
+/// The sides of a run; without `--pair` and CUDA, OpenCL against itself, so a first run still
+/// draws a PR chart (the harness's noise floor) instead of ending with no PR at all.
 pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     let cl_b = args.cl_device_b.as_deref();
     if let Some(pair) = args.pair {
@@ -49,12 +44,12 @@ pub(crate) fn open_sides(args: &RunArgs) -> Result<Sides> {
     Ok(sides)
 }
 
-/// The line a run of OpenCL against itself prints, at its start and its end.
-pub(crate) fn noise_floor_note() -> String {
-    format!(
-        "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between \
-         the APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: {MEASURED_PRS}."
-    )
+/// The line a run of OpenCL against itself prints, at its start and its end: where the
+/// committed PRs between the APIs are, for a machine that cannot form one.
+pub(crate) fn noise_floor_note() -> &'static str {
+    "note: OpenCL against OpenCL on one device (the harness's noise floor). A PR between the \
+     APIs needs an NVIDIA GPU with both OpenCL and CUDA; measured ones: results/h100 and \
+     results/h200 (docs/findings.md sets them side by side)."
 }
 
 /// The fake device of `api` (`--pair fake`): it runs kernels through the registered families'
@@ -196,9 +191,8 @@ pub(crate) fn stamp_now() -> String {
     chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string()
 }
 
-/// The `--out` folder `given`, or else a new folder `clvscu-results/NAME-STAMP`, created
-/// exclusively: a run started in the same second as another (same study, same stamp) takes
-/// `NAME-STAMP-2`, `-3`, ..., never the other's folder.
+/// The `--out` folder `given`, or a new `clvscu-results/NAME-STAMP`, created exclusively: a run
+/// started in the same second as another takes `NAME-STAMP-2`, `-3`, ..., never its folder.
 pub(crate) fn out_folder(given: Option<&Path>, name: &str, stamp: &str) -> Result<PathBuf> {
     if let Some(out) = given {
         return Ok(out.to_path_buf());

@@ -7,20 +7,17 @@ use std::time::Duration;
 
 use clvscu::session::watchdog::Watchdog;
 
+/// The exit codes `args::EXIT_HELP` documents.
 pub const EXIT_OK: i32 = 0;
-/// An error: bad input, a missing device, I/O.
 pub const EXIT_ERROR: i32 = 1;
-/// A usage error (clap's own code for it).
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_FAILED_CONFIGS: i32 = 3;
 pub const EXIT_HUNG: i32 = 4;
-/// `diff --fail-on-regression` found a PR or a side's metric that regressed.
 pub const EXIT_REGRESSED: i32 = 5;
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// Ends the process at once, skipping exit handlers: a driver thread stuck in a kernel can
-/// hold them forever. Every finished comparison is already on disk (rows are flushed as
-/// they are written).
+/// hold them forever. Every finished comparison is already on disk.
 fn end_now(code: i32) -> ! {
     use std::io::Write as _;
     let _ = std::io::stdout().flush();
@@ -30,11 +27,9 @@ fn end_now(code: i32) -> ! {
     unsafe { libc::_exit(code) }
 }
 
-/// Ctrl-C sets the flag; the session stops after the comparison in progress. When a launch
-/// has been running for over a second (a stuck kernel would never return to look at the
-/// flag), or on a second Ctrl-C, the process ends at once.
-///
-/// `kept` says where the finished work is and how to continue.
+/// Ctrl-C sets the flag; the session stops after the comparison in progress. On a second Ctrl-C,
+/// or during a launch running for over a second (a stuck kernel would never look at the flag),
+/// the process ends at once, saying `kept` (where the finished work is, how to continue).
 pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     let interrupted = Arc::new(AtomicBool::new(false));
     let flag = interrupted.clone();

@@ -25,7 +25,7 @@ use crate::cli::suite_steps::{no_opencl_cpu, on_the_cpu, step_command, study_com
 const CAPPED_NOTE: &str = "stopped at its cap; --resume goes on from its last finished part";
 
 pub fn run(args: SuiteArgs) -> Result<i32> {
-    let plan = Plan::from(args.plan);
+    let plan = args.plan;
     let steps = clvscu::suite::select(plan, &args.steps).map_err(anyhow::Error::msg)?;
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
@@ -47,8 +47,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         Vec::new()
     };
     // Each step runs in a process group of its own, which the terminal's Ctrl-C does not
-    // reach: this process passes a stop on to the step's group, waits for it to keep what it
-    // finished, records the step, and stops.
+    // reach: this process passes a stop on, records the step, and stops.
     children::catch_stop_signals();
     say!(
         "clvscu suite, {} plan ({}): {} steps into {}",
@@ -71,8 +70,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             continue;
         }
         let allowance = slack.allowance(cap(step));
-        // How far the suite is, and the most it can take from here: this step's allowance
-        // and the caps of the steps after it (a step never runs past its cap).
+        // How far the suite is, and the most it can take from here (no step runs past its cap).
         let later: f64 = steps[index + 1..].iter().map(cap).sum();
         say!(
             "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",
@@ -111,9 +109,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
 /// The file that says what a suite folder was made with (plan, mode, pair).
 const MADE_WITH: &str = "suite-options.txt";
 
-/// The options a suite's steps depend on, as one line: a step of the quick suite resumed by
-/// the full one would mix small and full sizes in one folder, and one of another pair rows
-/// of other devices.
+/// The options a suite's steps depend on, as one line: a quick suite resumed by the full one
+/// would mix sizes in one folder, one of another pair rows of other devices.
 fn made_with(args: &SuiteArgs, plan: Plan) -> String {
     let pair = args
         .pair
@@ -123,8 +120,7 @@ fn made_with(args: &SuiteArgs, plan: Plan) -> String {
     format!("--plan {}, {mode}, --pair {pair}", plan.name())
 }
 
-/// Refuses a resume with other options than the folder was made with, naming both; records
-/// the options of a new suite.
+/// Refuses a resume with other options than the folder was made with; records a new suite's.
 fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
     let file = out.join(MADE_WITH);
     if resume && file.exists() {
@@ -213,9 +209,8 @@ fn log_file(out: &Path, step: &Step, ext: &str) -> PathBuf {
     out.join("logs").join(format!("{}.{ext}", step.name))
 }
 
-/// The line that starts a resumed attempt in a step's log that holds `earlier` (an earlier
-/// attempt's lines: the step was stopped at its cap or by Ctrl-C and is now resumed), so the
-/// earlier lines are kept above it; empty for a first attempt.
+/// The line that starts a resumed attempt in a step's log holding an `earlier` attempt's lines
+/// (kept above it); empty for a first attempt.
 fn resumed_marker(earlier: &[u8]) -> String {
     if earlier.is_empty() {
         return String::new();
@@ -251,11 +246,9 @@ fn open_step_log(log: &Path) -> Result<std::fs::File> {
     Ok(file)
 }
 
-/// A CPU step: each comparison of its study in a child of its own, into a run folder of its
-/// own under the step's (`cpu/0-transpose-naive`; the findings read them as one), so a CPU
-/// runtime that aborts the process on one kernel (PoCL 5.0 did, on an assertion in its
-/// work-group pass) costs that comparison, not the step. The children share the step's cap;
-/// their output goes to the step's one log.
+/// A CPU step: each comparison in a child and a run folder of its own (`cpu/0-transpose-naive`),
+/// so a CPU runtime that aborts the process on one kernel (PoCL 5.0 did, on an assertion in its
+/// work-group pass) costs that comparison, not the step. The children share the cap and the log.
 fn run_cpu_step(
     args: &SuiteArgs,
     out: &Path,
@@ -357,9 +350,8 @@ fn run_cpu_step(
     Ok(row(status, code, notes.join("; ")))
 }
 
-/// The arguments that select the comparison `id` of `study` alone: `--only` takes every
-/// comparison whose name contains its text, so each other one whose name contains `id`
-/// (`transpose/copy-barrier` beside `transpose/copy`) is left out by name.
+/// The arguments that select the comparison `id` alone: `--only` takes every name containing
+/// its text, so the others containing `id` (`transpose/copy-barrier`) are skipped by name.
 fn one_comparison(study: &clvscu::study::Study, id: &str) -> Vec<String> {
     let mut args = vec!["--only".to_string(), id.to_string()];
     for other in study
@@ -372,19 +364,17 @@ fn one_comparison(study: &clvscu::study::Study, id: &str) -> Vec<String> {
     args
 }
 
-/// What one comparison of a CPU step said (its part log), for the step's log: bytes that are
-/// not UTF-8 (a CPU runtime writes its own messages to the process's stderr) are replaced, so
-/// the rest of its lines are kept; no part log is no text.
+/// What one comparison of a CPU step said (its part log), bytes that are not UTF-8 (a CPU
+/// runtime's own messages) replaced so the rest is kept.
 fn part_text(part: &Path) -> String {
     std::fs::read(part)
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default()
 }
 
-/// What a step that exited with failed configurations failed at, from its run folder: each
-/// status with its count and its first error (a driver refusing a launch the study asks for on
-/// purpose, such as the fill article's exact global size, reads differently from a kernel that
-/// did not verify); the generic line where the folder holds no rows.
+/// What a step that exited with failed configurations failed at: each status with its count and
+/// first error (a driver refusing a launch on purpose reads differently from a kernel that did
+/// not verify); the generic line where the folder holds no rows.
 fn failed_rows_note(dir: &Path) -> String {
     let generic = "some configuration failed to build, launch or verify (see its summary)";
     let rows: Vec<MeasurementRow> =
@@ -414,10 +404,8 @@ fn failed_rows_note(dir: &Path) -> String {
     format!("{}; see its summary", parts.join("; "))
 }
 
-/// Runs `command` with its output in `file`, guarded ([`children::guard`]); past `cap_s`
-/// seconds its group gets SIGINT (it keeps what it finished), then a kill after a grace;
-/// a stop signal to this process is passed on the same way. Returns the exit code (`None`:
-/// killed by a signal) and whether the cap stopped it.
+/// Runs `command` guarded, its output in `file`, stopped past `cap_s` seconds as by a stop
+/// signal ([`children::wait_stopping`]): the exit code and whether the cap stopped it.
 fn run_capped(
     mut command: Command,
     file: std::fs::File,
@@ -492,17 +480,25 @@ fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         (false, Err(e)) => &format!("No findings and no report: {e}."),
     };
     md += &format!("\n{peaks_md}\n{last}\n");
+    write_suite_md(out, &md, rows, &peaks_md, &written)
+}
+
+/// Writes suite.md, then says the steps, `text` (what the plan found) and the files `written`.
+fn write_suite_md(
+    out: &Path,
+    md: &str,
+    rows: &[StepRow],
+    text: &str,
+    written: &[&str],
+) -> Result<()> {
     clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
     say!("{}", state::markdown(rows));
-    say_text!("{peaks_md}");
-    say!(
-        "written: {}",
-        written
-            .iter()
-            .map(|f| out.join(f).display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    say_text!("{text}");
+    let paths: Vec<String> = written
+        .iter()
+        .map(|f| out.join(f).display().to_string())
+        .collect();
+    say!("written: {}", paths.join(", "));
     Ok(())
 }
 
@@ -528,9 +524,8 @@ fn findings(out: &Path, have_report: bool) -> Result<()> {
     Ok(())
 }
 
-/// After the rule plan's steps: suite.md with the steps and the checks `shapes-rule` wrote.
-/// No report: the table and its checks are what the plan is for, and a chart per sweep
-/// comparison would cost more than the sweep.
+/// After the rule plan's steps: suite.md with the steps and the checks. No report: a chart per
+/// sweep comparison would cost more than the sweep.
 fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let checks = std::fs::read_to_string(out.join("rules").join("checks.md"))
         .unwrap_or_else(|_| "No checks: the table step did not finish.\n".into());
@@ -540,15 +535,10 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         mode(args),
         state::markdown(rows)
     );
-    clvscu::export::write_atomic(&out.join("suite.md"), md.as_bytes())?;
-    say!("{}", state::markdown(rows));
-    say_text!("{checks}");
-    say!("written: {}", out.join("suite.md").display());
-    Ok(())
+    write_suite_md(out, &md, rows, &checks, &["suite.md"])
 }
 
-/// The CUDA device the suite ran on, for Eq. 3. None without CUDA, or with a pair that does
-/// not use it.
+/// The CUDA device the suite ran on, for Eq. 3 (none where the pair does not use CUDA).
 fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
     if !uses_cuda(args) {
         return None;

@@ -7,6 +7,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 
+use clvscu::families::rule_tables;
 use clvscu::session::store::CsvStore;
 use clvscu::suite::{self, Step, StepKind};
 
@@ -41,15 +42,16 @@ pub(super) fn step_command(
         }
         StepKind::StudyWithTable { study, table_dir } => {
             let tables = out.join(table_dir);
-            if !has_tables(&tables)? {
+            // A table is a `matvec-auto-*.toml` that `shapes-rule` wrote.
+            if !tables.is_dir() || rule_tables::table_files(&tables)?.is_empty() {
                 return Ok(Err(format!("no table in {table_dir}/ to run with")));
             }
             // The folder: each API's device finds its own table there.
-            c.env(clvscu::families::rule_tables::RULES_ENV, tables);
+            c.env(rule_tables::RULES_ENV, tables);
             study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::StudyWithBuiltinTables(study) => {
-            c.env_remove(clvscu::families::rule_tables::RULES_ENV);
+            c.env_remove(rule_tables::RULES_ENV);
             study_command(&mut c, args, &dir, step, study)?;
         }
         StepKind::Calibrate => {
@@ -114,10 +116,8 @@ pub(super) fn step_command(
     Ok(Ok(c))
 }
 
-/// `run --study …` of a study the binary carries into `dir`: by name in the full suite where
-/// it is built in, else its text saved in the run folder under the name `run` gives a study it
-/// wrote (the quick form, or a study only the plans carry), so the folder says what ran and
-/// `explain` finds its sizes there.
+/// `run --study …` into `dir`: by name where the full suite's study is built in, else its text
+/// saved in the run folder as study.toml, so the folder says what ran and `explain` finds it.
 pub(super) fn study_command(
     c: &mut Command,
     args: &SuiteArgs,
@@ -146,11 +146,6 @@ pub(super) fn study_command(
     }
     c.args(side_args(args, true));
     Ok(())
-}
-
-/// Whether `shapes-rule` wrote a table (`matvec-auto-*.toml`) into `dir`.
-fn has_tables(dir: &Path) -> Result<bool> {
-    Ok(dir.is_dir() && !clvscu::families::rule_tables::table_files(dir)?.is_empty())
 }
 
 /// The folders of the suite's study steps but `of` that hold PRs.
@@ -198,10 +193,9 @@ fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
     }))
 }
 
-/// Why a CPU step's child found no device to run on, from its log: the machine has no
-/// OpenCL, or no OpenCL device that is not a GPU. The suite asks the child rather than list
-/// devices itself: a process that has opened NVIDIA's OpenCL hides the GPU from the steps
-/// after it (seen on an H200: they fell back to PoCL).
+/// Why a CPU step's child found no OpenCL CPU device, from its log. The suite asks the child
+/// rather than list devices itself: a process that has opened NVIDIA's OpenCL hides the GPU
+/// from the steps after it (seen on an H200: they fell back to PoCL).
 pub(super) fn no_opencl_cpu(log: &str) -> Option<String> {
     let line = log
         .lines()

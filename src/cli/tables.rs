@@ -6,6 +6,7 @@ use comfy_table::{
     presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table,
 };
 
+use clvscu::backend::DeviceInfo;
 use clvscu::export::markdown::format_sig;
 use clvscu::families::{self, FamilyId, GroupRule, Variant};
 use clvscu::rows::{MeasurementRow, PrRow, Status};
@@ -23,9 +24,8 @@ const MANY_OUTLIERS: f64 = 0.1;
 /// A CI whose half-width is more than this share of the PR is too wide to conclude from.
 const WIDE_CI: f64 = 0.1;
 
-/// A table with `header`, the columns at `right` aligned right (numbers). On a terminal it
-/// keeps to the terminal's width (at most 100 columns) by wrapping its words, never its
-/// numbers.
+/// A table with `header`, the columns at `right` aligned right (numbers); on a terminal it keeps
+/// to the terminal's width by wrapping its words, never its numbers.
 pub(crate) fn table(header: &[&str], right: &[usize]) -> Table {
     let mut t = Table::new();
     t.load_style(ASCII_MARKDOWN).set_header(header.to_vec());
@@ -164,23 +164,12 @@ fn unroll_points(v: &Variant) -> String {
     }
 }
 
-/// A side of the run as the terminal names it.
-#[derive(Debug, Clone)]
-pub struct SideName {
-    pub api: String,
-    pub device: String,
-    pub is_gpu: bool,
-}
-
-/// The tables printed at the end of a run: each side's median, CI, MAD and repetitions, the
-/// PRs with a verdict word each, then a sentence for each comparison that did not run
-/// similarly and a warning where the CI is too wide to conclude from. The sides are named by
-/// API (and A or B where both run the same API): the run's first line names their devices.
-/// One-step experiments are left out unless `show_experiments`.
+/// The tables printed at the end of a run: the measurements, the PRs with a verdict each, then
+/// the verdicts ([`verdicts`]). One-step experiments are left out unless `show_experiments`.
 pub fn end_of_run(
     measurements: &[MeasurementRow],
     prs: &[PrRow],
-    sides: &[SideName],
+    sides: &[&DeviceInfo],
     show_experiments: bool,
 ) -> String {
     // A one-step experiment is an internal pass of a larger kernel.
@@ -220,7 +209,7 @@ pub fn end_of_run(
 
 /// "ran similarly" once for all that did, then a sentence for each comparison that did not,
 /// and a warning where a CI is too wide to conclude from.
-fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[SideName]) -> String {
+fn verdicts(ps: &[&PrRow], ms: &[&MeasurementRow], sides: &[&DeviceInfo]) -> String {
     let similar = ps.iter().filter(|p| p.similar).count();
     let (a, b) = side_names(ps[0]);
     let mut out = format!(
@@ -268,8 +257,7 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
     let mut t = table(&header, &[2, 3, 4, 5, 6]);
     let mut previous: Option<&str> = None;
     for m in rows {
-        // A comparison's rows come side A first: a repeated name is its side B. The sides are
-        // named by API, with A or B where both sides run the same API.
+        // A comparison's rows come side A first: a repeated name is its side B.
         let letter = if previous == Some(m.comparison.as_str()) {
             " B"
         } else {
@@ -391,7 +379,7 @@ fn too_wide(p: &PrRow) -> Option<String> {
 
 /// What widened a CI, from its comparison's measurements and the run's devices: each cause
 /// once, however many sides share it.
-fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
+fn causes(ms: &[&MeasurementRow], sides: &[&DeviceInfo]) -> String {
     let mut found: Vec<String> = Vec::new();
     for m in ms {
         // The run's first line names the devices: the API is enough here.
@@ -417,7 +405,7 @@ fn causes(ms: &[&MeasurementRow], sides: &[SideName]) -> String {
         }
         let cpu = sides
             .iter()
-            .any(|s| !s.is_gpu && s.api == m.api.label() && s.device == m.device);
+            .any(|s| !s.is_gpu && s.api == m.api.label() && s.name == m.device);
         if cpu {
             add("a CPU device, whose timings vary".to_string());
         }
@@ -516,21 +504,22 @@ mod tests {
 
     #[test]
     fn a_wide_ci_is_put_down_to_its_causes() {
-        let gpu = |m: &MeasurementRow, is_gpu| SideName {
+        let gpu = |m: &MeasurementRow, is_gpu| DeviceInfo {
             api: m.api.label().to_string(),
-            device: m.device.clone(),
+            name: m.device.clone(),
             is_gpu,
+            ..Default::default()
         };
         let calm = measured(100, 0);
-        assert!(causes(&[&calm], &[gpu(&calm, true)]).contains("cause unknown"));
+        assert!(causes(&[&calm], &[&gpu(&calm, true)]).contains("cause unknown"));
         let few = measured(3, 0);
-        assert!(causes(&[&few], &[gpu(&few, true)]).contains("only 3 repetitions on "));
+        assert!(causes(&[&few], &[&gpu(&few, true)]).contains("only 3 repetitions on "));
         let noisy = measured(100, 20);
-        assert!(causes(&[&noisy], &[gpu(&noisy, true)]).contains("many outliers (20 of 100"));
-        let text = causes(&[&calm], &[gpu(&calm, false)]);
+        assert!(causes(&[&noisy], &[&gpu(&noisy, true)]).contains("many outliers (20 of 100"));
+        let text = causes(&[&calm], &[&gpu(&calm, false)]);
         assert!(text.contains("a CPU device"), "{text}");
         // Two sides on one CPU device (OpenCL against itself) name each cause once.
-        let text = causes(&[&few, &few], &[gpu(&few, false)]);
+        let text = causes(&[&few, &few], &[&gpu(&few, false)]);
         assert_eq!(text.matches("a CPU device").count(), 1, "{text}");
         assert_eq!(text.matches("only 3 repetitions").count(), 1, "{text}");
     }

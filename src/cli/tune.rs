@@ -44,9 +44,9 @@ fn target_of(args: &TuneArgs) -> Result<String> {
     }
 }
 
-pub fn run(mut args: TuneArgs) -> Result<i32> {
+pub fn run(args: TuneArgs) -> Result<i32> {
+    args.devices.one_cuda_device("tune")?;
     let target = target_of(&args)?;
-    args.target = Some(target.clone());
     let Some((family, variant)) = target.split_once('/') else {
         bail!("give FAMILY/VARIANT, e.g. matvec/tuned");
     };
