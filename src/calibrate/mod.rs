@@ -407,31 +407,31 @@ pub fn measure_cases(
     warm_up(backends, sources)?;
     // One probe per work-group size on each backend, built once: the cases share them.
     let mut probes: Vec<(u32, Vec<Probe>)> = Vec::new();
-    let mut result = Ok(());
-    for &case in cases {
-        let local = case.shape.local;
-        if !probes.iter().any(|(l, _)| *l == local) {
-            // Built in the backends' order and stopped at the first failure, so that each
-            // probe is released through the backend that built it.
-            let mut built = Vec::new();
-            for b in backends.iter_mut() {
-                match Probe::build(&mut **b, sources, local) {
-                    Ok(p) => built.push(p),
-                    Err(e) => {
-                        result = Err(e);
-                        break;
+    let mut run = || -> Result<(), CalibrationError> {
+        for &case in cases {
+            let local = case.shape.local;
+            let i = match probes.iter().position(|(l, _)| *l == local) {
+                Some(i) => i,
+                None => {
+                    // Built in the backends' order and kept up to the first failure, so that
+                    // each probe is released through the backend that built it.
+                    let mut built = Vec::new();
+                    let failed = backends.iter_mut().find_map(|b| {
+                        let probe = Probe::build(&mut **b, sources, local);
+                        probe.map(|p| built.push(p)).err()
+                    });
+                    probes.push((local, built));
+                    if let Some(e) = failed {
+                        return Err(e);
                     }
+                    probes.len() - 1
                 }
-            }
-            probes.push((local, built));
+            };
+            add_case(&mut out, backends, &probes[i].1, case, chunk)?;
         }
-        if let Some((_, these)) = probes.iter().find(|(l, _)| *l == local) {
-            result = result.and_then(|()| add_case(&mut out, backends, these, case, chunk));
-        }
-        if result.is_err() {
-            break;
-        }
-    }
+        Ok(())
+    };
+    let result = run();
     for (_, built) in probes {
         for (b, p) in backends.iter_mut().zip(built) {
             p.release(&mut **b);

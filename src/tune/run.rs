@@ -170,10 +170,7 @@ impl Tuner<'_> {
         let why = outcome
             .times()
             .and_then(|t| implausible(self.space, config, t, device));
-        match why {
-            Some(message) => Outcome::Implausible { message },
-            None => outcome,
-        }
+        why.map_or(outcome, |message| Outcome::Implausible { message })
     }
 
     /// Whether Ctrl-C asked the search to stop.
@@ -280,10 +277,8 @@ impl Tuner<'_> {
         seed: u64,
         budget: Budget,
     ) -> Result<Vec<Evaluation>, TuneError> {
-        let mut strategies: Vec<_> = sides
-            .iter()
-            .enumerate()
-            .map(|(i, _)| strategy::make(kind, self.space, seed.wrapping_add(i as u64)))
+        let mut strategies: Vec<_> = (0..sides.len())
+            .map(|i| strategy::make(kind, self.space, seed.wrapping_add(i as u64)))
             .collect();
         let mut asked = vec![0usize; sides.len()];
         let mut done = vec![false; sides.len()];
