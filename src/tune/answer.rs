@@ -146,14 +146,10 @@ pub fn exhaustive_best(
     let mut best = f64::NEG_INFINITY;
     for i in 0..space.len() {
         let config = space.config(i);
-        let outcome = cache.get(scope, &config.text())?;
-        let Some(times) = outcome.times() else {
-            continue;
-        };
-        if super::run::implausible(space, &config, times, device).is_some() {
-            continue;
-        }
-        if let Some(s) = score_of(space, &config, times) {
+        let times = cache.get(scope, &config.text())?.times();
+        let plausible =
+            times.filter(|t| super::run::implausible(space, &config, t, device).is_none());
+        if let Some(s) = plausible.and_then(|t| score_of(space, &config, t)) {
             best = best.max(s);
         }
     }

@@ -271,21 +271,25 @@ impl TunePlan<'_> {
     }
 }
 
-/// The scope of `side`'s measurements of `def` at `size`.
+/// The scope of `backend`'s measurements of `def` at `size`. The hash covers the prelude and
+/// the kernel file as the compiler receives them.
 pub fn scope_of(
     backend: &dyn crate::backend::Runtime,
     sources: &KernelSources,
     def: &SpaceDef,
     size: Size,
 ) -> Result<Scope, TuneError> {
-    Scope::of(
-        backend.info(),
-        backend.api(),
-        sources,
-        def.family.file(),
-        &run::target_name(def.family, def.name),
-        &size.to_string(),
-    )
+    let program = sources.program(backend.api(), def.family.file())?;
+    let hash = crate::session::folder::short_hash(program.as_bytes());
+    let (device, target) = (backend.info(), run::target_name(def.family, def.name));
+    Ok(Scope {
+        text: format!(
+            "{} | {} | {} | {hash} | {target} | {size}",
+            device.name,
+            device.driver_version,
+            backend.api()
+        ),
+    })
 }
 
 /// The default cache file of an output folder.
