@@ -295,13 +295,9 @@ pub fn point_ratio(times_a: &[f64], work_a: f64, times_b: &[f64], work_b: f64) -
     Some(ratio_of(work_a, med_a, work_b, med_b))
 }
 
-/// The Performance Ratio of A against B: `perf_a / perf_b` with `perf = work / median(time)`
-/// (PR > 1 means A is faster). `work_*` is whatever the metric counts per run, in one unit on
-/// both sides. The CI is a 95% percentile bootstrap in which A's and B's samples are resampled
-/// independently (they come from independent runs).
-///
-/// `None` if either sample is empty, a median time or a work amount is not a positive number,
-/// or `resamples` is 0: a ratio of non-positive performances is meaningless.
+/// `perf_a / perf_b` with `perf = work / median(time)` (above 1: A is faster; `work_*` in one
+/// unit on both sides), with a 95% percentile-bootstrap CI resampling A and B independently
+/// (independent runs). `None` where [`point_ratio`] is, or `resamples` is 0.
 pub fn performance_ratio(
     times_a: &[f64],
     work_a: f64,

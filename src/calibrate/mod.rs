@@ -102,11 +102,8 @@ impl CalibrationPlan {
                 }
             }
             if shape == LaunchShape::linear(1, 1) {
-                // The level case: per repetition one word written to a buffer, two empty
-                // launches, the word read back (the read is the wait), through the harness's
-                // calls (the ones the BFS family makes) and through a plain loop of the
-                // driver's. Its rows give per-launch times, as every case's do; a level is
-                // `batch` of them.
+                // The level case: one BFS level's calls (see `PlainLoop::flag_copies`). Its
+                // rows give per-launch times, as every case's do; a level is `batch` of them.
                 cases.push(PlainLoop {
                     shape,
                     wait: WaitMode::Finish,
