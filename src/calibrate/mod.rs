@@ -253,27 +253,6 @@ fn harness_turn(
     Ok(())
 }
 
-/// One turn of `n` repetitions through the plain loop, the first untimed.
-fn plain_turn(
-    backend: &mut dyn Runtime,
-    probe: &Probe,
-    plan: PlainLoop,
-    n: u32,
-    into: &mut Samples,
-) -> Result<(), CalibrationError> {
-    let times = backend.plain_launches(
-        probe.kernel,
-        &probe.args,
-        PlainLoop {
-            reps: n + 1,
-            ..plan
-        },
-    )?;
-    into.plain
-        .extend(times.iter().skip(1).map(|t| t / f64::from(plan.batch)));
-    Ok(())
-}
-
 /// Measures one case on every backend, the paths and APIs taking turns.
 fn measure_case(
     backends: &mut [&mut dyn Runtime],
@@ -293,7 +272,14 @@ fn measure_case(
         let n = chunk.min(plan.reps - done);
         for ((b, p), s) in backends.iter_mut().zip(probes).zip(samples.iter_mut()) {
             harness_turn(&mut **b, p, plan, n, s)?;
-            plain_turn(&mut **b, p, plan, n, s)?;
+            // The plain loop's turn, its first repetition untimed.
+            let plain = PlainLoop {
+                reps: n + 1,
+                ..plan
+            };
+            let times = b.plain_launches(p.kernel, &p.args, plain)?;
+            s.plain
+                .extend(times.iter().skip(1).map(|t| t / f64::from(plan.batch)));
         }
         done += n;
     }

@@ -1,7 +1,5 @@
-//! The answer of a tuning run: each API's best configuration with its metric and confidence
-//! interval, the best-vs-best Performance Ratio, the same-configuration PR at each side's
-//! best, the parameters in which the two bests differ, and how well each strategy did against
-//! the exhaustive best.
+//! The answer of a tuning run: each API's best, the best-vs-best and same-configuration PRs,
+//! and how well each strategy did against the exhaustive best.
 
 use super::cache::{Cache, Scope};
 use super::run::{score_of, Evaluation};
