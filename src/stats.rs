@@ -47,10 +47,7 @@ fn median_in_place(xs: &mut [f64]) -> Option<f64> {
 
 fn median_sorted(sorted: &[f64]) -> Option<f64> {
     let n = sorted.len();
-    if n == 0 {
-        return None;
-    }
-    let upper = sorted[n / 2];
+    let upper = *sorted.get(n / 2)?;
     if n % 2 == 1 {
         Some(upper)
     } else {
@@ -70,8 +67,7 @@ fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
     // `h` is in [0, last], so the floor is a valid index; `min` guards against rounding.
     let lo = (h.floor() as usize).min(last);
     let hi = (lo + 1).min(last);
-    let a = sorted[lo];
-    let b = sorted[hi];
+    let (a, b) = (sorted[lo], sorted[hi]);
     let frac = h - lo as f64;
     // Returning `a` outright when there is nothing to interpolate avoids `inf - inf = NaN`
     // and keeps constant samples exactly constant.
@@ -95,15 +91,7 @@ pub fn median(xs: &[f64]) -> Option<f64> {
 /// Arithmetic mean; `None` when empty. Reported beside the median so a skewed distribution is
 /// visible (mean far above median means a heavy tail).
 pub fn mean(xs: &[f64]) -> Option<f64> {
-    if xs.is_empty() {
-        return None;
-    }
-    Some(xs.iter().sum::<f64>() / xs.len() as f64)
-}
-
-#[cfg(test)]
-pub fn quantile(xs: &[f64], p: f64) -> Option<f64> {
-    quantile_sorted(&sorted_copy(xs), p)
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
 }
 
 /// Median absolute deviation from the median, unscaled (no 1.4826 normal-consistency factor):
@@ -127,18 +115,14 @@ pub fn outlier_count(xs: &[f64]) -> usize {
         return 0;
     };
     let iqr = q3 - q1;
-    let lo = q1 - 1.5 * iqr;
-    let hi = q3 + 1.5 * iqr;
+    let (lo, hi) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
     sorted.iter().filter(|&&x| x < lo || x > hi).count()
 }
 
 /// Checks a confidence level and returns the two tail probabilities of its percentile interval.
 fn tails(confidence: f64) -> Option<(f64, f64)> {
-    if !(confidence > 0.0 && confidence < 1.0) {
-        return None;
-    }
     let alpha = 1.0 - confidence;
-    Some((alpha / 2.0, 1.0 - alpha / 2.0))
+    (confidence > 0.0 && confidence < 1.0).then_some((alpha / 2.0, 1.0 - alpha / 2.0))
 }
 
 /// Fills `buf` with `xs.len()` draws with replacement from `xs` (`xs` must be non-empty).
@@ -239,44 +223,15 @@ fn percentile_interval(mut stats: Vec<f64>, (p_lo, p_hi): (f64, f64)) -> Option<
     ))
 }
 
-/// [`bootstrap_ci`] of the median, through [`ResampledMedian`]: the same interval, faster.
-fn bootstrap_median_ci(
-    xs: &[f64],
-    resamples: usize,
-    confidence: f64,
-    seed: u64,
-) -> Option<(f64, f64)> {
-    let tails = tails(confidence)?;
+/// The 95% percentile-bootstrap CI of the median, through [`ResampledMedian`].
+fn bootstrap_median_ci(xs: &[f64], resamples: usize, seed: u64) -> Option<(f64, f64)> {
+    let tails = tails(CONFIDENCE)?;
     if xs.is_empty() || resamples == 0 {
         return None;
     }
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut medians = ResampledMedian::new(xs);
     let stats = (0..resamples).map(|_| medians.next(&mut rng)).collect();
-    percentile_interval(stats, tails)
-}
-
-#[cfg(test)]
-/// Percentile bootstrap CI of `stat` over `resamples` resamples of `xs` drawn with `seed`; `None`
-/// when `xs` is empty, `resamples` is 0, or `confidence` is not in (0, 1).
-pub fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
-    xs: &[f64],
-    stat: F,
-    resamples: usize,
-    confidence: f64,
-    seed: u64,
-) -> Option<(f64, f64)> {
-    let tails = tails(confidence)?;
-    if xs.is_empty() || resamples == 0 {
-        return None;
-    }
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut buf = Vec::with_capacity(xs.len());
-    let mut stats = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        resample_into(&mut rng, xs, &mut buf);
-        stats.push(stat(&buf));
-    }
     percentile_interval(stats, tails)
 }
 
@@ -301,7 +256,7 @@ pub struct Summary {
 pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
     let sorted = sorted_copy(xs);
     let median = median_sorted(&sorted)?;
-    let (ci_lo, ci_hi) = bootstrap_median_ci(xs, resamples, CONFIDENCE, seed)?;
+    let (ci_lo, ci_hi) = bootstrap_median_ci(xs, resamples, seed)?;
     Some(Summary {
         n: xs.len(),
         median,
@@ -332,8 +287,7 @@ fn ratio_of(work_a: f64, time_a: f64, work_b: f64, time_b: f64) -> f64 {
 /// The point value of [`performance_ratio`] alone (no bootstrap): what a stored PR is checked
 /// against. `None` where a median time or a work amount is not a positive number.
 pub fn point_ratio(times_a: &[f64], work_a: f64, times_b: &[f64], work_b: f64) -> Option<f64> {
-    let med_a = median(times_a)?;
-    let med_b = median(times_b)?;
+    let (med_a, med_b) = (median(times_a)?, median(times_b)?);
     let positive = |x: f64| x > 0.0 && x.is_finite();
     if !(positive(med_a) && positive(med_b) && positive(work_a) && positive(work_b)) {
         return None;
@@ -341,13 +295,9 @@ pub fn point_ratio(times_a: &[f64], work_a: f64, times_b: &[f64], work_b: f64) -
     Some(ratio_of(work_a, med_a, work_b, med_b))
 }
 
-/// The Performance Ratio of A against B: `perf_a / perf_b` with `perf = work / median(time)`
-/// (PR > 1 means A is faster). `work_*` is whatever the metric counts per run, in one unit on
-/// both sides. The CI is a 95% percentile bootstrap in which A's and B's samples are resampled
-/// independently (they come from independent runs).
-///
-/// `None` if either sample is empty, a median time or a work amount is not a positive number,
-/// or `resamples` is 0: a ratio of non-positive performances is meaningless.
+/// `perf_a / perf_b` with `perf = work / median(time)` (above 1: A is faster; `work_*` in one
+/// unit on both sides), with a 95% percentile-bootstrap CI resampling A and B independently
+/// (independent runs). `None` where [`point_ratio`] is, or `resamples` is 0.
 pub fn performance_ratio(
     times_a: &[f64],
     work_a: f64,
@@ -424,12 +374,6 @@ pub fn verdict_word(pr: f64, ci_lo: f64, ci_hi: f64) -> String {
     }
 }
 
-#[cfg(test)]
-/// Relative change from the reference `a` to `b`: `|b - a| / |a|`.
-pub fn relative_change(a: f64, b: f64) -> f64 {
-    (b - a).abs() / a.abs()
-}
-
 /// The least-squares line through the origin, `y = c·x`, of `(x, y)` points: `c` and the R²
 /// of the fit against the mean of `y` (1 for points on the line; 0 or below for a fit no
 /// better than the mean). Empty or all-zero `x` gives `(NaN, NaN)`.
@@ -444,14 +388,10 @@ pub fn fit_through_origin(points: &[(f64, f64)]) -> (f64, f64) {
     let mean_y = mean(&ys).unwrap_or(0.0);
     let residual: f64 = points.iter().map(|(x, y)| (y - c * x).powi(2)).sum();
     let total: f64 = ys.iter().map(|y| (y - mean_y).powi(2)).sum();
-    let r2 = if total == 0.0 {
-        if residual == 0.0 {
-            1.0
-        } else {
-            0.0
-        }
-    } else {
-        1.0 - residual / total
+    let r2 = match (total == 0.0, residual == 0.0) {
+        (true, true) => 1.0,
+        (true, false) => 0.0,
+        (false, _) => 1.0 - residual / total,
     };
     (c, r2)
 }
@@ -462,6 +402,38 @@ mod tests {
     use proptest::prelude::*;
     // Both globs above bring an `Rng`; the one of the `rand` the crate uses is meant.
     use rand::Rng;
+
+    fn quantile(xs: &[f64], p: f64) -> Option<f64> {
+        quantile_sorted(&sorted_copy(xs), p)
+    }
+
+    /// Percentile bootstrap CI of `stat` over `resamples` resamples of `xs` drawn with `seed`; `None`
+    /// when `xs` is empty, `resamples` is 0, or `confidence` is not in (0, 1).
+    fn bootstrap_ci<F: Fn(&[f64]) -> f64>(
+        xs: &[f64],
+        stat: F,
+        resamples: usize,
+        confidence: f64,
+        seed: u64,
+    ) -> Option<(f64, f64)> {
+        let tails = tails(confidence)?;
+        if xs.is_empty() || resamples == 0 {
+            return None;
+        }
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut buf = Vec::with_capacity(xs.len());
+        let mut stats = Vec::with_capacity(resamples);
+        for _ in 0..resamples {
+            resample_into(&mut rng, xs, &mut buf);
+            stats.push(stat(&buf));
+        }
+        percentile_interval(stats, tails)
+    }
+
+    /// Relative change from the reference `a` to `b`: `|b - a| / |a|`.
+    fn relative_change(a: f64, b: f64) -> f64 {
+        (b - a).abs() / a.abs()
+    }
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * a.abs().max(b.abs())
@@ -576,7 +548,7 @@ mod tests {
             seed in 0u64..1000,
         ) {
             let generic = bootstrap_ci(&xs, |s| median(s).unwrap(), 200, CONFIDENCE, seed);
-            prop_assert_eq!(bootstrap_median_ci(&xs, 200, CONFIDENCE, seed), generic);
+            prop_assert_eq!(bootstrap_median_ci(&xs, 200, seed), generic);
         }
     }
 

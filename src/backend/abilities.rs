@@ -24,8 +24,7 @@ impl<T> Runtime for T where
 /// Buffer operations beyond the core's float upload and download: integer words, poison,
 /// device copies and constant memory.
 pub trait BufferOps: Backend {
-    /// Uploads integers into a float buffer bit for bit (every upload is a byte copy), for
-    /// the kernel to read as `uint`.
+    /// Uploads integers bit for bit, for the kernel to read as `uint`.
     fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
         // SAFETY: u32 and f32 have the same size and alignment and every bit pattern is a
         // valid f32, so the words are viewed in place (a copy would cost a gigabyte-sized
@@ -50,10 +49,8 @@ pub trait BufferOps: Backend {
         Ok(())
     }
 
-    /// Fills constant memory before timing: CUDA copies `buffer` into the module symbol
-    /// `symbol` of `program`; OpenCL only checks the buffer, which reaches the kernel as its
-    /// `__constant` argument ([`Arg::Constant`]). Both sides thus upload the same data the
-    /// same way, untimed.
+    /// Fills constant memory, untimed: CUDA copies `buffer` into `program`'s symbol `symbol`;
+    /// OpenCL only checks it, as the kernel's `__constant` argument ([`Arg::Constant`]).
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()>;
 
     /// Device-to-device copy of `len` floats, blocking, timed like a launch.
@@ -62,9 +59,9 @@ pub trait BufferOps: Backend {
 
 /// What a backend can say about the programs it built, and programs built ahead.
 pub trait Programs: Backend {
-    /// Builds these programs ahead, several at once where the API's compiler allows, for
-    /// [`Backend::compile`] to find; a failure here is left to `compile`, which reports it in
-    /// its comparison. Returns how many were built.
+    /// Builds these programs ahead (in parallel where the compiler allows) for
+    /// [`Backend::compile`] to find; a failure is left for `compile` to report. Returns how
+    /// many were built.
     fn prebuild(&mut self, _requests: &[CompileRequest]) -> usize {
         0
     }
@@ -126,9 +123,8 @@ pub trait HostTransfers: Backend {
     /// launch.
     fn transfer(&mut self, transfer: Transfer) -> Result<Timing>;
 
-    /// A transfer and one kernel launch, on two queues at once (`concurrent`) or one after
-    /// the other on one queue; blocking. Wall: first enqueue to the later completion; no
-    /// device time.
+    /// A transfer and one kernel launch, on two queues at once (`concurrent`) or on one;
+    /// blocking. Wall: first enqueue to the later completion; no device time.
     fn transfer_beside_kernel(
         &mut self,
         transfer: Transfer,
@@ -153,9 +149,8 @@ pub trait PlainLoops: Backend {
         count: u32,
     ) -> Result<Timing>;
 
-    /// A plain program's launch loop: the arguments set once, then per repetition `batch`
-    /// enqueues and one wait in `plan.wait`, each repetition's seconds on the host clock. What
-    /// [`Backend::launch`]'s own cost is held against (`clvscu calibrate`).
+    /// A plain program's launch loop: arguments set once, then per repetition `batch`
+    /// enqueues and one wait, each repetition's seconds on the host clock (`clvscu calibrate`).
     fn plain_launches(
         &mut self,
         kernel: KernelId,
@@ -163,8 +158,8 @@ pub trait PlainLoops: Backend {
         plan: PlainLoop,
     ) -> Result<Vec<f64>>;
 
-    /// A plain program's copy loop: `reps` blocking copies with no event, each's seconds on
-    /// the host clock: what the harness's transfers are held against (`explain`'s replay).
+    /// A plain program's copy loop: `reps` blocking copies with no event, each timed on the
+    /// host clock (`explain`'s replay).
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>>;
 
     fn calls(&self) -> CallCounts;

@@ -16,6 +16,9 @@ pub use emulate::{Emulator, FakeLaunch, KernelEmulation};
 use super::handles::Handles;
 use super::*;
 
+/// Device seconds per float of every buffer argument (standing in for memory traffic).
+const SECONDS_PER_FLOAT: f64 = 1e-12;
+
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
 
 thread_local! {
@@ -28,8 +31,6 @@ thread_local! {
 pub struct FakeScript {
     /// Device seconds of every launch, before the per-float term.
     pub base_seconds: f64,
-    /// Device seconds per float of every buffer argument (standing in for memory traffic).
-    pub seconds_per_float: f64,
     /// Host seconds added to the device time for the wall clock (launch + wait).
     pub wall_overhead_seconds: f64,
     /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
@@ -76,7 +77,6 @@ impl Default for FakeScript {
     fn default() -> Self {
         FakeScript {
             base_seconds: 2e-6,
-            seconds_per_float: 1e-12,
             wall_overhead_seconds: 8e-6,
             wake_up_seconds: 1e-4,
             harness_overhead_seconds: 0.0,

@@ -102,11 +102,8 @@ impl CalibrationPlan {
                 }
             }
             if shape == LaunchShape::linear(1, 1) {
-                // The level case: per repetition one word written to a buffer, two empty
-                // launches, the word read back (the read is the wait), through the harness's
-                // calls (the ones the BFS family makes) and through a plain loop of the
-                // driver's. Its rows give per-launch times, as every case's do; a level is
-                // `batch` of them.
+                // The level case: one BFS level's calls (see `PlainLoop::flag_copies`). Its
+                // rows give per-launch times, as every case's do; a level is `batch` of them.
                 cases.push(PlainLoop {
                     shape,
                     wait: WaitMode::Finish,
@@ -256,27 +253,6 @@ fn harness_turn(
     Ok(())
 }
 
-/// One turn of `n` repetitions through the plain loop, the first untimed.
-fn plain_turn(
-    backend: &mut dyn Runtime,
-    probe: &Probe,
-    plan: PlainLoop,
-    n: u32,
-    into: &mut Samples,
-) -> Result<(), CalibrationError> {
-    let times = backend.plain_launches(
-        probe.kernel,
-        &probe.args,
-        PlainLoop {
-            reps: n + 1,
-            ..plan
-        },
-    )?;
-    into.plain
-        .extend(times.iter().skip(1).map(|t| t / f64::from(plan.batch)));
-    Ok(())
-}
-
 /// Measures one case on every backend, the paths and APIs taking turns.
 fn measure_case(
     backends: &mut [&mut dyn Runtime],
@@ -296,7 +272,14 @@ fn measure_case(
         let n = chunk.min(plan.reps - done);
         for ((b, p), s) in backends.iter_mut().zip(probes).zip(samples.iter_mut()) {
             harness_turn(&mut **b, p, plan, n, s)?;
-            plain_turn(&mut **b, p, plan, n, s)?;
+            // The plain loop's turn, its first repetition untimed.
+            let plain = PlainLoop {
+                reps: n + 1,
+                ..plan
+            };
+            let times = b.plain_launches(p.kernel, &p.args, plain)?;
+            s.plain
+                .extend(times.iter().skip(1).map(|t| t / f64::from(plan.batch)));
         }
         done += n;
     }
@@ -407,31 +390,31 @@ pub fn measure_cases(
     warm_up(backends, sources)?;
     // One probe per work-group size on each backend, built once: the cases share them.
     let mut probes: Vec<(u32, Vec<Probe>)> = Vec::new();
-    let mut result = Ok(());
-    for &case in cases {
-        let local = case.shape.local;
-        if !probes.iter().any(|(l, _)| *l == local) {
-            // Built in the backends' order and stopped at the first failure, so that each
-            // probe is released through the backend that built it.
-            let mut built = Vec::new();
-            for b in backends.iter_mut() {
-                match Probe::build(&mut **b, sources, local) {
-                    Ok(p) => built.push(p),
-                    Err(e) => {
-                        result = Err(e);
-                        break;
+    let mut run = || -> Result<(), CalibrationError> {
+        for &case in cases {
+            let local = case.shape.local;
+            let i = match probes.iter().position(|(l, _)| *l == local) {
+                Some(i) => i,
+                None => {
+                    // Built in the backends' order and kept up to the first failure, so that
+                    // each probe is released through the backend that built it.
+                    let mut built = Vec::new();
+                    let failed = backends.iter_mut().find_map(|b| {
+                        let probe = Probe::build(&mut **b, sources, local);
+                        probe.map(|p| built.push(p)).err()
+                    });
+                    probes.push((local, built));
+                    if let Some(e) = failed {
+                        return Err(e);
                     }
+                    probes.len() - 1
                 }
-            }
-            probes.push((local, built));
+            };
+            add_case(&mut out, backends, &probes[i].1, case, chunk)?;
         }
-        if let Some((_, these)) = probes.iter().find(|(l, _)| *l == local) {
-            result = result.and_then(|()| add_case(&mut out, backends, these, case, chunk));
-        }
-        if result.is_err() {
-            break;
-        }
-    }
+        Ok(())
+    };
+    let result = run();
     for (_, built) in probes {
         for (b, p) in backends.iter_mut().zip(built) {
             p.release(&mut **b);

@@ -20,41 +20,38 @@ pub struct Check {
 /// the plain loops', back to back within [`BACK_TO_BACK_WITHIN`] per launch.
 pub fn checks(c: &Calibration) -> Vec<Check> {
     let default = WaitMode::DEFAULT.label();
-    let mut out = Vec::new();
-    for r in c.rows.iter().filter(|r| r.wait == default) {
+    let rows = c.rows.iter().filter(|r| r.wait == default).map(|r| {
         let what = format!("{} {} x{} ({})", r.api, r.shape, r.batch, r.wait);
         if r.batch == 1 {
-            out.push(Check {
+            return Check {
                 what: format!(
                     "{what}: harness {:.2} µs vs plain {:.2} µs, within {SINGLE_WITHIN_US} µs",
                     r.harness_us, r.plain_us
                 ),
                 passed: r.overhead_us.abs() <= SINGLE_WITHIN_US,
-            });
-        } else {
-            let rel = r.overhead_us / r.plain_us;
-            out.push(Check {
-                what: format!(
-                    "{what}: harness {:.3} µs vs plain {:.3} µs a launch ({:+.1}%), within {:.0}%",
-                    r.harness_us,
-                    r.plain_us,
-                    100.0 * rel,
-                    100.0 * BACK_TO_BACK_WITHIN
-                ),
-                passed: rel.abs() <= BACK_TO_BACK_WITHIN,
-            });
+            };
         }
-    }
-    for p in c.prs.iter().filter(|p| p.wait == default && p.batch == 1) {
-        out.push(Check {
+        let rel = r.overhead_us / r.plain_us;
+        Check {
             what: format!(
-                "launch PR {} x1 ({}): harness {:.3} vs plain {:.3}, within ±{PR_WITHIN}",
-                p.shape, p.wait, p.pr_harness, p.pr_plain
+                "{what}: harness {:.3} µs vs plain {:.3} µs a launch ({:+.1}%), within {:.0}%",
+                r.harness_us,
+                r.plain_us,
+                100.0 * rel,
+                100.0 * BACK_TO_BACK_WITHIN
             ),
-            passed: (p.pr_harness - p.pr_plain).abs() <= PR_WITHIN,
-        });
-    }
-    out
+            passed: rel.abs() <= BACK_TO_BACK_WITHIN,
+        }
+    });
+    let prs = c.prs.iter().filter(|p| p.wait == default && p.batch == 1);
+    let prs = prs.map(|p| Check {
+        what: format!(
+            "launch PR {} x1 ({}): harness {:.3} vs plain {:.3}, within ±{PR_WITHIN}",
+            p.shape, p.wait, p.pr_harness, p.pr_plain
+        ),
+        passed: (p.pr_harness - p.pr_plain).abs() <= PR_WITHIN,
+    });
+    rows.chain(prs).collect()
 }
 
 /// The overhead gap between the APIs on the default wait mode, one at a time, 1 x 1: what a

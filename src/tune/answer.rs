@@ -1,7 +1,5 @@
-//! The answer of a tuning run: each API's best configuration with its metric and confidence
-//! interval, the best-vs-best Performance Ratio, the same-configuration PR at each side's
-//! best, the parameters in which the two bests differ, and how well each strategy did against
-//! the exhaustive best.
+//! The answer of a tuning run: each API's best, the best-vs-best and same-configuration PRs,
+//! and how well each strategy did against the exhaustive best.
 
 use super::cache::{Cache, Scope};
 use super::run::{score_of, Evaluation};
@@ -146,14 +144,10 @@ pub fn exhaustive_best(
     let mut best = f64::NEG_INFINITY;
     for i in 0..space.len() {
         let config = space.config(i);
-        let outcome = cache.get(scope, &config.text())?;
-        let Some(times) = outcome.times() else {
-            continue;
-        };
-        if super::run::implausible(space, &config, times, device).is_some() {
-            continue;
-        }
-        if let Some(s) = score_of(space, &config, times) {
+        let times = cache.get(scope, &config.text())?.times();
+        let plausible =
+            times.filter(|t| super::run::implausible(space, &config, t, device).is_none());
+        if let Some(s) = plausible.and_then(|t| score_of(space, &config, t)) {
             best = best.max(s);
         }
     }

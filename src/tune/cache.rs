@@ -10,10 +10,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::TuneError;
-use crate::backend::DeviceInfo;
 use crate::export::write_atomic;
-use crate::kernels::KernelSources;
-use crate::rows::Api;
 
 /// What one evaluation gave: device-event times of the timed repetitions, or why it failed
 /// (a failed configuration is recorded, never timed).
@@ -75,26 +72,6 @@ pub struct Scope {
 }
 
 impl Scope {
-    /// The scope of `family_file`'s program on `device`, for `target` (`family/variant`) at
-    /// `size`. The hash covers the prelude and the kernel file as the compiler receives them.
-    pub fn of(
-        device: &DeviceInfo,
-        api: Api,
-        sources: &KernelSources,
-        family_file: &str,
-        target: &str,
-        size: &str,
-    ) -> Result<Scope, TuneError> {
-        let program = sources.program(api, family_file)?;
-        let hash = crate::session::folder::short_hash(program.as_bytes());
-        Ok(Scope {
-            text: format!(
-                "{} | {} | {} | {hash} | {target} | {size}",
-                device.name, device.driver_version, api
-            ),
-        })
-    }
-
     fn key(&self, config: &str) -> String {
         format!("{} | {config}", self.text)
     }
@@ -213,13 +190,11 @@ impl Cache {
         let _held = lock(&path)?;
         let on_disk = File::read(&path)?;
         for (key, outcome) in on_disk.entries {
-            if let std::collections::btree_map::Entry::Vacant(v) =
-                self.file.entries.entry(key.clone())
-            {
-                v.insert(outcome);
+            if !self.file.entries.contains_key(&key) {
                 self.file
                     .sums
                     .insert(key.clone(), on_disk.sums[&key].clone());
+                self.file.entries.insert(key, outcome);
             }
         }
         let text = serde_json::to_string(&self.file).map_err(|e| err(e.to_string()))?;

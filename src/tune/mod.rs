@@ -117,15 +117,13 @@ impl TunePlan<'_> {
         } else {
             self.answer(&tuner, sides, cache, &bests)?
         };
-        let lines = self.strategy_lines(&space, sides, cache, &evaluations);
-        let interrupted = tuner.stopped();
         Ok(TuneReport {
+            lines: self.strategy_lines(&space, sides, cache, &evaluations),
+            interrupted: tuner.stopped(),
             space,
             evaluations,
-            lines,
             answer,
             bests,
-            interrupted,
         })
     }
 
@@ -190,21 +188,15 @@ impl TunePlan<'_> {
         cache: &Cache,
         evaluations: &[Evaluation],
     ) -> Vec<StrategyLine> {
-        let mut lines = Vec::new();
-        for side in sides {
-            let exhaustive =
-                answer::exhaustive_best(space, cache, &side.scope, side.backend.info());
-            for &kind in &self.strategies {
-                lines.push(answer::strategy_line(
-                    evaluations,
-                    kind,
-                    side.api(),
-                    exhaustive,
-                    space.len(),
-                ));
-            }
-        }
-        lines
+        sides
+            .iter()
+            .flat_map(|side| {
+                let best = answer::exhaustive_best(space, cache, &side.scope, side.backend.info());
+                self.strategies.iter().map(move |&kind| {
+                    answer::strategy_line(evaluations, kind, side.api(), best, space.len())
+                })
+            })
+            .collect()
     }
 
     /// The exhaustive search covers the space whatever the budget; the others stop at the
@@ -279,21 +271,25 @@ impl TunePlan<'_> {
     }
 }
 
-/// The scope of `side`'s measurements of `def` at `size`.
+/// The scope of `backend`'s measurements of `def` at `size`. The hash covers the prelude and
+/// the kernel file as the compiler receives them.
 pub fn scope_of(
     backend: &dyn crate::backend::Runtime,
     sources: &KernelSources,
     def: &SpaceDef,
     size: Size,
 ) -> Result<Scope, TuneError> {
-    Scope::of(
-        backend.info(),
-        backend.api(),
-        sources,
-        def.family.file(),
-        &run::target_name(def.family, def.name),
-        &size.to_string(),
-    )
+    let program = sources.program(backend.api(), def.family.file())?;
+    let hash = crate::session::folder::short_hash(program.as_bytes());
+    let (device, target) = (backend.info(), run::target_name(def.family, def.name));
+    Ok(Scope {
+        text: format!(
+            "{} | {} | {} | {hash} | {target} | {size}",
+            device.name,
+            device.driver_version,
+            backend.api()
+        ),
+    })
 }
 
 /// The default cache file of an output folder.

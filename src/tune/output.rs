@@ -112,17 +112,17 @@ pub fn answer_markdown(
         .iter()
         .map(|(k, v)| format!("{v} {k}"))
         .collect();
+    let invalid = if invalid.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", invalid.join(", "))
+    };
     let _ = writeln!(
         s,
-        "Space: {} valid configurations at size {}, {} invalid (not launched{}).\n",
+        "Space: {} valid configurations at size {}, {} invalid (not launched{invalid}).\n",
         report.space.len(),
         report.space.size,
         report.space.invalid_count(),
-        if invalid.is_empty() {
-            String::new()
-        } else {
-            format!(": {}", invalid.join(", "))
-        }
     );
     s.push_str("| API | best configuration | metric | 95% CI | unit |\n|---|---|---|---|---|\n");
     for b in &report.bests {

@@ -1,15 +1,12 @@
 //! Where a tune's numbers came from: what `clvscu run` records too (binary, command line,
 //! host, devices and drivers, GPU state, kernel hashes) and what this tune searched.
 
-use std::collections::BTreeMap;
-
 use sha2::{Digest, Sha256};
 
 use super::space::Space;
 use super::TunePlan;
 use crate::backend::DeviceInfo;
 use crate::export::json::{Provenance, TuneProvenance};
-use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::session::provenance::{common, source_hash, GpuSnapshot};
 
@@ -28,14 +25,6 @@ pub fn space_sha256(space: &Space) -> String {
     format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
-/// The tuned kernel file's source hash on each API, as a run's notes spell it.
-fn kernel_hashes(sources: &KernelSources, file: &str) -> BTreeMap<String, String> {
-    [Api::OpenCl, Api::Cuda]
-        .into_iter()
-        .map(|api| (api.label().to_string(), source_hash(sources, api, file)))
-        .collect()
-}
-
 /// The provenance of `plan`'s search of `space` on `devices`, with the GPU state `before` it.
 pub fn of_tune(
     plan: &TunePlan,
@@ -45,6 +34,17 @@ pub fn of_tune(
     before: GpuSnapshot,
 ) -> Provenance {
     let mut p = common(devices, plan.sources, command_line, before);
+    // The tuned kernel file's source hash on each API, as a run's notes spell it.
+    let file = space.def.family.file();
+    let kernel_sha256 = [Api::OpenCl, Api::Cuda]
+        .into_iter()
+        .map(|api| {
+            (
+                api.label().to_string(),
+                source_hash(plan.sources, api, file),
+            )
+        })
+        .collect();
     p.tune = Some(TuneProvenance {
         target: plan.target(),
         family: space.def.family.name().into(),
@@ -55,7 +55,7 @@ pub fn of_tune(
         points: space.len(),
         invalid: space.invalid_count(),
         space_sha256: space_sha256(space),
-        kernel_sha256: kernel_hashes(plan.sources, space.def.family.file()),
+        kernel_sha256,
     });
     p
 }

@@ -170,10 +170,7 @@ impl Tuner<'_> {
         let why = outcome
             .times()
             .and_then(|t| implausible(self.space, config, t, device));
-        match why {
-            Some(message) => Outcome::Implausible { message },
-            None => outcome,
-        }
+        why.map_or(outcome, |message| Outcome::Implausible { message })
     }
 
     /// Whether Ctrl-C asked the search to stop.
@@ -183,10 +180,8 @@ impl Tuner<'_> {
             .is_some_and(|f| f.load(Ordering::SeqCst))
     }
 
-    /// The settings `config` is measured with: a study entry of the space's variant and size
-    /// at `config`'s launch, defines and index width, with a run's defaults for everything a
-    /// space does not choose (device clock, the default wait, the same compiler flags), timed
-    /// `options.reps` times after `options.warmup` untimed runs.
+    /// The study entry `config` is measured as: a run's defaults for everything a space does
+    /// not choose (device clock, default wait, the same compiler flags).
     pub fn settings(&self, variant: &'static Variant, config: &Config) -> Resolved {
         let reps = self.plan.options.reps.max(1);
         Resolved {
@@ -234,9 +229,8 @@ impl Tuner<'_> {
         }
     }
 
-    /// Measures `config` through the session's measuring step, the one `run` measures a study
-    /// entry with: build, verify (never timed when wrong), warm up, then time on the device
-    /// clock. `None` when Ctrl-C stopped it mid-way (nothing of it counts).
+    /// Measures `config` through the step `run` measures a study entry with (build, verify,
+    /// warm up, time). `None` when Ctrl-C stopped it mid-way (nothing of it counts).
     fn measure(&self, backend: &mut dyn Runtime, config: &Config) -> Option<Outcome> {
         let variant = self.space.variant_of(config);
         let settings = self.settings(variant, config);
@@ -280,10 +274,8 @@ impl Tuner<'_> {
         seed: u64,
         budget: Budget,
     ) -> Result<Vec<Evaluation>, TuneError> {
-        let mut strategies: Vec<_> = sides
-            .iter()
-            .enumerate()
-            .map(|(i, _)| strategy::make(kind, self.space, seed.wrapping_add(i as u64)))
+        let mut strategies: Vec<_> = (0..sides.len())
+            .map(|i| strategy::make(kind, self.space, seed.wrapping_add(i as u64)))
             .collect();
         let mut asked = vec![0usize; sides.len()];
         let mut done = vec![false; sides.len()];

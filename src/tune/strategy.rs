@@ -20,42 +20,31 @@ use crate::rows::StrategyKind;
 /// A strategy of `kind`, seeded.
 pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {
     match kind {
-        StrategyKind::Exhaustive => Box::new(Exhaustive { next: 0 }),
-        StrategyKind::Random => Box::new(Random::new(space.len(), seed)),
+        StrategyKind::Exhaustive => Box::new(Listed::new(space.len(), None)),
+        StrategyKind::Random => Box::new(Listed::new(space.len(), Some(seed))),
         StrategyKind::Anneal => Box::new(Anneal::new(space.len(), seed)),
         StrategyKind::Genetic => Box::new(super::genetic::Genetic::new(space.len(), seed)),
         StrategyKind::Bayes => Box::new(super::bayes::Bayes::new(space.len(), seed)),
     }
 }
 
-struct Exhaustive {
-    next: usize,
-}
-
-impl Strategy for Exhaustive {
-    fn propose(&mut self, space: &Space) -> Option<usize> {
-        let i = self.next;
-        self.next += 1;
-        (i < space.len()).then_some(i)
-    }
-
-    fn observe(&mut self, _: usize, _: Option<f64>) {}
-}
-
-struct Random {
+/// Every point once, in index order (exhaustive) or shuffled by a seed (random sampling).
+struct Listed {
     order: Vec<usize>,
 }
 
-impl Random {
-    fn new(n: usize, seed: u64) -> Self {
+impl Listed {
+    fn new(n: usize, shuffle: Option<u64>) -> Self {
         let mut order: Vec<usize> = (0..n).collect();
-        order.shuffle(&mut SmallRng::seed_from_u64(seed));
+        if let Some(seed) = shuffle {
+            order.shuffle(&mut SmallRng::seed_from_u64(seed));
+        }
         order.reverse();
-        Random { order }
+        Listed { order }
     }
 }
 
-impl Strategy for Random {
+impl Strategy for Listed {
     fn propose(&mut self, _: &Space) -> Option<usize> {
         self.order.pop()
     }

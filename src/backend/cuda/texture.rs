@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use cudarc::driver::sys::{self, CUresult};
+use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 
 use super::{drv, API};
@@ -14,14 +14,6 @@ use crate::backend::{check_texels, BackendError, BufferId, Result};
 #[derive(Default)]
 pub struct Textures {
     made: HashMap<(BufferId, u32), sys::CUtexObject>,
-}
-
-fn check(r: CUresult, what: &str) -> Result<()> {
-    if r == CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(BackendError::driver(API, what, format!("{r:?}")))
-    }
 }
 
 impl Textures {
@@ -68,11 +60,13 @@ impl Textures {
         ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // SAFETY: the descriptors outlive the call; the buffer outlives the texture, which
         // `forget` destroys before the buffer is freed.
-        let r = unsafe { sys::cuTexObjectCreate(&mut object, &res, &tex, std::ptr::null()) };
-        check(
-            r,
-            &format!("cuTexObjectCreate (linear, {texels} texels of {channels} floats)"),
-        )?;
+        unsafe { sys::cuTexObjectCreate(&mut object, &res, &tex, std::ptr::null()) }
+            .result()
+            .map_err(|e| {
+                let what =
+                    format!("cuTexObjectCreate (linear, {texels} texels of {channels} floats)");
+                BackendError::driver(API, &what, format!("{:?}", e.0))
+            })?;
         self.made.insert((id, channels), object);
         Ok(object)
     }

@@ -98,9 +98,8 @@ impl FakeBackend {
         } else {
             1.0
         };
-        let device = (self.script.base_seconds + self.script.seconds_per_float * floats as f64)
-            * spread
-            * factor;
+        let device =
+            (self.script.base_seconds + SECONDS_PER_FLOAT * floats as f64) * spread * factor;
         let wake = if self.wait == WaitMode::Blocking {
             self.script.wake_up_seconds
         } else {
