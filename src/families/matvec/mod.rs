@@ -181,7 +181,7 @@ impl Family for Matvec {
             variant: p.algorithm.variant(),
             local: p.local,
             groups: p.groups,
-            define: ("MV_AUTO_RULE", p.source.define_value()),
+            define: ("MV_AUTO_RULE", p.source.into()),
         })
     }
 

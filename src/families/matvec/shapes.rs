@@ -192,38 +192,18 @@ impl Algorithm {
     }
 }
 
-/// Where a plan came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a plan came from, as the value of the `MV_AUTO_RULE` define that records it in a
+/// row's flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Source {
     /// The hand rule ([`rule`]): no measured table names this device.
-    HandRule,
+    Hand,
     /// The device's measured table (`harness/rules/`, or the file `CLVSCU_MATVEC_RULES` names).
     Table,
     /// The hand rule, because the device's table could not be read or named a variant that
     /// cannot run this shape.
-    HandRuleFallback,
-}
-
-impl Source {
-    /// The value of the `MV_AUTO_RULE` define that records the source in a row's flags.
-    pub fn define_value(self) -> &'static str {
-        match self {
-            Source::HandRule => "hand",
-            Source::Table => "table",
-            Source::HandRuleFallback => "hand_fallback",
-        }
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            Source::HandRule => "hand rule (no measured table for this device)",
-            Source::Table => "measured table",
-            Source::HandRuleFallback => {
-                "hand rule (the measured table was unreadable or its variant cannot run this \
-                 shape)"
-            }
-        }
-    }
+    HandFallback,
 }
 
 /// What the rule chose: the algorithm and its launch shape.
@@ -310,7 +290,7 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
         algorithm,
         local,
         groups: clamp(groups),
-        source: Source::HandRule,
+        source: Source::Hand,
     }
 }
 
@@ -369,7 +349,7 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
                 .flatten()
                 .and_then(|table| table_plan(&table, size, info))
                 .unwrap_or(Plan {
-                    source: Source::HandRuleFallback,
+                    source: Source::HandFallback,
                     ..hand
                 }),
         }

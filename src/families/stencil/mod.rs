@@ -229,12 +229,7 @@ pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// What the kernel writes, for the fake backend: the reference rounded to float32.
-fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
-    let g = Grid {
-        nx: nx as u64,
-        ny: ny as u64,
-        nz: nz as u64,
-    };
+fn emulate(input: &[f32], coeff: &[f32], g: Grid) -> Vec<f32> {
     let n = g.points() as usize;
     if input.len() < n || coeff.len() <= RADIUS as usize {
         return Vec::new();
@@ -250,8 +245,8 @@ pub struct Stencil;
 
 /// `stencil_fdtd3d(input, output, coeff, nx, ny, nz, ...)`: one step over the grid.
 fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let (nx, ny, nz) = (l.count(3)?, l.count(4)?, l.count(5)?);
-    let out = emulate(l.read(0)?, l.read(2)?, nx, ny, nz);
+    let [nx, ny, nz] = [l.count(3)?, l.count(4)?, l.count(5)?].map(|n| n as u64);
+    let out = emulate(l.read(0)?, l.read(2)?, Grid { nx, ny, nz });
     l.write(1, out)
 }
 
@@ -457,7 +452,7 @@ mod tests {
         assert_eq!(out[p(0, 0, 0)], 0.25);
         assert_eq!(out[p(3, 4, 4)], 0.0, "boundary copy of a zero");
         assert_eq!(abs[p(3, 4, 4)], 0.0);
-        let f = emulate(&input, &coeff, 9, 9, 9);
+        let f = emulate(&input, &coeff, g);
         assert_eq!(f[p(4, 4, 4)], 13.5);
     }
 

@@ -288,7 +288,6 @@ pub struct CheckDecl {
     /// Per element, over the size parameters, `i`, and the arguments by name (a buffer's
     /// element i); `None`: the two sides' outputs are compared with each other.
     pub reference: Option<Expr>,
-    pub reference_text: Option<String>,
     /// Allowed error per element, relative to the expected value's magnitude (absolute below 1).
     pub tolerance: f64,
 }
@@ -540,7 +539,6 @@ fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, Dec
     Ok(CheckDecl {
         output,
         reference,
-        reference_text: spec.reference.clone(),
         tolerance,
     })
 }
