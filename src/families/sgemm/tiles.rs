@@ -168,17 +168,16 @@ pub fn derive(size: Size, c: &mut Config) {
     }
 }
 
-/// The tiling's local memory fits the device (unknown limits pass).
-pub fn fits_local_memory(c: &Config, device: &DeviceInfo) -> bool {
-    device.local_mem_bytes == 0 || Tiling::of(c).local_bytes() <= device.local_mem_bytes
-}
-
-/// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's).
+/// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's); a device's
+/// unknown local memory passes.
 pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+    let t = Tiling::of(c);
     match rule {
-        Constraint::TileDividesMatrix => !Tiling::of(c).divides(size),
-        Constraint::TileLoads => !Tiling::of(c).loads_whole(),
-        Constraint::LocalMemory => !fits_local_memory(c, device),
+        Constraint::TileDividesMatrix => !t.divides(size),
+        Constraint::TileLoads => !t.loads_whole(),
+        Constraint::LocalMemory => {
+            device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
+        }
         _ => false,
     }
 }

@@ -20,14 +20,14 @@
 //! in the SDK's own report of points per second. The flop count (29 per interior point: one
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::Tuning;
 use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
-use crate::families::reference::{self, Verification};
+use crate::families::plan::{Build, Built, ExecError, Inputs, SideConfig};
+use crate::families::reference;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, v, Variant};
 use crate::rows::{FamilyId, Metric, Size};
@@ -265,6 +265,7 @@ impl Family for Stencil {
             variants: &VARIANTS,
             // Cubes and a plane stack with the fewest planes a radius-4 step allows.
             test_sizes: &[Size::matrix(32, 9), Size::vector(64)],
+            emulations: &[("stencil_fdtd3d", emulate_step)],
             ..FamilySpec::new(FamilyId::Stencil, "stencil", Metric::Bandwidth)
         };
         &SPEC
@@ -330,14 +331,6 @@ impl Family for Stencil {
         let mut args = vec![Arg::Buffer(input), Arg::Buffer(out), Arg::Buffer(coeff)];
         args.extend([g.nx, g.ny, g.nz].map(|d| Arg::U32(d as u32)));
         Ok(Built::into(vec![cx.launch(k, args)], out, points))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "stencil_fdtd3d").then_some(emulate_step as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 }
 
