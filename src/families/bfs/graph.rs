@@ -15,7 +15,8 @@ pub const UNREACHED: i32 = -1;
 
 /// How the edges are drawn (see the module docs): the layered graphs' extra edges, or the
 /// random graphs' partners.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Generator {
     Uniform,
     PowerLaw,
@@ -26,12 +27,7 @@ pub enum Generator {
 impl Generator {
     /// The generator a variant names; layered uniform for anything else.
     pub fn of(variant: &Variant) -> Generator {
-        match variant.name {
-            "power-law" => Generator::PowerLaw,
-            "random-uniform" => Generator::RandomUniform,
-            "random-power-law" => Generator::RandomPowerLaw,
-            _ => Generator::Uniform,
-        }
+        variant.name.parse().unwrap_or(Generator::Uniform)
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::rules::{Key, Region, RuleTable};
-use super::shapes::Algorithm;
+use super::shapes::pick;
 use crate::rows::FamilyId;
 
 /// The L2 of an H100 and an H200 (50 MB): a matrix of more bytes is "beyond the L2".
@@ -212,7 +212,7 @@ impl Sweep {
             if s.device != device || s.family != "matvec" || s.is_auto() {
                 continue;
             }
-            let (Some(shape), Some(_)) = (s.shape(), Algorithm::from_name(&s.variant)) else {
+            let (Some(shape), Some(_)) = (s.shape(), pick(&s.variant)) else {
                 continue;
             };
             let candidate = Candidate {

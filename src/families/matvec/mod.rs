@@ -178,7 +178,7 @@ impl Family for Matvec {
 
     fn rule_plan(&self, variant: &Variant, size: Size, device: &DeviceInfo) -> Option<RulePlan> {
         shapes::plan_for(variant, size, device).map(|p| RulePlan {
-            variant: p.algorithm.variant(),
+            variant: p.variant,
             local: p.local,
             groups: p.groups,
             define: ("MV_AUTO_RULE", p.source.into()),

@@ -96,11 +96,6 @@ pub enum Elem {
 }
 
 impl Elem {
-    fn parse(text: &str) -> Result<Elem, DeclError> {
-        text.parse()
-            .map_err(|_| Declaration(format!("type '{text}' is not one of f32, i32, u32")))
-    }
-
     /// The 32 bits that hold `v` in this type (rounded to the type; ints saturate).
     pub fn bits(self, v: f64) -> u32 {
         match self {
@@ -221,7 +216,10 @@ impl ArgDecl {
             )));
         }
         let at = |what: &str, e: ExprError| bad(format!("{what}: {e}"));
-        let elem = |ty: &str| Elem::parse(ty).map_err(|e| bad(e.to_string()));
+        let elem = |ty: &str| {
+            let e = ty.parse::<Elem>();
+            e.map_err(|_| bad(format!("type '{ty}' is not one of f32, i32, u32")))
+        };
         let (elem, kind) = match (&spec.buffer, &spec.scalar) {
             (Some(ty), None) => {
                 if spec.value.is_some() {

@@ -126,12 +126,9 @@ impl Family for UserFamily {
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        let w = self.decl.work.at(size);
-        let w = if w.is_finite() && w > 0.0 {
-            w as u64
-        } else {
-            0
-        };
+        // Not a finite number of at least 0: no work counted (`as` takes a negative to 0).
+        let w = Some(self.decl.work.at(size)).filter(|w| w.is_finite());
+        let w = w.map_or(0, |w| w as u64);
         match self.decl.metric {
             Metric::Flops => (0, w),
             _ => (w, 0),
