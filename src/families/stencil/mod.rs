@@ -147,16 +147,13 @@ pub fn tile_x_of(defines: &[(String, String)]) -> u64 {
 }
 
 /// Refuse a launch that does not tile the grid exactly (the kernel maps group `g` to tile `g`)
-/// in tiles `tile_x` wide ([`tile_x_of`] the configuration's defines). Other families pass.
+/// in tiles `tile_x` wide ([`tile_x_of`] the configuration's defines).
 pub fn check_launch(
     variant: &Variant,
     size: Size,
     shape: LaunchShape,
     tile_x: u64,
 ) -> Result<(), WorkloadError> {
-    if variant.family != FamilyId::Stencil {
-        return Ok(());
-    }
     let bad = |reason: String| bad_launch(variant, reason);
     let local = u64::from(shape.local);
     if tile_x < RADIUS || !local.is_multiple_of(tile_x) || local / tile_x < RADIUS {

@@ -129,7 +129,6 @@ impl Elem {
         }
     }
 
-    /// The value 32 bits of this type hold.
     pub fn value(self, bits: u32) -> f64 {
         match self {
             Elem::F32 => f64::from(f32::from_bits(bits)),
@@ -139,7 +138,6 @@ impl Elem {
     }
 }
 
-/// How a buffer starts.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Init {
     /// Every element this value (`zeros`, `ones`, a number).
@@ -265,7 +263,6 @@ impl ArgDecl {
     }
 }
 
-/// How a run's result is judged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckDecl {
     /// The index of the output buffer among the arguments.
@@ -416,7 +413,6 @@ impl UserKernel {
         })
     }
 
-    /// The slot of a name in a reference expression.
     fn reference_slot(args: &[ArgDecl], name: &str) -> Option<usize> {
         if name == "i" {
             return Some(INDEX_SLOT);

@@ -43,7 +43,6 @@ pub enum Func {
 }
 
 impl Func {
-    /// How many arguments the function takes.
     fn arity(self) -> usize {
         if matches!(self, Func::Min | Func::Max) {
             2
@@ -131,7 +130,6 @@ impl Expr {
         }
     }
 
-    /// Whether the expression reads slot `i`.
     pub fn reads(&self, i: usize) -> bool {
         match self {
             Expr::Number(_) => false,
@@ -349,7 +347,6 @@ impl Parser<'_> {
 /// size: rows, or rows x cols), `ROWS` and `COLS` (0 for a vector size).
 pub const SIZE_NAMES: [&str; 3] = ["N", "ROWS", "COLS"];
 
-/// The slot of a size parameter.
 pub fn size_slot(name: &str) -> Option<usize> {
     SIZE_NAMES.iter().position(|n| *n == name)
 }
@@ -369,7 +366,6 @@ impl SizeExpr {
         })
     }
 
-    /// The value at `size`.
     pub fn at(&self, size: crate::rows::Size) -> f64 {
         self.expr.eval(&size_values(size))
     }

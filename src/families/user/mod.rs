@@ -92,7 +92,6 @@ impl UserFamily {
         want.iter().map(|w| tolerance * w.abs().max(1.0)).collect()
     }
 
-    /// The output argument, always a buffer.
     fn output(&self) -> &ArgDecl {
         &self.decl.args[self.decl.check.output]
     }

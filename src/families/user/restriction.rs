@@ -23,7 +23,6 @@ pub enum RestrictionError {
     },
 }
 
-/// One parsed restriction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restriction {
     left: Expr,
