@@ -412,17 +412,6 @@ impl UserKernel {
             size: d.size,
         })
     }
-
-    fn reference_slot(args: &[ArgDecl], name: &str) -> Option<usize> {
-        if name == "i" {
-            return Some(INDEX_SLOT);
-        }
-        size_slot(name).or_else(|| {
-            args.iter()
-                .position(|a| a.name == name)
-                .map(|k| INDEX_SLOT + 1 + k)
-        })
-    }
 }
 
 /// The declared arguments held to the kernel's parameters in `file`: count, buffer or
@@ -511,10 +500,18 @@ fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, Dec
             "field 'check': tolerance {tolerance} must be a number of at least 0"
         )));
     }
+    // The size parameters, `i`, then the arguments.
+    let slot = |name: &str| match name {
+        "i" => Some(INDEX_SLOT),
+        _ => size_slot(name).or_else(|| {
+            let k = args.iter().position(|a| a.name == name)?;
+            Some(INDEX_SLOT + 1 + k)
+        }),
+    };
     let reference = spec
         .reference
         .as_deref()
-        .map(|r| Expr::parse(r, &|n| UserKernel::reference_slot(args, n)))
+        .map(|r| Expr::parse(r, &slot))
         .transpose()
         .map_err(|e| Declaration(format!("field 'check': reference: {e}")))?;
     Ok(CheckDecl {

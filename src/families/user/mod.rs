@@ -92,6 +92,35 @@ impl UserFamily {
         want.iter().map(|w| tolerance * w.abs().max(1.0)).collect()
     }
 
+    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
+    /// it): `local` and every define as parameters, checked against the device's and the
+    /// variant's work-group limits and the declared restrictions. None without defines: the
+    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
+    fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        let d = &self.decl;
+        if d.tune_defines.is_empty() || d.tune_local.is_empty() {
+            return &[];
+        }
+        let mut params: Vec<Param> = vec![param("local", Knob::Local, leak_values(&d.tune_local))];
+        for (name, values) in &d.tune_defines {
+            let name = leak(name);
+            params.push(param(name, Knob::Define(name), leak_values(values)));
+        }
+        let def = SpaceDef {
+            family: self.spec.id,
+            name: self.spec.variants[0].name,
+            variant: self.spec.variants[0].name,
+            params: Box::leak(params.into_boxed_slice()),
+            constraints: &[
+                Constraint::VariantLocal,
+                Constraint::DeviceLocal,
+                Constraint::Restriction,
+            ],
+            size: leak(&d.size),
+        };
+        Box::leak(Box::new([(SpaceKind::Full, def), (SpaceKind::Small, def)]))
+    }
+
     fn output(&self) -> &ArgDecl {
         &self.decl.args[self.decl.check.output]
     }
@@ -303,50 +332,18 @@ impl Tuning for UserFamily {
         self.spaces.get_or_init(|| self.declared_spaces())
     }
 
+    /// A point breaks `Restriction` unless every declared restriction holds at it (names:
+    /// `local`, then the defines in name order, as the restrictions were parsed).
     fn breaks_rule(&self, rule: Constraint, config: &Config, _: Size, _: &DeviceInfo) -> bool {
-        rule == Constraint::Restriction && !self.allows(config)
-    }
-}
-
-impl UserFamily {
-    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
-    /// it): `local` and every define as parameters, checked against the device's and the
-    /// variant's work-group limits and the declared restrictions. None without defines: the
-    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
-    fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        let d = &self.decl;
-        if d.tune_defines.is_empty() || d.tune_local.is_empty() {
-            return &[];
+        if rule != Constraint::Restriction {
+            return false;
         }
-        let mut params: Vec<Param> = vec![param("local", Knob::Local, leak_values(&d.tune_local))];
-        for (name, values) in &d.tune_defines {
-            let name = leak(name);
-            params.push(param(name, Knob::Define(name), leak_values(values)));
-        }
-        let def = SpaceDef {
-            family: self.spec.id,
-            name: self.spec.variants[0].name,
-            variant: self.spec.variants[0].name,
-            params: Box::leak(params.into_boxed_slice()),
-            constraints: &[
-                Constraint::VariantLocal,
-                Constraint::DeviceLocal,
-                Constraint::Restriction,
-            ],
-            size: leak(&d.size),
-        };
-        Box::leak(Box::new([(SpaceKind::Full, def), (SpaceKind::Small, def)]))
-    }
-
-    /// Whether every declared restriction holds at `config` (names: `local`, then the
-    /// defines in name order, as the restrictions were parsed).
-    fn allows(&self, config: &Config) -> bool {
         let mut values = vec![f64::from(config.local)];
         for (name, _) in &self.decl.tune_defines {
             let v = config.defines.iter().find(|(n, _)| n == name);
             values.push(v.map_or(f64::NAN, |(_, v)| f64::from(*v)));
         }
-        self.decl.restrictions.iter().all(|r| r.holds(&values))
+        !self.decl.restrictions.iter().all(|r| r.holds(&values))
     }
 }
 
