@@ -325,7 +325,7 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
 /// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`,
 /// `split-flat`).
 pub fn is_split(variant: &str) -> bool {
-    variant == SPLIT_K || variant == SPLIT_WIDE || variant == SPLIT_ONE || variant == SPLIT_FLAT
+    matches!(variant, SPLIT_K | SPLIT_WIDE | SPLIT_ONE | SPLIT_FLAT)
 }
 
 /// Rows of one tile of a split variant.

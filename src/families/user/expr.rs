@@ -74,7 +74,6 @@ impl Expr {
     /// Parses `text`; `slot` gives each name's slot, or `None` for a name not allowed here.
     pub fn parse(text: &str, slot: &dyn Fn(&str) -> Option<usize>) -> Result<Expr, ExprError> {
         let mut p = Parser {
-            text,
             chars: text.chars().collect(),
             pos: 0,
             slot,
@@ -149,7 +148,6 @@ pub const MAX_NESTING: usize = 64;
 pub const MAX_CHARS: usize = 4096;
 
 struct Parser<'a> {
-    text: &'a str,
     chars: Vec<char>,
     pos: usize,
     slot: &'a dyn Fn(&str) -> Option<usize>,
@@ -160,7 +158,7 @@ struct Parser<'a> {
 impl Parser<'_> {
     fn error(&self, reason: String) -> ExprError {
         ExprError {
-            text: self.text.to_string(),
+            text: self.chars.iter().collect(),
             at: self.pos,
             reason,
         }
