@@ -12,7 +12,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use clvscu::backend::opencl::{self, OpenClBackend};
 use clvscu::export::csv::read_rows;
-use clvscu::families::matvec::shapes::{self, Algorithm};
+use clvscu::families::matvec::shapes;
 use clvscu::families::{FamilyId, Size};
 use clvscu::report::baseline;
 use clvscu::rows::BaselineRow;
@@ -67,7 +67,7 @@ fn every_shape_of_the_shapes_study_has_auto_a_candidate_and_its_read_kernel() {
         assert!(here.contains(&"auto"), "{z}: no auto");
         // Where the H100's rule splits the columns of a wide matrix beyond L2, or of a very
         // wide one, split-one stands beside it (row-group was faster at the other split ones).
-        let split = shapes::rule(z.rows, z.cols, 132, 1024).algorithm == Algorithm::SplitK;
+        let split = shapes::rule(z.rows, z.cols, 132, 1024).variant.name == shapes::SPLIT_K;
         let wide =
             z.cols >= 16 * z.rows && (z.elements() * 4 > 50 << 20 || z.cols >= 1024 * z.rows);
         if split && wide {

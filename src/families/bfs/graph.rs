@@ -15,7 +15,8 @@ pub const UNREACHED: i32 = -1;
 
 /// How the edges are drawn (see the module docs): the layered graphs' extra edges, or the
 /// random graphs' partners.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Generator {
     Uniform,
     PowerLaw,
@@ -26,12 +27,7 @@ pub enum Generator {
 impl Generator {
     /// The generator a variant names; layered uniform for anything else.
     pub fn of(variant: &Variant) -> Generator {
-        match variant.name {
-            "power-law" => Generator::PowerLaw,
-            "random-uniform" => Generator::RandomUniform,
-            "random-power-law" => Generator::RandomPowerLaw,
-            _ => Generator::Uniform,
-        }
+        variant.name.parse().unwrap_or(Generator::Uniform)
     }
 }
 
@@ -86,34 +82,26 @@ pub fn edges(n: u64) -> u64 {
     n.saturating_mul(DEGREE)
 }
 
-/// Bytes one search moves at least, as a model: every round reads both masks once, and the
-/// whole search reads the CSR arrays, one `visited` word per edge, and writes `cost`, `mask`,
-/// `updating` and `visited` once per vertex. For reference only: the metric is GTEPS.
+/// Bytes one search moves at least, as a model: the CSR arrays (`n + 1` offsets, the edges),
+/// one `visited` word per edge, and `cost`, `mask`, `updating` and `visited` written once per
+/// vertex; a layered graph's search also reads both masks once per level (random graphs'
+/// level count is measured, not known here: a lower bound). For reference only: the metric
+/// is GTEPS.
 ///
 /// Saturating, as `work_of` is: sizes `check_size` accepts (under 2^32 vertices) stay below
 /// 2^40 bytes, but a count asked of a larger `n` pins at `u64::MAX`, visibly wrong, where a
 /// wrapped one would look plausible.
-pub fn bytes(n: u64) -> u64 {
-    let mask_reads = levels(n).saturating_mul(2).saturating_mul(n);
-    mask_reads.saturating_add(search_words(n)).saturating_mul(4)
-}
-
-/// Bytes of the model for a variant: layered graphs as [`bytes`]; random graphs without the
-/// per-level mask reads (their level count is measured, not known here): a lower bound.
 pub fn bytes_of(variant: &str, n: u64) -> u64 {
-    if is_layered(variant) {
-        return bytes(n);
-    }
-    search_words(n).saturating_mul(4)
-}
-
-/// Words one search moves apart from the per-level mask reads (see [`bytes`]): the CSR
-/// arrays (`n + 1` offsets, the edges), one `visited` word per edge, four words per vertex.
-/// Saturating: [`bytes`] says why.
-fn search_words(n: u64) -> u64 {
     let csr = n.saturating_add(1).saturating_add(edges(n));
-    csr.saturating_add(edges(n))
-        .saturating_add(n.saturating_mul(4))
+    let words = csr
+        .saturating_add(edges(n))
+        .saturating_add(n.saturating_mul(4));
+    let mask_reads = if is_layered(variant) {
+        levels(n).saturating_mul(2).saturating_mul(n)
+    } else {
+        0
+    };
+    mask_reads.saturating_add(words).saturating_mul(4)
 }
 
 /// The seeded graph of `generator` with `n` vertices (see the module docs).

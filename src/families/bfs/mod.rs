@@ -455,14 +455,17 @@ mod tests {
         // levels, nowhere near the limit.
         let n = u64::from(u32::MAX) - 1;
         assert_eq!(levels(n), 17);
-        assert_eq!(bytes(n), (17 * 2 * n + (n + 1) + 2 * 8 * n + 4 * n) * 4);
+        assert_eq!(
+            bytes_of("uniform", n),
+            (17 * 2 * n + (n + 1) + 2 * 8 * n + 4 * n) * 4
+        );
         assert_eq!(
             bytes_of("random-uniform", n),
             ((n + 1) + 2 * 8 * n + 4 * n) * 4
         );
         // Beyond it the sums overflow: pinned at the maximum, never wrapped to a small count.
         for n in [u64::MAX / 64, u64::MAX / 8, u64::MAX - 1, u64::MAX] {
-            assert_eq!(bytes(n), u64::MAX, "{n}");
+            assert_eq!(bytes_of("power-law", n), u64::MAX, "{n}");
             assert_eq!(bytes_of("random-power-law", n), u64::MAX, "{n}");
         }
     }

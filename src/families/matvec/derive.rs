@@ -3,11 +3,11 @@
 //! sweep answers: `auto` against cuBLAS SGEMV at every shape beyond the L2, and `auto` against
 //! the read kernel at 2^28 floats.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::rules::{Key, Region, RuleTable};
-use super::shapes::Algorithm;
+use super::shapes::pick;
 use crate::rows::FamilyId;
 
 /// The L2 of an H100 and an H200 (50 MB): a matrix of more bytes is "beyond the L2".
@@ -212,7 +212,7 @@ impl Sweep {
             if s.device != device || s.family != "matvec" || s.is_auto() {
                 continue;
             }
-            let (Some(shape), Some(_)) = (s.shape(), Algorithm::from_name(&s.variant)) else {
+            let (Some(shape), Some(_)) = (s.shape(), pick(&s.variant)) else {
                 continue;
             };
             let candidate = Candidate {
@@ -259,20 +259,18 @@ impl Sweep {
         if regions.is_empty() {
             return None;
         }
-        let mut runs: Vec<&str> = self
+        let runs: BTreeSet<&str> = self
             .sides
             .iter()
             .filter(|s| s.device == device)
             .map(|s| s.run_id.as_str())
             .collect();
-        runs.sort_unstable();
-        runs.dedup();
         Some(RuleTable {
             device: device.into(),
             provenance: format!(
                 "derived by `clvscu shapes-rule` from run(s) {} (geometric mean of OpenCL and \
                  CUDA GB/s per variant and shape)",
-                runs.join(", ")
+                Vec::from_iter(runs).join(", ")
             ),
             regions,
         })

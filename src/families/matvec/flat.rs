@@ -59,12 +59,6 @@ pub fn tasks(size: Size, chunk: u32) -> u64 {
     size.elements().div_ceil(u64::from(chunk.max(1)))
 }
 
-/// The tasks that cover row `r`: the kernel counts this many before a row is complete.
-pub fn row_tasks(r: u64, cols: u64, chunk: u32) -> std::ops::RangeInclusive<u64> {
-    let chunk = u64::from(chunk.max(1));
-    (r * cols / chunk)..=(((r + 1) * cols).saturating_sub(1) / chunk)
-}
-
 /// The one launch of `split-flat` over `[M, V, W]`: P holds two sums per task, the block
 /// parameter is the chunk, and there is one counter per row (see
 /// [`super::split::one_launch_step`]). Returns the step and P (poisoned before checks).
@@ -88,6 +82,12 @@ pub(super) fn steps(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tasks that cover row `r`: the kernel counts this many before a row is complete.
+    fn row_tasks(r: u64, cols: u64, chunk: u32) -> std::ops::RangeInclusive<u64> {
+        let chunk = u64::from(chunk.max(1));
+        (r * cols / chunk)..=(((r + 1) * cols).saturating_sub(1) / chunk)
+    }
 
     /// What the kernel's first phase leaves in P: each task's sums over the part of
     /// row r0 (slot 0) and of row r0 + 1 (slot 1) that it covers, with the kernel's boundaries.

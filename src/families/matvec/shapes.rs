@@ -160,76 +160,29 @@ pub const VARIANTS: [Variant; 11] = [
     ),
 ];
 
-/// One of the algorithms `auto` can pick; `VARIANTS` lists them in report order. Each is
-/// spelled as its variant's name (`row-item`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Algorithm {
-    RowItem,
-    RowSlice,
-    RowWarp,
-    RowGroup,
-    SplitK,
-    SplitWide,
-    SplitFlat,
-    SplitOne,
-    RowMulti,
-    RowPack,
+/// The variant `auto` can pick by `name`: any of [`VARIANTS`] but `auto` itself.
+pub fn pick(name: &str) -> Option<&'static Variant> {
+    VARIANTS.iter().find(|v| v.name == name && v.name != AUTO)
 }
 
-impl Algorithm {
-    pub fn variant(self) -> &'static Variant {
-        let name: &str = self.into();
-        VARIANTS
-            .iter()
-            .find(|v| v.name == name)
-            .expect("every algorithm has a variant")
-    }
-
-    /// The algorithm of a variant name, `None` for a variant `auto` never picks.
-    pub fn from_name(name: &str) -> Option<Algorithm> {
-        name.parse().ok()
-    }
-}
-
-/// Where a plan came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Where a plan came from, as the value of the `MV_AUTO_RULE` define that records it in a
+/// row's flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 pub enum Source {
     /// The hand rule ([`rule`]): no measured table names this device.
-    HandRule,
+    Hand,
     /// The device's measured table (`harness/rules/`, or the file `CLVSCU_MATVEC_RULES` names).
     Table,
     /// The hand rule, because the device's table could not be read or named a variant that
     /// cannot run this shape.
-    HandRuleFallback,
+    HandFallback,
 }
 
-impl Source {
-    /// The value of the `MV_AUTO_RULE` define that records the source in a row's flags.
-    pub fn define_value(self) -> &'static str {
-        match self {
-            Source::HandRule => "hand",
-            Source::Table => "table",
-            Source::HandRuleFallback => "hand_fallback",
-        }
-    }
-
-    pub fn describe(self) -> &'static str {
-        match self {
-            Source::HandRule => "hand rule (no measured table for this device)",
-            Source::Table => "measured table",
-            Source::HandRuleFallback => {
-                "hand rule (the measured table was unreadable or its variant cannot run this \
-                 shape)"
-            }
-        }
-    }
-}
-
-/// What the rule chose: the algorithm and its launch shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the rule chose: the variant and its launch shape.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Plan {
-    pub algorithm: Algorithm,
+    pub variant: &'static Variant,
     pub local: u32,
     pub groups: u32,
     pub source: Source,
@@ -278,39 +231,33 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     let warps_per_group = u64::from(local / 32).max(1);
     let clamp = |g: u64| g.clamp(1, u64::from(u32::MAX / local)) as u32;
     let (algorithm, groups) = if cols <= SHORT_ROW {
-        (
-            Algorithm::RowItem,
-            rows.div_ceil(u64::from(local)).min(fill_groups),
-        )
+        (ROW_ITEM, rows.div_ceil(u64::from(local)).min(fill_groups))
     } else if cols <= SLICE_COLS && cols.is_multiple_of(4) {
         (
-            Algorithm::RowSlice,
+            ROW_SLICE,
             rows.div_ceil(u64::from(local.min(SLICE_ROWS)))
                 .min(fill_groups),
         )
     } else if rows >= cus * 64 {
-        (
-            Algorithm::RowWarp,
-            rows.div_ceil(warps_per_group).min(fill_groups),
-        )
+        (ROW_WARP, rows.div_ceil(warps_per_group).min(fill_groups))
     } else {
         let tiles = rows.div_ceil(u64::from(TILE));
         let splits = (cus * GROUPS_PER_CU)
             .div_ceil(tiles)
             .min(cols.div_ceil(MIN_SPLIT_COLS));
         if splits >= 2 && !cols.is_multiple_of(4) {
-            (Algorithm::SplitFlat, fill_groups)
+            (SPLIT_FLAT, fill_groups)
         } else if splits >= 2 {
-            (Algorithm::SplitK, tiles * splits)
+            (SPLIT_K, tiles * splits)
         } else {
-            (Algorithm::RowGroup, rows.min(fill_groups))
+            (ROW_GROUP, rows.min(fill_groups))
         }
     };
     Plan {
-        algorithm,
+        variant: pick(algorithm).expect("the rule picks a shape variant"),
         local,
         groups: clamp(groups),
-        source: Source::HandRule,
+        source: Source::Hand,
     }
 }
 
@@ -320,8 +267,7 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
 /// device refuses gives way to the default one, with the default group count.
 fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> {
     let region = table.nearest(size.rows, size.cols);
-    let algorithm = Algorithm::from_name(&region.variant)?;
-    let variant = algorithm.variant();
+    let variant = pick(&region.variant)?;
     let family: &dyn Family = &super::Matvec;
     family.check_size(variant, size).ok()?;
     let measured = region.local > 0
@@ -340,7 +286,7 @@ fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> 
         family.default_groups(variant, size, local, info.compute_units)
     };
     Some(Plan {
-        algorithm,
+        variant,
         local,
         groups,
         source: Source::Table,
@@ -369,7 +315,7 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
                 .flatten()
                 .and_then(|table| table_plan(&table, size, info))
                 .unwrap_or(Plan {
-                    source: Source::HandRuleFallback,
+                    source: Source::HandFallback,
                     ..hand
                 }),
         }
@@ -379,7 +325,7 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
 /// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`,
 /// `split-flat`).
 pub fn is_split(variant: &str) -> bool {
-    variant == SPLIT_K || variant == SPLIT_WIDE || variant == SPLIT_ONE || variant == SPLIT_FLAT
+    matches!(variant, SPLIT_K | SPLIT_WIDE | SPLIT_ONE | SPLIT_FLAT)
 }
 
 /// Rows of one tile of a split variant.
@@ -415,7 +361,7 @@ mod tests {
     fn tall_and_square_matrices_get_a_warp_per_row() {
         for (rows, cols) in [(60989, 1100), (16384, 16384), (32768, 32768), (1 << 20, 68)] {
             let p = on_h100(rows, cols);
-            assert_eq!(p.algorithm, Algorithm::RowWarp, "{rows}x{cols}");
+            assert_eq!(p.variant.name, ROW_WARP, "{rows}x{cols}");
             assert_eq!(p.local, 256);
             // Two waves of 8 groups per compute unit, or fewer when the rows run out.
             assert_eq!(u64::from(p.groups), rows.div_ceil(8).min(2 * 132 * 8));
@@ -425,16 +371,16 @@ mod tests {
     #[test]
     fn short_wide_matrices_split_the_columns() {
         let p = on_h100(256, 262_144);
-        assert_eq!(p.algorithm, Algorithm::SplitK);
+        assert_eq!(p.variant.name, SPLIT_K);
         // 64 tiles of 4 rows, 17 column blocks each: 1088 groups, one wave of 8 per CU.
         assert_eq!(p.groups, 64 * 17);
         assert_eq!(splits_of(Size::matrix(256, 262_144), p.groups, TILE), 17);
         // Rows not a multiple of 4 floats: one flat stream, two waves of 8 groups per unit.
         let p = on_h100(1100, 60989);
-        assert_eq!(p.algorithm, Algorithm::SplitFlat);
+        assert_eq!(p.variant.name, SPLIT_FLAT);
         assert_eq!(p.groups, 2 * 132 * 8);
-        assert_eq!(on_h100(1100, 60988).algorithm, Algorithm::SplitK);
-        assert_eq!(on_h100(300, 1501).algorithm, Algorithm::SplitFlat);
+        assert_eq!(on_h100(1100, 60988).variant.name, SPLIT_K);
+        assert_eq!(on_h100(300, 1501).variant.name, SPLIT_FLAT);
         // Very wide: 4 tiles of 4 rows, 264 blocks: the 1056 groups of the split-k rows.
         assert_eq!(on_h100(16, 4_194_304).groups, 1056);
     }
@@ -442,7 +388,7 @@ mod tests {
     #[test]
     fn very_short_rows_get_a_work_item_per_row() {
         let p = on_h100(1 << 24, 4);
-        assert_eq!(p.algorithm, Algorithm::RowItem);
+        assert_eq!(p.variant.name, ROW_ITEM);
         assert_eq!(p.groups, 2 * 132 * 8);
         assert_eq!(on_h100(100, 16).groups, 1);
     }
@@ -450,14 +396,14 @@ mod tests {
     #[test]
     fn rows_of_17_to_64_aligned_floats_get_a_row_slice() {
         let p = on_h100(1 << 20, 64);
-        assert_eq!(p.algorithm, Algorithm::RowSlice);
+        assert_eq!(p.variant.name, ROW_SLICE);
         // 256 rows per group and step: two waves of 8 per compute unit, fewer when rows run out.
         assert_eq!(p.groups, 2 * 132 * 8);
         assert_eq!(on_h100(65536, 64).groups, 256);
-        assert_eq!(on_h100(65536, 20).algorithm, Algorithm::RowSlice);
+        assert_eq!(on_h100(65536, 20).variant.name, ROW_SLICE);
         // Unaligned or wider rows are not staged.
-        assert_eq!(on_h100(1 << 20, 63).algorithm, Algorithm::RowWarp);
-        assert_eq!(on_h100(1 << 20, 68).algorithm, Algorithm::RowWarp);
+        assert_eq!(on_h100(1 << 20, 63).variant.name, ROW_WARP);
+        assert_eq!(on_h100(1 << 20, 68).variant.name, ROW_WARP);
     }
 
     #[test]
@@ -468,14 +414,10 @@ mod tests {
             (16, 262_144),
             (65, 1_048_576),
         ] {
-            assert_eq!(
-                on_h100(rows, cols).algorithm,
-                Algorithm::SplitK,
-                "{rows}x{cols}"
-            );
+            assert_eq!(on_h100(rows, cols).variant.name, SPLIT_K, "{rows}x{cols}");
         }
         // Too few columns to split: a group per row.
-        assert_eq!(on_h100(16, 1000).algorithm, Algorithm::RowGroup);
+        assert_eq!(on_h100(16, 1000).variant.name, ROW_GROUP);
     }
 
     #[test]
@@ -494,19 +436,19 @@ mod tests {
     fn few_short_rows_get_a_work_group_per_row() {
         // 4096 rows < 132 x 64 warps, and rows too short for two 1024-column blocks.
         let p = on_h100(4096, 1024);
-        assert_eq!(p.algorithm, Algorithm::RowGroup);
+        assert_eq!(p.variant.name, ROW_GROUP);
         assert_eq!(p.groups, 2112);
-        assert_eq!(on_h100(300, 1000).algorithm, Algorithm::RowGroup);
-        assert_eq!(on_h100(300, 1500).algorithm, Algorithm::SplitK);
+        assert_eq!(on_h100(300, 1000).variant.name, ROW_GROUP);
+        assert_eq!(on_h100(300, 1500).variant.name, SPLIT_K);
     }
 
     #[test]
     fn the_device_changes_the_choice() {
         // 8448 rows fill an H100 a warp per row; a 256-unit device is not filled by them, and
         // its one wave of 2048 groups is fewer than the 2112 row tiles: a group per row.
-        assert_eq!(on_h100(8448, 8192).algorithm, Algorithm::RowWarp);
-        assert_eq!(rule(8448, 8192, 256, 1024).algorithm, Algorithm::RowGroup);
-        assert_eq!(rule(2048, 8192, 256, 1024).algorithm, Algorithm::SplitK);
+        assert_eq!(on_h100(8448, 8192).variant.name, ROW_WARP);
+        assert_eq!(rule(8448, 8192, 256, 1024).variant.name, ROW_GROUP);
+        assert_eq!(rule(2048, 8192, 256, 1024).variant.name, SPLIT_K);
         // A work-group limit under 256 shrinks the group, to a power of two.
         assert_eq!(rule(60989, 1100, 132, 200).local, 128);
         assert_eq!(rule(60989, 1100, 0, 0).local, 32);
@@ -518,7 +460,7 @@ mod tests {
             for cols in [1u64, 4, 17, 1100, 4096, 60989, 262_144] {
                 for (cus, limit) in [(2, 4096), (132, 1024), (16, 256), (1, 64)] {
                     let p = rule(rows, cols, cus, limit);
-                    let v = p.algorithm.variant();
+                    let v = p.variant;
                     assert!(v.family.family().check_local(v, p.local).is_ok(), "{p:?}");
                     assert!(p.groups >= 1);
                     assert!(u64::from(p.groups) * u64::from(p.local) <= u64::from(u32::MAX));
@@ -562,7 +504,7 @@ mod tests {
         let auto = crate::families::find_variant(FamilyId::Matvec, AUTO).unwrap();
         let wide = Size::matrix(256, 262_144);
         let plan = plan_for(auto, wide, &info).unwrap();
-        assert_eq!(plan.algorithm.variant().name, SPLIT_K);
+        assert_eq!(plan.variant.name, SPLIT_K);
         let tuned = crate::families::find_variant(FamilyId::Matvec, "tuned").unwrap();
         assert!(plan_for(tuned, wide, &info).is_none());
     }
@@ -594,10 +536,7 @@ mod tests {
         };
         let size = Size::matrix(32, 4_194_304);
         let p = table_plan(&table(region(512, 528)), size, &info(1024)).unwrap();
-        assert_eq!(
-            (p.algorithm, p.local, p.groups),
-            (Algorithm::SplitOne, 512, 528)
-        );
+        assert_eq!((p.variant.name, p.local, p.groups), (SPLIT_ONE, 512, 528));
         let default = table_plan(&table(region(0, 0)), size, &info(1024)).unwrap();
         assert_eq!((default.local, default.groups), (256, 132 * 8));
         let refused = table_plan(&table(region(512, 528)), size, &info(256)).unwrap();

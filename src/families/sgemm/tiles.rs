@@ -9,15 +9,7 @@ use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef
 use crate::rows::FamilyId;
 use crate::rows::Size;
 
-const SGEMM_RULES: &[Constraint] = &[
-    Constraint::TileDividesMatrix,
-    Constraint::VariantLocal,
-    Constraint::DeviceLocal,
-    Constraint::TileLoads,
-    Constraint::LocalMemory,
-];
-
-/// The tiling rules, and a register ceiling only where the second stage takes one.
+/// The tiling rules, then a register ceiling only where the second stage takes one.
 const SGEMM_JIT_RULES: &[Constraint] = &[
     Constraint::TileDividesMatrix,
     Constraint::VariantLocal,
@@ -26,6 +18,7 @@ const SGEMM_JIT_RULES: &[Constraint] = &[
     Constraint::LocalMemory,
     Constraint::SecondStage,
 ];
+const SGEMM_RULES: &[Constraint] = SGEMM_JIT_RULES.split_at(5).0;
 
 /// SGEMM's tunable spaces: the register-blocked kernel's tiles.
 pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
@@ -93,14 +86,6 @@ pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
     ),
 ];
 
-/// The kernel's defaults: the shipped 128 x 128 tile, K-step 8, 8 x 8 per work-item.
-const DEFAULTS: [(&str, u32); 5] = [
-    ("SG_BM", 128),
-    ("SG_BN", 128),
-    ("SG_BK", 8),
-    ("SG_TM", 8),
-    ("SG_TN", 8),
-];
 /// The kernel's pad on the transposed A slice's rows (SG_PAD).
 const PAD: u64 = 4;
 
@@ -115,21 +100,14 @@ pub struct Tiling {
 }
 
 impl Tiling {
+    /// The kernel's defaults: the shipped 128 x 128 tile, K-step 8, 8 x 8 per work-item.
     pub fn of(c: &Config) -> Tiling {
-        let get = |name: &str| {
-            c.define(name).unwrap_or_else(|| {
-                DEFAULTS
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map_or(0, |(_, v)| *v)
-            })
-        };
         Tiling {
-            bm: get("SG_BM"),
-            bn: get("SG_BN"),
-            bk: get("SG_BK"),
-            tm: get("SG_TM"),
-            tn: get("SG_TN"),
+            bm: c.define("SG_BM").unwrap_or(128),
+            bn: c.define("SG_BN").unwrap_or(128),
+            bk: c.define("SG_BK").unwrap_or(8),
+            tm: c.define("SG_TM").unwrap_or(8),
+            tn: c.define("SG_TN").unwrap_or(8),
         }
     }
 
@@ -190,17 +168,16 @@ pub fn derive(size: Size, c: &mut Config) {
     }
 }
 
-/// The tiling's local memory fits the device (unknown limits pass).
-pub fn fits_local_memory(c: &Config, device: &DeviceInfo) -> bool {
-    device.local_mem_bytes == 0 || Tiling::of(c).local_bytes() <= device.local_mem_bytes
-}
-
-/// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's).
+/// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's); a device's
+/// unknown local memory passes.
 pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+    let t = Tiling::of(c);
     match rule {
-        Constraint::TileDividesMatrix => !Tiling::of(c).divides(size),
-        Constraint::TileLoads => !Tiling::of(c).loads_whole(),
-        Constraint::LocalMemory => !fits_local_memory(c, device),
+        Constraint::TileDividesMatrix => !t.divides(size),
+        Constraint::TileLoads => !t.loads_whole(),
+        Constraint::LocalMemory => {
+            device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
+        }
         _ => false,
     }
 }

@@ -46,8 +46,8 @@ use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{add, mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{self, Verification};
+use crate::families::plan::{Build, Built, ExecError, Inputs};
+use crate::families::reference;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
@@ -276,10 +276,6 @@ impl Family for Spmv {
         kernel
             .starts_with("spmv_")
             .then_some(emulate_product as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 
     /// The read paths of one kernel are one algorithm.

@@ -20,14 +20,14 @@
 //! in the SDK's own report of points per second. The flop count (29 per interior point: one
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::error::WorkloadError;
 use crate::families::family::Tuning;
 use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
-use crate::families::reference::{self, Verification};
+use crate::families::plan::{Build, Built, ExecError, Inputs, SideConfig};
+use crate::families::reference;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{points, pow2, v, Variant};
 use crate::rows::{FamilyId, Metric, Size};
@@ -147,16 +147,13 @@ pub fn tile_x_of(defines: &[(String, String)]) -> u64 {
 }
 
 /// Refuse a launch that does not tile the grid exactly (the kernel maps group `g` to tile `g`)
-/// in tiles `tile_x` wide ([`tile_x_of`] the configuration's defines). Other families pass.
+/// in tiles `tile_x` wide ([`tile_x_of`] the configuration's defines).
 pub fn check_launch(
     variant: &Variant,
     size: Size,
     shape: LaunchShape,
     tile_x: u64,
 ) -> Result<(), WorkloadError> {
-    if variant.family != FamilyId::Stencil {
-        return Ok(());
-    }
     let bad = |reason: String| bad_launch(variant, reason);
     let local = u64::from(shape.local);
     if tile_x < RADIUS || !local.is_multiple_of(tile_x) || local / tile_x < RADIUS {
@@ -229,12 +226,7 @@ pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// What the kernel writes, for the fake backend: the reference rounded to float32.
-fn emulate(input: &[f32], coeff: &[f32], nx: usize, ny: usize, nz: usize) -> Vec<f32> {
-    let g = Grid {
-        nx: nx as u64,
-        ny: ny as u64,
-        nz: nz as u64,
-    };
+fn emulate(input: &[f32], coeff: &[f32], g: Grid) -> Vec<f32> {
     let n = g.points() as usize;
     if input.len() < n || coeff.len() <= RADIUS as usize {
         return Vec::new();
@@ -250,8 +242,8 @@ pub struct Stencil;
 
 /// `stencil_fdtd3d(input, output, coeff, nx, ny, nz, ...)`: one step over the grid.
 fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let (nx, ny, nz) = (l.count(3)?, l.count(4)?, l.count(5)?);
-    let out = emulate(l.read(0)?, l.read(2)?, nx, ny, nz);
+    let [nx, ny, nz] = [l.count(3)?, l.count(4)?, l.count(5)?].map(|n| n as u64);
+    let out = emulate(l.read(0)?, l.read(2)?, Grid { nx, ny, nz });
     l.write(1, out)
 }
 
@@ -270,6 +262,7 @@ impl Family for Stencil {
             variants: &VARIANTS,
             // Cubes and a plane stack with the fewest planes a radius-4 step allows.
             test_sizes: &[Size::matrix(32, 9), Size::vector(64)],
+            emulations: &[("stencil_fdtd3d", emulate_step)],
             ..FamilySpec::new(FamilyId::Stencil, "stencil", Metric::Bandwidth)
         };
         &SPEC
@@ -335,14 +328,6 @@ impl Family for Stencil {
         let mut args = vec![Arg::Buffer(input), Arg::Buffer(out), Arg::Buffer(coeff)];
         args.extend([g.nx, g.ny, g.nz].map(|d| Arg::U32(d as u32)));
         Ok(Built::into(vec![cx.launch(k, args)], out, points))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        (kernel == "stencil_fdtd3d").then_some(emulate_step as KernelEmulation)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        inputs.compare(got)
     }
 }
 
@@ -457,7 +442,7 @@ mod tests {
         assert_eq!(out[p(0, 0, 0)], 0.25);
         assert_eq!(out[p(3, 4, 4)], 0.0, "boundary copy of a zero");
         assert_eq!(abs[p(3, 4, 4)], 0.0);
-        let f = emulate(&input, &coeff, 9, 9, 9);
+        let f = emulate(&input, &coeff, g);
         assert_eq!(f[p(4, 4, 4)], 13.5);
     }
 

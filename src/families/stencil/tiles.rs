@@ -116,23 +116,17 @@ pub fn divides(c: &Config, size: Size) -> bool {
     t.x > 0 && t.y > 0 && g.nx.is_multiple_of(u64::from(t.x)) && g.ny.is_multiple_of(u64::from(t.y))
 }
 
-/// The tile is at least RADIUS wide and high: its first RADIUS columns and rows load the halo.
-pub fn has_halo(c: &Config) -> bool {
-    let t = StencilTile::of(c);
-    u64::from(t.x) >= RADIUS && u64::from(t.y) >= RADIUS
-}
-
-/// The tile and its halo fit the device's local memory (unknown limits pass).
-pub fn fits_local_memory(c: &Config, device: &DeviceInfo) -> bool {
-    device.local_mem_bytes == 0 || StencilTile::of(c).local_bytes() <= device.local_mem_bytes
-}
-
-/// Whether `c` breaks one of the tile's rules (the others are not the stencil's).
+/// Whether `c` breaks one of the tile's rules (the others are not the stencil's): the tile
+/// must be at least RADIUS wide and high (its first RADIUS columns and rows load the halo), and
+/// it and its halo must fit the device's local memory (unknown limits pass).
 pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+    let t = StencilTile::of(c);
     match rule {
         Constraint::TileDividesGrid => !divides(c, size),
-        Constraint::TileHalo => !has_halo(c),
-        Constraint::LocalMemory => !fits_local_memory(c, device),
+        Constraint::TileHalo => u64::from(t.x) < RADIUS || u64::from(t.y) < RADIUS,
+        Constraint::LocalMemory => {
+            device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
+        }
         _ => false,
     }
 }
@@ -162,18 +156,24 @@ mod tests {
 
     #[test]
     fn tiles_that_do_not_fit_break_rules() {
+        let breaks =
+            |rule, c: &Config, device: &DeviceInfo| breaks(rule, c, Size::vector(256), device);
+        let any = DeviceInfo::default();
         let c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 2)]);
-        assert!(!has_halo(&c));
+        assert!(breaks(Constraint::TileHalo, &c, &any));
         assert!(divides(&c, Size::vector(256)));
         let c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 4)]);
-        assert!(has_halo(&c));
+        assert!(!breaks(Constraint::TileHalo, &c, &any));
         assert!(!divides(&c, Size::vector(96)));
         let mut small = DeviceInfo {
             local_mem_bytes: 3072,
             ..DeviceInfo::default()
         };
-        assert!(!fits_local_memory(&c, &small), "72 x 12 floats");
+        assert!(
+            breaks(Constraint::LocalMemory, &c, &small),
+            "72 x 12 floats"
+        );
         small.local_mem_bytes = 72 * 12 * 4;
-        assert!(fits_local_memory(&c, &small));
+        assert!(!breaks(Constraint::LocalMemory, &c, &small));
     }
 }

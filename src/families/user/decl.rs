@@ -96,15 +96,6 @@ pub enum Elem {
 }
 
 impl Elem {
-    fn parse(text: &str) -> Result<Elem, DeclError> {
-        text.parse()
-            .map_err(|_| Declaration(format!("type '{text}' is not one of f32, i32, u32")))
-    }
-
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
-
     /// The 32 bits that hold `v` in this type (rounded to the type; ints saturate).
     pub fn bits(self, v: f64) -> u32 {
         match self {
@@ -138,7 +129,6 @@ impl Elem {
         }
     }
 
-    /// The value 32 bits of this type hold.
     pub fn value(self, bits: u32) -> f64 {
         match self {
             Elem::F32 => f64::from(f32::from_bits(bits)),
@@ -148,7 +138,6 @@ impl Elem {
     }
 }
 
-/// How a buffer starts.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Init {
     /// Every element this value (`zeros`, `ones`, a number).
@@ -197,34 +186,23 @@ impl Init {
 
 /// One checked argument, in the kernel's parameter order.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ArgDecl {
+pub struct ArgDecl {
+    pub name: String,
+    pub elem: Elem,
+    pub kind: ArgKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgKind {
     Buffer {
-        name: String,
-        elem: Elem,
         len: SizeExpr,
         /// `None`: an output only, zeros on the device and poisoned before verification.
         init: Option<Init>,
     },
-    Scalar {
-        name: String,
-        elem: Elem,
-        value: SizeExpr,
-    },
+    Scalar(SizeExpr),
 }
 
 impl ArgDecl {
-    pub fn name(&self) -> &str {
-        match self {
-            ArgDecl::Buffer { name, .. } | ArgDecl::Scalar { name, .. } => name,
-        }
-    }
-
-    fn elem(&self) -> Elem {
-        match self {
-            ArgDecl::Buffer { elem, .. } | ArgDecl::Scalar { elem, .. } => *elem,
-        }
-    }
-
     fn parse(spec: &ArgSpec) -> Result<ArgDecl, DeclError> {
         let name = spec.name.clone();
         // Every message about this argument starts with its name.
@@ -236,7 +214,11 @@ impl ArgDecl {
             )));
         }
         let at = |what: &str, e: ExprError| bad(format!("{what}: {e}"));
-        match (&spec.buffer, &spec.scalar) {
+        let elem = |ty: &str| {
+            let e = ty.parse::<Elem>();
+            e.map_err(|_| bad(format!("type '{ty}' is not one of f32, i32, u32")))
+        };
+        let (elem, kind) = match (&spec.buffer, &spec.scalar) {
             (Some(ty), None) => {
                 if spec.value.is_some() {
                     return Err(bad("a buffer takes len and init, not value".into()));
@@ -245,17 +227,14 @@ impl ArgDecl {
                     .len
                     .as_deref()
                     .ok_or_else(|| bad("a buffer needs 'len'".into()))?;
-                Ok(ArgDecl::Buffer {
-                    elem: Elem::parse(ty).map_err(|e| bad(e.to_string()))?,
-                    len: SizeExpr::parse(len).map_err(|e| at("len", e))?,
-                    init: spec
-                        .init
-                        .as_deref()
-                        .map(Init::parse)
-                        .transpose()
-                        .map_err(|e| bad(e.to_string()))?,
-                    name,
-                })
+                let init = spec.init.as_deref().map(Init::parse).transpose();
+                (
+                    elem(ty)?,
+                    ArgKind::Buffer {
+                        len: SizeExpr::parse(len).map_err(|e| at("len", e))?,
+                        init: init.map_err(|e| bad(e.to_string()))?,
+                    },
+                )
             }
             (None, Some(ty)) => {
                 if spec.len.is_some() || spec.init.is_some() {
@@ -267,20 +246,23 @@ impl ArgDecl {
                     Some(_) => return Err(bad("value must be a number or an expression".into())),
                     None => return Err(bad("a scalar needs 'value'".into())),
                 };
-                Ok(ArgDecl::Scalar {
-                    elem: Elem::parse(ty).map_err(|e| bad(e.to_string()))?,
-                    value: SizeExpr::parse(&text).map_err(|e| at("value", e))?,
-                    name,
-                })
+                let value = SizeExpr::parse(&text).map_err(|e| at("value", e));
+                (elem(ty)?, ArgKind::Scalar(value?))
             }
-            _ => Err(bad(
-                "give exactly one of buffer = \"TYPE\" or scalar = \"TYPE\"".into(),
-            )),
-        }
+            _ => {
+                return Err(bad(
+                    "give exactly one of buffer = \"TYPE\" or scalar = \"TYPE\"".into(),
+                ))
+            }
+        };
+        Ok(ArgDecl { elem, kind, name })
+    }
+
+    pub fn is_buffer(&self) -> bool {
+        matches!(self.kind, ArgKind::Buffer { .. })
     }
 }
 
-/// How a run's result is judged.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckDecl {
     /// The index of the output buffer among the arguments.
@@ -288,7 +270,6 @@ pub struct CheckDecl {
     /// Per element, over the size parameters, `i`, and the arguments by name (a buffer's
     /// element i); `None`: the two sides' outputs are compared with each other.
     pub reference: Option<Expr>,
-    pub reference_text: Option<String>,
     /// Allowed error per element, relative to the expected value's magnitude (absolute below 1).
     pub tolerance: f64,
 }
@@ -398,10 +379,10 @@ impl UserKernel {
             .map(ArgDecl::parse)
             .collect::<Result<Vec<_>, _>>()?;
         for (i, a) in args.iter().enumerate() {
-            if args[..i].iter().any(|b| b.name() == a.name()) {
+            if args[..i].iter().any(|b| b.name == a.name) {
                 return Err(Declaration(format!(
                     "argument '{}' is declared twice",
-                    a.name()
+                    a.name
                 )));
             }
         }
@@ -431,18 +412,6 @@ impl UserKernel {
             size: d.size,
         })
     }
-
-    /// The slot of a name in a reference expression.
-    fn reference_slot(args: &[ArgDecl], name: &str) -> Option<usize> {
-        if name == "i" {
-            return Some(INDEX_SLOT);
-        }
-        size_slot(name).or_else(|| {
-            args.iter()
-                .position(|a| a.name() == name)
-                .map(|k| INDEX_SLOT + 1 + k)
-        })
-    }
 }
 
 /// The declared arguments held to the kernel's parameters in `file`: count, buffer or
@@ -468,7 +437,7 @@ fn check_signature(
                 .join(", "),
             args.len(),
             args.iter()
-                .map(ArgDecl::name)
+                .map(|a| a.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
@@ -476,13 +445,13 @@ fn check_signature(
     let kind =
         |buffer: bool, ty: &str| format!("{} {ty}", if buffer { "buffer" } else { "scalar" });
     for (i, (arg, param)) in args.iter().zip(&params).enumerate() {
-        let declared = kind(matches!(arg, ArgDecl::Buffer { .. }), arg.elem().name());
+        let declared = kind(arg.is_buffer(), arg.elem.into());
         let found = kind(param.pointer, &param.element);
         if declared != found {
             return Err(Declaration(format!(
                 "{path}: argument '{}' (parameter {} of kernel '{}', '{}' in the source) is \
                      declared {declared}, but the kernel takes a {found}",
-                arg.name(),
+                arg.name,
                 i + 1,
                 kernel,
                 param.name
@@ -518,7 +487,7 @@ fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, Dec
     })?;
     let output = args
         .iter()
-        .position(|a| matches!(a, ArgDecl::Buffer { name, .. } if *name == spec.output))
+        .position(|a| a.is_buffer() && a.name == spec.output)
         .ok_or_else(|| {
             Declaration(format!(
                 "field 'check': output '{}' is not a declared buffer",
@@ -531,16 +500,23 @@ fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, Dec
             "field 'check': tolerance {tolerance} must be a number of at least 0"
         )));
     }
+    // The size parameters, `i`, then the arguments.
+    let slot = |name: &str| match name {
+        "i" => Some(INDEX_SLOT),
+        _ => size_slot(name).or_else(|| {
+            let k = args.iter().position(|a| a.name == name)?;
+            Some(INDEX_SLOT + 1 + k)
+        }),
+    };
     let reference = spec
         .reference
         .as_deref()
-        .map(|r| Expr::parse(r, &|n| UserKernel::reference_slot(args, n)))
+        .map(|r| Expr::parse(r, &slot))
         .transpose()
         .map_err(|e| Declaration(format!("field 'check': reference: {e}")))?;
     Ok(CheckDecl {
         output,
         reference,
-        reference_text: spec.reference.clone(),
         tolerance,
     })
 }

@@ -43,7 +43,6 @@ pub enum Func {
 }
 
 impl Func {
-    /// How many arguments the function takes.
     fn arity(self) -> usize {
         if matches!(self, Func::Min | Func::Max) {
             2
@@ -75,7 +74,6 @@ impl Expr {
     /// Parses `text`; `slot` gives each name's slot, or `None` for a name not allowed here.
     pub fn parse(text: &str, slot: &dyn Fn(&str) -> Option<usize>) -> Result<Expr, ExprError> {
         let mut p = Parser {
-            text,
             chars: text.chars().collect(),
             pos: 0,
             slot,
@@ -131,7 +129,6 @@ impl Expr {
         }
     }
 
-    /// Whether the expression reads slot `i`.
     pub fn reads(&self, i: usize) -> bool {
         match self {
             Expr::Number(_) => false,
@@ -151,7 +148,6 @@ pub const MAX_NESTING: usize = 64;
 pub const MAX_CHARS: usize = 4096;
 
 struct Parser<'a> {
-    text: &'a str,
     chars: Vec<char>,
     pos: usize,
     slot: &'a dyn Fn(&str) -> Option<usize>,
@@ -162,7 +158,7 @@ struct Parser<'a> {
 impl Parser<'_> {
     fn error(&self, reason: String) -> ExprError {
         ExprError {
-            text: self.text.to_string(),
+            text: self.chars.iter().collect(),
             at: self.pos,
             reason,
         }
@@ -349,7 +345,6 @@ impl Parser<'_> {
 /// size: rows, or rows x cols), `ROWS` and `COLS` (0 for a vector size).
 pub const SIZE_NAMES: [&str; 3] = ["N", "ROWS", "COLS"];
 
-/// The slot of a size parameter.
 pub fn size_slot(name: &str) -> Option<usize> {
     SIZE_NAMES.iter().position(|n| *n == name)
 }
@@ -369,7 +364,6 @@ impl SizeExpr {
         })
     }
 
-    /// The value at `size`.
     pub fn at(&self, size: crate::rows::Size) -> f64 {
         self.expr.eval(&size_values(size))
     }

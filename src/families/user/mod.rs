@@ -20,7 +20,7 @@ use crate::families::tune_space::{param, Config, Constraint, Knob, Param, SpaceD
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
-use decl::{ArgDecl, Elem, Init, UserKernel, INDEX_SLOT};
+use decl::{ArgDecl, ArgKind, Elem, Init, UserKernel, INDEX_SLOT};
 use expr::size_values;
 
 /// The family of one user kernel pair: one variant, named after the kernel.
@@ -64,28 +64,13 @@ impl UserFamily {
         self.decl
             .args
             .iter()
-            .map(|a| match a {
-                ArgDecl::Buffer { name, len, .. } => len
+            .map(|a| match &a.kind {
+                ArgKind::Buffer { len, .. } => len
                     .count(size)
-                    .map_err(|e| bad(&self.decl.family, format!("argument '{name}': len {e}"))),
-                ArgDecl::Scalar { .. } => Ok(0),
+                    .map_err(|e| bad(&self.decl.family, format!("argument '{}': len {e}", a.name))),
+                ArgKind::Scalar(_) => Ok(0),
             })
             .collect()
-    }
-
-    /// Refuses a scalar whose value at `size` its type cannot hold, naming it and the range.
-    fn check_scalars(&self, size: Size) -> Result<(), WorkloadError> {
-        for a in &self.decl.args {
-            if let ArgDecl::Scalar { name, elem, value } = a {
-                elem.check(value.at(size)).map_err(|range| {
-                    bad(
-                        &self.decl.family,
-                        format!("argument '{name}' = '{}': {range}", value.text),
-                    )
-                })?;
-            }
-        }
-        Ok(())
     }
 
     /// The bits of every scalar at `size` (0 for buffers).
@@ -93,9 +78,9 @@ impl UserFamily {
         self.decl
             .args
             .iter()
-            .map(|a| match a {
-                ArgDecl::Scalar { elem, value, .. } => elem.bits(value.at(size)),
-                ArgDecl::Buffer { .. } => 0,
+            .map(|a| match &a.kind {
+                ArgKind::Scalar(value) => a.elem.bits(value.at(size)),
+                ArgKind::Buffer { .. } => 0,
             })
             .collect()
     }
@@ -107,11 +92,37 @@ impl UserFamily {
         want.iter().map(|w| tolerance * w.abs().max(1.0)).collect()
     }
 
-    fn output(&self) -> (Elem, bool) {
-        match &self.decl.args[self.decl.check.output] {
-            ArgDecl::Buffer { elem, init, .. } => (*elem, init.is_none()),
-            ArgDecl::Scalar { elem, .. } => (*elem, false),
+    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
+    /// it): `local` and every define as parameters, checked against the device's and the
+    /// variant's work-group limits and the declared restrictions. None without defines: the
+    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
+    fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        let d = &self.decl;
+        if d.tune_defines.is_empty() || d.tune_local.is_empty() {
+            return &[];
         }
+        let mut params: Vec<Param> = vec![param("local", Knob::Local, leak_values(&d.tune_local))];
+        for (name, values) in &d.tune_defines {
+            let name = leak(name);
+            params.push(param(name, Knob::Define(name), leak_values(values)));
+        }
+        let def = SpaceDef {
+            family: self.spec.id,
+            name: self.spec.variants[0].name,
+            variant: self.spec.variants[0].name,
+            params: Box::leak(params.into_boxed_slice()),
+            constraints: &[
+                Constraint::VariantLocal,
+                Constraint::DeviceLocal,
+                Constraint::Restriction,
+            ],
+            size: leak(&d.size),
+        };
+        Box::leak(Box::new([(SpaceKind::Full, def), (SpaceKind::Small, def)]))
+    }
+
+    fn output(&self) -> &ArgDecl {
+        &self.decl.args[self.decl.check.output]
     }
 }
 
@@ -143,12 +154,9 @@ impl Family for UserFamily {
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        let w = self.decl.work.at(size);
-        let w = if w.is_finite() && w > 0.0 {
-            w as u64
-        } else {
-            0
-        };
+        // Not a finite number of at least 0: no work counted (`as` takes a negative to 0).
+        let w = Some(self.decl.work.at(size)).filter(|w| w.is_finite());
+        let w = w.map_or(0, |w| w as u64);
         match self.decl.metric {
             Metric::Flops => (0, w),
             _ => (w, 0),
@@ -175,11 +183,11 @@ impl Family for UserFamily {
             .iter()
             .zip(&lengths)
             .enumerate()
-            .map(|(k, (a, len))| match a {
-                ArgDecl::Buffer { elem, init, .. } => {
-                    initial(*elem, init.as_ref(), *len as usize, seed, k as u64)
+            .map(|(k, (a, len))| match &a.kind {
+                ArgKind::Buffer { init, .. } => {
+                    initial(a.elem, init.as_ref(), *len as usize, seed, k as u64)
                 }
-                ArgDecl::Scalar { .. } => Vec::new(),
+                ArgKind::Scalar(_) => Vec::new(),
             })
             .collect();
         let inputs = Inputs::new(size, Vec::new(), Vec::new());
@@ -194,10 +202,10 @@ impl Family for UserFamily {
         for i in 0..out_len {
             slots[INDEX_SLOT] = i as f64;
             for (k, a) in self.decl.args.iter().enumerate() {
-                slots[INDEX_SLOT + 1 + k] = match a {
-                    ArgDecl::Scalar { elem, .. } => elem.value(scalars[k]),
-                    ArgDecl::Buffer { elem, .. } => {
-                        buffers[k].get(i).map_or(f64::NAN, |bits| elem.value(*bits))
+                slots[INDEX_SLOT + 1 + k] = match a.kind {
+                    ArgKind::Scalar(_) => a.elem.value(scalars[k]),
+                    ArgKind::Buffer { .. } => {
+                        buffers[k].get(i).map_or(f64::NAN, |b| a.elem.value(*b))
                     }
                 };
             }
@@ -213,8 +221,8 @@ impl Family for UserFamily {
         let mut args = Vec::new();
         let mut result = None;
         for (k, a) in self.decl.args.iter().enumerate() {
-            match a {
-                ArgDecl::Buffer { .. } => {
+            match (&a.kind, a.elem) {
+                (ArgKind::Buffer { .. }, _) => {
                     let data = &cx.inputs.ints[k];
                     let id = cx.upload_u32(data)?;
                     if k == self.decl.check.output {
@@ -223,17 +231,15 @@ impl Family for UserFamily {
                     args.push(Arg::Buffer(id));
                 }
                 // Both backends pass 4 bytes for either; an i32's bits travel as a u32's.
-                ArgDecl::Scalar {
-                    elem: Elem::F32, ..
-                } => args.push(Arg::F32(f32::from_bits(scalars[k]))),
-                ArgDecl::Scalar { .. } => args.push(Arg::U32(scalars[k])),
+                (_, Elem::F32) => args.push(Arg::F32(f32::from_bits(scalars[k]))),
+                _ => args.push(Arg::U32(scalars[k])),
             }
         }
         let (out, len) = result
             .ok_or_else(|| ExecError::from(bad(&self.decl.family, "no output buffer".into())))?;
         let step = cx.launch(kernel, args);
         let mut built = Built::into(vec![step], out, len);
-        if !self.output().1 {
+        if !matches!(self.output().kind, ArgKind::Buffer { init: None, .. }) {
             // An output that also holds input data (y = a * x + y) is not poisoned: the
             // verified run is the first after upload and reads it.
             built.outputs.clear();
@@ -242,7 +248,7 @@ impl Family for UserFamily {
     }
 
     fn check(&self, _ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        let (elem, _) = self.output();
+        let elem = self.output().elem;
         let got: Vec<f64> = got.iter().map(|g| elem.value(g.to_bits())).collect();
         if self.decl.check.reference.is_some() {
             return compare(&got, &inputs.reference, &inputs.tolerances);
@@ -284,21 +290,25 @@ impl Family for UserFamily {
                 ),
             ));
         }
-        self.check_scalars(size)?;
+        // A scalar whose value at `size` its type cannot hold is refused, naming the range.
+        for a in &self.decl.args {
+            if let ArgKind::Scalar(value) = &a.kind {
+                a.elem.check(value.at(size)).map_err(|range| {
+                    let what = format!("argument '{}' = '{}': {range}", a.name, value.text);
+                    bad(&self.decl.family, what)
+                })?;
+            }
+        }
         let out = lengths[self.decl.check.output];
         if let Some(r) = &self.decl.check.reference {
             for (k, a) in self.decl.args.iter().enumerate() {
-                if matches!(a, ArgDecl::Buffer { .. })
-                    && r.reads(INDEX_SLOT + 1 + k)
-                    && lengths[k] < out
-                {
+                if a.is_buffer() && r.reads(INDEX_SLOT + 1 + k) && lengths[k] < out {
                     return Err(bad(
                         &self.decl.family,
                         format!(
                             "the reference reads '{}' at every output element, but it has {} \
                              elements and the output {out}",
-                            a.name(),
-                            lengths[k]
+                            a.name, lengths[k]
                         ),
                     ));
                 }
@@ -322,50 +332,18 @@ impl Tuning for UserFamily {
         self.spaces.get_or_init(|| self.declared_spaces())
     }
 
+    /// A point breaks `Restriction` unless every declared restriction holds at it (names:
+    /// `local`, then the defines in name order, as the restrictions were parsed).
     fn breaks_rule(&self, rule: Constraint, config: &Config, _: Size, _: &DeviceInfo) -> bool {
-        rule == Constraint::Restriction && !self.allows(config)
-    }
-}
-
-impl UserFamily {
-    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
-    /// it): `local` and every define as parameters, checked against the device's and the
-    /// variant's work-group limits and the declared restrictions. None without defines: the
-    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
-    fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        let d = &self.decl;
-        if d.tune_defines.is_empty() || d.tune_local.is_empty() {
-            return &[];
+        if rule != Constraint::Restriction {
+            return false;
         }
-        let mut params: Vec<Param> = vec![param("local", Knob::Local, leak_values(&d.tune_local))];
-        for (name, values) in &d.tune_defines {
-            let name = leak(name);
-            params.push(param(name, Knob::Define(name), leak_values(values)));
-        }
-        let def = SpaceDef {
-            family: self.spec.id,
-            name: self.spec.variants[0].name,
-            variant: self.spec.variants[0].name,
-            params: Box::leak(params.into_boxed_slice()),
-            constraints: &[
-                Constraint::VariantLocal,
-                Constraint::DeviceLocal,
-                Constraint::Restriction,
-            ],
-            size: leak(&d.size),
-        };
-        Box::leak(Box::new([(SpaceKind::Full, def), (SpaceKind::Small, def)]))
-    }
-
-    /// Whether every declared restriction holds at `config` (names: `local`, then the
-    /// defines in name order, as the restrictions were parsed).
-    fn allows(&self, config: &Config) -> bool {
         let mut values = vec![f64::from(config.local)];
         for (name, _) in &self.decl.tune_defines {
             let v = config.defines.iter().find(|(n, _)| n == name);
             values.push(v.map_or(f64::NAN, |(_, v)| f64::from(*v)));
         }
-        self.decl.restrictions.iter().all(|r| r.holds(&values))
+        !self.decl.restrictions.iter().all(|r| r.holds(&values))
     }
 }
 

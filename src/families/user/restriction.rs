@@ -7,26 +7,8 @@
 
 use super::expr::Expr;
 
-/// How the two sides of a restriction compare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Cmp {
-    Le,
-    Ge,
-    Lt,
-    Gt,
-    Eq,
-    Ne,
-}
-
-/// Longest first, so `<=` is not read as `<`.
-const OPERATORS: [(&str, Cmp); 6] = [
-    ("<=", Cmp::Le),
-    (">=", Cmp::Ge),
-    ("==", Cmp::Eq),
-    ("!=", Cmp::Ne),
-    ("<", Cmp::Lt),
-    (">", Cmp::Gt),
-];
+/// The comparisons, longest first, so `<=` is not read as `<`.
+const OPERATORS: [&str; 6] = ["<=", ">=", "==", "!=", "<", ">"];
 
 /// A restriction that does not read as a comparison of two expressions over the names.
 #[derive(Debug, thiserror::Error)]
@@ -41,19 +23,17 @@ pub enum RestrictionError {
     },
 }
 
-/// One parsed restriction.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Restriction {
-    pub text: String,
     left: Expr,
-    cmp: Cmp,
+    op: &'static str,
     right: Expr,
 }
 
 impl Restriction {
     /// Parses `text` over `names` (a name's slot is its position in `names`).
     pub fn parse(text: &str, names: &[String]) -> Result<Restriction, RestrictionError> {
-        let (at, op, cmp) = split_at_comparison(text)
+        let (at, op) = split_at_comparison(text)
             .ok_or_else(|| RestrictionError::ComparesNothing(text.to_string()))?;
         let slot = |name: &str| names.iter().position(|n| n == name);
         let side = |part: &str| {
@@ -64,9 +44,8 @@ impl Restriction {
             })
         };
         Ok(Restriction {
-            text: text.to_string(),
             left: side(&text[..at])?,
-            cmp,
+            op,
             right: side(&text[at + op.len()..])?,
         })
     }
@@ -74,19 +53,19 @@ impl Restriction {
     /// Whether the restriction holds with `values` as the names' values.
     pub fn holds(&self, values: &[f64]) -> bool {
         let (a, b) = (self.left.eval(values), self.right.eval(values));
-        match self.cmp {
-            Cmp::Le => a <= b,
-            Cmp::Ge => a >= b,
-            Cmp::Lt => a < b,
-            Cmp::Gt => a > b,
-            Cmp::Eq => a == b,
-            Cmp::Ne => a != b,
+        match self.op {
+            "<=" => a <= b,
+            ">=" => a >= b,
+            "<" => a < b,
+            ">" => a > b,
+            "==" => a == b,
+            _ => a != b,
         }
     }
 }
 
 /// The byte offset and operator of the first comparison outside parentheses.
-fn split_at_comparison(text: &str) -> Option<(usize, &'static str, Cmp)> {
+fn split_at_comparison(text: &str) -> Option<(usize, &'static str)> {
     let mut depth = 0i32;
     for (i, c) in text.char_indices() {
         match c {
@@ -94,8 +73,8 @@ fn split_at_comparison(text: &str) -> Option<(usize, &'static str, Cmp)> {
             ')' => depth -= 1,
             _ if depth == 0 => {
                 let rest = &text[i..];
-                if let Some((op, cmp)) = OPERATORS.iter().find(|(op, _)| rest.starts_with(op)) {
-                    return Some((i, op, *cmp));
+                if let Some(op) = OPERATORS.iter().find(|op| rest.starts_with(**op)) {
+                    return Some((i, op));
                 }
             }
             _ => {}
