@@ -2,7 +2,6 @@
 //! Market files, in CSR form.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -295,79 +294,32 @@ fn load_cached(path: &str) -> Result<Arc<Csr>, MatrixError> {
     Ok(csr)
 }
 
-/// Counts the lines a reader has handed out, so that an error of the parser (which says only
-/// "bad file") can name the line it stopped on.
-struct LineCounter<R> {
-    inner: R,
-    newlines: usize,
-    last: Option<u8>,
-}
-
-impl<R: BufRead> Read for LineCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let available = self.fill_buf()?;
-            let n = available.len().min(buf.len());
-            buf[..n].copy_from_slice(&available[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for LineCounter<R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        if let Ok(buf) = self.inner.fill_buf() {
-            let taken = &buf[..amt.min(buf.len())];
-            self.newlines += taken.iter().filter(|&&b| b == b'\n').count();
-            self.last = taken.last().copied().or(self.last);
-        }
-        self.inner.consume(amt);
-    }
-}
-
-impl<R> LineCounter<R> {
-    /// The 1-based line the reader stopped in: the last one read whole, or the one it is in.
-    fn line(&self) -> usize {
-        if self.last == Some(b'\n') {
-            self.newlines
-        } else {
-            self.newlines + 1
-        }
-    }
-}
-
 /// Reads a Matrix Market coordinate file (real, integer or pattern; general or symmetric)
 /// with `sprs` and converts it to CSR (repeated entries summed). Pattern entries are 1.
 pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, MatrixError> {
     check_size_line(text, name)?;
-    let mut counted = LineCounter {
-        inner: text,
-        newlines: 0,
-        last: None,
-    };
+    // What the reader leaves of `text` tells the line it stopped in, for its errors (which
+    // say only "bad file"): the last one read whole, or the one it is in.
+    let mut rest = text;
     // sprs asserts (panics) where an entry lies outside the declared shape, after reading
     // every line; that one case is caught here and its line found by `entry_outside`. The
     // panic message is silenced for the call (the error below says it better).
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        sprs::io::read_matrix_market_from_bufread::<f64, usize, _>(&mut counted)
+        sprs::io::read_matrix_market_from_bufread::<f64, usize, _>(&mut rest)
     }));
     std::panic::set_hook(hook);
     let tri = match read {
         Ok(Ok(tri)) => tri,
         Ok(Err(source)) => {
+            let read = &text[..text.len() - rest.len()];
+            let newlines = read.iter().filter(|&&b| b == b'\n').count();
             return Err(MatrixError::Malformed {
                 name: name.to_string(),
-                line: counted.line(),
+                line: newlines + usize::from(read.last() != Some(&b'\n')),
                 source,
-            })
+            });
         }
         Err(_) => return Err(entry_outside(text, name)),
     };

@@ -315,19 +315,10 @@ impl Build<'_> {
 
     /// An uninitialised device buffer of `len` floats (one at least).
     pub fn output(&mut self, len: usize) -> Result<BufferId, ExecError> {
-        buffer_of(self.backend, len, self.owned)
+        let id = self.backend.alloc(len.max(1))?;
+        self.owned.push(id);
+        Ok(id)
     }
-}
-
-/// An uninitialised device buffer of `len` floats, remembered in `owned`.
-pub fn buffer_of(
-    backend: &mut dyn Runtime,
-    len: usize,
-    owned: &mut Vec<BufferId>,
-) -> Result<BufferId, ExecError> {
-    let id = backend.alloc(len.max(1))?;
-    owned.push(id);
-    Ok(id)
 }
 
 /// What verification needs to know of a run besides its inputs and output.

@@ -363,3 +363,16 @@ mod fuzz {
         );
     }
 }
+
+#[test]
+fn a_malformed_matrix_file_names_the_line_the_reader_stopped_in() {
+    let head = "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n";
+    for (tail, line) in [("2 x 2.0\n", 4), ("2 x 2.0", 4), ("\n2 x 2.0\n", 5)] {
+        let text = format!("{head}{tail}");
+        let e = matrix::read_mtx(text.as_bytes(), "m.mtx").unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!("m.mtx: line {line}:")),
+            "{e}"
+        );
+    }
+}
