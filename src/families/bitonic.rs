@@ -25,9 +25,7 @@ use crate::families::error::WorkloadError;
 use crate::families::family::{bad_launch, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::keys;
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
-use crate::families::reference::Verification;
-use crate::families::scan::check_words;
+use crate::families::plan::{Build, Built, ExecError, Inputs, SideConfig, Step};
 use crate::families::variant::{bare, pow2, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
@@ -227,10 +225,6 @@ impl Family for Bitonic {
         let mut built = Built::into(steps, work, n as usize);
         built.outputs = vec![(work, padded as usize)];
         Ok(built)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        check_words(got, &inputs.reference)
     }
 }
 

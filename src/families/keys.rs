@@ -25,10 +25,9 @@ pub fn sorting_inputs(size: Size, seed: u64) -> Inputs {
     let keys = random_keys(size.rows as usize, seed);
     let mut sorted = keys.clone();
     sorted.sort_unstable();
-    let want = sorted.into_iter().map(f64::from).collect();
     Inputs::new(size, Vec::new(), Vec::new())
         .with_ints(vec![keys])
-        .with_exact(want)
+        .with_words(sorted)
 }
 
 /// One key, two, sizes no work-group or power of two divides, and one that needs several

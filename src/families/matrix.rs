@@ -220,35 +220,21 @@ fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
         total += len;
         row_ptr.push(total as u32);
     }
-    let mut col = vec![0u32; total];
-    // Rows in blocks, each block's entries one slice of `col`.
-    const BLOCK: usize = 1 << 14;
-    let mut blocks = Vec::with_capacity(rows.div_ceil(BLOCK));
-    let mut rest = col.as_mut_slice();
-    for first in (0..rows).step_by(BLOCK) {
-        let last = (first + BLOCK).min(rows);
-        let len = (row_ptr[last] - row_ptr[first]) as usize;
-        let (block, tail) = rest.split_at_mut(len);
-        blocks.push((first..last, block));
-        rest = tail;
-    }
-    blocks.into_par_iter().for_each(|(rows_of_block, block)| {
-        let base = row_ptr[rows_of_block.start] as usize;
-        for i in rows_of_block {
+    let col = (0..rows)
+        .into_par_iter()
+        .flat_map_iter(|i| {
             let (lo, hi) = if band == 0 {
                 (0, rows)
             } else {
                 (i.saturating_sub(band), (i + band + 1).min(rows))
             };
-            let (start, end) = (row_ptr[i] as usize, row_ptr[i + 1] as usize);
-            let entries = &mut block[start - base..end - base];
-            for (k, c) in entries.iter_mut().enumerate() {
-                let h = mix(seed, STREAM_COL, (start + k) as u64);
-                *c = (lo as u64 + h % (hi - lo) as u64) as u32;
-            }
+            let mut entries: Vec<u32> = (row_ptr[i] as usize..row_ptr[i + 1] as usize)
+                .map(|k| (lo as u64 + mix(seed, STREAM_COL, k as u64) % (hi - lo) as u64) as u32)
+                .collect();
             entries.sort_unstable();
-        }
-    });
+            entries
+        })
+        .collect();
     let val = (0..total as u64)
         .into_par_iter()
         .map(|k| unit_value(mix(seed, STREAM_VAL, k)))

@@ -25,9 +25,8 @@ use crate::families::error::WorkloadError;
 use crate::families::family::{check_cover, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::keys;
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig};
-use crate::families::reference::Verification;
-use crate::families::scan::{check_words, ScanLevels};
+use crate::families::plan::{Build, Built, ExecError, Inputs, SideConfig};
+use crate::families::scan::ScanLevels;
 use crate::families::variant::{bare, pow2, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
@@ -171,10 +170,6 @@ impl Family for Radix {
             .extend([(work[0], n as usize), (counts, RADIX * groups as usize)]);
         built.outputs.extend(scan.outputs());
         Ok(built)
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        check_words(got, &inputs.reference)
     }
 }
 

@@ -200,6 +200,20 @@ fn compare_indexed<G: Copy + Into<f64> + Sync>(
     }
 }
 
+/// The words of `got` (u32 bit patterns carried in floats) against the exact reference.
+pub fn compare_words(got: &[f32], want: &[f64]) -> Verification {
+    let mut max_error = 0.0f64;
+    for (g, w) in got.iter().zip(want) {
+        max_error = max_error.max((f64::from(g.to_bits()) - w).abs());
+    }
+    Verification {
+        ok: got.len() >= want.len() && max_error == 0.0,
+        max_error,
+        tolerance: 0.0,
+        checked: want.len().min(got.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,5 +329,18 @@ mod tests {
         let fixed = 0.5 / (1.0 - f64::from(0.999f32));
         let r = fma_chain(a, 200_000);
         assert!((r - 8.0 * fixed).abs() / (8.0 * fixed) < 1e-6, "{r}");
+    }
+
+    #[test]
+    fn words_are_compared_bit_for_bit() {
+        let want = [3.0, 4_000_000_000.0];
+        let got = [f32::from_bits(3), f32::from_bits(4_000_000_000)];
+        assert!(compare_words(&got, &want).ok);
+        let off = [f32::from_bits(3), f32::from_bits(4_000_000_001)];
+        let v = compare_words(&off, &want);
+        assert!(!v.ok && v.max_error == 1.0);
+        assert!(!compare_words(&got[..1], &want).ok, "a short result fails");
+        // A NaN poison is a word like any other, and not the right one.
+        assert!(!compare_words(&[f32::NAN, got[1]], &want).ok);
     }
 }

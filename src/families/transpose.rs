@@ -68,11 +68,6 @@ const VARIANTS: [Variant; 4] = [
     ),
 ];
 
-/// Whether the variant copies rather than transposes (`copy`, `copy-barrier`).
-fn is_copy(variant: &Variant) -> bool {
-    variant.kernel.starts_with("transpose_copy")
-}
-
 /// `in^T` of a row-major `rows` x `cols` matrix, in f64 (the values themselves: exact).
 pub fn transposed(input: &[f32], rows: usize, cols: usize) -> Vec<f64> {
     let mut out = vec![0.0; rows * cols];
@@ -139,7 +134,7 @@ impl Family for Transpose {
     /// y over the rows: one tile tall for `local`, whatever the work-group's height.
     /// (x: the default, one column per work-item; `local`'s groups are one tile wide.)
     fn groups_y(&self, variant: &Variant, size: Size, local_y: u32) -> u64 {
-        let per_group = if is_tiled(variant) {
+        let per_group = if variant.kernel == "transpose_local" {
             u64::from(TILE)
         } else {
             u64::from(local_y.max(1))
@@ -150,7 +145,8 @@ impl Family for Transpose {
     fn inputs(&self, v: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let (rows, cols) = (size.rows as usize, size.cols as usize);
         let a = reference::random_vector(rows * cols, seed);
-        let want = if is_copy(v) {
+        // `copy` and `copy-barrier` copy rather than transpose.
+        let want = if v.kernel.starts_with("transpose_copy") {
             a.iter().map(|x| f64::from(*x)).collect()
         } else {
             transposed(&a, rows, cols)
@@ -163,12 +159,6 @@ impl Family for Transpose {
         let dims = [size.rows, size.cols].map(|d| Arg::U32(d as u32));
         cx.in_out(cx.inputs.a.len(), &dims)
     }
-}
-
-/// Whether each work-group moves one whole tile (`local`), rather than one element per
-/// work-item. In x both cover one column per work-item (the default 2-D rule).
-fn is_tiled(variant: &Variant) -> bool {
-    variant.kernel == "transpose_local"
 }
 
 #[cfg(test)]
