@@ -47,54 +47,10 @@ pub enum MatrixError {
         line: usize,
         source: sprs::io::IoError,
     },
-    #[error(
-        "{name}: line {line}: entry ({row}, {col}) lies outside the {rows}x{cols} matrix of the \
-         size line"
-    )]
-    EntryOutside {
-        name: String,
-        line: usize,
-        row: usize,
-        col: usize,
-        rows: usize,
-        cols: usize,
-    },
-    #[error("{0}: an entry lies outside the matrix's declared shape")]
-    EntryOutsideShape(String),
-    #[error("{name}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit indices")]
-    TooLarge {
-        name: String,
-        rows: usize,
-        cols: usize,
-        nnz: usize,
-    },
-    #[error(
-        "{0}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or cut short"
-    )]
-    NoSizeLine(String),
-    #[error(
-        "{name}: line {line}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit \
-         indices (limit {limit} rows, columns and entries)"
-    )]
-    SizeLineTooLarge {
-        name: String,
-        line: usize,
-        rows: u64,
-        cols: u64,
-        nnz: u64,
-        limit: u64,
-    },
-    #[error(
-        "{name}: line {line}: declares {nnz} entries, but a file of {bytes} bytes holds at most \
-         {room}"
-    )]
-    MoreEntriesThanRoom {
-        name: String,
-        line: usize,
-        nnz: u64,
-        bytes: usize,
-        room: u64,
-    },
+    /// A file without a size line, with an entry outside its shape, or with counts that the
+    /// kernels' 32-bit indices or the file itself cannot hold: the message says which.
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
     HostMemory(#[from] crate::host_memory::HostMemoryError),
 }
@@ -311,12 +267,10 @@ pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, MatrixError> {
     };
     let (rows, cols) = tri.shape();
     if tri.nnz() >= u32::MAX as usize || rows >= u32::MAX as usize || cols >= u32::MAX as usize {
-        return Err(MatrixError::TooLarge {
-            name: name.to_string(),
-            rows,
-            cols,
-            nnz: tri.nnz(),
-        });
+        return Err(MatrixError::Refused(format!(
+            "{name}: {rows}x{cols} with {} entries exceeds the kernels' 32-bit indices",
+            tri.nnz()
+        )));
     }
     let csr: sprs::CsMatI<f64, usize> = tri.to_csr();
     Ok(Csr {
@@ -343,7 +297,10 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     else {
         // sprs's reader loops for ever on a file that ends before its size line (found by
         // tests/fuzz.rs): a cut file is refused here instead.
-        return Err(MatrixError::NoSizeLine(name.to_string()));
+        return Err(MatrixError::Refused(format!(
+            "{name}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or cut \
+             short"
+        )));
     };
     let counts: Vec<u64> = line
         .split_whitespace()
@@ -356,25 +313,19 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     let limit = u64::from(u32::MAX) - 1;
     let line_no = n + 1;
     if rows > limit || cols > limit || nnz > limit {
-        return Err(MatrixError::SizeLineTooLarge {
-            name: name.to_string(),
-            line: line_no,
-            rows,
-            cols,
-            nnz,
-            limit,
-        });
+        return Err(MatrixError::Refused(format!(
+            "{name}: line {line_no}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit \
+             indices (limit {limit} rows, columns and entries)"
+        )));
     }
     // An entry line is at least "i j\n": a file cannot hold more entries than that allows.
     let room = text.len() as u64 / 4;
     if nnz > room {
-        return Err(MatrixError::MoreEntriesThanRoom {
-            name: name.to_string(),
-            line: line_no,
-            nnz,
-            bytes: text.len(),
-            room,
-        });
+        return Err(MatrixError::Refused(format!(
+            "{name}: line {line_no}: declares {nnz} entries, but a file of {} bytes holds at most \
+             {room}",
+            text.len()
+        )));
     }
     let host = mtx_host_bytes(rows, nnz);
     let what = format!("{name}: {rows}x{cols} with {nnz} entries");
@@ -408,15 +359,17 @@ fn entry_outside(text: &[u8], name: &str) -> MatrixError {
     for (i, l) in lines {
         let at = numbers(l);
         if at.len() == 2 && shape.len() == 2 && (at[0] > shape[0] || at[1] > shape[1]) {
-            return MatrixError::EntryOutside {
-                name: name.to_string(),
-                line: i + 1,
-                row: at[0],
-                col: at[1],
-                rows: shape[0],
-                cols: shape[1],
-            };
+            return MatrixError::Refused(format!(
+                "{name}: line {}: entry ({}, {}) lies outside the {}x{} matrix of the size line",
+                i + 1,
+                at[0],
+                at[1],
+                shape[0],
+                shape[1]
+            ));
         }
     }
-    MatrixError::EntryOutsideShape(name.to_string())
+    MatrixError::Refused(format!(
+        "{name}: an entry lies outside the matrix's declared shape"
+    ))
 }

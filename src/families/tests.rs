@@ -376,3 +376,15 @@ fn a_malformed_matrix_file_names_the_line_the_reader_stopped_in() {
         );
     }
 }
+
+#[test]
+fn a_matrix_file_that_cannot_hold_its_declared_entries_is_refused_by_its_size_line() {
+    let text = "%%MatrixMarket matrix coordinate real general\n3 3 100\n1 1 1.0\n";
+    let e = matrix::read_mtx(text.as_bytes(), "m.mtx").unwrap_err();
+    let want = format!(
+        "m.mtx: line 2: declares 100 entries, but a file of {} bytes holds at most {}",
+        text.len(),
+        text.len() / 4
+    );
+    assert_eq!(e.to_string(), want);
+}
