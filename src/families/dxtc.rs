@@ -102,21 +102,14 @@ pub fn compress(pixels: &[u32], rows: usize, cols: usize) -> Vec<u32> {
 /// A test image: smooth colour ramps with noise of up to 31 levels per channel, so blocks
 /// span a small colour range as a photograph's do, and no two blocks are alike.
 pub fn test_image(rows: usize, cols: usize, seed: u64) -> Vec<u32> {
-    let mut out = vec![0u32; rows * cols];
-    reference::on_every_core(&mut out, reference::RANDOM_BLOCK, |block, pixels| {
-        let first = block * reference::RANDOM_BLOCK;
-        for (i, p) in pixels.iter_mut().enumerate() {
-            let at = first + i;
-            let (y, x) = (at / cols.max(1), at % cols.max(1));
-            let noise = reference::mix(seed, 0x6478_7463, at as u64);
-            let n = |c: u32| ((noise >> (8 * c)) & 31) as usize;
-            let r = (x + n(0)) & 255;
-            let g = (y + n(1)) & 255;
-            let b = (x + y) / 2 + n(2);
-            *p = (r | (g << 8) | ((b & 255) << 16)) as u32 | 0xff00_0000;
-        }
-    });
-    out
+    reference::hashed(rows * cols, seed, 0x6478_7463, |at, noise| {
+        let (y, x) = (at / cols.max(1), at % cols.max(1));
+        let n = |c: u32| ((noise >> (8 * c)) & 31) as usize;
+        let r = (x + n(0)) & 255;
+        let g = (y + n(1)) & 255;
+        let b = (x + y) / 2 + n(2);
+        (r | (g << 8) | ((b & 255) << 16)) as u32 | 0xff00_0000
+    })
 }
 
 /// `dxt1_compress(pixels, blocks, width, height)`: the reference itself.

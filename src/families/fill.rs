@@ -1,11 +1,7 @@
 //! The fill family: the "OpenCL Optimization" article's buffer fill (a 10^4 × 10^4 table of
 //! one value, 10 calls), in its 1D, float4 and two 2D forms. The kernels are `kernels_*/fill.*`.
-//!
-//! # Sizes
-//!
-//! The 1D kernels (`1d`, `1d-exact`, `float4`, `scalar4`) take `N` floats; the 2D kernels take
-//! `ROWSxCOLS`. `2d-article` puts rows on dimension 0 while the launch covers columns in x,
-//! so it takes square tables only (the article's 10^4 × 10^4 is one).
+//! The 1D kernels take `N` floats, the 2D ones `ROWSxCOLS` (`2d-article` square ones only).
+//! Metric: GB/s of stores, 4 bytes per element, nothing read.
 //!
 //! # The divisibility rule and the runtime's work-group size
 //!
@@ -22,10 +18,6 @@
 //! (the runtime picks at enqueue and never says what: the row's local size and group count
 //! are 0) against CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`, whose
 //! block size the row records, the grid rounded up to cover N).
-//!
-//! # Metric
-//!
-//! GB/s of stores: 4 bytes per element, nothing read.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape, Runtime};

@@ -4,11 +4,8 @@
 //! neither side, both sides or one side (`defines = { ... }`), so that a row differs from its
 //! fair neighbour in that switch alone. The kernels are `kernels_*/guidance.*`.
 //!
-//! - `index`: integer division and modulo (`INDEX_SHIFT=0`, the default) against shifts and
-//!   masks (`INDEX_SHIFT=1`) in an index computation, `INDEX_STEPS` per work-item;
-//! - `branch`: a branch on `i % 2`, divergent within every warp (`BRANCH_BY_WARP=0`, the
-//!   default), against one on `(i / 32) % 2`, uniform within each warp (`BRANCH_BY_WARP=1`);
-//!   both paths are `BRANCH_STEPS` steps long.
+//! The switches, `INDEX_SHIFT` of `index` and `BRANCH_BY_WARP` of `branch`, are 0 by default
+//! (division and modulo; a branch divergent within every warp).
 //!
 //! Both compute u32 words from the work-item's index alone, checked exactly against the host's
 //! wrapping arithmetic. `branch` is checked against both assignments of paths to work-items

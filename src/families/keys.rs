@@ -8,15 +8,8 @@ use crate::rows::Size;
 
 /// `len` keys over the whole u32 range from `seed`, drawn on every core.
 pub fn random_keys(len: usize, seed: u64) -> Vec<u32> {
-    let mut out = vec![0u32; len];
-    reference::on_every_core(&mut out, reference::RANDOM_BLOCK, |block, keys| {
-        let first = (block * reference::RANDOM_BLOCK) as u64;
-        for (i, k) in keys.iter_mut().enumerate() {
-            // The high half of the mix: the low bits of a multiply-xorshift are the weaker.
-            *k = (reference::mix(seed, 0x736f_7274, first + i as u64) >> 32) as u32;
-        }
-    });
-    out
+    // The high half of the mix: the low bits of a multiply-xorshift are the weaker.
+    reference::hashed(len, seed, 0x736f_7274, |_, h| (h >> 32) as u32)
 }
 
 /// Random keys and, as the reference, the same keys sorted (`sort_unstable`: equal keys are

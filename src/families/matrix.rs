@@ -119,7 +119,7 @@ impl MatrixSource {
     }
 }
 
-use crate::families::reference::mix;
+use crate::families::reference::{hashed, mix};
 
 /// A value in [-1, 1) with 24 significant bits: exact in f32 and in the script's float64.
 fn unit_value(h: u64) -> f32 {
@@ -191,10 +191,7 @@ fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
             entries
         })
         .collect();
-    let val = (0..total as u64)
-        .into_par_iter()
-        .map(|k| unit_value(mix(seed, STREAM_VAL, k)))
-        .collect();
+    let val = hashed(total, seed, STREAM_VAL, |_, h| unit_value(h));
     Csr {
         rows,
         cols: rows,

@@ -63,6 +63,24 @@ pub fn on_every_core<T: Send>(out: &mut [T], chunk: usize, fill: impl Fn(usize, 
         .for_each(|(i, c)| fill(i, c));
 }
 
+/// `len` values made on every core, value `i` by `value(i, hash)` from the [`mix`] of `seed`,
+/// `stream` and `i`: the same whatever the thread count.
+pub fn hashed<T: Send + Copy + Default>(
+    len: usize,
+    seed: u64,
+    stream: u64,
+    value: impl Fn(usize, u64) -> T + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); len];
+    on_every_core(&mut out, RANDOM_BLOCK, |block, values| {
+        let first = block * RANDOM_BLOCK;
+        for (k, v) in values.iter_mut().enumerate() {
+            *v = value(first + k, mix(seed, stream, (first + k) as u64));
+        }
+    });
+    out
+}
+
 /// The relative factor of the tolerance for a reduction of length `n` (see module docs).
 pub fn tolerance_factor(n: u64) -> f64 {
     let n = n.max(1) as f64;

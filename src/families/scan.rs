@@ -241,7 +241,9 @@ impl Family for Scan {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        let x = random_values(size.rows as usize, seed);
+        let x = reference::hashed(size.rows as usize, seed, 0x7363_616e, |_, h| {
+            (h % u64::from(VALUE_RANGE)) as u32
+        });
         let want = inclusive_scan(&x);
         Inputs::new(size, Vec::new(), Vec::new())
             .with_ints(vec![x])
@@ -256,19 +258,6 @@ impl Family for Scan {
         built.outputs = levels.outputs();
         Ok(built)
     }
-}
-
-/// `len` values in `0..VALUE_RANGE` from `seed`.
-fn random_values(len: usize, seed: u64) -> Vec<u32> {
-    let mut out = vec![0u32; len];
-    reference::on_every_core(&mut out, reference::RANDOM_BLOCK, |block, values| {
-        let first = (block * reference::RANDOM_BLOCK) as u64;
-        for (i, v) in values.iter_mut().enumerate() {
-            *v = (reference::mix(seed, 0x7363_616e, first + i as u64) % u64::from(VALUE_RANGE))
-                as u32;
-        }
-    });
-    out
 }
 
 #[cfg(test)]

@@ -1,13 +1,10 @@
 //! BabelStream's five kernels (Deakin et al., "GPU-STREAM v2.0", 2016; github.com/UoB-HPC/
 //! BabelStream) with its conventions, so that its users can place clvscu's numbers beside
-//! theirs: arrays of `N` doubles (2^25 by default), start values a = 0.1, b = 0.2, c = 0.0,
-//! the scalar 0.4. The kernels are `kernels_*/stream.*`.
+//! theirs: arrays of `N` doubles (2^25 by default), its start values and scalar, and for `dot`
+//! 4 work-groups per compute unit, the configuration BabelStream 5.0's CUDA version reports.
+//! The kernels are `kernels_*/stream.*`.
 //!
-//! Variants `copy` (c = a), `mul` (b = scalar c), `add` (c = a + b), `triad`
-//! (a = b + scalar c) and `dot` (the sum of a b, on a fixed number of work-groups, 4 per
-//! compute unit, the reduction configuration BabelStream 5.0's CUDA version reports, then
-//! one work-group's final sum). Each variant runs alone, on the arrays as they stand before
-//! that kernel in BabelStream's first iteration ([`before`]), set on the device before timing
+//! Each variant runs alone, on the arrays as they stand before that kernel in BabelStream's first iteration ([`before`]), set on the device before timing
 //! as BabelStream's `init_arrays` sets them. Each kernel writes an array it does not read, so
 //! every timed run computes the same values.
 //!
@@ -15,8 +12,7 @@
 //! each array's one value; every element must lie within 100 machine epsilons of it
 //! (relative), the dot product within 1e-8 (relative).
 //!
-//! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does: 2 arrays of `N`
-//! doubles for Copy, Mul and Dot, 3 for Add and Triad.
+//! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does (see `work`).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};

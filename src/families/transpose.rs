@@ -2,9 +2,8 @@
 //! Comparison of CUDA and OpenCL", ICPP 2011, Table II): `out = in^T` for a row-major
 //! `ROWSxCOLS` matrix of floats. The kernels are `kernels_*/transpose.*`.
 //!
-//! Two variants: `naive`, one element per work-item, its writes a whole output row apart; and
-//! `local`, a 32 x 32 tile staged through local memory (its rows padded by one float, so that
-//! reading a tile column hits no bank twice) so that reads and writes are both coalesced.
+//! `local` pads its 32 x 32 tile's rows by one float, so that reading a tile column hits no
+//! bank twice.
 //!
 //! Two more, `copy` and `copy-barrier`, transpose nothing: they copy with `naive`'s launch,
 //! the second with one work-group barrier between its read and its write, so that their ratio
