@@ -41,6 +41,7 @@ const LOCAL: u32 = 1024;
 /// Dot's tolerance, relative: BabelStream's for doubles.
 const DOT_TOLERANCE: f64 = 1e-8;
 
+/// In BabelStream's order within one iteration.
 const VARIANTS: [Variant; 5] = [
     stream_variant("copy", "stream_copy", "c = a"),
     stream_variant("mul", "stream_mul", "b = scalar * c"),
@@ -72,9 +73,6 @@ pub struct Arrays {
     pub c: f64,
 }
 
-/// The kernels in BabelStream's order within one iteration.
-const ORDER: [&str; 5] = ["copy", "mul", "add", "triad", "dot"];
-
 /// Applies the array kernel `name` to `x` (Dot writes no array).
 fn apply(name: &str, x: &mut Arrays) {
     match name {
@@ -90,7 +88,7 @@ fn apply(name: &str, x: &mut Arrays) {
 /// the kernels before it replayed on scalars.
 pub fn before(name: &str) -> Arrays {
     let mut x = START;
-    for k in ORDER.iter().take_while(|k| **k != name) {
+    for k in VARIANTS.iter().map(|v| v.name).take_while(|k| *k != name) {
         apply(k, &mut x);
     }
     x
