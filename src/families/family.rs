@@ -36,13 +36,11 @@ pub struct RulePlan {
     pub define: (&'static str, &'static str),
 }
 
-/// What a family is, as data: its name, kernel file and metric, and the facts that sizes,
-/// quick passes, vendor rows and charts read. Each family gives one, built from
-/// [`FamilySpec::new`] with the fields it changes.
+/// What a family is, as data; each family builds one from [`FamilySpec::new`] with the fields
+/// it changes.
 #[derive(Debug, Clone, Copy)]
 pub struct FamilySpec {
     pub id: FamilyId,
-    /// The kernel file stem shared by the twins.
     pub kernel_file: &'static str,
     pub metric: Metric,
     /// The size a study entry gets when it names none.
@@ -64,7 +62,6 @@ pub struct FamilySpec {
     pub charts: &'static [&'static str],
     /// The levels of a search whose row predates the `levels` column, where the size tells them.
     pub levels_of_size: Option<crate::rows::LevelsOfSize>,
-    /// Every variant, in report order.
     pub variants: &'static [Variant],
     /// Small sizes at edge cases (one element, sizes no work-group divides) at which every
     /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
@@ -96,7 +93,7 @@ impl FamilySpec {
     }
 }
 
-/// Test sizes of one length `N` each (for [`FamilySpec::test_sizes`]).
+/// Test sizes of one length each.
 pub const fn vectors<const N: usize>(lengths: [u64; N]) -> [Size; N] {
     let mut out = [Size::vector(0); N];
     let mut i = 0;
@@ -107,7 +104,7 @@ pub const fn vectors<const N: usize>(lengths: [u64; N]) -> [Size; N] {
     out
 }
 
-/// Test sizes of `ROWSxCOLS` each (for [`FamilySpec::test_sizes`]).
+/// Test sizes of `ROWSxCOLS` each.
 pub const fn matrices<const N: usize>(shapes: [(u64, u64); N]) -> [Size; N] {
     let mut out = [Size::vector(0); N];
     let mut i = 0;
@@ -147,11 +144,7 @@ pub use crate::rows::{MemoryReferences, VendorOp};
 
 /// One kernel family: its variants and sizes, how it is launched, its buffers and data, its
 /// f64 reference, and the work one run does. The runner and session call only this.
-///
-/// A family's kernels live in `kernels_cl/<file>.cl` and `kernels_cu/<file>.cu`, twins that
-/// `clvscu parity` holds to the same text.
 pub trait Family: Sync {
-    /// What this family is, as data (see [`FamilySpec`]).
     fn spec(&self) -> &FamilySpec;
 
     /// Bytes moved and flops of one run, given `global` work-items launched; computed here,
@@ -286,10 +279,9 @@ pub trait Family: Sync {
         format!("{} {size} f32 seed {seed}", self.spec().id.name())
     }
 
-    /// The fake backend's host emulation of `kernel` (what it writes to its outputs), where
-    /// `kernel` is one of this family's, helper kernels included. `None`: not this family's
-    /// kernel, or a family whose kernels have no emulation (a study's own pair); the fake then
-    /// refuses the launch, naming the kernel. Default: the spec's `emulations`.
+    /// The fake backend's host emulation of `kernel`, one of this family's (helper kernels
+    /// included). `None`: not this family's, or one without emulation (a study's own pair),
+    /// which the fake refuses by name. Default: the spec's `emulations`.
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
         let mut emulations = self.spec().emulations.iter();
         emulations.find_map(|(k, e)| (*k == kernel).then_some(*e))
@@ -326,9 +318,8 @@ pub trait Tuning: Sync {
     }
 }
 
-/// The tuning of a family whose knobs are a tile (SGEMM's, the 3D stencil's): its spaces,
-/// written as data, and two functions of the tile: the launch it implies and the rules of the
-/// family's own it breaks.
+/// The tuning of a family whose knobs are a tile (SGEMM's, the 3D stencil's): its spaces, and
+/// the launch a tile implies and the family's own rules it breaks.
 pub struct TileTuning {
     pub spaces: &'static [(SpaceKind, SpaceDef)],
     pub derive: fn(Size, &mut Config),

@@ -32,7 +32,9 @@ use rand::SeedableRng;
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
-use crate::families::family::{vector_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{
+    bad_size, vector_size, vectors, Family, FamilySpec, InputChoice, QuickSize,
+};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{compare, random_vector, Verification, EPS32};
@@ -61,33 +63,6 @@ pub const VARIANT: Variant = exact_local(
     ),
     LOCAL,
 );
-
-/// Why a size cannot be run, or None: a multiple of 512 points whose `2 N` floats the kernels'
-/// 32-bit `uint n` can still index.
-pub fn size_problem(size: Size) -> Option<String> {
-    let n = size.rows;
-    if !n.is_multiple_of(POINTS as u64) {
-        return Some(format!(
-            "{n} points is not a multiple of {POINTS}: the size is the total number of complex \
-             points, one {POINTS}-point transform per work-group (e.g. 2^24)"
-        ));
-    }
-    if n.saturating_mul(2) >= u64::from(u32::MAX) {
-        return Some(format!(
-            "{n} points are {} floats (re, im); kernels index with 32-bit integers",
-            n.saturating_mul(2)
-        ));
-    }
-    None
-}
-
-/// (bytes, flops) of one forward FFT of `points` complex points (see the module docs).
-pub fn work(points: u64) -> (u64, u64) {
-    (
-        points.saturating_mul(16),
-        points.saturating_mul(5 * u64::from(LOG2_POINTS)),
-    )
-}
 
 /// One 512-point forward transform in f64, `X[k] = sum_n x[n] exp(-2 pi j n k / 512)`, of
 /// interleaved f32 input; returns interleaved (re, im). Iterative radix-2.
@@ -216,8 +191,13 @@ impl Family for Fft {
         &SPEC
     }
 
+    /// SHOC's counts (see the module docs).
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        work(size.rows)
+        let points = size.rows;
+        (
+            points.saturating_mul(16),
+            points.saturating_mul(5 * u64::from(LOG2_POINTS)),
+        )
     }
 
     fn footprint(&self, size: Size) -> Footprint {
@@ -227,9 +207,27 @@ impl Family for Fft {
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         vector_size(variant, size)?;
-        size_problem(size).map_or(Ok(()), |r| {
-            Err(crate::families::family::bad_size(variant, r))
-        })
+        // The kernels' 32-bit `uint n` must index the `2 N` floats.
+        let n = size.rows;
+        if !n.is_multiple_of(POINTS as u64) {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "{n} points is not a multiple of {POINTS}: the size is the total number of \
+                     complex points, one {POINTS}-point transform per work-group (e.g. 2^24)"
+                ),
+            ));
+        }
+        if n.saturating_mul(2) >= u64::from(u32::MAX) {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "{n} points are {} floats (re, im); kernels index with 32-bit integers",
+                    n.saturating_mul(2)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// `N` complex points as `2 N` interleaved floats; `b` holds the twiddles.
@@ -330,10 +328,11 @@ mod tests {
 
     #[test]
     fn sizes_must_be_whole_transforms() {
-        assert!(size_problem(Size::vector(1 << 24)).is_none());
-        let e = size_problem(Size::vector(1000)).unwrap();
+        let size_problem = |n| Fft.check_size(&VARIANT, Size::vector(n));
+        assert!(size_problem(1 << 24).is_ok());
+        let e = size_problem(1000).unwrap_err().to_string();
         assert!(e.contains("multiple of 512"), "{e}");
-        assert!(size_problem(Size::vector(1 << 31)).is_some());
+        assert!(size_problem(1 << 31).is_err());
     }
 
     #[test]
@@ -345,7 +344,10 @@ mod tests {
 
     #[test]
     fn work_follows_shoc() {
-        assert_eq!(work(512), (512 * 16, 5 * 512 * 9));
+        assert_eq!(
+            Fft.work("fft512", Size::vector(512), 0),
+            (512 * 16, 5 * 512 * 9)
+        );
     }
 
     #[test]

@@ -1,11 +1,7 @@
 //! The fill family: the "OpenCL Optimization" article's buffer fill (a 10^4 × 10^4 table of
 //! one value, 10 calls), in its 1D, float4 and two 2D forms. The kernels are `kernels_*/fill.*`.
-//!
-//! # Sizes
-//!
-//! The 1D kernels (`1d`, `1d-exact`, `float4`, `scalar4`) take `N` floats; the 2D kernels take
-//! `ROWSxCOLS`. `2d-article` puts rows on dimension 0 while the launch covers columns in x,
-//! so it takes square tables only (the article's 10^4 × 10^4 is one).
+//! The 1D kernels take `N` floats, the 2D ones `ROWSxCOLS` (`2d-article` square ones only).
+//! Metric: GB/s of stores, 4 bytes per element, nothing read.
 //!
 //! # The divisibility rule and the runtime's work-group size
 //!
@@ -22,10 +18,6 @@
 //! (the runtime picks at enqueue and never says what: the row's local size and group count
 //! are 0) against CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`, whose
 //! block size the row records, the grid rounded up to cover N).
-//!
-//! # Metric
-//!
-//! GB/s of stores: 4 bytes per element, nothing read.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape, Runtime};
@@ -34,7 +26,7 @@ use crate::families::exec::compile;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran, SideConfig, Step};
-use crate::families::reference::{self, Verification};
+use crate::families::reference::Verification;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
 use crate::kernels::KernelSources;
@@ -98,54 +90,8 @@ const VARIANTS: [Variant; 7] = [
 /// The value every element is filled with (not 0, so a fresh zeroed buffer cannot pass).
 pub const VALUE: f32 = 1.5;
 
-/// Whether the variant is a 2D kernel (sized ROWSxCOLS).
-pub fn is_2d(variant: &Variant) -> bool {
+fn is_2d(variant: &Variant) -> bool {
     variant.name.starts_with("2d")
-}
-
-/// A size a fill variant cannot take (see the module docs).
-#[derive(Debug, thiserror::Error)]
-pub enum SizeError {
-    #[error(
-        "{size} has {n} elements; the kernels index with 32-bit integers, from 1 to {}",
-        u32::MAX - 1
-    )]
-    Count { size: Size, n: u64 },
-    #[error("{0} is a table; the 1D fill takes one length N")]
-    NotOneLength(Size),
-    #[error("{0} is one length; the 2D fill takes ROWSxCOLS")]
-    NotTable(Size),
-    #[error(
-        "{0} is not square: the article's kernel puts rows on dimension 0 while the launch \
-         covers columns in x"
-    )]
-    NotSquare(Size),
-}
-
-/// Refuses a size the variant cannot take (see the module docs).
-pub fn check_size(variant: &Variant, size: Size) -> Result<(), SizeError> {
-    let n = size.elements();
-    if n == 0 || n >= u64::from(u32::MAX) {
-        return Err(SizeError::Count { size, n });
-    }
-    match (is_2d(variant), size.cols) {
-        (false, 0) => Ok(()),
-        (false, _) => Err(SizeError::NotOneLength(size)),
-        (true, 0) => Err(SizeError::NotTable(size)),
-        (true, c) if variant.name == "2d-article" && c != size.rows => {
-            Err(SizeError::NotSquare(size))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The count arguments after the buffer and the value: `n`, or `rows, cols`.
-pub fn counts(variant: &Variant, size: Size) -> Vec<Arg> {
-    if is_2d(variant) {
-        vec![Arg::U32(size.rows as u32), Arg::U32(size.cols as u32)]
-    } else {
-        vec![Arg::U32(size.elements() as u32)]
-    }
 }
 
 /// The exact launch of `1d-exact` and `1d-auto` (global = N): N and the local size, `None`
@@ -165,39 +111,29 @@ pub fn exact_launch(
 
 /// Every element must hold [`VALUE`], exactly.
 pub fn check(got: &[f32], n: usize) -> Verification {
-    let wrong = got[..n.min(got.len())]
-        .iter()
-        .map(|g| if *g == VALUE { 0.0 } else { f64::INFINITY })
-        .fold(0.0, f64::max);
-    let mut v = reference::compare(&[0.0], &[wrong], &[0.0]);
-    v.ok = v.ok && got.len() >= n && wrong == 0.0;
-    v.checked = n;
-    v
-}
-
-/// The fake backend's emulation: the value in the first `n` (or rows × cols) elements.
-fn emulate(args: &[Arg], len: usize) -> Vec<f32> {
-    let counts: Vec<u64> = args
-        .iter()
-        .filter_map(|a| match a {
-            Arg::U32(c) => Some(u64::from(*c)),
-            _ => None,
-        })
-        .collect();
-    let value = args.iter().find_map(|a| match a {
-        Arg::F32(v) => Some(*v),
-        _ => None,
-    });
-    let n = counts.iter().product::<u64>() as usize;
-    vec![value.unwrap_or(f32::NAN); n.min(len)]
+    let wrong = got[..n.min(got.len())].iter().any(|g| *g != VALUE);
+    Verification {
+        ok: got.len() >= n && !wrong,
+        max_error: if wrong { f64::INFINITY } else { 0.0 },
+        tolerance: 0.0,
+        checked: n,
+    }
 }
 
 pub struct Fill;
 
-/// `fill_*(out, ...)`: the value in what the counts cover.
+/// `fill_*(out, value, counts...)`: the value in the first `n` (or rows × cols) elements.
 fn emulate_fill(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let filled = emulate(l.args(), l.read(0)?.len());
-    l.write(0, filled)
+    let counts = l.args().iter().filter_map(|a| match a {
+        Arg::U32(c) => Some(*c as usize),
+        _ => None,
+    });
+    let value = l.args().iter().find_map(|a| match a {
+        Arg::F32(v) => Some(*v),
+        _ => None,
+    });
+    let n = counts.product::<usize>().min(l.read(0)?.len());
+    l.write(0, vec![value.unwrap_or(f32::NAN); n])
 }
 
 impl Family for Fill {
@@ -224,7 +160,25 @@ impl Family for Fill {
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        check_size(variant, size).map_err(|r| bad_size(variant, r))
+        let n = size.elements();
+        let reason = if n == 0 || n >= u64::from(u32::MAX) {
+            format!(
+                "{size} has {n} elements; the kernels index with 32-bit integers, from 1 to {}",
+                u32::MAX - 1
+            )
+        } else if !is_2d(variant) && size.cols != 0 {
+            format!("{size} is a table; the 1D fill takes one length N")
+        } else if is_2d(variant) && size.cols == 0 {
+            format!("{size} is one length; the 2D fill takes ROWSxCOLS")
+        } else if variant.name == "2d-article" && size.cols != size.rows {
+            format!(
+                "{size} is not square: the article's kernel puts rows on dimension 0 while the \
+                 launch covers columns in x"
+            )
+        } else {
+            return Ok(());
+        };
+        Err(bad_size(variant, reason))
     }
 
     /// `1d-auto` (see the module docs).
@@ -257,7 +211,11 @@ impl Family for Fill {
         let len = size.elements() as usize;
         let out = cx.output(len)?;
         let mut args = vec![Arg::Buffer(out), Arg::F32(VALUE)];
-        args.extend(counts(variant, size));
+        if is_2d(variant) {
+            args.extend([size.rows, size.cols].map(|d| Arg::U32(d as u32)));
+        } else {
+            args.push(Arg::U32(size.elements() as u32));
+        }
         let step = match exact_launch(variant, size, cx.shape()) {
             Some((global, local)) => Step::Exact(k, global, local, args),
             None => cx.launch(k, args),
@@ -287,14 +245,16 @@ mod tests {
         let one = find_variant(FamilyId::Fill, "1d").unwrap();
         let art = find_variant(FamilyId::Fill, "2d-article").unwrap();
         let rows = find_variant(FamilyId::Fill, "2d-rows").unwrap();
-        assert!(check_size(one, Size::vector(100)).is_ok());
-        assert!(check_size(one, Size::matrix(10, 10)).is_err());
-        assert!(check_size(art, Size::matrix(10, 10)).is_ok());
-        assert!(check_size(art, Size::matrix(10, 12)).is_err());
-        assert!(check_size(rows, Size::matrix(10, 12)).is_ok());
-        assert!(check_size(rows, Size::vector(10)).is_err());
-        assert!(check_size(one, Size::vector(0)).is_err());
-        assert!(check_size(rows, Size::matrix(1 << 16, 1 << 16)).is_err());
+        assert!(Fill.check_size(one, Size::vector(100)).is_ok());
+        assert!(Fill.check_size(one, Size::matrix(10, 10)).is_err());
+        assert!(Fill.check_size(art, Size::matrix(10, 10)).is_ok());
+        assert!(Fill.check_size(art, Size::matrix(10, 12)).is_err());
+        assert!(Fill.check_size(rows, Size::matrix(10, 12)).is_ok());
+        assert!(Fill.check_size(rows, Size::vector(10)).is_err());
+        assert!(Fill.check_size(one, Size::vector(0)).is_err());
+        assert!(Fill
+            .check_size(rows, Size::matrix(1 << 16, 1 << 16))
+            .is_err());
     }
 
     #[test]

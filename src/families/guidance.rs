@@ -4,11 +4,8 @@
 //! neither side, both sides or one side (`defines = { ... }`), so that a row differs from its
 //! fair neighbour in that switch alone. The kernels are `kernels_*/guidance.*`.
 //!
-//! - `index`: integer division and modulo (`INDEX_SHIFT=0`, the default) against shifts and
-//!   masks (`INDEX_SHIFT=1`) in an index computation, `INDEX_STEPS` per work-item;
-//! - `branch`: a branch on `i % 2`, divergent within every warp (`BRANCH_BY_WARP=0`, the
-//!   default), against one on `(i / 32) % 2`, uniform within each warp (`BRANCH_BY_WARP=1`);
-//!   both paths are `BRANCH_STEPS` steps long.
+//! The switches, `INDEX_SHIFT` of `index` and `BRANCH_BY_WARP` of `branch`, are 0 by default
+//! (division and modulo; a branch divergent within every warp).
 //!
 //! Both compute u32 words from the work-item's index alone, checked exactly against the host's
 //! wrapping arithmetic. `branch` is checked against both assignments of paths to work-items
@@ -24,7 +21,6 @@ use crate::families::family::{vectors, Family, FamilySpec, InputChoice};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
-use crate::families::scan::check_words;
 use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
@@ -143,21 +139,21 @@ impl Family for Guidance {
 
     fn inputs(&self, variant: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {
         let n = size.rows as usize;
-        let mut want = vec![0.0f64; if is_branch(variant.name) { 2 * n } else { n }];
+        let mut want = vec![0u32; if is_branch(variant.name) { 2 * n } else { n }];
         // `branch`: the first n words with each path taken by parity, the next n by warp.
         reference::on_every_core(&mut want, reference::RANDOM_BLOCK, |block, words| {
             let first = block * reference::RANDOM_BLOCK;
             for (at, w) in words.iter_mut().enumerate() {
                 let k = first + at;
-                *w = f64::from(if is_branch(variant.name) {
+                *w = if is_branch(variant.name) {
                     let i = k % n;
                     branch_word(i as u32, takes_second(i, k >= n))
                 } else {
                     index_word(k as u32, n as u32)
-                });
+                };
             }
         });
-        Inputs::new(size, Vec::new(), Vec::new()).with_exact(want)
+        Inputs::new(size, Vec::new(), Vec::new()).with_words(want)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -174,15 +170,15 @@ impl Family for Guidance {
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let want = &inputs.reference;
         if !is_branch(ran.variant) {
-            return check_words(got, want);
+            return inputs.compare(got);
         }
         // Either assignment of paths, whole: by parity or by warp.
         let n = want.len() / 2;
-        let by_parity = check_words(got, &want[..n]);
+        let by_parity = reference::compare_words(got, &want[..n]);
         if by_parity.ok {
             return by_parity;
         }
-        let by_warp = check_words(got, &want[n..]);
+        let by_warp = reference::compare_words(got, &want[n..]);
         if by_warp.ok {
             by_warp
         } else {

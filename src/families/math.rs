@@ -71,25 +71,9 @@ pub enum Function {
     Exp,
 }
 
-/// (variant name, function, uses the intrinsic) for every math variant.
-const FUNCTIONS: &[(&str, Function, bool)] = &[
-    ("sin", Function::Sin, false),
-    ("exp", Function::Exp, false),
-    ("native-sin", Function::Sin, true),
-    ("native-exp", Function::Exp, true),
-];
-
-/// The function and whether the variant calls the intrinsic.
-pub fn of_variant(variant: &str) -> (Function, bool) {
-    FUNCTIONS
-        .iter()
-        .find(|(v, _, _)| *v == variant)
-        .map_or((Function::Sin, false), |(_, f, i)| (*f, *i))
-}
-
-/// The function of a kernel name (`math_sin`, `math_native_exp`).
-fn of_kernel(kernel: &str) -> Function {
-    if kernel.ends_with("exp") {
+/// The function of a variant or kernel name (`native-exp`, `math_sin`).
+fn function(name: &str) -> Function {
+    if name.ends_with("exp") {
         Function::Exp
     } else {
         Function::Sin
@@ -101,12 +85,6 @@ pub fn relaxed(flags: &[String]) -> bool {
     flags
         .iter()
         .any(|f| f == "-cl-fast-relaxed-math" || f == "--use_fast_math")
-}
-
-/// Bytes (one float read and one written per work-item) and flops (2 per step) of a launch.
-pub fn work(global: u64, iters: u32) -> (u64, u64) {
-    let steps = global.saturating_mul(8 * u64::from(iters));
-    (global.saturating_mul(8), steps.saturating_mul(2))
 }
 
 /// One work-item's output in f64: the kernel's recurrence, with its float32 constants.
@@ -164,7 +142,7 @@ pub struct Math;
 
 /// `math_*(x, out, n)`: each work-item's chain of the kernel's function from input `g % n`.
 fn emulate_chain(l: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
-    let (x, iters, f) = (l.read(0)?, fma_iters(l), of_kernel(l.kernel()));
+    let (x, iters, f) = (l.read(0)?, fma_iters(l), function(l.kernel()));
     let n = l.count(2)?.clamp(1, x.len());
     let out = (0..l.shape().global() as usize)
         .map(|g| chain(f, x[g % n], iters) as f32)
@@ -183,8 +161,10 @@ impl Family for Math {
         &SPEC
     }
 
+    /// One float read and one written per work-item, 2 flops per step.
     fn work(&self, _variant: &str, _size: Size, global: u64) -> (u64, u64) {
-        work(global, FMA_ITERS)
+        let steps = global.saturating_mul(8 * u64::from(FMA_ITERS));
+        (global.saturating_mul(8), steps.saturating_mul(2))
     }
 
     fn footprint(&self, size: Size) -> Footprint {
@@ -202,10 +182,16 @@ impl Family for Math {
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        let (f, intrinsic) = of_variant(ran.variant);
         let global = ran.shape.global() as usize;
-        let loose = intrinsic || relaxed(&ran.flags);
-        check(f, loose, &inputs.a, global, FMA_ITERS, got)
+        let loose = ran.variant.starts_with("native") || relaxed(&ran.flags);
+        check(
+            function(ran.variant),
+            loose,
+            &inputs.a,
+            global,
+            FMA_ITERS,
+            got,
+        )
     }
 }
 
@@ -281,11 +267,14 @@ mod tests {
 
     #[test]
     fn variants_and_flags_are_read() {
-        assert_eq!(of_variant("native-exp"), (Function::Exp, true));
-        assert_eq!(of_kernel("math_native_sin"), Function::Sin);
+        assert_eq!(function("native-exp"), Function::Exp);
+        assert_eq!(function("math_native_sin"), Function::Sin);
         assert!(relaxed(&["--fmad=true".into(), "--use_fast_math".into()]));
         assert!(!relaxed(&["-cl-mad-enable".into()]));
-        assert_eq!(work(10, 4), (80, 640));
+        assert_eq!(
+            Math.work("sin", Size::vector(1), 10),
+            (80, 10 * 8 * 1024 * 2)
+        );
     }
 }
 

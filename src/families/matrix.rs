@@ -2,7 +2,6 @@
 //! Market files, in CSR form.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -48,54 +47,10 @@ pub enum MatrixError {
         line: usize,
         source: sprs::io::IoError,
     },
-    #[error(
-        "{name}: line {line}: entry ({row}, {col}) lies outside the {rows}x{cols} matrix of the \
-         size line"
-    )]
-    EntryOutside {
-        name: String,
-        line: usize,
-        row: usize,
-        col: usize,
-        rows: usize,
-        cols: usize,
-    },
-    #[error("{0}: an entry lies outside the matrix's declared shape")]
-    EntryOutsideShape(String),
-    #[error("{name}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit indices")]
-    TooLarge {
-        name: String,
-        rows: usize,
-        cols: usize,
-        nnz: usize,
-    },
-    #[error(
-        "{0}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or cut short"
-    )]
-    NoSizeLine(String),
-    #[error(
-        "{name}: line {line}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit \
-         indices (limit {limit} rows, columns and entries)"
-    )]
-    SizeLineTooLarge {
-        name: String,
-        line: usize,
-        rows: u64,
-        cols: u64,
-        nnz: u64,
-        limit: u64,
-    },
-    #[error(
-        "{name}: line {line}: declares {nnz} entries, but a file of {bytes} bytes holds at most \
-         {room}"
-    )]
-    MoreEntriesThanRoom {
-        name: String,
-        line: usize,
-        nnz: u64,
-        bytes: usize,
-        room: u64,
-    },
+    /// A file without a size line, with an entry outside its shape, or with counts that the
+    /// kernels' 32-bit indices or the file itself cannot hold: the message says which.
+    #[error("{0}")]
+    Refused(String),
     #[error(transparent)]
     HostMemory(#[from] crate::host_memory::HostMemoryError),
 }
@@ -164,7 +119,7 @@ impl MatrixSource {
     }
 }
 
-use crate::families::reference::mix;
+use crate::families::reference::{hashed, mix};
 
 /// A value in [-1, 1) with 24 significant bits: exact in f32 and in the script's float64.
 fn unit_value(h: u64) -> f32 {
@@ -221,39 +176,22 @@ fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
         total += len;
         row_ptr.push(total as u32);
     }
-    let mut col = vec![0u32; total];
-    // Rows in blocks, each block's entries one slice of `col`.
-    const BLOCK: usize = 1 << 14;
-    let mut blocks = Vec::with_capacity(rows.div_ceil(BLOCK));
-    let mut rest = col.as_mut_slice();
-    for first in (0..rows).step_by(BLOCK) {
-        let last = (first + BLOCK).min(rows);
-        let len = (row_ptr[last] - row_ptr[first]) as usize;
-        let (block, tail) = rest.split_at_mut(len);
-        blocks.push((first..last, block));
-        rest = tail;
-    }
-    blocks.into_par_iter().for_each(|(rows_of_block, block)| {
-        let base = row_ptr[rows_of_block.start] as usize;
-        for i in rows_of_block {
+    let col = (0..rows)
+        .into_par_iter()
+        .flat_map_iter(|i| {
             let (lo, hi) = if band == 0 {
                 (0, rows)
             } else {
                 (i.saturating_sub(band), (i + band + 1).min(rows))
             };
-            let (start, end) = (row_ptr[i] as usize, row_ptr[i + 1] as usize);
-            let entries = &mut block[start - base..end - base];
-            for (k, c) in entries.iter_mut().enumerate() {
-                let h = mix(seed, STREAM_COL, (start + k) as u64);
-                *c = (lo as u64 + h % (hi - lo) as u64) as u32;
-            }
+            let mut entries: Vec<u32> = (row_ptr[i] as usize..row_ptr[i + 1] as usize)
+                .map(|k| (lo as u64 + mix(seed, STREAM_COL, k as u64) % (hi - lo) as u64) as u32)
+                .collect();
             entries.sort_unstable();
-        }
-    });
-    let val = (0..total as u64)
-        .into_par_iter()
-        .map(|k| unit_value(mix(seed, STREAM_VAL, k)))
+            entries
+        })
         .collect();
+    let val = hashed(total, seed, STREAM_VAL, |_, h| unit_value(h));
     Csr {
         rows,
         cols: rows,
@@ -295,90 +233,41 @@ fn load_cached(path: &str) -> Result<Arc<Csr>, MatrixError> {
     Ok(csr)
 }
 
-/// Counts the lines a reader has handed out, so that an error of the parser (which says only
-/// "bad file") can name the line it stopped on.
-struct LineCounter<R> {
-    inner: R,
-    newlines: usize,
-    last: Option<u8>,
-}
-
-impl<R: BufRead> Read for LineCounter<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = {
-            let available = self.fill_buf()?;
-            let n = available.len().min(buf.len());
-            buf[..n].copy_from_slice(&available[..n]);
-            n
-        };
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for LineCounter<R> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        if let Ok(buf) = self.inner.fill_buf() {
-            let taken = &buf[..amt.min(buf.len())];
-            self.newlines += taken.iter().filter(|&&b| b == b'\n').count();
-            self.last = taken.last().copied().or(self.last);
-        }
-        self.inner.consume(amt);
-    }
-}
-
-impl<R> LineCounter<R> {
-    /// The 1-based line the reader stopped in: the last one read whole, or the one it is in.
-    fn line(&self) -> usize {
-        if self.last == Some(b'\n') {
-            self.newlines
-        } else {
-            self.newlines + 1
-        }
-    }
-}
-
 /// Reads a Matrix Market coordinate file (real, integer or pattern; general or symmetric)
 /// with `sprs` and converts it to CSR (repeated entries summed). Pattern entries are 1.
 pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, MatrixError> {
     check_size_line(text, name)?;
-    let mut counted = LineCounter {
-        inner: text,
-        newlines: 0,
-        last: None,
-    };
+    // What the reader leaves of `text` tells the line it stopped in, for its errors (which
+    // say only "bad file"): the last one read whole, or the one it is in.
+    let mut rest = text;
     // sprs asserts (panics) where an entry lies outside the declared shape, after reading
     // every line; that one case is caught here and its line found by `entry_outside`. The
     // panic message is silenced for the call (the error below says it better).
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        sprs::io::read_matrix_market_from_bufread::<f64, usize, _>(&mut counted)
+        sprs::io::read_matrix_market_from_bufread::<f64, usize, _>(&mut rest)
     }));
     std::panic::set_hook(hook);
     let tri = match read {
         Ok(Ok(tri)) => tri,
         Ok(Err(source)) => {
+            let read = &text[..text.len() - rest.len()];
+            let newlines = read.iter().filter(|&&b| b == b'\n').count();
             return Err(MatrixError::Malformed {
                 name: name.to_string(),
-                line: counted.line(),
+                line: newlines + usize::from(read.last() != Some(&b'\n')),
                 source,
-            })
+            });
         }
         Err(_) => return Err(entry_outside(text, name)),
     };
     let (rows, cols) = tri.shape();
     if tri.nnz() >= u32::MAX as usize || rows >= u32::MAX as usize || cols >= u32::MAX as usize {
-        return Err(MatrixError::TooLarge {
-            name: name.to_string(),
-            rows,
-            cols,
-            nnz: tri.nnz(),
-        });
+        return Err(MatrixError::Refused(format!(
+            "{name}: {rows}x{cols} with {} entries exceeds the kernels' 32-bit indices",
+            tri.nnz()
+        )));
     }
     let csr: sprs::CsMatI<f64, usize> = tri.to_csr();
     Ok(Csr {
@@ -405,7 +294,10 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     else {
         // sprs's reader loops for ever on a file that ends before its size line (found by
         // tests/fuzz.rs): a cut file is refused here instead.
-        return Err(MatrixError::NoSizeLine(name.to_string()));
+        return Err(MatrixError::Refused(format!(
+            "{name}: no size line (ROWS COLS ENTRIES) after the header: the file is empty or cut \
+             short"
+        )));
     };
     let counts: Vec<u64> = line
         .split_whitespace()
@@ -418,25 +310,19 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     let limit = u64::from(u32::MAX) - 1;
     let line_no = n + 1;
     if rows > limit || cols > limit || nnz > limit {
-        return Err(MatrixError::SizeLineTooLarge {
-            name: name.to_string(),
-            line: line_no,
-            rows,
-            cols,
-            nnz,
-            limit,
-        });
+        return Err(MatrixError::Refused(format!(
+            "{name}: line {line_no}: {rows}x{cols} with {nnz} entries exceeds the kernels' 32-bit \
+             indices (limit {limit} rows, columns and entries)"
+        )));
     }
     // An entry line is at least "i j\n": a file cannot hold more entries than that allows.
     let room = text.len() as u64 / 4;
     if nnz > room {
-        return Err(MatrixError::MoreEntriesThanRoom {
-            name: name.to_string(),
-            line: line_no,
-            nnz,
-            bytes: text.len(),
-            room,
-        });
+        return Err(MatrixError::Refused(format!(
+            "{name}: line {line_no}: declares {nnz} entries, but a file of {} bytes holds at most \
+             {room}",
+            text.len()
+        )));
     }
     let host = mtx_host_bytes(rows, nnz);
     let what = format!("{name}: {rows}x{cols} with {nnz} entries");
@@ -470,15 +356,17 @@ fn entry_outside(text: &[u8], name: &str) -> MatrixError {
     for (i, l) in lines {
         let at = numbers(l);
         if at.len() == 2 && shape.len() == 2 && (at[0] > shape[0] || at[1] > shape[1]) {
-            return MatrixError::EntryOutside {
-                name: name.to_string(),
-                line: i + 1,
-                row: at[0],
-                col: at[1],
-                rows: shape[0],
-                cols: shape[1],
-            };
+            return MatrixError::Refused(format!(
+                "{name}: line {}: entry ({}, {}) lies outside the {}x{} matrix of the size line",
+                i + 1,
+                at[0],
+                at[1],
+                shape[0],
+                shape[1]
+            ));
         }
     }
-    MatrixError::EntryOutsideShape(name.to_string())
+    MatrixError::Refused(format!(
+        "{name}: an entry lies outside the matrix's declared shape"
+    ))
 }

@@ -81,40 +81,6 @@ pub fn edge(n: u64) -> Option<u64> {
     (l >= 5 && l.checked_pow(3) == Some(n)).then_some(l)
 }
 
-/// A number of atoms the lattice or the kernels' indices cannot take.
-#[derive(Debug, thiserror::Error)]
-pub enum SizeError {
-    #[error("{0} atoms: the lattice needs N = L^3 atoms with L at least 5 (e.g. 128^3)")]
-    NotACube(Size),
-    #[error(
-        "{0} atoms: the neighbour list of {n} per atom exceeds the kernels' 32-bit indices",
-        n = NEIGHBOURS
-    )]
-    TooMany(Size),
-}
-
-pub fn check_size(size: Size) -> Result<(), SizeError> {
-    if size.cols != 0 || edge(size.rows).is_none() {
-        return Err(SizeError::NotACube(size));
-    }
-    if size.rows.saturating_mul(NEIGHBOURS as u64) >= u64::from(u32::MAX) {
-        return Err(SizeError::TooMany(size));
-    }
-    Ok(())
-}
-
-/// Bytes requested and flops of one force evaluation (see the module docs); the flops count
-/// only the distance test of every listed pair (8 per pair), the part that does not depend on
-/// the cutoff.
-pub fn work(size: Size) -> (u64, u64) {
-    let n = size.rows;
-    let pairs = n.saturating_mul(NEIGHBOURS as u64);
-    let bytes = pairs
-        .saturating_mul(4 + 16)
-        .saturating_add(n.saturating_mul(32));
-    (bytes, pairs.saturating_mul(8))
-}
-
 pub struct MdInputs {
     /// x, y, z, 0 per atom.
     pub positions: Vec<f32>,
@@ -255,8 +221,16 @@ impl Family for Md {
         &SPEC
     }
 
+    /// Bytes requested (see the module docs) and flops of one force evaluation; the flops
+    /// count only the distance test of every listed pair (8 per pair), the part that does not
+    /// depend on the cutoff.
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        work(size)
+        let n = size.rows;
+        let pairs = n.saturating_mul(NEIGHBOURS as u64);
+        let bytes = pairs
+            .saturating_mul(4 + 16)
+            .saturating_add(n.saturating_mul(32));
+        (bytes, pairs.saturating_mul(8))
     }
 
     fn footprint(&self, size: Size) -> Footprint {
@@ -266,7 +240,24 @@ impl Family for Md {
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        check_size(size).map_err(|r| bad_size(variant, r))
+        if size.cols != 0 || edge(size.rows).is_none() {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "{size} atoms: the lattice needs N = L^3 atoms with L at least 5 (e.g. 128^3)"
+                ),
+            ));
+        }
+        if size.rows.saturating_mul(NEIGHBOURS as u64) >= u64::from(u32::MAX) {
+            return Err(bad_size(
+                variant,
+                format!(
+                    "{size} atoms: the neighbour list of {NEIGHBOURS} per atom exceeds the \
+                     kernels' 32-bit indices"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
@@ -306,6 +297,7 @@ mod tests {
 
     #[test]
     fn sizes_must_be_cubes() {
+        let check_size = |size| Md.check_size(&VARIANTS[0], size);
         assert!(check_size(Size::vector(125)).is_ok());
         assert!(check_size(Size::parse("128^3").unwrap()).is_ok());
         let e = check_size(Size::vector(126)).unwrap_err().to_string();

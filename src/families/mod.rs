@@ -47,16 +47,14 @@ pub mod variant;
 #[cfg(test)]
 mod tests;
 
-/// The decision tables a rule variant reads (today `matvec/auto`'s, the one family with shape
-/// rules): where they come from, their files, and their derivation from a shape sweep. The
-/// registry's one door to them, so that nothing outside `families/` names the family.
+/// The decision tables a rule variant reads (today `matvec/auto`'s), their files and their
+/// derivation from a shape sweep: the one door to them, so nothing outside names the family.
 pub mod rule_tables {
     pub use super::matvec::derive::{checks_markdown, Sweep, L2_BYTES, READ_CHECK_FLOATS};
     pub use super::matvec::rules::{check_env, file_name, table_files, RULES_ENV};
 }
 
-/// What a study declares of its own kernel pair, which the registry registers as a family
-/// (`register_user`): the declaration's parts, as the study file spells them.
+/// What a study declares of its own kernel pair, which [`register_user`] registers.
 pub mod declared {
     pub use super::user::decl::{
         ArgSpec, CheckSpec, Declared, KernelFiles, MetricSpec, TuneSpec, UserKernel,
@@ -236,8 +234,7 @@ fn missing(kernel: &str) -> String {
     }
 }
 
-/// What a fake backend runs kernels with: the registry's families, as registered at each
-/// launch (a study's own pair included, which refuses by name).
+/// What a fake backend runs kernels with: the families registered at each launch.
 pub fn emulator() -> Arc<dyn Emulator> {
     Arc::new(Registered)
 }
@@ -282,8 +279,7 @@ fn position(id: FamilyId) -> Option<usize> {
     current().all.iter().position(|f| f.id() == id)
 }
 
-/// The family named by `id`. Ids come from the registry (parsing) or its constants, so an
-/// unregistered one is a programming error.
+/// The family named by `id`; ids come from the registry, so an unknown one is a bug.
 pub fn get(id: FamilyId) -> &'static dyn Family {
     match current().all.iter().find(|f| f.id() == id) {
         Some(f) => *f,
@@ -320,7 +316,6 @@ impl FamilyId {
         get(self).spec().metric
     }
 
-    /// The kernel file stem shared by the twins.
     pub fn file(self) -> &'static str {
         get(self).spec().kernel_file
     }

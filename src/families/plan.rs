@@ -89,6 +89,8 @@ pub struct Inputs {
     pub(crate) tolerances: Vec<f64>,
     /// Output positions the reference is for; empty: the first `reference.len()` outputs.
     pub(crate) sample: Vec<usize>,
+    /// The reference is u32 words, which the result carries bit for bit in its floats.
+    pub(crate) words: bool,
 }
 
 impl Inputs {
@@ -110,6 +112,7 @@ impl Inputs {
             reference: Vec::new(),
             tolerances: Vec::new(),
             sample: Vec::new(),
+            words: false,
         }
     }
 
@@ -123,6 +126,15 @@ impl Inputs {
     pub(crate) fn with_exact(self, want: Vec<f64>) -> Self {
         let exact = vec![0.0; want.len()];
         self.with_reference(want, exact)
+    }
+
+    /// The reference `want`: u32 words the result must hold bit for bit.
+    pub(crate) fn with_words(self, want: impl IntoIterator<Item = u32>) -> Self {
+        let want = want.into_iter().map(f64::from).collect();
+        Inputs {
+            words: true,
+            ..self.with_exact(want)
+        }
     }
 
     pub(crate) fn with_ints(mut self, ints: Vec<Vec<u32>>) -> Self {
@@ -143,8 +155,11 @@ impl Inputs {
         Inputs::new(size, a, Vec::new()).with_reference(vec![s], vec![tol])
     }
 
-    /// `got` against the reference, element by element.
+    /// `got` against the reference, element by element (word by word for words).
     pub(crate) fn compare(&self, got: &[f32]) -> Verification {
+        if self.words {
+            return reference::compare_words(got, &self.reference);
+        }
         reference::compare(got, &self.reference, &self.tolerances)
     }
 
@@ -315,19 +330,10 @@ impl Build<'_> {
 
     /// An uninitialised device buffer of `len` floats (one at least).
     pub fn output(&mut self, len: usize) -> Result<BufferId, ExecError> {
-        buffer_of(self.backend, len, self.owned)
+        let id = self.backend.alloc(len.max(1))?;
+        self.owned.push(id);
+        Ok(id)
     }
-}
-
-/// An uninitialised device buffer of `len` floats, remembered in `owned`.
-pub fn buffer_of(
-    backend: &mut dyn Runtime,
-    len: usize,
-    owned: &mut Vec<BufferId>,
-) -> Result<BufferId, ExecError> {
-    let id = backend.alloc(len.max(1))?;
-    owned.push(id);
-    Ok(id)
 }
 
 /// What verification needs to know of a run besides its inputs and output.

@@ -261,7 +261,8 @@ impl Family for Reduce {
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        if is_partial(ran.variant) {
+        // `first-pass` leaves partial sums: not a whole reduction, so their total is checked.
+        if ran.variant == FIRST_PASS {
             inputs.check_total(got)
         } else {
             inputs.compare(got)
@@ -292,12 +293,6 @@ pub fn result_len(variant: &str, groups: u32) -> usize {
     }
 }
 
-/// Whether the variant leaves partial sums (their total is checked, not one sum): not a whole
-/// reduction, so never the family's best against a vendor's sum.
-fn is_partial(variant: &str) -> bool {
-    variant == FIRST_PASS
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,7 +304,6 @@ mod tests {
         assert!(one_launch("tuned", 1) && !one_launch("tuned", 1056));
         assert_eq!(result_len(FIRST_PASS, 1056), 1056);
         assert_eq!((result_len(FINAL, 7), result_len("tuned", 1)), (1, 1));
-        assert!(is_partial(FIRST_PASS) && !is_partial(FINAL));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
 
 /// float32 machine epsilon.
 pub const EPS32: f64 = f32::EPSILON as f64;
@@ -57,28 +58,27 @@ const RANDOM_STREAM: u64 = 0x7261_6e64;
 /// the machine's cores. Each chunk's result depends on its index alone, never on how many
 /// threads ran, so the output is the same on every machine.
 pub fn on_every_core<T: Send>(out: &mut [T], chunk: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
-    let chunks = out.len().div_ceil(chunk.max(1));
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(chunks);
-    if threads <= 1 {
-        for (i, c) in out.chunks_mut(chunk.max(1)).enumerate() {
-            fill(i, c);
-        }
-        return;
-    }
-    let per_thread = chunks.div_ceil(threads) * chunk;
-    std::thread::scope(|scope| {
-        for (t, part) in out.chunks_mut(per_thread).enumerate() {
-            let fill = &fill;
-            scope.spawn(move || {
-                let first = t * per_thread / chunk;
-                for (i, c) in part.chunks_mut(chunk).enumerate() {
-                    fill(first + i, c);
-                }
-            });
+    out.par_chunks_mut(chunk.max(1))
+        .enumerate()
+        .for_each(|(i, c)| fill(i, c));
+}
+
+/// `len` values made on every core, value `i` by `value(i, hash)` from the [`mix`] of `seed`,
+/// `stream` and `i`: the same whatever the thread count.
+pub fn hashed<T: Send + Copy + Default>(
+    len: usize,
+    seed: u64,
+    stream: u64,
+    value: impl Fn(usize, u64) -> T + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); len];
+    on_every_core(&mut out, RANDOM_BLOCK, |block, values| {
+        let first = block * RANDOM_BLOCK;
+        for (k, v) in values.iter_mut().enumerate() {
+            *v = value(first + k, mix(seed, stream, (first + k) as u64));
         }
     });
+    out
 }
 
 /// The relative factor of the tolerance for a reduction of length `n` (see module docs).
@@ -169,106 +169,67 @@ pub fn compare_exact(got: &[f32], len: usize, want: impl Fn(usize) -> f64 + Sync
     compare_indexed(got, len, |i| (want(i), 0.0), 0.0)
 }
 
-/// Outputs per parallel chunk of [`compare_indexed`]: large enough that a chunk's bookkeeping
-/// is noise, small enough that a 2^28-float copy spreads over every core.
-const COMPARE_CHUNK: usize = 1 << 18;
-
 /// The comparison behind [`compare`] and [`compare_exact`]: `expected` references, given by
-/// index as (reference, tolerance). Chunks run in parallel (a gigabyte-sized copy took over a
-/// second per side on one core) and are merged in output order, so the result, including which
-/// tolerance is reported, is the same as one pass from the first output to the last.
+/// index as (reference, tolerance). Outputs are compared in parallel (a gigabyte-sized copy
+/// took over a second per side on one core) and merged in output order, so the result,
+/// including which tolerance is reported (the first at the largest error-to-tolerance ratio),
+/// is the same as one pass from the first output to the last.
 fn compare_indexed<G: Copy + Into<f64> + Sync>(
     got: &[G],
     expected: usize,
     pair: impl Fn(usize) -> (f64, f64) + Sync,
     first_tolerance: f64,
 ) -> Verification {
-    use rayon::prelude::*;
     let checked = got.len().min(expected);
-    let merged = got[..checked]
-        .par_chunks(COMPARE_CHUNK)
+    let (max_error, (_, tolerance), ok) = got[..checked]
+        .par_iter()
         .enumerate()
-        .map(|(c, part)| compare_chunk(part, c * COMPARE_CHUNK, &pair))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .fold(ChunkResult::empty(first_tolerance), ChunkResult::then);
+        .map(|(i, g)| {
+            let (w, t) = pair(i);
+            let g: f64 = (*g).into();
+            let err = if g.is_finite() {
+                (g - w).abs()
+            } else {
+                f64::INFINITY
+            };
+            let ratio = if t > 0.0 {
+                err / t
+            } else if err > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
+            };
+            // NaN-safe: an error that is not <= the tolerance (including NaN) fails.
+            (err, (ratio, t), err <= t)
+        })
+        .reduce(
+            || (0.0, (0.0, first_tolerance), true),
+            // An earlier output keeps the worst ratio on a tie, as a single pass would.
+            |(e1, w1, ok1), (e2, w2, ok2)| {
+                let worst = if w2.0 > w1.0 { w2 } else { w1 };
+                (e1.max(e2), worst, ok1 && ok2)
+            },
+        );
     Verification {
-        ok: got.len() >= expected && merged.ok,
-        max_error: merged.max_error,
-        tolerance: merged.worst_tolerance,
+        ok: got.len() >= expected && ok,
+        max_error,
+        tolerance,
         checked: expected,
     }
 }
 
-/// What one chunk of outputs found.
-#[derive(Debug, Clone, Copy)]
-struct ChunkResult {
-    ok: bool,
-    max_error: f64,
-    worst_ratio: f64,
-    worst_tolerance: f64,
-}
-
-impl ChunkResult {
-    fn empty(first_tolerance: f64) -> Self {
-        ChunkResult {
-            ok: true,
-            max_error: 0.0,
-            worst_ratio: 0.0,
-            worst_tolerance: first_tolerance,
-        }
+/// The words of `got` (u32 bit patterns carried in floats) against the exact reference.
+pub fn compare_words(got: &[f32], want: &[f64]) -> Verification {
+    let mut max_error = 0.0f64;
+    for (g, w) in got.iter().zip(want) {
+        max_error = max_error.max((f64::from(g.to_bits()) - w).abs());
     }
-
-    /// This chunk followed by `next`: an earlier output keeps the worst ratio on a tie, as a
-    /// single pass would.
-    fn then(self, next: ChunkResult) -> ChunkResult {
-        let (worst_ratio, worst_tolerance) = if next.worst_ratio > self.worst_ratio {
-            (next.worst_ratio, next.worst_tolerance)
-        } else {
-            (self.worst_ratio, self.worst_tolerance)
-        };
-        ChunkResult {
-            ok: self.ok && next.ok,
-            max_error: self.max_error.max(next.max_error),
-            worst_ratio,
-            worst_tolerance,
-        }
+    Verification {
+        ok: got.len() >= want.len() && max_error == 0.0,
+        max_error,
+        tolerance: 0.0,
+        checked: want.len().min(got.len()),
     }
-}
-
-/// Outputs `part`, the first at index `offset`, against their references.
-fn compare_chunk<G: Copy + Into<f64>>(
-    part: &[G],
-    offset: usize,
-    pair: &(impl Fn(usize) -> (f64, f64) + Sync),
-) -> ChunkResult {
-    let mut r = ChunkResult::empty(0.0);
-    for (k, g) in part.iter().enumerate() {
-        let (w, t) = pair(offset + k);
-        let g: f64 = (*g).into();
-        let err = if g.is_finite() {
-            (g - w).abs()
-        } else {
-            f64::INFINITY
-        };
-        r.max_error = r.max_error.max(err);
-        let ratio = if t > 0.0 {
-            err / t
-        } else if err > 0.0 {
-            f64::INFINITY
-        } else {
-            0.0
-        };
-        if ratio > r.worst_ratio {
-            r.worst_ratio = ratio;
-            r.worst_tolerance = t;
-        }
-        // NaN-safe: an error that is not <= the tolerance (including NaN) fails.
-        if err.partial_cmp(&t) != Some(std::cmp::Ordering::Less) && err != t {
-            r.ok = false;
-        }
-    }
-    r
 }
 
 #[cfg(test)]
@@ -340,6 +301,7 @@ mod tests {
 
     #[test]
     fn a_comparison_over_many_chunks_reports_what_one_pass_would() {
+        const COMPARE_CHUNK: usize = 1 << 18;
         // Three chunks and a bit; the worst ratio appears twice, in chunk 1 and chunk 2: the
         // earlier one's tolerance is reported, as a front-to-back pass finds it first.
         let n = 3 * COMPARE_CHUNK + 17;
@@ -385,5 +347,18 @@ mod tests {
         let fixed = 0.5 / (1.0 - f64::from(0.999f32));
         let r = fma_chain(a, 200_000);
         assert!((r - 8.0 * fixed).abs() / (8.0 * fixed) < 1e-6, "{r}");
+    }
+
+    #[test]
+    fn words_are_compared_bit_for_bit() {
+        let want = [3.0, 4_000_000_000.0];
+        let got = [f32::from_bits(3), f32::from_bits(4_000_000_000)];
+        assert!(compare_words(&got, &want).ok);
+        let off = [f32::from_bits(3), f32::from_bits(4_000_000_001)];
+        let v = compare_words(&off, &want);
+        assert!(!v.ok && v.max_error == 1.0);
+        assert!(!compare_words(&got[..1], &want).ok, "a short result fails");
+        // A NaN poison is a word like any other, and not the right one.
+        assert!(!compare_words(&[f32::NAN, got[1]], &want).ok);
     }
 }

@@ -1,13 +1,10 @@
 //! BabelStream's five kernels (Deakin et al., "GPU-STREAM v2.0", 2016; github.com/UoB-HPC/
 //! BabelStream) with its conventions, so that its users can place clvscu's numbers beside
-//! theirs: arrays of `N` doubles (2^25 by default), start values a = 0.1, b = 0.2, c = 0.0,
-//! the scalar 0.4. The kernels are `kernels_*/stream.*`.
+//! theirs: arrays of `N` doubles (2^25 by default), its start values and scalar, and for `dot`
+//! 4 work-groups per compute unit, the configuration BabelStream 5.0's CUDA version reports.
+//! The kernels are `kernels_*/stream.*`.
 //!
-//! Variants `copy` (c = a), `mul` (b = scalar c), `add` (c = a + b), `triad`
-//! (a = b + scalar c) and `dot` (the sum of a b, on a fixed number of work-groups, 4 per
-//! compute unit, the reduction configuration BabelStream 5.0's CUDA version reports, then
-//! one work-group's final sum). Each variant runs alone, on the arrays as they stand before
-//! that kernel in BabelStream's first iteration ([`before`]), set on the device before timing
+//! Each variant runs alone, on the arrays as they stand before that kernel in BabelStream's first iteration ([`before`]), set on the device before timing
 //! as BabelStream's `init_arrays` sets them. Each kernel writes an array it does not read, so
 //! every timed run computes the same values.
 //!
@@ -15,8 +12,7 @@
 //! each array's one value; every element must lie within 100 machine epsilons of it
 //! (relative), the dot product within 1e-8 (relative).
 //!
-//! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does: 2 arrays of `N`
-//! doubles for Copy, Mul and Dot, 3 for Add and Triad.
+//! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does (see `work`).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
@@ -45,6 +41,7 @@ const LOCAL: u32 = 1024;
 /// Dot's tolerance, relative: BabelStream's for doubles.
 const DOT_TOLERANCE: f64 = 1e-8;
 
+/// In BabelStream's order within one iteration.
 const VARIANTS: [Variant; 5] = [
     stream_variant("copy", "stream_copy", "c = a"),
     stream_variant("mul", "stream_mul", "b = scalar * c"),
@@ -76,9 +73,6 @@ pub struct Arrays {
     pub c: f64,
 }
 
-/// The kernels in BabelStream's order within one iteration.
-const ORDER: [&str; 5] = ["copy", "mul", "add", "triad", "dot"];
-
 /// Applies the array kernel `name` to `x` (Dot writes no array).
 fn apply(name: &str, x: &mut Arrays) {
     match name {
@@ -94,7 +88,7 @@ fn apply(name: &str, x: &mut Arrays) {
 /// the kernels before it replayed on scalars.
 pub fn before(name: &str) -> Arrays {
     let mut x = START;
-    for k in ORDER.iter().take_while(|k| **k != name) {
+    for k in VARIANTS.iter().map(|v| v.name).take_while(|k| *k != name) {
         apply(k, &mut x);
     }
     x

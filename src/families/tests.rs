@@ -363,3 +363,28 @@ mod fuzz {
         );
     }
 }
+
+#[test]
+fn a_malformed_matrix_file_names_the_line_the_reader_stopped_in() {
+    let head = "%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n";
+    for (tail, line) in [("2 x 2.0\n", 4), ("2 x 2.0", 4), ("\n2 x 2.0\n", 5)] {
+        let text = format!("{head}{tail}");
+        let e = matrix::read_mtx(text.as_bytes(), "m.mtx").unwrap_err();
+        assert!(
+            e.to_string().starts_with(&format!("m.mtx: line {line}:")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_matrix_file_that_cannot_hold_its_declared_entries_is_refused_by_its_size_line() {
+    let text = "%%MatrixMarket matrix coordinate real general\n3 3 100\n1 1 1.0\n";
+    let e = matrix::read_mtx(text.as_bytes(), "m.mtx").unwrap_err();
+    let want = format!(
+        "m.mtx: line 2: declares 100 entries, but a file of {} bytes holds at most {}",
+        text.len(),
+        text.len() / 4
+    );
+    assert_eq!(e.to_string(), want);
+}

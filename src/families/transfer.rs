@@ -61,16 +61,6 @@ fn kind(variant: &str) -> (Direction, HostMemory) {
     }
 }
 
-/// Bytes moved by one run: the transfer, plus the copy kernel's read and write beside it.
-pub fn work(variant: &str, n: u64) -> (u64, u64) {
-    let bytes = n.saturating_mul(4);
-    if variant.starts_with("overlap") {
-        (bytes.saturating_mul(3), 0)
-    } else {
-        (bytes, 0)
-    }
-}
-
 /// The buffers of a transfer variant, `host` already allocated, with the inputs where the
 /// transfer starts, and its one step: the transfer, or the overlap pair's copy kernel beside it.
 fn stage(cx: &mut Build<'_>, host: HostBufferId, direction: Direction) -> Result<Built, ExecError> {
@@ -118,12 +108,6 @@ fn stage(cx: &mut Build<'_>, host: HostBufferId, direction: Direction) -> Result
     })
 }
 
-/// The default size of the family: 64 MiB of floats.
-pub const DEFAULT_SIZE: Size = Size {
-    rows: 1 << 24,
-    cols: 0,
-};
-
 pub struct Transfer;
 
 impl Family for Transfer {
@@ -137,8 +121,10 @@ impl Family for Transfer {
         &SPEC
     }
 
+    /// Bytes moved by one run: the transfer, plus the copy kernel's read and write beside it.
     fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        work(variant, size.rows)
+        let copies = if variant.starts_with("overlap") { 3 } else { 1 };
+        (mul(mul(size.rows, 4), copies), 0)
     }
 
     /// Pinned or pageable host buffers beside the device copy.
@@ -227,7 +213,8 @@ mod tests {
 
     #[test]
     fn overlap_counts_the_kernel_bytes() {
-        assert_eq!(work("h2d-pinned", 10), (40, 0));
-        assert_eq!(work("overlap-serial", 10), (120, 0));
+        let work = |variant| Transfer.work(variant, Size::vector(10), 0);
+        assert_eq!(work("h2d-pinned"), (40, 0));
+        assert_eq!(work("overlap-serial"), (120, 0));
     }
 }

@@ -2,9 +2,8 @@
 //! Comparison of CUDA and OpenCL", ICPP 2011, Table II): `out = in^T` for a row-major
 //! `ROWSxCOLS` matrix of floats. The kernels are `kernels_*/transpose.*`.
 //!
-//! Two variants: `naive`, one element per work-item, its writes a whole output row apart; and
-//! `local`, a 32 x 32 tile staged through local memory (its rows padded by one float, so that
-//! reading a tile column hits no bank twice) so that reads and writes are both coalesced.
+//! `local` pads its 32 x 32 tile's rows by one float, so that reading a tile column hits no
+//! bank twice.
 //!
 //! Two more, `copy` and `copy-barrier`, transpose nothing: they copy with `naive`'s launch,
 //! the second with one work-group barrier between its read and its write, so that their ratio
@@ -67,11 +66,6 @@ const VARIANTS: [Variant; 4] = [
          barrier's price on a CPU device)",
     ),
 ];
-
-/// Whether the variant copies rather than transposes (`copy`, `copy-barrier`).
-fn is_copy(variant: &Variant) -> bool {
-    variant.kernel.starts_with("transpose_copy")
-}
 
 /// `in^T` of a row-major `rows` x `cols` matrix, in f64 (the values themselves: exact).
 pub fn transposed(input: &[f32], rows: usize, cols: usize) -> Vec<f64> {
@@ -139,7 +133,7 @@ impl Family for Transpose {
     /// y over the rows: one tile tall for `local`, whatever the work-group's height.
     /// (x: the default, one column per work-item; `local`'s groups are one tile wide.)
     fn groups_y(&self, variant: &Variant, size: Size, local_y: u32) -> u64 {
-        let per_group = if is_tiled(variant) {
+        let per_group = if variant.kernel == "transpose_local" {
             u64::from(TILE)
         } else {
             u64::from(local_y.max(1))
@@ -150,7 +144,8 @@ impl Family for Transpose {
     fn inputs(&self, v: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let (rows, cols) = (size.rows as usize, size.cols as usize);
         let a = reference::random_vector(rows * cols, seed);
-        let want = if is_copy(v) {
+        // `copy` and `copy-barrier` copy rather than transpose.
+        let want = if v.kernel.starts_with("transpose_copy") {
             a.iter().map(|x| f64::from(*x)).collect()
         } else {
             transposed(&a, rows, cols)
@@ -163,12 +158,6 @@ impl Family for Transpose {
         let dims = [size.rows, size.cols].map(|d| Arg::U32(d as u32));
         cx.in_out(cx.inputs.a.len(), &dims)
     }
-}
-
-/// Whether each work-group moves one whole tile (`local`), rather than one element per
-/// work-item. In x both cover one column per work-item (the default 2-D rule).
-fn is_tiled(variant: &Variant) -> bool {
-    variant.kernel == "transpose_local"
 }
 
 #[cfg(test)]
