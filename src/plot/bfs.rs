@@ -9,16 +9,6 @@ use super::{fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
 use crate::rows::TimerKind;
 use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
-chart_kind!(
-    /// The BFS chart; one file per graph generator.
-    BfsChart,
-    "bfs",
-    |data: &ChartData| data
-        .measurements
-        .iter()
-        .any(|m| drawn(&data.catalog, m) && m.status == Status::Ok)
-);
-
 /// Whether a row is one this chart draws: a level-by-level search's (`Family::charts`).
 pub(crate) fn drawn(catalog: &Catalog, m: &MeasurementRow) -> bool {
     catalog.drawn_in("bfs", m.family)

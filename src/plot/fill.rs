@@ -7,10 +7,6 @@ use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, slug, sorted_apis, style, ChartData, RunInfo};
 use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
-chart_kind!(
-    /// The fill chart; one file per (run, study, GPU) with fill rows.
-    FillChart, "fill", |data: &ChartData| !figures(data).is_empty());
-
 pub(crate) use crate::paper::FillQuote as ArticleFill;
 
 pub const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
@@ -214,7 +210,6 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
 mod tests {
     use super::*;
     use crate::plot::tests::m;
-    use crate::plot::Chart;
 
     fn row(api: &str, variant: &str, local: u32, median_s: f64) -> MeasurementRow {
         let mut r = m(api, "H100", "fill", "fill", variant, 3000.0);
@@ -305,6 +300,6 @@ mod tests {
         let mut d = data();
         d.measurements.retain(|r| r.status != Status::Ok);
         assert!(figures(&d).is_empty());
-        assert!(!FillChart.applies(&d));
+        assert!(figures(&d).is_empty());
     }
 }

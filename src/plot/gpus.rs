@@ -15,10 +15,6 @@ use crate::rows::PrRow;
 /// The file-name prefix of this chart.
 pub const NAME: &str = "pr-gpus";
 
-chart_kind!(
-    /// PR per comparison grouped by GPU and driver; one file per study.
-    GpusChart, NAME, |data: &ChartData| !figures(data).is_empty());
-
 /// The axis never shows less than this around PR = 1, and never more than the outer range.
 const MIN_RANGE: (f64, f64) = (0.8, 1.2);
 const MAX_RANGE: (f64, f64) = (0.5, 1.5);

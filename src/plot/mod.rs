@@ -1,35 +1,6 @@
 //! Charts of a run, drawn from the result rows (never from a backend), so any past run can be
-//! re-plotted from its CSV. One file per chart kind behind the [`Chart`] trait; PNG and SVG come
+//! re-plotted from its CSV. One file per chart kind, listed in [`draw_all`]; PNG and SVG come
 //! from the same drawing code, rendered in memory first so a failure leaves no half-drawn file.
-
-/// Declares a chart kind: the name its files start with, when the data allows it, and its
-/// figures (the `figures` function of the chart's module), drawn by [`write_figures`].
-macro_rules! chart_kind {
-    ($(#[$doc:meta])* $chart:ident, $name:expr, $applies:expr) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default)]
-        pub struct $chart;
-
-        impl $crate::plot::Chart for $chart {
-            fn name(&self) -> &'static str {
-                $name
-            }
-
-            fn applies(&self, data: &$crate::plot::ChartData) -> bool {
-                ($applies)(data)
-            }
-
-            fn draw(
-                &self,
-                data: &$crate::plot::ChartData,
-                out_dir: &std::path::Path,
-                formats: &[$crate::plot::Format],
-            ) -> Result<Vec<std::path::PathBuf>, $crate::plot::PlotError> {
-                $crate::plot::write_figures($name, &figures(data), out_dir, formats)
-            }
-        }
-    };
-}
 
 pub(crate) mod bfs;
 mod constant;
@@ -56,9 +27,7 @@ pub mod vendor;
 pub mod waterfall;
 
 use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -117,26 +86,6 @@ impl Format {
     }
 }
 
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.extension())
-    }
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "png" => Ok(Format::Png),
-            "svg" => Ok(Format::Svg),
-            other => Err(format!(
-                "unknown chart format `{other}` (expected png or svg)"
-            )),
-        }
-    }
-}
-
 /// Static PTX instruction count of one instruction class in one API's build of a kernel pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PtxClassCount {
@@ -161,40 +110,6 @@ pub struct ChartData {
     pub catalog: Catalog,
 }
 
-/// One kind of chart.
-pub trait Chart {
-    /// Also the first part of every file name the chart writes.
-    fn name(&self) -> &'static str;
-    /// Whether `data` holds anything this chart can draw.
-    fn applies(&self, data: &ChartData) -> bool;
-    /// Draws every chart of this kind that `data` allows into `out_dir`, once per format, and
-    /// returns the files written (`<name>-<slug>.<ext>`).
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError>;
-}
-
-/// All chart kinds, in the order `draw_all` draws them.
-pub fn charts() -> Vec<Box<dyn Chart>> {
-    vec![
-        Box::new(pr::PrChart),
-        Box::new(sweep::SweepChart),
-        Box::new(table1::Table1Chart),
-        Box::new(peak::PeakChart),
-        Box::new(ptx::PtxChart),
-        Box::new(gpus::GpusChart),
-        Box::new(unroll::UnrollChart),
-        Box::new(constant::ConstantChart),
-        Box::new(bfs::BfsChart),
-        Box::new(shapes::ShapesChart),
-        Box::new(texture::TextureChart),
-        Box::new(fill::FillChart),
-    ]
-}
-
 /// Draws every chart that `data` allows and returns the files written. Writes nothing (and
 /// creates no directory) when no chart applies.
 pub fn draw_all(
@@ -206,12 +121,64 @@ pub fn draw_all(
         path: out_dir.to_path_buf(),
         message: e.to_string(),
     })?;
-    let mut written = Vec::new();
-    for chart in charts() {
-        if chart.applies(data) {
-            written.extend(chart.draw(data, out_dir, formats)?);
-        }
-    }
+    // In drawing order; a chart kind with nothing to draw writes nothing.
+    let mut written = write_figures("pr", &pr::figures(data), out_dir, formats)?;
+    written.extend(write_figures(
+        "sweep",
+        &sweep::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures(
+        "table1",
+        &table1::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures(
+        "peak",
+        &peak::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures("ptx", &ptx::figures(data), out_dir, formats)?);
+    written.extend(write_figures(
+        GPUS_CHART,
+        &gpus::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures(
+        "unroll",
+        &unroll::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures(
+        "constant",
+        &constant::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures("bfs", &bfs::figures(data), out_dir, formats)?);
+    written.extend(write_figures(
+        "shapes",
+        &shapes::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures(
+        "texture",
+        &texture::figures(data),
+        out_dir,
+        formats,
+    )?);
+    written.extend(write_figures(
+        "fill",
+        &fill::figures(data),
+        out_dir,
+        formats,
+    )?);
     Ok(written)
 }
 
@@ -307,11 +274,6 @@ pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>
         groups[i].1.push(item);
     }
     groups
-}
-
-/// "Some measurement row satisfies `keep`": the test of the charts of measurements.
-pub(crate) fn any_measurement(keep: fn(&MeasurementRow) -> bool) -> impl Fn(&ChartData) -> bool {
-    move |data| data.measurements.iter().any(keep)
 }
 
 /// At most this many rows (bars) in one figure: a longer list is split into pages.

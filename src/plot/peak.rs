@@ -5,8 +5,8 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    any_measurement, distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style,
-    ChartData, RunInfo, MAX_ROWS_PER_FIGURE,
+    distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData, RunInfo,
+    MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
 
@@ -20,10 +20,6 @@ fn copy_reference(catalog: &Catalog) -> String {
         None => "copy kernel".into(),
     }
 }
-
-chart_kind!(
-    /// The peak chart; one file per (run, GPU).
-    PeakChart, "peak", any_measurement(is_bandwidth_row));
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == Metric::Bandwidth && r.metric.is_finite()

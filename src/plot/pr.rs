@@ -29,13 +29,6 @@ const ANNOT_W_UNFAIR: u32 = 300;
 /// At most this many footnotes detailing unfair comparisons.
 const MAX_UNFAIR_NOTES: usize = 8;
 
-chart_kind!(
-    /// The PR chart; one file per run.
-    PrChart, "pr", |data: &ChartData| data
-    .prs
-    .iter()
-    .any(|r| r.sweep_param.is_empty()));
-
 /// Builds one figure per run id, named by its study (and comparison, when it has one).
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, HBarFigure)> {
     let rows = data.prs.iter().filter(|r| r.sweep_param.is_empty());

@@ -9,12 +9,6 @@ use super::{
 };
 use crate::rows::Api;
 
-chart_kind!(
-    /// The PTX chart; one file per kernel pair.
-    PtxChart, "ptx", |data: &ChartData| !data
-    .ptx_classes
-    .is_empty());
-
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     // PTX is compiled, not measured: the run's GPU and driver still tell which compilers.
     let info = RunInfo::from_measurements(&data.measurements);

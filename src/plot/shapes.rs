@@ -11,11 +11,6 @@ use super::style::{self, HouseMesh, Marker};
 use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
 
-chart_kind!(
-    /// The shapes chart; one file per (run, study, GPU) with matvec at two or more aspect
-    /// ratios.
-    ShapesChart, "shapes", |data: &ChartData| !figures(data).is_empty());
-
 /// The L2 bound of the in/beyond split: 50 MB, the L2 of an H100 and an H200 (NVIDIA's
 /// figure). A shape whose matrix is smaller counts as inside L2.
 pub const L2_BYTES: u64 = 50_000_000;
@@ -355,7 +350,6 @@ mod tests {
     use super::*;
     use crate::plot::tests::m;
     use crate::plot::vendor::RunBaseline;
-    use crate::plot::Chart;
     use crate::rows::BaselineRow;
 
     fn row(api: &str, variant: &str, size: &str, gbs: f64) -> MeasurementRow {
@@ -520,7 +514,7 @@ mod tests {
         assert!(figures(&crate::plot::tests::registered()).is_empty());
         use crate::rows::FamilyId;
         d.measurements.retain(|r| r.family != FamilyId::Matvec);
-        assert!(!ShapesChart.applies(&d));
+        assert!(figures(&d).is_empty());
     }
 
     /// The committed H100 shapes run: every caption line fits the canvas, and the list of

@@ -11,14 +11,10 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
 use super::{
-    any_measurement, distinct, group_in_order, slug, unique, ChartData, DrawError, Figure, RunInfo,
+    distinct, group_in_order, slug, unique, ChartData, DrawError, Figure, RunInfo,
     MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, FamilyId, MeasurementRow, Metric, Status};
-
-chart_kind!(
-    /// The sweep chart; one file per swept configuration.
-    SweepChart, "sweep", any_measurement(is_sweep_point));
 
 fn is_sweep_point(r: &MeasurementRow) -> bool {
     !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite()

@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
 use super::{
-    any_measurement, distinct, fmt_sig, group_in_order, run_slug, style, unique, ChartData,
-    DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART,
+    distinct, fmt_sig, group_in_order, run_slug, style, unique, ChartData, DrawError, Figure,
+    RunInfo, MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
@@ -25,10 +25,6 @@ const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";
 const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the CUDA \
     Architecture\", Table 1: GeForce GTX 285, 60989×1100 matrix, work-group size 256, 239 \
     groups (Listing 2) / 60 groups (Listings 3–7).";
-
-chart_kind!(
-    /// The Table 1 chart; one file per run of the `table1` study.
-    Table1Chart, "table1", any_measurement(is_table1_row));
 
 fn is_table1_row(r: &MeasurementRow) -> bool {
     (r.study == STUDY || r.study == FORMER_STUDY)

@@ -10,10 +10,6 @@ use super::{
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
-chart_kind!(
-    /// The unroll chart; one file per (run, study, kernel, size) with pragmas and a baseline.
-    UnrollChart, "unroll", |data: &ChartData| !figures(data).is_empty());
-
 fn is_timed(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.sweep_param.is_empty() && r.median_s.is_finite() && r.median_s > 0.0
 }
