@@ -4,7 +4,7 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, slug, sorted_apis, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData};
 use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
 pub(crate) use crate::paper::FillQuote as ArticleFill;
@@ -194,11 +194,10 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
          occupancy calculator)."
             .to_string(),
     ];
-    let info = RunInfo::from_measurements(rows.iter().copied());
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Fill against the article", &format!("study {study}")),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             notes,
         },

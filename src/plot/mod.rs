@@ -357,38 +357,23 @@ pub(crate) fn push_pages<T, F>(
     }
 }
 
-/// Where the numbers of a chart came from: GPUs, drivers (per API when they differ) and runs.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct RunInfo {
-    pub devices: Vec<String>,
-    pub drivers: Vec<String>,
-    pub run_ids: Vec<String>,
+/// Where the numbers of a chart came from: its GPUs, drivers and runs.
+pub(crate) fn run_subtitle<'a>(rows: impl IntoIterator<Item = &'a MeasurementRow>) -> String {
+    let rows: Vec<&MeasurementRow> = rows.into_iter().collect();
+    let devices = distinct(rows.iter().map(|r| &r.device));
+    let run_ids = distinct(rows.iter().map(|r| &r.run_id));
+    style::subtitle(&devices, &drivers(&rows), &run_ids)
 }
 
-impl RunInfo {
-    pub(crate) fn from_measurements<'a>(
-        rows: impl IntoIterator<Item = &'a MeasurementRow>,
-    ) -> Self {
-        let rows: Vec<&MeasurementRow> = rows.into_iter().collect();
-        let by_api = unique(
-            rows.iter()
-                .filter(|r| !r.driver.is_empty())
-                .map(|r| (r.api, &r.driver)),
-        );
-        let plain = distinct(by_api.iter().map(|(_, d)| d));
-        RunInfo {
-            devices: distinct(rows.iter().map(|r| &r.device)),
-            drivers: if plain.len() <= 1 {
-                plain
-            } else {
-                by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
-            },
-            run_ids: distinct(rows.iter().map(|r| &r.run_id)),
-        }
-    }
-
-    pub(crate) fn subtitle(&self) -> String {
-        style::subtitle(&self.devices, &self.drivers, &self.run_ids)
+/// The drivers of `rows`, named per API when they differ.
+pub(crate) fn drivers(rows: &[&MeasurementRow]) -> Vec<String> {
+    let with_driver = rows.iter().filter(|r| !r.driver.is_empty());
+    let by_api = unique(with_driver.map(|r| (r.api, &r.driver)));
+    let plain = distinct(by_api.iter().map(|(_, d)| d));
+    if plain.len() <= 1 {
+        plain
+    } else {
+        by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
     }
 }
 

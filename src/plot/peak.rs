@@ -5,8 +5,8 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData, RunInfo,
-    MAX_ROWS_PER_FIGURE,
+    distinct, fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style,
+    ChartData, MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
 
@@ -256,15 +256,14 @@ fn build(
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("100 % (reference)", Swatch::RefLine));
 
-    let info = RunInfo::from_measurements(
-        data.measurements
-            .iter()
-            .filter(|m| m.run_id == run_id && m.device == device),
-    );
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Achieved bandwidth vs. peak", device),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(
+                data.measurements
+                    .iter()
+                    .filter(|m| m.run_id == run_id && m.device == device),
+            ),
             legend,
             notes,
         },

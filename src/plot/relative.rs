@@ -7,7 +7,7 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, sorted_apis, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, run_subtitle, sorted_apis, style, ChartData};
 use crate::rows::{Api, Catalog, MeasurementRow, PrRow, Status};
 
 /// What makes one chart kind of this figure.
@@ -185,15 +185,14 @@ pub(crate) fn figure(
         format!("1 = {} version / PR 1", spec.name),
         Swatch::RefLine,
     ));
-    let info = RunInfo::from_measurements(
-        data.measurements
-            .iter()
-            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-    );
     Some(hbar::HBarFigure::new(
         Frame {
             title: style::title(spec.title, subject),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(
+                data.measurements
+                    .iter()
+                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+            ),
             legend,
             notes,
         },

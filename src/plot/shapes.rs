@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
-use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
+use super::{group_in_order, run_subtitle, slug, ChartData, DrawError, Figure};
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
 
 /// The L2 bound of the in/beyond split: 50 MB, the L2 of an H100 and an H200 (NVIDIA's
@@ -247,7 +247,6 @@ fn build(
         .iter()
         .map(|(a, v, n)| format!("{a} {v} x{n}"))
         .collect();
-    let info = RunInfo::from_measurements(rows.iter().copied());
     let mut notes = vec![
         format!(
             "Inside L2: matrix below {} MB (the 50 MB L2 of an H100/H200); thick lines: beyond \
@@ -267,7 +266,7 @@ fn build(
     ShapesFigure {
         frame: Frame {
             title: style::title("Matvec at every shape", &format!("study {study}")),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             // The list of best variants runs long: wrapped, never cut off.
             notes: super::layout::wrap_notes(&notes, style::WIDTH - 2 * style::MARGIN),

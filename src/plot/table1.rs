@@ -9,8 +9,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
 use super::{
-    distinct, fmt_sig, group_in_order, run_slug, style, unique, ChartData, DrawError, Figure,
-    RunInfo, MAX_FIGURES_PER_CHART,
+    distinct, fmt_sig, group_in_order, run_slug, run_subtitle, style, unique, ChartData, DrawError,
+    Figure, MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
@@ -160,14 +160,13 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
     }
     legend.push(LegendItem::new("CI of the median time", Swatch::Whisker));
 
-    let info = RunInfo::from_measurements(rows.iter().copied());
     Table1Figure {
         frame: Frame {
             title: style::title(
                 "Whitepaper Table 1: MatrixVectorMul time per listing",
                 &format!("size {}", sizes.join(", ")),
             ),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             notes: vec![
                 format!(

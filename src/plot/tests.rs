@@ -656,17 +656,13 @@ fn formats_name_their_extension() {
 fn drivers_are_named_per_api_only_when_they_differ() {
     let a = m("OpenCL", GPU, "s", "matvec", "v", 1.0);
     let mut b = m("CUDA", GPU, "s", "matvec", "v", 1.0);
-    assert_eq!(
-        RunInfo::from_measurements([&a, &b]).drivers,
-        vec![DRIVER.to_string()]
-    );
+    assert_eq!(drivers(&[&a, &b]), vec![DRIVER.to_string()]);
     b.driver = "12.4".into();
-    let info = RunInfo::from_measurements([&a, &b]);
     assert_eq!(
-        info.drivers,
+        drivers(&[&a, &b]),
         vec![format!("OpenCL {DRIVER}"), "CUDA 12.4".to_string()]
     );
-    assert!(info.subtitle().contains(GPU));
+    assert!(run_subtitle([&a, &b]).contains(GPU));
 }
 
 #[test]

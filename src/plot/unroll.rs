@@ -5,7 +5,7 @@
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData, RunInfo,
+    fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style, ChartData,
     MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, MeasurementRow, Status};
@@ -108,15 +108,14 @@ fn build(
     ];
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("1 = CUDA without pragmas", Swatch::RefLine));
-    let info = RunInfo::from_measurements(
-        data.measurements
-            .iter()
-            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-    );
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(
+                data.measurements
+                    .iter()
+                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+            ),
             legend,
             notes,
         },

@@ -11,7 +11,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
-use super::{fmt_tick, slug, style, write_figure, DrawError, Figure, Format, PlotError, RunInfo};
+use super::{
+    fmt_tick, run_subtitle, slug, style, write_figure, DrawError, Figure, Format, PlotError,
+};
 use crate::rows::MeasurementRow;
 
 /// What a bar stands for, which sets its colour.
@@ -60,7 +62,7 @@ fn legend() -> Vec<LegendItem> {
     ]
 }
 
-fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
+fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
     let x_max = bars
         .iter()
         .flat_map(|b| [b.from, b.to, b.ci.map_or(0.0, |c| c.1)])
@@ -69,7 +71,7 @@ fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
     Waterfall {
         frame: Frame {
             title: style::title("Explain waterfall", target),
-            subtitle: info.subtitle(),
+            subtitle: subtitle.to_string(),
             legend: legend(),
             notes: vec![
                 "Each step moves the running PR by its rung's PR over the target's (the rung of \
@@ -91,10 +93,10 @@ pub(crate) fn figures(
     targets: &[(String, Vec<Bar>)],
     measurements: &[MeasurementRow],
 ) -> Vec<(String, Waterfall)> {
-    let info = RunInfo::from_measurements(measurements);
+    let subtitle = run_subtitle(measurements);
     targets
         .iter()
-        .map(|(target, bars)| (slug(target), build(target, bars.clone(), &info)))
+        .map(|(target, bars)| (slug(target), build(target, bars.clone(), &subtitle)))
         .collect()
 }
 
