@@ -115,7 +115,6 @@ fn build(variant: &str, splits: &[Split], subtitle: &str) -> hbar::HBarFigure {
             "microseconds per level (median of whole searches / levels)".into()
         },
         x_max,
-        slots: 2,
         rows,
         band: None,
         ref_line: None,

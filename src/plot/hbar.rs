@@ -96,7 +96,6 @@ pub(crate) struct HBarPanel {
     pub caption: String,
     pub x_desc: String,
     pub x_max: f64,
-    pub slots: usize,
     pub rows: Vec<HBarRow>,
     /// Shaded x band (the PR chart's 0.9-1.1).
     pub band: Option<(f64, f64)>,
@@ -105,9 +104,13 @@ pub(crate) struct HBarPanel {
 }
 
 impl HBarPanel {
-    /// Height of one row in pixels.
+    /// Bars per row: one slot per series.
+    fn slots(&self) -> usize {
+        self.rows.iter().map(|r| r.bars.len()).max().unwrap_or(1)
+    }
+
     pub(crate) fn row_h(&self) -> u32 {
-        style::ROW_H.max(self.slots as u32 * style::BAR_SLOT_H + 8)
+        style::ROW_H.max(self.slots() as u32 * style::BAR_SLOT_H + 8)
     }
 
     /// Total height the panel needs, caption and axis included.
@@ -168,7 +171,7 @@ impl HBarPanel {
                 ref_line_px(root, a, b)?;
             }
         }
-        let slots = self.slots.max(1);
+        let slots = self.slots().max(1);
         let slot_h = style::BAR_FILL / slots as f64;
         let value_font = style::anchored(style::VALUE_PX, HPos::Left, VPos::Center);
         for (i, row) in self.rows.iter().enumerate() {

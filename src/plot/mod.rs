@@ -26,7 +26,6 @@ mod unroll;
 pub mod vendor;
 pub mod waterfall;
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -214,23 +213,6 @@ pub fn slug(text: &str) -> String {
         "chart".to_string()
     } else {
         trimmed
-    }
-}
-
-/// Hands out file stems, appending `-2`, `-3`, ... so groups that slug alike never overwrite
-/// each other's file.
-#[derive(Debug, Default)]
-pub(crate) struct StemSet(HashSet<String>);
-
-impl StemSet {
-    pub(crate) fn unique(&mut self, stem: &str) -> String {
-        let mut candidate = stem.to_string();
-        let mut n = 2;
-        while !self.0.insert(candidate.clone()) {
-            candidate = format!("{stem}-{n}");
-            n += 1;
-        }
-        candidate
     }
 }
 

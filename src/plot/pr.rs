@@ -171,7 +171,6 @@ fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f6
             "PR = perf({api_a}) / perf({api_b})   (ratio, no unit; > 1: {api_a} faster)"
         ),
         x_max,
-        slots: 1,
         rows: bar_rows,
         band: Some(SIMILAR_BAND),
         ref_line: Some(1.0),

@@ -50,7 +50,6 @@ fn build(pair: &str, counts: &[&PtxClassCount], subtitle: &str) -> hbar::HBarFig
         caption: format!("Kernel pair {pair}"),
         x_desc: "instructions in the PTX (static count)".to_string(),
         x_max,
-        slots: apis.len(),
         rows,
         band: None,
         ref_line: None,

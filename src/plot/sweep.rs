@@ -161,19 +161,16 @@ fn build(key: &Key, size: &str, rows: &[&MeasurementRow]) -> SweepFigure {
             if shared(*api, dev) {
                 label.push_str(if *side == 0 { " side A" } else { " side B" });
             }
+            // Side B of a same-API pair is grey and dashed so both lines stay visible.
+            let (color, marker) = if second_of_two {
+                (style::OTHER_API, Marker::Square)
+            } else {
+                (st.color, style::device_marker(*api, dev_index))
+            };
             Series {
                 label,
-                // Side B of a same-API pair is grey and dashed so both lines stay visible.
-                color: if second_of_two {
-                    style::OTHER_API
-                } else {
-                    st.color
-                },
-                marker: if second_of_two {
-                    Marker::Square
-                } else {
-                    style::device_marker(*api, dev_index)
-                },
+                color,
+                marker,
                 dashed: st.dashed || second_of_two,
                 points,
             }

@@ -640,10 +640,12 @@ fn slugs_and_stems_are_file_safe_and_unique() {
     );
     assert_eq!(slug("///"), "chart");
     assert!(slug(&"x".repeat(200)).len() <= 80);
-    let mut stems = StemSet::default();
-    assert_eq!(stems.unique("pr-a"), "pr-a");
-    assert_eq!(stems.unique("pr-a"), "pr-a-2");
-    assert_eq!(stems.unique("pr-a"), "pr-a-3");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (_, fig) = ptx::figures(&fixture()).remove(0);
+    let same = vec![("a".to_string(), fig); 3];
+    let written = write_figures("pr", &same, tmp.path(), &[Format::Svg]).unwrap();
+    let names: Vec<_> = written.iter().map(|p| p.file_name().unwrap()).collect();
+    assert_eq!(names, ["pr-a.svg", "pr-a-2.svg", "pr-a-3.svg"]);
 }
 
 #[test]

@@ -90,7 +90,6 @@ fn build(
         caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
         x_desc: "time / time of CUDA without pragmas".into(),
         x_max: hbar::rows_axis_max(&hrows, 1.2),
-        slots: apis.len(),
         rows: hrows,
         band: None,
         ref_line: Some(1.0),
