@@ -182,14 +182,20 @@ fn build(
     }
 
     let x_max = hbar::rows_axis_max(peak_rows.iter().chain(&copy_rows), 110.0);
-    let mut panels = vec![HBarPanel {
-        caption: "Share of theoretical peak bandwidth (Eq. 2)".to_string(),
-        x_desc: "achieved / theoretical peak (%)".to_string(),
+    let panel = |caption: &str, x_desc: &str, rows| HBarPanel {
+        caption: caption.into(),
+        x_desc: x_desc.into(),
         x_max,
-        rows: peak_rows,
+        rows,
         band: None,
         ref_line: Some(100.0),
-    }];
+    };
+    let mut panels = vec![panel(
+        "Share of theoretical peak bandwidth (Eq. 2)",
+        "achieved / theoretical peak (%)",
+        peak_rows,
+    )];
+    let copy_ref = copy_reference(&data.catalog);
 
     let peaks = distinct(
         rows.iter()
@@ -210,33 +216,22 @@ fn build(
             .filter_map(|(a, v)| v.map(|v| format!("{} {} GB/s", a, fmt_sig(v))))
             .collect();
         notes.push(format!(
-            "Copy reference: best {} result of the same GPU and API: {}.",
-            copy_reference(&data.catalog),
+            "Copy reference: best {copy_ref} result of the same GPU and API: {}.",
             used.join(", ")
         ));
-        panels.push(HBarPanel {
-            caption: "Share of measured copy bandwidth".to_string(),
-            x_desc: "achieved / measured copy (%)".to_string(),
-            x_max,
-            rows: copy_rows,
-            band: None,
-            ref_line: Some(100.0),
-        });
-        for (a, v) in &refs {
-            if v.is_none() {
-                notes.push(format!(
-                    "No {} row for {} on this GPU: its share of copy \
-                     bandwidth is not shown.",
-                    copy_reference(&data.catalog),
-                    a
-                ));
-            }
+        panels.push(panel(
+            "Share of measured copy bandwidth",
+            "achieved / measured copy (%)",
+            copy_rows,
+        ));
+        for (a, _) in refs.iter().filter(|(_, v)| v.is_none()) {
+            notes.push(format!(
+                "No {copy_ref} row for {a} on this GPU: its share of copy bandwidth is not shown."
+            ));
         }
     } else {
         notes.push(format!(
-            "No {} row for this GPU: the share of measured copy \
-             bandwidth is not shown.",
-            copy_reference(&data.catalog)
+            "No {copy_ref} row for this GPU: the share of measured copy bandwidth is not shown."
         ));
     }
     let unknown_peak = distinct(
