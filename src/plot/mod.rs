@@ -121,63 +121,24 @@ pub fn draw_all(
         message: e.to_string(),
     })?;
     // In drawing order; a chart kind with nothing to draw writes nothing.
-    let mut written = write_figures("pr", &pr::figures(data), out_dir, formats)?;
-    written.extend(write_figures(
-        "sweep",
-        &sweep::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures(
-        "table1",
-        &table1::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures(
-        "peak",
-        &peak::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures("ptx", &ptx::figures(data), out_dir, formats)?);
-    written.extend(write_figures(
-        GPUS_CHART,
-        &gpus::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures(
-        "unroll",
-        &unroll::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures(
-        "constant",
-        &constant::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures("bfs", &bfs::figures(data), out_dir, formats)?);
-    written.extend(write_figures(
-        "shapes",
-        &shapes::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures(
-        "texture",
-        &texture::figures(data),
-        out_dir,
-        formats,
-    )?);
-    written.extend(write_figures(
-        "fill",
-        &fill::figures(data),
-        out_dir,
-        formats,
-    )?);
+    let kinds: [&dyn Fn() -> Result<Vec<PathBuf>, PlotError>; 12] = [
+        &|| write_figures("pr", &pr::figures(data), out_dir, formats),
+        &|| write_figures("sweep", &sweep::figures(data), out_dir, formats),
+        &|| write_figures("table1", &table1::figures(data), out_dir, formats),
+        &|| write_figures("peak", &peak::figures(data), out_dir, formats),
+        &|| write_figures("ptx", &ptx::figures(data), out_dir, formats),
+        &|| write_figures(GPUS_CHART, &gpus::figures(data), out_dir, formats),
+        &|| write_figures("unroll", &unroll::figures(data), out_dir, formats),
+        &|| write_figures("constant", &constant::figures(data), out_dir, formats),
+        &|| write_figures("bfs", &bfs::figures(data), out_dir, formats),
+        &|| write_figures("shapes", &shapes::figures(data), out_dir, formats),
+        &|| write_figures("texture", &texture::figures(data), out_dir, formats),
+        &|| write_figures("fill", &fill::figures(data), out_dir, formats),
+    ];
+    let mut written = Vec::new();
+    for draw in kinds {
+        written.extend(draw()?);
+    }
     Ok(written)
 }
 

@@ -87,35 +87,21 @@ fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
     }
 }
 
-/// The waterfall of every target among `prs`, named by the target's slug; the subtitle's GPU
-/// and driver come from `measurements` (the rungs' rows).
-pub(crate) fn figures(
-    targets: &[(String, Vec<Bar>)],
-    measurements: &[MeasurementRow],
-) -> Vec<(String, Waterfall)> {
-    let subtitle = run_subtitle(measurements);
-    targets
-        .iter()
-        .map(|(target, bars)| (slug(target), build(target, bars.clone(), &subtitle)))
-        .collect()
-}
-
 /// Draws `waterfall-<target>.<ext>` for every target of `targets` (each with its bars, from
-/// `explain::waterfall`) into `out_dir`.
+/// `explain::waterfall`) into `out_dir`; the subtitle's GPU and driver come from
+/// `measurements` (the rungs' rows).
 pub fn draw(
     targets: &[(String, Vec<Bar>)],
     measurements: &[MeasurementRow],
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let subtitle = run_subtitle(measurements);
     let mut written = Vec::new();
-    for (name, fig) in figures(targets, measurements) {
-        written.extend(write_figure(
-            &fig,
-            out_dir,
-            &format!("waterfall-{name}"),
-            formats,
-        )?);
+    for (target, bars) in targets {
+        let fig = build(target, bars.clone(), &subtitle);
+        let stem = format!("waterfall-{}", slug(target));
+        written.extend(write_figure(&fig, out_dir, &stem, formats)?);
     }
     Ok(written)
 }
