@@ -78,13 +78,11 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
 }
 
 fn bar(value_us: f64, api: Api, hatched: bool) -> Option<HBar> {
-    let st = style::api_style(api);
+    let text = format!("{} µs", fmt_sig(value_us));
+    let hatch = hatched.then_some(style::REFERENCE_HATCH);
     Some(HBar {
-        value: value_us,
-        ci: None,
-        color: st.color,
-        hatch: hatched.then_some(style::REFERENCE_HATCH),
-        text: Some(format!("{} µs", fmt_sig(value_us))),
+        hatch,
+        ..HBar::of_api(api, value_us, text)
     })
 }
 

@@ -12,7 +12,6 @@ use super::MAX_ROWS_PER_FIGURE;
 use super::{distinct, group_in_order, push_pages, slug, ChartData, DrawError, Figure};
 use crate::rows::PrRow;
 
-/// The file-name prefix of this chart.
 pub const NAME: &str = "pr-gpus";
 
 /// The axis never shows less than this around PR = 1, and never more than the outer range.

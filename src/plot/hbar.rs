@@ -25,7 +25,7 @@ pub(crate) fn labels_width<'a>(labels: impl IntoIterator<Item = &'a str>, width:
     )
 }
 
-/// A bar of a horizontal bar panel.
+/// A bar of a horizontal bar panel (or of the Table 1 chart, upright).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBar {
     pub value: f64,
@@ -60,7 +60,6 @@ pub(crate) struct HBarRow {
 }
 
 impl HBarRow {
-    /// A row without an annotation.
     pub(crate) fn new(label: String, bars: Vec<Option<HBar>>) -> Self {
         HBarRow {
             label,

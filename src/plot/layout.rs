@@ -128,7 +128,6 @@ pub(crate) enum Swatch {
     Whisker,
 }
 
-/// One legend entry.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LegendItem {
     pub label: String,
@@ -443,7 +442,6 @@ pub(crate) fn counted_chart<'a, DB: DrawingBackend>(
     Ok(chart)
 }
 
-/// A line through `pts`, dashed or solid.
 pub(crate) fn draw_line<DB: DrawingBackend, X: Ranged, Y: Ranged>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     pts: impl Iterator<Item = (X::ValueType, Y::ValueType)> + Clone,
