@@ -5,19 +5,9 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, slug, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, run_subtitle, slug, style, ChartData};
 use crate::rows::TimerKind;
 use crate::rows::{Api, Catalog, MeasurementRow, Status};
-
-chart_kind!(
-    /// The BFS chart; one file per graph generator.
-    BfsChart,
-    "bfs",
-    |data: &ChartData| data
-        .measurements
-        .iter()
-        .any(|m| drawn(&data.catalog, m) && m.status == Status::Ok)
-);
 
 /// Whether a row is one this chart draws: a level-by-level search's (`Family::charts`).
 pub(crate) fn drawn(catalog: &Catalog, m: &MeasurementRow) -> bool {
@@ -77,28 +67,26 @@ pub(crate) fn splits(catalog: &Catalog, rows: &[&MeasurementRow]) -> Vec<Split> 
 
 /// One figure per generator (variant).
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
-    let info = RunInfo::from_measurements(&data.measurements);
+    let subtitle = run_subtitle(&data.measurements);
     group_in_order(&data.measurements, |m| m.variant.clone())
         .into_iter()
         .filter_map(|(variant, rows)| {
             let s = splits(&data.catalog, &rows);
-            (!s.is_empty()).then(|| (slug(&variant), build(&variant, &s, &info)))
+            (!s.is_empty()).then(|| (slug(&variant), build(&variant, &s, &subtitle)))
         })
         .collect()
 }
 
 fn bar(value_us: f64, api: Api, hatched: bool) -> Option<HBar> {
-    let st = style::api_style(api);
+    let text = format!("{} µs", fmt_sig(value_us));
+    let hatch = hatched.then_some(style::REFERENCE_HATCH);
     Some(HBar {
-        value: value_us,
-        ci: None,
-        color: st.color,
-        hatch: hatched.then_some(style::REFERENCE_HATCH),
-        text: Some(format!("{} µs", fmt_sig(value_us))),
+        hatch,
+        ..HBar::of_api(api, value_us, text)
     })
 }
 
-fn build(variant: &str, splits: &[Split], info: &RunInfo) -> hbar::HBarFigure {
+fn build(variant: &str, splits: &[Split], subtitle: &str) -> hbar::HBarFigure {
     let per_level_us = |s: f64, l: Option<u64>| s / l.unwrap_or(1).max(1) as f64 * 1e6;
     let per_search = splits.iter().any(|s| s.levels.is_none());
     let rows: Vec<HBarRow> = splits
@@ -125,7 +113,6 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> hbar::HBarFigure {
             "microseconds per level (median of whole searches / levels)".into()
         },
         x_max,
-        slots: 2,
         rows,
         band: None,
         ref_line: None,
@@ -149,7 +136,7 @@ fn build(variant: &str, splits: &[Split], info: &RunInfo) -> hbar::HBarFigure {
     hbar::HBarFigure::new(
         Frame {
             title: style::title("BFS time per level", variant),
-            subtitle: info.subtitle(),
+            subtitle: subtitle.to_string(),
             legend,
             notes,
         },

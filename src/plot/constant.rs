@@ -5,11 +5,6 @@
 use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
 
-chart_kind!(
-    /// The constant-memory chart; one file per (run, study, image size) with a fair
-    /// constant-memory Sobel.
-    ConstantChart, "constant", |data: &ChartData| !figures(data).is_empty());
-
 /// The filter in constant memory is the reference.
 const SPEC: Reference = Reference {
     name: "constant-memory",

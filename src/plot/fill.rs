@@ -1,22 +1,14 @@
-//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`],
-//! quoted as given, never measured by us), each panel on its own scale: the GPUs are a decade
+//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`]
+//! in `harness/fill.toml` too, quoted as given, never measured by us), each panel on its own scale: the GPUs are a decade
 //! apart, so what compares is the order of the rows.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, slug, sorted_apis, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData};
+use crate::paper::{FillQuote as ArticleFill, FILL_ARTICLE as ARTICLE};
 use crate::rows::{Api, Catalog, MeasurementRow, Status};
 
-chart_kind!(
-    /// The fill chart; one file per (run, study, GPU) with fill rows.
-    FillChart, "fill", |data: &ChartData| !figures(data).is_empty());
-
-pub(crate) use crate::paper::FillQuote as ArticleFill;
-
-pub const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
-
-/// The fill article's numbers, quoted in [`crate::paper`] (also in `harness/fill.toml`).
-pub(crate) use crate::paper::FILL_ARTICLE as ARTICLE;
+const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
 
 /// The article's entry for a variant at a local size (work-items per group).
 fn article_for(variant: &str, local: u32) -> Option<&'static ArticleFill> {
@@ -154,12 +146,11 @@ fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow
     (ours, article)
 }
 
-fn panel(caption: &str, x_desc: &str, slots: usize, rows: Vec<HBarRow>) -> HBarPanel {
+fn panel(caption: &str, x_desc: &str, rows: Vec<HBarRow>) -> HBarPanel {
     HBarPanel {
         caption: caption.into(),
         x_desc: x_desc.into(),
         x_max: hbar::rows_axis_max(&rows, 0.0),
-        slots,
         rows,
         band: None,
         ref_line: None,
@@ -173,13 +164,11 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
         panel(
             "Here: 10 calls (median x 10)",
             "milliseconds for 10 calls",
-            apis.len(),
             ours,
         ),
         panel(
             "The article: 10 calls",
             &format!("seconds for 10 calls, {ARTICLE_LABEL}"),
-            1,
             article,
         ),
     ];
@@ -198,11 +187,10 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
          occupancy calculator)."
             .to_string(),
     ];
-    let info = RunInfo::from_measurements(rows.iter().copied());
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Fill against the article", &format!("study {study}")),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             notes,
         },
@@ -214,7 +202,6 @@ fn build(study: &str, rows: &[&MeasurementRow]) -> hbar::HBarFigure {
 mod tests {
     use super::*;
     use crate::plot::tests::m;
-    use crate::plot::Chart;
 
     fn row(api: &str, variant: &str, local: u32, median_s: f64) -> MeasurementRow {
         let mut r = m(api, "H100", "fill", "fill", variant, 3000.0);
@@ -305,6 +292,6 @@ mod tests {
         let mut d = data();
         d.measurements.retain(|r| r.status != Status::Ok);
         assert!(figures(&d).is_empty());
-        assert!(!FillChart.applies(&d));
+        assert!(figures(&d).is_empty());
     }
 }

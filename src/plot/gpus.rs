@@ -12,12 +12,7 @@ use super::MAX_ROWS_PER_FIGURE;
 use super::{distinct, group_in_order, push_pages, slug, ChartData, DrawError, Figure};
 use crate::rows::PrRow;
 
-/// The file-name prefix of this chart.
 pub const NAME: &str = "pr-gpus";
-
-chart_kind!(
-    /// PR per comparison grouped by GPU and driver; one file per study.
-    GpusChart, NAME, |data: &ChartData| !figures(data).is_empty());
 
 /// The axis never shows less than this around PR = 1, and never more than the outer range.
 const MIN_RANGE: (f64, f64) = (0.8, 1.2);

@@ -25,7 +25,7 @@ pub(crate) fn labels_width<'a>(labels: impl IntoIterator<Item = &'a str>, width:
     )
 }
 
-/// A bar of a horizontal bar panel.
+/// A bar of a horizontal bar panel (or of the Table 1 chart, upright).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBar {
     pub value: f64,
@@ -60,7 +60,6 @@ pub(crate) struct HBarRow {
 }
 
 impl HBarRow {
-    /// A row without an annotation.
     pub(crate) fn new(label: String, bars: Vec<Option<HBar>>) -> Self {
         HBarRow {
             label,
@@ -96,7 +95,6 @@ pub(crate) struct HBarPanel {
     pub caption: String,
     pub x_desc: String,
     pub x_max: f64,
-    pub slots: usize,
     pub rows: Vec<HBarRow>,
     /// Shaded x band (the PR chart's 0.9-1.1).
     pub band: Option<(f64, f64)>,
@@ -105,9 +103,13 @@ pub(crate) struct HBarPanel {
 }
 
 impl HBarPanel {
-    /// Height of one row in pixels.
+    /// Bars per row: one slot per series.
+    fn slots(&self) -> usize {
+        self.rows.iter().map(|r| r.bars.len()).max().unwrap_or(1)
+    }
+
     pub(crate) fn row_h(&self) -> u32 {
-        style::ROW_H.max(self.slots as u32 * style::BAR_SLOT_H + 8)
+        style::ROW_H.max(self.slots() as u32 * style::BAR_SLOT_H + 8)
     }
 
     /// Total height the panel needs, caption and axis included.
@@ -168,7 +170,7 @@ impl HBarPanel {
                 ref_line_px(root, a, b)?;
             }
         }
-        let slots = self.slots.max(1);
+        let slots = self.slots().max(1);
         let slot_h = style::BAR_FILL / slots as f64;
         let value_font = style::anchored(style::VALUE_PX, HPos::Left, VPos::Center);
         for (i, row) in self.rows.iter().enumerate() {

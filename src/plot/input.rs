@@ -71,33 +71,23 @@ fn first_line_of(path: &Path) -> Result<String, InputError> {
         .to_string())
 }
 
-/// The result CSVs of `inputs`: files as given, folders by their known file names.
-fn csv_files(inputs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let names = [
-                crate::rows::MEASUREMENTS_CSV,
-                crate::rows::PRS_CSV,
-                crate::rows::CLASSES_CSV,
-            ];
-            files.extend(
-                names
-                    .map(|n| input.join(n))
-                    .into_iter()
-                    .filter(|p| p.exists()),
-            );
-        } else {
-            files.push(input.clone());
-        }
+/// The result CSVs of `input`: a file as given, a folder's by their known file names.
+fn csv_files(input: &Path) -> Vec<PathBuf> {
+    if !input.is_dir() {
+        return vec![input.to_path_buf()];
     }
-    files
+    let names = [
+        crate::rows::MEASUREMENTS_CSV,
+        crate::rows::PRS_CSV,
+        crate::rows::CLASSES_CSV,
+    ];
+    let files = names.map(|n| input.join(n));
+    files.into_iter().filter(|p| p.exists()).collect()
 }
 
 /// Every measurement, PR and PTX-class row of `inputs` (samples are not charted).
 pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputError> {
-    let files = csv_files(inputs);
-    if files.is_empty() {
+    if inputs.iter().all(|i| csv_files(i).is_empty()) {
         let names: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
         return Err(InputError::NothingFound(names.join(", ")));
     }
@@ -107,7 +97,7 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
     };
     for input in inputs {
         let first = data.measurements.len();
-        for f in csv_files(std::slice::from_ref(input)) {
+        for f in csv_files(input) {
             load_file(&f, &mut data)?;
         }
         // A run folder's vendor baselines (`baselines.csv` in it or a folder up, where the GPU

@@ -1,12 +1,12 @@
 //! Drawing pieces shared by several charts: title block, legend strip, footnotes, hatching and
 //! markers. Legends sit in their own strip and notes below the plots, so they never cover data.
 
-use plotters::coord::types::RangedCoordf64;
+use plotters::coord::types::{RangedCoordf64, RangedCoordi64};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
-use super::style::{self, Marker};
+use super::style::{self, HouseMesh, Marker};
 use super::DrawError;
 
 /// Draws the title and subtitle at the top of `root` and returns the area below them.
@@ -128,7 +128,6 @@ pub(crate) enum Swatch {
     Whisker,
 }
 
-/// One legend entry.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct LegendItem {
     pub label: String,
@@ -418,7 +417,31 @@ pub(crate) fn line_chart<'a, DB: DrawingBackend>(
         .build_cartesian_2d(x_lo..x_hi, 0f64..y_hi)?)
 }
 
-/// A line through `pts`, dashed or solid.
+/// The plot of a tuning chart: x counts (evaluations, ranks) from 0 to one past `x_hi` on an
+/// integer axis, so no tick reads 2.5 of them; y over `y`.
+pub(crate) fn counted_chart<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    x_hi: i64,
+    y: std::ops::Range<f64>,
+    (x_desc, y_desc): (&str, &str),
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordi64, RangedCoordf64>>, DrawError> {
+    let mut chart = ChartBuilder::on(area)
+        .margin(style::MARGIN)
+        .x_label_area_size(style::X_AXIS_AREA)
+        .y_label_area_size(84)
+        .build_cartesian_2d(0i64..x_hi + 1, y)?;
+    let tick = |v: &f64| super::fmt_tick(*v);
+    chart
+        .configure_mesh()
+        .house_style()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_labels((x_hi as usize + 2).min(12))
+        .y_label_formatter(&tick)
+        .draw()?;
+    Ok(chart)
+}
+
 pub(crate) fn draw_line<DB: DrawingBackend, X: Ranged, Y: Ranged>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     pts: impl Iterator<Item = (X::ValueType, Y::ValueType)> + Clone,

@@ -1,35 +1,6 @@
 //! Charts of a run, drawn from the result rows (never from a backend), so any past run can be
-//! re-plotted from its CSV. One file per chart kind behind the [`Chart`] trait; PNG and SVG come
+//! re-plotted from its CSV. One file per chart kind, listed in [`draw_all`]; PNG and SVG come
 //! from the same drawing code, rendered in memory first so a failure leaves no half-drawn file.
-
-/// Declares a chart kind: the name its files start with, when the data allows it, and its
-/// figures (the `figures` function of the chart's module), drawn by [`write_figures`].
-macro_rules! chart_kind {
-    ($(#[$doc:meta])* $chart:ident, $name:expr, $applies:expr) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default)]
-        pub struct $chart;
-
-        impl $crate::plot::Chart for $chart {
-            fn name(&self) -> &'static str {
-                $name
-            }
-
-            fn applies(&self, data: &$crate::plot::ChartData) -> bool {
-                ($applies)(data)
-            }
-
-            fn draw(
-                &self,
-                data: &$crate::plot::ChartData,
-                out_dir: &std::path::Path,
-                formats: &[$crate::plot::Format],
-            ) -> Result<Vec<std::path::PathBuf>, $crate::plot::PlotError> {
-                $crate::plot::write_figures($name, &figures(data), out_dir, formats)
-            }
-        }
-    };
-}
 
 pub(crate) mod bfs;
 mod constant;
@@ -55,10 +26,7 @@ mod unroll;
 pub mod vendor;
 pub mod waterfall;
 
-use std::collections::HashSet;
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -117,26 +85,6 @@ impl Format {
     }
 }
 
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.extension())
-    }
-}
-
-impl FromStr for Format {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.to_ascii_lowercase().as_str() {
-            "png" => Ok(Format::Png),
-            "svg" => Ok(Format::Svg),
-            other => Err(format!(
-                "unknown chart format `{other}` (expected png or svg)"
-            )),
-        }
-    }
-}
-
 /// Static PTX instruction count of one instruction class in one API's build of a kernel pair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PtxClassCount {
@@ -161,40 +109,6 @@ pub struct ChartData {
     pub catalog: Catalog,
 }
 
-/// One kind of chart.
-pub trait Chart {
-    /// Also the first part of every file name the chart writes.
-    fn name(&self) -> &'static str;
-    /// Whether `data` holds anything this chart can draw.
-    fn applies(&self, data: &ChartData) -> bool;
-    /// Draws every chart of this kind that `data` allows into `out_dir`, once per format, and
-    /// returns the files written (`<name>-<slug>.<ext>`).
-    fn draw(
-        &self,
-        data: &ChartData,
-        out_dir: &Path,
-        formats: &[Format],
-    ) -> Result<Vec<PathBuf>, PlotError>;
-}
-
-/// All chart kinds, in the order `draw_all` draws them.
-pub fn charts() -> Vec<Box<dyn Chart>> {
-    vec![
-        Box::new(pr::PrChart),
-        Box::new(sweep::SweepChart),
-        Box::new(table1::Table1Chart),
-        Box::new(peak::PeakChart),
-        Box::new(ptx::PtxChart),
-        Box::new(gpus::GpusChart),
-        Box::new(unroll::UnrollChart),
-        Box::new(constant::ConstantChart),
-        Box::new(bfs::BfsChart),
-        Box::new(shapes::ShapesChart),
-        Box::new(texture::TextureChart),
-        Box::new(fill::FillChart),
-    ]
-}
-
 /// Draws every chart that `data` allows and returns the files written. Writes nothing (and
 /// creates no directory) when no chart applies.
 pub fn draw_all(
@@ -206,11 +120,24 @@ pub fn draw_all(
         path: out_dir.to_path_buf(),
         message: e.to_string(),
     })?;
+    // In drawing order; a chart kind with nothing to draw writes nothing.
+    let kinds: [&dyn Fn() -> Result<Vec<PathBuf>, PlotError>; 12] = [
+        &|| write_figures("pr", &pr::figures(data), out_dir, formats),
+        &|| write_figures("sweep", &sweep::figures(data), out_dir, formats),
+        &|| write_figures("table1", &table1::figures(data), out_dir, formats),
+        &|| write_figures("peak", &peak::figures(data), out_dir, formats),
+        &|| write_figures("ptx", &ptx::figures(data), out_dir, formats),
+        &|| write_figures(GPUS_CHART, &gpus::figures(data), out_dir, formats),
+        &|| write_figures("unroll", &unroll::figures(data), out_dir, formats),
+        &|| write_figures("constant", &constant::figures(data), out_dir, formats),
+        &|| write_figures("bfs", &bfs::figures(data), out_dir, formats),
+        &|| write_figures("shapes", &shapes::figures(data), out_dir, formats),
+        &|| write_figures("texture", &texture::figures(data), out_dir, formats),
+        &|| write_figures("fill", &fill::figures(data), out_dir, formats),
+    ];
     let mut written = Vec::new();
-    for chart in charts() {
-        if chart.applies(data) {
-            written.extend(chart.draw(data, out_dir, formats)?);
-        }
+    for draw in kinds {
+        written.extend(draw()?);
     }
     Ok(written)
 }
@@ -247,23 +174,6 @@ pub fn slug(text: &str) -> String {
         "chart".to_string()
     } else {
         trimmed
-    }
-}
-
-/// Hands out file stems, appending `-2`, `-3`, ... so groups that slug alike never overwrite
-/// each other's file.
-#[derive(Debug, Default)]
-pub(crate) struct StemSet(HashSet<String>);
-
-impl StemSet {
-    pub(crate) fn unique(&mut self, stem: &str) -> String {
-        let mut candidate = stem.to_string();
-        let mut n = 2;
-        while !self.0.insert(candidate.clone()) {
-            candidate = format!("{stem}-{n}");
-            n += 1;
-        }
-        candidate
     }
 }
 
@@ -307,11 +217,6 @@ pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>
         groups[i].1.push(item);
     }
     groups
-}
-
-/// "Some measurement row satisfies `keep`": the test of the charts of measurements.
-pub(crate) fn any_measurement(keep: fn(&MeasurementRow) -> bool) -> impl Fn(&ChartData) -> bool {
-    move |data| data.measurements.iter().any(keep)
 }
 
 /// At most this many rows (bars) in one figure: a longer list is split into pages.
@@ -395,38 +300,23 @@ pub(crate) fn push_pages<T, F>(
     }
 }
 
-/// Where the numbers of a chart came from: GPUs, drivers (per API when they differ) and runs.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct RunInfo {
-    pub devices: Vec<String>,
-    pub drivers: Vec<String>,
-    pub run_ids: Vec<String>,
+/// Where the numbers of a chart came from: its GPUs, drivers and runs.
+pub(crate) fn run_subtitle<'a>(rows: impl IntoIterator<Item = &'a MeasurementRow>) -> String {
+    let rows: Vec<&MeasurementRow> = rows.into_iter().collect();
+    let devices = distinct(rows.iter().map(|r| &r.device));
+    let run_ids = distinct(rows.iter().map(|r| &r.run_id));
+    style::subtitle(&devices, &drivers(&rows), &run_ids)
 }
 
-impl RunInfo {
-    pub(crate) fn from_measurements<'a>(
-        rows: impl IntoIterator<Item = &'a MeasurementRow>,
-    ) -> Self {
-        let rows: Vec<&MeasurementRow> = rows.into_iter().collect();
-        let by_api = unique(
-            rows.iter()
-                .filter(|r| !r.driver.is_empty())
-                .map(|r| (r.api, &r.driver)),
-        );
-        let plain = distinct(by_api.iter().map(|(_, d)| d));
-        RunInfo {
-            devices: distinct(rows.iter().map(|r| &r.device)),
-            drivers: if plain.len() <= 1 {
-                plain
-            } else {
-                by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
-            },
-            run_ids: distinct(rows.iter().map(|r| &r.run_id)),
-        }
-    }
-
-    pub(crate) fn subtitle(&self) -> String {
-        style::subtitle(&self.devices, &self.drivers, &self.run_ids)
+/// The drivers of `rows`, named per API when they differ.
+pub(crate) fn drivers(rows: &[&MeasurementRow]) -> Vec<String> {
+    let with_driver = rows.iter().filter(|r| !r.driver.is_empty());
+    let by_api = unique(with_driver.map(|r| (r.api, &r.driver)));
+    let plain = distinct(by_api.iter().map(|(_, d)| d));
+    if plain.len() <= 1 {
+        plain
+    } else {
+        by_api.iter().map(|(a, d)| format!("{a} {d}")).collect()
     }
 }
 

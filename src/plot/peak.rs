@@ -5,8 +5,8 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    any_measurement, distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style,
-    ChartData, RunInfo, MAX_ROWS_PER_FIGURE,
+    distinct, fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style,
+    ChartData, MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
 
@@ -20,10 +20,6 @@ fn copy_reference(catalog: &Catalog) -> String {
         None => "copy kernel".into(),
     }
 }
-
-chart_kind!(
-    /// The peak chart; one file per (run, GPU).
-    PeakChart, "peak", any_measurement(is_bandwidth_row));
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == Metric::Bandwidth && r.metric.is_finite()
@@ -186,15 +182,20 @@ fn build(
     }
 
     let x_max = hbar::rows_axis_max(peak_rows.iter().chain(&copy_rows), 110.0);
-    let mut panels = vec![HBarPanel {
-        caption: "Share of theoretical peak bandwidth (Eq. 2)".to_string(),
-        x_desc: "achieved / theoretical peak (%)".to_string(),
+    let panel = |caption: &str, x_desc: &str, rows| HBarPanel {
+        caption: caption.into(),
+        x_desc: x_desc.into(),
         x_max,
-        slots: apis.len(),
-        rows: peak_rows,
+        rows,
         band: None,
         ref_line: Some(100.0),
-    }];
+    };
+    let mut panels = vec![panel(
+        "Share of theoretical peak bandwidth (Eq. 2)",
+        "achieved / theoretical peak (%)",
+        peak_rows,
+    )];
+    let copy_ref = copy_reference(&data.catalog);
 
     let peaks = distinct(
         rows.iter()
@@ -215,34 +216,22 @@ fn build(
             .filter_map(|(a, v)| v.map(|v| format!("{} {} GB/s", a, fmt_sig(v))))
             .collect();
         notes.push(format!(
-            "Copy reference: best {} result of the same GPU and API: {}.",
-            copy_reference(&data.catalog),
+            "Copy reference: best {copy_ref} result of the same GPU and API: {}.",
             used.join(", ")
         ));
-        panels.push(HBarPanel {
-            caption: "Share of measured copy bandwidth".to_string(),
-            x_desc: "achieved / measured copy (%)".to_string(),
-            x_max,
-            slots: apis.len(),
-            rows: copy_rows,
-            band: None,
-            ref_line: Some(100.0),
-        });
-        for (a, v) in &refs {
-            if v.is_none() {
-                notes.push(format!(
-                    "No {} row for {} on this GPU: its share of copy \
-                     bandwidth is not shown.",
-                    copy_reference(&data.catalog),
-                    a
-                ));
-            }
+        panels.push(panel(
+            "Share of measured copy bandwidth",
+            "achieved / measured copy (%)",
+            copy_rows,
+        ));
+        for (a, _) in refs.iter().filter(|(_, v)| v.is_none()) {
+            notes.push(format!(
+                "No {copy_ref} row for {a} on this GPU: its share of copy bandwidth is not shown."
+            ));
         }
     } else {
         notes.push(format!(
-            "No {} row for this GPU: the share of measured copy \
-             bandwidth is not shown.",
-            copy_reference(&data.catalog)
+            "No {copy_ref} row for this GPU: the share of measured copy bandwidth is not shown."
         ));
     }
     let unknown_peak = distinct(
@@ -260,15 +249,14 @@ fn build(
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("100 % (reference)", Swatch::RefLine));
 
-    let info = RunInfo::from_measurements(
-        data.measurements
-            .iter()
-            .filter(|m| m.run_id == run_id && m.device == device),
-    );
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Achieved bandwidth vs. peak", device),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(
+                data.measurements
+                    .iter()
+                    .filter(|m| m.run_id == run_id && m.device == device),
+            ),
             legend,
             notes,
         },

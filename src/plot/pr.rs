@@ -8,10 +8,10 @@ use plotters::prelude::*;
 use super::hbar::{self, HBar, HBarFigure, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};
 use super::{
-    distinct, fmt_sig, group_in_order, push_pages, run_slug, style, ChartData, RunInfo,
+    distinct, drivers, fmt_sig, group_in_order, push_pages, run_slug, style, ChartData,
     MAX_ROWS_PER_FIGURE,
 };
-use crate::rows::{Api, PrRow};
+use crate::rows::{Api, MeasurementRow, PrRow};
 
 /// The band inside which a PR counts as "similar performance" (the paper's criterion): the
 /// one definition in [`crate::stats`].
@@ -28,13 +28,6 @@ const ANNOT_W_FAIR: u32 = 170;
 const ANNOT_W_UNFAIR: u32 = 300;
 /// At most this many footnotes detailing unfair comparisons.
 const MAX_UNFAIR_NOTES: usize = 8;
-
-chart_kind!(
-    /// The PR chart; one file per run.
-    PrChart, "pr", |data: &ChartData| data
-    .prs
-    .iter()
-    .any(|r| r.sweep_param.is_empty()));
 
 /// Builds one figure per run id, named by its study (and comparison, when it has one).
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, HBarFigure)> {
@@ -66,20 +59,15 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
         .iter()
         .map(|((dev_a, dev_b), rows)| panel(dev_a, dev_b, rows, multi_study, x_max))
         .collect();
-    let named: Vec<(String, Vec<&PrRow>)> = groups
-        .into_iter()
-        .map(|((dev_a, _), rows)| (dev_a, rows))
-        .collect();
-    let unfair = unfair_notes(&named, named.len() > 1, multi_study);
+    let unfair = unfair_notes(&groups, groups.len() > 1, multi_study);
 
     // Drivers are not in the PR rows: take them from this run's measurements on these GPUs.
-    let measured = data
+    let measured: Vec<&MeasurementRow> = data
         .measurements
         .iter()
-        .filter(|m| m.run_id == run_id && devices.contains(&m.device));
-    let mut info = RunInfo::from_measurements(measured);
-    info.devices = devices;
-    info.run_ids = vec![run_id.to_string()];
+        .filter(|m| m.run_id == run_id && devices.contains(&m.device))
+        .collect();
+    let subtitle = style::subtitle(&devices, &drivers(&measured), &[run_id.to_string()]);
 
     let (side_a, side_b) = side_names(rows);
     let legend = legend_items(&side_a);
@@ -116,7 +104,7 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
                 &format!("Performance Ratio {side_a} / {side_b} (PR)"),
                 &subject,
             ),
-            subtitle: info.subtitle(),
+            subtitle,
             legend,
             notes,
         },
@@ -183,7 +171,6 @@ fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f6
             "PR = perf({api_a}) / perf({api_b})   (ratio, no unit; > 1: {api_a} faster)"
         ),
         x_max,
-        slots: 1,
         rows: bar_rows,
         band: Some(SIMILAR_BAND),
         ref_line: Some(1.0),
@@ -258,13 +245,13 @@ fn bar_row(r: &PrRow, label: String) -> HBarRow {
 /// Footnotes spelling out what differs in each unfair comparison (the column beside the bars
 /// has room only for the step names). Capped so a run full of unfair rows stays a chart.
 fn unfair_notes(
-    panels: &[(String, Vec<&PrRow>)],
+    panels: &[((String, String), Vec<&PrRow>)],
     multi_panel: bool,
     multi_study: bool,
 ) -> Vec<String> {
     let mut notes = Vec::new();
     let mut skipped = 0usize;
-    for (device, rows) in panels {
+    for ((device, _), rows) in panels {
         for r in rows.iter().filter(|r| !r.fair) {
             if notes.len() >= MAX_UNFAIR_NOTES {
                 skipped += 1;

@@ -4,28 +4,22 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem};
 use super::{
-    distinct, group_in_order, slug, sorted_apis, style, ChartData, PtxClassCount, RunInfo,
+    distinct, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData, PtxClassCount,
     MAX_FIGURES_PER_CHART,
 };
 use crate::rows::Api;
 
-chart_kind!(
-    /// The PTX chart; one file per kernel pair.
-    PtxChart, "ptx", |data: &ChartData| !data
-    .ptx_classes
-    .is_empty());
-
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     // PTX is compiled, not measured: the run's GPU and driver still tell which compilers.
-    let info = RunInfo::from_measurements(&data.measurements);
+    let subtitle = run_subtitle(&data.measurements);
     group_in_order(&data.ptx_classes, |c| c.pair.clone())
         .into_iter()
         .take(MAX_FIGURES_PER_CHART)
-        .map(|(pair, counts)| (slug(&pair), build(&pair, &counts, &info)))
+        .map(|(pair, counts)| (slug(&pair), build(&pair, &counts, &subtitle)))
         .collect()
 }
 
-fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> hbar::HBarFigure {
+fn build(pair: &str, counts: &[&PtxClassCount], subtitle: &str) -> hbar::HBarFigure {
     let apis = sorted_apis(counts.iter().map(|c| c.api));
     let classes = distinct(counts.iter().map(|c| &c.class));
     // Sum duplicates (an inspector may list a class once per kernel of the pair). A class
@@ -56,7 +50,6 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> hbar::HBarFig
         caption: format!("Kernel pair {pair}"),
         x_desc: "instructions in the PTX (static count)".to_string(),
         x_max,
-        slots: apis.len(),
         rows,
         band: None,
         ref_line: None,
@@ -70,7 +63,7 @@ fn build(pair: &str, counts: &[&PtxClassCount], info: &RunInfo) -> hbar::HBarFig
     hbar::HBarFigure::new(
         Frame {
             title: style::title("PTX instruction classes", pair),
-            subtitle: info.subtitle(),
+            subtitle: subtitle.to_string(),
             legend,
             notes,
         },

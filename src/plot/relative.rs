@@ -7,7 +7,7 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, sorted_apis, style, ChartData, RunInfo};
+use super::{fmt_sig, group_in_order, run_subtitle, sorted_apis, style, ChartData};
 use crate::rows::{Api, Catalog, MeasurementRow, PrRow, Status};
 
 /// What makes one chart kind of this figure.
@@ -84,7 +84,6 @@ fn relative_panel(
         caption: format!("Relative to the same API's {} version", spec.name),
         x_desc: format!("performance / performance of the {} version", spec.name),
         x_max: hbar::rows_axis_max(&hrows, 1.2),
-        slots: apis.len(),
         rows: hrows,
         band: None,
         ref_line: Some(1.0),
@@ -122,7 +121,6 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
         caption: "PR = OpenCL / CUDA (hatched: before)".into(),
         x_desc: "PR (OpenCL / CUDA performance)".into(),
         x_max: hbar::rows_axis_max(&hrows, 1.2),
-        slots: 1,
         rows: hrows,
         band: Some(super::pr::SIMILAR_BAND),
         ref_line: Some(1.0),
@@ -185,15 +183,14 @@ pub(crate) fn figure(
         format!("1 = {} version / PR 1", spec.name),
         Swatch::RefLine,
     ));
-    let info = RunInfo::from_measurements(
-        data.measurements
-            .iter()
-            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-    );
     Some(hbar::HBarFigure::new(
         Frame {
             title: style::title(spec.title, subject),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(
+                data.measurements
+                    .iter()
+                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+            ),
             legend,
             notes,
         },

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{style, Format, PlotError, StemSet, MAX_FIGURES_PER_CHART};
+use super::{style, Format, PlotError, MAX_FIGURES_PER_CHART};
 use crate::export::safe;
 
 /// A plotters failure, reduced to its message so drawing code can be generic over backends.
@@ -34,29 +34,36 @@ fn font_ready() -> Result<(), DrawError> {
         .ok_or_else(|| DrawError("the embedded font could not be registered".into()))
 }
 
+/// Paints `fig` on a white `root` and finishes the picture; the backend is dropped on return.
+fn paint_on<F: Figure, DB: DrawingBackend>(
+    fig: &F,
+    root: DrawingArea<DB, Shift>,
+) -> Result<(), DrawError> {
+    root.fill(&WHITE)?;
+    fig.paint(&root)?;
+    root.present()?;
+    Ok(())
+}
+
 /// Renders `fig` into an RGB buffer (3 bytes per pixel, row-major).
 pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
     font_ready()?;
     let (w, h) = fig.size();
     let mut buf = vec![255u8; w as usize * h as usize * 3];
-    {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        root.fill(&WHITE)?;
-        fig.paint(&root)?;
-        root.present()?;
-    }
+    paint_on(
+        fig,
+        BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area(),
+    )?;
     Ok(buf)
 }
 
 pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
     font_ready()?;
     let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, fig.size()).into_drawing_area();
-        root.fill(&WHITE)?;
-        fig.paint(&root)?;
-        root.present()?;
-    }
+    paint_on(
+        fig,
+        SVGBackend::with_string(&mut svg, fig.size()).into_drawing_area(),
+    )?;
     Ok(svg)
 }
 
@@ -111,7 +118,8 @@ pub(crate) fn write_figure<F: Figure>(
     Ok(written)
 }
 
-/// Writes a list of named figures of one chart kind, `<chart>-<slug>` each.
+/// Writes a list of named figures of one chart kind, `<chart>-<slug>` each, appending `-2`,
+/// `-3`, ... so groups that slug alike never overwrite each other's file.
 pub(crate) fn write_figures<F: Figure>(
     chart: &str,
     figures: &[(String, F)],
@@ -119,9 +127,16 @@ pub(crate) fn write_figures<F: Figure>(
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
-    let mut stems = StemSet::default();
+    let mut stems = std::collections::HashSet::new();
     for (slug, fig) in figures.iter().take(MAX_FIGURES_PER_CHART) {
-        let stem = stems.unique(&format!("{chart}-{slug}"));
+        let base = format!("{chart}-{slug}");
+        let mut stem = base.clone();
+        for n in 2.. {
+            if stems.insert(stem.clone()) {
+                break;
+            }
+            stem = format!("{base}-{n}");
+        }
         written.extend(write_figure(fig, out_dir, &stem, formats)?);
     }
     Ok(written)

@@ -8,13 +8,8 @@ use plotters::prelude::*;
 
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
-use super::{group_in_order, slug, ChartData, DrawError, Figure, RunInfo};
+use super::{group_in_order, run_subtitle, slug, ChartData, DrawError, Figure};
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
-
-chart_kind!(
-    /// The shapes chart; one file per (run, study, GPU) with matvec at two or more aspect
-    /// ratios.
-    ShapesChart, "shapes", |data: &ChartData| !figures(data).is_empty());
 
 /// The L2 bound of the in/beyond split: 50 MB, the L2 of an H100 and an H200 (NVIDIA's
 /// figure). A shape whose matrix is smaller counts as inside L2.
@@ -252,7 +247,6 @@ fn build(
         .iter()
         .map(|(a, v, n)| format!("{a} {v} x{n}"))
         .collect();
-    let info = RunInfo::from_measurements(rows.iter().copied());
     let mut notes = vec![
         format!(
             "Inside L2: matrix below {} MB (the 50 MB L2 of an H100/H200); thick lines: beyond \
@@ -272,7 +266,7 @@ fn build(
     ShapesFigure {
         frame: Frame {
             title: style::title("Matvec at every shape", &format!("study {study}")),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             // The list of best variants runs long: wrapped, never cut off.
             notes: super::layout::wrap_notes(&notes, style::WIDTH - 2 * style::MARGIN),
@@ -355,7 +349,6 @@ mod tests {
     use super::*;
     use crate::plot::tests::m;
     use crate::plot::vendor::RunBaseline;
-    use crate::plot::Chart;
     use crate::rows::BaselineRow;
 
     fn row(api: &str, variant: &str, size: &str, gbs: f64) -> MeasurementRow {
@@ -520,7 +513,7 @@ mod tests {
         assert!(figures(&crate::plot::tests::registered()).is_empty());
         use crate::rows::FamilyId;
         d.measurements.retain(|r| r.family != FamilyId::Matvec);
-        assert!(!ShapesChart.applies(&d));
+        assert!(figures(&d).is_empty());
     }
 
     /// The committed H100 shapes run: every caption line fits the canvas, and the list of

@@ -11,14 +11,10 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::{self, HouseMesh, Marker};
 use super::{
-    any_measurement, distinct, group_in_order, slug, unique, ChartData, DrawError, Figure, RunInfo,
+    distinct, group_in_order, run_subtitle, slug, unique, ChartData, DrawError, Figure,
     MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, FamilyId, MeasurementRow, Metric, Status};
-
-chart_kind!(
-    /// The sweep chart; one file per swept configuration.
-    SweepChart, "sweep", any_measurement(is_sweep_point));
 
 fn is_sweep_point(r: &MeasurementRow) -> bool {
     !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite()
@@ -52,18 +48,13 @@ struct Series {
     points: Vec<Point>,
 }
 
-/// The plotted ranges: x over every point, y from 0 to above every median and CI bound.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Axes {
-    x: (f64, f64),
-    y_hi: f64,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct SweepFigure {
     frame: Frame,
     x_axis: XAxis,
-    axes: Axes,
+    /// The plotted ranges: x over every point, y from 0 to above every median and CI bound.
+    x: (f64, f64),
+    y_hi: f64,
     x_desc: String,
     y_desc: String,
     series: Vec<Series>,
@@ -76,43 +67,31 @@ struct Key {
     family: FamilyId,
     variant: String,
     param: String,
-    /// Fixed problem size of a sweep over something else; empty for size sweeps.
-    size: String,
 }
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     let points = data.measurements.iter().filter(|r| is_sweep_point(r));
-    let mut groups = group_in_order(points, |r| Key {
-        run_id: r.run_id.clone(),
-        study: r.study.clone(),
-        family: r.family,
-        variant: r.variant.clone(),
-        param: r.sweep_param.clone(),
-        size: if r.sweep_param == "size" {
-            String::new()
-        } else {
-            r.size.clone()
-        },
+    let mut groups = group_in_order(points, |r| {
+        let key = Key {
+            run_id: r.run_id.clone(),
+            study: r.study.clone(),
+            family: r.family,
+            variant: r.variant.clone(),
+            param: r.sweep_param.clone(),
+        };
+        // The fixed problem size of a sweep over something else; empty for size sweeps.
+        let size = if r.sweep_param == "size" { "" } else { &r.size };
+        (key, size.to_string())
     });
-    let runs = distinct(groups.iter().map(|(k, _)| &k.run_id));
+    let runs = distinct(groups.iter().map(|((k, _), _)| &k.run_id));
     groups.truncate(MAX_FIGURES_PER_CHART);
     let slugs: Vec<String> = groups
         .iter()
-        .map(|(k, _)| {
+        .map(|((k, size), _)| {
             let mut parts = vec![k.study.as_str(), k.family.name(), &k.variant, &k.param];
             // Name the size or the run only where it is needed to tell two charts apart.
-            let same_but_size = groups
-                .iter()
-                .filter(|(o, _)| {
-                    o.run_id == k.run_id
-                        && o.study == k.study
-                        && o.family == k.family
-                        && o.variant == k.variant
-                        && o.param == k.param
-                })
-                .count();
-            if same_but_size > 1 {
-                parts.push(&k.size);
+            if groups.iter().filter(|((o, _), _)| o == k).count() > 1 {
+                parts.push(size);
             }
             if runs.len() > 1 {
                 parts.push(&k.run_id);
@@ -123,11 +102,11 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
     groups
         .into_iter()
         .zip(slugs)
-        .map(|((key, rows), s)| (s, build(&key, &rows)))
+        .map(|(((key, size), rows), s)| (s, build(&key, &size, &rows)))
         .collect()
 }
 
-fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
+fn build(key: &Key, size: &str, rows: &[&MeasurementRow]) -> SweepFigure {
     let x_axis = x_axis_for(rows.iter().map(|r| r.sweep_value.as_str()));
     let x_of = x_lookup(&x_axis);
     let devices = distinct(rows.iter().map(|r| &r.device));
@@ -182,19 +161,16 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
             if shared(*api, dev) {
                 label.push_str(if *side == 0 { " side A" } else { " side B" });
             }
+            // Side B of a same-API pair is grey and dashed so both lines stay visible.
+            let (color, marker) = if second_of_two {
+                (style::OTHER_API, Marker::Square)
+            } else {
+                (st.color, style::device_marker(*api, dev_index))
+            };
             Series {
                 label,
-                // Side B of a same-API pair is grey and dashed so both lines stay visible.
-                color: if second_of_two {
-                    style::OTHER_API
-                } else {
-                    st.color
-                },
-                marker: if second_of_two {
-                    Marker::Square
-                } else {
-                    style::device_marker(*api, dev_index)
-                },
+                color,
+                marker,
                 dashed: st.dashed || second_of_two,
                 points,
             }
@@ -232,12 +208,11 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         XAxis::Linear | XAxis::Categorical(_) => "",
     };
     let mut subject = format!("{}/{} over {}", key.family, key.variant, key.param);
-    if !key.size.is_empty() {
-        subject.push_str(&format!(" (size {})", key.size));
+    if !size.is_empty() {
+        subject.push_str(&format!(" (size {size})"));
     }
     subject.push_str(&format!(", study {}", key.study));
-    let info = RunInfo::from_measurements(rows.iter().copied());
-    let axes = axes_for(&x_axis, &series);
+    let (x, y_hi) = axes_for(&x_axis, &series);
     let mut notes = vec![format!(
         "Lines join the median {} at each {} value; shaded bands span the metric at the CI \
          bounds of the median time.",
@@ -245,7 +220,7 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
         key.param
     )];
     // Points moved onto the edge of the plot: their place is not their value.
-    let moved = pin_all(&mut series, &axes);
+    let moved = pin_all(&mut series, x, y_hi);
     if moved > 0 {
         notes.push(format!(
             "{moved} point(s) beyond what the axes can show (below 0, or too far out to plot) \
@@ -255,14 +230,15 @@ fn build(key: &Key, rows: &[&MeasurementRow]) -> SweepFigure {
     SweepFigure {
         frame: Frame {
             title: style::title("Sweep", &subject),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             notes,
         },
         x_desc: format!("{} ({}{scale})", key.param, param_unit(&key.param)),
         y_desc: format!("{} ({unit})", metric_name(unit)),
         x_axis,
-        axes,
+        x,
+        y_hi,
         series,
     }
 }
@@ -291,7 +267,7 @@ fn side_of_each(rows: &[&MeasurementRow]) -> Vec<usize> {
 /// make the padded bounds or their span infinite, on which plotters' tick search never ends:
 /// the x axis falls back to the unpadded range, then to a unit one ([`pin_all`] then moves
 /// the points off it onto its edge).
-fn axes_for(x_axis: &XAxis, series: &[Series]) -> Axes {
+fn axes_for(x_axis: &XAxis, series: &[Series]) -> ((f64, f64), f64) {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
     for p in all {
@@ -311,10 +287,7 @@ fn axes_for(x_axis: &XAxis, series: &[Series]) -> Axes {
         .into_iter()
         .find(|&(lo, hi)| usable_range(lo, hi))
         .unwrap_or((0.0, 1.0));
-    Axes {
-        x,
-        y_hi: super::axis_top(y_hi, 1.08),
-    }
+    (x, super::axis_top(y_hi, 1.08))
 }
 
 /// Moves every point and CI bound outside the axes onto their edge and counts the points
@@ -323,9 +296,8 @@ fn axes_for(x_axis: &XAxis, series: &[Series]) -> Axes {
 /// beyond the unit fallback axis): a debug build panicked, a release build wrapped the pixel
 /// to one of the wrong sign (the point drawn at the opposite edge, or off the canvas). On the
 /// axes every pixel lies inside the plot.
-fn pin_all(series: &mut [Series], axes: &Axes) -> usize {
-    let (x_lo, x_hi) = axes.x;
-    let on_y = |v: f64| v.clamp(0.0, axes.y_hi);
+fn pin_all(series: &mut [Series], (x_lo, x_hi): (f64, f64), y_hi: f64) -> usize {
+    let on_y = |v: f64| v.clamp(0.0, y_hi);
     let mut moved = 0;
     for p in series.iter_mut().flat_map(|s| s.points.iter_mut()) {
         let pinned = Point {
@@ -463,7 +435,7 @@ impl Figure for SweepFigure {
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let plot_area = self.frame.draw(root, style::MARGIN / 2)?;
 
-        let ((x_lo, x_hi), y_hi) = (self.axes.x, self.axes.y_hi);
+        let ((x_lo, x_hi), y_hi) = (self.x, self.y_hi);
 
         let exponent = x_hi > 16.5; // beyond 2^16 exact integers get too long to read
         let log2_fmt = |x: &f64| pow2_label(*x, exponent);

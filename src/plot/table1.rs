@@ -6,11 +6,12 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
+use super::hbar::HBar;
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
 use super::{
-    any_measurement, distinct, fmt_sig, group_in_order, run_slug, style, unique, ChartData,
-    DrawError, Figure, RunInfo, MAX_FIGURES_PER_CHART,
+    distinct, fmt_sig, group_in_order, run_slug, run_subtitle, style, unique, ChartData, DrawError,
+    Figure, MAX_FIGURES_PER_CHART,
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
@@ -25,10 +26,6 @@ const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";
 const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the CUDA \
     Architecture\", Table 1: GeForce GTX 285, 60989×1100 matrix, work-group size 256, 239 \
     groups (Listing 2) / 60 groups (Listings 3–7).";
-
-chart_kind!(
-    /// The Table 1 chart; one file per run of the `table1` study.
-    Table1Chart, "table1", any_measurement(is_table1_row));
 
 fn is_table1_row(r: &MeasurementRow) -> bool {
     (r.study == STUDY || r.study == FORMER_STUDY)
@@ -52,27 +49,13 @@ pub fn whitepaper_ms(listing: u32) -> Option<f64> {
         .map(|(_, ms)| *ms)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Bar {
-    ms: f64,
-    ci: Option<(f64, f64)>,
-    /// Published figure: shown exactly as printed ("9.6"), not to our precision.
-    published: bool,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-struct BarSeries {
-    color: RGBColor,
-    hatch: Option<RGBColor>,
-    /// One entry per category.
-    bars: Vec<Option<Bar>>,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Table1Figure {
     frame: Frame,
     categories: Vec<String>,
-    series: Vec<BarSeries>,
+    /// Per series, one bar (or none) per category; a bar's text is its value as shown: a
+    /// published figure exactly as printed ("9.6"), ours to our precision.
+    series: Vec<Vec<Option<HBar>>>,
 }
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
@@ -120,43 +103,37 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
             .map(|v| {
                 rows.iter()
                     .find(|r| r.api == *api && r.device == *dev && r.variant == *v)
-                    .map(|r| Bar {
-                        ms: r.median_s * 1e3,
+                    .map(|r| HBar {
                         ci: (r.ci_lo_s.is_finite()
                             && r.ci_hi_s.is_finite()
                             && r.ci_lo_s > 0.0
                             && r.ci_lo_s <= r.ci_hi_s)
                             .then_some((r.ci_lo_s * 1e3, r.ci_hi_s * 1e3)),
-                        published: false,
+                        hatch,
+                        ..HBar::of_api(*api, r.median_s * 1e3, fmt_sig(r.median_s * 1e3))
                     })
             })
             .collect();
-        series.push(BarSeries {
-            color: st.color,
-            hatch,
-            bars,
-        });
+        series.push(bars);
         legend.push(LegendItem::new(
             format!("{api} on {dev} (this run)"),
             Swatch::fill(st.color, hatch),
         ));
     }
-    let reference: Vec<Option<Bar>> = variants
+    let reference: Vec<Option<HBar>> = variants
         .iter()
         .map(|v| {
-            listing_number(v).and_then(whitepaper_ms).map(|ms| Bar {
-                ms,
+            listing_number(v).and_then(whitepaper_ms).map(|ms| HBar {
+                value: ms,
                 ci: None,
-                published: true,
+                color: style::REFERENCE_FILL,
+                hatch: Some(style::REFERENCE_HATCH),
+                text: Some(ms.to_string()),
             })
         })
         .collect();
     if reference.iter().any(Option::is_some) {
-        series.push(BarSeries {
-            color: style::REFERENCE_FILL,
-            hatch: Some(style::REFERENCE_HATCH),
-            bars: reference,
-        });
+        series.push(reference);
         legend.push(LegendItem::new(
             WHITEPAPER_LABEL,
             Swatch::fill(style::REFERENCE_FILL, Some(style::REFERENCE_HATCH)),
@@ -164,14 +141,13 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
     }
     legend.push(LegendItem::new("CI of the median time", Swatch::Whisker));
 
-    let info = RunInfo::from_measurements(rows.iter().copied());
     Table1Figure {
         frame: Frame {
             title: style::title(
                 "Whitepaper Table 1: MatrixVectorMul time per listing",
                 &format!("size {}", sizes.join(", ")),
             ),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(rows.iter().copied()),
             legend,
             notes: vec![
                 format!(
@@ -194,12 +170,11 @@ impl Figure for Table1Figure {
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let plot_area = self.frame.draw(root, style::MARGIN / 2)?;
 
-        let values = self.series.iter().flat_map(|s| s.bars.iter().flatten());
         let (mut lo, mut hi) = (f64::INFINITY, 0f64);
-        for b in values {
-            let (l, h) = b.ci.unwrap_or((b.ms, b.ms));
-            lo = lo.min(b.ms).min(l);
-            hi = hi.max(b.ms).max(h);
+        for b in self.series.iter().flatten().flatten() {
+            let (l, h) = b.ci.unwrap_or((b.value, b.value));
+            lo = lo.min(b.value).min(l);
+            hi = hi.max(b.value).max(h);
         }
         if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo) {
             (lo, hi) = (1.0, 10.0);
@@ -243,20 +218,15 @@ impl Figure for Table1Figure {
         let k = self.series.len().max(1);
         let slot = style::BAR_FILL / k as f64;
         let value_font = style::anchored(style::VALUE_PX, HPos::Center, VPos::Bottom);
-        for (s, series) in self.series.iter().enumerate() {
-            for (i, bar) in series.bars.iter().enumerate() {
+        for (s, bars) in self.series.iter().enumerate() {
+            for (i, bar) in bars.iter().enumerate() {
                 let Some(bar) = bar else { continue };
                 let x0 = i as f64 - style::BAR_FILL / 2.0 + s as f64 * slot;
                 let x1 = x0 + slot;
                 let a = chart.backend_coord(&(x0, y_lo));
-                let b = chart.backend_coord(&(x1, bar.ms.clamp(y_lo, y_hi)));
-                layout::filled_box(
-                    root,
-                    (a.0 + 1, a.1),
-                    (b.0 - 1, b.1),
-                    series.color,
-                    series.hatch,
-                )?;
+                let b = chart.backend_coord(&(x1, bar.value.clamp(y_lo, y_hi)));
+                let (a1, b1) = ((a.0 + 1, a.1), (b.0 - 1, b.1));
+                layout::filled_box(root, a1, b1, bar.color, bar.hatch)?;
                 let cx = (a.0 + b.0) / 2;
                 let mut top = b.1;
                 if let Some((l, h)) = bar.ci {
@@ -266,11 +236,7 @@ impl Figure for Table1Figure {
                     layout::whisker(root, (cx, yl), (cx, yh), (5, 0), st)?;
                     top = top.min(yh);
                 }
-                let text = if bar.published {
-                    bar.ms.to_string()
-                } else {
-                    fmt_sig(bar.ms)
-                };
+                let text = bar.text.clone().unwrap_or_default();
                 root.draw(&Text::new(text, (cx, top - 3), value_font.clone()))?;
             }
         }

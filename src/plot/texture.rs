@@ -7,11 +7,6 @@ use super::relative::{self, Reference};
 use super::{group_in_order, slug, ChartData};
 use crate::rows::{MeasurementRow, ReadPath};
 
-chart_kind!(
-    /// The texture chart; one file per (run, study, SpMV or MD input) with a fair texture
-    /// comparison.
-    TextureChart, "texture", |data: &ChartData| !figures(data).is_empty());
-
 /// The texture version of each kernel is the reference.
 const SPEC: Reference = Reference {
     name: "texture",
@@ -56,7 +51,6 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, super::hbar::HBarFigure)
 mod tests {
     use super::*;
     use crate::plot::tests::m;
-    use crate::plot::Chart;
     use crate::rows::{Api, PrRow};
 
     /// Both sides of `comparison`, OpenCL running `cl` and CUDA `cu`.
@@ -200,7 +194,7 @@ mod tests {
         let mut d = d;
         d.measurements
             .retain(|r| !r.comparison.starts_with("spmv-banded"));
-        assert!(!TextureChart.applies(&d));
-        assert!(!TextureChart.applies(&crate::plot::tests::registered()));
+        assert!(figures(&d).is_empty());
+        assert!(figures(&crate::plot::tests::registered()).is_empty());
     }
 }

@@ -7,8 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
-use super::style::HouseMesh;
-use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
+use super::{style, write_figure, DrawError, Figure, Format, PlotError};
 use crate::rows::Api;
 use crate::rows::StrategyKind;
 
@@ -76,20 +75,10 @@ impl Figure for Convergence {
         let y_hi = all.clone().map(|p| p.1).fold(0.0, f64::max);
         let y_lo = all.map(|p| p.1).fold(y_hi, f64::min);
         let pad = ((y_hi - y_lo) * 0.05).max(y_hi * 0.01).max(1e-9);
-        let tick = |v: &f64| fmt_tick(*v);
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin(style::MARGIN)
-            .x_label_area_size(style::X_AXIS_AREA)
-            .y_label_area_size(84)
-            .build_cartesian_2d(0i64..x_hi + 1, (y_lo - pad).max(0.0)..y_hi + pad)?;
-        chart
-            .configure_mesh()
-            .house_style()
-            .x_desc("evaluations asked for")
-            .y_desc(format!("best so far ({})", self.unit))
-            .x_labels((x_hi as usize + 2).min(12))
-            .y_label_formatter(&tick)
-            .draw()?;
+        let y_desc = format!("best so far ({})", self.unit);
+        let descs = ("evaluations asked for", y_desc.as_str());
+        let y = (y_lo - pad).max(0.0)..y_hi + pad;
+        let mut chart = super::layout::counted_chart(&plot_area, x_hi, y, descs)?;
         for l in &self.lines {
             let pts = l.points.iter().map(|p| (p.0.round() as i64, p.1));
             let line = color(l.strategy).stroke_width(2);

@@ -7,8 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
-use super::style::HouseMesh;
-use super::{fmt_tick, style, write_figure, DrawError, Figure, Format, PlotError};
+use super::{style, write_figure, DrawError, Figure, Format, PlotError};
 use crate::rows::Api;
 
 pub struct Distribution {
@@ -63,21 +62,8 @@ impl Figure for Distribution {
             .iter()
             .flat_map(|s| s.1.first().copied())
             .fold(1e-9, f64::max);
-        let tick = |v: &f64| fmt_tick(*v);
-        // Ranks are counted: an integer axis, so no tick reads rank 2.5.
-        let mut chart = ChartBuilder::on(&plot_area)
-            .margin(style::MARGIN)
-            .x_label_area_size(style::X_AXIS_AREA)
-            .y_label_area_size(84)
-            .build_cartesian_2d(0i64..n + 1, 0.0..y_hi * 1.05)?;
-        chart
-            .configure_mesh()
-            .house_style()
-            .x_desc("configurations, ranked from best")
-            .y_desc(self.unit.as_str())
-            .x_labels((n as usize + 2).min(12))
-            .y_label_formatter(&tick)
-            .draw()?;
+        let descs = ("configurations, ranked from best", self.unit.as_str());
+        let mut chart = super::layout::counted_chart(&plot_area, n, 0.0..y_hi * 1.05, descs)?;
         for (api, scores, _) in &self.series {
             let c = style::api_style(*api).color;
             let pts = scores.iter().enumerate().map(|(i, s)| (i as i64 + 1, *s));

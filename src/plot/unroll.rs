@@ -5,14 +5,10 @@
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData, RunInfo,
+    fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style, ChartData,
     MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, MeasurementRow, Status};
-
-chart_kind!(
-    /// The unroll chart; one file per (run, study, kernel, size) with pragmas and a baseline.
-    UnrollChart, "unroll", |data: &ChartData| !figures(data).is_empty());
 
 fn is_timed(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.sweep_param.is_empty() && r.median_s.is_finite() && r.median_s > 0.0
@@ -94,7 +90,6 @@ fn build(
         caption: "Median time relative to CUDA without pragmas (lower is faster)".into(),
         x_desc: "time / time of CUDA without pragmas".into(),
         x_max: hbar::rows_axis_max(&hrows, 1.2),
-        slots: apis.len(),
         rows: hrows,
         band: None,
         ref_line: Some(1.0),
@@ -112,15 +107,14 @@ fn build(
     ];
     let mut legend: Vec<LegendItem> = layout::api_legend(&apis, |a| a.to_string());
     legend.push(LegendItem::new("1 = CUDA without pragmas", Swatch::RefLine));
-    let info = RunInfo::from_measurements(
-        data.measurements
-            .iter()
-            .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-    );
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),
-            subtitle: info.subtitle(),
+            subtitle: run_subtitle(
+                data.measurements
+                    .iter()
+                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
+            ),
             legend,
             notes,
         },

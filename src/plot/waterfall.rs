@@ -11,7 +11,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::layout::{Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
-use super::{fmt_tick, slug, style, write_figure, DrawError, Figure, Format, PlotError, RunInfo};
+use super::{
+    fmt_tick, run_subtitle, slug, style, write_figure, DrawError, Figure, Format, PlotError,
+};
 use crate::rows::MeasurementRow;
 
 /// What a bar stands for, which sets its colour.
@@ -60,7 +62,7 @@ fn legend() -> Vec<LegendItem> {
     ]
 }
 
-fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
+fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
     let x_max = bars
         .iter()
         .flat_map(|b| [b.from, b.to, b.ci.map_or(0.0, |c| c.1)])
@@ -69,7 +71,7 @@ fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
     Waterfall {
         frame: Frame {
             title: style::title("Explain waterfall", target),
-            subtitle: info.subtitle(),
+            subtitle: subtitle.to_string(),
             legend: legend(),
             notes: vec![
                 "Each step moves the running PR by its rung's PR over the target's (the rung of \
@@ -85,35 +87,21 @@ fn build(target: &str, bars: Vec<Bar>, info: &RunInfo) -> Waterfall {
     }
 }
 
-/// The waterfall of every target among `prs`, named by the target's slug; the subtitle's GPU
-/// and driver come from `measurements` (the rungs' rows).
-pub(crate) fn figures(
-    targets: &[(String, Vec<Bar>)],
-    measurements: &[MeasurementRow],
-) -> Vec<(String, Waterfall)> {
-    let info = RunInfo::from_measurements(measurements);
-    targets
-        .iter()
-        .map(|(target, bars)| (slug(target), build(target, bars.clone(), &info)))
-        .collect()
-}
-
 /// Draws `waterfall-<target>.<ext>` for every target of `targets` (each with its bars, from
-/// `explain::waterfall`) into `out_dir`.
+/// `explain::waterfall`) into `out_dir`; the subtitle's GPU and driver come from
+/// `measurements` (the rungs' rows).
 pub fn draw(
     targets: &[(String, Vec<Bar>)],
     measurements: &[MeasurementRow],
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, PlotError> {
+    let subtitle = run_subtitle(measurements);
     let mut written = Vec::new();
-    for (name, fig) in figures(targets, measurements) {
-        written.extend(write_figure(
-            &fig,
-            out_dir,
-            &format!("waterfall-{name}"),
-            formats,
-        )?);
+    for (target, bars) in targets {
+        let fig = build(target, bars.clone(), &subtitle);
+        let stem = format!("waterfall-{}", slug(target));
+        written.extend(write_figure(&fig, out_dir, &stem, formats)?);
     }
     Ok(written)
 }
