@@ -34,4 +34,4 @@ mod tests;
 
 pub use classify::{ClassCounts, InstrClass};
 pub use parse::{count_classes, parse_kernel, parse_ptx, PtxError, PtxKernel, PtxModule};
-pub use report::{opencl_beside_cuda, side_by_side_csv_rows, side_by_side_markdown};
+pub use report::opencl_beside_cuda;
