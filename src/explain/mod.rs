@@ -29,7 +29,6 @@ pub mod launch;
 pub mod machine_code;
 pub mod output;
 pub mod profile;
-pub mod ptx;
 pub mod replay;
 pub mod run;
 pub mod verdict;
