@@ -200,10 +200,15 @@ pub(super) fn report(
             if a.is_none() && b.is_none() {
                 continue;
             }
-            let pair = v.full_name();
-            let section =
-                opencl_beside_cuda("SASS", &pair, v.kernel, a.as_ref(), b.as_ref(), &mut md);
-            rows.extend(section);
+            let (a, b) = (a.as_ref(), b.as_ref());
+            rows.extend(opencl_beside_cuda(
+                "SASS",
+                &v.full_name(),
+                v.kernel,
+                a,
+                b,
+                &mut md,
+            ));
         }
     }
     Ok((md, rows))

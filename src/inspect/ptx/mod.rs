@@ -14,7 +14,6 @@
 //! Each `.entry` and each `.func` is counted under its own name: calls are not inlined.
 
 mod classify;
-mod module;
 mod parse;
 mod report;
 mod scan;
