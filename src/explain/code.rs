@@ -208,7 +208,7 @@ fn sass_of(
         .tempfile_in(out)
         .map_err(|e| format!("a temporary cubin in {}: {e}", out.display()))?;
     std::fs::write(file.path(), &cubin).map_err(|e| e.to_string())?;
-    let text = sass::disassemble(tool, file.path()).map_err(|e| e.to_string())?;
+    let text = sass::disassemble(tool, file.path())?;
     Ok(sass::parse_cuobjdump(&text))
 }
 
