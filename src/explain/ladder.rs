@@ -135,27 +135,18 @@ impl RungKind {
         if let Some(l) = name.strip_prefix("jit-opt-") {
             return l.parse().ok().map(RungKind::OptLevelHeld);
         }
-        let kinds: [(&str, MakeRegisterRung); 3] = [
-            ("-capped-to-own-r", |registers, held| RungKind::CapControl {
-                registers,
-                held,
-            }),
-            ("-capped-to-r", |registers, held| RungKind::RegistersHeld {
-                registers,
-                held,
-            }),
-            ("-held-to-r", |registers, held| RungKind::LinkedRegisters {
-                registers,
-                held,
-            }),
-        ];
-        kinds.into_iter().find_map(|(infix, make)| {
-            let (side, regs) = name.split_once(infix)?;
-            let held = [Api::OpenCl, Api::Cuda]
-                .into_iter()
-                .find(|a| a.label().to_lowercase() == side)?;
-            Some(make(regs.parse().ok()?, held))
-        })
+        // A register rung: the one whose name this is.
+        let registers = name.rsplit_once("-r")?.1.parse().ok()?;
+        [Api::OpenCl, Api::Cuda]
+            .into_iter()
+            .flat_map(|held| {
+                [
+                    RungKind::CapControl { registers, held },
+                    RungKind::RegistersHeld { registers, held },
+                    RungKind::LinkedRegisters { registers, held },
+                ]
+            })
+            .find(|k| k.name() == name)
     }
 
     /// Why a rung can never name a cause, whatever its PR: it changed more than one step.
@@ -237,8 +228,6 @@ impl RungKind {
         }
     }
 }
-
-type MakeRegisterRung = fn(u32, Api) -> RungKind;
 
 /// One rung: what it changes and the comparison that runs it.
 #[derive(Debug, Clone, PartialEq)]

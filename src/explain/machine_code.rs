@@ -211,9 +211,26 @@ fn rows_of(
                 }
             }
             Plan::Same(t, first) => {
-                let (r, c) = same_as(&rows, &classes, first, &t.id);
-                rows.extend(r);
-                classes.extend(c);
+                // `first`'s rows and classes again, each naming where it came from.
+                let again: Vec<MachineCodeRow> = rows
+                    .iter()
+                    .filter(|r| &r.target == first)
+                    .map(|r| MachineCodeRow {
+                        target: t.id.clone(),
+                        source: format!("{} (the program of {first})", r.source),
+                        ..r.clone()
+                    })
+                    .collect();
+                let more: Vec<ClassRow> = classes
+                    .iter()
+                    .filter(|c| &c.target == first)
+                    .map(|c| ClassRow {
+                        target: t.id.clone(),
+                        ..c.clone()
+                    })
+                    .collect();
+                rows.extend(again);
+                classes.extend(more);
             }
         }
     }
@@ -276,33 +293,6 @@ fn programs_key(t: &Comparison, cap: Option<u32>, sides: &mut Sides) -> Option<S
         key.push_str(&crate::session::program_key(b, settings.clone())?);
     }
     Some(key)
-}
-
-/// The rows and classes of `first`, given again as `target`'s, each naming where it came from.
-fn same_as(
-    rows: &[MachineCodeRow],
-    classes: &[ClassRow],
-    first: &str,
-    target: &str,
-) -> (Vec<MachineCodeRow>, Vec<ClassRow>) {
-    let rows = rows
-        .iter()
-        .filter(|r| r.target == first)
-        .map(|r| MachineCodeRow {
-            target: target.to_string(),
-            source: format!("{} (the program of {first})", r.source),
-            ..r.clone()
-        })
-        .collect();
-    let classes = classes
-        .iter()
-        .filter(|c| c.target == first)
-        .map(|c| ClassRow {
-            target: target.to_string(),
-            ..c.clone()
-        })
-        .collect();
-    (rows, classes)
 }
 
 /// The codes of `t`, each from the images its build left (or, for a program built before
