@@ -92,14 +92,6 @@ impl CodeFacts {
             ncu: read_rows_if_file(&out.join(super::profile::NCU_CSV))?,
         })
     }
-
-    /// The PTX and SASS differences of `target`, in sentences.
-    fn classes(&self, target: &str) -> Vec<String> {
-        [(&self.ptx, "PTX"), (&self.sass, "SASS")]
-            .into_iter()
-            .filter_map(|(rows, code)| super::code::difference(rows, target, code))
-            .collect()
-    }
 }
 
 /// The fifth step's inputs beside the rungs: the rows with their clocks, and the plain loops.
@@ -251,8 +243,12 @@ fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch
          the CUDA driver's code for both PTX texts",
     );
     fact(md, "Machine code each runtime runs", Some(machine_code));
-    for text in code.classes(&t.target) {
-        fact(md, "Code", Some(text));
+    for (rows, language) in [(&code.ptx, "PTX"), (&code.sass, "SASS")] {
+        fact(
+            md,
+            "Code",
+            super::code::difference(rows, &t.target, language),
+        );
     }
     let counters = super::profile::difference(&code.ncu, &t.target);
     fact(md, "Counters", counters);

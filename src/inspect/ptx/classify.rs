@@ -79,10 +79,6 @@ impl InstrClass {
         self.into()
     }
 
-    pub(super) fn from_name(name: &str) -> Option<InstrClass> {
-        name.parse().ok()
-    }
-
     pub(super) fn group(self) -> ClassGroup {
         match self {
             InstrClass::Arithmetic => ClassGroup::Arithmetic,
@@ -187,7 +183,7 @@ pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass 
         Some(OpcodeRule::Fixed(class)) => class,
         Some(OpcodeRule::Memory(op)) => {
             let space = state_space(modifiers).unwrap_or("generic");
-            InstrClass::from_name(&format!("{op}.{space}")).unwrap_or(InstrClass::Other)
+            format!("{op}.{space}").parse().unwrap_or(InstrClass::Other)
         }
     }
 }
