@@ -401,8 +401,12 @@ impl Builder {
             Event::Close { line } => match self.scopes.pop() {
                 None => return Err(PtxError::UnmatchedClose { line }),
                 Some((true, _)) => {
-                    if let Some(kernel) = self.current.take() {
-                        self.module.kernels.push(finish_kernel(kernel));
+                    if let Some(mut kernel) = self.current.take() {
+                        kernel.local_bytes = (kernel.variables.iter())
+                            .filter(|v| v.space == "local")
+                            .filter_map(|v| v.bytes)
+                            .fold(0u64, u64::saturating_add);
+                        self.module.kernels.push(kernel);
                     }
                 }
                 Some((false, _)) => {}
@@ -422,14 +426,6 @@ impl Builder {
         }
         Ok(())
     }
-}
-
-fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
-    kernel.local_bytes = (kernel.variables.iter())
-        .filter(|v| v.space == "local")
-        .filter_map(|v| v.bytes)
-        .fold(0u64, u64::saturating_add);
-    kernel
 }
 
 /// Count the instructions of one function (an `.entry` or a `.func`) by class.

@@ -6,23 +6,6 @@ use crate::rows::ClassCountRow;
 
 use super::classify::{ClassCounts, InstrClass};
 
-/// Escape text for a Markdown table cell: a `|` or a line break in a pair or label
-/// would otherwise split the row.
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
-}
-
-/// `b - a` with an explicit `+` when positive; computed in `i128` so that no pair of
-/// `u64` counts can overflow.
-fn signed_diff(a: u64, b: u64) -> String {
-    let d = i128::from(b) - i128::from(a);
-    if d > 0 {
-        format!("+{d}")
-    } else {
-        d.to_string()
-    }
-}
-
 const NOT_COUNTED: &str = "—";
 
 /// One kernel pair's section of a report in `language` (`"PTX"`, `"SASS"`): a heading and a
@@ -44,13 +27,18 @@ pub fn opencl_beside_cuda(
         md,
         "### {pair}\n\n{language} instructions by class: {}\n\n\
          | class | group | OpenCL | CUDA | CUDA - OpenCL |\n|---|---|--:|--:|--:|\n",
-        md_cell(pair)
+        // A `|` or a line break in the pair would split the row.
+        pair.replace('|', "\\|").replace(['\n', '\r'], " ")
     );
     let cells = |n: &dyn Fn(&ClassCounts) -> u64| {
         let cell =
             |c: Option<&ClassCounts>| c.map_or_else(|| NOT_COUNTED.into(), |c| n(c).to_string());
         let diff = match (opencl, cuda) {
-            (Some(a), Some(b)) => signed_diff(n(a), n(b)),
+            // In `i128`, so that no pair of `u64` counts can overflow.
+            (Some(a), Some(b)) => match i128::from(n(b)) - i128::from(n(a)) {
+                d if d > 0 => format!("+{d}"),
+                d => d.to_string(),
+            },
             _ => NOT_COUNTED.to_string(),
         };
         format!("{} | {} | {diff}", cell(opencl), cell(cuda))
