@@ -129,23 +129,21 @@ impl RungKind {
         if let Ok(k) = name.parse() {
             return Some(k);
         }
-        if let Some(p) = name.strip_prefix("cuda-carveout-") {
-            return p.parse().ok().map(RungKind::Carveout);
-        }
-        if let Some(l) = name.strip_prefix("jit-opt-") {
-            return l.parse().ok().map(RungKind::OptLevelHeld);
-        }
-        // A register rung: the one whose name this is.
-        let registers = name.rsplit_once("-r")?.1.parse().ok()?;
-        [Api::OpenCl, Api::Cuda]
+        // A rung with a number: the one whose name this is.
+        let n = name
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .ok()?;
+        let with_registers = [Api::OpenCl, Api::Cuda].into_iter().flat_map(|held| {
+            [
+                RungKind::CapControl { registers: n, held },
+                RungKind::RegistersHeld { registers: n, held },
+                RungKind::LinkedRegisters { registers: n, held },
+            ]
+        });
+        [RungKind::Carveout(n), RungKind::OptLevelHeld(n)]
             .into_iter()
-            .flat_map(|held| {
-                [
-                    RungKind::CapControl { registers, held },
-                    RungKind::RegistersHeld { registers, held },
-                    RungKind::LinkedRegisters { registers, held },
-                ]
-            })
+            .chain(with_registers)
             .find(|k| k.name() == name)
     }
 
