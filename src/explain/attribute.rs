@@ -291,13 +291,8 @@ pub fn code_only(row: &PrRow) -> TargetExplanation {
         size: row.size.clone(),
         device: row.device_b.clone(),
         pr: Some(Interval::of(row)),
-        rungs: Vec::new(),
         verdict: Verdict::CodeOnly,
-        verified: false,
-        machine_code: None,
-        replay: None,
-        fix: None,
-        shapes: Vec::new(),
+        ..TargetExplanation::default()
     }
 }
 
@@ -331,11 +326,9 @@ pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> T
         pr,
         rungs,
         verdict,
-        verified: false,
-        machine_code: None,
-        replay: None,
         fix: fix_sentence(target, pr, prs, rows),
         shapes,
+        ..TargetExplanation::default()
     }
 }
 

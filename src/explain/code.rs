@@ -1,20 +1,22 @@
 //! What each front end made of each target: its program text (PTX on NVIDIA), kept once per
 //! distinct text under `ptx/`, and its kernel's static instruction classes in PTX
 //! (`ptx-classes.csv`) and, where a CUDA device and `cuobjdump` are at hand, in SASS
-//! (`sass-classes.csv`).
+//! (`sass-classes.csv`); and the classes' difference in words, for the verdict of a target
+//! whose gap is the front end's.
 //!
 //! Both SASS texts come from one second stage, the CUDA driver's JIT with the target's CUDA
 //! options, so a difference between them is the front ends' (NVIDIA's OpenCL runtime takes the
 //! same step when it loads its PTX; explain's register rung measures where its JIT differs).
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::backend::{JitOptions, Runtime};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{io_err, write_atomic, ExportError};
+use crate::inspect::ptx::{count_classes, parse_kernel};
 use crate::inspect::sass;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
@@ -22,8 +24,7 @@ use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;
 
-use super::ptx::{class_rows, CodeClassRow, PTX_CLASSES_CSV};
-
+pub const PTX_CLASSES_CSV: &str = "ptx-classes.csv";
 pub const SASS_CLASSES_CSV: &str = "sass-classes.csv";
 /// The program texts, one file per distinct text, and their index.
 pub const PTX_DIR: &str = "ptx";
@@ -188,47 +189,119 @@ fn sass_classes(
     rows
 }
 
-/// Why a PTX text's SASS cannot be had.
-#[derive(Debug, thiserror::Error)]
-enum SassError {
-    #[error(transparent)]
-    Backend(#[from] crate::backend::BackendError),
-    #[error("the CUDA backend gave no machine code")]
-    NoMachineCode,
-    #[error("a temporary cubin in {}: {source}", dir.display())]
-    TempFile {
-        dir: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    WriteCubin(std::io::Error),
-    #[error(transparent)]
-    Disassembly(#[from] sass::DisassemblyError),
-}
-
 /// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
-/// only while `cuobjdump` reads it.
+/// only while `cuobjdump` reads it; the error is why there are none.
 fn sass_of(
     cuda: &mut dyn Runtime,
     tool: &Path,
     out: &Path,
     ptx: &str,
     jit: &JitOptions,
-) -> Result<sass::SassFunctions, SassError> {
+) -> Result<sass::SassFunctions, String> {
     let cubin = cuda
-        .machine_code(ptx, jit)?
-        .ok_or(SassError::NoMachineCode)?;
+        .machine_code(ptx, jit)
+        .map_err(|e| e.to_string())?
+        .ok_or("the CUDA backend gave no machine code")?;
     let file = tempfile::Builder::new()
         .prefix(".sass-")
         .suffix(".cubin")
         .tempfile_in(out)
-        .map_err(|source| SassError::TempFile {
-            dir: out.into(),
-            source,
-        })?;
-    std::fs::write(file.path(), &cubin).map_err(SassError::WriteCubin)?;
+        .map_err(|e| format!("a temporary cubin in {}: {e}", out.display()))?;
+    std::fs::write(file.path(), &cubin).map_err(|e| e.to_string())?;
     let text = sass::disassemble(tool, file.path())?;
     Ok(sass::parse_cuobjdump(&text))
+}
+
+/// One class of one side's kernel of one target, in one code (the file says which: PTX in
+/// `ptx-classes.csv`, SASS in `sass-classes.csv`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodeClassRow {
+    pub target: String,
+    pub api: Api,
+    pub kernel: String,
+    pub class: String,
+    /// Static count: instructions of this class in the kernel's text, not executed ones.
+    pub count: u64,
+}
+
+impl CodeClassRow {
+    pub fn new(target: &str, api: Api, kernel: &str, class: &str, count: u64) -> CodeClassRow {
+        CodeClassRow {
+            target: target.to_string(),
+            api,
+            kernel: kernel.to_string(),
+            class: class.to_string(),
+            count,
+        }
+    }
+}
+
+/// The class counts of `kernel` in `text`, or why there are none.
+fn class_rows(
+    target: &str,
+    api: Api,
+    kernel: &str,
+    text: &str,
+) -> Result<Vec<CodeClassRow>, String> {
+    let k = parse_kernel(text, kernel)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("no kernel {kernel} in {api}'s PTX"))?;
+    Ok(count_classes(&k)
+        .iter()
+        .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))
+        .collect())
+}
+
+const MAX_CLASSES: usize = 4;
+
+/// "in the PTX, OpenCL's kernel has 12 more arithmetic, 4 fewer ld.global ... (static PTX
+/// counts: OpenCL 120 instructions, CUDA 104)" for `target`, from the rows of both sides in
+/// `code` (`PTX`, `SASS`); `None` without both.
+pub fn difference(rows: &[CodeClassRow], target: &str, code: &str) -> Option<String> {
+    let side = |api| -> BTreeMap<&str, u64> {
+        rows.iter()
+            .filter(|r| r.target == target && r.api == api)
+            .map(|r| (r.class.as_str(), r.count))
+            .collect()
+    };
+    let (cl, cu) = (side(Api::OpenCl), side(Api::Cuda));
+    if cl.is_empty() || cu.is_empty() {
+        return None;
+    }
+    let mut diffs: Vec<(&str, i64)> = cl
+        .keys()
+        .chain(cu.keys())
+        .map(|c| {
+            let d = cl.get(c).copied().unwrap_or(0) as i64 - cu.get(c).copied().unwrap_or(0) as i64;
+            (*c, d)
+        })
+        .filter(|(_, d)| *d != 0)
+        .collect();
+    diffs.sort_by_key(|(c, d)| (std::cmp::Reverse(d.abs()), *c));
+    diffs.dedup();
+    let total = |m: &BTreeMap<&str, u64>| m.values().sum::<u64>();
+    let totals = format!(
+        "static {code} counts: OpenCL {} instructions, CUDA {}",
+        total(&cl),
+        total(&cu)
+    );
+    if diffs.is_empty() {
+        return Some(format!(
+            "the two kernels' {code} has the same count in every class ({totals})"
+        ));
+    }
+    let named: Vec<String> = diffs
+        .iter()
+        .take(MAX_CLASSES)
+        .map(|(c, d)| {
+            let word = if *d > 0 { "more" } else { "fewer" };
+            format!("{} {word} {c}", d.abs())
+        })
+        .collect();
+    Some(format!(
+        "in the {code}, OpenCL's kernel has {} ({totals})",
+        named.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -270,5 +343,30 @@ mod tests {
         assert_eq!(text, same);
         assert_eq!(kernel, t2.a.variant.kernel);
         assert_eq!(read_text(dir.path(), "two", Api::OpenCl), None);
+    }
+
+    fn row(api: Api, class: &str, count: u64) -> CodeClassRow {
+        CodeClassRow::new("t", api, "k", class, count)
+    }
+
+    #[test]
+    fn the_difference_names_the_largest_classes_with_their_signs() {
+        let rows = vec![
+            row(Api::OpenCl, "arithmetic", 30),
+            row(Api::OpenCl, "ld.global", 4),
+            row(Api::Cuda, "arithmetic", 20),
+            row(Api::Cuda, "ld.global", 6),
+        ];
+        let text = difference(&rows, "t", "SASS").unwrap();
+        assert!(text.starts_with("in the SASS"), "{text}");
+        assert!(
+            text.contains("10 more arithmetic, 2 fewer ld.global"),
+            "{text}"
+        );
+        assert!(
+            text.contains("static SASS counts: OpenCL 34 instructions, CUDA 26"),
+            "{text}"
+        );
+        assert_eq!(difference(&rows, "other", "PTX"), None);
     }
 }

@@ -41,8 +41,9 @@ impl LadderStep {
     }
 }
 
-/// What a rung changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What a rung changes; a rung without a number is named by its variant in kebab case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::IntoStaticStr)]
+#[strum(serialize_all = "kebab-case")]
 pub enum RungKind {
     Own,
     NvrtcPtx,
@@ -50,6 +51,7 @@ pub enum RungKind {
     /// OpenCL's PTX on both runtimes, the side whose second stage used more registers capped
     /// at the other's count, on the load path the target takes (CUDA: `.maxnreg` in the PTX,
     /// loaded by `cuModuleLoadData`; OpenCL: `-cl-nv-maxrregcount`).
+    #[strum(disabled)]
     RegistersHeld {
         registers: u32,
         held: Api,
@@ -57,6 +59,7 @@ pub enum RungKind {
     /// The control of [`RungKind::RegistersHeld`]: the same PTX, the same path, the held side
     /// capped at the count it already uses. If this moves the PR from the `opencl-ptx` rung,
     /// the cap's path changes the code by itself and the register rung is void.
+    #[strum(disabled)]
     CapControl {
         registers: u32,
         held: Api,
@@ -64,6 +67,7 @@ pub enum RungKind {
     /// Read from folders of earlier versions only: the register cap applied through the CUDA
     /// driver's linker, a load path that makes other code from the same PTX with no option at
     /// all, and whose control ran CUDA's PTX, not OpenCL's. Always void.
+    #[strum(disabled)]
     LinkedRegisters {
         registers: u32,
         held: Api,
@@ -72,8 +76,10 @@ pub enum RungKind {
     CudaLinked,
     /// Earlier versions only: OpenCL's PTX with both JITs told one optimisation level, the
     /// CUDA side through the linker. Void (see above).
+    #[strum(disabled)]
     OptLevelHeld(u32),
     /// CUDA's carveout hint: this percent of the unified L1 / shared memory to shared memory.
+    #[strum(disabled)]
     Carveout(u32),
     IndexU64,
     NoUnroll,
@@ -103,9 +109,6 @@ pub const CARVEOUTS: [u32; 4] = [0, 25, 50, 100];
 impl RungKind {
     pub fn name(self) -> String {
         match self {
-            RungKind::Own => "own".into(),
-            RungKind::NvrtcPtx => "nvrtc-ptx".into(),
-            RungKind::OpenclPtx => "opencl-ptx".into(),
             RungKind::RegistersHeld { registers, held } => {
                 format!("{}-capped-to-r{registers}", held.label().to_lowercase())
             }
@@ -115,66 +118,33 @@ impl RungKind {
             RungKind::LinkedRegisters { registers, held } => {
                 format!("{}-held-to-r{registers}", held.label().to_lowercase())
             }
-            RungKind::CudaLinked => "cuda-linked".into(),
             RungKind::OptLevelHeld(l) => format!("jit-opt-{l}"),
             RungKind::Carveout(p) => format!("cuda-carveout-{p}"),
-            RungKind::IndexU64 => "index-u64".into(),
-            RungKind::NoUnroll => "no-unroll".into(),
-            RungKind::FastMath => "fast-math".into(),
-            RungKind::HostTimer => "host-timer".into(),
-            RungKind::DeviceTimer => "device-timer".into(),
-            RungKind::FirstLaunchAlone => "first-launch-alone".into(),
-            RungKind::LastLaunchAlone => "last-launch-alone".into(),
-            RungKind::Alternative => "alternative".into(),
+            _ => <&str>::from(self).into(),
         }
     }
 
     /// The rung named `name` (as [`RungKind::name`] writes it).
     pub fn parse(name: &str) -> Option<RungKind> {
-        let fixed = [
-            RungKind::Own,
-            RungKind::NvrtcPtx,
-            RungKind::OpenclPtx,
-            RungKind::CudaLinked,
-            RungKind::IndexU64,
-            RungKind::NoUnroll,
-            RungKind::FastMath,
-            RungKind::HostTimer,
-            RungKind::DeviceTimer,
-            RungKind::FirstLaunchAlone,
-            RungKind::LastLaunchAlone,
-            RungKind::Alternative,
-        ];
-        if let Some(k) = fixed.into_iter().find(|k| k.name() == name) {
+        if let Ok(k) = name.parse() {
             return Some(k);
         }
-        if let Some(p) = name.strip_prefix("cuda-carveout-") {
-            return p.parse().ok().map(RungKind::Carveout);
-        }
-        if let Some(l) = name.strip_prefix("jit-opt-") {
-            return l.parse().ok().map(RungKind::OptLevelHeld);
-        }
-        let kinds: [(&str, MakeRegisterRung); 3] = [
-            ("-capped-to-own-r", |registers, held| RungKind::CapControl {
-                registers,
-                held,
-            }),
-            ("-capped-to-r", |registers, held| RungKind::RegistersHeld {
-                registers,
-                held,
-            }),
-            ("-held-to-r", |registers, held| RungKind::LinkedRegisters {
-                registers,
-                held,
-            }),
-        ];
-        kinds.into_iter().find_map(|(infix, make)| {
-            let (side, regs) = name.split_once(infix)?;
-            let held = [Api::OpenCl, Api::Cuda]
-                .into_iter()
-                .find(|a| a.label().to_lowercase() == side)?;
-            Some(make(regs.parse().ok()?, held))
-        })
+        // A rung with a number: the one whose name this is.
+        let n = name
+            .trim_start_matches(|c: char| !c.is_ascii_digit())
+            .parse()
+            .ok()?;
+        let with_registers = [Api::OpenCl, Api::Cuda].into_iter().flat_map(|held| {
+            [
+                RungKind::CapControl { registers: n, held },
+                RungKind::RegistersHeld { registers: n, held },
+                RungKind::LinkedRegisters { registers: n, held },
+            ]
+        });
+        [RungKind::Carveout(n), RungKind::OptLevelHeld(n)]
+            .into_iter()
+            .chain(with_registers)
+            .find(|k| k.name() == name)
     }
 
     /// Why a rung can never name a cause, whatever its PR: it changed more than one step.
@@ -256,8 +226,6 @@ impl RungKind {
         }
     }
 }
-
-type MakeRegisterRung = fn(u32, Api) -> RungKind;
 
 /// One rung: what it changes and the comparison that runs it.
 #[derive(Debug, Clone, PartialEq)]

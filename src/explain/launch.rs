@@ -31,23 +31,14 @@ impl Clocks {
     }
 }
 
-/// One row's part in [`clocks`]: its comparison, API, timer, median seconds and levels.
-pub type ClockRow<'a> = (&'a str, Api, TimerKind, f64, Option<u64>);
-
-/// The parts of measurement rows that [`clocks`] reads.
-pub fn clock_rows(rows: &[MeasurementRow]) -> Vec<ClockRow<'_>> {
-    rows.iter()
-        .map(|r| (r.comparison.as_str(), r.api, r.timer, r.median_s, r.levels))
-        .collect()
-}
-
 /// Each API's kernel and host median for `target`, where both clocks were measured.
-pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
+pub fn clocks(rows: &[MeasurementRow], target: &str) -> Vec<Clocks> {
     let row = |api: Api, timer: TimerKind| {
         rows.iter()
-            .filter(|r| r.1 == api && r.2 == timer && r.3 > 0.0)
+            .filter(|r| r.api == api && r.timer == timer && r.median_s > 0.0)
             .find(|r| {
-                r.0.strip_prefix(target)
+                r.comparison
+                    .strip_prefix(target)
                     .and_then(|rest| rest.strip_prefix("::"))
                     .is_some_and(|rung| CLOCK_RUNGS.contains(&rung))
             })
@@ -58,9 +49,9 @@ pub fn clocks(rows: &[ClockRow<'_>], target: &str) -> Vec<Clocks> {
             let host = row(api, TimerKind::WallClock)?;
             Some(Clocks {
                 api,
-                kernel_s: row(api, TimerKind::DeviceEvent)?.3,
-                host_s: host.3,
-                levels: host.4.filter(|l| *l > 0),
+                kernel_s: row(api, TimerKind::DeviceEvent)?.median_s,
+                host_s: host.median_s,
+                levels: host.levels.filter(|l| *l > 0),
             })
         })
         .collect()
@@ -151,8 +142,10 @@ fn plain_loop_times(plain: &[CalibrationRow]) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn row(comparison: &str, api: Api, timer: TimerKind, median_s: f64) -> ClockRow<'_> {
-        (comparison, api, timer, median_s, None)
+    fn row(comparison: &str, api: Api, timer: TimerKind, median_s: f64) -> MeasurementRow {
+        let mut r = crate::plot::tests::m(api.label(), "d", "s", "matvec", "v", 1.0);
+        (r.comparison, r.timer, r.median_s, r.levels) = (comparison.into(), timer, median_s, None);
+        r
     }
 
     #[test]
@@ -191,7 +184,7 @@ mod tests {
                 9.0 * 10e-6,
             ),
         ];
-        rows[0].4 = Some(9);
+        rows[0].levels = Some(9);
         let replay = CalibrationRow {
             api: "CUDA".into(),
             device: "d".into(),

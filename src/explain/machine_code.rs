@@ -82,26 +82,13 @@ pub struct ClassRow {
     pub count: u32,
 }
 
-/// Why a code of a target has no image to read; its text is the row's `source`.
-#[derive(Debug, Clone, thiserror::Error)]
-enum NoImage {
-    /// The build's own error, as text: a build is taken again by later targets (cloned).
-    #[error("{0}")]
-    BuildFailed(String),
-    #[error("the compute cache held no image of it (cache off, or a driver that keeps none)")]
-    NotCached,
-    #[error("{NO_KERNEL}", NO_KERNEL = NO_KERNEL)]
-    NoKernel,
-    #[error("not read: the part's {0} s budget ran out")]
-    OverBudget(f64),
-}
-
 /// What one build left, for one code of one target.
 #[derive(Clone)]
 struct Taken {
     code: String,
     kernel: &'static str,
-    source: Result<Vec<u8>, NoImage>,
+    /// The image, or why there is none (the row's `source`).
+    source: Result<Vec<u8>, String>,
 }
 
 /// Where the images of one part's builds go, and what earlier builds left.
@@ -115,7 +102,7 @@ struct Taker<'c> {
 impl Taker<'_> {
     /// The image of `kernel` the build just made (`built`) left in the cache, or the one an
     /// earlier build of the same text (`key`) left, as `code`.
-    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), NoImage>) {
+    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), String>) {
         let (images, after) = new_images(self.cache, &self.before, kernel);
         self.before = after;
         let seen = &mut *self.seen;
@@ -124,7 +111,10 @@ impl Taker<'_> {
                 seen.insert(key.clone(), image.clone());
                 Ok(image)
             }
-            None => seen.get(&key).cloned().ok_or(NoImage::NotCached),
+            None => seen.get(&key).cloned().ok_or_else(|| {
+                "the compute cache held no image of it (cache off, or a driver that keeps none)"
+                    .to_string()
+            }),
         });
         self.taken.push(Taken {
             code: code.to_string(),
@@ -142,7 +132,7 @@ impl Taker<'_> {
         base: &str,
         built: Result<Option<String>, ExecError>,
     ) -> Option<String> {
-        let built = built.map_err(|e| NoImage::BuildFailed(e.to_string()));
+        let built = built.map_err(|e| e.to_string());
         let text = built.as_ref().ok().cloned().flatten();
         self.take(code, kernel, format!("{base}:{text:?}"), built.map(|_| ()));
         text
@@ -221,9 +211,26 @@ fn rows_of(
                 }
             }
             Plan::Same(t, first) => {
-                let (r, c) = same_as(&rows, &classes, first, &t.id);
-                rows.extend(r);
-                classes.extend(c);
+                // `first`'s rows and classes again, each naming where it came from.
+                let again: Vec<MachineCodeRow> = rows
+                    .iter()
+                    .filter(|r| &r.target == first)
+                    .map(|r| MachineCodeRow {
+                        target: t.id.clone(),
+                        source: format!("{} (the program of {first})", r.source),
+                        ..r.clone()
+                    })
+                    .collect();
+                let more: Vec<ClassRow> = classes
+                    .iter()
+                    .filter(|c| &c.target == first)
+                    .map(|c| ClassRow {
+                        target: t.id.clone(),
+                        ..c.clone()
+                    })
+                    .collect();
+                rows.extend(again);
+                classes.extend(more);
             }
         }
     }
@@ -251,15 +258,16 @@ fn build_all<'t>(
             plans.push(Plan::Same(t, first.clone()));
             continue;
         }
-        let not_read = |code: &str, why: NoImage| Taken {
+        let not_read = |code: &str, why: String| Taken {
             code: code.into(),
             kernel: t.a.variant.kernel,
             source: Err(why),
         };
         let taken = if key.is_none() {
-            vec![not_read("none", NoImage::NoKernel)]
+            vec![not_read("none", NO_KERNEL.into())]
         } else if start.elapsed().as_secs_f64() > budget_s {
-            vec![not_read("all", NoImage::OverBudget(budget_s))]
+            let why = format!("not read: the part's {budget_s} s budget ran out");
+            vec![not_read("all", why)]
         } else {
             build_codes(t, cap, sources, sides, cache, &mut seen)
         };
@@ -285,33 +293,6 @@ fn programs_key(t: &Comparison, cap: Option<u32>, sides: &mut Sides) -> Option<S
         key.push_str(&crate::session::program_key(b, settings.clone())?);
     }
     Some(key)
-}
-
-/// The rows and classes of `first`, given again as `target`'s, each naming where it came from.
-fn same_as(
-    rows: &[MachineCodeRow],
-    classes: &[ClassRow],
-    first: &str,
-    target: &str,
-) -> (Vec<MachineCodeRow>, Vec<ClassRow>) {
-    let rows = rows
-        .iter()
-        .filter(|r| r.target == first)
-        .map(|r| MachineCodeRow {
-            target: target.to_string(),
-            source: format!("{} (the program of {first})", r.source),
-            ..r.clone()
-        })
-        .collect();
-    let classes = classes
-        .iter()
-        .filter(|c| c.target == first)
-        .map(|c| ClassRow {
-            target: target.to_string(),
-            ..c.clone()
-        })
-        .collect();
-    (rows, classes)
 }
 
 /// The codes of `t`, each from the images its build left (or, for a program built before
@@ -352,7 +333,7 @@ fn build_codes(
                 let built = cu
                     .load_foreign_program(ptx, &jit)
                     .map(|_| ())
-                    .map_err(|e| NoImage::BuildFailed(e.to_string()));
+                    .map_err(|e| e.to_string());
                 taker.take(&code, kernel, format!("{code}:{ptx}"), built);
             }
         }
@@ -406,7 +387,7 @@ fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
 fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Recorded {
     let image = match &taken.source {
         Ok(image) => image,
-        Err(why) => return Ok((unread_row(t, taken, why.to_string()), ClassCounts::new())),
+        Err(why) => return Ok((unread_row(t, taken, why.clone()), ClassCounts::new())),
     };
     let dir = format!("{MACHINE_CODE_DIR}/{}", crate::plot::slug(&t.id));
     let folder = out.join(&dir);

@@ -11,7 +11,7 @@ use crate::export::ExportError;
 use crate::rows::{MeasurementRow, PrRow};
 
 use super::attribute::{Interval, RungOutcome, TargetExplanation};
-use super::ptx::CodeClassRow;
+use super::code::CodeClassRow;
 
 use crate::rows::{ExplainRow, VerdictRow};
 pub const EXPLAIN_MD: &str = "explain.md";
@@ -87,24 +87,16 @@ impl CodeFacts {
     /// The files under an explain folder, those that exist.
     pub fn read(out: &Path) -> Result<CodeFacts, ExportError> {
         Ok(CodeFacts {
-            ptx: read_rows_if_file(&out.join(super::ptx::PTX_CLASSES_CSV))?,
+            ptx: read_rows_if_file(&out.join(super::code::PTX_CLASSES_CSV))?,
             sass: read_rows_if_file(&out.join(super::code::SASS_CLASSES_CSV))?,
             ncu: read_rows_if_file(&out.join(super::profile::NCU_CSV))?,
         })
     }
-
-    /// The PTX and SASS differences of `target`, in sentences.
-    fn classes(&self, target: &str) -> Vec<String> {
-        [(&self.ptx, "PTX"), (&self.sass, "SASS")]
-            .into_iter()
-            .filter_map(|(rows, code)| super::ptx::difference(rows, target, code))
-            .collect()
-    }
 }
 
-/// The fifth step's inputs beside the rungs: every row's clocks, and the plain loops.
+/// The fifth step's inputs beside the rungs: the rows with their clocks, and the plain loops.
 pub struct LaunchFacts<'a> {
-    pub clock_rows: Vec<super::launch::ClockRow<'a>>,
+    pub rows: &'a [MeasurementRow],
     pub plain: Vec<crate::calibrate::CalibrationRow>,
 }
 
@@ -113,7 +105,7 @@ impl<'a> LaunchFacts<'a> {
     /// `ladder` folder.
     pub fn read(ladder: &Path, rows: &'a [MeasurementRow]) -> Result<Self, ExportError> {
         Ok(LaunchFacts {
-            clock_rows: super::launch::clock_rows(rows),
+            rows,
             plain: super::launch::plain_loops(ladder)?,
         })
     }
@@ -205,7 +197,7 @@ pub fn markdown(
     let _ = writeln!(md, "## Verdicts\n");
     for t in all {
         let front_end = t.verdict.slug().split('+').any(|c| c == "front-end");
-        let ptx = super::ptx::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end);
+        let ptx = super::code::difference(&code.ptx, &t.target, "PTX").filter(|_| front_end);
         let ptx = ptx.map(|text| format!("; {text}")).unwrap_or_default();
         let _ = writeln!(md, "- {}{ptx}", headline(t));
     }
@@ -251,12 +243,16 @@ fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch
          the CUDA driver's code for both PTX texts",
     );
     fact(md, "Machine code each runtime runs", Some(machine_code));
-    for text in code.classes(&t.target) {
-        fact(md, "Code", Some(text));
+    for (rows, language) in [(&code.ptx, "PTX"), (&code.sass, "SASS")] {
+        fact(
+            md,
+            "Code",
+            super::code::difference(rows, &t.target, language),
+        );
     }
     let counters = super::profile::difference(&code.ncu, &t.target);
     fact(md, "Counters", counters);
-    let clocks = super::launch::clocks(&launch.clock_rows, &t.target);
+    let clocks = super::launch::clocks(launch.rows, &t.target);
     let launch_and_wait = super::launch::sentence(&clocks, &launch.plain);
     fact(md, "Launch and wait", launch_and_wait);
     fact(md, "Work-group and registers", shape_text(&t.shapes));

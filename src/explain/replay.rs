@@ -133,15 +133,12 @@ fn launch_rows(
             measured
                 .rows
                 .iter()
-                .filter(|c| is_case(c, case))
+                .filter(|c| c.shape == case.shape.describe() && c.batch == case.batch)
+                .filter(|c| c.wait == case.wait.label())
                 .map(|c| launch_row(&t.id, c)),
         );
     }
     Ok(rows)
-}
-
-fn is_case(row: &CalibrationRow, case: &PlainLoop) -> bool {
-    row.shape == case.shape.describe() && row.batch == case.batch && row.wait == case.wait.label()
 }
 
 fn launch_row(target: &str, c: &CalibrationRow) -> ReplayRow {

@@ -58,6 +58,7 @@ pub enum SwapRungs {
     Only(String),
 }
 
+#[derive(Default)]
 pub struct ExplainReport {
     pub explanations: Vec<TargetExplanation>,
     pub summary: RunSummary,
@@ -129,10 +130,8 @@ pub fn run(
             .ok_or_else(|| ExplainError::NoTargets(format!("no swap rung named {id}")))?;
         let summary = run_swap(plan, rung, sides, on_event)?;
         return Ok(ExplainReport {
-            explanations: Vec::new(),
             summary,
-            files: Vec::new(),
-            pending_swaps: Vec::new(),
+            ..ExplainReport::default()
         });
     }
     let mut summary = run_ladder(plan, first, apis, sides, on_event)?;

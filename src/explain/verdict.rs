@@ -81,32 +81,20 @@ impl RungOutcome {
     }
 }
 
-/// What a gap is put down to.
+/// What a gap is put down to; [`Cause::describe`] says what each means.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cause {
-    /// The two front ends' PTX: with one PTX on both runtimes the PR is at parity.
     FrontEnd,
-    /// The same PTX runs apart on the two runtimes; no runtime rung closed it.
     Runtime,
-    /// The second stages' register allocation: holding one count closes the runtime part.
     Registers {
         registers: u32,
         held: crate::rows::Api,
     },
-    /// CUDA at this carveout runs as OpenCL does: the L1 / shared split OpenCL's runtime picks.
     Carveout(u32),
-    /// The kernels' times agree on the device's clock: launch and wait on the host.
     LaunchAndWait,
-    /// The first launch alone is at parity: the run carries the gap between its launches
-    /// (the second launch and the time before it).
     BetweenLaunches,
-    /// Holding this compiler step on both sides closes the gap.
     CompilerStep(RungKind),
-    /// A plain program making the target's own driver calls shows the same PR, and the
-    /// harness's path beside it adds nothing that sets the APIs apart (`explain::replay`).
     DriverCalls,
-    /// A plain program making the target's own driver calls is at parity: the harness's path
-    /// makes the gap (`explain::replay`).
     HarnessPath,
 }
 
@@ -156,22 +144,18 @@ impl Cause {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub enum Verdict {
-    /// The target's CI is narrow and touches the parity band: nothing to explain.
     NoGap,
-    /// The target's CI touches the parity band but is too wide to say there is no gap.
     Inconclusive(Interval),
-    /// The target did not run (or failed): nothing can be said.
     NotMeasured(String),
     /// One cause, or several with their shares of the gap (in logarithms, summing to 1).
     Explained(Vec<(Cause, f64)>),
-    /// No rung closes the gap: the PR that remains, and the rung that moved it most.
     Unexplained {
         residual: f64,
         largest: Option<(RungKind, f64)>,
     },
-    /// No rung was run on it: only the machine code each runtime runs was read.
+    #[default]
     CodeOnly,
 }
 
@@ -222,7 +206,7 @@ impl Verdict {
 }
 
 /// Everything explain found about one target.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TargetExplanation {
     pub target: String,
     pub study: String,

@@ -174,7 +174,20 @@ pub fn run<'r>(
 ) -> Result<InspectReport, InspectError> {
     // A link planted in the output folder would take a write elsewhere: refused by name.
     crate::export::safe::prepare_dir(out, true)?;
-    let mut inspection = Inspection::new(sources, cl, cu, offline, options, out);
+    // The CUDA target is the device's where there is one.
+    let arch = cu.as_ref().and_then(|c| c.target());
+    let arch = arch.unwrap_or_else(|| options.arch.into());
+    let mut inspection = Inspection {
+        sources,
+        cl,
+        cu,
+        offline,
+        arch,
+        local: options.local,
+        out,
+        files: Vec::new(),
+        notes: Vec::new(),
+    };
     let per_stem = inspection.compile_stems(options.progress)?;
     let (md, classes, resources) = inspection.count_pairs(&per_stem);
     let Inspection {
@@ -243,33 +256,6 @@ struct Inspection<'a, 'r> {
 type Twin = (Option<String>, Option<ProgramId>);
 
 impl<'a, 'r> Inspection<'a, 'r> {
-    /// Nothing written or noted yet; the CUDA target is the device's where there is one, else
-    /// `options.arch`.
-    fn new(
-        sources: &'a KernelSources,
-        cl: Option<&'r mut dyn Runtime>,
-        cu: Option<&'r mut dyn Runtime>,
-        offline: OfflineCompiler<'a>,
-        options: &Options,
-        out: &'a Path,
-    ) -> Self {
-        let arch = cu
-            .as_ref()
-            .and_then(|c| c.target())
-            .unwrap_or_else(|| options.arch.to_string());
-        Inspection {
-            sources,
-            cl,
-            cu,
-            offline,
-            arch,
-            local: options.local,
-            out,
-            files: Vec::new(),
-            notes: Vec::new(),
-        }
-    }
-
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
@@ -576,14 +562,18 @@ mod one_side {
                 reason: "no NVRTC in this test".into(),
             })
         };
-        let options = Options {
-            arch: "compute_90",
-            local: 256,
-            sass: false,
-            progress: None,
-        };
         let dir = tempfile::tempdir().unwrap();
-        let mut inspection = Inspection::new(&sources, None, None, offline, &options, dir.path());
+        let mut inspection = Inspection {
+            sources: &sources,
+            cl: None,
+            cu: None,
+            offline,
+            arch: "compute_90".into(),
+            local: 256,
+            out: dir.path(),
+            files: Vec::new(),
+            notes: Vec::new(),
+        };
         let fam = FamilyPtx {
             stem: FamilyId::Matvec.file(),
             cuda: None,

@@ -20,7 +20,7 @@ use crate::backend::Runtime;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 
-use super::ptx::{parse_kernel, PtxError, PtxKernel};
+use super::ptx::{parse_kernel, PtxKernel};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
@@ -37,18 +37,8 @@ pub const SETTINGS: &[(&str, &[(&str, &str)])] = &[
     ("A+B", &[("UNROLL_A", "9"), ("UNROLL_B", "4")]),
 ];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct LoopShape {
-    pub instructions: u64,
-    pub branches: u64,
-    pub back_edges: u64,
-    pub ld_shared: u64,
-    pub local_accesses: u64,
-    pub local_bytes: u64,
-}
-
-/// One row of `unroll_evidence.csv`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One row of `unroll_evidence.csv`; [`analyse`] fills in the loop shape alone.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnrollRow {
     pub kernel: String,
     pub api: String,
@@ -100,9 +90,10 @@ pub fn back_edges(body: &str) -> u64 {
     edges
 }
 
-fn shape_of(kernel: &PtxKernel, text: &str) -> LoopShape {
+fn shape_of(kernel: &PtxKernel, text: &str) -> UnrollRow {
     let ins = &kernel.instructions;
-    LoopShape {
+    UnrollRow {
+        kernel: KERNEL.into(),
         instructions: ins.len() as u64,
         branches: ins.iter().filter(|i| i.opcode == "bra").count() as u64,
         back_edges: back_edges(text),
@@ -115,21 +106,15 @@ fn shape_of(kernel: &PtxKernel, text: &str) -> LoopShape {
             .filter(|i| (i.opcode == "ld" || i.opcode == "st") && has(&i.modifiers, "local"))
             .count() as u64,
         local_bytes: kernel.local_bytes,
+        ..UnrollRow::default()
     }
 }
 
-/// Why PTX text gives no loop shape of a kernel.
-#[derive(Debug, thiserror::Error)]
-pub enum AnalysisError {
-    #[error(transparent)]
-    Parse(#[from] PtxError),
-    #[error("the PTX has no entry {0}")]
-    NoKernel(String),
-}
-
 /// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
-pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), AnalysisError> {
-    let kernel = parse_kernel(ptx, name)?.ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
+pub fn analyse(ptx: &str, name: &str) -> Result<(UnrollRow, Vec<String>), String> {
+    let kernel = parse_kernel(ptx, name)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("the PTX has no entry {name}"))?;
     let text = body(ptx, name).unwrap_or("");
     let listing = kernel
         .instructions
@@ -139,7 +124,7 @@ pub fn analyse(ptx: &str, name: &str) -> Result<(LoopShape, Vec<String>), Analys
     Ok((shape_of(&kernel, text), listing))
 }
 
-fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> String {
+fn effect(setting: &str, same: bool, shape: &UnrollRow, none: &UnrollRow) -> String {
     if setting == "none" {
         return "baseline".into();
     }
@@ -165,7 +150,7 @@ fn effect(setting: &str, same: bool, shape: &LoopShape, none: &LoopShape) -> Str
 /// Rows for one API from its PTX per setting (in [`SETTINGS`] order; `None` when it gave none);
 /// why one has no shape is noted.
 pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> Vec<UnrollRow> {
-    let analysed: Vec<Option<(LoopShape, Vec<String>)>> = ptx
+    let analysed: Vec<Option<(UnrollRow, Vec<String>)>> = ptx
         .iter()
         .zip(SETTINGS)
         .map(|(t, (s, _))| {
@@ -182,7 +167,6 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
         let Some((shape, list)) = a else { continue };
         let same = *list == none_list;
         rows.push(UnrollRow {
-            kernel: KERNEL.into(),
             api: api.into(),
             setting: (*setting).into(),
             defines: defines
@@ -190,14 +174,9 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
                 .map(|(k, v)| format!("{k}={v}"))
                 .collect::<Vec<_>>()
                 .join(" "),
-            instructions: shape.instructions,
-            branches: shape.branches,
-            back_edges: shape.back_edges,
-            ld_shared: shape.ld_shared,
-            local_accesses: shape.local_accesses,
-            local_bytes: shape.local_bytes,
             same_as_none: same,
             effect: effect(setting, same, shape, &none),
+            ..shape.clone()
         });
     }
     rows

@@ -7,7 +7,8 @@ use proptest::prelude::*;
 
 use super::allow::load_allow_list;
 use super::lexer::defined_macros;
-use super::rewrite::{normalise, normalise_line, split_kernels};
+use super::rewrite::normalise_line;
+use super::tests::{normalise, split_kernels};
 use super::{compare_file, compare_preludes, EMBEDDED_ALLOW_LIST, FILE_SCOPE, PRELUDE};
 use crate::kernels::{stems, KernelSources};
 use crate::rows::Api;

@@ -1,26 +1,18 @@
 //! Parity of the kernel twins: every OpenCL kernel file against its CUDA twin.
 //!
 //! The twins must have the same kernels, parameters and algorithm text, differing only in how
-//! each API spells the same thing. The check normalises both to one canonical form and diffs
-//! the result line by line, per kernel:
+//! each API spells the same thing. Both are normalised to one canonical form and diffed line by
+//! line, per kernel:
 //!
-//! 1. Lex the text as C (comments dropped, string and character literals kept whole), so every
-//!    mapping is token-aware: `threadIdx.x` never matches inside `my_threadIdx.x` or `s.threadIdx.x`.
-//! 2. Rewrite API spellings to the canonical form with the tables `SPELLINGS`,
-//!    `POINTER_QUALIFIERS` and `OBJECT_QUALIFIERS`. The canonical spelling is the OpenCL
-//!    one, except that pointer address-space qualifiers are dropped (CUDA has none).
-//! 3. Render each source line's tokens with one spacing rule (whitespace collapsed), drop lines
-//!    left empty, and keep the source line number for the report.
-//! 4. Split each file into kernels (`__kernel void NAME(` after normalisation, which is also how
-//!    `extern "C" __global__ void NAME(` reads) and the text outside kernels, compared as the
-//!    pseudo-kernel `FILE_SCOPE` (macros such as `LAST_WARP_STEP` live there).
-//! 5. (On the lexed text, before step 2.) Pair the one spelling of constant memory that
-//!    differs by design, an OpenCL `__constant` kernel parameter and a CUDA `__constant__`
-//!    module symbol of the same name and type, and remove both (`constant`); nothing else is
-//!    paired.
-//! 6. Diff each pair of kernels with a longest-common-subsequence line diff. A differing line is
-//!    allowed when the allow-list ([`load_allow_list`]) names it with a reason; any other
-//!    difference, and any kernel on one side only, fails.
+//! 1. `lexer`: the text is lexed as C, so every mapping is token-aware (`threadIdx.x` never
+//!    matches inside `my_threadIdx.x` or `s.threadIdx.x`).
+//! 2. `constant`: the one spelling of constant memory that differs by design is paired away.
+//! 3. `rewrite`: API spellings become the canonical (OpenCL) form, pointer address spaces
+//!    dropped; each source line is rendered with one spacing rule, keeping its line number;
+//!    each file is split into kernels and the text outside them, the pseudo-kernel
+//!    `FILE_SCOPE` (macros such as `LAST_WARP_STEP` live there).
+//! 4. `diff`: each kernel pair is diffed; a differing line passes only when the allow-list
+//!    ([`load_allow_list`]) names it with a reason, and a kernel on one side only fails.
 //!
 //! The preludes legitimately differ (they define the same macros in each API's terms), so they
 //! are not diffed: both must `#define` the same set of macro names, apart from the APIs' own

@@ -88,29 +88,14 @@ pub(super) struct Section {
     pub(super) lines: Vec<NormLine>,
 }
 
-/// Normalises a whole file (either API): one [`NormLine`] per source line that has code.
-///
-/// Only the tests read a whole file as one list; the check goes through [`split_kernels`].
-#[cfg(test)]
-pub(super) fn normalise(text: &str) -> Vec<NormLine> {
-    render_lines(&rewrite(&lex(text), rules()))
-}
-
 /// Normalises a fragment onto a single line (line breaks inside it are ignored).
 pub(super) fn normalise_line(text: &str) -> String {
     render(&rewrite(&lex(text), rules()))
 }
 
-/// Splits a file (either API) into its kernels, in order, then `FILE_SCOPE`; lines are
+/// Splits a lexed file (either API) into its kernels, in order, then `FILE_SCOPE`; lines are
 /// normalised. A kernel runs from the line of `__kernel` to the line of its closing brace; a
-/// second kernel of the same name is called `NAME#2`. The check lexes first (to pair the
-/// constant-memory spellings) and calls [`split_tokens`].
-#[cfg(test)]
-pub(super) fn split_kernels(text: &str) -> Vec<Section> {
-    split_tokens(&lex(text))
-}
-
-/// [`split_kernels`] of a text already lexed.
+/// second kernel of the same name is called `NAME#2`.
 pub(super) fn split_tokens(lexed: &[Tok]) -> Vec<Section> {
     let toks = rewrite(lexed, rules());
     let spans = kernel_spans(&toks);
@@ -230,7 +215,7 @@ enum Shape {
 }
 
 #[derive(Debug, Clone)]
-struct Rule {
+pub(super) struct Rule {
     from: Vec<String>,
     to: Vec<Tok>,
     shape: Shape,
@@ -251,7 +236,7 @@ pub(super) fn is_api_word(name: &str) -> bool {
 
 /// The rules compiled from [`SPELLINGS`], longest pattern first, with the derived rules for
 /// expressions spelled out in OpenCL builtins.
-fn rules() -> &'static [Rule] {
+pub(super) fn rules() -> &'static [Rule] {
     static RULES: OnceLock<Vec<Rule>> = OnceLock::new();
     RULES.get_or_init(|| {
         let mut list: Vec<Rule> = SPELLINGS
@@ -465,7 +450,7 @@ fn qualifier(input: &[Tok], i: usize) -> Option<&'static str> {
 }
 
 /// Rewrites API spellings to the canonical form in one left-to-right pass.
-fn rewrite(input: &[Tok], rules: &[Rule]) -> Vec<Tok> {
+pub(super) fn rewrite(input: &[Tok], rules: &[Rule]) -> Vec<Tok> {
     let mut out: Vec<Tok> = Vec::with_capacity(input.len());
     let mut i = 0;
     while i < input.len() {
@@ -510,7 +495,7 @@ fn replacement<'a>(rule: &'a Rule, matched: &'a [Tok]) -> impl Iterator<Item = T
 }
 
 /// Groups tokens by source line and renders each line.
-fn render_lines(toks: &[Tok]) -> Vec<NormLine> {
+pub(super) fn render_lines(toks: &[Tok]) -> Vec<NormLine> {
     toks.chunk_by(|a, b| a.line == b.line)
         .map(|line| NormLine {
             line: line[0].line,

@@ -4,11 +4,24 @@
 use super::allow::{load_allow_list, AllowEntry, ParityError};
 use super::diff::DiffLine;
 use super::lexer::defined_macros;
+use super::lexer::lex;
 use super::report::{KernelParity, ParityReport};
-use super::rewrite::{normalise, normalise_line, split_kernels, NormLine};
+use super::rewrite::{
+    normalise_line, render_lines, rewrite, rules, split_tokens, NormLine, Section,
+};
 use super::{check, compare_file, compare_preludes, EMBEDDED_ALLOW_LIST, FILE_SCOPE, PRELUDE};
 use crate::kernels::{extension, folder, KernelSources};
 use crate::rows::Api;
+
+/// Normalises a whole file (either API): one [`NormLine`] per source line that has code.
+pub(super) fn normalise(text: &str) -> Vec<NormLine> {
+    render_lines(&rewrite(&lex(text), rules()))
+}
+
+/// Splits a file (either API) into its kernels, then `FILE_SCOPE`.
+pub(super) fn split_kernels(text: &str) -> Vec<Section> {
+    split_tokens(&lex(text))
+}
 
 /// Normalises a whole file to one string, one line per line of code.
 fn normalise_text(text: &str) -> String {

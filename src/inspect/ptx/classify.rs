@@ -10,14 +10,11 @@ crate::names::named_enum! {
     /// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
     /// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
     /// apart rather than folded into another class, and anything unknown is `other`.
+    #[strum(serialize_all = "kebab-case")]
     pub enum InstrClass {
-        #[strum(serialize = "arithmetic")]
         Arithmetic,
-        #[strum(serialize = "logic-shift")]
         LogicShift,
-        #[strum(serialize = "mov")]
         Mov,
-        #[strum(serialize = "cvt")]
         Cvt,
         #[strum(serialize = "ld.param")]
         LdParam,
@@ -43,38 +40,26 @@ crate::names::named_enum! {
         StLocal,
         #[strum(serialize = "st.generic")]
         StGeneric,
-        #[strum(serialize = "flow-control")]
         FlowControl,
-        #[strum(serialize = "synchronization")]
         Synchronization,
-        #[strum(serialize = "warp")]
         Warp,
-        #[strum(serialize = "atomic")]
         Atomic,
-        #[strum(serialize = "other")]
         Other,
     }
 }
 
 crate::names::named_enum! {
     /// The paper's coarse instruction classes, used to group [`InstrClass`] rows.
+    #[strum(serialize_all = "kebab-case")]
     pub(super) enum ClassGroup {
-        #[strum(serialize = "arithmetic")]
         Arithmetic,
-        #[strum(serialize = "logic-shift")]
         LogicShift,
-        #[strum(serialize = "data-movement")]
         DataMovement,
-        #[strum(serialize = "flow-control")]
         FlowControl,
-        #[strum(serialize = "synchronization")]
         Synchronization,
         /// Not in the 2011 paper, which predates warp collectives; nor are atomics.
-        #[strum(serialize = "warp")]
         Warp,
-        #[strum(serialize = "atomic")]
         Atomic,
-        #[strum(serialize = "other")]
         Other,
     }
 }
@@ -92,10 +77,6 @@ impl InstrClass {
     /// The stable string name (`"ld.global"`), also the serialized form.
     pub(super) fn name(self) -> &'static str {
         self.into()
-    }
-
-    pub(super) fn from_name(name: &str) -> Option<InstrClass> {
-        name.parse().ok()
     }
 
     pub(super) fn group(self) -> ClassGroup {
@@ -202,7 +183,7 @@ pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass 
         Some(OpcodeRule::Fixed(class)) => class,
         Some(OpcodeRule::Memory(op)) => {
             let space = state_space(modifiers).unwrap_or("generic");
-            InstrClass::from_name(&format!("{op}.{space}")).unwrap_or(InstrClass::Other)
+            format!("{op}.{space}").parse().unwrap_or(InstrClass::Other)
         }
     }
 }

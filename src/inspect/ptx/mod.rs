@@ -7,24 +7,13 @@
 //! NVRTC's PTX for CUDA and the PTX text that NVIDIA's OpenCL platform returns through
 //! `CL_PROGRAM_BINARIES`.
 //!
-//! # What is parsed
-//!
-//! [`parse_ptx`] reads a whole PTX module (`scan.rs` cuts it into statements, labels and
-//! braces; `parse.rs` builds the [`PtxModule`]):
-//!
-//! * `//` and `/* */` comments are removed (never inside `"strings"`, so
-//!   `.file 1 "C://x.cu"` is safe). Statements end at `;` and may span lines, except the
-//!   line-oriented directives (`.version`, `.loc`, ...), which end at the end of their line.
-//! * `.entry` and `.func` definitions open a function body; `{ }` blocks nest inside bodies.
-//!   Braces inside a statement (vector operands, initializers) belong to that statement. A
-//!   block after any other directive (`.section .debug_info { ... }`) is skipped as opaque.
-//! * Instructions with their opcode, modifiers and operands, and state-space variables with
-//!   literal sizes; labels, predicates and `.reg` declarations are checked, not kept.
+//! [`parse_ptx`] reads a whole PTX module: `scan.rs` drops comments (never inside strings)
+//! and cuts it into statements, labels and braces; `parse.rs` builds the [`PtxModule`] of
+//! functions, instructions and state-space variables with literal sizes.
 //!
 //! Each `.entry` and each `.func` is counted under its own name: calls are not inlined.
 
 mod classify;
-mod module;
 mod parse;
 mod report;
 mod scan;
@@ -34,4 +23,4 @@ mod tests;
 
 pub use classify::{ClassCounts, InstrClass};
 pub use parse::{count_classes, parse_kernel, parse_ptx, PtxError, PtxKernel, PtxModule};
-pub use report::{opencl_beside_cuda, side_by_side_csv_rows, side_by_side_markdown};
+pub use report::opencl_beside_cuda;

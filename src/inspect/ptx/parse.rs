@@ -1,14 +1,68 @@
-//! The parser: events from the scanner -> [`PtxModule`] (the types are in `module`).
+//! The parser: events from the scanner -> [`PtxModule`] of functions, instructions and
+//! state-space variables.
 //!
 //! The scanner has already removed comments and cut the text into statements; this
 //! module interprets them: function headers, instructions with their predicates,
 //! `.reg` declarations, and state-space variables with their literal sizes.
 
-use super::classify::ClassCounts;
-pub use super::module::{PtxInstruction, PtxKernel, PtxModule, VarDecl};
+use super::classify::{classify_opcode, ClassCounts, InstrClass};
 use super::scan::{first_token, is_identifier, scan, Event};
 
 pub use super::scan::PtxError;
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PtxModule {
+    /// Every `.entry` and `.func` definition with a body, in source order.
+    pub kernels: Vec<PtxKernel>,
+    /// Module-scope variable declarations (`.global`, `.const`, `.shared`, `.local`).
+    pub globals: Vec<VarDecl>,
+}
+
+impl PtxModule {
+    pub fn kernel(&self, name: &str) -> Option<&PtxKernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PtxKernel {
+    pub name: String,
+    /// The instructions of the body, nested blocks included, in source order.
+    pub instructions: Vec<PtxInstruction>,
+    /// Variables declared in the body (`.shared`, `.local`, ...).
+    pub variables: Vec<VarDecl>,
+    /// The sum of the literal sizes of the body's `.local` declarations.
+    pub local_bytes: u64,
+}
+
+/// A variable declared in a state space (`.shared`, `.local`, `.global`, `.const`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarDecl {
+    /// State space without the dot (`"shared"`).
+    pub space: String,
+    pub name: String,
+    /// Size in bytes when the type and every array dimension are literal; `None` for
+    /// unsized (`extern ... []`, dynamic shared memory) or unknown types.
+    pub bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PtxInstruction {
+    /// Line where the instruction starts.
+    pub line: usize,
+    /// The opcode: the first dotted component (`"ld"` for `ld.global.nc.v4.f32`).
+    pub opcode: String,
+    /// The remaining dotted components (`["global", "nc", "v4", "f32"]`).
+    pub modifiers: Vec<String>,
+    /// The operands as written, whitespace-normalized.
+    pub operands: String,
+}
+
+impl PtxInstruction {
+    pub(super) fn class(&self) -> InstrClass {
+        classify_opcode(&self.opcode, &self.modifiers)
+    }
+}
 
 /// Linkage directives that may precede a declaration.
 const LINKAGE: &[&str] = &[".visible", ".extern", ".weak", ".common"];
@@ -347,8 +401,12 @@ impl Builder {
             Event::Close { line } => match self.scopes.pop() {
                 None => return Err(PtxError::UnmatchedClose { line }),
                 Some((true, _)) => {
-                    if let Some(kernel) = self.current.take() {
-                        self.module.kernels.push(finish_kernel(kernel));
+                    if let Some(mut kernel) = self.current.take() {
+                        kernel.local_bytes = (kernel.variables.iter())
+                            .filter(|v| v.space == "local")
+                            .filter_map(|v| v.bytes)
+                            .fold(0u64, u64::saturating_add);
+                        self.module.kernels.push(kernel);
                     }
                 }
                 Some((false, _)) => {}
@@ -368,14 +426,6 @@ impl Builder {
         }
         Ok(())
     }
-}
-
-fn finish_kernel(mut kernel: PtxKernel) -> PtxKernel {
-    kernel.local_bytes = (kernel.variables.iter())
-        .filter(|v| v.space == "local")
-        .filter_map(|v| v.bytes)
-        .fold(0u64, u64::saturating_add);
-    kernel
 }
 
 /// Count the instructions of one function (an `.entry` or a `.func`) by class.

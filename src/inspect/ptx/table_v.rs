@@ -16,7 +16,7 @@
 use crate::rows::TableVRow;
 
 use super::classify::{ClassGroup, InstrClass};
-use super::parse::{count_classes, parse_kernel, PtxError};
+use super::parse::{count_classes, parse_kernel};
 
 pub const FFT_KERNEL: &str = "fft512_forward";
 
@@ -39,23 +39,16 @@ pub fn paper_rows() -> Vec<TableVRow> {
         .collect()
 }
 
-/// Why PTX text gives no Table V row.
-#[derive(Debug, thiserror::Error)]
-pub enum RowError {
-    #[error("PTX does not parse: {0}")]
-    Parse(#[from] PtxError),
-    #[error("PTX has no entry {kernel}", kernel = FFT_KERNEL)]
-    NoKernel,
-}
-
-/// Our row from PTX text holding [`FFT_KERNEL`].
+/// Our row from PTX text holding [`FFT_KERNEL`], or why there is none.
 pub fn row_from_ptx(
     ptx: &str,
     api: &str,
     index: &str,
     index_bits: u32,
-) -> Result<TableVRow, RowError> {
-    let kernel = parse_kernel(ptx, FFT_KERNEL)?.ok_or(RowError::NoKernel)?;
+) -> Result<TableVRow, String> {
+    let kernel = parse_kernel(ptx, FFT_KERNEL)
+        .map_err(|e| format!("PTX does not parse: {e}"))?
+        .ok_or(format!("PTX has no entry {FFT_KERNEL}"))?;
     let counts = count_classes(&kernel);
     let group = |g: ClassGroup| -> u64 {
         let in_group = InstrClass::ALL.iter().filter(|c| c.group() == g);

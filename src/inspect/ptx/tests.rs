@@ -281,52 +281,46 @@ fn side_by_side_cuda_vs_opencl_reduce() {
             .kernel("reduce_sum")
             .unwrap(),
     );
-    let md = side_by_side_markdown("PTX", "reduce", "cuda", Some(&cu), "opencl", Some(&cl));
-    let lines: Vec<&str> = md.lines().collect();
-    assert_eq!(lines[0], "PTX instructions by class: reduce");
+    let mut md = String::new();
+    let rows = opencl_beside_cuda("PTX", "reduce", "reduce_sum", Some(&cl), Some(&cu), &mut md);
+    let lines: Vec<&str> = md.trim_end().lines().collect();
+    assert_eq!(lines[0], "### reduce");
+    assert_eq!(lines[2], "PTX instructions by class: reduce");
     assert_eq!(
-        lines[2],
-        "| class | group | cuda | opencl | opencl - cuda |"
+        lines[4],
+        "| class | group | OpenCL | CUDA | CUDA - OpenCL |"
     );
-    assert!(lines.contains(&"| mov | data-movement | 23 | 7 | -16 |"));
-    assert!(lines.contains(&"| st.global | data-movement | 0 | 1 | +1 |"));
+    assert!(lines.contains(&"| mov | data-movement | 7 | 23 | +16 |"));
+    assert!(lines.contains(&"| st.global | data-movement | 1 | 0 | -1 |"));
     assert!(lines.contains(&"| synchronization | synchronization | 2 | 2 | 0 |"));
     assert_eq!(
         lines.last().copied(),
-        Some("| **total** | | 71 | 43 | -28 |")
+        Some("| **total** | | 43 | 71 | +28 |")
     );
-    // header, caption, blank, separator + one row per class + total
-    assert_eq!(lines.len(), 4 + InstrClass::ALL.len() + 1);
+    // heading, blank, caption, blank, header, separator + one row per class + total
+    assert_eq!(lines.len(), 6 + InstrClass::ALL.len() + 1);
 
-    let rows = side_by_side_csv_rows(
-        "reduce",
-        "reduce_sum",
-        "cuda",
-        Some(&cu),
-        "opencl",
-        Some(&cl),
-    );
     assert_eq!(rows.len(), 2 * InstrClass::ALL.len());
     assert_eq!(
         rows[0],
         ClassCountRow {
             pair: "reduce".into(),
             kernel: "reduce_sum".into(),
-            api: "cuda".into(),
+            api: "OpenCL".into(),
             class: "arithmetic".into(),
-            count: 12,
+            count: 9,
         }
     );
-    assert_eq!(rows[1].api, "opencl");
-    assert_eq!(rows[1].count, 9);
+    assert_eq!(rows[1].api, "CUDA");
+    assert_eq!(rows[1].count, 12);
     let sum = |api: &str| {
         rows.iter()
             .filter(|r| r.api == api)
             .map(|r| r.count)
             .sum::<u64>()
     };
-    assert_eq!(sum("cuda"), cu.total());
-    assert_eq!(sum("opencl"), cl.total());
+    assert_eq!(sum("CUDA"), cu.total());
+    assert_eq!(sum("OpenCL"), cl.total());
 }
 
 // ---- parser details on small inline inputs ---------------------------------------
@@ -569,9 +563,9 @@ fn opcode_table_has_no_duplicates_and_covers_the_brief() {
 #[test]
 fn class_names_round_trip_and_groups() {
     for &c in InstrClass::ALL {
-        assert_eq!(InstrClass::from_name(c.name()), Some(c));
+        assert_eq!(c.name().parse(), Ok(c));
     }
-    assert_eq!(InstrClass::from_name("nope"), None);
+    assert!("nope".parse::<InstrClass>().is_err());
     assert_eq!(InstrClass::LdGlobal.group(), ClassGroup::DataMovement);
     assert_eq!(InstrClass::Mov.group(), ClassGroup::DataMovement);
     assert_eq!(InstrClass::Other.group(), ClassGroup::Other);
