@@ -142,12 +142,7 @@ pub fn open_append(path: &Path) -> Result<File, ExportError> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| link_or_io(path, e))?;
-    let meta = file.metadata().map_err(io_err(path))?;
-    if !meta.is_file() {
-        return Err(ExportError::NotAFile {
-            path: path.to_path_buf(),
-        });
-    }
+    let file = regular(path, file)?;
     check_target(path)?;
     Ok(file)
 }
@@ -183,13 +178,18 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
             "the file keeps appearing and vanishing",
         )));
     };
-    let meta = file.metadata().map_err(io_err(path))?;
-    if !meta.is_file() {
-        return Err(ExportError::NotAFile {
+    Ok((regular(path, file)?, created))
+}
+
+/// `file`, opened at `path`, when it is a regular file (a FIFO or a device opens too).
+fn regular(path: &Path, file: File) -> Result<File, ExportError> {
+    if file.metadata().map_err(io_err(path))?.is_file() {
+        Ok(file)
+    } else {
+        Err(ExportError::NotAFile {
             path: path.to_path_buf(),
-        });
+        })
     }
-    Ok((file, created))
 }
 
 /// `O_NOFOLLOW` on a link fails with `ELOOP`, and opening a folder to write with `EISDIR`:

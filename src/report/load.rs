@@ -6,9 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
 use crate::export::csv::{parse_rows, read_by_name, read_maybe_gz, CsvSchema};
+use crate::export::json::Provenance;
 use crate::rows::{BaselineRow, MeasurementRow, PrRow, SampleRow, BASELINES_CSV};
 
 use super::ReportError;
@@ -100,23 +100,6 @@ pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> 
 /// What tells two spellings of one folder apart from two folders: its canonical path.
 fn same_folder(dir: &Path) -> PathBuf {
     fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
-}
-
-#[derive(Deserialize)]
-struct Provenance {
-    #[serde(default)]
-    devices: Vec<ProvenanceDevice>,
-    #[serde(default)]
-    command_line: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct ProvenanceDevice {
-    api: String,
-    device: String,
-    driver: String,
-    #[serde(default)]
-    pci_bus: Option<String>,
 }
 
 /// `provenance.json` of `dir`; `None` when the file is missing or unreadable (it only names

@@ -191,7 +191,7 @@ fn verdict_word(agrees: Option<bool>, words: Words) -> &'static str {
 
 fn cell(o: &Outcome, words: Words) -> CellView {
     match o {
-        Outcome::Answered(a) => CellView {
+        Ok(a) => CellView {
             value: a.value.clone(),
             verdict: verdict_word(a.agrees, words).into(),
             causes: a
@@ -207,7 +207,7 @@ fn cell(o: &Outcome, words: Words) -> CellView {
                 })
                 .collect(),
         },
-        Outcome::Absent(why) => CellView {
+        Err(why) => CellView {
             value: format!("cannot answer: {why}"),
             verdict: "cannot answer".into(),
             causes: Vec::new(),
@@ -232,8 +232,8 @@ fn conclusion(outcomes: &[(Outcome, Rule)]) -> Conclusion {
     let mut any = false;
     for (o, rule) in outcomes {
         match o {
-            Outcome::Absent(_) => return Conclusion::Cannot,
-            Outcome::Answered(a) => match a.agrees {
+            Err(_) => return Conclusion::Cannot,
+            Ok(a) => match a.agrees {
                 Some(false) => return Conclusion::Fails,
                 Some(true) => any = true,
                 None if *rule == Rule::NoRule => {}
