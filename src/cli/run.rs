@@ -256,9 +256,8 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
 /// `--export-json`, `--export-csv`, `--export-markdown`: the rows of the whole folder (earlier
 /// invocations' too after a `--resume`), each file written whole or not at all.
 fn export(args: &RunArgs, out: &Path) -> Result<()> {
-    use clvscu::export::csv::{read_rows_if_file, CsvExporter};
-    use clvscu::export::{json::RunResults, markdown::MarkdownExporter};
-    use clvscu::export::{write_atomic, Exporter};
+    use clvscu::export::csv::{read_rows_if_file, write_rows};
+    use clvscu::export::{json::RunResults, markdown, write_atomic};
     use clvscu::session::store::CsvStore;
     let all = RunResults {
         prs: read_rows_if_file(&out.join(CsvStore::PRS))?,
@@ -269,15 +268,14 @@ fn export(args: &RunArgs, out: &Path) -> Result<()> {
             .with_context(|| format!("--export-json {}", path.display()))?;
     }
     if let Some(path) = &args.export_csv {
-        let bytes = CsvExporter.render(&all.prs)?;
-        write_atomic(path, &bytes).with_context(|| format!("--export-csv {}", path.display()))?;
+        write_rows(path, &all.prs).with_context(|| format!("--export-csv {}", path.display()))?;
     }
     if let Some(path) = &args.export_markdown {
         let mut text = String::from("## Measurements\n\n");
-        text += std::str::from_utf8(&MarkdownExporter.render(&all.measurements)?)?;
+        text += &markdown::measurement_table(&all.measurements);
         if !all.prs.is_empty() {
             text += "\n## Performance Ratio\n\n";
-            text += std::str::from_utf8(&MarkdownExporter.render(&all.prs)?)?;
+            text += &markdown::pr_table(&all.prs);
         }
         write_atomic(path, text.as_bytes())
             .with_context(|| format!("--export-markdown {}", path.display()))?;

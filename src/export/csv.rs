@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::{create_parent_dirs, io_err, write_atomic, ExportError, Exporter};
+use super::{create_parent_dirs, io_err, write_atomic, ExportError};
 use crate::rows::RowCheck;
 
 /// The column list of a row type in field order, derived from its `Deserialize`, so a header
@@ -214,35 +214,32 @@ pub fn read_by_name<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ExportEr
         .map_err(|e| csv_err(path, e, &[]))
 }
 
-/// Renders rows as a CSV document, header included even with no rows.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct CsvExporter;
-
-impl<T: Serialize + CsvSchema> Exporter<T> for CsvExporter {
-    fn render(&self, rows: &[T]) -> Result<Vec<u8>, ExportError> {
-        let render_err = |e: ::csv::Error| ExportError::Render {
-            format: "csv",
-            message: e.to_string(),
-        };
-        let mut writer = ::csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        writer.write_record(T::columns()).map_err(render_err)?;
-        for row in rows {
-            writer.serialize(row).map_err(render_err)?;
-        }
-        writer.into_inner().map_err(|e| ExportError::Render {
-            format: "csv",
-            message: e.error().to_string(),
-        })
+/// `rows` as CSV text, after `T`'s header when `header`.
+fn csv_bytes<T: Serialize + CsvSchema>(rows: &[T], header: bool) -> Result<Vec<u8>, ::csv::Error> {
+    let mut writer = ::csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    if header {
+        writer.write_record(T::columns())?;
     }
+    for row in rows {
+        writer.serialize(row)?;
+    }
+    writer.into_inner().map_err(|e| e.into_error().into())
+}
+
+/// Renders rows as a CSV document, header included even with no rows.
+pub fn render<T: Serialize + CsvSchema>(rows: &[T]) -> Result<Vec<u8>, ExportError> {
+    csv_bytes(rows, true).map_err(|e| ExportError::Render {
+        format: "csv",
+        message: e.to_string(),
+    })
 }
 
 /// Writes `rows` as a whole CSV file, atomically, replacing any previous one: for derived
 /// tables that are regenerated, not for incremental results.
 pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(), ExportError> {
-    let bytes = CsvExporter.render(rows)?;
-    write_atomic(path, &bytes)
+    write_atomic(path, &render(rows)?)
 }
 
 /// Appends `T` rows to a CSV file, each flushed to the operating system before `append`
@@ -345,14 +342,8 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
             _row: PhantomData,
         };
         if existing.empty {
-            let mut header = ::csv::WriterBuilder::new().from_writer(Vec::new());
-            header
-                .write_record(T::columns())
-                .map_err(|e| csv_err(path, e, T::columns()))?;
-            let bytes = header
-                .into_inner()
-                .map_err(|e| io_err(path)(e.into_error()))?;
-            appender.write_or_roll_back(&bytes)?;
+            let header = csv_bytes::<T>(&[], true).map_err(|e| csv_err(path, e, T::columns()))?;
+            appender.write_or_roll_back(&header)?;
         }
         Ok(appender)
     }
@@ -364,17 +355,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
     /// Writes `rows` with one write; when it fails (disk full), the file is cut back to where
     /// it was, so no half-written line is left to be read as data.
     pub fn append_all(&mut self, rows: &[T]) -> Result<(), ExportError> {
-        let mut buffer = ::csv::WriterBuilder::new()
-            .has_headers(false)
-            .from_writer(Vec::new());
-        for row in rows {
-            buffer
-                .serialize(row)
-                .map_err(|e| csv_err(&self.path, e, T::columns()))?;
-        }
-        let bytes = buffer
-            .into_inner()
-            .map_err(|e| io_err(&self.path)(e.into_error()))?;
+        let bytes = csv_bytes(rows, false).map_err(|e| csv_err(&self.path, e, T::columns()))?;
         self.write_or_roll_back(&bytes)
     }
 
@@ -603,10 +584,10 @@ mod tests {
     #[test]
     fn render_then_parse_round_trips_and_writes_header_for_no_rows() {
         let rows = vec![measurement("a", "OpenCL"), measurement("a", "CUDA")];
-        let bytes = CsvExporter.render(&rows).unwrap();
+        let bytes = render(&rows).unwrap();
         let back: Vec<MeasurementRow> = parse_rows(Path::new("mem.csv"), &bytes).unwrap();
         assert_eq!(back, rows);
-        let empty = Exporter::<SampleRow>::render(&CsvExporter, &[]).unwrap();
+        let empty = render::<SampleRow>(&[]).unwrap();
         assert_eq!(empty, b"run_id,comparison,side,api,timer,rep,seconds\n");
     }
 
@@ -614,7 +595,7 @@ mod tests {
     fn status_is_written_in_kebab_case() {
         let mut row = measurement("a", "CUDA");
         row.status = Status::VerifyFailed;
-        let text = String::from_utf8(CsvExporter.render(&[row]).unwrap()).unwrap();
+        let text = String::from_utf8(render(&[row]).unwrap()).unwrap();
         assert!(text.contains(",verify-failed,"), "{text}");
     }
 
@@ -715,7 +696,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("m.csv");
         let row = measurement("c", "OpenCL");
-        let current = CsvExporter.render(std::slice::from_ref(&row)).unwrap();
+        let current = render(std::slice::from_ref(&row)).unwrap();
         // The same file as written before the y columns existed.
         let mut reader = ::csv::Reader::from_reader(current.as_slice());
         let keep: Vec<usize> = (0..MeasurementRow::columns().len())
@@ -838,7 +819,7 @@ mod tests {
     #[test]
     fn a_file_from_before_the_wait_mode_reads_with_empty_cells_but_is_not_appended_to() {
         let rows = vec![measurement("x", "OpenCL")];
-        let full = String::from_utf8(CsvExporter.render(&rows).unwrap()).unwrap();
+        let full = String::from_utf8(render(&rows).unwrap()).unwrap();
         // Cut the ten newest columns from the header and the row, as an older run wrote it.
         let cut = |line: &str| line.rsplitn(11, ',').last().unwrap().to_string();
         let old: String = full.lines().map(|l| cut(l) + "\n").collect();
@@ -887,7 +868,7 @@ mod tests {
 
     #[test]
     fn bad_enum_value_is_reported_with_its_line() {
-        let mut bytes = CsvExporter.render(&[measurement("a", "CUDA")]).unwrap();
+        let mut bytes = render(&[measurement("a", "CUDA")]).unwrap();
         let text = String::from_utf8(bytes.clone())
             .unwrap()
             .replace(",ok,", ",fine,");
@@ -1140,7 +1121,7 @@ mod tests {
             a.append(row).unwrap();
         }
         prop_assert_eq!(&read_rows::<T>(&path).unwrap(), rows);
-        let bytes = CsvExporter.render(rows).unwrap();
+        let bytes = render(rows).unwrap();
         prop_assert_eq!(&parse_rows::<T>(&path, &bytes).unwrap(), rows);
         Ok(())
     }

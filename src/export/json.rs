@@ -19,10 +19,8 @@ pub struct DeviceProvenance {
     pub driver: String,
     /// API version the device reports (e.g. `OpenCL 3.0 CUDA`, `12.4`).
     pub api_version: String,
-    /// The device's PCI bus and device number (`19:00`), from the driver (CUDA's
-    /// `CU_DEVICE_ATTRIBUTE_PCI_BUS_ID` / `PCI_DEVICE_ID`, OpenCL's `CL_DEVICE_PCI_BUS_ID_NV`
-    /// / `CL_DEVICE_PCI_SLOT_ID_NV`): two GPUs of one name on one host are told apart by it.
-    /// Absent where the API does not say, and in folders written before it was recorded.
+    /// The device's PCI bus and device number (`19:00`), which tells two GPUs of one name on
+    /// one host apart; absent where the API does not say, and in older folders.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pci_bus: Option<String>,
 }
@@ -114,8 +112,7 @@ pub fn to_json_pretty<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Expor
     Ok(bytes)
 }
 
-/// Writes `value` as pretty JSON to `path` atomically ([`super::write_atomic`]), so a crash
-/// never leaves a half-written file that passes for a valid one.
+/// Writes `value` as pretty JSON to `path` atomically ([`super::write_atomic`]).
 pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), ExportError> {
     let bytes = to_json_pretty(value).map_err(|e| match e {
         ExportError::Render { message, .. } => ExportError::Json {

@@ -3,8 +3,6 @@
 
 use crate::rows::{MeasurementRow, PrRow, Status};
 
-use super::{ExportError, Exporter};
-
 /// Formats `x` with `digits` significant digits (at least 1), keeping trailing zeros so the
 /// precision is visible (`1.00`); scientific below 1e-3 and from 1e6 up (`123456` reads better
 /// than `1.23e5`); non-finite values as `NaN`, `inf`, `-inf`.
@@ -159,22 +157,6 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
         ]);
     }
     table(&columns, &lines)
-}
-
-/// Renders [`PrRow`]s with [`pr_table`] and [`MeasurementRow`]s with [`measurement_table`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MarkdownExporter;
-
-impl Exporter<PrRow> for MarkdownExporter {
-    fn render(&self, rows: &[PrRow]) -> Result<Vec<u8>, ExportError> {
-        Ok(pr_table(rows).into_bytes())
-    }
-}
-
-impl Exporter<MeasurementRow> for MarkdownExporter {
-    fn render(&self, rows: &[MeasurementRow]) -> Result<Vec<u8>, ExportError> {
-        Ok(measurement_table(rows).into_bytes())
-    }
 }
 
 #[cfg(test)]
@@ -353,20 +335,6 @@ mod tests {
             "| reduce6 | CUDA | 256×4 | - | - | build-failed |"
         );
         assert_eq!(lines.len(), 4);
-    }
-
-    #[test]
-    fn exporter_matches_table_functions() {
-        let prs = vec![pr_row()];
-        let ms = vec![measurement(Status::Ok)];
-        assert_eq!(
-            MarkdownExporter.render(&prs).unwrap(),
-            pr_table(&prs).into_bytes()
-        );
-        assert_eq!(
-            MarkdownExporter.render(&ms).unwrap(),
-            measurement_table(&ms).into_bytes()
-        );
     }
 
     proptest! {

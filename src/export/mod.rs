@@ -12,16 +12,10 @@ use std::path::{Path, PathBuf};
 pub(crate) use safe::create_parent_dirs;
 pub use safe::write_atomic;
 
-/// Renders rows (possibly none) into the bytes of one complete document.
-pub trait Exporter<T> {
-    fn render(&self, rows: &[T]) -> Result<Vec<u8>, ExportError>;
-}
-
 /// Everything that can go wrong while exporting or re-reading results. Each variant names the
 /// file involved (and the 1-based line where there is one) so the user can go and look.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    /// The operating system refused a read, write, create or rename.
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -54,11 +48,7 @@ pub enum ExportError {
     },
     /// The output already holds results and would be appended to or overwritten by accident.
     #[error("{}: already exists and is not empty; {hint}", path.display())]
-    OutputExists {
-        path: PathBuf,
-        /// What to do instead (e.g. pass `--resume`, or choose another output).
-        hint: String,
-    },
+    OutputExists { path: PathBuf, hint: String },
     /// A row that no real run writes, or the same row twice.
     #[error("{}: row {row}: {message}", path.display())]
     BadRow {
@@ -67,26 +57,20 @@ pub enum ExportError {
         row: usize,
         message: String,
     },
-    /// The output of a merge is also one of its inputs, which would destroy that input.
     #[error("{}: the output is also one of the inputs", path.display())]
     OutputIsInput { path: PathBuf },
-    /// A symbolic link where clvscu writes: it is refused rather than written through.
     #[error("{}: is a symbolic link; refusing to write through it (remove it, or choose another output)", path.display())]
     Link { path: PathBuf },
-    /// Something other than a regular file where clvscu writes one.
     #[error("{}: is not a regular file; refusing to write to it", path.display())]
     NotAFile { path: PathBuf },
     /// A file with other hard links where clvscu writes: writing would change, or part from,
     /// files under other names.
     #[error("{}: has {links} hard links; refusing to write to it (copy it, or choose another output)", path.display())]
     HardLinked { path: PathBuf, links: u64 },
-    /// An output that names a file an input or a run folder owns: writing it would destroy it.
     #[error("{}: is {}, which this command reads or owns; choose another output", path.display(), owner.display())]
     Owned { path: PathBuf, owner: PathBuf },
-    /// The output folder's lock is no longer this run's: deleted, or replaced by another run's.
     #[error("{}: this run's lock was deleted or replaced by another process; stopping without writing (another run may be writing this folder)", path.display())]
     LockLost { path: PathBuf },
-    /// A resumed folder holds a comparison whose rows are not what a run of it wrote.
     #[error(
         "{}: comparison {comparison}: {what}; refusing to resume (choose a new --out, or delete \
          the comparison's rows from the three CSV files to measure it again)",
@@ -100,7 +84,6 @@ pub enum ExportError {
     /// Rows could not be rendered in memory (no file involved).
     #[error("cannot render {format}: {message}")]
     Render {
-        /// The format being rendered (`csv`, `json`, `markdown`).
         format: &'static str,
         message: String,
     },

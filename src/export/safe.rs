@@ -4,7 +4,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::{io_err, ExportError};
@@ -42,7 +42,6 @@ fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError>
 /// would destroy it), a device node or FIFO (`/dev/null` replaced by a file breaks the system),
 /// a folder, or a file with other hard links (a rename would part it from its other names).
 pub fn check_target(path: &Path) -> Result<(), ExportError> {
-    use std::os::unix::fs::MetadataExt;
     let meta = match fs::symlink_metadata(path) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
@@ -70,13 +69,7 @@ pub fn check_target(path: &Path) -> Result<(), ExportError> {
 pub fn refuse_owned(target: &Path, owned: &[PathBuf]) -> Result<(), ExportError> {
     let target_place = resolved_place(target);
     for own in owned {
-        let same_file = match (fs::metadata(target), fs::metadata(own)) {
-            (Ok(a), Ok(b)) => {
-                use std::os::unix::fs::MetadataExt;
-                a.dev() == b.dev() && a.ino() == b.ino()
-            }
-            _ => false,
-        };
+        let same_file = matches!((fs::metadata(target), fs::metadata(own)), (Ok(a), Ok(b)) if same_inode(&a, &b));
         if same_file || (target_place.is_some() && target_place == resolved_place(own)) {
             return Err(ExportError::Owned {
                 path: target.to_path_buf(),
@@ -142,12 +135,7 @@ pub fn open_append(path: &Path) -> Result<File, ExportError> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
         .open(path)
         .map_err(|e| link_or_io(path, e))?;
-    let meta = file.metadata().map_err(io_err(path))?;
-    if !meta.is_file() {
-        return Err(ExportError::NotAFile {
-            path: path.to_path_buf(),
-        });
-    }
+    let file = regular(path, file)?;
     check_target(path)?;
     Ok(file)
 }
@@ -183,13 +171,18 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
             "the file keeps appearing and vanishing",
         )));
     };
-    let meta = file.metadata().map_err(io_err(path))?;
-    if !meta.is_file() {
-        return Err(ExportError::NotAFile {
+    Ok((regular(path, file)?, created))
+}
+
+/// `file`, opened at `path`, when it is a regular file (a FIFO or a device opens too).
+fn regular(path: &Path, file: File) -> Result<File, ExportError> {
+    if file.metadata().map_err(io_err(path))?.is_file() {
+        Ok(file)
+    } else {
+        Err(ExportError::NotAFile {
             path: path.to_path_buf(),
-        });
+        })
     }
-    Ok((file, created))
 }
 
 /// `O_NOFOLLOW` on a link fails with `ELOOP`, and opening a folder to write with `EISDIR`:
@@ -279,11 +272,11 @@ pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
 
 /// Whether `path` (not followed) is the file open as `file`.
 pub fn same_file(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), fs::symlink_metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
+    matches!((file.metadata(), fs::symlink_metadata(path)), (Ok(a), Ok(b)) if same_inode(&a, &b))
+}
+
+fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    a.dev() == b.dev() && a.ino() == b.ino()
 }
 
 impl Drop for FileLock {

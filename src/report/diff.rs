@@ -7,8 +7,6 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::export::csv::CsvExporter;
-use crate::export::Exporter;
 use crate::rows::{MeasurementRow, PrRow, Side, Status};
 use crate::stats::change::{compare_ratio, compare_times, Change, ChangeTest};
 use crate::stats::median;
@@ -55,7 +53,7 @@ pub struct Diff {
     pub new_failures: Vec<String>,
     /// Things the reader must know (duplicates, missing samples).
     pub notes: Vec<String>,
-    pub test: Option<ChangeTest>,
+    pub test: ChangeTest,
 }
 
 /// One comparison of one run folder: its measurements by side and its PR.
@@ -226,7 +224,7 @@ pub fn diff(old: &[PathBuf], new: &[PathBuf], test: &ChangeTest) -> Result<Diff,
     let (mut dup_o, mut dup_n) = (0, 0);
     let (io, inew) = (index(&fo, &mut dup_o), index(&fnew, &mut dup_n));
     let mut d = Diff {
-        test: Some(*test),
+        test: *test,
         ..Diff::default()
     };
     for (dups, which) in [(dup_o, "OLD"), (dup_n, "NEW")] {
@@ -297,7 +295,7 @@ fn value(v: f64, unit: &str) -> String {
 pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
     let mut doc = Doc::default();
     doc.heading(1, format!("clvscu diff: {old} → {new}"));
-    let t = d.test.unwrap_or_default();
+    let t = d.test;
     doc.para(format!(
         "Ratios are new / old: above 1 the new run performs better (for the PR: side A gained \
          on side B). Significance from the raw samples: a permutation test of the medians \
@@ -382,5 +380,5 @@ pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
 
 /// `diff.csv`: one row per compared quantity.
 pub fn csv(d: &Diff) -> Result<Vec<u8>, ReportError> {
-    Ok(CsvExporter.render(&d.rows)?)
+    Ok(crate::export::csv::render(&d.rows)?)
 }

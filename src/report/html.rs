@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use minijinja::{context, AutoEscape, Environment, Output, State, Value};
+use minijinja::{AutoEscape, Environment, Output, State, Value};
 use serde::Serialize;
 
 use super::doc::{Block, Doc};
@@ -165,14 +165,6 @@ pub(crate) struct PageLink {
 pub(crate) const STYLE: &str = include_str!("templates/style.css");
 pub(crate) const STYLE_FILE: &str = "style.css";
 
-/// `index.html`: per GPU its folders, each linked to its page, and the charts across GPUs.
-pub(crate) fn render_index(intro: &str, gpus: &[GpuView], charts: &[BlockView]) -> String {
-    render(
-        "index.html",
-        context! { title => "clvscu report", style => STYLE_FILE, intro, gpus, charts },
-    )
-}
-
 /// A page another page links to.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Neighbour {
@@ -188,25 +180,11 @@ pub(crate) struct Nav {
     pub next: Option<Neighbour>,
 }
 
-/// A run folder's page, one folder below the index.
-pub(crate) fn render_page(
-    title: &str,
-    gpu: &str,
-    nav: &Nav,
-    blocks: &[BlockView],
-    charts: &[BlockView],
-) -> String {
-    let style = format!("../{STYLE_FILE}");
-    render(
-        "page.html",
-        context! { title, style, gpu, nav, blocks, charts },
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::doc::Table;
+    use minijinja::context;
 
     #[test]
     fn text_is_escaped_numbers_align_right_and_charts_are_files() {
@@ -223,7 +201,11 @@ mod tests {
                 label: "b <2>".into(),
             }),
         };
-        let html = render_page("t", "gpu", &nav, &blocks(&doc), &[]);
+        let (blocks, charts) = (blocks(&doc), Vec::<BlockView>::new());
+        let html = render(
+            "page.html",
+            context! { title => "t", style => "../style.css", gpu => "gpu", nav, blocks, charts },
+        );
         assert!(html.contains("<h2>a &lt;b&gt;</h2>"), "{html}");
         assert!(
             html.contains("<table class=\"r2\">") && html.contains("<tr><td>x&amp;y<td>1.000\n"),
@@ -266,7 +248,11 @@ mod tests {
             }],
             blocks: Vec::new(),
         }];
-        let html = render_index("intro", &gpus, &[]);
+        let charts = Vec::<BlockView>::new();
+        let html = render(
+            "index.html",
+            context! { title => "clvscu report", style => STYLE_FILE, intro => "intro", gpus, charts },
+        );
         assert!(html.contains("<h2>H100 &lt;80GB&gt;</h2>"), "{html}");
         assert!(html.contains("<a href=\"pages/a.html\">a</a>"), "{html}");
         assert!(!html.contains("&#x2f;"), "slashes stay plain: {html}");

@@ -6,9 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
 use crate::export::csv::{parse_rows, read_by_name, read_maybe_gz, CsvSchema};
+use crate::export::json::{DeviceProvenance, Provenance};
 use crate::rows::{BaselineRow, MeasurementRow, PrRow, SampleRow, BASELINES_CSV};
 
 use super::ReportError;
@@ -23,9 +23,8 @@ pub struct RunFolder {
     pub measurements: Option<Vec<MeasurementRow>>,
     /// `None` when the folder has no PR file.
     pub prs: Option<Vec<PrRow>>,
-    /// `(api, device, driver)` of each side from `provenance.json`, for folders without
-    /// measurements.
-    pub provenance_devices: Vec<(String, String, String)>,
+    /// Each side's device from `provenance.json`, for folders without measurements.
+    pub provenance_devices: Vec<DeviceProvenance>,
     /// Where on its host the run's GPU sits, so two GPUs of one name are two GPUs: its PCI bus
     /// from `provenance.json` (`pci 19:00`), or, in a folder `run --cuda-device all` wrote
     /// before the bus was recorded, the CUDA index its folder name gives (`gpu1-…`: `CUDA
@@ -100,23 +99,6 @@ pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> 
 /// What tells two spellings of one folder apart from two folders: its canonical path.
 fn same_folder(dir: &Path) -> PathBuf {
     fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
-}
-
-#[derive(Deserialize)]
-struct Provenance {
-    #[serde(default)]
-    devices: Vec<ProvenanceDevice>,
-    #[serde(default)]
-    command_line: Vec<String>,
-}
-
-#[derive(Deserialize)]
-struct ProvenanceDevice {
-    api: String,
-    device: String,
-    driver: String,
-    #[serde(default)]
-    pci_bus: Option<String>,
 }
 
 /// `provenance.json` of `dir`; `None` when the file is missing or unreadable (it only names
@@ -195,12 +177,8 @@ pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
                 label: label_of(&dir, root),
                 measurements,
                 prs,
-                provenance_devices: provenance
-                    .iter()
-                    .flat_map(|p| &p.devices)
-                    .map(|d| (d.api.clone(), d.device.clone(), d.driver.clone()))
-                    .collect(),
-                gpu_place: provenance.and_then(|p| gpu_place(&dir, &p)),
+                gpu_place: provenance.as_ref().and_then(|p| gpu_place(&dir, p)),
+                provenance_devices: provenance.map(|p| p.devices).unwrap_or_default(),
                 baselines: baselines_for(&dir, root)?,
                 calibration: read_csv(&dir, crate::rows::CALIBRATION_PR_CSV)?,
                 verdicts: verdicts.clone(),

@@ -6,6 +6,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
+use minijinja::context;
+
 use crate::export::safe::{check_dir, prepare_dir};
 use crate::export::write_atomic;
 use crate::plot;
@@ -85,12 +87,16 @@ fn write_page(
     let charts = super::draw_into(catalog, std::slice::from_ref(folder), &chart_dir, &pages)?;
     let mut files: Vec<PathBuf> = charts.iter().map(|c| pages.join(c)).collect();
     let page = pages.join(format!("{slug}.html"));
-    let text = html::render_page(
-        &folder.label,
-        &gpu.full_title(),
-        nav,
-        &html::blocks(&tables::folder_doc(catalog, folder)),
-        &chart_views(&charts),
+    let text = html::render(
+        "page.html",
+        context! {
+            title => folder.label,
+            style => format!("../{}", html::STYLE_FILE),
+            gpu => gpu.full_title(),
+            nav,
+            blocks => html::blocks(&tables::folder_doc(catalog, folder)),
+            charts => chart_views(&charts),
+        },
     );
     write_atomic(&page, text.as_bytes())?;
     files.push(page);
@@ -150,10 +156,12 @@ pub fn write_site(
     files.push(style);
     let intro = tables::intro(folders.len(), roots, tables::models(&groups), groups.len());
     let index = out.join("index.html");
-    write_atomic(
-        &index,
-        html::render_index(&intro, &gpus, &chart_views(&across)).as_bytes(),
-    )?;
+    let charts = chart_views(&across);
+    let text = html::render(
+        "index.html",
+        context! { title => "clvscu report", style => html::STYLE_FILE, intro, gpus, charts },
+    );
+    write_atomic(&index, text.as_bytes())?;
     files.push(index);
     Ok(files)
 }

@@ -61,9 +61,9 @@ pub fn gpu_of(f: &RunFolder) -> GpuKey {
         push_unique(&mut drivers, &format!("{} {}", m.api, m.driver));
     }
     if gpus.is_empty() {
-        for (api, device, driver) in &f.provenance_devices {
-            push_unique(&mut gpus, device);
-            push_unique(&mut drivers, &format!("{api} {driver}"));
+        for d in &f.provenance_devices {
+            push_unique(&mut gpus, &d.device);
+            push_unique(&mut drivers, &format!("{} {}", d.api, d.driver));
         }
     }
     if gpus.is_empty() {

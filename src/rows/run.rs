@@ -6,11 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::words::{Api, FamilyId, Metric, Side, Status, TimerKind, WaitMode};
 
-/// The CSV files of a run folder, named by the rows they hold ([`MeasurementRow`], [`PrRow`],
-/// [`SampleRow`]): every reader and the writer take the names from here.
+/// The CSV files of a run folder: every reader and the writer take the names from here.
 pub const MEASUREMENTS_CSV: &str = "measurements.csv";
 pub const PRS_CSV: &str = "prs.csv";
 pub const SAMPLES_CSV: &str = "samples.csv";
+pub const TIMINGS_CSV: &str = "timings.csv";
+pub const PASSES_CSV: &str = "passes.csv";
 
 /// One row per (configuration, API): everything needed to reproduce and to chart it. A column
 /// with a serde default is missing (read as empty, or as stated) in files written before it.
@@ -97,10 +98,9 @@ pub struct MeasurementRow {
     /// the other one's with study key `program = "other"`.
     #[serde(default)]
     pub front_end: Option<Api>,
-    /// The work-group size the API reports as this kernel's limit (OpenCL's
-    /// `CL_KERNEL_WORK_GROUP_SIZE`, CUDA's `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): a fact
-    /// beside the launch, never a check of the harness's: the driver alone accepts or refuses
-    /// a launch. Empty where the kernel was not built.
+    /// The API's work-group limit for this kernel (`CL_KERNEL_WORK_GROUP_SIZE`,
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`): recorded, never checked (the driver alone
+    /// refuses a launch). Empty where the kernel was not built.
     #[serde(default)]
     pub kernel_work_group_limit: Option<u32>,
     /// Registers per work-item of the side's kernel as its second stage assembled it (CUDA:
@@ -176,13 +176,10 @@ pub struct SampleRow {
     pub seconds: f64,
 }
 
-/// What a row must satisfy to be a measurement and not noise, and what identifies it: the
-/// checks `merge` runs before it writes anything.
+/// What `merge` checks before it writes anything: a row's identity within a set of runs (two
+/// rows with one key are one row twice), and every value no real run writes, named.
 pub trait RowCheck {
-    /// The row's identity within a set of runs; two rows with one key are one row twice.
     fn key(&self) -> String;
-    /// Every value that no real run writes (NaN, infinite, negative or zero where a
-    /// measurement must be positive), named.
     fn problems(&self) -> Vec<String>;
 }
 
@@ -255,9 +252,6 @@ fn one() -> u32 {
     1
 }
 
-/// The file of a run folder that holds one [`TimingRow`] per comparison measured.
-pub const TIMINGS_CSV: &str = "timings.csv";
-
 /// One comparison's phases, as `timings.csv` holds them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimingRow {
@@ -282,6 +276,3 @@ pub struct PassRow {
     pub resident_kib: Option<u64>,
     pub open_fds: Option<u64>,
 }
-
-/// The file name of the per-pass table in a run's output directory.
-pub const PASSES_CSV: &str = "passes.csv";

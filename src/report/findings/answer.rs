@@ -9,7 +9,8 @@ use super::around;
 use super::experiments::{Measure, Rule};
 use super::folder::SuiteFolder;
 use super::inspected;
-use super::outcome::{Absent, Answer, Cause, Outcome};
+use super::outcome::{Answer, Cause, Outcome};
+use crate::report::ReportError::{self, Findings as Missing};
 
 /// A PR in the findings' form: `0.997 [0.996, 0.998]`.
 pub fn pr_text(p: &PrRow) -> String {
@@ -53,10 +54,8 @@ pub fn fair_rows(prs: &[PrRow]) -> Vec<&PrRow> {
 
 /// Evaluates one check on a suite folder.
 pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
-    if let Some(step) = measure.step() {
-        if let Some(why) = step_absent(s, step) {
-            return Outcome::Absent(why);
-        }
+    if let Some(why) = measure.step().and_then(|step| step_absent(s, step)) {
+        return Err(why);
     }
     let result = match *measure {
         Measure::Pr { step, comparison } => pr(s, step, comparison, rule),
@@ -74,17 +73,14 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
         Measure::MemoryCode { step, comparison } => inspected::memory_code(s, step, comparison),
         Measure::GroupCost { step, sweep, up_to } => group_cost(s, step, sweep, up_to, rule),
     };
-    match result {
-        Ok(a) => Outcome::Answered(a),
-        Err(why) => Outcome::Absent(why.to_string()),
-    }
+    result.map_err(|why| why.to_string())
 }
 
 /// Each API's metric of one comparison with its CI (`OpenCL 3425.3 [3420.1, 3430.2] GB/s`),
 /// or why the folder has none: a cell beside another tool's published figure.
-pub fn metric_cell(s: &SuiteFolder, step: &str, comparison: &str) -> Result<String, Absent> {
+pub fn metric_cell(s: &SuiteFolder, step: &str, comparison: &str) -> Result<String, ReportError> {
     if let Some(why) = step_absent(s, step) {
-        return Err(Absent::Missing(why));
+        return Err(Missing(why));
     }
     Ok(sides(s, step, comparison)?
         .iter()
@@ -162,9 +158,9 @@ fn causes_in(s: &SuiteFolder, step: &str, comparisons: &[&str]) -> Vec<Cause> {
     }
 }
 
-fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, Absent> {
+fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, ReportError> {
     let p = pr_row(s.prs(step), comparison)
-        .ok_or_else(|| Absent::Missing(comparison_absent(s, step, comparison)))?;
+        .ok_or_else(|| Missing(comparison_absent(s, step, comparison)))?;
     let agrees = match rule {
         Rule::Similar => Some(in_band(p.pr_ci_lo, p.pr_ci_hi)),
         Rule::OpenClFaster => Some(p.pr_ci_lo > 1.0),
@@ -178,13 +174,13 @@ fn pr(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answe
     })
 }
 
-fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, Absent> {
+fn rows(s: &SuiteFolder, step: &str, rule: Rule, fair_only: bool) -> Result<Answer, ReportError> {
     let rows = newest(s.prs(step), |p| {
         (p.fair || !fair_only) && opencl_vs_cuda(p) && p.sweep_param.is_empty()
     });
     if rows.is_empty() {
         let what = if fair_only { "fair " } else { "" };
-        return Err(Absent::Missing(format!(
+        return Err(Missing(format!(
             "step `{step}` has no {what}OpenCL-against-CUDA PR"
         )));
     }
@@ -216,7 +212,7 @@ fn sides<'a>(
     s: &'a SuiteFolder,
     step: &str,
     comparison: &str,
-) -> Result<Vec<&'a MeasurementRow>, Absent> {
+) -> Result<Vec<&'a MeasurementRow>, ReportError> {
     let rows = s.measurements(step);
     let sides: Vec<_> = [Api::OpenCl, Api::Cuda]
         .into_iter()
@@ -226,7 +222,7 @@ fn sides<'a>(
         })
         .collect();
     if sides.is_empty() {
-        return Err(Absent::Missing(comparison_absent(s, step, comparison)));
+        return Err(Missing(comparison_absent(s, step, comparison)));
     }
     Ok(sides)
 }
@@ -237,7 +233,7 @@ fn speedup(
     from: &str,
     to: &str,
     rule: Rule,
-) -> Result<Answer, Absent> {
+) -> Result<Answer, ReportError> {
     let (a, b) = (sides(s, step, from)?, sides(s, step, to)?);
     let mut parts = Vec::new();
     let mut cis = Vec::new();
@@ -251,7 +247,7 @@ fn speedup(
         cis.push((lo, hi));
     }
     if cis.is_empty() {
-        return Err(Absent::Missing(format!(
+        return Err(Missing(format!(
             "step `{step}` measured `{from}` and `{to}` on no common API"
         )));
     }
@@ -270,7 +266,7 @@ fn speedup(
 
 /// Per API, `calls` times the median of one call, with its CI, the size and the device: the
 /// form of a seed that published an absolute time.
-fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Answer, Absent> {
+fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Answer, ReportError> {
     let sides = sides(s, step, comparison)?;
     let n = f64::from(calls);
     let parts: Vec<String> = sides
@@ -294,11 +290,16 @@ fn time(s: &SuiteFolder, step: &str, comparison: &str, calls: u32) -> Result<Ans
     })
 }
 
-fn peak_share(s: &SuiteFolder, step: &str, comparison: &str, rule: Rule) -> Result<Answer, Absent> {
+fn peak_share(
+    s: &SuiteFolder,
+    step: &str,
+    comparison: &str,
+    rule: Rule,
+) -> Result<Answer, ReportError> {
     let sides = sides(s, step, comparison)?;
     // One peak for the one GPU: a side that did not record it shares the other's.
     let Some(peak) = sides.iter().find_map(|m| m.peak_gbs) else {
-        return Err(Absent::Missing(format!(
+        return Err(Missing(format!(
             "step `{step}` recorded no Eq. 2 peak for `{comparison}`"
         )));
     };
@@ -329,7 +330,7 @@ fn group_cost(
     sweep: &str,
     up_to: u32,
     rule: Rule,
-) -> Result<Answer, Absent> {
+) -> Result<Answer, ReportError> {
     let rows = s.measurements(step);
     let prefix = format!("{sweep}@");
     let mut parts = Vec::new();
@@ -362,7 +363,7 @@ fn group_cost(
         fits.push(r2);
     }
     if fits.is_empty() {
-        return Err(Absent::Missing(format!(
+        return Err(Missing(format!(
             "step `{step}` has fewer than 3 verified points of `{sweep}` up to local {up_to} on \
              every API"
         )));

@@ -3,16 +3,19 @@
 
 use super::experiments::Rule;
 use super::folder::SuiteFolder;
-use super::outcome::{Absent, Answer};
+use super::outcome::Answer;
 use crate::export::csv::read_by_name;
+use crate::report::ReportError::{self, Findings as Missing};
 use crate::rows::{ClassCountRow, TableVRow, CLASSES_CSV, TABLE_V_CSV};
 
 /// Both front ends' loads and stores of `comparison`'s kernel, by memory space.
-pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Result<Answer, Absent> {
+pub(super) fn memory_code(
+    s: &SuiteFolder,
+    step: &str,
+    comparison: &str,
+) -> Result<Answer, ReportError> {
     let Some(file) = crate::report::load::csv_in(&s.dir.join(step), CLASSES_CSV) else {
-        return Err(Absent::Missing(format!(
-            "step `{step}` wrote no {CLASSES_CSV}"
-        )));
+        return Err(Missing(format!("step `{step}` wrote no {CLASSES_CSV}")));
     };
     let rows: Vec<ClassCountRow> = read_by_name(&file)?;
     // A front end whose PTX was not counted at all (PoCL gives none) is no front end with no
@@ -22,7 +25,7 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
         .find(|api| !rows.iter().any(|r| r.pair == comparison && r.api == *api))
     {
         if rows.iter().any(|r| r.pair == comparison) {
-            return Err(Absent::Missing(format!(
+            return Err(Missing(format!(
                 "step `{step}`'s ptx_classes.csv counts no {api} PTX of `{comparison}`: one \
                  front end's code alone compares with nothing"
             )));
@@ -54,7 +57,7 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
         }
     }
     if parts.is_empty() {
-        return Err(Absent::Missing(format!(
+        return Err(Missing(format!(
             "step `{step}`'s ptx_classes.csv has no loads or stores of `{comparison}`"
         )));
     }
@@ -65,12 +68,10 @@ pub(super) fn memory_code(s: &SuiteFolder, step: &str, comparison: &str) -> Resu
     })
 }
 
-pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, Absent> {
+pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer, ReportError> {
     let file = s.dir.join(step).join(TABLE_V_CSV);
     if !file.is_file() {
-        return Err(Absent::Missing(format!(
-            "step `{step}` wrote no {TABLE_V_CSV}"
-        )));
+        return Err(Missing(format!("step `{step}` wrote no {TABLE_V_CSV}")));
     }
     let rows: Vec<TableVRow> = read_by_name(&file)?;
     let ours = |api: &str| {
@@ -80,7 +81,7 @@ pub(super) fn table_v(s: &SuiteFolder, step: &str, rule: Rule) -> Result<Answer,
             .or_else(|| rows.iter().find(|r| r.source == "clvscu" && r.api == api))
     };
     let (Some(cl), Some(cu)) = (ours("OpenCL"), ours("CUDA")) else {
-        return Err(Absent::Missing(format!(
+        return Err(Missing(format!(
             "step `{step}`'s table-v.csv lacks an OpenCL or a CUDA row of ours"
         )));
     };

@@ -11,29 +11,13 @@ pub struct Answer {
     pub causes: Vec<Cause>,
 }
 
+/// The answer to a check, or why the folder gives none.
+pub type Outcome = Result<Answer, String>;
+
 /// One verdict of explain on a comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cause {
     pub comparison: String,
     pub verdict: String,
     pub verified: bool,
-}
-
-/// Why a suite folder answers no check: what it lacks, in the words of what it holds, or
-/// why a file of it could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum Absent {
-    #[error("{0}")]
-    Missing(String),
-    #[error(transparent)]
-    Unreadable(#[from] crate::report::ReportError),
-    #[error(transparent)]
-    UnreadableRows(#[from] crate::export::ExportError),
-}
-
-/// The answer, or why there is none.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Answered(Answer),
-    Absent(String),
 }

@@ -172,26 +172,23 @@ fn what(m: &Measure) -> String {
     }
 }
 
-/// The words of a verdict: of a seed's check, or of an explanation's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Words {
-    Seed,
-    Explanation,
-}
+/// The words of a seed's check, or of an explanation's: its verdict when it agrees, when it
+/// does not, and how its rule begins.
+type Words = [&'static str; 3];
+const SEED: Words = ["agrees", "does not agree", "agrees when"];
+const EXPLANATION: Words = ["shown", "not shown", "shown when"];
 
 fn verdict_word(agrees: Option<bool>, words: Words) -> &'static str {
-    match (agrees, words) {
-        (Some(true), Words::Seed) => "agrees",
-        (Some(false), Words::Seed) => "does not agree",
-        (Some(true), Words::Explanation) => "shown",
-        (Some(false), Words::Explanation) => "not shown",
-        (None, _) => "no rule",
+    match agrees {
+        Some(true) => words[0],
+        Some(false) => words[1],
+        None => "no rule",
     }
 }
 
 fn cell(o: &Outcome, words: Words) -> CellView {
     match o {
-        Outcome::Answered(a) => CellView {
+        Ok(a) => CellView {
             value: a.value.clone(),
             verdict: verdict_word(a.agrees, words).into(),
             causes: a
@@ -207,7 +204,7 @@ fn cell(o: &Outcome, words: Words) -> CellView {
                 })
                 .collect(),
         },
-        Outcome::Absent(why) => CellView {
+        Err(why) => CellView {
             value: format!("cannot answer: {why}"),
             verdict: "cannot answer".into(),
             causes: Vec::new(),
@@ -232,8 +229,8 @@ fn conclusion(outcomes: &[(Outcome, Rule)]) -> Conclusion {
     let mut any = false;
     for (o, rule) in outcomes {
         match o {
-            Outcome::Absent(_) => return Conclusion::Cannot,
-            Outcome::Answered(a) => match a.agrees {
+            Err(_) => return Conclusion::Cannot,
+            Ok(a) => match a.agrees {
                 Some(false) => return Conclusion::Fails,
                 Some(true) => any = true,
                 None if *rule == Rule::NoRule => {}
@@ -282,10 +279,7 @@ fn check_views(
         .enumerate()
         .map(|(i, (m, r))| CheckView {
             what: what(m),
-            rule: match words {
-                Words::Seed => r.text(),
-                Words::Explanation => r.text().replacen("agrees when", "shown when", 1),
-            },
+            rule: r.text().replacen(SEED[2], words[2], 1),
             cells: per_gpu.iter().map(|o| cell(&o[i].0, words)).collect(),
         })
         .collect()
@@ -315,7 +309,7 @@ pub fn view(
                 Conclusion::Cannot => g.cannot.push(line.clone()),
             }
         }
-        let checks = check_views(e.checks, &per_gpu, Words::Seed);
+        let checks = check_views(e.checks, &per_gpu, SEED);
         let why = WHY.iter().find(|w| w.id == e.id).map(|w| {
             let per_gpu = answers(folders, w.checks);
             for (g, outcomes) in gpus.iter_mut().zip(&per_gpu) {
@@ -327,7 +321,7 @@ pub fn view(
             }
             WhyView {
                 claim: w.claim.into(),
-                checks: check_views(w.checks, &per_gpu, Words::Explanation),
+                checks: check_views(w.checks, &per_gpu, EXPLANATION),
             }
         });
         let view = ExperimentView {
