@@ -375,7 +375,10 @@ fn the_quick_suite_ends_with_findings_for_all_39_experiments() {
     let vector = &md[heading("wp-vector-types")..];
     let why = &vector[vector.find("Why it differs").unwrap()..];
     let row = why.lines().find(|l| l.contains("`fill/scalar4`")).unwrap();
-    match holds_row(suite, "fill", "fill/scalar4") {
+    // The row compares scalar4 with the 1-D launch: under load the quick step's time cap
+    // can leave either unmeasured, and then the row says why it cannot answer.
+    let both = ["fill/scalar4", "fill/1d@local=256"];
+    match both.iter().all(|c| holds_row(suite, "fill", c)) {
         true => assert!(!row.contains("cannot answer"), "{row}"),
         false => assert!(row.contains("cannot answer: "), "{row}"),
     }
