@@ -88,12 +88,7 @@ pub fn execute(
     let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
     // Where the time went: the provenance's line covers what this process measured itself;
     // `timings.csv` covers the folder (see `RunFolder::close`).
-    let phases = timings::RunPhases {
-        calibration_s,
-        built_ahead: summary.built_ahead,
-        built_ahead_s: summary.built_ahead_s,
-    };
-    let line = timings::summary_line(&summary.timings, phases, wall.elapsed().as_secs_f64());
+    let line = timings::summary_line(&summary, calibration_s, wall.elapsed().as_secs_f64());
     // The summary covers the folder: the whole comparisons a resumed folder kept, then this
     // run's.
     let (measurements, prs) = folder.rows_with(&summary.measurements, &summary.prs);
