@@ -70,7 +70,6 @@ pub enum StudyError {
 }
 
 impl StudyError {
-    /// A [`StudyError::Field`] of `entry` in `file`.
     fn field(file: &str, entry: &str, message: impl Into<String>) -> Self {
         StudyError::Field {
             file: file.to_string(),
