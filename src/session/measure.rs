@@ -375,18 +375,6 @@ fn run_waiting(
     exec::run(backend, p)
 }
 
-/// The stopping rule of a comparison whose two sides both verified; `None` otherwise.
-fn stopping_rule(sides: &[SidePlan], prepared: &[Option<Prepared>]) -> Option<Rule> {
-    if prepared.iter().any(Option::is_none) {
-        return None;
-    }
-    let asked: Vec<(f64, f64)> = sides
-        .iter()
-        .map(|s| (s.settings.target_ci, s.settings.max_time_s))
-        .collect();
-    Rule::of(&asked)
-}
-
 /// Asks the rule with the two sides' times so far; a failed side ends the timing.
 fn wants_more(rule: &mut Rule, sides: &[SidePlan], runs: &[SideRun]) -> bool {
     if runs.iter().any(|r| r.failure.is_some()) {
@@ -443,7 +431,12 @@ fn time_turns(
     let mut spent = vec![0.0f64; sides.len()];
     let started = Instant::now();
     let mut last_side = None;
-    let mut rule = stopping_rule(sides, prepared);
+    // Only a comparison whose two sides both verified has a stopping rule.
+    let asked: Vec<(f64, f64)> = sides
+        .iter()
+        .map(|s| (s.settings.target_ci, s.settings.max_time_s))
+        .collect();
+    let mut rule = Rule::of(&asked).filter(|_| prepared.iter().all(Option::is_some));
     let mut extending = false;
     loop {
         if interrupted.load(Ordering::SeqCst) {
