@@ -35,8 +35,6 @@ pub use measure::InputCache;
 use measure::SidePlan;
 use store::{ComparisonRows, Sink};
 
-pub use analysis::RESAMPLES;
-
 /// What a study's run tells whoever watches it, so that the face can show its progress (a
 /// bar on a terminal, a line per comparison elsewhere) while the library draws nothing.
 pub enum Progress<'r> {
