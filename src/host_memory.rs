@@ -11,10 +11,7 @@ pub struct HostMemoryError {
 
 /// Refuses `needed` host bytes above the memory available now, when the system says.
 pub fn check_host(needed: u64, what: &str) -> Result<(), HostMemoryError> {
-    match available_host_bytes() {
-        Some(limit) => check_host_against(needed, limit, what),
-        None => Ok(()),
-    }
+    available_host_bytes().map_or(Ok(()), |limit| check_host_against(needed, limit, what))
 }
 
 pub(crate) fn check_host_against(

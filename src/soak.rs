@@ -5,12 +5,7 @@
 /// Resident memory of this process in KiB (Linux).
 pub fn resident_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    vm_rss_kib(&status)
-}
-
-fn vm_rss_kib(status: &str) -> Option<u64> {
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    Some(crate::host_memory::parse_meminfo(&status, "VmRSS:")? / 1024)
 }
 
 /// Open file descriptors of this process (Linux).
@@ -27,6 +22,7 @@ mod tests {
     #[test]
     fn vm_rss_is_read_from_status_text() {
         let status = "Name:\tclvscu\nVmPeak:\t  200 kB\nVmRSS:\t   12345 kB\nThreads:\t4\n";
+        let vm_rss_kib = |s| Some(crate::host_memory::parse_meminfo(s, "VmRSS:")? / 1024);
         assert_eq!(vm_rss_kib(status), Some(12345));
         assert_eq!(vm_rss_kib("Name:\tx\n"), None);
         assert_eq!(vm_rss_kib("VmRSS:\tlots kB\n"), None);

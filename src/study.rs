@@ -70,7 +70,6 @@ pub enum StudyError {
 }
 
 impl StudyError {
-    /// A [`StudyError::Field`] of `entry` in `file`.
     fn field(file: &str, entry: &str, message: impl Into<String>) -> Self {
         StudyError::Field {
             file: file.to_string(),
@@ -197,10 +196,8 @@ pub struct Resolved {
     pub min_time_s: f64,
     /// The timing budget of a comparison beyond its minimum (`max_time`).
     pub max_time_s: f64,
-    /// Past `reps` and `min_time`, the sides go on taking turns until the PR's CI is decisive
-    /// (wholly inside or wholly outside the similar band) and its half-width is at most this
-    /// share of the PR, or `max_time_s` is spent: criterion's way of sizing samples to the
-    /// noise, so a noisy device still reaches a verdict. 0 turns it off.
+    /// The PR's CI half-width, as a share of the PR, that ends the timing past `reps` and
+    /// `min_time` (see [`crate::session`]'s adaptive rule); 0 turns it off.
     pub target_ci: f64,
     /// The watchdog's limit for one launch; `None`: derived from the expected time.
     pub timeout_s: Option<f64>,
@@ -458,7 +455,6 @@ mod tests {
         }
         assert!(checked > 0, "no built-in study has a define");
     }
-
 
     /// On the committed H100 and H200 runs of the exact launch, the fill study's expectation covers exactly
     /// the rows NVIDIA's OpenCL refused (the article's exact launch at a local size that does

@@ -1,11 +1,8 @@
-//! Programs built ahead. A run measures its comparisons one at a time, and each used to build
-//! its programs in turn, one compiler call after another: on a GPU, builds were the largest
-//! phase of sweeps over unroll factors and work-group sizes (`timings.csv`'s `build_s`).
-//! Before each stretch of comparisons, the programs they will build are built at once on
-//! each side ([`Programs::prebuild`]); each comparison's own build then finds its program done.
-//! The requests come from the same function a comparison's build uses, so what is built
-//! ahead is exactly what would have been built; a request that fails ahead is built again in
-//! its comparison, which reports the failure as before.
+//! Programs built ahead: builds one at a time were the largest phase of a GPU sweep, so
+//! before each stretch of comparisons their programs are built at once on each side; each
+//! comparison's own build then finds its program done. The requests come from the function a
+//! comparison's build uses; one that fails ahead is built again, and reported, in its
+//! comparison.
 
 use crate::backend::{CompileRequest, Runtime};
 use crate::families::exec::compile_request;

@@ -8,8 +8,9 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::measure::{times, SidePlan, SideRun};
+use crate::backend::Seconds;
 use crate::fairness::{self, SideSteps};
-use crate::rows::Api;
+use crate::rows::{Api, TimerKind};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
 use crate::stats;
 use crate::study::{Comparison, Study};
@@ -113,11 +114,8 @@ pub fn measurement_row(
 pub fn sample_rows(ctx: &RowContext, plan: &SidePlan, run: &SideRun) -> Vec<SampleRow> {
     let mut rows = Vec::new();
     for (rep, s) in run.samples.iter().enumerate() {
-        for (timer, value) in [
-            (crate::rows::TimerKind::DeviceEvent, s.device),
-            (crate::rows::TimerKind::WallClock, Some(s.wall)),
-        ] {
-            if let Some(seconds) = value.filter(|v| v.is_finite()) {
+        for timer in [TimerKind::DeviceEvent, TimerKind::WallClock] {
+            if let Some(seconds) = s.get(timer).map(|v| v.0).filter(|v| v.is_finite()) {
                 rows.push(SampleRow {
                     run_id: ctx.run_id.to_string(),
                     comparison: ctx.comparison.id.clone(),
@@ -157,8 +155,12 @@ fn fill_stats(row: &mut MeasurementRow, summary: Option<stats::Summary>, plan: &
 
 /// The median of the values an API gave; `None` when it gave none (CUDA has no queued or
 /// submit timestamp, so its interval cells stay empty rather than hold an invented value).
-fn median_of(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
-    let v: Vec<f64> = values.flatten().filter(|x| x.is_finite()).collect();
+fn median_of(values: impl Iterator<Item = Option<Seconds>>) -> Option<f64> {
+    let v: Vec<f64> = values
+        .flatten()
+        .map(|x| x.0)
+        .filter(|x| x.is_finite())
+        .collect();
     stats::median(&v)
 }
 

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{BackendError, KernelResources, LaunchShape, Runtime};
+use crate::backend::{BackendError, KernelResources, LaunchShape, Runtime, Timing};
 use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::matrix::MatrixSource;
 use crate::families::{FamilyId, Size, Variant};
@@ -30,25 +30,6 @@ pub struct SidePlan<'b> {
     pub settings: Resolved,
     pub shape: LaunchShape,
     pub config: SideConfig,
-}
-
-/// One timed repetition: the device clock (when the API gave one) and the host clock.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Sample {
-    pub device: Option<f64>,
-    pub wall: f64,
-    /// OpenCL's queue intervals (`None` where the API has no such timestamps).
-    pub queued_to_submit: Option<f64>,
-    pub submit_to_start: Option<f64>,
-}
-
-impl Sample {
-    pub fn get(&self, timer: TimerKind) -> Option<f64> {
-        match timer {
-            TimerKind::DeviceEvent => self.device,
-            TimerKind::WallClock => Some(self.wall),
-        }
-    }
 }
 
 /// Why a side has no timing.
@@ -76,7 +57,8 @@ impl Failure {
 pub struct SideRun {
     /// The largest error against the reference; NaN when the side never got that far.
     pub max_error: f64,
-    pub samples: Vec<Sample>,
+    /// Each timed repetition, in order.
+    pub samples: Vec<Timing>,
     pub failure: Option<Failure>,
     /// Levels of one run of a level-by-level family (see [`Inputs::levels`]), once verified.
     pub levels: Option<u64>,
@@ -108,7 +90,7 @@ type InputKey = (FamilyId, &'static str, Size, u64, String);
 /// not always one after the other. Bounded by bytes, oldest first out, and always keeping the
 /// last two (the two sides of an unfair problem-size pair).
 pub struct InputCache {
-    entries: Vec<(InputKey, Rc<Inputs>)>,
+    pub(super) entries: Vec<(InputKey, Rc<Inputs>)>,
     budget_bytes: usize,
 }
 
@@ -170,14 +152,6 @@ impl InputCache {
             }
             self.entries.remove(0);
         }
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 
@@ -401,18 +375,6 @@ fn run_waiting(
     exec::run(backend, p)
 }
 
-/// The stopping rule of a comparison whose two sides both verified; `None` otherwise.
-fn stopping_rule(sides: &[SidePlan], prepared: &[Option<Prepared>]) -> Option<Rule> {
-    if prepared.iter().any(Option::is_none) {
-        return None;
-    }
-    let asked: Vec<(f64, f64)> = sides
-        .iter()
-        .map(|s| (s.settings.target_ci, s.settings.max_time_s))
-        .collect();
-    Rule::of(&asked)
-}
-
 /// Asks the rule with the two sides' times so far; a failed side ends the timing.
 fn wants_more(rule: &mut Rule, sides: &[SidePlan], runs: &[SideRun]) -> bool {
     if runs.iter().any(|r| r.failure.is_some()) {
@@ -469,7 +431,12 @@ fn time_turns(
     let mut spent = vec![0.0f64; sides.len()];
     let started = Instant::now();
     let mut last_side = None;
-    let mut rule = stopping_rule(sides, prepared);
+    // Only a comparison whose two sides both verified has a stopping rule.
+    let asked: Vec<(f64, f64)> = sides
+        .iter()
+        .map(|s| (s.settings.target_ci, s.settings.max_time_s))
+        .collect();
+    let mut rule = Rule::of(&asked).filter(|_| prepared.iter().all(Option::is_some));
     let mut extending = false;
     loop {
         if interrupted.load(Ordering::SeqCst) {
@@ -512,19 +479,13 @@ fn time_turns(
                 }
                 match timed_run() {
                     Ok(t) => {
-                        let sample = Sample {
-                            device: t.device.map(|d| d.0),
-                            wall: t.wall.0,
-                            queued_to_submit: t.queued_to_submit.map(|d| d.0),
-                            submit_to_start: t.submit_to_start.map(|d| d.0),
-                        };
                         // `min_time` is time spent timing, on the host clock: a kernel of
                         // microseconds among host work (BFS's level read-backs) would
                         // otherwise repeat for many seconds to gather `min_time` of device
                         // time. A sample of back-to-back launches holds the time of one, so
                         // it counts as many times as it launched.
-                        spent[i] += sample.wall * f64::from(exec::launches_per_sample(p));
-                        runs[i].samples.push(sample);
+                        spent[i] += t.wall.0 * f64::from(exec::launches_per_sample(p));
+                        runs[i].samples.push(t);
                     }
                     Err(e) => runs[i].failure = Some(Failure::of(&e)),
                 }
@@ -554,7 +515,7 @@ fn time_turns(
 pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
     run.samples
         .iter()
-        .filter_map(|s| s.get(plan.settings.timer))
+        .filter_map(|s| Some(s.get(plan.settings.timer)?.0))
         .filter(|x| x.is_finite() && *x > 0.0)
         .collect()
 }

@@ -35,15 +35,15 @@ pub use measure::InputCache;
 use measure::SidePlan;
 use store::{ComparisonRows, Sink};
 
-pub use analysis::RESAMPLES;
-
 /// What a study's run tells whoever watches it, so that the face can show its progress (a
 /// bar on a terminal, a line per comparison elsewhere) while the library draws nothing.
 pub enum Progress<'r> {
-    /// A study of `total` comparisons starts.
-    Started { total: usize },
-    /// The comparison `id` is measured next.
-    Measuring { id: &'r str },
+    Started {
+        total: usize,
+    },
+    Measuring {
+        id: &'r str,
+    },
     /// Comparison `index` (from 1) of `total` is done: measured now (`rows`), or kept from a
     /// resumed folder (`None`).
     Done {

@@ -63,14 +63,3 @@ pub enum SessionError {
         reason: String,
     },
 }
-
-impl SessionError {
-    /// The refusal of `comparison` of `study`, before anything is measured.
-    pub fn refused(study: &Study, comparison: &str, reason: impl ToString) -> SessionError {
-        SessionError::Refused {
-            study: study.file.clone(),
-            comparison: comparison.to_string(),
-            reason: reason.to_string(),
-        }
-    }
-}

@@ -33,17 +33,6 @@ pub(crate) fn sha256_prefix(bytes: &[u8], digits: usize) -> String {
         .collect()
 }
 
-fn device_provenance(d: &DeviceInfo) -> DeviceProvenance {
-    DeviceProvenance {
-        api: d.api.clone(),
-        platform: d.platform.clone(),
-        device: d.name.clone(),
-        driver: d.driver_version.clone(),
-        api_version: d.api_version.clone(),
-        pci_bus: d.pci_bus.clone(),
-    }
-}
-
 /// The GPUs' state at one moment from NVML: one line per GPU (or why there is none) and the
 /// numbers.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -97,7 +86,17 @@ pub fn common(
         command_line: command_line.to_vec(),
         host: hostname(),
         date_utc: chrono::Utc::now().to_rfc3339(),
-        devices: devices.iter().map(|d| device_provenance(d)).collect(),
+        devices: devices
+            .iter()
+            .map(|d| DeviceProvenance {
+                api: d.api.clone(),
+                platform: d.platform.clone(),
+                device: d.name.clone(),
+                driver: d.driver_version.clone(),
+                api_version: d.api_version.clone(),
+                pci_bus: d.pci_bus.clone(),
+            })
+            .collect(),
         gpu_query_before: before.query,
         notes: source_notes(sources),
         ..Provenance::default()

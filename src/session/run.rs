@@ -51,7 +51,11 @@ fn check_comparisons(
 ) -> Result<(), SessionError> {
     let infos = sides.infos();
     for c in &study.comparisons {
-        let refused = |reason: String| SessionError::refused(study, &c.id, reason);
+        let refused = |reason: String| SessionError::Refused {
+            study: study.file.clone(),
+            comparison: c.id.clone(),
+            reason,
+        };
         for (i, settings) in [&c.a, &c.b].into_iter().enumerate() {
             // A side that does not run needs no room.
             if let Some(info) = infos.get(i) {
@@ -88,12 +92,7 @@ pub fn execute(
     let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
     // Where the time went: the provenance's line covers what this process measured itself;
     // `timings.csv` covers the folder (see `RunFolder::close`).
-    let phases = timings::RunPhases {
-        calibration_s,
-        built_ahead: summary.built_ahead,
-        built_ahead_s: summary.built_ahead_s,
-    };
-    let line = timings::summary_line(&summary.timings, phases, wall.elapsed().as_secs_f64());
+    let line = timings::summary_line(&summary, calibration_s, wall.elapsed().as_secs_f64());
     // The summary covers the folder: the whole comparisons a resumed folder kept, then this
     // run's.
     let (measurements, prs) = folder.rows_with(&summary.measurements, &summary.prs);
@@ -105,23 +104,14 @@ pub fn execute(
     );
     folder.close(&text, &summary.timings, line)?;
     Ok(RunReport {
-        remeasured: folder.remeasured(),
+        remeasured: folder.store.remeasured().to_vec(),
         summary,
     })
 }
 
-/// Whether a study's rows are bound by the runtime, so that the harness's own launch cost
-/// could sit inside them: launches, BFS levels, reductions small enough for their two
-/// launches to matter.
-pub fn runtime_bound(study: &Study) -> bool {
-    study.comparisons.iter().any(|c| {
-        [&c.a, &c.b]
-            .iter()
-            .any(|s| s.family.family().runtime_bound(s.size))
-    })
-}
-
-/// For a runtime-bound study, the quick calibration on the run's backends before the
+/// For a runtime-bound study (launches, BFS levels, reductions small enough for their two
+/// launches to matter: the harness's own launch cost could sit inside its rows), the quick
+/// calibration on the run's backends before the
 /// study: written beside the rows (`calibration*.csv`), noted in the provenance, and
 /// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration,
 /// read back to be summarised again.
@@ -131,7 +121,12 @@ fn calibrate_if_runtime_bound(
     folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
     let done = folder.dir().join(crate::rows::CALIBRATION_CSV).exists();
-    if !runtime_bound(&plan.study) {
+    let runtime_bound = plan.study.comparisons.iter().any(|c| {
+        [&c.a, &c.b]
+            .iter()
+            .any(|s| s.family.family().runtime_bound(s.size))
+    });
+    if !runtime_bound {
         return Ok(None);
     }
     if plan.resume && done {

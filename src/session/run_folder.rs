@@ -179,11 +179,6 @@ impl RunFolder {
             .chain(own.iter().cloned())
             .collect()
     }
-
-    /// Comparisons of a resumed folder that were incomplete or had failed, and why.
-    pub fn remeasured(&self) -> Vec<String> {
-        self.store.remeasured().to_vec()
-    }
 }
 
 /// Whether any result CSV of the folder has content.

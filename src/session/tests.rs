@@ -1362,13 +1362,13 @@ fn the_input_cache_returns_a_set_seen_earlier_and_evicts_the_least_recently_used
         &first,
         &roomy.get(uniform, size("2^10"), 1, &m)
     ));
-    assert_eq!(roomy.len(), 3);
+    assert_eq!(roomy.entries.len(), 3);
     // No room beyond the last two: the oldest goes, and asking again makes a new set.
     let mut tight = super::InputCache::with_budget(0);
     let first = tight.get(uniform, size("2^10"), 1, &m);
     tight.get(layered, size("2^10"), 1, &m);
     tight.get(uniform, size("2^11"), 1, &m);
-    assert_eq!(tight.len(), 2);
+    assert_eq!(tight.entries.len(), 2);
     assert!(!std::rc::Rc::ptr_eq(
         &first,
         &tight.get(uniform, size("2^10"), 1, &m)

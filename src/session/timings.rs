@@ -45,20 +45,13 @@ impl TimingRow {
     }
 }
 
-/// The run's phases outside its comparisons.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RunPhases {
-    pub calibration_s: f64,
-    /// Programs built ahead of their comparisons, several at once (see `session::ahead`).
-    pub built_ahead: usize,
-    pub built_ahead_s: f64,
-}
-
-/// One sentence for the provenance: the run's wall time and its phases, largest first, and
-/// the comparison that took longest. It covers what this process measured: a resume's line
-/// counts its own comparisons, while `timings.csv` also keeps the earlier runs' rows of the
-/// comparisons the resume kept.
-pub fn summary_line(rows: &[TimingRow], run: RunPhases, wall_s: f64) -> String {
+/// One sentence for the provenance: the run's wall time and its phases (the comparisons',
+/// the programs `run` built ahead and the calibration), largest first, and the comparison
+/// that took longest. It covers what this process measured: a resume's line counts its own
+/// comparisons, while `timings.csv` also keeps the earlier runs' rows of the comparisons the
+/// resume kept.
+pub fn summary_line(run: &super::RunSummary, calibration_s: f64, wall_s: f64) -> String {
+    let rows = &run.timings;
     let sum = |f: fn(&TimingRow) -> f64| rows.iter().map(f).sum::<f64>();
     let ahead = format!("{} program(s) built ahead, at once,", run.built_ahead);
     let mut phases = [
@@ -68,7 +61,7 @@ pub fn summary_line(rows: &[TimingRow], run: RunPhases, wall_s: f64) -> String {
         ("verification", sum(|r| r.verify_s)),
         ("warm-up", sum(|r| r.warmup_s)),
         ("timed repetitions", sum(|r| r.timed_s)),
-        ("calibration", run.calibration_s),
+        ("calibration", calibration_s),
     ];
     let accounted: f64 = phases.iter().map(|p| p.1).sum();
     phases.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -124,13 +117,13 @@ mod tests {
 
     #[test]
     fn the_summary_names_the_largest_phase_first_and_the_slowest_comparison() {
-        let rows = [row("a", 0.5, 1.0), row("b", 0.25, 18.0)];
-        let run = RunPhases {
-            calibration_s: 2.0,
+        let run = crate::session::RunSummary {
+            timings: vec![row("a", 0.5, 1.0), row("b", 0.25, 18.0)],
             built_ahead: 12,
             built_ahead_s: 1.25,
+            ..Default::default()
         };
-        let line = summary_line(&rows, run, 25.25);
+        let line = summary_line(&run, 2.0, 25.25);
         assert!(
             line.starts_with("time: 25.25 s wall over 2 comparison(s): timed repetitions 19.00 s, calibration 2.00 s, 12 program(s) built ahead, at once, 1.25 s, builds and uploads 0.75 s"),
             "{line}"

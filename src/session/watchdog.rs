@@ -15,9 +15,6 @@ pub const EXPECTED_FACTOR: u32 = 100;
 /// ...but are never cut shorter than this.
 pub const MIN_LIMIT: Duration = Duration::from_secs(10);
 
-/// How often the watchdog looks (see [`crate::study::limits::WATCHDOG_TICK`]).
-pub const TICK: Duration = crate::study::limits::WATCHDOG_TICK;
-
 /// What is being watched, kept in parts so that arming allocates nothing: a launch is armed
 /// thousands of times a second, and a small allocation that outlives a large free keeps the
 /// allocator from returning memory (a soak sees resident memory climb).
@@ -55,7 +52,7 @@ impl Watchdog {
         let dog = Watchdog::default();
         let watched = dog.armed.clone();
         thread::spawn(move || loop {
-            thread::sleep(TICK);
+            thread::sleep(crate::study::limits::WATCHDOG_TICK);
             // Looked at in place: a tick allocates nothing unless a launch has expired.
             let expired = watched
                 .lock()

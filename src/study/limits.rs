@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::Spec;
-use crate::kernels::defines;
 use crate::families::Variant;
+use crate::kernels::defines;
 use crate::names::is_identifier;
 
 /// A study key whose value breaks one of the rules of a study file; the message names the key.
@@ -143,7 +143,7 @@ pub fn check_timeout(seconds: f64) -> Result<(), TimeoutError> {
     Ok(())
 }
 
-/// Refuses counts no measurement needs, naming the limit.
+/// Refuses counts no measurement needs, naming the limit, and `reps` above `max_reps`.
 pub(super) fn check_limits(spec: &Spec) -> Result<(), FieldError> {
     let counts = [
         ("reps", spec.reps, MAX_REPS),
@@ -165,22 +165,16 @@ pub(super) fn check_limits(spec: &Spec) -> Result<(), FieldError> {
             "field 'seed' = {seed} is above the limit {MAX_SEED}"
         )));
     }
-    check_contradictions(spec)
+    // Keys that contradict each other are refused, rather than letting one silently win.
+    match (spec.reps, spec.max_reps) {
+        (Some(reps), Some(max)) if reps > max => Err(Rule(format!(
+            "field 'reps' = {reps} is above field 'max_reps' = {max}; raise 'max_reps' or \
+             lower 'reps'"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The largest seed: 2^53 - 1, the largest integer a JSON reader that holds numbers as
 /// doubles (a browser, the HTML report) reads back exactly.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
-
-/// Refuses keys that contradict each other, rather than letting one silently win.
-fn check_contradictions(spec: &Spec) -> Result<(), FieldError> {
-    if let (Some(reps), Some(max)) = (spec.reps, spec.max_reps) {
-        if reps > max {
-            return Err(Rule(format!(
-                "field 'reps' = {reps} is above field 'max_reps' = {max}; raise 'max_reps' or \
-                 lower 'reps'"
-            )));
-        }
-    }
-    Ok(())
-}

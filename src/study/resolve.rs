@@ -3,14 +3,14 @@
 
 use super::*;
 
-/// `over`'s settings, and `base`'s where `over` has none; no per-side tables.
+/// `over`'s settings, and `base`'s where `over` has none; the per-side tables are `over`'s.
 fn merge(base: &Spec, over: &Spec) -> Spec {
     macro_rules! pick {
         ($($f:ident),* $(,)?) => {
             Spec {
                 $($f: over.$f.clone().or_else(|| base.$f.clone()),)*
-                a: None,
-                b: None,
+                a: over.a.clone(),
+                b: over.b.clone(),
             }
         };
     }
@@ -273,7 +273,7 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
     let mut comparisons = Vec::new();
     for (i, c) in file_spec.comparisons.iter().enumerate() {
         let entry = format!("comparison #{}", i + 1);
-        let mut merged = with_sides(&merge(&file_spec.defaults, c), c);
+        let mut merged = merge(&file_spec.defaults, c);
         user::declare(&mut merged, file, &entry)?;
         for spec in expand_variants(&merged, file, &entry)? {
             comparisons.push(comparison_from(
@@ -286,7 +286,7 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
     }
     for (i, s) in file_spec.sweeps.iter().enumerate() {
         let entry = format!("sweep #{}", i + 1);
-        let mut merged = with_sides(&merge(&file_spec.defaults, s), s);
+        let mut merged = merge(&file_spec.defaults, s);
         user::declare(&mut merged, file, &entry)?;
         let param = merged
             .param
@@ -337,11 +337,4 @@ pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyE
         comparisons,
         sha256: String::new(),
     })
-}
-
-fn with_sides(merged: &Spec, entry: &Spec) -> Spec {
-    let mut s = merged.clone();
-    s.a = entry.a.clone();
-    s.b = entry.b.clone();
-    s
 }

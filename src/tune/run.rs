@@ -335,7 +335,7 @@ fn outcome_of(run: SideRun) -> Outcome {
     }
     // Device events only: the host clock also sees the context switch between the two APIs
     // on one GPU.
-    match run.samples.iter().map(|s| s.device).collect() {
+    match run.samples.iter().map(|s| Some(s.device?.0)).collect() {
         Some(times) => Outcome::Timed { times },
         None => Outcome::LaunchFailed {
             message: "the device gives no event timer".into(),

@@ -117,7 +117,11 @@ fn run_as_a_session(
     )
     .unwrap();
     assert!(runs[0].failure.is_none(), "{:?}", runs[0].failure);
-    let times = runs[0].samples.iter().map(|s| s.device.unwrap()).collect();
+    let times = runs[0]
+        .samples
+        .iter()
+        .map(|s| s.device.unwrap().0)
+        .collect();
     (backend.launches(), times)
 }
 
