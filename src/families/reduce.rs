@@ -179,7 +179,7 @@ fn emulate_final(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 /// A first pass `(x, partial, n)`: one partial sum per work-group.
 fn emulate_pass(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let groups = l.shape().groups as usize;
+    let groups = l.shape.groups as usize;
     let sums = strided_sums(l.read(0)?, l.count(2)?, groups);
     l.write(1, sums)
 }
@@ -226,7 +226,7 @@ impl Family for Reduce {
         let final_kernel = cx.backend.kernel(program, "reduce_final")?;
         let inputs = cx.inputs;
         let n = inputs.size.rows as u32;
-        let shape = cx.shape();
+        let shape = cx.side.shape;
         let x = cx.upload(&inputs.a)?;
         let groups = shape.groups as usize;
         let partial = cx.output(groups)?;

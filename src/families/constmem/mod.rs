@@ -214,7 +214,7 @@ pub struct Broadcast;
 /// filter read from where the placement puts it (constant memory, global memory, or the
 /// kernel's own text).
 fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let kernel = l.kernel();
+    let kernel = l.kernel;
     let placement = kernel.trim_start_matches("sobel_").trim_end_matches("_x4");
     let (filter, w_at) = match placement {
         "constant" => (l.constant(2, FILTER_SYMBOL)?, 3),
@@ -225,7 +225,7 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
         w: l.count(w_at)? as u64,
         h: l.count(w_at + 1)? as u64,
     };
-    let [x, y] = l.shape().global_dims();
+    let [x, y] = l.shape.global_dims();
     let cover = (x * cols_per_item(kernel), y * SOBEL_ROWS);
     let out = emulate_sobel(l.read(0)?, filter, img, cover);
     l.write_some(1, out)
@@ -233,14 +233,14 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 /// `broadcast_<placement>(table, out, n)`: every work-item stores the table's sum.
 fn emulate_broadcast(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let table = if l.kernel().starts_with("broadcast_constant") {
+    let table = if l.kernel.starts_with("broadcast_constant") {
         l.constant(0, TABLE_SYMBOL)?
     } else {
         l.read(0)?
     };
     let n = l.count(2)?.min(table.len());
     let sum = table[..n].iter().map(|x| f64::from(*x)).sum::<f64>() as f32;
-    let items = l.shape().global() as usize;
+    let items = l.shape.global() as usize;
     l.write(1, vec![sum; items])
 }
 
@@ -263,7 +263,7 @@ fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
     };
     let (len, symbol, table) = match variant.family {
         FamilyId::Sobel => (Image::of(size).pixels() as usize, FILTER_SYMBOL, filter),
-        _ => (cx.shape().global() as usize, TABLE_SYMBOL, data),
+        _ => (cx.side.shape.global() as usize, TABLE_SYMBOL, data),
     };
     let out = cx.output(len)?;
     let args = match variant.family {

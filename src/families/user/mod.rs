@@ -217,7 +217,7 @@ impl Family for UserFamily {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         let kernel = cx.kernel()?;
-        let scalars = self.scalar_bits(cx.size());
+        let scalars = self.scalar_bits(cx.inputs.size);
         let mut args = Vec::new();
         let mut result = None;
         for (k, a) in self.decl.args.iter().enumerate() {
