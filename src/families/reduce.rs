@@ -129,44 +129,35 @@ const REDUCE_RULES: &[Constraint] = &[
     Constraint::DeviceLocal,
     Constraint::EveryItemHasWork,
 ];
+const TUNED: SpaceDef = SpaceDef::of(FamilyId::Reduce, "tuned", REDUCE_RULES);
 
 /// `reduce/tuned`'s spaces: work-group size, groups, unroll and index width.
 const SPACES: &[(SpaceKind, SpaceDef)] = &[
-    (
+    TUNED.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Reduce,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128, 256, 512, 1024]),
-                p(
-                    "groups_per_cu",
-                    Knob::GroupsPerCu,
-                    &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
-                ),
-                p("unroll.A", Knob::Unroll("A"), &[0, 1, 2, 4, 8, 16]),
-                p("index", Knob::Index, &[32, 64]),
-            ],
-            constraints: REDUCE_RULES,
-            size: "2^26",
-        },
+        "tuned",
+        "2^26",
+        &[
+            p("local", Knob::Local, &[64, 128, 256, 512, 1024]),
+            p(
+                "groups_per_cu",
+                Knob::GroupsPerCu,
+                &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+            ),
+            p("unroll.A", Knob::Unroll("A"), &[0, 1, 2, 4, 8, 16]),
+            p("index", Knob::Index, &[32, 64]),
+        ],
     ),
-    (
+    TUNED.space(
         SpaceKind::Small,
-        SpaceDef {
-            family: FamilyId::Reduce,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, &[32]),
-            ],
-            constraints: REDUCE_RULES,
-            size: "2^16",
-        },
+        "tuned",
+        "2^16",
+        &[
+            p("local", Knob::Local, &[64, 128]),
+            p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
+            p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+            p("index", Knob::Index, &[32]),
+        ],
     ),
 ];
 
