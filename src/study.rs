@@ -459,6 +459,7 @@ mod tests {
         assert!(checked > 0, "no built-in study has a define");
     }
 
+
     /// On the committed H100 and H200 runs of the exact launch, the fill study's expectation covers exactly
     /// the rows NVIDIA's OpenCL refused (the article's exact launch at a local size that does
     /// not divide 10^8) and no other row.

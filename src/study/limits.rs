@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use super::Spec;
-use crate::families::Variant;
 use crate::kernels::defines;
+use crate::families::Variant;
 use crate::names::is_identifier;
 
 /// A study key whose value breaks one of the rules of a study file; the message names the key.
