@@ -471,7 +471,7 @@ mod tests {
 
     impl Emulator for StoreCount {
         fn emulate(&self, launch: &mut FakeLaunch<'_>) -> Result<()> {
-            if launch.kernel() != "store_count" {
+            if launch.kernel != "store_count" {
                 return Err(launch.refuse("not the test's kernel"));
             }
             let iters: usize = launch.define("FMA_ITERS").unwrap().parse().unwrap();

@@ -40,7 +40,7 @@ pub struct Bandwidth;
 
 /// `peak_read(x, sums, n)`: one partial sum per work-item.
 fn emulate_read(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let items = l.shape().global() as usize;
+    let items = l.shape.global() as usize;
     let sums = strided_sums(l.read(0)?, l.count(2)?, items);
     l.write(1, sums)
 }
@@ -101,7 +101,7 @@ impl Family for Bandwidth {
         }
         // The read kernel leaves one partial sum per work-item.
         let len = if cx.variant.name == "read" {
-            cx.shape().global() as usize
+            cx.side.shape.global() as usize
         } else {
             n
         };

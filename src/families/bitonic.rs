@@ -85,8 +85,8 @@ fn emulate_local(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let block = 2 * wg_size(l);
     let input = words(l.read(0)?);
     let (n, k_merge) = (l.count(2)?, l.count(3)?);
-    let mut out = Vec::with_capacity(block * l.shape().groups as usize);
-    for group in 0..l.shape().groups as usize {
+    let mut out = Vec::with_capacity(block * l.shape.groups as usize);
+    for group in 0..l.shape.groups as usize {
         let base = group * block;
         let mut keys: Vec<u32> = (base..base + block)
             .map(|i| if i < n { input[i] } else { u32::MAX })
@@ -111,7 +111,7 @@ fn emulate_local(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 /// `bitonic_global(data, k, j)` on the host.
 fn emulate_global(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let mut keys = words(l.read(0)?);
-    let pairs = l.shape().global() as usize;
+    let pairs = l.shape.global() as usize;
     let len = (2 * pairs).min(keys.len());
     network_step(&mut keys[..len], 0, l.count(1)?, l.count(2)?);
     l.write(0, floats(keys))
@@ -183,7 +183,7 @@ impl Family for Bitonic {
         let local_kernel = cx.kernel()?;
         let program = cx.program()?;
         let global_kernel = cx.backend.kernel(program, "bitonic_global")?;
-        let shape = cx.shape();
+        let shape = cx.side.shape;
         let n = cx.inputs.size.rows;
         let block = 2 * u64::from(shape.local);
         let padded = padded(n, block);

@@ -16,7 +16,7 @@ pub fn wg_size(launch: &FakeLaunch<'_>) -> usize {
     launch
         .define("WG_SIZE")
         .and_then(|v| v.parse().ok())
-        .unwrap_or(launch.shape().local as usize)
+        .unwrap_or(launch.shape.local as usize)
 }
 
 /// `parts` partial sums of the first `n` floats of `x`, element `i` going to `i % parts`.

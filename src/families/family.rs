@@ -318,34 +318,6 @@ pub trait Tuning: Sync {
     }
 }
 
-/// The tuning of a family whose knobs are a tile (SGEMM's, the 3D stencil's): its spaces, and
-/// the launch a tile implies and the family's own rules it breaks.
-pub struct TileTuning {
-    pub spaces: &'static [(SpaceKind, SpaceDef)],
-    pub derive: fn(Size, &mut Config),
-    pub breaks: fn(Constraint, &Config, Size, &DeviceInfo) -> bool,
-}
-
-impl Tuning for TileTuning {
-    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
-        self.spaces
-    }
-
-    fn derive_launch(&self, size: Size, config: &mut Config) {
-        (self.derive)(size, config)
-    }
-
-    fn breaks_rule(
-        &self,
-        rule: Constraint,
-        config: &Config,
-        size: Size,
-        device: &DeviceInfo,
-    ) -> bool {
-        (self.breaks)(rule, config, size, device)
-    }
-}
-
 /// The launch rules every family shares, answered with this family's own group counts.
 impl dyn Family + '_ {
     pub fn id(&self) -> FamilyId {

@@ -124,11 +124,11 @@ pub struct Fill;
 
 /// `fill_*(out, value, counts...)`: the value in the first `n` (or rows × cols) elements.
 fn emulate_fill(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let counts = l.args().iter().filter_map(|a| match a {
+    let counts = l.args.iter().filter_map(|a| match a {
         Arg::U32(c) => Some(*c as usize),
         _ => None,
     });
-    let value = l.args().iter().find_map(|a| match a {
+    let value = l.args.iter().find_map(|a| match a {
         Arg::F32(v) => Some(*v),
         _ => None,
     });
@@ -207,7 +207,7 @@ impl Family for Fill {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         let k = cx.kernel()?;
-        let (variant, size) = (cx.variant, cx.size());
+        let (variant, size) = (cx.variant, cx.inputs.size);
         let len = size.elements() as usize;
         let out = cx.output(len)?;
         let mut args = vec![Arg::Buffer(out), Arg::F32(VALUE)];
@@ -216,7 +216,7 @@ impl Family for Fill {
         } else {
             args.push(Arg::U32(size.elements() as u32));
         }
-        let step = match exact_launch(variant, size, cx.shape()) {
+        let step = match exact_launch(variant, size, cx.side.shape) {
             Some((global, local)) => Step::Exact(k, global, local, args),
             None => cx.launch(k, args),
         };

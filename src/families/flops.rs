@@ -16,7 +16,7 @@ use rayon::prelude::*;
 /// math kernels (`(x, out, n)`).
 pub(crate) fn one_per_work_item(cx: &mut Build<'_>) -> Result<Built, ExecError> {
     let n = Arg::U32(cx.inputs.size.rows as u32);
-    cx.in_out(cx.shape().global() as usize, &[n])
+    cx.in_out(cx.side.shape.global() as usize, &[n])
 }
 
 /// Checks about 4096 work-items, sampled evenly, of a launch of `global` whose work-item `g`
@@ -53,7 +53,7 @@ pub struct Flops;
 fn emulate_fma(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let (x, iters) = (l.read(0)?, fma_iters(l));
     let n = l.count(2)?.clamp(1, x.len());
-    let out = (0..l.shape().global() as usize)
+    let out = (0..l.shape.global() as usize)
         .map(|g| reference::fma_chain(x[g % n], iters) as f32)
         .collect();
     l.write(1, out)

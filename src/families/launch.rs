@@ -89,7 +89,7 @@ impl Family for Launch {
         let step = if cx.variant.name == "back-to-back" {
             Step::Repeated {
                 kernel: k,
-                shape: cx.shape(),
+                shape: cx.side.shape,
                 args,
                 count: n,
             }

@@ -142,9 +142,9 @@ pub struct Math;
 
 /// `math_*(x, out, n)`: each work-item's chain of the kernel's function from input `g % n`.
 fn emulate_chain(l: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
-    let (x, iters, f) = (l.read(0)?, fma_iters(l), function(l.kernel()));
+    let (x, iters, f) = (l.read(0)?, fma_iters(l), function(l.kernel));
     let n = l.count(2)?.clamp(1, x.len());
-    let out = (0..l.shape().global() as usize)
+    let out = (0..l.shape.global() as usize)
         .map(|g| chain(f, x[g % n], iters) as f32)
         .collect();
     l.write(1, out)

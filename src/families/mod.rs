@@ -212,7 +212,7 @@ struct Registered;
 
 impl Emulator for Registered {
     fn emulate(&self, launch: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
-        let kernel = launch.kernel().to_string();
+        let kernel = launch.kernel.to_string();
         match all().iter().find_map(|f| f.emulation(&kernel)) {
             Some(emulate) => emulate(launch),
             None => Err(launch.refuse(&missing(&kernel))),

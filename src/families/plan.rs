@@ -264,14 +264,6 @@ pub struct Build<'a> {
 }
 
 impl Build<'_> {
-    pub fn size(&self) -> Size {
-        self.inputs.size
-    }
-
-    pub fn shape(&self) -> LaunchShape {
-        self.side.shape
-    }
-
     /// The variant's kernel; a family whose variants all have one asks for it here.
     pub fn kernel(&self) -> Result<KernelId, ExecError> {
         self.kernel.ok_or_else(|| {

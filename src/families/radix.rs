@@ -57,7 +57,7 @@ fn digit(key: u32, shift: usize) -> usize {
 
 /// `radix_histogram(keys, counts, n, shift)`: per work-group counts, digit-major.
 fn emulate_histogram(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let (local, groups) = (wg_size(l), l.shape().groups as usize);
+    let (local, groups) = (wg_size(l), l.shape.groups as usize);
     let keys = words(l.read(0)?);
     let (n, shift) = (l.count(2)?.min(keys.len()), l.count(3)?);
     let mut counts = vec![0u32; RADIX * groups];
@@ -69,7 +69,7 @@ fn emulate_histogram(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 /// `radix_scatter(keys, out, counts, offsets, n, shift)`: every key to its slot, stably.
 fn emulate_scatter(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let (local, groups) = (wg_size(l), l.shape().groups as usize);
+    let (local, groups) = (wg_size(l), l.shape.groups as usize);
     let keys = words(l.read(0)?);
     let mut out = words(l.read(1)?);
     let (counts, offsets) = (words(l.read(2)?), words(l.read(3)?));
@@ -134,7 +134,7 @@ impl Family for Radix {
         let program = cx.program()?;
         let histogram = cx.backend.kernel(program, "radix_histogram")?;
         let n = cx.inputs.size.rows;
-        let groups = cx.shape().groups;
+        let groups = cx.side.shape.groups;
         let input = cx.upload_u32(&cx.inputs.ints[0])?;
         let work = [cx.output(n as usize)?, cx.output(n as usize)?];
         let counts = cx.output(RADIX * groups as usize)?;

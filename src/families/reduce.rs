@@ -129,44 +129,35 @@ const REDUCE_RULES: &[Constraint] = &[
     Constraint::DeviceLocal,
     Constraint::EveryItemHasWork,
 ];
+const TUNED: SpaceDef = SpaceDef::of(FamilyId::Reduce, "tuned", REDUCE_RULES);
 
 /// `reduce/tuned`'s spaces: work-group size, groups, unroll and index width.
 const SPACES: &[(SpaceKind, SpaceDef)] = &[
-    (
+    TUNED.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Reduce,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128, 256, 512, 1024]),
-                p(
-                    "groups_per_cu",
-                    Knob::GroupsPerCu,
-                    &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
-                ),
-                p("unroll.A", Knob::Unroll("A"), &[0, 1, 2, 4, 8, 16]),
-                p("index", Knob::Index, &[32, 64]),
-            ],
-            constraints: REDUCE_RULES,
-            size: "2^26",
-        },
+        "tuned",
+        "2^26",
+        &[
+            p("local", Knob::Local, &[64, 128, 256, 512, 1024]),
+            p(
+                "groups_per_cu",
+                Knob::GroupsPerCu,
+                &[1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+            ),
+            p("unroll.A", Knob::Unroll("A"), &[0, 1, 2, 4, 8, 16]),
+            p("index", Knob::Index, &[32, 64]),
+        ],
     ),
-    (
+    TUNED.space(
         SpaceKind::Small,
-        SpaceDef {
-            family: FamilyId::Reduce,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, &[32]),
-            ],
-            constraints: REDUCE_RULES,
-            size: "2^16",
-        },
+        "tuned",
+        "2^16",
+        &[
+            p("local", Knob::Local, &[64, 128]),
+            p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
+            p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+            p("index", Knob::Index, &[32]),
+        ],
     ),
 ];
 
@@ -179,7 +170,7 @@ fn emulate_final(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 /// A first pass `(x, partial, n)`: one partial sum per work-group.
 fn emulate_pass(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let groups = l.shape().groups as usize;
+    let groups = l.shape.groups as usize;
     let sums = strided_sums(l.read(0)?, l.count(2)?, groups);
     l.write(1, sums)
 }
@@ -226,7 +217,7 @@ impl Family for Reduce {
         let final_kernel = cx.backend.kernel(program, "reduce_final")?;
         let inputs = cx.inputs;
         let n = inputs.size.rows as u32;
-        let shape = cx.shape();
+        let shape = cx.side.shape;
         let x = cx.upload(&inputs.a)?;
         let groups = shape.groups as usize;
         let partial = cx.output(groups)?;

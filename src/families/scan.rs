@@ -99,7 +99,7 @@ impl ScanLevels {
         let program = cx.program()?;
         let blocks = cx.backend.kernel(program, "scan_blocks")?;
         let add = cx.backend.kernel(program, "scan_add")?;
-        let local = cx.shape().local;
+        let local = cx.side.shape.local;
         let block = u64::from(local) * u64::from(PER_ITEM);
         // Level l scans `sizes[l]` elements of `ins[l]` into `outs[l]`; its block totals are
         // level l + 1's input.
@@ -174,7 +174,7 @@ fn emulate_blocks(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let input = words(l.read(0)?);
     let n = l.count(3)?.min(input.len());
     let (mut out, mut totals) = (Vec::with_capacity(n), Vec::new());
-    for group in 0..l.shape().groups as usize {
+    for group in 0..l.shape.groups as usize {
         let start = (group * block).min(n);
         let scanned = inclusive_scan(&input[start..(start + block).min(n)]);
         totals.push(scanned.last().copied().unwrap_or(0));
@@ -189,7 +189,7 @@ fn emulate_add(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let block = PER_ITEM as usize * wg_size(l);
     let (mut out, scanned) = (words(l.read(0)?), words(l.read(1)?));
     let n = l.count(2)?.min(out.len());
-    for group in 1..l.shape().groups as usize {
+    for group in 1..l.shape.groups as usize {
         let start = group * block;
         if start >= n {
             break;
@@ -253,7 +253,7 @@ impl Family for Scan {
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         let input = cx.upload_u32(&cx.inputs.ints[0])?;
         let n = cx.inputs.size.rows;
-        let levels = ScanLevels::plan(cx, input, n, Some(cx.shape().groups))?;
+        let levels = ScanLevels::plan(cx, input, n, Some(cx.side.shape.groups))?;
         let mut built = Built::into(levels.steps().collect(), levels.result(), n as usize);
         built.outputs = levels.outputs();
         Ok(built)

@@ -141,7 +141,7 @@ impl Family for Stencil2d {
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        let size = cx.size();
+        let size = cx.inputs.size;
         let dims = [size.rows, size.cols].map(|d| Arg::U32(d as u32));
         cx.in_out(
             cx.inputs.a.len(),

@@ -145,7 +145,7 @@ fn emulate_init(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 /// The array kernels, element by element: `(inputs, output, kernel)` by argument position.
 fn emulate_array(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let name = l.kernel().trim_start_matches("stream_").to_string();
+    let name = l.kernel.trim_start_matches("stream_").to_string();
     // Argument positions of a, b and c in each kernel (its written array among them).
     let (a, b, c, out) = match name.as_str() {
         "copy" => (Some(0), None, Some(1), 1),
@@ -153,7 +153,7 @@ fn emulate_array(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
         "add" => (Some(0), Some(1), Some(2), 2),
         _ => (Some(0), Some(1), Some(2), 0),
     };
-    let n = l.count(l.args().len() - 1)?;
+    let n = l.count(l.args.len() - 1)?;
     let get = |l: &FakeLaunch<'_>, at: Option<usize>| match at {
         Some(i) => read_doubles(l, i),
         None => Ok(vec![0.0; n]),
@@ -175,7 +175,7 @@ fn emulate_array(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 /// `stream_dot(a, b, sums, n)`: one partial sum per work-group, grid-stride.
 fn emulate_dot(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let (a, b, n) = (read_doubles(l, 0)?, read_doubles(l, 1)?, l.count(3)?);
-    let shape = l.shape();
+    let shape = l.shape;
     let (items, local) = (shape.global() as usize, shape.local as usize);
     let mut sums = vec![0.0; shape.groups as usize];
     for i in 0..n {
@@ -278,7 +278,7 @@ impl Family for Stream {
         let kernel = cx.kernel()?;
         let program = cx.program()?;
         let n = cx.inputs.size.rows;
-        let shape = cx.shape();
+        let shape = cx.side.shape;
         let start = cx.upload_u32(&cx.inputs.ints[0])?;
         let len = 2 * n as usize;
         let (a, b, c) = (cx.output(len)?, cx.output(len)?, cx.output(len)?);
@@ -333,7 +333,7 @@ impl Stream {
     ) -> Result<Built, ExecError> {
         let program = cx.program()?;
         let last = cx.backend.kernel(program, "stream_dot_final")?;
-        let shape = cx.shape();
+        let shape = cx.side.shape;
         let sums = cx.output(2 * shape.groups as usize)?;
         let out = cx.output(2)?;
         let partial = cx.launch(

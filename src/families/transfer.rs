@@ -93,7 +93,7 @@ fn stage(cx: &mut Build<'_>, host: HostBufferId, direction: Direction) -> Result
             Step::Beside {
                 transfer,
                 kernel,
-                shape: cx.shape(),
+                shape: cx.side.shape,
                 args: vec![Arg::Buffer(x), Arg::Buffer(y), Arg::U32(n as u32)],
                 concurrent: cx.variant.name == "overlap-concurrent",
             }

@@ -101,6 +101,44 @@ pub struct SpaceDef {
     pub size: &'static str,
 }
 
+impl SpaceDef {
+    /// The spaces of `family`'s `variant` under `constraints`, each given its own name, size
+    /// and parameters by [`SpaceDef::space`].
+    pub const fn of(
+        family: FamilyId,
+        variant: &'static str,
+        constraints: &'static [Constraint],
+    ) -> SpaceDef {
+        SpaceDef {
+            family,
+            name: variant,
+            variant,
+            params: &[],
+            constraints,
+            size: "",
+        }
+    }
+
+    /// A `kind` space of this family, variant and rules.
+    pub const fn space(
+        self,
+        kind: SpaceKind,
+        name: &'static str,
+        size: &'static str,
+        params: &'static [Param],
+    ) -> (SpaceKind, SpaceDef) {
+        (
+            kind,
+            SpaceDef {
+                name,
+                size,
+                params,
+                ..self
+            },
+        )
+    }
+}
+
 /// How large a space to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString, strum::Display)]
 #[strum(serialize_all = "lowercase")]

@@ -14,10 +14,10 @@ pub trait Emulator: Send + Sync {
 pub type KernelEmulation = fn(&mut FakeLaunch<'_>) -> Result<()>;
 
 pub struct FakeLaunch<'a> {
-    pub(super) api: Api,
-    pub(super) kernel: &'a str,
-    pub(super) shape: LaunchShape,
-    pub(super) args: &'a [Arg],
+    pub api: Api,
+    pub kernel: &'a str,
+    pub shape: LaunchShape,
+    pub args: &'a [Arg],
     pub(super) program: &'a FakeProgram,
     pub(super) buffers: &'a mut Handles<BufferId, Vec<f32>>,
     /// [`super::FakeScript::wrong_results`] names this kernel.
@@ -25,22 +25,6 @@ pub struct FakeLaunch<'a> {
 }
 
 impl FakeLaunch<'_> {
-    pub fn api(&self) -> Api {
-        self.api
-    }
-
-    pub fn kernel(&self) -> &str {
-        self.kernel
-    }
-
-    pub fn shape(&self) -> LaunchShape {
-        self.shape
-    }
-
-    pub fn args(&self) -> &[Arg] {
-        self.args
-    }
-
     pub fn define(&self, name: &str) -> Option<&str> {
         self.program
             .defines

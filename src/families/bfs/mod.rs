@@ -221,12 +221,12 @@ pub struct Bfs;
 /// A BFS kernel on copies of its buffer arguments, stored back whole: it updates several.
 fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
     let ids = l.buffers();
-    let n = l.count(l.args().len().saturating_sub(1))?;
+    let n = l.count(l.args.len().saturating_sub(1))?;
     let mut bufs = ids
         .iter()
         .map(|b| l.data(*b).map(<[f32]>::to_vec))
         .collect::<Result<Vec<_>, _>>()?;
-    let kernel = l.kernel().to_string();
+    let kernel = l.kernel.to_string();
     emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e))?;
     for (id, data) in ids.into_iter().zip(bufs) {
         l.replace(id, data)?;
@@ -327,7 +327,7 @@ impl Family for Bfs {
         let plan = Plan {
             expand,
             update,
-            shape: cx.shape(),
+            shape: cx.side.shape,
             offsets: cx.upload(&inputs.a)?,
             edges: cx.upload(&inputs.b)?,
             mask: cx.output(n)?,

@@ -25,12 +25,12 @@
 //! (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
-use crate::backend::{self, Arg};
+use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::Verification;
+use crate::families::reference::{self, Verification};
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
@@ -176,15 +176,8 @@ pub enum SizeError {
     TableLength(Size),
 }
 
-/// Refuse a size the variant cannot run, naming the limit.
-pub fn check_size(variant: &Variant, size: Size) -> Result<(), SizeError> {
-    if variant.family != FamilyId::Sobel {
-        let n = size.rows;
-        if size.cols != 0 || !n.is_power_of_two() || n > TABLE_MAX {
-            return Err(SizeError::TableLength(size));
-        }
-        return Ok(());
-    }
+/// Refuse an image the Sobel variant cannot run, naming the limit.
+pub fn check_image(variant: &Variant, size: Size) -> Result<(), SizeError> {
     let img = Image::of(size);
     let cols = cols_per_item(variant.kernel);
     if !img.w.is_multiple_of(cols) {
@@ -214,7 +207,7 @@ pub struct Broadcast;
 /// filter read from where the placement puts it (constant memory, global memory, or the
 /// kernel's own text).
 fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let kernel = l.kernel();
+    let kernel = l.kernel;
     let placement = kernel.trim_start_matches("sobel_").trim_end_matches("_x4");
     let (filter, w_at) = match placement {
         "constant" => (l.constant(2, FILTER_SYMBOL)?, 3),
@@ -225,7 +218,7 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
         w: l.count(w_at)? as u64,
         h: l.count(w_at + 1)? as u64,
     };
-    let [x, y] = l.shape().global_dims();
+    let [x, y] = l.shape.global_dims();
     let cover = (x * cols_per_item(kernel), y * SOBEL_ROWS);
     let out = emulate_sobel(l.read(0)?, filter, img, cover);
     l.write_some(1, out)
@@ -233,54 +226,27 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 /// `broadcast_<placement>(table, out, n)`: every work-item stores the table's sum.
 fn emulate_broadcast(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
-    let table = if l.kernel().starts_with("broadcast_constant") {
+    let table = if l.kernel.starts_with("broadcast_constant") {
         l.constant(0, TABLE_SYMBOL)?
     } else {
         l.read(0)?
     };
     let n = l.count(2)?.min(table.len());
     let sum = table[..n].iter().map(|x| f64::from(*x)).sum::<f64>() as f32;
-    let items = l.shape().global() as usize;
+    let items = l.shape.global() as usize;
     l.write(1, vec![sum; items])
 }
 
-/// `sobel_*(image, out, [filter,] w, h)`, one float out per pixel, or `broadcast_*(table,
-/// out, n)`, one per work-item. The `constant*` variants take the filter or table in
-/// constant memory: an `Arg::Constant` and a bound symbol of the same name.
-fn build_of(cx: &mut Build<'_>) -> Result<Built, ExecError> {
-    let k = cx.kernel()?;
-    let (variant, inputs) = (cx.variant, cx.inputs);
-    let size = inputs.size;
-    let data = cx.upload(&inputs.a)?;
-    let filter = cx.upload(&inputs.b)?;
-    let constant = variant.name.starts_with("constant");
-    let place = |b| {
-        if constant {
-            Arg::Constant(b)
-        } else {
-            Arg::Buffer(b)
-        }
-    };
-    let (len, symbol, table) = match variant.family {
-        FamilyId::Sobel => (Image::of(size).pixels() as usize, FILTER_SYMBOL, filter),
-        _ => (cx.shape().global() as usize, TABLE_SYMBOL, data),
-    };
-    let out = cx.output(len)?;
-    let args = match variant.family {
-        FamilyId::Sobel => {
-            let mut a = vec![Arg::Buffer(data), Arg::Buffer(out)];
-            if !variant.name.starts_with("literal") {
-                a.push(place(filter));
-            }
-            a.extend([Arg::U32(size.cols as u32), Arg::U32(size.rows as u32)]);
-            a
-        }
-        _ => vec![place(data), Arg::Buffer(out), Arg::U32(size.rows as u32)],
-    };
-    if let (true, Some(program)) = (constant, cx.program) {
-        cx.backend.bind_constant(program, symbol, table)?;
+/// The filter or table `b` as the variant places it: the `constant*` variants take it in
+/// constant memory, an `Arg::Constant` and a bound symbol of the same name.
+fn place(cx: &mut Build<'_>, symbol: &str, b: BufferId) -> Result<Arg, ExecError> {
+    if !cx.variant.name.starts_with("constant") {
+        return Ok(Arg::Buffer(b));
     }
-    Ok(Built::into(vec![cx.launch(k, args)], out, len))
+    if let Some(program) = cx.program {
+        cx.backend.bind_constant(program, symbol, b)?;
+    }
+    Ok(Arg::Constant(b))
 }
 
 impl Family for Sobel {
@@ -319,7 +285,7 @@ impl Family for Sobel {
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        check_size(variant, size).map_err(|r| bad_size(variant, r))
+        check_image(variant, size).map_err(|r| bad_size(variant, r))
     }
 
     /// x over the image's columns (`cols_per_item` each).
@@ -335,11 +301,21 @@ impl Family for Sobel {
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        problem(FamilyId::Sobel, size, seed)
+        problem(size, seed)
     }
 
+    /// `sobel_*(image, out, [filter,] w, h)`, one float out per pixel.
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        build_of(cx)
+        let (k, inputs) = (cx.kernel()?, cx.inputs);
+        let (data, filter) = (cx.upload(&inputs.a)?, cx.upload(&inputs.b)?);
+        let len = Image::of(inputs.size).pixels() as usize;
+        let out = cx.output(len)?;
+        let mut args = vec![Arg::Buffer(data), Arg::Buffer(out)];
+        if !cx.variant.name.starts_with("literal") {
+            args.push(place(cx, FILTER_SYMBOL, filter)?);
+        }
+        args.extend([inputs.size.cols, inputs.size.rows].map(|n| Arg::U32(n as u32)));
+        Ok(Built::into(vec![cx.launch(k, args)], out, len))
     }
 
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
@@ -349,7 +325,7 @@ impl Family for Sobel {
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        check(FamilyId::Sobel, got, &inputs.reference, &inputs.sample)
+        check(got, &inputs.reference, &inputs.sample)
     }
 
     /// Constant, global and literal filters are one algorithm.
@@ -381,15 +357,31 @@ impl Family for Broadcast {
     }
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
-        check_size(variant, size).map_err(|r| bad_size(variant, r))
+        let n = size.rows;
+        if size.cols != 0 || !n.is_power_of_two() || n > TABLE_MAX {
+            return Err(bad_size(variant, SizeError::TableLength(size)));
+        }
+        Ok(())
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
-        problem(FamilyId::Broadcast, size, seed)
+        let data = quantised(size.rows as usize, seed, 10);
+        let sum = data.iter().map(|x| f64::from(*x)).sum();
+        Inputs::new(size, data, Vec::new()).with_reference(vec![sum], Vec::new())
     }
 
+    /// `broadcast_*(table, out, n)`, one float out per work-item.
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
-        build_of(cx)
+        let (k, inputs) = (cx.kernel()?, cx.inputs);
+        let table = cx.upload(&inputs.a)?;
+        let len = cx.side.shape.global() as usize;
+        let out = cx.output(len)?;
+        let args = vec![
+            place(cx, TABLE_SYMBOL, table)?,
+            Arg::Buffer(out),
+            Arg::U32(inputs.size.rows as u32),
+        ];
+        Ok(Built::into(vec![cx.launch(k, args)], out, len))
     }
 
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
@@ -398,8 +390,10 @@ impl Family for Broadcast {
             .then_some(emulate_broadcast as KernelEmulation)
     }
 
+    /// Every work-item's sum is the table's sum.
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        check(FamilyId::Broadcast, got, &inputs.reference, &inputs.sample)
+        let sum = inputs.reference.first().copied().unwrap_or(f64::NAN);
+        reference::compare_exact(got, got.len(), |_| sum)
     }
 }
 
@@ -442,23 +436,26 @@ mod tests {
     fn sizes_and_work() {
         assert_eq!(Image::of(Size::matrix(4, 6)), Image { w: 6, h: 4 });
         let (sobel, x4, broadcast) = (&VARIANTS[0], &VARIANTS[5], &VARIANTS[6]);
-        assert!(check_size(sobel, Size::matrix(16384, 16384)).is_ok());
-        let e = check_size(sobel, Size::vector(64)).unwrap_err().to_string();
+        assert!(check_image(sobel, Size::matrix(16384, 16384)).is_ok());
+        let e = check_image(sobel, Size::vector(64))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("HxW"), "{e}");
-        let e = check_size(sobel, Size::matrix(70000, 70000))
+        let e = check_image(sobel, Size::matrix(70000, 70000))
             .unwrap_err()
             .to_string();
         assert!(e.contains("32-bit"), "{e}");
         // The float4 kernels need 16-byte aligned rows; the one-column kernels take any width.
-        assert!(check_size(x4, Size::matrix(16384, 16384)).is_ok());
-        let e = check_size(x4, Size::matrix(10, 42))
+        assert!(check_image(x4, Size::matrix(16384, 16384)).is_ok());
+        let e = check_image(x4, Size::matrix(10, 42))
             .unwrap_err()
             .to_string();
         assert!(e.contains("multiple of 4"), "{e}");
-        assert!(check_size(sobel, Size::matrix(10, 42)).is_ok());
-        assert!(check_size(broadcast, Size::vector(1024)).is_ok());
-        assert!(check_size(broadcast, Size::vector(1000)).is_err());
-        assert!(check_size(broadcast, Size::vector(16384))
+        assert!(check_image(sobel, Size::matrix(10, 42)).is_ok());
+        assert!(Broadcast.check_size(broadcast, Size::vector(1024)).is_ok());
+        assert!(Broadcast.check_size(broadcast, Size::vector(1000)).is_err());
+        assert!(Broadcast
+            .check_size(broadcast, Size::vector(16384))
             .unwrap_err()
             .to_string()
             .contains("8192"));
@@ -488,16 +485,22 @@ mod tests {
 
     #[test]
     fn a_wrong_pixel_fails_exactly() {
-        let p = problem(FamilyId::Sobel, Size::matrix(16, 16), 1);
+        let p = problem(Size::matrix(16, 16), 1);
         let mut got: Vec<f32> = p.reference.iter().map(|v| *v as f32).collect();
-        assert!(check(FamilyId::Sobel, &got, &p.reference, &p.sample).ok);
+        assert!(check(&got, &p.reference, &p.sample).ok);
         got[17] += 1.0 / 256.0;
-        assert!(!check(FamilyId::Sobel, &got, &p.reference, &p.sample).ok);
-        let b = problem(FamilyId::Broadcast, Size::vector(64), 1);
+        assert!(!check(&got, &p.reference, &p.sample).ok);
+        let choice = crate::families::tests::no_matrix();
+        let b = Broadcast.inputs(&VARIANTS[6], Size::vector(64), 1, choice);
         let mut got = vec![b.reference[0] as f32; 100];
-        assert!(check(FamilyId::Broadcast, &got, &b.reference, &b.sample).ok);
+        let ran = Ran {
+            variant: VARIANTS[6].name,
+            shape: backend::LaunchShape::linear(1, 100),
+            flags: Vec::new(),
+        };
+        assert!(Broadcast.check(&ran, &b, &got).ok);
         got[99] = f32::NAN;
-        assert!(!check(FamilyId::Broadcast, &got, &b.reference, &b.sample).ok);
+        assert!(!Broadcast.check(&ran, &b, &got).ok);
     }
 
     /// The fake backend emulates every kernel through the seam: on CUDA the constant-memory

@@ -67,7 +67,7 @@ pub(super) fn steps(
     kernel: KernelId,
     [m, v, w]: [BufferId; 3],
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
-    let (size, shape) = (cx.size(), cx.shape());
+    let (size, shape) = (cx.inputs.size, cx.side.shape);
     let chunk =
         chunk(size, shape.groups, shape.local).ok_or_else(|| WorkloadError::BadProblem {
             variant: format!("matvec/{SPLIT_FLAT}"),

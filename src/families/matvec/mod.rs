@@ -197,7 +197,7 @@ impl Family for Matvec {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         let k = cx.kernel()?;
-        let size = cx.size();
+        let size = cx.inputs.size;
         let n = size.rows as usize;
         let inputs = cx.inputs;
         let m = cx.upload(&inputs.a)?;

@@ -67,7 +67,7 @@ pub(super) fn split_k_steps(
     kernel: KernelId,
     [m, v, w]: [BufferId; 3],
 ) -> Result<(Vec<Step>, (BufferId, usize)), ExecError> {
-    let (variant, size, shape) = (cx.variant.name, cx.size(), cx.shape());
+    let (variant, size, shape) = (cx.variant.name, cx.inputs.size, cx.side.shape);
     let program = cx.program()?;
     let splits = splits_of(size, shape.groups, tile_of(variant));
     let (rows, cols) = (size.rows as u32, size.cols as u32);
@@ -117,7 +117,7 @@ pub(super) fn one_launch_step(
     [m, v, w, partial]: [BufferId; 4],
 ) -> Result<Step, ExecError> {
     let count = cx.upload_u32(&vec![0; counters])?;
-    let size = cx.size();
+    let size = cx.inputs.size;
     let args = vec![
         Arg::Buffer(m),
         Arg::U32(size.cols as u32),

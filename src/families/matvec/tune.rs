@@ -15,76 +15,57 @@ const MATVEC_RULES: &[Constraint] = &[
     Constraint::DeviceLocal,
     Constraint::EveryGroupHasRow,
 ];
+const TUNED: SpaceDef = SpaceDef::of(FamilyId::Matvec, "tuned", MATVEC_RULES);
 
 pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
-    (
+    TUNED.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Matvec,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, LOCAL_32),
-                p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
-                p("unroll.A", Knob::Unroll("A"), UNROLL),
-                p("index", Knob::Index, INDEX),
-            ],
-            constraints: MATVEC_RULES,
-            size: "32768x2048",
-        },
+        "tuned",
+        "32768x2048",
+        &[
+            p("local", Knob::Local, LOCAL_32),
+            p("groups_per_cu", Knob::GroupsPerCu, GROUPS),
+            p("unroll.A", Knob::Unroll("A"), UNROLL),
+            p("index", Knob::Index, INDEX),
+        ],
     ),
-    (
+    TUNED.space(
         SpaceKind::Small,
-        SpaceDef {
-            family: FamilyId::Matvec,
-            name: "tuned",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64, 128]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 4]),
-                p("index", Knob::Index, &[32]),
-            ],
-            constraints: MATVEC_RULES,
-            size: "512x256",
-        },
+        "tuned",
+        "512x256",
+        &[
+            p("local", Knob::Local, &[64, 128]),
+            p("groups_per_cu", Knob::GroupsPerCu, &[1, 2, 4, 8]),
+            p("unroll.A", Knob::Unroll("A"), &[0, 4]),
+            p("index", Knob::Index, &[32]),
+        ],
     ),
     // Vector width of the loads x work-group size x groups: 6 programs, 12 points, of which
     // the 3 where 256-item groups at 32 a unit outnumber the rows are refused; at
     // `matvec/tuned`'s size and unroll 0 (at MV_VEC = 4 the PTX is `matvec/tuned`'s).
-    (
+    TUNED.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Matvec,
-            name: "tuned-vec",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[128, 256]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[8, 32]),
-                p("unroll.A", Knob::Unroll("A"), &[0]),
-                p("index", Knob::Index, &[32]),
-                p("vec", Knob::Define("MV_VEC"), &[1, 2, 4]),
-            ],
-            constraints: MATVEC_RULES,
-            size: "32768x2048",
-        },
+        "tuned-vec",
+        "32768x2048",
+        &[
+            p("local", Knob::Local, &[128, 256]),
+            p("groups_per_cu", Knob::GroupsPerCu, &[8, 32]),
+            p("unroll.A", Knob::Unroll("A"), &[0]),
+            p("index", Knob::Index, &[32]),
+            p("vec", Knob::Define("MV_VEC"), &[1, 2, 4]),
+        ],
     ),
     // The narrowest and the widest loads: 2 programs (a matvec program costs PoCL seconds).
-    (
+    TUNED.space(
         SpaceKind::Small,
-        SpaceDef {
-            family: FamilyId::Matvec,
-            name: "tuned-vec",
-            variant: "tuned",
-            params: &[
-                p("local", Knob::Local, &[64]),
-                p("groups_per_cu", Knob::GroupsPerCu, &[2]),
-                p("unroll.A", Knob::Unroll("A"), &[0]),
-                p("index", Knob::Index, &[32]),
-                p("vec", Knob::Define("MV_VEC"), &[1, 4]),
-            ],
-            constraints: MATVEC_RULES,
-            size: "512x256",
-        },
+        "tuned-vec",
+        "512x256",
+        &[
+            p("local", Knob::Local, &[64]),
+            p("groups_per_cu", Knob::GroupsPerCu, &[2]),
+            p("unroll.A", Knob::Unroll("A"), &[0]),
+            p("index", Knob::Index, &[32]),
+            p("vec", Knob::Define("MV_VEC"), &[1, 4]),
+        ],
     ),
 ];

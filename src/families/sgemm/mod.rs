@@ -144,7 +144,7 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 impl Family for Sgemm {
     fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(&tiles::TUNING)
+        Some(self)
     }
 
     fn spec(&self) -> &FamilySpec {

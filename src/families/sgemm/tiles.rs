@@ -4,7 +4,7 @@
 //! keeps such points out of the search and counts them by name.
 
 use crate::backend::DeviceInfo;
-use crate::families::family::TileTuning;
+use crate::families::family::Tuning;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::rows::FamilyId;
 use crate::rows::Size;
@@ -19,70 +19,57 @@ const SGEMM_JIT_RULES: &[Constraint] = &[
     Constraint::SecondStage,
 ];
 const SGEMM_RULES: &[Constraint] = SGEMM_JIT_RULES.split_at(5).0;
+const BLOCKED: SpaceDef = SpaceDef::of(FamilyId::Sgemm, "blocked", SGEMM_RULES);
+const BLOCKED_JIT: SpaceDef = SpaceDef::of(FamilyId::Sgemm, "blocked", SGEMM_JIT_RULES);
 
 /// SGEMM's tunable spaces: the register-blocked kernel's tiles.
 pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
     // Two block tiles x two micro-tiles x two K-steps x unroll of the K loop: 16 points, of
     // which the 4 whose slices a group cannot load in whole float4 are refused; the 512
     // work-item tiling is in on purpose (NVIDIA's OpenCL refuses it at build time).
-    (
+    BLOCKED.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Sgemm,
-            name: "blocked",
-            variant: "blocked",
-            params: &[
-                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
-                p("tile_n", Knob::Define("SG_BN"), &[128]),
-                p("tile_k", Knob::Define("SG_BK"), &[8, 16]),
-                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
-                p("item_n", Knob::Define("SG_TN"), &[8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 2]),
-            ],
-            constraints: SGEMM_RULES,
-            size: "4096",
-        },
+        "blocked",
+        "4096",
+        &[
+            p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+            p("tile_n", Knob::Define("SG_BN"), &[128]),
+            p("tile_k", Knob::Define("SG_BK"), &[8, 16]),
+            p("item_m", Knob::Define("SG_TM"), &[4, 8]),
+            p("item_n", Knob::Define("SG_TN"), &[8]),
+            p("unroll.A", Knob::Unroll("A"), &[0, 2]),
+        ],
     ),
     // At 2048 the waves decide: block tiles 64 or 128 each way (64 to 256 work-items of 8 x 8),
     // the K loop unrolled or not, and the register ceiling left to the drivers or capped at 128,
     // which fits twice the 128 x 128 work-groups on an SM (harness/experiments/sgemm-waves.toml):
     // 16 points, 8 programs a side; the capped half only where the second stage takes options.
-    (
+    BLOCKED_JIT.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Sgemm,
-            name: "blocked-waves",
-            variant: "blocked",
-            params: &[
-                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
-                p("tile_n", Knob::Define("SG_BN"), &[64, 128]),
-                p("tile_k", Knob::Define("SG_BK"), &[16]),
-                p("item_m", Knob::Define("SG_TM"), &[8]),
-                p("item_n", Knob::Define("SG_TN"), &[8]),
-                p("unroll.A", Knob::Unroll("A"), &[0, 2]),
-                p("registers", Knob::MaxRegisters, &[0, 128]),
-            ],
-            constraints: SGEMM_JIT_RULES,
-            size: "2048",
-        },
+        "blocked-waves",
+        "2048",
+        &[
+            p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+            p("tile_n", Knob::Define("SG_BN"), &[64, 128]),
+            p("tile_k", Knob::Define("SG_BK"), &[16]),
+            p("item_m", Knob::Define("SG_TM"), &[8]),
+            p("item_n", Knob::Define("SG_TN"), &[8]),
+            p("unroll.A", Knob::Unroll("A"), &[0, 2]),
+            p("registers", Knob::MaxRegisters, &[0, 128]),
+        ],
     ),
     // Two tilings run, two are refused (tile-loads): 2 programs.
-    (
+    BLOCKED.space(
         SpaceKind::Small,
-        SpaceDef {
-            family: FamilyId::Sgemm,
-            name: "blocked",
-            variant: "blocked",
-            params: &[
-                p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
-                p("tile_n", Knob::Define("SG_BN"), &[128]),
-                p("tile_k", Knob::Define("SG_BK"), &[8]),
-                p("item_m", Knob::Define("SG_TM"), &[4, 8]),
-                p("item_n", Knob::Define("SG_TN"), &[8]),
-            ],
-            constraints: SGEMM_RULES,
-            size: "128",
-        },
+        "blocked",
+        "128",
+        &[
+            p("tile_m", Knob::Define("SG_BM"), &[64, 128]),
+            p("tile_n", Knob::Define("SG_BN"), &[128]),
+            p("tile_k", Knob::Define("SG_BK"), &[8]),
+            p("item_m", Knob::Define("SG_TM"), &[4, 8]),
+            p("item_n", Knob::Define("SG_TN"), &[8]),
+        ],
     ),
 ];
 
@@ -156,47 +143,48 @@ impl Tiling {
     }
 }
 
-/// Fill in what a configuration leaves out and its tiling implies: the work-group size and
-/// group count.
-pub fn derive(size: Size, c: &mut Config) {
-    let t = Tiling::of(c);
-    if c.local == 0 {
-        c.local = t.local();
-    }
-    if c.groups == 0 {
-        c.groups = t.groups(size);
-    }
-}
-
-/// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's); a device's
-/// unknown local memory passes.
-pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
-    let t = Tiling::of(c);
-    match rule {
-        Constraint::TileDividesMatrix => !t.divides(size),
-        Constraint::TileLoads => !t.loads_whole(),
-        Constraint::LocalMemory => {
-            device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
-        }
-        _ => false,
-    }
-}
-
 /// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
-pub static TUNING: TileTuning = TileTuning {
-    spaces: SPACES,
-    derive,
-    breaks,
-};
+impl Tuning for super::Sgemm {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        SPACES
+    }
+
+    /// Fill in what a configuration leaves out and its tiling implies: the work-group size and
+    /// group count.
+    fn derive_launch(&self, size: Size, c: &mut Config) {
+        let t = Tiling::of(c);
+        if c.local == 0 {
+            c.local = t.local();
+        }
+        if c.groups == 0 {
+            c.groups = t.groups(size);
+        }
+    }
+
+    /// Whether `c` breaks one of the tiling's rules (the others are not SGEMM's); a device's
+    /// unknown local memory passes.
+    fn breaks_rule(&self, rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+        let t = Tiling::of(c);
+        match rule {
+            Constraint::TileDividesMatrix => !t.divides(size),
+            Constraint::TileLoads => !t.loads_whole(),
+            Constraint::LocalMemory => {
+                device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
+            }
+            _ => false,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::sgemm::Sgemm;
 
     #[test]
     fn the_defaults_are_the_shipped_kernel() {
         let mut c = Config::with_defines(&[]);
-        derive(Size::vector(4096), &mut c);
+        Sgemm.derive_launch(Size::vector(4096), &mut c);
         assert_eq!((c.local, c.groups), (256, 32 * 32));
         let t = Tiling::of(&c);
         assert!(t.divides(Size::vector(4096)) && t.loads_whole());
@@ -206,7 +194,7 @@ mod tests {
     #[test]
     fn tilings_imply_their_launch_and_break_rules_by_name() {
         let mut c = Config::with_defines(&[("SG_BM", 64), ("SG_TM", 4), ("SG_BK", 8)]);
-        derive(Size::vector(256), &mut c);
+        Sgemm.derive_launch(Size::vector(256), &mut c);
         // 16 x 16 work-items, but a 64 x 8 A slice is only 128 float4.
         assert_eq!((c.local, c.groups), (256, 4 * 2));
         assert!(!Tiling::of(&c).loads_whole());

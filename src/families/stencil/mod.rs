@@ -249,7 +249,7 @@ fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 
 impl Family for Stencil {
     fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(&tiles::TUNING)
+        Some(self)
     }
 
     fn spec(&self) -> &FamilySpec {

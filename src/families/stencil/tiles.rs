@@ -6,7 +6,7 @@
 
 use super::{Grid, RADIUS, TILE_X};
 use crate::backend::DeviceInfo;
-use crate::families::family::TileTuning;
+use crate::families::family::Tuning;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
 use crate::rows::FamilyId;
 use crate::rows::Size;
@@ -26,45 +26,36 @@ const STENCIL_RULES: &[Constraint] = &[
 /// this kernel 256 work-items, so they are recorded there as build or launch failures.
 const SPACE_TILE_X: &[u32] = &[32, 64, 128];
 const SPACE_TILE_Y: &[u32] = &[2, 4, 8, 16, 32];
+const FDTD3D: SpaceDef = SpaceDef::of(FamilyId::Stencil, "fdtd3d", STENCIL_RULES);
 
 /// The stencil's tunable spaces: FDTD3d's tile.
 pub const SPACES: &[(SpaceKind, SpaceDef)] = &[
     // 9 tiles x the z loop unrolled or not (the radius loop fully, as the SDK): 18 points, each
     // its own program, at the fdtd-unroll study's 384^3 (226 MB a grid). The study's own
     // kernel (32 x 8, A = 9, B = 4) is one of them.
-    (
+    FDTD3D.space(
         SpaceKind::Full,
-        SpaceDef {
-            family: FamilyId::Stencil,
-            name: "fdtd3d",
-            variant: "fdtd3d",
-            params: &[
-                p("tile_x", Knob::Define("ST_TILE_X"), SPACE_TILE_X),
-                p("tile_y", Knob::Define("ST_TILE_Y"), SPACE_TILE_Y),
-                p("unroll.A", Knob::Unroll("A"), &[0, 9]),
-                p("unroll.B", Knob::Unroll("B"), &[4]),
-            ],
-            constraints: STENCIL_RULES,
-            size: "384",
-        },
+        "fdtd3d",
+        "384",
+        &[
+            p("tile_x", Knob::Define("ST_TILE_X"), SPACE_TILE_X),
+            p("tile_y", Knob::Define("ST_TILE_Y"), SPACE_TILE_Y),
+            p("unroll.A", Knob::Unroll("A"), &[0, 9]),
+            p("unroll.B", Knob::Unroll("B"), &[4]),
+        ],
     ),
     // Four tiles run, 32 and 64 wide; the 2-row ones break the halo rule and the 128-wide
     // ones do not divide the 64-wide grid: 4 programs.
-    (
+    FDTD3D.space(
         SpaceKind::Small,
-        SpaceDef {
-            family: FamilyId::Stencil,
-            name: "fdtd3d",
-            variant: "fdtd3d",
-            params: &[
-                p("tile_x", Knob::Define("ST_TILE_X"), SPACE_TILE_X),
-                p("tile_y", Knob::Define("ST_TILE_Y"), &[2, 4, 8]),
-                p("unroll.A", Knob::Unroll("A"), &[0]),
-                p("unroll.B", Knob::Unroll("B"), &[4]),
-            ],
-            constraints: STENCIL_RULES,
-            size: "64x9",
-        },
+        "fdtd3d",
+        "64x9",
+        &[
+            p("tile_x", Knob::Define("ST_TILE_X"), SPACE_TILE_X),
+            p("tile_y", Knob::Define("ST_TILE_Y"), &[2, 4, 8]),
+            p("unroll.A", Knob::Unroll("A"), &[0]),
+            p("unroll.B", Knob::Unroll("B"), &[4]),
+        ],
     ),
 ];
 
@@ -96,19 +87,6 @@ impl StencilTile {
     }
 }
 
-/// Fill in the launch the tile implies: its work-group size, and one group per tile.
-pub fn derive(size: Size, c: &mut Config) {
-    let t = StencilTile::of(c);
-    if c.local == 0 {
-        c.local = t.local();
-    }
-    if c.groups == 0 && divides(c, size) {
-        let g = Grid::of(size);
-        let tiles = (g.nx / u64::from(t.x)) * (g.ny / u64::from(t.y));
-        c.groups = u32::try_from(tiles).unwrap_or(u32::MAX);
-    }
-}
-
 /// The tile divides the grid's x and y extents.
 pub fn divides(c: &Config, size: Size) -> bool {
     let t = StencilTile::of(c);
@@ -116,36 +94,50 @@ pub fn divides(c: &Config, size: Size) -> bool {
     t.x > 0 && t.y > 0 && g.nx.is_multiple_of(u64::from(t.x)) && g.ny.is_multiple_of(u64::from(t.y))
 }
 
-/// Whether `c` breaks one of the tile's rules (the others are not the stencil's): the tile
-/// must be at least RADIUS wide and high (its first RADIUS columns and rows load the halo), and
-/// it and its halo must fit the device's local memory (unknown limits pass).
-pub fn breaks(rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
-    let t = StencilTile::of(c);
-    match rule {
-        Constraint::TileDividesGrid => !divides(c, size),
-        Constraint::TileHalo => u64::from(t.x) < RADIUS || u64::from(t.y) < RADIUS,
-        Constraint::LocalMemory => {
-            device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
+/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
+impl Tuning for super::Stencil {
+    fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
+        SPACES
+    }
+
+    /// Fill in the launch the tile implies: its work-group size, and one group per tile.
+    fn derive_launch(&self, size: Size, c: &mut Config) {
+        let t = StencilTile::of(c);
+        if c.local == 0 {
+            c.local = t.local();
         }
-        _ => false,
+        if c.groups == 0 && divides(c, size) {
+            let g = Grid::of(size);
+            let tiles = (g.nx / u64::from(t.x)) * (g.ny / u64::from(t.y));
+            c.groups = u32::try_from(tiles).unwrap_or(u32::MAX);
+        }
+    }
+
+    /// Whether `c` breaks one of the tile's rules (the others are not the stencil's): the tile
+    /// must be at least RADIUS wide and high (its first RADIUS columns and rows load the halo), and
+    /// it and its halo must fit the device's local memory (unknown limits pass).
+    fn breaks_rule(&self, rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
+        let t = StencilTile::of(c);
+        match rule {
+            Constraint::TileDividesGrid => !divides(c, size),
+            Constraint::TileHalo => u64::from(t.x) < RADIUS || u64::from(t.y) < RADIUS,
+            Constraint::LocalMemory => {
+                device.local_mem_bytes != 0 && t.local_bytes() > device.local_mem_bytes
+            }
+            _ => false,
+        }
     }
 }
-
-/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
-pub static TUNING: TileTuning = TileTuning {
-    spaces: SPACES,
-    derive,
-    breaks,
-};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::families::stencil::Stencil;
 
     #[test]
     fn a_tile_implies_its_launch() {
         let mut c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 8)]);
-        derive(Size::vector(256), &mut c);
+        Stencil.derive_launch(Size::vector(256), &mut c);
         assert_eq!((c.local, c.groups), (512, 4 * 32));
         assert_eq!(StencilTile::of(&c).local_bytes(), 4 * 72 * 16);
         // The shipped tile: 32 wide, as high as the work-group allows.
@@ -156,8 +148,9 @@ mod tests {
 
     #[test]
     fn tiles_that_do_not_fit_break_rules() {
-        let breaks =
-            |rule, c: &Config, device: &DeviceInfo| breaks(rule, c, Size::vector(256), device);
+        let breaks = |rule, c: &Config, device: &DeviceInfo| {
+            Stencil.breaks_rule(rule, c, Size::vector(256), device)
+        };
         let any = DeviceInfo::default();
         let c = Config::with_defines(&[("ST_TILE_X", 64), ("ST_TILE_Y", 2)]);
         assert!(breaks(Constraint::TileHalo, &c, &any));

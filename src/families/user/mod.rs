@@ -106,17 +106,15 @@ impl UserFamily {
             let name = leak(name);
             params.push(param(name, Knob::Define(name), leak_values(values)));
         }
+        let rules = &[
+            Constraint::VariantLocal,
+            Constraint::DeviceLocal,
+            Constraint::Restriction,
+        ];
         let def = SpaceDef {
-            family: self.spec.id,
-            name: self.spec.variants[0].name,
-            variant: self.spec.variants[0].name,
             params: Box::leak(params.into_boxed_slice()),
-            constraints: &[
-                Constraint::VariantLocal,
-                Constraint::DeviceLocal,
-                Constraint::Restriction,
-            ],
             size: leak(&d.size),
+            ..SpaceDef::of(self.spec.id, self.spec.variants[0].name, rules)
         };
         Box::leak(Box::new([(SpaceKind::Full, def), (SpaceKind::Small, def)]))
     }
@@ -217,7 +215,7 @@ impl Family for UserFamily {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         let kernel = cx.kernel()?;
-        let scalars = self.scalar_bits(cx.size());
+        let scalars = self.scalar_bits(cx.inputs.size);
         let mut args = Vec::new();
         let mut result = None;
         for (k, a) in self.decl.args.iter().enumerate() {
