@@ -3,7 +3,6 @@
 //! from the same drawing code, rendered in memory first so a failure leaves no half-drawn file.
 
 pub(crate) mod bfs;
-mod constant;
 mod fill;
 mod gpus;
 mod hbar;
@@ -19,7 +18,6 @@ mod shapes;
 pub mod style;
 mod sweep;
 mod table1;
-mod texture;
 pub mod tune_convergence;
 pub mod tune_distribution;
 mod unroll;
@@ -129,10 +127,24 @@ pub fn draw_all(
         &|| write_figures("ptx", &ptx::figures(data), out_dir, formats),
         &|| write_figures(GPUS_CHART, &gpus::figures(data), out_dir, formats),
         &|| write_figures("unroll", &unroll::figures(data), out_dir, formats),
-        &|| write_figures("constant", &constant::figures(data), out_dir, formats),
+        &|| {
+            write_figures(
+                "constant",
+                &relative::figures(&relative::CONSTANT, data),
+                out_dir,
+                formats,
+            )
+        },
         &|| write_figures("bfs", &bfs::figures(data), out_dir, formats),
         &|| write_figures("shapes", &shapes::figures(data), out_dir, formats),
-        &|| write_figures("texture", &texture::figures(data), out_dir, formats),
+        &|| {
+            write_figures(
+                "texture",
+                &relative::figures(&relative::TEXTURE, data),
+                out_dir,
+                formats,
+            )
+        },
         &|| write_figures("fill", &fill::figures(data), out_dir, formats),
     ];
     let mut written = Vec::new();
