@@ -34,7 +34,7 @@ pub use gpus::NAME as GPUS_CHART;
 
 #[cfg(test)]
 pub(crate) use render::{render_rgb, render_svg};
-pub(crate) use render::{write_figure, write_figures, DrawError, Figure};
+pub(crate) use render::{write_all_figures, write_figure, write_figures, DrawError, Figure};
 
 /// Why a chart could not be written, naming the file concerned.
 #[derive(Debug, thiserror::Error)]
