@@ -26,9 +26,7 @@ pub mod waterfall;
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use crate::rows::{Api, Catalog, MeasurementRow, PrRow};
+use crate::rows::{Api, Catalog, ClassCountRow, MeasurementRow, PrRow};
 
 pub use gpus::NAME as GPUS_CHART;
 
@@ -83,23 +81,12 @@ impl Format {
     }
 }
 
-/// Static PTX instruction count of one instruction class in one API's build of a kernel pair.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PtxClassCount {
-    /// Kernel pair (the OpenCL and CUDA kernels compared), e.g. `matvec/listing4`.
-    pub pair: String,
-    pub api: Api,
-    /// e.g. `ld.global`, `fma`, `bar.sync`.
-    pub class: String,
-    pub count: u64,
-}
-
 /// Everything the charts read: the rows of one or more runs.
 #[derive(Debug, Clone, Default)]
 pub struct ChartData {
     pub measurements: Vec<MeasurementRow>,
     pub prs: Vec<PrRow>,
-    pub ptx_classes: Vec<PtxClassCount>,
+    pub ptx_classes: Vec<ClassCountRow>,
     /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
     pub baselines: Vec<vendor::RunBaseline>,
     /// What the registry says of the families the rows name (which charts draw them, the
