@@ -8,7 +8,7 @@ use crate::export::ExportError;
 
 use crate::rows::{Catalog, MeasurementRow, PrRow, SampleRow};
 
-use super::{ChartData, PtxClassCount};
+use super::ChartData;
 
 /// Why chart data could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -121,18 +121,14 @@ fn load_file(f: &Path, data: &mut ChartData) -> Result<(), InputError> {
         CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(f)?),
         CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(f)?),
         CsvKind::PtxClasses => {
-            let rows: Vec<crate::rows::ClassCountRow> = read_rows(f)?;
-            for r in rows {
-                let api = r.api.parse().map_err(|_| InputError::Foreign {
-                    path: f.to_path_buf(),
-                    header: format!("api '{}' in a PTX class row", r.api),
-                })?;
-                data.ptx_classes.push(PtxClassCount {
-                    pair: r.pair,
-                    api,
-                    class: r.class,
-                    count: r.count,
-                });
+            for r in read_rows::<crate::rows::ClassCountRow>(f)? {
+                if r.api.parse::<crate::rows::Api>().is_err() {
+                    return Err(InputError::Foreign {
+                        path: f.to_path_buf(),
+                        header: format!("api '{}' in a PTX class row", r.api),
+                    });
+                }
+                data.ptx_classes.push(r);
             }
         }
         CsvKind::Samples => {}

@@ -3,7 +3,6 @@
 //! from the same drawing code, rendered in memory first so a failure leaves no half-drawn file.
 
 pub(crate) mod bfs;
-mod constant;
 mod fill;
 mod gpus;
 mod hbar;
@@ -19,7 +18,6 @@ mod shapes;
 pub mod style;
 mod sweep;
 mod table1;
-mod texture;
 pub mod tune_convergence;
 pub mod tune_distribution;
 mod unroll;
@@ -28,15 +26,13 @@ pub mod waterfall;
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use crate::rows::{Api, Catalog, MeasurementRow, PrRow};
+use crate::rows::{Api, Catalog, ClassCountRow, MeasurementRow, PrRow};
 
 pub use gpus::NAME as GPUS_CHART;
 
 #[cfg(test)]
 pub(crate) use render::{render_rgb, render_svg};
-pub(crate) use render::{write_figure, write_figures, DrawError, Figure};
+pub(crate) use render::{write_all_figures, write_figure, write_figures, DrawError, Figure};
 
 /// Why a chart could not be written, naming the file concerned.
 #[derive(Debug, thiserror::Error)]
@@ -85,23 +81,12 @@ impl Format {
     }
 }
 
-/// Static PTX instruction count of one instruction class in one API's build of a kernel pair.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PtxClassCount {
-    /// Kernel pair (the OpenCL and CUDA kernels compared), e.g. `matvec/listing4`.
-    pub pair: String,
-    pub api: Api,
-    /// e.g. `ld.global`, `fma`, `bar.sync`.
-    pub class: String,
-    pub count: u64,
-}
-
 /// Everything the charts read: the rows of one or more runs.
 #[derive(Debug, Clone, Default)]
 pub struct ChartData {
     pub measurements: Vec<MeasurementRow>,
     pub prs: Vec<PrRow>,
-    pub ptx_classes: Vec<PtxClassCount>,
+    pub ptx_classes: Vec<ClassCountRow>,
     /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
     pub baselines: Vec<vendor::RunBaseline>,
     /// What the registry says of the families the rows name (which charts draw them, the
@@ -129,10 +114,24 @@ pub fn draw_all(
         &|| write_figures("ptx", &ptx::figures(data), out_dir, formats),
         &|| write_figures(GPUS_CHART, &gpus::figures(data), out_dir, formats),
         &|| write_figures("unroll", &unroll::figures(data), out_dir, formats),
-        &|| write_figures("constant", &constant::figures(data), out_dir, formats),
+        &|| {
+            write_figures(
+                "constant",
+                &relative::figures(&relative::CONSTANT, data),
+                out_dir,
+                formats,
+            )
+        },
         &|| write_figures("bfs", &bfs::figures(data), out_dir, formats),
         &|| write_figures("shapes", &shapes::figures(data), out_dir, formats),
-        &|| write_figures("texture", &texture::figures(data), out_dir, formats),
+        &|| {
+            write_figures(
+                "texture",
+                &relative::figures(&relative::TEXTURE, data),
+                out_dir,
+                formats,
+            )
+        },
         &|| write_figures("fill", &fill::figures(data), out_dir, formats),
     ];
     let mut written = Vec::new();

@@ -1,8 +1,6 @@
 //! PR dot chart of one kernel group: one row per comparison, one dot with its 95% CI per GPU,
 //! the similar band shaded and a line at PR = 1.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -10,7 +8,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{Frame, LegendItem, Swatch};
 use super::pr::SIMILAR_BAND;
 use super::style::HouseMesh;
-use super::{style, write_figure, DrawError, Figure, Format, PlotError};
+use super::{style, DrawError, Figure};
 
 /// One comparison: its label and, per series, its PR and CI (`None`: not measured there).
 #[derive(Debug, Clone, PartialEq)]
@@ -129,11 +127,6 @@ impl Figure for PrGroups {
         }
         Ok(())
     }
-}
-
-/// Writes `<stem>.svg` into `out` and returns the file.
-pub fn write_svg(fig: &PrGroups, out: &Path, stem: &str) -> Result<Vec<PathBuf>, PlotError> {
-    write_figure(fig, out, stem, &[Format::Svg])
 }
 
 #[cfg(test)]

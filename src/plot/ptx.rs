@@ -4,10 +4,10 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem};
 use super::{
-    distinct, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData, PtxClassCount,
+    distinct, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData,
     MAX_FIGURES_PER_CHART,
 };
-use crate::rows::Api;
+use crate::rows::{Api, ClassCountRow};
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     // PTX is compiled, not measured: the run's GPU and driver still tell which compilers.
@@ -19,15 +19,16 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
         .collect()
 }
 
-fn build(pair: &str, counts: &[&PtxClassCount], subtitle: &str) -> hbar::HBarFigure {
-    let apis = sorted_apis(counts.iter().map(|c| c.api));
+fn build(pair: &str, counts: &[&ClassCountRow], subtitle: &str) -> hbar::HBarFigure {
+    let api_of = |c: &ClassCountRow| c.api.parse::<Api>().ok();
+    let apis = sorted_apis(counts.iter().filter_map(|c| api_of(c)));
     let classes = distinct(counts.iter().map(|c| &c.class));
     // Sum duplicates (an inspector may list a class once per kernel of the pair). A class
     // absent from one API's listing is a count of 0 there, drawn as such.
     let count_of = |api: Api, class: &str| -> u64 {
         counts
             .iter()
-            .filter(|c| c.api == api && c.class == class)
+            .filter(|c| api_of(c) == Some(api) && c.class == class)
             .map(|c| c.count)
             .sum()
     };

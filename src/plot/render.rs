@@ -118,9 +118,21 @@ pub(crate) fn write_figure<F: Figure>(
     Ok(written)
 }
 
+/// Writes the first [`MAX_FIGURES_PER_CHART`] of a list of named figures of one chart kind, as
+/// [`write_all_figures`] does.
+pub(crate) fn write_figures<F: Figure>(
+    chart: &str,
+    figures: &[(String, F)],
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, PlotError> {
+    let kept = &figures[..figures.len().min(MAX_FIGURES_PER_CHART)];
+    write_all_figures(chart, kept, out_dir, formats)
+}
+
 /// Writes a list of named figures of one chart kind, `<chart>-<slug>` each, appending `-2`,
 /// `-3`, ... so groups that slug alike never overwrite each other's file.
-pub(crate) fn write_figures<F: Figure>(
+pub(crate) fn write_all_figures<F: Figure>(
     chart: &str,
     figures: &[(String, F)],
     out_dir: &Path,
@@ -128,7 +140,7 @@ pub(crate) fn write_figures<F: Figure>(
 ) -> Result<Vec<PathBuf>, PlotError> {
     let mut written = Vec::new();
     let mut stems = std::collections::HashSet::new();
-    for (slug, fig) in figures.iter().take(MAX_FIGURES_PER_CHART) {
+    for (slug, fig) in figures {
         let base = format!("{chart}-{slug}");
         let mut stem = base.clone();
         for n in 2.. {

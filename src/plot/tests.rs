@@ -254,9 +254,10 @@ fn fixture() -> ChartData {
     ] {
         for (api, n) in [("OpenCL", cl), ("CUDA", cu)] {
             if n > 0 {
-                ptx_classes.push(PtxClassCount {
+                ptx_classes.push(ClassCountRow {
                     pair: "matvec/listing5".into(),
-                    api: api.parse().unwrap(),
+                    kernel: "matvec".into(),
+                    api: api.into(),
                     class: class.into(),
                     count: n,
                 });

@@ -1,13 +1,11 @@
 //! Tuning convergence: the best metric so far against the evaluations asked for, one line per
 //! API and strategy (the strategy by colour, the API by line style).
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
-use super::{style, write_figure, DrawError, Figure, Format, PlotError};
+use super::{style, DrawError, Figure};
 use crate::rows::Api;
 use crate::rows::StrategyKind;
 
@@ -86,11 +84,6 @@ impl Figure for Convergence {
         }
         Ok(())
     }
-}
-
-/// Write `tune-convergence.png/svg` into `out`.
-pub fn write(fig: &Convergence, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    write_figure(fig, out, "tune-convergence", &Format::ALL)
 }
 
 #[cfg(test)]

@@ -1,13 +1,11 @@
 //! Tuning distribution: every evaluated configuration's metric from best to worst, one curve per
 //! API, so a flat top (tuning matters little) or a sharp peak (it matters a lot) shows.
 
-use std::path::{Path, PathBuf};
-
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::layout::{Frame, LegendItem, Swatch};
-use super::{style, write_figure, DrawError, Figure, Format, PlotError};
+use super::{style, DrawError, Figure};
 use crate::rows::Api;
 
 pub struct Distribution {
@@ -71,11 +69,6 @@ impl Figure for Distribution {
         }
         Ok(())
     }
-}
-
-/// Write `tune-distribution.png/svg` into `out`.
-pub fn write(fig: &Distribution, out: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    write_figure(fig, out, "tune-distribution", &Format::ALL)
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::layout::{Frame, LegendItem, Swatch};
 use super::style::HouseMesh;
 use super::{
-    fmt_tick, run_subtitle, slug, style, write_figure, DrawError, Figure, Format, PlotError,
+    fmt_tick, run_subtitle, slug, style, write_all_figures, DrawError, Figure, Format, PlotError,
 };
 use crate::rows::MeasurementRow;
 
@@ -87,7 +87,7 @@ fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
     }
 }
 
-/// Draws `waterfall-<target>.<ext>` for every target of `targets` (each with its bars, from
+/// Draws `waterfall-<target>.<ext>` (`-2`, ... where targets slug alike) for every target of `targets` (each with its bars, from
 /// `explain::waterfall`) into `out_dir`; the subtitle's GPU and driver come from
 /// `measurements` (the rungs' rows).
 pub fn draw(
@@ -97,13 +97,11 @@ pub fn draw(
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, PlotError> {
     let subtitle = run_subtitle(measurements);
-    let mut written = Vec::new();
-    for (target, bars) in targets {
-        let fig = build(target, bars.clone(), &subtitle);
-        let stem = format!("waterfall-{}", slug(target));
-        written.extend(write_figure(&fig, out_dir, &stem, formats)?);
-    }
-    Ok(written)
+    let figures: Vec<_> = targets
+        .iter()
+        .map(|(target, bars)| (slug(target), build(target, bars.clone(), &subtitle)))
+        .collect();
+    write_all_figures("waterfall", &figures, out_dir, formats)
 }
 
 /// Width of the step-label column.
@@ -160,5 +158,29 @@ impl Figure for Waterfall {
             style::REF_LINE.stroke_width(1),
         )))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_that_slug_alike_keep_their_own_file() {
+        let bar = |to| Bar {
+            label: "target".into(),
+            from: 0.0,
+            to,
+            kind: BarKind::Target,
+            ci: None,
+        };
+        let targets = [
+            ("a/b".to_string(), vec![bar(0.5)]),
+            ("a b".into(), vec![bar(0.7)]),
+        ];
+        let tmp = tempfile::tempdir().unwrap();
+        let written = draw(&targets, &[], tmp.path(), &[Format::Svg]).unwrap();
+        let names: Vec<_> = written.iter().map(|p| p.file_name().unwrap()).collect();
+        assert_eq!(names, ["waterfall-a-b.svg", "waterfall-a-b-2.svg"]);
     }
 }

@@ -337,10 +337,10 @@ pub fn draw_charts(
     title: &str,
     subtitle: &str,
 ) -> Result<Vec<std::path::PathBuf>, TuneError> {
-    use crate::plot::{tune_convergence as conv, tune_distribution as dist};
+    use crate::plot::{tune_convergence as conv, tune_distribution as dist, write_figure, Format};
     let unit = report.space.def.family.metric().unit().to_string();
     let failed = |e: crate::plot::PlotError| write_error(e.path(), &e);
-    let mut files = conv::write(
+    let mut files = write_figure(
         &conv::Convergence {
             title: format!("{title}: best so far"),
             subtitle: subtitle.to_string(),
@@ -348,10 +348,12 @@ pub fn draw_charts(
             lines: lines_of(&report.evaluations),
         },
         out,
+        "tune-convergence",
+        &Format::ALL,
     )
     .map_err(failed)?;
     files.extend(
-        dist::write(
+        write_figure(
             &dist::Distribution {
                 title: format!("{title}: every evaluated configuration"),
                 subtitle: subtitle.to_string(),
@@ -359,6 +361,8 @@ pub fn draw_charts(
                 series: series_of(&report.evaluations),
             },
             out,
+            "tune-distribution",
+            &Format::ALL,
         )
         .map_err(failed)?,
     );

@@ -21,7 +21,8 @@ use minijinja::context;
 
 use crate::export::markdown::cell;
 use crate::export::write_atomic;
-use crate::plot::pr_groups::{self, PrGroups, Row};
+use crate::plot::pr_groups::{PrGroups, Row};
+use crate::plot::{write_figure, Format};
 use crate::rows::PrRow;
 
 use super::ReportError;
@@ -118,7 +119,7 @@ fn draw_groups(s: &SuiteFolder, dir: &Path) -> Result<Vec<ChartView>, ReportErro
                 .collect(),
         };
         let stem = format!("pr-{}", crate::plot::slug(&family));
-        pr_groups::write_svg(&fig, dir, &stem)?;
+        write_figure(&fig, dir, &stem, &[Format::Svg])?;
         charts.push(ChartView {
             src: format!("{CHART_DIR}/{stem}.svg"),
             caption: format!("{family}: PR of {shown} fair comparisons"),
@@ -192,7 +193,7 @@ fn headline_chart(folders: &[SuiteFolder], out: &Path) -> Result<ChartView, Repo
         series: gpus,
         rows,
     };
-    pr_groups::write_svg(&fig, out, HEADLINE_CHART)?;
+    write_figure(&fig, out, HEADLINE_CHART, &[Format::Svg])?;
     Ok(ChartView {
         src: format!("{HEADLINE_CHART}.svg"),
         caption: "fair PR of every comparison, per GPU".into(),
