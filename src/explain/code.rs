@@ -189,25 +189,45 @@ fn sass_classes(
     rows
 }
 
+/// Why a PTX text's SASS cannot be had.
+#[derive(Debug, thiserror::Error)]
+enum SassError {
+    #[error(transparent)]
+    Backend(#[from] crate::backend::BackendError),
+    #[error("the CUDA backend gave no machine code")]
+    NoMachineCode,
+    #[error("a temporary cubin in {}: {source}", dir.display())]
+    TempFile {
+        dir: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    WriteCubin(std::io::Error),
+    #[error(transparent)]
+    Disassembly(#[from] sass::DisassemblyError),
+}
+
 /// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
-/// only while `cuobjdump` reads it; the error is why there are none.
+/// only while `cuobjdump` reads it.
 fn sass_of(
     cuda: &mut dyn Runtime,
     tool: &Path,
     out: &Path,
     ptx: &str,
     jit: &JitOptions,
-) -> Result<sass::SassFunctions, String> {
+) -> Result<sass::SassFunctions, SassError> {
     let cubin = cuda
-        .machine_code(ptx, jit)
-        .map_err(|e| e.to_string())?
-        .ok_or("the CUDA backend gave no machine code")?;
+        .machine_code(ptx, jit)?
+        .ok_or(SassError::NoMachineCode)?;
     let file = tempfile::Builder::new()
         .prefix(".sass-")
         .suffix(".cubin")
         .tempfile_in(out)
-        .map_err(|e| format!("a temporary cubin in {}: {e}", out.display()))?;
-    std::fs::write(file.path(), &cubin).map_err(|e| e.to_string())?;
+        .map_err(|source| SassError::TempFile {
+            dir: out.into(),
+            source,
+        })?;
+    std::fs::write(file.path(), &cubin).map_err(SassError::WriteCubin)?;
     let text = sass::disassemble(tool, file.path())?;
     Ok(sass::parse_cuobjdump(&text))
 }
@@ -236,16 +256,26 @@ impl CodeClassRow {
     }
 }
 
+/// Why a PTX text gives no class counts of a kernel.
+#[derive(Debug, thiserror::Error)]
+enum ClassError {
+    #[error(transparent)]
+    Parse(#[from] crate::inspect::ptx::PtxError),
+    #[error("no kernel {kernel} in {api}'s PTX")]
+    NoKernel { kernel: String, api: Api },
+}
+
 /// The class counts of `kernel` in `text`, or why there are none.
 fn class_rows(
     target: &str,
     api: Api,
     kernel: &str,
     text: &str,
-) -> Result<Vec<CodeClassRow>, String> {
-    let k = parse_kernel(text, kernel)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("no kernel {kernel} in {api}'s PTX"))?;
+) -> Result<Vec<CodeClassRow>, ClassError> {
+    let k = parse_kernel(text, kernel)?.ok_or_else(|| ClassError::NoKernel {
+        kernel: kernel.into(),
+        api,
+    })?;
     Ok(count_classes(&k)
         .iter()
         .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))

@@ -82,13 +82,26 @@ pub struct ClassRow {
     pub count: u32,
 }
 
+/// Why a code of a target has no image to read; its text is the row's `source`.
+#[derive(Debug, Clone, thiserror::Error)]
+enum NoImage {
+    /// The build's own error, as text: a build is taken again by later targets (cloned).
+    #[error("{0}")]
+    BuildFailed(String),
+    #[error("the compute cache held no image of it (cache off, or a driver that keeps none)")]
+    NotCached,
+    #[error("{NO_KERNEL}")]
+    NoKernel,
+    #[error("not read: the part's {0} s budget ran out")]
+    OverBudget(f64),
+}
+
 /// What one build left, for one code of one target.
 #[derive(Clone)]
 struct Taken {
     code: String,
     kernel: &'static str,
-    /// The image, or why there is none (the row's `source`).
-    source: Result<Vec<u8>, String>,
+    source: Result<Vec<u8>, NoImage>,
 }
 
 /// Where the images of one part's builds go, and what earlier builds left.
@@ -102,7 +115,7 @@ struct Taker<'c> {
 impl Taker<'_> {
     /// The image of `kernel` the build just made (`built`) left in the cache, or the one an
     /// earlier build of the same text (`key`) left, as `code`.
-    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), String>) {
+    fn take(&mut self, code: &str, kernel: &'static str, key: String, built: Result<(), NoImage>) {
         let (images, after) = new_images(self.cache, &self.before, kernel);
         self.before = after;
         let seen = &mut *self.seen;
@@ -111,10 +124,7 @@ impl Taker<'_> {
                 seen.insert(key.clone(), image.clone());
                 Ok(image)
             }
-            None => seen.get(&key).cloned().ok_or_else(|| {
-                "the compute cache held no image of it (cache off, or a driver that keeps none)"
-                    .to_string()
-            }),
+            None => seen.get(&key).cloned().ok_or(NoImage::NotCached),
         });
         self.taken.push(Taken {
             code: code.to_string(),
@@ -132,7 +142,7 @@ impl Taker<'_> {
         base: &str,
         built: Result<Option<String>, ExecError>,
     ) -> Option<String> {
-        let built = built.map_err(|e| e.to_string());
+        let built = built.map_err(|e| NoImage::BuildFailed(e.to_string()));
         let text = built.as_ref().ok().cloned().flatten();
         self.take(code, kernel, format!("{base}:{text:?}"), built.map(|_| ()));
         text
@@ -258,16 +268,15 @@ fn build_all<'t>(
             plans.push(Plan::Same(t, first.clone()));
             continue;
         }
-        let not_read = |code: &str, why: String| Taken {
+        let not_read = |code: &str, why: NoImage| Taken {
             code: code.into(),
             kernel: t.a.variant.kernel,
             source: Err(why),
         };
         let taken = if key.is_none() {
-            vec![not_read("none", NO_KERNEL.into())]
+            vec![not_read("none", NoImage::NoKernel)]
         } else if start.elapsed().as_secs_f64() > budget_s {
-            let why = format!("not read: the part's {budget_s} s budget ran out");
-            vec![not_read("all", why)]
+            vec![not_read("all", NoImage::OverBudget(budget_s))]
         } else {
             build_codes(t, cap, sources, sides, cache, &mut seen)
         };
@@ -333,7 +342,7 @@ fn build_codes(
                 let built = cu
                     .load_foreign_program(ptx, &jit)
                     .map(|_| ())
-                    .map_err(|e| e.to_string());
+                    .map_err(|e| NoImage::BuildFailed(e.to_string()));
                 taker.take(&code, kernel, format!("{code}:{ptx}"), built);
             }
         }
@@ -387,7 +396,7 @@ fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
 fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Recorded {
     let image = match &taken.source {
         Ok(image) => image,
-        Err(why) => return Ok((unread_row(t, taken, why.clone()), ClassCounts::new())),
+        Err(why) => return Ok((unread_row(t, taken, why.to_string()), ClassCounts::new())),
     };
     let dir = format!("{MACHINE_CODE_DIR}/{}", crate::plot::slug(&t.id));
     let folder = out.join(&dir);

@@ -127,18 +127,38 @@ pub fn find_cuda_tool(name: &str) -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// Disassembles one cubin file with `cuobjdump -sass`; the error says whether the tool did not
-/// start or failed, with its message.
-pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, String> {
+/// Why `cuobjdump -sass` gave no disassembly: it did not start, or it failed and said why.
+#[derive(Debug, thiserror::Error)]
+pub enum DisassemblyError {
+    #[error("cannot run {}: {source}", tool.display())]
+    Run {
+        tool: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} -sass {} failed: {stderr}", tool.display(), cubin.display())]
+    Failed {
+        tool: PathBuf,
+        cubin: PathBuf,
+        stderr: String,
+    },
+}
+
+/// Disassembles one cubin file with `cuobjdump -sass`; the error names the tool's message.
+pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, DisassemblyError> {
     let output = Command::new(tool)
         .arg("-sass")
         .arg(cubin)
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", tool.display()))?;
+        .map_err(|source| DisassemblyError::Run {
+            tool: tool.into(),
+            source,
+        })?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let (tool, cubin) = (tool.display(), cubin.display());
-        return Err(format!("{tool} -sass {cubin} failed: {}", stderr.trim()));
+        return Err(DisassemblyError::Failed {
+            tool: tool.into(),
+            cubin: cubin.into(),
+            stderr: String::from_utf8_lossy(&output.stderr).trim().into(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }

@@ -20,7 +20,7 @@ use crate::backend::Runtime;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 
-use super::ptx::{parse_kernel, PtxKernel};
+use super::ptx::{parse_kernel, PtxError, PtxKernel};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
@@ -110,11 +110,18 @@ fn shape_of(kernel: &PtxKernel, text: &str) -> UnrollRow {
     }
 }
 
+/// Why PTX text gives no loop shape of a kernel.
+#[derive(Debug, thiserror::Error)]
+pub enum AnalysisError {
+    #[error(transparent)]
+    Parse(#[from] PtxError),
+    #[error("the PTX has no entry {0}")]
+    NoKernel(String),
+}
+
 /// The loop shape of `name` in a PTX module, and its instruction list for comparisons.
-pub fn analyse(ptx: &str, name: &str) -> Result<(UnrollRow, Vec<String>), String> {
-    let kernel = parse_kernel(ptx, name)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("the PTX has no entry {name}"))?;
+pub fn analyse(ptx: &str, name: &str) -> Result<(UnrollRow, Vec<String>), AnalysisError> {
+    let kernel = parse_kernel(ptx, name)?.ok_or_else(|| AnalysisError::NoKernel(name.into()))?;
     let text = body(ptx, name).unwrap_or("");
     let listing = kernel
         .instructions

@@ -16,7 +16,7 @@
 use crate::rows::TableVRow;
 
 use super::classify::{ClassGroup, InstrClass};
-use super::parse::{count_classes, parse_kernel};
+use super::parse::{count_classes, parse_kernel, PtxError};
 
 pub const FFT_KERNEL: &str = "fft512_forward";
 
@@ -39,16 +39,23 @@ pub fn paper_rows() -> Vec<TableVRow> {
         .collect()
 }
 
-/// Our row from PTX text holding [`FFT_KERNEL`], or why there is none.
+/// Why PTX text gives no Table V row.
+#[derive(Debug, thiserror::Error)]
+pub enum RowError {
+    #[error("PTX does not parse: {0}")]
+    Parse(#[from] PtxError),
+    #[error("PTX has no entry {kernel}", kernel = FFT_KERNEL)]
+    NoKernel,
+}
+
+/// Our row from PTX text holding [`FFT_KERNEL`].
 pub fn row_from_ptx(
     ptx: &str,
     api: &str,
     index: &str,
     index_bits: u32,
-) -> Result<TableVRow, String> {
-    let kernel = parse_kernel(ptx, FFT_KERNEL)
-        .map_err(|e| format!("PTX does not parse: {e}"))?
-        .ok_or(format!("PTX has no entry {FFT_KERNEL}"))?;
+) -> Result<TableVRow, RowError> {
+    let kernel = parse_kernel(ptx, FFT_KERNEL)?.ok_or(RowError::NoKernel)?;
     let counts = count_classes(&kernel);
     let group = |g: ClassGroup| -> u64 {
         let in_group = InstrClass::ALL.iter().filter(|c| c.group() == g);
