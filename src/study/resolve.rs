@@ -113,7 +113,7 @@ fn clocks(spec: &Spec) -> Result<(TimerKind, WaitMode), String> {
         format!("field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock")
     })?;
     let wait = match spec.wait.as_deref() {
-        None => WaitMode::DEFAULT,
+        None => WaitMode::default(),
         Some(text) => {
             crate::names::parse::<WaitMode>(text).map_err(|e| format!("field 'wait': {e}"))?
         }
