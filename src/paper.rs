@@ -226,15 +226,17 @@ const fn q(
 
 /// A published run of another benchmark for our numbers to stand beside: not a seed, so no
 /// rule holds ours against it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Reference {
     pub tool: &'static str,
     pub source: &'static str,
     pub device: &'static str,
     pub setting: &'static str,
     /// The suite step whose comparisons stand beside it.
+    #[serde(skip)]
     pub step: &'static str,
     /// Comparison id and the published figure in `unit`.
+    #[serde(skip)]
     pub figures: &'static [(&'static str, f64)],
     pub unit: &'static str,
 }

@@ -574,7 +574,7 @@ fn every_wait_mode_runs_launches_and_transfers_verified_on_opencl() {
             flags: vec![],
             jit: Default::default(),
         };
-        for mode in WaitMode::ALL {
+        for &mode in WaitMode::ALL {
             b.set_wait_mode(mode).unwrap();
             let p = exec::prepare(&mut b, &sources, v, &inputs, &side)
                 .unwrap_or_else(|e| panic!("{}/{} {mode}: {e}", v.family.name(), v.name));

@@ -128,7 +128,7 @@ fn the_plain_level_loop_writes_launches_and_reads_its_flag_every_repetition() {
 fn the_plain_loop_times_every_repetition_in_every_wait_mode() {
     let (_turn, mut b) = backend();
     let (kernel, args) = empty_kernel(&mut b);
-    for wait in WaitMode::ALL {
+    for &wait in WaitMode::ALL {
         let plan = PlainLoop {
             shape: LaunchShape::linear(1, 1),
             wait,

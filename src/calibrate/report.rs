@@ -19,7 +19,7 @@ pub struct Check {
 /// [`SINGLE_WITHIN_US`] of the plain loop on each API, the launch PR within [`PR_WITHIN`] of
 /// the plain loops', back to back within [`BACK_TO_BACK_WITHIN`] per launch.
 pub fn checks(c: &Calibration) -> Vec<Check> {
-    let default = WaitMode::DEFAULT.label();
+    let default = WaitMode::default().label();
     let rows = c.rows.iter().filter(|r| r.wait == default).map(|r| {
         let what = format!("{} {} x{} ({})", r.api, r.shape, r.batch, r.wait);
         if r.batch == 1 {
@@ -59,7 +59,7 @@ pub fn checks(c: &Calibration) -> Vec<Check> {
 pub fn headline(c: &Calibration) -> Option<&CalibrationPr> {
     c.prs
         .iter()
-        .find(|p| p.wait == WaitMode::DEFAULT.label() && p.batch == 1 && p.shape == "1x1")
+        .find(|p| p.wait == WaitMode::default().label() && p.batch == 1 && p.shape == "1x1")
 }
 
 /// One sentence on whether the harness's own launch cost is the same on both sides: what a

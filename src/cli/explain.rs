@@ -11,9 +11,8 @@ use clvscu::explain::ladder::not_a_target;
 use clvscu::explain::profile;
 use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs};
 use clvscu::explain::{TargetExplanation, PARITY};
-use clvscu::rows::PrRow;
+use clvscu::rows::{PrRow, PRS_CSV};
 use clvscu::session::provenance::GIT_COMMIT;
-use clvscu::session::store::CsvStore;
 use clvscu::session::RunContext;
 use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
@@ -368,7 +367,7 @@ fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<Strin
 /// TARGET, where it is a run folder (one that holds PRs).
 fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
     let folder = PathBuf::from(args.run.target.as_deref()?);
-    folder.join(CsvStore::PRS).is_file().then_some(folder)
+    folder.join(PRS_CSV).is_file().then_some(folder)
 }
 
 /// The comparisons to explain: a run folder's fair gaps, a study's, or the command line's.
@@ -450,7 +449,7 @@ fn farthest_of(prs: &[(&str, f64)], max: Option<u32>) -> Vec<usize> {
 
 /// The fair comparisons of a run folder (outside [0.98, 1.02] unless `all`) with their rows.
 fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
-    let prs: Vec<PrRow> = clvscu::export::csv::read_rows(&dir.join(CsvStore::PRS))?;
+    let prs: Vec<PrRow> = clvscu::export::csv::read_rows(&dir.join(PRS_CSV))?;
     let saved = dir.join(clvscu::session::run::STUDY_FILE);
     let saved = saved
         .is_file()

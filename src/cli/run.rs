@@ -212,16 +212,17 @@ fn print_hint(all: &RunSummary, out: &Path) {
 /// Refuses, before anything is measured, an export that would overwrite a file the run owns or
 /// the study being read, or that is no plain file of its own.
 fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
+    use clvscu::calibrate::REPORT_MD;
     use clvscu::rows::{CALIBRATION_CSV, CALIBRATION_PR_CSV, PASSES_CSV, TIMINGS_CSV};
+    use clvscu::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
     use clvscu::session::{folder::IDENTITY_FILE, folder::LOCK_FILE, run::STUDY_FILE};
-    use clvscu::{calibrate::REPORT_MD, session::store::CsvStore};
     let mut owned: Vec<PathBuf> = [
         IDENTITY_FILE,
         LOCK_FILE,
         STUDY_FILE,
-        CsvStore::MEASUREMENTS,
-        CsvStore::PRS,
-        CsvStore::SAMPLES,
+        MEASUREMENTS_CSV,
+        PRS_CSV,
+        SAMPLES_CSV,
         TIMINGS_CSV,
         "provenance.json",
         "summary.md",
@@ -258,10 +259,9 @@ fn check_exports(args: &RunArgs, out: &Path) -> Result<()> {
 fn export(args: &RunArgs, out: &Path) -> Result<()> {
     use clvscu::export::csv::{read_rows_if_file, write_rows};
     use clvscu::export::{json::RunResults, markdown, write_atomic};
-    use clvscu::session::store::CsvStore;
     let all = RunResults {
-        prs: read_rows_if_file(&out.join(CsvStore::PRS))?,
-        measurements: read_rows_if_file(&out.join(CsvStore::MEASUREMENTS))?,
+        prs: read_rows_if_file(&out.join(clvscu::rows::PRS_CSV))?,
+        measurements: read_rows_if_file(&out.join(clvscu::rows::MEASUREMENTS_CSV))?,
     };
     if let Some(path) = &args.export_json {
         clvscu::export::json::write_json_atomic(path, &all)

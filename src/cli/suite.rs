@@ -10,8 +10,7 @@ use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 
 use clvscu::rows::MeasurementRow;
-use clvscu::rows::{StepRow, StepStatus, SUITE_CSV};
-use clvscu::session::store::CsvStore;
+use clvscu::rows::{StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
 use clvscu::suite::state;
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
 
@@ -378,7 +377,7 @@ fn part_text(part: &Path) -> String {
 fn failed_rows_note(dir: &Path) -> String {
     let generic = "some configuration failed to build, launch or verify (see its summary)";
     let rows: Vec<MeasurementRow> =
-        match clvscu::export::csv::read_rows(&dir.join(CsvStore::MEASUREMENTS)) {
+        match clvscu::export::csv::read_rows(&dir.join(MEASUREMENTS_CSV)) {
             Ok(rows) => rows,
             Err(_) => return generic.into(),
         };
@@ -427,7 +426,7 @@ fn run_capped(
 /// After the steps: the peaks table, the report of the whole folder, suite.md.
 fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let peak_rows: Vec<MeasurementRow> =
-        clvscu::export::csv::read_rows_if_file(&out.join("peaks").join(CsvStore::MEASUREMENTS))?;
+        clvscu::export::csv::read_rows_if_file(&out.join("peaks").join(MEASUREMENTS_CSV))?;
     let eq3 = cuda_device_info(args).as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
@@ -649,7 +648,7 @@ mod tests {
     #[test]
     fn a_failed_rows_note_counts_each_status_with_its_first_error() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/h100/fill");
-        let text = std::fs::read_to_string(dir.join(CsvStore::MEASUREMENTS)).unwrap();
+        let text = std::fs::read_to_string(dir.join(MEASUREMENTS_CSV)).unwrap();
         let rows = text.lines().count() - 1;
         let refused = text
             .lines()

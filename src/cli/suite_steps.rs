@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 
 use clvscu::families::rule_tables;
-use clvscu::session::store::CsvStore;
+use clvscu::rows::{MEASUREMENTS_CSV, PRS_CSV};
 use clvscu::suite::{self, Step, StepKind};
 
 use crate::cli::args::{Pairing, SuiteArgs};
@@ -141,7 +141,7 @@ pub(super) fn study_command(
             c.args(["--skip", text]);
         }
     }
-    if dir.join(CsvStore::MEASUREMENTS).exists() {
+    if dir.join(MEASUREMENTS_CSV).exists() {
         c.arg("--resume");
     }
     c.args(side_args(args, true));
@@ -161,14 +161,14 @@ fn machine_code_folders(out: &Path, of: &str) -> Vec<PathBuf> {
             )
         })
         .map(|s| out.join(s.dir))
-        .filter(|d| !d.ends_with(of) && d.join(CsvStore::PRS).is_file())
+        .filter(|d| !d.ends_with(of) && d.join(PRS_CSV).is_file())
         .collect()
 }
 
 /// Why `explain` has no target in the step's folder: no PRs, or every fair PR within the
 /// parity band explain leaves alone.
 fn nothing_to_explain(target: &Path, of: &str) -> Result<Option<String>> {
-    let file = target.join(CsvStore::PRS);
+    let file = target.join(PRS_CSV);
     if !file.is_file() {
         return Ok(Some(format!("no PRs of the {of} step to explain")));
     }

@@ -99,7 +99,8 @@ crate::names::named_enum! {
     #[derive(Default)]
     #[strum(serialize_all = "lowercase")]
     pub enum WaitMode {
-        /// Wait for the whole queue (`clFinish` / `cuStreamSynchronize`): no event needed.
+        /// Wait for the whole queue (`clFinish` / `cuStreamSynchronize`): no event needed. The
+        /// default: the cheapest correct wait on both APIs, and the one a plain program uses.
         #[default]
         Finish,
         /// Busy-poll the command's status: the host clock measures the launch, not a wake-up.
@@ -112,16 +113,8 @@ crate::names::named_enum! {
 }
 
 impl WaitMode {
-    /// The default: the cheapest correct wait on both APIs, and the one a plain program uses.
-    pub const DEFAULT: WaitMode = WaitMode::Finish;
-
     /// Every mode, in the order reports list them.
-    pub const ALL: [WaitMode; 4] = [
-        WaitMode::Finish,
-        WaitMode::Spin,
-        WaitMode::Yield,
-        WaitMode::Blocking,
-    ];
+    pub const ALL: &'static [WaitMode] = <WaitMode as strum::VariantArray>::VARIANTS;
 
     /// Whether this mode waits on an event of the command (all but `finish`, which waits for
     /// the queue and so needs no event from the driver).

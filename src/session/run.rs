@@ -111,10 +111,9 @@ pub fn execute(
 
 /// For a runtime-bound study (launches, BFS levels, reductions small enough for their two
 /// launches to matter: the harness's own launch cost could sit inside its rows), the quick
-/// calibration on the run's backends before the
-/// study: written beside the rows (`calibration*.csv`), noted in the provenance, and
-/// summarised with its flag in `summary.md`. A resumed folder keeps its first calibration,
-/// read back to be summarised again.
+/// calibration on the run's backends before the study: written beside the rows
+/// (`calibration*.csv`), noted in the provenance, and summarised with its flag in
+/// `summary.md`. A resumed folder keeps its first calibration, read back to be summarised again.
 fn calibrate_if_runtime_bound(
     plan: &RunPlan,
     sides: &mut Sides,

@@ -16,6 +16,7 @@ use crate::export::csv::{read_rows_if_file, write_rows};
 use crate::export::json::{write_json_atomic, Provenance};
 use crate::export::{safe, write_atomic};
 use crate::rows::{MeasurementRow, PrRow, TimingRow, TIMINGS_CSV};
+use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 
 /// The study file of a command-line run, in its output folder.
 pub const STUDY_FILE: &str = "study.toml";
@@ -183,7 +184,7 @@ impl RunFolder {
 
 /// Whether any result CSV of the folder has content.
 fn holds_rows(dir: &Path) -> bool {
-    [CsvStore::MEASUREMENTS, CsvStore::PRS, CsvStore::SAMPLES]
+    [MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV]
         .iter()
         .any(|f| std::fs::metadata(dir.join(f)).is_ok_and(|m| m.len() > 0))
 }

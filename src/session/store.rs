@@ -11,6 +11,7 @@ use crate::export::csv::{read_to_append, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
+use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 
 /// Everything one comparison produced: one measurement row per side, the raw samples of the
 /// sides that were timed, and the PR when both sides were.
@@ -61,10 +62,6 @@ impl Guards {
 }
 
 impl CsvStore {
-    pub const MEASUREMENTS: &'static str = crate::rows::MEASUREMENTS_CSV;
-    pub const PRS: &'static str = crate::rows::PRS_CSV;
-    pub const SAMPLES: &'static str = crate::rows::SAMPLES_CSV;
-
     /// Open (or, with `resume`, reopen) the three CSVs in `dir` for runs of `sides` sides.
     /// Without `resume`, existing non-empty files are refused rather than overwritten. With
     /// it, every comparison is audited across the three files (`audit`): only whole,
@@ -272,9 +269,9 @@ impl Stored {
     /// Reads the three files; without `resume` a file must be empty or missing.
     fn read(dir: &Path, resume: bool) -> Result<Stored, ExportError> {
         Ok(Stored {
-            measurements: read_to_append(&dir.join(CsvStore::MEASUREMENTS), resume)?,
-            prs: read_to_append(&dir.join(CsvStore::PRS), resume)?,
-            samples: read_to_append(&dir.join(CsvStore::SAMPLES), resume)?,
+            measurements: read_to_append(&dir.join(MEASUREMENTS_CSV), resume)?,
+            prs: read_to_append(&dir.join(PRS_CSV), resume)?,
+            samples: read_to_append(&dir.join(SAMPLES_CSV), resume)?,
         })
     }
 

@@ -14,6 +14,7 @@ use crate::export::ExportError;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::rows::{MeasurementRow, Side, Status, TimerKind};
+use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 use crate::study::{self, Study};
 
 /// Keeps every comparison in memory; can be told to fail, to test what a session does then.
@@ -617,9 +618,9 @@ fn a_whole_run_writes_csvs_provenance_and_summary_and_resume_skips_it_all() {
     assert_eq!(started, 1);
     assert_eq!(report.summary.prs.len(), 2);
     for f in [
-        CsvStore::MEASUREMENTS,
-        CsvStore::PRS,
-        CsvStore::SAMPLES,
+        MEASUREMENTS_CSV,
+        PRS_CSV,
+        SAMPLES_CSV,
         "provenance.json",
         "summary.md",
     ] {
@@ -683,7 +684,7 @@ fn a_resumed_soak_keeps_the_pass_rows_of_the_passes_it_skipped() {
     let path = dir.path().join(crate::rows::PASSES_CSV);
     let first: Vec<crate::rows::PassRow> = crate::export::csv::read_rows(&path).unwrap();
     // As a run interrupted in its third pass leaves it.
-    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "#pass3", false);
+    delete_rows(dir.path(), MEASUREMENTS_CSV, "#pass3", false);
     let p = plan(study(LISTING6), dir.path(), true, 3, &sources, &flag);
     let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
     assert_eq!(report.summary.skipped, 2);
@@ -752,7 +753,7 @@ fn failing_b_sides() -> Sides {
 fn a_resume_of_another_study_size_or_pair_is_refused_naming_the_difference() {
     let folder = Folder::new();
     folder.run(study(TWO), false, fake_sides()).unwrap();
-    let before = std::fs::read(folder.path().join(CsvStore::MEASUREMENTS)).unwrap();
+    let before = std::fs::read(folder.path().join(MEASUREMENTS_CSV)).unwrap();
 
     let mut other = study(TWO);
     other.name = "other".into();
@@ -780,7 +781,7 @@ fn a_resume_of_another_study_size_or_pair_is_refused_naming_the_difference() {
         .unwrap()
         .to_string()
         .contains("sides: the folder has"));
-    let after = std::fs::read(folder.path().join(CsvStore::MEASUREMENTS)).unwrap();
+    let after = std::fs::read(folder.path().join(MEASUREMENTS_CSV)).unwrap();
     assert_eq!(before, after, "a refused resume changes nothing");
 }
 
@@ -844,10 +845,10 @@ fn a_deleted_or_replaced_lock_stops_every_later_write() {
     // Another run's lock in its place is no better.
     let other = super::folder::lock(folder.path()).unwrap();
     assert!(check.still_held().is_err());
-    let before = std::fs::read(folder.path().join(CsvStore::SAMPLES)).unwrap();
+    let before = std::fs::read(folder.path().join(SAMPLES_CSV)).unwrap();
     assert!(store.record(&ComparisonRows::default()).is_err());
     assert_eq!(
-        std::fs::read(folder.path().join(CsvStore::SAMPLES)).unwrap(),
+        std::fs::read(folder.path().join(SAMPLES_CSV)).unwrap(),
         before
     );
     drop(held);
@@ -879,13 +880,8 @@ fn a_hand_truncated_folder_is_audited_and_its_broken_comparisons_measured_again(
     let folder = Folder::new();
     let three = format!("{TWO}{LISTING6}");
     folder.run(study(&three), false, fake_sides()).unwrap();
-    delete_rows(
-        folder.path(),
-        CsvStore::MEASUREMENTS,
-        "matvec/listing2",
-        true,
-    );
-    delete_rows(folder.path(), CsvStore::PRS, "matvec/tuned", false);
+    delete_rows(folder.path(), MEASUREMENTS_CSV, "matvec/listing2", true);
+    delete_rows(folder.path(), PRS_CSV, "matvec/tuned", false);
     let report = folder.run(study(&three), true, fake_sides()).unwrap();
     assert_eq!(report.remeasured.len(), 2, "{:?}", report.remeasured);
     assert!(report.remeasured[0].contains("matvec/listing2: 1 of 2 measurement rows"));
@@ -902,7 +898,7 @@ fn pr_and_sample_rows_without_measurement_rows_are_dropped_and_measured_again_in
     let folder = Folder::new();
     folder.run(study(TWO), false, fake_sides()).unwrap();
     // As a kill between the samples' or PR's write and the measurements' leaves them.
-    delete_rows(folder.path(), CsvStore::MEASUREMENTS, "matvec/", false);
+    delete_rows(folder.path(), MEASUREMENTS_CSV, "matvec/", false);
     let report = folder.run(study(TWO), true, fake_sides()).unwrap();
     assert_eq!(
         report.remeasured,
@@ -948,7 +944,7 @@ fn a_resumed_folder_summary_holds_every_comparison_of_the_folder() {
     let folder = Folder::new();
     folder.run(study(TWO), false, fake_sides()).unwrap();
     // As an interrupted run leaves it: the second comparison is not whole.
-    delete_rows(folder.path(), CsvStore::MEASUREMENTS, "matvec/tuned", false);
+    delete_rows(folder.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
     let report = folder.run(study(TWO), true, fake_sides()).unwrap();
     assert_eq!(report.summary.skipped, 1);
     let summary = std::fs::read_to_string(folder.path().join("summary.md")).unwrap();
@@ -1569,7 +1565,7 @@ fn a_resume_keeps_the_timing_rows_of_the_comparisons_it_kept() {
     let names: Vec<&str> = first.iter().map(|r| r.comparison.as_str()).collect();
     assert_eq!(names, ["matvec/listing2", "matvec/tuned"]);
     // As a run interrupted in its second comparison leaves it.
-    delete_rows(dir.path(), CsvStore::MEASUREMENTS, "matvec/tuned", false);
+    delete_rows(dir.path(), MEASUREMENTS_CSV, "matvec/tuned", false);
     let p = plan(study(TWO), dir.path(), true, 1, &sources, &flag);
     let report = execute(&p, &mut fake_sides(), &mut |_| {}).unwrap();
     assert_eq!(report.summary.skipped, 1);

@@ -112,13 +112,9 @@ fn clocks(spec: &Spec) -> Result<(TimerKind, WaitMode), String> {
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
         format!("field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock")
     })?;
-    let wait = match spec.wait.as_deref() {
-        None => WaitMode::DEFAULT,
-        Some(text) => {
-            crate::names::parse::<WaitMode>(text).map_err(|e| format!("field 'wait': {e}"))?
-        }
-    };
-    Ok((timer, wait))
+    let wait = spec.wait.as_deref().map(crate::names::parse::<WaitMode>);
+    let wait = wait.transpose().map_err(|e| format!("field 'wait': {e}"))?;
+    Ok((timer, wait.unwrap_or_default()))
 }
 
 /// The `unroll` table, each point one the variant has, after checking that `groups` is not 0.

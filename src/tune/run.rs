@@ -209,7 +209,7 @@ impl Tuner<'_> {
             },
             jit: Default::default(),
             timer: TimerKind::DeviceEvent,
-            wait: WaitMode::DEFAULT,
+            wait: WaitMode::default(),
             warmup: self.plan.options.warmup,
             turn: 1,
             reps,

@@ -35,7 +35,7 @@ impl CudaBackend {
             untimed_stop,
             side_stream,
             side_stop,
-            wait: WaitMode::DEFAULT,
+            wait: WaitMode::default(),
             timer: TimerKind::DeviceEvent,
             hosts: Handles::new(API),
             programs: Handles::new(API),

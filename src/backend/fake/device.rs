@@ -53,7 +53,7 @@ impl FakeBackend {
             rng,
             launches: 0,
             calls: CallCounts::default(),
-            wait: WaitMode::DEFAULT,
+            wait: WaitMode::default(),
             timer: TimerKind::DeviceEvent,
             hosts: Handles::new(api),
             programs: Handles::new(api),

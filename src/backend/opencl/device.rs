@@ -43,7 +43,7 @@ impl OpenClBackend {
             queue,
             side_queue,
             plain_queue,
-            wait: WaitMode::DEFAULT,
+            wait: WaitMode::default(),
             timer: TimerKind::DeviceEvent,
             hosts: Handles::new(API),
             programs: Handles::new(API),

@@ -74,11 +74,8 @@ pub struct WhyView {
 /// Another benchmark's published run beside each GPU's numbers of the same comparisons.
 #[derive(Debug, Clone, Serialize)]
 pub struct ReferenceView {
-    pub tool: String,
-    pub source: String,
-    pub device: String,
-    pub setting: String,
-    pub unit: String,
+    #[serde(flatten)]
+    pub reference: paper::Reference,
     pub rows: Vec<ReferenceRow>,
 }
 
@@ -107,11 +104,7 @@ fn reference_view(r: &paper::Reference, folders: &[SuiteFolder]) -> ReferenceVie
         })
         .collect();
     ReferenceView {
-        tool: r.tool.into(),
-        source: r.source.into(),
-        device: r.device.into(),
-        setting: r.setting.into(),
-        unit: r.unit.into(),
+        reference: *r,
         rows,
     }
 }
