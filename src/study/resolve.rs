@@ -58,10 +58,10 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .check_local(variant, local)
         .map_err(invalid)?;
     let local_y = second_dimension(variant, spec).map_err(|e| field(e.to_string()))?;
-    let (timer, wait) = clocks(spec).map_err(field)?;
-    let unroll = launch_knobs(spec, variant).map_err(field)?;
-    let (min_time_s, max_time_s, target_ci) = timing(spec).map_err(field)?;
-    let (index, program) = code_choices(spec).map_err(field)?;
+    let (timer, wait) = clocks(spec).map_err(|e| field(e.to_string()))?;
+    let unroll = launch_knobs(spec, variant).map_err(|e| field(e.to_string()))?;
+    let (min_time_s, max_time_s, target_ci) = timing(spec).map_err(|e| field(e.to_string()))?;
+    let (index, program) = code_choices(spec).map_err(|e| field(e.to_string()))?;
     let defines = spec.defines.clone().unwrap_or_default();
     check_defines(&defines).map_err(|e| field(e.to_string()))?;
     let jit = spec.jit.unwrap_or_default();
@@ -107,24 +107,28 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
 }
 
 /// The `timer` and `wait` fields: how a side's runs are timed and waited for.
-fn clocks(spec: &Spec) -> Result<(TimerKind, WaitMode), String> {
+fn clocks(spec: &Spec) -> Result<(TimerKind, WaitMode), FieldError> {
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
-        format!("field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock")
+        FieldError::Rule(format!(
+            "field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock"
+        ))
     })?;
     let wait = spec.wait.as_deref().map(crate::names::parse::<WaitMode>);
-    let wait = wait.transpose().map_err(|e| format!("field 'wait': {e}"))?;
+    let wait = wait
+        .transpose()
+        .map_err(|e| FieldError::Rule(format!("field 'wait': {e}")))?;
     Ok((timer, wait.unwrap_or_default()))
 }
 
 /// The `unroll` table, each point one the variant has, after checking that `groups` is not 0.
-fn launch_knobs(spec: &Spec, variant: &Variant) -> Result<BTreeMap<String, u32>, String> {
+fn launch_knobs(spec: &Spec, variant: &Variant) -> Result<BTreeMap<String, u32>, FieldError> {
     let unroll = spec.unroll.clone().unwrap_or_default();
     if let Some(point) = unroll
         .keys()
         .find(|p| !variant.unroll_points.contains(&p.as_str()))
     {
-        return Err(format!(
+        return Err(FieldError::Rule(format!(
             "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
             variant.name,
             if variant.unroll_points.is_empty() {
@@ -132,53 +136,53 @@ fn launch_knobs(spec: &Spec, variant: &Variant) -> Result<BTreeMap<String, u32>,
             } else {
                 variant.unroll_points.join(", ")
             }
-        ));
+        )));
     }
     if spec.groups == Some(0) {
         // Zero groups would reach the driver as an empty launch and fail verification there.
-        return Err(
+        return Err(FieldError::Rule(
             "field 'groups' = 0: a launch needs at least one work-group (leave 'groups' \
                     out for the variant's default)"
                 .into(),
-        );
+        ));
     }
     Ok(unroll)
 }
 
 /// `min_time`, `max_time` and `target_ci` in seconds, checked with the repetition limits and
 /// `timeout`.
-fn timing(spec: &Spec) -> Result<(f64, f64, f64), String> {
+fn timing(spec: &Spec) -> Result<(f64, f64, f64), FieldError> {
     let min_time_s = spec.min_time.unwrap_or(0.2);
     if !(min_time_s.is_finite() && min_time_s >= 0.0) {
-        return Err(format!(
+        return Err(FieldError::Rule(format!(
             "field 'min_time' = {min_time_s} must be a non-negative number of seconds"
-        ));
+        )));
     }
     if min_time_s > MAX_TIMING_S {
-        return Err(format!(
+        return Err(FieldError::Rule(format!(
             "field 'min_time' = {min_time_s:e} is above the limit {MAX_TIMING_S} s: the timing \
              of one comparison stops there"
-        ));
+        )));
     }
-    let (max_time_s, target_ci) = stopping_rule(spec).map_err(|e| e.to_string())?;
-    check_limits(spec).map_err(|e| e.to_string())?;
+    let (max_time_s, target_ci) = stopping_rule(spec)?;
+    check_limits(spec)?;
     if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
-        return Err(format!(
+        return Err(FieldError::Rule(format!(
             "field 'timeout' = {t} must be a positive number of seconds"
-        ));
+        )));
     }
     if let Some(t) = spec.timeout {
-        check_timeout(t).map_err(|e| format!("field 'timeout': {e}"))?;
+        check_timeout(t).map_err(|e| FieldError::Rule(format!("field 'timeout': {e}")))?;
     }
     Ok((min_time_s, max_time_s, target_ci))
 }
 
 /// The `index` width and the `program` a side compiles.
-fn code_choices(spec: &Spec) -> Result<(IndexWidth, ProgramSource), String> {
+fn code_choices(spec: &Spec) -> Result<(IndexWidth, ProgramSource), FieldError> {
     let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
-        .map_err(|e| format!("field 'index': {e}"))?;
+        .map_err(|e| FieldError::Rule(format!("field 'index': {e}")))?;
     let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
-        .map_err(|e| format!("field 'program': {e}"))?;
+        .map_err(|e| FieldError::Rule(format!("field 'program': {e}")))?;
     Ok((index, program))
 }
 

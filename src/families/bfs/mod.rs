@@ -122,7 +122,7 @@ pub fn check(got: &[f32], want: &[f64]) -> Verification {
 
 /// The host emulation of both kernels, for the fake backend: `bufs` are the kernel's buffer
 /// arguments in order (as floats carrying 32-bit words), `n` its count.
-fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> {
+fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), NotBfs> {
     let word = |b: &[f32], i: usize| b[i].to_bits();
     let set = |b: &mut Vec<f32>, i: usize, w: u32| b[i] = f32::from_bits(w);
     match (kernel, bufs) {
@@ -152,11 +152,19 @@ fn emulate(kernel: &str, bufs: &mut [Vec<f32>], n: usize) -> Result<(), String> 
             Ok(())
         }
         // Neither BFS kernel with its buffers.
-        (k, b) => Err(format!(
-            "kernel '{k}' with {} buffers is not a BFS kernel",
-            b.len()
-        )),
+        (k, b) => Err(NotBfs {
+            kernel: k.to_string(),
+            buffers: b.len(),
+        }),
     }
+}
+
+/// A launch the emulation does not know: neither BFS kernel with its buffers.
+#[derive(Debug, thiserror::Error)]
+#[error("kernel '{kernel}' with {buffers} buffers is not a BFS kernel")]
+struct NotBfs {
+    kernel: String,
+    buffers: usize,
 }
 
 impl LaunchLoop for Plan {
@@ -227,7 +235,7 @@ fn emulate_level(l: &mut FakeLaunch<'_>) -> Result<(), BackendError> {
         .map(|b| l.data(*b).map(<[f32]>::to_vec))
         .collect::<Result<Vec<_>, _>>()?;
     let kernel = l.kernel.to_string();
-    emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e))?;
+    emulate(&kernel, &mut bufs, n).map_err(|e| l.refuse(&e.to_string()))?;
     for (id, data) in ids.into_iter().zip(bufs) {
         l.replace(id, data)?;
     }

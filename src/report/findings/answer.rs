@@ -55,9 +55,9 @@ pub fn fair_rows(prs: &[PrRow]) -> Vec<&PrRow> {
 /// Evaluates one check on a suite folder.
 pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
     if let Some(why) = measure.step().and_then(|step| step_absent(s, step)) {
-        return Err(why);
+        return Err(Missing(why));
     }
-    let result = match *measure {
+    match *measure {
         Measure::Pr { step, comparison } => pr(s, step, comparison, rule),
         Measure::FairRows { step } => rows(s, step, rule, true),
         Measure::AllRows { step } => rows(s, step, rule, false),
@@ -72,8 +72,7 @@ pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
         Measure::Twins { apps } => Ok(twins(s, apps)),
         Measure::MemoryCode { step, comparison } => inspected::memory_code(s, step, comparison),
         Measure::GroupCost { step, sweep, up_to } => group_cost(s, step, sweep, up_to, rule),
-    };
-    result.map_err(|why| why.to_string())
+    }
 }
 
 /// Each API's metric of one comparison with its CI (`OpenCL 3425.3 [3420.1, 3430.2] GB/s`),

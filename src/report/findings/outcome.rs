@@ -12,7 +12,7 @@ pub struct Answer {
 }
 
 /// The answer to a check, or why the folder gives none.
-pub type Outcome = Result<Answer, String>;
+pub type Outcome = Result<Answer, crate::report::ReportError>;
 
 /// One verdict of explain on a comparison.
 #[derive(Debug, Clone, PartialEq)]
