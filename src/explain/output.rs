@@ -111,18 +111,35 @@ impl<'a> LaunchFacts<'a> {
     }
 }
 
-/// The rung that decided the verdict, among those at parity: a swap for a front-end gap, the
-/// runtime or compiler rung named for any other; `None` when nothing was explained.
+/// The rung that decided the verdict, among those at parity: the rung a cause of the verdict
+/// names (a PTX swap for the front end, the runtime or compiler rung named for any other);
+/// `None` when nothing was explained.
 fn deciding_rung(t: &TargetExplanation) -> Option<(&RungOutcome, Interval)> {
-    use super::ladder::LadderStep;
+    use super::attribute::Cause;
+    use super::ladder::{LadderStep, RungKind};
     let super::Verdict::Explained(causes) = &t.verdict else {
         return None;
     };
-    let by_swap = matches!(causes.as_slice(), [(super::attribute::Cause::FrontEnd, _)]);
+    let named = |r: &RungOutcome| {
+        causes.iter().any(|(c, _)| match (c, r.kind) {
+            (Cause::FrontEnd, k) => k.step() == LadderStep::FrontEndOrRuntime,
+            (
+                Cause::Registers { registers, held },
+                RungKind::RegistersHeld {
+                    registers: n,
+                    held: h,
+                },
+            ) => *registers == n && *held == h,
+            (Cause::Carveout(p), RungKind::Carveout(q)) => *p == q,
+            (Cause::LaunchAndWait, RungKind::DeviceTimer) => true,
+            (Cause::BetweenLaunches, RungKind::FirstLaunchAlone) => true,
+            (Cause::CompilerStep(k), kind) => *k == kind,
+            _ => false,
+        })
+    };
     t.rungs
         .iter()
-        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::Target)
-        .filter(|r| (r.kind.step() == LadderStep::FrontEndOrRuntime) == by_swap)
+        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::Target && named(r))
         .filter_map(|r| Some((r, r.pr?)))
         .min_by(|a, b| a.1.value.ln().abs().total_cmp(&b.1.value.ln().abs()))
 }
@@ -224,13 +241,49 @@ fn target_heading(md: &mut String, t: &TargetExplanation) {
         t.pr.map_or_else(|| "not measured".into(), |p| p.to_string()),
         t.verdict_text()
     );
-    let verified = if t.verified {
-        "yes: every cause comes from a rung whose control held (and, for a second-stage cause, \
-         whose machine code reproduces the slower side's)"
-    } else {
-        "no: the verdict names no cause proven by a rung and its control"
+    fact(md, "Verified", Some(verified_text(t)));
+}
+
+/// Whether the verdict is verified, and where it is not, which of its causes a rung proved
+/// and which it did not: a split verdict's front-end part is proven by the PTX swap even when
+/// its runtime part is proven by nothing.
+fn verified_text(t: &TargetExplanation) -> String {
+    use super::attribute::Cause;
+    if t.verified {
+        return "yes: every cause comes from a rung whose control held (and, for a second-stage \
+                cause, whose machine code reproduces the slower side's)"
+            .into();
+    }
+    let super::Verdict::Explained(causes) = &t.verdict else {
+        return "no: the verdict names no cause proven by a rung and its control".into();
     };
-    fact(md, "Verified", Some(verified));
+    let (open, proven): (Vec<&Cause>, Vec<&Cause>) = causes
+        .iter()
+        .map(|(c, _)| c)
+        .partition(|c| matches!(c, Cause::Runtime | Cause::Registers { .. }));
+    let open: Vec<String> = open
+        .iter()
+        .map(|c| match c {
+            Cause::Runtime => "the runtime part, which no runtime rung closes".to_string(),
+            c => format!(
+                "the {} part, which its machine code does not confirm",
+                c.slug()
+            ),
+        })
+        .collect();
+    if open.is_empty() {
+        // Only before `verify::annotate` has held the causes against the machine code.
+        return "no: not yet held against the machine code".into();
+    }
+    let mut text = format!("no: not proven: {}", open.join("; "));
+    if !proven.is_empty() {
+        let proven: Vec<String> = proven.iter().map(|c| c.slug()).collect();
+        text += &format!(
+            "; proven by a rung whose control held: the {} part",
+            proven.join(", ")
+        );
+    }
+    text
 }
 
 /// The facts beside a target's verdict, each where it has one: the fix, the replay, the
@@ -324,4 +377,82 @@ pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>),
         )?);
     }
     Ok((prs, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::attribute::{Cause, Interval, RungOutcome, Verdict};
+    use super::super::ladder::RungKind;
+    use super::*;
+
+    fn rung(kind: RungKind, value: f64) -> RungOutcome {
+        RungOutcome {
+            kind,
+            pr: Some(Interval {
+                value,
+                lo: value - 0.005,
+                hi: value + 0.005,
+            }),
+            closed: Some(1.0),
+            moved: true,
+            closes: (0.98..=1.02).contains(&value),
+            void: None,
+            note: String::new(),
+        }
+    }
+
+    /// A split verdict as the committed SGEMM runs gave it: the front end's part proven by
+    /// the PTX swaps, the runtime's by no rung, and a rung no cause names at parity.
+    fn split() -> TargetExplanation {
+        TargetExplanation {
+            target: "sgemm-blocked".into(),
+            study: String::new(),
+            family: String::new(),
+            variant: String::new(),
+            size: String::new(),
+            device: String::new(),
+            pr: Some(Interval {
+                value: 0.9,
+                lo: 0.89,
+                hi: 0.91,
+            }),
+            rungs: vec![
+                rung(RungKind::NvrtcPtx, 0.93),
+                rung(RungKind::OpenclPtx, 0.95),
+                rung(RungKind::FirstLaunchAlone, 1.0),
+            ],
+            verdict: Verdict::Explained(vec![(Cause::FrontEnd, 0.2), (Cause::Runtime, 0.8)]),
+            verified: false,
+            machine_code: None,
+            fix: None,
+            replay: None,
+            shapes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn an_unverified_split_verdict_says_which_part_a_rung_proved() {
+        let text = verified_text(&split());
+        assert!(!text.contains("names no cause"), "{text}");
+        assert!(
+            text.contains("not proven: the runtime part")
+                && text.contains("proven by a rung whose control held: the front-end part"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_headline_credits_only_a_rung_the_verdict_names() {
+        let t = split();
+        // The first launch alone is at parity, but the verdict names no between-launches
+        // cause, and neither swap is at parity: no rung decided it.
+        assert!(!headline(&t).contains('→'), "{}", headline(&t));
+        let mut named = t.clone();
+        named.rungs[0] = rung(RungKind::NvrtcPtx, 0.995);
+        assert!(
+            headline(&named).contains("→ 0.995 with"),
+            "{}",
+            headline(&named)
+        );
+    }
 }

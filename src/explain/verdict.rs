@@ -253,17 +253,18 @@ impl TargetExplanation {
         if let (Some(replay), true) = (&self.replay, replayed) {
             return format!("{words}; {replay}");
         }
+        // An explained verdict that is not verified names a cause a rung did prove beside one
+        // it did not (a runtime part no rung closed, or a register cap its code does not
+        // confirm): "not proven by a rung" would be untrue of it.
+        let unproven = match self.verdict {
+            Verdict::Explained(_) => "not every cause is proven",
+            Verdict::Unexplained { .. } => "not proven by a rung",
+            _ => return words,
+        };
         match (&self.machine_code, self.verified) {
             (Some(code), true) => format!("{words}; in the machine code: {code}"),
-            (Some(code), false)
-                if matches!(
-                    self.verdict,
-                    Verdict::Explained(_) | Verdict::Unexplained { .. }
-                ) =>
-            {
-                format!(
-                    "{words}; not proven by a rung; the largest machine-code difference: {code}"
-                )
+            (Some(code), false) => {
+                format!("{words}; {unproven}; the largest machine-code difference: {code}")
             }
             _ => words,
         }

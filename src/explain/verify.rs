@@ -164,7 +164,7 @@ mod tests {
         let text = all[0].machine_code.as_deref().unwrap();
         assert!(text.contains("another route"), "{text}");
         assert!(text.contains("LDS 512 against 0"), "{text}");
-        assert!(all[0].verdict_text().contains("not proven by a rung"));
+        assert!(all[0].verdict_text().contains("not every cause is proven"));
     }
 
     #[test]
