@@ -214,13 +214,16 @@ pub fn read_by_name<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ExportEr
         .map_err(|e| csv_err(path, e, &[]))
 }
 
-/// `rows` as CSV text, after `T`'s header when `header`.
-fn csv_bytes<T: Serialize + CsvSchema>(rows: &[T], header: bool) -> Result<Vec<u8>, ::csv::Error> {
+/// `rows` as CSV text, after `header` unless it is empty.
+pub(crate) fn csv_bytes<T: Serialize>(
+    rows: &[T],
+    header: &[&str],
+) -> Result<Vec<u8>, ::csv::Error> {
     let mut writer = ::csv::WriterBuilder::new()
         .has_headers(false)
         .from_writer(Vec::new());
-    if header {
-        writer.write_record(T::columns())?;
+    if !header.is_empty() {
+        writer.write_record(header)?;
     }
     for row in rows {
         writer.serialize(row)?;
@@ -230,7 +233,7 @@ fn csv_bytes<T: Serialize + CsvSchema>(rows: &[T], header: bool) -> Result<Vec<u
 
 /// Renders rows as a CSV document, header included even with no rows.
 pub fn render<T: Serialize + CsvSchema>(rows: &[T]) -> Result<Vec<u8>, ExportError> {
-    csv_bytes(rows, true).map_err(|e| ExportError::Render {
+    csv_bytes(rows, T::columns()).map_err(|e| ExportError::Render {
         format: "csv",
         message: e.to_string(),
     })
@@ -342,7 +345,8 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
             _row: PhantomData,
         };
         if existing.empty {
-            let header = csv_bytes::<T>(&[], true).map_err(|e| csv_err(path, e, T::columns()))?;
+            let header =
+                csv_bytes::<T>(&[], T::columns()).map_err(|e| csv_err(path, e, T::columns()))?;
             appender.write_or_roll_back(&header)?;
         }
         Ok(appender)
@@ -355,7 +359,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
     /// Writes `rows` with one write; when it fails (disk full), the file is cut back to where
     /// it was, so no half-written line is left to be read as data.
     pub fn append_all(&mut self, rows: &[T]) -> Result<(), ExportError> {
-        let bytes = csv_bytes(rows, false).map_err(|e| csv_err(&self.path, e, T::columns()))?;
+        let bytes = csv_bytes(rows, &[]).map_err(|e| csv_err(&self.path, e, T::columns()))?;
         self.write_or_roll_back(&bytes)
     }
 

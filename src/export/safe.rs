@@ -11,10 +11,8 @@ use super::{io_err, ExportError};
 
 /// Creates the parent directory of `path` if it has one, so outputs can name fresh folders.
 pub(crate) fn create_parent_dirs(path: &Path) -> Result<(), ExportError> {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => fs::create_dir_all(dir).map_err(io_err(dir)),
-        _ => Ok(()),
-    }
+    let dir = folder_of(path);
+    fs::create_dir_all(dir).map_err(io_err(dir))
 }
 
 /// The folder a file of `path` lives in (`.` for a bare name).

@@ -33,7 +33,7 @@ pub(super) fn build_ahead(
     let mut settings_b = Vec::new();
     for c in comparisons {
         let plan_a = super::side_plan(Side::A, a, c.a.clone());
-        let groups_a = plan_a.shape.groups;
+        let groups_a = plan_a.config.shape.groups;
         wanted_a.extend(request(plan_a, sources));
         // Side B's launch as the comparison makes it: the shared group count where both
         // sides leave it to the rule.

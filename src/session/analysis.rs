@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::measure::{times, SidePlan, SideRun};
+use super::measure::{side_work, times, SidePlan, SideRun};
 use crate::backend::Seconds;
 use crate::fairness::{self, SideSteps};
 use crate::rows::{Api, TimerKind};
@@ -49,7 +49,7 @@ pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) 
         .zip(runs)
         .map(|(p, r)| r.failure.is_none().then(|| times(p, r)))
         .collect();
-    let works: Vec<f64> = plans.iter().map(|p| work(&base_row(ctx, p))).collect();
+    let works: Vec<f64> = plans.iter().map(side_work).collect();
     let few = |n: usize| n < stats::MIN_SAMPLES_FOR_CI;
     let (summaries, ratio) = rayon::join(
         || {
@@ -224,7 +224,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         flags: s.flags,
         second_stage: s.jit.describe(),
         front_end: Some(front_end(plan.backend.api(), s.program)),
-        shape: plan.shape,
+        shape: plan.config.shape,
         timer: s.timer,
         wait: s.wait,
         warmup: s.warmup,
@@ -237,10 +237,11 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
 fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
     let info = plan.backend.info();
     let s = &plan.settings;
+    let shape = plan.config.shape;
     let (bytes, flops) = s
         .family
         .family()
-        .work(s.variant.name, s.size, plan.shape.global());
+        .work(s.variant.name, s.size, shape.global());
     let mut flags: Vec<String> = plan
         .config
         .all_defines()
@@ -266,11 +267,11 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
         variant: s.variant.name.into(),
         size: s.size.to_string(),
         elements: s.family.family().elements(s.size),
-        local_size: plan.shape.local,
-        groups: plan.shape.groups,
-        global_size: plan.shape.global(),
-        local_y: plan.shape.local_y,
-        groups_y: plan.shape.groups_y,
+        local_size: shape.local,
+        groups: shape.groups,
+        global_size: shape.global(),
+        local_y: shape.local_y,
+        groups_y: shape.groups_y,
         unroll: s.unroll_text(),
         flags: flags.join(" "),
         timer: s.timer,

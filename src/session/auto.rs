@@ -40,6 +40,5 @@ pub(super) fn runtime_local(plan: &mut super::measure::SidePlan, sources: &Kerne
     let (groups, local) = chosen.map_or((0, 0), |l| (n.div_ceil(u64::from(l)) as u32, l));
     plan.settings.local = local;
     plan.settings.groups = Some(groups);
-    plan.shape = LaunchShape::linear(groups, local);
-    plan.config.shape = plan.shape;
+    plan.config.shape = LaunchShape::linear(groups, local);
 }

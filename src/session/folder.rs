@@ -57,6 +57,7 @@ impl FolderIdentity {
         passes: u32,
         sources: &KernelSources,
     ) -> FolderIdentity {
+        let (kernels, kernel_files) = kernel_hashes(sources);
         FolderIdentity {
             study: study.name.clone(),
             study_hash: study_hash(study),
@@ -72,8 +73,8 @@ impl FolderIdentity {
                 .collect(),
             passes,
             binary: GIT_COMMIT.to_string(),
-            kernels: kernels_hash(sources),
-            kernel_files: kernel_file_hashes(sources),
+            kernels,
+            kernel_files,
             rows: BTreeMap::new(),
             files: file_hashes(),
         }
@@ -149,34 +150,23 @@ pub fn study_hash(study: &Study) -> String {
     short_hash(text.as_bytes())
 }
 
-/// The hash of every kernel file on both APIs (a missing file counts as empty).
-pub fn kernels_hash(sources: &KernelSources) -> String {
-    let mut text = String::new();
+/// The hash of every kernel file on both APIs (a missing file counts as empty), and each
+/// file's own hash by its name.
+fn kernel_hashes(sources: &KernelSources) -> (String, BTreeMap<String, String>) {
+    let (mut text, mut files) = (String::new(), BTreeMap::new());
     for stem in crate::kernels::stems() {
         for api in [Api::OpenCl, Api::Cuda] {
             let hash = super::provenance::source_hash(sources, api, stem);
             text.push_str(&format!("{stem} {api} {hash}\n"));
+            files.insert(crate::kernels::file_name(api, stem), hash);
         }
     }
-    short_hash(text.as_bytes())
+    (short_hash(text.as_bytes()), files)
 }
 
-/// Each kernel file on both APIs by its name, with its hash.
-fn kernel_file_hashes(sources: &KernelSources) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for stem in crate::kernels::stems() {
-        for api in [Api::OpenCl, Api::Cuda] {
-            let hash = super::provenance::source_hash(sources, api, stem);
-            out.insert(crate::kernels::file_name(api, stem), hash);
-        }
-    }
-    out
-}
-
-/// Every source file this run reads from disk besides the kernel files [`kernels_hash`]
-/// covers, by path, with its hash: the study's own kernel pairs and the rule tables
-/// `CLVSCU_MATVEC_RULES` names. A file that cannot be read is hashed as `unreadable` (the
-/// run that needs it stops with the reason).
+/// Every other source file this run reads from disk (a study's own kernel pairs, the rule
+/// tables `CLVSCU_MATVEC_RULES` names) by path, with its hash; `unreadable` for a file that
+/// cannot be read (the run that needs it stops with the reason).
 pub fn file_hashes() -> BTreeMap<String, String> {
     let mut out: BTreeMap<String, String> = crate::kernels::files_read()
         .into_iter()

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::backend::{BackendError, KernelResources, LaunchShape, Runtime, Timing};
+use crate::backend::{BackendError, KernelResources, Runtime, Timing};
 use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::matrix::MatrixSource;
 use crate::families::{FamilyId, Size, Variant};
@@ -28,7 +28,6 @@ pub struct SidePlan<'b> {
     pub side: Side,
     pub backend: &'b mut dyn Runtime,
     pub settings: Resolved,
-    pub shape: LaunchShape,
     pub config: SideConfig,
 }
 
@@ -526,6 +525,6 @@ pub fn side_work(plan: &SidePlan) -> f64 {
     let (bytes, flops) = s
         .family
         .family()
-        .work(s.variant.name, s.size, plan.shape.global());
+        .work(s.variant.name, s.size, plan.config.shape.global());
     s.family.metric().work(bytes, flops)
 }

@@ -276,10 +276,11 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -
             settings.local_y,
         )
     });
-    let shape =
-        crate::backend::LaunchShape::planar((groups, groups_y), (settings.local, settings.local_y));
     let config = SideConfig {
-        shape,
+        shape: crate::backend::LaunchShape::planar(
+            (groups, groups_y),
+            (settings.local, settings.local_y),
+        ),
         defines: settings.kernel_defines(),
         flags: settings.flags.for_api(backend.api()),
         jit: settings.jit,
@@ -288,7 +289,6 @@ fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -
         side,
         backend,
         settings,
-        shape,
         config,
     }
 }
@@ -312,7 +312,7 @@ pub fn program_text_of(
 /// The launch shape a run of `settings` on `backend` uses (its default groups resolved on
 /// the device).
 pub fn launch_shape(backend: &mut dyn Runtime, settings: Resolved) -> crate::backend::LaunchShape {
-    side_plan(Side::A, backend, settings).shape
+    side_plan(Side::A, backend, settings).config.shape
 }
 
 /// What decides the program a run of `settings` builds on `backend`: its kernel file, kernel,
@@ -397,7 +397,7 @@ fn run_comparison(
         let s = settings.clone();
         let mut plan = side_plan(side, backend, settings);
         auto::runtime_local(&mut plan, ctx.sources);
-        let groups = plan.shape.groups;
+        let groups = plan.config.shape.groups;
         plans.push(plan);
         inputs.push(times.add(
             |t| &mut t.inputs,

@@ -4,10 +4,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
 use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
-use crate::export::csv::{read_to_append, CsvAppender, Existing};
+use crate::export::csv::{csv_bytes, read_to_append, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::{safe, ExportError};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
@@ -178,33 +176,27 @@ impl Sink for CsvStore {
     }
 }
 
-/// The hash of one comparison's rows as the CSV files hold them: samples, PR, measurements.
+/// The hash of one comparison's rows as the CSV files hold them (no header): samples, PR,
+/// measurements.
 pub fn rows_hash(
     measurements: &[&MeasurementRow],
     samples: &[&SampleRow],
     pr: Option<&PrRow>,
 ) -> Result<String, ExportError> {
-    let mut bytes = Vec::new();
-    csv_body(&mut bytes, samples)?;
-    csv_body(&mut bytes, pr.as_slice())?;
-    csv_body(&mut bytes, measurements)?;
-    Ok(short_hash(&bytes))
-}
-
-/// Appends `rows` to `out` as CSV lines without a header, as an appender writes them.
-fn csv_body<T: Serialize>(out: &mut Vec<u8>, rows: &[&T]) -> Result<(), ExportError> {
-    let render = |message: String| ExportError::Render {
-        format: "csv",
-        message,
-    };
-    let mut w = ::csv::WriterBuilder::new()
-        .has_headers(false)
-        .from_writer(Vec::new());
-    for r in rows {
-        w.serialize(r).map_err(|e| render(e.to_string()))?;
-    }
-    out.extend(w.into_inner().map_err(|e| render(e.to_string()))?);
-    Ok(())
+    let parts = [
+        csv_bytes(samples, &[]),
+        csv_bytes(pr.as_slice(), &[]),
+        csv_bytes(measurements, &[]),
+    ];
+    let bytes: Vec<Vec<u8>> =
+        parts
+            .into_iter()
+            .collect::<Result<_, _>>()
+            .map_err(|e| ExportError::Render {
+                format: "csv",
+                message: e.to_string(),
+            })?;
+    Ok(short_hash(&bytes.concat()))
 }
 
 /// Refuses a resumed folder whose whole comparisons are not what runs wrote: a comparison

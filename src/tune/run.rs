@@ -239,7 +239,6 @@ impl Tuner<'_> {
             side: RowSide::A,
             backend,
             settings,
-            shape: side.shape,
             config: side,
         }];
         let what: Arc<str> = Arc::from(format!(

@@ -98,7 +98,6 @@ fn run_as_a_session(
         side: RowSide::A,
         backend: &mut backend,
         settings,
-        shape: config.shape,
         config,
     }];
     let id: Arc<str> = Arc::from("reduce/tuned");
