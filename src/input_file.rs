@@ -1,7 +1,6 @@
 //! Reading an input file the user names, bounded: only a regular file is opened (a FIFO would
-//! block forever and `/dev/zero` would be read until memory runs out), and no more than a
-//! stated number of bytes is read. Errors are `io::Error`s, so every caller's existing I/O
-//! error path names the file and the reason.
+//! block forever, `/dev/zero` be read until memory runs out) and at most a stated number of
+//! bytes read. Errors are `io::Error`s, so every caller's I/O error path names file and reason.
 
 use std::io::{Error, ErrorKind, Read};
 use std::path::Path;
@@ -34,29 +33,23 @@ fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     "not a regular file"
 }
 
-/// Refuses anything but a regular file (symbolic links followed).
-pub fn check_regular(path: &Path) -> Result<(), Error> {
-    let meta = std::fs::metadata(path)?;
-    if meta.is_file() {
-        return Ok(());
-    }
-    Err(Error::new(
-        ErrorKind::InvalidInput,
-        format!(
-            "{} is {}; inputs are read from regular files only",
-            path.display(),
-            kind_of(&meta)
-        ),
-    ))
-}
-
-/// The bytes of a regular file of at most `cap` bytes; a larger one is refused, naming the cap.
+/// The bytes of a regular file (links followed) of at most `cap` bytes; anything else, or a
+/// larger file, is refused naming why.
 pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, Error> {
-    check_regular(path)?;
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            format!(
+                "{} is {}; inputs are read from regular files only",
+                path.display(),
+                kind_of(&meta)
+            ),
+        ));
+    }
     let file = std::fs::File::open(path)?;
     let mut data = Vec::new();
-    // One byte past the cap tells a file of exactly `cap` bytes from a larger one, also where
-    // the size changes while it is read.
+    // A byte past the cap tells a larger file (even one growing while read) from one of `cap`.
     file.take(cap.saturating_add(1)).read_to_end(&mut data)?;
     if data.len() as u64 > cap {
         return Err(Error::new(

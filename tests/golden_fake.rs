@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::Api;
 use clvscu::kernels::KernelSources;
-use clvscu::session::run_study;
 use clvscu::session::store::CsvStore;
+use clvscu::session::{run_study_with, InputCache};
 use clvscu::study;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
@@ -34,7 +34,8 @@ fn run_golden_study(out: &Path) {
     let interrupted = AtomicBool::new(false);
     let ctx = clvscu::session::RunContext::new("golden-run".into(), &sources, &interrupted);
     let mut sinks = CsvStore::open(out, false, 2).unwrap();
-    run_study(&study, &mut a, Some(&mut b), &mut sinks, &ctx).unwrap();
+    let cache = &mut InputCache::default();
+    run_study_with(&study, &mut a, Some(&mut b), &mut sinks, &ctx, cache).unwrap();
 }
 
 #[test]

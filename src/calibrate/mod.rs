@@ -1,21 +1,13 @@
-//! `clvscu calibrate`: the harness's own launch cost, held against a plain program's.
-//!
-//! A runtime number (launch, wait, BFS level) is only an API's cost if the harness adds
-//! nothing of its own to it, or the same on both sides. So for each API this runs an empty
-//! kernel two ways in one process, interleaved in chunks: through the harness's launch path
-//! ([`PlainLoops::launch_repeated`](crate::backend::PlainLoops::launch_repeated) on the host clock, the path every host-timed row takes) and
-//! through a plain loop of the driver's own calls ([`PlainLoops::plain_launches`](crate::backend::PlainLoops::plain_launches): arguments set
-//! once, enqueue, wait; what a C program does). The difference per launch is the harness's
-//! overhead on that API; the launch PR of the two paths says whether the overhead falls on
-//! one side of the ratio. Cases: one at a time and back to back, 1 x 1 and a grid sweep,
-//! every wait mode.
+//! `clvscu calibrate`: the harness's own launch cost against a plain program's, since a runtime
+//! number (launch, wait, BFS level) is an API's cost only if the harness adds nothing to it, or
+//! the same on both sides. An empty kernel runs in one process, interleaved in chunks, through
+//! the harness's launch path (host clock, as every host-timed row) and a plain loop of driver
+//! calls ([`PlainLoops`](crate::backend::PlainLoops)): the difference is the harness's overhead
+//! on that API; the launch PR of the two paths says whether it falls on one side of the ratio.
 
-use crate::backend::Runtime;
-
-use crate::backend::{
-    Arg, BackendError, BufferId, CompileRequest, KernelId, LaunchShape, PlainLoop,
-};
-use crate::kernels::{KernelSourceError, KernelSources};
+use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, PlainLoop, Runtime};
+use crate::families::exec::{self, ExecError};
+use crate::kernels::KernelSources;
 use crate::rows::{Api, TimerKind, WaitMode};
 use crate::stats;
 
@@ -49,10 +41,9 @@ pub struct CalibrationPlan {
 }
 
 impl CalibrationPlan {
-    /// Every case: 1 x 1 and a grid sweep up to about 1000 groups a unit of an H100,
-    /// one at a time and 100 back to back, every wait mode. (A batch of 1000 at the largest
-    /// grid, whose kernel takes 80 µs, spent most of a minute measuring what 100 show as
-    /// well: the harness and the plain loop pay the same kernel.)
+    /// Every case: 1 x 1 and a grid sweep up to about 1000 groups a unit of an H100, one at a
+    /// time and 100 back to back (1000 at the largest grid, an 80 µs kernel both paths pay,
+    /// took most of a minute to show what 100 do), every wait mode.
     pub fn full() -> Self {
         CalibrationPlan {
             shapes: [(1, 1), (132, 256), (8448, 256), (135_168, 256)]
@@ -65,8 +56,7 @@ impl CalibrationPlan {
         }
     }
 
-    /// The quick pass a run of a runtime study starts with, and the one a CPU can afford:
-    /// 1 x 1 only.
+    /// 1 x 1 only: what a run of a runtime study starts with, and what a CPU can afford.
     pub fn quick() -> Self {
         CalibrationPlan {
             shapes: vec![LaunchShape::linear(1, 1)],
@@ -76,8 +66,7 @@ impl CalibrationPlan {
         }
     }
 
-    /// Repetitions of a case: back to back costs `batch` launches a repetition, so it gets
-    /// fewer, never below 10.
+    /// Repetitions of a case: fewer back to back (`batch` launches each), never below 10.
     fn reps_of(&self, batch: u32) -> u32 {
         if batch <= 1 {
             self.reps
@@ -128,7 +117,7 @@ pub enum CalibrationError {
     #[error(transparent)]
     Backend(#[from] BackendError),
     #[error(transparent)]
-    Source(#[from] KernelSourceError),
+    Exec(#[from] ExecError),
     #[error("{api}: the empty kernel stored {got} where {want} was expected; nothing was timed")]
     Verify { api: Api, got: f32, want: f32 },
 }
@@ -150,14 +139,8 @@ impl Probe {
         local: u32,
     ) -> Result<Self, CalibrationError> {
         // The defines every kernel of the launch family is built with, as a study's side.
-        let side = crate::families::exec::SideConfig::launch_only(LaunchShape::linear(1, local));
-        let request = CompileRequest {
-            source: sources.program(backend.api(), STEM)?,
-            defines: side.all_defines(),
-            flags: side.flags,
-            jit: side.jit,
-        };
-        let program = backend.compile(&request)?;
+        let side = exec::SideConfig::launch_only(LaunchShape::linear(1, local));
+        let program = exec::compile(backend, sources, STEM, &side, None)?;
         let kernel = backend.kernel(program, KERNEL)?;
         let input = backend.alloc(1)?;
         let out = backend.alloc(1)?;
@@ -169,8 +152,7 @@ impl Probe {
         })
     }
 
-    /// One launch, then the stored value against the mark: a probe that does not run is
-    /// never timed.
+    /// One launch, checked against the mark: a probe that does not run is never timed.
     fn verify(
         &self,
         backend: &mut dyn Runtime,
@@ -209,9 +191,8 @@ struct Samples {
     launches: u64,
 }
 
-/// One turn of `n` repetitions through the harness path, the first untimed. The level case
-/// (`plan.flag_copies`) makes the calls the BFS family makes per level: `upload`, `batch`
-/// launches, `download`.
+/// One turn of `n` repetitions through the harness path, the first untimed; the level case
+/// (`plan.flag_copies`) makes a BFS level's calls: `upload`, `batch` launches, `download`.
 fn harness_turn(
     backend: &mut dyn Runtime,
     probe: &Probe,
@@ -264,8 +245,7 @@ fn measure_case(
     for (b, p) in backends.iter_mut().zip(probes) {
         p.verify(&mut **b, plan.shape)?;
     }
-    // At least four turns each, so that a drift (clocks ramping up, a queue filling) falls
-    // on both paths alike rather than on whichever went first.
+    // At least four turns each, so a drift (clocks ramping, a queue filling) hits both paths alike.
     let chunk = chunk.min(plan.reps / 4).max(1);
     let mut done = 0;
     while done < plan.reps {
@@ -290,8 +270,7 @@ fn us(x: f64) -> f64 {
     x * 1e6
 }
 
-/// The row of one API in one case; the level case's (`plan.flag_copies`) has the wait
-/// [`LEVEL_WAIT`] and a level's calls.
+/// The row of one API in one case; the level case's has the wait [`LEVEL_WAIT`].
 fn row_of(backend: &dyn Runtime, plan: PlainLoop, s: &Samples) -> Option<CalibrationRow> {
     let h = stats::summarize(&s.harness, RESAMPLES, 1)?;
     let p = stats::summarize(&s.plain, RESAMPLES, 2)?;
@@ -346,25 +325,6 @@ fn pr_of(rows: &[CalibrationRow]) -> Option<CalibrationPr> {
     })
 }
 
-/// Measures `case` on every backend and adds its rows and PR to `out`.
-fn add_case(
-    out: &mut Calibration,
-    backends: &mut [&mut dyn Runtime],
-    probes: &[Probe],
-    case: PlainLoop,
-    chunk: u32,
-) -> Result<(), CalibrationError> {
-    let samples = measure_case(backends, probes, case, chunk)?;
-    let rows: Vec<CalibrationRow> = backends
-        .iter()
-        .zip(&samples)
-        .filter_map(|(b, s)| row_of(&**b, case, s))
-        .collect();
-    out.prs.extend(pr_of(&rows));
-    out.rows.extend(rows);
-    Ok(())
-}
-
 /// Runs `plan` on every backend (one or two) and summarises it.
 pub fn calibrate(
     backends: &mut [&mut dyn Runtime],
@@ -374,9 +334,8 @@ pub fn calibrate(
     measure_cases(backends, sources, &plan.cases(), plan.chunk)
 }
 
-/// Each of `cases` on every backend, through the harness path and the plain loop as
-/// [`calibrate`] measures its own cases: a target's own launch sequence (its shape, wait and
-/// launches per wait) replayed as a plain program beside the harness (`explain`'s replay).
+/// Each of `cases` on every backend, as [`calibrate`] measures its own: `explain`'s replay of a
+/// target's launch sequence (shape, wait, launches per wait) as a plain program.
 pub fn measure_cases(
     backends: &mut [&mut dyn Runtime],
     sources: &KernelSources,
@@ -410,7 +369,14 @@ pub fn measure_cases(
                     probes.len() - 1
                 }
             };
-            add_case(&mut out, backends, &probes[i].1, case, chunk)?;
+            let samples = measure_case(backends, &probes[i].1, case, chunk)?;
+            let rows: Vec<CalibrationRow> = backends
+                .iter()
+                .zip(&samples)
+                .filter_map(|(b, s)| row_of(&**b, case, s))
+                .collect();
+            out.prs.extend(pr_of(&rows));
+            out.rows.extend(rows);
         }
         Ok(())
     };
@@ -424,8 +390,7 @@ pub fn measure_cases(
     Ok(out)
 }
 
-/// Launches for a while on every backend before anything is timed, so that an idle GPU's
-/// clocks have ramped up for the first case as for the last.
+/// Launches for a while first, so an idle GPU's clocks have ramped up for the first case too.
 fn warm_up(
     backends: &mut [&mut dyn Runtime],
     sources: &KernelSources,

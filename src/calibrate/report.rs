@@ -54,16 +54,16 @@ pub fn checks(c: &Calibration) -> Vec<Check> {
     rows.chain(prs).collect()
 }
 
-/// The overhead gap between the APIs on the default wait mode, one at a time, 1 x 1: what a
-/// run of a runtime study records and flags rows by. `None` with fewer than two APIs.
+/// The case (default wait, one at a time, 1 x 1) whose overhead gap a runtime study records
+/// and flags rows by; `None` with fewer than two APIs.
 pub fn headline(c: &Calibration) -> Option<&CalibrationPr> {
     c.prs
         .iter()
         .find(|p| p.wait == WaitMode::default().label() && p.batch == 1 && p.shape == "1x1")
 }
 
-/// One sentence on whether the harness's own launch cost is the same on both sides: what a
-/// run's provenance and summary say of its calibration.
+/// One sentence (for a run's provenance and summary) on whether the harness's own launch cost
+/// is the same on both sides.
 pub fn verdict(c: &Calibration) -> String {
     let Some(h) = headline(c) else {
         return match c.rows.iter().find(|r| r.batch == 1) {

@@ -31,8 +31,7 @@ pub fn header_of<T: CsvSchema>() -> Vec<String> {
     T::columns().iter().map(|c| c.to_string()).collect()
 }
 
-/// Turns a `csv` error into an [`ExportError`] naming the file, the line and, where known, the
-/// column (`columns` is the header in force).
+/// A `csv` error naming the file, the line and, where known, the column of `columns`.
 fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
     let line = err.position().map_or(0, ::csv::Position::line);
     let fallback = err.to_string();
@@ -49,8 +48,7 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
                 source,
             }
         }
-        // `csv` knows the field for scalar parse errors but not for messages raised by the
-        // row type itself (e.g. an unknown enum variant, which names the bad value instead).
+        // No field for the row type's own messages (an unknown enum value names itself instead).
         ::csv::ErrorKind::Deserialize { err, .. } => match err.field() {
             Some(i) => format!("{}: {}", column(i), err.kind()),
             None => err.kind().to_string(),
@@ -73,9 +71,8 @@ fn csv_err(path: &Path, err: ::csv::Error, columns: &[&str]) -> ExportError {
     }
 }
 
-/// Columns added to a row type after results were first written, each with a serde default
-/// (a 1-D launch's 1, an empty cell): a file written before them is still read, never
-/// appended to, since its rows would be shorter than the new ones.
+/// Columns added to a row type after results were first written, each with a serde default (a
+/// 1-D launch's 1, an empty cell): an older file is still read, never appended to (shorter rows).
 const LATER_COLUMNS: &[&str] = &[
     "local_y",
     "groups_y",
@@ -92,15 +89,14 @@ const LATER_COLUMNS: &[&str] = &[
     "replay",
 ];
 
-/// Which headers a reader accepts: exactly `T`'s (a file to append to), or also those of an
-/// older file lacking some of [`LATER_COLUMNS`].
+/// Which headers a reader accepts: `T`'s only (to append to), or also an older file's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Header {
     Exact,
     ExactOrOlder,
 }
 
-/// Whether a header line (no quoted names) is `T`'s, or `T`'s of before its later columns (`LATER_COLUMNS`).
+/// Whether a header line (no quoted names) is `T`'s, or an older file's.
 pub fn reads_as<T: CsvSchema>(header: &str) -> bool {
     let found = ::csv::StringRecord::from(header.split(',').collect::<Vec<_>>());
     check_header::<T>(Path::new(""), &found, Header::ExactOrOlder).is_ok()
@@ -137,8 +133,7 @@ fn check_header<T: CsvSchema>(
     }
 }
 
-/// Parses a CSV of `T` rows (`path` only names it in errors): empty content is no rows,
-/// otherwise the header must be `T`'s.
+/// Parses a CSV of `T` rows (`path` names it in errors); empty content is no rows.
 pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     data: &[u8],
@@ -201,9 +196,8 @@ pub fn read_maybe_gz(path: &Path) -> Result<Vec<u8>, ExportError> {
     }
 }
 
-/// The rows of a CSV another command wrote, by column name: columns the row type does not
-/// name are left alone, so a file that gained a column still reads; a missing column without
-/// a default is an error naming the file and line. A path ending in `.gz` is read gunzipped.
+/// The rows of a CSV another command wrote (`.gz`: gunzipped), by column name: a file that
+/// gained a column still reads; a missing column without a default names the file and line.
 pub fn read_by_name<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, ExportError> {
     let data = read_maybe_gz(path)?;
     ::csv::ReaderBuilder::new()
@@ -239,8 +233,7 @@ pub fn render<T: Serialize + CsvSchema>(rows: &[T]) -> Result<Vec<u8>, ExportErr
     })
 }
 
-/// Writes `rows` as a whole CSV file, atomically, replacing any previous one: for derived
-/// tables that are regenerated, not for incremental results.
+/// Writes `rows` as a whole CSV file, atomically: for derived tables, not incremental results.
 pub fn write_rows<T: Serialize + CsvSchema>(path: &Path, rows: &[T]) -> Result<(), ExportError> {
     write_atomic(path, &render(rows)?)
 }
@@ -254,8 +247,7 @@ pub struct CsvAppender<T> {
     _row: PhantomData<fn(&T)>,
 }
 
-/// A result file read to go on appending to it ([`read_to_append`]): its rows, and what an
-/// appender must know of it, so that a resumed file is read once.
+/// A result file read once by [`read_to_append`]: its rows, and what an appender must know.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Existing<T> {
     path: PathBuf,
@@ -267,8 +259,8 @@ pub struct Existing<T> {
 }
 
 impl<T: Serialize + CsvSchema> Existing<T> {
-    /// The file with only the rows `keep` accepts: rewritten whole by [`write_rows`] (a
-    /// header, and every line ended) when it loses a row, left as it is otherwise.
+    /// The file with only the rows `keep` accepts, rewritten whole by [`write_rows`] (with
+    /// header, every line ended) only when it loses a row.
     pub fn retain(mut self, keep: impl FnMut(&T) -> bool) -> Result<Self, ExportError> {
         let total = self.rows.len();
         self.rows.retain(keep);
@@ -281,15 +273,14 @@ impl<T: Serialize + CsvSchema> Existing<T> {
     }
 }
 
-/// Reads the rows of `path` (none where missing or empty) to go on appending to it: its header
-/// must be exactly `T`'s, since an appender writes them; a non-empty file needs `resume`, so a
-/// new run never mixes its rows into an old run's file by accident.
+/// Reads the rows of `path` (none where missing or empty) to go on appending to it: the header
+/// must be exactly `T`'s, and a non-empty file needs `resume`, so a new run never mixes its
+/// rows into an old run's file by accident.
 pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     resume: bool,
 ) -> Result<Existing<T>, ExportError> {
-    // The target is checked before it is read: a FIFO there would block the read forever,
-    // a device never end it.
+    // Checked before it is read: a FIFO would block the read forever, a device never end it.
     super::safe::check_target(path)?;
     let data = match crate::input_file::read_capped(path, crate::input_file::RESULT_CAP) {
         Ok(data) => data,
@@ -317,16 +308,14 @@ pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
 }
 
 impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
-    /// Opens `path` for appending `T` rows, creating parent directories, as [`read_to_append`]
-    /// and [`CsvAppender::continue_file`] allow.
+    /// [`read_to_append`] and [`CsvAppender::continue_file`], parent folders created.
     pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
         create_parent_dirs(path)?;
         Self::continue_file(&read_to_append::<T>(path, resume)?)
     }
 
-    /// Opens the file `existing` was read from for appending. A file whose last line has no
-    /// line break is refused: its last row was cut by an interrupted write, and appending
-    /// would merge it with the next row.
+    /// Opens the file `existing` was read from for appending; refused when its last line has
+    /// no line break (a row cut by an interrupted write, which the next row would merge into).
     pub fn continue_file(existing: &Existing<T>) -> Result<Self, ExportError> {
         let path = existing.path.as_path();
         if let Some(line) = existing.cut_line {
@@ -356,8 +345,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         self.append_all(std::slice::from_ref(row))
     }
 
-    /// Writes `rows` with one write; when it fails (disk full), the file is cut back to where
-    /// it was, so no half-written line is left to be read as data.
+    /// Writes `rows` in one write, cut back when it fails (disk full): no half line is left.
     pub fn append_all(&mut self, rows: &[T]) -> Result<(), ExportError> {
         let bytes = csv_bytes(rows, &[]).map_err(|e| csv_err(&self.path, e, T::columns()))?;
         self.write_or_roll_back(&bytes)
@@ -377,8 +365,7 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
         let before = self.byte_len()?;
         let written = self.file.write_all(bytes).and_then(|_| self.file.flush());
         if let Err(e) = written {
-            // Best effort: the write error is what the user must see, so a failing cut is
-            // only mentioned in it.
+            // Best effort: a failing cut is only mentioned in the write error the user sees.
             let cut = self.file.set_len(before);
             let e = match cut {
                 Ok(()) => e,

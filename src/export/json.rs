@@ -19,8 +19,8 @@ pub struct DeviceProvenance {
     pub driver: String,
     /// API version the device reports (e.g. `OpenCL 3.0 CUDA`, `12.4`).
     pub api_version: String,
-    /// The device's PCI bus and device number (`19:00`), which tells two GPUs of one name on
-    /// one host apart; absent where the API does not say, and in older folders.
+    /// PCI bus and device number (`19:00`), telling two GPUs of one name apart; absent where
+    /// the API does not say, and in older folders.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pci_bus: Option<String>,
 }
@@ -56,14 +56,12 @@ pub struct Provenance {
     /// Every GPU's clocks, temperature and power as numbers, before and after the run.
     pub gpus_before: Vec<GpuState>,
     pub gpus_after: Vec<GpuState>,
-    /// What a `clvscu tune` searched; absent from a `clvscu run`'s provenance, whose study
-    /// fields say what it measured.
+    /// What a `clvscu tune` searched; absent from a `clvscu run`'s.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tune: Option<TuneProvenance>,
 }
 
-/// The search of a `clvscu tune`: enough to tell whether two tunes searched the same
-/// configurations of the same kernels.
+/// The search of a `clvscu tune`, to tell whether two tunes searched the same configurations.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct TuneProvenance {
@@ -72,7 +70,6 @@ pub struct TuneProvenance {
     pub family: String,
     /// The kernel variant the space runs (where no parameter chooses another).
     pub variant: String,
-    /// Problem size.
     pub size: String,
     /// Strategies in the order they ran, and the seed of the random ones.
     pub strategies: Vec<String>,
@@ -125,8 +122,7 @@ pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Resul
     write_atomic(path, &bytes)
 }
 
-/// A run's result rows (those of prs.csv and measurements.csv) as one JSON document: what
-/// `run --export-json` writes.
+/// A run's rows of prs.csv and measurements.csv as one JSON document (`run --export-json`).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunResults {
     pub prs: Vec<crate::rows::PrRow>,

@@ -23,8 +23,7 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// A fresh temporary beside `path`, created exclusively under a random name: nothing planted
-/// in advance can be its target.
+/// A fresh temporary beside `path`, created exclusively under a random name (nothing planted).
 fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     tempfile::Builder::new()
@@ -78,8 +77,7 @@ pub fn refuse_owned(target: &Path, owned: &[PathBuf]) -> Result<(), ExportError>
     Ok(())
 }
 
-/// `path` with its folder resolved (the file itself need not exist), or `None` when the folder
-/// does not exist either.
+/// `path` with its folder resolved (the file need not exist); `None` without the folder.
 fn resolved_place(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?;
     Some(fs::canonicalize(folder_of(path)).ok()?.join(name))
@@ -91,8 +89,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     check_target(path)?;
     create_parent_dirs(path)?;
     let mut tmp = temporary_beside(path)?;
-    // Errors name the file being written, not its random temporary: the user knows the one
-    // and never saw the other (and a message stays the same from run to run).
+    // Errors name the file being written, which the user knows, not its random temporary.
     tmp.as_file_mut().write_all(bytes).map_err(io_err(path))?;
     tmp.as_file().sync_all().map_err(io_err(path))?;
     // On failure the temporary is removed when `e.file` drops.
@@ -100,9 +97,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     Ok(())
 }
 
-/// Lets `write` create the file at the path it is given (a library that insists on opening
-/// the file itself), inside a private folder of random name beside `path`, then renames the
-/// result over `path`. Nothing the writer opens can be a planted link.
+/// Lets `write` (a library that insists on opening the file itself) create the file in a
+/// private folder of random name beside `path`, so it opens no planted link, then renames it.
 pub fn write_through<E>(
     path: &Path,
     write: impl FnOnce(&Path) -> Result<(), E>,
@@ -122,9 +118,8 @@ pub fn write_through<E>(
     Ok(Ok(()))
 }
 
-/// Opens `path` for appending, creating it if missing; a link, FIFO, device or hard-linked
-/// file at `path` is refused. `O_NONBLOCK` keeps the open of a FIFO from waiting for a reader
-/// forever; the opened file is then checked, so nothing swapped in between is written to.
+/// Opens `path` for appending, creating it if missing, refusing what [`check_target`] refuses;
+/// `O_NONBLOCK` keeps a FIFO's open from waiting forever, and the opened file is checked again.
 pub fn open_append(path: &Path) -> Result<File, ExportError> {
     check_target(path)?;
     let file = OpenOptions::new()
@@ -138,8 +133,7 @@ pub fn open_append(path: &Path) -> Result<File, ExportError> {
     Ok(file)
 }
 
-/// Opens `path` for reading and writing without following a link: created exclusively when
-/// missing (`true` then), else the regular file there (`false`).
+/// Opens the regular file `path` read-write, no link followed; `true` when created (exclusively).
 pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
     let open = |new: bool| {
         OpenOptions::new()
@@ -149,27 +143,22 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
             .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
             .open(path)
     };
-    // A file that existed may be gone a moment later (a lock its holder let go): then it is
-    // created afresh, a bounded number of times.
-    let mut opened = None;
+    // A file gone a moment later (a lock let go) is created afresh, a bounded number of times.
     for _ in 0..100 {
-        opened = match open(true) {
-            Ok(f) => Some((f, true)),
+        let (file, created) = match open(true) {
+            Ok(f) => (f, true),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open(false) {
-                Ok(f) => Some((f, false)),
+                Ok(f) => (f, false),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(link_or_io(path, e)),
             },
             Err(e) => return Err(link_or_io(path, e)),
         };
-        break;
+        return Ok((regular(path, file)?, created));
     }
-    let Some((file, created)) = opened else {
-        return Err(io_err(path)(std::io::Error::other(
-            "the file keeps appearing and vanishing",
-        )));
-    };
-    Ok((regular(path, file)?, created))
+    Err(io_err(path)(std::io::Error::other(
+        "the file keeps appearing and vanishing",
+    )))
 }
 
 /// `file`, opened at `path`, when it is a regular file (a FIFO or a device opens too).
@@ -183,8 +172,7 @@ fn regular(path: &Path, file: File) -> Result<File, ExportError> {
     }
 }
 
-/// `O_NOFOLLOW` on a link fails with `ELOOP`, and opening a folder to write with `EISDIR`:
-/// both said by name.
+/// A link (`O_NOFOLLOW` fails with `ELOOP`) or a folder (`EISDIR`) said by name.
 fn link_or_io(path: &Path, e: std::io::Error) -> ExportError {
     let path = path.to_path_buf();
     match e.raw_os_error() {
@@ -205,7 +193,7 @@ pub fn prepare_dir(dir: &Path, dir_may_be_link: bool) -> Result<(), ExportError>
 
 /// [`prepare_dir`] without creating anything: a missing `dir` passes.
 pub fn check_dir(dir: &Path, dir_may_be_link: bool) -> Result<(), ExportError> {
-    if !dir_may_be_link && is_link(dir) {
+    if !dir_may_be_link && fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(ExportError::Link {
             path: dir.to_path_buf(),
         });
@@ -217,10 +205,6 @@ pub fn check_dir(dir: &Path, dir_may_be_link: bool) -> Result<(), ExportError> {
         Some(path) => Err(ExportError::Link { path }),
         None => Ok(()),
     }
-}
-
-fn is_link(path: &Path) -> bool {
-    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
 }
 
 /// The first symbolic link below `dir` (links are not followed into).
@@ -241,16 +225,15 @@ pub fn first_link(dir: &Path) -> Result<Option<PathBuf>, ExportError> {
     Ok(None)
 }
 
-/// An exclusive advisory lock on a file of its own, held until dropped; the file goes with
-/// it, so nothing stays behind.
+/// An exclusive advisory lock on a file of its own, held until dropped; the file goes with it.
 #[derive(Debug)]
 pub struct FileLock {
     file: File,
     path: PathBuf,
 }
 
-/// Waits for the lock at `path` (created exclusively when missing, never through a link).
-/// A lock file its last holder removed while this one waited is let go and taken afresh.
+/// Waits for the lock at `path` (created exclusively when missing, never through a link); one
+/// its last holder removed meanwhile is let go and taken afresh.
 pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
     // Each retry follows a holder that let go; a file replaced this often is no lock at all.
     for _ in 0..100 {
@@ -273,7 +256,7 @@ pub fn same_file(file: &File, path: &Path) -> bool {
     matches!((file.metadata(), fs::symlink_metadata(path)), (Ok(a), Ok(b)) if same_inode(&a, &b))
 }
 
-fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+pub(crate) fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
     a.dev() == b.dev() && a.ino() == b.ino()
 }
 
@@ -286,8 +269,7 @@ impl Drop for FileLock {
     }
 }
 
-/// Fails when `dir` cannot be written, without writing through anything planted there: the
-/// probe is an anonymous temporary that vanishes when closed.
+/// Fails when `dir` cannot be written, probing with an anonymous temporary (nothing planted).
 pub fn probe_writable(dir: &Path) -> Result<(), ExportError> {
     tempfile::tempfile_in(dir).map(drop).map_err(io_err(dir))
 }

@@ -1,8 +1,6 @@
-//! Preparing, running and verifying one variant on one backend, through the `Backend` trait
-//! only: the same code path for OpenCL and CUDA. Each family says, through the `Family` trait,
-//! what its inputs, buffers, steps and reference are; nothing here knows a family. (The
-//! executor below every runner: the session, tune and calibrate all prepare through
-//! it.)
+//! Preparing, running and verifying one variant on one backend through the `Backend` trait
+//! only: one code path for OpenCL and CUDA, below every runner (session, tune, calibrate). Each
+//! family says through the `Family` trait what its inputs, buffers, steps and reference are.
 
 use crate::backend::{BufferId, CompileRequest, KernelId, ProgramId, Runtime, Timing};
 use crate::families::family::bad_size;
@@ -26,8 +24,7 @@ impl Inputs {
         Self::of_variant(first, size, seed, matrix)
     }
 
-    /// The inputs of one variant: its family's, where the variant may pick the data (the BFS
-    /// variants are graph generators).
+    /// The inputs of one variant (BFS variants pick their graph's generator).
     pub fn of_variant(
         variant: &'static Variant,
         size: Size,
@@ -36,17 +33,6 @@ impl Inputs {
     ) -> Self {
         let choice = InputChoice { matrix };
         families::get(variant.family).inputs(variant, size, seed, choice)
-    }
-
-    /// The levels one run of a level-by-level family takes (a BFS's depth from the source);
-    /// `None` for other families.
-    pub fn levels(&self, family: FamilyId) -> Option<u64> {
-        families::get(family).levels(self)
-    }
-
-    /// What besides family, size and seed tells two variants' inputs apart.
-    pub fn key_of(variant: &'static Variant) -> &'static str {
-        families::get(variant.family).input_key(variant)
     }
 }
 
@@ -94,8 +80,7 @@ pub fn prepare(
     prepare_with_program(backend, sources, variant, inputs, side, None)
 }
 
-/// [`prepare`], but running `foreign`, the program text the other API's compiler made for
-/// this configuration, where it is given (the study key `program = "other"`).
+/// [`prepare`] running `foreign`, where given: the other API's program (`program = "other"`).
 pub fn prepare_with_program(
     backend: &mut dyn Runtime,
     sources: &KernelSources,
@@ -113,8 +98,6 @@ pub fn prepare_with_program(
     family.check_local(variant, side.shape.local)?;
     family.check_launch(variant, inputs.size, side)?;
     check_memory(backend, variant, inputs)?;
-    // The variant's program (or the other side's text), then its family stages buffers and
-    // plans the run.
     let (program, kernel, program_text) = if variant.kernel.is_empty() {
         (None, None, None)
     } else {
@@ -157,8 +140,7 @@ pub fn prepare_with_program(
     })
 }
 
-/// Builds the kernel file `file` as a side is configured (or loads `foreign`, the other side's
-/// program text): the one place a run's program is made.
+/// The one place a run's program is made: `file` built as `side` says, or `foreign` loaded.
 pub fn compile(
     backend: &mut dyn Runtime,
     sources: &KernelSources,
@@ -173,8 +155,7 @@ pub fn compile(
     })
 }
 
-/// What [`compile`] asks `api`'s compiler for, for the kernel file `file` as a side is
-/// configured: also what a run builds ahead, so the two can never differ.
+/// What [`compile`] asks `api`'s compiler for, and so what a run builds ahead.
 pub fn compile_request(
     api: Api,
     sources: &KernelSources,
@@ -189,11 +170,9 @@ pub fn compile_request(
     })
 }
 
-/// Run every step once (blocking); timings of multi-step runs add up.
+/// Run every step once (blocking): the clocks add up, the queue intervals are the first step's.
 pub fn run(backend: &mut dyn Runtime, p: &Prepared) -> Result<Timing, ExecError> {
-    let mut wall = 0.0;
-    let mut device = Some(0.0);
-    let mut queued = None;
+    let mut sum: Option<Timing> = None;
     for step in &p.built.steps {
         let t = match step {
             Step::Kernel {
@@ -224,29 +203,19 @@ pub fn run(backend: &mut dyn Runtime, p: &Prepared) -> Result<Timing, ExecError>
                 concurrent,
             } => backend.transfer_beside_kernel(*transfer, *kernel, *shape, args, *concurrent)?,
         };
-        wall += t.wall.0;
-        device = match (device, t.device) {
-            (Some(a), Some(b)) => Some(a + b.0),
-            _ => None,
-        };
-        queued = queued.or(Some((
-            t.queued_to_start,
-            t.queued_to_submit,
-            t.submit_to_start,
-        )));
+        sum = Some(match sum {
+            None => t,
+            Some(s) => Timing {
+                wall: Seconds(s.wall.0 + t.wall.0),
+                device: s.device.zip(t.device).map(|(a, b)| Seconds(a.0 + b.0)),
+                ..s
+            },
+        });
     }
-    let (queued_to_start, queued_to_submit, submit_to_start) = queued.unwrap_or_default();
-    Ok(Timing {
-        wall: Seconds(wall),
-        device: device.map(Seconds),
-        queued_to_start,
-        queued_to_submit,
-        submit_to_start,
-    })
+    Ok(sum.unwrap_or(Timing::clocks(Seconds(0.0), Some(Seconds(0.0)))))
 }
 
-/// How many launches one timed run makes for each one its timing stands for: the count of a
-/// back-to-back step (whose timing is divided by it), else 1.
+/// Launches a timed run makes per launch its timing stands for: a back-to-back step's count.
 pub fn launches_per_sample(p: &Prepared) -> u32 {
     p.built
         .steps
@@ -259,9 +228,8 @@ pub fn launches_per_sample(p: &Prepared) -> u32 {
         .unwrap_or(1)
 }
 
-/// The timing of `count` back-to-back launches as the time of one: both clocks divided, so
-/// the family's metric (1/s) reads as launches per second. The queue intervals are the first
-/// launch's and stay as they are.
+/// The timing of `count` back-to-back launches as one's, both clocks divided, so the metric
+/// (1/s) reads as launches per second; the queue intervals stay the first launch's.
 fn per_launch(t: Timing, count: u32) -> Timing {
     let n = f64::from(count.max(1));
     Timing {
@@ -294,14 +262,13 @@ pub fn verify(
 }
 
 thread_local! {
-    /// The result of the last verifying run, kept for the next: a fresh gigabyte-sized vector
-    /// per side costs its page faults again (about a second per comparison at 2^28 floats),
-    /// while a kept one is written in place.
+    /// The last verifying run's result, kept to be written in place: a fresh gigabyte-sized
+    /// vector per side costs its page faults again (about a second a comparison at 2^28 floats).
     static DOWNLOADED: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Poisons every place a result lands (device buffers or host buffers), runs once, and checks
-/// that each holds the inputs exactly: the transfer family's copies.
+/// The transfer family's check: every place a result lands (device or host buffers) poisoned,
+/// one run, and each must hold the inputs exactly.
 fn verify_in_place(
     backend: &mut dyn Runtime,
     p: &Prepared,
@@ -333,7 +300,6 @@ fn verify_in_place(
     })
 }
 
-/// Free every buffer of a prepared run.
 pub fn release(backend: &mut dyn Runtime, p: Prepared) {
     for b in p.buffers {
         let _ = backend.free(b);

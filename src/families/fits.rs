@@ -1,15 +1,10 @@
-//! Bytes a problem takes on the host (inputs, the f64 reference and its tolerances, the result
-//! read back) and on the device (inputs and outputs), counted by each family, so a size that cannot fit is
-//! refused before anything is allocated: the host aborts the process on a failed allocation,
-//! which no error path can turn into a message.
-//!
-//! The counts are upper estimates of what the generators and buffers hold at their peak, not
-//! exact: they exist to tell "fits" from "cannot fit", and err towards refusing only sizes
-//! far past what a measurement needs.
+//! Whether a problem's [`Footprint`] fits a side's device and the host, checked before anything
+//! is allocated: the host aborts the process on a failed allocation, which no error path can
+//! turn into a message. The counts err towards refusing only sizes far past what a measurement
+//! needs.
 
 use crate::backend::DeviceInfo;
-use crate::families::Footprint;
-use crate::families::{self, FamilyId, Size};
+use crate::families::{self, FamilyId, Footprint, Size};
 use crate::host_memory::{available_host_bytes, HostMemoryError};
 
 /// A problem too large for a side's device or for the host.
@@ -36,15 +31,13 @@ pub enum FitError {
     Host(#[from] HostMemoryError),
 }
 
-/// The footprint of `family` at `size`, as the family counts it.
 pub fn of(family: FamilyId, size: Size) -> Footprint {
     families::get(family).footprint(size)
 }
 
-/// The checks for one side, before anything is made: the device's memory and its largest
-/// allocation first, as the device is the usual limit, then the host's. A device that is not
-/// a GPU (PoCL's CPU device) has the host's memory: its buffers and the host's copies come
-/// out of one pool, so they are counted together.
+/// The checks for one side, before anything is made: the device's memory and largest
+/// allocation first (the usual limit), then the host's. A device that is not a GPU (PoCL's
+/// CPU device) shares the host's memory, so its buffers and the host's copies count together.
 pub fn check(family: FamilyId, size: Size, device: &DeviceInfo) -> Result<(), FitError> {
     let what = format!("{} size {size}", family.name());
     check_footprint(of(family, size), device, available_host_bytes(), &what)

@@ -1,8 +1,7 @@
-//! What a study's `defines` may name. A define reaches one API's compiler as `-DNAME=VALUE`:
-//! naming an identifier the API or the kernel defines (`CLK_LOCAL_MEM_FENCE`,
-//! `__syncthreads`, a kernel's own variable) rewrites that side's code while the row would
-//! still claim both sides ran the same kernel. Such names are refused; a kernel's knobs, the
-//! macros it tests with `#ifdef`, `#ifndef` or `defined(...)`, are what defines are for.
+//! What a study's `defines` may name. A define reaches one API's compiler as `-DNAME=VALUE`, so
+//! one naming an identifier of the API or the kernel (`CLK_LOCAL_MEM_FENCE`, `__syncthreads`, a
+//! kernel's variable) would rewrite that side's code under a row claiming one kernel: refused.
+//! A kernel's knobs, macros it tests with `#ifdef`, `#ifndef` or `defined(...)`, are allowed.
 
 use std::collections::BTreeSet;
 
@@ -32,9 +31,8 @@ const API_NAMES: &[&str] = &[
     "case", "default", "sizeof", "true", "false", "unroll",
 ];
 
-/// Prefixes of built-in names: OpenCL's fence flags, versions, extensions and built-in
-/// function families, CUDA's intrinsics, and the names C reserves for the implementation
-/// (`__` or `_` and a capital).
+/// Prefixes of built-in names: OpenCL's fence flags, versions, extensions and function families,
+/// CUDA's intrinsics, and what C reserves for the implementation (`__`, or `_` and a capital).
 #[rustfmt::skip]
 const API_PREFIXES: &[&str] = &[
     "CLK_", "CL_", "cl_", "__", "FLT_", "DBL_", "M_", "get_", "sub_group_", "work_group_",
@@ -42,8 +40,7 @@ const API_PREFIXES: &[&str] = &[
     "read_image", "write_image", "cuda", "atomic", "__shfl", "make_",
 ];
 
-/// A define that would rewrite one API's code or the kernel: a built-in's name or prefix, or
-/// an identifier of the kernel's program.
+/// A define that would rewrite one API's code or the kernel.
 #[derive(Debug, thiserror::Error)]
 pub enum DefineError {
     #[error(
@@ -80,8 +77,7 @@ pub fn check_api_name(name: &str) -> Result<(), DefineError> {
     Ok(())
 }
 
-/// Refuses a define that names an identifier of `source` (a kernel program, prelude
-/// included) other than one of its knobs.
+/// Refuses a define naming an identifier of `source` (prelude included) other than a knob.
 pub fn check_against_source(name: &str, source: &str, file: &str) -> Result<(), DefineError> {
     let code = without_comments(source);
     let idents = identifiers(&code);

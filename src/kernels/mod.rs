@@ -1,6 +1,5 @@
-//! Kernel sources: embedded in the binary, overridable from a directory at run time.
-//!
-//! Each family is one file per API with the same stem (`matvec.cl` / `matvec.cu`); a prelude of
+//! Kernel sources: embedded in the binary, overridable from a directory at run time. Each
+//! family is one file per API with the same stem (`matvec.cl` / `matvec.cu`); a prelude of
 //! shared macros (`prelude.cl` / `prelude.cu`) is prepended to both the same way.
 
 use std::path::{Path, PathBuf};
@@ -59,8 +58,7 @@ fn loaded() -> &'static std::sync::RwLock<Vec<LoadedPair>> {
     LOADED.get_or_init(Default::default)
 }
 
-/// The kernel files studies named, as (path, text); not `--kernels-dir` files: the hash of
-/// every kernel file covers them.
+/// The kernel files studies named, as (path, text); `--kernels-dir` files are hashed apart.
 pub fn files_read() -> Vec<(String, String)> {
     loaded()
         .read()
@@ -70,8 +68,7 @@ pub fn files_read() -> Vec<(String, String)> {
         .collect()
 }
 
-/// Makes `stem` name the OpenCL and CUDA `files` (path, text) of a study, to be compiled,
-/// hashed and recorded as the embedded ones are.
+/// Makes `stem` name a study's OpenCL and CUDA `files` (path, text), used as embedded ones are.
 pub fn register_files(stem: &str, files: [(String, String); 2]) {
     let mut pairs = loaded().write().unwrap_or_else(|e| e.into_inner());
     pairs.retain(|(s, _)| s != stem);
@@ -156,8 +153,7 @@ impl KernelSources {
         }
     }
 
-    /// Refuses a define among `names` that names an identifier of `stem`'s program in either
-    /// API other than one of its knobs (see [`defines`]).
+    /// Refuses a define among `names` that [`defines`] refuses in either API's `stem` program.
     pub fn check_defines<'n>(
         &self,
         stem: &str,
@@ -176,9 +172,8 @@ impl KernelSources {
         Ok(())
     }
 
-    /// The text given to the compiler: prelude, then the family file, each opened by a
-    /// `#line` directive, so a build log names the user's file and its line numbers (both
-    /// compilers honour the directive; it changes no code).
+    /// The text given to the compiler: prelude, then the family file, each after a `#line`
+    /// directive (it changes no code), so a build log names the user's file and line numbers.
     pub fn program(&self, api: Api, stem: &str) -> Result<String, KernelSourceError> {
         let line = |s: &str| {
             let name = self

@@ -1,25 +1,21 @@
-//! When a comparison has been timed enough. Past each side's `reps` and `min_time`, the sides
-//! go on taking turns until the PR's 95% CI can decide (wholly inside the similar band, or
-//! wholly outside it: "N times slower") and is at most `target_ci` of the PR wide either way,
-//! or until `max_time` more seconds are spent, the way criterion sizes its samples to the
-//! noise. A GPU's comparison is usually decided at its minimum; a CPU device's noisy timings
-//! get the repetitions they need.
+//! When a comparison has been timed enough: past each side's `reps` and `min_time`, the sides
+//! take turns until the PR's 95% CI decides (see [`decided`]) or `max_time` more seconds are
+//! spent, the way criterion sizes its samples to the noise. A GPU's comparison is usually
+//! decided at its minimum; a CPU device's noisy timings get the repetitions they need.
 
 use std::time::Instant;
 
 use crate::stats::{performance_ratio, Ratio, SIMILAR_HI, SIMILAR_LO};
 
-/// Resamples of the bootstraps made while timing: enough to place a CI's edges to a few
-/// percent of its width, few enough that a check costs far less than the runs it saves. The
-/// recorded CI is computed afterwards with the full count.
+/// Resamples of the bootstraps made while timing (the recorded CI uses the full count): enough
+/// to place a CI's edges to a few percent of its width, cheap beside the runs a check saves.
 const CHECK_RESAMPLES: usize = 400;
 
-/// The samples a side gains between two checks, as a share of what it has: a check's cost
-/// grows with the samples, so checks thin out as they grow.
+/// Samples a side gains between checks, as a share of its own: a check costs more as they grow.
 const CHECK_GROWTH: f64 = 0.2;
 
-/// Whether a PR's CI decides the verdict: inside the similar band or wholly outside it, and
-/// at most `target_ci` of the PR wide on either side.
+/// Whether a PR's CI decides the verdict: wholly inside the similar band or wholly outside
+/// it ("N times slower"), and at most `target_ci` of the PR wide on either side.
 pub fn decided(r: &Ratio, target_ci: f64) -> bool {
     let half = (r.ci_hi - r.ci_lo) / 2.0 / r.value;
     let inside = r.ci_lo >= SIMILAR_LO && r.ci_hi <= SIMILAR_HI;
@@ -38,9 +34,8 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// The rule of a comparison whose sides ask for `target_ci` and `max_time_s` (the
-    /// strictest of the two sides: the smaller target, the shorter budget). `None` turns it
-    /// off: one side alone has no PR, and a target of 0 asks for the minimum only.
+    /// The rule of two sides' `(target_ci, max_time_s)`, the stricter of each; `None` (off)
+    /// for one side alone (no PR) or a target or budget of 0 (the minimum only).
     pub fn of(sides: &[(f64, f64)]) -> Option<Rule> {
         let [(t_a, m_a), (t_b, m_b)] = sides else {
             return None;
@@ -54,15 +49,13 @@ impl Rule {
         (rule.target_ci > 0.0 && rule.max_time_s > 0.0).then_some(rule)
     }
 
-    /// Called when every side has its minimum, with each side's times and work: true when
-    /// the sides should take another turn each.
+    /// Once every side has its minimum: whether, by their times and work, all take another turn.
     pub fn wants_more(&mut self, times: [&[f64]; 2], work: [f64; 2]) -> bool {
         let since = *self.extended_since.get_or_insert_with(Instant::now);
         if since.elapsed().as_secs_f64() >= self.max_time_s {
             return false;
         }
-        // One sample a side gives a zero-wide CI, which decides nothing (the recorded PR of
-        // such a side has no CI at all).
+        // One sample a side gives a zero-wide CI, which decides nothing (and no recorded CI).
         if times
             .iter()
             .any(|t| t.len() < crate::stats::MIN_SAMPLES_FOR_CI)

@@ -1,28 +1,22 @@
-//! Programs built ahead: builds one at a time were the largest phase of a GPU sweep, so
-//! before each stretch of comparisons their programs are built at once on each side; each
-//! comparison's own build then finds its program done. The requests come from the function a
-//! comparison's build uses; one that fails ahead is built again, and reported, in its
-//! comparison.
+//! Programs built ahead: builds one at a time were the largest phase of a GPU sweep, so each
+//! stretch of comparisons has its programs built at once on each side, from the requests a
+//! comparison's own build makes; one that fails ahead is built again, and reported, there.
 
 use crate::backend::{CompileRequest, Runtime};
 use crate::families::exec::compile_request;
 use crate::kernels::KernelSources;
-use crate::rows::ProgramSource;
-use crate::rows::Side;
-use crate::study::{Comparison, Resolved};
+use crate::rows::{ProgramSource, Side};
+use crate::study::Comparison;
 
-/// How many comparisons one stretch covers, per thread of the pool: enough to keep every
-/// thread busy, few enough that a run stopped early (a cap, Ctrl-C) has built little it
-/// never used.
+/// Comparisons a stretch covers per thread of the pool: enough to keep every thread busy,
+/// few enough that a run stopped early (a cap, Ctrl-C) has built little it never used.
 const COMPARISONS_PER_THREAD: usize = 2;
 
-/// The comparisons one stretch covers.
 pub(super) fn stretch() -> usize {
     COMPARISONS_PER_THREAD * rayon::current_num_threads().max(1)
 }
 
-/// Builds ahead the programs of `comparisons` on `a` and, where given, `b`. Returns how many
-/// programs were built.
+/// Builds ahead the programs of `comparisons` on `a` and `b`; how many were built.
 pub(super) fn build_ahead(
     comparisons: &[&Comparison],
     a: &mut dyn Runtime,
@@ -35,8 +29,6 @@ pub(super) fn build_ahead(
         let plan_a = super::side_plan(Side::A, a, c.a.clone());
         let groups_a = plan_a.config.shape.groups;
         wanted_a.extend(request(plan_a, sources));
-        // Side B's launch as the comparison makes it: the shared group count where both
-        // sides leave it to the rule.
         settings_b.push(super::settings_b(c, groups_a));
     }
     let mut built = a.prebuild(&wanted_a);
@@ -52,10 +44,7 @@ pub(super) fn build_ahead(
 
 /// The request a comparison's side will build, where it builds its own program.
 fn request(plan: super::SidePlan, sources: &KernelSources) -> Option<CompileRequest> {
-    let s: &Resolved = &plan.settings;
-    if s.variant.kernel.is_empty() || s.program != ProgramSource::Own {
-        return None;
-    }
-    let file = s.family.family().spec().kernel_file;
+    let own = plan.settings.program == ProgramSource::Own;
+    let file = super::kernel_file(&plan.settings).filter(|_| own)?;
     compile_request(plan.backend.api(), sources, file, &plan.config).ok()
 }

@@ -10,8 +10,7 @@ use sha2::{Digest, Sha256};
 use super::measure::{side_work, times, SidePlan, SideRun};
 use crate::backend::Seconds;
 use crate::fairness::{self, SideSteps};
-use crate::rows::{Api, TimerKind};
-use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status};
+use crate::rows::{Api, MeasurementRow, PrRow, SampleRow, Side, Status, TimerKind};
 use crate::stats;
 use crate::study::{Comparison, Study};
 
@@ -37,11 +36,10 @@ pub struct ComparisonStats {
     ratio: Option<stats::Ratio>,
 }
 
-/// Computes a comparison's statistics, the sides and the PR side by side on the host's cores:
-/// each is a bootstrap of 2000 resamples, a quarter to half a second at 20,000 repetitions
-/// (a launch row). Every number is the one a sequential computation gives (each has its own
-/// seeded generator). A side with fewer than [`stats::MIN_SAMPLES_FOR_CI`] samples keeps its
-/// median but gets NaN CI bounds, and so does the PR it is part of (which then has no verdict).
+/// A comparison's statistics, the sides and the PR in parallel, as a sequential computation
+/// gives them (each bootstrap of 2000 resamples, up to half a second for a launch row, has its
+/// own seeded generator). A side with fewer than [`stats::MIN_SAMPLES_FOR_CI`] samples keeps
+/// its median but gets NaN CI bounds, as does its PR (which then has no verdict).
 pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) -> ComparisonStats {
     let seed = seed_of(&ctx.comparison.id);
     let timed: Vec<Option<Vec<f64>>> = plans
@@ -153,8 +151,7 @@ fn fill_stats(row: &mut MeasurementRow, summary: Option<stats::Summary>, plan: &
     row.metric_ci_hi = metric_value(row, s.ci_lo);
 }
 
-/// The median of the values an API gave; `None` when it gave none (CUDA has no queued or
-/// submit timestamp, so its interval cells stay empty rather than hold an invented value).
+/// The median of the values an API gave; `None` (an empty cell) when it gave none, as CUDA.
 fn median_of(values: impl Iterator<Item = Option<Seconds>>) -> Option<f64> {
     let v: Vec<f64> = values
         .flatten()
@@ -177,8 +174,7 @@ fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
     }
 }
 
-/// Whose front end made the program a side runs: its own API's, or the other API's when it
-/// runs the other side's program (a comparison has two APIs).
+/// Whose front end made the program a side runs: its own API's, or (`Other`) the other API's.
 pub fn front_end(api: Api, program: crate::rows::ProgramSource) -> Api {
     match (program, api) {
         (crate::rows::ProgramSource::Own, api) => api,
@@ -195,8 +191,7 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
         .iter()
         .map(|(p, f)| (format!("unroll.{p}"), f.to_string()))
         .collect();
-    // A define selects what code is compiled (sub-groups or barriers, say): it belongs to
-    // the implementation step, beside the kernel it shapes.
+    // A define selects what code is compiled (sub-groups or barriers): an implementation step.
     let defines: Vec<String> = s.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let shaped = if defines.is_empty() {
         String::new()
@@ -211,9 +206,8 @@ pub fn side_steps(plan: &SidePlan) -> SideSteps {
             crate::families::InputChoice { matrix: &s.matrix },
         ),
         algorithm: s.variant.family.family().algorithm(s.variant).to_string(),
-        // The twins differ in spelling by design; the parity check (`clvscu parity`) guards
-        // that they are the same algorithm text, so the implementation step records the
-        // variant's kernel name and the check, not the raw hash of one file.
+        // The twins differ in spelling by design, and `clvscu parity` guards that they are the
+        // same algorithm: the step names the kernel and the check, not one file's hash.
         implementation: format!(
             "{} (parity-checked twins), {}-bit index ({}){shaped}",
             s.variant.kernel,
@@ -310,8 +304,7 @@ fn base_row(ctx: &RowContext, plan: &SidePlan) -> MeasurementRow {
     }
 }
 
-/// The PR of two timed sides, with the fairness verdict of their steps; `None` unless both
-/// sides were verified and timed.
+/// The PR of two verified, timed sides, with the fairness verdict of their steps.
 pub fn pr_row(
     ctx: &RowContext,
     plans: &[SidePlan],
@@ -361,9 +354,8 @@ pub fn pr_row(
     })
 }
 
-/// What a resumed comparison's rows say that its samples do not: each side's median time
-/// and metric, and the PR, derived again from the raw samples exactly as a run derives them.
-/// `None` when the rows agree with their samples.
+/// What a resumed comparison's rows say that its samples do not (each side's median time and
+/// metric, and the PR, derived again as a run derives them); `None` when they agree.
 pub fn disagreement(
     measurements: &[&MeasurementRow],
     samples: &[&SampleRow],
@@ -386,8 +378,7 @@ pub fn disagreement(
                 times.len()
             ));
         }
-        // Only the point values are compared: the bootstrap would cost seconds per
-        // comparison of a large run and check nothing more.
+        // Point values only: the bootstrap would cost seconds a comparison and check no more.
         let Some(median) = stats::median(&times) else {
             return Some(format!("{} has no usable sample", m.api));
         };

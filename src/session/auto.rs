@@ -1,14 +1,12 @@
-//! A rule variant (`matvec/auto`) made concrete before a side is planned: the rule's variant, work-group
-//! size and group count replace the study's, so the side's rows name the algorithm that ran
-//! (`variant`), with the launch shape the rule chose (`local_size`, `groups`), and where the
-//! choice came from (`-DMV_AUTO_RULE=table`, `hand` or `hand_fallback` in `flags`).
+//! A rule variant (`matvec/auto`) made concrete before a side is planned: the rule's variant,
+//! work-group size and group count replace the study's, so the rows name what ran (`variant`,
+//! `local_size`, `groups`) and why (`-DMV_AUTO_RULE=table`, `hand` or `hand_fallback` in `flags`).
 
 use crate::backend::{DeviceInfo, LaunchShape};
 use crate::kernels::KernelSources;
 use crate::study::Resolved;
 
-/// `settings` with `auto` replaced by the rule's plan on `info`; other variants unchanged. A
-/// group count the study set (or side A's, shared with side B) is kept.
+/// `settings` with `auto` replaced by the rule's plan on `info`, keeping a group count set.
 pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
     let family = settings.variant.family.family();
     if let Some(plan) = family.rule_plan(settings.variant, settings.size, info) {
@@ -23,10 +21,9 @@ pub(super) fn resolve(mut settings: Resolved, info: &DeviceInfo) -> Resolved {
     settings
 }
 
-/// `fill/1d-auto`: the work-group size the runtime picks, recorded in the side's shape so
-/// that its rows say what ran: CUDA's occupancy calculator's block size (the grid rounded
-/// up over N), or 0 work-items in 0 groups on OpenCL, whose runtime picks at enqueue (NULL)
-/// and never says. A kernel that does not build here is left to `prepare` to report.
+/// `fill/1d-auto`: the work-group size the runtime picks, in the side's shape so its rows say
+/// what ran: CUDA's occupancy calculator's (the grid rounded up over N), or 0 in 0 groups on
+/// OpenCL, whose runtime picks at enqueue (NULL) unsaid. A failed build is `prepare`'s to report.
 pub(super) fn runtime_local(plan: &mut super::measure::SidePlan, sources: &KernelSources) {
     let variant = plan.settings.variant;
     let family = variant.family.family();

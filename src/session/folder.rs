@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -20,32 +19,32 @@ use crate::study::Study;
 pub const IDENTITY_FILE: &str = "folder.json";
 pub const LOCK_FILE: &str = ".clvscu.lock";
 
-/// What an output folder holds.
+/// What an output folder holds. A hash is a [`short_hash`] (SHA-256, first 16 hex digits)
+/// unless said otherwise.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FolderIdentity {
     pub study: String,
-    /// SHA-256 (first 16 hex digits) of the resolved study: every comparison and setting.
+    /// Of the resolved study: every comparison and setting.
     pub study_hash: String,
     /// One entry per side: `A: OpenCL NVIDIA H200 [NVIDIA CUDA] driver 580.159.04`.
     pub sides: Vec<String>,
     pub passes: u32,
     /// The commit of the binary that measured.
     pub binary: String,
-    /// SHA-256 (first 16 hex digits) of every kernel file on both APIs, as this run reads
-    /// them (`--kernels-dir` or the embedded ones): one folder never mixes two programs.
+    /// Of every kernel file on both APIs as this run reads them (`--kernels-dir` or the
+    /// embedded ones): one folder never mixes two programs.
     #[serde(default)]
     pub kernels: String,
-    /// Each kernel file's hash (provenance's short hash) by its name (`kernels_cl/matvec.cl`):
-    /// a resume after one is edited is refused naming it. Absent from older folders.
+    /// Each kernel file's [`source_hash`](super::provenance::source_hash) by its name
+    /// (`kernels_cl/matvec.cl`): a refused resume names the edited one. Not in older folders.
     #[serde(default)]
     pub kernel_files: BTreeMap<String, String>,
-    /// Each written comparison's rows (samples, PR, measurements) as a SHA-256 (first 16 hex
-    /// digits), so a resume keeps only rows that are what a run wrote.
+    /// Each written comparison's rows (samples, PR, measurements), so a resume keeps only
+    /// rows that are what a run wrote.
     #[serde(default)]
     pub rows: BTreeMap<String, String>,
-    /// Each source file read from disk besides the kernel files (a study's own kernel pair,
-    /// the matvec rule tables `CLVSCU_MATVEC_RULES` names) by path, with its SHA-256 (first 16
-    /// hex digits): a resume after one is edited is refused naming it.
+    /// Each other source file read from disk ([`file_hashes`]) by path: a resume after one is
+    /// edited is refused naming it.
     #[serde(default)]
     pub files: BTreeMap<String, String>,
 }
@@ -97,8 +96,7 @@ impl FolderIdentity {
         check("sides", self.sides.join("; "), other.sides.join("; "));
         check("passes", self.passes.to_string(), other.passes.to_string());
         check("binary", self.binary.clone(), other.binary.clone());
-        // Where both folders name their kernel files, the files that differ are named;
-        // an older folder has only the hash of them all.
+        // Kernel files are named where both folders list them; an older folder has one hash of all.
         if self.kernel_files.is_empty() || other.kernel_files.is_empty() {
             check(
                 "kernel sources",
@@ -133,8 +131,7 @@ impl FolderIdentity {
     }
 }
 
-/// The hash of everything a study resolves to; the same study file gives the same hash
-/// under the same binary.
+/// The hash of everything a study resolves to: the same for one study file and binary.
 pub fn study_hash(study: &Study) -> String {
     // What the study expects a driver to refuse changes no measurement: left out, so that
     // adding or dropping an expectation keeps a folder resumable.
@@ -150,8 +147,7 @@ pub fn study_hash(study: &Study) -> String {
     short_hash(text.as_bytes())
 }
 
-/// The hash of every kernel file on both APIs (a missing file counts as empty), and each
-/// file's own hash by its name.
+/// The hash of all kernel files on both APIs (a missing one counts as empty), and each one's.
 fn kernel_hashes(sources: &KernelSources) -> (String, BTreeMap<String, String>) {
     let (mut text, mut files) = (String::new(), BTreeMap::new());
     for stem in crate::kernels::stems() {
@@ -220,9 +216,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
     }
 }
 
-/// Checks a resumed folder against this run and gives the row hashes it records. Writes
-/// nothing: a refused run leaves the folder as it was; the store rewrites the identity once
-/// the folder is accepted.
+/// Checks a resumed folder against this run and gives its row hashes; writes nothing.
 pub fn check_identity(
     dir: &Path,
     identity: &FolderIdentity,
@@ -256,9 +250,8 @@ pub fn check_identity(
     Ok(BTreeMap::new())
 }
 
-/// Tries the lock for a fifth of a second before giving up: a child process that another
-/// thread is starting holds a copy of every open file until it execs, and with it, briefly,
-/// the lock.
+/// Tries the lock for a fifth of a second: a child process another thread is starting holds a
+/// copy of every open file until it execs, and with it, briefly, the lock.
 fn take_lock(file: &File) -> bool {
     for _ in 0..10 {
         if file.try_lock().is_ok() {
@@ -269,36 +262,20 @@ fn take_lock(file: &File) -> bool {
     false
 }
 
-/// Which file a lock is: device and inode, so a lock deleted and made again by another run
-/// is told from this run's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileId(u64, u64);
-
-impl FileId {
-    fn of_open(file: &File) -> Option<FileId> {
-        file.metadata().ok().map(|m| FileId(m.dev(), m.ino()))
-    }
-
-    /// The file the path names now, without following a link.
-    fn at(path: &Path) -> Option<FileId> {
-        std::fs::symlink_metadata(path)
-            .ok()
-            .map(|m| FileId(m.dev(), m.ino()))
-    }
-}
-
 /// A way to ask, before each write, whether the folder's lock is still this run's.
 #[derive(Debug, Clone)]
 pub struct LockCheck {
     path: PathBuf,
-    id: FileId,
+    /// The lock file's, whose device and inode tell a lock deleted and made again by another
+    /// run from this run's own.
+    meta: std::fs::Metadata,
 }
 
 impl LockCheck {
-    /// `Ok` while the lock file is the one this run created or took; an error naming it
-    /// once it was deleted or replaced (by hand, or by another run that then took it).
+    /// `Ok` while the lock file is the one this run took; an error naming it once it was
+    /// deleted or replaced (by hand, or by another run that then took it).
     pub fn still_held(&self) -> Result<(), ExportError> {
-        if FileId::at(&self.path) == Some(self.id) {
+        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| safe::same_inode(&m, &self.meta)) {
             Ok(())
         } else {
             Err(ExportError::LockLost {
@@ -308,11 +285,10 @@ impl LockCheck {
     }
 }
 
-/// Locks held by this process, removed by [`release_held_locks`] when the process must end
-/// at once (a hung launch, a second Ctrl-C) and no destructor will run.
+/// Locks held by this process, for [`release_held_locks`] (an exit that runs no destructor).
 static HELD: std::sync::Mutex<Vec<LockCheck>> = std::sync::Mutex::new(Vec::new());
 
-/// Removes every lock file this process still holds; for an exit that skips destructors.
+/// Removes every lock file this process still holds.
 pub fn release_held_locks() {
     // try_lock: this runs from a signal or watchdog thread and must never wait.
     if let Ok(held) = HELD.try_lock() {
@@ -328,14 +304,8 @@ pub fn release_held_locks() {
 #[derive(Debug)]
 pub struct FolderLock {
     _file: File,
-    check: LockCheck,
-}
-
-impl FolderLock {
-    /// A check of the lock to hand to whatever writes into the folder.
-    pub fn check(&self) -> LockCheck {
-        self.check.clone()
-    }
+    /// To hand (cloned) to whatever writes into the folder.
+    pub(super) check: LockCheck,
 }
 
 impl Drop for FolderLock {
@@ -343,7 +313,9 @@ impl Drop for FolderLock {
     /// file sees it gone and takes a fresh one.
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
-            held.retain(|l| l.path != self.check.path || l.id != self.check.id);
+            held.retain(|l| {
+                l.path != self.check.path || !safe::same_inode(&l.meta, &self.check.meta)
+            });
         }
         if self.check.still_held().is_ok() {
             let _ = std::fs::remove_file(&self.check.path);
@@ -351,11 +323,10 @@ impl Drop for FolderLock {
     }
 }
 
-/// Takes the folder's lock, or says who holds it.
-///
-/// The lock file is created exclusively, or, when a run that was killed left it behind,
-/// opened without following a link and taken over (the kill released its advisory lock).
-/// A lock whose file its holder removed while this run waited is let go and taken afresh.
+/// Takes the folder's lock, or says who holds it. The lock file is created exclusively, or,
+/// when a run that was killed left it behind, opened without following a link and taken over
+/// (the kill released its advisory lock); one its holder removed while this run waited is let
+/// go and taken afresh.
 pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     let path = dir.join(LOCK_FILE);
     for _ in 0..10 {
@@ -372,8 +343,11 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
                 },
             });
         }
-        // Its holder may have removed the file as it let go: then take the one made next.
-        let Some(id) = FileId::of_open(&file).filter(|id| FileId::at(&path) == Some(*id)) else {
+        let Some(meta) = file
+            .metadata()
+            .ok()
+            .filter(|_| safe::same_file(&file, &path))
+        else {
             continue;
         };
         let me = format!(
@@ -388,7 +362,7 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
             .map_err(io(&path))?;
         let check = LockCheck {
             path: path.clone(),
-            id,
+            meta,
         };
         if let Ok(mut held) = HELD.lock() {
             held.push(check.clone());

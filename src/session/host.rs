@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-/// Environment variables that change how the OpenCL and CUDA runtimes behave (device
-/// selection, caches, JIT, which libraries load), recorded with their values.
+/// Variables that change how the runtimes behave (device choice, caches, JIT, libraries loaded).
 const BEHAVIOUR_PREFIXES: &[&str] = &["POCL_", "CUDA_", "OCL_", "NVIDIA_", "CLVSCU_"];
 const BEHAVIOUR_NAMES: &[&str] = &["LD_LIBRARY_PATH", "OPENCL_VENDOR_PATH", "OCL_ICD_VENDORS"];
 

@@ -11,17 +11,12 @@ use crate::families::exec::{self, ExecError, Inputs, Prepared, SideConfig};
 use crate::families::matrix::MatrixSource;
 use crate::families::{FamilyId, Size, Variant};
 use crate::kernels::KernelSources;
-use crate::rows::ProgramSource;
-use crate::rows::{Api, TimerKind};
-use crate::rows::{Side, Status};
+use crate::rows::{Api, ProgramSource, Side, Status, TimerKind};
 use crate::study::Resolved;
 
 use super::adaptive::Rule;
 use super::timings::PhaseTimes;
 use super::watchdog::{expected_limit, Watchdog, Watched, FIRST_LAUNCH_LIMIT, MIN_LIMIT};
-
-/// A hard cap on the timing of one comparison, so a mis-specified study cannot run away.
-const MAX_TIMING_SECONDS: f64 = crate::study::MAX_TIMING_S;
 
 /// One side of a comparison, ready to run.
 pub struct SidePlan<'b> {
@@ -51,7 +46,6 @@ impl Failure {
     }
 }
 
-/// What happened to one side.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideRun {
     /// The largest error against the reference; NaN when the side never got that far.
@@ -59,11 +53,10 @@ pub struct SideRun {
     /// Each timed repetition, in order.
     pub samples: Vec<Timing>,
     pub failure: Option<Failure>,
-    /// Levels of one run of a level-by-level family (see [`Inputs::levels`]), once verified.
+    /// A verified run's levels, for a level-by-level family ([`crate::families::Family::levels`]).
     pub levels: Option<u64>,
-    /// What the API reports of the side's kernel once built: its work-group limit, registers,
-    /// spill and shared memory (facts for the row: see
-    /// [`crate::rows::MeasurementRow::kernel_work_group_limit`]).
+    /// The built kernel's work-group limit, registers, spill and shared memory as the API
+    /// reports them (see [`crate::rows::MeasurementRow::kernel_work_group_limit`]).
     pub resources: Option<KernelResources>,
 }
 
@@ -79,15 +72,13 @@ impl SideRun {
     }
 }
 
-/// What a set of inputs is made from: family, what else tells a variant's inputs apart (the
-/// BFS generator), size, seed and SpMV's matrix (by name).
+/// A set of inputs: family, [input key](crate::families::Family::input_key), size, seed, matrix.
 type InputKey = (FamilyId, &'static str, Size, u64, String);
 
-/// Inputs are costly at GPU sizes (2^28 random floats and their f64 reference, a 2^24-vertex
-/// graph): keep the recent sets, since the comparisons of a study come back to the same
-/// family, size and seed (a BFS graph's kernel and level sweeps, SpMV's memory-space variants),
-/// not always one after the other. Bounded by bytes, oldest first out, and always keeping the
-/// last two (the two sides of an unfair problem-size pair).
+/// The recent input sets, costly at GPU sizes (2^28 floats and their f64 reference, a
+/// 2^24-vertex graph) and often wanted again, not always in a row (a BFS graph's kernel and
+/// level sweeps, SpMV's memory-space variants). Bounded by bytes, least recently used out,
+/// always keeping the last two (the two sides of an unfair problem-size pair).
 pub struct InputCache {
     pub(super) entries: Vec<(InputKey, Rc<Inputs>)>,
     budget_bytes: usize,
@@ -123,26 +114,22 @@ impl InputCache {
     ) -> Rc<Inputs> {
         let key = (
             variant.family,
-            Inputs::key_of(variant),
+            crate::families::get(variant.family).input_key(variant),
             size,
             seed,
             matrix.name(),
         );
-        if let Some(i) = self.entries.iter().position(|(k, _)| *k == key) {
-            // Most recently used last: what is evicted is what went longest unused.
-            let entry = self.entries.remove(i);
-            let v = entry.1.clone();
-            self.entries.push(entry);
-            return v;
-        }
-        let v = Rc::new(Inputs::of_variant(variant, size, seed, matrix));
+        // Most recently used last: what is evicted is what went longest unused.
+        let v = match self.entries.iter().position(|(k, _)| *k == key) {
+            Some(i) => self.entries.remove(i).1,
+            None => Rc::new(Inputs::of_variant(variant, size, seed, matrix)),
+        };
         self.entries.push((key, v.clone()));
         self.evict();
         v
     }
 
-    /// Drops the least recently used sets past the budget, keeping the last two whatever
-    /// they weigh.
+    /// Drops the least recently used sets past the budget, but never the last two.
     fn evict(&mut self) {
         while self.entries.len() > 2 {
             let held: usize = self.entries.iter().map(|(_, v)| v.bytes()).sum();
@@ -188,9 +175,7 @@ impl Guard<'_> {
     }
 }
 
-/// Measures every side of one comparison. `None` when interrupted (nothing of it counts).
-/// The one measuring loop: `run` measures a study's comparisons and `tune` each configuration
-/// through it.
+/// The one measuring loop (`run`'s and `tune`'s): every side of a comparison; `None` if stopped.
 pub fn measure_comparison(
     sides: &mut [SidePlan],
     inputs: &[&Inputs],
@@ -220,7 +205,6 @@ pub fn measure_comparison(
         limits[i] = limit;
     }
     let mut runs: Vec<SideRun> = runs.into_iter().flatten().collect();
-    // Only the sides that verified are timed; a failed side is recorded but never timed.
     times.add(
         |t| &mut t.warmup,
         || warm_up(sides, &prepared, &mut runs, guard, &limits),
@@ -237,9 +221,8 @@ pub fn measure_comparison(
     timed.then_some(runs)
 }
 
-/// The program text that the side other than `i` compiled, for a side with
-/// `program = "other"`; an error naming why there is none (`runs` says how a side that is
-/// not prepared failed).
+/// The program text the side other than `i` compiled, for a side with `program = "other"`; an
+/// error naming why there is none (`runs` says how a side that is not prepared failed).
 fn other_program(
     sides: &[SidePlan],
     prepared: &[Option<Prepared>],
@@ -275,15 +258,13 @@ fn other_program(
     }
 }
 
-/// A side that stopped before it was built: nothing to release, no error measured, the
-/// shortest watchdog limit.
+/// A side that stopped before it was built: nothing to release, no error, the shortest limit.
 fn not_built(e: &ExecError) -> (Option<Prepared>, SideRun, Duration) {
     (None, SideRun::failed(f64::NAN, Failure::of(e)), MIN_LIMIT)
 }
 
-/// Builds the side and checks its result against the reference; a side that fails either
-/// step is released here and never timed. Also returns the watchdog limit of its later
-/// launches.
+/// Builds the side and checks its result, with the watchdog limit of its later launches; a
+/// side that fails either step is released here and never timed.
 fn prepare_and_verify(
     side: &mut SidePlan,
     inputs: &Inputs,
@@ -293,7 +274,6 @@ fn prepare_and_verify(
     times: &mut PhaseTimes,
 ) -> (Option<Prepared>, SideRun, Duration) {
     let variant = side.settings.variant;
-    // The limit the user set for this side, if any.
     let fixed = guard
         .timeout_s
         .or(side.settings.timeout_s)
@@ -337,7 +317,7 @@ fn prepare_and_verify(
                 max_error: v.max_error,
                 samples: Vec::new(),
                 failure: None,
-                levels: inputs.levels(side.settings.family),
+                levels: crate::families::get(side.settings.family).levels(inputs),
                 resources: reported,
             };
             return (Some(p), run, later);
@@ -362,8 +342,8 @@ fn prepare_and_verify(
     (None, failure, later)
 }
 
-/// Runs once in the side's wait mode and timer. Set before every run: two sides (or two
-/// comparisons) may share one backend and differ only in how they wait or time.
+/// Runs once in the side's wait mode and timer, set each time: two sides (or comparisons)
+/// may share one backend and differ only in how they wait or time.
 fn run_waiting(
     backend: &mut dyn Runtime,
     p: &Prepared,
@@ -398,27 +378,25 @@ fn warm_up(
     let warmup = sides.iter().map(|s| s.settings.warmup).max().unwrap_or(0);
     for w in 0..warmup {
         for (i, side) in sides.iter_mut().enumerate() {
-            if let (Some(p), true) = (&prepared[i], w < side.settings.warmup) {
-                if runs[i].failure.is_none() {
-                    let api = side.backend.api();
-                    let wait = (side.settings.wait, side.settings.timer);
-                    let warm = guard.watch(api, "warm-up", limits[i], || {
-                        run_waiting(side.backend, p, wait)
-                    });
-                    if let Err(e) = warm {
-                        runs[i].failure = Some(Failure::of(&e));
-                    }
+            let due = w < side.settings.warmup && runs[i].failure.is_none();
+            if let (Some(p), true) = (&prepared[i], due) {
+                let api = side.backend.api();
+                let wait = (side.settings.wait, side.settings.timer);
+                let warm = guard.watch(api, "warm-up", limits[i], || {
+                    run_waiting(side.backend, p, wait)
+                });
+                if let Err(e) = warm {
+                    runs[i].failure = Some(Failure::of(&e));
                 }
             }
         }
     }
 }
 
-/// The timed turns, after the warm-up; false when interrupted. The sides take turns (`turn`
-/// timed repetitions each, the first of a turn after the other side's preceded by one untimed
-/// run when `turn` > 1): every side first gets its minimum (`reps` and `min_time`); then,
-/// while the stopping rule wants more (see [`super::adaptive`]), all take further turns. A
-/// launch that fails mid-measurement marks that side failed and stops timing it.
+/// The timed turns after the warm-up; false when interrupted. The sides take turns of `turn`
+/// timed repetitions (after an untimed one when `turn` > 1 and the other side went before),
+/// first to their minimum (`reps`, `min_time`), then while the [`super::adaptive`] rule wants
+/// more. A launch that fails marks its side failed and stops timing it.
 fn time_turns(
     sides: &mut [SidePlan],
     prepared: &[Option<Prepared>],
@@ -478,11 +456,9 @@ fn time_turns(
                 }
                 match timed_run() {
                     Ok(t) => {
-                        // `min_time` is time spent timing, on the host clock: a kernel of
-                        // microseconds among host work (BFS's level read-backs) would
-                        // otherwise repeat for many seconds to gather `min_time` of device
-                        // time. A sample of back-to-back launches holds the time of one, so
-                        // it counts as many times as it launched.
+                        // `min_time` is host time spent timing (a kernel of microseconds
+                        // among host work, as BFS's level read-backs, would otherwise repeat
+                        // for many seconds); a sample of back-to-back launches counts each.
                         spent[i] += t.wall.0 * f64::from(exec::launches_per_sample(p));
                         runs[i].samples.push(t);
                     }
@@ -490,14 +466,13 @@ fn time_turns(
                 }
             }
         }
-        if started.elapsed().as_secs_f64() > MAX_TIMING_SECONDS {
+        if started.elapsed().as_secs_f64() > crate::study::MAX_TIMING_S {
             break;
         }
         if any && !extending {
             continue;
         }
-        // Every side has its minimum: the stopping rule says whether all take another turn
-        // (none can once each is failed or at `max_reps`).
+        // Minimums met: the rule decides on more (none can run once all failed or hit `max_reps`).
         if !any && extending {
             break;
         }

@@ -35,8 +35,7 @@ pub use measure::InputCache;
 use measure::SidePlan;
 use store::{ComparisonRows, Sink};
 
-/// What a study's run tells whoever watches it, so that the face can show its progress (a
-/// bar on a terminal, a line per comparison elsewhere) while the library draws nothing.
+/// What a study's run tells whoever shows its progress (a bar, a line per comparison).
 pub enum Progress<'r> {
     Started {
         total: usize,
@@ -44,8 +43,7 @@ pub enum Progress<'r> {
     Measuring {
         id: &'r str,
     },
-    /// Comparison `index` (from 1) of `total` is done: measured now (`rows`), or kept from a
-    /// resumed folder (`None`).
+    /// Comparison `index` (from 1) of `total` is done: measured now (`rows`) or kept (`None`).
     Done {
         index: usize,
         total: usize,
@@ -73,8 +71,7 @@ pub struct RunContext<'a> {
 }
 
 impl<'a> RunContext<'a> {
-    /// A run with no watchdog, no `--timeout` and no one told of its progress; a command
-    /// sets those it has.
+    /// No watchdog, `--timeout` or progress: a command sets those it has.
     pub fn new(run_id: String, sources: &'a KernelSources, interrupted: &'a AtomicBool) -> Self {
         RunContext {
             run_id,
@@ -100,8 +97,7 @@ pub struct RunSummary {
     pub interrupted: bool,
     /// Where each measured comparison's time went (see [`timings`]).
     pub timings: Vec<crate::rows::TimingRow>,
-    /// Programs built ahead, several at once, and the seconds that took: counted in the run's
-    /// builds, not in any one comparison's.
+    /// Programs built ahead, several at once, and the seconds that took (in no comparison's).
     pub built_ahead: usize,
     pub built_ahead_s: f64,
 }
@@ -162,19 +158,8 @@ impl RunSummary {
     }
 }
 
-/// Run a study over one backend (no PR) or two (A = OpenCL side, B = CUDA side).
-pub fn run_study(
-    study: &Study,
-    a: &mut dyn Runtime,
-    b: Option<&mut dyn Runtime>,
-    sink: &mut dyn Sink,
-    ctx: &RunContext,
-) -> Result<RunSummary, ExportError> {
-    run_study_with(study, a, b, sink, ctx, &mut InputCache::default())
-}
-
-/// [`run_study`] with the inputs of earlier runs at hand: passes of one study reuse them
-/// instead of generating (and allocating) them again.
+/// Runs a study over one backend (no PR) or two (A = OpenCL side, B = CUDA side), with the
+/// inputs of earlier runs at hand in `cache`: passes of one study reuse them, not make them again.
 pub fn run_study_with(
     study: &Study,
     a: &mut dyn Runtime,
@@ -192,7 +177,6 @@ pub fn run_study_with(
     summary
 }
 
-/// [`run_study_with`]'s loop over the comparisons, each told to `tell` as it starts and ends.
 fn measure_all(
     study: &Study,
     a: &mut dyn Runtime,
@@ -257,8 +241,7 @@ fn measure_all(
     Ok(summary)
 }
 
-/// The side's launch shape and compile settings; groups default to the variant's rule on
-/// this side's device.
+/// The side's launch shape and compile settings, default groups by the rule on its device.
 fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -> SidePlan<'b> {
     let settings = auto::resolve(settings, backend.info());
     let groups = settings.groups.unwrap_or_else(|| {
@@ -301,31 +284,29 @@ pub fn program_text_of(
     settings: Resolved,
 ) -> Result<Option<String>, crate::families::exec::ExecError> {
     let plan = side_plan(Side::A, backend, settings);
-    if plan.settings.variant.kernel.is_empty() {
+    let Some(file) = kernel_file(&plan.settings) else {
         return Ok(None);
-    }
-    let file = plan.settings.family.family().spec().kernel_file;
+    };
     let program = crate::families::exec::compile(plan.backend, sources, file, &plan.config, None)?;
     Ok(plan.backend.program_text(program)?)
 }
 
-/// The launch shape a run of `settings` on `backend` uses (its default groups resolved on
-/// the device).
+/// The kernel file `s` builds; `None` for a variant with no kernel.
+fn kernel_file(s: &Resolved) -> Option<&'static str> {
+    (!s.variant.kernel.is_empty()).then(|| s.family.family().spec().kernel_file)
+}
+
+/// The launch shape a run of `settings` on `backend` uses, default groups resolved.
 pub fn launch_shape(backend: &mut dyn Runtime, settings: Resolved) -> crate::backend::LaunchShape {
     side_plan(Side::A, backend, settings).config.shape
 }
 
-/// What decides the program a run of `settings` builds on `backend`: its kernel file, kernel,
-/// defines, flags and JIT options, as one text (`None` for a target with no kernel). Two
-/// settings with one key build the same program, so its machine code is read once.
+/// What decides the program a run of `settings` builds on `backend` (kernel file, kernel,
+/// defines, flags, JIT) as one text, `None` without a kernel: one program's code is read once.
 pub fn program_key(backend: &mut dyn Runtime, settings: Resolved) -> Option<String> {
     let plan = side_plan(Side::A, backend, settings);
-    let s = &plan.settings;
-    if s.variant.kernel.is_empty() {
-        return None;
-    }
-    let file = s.family.family().spec().kernel_file;
-    let c = &plan.config;
+    let (s, c) = (&plan.settings, &plan.config);
+    let file = kernel_file(s)?;
     Some(format!(
         "{:?} {file} {} {:?} {:?} {:?}",
         plan.backend.api(),
@@ -336,9 +317,8 @@ pub fn program_key(backend: &mut dyn Runtime, settings: Resolved) -> Option<Stri
     ))
 }
 
-/// Builds `settings` on `backend` exactly as a run builds it (running `program`, a compiler's
-/// text, where given), runs it once and checks it: the one run a profiler watches. `Ok(false)`
-/// when the result does not verify.
+/// Builds `settings` on `backend` as a run does (running `program`, a compiler's text, where
+/// given), runs it once and checks it (`Ok(false)`: it does not verify): what a profiler watches.
 pub fn run_once(
     backend: &mut dyn Runtime,
     sources: &KernelSources,
@@ -363,10 +343,9 @@ pub fn run_once(
     Ok(verified?.ok)
 }
 
-/// Side B's settings as its comparison runs them, with the group count that keeps a fair
-/// comparison fair: when neither side sets one and both run the same variant, size and
-/// work-group size, B takes the count that the default rule gave on side A's device
-/// (`groups_a`), not its own device's; otherwise B keeps its own setting.
+/// Side B's settings as its comparison runs them: when neither side sets a group count and
+/// both run the same variant, size and work-group size, B takes the count the default rule
+/// gave on side A's device (`groups_a`), so that a fair comparison stays fair.
 fn settings_b(c: &Comparison, groups_a: u32) -> Resolved {
     let (a, b) = (&c.a, &c.b);
     let same_problem = b.variant == a.variant
@@ -381,8 +360,7 @@ fn settings_b(c: &Comparison, groups_a: u32) -> Resolved {
     settings
 }
 
-/// Measures one comparison and turns it into rows; `None` when interrupted mid-way
-/// (nothing of it is written).
+/// Measures one comparison and turns it into rows; `None` when interrupted (nothing written).
 fn run_comparison(
     study: &Study,
     c: &Comparison,

@@ -1,13 +1,11 @@
-//! The GPUs' clocks, temperature and power from NVML, the library `nvidia-smi` itself reads,
-//! loaded at run time (nvml-wrapper opens `libnvidia-ml`): a machine without NVIDIA's driver
-//! gets no states and the reason, never an error.
+//! The GPUs' clocks, temperature and power from NVML (what `nvidia-smi` reads; `libnvidia-ml`
+//! loaded at run time): a machine without NVIDIA's driver gets no states and why, never an error.
 
 use nvml_wrapper::enum_wrappers::device::{Clock, TemperatureSensor};
 use nvml_wrapper::Nvml;
 
 use crate::export::json::GpuState;
 
-/// Why NVML gives no GPU states.
 #[derive(Debug, thiserror::Error)]
 pub enum NvmlError {
     #[error("NVML not available: {0}")]
@@ -21,8 +19,7 @@ pub enum NvmlError {
     },
 }
 
-/// Every GPU's state now, or why there is none. A value the driver does not report stays
-/// unknown, never 0.
+/// Every GPU's state now, or why there is none; a value the driver does not report stays `None`.
 pub fn gpu_states() -> Result<Vec<GpuState>, NvmlError> {
     let nvml = Nvml::init().map_err(NvmlError::Unavailable)?;
     let driver = nvml.sys_driver_version().unwrap_or_default();

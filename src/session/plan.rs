@@ -33,7 +33,6 @@ pub struct RunPlan<'a> {
     pub command_line: Vec<String>,
     /// The study file of a command-line run, saved as `study.toml` so it can be repeated.
     pub study_text: Option<String>,
-    /// The kernels, the stop flag, the watchdog and what is shown as the run goes on.
     pub context: super::RunContext<'a>,
 }
 
@@ -50,8 +49,7 @@ pub enum SessionError {
     Folder(#[from] FolderError),
     #[error(transparent)]
     Export(#[from] ExportError),
-    /// A comparison refused before the folder is touched; the study file and comparison are
-    /// escaped for the terminal when shown.
+    /// A comparison refused before the folder is touched (study file and comparison escaped).
     #[error(
         "{}: {}: {reason}",
         crate::terminal::printable(.study),

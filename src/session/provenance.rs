@@ -33,8 +33,7 @@ pub(crate) fn sha256_prefix(bytes: &[u8], digits: usize) -> String {
         .collect()
 }
 
-/// The GPUs' state at one moment from NVML: one line per GPU (or why there is none) and the
-/// numbers.
+/// The GPUs' state at one moment from NVML: a line per GPU (or why there is none), the numbers.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GpuSnapshot {
     pub query: String,
@@ -139,8 +138,7 @@ fn command_text(args: &[String]) -> String {
         .join(" ")
 }
 
-/// One line for the top of a human-readable result: commit, devices and drivers, date and
-/// command line, so a copied report still says where it came from.
+/// A line atop a human-readable result (commit, devices, date, command line): its origin.
 pub fn summary_line(p: &Provenance) -> String {
     let devices: Vec<String> = p
         .devices

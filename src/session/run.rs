@@ -13,8 +13,7 @@ use crate::calibrate::{self, Calibration, CalibrationPlan};
 use crate::export::csv::{read_rows, read_rows_if_file};
 use crate::export::markdown;
 use crate::kernels::KernelSources;
-use crate::rows::Status;
-use crate::rows::{MeasurementRow, PassRow, PrRow, PASSES_CSV};
+use crate::rows::{MeasurementRow, PassRow, PrRow, Status, PASSES_CSV};
 use crate::soak;
 use crate::study::Study;
 
@@ -32,18 +31,15 @@ pub enum Event<'a> {
     Note(String),
 }
 
-/// What a run produced.
 pub struct RunReport {
     pub summary: RunSummary,
-    /// Comparisons of a resumed folder that were incomplete or had failed, and why; they
-    /// were measured again.
+    /// Comparisons of a resumed folder that were incomplete or had failed, and why: measured again.
     pub remeasured: Vec<String>,
 }
 
-/// Refuses a comparison before the folder is touched or any input generated: a define that
-/// names an identifier of the kernel it compiles into (either API's program), other than one
-/// of the kernel's knobs, or a problem that cannot fit in its side's device memory or in host
-/// memory.
+/// Refuses a comparison before the folder is touched or any input made: a define naming an
+/// identifier of either API's program other than a knob, or a problem that cannot fit in its
+/// side's device memory or in host memory.
 fn check_comparisons(
     study: &Study,
     sides: &Sides,
@@ -72,7 +68,6 @@ fn check_comparisons(
     Ok(())
 }
 
-/// Runs `plan` over `sides`; see the module docs.
 pub fn execute(
     plan: &RunPlan,
     sides: &mut Sides,
@@ -90,11 +85,7 @@ pub fn execute(
     let calibration_s = wall.elapsed().as_secs_f64();
     folder.save_provenance()?;
     let summary = run_passes(plan, sides, &mut folder, ctx, on_event)?;
-    // Where the time went: the provenance's line covers what this process measured itself;
-    // `timings.csv` covers the folder (see `RunFolder::close`).
     let line = timings::summary_line(&summary, calibration_s, wall.elapsed().as_secs_f64());
-    // The summary covers the folder: the whole comparisons a resumed folder kept, then this
-    // run's.
     let (measurements, prs) = folder.rows_with(&summary.measurements, &summary.prs);
     let text = summary_text(
         &plan.study,
@@ -104,22 +95,20 @@ pub fn execute(
     );
     folder.close(&text, &summary.timings, line)?;
     Ok(RunReport {
-        remeasured: folder.store.remeasured().to_vec(),
+        remeasured: folder.store.remeasured.clone(),
         summary,
     })
 }
 
 /// For a runtime-bound study (launches, BFS levels, reductions small enough for their two
-/// launches to matter: the harness's own launch cost could sit inside its rows), the quick
-/// calibration on the run's backends before the study: written beside the rows
-/// (`calibration*.csv`), noted in the provenance, and summarised with its flag in
-/// `summary.md`. A resumed folder keeps its first calibration, read back to be summarised again.
+/// launches to matter), whose rows could hold the harness's own launch cost: the quick
+/// calibration, written beside the rows (`calibration*.csv`), noted in the provenance and
+/// summarised with its flag in `summary.md`. A resumed folder keeps and reads back its first.
 fn calibrate_if_runtime_bound(
     plan: &RunPlan,
     sides: &mut Sides,
     folder: &mut RunFolder,
 ) -> Result<Option<Calibration>, SessionError> {
-    let done = folder.dir().join(crate::rows::CALIBRATION_CSV).exists();
     let runtime_bound = plan.study.comparisons.iter().any(|c| {
         [&c.a, &c.b]
             .iter()
@@ -128,8 +117,8 @@ fn calibrate_if_runtime_bound(
     if !runtime_bound {
         return Ok(None);
     }
-    if plan.resume && done {
-        let dir = folder.dir();
+    if plan.resume && folder.dir.join(crate::rows::CALIBRATION_CSV).exists() {
+        let dir = &folder.dir;
         let kept = read_rows(&dir.join(crate::rows::CALIBRATION_CSV)).and_then(|rows| {
             let prs = read_rows_if_file(&dir.join(crate::rows::CALIBRATION_PR_CSV))?;
             Ok(Calibration { rows, prs })
@@ -155,7 +144,7 @@ fn calibrate_if_runtime_bound(
         &CalibrationPlan::quick(),
     ) {
         Ok(c) => {
-            calibrate::write(folder.dir(), &c, "Runtime calibration")?;
+            calibrate::write(&folder.dir, &c, "Runtime calibration")?;
             folder.note(format!("runtime calibration: {}", calibrate::verdict(&c)));
             Ok(Some(c))
         }
@@ -169,9 +158,8 @@ fn calibrate_if_runtime_bound(
     }
 }
 
-/// The study once, or `passes` times with the pass in every comparison's name and one row
-/// of process resources per pass in `passes.csv`. A resume keeps the row an earlier run
-/// wrote of each pass whose comparisons it found whole (it measured nothing of them).
+/// The study once, or `passes` times with the pass in each comparison's name and a row of
+/// process resources a pass in `passes.csv` (an earlier run's for a pass resumed whole).
 fn run_passes(
     plan: &RunPlan,
     sides: &mut Sides,
@@ -184,7 +172,7 @@ fn run_passes(
     let mut inputs = InputCache::default();
     let passes = plan.passes.max(1);
     let earlier: Vec<PassRow> = if plan.resume && passes > 1 {
-        read_rows_if_file(&folder.dir().join(PASSES_CSV))?
+        read_rows_if_file(&folder.dir.join(PASSES_CSV))?
     } else {
         Vec::new()
     };
@@ -245,8 +233,7 @@ fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
     }
 }
 
-/// `summary.md`: the folder's tables (`rows`), the refusals the study expects and the
-/// calibration.
+/// `summary.md`: the folder's tables, the refusals the study expects and the calibration.
 fn summary_text(
     study: &Study,
     (measurements, prs): (&[MeasurementRow], &[PrRow]),

@@ -23,7 +23,7 @@ pub const STUDY_FILE: &str = "study.toml";
 
 /// A run's folder, held for as long as the run goes on (the lock goes when it is dropped).
 pub struct RunFolder {
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
     _lock: FolderLock,
     held: LockCheck,
     pub(super) store: CsvStore,
@@ -44,7 +44,7 @@ impl RunFolder {
         safe::prepare_dir(&dir, true).map_err(output)?;
         safe::probe_writable(&dir).map_err(output)?;
         let lock = folder::lock(&dir)?;
-        let held = lock.check();
+        let held = lock.check.clone();
         let infos = sides.infos();
         let identity = FolderIdentity::of(
             &plan.study,
@@ -84,18 +84,13 @@ impl RunFolder {
         Ok(folder)
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// A line for the provenance's notes (saved with the next [`RunFolder::save_provenance`]).
     pub fn note(&mut self, line: String) {
         self.provenance.notes.push(line);
     }
 
-    /// The run's last writes: `summary.md`, where its time went (`timings.csv`: the rows of
-    /// the comparisons a resumed folder kept, then this run's `timings`; `line` in the
-    /// provenance's notes, which covers what this process measured only), and the provenance
+    /// The run's last writes: `summary.md`, `timings.csv` (with the rows a resumed folder
+    /// kept), `line` in the provenance's notes (this process's time only) and the provenance
     /// with the GPUs' state after the run.
     pub fn close(
         &mut self,
@@ -131,28 +126,25 @@ impl RunFolder {
         Ok(write_rows(&self.dir.join(name), rows)?)
     }
 
-    /// The folder's measurement and PR rows once this run's (`measurements`, `prs`) are in:
-    /// the whole comparisons a resumed folder kept, in file order, then this run's.
+    /// The folder's measurement and PR rows: a resumed folder's, in file order, then this run's.
     pub fn rows_with(
         &self,
         measurements: &[MeasurementRow],
         prs: &[PrRow],
     ) -> (Vec<MeasurementRow>, Vec<PrRow>) {
-        let (kept_m, kept_p) = self.store.kept();
+        let (kept_m, kept_p) = &self.store.kept;
         (
             kept_m.iter().chain(measurements).cloned().collect(),
             kept_p.iter().chain(prs).cloned().collect(),
         )
     }
 
-    /// `timings.csv`'s rows once this run's (`own`) are in: the earlier rows of the
-    /// comparisons a resumed folder kept (it measured nothing of them), in file order, then
-    /// `own`. An earlier file that cannot be read is noted in the provenance, and `own`
-    /// stands alone.
+    /// `timings.csv`'s rows: the earlier rows of the comparisons a resumed folder kept, in file
+    /// order, then `own` (alone, with a note, when the earlier file cannot be read).
     fn timings_with(&mut self, own: &[TimingRow]) -> Vec<TimingRow> {
         let kept: BTreeSet<&str> = self
             .store
-            .kept()
+            .kept
             .0
             .iter()
             .map(|m| m.comparison.as_str())

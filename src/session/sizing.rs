@@ -1,13 +1,12 @@
-//! Whether a study is sized for a GPU and the run is on a CPU device: said before it starts,
-//! so a run that will take hours does not look hung. The estimate is a floor: each side's
-//! warm-up and minimum repetitions of each comparison doing its work (bytes at a CPU's memory
-//! bandwidth, flops at its peak, whichever takes longer), before any adaptive repetitions
-//! or builds.
+//! Whether a study is sized for a GPU and the run is on a CPU device: said before it starts, so
+//! a run that will take hours does not look hung. The estimate is a floor: each side's warm-up
+//! and minimum repetitions of each comparison doing its work (bytes at a CPU's memory bandwidth,
+//! flops at its peak, whichever takes longer), before any adaptive repetitions or builds.
 
 use crate::study::Study;
 
-/// A CPU device's memory bandwidth as PoCL's kernels reach it, bytes per second: generous
-/// (PoCL's read kernel reached 1.5 GB/s on a two-core machine), so the floor is low.
+/// A CPU device's bandwidth for PoCL's kernels, bytes/s: generous (its read kernel reached
+/// 1.5 GB/s on two cores), so the floor is low.
 const CPU_BYTES_PER_S: f64 = 5e9;
 
 /// A CPU device's arithmetic rate as PoCL's kernels reach it, flops per second: generous too.
@@ -16,8 +15,7 @@ const CPU_FLOPS_PER_S: f64 = 20e9;
 /// Below this floor a run needs no warning.
 const WORTH_SAYING_S: f64 = 60.0;
 
-/// A note when `study`'s minimum work on one CPU device takes more than a minute, with its
-/// largest comparison; `None` when it does not.
+/// A note, naming the largest comparison, when `study`'s minimum work on a CPU passes a minute.
 pub fn cpu_note(study: &Study, sides: usize) -> Option<String> {
     let mut floor_s = 0.0;
     let mut largest = (0.0, String::new());

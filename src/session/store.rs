@@ -11,8 +11,7 @@ use crate::export::{safe, ExportError};
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
 use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 
-/// Everything one comparison produced: one measurement row per side, the raw samples of the
-/// sides that were timed, and the PR when both sides were.
+/// One comparison's rows: a measurement row per side, the timed sides' samples, a PR of two.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ComparisonRows {
     pub measurements: Vec<MeasurementRow>,
@@ -30,17 +29,21 @@ pub trait Sink {
     fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError>;
 }
 
+/// Comparisons complete in the output, by name, with their sides.
+type Done = HashMap<String, usize>;
+
 /// The three CSVs of an output folder, appended after every comparison.
 pub struct CsvStore {
     pub dir: PathBuf,
     measurements: CsvAppender<MeasurementRow>,
     prs: CsvAppender<PrRow>,
     samples: CsvAppender<SampleRow>,
-    /// Comparisons already complete in the output (sides present), for `--resume`.
-    done: HashMap<String, usize>,
-    remeasured: Vec<String>,
+    /// What `--resume` skips.
+    done: Done,
+    /// Comparisons of a resumed folder that were incomplete or had failed, and why.
+    pub(super) remeasured: Vec<String>,
     /// The measurement and PR rows a resumed folder already held and keeps, in file order.
-    kept: (Vec<MeasurementRow>, Vec<PrRow>),
+    pub(super) kept: (Vec<MeasurementRow>, Vec<PrRow>),
     guards: Guards,
 }
 
@@ -53,45 +56,35 @@ pub struct Guards {
     pub lock: Option<LockCheck>,
 }
 
-impl Guards {
-    fn check_lock(&self) -> Result<(), ExportError> {
-        self.lock.as_ref().map_or(Ok(()), LockCheck::still_held)
-    }
-}
-
 impl CsvStore {
-    /// Open (or, with `resume`, reopen) the three CSVs in `dir` for runs of `sides` sides.
-    /// Without `resume`, existing non-empty files are refused rather than overwritten. With
-    /// it, every comparison is audited across the three files (`audit`): only whole,
-    /// successful ones count as done; the rows of the others are dropped and they are
-    /// measured again, each named in [`CsvStore::remeasured`].
+    /// Opens the three CSVs in `dir` for runs of `sides` sides. Without `resume`, non-empty
+    /// files are refused, not overwritten; with it, only whole, successful comparisons count
+    /// as done, and the rows of the others are dropped to be measured again, each named in
+    /// `remeasured`.
     pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
         safe::prepare_dir(dir, true)?;
         safe::probe_writable(dir)?;
         Self::open_guarded(dir, resume, sides, Guards::default())
     }
 
-    /// [`CsvStore::open`] with `guards`: on resume every whole comparison must have the row
-    /// hash the identity recorded and rows that its own samples give again, or the folder is
-    /// refused untouched; each later write checks the lock and records its rows' hash. The
-    /// caller has prepared `dir` and found it writable, as [`CsvStore::open`] does.
+    /// [`CsvStore::open`] of a `dir` the caller prepared, with `guards`: a resumed folder whose
+    /// rows `verify` refuses is left untouched; each later write checks the lock and records
+    /// its rows' hash.
     pub fn open_guarded(
         dir: &Path,
         resume: bool,
         sides: usize,
         mut guards: Guards,
     ) -> Result<Self, ExportError> {
-        // A resumed folder's rows are read once: audited, checked against the hashes its
-        // runs recorded, rewritten without the comparisons that are not whole, and appended to.
         let stored = Stored::read(dir, resume)?;
         let (order, rows) = stored.by_comparison();
-        let audit = audit(&order, &rows, sides);
+        let (done, remeasured) = audit(&order, &rows, sides);
         if let (true, Some(identity)) = (resume, &mut guards.identity) {
-            verify(dir, &rows, &audit.done, &identity.rows)?;
-            identity.rows.retain(|c, _| audit.done.contains_key(c));
+            verify(dir, &rows, &done, &identity.rows)?;
+            identity.rows.retain(|c, _| done.contains_key(c));
         }
-        guards.check_lock()?;
-        let kept = stored.keep_only(&audit.done)?;
+        guards.lock.as_ref().map_or(Ok(()), LockCheck::still_held)?;
+        let kept = stored.keep_only(&done)?;
         let measurements = CsvAppender::continue_file(&kept.measurements)?;
         let prs = CsvAppender::continue_file(&kept.prs)?;
         let samples = CsvAppender::continue_file(&kept.samples)?;
@@ -104,23 +97,11 @@ impl CsvStore {
             measurements,
             prs,
             samples,
-            done: audit.done,
-            remeasured: audit.remeasured,
+            done,
+            remeasured,
             kept: (kept.measurements.rows, kept.prs.rows),
             guards,
         })
-    }
-
-    /// Comparisons of a resumed folder that were incomplete or had failed, with the reason;
-    /// they are measured again.
-    pub fn remeasured(&self) -> &[String] {
-        &self.remeasured
-    }
-
-    /// The measurement and PR rows of the whole comparisons a resumed folder held when it
-    /// was opened, in file order (none for a new folder): with what the run adds, the folder.
-    pub fn kept(&self) -> (&[MeasurementRow], &[PrRow]) {
-        (&self.kept.0, &self.kept.1)
     }
 
     /// Records the hash of `rows` in the identity before they are written: a kill between
@@ -148,13 +129,14 @@ impl Sink for CsvStore {
         self.done.get(comparison).copied().unwrap_or(0)
     }
 
-    /// Writes one comparison's rows to the three files as a unit: samples, the PR, and
-    /// last the measurements, which `--resume` reads to know what is done (each file gets
-    /// one write). When a write fails, all three files are cut back to where they were, so
-    /// the output holds whole comparisons only and a resumed run measures the failed one
-    /// again; a kill between the writes is repaired on resume (`Stored::keep_only`).
+    /// Writes one comparison's rows as a unit, one write a file: samples, the PR, and last the
+    /// measurements, which `--resume` reads to know what is done. A failed write cuts all three
+    /// back, so only whole comparisons stay; a kill between writes is repaired on resume.
     fn record(&mut self, rows: &ComparisonRows) -> Result<(), ExportError> {
-        self.guards.check_lock()?;
+        self.guards
+            .lock
+            .as_ref()
+            .map_or(Ok(()), LockCheck::still_held)?;
         self.note_hash(rows)?;
         let marks = (
             self.samples.byte_len()?,
@@ -176,8 +158,7 @@ impl Sink for CsvStore {
     }
 }
 
-/// The hash of one comparison's rows as the CSV files hold them (no header): samples, PR,
-/// measurements.
+/// The hash of one comparison's rows as the CSV files hold them: samples, PR, measurements.
 pub fn rows_hash(
     measurements: &[&MeasurementRow],
     samples: &[&SampleRow],
@@ -199,14 +180,13 @@ pub fn rows_hash(
     Ok(short_hash(&bytes.concat()))
 }
 
-/// Refuses a resumed folder whose whole comparisons are not what runs wrote: a comparison
-/// the identity has no hash of (rows copied under a name that never ran), rows whose median,
-/// metric or PR their own samples do not give, or rows whose hash differs from the one
-/// recorded when they were written.
+/// Refuses a resumed folder whose whole comparisons are not what runs wrote: one the identity
+/// has no hash of (rows copied under a name that never ran), rows whose median, metric or PR
+/// their samples do not give, or rows whose hash is not the one recorded when written.
 fn verify(
     dir: &Path,
     rows: &HashMap<&str, Rows>,
-    done: &HashMap<String, usize>,
+    done: &Done,
     hashes: &BTreeMap<String, String>,
 ) -> Result<(), ExportError> {
     let mut names: Vec<&String> = done.keys().collect();
@@ -241,15 +221,7 @@ fn verify(
     Ok(())
 }
 
-/// What a resumed folder holds: the comparisons that are done, and why the others are not.
-#[derive(Debug, Default)]
-struct Audit {
-    done: HashMap<String, usize>,
-    remeasured: Vec<String>,
-}
-
-/// The three files of a resumed folder, read once: each one's rows, with what its appender
-/// must know of it.
+/// The three files of a resumed folder, read once, each with what its appender must know.
 #[derive(Debug)]
 struct Stored {
     measurements: Existing<MeasurementRow>,
@@ -267,9 +239,8 @@ impl Stored {
         })
     }
 
-    /// Drops every row of a comparison that is not done from the three files, rewriting a
-    /// file only when it loses a row.
-    fn keep_only(self, done: &HashMap<String, usize>) -> Result<Stored, ExportError> {
+    /// Drops from the three files every row of a comparison that is not done.
+    fn keep_only(self, done: &Done) -> Result<Stored, ExportError> {
         let is_done = |c: &String| done.contains_key(c);
         Ok(Stored {
             measurements: self.measurements.retain(|r| is_done(&r.comparison))?,
@@ -278,8 +249,8 @@ impl Stored {
         })
     }
 
-    /// Each comparison's rows, and the comparisons in the order they first appear: in the
-    /// measurements, then the PRs, then the samples.
+    /// Each comparison's rows, and the comparisons in the order they first appear (in the
+    /// measurements, the PRs, then the samples).
     fn by_comparison(&self) -> (Vec<&str>, HashMap<&str, Rows<'_>>) {
         let mut by = (Vec::new(), HashMap::new());
         for m in &self.measurements.rows {
@@ -314,24 +285,21 @@ struct Rows<'a> {
     samples: Vec<&'a SampleRow>,
 }
 
-/// Decides from the three files' rows, comparison by comparison, whether it is whole:
-/// one measurement row per side, all verified and timed, one PR row when there are two
-/// sides, and samples of every side. Rows deleted by hand, a kill between two writes, two
-/// runs that wrote the same comparison, or a configuration that failed all make it
-/// incomplete.
-fn audit(order: &[&str], rows: &HashMap<&str, Rows>, sides: usize) -> Audit {
-    let mut audit = Audit::default();
+/// Decides from the three files' rows which comparisons are whole: one measurement row per
+/// side, all verified and timed, one PR row for two sides, samples of every side. Rows deleted
+/// by hand, a kill between two writes, two runs of one comparison or a failure break it.
+/// Gives those done (with their sides), and why each other one is measured again.
+fn audit(order: &[&str], rows: &HashMap<&str, Rows>, sides: usize) -> (Done, Vec<String>) {
+    let (mut done, mut remeasured) = (HashMap::new(), Vec::new());
     for &c in order {
         match incomplete(&rows[c], sides) {
-            Some(reason) => audit
-                .remeasured
-                .push(format!("{c}: {reason}; measured again")),
+            Some(reason) => remeasured.push(format!("{c}: {reason}; measured again")),
             None => {
-                audit.done.insert(c.to_string(), sides);
+                done.insert(c.to_string(), sides);
             }
         }
     }
-    audit
+    (done, remeasured)
 }
 
 /// Why a comparison's rows are not a whole, successful comparison; `None` when they are.

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::run::{execute, Event, RunPlan, Sides};
 use super::store::{ComparisonRows, CsvStore, Sink};
-use super::{run_study, Outcome, RunContext, RunSummary};
+use super::{run_study_with, InputCache, Outcome, RunContext, RunSummary};
 use crate::backend::fake::{FakeBackend, FakeScript, FAKE_PLATFORM};
 use crate::export::ExportError;
 use crate::kernels::KernelSources;
@@ -75,7 +75,7 @@ fn run_on(
     let sources = KernelSources::embedded();
     let ctx = RunContext::new("test".into(), &sources, interrupted);
     let b = b.map(|b| b as &mut dyn crate::backend::Runtime);
-    run_study(s, a, b, sink, &ctx)
+    run_study_with(s, a, b, sink, &ctx, &mut InputCache::default())
 }
 
 /// Runs `s` over two default fakes into `sink`.
@@ -423,7 +423,8 @@ fn the_progress_told_is_each_comparison_in_order_a_resumed_one_without_rows() {
         ..RunContext::new("test".into(), &sources, &never)
     };
     let (mut a, mut b) = (fake(Api::OpenCl), fake(Api::Cuda));
-    run_study(&s, &mut a, Some(&mut b), &mut sink, &ctx).unwrap();
+    let cache = &mut InputCache::default();
+    run_study_with(&s, &mut a, Some(&mut b), &mut sink, &ctx, cache).unwrap();
     assert_eq!(
         told.into_inner(),
         [
@@ -832,7 +833,7 @@ fn a_deleted_or_replaced_lock_stops_every_later_write() {
     let folder = Folder::new();
     let lock_file = folder.path().join(super::folder::LOCK_FILE);
     let held = super::folder::lock(folder.path()).unwrap();
-    let check = held.check();
+    let check = held.check.clone();
     assert!(check.still_held().is_ok());
     let guards = super::store::Guards {
         identity: None,
@@ -1224,7 +1225,9 @@ fn bfs_rows_carry_the_depth_of_the_verified_search_and_other_rows_none() {
             1,
             &crate::families::matrix::MatrixSource::Uniform,
         );
-        inputs.levels(crate::families::FamilyId::Bfs).unwrap()
+        crate::families::get(crate::families::FamilyId::Bfs)
+            .levels(&inputs)
+            .unwrap()
     };
     let levels = |i: usize| -> Vec<Option<u64>> {
         sink.recorded[i]

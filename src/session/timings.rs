@@ -1,7 +1,6 @@
-//! Where a run's time goes: per comparison, the seconds spent making inputs (and their
-//! reference), building and uploading, verifying, warming up and timing; per run, the
-//! calibration and the charts. Written to `timings.csv` and summed in the provenance, so
-//! a slow study says which phase made it slow.
+//! Where a run's time goes: per comparison, the seconds of inputs (and references), builds and
+//! uploads, verification, warm-up and timing; per run, the calibration and the charts. Written
+//! to `timings.csv` and summed in the provenance, so a slow study says which phase made it slow.
 
 use std::time::Instant;
 
@@ -46,10 +45,8 @@ impl TimingRow {
 }
 
 /// One sentence for the provenance: the run's wall time and its phases (the comparisons',
-/// the programs `run` built ahead and the calibration), largest first, and the comparison
-/// that took longest. It covers what this process measured: a resume's line counts its own
-/// comparisons, while `timings.csv` also keeps the earlier runs' rows of the comparisons the
-/// resume kept.
+/// the programs built ahead, the calibration), largest first, and the slowest comparison. It
+/// covers this process only: a resume counts its own comparisons, unlike `timings.csv`.
 pub fn summary_line(run: &super::RunSummary, calibration_s: f64, wall_s: f64) -> String {
     let rows = &run.timings;
     let sum = |f: fn(&TimingRow) -> f64| rows.iter().map(f).sum::<f64>();

@@ -7,8 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// The limit of a configuration's first launch (its verification, which includes first-use
-/// costs) when no `timeout` or `--timeout` is given.
+/// Without `timeout` or `--timeout`, the limit of a first launch (verification, first-use costs).
 pub const FIRST_LAUNCH_LIMIT: Duration = Duration::from_secs(120);
 /// Later launches may take this many times the verification launch...
 pub const EXPECTED_FACTOR: u32 = 100;
@@ -46,8 +45,7 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Starts the watchdog thread; `on_expiry(what, ran_for, limit)` is called once when a
-    /// launch passes its limit.
+    /// Starts the thread that calls `on_expiry(what, ran_for, limit)` once a launch runs late.
     pub fn start(on_expiry: impl Fn(&str, Duration, Duration) + Send + 'static) -> Watchdog {
         let dog = Watchdog::default();
         let watched = dog.armed.clone();
