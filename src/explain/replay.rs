@@ -1,10 +1,8 @@
-//! Runtime targets replayed as plain programs. A target timed on the host clock whose work is
-//! the runtime's own calls (launches of the empty kernel, host transfers) is replayed in the
-//! explain process: its calls through the harness's path and through a plain loop of the
-//! API's raw calls, turn about, on each API. Its verdict then rests on what a plain program
-//! pays, never on the harness's path alone: the gap is the driver's when the replay gives the
-//! target's PR and the plain loop agrees with the harness, the harness's own when the plain
-//! loop is at parity and the harness is not.
+//! Runtime targets replayed as plain programs. A host-timed target whose work is the runtime's
+//! own calls (empty-kernel launches, host transfers) is replayed in the explain process through
+//! the harness's path and through a plain loop of the API's raw calls, turn about, on each API.
+//! The gap is the driver's when the replay gives the target's PR and the plain loop agrees with
+//! the harness, the harness's own when the plain loop is at parity and the harness is not.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -52,7 +50,6 @@ enum Replay {
     Copy(Direction, HostMemory, usize),
 }
 
-/// The replay of `t`, where its work is the runtime's own calls on the host clock.
 fn replay_of(t: &Comparison, backend: &mut dyn Runtime) -> Option<Replay> {
     let (a, b) = (&t.a, &t.b);
     let host_timed = a.timer == TimerKind::WallClock && b.timer == TimerKind::WallClock;
@@ -259,7 +256,6 @@ pub fn read(out: &Path) -> Result<Vec<ReplayRow>, ExportError> {
     crate::export::csv::read_rows_if_file(&out.join(REPLAY_CSV))
 }
 
-/// What one target's replay says: both APIs' rows and the PRs they give.
 struct Replayed<'r> {
     opencl: &'r ReplayRow,
     cuda: &'r ReplayRow,

@@ -32,8 +32,8 @@ pub const SASS_CSV: &str = "sass_classes.csv";
 pub enum InspectError {
     #[error(transparent)]
     Export(#[from] ExportError),
-    #[error("{0}")]
-    Other(String),
+    #[error(transparent)]
+    Sources(#[from] crate::kernels::KernelSourceError),
     #[error(transparent)]
     Backend(#[from] BackendError),
 }
@@ -105,9 +105,7 @@ fn request(
         flags.push("-cl-nv-verbose".into());
     }
     Ok(CompileRequest {
-        source: sources
-            .program(api, stem)
-            .map_err(|e| InspectError::Other(e.to_string()))?,
+        source: sources.program(api, stem)?,
         defines: vec![
             ("WG_SIZE".into(), local.to_string()),
             ("FMA_ITERS".into(), FMA_ITERS.to_string()),
@@ -177,7 +175,7 @@ pub fn run<'r>(
     // The CUDA target is the device's where there is one.
     let arch = cu.as_ref().and_then(|c| c.target());
     let arch = arch.unwrap_or_else(|| options.arch.into());
-    let mut inspection = Inspection {
+    let mut insp = Inspection {
         sources,
         cl,
         cu,
@@ -188,34 +186,24 @@ pub fn run<'r>(
         files: Vec::new(),
         notes: Vec::new(),
     };
-    let per_stem = inspection.compile_stems(options.progress)?;
-    let (md, classes, resources) = inspection.count_pairs(&per_stem);
+    let per_stem = insp.compile_stems(options.progress)?;
+    let (md, classes, resources) = insp.count_pairs(&per_stem);
+    if insp.cl.is_none() || per_stem.iter().all(|f| f.opencl.is_none()) {
+        insp.notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
+    }
+    write_csv(&out.join(CLASSES_CSV), &classes, &mut insp.files)?;
+    write_csv(&out.join(RESOURCES_CSV), &resources, &mut insp.files)?;
+    let res_md = resources_markdown(&resources);
+    let unroll_md = unroll::run(&mut insp)?;
+    let spaces_md = spaces::run(&per_stem, out, &mut insp.files)?;
     let Inspection {
-        mut cl,
-        mut cu,
+        cl,
+        cu,
         arch,
         mut files,
         mut notes,
         ..
-    } = inspection;
-    if cl.is_none() || per_stem.iter().all(|f| f.opencl.is_none()) {
-        notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
-    }
-    write_csv(&out.join(CLASSES_CSV), &classes, &mut files)?;
-    write_csv(&out.join(RESOURCES_CSV), &resources, &mut files)?;
-    let res_md = resources_markdown(&resources);
-    let unroll_md = unroll::run(
-        sources,
-        cl.as_deref_mut(),
-        cu.as_deref_mut(),
-        offline,
-        &arch,
-        options.local,
-        out,
-        &mut files,
-        &mut notes,
-    )?;
-    let spaces_md = spaces::run(&per_stem, out, &mut files)?;
+    } = insp;
     let mut full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
@@ -256,6 +244,14 @@ struct Inspection<'a, 'r> {
 type Twin = (Option<String>, Option<ProgramId>);
 
 impl<'a, 'r> Inspection<'a, 'r> {
+    /// The side of `api`, where it has a device.
+    fn side(&mut self, api: Api) -> Option<&mut (dyn Runtime + 'r)> {
+        match api {
+            Api::OpenCl => self.cl.as_deref_mut(),
+            Api::Cuda => self.cu.as_deref_mut(),
+        }
+    }
+
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
