@@ -222,34 +222,23 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
         let front_share = closed_fraction(own, &runtime)
             .unwrap_or(0.0)
             .clamp(0.0, 1.0);
-        let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
         if front_share >= 1.0 - MIN_SHARE {
             return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
         }
-        if front_share < MIN_SHARE {
-            return runtime_only(own, rungs, runtime_part);
+        if front_share >= MIN_SHARE {
+            let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
+            return Verdict::Explained(vec![
+                (Cause::FrontEnd, front_share),
+                (runtime_part, 1.0 - front_share),
+            ]);
         }
-        return Verdict::Explained(vec![
-            (Cause::FrontEnd, front_share),
-            (runtime_part, 1.0 - front_share),
-        ]);
     }
+    // A gap wholly in the runtime (or with no swap): named by the runtime rung that closes it,
+    // else a compiler step, else unexplained.
     if let Some(cause) = runtime_cause(rungs).or_else(|| compiler_cause(rungs)) {
         return Verdict::Explained(vec![(cause, 1.0)]);
     }
     unexplained(own, rungs)
-}
-
-/// A gap wholly in the runtime: named by the runtime rung that closes it, else unexplained
-/// (the runtime is where it lies, but no rung says why).
-fn runtime_only(own: &Interval, rungs: &[RungOutcome], cause: Cause) -> Verdict {
-    match cause {
-        Cause::Runtime => match compiler_cause(rungs) {
-            Some(c) => Verdict::Explained(vec![(c, 1.0)]),
-            None => unexplained(own, rungs),
-        },
-        c => Verdict::Explained(vec![(c, 1.0)]),
-    }
 }
 
 fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {

@@ -119,7 +119,6 @@ fn render_file(s: &mut String, f: &FileParity, tally: &mut Tally) {
     for k in &f.kernels {
         render_kernel(s, k, tally);
     }
-    // Kernels defined on one side only.
     let sides = [&f.only_in_opencl, &f.only_in_cuda];
     render_only_in(s, f, sides, |name| format!("{name}:"), &mut tally.failures);
     for e in &f.unused_allow {
