@@ -164,21 +164,24 @@ fn find(rungs: &[RungOutcome], kind: RungKind) -> Option<&RungOutcome> {
     rungs.iter().find(|r| r.kind == kind && r.pr.is_some())
 }
 
+/// The cause a runtime or compiler-step rung names when it closes the gap.
+pub(super) fn cause_of(kind: RungKind) -> Option<Cause> {
+    Some(match kind {
+        RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
+        RungKind::Carveout(p) => Cause::Carveout(p),
+        RungKind::DeviceTimer => Cause::LaunchAndWait,
+        RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
+        k if k.step() == LadderStep::CompilerStep => Cause::CompilerStep(k),
+        _ => return None,
+    })
+}
+
 /// The runtime rung that closes the gap best (PR nearest 1), as its cause; void rungs name none.
 fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
     rungs
         .iter()
-        .filter(|r| r.closes_validly())
-        .filter_map(|r| {
-            let cause = match r.kind {
-                RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
-                RungKind::Carveout(p) => Cause::Carveout(p),
-                RungKind::DeviceTimer => Cause::LaunchAndWait,
-                RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
-                _ => return None,
-            };
-            Some((r.pr?.value.ln().abs(), cause))
-        })
+        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::CompilerStep)
+        .filter_map(|r| Some((r.pr?.value.ln().abs(), cause_of(r.kind)?)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }

@@ -92,6 +92,11 @@ pub enum RungKind {
     Alternative,
 }
 
+/// The family's declared alternative of `target`'s variant, where it has one.
+pub(super) fn alternative(target: &Resolved) -> Option<&'static Variant> {
+    find_variant(target.family, target.variant.alternative?).ok()
+}
+
 /// The variants that time `target`'s first and last launch alone.
 fn launch_parts(target: &Resolved) -> Option<(&'static Variant, &'static Variant)> {
     let (first, last) = target.family.family().launch_parts(target.variant)?;
@@ -278,12 +283,7 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
         TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
     };
-    if let Some(alternative) = target
-        .a
-        .variant
-        .alternative
-        .and_then(|name| find_variant(target.a.family, name).ok())
-    {
+    if let Some(alternative) = alternative(&target.a) {
         rungs.push(rung(target, RungKind::Alternative, |c| {
             both(c, |s| s.variant = alternative)
         }));

@@ -335,11 +335,9 @@ fn build_codes(
 }
 
 fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, taker: &mut Taker) {
-    let alternative =
-        t.a.variant
-            .alternative
-            .and_then(|name| crate::families::find_variant(t.a.family, name).ok());
-    let Some(alt) = alternative else { return };
+    let Some(alt) = super::ladder::alternative(&t.a) else {
+        return;
+    };
     let (opencl, cuda) = sides_by_api(sides);
     // An alternative in the same kernel file builds the same program as the target (its
     // kernels all live in one image), so its image is found under the target's own key.

@@ -113,26 +113,15 @@ impl<'a> LaunchFacts<'a> {
 /// names (a PTX swap for the front end, the runtime or compiler rung named for any other);
 /// `None` when nothing was explained.
 fn deciding_rung(t: &TargetExplanation) -> Option<(&RungOutcome, Interval)> {
-    use super::attribute::Cause;
-    use super::ladder::{LadderStep, RungKind};
+    use super::attribute::{cause_of, Cause};
+    use super::ladder::LadderStep;
     let super::Verdict::Explained(causes) = &t.verdict else {
         return None;
     };
     let named = |r: &RungOutcome| {
-        causes.iter().any(|(c, _)| match (c, r.kind) {
-            (Cause::FrontEnd, k) => k.step() == LadderStep::FrontEndOrRuntime,
-            (
-                Cause::Registers { registers, held },
-                RungKind::RegistersHeld {
-                    registers: n,
-                    held: h,
-                },
-            ) => *registers == n && *held == h,
-            (Cause::Carveout(p), RungKind::Carveout(q)) => *p == q,
-            (Cause::LaunchAndWait, RungKind::DeviceTimer) => true,
-            (Cause::BetweenLaunches, RungKind::FirstLaunchAlone) => true,
-            (Cause::CompilerStep(k), kind) => *k == kind,
-            _ => false,
+        causes.iter().any(|(c, _)| match c {
+            Cause::FrontEnd => r.kind.step() == LadderStep::FrontEndOrRuntime,
+            c => cause_of(r.kind).as_ref() == Some(c),
         })
     };
     t.rungs

@@ -172,7 +172,6 @@ pub fn run<'r>(
 ) -> Result<InspectReport, InspectError> {
     // A link planted in the output folder would take a write elsewhere: refused by name.
     crate::export::safe::prepare_dir(out, true)?;
-    // The CUDA target is the device's where there is one.
     let arch = cu.as_ref().and_then(|c| c.target());
     let arch = arch.unwrap_or_else(|| options.arch.into());
     let mut insp = Inspection {
@@ -243,6 +242,9 @@ struct Inspection<'a, 'r> {
 /// One twin's PTX, where its compiler gives it, and its program, where a device built it.
 type Twin = (Option<String>, Option<ProgramId>);
 
+/// Every kernel pair's PTX classes side by side (Markdown and CSV rows), and its resources.
+type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
+
 impl<'a, 'r> Inspection<'a, 'r> {
     /// The side of `api`, where it has a device.
     fn side(&mut self, api: Api) -> Option<&mut (dyn Runtime + 'r)> {
@@ -278,8 +280,7 @@ impl<'a, 'r> Inspection<'a, 'r> {
     /// One family file compiled by both APIs, its PTX (and OpenCL build log) written.
     fn compile_stem(&mut self, stem: &'static str) -> Result<FamilyPtx, InspectError> {
         let (cuda, cu_program) = self.compile_cuda(stem)?;
-        // NVIDIA's OpenCL leaves the machine code it builds in a private compute cache, when
-        // one is set: what appears there during the OpenCL build is this file's.
+        // What appears in a private compute cache during the OpenCL build is this file's.
         let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
         let before = cache.as_deref().map(cache::snapshot);
         let (opencl, cl_program) = self.compile_opencl(stem)?;
@@ -353,12 +354,7 @@ impl<'a, 'r> Inspection<'a, 'r> {
         }
         Ok((text, Some(p)))
     }
-}
 
-/// Every kernel pair's PTX classes side by side (Markdown and CSV rows), and its resources.
-type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
-
-impl Inspection<'_, '_> {
     /// Every kernel pair of the compiled family files, counted.
     fn count_pairs(&mut self, per_stem: &[FamilyPtx]) -> PairCounts {
         let mut md = String::new();
@@ -446,14 +442,9 @@ impl Inspection<'_, '_> {
             rows.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions));
         }
         if let (Some(b), Some(text)) = (self.cu.as_deref_mut(), &fam.opencl) {
+            let source = "OpenCL PTX loaded by the CUDA driver";
             match b.resources_of_foreign_program(text, v.kernel) {
-                Ok(r) => rows.push(resource_row(
-                    &pair,
-                    "OpenCL",
-                    "OpenCL PTX loaded by the CUDA driver",
-                    &r,
-                    cl_instructions,
-                )),
+                Ok(r) => rows.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions)),
                 Err(e) => self.notes.push(format!(
                     "{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}",
                     e.to_string().lines().next().unwrap_or("")
@@ -483,8 +474,7 @@ fn resources_markdown(resources: &[ResourceRow]) -> String {
     md
 }
 
-/// The SASS section of the report (needs the CUDA device `cu`), its counts written to
-/// [`SASS_CSV`].
+/// The SASS section of the report, its counts written to [`SASS_CSV`].
 fn sass_section(
     cu: &dyn Runtime,
     per_stem: &[FamilyPtx],

@@ -21,9 +21,8 @@ use super::ptx::{parse_kernel, PtxError, PtxKernel};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
-/// The kernel this evidence is about, and its file stem.
+/// Study data: the `fdtd-unroll` study's one kernel, which this evidence is about, and its file.
 pub const KERNEL: &str = "stencil_fdtd3d";
-// Study data: this evidence is about the fdtd-unroll study's one kernel and its file.
 const STEM: &str = "stencil";
 
 /// The settings of the `fdtd-unroll` study: (name, defines).
