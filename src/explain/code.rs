@@ -111,10 +111,8 @@ fn store_texts(out: &Path, all: &[TargetTexts]) -> Result<Vec<TextRow>, ExportEr
     let mut written = BTreeSet::new();
     for t in all {
         for (api, text) in &t.texts {
-            let file = format!(
-                "{PTX_DIR}/{}.ptx",
-                crate::session::folder::short_hash(text.as_bytes())
-            );
+            let hash = crate::session::folder::short_hash(text.as_bytes());
+            let file = format!("{PTX_DIR}/{hash}.ptx");
             if written.insert(file.clone()) {
                 let dir = out.join(PTX_DIR);
                 std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;

@@ -1,8 +1,7 @@
 //! Running a ladder: the first pass's rungs as one study through the session into
-//! `OUT/ladder`, the second pass's (made from the first pass's rows) into `OUT/follow-up`,
-//! then the verdicts from both folders' rows into `explain.csv`, `explain-verdicts.csv`,
-//! `explain.md` and a waterfall chart per target. The rungs are ordinary run folders: their
-//! provenance, samples and resume are the session's.
+//! `OUT/ladder`, the second pass's (made from the first's rows) into `OUT/follow-up`, then the
+//! verdicts from their rows into `explain.csv`, `explain-verdicts.csv`, `explain.md` and a
+//! waterfall chart per target. The rung folders' provenance, samples and resume are the session's.
 
 use std::path::{Path, PathBuf};
 

@@ -195,33 +195,25 @@ pub fn run<'r>(
     let res_md = resources_markdown(&resources);
     let unroll_md = unroll::run(&mut insp)?;
     let spaces_md = spaces::run(&per_stem, out, &mut insp.files)?;
-    let Inspection {
-        cl,
-        cu,
-        arch,
-        mut files,
-        mut notes,
-        ..
-    } = insp;
     let mut full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
+    let (files, notes) = (&mut insp.files, &mut insp.notes);
     if options.sass {
-        match cu.as_deref() {
-            Some(b) => full += &sass_section(b, &per_stem, out, &mut files, &mut notes)?,
+        match insp.cu.as_deref() {
+            Some(b) => full += &sass_section(b, &per_stem, out, files, notes)?,
             None => {
                 notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())
             }
         }
     }
-    notes.extend(table_v::run(
-        sources, cl, cu, offline, &arch, out, &mut files,
-    )?);
-    write(&out.join("ptx_classes.md"), &full, &mut files)?;
+    let (cl, cu, arch) = (insp.cl, insp.cu, &insp.arch);
+    notes.extend(table_v::run(sources, cl, cu, offline, arch, out, files)?);
+    write(&out.join("ptx_classes.md"), &full, files)?;
     Ok(InspectReport {
         markdown: full,
-        notes,
-        files,
+        notes: insp.notes,
+        files: insp.files,
     })
 }
 

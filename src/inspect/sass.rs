@@ -178,8 +178,7 @@ pub(super) fn report(
         );
         return Ok((String::new(), Vec::new()));
     };
-    let mut md = String::new();
-    let mut rows = Vec::new();
+    let (mut md, mut rows) = (String::new(), Vec::new());
     let mut d = Disassembly {
         cu,
         tool: &tool,
@@ -251,8 +250,8 @@ impl Disassembly<'_> {
         self.functions_of_image(stem, api, cubin)
     }
 
-    /// Writes a cubin and its disassembly and parses it: one assembled here, or the one a
-    /// runtime built itself (NVIDIA's OpenCL's, from a private compute cache).
+    /// Writes a cubin (assembled here, or NVIDIA OpenCL's own from a private compute cache) and
+    /// its disassembly, and parses it.
     fn functions_of_image(
         &mut self,
         stem: &str,

@@ -1,11 +1,11 @@
 //! Whether an unroll pragma took effect, read from the PTX: the stencil kernel (FDTD3d) is
-//! compiled by both APIs with no pragma, the pragma at point A (the z loop), at point B (the
-//! radius loop) and at both, with the counts of the `fdtd-unroll` study, and each build's loop
-//! structure is counted: loop back-edges (a branch to a label earlier in the body), branches,
-//! instructions, shared and local-memory accesses, `.local` bytes.
+//! compiled by both APIs with the `fdtd-unroll` study's settings (no pragma, point A = the z
+//! loop, point B = the radius loop, both), and each build's loop structure counted: back-edges
+//! (branches to an earlier label), branches, instructions, shared and local accesses, `.local`
+//! bytes.
 //!
-//! A pragma that a compiler ignores, or that asks for what it does anyway, leaves the kernel's
-//! PTX body exactly as without it; the `same_as_none` column says so, and `effect` spells it out. A z-loop unrolled by k shows k
+//! A pragma ignored, or asking for what the compiler does anyway, leaves the PTX body exactly
+//! as without it (`same_as_none`, spelled out in `effect`). A z-loop unrolled by k shows k
 //! copies of its body (more shared loads per back-edge) and a remainder loop (one more
 //! back-edge); a radius loop left rolled keeps the register queue in local memory (`.local`
 //! bytes, ld.local) because it is indexed by the loop counter.

@@ -80,9 +80,10 @@ fn compare_pair(
     allow: &[AllowEntry],
     used: &mut [bool],
 ) -> FileParity {
-    let cl = sources.file(Api::OpenCl, stem);
-    let cu = sources.file(Api::Cuda, stem);
-    match (cl, cu) {
+    match (
+        sources.file(Api::OpenCl, stem),
+        sources.file(Api::Cuda, stem),
+    ) {
         (Ok(cl), Ok(cu)) if stem == PRELUDE => compare_preludes(&cl, &cu),
         (Ok(cl), Ok(cu)) => compare_file(stem, &cl, &cu, allow, used),
         (cl, cu) => FileParity {
@@ -128,8 +129,7 @@ fn compare_file(
 ) -> FileParity {
     // The constant-memory spelling (parameter vs module symbol) is paired away first.
     let (cl, cu) = constant::pair(lexer::lex(cl), lexer::lex(cu));
-    let a = split_tokens(&cl);
-    let b = split_tokens(&cu);
+    let (a, b) = (split_tokens(&cl), split_tokens(&cu));
     let mut fp = FileParity {
         stem: stem.to_string(),
         ..FileParity::default()

@@ -81,8 +81,7 @@ impl ParityReport {
     /// A human-readable report: per file, per kernel "identical", allowed differences with
     /// their reasons, or the failing diff lines marked `- cl` / `+ cu`.
     pub fn render(&self) -> String {
-        let mut s = String::new();
-        s.push_str(
+        let mut s = String::from(
             "Kernel parity: OpenCL twins against CUDA twins, after normalising API spellings\n",
         );
         let mut tally = Tally::default();

@@ -4,12 +4,10 @@
 use std::collections::BTreeMap;
 
 crate::names::named_enum! {
-    /// The instruction class of one PTX instruction, following Fang et al. 2011, Table V.
-    ///
-    /// The paper's "data movement" class is split into its rows (`mov`, `cvt`, `ld.*`,
-    /// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
-    /// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
-    /// apart rather than folded into another class, and anything unknown is `other`.
+    /// The class of one PTX instruction, after Fang et al. 2011, Table V, whose "data movement"
+    /// is split into its rows (`mov`, `cvt`, `ld.*`, `st.*`) because they carried the paper's
+    /// argument (`InstrClass::group` gives the coarse class). `warp` and `atomic`, which the
+    /// paper did not need, are kept apart; anything unknown is `other`.
     #[strum(serialize_all = "kebab-case")]
     pub enum InstrClass {
         Arithmetic,
