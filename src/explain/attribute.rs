@@ -1,12 +1,12 @@
 //! From the rungs' PR rows to a verdict. Pure: the rows in, the cause (or "unexplained") out.
 //!
-//! A gap is a target PR whose CI lies wholly outside [`PARITY`](super::PARITY). A rung
-//! *closes* it when the rung's CI touches [`PARITY`](super::PARITY); it *moved* when its CI and
-//! the target's do not overlap. The PTX swap splits the gap in two, in logarithms so the parts multiply back to the PR: with one
-//! front end's PTX on both runtimes the PR is the runtimes' (the geometric mean of the two
-//! swaps), and the target's PR over it is the front ends'. A runtime part is then named by the
-//! runtime rung that closes it (registers, carveout, the other clock); a gap no rung closes is
-//! "unexplained", with the PR that remains and the rung that moved it most.
+//! A gap is a target PR whose CI lies wholly outside [`PARITY`](super::PARITY); a rung
+//! *closes* it when its CI touches the band, and *moved* it when its CI and the target's do
+//! not overlap. The PTX swap splits the gap in logarithms (the parts multiply back to the PR):
+//! with one front end's PTX on both runtimes the PR is the runtimes' (the geometric mean of the
+//! two swaps), the target's PR over it the front ends'. A runtime part is named by the runtime
+//! rung that closes it; a gap no rung closes is "unexplained", with the PR that remains and the
+//! rung that moved it most.
 
 use crate::rows::{MeasurementRow, PrRow};
 
@@ -21,7 +21,6 @@ fn closed_fraction(target: &Interval, rung: &Interval) -> Option<f64> {
     (gap.abs() > f64::EPSILON && rung.value > 0.0).then(|| 1.0 - rung.value.ln() / gap)
 }
 
-/// The rows of `kind`'s rung of `target` among `rows`.
 fn rung_rows<'r>(
     rows: &'r [MeasurementRow],
     target: &str,
@@ -107,10 +106,9 @@ fn outcomes(
     outcomes
 }
 
-/// Marks each register rung void whose control does not hold: the control (the same PTX on
-/// the same path, the held side capped at the count it uses anyway) must leave the PR where
-/// the `opencl-ptx` rung has it and the register count where it was. Otherwise the cap's path
-/// changes the code by itself, and what the rung closes is not the register count's doing.
+/// Marks each register rung void whose control does not hold: the control (the held side
+/// capped at the count it uses anyway) must leave the PR at the `opencl-ptx` rung's and the
+/// register count where it was, or the cap's path changes the code by itself.
 pub fn mark_void(outcomes: &mut [RungOutcome], target: &str, rows: &[MeasurementRow]) {
     let reference = find(outcomes, RungKind::OpenclPtx).and_then(|r| r.pr);
     let controls: Vec<(RungKind, Option<Interval>)> = outcomes
@@ -166,22 +164,24 @@ fn find(rungs: &[RungOutcome], kind: RungKind) -> Option<&RungOutcome> {
     rungs.iter().find(|r| r.kind == kind && r.pr.is_some())
 }
 
-/// The runtime rung that closes the gap best (PR nearest 1), as its cause; void rungs name
-/// none.
+/// The cause a runtime or compiler-step rung names when it closes the gap.
+pub(super) fn cause_of(kind: RungKind) -> Option<Cause> {
+    Some(match kind {
+        RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
+        RungKind::Carveout(p) => Cause::Carveout(p),
+        RungKind::DeviceTimer => Cause::LaunchAndWait,
+        RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
+        k if k.step() == LadderStep::CompilerStep => Cause::CompilerStep(k),
+        _ => return None,
+    })
+}
+
+/// The runtime rung that closes the gap best (PR nearest 1), as its cause; void rungs name none.
 fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
     rungs
         .iter()
-        .filter(|r| r.closes_validly())
-        .filter_map(|r| {
-            let cause = match r.kind {
-                RungKind::RegistersHeld { registers, held } => Cause::Registers { registers, held },
-                RungKind::Carveout(p) => Cause::Carveout(p),
-                RungKind::DeviceTimer => Cause::LaunchAndWait,
-                RungKind::FirstLaunchAlone => Cause::BetweenLaunches,
-                _ => return None,
-            };
-            Some((r.pr?.value.ln().abs(), cause))
-        })
+        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::CompilerStep)
+        .filter_map(|r| Some((r.pr?.value.ln().abs(), cause_of(r.kind)?)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }
@@ -201,7 +201,6 @@ fn compiler_cause(rungs: &[RungOutcome]) -> Option<Cause> {
 /// The smallest share a cause needs to be named beside another.
 const MIN_SHARE: f64 = 0.15;
 
-/// The verdict of one target from its rungs.
 pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
     if own.at_parity() {
         return if own.is_narrow() {
@@ -226,34 +225,23 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
         let front_share = closed_fraction(own, &runtime)
             .unwrap_or(0.0)
             .clamp(0.0, 1.0);
-        let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
         if front_share >= 1.0 - MIN_SHARE {
             return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
         }
-        if front_share < MIN_SHARE {
-            return runtime_only(own, rungs, runtime_part);
+        if front_share >= MIN_SHARE {
+            let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
+            return Verdict::Explained(vec![
+                (Cause::FrontEnd, front_share),
+                (runtime_part, 1.0 - front_share),
+            ]);
         }
-        return Verdict::Explained(vec![
-            (Cause::FrontEnd, front_share),
-            (runtime_part, 1.0 - front_share),
-        ]);
     }
+    // A gap wholly in the runtime (or with no swap): named by the runtime rung that closes it,
+    // else a compiler step, else unexplained.
     if let Some(cause) = runtime_cause(rungs).or_else(|| compiler_cause(rungs)) {
         return Verdict::Explained(vec![(cause, 1.0)]);
     }
     unexplained(own, rungs)
-}
-
-/// A gap wholly in the runtime: named by the runtime rung that closes it, else unexplained
-/// (the runtime is where it lies, but no rung says why).
-fn runtime_only(own: &Interval, rungs: &[RungOutcome], cause: Cause) -> Verdict {
-    match cause {
-        Cause::Runtime => match compiler_cause(rungs) {
-            Some(c) => Verdict::Explained(vec![(c, 1.0)]),
-            None => unexplained(own, rungs),
-        },
-        c => Verdict::Explained(vec![(c, 1.0)]),
-    }
 }
 
 fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
@@ -296,7 +284,6 @@ pub fn code_only(row: &PrRow) -> TargetExplanation {
     }
 }
 
-/// The explanation of `target` from the rows of its rungs.
 pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> TargetExplanation {
     let own_row = rung_rows(rows, target, RungKind::Own).next();
     let pr = rung_pr(prs, target, RungKind::Own);

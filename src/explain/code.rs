@@ -1,12 +1,11 @@
 //! What each front end made of each target: its program text (PTX on NVIDIA), kept once per
-//! distinct text under `ptx/`, and its kernel's static instruction classes in PTX
-//! (`ptx-classes.csv`) and, where a CUDA device and `cuobjdump` are at hand, in SASS
-//! (`sass-classes.csv`); and the classes' difference in words, for the verdict of a target
-//! whose gap is the front end's.
+//! distinct text under `ptx/`, its kernel's static instruction classes in PTX
+//! (`ptx-classes.csv`) and, with a CUDA device and `cuobjdump`, in SASS (`sass-classes.csv`),
+//! and their difference in words for a front-end verdict.
 //!
 //! Both SASS texts come from one second stage, the CUDA driver's JIT with the target's CUDA
-//! options, so a difference between them is the front ends' (NVIDIA's OpenCL runtime takes the
-//! same step when it loads its PTX; explain's register rung measures where its JIT differs).
+//! options, so their difference is the front ends' (explain's register rung measures where
+//! NVIDIA's OpenCL JIT differs).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -40,15 +39,13 @@ pub struct TextRow {
     pub file: String,
 }
 
-/// The program texts of one target: its kernel, and per front end the text.
 struct TargetTexts<'t> {
     target: &'t Comparison,
     texts: Vec<(Api, String)>,
 }
 
-/// Writes `ptx/`, `ptx-classes.csv` and, where it can, `sass-classes.csv` for every target.
-/// A side whose program cannot be built or counted is left out, and why is among the notes
-/// returned.
+/// Writes `ptx/`, `ptx-classes.csv` and, where it can, `sass-classes.csv` for every target; a
+/// side that cannot be built or counted is left out, and the notes returned say why.
 pub fn write_code(
     targets: &[Comparison],
     out: &Path,
@@ -114,10 +111,8 @@ fn store_texts(out: &Path, all: &[TargetTexts]) -> Result<Vec<TextRow>, ExportEr
     let mut written = BTreeSet::new();
     for t in all {
         for (api, text) in &t.texts {
-            let file = format!(
-                "{PTX_DIR}/{}.ptx",
-                crate::session::folder::short_hash(text.as_bytes())
-            );
+            let hash = crate::session::folder::short_hash(text.as_bytes());
+            let file = format!("{PTX_DIR}/{hash}.ptx");
             if written.insert(file.clone()) {
                 let dir = out.join(PTX_DIR);
                 std::fs::create_dir_all(&dir).map_err(io_err(&dir))?;
@@ -134,7 +129,7 @@ fn store_texts(out: &Path, all: &[TargetTexts]) -> Result<Vec<TextRow>, ExportEr
     Ok(index)
 }
 
-/// The program text `api`'s compiler made of `target`, from the index under `out`.
+/// The kernel and program text `api`'s compiler made of `target`, from the index under `out`.
 pub fn read_text(out: &Path, target: &str, api: Api) -> Option<(String, String)> {
     let index: Vec<TextRow> = read_rows(&out.join(PTX_INDEX_CSV)).ok()?;
     let row = index
@@ -265,7 +260,6 @@ enum ClassError {
     NoKernel { kernel: String, api: Api },
 }
 
-/// The class counts of `kernel` in `text`, or why there are none.
 fn class_rows(
     target: &str,
     api: Api,

@@ -30,8 +30,8 @@ pub enum LadderStep {
     CompilerStep,
     /// 5. Launch and wait: the other clock (kernel time against host time).
     LaunchAndWait,
-    /// The fix offered: the family's declared alternative, changed the same way in both
-    /// twins. It names no cause (it changes the kernel's text); it says what a user can do.
+    /// The fix offered: the family's declared alternative in both twins. It names no cause
+    /// (it changes the kernel's text); it says what a user can do.
     Fix,
 }
 
@@ -48,25 +48,23 @@ pub enum RungKind {
     Own,
     NvrtcPtx,
     OpenclPtx,
-    /// OpenCL's PTX on both runtimes, the side whose second stage used more registers capped
-    /// at the other's count, on the load path the target takes (CUDA: `.maxnreg` in the PTX,
-    /// loaded by `cuModuleLoadData`; OpenCL: `-cl-nv-maxrregcount`).
+    /// OpenCL's PTX on both runtimes, the side that used more registers capped at the other's
+    /// count on the target's load path (CUDA: `.maxnreg` via `cuModuleLoadData`; OpenCL:
+    /// `-cl-nv-maxrregcount`).
     #[strum(disabled)]
     RegistersHeld {
         registers: u32,
         held: Api,
     },
-    /// The control of [`RungKind::RegistersHeld`]: the same PTX, the same path, the held side
-    /// capped at the count it already uses. If this moves the PR from the `opencl-ptx` rung,
-    /// the cap's path changes the code by itself and the register rung is void.
+    /// The control of [`RungKind::RegistersHeld`]: the held side capped at the count it already
+    /// uses. If this moves the PR from `opencl-ptx`'s, the register rung is void.
     #[strum(disabled)]
     CapControl {
         registers: u32,
         held: Api,
     },
-    /// Read from folders of earlier versions only: the register cap applied through the CUDA
-    /// driver's linker, a load path that makes other code from the same PTX with no option at
-    /// all, and whose control ran CUDA's PTX, not OpenCL's. Always void.
+    /// Earlier versions' folders only: the cap applied through the CUDA driver's linker (which
+    /// makes other code from the same PTX by itself); its control ran CUDA's PTX. Always void.
     #[strum(disabled)]
     LinkedRegisters {
         registers: u32,
@@ -74,8 +72,7 @@ pub enum RungKind {
     },
     /// Earlier versions only: CUDA's own PTX through the driver's linker. Void (see above).
     CudaLinked,
-    /// Earlier versions only: OpenCL's PTX with both JITs told one optimisation level, the
-    /// CUDA side through the linker. Void (see above).
+    /// Earlier versions only: both JITs told one optimisation level, via the linker. Void.
     #[strum(disabled)]
     OptLevelHeld(u32),
     /// CUDA's carveout hint: this percent of the unified L1 / shared memory to shared memory.
@@ -88,22 +85,26 @@ pub enum RungKind {
     HostTimer,
     /// The device's events for a host-timed target.
     DeviceTimer,
-    /// The first launch of a multi-launch variant, timed alone (same kernel, shape, input).
+    /// A multi-launch variant's first launch timed alone (same kernel, shape, input).
     FirstLaunchAlone,
-    /// The last launch of a multi-launch variant alone, over what the first launch leaves.
+    /// Its last launch alone, over what the first leaves.
     LastLaunchAlone,
     Alternative,
 }
 
-/// The variants that time the first and the last launch of `target`'s variant alone.
+/// The family's declared alternative of `target`'s variant, where it has one.
+pub(super) fn alternative(target: &Resolved) -> Option<&'static Variant> {
+    find_variant(target.family, target.variant.alternative?).ok()
+}
+
+/// The variants that time `target`'s first and last launch alone.
 fn launch_parts(target: &Resolved) -> Option<(&'static Variant, &'static Variant)> {
     let (first, last) = target.family.family().launch_parts(target.variant)?;
     let find = |name| find_variant(target.family, name).ok();
     Some((find(first)?, find(last)?))
 }
 
-/// The carveouts a second pass tries when a kernel uses shared memory: which split NVIDIA's
-/// OpenCL runtime picks is not reported, so it is swept.
+/// Swept when a kernel uses shared memory: NVIDIA's OpenCL does not report which split it picks.
 pub const CARVEOUTS: [u32; 4] = [0, 25, 50, 100];
 
 impl RungKind {
@@ -129,7 +130,6 @@ impl RungKind {
         if let Ok(k) = name.parse() {
             return Some(k);
         }
-        // A rung with a number: the one whose name this is.
         let n = name
             .trim_start_matches(|c: char| !c.is_ascii_digit())
             .parse()
@@ -227,7 +227,6 @@ impl RungKind {
     }
 }
 
-/// One rung: what it changes and the comparison that runs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rung {
     pub kind: RungKind,
@@ -246,8 +245,8 @@ fn both(c: &mut Comparison, change: impl Fn(&mut Resolved)) {
     change(&mut c.b);
 }
 
-/// The first pass's rungs of `target`, whose side A runs on `apis.0` and side B on `apis.1`.
-/// The PTX swap needs OpenCL against CUDA; a rung equal to the target is left out.
+/// The first pass's rungs of `target` (sides on `apis`); the PTX swap needs OpenCL against
+/// CUDA, and a rung equal to the target is left out.
 pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
     let mut rungs = vec![rung(target, RungKind::Own, |_| {})];
     if apis == (Api::OpenCl, Api::Cuda) {
@@ -284,12 +283,7 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
         TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
         TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
     };
-    if let Some(alternative) = target
-        .a
-        .variant
-        .alternative
-        .and_then(|name| find_variant(target.a.family, name).ok())
-    {
+    if let Some(alternative) = alternative(&target.a) {
         rungs.push(rung(target, RungKind::Alternative, |c| {
             both(c, |s| s.variant = alternative)
         }));
@@ -311,7 +305,6 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
     rungs
 }
 
-/// The row of side `api` of the rung `kind` of `target`, among `rows`.
 fn side_row<'r>(
     rows: &'r [MeasurementRow],
     target: &str,
@@ -326,14 +319,14 @@ fn side_row<'r>(
 /// many work-groups fit an SM.
 const REGISTER_STEP: u32 = 4;
 
-/// The second pass's rungs of `target`, from the first pass's measurement rows: one register
-/// count held on both second stages where they assembled OpenCL's PTX into different counts,
-/// and CUDA's carveout swept where the kernel uses shared memory.
+/// The second pass's rungs, from the first pass's rows: a register cap (and its control) where
+/// the second stages made OpenCL's PTX into different counts, the last launch alone, and
+/// CUDA's carveout swept where the kernel uses shared memory.
 pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow]) -> Vec<Rung> {
-    let mut rungs = Vec::new();
     if apis != (Api::OpenCl, Api::Cuda) {
-        return rungs;
+        return Vec::new();
     }
+    let mut rungs = Vec::new();
     let registers = |api| {
         side_row(rows, &target.id, RungKind::OpenclPtx, api)
             .filter(|r| r.verified)
@@ -393,14 +386,12 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
     rungs
 }
 
-/// Why a comparison is no target: its sides differ in something other than the API, so its
-/// PR is not a fair one to explain.
+/// Why a comparison is no target: its sides differ in more than the API (an unfair PR).
 pub fn not_a_target(c: &Comparison) -> Option<String> {
-    if c.a == c.b {
-        return None;
-    }
-    Some(format!(
-        "{}: its two sides are set differently (an unfair comparison); explain takes fair ones",
-        c.id
-    ))
+    (c.a != c.b).then(|| {
+        format!(
+            "{}: its two sides are set differently (an unfair comparison); explain takes fair ones",
+            c.id
+        )
+    })
 }

@@ -1,7 +1,7 @@
 //! The fifth step's facts per target: each API's kernel time against its host time (the
-//! target's rows and the other-clock rung), and what a plain loop of that API's own launch and
-//! wait calls costs in the same process (the calibration beside the ladder), so that a host-side
-//! gap is read against the driver's cost and never against the harness's.
+//! target's rows and the other-clock rung), and what a plain loop of its own launch and wait
+//! calls costs in the same process (the calibration beside the ladder): a host-side gap is read
+//! against the driver's cost, never the harness's.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -31,7 +31,7 @@ impl Clocks {
     }
 }
 
-/// Each API's kernel and host median for `target`, where both clocks were measured.
+/// Each API's clocks for `target`, where both were measured.
 pub fn clocks(rows: &[MeasurementRow], target: &str) -> Vec<Clocks> {
     let row = |api: Api, timer: TimerKind| {
         rows.iter()
@@ -92,7 +92,7 @@ fn level_split(c: &Clocks, plain: &[CalibrationRow]) -> Option<String> {
     ))
 }
 
-/// The sentence for `explain.md`, or `None` when a clock is missing on either API.
+/// The sentence for `explain.md`; `None` when a clock is missing on either API.
 pub fn sentence(clocks: &[Clocks], plain: &[CalibrationRow]) -> Option<String> {
     if clocks.len() < 2 {
         return None;
@@ -122,8 +122,7 @@ fn host_split(c: &Clocks) -> String {
     )
 }
 
-/// Each API's plain one-launch loop (not the level case) beside the harness's path; `None`
-/// without one.
+/// Each API's plain one-launch loop (not the level case) beside the harness's path.
 fn plain_loop_times(plain: &[CalibrationRow]) -> Option<String> {
     let loops: Vec<String> = plain
         .iter()

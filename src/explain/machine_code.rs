@@ -1,21 +1,18 @@
-//! The machine code each runtime actually runs, for every target, taken from the CUDA compute
-//! cache: NVIDIA's OpenCL keeps the cubins it builds there, as the CUDA driver keeps those it
-//! makes of PTX. explain runs this part in a process of its own whose `CUDA_CACHE_PATH` is an
-//! empty folder (the driver reads it once, at start), builds each target's programs one at a
-//! time, and takes the images each build left. Four codes per target where they apply:
+//! The machine code each runtime actually runs, taken from the CUDA compute cache, where
+//! NVIDIA's OpenCL and the CUDA driver both keep the cubins they build. explain runs this part
+//! in a process whose `CUDA_CACHE_PATH` is an empty folder (the driver reads it once, at start),
+//! builds each target's programs one at a time and takes the images each build left. Codes:
 //!
-//! - `opencl-runtime`: NVIDIA's OpenCL's own build of OpenCL's PTX (what OpenCL runs);
+//! - `opencl-runtime`: NVIDIA's OpenCL's build of OpenCL's PTX (what OpenCL runs);
 //! - `cuda-driver`: the CUDA driver's build of NVRTC's PTX (what CUDA runs);
-//! - `cuda-driver-opencl-ptx`: the CUDA driver's build of OpenCL's PTX (the same PTX through
-//!   the other second stage: what tells the second stages apart);
-//! - `cuda-capped-rN`: the same with the register rung's cap (what that rung ran);
-//! - `opencl-runtime-alternative`, `cuda-driver-alternative`: what each runtime runs of the
-//!   family's declared alternative (the fix explain offers), where it has one.
+//! - `cuda-driver-opencl-ptx`: the CUDA driver's build of OpenCL's PTX (tells the second
+//!   stages apart); `cuda-capped-rN`: the same with the register rung's cap;
+//! - `opencl-runtime-alternative`, `cuda-driver-alternative`: the family's declared
+//!   alternative (the fix explain offers), where it has one.
 //!
-//! Each kernel's SASS is kept as `machine-code/<target>/<code>.sass.gz` (the kernel's own
-//! function, compressed; the image itself lives only while `cuobjdump` reads it), and its
-//! resources and instruction classes go to `machine-code.csv` and `machine-code-classes.csv`.
-//! A code the cache did not hold is a row that says so.
+//! Each kernel's own function goes to `machine-code/<target>/<code>.sass.gz` (the image lives
+//! only while `cuobjdump` reads it), its resources and classes to `machine-code.csv` and
+//! `machine-code-classes.csv`; a code the cache did not hold is a row that says so.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,7 +22,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::JitOptions;
-use crate::export::csv::{read_rows, write_rows};
+use crate::export::csv::{read_rows, read_rows_if_file, write_rows};
 use crate::export::{io_err, write_atomic, ExportError};
 use crate::families::exec::ExecError;
 use crate::inspect::cache::{new_images, snapshot, Snapshot};
@@ -37,14 +34,12 @@ use crate::session::program_text_of;
 use crate::session::run::Sides;
 use crate::study::Comparison;
 
-use crate::export::csv::read_rows_if_file;
-
 pub const MACHINE_CODE_DIR: &str = "machine-code";
 pub const MACHINE_CODE_CSV: &str = "machine-code.csv";
 pub const CLASSES_CSV: &str = "machine-code-classes.csv";
 /// The PR rows of the gaps whose machine code is read without rungs (`--machine-code-for`).
 pub const CODE_ONLY_CSV: &str = "machine-code-only.csv";
-/// The private compute cache's folder inside the output folder while the part runs.
+/// The private compute cache, while the part runs.
 pub const CACHE_DIR: &str = "machine-code/.compute-cache";
 
 pub const OPENCL_RUNTIME: &str = "opencl-runtime";
@@ -53,12 +48,10 @@ pub const CUDA_DRIVER_OPENCL_PTX: &str = "cuda-driver-opencl-ptx";
 pub const OPENCL_RUNTIME_ALTERNATIVE: &str = "opencl-runtime-alternative";
 pub const CUDA_DRIVER_ALTERNATIVE: &str = "cuda-driver-alternative";
 
-/// The code name of the register rung's CUDA side capped at `registers`.
 pub fn capped(registers: u32) -> String {
     format!("cuda-capped-r{registers}")
 }
 
-/// One kernel's machine code as one runtime built it, or why there is none.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MachineCodeRow {
     pub target: String,
@@ -82,10 +75,10 @@ pub struct ClassRow {
     pub count: u32,
 }
 
-/// Why a code of a target has no image to read; its text is the row's `source`.
+/// Why a code has no image to read; its text is the row's `source`.
 #[derive(Debug, Clone, thiserror::Error)]
 enum NoImage {
-    /// The build's own error, as text: a build is taken again by later targets (cloned).
+    /// The build's error as text: later targets take the build again (cloned).
     #[error("{0}")]
     BuildFailed(String),
     #[error("the compute cache held no image of it (cache off, or a driver that keeps none)")]
@@ -96,7 +89,6 @@ enum NoImage {
     OverBudget(f64),
 }
 
-/// What one build left, for one code of one target.
 #[derive(Clone)]
 struct Taken {
     code: String,
@@ -149,9 +141,9 @@ impl Taker<'_> {
     }
 }
 
-/// How long the part reads code by default (`--code-budget`) before it records the remaining targets as not read: the
-/// suite's explain step has a cap, and the verdicts are written after this part. Targets that
-/// build a program read before take no time (see [`collect`]).
+/// `--code-budget`'s default: the suite's explain step has a cap and the verdicts are written
+/// after this part, so later targets are recorded as not read (those that build a program read
+/// before take no time, see [`collect`]).
 pub const BUDGET_S: f64 = 40.0;
 
 /// What the part does for one target: read its codes, or give it those of an earlier
@@ -161,12 +153,11 @@ enum Plan<'t> {
     Same(&'t Comparison, String),
 }
 
-/// Builds every target's codes one at a time under the private cache `cache` and writes what
-/// each left (see the module docs), until `budget_s` has passed; the targets after that get
-/// a row that says so. A target whose programs (both sides', its register cap and its
-/// alternative) are those of a target read before gets that target's codes, with a source
-/// that names it: the same program text leaves the same image, and reading it again would only
-/// spend the budget. The images are then disassembled side by side.
+/// Builds every target's codes one at a time under the private `cache` and writes what each
+/// left, until `budget_s` has passed (later targets get a row that says so). A target whose
+/// programs (both sides, register cap, alternative) are an earlier target's gets its codes with
+/// a source naming it: the same text leaves the same image. The images are disassembled in
+/// parallel.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -185,7 +176,7 @@ pub fn collect(
             Plan::Same(..) => Vec::new(),
         })
         .collect();
-    // Each job waits on `cuobjdump`: they run on rayon's threads, in order.
+    // Each job waits on `cuobjdump`; rayon keeps their order.
     let recorded = jobs
         .par_iter()
         .map(|(t, taken)| record(out, t, taken, tool.as_deref()))
@@ -195,16 +186,14 @@ pub fn collect(
     write_rows(&out.join(CLASSES_CSV), &classes)
 }
 
-/// The rows and classes of every plan, in order: what was recorded for a target read (one
-/// [`Recorded`] per code, in the plans' order), the earlier target's for one that builds the
-/// same programs.
+/// The rows and classes of every plan, in order: a read target's from `recorded` (one per
+/// code), a [`Plan::Same`] target's copied from the earlier target's.
 fn rows_of(
     plans: &[Plan],
     recorded: Vec<Recorded>,
 ) -> Result<(Vec<MachineCodeRow>, Vec<ClassRow>), ExportError> {
     let mut recorded = recorded.into_iter();
-    let mut rows: Vec<MachineCodeRow> = Vec::new();
-    let mut classes: Vec<ClassRow> = Vec::new();
+    let (mut rows, mut classes) = (Vec::new(), Vec::new());
     for plan in plans {
         match plan {
             Plan::Read(t, taken) => {
@@ -221,7 +210,6 @@ fn rows_of(
                 }
             }
             Plan::Same(t, first) => {
-                // `first`'s rows and classes again, each naming where it came from.
                 let again: Vec<MachineCodeRow> = rows
                     .iter()
                     .filter(|r| &r.target == first)
@@ -247,7 +235,6 @@ fn rows_of(
     Ok((rows, classes))
 }
 
-/// Every target's builds, in order, until `budget_s` has passed (see [`collect`]).
 fn build_all<'t>(
     targets: &'t [Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -256,7 +243,7 @@ fn build_all<'t>(
     cache: &Path,
     budget_s: f64,
 ) -> Vec<Plan<'t>> {
-    let mut seen: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    let mut seen = BTreeMap::new();
     // Program key to the first target read with it.
     let mut read_as: BTreeMap<String, String> = BTreeMap::new();
     let start = std::time::Instant::now();
@@ -290,7 +277,6 @@ fn build_all<'t>(
 
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
 
-/// The source of a target with no kernel: nothing is compiled for it.
 pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls";
 
 /// What decides every code of `t`: each side's program, the register cap and the alternative;
@@ -304,8 +290,7 @@ fn programs_key(t: &Comparison, cap: Option<u32>, sides: &mut Sides) -> Option<S
     Some(key)
 }
 
-/// The codes of `t`, each from the images its build left (or, for a program built before
-/// with the same text, the image that build left).
+/// The codes of `t`, each from the image its build (or an earlier build of the same text) left.
 fn build_codes(
     t: &Comparison,
     cap: Option<u32>,
@@ -330,13 +315,11 @@ fn build_codes(
         let built = program_text_of(&mut *cu, sources, t.b.clone());
         taker.take_built(CUDA_DRIVER, kernel, "cuda", built);
         if let Some(ptx) = &opencl_ptx {
-            let capped_jit = cap.map(|r| {
-                let jit = JitOptions {
-                    max_registers: Some(r),
-                    ..t.b.jit
-                };
-                (capped(r), jit)
-            });
+            let max_registers = |r| JitOptions {
+                max_registers: Some(r),
+                ..t.b.jit
+            };
+            let capped_jit = cap.map(|r| (capped(r), max_registers(r)));
             let plain = (CUDA_DRIVER_OPENCL_PTX.to_string(), t.b.jit);
             for (code, jit) in std::iter::once(plain).chain(capped_jit) {
                 let built = cu
@@ -351,13 +334,10 @@ fn build_codes(
     taker.taken
 }
 
-/// What each runtime makes of the family's declared alternative of `t`, where it has one.
 fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, taker: &mut Taker) {
-    let alternative =
-        t.a.variant
-            .alternative
-            .and_then(|name| crate::families::find_variant(t.a.family, name).ok());
-    let Some(alt) = alternative else { return };
+    let Some(alt) = super::ladder::alternative(&t.a) else {
+        return;
+    };
     let (opencl, cuda) = sides_by_api(sides);
     // An alternative in the same kernel file builds the same program as the target (its
     // kernels all live in one image), so its image is found under the target's own key.
@@ -379,7 +359,7 @@ fn take_alternative(t: &Comparison, sources: &KernelSources, sides: &mut Sides, 
 
 type SideRef<'s> = Option<&'s mut dyn crate::backend::Runtime>;
 
-/// The OpenCL side and the CUDA side among `sides`, the first of each.
+/// The first OpenCL side and the first CUDA side among `sides`.
 fn sides_by_api(sides: &mut Sides) -> (SideRef<'_>, SideRef<'_>) {
     let (mut opencl, mut cuda) = (None, None);
     for b in super::each_side(sides) {
@@ -419,8 +399,7 @@ fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Rec
     Ok((row, counts))
 }
 
-/// The row of one code before its image is read: where it came from (or why there is none),
-/// and nothing else.
+/// The row of one code before its image is read: only its `source`.
 fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
     MachineCodeRow {
         target: t.id.clone(),
@@ -449,13 +428,12 @@ pub fn function_text(text: &str, kernel: &str) -> String {
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     use std::io::Write as _;
     let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    // Writing into a Vec cannot fail.
-    let _ = e.write_all(bytes);
+    let _ = e.write_all(bytes); // into a Vec: cannot fail
     e.finish().unwrap_or_default()
 }
 
-/// The kernel's resources, its classes and the whole SASS text of one cubin held in memory:
-/// `cuobjdump` reads files, so the image lives in `folder` as a temporary file while it is read.
+/// The kernel's resources and classes and the whole SASS of one cubin; `cuobjdump` reads files,
+/// so the image lives in `folder` as a temporary file meanwhile.
 fn read_image_bytes(
     tool: &Path,
     folder: &Path,
@@ -498,8 +476,8 @@ fn named<T>(mut by_name: BTreeMap<String, T>, kernel: &str) -> Option<T> {
         .map(|(_, v)| v)
 }
 
-/// Every code read back from an explain folder: (target, code) to its machine code. Codes
-/// without an image are left out; `machine-code.csv` says why for each.
+/// Every code read back from an explain folder by (target, code); those without an image are
+/// left out (`machine-code.csv` says why).
 pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, ExportError> {
     let file = out.join(MACHINE_CODE_CSV);
     if !file.is_file() {
@@ -527,8 +505,7 @@ pub fn read(out: &Path) -> Result<BTreeMap<(String, String), KernelCode>, Export
         .collect())
 }
 
-/// The register cap each target's register rung ran its CUDA side at, from the rungs' rows
-/// under `out`.
+/// The cap each target's register rung ran its CUDA side at, from the rungs' rows under `out`.
 pub fn capped_rungs(out: &Path) -> BTreeMap<String, u32> {
     let Ok((_, rows)) = super::output::read_folder_rows(out) else {
         return BTreeMap::new();

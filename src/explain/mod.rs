@@ -1,12 +1,11 @@
-//! `clvscu explain`: why a fair PR is away from 1, found by one-step experiments the tool runs
-//! itself, on the same GPU, each verified, interleaved and with a CI.
+//! `clvscu explain`: why a fair PR is away from 1, found by one-step experiments run on the same
+//! GPU, each verified, interleaved and with a CI.
 //!
-//! Data flows one way: [`ladder`] turns each fair comparison (the *target*) into rungs, the
-//! same comparison with one thing changed; the session runs them like any study, into ordinary
-//! run folders; [`attribute`] reads the rungs' PR rows back and names a cause only when its
-//! rung brings the PR into [`PARITY`] (nothing is guessed: else "unexplained"). Beside the
-//! rungs, [`code`], [`profile`] and [`machine_code`] read what each side's code is, and
-//! [`verify`] holds every verdict against the machine code each runtime runs; [`output`]
+//! [`ladder`] turns each fair comparison (the *target*) into rungs, the same comparison with one
+//! thing changed, which the session runs into ordinary run folders; [`attribute`] reads their PR
+//! rows back and names a cause only when its rung brings the PR into [`PARITY`] (else
+//! "unexplained"). [`code`], [`profile`] and [`machine_code`] read what each side's code is,
+//! [`verify`] holds every verdict against the machine code each runtime runs, and [`output`]
 //! writes `explain.csv`, `explain-verdicts.csv` and `explain.md`.
 
 pub mod attribute;
@@ -32,7 +31,6 @@ pub use crate::stats::PARITY;
 
 use crate::rows::RUNG_SEPARATOR;
 
-/// The comparison id of `rung` of `target`.
 pub fn rung_id(target: &str, rung: &str) -> String {
     format!("{target}{RUNG_SEPARATOR}{rung}")
 }

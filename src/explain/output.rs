@@ -3,17 +3,15 @@
 //! (`explain.md`), every figure taken from the rows.
 
 use std::fmt::Write as _;
-
 use std::path::{Path, PathBuf};
 
 use crate::export::csv::read_rows_if_file;
 use crate::export::ExportError;
-use crate::rows::{MeasurementRow, PrRow};
+use crate::rows::{ExplainRow, MeasurementRow, PrRow, VerdictRow};
 
 use super::attribute::{Interval, RungOutcome, TargetExplanation};
 use super::code::CodeClassRow;
 
-use crate::rows::{ExplainRow, VerdictRow};
 pub const EXPLAIN_MD: &str = "explain.md";
 
 fn split(i: Option<Interval>) -> (Option<f64>, Option<f64>, Option<f64>) {
@@ -115,26 +113,15 @@ impl<'a> LaunchFacts<'a> {
 /// names (a PTX swap for the front end, the runtime or compiler rung named for any other);
 /// `None` when nothing was explained.
 fn deciding_rung(t: &TargetExplanation) -> Option<(&RungOutcome, Interval)> {
-    use super::attribute::Cause;
-    use super::ladder::{LadderStep, RungKind};
+    use super::attribute::{cause_of, Cause};
+    use super::ladder::LadderStep;
     let super::Verdict::Explained(causes) = &t.verdict else {
         return None;
     };
     let named = |r: &RungOutcome| {
-        causes.iter().any(|(c, _)| match (c, r.kind) {
-            (Cause::FrontEnd, k) => k.step() == LadderStep::FrontEndOrRuntime,
-            (
-                Cause::Registers { registers, held },
-                RungKind::RegistersHeld {
-                    registers: n,
-                    held: h,
-                },
-            ) => *registers == n && *held == h,
-            (Cause::Carveout(p), RungKind::Carveout(q)) => *p == q,
-            (Cause::LaunchAndWait, RungKind::DeviceTimer) => true,
-            (Cause::BetweenLaunches, RungKind::FirstLaunchAlone) => true,
-            (Cause::CompilerStep(k), kind) => *k == kind,
-            _ => false,
+        causes.iter().any(|(c, _)| match c {
+            Cause::FrontEnd => r.kind.step() == LadderStep::FrontEndOrRuntime,
+            c => cause_of(r.kind).as_ref() == Some(c),
         })
     };
     t.rungs
@@ -218,8 +205,6 @@ pub fn markdown(
         let ptx = ptx.map(|text| format!("; {text}")).unwrap_or_default();
         let _ = writeln!(md, "- {}{ptx}", headline(t));
     }
-    // Each target's section: what it is, the verdict and the facts beside it, and its rungs'
-    // waterfall table.
     for t in all {
         target_heading(&mut md, t);
         target_facts(&mut md, t, code, launch);
@@ -303,8 +288,11 @@ fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch
             super::code::difference(rows, &t.target, language),
         );
     }
-    let counters = super::profile::difference(&code.ncu, &t.target);
-    fact(md, "Counters", counters);
+    fact(
+        md,
+        "Counters",
+        super::profile::difference(&code.ncu, &t.target),
+    );
     let clocks = super::launch::clocks(launch.rows, &t.target);
     let launch_and_wait = super::launch::sentence(&clocks, &launch.plain);
     fact(md, "Launch and wait", launch_and_wait);
@@ -351,8 +339,7 @@ pub const FOLLOW_UP_DIR: &str = "follow-up";
 /// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
 pub const SWAP_DIR: &str = "nvrtc-ptx";
 
-/// The run folders under `out`: the ladder, the follow-up and each swap folder, those that
-/// exist.
+/// The ladder, follow-up and swap run folders under `out` (swap folders that exist).
 fn run_folders(out: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = [LADDER_DIR, FOLLOW_UP_DIR]
         .iter()

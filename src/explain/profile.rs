@@ -1,11 +1,10 @@
 //! Hardware counters of both front ends' code, where Nsight Compute (`ncu`) is at hand.
 //!
-//! ncu sees no kernel of NVIDIA's OpenCL runtime, so both PTX texts run through the CUDA
-//! driver: the `profile` part, a process of its own under ncu, builds each target's CUDA side
-//! once with NVRTC's PTX and once with OpenCL's (the texts the ladder kept under `ptx/`), runs
-//! each once and verifies it. The launches it made, in order, go to `profile-order.csv`; ncu's
-//! rows (`ncu-raw.csv`, its own output) are matched to them by position, and a count that
-//! does not match is said, never guessed around.
+//! ncu sees no kernel of NVIDIA's OpenCL, so the `profile` part, a process of its own under ncu,
+//! builds each target's CUDA side with NVRTC's PTX and with OpenCL's (the texts under `ptx/`),
+//! runs each once and verifies it. Its launches, in order, go to `profile-order.csv`; ncu's rows
+//! (`ncu-raw.csv`) are matched to them by position, and a count that differs is said, never
+//! guessed around.
 
 use std::path::{Path, PathBuf};
 
@@ -33,8 +32,7 @@ pub const METRICS: [&str; 4] = [
     "smsp__inst_issued.sum",
 ];
 
-/// One run of the profile part: whose front end's code ran for which target, and how many
-/// launches it made.
+/// One run of the profile part: whose PTX ran for which target, with how many launches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OrderRow {
     pub target: String,
@@ -45,7 +43,7 @@ pub struct OrderRow {
     pub note: String,
 }
 
-/// The counters of one target's run of one front end's code, summed over its launches.
+/// The counters of one target's run of one front end's PTX, summed over its launches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NcuRow {
     pub target: String,
@@ -224,8 +222,7 @@ pub fn match_launches(
     Ok(rows)
 }
 
-/// Reads the profile part's order and ncu's output under `out` and writes `ncu.csv`; the
-/// error says why there are no rows.
+/// Reads the profile part's order and ncu's output under `out` and writes `ncu.csv`.
 pub fn collect(out: &Path, tool: &str) -> Result<Vec<NcuRow>, NcuError> {
     let order: Vec<OrderRow> = read_rows(&out.join(ORDER_CSV))?;
     let path = out.join(RAW_FILE);

@@ -1,10 +1,8 @@
-//! Runtime targets replayed as plain programs. A target timed on the host clock whose work is
-//! the runtime's own calls (launches of the empty kernel, host transfers) is replayed in the
-//! explain process: its calls through the harness's path and through a plain loop of the
-//! API's raw calls, turn about, on each API. Its verdict then rests on what a plain program
-//! pays, never on the harness's path alone: the gap is the driver's when the replay gives the
-//! target's PR and the plain loop agrees with the harness, the harness's own when the plain
-//! loop is at parity and the harness is not.
+//! Runtime targets replayed as plain programs. A host-timed target whose work is the runtime's
+//! own calls (empty-kernel launches, host transfers) is replayed in the explain process through
+//! the harness's path and through a plain loop of the API's raw calls, turn about, on each API.
+//! The gap is the driver's when the replay gives the target's PR and the plain loop agrees with
+//! the harness, the harness's own when the plain loop is at parity and the harness is not.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -28,8 +26,7 @@ pub const REPLAY_CSV: &str = "replay.csv";
 /// loop's against the harness's) and still be called the same: the calibration's own limit.
 pub const AGREE_WITHIN: f64 = crate::calibrate::PR_WITHIN;
 
-/// One API's replay of one target: what one step costs through the harness and as a plain
-/// program makes its calls, in the same process.
+/// One API's replay of one target: one step through the harness and as a plain program.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReplayRow {
     pub target: String,
@@ -44,7 +41,6 @@ pub struct ReplayRow {
     pub plain_ci_hi_us: f64,
 }
 
-/// What a target's step is, as a plain program makes it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Replay {
     Launch(PlainLoop),
@@ -52,7 +48,6 @@ enum Replay {
     Copy(Direction, HostMemory, usize),
 }
 
-/// The replay of `t`, where its work is the runtime's own calls on the host clock.
 fn replay_of(t: &Comparison, backend: &mut dyn Runtime) -> Option<Replay> {
     let (a, b) = (&t.a, &t.b);
     let host_timed = a.timer == TimerKind::WallClock && b.timer == TimerKind::WallClock;
@@ -86,8 +81,7 @@ pub enum ReplayError {
     Export(#[from] ExportError),
 }
 
-/// Replays every target that is the runtime's own calls and writes `replay.csv` into `out`;
-/// the others are left out.
+/// Replays every target that is the runtime's own calls and writes `replay.csv` into `out`.
 pub fn collect(
     targets: &[Comparison],
     sources: &KernelSources,
@@ -167,7 +161,7 @@ fn launch_row(target: &str, c: &CalibrationRow) -> ReplayRow {
     }
 }
 
-/// How long one API's copy replay takes turns at most, and the fewest copies per path.
+/// How long one API's copy replay takes turns at most, and the copies per path.
 const COPY_BUDGET: Duration = Duration::from_millis(200);
 const COPY_MIN_REPS: usize = 3;
 const COPY_MAX_REPS: usize = 100;
@@ -254,12 +248,10 @@ fn copy_turns(
     Ok((harness, plain))
 }
 
-/// The replay rows written beside an explain folder's rungs (none where it has no file).
 pub fn read(out: &Path) -> Result<Vec<ReplayRow>, ExportError> {
     crate::export::csv::read_rows_if_file(&out.join(REPLAY_CSV))
 }
 
-/// What one target's replay says: both APIs' rows and the PRs they give.
 struct Replayed<'r> {
     opencl: &'r ReplayRow,
     cuda: &'r ReplayRow,
@@ -302,11 +294,10 @@ impl Replayed<'_> {
 pub const REPRODUCES_WITHIN_LN: f64 = 0.15;
 
 /// The causes a replay proves for a target with PR `pr`, with their shares of the gap (in
-/// logarithms), if it proves any. The replay must reproduce the gap: the harness's replay on
-/// the same side of the band as `pr` and within [`REPRODUCES_WITHIN_LN`] of it. Then the plain
-/// loop splits it: the driver's calls where it agrees with the harness's replay (within
-/// [`AGREE_WITHIN`]), the harness's own path where it is at parity, and both, in the
-/// measured proportions, where it holds part of the gap.
+/// logarithms). The harness's replay must reproduce the gap (the same side of the band as `pr`,
+/// within [`REPRODUCES_WITHIN_LN`]); the plain loop then puts it on the driver's calls where it
+/// agrees with the harness (within [`AGREE_WITHIN`]), on the harness's own path where it is at
+/// parity, and on both, in the measured proportions, where it holds part of the gap.
 fn proven(r: &Replayed, pr: f64) -> Option<Vec<(Cause, f64)>> {
     let (harness, plain) = (r.pr_harness(), r.pr_plain());
     // -1 below the parity band, 1 above it, 0 in it.

@@ -1,24 +1,20 @@
 //! Running a ladder: the first pass's rungs as one study through the session into
-//! `OUT/ladder`, the second pass's (made from the first pass's rows) into `OUT/follow-up`,
-//! then the verdicts from both folders' rows into `explain.csv`, `explain-verdicts.csv`,
-//! `explain.md` and a waterfall chart per target. The rungs are ordinary run folders: their
-//! provenance, samples and resume are the session's.
+//! `OUT/ladder`, the second pass's (made from the first's rows) into `OUT/follow-up`, then the
+//! verdicts from their rows into `explain.csv`, `explain-verdicts.csv`, `explain.md` and a
+//! waterfall chart per target. The rung folders' provenance, samples and resume are the session's.
 
 use std::path::{Path, PathBuf};
 
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{write_atomic, ExportError};
-use crate::rows::Api;
-use crate::rows::{MeasurementRow, PrRow};
+use crate::rows::{Api, MeasurementRow, PrRow, EXPLAIN_CSV, VERDICTS_CSV};
 use crate::session::run::{execute, Event, RunPlan, SessionError, Sides};
 use crate::session::{RunContext, RunSummary};
 use crate::study::{Comparison, Study};
 
 use super::attribute::{explain_all, TargetExplanation};
 use super::ladder::{first_pass, second_pass, Rung, RungKind};
-use super::output::CodeFacts;
-use super::output::{self, EXPLAIN_MD};
-use crate::rows::{EXPLAIN_CSV, VERDICTS_CSV};
+use super::output::{self, CodeFacts, EXPLAIN_MD};
 
 pub use super::output::{read_folder_rows, FOLLOW_UP_DIR, LADDER_DIR, SWAP_DIR};
 
@@ -155,13 +151,8 @@ fn run_ladder(
     on_event: &mut dyn FnMut(Event),
 ) -> Result<RunSummary, ExplainError> {
     let ladder = plan.out.join(LADDER_DIR);
-    let mut summary = run_pass(
-        plan,
-        ladder_study("explain-ladder", first),
-        &ladder,
-        sides,
-        on_event,
-    )?;
+    let study = ladder_study("explain-ladder", first);
+    let mut summary = run_pass(plan, study, &ladder, sides, on_event)?;
     for note in super::code::write_code(&plan.targets, &plan.out, plan.context.sources, sides)? {
         on_event(Event::Note(note));
     }
@@ -173,14 +164,9 @@ fn run_ladder(
         .flat_map(|t| second_pass(t, apis, &first_rows))
         .collect();
     if !second.is_empty() && !summary.interrupted {
-        let more = run_pass(
-            plan,
-            ladder_study("explain-follow-up", second),
-            &plan.out.join(FOLLOW_UP_DIR),
-            sides,
-            on_event,
-        )?;
-        summary.absorb(more);
+        let study = ladder_study("explain-follow-up", second);
+        let dir = plan.out.join(FOLLOW_UP_DIR);
+        summary.absorb(run_pass(plan, study, &dir, sides, on_event)?);
     }
     Ok(summary)
 }
@@ -237,13 +223,8 @@ fn run_swap(
         return Ok(RunSummary::default());
     }
     let dir = swap_dir(plan, &rung);
-    run_pass(
-        plan,
-        ladder_study("explain-nvrtc-ptx", vec![rung]),
-        &dir,
-        sides,
-        on_event,
-    )
+    let study = ladder_study("explain-nvrtc-ptx", vec![rung]);
+    run_pass(plan, study, &dir, sides, on_event)
 }
 
 /// Every target's explanation from the rows under an explain folder: the rungs' verdicts,

@@ -1,6 +1,5 @@
 //! The words of a verdict: a PR with its interval, a rung's outcome, a cause, the verdict, and
-//! one target's explanation with each side's launch shape. `attribute` reaches them from the
-//! rows.
+//! one target's explanation with each side's launch shape (`attribute` reaches them).
 
 use crate::rows::{MeasurementRow, PrRow};
 
@@ -29,13 +28,12 @@ impl Interval {
         self.lo <= PARITY.1 && self.hi >= PARITY.0
     }
 
-    /// The CI lies wholly in the "similar" band, so touching parity means something: a CI
-    /// like [0.69, 1.21] also touches parity, but it cannot tell a gap from none.
+    /// The CI lies wholly in the "similar" band: a CI like [0.69, 1.21] touches parity too, but
+    /// cannot tell a gap from none.
     pub fn is_narrow(&self) -> bool {
         self.lo >= crate::stats::SIMILAR_LO && self.hi <= crate::stats::SIMILAR_HI
     }
 
-    /// The two CIs have no point in common.
     pub fn apart_from(&self, other: &Interval) -> bool {
         self.hi < other.lo || other.hi < self.lo
     }
@@ -75,7 +73,7 @@ pub struct RungOutcome {
 }
 
 impl RungOutcome {
-    /// Whether the rung brings the PR to parity and may name a cause.
+    /// The rung brings the PR to parity and may name a cause.
     pub fn closes_validly(&self) -> bool {
         self.closes && self.void.is_none()
     }
@@ -205,7 +203,6 @@ impl Verdict {
     }
 }
 
-/// Everything explain found about one target.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TargetExplanation {
     pub target: String,
@@ -228,11 +225,10 @@ pub struct TargetExplanation {
     /// runtime's own calls (`explain::replay`).
     pub replay: Option<String>,
     /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
-    /// step: the work-group limits and what the registers allow).
+    /// step).
     pub shapes: Vec<SideShape>,
 }
 
-/// One side's work-group and the kernel facts its API reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SideShape {
     pub api: crate::rows::Api,
@@ -271,8 +267,8 @@ impl TargetExplanation {
     }
 }
 
-/// Registers and work-items of one SM of a Hopper GPU (H100, H200), and the granule in which
-/// a warp's registers are allocated: the model of [`SideShape::groups_per_sm_by_registers`].
+/// One SM of a Hopper GPU (H100, H200) and the granule of a warp's registers: the model of
+/// [`SideShape::groups_per_sm_by_registers`].
 const SM_REGISTERS: u32 = 65536;
 const SM_WORK_ITEMS: u32 = 2048;
 const WARP: u32 = 32;
@@ -290,8 +286,8 @@ impl SideShape {
         }
     }
 
-    /// Work-groups one SM of a Hopper GPU holds by its registers and work-items alone (shared
-    /// memory and the block limit aside): registers go to warps in granules of 256.
+    /// Work-groups one SM holds by its registers and work-items alone (shared memory and the
+    /// block limit aside).
     pub fn groups_per_sm_by_registers(&self) -> Option<u32> {
         let regs = self.registers?;
         let warps = self.local.div_ceil(WARP);

@@ -1,8 +1,8 @@
-//! Each verdict held against the machine code each runtime runs: a cause counts as verified
-//! only when its rung changed one step (its control held) and, for a second-stage cause,
-//! when the rung's code reproduces what sets the slower side's code apart. Every verdict gets
-//! the machine-code difference behind it in one sentence, counted from the two cubins; where
-//! no rung closes a gap, that sentence names the largest measured difference instead.
+//! Each verdict held against the machine code each runtime runs: a cause is verified only when
+//! its rung changed one step (its control held) and, for a second-stage cause, when the rung's
+//! code reproduces what sets the slower side's code apart. Every verdict gets the machine-code
+//! difference behind it in one sentence, counted from the two cubins (the largest measured one
+//! where no rung closes the gap).
 
 use std::collections::BTreeMap;
 
@@ -34,35 +34,28 @@ fn check_causes(t: &TargetExplanation, codes: &Codes) -> (bool, Option<String>) 
     let mut verified = true;
     let mut note = None;
     for (cause, _) in causes {
-        match cause {
-            Cause::Runtime => verified = false,
+        let why = match cause {
+            Cause::Runtime => None,
             Cause::Registers {
                 registers,
                 held: crate::rows::Api::Cuda,
             } => match register_rung_reproduces(codes, &t.target, *registers) {
-                Some(true) => {}
-                Some(false) => {
-                    verified = false;
-                    note = Some(format!(
-                        "the {registers}-register rung closed the PR by another route: its code \
-                         does not reproduce what sets OpenCL's code apart"
-                    ));
-                }
-                None => {
-                    verified = false;
-                    note = Some("the register rung's machine code was not read".into());
-                }
+                Some(true) => continue,
+                Some(false) => Some(format!(
+                    "the {registers}-register rung closed the PR by another route: its code does \
+                     not reproduce what sets OpenCL's code apart"
+                )),
+                None => Some("the register rung's machine code was not read".into()),
             },
             // Only the CUDA-capped rung's code is read (`capped_rungs`): with OpenCL capped,
             // no code shows that the cap reproduces what sets the slower side apart.
-            Cause::Registers { registers, .. } => {
-                verified = false;
-                note = Some(format!(
-                    "the machine code of OpenCL capped at {registers} registers is not read"
-                ));
-            }
-            _ => {}
-        }
+            Cause::Registers { registers, .. } => Some(format!(
+                "the machine code of OpenCL capped at {registers} registers is not read"
+            )),
+            _ => continue,
+        };
+        verified = false;
+        note = why.or(note);
     }
     (verified, note)
 }

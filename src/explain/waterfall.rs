@@ -36,7 +36,7 @@ fn rungs_per_target(prs: &[PrRow]) -> Vec<(String, Vec<(RungKind, &PrRow)>)> {
     targets
 }
 
-/// The bars of one target: its PR, one step per measured ladder step, the remainder.
+/// The bars of one target: its PR, one per measured ladder step, the remainder.
 fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
     let own = rungs.iter().find(|(k, _)| *k == RungKind::Own)?.1;
     if !(own.pr.is_finite() && own.pr > 0.0) {
@@ -50,7 +50,6 @@ fn bars_of(rungs: &[(RungKind, &PrRow)]) -> Option<Vec<Bar>> {
         ci: Some((own.pr_ci_lo, own.pr_ci_hi)).filter(|(lo, hi)| lo.is_finite() && hi.is_finite()),
     }];
     let mut level = own.pr;
-    // The rungs come in ladder order: one group per step.
     for step in rungs.chunk_by(|a, b| a.0.step() == b.0.step()) {
         if step[0].0.step() == LadderStep::Target {
             continue;

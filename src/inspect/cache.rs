@@ -1,7 +1,6 @@
-//! A compute cache's folder read as the builds leave it: which files a build added, and the
-//! machine-code images in them. The CUDA driver and NVIDIA's OpenCL both write what they JIT
-//! there, so a process given an empty private cache finds its own builds' images (`inspect
-//! --sass`, and `explain`'s machine code).
+//! A compute cache's folder read as the builds leave it: the images in the files a build added.
+//! The CUDA driver and NVIDIA's OpenCL both write what they JIT there, so a process given an
+//! empty private cache finds its own builds' images (`inspect --sass`, `explain`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,8 +8,8 @@ use std::time::SystemTime;
 
 use super::cubin;
 
-/// Set (to the private cache's folder) in a process whose `CUDA_CACHE_PATH` was made empty for
-/// it, so that it may take the images its builds leave there (`inspect --sass`).
+/// The private cache's folder, set in a process whose `CUDA_CACHE_PATH` was made empty for it
+/// (`inspect --sass`).
 pub const PRIVATE_CACHE_ENV: &str = "CLVSCU_PRIVATE_COMPUTE_CACHE";
 
 /// The files of a cache folder with their sizes and times: what a build adds shows as new.

@@ -1,9 +1,7 @@
-//! Machine code as each runtime runs it, read from the files the driver leaves: whole ELF
-//! images (cubins) cut out of the CUDA compute cache's entries, their SASS counted by
-//! instruction class fine enough to tell a scalar shared load (`LDS`) from a 128-bit one
-//! (`LDS.128`), their resources (`cuobjdump -res-usage`), and the difference of two such
-//! texts in a sentence. Pure: the files are read and the tools run by `explain`'s
-//! machine-code part.
+//! Machine code as each runtime runs it: whole ELF images (cubins) cut out of the CUDA compute
+//! cache's entries, their SASS counted by classes that tell a scalar shared load (`LDS`) from a
+//! 128-bit one (`LDS.128`), their resources (`cuobjdump -res-usage`), and the difference of two
+//! in a sentence. Pure: `explain`'s machine-code part reads the files and runs the tools.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,9 +23,8 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
-/// The length of the 64-bit little-endian GPU ELF image at the start of `b`: the furthest
-/// byte any of its header tables, sections or segments reach. `None` where `b` holds no such
-/// image, or one that runs past its end.
+/// The length of the 64-bit little-endian GPU ELF image at the start of `b` (the furthest byte
+/// its header tables, sections or segments reach); `None` without one, or if it runs past `b`.
 pub fn elf_length(b: &[u8]) -> Option<usize> {
     if b.get(..4)? != ELF_MAGIC || *b.get(4)? != 2 || *b.get(5)? != 1 {
         return None;
@@ -56,8 +53,8 @@ pub fn elf_length(b: &[u8]) -> Option<usize> {
     (end <= b.len()).then_some(end)
 }
 
-/// Every whole GPU ELF image inside `bytes` (a compute-cache entry holds them at some
-/// offset, among the driver's own bookkeeping), in file order.
+/// Every whole GPU ELF image inside `bytes` (a compute-cache entry holds them among the
+/// driver's bookkeeping), in file order.
 pub fn elf_images(bytes: &[u8]) -> Vec<&[u8]> {
     let mut images = Vec::new();
     let mut from = 0;
@@ -78,7 +75,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Whether `image` holds the code of the kernel `name` (its `.text.NAME` section).
+/// Whether `image` has the kernel `name`'s `.text.NAME` section.
 pub fn holds_kernel(image: &[u8], name: &str) -> bool {
     find(image, format!(".text.{name}\0").as_bytes()).is_some()
 }
@@ -115,7 +112,6 @@ pub fn class_counts(opcodes: &[String]) -> ClassCounts {
     counts
 }
 
-/// A function's resources as `cuobjdump -res-usage` prints them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Resources {
     pub registers: u32,
@@ -154,14 +150,12 @@ pub fn parse_res_usage(text: &str) -> BTreeMap<String, Resources> {
     all
 }
 
-/// The machine code of one kernel as one runtime runs it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct KernelCode {
     pub resources: Resources,
     pub classes: ClassCounts,
 }
 
-/// One class whose count differs between two kernels' code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassDifference {
     pub class: String,
@@ -188,9 +182,8 @@ pub fn differences(a: &ClassCounts, b: &ClassCounts) -> Vec<ClassDifference> {
 /// How many class differences a sentence names.
 const NAMED: usize = 3;
 
-/// The differences of `a` (labelled `a_name`) and `b` in one sentence: registers, spills and
-/// shared memory where they differ, then the classes that differ most. `None` when the two
-/// are the same code by these measures.
+/// The differences of `a` and `b` in one sentence: registers, spills and shared memory where
+/// they differ, then the classes that differ most; `None` when there are none.
 pub fn difference_sentence(
     a_name: &str,
     a: &KernelCode,

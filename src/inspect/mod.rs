@@ -32,8 +32,8 @@ pub const SASS_CSV: &str = "sass_classes.csv";
 pub enum InspectError {
     #[error(transparent)]
     Export(#[from] ExportError),
-    #[error("{0}")]
-    Other(String),
+    #[error(transparent)]
+    Sources(#[from] crate::kernels::KernelSourceError),
     #[error(transparent)]
     Backend(#[from] BackendError),
 }
@@ -105,9 +105,7 @@ fn request(
         flags.push("-cl-nv-verbose".into());
     }
     Ok(CompileRequest {
-        source: sources
-            .program(api, stem)
-            .map_err(|e| InspectError::Other(e.to_string()))?,
+        source: sources.program(api, stem)?,
         defines: vec![
             ("WG_SIZE".into(), local.to_string()),
             ("FMA_ITERS".into(), FMA_ITERS.to_string()),
@@ -174,10 +172,9 @@ pub fn run<'r>(
 ) -> Result<InspectReport, InspectError> {
     // A link planted in the output folder would take a write elsewhere: refused by name.
     crate::export::safe::prepare_dir(out, true)?;
-    // The CUDA target is the device's where there is one.
     let arch = cu.as_ref().and_then(|c| c.target());
     let arch = arch.unwrap_or_else(|| options.arch.into());
-    let mut inspection = Inspection {
+    let mut insp = Inspection {
         sources,
         cl,
         cu,
@@ -188,53 +185,35 @@ pub fn run<'r>(
         files: Vec::new(),
         notes: Vec::new(),
     };
-    let per_stem = inspection.compile_stems(options.progress)?;
-    let (md, classes, resources) = inspection.count_pairs(&per_stem);
-    let Inspection {
-        mut cl,
-        mut cu,
-        arch,
-        mut files,
-        mut notes,
-        ..
-    } = inspection;
-    if cl.is_none() || per_stem.iter().all(|f| f.opencl.is_none()) {
-        notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
+    let per_stem = insp.compile_stems(options.progress)?;
+    let (md, classes, resources) = insp.count_pairs(&per_stem);
+    if insp.cl.is_none() || per_stem.iter().all(|f| f.opencl.is_none()) {
+        insp.notes.push("PoCL (and any non-NVIDIA OpenCL platform) gives no PTX: only the CUDA side is counted here".into());
     }
-    write_csv(&out.join(CLASSES_CSV), &classes, &mut files)?;
-    write_csv(&out.join(RESOURCES_CSV), &resources, &mut files)?;
+    write_csv(&out.join(CLASSES_CSV), &classes, &mut insp.files)?;
+    write_csv(&out.join(RESOURCES_CSV), &resources, &mut insp.files)?;
     let res_md = resources_markdown(&resources);
-    let unroll_md = unroll::run(
-        sources,
-        cl.as_deref_mut(),
-        cu.as_deref_mut(),
-        offline,
-        &arch,
-        options.local,
-        out,
-        &mut files,
-        &mut notes,
-    )?;
-    let spaces_md = spaces::run(&per_stem, out, &mut files)?;
+    let unroll_md = unroll::run(&mut insp)?;
+    let spaces_md = spaces::run(&per_stem, out, &mut insp.files)?;
     let mut full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
+    let (files, notes) = (&mut insp.files, &mut insp.notes);
     if options.sass {
-        match cu.as_deref() {
-            Some(b) => full += &sass_section(b, &per_stem, out, &mut files, &mut notes)?,
+        match insp.cu.as_deref() {
+            Some(b) => full += &sass_section(b, &per_stem, out, files, notes)?,
             None => {
                 notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())
             }
         }
     }
-    notes.extend(table_v::run(
-        sources, cl, cu, offline, &arch, out, &mut files,
-    )?);
-    write(&out.join("ptx_classes.md"), &full, &mut files)?;
+    let (cl, cu, arch) = (insp.cl, insp.cu, &insp.arch);
+    notes.extend(table_v::run(sources, cl, cu, offline, arch, out, files)?);
+    write(&out.join("ptx_classes.md"), &full, files)?;
     Ok(InspectReport {
         markdown: full,
-        notes,
-        files,
+        notes: insp.notes,
+        files: insp.files,
     })
 }
 
@@ -255,7 +234,18 @@ struct Inspection<'a, 'r> {
 /// One twin's PTX, where its compiler gives it, and its program, where a device built it.
 type Twin = (Option<String>, Option<ProgramId>);
 
+/// Every kernel pair's PTX classes side by side (Markdown and CSV rows), and its resources.
+type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
+
 impl<'a, 'r> Inspection<'a, 'r> {
+    /// The side of `api`, where it has a device.
+    fn side(&mut self, api: Api) -> Option<&mut (dyn Runtime + 'r)> {
+        match api {
+            Api::OpenCl => self.cl.as_deref_mut(),
+            Api::Cuda => self.cu.as_deref_mut(),
+        }
+    }
+
     /// Both twins of every family file, compiled in turn, telling `progress` as each starts.
     fn compile_stems(
         &mut self,
@@ -282,8 +272,7 @@ impl<'a, 'r> Inspection<'a, 'r> {
     /// One family file compiled by both APIs, its PTX (and OpenCL build log) written.
     fn compile_stem(&mut self, stem: &'static str) -> Result<FamilyPtx, InspectError> {
         let (cuda, cu_program) = self.compile_cuda(stem)?;
-        // NVIDIA's OpenCL leaves the machine code it builds in a private compute cache, when
-        // one is set: what appears there during the OpenCL build is this file's.
+        // What appears in a private compute cache during the OpenCL build is this file's.
         let cache = std::env::var_os(cache::PRIVATE_CACHE_ENV).map(PathBuf::from);
         let before = cache.as_deref().map(cache::snapshot);
         let (opencl, cl_program) = self.compile_opencl(stem)?;
@@ -357,12 +346,7 @@ impl<'a, 'r> Inspection<'a, 'r> {
         }
         Ok((text, Some(p)))
     }
-}
 
-/// Every kernel pair's PTX classes side by side (Markdown and CSV rows), and its resources.
-type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
-
-impl Inspection<'_, '_> {
     /// Every kernel pair of the compiled family files, counted.
     fn count_pairs(&mut self, per_stem: &[FamilyPtx]) -> PairCounts {
         let mut md = String::new();
@@ -450,14 +434,9 @@ impl Inspection<'_, '_> {
             rows.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions));
         }
         if let (Some(b), Some(text)) = (self.cu.as_deref_mut(), &fam.opencl) {
+            let source = "OpenCL PTX loaded by the CUDA driver";
             match b.resources_of_foreign_program(text, v.kernel) {
-                Ok(r) => rows.push(resource_row(
-                    &pair,
-                    "OpenCL",
-                    "OpenCL PTX loaded by the CUDA driver",
-                    &r,
-                    cl_instructions,
-                )),
+                Ok(r) => rows.push(resource_row(&pair, "OpenCL", source, &r, cl_instructions)),
                 Err(e) => self.notes.push(format!(
                     "{pair}: OpenCL PTX could not be loaded through the CUDA driver: {}",
                     e.to_string().lines().next().unwrap_or("")
@@ -487,8 +466,7 @@ fn resources_markdown(resources: &[ResourceRow]) -> String {
     md
 }
 
-/// The SASS section of the report (needs the CUDA device `cu`), its counts written to
-/// [`SASS_CSV`].
+/// The SASS section of the report, its counts written to [`SASS_CSV`].
 fn sass_section(
     cu: &dyn Runtime,
     per_stem: &[FamilyPtx],

@@ -1,11 +1,10 @@
 //! SASS, the machine code both front ends' PTX becomes: where PTX looks alike but times do
 //! not, the difference may only show after the second stage.
 //!
-//! Both PTX texts (NVRTC's for CUDA, NVIDIA OpenCL's from `CL_PROGRAM_BINARIES`) are assembled
-//! by the same second stage, the CUDA driver's JIT with default options (the step NVIDIA's
-//! OpenCL runtime also takes when it loads its PTX), and the cubins are disassembled with
-//! `cuobjdump -sass`. Instructions are counted per function in the classes of the PTX report
-//! ([`InstrClass`]), so the two tables read alike.
+//! Both PTX texts (NVRTC's, and NVIDIA OpenCL's from `CL_PROGRAM_BINARIES`) are assembled by one
+//! second stage, the CUDA driver's JIT with default options (as NVIDIA's OpenCL does on load),
+//! and disassembled with `cuobjdump -sass`; instructions are counted per function in the PTX
+//! report's classes ([`InstrClass`]), so the two tables read alike.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -163,9 +162,8 @@ pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, DisassemblyError
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
-/// The SASS section of the inspect report: every kernel pair's SASS counted by class, side by
-/// side, with the cubins and disassembly written beside the PTX. Returns the Markdown and CSV
-/// rows; what could not be done is said in `notes`.
+/// The SASS section of the inspect report: every kernel pair's SASS by class, side by side,
+/// the cubins and disassembly written beside the PTX; the Markdown and CSV rows.
 pub(super) fn report(
     cu: &dyn Runtime,
     stems: &[FamilyPtx],
@@ -180,8 +178,7 @@ pub(super) fn report(
         );
         return Ok((String::new(), Vec::new()));
     };
-    let mut md = String::new();
-    let mut rows = Vec::new();
+    let (mut md, mut rows) = (String::new(), Vec::new());
     let mut d = Disassembly {
         cu,
         tool: &tool,
@@ -200,15 +197,8 @@ pub(super) fn report(
             if a.is_none() && b.is_none() {
                 continue;
             }
-            let (a, b) = (a.as_ref(), b.as_ref());
-            rows.extend(opencl_beside_cuda(
-                "SASS",
-                &v.full_name(),
-                v.kernel,
-                a,
-                b,
-                &mut md,
-            ));
+            let (pair, a, b) = (v.full_name(), a.as_ref(), b.as_ref());
+            rows.extend(opencl_beside_cuda("SASS", &pair, v.kernel, a, b, &mut md));
         }
     }
     Ok((md, rows))
@@ -260,8 +250,8 @@ impl Disassembly<'_> {
         self.functions_of_image(stem, api, cubin)
     }
 
-    /// Writes a cubin and its disassembly and parses it: one assembled here, or the one a
-    /// runtime built itself (NVIDIA's OpenCL's, from a private compute cache).
+    /// Writes a cubin (assembled here, or NVIDIA OpenCL's own from a private compute cache) and
+    /// its disassembly, and parses it.
     fn functions_of_image(
         &mut self,
         stem: &str,

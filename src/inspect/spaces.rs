@@ -1,9 +1,7 @@
 //! Memory-space instructions per kernel and side: which path each compiler really took for
 //! its loads (a filter in `__constant` memory read with `ld.const`, or not; a gathered operand
-//! through the read-only path, `ld.global.nc`, or the texture units, `tex`).
-//!
-//! The class table [`SPACES`] is data: a row is a label and the PTX instructions it counts,
-//! so a path (`ld.global.nc`, `tex`) is one more entry.
+//! through the read-only path, `ld.global.nc`, or the texture units, `tex`). A path is one
+//! more entry of [`SPACES`].
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,8 +43,7 @@ pub const SPACES: &[Space] = &[
         label: "ld.param",
         counts: |op, m| op == "ld" && has(m, "param"),
     },
-    // Texture fetches of any geometry (`tex.1d`, `tex.2d`, ..., and `tld4` gathers): the
-    // texture path.
+    // Texture fetches of any geometry (`tex.1d`, `tex.2d`, ..., `tld4` gathers).
     Space {
         label: "tex",
         counts: |op, _| matches!(op, "tex" | "tld4"),

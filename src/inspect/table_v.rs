@@ -1,7 +1,6 @@
-//! Writes the paper's Table V for clvscu's FFT: compiles `fft512_forward` for each API at each
-//! index width (u32, u64, native), saves the PTX (`fft.<api>.<index>.ptx`), and writes
-//! `table-v.md` and `table-v.csv` from the saved files. The counting and the class mapping
-//! are in `ptx/table_v.rs`.
+//! The paper's Table V for clvscu's FFT: `fft512_forward` compiled for each API at each index
+//! width, its PTX saved (`fft.<api>.<index>.ptx`) and counted (`ptx/table_v.rs`) into
+//! `table-v.md` and `table-v.csv`.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +15,6 @@ use crate::rows::TableVRow;
 pub const TABLE_V_MD: &str = "table-v.md";
 use crate::rows::TABLE_V_CSV;
 
-/// The saved PTX of one API at one index width.
 pub fn ptx_file(out: &Path, api: Api, index: IndexWidth) -> PathBuf {
     let api = api.label().to_lowercase();
     out.join(format!("fft.{api}.{index}.ptx"))
@@ -49,7 +47,7 @@ fn compile(
     }
 }
 
-/// Compile, save and count; returns notes for what could not be counted.
+/// Compiles, saves and counts; the notes say what could not be counted.
 pub fn run(
     sources: &KernelSources,
     mut cl: Option<&mut (dyn Runtime + '_)>,

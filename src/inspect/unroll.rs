@@ -1,32 +1,28 @@
 //! Whether an unroll pragma took effect, read from the PTX: the stencil kernel (FDTD3d) is
-//! compiled by both APIs with no pragma, the pragma at point A (the z loop), at point B (the
-//! radius loop) and at both, with the counts of the `fdtd-unroll` study, and each build's loop
-//! structure is counted: loop back-edges (a branch to a label earlier in the body), branches,
-//! instructions, shared and local-memory accesses, `.local` bytes.
+//! compiled by both APIs with the `fdtd-unroll` study's settings (no pragma, point A = the z
+//! loop, point B = the radius loop, both), and each build's loop structure counted: back-edges
+//! (branches to an earlier label), branches, instructions, shared and local accesses, `.local`
+//! bytes.
 //!
-//! A pragma that a compiler ignores, or that asks for what it does anyway, leaves the kernel's
-//! PTX body exactly as without it; the `same_as_none` column says so, and `effect` spells it out. A z-loop unrolled by k shows k
+//! A pragma ignored, or asking for what the compiler does anyway, leaves the PTX body exactly
+//! as without it (`same_as_none`, spelled out in `effect`). A z-loop unrolled by k shows k
 //! copies of its body (more shared loads per back-edge) and a remainder loop (one more
 //! back-edge); a radius loop left rolled keeps the register queue in local memory (`.local`
 //! bytes, ld.local) because it is indexed by the loop counter.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::{request, write, write_csv, InspectError, OfflineCompiler};
-use crate::backend::Runtime;
-use crate::kernels::KernelSources;
+use super::{request, write, write_csv, InspectError, Inspection};
 use crate::rows::Api;
 
 use super::ptx::{parse_kernel, PtxError, PtxKernel};
 use super::spaces::has;
 
 pub const UNROLL_CSV: &str = "unroll_evidence.csv";
-/// The kernel this evidence is about, and its file stem.
+/// Study data: the `fdtd-unroll` study's one kernel, which this evidence is about, and its file.
 pub const KERNEL: &str = "stencil_fdtd3d";
-// Study data: this evidence is about the fdtd-unroll study's one kernel and its file.
 const STEM: &str = "stencil";
 
 /// The settings of the `fdtd-unroll` study: (name, defines).
@@ -189,36 +185,31 @@ pub fn rows_for(api: &str, ptx: &[Option<String>], notes: &mut Vec<String>) -> V
     rows
 }
 
-/// The PTX of one API per setting, each written to `stencil.<setting>.<api>.ptx`.
-#[allow(clippy::too_many_arguments)]
-fn ptx_per_setting(
-    sources: &KernelSources,
-    api: Api,
-    mut backend: Option<&mut (dyn Runtime + '_)>,
-    offline: Option<(OfflineCompiler, &str)>,
-    local: u32,
-    out: &Path,
-    files: &mut Vec<std::path::PathBuf>,
-    notes: &mut Vec<String>,
-) -> Result<Vec<Option<String>>, InspectError> {
+/// The PTX of one API per setting (CUDA's from `offline` without a device), each written to
+/// `stencil.<setting>.<api>.ptx`.
+fn ptx_per_setting(insp: &mut Inspection, api: Api) -> Result<Vec<Option<String>>, InspectError> {
     let mut texts = Vec::new();
     for (setting, defines) in SETTINGS {
-        let mut req = request(sources, api, STEM, local, false)?;
+        let mut req = request(insp.sources, api, STEM, insp.local, false)?;
         req.defines
             .extend(defines.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let compiled = match (backend.as_deref_mut(), offline) {
+        let compiled = match (insp.side(api), api) {
             (Some(b), _) => b.compile(&req).and_then(|p| b.program_text(p)),
-            (None, Some((compile, arch))) => compile(&req, arch).map(Some),
-            (None, None) => Ok(None),
+            (None, Api::Cuda) => (insp.offline)(&req, &insp.arch).map(Some),
+            (None, Api::OpenCl) => Ok(None),
         };
         let text = compiled
-            .map_err(|e| notes.push(format!("unroll evidence: {api} {setting}: {e}")))
+            .map_err(|e| {
+                insp.notes
+                    .push(format!("unroll evidence: {api} {setting}: {e}"))
+            })
             .ok()
             .flatten();
         if let Some(t) = &text {
             let file = setting.replace('+', "");
             let ext = api.label().to_lowercase();
-            write(&out.join(format!("{STEM}.{file}.{ext}.ptx")), t, files)?;
+            let path = insp.out.join(format!("{STEM}.{file}.{ext}.ptx"));
+            write(&path, t, &mut insp.files)?;
         }
         texts.push(text);
     }
@@ -227,24 +218,12 @@ fn ptx_per_setting(
 
 /// Compiles the stencil with every setting on both sides, writes the PTX, `unroll_evidence.csv`
 /// and returns its Markdown table.
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    sources: &KernelSources,
-    cl: Option<&mut (dyn Runtime + '_)>,
-    cu: Option<&mut (dyn Runtime + '_)>,
-    offline: OfflineCompiler,
-    arch: &str,
-    local: u32,
-    out: &Path,
-    files: &mut Vec<std::path::PathBuf>,
-    notes: &mut Vec<String>,
-) -> Result<String, InspectError> {
-    let offline_cu = cu.is_none().then_some((offline, arch));
-    let cu_ptx = ptx_per_setting(sources, Api::Cuda, cu, offline_cu, local, out, files, notes)?;
-    let cl_ptx = ptx_per_setting(sources, Api::OpenCl, cl, None, local, out, files, notes)?;
-    let mut rows = rows_for("OpenCL", &cl_ptx, notes);
-    rows.extend(rows_for("CUDA", &cu_ptx, notes));
-    write_csv(&out.join(UNROLL_CSV), &rows, files)?;
+pub(super) fn run(insp: &mut Inspection) -> Result<String, InspectError> {
+    let cu_ptx = ptx_per_setting(insp, Api::Cuda)?;
+    let cl_ptx = ptx_per_setting(insp, Api::OpenCl)?;
+    let mut rows = rows_for("OpenCL", &cl_ptx, &mut insp.notes);
+    rows.extend(rows_for("CUDA", &cu_ptx, &mut insp.notes));
+    write_csv(&insp.out.join(UNROLL_CSV), &rows, &mut insp.files)?;
     Ok(markdown(&rows))
 }
 

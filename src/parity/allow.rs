@@ -39,12 +39,8 @@ pub struct AllowEntry {
 
 /// Parses the allow-list: one entry per line, `file:kernel: <normalised line text> | <reason>`;
 /// blank lines and lines starting with `#` are skipped. The reason is everything after the
-/// last ` | `; the text is normalised like kernel text, so its spacing does not matter.
-///
-/// # Errors
-///
-/// [`ParityError`] for the first malformed line (missing separator, empty part, a kernel that
-/// is not an identifier) or unknown file stem, naming its 1-based line.
+/// last ` | `; the text is normalised like kernel text, so its spacing does not matter. The
+/// error names the first malformed line or unknown file stem.
 pub fn load_allow_list(text: &str) -> Result<Vec<AllowEntry>, ParityError> {
     let known: Vec<&str> = stems().into_iter().filter(|s| *s != PRELUDE).collect();
     text.lines()
@@ -54,7 +50,7 @@ pub fn load_allow_list(text: &str) -> Result<Vec<AllowEntry>, ParityError> {
         .collect()
 }
 
-/// Parses the entry on allow-list line `line` (1-based); `known` are the file stems it may name.
+/// Parses allow-list line `line`; `known` are the file stems it may name.
 fn parse_entry(raw: &str, line: usize, known: &[&str]) -> Result<AllowEntry, ParityError> {
     let malformed = |message: &str| ParityError::Malformed {
         line,

@@ -1,15 +1,11 @@
 //! The one spelling of constant memory the twins may differ in, and nothing more.
 //!
-//! OpenCL passes data in constant memory as a kernel parameter, `__constant float* NAME`;
-//! CUDA declares it as a module symbol at file scope, `__constant__ float NAME[N];`, and its
-//! kernel has no such parameter (the harness fills the symbol before timing, the same data
-//! the OpenCL buffer gets). [`pair`] removes exactly these two spellings where they match — the
-//! same element type and the same name, the parameter from every OpenCL kernel that has it
-//! and the declaration from the CUDA file — so the kernels' bodies, which use `NAME` on both
-//! sides, are compared as usual. Anything else stays in the text and shows in the diff: a
-//! name or type that differs, a parameter of another address space, a symbol that is
-//! `__device__`, initialised, or declared inside a function, an OpenCL program-scope
-//! `__constant` array.
+//! OpenCL passes constant data as a kernel parameter, `__constant float* NAME`; CUDA declares a
+//! file-scope symbol, `__constant__ float NAME[N];`, that the harness fills with the same data
+//! before timing. [`pair`] removes exactly these two spellings where type and name match (the
+//! parameter from every OpenCL kernel, the declaration from the CUDA file), so the bodies are
+//! compared as usual. Anything else shows in the diff: another name or type, another address
+//! space, a `__device__`, initialised or function-local symbol, an OpenCL program-scope array.
 
 use super::lexer::{closing, Kind, Tok};
 
@@ -21,7 +17,6 @@ struct Found {
     name: String,
 }
 
-/// Removes the paired constant-memory spellings from both token lists (see the module docs).
 pub(super) fn pair(cl: Vec<Tok>, cu: Vec<Tok>) -> (Vec<Tok>, Vec<Tok>) {
     let symbols = cuda_symbols(&cu);
     let params = opencl_params(&cl);

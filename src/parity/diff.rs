@@ -1,8 +1,6 @@
-//! The line diff of a kernel pair's normalised lines.
-//!
-//! The diff itself is `similar`'s Myers diff: a shortest edit script, so the lines it keeps
-//! are a longest common subsequence. It needs memory linear in the input, where a table of
-//! every pair of lines grows with the product of the two lengths, and kernel text from
+//! The line diff of a kernel pair's normalised lines: `similar`'s Myers diff (a shortest edit
+//! script, keeping a longest common subsequence), whose memory is linear in the input where a
+//! table of every pair of lines would grow with the product of the lengths; kernel text from
 //! `--kernels-dir` is user input.
 
 use similar::{capture_diff_slices, Algorithm, DiffTag};
@@ -14,7 +12,7 @@ use crate::rows::Api;
 pub(super) struct DiffLine {
     /// The side the line is on: OpenCL (`- cl`) or CUDA (`+ cu`).
     pub(super) api: Api,
-    /// The 1-based line in that side's source file.
+    /// 1-based, in that side's source file.
     pub(super) line: usize,
     pub(super) text: String,
     /// The allow-list's reason, when an entry names this difference.

@@ -1,8 +1,6 @@
-//! Parity of the kernel twins: every OpenCL kernel file against its CUDA twin.
-//!
-//! The twins must have the same kernels, parameters and algorithm text, differing only in how
-//! each API spells the same thing. Both are normalised to one canonical form and diffed line by
-//! line, per kernel:
+//! Parity of the kernel twins: every OpenCL kernel file against its CUDA twin, which must have
+//! the same kernels, parameters and algorithm text, differing only in how each API spells the
+//! same thing. Both are normalised to one canonical form and diffed line by line, per kernel:
 //!
 //! 1. `lexer`: the text is lexed as C, so every mapping is token-aware (`threadIdx.x` never
 //!    matches inside `my_threadIdx.x` or `s.threadIdx.x`).
@@ -14,13 +12,12 @@
 //! 4. `diff`: each kernel pair is diffed; a differing line passes only when the allow-list
 //!    ([`load_allow_list`]) names it with a reason, and a kernel on one side only fails.
 //!
-//! The preludes legitimately differ (they define the same macros in each API's terms), so they
-//! are not diffed: both must `#define` the same set of macro names, apart from the APIs' own
-//! words that a prelude redefines (the index-width step narrows OpenCL's `get_global_id` or
-//! widens CUDA's `threadIdx`).
+//! The preludes define the same macros in each API's terms, so only their `#define`d names are
+//! compared, apart from the APIs' own words a prelude redefines (the index-width step narrows
+//! OpenCL's `get_global_id` or widens CUDA's `threadIdx`).
 //!
-//! Normalisation is the same function for both sides. A file that used the other API's spelling
-//! would normalise as if it were correct; the compilers catch that, this check does not.
+//! Normalisation is the same for both sides: a file in the other API's spelling would pass as
+//! if it were correct; the compilers catch that, this check does not.
 
 mod allow;
 mod constant;
@@ -83,9 +80,10 @@ fn compare_pair(
     allow: &[AllowEntry],
     used: &mut [bool],
 ) -> FileParity {
-    let cl = sources.file(Api::OpenCl, stem);
-    let cu = sources.file(Api::Cuda, stem);
-    match (cl, cu) {
+    match (
+        sources.file(Api::OpenCl, stem),
+        sources.file(Api::Cuda, stem),
+    ) {
         (Ok(cl), Ok(cu)) if stem == PRELUDE => compare_preludes(&cl, &cu),
         (Ok(cl), Ok(cu)) => compare_file(stem, &cl, &cu, allow, used),
         (cl, cu) => FileParity {
@@ -131,8 +129,7 @@ fn compare_file(
 ) -> FileParity {
     // The constant-memory spelling (parameter vs module symbol) is paired away first.
     let (cl, cu) = constant::pair(lexer::lex(cl), lexer::lex(cu));
-    let a = split_tokens(&cl);
-    let b = split_tokens(&cu);
+    let (a, b) = (split_tokens(&cl), split_tokens(&cu));
     let mut fp = FileParity {
         stem: stem.to_string(),
         ..FileParity::default()

@@ -81,8 +81,7 @@ impl ParityReport {
     /// A human-readable report: per file, per kernel "identical", allowed differences with
     /// their reasons, or the failing diff lines marked `- cl` / `+ cu`.
     pub fn render(&self) -> String {
-        let mut s = String::new();
-        s.push_str(
+        let mut s = String::from(
             "Kernel parity: OpenCL twins against CUDA twins, after normalising API spellings\n",
         );
         let mut tally = Tally::default();
@@ -119,7 +118,6 @@ fn render_file(s: &mut String, f: &FileParity, tally: &mut Tally) {
     for k in &f.kernels {
         render_kernel(s, k, tally);
     }
-    // Kernels defined on one side only.
     let sides = [&f.only_in_opencl, &f.only_in_cuda];
     render_only_in(s, f, sides, |name| format!("{name}:"), &mut tally.failures);
     for e in &f.unused_allow {

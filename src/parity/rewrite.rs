@@ -52,9 +52,8 @@ const SPELLINGS: &[(&str, &str)] = &[
     ("__read_only image1d_buffer_t", "cudaTextureObject_t"),
 ];
 
-/// Address-space qualifiers of a pointer (a parameter, a variable or a cast whose declarator
-/// has a `*`): (OpenCL, CUDA). CUDA pointers carry no address space, so both columns
-/// canonicalise to nothing.
+/// Address-space qualifiers of a pointer (a declarator with a `*`): (OpenCL, CUDA). CUDA
+/// pointers carry no address space, so both canonicalise to nothing.
 const POINTER_QUALIFIERS: &[(&str, &str)] = &[("__global", ""), ("__local", "")];
 
 /// The memory space of an object (an array or a scalar, no `*`) declared in a kernel:
@@ -93,9 +92,8 @@ pub(super) fn normalise_line(text: &str) -> String {
     render(&rewrite(&lex(text), rules()))
 }
 
-/// Splits a lexed file (either API) into its kernels, in order, then `FILE_SCOPE`; lines are
-/// normalised. A kernel runs from the line of `__kernel` to the line of its closing brace; a
-/// second kernel of the same name is called `NAME#2`.
+/// Splits a lexed file into its kernels, in order, then `FILE_SCOPE`, its lines normalised. A
+/// kernel runs from the line of `__kernel` to that of its closing brace.
 pub(super) fn split_tokens(lexed: &[Tok]) -> Vec<Section> {
     let toks = rewrite(lexed, rules());
     let spans = kernel_spans(&toks);
@@ -123,7 +121,6 @@ pub(super) fn split_tokens(lexed: &[Tok]) -> Vec<Section> {
     sections
 }
 
-/// Where a kernel is: its unique name and its first and last source line.
 struct KernelSpan {
     name: String,
     first: usize,
@@ -494,7 +491,6 @@ fn replacement<'a>(rule: &'a Rule, matched: &'a [Tok]) -> impl Iterator<Item = T
     })
 }
 
-/// Groups tokens by source line and renders each line.
 pub(super) fn render_lines(toks: &[Tok]) -> Vec<NormLine> {
     toks.chunk_by(|a, b| a.line == b.line)
         .map(|line| NormLine {

@@ -4,12 +4,10 @@
 use std::collections::BTreeMap;
 
 crate::names::named_enum! {
-    /// The instruction class of one PTX instruction, following Fang et al. 2011, Table V.
-    ///
-    /// The paper's "data movement" class is split into its rows (`mov`, `cvt`, `ld.*`,
-    /// `st.*`), because those rows carried the paper's argument; `InstrClass::group` gives
-    /// the paper's coarse class. Classes the paper did not need (`warp`, `atomic`) are kept
-    /// apart rather than folded into another class, and anything unknown is `other`.
+    /// The class of one PTX instruction, after Fang et al. 2011, Table V, whose "data movement"
+    /// is split into its rows (`mov`, `cvt`, `ld.*`, `st.*`) because they carried the paper's
+    /// argument (`InstrClass::group` gives the coarse class). `warp` and `atomic`, which the
+    /// paper did not need, are kept apart; anything unknown is `other`.
     #[strum(serialize_all = "kebab-case")]
     pub enum InstrClass {
         Arithmetic,
@@ -104,11 +102,8 @@ pub(super) enum OpcodeRule {
     Memory(&'static str),
 }
 
-/// The opcode -> class table, by rule. An opcode is the first dotted component of the
-/// instruction (`fma` for `fma.rn.f32`, `bar` for `bar.warp.sync`); an opcode not in the
-/// table is [`InstrClass::Other`].
-///
-/// Choices worth reviewing:
+/// The opcode (`fma` of `fma.rn.f32`) -> class table; an opcode not in it is
+/// [`InstrClass::Other`]. Choices worth reviewing:
 /// * `setp`, `set`, `selp`, `slct` and `testp` are flow control, as in the paper (they
 ///   compute predicates or select on them); `trap` and `brkpt` end or divert control.
 /// * `bfind`, `fns`, `shf`, `bmsk` and `szext` are bit manipulation: `logic-shift`.
@@ -171,8 +166,7 @@ fn state_space(modifiers: &[String]) -> Option<&str> {
     })
 }
 
-/// Classify an instruction given its opcode (first dotted component) and its modifiers
-/// (the remaining dotted components), using [`OPCODE_CLASSES`].
+/// The class of an instruction by its opcode and modifiers (the other dotted components).
 pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass {
     let rule = OPCODE_CLASSES
         .iter()
@@ -188,8 +182,8 @@ pub(super) fn classify_opcode(opcode: &str, modifiers: &[String]) -> InstrClass 
     }
 }
 
-/// Instruction counts per class, keyed by `InstrClass::name`; [`ClassCounts::new`] holds
-/// every known class (zeros included) so that every table has the same rows.
+/// Instruction counts per class, keyed by `InstrClass::name`: every class, zeros included, so
+/// that every table has the same rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassCounts {
     pub(super) counts: BTreeMap<String, u64>,
@@ -216,7 +210,6 @@ impl ClassCounts {
         self.get_name(class.name())
     }
 
-    /// The count for the class named `name` (0 if absent).
     pub(super) fn get_name(&self, name: &str) -> u64 {
         self.counts.get(name).copied().unwrap_or(0)
     }

@@ -1,9 +1,5 @@
-//! The parser: events from the scanner -> [`PtxModule`] of functions, instructions and
-//! state-space variables.
-//!
-//! The scanner has already removed comments and cut the text into statements; this
-//! module interprets them: function headers, instructions with their predicates,
-//! `.reg` declarations, and state-space variables with their literal sizes.
+//! The parser: the scanner's statements -> [`PtxModule`] of functions, instructions with their
+//! predicates, checked `.reg` declarations and state-space variables with their literal sizes.
 
 use super::classify::{classify_opcode, ClassCounts, InstrClass};
 use super::scan::{first_token, is_identifier, scan, Event};
@@ -74,7 +70,7 @@ fn bad(line: usize, text: &str) -> PtxError {
     }
 }
 
-/// Split off the first whitespace-separated token; the rest is trimmed at the start.
+/// The first whitespace-separated token, and the rest trimmed at the start.
 fn next_token(s: &str) -> (&str, &str) {
     split_word(s, char::is_whitespace)
 }
@@ -157,7 +153,7 @@ fn scalar_size(ty: &str) -> Option<u64> {
     }
 }
 
-/// If the statement declares variables in a state space, return that space (no dot).
+/// The state space (no dot) a statement declares variables in.
 fn declared_space(text: &str) -> Option<&'static str> {
     let tok = text.split_whitespace().find(|t| !LINKAGE.contains(t))?;
     ["global", "const", "shared", "local"]
@@ -348,12 +344,9 @@ fn body_statement(kernel: &mut PtxKernel, text: &str, line: usize) -> Result<(),
     Ok(())
 }
 
-/// Parse PTX text into a [`PtxModule`].
-///
-/// Lenient for unknown directives (ignored) and unknown opcodes (kept, classified
-/// `other`); strict about structure, reporting the line of unbalanced braces, unclosed
-/// comments or strings, unterminated statements, and instructions outside functions.
-/// Never panics, whatever the input.
+/// Parses PTX text: lenient for unknown directives (ignored) and opcodes (kept, classified
+/// `other`), strict about structure (the error names the line of unbalanced braces, unclosed
+/// comments or strings, unterminated statements, instructions outside functions). Never panics.
 pub fn parse_ptx(text: &str) -> Result<PtxModule, PtxError> {
     // The whole text is scanned first, so a scanner error wins over a parser error
     // that comes earlier in the text.
@@ -428,7 +421,7 @@ impl Builder {
     }
 }
 
-/// Count the instructions of one function (an `.entry` or a `.func`) by class.
+/// The instructions of one function (an `.entry` or a `.func`) by class.
 pub fn count_classes(kernel: &PtxKernel) -> ClassCounts {
     let mut counts = ClassCounts::new();
     for instr in &kernel.instructions {

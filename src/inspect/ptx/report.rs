@@ -8,12 +8,11 @@ use super::classify::{ClassCounts, InstrClass};
 
 const NOT_COUNTED: &str = "—";
 
-/// One kernel pair's section of a report in `language` (`"PTX"`, `"SASS"`): a heading and a
-/// table appended to `md`, one row per class (in `InstrClass::ALL` order) with OpenCL's count,
-/// CUDA's and the difference CUDA - OpenCL, then the totals. Returns the CSV rows: per class
-/// one for OpenCL then one for CUDA (no total row, so summing `count` per `api` gives
-/// `ClassCounts::total`). A side that was not counted (`None`: no code, no such kernel) shows
-/// `—` in its cells and the differences, never a count of 0, and has no rows.
+/// One kernel pair's section of a report in `language` (`"PTX"`, `"SASS"`) appended to `md`:
+/// per class (`InstrClass::ALL` order) OpenCL's count, CUDA's and CUDA - OpenCL, then the
+/// totals. Returns the CSV rows, per class OpenCL's then CUDA's (no total row: summing `count`
+/// per `api` gives `ClassCounts::total`). A side not counted (`None`) shows `—`, never 0, and
+/// has no rows.
 pub fn opencl_beside_cuda(
     language: &str,
     pair: &str,

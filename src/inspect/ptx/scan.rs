@@ -1,14 +1,11 @@
-//! Scanner: characters -> statements, labels and braces.
-//!
-//! Comments are removed, whitespace is collapsed, and the input is cut into [`Event`]s:
-//! statements (ended by `;`, or by the end of the line for [`LINE_DIRECTIVES`]), labels,
-//! and the braces that open and close blocks. Blocks after directives other than `.entry`
-//! and `.func` (DWARF `.section`s) are skipped here, so the parser never sees them.
+//! Scanner: characters -> [`Event`]s, comments removed and whitespace collapsed: statements
+//! (ended by `;`, or the end of the line for [`LINE_DIRECTIVES`]), labels, and the braces that
+//! open and close blocks. Blocks after directives other than `.entry` and `.func` (DWARF
+//! `.section`s) are skipped here, so the parser never sees them.
 
 use thiserror::Error;
 
-/// Errors from [`super::parse::parse_ptx`]. Every variant names the 1-based line where the problem is
-/// (where a statement starts, for those about a statement).
+/// Errors from [`super::parse::parse_ptx`], each naming its 1-based line (a statement's first).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum PtxError {
     #[error("line {line}: '}}' without a matching '{{'")]
@@ -19,10 +16,9 @@ pub enum PtxError {
     UnterminatedComment { line: usize },
     #[error("line {line}: unterminated string literal")]
     UnterminatedString { line: usize },
-    /// A statement not terminated by `;` before a `}` or the end of the input.
+    /// Before a `}` or the end of the input.
     #[error("line {line}: statement is not terminated by ';'")]
     UnterminatedStatement { line: usize },
-    /// Parentheses or braces that do not balance within one statement.
     #[error("line {line}: unbalanced parentheses or braces in statement")]
     UnbalancedStatement { line: usize },
     /// An instruction or label outside of any `.entry` / `.func` body; `text` is the
@@ -81,7 +77,7 @@ fn is_function_header(buf: &str) -> bool {
         .any(|t| t == ".entry" || t == ".func")
 }
 
-/// Cut `input` into events. Never panics; structural errors name their line.
+/// Never panics; structural errors name their line.
 pub(super) fn scan(input: &str) -> Result<Vec<Event>, PtxError> {
     let mut sc = Scanner {
         chars: input.chars().collect(),
@@ -119,7 +115,7 @@ struct Scanner {
 }
 
 impl Scanner {
-    /// Consume one character, or a whole comment or string literal.
+    /// Consumes one character, or a whole comment or string literal.
     fn step(&mut self) -> Result<(), PtxError> {
         let c = self.chars[self.pos];
         let next = self.chars.get(self.pos + 1).copied();

@@ -1,17 +1,11 @@
 //! The paper's Table V: PTX instruction counts of the FFT's forward kernel by class, ours per
-//! API and index width beside the paper's.
+//! API and index width beside the paper's ([`crate::paper::FANG_TABLE_V`]: SHOC's FFT by CUDA
+//! 3.2's and NVIDIA's OpenCL front ends, quoted as printed; the table's notes say where the
+//! paper's subtotal disagrees with its rows).
 //!
 //! The paper's classes are `ClassGroup`s of our [`InstrClass`]es (opcodes in
 //! `OPCODE_CLASSES`, `classify.rs`); warp collectives, atomics and unknown opcodes count in
 //! the total only.
-//!
-//! # The paper's numbers
-//!
-//! [`crate::paper::FANG_TABLE_V`] holds the subtotals printed in Table V of Fang, Varbanescu &
-//! Sips (2011), SHOC's FFT "forward" kernel compiled by CUDA 3.2's and NVIDIA's OpenCL front
-//! ends. Quoted as printed. The OpenCL logic/shift rows printed above that subtotal (and 291,
-//! or 33, not 4, xor 4, shl 50, shr 43) add up to 425, not the 163 printed; we quote 163 and
-//! say so.
 
 use crate::rows::TableVRow;
 
