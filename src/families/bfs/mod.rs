@@ -1,52 +1,43 @@
 //! The BFS family: level-synchronous breadth-first search as in Rodinia's `bfs` (two kernels
-//! per level, a one-word flag read back after each), its seeded graph generators, the CPU
-//! reference, and the runner that drives a backend level by level. The kernels are
-//! `kernels_*/bfs.*`.
+//! per level, `kernels_*/bfs.*`, a one-word flag read back after each) and the runner that
+//! drives a backend level by level; the graphs and the CPU reference are in `graph`.
 //!
 //! # Graphs
 //!
 //! `size` is the vertex count `n`; every graph has exactly `n × DEGREE` directed edges and is
-//! searched from vertex 0. Vertices lie in layers of growing width (1, 4, 16, … from the
-//! source; the last layer takes the rest): every vertex of layer `k > 0` has one edge from a
-//! random vertex of layer `k − 1`, and no edge ever reaches more than one layer deeper than
-//! its source. So each vertex's BFS level is its layer, and the number of levels is a
-//! function of `n` alone ([`levels`]): both APIs run the same, known number of launches, and
-//! time per level is total time / levels. The remaining edges make the two generators:
+//! searched from vertex 0. The layered graphs put the vertices in layers of growing width (1,
+//! 4, 16, …; the last takes the rest): each vertex of layer `k > 0` has an edge from a random
+//! vertex of layer `k − 1`, and no edge reaches more than one layer deeper than its source. So
+//! a vertex's level is its layer and the level count a function of `n` ([`levels`]): both APIs
+//! run the same, known number of launches (time per level is total time / levels). Their
+//! other edges:
 //!
-//! * `uniform`: sources and targets uniform (targets among the vertices at most one layer
-//!   deeper than the source), out-degrees about Poisson(`DEGREE`) — Rodinia's kind of graph;
+//! * `uniform`: sources and targets uniform (targets at most one layer deeper than the
+//!   source), out-degrees about Poisson(`DEGREE`) — Rodinia's kind of graph;
 //! * `power-law`: sources drawn from a power law (density ∝ rank^(−2/3), ranks scattered over
-//!   the vertices), so a few hubs hold a large share of the edges: a few work-items of the
-//!   expand kernel loop over very long edge lists.
+//!   the vertices): a few hubs, whose expand work-items loop over very long edge lists.
 //!
-//! ## Random graphs: levels measured, not known
-//!
-//! `random-uniform` and `random-power-law` have no layers: each vertex `v` picks `DEGREE/2`
-//! partners and every pair is an edge both ways (undirected, as Rodinia's `graphgen`), so
-//! the graph again has exactly `n × DEGREE` edges. Each `v > 0` takes its first partner
-//! among the vertices before it, so every vertex is reachable from vertex 0 and GTEPS counts
-//! every edge.
+//! The random graphs have no layers: each vertex `v` picks `DEGREE/2` partners, each pair an
+//! edge both ways (undirected, as Rodinia's `graphgen`); each `v > 0` takes its first partner
+//! uniformly among the vertices before it, so all are reachable from 0 and GTEPS counts every
+//! edge.
 //!
 //! * `random-uniform`: the other partners uniform over all vertices (Erdős–Rényi-like, mean
-//!   degree `DEGREE`, as Rodinia's generator; its first partner uniform over the earlier ones);
-//! * `random-power-law`: preferential attachment (Barabási–Albert): every partner is the end
-//!   of a uniformly drawn earlier edge, so a vertex is picked in proportion to its degree and
+//!   degree `DEGREE`, as Rodinia's generator);
+//! * `random-power-law`: preferential attachment (Barabási–Albert): each partner is the end of
+//!   a uniformly drawn earlier edge, so a vertex is picked in proportion to its degree and
 //!   degrees follow a power law (exponent 3); vertex 0 starts with self-loops.
 //!
-//! Their depth is whatever the graph gives: [`depth`] counts it from the CPU BFS, and the
-//! device run must reach every vertex at the same level.
+//! Their depth is measured: [`depth`] counts it from the CPU BFS, and the device run must
+//! reach every vertex at the same level.
 //!
-//! # Timing
+//! # Timing and metric
 //!
-//! One run starts from a fresh state (uploaded before the first level, untimed) and loops:
-//! clear the flag (one word up), expand, update, read the flag (one word down). Per level the
-//! device clock gives the two kernels' time; the host clock spans the whole level, so host
-//! clock − device clock is what launching, waiting and the flag's two transfers cost. A run's
-//! [`Timing`] adds the levels up, as every multi-step run does.
-//!
-//! # Metric
-//!
-//! GTEPS: edges of the graph (`n × DEGREE`, all reachable) per second of one whole search.
+//! A run uploads a fresh state (untimed), then per level: clear the flag (one word up),
+//! expand, update, read the flag (one word down). The device clock gives the two kernels' time,
+//! the host clock the whole level, so their difference is what launching, waiting and the
+//! flag's two transfers cost; a run's [`Timing`] adds the levels up, as every multi-step run
+//! does. GTEPS: the graph's `n × DEGREE` edges (all reachable) per second of one whole search.
 
 use crate::backend::Runtime;
 use std::time::Instant;
@@ -66,16 +57,8 @@ mod graph;
 pub use graph::*;
 
 const fn graph(name: &'static str, about: &'static str) -> Variant {
-    points(
-        v(
-            FamilyId::Bfs,
-            name,
-            "bfs_expand",
-            Cover { per_item: 1 },
-            about,
-        ),
-        &[],
-    )
+    let rule = Cover { per_item: 1 };
+    points(v(FamilyId::Bfs, name, "bfs_expand", rule, about), &[])
 }
 
 /// The variants are the graph generators; one kernel pair searches them all.

@@ -1,6 +1,5 @@
 //! The split variants' launches (`split-k`, `split-wide`: partial sums then a final pass;
-//! `split-one`, `split-flat`: one launch with completion counters) and what the fake backend
-//! computes for them.
+//! `split-one`, `split-flat`: one launch with completion counters) and their emulation.
 
 use super::shapes::{splits_of, tile_of, SPLIT_K_FINAL, SPLIT_ONE, TILE};
 use crate::backend::fake::FakeLaunch;
@@ -56,12 +55,10 @@ pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The steps of a split variant over `[M, V, W]`: for `split-k` and `split-wide`, the partial
-/// sums of `splits` column blocks into a buffer of their own, then a warp-sized slice per row
-/// adds them into W (both timed, the same way on both sides); for `split-one`, one launch that
-/// does both: the partials of `splits` column blocks per row tile, one counter per row tile
-/// (see [`one_launch_step`]). Returns the steps and the partials buffer (poisoned
-/// before checks).
+/// The steps of a split variant over `[M, V, W]`, and the partials buffer (poisoned before
+/// checks). `split-k` and `split-wide`: the partial sums of `splits` column blocks, then a
+/// warp-sized slice per row adds them into W (both timed, the same way on both sides);
+/// `split-one`: one launch that does both, one counter per row tile ([`one_launch_step`]).
 pub(super) fn split_k_steps(
     cx: &mut Build<'_>,
     kernel: KernelId,
@@ -103,12 +100,11 @@ pub(super) fn split_k_steps(
     Ok((vec![first, second], (partial, len)))
 }
 
-/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: W's arguments where
-/// every other matvec kernel has them (so the fake backend emulates it as a matvec), then the
-/// partials, the block parameter (the splits of `split-one`, the chunk of `split-flat`) and
-/// the `counters` completion counters (row tiles, rows). The counters start at 0 and the
-/// kernel leaves them at 0 (the work-group that completes a row or tile resets its counter),
-/// so they are zeroed once here.
+/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: the arguments every
+/// matvec kernel takes (so the fake backend emulates it as one), then P, the block parameter
+/// (splits, or `split-flat`'s chunk) and `counters` completion counters (row tiles, rows). The
+/// kernel leaves each counter at 0 (whoever completes a row or tile resets it), so they are
+/// zeroed once here.
 pub(super) fn one_launch_step(
     cx: &mut Build<'_>,
     kernel: KernelId,

@@ -154,10 +154,7 @@ impl Family for Sgemm {
                 name: "sgemm",
                 variant: None,
             }],
-            quick_size: Some(QuickSize {
-                length: "512",
-                matrix: "512",
-            }),
+            quick_size: Some(QuickSize::same("512")),
             variants: &VARIANTS,
             // Multiples of both tiles (16 and 128); the last one has several tiles per row.
             test_sizes: &[Size::vector(128), Size::vector(384)],

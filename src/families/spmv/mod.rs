@@ -1,8 +1,8 @@
-//! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row) and
-//! a vector kernel (one warp per row), and a CSR-stream kernel (a work-group's rows streamed
-//! in coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
-//! `x` read three ways
-//! ([`ReadPath`](crate::families::read_path::ReadPath)). The kernels are `kernels_*/spmv.*`.
+//! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row), a
+//! vector kernel (one warp per row) and a CSR-stream kernel (a work-group's rows streamed in
+//! coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
+//! `x` read three ways ([`ReadPath`](crate::families::read_path::ReadPath)), in
+//! `kernels_*/spmv.*`.
 //!
 //! # Size spelling
 //!
@@ -12,10 +12,10 @@
 //!
 //! # Generated matrices
 //!
-//! Every number comes from [`mix`](crate::families::reference::mix) (SplitMix64) of the seed and a position, never from a
-//! stateful generator, so `baselines/baselines.py` rebuilds the same matrices bit for bit for the
-//! cuSPARSE baseline (the fingerprint test below and the script's self-test hold both to one
-//! value):
+//! Every number comes from [`mix`](crate::families::reference::mix) (SplitMix64) of the seed
+//! and a position, never from a stateful generator, so `baselines/baselines.py` rebuilds the
+//! same matrices bit for bit for the cuSPARSE baseline (the fingerprint test below and the
+//! script's self-test hold both to one value):
 //!
 //! * `uniform`: NNZ / ROWS entries per row (the first NNZ % ROWS rows one more), columns
 //!   uniform over the row;
@@ -57,22 +57,14 @@ const WARP: u32 = 32;
 
 /// The scalar kernels' row loop is unroll point A (the texture-explain study's experiment).
 const fn scalar(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    v(
-        FamilyId::Spmv,
-        name,
-        kernel,
-        GroupRule::Cover { per_item: 1 },
-        about,
-    )
+    let rule = GroupRule::Cover { per_item: 1 };
+    v(FamilyId::Spmv, name, kernel, rule, about)
 }
 
 const fn vector(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     let rule = GroupRule::PerComputeUnit(16);
-    pow2(
-        points(v(FamilyId::Spmv, name, kernel, rule, about), &[]),
-        WARP,
-        1024,
-    )
+    let variant = points(v(FamilyId::Spmv, name, kernel, rule, about), &[]);
+    pow2(variant, WARP, 1024)
 }
 
 pub const VARIANTS: [Variant; 9] = [
@@ -232,7 +224,6 @@ impl Family for Spmv {
         if size.rows == 0 || size.cols == 0 {
             return Err(bad_size(variant, SizeError::Empty(size)));
         }
-        // Row pointers and column indices are 32-bit.
         if size.cols >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
             return Err(bad_size(variant, SizeError::TooLarge(size)));
         }

@@ -116,7 +116,6 @@ pub enum SizeError {
     TooManyPoints { size: Size, points: u64 },
 }
 
-/// Refuse a grid the kernel cannot run, naming the limit.
 pub fn check_size(size: Size) -> Result<(), SizeError> {
     let g = Grid::of(size);
     if g.nx == 0 || !g.nx.is_multiple_of(TILE_X) {
@@ -125,7 +124,6 @@ pub fn check_size(size: Size) -> Result<(), SizeError> {
     if g.nz < 2 * RADIUS + 1 {
         return Err(SizeError::Planes { size, nz: g.nz });
     }
-    // Kernels index with 32-bit integers.
     if g.points() >= u64::from(u32::MAX) {
         return Err(SizeError::TooManyPoints {
             size,
@@ -255,10 +253,7 @@ impl Family for Stencil {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "384",
-            quick_size: Some(QuickSize {
-                length: "64",
-                matrix: "64",
-            }),
+            quick_size: Some(QuickSize::same("64")),
             variants: &VARIANTS,
             // Cubes and a plane stack with the fewest planes a radius-4 step allows.
             test_sizes: &[Size::matrix(32, 9), Size::vector(64)],

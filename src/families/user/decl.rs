@@ -426,20 +426,14 @@ fn check_signature(
         source,
     })?;
     if params.len() != args.len() {
+        let found: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        let declared: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
         return Err(Declaration(format!(
-            "{path}: kernel '{}' has {} parameter(s) ({}); the study declares {} ({})",
-            kernel,
-            params.len(),
-            params
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            args.len(),
-            args.iter()
-                .map(|a| a.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "{path}: kernel '{kernel}' has {} parameter(s) ({}); the study declares {} ({})",
+            found.len(),
+            found.join(", "),
+            declared.len(),
+            declared.join(", ")
         )));
     }
     let kind =
@@ -449,11 +443,10 @@ fn check_signature(
         let found = kind(param.pointer, &param.element);
         if declared != found {
             return Err(Declaration(format!(
-                "{path}: argument '{}' (parameter {} of kernel '{}', '{}' in the source) is \
+                "{path}: argument '{}' (parameter {} of kernel '{kernel}', '{}' in the source) is \
                      declared {declared}, but the kernel takes a {found}",
                 arg.name,
                 i + 1,
-                kernel,
                 param.name
             )));
         }

@@ -42,16 +42,6 @@ pub enum Func {
     Ceil,
 }
 
-impl Func {
-    fn arity(self) -> usize {
-        if matches!(self, Func::Min | Func::Max) {
-            2
-        } else {
-            1
-        }
-    }
-}
-
 /// `text` as an error quotes it: a long one cut after 60 characters, so a refusal of a huge
 /// expression stays one readable line.
 fn shortened(text: &str) -> String {
@@ -169,7 +159,6 @@ impl Parser<'_> {
         self.chars.get(self.pos).is_some_and(|c| f(*c))
     }
 
-    /// Moves past the characters that satisfy `f`.
     fn skip_while(&mut self, f: impl Fn(char) -> bool) {
         while self.next_is(&f) {
             self.pos += 1;
@@ -224,8 +213,9 @@ impl Parser<'_> {
         }
     }
 
-    /// Every nesting passes through here (a sign, a power's exponent, and via an atom a
-    /// parenthesis or a call's argument), so the depth is counted here.
+    /// unary := '-' unary | power. Every nesting passes through here (a sign, a power's
+    /// exponent, and via an atom a parenthesis or a call's argument), so the depth is counted
+    /// here.
     fn unary(&mut self) -> Result<Expr, ExprError> {
         if self.depth >= MAX_NESTING {
             return Err(self.error(format!(
@@ -233,17 +223,13 @@ impl Parser<'_> {
             )));
         }
         self.depth += 1;
-        let e = self.signed();
+        let e = if self.eat('-') {
+            self.unary().map(|e| Expr::Neg(Box::new(e)))
+        } else {
+            self.power()
+        };
         self.depth -= 1;
         e
-    }
-
-    /// unary := '-' unary | power
-    fn signed(&mut self) -> Result<Expr, ExprError> {
-        if self.eat('-') {
-            return Ok(Expr::Neg(Box::new(self.unary()?)));
-        }
-        self.power()
     }
 
     /// power := atom ('^' unary)?   (right-associative: 2^3^2 is 2^9)
@@ -322,7 +308,11 @@ impl Parser<'_> {
             if !self.eat(')') {
                 return Err(self.error("a ')' is missing".into()));
             }
-            let arity = func.arity();
+            let arity = if matches!(func, Func::Min | Func::Max) {
+                2
+            } else {
+                1
+            };
             if args.len() != arity {
                 return Err(self.error(format!(
                     "{name} takes {arity} argument(s), not {}",
