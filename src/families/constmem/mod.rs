@@ -63,8 +63,7 @@ const fn broadcast(name: &'static str, kernel: &'static str, about: &'static str
     points(v(FamilyId::Broadcast, name, kernel, rule, about), &[])
 }
 
-/// The variants of both families, in report order: the Sobel ones lead, the broadcast ones
-/// follow.
+/// The variants of both families, in report order: Sobel's, then broadcast's.
 pub const VARIANTS: [Variant; 10] = [
     sobel(
         "constant",
@@ -161,7 +160,6 @@ pub enum SizeError {
     TableLength(Size),
 }
 
-/// Refuse an image the Sobel variant cannot run, naming the limit.
 pub fn check_image(variant: &Variant, size: Size) -> Result<(), SizeError> {
     let cols = cols_per_item(variant.kernel);
     if !size.cols.is_multiple_of(cols) {
@@ -174,11 +172,9 @@ pub fn check_image(variant: &Variant, size: Size) -> Result<(), SizeError> {
     if size.cols == 0 || size.rows == 0 {
         return Err(SizeError::EmptyImage(size));
     }
-    if pixels(size) >= u64::from(u32::MAX) {
-        return Err(SizeError::TooManyPixels {
-            size,
-            pixels: pixels(size),
-        });
+    let pixels = pixels(size);
+    if pixels >= u64::from(u32::MAX) {
+        return Err(SizeError::TooManyPixels { size, pixels });
     }
     Ok(())
 }
@@ -187,9 +183,8 @@ pub struct Sobel;
 
 pub struct Broadcast;
 
-/// `sobel_<placement>(data, out, [filter,] w, h)`: every pixel the launch covers; the
-/// filter read from where the placement puts it (constant memory, global memory, or the
-/// kernel's own text).
+/// `sobel_<placement>(data, out, [filter,] w, h)`: every pixel the launch covers, the filter
+/// read where the placement puts it (constant memory, global memory, or the kernel's text).
 fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let kernel = l.kernel;
     let placement = kernel.trim_start_matches("sobel_").trim_end_matches("_x4");

@@ -18,8 +18,7 @@ pub(super) fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
         .collect()
 }
 
-/// Sobel's inputs: the image, the filter, the reference and the output positions it is for
-/// (empty: every output).
+/// Sobel's inputs: the image, the filter, the reference and its output positions (empty: all).
 pub fn problem(size: Size, seed: u64) -> Inputs {
     let data = quantised(pixels(size) as usize, seed, 8);
     let sample = sobel_sample(size, seed);

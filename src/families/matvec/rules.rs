@@ -1,6 +1,6 @@
 //! Measured decision tables for `matvec/auto`: per GPU, which variant won a shape sweep in each
 //! region of (aspect ratio, matrix bytes, row alignment). `clvscu shapes-rule` derives a table
-//! from a sweep's `measurements.csv` (see `crate::shape_rule`); the tables committed in
+//! from a sweep's `measurements.csv` ([`super::derive`]); the tables committed in
 //! `harness/rules/` are built into the binary, and `CLVSCU_MATVEC_RULES` names a table file
 //! read at run time instead (a user's own GPU). Where no table names the device, `auto` keeps
 //! the hand rule of [`super::shapes::rule`].
@@ -91,7 +91,6 @@ pub struct RuleTable {
     pub regions: Vec<Region>,
 }
 
-/// Why a table could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RulesError {
     #[error("matvec rule table {name}: {source}")]

@@ -67,8 +67,7 @@ const VARIANTS: [Variant; 3] = [
     ),
 ];
 
-/// Output elements checked when the matrix has more than this many; smaller ones are checked
-/// whole.
+/// Output elements checked of a larger C; a smaller one is checked whole.
 pub const SAMPLE: usize = 1024;
 
 /// The square output tile one work-group computes, by variant (the kernels' SG_TS and SG_BM).

@@ -94,7 +94,6 @@ pub fn divides(c: &Config, size: Size) -> bool {
     t.x > 0 && t.y > 0 && g.nx.is_multiple_of(u64::from(t.x)) && g.ny.is_multiple_of(u64::from(t.y))
 }
 
-/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
 impl Tuning for super::Stencil {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         SPACES

@@ -5,13 +5,12 @@
 use serde::Deserialize;
 
 use super::expr::{size_slot, Expr, ExprError, SizeExpr, SIZE_NAMES};
-use super::restriction::RestrictionError;
+use super::restriction::{Restriction, RestrictionError};
 use super::signature::{self, SignatureError};
 use crate::rows::Metric;
 use DeclError::Declaration;
 
-/// A kernel pair's declaration in a study that cannot be used; the message names the key or
-/// argument at fault.
+/// Why a study's declaration of a kernel pair cannot be used, naming the key or argument.
 #[derive(Debug, thiserror::Error)]
 pub enum DeclError {
     #[error("{0}")]
@@ -72,9 +71,8 @@ pub struct CheckSpec {
 }
 
 /// `tune = { local = [64, 128, 256], defines = { ITEMS = [1, 2, 4] }, restrictions = [...] }`:
-/// what `clvscu tune` tries, as Kernel Tuner's `tune_params` and `restrictions`: the
-/// work-group sizes, each define's values (passed as `-DNAME=value` to both compilers), and
-/// comparisons over those names that every tried point must satisfy.
+/// what `clvscu tune` tries, as Kernel Tuner's `tune_params` and `restrictions` (defines are
+/// passed as `-DNAME=value` to both compilers; every tried point satisfies every restriction).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TuneSpec {
@@ -295,7 +293,7 @@ pub struct UserKernel {
     /// The tunable defines with their values, in name order.
     pub tune_defines: Vec<(String, Vec<u32>)>,
     /// Over `local` and the defines' names, in that order.
-    pub restrictions: Vec<super::restriction::Restriction>,
+    pub restrictions: Vec<Restriction>,
     /// The size of the study entry, for a tune that names none.
     pub size: String,
 }
@@ -318,11 +316,7 @@ pub struct Declared<'a> {
 
 /// The checked `tune` key: work-group sizes (the entry's own `local` when the key declares
 /// defines but no sizes), defines, and restrictions over `local` and the define names.
-type Tune = (
-    Vec<u32>,
-    Vec<(String, Vec<u32>)>,
-    Vec<super::restriction::Restriction>,
-);
+type Tune = (Vec<u32>, Vec<(String, Vec<u32>)>, Vec<Restriction>);
 
 fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclError> {
     let Some(t) = tune else {
@@ -354,7 +348,7 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclErro
     let restrictions = t
         .restrictions
         .iter()
-        .map(|r| super::restriction::Restriction::parse(r, &names))
+        .map(|r| Restriction::parse(r, &names))
         .collect::<Result<Vec<_>, _>>()?;
     let defines = t.defines.clone().into_iter().collect();
     Ok((locals, defines, restrictions))
@@ -414,8 +408,7 @@ impl UserKernel {
     }
 }
 
-/// The declared arguments held to the kernel's parameters in `file`: count, buffer or
-/// scalar, and type, each mismatch named.
+/// Holds the declared arguments to the kernel's parameters in `file`, naming any mismatch.
 fn check_signature(
     kernel: &str,
     args: &[ArgDecl],

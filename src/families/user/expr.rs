@@ -42,8 +42,7 @@ pub enum Func {
     Ceil,
 }
 
-/// `text` as an error quotes it: a long one cut after 60 characters, so a refusal of a huge
-/// expression stays one readable line.
+/// `text` as an error quotes it: over 80 characters, its first 60 (one readable line).
 fn shortened(text: &str) -> String {
     if text.chars().count() <= 80 {
         return text.to_string();
