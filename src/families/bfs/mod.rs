@@ -2,15 +2,12 @@
 //! per level, `kernels_*/bfs.*`, a one-word flag read back after each) and the runner that
 //! drives a backend level by level; the graphs and the CPU reference are in `graph`.
 //!
-//! # Graphs
-//!
-//! `size` is the vertex count `n`; every graph has exactly `n × DEGREE` directed edges and is
-//! searched from vertex 0. The layered graphs put the vertices in layers of growing width (1,
-//! 4, 16, …; the last takes the rest): each vertex of layer `k > 0` has an edge from a random
-//! vertex of layer `k − 1`, and no edge reaches more than one layer deeper than its source. So
-//! a vertex's level is its layer and the level count a function of `n` ([`levels`]): both APIs
-//! run the same, known number of launches (time per level is total time / levels). Their
-//! other edges:
+//! Graphs: `size` is the vertex count `n`; every graph has exactly `n × DEGREE` directed edges and
+//! is searched from vertex 0. The layered graphs put the vertices in layers of growing width (1, 4,
+//! 16, …; the last takes the rest): each vertex of layer `k > 0` has an edge from a random vertex
+//! of layer `k − 1`, and no edge reaches more than one layer deeper than its source. So a vertex's
+//! level is its layer and the level count a function of `n` ([`levels`]): both APIs run the same,
+//! known number of launches (time per level is total time / levels). Their other edges:
 //!
 //! * `uniform`: sources and targets uniform (targets at most one layer deeper than the
 //!   source), out-degrees about Poisson(`DEGREE`) — Rodinia's kind of graph;
@@ -31,13 +28,11 @@
 //! Their depth is measured: [`depth`] counts it from the CPU BFS, and the device run must
 //! reach every vertex at the same level.
 //!
-//! # Timing and metric
-//!
-//! A run uploads a fresh state (untimed), then per level: clear the flag (one word up),
-//! expand, update, read the flag (one word down). The device clock gives the two kernels' time,
-//! the host clock the whole level, so their difference is what launching, waiting and the
-//! flag's two transfers cost; a run's [`Timing`] adds the levels up, as every multi-step run
-//! does. GTEPS: the graph's `n × DEGREE` edges (all reachable) per second of one whole search.
+//! Timing and metric: a run uploads a fresh state (untimed), then per level: clear the flag (one
+//! word up), expand, update, read the flag (one word down). The device clock gives the two kernels'
+//! time, the host clock the whole level, so their difference is what launching, waiting and the
+//! flag's two transfers cost; a run's [`Timing`] adds the levels up, as every multi-step run does.
+//! GTEPS: the graph's `n × DEGREE` edges (all reachable) per second of one whole search.
 
 use crate::backend::Runtime;
 use std::time::Instant;
@@ -304,8 +299,7 @@ impl Family for Bfs {
         variant.name
     }
 
-    /// The search's depth from the source, as the CPU reference found it (a verified run
-    /// matched it vertex by vertex).
+    /// The search's depth, as the CPU reference found it (a verified run matched it).
     fn levels(&self, inputs: &Inputs) -> Option<u64> {
         Some(depth(&inputs.reference))
     }

@@ -3,26 +3,20 @@
 //! as literals) and the broadcast micro-kernel (constant vs global memory, one address per
 //! warp vs 32). The kernels are `kernels_*/constant.*`.
 //!
-//! # Sizes
+//! Sizes. Sobel: `HxW`, an image of H rows of W pixels, launched in 2-D (x over the columns, y
+//! over the rows; `GroupRule::Cover2D`). Broadcast: `N` is the table length, a power of two up
+//! to [`TABLE_MAX`] (the CUDA symbol's size).
 //!
-//! Sobel: `HxW`, an image of H rows of W pixels, launched in 2-D (x over the columns, y over
-//! the rows; `GroupRule::Cover2D`). Broadcast: `N` is the table length, a power of two up to
-//! [`TABLE_MAX`] (the CUDA symbol's size).
-//!
-//! # Metrics
-//!
-//! Sobel: GB/s counting one read and one write of the image (8 bytes per pixel), as the copy
-//! kernel counts a copy; the window's re-reads of neighbours and the filter are served by
-//! caches and are not counted. Broadcast: G reads per second, every work-item reading every
+//! Metrics. Sobel: GB/s counting one read and one write of the image (8 bytes per pixel), as
+//! the copy kernel counts a copy; the window's re-reads of neighbours and the filter are served
+//! by caches and are not counted. Broadcast: G reads per second, every work-item reading every
 //! table entry once (`global x N` reads of 4 bytes; the "bytes" recorded are those 4-byte
 //! reads, requested, not moved from DRAM).
 //!
-//! # Exact verification
-//!
-//! The inputs are quantised so that every result is exact in float32 whatever order or
-//! contraction a compiler picks: image pixels are multiples of 2^-8 in [-1, 1] (a Sobel sum is
-//! at most 8 in magnitude: 12 significant bits), table entries multiples of 2^-10 in [-1, 1]
-//! (a sum of 8192 of them needs 24 bits). The tolerance is 0.
+//! Exact verification: the inputs are quantised so that every result is exact in float32
+//! whatever order or contraction a compiler picks: image pixels are multiples of 2^-8 in
+//! [-1, 1] (a Sobel sum is at most 8 in magnitude: 12 significant bits), table entries
+//! multiples of 2^-10 in [-1, 1] (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
@@ -195,8 +189,15 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     };
     let img = Size::matrix(l.count(w_at + 1)? as u64, l.count(w_at)? as u64);
     let [x, y] = l.shape.global_dims();
-    let cover = (x * cols_per_item(kernel), y * SOBEL_ROWS);
-    let out = emulate_sobel(l.read(0)?, filter, img, cover);
+    let (cover_x, cover_y) = (x * cols_per_item(kernel), y * SOBEL_ROWS);
+    let data = l.read(0)?;
+    // The pixels the launch covers; the rest untouched (`None`).
+    let out = (0..pixels(img) as usize)
+        .map(|p| {
+            let (x, y) = ((p as u64) % img.cols, (p as u64) / img.cols);
+            (x < cover_x && y < cover_y).then(|| sobel_at(data, filter, img, p) as f32)
+        })
+        .collect();
     l.write_some(1, out)
 }
 

@@ -1,6 +1,5 @@
 //! The constant-memory families' inputs and references: the quantised image and table, the
-//! Sobel filter at a pixel, the sampled check of a large image, and the emulation the fake
-//! backend runs.
+//! Sobel filter at a pixel, and the sampled check of a large image.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -72,20 +71,4 @@ pub fn check(got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
         .collect();
     let got = if sample.is_empty() { got } else { &picked };
     reference::compare_exact(got, reference.len(), |i| reference[i])
-}
-
-/// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
-/// pixels in x and y), the rest untouched (`None`).
-pub(super) fn emulate_sobel(
-    data: &[f32],
-    filter: &[f32],
-    img: Size,
-    cover: (u64, u64),
-) -> Vec<Option<f32>> {
-    (0..pixels(img) as usize)
-        .map(|p| {
-            let (x, y) = ((p as u64) % img.cols, (p as u64) / img.cols);
-            (x < cover.0 && y < cover.1).then(|| sobel_at(data, filter, img, p) as f32)
-        })
-        .collect()
 }

@@ -41,8 +41,8 @@ const fn pow2_variant(
 /// Where the shape-aware algorithms (`shapes`; `auto` picks among them) start in [`VARIANTS`].
 const SHAPES_FROM: usize = 8;
 
-/// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms, in report
-/// order; each `about` says how it works and what shape it is made for.
+/// In report order: the listings, the tuned kernel, then the shape-aware algorithms (each
+/// `about` says what shape it is for).
 const VARIANTS: [Variant; 19] = [
     v(
         FamilyId::Matvec,

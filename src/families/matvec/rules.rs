@@ -24,8 +24,7 @@ pub fn alignment(cols: u64) -> u32 {
         .unwrap_or(1)
 }
 
-/// Where a shape sits: log2(cols / rows) and log2(bytes of M), each rounded to an integer, and
-/// the row alignment.
+/// Where a shape sits: log2(cols / rows), log2(bytes of M) (each rounded) and row alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Key {
     pub aspect_log2: i32,
@@ -68,8 +67,7 @@ pub struct Region {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub groups: u32,
     pub gbs: f64,
-    /// The runner-up (`variant` or `variant@LOCALxGROUPS`) and its GB/s (empty when only one
-    /// candidate ran the shape).
+    /// The runner-up (`variant` or `variant@LOCALxGROUPS`; empty if none) and its GB/s.
     #[serde(default)]
     pub runner_up: String,
     #[serde(default)]

@@ -41,8 +41,7 @@ pub fn pick(name: &str) -> Option<&'static Variant> {
     shapes.iter().find(|v| v.name == name && v.name != AUTO)
 }
 
-/// Where a plan came from, as the value of the `MV_AUTO_RULE` define that records it in a
-/// row's flags.
+/// Where a plan came from: the `MV_AUTO_RULE` define that records it in a row's flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Source {
@@ -50,8 +49,7 @@ pub enum Source {
     Hand,
     /// The device's measured table (`harness/rules/`, or the file `CLVSCU_MATVEC_RULES` names).
     Table,
-    /// The hand rule, because the device's table could not be read or named a variant that
-    /// cannot run this shape.
+    /// The hand rule: the device's table was unreadable or chose a variant unfit for the shape.
     HandFallback,
 }
 
@@ -134,10 +132,9 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     }
 }
 
-/// The plan of a measured table's region for `size`: its variant at the launch it won at (the
-/// region's work-group size and count where the sweep swept them, else the variant's default
-/// launch), or `None` when the variant cannot run the shape. A measured work-group size this
-/// device refuses gives way to the default one, with the default group count.
+/// The plan of a measured table's region for `size`: its variant at the launch it won at where
+/// the sweep swept it and this device allows it, else at the variant's default launch; `None`
+/// when the variant cannot run the shape.
 fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> {
     let region = table.nearest(size.rows, size.cols);
     let variant = pick(&region.variant)?;
@@ -208,9 +205,8 @@ pub fn tile_of(variant: &str) -> u32 {
     }
 }
 
-/// Column blocks of a split launch of `groups` work-groups over row tiles of `tile` rows: as
-/// many as the groups cover after one per row tile, never so many that a block is empty (each
-/// is whole float4s).
+/// Column blocks of a split launch of `groups` work-groups over tiles of `tile` rows: as many
+/// as the groups cover after one per tile, none empty (each is whole float4s).
 pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
     let tiles = size.rows.div_ceil(u64::from(tile.max(1))).max(1);
     let most = size.cols.div_ceil(4).max(1);

@@ -100,11 +100,10 @@ pub(super) fn split_k_steps(
     Ok((vec![first, second], (partial, len)))
 }
 
-/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: the arguments every
-/// matvec kernel takes (so the fake backend emulates it as one), then P, the block parameter
-/// (splits, or `split-flat`'s chunk) and `counters` completion counters (row tiles, rows). The
-/// kernel leaves each counter at 0 (whoever completes a row or tile resets it), so they are
-/// zeroed once here.
+/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: a matvec's arguments (so
+/// the fake backend emulates it as one), then P, the block parameter (splits, or the chunk) and
+/// `counters` completion counters (row tiles, rows), zeroed once here: the kernel leaves each
+/// at 0 (whoever completes a row or tile resets it).
 pub(super) fn one_launch_step(
     cx: &mut Build<'_>,
     kernel: KernelId,

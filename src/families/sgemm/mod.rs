@@ -174,8 +174,7 @@ impl Family for Sgemm {
         plain(mul(nn, 2), nn, 0, 0).with_largest(nn)
     }
 
-    /// N a multiple of the variant's tile, with N² elements addressable by the kernels'
-    /// 32-bit indices.
+    /// N a multiple of the variant's tile, N² within the kernels' 32-bit indices.
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         let (n, t) = (size.rows, tile(variant.name));
         if n % t != 0 {

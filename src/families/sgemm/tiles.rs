@@ -138,8 +138,7 @@ impl Tuning for super::Sgemm {
         SPACES
     }
 
-    /// Fill in the work-group size and group count a configuration leaves out and its tiling
-    /// implies.
+    /// Fill in the work-group size and group count the tiling implies.
     fn derive_launch(&self, size: Size, c: &mut Config) {
         let t = Tiling::of(c);
         if c.local == 0 {

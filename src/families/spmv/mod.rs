@@ -4,18 +4,14 @@
 //! `x` read three ways ([`ReadPath`](crate::families::read_path::ReadPath)), in
 //! `kernels_*/spmv.*`.
 //!
-//! # Size spelling
+//! Sizes: `ROWSxNNZ`, a square matrix of ROWS rows and exactly NNZ stored entries, for
+//! instance `2^24x2^28`. The study key `matrix` picks how they are placed ([`MatrixSource`]); a
+//! Matrix Market file brings its own shape, and the study's size is then set from the file.
 //!
-//! `ROWSxNNZ`: a square matrix of ROWS rows and exactly NNZ stored entries, for instance
-//! `2^24x2^28`. The study key `matrix` picks how they are placed ([`MatrixSource`]); a Matrix
-//! Market file brings its own shape, and the study's size is then set from the file.
-//!
-//! # Generated matrices
-//!
-//! Every number comes from [`mix`](crate::families::reference::mix) (SplitMix64) of the seed
-//! and a position, never from a stateful generator, so `baselines/baselines.py` rebuilds the
-//! same matrices bit for bit for the cuSPARSE baseline (the fingerprint test below and the
-//! script's self-test hold both to one value):
+//! Generated matrices: every number comes from [`mix`](crate::families::reference::mix)
+//! (SplitMix64) of the seed and a position, never from a stateful generator, so
+//! `baselines/baselines.py` rebuilds the same matrices bit for bit for the cuSPARSE baseline
+//! (the fingerprint test below and the script's self-test hold both to one value):
 //!
 //! * `uniform`: NNZ / ROWS entries per row (the first NNZ % ROWS rows one more), columns
 //!   uniform over the row;
@@ -27,12 +23,10 @@
 //! Columns of a row are sorted; repeats are kept (a CSR row may name a column twice: both
 //! products are summed, in cuSPARSE as here).
 //!
-//! # Metric
-//!
-//! GFLOP/s of 2·NNZ (one multiply and one add per entry), as SHOC and cuSPARSE comparisons
-//! report it. The bytes column counts what the kernel requests once: values and column indices
-//! (8 bytes per entry), row pointers (4·(ROWS+1)), one 4-byte read of `x` per entry (the gather,
-//! whichever path serves it) and the 4·ROWS bytes of `y` written.
+//! Metric: GFLOP/s of 2·NNZ (one multiply and one add per entry), as SHOC and cuSPARSE
+//! comparisons report it. The bytes column counts what the kernel requests once: values and
+//! column indices (8 bytes per entry), row pointers (4·(ROWS+1)), one 4-byte read of `x` per
+//! entry (the gather, whichever path serves it) and the 4·ROWS bytes of `y` written.
 
 mod tune;
 

@@ -358,8 +358,7 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclErro
 pub const INDEX_SLOT: usize = SIZE_NAMES.len();
 
 impl UserKernel {
-    /// Checks the declaration and the kernels' signatures against it; errors name the key
-    /// or argument at fault.
+    /// Checks the declaration, and the kernels' signatures against it.
     pub fn declare(d: Declared<'_>) -> Result<UserKernel, DeclError> {
         if !crate::names::is_identifier(d.kernel) {
             return Err(Declaration(format!(

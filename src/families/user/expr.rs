@@ -212,9 +212,8 @@ impl Parser<'_> {
         }
     }
 
-    /// unary := '-' unary | power. Every nesting passes through here (a sign, a power's
-    /// exponent, and via an atom a parenthesis or a call's argument), so the depth is counted
-    /// here.
+    /// unary := '-' unary | power. Counts the depth: every nesting passes through here (a sign,
+    /// a power's exponent, and via an atom a parenthesis or a call's argument).
     fn unary(&mut self) -> Result<Expr, ExprError> {
         if self.depth >= MAX_NESTING {
             return Err(self.error(format!(

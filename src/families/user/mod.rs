@@ -27,9 +27,8 @@ use expr::size_values;
 pub struct UserFamily {
     pub decl: UserKernel,
     spec: FamilySpec,
-    /// Without a reference, the first result of this process for some inputs (size and a
-    /// fingerprint of the data) is what later results on the same inputs (the other side,
-    /// other configurations) are held to.
+    /// Without a reference: this process's first result on some inputs (size and a fingerprint
+    /// of the data), which later results on them (other side, other configurations) must match.
     first: Mutex<Option<(Size, u64, Vec<f64>)>>,
     /// The tuning space of `tune = {...}`, made once.
     spaces: OnceLock<&'static [(SpaceKind, SpaceDef)]>,
@@ -85,17 +84,15 @@ impl UserFamily {
             .collect()
     }
 
-    /// The allowed error of each expected value: the declared tolerance, relative to the
-    /// value's magnitude (absolute below 1).
+    /// The allowed error of each expected value ([`decl::CheckDecl::tolerance`]).
     fn tolerances(&self, want: &[f64]) -> Vec<f64> {
         let tolerance = self.decl.check.tolerance;
         want.iter().map(|w| tolerance * w.abs().max(1.0)).collect()
     }
 
-    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
-    /// it): `local` and every define as parameters, checked against the device's and the
-    /// variant's work-group limits and the declared restrictions. None without defines: the
-    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
+    /// The space of the study's `tune` key, for GPUs and CPUs alike (a user sizes it): `local`
+    /// and every define, under the device's and variant's work-group limits and the
+    /// restrictions. None without defines: the tuner's work-group space ([`Tuning::locals`]).
     fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         let d = &self.decl;
         if d.tune_defines.is_empty() || d.tune_local.is_empty() {

@@ -10,8 +10,7 @@ pub struct Param {
     pub name: String,
     /// A pointer (a buffer), or a value.
     pub pointer: bool,
-    /// The element type of a pointer, the type of a value: `f32`, `i32` or `u32` where it is
-    /// one of those, else the source's own spelling.
+    /// A pointer's element type or a value's type: `f32`, `i32`, `u32`, or the source's spelling.
     pub element: String,
 }
 
