@@ -160,22 +160,12 @@ impl LaunchLoop for Plan {
         let mut cost = vec![UNREACHED as u32; n];
         cost[0] = 0;
         backend.upload_u32(p.cost, &cost)?;
-        let expand = [
-            Arg::Buffer(p.offsets),
-            Arg::Buffer(p.edges),
-            Arg::Buffer(p.mask),
-            Arg::Buffer(p.updating),
-            Arg::Buffer(p.visited),
-            Arg::Buffer(p.cost),
-            Arg::U32(p.n),
-        ];
-        let update = [
-            Arg::Buffer(p.mask),
-            Arg::Buffer(p.updating),
-            Arg::Buffer(p.visited),
-            Arg::Buffer(p.over),
-            Arg::U32(p.n),
-        ];
+        let [offsets, edges, mask, updating, visited, cost, over] = [
+            p.offsets, p.edges, p.mask, p.updating, p.visited, p.cost, p.over,
+        ]
+        .map(Arg::Buffer);
+        let expand = [offsets, edges, mask, updating, visited, cost, Arg::U32(p.n)];
+        let update = [mask, updating, visited, over, Arg::U32(p.n)];
         let (mut wall, mut device, mut levels) = (0.0, Some(0.0), 0);
         loop {
             let started = Instant::now();

@@ -76,26 +76,14 @@ pub(super) fn split_k_steps(
         return Ok((vec![step], (partial, len)));
     }
     let final_kernel = cx.backend.kernel(program, SPLIT_K_FINAL)?;
-    let first = cx.launch(
-        kernel,
-        vec![
-            Arg::Buffer(m),
-            Arg::U32(cols),
-            Arg::U32(rows),
-            Arg::Buffer(v),
-            Arg::Buffer(partial),
-            Arg::U32(splits),
-        ],
-    );
+    let [m, v, w, p] = [m, v, w, partial].map(Arg::Buffer);
+    let [c, r, s] = [cols, rows, splits].map(Arg::U32);
+    // (M, cols, rows, V, P, splits), then (P, W, rows, splits).
+    let first = cx.launch(kernel, vec![m, c, r, v, p, s]);
     let second = Step::Kernel {
         kernel: final_kernel,
         shape: LaunchShape::linear(rows.div_ceil((shape.local / 32).max(1)).max(1), shape.local),
-        args: vec![
-            Arg::Buffer(partial),
-            Arg::Buffer(w),
-            Arg::U32(rows),
-            Arg::U32(splits),
-        ],
+        args: vec![p, w, r, s],
     };
     Ok((vec![first, second], (partial, len)))
 }
@@ -113,15 +101,7 @@ pub(super) fn one_launch_step(
 ) -> Result<Step, ExecError> {
     let count = cx.upload_u32(&vec![0; counters])?;
     let size = cx.inputs.size;
-    let args = vec![
-        Arg::Buffer(m),
-        Arg::U32(size.cols as u32),
-        Arg::U32(size.rows as u32),
-        Arg::Buffer(v),
-        Arg::Buffer(w),
-        Arg::Buffer(partial),
-        Arg::U32(blocks),
-        Arg::Buffer(count),
-    ];
-    Ok(cx.launch(kernel, args))
+    let [m, v, w, p, count] = [m, v, w, partial, count].map(Arg::Buffer);
+    let [cols, rows, blocks] = [size.cols as u32, size.rows as u32, blocks].map(Arg::U32);
+    Ok(cx.launch(kernel, vec![m, cols, rows, v, w, p, blocks, count]))
 }

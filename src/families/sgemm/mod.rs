@@ -72,9 +72,10 @@ pub const SAMPLE: usize = 1024;
 
 /// The square output tile one work-group computes, by variant (the kernels' SG_TS and SG_BM).
 pub fn tile(variant: &str) -> u64 {
-    match variant {
-        "tiled16" => 16,
-        _ => 128,
+    if variant == "tiled16" {
+        16
+    } else {
+        128
     }
 }
 
@@ -213,12 +214,8 @@ impl Family for Sgemm {
         let a = cx.upload(&inputs.a)?;
         let b = cx.upload(&inputs.b)?;
         let c = cx.output(n * n)?;
-        let args = vec![
-            Arg::Buffer(a),
-            Arg::Buffer(b),
-            Arg::Buffer(c),
-            Arg::U32(n as u32),
-        ];
+        let mut args: Vec<Arg> = [a, b, c].map(Arg::Buffer).into();
+        args.push(Arg::U32(n as u32));
         Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
     }
 

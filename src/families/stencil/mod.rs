@@ -194,16 +194,10 @@ pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
                 let mut v = c(0) * at(p);
                 let mut a = v.abs();
                 for i in 1..=RADIUS as usize {
-                    let n = [
-                        p - i,
-                        p + i,
-                        p - i * nx,
-                        p + i * nx,
-                        p - i * plane,
-                        p + i * plane,
-                    ];
-                    let s: f64 = n.iter().map(|&q| at(q)).sum();
-                    let m: f64 = n.iter().map(|&q| at(q).abs()).sum();
+                    // The six neighbours at distance i: in x, in y, in z.
+                    let n = [1, nx, plane].map(|d| [p - i * d, p + i * d]);
+                    let s: f64 = n.as_flattened().iter().map(|&q| at(q)).sum();
+                    let m: f64 = n.as_flattened().iter().map(|&q| at(q).abs()).sum();
                     v += c(i) * s;
                     a += c(i).abs() * m;
                 }

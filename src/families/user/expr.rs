@@ -174,12 +174,9 @@ impl Parser<'_> {
     }
 
     fn eat(&mut self, c: char) -> bool {
-        if self.peek() == Some(c) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
+        let next = self.peek() == Some(c);
+        self.pos += usize::from(next);
+        next
     }
 
     /// sum := product (('+' | '-') product)*
@@ -306,11 +303,7 @@ impl Parser<'_> {
             if !self.eat(')') {
                 return Err(self.error("a ')' is missing".into()));
             }
-            let arity = if matches!(func, Func::Min | Func::Max) {
-                2
-            } else {
-                1
-            };
+            let arity = 1 + usize::from(matches!(func, Func::Min | Func::Max));
             if args.len() != arity {
                 return Err(self.error(format!(
                     "{name} takes {arity} argument(s), not {}",
