@@ -103,10 +103,7 @@ pub fn bytes_of(variant: &str, n: u64) -> u64 {
 
 /// The seeded graph of `generator` with `n` vertices (see the module docs).
 pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
-    if matches!(
-        generator,
-        Generator::RandomUniform | Generator::RandomPowerLaw
-    ) {
+    if let Generator::RandomUniform | Generator::RandomPowerLaw = generator {
         return random(generator, n, seed);
     }
     let ends: Vec<usize> = layer_ends(n as u64).iter().map(|e| *e as usize).collect();

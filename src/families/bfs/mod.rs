@@ -249,17 +249,14 @@ impl Family for Bfs {
     /// The CSR offsets of a graph are 32-bit too: they index its `n × DEGREE` edges.
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         vector_size(variant, size)?;
-        if edges(size.rows) >= u64::from(u32::MAX) {
-            return Err(bad_size(
-                variant,
-                format!(
-                    "{size} vertices have {} edges; edge offsets are 32-bit integers (limit {}, \
-                     so at most {} vertices)",
-                    edges(size.rows),
-                    u32::MAX - 1,
-                    (u64::from(u32::MAX) - 1) / DEGREE
-                ),
-            ));
+        let (edges, limit) = (edges(size.rows), u64::from(u32::MAX) - 1);
+        if edges > limit {
+            let most = limit / DEGREE;
+            let reason = format!(
+                "{size} vertices have {edges} edges; edge offsets are 32-bit integers (limit \
+                 {limit}, so at most {most} vertices)"
+            );
+            return Err(bad_size(variant, reason));
         }
         Ok(())
     }

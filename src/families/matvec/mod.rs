@@ -271,13 +271,11 @@ impl Family for Matvec {
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         if size.rows == 0 || size.cols == 0 {
-            return Err(bad_size(
-                variant,
-                format!(
-                    "matrix {size} is empty; both rows and columns must be at least 1 (give \
-                     ROWSxCOLS)"
-                ),
-            ));
+            let reason = format!(
+                "matrix {size} is empty; both rows and columns must be at least 1 (give \
+                 ROWSxCOLS)"
+            );
+            return Err(bad_size(variant, reason));
         }
         nonzero_in_32_bits(variant, size)?;
         if variant.name == SPLIT_FLAT && size.cols < 4 {

@@ -141,7 +141,7 @@ impl RuleTable {
 pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     if let Some(path) = std::env::var_os(RULES_ENV) {
         for file in table_files(Path::new(&path))? {
-            let table = RuleTable::parse(&file.to_string_lossy(), &read_table(&file)?)?;
+            let table = read_table(&file)?;
             if table.device == device {
                 return Ok(Some(table));
             }
@@ -156,14 +156,13 @@ pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     Ok(None)
 }
 
-/// A table file's text, bounded: a FIFO or a device is refused, naming the file.
-fn read_table(file: &Path) -> Result<String, RulesError> {
-    crate::input_file::read_text_capped(file, crate::input_file::STUDY_CAP).map_err(|source| {
-        RulesError::Read {
-            name: file.to_string_lossy().into_owned(),
-            source,
-        }
-    })
+/// A table file, read (bounded: a FIFO or a device is refused, naming the file) and parsed.
+fn read_table(file: &Path) -> Result<RuleTable, RulesError> {
+    let name = file.to_string_lossy().into_owned();
+    match crate::input_file::read_text_capped(file, crate::input_file::STUDY_CAP) {
+        Ok(text) => RuleTable::parse(&name, &text),
+        Err(source) => Err(RulesError::Read { name, source }),
+    }
 }
 
 /// Reads and parses every table `CLVSCU_MATVEC_RULES` names, when it is set: a run checks
@@ -184,7 +183,7 @@ pub fn check_env() -> Result<(), RulesError> {
         });
     }
     for file in files {
-        RuleTable::parse(&file.to_string_lossy(), &read_table(&file)?)?;
+        read_table(&file)?;
     }
     Ok(())
 }

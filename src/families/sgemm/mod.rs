@@ -23,6 +23,13 @@ use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
 
+/// A register-blocked variant. The SG_* defines retile it (`tiles.rs` here); the kernel
+/// refuses to compile at a work-group size that does not match its tile, so the rule here is
+/// only the range.
+const fn blocked(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    pow2(v(FamilyId::Sgemm, name, kernel, Tiles, about), 64, 1024)
+}
+
 const VARIANTS: [Variant; 3] = [
     exact_local(
         v(
@@ -34,36 +41,22 @@ const VARIANTS: [Variant; 3] = [
         ),
         256,
     ),
-    // The SG_* defines retile it (`tiles.rs` here); the kernel refuses to compile at a
-    // work-group size that does not match its tile, so the rule here is only the range.
     with_alternative(
-        pow2(
-            v(
-                FamilyId::Sgemm,
-                "blocked",
-                "sgemm_blocked",
-                Tiles,
-                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
-                 multiple of 128; SG_* defines retile it)",
-            ),
-            64,
-            1024,
+        blocked(
+            "blocked",
+            "sgemm_blocked",
+            "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+             multiple of 128; SG_* defines retile it)",
         ),
         "blocked-vec",
     ),
     // `blocked` with its tiles declared as float4 arrays: each tile read is a vector variable,
     // not a vector read through a cast pointer (explain's fix for `blocked`).
-    pow2(
-        v(
-            FamilyId::Sgemm,
-            "blocked-vec",
-            "sgemm_blocked_vec",
-            Tiles,
-            "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
-             vector variable (N a multiple of 128; SG_* defines retile it)",
-        ),
-        64,
-        1024,
+    blocked(
+        "blocked-vec",
+        "sgemm_blocked_vec",
+        "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
+         vector variable (N a multiple of 128; SG_* defines retile it)",
     ),
 ];
 
@@ -179,13 +172,11 @@ impl Family for Sgemm {
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         let (n, t) = (size.rows, tile(variant.name));
         if n % t != 0 {
-            return Err(bad_size(
-                variant,
-                format!(
-                    "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile \
-                     of C and the kernel has no edge handling (use a multiple of {t})"
-                ),
-            ));
+            let reason = format!(
+                "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile of C \
+                 and the kernel has no edge handling (use a multiple of {t})"
+            );
+            return Err(bad_size(variant, reason));
         }
         if n.saturating_mul(n) >= u64::from(u32::MAX) {
             let reason = format!(

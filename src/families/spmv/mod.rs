@@ -185,11 +185,8 @@ impl Family for Spmv {
     }
 
     fn problem_text(&self, size: Size, seed: u64, choice: InputChoice<'_>) -> String {
-        format!(
-            "{} {} {size} f32 seed {seed}",
-            self.spec().id.name(),
-            choice.matrix.name()
-        )
+        let (id, matrix) = (self.spec().id.name(), choice.matrix.name());
+        format!("{id} {matrix} {size} f32 seed {seed}")
     }
 
     /// Bytes requested and flops of one product (see the module docs).

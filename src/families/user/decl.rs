@@ -272,9 +272,6 @@ pub struct CheckDecl {
     pub tolerance: f64,
 }
 
-/// The default tolerance: a few float32 roundings of a value near 1.
-pub const DEFAULT_TOLERANCE: f64 = 1e-5;
-
 /// A user's kernel pair, checked: everything its family needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserKernel {
@@ -479,7 +476,8 @@ fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, Dec
                 spec.output
             ))
         })?;
-    let tolerance = spec.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    // By default a few float32 roundings of a value near 1.
+    let tolerance = spec.tolerance.unwrap_or(1e-5);
     if !(tolerance.is_finite() && tolerance >= 0.0) {
         return Err(Declaration(format!(
             "field 'check': tolerance {tolerance} must be a number of at least 0"

@@ -312,13 +312,11 @@ impl Parser<'_> {
             }
             return Ok(Expr::Call(func, args));
         }
-        match (self.slot)(&name) {
-            Some(i) => Ok(Expr::Slot(i)),
-            None => {
-                self.pos = start;
-                Err(self.error(format!("unknown name '{name}'")))
-            }
-        }
+        let Some(i) = (self.slot)(&name) else {
+            self.pos = start;
+            return Err(self.error(format!("unknown name '{name}'")));
+        };
+        Ok(Expr::Slot(i))
     }
 }
 
