@@ -4,8 +4,6 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::families::variant::Variant;
-
 /// Edges per vertex (the graph has exactly `n × DEGREE` edges).
 pub const DEGREE: u64 = 8;
 /// Each layer is this many times wider than the one before it.
@@ -22,13 +20,6 @@ pub enum Generator {
     PowerLaw,
     RandomUniform,
     RandomPowerLaw,
-}
-
-impl Generator {
-    /// The generator a variant names; layered uniform for anything else.
-    pub fn of(variant: &Variant) -> Generator {
-        variant.name.parse().unwrap_or(Generator::Uniform)
-    }
 }
 
 /// Whether the variant's graph is layered (its levels known from the size: [`levels`]).

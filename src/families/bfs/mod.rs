@@ -272,8 +272,10 @@ impl Family for Bfs {
         seed: u64,
         _: InputChoice<'_>,
     ) -> Inputs {
-        // The graph as 32-bit words carried in float slots, bit for bit.
-        let graph = generate(Generator::of(variant), size.rows as usize, seed);
+        // The variant names the generator (layered uniform for any other name); the graph
+        // goes as 32-bit words carried in float slots, bit for bit.
+        let generator = variant.name.parse().unwrap_or(Generator::Uniform);
+        let graph = generate(generator, size.rows as usize, seed);
         let levels: Vec<f64> = cpu_bfs(&graph).into_iter().map(f64::from).collect();
         let words = |v: Vec<u32>| v.into_iter().map(f32::from_bits).collect();
         let tolerances = vec![0.0; levels.len()];

@@ -201,10 +201,9 @@ impl Sweep {
         out
     }
 
-    /// The score of each auto-eligible candidate (a variant at its default launch or at a
-    /// swept one) at each matvec shape on `device`: the geometric mean of its OpenCL and CUDA
-    /// GB/s, only where both sides verified (`auto`'s own rows excluded: they repeat a
-    /// variant). Best first.
+    /// Per matvec shape on `device`, best first, each auto-eligible candidate (a variant at its
+    /// default or a swept launch) scored by the geometric mean of its OpenCL and CUDA GB/s, only
+    /// where both sides verified (`auto`'s own rows excluded: they repeat a variant).
     pub fn scores(&self, device: &str) -> BTreeMap<(u64, u64), Vec<(Candidate, f64)>> {
         let mut per: BTreeMap<((u64, u64), Candidate), Vec<f64>> = BTreeMap::new();
         for s in &self.sides {

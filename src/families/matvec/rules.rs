@@ -135,9 +135,8 @@ impl RuleTable {
     }
 }
 
-/// The table for a device named `device`: the one `CLVSCU_MATVEC_RULES` names when it is set
-/// and is for that device (a table file, or a folder of them such as `shapes-rule`'s output,
-/// one per device), else the built-in table for it, else `None` (the hand rule).
+/// The table for `device`: the first for it that `CLVSCU_MATVEC_RULES` names (a table file, or
+/// a folder of them such as `shapes-rule`'s output), else the built-in one, else `None`.
 pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     if let Some(path) = std::env::var_os(RULES_ENV) {
         for file in table_files(Path::new(&path))? {
