@@ -164,9 +164,8 @@ fn read_table(file: &Path) -> Result<RuleTable, RulesError> {
     }
 }
 
-/// Reads and parses every table `CLVSCU_MATVEC_RULES` names, when it is set: a run checks
-/// them before it starts, since a table that cannot be used would otherwise fall back to the
-/// hand rule without a word. A folder holding no table is an error too.
+/// Reads and parses every table `CLVSCU_MATVEC_RULES` names, if set (a folder holding none is
+/// an error): a run checks them first, as an unusable table would silently mean the hand rule.
 pub fn check_env() -> Result<(), RulesError> {
     let Some(path) = std::env::var_os(RULES_ENV) else {
         return Ok(());

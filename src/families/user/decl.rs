@@ -332,11 +332,10 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclErro
                 "field 'tune': '{name}' cannot name a define"
             )));
         }
-        if values.is_empty() || values.len() > 255 {
-            return Err(Declaration(format!(
-                "field 'tune': define '{name}' has {} values (1 to 255)",
-                values.len()
-            )));
+        let n = values.len();
+        if !(1..=255).contains(&n) {
+            let e = format!("field 'tune': define '{name}' has {n} values (1 to 255)");
+            return Err(Declaration(e));
         }
     }
     let names: Vec<String> = std::iter::once("local".to_string())

@@ -75,7 +75,7 @@ impl Expr {
             )));
         }
         let e = p.sum()?;
-        p.skip_space();
+        p.skip_while(char::is_whitespace);
         if p.pos < p.chars.len() {
             return Err(p.error(format!("unexpected '{}'", p.chars[p.pos])));
         }
@@ -164,12 +164,8 @@ impl Parser<'_> {
         }
     }
 
-    fn skip_space(&mut self) {
-        self.skip_while(char::is_whitespace);
-    }
-
     fn peek(&mut self) -> Option<char> {
-        self.skip_space();
+        self.skip_while(char::is_whitespace);
         self.chars.get(self.pos).copied()
     }
 
