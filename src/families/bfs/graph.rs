@@ -4,8 +4,6 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::families::variant::Variant;
-
 /// Edges per vertex (the graph has exactly `n × DEGREE` edges).
 pub const DEGREE: u64 = 8;
 /// Each layer is this many times wider than the one before it.
@@ -22,13 +20,6 @@ pub enum Generator {
     PowerLaw,
     RandomUniform,
     RandomPowerLaw,
-}
-
-impl Generator {
-    /// The generator a variant names; layered uniform for anything else.
-    pub fn of(variant: &Variant) -> Generator {
-        variant.name.parse().unwrap_or(Generator::Uniform)
-    }
 }
 
 /// Whether the variant's graph is layered (its levels known from the size: [`levels`]).
@@ -82,15 +73,12 @@ pub fn edges(n: u64) -> u64 {
     n.saturating_mul(DEGREE)
 }
 
-/// Bytes one search moves at least, as a model: the CSR arrays (`n + 1` offsets, the edges),
-/// one `visited` word per edge, and `cost`, `mask`, `updating` and `visited` written once per
-/// vertex; a layered graph's search also reads both masks once per level (random graphs'
-/// level count is measured, not known here: a lower bound). For reference only: the metric
-/// is GTEPS.
-///
-/// Saturating, as `work_of` is: sizes `check_size` accepts (under 2^32 vertices) stay below
-/// 2^40 bytes, but a count asked of a larger `n` pins at `u64::MAX`, visibly wrong, where a
-/// wrapped one would look plausible.
+/// Bytes one search moves at least (a model for reference; the metric is GTEPS): the CSR
+/// arrays (`n + 1` offsets, the edges), one `visited` word per edge, `cost`, `mask`, `updating`
+/// and `visited` written once per vertex, and for a layered graph both masks read once per
+/// level (a random graph's level count is not known here: a lower bound). Saturating, as
+/// `work_of` is: accepted sizes (under 2^32 vertices) stay below 2^40 bytes; a larger `n` pins
+/// at `u64::MAX`, visibly wrong, where a wrapped count would look plausible.
 pub fn bytes_of(variant: &str, n: u64) -> u64 {
     let csr = n.saturating_add(1).saturating_add(edges(n));
     let words = csr
@@ -106,10 +94,7 @@ pub fn bytes_of(variant: &str, n: u64) -> u64 {
 
 /// The seeded graph of `generator` with `n` vertices (see the module docs).
 pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
-    if matches!(
-        generator,
-        Generator::RandomUniform | Generator::RandomPowerLaw
-    ) {
+    if let Generator::RandomUniform | Generator::RandomPowerLaw = generator {
         return random(generator, n, seed);
     }
     let ends: Vec<usize> = layer_ends(n as u64).iter().map(|e| *e as usize).collect();

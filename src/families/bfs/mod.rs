@@ -1,52 +1,38 @@
 //! The BFS family: level-synchronous breadth-first search as in Rodinia's `bfs` (two kernels
-//! per level, a one-word flag read back after each), its seeded graph generators, the CPU
-//! reference, and the runner that drives a backend level by level. The kernels are
-//! `kernels_*/bfs.*`.
+//! per level, `kernels_*/bfs.*`, a one-word flag read back after each) and the runner that
+//! drives a backend level by level; the graphs and the CPU reference are in `graph`.
 //!
-//! # Graphs
+//! Graphs: `size` is the vertex count `n`; every graph has exactly `n × DEGREE` directed edges and
+//! is searched from vertex 0. The layered graphs put the vertices in layers of growing width (1, 4,
+//! 16, …; the last takes the rest): each vertex of layer `k > 0` has an edge from a random vertex
+//! of layer `k − 1`, and no edge reaches more than one layer deeper than its source. So a vertex's
+//! level is its layer and the level count a function of `n` ([`levels`]): both APIs run the same,
+//! known number of launches (time per level is total time / levels). Their other edges:
 //!
-//! `size` is the vertex count `n`; every graph has exactly `n × DEGREE` directed edges and is
-//! searched from vertex 0. Vertices lie in layers of growing width (1, 4, 16, … from the
-//! source; the last layer takes the rest): every vertex of layer `k > 0` has one edge from a
-//! random vertex of layer `k − 1`, and no edge ever reaches more than one layer deeper than
-//! its source. So each vertex's BFS level is its layer, and the number of levels is a
-//! function of `n` alone ([`levels`]): both APIs run the same, known number of launches, and
-//! time per level is total time / levels. The remaining edges make the two generators:
-//!
-//! * `uniform`: sources and targets uniform (targets among the vertices at most one layer
-//!   deeper than the source), out-degrees about Poisson(`DEGREE`) — Rodinia's kind of graph;
+//! * `uniform`: sources and targets uniform (targets at most one layer deeper than the
+//!   source), out-degrees about Poisson(`DEGREE`) — Rodinia's kind of graph;
 //! * `power-law`: sources drawn from a power law (density ∝ rank^(−2/3), ranks scattered over
-//!   the vertices), so a few hubs hold a large share of the edges: a few work-items of the
-//!   expand kernel loop over very long edge lists.
+//!   the vertices): a few hubs, whose expand work-items loop over very long edge lists.
 //!
-//! ## Random graphs: levels measured, not known
-//!
-//! `random-uniform` and `random-power-law` have no layers: each vertex `v` picks `DEGREE/2`
-//! partners and every pair is an edge both ways (undirected, as Rodinia's `graphgen`), so
-//! the graph again has exactly `n × DEGREE` edges. Each `v > 0` takes its first partner
-//! among the vertices before it, so every vertex is reachable from vertex 0 and GTEPS counts
-//! every edge.
+//! The random graphs have no layers: each vertex `v` picks `DEGREE/2` partners, each pair an
+//! edge both ways (undirected, as Rodinia's `graphgen`); each `v > 0` takes its first partner
+//! uniformly among the vertices before it, so all are reachable from 0 and GTEPS counts every
+//! edge.
 //!
 //! * `random-uniform`: the other partners uniform over all vertices (Erdős–Rényi-like, mean
-//!   degree `DEGREE`, as Rodinia's generator; its first partner uniform over the earlier ones);
-//! * `random-power-law`: preferential attachment (Barabási–Albert): every partner is the end
-//!   of a uniformly drawn earlier edge, so a vertex is picked in proportion to its degree and
+//!   degree `DEGREE`, as Rodinia's generator);
+//! * `random-power-law`: preferential attachment (Barabási–Albert): each partner is the end of
+//!   a uniformly drawn earlier edge, so a vertex is picked in proportion to its degree and
 //!   degrees follow a power law (exponent 3); vertex 0 starts with self-loops.
 //!
-//! Their depth is whatever the graph gives: [`depth`] counts it from the CPU BFS, and the
-//! device run must reach every vertex at the same level.
+//! Their depth is measured: [`depth`] counts it from the CPU BFS, and the device run must
+//! reach every vertex at the same level.
 //!
-//! # Timing
-//!
-//! One run starts from a fresh state (uploaded before the first level, untimed) and loops:
-//! clear the flag (one word up), expand, update, read the flag (one word down). Per level the
-//! device clock gives the two kernels' time; the host clock spans the whole level, so host
-//! clock − device clock is what launching, waiting and the flag's two transfers cost. A run's
-//! [`Timing`] adds the levels up, as every multi-step run does.
-//!
-//! # Metric
-//!
-//! GTEPS: edges of the graph (`n × DEGREE`, all reachable) per second of one whole search.
+//! Timing and metric: a run uploads a fresh state (untimed), then per level: clear the flag (one
+//! word up), expand, update, read the flag (one word down). The device clock gives the two kernels'
+//! time, the host clock the whole level, so their difference is what launching, waiting and the
+//! flag's two transfers cost; a run's [`Timing`] adds the levels up, as every multi-step run does.
+//! GTEPS: the graph's `n × DEGREE` edges (all reachable) per second of one whole search.
 
 use crate::backend::Runtime;
 use std::time::Instant;
@@ -66,16 +52,8 @@ mod graph;
 pub use graph::*;
 
 const fn graph(name: &'static str, about: &'static str) -> Variant {
-    points(
-        v(
-            FamilyId::Bfs,
-            name,
-            "bfs_expand",
-            Cover { per_item: 1 },
-            about,
-        ),
-        &[],
-    )
+    let rule = Cover { per_item: 1 };
+    points(v(FamilyId::Bfs, name, "bfs_expand", rule, about), &[])
 }
 
 /// The variants are the graph generators; one kernel pair searches them all.
@@ -182,22 +160,12 @@ impl LaunchLoop for Plan {
         let mut cost = vec![UNREACHED as u32; n];
         cost[0] = 0;
         backend.upload_u32(p.cost, &cost)?;
-        let expand = [
-            Arg::Buffer(p.offsets),
-            Arg::Buffer(p.edges),
-            Arg::Buffer(p.mask),
-            Arg::Buffer(p.updating),
-            Arg::Buffer(p.visited),
-            Arg::Buffer(p.cost),
-            Arg::U32(p.n),
-        ];
-        let update = [
-            Arg::Buffer(p.mask),
-            Arg::Buffer(p.updating),
-            Arg::Buffer(p.visited),
-            Arg::Buffer(p.over),
-            Arg::U32(p.n),
-        ];
+        let [offsets, edges, mask, updating, visited, cost, over] = [
+            p.offsets, p.edges, p.mask, p.updating, p.visited, p.cost, p.over,
+        ]
+        .map(Arg::Buffer);
+        let expand = [offsets, edges, mask, updating, visited, cost, Arg::U32(p.n)];
+        let update = [mask, updating, visited, over, Arg::U32(p.n)];
         let (mut wall, mut device, mut levels) = (0.0, Some(0.0), 0);
         loop {
             let started = Instant::now();
@@ -281,17 +249,14 @@ impl Family for Bfs {
     /// The CSR offsets of a graph are 32-bit too: they index its `n × DEGREE` edges.
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         vector_size(variant, size)?;
-        if edges(size.rows) >= u64::from(u32::MAX) {
-            return Err(bad_size(
-                variant,
-                format!(
-                    "{size} vertices have {} edges; edge offsets are 32-bit integers (limit {}, \
-                     so at most {} vertices)",
-                    edges(size.rows),
-                    u32::MAX - 1,
-                    (u64::from(u32::MAX) - 1) / DEGREE
-                ),
-            ));
+        let (edges, limit) = (edges(size.rows), u64::from(u32::MAX) - 1);
+        if edges > limit {
+            let most = limit / DEGREE;
+            let reason = format!(
+                "{size} vertices have {edges} edges; edge offsets are 32-bit integers (limit \
+                 {limit}, so at most {most} vertices)"
+            );
+            return Err(bad_size(variant, reason));
         }
         Ok(())
     }
@@ -307,8 +272,10 @@ impl Family for Bfs {
         seed: u64,
         _: InputChoice<'_>,
     ) -> Inputs {
-        // The graph as 32-bit words carried in float slots, bit for bit.
-        let graph = generate(Generator::of(variant), size.rows as usize, seed);
+        // The variant names the generator (layered uniform for any other name); the graph
+        // goes as 32-bit words carried in float slots, bit for bit.
+        let generator = variant.name.parse().unwrap_or(Generator::Uniform);
+        let graph = generate(generator, size.rows as usize, seed);
         let levels: Vec<f64> = cpu_bfs(&graph).into_iter().map(f64::from).collect();
         let words = |v: Vec<u32>| v.into_iter().map(f32::from_bits).collect();
         let tolerances = vec![0.0; levels.len()];
@@ -321,8 +288,7 @@ impl Family for Bfs {
         variant.name
     }
 
-    /// The search's depth from the source, as the CPU reference found it (a verified run
-    /// matched it vertex by vertex).
+    /// The search's depth, as the CPU reference found it (a verified run matched it).
     fn levels(&self, inputs: &Inputs) -> Option<u64> {
         Some(depth(&inputs.reference))
     }

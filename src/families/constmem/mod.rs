@@ -3,26 +3,20 @@
 //! as literals) and the broadcast micro-kernel (constant vs global memory, one address per
 //! warp vs 32). The kernels are `kernels_*/constant.*`.
 //!
-//! # Sizes
+//! Sizes. Sobel: `HxW`, an image of H rows of W pixels, launched in 2-D (x over the columns, y
+//! over the rows; `GroupRule::Cover2D`). Broadcast: `N` is the table length, a power of two up
+//! to [`TABLE_MAX`] (the CUDA symbol's size).
 //!
-//! Sobel: `HxW`, an image of H rows of W pixels, launched in 2-D (x over the columns, y over
-//! the rows; `GroupRule::Cover2D`). Broadcast: `N` is the table length, a power of two up to
-//! [`TABLE_MAX`] (the CUDA symbol's size).
-//!
-//! # Metrics
-//!
-//! Sobel: GB/s counting one read and one write of the image (8 bytes per pixel), as the copy
-//! kernel counts a copy; the window's re-reads of neighbours and the filter are served by
-//! caches and are not counted. Broadcast: G reads per second, every work-item reading every
+//! Metrics. Sobel: GB/s counting one read and one write of the image (8 bytes per pixel), as
+//! the copy kernel counts a copy; the window's re-reads of neighbours and the filter are served
+//! by caches and are not counted. Broadcast: G reads per second, every work-item reading every
 //! table entry once (`global x N` reads of 4 bytes; the "bytes" recorded are those 4-byte
 //! reads, requested, not moved from DRAM).
 //!
-//! # Exact verification
-//!
-//! The inputs are quantised so that every result is exact in float32 whatever order or
-//! contraction a compiler picks: image pixels are multiples of 2^-8 in [-1, 1] (a Sobel sum is
-//! at most 8 in magnitude: 12 significant bits), table entries multiples of 2^-10 in [-1, 1]
-//! (a sum of 8192 of them needs 24 bits). The tolerance is 0.
+//! Exact verification: the inputs are quantised so that every result is exact in float32
+//! whatever order or contraction a compiler picks: image pixels are multiples of 2^-8 in
+//! [-1, 1] (a Sobel sum is at most 8 in magnitude: 12 significant bits), table entries
+//! multiples of 2^-10 in [-1, 1] (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, BufferId};
@@ -63,8 +57,7 @@ const fn broadcast(name: &'static str, kernel: &'static str, about: &'static str
     points(v(FamilyId::Broadcast, name, kernel, rule, about), &[])
 }
 
-/// The variants of both families, in report order: the Sobel ones lead, the broadcast ones
-/// follow.
+/// The variants of both families, in report order: Sobel's, then broadcast's.
 pub const VARIANTS: [Variant; 10] = [
     sobel(
         "constant",
@@ -119,24 +112,9 @@ pub const VARIANTS: [Variant; 10] = [
     ),
 ];
 
-/// The image a size names: `HxW`, H rows of W pixels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Image {
-    pub w: u64,
-    pub h: u64,
-}
-
-impl Image {
-    pub fn of(size: Size) -> Image {
-        Image {
-            w: size.cols,
-            h: size.rows,
-        }
-    }
-
-    pub fn pixels(&self) -> u64 {
-        self.w.saturating_mul(self.h)
-    }
+/// Pixels of the image a size names (`HxW`: `rows` H, `cols` W); 0 for a vector size.
+pub fn pixels(img: Size) -> u64 {
+    img.cols.saturating_mul(img.rows)
 }
 
 /// Columns of the image one work-item of `kernel` computes: [`SOBEL_COLS`] for the `-x4`
@@ -176,25 +154,21 @@ pub enum SizeError {
     TableLength(Size),
 }
 
-/// Refuse an image the Sobel variant cannot run, naming the limit.
 pub fn check_image(variant: &Variant, size: Size) -> Result<(), SizeError> {
-    let img = Image::of(size);
     let cols = cols_per_item(variant.kernel);
-    if !img.w.is_multiple_of(cols) {
+    if !size.cols.is_multiple_of(cols) {
         return Err(SizeError::Unaligned {
             size,
             variant: variant.name,
             cols,
         });
     }
-    if img.w == 0 || img.h == 0 {
+    if size.cols == 0 || size.rows == 0 {
         return Err(SizeError::EmptyImage(size));
     }
-    if img.pixels() >= u64::from(u32::MAX) {
-        return Err(SizeError::TooManyPixels {
-            size,
-            pixels: img.pixels(),
-        });
+    let pixels = pixels(size);
+    if pixels >= u64::from(u32::MAX) {
+        return Err(SizeError::TooManyPixels { size, pixels });
     }
     Ok(())
 }
@@ -203,9 +177,8 @@ pub struct Sobel;
 
 pub struct Broadcast;
 
-/// `sobel_<placement>(data, out, [filter,] w, h)`: every pixel the launch covers; the
-/// filter read from where the placement puts it (constant memory, global memory, or the
-/// kernel's own text).
+/// `sobel_<placement>(data, out, [filter,] w, h)`: every pixel the launch covers, the filter
+/// read where the placement puts it (constant memory, global memory, or the kernel's text).
 fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let kernel = l.kernel;
     let placement = kernel.trim_start_matches("sobel_").trim_end_matches("_x4");
@@ -214,13 +187,17 @@ fn emulate_sobel_launch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
         "global" => (l.read(2)?, 3),
         _ => (&FILTER_X[..], 2),
     };
-    let img = Image {
-        w: l.count(w_at)? as u64,
-        h: l.count(w_at + 1)? as u64,
-    };
+    let img = Size::matrix(l.count(w_at + 1)? as u64, l.count(w_at)? as u64);
     let [x, y] = l.shape.global_dims();
-    let cover = (x * cols_per_item(kernel), y * SOBEL_ROWS);
-    let out = emulate_sobel(l.read(0)?, filter, img, cover);
+    let (cover_x, cover_y) = (x * cols_per_item(kernel), y * SOBEL_ROWS);
+    let data = l.read(0)?;
+    // The pixels the launch covers; the rest untouched (`None`).
+    let out = (0..pixels(img) as usize)
+        .map(|p| {
+            let (x, y) = ((p as u64) % img.cols, (p as u64) / img.cols);
+            (x < cover_x && y < cover_y).then(|| sobel_at(data, filter, img, p) as f32)
+        })
+        .collect();
     l.write_some(1, out)
 }
 
@@ -271,16 +248,15 @@ impl Family for Sobel {
     /// adds per interior pixel (the filter in memory).
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
         let interior = (size.cols.saturating_sub(2)).saturating_mul(size.rows.saturating_sub(2));
-        let pixels = Image::of(size).pixels();
-        (pixels.saturating_mul(8), interior.saturating_mul(17))
+        (pixels(size).saturating_mul(8), interior.saturating_mul(17))
     }
 
     fn elements(&self, size: Size) -> u64 {
-        Image::of(size).pixels()
+        pixels(size)
     }
 
     fn footprint(&self, size: Size) -> Footprint {
-        let p = Image::of(size).pixels();
+        let p = pixels(size);
         plain(p, p, p, 0)
     }
 
@@ -308,7 +284,7 @@ impl Family for Sobel {
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         let (k, inputs) = (cx.kernel()?, cx.inputs);
         let (data, filter) = (cx.upload(&inputs.a)?, cx.upload(&inputs.b)?);
-        let len = Image::of(inputs.size).pixels() as usize;
+        let len = pixels(inputs.size) as usize;
         let out = cx.output(len)?;
         let mut args = vec![Arg::Buffer(data), Arg::Buffer(out)];
         if !cx.variant.name.starts_with("literal") {
@@ -425,7 +401,7 @@ mod tests {
     #[test]
     fn sobel_by_hand() {
         // 3 x 3 image with a ramp in x: the centre sees (3-1) + 2 (6-4) + (9-7) = 8.
-        let img = Image { w: 3, h: 3 };
+        let img = Size::matrix(3, 3);
         let data = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0];
         assert_eq!(sobel_at(&data, &FILTER_X, img, 4), 8.0);
         assert_eq!(sobel_at(&data, &FILTER_X, img, 0), 0.0);
@@ -434,7 +410,6 @@ mod tests {
 
     #[test]
     fn sizes_and_work() {
-        assert_eq!(Image::of(Size::matrix(4, 6)), Image { w: 6, h: 4 });
         let (sobel, x4, broadcast) = (&VARIANTS[0], &VARIANTS[5], &VARIANTS[6]);
         assert!(check_image(sobel, Size::matrix(16384, 16384)).is_ok());
         let e = check_image(sobel, Size::vector(64))
@@ -476,11 +451,11 @@ mod tests {
 
     #[test]
     fn large_images_are_sampled_with_their_borders() {
-        let img = Image { w: 8192, h: 4096 };
+        let img = Size::matrix(4096, 8192);
         let s = sobel_sample(img, 1);
         assert_eq!(s.len(), 4 * 8192 + SAMPLED_PIXELS);
-        assert!(s.contains(&(img.pixels() as usize - 1)));
-        assert!(sobel_sample(Image { w: 64, h: 64 }, 1).is_empty());
+        assert!(s.contains(&(pixels(img) as usize - 1)));
+        assert!(sobel_sample(Size::matrix(64, 64), 1).is_empty());
     }
 
     #[test]

@@ -1,6 +1,5 @@
 //! The constant-memory families' inputs and references: the quantised image and table, the
-//! Sobel filter at a pixel, the sampled check of a large image, and the emulation the fake
-//! backend runs.
+//! Sobel filter at a pixel, and the sampled check of a large image.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -18,19 +17,17 @@ pub(super) fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
         .collect()
 }
 
-/// Sobel's inputs: the image, the filter, the reference and the output positions it is for
-/// (empty: every output).
+/// Sobel's inputs: the image, the filter, the reference and its output positions (empty: all).
 pub fn problem(size: Size, seed: u64) -> Inputs {
-    let img = Image::of(size);
-    let data = quantised(img.pixels() as usize, seed, 8);
-    let sample = sobel_sample(img, seed);
+    let data = quantised(pixels(size) as usize, seed, 8);
+    let sample = sobel_sample(size, seed);
     let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
-        Box::new(0..img.pixels() as usize)
+        Box::new(0..pixels(size) as usize)
     } else {
         Box::new(sample.iter().copied())
     };
     let reference = positions
-        .map(|p| sobel_at(&data, &FILTER_X, img, p))
+        .map(|p| sobel_at(&data, &FILTER_X, size, p))
         .collect();
     Inputs::new(size, data, FILTER_X.to_vec())
         .with_reference(reference, Vec::new())
@@ -38,11 +35,11 @@ pub fn problem(size: Size, seed: u64) -> Inputs {
 }
 
 /// Empty for an image checked whole; else its first and last two rows and a seeded sample.
-pub(super) fn sobel_sample(img: Image, seed: u64) -> Vec<usize> {
-    if img.pixels() <= FULL_CHECK_PIXELS {
+pub(super) fn sobel_sample(img: Size, seed: u64) -> Vec<usize> {
+    if pixels(img) <= FULL_CHECK_PIXELS {
         return Vec::new();
     }
-    let (w, n) = (img.w as usize, img.pixels() as usize);
+    let (w, n) = (img.cols as usize, pixels(img) as usize);
     let mut p: Vec<usize> = (0..2 * w).chain(n - 2 * w..n).collect();
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x50be1);
     p.extend((0..SAMPLED_PIXELS).map(|_| rng.gen_range(0..n)));
@@ -50,8 +47,8 @@ pub(super) fn sobel_sample(img: Image, seed: u64) -> Vec<usize> {
 }
 
 /// The Sobel output at pixel `p`: 0 on the border, the 3x3 filter elsewhere (in f64).
-pub fn sobel_at(data: &[f32], filter: &[f32], img: Image, p: usize) -> f64 {
-    let (w, h) = (img.w as usize, img.h as usize);
+pub fn sobel_at(data: &[f32], filter: &[f32], img: Size, p: usize) -> f64 {
+    let (w, h) = (img.cols as usize, img.rows as usize);
     let (x, y) = (p % w, p / w);
     if x == 0 || y == 0 || x + 1 >= w || y + 1 >= h {
         return 0.0;
@@ -74,20 +71,4 @@ pub fn check(got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
         .collect();
     let got = if sample.is_empty() { got } else { &picked };
     reference::compare_exact(got, reference.len(), |i| reference[i])
-}
-
-/// What a Sobel kernel writes, for the fake backend: every pixel the launch covers (`cover`
-/// pixels in x and y), the rest untouched (`None`).
-pub(super) fn emulate_sobel(
-    data: &[f32],
-    filter: &[f32],
-    img: Image,
-    cover: (u64, u64),
-) -> Vec<Option<f32>> {
-    (0..img.pixels() as usize)
-        .map(|p| {
-            let (x, y) = ((p as u64) % img.w, (p as u64) / img.w);
-            (x < cover.0 && y < cover.1).then(|| sobel_at(data, filter, img, p) as f32)
-        })
-        .collect()
 }

@@ -8,25 +8,18 @@
 //! `P[2t + 1]` for the next; the work-group that completes a row (an atomic count per row, as
 //! in `split-one`) adds the row's partial sums into W. One launch.
 //!
-//! The host side here: the chunk, the task arithmetic (mirrored from the kernel, so that it is
-//! tested without a device) and the launch's arguments.
+//! Here: the chunk, the task arithmetic (mirrored from the kernel, to test it without a device)
+//! and the launch's arguments.
 
 use super::shapes::SPLIT_FLAT;
 use super::split::one_launch_step;
 use crate::backend::{BufferId, KernelId};
 use crate::families::error::WorkloadError;
 use crate::families::plan::{Build, ExecError, Step};
-use crate::families::variant::Variant;
 use crate::rows::Size;
 
-/// Why `variant` cannot run on `size`, if it is split-flat and the rows are narrower than one
-/// float4 (there is no task to cut: the variant is for wide rows).
-pub fn size_problem(variant: &Variant, size: Size) -> Option<String> {
-    (variant.name == SPLIT_FLAT && size.cols < 4).then(|| narrow_rows(size))
-}
-
-/// Why a matrix's rows are too narrow for split-flat's tasks.
-fn narrow_rows(size: Size) -> String {
+/// Why a matrix's rows, narrower than one float4, leave split-flat no task to cut.
+pub(super) fn narrow_rows(size: Size) -> String {
     format!(
         "matrix {size}: split-flat cuts M into float4 tasks of at most a row; rows need at least \
          4 columns"

@@ -21,12 +21,28 @@ use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, unsafe_variant, v, Variant};
+use crate::families::variant::{points, pow2, unsafe_variant, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
-use shapes::pow2_variant;
+use shapes::*;
 
-/// The whitepaper's listings and the tuned kernel, then the shape-aware algorithms.
+/// A matvec variant for power-of-two work-groups of `min` to `max` work-items.
+const fn pow2_variant(
+    name: &'static str,
+    kernel: &'static str,
+    rule: GroupRule,
+    min: u32,
+    max: u32,
+    about: &'static str,
+) -> Variant {
+    pow2(v(FamilyId::Matvec, name, kernel, rule, about), min, max)
+}
+
+/// Where the shape-aware algorithms (`shapes`; `auto` picks among them) start in [`VARIANTS`].
+const SHAPES_FROM: usize = 8;
+
+/// In report order: the listings, the tuned kernel, then the shape-aware algorithms (each
+/// `about` says what shape it is for).
 const VARIANTS: [Variant; 19] = [
     v(
         FamilyId::Matvec,
@@ -95,17 +111,108 @@ const VARIANTS: [Variant; 19] = [
         u32::MAX,
         "modern: a warp per row, float4 loads, warp-level reduction",
     ),
-    shapes::VARIANTS[0],
-    shapes::VARIANTS[1],
-    shapes::VARIANTS[2],
-    shapes::VARIANTS[3],
-    shapes::VARIANTS[4],
-    shapes::VARIANTS[5],
-    shapes::VARIANTS[6],
-    shapes::VARIANTS[7],
-    shapes::VARIANTS[8],
-    shapes::VARIANTS[9],
-    shapes::VARIANTS[10],
+    pow2_variant(
+        ROW_ITEM,
+        "matvec_row_item",
+        Cover { per_item: 1 },
+        1,
+        u32::MAX,
+        "shapes: one work-item per row, float4 loads (tall, very short rows)",
+    ),
+    pow2_variant(
+        ROW_WARP,
+        "matvec_row_warp",
+        PerComputeUnit(16),
+        32,
+        u32::MAX,
+        "shapes: 32 work-items per row, float4 loads, local-memory sum (tall, square)",
+    ),
+    pow2_variant(
+        ROW_GROUP,
+        "matvec_row_group",
+        PerComputeUnit(8),
+        1,
+        u32::MAX,
+        "shapes: one work-group per row, float4 loads, tree sum (few, short rows)",
+    ),
+    pow2_variant(
+        SPLIT_K,
+        "matvec_split_k",
+        PerComputeUnit(8),
+        // The second pass has a warp-sized slice per row.
+        32,
+        u32::MAX,
+        "shapes: 4-row tiles x column blocks, partial sums, second pass (short, wide)",
+    ),
+    // No kernel: replaced by the rule's choice before anything is built.
+    pow2_variant(
+        AUTO,
+        "",
+        PerComputeUnit(8),
+        32,
+        1024,
+        "shapes: the device's measured table (harness/rules/, or CLVSCU_MATVEC_RULES) \
+         or, for a device without one, the hand rule picks a variant from the shape; the \
+         row names the one that ran and its flags the source (-DMV_AUTO_RULE)",
+    ),
+    // At most 512: the 16 x WG_SIZE partial sums must fit CUDA's 48 KB of static shared memory.
+    pow2_variant(
+        SPLIT_WIDE,
+        "matvec_split_wide",
+        PerComputeUnit(4),
+        32,
+        512,
+        "shapes: 16-row tiles x column blocks, V read once per tile, two-step sums, \
+         second pass (at most 64 rows, very wide)",
+    ),
+    pow2_variant(
+        ROW_SLICE,
+        "matvec_row_slice",
+        Cover { per_item: 1 },
+        32,
+        u32::MAX,
+        "shapes: a row's float4s on consecutive work-items, 256 rows per group, \
+         coalesced loads, products added in local memory (tall, rows of 17-64 floats)",
+    ),
+    pow2_variant(
+        SPLIT_ONE,
+        "matvec_split_one",
+        PerComputeUnit(8),
+        1,
+        u32::MAX,
+        "shapes: split-k in one launch, the work-group that finishes a row tile's last \
+         column block adds the tile's partial sums (atomic count, no second launch)",
+    ),
+    pow2_variant(
+        ROW_MULTI,
+        "matvec_row_multi",
+        PerComputeUnit(8),
+        32,
+        u32::MAX,
+        "shapes: 4 rows per warp-sized slice, the loads of all 4 in flight before any \
+         sum, float4 loads, local-memory sums (tall, rows of a few hundred floats)",
+    ),
+    // At least 32: the tail's scalars take one work-item each (up to 3, twice).
+    pow2_variant(
+        SPLIT_FLAT,
+        "matvec_split_flat",
+        PerComputeUnit(16),
+        32,
+        u32::MAX,
+        "shapes: M as one flat float4 stream in tasks of at most a row (unaligned rows \
+         too), two partial sums per task, the work-group that completes a row adds them \
+         (atomic count per row, one launch; very wide rows)",
+    ),
+    pow2_variant(
+        ROW_PACK,
+        "matvec_row_pack",
+        PerComputeUnit(16),
+        32,
+        u32::MAX,
+        "shapes: a block of 4 or more whole rows read as one float4 stream (unaligned rows \
+         too), 4 loads in flight per work-item, staged in local memory, then a power-of-two \
+         set of work-items per row multiplies and adds (tall, rows of up to 1024 floats)",
+    ),
 ];
 
 pub struct Matvec;
@@ -164,20 +271,21 @@ impl Family for Matvec {
 
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         if size.rows == 0 || size.cols == 0 {
-            return Err(bad_size(
-                variant,
-                format!(
-                    "matrix {size} is empty; both rows and columns must be at least 1 (give \
-                     ROWSxCOLS)"
-                ),
-            ));
+            let reason = format!(
+                "matrix {size} is empty; both rows and columns must be at least 1 (give \
+                 ROWSxCOLS)"
+            );
+            return Err(bad_size(variant, reason));
         }
         nonzero_in_32_bits(variant, size)?;
-        flat::size_problem(variant, size).map_or(Ok(()), |r| Err(bad_size(variant, r)))
+        if variant.name == SPLIT_FLAT && size.cols < 4 {
+            return Err(bad_size(variant, flat::narrow_rows(size)));
+        }
+        Ok(())
     }
 
     fn rule_plan(&self, variant: &Variant, size: Size, device: &DeviceInfo) -> Option<RulePlan> {
-        shapes::plan_for(variant, size, device).map(|p| RulePlan {
+        plan_for(variant, size, device).map(|p| RulePlan {
             variant: p.variant,
             local: p.local,
             groups: p.groups,
@@ -204,9 +312,9 @@ impl Family for Matvec {
         let v = cx.upload(&inputs.b)?;
         let w = cx.output(n)?;
         let name = cx.variant.name;
-        let (steps, partial) = if name == shapes::SPLIT_FLAT {
+        let (steps, partial) = if name == SPLIT_FLAT {
             flat::steps(cx, k, [m, v, w])?
-        } else if shapes::is_split(name) {
+        } else if is_split(name) {
             split::split_k_steps(cx, k, [m, v, w])?
         } else {
             let (cols, rows) = (Arg::U32(size.cols as u32), Arg::U32(size.rows as u32));
@@ -222,7 +330,7 @@ impl Family for Matvec {
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
         match kernel {
             "matvec_split_k" | "matvec_split_wide" => Some(split::emulate_partial_sums),
-            shapes::SPLIT_K_FINAL => Some(split::emulate_final_sums),
+            SPLIT_K_FINAL => Some(split::emulate_final_sums),
             _ => kernel.starts_with("matvec_").then_some(emulate_product),
         }
     }

@@ -1,6 +1,6 @@
 //! Measured decision tables for `matvec/auto`: per GPU, which variant won a shape sweep in each
 //! region of (aspect ratio, matrix bytes, row alignment). `clvscu shapes-rule` derives a table
-//! from a sweep's `measurements.csv` (see `crate::shape_rule`); the tables committed in
+//! from a sweep's `measurements.csv` ([`super::derive`]); the tables committed in
 //! `harness/rules/` are built into the binary, and `CLVSCU_MATVEC_RULES` names a table file
 //! read at run time instead (a user's own GPU). Where no table names the device, `auto` keeps
 //! the hand rule of [`super::shapes::rule`].
@@ -24,8 +24,7 @@ pub fn alignment(cols: u64) -> u32 {
         .unwrap_or(1)
 }
 
-/// Where a shape sits: log2(cols / rows) and log2(bytes of M), each rounded to an integer, and
-/// the row alignment.
+/// Where a shape sits: log2(cols / rows), log2(bytes of M) (each rounded) and row alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Key {
     pub aspect_log2: i32,
@@ -68,8 +67,7 @@ pub struct Region {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub groups: u32,
     pub gbs: f64,
-    /// The runner-up (`variant` or `variant@LOCALxGROUPS`) and its GB/s (empty when only one
-    /// candidate ran the shape).
+    /// The runner-up (`variant` or `variant@LOCALxGROUPS`; empty if none) and its GB/s.
     #[serde(default)]
     pub runner_up: String,
     #[serde(default)]
@@ -91,7 +89,6 @@ pub struct RuleTable {
     pub regions: Vec<Region>,
 }
 
-/// Why a table could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum RulesError {
     #[error("matvec rule table {name}: {source}")]
@@ -138,13 +135,12 @@ impl RuleTable {
     }
 }
 
-/// The table for a device named `device`: the one `CLVSCU_MATVEC_RULES` names when it is set
-/// and is for that device (a table file, or a folder of them such as `shapes-rule`'s output,
-/// one per device), else the built-in table for it, else `None` (the hand rule).
+/// The table for `device`: the first for it that `CLVSCU_MATVEC_RULES` names (a table file, or
+/// a folder of them such as `shapes-rule`'s output), else the built-in one, else `None`.
 pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     if let Some(path) = std::env::var_os(RULES_ENV) {
         for file in table_files(Path::new(&path))? {
-            let table = RuleTable::parse(&file.to_string_lossy(), &read_table(&file)?)?;
+            let table = read_table(&file)?;
             if table.device == device {
                 return Ok(Some(table));
             }
@@ -159,19 +155,17 @@ pub fn table_for(device: &str) -> Result<Option<RuleTable>, RulesError> {
     Ok(None)
 }
 
-/// A table file's text, bounded: a FIFO or a device is refused, naming the file.
-fn read_table(file: &Path) -> Result<String, RulesError> {
-    crate::input_file::read_text_capped(file, crate::input_file::STUDY_CAP).map_err(|source| {
-        RulesError::Read {
-            name: file.to_string_lossy().into_owned(),
-            source,
-        }
-    })
+/// A table file, read (bounded: a FIFO or a device is refused, naming the file) and parsed.
+fn read_table(file: &Path) -> Result<RuleTable, RulesError> {
+    let name = file.to_string_lossy().into_owned();
+    match crate::input_file::read_text_capped(file, crate::input_file::STUDY_CAP) {
+        Ok(text) => RuleTable::parse(&name, &text),
+        Err(source) => Err(RulesError::Read { name, source }),
+    }
 }
 
-/// Reads and parses every table `CLVSCU_MATVEC_RULES` names, when it is set: a run checks
-/// them before it starts, since a table that cannot be used would otherwise fall back to the
-/// hand rule without a word. A folder holding no table is an error too.
+/// Reads and parses every table `CLVSCU_MATVEC_RULES` names, if set (a folder holding none is
+/// an error): a run checks them first, as an unusable table would silently mean the hand rule.
 pub fn check_env() -> Result<(), RulesError> {
     let Some(path) = std::env::var_os(RULES_ENV) else {
         return Ok(());
@@ -187,7 +181,7 @@ pub fn check_env() -> Result<(), RulesError> {
         });
     }
     for file in files {
-        RuleTable::parse(&file.to_string_lossy(), &read_table(&file)?)?;
+        read_table(&file)?;
     }
     Ok(())
 }

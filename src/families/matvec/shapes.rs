@@ -1,7 +1,5 @@
-//! The shape-aware matvec family: algorithms each right for one range of aspect ratios (each
-//! variant's `about` in [`VARIANTS`] says how it works and what shape it is made for;
-//! `split-flat` is in [`super::flat`]), and the rule (`auto`) that picks one from the shape
-//! and the device.
+//! The rule (`auto`) that picks one of matvec's shape-aware algorithms (`super::VARIANTS`;
+//! `split-flat` is in [`super::flat`]) from the shape and the device.
 //!
 //! `auto` is not a kernel: the session replaces it by the variant and launch shape that
 //! [`plan_for`] gives (see `session::auto`), so every row names the algorithm that ran: the
@@ -11,9 +9,8 @@
 
 use crate::backend::DeviceInfo;
 use crate::families::family::Family;
-use crate::families::variant::{pow2, v, GroupRule, Variant};
-use crate::rows::FamilyId;
-use crate::rows::Size;
+use crate::families::variant::Variant;
+use crate::rows::{FamilyId, Size};
 
 use super::rules::RuleTable;
 
@@ -38,135 +35,13 @@ pub const AUTO: &str = "auto";
 /// The second-pass kernel of split-K.
 pub const SPLIT_K_FINAL: &str = "matvec_split_k_final";
 
-/// A matvec variant for power-of-two work-groups of `min_local` to `max_local` work-items.
-pub(super) const fn pow2_variant(
-    name: &'static str,
-    kernel: &'static str,
-    rule: GroupRule,
-    min_local: u32,
-    max_local: u32,
-    about: &'static str,
-) -> Variant {
-    pow2(
-        v(FamilyId::Matvec, name, kernel, rule, about),
-        min_local,
-        max_local,
-    )
-}
-
-/// The variants, in report order (appended to the family table in `mod.rs`).
-pub const VARIANTS: [Variant; 11] = [
-    pow2_variant(
-        ROW_ITEM,
-        "matvec_row_item",
-        GroupRule::Cover { per_item: 1 },
-        1,
-        u32::MAX,
-        "shapes: one work-item per row, float4 loads (tall, very short rows)",
-    ),
-    pow2_variant(
-        ROW_WARP,
-        "matvec_row_warp",
-        GroupRule::PerComputeUnit(16),
-        32,
-        u32::MAX,
-        "shapes: 32 work-items per row, float4 loads, local-memory sum (tall, square)",
-    ),
-    pow2_variant(
-        ROW_GROUP,
-        "matvec_row_group",
-        GroupRule::PerComputeUnit(8),
-        1,
-        u32::MAX,
-        "shapes: one work-group per row, float4 loads, tree sum (few, short rows)",
-    ),
-    pow2_variant(
-        SPLIT_K,
-        "matvec_split_k",
-        GroupRule::PerComputeUnit(8),
-        // The second pass has a warp-sized slice per row.
-        32,
-        u32::MAX,
-        "shapes: 4-row tiles x column blocks, partial sums, second pass (short, wide)",
-    ),
-    // No kernel: replaced by the rule's choice before anything is built.
-    pow2_variant(
-        AUTO,
-        "",
-        GroupRule::PerComputeUnit(8),
-        32,
-        1024,
-        "shapes: the device's measured table (harness/rules/, or CLVSCU_MATVEC_RULES) \
-         or, for a device without one, the hand rule picks a variant from the shape; the \
-         row names the one that ran and its flags the source (-DMV_AUTO_RULE)",
-    ),
-    // At most 512: the 16 x WG_SIZE partial sums must fit CUDA's 48 KB of static shared memory.
-    pow2_variant(
-        SPLIT_WIDE,
-        "matvec_split_wide",
-        GroupRule::PerComputeUnit(4),
-        32,
-        512,
-        "shapes: 16-row tiles x column blocks, V read once per tile, two-step sums, \
-         second pass (at most 64 rows, very wide)",
-    ),
-    pow2_variant(
-        ROW_SLICE,
-        "matvec_row_slice",
-        GroupRule::Cover { per_item: 1 },
-        32,
-        u32::MAX,
-        "shapes: a row's float4s on consecutive work-items, 256 rows per group, \
-         coalesced loads, products added in local memory (tall, rows of 17-64 floats)",
-    ),
-    pow2_variant(
-        SPLIT_ONE,
-        "matvec_split_one",
-        GroupRule::PerComputeUnit(8),
-        1,
-        u32::MAX,
-        "shapes: split-k in one launch, the work-group that finishes a row tile's last \
-         column block adds the tile's partial sums (atomic count, no second launch)",
-    ),
-    pow2_variant(
-        ROW_MULTI,
-        "matvec_row_multi",
-        GroupRule::PerComputeUnit(8),
-        32,
-        u32::MAX,
-        "shapes: 4 rows per warp-sized slice, the loads of all 4 in flight before any \
-         sum, float4 loads, local-memory sums (tall, rows of a few hundred floats)",
-    ),
-    // At least 32: the tail's scalars take one work-item each (up to 3, twice).
-    pow2_variant(
-        SPLIT_FLAT,
-        "matvec_split_flat",
-        GroupRule::PerComputeUnit(16),
-        32,
-        u32::MAX,
-        "shapes: M as one flat float4 stream in tasks of at most a row (unaligned rows \
-         too), two partial sums per task, the work-group that completes a row adds them \
-         (atomic count per row, one launch; very wide rows)",
-    ),
-    pow2_variant(
-        ROW_PACK,
-        "matvec_row_pack",
-        GroupRule::PerComputeUnit(16),
-        32,
-        u32::MAX,
-        "shapes: a block of 4 or more whole rows read as one float4 stream (unaligned rows \
-         too), 4 loads in flight per work-item, staged in local memory, then a power-of-two \
-         set of work-items per row multiplies and adds (tall, rows of up to 1024 floats)",
-    ),
-];
-
-/// The variant `auto` can pick by `name`: any of [`VARIANTS`] but `auto` itself.
+/// The variant `auto` can pick by `name`: any shape-aware one but `auto` itself.
 pub fn pick(name: &str) -> Option<&'static Variant> {
-    VARIANTS.iter().find(|v| v.name == name && v.name != AUTO)
+    let shapes = &super::VARIANTS[super::SHAPES_FROM..];
+    shapes.iter().find(|v| v.name == name && v.name != AUTO)
 }
 
-/// Where a plan came from, as the value of the `MV_AUTO_RULE` define that records it in a
-/// row's flags.
+/// Where a plan came from: the `MV_AUTO_RULE` define that records it in a row's flags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 #[strum(serialize_all = "snake_case")]
 pub enum Source {
@@ -174,8 +49,7 @@ pub enum Source {
     Hand,
     /// The device's measured table (`harness/rules/`, or the file `CLVSCU_MATVEC_RULES` names).
     Table,
-    /// The hand rule, because the device's table could not be read or named a variant that
-    /// cannot run this shape.
+    /// The hand rule: the device's table was unreadable or chose a variant unfit for the shape.
     HandFallback,
 }
 
@@ -216,9 +90,10 @@ const SLICE_ROWS: u32 = 256;
 ///   split-k rows at 8 groups per compute unit beat the rule's two waves at 1100x60989,
 ///   1024x65536, 256x262144, 64x1048576 and 16x4194304 (H100 2360 / 2667 / 2665 / 2534 /
 ///   2553 GB/s against 2264 / 2409 / 2503 and, on the H200, 3138 / 2441 at the last two);
-///   each work-group's fixed cost (its tree of partial sums) is paid half as often. Split-wide (16-row tiles) is not chosen: on an H100
-///   (2026-11-22, shapes-gaps) split-k reached 2553 / 2534 / 1230 GB/s at 16x4194304 /
-///   64x1048576 / 16x262144 against split-wide's 2372 / 2369 / 1039.
+///   each work-group's fixed cost (its tree of partial sums) is paid half as often.
+///   Split-wide (16-row tiles) is not chosen: on an H100 (2026-11-22, shapes-gaps) split-k
+///   reached 2553 / 2534 / 1230 GB/s at 16x4194304 / 64x1048576 / 16x262144 against
+///   split-wide's 2372 / 2369 / 1039.
 /// - rows not a multiple of 4 floats, in that split case: `split-flat` at two waves of 8 groups
 ///   per compute unit. Unaligned rows leave the row-based kernels scalar loads; on an H100
 ///   (2026-11-23, shapes5) split-flat read 1100x60989 at 2692 / 2699 GB/s (OpenCL / CUDA) at
@@ -228,18 +103,14 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     let local = local_for(wg_limit);
     let cus = u64::from(compute_units.max(1));
     let fill_groups = 2 * cus * GROUPS_PER_CU;
-    let warps_per_group = u64::from(local / 32).max(1);
-    let clamp = |g: u64| g.clamp(1, u64::from(u32::MAX / local)) as u32;
+    // Groups of `rows_each` rows, at most two waves.
+    let waves = |rows_each: u32| rows.div_ceil(u64::from(rows_each.max(1))).min(fill_groups);
     let (algorithm, groups) = if cols <= SHORT_ROW {
-        (ROW_ITEM, rows.div_ceil(u64::from(local)).min(fill_groups))
+        (ROW_ITEM, waves(local))
     } else if cols <= SLICE_COLS && cols.is_multiple_of(4) {
-        (
-            ROW_SLICE,
-            rows.div_ceil(u64::from(local.min(SLICE_ROWS)))
-                .min(fill_groups),
-        )
+        (ROW_SLICE, waves(local.min(SLICE_ROWS)))
     } else if rows >= cus * 64 {
-        (ROW_WARP, rows.div_ceil(warps_per_group).min(fill_groups))
+        (ROW_WARP, waves(local / 32))
     } else {
         let tiles = rows.div_ceil(u64::from(TILE));
         let splits = (cus * GROUPS_PER_CU)
@@ -256,15 +127,14 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
     Plan {
         variant: pick(algorithm).expect("the rule picks a shape variant"),
         local,
-        groups: clamp(groups),
+        groups: groups.clamp(1, u64::from(u32::MAX / local)) as u32,
         source: Source::Hand,
     }
 }
 
-/// The plan of a measured table's region for `size`: its variant at the launch it won at (the
-/// region's work-group size and count where the sweep swept them, else the variant's default
-/// launch), or `None` when the variant cannot run the shape. A measured work-group size this
-/// device refuses gives way to the default one, with the default group count.
+/// The plan of a measured table's region for `size`: its variant at the launch it won at where
+/// the sweep swept it and this device allows it, else at the variant's default launch; `None`
+/// when the variant cannot run the shape.
 fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> {
     let region = table.nearest(size.rows, size.cols);
     let variant = pick(&region.variant)?;
@@ -322,8 +192,6 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
     })
 }
 
-/// Whether `variant` is one of the split variants (`split-k`, `split-wide`, `split-one`,
-/// `split-flat`).
 pub fn is_split(variant: &str) -> bool {
     matches!(variant, SPLIT_K | SPLIT_WIDE | SPLIT_ONE | SPLIT_FLAT)
 }
@@ -337,9 +205,8 @@ pub fn tile_of(variant: &str) -> u32 {
     }
 }
 
-/// Column blocks of a split launch of `groups` work-groups over row tiles of `tile` rows: as
-/// many as the groups cover after one per row tile, never so many that a block is empty (each
-/// is whole float4s).
+/// Column blocks of a split launch of `groups` work-groups over tiles of `tile` rows: as many
+/// as the groups cover after one per tile, none empty (each is whole float4s).
 pub fn splits_of(size: Size, groups: u32, tile: u32) -> u32 {
     let tiles = size.rows.div_ceil(u64::from(tile.max(1))).max(1);
     let most = size.cols.div_ceil(4).max(1);

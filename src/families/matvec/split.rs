@@ -1,6 +1,5 @@
 //! The split variants' launches (`split-k`, `split-wide`: partial sums then a final pass;
-//! `split-one`, `split-flat`: one launch with completion counters) and what the fake backend
-//! computes for them.
+//! `split-one`, `split-flat`: one launch with completion counters) and their emulation.
 
 use super::shapes::{splits_of, tile_of, SPLIT_K_FINAL, SPLIT_ONE, TILE};
 use crate::backend::fake::FakeLaunch;
@@ -56,12 +55,10 @@ pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The steps of a split variant over `[M, V, W]`: for `split-k` and `split-wide`, the partial
-/// sums of `splits` column blocks into a buffer of their own, then a warp-sized slice per row
-/// adds them into W (both timed, the same way on both sides); for `split-one`, one launch that
-/// does both: the partials of `splits` column blocks per row tile, one counter per row tile
-/// (see [`one_launch_step`]). Returns the steps and the partials buffer (poisoned
-/// before checks).
+/// The steps of a split variant over `[M, V, W]`, and the partials buffer (poisoned before
+/// checks). `split-k` and `split-wide`: the partial sums of `splits` column blocks, then a
+/// warp-sized slice per row adds them into W (both timed, the same way on both sides);
+/// `split-one`: one launch that does both, one counter per row tile ([`one_launch_step`]).
 pub(super) fn split_k_steps(
     cx: &mut Build<'_>,
     kernel: KernelId,
@@ -79,36 +76,22 @@ pub(super) fn split_k_steps(
         return Ok((vec![step], (partial, len)));
     }
     let final_kernel = cx.backend.kernel(program, SPLIT_K_FINAL)?;
-    let first = cx.launch(
-        kernel,
-        vec![
-            Arg::Buffer(m),
-            Arg::U32(cols),
-            Arg::U32(rows),
-            Arg::Buffer(v),
-            Arg::Buffer(partial),
-            Arg::U32(splits),
-        ],
-    );
+    let [m, v, w, p] = [m, v, w, partial].map(Arg::Buffer);
+    let [c, r, s] = [cols, rows, splits].map(Arg::U32);
+    // (M, cols, rows, V, P, splits), then (P, W, rows, splits).
+    let first = cx.launch(kernel, vec![m, c, r, v, p, s]);
     let second = Step::Kernel {
         kernel: final_kernel,
         shape: LaunchShape::linear(rows.div_ceil((shape.local / 32).max(1)).max(1), shape.local),
-        args: vec![
-            Arg::Buffer(partial),
-            Arg::Buffer(w),
-            Arg::U32(rows),
-            Arg::U32(splits),
-        ],
+        args: vec![p, w, r, s],
     };
     Ok((vec![first, second], (partial, len)))
 }
 
-/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: W's arguments where
-/// every other matvec kernel has them (so the fake backend emulates it as a matvec), then the
-/// partials, the block parameter (the splits of `split-one`, the chunk of `split-flat`) and
-/// the `counters` completion counters (row tiles, rows). The counters start at 0 and the
-/// kernel leaves them at 0 (the work-group that completes a row or tile resets its counter),
-/// so they are zeroed once here.
+/// The one launch of `split-one` or `split-flat` over `[M, V, W, P]`: a matvec's arguments (so
+/// the fake backend emulates it as one), then P, the block parameter (splits, or the chunk) and
+/// `counters` completion counters (row tiles, rows), zeroed once here: the kernel leaves each
+/// at 0 (whoever completes a row or tile resets it).
 pub(super) fn one_launch_step(
     cx: &mut Build<'_>,
     kernel: KernelId,
@@ -118,15 +101,7 @@ pub(super) fn one_launch_step(
 ) -> Result<Step, ExecError> {
     let count = cx.upload_u32(&vec![0; counters])?;
     let size = cx.inputs.size;
-    let args = vec![
-        Arg::Buffer(m),
-        Arg::U32(size.cols as u32),
-        Arg::U32(size.rows as u32),
-        Arg::Buffer(v),
-        Arg::Buffer(w),
-        Arg::Buffer(partial),
-        Arg::U32(blocks),
-        Arg::Buffer(count),
-    ];
-    Ok(cx.launch(kernel, args))
+    let [m, v, w, p, count] = [m, v, w, partial, count].map(Arg::Buffer);
+    let [cols, rows, blocks] = [size.cols as u32, size.rows as u32, blocks].map(Arg::U32);
+    Ok(cx.launch(kernel, vec![m, cols, rows, v, w, p, blocks, count]))
 }

@@ -23,6 +23,13 @@ use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
 
+/// A register-blocked variant. The SG_* defines retile it (`tiles.rs` here); the kernel
+/// refuses to compile at a work-group size that does not match its tile, so the rule here is
+/// only the range.
+const fn blocked(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    pow2(v(FamilyId::Sgemm, name, kernel, Tiles, about), 64, 1024)
+}
+
 const VARIANTS: [Variant; 3] = [
     exact_local(
         v(
@@ -34,48 +41,34 @@ const VARIANTS: [Variant; 3] = [
         ),
         256,
     ),
-    // The SG_* defines retile it (`tiles.rs` here); the kernel refuses to compile at a
-    // work-group size that does not match its tile, so the rule here is only the range.
     with_alternative(
-        pow2(
-            v(
-                FamilyId::Sgemm,
-                "blocked",
-                "sgemm_blocked",
-                Tiles,
-                "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
-                 multiple of 128; SG_* defines retile it)",
-            ),
-            64,
-            1024,
+        blocked(
+            "blocked",
+            "sgemm_blocked",
+            "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
+             multiple of 128; SG_* defines retile it)",
         ),
         "blocked-vec",
     ),
     // `blocked` with its tiles declared as float4 arrays: each tile read is a vector variable,
     // not a vector read through a cast pointer (explain's fix for `blocked`).
-    pow2(
-        v(
-            FamilyId::Sgemm,
-            "blocked-vec",
-            "sgemm_blocked_vec",
-            Tiles,
-            "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
-             vector variable (N a multiple of 128; SG_* defines retile it)",
-        ),
-        64,
-        1024,
+    blocked(
+        "blocked-vec",
+        "sgemm_blocked_vec",
+        "blocked with its shared tiles declared as float4 arrays, so every tile read is a \
+         vector variable (N a multiple of 128; SG_* defines retile it)",
     ),
 ];
 
-/// Output elements checked when the matrix has more than this many; smaller ones are checked
-/// whole.
+/// Output elements checked of a larger C; a smaller one is checked whole.
 pub const SAMPLE: usize = 1024;
 
 /// The square output tile one work-group computes, by variant (the kernels' SG_TS and SG_BM).
 pub fn tile(variant: &str) -> u64 {
-    match variant {
-        "tiled16" => 16,
-        _ => 128,
+    if variant == "tiled16" {
+        16
+    } else {
+        128
     }
 }
 
@@ -154,10 +147,7 @@ impl Family for Sgemm {
                 name: "sgemm",
                 variant: None,
             }],
-            quick_size: Some(QuickSize {
-                length: "512",
-                matrix: "512",
-            }),
+            quick_size: Some(QuickSize::same("512")),
             variants: &VARIANTS,
             // Multiples of both tiles (16 and 128); the last one has several tiles per row.
             test_sizes: &[Size::vector(128), Size::vector(384)],
@@ -178,18 +168,15 @@ impl Family for Sgemm {
         plain(mul(nn, 2), nn, 0, 0).with_largest(nn)
     }
 
-    /// N a multiple of the variant's tile, with N² elements addressable by the kernels'
-    /// 32-bit indices.
+    /// N a multiple of the variant's tile, N² within the kernels' 32-bit indices.
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         let (n, t) = (size.rows, tile(variant.name));
         if n % t != 0 {
-            return Err(bad_size(
-                variant,
-                format!(
-                    "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile \
-                     of C and the kernel has no edge handling (use a multiple of {t})"
-                ),
-            ));
+            let reason = format!(
+                "N = {n} is not a multiple of {t}: each work-group computes a {t}x{t} tile of C \
+                 and the kernel has no edge handling (use a multiple of {t})"
+            );
+            return Err(bad_size(variant, reason));
         }
         if n.saturating_mul(n) >= u64::from(u32::MAX) {
             let reason = format!(
@@ -218,12 +205,8 @@ impl Family for Sgemm {
         let a = cx.upload(&inputs.a)?;
         let b = cx.upload(&inputs.b)?;
         let c = cx.output(n * n)?;
-        let args = vec![
-            Arg::Buffer(a),
-            Arg::Buffer(b),
-            Arg::Buffer(c),
-            Arg::U32(n as u32),
-        ];
+        let mut args: Vec<Arg> = [a, b, c].map(Arg::Buffer).into();
+        args.push(Arg::U32(n as u32));
         Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
     }
 

@@ -103,13 +103,6 @@ impl Tiling {
         (self.bm / self.tm.max(1)) * (self.bn / self.tn.max(1))
     }
 
-    /// One work-group per block tile of the N x N output.
-    pub fn groups(self, size: Size) -> u32 {
-        let tiles =
-            (size.rows / u64::from(self.bm.max(1))) * (size.rows / u64::from(self.bn.max(1)));
-        u32::try_from(tiles).unwrap_or(u32::MAX)
-    }
-
     /// Local memory of the two staged slices: A transposed and padded, B as is.
     pub fn local_bytes(self) -> u64 {
         let (bm, bn, bk) = (u64::from(self.bm), u64::from(self.bn), u64::from(self.bk));
@@ -121,10 +114,7 @@ impl Tiling {
     pub fn divides(self, size: Size) -> bool {
         let n = size.rows;
         let (bm, bn) = (u64::from(self.bm), u64::from(self.bn));
-        self.bm > 0
-            && self.bn > 0
-            && self.tm > 0
-            && self.tn > 0
+        [self.bm, self.bn, self.tm, self.tn].iter().all(|v| *v > 0)
             && n.is_multiple_of(bm)
             && n.is_multiple_of(bn)
             && [self.tm, self.tn, self.bk]
@@ -143,21 +133,22 @@ impl Tiling {
     }
 }
 
-/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
 impl Tuning for super::Sgemm {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         SPACES
     }
 
-    /// Fill in what a configuration leaves out and its tiling implies: the work-group size and
-    /// group count.
+    /// Fill in the work-group size and group count the tiling implies.
     fn derive_launch(&self, size: Size, c: &mut Config) {
         let t = Tiling::of(c);
         if c.local == 0 {
             c.local = t.local();
         }
         if c.groups == 0 {
-            c.groups = t.groups(size);
+            // One work-group per block tile of the N x N output.
+            let n = size.rows;
+            let tiles = (n / u64::from(t.bm.max(1))) * (n / u64::from(t.bn.max(1)));
+            c.groups = u32::try_from(tiles).unwrap_or(u32::MAX);
         }
     }
 

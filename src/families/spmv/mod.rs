@@ -1,21 +1,17 @@
-//! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row) and
-//! a vector kernel (one warp per row), and a CSR-stream kernel (a work-group's rows streamed
-//! in coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
-//! `x` read three ways
-//! ([`ReadPath`](crate::families::read_path::ReadPath)). The kernels are `kernels_*/spmv.*`.
+//! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row), a
+//! vector kernel (one warp per row) and a CSR-stream kernel (a work-group's rows streamed in
+//! coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
+//! `x` read three ways ([`ReadPath`](crate::families::read_path::ReadPath)), in
+//! `kernels_*/spmv.*`.
 //!
-//! # Size spelling
+//! Sizes: `ROWSxNNZ`, a square matrix of ROWS rows and exactly NNZ stored entries, for
+//! instance `2^24x2^28`. The study key `matrix` picks how they are placed ([`MatrixSource`]); a
+//! Matrix Market file brings its own shape, and the study's size is then set from the file.
 //!
-//! `ROWSxNNZ`: a square matrix of ROWS rows and exactly NNZ stored entries, for instance
-//! `2^24x2^28`. The study key `matrix` picks how they are placed ([`MatrixSource`]); a Matrix
-//! Market file brings its own shape, and the study's size is then set from the file.
-//!
-//! # Generated matrices
-//!
-//! Every number comes from [`mix`](crate::families::reference::mix) (SplitMix64) of the seed and a position, never from a
-//! stateful generator, so `baselines/baselines.py` rebuilds the same matrices bit for bit for the
-//! cuSPARSE baseline (the fingerprint test below and the script's self-test hold both to one
-//! value):
+//! Generated matrices: every number comes from [`mix`](crate::families::reference::mix)
+//! (SplitMix64) of the seed and a position, never from a stateful generator, so
+//! `baselines/baselines.py` rebuilds the same matrices bit for bit for the cuSPARSE baseline
+//! (the fingerprint test below and the script's self-test hold both to one value):
 //!
 //! * `uniform`: NNZ / ROWS entries per row (the first NNZ % ROWS rows one more), columns
 //!   uniform over the row;
@@ -27,12 +23,10 @@
 //! Columns of a row are sorted; repeats are kept (a CSR row may name a column twice: both
 //! products are summed, in cuSPARSE as here).
 //!
-//! # Metric
-//!
-//! GFLOP/s of 2·NNZ (one multiply and one add per entry), as SHOC and cuSPARSE comparisons
-//! report it. The bytes column counts what the kernel requests once: values and column indices
-//! (8 bytes per entry), row pointers (4·(ROWS+1)), one 4-byte read of `x` per entry (the gather,
-//! whichever path serves it) and the 4·ROWS bytes of `y` written.
+//! Metric: GFLOP/s of 2·NNZ (one multiply and one add per entry), as SHOC and cuSPARSE
+//! comparisons report it. The bytes column counts what the kernel requests once: values and
+//! column indices (8 bytes per entry), row pointers (4·(ROWS+1)), one 4-byte read of `x` per
+//! entry (the gather, whichever path serves it) and the 4·ROWS bytes of `y` written.
 
 mod tune;
 
@@ -57,22 +51,14 @@ const WARP: u32 = 32;
 
 /// The scalar kernels' row loop is unroll point A (the texture-explain study's experiment).
 const fn scalar(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    v(
-        FamilyId::Spmv,
-        name,
-        kernel,
-        GroupRule::Cover { per_item: 1 },
-        about,
-    )
+    let rule = GroupRule::Cover { per_item: 1 };
+    v(FamilyId::Spmv, name, kernel, rule, about)
 }
 
 const fn vector(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     let rule = GroupRule::PerComputeUnit(16);
-    pow2(
-        points(v(FamilyId::Spmv, name, kernel, rule, about), &[]),
-        WARP,
-        1024,
-    )
+    let variant = points(v(FamilyId::Spmv, name, kernel, rule, about), &[]);
+    pow2(variant, WARP, 1024)
 }
 
 pub const VARIANTS: [Variant; 9] = [
@@ -199,11 +185,8 @@ impl Family for Spmv {
     }
 
     fn problem_text(&self, size: Size, seed: u64, choice: InputChoice<'_>) -> String {
-        format!(
-            "{} {} {size} f32 seed {seed}",
-            self.spec().id.name(),
-            choice.matrix.name()
-        )
+        let (id, matrix) = (self.spec().id.name(), choice.matrix.name());
+        format!("{id} {matrix} {size} f32 seed {seed}")
     }
 
     /// Bytes requested and flops of one product (see the module docs).
@@ -232,7 +215,6 @@ impl Family for Spmv {
         if size.rows == 0 || size.cols == 0 {
             return Err(bad_size(variant, SizeError::Empty(size)));
         }
-        // Row pointers and column indices are 32-bit.
         if size.cols >= u64::from(u32::MAX) || size.rows >= u64::from(u32::MAX) {
             return Err(bad_size(variant, SizeError::TooLarge(size)));
         }

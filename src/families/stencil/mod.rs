@@ -1,21 +1,15 @@
 //! The 3D stencil family (FDTD3d, radius 4): its grid spelling, size and launch rules, work
 //! counts and the f64 reference of one time step. The kernel is `kernels_*/stencil.*`.
 //!
-//! # Size spelling
+//! Sizes: `N` is an N x N x N cube; `NxNZ` an N x N plane repeated over NZ planes (x fastest,
+//! then y, then z). The grid includes its boundary: no padding.
 //!
-//! `N` is an N x N x N cube; `NxNZ` an N x N plane repeated over NZ planes (x fastest, then y,
-//! then z). The grid includes its boundary: no padding.
+//! Boundary rule: a point is interior when it lies at least [`RADIUS`] cells from every face.
+//! An interior point gets `c0 * in + sum_{i=1..RADIUS} c_i * (its six neighbours at distance
+//! i)`; every other point is copied from the input unchanged. Both kernels and this reference
+//! apply the same rule, so every output point is written once and checked.
 //!
-//! # Boundary rule
-//!
-//! A point is interior when it lies at least [`RADIUS`] cells from every face. An interior
-//! point gets `c0 * in + sum_{i=1..RADIUS} c_i * (its six neighbours at distance i)`; every
-//! other point is copied from the input unchanged. Both kernels and this reference apply the
-//! same rule, so every output point is written once and checked.
-//!
-//! # Metric
-//!
-//! GB/s counting one read and one write of the grid per step (8 bytes per point): the
+//! Metric: GB/s counting one read and one write of the grid per step (8 bytes per point): the
 //! kernel's halo re-reads and the coefficients are served by caches and are not counted, as
 //! in the SDK's own report of points per second. The flop count (29 per interior point: one
 //! multiply, then per radius step five adds, a multiply and an add) is recorded beside it.
@@ -51,8 +45,7 @@ const VARIANTS: [Variant; 1] = [pow2(
 
 /// The stencil's radius, the kernels' `RADIUS`.
 pub const RADIUS: u64 = 4;
-/// Columns per tile in x, the kernels' default `TILE_X` (`ST_TILE_X` sets another, see
-/// [`tile_x_of`]); a tile is `TILE_X` x (local / `TILE_X`).
+/// The kernels' default tile width ([`tile_x_of`]): a tile is `TILE_X` x (local / `TILE_X`).
 pub const TILE_X: u64 = 32;
 /// Flops per interior point (see the module docs).
 pub const FLOPS_PER_POINT: u64 = 1 + 7 * RADIUS;
@@ -116,7 +109,6 @@ pub enum SizeError {
     TooManyPoints { size: Size, points: u64 },
 }
 
-/// Refuse a grid the kernel cannot run, naming the limit.
 pub fn check_size(size: Size) -> Result<(), SizeError> {
     let g = Grid::of(size);
     if g.nx == 0 || !g.nx.is_multiple_of(TILE_X) {
@@ -125,7 +117,6 @@ pub fn check_size(size: Size) -> Result<(), SizeError> {
     if g.nz < 2 * RADIUS + 1 {
         return Err(SizeError::Planes { size, nz: g.nz });
     }
-    // Kernels index with 32-bit integers.
     if g.points() >= u64::from(u32::MAX) {
         return Err(SizeError::TooManyPoints {
             size,
@@ -135,8 +126,7 @@ pub fn check_size(size: Size) -> Result<(), SizeError> {
     Ok(())
 }
 
-/// The tile width a configuration compiles in: its `ST_TILE_X` define (the tuner's knob), or
-/// the kernels' default [`TILE_X`].
+/// The tile width a configuration compiles in: its `ST_TILE_X` (the tuner's knob) or [`TILE_X`].
 pub fn tile_x_of(defines: &[(String, String)]) -> u64 {
     defines
         .iter()
@@ -204,16 +194,10 @@ pub fn step(input: &[f32], coeff: &[f32], g: Grid) -> (Vec<f64>, Vec<f64>) {
                 let mut v = c(0) * at(p);
                 let mut a = v.abs();
                 for i in 1..=RADIUS as usize {
-                    let n = [
-                        p - i,
-                        p + i,
-                        p - i * nx,
-                        p + i * nx,
-                        p - i * plane,
-                        p + i * plane,
-                    ];
-                    let s: f64 = n.iter().map(|&q| at(q)).sum();
-                    let m: f64 = n.iter().map(|&q| at(q).abs()).sum();
+                    // The six neighbours at distance i: in x, in y, in z.
+                    let n = [1, nx, plane].map(|d| [p - i * d, p + i * d]);
+                    let s: f64 = n.as_flattened().iter().map(|&q| at(q)).sum();
+                    let m: f64 = n.as_flattened().iter().map(|&q| at(q).abs()).sum();
                     v += c(i) * s;
                     a += c(i).abs() * m;
                 }
@@ -255,10 +239,7 @@ impl Family for Stencil {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "384",
-            quick_size: Some(QuickSize {
-                length: "64",
-                matrix: "64",
-            }),
+            quick_size: Some(QuickSize::same("64")),
             variants: &VARIANTS,
             // Cubes and a plane stack with the fewest planes a radius-4 step allows.
             test_sizes: &[Size::matrix(32, 9), Size::vector(64)],
@@ -309,9 +290,8 @@ impl Family for Stencil {
         let grid = reference::random_vector(g.points() as usize, seed);
         let coeff = reference::random_vector(RADIUS as usize + 1, seed.wrapping_add(1));
         let (want, abs) = step(&grid, &coeff, g);
-        // 25 products summed in float32, in an order each compiler picks (contractions
-        // included): the tolerance of a 25-term sum of these magnitudes. Boundary copies are
-        // exact (abs = 0).
+        // 25 float32 products summed in an order each compiler picks (contractions included):
+        // a 25-term sum's tolerance. Boundary copies are exact (abs = 0).
         let f = reference::tolerance_factor(6 * RADIUS + 1);
         let tolerances = abs.iter().map(|a| f * a).collect();
         Inputs::new(size, grid, coeff).with_reference(want, tolerances)

@@ -94,7 +94,6 @@ pub fn divides(c: &Config, size: Size) -> bool {
     t.x > 0 && t.y > 0 && g.nx.is_multiple_of(u64::from(t.x)) && g.ny.is_multiple_of(u64::from(t.y))
 }
 
-/// What `clvscu tune` asks of the family: the spaces above and the tile's launch and rules.
 impl Tuning for super::Stencil {
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         SPACES
@@ -113,9 +112,9 @@ impl Tuning for super::Stencil {
         }
     }
 
-    /// Whether `c` breaks one of the tile's rules (the others are not the stencil's): the tile
-    /// must be at least RADIUS wide and high (its first RADIUS columns and rows load the halo), and
-    /// it and its halo must fit the device's local memory (unknown limits pass).
+    /// Whether `c` breaks one of the tile's rules (the others are not the stencil's): at least
+    /// RADIUS wide and high (its first RADIUS columns and rows load the halo), and with its halo
+    /// within the device's local memory (unknown limits pass).
     fn breaks_rule(&self, rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
         let t = StencilTile::of(c);
         match rule {

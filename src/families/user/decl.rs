@@ -5,13 +5,12 @@
 use serde::Deserialize;
 
 use super::expr::{size_slot, Expr, ExprError, SizeExpr, SIZE_NAMES};
-use super::restriction::RestrictionError;
+use super::restriction::{Restriction, RestrictionError};
 use super::signature::{self, SignatureError};
 use crate::rows::Metric;
 use DeclError::Declaration;
 
-/// A kernel pair's declaration in a study that cannot be used; the message names the key or
-/// argument at fault.
+/// Why a study's declaration of a kernel pair cannot be used, naming the key or argument.
 #[derive(Debug, thiserror::Error)]
 pub enum DeclError {
     #[error("{0}")]
@@ -72,9 +71,8 @@ pub struct CheckSpec {
 }
 
 /// `tune = { local = [64, 128, 256], defines = { ITEMS = [1, 2, 4] }, restrictions = [...] }`:
-/// what `clvscu tune` tries, as Kernel Tuner's `tune_params` and `restrictions`: the
-/// work-group sizes, each define's values (passed as `-DNAME=value` to both compilers), and
-/// comparisons over those names that every tried point must satisfy.
+/// what `clvscu tune` tries, as Kernel Tuner's `tune_params` and `restrictions` (defines are
+/// passed as `-DNAME=value` to both compilers; every tried point satisfies every restriction).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TuneSpec {
@@ -274,9 +272,6 @@ pub struct CheckDecl {
     pub tolerance: f64,
 }
 
-/// The default tolerance: a few float32 roundings of a value near 1.
-pub const DEFAULT_TOLERANCE: f64 = 1e-5;
-
 /// A user's kernel pair, checked: everything its family needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UserKernel {
@@ -295,7 +290,7 @@ pub struct UserKernel {
     /// The tunable defines with their values, in name order.
     pub tune_defines: Vec<(String, Vec<u32>)>,
     /// Over `local` and the defines' names, in that order.
-    pub restrictions: Vec<super::restriction::Restriction>,
+    pub restrictions: Vec<Restriction>,
     /// The size of the study entry, for a tune that names none.
     pub size: String,
 }
@@ -318,11 +313,7 @@ pub struct Declared<'a> {
 
 /// The checked `tune` key: work-group sizes (the entry's own `local` when the key declares
 /// defines but no sizes), defines, and restrictions over `local` and the define names.
-type Tune = (
-    Vec<u32>,
-    Vec<(String, Vec<u32>)>,
-    Vec<super::restriction::Restriction>,
-);
+type Tune = (Vec<u32>, Vec<(String, Vec<u32>)>, Vec<Restriction>);
 
 fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclError> {
     let Some(t) = tune else {
@@ -341,11 +332,10 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclErro
                 "field 'tune': '{name}' cannot name a define"
             )));
         }
-        if values.is_empty() || values.len() > 255 {
-            return Err(Declaration(format!(
-                "field 'tune': define '{name}' has {} values (1 to 255)",
-                values.len()
-            )));
+        let n = values.len();
+        if !(1..=255).contains(&n) {
+            let e = format!("field 'tune': define '{name}' has {n} values (1 to 255)");
+            return Err(Declaration(e));
         }
     }
     let names: Vec<String> = std::iter::once("local".to_string())
@@ -354,7 +344,7 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclErro
     let restrictions = t
         .restrictions
         .iter()
-        .map(|r| super::restriction::Restriction::parse(r, &names))
+        .map(|r| Restriction::parse(r, &names))
         .collect::<Result<Vec<_>, _>>()?;
     let defines = t.defines.clone().into_iter().collect();
     Ok((locals, defines, restrictions))
@@ -364,8 +354,7 @@ fn tune_of(tune: Option<&TuneSpec>, local: Option<u32>) -> Result<Tune, DeclErro
 pub const INDEX_SLOT: usize = SIZE_NAMES.len();
 
 impl UserKernel {
-    /// Checks the declaration and the kernels' signatures against it; errors name the key
-    /// or argument at fault.
+    /// Checks the declaration, and the kernels' signatures against it.
     pub fn declare(d: Declared<'_>) -> Result<UserKernel, DeclError> {
         if !crate::names::is_identifier(d.kernel) {
             return Err(Declaration(format!(
@@ -414,8 +403,7 @@ impl UserKernel {
     }
 }
 
-/// The declared arguments held to the kernel's parameters in `file`: count, buffer or
-/// scalar, and type, each mismatch named.
+/// Holds the declared arguments to the kernel's parameters in `file`, naming any mismatch.
 fn check_signature(
     kernel: &str,
     args: &[ArgDecl],
@@ -426,20 +414,14 @@ fn check_signature(
         source,
     })?;
     if params.len() != args.len() {
+        let found: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+        let declared: Vec<&str> = args.iter().map(|a| a.name.as_str()).collect();
         return Err(Declaration(format!(
-            "{path}: kernel '{}' has {} parameter(s) ({}); the study declares {} ({})",
-            kernel,
-            params.len(),
-            params
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            args.len(),
-            args.iter()
-                .map(|a| a.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "{path}: kernel '{kernel}' has {} parameter(s) ({}); the study declares {} ({})",
+            found.len(),
+            found.join(", "),
+            declared.len(),
+            declared.join(", ")
         )));
     }
     let kind =
@@ -449,11 +431,10 @@ fn check_signature(
         let found = kind(param.pointer, &param.element);
         if declared != found {
             return Err(Declaration(format!(
-                "{path}: argument '{}' (parameter {} of kernel '{}', '{}' in the source) is \
+                "{path}: argument '{}' (parameter {} of kernel '{kernel}', '{}' in the source) is \
                      declared {declared}, but the kernel takes a {found}",
                 arg.name,
                 i + 1,
-                kernel,
                 param.name
             )));
         }
@@ -494,7 +475,8 @@ fn check_of(spec: Option<&CheckSpec>, args: &[ArgDecl]) -> Result<CheckDecl, Dec
                 spec.output
             ))
         })?;
-    let tolerance = spec.tolerance.unwrap_or(DEFAULT_TOLERANCE);
+    // By default a few float32 roundings of a value near 1.
+    let tolerance = spec.tolerance.unwrap_or(1e-5);
     if !(tolerance.is_finite() && tolerance >= 0.0) {
         return Err(Declaration(format!(
             "field 'check': tolerance {tolerance} must be a number of at least 0"

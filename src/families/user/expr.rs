@@ -42,18 +42,7 @@ pub enum Func {
     Ceil,
 }
 
-impl Func {
-    fn arity(self) -> usize {
-        if matches!(self, Func::Min | Func::Max) {
-            2
-        } else {
-            1
-        }
-    }
-}
-
-/// `text` as an error quotes it: a long one cut after 60 characters, so a refusal of a huge
-/// expression stays one readable line.
+/// `text` as an error quotes it: over 80 characters, its first 60 (one readable line).
 fn shortened(text: &str) -> String {
     if text.chars().count() <= 80 {
         return text.to_string();
@@ -86,7 +75,7 @@ impl Expr {
             )));
         }
         let e = p.sum()?;
-        p.skip_space();
+        p.skip_while(char::is_whitespace);
         if p.pos < p.chars.len() {
             return Err(p.error(format!("unexpected '{}'", p.chars[p.pos])));
         }
@@ -169,29 +158,21 @@ impl Parser<'_> {
         self.chars.get(self.pos).is_some_and(|c| f(*c))
     }
 
-    /// Moves past the characters that satisfy `f`.
     fn skip_while(&mut self, f: impl Fn(char) -> bool) {
         while self.next_is(&f) {
             self.pos += 1;
         }
     }
 
-    fn skip_space(&mut self) {
-        self.skip_while(char::is_whitespace);
-    }
-
     fn peek(&mut self) -> Option<char> {
-        self.skip_space();
+        self.skip_while(char::is_whitespace);
         self.chars.get(self.pos).copied()
     }
 
     fn eat(&mut self, c: char) -> bool {
-        if self.peek() == Some(c) {
-            self.pos += 1;
-            true
-        } else {
-            false
-        }
+        let next = self.peek() == Some(c);
+        self.pos += usize::from(next);
+        next
     }
 
     /// sum := product (('+' | '-') product)*
@@ -224,8 +205,8 @@ impl Parser<'_> {
         }
     }
 
-    /// Every nesting passes through here (a sign, a power's exponent, and via an atom a
-    /// parenthesis or a call's argument), so the depth is counted here.
+    /// unary := '-' unary | power. Counts the depth: every nesting passes through here (a sign,
+    /// a power's exponent, and via an atom a parenthesis or a call's argument).
     fn unary(&mut self) -> Result<Expr, ExprError> {
         if self.depth >= MAX_NESTING {
             return Err(self.error(format!(
@@ -233,17 +214,13 @@ impl Parser<'_> {
             )));
         }
         self.depth += 1;
-        let e = self.signed();
+        let e = if self.eat('-') {
+            self.unary().map(|e| Expr::Neg(Box::new(e)))
+        } else {
+            self.power()
+        };
         self.depth -= 1;
         e
-    }
-
-    /// unary := '-' unary | power
-    fn signed(&mut self) -> Result<Expr, ExprError> {
-        if self.eat('-') {
-            return Ok(Expr::Neg(Box::new(self.unary()?)));
-        }
-        self.power()
     }
 
     /// power := atom ('^' unary)?   (right-associative: 2^3^2 is 2^9)
@@ -322,7 +299,7 @@ impl Parser<'_> {
             if !self.eat(')') {
                 return Err(self.error("a ')' is missing".into()));
             }
-            let arity = func.arity();
+            let arity = 1 + usize::from(matches!(func, Func::Min | Func::Max));
             if args.len() != arity {
                 return Err(self.error(format!(
                     "{name} takes {arity} argument(s), not {}",
@@ -331,13 +308,11 @@ impl Parser<'_> {
             }
             return Ok(Expr::Call(func, args));
         }
-        match (self.slot)(&name) {
-            Some(i) => Ok(Expr::Slot(i)),
-            None => {
-                self.pos = start;
-                Err(self.error(format!("unknown name '{name}'")))
-            }
-        }
+        let Some(i) = (self.slot)(&name) else {
+            self.pos = start;
+            return Err(self.error(format!("unknown name '{name}'")));
+        };
+        Ok(Expr::Slot(i))
     }
 }
 

@@ -8,6 +8,7 @@ pub mod expr;
 pub mod restriction;
 pub mod signature;
 
+use std::hash::{Hash, Hasher};
 use std::sync::{Mutex, OnceLock};
 
 use crate::backend::{Arg, DeviceInfo};
@@ -27,9 +28,8 @@ use expr::size_values;
 pub struct UserFamily {
     pub decl: UserKernel,
     spec: FamilySpec,
-    /// Without a reference, the first result of this process for some inputs (size and a
-    /// fingerprint of the data) is what later results on the same inputs (the other side,
-    /// other configurations) are held to.
+    /// Without a reference: this process's first result on some inputs (size and a fingerprint
+    /// of the data), which later results on them (other side, other configurations) must match.
     first: Mutex<Option<(Size, u64, Vec<f64>)>>,
     /// The tuning space of `tune = {...}`, made once.
     spaces: OnceLock<&'static [(SpaceKind, SpaceDef)]>,
@@ -67,7 +67,7 @@ impl UserFamily {
             .map(|a| match &a.kind {
                 ArgKind::Buffer { len, .. } => len
                     .count(size)
-                    .map_err(|e| bad(&self.decl.family, format!("argument '{}': len {e}", a.name))),
+                    .map_err(|e| self.bad(format!("argument '{}': len {e}", a.name))),
                 ArgKind::Scalar(_) => Ok(0),
             })
             .collect()
@@ -85,17 +85,15 @@ impl UserFamily {
             .collect()
     }
 
-    /// The allowed error of each expected value: the declared tolerance, relative to the
-    /// value's magnitude (absolute below 1).
+    /// The allowed error of each expected value ([`decl::CheckDecl::tolerance`]).
     fn tolerances(&self, want: &[f64]) -> Vec<f64> {
         let tolerance = self.decl.check.tolerance;
         want.iter().map(|w| tolerance * w.abs().max(1.0)).collect()
     }
 
-    /// The space the study's `tune` key declares, the same for GPUs and CPUs (a user sizes
-    /// it): `local` and every define as parameters, checked against the device's and the
-    /// variant's work-group limits and the declared restrictions. None without defines: the
-    /// tuner's work-group-only space ([`Tuning::locals`]) covers that.
+    /// The space of the study's `tune` key, for GPUs and CPUs alike (a user sizes it): `local`
+    /// and every define, under the device's and variant's work-group limits and the
+    /// restrictions. None without defines: the tuner's work-group space ([`Tuning::locals`]).
     fn declared_spaces(&self) -> &'static [(SpaceKind, SpaceDef)] {
         let d = &self.decl;
         if d.tune_defines.is_empty() || d.tune_local.is_empty() {
@@ -121,6 +119,13 @@ impl UserFamily {
 
     fn output(&self) -> &ArgDecl {
         &self.decl.args[self.decl.check.output]
+    }
+
+    fn bad(&self, reason: String) -> WorkloadError {
+        WorkloadError::BadProblem {
+            variant: self.decl.family.clone(),
+            reason,
+        }
     }
 }
 
@@ -233,8 +238,8 @@ impl Family for UserFamily {
                 _ => args.push(Arg::U32(scalars[k])),
             }
         }
-        let (out, len) = result
-            .ok_or_else(|| ExecError::from(bad(&self.decl.family, "no output buffer".into())))?;
+        let (out, len) =
+            result.ok_or_else(|| ExecError::from(self.bad("no output buffer".into())))?;
         let step = cx.launch(kernel, args);
         let mut built = Built::into(vec![step], out, len);
         if !matches!(self.output().kind, ArgKind::Buffer { init: None, .. }) {
@@ -278,22 +283,19 @@ impl Family for UserFamily {
             .decl
             .global
             .count(size)
-            .map_err(|e| bad(&self.decl.family, format!("global {e}")))?;
+            .map_err(|e| self.bad(format!("global {e}")))?;
         if global == 0 {
-            return Err(bad(
-                &self.decl.family,
-                format!(
-                    "global '{}' is 0 at size {size}: a launch needs at least one work-item",
-                    self.decl.global.text
-                ),
-            ));
+            return Err(self.bad(format!(
+                "global '{}' is 0 at size {size}: a launch needs at least one work-item",
+                self.decl.global.text
+            )));
         }
         // A scalar whose value at `size` its type cannot hold is refused, naming the range.
         for a in &self.decl.args {
             if let ArgKind::Scalar(value) = &a.kind {
                 a.elem.check(value.at(size)).map_err(|range| {
                     let what = format!("argument '{}' = '{}': {range}", a.name, value.text);
-                    bad(&self.decl.family, what)
+                    self.bad(what)
                 })?;
             }
         }
@@ -301,14 +303,11 @@ impl Family for UserFamily {
         if let Some(r) = &self.decl.check.reference {
             for (k, a) in self.decl.args.iter().enumerate() {
                 if a.is_buffer() && r.reads(INDEX_SLOT + 1 + k) && lengths[k] < out {
-                    return Err(bad(
-                        &self.decl.family,
-                        format!(
-                            "the reference reads '{}' at every output element, but it has {} \
-                             elements and the output {out}",
-                            a.name, lengths[k]
-                        ),
-                    ));
+                    return Err(self.bad(format!(
+                        "the reference reads '{}' at every output element, but it has {} \
+                         elements and the output {out}",
+                        a.name, lengths[k]
+                    )));
                 }
             }
         }
@@ -349,23 +348,11 @@ fn leak_values(values: &[u32]) -> &'static [u32] {
     Box::leak(values.to_vec().into_boxed_slice())
 }
 
-/// FNV-1a over every input word: tells one set of inputs from another.
+/// A hash of every input buffer (within this process): tells one set of inputs from another.
 fn fingerprint(buffers: &[Vec<u32>]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for w in buffers
-        .iter()
-        .flat_map(|b| b.iter().chain(std::iter::once(&u32::MAX)))
-    {
-        h = (h ^ u64::from(*w)).wrapping_mul(0x0100_0000_01b3);
-    }
-    h
-}
-
-fn bad(family: &str, reason: String) -> WorkloadError {
-    WorkloadError::BadProblem {
-        variant: family.to_string(),
-        reason,
-    }
+    let mut h = std::hash::DefaultHasher::new();
+    buffers.hash(&mut h);
+    h.finish()
 }
 
 #[cfg(test)]

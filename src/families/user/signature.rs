@@ -6,16 +6,14 @@
 /// The kind of one kernel parameter as the source declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {
-    /// The parameter's name in the source (for messages).
+    /// For messages.
     pub name: String,
     /// A pointer (a buffer), or a value.
     pub pointer: bool,
-    /// The element type of a pointer, the type of a value: `f32`, `i32` or `u32` where it is
-    /// one of those, else the source's own spelling.
+    /// A pointer's element type or a value's type: `f32`, `i32`, `u32`, or the source's spelling.
     pub element: String,
 }
 
-/// Why a kernel's parameters cannot be read from its source.
 #[derive(Debug, thiserror::Error)]
 pub enum SignatureError {
     #[error("the parameter list of kernel '{0}' is not closed")]
@@ -28,8 +26,7 @@ pub enum SignatureError {
     NoType(String),
 }
 
-/// The parameters of kernel `kernel` in `source` (OpenCL C or CUDA C++), or why they cannot
-/// be read.
+/// The parameters of kernel `kernel` in `source` (OpenCL C or CUDA C++).
 pub fn kernel_params(source: &str, kernel: &str) -> Result<Vec<Param>, SignatureError> {
     let text = strip_comments(source);
     let list = parameter_list(&text, kernel)?;
@@ -138,31 +135,15 @@ fn split_top_level(list: &str) -> Vec<String> {
 }
 
 /// Qualifiers that say where or how a parameter lives, not what it is.
-const QUALIFIERS: &[&str] = &[
-    "__global",
-    "global",
-    "__constant",
-    "constant",
-    "__local",
-    "local",
-    "__private",
-    "private",
-    "const",
-    "restrict",
-    "__restrict",
-    "__restrict__",
-    "volatile",
-    "__read_only",
-    "read_only",
-    "__write_only",
-    "write_only",
-];
+const QUALIFIERS: &str = "__global global __constant constant __local local __private private \
+                          const restrict __restrict __restrict__ volatile __read_only read_only \
+                          __write_only write_only";
 
 fn param(text: &str) -> Result<Param, SignatureError> {
     let pointer = text.contains('*') || text.contains('[');
     let words: Vec<&str> = text
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty() && !QUALIFIERS.contains(w))
+        .filter(|w| !w.is_empty() && !QUALIFIERS.split_whitespace().any(|q| q == *w))
         .collect();
     let Some((name, ty)) = words.split_last() else {
         return Err(SignatureError::Unreadable(text.trim().to_string()));
