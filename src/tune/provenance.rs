@@ -25,7 +25,6 @@ pub fn space_sha256(space: &Space) -> String {
     format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
-/// The provenance of `plan`'s search of `space` on `devices`, with the GPU state `before` it.
 pub fn of_tune(
     plan: &TunePlan,
     space: &Space,

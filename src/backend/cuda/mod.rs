@@ -301,7 +301,10 @@ impl Programs for CudaBackend {
     fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
         use rayon::prelude::*;
         let (ctx, arch) = (&self.ctx, self.arch);
-        let made: Vec<_> = (self.built.not_built(requests).into_par_iter())
+        let made: Vec<_> = self
+            .built
+            .not_built(requests)
+            .into_par_iter()
             .filter_map(|request| {
                 let ptx = compile_to_ptx(&request, arch).ok()?;
                 let program = LoadedProgram::load(ctx, ptx, &request.jit).ok()?;
