@@ -435,21 +435,22 @@ impl ExactLaunch for FakeBackend {
         local: Option<u32>,
         args: &[Arg],
     ) -> Result<Timing> {
-        if self.api == Api::Cuda {
-            let local = local.unwrap_or(self.info.max_work_group_size);
-            let groups = abilities::grid_of(self.api, global.div_ceil(u64::from(local.max(1))))?;
-            return self.launch(kernel, LaunchShape::linear(groups, local), args);
-        }
-        if local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
+        let opencl = self.api == Api::OpenCl;
+        if opencl && local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
             return Err(BackendError::driver(
                 self.api,
                 "clEnqueueNDRangeKernel",
                 "CL_INVALID_WORK_GROUP_SIZE",
             ));
         }
-        // NULL: the fake runtime picks one work-item per group (any divisor would do).
-        let local = local.unwrap_or(1);
-        let groups = abilities::grid_of(self.api, global / u64::from(local))?;
+        // NULL: the fake OpenCL runtime picks one work-item per group (any divisor would do),
+        // CUDA's the largest group.
+        let local = local.unwrap_or(if opencl {
+            1
+        } else {
+            self.info.max_work_group_size
+        });
+        let groups = abilities::grid_of(self.api, global.div_ceil(u64::from(local.max(1))))?;
         self.launch(kernel, LaunchShape::linear(groups, local), args)
     }
 }

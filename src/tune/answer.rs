@@ -24,16 +24,6 @@ pub struct Best {
     pub times: Vec<f64>,
 }
 
-/// By score, of any strategy.
-pub fn best_point(evals: &[Evaluation], api: Api) -> Option<usize> {
-    evals
-        .iter()
-        .filter(|e| e.api == api)
-        .filter_map(|e| e.score.map(|s| (e.point, s)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(p, _)| p)
-}
-
 /// `perf(OpenCL) / perf(CUDA)` of two configurations' times.
 pub fn pr(space: &Space, cl: (&Config, &[f64]), cu: (&Config, &[f64])) -> Option<Ratio> {
     let work =

@@ -113,7 +113,8 @@ impl Model {
         let var = (1.0 + NOISE - v.iter().map(|x| x * x).sum::<f64>()).max(1e-12);
         let sd = var.sqrt();
         let z = (mean - best) / sd;
-        (mean - best) * normal_cdf(z) + sd * normal_pdf(z)
+        let pdf = (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        (mean - best) * normal_cdf(z) + sd * pdf
     }
 }
 
@@ -156,10 +157,6 @@ fn back_substitute(l: &[Vec<f64>], z: &[f64]) -> Vec<f64> {
         x[i] = (z[i] - s) / l[i][i];
     }
     x
-}
-
-fn normal_pdf(z: f64) -> f64 {
-    (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
 }
 
 /// Φ(z) through erf (Abramowitz and Stegun 7.1.26, error below 1.5e-7: ample for ranking).

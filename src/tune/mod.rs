@@ -159,7 +159,16 @@ impl TunePlan<'_> {
         let mut evaluations = Vec::new();
         let started = std::time::Instant::now();
         for (i, &kind) in self.strategies.iter().enumerate() {
-            let budget = self.budget_of(kind, points);
+            // The exhaustive search covers the space whatever the budget; the others stop at
+            // the budget given, or at a fifth of the space (the claim's share) when none is.
+            let budget = match kind {
+                StrategyKind::Exhaustive => Budget::default(),
+                _ if self.budget == Budget::default() => Budget {
+                    evaluations: Some(points.div_ceil(5)),
+                    seconds: None,
+                },
+                _ => self.budget,
+            };
             let evals = tuner.search(sides, cache, kind, self.seed, budget)?;
             if let Some(tell) = self.progress {
                 tell(format!(
@@ -195,19 +204,6 @@ impl TunePlan<'_> {
             .collect()
     }
 
-    /// The exhaustive search covers the space whatever the budget; the others stop at the
-    /// budget given, or at a fifth of the space (the claim's share) when none is.
-    fn budget_of(&self, kind: StrategyKind, points: usize) -> Budget {
-        match kind {
-            StrategyKind::Exhaustive => Budget::default(),
-            _ if self.budget == Budget::default() => Budget {
-                evaluations: Some(points.div_ceil(5)),
-                seconds: None,
-            },
-            _ => self.budget,
-        }
-    }
-
     fn bests(
         &self,
         tuner: &Tuner,
@@ -217,7 +213,10 @@ impl TunePlan<'_> {
     ) -> Result<Vec<answer::Best>, TuneError> {
         let mut out = Vec::new();
         for side in sides.iter_mut() {
-            let Some(point) = answer::best_point(evals, side.api()) else {
+            // By score, of any strategy.
+            let scored = evals.iter().filter(|e| e.api == side.api());
+            let best = scored.filter_map(|e| Some((e.point, e.score?)));
+            let Some((point, _)) = best.max_by(|a, b| a.1.total_cmp(&b.1)) else {
                 continue;
             };
             let Some((o, _)) = tuner.outcome(side, cache, point)? else {

@@ -206,13 +206,8 @@ impl Space {
                     u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
                 }
                 Constraint::SecondStage => c.max_registers > 0 && !takes_second_stage(device),
-                // The tile rules are the family's own.
-                Constraint::TileDividesMatrix
-                | Constraint::TileLoads
-                | Constraint::LocalMemory
-                | Constraint::TileDividesGrid
-                | Constraint::TileHalo
-                | Constraint::Restriction => self
+                // The tile rules and restrictions are the family's own.
+                _ => self
                     .def
                     .family
                     .family()
