@@ -104,16 +104,12 @@ pub fn answer_markdown(
     });
     let unit = report.space.def.family.metric().unit();
     let mut s = format!("# Tuning {title}\n\n{from}");
-    let invalid: Vec<String> = report
-        .space
-        .invalid
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
+    let invalid = report.space.invalid.iter().map(|(k, v)| format!("{v} {k}"));
+    let invalid = invalid.collect::<Vec<_>>().join(", ");
     let invalid = if invalid.is_empty() {
-        String::new()
+        invalid
     } else {
-        format!(": {}", invalid.join(", "))
+        format!(": {invalid}")
     };
     let _ = writeln!(
         s,
@@ -218,10 +214,10 @@ fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
     for api in [Api::OpenCl, Api::Cuda] {
         let mut seen = std::collections::HashSet::new();
         let (mut scores, mut failed) = (Vec::new(), 0);
-        for e in evals.iter().filter(|e| e.api == api) {
-            if !seen.insert(e.point) {
-                continue;
-            }
+        for e in evals
+            .iter()
+            .filter(|e| e.api == api && seen.insert(e.point))
+        {
             match e.score {
                 Some(s) => scores.push(s),
                 None => failed += 1,

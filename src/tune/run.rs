@@ -280,11 +280,8 @@ impl Tuner<'_> {
                     || budget
                         .seconds
                         .is_some_and(|s| start.elapsed().as_secs_f64() >= s);
-                if done[i] || over {
-                    done[i] = true;
-                    continue;
-                }
-                let Some(point) = strategies[i].propose(self.space) else {
+                let proposed = (!done[i] && !over).then(|| strategies[i].propose(self.space));
+                let Some(point) = proposed.flatten() else {
                     done[i] = true;
                     continue;
                 };
