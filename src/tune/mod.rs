@@ -198,7 +198,7 @@ impl TunePlan<'_> {
             .flat_map(|side| {
                 let best = answer::exhaustive_best(space, cache, &side.scope, side.backend.info());
                 self.strategies.iter().map(move |&kind| {
-                    answer::strategy_line(evaluations, kind, side.api(), best, space.len())
+                    answer::strategy_line(evaluations, kind, side.backend.api(), best, space.len())
                 })
             })
             .collect()
@@ -213,8 +213,9 @@ impl TunePlan<'_> {
     ) -> Result<Vec<answer::Best>, TuneError> {
         let mut out = Vec::new();
         for side in sides.iter_mut() {
+            let api = side.backend.api();
             // By score, of any strategy.
-            let scored = evals.iter().filter(|e| e.api == side.api());
+            let scored = evals.iter().filter(|e| e.api == api);
             let best = scored.filter_map(|e| Some((e.point, e.score?)));
             let Some((point, _)) = best.max_by(|a, b| a.1.total_cmp(&b.1)) else {
                 continue;
@@ -223,7 +224,7 @@ impl TunePlan<'_> {
                 break;
             };
             let times = o.times().map(<[f64]>::to_vec);
-            out.extend(times.and_then(|t| answer::best_of(tuner.space, side.api(), point, t)));
+            out.extend(times.and_then(|t| answer::best_of(tuner.space, api, point, t)));
         }
         Ok(out)
     }
@@ -243,7 +244,7 @@ impl TunePlan<'_> {
         };
         let mut cross = [None, None];
         for side in sides.iter_mut() {
-            let (point, slot) = match side.api() {
+            let (point, slot) = match side.backend.api() {
                 Api::OpenCl => (cu.point, 1),
                 Api::Cuda => (cl.point, 0),
             };

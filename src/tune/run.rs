@@ -52,12 +52,6 @@ pub struct Side<'b> {
     pub scope: Scope,
 }
 
-impl Side<'_> {
-    pub fn api(&self) -> Api {
-        self.backend.api()
-    }
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     pub api: Api,
@@ -295,7 +289,7 @@ impl Tuner<'_> {
                 strategies[i].observe(point, score);
                 asked[i] += 1;
                 out.push(Evaluation {
-                    api: side.api(),
+                    api: side.backend.api(),
                     strategy: kind,
                     n: asked[i],
                     point,
