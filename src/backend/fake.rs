@@ -105,11 +105,6 @@ struct FakeProgram {
     max_registers: Option<u32>,
 }
 
-struct FakeKernel {
-    name: String,
-    program: ProgramId,
-}
-
 pub struct FakeBackend {
     api: Api,
     info: DeviceInfo,
@@ -121,7 +116,8 @@ pub struct FakeBackend {
     timer: TimerKind,
     hosts: Handles<HostBufferId, Vec<f32>>,
     programs: Handles<ProgramId, FakeProgram>,
-    kernels: Handles<KernelId, FakeKernel>,
+    /// Each kernel's name and program.
+    kernels: Handles<KernelId, (String, ProgramId)>,
     buffers: Handles<BufferId, Vec<f32>>,
     emulator: Arc<dyn Emulator>,
     built: BuildCache,
@@ -181,15 +177,12 @@ impl Backend for FakeBackend {
                 available: p.kernels.join(", "),
             });
         }
-        Ok(self.kernels.insert(FakeKernel {
-            name: name.into(),
-            program,
-        }))
+        Ok(self.kernels.insert((name.into(), program)))
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
-        let k = self.kernels.get(kernel)?;
-        let cap = self.programs.get(k.program)?.max_registers;
+        let (_, program) = self.kernel_of(kernel)?;
+        let cap = self.programs.get(program)?.max_registers;
         Ok(KernelResources {
             registers: self.script.registers.map(|r| cap.map_or(r, |c| c.min(r))),
             ..KernelResources::default()

@@ -120,8 +120,7 @@ impl FakeBackend {
     }
 
     pub(super) fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {
-        let k = self.kernels.get(kernel)?;
-        Ok((k.name.clone(), k.program))
+        self.kernels.get(kernel).cloned()
     }
 
     pub(super) fn emulate(
