@@ -21,8 +21,7 @@ impl<T> Runtime for T where
 {
 }
 
-/// Buffer operations beyond the core's float upload and download: integer words, poison,
-/// device copies and constant memory.
+/// Buffer operations beyond the core's float upload and download.
 pub trait BufferOps: Backend {
     /// Uploads integers bit for bit, for the kernel to read as `uint`.
     fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
@@ -33,9 +32,9 @@ pub trait BufferOps: Backend {
         self.upload(buffer, bits)
     }
 
-    /// Sets the first `len` floats of `buffer` to NaN before a verifying run, so that an
-    /// output the kernel never writes cannot pass. A device-side fill where the API has one:
-    /// an upload would first write `len` floats on the host, seconds at GPU sizes.
+    /// Sets the first `len` floats to NaN before a verifying run, so that an output the kernel
+    /// never writes cannot pass. A device-side fill where the API has one: an upload would
+    /// first write `len` floats on the host, seconds at GPU sizes.
     fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
         self.upload(buffer, &vec![f32::NAN; len])
     }
@@ -60,13 +59,12 @@ pub trait BufferOps: Backend {
 /// What a backend can say about the programs it built, and programs built ahead.
 pub trait Programs: Backend {
     /// Builds these programs ahead (in parallel where the compiler allows) for
-    /// [`Backend::compile`] to find; a failure is left for `compile` to report. Returns how
-    /// many were built.
+    /// [`Backend::compile`] to find, leaving a failure for it to report; returns how many.
     fn prebuild(&mut self, _requests: &[CompileRequest]) -> usize {
         0
     }
 
-    /// The compiled program as text where the API gives text (PTX on NVIDIA), else `None`.
+    /// The compiled program as text where the API gives text (PTX on NVIDIA).
     fn program_text(&self, program: ProgramId) -> Result<Option<String>>;
 
     /// The log of a successful build, where the compiler keeps one (NVIDIA's OpenCL with
@@ -75,13 +73,13 @@ pub trait Programs: Backend {
         None
     }
 
-    /// The compiler's target for this device where it has one (`compute_90` for NVRTC).
+    /// The compiler's target for this device (`compute_90` for NVRTC).
     fn target(&self) -> Option<String> {
         None
     }
 
-    /// Why this device can run nothing more (a context the driver has broken), if so: a
-    /// caller that can open the device again does so instead of failing every later call.
+    /// Why this device can run nothing more (a context the driver has broken): a caller that
+    /// can open the device again does so instead of failing every later call.
     fn broken(&self) -> Option<String> {
         None
     }
@@ -90,20 +88,18 @@ pub trait Programs: Backend {
 /// `explain`'s PTX swap: another compiler's program through this backend's loader and
 /// second stage.
 pub trait ForeignCode: Backend {
-    /// One kernel's resources of another compiler's program, loaded by this backend's loader.
     fn resources_of_foreign_program(&self, _text: &str, _kernel: &str) -> Result<KernelResources> {
         let what = "loading another compiler's program";
         Err(BackendError::unsupported(self.api(), what))
     }
 
-    /// A PTX text assembled by this backend's second stage with `jit`'s options: the bytes
-    /// the GPU runs (a cubin), for a disassembler. `None` where the backend has no such step.
+    /// The bytes the GPU runs (a cubin) of a PTX text assembled with `jit`'s options, for a
+    /// disassembler; `None` where the backend has no such step.
     fn machine_code(&self, _ptx: &str, _jit: &JitOptions) -> Result<Option<Vec<u8>>> {
         Ok(None)
     }
 
-    /// Loads for running the other API's program text (both NVIDIA front ends make PTX),
-    /// with this backend's second stage and `jit`'s options.
+    /// Loads the other API's program text (both NVIDIA front ends make PTX) for running.
     fn load_foreign_program(&mut self, _text: &str, _jit: &JitOptions) -> Result<ProgramId> {
         let what = "running another compiler's program";
         Err(BackendError::unsupported(self.api(), what))
@@ -114,13 +110,12 @@ pub trait ForeignCode: Backend {
 pub trait HostTransfers: Backend {
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
 
-    /// The host buffer's contents, for filling and reading back (no transfer).
+    /// For filling and reading back (no transfer).
     fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]>;
 
     fn free_host(&mut self, host: HostBufferId) -> Result<()>;
 
-    /// Copies the first `len` floats between `host` and `buffer`, blocking, timed like a
-    /// launch.
+    /// Blocking, timed like a launch.
     fn transfer(&mut self, transfer: Transfer) -> Result<Timing>;
 
     /// A transfer and one kernel launch, on two queues at once (`concurrent`) or on one;
@@ -138,9 +133,8 @@ pub trait HostTransfers: Backend {
 /// The plain programs the harness's own cost is held against: driver calls in a loop with
 /// nothing of the harness between them, and the calls counted.
 pub trait PlainLoops: Backend {
-    /// `count` launches enqueued back to back and one wait for the last: the wall clock runs
-    /// from the first enqueue to the last completion; the device clock from the first
-    /// kernel's start to the last one's end. Not divided by `count`.
+    /// `count` launches back to back and one wait for the last: wall from the first enqueue
+    /// to the last completion, device from the first start to the last end; not divided.
     fn launch_repeated(
         &mut self,
         kernel: KernelId,
@@ -149,8 +143,8 @@ pub trait PlainLoops: Backend {
         count: u32,
     ) -> Result<Timing>;
 
-    /// A plain program's launch loop: arguments set once, then per repetition `batch`
-    /// enqueues and one wait, each repetition's seconds on the host clock (`clvscu calibrate`).
+    /// Arguments set once, then per repetition `batch` enqueues and one wait, each
+    /// repetition's seconds on the host clock (`clvscu calibrate`).
     fn plain_launches(
         &mut self,
         kernel: KernelId,
@@ -158,27 +152,25 @@ pub trait PlainLoops: Backend {
         plan: PlainLoop,
     ) -> Result<Vec<f64>>;
 
-    /// A plain program's copy loop: `reps` blocking copies with no event, each timed on the
-    /// host clock (`explain`'s replay).
+    /// `reps` blocking copies with no event, each timed on the host clock (`explain`'s
+    /// replay).
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>>;
 
     fn calls(&self) -> CallCounts;
 }
 
-/// Launches of an exact number of work-items, the work-group size left to the runtime or
-/// not (the fill article's launches).
+/// Launches of an exact number of work-items (the fill article's launches).
 pub trait ExactLaunch: Backend {
-    /// The work-group size this API's runtime picks for `kernel` when a launch leaves it
-    /// open: CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`); `None` where
-    /// the runtime picks at enqueue and never says what (OpenCL's NULL local size).
+    /// The work-group size the runtime picks when a launch leaves it open: CUDA's occupancy
+    /// calculator; `None` where the runtime never says (OpenCL's NULL local size).
     fn runtime_local(&mut self, _kernel: KernelId) -> Result<Option<u32>> {
         Ok(None)
     }
 
-    /// A 1-D launch of exactly `global` work-items, `local` per work-group or, for `None`,
-    /// the runtime's choice. This default is CUDA's: the grid rounded up to whole blocks (the
-    /// kernel's bound check drops the extra threads). OpenCL overrides it: the driver gets
-    /// `global` as is and `local` or NULL, and its answer is the result.
+    /// A 1-D launch of exactly `global` work-items, `local` per group or the runtime's
+    /// choice. This default is CUDA's: the grid rounded up to whole blocks (the kernel's bound
+    /// check drops the extra threads). OpenCL gives the driver `global` as is and `local` or
+    /// NULL, and records its answer.
     fn launch_exact(
         &mut self,
         kernel: KernelId,
@@ -197,7 +189,7 @@ pub trait ExactLaunch: Backend {
     }
 }
 
-/// A 1-D grid of `groups` work-groups, refused where a launch cannot count that many.
+/// Refused where a launch cannot count that many work-groups.
 pub(super) fn grid_of(api: Api, groups: u64) -> Result<u32> {
     u32::try_from(groups).map_err(|_| BackendError::driver(api, "launch_exact", "grid too large"))
 }

@@ -1,5 +1,5 @@
-//! What a backend builds from: the program request (source, defines, flags), the options of
-//! the second-stage compiler, and the cache of programs and kernels already built.
+//! What a backend builds from (source, defines, flags, second-stage options), and the cache
+//! of programs and kernels already built.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,14 +39,12 @@ pub struct JitOptions {
     /// The most registers a thread may use.
     #[serde(default)]
     pub max_registers: Option<u32>,
-    /// Percent of the unified L1 / shared memory to give to shared memory, a per-kernel hint
-    /// of the CUDA driver. NVIDIA's OpenCL has no such control and refuses it: a CUDA-side
-    /// probe of what OpenCL's runtime may choose for the same PTX.
+    /// Percent of the unified L1 / shared memory given to shared memory, a per-kernel hint of
+    /// the CUDA driver (OpenCL refuses it): a probe of what OpenCL's runtime may choose.
     #[serde(default)]
     pub carveout: Option<u32>,
-    /// CUDA only: assemble the PTX through the driver's linker even with no other option, the
-    /// path of JIT options, so that explain's `cuda-linked` rung compares a rung with JIT
-    /// options with its own load path. NVIDIA's OpenCL refuses it.
+    /// CUDA only: assemble through the driver's linker (the path of JIT options) even with no
+    /// other option, so that explain's `cuda-linked` rung isolates the load path.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub linked: bool,
 }
@@ -56,10 +54,8 @@ impl JitOptions {
         *self == JitOptions::default()
     }
 
-    /// Whether the CUDA driver must assemble the PTX through its linker: an optimisation
-    /// level is set, or the linker is asked for. A register cap is not: it is written into the
-    /// PTX (`.maxnreg`) and loaded as any PTX is; the carveout is a kernel attribute set after
-    /// loading.
+    /// Whether the CUDA driver must assemble through its linker. A register cap need not: it
+    /// is written into the PTX (`.maxnreg`); the carveout is a kernel attribute.
     pub fn needs_linker(&self) -> bool {
         self.opt_level.is_some() || self.linked
     }
@@ -95,10 +91,7 @@ impl JitOptions {
         parts.join(", ")
     }
 
-    /// The options as each API receives them. The CUDA driver's JIT counts levels 0 to 4
-    /// with 4 its default and highest, where ptxas (which NVIDIA's OpenCL calls) counts 0 to
-    /// 3 with 3 its default and highest: level 3 is sent to the driver as 4, so "highest" means
-    /// the same on both sides; 0 to 2 pass through.
+    /// The options as each API receives them.
     pub fn for_api(&self, api: Api) -> Vec<String> {
         let options = match api {
             Api::OpenCl => vec![
@@ -121,6 +114,9 @@ impl JitOptions {
         options.into_iter().flatten().collect()
     }
 
+    /// The CUDA driver's JIT counts levels 0 to 4 (4 its default and highest), ptxas (which
+    /// NVIDIA's OpenCL calls) 0 to 3: level 3 goes to the driver as 4, so "highest" means the
+    /// same on both sides.
     pub fn cuda_opt_level(&self) -> Option<u32> {
         self.opt_level
             .map(|l| if l >= MAX_OPT_LEVEL { 4 } else { l })
@@ -138,8 +134,8 @@ impl CompileRequest {
     }
 }
 
-/// Programs and kernels a backend has already built: a long run builds and holds each
-/// distinct configuration once, so memory stays bounded by the distinct configurations.
+/// Programs and kernels already built: a long run builds and holds each distinct
+/// configuration once, so memory stays bounded.
 #[derive(Debug, Default)]
 pub struct BuildCache {
     programs: std::collections::HashMap<CompileRequest, ProgramId>,
@@ -151,7 +147,7 @@ impl BuildCache {
         self.programs.get(request).copied()
     }
 
-    /// The requests not built yet, each once, in their first order.
+    /// Each once, in their first order.
     pub fn not_built(&self, requests: &[CompileRequest]) -> Vec<CompileRequest> {
         let mut seen = std::collections::HashSet::new();
         requests

@@ -1,7 +1,6 @@
-//! A backend without a device: it "compiles" by listing the kernels a source defines, runs
-//! each kernel through the host emulation it was given ([`Emulator`]), and reports scripted
-//! timings, so that everything above the seam can be tested on any machine and shown with
-//! `--pair fake`. Its device's name and platform say that its timings are a script.
+//! A backend without a device, for testing everything above the seam on any machine (and
+//! `--pair fake`): it "compiles" by listing the kernels a source defines, runs each through
+//! the host [`Emulator`] it was given, and reports scripted timings.
 
 use std::sync::Arc;
 
@@ -22,8 +21,7 @@ const SECONDS_PER_FLOAT: f64 = 1e-12;
 pub const FAKE_PLATFORM: &str = "clvscu fake backend (scripted timings, no device)";
 
 thread_local! {
-    /// The API whose fake last ran on this thread's pretend GPU (see
-    /// [`FakeScript::context_switch_seconds`]).
+    /// The API whose fake last ran on this thread's pretend GPU.
     static LAST_API: std::cell::Cell<Option<Api>> = const { std::cell::Cell::new(None) };
 }
 
@@ -35,8 +33,7 @@ pub struct FakeScript {
     pub wall_overhead_seconds: f64,
     /// Host seconds a blocking wait adds to the wall clock (a scripted wake-up).
     pub wake_up_seconds: f64,
-    /// Host seconds the harness's own launch path adds, which the plain loop
-    /// ([`PlainLoops::plain_launches`]) does not pay.
+    /// Host seconds the harness's launch path adds and the plain loop does not pay.
     pub harness_overhead_seconds: f64,
     /// Host seconds the first launch after the other API's adds: a context switch on the
     /// pretend GPU the fakes of one thread share.
@@ -54,8 +51,8 @@ pub struct FakeScript {
     pub no_device_timer: bool,
     pub compute_units: u32,
     pub max_work_group_size: u32,
-    /// Programs have a text (their source, standing in for PTX), and another side's text can
-    /// be loaded (`program = "other"`).
+    /// Programs have a text (their source, standing in for PTX) that the other side can load
+    /// (`program = "other"`).
     pub program_texts: bool,
     /// Launches of a program whose source contains this text take this many times as long,
     /// whichever runtime runs it: a front-end difference.
@@ -65,11 +62,11 @@ pub struct FakeScript {
     /// The registers every kernel reports (none when `None`); a program built with a register
     /// cap reports the cap where it is lower.
     pub registers: Option<u32>,
-    /// The device time of a program whose register cap lowers its count below `registers`,
-    /// times this factor: a register-allocation difference.
+    /// Device time factor of a program whose register cap lowers its count below
+    /// `registers`: a register-allocation difference.
     pub capped_factor: f64,
-    /// The device time of a program built with any register cap, times this factor: a load
-    /// path that changes the code by itself.
+    /// Device time factor of a program built with any register cap: a load path that changes
+    /// the code by itself.
     pub cap_path_factor: f64,
 }
 
@@ -108,11 +105,6 @@ struct FakeProgram {
     max_registers: Option<u32>,
 }
 
-struct FakeKernel {
-    name: String,
-    program: ProgramId,
-}
-
 pub struct FakeBackend {
     api: Api,
     info: DeviceInfo,
@@ -124,9 +116,9 @@ pub struct FakeBackend {
     timer: TimerKind,
     hosts: Handles<HostBufferId, Vec<f32>>,
     programs: Handles<ProgramId, FakeProgram>,
-    kernels: Handles<KernelId, FakeKernel>,
+    /// Each kernel's name and program.
+    kernels: Handles<KernelId, (String, ProgramId)>,
     buffers: Handles<BufferId, Vec<f32>>,
-    /// The fake's only knowledge of kernels, given by its maker.
     emulator: Arc<dyn Emulator>,
     built: BuildCache,
     builds: BuildCounts,
@@ -139,7 +131,7 @@ pub struct BuildCounts {
     pub in_compile: usize,
 }
 
-/// The first line of a fake program text: the defines it was compiled with.
+/// The first line of a fake program text, before the defines it was compiled with.
 const FAKE_TEXT_HEADER: &str = "// fake program; defines: ";
 
 fn kernel_names(source: &str) -> Vec<String> {
@@ -185,15 +177,12 @@ impl Backend for FakeBackend {
                 available: p.kernels.join(", "),
             });
         }
-        Ok(self.kernels.insert(FakeKernel {
-            name: name.into(),
-            program,
-        }))
+        Ok(self.kernels.insert((name.into(), program)))
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
-        let k = self.kernels.get(kernel)?;
-        let cap = self.programs.get(k.program)?.max_registers;
+        let (_, program) = self.kernel_of(kernel)?;
+        let cap = self.programs.get(program)?.max_registers;
         Ok(KernelResources {
             registers: self.script.registers.map(|r| cap.map_or(r, |c| c.min(r))),
             ..KernelResources::default()
@@ -205,8 +194,7 @@ impl Backend for FakeBackend {
         Ok(self.buffers.insert(vec![0.0; len]))
     }
 
-    // A transfer longer than its buffer is refused, as the drivers refuse it: a family that
-    // sends or reads too much must fail here too, not pass on a quietly cut copy.
+    // A transfer longer than its buffer is refused as the drivers refuse it, not quietly cut.
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
         let api = self.api;
         let dst = self.buffers.get_mut(buffer)?;
@@ -315,8 +303,8 @@ impl HostTransfers for FakeBackend {
     }
 
     fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {
-        // A transfer longer than its buffers is refused before the failure budget is drawn
-        // on, as on the real backends; the scripted failure still comes before data moves.
+        // As on the real backends, a transfer too long is refused before the failure budget
+        // is drawn on, and the scripted failure comes before data moves.
         let data = self.floats_to_move(transfer)?;
         self.check_launch_budget()?;
         self.put_floats(transfer, &data)?;
@@ -351,7 +339,6 @@ impl PlainLoops for FakeBackend {
         args: &[Arg],
         count: u32,
     ) -> Result<Timing> {
-        // The fake driver refuses what exceeds its device, as a real one does.
         if shape.group_items() == 0 || shape.group_items() > self.info.max_work_group_size {
             return Err(launch_refusal(
                 &self.info,
@@ -363,7 +350,7 @@ impl PlainLoops for FakeBackend {
         }
         let (name, program) = self.kernel_of(kernel)?;
         // Events as the real backends ask for them: start and stop for the device clock, one
-        // to wait on for an event wait mode, none for a host-timed launch in `finish` mode.
+        // for an event wait mode, none for a host-timed launch in `finish` mode.
         let events = match (self.timer, self.wait.needs_event()) {
             (TimerKind::DeviceEvent, _) => 2,
             (TimerKind::WallClock, true) => 1,
@@ -382,7 +369,6 @@ impl PlainLoops for FakeBackend {
         // One wait for all: the host overhead once, the device time `count` times.
         let busy = one.device.map_or(0.0, |d| d.0);
         let wall = one.wall.0 + busy * f64::from(count - 1);
-        // As the real backends: a launch timed by the wall clock alone has no device time.
         let device = one.device.filter(|_| self.timer == TimerKind::DeviceEvent);
         let device = device.map(|d| Seconds(d.0 * f64::from(count)));
         Ok(Timing::clocks(Seconds(wall), device))
@@ -433,8 +419,8 @@ impl ExactLaunch for FakeBackend {
         Ok((self.api == Api::Cuda).then_some(self.info.max_work_group_size))
     }
 
-    /// CUDA's launch on CUDA; on OpenCL, OpenCL 1.2's rule (NVIDIA's): a local size that does
-    /// not divide the global size is refused.
+    /// On OpenCL, OpenCL 1.2's rule (NVIDIA's): a local size that does not divide the global
+    /// size is refused.
     fn launch_exact(
         &mut self,
         kernel: KernelId,
@@ -442,21 +428,22 @@ impl ExactLaunch for FakeBackend {
         local: Option<u32>,
         args: &[Arg],
     ) -> Result<Timing> {
-        if self.api == Api::Cuda {
-            let local = local.unwrap_or(self.info.max_work_group_size);
-            let groups = abilities::grid_of(self.api, global.div_ceil(u64::from(local.max(1))))?;
-            return self.launch(kernel, LaunchShape::linear(groups, local), args);
-        }
-        if local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
+        let opencl = self.api == Api::OpenCl;
+        if opencl && local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
             return Err(BackendError::driver(
                 self.api,
                 "clEnqueueNDRangeKernel",
                 "CL_INVALID_WORK_GROUP_SIZE",
             ));
         }
-        // NULL: the fake runtime picks one work-item per group (any divisor would do).
-        let local = local.unwrap_or(1);
-        let groups = abilities::grid_of(self.api, global / u64::from(local))?;
+        // NULL: the fake OpenCL runtime picks one work-item per group (any divisor would do),
+        // CUDA's the largest group.
+        let local = local.unwrap_or(if opencl {
+            1
+        } else {
+            self.info.max_work_group_size
+        });
+        let groups = abilities::grid_of(self.api, global.div_ceil(u64::from(local.max(1))))?;
         self.launch(kernel, LaunchShape::linear(groups, local), args)
     }
 }

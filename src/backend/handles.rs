@@ -1,11 +1,10 @@
-//! The table behind every opaque handle a backend hands out: one typed lookup with one error
-//! message, instead of a hand-written `Vec<Option<T>>` search per handle kind and per API.
+//! The table behind every opaque handle a backend hands out: one typed lookup, one error.
 
 use std::marker::PhantomData;
 
 use super::{Api, BackendError, BufferId, HostBufferId, KernelId, ProgramId, Result};
 
-/// A handle type: a plain index with a name for "invalid handle" messages.
+/// A plain index with a name for "invalid handle" messages.
 pub trait Handle: Copy {
     const WHAT: &'static str;
     fn index(self) -> usize;
@@ -70,8 +69,7 @@ impl<H: Handle, T> Handles<H, T> {
             .ok_or_else(|| Self::invalid(api, handle))
     }
 
-    /// Takes the object out for a moment (so that another can be borrowed beside it); give it
-    /// back with [`Handles::put_back`].
+    /// Out for a moment, so that another can be borrowed beside it ([`Handles::put_back`]).
     pub fn take(&mut self, handle: H) -> Result<T> {
         let api = self.api;
         self.slots
@@ -90,7 +88,7 @@ impl<H: Handle, T> Handles<H, T> {
         self.take(handle).map(drop)
     }
 
-    /// How many objects are alive (for leak checks in tests).
+    /// For leak checks in tests.
     pub fn live(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()
     }

@@ -1,27 +1,22 @@
-//! The one seam between the harness and a GPU programming API.
-//!
-//! `Backend` is deliberately small: device, compile, buffers, launch, wait, timer; what an
-//! experiment needs beyond it is a small trait of its own (`abilities.rs`), and [`Runtime`]
-//! has them all. No `opencl3` or `cudarc` type crosses this module's public surface.
+//! The one seam between the harness and a GPU programming API: [`Backend`] (device, compile,
+//! buffers, launch, wait, timer), and a small trait per further ability (`abilities.rs`);
+//! [`Runtime`] has them all. No `opencl3` or `cudarc` type crosses this module's surface.
 //!
 //! # Timing contract
 //!
 //! Every [`Backend::launch`] and [`BufferOps::copy`] is **blocking** and returns a [`Timing`]
 //! in [`Seconds`]:
 //!
-//! * `wall`: `Instant` read right before the enqueue and right after the wait for completion;
-//!   launch overhead, queueing and synchronisation are inside it, alike for both APIs.
+//! * `wall`: `Instant` right before the enqueue to right after the wait for completion
+//!   (launch overhead, queueing and synchronisation included, alike for both APIs).
 //! * `device`: the device's clock around the command only (OpenCL: profiling END - START;
-//!   CUDA: two timing events recorded around the launch on the stream). `None` when the API
-//!   could not give it.
+//!   CUDA: two events recorded around it on the stream); `None` where the API gives none.
 //! * `queued_to_start` (the paper's kernel launch time), split at SUBMIT into
-//!   `queued_to_submit` and `submit_to_start`: OpenCL profiling only. CUDA's events are
-//!   recorded *on the stream* and say only when the device reached them, so its cells stay
-//!   empty rather than hold an invented value.
+//!   `queued_to_submit` and `submit_to_start`: OpenCL profiling only. CUDA's events say only
+//!   when the device reached them, so its cells stay empty rather than hold an invented value.
 //!
-//! How the host waits ([`WaitMode`]) is set with [`Backend::set_wait_mode`] for every later
-//! blocking command; the wall clock includes the wait, so the mode is recorded with every
-//! result.
+//! The wall clock includes the wait, so the [`WaitMode`] (set by [`Backend::set_wait_mode`]
+//! for every later blocking command) is recorded with every result.
 
 mod abilities;
 mod compile;
@@ -64,9 +59,8 @@ pub enum BackendError {
         what: String,
         detail: String,
     },
-    /// The driver refused a launch's work-group. The limits the APIs report are facts beside
-    /// the refusal, never a check of ours: NVIDIA's OpenCL reports 256 items per kernel and
-    /// runs 1024.
+    /// The reported limits stand beside the driver's refusal, never a check of ours: NVIDIA's
+    /// OpenCL reports 256 items per kernel and runs 1024.
     #[error(
         "{api} driver refused a work-group of {requested} work-items on {device}: {detail} \
          (reported limits: device {device_limit}, this kernel {kernel_limit})"
@@ -126,7 +120,7 @@ pub trait Backend {
 
     fn info(&self) -> &DeviceInfo;
 
-    /// Build a program; a failure returns [`BackendError::Compile`] with the log and options.
+    /// A failure is [`BackendError::Compile`], with the log and options.
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId>;
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId>;
@@ -141,16 +135,14 @@ pub trait Backend {
 
     fn free(&mut self, buffer: BufferId) -> Result<()>;
 
-    /// Launch and wait for completion (blocking); returns both clocks.
+    /// Blocks until the kernel completes; returns both clocks.
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
 
-    /// How every later blocking command waits (see [`WaitMode`]).
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;
 
-    /// Which clock the next kernel launches are timed by. With the wall clock alone, launches
-    /// carry no device timestamps (OpenCL: a queue without profiling; CUDA: no start event and
-    /// an untimed stop event), as a program without a profiler runs, and their device time is
-    /// `None`. Transfers and copies are not affected.
+    /// With the wall clock alone, later launches carry no device timestamps (OpenCL: a queue
+    /// without profiling; CUDA: no start event, an untimed stop event), as a program without a
+    /// profiler runs, and their device time is `None`. Transfers and copies are not affected.
     fn set_timer(&mut self, timer: TimerKind) -> Result<()>;
 }
 
@@ -211,8 +203,7 @@ pub struct CallCounts {
     pub events: u64,
 }
 
-/// A real backend's running [`CallCounts`], in a `Cell` since the counting paths borrow the
-/// backend shared.
+/// A `Cell`, since the counting paths borrow the backend shared.
 #[derive(Default)]
 pub(crate) struct CallCounter(std::cell::Cell<CallCounts>);
 
@@ -230,12 +221,11 @@ impl CallCounter {
 }
 
 /// One case of a plain launch loop ([`PlainLoops::plain_launches`]): `batch` launches of one
-/// shape, then one wait in `wait`, repeated `reps` times.
+/// shape (1: one at a time), then one wait in `wait`, repeated `reps` times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlainLoop {
     pub shape: LaunchShape,
     pub wait: WaitMode,
-    /// Launches per wait: 1 is one at a time, more is back to back.
     pub batch: u32,
     pub reps: u32,
     /// Each repetition writes one word into the kernel's first buffer argument before its

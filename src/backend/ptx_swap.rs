@@ -1,7 +1,7 @@
 //! The PTX cross-load: each NVIDIA runtime runs the other front end's PTX (study key
-//! `program = "other"`). Both front ends emit PTX for the same driver, but each runtime reads
-//! things from the text that the other front end spells differently, so the text is adapted
-//! here — only in ways that cannot change the computation — or refused with the reason.
+//! `program = "other"`). Each runtime reads things from the text that the other front end
+//! spells differently, so the text is adapted here, only in ways that cannot change the
+//! computation, or refused with the reason.
 //!
 //! * OpenCL's PTX on the CUDA driver: NVIDIA's OpenCL passes launch-wide values in
 //!   environment registers (`%envreg`), which the CUDA driver leaves unset: `get_group_id(0)`
@@ -13,8 +13,8 @@
 //!   `.ptr .global` in the entry's parameters. Without it `clSetKernelArg` passes the `cl_mem`
 //!   handle itself (on an H100 the launch failed and left the context unusable). The harness
 //!   passes no 64-bit scalars, so every `.u64` parameter gains `.ptr .global .align 4`.
-//! * Texture reads cross in the nearest form the other runtime binds (an OpenCL image, a CUDA
-//!   texture object): see the `texture` module.
+//! * Texture reads cross in the nearest form the other runtime binds: see the `texture`
+//!   module.
 //!
 //! Kernels whose arguments differ between the APIs by design cannot cross and are refused:
 //! `__local` pointer arguments (OpenCL sizes them at launch; CUDA has dynamic shared memory),
@@ -27,7 +27,6 @@ use std::fmt::Write as _;
 
 use thiserror::Error;
 
-/// Why a PTX text cannot run under the other API's runtime.
 #[derive(Debug, Error)]
 #[error("{0}")]
 pub struct CannotCross(String);
@@ -38,13 +37,6 @@ impl From<String> for CannotCross {
     }
 }
 
-impl From<&str> for CannotCross {
-    fn from(why: &str) -> Self {
-        CannotCross(why.into())
-    }
-}
-
-/// Where the adapted PTX will run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     /// OpenCL's PTX through the CUDA driver.
@@ -69,7 +61,7 @@ const NOT_CROSSING: &[(&str, &str)] = &[
     (".param .samplerref", "a sampler argument (OpenCL only)"),
 ];
 
-/// Instructions that do not cross, matched at the start of an instruction.
+/// Matched at the start of an instruction.
 const NOT_CROSSING_OPS: &[(&str, &str)] =
     &[("suld.", "a surface read"), ("sust.", "a surface write")];
 
@@ -91,7 +83,6 @@ fn operands(line: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The PTX `text`, adapted to run on `target`, or why it cannot run there.
 pub fn adapt(text: &str, target: Target) -> Result<String, CannotCross> {
     refuse_what_does_not_cross(text, target)?;
     let mut out = String::with_capacity(text.len() + 256);
@@ -143,11 +134,9 @@ fn refuse_what_does_not_cross(text: &str, target: Target) -> Result<(), CannotCr
         l.starts_with(".const ") || l.starts_with(".visible .const ")
     });
     if target == Target::NvidiaOpenCl && module_const {
-        return Err(
-            "the PTX reads a __constant__ module symbol (OpenCL passes constant data as an \
-             argument)"
-                .into(),
-        );
+        let why = "the PTX reads a __constant__ module symbol (OpenCL passes constant data as \
+                   an argument)";
+        return Err(CannotCross(why.into()));
     }
     Ok(())
 }
@@ -163,8 +152,8 @@ fn envreg_value(register: u32) -> Option<&'static str> {
     }
 }
 
-/// One line of OpenCL's PTX for the CUDA driver: `mov.b32 %rN, %envregK;` becomes a move of
-/// what the register holds; any other use of `%envreg` is refused.
+/// `mov.b32 %rN, %envregK;` becomes a move of what the register holds; any other use of
+/// `%envreg` is refused.
 fn for_cuda_line(line: &str) -> Result<String, CannotCross> {
     if let Some(target) = line.trim_start().strip_prefix(".target ") {
         // Unified texture mode: the CUDA texture object carries the sampling state.
@@ -201,9 +190,9 @@ fn for_cuda_line(line: &str) -> Result<String, CannotCross> {
     }
 }
 
-/// One line of NVRTC's PTX for NVIDIA's OpenCL, as OpenCL's front end writes it: no
-/// `.visible`, buffers `.ptr .global`, `texmode_independent` unless `textures` are read
-/// through registers (only unified mode allows it; those parameters become `.texref`).
+/// As OpenCL's front end writes it: no `.visible`, buffers `.ptr .global`,
+/// `texmode_independent` unless `textures` are read through registers (only unified mode
+/// allows it; those parameters become `.texref`).
 fn for_opencl_line(
     line: &str,
     in_params: &mut bool,
@@ -249,8 +238,8 @@ fn for_opencl_line(
     }
 }
 
-/// `ptx` with a `.maxnreg` directive after each `.entry`'s parameter list (replacing one
-/// there): the PTX ISA's own `CU_JIT_MAX_REGISTERS`, so the cap needs no other load path.
+/// A `.maxnreg` directive after each `.entry`'s parameter list (replacing one there): the PTX
+/// ISA's own `CU_JIT_MAX_REGISTERS`, so the cap needs no other load path.
 pub fn cap_registers(ptx: &str, registers: u32) -> String {
     let directive = format!(".maxnreg {registers}");
     let mut out = String::with_capacity(ptx.len() + 64);

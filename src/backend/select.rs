@@ -1,8 +1,8 @@
-//! The one parser of device selectors (`--cl-device`, `--cl-device-b`, `--cuda-device`):
-//! an index into the listing (`0`), a platform and device index (`1:0`, OpenCL), or a
-//! case-insensitive substring of the device or platform name (`h200`), or a place on the PCI
-//! bus (`pci:19:00`), the one name a GPU has in both APIs, or `cpu`: the first device that is
-//! not a GPU (PoCL's name for its CPU device varies with the host's processor).
+//! The one parser of device selectors (`--cl-device`, `--cl-device-b`, `--cuda-device`): an
+//! index into the listing (`0`), a platform and device index (`1:0`, OpenCL), a case-insensitive
+//! substring of the device or platform name (`h200`), a place on the PCI bus (`pci:19:00`, the
+//! one name a GPU has in both APIs), or `cpu`: the first device that is not a GPU (PoCL's name
+//! for its CPU device varies with the host's processor).
 
 use super::{Api, BackendError, DeviceInfo, Result};
 
@@ -40,13 +40,13 @@ pub const CPU: &str = "cpu";
 
 pub struct Candidate<'a> {
     pub info: &'a DeviceInfo,
-    /// Platform and device index (OpenCL); `None` where the API has no platforms.
+    /// `None` where the API has no platforms.
     pub platform_device: Option<(usize, usize)>,
 }
 
-/// The index in `candidates` of the device `selector` names; the error lists the devices.
-/// Without a selector, the first device, or with `prefer_gpu` the first GPU if there is one
-/// (a machine listing PoCL first benchmarks its GPU).
+/// The device `selector` names; the error lists the devices. Without a selector, the first
+/// device, or with `prefer_gpu` the first GPU if any (a machine listing PoCL first benchmarks
+/// its GPU).
 pub fn pick(
     api: Api,
     candidates: &[Candidate],

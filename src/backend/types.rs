@@ -34,7 +34,7 @@ impl Timing {
     }
 }
 
-/// What a device says about itself. Numbers the API does not expose are `None`.
+/// What a device says about itself; `None` where the API does not say.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct DeviceInfo {
     pub api: String,
@@ -57,7 +57,7 @@ pub struct DeviceInfo {
     pub has_subgroups: bool,
     pub is_gpu: bool,
     /// PCI bus and device number, `19:00` (hex): the same GPU has different indices in
-    /// OpenCL and CUDA, but one place on the bus. `None` where the API does not say.
+    /// OpenCL and CUDA, but one place on the bus.
     pub pci_bus: Option<String>,
 }
 
@@ -75,7 +75,6 @@ impl DeviceInfo {
     }
 }
 
-/// Per-kernel resource use, as the compiler or runtime reports it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct KernelResources {
     pub registers: Option<u32>,
@@ -92,11 +91,10 @@ pub struct ProgramId(pub usize);
 pub struct KernelId(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct BufferId(pub usize);
-/// A host buffer for timed transfers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HostBufferId(pub usize);
 
-/// One host transfer: the first `len` floats between `host` and `buffer`, in `direction`.
+/// The first `len` floats between `host` and `buffer`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Transfer {
     pub host: HostBufferId,
@@ -111,8 +109,8 @@ pub enum Arg {
     Buffer(BufferId),
     U32(u32),
     F32(f32),
-    /// Constant memory: an OpenCL `__constant float*` parameter; in CUDA a `__constant__`
-    /// module symbol, no parameter at all, filled by [`crate::backend::BufferOps::bind_constant`].
+    /// An OpenCL `__constant float*` parameter; in CUDA no parameter but a `__constant__`
+    /// module symbol, filled by [`crate::backend::BufferOps::bind_constant`].
     Constant(BufferId),
     /// A buffer read through the texture path (an OpenCL `image1d_buffer_t`, a CUDA texture
     /// object over its linear memory), made on first use and kept until the buffer is freed.
@@ -158,23 +156,22 @@ impl LaunchShape {
         }
     }
 
-    /// Whether the launch has a second dimension (else it is given to the API as 1-D).
+    /// Else the launch is given to the API as 1-D.
     pub fn is_planar(&self) -> bool {
         self.groups_y != 1 || self.local_y != 1
     }
 
-    /// Work-items in all.
     pub fn global(&self) -> u64 {
         let [x, y] = self.global_dims();
         x * y
     }
 
-    /// Work-items in one work-group (what the device's work-group limit counts).
+    /// What the device's work-group limit counts.
     pub fn group_items(&self) -> u32 {
         self.local.saturating_mul(self.local_y)
     }
 
-    /// Work-items per dimension, as OpenCL's global size: [x, y].
+    /// OpenCL's global size: [x, y].
     pub fn global_dims(&self) -> [u64; 2] {
         [
             u64::from(self.groups) * u64::from(self.local),

@@ -1,9 +1,7 @@
-//! How the host waits for a command to finish: a step of "running" held equal in a fair
-//! comparison and recorded in every row. A blocking wait sleeps until the driver wakes the
-//! thread, and the wake-up (tens to hundreds of µs) dwarfs a launch of about 10 µs: neither
-//! spinning nor blocking is wrong, but a comparison that mixes them misleads.
-//!
-//! Per API (see [`WaitMode::how`]):
+//! How the host waits for a command to finish, held equal in a fair comparison and recorded
+//! in every row: a blocking wait's wake-up (tens to hundreds of µs) dwarfs a launch of about
+//! 10 µs, so a comparison that mixes spinning and blocking misleads. Per API
+//! ([`WaitMode::how`]):
 //!
 //! | mode | OpenCL | CUDA |
 //! |---|---|---|
@@ -12,20 +10,17 @@
 //! | `yield` | as spin, with `sched_yield` between polls | as spin, with `sched_yield` between polls |
 //! | `blocking` | `clWaitForEvents` | `cuEventSynchronize` on an event made with `CU_EVENT_BLOCKING_SYNC` |
 //!
-//! `finish` is what a plain program writes, with no event: the default, as the cheapest correct
-//! wait on both APIs (measured by `clvscu calibrate`). The event modes show what polling and
-//! sleeping on an event cost.
-//!
-//! CUDA's context flags `CU_CTX_SCHED_*` are not used: they hold one mode for the whole
-//! process and OpenCL has no equivalent, so the context stays at `CU_CTX_SCHED_AUTO`.
+//! `finish`, what a plain program writes (no event), is the default: the cheapest correct
+//! wait on both APIs (`clvscu calibrate`). CUDA's `CU_CTX_SCHED_*` flags are not used: they
+//! hold one mode for the whole process and OpenCL has no equivalent.
 
 pub use crate::rows::WaitMode;
 
 use super::Result;
 
 impl WaitMode {
-    /// Waits in this mode: `done` polls the command's status (spin, yield), `block` sleeps
-    /// until it completes (blocking) or finishes the queue (`finish`).
+    /// `done` polls the command's status (spin, yield); `block` sleeps until it completes
+    /// (blocking) or finishes the queue (`finish`).
     pub fn wait(
         self,
         mut done: impl FnMut() -> Result<bool>,

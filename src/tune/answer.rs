@@ -18,23 +18,13 @@ pub struct Best {
     pub api: Api,
     pub point: usize,
     pub config: Config,
-    /// The metric at the median time, and its 95% CI (from the CI of the median time).
+    /// At the median time, with its 95% CI from the median time's.
     pub metric: f64,
     pub ci: (f64, f64),
     pub times: Vec<f64>,
 }
 
-/// The best evaluation of `api` among `evals` (any strategy), by score.
-pub fn best_point(evals: &[Evaluation], api: Api) -> Option<usize> {
-    evals
-        .iter()
-        .filter(|e| e.api == api)
-        .filter_map(|e| e.score.map(|s| (e.point, s)))
-        .max_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(p, _)| p)
-}
-
-/// `perf(OpenCL) / perf(CUDA)` of two configurations' times, with its CI.
+/// `perf(OpenCL) / perf(CUDA)` of two configurations' times.
 pub fn pr(space: &Space, cl: (&Config, &[f64]), cu: (&Config, &[f64])) -> Option<Ratio> {
     let work =
         |c: &Config, t: &[f64]| score_of(space, c, t).map(|s| s * stats::median(t).unwrap_or(0.0));
@@ -42,7 +32,7 @@ pub fn pr(space: &Space, cl: (&Config, &[f64]), cu: (&Config, &[f64])) -> Option
     stats::performance_ratio(cl.1, wa, cu.1, wb, RESAMPLES, SEED)
 }
 
-/// The parameters whose values differ between two configurations: (name, a, b).
+/// (name, a's value, b's value) of each parameter that differs.
 pub fn differing(a: &Config, b: &Config) -> Vec<(String, String, String)> {
     a.named()
         .into_iter()
@@ -52,22 +42,17 @@ pub fn differing(a: &Config, b: &Config) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// The whole answer of an OpenCL-vs-CUDA tuning run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
     pub unit: &'static str,
     pub opencl: Best,
     pub cuda: Best,
-    /// Each side at its own best.
     pub best_vs_best: Option<Ratio>,
-    /// Both sides at OpenCL's best configuration.
     pub same_at_opencl_best: Option<Ratio>,
-    /// Both sides at CUDA's best configuration.
     pub same_at_cuda_best: Option<Ratio>,
     pub differing: Vec<(String, String, String)>,
 }
 
-/// A side's best, from its times.
 pub fn best_of(space: &Space, api: Api, point: usize, times: Vec<f64>) -> Option<Best> {
     let config = space.config(point);
     let metric = score_of(space, &config, &times)?;
@@ -84,8 +69,7 @@ pub fn best_of(space: &Space, api: Api, point: usize, times: Vec<f64>) -> Option
     })
 }
 
-/// The answer from both bests and the times of each API at the other's best (`None` where
-/// that configuration failed on the other API).
+/// The times at the other's best are `None` where that configuration failed there.
 pub fn answer(
     space: &Space,
     opencl: Best,
@@ -116,7 +100,7 @@ pub struct StrategyLine {
     /// Of those, measured in this run.
     pub measured: usize,
     pub best_found: Option<f64>,
-    /// The best over every valid point, where the cache holds them all.
+    /// Where the cache holds every valid point.
     pub exhaustive_best: Option<f64>,
     /// Evaluations asked before the best so far came within `WITHIN` of the exhaustive best.
     pub to_within: Option<usize>,
@@ -132,9 +116,8 @@ impl StrategyLine {
     }
 }
 
-/// The best score over every valid point of `scope`, if the cache holds every one.
-///
-/// Times no device can give on `device` ([`super::run::implausible`]) are left out.
+/// The best score over every valid point of `scope`, if the cache holds every one, leaving
+/// out times `device` cannot give ([`super::run::implausible`]).
 pub fn exhaustive_best(
     space: &Space,
     cache: &Cache,
@@ -154,7 +137,6 @@ pub fn exhaustive_best(
     best.is_finite().then_some(best)
 }
 
-/// The line of `strategy` on `api` from its evaluations, in the order asked.
 pub fn strategy_line(
     evals: &[Evaluation],
     strategy: StrategyKind,

@@ -1,11 +1,8 @@
-//! Bayesian optimisation over a space's valid points, as Kernel Tuner's `bayes_opt`: a
-//! Gaussian process models the score over the parameters' value indices (each scaled to
-//! [0, 1]), and the next point is the unseen one of largest expected improvement over the best
-//! score so far. The first points are random, so the model has something to stand on.
-//!
-//! Written here rather than taken from a crate: the spaces are small (hundreds of points, tens
-//! of evaluations), so a fixed squared-exponential kernel and a Cholesky solve of at most a
-//! few hundred rows are all it needs, where the GP crates bring linear-algebra stacks.
+//! Bayesian optimisation, as Kernel Tuner's `bayes_opt`: a Gaussian process models the score
+//! over the parameters' value indices (each scaled to [0, 1]), and the next point is the
+//! unseen one of largest expected improvement; the first points are random. Written here: the
+//! spaces are small, so a fixed squared-exponential kernel and a Cholesky solve of a few
+//! hundred rows at most are all it needs, where the GP crates bring linear-algebra stacks.
 
 use super::search::{keep_best, Strategy, Unseen};
 use super::space::Space;
@@ -22,7 +19,7 @@ const MAX_MODEL_POINTS: usize = 64;
 
 pub struct Bayes {
     unseen: Unseen,
-    /// The best scored points with their scores, best first, at most [`MAX_MODEL_POINTS`].
+    /// Best first, at most [`MAX_MODEL_POINTS`].
     observed: Vec<(usize, f64)>,
 }
 
@@ -34,7 +31,6 @@ impl Bayes {
         }
     }
 
-    /// The unseen point of largest expected improvement under the model of `observed`.
     fn most_promising(&self, space: &Space) -> Option<usize> {
         let kept = &self.observed;
         let x: Vec<Vec<f64>> = kept.iter().map(|(i, _)| scaled(space, *i)).collect();
@@ -67,7 +63,6 @@ impl Strategy for Bayes {
     }
 }
 
-/// Point `i`'s value indices, each scaled to [0, 1].
 fn scaled(space: &Space, i: usize) -> Vec<f64> {
     space.points[i]
         .iter()
@@ -88,7 +83,7 @@ fn kernel(a: &[f64], b: &[f64]) -> f64 {
     (-d2 / (2.0 * LENGTH_SCALE * LENGTH_SCALE)).exp()
 }
 
-/// A Gaussian process fitted to standardised scores.
+/// Fitted to standardised scores.
 struct Model {
     x: Vec<Vec<f64>>,
     /// Lower Cholesky factor of K + noise·I.
@@ -111,7 +106,6 @@ impl Model {
         Some(Model { x, l, alpha })
     }
 
-    /// Expected improvement of a point over `best` (higher scores are better).
     fn expected_improvement(&self, at: &[f64], best: f64) -> f64 {
         let ks: Vec<f64> = self.x.iter().map(|xi| kernel(xi, at)).collect();
         let mean: f64 = ks.iter().zip(&self.alpha).map(|(k, a)| k * a).sum();
@@ -119,7 +113,8 @@ impl Model {
         let var = (1.0 + NOISE - v.iter().map(|x| x * x).sum::<f64>()).max(1e-12);
         let sd = var.sqrt();
         let z = (mean - best) / sd;
-        (mean - best) * normal_cdf(z) + sd * normal_pdf(z)
+        let pdf = (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        (mean - best) * normal_cdf(z) + sd * pdf
     }
 }
 
@@ -162,10 +157,6 @@ fn back_substitute(l: &[Vec<f64>], z: &[f64]) -> Vec<f64> {
         x[i] = (z[i] - s) / l[i][i];
     }
     x
-}
-
-fn normal_pdf(z: f64) -> f64 {
-    (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
 }
 
 /// Φ(z) through erf (Abramowitz and Stegun 7.1.26, error below 1.5e-7: ample for ranking).

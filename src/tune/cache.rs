@@ -1,8 +1,7 @@
 //! The tuner's cache on disk: one entry per evaluated configuration, keyed by device name,
 //! driver version, API, the hash of the program text the compiler receives, the variant, the
-//! problem size and the parameters. A later run reuses it (resume = reuse), so no
-//! configuration is measured twice. Written whole and atomically after every new entry, so a
-//! crash keeps everything finished before it.
+//! problem size and the parameters. A later run reuses it (resume = reuse). Written whole and
+//! atomically after every new entry, so a crash keeps everything finished before it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,11 +11,13 @@ use serde::{Deserialize, Serialize};
 use super::TuneError;
 use crate::export::write_atomic;
 
-/// What one evaluation gave: device-event times of the timed repetitions, or why it failed
-/// (a failed configuration is recorded, never timed).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Device-event times of the timed repetitions, or why the configuration failed. The status
+/// word (`status()`) is the variant's name in kebab case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, strum::IntoStaticStr)]
 #[serde(tag = "status", rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
 pub enum Outcome {
+    #[strum(serialize = "ok")]
     Timed {
         times: Vec<f64>,
     },
@@ -38,13 +39,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn status(&self) -> &'static str {
-        match self {
-            Outcome::Timed { .. } => "ok",
-            Outcome::BuildFailed { .. } => "build-failed",
-            Outcome::LaunchFailed { .. } => "launch-failed",
-            Outcome::VerifyFailed { .. } => "verify-failed",
-            Outcome::Implausible { .. } => "implausible",
-        }
+        self.into()
     }
 
     pub fn times(&self) -> Option<&[f64]> {
@@ -65,7 +60,7 @@ impl Outcome {
     }
 }
 
-/// What identifies a measurement besides its parameters: device, driver, API and source.
+/// What identifies a measurement besides its parameters: device, driver, API, source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
     pub text: String,
@@ -80,8 +75,7 @@ impl Scope {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct File {
     entries: BTreeMap<String, Outcome>,
-    /// Each entry's checksum ([`checksum`]), so an entry edited by hand is told from one
-    /// measured.
+    /// So that an entry edited by hand is told from one measured.
     #[serde(default)]
     sums: BTreeMap<String, String>,
     /// Entries dropped on reading for want of a checksum.
@@ -99,9 +93,8 @@ fn checksum(key: &str, outcome: &Outcome) -> String {
 }
 
 impl File {
-    /// The file at `path` (empty when missing), every entry checked against its checksum:
-    /// a wrong one refuses the file; one without a checksum (an older cache) is dropped,
-    /// to be measured again.
+    /// Empty when missing. A wrong checksum refuses the file; an entry without one (an older
+    /// cache) is dropped, to be measured again.
     fn read(path: &Path) -> Result<File, TuneError> {
         let err = |message| cache_error(path, message);
         let mut file: File =
@@ -128,15 +121,14 @@ impl File {
     }
 }
 
-/// The cache, loaded from and saved to one JSON file. Two tunes may share it: each save
-/// takes the file's lock and merges what the other added since.
+/// One JSON file, which two tunes may share: each save takes the file's lock and merges what
+/// the other added since.
 pub struct Cache {
     path: Option<PathBuf>,
     file: File,
 }
 
 impl Cache {
-    /// The cache at `path`, empty if the file does not exist yet.
     pub fn open(path: &Path) -> Result<Cache, TuneError> {
         let _held = lock(path)?;
         Ok(Cache {
@@ -146,7 +138,6 @@ impl Cache {
     }
 
     #[cfg(test)]
-    /// A cache that lives in memory only (tests).
     pub fn in_memory() -> Cache {
         Cache {
             path: None,
@@ -166,13 +157,11 @@ impl Cache {
         self.file.entries.is_empty()
     }
 
-    /// Entries of the file that had no checksum (a cache of an older clvscu): dropped when
-    /// it was opened, so they are measured again.
+    /// Entries without a checksum (an older clvscu's), dropped on opening.
     pub fn unchecked(&self) -> usize {
         self.file.unchecked
     }
 
-    /// Record an outcome and write the file.
     pub fn put(&mut self, scope: &Scope, config: &str, outcome: Outcome) -> Result<(), TuneError> {
         let key = scope.key(config);
         self.file.sums.insert(key.clone(), checksum(&key, &outcome));
@@ -180,8 +169,7 @@ impl Cache {
         self.save()
     }
 
-    /// Under the file's lock: reads what is on disk now, keeps every entry another tune
-    /// added meanwhile, and writes the union.
+    /// Under the file's lock: the union with what another tune added meanwhile.
     fn save(&mut self) -> Result<(), TuneError> {
         let Some(path) = self.path.clone() else {
             return Ok(());
@@ -202,7 +190,7 @@ impl Cache {
     }
 }
 
-/// The lock of the cache at `path`: `.NAME.lock` beside it, removed when released.
+/// `.NAME.lock` beside the cache, removed when released.
 fn lock(path: &Path) -> Result<crate::export::safe::FileLock, TuneError> {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let lock = path.with_file_name(format!(".{name}.lock"));

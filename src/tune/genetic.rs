@@ -1,8 +1,7 @@
-//! A genetic algorithm over a space's valid points, as Kernel Tuner's `genetic_algorithm`: a
-//! population of the best points scored so far breeds the next generation by tournament
-//! selection, uniform crossover of the parameters' value indices, and mutation. A child that is
-//! invalid or already seen is replaced by an unseen neighbour of it, else by a random unseen
-//! point, so every proposal is one new evaluation.
+//! A genetic algorithm, as Kernel Tuner's `genetic_algorithm`: the best points scored so far
+//! breed the next generation by tournament selection, uniform crossover of the value indices,
+//! and mutation. A child invalid or already seen is replaced by an unseen neighbour of it,
+//! else by a random unseen point.
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -15,7 +14,7 @@ const POPULATION: usize = 10;
 
 pub struct Genetic {
     unseen: Unseen,
-    /// The best scored points, best first, at most [`POPULATION`].
+    /// Best first, at most [`POPULATION`].
     elite: Vec<(usize, f64)>,
     /// The generation being proposed.
     queue: Vec<usize>,
@@ -68,7 +67,6 @@ impl Genetic {
         child
     }
 
-    /// The better of two elite members drawn at random.
     fn tournament(&mut self) -> usize {
         let x = self.elite.choose(&mut self.unseen.rng).copied();
         let y = self.elite.choose(&mut self.unseen.rng).copied();

@@ -58,7 +58,6 @@ pub enum TuneError {
     Source(#[from] KernelSourceError),
 }
 
-/// What to tune and how.
 pub struct TunePlan<'a> {
     pub def: &'static SpaceDef,
     pub size: Size,
@@ -73,20 +72,18 @@ pub struct TunePlan<'a> {
     pub interrupted: Option<&'a AtomicBool>,
     /// `--timeout`: the watchdog's limit of every launch, over its own defaults.
     pub timeout: Option<Duration>,
-    /// Told a line as each strategy finishes on each side: how far the tuning is.
+    /// Told a line as each strategy finishes: how far the tuning is.
     pub progress: Option<&'a dyn Fn(String)>,
 }
 
-/// What a tuning run found.
 pub struct TuneReport {
     pub space: Space,
     pub evaluations: Vec<Evaluation>,
     pub lines: Vec<StrategyLine>,
     /// Only when both APIs were tuned and each has a best.
     pub answer: Option<Answer>,
-    /// Each tuned API's best, also when only one API ran.
     pub bests: Vec<answer::Best>,
-    /// Ctrl-C stopped the search: the evaluations are those finished before it.
+    /// Ctrl-C stopped the search: the evaluations are those before it.
     pub interrupted: bool,
 }
 
@@ -95,7 +92,7 @@ impl TunePlan<'_> {
         run::target_name(self.def.family, self.def.name)
     }
 
-    /// Run every strategy in turn on every side, against one cache, then form the answer.
+    /// Every strategy in turn on every side, against one cache, then the answer.
     pub fn execute(&self, sides: &mut [Side], cache: &mut Cache) -> Result<TuneReport, TuneError> {
         let space = self.device_space(sides)?;
         let inputs = Inputs::of_variant(
@@ -127,7 +124,7 @@ impl TunePlan<'_> {
         })
     }
 
-    /// The space on the first side's device, refused when no point is valid there or when the
+    /// The space on the first side's device, refused when no point is valid there or the
     /// problem does not fit a side's device.
     fn device_space(&self, sides: &[Side]) -> Result<Space, TuneError> {
         let device = sides
@@ -152,7 +149,6 @@ impl TunePlan<'_> {
         Ok(space)
     }
 
-    /// Every strategy's evaluations in turn, each strategy's end told to `progress`.
     fn search_all(
         &self,
         tuner: &Tuner,
@@ -163,7 +159,16 @@ impl TunePlan<'_> {
         let mut evaluations = Vec::new();
         let started = std::time::Instant::now();
         for (i, &kind) in self.strategies.iter().enumerate() {
-            let budget = self.budget_of(kind, points);
+            // The exhaustive search covers the space whatever the budget; the others stop at
+            // the budget given, or at a fifth of the space (the claim's share) when none is.
+            let budget = match kind {
+                StrategyKind::Exhaustive => Budget::default(),
+                _ if self.budget == Budget::default() => Budget {
+                    evaluations: Some(points.div_ceil(5)),
+                    seconds: None,
+                },
+                _ => self.budget,
+            };
             let evals = tuner.search(sides, cache, kind, self.seed, budget)?;
             if let Some(tell) = self.progress {
                 tell(format!(
@@ -193,23 +198,10 @@ impl TunePlan<'_> {
             .flat_map(|side| {
                 let best = answer::exhaustive_best(space, cache, &side.scope, side.backend.info());
                 self.strategies.iter().map(move |&kind| {
-                    answer::strategy_line(evaluations, kind, side.api(), best, space.len())
+                    answer::strategy_line(evaluations, kind, side.backend.api(), best, space.len())
                 })
             })
             .collect()
-    }
-
-    /// The exhaustive search covers the space whatever the budget; the others stop at the
-    /// budget given, or at a fifth of the space (the claim's share) when none is.
-    fn budget_of(&self, kind: StrategyKind, points: usize) -> Budget {
-        match kind {
-            StrategyKind::Exhaustive => Budget::default(),
-            _ if self.budget == Budget::default() => Budget {
-                evaluations: Some(points.div_ceil(5)),
-                seconds: None,
-            },
-            _ => self.budget,
-        }
     }
 
     fn bests(
@@ -221,18 +213,18 @@ impl TunePlan<'_> {
     ) -> Result<Vec<answer::Best>, TuneError> {
         let mut out = Vec::new();
         for side in sides.iter_mut() {
-            let Some(point) = answer::best_point(evals, side.api()) else {
+            let api = side.backend.api();
+            // By score, of any strategy.
+            let scored = evals.iter().filter(|e| e.api == api);
+            let best = scored.filter_map(|e| Some((e.point, e.score?)));
+            let Some((point, _)) = best.max_by(|a, b| a.1.total_cmp(&b.1)) else {
                 continue;
             };
             let Some((o, _)) = tuner.outcome(side, cache, point)? else {
                 break;
             };
-            if let Some(b) = o
-                .times()
-                .and_then(|t| answer::best_of(tuner.space, side.api(), point, t.to_vec()))
-            {
-                out.push(b);
-            }
+            let times = o.times().map(<[f64]>::to_vec);
+            out.extend(times.and_then(|t| answer::best_of(tuner.space, api, point, t)));
         }
         Ok(out)
     }
@@ -252,7 +244,7 @@ impl TunePlan<'_> {
         };
         let mut cross = [None, None];
         for side in sides.iter_mut() {
-            let (point, slot) = match side.api() {
+            let (point, slot) = match side.backend.api() {
                 Api::OpenCl => (cu.point, 1),
                 Api::Cuda => (cl.point, 0),
             };
@@ -271,7 +263,7 @@ impl TunePlan<'_> {
     }
 }
 
-/// The scope of `backend`'s measurements of `def` at `size`. The hash covers the prelude and
+/// The scope of `backend`'s measurements of `def` at `size`; the hash covers the prelude and
 /// the kernel file as the compiler receives them.
 pub fn scope_of(
     backend: &dyn crate::backend::Runtime,
@@ -292,7 +284,6 @@ pub fn scope_of(
     })
 }
 
-/// The default cache file of an output folder.
 pub fn default_cache(out: &Path) -> PathBuf {
     out.join("tune-cache.json")
 }

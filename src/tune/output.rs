@@ -1,6 +1,6 @@
-//! What a tuning run writes: `evaluations.csv` (every evaluation), `answer.md` (the answer
-//! and the strategy table), `tuned.toml`, the `tuned` study form that `clvscu run --study`
-//! re-measures as an ordinary comparison, and `provenance.json` (where the numbers came from).
+//! What a tuning run writes: `evaluations.csv`, `answer.md` (the answer and the strategy
+//! table), `tuned.toml` (a study that `clvscu run --study` re-measures as an ordinary
+//! comparison) and `provenance.json`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -14,10 +14,9 @@ use crate::export::csv::write_rows;
 use crate::export::json::{to_json_pretty, Provenance};
 use crate::export::write_atomic;
 use crate::plot::tune_convergence::Line;
-use crate::rows::{EvaluationRow, EVALUATIONS_CSV};
+use crate::rows::{Api, EvaluationRow, EVALUATIONS_CSV};
 use crate::session::provenance::summary_line;
 
-/// The error of a file at `path` that could not be written.
 fn write_error(path: &Path, e: impl std::fmt::Display) -> TuneError {
     TuneError::Write {
         path: path.to_path_buf(),
@@ -29,7 +28,6 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), TuneError> {
     write_atomic(path, bytes.as_ref()).map_err(|e| write_error(path, e))
 }
 
-/// Every evaluation as a row of `evaluations.csv`.
 pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
     evals
         .iter()
@@ -63,7 +61,7 @@ pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
         .collect()
 }
 
-/// The strategy table: one line per strategy and API.
+/// One line per strategy and API.
 pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
     let mut s = format!(
         "| strategy | API | evaluations asked | measured here | best found ({unit}) | exhaustive \
@@ -91,8 +89,8 @@ pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
     s
 }
 
-/// The answer as Markdown; `answer.md` (with its `provenance`) says under its title where it
-/// came from, so the file still says so when copied away from `provenance.json`.
+/// `answer.md`; with `provenance` it says under its title where it came from, so the file
+/// still says so when copied away from `provenance.json`.
 pub fn answer_markdown(
     report: &TuneReport,
     title: &str,
@@ -106,16 +104,12 @@ pub fn answer_markdown(
     });
     let unit = report.space.def.family.metric().unit();
     let mut s = format!("# Tuning {title}\n\n{from}");
-    let invalid: Vec<String> = report
-        .space
-        .invalid
-        .iter()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
+    let invalid = report.space.invalid.iter().map(|(k, v)| format!("{v} {k}"));
+    let invalid = invalid.collect::<Vec<_>>().join(", ");
     let invalid = if invalid.is_empty() {
-        String::new()
+        invalid
     } else {
-        format!(": {}", invalid.join(", "))
+        format!(": {invalid}")
     };
     let _ = writeln!(
         s,
@@ -215,15 +209,15 @@ fn lines_of(evals: &[Evaluation]) -> Vec<Line> {
 }
 
 /// The distinct configurations' metrics of every API in `evals`, best first.
-fn series_of(evals: &[Evaluation]) -> Vec<(crate::rows::Api, Vec<f64>, usize)> {
+fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
     let mut out = Vec::new();
-    for api in [crate::rows::Api::OpenCl, crate::rows::Api::Cuda] {
+    for api in [Api::OpenCl, Api::Cuda] {
         let mut seen = std::collections::HashSet::new();
         let (mut scores, mut failed) = (Vec::new(), 0);
-        for e in evals.iter().filter(|e| e.api == api) {
-            if !seen.insert(e.point) {
-                continue;
-            }
+        for e in evals
+            .iter()
+            .filter(|e| e.api == api && seen.insert(e.point))
+        {
             match e.score {
                 Some(s) => scores.push(s),
                 None => failed += 1,
@@ -237,7 +231,7 @@ fn series_of(evals: &[Evaluation]) -> Vec<(crate::rows::Api, Vec<f64>, usize)> {
     out
 }
 
-/// The study header of `tuned.toml`: name, description and defaults of the space's target.
+/// `tuned.toml`'s name, description and defaults.
 fn tuned_header(report: &TuneReport, what: &str) -> String {
     let def = report.space.def;
     format!(
@@ -255,8 +249,8 @@ fn tuned_header(report: &TuneReport, what: &str) -> String {
     )
 }
 
-/// The `tuned` study when one API was tuned: its best configuration on both sides, so `run`
-/// re-measures it (against itself, or against the other API where there is one).
+/// The `tuned` study when one API was tuned: its best on both sides, for `run` to re-measure
+/// (against itself, or against the other API where there is one).
 pub fn tuned_study_one(report: &TuneReport, best: &Best) -> String {
     let api = best.api.label();
     let mut s = tuned_header(
@@ -300,8 +294,7 @@ pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
     s
 }
 
-/// Write the provenance, the CSV, the answer and the `tuned` study (best against best with
-/// both APIs, the one best with one) into `out`.
+/// Writes every file of the module docs into `out`.
 pub fn write_all(
     report: &TuneReport,
     out: &Path,
@@ -329,8 +322,8 @@ pub fn write_all(
     Ok(())
 }
 
-/// Draw the convergence and distribution charts into `out`; returns the files written.
-/// `subtitle` names the devices tuned, as every chart's subtitle does.
+/// The convergence and distribution charts; `subtitle` names the devices tuned, as every
+/// chart's does.
 pub fn draw_charts(
     report: &TuneReport,
     out: &Path,

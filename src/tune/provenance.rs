@@ -25,7 +25,6 @@ pub fn space_sha256(space: &Space) -> String {
     format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
-/// The provenance of `plan`'s search of `space` on `devices`, with the GPU state `before` it.
 pub fn of_tune(
     plan: &TunePlan,
     space: &Space,
@@ -36,15 +35,8 @@ pub fn of_tune(
     let mut p = common(devices, plan.sources, command_line, before);
     // The tuned kernel file's source hash on each API, as a run's notes spell it.
     let file = space.def.family.file();
-    let kernel_sha256 = [Api::OpenCl, Api::Cuda]
-        .into_iter()
-        .map(|api| {
-            (
-                api.label().to_string(),
-                source_hash(plan.sources, api, file),
-            )
-        })
-        .collect();
+    let hash = |api: Api| (api.label().into(), source_hash(plan.sources, api, file));
+    let kernel_sha256 = [hash(Api::OpenCl), hash(Api::Cuda)].into();
     p.tune = Some(TuneProvenance {
         target: plan.target(),
         family: space.def.family.name().into(),

@@ -1,8 +1,7 @@
 //! The tuning loop: each API searched by its own strategy, one evaluation of OpenCL then one
-//! of CUDA in turn (so drift over the run hits both alike), every configuration looked up in
-//! the cache before it is measured. A configuration is measured by the session's own step
-//! (`session::measure`), so a tuned time and a run's time of one configuration come from the
-//! same loop: verification, warm-up, timer and wait mode.
+//! of CUDA in turn (so drift hits both alike), every configuration looked up in the cache
+//! first. A configuration is measured by the session's own step (`session::measure`), so a
+//! tuned time and a run's time come from the same loop.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -48,19 +47,11 @@ pub struct Budget {
     pub seconds: Option<f64>,
 }
 
-/// One side of the search: a backend and what identifies its measurements.
 pub struct Side<'b> {
     pub backend: &'b mut dyn Runtime,
     pub scope: Scope,
 }
 
-impl Side<'_> {
-    pub fn api(&self) -> Api {
-        self.backend.api()
-    }
-}
-
-/// One evaluation a strategy asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Evaluation {
     pub api: Api,
@@ -70,13 +61,13 @@ pub struct Evaluation {
     pub point: usize,
     pub config: Config,
     pub outcome: Outcome,
-    /// The outcome came from the cache (measured by an earlier search or run).
+    /// Measured by an earlier search or run.
     pub cached: bool,
     /// The metric (higher is better) at the median time; `None` when it failed.
     pub score: Option<f64>,
 }
 
-/// The metric of `times` for one configuration: the family's work over the median time.
+/// The family's work over the median time.
 pub fn score_of(space: &Space, config: &Config, times: &[f64]) -> Option<f64> {
     let t = crate::stats::median(times)?;
     let (bytes, flops) = space.def.family.family().work(
@@ -131,7 +122,6 @@ pub fn implausible(
     })
 }
 
-/// What the tuner needs besides the sides: the plan, and the space and inputs made of it.
 pub struct Tuner<'a> {
     pub plan: &'a super::TunePlan<'a>,
     pub space: &'a Space,
@@ -159,18 +149,12 @@ impl Tuner<'_> {
                 (o, false)
             }
         };
-        Ok(Some((
-            self.checked(outcome, &config, side.backend.info()),
-            cached,
-        )))
-    }
-
-    /// `outcome`, or [`Outcome::Implausible`] when its times cannot be true on `device`.
-    fn checked(&self, outcome: Outcome, config: &Config, device: &DeviceInfo) -> Outcome {
+        let device = side.backend.info();
         let why = outcome
             .times()
-            .and_then(|t| implausible(self.space, config, t, device));
-        why.map_or(outcome, |message| Outcome::Implausible { message })
+            .and_then(|t| implausible(self.space, &config, t, device));
+        let outcome = why.map_or(outcome, |message| Outcome::Implausible { message });
+        Ok(Some((outcome, cached)))
     }
 
     /// Whether Ctrl-C asked the search to stop.
@@ -229,8 +213,8 @@ impl Tuner<'_> {
         }
     }
 
-    /// Measures `config` through the step `run` measures a study entry with (build, verify,
-    /// warm up, time). `None` when Ctrl-C stopped it mid-way (nothing of it counts).
+    /// Measures `config` as `run` measures a study entry (build, verify, warm up, time); `None`
+    /// when Ctrl-C stopped it mid-way.
     fn measure(&self, backend: &mut dyn Runtime, config: &Config) -> Option<Outcome> {
         let variant = self.space.variant_of(config);
         let settings = self.settings(variant, config);
@@ -289,11 +273,8 @@ impl Tuner<'_> {
                     || budget
                         .seconds
                         .is_some_and(|s| start.elapsed().as_secs_f64() >= s);
-                if done[i] || over {
-                    done[i] = true;
-                    continue;
-                }
-                let Some(point) = strategies[i].propose(self.space) else {
+                let proposed = (!done[i] && !over).then(|| strategies[i].propose(self.space));
+                let Some(point) = proposed.flatten() else {
                     done[i] = true;
                     continue;
                 };
@@ -307,7 +288,7 @@ impl Tuner<'_> {
                 strategies[i].observe(point, score);
                 asked[i] += 1;
                 out.push(Evaluation {
-                    api: side.api(),
+                    api: side.backend.api(),
                     strategy: kind,
                     n: asked[i],
                     point,
@@ -322,7 +303,6 @@ impl Tuner<'_> {
     }
 }
 
-/// What the session's measuring step gave one configuration, as the cache records it.
 fn outcome_of(run: SideRun) -> Outcome {
     if let Some(f) = run.failure {
         let message = f.message;
@@ -342,7 +322,7 @@ fn outcome_of(run: SideRun) -> Outcome {
     }
 }
 
-/// The family of a target, for messages.
+/// `family/variant`, for messages.
 pub fn target_name(family: FamilyId, variant: &str) -> String {
     format!("{}/{variant}", family.name())
 }

@@ -1,8 +1,6 @@
-//! What every search strategy stands on: the [`Strategy`] trait, the record of the points
-//! a search has not proposed yet (`Unseen`) and of the best ones scored (`keep_best`).
-//! The strategies themselves ([`super::strategy`], [`super::genetic`], [`super::bayes`])
-//! build on it; the trait lives apart from the list of strategies so that none of them
-//! imports the file that names them all.
+//! What every search strategy stands on: the [`Strategy`] trait, the points not proposed yet
+//! (`Unseen`) and the best ones scored (`keep_best`); apart from [`super::strategy`], so that
+//! no strategy imports the file that names them all.
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -12,15 +10,14 @@ use super::space::Space;
 
 /// One search in progress.
 pub trait Strategy {
-    /// The next point to evaluate, never one proposed before; `None` when done.
+    /// Never a point proposed before; `None` when done.
     fn propose(&mut self, space: &Space) -> Option<usize>;
     /// The score of the point last proposed.
     fn observe(&mut self, point: usize, score: Option<f64>);
 }
 
-/// Adds point `i` to `best` if its score is finite, keeping `best` best first (ties in the
-/// order told) and at most `cap` long: a genetic population, the points a Bayesian model
-/// stands on.
+/// Adds point `i` if its score is finite, keeping `best` best first (ties in the order told)
+/// and at most `cap` long: a genetic population, the points a Bayesian model stands on.
 pub(crate) fn keep_best(best: &mut Vec<(usize, f64)>, cap: usize, i: usize, score: Option<f64>) {
     if let Some(s) = score.filter(|s| s.is_finite()) {
         best.push((i, s));
@@ -29,8 +26,8 @@ pub(crate) fn keep_best(best: &mut Vec<(usize, f64)>, cap: usize, i: usize, scor
     }
 }
 
-/// The points a strategy has not proposed yet, and the strategy's seeded generator, which
-/// draws them and every other choice the strategy makes.
+/// The points a strategy has not proposed yet, and its seeded generator, which draws them and
+/// every other choice the strategy makes.
 pub(crate) struct Unseen {
     seen: Vec<bool>,
     left: usize,
@@ -61,7 +58,7 @@ impl Unseen {
         }
     }
 
-    /// An unseen point drawn uniformly, not yet marked.
+    /// Drawn uniformly, not marked.
     pub(crate) fn random(&mut self) -> Option<usize> {
         if self.left == 0 {
             return None;
@@ -75,8 +72,7 @@ impl Unseen {
             .map(|(i, _)| i)
     }
 
-    /// An unseen valid neighbour of point `i` ([`Space::neighbours`]) drawn uniformly, not
-    /// yet marked.
+    /// Drawn uniformly among [`Space::neighbours`], not marked.
     pub(crate) fn random_neighbour(&mut self, space: &Space, i: usize) -> Option<usize> {
         let around: Vec<usize> = space
             .neighbours(i)

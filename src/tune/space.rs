@@ -11,7 +11,7 @@ use super::TuneError;
 use crate::families::tune_space::param as p;
 pub use crate::families::tune_space::{Config, Constraint, Knob, Param, SpaceDef, SpaceKind};
 
-/// The space of `family/variant` of this kind, or an error naming the tunable ones.
+/// The error names the tunable ones.
 pub fn space_def(
     family: FamilyId,
     variant: &str,
@@ -32,8 +32,8 @@ pub fn space_def(
         })
 }
 
-/// The space a family declares for `variant` (its work-group sizes, `Tuning::locals`),
-/// the same on GPUs and CPUs, at the family's default size; `None` where it declares none.
+/// The space of the work-group sizes a family declares for `variant` (`Tuning::locals`), at
+/// the family's default size.
 fn declared_space(family: FamilyId, variant: &str) -> Option<&'static SpaceDef> {
     let v = find_variant(family, variant).ok()?;
     let locals = family.family().tuning().map_or(&[][..], |t| t.locals(v));
@@ -51,7 +51,7 @@ fn declared_space(family: FamilyId, variant: &str) -> Option<&'static SpaceDef> 
     })))
 }
 
-/// Every space written as data, family by family in registry order (`Tuning::spaces`).
+/// Family by family in registry order (`Tuning::spaces`).
 pub fn all_spaces() -> impl Iterator<Item = &'static (SpaceKind, SpaceDef)> {
     crate::families::all()
         .iter()
@@ -61,8 +61,8 @@ pub fn all_spaces() -> impl Iterator<Item = &'static (SpaceKind, SpaceDef)> {
 /// One point: a value index per parameter (into `Param::values`).
 pub type Coords = Vec<u8>;
 
-/// A space expanded for one problem and device: the valid points, and the invalid ones
-/// counted by the first constraint they break.
+/// A space expanded for one problem and device; invalid points are counted by the first
+/// constraint they break.
 #[derive(Debug, Clone)]
 pub struct Space {
     pub def: &'static SpaceDef,
@@ -75,8 +75,6 @@ pub struct Space {
 }
 
 impl Space {
-    /// Expand `def` for `size` on `device`: every combination of values, checked against the
-    /// constraints before anything runs.
     pub fn expand(
         def: &'static SpaceDef,
         size: Size,
@@ -160,14 +158,14 @@ impl Space {
         c
     }
 
-    /// The variant a configuration runs: the one it chose, or the space's.
+    /// The one the configuration chose, or the space's.
     pub fn variant_of(&self, c: &Config) -> &'static Variant {
         c.variant
             .and_then(|name| find_variant(self.def.family, name).ok())
             .unwrap_or(self.variant)
     }
 
-    /// Valid points one step away from point `i` along one parameter.
+    /// Valid points one step away along one parameter.
     pub fn neighbours(&self, i: usize) -> Vec<usize> {
         let here = &self.points[i];
         let mut out = Vec::new();
@@ -208,13 +206,8 @@ impl Space {
                     u64::from(c.groups) * u64::from(c.local) * 4 > self.size.rows
                 }
                 Constraint::SecondStage => c.max_registers > 0 && !takes_second_stage(device),
-                // The tile rules are the family's own.
-                Constraint::TileDividesMatrix
-                | Constraint::TileLoads
-                | Constraint::LocalMemory
-                | Constraint::TileDividesGrid
-                | Constraint::TileHalo
-                | Constraint::Restriction => self
+                // The tile rules and restrictions are the family's own.
+                _ => self
                     .def
                     .family
                     .family()
@@ -224,14 +217,14 @@ impl Space {
     }
 }
 
-/// Whether `device`'s second stage takes options such as a register ceiling: CUDA's JIT, and
-/// NVIDIA's OpenCL (the platform that has `cl_nv_compiler_options`).
+/// Whether the second stage takes options such as a register ceiling: CUDA's JIT, and
+/// NVIDIA's OpenCL (`cl_nv_compiler_options`).
 fn takes_second_stage(device: &DeviceInfo) -> bool {
     device.api == crate::rows::Api::Cuda.label()
         || device.vendor.to_ascii_uppercase().contains("NVIDIA")
 }
 
-/// The next combination in row-major order; false after the last.
+/// In row-major order; false after the last.
 fn next_coords(coords: &mut [u8], params: &[Param]) -> bool {
     for d in (0..coords.len()).rev() {
         if usize::from(coords[d]) + 1 < params[d].values.len() {

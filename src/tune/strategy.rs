@@ -1,11 +1,7 @@
 //! Search strategies over a space's valid points: exhaustive, random sampling, simulated
 //! annealing, a genetic algorithm ([`super::genetic`]) and Bayesian optimisation
-//! ([`super::bayes`]). Each is seeded and deterministic given its seed and the scores it is
-//! told.
-//!
-//! A strategy proposes a point it has not proposed before (so every proposal is one
-//! evaluation the strategy asked for) and is told the point's score: higher is better, `None`
-//! for a configuration that failed to build, launch or verify.
+//! ([`super::bayes`]), each deterministic given its seed and the scores it is told (higher is
+//! better, `None` for a configuration that failed to build, launch or verify).
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -17,7 +13,6 @@ use super::space::Space;
 
 use crate::rows::StrategyKind;
 
-/// A strategy of `kind`, seeded.
 pub fn make(kind: StrategyKind, space: &Space, seed: u64) -> Box<dyn Strategy> {
     match kind {
         StrategyKind::Exhaustive => Box::new(Listed::new(space.len(), None)),
@@ -52,11 +47,9 @@ impl Strategy for Listed {
     fn observe(&mut self, _: usize, _: Option<f64>) {}
 }
 
-/// Simulated annealing. The state moves to a proposed neighbour when it scores better, or
-/// with probability `exp(-loss / T)` where `loss` is the relative drop in score; the
-/// temperature cools geometrically by `COOLING` per proposal. When every neighbour of the
-/// state has been seen it restarts from an unseen random point (a walk with no way out
-/// otherwise ends early).
+/// Simulated annealing: the state moves to a proposed neighbour that scores better, or with
+/// probability `exp(-loss / T)` (`loss`: the relative drop in score); T cools by `COOLING` per
+/// proposal. With every neighbour seen it restarts elsewhere, else the walk would end early.
 pub struct Anneal {
     unseen: Unseen,
     state: Option<(usize, f64)>,

@@ -47,8 +47,8 @@ impl CudaBackend {
         })
     }
 
-    /// The texture objects of `args`, in order, made once per buffer and never inside a timed
-    /// window (OpenCL's images likewise).
+    /// The texture objects of `args`, in order, made once per buffer outside any timed window
+    /// (as OpenCL's images).
     pub(super) fn texture_objects(
         &mut self,
         args: &[Arg],
@@ -79,14 +79,20 @@ impl CudaBackend {
         (shape, args, objects): (LaunchShape, &[Arg], &[cudarc::driver::sys::CUtexObject]),
         count: u32,
     ) -> Result<()> {
-        check_grid_y(shape.groups_y)?;
-        let k = self.kernels.get(kernel)?;
-        let mut packed = k.packed.borrow_mut();
-        if !packed.as_ref().is_some_and(|p| p.holds(args)) {
-            *packed = Some(plain::Packed::new(args, self.params(args, objects)?));
+        // CUDA's grid allows 65535 blocks in y (OpenCL has no such limit): refused here by
+        // name rather than by the driver's code.
+        if shape.groups_y > 65_535 {
+            let what = format!(
+                "{} blocks in y (CUDA's grid allows at most 65535)",
+                shape.groups_y
+            );
+            return Err(BackendError::unsupported(API, what));
         }
-        let Some(packed) = packed.as_mut() else {
-            return Err(BackendError::InvalidHandle("packed parameters".into()));
+        let k = self.kernels.get(kernel)?;
+        let mut slot = k.packed.borrow_mut();
+        let packed = match slot.take() {
+            Some(p) if p.holds(args) => slot.insert(p),
+            _ => slot.insert(plain::Packed::new(args, self.params(args, objects)?)),
         };
         for _ in 0..count {
             // SAFETY: the parameters were packed from `args`, which follow the kernel's
@@ -107,7 +113,6 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// The end of an untimed command.
     pub(super) fn sync(&self) -> Result<()> {
         self.stream
             .synchronize()
@@ -120,7 +125,7 @@ impl CudaBackend {
         Ok(())
     }
 
-    /// Waits for everything enqueued on `stream` in the current mode, as the plain loop does.
+    /// Waits for everything enqueued on `stream` as the plain loop does.
     pub(super) fn wait_stream(
         &self,
         stream: &Arc<CudaStream>,
@@ -164,20 +169,6 @@ impl CudaBackend {
         Ok(params)
     }
 
-    pub(super) fn event_seconds(&self) -> Option<Seconds> {
-        self.start
-            .elapsed_ms(self.stop.of(self.wait))
-            .ok()
-            .map(|ms| Seconds(f64::from(ms) * 1e-3))
-    }
-
-    pub(super) fn wait_for(&self, stop: &CudaEvent, what: &str) -> Result<()> {
-        self.wait.wait(
-            || stop.try_is_complete().map_err(drv(what)),
-            || stop.synchronize().map_err(drv(what)),
-        )
-    }
-
     /// The one timing window of every launch and copy: start event, `command`, stop event,
     /// wait. The host clock started at `t0`, before the command's host-side preparation.
     pub(super) fn timed(
@@ -192,13 +183,18 @@ impl CudaBackend {
         let stop = self.stop.of(self.wait);
         self.record(stop, &self.stream)?;
         if self.wait.needs_event() {
-            self.wait_for(stop, what)?;
+            self.wait.wait(
+                || stop.try_is_complete().map_err(drv(what)),
+                || stop.synchronize().map_err(drv(what)),
+            )?;
         } else {
             self.stream.synchronize().map_err(drv(what))?;
         }
+        let wall = Seconds(t0.elapsed().as_secs_f64());
+        let device = self.start.elapsed_ms(stop).ok();
         Ok(Timing::clocks(
-            Seconds(t0.elapsed().as_secs_f64()),
-            self.event_seconds(),
+            wall,
+            device.map(|ms| Seconds(f64::from(ms) * 1e-3)),
         ))
     }
 }

@@ -13,7 +13,7 @@ use crate::backend::{BackendError, JitOptions, Result};
 /// Room for the JIT's error log (ptxas errors are a few lines each).
 const LOG_BYTES: usize = 16 * 1024;
 
-/// Destroyed on every path out, so a failed link leaks nothing.
+/// Destroyed on every path out: a failed link leaks nothing.
 struct LinkState(CUlinkState);
 
 impl Drop for LinkState {

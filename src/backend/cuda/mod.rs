@@ -28,7 +28,6 @@ use transfer::HostBuf;
 
 const API: Api = Api::Cuda;
 
-/// A kernel and its parameters as last packed (see [`plain::Packed`]).
 struct LoadedKernel {
     function: CudaFunction,
     packed: std::cell::RefCell<Option<plain::Packed>>,
@@ -37,12 +36,11 @@ struct LoadedKernel {
 struct LoadedProgram {
     ptx: String,
     module: Arc<CudaModule>,
-    /// The shared-memory carveout every kernel of the program gets (`JitOptions::carveout`).
+    /// No assembler option: set on each kernel after loading.
     carveout: Option<u32>,
 }
 
 impl LoadedProgram {
-    /// The carveout is no assembler option: it is set on each kernel after loading.
     fn load(ctx: &Arc<CudaContext>, ptx: String, jit: &JitOptions) -> Result<Self> {
         let module = load_module(ctx, &ptx, jit)?;
         Ok(LoadedProgram {
@@ -101,7 +99,7 @@ pub struct CudaBackend {
     stream: Arc<CudaStream>,
     start: CudaEvent,
     stop: StopEvents,
-    /// Stop events without timing, for launches timed by the wall clock alone.
+    /// For launches timed by the wall clock alone.
     untimed_stop: StopEvents,
     side_stream: Arc<CudaStream>,
     side_stop: StopEvents,
@@ -116,11 +114,10 @@ pub struct CudaBackend {
     calls: CallCounter,
 }
 
-/// PTX loaded into `ctx` (the driver's JIT makes the machine code). A register cap is
-/// written into the PTX itself ([`ptx_swap::cap_registers`]) so that the code still loads
-/// through `cuModuleLoadData`: the driver's linker, cudarc's only path with JIT options, may
-/// make other machine code from the same PTX. An optimisation level (or `linked`) still needs
-/// the linker, and says so in [`JitOptions::describe`].
+/// PTX loaded into `ctx`. A register cap is written into the PTX itself
+/// ([`ptx_swap::cap_registers`]) so that it still loads through `cuModuleLoadData`: the
+/// driver's linker, cudarc's only path with JIT options, may make other machine code from the
+/// same PTX.
 fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
     if !options.needs_linker() {
         let text = match options.max_registers {
@@ -134,24 +131,6 @@ fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Resul
     let cubin = jit::assemble(ctx, ptx, options)?;
     ctx.load_module(Ptx::from_binary(cubin))
         .map_err(drv("cuModuleLoadData (assembled with JIT options)"))
-}
-
-/// NVRTC's PTX and the driver's module of each request, built on the pool's threads (NVRTC
-/// and the driver allow it).
-fn build_all(
-    ctx: &Arc<CudaContext>,
-    arch: &str,
-    requests: Vec<CompileRequest>,
-) -> Vec<(CompileRequest, LoadedProgram)> {
-    use rayon::prelude::*;
-    requests
-        .into_par_iter()
-        .filter_map(|request| {
-            let ptx = compile_to_ptx(&request, arch).ok()?;
-            let program = LoadedProgram::load(ctx, ptx, &request.jit).ok()?;
-            Some((request, program))
-        })
-        .collect()
 }
 
 fn drv<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> BackendError + '_ {
@@ -318,9 +297,20 @@ impl BufferOps for CudaBackend {
 }
 
 impl Programs for CudaBackend {
+    /// On the pool's threads: NVRTC and the driver allow it.
     fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
-        let todo = self.built.not_built(requests);
-        let made = build_all(&self.ctx, self.arch, todo);
+        use rayon::prelude::*;
+        let (ctx, arch) = (&self.ctx, self.arch);
+        let made: Vec<_> = self
+            .built
+            .not_built(requests)
+            .into_par_iter()
+            .filter_map(|request| {
+                let ptx = compile_to_ptx(&request, arch).ok()?;
+                let program = LoadedProgram::load(ctx, ptx, &request.jit).ok()?;
+                Some((request, program))
+            })
+            .collect();
         let count = made.len();
         for (request, program) in made {
             let id = self.programs.insert(program);
@@ -339,7 +329,6 @@ impl Programs for CudaBackend {
 }
 
 impl ForeignCode for CudaBackend {
-    /// The OpenCL side's PTX, adapted by [`ptx_swap::adapt`], loaded as CUDA's own.
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
         let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver)
             .map_err(|why| BackendError::unsupported(API, format!("run OpenCL's PTX: {why}")))?;
@@ -382,7 +371,7 @@ impl HostTransfers for CudaBackend {
     fn transfer(&mut self, copy: Transfer) -> Result<Timing> {
         let mut h = self.hosts.take(copy.host)?;
         let result = self.buffers.get(copy.buffer).and_then(|d| {
-            // Refused before the start event is recorded: a refused transfer records nothing.
+            // Refused before the start event: a refused transfer records nothing.
             transfer::checked(&mut h, d, copy.len)?;
             self.timed(
                 Instant::now(),
@@ -439,8 +428,8 @@ impl PlainLoops for CudaBackend {
         count: u32,
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
-        // The raw launches and waits below need the context current on this thread, bound
-        // untimed as in the plain loop.
+        // The raw launches and waits need the context current, bound untimed as in the plain
+        // loop.
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.
@@ -466,7 +455,7 @@ impl PlainLoops for CudaBackend {
         let objects = self.texture_objects(args)?;
         // Its own packing, apart from the harness's cache: the loop shares no state with it.
         let mut packed = plain::Packed::new(args, self.params(args, &objects)?);
-        let flag = match (plan.flag_copies, crate::backend::first_buffer(args)) {
+        let flag = match (plan.flag_copies, first_buffer(args)) {
             (true, Some(b)) => Some(self.buffers.get(b)?.device_ptr(&self.stream).0),
             _ => None,
         };
@@ -500,8 +489,7 @@ impl PlainLoops for CudaBackend {
 
 impl ExactLaunch for CudaBackend {
     fn runtime_local(&mut self, kernel: KernelId) -> Result<Option<u32>> {
-        // No dynamic shared memory (no kernel asks for any) and no block limit below the
-        // device's.
+        // No dynamic shared memory (no kernel asks for any), no block limit below the device's.
         extern "C" fn no_dynamic_smem(_block: std::ffi::c_int) -> usize {
             0
         }
@@ -512,17 +500,6 @@ impl ExactLaunch for CudaBackend {
             .map_err(drv("cuOccupancyMaxPotentialBlockSize"))?;
         Ok(Some(block))
     }
-}
-
-/// CUDA's grid allows 65535 blocks in y (OpenCL has no such limit): a taller launch is refused
-/// here by name rather than by the driver's code.
-fn check_grid_y(groups_y: u32) -> Result<u32> {
-    const MAX_GRID_Y: u32 = 65_535;
-    if groups_y > MAX_GRID_Y {
-        let what = format!("{groups_y} blocks in y (CUDA's grid allows at most {MAX_GRID_Y})");
-        return Err(BackendError::unsupported(API, what));
-    }
-    Ok(groups_y)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions};
 use super::API;
 use crate::backend::{BackendError, CompileRequest, Result};
 
-/// Whether NVRTC can be loaded (enough to compile kernels to PTX without a GPU).
+/// Enough to compile kernels to PTX without a GPU.
 pub fn nvrtc_availability() -> Result<()> {
     // SAFETY: only tries to dlopen the library by its candidate names.
     let present = || unsafe { cudarc::nvrtc::sys::is_culib_present() };
@@ -33,8 +33,8 @@ mod wheel {
     pub(super) static LOADED: LazyLock<bool> =
         LazyLock::new(|| candidates().iter().any(|lib| open(lib)));
 
-    /// Where the wheels put NVRTC (`nvidia/cu13/lib` from CUDA 13, `nvidia/cuda_nvrtc/lib`
-    /// before) under each site-packages folder of the `python3` on PATH.
+    /// Under each site-packages folder (user folder included) of the `python3` on PATH:
+    /// `nvidia/cu13/lib` from CUDA 13, `nvidia/cuda_nvrtc/lib` before.
     fn candidates() -> Vec<PathBuf> {
         site_packages()
             .iter()
@@ -45,7 +45,6 @@ mod wheel {
             .collect()
     }
 
-    /// The site-packages folders of `python3`, user folder included.
     fn site_packages() -> Vec<PathBuf> {
         let script = "import site; print('\\n'.join(site.getsitepackages() + \
                       [site.getusersitepackages()]))";
@@ -83,7 +82,7 @@ pub fn nvrtc_version() -> Option<String> {
     (r == cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS).then(|| format!("{major}.{minor}"))
 }
 
-/// CUDA C to PTX for `arch` (e.g. `compute_90`).
+/// `arch`: `compute_90` etc.
 pub fn compile_to_ptx(request: &CompileRequest, arch: &str) -> Result<String> {
     nvrtc_availability()?;
     let mut options = request.options();
@@ -103,7 +102,7 @@ pub fn compile_to_ptx(request: &CompileRequest, arch: &str) -> Result<String> {
     Ok(ptx.to_src())
 }
 
-/// Kernel names declared in PTX (`.entry name(`), for "no such kernel" messages.
+/// Kernel names declared in PTX (`.entry name(`).
 pub fn entry_names(ptx: &str) -> Vec<String> {
     ptx.lines()
         .filter_map(|l| {

@@ -10,7 +10,7 @@ use cudarc::driver::{result, CudaFunction};
 use super::super::{PlainLoop, Result, WaitMode};
 use super::{drv, StopEvents};
 
-/// One kernel parameter's value, owned so that its address stays valid.
+/// Owned so that its address stays valid.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Param {
     Pointer(CUdeviceptr),
@@ -19,7 +19,7 @@ pub(super) enum Param {
     F32(f32),
 }
 
-/// Waits for everything enqueued on `stream`, as `mode` does it.
+/// Waits for everything enqueued on `stream`.
 ///
 /// # Safety
 /// `stream` and the events are live handles of the current context.
@@ -47,8 +47,7 @@ pub(super) unsafe fn wait(stream: CUstream, events: &StopEvents, mode: WaitMode)
     }
 }
 
-/// A kernel's parameters packed for `cuLaunchKernel`, with the arguments they were packed
-/// from, for a launch with the same arguments to reuse.
+/// A kernel's parameters packed for `cuLaunchKernel`, reused by a launch with the same `args`.
 pub(super) struct Packed {
     args: Vec<crate::backend::Arg>,
     /// Owned values; `pointers` point into this boxed slice, which never moves or grows.

@@ -74,13 +74,12 @@ pub fn list_devices() -> Result<Vec<DeviceInfo>> {
 fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
     // A device attribute as a count; a negative answer (none is expected) reads as unknown.
     let attr = |a: Attr| ctx.attribute(a).ok().and_then(|v| u32::try_from(v).ok());
-    let driver_version = driver_version();
     DeviceInfo {
         api: API.label().into(),
         platform: "CUDA".into(),
         name: ctx.name().unwrap_or_else(|_| "?".into()),
         vendor: "NVIDIA".into(),
-        driver_version,
+        driver_version: driver_version(),
         api_version: nvrtc_version()
             .map(|v| format!("NVRTC {v}"))
             .unwrap_or_else(|| "NVRTC unavailable".into()),
@@ -106,7 +105,7 @@ fn describe(ctx: &Arc<CudaContext>) -> DeviceInfo {
     }
 }
 
-/// The device `selector` names (see [`select::pick`]), by default device 0.
+/// By default device 0.
 pub fn select(devices: &[DeviceInfo], selector: Option<&str>) -> Result<usize> {
     let candidates: Vec<Candidate> = devices
         .iter()

@@ -71,7 +71,7 @@ impl Textures {
         Ok(object)
     }
 
-    /// Destroys a buffer's textures before the buffer itself is freed.
+    /// Before the buffer itself is freed.
     pub fn forget(&mut self, id: BufferId) {
         self.made.retain(|(b, _), t| {
             if *b == id {

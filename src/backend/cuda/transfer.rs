@@ -60,7 +60,6 @@ pub(super) fn enqueue(
     .map_err(drv("cuMemcpyHtoDAsync/DtoHAsync"))
 }
 
-/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`].
 pub(super) fn copy_loop(
     stream: &Arc<CudaStream>,
     host: &mut HostBuf,
@@ -86,7 +85,7 @@ pub(super) fn copy_loop(
     Ok(times)
 }
 
-/// The host buffer's data, where both buffers hold `len` floats.
+/// The host buffer's data, refused unless both buffers hold `len` floats.
 pub(super) fn checked<'h>(
     host: &'h mut HostBuf,
     device: &CudaSlice<f32>,

@@ -1,5 +1,4 @@
-//! `FakeBackend`'s own methods behind the trait: its builds, scripted timings, emulated
-//! launches and the counts tests read.
+//! `FakeBackend`'s own methods: builds, scripted timings, emulated launches, counts.
 
 use super::*;
 
@@ -28,7 +27,6 @@ impl FakeBackend {
         Ok(id)
     }
 
-    /// A fake device that answers as `api` does and runs kernels through `emulator`.
     pub fn new(api: Api, script: FakeScript, emulator: Arc<dyn Emulator>) -> Self {
         let info = DeviceInfo {
             api: api.label().into(),
@@ -74,8 +72,7 @@ impl FakeBackend {
         self.launches
     }
 
-    /// The scripted slowdown of a program's launches: [`FakeScript::slow_source`] where its
-    /// source holds the text, times [`FakeScript::runtime_factor`].
+    /// The scripted device-time factor of a program's launches.
     pub(super) fn slowdown(&self, program: ProgramId) -> f64 {
         let p = self.programs.get(program).ok();
         let source_factor = match (&self.script.slow_source, p) {
@@ -123,8 +120,7 @@ impl FakeBackend {
     }
 
     pub(super) fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {
-        let k = self.kernels.get(kernel)?;
-        Ok((k.name.clone(), k.program))
+        self.kernels.get(kernel).cloned()
     }
 
     pub(super) fn emulate(
@@ -146,7 +142,7 @@ impl FakeBackend {
         self.emulator.emulate(&mut launch)
     }
 
-    /// Floats of every buffer argument: the stand-in for memory traffic.
+    /// The stand-in for memory traffic.
     pub(super) fn floats_of(&self, args: &[Arg]) -> usize {
         args.iter()
             .filter_map(|a| match a {
@@ -166,10 +162,8 @@ impl FakeBackend {
             Direction::D2h => (self.buffers.get(t.buffer)?, self.hosts.get(t.host)?),
         };
         if t.len > from.len().min(to.len()) {
-            let len = t.len;
-            return Err(BackendError::InvalidHandle(format!(
-                "fake: transfer of {len} floats"
-            )));
+            let what = format!("fake: transfer of {} floats", t.len);
+            return Err(BackendError::InvalidHandle(what));
         }
         Ok(from[..t.len].to_vec())
     }

@@ -6,8 +6,8 @@ use crate::backend::handles::Handles;
 use crate::backend::{Api, Arg, BackendError, BufferId, LaunchShape, Result};
 
 pub trait Emulator: Send + Sync {
-    /// Writes the outputs of `launch`'s kernel, as a correct device would; an error (naming
-    /// the kernel) where it cannot, never a silent pass.
+    /// Writes the outputs of `launch`'s kernel as a correct device would, or an error naming
+    /// the kernel, never a silent pass.
     fn emulate(&self, launch: &mut FakeLaunch<'_>) -> Result<()>;
 }
 
@@ -51,7 +51,6 @@ impl FakeLaunch<'_> {
             .collect()
     }
 
-    /// The count argument at `i`.
     pub fn count(&self, i: usize) -> Result<usize> {
         match self.args.get(i) {
             Some(Arg::U32(v)) => Ok(*v as usize),
@@ -67,9 +66,8 @@ impl FakeLaunch<'_> {
         Ok(self.buffers.get(buffer)?.as_slice())
     }
 
-    /// Data in constant memory: OpenCL passes it at `i` ([`Arg::Constant`]); CUDA passes
-    /// nothing there and the kernel reads `symbol`, bound to its program (an error when
-    /// nothing was bound).
+    /// Data in constant memory: OpenCL passes it at `i` ([`Arg::Constant`]); on CUDA the
+    /// kernel reads `symbol`, which `bind_constant` must have filled.
     pub fn constant(&self, i: usize, symbol: &str) -> Result<&[f32]> {
         if self.api == Api::OpenCl {
             return match self.args.get(i) {
@@ -89,8 +87,8 @@ impl FakeLaunch<'_> {
             })
     }
 
-    /// Writes `values` to the start of the buffer argument at `i` (a result off by one in its
-    /// first element where the script asks for wrong results).
+    /// Writes `values` to the start of the buffer argument at `i` (the first off by one where
+    /// the script asks for wrong results).
     pub fn write(&mut self, i: usize, mut values: Vec<f32>) -> Result<()> {
         if self.wrong {
             if let Some(first) = values.first_mut() {
@@ -122,7 +120,6 @@ impl FakeLaunch<'_> {
         Ok(())
     }
 
-    /// A failure of this launch, naming its kernel.
     pub fn refuse(&self, reason: &str) -> BackendError {
         BackendError::driver(
             self.api,

@@ -36,17 +36,15 @@ impl OpenClBackend {
             Program::create_from_binary(&self.context, self.context.devices(), &[binary])
         }
         .map_err(drv("clCreateProgramWithBinary (CUDA's PTX)"))?;
-        if let Err(e) = program.build(self.context.devices(), &options) {
+        let built = program.build(self.context.devices(), &options);
+        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
+        if let Err(e) = built {
             return Err(BackendError::Compile {
                 api: API,
                 options: format!("(program binary: CUDA's PTX) {options}"),
-                log: format!(
-                    "{e}\n{}",
-                    program.get_build_log(self.device.id()).unwrap_or_default()
-                ),
+                log: format!("{e}\n{build_log}"),
             });
         }
-        let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
         Ok(self.programs.insert(BuiltProgram { program, build_log }))
     }
 }

@@ -1,16 +1,18 @@
-//! `OpenClBackend`'s own methods behind the trait: opening, building, launching and waiting.
+//! `OpenClBackend`'s own methods: opening, building, launching and waiting.
 
 use super::*;
 
 impl OpenClBackend {
-    /// A request's own `options`, the second stage's and the log's.
+    /// A request's own `options`, the second stage's, and `-cl-nv-verbose` where NVIDIA's
+    /// compiler takes it: the one place it reports a kernel's registers. It changes no code,
+    /// so every build carries it.
     pub(super) fn build_options(
         &self,
         mut options: Vec<String>,
         jit: &JitOptions,
     ) -> Result<String> {
         options.extend(self.second_stage_options(jit)?);
-        options.extend(self.log_option());
+        options.extend(self.passes_nv_options().then(|| "-cl-nv-verbose".into()));
         Ok(options.join(" "))
     }
 
@@ -57,20 +59,23 @@ impl OpenClBackend {
     }
 
     pub(super) fn alive(&self) -> Result<()> {
-        match self.lost.get() {
-            Some(cause) => Err(context_lost(cause)),
-            None => Ok(()),
-        }
+        let Some(cause) = self.lost.get() else {
+            return Ok(());
+        };
+        let detail = format!(
+            "an earlier command failed ({cause}); the driver fails every later command of this \
+             process, so nothing more runs on it: measure what is left in a new process"
+        );
+        Err(BackendError::driver(API, "a lost context", detail))
     }
 
-    /// Marks the context lost as a failed wait would (for tests of what follows: a real loss
-    /// needs a kernel that crashes the driver).
+    /// As a failed wait would, for tests (a real loss needs a kernel that crashes the driver).
     #[doc(hidden)]
     pub fn mark_context_lost(&self, cause: &str) {
         let _ = self.lost.set(cause.to_string());
     }
 
-    /// Makes the images that `args` read, outside the timed window (as CUDA's textures).
+    /// Outside the timed window (as CUDA's textures).
     pub(super) fn make_images(&mut self, args: &[Arg]) -> Result<()> {
         for arg in args {
             if let Arg::Texture { buffer, channels } = *arg {
@@ -130,7 +135,7 @@ impl OpenClBackend {
         Ok(event_timing(&event, t0.elapsed().as_secs_f64()))
     }
 
-    /// Waits for `event`'s command in the current wait mode ([`plain::wait`]).
+    /// In the current wait mode ([`plain::wait`]); a failure marks the context lost.
     pub(super) fn wait_for(
         &self,
         queue: &CommandQueue,
@@ -145,7 +150,7 @@ impl OpenClBackend {
         })
     }
 
-    /// A blocking copy between `host` and `buffer` without an event, refused past the end.
+    /// Without an event, refused past the end.
     ///
     /// # Safety
     /// `host` points to `floats` floats, valid (and writable when reading) for the call.
@@ -168,7 +173,7 @@ impl OpenClBackend {
             .map_err(plain::failed(what))
     }
 
-    /// One launch of `k` (arguments set) on `queue`, with an event only when asked.
+    /// With an event only when asked.
     pub(super) fn enqueue_kernel(
         &self,
         queue: &CommandQueue,
@@ -190,7 +195,7 @@ impl OpenClBackend {
         Ok(event)
     }
 
-    /// Enqueues a non-blocking transfer; its event is counted once the driver has taken it.
+    /// Non-blocking; the event is counted once the driver has taken it.
     pub(super) fn enqueue_transfer(
         &mut self,
         on_side_queue: bool,
@@ -217,7 +222,7 @@ impl OpenClBackend {
         Ok(event)
     }
 
-    /// The kernel's own work-group limit (registers and local memory lower it).
+    /// Registers and local memory lower it below the device's.
     pub(super) fn kernel_limit(&self, kernel: &Kernel) -> Option<u32> {
         kernel
             .get_work_group_size(self.device.id())

@@ -40,7 +40,7 @@ impl Images {
             .ok_or_else(|| BackendError::InvalidHandle(format!("OpenCL image of buffer {}", id.0)))
     }
 
-    /// Releases a buffer's images before the buffer itself is freed.
+    /// Before the buffer itself is freed.
     pub fn forget(&mut self, id: BufferId) {
         self.made.retain(|(b, _), _| *b != id);
     }

@@ -41,19 +41,19 @@ struct BuiltProgram {
 
 struct BuiltKernel {
     kernel: Kernel,
-    /// Registers as the build log reports them.
+    /// As the build log reports them.
     registers: Option<u32>,
     /// The arguments last set: a plain program sets them once, and OpenCL keeps them.
     args_set: RefCell<Vec<Arg>>,
 }
 
-/// An OpenCL device with a profiling-enabled in-order queue and two more.
+/// An OpenCL device with three in-order queues.
 pub struct OpenClBackend {
     info: DeviceInfo,
     device: Device,
     context: Context,
+    /// With profiling, as `side_queue` (for a transfer beside a kernel).
     queue: CommandQueue,
-    /// A second in-order queue, for a transfer beside a kernel.
     side_queue: CommandQueue,
     /// Without profiling, for launches timed by the wall clock alone.
     plain_queue: CommandQueue,
@@ -75,18 +75,6 @@ fn drv<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> BackendError + '_ {
     move |e| BackendError::driver(API, what, e)
 }
 
-fn context_lost(cause: &str) -> BackendError {
-    BackendError::driver(
-        API,
-        "a lost context",
-        format!(
-            "an earlier command failed ({cause}); the driver fails every later command of \
-             this process, so nothing more runs on it: measure what is left in a new process"
-        ),
-    )
-}
-
-/// Refuses a copy of `floats` floats past the end of a buffer of `bytes` bytes.
 fn check_fits(
     bytes: std::result::Result<usize, opencl3::error_codes::ClError>,
     floats: usize,
@@ -332,9 +320,9 @@ impl PlainLoops for OpenClBackend {
         count: u32,
     ) -> Result<Timing> {
         self.make_images(args)?;
-        // The device clock needs the first and last launches' events on the profiling queue;
-        // the host clock alone needs only the last one's, where the wait mode waits on it.
-        // Every launch waits for its completion, so switching queues never reorders work.
+        // The device clock needs the first and last launches' events on the profiling queue,
+        // the host clock only the last one's where the wait mode waits on it. Every launch
+        // waits for its completion, so switching queues never reorders work.
         let on_device = self.timer == TimerKind::DeviceEvent;
         let queue = if on_device {
             &self.queue

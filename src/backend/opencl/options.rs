@@ -1,13 +1,11 @@
-//! Build options beyond the request's own: the second stage's (NVIDIA's
-//! `cl_nv_compiler_options` only) and those that only make the build log say more.
+//! The second stage's build options (NVIDIA's `cl_nv_compiler_options` only).
 
 use super::{OpenClBackend, API};
 use crate::backend::{BackendError, JitOptions, Result};
 
 impl OpenClBackend {
-    /// Second-stage options as build options. Only NVIDIA's OpenCL has a way to pass them
-    /// (`cl_nv_compiler_options`); elsewhere asking for them is refused rather than ignored,
-    /// because a run that silently dropped them would be recorded as if it had them.
+    /// Refused rather than ignored where the platform cannot pass them: a run that silently
+    /// dropped them would be recorded as if it had them.
     pub(super) fn second_stage_options(&self, jit: &JitOptions) -> Result<Vec<String>> {
         if jit.is_default() {
             return Ok(Vec::new());
@@ -36,14 +34,7 @@ impl OpenClBackend {
         Ok(jit.for_api(API))
     }
 
-    /// Options that only make the build log say more: NVIDIA's `-cl-nv-verbose`, the one
-    /// place this platform reports a kernel's registers. They change no code, so every build
-    /// carries them.
-    pub(super) fn log_option(&self) -> Option<String> {
-        self.passes_nv_options().then(|| "-cl-nv-verbose".into())
-    }
-
-    fn passes_nv_options(&self) -> bool {
+    pub(super) fn passes_nv_options(&self) -> bool {
         let extensions = self.device.extensions().unwrap_or_default();
         extensions.contains("cl_nv_compiler_options")
     }

@@ -14,7 +14,7 @@ use opencl3::types::{cl_event, cl_int, cl_uint};
 use super::super::{BackendError, Direction, LaunchShape, PlainLoop, Result, WaitMode};
 use super::API;
 
-/// One `clEnqueueNDRangeKernel` of `kernel` (arguments set); the error is the status code.
+/// One `clEnqueueNDRangeKernel` of `kernel` (arguments set).
 pub(super) fn enqueue(
     queue: &CommandQueue,
     kernel: &Kernel,
@@ -51,7 +51,6 @@ pub(super) fn enqueue(
     Ok(with_event.then(|| Event::new(event)))
 }
 
-/// One call through cl3's loaded runtime, its status code as the error.
 fn call(f: impl FnOnce(&cl3::OpenClRuntime) -> Option<cl_int>) -> std::result::Result<(), cl_int> {
     let runtime = cl3::load_library()
         .as_ref()
@@ -103,10 +102,9 @@ pub(super) fn wait(
     }
 }
 
-/// The plain loop of [`crate::backend::PlainLoops::plain_launches`] on a queue without
-/// profiling: `batch` enqueues, the last with an event when the wait mode needs one, one wait.
-/// With `flag`, each repetition writes one word into it first and reads it back after the
-/// launches (both blocking), which is then the wait: one BFS level's calls.
+/// [`crate::backend::PlainLoops::plain_launches`] on a queue without profiling: `batch`
+/// enqueues, the last with an event where the wait mode needs one, one wait. With `flag`, a
+/// word written into it first and read back after (both blocking) is the wait instead.
 pub(super) fn launch_loop(
     queue: &CommandQueue,
     kernel: &Kernel,
@@ -145,8 +143,7 @@ pub(super) fn launch_loop(
     Ok(times)
 }
 
-/// A blocking copy of `bytes` bytes between `host` and `buffer` (`to_device`: into it), with
-/// no event asked of the driver.
+/// No event is asked of the driver.
 ///
 /// # Safety
 /// `host` points to at least `bytes` bytes that stay valid for the call (it blocks), and
@@ -188,7 +185,6 @@ pub(super) unsafe fn blocking_copy(
     })
 }
 
-/// The plain copy loop of [`crate::backend::PlainLoops::plain_transfers`].
 pub(super) fn copy_loop(
     queue: &CommandQueue,
     buffer: opencl3::types::cl_mem,

@@ -140,7 +140,7 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
     }
 }
 
-/// The device `selector` names (see [`select::pick`]), by default the first GPU.
+/// By default the first GPU.
 pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result<&'a ListedDevice> {
     let candidates: Vec<Candidate> = devices
         .iter()
@@ -153,7 +153,7 @@ pub fn select<'a>(devices: &'a [ListedDevice], selector: Option<&str>) -> Result
     Ok(&devices[i])
 }
 
-/// A driver's `size_t` limit, saturated rather than wrapped to a small, wrong limit.
+/// Saturated rather than wrapped to a small, wrong limit.
 pub(super) fn saturate_u32(v: usize) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }

@@ -5,7 +5,7 @@ use opencl3::event::Event;
 
 use crate::backend::{Seconds, Timing};
 
-/// The seconds from profiling timestamp `a` to `b` (ns), where both were read and in order.
+/// Profiling timestamps (ns), where both were read and in order.
 pub(super) fn span(a: Option<u64>, b: Option<u64>) -> Option<Seconds> {
     match (a, b) {
         (Some(a), Some(b)) if b >= a => Some(Seconds((b - a) as f64 * 1e-9)),

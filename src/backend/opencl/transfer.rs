@@ -1,6 +1,5 @@
-//! Host memory for timed transfers: pageable (a plain `Vec`) or pinned (a buffer made with
-//! `CL_MEM_ALLOC_HOST_PTR` and kept mapped, NVIDIA's recommended way to get page-locked
-//! memory in OpenCL, the counterpart of CUDA's `cuMemAllocHost`).
+//! Host memory for timed transfers: pageable (a `Vec`) or pinned (a `CL_MEM_ALLOC_HOST_PTR`
+//! buffer kept mapped, NVIDIA's recommended way to get page-locked memory in OpenCL).
 
 use std::ptr;
 
@@ -80,7 +79,7 @@ impl HostBuf {
         })
     }
 
-    /// Unmaps a pinned buffer before it is dropped.
+    /// Before it is dropped.
     pub(super) fn release(self, queue: &CommandQueue) -> Result<()> {
         if let HostBuf::Pinned { buffer, ptr, .. } = self {
             // SAFETY: `ptr` is the pointer the map returned for this buffer.

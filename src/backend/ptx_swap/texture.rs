@@ -44,7 +44,7 @@ pub(super) fn without_sampler(line: &str) -> Result<String, CannotCross> {
     Ok(format!("{}[{texture},{rest}", &line[..open]))
 }
 
-/// OpenCL's `.texref` parameters rewritten into NVRTC's form, fed every line in order.
+/// Fed every line in order.
 #[derive(Default)]
 pub(super) struct TexrefsToRegisters {
     /// The current entry's texture parameters, in order (register `%rdtex<i>` holds the i-th).
@@ -53,7 +53,7 @@ pub(super) struct TexrefsToRegisters {
 }
 
 impl TexrefsToRegisters {
-    /// The line in NVRTC's form (several lines: the entry's loads after its `{`).
+    /// Several lines for an entry's `{`: the loads after it.
     pub(super) fn rewrite(&mut self, line: &str) -> Result<String, CannotCross> {
         let t = line.trim_start();
         if t.contains(".entry ") {
@@ -101,7 +101,7 @@ impl TexrefsToRegisters {
     }
 }
 
-/// The register of a unified-mode fetch (`[%rdK, {...}]`), if any.
+/// `[%rdK, {...}]`.
 fn fetch_register(line: &str) -> Option<&str> {
     let inside = &line[line.find('[')? + 1..];
     let handle = inside.split(',').next()?.trim();
