@@ -1,14 +1,9 @@
 //! The math family: chains of `sin` or `exp` (kernels_*/math.*), precise or through the
 //! hardware intrinsics, where compiler flags (fast math) and intrinsics decide the speed.
-//!
-//! # Metric
-//!
-//! G evaluations per second (`Geval/s`): one evaluation is one chain step, a `sin` or `exp`
-//! and the multiply-add around it. The row's `flops` column counts the 2 FLOP of that
-//! multiply-add per step and nothing inside the function, whose instruction count is what
-//! the flags change; so evaluations = flops / 2.
-//!
-//! # Tolerance
+//! Metric: G evaluations per second (`Geval/s`), one being a chain step (a `sin` or `exp` and
+//! the multiply-add around it); the `flops` column counts the multiply-add's 2 FLOP per step
+//! and nothing inside the function, whose instruction count the flags change (evaluations =
+//! flops / 2).
 //!
 //! Each chain is a contraction with factor at most 1/2 (see the kernel file), so an error of
 //! `e` per step stays below `2e` along the chain. The tolerance of the output (the sum of 8
@@ -184,14 +179,8 @@ impl Family for Math {
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let global = ran.shape.global() as usize;
         let loose = ran.variant.starts_with("native") || relaxed(&ran.flags);
-        check(
-            function(ran.variant),
-            loose,
-            &inputs.a,
-            global,
-            FMA_ITERS,
-            got,
-        )
+        let f = function(ran.variant);
+        check(f, loose, &inputs.a, global, FMA_ITERS, got)
     }
 }
 

@@ -2,27 +2,20 @@
 //! from a fixed-length neighbour list, with the neighbours' positions read three ways
 //! ([`ReadPath`](crate::families::read_path::ReadPath)). The kernels are `kernels_*/md.*`.
 //!
-//! # Problem
+//! `N` atoms (N = L³, L ≥ 5) on a jittered cubic lattice of spacing 1 (each coordinate moved
+//! by at most [`JITTER`]), numbered by a seeded permutation so that neighbours' positions are
+//! gathered from scattered addresses, as with SHOC's random atoms. Each atom lists the
+//! [`NEIGHBOURS`] sites at offsets in [-2, 2]³ (periodic in the numbering, not in space: a
+//! wrapped neighbour is far away, outside the cutoff), neighbour-major (`list[k·N + i]`) as
+//! SHOC stores it, so the list reads are coalesced and only the positions are gathered.
+//! [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and no jittered pair
+//! comes within 0.04 of it in r²: whether a pair interacts never depends on rounding, so both
+//! compilers, whatever they contract, and the f64 reference agree on which pairs count.
 //!
-//! `N` atoms (N = L³, L ≥ 5) on a jittered cubic lattice of spacing 1, each coordinate moved by
-//! at most [`JITTER`]; the atom numbering is a seeded permutation of the lattice, so neighbours'
-//! positions are gathered from scattered addresses, as with SHOC's random atoms. Each atom lists
-//! the [`NEIGHBOURS`] lattice sites at offsets in [-2, 2]³ (periodic in the numbering, not in
-//! space: a wrapped neighbour is far away and falls outside the cutoff). The list is stored
-//! neighbour-major (`list[k·N + i]`), as SHOC stores it, so the list reads are coalesced and
-//! only the positions are gathered.
-//!
-//! The cutoff [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and the
-//! jitter is small enough that no pair comes within 0.04 of it in r²: whether a pair
-//! interacts never depends on rounding, so both compilers, whatever they contract, and the f64
-//! reference agree on which pairs count.
-//!
-//! # Metric
-//!
-//! GB/s of the bytes the kernel requests: per atom its own position (16), N·K list entries (4
-//! each), one 16-byte position per list entry (the gather, whichever path serves it) and the
-//! 16-byte force written. Caches serve much of the gather, so this is a request rate, not DRAM
-//! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
+//! Metric: GB/s of the bytes the kernel requests: per atom its own position (16), N·K list
+//! entries (4 each), one 16-byte position per list entry (the gather, whichever path serves
+//! it) and the 16-byte force written. Caches serve much of the gather, so this is a request
+//! rate, not DRAM traffic, counted the same on every path and both APIs.
 
 use rayon::prelude::*;
 
@@ -160,10 +153,9 @@ pub fn inputs(size: Size, seed: u64) -> MdInputs {
     }
 }
 
-/// The force on every atom in f64 (x, y, z, 0 per atom), and per component the sum of the
-/// magnitudes of its terms for the tolerance. The cutoff test is done in f32, as the kernels do.
-/// Atoms in parallel, each atom's terms summed in list order: the same numbers on any thread
-/// count.
+/// The force on every atom in f64 (x, y, z, 0 per atom), and per component the sum of its
+/// terms' magnitudes for the tolerance; each atom's terms summed in list order (the same on
+/// any thread count).
 pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut out = vec![0.0f64; 4 * n];
     let mut abs = vec![0.0f64; 4 * n];

@@ -1,17 +1,12 @@
 //! Sum reduction: the ladder of seven kernels (interleaved to completely unrolled), a tuned
-//! kernel, and the launch experiment below.
-//!
-//! The one-step experiment on the two launches of a reduction: `reduce/tuned` is the tuned
-//! kernel (partial sums, one per work-group) followed by `reduce_final` (one work-group adds
-//! them), both timed. Small reductions are 4-7% faster on NVIDIA's OpenCL than on CUDA there,
-//! a constant 0.1-1 µs. These two variants time each launch alone, with nothing else changed:
-//!
-//! - `first-pass`: the tuned kernel's launch alone, with the launch shape `tuned` gets; the
-//!   host adds its partial sums to check them (as it does for the read kernel);
-//! - `final`: `reduce_final` alone over N floats, in one work-group (N = the tuned launch's
-//!   group count is the second launch of `tuned`).
-//!
-//! If `first-pass` is fair and `final` carries the gap, the second launch is its cause.
+//! kernel, and a one-step experiment on `reduce/tuned`'s two timed launches, the tuned kernel
+//! (partial sums, one per work-group) then `reduce_final` (one work-group adds them). Small
+//! reductions are 4-7% faster on NVIDIA's OpenCL than on CUDA there, a constant 0.1-1 µs; two
+//! variants time each launch alone, nothing else changed: `first-pass`, the tuned launch with
+//! `tuned`'s shape (the host adds its partial sums to check them, as for the read kernel), and
+//! `final`, `reduce_final` alone over N floats in one work-group (at N = the tuned group count,
+//! `tuned`'s second launch). If `first-pass` is fair and `final` carries the gap, the second
+//! launch is its cause.
 
 use crate::backend::fake::{FakeLaunch, KernelEmulation};
 use crate::backend::{self, Arg, LaunchShape};
