@@ -7,7 +7,8 @@
 //! the real ones. One run: `bitonic_local` sorts each block in local memory (alternately
 //! ascending and descending) from the input into the work array; then for every later stage
 //! `k` (2 blocks .. `P`), `bitonic_global` once per step `j >= block` (one work-item per pair)
-//! and `bitonic_local` for the steps `j < block`, in place. The input is never written, so every timed run sorts the same random keys ([`keys`]).
+//! and `bitonic_local` for the steps `j < block`, in place. The input is never written, so
+//! every timed run sorts the same random keys ([`keys`]).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};

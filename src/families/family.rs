@@ -36,8 +36,7 @@ pub struct RulePlan {
     pub define: (&'static str, &'static str),
 }
 
-/// What a family is, as data; each family builds one from [`FamilySpec::new`] with the fields
-/// it changes.
+/// What a family is, as data: [`FamilySpec::new`] with the fields the family changes.
 #[derive(Debug, Clone, Copy)]
 pub struct FamilySpec {
     pub id: FamilyId,
@@ -56,9 +55,8 @@ pub struct FamilySpec {
     pub measures_peak: bool,
     /// The read and copy kernels that measure memory itself, where this family has them.
     pub memory_references: Option<MemoryReferences>,
-    /// The charts (by name) drawn from this family's rows alone: a chart about one family's
-    /// own question (BFS's levels, the fill article's local sizes) asks the registry which
-    /// families it draws rather than naming them.
+    /// The charts (by name) drawn from this family's rows alone (BFS's levels, the fill
+    /// article's local sizes): such a chart asks the registry for its families, naming none.
     pub charts: &'static [&'static str],
     /// The levels of a search whose row predates the `levels` column, where the size tells them.
     pub levels_of_size: Option<crate::rows::LevelsOfSize>,
@@ -155,8 +153,7 @@ pub trait Family: Sync {
     /// Host and device bytes of one problem, checked before anything is allocated.
     fn footprint(&self, size: Size) -> Footprint;
 
-    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`. Default: `N`
-    /// random floats and their sum (the reductions' and the peak kernels' input).
+    /// Host inputs and the f64 reference (default: `N` random floats and their sum).
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         Inputs::summed(size, seed)
     }
@@ -164,14 +161,12 @@ pub trait Family: Sync {
     /// Allocates and stages buffers and returns the steps of one run.
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError>;
 
-    /// Compares one run's result (`got`, the result buffer) with the reference. Default:
-    /// element by element, each within its tolerance.
+    /// Compares the result buffer with the reference (default: each element to its tolerance).
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         inputs.compare(got)
     }
 
-    /// Refuses a size this family cannot run. Default: a vector of `N` elements that 32-bit
-    /// indices reach.
+    /// Refuses a size this family cannot run (default: `N` elements that 32-bit indices reach).
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         vector_size(variant, size)
     }
@@ -279,9 +274,8 @@ pub trait Family: Sync {
         format!("{} {size} f32 seed {seed}", self.spec().id.name())
     }
 
-    /// The fake backend's host emulation of `kernel`, one of this family's (helper kernels
-    /// included). `None`: not this family's, or one without emulation (a study's own pair),
-    /// which the fake refuses by name. Default: the spec's `emulations`.
+    /// The fake backend's host emulation of `kernel` (helper kernels included); `None` for
+    /// another family's or one without (a study's own pair), which the fake refuses by name.
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
         let mut emulations = self.spec().emulations.iter();
         emulations.find_map(|(k, e)| (*k == kernel).then_some(*e))

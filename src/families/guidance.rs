@@ -165,17 +165,14 @@ impl Family for Guidance {
         if ran.variant != "branch" {
             return inputs.compare(got);
         }
-        // Either assignment of paths, whole: by parity or by warp.
+        // Either assignment of paths, whole: by parity or by warp (parity's miss if neither).
         let n = want.len() / 2;
         let by_parity = reference::compare_words(got, &want[..n]);
-        if by_parity.ok {
-            return by_parity;
-        }
         let by_warp = reference::compare_words(got, &want[n..]);
-        if by_warp.ok {
-            by_warp
-        } else {
+        if by_parity.ok || !by_warp.ok {
             by_parity
+        } else {
+            by_warp
         }
     }
 }

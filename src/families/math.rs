@@ -28,33 +28,29 @@ use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
+const fn chains(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    bare(FamilyId::Math, name, kernel, Cover { per_item: 1 }, about)
+}
+
 const VARIANTS: [Variant; 4] = [
-    bare(
-        FamilyId::Math,
+    chains(
         "sin",
         "math_sin",
-        Cover { per_item: 1 },
         "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
     ),
-    bare(
-        FamilyId::Math,
+    chains(
         "exp",
         "math_exp",
-        Cover { per_item: 1 },
         "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
     ),
-    bare(
-        FamilyId::Math,
+    chains(
         "native-sin",
         "math_native_sin",
-        Cover { per_item: 1 },
         "the sin chains through the intrinsic: native_sin / __sinf",
     ),
-    bare(
-        FamilyId::Math,
+    chains(
         "native-exp",
         "math_native_exp",
-        Cover { per_item: 1 },
         "the exp chains through the intrinsic: native_exp / __expf",
     ),
 ];

@@ -119,6 +119,7 @@ impl MatrixSource {
     }
 }
 
+use crate::families::footprint::{add, mul};
 use crate::families::reference::{hashed, mix};
 
 /// A value in [-1, 1) with 24 significant bits: exact in f32 and in the script's float64.
@@ -207,9 +208,6 @@ pub fn x_vector(cols: usize, seed: u64) -> Vec<f32> {
         .map(|k| unit_value(mix(seed, STREAM_X, k)))
         .collect()
 }
-
-// ---------------------------------------------------------------------------------------------
-// Matrix Market files
 
 fn file_cache() -> &'static Mutex<HashMap<String, Arc<Csr>>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<Csr>>>> = OnceLock::new();
@@ -324,18 +322,12 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
             text.len()
         )));
     }
-    let host = mtx_host_bytes(rows, nnz);
+    // Host bytes reading it takes: the reader's triplets (two indices and an f64 per entry,
+    // twice for a symmetric file), the CSR conversion (the same again, plus row pointers), and
+    // the f32/u32 copies kept.
+    let host = add(mul(nnz, 2 * 24 + 24 + 8), mul(add(rows, 1), 8 + 4));
     let what = format!("{name}: {rows}x{cols} with {nnz} entries");
     Ok(crate::host_memory::check_host(host, &what)?)
-}
-
-/// Host bytes reading a matrix takes: the reader's triplets (two indices and an f64 per entry,
-/// twice for a symmetric file), the CSR conversion (the same again, plus row pointers), and
-/// the f32/u32 copies kept.
-fn mtx_host_bytes(rows: u64, nnz: u64) -> u64 {
-    let per_entry = 2 * 24 + 24 + 8;
-    nnz.saturating_mul(per_entry)
-        .saturating_add(rows.saturating_add(1).saturating_mul(8 + 4))
 }
 
 /// The error for an entry outside the shape of the size line: names the first such line.

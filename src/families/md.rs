@@ -7,10 +7,10 @@
 //! gathered from scattered addresses, as with SHOC's random atoms. Each atom lists the
 //! [`NEIGHBOURS`] sites at offsets in [-2, 2]³ (periodic in the numbering, not in space: a
 //! wrapped neighbour is far away, outside the cutoff), neighbour-major (`list[k·N + i]`) as
-//! SHOC stores it, so the list reads are coalesced and only the positions are gathered.
-//! [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and no jittered pair
-//! comes within 0.04 of it in r²: whether a pair interacts never depends on rounding, so both
-//! compilers, whatever they contract, and the f64 reference agree on which pairs count.
+//! SHOC stores it, so the list reads are coalesced and only the positions are gathered. The
+//! squared cutoff [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and no
+//! jittered pair comes within 0.04 of it in r²: whether a pair interacts never depends on
+//! rounding, so both compilers, whatever they contract, and the f64 reference agree on it.
 //!
 //! Metric: GB/s of the bytes the kernel requests: per atom its own position (16), N·K list
 //! entries (4 each), one 16-byte position per list entry (the gather, whichever path serves
@@ -32,7 +32,6 @@ use crate::rows::{FamilyId, Metric, Size};
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;
-/// Squared cutoff radius.
 pub const CUTSQ: f32 = 4.5;
 /// The largest displacement of a coordinate from its lattice site.
 pub const JITTER: f32 = 0.03;
@@ -213,9 +212,8 @@ impl Family for Md {
         &SPEC
     }
 
-    /// Bytes requested (see the module docs) and flops of one force evaluation; the flops
-    /// count only the distance test of every listed pair (8 per pair), the part that does not
-    /// depend on the cutoff.
+    /// Bytes requested (see the module docs) and flops: only the distance test of every listed
+    /// pair (8 per pair), the part that does not depend on the cutoff.
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
         let n = size.rows;
         let pairs = n.saturating_mul(NEIGHBOURS as u64);

@@ -1,20 +1,14 @@
-//! Inputs and CPU references in f64, and the verification tolerance.
-//!
-//! # Tolerance
-//!
-//! A float32 sum of `n` terms computed in any order (tree, strided, sequential) has an error
-//! bounded in practice by about `eps * (log2 n + sqrt n) * sum|terms|`: the tree depth gives the
-//! log term, per-thread sequential chains the square-root term (random-walk growth of rounding).
-//! We accept an output when `|gpu - ref| <= 2 * eps32 * (ceil(log2 n) + sqrt n) * sum|terms|`,
-//! with `n` the reduction length (the row width for matvec, the array length for reductions).
-//! The bound scales with the reduction length; a missing or duplicated block of terms, a NaN
-//! (outputs are poisoned with NaN before every verified run) or a race still fails it.
+//! Inputs and CPU references in f64, and the verification tolerance: a float32 sum of `n`
+//! terms in any order (tree, strided, sequential) errs by about `eps (log2 n + sqrt n)
+//! sum|terms|` (the tree depth, and the random-walk rounding of per-thread chains), so an
+//! output passes when `|gpu - ref| <= 2 eps32 (ceil(log2 n) + sqrt n) sum|terms|`, with `n` the
+//! reduction length (matvec's row width, a reduction's array length). A missing or duplicated
+//! block of terms, a NaN (outputs are poisoned before every verified run) or a race fails it.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
-/// float32 machine epsilon.
 pub const EPS32: f64 = f32::EPSILON as f64;
 
 /// SplitMix64 of `seed` and a position: the only source of randomness of the

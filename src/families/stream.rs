@@ -104,8 +104,7 @@ pub fn expected(name: &str, x: Arrays, n: u64) -> f64 {
     }
 }
 
-/// Doubles as the u32 words of a buffer (low word first, as the little-endian devices hold
-/// them) and back.
+/// Doubles as the u32 words of a buffer, low word first as little-endian devices hold them.
 pub fn double_words(x: &[f64]) -> Vec<u32> {
     x.iter()
         .flat_map(|d| {
@@ -115,6 +114,7 @@ pub fn double_words(x: &[f64]) -> Vec<u32> {
         .collect()
 }
 
+/// The doubles of `double_words`.
 pub fn doubles(words: &[u32]) -> Vec<f64> {
     words
         .chunks_exact(2)

@@ -51,7 +51,7 @@ pub const VARIANTS: [Variant; 6] = [
     ),
 ];
 
-/// Direction and host memory of a variant; `None` for the overlap pair (pinned, to device).
+/// Direction and host memory of a variant (the overlap pair's: pinned, to device).
 fn kind(variant: &str) -> (Direction, HostMemory) {
     match variant {
         "h2d-pageable" => (Direction::H2d, HostMemory::Pageable),

@@ -119,7 +119,6 @@ impl SpaceDef {
         }
     }
 
-    /// A `kind` space of this family, variant and rules.
     pub const fn space(
         self,
         kind: SpaceKind,
@@ -198,7 +197,6 @@ impl Config {
         }
     }
 
-    /// The value of a define the space set.
     pub fn define(&self, name: &str) -> Option<u32> {
         self.defines
             .iter()

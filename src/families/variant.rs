@@ -29,7 +29,7 @@ impl GroupRule {
         matches!(self, GroupRule::Cover2D)
     }
 }
-/// One kernel variant, as data.
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Variant {
     pub family: FamilyId,
