@@ -44,6 +44,9 @@ pub struct FamilySpec {
     pub metric: Metric,
     /// The size a study entry gets when it names none.
     pub default_size: &'static str,
+    /// The work-group size a study entry gets when it names none; `None`: a kernel written for
+    /// one size (the FFT's 64) gets that one, every other 256.
+    pub default_local: Option<u32>,
     /// Whether a study entry's `matrix` key picks this family's input (SpMV's matrix).
     pub takes_matrix: bool,
     /// The size a quick pass runs this family at; `None`: the study's own (already tiny).
@@ -65,7 +68,8 @@ pub struct FamilySpec {
     /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
     /// tests its sizes its own way.
     pub test_sizes: &'static [Size],
-    /// The fake backend's host emulation of each kernel, by name (see [`Family::emulation`]).
+    /// The fake backend's host emulation of each kernel, by name, the first that matches; a
+    /// name ending in `*` stands for every kernel it starts (see [`Family::emulation`]).
     pub emulations: &'static [(&'static str, KernelEmulation)],
 }
 
@@ -77,6 +81,7 @@ impl FamilySpec {
             kernel_file,
             metric,
             default_size: "2^24",
+            default_local: None,
             takes_matrix: false,
             quick_size: None,
             vendor_ops: &[],
@@ -186,16 +191,6 @@ pub trait Family: Sync {
         size.elements()
     }
 
-    /// The work-group size a study entry gets when it names none: a kernel written for one
-    /// size (the FFT's 64) gets that one, every other 256.
-    fn default_local(&self, variant: &Variant) -> u32 {
-        if variant.min_local == variant.max_local {
-            variant.min_local
-        } else {
-            256
-        }
-    }
-
     /// Whether a run at `size` is bound by the runtime (launch cost could sit in its rows).
     fn runtime_bound(&self, _size: Size) -> bool {
         false
@@ -277,8 +272,12 @@ pub trait Family: Sync {
     /// The fake backend's host emulation of `kernel` (helper kernels included); `None` for
     /// another family's or one without (a study's own pair), which the fake refuses by name.
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        let matches = |k: &str| match k.strip_suffix('*') {
+            Some(prefix) => kernel.starts_with(prefix),
+            None => k == kernel,
+        };
         let mut emulations = self.spec().emulations.iter();
-        emulations.find_map(|(k, e)| (*k == kernel).then_some(*e))
+        emulations.find_map(|(k, e)| matches(k).then_some(*e))
     }
 }
 
@@ -320,6 +319,15 @@ impl dyn Family + '_ {
 
     pub fn variants(&self) -> &'static [Variant] {
         self.spec().variants
+    }
+
+    /// The work-group size a study entry gets when it names none ([`FamilySpec::default_local`]).
+    pub fn default_local(&self, variant: &Variant) -> u32 {
+        match self.spec().default_local {
+            Some(local) => local,
+            None if variant.min_local == variant.max_local => variant.min_local,
+            None => 256,
+        }
     }
 
     /// Refuse a launch shape the variant cannot run, naming the variant and why.

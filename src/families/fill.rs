@@ -16,7 +16,7 @@
 //! (`cuOccupancyMaxPotentialBlockSize`, whose block size the row records, the grid rounded up
 //! to cover N).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
 use crate::families::exec::compile;
@@ -142,6 +142,7 @@ impl Family for Fill {
                 matrix: "1024x1024",
             }),
             variants: &VARIANTS,
+            emulations: &[("fill_*", emulate_fill)],
             ..FamilySpec::new(FamilyId::Fill, "fill", Metric::Bandwidth)
         };
         &SPEC
@@ -218,12 +219,6 @@ impl Family for Fill {
             None => cx.launch(k, args),
         };
         Ok(Built::into(vec![step], out, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("fill_")
-            .then_some(emulate_fill as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

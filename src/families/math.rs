@@ -17,7 +17,7 @@
 //! A kernel that computes another function, uses another constant or drops a chain still
 //! misses by far more (a unit test shows it for each tolerance).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::families::emulation::fma_iters;
 use crate::families::family::{Family, FamilySpec, QuickSize};
 use crate::families::flops::{check_sampled, one_per_work_item};
@@ -146,6 +146,7 @@ impl Family for Math {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
             variants: &VARIANTS,
+            emulations: &[("math_*", emulate_chain)],
             test_sizes: &[Size::vector(1000)],
             ..FamilySpec::new(FamilyId::Math, "math", Metric::Evaluations)
         };
@@ -164,12 +165,6 @@ impl Family for Math {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         one_per_work_item(cx)
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("math_")
-            .then_some(emulate_chain as KernelEmulation)
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

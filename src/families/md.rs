@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
@@ -206,6 +206,7 @@ impl Family for Md {
             charts: &["texture"],
             quick_size: Some(QuickSize::same("16^3")),
             variants: &VARIANTS,
+            emulations: &[("md_*", emulate_forces)],
             test_sizes: &vectors([125, 216]),
             ..FamilySpec::new(FamilyId::Md, "md", Metric::Bandwidth)
         };
@@ -267,12 +268,6 @@ impl Family for Md {
                 Arg::U32(n),
             ])
         })
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("md_")
-            .then_some(emulate_forces as KernelEmulation)
     }
 
     /// The read paths of one kernel are one algorithm.

@@ -8,7 +8,7 @@
 //! `tuned`'s second launch). If `first-pass` is fair and `final` carries the gap, the second
 //! launch is its cause.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
 use crate::families::family::{vectors, Family, FamilySpec, QuickSize, Tuning, VendorOp};
@@ -184,6 +184,8 @@ impl Family for Reduce {
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
             test_sizes: &vectors([1, 997, 4096, 100_003]),
+            // The last pass sums the partial sums; every other pass makes one per work-group.
+            emulations: &[("reduce_final", emulate_final), ("reduce_*", emulate_pass)],
             ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
         };
         &SPEC
@@ -236,14 +238,6 @@ impl Family for Reduce {
         let mut built = Built::into(steps, out, 1);
         built.outputs = vec![(partial, groups), (out, 1)];
         Ok(built)
-    }
-
-    /// The last pass sums the partial sums; every other pass makes one per work-group.
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        if kernel == "reduce_final" {
-            return Some(emulate_final);
-        }
-        kernel.starts_with("reduce_").then_some(emulate_pass)
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

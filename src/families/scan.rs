@@ -201,8 +201,8 @@ impl Family for Scan {
                 variant: None,
             }],
             variants: &VARIANTS,
-            // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
-            // block divides, and one with three levels of block totals at small work-groups.
+            // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes
+            // no block divides, and one with three levels of block totals at small work-groups.
             test_sizes: &vectors([1, 2, 64, 65, 1000, 131_075]),
             emulations: &[("scan_blocks", emulate_blocks), ("scan_add", emulate_add)],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)

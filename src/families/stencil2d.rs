@@ -90,6 +90,8 @@ impl Family for Stencil2d {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
+            // 32 wide: whole warps along a row.
+            default_local: Some(32),
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
@@ -101,11 +103,6 @@ impl Family for Stencil2d {
             ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    /// 32 wide: whole warps along a row.
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        32
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

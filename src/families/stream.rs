@@ -193,6 +193,7 @@ impl Family for Stream {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "2^25",
+            default_local: Some(LOCAL),
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
             test_sizes: &vectors([1, 1000, 4097, 100_003]),
@@ -208,10 +209,6 @@ impl Family for Stream {
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        LOCAL
     }
 
     /// BabelStream's counts: 2 arrays of doubles for Copy, Mul and Dot, 3 for Add and Triad;

@@ -93,6 +93,8 @@ impl Family for Transpose {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
+            // 32 wide: `local`'s only width, and whole warps along a row for `naive`.
+            default_local: Some(TILE),
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One element, odd shapes no tile divides, a tall and a wide one.
@@ -106,11 +108,6 @@ impl Family for Transpose {
             ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    /// 32 wide: `local`'s only width, and whole warps along a row for `naive`.
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        TILE
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

@@ -1,7 +1,6 @@
 //! What a tuning space is made of: its parameters (knobs and their values), the constraints
 //! that make a point invalid, the space's definition, and a point made concrete ([`Config`]).
-//! The spaces themselves are data in each family's module (`Tuning::spaces`); their
-//! expansion is in `crate::tune::space`.
+//! The spaces are data in each family's module (`Tuning::spaces`), expanded in `tune::space`.
 
 use super::plan::SideConfig;
 use crate::backend::{JitOptions, LaunchShape};
