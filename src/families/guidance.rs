@@ -79,15 +79,13 @@ fn takes_second(i: usize, by_warp: bool) -> bool {
 
 pub struct Guidance;
 
-/// `guidance_index(out, n, width, log2 width)`: each work-item's word (shifts and masks or
-/// division and modulo: the same word).
+/// `guidance_index(out, n, width, log2 width)`: each work-item's word (either switch: the same).
 fn emulate_index(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let n = l.count(1)? as u32;
     l.write(0, floats((0..n).map(|i| index_word(i, n))))
 }
 
-/// `guidance_branch(out, n)`: each work-item's word on the path its program's
-/// `BRANCH_BY_WARP` gives it.
+/// `guidance_branch(out, n)`: each work-item's word on the path its `BRANCH_BY_WARP` gives it.
 fn emulate_branch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let n = l.count(1)?;
     let by_warp = l.define("BRANCH_BY_WARP").is_some_and(|v| v.trim() != "0");

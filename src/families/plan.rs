@@ -76,8 +76,7 @@ impl SideConfig {
     }
 }
 
-/// Host inputs and the f64 reference, generated once per configuration and shared by both
-/// sides, so both APIs compute on the same data.
+/// Host inputs and the f64 reference, made once per configuration: both APIs compute the same data.
 pub struct Inputs {
     pub size: Size,
     pub a: Vec<f32>,

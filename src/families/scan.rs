@@ -56,8 +56,7 @@ pub fn inclusive_scan(x: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// The element counts of each level: the input, then its block totals, and so on, until a
-/// level fits one work-group of `block` elements.
+/// Each level's element count: the input, its block totals, theirs..., until one fits `block`.
 pub fn levels(n: u64, block: u64) -> Vec<u64> {
     let mut out = vec![n.max(1)];
     while let Some(&last) = out.last() {

@@ -81,8 +81,7 @@ fn apply(name: &str, x: &mut Arrays) {
     }
 }
 
-/// The arrays before kernel `name` in BabelStream's first iteration: the start values with
-/// the kernels before it replayed on scalars.
+/// The arrays before kernel `name` in BabelStream's first iteration (earlier kernels replayed).
 pub fn before(name: &str) -> Arrays {
     let mut x = START;
     for k in VARIANTS.iter().map(|v| v.name).take_while(|k| *k != name) {

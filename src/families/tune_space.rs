@@ -44,8 +44,7 @@ pub const fn param(name: &'static str, knob: Knob, values: &'static [u32]) -> Pa
     Param { name, knob, values }
 }
 
-/// A rule a point must satisfy to be launched; a point that breaks one is counted under the
-/// rule's name.
+/// A rule a launched point satisfies; a point that breaks one is counted under the rule's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Constraint {
