@@ -64,9 +64,8 @@ pub struct FamilySpec {
     /// The levels of a search whose row predates the `levels` column, where the size tells them.
     pub levels_of_size: Option<crate::rows::LevelsOfSize>,
     pub variants: &'static [Variant],
-    /// Small sizes at edge cases (one element, sizes no work-group divides) at which every
-    /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
-    /// tests its sizes its own way.
+    /// Edge-case sizes (one element, sizes no work-group divides) every variant must verify at
+    /// on a real runtime (`tests/opencl_pocl.rs`); empty where the family tests its own way.
     pub test_sizes: &'static [Size],
     /// The fake backend's host emulation of each kernel, by name, the first that matches; a
     /// name ending in `*` stands for every kernel it starts (see [`Family::emulation`]).

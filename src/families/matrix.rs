@@ -166,9 +166,8 @@ fn power_lengths(rows: usize, nnz: usize, seed: u64) -> Vec<usize> {
         .collect()
 }
 
-/// Columns uniform over the row (`band` 0) or over row ± band, sorted per row. Every entry
-/// is a hash of its position, so the rows are made in parallel and the matrix is the same
-/// whatever the thread count.
+/// Columns uniform over the row (`band` 0) or over row ± band, sorted per row; every entry a
+/// hash of its position, so rows are made in parallel and the same on any thread count.
 fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
     let mut row_ptr = Vec::with_capacity(rows + 1);
     row_ptr.push(0u32);
@@ -280,9 +279,8 @@ pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, MatrixError> {
     })
 }
 
-/// Refuses a size line whose counts the kernels cannot index or the file cannot hold, before
-/// the reader reserves room for them: the reader trusts the declared entry count (2^40 entries
-/// aborted the process on allocation).
+/// Refuses, before the reader reserves room for them, counts the kernels cannot index or the
+/// file cannot hold (the reader trusts the declared count: 2^40 entries aborted on allocation).
 fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     let text = String::from_utf8_lossy(text);
     let Some((n, line)) = text

@@ -152,9 +152,8 @@ pub fn inputs(size: Size, seed: u64) -> MdInputs {
     }
 }
 
-/// The force on every atom in f64 (x, y, z, 0 per atom), and per component the sum of its
-/// terms' magnitudes for the tolerance; each atom's terms summed in list order (the same on
-/// any thread count).
+/// The force on every atom in f64 (x, y, z, 0 per atom) and per component its terms' summed
+/// magnitudes for the tolerance, each atom's terms in list order (the same on any thread count).
 pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut out = vec![0.0f64; 4 * n];
     let mut abs = vec![0.0f64; 4 * n];

@@ -48,9 +48,8 @@ pub const RANDOM_BLOCK: usize = 1 << 20;
 /// The stream of [`mix`] that seeds [`random_vector`]'s later blocks.
 const RANDOM_STREAM: u64 = 0x7261_6e64;
 
-/// Runs `fill(index, chunk)` over `out` in chunks of `chunk` items, the chunks spread over
-/// the machine's cores. Each chunk's result depends on its index alone, never on how many
-/// threads ran, so the output is the same on every machine.
+/// Runs `fill(index, chunk)` over `out` in chunks of `chunk` items spread over the cores; each
+/// chunk's result depends on its index alone, so the output is the same on every machine.
 pub fn on_every_core<T: Send>(out: &mut [T], chunk: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
     out.par_chunks_mut(chunk.max(1))
         .enumerate()
@@ -163,11 +162,10 @@ pub fn compare_exact(got: &[f32], len: usize, want: impl Fn(usize) -> f64 + Sync
     compare_indexed(got, len, |i| (want(i), 0.0), 0.0)
 }
 
-/// The comparison behind [`compare`] and [`compare_exact`]: `expected` references, given by
-/// index as (reference, tolerance). Outputs are compared in parallel (a gigabyte-sized copy
-/// took over a second per side on one core) and merged in output order, so the result,
-/// including which tolerance is reported (the first at the largest error-to-tolerance ratio),
-/// is the same as one pass from the first output to the last.
+/// The comparison behind [`compare`] and [`compare_exact`], `expected` (reference, tolerance)
+/// pairs given by index. Outputs are compared in parallel (a gigabyte-sized copy took over a
+/// second per side on one core) and merged in output order, so the result, including the
+/// tolerance reported (the first at the largest error-to-tolerance ratio), is one pass's.
 fn compare_indexed<G: Copy + Into<f64> + Sync>(
     got: &[G],
     expected: usize,

@@ -87,9 +87,8 @@ impl Constraint {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpaceDef {
     pub family: FamilyId,
-    /// The space's name in `FAMILY/NAME` (`clvscu tune matvec/tuned-vec`): the variant's own
-    /// name for a variant's first space, another for a further space of the same variant (so
-    /// a measured space never changes under its name).
+    /// The space's name in `FAMILY/NAME` (`clvscu tune matvec/tuned-vec`): the variant's for its
+    /// first space, another for a further one (so a measured space never changes under its name).
     pub name: &'static str,
     /// The variant run (where no `Knob::Variant` chooses another).
     pub variant: &'static str,
