@@ -442,9 +442,8 @@ pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
     }
 }
 
-/// Refuses a launch whose work-items, `per_item` each, reach fewer than `needed`: the kernels
-/// that take fixed work per work-item leave the rest undone. `refusal` words what the launch
-/// reaches from that count, after "G work-groups of L".
+/// Refuses a launch whose work-items, `per_item` each, reach fewer than `needed` (the rest
+/// would be left undone); `refusal` words what it reaches, after "G work-groups of L".
 pub fn check_cover(
     variant: &Variant,
     shape: LaunchShape,
