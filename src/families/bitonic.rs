@@ -4,15 +4,11 @@
 //!
 //! One variant, `bitonic`. The network sorts `P` keys, the power of two at or above `N` and
 //! at least one block of `2 * local` keys; the keys past `N` read as `u32::MAX` and end up past
-//! the real ones. One run is:
-//!
-//! 1. `bitonic_local` (first stages): each work-group sorts its block in local memory, blocks
-//!    alternately ascending and descending, reading the input and writing the work array;
-//! 2. for every later stage `k` (2 blocks .. `P`): `bitonic_global` once per step `j >= block`,
-//!    one work-item per pair, then `bitonic_local` finishes the steps `j < block` in local
-//!    memory, in place.
-//!
-//! The input is never written, so every timed run sorts the same random keys ([`keys`]).
+//! the real ones. One run: `bitonic_local` sorts each block in local memory (alternately
+//! ascending and descending) from the input into the work array; then for every later stage
+//! `k` (2 blocks .. `P`), `bitonic_global` once per step `j >= block` (one work-item per pair)
+//! and `bitonic_local` for the steps `j < block`, in place. The input is never written, so
+//! every timed run sorts the same random keys ([`keys`]).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};

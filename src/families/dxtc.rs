@@ -7,10 +7,8 @@
 //! colour bounding box rounded to 5:6:5, and every pixel takes the 2-bit index of the nearest
 //! of the four palette colours (the SDK sample fits the endpoints along the principal axis
 //! instead, a refinement of the same scheme). All integer arithmetic, so [`compress_block`]
-//! on the host gives the blocks bit for bit, and the result is checked word by word.
-//!
-//! Metric: GB/s counting the image read (4 bytes per pixel) and the blocks written (8 bytes
-//! per 16 pixels).
+//! on the host gives the blocks bit for bit, and the result is checked word by word. Metric:
+//! GB/s of the image read (4 bytes per pixel) and the blocks written (8 bytes per 16 pixels).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
@@ -36,18 +34,12 @@ const VARIANTS: [Variant; 1] = [bare(
          palette colours per pixel",
 )];
 
+/// Bits of each channel (red, green, blue) in 5:6:5.
+const CHANNEL_BITS: [u32; 3] = [5, 6, 5];
+
 /// Blocks of a `size` image (4 x 4 pixels each).
 fn block_count(size: Size) -> u64 {
     (size.rows / 4).saturating_mul(size.cols / 4)
-}
-
-/// Bits of channel `c` (red, green, blue) in 5:6:5.
-fn channel_bits(c: usize) -> u32 {
-    if c == 1 {
-        6
-    } else {
-        5
-    }
 }
 
 /// The DXT1 block of the 4 x 4 pixels at block (`bx`, `by`) of a `width`-pixel-wide image:
@@ -62,7 +54,7 @@ pub fn compress_block(pixels: &[u32], width: usize, bx: usize, by: usize) -> [u3
     for c in 0..3 {
         let hi = texel.iter().map(|p| channel(*p, c)).max().unwrap_or(0);
         let lo = texel.iter().map(|p| channel(*p, c)).min().unwrap_or(0);
-        let bits = channel_bits(c);
+        let bits = CHANNEL_BITS[c];
         let (q0, q1) = (hi >> (8 - bits), lo >> (8 - bits));
         let place = [11, 5, 0][c];
         color0 |= q0 << place;
@@ -206,7 +198,7 @@ mod tests {
     /// Decodes pixel `t` of a block the way a GPU's texture unit would (4-colour mode).
     fn decode(block: [u32; 2], t: usize) -> [u32; 3] {
         let expand = |color: u32, c: usize| {
-            let bits = channel_bits(c);
+            let bits = CHANNEL_BITS[c];
             let q = (color >> [11, 5, 0][c]) & ((1 << bits) - 1);
             (q << (8 - bits)) | (q >> (2 * bits - 8))
         };

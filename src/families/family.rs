@@ -36,8 +36,7 @@ pub struct RulePlan {
     pub define: (&'static str, &'static str),
 }
 
-/// What a family is, as data; each family builds one from [`FamilySpec::new`] with the fields
-/// it changes.
+/// What a family is, as data: [`FamilySpec::new`] with the fields the family changes.
 #[derive(Debug, Clone, Copy)]
 pub struct FamilySpec {
     pub id: FamilyId,
@@ -45,6 +44,9 @@ pub struct FamilySpec {
     pub metric: Metric,
     /// The size a study entry gets when it names none.
     pub default_size: &'static str,
+    /// The work-group size a study entry gets when it names none; `None`: a kernel written for
+    /// one size (the FFT's 64) gets that one, every other 256.
+    pub default_local: Option<u32>,
     /// Whether a study entry's `matrix` key picks this family's input (SpMV's matrix).
     pub takes_matrix: bool,
     /// The size a quick pass runs this family at; `None`: the study's own (already tiny).
@@ -56,18 +58,17 @@ pub struct FamilySpec {
     pub measures_peak: bool,
     /// The read and copy kernels that measure memory itself, where this family has them.
     pub memory_references: Option<MemoryReferences>,
-    /// The charts (by name) drawn from this family's rows alone: a chart about one family's
-    /// own question (BFS's levels, the fill article's local sizes) asks the registry which
-    /// families it draws rather than naming them.
+    /// The charts (by name) drawn from this family's rows alone (BFS's levels, the fill
+    /// article's local sizes): such a chart asks the registry for its families, naming none.
     pub charts: &'static [&'static str],
     /// The levels of a search whose row predates the `levels` column, where the size tells them.
     pub levels_of_size: Option<crate::rows::LevelsOfSize>,
     pub variants: &'static [Variant],
-    /// Small sizes at edge cases (one element, sizes no work-group divides) at which every
-    /// variant must verify on a real runtime (`tests/opencl_pocl.rs`); empty where the family
-    /// tests its sizes its own way.
+    /// Edge-case sizes (one element, sizes no work-group divides) every variant must verify at
+    /// on a real runtime (`tests/opencl_pocl.rs`); empty where the family tests its own way.
     pub test_sizes: &'static [Size],
-    /// The fake backend's host emulation of each kernel, by name (see [`Family::emulation`]).
+    /// The fake backend's host emulation of each kernel, by name, the first that matches; a
+    /// name ending in `*` stands for every kernel it starts (see [`Family::emulation`]).
     pub emulations: &'static [(&'static str, KernelEmulation)],
 }
 
@@ -79,6 +80,7 @@ impl FamilySpec {
             kernel_file,
             metric,
             default_size: "2^24",
+            default_local: None,
             takes_matrix: false,
             quick_size: None,
             vendor_ops: &[],
@@ -155,8 +157,7 @@ pub trait Family: Sync {
     /// Host and device bytes of one problem, checked before anything is allocated.
     fn footprint(&self, size: Size) -> Footprint;
 
-    /// Host inputs and the f64 reference for `variant` at `size`, from `seed`. Default: `N`
-    /// random floats and their sum (the reductions' and the peak kernels' input).
+    /// Host inputs and the f64 reference (default: `N` random floats and their sum).
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         Inputs::summed(size, seed)
     }
@@ -164,14 +165,12 @@ pub trait Family: Sync {
     /// Allocates and stages buffers and returns the steps of one run.
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError>;
 
-    /// Compares one run's result (`got`, the result buffer) with the reference. Default:
-    /// element by element, each within its tolerance.
+    /// Compares the result buffer with the reference (default: each element to its tolerance).
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         inputs.compare(got)
     }
 
-    /// Refuses a size this family cannot run. Default: a vector of `N` elements that 32-bit
-    /// indices reach.
+    /// Refuses a size this family cannot run (default: `N` elements that 32-bit indices reach).
     fn check_size(&self, variant: &Variant, size: Size) -> Result<(), WorkloadError> {
         vector_size(variant, size)
     }
@@ -189,16 +188,6 @@ pub trait Family: Sync {
     /// Elements a problem touches (its size's own count unless the family says otherwise).
     fn elements(&self, size: Size) -> u64 {
         size.elements()
-    }
-
-    /// The work-group size a study entry gets when it names none: a kernel written for one
-    /// size (the FFT's 64) gets that one, every other 256.
-    fn default_local(&self, variant: &Variant) -> u32 {
-        if variant.min_local == variant.max_local {
-            variant.min_local
-        } else {
-            256
-        }
     }
 
     /// Whether a run at `size` is bound by the runtime (launch cost could sit in its rows).
@@ -279,12 +268,15 @@ pub trait Family: Sync {
         format!("{} {size} f32 seed {seed}", self.spec().id.name())
     }
 
-    /// The fake backend's host emulation of `kernel`, one of this family's (helper kernels
-    /// included). `None`: not this family's, or one without emulation (a study's own pair),
-    /// which the fake refuses by name. Default: the spec's `emulations`.
+    /// The fake backend's host emulation of `kernel` (helper kernels included); `None` for
+    /// another family's or one without (a study's own pair), which the fake refuses by name.
     fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
+        let matches = |k: &str| match k.strip_suffix('*') {
+            Some(prefix) => kernel.starts_with(prefix),
+            None => k == kernel,
+        };
         let mut emulations = self.spec().emulations.iter();
-        emulations.find_map(|(k, e)| (*k == kernel).then_some(*e))
+        emulations.find_map(|(k, e)| matches(k).then_some(*e))
     }
 }
 
@@ -326,6 +318,15 @@ impl dyn Family + '_ {
 
     pub fn variants(&self) -> &'static [Variant] {
         self.spec().variants
+    }
+
+    /// The work-group size a study entry gets when it names none ([`FamilySpec::default_local`]).
+    pub fn default_local(&self, variant: &Variant) -> u32 {
+        match self.spec().default_local {
+            Some(local) => local,
+            None if variant.min_local == variant.max_local => variant.min_local,
+            None => 256,
+        }
     }
 
     /// Refuse a launch shape the variant cannot run, naming the variant and why.
@@ -441,9 +442,8 @@ pub fn bad_size(variant: &Variant, reason: impl ToString) -> WorkloadError {
     }
 }
 
-/// Refuses a launch whose work-items, `per_item` each, reach fewer than `needed`: the kernels
-/// that take fixed work per work-item leave the rest undone. `refusal` words what the launch
-/// reaches from that count, after "G work-groups of L".
+/// Refuses a launch whose work-items, `per_item` each, reach fewer than `needed` (the rest
+/// would be left undone); `refusal` words what it reaches, after "G work-groups of L".
 pub fn check_cover(
     variant: &Variant,
     shape: LaunchShape,

@@ -1,29 +1,18 @@
 //! The 512-point forward FFT family (the kernel behind Fang et al. 2011, Table V): its size
 //! rule, its work count, its f64 reference and its verification.
 //!
-//! # Data and size
-//!
 //! The size is the total number of complex points `N`, a multiple of 512: `N / 512`
-//! independent 512-point transforms, one per work-group of 64 work-items. Points are
-//! interleaved `(re, im)` f32 pairs, so the input and output buffers hold `2 N` floats each.
+//! independent transforms, one per work-group of 64, of interleaved `(re, im)` f32 pairs
+//! (`2 N` floats in and out). Work is SHOC's convention: `5 N log2(512)` flops (the radix-2
+//! operation count, whatever algorithm runs) and `16 N` bytes (each point read and written).
 //!
-//! # Work
-//!
-//! SHOC's convention: `5 N log2(512)` flops for `N` points (the radix-2 operation count of a
-//! complex FFT, whatever algorithm runs), and `16 N` bytes (each point read and written once,
-//! 8 bytes each).
-//!
-//! # Verification
-//!
-//! Each checked batch is transformed on the CPU in f64 (radix-2, checked against an exact DFT
-//! by the tests). Every batch is checked up to [`CHECK_ALL_UP_TO`] batches; past that, a
-//! seeded sample of that many batches (always the first and the last), so a 2^25-point run
-//! verifies in about a second. An output bin `k` of batch `b` is accepted when
-//! `|got - ref| <= 2 eps32 (log2 512 + 1) sum_n |x_n|` for each of its real and imaginary
-//! parts: rounding in a float32 FFT grows with the number of stages (log2 512), and
-//! `sum_n |x_n|` bounds the magnitude of every bin of that batch. A wrong bin, a wrong
-//! twiddle, a swapped batch, or a NaN (outputs are poisoned before every verified run) is off
-//! by a multiple of the data's magnitude and fails.
+//! Each checked batch is transformed on the CPU in f64 (radix-2, tested against an exact DFT):
+//! every batch up to [`CHECK_ALL_UP_TO`] batches, past that a seeded sample of that many
+//! (always the first and the last), so a 2^25-point run verifies in about a second. Each real
+//! and imaginary part of a bin passes when `|got - ref| <= 2 eps32 (log2 512 + 1) sum_n |x_n|`:
+//! float32 rounding grows with the stages (log2 512), and `sum_n |x_n|` bounds every bin of the
+//! batch. A wrong bin or twiddle, a swapped batch, or a NaN (outputs are poisoned before every
+//! verified run) is off by a multiple of the data's magnitude and fails.
 
 use rand::rngs::SmallRng;
 use rand::seq::index::sample;

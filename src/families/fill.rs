@@ -3,23 +3,20 @@
 //! The 1D kernels take `N` floats, the 2D ones `ROWSxCOLS` (`2d-article` square ones only).
 //! Metric: GB/s of stores, 4 bytes per element, nothing read.
 //!
-//! # The divisibility rule and the runtime's work-group size
-//!
 //! The harness launches whole work-groups and every kernel has a bound check, as CUDA code
 //! does (`1d`). The article launched OpenCL with a global size of exactly N, and OpenCL 1.2
-//! (what NVIDIA's OpenCL offers) refuses a local size that does not divide the global size
-//! (`CL_INVALID_WORK_GROUP_SIZE`): the article's local size of 512 "crashed" for that reason.
-//! `1d-exact` is that launch ([`ExactLaunch::launch_exact`](crate::backend::ExactLaunch::launch_exact)): OpenCL's
-//! driver gets global = N and the local size, and its answer is recorded as it comes (its
-//! error name in the row's failure; a driver with OpenCL 2.0's non-uniform work-groups may
-//! run it), while CUDA runs it with its grid rounded up and the bound check.
-//!
-//! `1d-auto` leaves the work-group size to the runtime: OpenCL's `local_work_size = NULL`
-//! (the runtime picks at enqueue and never says what: the row's local size and group count
-//! are 0) against CUDA's occupancy calculator (`cuOccupancyMaxPotentialBlockSize`, whose
-//! block size the row records, the grid rounded up to cover N).
+//! (NVIDIA's) refuses a local size that does not divide it (`CL_INVALID_WORK_GROUP_SIZE`): the
+//! article's local size of 512 "crashed" for that reason. `1d-exact` is that launch
+//! ([`ExactLaunch::launch_exact`](crate::backend::ExactLaunch::launch_exact)): OpenCL's driver
+//! gets global = N and the local size, and its answer is recorded as it comes (its error name
+//! in the row's failure; a driver with OpenCL 2.0's non-uniform work-groups may run it), while
+//! CUDA runs it with its grid rounded up and the bound check. `1d-auto` leaves the work-group
+//! size to the runtime: OpenCL's `local_work_size = NULL` (picked at enqueue and never said:
+//! the row's local size and group count are 0) against CUDA's occupancy calculator
+//! (`cuOccupancyMaxPotentialBlockSize`, whose block size the row records, the grid rounded up
+//! to cover N).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape, Runtime};
 use crate::families::error::WorkloadError;
 use crate::families::exec::compile;
@@ -145,6 +142,7 @@ impl Family for Fill {
                 matrix: "1024x1024",
             }),
             variants: &VARIANTS,
+            emulations: &[("fill_*", emulate_fill)],
             ..FamilySpec::new(FamilyId::Fill, "fill", Metric::Bandwidth)
         };
         &SPEC
@@ -221,12 +219,6 @@ impl Family for Fill {
             None => cx.launch(k, args),
         };
         Ok(Built::into(vec![step], out, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("fill_")
-            .then_some(emulate_fill as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

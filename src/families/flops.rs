@@ -12,17 +12,15 @@ use crate::families::variant::{v, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 use rayon::prelude::*;
 
-/// One launch over the configured shape, `x` in and one output per work-item: the flops and
-/// math kernels (`(x, out, n)`).
+/// The flops and math kernels' one launch, `(x, out, n)`: one output per work-item.
 pub(crate) fn one_per_work_item(cx: &mut Build<'_>) -> Result<Built, ExecError> {
     let n = Arg::U32(cx.inputs.size.rows as u32);
     cx.in_out(cx.side.shape.global() as usize, &[n])
 }
 
-/// Checks about 4096 work-items, sampled evenly, of a launch of `global` whose work-item `g`
-/// computes `chain(x[g % n])`: the f64 reference of all of them would cost more CPU time than
-/// the measurement. Each sample is an independent chain (a second per side on one core), so
-/// they are computed in parallel.
+/// Checks about 4096 evenly sampled work-items of a launch of `global` whose work-item `g`
+/// computes `chain(x[g % n])` (a reference of all would cost more CPU time than the run), the
+/// samples' independent chains computed in parallel (a second per side on one core).
 pub(crate) fn check_sampled(
     got: &[f32],
     x: &[f32],
@@ -73,10 +71,8 @@ impl Family for Flops {
     }
 
     fn work(&self, _variant: &str, _size: Size, global: u64) -> (u64, u64) {
-        (
-            mul(global, 4 * 2),
-            mul(global, 8 * u64::from(FMA_ITERS) * 2),
-        )
+        let flops = mul(global, 8 * u64::from(FMA_ITERS) * 2);
+        (mul(global, 4 * 2), flops)
     }
 
     fn footprint(&self, size: Size) -> Footprint {

@@ -2,7 +2,6 @@
 //! read back) and on the device (inputs and outputs). Each family counts its own; the counts
 //! are upper estimates that tell "fits" from "cannot fit" before anything is allocated.
 
-/// Host and device bytes of one problem.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Footprint {
     pub host: u64,

@@ -2,17 +2,14 @@
 //! Architecture" (sections "Avoiding Low-Throughput Instructions" and "Control Flow") as
 //! one-step experiments: each variant is one kernel with one macro switch, which a study flips on
 //! neither side, both sides or one side (`defines = { ... }`), so that a row differs from its
-//! fair neighbour in that switch alone. The kernels are `kernels_*/guidance.*`.
-//!
-//! The switches, `INDEX_SHIFT` of `index` and `BRANCH_BY_WARP` of `branch`, are 0 by default
-//! (division and modulo; a branch divergent within every warp).
+//! fair neighbour in that switch alone. The kernels are `kernels_*/guidance.*`. The switches,
+//! `INDEX_SHIFT` of `index` and `BRANCH_BY_WARP` of `branch`, are 0 by default (division and
+//! modulo; a branch divergent within every warp).
 //!
 //! Both compute u32 words from the work-item's index alone, checked exactly against the host's
-//! wrapping arithmetic. `branch` is checked against both assignments of paths to work-items
-//! (the switch decides which one a run uses) and passes when every word fits one of them.
-//!
-//! Metric: G evaluations per second, one evaluation being one step of a work-item's loop (the
-//! `flops` column counts 2 per step, as the math family counts its chain steps).
+//! wrapping arithmetic; `branch` passes when every word fits one of the two assignments of
+//! paths to work-items (the switch picks one). Metric: G evaluations per second, one being one
+//! step of a work-item's loop (the `flops` column counts 2 per step, as math counts its chain).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
@@ -80,21 +77,15 @@ fn takes_second(i: usize, by_warp: bool) -> bool {
     lane_or_warp % 2 == 1
 }
 
-fn is_branch(variant: &str) -> bool {
-    variant == "branch"
-}
-
 pub struct Guidance;
 
-/// `guidance_index(out, n, width, log2 width)`: each work-item's word (shifts and masks or
-/// division and modulo: the same word).
+/// `guidance_index(out, n, width, log2 width)`: each work-item's word (either switch: the same).
 fn emulate_index(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let n = l.count(1)? as u32;
     l.write(0, floats((0..n).map(|i| index_word(i, n))))
 }
 
-/// `guidance_branch(out, n)`: each work-item's word on the path its program's
-/// `BRANCH_BY_WARP` gives it.
+/// `guidance_branch(out, n)`: each work-item's word on the path its `BRANCH_BY_WARP` gives it.
 fn emulate_branch(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
     let n = l.count(1)?;
     let by_warp = l.define("BRANCH_BY_WARP").is_some_and(|v| v.trim() != "0");
@@ -119,7 +110,7 @@ impl Family for Guidance {
     }
 
     fn work(&self, variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        let steps = if is_branch(variant) {
+        let steps = if variant == "branch" {
             BRANCH_STEPS
         } else {
             INDEX_STEPS
@@ -139,13 +130,13 @@ impl Family for Guidance {
 
     fn inputs(&self, variant: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {
         let n = size.rows as usize;
-        let mut want = vec![0u32; if is_branch(variant.name) { 2 * n } else { n }];
+        let mut want = vec![0u32; if variant.name == "branch" { 2 * n } else { n }];
         // `branch`: the first n words with each path taken by parity, the next n by warp.
         reference::on_every_core(&mut want, reference::RANDOM_BLOCK, |block, words| {
             let first = block * reference::RANDOM_BLOCK;
             for (at, w) in words.iter_mut().enumerate() {
                 let k = first + at;
-                *w = if is_branch(variant.name) {
+                *w = if variant.name == "branch" {
                     let i = k % n;
                     branch_word(i as u32, takes_second(i, k >= n))
                 } else {
@@ -161,7 +152,7 @@ impl Family for Guidance {
         let n = cx.inputs.size.rows as usize;
         let out = cx.output(n)?;
         let mut args = vec![Arg::Buffer(out), Arg::U32(n as u32)];
-        if !is_branch(cx.variant.name) {
+        if cx.variant.name != "branch" {
             args.extend([Arg::U32(WIDTH), Arg::U32(WIDTH.trailing_zeros())]);
         }
         Ok(Built::into(vec![cx.launch(k, args)], out, n))
@@ -169,20 +160,17 @@ impl Family for Guidance {
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let want = &inputs.reference;
-        if !is_branch(ran.variant) {
+        if ran.variant != "branch" {
             return inputs.compare(got);
         }
-        // Either assignment of paths, whole: by parity or by warp.
+        // Either assignment of paths, whole: by parity or by warp (parity's miss if neither).
         let n = want.len() / 2;
         let by_parity = reference::compare_words(got, &want[..n]);
-        if by_parity.ok {
-            return by_parity;
-        }
         let by_warp = reference::compare_words(got, &want[n..]);
-        if by_warp.ok {
-            by_warp
-        } else {
+        if by_parity.ok || !by_warp.ok {
             by_parity
+        } else {
+            by_warp
         }
     }
 }

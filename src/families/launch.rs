@@ -39,17 +39,14 @@ impl Family for Launch {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "1",
+            // One work-item: the kernel does nothing.
+            default_local: Some(1),
             variants: &VARIANTS,
             test_sizes: &[Size::vector(7)],
             emulations: &[("launch_empty", emulate_empty)],
             ..FamilySpec::new(FamilyId::Launch, "peak", Metric::Rate)
         };
         &SPEC
-    }
-
-    /// One work-item: the kernel does nothing.
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        1
     }
 
     fn work(&self, _variant: &str, _size: Size, _global: u64) -> (u64, u64) {

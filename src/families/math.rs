@@ -1,14 +1,9 @@
 //! The math family: chains of `sin` or `exp` (kernels_*/math.*), precise or through the
 //! hardware intrinsics, where compiler flags (fast math) and intrinsics decide the speed.
-//!
-//! # Metric
-//!
-//! G evaluations per second (`Geval/s`): one evaluation is one chain step, a `sin` or `exp`
-//! and the multiply-add around it. The row's `flops` column counts the 2 FLOP of that
-//! multiply-add per step and nothing inside the function, whose instruction count is what
-//! the flags change; so evaluations = flops / 2.
-//!
-//! # Tolerance
+//! Metric: G evaluations per second (`Geval/s`), one being a chain step (a `sin` or `exp` and
+//! the multiply-add around it); the `flops` column counts the multiply-add's 2 FLOP per step
+//! and nothing inside the function, whose instruction count the flags change (evaluations =
+//! flops / 2).
 //!
 //! Each chain is a contraction with factor at most 1/2 (see the kernel file), so an error of
 //! `e` per step stays below `2e` along the chain. The tolerance of the output (the sum of 8
@@ -22,7 +17,7 @@
 //! A kernel that computes another function, uses another constant or drops a chain still
 //! misses by far more (a unit test shows it for each tolerance).
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::families::emulation::fma_iters;
 use crate::families::family::{Family, FamilySpec, QuickSize};
 use crate::families::flops::{check_sampled, one_per_work_item};
@@ -33,33 +28,29 @@ use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
+const fn chains(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    bare(FamilyId::Math, name, kernel, Cover { per_item: 1 }, about)
+}
+
 const VARIANTS: [Variant; 4] = [
-    bare(
-        FamilyId::Math,
+    chains(
         "sin",
         "math_sin",
-        Cover { per_item: 1 },
         "8 chains of precise sin per work-item (x = sin(x)/2 + c)",
     ),
-    bare(
-        FamilyId::Math,
+    chains(
         "exp",
         "math_exp",
-        Cover { per_item: 1 },
         "8 chains of precise exp per work-item (x = exp(-x)/4 + c)",
     ),
-    bare(
-        FamilyId::Math,
+    chains(
         "native-sin",
         "math_native_sin",
-        Cover { per_item: 1 },
         "the sin chains through the intrinsic: native_sin / __sinf",
     ),
-    bare(
-        FamilyId::Math,
+    chains(
         "native-exp",
         "math_native_exp",
-        Cover { per_item: 1 },
         "the exp chains through the intrinsic: native_exp / __expf",
     ),
 ];
@@ -155,6 +146,7 @@ impl Family for Math {
         const SPEC: FamilySpec = FamilySpec {
             quick_size: Some(QuickSize::same("2^16")),
             variants: &VARIANTS,
+            emulations: &[("math_*", emulate_chain)],
             test_sizes: &[Size::vector(1000)],
             ..FamilySpec::new(FamilyId::Math, "math", Metric::Evaluations)
         };
@@ -175,23 +167,11 @@ impl Family for Math {
         one_per_work_item(cx)
     }
 
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("math_")
-            .then_some(emulate_chain as KernelEmulation)
-    }
-
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let global = ran.shape.global() as usize;
         let loose = ran.variant.starts_with("native") || relaxed(&ran.flags);
-        check(
-            function(ran.variant),
-            loose,
-            &inputs.a,
-            global,
-            FMA_ITERS,
-            got,
-        )
+        let f = function(ran.variant);
+        check(f, loose, &inputs.a, global, FMA_ITERS, got)
     }
 }
 

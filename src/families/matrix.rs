@@ -119,6 +119,7 @@ impl MatrixSource {
     }
 }
 
+use crate::families::footprint::{add, mul};
 use crate::families::reference::{hashed, mix};
 
 /// A value in [-1, 1) with 24 significant bits: exact in f32 and in the script's float64.
@@ -165,9 +166,8 @@ fn power_lengths(rows: usize, nnz: usize, seed: u64) -> Vec<usize> {
         .collect()
 }
 
-/// Columns uniform over the row (`band` 0) or over row ± band, sorted per row. Every entry
-/// is a hash of its position, so the rows are made in parallel and the matrix is the same
-/// whatever the thread count.
+/// Columns uniform over the row (`band` 0) or over row ± band, sorted per row; every entry a
+/// hash of its position, so rows are made in parallel and the same on any thread count.
 fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
     let mut row_ptr = Vec::with_capacity(rows + 1);
     row_ptr.push(0u32);
@@ -207,9 +207,6 @@ pub fn x_vector(cols: usize, seed: u64) -> Vec<f32> {
         .map(|k| unit_value(mix(seed, STREAM_X, k)))
         .collect()
 }
-
-// ---------------------------------------------------------------------------------------------
-// Matrix Market files
 
 fn file_cache() -> &'static Mutex<HashMap<String, Arc<Csr>>> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<Csr>>>> = OnceLock::new();
@@ -282,9 +279,8 @@ pub fn read_mtx(text: &[u8], name: &str) -> Result<Csr, MatrixError> {
     })
 }
 
-/// Refuses a size line whose counts the kernels cannot index or the file cannot hold, before
-/// the reader reserves room for them: the reader trusts the declared entry count (2^40 entries
-/// aborted the process on allocation).
+/// Refuses, before the reader reserves room for them, counts the kernels cannot index or the
+/// file cannot hold (the reader trusts the declared count: 2^40 entries aborted on allocation).
 fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
     let text = String::from_utf8_lossy(text);
     let Some((n, line)) = text
@@ -324,18 +320,12 @@ fn check_size_line(text: &[u8], name: &str) -> Result<(), MatrixError> {
             text.len()
         )));
     }
-    let host = mtx_host_bytes(rows, nnz);
+    // Host bytes reading it takes: the reader's triplets (two indices and an f64 per entry,
+    // twice for a symmetric file), the CSR conversion (the same again, plus row pointers), and
+    // the f32/u32 copies kept.
+    let host = add(mul(nnz, 2 * 24 + 24 + 8), mul(add(rows, 1), 8 + 4));
     let what = format!("{name}: {rows}x{cols} with {nnz} entries");
     Ok(crate::host_memory::check_host(host, &what)?)
-}
-
-/// Host bytes reading a matrix takes: the reader's triplets (two indices and an f64 per entry,
-/// twice for a symmetric file), the CSR conversion (the same again, plus row pointers), and
-/// the f32/u32 copies kept.
-fn mtx_host_bytes(rows: u64, nnz: u64) -> u64 {
-    let per_entry = 2 * 24 + 24 + 8;
-    nnz.saturating_mul(per_entry)
-        .saturating_add(rows.saturating_add(1).saturating_mul(8 + 4))
 }
 
 /// The error for an entry outside the shape of the size line: names the first such line.

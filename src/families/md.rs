@@ -2,31 +2,24 @@
 //! from a fixed-length neighbour list, with the neighbours' positions read three ways
 //! ([`ReadPath`](crate::families::read_path::ReadPath)). The kernels are `kernels_*/md.*`.
 //!
-//! # Problem
+//! `N` atoms (N = L³, L ≥ 5) on a jittered cubic lattice of spacing 1 (each coordinate moved
+//! by at most [`JITTER`]), numbered by a seeded permutation so that neighbours' positions are
+//! gathered from scattered addresses, as with SHOC's random atoms. Each atom lists the
+//! [`NEIGHBOURS`] sites at offsets in [-2, 2]³ (periodic in the numbering, not in space: a
+//! wrapped neighbour is far away, outside the cutoff), neighbour-major (`list[k·N + i]`) as
+//! SHOC stores it, so the list reads are coalesced and only the positions are gathered. The
+//! squared cutoff [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and no
+//! jittered pair comes within 0.04 of it in r²: whether a pair interacts never depends on
+//! rounding, so both compilers, whatever they contract, and the f64 reference agree on it.
 //!
-//! `N` atoms (N = L³, L ≥ 5) on a jittered cubic lattice of spacing 1, each coordinate moved by
-//! at most [`JITTER`]; the atom numbering is a seeded permutation of the lattice, so neighbours'
-//! positions are gathered from scattered addresses, as with SHOC's random atoms. Each atom lists
-//! the [`NEIGHBOURS`] lattice sites at offsets in [-2, 2]³ (periodic in the numbering, not in
-//! space: a wrapped neighbour is far away and falls outside the cutoff). The list is stored
-//! neighbour-major (`list[k·N + i]`), as SHOC stores it, so the list reads are coalesced and
-//! only the positions are gathered.
-//!
-//! The cutoff [`CUTSQ`] = 4.5 lies between the lattice's squared distances 4 and 5, and the
-//! jitter is small enough that no pair comes within 0.04 of it in r²: whether a pair
-//! interacts never depends on rounding, so both compilers, whatever they contract, and the f64
-//! reference agree on which pairs count.
-//!
-//! # Metric
-//!
-//! GB/s of the bytes the kernel requests: per atom its own position (16), N·K list entries (4
-//! each), one 16-byte position per list entry (the gather, whichever path serves it) and the
-//! 16-byte force written. Caches serve much of the gather, so this is a request rate, not DRAM
-//! traffic; it is the same count on every path and both APIs, so ratios compare like with like.
+//! Metric: GB/s of the bytes the kernel requests: per atom its own position (16), N·K list
+//! entries (4 each), one 16-byte position per list entry (the gather, whichever path serves
+//! it) and the 16-byte force written. Caches serve much of the gather, so this is a request
+//! rate, not DRAM traffic, counted the same on every path and both APIs.
 
 use rayon::prelude::*;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
@@ -39,7 +32,6 @@ use crate::rows::{FamilyId, Metric, Size};
 
 /// Neighbours per atom: the lattice sites at offsets in [-2, 2]³ other than the atom itself.
 pub const NEIGHBOURS: usize = 124;
-/// Squared cutoff radius.
 pub const CUTSQ: f32 = 4.5;
 /// The largest displacement of a coordinate from its lattice site.
 pub const JITTER: f32 = 0.03;
@@ -160,10 +152,8 @@ pub fn inputs(size: Size, seed: u64) -> MdInputs {
     }
 }
 
-/// The force on every atom in f64 (x, y, z, 0 per atom), and per component the sum of the
-/// magnitudes of its terms for the tolerance. The cutoff test is done in f32, as the kernels do.
-/// Atoms in parallel, each atom's terms summed in list order: the same numbers on any thread
-/// count.
+/// The force on every atom in f64 (x, y, z, 0 per atom) and per component its terms' summed
+/// magnitudes for the tolerance, each atom's terms in list order (the same on any thread count).
 pub fn forces(pos: &[f32], list: &[u32], n: usize) -> (Vec<f64>, Vec<f64>) {
     let mut out = vec![0.0f64; 4 * n];
     let mut abs = vec![0.0f64; 4 * n];
@@ -215,15 +205,15 @@ impl Family for Md {
             charts: &["texture"],
             quick_size: Some(QuickSize::same("16^3")),
             variants: &VARIANTS,
+            emulations: &[("md_*", emulate_forces)],
             test_sizes: &vectors([125, 216]),
             ..FamilySpec::new(FamilyId::Md, "md", Metric::Bandwidth)
         };
         &SPEC
     }
 
-    /// Bytes requested (see the module docs) and flops of one force evaluation; the flops
-    /// count only the distance test of every listed pair (8 per pair), the part that does not
-    /// depend on the cutoff.
+    /// Bytes requested (see the module docs) and flops: only the distance test of every listed
+    /// pair (8 per pair), the part that does not depend on the cutoff.
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
         let n = size.rows;
         let pairs = n.saturating_mul(NEIGHBOURS as u64);
@@ -277,12 +267,6 @@ impl Family for Md {
                 Arg::U32(n),
             ])
         })
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("md_")
-            .then_some(emulate_forces as KernelEmulation)
     }
 
     /// The read paths of one kernel are one algorithm.

@@ -1,9 +1,7 @@
 //! Kernel families, one module each, behind the `Family` trait; the registry below is the
-//! only list of them. Adding a family: its module, `kernels_cl/<name>.cl`,
-//! `kernels_cu/<name>.cu`, a study entry and one line in `FAMILIES`.
-//!
-//! The functions here answer for any family by asking the registry; nothing else in the
-//! harness switches on families.
+//! only list of them, and nothing else in the harness switches on families. Adding a family:
+//! its module, `kernels_cl/<name>.cl`, `kernels_cu/<name>.cu`, a study entry and one line in
+//! `FAMILIES`.
 
 pub mod bandwidth;
 pub mod bfs;
@@ -71,7 +69,7 @@ pub use crate::rows::Size;
 use crate::rows::{Catalog, FamilyFacts, VariantFacts};
 pub use crate::rows::{FamilyId, Metric};
 pub use error::{RegisterError, WorkloadError};
-pub use family::{Family, InputChoice, MemoryReferences, QuickSize, VendorOp};
+pub use family::{Family, InputChoice, QuickSize};
 pub use footprint::Footprint;
 pub use plan::FMA_ITERS;
 pub use variant::{GroupRule, Variant};
@@ -171,11 +169,10 @@ pub fn register_user(decl: user::decl::UserKernel) -> Result<FamilyId, RegisterE
     }
     crate::kernels::register_files(&decl.family, [decl.cl.clone(), decl.cu.clone()]);
     let family: &'static user::UserFamily = Box::leak(Box::new(user::UserFamily::new(decl)));
-    let mut all = guard.all.to_vec();
-    all.push(family);
-    let mut users = guard.users.to_vec();
-    users.push(family);
-    *guard = Registry::of(all, users);
+    *guard = Registry::of(
+        [guard.all, &[family]].concat(),
+        [guard.users, &[family]].concat(),
+    );
     Ok(family.spec().id)
 }
 
@@ -200,9 +197,7 @@ fn recorded(name: &str) -> Option<FamilyId> {
     }
     let id = FamilyId::new(Box::leak(name.to_string().into_boxed_str()));
     let stand_in: &'static dyn Family = Box::leak(Box::new(recorded::Recorded::new(id)));
-    let mut all = guard.all.to_vec();
-    all.push(stand_in);
-    *guard = Registry::of(all, guard.users.to_vec());
+    *guard = Registry::of([guard.all, &[stand_in]].concat(), guard.users.to_vec());
     Some(id)
 }
 
@@ -213,24 +208,22 @@ struct Registered;
 impl Emulator for Registered {
     fn emulate(&self, launch: &mut FakeLaunch<'_>) -> crate::backend::Result<()> {
         let kernel = launch.kernel.to_string();
-        match all().iter().find_map(|f| f.emulation(&kernel)) {
-            Some(emulate) => emulate(launch),
-            None => Err(launch.refuse(&missing(&kernel))),
+        if let Some(emulate) = all().iter().find_map(|f| f.emulation(&kernel)) {
+            return emulate(launch);
         }
-    }
-}
-
-/// Why no family emulates `kernel`: its family has no emulation, or no family has it.
-fn missing(kernel: &str) -> String {
-    let owner = all()
-        .iter()
-        .find(|f| f.variants().iter().any(|v| v.kernel == kernel));
-    match owner {
-        Some(f) => format!(
-            "family '{}' has no host emulation, so the fake backend cannot run it",
-            f.id().name()
-        ),
-        None => "no family has a host emulation of it, so the fake backend cannot run it".into(),
+        let owner = all()
+            .iter()
+            .find(|f| f.variants().iter().any(|v| v.kernel == kernel));
+        let why = match owner {
+            Some(f) => format!(
+                "family '{}' has no host emulation, so the fake backend cannot run it",
+                f.id().name()
+            ),
+            None => {
+                "no family has a host emulation of it, so the fake backend cannot run it".into()
+            }
+        };
+        Err(launch.refuse(&why))
     }
 }
 
@@ -281,10 +274,8 @@ fn position(id: FamilyId) -> Option<usize> {
 
 /// The family named by `id`; ids come from the registry, so an unknown one is a bug.
 pub fn get(id: FamilyId) -> &'static dyn Family {
-    match current().all.iter().find(|f| f.id() == id) {
-        Some(f) => *f,
-        None => panic!("family {id} is not in the registry (src/families/mod.rs)"),
-    }
+    let found = current().all.iter().find(|f| f.id() == id);
+    *found.unwrap_or_else(|| panic!("family {id} is not in the registry (src/families/mod.rs)"))
 }
 
 impl FamilyId {

@@ -51,8 +51,7 @@ pub struct SideConfig {
 }
 
 impl SideConfig {
-    /// A side that launches `shape` with no extra defines, no flags and the default second
-    /// stage.
+    /// `shape` with no extra defines or flags and the default second stage.
     pub fn launch_only(shape: LaunchShape) -> Self {
         SideConfig {
             shape,
@@ -77,8 +76,7 @@ impl SideConfig {
     }
 }
 
-/// Host inputs and the f64 reference, generated once per configuration and shared by both
-/// sides, so both APIs compute on the same data.
+/// Host inputs and the f64 reference, made once per configuration: both APIs compute the same data.
 pub struct Inputs {
     pub size: Size,
     pub a: Vec<f32>,
@@ -281,7 +279,6 @@ impl Build<'_> {
             .ok_or_else(|| BackendError::InvalidHandle(self.variant.family.name().into()).into())
     }
 
-    /// One launch of `kernel` over the configured shape.
     pub fn launch(&self, kernel: KernelId, args: Vec<Arg>) -> Step {
         Step::Kernel {
             kernel,

@@ -3,14 +3,10 @@
 //! significant digit first, [`RADIX_BITS`] bits per pass. The kernels are in
 //! `kernels_*/scan.*`, beside the scan whose kernels count the digits' offsets.
 //!
-//! One variant, `lsd`; each of the [`PASSES`] passes is three phases:
-//!
-//! 1. `radix_histogram`: each work-group counts its keys per digit, digit-major;
-//! 2. the scan family's multi-level scan ([`ScanLevels`]) of those counts, so each
-//!    (digit, work-group) slot learns how many keys precede it;
-//! 3. `radix_scatter`: each key goes to its slot, after the keys of its digit before it in
-//!    its work-group, which keeps every pass stable.
-//!
+//! One variant, `lsd`; each of the [`PASSES`] passes: `radix_histogram` counts each
+//! work-group's keys per digit (digit-major); the scan family's [`ScanLevels`] scans the
+//! counts, so each (digit, work-group) slot learns how many keys precede it; `radix_scatter`
+//! puts each key in its slot after its digit's earlier keys of its work-group (stable).
 //! The passes go from the input to one work array and then back and forth between two, so
 //! the input is never written and every timed run sorts the same random keys ([`keys`]).
 

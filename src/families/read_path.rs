@@ -16,7 +16,7 @@ pub fn path_arg(path: ReadPath, buffer: BufferId, channels: u32) -> Arg {
 }
 
 /// The SpMV and MD kernels' common staging: `a` (values or positions), the integer arrays,
-/// one output per reference value; `then` adds the family's own arguments (SpMV's `x`).
+/// one output per reference value; `args_of` adds the family's own arguments (SpMV's `x`).
 pub(crate) fn gather_build(
     cx: &mut Build<'_>,
     args_of: impl FnOnce(&mut Build<'_>, ReadPath, BufferId, &[BufferId]) -> Result<Vec<Arg>, ExecError>,

@@ -1,19 +1,14 @@
 //! Sum reduction: the ladder of seven kernels (interleaved to completely unrolled), a tuned
-//! kernel, and the launch experiment below.
-//!
-//! The one-step experiment on the two launches of a reduction: `reduce/tuned` is the tuned
-//! kernel (partial sums, one per work-group) followed by `reduce_final` (one work-group adds
-//! them), both timed. Small reductions are 4-7% faster on NVIDIA's OpenCL than on CUDA there,
-//! a constant 0.1-1 µs. These two variants time each launch alone, with nothing else changed:
-//!
-//! - `first-pass`: the tuned kernel's launch alone, with the launch shape `tuned` gets; the
-//!   host adds its partial sums to check them (as it does for the read kernel);
-//! - `final`: `reduce_final` alone over N floats, in one work-group (N = the tuned launch's
-//!   group count is the second launch of `tuned`).
-//!
-//! If `first-pass` is fair and `final` carries the gap, the second launch is its cause.
+//! kernel, and a one-step experiment on `reduce/tuned`'s two timed launches, the tuned kernel
+//! (partial sums, one per work-group) then `reduce_final` (one work-group adds them). Small
+//! reductions are 4-7% faster on NVIDIA's OpenCL than on CUDA there, a constant 0.1-1 µs; two
+//! variants time each launch alone, nothing else changed: `first-pass`, the tuned launch with
+//! `tuned`'s shape (the host adds its partial sums to check them, as for the read kernel), and
+//! `final`, `reduce_final` alone over N floats in one work-group (at N = the tuned group count,
+//! `tuned`'s second launch). If `first-pass` is fair and `final` carries the gap, the second
+//! launch is its cause.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::strided_sums;
 use crate::families::family::{vectors, Family, FamilySpec, QuickSize, Tuning, VendorOp};
@@ -189,6 +184,8 @@ impl Family for Reduce {
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
             test_sizes: &vectors([1, 997, 4096, 100_003]),
+            // The last pass sums the partial sums; every other pass makes one per work-group.
+            emulations: &[("reduce_final", emulate_final), ("reduce_*", emulate_pass)],
             ..FamilySpec::new(FamilyId::Reduce, "reduce", Metric::Bandwidth)
         };
         &SPEC
@@ -241,14 +238,6 @@ impl Family for Reduce {
         let mut built = Built::into(steps, out, 1);
         built.outputs = vec![(partial, groups), (out, 1)];
         Ok(built)
-    }
-
-    /// The last pass sums the partial sums; every other pass makes one per work-group.
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        if kernel == "reduce_final" {
-            return Some(emulate_final);
-        }
-        kernel.starts_with("reduce_").then_some(emulate_pass)
     }
 
     fn check(&self, ran: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

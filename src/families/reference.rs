@@ -1,20 +1,14 @@
-//! Inputs and CPU references in f64, and the verification tolerance.
-//!
-//! # Tolerance
-//!
-//! A float32 sum of `n` terms computed in any order (tree, strided, sequential) has an error
-//! bounded in practice by about `eps * (log2 n + sqrt n) * sum|terms|`: the tree depth gives the
-//! log term, per-thread sequential chains the square-root term (random-walk growth of rounding).
-//! We accept an output when `|gpu - ref| <= 2 * eps32 * (ceil(log2 n) + sqrt n) * sum|terms|`,
-//! with `n` the reduction length (the row width for matvec, the array length for reductions).
-//! The bound scales with the reduction length; a missing or duplicated block of terms, a NaN
-//! (outputs are poisoned with NaN before every verified run) or a race still fails it.
+//! Inputs and CPU references in f64, and the verification tolerance: a float32 sum of `n`
+//! terms in any order (tree, strided, sequential) errs by about `eps (log2 n + sqrt n)
+//! sum|terms|` (the tree depth, and the random-walk rounding of per-thread chains), so an
+//! output passes when `|gpu - ref| <= 2 eps32 (ceil(log2 n) + sqrt n) sum|terms|`, with `n` the
+//! reduction length (matvec's row width, a reduction's array length). A missing or duplicated
+//! block of terms, a NaN (outputs are poisoned before every verified run) or a race fails it.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 
-/// float32 machine epsilon.
 pub const EPS32: f64 = f32::EPSILON as f64;
 
 /// SplitMix64 of `seed` and a position: the only source of randomness of the
@@ -54,9 +48,8 @@ pub const RANDOM_BLOCK: usize = 1 << 20;
 /// The stream of [`mix`] that seeds [`random_vector`]'s later blocks.
 const RANDOM_STREAM: u64 = 0x7261_6e64;
 
-/// Runs `fill(index, chunk)` over `out` in chunks of `chunk` items, the chunks spread over
-/// the machine's cores. Each chunk's result depends on its index alone, never on how many
-/// threads ran, so the output is the same on every machine.
+/// Runs `fill(index, chunk)` over `out` in chunks of `chunk` items spread over the cores; each
+/// chunk's result depends on its index alone, so the output is the same on every machine.
 pub fn on_every_core<T: Send>(out: &mut [T], chunk: usize, fill: impl Fn(usize, &mut [T]) + Sync) {
     out.par_chunks_mut(chunk.max(1))
         .enumerate()
@@ -169,11 +162,10 @@ pub fn compare_exact(got: &[f32], len: usize, want: impl Fn(usize) -> f64 + Sync
     compare_indexed(got, len, |i| (want(i), 0.0), 0.0)
 }
 
-/// The comparison behind [`compare`] and [`compare_exact`]: `expected` references, given by
-/// index as (reference, tolerance). Outputs are compared in parallel (a gigabyte-sized copy
-/// took over a second per side on one core) and merged in output order, so the result,
-/// including which tolerance is reported (the first at the largest error-to-tolerance ratio),
-/// is the same as one pass from the first output to the last.
+/// The comparison behind [`compare`] and [`compare_exact`], `expected` (reference, tolerance)
+/// pairs given by index. Outputs are compared in parallel (a gigabyte-sized copy took over a
+/// second per side on one core) and merged in output order, so the result, including the
+/// tolerance reported (the first at the largest error-to-tolerance ratio), is one pass's.
 fn compare_indexed<G: Copy + Into<f64> + Sync>(
     got: &[G],
     expected: usize,

@@ -3,22 +3,15 @@
 //! of `N` unsigned 32-bit integers. The kernels are `kernels_*/scan.*`.
 //!
 //! One variant, `blelloch`, work-efficient in three phases (Blelloch 1990; Harris, Sengupta
-//! and Owens, GPU Gems 3, ch. 39):
+//! and Owens, GPU Gems 3, ch. 39): `scan_blocks` scans each work-group's `2 * WG_SIZE`
+//! elements in local memory (up- and down-sweep) and writes the block's total; the totals are
+//! scanned the same way, level after level, until one work-group holds them all; `scan_add`,
+//! from the top level down, adds to every block the scanned total of the blocks before it.
 //!
-//! 1. `scan_blocks`: each work-group scans its `2 * WG_SIZE` elements in local memory (an
-//!    up-sweep and a down-sweep over a balanced tree) and writes its block's total;
-//! 2. the block totals are scanned the same way, level after level, until one work-group
-//!    holds them all;
-//! 3. `scan_add`: from the top level down, every block after the first adds the scanned total
-//!    of the blocks before it.
-//!
-//! Integers, so the result is exact and checked element by element against a wrapping u32
-//! scan on the host (the sums of the inputs, values below 8, stay far below 2^32 up to 2^28
-//! elements, so nothing wraps in practice). The result buffer carries the integers bit for
-//! bit, as `BufferOps::upload_u32` put them.
-//!
-//! Metric: GB/s counting one read and one write of the array (8 bytes per element), the
-//! effective bandwidth a library scan is quoted in; the block totals are not counted.
+//! The result is exact, carried bit for bit, and checked element by element against a
+//! wrapping u32 scan on the host (inputs below 8 keep the sums far below 2^32 up to 2^28
+//! elements). Metric: GB/s of one read and one write of the array (8 bytes per element), as a
+//! library scan is quoted; the block totals are not counted.
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId, KernelId, LaunchShape};
@@ -63,8 +56,7 @@ pub fn inclusive_scan(x: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// The element counts of each level: the input, then its block totals, and so on, until a
-/// level fits one work-group of `block` elements.
+/// Each level's element count: the input, its block totals, theirs..., until one fits `block`.
 pub fn levels(n: u64, block: u64) -> Vec<u64> {
     let mut out = vec![n.max(1)];
     while let Some(&last) = out.last() {
@@ -154,12 +146,11 @@ impl ScanLevels {
             })
     }
 
-    /// The buffer holding the inclusive scan.
     pub fn result(&self) -> BufferId {
         self.outs[0].0
     }
 
-    /// Every buffer a scan writes, with its length.
+    /// Every buffer a scan writes.
     pub fn outputs(&self) -> Vec<(BufferId, usize)> {
         self.outs
             .iter()
@@ -209,8 +200,8 @@ impl Family for Scan {
                 variant: None,
             }],
             variants: &VARIANTS,
-            // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes no
-            // block divides, and one with three levels of block totals at small work-groups.
+            // One and two elements, one block (at work-group 32: 64 elements) and one more, sizes
+            // no block divides, and one with three levels of block totals at small work-groups.
             test_sizes: &vectors([1, 2, 64, 65, 1000, 131_075]),
             emulations: &[("scan_blocks", emulate_blocks), ("scan_add", emulate_add)],
             ..FamilySpec::new(ID, "scan", Metric::Bandwidth)

@@ -5,11 +5,10 @@
 //! An interior point becomes `w_centre * c + w_edge * (its four edge neighbours) + w_corner *
 //! (its four corner neighbours)`; a border point is copied unchanged. Two variants: `naive`
 //! reads the nine points from global memory, `local` stages each work-group's points and their
-//! one-point halo in local memory first.
-//!
-//! Launched in 2-D, one point per work-item, x over the columns and y over the rows
-//! (`GroupRule::Cover2D`). Metric: GB/s counting one read and one write of the grid (8 bytes
-//! per point); flops: 11 per interior point (three multiplies, eight adds).
+//! one-point halo in local memory first. Launched in 2-D, one point per work-item, x over the
+//! columns and y over the rows (`GroupRule::Cover2D`). Metric: GB/s counting one read and one
+//! write of the grid (8 bytes per point); flops: 11 per interior point (three multiplies,
+//! eight adds).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
@@ -46,13 +45,6 @@ const VARIANTS: [Variant; 2] = [
         "9-point stencil, the work-group's points and halo staged in local memory",
     ),
 ];
-
-/// Points at least one cell from every edge of a `rows` x `cols` grid.
-fn interior(size: Size) -> u64 {
-    size.rows
-        .saturating_sub(2)
-        .saturating_mul(size.cols.saturating_sub(2))
-}
 
 /// One step in f64, and per point the tolerance: the float32 rounding of a nine-term sum of
 /// these magnitudes in any order (contractions included); border copies are exact.
@@ -98,6 +90,8 @@ impl Family for Stencil2d {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
+            // 32 wide: whole warps along a row.
+            default_local: Some(32),
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
@@ -111,16 +105,9 @@ impl Family for Stencil2d {
         &SPEC
     }
 
-    /// 32 wide: whole warps along a row.
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        32
-    }
-
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {
-        (
-            mul(size.elements(), 8),
-            mul(interior(size), FLOPS_PER_POINT),
-        )
+        let interior = mul(size.rows.saturating_sub(2), size.cols.saturating_sub(2));
+        (mul(size.elements(), 8), mul(interior, FLOPS_PER_POINT))
     }
 
     /// The grid in and out; on the host the reference and its tolerances.

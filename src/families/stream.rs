@@ -4,15 +4,12 @@
 //! 4 work-groups per compute unit, the configuration BabelStream 5.0's CUDA version reports.
 //! The kernels are `kernels_*/stream.*`.
 //!
-//! Each variant runs alone, on the arrays as they stand before that kernel in BabelStream's first iteration ([`before`]), set on the device before timing
-//! as BabelStream's `init_arrays` sets them. Each kernel writes an array it does not read, so
-//! every timed run computes the same values.
-//!
-//! Verified as BabelStream's `check_solution` does: the iterations replayed on scalars give
-//! each array's one value; every element must lie within 100 machine epsilons of it
-//! (relative), the dot product within 1e-8 (relative).
-//!
-//! Metric: GB/s (1e9 bytes/s) counting the arrays as BabelStream does (see `work`).
+//! Each variant runs alone, on the arrays as they stand before that kernel in BabelStream's
+//! first iteration ([`before`]), set on the device before timing as `init_arrays` sets them;
+//! each kernel writes an array it does not read, so every timed run computes the same values.
+//! Verified as `check_solution` does: every element within 100 machine epsilons (relative) of
+//! the iterations replayed on scalars, the dot product within 1e-8 (relative). Metric: GB/s
+//! (1e9 bytes/s) of the arrays as BabelStream counts them (see `work`).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
@@ -84,8 +81,7 @@ fn apply(name: &str, x: &mut Arrays) {
     }
 }
 
-/// The arrays before kernel `name` in BabelStream's first iteration: the start values with
-/// the kernels before it replayed on scalars.
+/// The arrays before kernel `name` in BabelStream's first iteration (earlier kernels replayed).
 pub fn before(name: &str) -> Arrays {
     let mut x = START;
     for k in VARIANTS.iter().map(|v| v.name).take_while(|k| *k != name) {
@@ -107,8 +103,7 @@ pub fn expected(name: &str, x: Arrays, n: u64) -> f64 {
     }
 }
 
-/// Doubles as the u32 words of a buffer (low word first, as the little-endian devices hold
-/// them) and back.
+/// Doubles as the u32 words of a buffer, low word first as little-endian devices hold them.
 pub fn double_words(x: &[f64]) -> Vec<u32> {
     x.iter()
         .flat_map(|d| {
@@ -118,6 +113,7 @@ pub fn double_words(x: &[f64]) -> Vec<u32> {
         .collect()
 }
 
+/// The doubles of `double_words`.
 pub fn doubles(words: &[u32]) -> Vec<f64> {
     words
         .chunks_exact(2)
@@ -196,6 +192,7 @@ impl Family for Stream {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "2^25",
+            default_local: Some(LOCAL),
             quick_size: Some(QuickSize::same("2^22")),
             variants: &VARIANTS,
             test_sizes: &vectors([1, 1000, 4097, 100_003]),
@@ -211,10 +208,6 @@ impl Family for Stream {
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        LOCAL
     }
 
     /// BabelStream's counts: 2 arrays of doubles for Copy, Mul and Dot, 3 for Add and Triad;
@@ -294,7 +287,21 @@ impl Family for Stream {
             "mul" => (buffers(&[b, c]), b),
             "add" => (buffers(&[a, b, c]), c),
             "triad" => (buffers(&[a, b, c]), a),
-            _ => return self.build_dot(cx, kernel, [a, b], count),
+            _ => {
+                // Dot: partial sums on the configured work-groups, then one work-group's sum.
+                let last = cx.backend.kernel(program, "stream_dot_final")?;
+                let sums = cx.output(2 * shape.groups as usize)?;
+                let out = cx.output(2)?;
+                let partial = cx.launch(kernel, [buffers(&[a, b, sums]), vec![count]].concat());
+                let total = crate::families::plan::Step::Kernel {
+                    kernel: last,
+                    shape: LaunchShape::linear(1, shape.local),
+                    args: vec![Arg::Buffer(sums), Arg::Buffer(out), Arg::U32(shape.groups)],
+                };
+                let mut built = Built::into(vec![partial, total], out, 2);
+                built.outputs.push((sums, 2 * shape.groups as usize));
+                return Ok(built);
+            }
         };
         let step = cx.launch(kernel, [args, vec![count]].concat());
         Ok(Built::into(vec![step], result, len))
@@ -309,9 +316,11 @@ impl Family for Stream {
         } else {
             inputs.size.rows as usize
         };
+        // Relative, or absolute where `want` is 0; NaN counts as infinite.
         let max_error = got
             .iter()
-            .map(|g| relative_error(*g, want))
+            .map(|g| (g - want).abs() / if want == 0.0 { 1.0 } else { want.abs() })
+            .map(|e| if e.is_nan() { f64::INFINITY } else { e })
             .fold(0.0, f64::max);
         Verification {
             ok: got.len() >= expected_len && max_error <= tolerance,
@@ -319,45 +328,6 @@ impl Family for Stream {
             tolerance,
             checked: got.len(),
         }
-    }
-}
-
-impl Stream {
-    /// Dot: partial sums on the configured work-groups, then one work-group's final sum.
-    fn build_dot(
-        &self,
-        cx: &mut Build<'_>,
-        kernel: backend::KernelId,
-        [a, b]: [backend::BufferId; 2],
-        count: Arg,
-    ) -> Result<Built, ExecError> {
-        let program = cx.program()?;
-        let last = cx.backend.kernel(program, "stream_dot_final")?;
-        let shape = cx.side.shape;
-        let sums = cx.output(2 * shape.groups as usize)?;
-        let out = cx.output(2)?;
-        let partial = cx.launch(
-            kernel,
-            vec![Arg::Buffer(a), Arg::Buffer(b), Arg::Buffer(sums), count],
-        );
-        let total = crate::families::plan::Step::Kernel {
-            kernel: last,
-            shape: LaunchShape::linear(1, shape.local),
-            args: vec![Arg::Buffer(sums), Arg::Buffer(out), Arg::U32(shape.groups)],
-        };
-        let mut built = Built::into(vec![partial, total], out, 2);
-        built.outputs.push((sums, 2 * shape.groups as usize));
-        Ok(built)
-    }
-}
-
-/// `|got - want| / |want|`, or the absolute error where `want` is 0; NaN counts as infinite.
-fn relative_error(got: f64, want: f64) -> f64 {
-    let error = (got - want).abs() / if want == 0.0 { 1.0 } else { want.abs() };
-    if error.is_nan() {
-        f64::INFINITY
-    } else {
-        error
     }
 }
 

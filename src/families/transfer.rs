@@ -1,7 +1,6 @@
-//! Host transfers as a family: host↔device copies with pageable and pinned host memory, and
-//! a host-to-device copy beside a kernel (serially on one queue, or concurrently on two
-//! queues / streams) to see whether the runtime overlaps them. Every transfer is verified:
-//! the data must arrive unchanged.
+//! Host transfers as a family: host↔device copies with pageable and pinned host memory, and a
+//! host-to-device copy beside a kernel (serially on one queue, or concurrently on two queues /
+//! streams) to see whether the runtime overlaps them. Every transfer's data must arrive unchanged.
 
 use crate::backend::{Arg, Direction, HostBufferId, HostMemory};
 use crate::families::family::{vectors, Family, FamilySpec, InputChoice, PlainCalls, QuickSize};
@@ -51,7 +50,7 @@ pub const VARIANTS: [Variant; 6] = [
     ),
 ];
 
-/// Direction and host memory of a variant; `None` for the overlap pair (pinned, to device).
+/// Direction and host memory of a variant (the overlap pair's: pinned, to device).
 fn kind(variant: &str) -> (Direction, HostMemory) {
     match variant {
         "h2d-pageable" => (Direction::H2d, HostMemory::Pageable),

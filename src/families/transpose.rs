@@ -1,19 +1,15 @@
 //! Matrix transpose (TranP in Fang, Varbanescu and Sips, "A Comprehensive Performance
 //! Comparison of CUDA and OpenCL", ICPP 2011, Table II): `out = in^T` for a row-major
-//! `ROWSxCOLS` matrix of floats. The kernels are `kernels_*/transpose.*`.
-//!
-//! `local` pads its 32 x 32 tile's rows by one float, so that reading a tile column hits no
-//! bank twice.
+//! `ROWSxCOLS` matrix of floats. The kernels are `kernels_*/transpose.*`. Launched in 2-D, x
+//! over the input's columns and y over its rows (`GroupRule::Cover2D`); `local` is 32
+//! work-items wide and any number tall, each group moving one 32 x 32 tile whose rows are
+//! padded by one float, so that reading a tile column hits no bank twice.
 //!
 //! Two more, `copy` and `copy-barrier`, transpose nothing: they copy with `naive`'s launch,
 //! the second with one work-group barrier between its read and its write, so that their ratio
 //! is the price of a barrier (Table VI's local-memory TranP lost a factor of 11 on a CPU).
-//!
-//! Launched in 2-D, x over the input's columns and y over its rows (`GroupRule::Cover2D`);
-//! `local` is 32 work-items wide and any number tall, and each group moves one 32 x 32 tile.
-//!
-//! Metric: GB/s counting one read and one write of the matrix (8 bytes per element). The
-//! result must be exact: a transpose moves floats, it computes none.
+//! Metric: GB/s of one read and one write of the matrix (8 bytes per element); the result must
+//! be exact (a transpose moves floats, it computes none).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
@@ -97,6 +93,8 @@ impl Family for Transpose {
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "8192x8192",
+            // 32 wide: `local`'s only width, and whole warps along a row for `naive`.
+            default_local: Some(TILE),
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: &VARIANTS,
             // One element, odd shapes no tile divides, a tall and a wide one.
@@ -110,11 +108,6 @@ impl Family for Transpose {
             ..FamilySpec::new(ID, "transpose", Metric::Bandwidth)
         };
         &SPEC
-    }
-
-    /// 32 wide: `local`'s only width, and whole warps along a row for `naive`.
-    fn default_local(&self, _variant: &Variant) -> u32 {
-        TILE
     }
 
     fn work(&self, _variant: &str, size: Size, _global: u64) -> (u64, u64) {

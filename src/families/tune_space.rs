@@ -1,7 +1,6 @@
 //! What a tuning space is made of: its parameters (knobs and their values), the constraints
 //! that make a point invalid, the space's definition, and a point made concrete ([`Config`]).
-//! The spaces themselves are data in each family's module (`Tuning::spaces`); their
-//! expansion is in `crate::tune::space`.
+//! The spaces are data in each family's module (`Tuning::spaces`), expanded in `tune::space`.
 
 use super::plan::SideConfig;
 use crate::backend::{JitOptions, LaunchShape};
@@ -45,8 +44,7 @@ pub const fn param(name: &'static str, knob: Knob, values: &'static [u32]) -> Pa
     Param { name, knob, values }
 }
 
-/// A rule a point must satisfy to be launched; a point that breaks one is counted under the
-/// rule's name.
+/// A rule a launched point satisfies; a point that breaks one is counted under the rule's name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Constraint {
@@ -89,9 +87,8 @@ impl Constraint {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SpaceDef {
     pub family: FamilyId,
-    /// The space's name in `FAMILY/NAME` (`clvscu tune matvec/tuned-vec`): the variant's own
-    /// name for a variant's first space, another for a further space of the same variant (so
-    /// a measured space never changes under its name).
+    /// The space's name in `FAMILY/NAME` (`clvscu tune matvec/tuned-vec`): the variant's for its
+    /// first space, another for a further one (so a measured space never changes under its name).
     pub name: &'static str,
     /// The variant run (where no `Knob::Variant` chooses another).
     pub variant: &'static str,
@@ -119,7 +116,6 @@ impl SpaceDef {
         }
     }
 
-    /// A `kind` space of this family, variant and rules.
     pub const fn space(
         self,
         kind: SpaceKind,
@@ -198,7 +194,6 @@ impl Config {
         }
     }
 
-    /// The value of a define the space set.
     pub fn define(&self, name: &str) -> Option<u32> {
         self.defines
             .iter()

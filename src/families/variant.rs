@@ -29,7 +29,7 @@ impl GroupRule {
         matches!(self, GroupRule::Cover2D)
     }
 }
-/// One kernel variant, as data.
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Variant {
     pub family: FamilyId,
@@ -51,8 +51,7 @@ pub struct Variant {
     pub unroll_points: &'static [&'static str],
     pub about: &'static str,
     /// The variant that does the same work with the code-generation change `clvscu explain`
-    /// offers as the fix, made the same way in both twins (SGEMM's tiles read as vector
-    /// variables); `None` where the family declares none.
+    /// offers as the fix, made the same way in both twins (SGEMM's tiles read as vectors).
     pub alternative: Option<&'static str>,
 }
 
