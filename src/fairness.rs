@@ -138,7 +138,7 @@ impl Verdict {
         self.steps
             .iter()
             .filter(|s| !s.equal)
-            .map(|s| format!("{}: {} vs {}", s.step.name(), s.a, s.b))
+            .map(|s| format!("{}: {} vs {}", s.step, s.a, s.b))
             .collect::<Vec<_>>()
             .join("; ")
     }

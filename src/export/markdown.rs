@@ -153,7 +153,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
             format!("{}×{}", r.local_size, r.groups),
             time,
             metric,
-            r.status.as_str().to_string(),
+            r.status.to_string(),
         ]);
     }
     table(&columns, &lines)

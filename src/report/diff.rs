@@ -262,7 +262,7 @@ fn new_failures(io: &BTreeMap<Key, Entry>, inew: &BTreeMap<Key, Entry>) -> Vec<S
                 .and_then(|o| o.sides.iter().find(|(s, _)| *s == side))
                 .map(|(_, mo)| mo.status);
             let was = match before {
-                Some(Status::Ok) => Status::Ok.as_str(),
+                Some(Status::Ok) => Status::Ok.into(),
                 Some(_) => continue,
                 None => "(new)",
             };

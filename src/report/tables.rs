@@ -177,14 +177,14 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
         ("differed in", false),
     ]);
     for step in Step::ALL {
-        let prefix = format!("{}:", step.name());
+        let prefix = format!("{step}:");
         let differed: Vec<String> = prs
             .iter()
             .filter(|r| r.steps().any(|e| e.starts_with(&prefix)))
             .map(|r| full_name(&r.comparison, &r.sweep_param, &r.sweep_value))
             .collect();
         steps.rows.push(vec![
-            step.name().to_string(),
+            step.to_string(),
             format!("{} of {}", prs.len() - differed.len(), prs.len()),
             join_or(&differed, ", ", "-"),
         ]);
@@ -244,7 +244,7 @@ fn measurement_table(rows: &[MeasurementRow]) -> Table {
                 sig(m.ci_hi_s * 1e3)
             )),
             timed(format!("{} {}", sig(m.metric), m.metric_unit.unit())),
-            m.status.as_str().to_string(),
+            m.status.to_string(),
         ]);
     }
     t

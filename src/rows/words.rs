@@ -268,12 +268,6 @@ crate::names::named_enum! {
     }
 }
 
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
 crate::names::named_enum! {
     /// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
     /// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
@@ -403,10 +397,6 @@ crate::names::named_enum! {
 
 impl Step {
     pub const ALL: &'static [Step] = <Step as strum::VariantArray>::VARIANTS;
-
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 }
 
 #[cfg(test)]
@@ -421,7 +411,10 @@ mod tests {
             serde_json::from_str::<Step>(&json).unwrap(),
             Step::FirstStageCompilation
         );
-        assert_eq!(Step::NativeOptimizations.name(), "native-optimizations");
+        assert_eq!(
+            Step::NativeOptimizations.to_string(),
+            "native-optimizations"
+        );
         assert!(serde_json::from_str::<Step>("\"tuning\"").is_err());
     }
 }

@@ -121,7 +121,7 @@ fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
     if let Some(m) = failed {
         return format!(
             "comparison `{comparison}` of step `{step}` failed: {} on {}{}",
-            m.status.as_str(),
+            m.status,
             m.api.label(),
             around(" (", m.error.lines().next().unwrap_or(""), ")")
         );
