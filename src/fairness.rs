@@ -183,7 +183,6 @@ fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
     }
 }
 
-/// Compare the two sides step by step.
 pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
     let swapped = front_end_of(a) != a.api || front_end_of(b) != b.api;
     let pair = |step, text: &dyn Fn(&SideSteps) -> String| {

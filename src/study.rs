@@ -12,10 +12,7 @@ mod sweep;
 mod user;
 
 use limits::{check_defines, check_limits, second_dimension};
-pub use limits::{
-    check_timeout, FieldError, TimeoutError, MAX_GROUPS, MAX_REPS, MAX_SEED, MAX_TIMEOUT_S,
-    RESERVED_DEFINES, WALL_CLOCK_TURN,
-};
+pub use limits::{check_timeout, FieldError, MAX_REPS, MAX_TIMEOUT_S, WALL_CLOCK_TURN};
 use resolve::resolve;
 use sweep::{apply_sweep, expand_variants, value_text};
 

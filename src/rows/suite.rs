@@ -3,7 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The file, in the suite's folder.
 pub const SUITE_CSV: &str = "suite.csv";
 
 crate::names::named_enum! {
@@ -23,7 +22,6 @@ crate::names::named_enum! {
     }
 }
 
-/// One step's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRow {
     pub step: String,

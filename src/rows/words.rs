@@ -188,10 +188,8 @@ impl Metric {
     }
 }
 
-/// The family a variant belongs to, by name (`matvec`, `reduce`, ...).
-///
-/// Parsing, ordering and serialisation go through the registry (`families::all`), which knows
-/// every family; ordering follows the registry, so reports keep their family order.
+/// A family by name (`matvec`, `reduce`, ...). Parsing, serialisation and ordering go through
+/// the registry (`families::all`), so reports keep its family order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FamilyId(&'static str);
 
@@ -303,7 +301,6 @@ impl ReadPath {
     }
 }
 
-/// Why a size's text is not a size.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SizeError {
     #[error("cannot read size '{text}': use ROWSxCOLS (e.g. 60989x1100), N or 2^K")]

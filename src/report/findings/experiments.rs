@@ -140,7 +140,6 @@ impl Rule {
     }
 }
 
-/// One seed experiment.
 #[derive(Debug, Clone, Copy)]
 pub struct Experiment {
     /// Its key in [`crate::paper::QUOTES`] and [`crate::paper::FILL_ARTICLE`].

@@ -29,8 +29,7 @@ pub struct GpuView {
     pub measured: Vec<String>,
     pub cannot: Vec<String>,
     /// Where the seed and this GPU differ: the experiments whose measured explanation
-    /// ([`super::experiments::WHY`]) this folder shows, those it does not, and those it
-    /// cannot answer.
+    /// ([`WHY`]) this folder shows, does not show, and cannot answer.
     pub why_shown: Vec<String>,
     pub why_not_shown: Vec<String>,
     pub why_cannot: Vec<String>,
@@ -59,12 +58,10 @@ pub struct ExperimentView {
     pub question: String,
     pub published: Vec<String>,
     pub checks: Vec<CheckView>,
-    /// The measured steps that account for a difference from the seed, if any.
     pub why: Option<WhyView>,
 }
 
-/// The measured explanation of a difference from a seed: what it claims and each check, whose
-/// verdict is "shown" or "not shown".
+/// The measured explanation of a difference from a seed: its claim and checks.
 #[derive(Debug, Clone, Serialize)]
 pub struct WhyView {
     pub claim: String,
@@ -136,7 +133,6 @@ pub struct View {
     pub count: usize,
 }
 
-/// How a check is read, in words.
 fn what(m: &Measure) -> String {
     match *m {
         Measure::Pr { step, comparison } => format!("PR of `{comparison}` (step `{step}`)"),
@@ -205,7 +201,6 @@ fn cell(o: &Outcome, words: Words) -> CellView {
     }
 }
 
-/// What a folder says of an experiment's conclusion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Conclusion {
     /// Every ruled check agrees.
@@ -261,7 +256,6 @@ fn answers(folders: &[SuiteFolder], checks: &[(Measure, Rule)]) -> Vec<Vec<(Outc
         .collect()
 }
 
-/// One row per check, one cell per folder.
 fn check_views(
     checks: &[(Measure, Rule)],
     per_gpu: &[Vec<(Outcome, Rule)>],
