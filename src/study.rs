@@ -245,10 +245,9 @@ crate::names::named_enum! {
     /// run whose only failures are such refusals is complete (exit 0), and says so.
     #[strum(serialize_all = "kebab-case")]
     pub enum ExpectedRefusal {
-        /// OpenCL 1.2 refuses a local size that does not divide the global size
-        /// (`CL_INVALID_WORK_GROUP_SIZE`); OpenCL 2.0 made such non-uniform work-groups
-        /// optional. Covers an OpenCL row launched at exactly its element count (the fill
-        /// article's launch) with a local size that does not divide it.
+        /// OpenCL 1.2 refuses (`CL_INVALID_WORK_GROUP_SIZE`) a local size that does not divide
+        /// the global size, as in the fill article's launch at exactly its element count;
+        /// OpenCL 2.0 made such non-uniform work-groups optional.
         NonUniformWorkGroup,
     }
 }

@@ -69,7 +69,7 @@ pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
     Ok(read_csv(dir, crate::rows::SAMPLES_CSV)?.unwrap_or_default())
 }
 
-/// The run folders at or below each root, in [`super::walk`]'s order; a run folder's own
+/// The run folders at or below each root, in `walk`'s order; a run folder's own
 /// subfolders (charts) are not searched.
 pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> {
     let mut found = Vec::new();

@@ -13,7 +13,7 @@ use super::ReportError;
 /// (`results/<gpu>/explain`).
 pub type FoundVerdict = (String, VerdictRow);
 
-/// Every `explain-verdicts.csv` at or below `roots` ([`super::walk`]), with its folder.
+/// Every `explain-verdicts.csv` at or below `roots` (`walk`), with its folder.
 pub fn load_verdicts(roots: &[PathBuf]) -> Result<Vec<FoundVerdict>, ReportError> {
     let mut found = Vec::new();
     for root in roots {

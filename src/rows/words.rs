@@ -49,10 +49,9 @@ impl TimerKind {
 }
 
 crate::names::named_enum! {
-    /// Which compiler's program a side runs. `other` loads the program text (PTX on NVIDIA)
-    /// that the other side's compiler made for the same configuration, instead of compiling
-    /// this side's own source: the other front end's code through this API's runtime, which
-    /// tells a compiler cause from a runtime cause in one step.
+    /// Which compiler's program a side runs. `other` loads the program (PTX on NVIDIA) the
+    /// other side's compiler made for the same configuration: the other front end's code
+    /// through this API's runtime, which tells a compiler cause from a runtime cause.
     #[strum(serialize_all = "lowercase")]
     pub enum ProgramSource {
         Own,
@@ -61,10 +60,9 @@ crate::names::named_enum! {
 }
 
 crate::names::named_enum! {
-    /// The width of index arithmetic: OpenCL's work-item functions return a 64-bit `size_t`,
-    /// CUDA's built-in index variables are 32-bit. `u32` and `u64` hold one width on both
-    /// sides (through the preludes' `CLVSCU_INDEX`); `native` leaves each API its own, which is
-    /// unfair by construction.
+    /// The width of index arithmetic (OpenCL's work-item functions return a 64-bit `size_t`,
+    /// CUDA's index variables are 32-bit): `u32` and `u64` hold one width on both sides (the
+    /// preludes' `CLVSCU_INDEX`); `native` leaves each API its own, unfair by construction.
     #[strum(serialize_all = "lowercase")]
     pub enum IndexWidth {
         U32,
