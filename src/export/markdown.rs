@@ -3,9 +3,8 @@
 
 use crate::rows::{MeasurementRow, PrRow, Status};
 
-/// Formats `x` with `digits` significant digits (at least 1), keeping trailing zeros so the
-/// precision is visible (`1.00`); scientific below 1e-3 and from 1e6 up (`123456` reads better
-/// than `1.23e5`); non-finite values as `NaN`, `inf`, `-inf`.
+/// `x` with `digits` significant digits (at least 1), trailing zeros kept (`1.00`); scientific
+/// below 1e-3 and from 1e6 up (`123456` reads better than `1.23e5`); `NaN`, `inf`, `-inf`.
 pub fn format_sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {
         return x.to_string();

@@ -21,7 +21,6 @@ pub enum ExportError {
         #[source]
         source: std::io::Error,
     },
-    /// A CSV file could not be parsed or written.
     #[error("{}:{line}: {message}", path.display())]
     Csv {
         path: PathBuf,
@@ -37,7 +36,6 @@ pub enum ExportError {
         expected: Vec<String>,
         found: Vec<String>,
     },
-    /// A JSON document could not be written or parsed.
     #[error("{}: {message}", location(path, *line))]
     Json {
         path: PathBuf,

@@ -36,6 +36,5 @@ pub struct TableVRow {
     pub flow_control: u64,
     pub data_movement: u64,
     pub synchronization: u64,
-    /// Every instruction of the kernel.
     pub total: u64,
 }

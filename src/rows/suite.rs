@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 pub const SUITE_CSV: &str = "suite.csv";
 
 crate::names::named_enum! {
-    /// How a step ended.
     #[strum(serialize_all = "kebab-case")]
     pub enum StepStatus {
         /// It ran to its end (exit 0, or 3: finished with some configuration failed).
@@ -17,7 +16,6 @@ crate::names::named_enum! {
         Interrupted,
         /// It could not run here (no python3 with torch for the baselines, no run to explain).
         Skipped,
-        /// It ended with an error.
         Failed,
     }
 }

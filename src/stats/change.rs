@@ -12,7 +12,6 @@ use rand::SeedableRng;
 
 use super::{percentile_interval, resample_into, tails};
 
-/// How a change is tested.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChangeTest {
     /// Resamples of the permutation test and of the bootstrap.
@@ -61,7 +60,6 @@ impl Verdict {
     }
 }
 
-/// The change from an old sample to a new one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Change {
     /// New over old: `median(new) / median(old)` for times, `PR_new / PR_old` for ratios.

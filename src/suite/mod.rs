@@ -1,11 +1,9 @@
-//! The curated "reproduce the papers here" plan behind `clvscu suite`: which studies run, in
-//! which order, with which time cap, which gaps `explain` takes up, and what the report holds.
-//!
-//! The plan is data: [`STEPS`] names each step and the published experiment it reproduces. The
-//! binary runs each step as a child process of itself (a study through `clvscu run`, the gaps
-//! through `clvscu explain`), so NVIDIA's OpenCL, which can break a process's context for good,
-//! costs one step at most, and a step past its cap is stopped like a Ctrl-C (its finished
-//! comparisons kept) without stopping the suite.
+//! The "reproduce the papers here" plan behind `clvscu suite`, as data: which studies run, in
+//! which order, with which time cap, which gaps `explain` takes up, what the report holds;
+//! [`STEPS`] names each step's published experiment. Each step is a child process of the
+//! binary (`clvscu run`, `clvscu explain`), so NVIDIA's OpenCL, which can break a process's
+//! context for good, costs one step at most, and a step past its cap is stopped like a Ctrl-C
+//! (its finished comparisons kept) without stopping the suite.
 
 pub mod peaks;
 pub mod quick;

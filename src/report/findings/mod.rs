@@ -346,13 +346,19 @@ pub fn write_docs(
             })
         })
         .transpose()?;
-    let chart = readme_chart_path(out, readme);
+    // The headline chart's path as the README (in its folder) links it.
+    let chart_file = out.join(format!("{HEADLINE_CHART}.svg"));
+    let rel = readme
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .and_then(|b| chart_file.strip_prefix(b).ok());
+    let chart = crate::report::html::href(rel.unwrap_or(&chart_file));
     let docs = render_docs(inputs, out, &chart)?;
     let md = out.join(MD);
     write_atomic(&md, docs.markdown.as_bytes())?;
     let gaps = out.join(GAPS_MD);
     write_atomic(&gaps, docs.gaps.as_bytes())?;
-    let mut files = vec![md, gaps, out.join(format!("{HEADLINE_CHART}.svg"))];
+    let mut files = vec![md, gaps, chart_file];
     if let (Some(readme), Some(text)) = (readme, readme_text) {
         let new = replace_block(&text, BEGIN, END, &docs.headline).ok_or_else(|| {
             ReportError::Findings(format!(
@@ -364,16 +370,6 @@ pub fn write_docs(
         files.push(readme.to_path_buf());
     }
     Ok(files)
-}
-
-/// The headline chart's path as the README (in its folder) links it.
-pub fn readme_chart_path(out: &Path, readme: Option<&Path>) -> String {
-    let file = out.join(format!("{HEADLINE_CHART}.svg"));
-    let rel = readme
-        .and_then(Path::parent)
-        .filter(|p| !p.as_os_str().is_empty())
-        .and_then(|b| file.strip_prefix(b).ok());
-    crate::report::html::href(rel.unwrap_or(&file))
 }
 
 #[cfg(test)]
