@@ -72,9 +72,8 @@ fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
     }
 }
 
-/// The band a PR must reach (its CI must touch it) for a rung to count as closing a gap, and
-/// outside which a fair PR is a gap to explain: the same band `fair-gaps.md` and
-/// `similar_tight` use.
+/// The band a PR's CI must touch for a rung to count as closing a gap, and outside which a
+/// fair PR is a gap to explain (`fair-gaps.md`).
 pub const PARITY: (f64, f64) = (0.98, 1.02);
 
 /// Median of `xs`, the average of the two middle values for an even count; `None` when empty.
@@ -238,9 +237,8 @@ pub struct Summary {
     pub ci_hi: f64,
 }
 
-/// Summarises timings, with a 95% percentile-bootstrap CI of the median from `resamples`
-/// resamples drawn with `seed`. `None` when `xs` is empty or `resamples` is 0 (a missing CI
-/// must not be mistaken for a perfectly tight one).
+/// Summarises timings with a 95% percentile-bootstrap CI of the median (`resamples` drawn with
+/// `seed`); `None` when `xs` is empty or `resamples` is 0, never a CI mistaken for a tight one.
 pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
     let sorted = sorted_copy(xs);
     let median = median_sorted(&sorted)?;

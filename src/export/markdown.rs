@@ -131,8 +131,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
     ];
     let mut lines = Vec::new();
     for r in rows {
-        let ok = r.status == Status::Ok;
-        let (time, metric) = if ok {
+        let (time, metric) = if r.status == Status::Ok {
             (
                 format_sig(r.median_s * 1e3, VALUE_DIGITS),
                 format!(

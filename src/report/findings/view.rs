@@ -167,19 +167,16 @@ type Words = [&'static str; 3];
 const SEED: Words = ["agrees", "does not agree", "agrees when"];
 const EXPLANATION: Words = ["shown", "not shown", "shown when"];
 
-fn verdict_word(agrees: Option<bool>, words: Words) -> &'static str {
-    match agrees {
-        Some(true) => words[0],
-        Some(false) => words[1],
-        None => "no rule",
-    }
-}
-
 fn cell(o: &Outcome, words: Words) -> CellView {
     match o {
         Ok(a) => CellView {
             value: a.value.clone(),
-            verdict: verdict_word(a.agrees, words).into(),
+            verdict: match a.agrees {
+                Some(true) => words[0],
+                Some(false) => words[1],
+                None => "no rule",
+            }
+            .into(),
             causes: a
                 .causes
                 .iter()
