@@ -27,9 +27,8 @@ pub struct Flags {
 }
 
 impl Flags {
-    /// The flags exactly as each compiler receives them. NVRTC contracts by default, so
-    /// `mad = false` is spelled out as `--fmad=false` to match OpenCL, which does not
-    /// enable mad unless asked; likewise `--ftz=false`.
+    /// The flags as each compiler receives them. NVRTC contracts by default, so `mad = false`
+    /// is spelled out as `--fmad=false` (and likewise `--ftz=false`) to match OpenCL.
     pub fn for_api(&self, api: Api) -> Vec<String> {
         let mad = self.mad || self.fast_math;
         let ftz = self.denorms_zero || self.fast_math;
@@ -53,10 +52,9 @@ impl Flags {
             .collect()
     }
 
-    /// What the compiler of `api` does with these flags, in words that are equal only when
-    /// both compilers do the same thing. OpenCL C has no build option that forbids
-    /// contracting `a*b+c` (NVIDIA's OpenCL contracts without `-cl-mad-enable`), so `mad`
-    /// off leaves it to OpenCL's compiler while NVRTC is told `--fmad=false`: not equal.
+    /// What `api`'s compiler does with these flags, in words equal only when both do the same.
+    /// No OpenCL C option forbids contracting `a*b+c` (NVIDIA's OpenCL contracts without
+    /// `-cl-mad-enable`), so `mad` off is not equal to NVRTC's `--fmad=false`.
     pub fn effect(&self, api: Api) -> String {
         if self.mad || self.fast_math {
             return self.describe();
@@ -138,7 +136,7 @@ impl Verdict {
         self.steps
             .iter()
             .filter(|s| !s.equal)
-            .map(|s| format!("{}: {} vs {}", s.step.name(), s.a, s.b))
+            .map(|s| format!("{}: {} vs {}", s.step, s.a, s.b))
             .collect::<Vec<_>>()
             .join("; ")
     }
@@ -183,7 +181,6 @@ fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
     }
 }
 
-/// Compare the two sides step by step.
 pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
     let swapped = front_end_of(a) != a.api || front_end_of(b) != b.api;
     let pair = |step, text: &dyn Fn(&SideSteps) -> String| {

@@ -1,7 +1,7 @@
 //! Enums that records and study files write as words (`OpenCL`, `device-event`, `GB/s`,
-//! `verify-failed`, `A`). Each enum's name table is derived once with strum; serde reads and
-//! writes the same words through [`serde_as_name!`], and an unknown word is refused with
-//! every valid one listed.
+//! `verify-failed`, `A`). Each enum's name table is derived once with strum ([`named_enum!`]);
+//! serde reads and writes the same words, and an unknown word is refused with every valid one
+//! listed.
 
 use std::str::FromStr;
 
@@ -36,26 +36,9 @@ where
     })
 }
 
-/// Serialises an enum as its strum name and deserialises it with [`parse`].
-macro_rules! serde_as_name {
-    ($($t:ty),+ $(,)?) => {$(
-        impl serde::Serialize for $t {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                s.serialize_str(<&'static str>::from(*self))
-            }
-        }
-
-        impl<'de> serde::Deserialize<'de> for $t {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-                let text = String::deserialize(d)?;
-                $crate::names::parse::<$t>(&text).map_err(serde::de::Error::custom)
-            }
-        }
-    )+};
-}
-
 /// Declares an enum written as words: the name table (strum), the usual value traits, and
-/// serde through [`serde_as_name!`]. Strum attributes inside name each variant's words.
+/// serde as its strum name, read back with [`parse`]. Strum attributes inside name each
+/// variant's words.
 macro_rules! named_enum {
     ($(#[$meta:meta])* $vis:vis enum $name:ident { $($body:tt)* }) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -63,8 +46,19 @@ macro_rules! named_enum {
         $(#[$meta])*
         $vis enum $name { $($body)* }
 
-        $crate::names::serde_as_name!($name);
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.serialize_str(<&'static str>::from(*self))
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+                let text = String::deserialize(d)?;
+                $crate::names::parse::<$name>(&text).map_err(serde::de::Error::custom)
+            }
+        }
     };
 }
 
-pub(crate) use {named_enum, serde_as_name};
+pub(crate) use named_enum;

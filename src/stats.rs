@@ -1,17 +1,12 @@
-//! Robust statistics over timing samples, and the Performance Ratio (PR) with its confidence
-//! interval.
+//! Robust statistics over timing samples, and the Performance Ratio (PR) with its CI.
 //!
-//! This module is pure (no I/O, no global state, no clock): every function is a deterministic
-//! function of its arguments, including the bootstrap, which takes an explicit seed. That is what
-//! lets a past run be re-analysed from its raw samples and give the same numbers.
-//!
-//! Conventions:
-//! * Every summary of an empty sample is `None` rather than a made-up number, so that a
-//!   configuration that produced no timing can never be mistaken for a measured one.
-//! * Ordering uses [`f64::total_cmp`], so a NaN in the input never panics and sorts to the end
-//!   (or the start, for a negative NaN); it then propagates into the result like any value.
-//! * Timings are summarised by the median, not the mean: GPU timings have a long right tail
-//!   (clock ramp-up, preemption, driver work), and the median is insensitive to it.
+//! Pure: no I/O, no global state, no clock; the bootstrap takes an explicit seed, so a past run
+//! re-analysed from its raw samples gives the same numbers.
+//! * A summary of an empty sample is `None`, never a made-up number mistaken for a measured one.
+//! * Ordering uses [`f64::total_cmp`]: a NaN never panics, sorts to the end (a negative NaN to
+//!   the start) and propagates into the result.
+//! * Timings are summarised by the median, which GPU timings' long right tail (clock ramp-up,
+//!   preemption, driver work) does not move.
 
 pub mod change;
 
@@ -28,8 +23,7 @@ pub const TIGHT_HI: f64 = 1.05;
 /// Confidence level of the intervals that [`summarize`] and [`performance_ratio`] report.
 pub const CONFIDENCE: f64 = 0.95;
 
-/// The fewest samples a CI is given from: a bootstrap of one sample resamples that sample
-/// alone and gives a zero-width interval, a certainty no single sample gives.
+/// The fewest samples a CI is given from: a bootstrap of one sample gives a zero-width CI.
 pub const MIN_SAMPLES_FOR_CI: usize = 2;
 
 /// A sorted copy (by [`f64::total_cmp`]), so callers' slices are never reordered.
@@ -78,9 +72,8 @@ fn quantile_sorted(sorted: &[f64], p: f64) -> Option<f64> {
     }
 }
 
-/// The band a PR must reach (its CI must touch it) for a rung to count as closing a gap, and
-/// outside which a fair PR is a gap to explain: the same band `fair-gaps.md` and
-/// `similar_tight` use.
+/// The band a PR's CI must touch for a rung to count as closing a gap, and outside which a
+/// fair PR is a gap to explain (`fair-gaps.md`).
 pub const PARITY: (f64, f64) = (0.98, 1.02);
 
 /// Median of `xs`, the average of the two middle values for an even count; `None` when empty.
@@ -95,8 +88,7 @@ pub fn mean(xs: &[f64]) -> Option<f64> {
 }
 
 /// Median absolute deviation from the median, unscaled (no 1.4826 normal-consistency factor):
-/// the robust counterpart of the standard deviation, which a few preempted repetitions do not
-/// inflate. `None` when empty.
+/// a standard deviation that a few preempted repetitions do not inflate. `None` when empty.
 pub fn mad(xs: &[f64]) -> Option<f64> {
     let m = median(xs)?;
     let mut dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
@@ -132,16 +124,12 @@ fn resample_into(rng: &mut SmallRng, xs: &[f64], buf: &mut Vec<f64>) {
     buf.extend((0..n).map(|_| xs[rng.gen_range(0..n)]));
 }
 
-/// Medians of resamples of one sample, each exactly the median of the resample sorted, in
-/// O(n) instead of O(n log n) per resample.
-///
-/// A resample is a multiset of the sample's values, so its median depends only on how often
-/// each sorted position was drawn: the draws are counted per rank and the middle ranks found by
-/// one walk. The draws are the same `gen_range(0..n)` calls in the same order as
-/// [`resample_into`], and values of equal rank are bit-identical under `total_cmp` except for
-/// their position, so every result equals `median_in_place` of the same resample bit for bit:
-/// committed CIs rebuild unchanged, in a fraction of the time (a 20,000-sample launch row
-/// took seconds of sorting per CI).
+/// Medians of resamples of one sample in O(n) instead of O(n log n) per resample (a
+/// 20,000-sample launch row took seconds of sorting per CI): a resample's median depends only
+/// on how often each sorted rank was drawn, so draws are counted per rank and the middle found
+/// by one walk. The draws are [`resample_into`]'s `gen_range(0..n)` calls in the same order, so
+/// every result equals `median_in_place` of the same resample bit for bit and committed CIs
+/// rebuild unchanged.
 struct ResampledMedian {
     /// The sample's values in `total_cmp` order.
     sorted: Vec<f64>,
@@ -169,7 +157,6 @@ impl ResampledMedian {
         }
     }
 
-    /// The median of the next resample drawn from `rng`.
     fn next(&mut self, rng: &mut SmallRng) -> f64 {
         let n = self.sorted.len();
         for _ in 0..n {
@@ -250,9 +237,8 @@ pub struct Summary {
     pub ci_hi: f64,
 }
 
-/// Summarises timings, with a 95% percentile-bootstrap CI of the median from `resamples`
-/// resamples drawn with `seed`. `None` when `xs` is empty or `resamples` is 0 (a missing CI
-/// must not be mistaken for a perfectly tight one).
+/// Summarises timings with a 95% percentile-bootstrap CI of the median (`resamples` drawn with
+/// `seed`); `None` when `xs` is empty or `resamples` is 0, never a CI mistaken for a tight one.
 pub fn summarize(xs: &[f64], resamples: usize, seed: u64) -> Option<Summary> {
     let sorted = sorted_copy(xs);
     let median = median_sorted(&sorted)?;
@@ -330,8 +316,7 @@ pub fn performance_ratio(
     })
 }
 
-/// The verdict on a Performance Ratio: whether its whole CI lies in the similar band (within
-/// 10% with 95% confidence, not merely at the point estimate) and in the tight band.
+/// Whether a PR's whole CI (not merely its point estimate) lies in the similar and tight bands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrLabel {
     pub similar: bool,
@@ -348,10 +333,9 @@ pub fn classify_pr(r: &Ratio) -> PrLabel {
     }
 }
 
-/// The verdict on a PR in a word or two, side A against side B, as the terminal, the Markdown
-/// files and the report all say it: "similar (±5%)" or "similar" (the whole CI in the tight or
-/// the similar band), "1.50× faster", "2.00× slower" (the whole CI above or below 1),
-/// "unclear" (the CI holds 1 but leaves the band), or "no verdict" (not a number).
+/// A PR's verdict (A against B) as the terminal, Markdown and report say it: "similar (±5%)"
+/// or "similar" (whole CI in the band), "1.50× faster" / "2.00× slower" (whole CI above / below
+/// 1), "unclear" (the CI holds 1 but leaves the band), or "no verdict" (not a number).
 pub fn verdict_word(pr: f64, ci_lo: f64, ci_hi: f64) -> String {
     if !(pr.is_finite() && ci_lo.is_finite() && ci_hi.is_finite() && ci_lo > 0.0) {
         return "no verdict".into();

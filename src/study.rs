@@ -12,10 +12,7 @@ mod sweep;
 mod user;
 
 use limits::{check_defines, check_limits, second_dimension};
-pub use limits::{
-    check_timeout, FieldError, TimeoutError, MAX_GROUPS, MAX_REPS, MAX_SEED, MAX_TIMEOUT_S,
-    RESERVED_DEFINES, WALL_CLOCK_TURN,
-};
+pub use limits::{check_timeout, FieldError, MAX_REPS, MAX_TIMEOUT_S, WALL_CLOCK_TURN};
 use resolve::resolve;
 use sweep::{apply_sweep, expand_variants, value_text};
 
@@ -90,8 +87,7 @@ pub struct Spec {
     pub seed: Option<u64>,
     pub local: Option<u32>,
     pub groups: Option<u32>,
-    /// Work-group size and work-groups in y, for 2-D kernels only (default 16 and the
-    /// variant's rule).
+    /// Work-group size and work-groups in y, 2-D kernels only (default 16, the variant's rule).
     pub local_y: Option<u32>,
     pub groups_y: Option<u32>,
     /// Unroll factor per unroll point (`A = 4`); 0 removes the pragma at that point.
@@ -102,7 +98,7 @@ pub struct Spec {
     /// Second-stage options: `{ opt_level = 0..=3, max_registers = N }`.
     pub jit: Option<JitOptions>,
     pub timer: Option<String>,
-    /// How the host waits for completion: `spin` (default), `yield` or `blocking`.
+    /// How the host waits for completion: `finish` (default), `spin`, `yield` or `blocking`.
     pub wait: Option<String>,
     pub warmup: Option<u32>,
     /// Timed repetitions a side runs in a row before the runner turns to the other side
@@ -133,8 +129,8 @@ pub struct Spec {
     pub values: Option<Vec<toml::Value>>,
     /// Run every variant of the family (with `family`), instead of naming one.
     pub all_variants: Option<bool>,
-    /// A kernel pair of the user's own (`src/study/user.rs`): the twin files, relative to the
-    /// study file, the kernel's name, its arguments, launch grid, metric, check and tune space.
+    /// A kernel pair of the user's own (`src/study/user.rs`): twin files (relative to the study
+    /// file), kernel name, arguments, launch grid, metric, check and tune space.
     pub kernels: Option<KernelFiles>,
     pub kernel: Option<String>,
     pub args: Option<Vec<ArgSpec>>,
@@ -169,7 +165,6 @@ fn family_of(spec: &Spec) -> Result<FamilyId, WorkloadError> {
         .map_or(Ok(families::DEFAULT_FAMILY), FamilyId::parse)
 }
 
-/// One side's fully resolved settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resolved {
     pub family: FamilyId,
@@ -194,10 +189,8 @@ pub struct Resolved {
     pub reps: u32,
     pub max_reps: u32,
     pub min_time_s: f64,
-    /// The timing budget of a comparison beyond its minimum (`max_time`).
     pub max_time_s: f64,
-    /// The PR's CI half-width, as a share of the PR, that ends the timing past `reps` and
-    /// `min_time` (see [`crate::session`]'s adaptive rule); 0 turns it off.
+    /// See [`Spec::target_ci`] and [`crate::session`]'s adaptive rule.
     pub target_ci: f64,
     /// The watchdog's limit for one launch; `None`: derived from the expected time.
     pub timeout_s: Option<f64>,
@@ -252,10 +245,9 @@ crate::names::named_enum! {
     /// run whose only failures are such refusals is complete (exit 0), and says so.
     #[strum(serialize_all = "kebab-case")]
     pub enum ExpectedRefusal {
-        /// OpenCL 1.2 refuses a local size that does not divide the global size
-        /// (`CL_INVALID_WORK_GROUP_SIZE`); OpenCL 2.0 made such non-uniform work-groups
-        /// optional. Covers an OpenCL row launched at exactly its element count (the fill
-        /// article's launch) with a local size that does not divide it.
+        /// OpenCL 1.2 refuses (`CL_INVALID_WORK_GROUP_SIZE`) a local size that does not divide
+        /// the global size, as in the fill article's launch at exactly its element count;
+        /// OpenCL 2.0 made such non-uniform work-groups optional.
         NonUniformWorkGroup,
     }
 }
@@ -299,16 +291,14 @@ pub struct Study {
 /// session stops timing there whatever a study asks.
 pub const MAX_TIMING_S: f64 = 600.0;
 
-/// The default timing budget of one comparison beyond its minimum, in seconds: enough for a
-/// CPU device's noisy timings to reach a verdict, and a GPU's comparisons, narrow at their
-/// minimum already, never use it.
+/// The default `max_time`: enough for a CPU device's noisy timings to reach a verdict; a GPU's
+/// comparisons, narrow at their minimum already, never use it.
 pub const DEFAULT_MAX_TIME_S: f64 = 2.0;
 
 /// The default CI half-width that ends the timing, relative to the PR.
 pub const DEFAULT_TARGET_CI: f64 = 0.05;
 
-/// `max_time` and `target_ci`, checked: a budget of at most [`MAX_TIMING_S`], a share in
-/// [0, 1).
+/// `max_time` and `target_ci`, checked: at most [`MAX_TIMING_S`], a share in [0, 1).
 fn stopping_rule(spec: &Spec) -> Result<(f64, f64), FieldError> {
     let max_time = spec.max_time.unwrap_or(DEFAULT_MAX_TIME_S);
     if !(max_time.is_finite() && (0.0..=MAX_TIMING_S).contains(&max_time)) {
@@ -381,8 +371,8 @@ pub fn load(name_or_path: &str) -> Result<Study, StudyError> {
     })
 }
 
-/// The studies of `harness/experiments/`, by name: they are not built in (each answers one
-/// question of the findings), but run by path.
+/// The studies of `harness/experiments/`, by name: each answers one question of the findings
+/// and is run by path, not built in.
 const EXPERIMENTS: &[&str] = include!(concat!(env!("OUT_DIR"), "/experiment_studies.rs"));
 
 /// Where an unknown study name points: an experiment's file, or the closest built-in name.

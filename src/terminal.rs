@@ -1,11 +1,8 @@
-//! What the terminal shows.
-//!
-//! - Study text (comparison and study names, file names): control characters and
-//!   bidirectional overrides are shown escaped, so a name holding an escape sequence cannot
-//!   clear or recolour the terminal of whoever runs the study.
-//! - Width: on a terminal (or where `COLUMNS` is set) prose is wrapped and a table too wide is
-//!   laid out again by comfy-table, at the terminal's width and never over [`MAX_COLUMNS`].
-//!   Piped into a file without `COLUMNS`, lines stay whole, so logs can be searched.
+//! What the terminal shows. Study text (comparison, study and file names) has its control
+//! characters and bidirectional overrides escaped, so a name cannot clear or recolour the
+//! terminal of whoever runs the study. On a terminal (or with `COLUMNS` set) prose is wrapped
+//! and a table too wide laid out again by comfy-table, never over [`MAX_COLUMNS`]; piped into a
+//! file without `COLUMNS`, lines stay whole, so logs can be searched.
 
 use std::borrow::Cow;
 
@@ -38,8 +35,8 @@ fn width_of(term: &console::Term) -> Option<usize> {
     Some(columns.clamp(MIN_COLUMNS, MAX_COLUMNS))
 }
 
-/// `text` fitted to `width` columns (`None`: as it is): prose wrapped, each
-/// Markdown table wider than the width laid out again with its cells wrapped.
+/// `text` fitted to `width` columns (`None`: as it is): prose wrapped, each Markdown table
+/// wider than the width laid out again with its cells wrapped.
 pub fn fit(text: &str, width: Option<usize>) -> String {
     let Some(width) = width else {
         return text.to_string();
@@ -192,8 +189,7 @@ pub fn printable_lines(text: &str) -> Cow<'_, str> {
 }
 
 /// The bidirectional formatting characters: not control characters to Rust, but a
-/// right-to-left override (U+202E) makes a terminal show the text after it reversed, so a
-/// name could read as another.
+/// right-to-left override (U+202E) reverses the text after it, so a name could read as another.
 fn is_bidi(c: char) -> bool {
     matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }

@@ -384,7 +384,7 @@ fn failed_rows_note(dir: &Path) -> String {
     let mut failed: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
     for r in rows.iter().filter(|r| r.status != clvscu::rows::Status::Ok) {
         let entry = failed
-            .entry(r.status.as_str())
+            .entry(r.status.into())
             .or_insert((0, r.error.as_str()));
         entry.0 += 1;
     }

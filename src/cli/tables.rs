@@ -276,7 +276,7 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
         row.extend(cells.map(|c| c.unwrap_or_else(|| "-".into())));
         row.extend([m.reps.to_string(), m.outliers.to_string()]);
         if with_status {
-            row.push(m.status.as_str().to_string());
+            row.push(m.status.to_string());
         }
         t.add_row(row);
     }

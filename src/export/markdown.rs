@@ -3,9 +3,8 @@
 
 use crate::rows::{MeasurementRow, PrRow, Status};
 
-/// Formats `x` with `digits` significant digits (at least 1), keeping trailing zeros so the
-/// precision is visible (`1.00`); scientific below 1e-3 and from 1e6 up (`123456` reads better
-/// than `1.23e5`); non-finite values as `NaN`, `inf`, `-inf`.
+/// `x` with `digits` significant digits (at least 1), trailing zeros kept (`1.00`); scientific
+/// below 1e-3 and from 1e6 up (`123456` reads better than `1.23e5`); `NaN`, `inf`, `-inf`.
 pub fn format_sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {
         return x.to_string();
@@ -132,8 +131,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
     ];
     let mut lines = Vec::new();
     for r in rows {
-        let ok = r.status == Status::Ok;
-        let (time, metric) = if ok {
+        let (time, metric) = if r.status == Status::Ok {
             (
                 format_sig(r.median_s * 1e3, VALUE_DIGITS),
                 format!(
@@ -153,7 +151,7 @@ pub fn measurement_table(rows: &[MeasurementRow]) -> String {
             format!("{}×{}", r.local_size, r.groups),
             time,
             metric,
-            r.status.as_str().to_string(),
+            r.status.to_string(),
         ]);
     }
     table(&columns, &lines)

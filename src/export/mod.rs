@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 pub(crate) use safe::create_parent_dirs;
 pub use safe::write_atomic;
 
-/// Everything that can go wrong while exporting or re-reading results. Each variant names the
-/// file involved (and the 1-based line where there is one) so the user can go and look.
+/// Each variant names the file (and the 1-based line where there is one) so the user can look.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error("{}: {source}", path.display())]
@@ -22,7 +21,6 @@ pub enum ExportError {
         #[source]
         source: std::io::Error,
     },
-    /// A CSV file could not be parsed or written.
     #[error("{}:{line}: {message}", path.display())]
     Csv {
         path: PathBuf,
@@ -38,7 +36,6 @@ pub enum ExportError {
         expected: Vec<String>,
         found: Vec<String>,
     },
-    /// A JSON document could not be written or parsed.
     #[error("{}: {message}", location(path, *line))]
     Json {
         path: PathBuf,
@@ -145,7 +142,6 @@ fn preview(cols: &[String]) -> String {
     s
 }
 
-/// Wraps an I/O error with the path it concerns.
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError + '_ {
     move |source| ExportError::Io {
         path: path.to_path_buf(),

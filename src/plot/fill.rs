@@ -116,7 +116,7 @@ fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow
         let failed: Vec<String> = rs
             .iter()
             .filter(|r| r.status != Status::Ok)
-            .map(|r| format!("{} {}", r.api, r.status.as_str()))
+            .map(|r| format!("{} {}", r.api, r.status))
             .collect();
         let mut label = group_label(rs);
         if !failed.is_empty() {

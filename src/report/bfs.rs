@@ -1,7 +1,6 @@
 //! The BFS table of a run folder: per graph and API, the levels of the search, the whole
 //! search on the host clock, its kernels on the device clock, and per level the share that is
-//! launch and wait. The same pairing of rows as the `bfs` chart (`plot::bfs`), so
-//! the table and the chart can never disagree.
+//! launch and wait, paired as the `bfs` chart (`plot::bfs`) pairs them.
 
 use super::doc::{Doc, Table};
 use crate::plot::bfs::{drawn, splits};

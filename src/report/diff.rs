@@ -16,8 +16,7 @@ use super::load::{self, RunFolder};
 use super::tables::{full_name, pr3, sig, with_sides};
 use super::ReportError;
 
-/// One compared quantity of one comparison: the PR or one side's metric. Also a row of
-/// `diff.csv`.
+/// A row of `diff.csv`: the PR or one side's metric of one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DiffRow {
     pub study: String,
@@ -30,17 +29,15 @@ pub struct DiffRow {
     /// `new / old`: above 1 the new run performs better (for the PR: side A gained on B).
     pub ratio: f64,
     pub change_pct: f64,
-    /// Bootstrap 95% CI of `ratio` from the raw samples; NaN without samples.
+    /// Bootstrap 95% CI of `ratio` and the p-value from the raw samples; NaN without samples.
     pub ci_lo: f64,
     pub ci_hi: f64,
-    /// NaN without samples.
     pub p_value: f64,
     /// `improved`, `regressed`, `no change`, `no change (within noise)`, or why there is no
     /// verdict.
     pub verdict: String,
 }
 
-/// The result of a diff.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Diff {
     pub rows: Vec<DiffRow>,
@@ -97,13 +94,9 @@ fn index<'a>(folders: &'a [RunFolder], dups: &mut usize) -> BTreeMap<Key, Entry<
     out
 }
 
-/// The times of one (run, comparison, side, timer).
-type SampleKey = (String, String, Side, String);
-
 /// Raw samples of each folder by (run, comparison, side, timer), read once per folder.
-type SampleCache = HashMap<PathBuf, HashMap<SampleKey, Vec<f64>>>;
+type SampleCache = HashMap<PathBuf, HashMap<(String, String, Side, String), Vec<f64>>>;
 
-/// The raw samples of `m`, on `side`, in `folder`.
 fn samples_of(
     cache: &mut SampleCache,
     folder: &Path,
@@ -218,7 +211,6 @@ fn compare(
     Ok(())
 }
 
-/// Compares the run folders under `old` with those under `new`.
 pub fn diff(old: &[PathBuf], new: &[PathBuf], test: &ChangeTest) -> Result<Diff, ReportError> {
     let (fo, fnew) = (load::load_tree(old)?, load::load_tree(new)?);
     let (mut dup_o, mut dup_n) = (0, 0);
@@ -262,7 +254,7 @@ fn new_failures(io: &BTreeMap<Key, Entry>, inew: &BTreeMap<Key, Entry>) -> Vec<S
                 .and_then(|o| o.sides.iter().find(|(s, _)| *s == side))
                 .map(|(_, mo)| mo.status);
             let was = match before {
-                Some(Status::Ok) => Status::Ok.as_str(),
+                Some(Status::Ok) => Status::Ok.into(),
                 Some(_) => continue,
                 None => "(new)",
             };
@@ -291,7 +283,6 @@ fn value(v: f64, unit: &str) -> String {
     }
 }
 
-/// The diff as report blocks.
 pub fn doc(d: &Diff, old: &str, new: &str) -> Doc {
     let mut doc = Doc::default();
     doc.heading(1, format!("clvscu diff: {old} → {new}"));

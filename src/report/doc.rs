@@ -31,7 +31,6 @@ pub enum Block {
     Chart(PathBuf),
 }
 
-/// A report under construction.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Doc {
     pub blocks: Vec<Block>,

@@ -1,6 +1,5 @@
-//! The HTML report: `index.html` and one page per run folder, rendered from templates (the
-//! template engine escapes every text). Charts are referenced as files beside the pages, never
-//! inlined, so the pages stay small however many charts a report has.
+//! The HTML report's templates (which escape every text) and what they see. Charts are files
+//! beside the pages, never inlined, so pages stay small however many charts a report has.
 
 use std::path::Path;
 
@@ -9,7 +8,7 @@ use serde::Serialize;
 
 use super::doc::{Block, Doc};
 
-/// A block as the templates see it; `kind` picks the markup.
+/// `kind` picks the markup.
 #[derive(Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub(crate) enum BlockView {
@@ -109,8 +108,8 @@ fn inline(text: &str) -> Value {
     Value::from_safe_string(out)
 }
 
-/// The templates, compiled into the binary: a report never depends on files beside it. Only
-/// the `.html` ones are escaped (MiniJinja's default by file name).
+/// The templates, compiled into the binary; only the `.html` ones are escaped (MiniJinja's
+/// default by file name).
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_formatter(formatter);
@@ -136,7 +135,6 @@ pub(crate) fn render(name: &str, ctx: Value) -> String {
         .expect("the built-in templates render any context the report builds")
 }
 
-/// One GPU's section of the index.
 #[derive(Debug, Serialize)]
 pub(crate) struct GpuView {
     pub id: String,
@@ -150,7 +148,6 @@ pub(crate) struct GpuView {
     pub blocks: Vec<BlockView>,
 }
 
-/// A run folder's line on the index.
 #[derive(Debug, Serialize)]
 pub(crate) struct PageLink {
     pub href: String,
@@ -165,15 +162,13 @@ pub(crate) struct PageLink {
 pub(crate) const STYLE: &str = include_str!("templates/style.css");
 pub(crate) const STYLE_FILE: &str = "style.css";
 
-/// A page another page links to.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Neighbour {
     pub href: String,
     pub label: String,
 }
 
-/// Where a page leads besides the index: to the pages before and after it in the index's
-/// order, so the folders can be read one after the other.
+/// A page's links to the pages before and after it in the index's order.
 #[derive(Debug, Serialize)]
 pub(crate) struct Nav {
     pub prev: Option<Neighbour>,

@@ -13,7 +13,6 @@ use crate::rows::{BaselineRow, MeasurementRow, PrRow, SampleRow, BASELINES_CSV};
 
 use super::ReportError;
 
-/// One run folder's rows.
 #[derive(Debug, Clone, Default)]
 pub struct RunFolder {
     pub path: PathBuf,
@@ -25,18 +24,15 @@ pub struct RunFolder {
     pub prs: Option<Vec<PrRow>>,
     /// Each side's device from `provenance.json`, for folders without measurements.
     pub provenance_devices: Vec<DeviceProvenance>,
-    /// Where on its host the run's GPU sits, so two GPUs of one name are two GPUs: its PCI bus
-    /// from `provenance.json` (`pci 19:00`), or, in a folder `run --cuda-device all` wrote
-    /// before the bus was recorded, the CUDA index its folder name gives (`gpu1-…`: `CUDA
-    /// device 1`). `None` otherwise: the GPU is known by its name and drivers alone.
+    /// Where on its host the GPU sits, so two GPUs of one name are two: the PCI bus from
+    /// `provenance.json` (`pci 19:00`), or the CUDA index in the name of a folder that `run
+    /// --cuda-device all` wrote before buses were recorded (`gpu1-…`: `CUDA device 1`).
     pub gpu_place: Option<String>,
     /// The vendor-library baselines measured beside this run, and the file they came from.
     pub baselines: Option<(PathBuf, Vec<BaselineRow>)>,
-    /// The harness-against-plain-loop calibration the run started with (a runtime-bound
-    /// study), `None` when it has none.
+    /// The harness-against-plain-loop calibration a runtime-bound study started with.
     pub calibration: Option<Vec<crate::rows::CalibrationPr>>,
-    /// The `explain` verdicts found anywhere in the tree, for the "why" of this folder's gaps
-    /// (`super::why`).
+    /// The `explain` verdicts found anywhere in the tree, for `super::why`.
     pub verdicts: std::sync::Arc<Vec<super::why::FoundVerdict>>,
 }
 
@@ -73,9 +69,8 @@ pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
     Ok(read_csv(dir, crate::rows::SAMPLES_CSV)?.unwrap_or_default())
 }
 
-/// The run folders at or below each root, in path order. Hidden folders are skipped, links
-/// not followed (a link back up the tree would never end), and a run folder's own subfolders
-/// (charts) are not searched.
+/// The run folders at or below each root, in `walk`'s order; a run folder's own
+/// subfolders (charts) are not searched.
 pub fn find_run_folders(roots: &[PathBuf]) -> Result<Vec<PathBuf>, ReportError> {
     let mut found = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -101,13 +96,11 @@ fn same_folder(dir: &Path) -> PathBuf {
     fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
-/// `provenance.json` of `dir`; `None` when the file is missing or unreadable (it only names
-/// the GPU of a folder that has no measurements to name it, and where that GPU sits).
+/// `provenance.json` of `dir`, where readable: it only names a folder's GPU and where it sits.
 fn provenance(dir: &Path) -> Option<Provenance> {
     serde_json::from_str(&fs::read_to_string(dir.join("provenance.json")).ok()?).ok()
 }
 
-/// [`RunFolder::gpu_place`] of `dir`, from its provenance `p`.
 fn gpu_place(dir: &Path, p: &Provenance) -> Option<String> {
     // The CUDA side's bus first: the OpenCL side of an OpenCL-vs-CUDA run is paired by it.
     let mut devices: Vec<_> = p.devices.iter().collect();
@@ -126,7 +119,6 @@ fn gpu_place(dir: &Path, p: &Provenance) -> Option<String> {
         .then(|| format!("CUDA device {index}"))
 }
 
-/// The label of `dir` found under `root`: its path from `root`'s parent.
 fn label_of(dir: &Path, root: &Path) -> String {
     let base = root.parent().unwrap_or(root);
     dir.strip_prefix(base)
@@ -155,7 +147,7 @@ fn baselines_for(
     Ok(None)
 }
 
-/// Loads every run folder under `roots`. Refuses a tree with none, naming the roots.
+/// Loads every run folder under `roots`; a tree with none is refused.
 pub fn load_tree(roots: &[PathBuf]) -> Result<Vec<RunFolder>, ReportError> {
     let mut out = Vec::new();
     let verdicts = std::sync::Arc::new(super::why::load_verdicts(roots)?);

@@ -1,9 +1,7 @@
-//! `clvscu report` and `clvscu diff`: what one or many run folders say, as Markdown and a
-//! static HTML page, and how two sets of runs differ, with significance.
-//!
-//! The content is built once as format-neutral blocks ([`doc`], by [`tables`]) and rendered
-//! per format ([`markdown`], and [`html`] as the pages of [`site`]). Everything is read from
-//! the result CSVs of the folders and written only into the output folder.
+//! `clvscu report` and `clvscu diff`: what run folders say, as Markdown and static HTML, and
+//! how two sets of runs differ, with significance. The content is built once as blocks
+//! ([`doc`], by [`tables`]) and rendered per format ([`markdown`]; [`html`] as [`site`]'s
+//! pages), read from the folders' CSVs and written only into the output folder.
 
 pub mod baseline;
 pub mod bfs;
@@ -24,7 +22,6 @@ use crate::export::{write_atomic, ExportError};
 use crate::plot::{self, ChartData, Format, PlotError};
 use crate::rows::Catalog;
 
-/// Why a report or a diff could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error("{}: not a folder", .0.display())]
@@ -47,9 +44,8 @@ pub enum ReportError {
     Findings(String),
 }
 
-/// Calls `leaf` on `dir` and, where it answers false, on each folder directly in `dir`, depth
-/// first in path order: hidden ones skipped, links not followed (a link back up the tree
-/// would never end).
+/// Calls `leaf` on `dir` and, where it answers false, on each folder in `dir`, depth first in
+/// path order: hidden ones skipped, links not followed (a link back up the tree never ends).
 pub(crate) fn walk(
     dir: &Path,
     leaf: &mut impl FnMut(&Path) -> Result<bool, ReportError>,
@@ -83,7 +79,7 @@ pub struct Written {
 }
 
 impl Written {
-    /// `2 GPU models (14 GPUs by PCI bus and driver)`, in the right number.
+    /// `2 GPU models (14 GPUs by PCI bus and driver)`.
     pub fn gpus_text(&self) -> String {
         tables::gpus_text(self.models, self.gpus)
     }
@@ -160,9 +156,8 @@ fn draw_charts(
     Ok(files)
 }
 
-/// Reads every run folder under `roots` and writes `report.md` (and with `html` the pages of
-/// [`site`]: `index.html` and one page per run folder, and the charts either shows) into `out`.
-/// `catalog` is the registry's word on the families the rows name.
+/// Reads every run folder under `roots` and writes `report.md`, the charts and, with `html`,
+/// [`site`]'s pages into `out`. `catalog` is the registry's word on the rows' families.
 pub fn write_report(
     roots: &[PathBuf],
     out: &Path,

@@ -1,16 +1,12 @@
-//! Fairness as the compilers did it, for rows written before the labels were fixed.
-//!
-//! Runs before the flag mapping was corrected labelled three settings fair that were not:
-//! `mad` off on both sides (NVIDIA's OpenCL contracts `a*b+c` anyway, while NVRTC is told
-//! `--fmad=false`), fast math on both sides when only CUDA's flushed denormals
-//! (`--use_fast_math` implies `--ftz=true`; `-cl-fast-relaxed-math` alone does not), and the
-//! native index width (OpenCL's `size_t` ids against CUDA's 32-bit `int`). The committed rows
-//! stay as measured; the report reads each PR's verdict again from the flags its two sides
-//! ran with, so a fair count never includes them.
+//! Fairness as the compilers did it, for rows written before the labels were fixed: runs
+//! before the flag mapping was corrected labelled fair the three settings `unequal_steps`
+//! names. The committed rows stay as measured; the report reads each PR's verdict again from
+//! its sides' flags, so a fair count never includes them.
 
 use crate::rows::{MeasurementRow, PrRow};
 
-/// Each unequal step the flags show, as `differing_steps` spells a step.
+/// Each unequal step the flags show (`-cl-fast-relaxed-math` alone keeps denormals), as
+/// `differing_steps` spells a step.
 fn unequal_steps(opencl: &str, cuda: &str) -> Vec<&'static str> {
     let has = |flags: &str, flag: &str| flags.split_whitespace().any(|f| f == flag);
     let mut steps = Vec::new();

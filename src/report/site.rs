@@ -1,7 +1,6 @@
-//! The browsable HTML report: `index.html` lists the run folders per GPU and links one page
-//! per folder under `pages/`; each page has its folder's tables and the charts drawn from its
-//! rows alone, as SVG files in a folder named after the page. The charts across GPUs stay in
-//! `charts/` (shared with `report.md`).
+//! The HTML report's pages: `index.html` lists the run folders per GPU and links a page per
+//! folder under `pages/`, with its tables and SVG charts of its rows alone beside it; the
+//! charts across GPUs stay in `charts/` (shared with `report.md`).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -18,7 +17,6 @@ use super::load::RunFolder;
 use super::tables::{self, GpuKey};
 use super::ReportError;
 
-/// The folder of the pages, below the report's folder.
 pub const PAGES: &str = "pages";
 
 /// A page's file stem: the folder's label as a slug, numbered when two labels slug alike.
@@ -51,7 +49,6 @@ fn plan_slugs(groups: &[(GpuKey, Vec<&RunFolder>)]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Each page's neighbours in the index's order.
 fn navigation(groups: &[(GpuKey, Vec<&RunFolder>)], slugs: &[Vec<String>]) -> Vec<Nav> {
     let order: Vec<Neighbour> = groups
         .iter()
@@ -112,8 +109,8 @@ fn write_page(
     Ok((link, files))
 }
 
-/// Writes `index.html` and every folder's page into `out`; `charts` are the report's charts
-/// (relative to `out`), of which the index shows those across GPUs. Returns the files written.
+/// Writes `index.html` and every folder's page into `out`; the index shows those of `charts`
+/// (relative to `out`) that are across GPUs. Returns the files written.
 pub fn write_site(
     catalog: &Catalog,
     folders: &[RunFolder],

@@ -8,9 +8,8 @@ use super::baseline;
 use super::doc::{Block, Doc, Table};
 use super::load::RunFolder;
 
-/// The GPU (or GPUs, for a run across two devices) of a folder: its model, e.g.
-/// `NVIDIA H100 80GB HBM3`, where on its host it sits (`pci 19:00`) and its drivers
-/// (`OpenCL 580.159.04, CUDA 13.0`). The report groups by model, the place and drivers beneath.
+/// The GPU(s) of a folder: model (`NVIDIA H100 80GB HBM3`), place (`pci 19:00`) and drivers
+/// (`OpenCL 580.159.04, CUDA 13.0`). The report groups by model, the rest beneath.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct GpuKey {
     pub model: String,
@@ -19,7 +18,6 @@ pub struct GpuKey {
 }
 
 impl GpuKey {
-    /// What tells this GPU from others of its model: its PCI bus and drivers.
     pub fn beneath(&self) -> String {
         let mut parts = Vec::new();
         if let Some(place) = &self.place {
@@ -31,13 +29,12 @@ impl GpuKey {
         join_or(&parts, " · ", "no PCI bus or driver recorded")
     }
 
-    /// Model, place and drivers in one line: a page's heading.
+    /// A page's heading.
     pub fn full_title(&self) -> String {
         format!("{} ({})", self.model, self.beneath())
     }
 }
 
-/// `parts` joined by `sep`, or `none` when there are no parts.
 fn join_or<S: std::borrow::Borrow<str>>(parts: &[S], sep: &str, none: &str) -> String {
     if parts.is_empty() {
         none.into()
@@ -92,7 +89,6 @@ pub fn per_gpu(folders: &[RunFolder]) -> Vec<(GpuKey, Vec<&RunFolder>)> {
     groups
 }
 
-/// How many models the groups of [`per_gpu`] hold.
 pub fn models(groups: &[(GpuKey, Vec<&RunFolder>)]) -> usize {
     crate::plot::group_in_order(groups.iter(), |g| g.0.model.clone()).len()
 }
@@ -119,8 +115,7 @@ pub(crate) fn sig(v: f64) -> String {
     crate::export::markdown::format_sig(v, 4)
 }
 
-/// A side's label: its letter and API, and its device when the two sides ran on different
-/// devices.
+/// A side's letter and API, and its device when the two sides' devices differ.
 fn side_label(side: Side, api: impl std::fmt::Display, device: &str, other: &str) -> String {
     if device == other || other.is_empty() {
         format!("{side}: {api}")
@@ -163,8 +158,8 @@ fn pr_table(prs: &[PrRow], verdicts: &[super::why::FoundVerdict]) -> Table {
     t
 }
 
-/// Per step, in how many comparisons it was held equal and in which it differed; then each
-/// unfair comparison with what differed.
+/// Per step, in how many comparisons it was held equal and in which it differed; then what
+/// differed in each unfair comparison.
 fn fairness(doc: &mut Doc, prs: &[PrRow]) {
     let fair = prs.iter().filter(|r| r.fair).count();
     doc.para(format!(
@@ -177,14 +172,14 @@ fn fairness(doc: &mut Doc, prs: &[PrRow]) {
         ("differed in", false),
     ]);
     for step in Step::ALL {
-        let prefix = format!("{}:", step.name());
+        let prefix = format!("{step}:");
         let differed: Vec<String> = prs
             .iter()
             .filter(|r| r.steps().any(|e| e.starts_with(&prefix)))
             .map(|r| full_name(&r.comparison, &r.sweep_param, &r.sweep_value))
             .collect();
         steps.rows.push(vec![
-            step.name().to_string(),
+            step.to_string(),
             format!("{} of {}", prs.len() - differed.len(), prs.len()),
             join_or(&differed, ", ", "-"),
         ]);
@@ -244,13 +239,12 @@ fn measurement_table(rows: &[MeasurementRow]) -> Table {
                 sig(m.ci_hi_s * 1e3)
             )),
             timed(format!("{} {}", sig(m.metric), m.metric_unit.unit())),
-            m.status.as_str().to_string(),
+            m.status.to_string(),
         ]);
     }
     t
 }
 
-/// Why a folder has no PR row, in words.
 pub fn why_no_pr(f: &RunFolder) -> String {
     let rows = f.measurements();
     if f.measurements.is_none() {
@@ -326,8 +320,7 @@ pub fn folder_doc(catalog: &Catalog, f: &RunFolder) -> Doc {
     doc
 }
 
-/// Whether the harness's own launch cost fell on one side of this folder's runtime rows:
-/// the calibration the run started with, flagged cases first.
+/// Whether the harness's own launch cost fell on one side of this folder's runtime rows.
 fn calibration_section(doc: &mut Doc, f: &RunFolder) {
     let Some(prs) = &f.calibration else { return };
     doc.heading(4, "Runtime calibration (harness against a plain loop)");
@@ -372,8 +365,7 @@ fn calibration_section(doc: &mut Doc, f: &RunFolder) {
     doc.table(t, "");
 }
 
-/// The vendor-baseline ratios of the folders of one GPU that have a baselines file beside
-/// them, one table per file (empty when none has one).
+/// The vendor-baseline ratios of one GPU's folders, one table per baselines file.
 pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
     let mut doc = Doc::default();
     let with_file = folders
@@ -420,7 +412,6 @@ pub fn baselines_doc(catalog: &Catalog, folders: &[&RunFolder]) -> Doc {
     doc
 }
 
-/// The overview: one line per folder.
 fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
     let mut t = Table::new(&[
         ("GPU", false),
@@ -446,7 +437,6 @@ fn overview(folders: &[(GpuKey, Vec<&RunFolder>)]) -> Table {
     t
 }
 
-/// `N GPU models (M GPUs by PCI bus and driver)`, each noun in its number.
 pub fn gpus_text(models: usize, gpus: usize) -> String {
     let s = |n: usize| if n == 1 { "" } else { "s" };
     format!(
@@ -456,7 +446,6 @@ pub fn gpus_text(models: usize, gpus: usize) -> String {
     )
 }
 
-/// The report's opening sentence: what was read and how PR, similar and fair are meant.
 pub fn intro(folders: usize, roots: &[String], models: usize, gpus: usize) -> String {
     format!(
         "{folders} run folders found under {}, on {}. PR = perf(A) / \
@@ -469,8 +458,7 @@ pub fn intro(folders: usize, roots: &[String], models: usize, gpus: usize) -> St
     )
 }
 
-/// The whole report of `folders`, with `charts` (paths relative to the report) after the
-/// overview.
+/// The whole report, with `charts` (relative to the report) after the overview.
 pub fn build(
     catalog: &Catalog,
     folders: &[RunFolder],

@@ -1,8 +1,5 @@
-//! Why a fair PR is away from 1: the verdict `clvscu explain` gave that comparison on that
-//! GPU, found among the explain folders of the same tree. Never a guess from names: a gap
-//! explain has not been run on says so, with the command that would explain it.
-//!
-//! Used by the report's "why" column.
+//! The report's "why" column: the verdict `clvscu explain` gave a fair PR away from 1 on that
+//! GPU, found among the explain folders of the same tree; never a guess from names.
 
 use std::path::PathBuf;
 
@@ -16,8 +13,7 @@ use super::ReportError;
 /// (`results/<gpu>/explain`).
 pub type FoundVerdict = (String, VerdictRow);
 
-/// Every `explain-verdicts.csv` at or below `roots` (hidden folders skipped, links not
-/// followed), with the folder each came from.
+/// Every `explain-verdicts.csv` at or below `roots` (`walk`), with its folder.
 pub fn load_verdicts(roots: &[PathBuf]) -> Result<Vec<FoundVerdict>, ReportError> {
     let mut found = Vec::new();
     for root in roots {
@@ -35,7 +31,6 @@ pub fn load_verdicts(roots: &[PathBuf]) -> Result<Vec<FoundVerdict>, ReportError
     Ok(found)
 }
 
-/// What the report says of one PR row.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Why<'v> {
     /// Not a fair OpenCL-against-CUDA PR, or one explain made itself (a rung).
@@ -86,10 +81,8 @@ pub fn why<'v>(verdicts: &'v [FoundVerdict], pr: &PrRow) -> Why<'v> {
     kernel.map_or(Why::Open, |v| explained(v, false))
 }
 
-/// The cause as a gap's table shows it: the verified cause (from a rung whose control held
-/// and, for the second stage, whose machine code reproduces the slower side's); else the
-/// largest measured machine-code difference, where one was counted; else the cause with what
-/// it lacks (a void rung's, or one of a version that did not verify).
+/// The cause as a gap's table shows it: the verified cause (see [`VerdictRow::verified`]);
+/// else that a machine-code difference was counted; else the cause with what it lacks.
 fn shown_cause(v: &VerdictRow) -> String {
     if v.verified {
         v.cause.clone()
@@ -101,7 +94,6 @@ fn shown_cause(v: &VerdictRow) -> String {
 }
 
 impl Why<'_> {
-    /// The report table's cell: the cause's short name, and where it was found.
     pub fn cell(&self) -> String {
         match self {
             Why::NotAsked | Why::AtParity => String::new(),

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 /// The file name the GPU scripts give the baselines.
 pub const BASELINES_CSV: &str = "baselines.csv";
 
-/// One vendor-library measurement.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BaselineRow {
     /// `sgemv`, `sum` or `copy`.

@@ -1,12 +1,10 @@
-//! What the family registry says of the families a row names, as plain data: the facts the
-//! outputs need and no row holds (which charts draw a family, which kernels measure memory
-//! itself, which vendor operation stands against which kernel, each variant's algorithm).
-//! The face fills it from the registry and hands it to the charts and the report, so that
-//! they read data, never the families.
+//! The registry's facts on the families a row names that the outputs need and no row holds
+//! (which charts draw a family, which kernels measure memory itself, which vendor operation
+//! stands against which kernel, each variant's algorithm), as data: the charts and the report
+//! read this, never the families.
 
 use super::words::FamilyId;
 
-/// One variant of a family.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VariantFacts {
     pub name: &'static str,
@@ -37,7 +35,6 @@ pub struct MemoryReferences {
 /// element count (`None` where the graph's depth is not known from its size).
 pub type LevelsOfSize = fn(variant: &str, elements: u64) -> Option<u64>;
 
-/// One family.
 #[derive(Debug, Clone)]
 pub struct FamilyFacts {
     pub family: FamilyId,
@@ -49,7 +46,6 @@ pub struct FamilyFacts {
     pub variants: Vec<VariantFacts>,
 }
 
-/// Every registered family's facts.
 #[derive(Debug, Clone, Default)]
 pub struct Catalog {
     pub families: Vec<FamilyFacts>,

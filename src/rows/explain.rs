@@ -9,7 +9,6 @@ pub const RUNG_SEPARATOR: &str = "::";
 /// explain's verdicts, one row per target (`explain-verdicts.csv` in its output folder).
 pub const VERDICTS_CSV: &str = "explain-verdicts.csv";
 
-/// One target's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VerdictRow {
     pub target: String,
@@ -45,7 +44,6 @@ pub struct VerdictRow {
 /// explain's rungs, one row per rung of each target (`explain.csv` in its output folder).
 pub const EXPLAIN_CSV: &str = "explain.csv";
 
-/// One rung of one target.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExplainRow {
     pub target: String,

@@ -20,7 +20,7 @@ pub struct ClassCountRow {
 /// The paper's Table V beside our counts, one row per source, API and index width.
 pub const TABLE_V_CSV: &str = "table-v.csv";
 
-/// One row of Table V: who compiled what, and the counts of the paper's classes.
+/// Who compiled what, and the counts of the paper's classes.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct TableVRow {
     /// `paper (Fang et al. 2011)` or `clvscu`.
@@ -36,6 +36,5 @@ pub struct TableVRow {
     pub flow_control: u64,
     pub data_movement: u64,
     pub synchronization: u64,
-    /// Every instruction of the kernel.
     pub total: u64,
 }

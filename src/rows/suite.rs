@@ -3,11 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The file, in the suite's folder.
 pub const SUITE_CSV: &str = "suite.csv";
 
 crate::names::named_enum! {
-    /// How a step ended.
     #[strum(serialize_all = "kebab-case")]
     pub enum StepStatus {
         /// It ran to its end (exit 0, or 3: finished with some configuration failed).
@@ -18,12 +16,10 @@ crate::names::named_enum! {
         Interrupted,
         /// It could not run here (no python3 with torch for the baselines, no run to explain).
         Skipped,
-        /// It ended with an error.
         Failed,
     }
 }
 
-/// One step's outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRow {
     pub step: String,

@@ -49,10 +49,9 @@ impl TimerKind {
 }
 
 crate::names::named_enum! {
-    /// Which compiler's program a side runs. `other` loads the program text (PTX on NVIDIA)
-    /// that the other side's compiler made for the same configuration, instead of compiling
-    /// this side's own source: the other front end's code through this API's runtime, which
-    /// tells a compiler cause from a runtime cause in one step.
+    /// Which compiler's program a side runs. `other` loads the program (PTX on NVIDIA) the
+    /// other side's compiler made for the same configuration: the other front end's code
+    /// through this API's runtime, which tells a compiler cause from a runtime cause.
     #[strum(serialize_all = "lowercase")]
     pub enum ProgramSource {
         Own,
@@ -61,10 +60,9 @@ crate::names::named_enum! {
 }
 
 crate::names::named_enum! {
-    /// The width of index arithmetic: OpenCL's work-item functions return a 64-bit `size_t`,
-    /// CUDA's built-in index variables are 32-bit. `u32` and `u64` hold one width on both
-    /// sides (through the preludes' `CLVSCU_INDEX`); `native` leaves each API its own, which is
-    /// unfair by construction.
+    /// The width of index arithmetic (OpenCL's work-item functions return a 64-bit `size_t`,
+    /// CUDA's index variables are 32-bit): `u32` and `u64` hold one width on both sides (the
+    /// preludes' `CLVSCU_INDEX`); `native` leaves each API its own, unfair by construction.
     #[strum(serialize_all = "lowercase")]
     pub enum IndexWidth {
         U32,
@@ -188,10 +186,8 @@ impl Metric {
     }
 }
 
-/// The family a variant belongs to, by name (`matvec`, `reduce`, ...).
-///
-/// Parsing, ordering and serialisation go through the registry (`families::all`), which knows
-/// every family; ordering follows the registry, so reports keep their family order.
+/// A family by name (`matvec`, `reduce`, ...). Parsing, serialisation and ordering go through
+/// the registry (`families::all`), so reports keep its family order.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FamilyId(&'static str);
 
@@ -268,12 +264,6 @@ crate::names::named_enum! {
     }
 }
 
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
 crate::names::named_enum! {
     /// Which side of a comparison a sample belongs to: `A` (the OpenCL side of an
     /// OpenCL-vs-CUDA study) or `B`. Both sides can be the same API and device.
@@ -309,7 +299,6 @@ impl ReadPath {
     }
 }
 
-/// Why a size's text is not a size.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SizeError {
     #[error("cannot read size '{text}': use ROWSxCOLS (e.g. 60989x1100), N or 2^K")]
@@ -403,10 +392,6 @@ crate::names::named_enum! {
 
 impl Step {
     pub const ALL: &'static [Step] = <Step as strum::VariantArray>::VARIANTS;
-
-    pub fn name(self) -> &'static str {
-        self.into()
-    }
 }
 
 #[cfg(test)]
@@ -421,7 +406,10 @@ mod tests {
             serde_json::from_str::<Step>(&json).unwrap(),
             Step::FirstStageCompilation
         );
-        assert_eq!(Step::NativeOptimizations.name(), "native-optimizations");
+        assert_eq!(
+            Step::NativeOptimizations.to_string(),
+            "native-optimizations"
+        );
         assert!(serde_json::from_str::<Step>("\"tuning\"").is_err());
     }
 }

@@ -1,13 +1,10 @@
 //! Did a timing move between two runs? The significance test behind `clvscu diff`.
 //!
-//! The approach is criterion's (`src/stats/` there): a resampling test of the difference
-//! between the old and the new sample gives a p-value, a bootstrap gives a confidence interval
-//! of the change, and a change is called real only when it is both significant and larger than
-//! a noise threshold, so a 0.3% shift that many samples make "significant" is still no change.
-//! Unlike criterion, which compares means with a t statistic, the statistic here is the ratio
-//! of medians: clvscu reports medians because GPU timings have a long right tail.
-//!
-//! Pure and deterministic like the rest of [`crate::stats`]: the seed is an argument.
+//! Criterion's approach (`src/stats/` there): a resampling test gives a p-value, a bootstrap a
+//! CI of the change, and a change is real only when significant and beyond a noise threshold
+//! (a 0.3% shift that many samples make "significant" is still no change). The statistic is
+//! the ratio of medians, not criterion's t statistic of means: GPU timings have a long right
+//! tail. Pure and deterministic like [`crate::stats`]: the seed is an argument.
 
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -15,17 +12,14 @@ use rand::SeedableRng;
 
 use super::{percentile_interval, resample_into, tails};
 
-/// How a change is tested.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChangeTest {
     /// Resamples of the permutation test and of the bootstrap.
     pub resamples: usize,
     /// A change is significant when its p-value is below this.
     pub significance: f64,
-    /// Relative changes within ±`noise` are no change (0.02: 2%), as criterion's
-    /// `noise_threshold`.
+    /// Relative changes within ±`noise` are no change (criterion's `noise_threshold`).
     pub noise: f64,
-    /// Confidence level of the interval of the change.
     pub confidence: f64,
     pub seed: u64,
 }
@@ -66,7 +60,6 @@ impl Verdict {
     }
 }
 
-/// The change from an old sample to a new one.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Change {
     /// New over old: `median(new) / median(old)` for times, `PR_new / PR_old` for ratios.
@@ -79,9 +72,8 @@ pub struct Change {
     pub verdict: Verdict,
 }
 
-/// The median of a buffer that may be reordered; NaN when empty, so a resample loop never
-/// needs to branch. A selection instead of a sort: the resample loops call it thousands of
-/// times per comparison, and it gives the same value as [`super::median`].
+/// [`super::median`] of a buffer that may be reordered, by selection instead of a sort (the
+/// resample loops call it thousands of times); NaN when empty, so those loops never branch.
 fn med(buf: &mut [f64]) -> f64 {
     let n = buf.len();
     if n == 0 {
@@ -159,10 +151,9 @@ fn verdict(p: f64, ci: (f64, f64), t: &ChangeTest) -> Verdict {
     }
 }
 
-/// Tests whether the times `new` differ from the times `old`; shorter is better.
-///
-/// Returns `None` when a sample is empty, a median is not a positive number, `resamples` is 0
-/// or the confidence level is not in (0, 1): no verdict is better than a made-up one.
+/// Tests whether the times `new` differ from the times `old`; shorter is better. `None` (no
+/// verdict rather than a made-up one) when a median is not a positive number (an empty
+/// sample), `resamples` is 0 or the confidence level is not in (0, 1).
 pub fn compare_times(old: &[f64], new: &[f64], t: &ChangeTest) -> Option<Change> {
     if t.resamples == 0 {
         return None;
@@ -184,14 +175,11 @@ pub fn compare_times(old: &[f64], new: &[f64], t: &ChangeTest) -> Option<Change>
     })
 }
 
-/// The change of a ratio of two sides' performances (a PR) from old to new, from the four
-/// samples of times `(old, new)` per side: `PR_new / PR_old = (b_new / b_old) / (a_new /
-/// a_old)` in medians, times `work_factor`, which carries any change of the work per run (1
-/// when both runs did the same work). Higher is better.
-///
-/// The interval is a bootstrap of all four samples; the p-value inverts it (twice the share
-/// of resampled changes on the far side of 1), since no permutation keeps the structure of
-/// four labelled samples.
+/// The change of a PR from old to new, from each side's times `(old, new)`: `PR_new / PR_old =
+/// (b_new / b_old) / (a_new / a_old)` in medians, times `work_factor` (the change of the work
+/// per run; 1 for the same work). Higher is better. The CI bootstraps all four samples; the
+/// p-value inverts it (twice the share of resampled changes beyond 1), since no permutation
+/// keeps the structure of four labelled samples.
 pub fn compare_ratio(
     a: (&[f64], &[f64]),
     b: (&[f64], &[f64]),

@@ -33,12 +33,11 @@ const RESERVED_PREFIXES: &[&str] = &["CLVSCU_", "PRAGMA_UNROLL_", "UNROLL_"];
 pub const MAX_REPS: u32 = 1_000_000;
 pub const MAX_GROUPS: u32 = 1 << 24;
 
-/// The default `turn` with the wall-clock timer. When the two APIs take turns on one GPU,
-/// the first command after a switch waits for the GPU to switch contexts (about 130 µs on an
-/// H100, measured: a 1 x 1 launch took 145 µs with the APIs alternating every repetition and
-/// 11 µs (CUDA) / 17 µs (OpenCL) with one API alone). The device clock starts after the
-/// switch; the host clock does not, so with the wall clock each side runs several
-/// repetitions in a row, the first of each turn untimed.
+/// The default `turn` with the wall-clock timer. The first command after the APIs switch on
+/// one GPU waits for a context switch (about 130 µs on an H100: a 1 x 1 launch took 145 µs
+/// with the APIs alternating and 11 µs (CUDA) / 17 µs (OpenCL) with one API alone), which the
+/// host clock counts and the device clock does not; so each side runs several repetitions in a
+/// row, the first of each turn untimed.
 pub const WALL_CLOCK_TURN: u32 = 10;
 
 fn is_number(s: &str) -> bool {
@@ -107,15 +106,13 @@ pub(super) fn second_dimension(variant: &Variant, spec: &Spec) -> Result<u32, Fi
     Ok(spec.local_y.unwrap_or(16))
 }
 
-/// How often the watchdog looks: a limit shorter than this could not be kept. The session's
-/// watchdog ticks at it; a study's limit is held against it here.
+/// How often the session's watchdog looks: a study's shorter limit could not be kept.
 pub const WATCHDOG_TICK: std::time::Duration = std::time::Duration::from_millis(50);
 
 /// The longest watchdog limit of one launch: a week. Longer is no limit at all, and a value
 /// past what a `Duration` holds (1e308 s) would otherwise end the run in a panic.
 pub const MAX_TIMEOUT_S: f64 = 7.0 * 24.0 * 3600.0;
 
-/// A watchdog limit the watchdog cannot keep, or longer than any limit.
 #[derive(Debug, thiserror::Error)]
 pub enum TimeoutError {
     #[error(
@@ -131,8 +128,7 @@ pub enum TimeoutError {
     TooLong(f64),
 }
 
-/// Refuses a watchdog limit above [`MAX_TIMEOUT_S`], or below the interval at which the
-/// watchdog looks (it could not be kept), naming the bound.
+/// Refuses a watchdog limit above [`MAX_TIMEOUT_S`] or below [`WATCHDOG_TICK`], naming the bound.
 pub fn check_timeout(seconds: f64) -> Result<(), TimeoutError> {
     if seconds < WATCHDOG_TICK.as_secs_f64() {
         return Err(TimeoutError::TooShort(seconds));

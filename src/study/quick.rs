@@ -32,7 +32,6 @@ type Setting = (&'static str, String, bool);
 /// The most grid points one command line may ask for.
 pub const MAX_POINTS: usize = 10_000;
 
-/// A command-line parameter list or range that cannot be expanded, or a grid too large.
 #[derive(Debug, thiserror::Error)]
 pub enum QuickError {
     #[error("--{param}: an empty value in '{text}'")]
@@ -202,9 +201,8 @@ impl QuickRun {
         ]
     }
 
-    /// The one parameter that varies, when it was given as a range and every other holds
-    /// one value at most: a sweep, so the run draws the sweep chart (metric against the
-    /// parameter) rather than a PR bar per value.
+    /// The one parameter that varies, when given as a range: a sweep, so the run draws the
+    /// sweep chart (metric against the parameter) rather than a PR bar per value.
     fn sweep(&self) -> Option<(&'static str, &Vec<String>, bool)> {
         let varying: Vec<_> = self
             .axes()
@@ -219,20 +217,19 @@ impl QuickRun {
 
     /// Every combination of the listed parameters: (key, value, whether TOML quotes it).
     fn grid(&self) -> Result<Vec<Vec<Setting>>, QuickError> {
-        let axes = self.axes();
         let mut grid: Vec<Vec<Setting>> = vec![Vec::new()];
-        for (key, values, quoted) in axes {
+        for (key, values, quoted) in self.axes() {
             if values.is_empty() {
                 continue;
             }
-            let mut next = Vec::new();
-            for point in &grid {
-                for v in values {
-                    let mut p = point.clone();
-                    p.push((key, v.clone(), quoted));
-                    next.push(p);
-                }
-            }
+            let next: Vec<Vec<Setting>> = grid
+                .iter()
+                .flat_map(|p| {
+                    values
+                        .iter()
+                        .map(move |v| [&p[..], &[(key, v.clone(), quoted)]].concat())
+                })
+                .collect();
             if next.len() > MAX_POINTS {
                 return Err(QuickError::TooManyPoints(next.len()));
             }

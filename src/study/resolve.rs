@@ -36,7 +36,8 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         .as_deref()
         .ok_or_else(|| field("field 'variant' is missing".into()))?;
     let variant = find_variant(family, variant_name).map_err(invalid)?;
-    let default_size = family.family().spec().default_size;
+    let rules = family.family();
+    let default_size = rules.spec().default_size;
     let matrix = resolve_matrix(spec, family).map_err(|e| field(e.to_string()))?;
     let size = match &matrix {
         // A file brings its own shape.
@@ -44,19 +45,9 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
         _ => Size::parse(spec.size.as_deref().unwrap_or(default_size))
             .map_err(|e| invalid(e.into()))?,
     };
-    variant
-        .family
-        .family()
-        .check_size(variant, size)
-        .map_err(invalid)?;
-    let local = spec
-        .local
-        .unwrap_or_else(|| family.family().default_local(variant));
-    variant
-        .family
-        .family()
-        .check_local(variant, local)
-        .map_err(invalid)?;
+    rules.check_size(variant, size).map_err(invalid)?;
+    let local = spec.local.unwrap_or_else(|| rules.default_local(variant));
+    rules.check_local(variant, local).map_err(invalid)?;
     let local_y = second_dimension(variant, spec).map_err(|e| field(e.to_string()))?;
     let (timer, wait) = clocks(spec).map_err(|e| field(e.to_string()))?;
     let unroll = launch_knobs(spec, variant).map_err(|e| field(e.to_string()))?;
@@ -106,7 +97,7 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     })
 }
 
-/// The `timer` and `wait` fields: how a side's runs are timed and waited for.
+/// The `timer` and `wait` fields.
 fn clocks(spec: &Spec) -> Result<(TimerKind, WaitMode), FieldError> {
     let timer_text = spec.timer.as_deref().unwrap_or("device-event");
     let timer = TimerKind::parse(timer_text).ok_or_else(|| {
@@ -177,7 +168,7 @@ fn timing(spec: &Spec) -> Result<(f64, f64, f64), FieldError> {
     Ok((min_time_s, max_time_s, target_ci))
 }
 
-/// The `index` width and the `program` a side compiles.
+/// The `index` and `program` fields.
 fn code_choices(spec: &Spec) -> Result<(IndexWidth, ProgramSource), FieldError> {
     let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
         .map_err(|e| FieldError::Rule(format!("field 'index': {e}")))?;

@@ -1,11 +1,9 @@
-//! The curated "reproduce the papers here" plan behind `clvscu suite`: which studies run, in
-//! which order, with which time cap, which gaps `explain` takes up, and what the report holds.
-//!
-//! The plan is data: [`STEPS`] names each step and the published experiment it reproduces. The
-//! binary runs each step as a child process of itself (a study through `clvscu run`, the gaps
-//! through `clvscu explain`), so NVIDIA's OpenCL, which can break a process's context for good,
-//! costs one step at most, and a step past its cap is stopped like a Ctrl-C (its finished
-//! comparisons kept) without stopping the suite.
+//! The "reproduce the papers here" plan behind `clvscu suite`, as data: which studies run, in
+//! which order, with which time cap, which gaps `explain` takes up, what the report holds;
+//! [`STEPS`] names each step's published experiment. Each step is a child process of the
+//! binary (`clvscu run`, `clvscu explain`), so NVIDIA's OpenCL, which can break a process's
+//! context for good, costs one step at most, and a step past its cap is stopped like a Ctrl-C
+//! (its finished comparisons kept) without stopping the suite.
 
 pub mod peaks;
 pub mod quick;
@@ -218,16 +216,14 @@ pub const STEPS: &[Step] = &[
     ),
 ];
 
-/// The study of the rule plan's `auto` steps: `matvec/auto` at every shape of the sweep and
-/// the read kernel at 2^28 floats. Carried in the binary like the built-in studies, so the
-/// plan needs no checkout.
+/// The study of the rule plan's `auto` steps (`matvec/auto` at every shape of the sweep, the
+/// read kernel at 2^28 floats), carried in the binary so the plan needs no checkout.
 const SHAPE_SWEEP_AUTO: (&str, &str) = (
     "shape-sweep-auto",
     include_str!("../../harness/experiments/shape-sweep-auto.toml"),
 );
 
-/// The seeds' CPU rows, run by the `cpu` step on the OpenCL CPU device: a study the suite
-/// carries, not one of the built-in studies.
+/// The seeds' CPU rows, for the `cpu` step: a study the suite carries, not a built-in one.
 const CPU: (&str, &str) = ("cpu", include_str!("../../harness/experiments/cpu.toml"));
 
 /// `matvec/auto`'s table measured on the GPU at hand (`--plan matvec-rule`), in the folder
@@ -316,9 +312,8 @@ impl Plan {
     }
 }
 
-/// What the steps run so far left of their caps. A step may run for its own cap and whatever
-/// the steps before it left unused: a step that a slower host makes slower borrows what a
-/// quicker step did not need, and the run as a whole still keeps to the sum of its caps.
+/// What the steps run so far left of their caps: a step may run for its own cap and what the
+/// steps before it left unused, so a slow host's run as a whole keeps to the sum of its caps.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct Slack {
     pub carried_s: f64,
@@ -338,7 +333,6 @@ impl Slack {
     }
 }
 
-/// A step or study the suite does not have, or a study text the quick pass cannot shrink.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
     #[error("no step '{step}' in the {plan} plan; its steps are: {known}")]

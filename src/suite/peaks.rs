@@ -4,10 +4,7 @@
 //!
 //! Eq. 3 in Fang et al. is cores × clock × flops per core per cycle (GTX 280: 240 × 1.296 GHz
 //! × 3 = 933.12 GFLOP/s; GTX 480: 480 × 1.401 GHz × 2 = 1344.96). Here, with a fused
-//! multiply-add counted as two flops:
-//!
-//! peak = SMs × FP32 lanes per SM × 2 × clock,
-//!
+//! multiply-add counted as two flops, peak = SMs × FP32 lanes per SM × 2 × clock:
 //! - SMs: the device's `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT` (OpenCL:
 //!   `CL_DEVICE_MAX_COMPUTE_UNITS`), as [`DeviceInfo::compute_units`];
 //! - FP32 lanes per SM: no API reports them; they follow from the compute capability the device
@@ -22,7 +19,6 @@ use std::fmt::Write;
 use crate::backend::DeviceInfo;
 use crate::rows::{MeasurementRow, Metric, Status};
 
-/// The file the suite writes the table to.
 pub const FILE: &str = "peaks.md";
 
 /// Eq. 3 with its factors, as the device gave them.

@@ -1,8 +1,7 @@
-//! `clvscu suite --quick`: each study of the suite at a small size with few repetitions. The
-//! study keeps its name, comparisons, sides and one-sided settings, so every chart and table of
-//! the full run has its quick counterpart; only sizes and timing shrink. The shrunk text is
-//! saved in each run folder as `study.toml` like any study, so a quick row always says what
-//! ran.
+//! `clvscu suite --quick`: each study at a small size with few repetitions. Names,
+//! comparisons, sides and one-sided settings stay, so every chart and table of the full run
+//! has its quick counterpart; the shrunk text is saved as each run folder's `study.toml`, so a
+//! quick row says what ran.
 
 use toml::Value;
 
@@ -12,9 +11,9 @@ use crate::families::{FamilyId, QuickSize};
 const REPS: i64 = 3;
 const WARMUP: i64 = 1;
 
-/// The study text at quick sizes and timing: each family's own (`Family::quick_size`, small
-/// sizes every kernel of the family accepts, tile multiples included). Families without one
-/// (launch, broadcast: already tiny) keep theirs.
+/// The study text at quick timing and each family's `Family::quick_size` (every kernel of the
+/// family accepts it, tile multiples included); families without one (launch, broadcast:
+/// already tiny) keep theirs.
 pub fn shrink(text: &str) -> Result<String, super::SuiteError> {
     let mut doc: toml::Table = toml::from_str(text)?;
     let default_family = family_of(doc.get("defaults"));
@@ -85,7 +84,6 @@ fn pick(small: &QuickSize, given: &str) -> String {
 /// every vector width and work-group tile the quick sizes use, so the tail stays a tail.
 const TAIL_MODULUS: u64 = 64;
 
-/// A length written as a number or a power of two (`2^20`).
 fn length(text: &str) -> Option<u64> {
     match text.strip_prefix("2^") {
         Some(k) => 1u64.checked_shl(k.parse().ok()?),

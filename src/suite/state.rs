@@ -8,7 +8,7 @@ use crate::export::csv::{read_by_name, write_rows};
 use crate::export::ExportError;
 use crate::rows::{StepRow, StepStatus, SUITE_CSV};
 
-/// The rows of `dir/suite.csv`; none when the file is missing.
+/// The rows of `dir/suite.csv`; none when it is missing.
 pub fn read(dir: &Path) -> Result<Vec<StepRow>, ExportError> {
     let path = dir.join(SUITE_CSV);
     if !path.is_file() {

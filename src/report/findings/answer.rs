@@ -17,12 +17,10 @@ pub fn pr_text(p: &PrRow) -> String {
     format!("{:.3} [{:.3}, {:.3}]", p.pr, p.pr_ci_lo, p.pr_ci_hi)
 }
 
-/// Whether a CI lies in the similar band.
 fn in_band(lo: f64, hi: f64) -> bool {
     lo >= SIMILAR_LO && hi <= SIMILAR_HI
 }
 
-/// Whether a PR is of OpenCL (side A) against CUDA (side B).
 pub fn opencl_vs_cuda(p: &PrRow) -> bool {
     p.api_a == Api::OpenCl && p.api_b == Api::Cuda
 }
@@ -52,7 +50,6 @@ pub fn fair_rows(prs: &[PrRow]) -> Vec<&PrRow> {
     })
 }
 
-/// Evaluates one check on a suite folder.
 pub fn answer(s: &SuiteFolder, measure: &Measure, rule: Rule) -> Outcome {
     if let Some(why) = measure.step().and_then(|step| step_absent(s, step)) {
         return Err(Missing(why));
@@ -112,7 +109,6 @@ fn step_absent(s: &SuiteFolder, step: &str) -> Option<String> {
     ))
 }
 
-/// Why `comparison` has no verified row in `step`.
 fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
     let failed = s
         .measurements(step)
@@ -121,7 +117,7 @@ fn comparison_absent(s: &SuiteFolder, step: &str, comparison: &str) -> String {
     if let Some(m) = failed {
         return format!(
             "comparison `{comparison}` of step `{step}` failed: {} on {}{}",
-            m.status.as_str(),
+            m.status,
             m.api.label(),
             around(" (", m.error.lines().next().unwrap_or(""), ")")
         );

@@ -75,8 +75,7 @@ impl Measure {
     }
 }
 
-/// When our number agrees with the seed's conclusion, or an explanation's check is shown: each
-/// rule is stated in words, for the findings, by [`Rule::text`].
+/// When our number agrees with the seed's conclusion (or an explanation's check is shown).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Rule {
     Similar,
@@ -140,7 +139,6 @@ impl Rule {
     }
 }
 
-/// One seed experiment.
 #[derive(Debug, Clone, Copy)]
 pub struct Experiment {
     /// Its key in [`crate::paper::QUOTES`] and [`crate::paper::FILL_ARTICLE`].

@@ -22,7 +22,6 @@ pub struct Provenance {
     pub step: String,
 }
 
-/// A suite folder, read once.
 pub struct SuiteFolder {
     pub dir: PathBuf,
     /// The GPU's name as the run's provenance or measurements give it, else the folder's name.
@@ -108,7 +107,6 @@ impl SuiteFolder {
             .filter_map(|s| self.run(&s.step).map(|r| (s.step.as_str(), r)))
     }
 
-    /// The row of `step` in `suite.csv`.
     pub fn step(&self, step: &str) -> Option<&StepRow> {
         self.steps.iter().find(|s| s.step == step)
     }

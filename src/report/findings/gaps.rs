@@ -54,7 +54,6 @@ pub fn fair_gaps(s: &SuiteFolder) -> Vec<Gap<'_>> {
     gaps
 }
 
-/// The counts of `gaps` in one sentence.
 pub fn coverage_line(gaps: &[Gap]) -> String {
     let n = gaps.len();
     if n == 0 {

@@ -1,10 +1,8 @@
-//! The findings: the seed papers' 39 experiments ([`experiments::EXPERIMENTS`]) answered by
-//! one suite folder, or by several side by side. `clvscu suite` ends by writing
-//! `findings.md` and `findings.html` into its folder ([`write_suite`]); `clvscu report
-//! --findings A B --out docs` writes the repository's `docs/findings.md`, its headline chart
-//! and the README's headline block from two suite folders and nothing else ([`write_docs`]).
-//! Every number and every statement of absence is computed from the folders; the published
-//! numbers come from [`crate::paper`].
+//! The seed papers' 39 experiments ([`experiments::EXPERIMENTS`]) answered by one suite folder
+//! (`clvscu suite` ends with [`write_suite`]) or several side by side (`report --findings A B
+//! --out docs`, [`write_docs`]: `docs/findings.md`, its headline chart and the README's
+//! headline block). Every number and statement of absence is computed from the folders; the
+//! published numbers come from [`crate::paper`].
 
 pub mod answer;
 pub mod experiments;
@@ -42,7 +40,7 @@ pub const HTML: &str = "findings.html";
 pub const HEADLINE_CHART: &str = "findings-pr";
 /// The suite's per-group charts, below its folder.
 pub const CHART_DIR: &str = "findings-charts";
-/// The suite's per-folder report, the findings' appendix.
+/// The suite's per-folder report: the findings' appendix.
 pub const APPENDIX: &str = "report-appendix.md";
 /// At most this many comparisons per chart: those farthest from PR = 1.
 const MAX_ROWS: usize = 40;
@@ -66,7 +64,7 @@ fn html(view: &View, command: &str) -> String {
     )
 }
 
-/// `text` between `before` and `after`, or nothing when `text` is empty.
+/// `text` between `before` and `after`, or nothing for an empty `text`.
 fn around(before: &str, text: &str, after: &str) -> String {
     if text.is_empty() {
         String::new()
@@ -95,7 +93,6 @@ fn groups(s: &SuiteFolder) -> Vec<(String, Vec<(String, &PrRow)>)> {
 fn draw_groups(s: &SuiteFolder, dir: &Path) -> Result<Vec<ChartView>, ReportError> {
     let mut charts = Vec::new();
     for (family, mut rows) in groups(s) {
-        // All rows, or the MAX_ROWS farthest from 1 (the caption says so).
         let total = rows.len();
         if total > MAX_ROWS {
             rows.sort_by(|a, b| (b.1.pr - 1.0).abs().total_cmp(&(a.1.pr - 1.0).abs()));
@@ -128,14 +125,14 @@ fn draw_groups(s: &SuiteFolder, dir: &Path) -> Result<Vec<ChartView>, ReportErro
     Ok(charts)
 }
 
-/// What `write_suite` wrote, and the one-page answer for the front of the suite's report.
+/// What [`write_suite`] wrote, and the one-page answer for the front of the suite's report.
 pub struct SuiteFindings {
     pub files: Vec<PathBuf>,
     pub front_page: String,
 }
 
 /// Writes `findings.md`, `findings.html` and their charts into the suite folder `dir`;
-/// `appendix` names the per-folder report beside them, when there is one.
+/// `appendix` names the per-folder report beside them.
 pub fn write_suite(dir: &Path, appendix: Option<&str>) -> Result<SuiteFindings, ReportError> {
     let s = SuiteFolder::read(dir)?;
     let charts = draw_groups(&s, &dir.join(CHART_DIR))?;
@@ -200,7 +197,7 @@ fn headline_chart(folders: &[SuiteFolder], out: &Path) -> Result<ChartView, Repo
     })
 }
 
-/// The README's headline block from the view; `chart` is the chart's path from the README.
+/// The README's headline block; `chart` is the chart's path from the README.
 pub fn headline(v: &View, chart: &str) -> String {
     let mut s = String::from("| |");
     let mut rule = String::from("|---|");
@@ -266,11 +263,10 @@ pub fn replace_block(text: &str, begin: &str, end: &str, block: &str) -> Option<
     Some(format!("{}{begin}\n{block}{}", &text[..b], &text[e..]))
 }
 
-/// What `report --findings` writes, rendered: `findings.md` and the README's block.
+/// What `report --findings` writes: `findings.md`, the README's block and `fair-gaps.md`.
 pub struct Docs {
     pub markdown: String,
     pub headline: String,
-    /// `fair-gaps.md`.
     pub gaps: String,
 }
 
@@ -331,8 +327,8 @@ pub fn render_docs(
     })
 }
 
-/// Writes `out/findings.md` and `out/findings-pr.svg` from `inputs`, and the headline block of
-/// `readme` when given. Returns the files written.
+/// Writes `out/findings.md`, `fair-gaps.md` and `findings-pr.svg` from `inputs`, and the
+/// headline block of `readme` when given; returns the files written.
 pub fn write_docs(
     inputs: &[PathBuf],
     out: &Path,
@@ -350,13 +346,19 @@ pub fn write_docs(
             })
         })
         .transpose()?;
-    let chart = readme_chart_path(out, readme);
+    // The headline chart's path as the README (in its folder) links it.
+    let chart_file = out.join(format!("{HEADLINE_CHART}.svg"));
+    let rel = readme
+        .and_then(Path::parent)
+        .filter(|p| !p.as_os_str().is_empty())
+        .and_then(|b| chart_file.strip_prefix(b).ok());
+    let chart = crate::report::html::href(rel.unwrap_or(&chart_file));
     let docs = render_docs(inputs, out, &chart)?;
     let md = out.join(MD);
     write_atomic(&md, docs.markdown.as_bytes())?;
     let gaps = out.join(GAPS_MD);
     write_atomic(&gaps, docs.gaps.as_bytes())?;
-    let mut files = vec![md, gaps, out.join(format!("{HEADLINE_CHART}.svg"))];
+    let mut files = vec![md, gaps, chart_file];
     if let (Some(readme), Some(text)) = (readme, readme_text) {
         let new = replace_block(&text, BEGIN, END, &docs.headline).ok_or_else(|| {
             ReportError::Findings(format!(
@@ -368,16 +370,6 @@ pub fn write_docs(
         files.push(readme.to_path_buf());
     }
     Ok(files)
-}
-
-/// The headline chart's path as the README (in its folder) links it.
-pub fn readme_chart_path(out: &Path, readme: Option<&Path>) -> String {
-    let file = out.join(format!("{HEADLINE_CHART}.svg"));
-    let rel = readme
-        .and_then(Path::parent)
-        .filter(|p| !p.as_os_str().is_empty())
-        .and_then(|b| file.strip_prefix(b).ok());
-    crate::report::html::href(rel.unwrap_or(&file))
 }
 
 #[cfg(test)]

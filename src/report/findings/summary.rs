@@ -39,7 +39,6 @@ pub struct CauseShare {
     pub share: String,
 }
 
-/// The one-page answer for one GPU.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Summary {
     /// "25 of 33 fair comparisons similar" or why there are none.

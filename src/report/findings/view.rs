@@ -29,8 +29,7 @@ pub struct GpuView {
     pub measured: Vec<String>,
     pub cannot: Vec<String>,
     /// Where the seed and this GPU differ: the experiments whose measured explanation
-    /// ([`super::experiments::WHY`]) this folder shows, those it does not, and those it
-    /// cannot answer.
+    /// ([`WHY`]) this folder shows, does not show, and cannot answer.
     pub why_shown: Vec<String>,
     pub why_not_shown: Vec<String>,
     pub why_cannot: Vec<String>,
@@ -59,12 +58,10 @@ pub struct ExperimentView {
     pub question: String,
     pub published: Vec<String>,
     pub checks: Vec<CheckView>,
-    /// The measured steps that account for a difference from the seed, if any.
     pub why: Option<WhyView>,
 }
 
-/// The measured explanation of a difference from a seed: what it claims and each check, whose
-/// verdict is "shown" or "not shown".
+/// The measured explanation of a difference from a seed: its claim and checks.
 #[derive(Debug, Clone, Serialize)]
 pub struct WhyView {
     pub claim: String,
@@ -136,7 +133,6 @@ pub struct View {
     pub count: usize,
 }
 
-/// How a check is read, in words.
 fn what(m: &Measure) -> String {
     match *m {
         Measure::Pr { step, comparison } => format!("PR of `{comparison}` (step `{step}`)"),
@@ -171,19 +167,16 @@ type Words = [&'static str; 3];
 const SEED: Words = ["agrees", "does not agree", "agrees when"];
 const EXPLANATION: Words = ["shown", "not shown", "shown when"];
 
-fn verdict_word(agrees: Option<bool>, words: Words) -> &'static str {
-    match agrees {
-        Some(true) => words[0],
-        Some(false) => words[1],
-        None => "no rule",
-    }
-}
-
 fn cell(o: &Outcome, words: Words) -> CellView {
     match o {
         Ok(a) => CellView {
             value: a.value.clone(),
-            verdict: verdict_word(a.agrees, words).into(),
+            verdict: match a.agrees {
+                Some(true) => words[0],
+                Some(false) => words[1],
+                None => "no rule",
+            }
+            .into(),
             causes: a
                 .causes
                 .iter()
@@ -205,7 +198,6 @@ fn cell(o: &Outcome, words: Words) -> CellView {
     }
 }
 
-/// What a folder says of an experiment's conclusion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Conclusion {
     /// Every ruled check agrees.
@@ -261,7 +253,6 @@ fn answers(folders: &[SuiteFolder], checks: &[(Measure, Rule)]) -> Vec<Vec<(Outc
         .collect()
 }
 
-/// One row per check, one cell per folder.
 fn check_views(
     checks: &[(Measure, Rule)],
     per_gpu: &[Vec<(Outcome, Rule)>],
