@@ -403,7 +403,6 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// Each export option with the file it names.
     pub fn exports(&self) -> impl Iterator<Item = (&'static str, &Option<PathBuf>)> {
         [
             ("--export-json", &self.export_json),

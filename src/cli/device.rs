@@ -99,7 +99,6 @@ pub(crate) fn studies() -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
 pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     args.devices.one_cuda_device("calibrate")?;
     let mut sides = open_pair(&args.devices, args.pair, None, RUNNING)?;

@@ -188,8 +188,6 @@ pub(crate) fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> 
     Ok(EXIT_OK)
 }
 
-/// `report --findings`: findings.md and the headline chart of the suite folders side by side,
-/// into `--out` (default docs), and the headline block of `--readme`.
 pub(crate) fn findings_cmd(
     inputs: &[PathBuf],
     out: Option<&Path>,

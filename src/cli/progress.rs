@@ -81,7 +81,8 @@ fn new_bar(total: usize) -> ProgressBar {
 }
 
 /// One line per finished comparison: its launch shape, its sides' metrics or why they
-/// failed, and its PR. The run's first line names the devices.
+/// failed, and its PR. The run's first lines name the sides: a letter is enough where both are
+/// one API.
 fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
     let Some(first) = rows.measurements.first() else {
         return;
@@ -93,7 +94,6 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .iter()
         .zip(['A', 'B'])
         .map(|(m, letter)| {
-            // The run's first lines name the sides: a letter is enough where both are one API.
             let name = if same_api {
                 letter.to_string()
             } else {

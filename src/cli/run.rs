@@ -15,6 +15,7 @@ use clvscu::terminal::{printable, printable_lines};
 use crate::cli::args::RunArgs;
 use crate::cli::every_gpu;
 use crate::cli::progress::ProgressView;
+use crate::cli::tables::end_of_run;
 
 use crate::cli::setup::{
     load_study, noise_floor_note, open_sides, out_folder, show_event, stamp_now,
@@ -39,8 +40,6 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     if args.force && !every_gpu {
         clear_run_folder(&out)?;
     }
-    // `--cuda-device all`: the study on every CUDA GPU at the same time, one process each,
-    // each into its own folder under `out`.
     let result = if !every_gpu {
         run_one(&args, &out, &stamp)
     } else if args.exports().any(|(_, path)| path.is_some()) {
@@ -117,7 +116,22 @@ fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
     for note in &report.remeasured {
         say!("resume: {}", printable_lines(note));
     }
-    print_report(&report.summary, &sides.infos(), args.show_experiments, out);
+    let all = &report.summary;
+    let table = end_of_run(
+        &all.measurements,
+        &all.prs,
+        &sides.infos(),
+        args.show_experiments,
+    );
+    say_text!("{table}");
+    say!(
+        "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
+        all.measurements.iter().filter(|m| m.status == Status::Ok).count(),
+        all.prs.len(),
+        all.skipped,
+        all.failed.len(),
+        out.display()
+    );
     print_expected_refusals(&report.summary);
     print_hint(&report.summary, out);
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
@@ -194,7 +208,6 @@ fn print_build_logs(summary: &RunSummary) {
     }
 }
 
-/// What to do next, said once the run is done.
 fn print_hint(all: &RunSummary, out: &Path) {
     let shown = out.display();
     if all.prs.is_empty() && !all.measurements.is_empty() {
@@ -281,31 +294,6 @@ fn export(args: &RunArgs, out: &Path) -> Result<()> {
             .with_context(|| format!("--export-markdown {}", path.display()))?;
     }
     Ok(())
-}
-
-fn print_report(
-    all: &RunSummary,
-    sides: &[&clvscu::backend::DeviceInfo],
-    show_experiments: bool,
-    out: &Path,
-) {
-    let ok = all
-        .measurements
-        .iter()
-        .filter(|m| m.status == Status::Ok)
-        .count();
-    say_text!(
-        "{}",
-        crate::cli::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
-    );
-    say!(
-        "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
-        ok,
-        all.prs.len(),
-        all.skipped,
-        all.failed.len(),
-        out.display()
-    );
 }
 
 /// Charts of the run folder's CSVs into its `charts/`, drawn once the run is over; a failure

@@ -1,6 +1,5 @@
-//! `clvscu suite`: the plan of [`clvscu::suite`] run step by step, each step a child process
-//! of this program (`run`, `calibrate`, `inspect`, `explain`) or of `python3` (the vendor
-//! baselines), under the step's time cap; then the peaks table and one report of the folder.
+//! `clvscu suite`: the plan of [`clvscu::suite`], each step a child process (this program, or
+//! `python3` for the vendor baselines) under its time cap; then the peaks table and one report.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,7 +28,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
     if on_every_gpu {
-        // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
     }
     if !args.resume && out.join(SUITE_CSV).exists() {
@@ -60,7 +58,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let started = std::time::Instant::now();
     for (index, step) in steps.iter().enumerate() {
         if stop_signal().is_some() {
-            // A stop between two steps: nothing runs, every finished step is recorded.
             say!("{}", resume_hint(&out));
             return Ok(EXIT_INTERRUPTED);
         }
@@ -69,7 +66,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             continue;
         }
         let allowance = slack.allowance(cap(step));
-        // How far the suite is, and the most it can take from here (no step runs past its cap).
+        // No step runs past its cap: the most the suite can take from here.
         let later: f64 = steps[index + 1..].iter().map(cap).sum();
         say!(
             "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",
@@ -82,7 +79,15 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
         let row = run_step(&args, &out, step, allowance)?;
         slack = slack.after(allowance, row.wall_s);
-        print_row(&row);
+        let code = row.exit_code.map(|c| format!(", exit {c}"));
+        let note = Some(&row.note).filter(|n| !n.is_empty());
+        say!(
+            "   {} after {:.1} s{}{}",
+            row.status,
+            row.wall_s,
+            code.unwrap_or_default(),
+            note.map(|n| format!(": {n}")).unwrap_or_default()
+        );
         let stop = row.status == StepStatus::Interrupted;
         state::record(&mut rows, row);
         state::write(&out, &rows)?;
@@ -105,7 +110,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
 }
 
-/// The file that says what a suite folder was made with (plan, mode, pair).
 const MADE_WITH: &str = "suite-options.txt";
 
 /// The options a suite's steps depend on, as one line: a quick suite resumed by the full one
@@ -139,7 +143,6 @@ fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
     Ok(())
 }
 
-/// The suite's mode as its summaries name it.
 fn mode(args: &SuiteArgs) -> &'static str {
     if args.quick {
         "quick"
@@ -151,19 +154,6 @@ fn mode(args: &SuiteArgs) -> &'static str {
 fn resume_hint(out: &Path) -> String {
     let out = out.display();
     format!("interrupted: continue with `clvscu suite --resume --out {out}`")
-}
-
-fn print_row(r: &StepRow) {
-    let code = r
-        .exit_code
-        .map(|c| format!(", exit {c}"))
-        .unwrap_or_default();
-    let note = if r.note.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", r.note)
-    };
-    say!("   {} after {:.1} s{code}{note}", r.status, r.wall_s);
 }
 
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
@@ -222,7 +212,6 @@ fn resumed_marker(earlier: &[u8]) -> String {
     )
 }
 
-/// What the step's log holds already (nothing where there is none yet).
 fn read_log(log: &Path) -> Result<Vec<u8>> {
     match std::fs::read(log) {
         Ok(bytes) => Ok(bytes),
@@ -270,7 +259,6 @@ fn run_cpu_step(
         cap_s: allowance_s.floor() as u32,
         note,
     };
-    // A resumed step's log keeps its earlier attempt above this one's.
     let earlier = read_log(&log)?;
     let mut text = String::from_utf8_lossy(&earlier).into_owned() + &resumed_marker(&earlier);
     let (mut aborted, mut failed_configs) = (Vec::new(), false);
@@ -414,7 +402,7 @@ fn run_capped(
         .stdout(file.try_clone()?)
         .stderr(file)
         .stdin(Stdio::null());
-    let mut child = children::guard(&mut command)
+    let mut child = children::guard(&mut command, libc::SIGTERM)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
     Ok(children::wait_stopping(

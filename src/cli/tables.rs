@@ -1,6 +1,5 @@
-//! What a person reads in the terminal: the list of kernel families and the tables at the end
-//! of a run, aligned by comfy-table (in Markdown's layout, so they paste into notes as they
-//! are), with each side named by its API and device and a verdict per comparison.
+//! The terminal's tables: the kernel families, and the end of a run with a verdict per
+//! comparison; in Markdown's layout, so they paste into notes as they are.
 
 use comfy_table::{
     presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table,
@@ -48,12 +47,10 @@ fn shared_unit<'r>(mut units: impl Iterator<Item = &'r str>) -> Option<&'r str> 
     units.all(|u| u == first).then_some(first)
 }
 
-/// `[lo, hi]`, each to `digits` significant digits.
 fn interval(lo: f64, hi: f64, digits: usize) -> String {
     format!("[{}, {}]", format_sig(lo, digits), format_sig(hi, digits))
 }
 
-/// A PR and its CI: `1.08 [1.07, 1.09]`.
 fn pr_with_ci(pr: f64, lo: f64, hi: f64) -> String {
     format!(
         "{} {}",
@@ -107,7 +104,11 @@ pub fn families() -> String {
                 kernel.to_string(),
                 local_range(v),
                 group_rule(v.default_groups),
-                unroll_points(v),
+                if v.unroll_points.is_empty() {
+                    "-".into()
+                } else {
+                    v.unroll_points.join(", ")
+                },
                 v.about.to_string(),
             ]);
         }
@@ -153,14 +154,6 @@ fn group_rule(rule: GroupRule) -> String {
         GroupRule::Columns => "one work-item per (x, y) column".into(),
         GroupRule::Cover2D => "one work-item per element, 2-D".into(),
         GroupRule::Grid => "one work-item per point of the launch grid".into(),
-    }
-}
-
-fn unroll_points(v: &Variant) -> String {
-    if v.unroll_points.is_empty() {
-        "-".into()
-    } else {
-        v.unroll_points.join(", ")
     }
 }
 
@@ -283,8 +276,7 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
     t
 }
 
-/// The two sides of a PR row as a verdict names them: by API, and by side where both sides
-/// run the same API.
+/// The two sides of a PR row by API, and by side where both run the same API.
 fn side_names(p: &PrRow) -> (String, String) {
     if p.api_a == p.api_b {
         (format!("{} A", p.api_a), format!("{} B", p.api_b))
