@@ -1,6 +1,5 @@
 //! The child processes of `suite` and `explain`: each in a process group of its own (a signal
-//! for one step reaches all it started, nothing else), ended when this process dies or is asked
-//! to stop.
+//! reaches all a step started, nothing else), ended when this process dies or is told to stop.
 
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command};
@@ -125,8 +124,7 @@ pub fn wait_stopping(
     }
 }
 
-/// The command line `args` without the `options` (with their values, `--opt V` or `--opt=V`)
-/// and the `flags`.
+/// `args` without the `options` (each with its value, `--opt V` or `--opt=V`) and the `flags`.
 pub fn without(
     args: impl IntoIterator<Item = String>,
     options: &[&str],

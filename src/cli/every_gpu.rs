@@ -95,8 +95,7 @@ pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
 }
 
 /// Runs `program` once per job, all at once, each output line to `emit` prefixed with its GPU:
-/// each job's exit code. Each increase of `interrupts` (the parent's Ctrl-C count) reaches
-/// every child, in its own process group, once, as one SIGINT.
+/// each exit code. Each increase of `interrupts` (Ctrl-Cs) reaches every child as one SIGINT.
 pub fn run_all(
     program: &Path,
     jobs: &[GpuJob],
@@ -235,12 +234,8 @@ pub fn run_command(out: &Path) -> Result<i32> {
 /// One report over every GPU's folder under `out`, the GPUs side by side; a report that cannot
 /// be made costs a warning, never the runs.
 fn report_over(out: &Path) {
-    match clvscu::report::write_report(
-        &[out.to_path_buf()],
-        out,
-        true,
-        &clvscu::families::catalog(),
-    ) {
+    let catalog = clvscu::families::catalog();
+    match clvscu::report::write_report(&[out.to_path_buf()], out, true, &catalog) {
         Ok(written) => say!(
             "one report over every GPU ({} run folders on {}): {} and {}",
             written.folders,

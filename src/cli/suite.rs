@@ -8,10 +8,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 
+use clvscu::export::csv::{read_rows, read_rows_if_file};
+use clvscu::report::write_report;
 use clvscu::rows::MeasurementRow;
 use clvscu::rows::{StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
 use clvscu::suite::state;
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
+use clvscu::terminal::printable;
 
 use crate::cli::args::SuiteArgs;
 use crate::cli::children::{self, stop_signal};
@@ -100,8 +103,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         Plan::Paper => finish(&args, &out, &rows)?,
         Plan::MatvecRule => finish_rule(&args, &out, &rows)?,
     }
-    // A skipped step cannot run here (no CPU device, no torch): not a configuration that
-    // failed, whatever its child's exit code said.
+    // A skipped step (no CPU device, no torch) is no failed configuration, whatever its exit code.
     let whole = rows.iter().all(|r| match r.status {
         StepStatus::Done => r.exit_code.unwrap_or(0) == 0,
         StepStatus::Skipped => true,
@@ -135,7 +137,7 @@ fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
                 "{} was made with {}; this resume asks for {now}: resume with the folder's \
                  options, or give another --out",
                 out.display(),
-                clvscu::terminal::printable(then)
+                printable(then)
             );
         }
     }
@@ -185,10 +187,7 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
         _ if capped => (StepStatus::Capped, CAPPED_NOTE.into()),
         _ => (
             StepStatus::Failed,
-            format!(
-                "see {}",
-                clvscu::terminal::printable(&log.display().to_string())
-            ),
+            format!("see {}", printable(&log.display().to_string())),
         ),
     };
     Ok(row(status, code, wall_s, note))
@@ -351,30 +350,23 @@ fn one_comparison(study: &clvscu::study::Study, id: &str) -> Vec<String> {
     args
 }
 
-/// What one comparison of a CPU step said (its part log), bytes that are not UTF-8 (a CPU
-/// runtime's own messages) replaced so the rest is kept.
+/// One CPU comparison's part log, bytes that are not UTF-8 (a CPU runtime's own) replaced.
 fn part_text(part: &Path) -> String {
     std::fs::read(part)
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default()
 }
 
-/// What a step that exited with failed configurations failed at: each status with its count and
-/// first error (a driver refusing a launch on purpose reads differently from a kernel that did
-/// not verify); the generic line where the folder holds no rows.
+/// What a step with failed configurations failed at: each status, its count and first error (a
+/// launch refused on purpose reads unlike a kernel that did not verify); else the generic line.
 fn failed_rows_note(dir: &Path) -> String {
     let generic = "some configuration failed to build, launch or verify (see its summary)";
-    let rows: Vec<MeasurementRow> =
-        match clvscu::export::csv::read_rows(&dir.join(MEASUREMENTS_CSV)) {
-            Ok(rows) => rows,
-            Err(_) => return generic.into(),
-        };
+    let Ok(rows) = read_rows::<MeasurementRow>(&dir.join(MEASUREMENTS_CSV)) else {
+        return generic.into();
+    };
     let mut failed: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
     for r in rows.iter().filter(|r| r.status != clvscu::rows::Status::Ok) {
-        let entry = failed
-            .entry(r.status.as_str())
-            .or_insert((0, r.error.as_str()));
-        entry.0 += 1;
+        failed.entry(r.status.as_str()).or_insert((0, &r.error)).0 += 1;
     }
     if failed.is_empty() {
         return generic.into();
@@ -384,7 +376,7 @@ fn failed_rows_note(dir: &Path) -> String {
         .map(|(status, (n, error))| {
             // A driver's message is not ours: escaped, it cannot move the terminal's cursor
             // or reverse the text when suite.csv or suite.md is shown.
-            let first_line = clvscu::terminal::printable(error.lines().next().unwrap_or(""));
+            let first_line = printable(error.lines().next().unwrap_or(""));
             format!("{n} of {} rows {status} ({first_line})", rows.len())
         })
         .collect();
@@ -405,20 +397,24 @@ fn run_capped(
     let mut child = children::guard(&mut command, libc::SIGTERM)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
-    Ok(children::wait_stopping(
-        &mut child,
-        Some(Duration::from_secs_f64(cap_s)),
-    )?)
+    let cap = Some(Duration::from_secs_f64(cap_s));
+    Ok(children::wait_stopping(&mut child, cap)?)
 }
 
 /// After the steps: the peaks table, the report of the whole folder, suite.md.
 fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let peak_rows: Vec<MeasurementRow> =
-        clvscu::export::csv::read_rows_if_file(&out.join("peaks").join(MEASUREMENTS_CSV))?;
-    let eq3 = cuda_device_info(args).as_ref().and_then(peaks::eq3);
+        read_rows_if_file(&out.join("peaks").join(MEASUREMENTS_CSV))?;
+    // Eq. 3 of the CUDA device the steps ran on (none where the pair does not use CUDA).
+    let list = uses_cuda(args).then(clvscu::backend::cuda::list_devices);
+    let selector = args.devices.cuda_device.as_deref();
+    let cuda = list
+        .and_then(Result::ok)
+        .and_then(|list| the_cuda_device(list, selector));
+    let eq3 = cuda.as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
-    let report = clvscu::report::write_report(
+    let report = write_report(
         &[out.to_path_buf()],
         out,
         true,
@@ -489,23 +485,18 @@ fn write_suite_md(
     Ok(())
 }
 
-/// The findings for this GPU, and the report's front page: the one-page answer, with the
-/// per-folder report moved behind it as the appendix.
+/// The findings as the report's front page, the per-folder report moved behind as the appendix.
 fn findings(out: &Path, have_report: bool) -> Result<()> {
     use clvscu::report::findings::{write_suite, APPENDIX};
-    let appendix = if have_report {
+    if have_report {
         std::fs::rename(out.join("report.md"), out.join(APPENDIX))
             .with_context(|| format!("moving report.md to {APPENDIX}"))?;
-        Some(APPENDIX)
-    } else {
-        None
-    };
-    let written = write_suite(out, appendix)?;
-    let mut front = written.front_page;
-    if let Some(appendix) = appendix {
-        front.push_str(&format!(
-            "\nEvery table and chart of every step: [{appendix}]({appendix}); the HTML report: report.html.\n"
-        ));
+    }
+    let mut front = write_suite(out, have_report.then_some(APPENDIX))?.front_page;
+    if have_report {
+        front += &format!(
+            "\nEvery table and chart of every step: [{APPENDIX}]({APPENDIX}); the HTML report: report.html.\n"
+        );
     }
     clvscu::export::write_atomic(&out.join("report.md"), front.as_bytes())?;
     Ok(())
@@ -523,17 +514,6 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         state::markdown(rows)
     );
     write_suite_md(out, &md, rows, &checks, &["suite.md"])
-}
-
-/// The CUDA device the suite ran on, for Eq. 3 (none where the pair does not use CUDA).
-fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
-    if !uses_cuda(args) {
-        return None;
-    }
-    the_cuda_device(
-        clvscu::backend::cuda::list_devices().ok()?,
-        args.devices.cuda_device.as_deref(),
-    )
 }
 
 /// The device of `list` that `--cuda-device` picks, as the CUDA backend picks it (an index,

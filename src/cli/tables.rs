@@ -95,8 +95,7 @@ pub fn families() -> String {
             &[],
         );
         for v in variants {
-            // No kernel of its own: the API's copy command, or a rule's pick at run time (the
-            // about says which).
+            // No kernel of its own: the API's copy command, or a rule's pick (the about says).
             let kernel = if v.kernel.is_empty() { "-" } else { v.kernel };
             t.add_row(vec![
                 v.name.to_string(),
@@ -341,9 +340,8 @@ pub fn verdict(p: &PrRow) -> String {
     format!("{a} ran {factor:.2} ± {spread:.2} times {word} than {b}")
 }
 
-/// Why a PR's CI is too wide to conclude from, if it is: wider than ±10% of the PR, or across
-/// an edge of the similar band (it cannot tell similar from different), or no CI at all (a
-/// side timed once has none).
+/// Why a PR's CI is too wide to conclude from: over ±10% of the PR, across an edge of the similar
+/// band (cannot tell similar from different), or none (a side timed once has none).
 fn too_wide(p: &PrRow) -> Option<String> {
     let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
     if lo.is_nan() || hi.is_nan() {
