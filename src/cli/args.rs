@@ -240,7 +240,6 @@ fn steps_help() -> String {
     format!("Run only these steps (comma-separated). The {paper}; the {rule}.")
 }
 
-/// `--plan`: a suite plan by its name.
 fn plan_parser() -> impl TypedValueParser<Value = Plan> {
     const PLANS: [Plan; 2] = [Plan::Paper, Plan::MatvecRule];
     clap::builder::PossibleValuesParser::new(PLANS.map(Plan::name)).map(|name| {
@@ -443,7 +442,6 @@ fn budget_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A factor (`--cap-scale`): positive and finite, at most [`WEEK_S`].
 fn positive_factor(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= WEEK_S => Ok(v),
@@ -556,7 +554,6 @@ pub struct TuneArgs {
 }
 
 impl DeviceArgs {
-    /// Whether `--cuda-device all` asks for every GPU.
     pub fn is_every_gpu(&self) -> bool {
         self.cuda_device.as_deref() == Some("all")
     }

@@ -51,7 +51,7 @@ pub fn guard(command: &mut Command, death: libc::c_int) -> &mut Command {
     let parent = unsafe { libc::getpid() };
     command.process_group(0);
     // SAFETY: between fork and exec only async-signal-safe calls are made (prctl, getppid,
-    // _exit, signal), and nothing is allocated.
+    // _exit), and nothing is allocated.
     unsafe {
         command.pre_exec(move || {
             if libc::prctl(libc::PR_SET_PDEATHSIG, death) != 0 {
@@ -61,9 +61,6 @@ pub fn guard(command: &mut Command, death: libc::c_int) -> &mut Command {
             if libc::getppid() != parent {
                 libc::_exit(EXIT_INTERRUPTED);
             }
-            // SIGINT ignored on entry (as a script's background job gets it) could never be
-            // trapped: no Ctrl-C would reach the child.
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
             Ok(())
         });
     }

@@ -152,12 +152,22 @@ fn exit_code(job: &GpuJob, status: std::process::ExitStatus, emit: &Emit) -> i32
 }
 
 fn spawn(program: &Path, args: &[String]) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt as _;
     let mut command = Command::new(program);
     command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    // SAFETY: signal (a sigaction) is async-signal-safe. It gives the child SIGINT's default
+    // disposition: one ignored on entry, as a background job of a script gets it, could never
+    // be trapped, so no Ctrl-C would reach it.
+    unsafe {
+        command.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     // SIGINT when this process dies: the child stops as on Ctrl-C and keeps what it finished.
     crate::cli::children::guard(&mut command, libc::SIGINT).spawn()
 }

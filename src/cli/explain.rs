@@ -100,21 +100,16 @@ fn within(path: &Path, dir: &Path) -> bool {
         return false;
     };
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut rest = Vec::new();
-    let mut at = absolute.as_path();
-    loop {
+    for at in absolute.ancestors() {
         if let Ok(real) = std::fs::canonicalize(at) {
-            let full = rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
-            return full.starts_with(&dir);
+            let rest = absolute.strip_prefix(at).unwrap_or(Path::new(""));
+            return real.join(rest).starts_with(&dir);
         }
-        match (at.parent(), at.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                at = parent;
-            }
-            _ => return false,
+        if at.file_name().is_none() {
+            break;
         }
     }
+    false
 }
 
 /// Copies the files under `from` to `to` through the safe writer; a link is refused.
@@ -353,7 +348,12 @@ fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
 /// The comparisons to explain: a run folder's fair gaps, a study's, or the command line's.
 fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     let comparisons = match target_folder(args) {
-        Some(dir) => farthest(folder_gaps(&dir, args.all)?, args.max_targets),
+        Some(dir) => {
+            let gaps = folder_gaps(&dir, args.all)?;
+            let prs: Vec<(&str, f64)> = gaps.iter().map(|(c, r)| (c.id.as_str(), r.pr)).collect();
+            let far = farthest_of(&prs, args.max_targets);
+            far.into_iter().map(|i| gaps[i].0.clone()).collect()
+        }
         None => {
             let mut run = args.run.clone();
             // A study named as TARGET is a study, not a kernel.
@@ -397,14 +397,6 @@ fn code_only_targets(
         }
     }
     Ok(found)
-}
-
-fn farthest(gaps: Vec<(Comparison, PrRow)>, max: Option<u32>) -> Vec<Comparison> {
-    let prs: Vec<(&str, f64)> = gaps.iter().map(|(c, r)| (c.id.as_str(), r.pr)).collect();
-    farthest_of(&prs, max)
-        .into_iter()
-        .map(|i| gaps[i].0.clone())
-        .collect()
 }
 
 /// The first row of each comparison of `prs`, or of the `max` farthest from parity (in
