@@ -27,24 +27,30 @@ macro_rules! say_text {
 mod cli;
 
 use clap::Parser;
+use clvscu::terminal::printable_lines;
 
 fn main() {
-    ignore_file_size_signal();
+    // A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action ends
+    // the process without a word. Ignored, the write fails with EFBIG instead, and the usual I/O
+    // error path names the file and exits 1.
+    #[cfg(unix)]
+    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it runs
+    // before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     let cli = cli::args::Cli::parse();
     let code = match cli::commands::dispatch(cli) {
         Ok(code) => code,
         Err(e) => {
-            // The error may quote study text (a comparison's name): shown escaped.
-            say_err!(
-                "error: {}",
-                clvscu::terminal::printable_lines(&e.to_string())
-            );
-            // A context that already quotes its cause ("X: Y") is not followed by Y again.
+            // Shown escaped: the error may quote study text (a comparison's name). A context
+            // that already quotes its cause ("X: Y") is not followed by Y again.
             let mut shown = e.to_string();
+            say_err!("error: {}", printable_lines(&shown));
             for cause in e.chain().skip(1) {
                 let text = cause.to_string();
                 if !shown.contains(&text) {
-                    say_err!("  caused by: {}", clvscu::terminal::printable_lines(&text));
+                    say_err!("  caused by: {}", printable_lines(&text));
                 }
                 shown = text;
             }
@@ -52,16 +58,4 @@ fn main() {
         }
     };
     std::process::exit(code);
-}
-
-/// A write past the file-size limit (`ulimit -f`) raises SIGXFSZ, whose default action ends
-/// the process without a word. Ignored, the write fails with EFBIG instead, and the usual I/O
-/// error path names the file and exits 1.
-fn ignore_file_size_signal() {
-    #[cfg(unix)]
-    // SAFETY: setting a signal's disposition to SIG_IGN installs no handler code; it runs
-    // before any other thread exists.
-    unsafe {
-        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-    }
 }

@@ -145,47 +145,53 @@ pub enum Command {
     Inspect(InspectArgs),
     /// report.md (and an HTML report) from every run folder under DIRs, grouped per GPU:
     /// measurements, PR with CI, fairness, vendor-baseline ratios, charts.
-    Report {
-        /// Run folders, or trees of them (one per node or GPU); with --findings, the suite
-        /// folders (`clvscu suite --out DIR`) to set side by side.
-        #[arg(required = true, value_name = "DIR")]
-        inputs: Vec<PathBuf>,
-        /// Folder report.md (and the HTML report) and its charts are written to (default:
-        /// clvscu-report); with --findings, the folder findings.md and its headline chart are
-        /// written to (default: docs), never one of the inputs.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Also write index.html, linking one page per run folder with its tables and charts
-        /// (SVG files beside the pages).
-        #[arg(long, conflicts_with = "findings")]
-        html: bool,
-        /// Write findings.md: every experiment of the seed papers with the published result
-        /// and each suite folder's answer, side by side, and a headline PR chart of them.
-        #[arg(long)]
-        findings: bool,
-        /// With --findings: also regenerate the headline block of this README.
-        #[arg(long, requires = "findings", value_name = "README")]
-        readme: Option<PathBuf>,
-    },
+    Report(ReportArgs),
     /// How the PR and each side's metric moved from the runs under OLD to those under NEW,
     /// with significance from the raw samples (Markdown; --out also writes diff.md, diff.csv).
-    Diff {
-        /// The earlier run folder, or a tree of them.
-        old: PathBuf,
-        /// The later run folder, or a tree of them.
-        new: PathBuf,
-        /// Also write diff.md and diff.csv into this folder.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Relative changes within this many percent are no change.
-        #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
-        noise: f64,
-        /// Exit with code 5 when NEW is worse than OLD (for CI jobs): a PR or side's metric
-        /// regressed, a side fails that did not (ok → verify-failed, or a new comparison that
-        /// fails), or a comparison of OLD is missing from NEW.
-        #[arg(long)]
-        fail_on_regression: bool,
-    },
+    Diff(DiffArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Run folders, or trees of them (one per node or GPU); with --findings, the suite
+    /// folders (`clvscu suite --out DIR`) to set side by side.
+    #[arg(required = true, value_name = "DIR")]
+    pub inputs: Vec<PathBuf>,
+    /// Folder report.md (and the HTML report) and its charts are written to (default:
+    /// clvscu-report); with --findings, the folder findings.md and its headline chart are
+    /// written to (default: docs), never one of the inputs.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also write index.html, linking one page per run folder with its tables and charts
+    /// (SVG files beside the pages).
+    #[arg(long, conflicts_with = "findings")]
+    pub html: bool,
+    /// Write findings.md: every experiment of the seed papers with the published result
+    /// and each suite folder's answer, side by side, and a headline PR chart of them.
+    #[arg(long)]
+    pub findings: bool,
+    /// With --findings: also regenerate the headline block of this README.
+    #[arg(long, requires = "findings", value_name = "README")]
+    pub readme: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The earlier run folder, or a tree of them.
+    pub old: PathBuf,
+    /// The later run folder, or a tree of them.
+    pub new: PathBuf,
+    /// Also write diff.md and diff.csv into this folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Relative changes within this many percent are no change.
+    #[arg(long, default_value_t = 2.0, value_name = "PERCENT")]
+    pub noise: f64,
+    /// Exit with code 5 when NEW is worse than OLD (for CI jobs): a PR or side's metric
+    /// regressed, a side fails that did not (ok → verify-failed, or a new comparison that
+    /// fails), or a comparison of OLD is missing from NEW.
+    #[arg(long)]
+    pub fail_on_regression: bool,
 }
 
 #[derive(Debug, Args, Clone)]
@@ -228,16 +234,12 @@ pub struct SuiteArgs {
 fn steps_help() -> String {
     let list = |plan: Plan| {
         let names: Vec<&str> = plan.steps().iter().map(|s| s.name).collect();
-        format!("the {} plan's: {}", plan.name(), names.join(", "))
+        format!("{} plan's: {}", plan.name(), names.join(", "))
     };
-    format!(
-        "Run only these steps (comma-separated). The {}; {}.",
-        list(Plan::Paper).trim_start_matches("the "),
-        list(Plan::MatvecRule)
-    )
+    let (paper, rule) = (list(Plan::Paper), list(Plan::MatvecRule));
+    format!("Run only these steps (comma-separated). The {paper}; the {rule}.")
 }
 
-/// `--plan`: a suite plan by its name.
 fn plan_parser() -> impl TypedValueParser<Value = Plan> {
     const PLANS: [Plan; 2] = [Plan::Paper, Plan::MatvecRule];
     clap::builder::PossibleValuesParser::new(PLANS.map(Plan::name)).map(|name| {
@@ -403,7 +405,6 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// Each export option with the file it names.
     pub fn exports(&self) -> impl Iterator<Item = (&'static str, &Option<PathBuf>)> {
         [
             ("--export-json", &self.export_json),
@@ -441,7 +442,6 @@ fn budget_seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// A factor (`--cap-scale`): positive and finite, at most [`WEEK_S`].
 fn positive_factor(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= WEEK_S => Ok(v),
@@ -554,7 +554,6 @@ pub struct TuneArgs {
 }
 
 impl DeviceArgs {
-    /// Whether `--cuda-device all` asks for every GPU.
     pub fn is_every_gpu(&self) -> bool {
         self.cuda_device.as_deref() == Some("all")
     }
@@ -813,8 +812,8 @@ mod tests {
                         Command::Plot { .. } => "plot",
                         Command::Merge { .. } => "merge",
                         Command::Inspect(_) => "inspect",
-                        Command::Report { .. } => "report",
-                        Command::Diff { .. } => "diff",
+                        Command::Report(_) => "report",
+                        Command::Diff(_) => "diff",
                         Command::Tune(_) => "tune",
                         Command::Explain(_) => "explain",
                         Command::Calibrate(_) => "calibrate",

@@ -1,7 +1,5 @@
-//! The child processes of `suite` and `explain`: each in a process group of its own (so a
-//! signal meant for one step reaches everything that step started, and nothing else), ended
-//! by the kernel when this process dies, and ended, group and all, when this process is asked
-//! to stop.
+//! The child processes of `suite` and `explain`: each in a process group of its own (a signal
+//! reaches all a step started, nothing else), ended when this process dies or is told to stop.
 
 use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command};
@@ -14,12 +12,10 @@ use crate::cli::stopping::EXIT_INTERRUPTED;
 static STOP_SIGNAL: AtomicI32 = AtomicI32::new(0);
 static STOPS: AtomicUsize = AtomicUsize::new(0);
 
-/// How long a child told to stop (by Ctrl-C, or its cap) gets to write what it finished before
-/// its group is killed.
+/// How long a child told to stop by Ctrl-C or its cap gets to write what it finished.
 const GRACE: Duration = Duration::from_secs(15);
 
-/// How long a child told to stop by SIGTERM or SIGHUP gets before its group is killed: the
-/// one who sent it wants the process gone, not its comparison in progress finished.
+/// The same for SIGTERM or SIGHUP: their sender wants the process gone, not its work finished.
 const TERM_GRACE: Duration = Duration::from_secs(2);
 
 extern "C" fn note_stop(signal: libc::c_int) {
@@ -48,9 +44,9 @@ pub fn stop_signal() -> Option<i32> {
     Some(STOP_SIGNAL.load(Ordering::SeqCst)).filter(|&s| s != 0)
 }
 
-/// Makes `command` a guarded child: a process group of its own, and SIGTERM from the kernel
+/// Makes `command` a guarded child: a process group of its own, and `death` from the kernel
 /// when this process dies, however it dies, instead of running on unattended.
-pub fn guard(command: &mut Command) -> &mut Command {
+pub fn guard(command: &mut Command, death: libc::c_int) -> &mut Command {
     // SAFETY: getpid has no preconditions.
     let parent = unsafe { libc::getpid() };
     command.process_group(0);
@@ -58,7 +54,7 @@ pub fn guard(command: &mut Command) -> &mut Command {
     // _exit), and nothing is allocated.
     unsafe {
         command.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, death) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             // The parent may have died before prctl ran: no signal would then ever come.
@@ -82,10 +78,10 @@ fn signal_group(child: &Child, signal: libc::c_int) {
     }
 }
 
-/// Runs a guarded `command` to its end; a stop signal to this process ends its group (see
-/// [`wait_stopping`]). The exit code, [`EXIT_INTERRUPTED`] for a child ended by a signal.
+/// Runs a guarded `command` to its end (a stop signal ends it, see [`wait_stopping`]): its exit
+/// code, [`EXIT_INTERRUPTED`] for one ended by a signal.
 pub fn run_to_end(command: &mut Command) -> std::io::Result<i32> {
-    let mut child = guard(command).spawn()?;
+    let mut child = guard(command, libc::SIGTERM).spawn()?;
     let (code, _) = wait_stopping(&mut child, None)?;
     Ok(code.unwrap_or(EXIT_INTERRUPTED))
 }
@@ -97,10 +93,9 @@ pub fn wait_stopping(
     cap: Option<Duration>,
 ) -> std::io::Result<(Option<i32>, bool)> {
     let started = Instant::now();
-    // Once the stop is passed on: when, the grace, and how many stop signals had come. SIGINT
-    // (Ctrl-C) passes on as SIGINT and the child gets [`GRACE`] to keep what it finished; SIGTERM
-    // and SIGHUP pass on as SIGTERM with [`TERM_GRACE`]. A second stop signal, or the grace
-    // running out, kills the group.
+    // Once the stop is passed on (SIGINT with [`GRACE`]; SIGTERM and SIGHUP as SIGTERM with
+    // [`TERM_GRACE`]): when, the grace, how many stop signals had come. A second stop signal, or
+    // the grace running out, kills the group.
     let mut stopping: Option<(Instant, Duration, usize)> = None;
     loop {
         if let Some(status) = child.try_wait()? {
@@ -126,8 +121,7 @@ pub fn wait_stopping(
     }
 }
 
-/// The command line `args` without the `options` (with their values, `--opt V` or `--opt=V`)
-/// and the `flags`.
+/// `args` without the `options` (each with its value, `--opt V` or `--opt=V`) and the `flags`.
 pub fn without(
     args: impl IntoIterator<Item = String>,
     options: &[&str],
@@ -138,7 +132,6 @@ pub fn without(
     while let Some(arg) = args.next() {
         let with_value = |o: &&str| arg.strip_prefix(o).is_some_and(|v| v.starts_with('='));
         if options.contains(&arg.as_str()) {
-            // The option's value goes with it.
             args.next();
         } else if !flags.contains(&arg.as_str()) && !options.iter().any(with_value) {
             kept.push(arg);

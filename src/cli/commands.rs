@@ -1,7 +1,4 @@
-//! The subcommands, at the edge: `anyhow` errors with context, human-readable output. Each
-//! command lives in its own file of `cli/`; this one only dispatches.
-
-use std::path::PathBuf;
+//! Dispatches each subcommand to its own file of `cli/` (`anyhow` errors, output for people).
 
 use anyhow::Result;
 
@@ -28,26 +25,7 @@ pub fn dispatch(cli: Cli) -> Result<i32> {
         Command::Plot { inputs, out } => files::plot_cmd(&inputs, &out),
         Command::Merge { inputs, output } => files::merge(&inputs, &output),
         Command::Inspect(args) => files::inspect_cmd(args),
-        Command::Report {
-            inputs,
-            out,
-            html,
-            findings,
-            readme,
-        } => {
-            if findings {
-                files::findings_cmd(&inputs, out.as_deref(), readme.as_deref())
-            } else {
-                let out = out.unwrap_or_else(|| PathBuf::from("clvscu-report"));
-                files::report(&inputs, &out, html)
-            }
-        }
-        Command::Diff {
-            old,
-            new,
-            out,
-            noise,
-            fail_on_regression,
-        } => files::diff(&old, &new, out.as_deref(), noise, fail_on_regression),
+        Command::Report(args) => files::report(args),
+        Command::Diff(args) => files::diff(&args),
     }
 }

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use clvscu::backend::{cuda, opencl};
 use clvscu::backend::{BackendError, DeviceInfo, Runtime};
-use clvscu::session;
+use clvscu::session::provenance::{self, GpuSnapshot};
 use clvscu::study;
 
 use crate::cli::args::{CalibrateArgs, DeviceArgs};
@@ -60,10 +60,8 @@ pub(crate) fn devices() -> Result<i32> {
         Ok(list) if list.is_empty() => say!("  no OpenCL device"),
         Ok(list) => {
             for (i, d) in list.iter().enumerate() {
-                print_device(
-                    &format!("  [{i}] {}:{}", d.platform_index, d.device_index),
-                    &d.info,
-                );
+                let at = format!("  [{i}] {}:{}", d.platform_index, d.device_index);
+                print_device(&at, &d.info);
             }
         }
         Err(e) => say!("  {e}"),
@@ -99,7 +97,6 @@ pub(crate) fn studies() -> Result<i32> {
     Ok(EXIT_OK)
 }
 
-/// `clvscu calibrate`: the harness's launch path against the plain loop, on each API.
 pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     args.devices.one_cuda_device("calibrate")?;
     let mut sides = open_pair(&args.devices, args.pair, None, RUNNING)?;
@@ -122,12 +119,7 @@ pub(crate) fn calibrate(args: &CalibrateArgs) -> Result<i32> {
     clvscu::calibrate::write(&args.out, &found, &title)?;
     let command_line: Vec<String> = std::env::args().collect();
     let infos: Vec<&DeviceInfo> = backends.iter().map(|b| b.info()).collect();
-    let mut prov = session::provenance::common(
-        &infos,
-        &sources,
-        &command_line,
-        session::provenance::GpuSnapshot::now(),
-    );
+    let mut prov = provenance::common(&infos, &sources, &command_line, GpuSnapshot::now());
     prov.study = "calibrate".into();
     clvscu::export::json::write_json_atomic(&args.out.join("provenance.json"), &prov)?;
     say!("{}", clvscu::calibrate::markdown(&found));

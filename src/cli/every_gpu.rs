@@ -1,7 +1,6 @@
-//! `--cuda-device all`: the same command once per CUDA GPU, all GPUs at the same time, one
-//! child process of this program each (a process per GPU keeps each API's driver state, its
-//! watchdog and its Ctrl-C apart), each paired with the OpenCL device at the same place on
-//! the PCI bus and writing its own folder under the command's `--out`.
+//! `--cuda-device all`: the same command on every CUDA GPU at once, a child process each (which
+//! keeps each GPU's driver state, watchdog and Ctrl-C apart), each paired with the OpenCL device
+//! at the same PCI bus and writing its own folder under the command's `--out`.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -40,7 +39,6 @@ impl GpuJob {
         format!("gpu{}", self.index)
     }
 
-    /// `gpu0: NAME (pci:BUS) -> FOLDER`.
     fn describe(&self) -> String {
         let (name, cl, folder) = (&self.name, &self.cl_device, self.folder.display());
         format!("{}: {name} ({cl}) -> {folder}", self.label())
@@ -58,7 +56,6 @@ pub fn wanted(devices: &DeviceArgs) -> Result<bool> {
     Ok(devices.is_every_gpu())
 }
 
-/// Every CUDA GPU of this machine, each with its folder under `out`.
 pub fn jobs(out: &Path) -> Result<Vec<GpuJob>> {
     let gpus = cuda::list_devices()?;
     gpus.iter()
@@ -97,9 +94,8 @@ pub fn child_args(argv: &[String], job: &GpuJob) -> Vec<String> {
     kept
 }
 
-/// Runs `program` once per job, all at once, each output line to `emit` prefixed with its GPU,
-/// and gives each job's exit code. The children run in their own process group: each increase
-/// of `interrupts` (the parent's Ctrl-C count) reaches every child once, as one SIGINT.
+/// Runs `program` once per job, all at once, each output line to `emit` prefixed with its GPU:
+/// each exit code. Each increase of `interrupts` (Ctrl-Cs) reaches every child as one SIGINT.
 pub fn run_all(
     program: &Path,
     jobs: &[GpuJob],
@@ -162,20 +158,18 @@ fn spawn(program: &Path, args: &[String]) -> std::io::Result<Child> {
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    // SAFETY: prctl only sets a flag of the new process: if this process dies, the child is
-    // told as by Ctrl-C and keeps what it finished, instead of running on unattended. signal
-    // (a sigaction) gives the child SIGINT's default disposition: one ignored on entry, as a
-    // background job of a script gets it, could never be trapped, so no Ctrl-C would reach it.
+        .stderr(Stdio::piped());
+    // SAFETY: signal (a sigaction) is async-signal-safe. It gives the child SIGINT's default
+    // disposition: one ignored on entry, as a background job of a script gets it, could never
+    // be trapped, so no Ctrl-C would reach it.
     unsafe {
         command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGINT);
             libc::signal(libc::SIGINT, libc::SIG_DFL);
             Ok(())
         });
     }
-    command.spawn()
+    // SIGINT when this process dies: the child stops as on Ctrl-C and keeps what it finished.
+    crate::cli::children::guard(&mut command, libc::SIGINT).spawn()
 }
 
 fn forward_lines(
@@ -250,12 +244,8 @@ pub fn run_command(out: &Path) -> Result<i32> {
 /// One report over every GPU's folder under `out`, the GPUs side by side; a report that cannot
 /// be made costs a warning, never the runs.
 fn report_over(out: &Path) {
-    match clvscu::report::write_report(
-        &[out.to_path_buf()],
-        out,
-        true,
-        &clvscu::families::catalog(),
-    ) {
+    let catalog = clvscu::families::catalog();
+    match clvscu::report::write_report(&[out.to_path_buf()], out, true, &catalog) {
         Ok(written) => say!(
             "one report over every GPU ({} run folders on {}): {} and {}",
             written.folders,

@@ -8,8 +8,9 @@ use std::sync::atomic::Ordering;
 use anyhow::{bail, Context, Result};
 
 use clvscu::explain::ladder::not_a_target;
+use clvscu::explain::machine_code;
 use clvscu::explain::profile;
-use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs};
+use clvscu::explain::run::{self as explain_run, ExplainPlan, SwapRungs, LADDER_DIR};
 use clvscu::explain::{TargetExplanation, PARITY};
 use clvscu::rows::{PrRow, PRS_CSV};
 use clvscu::session::provenance::GIT_COMMIT;
@@ -18,6 +19,7 @@ use clvscu::study::{self, Comparison, Study};
 use clvscu::terminal::printable;
 
 use crate::cli::args::ExplainArgs;
+use crate::cli::children;
 use crate::cli::progress::ProgressView;
 use crate::cli::setup::{load_study, open_sides, out_folder, show_event, stamp_now};
 use crate::cli::stopping::{interrupt_flag, start_watchdog};
@@ -25,7 +27,13 @@ use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK};
 
 pub fn run(args: ExplainArgs) -> Result<i32> {
     args.run.devices.one_cuda_device("explain")?;
-    refuse_exports(&args)?;
+    // explain writes its own files: an export option is refused, not ignored.
+    if let Some((option, _)) = args.run.exports().find(|(_, path)| path.is_some()) {
+        bail!(
+            "explain does not take {option}: its rows are in explain.csv and \
+             explain-verdicts.csv of its folder (export a rung's run folder with `clvscu run`)"
+        );
+    }
     if let Some(dir) = &args.from {
         verdicts(&redraw_folder(dir, args.run.out.as_deref())?)?;
         return Ok(EXIT_OK);
@@ -35,7 +43,7 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
     if let Some(part) = args.part.as_deref() {
         return run_part(&args, targets, &out, part);
     }
-    if !args.run.resume && out.join(explain_run::LADDER_DIR).exists() {
+    if !args.run.resume && out.join(LADDER_DIR).exists() {
         bail!(
             "{} holds an earlier explain: continue it with --resume, or give another --out",
             out.display()
@@ -46,61 +54,39 @@ pub fn run(args: ExplainArgs) -> Result<i32> {
         .map(|(_, row)| row)
         .collect();
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    let code_only_csv = out.join(clvscu::explain::machine_code::CODE_ONLY_CSV);
-    clvscu::export::csv::write_rows(&code_only_csv, &code_only)?;
+    clvscu::export::csv::write_rows(&out.join(machine_code::CODE_ONLY_CSV), &code_only)?;
     run_parts(&out, !args.no_profile)
-}
-
-/// explain writes its own files (explain.csv, explain-verdicts.csv, explain.md); an export
-/// option it would ignore is refused rather than accepted without effect.
-fn refuse_exports(args: &ExplainArgs) -> Result<()> {
-    if let Some((option, _)) = args.run.exports().find(|(_, path)| path.is_some()) {
-        bail!(
-            "explain does not take {option}: its rows are in explain.csv and \
-             explain-verdicts.csv of its folder (export a rung's run folder with `clvscu run`)"
-        );
-    }
-    Ok(())
 }
 
 /// The folder `--from DIR` writes its verdicts into: DIR, or with `--out` a copy of DIR's rungs,
 /// so a folder given only to be read is never written. A DIR without a ladder is an error.
 fn redraw_folder(dir: &Path, out: Option<&Path>) -> Result<PathBuf> {
+    let from = dir.display();
     if !dir.is_dir() {
-        bail!("--from {}: no such folder", dir.display());
+        bail!("--from {from}: no such folder");
     }
-    if !dir.join(explain_run::LADDER_DIR).is_dir() {
+    if !dir.join(LADDER_DIR).is_dir() {
         bail!(
-            "--from {}: holds no explain ladder ({}/); give a folder `clvscu explain` wrote",
-            dir.display(),
-            explain_run::LADDER_DIR
+            "--from {from}: holds no explain ladder ({LADDER_DIR}/); give a folder \
+             `clvscu explain` wrote"
         );
     }
     let (prs, _) = explain_run::read_folder_rows(dir)
-        .with_context(|| format!("reading the rungs under {}", dir.display()))?;
+        .with_context(|| format!("reading the rungs under {from}"))?;
     if prs.is_empty() {
-        bail!(
-            "--from {}: its ladder holds no rung with a PR",
-            dir.display()
-        );
+        bail!("--from {from}: its ladder holds no rung with a PR");
     }
     let Some(out) = out else {
         return Ok(dir.to_path_buf());
     };
     if std::fs::canonicalize(dir).ok() != std::fs::canonicalize(out).ok() {
+        let shown = out.display();
         if within(out, dir) {
             // The copy would be part of what it copies, again and again.
-            bail!(
-                "--out {}: inside --from {}; give a folder outside the one read",
-                out.display(),
-                dir.display()
-            );
+            bail!("--out {shown}: inside --from {from}; give a folder outside the one read");
         }
         if std::fs::read_dir(out).is_ok_and(|mut d| d.next().is_some()) {
-            bail!(
-                "--out {}: already exists and is not empty; give a new folder",
-                out.display()
-            );
+            bail!("--out {shown}: already exists and is not empty; give a new folder");
         }
         copy_rungs(dir, out)?;
     }
@@ -114,21 +100,16 @@ fn within(path: &Path, dir: &Path) -> bool {
         return false;
     };
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut rest = Vec::new();
-    let mut at = absolute.as_path();
-    loop {
+    for at in absolute.ancestors() {
         if let Ok(real) = std::fs::canonicalize(at) {
-            let full = rest.iter().rev().fold(real, |p: PathBuf, c| p.join(c));
-            return full.starts_with(&dir);
+            let rest = absolute.strip_prefix(at).unwrap_or(Path::new(""));
+            return real.join(rest).starts_with(&dir);
         }
-        match (at.parent(), at.file_name()) {
-            (Some(parent), Some(name)) => {
-                rest.push(name.to_os_string());
-                at = parent;
-            }
-            _ => return false,
+        if at.file_name().is_none() {
+            break;
         }
     }
+    false
 }
 
 /// Copies the files under `from` to `to` through the safe writer; a link is refused.
@@ -153,17 +134,16 @@ fn copy_rungs(from: &Path, to: &Path) -> Result<()> {
 
 /// The file the `ladder` part leaves the NVRTC-PTX rungs in, one id a line, for the parent.
 const PENDING: &str = "pending-swaps.txt";
-/// The `--part` value of every pass but the NVRTC-PTX rungs.
+// The `--part` values: every pass but the NVRTC-PTX rungs; reading each runtime's machine code;
+// the run ncu watches (`explain::profile`).
 const LADDER_PART: &str = "ladder";
-/// The `--part` value of the process that reads each runtime's machine code.
 const MACHINE_CODE_PART: &str = "machine-code";
-/// The `--part` value of the run ncu watches (`explain::profile`).
 const PROFILE_PART: &str = "profile";
 
 /// The parent: each part in a process of its own, one after another, then the verdicts. A
 /// stop signal to it ends the running part's process group (see `children`).
 fn run_parts(out: &Path, profile: bool) -> Result<i32> {
-    crate::cli::children::catch_stop_signals();
+    children::catch_stop_signals();
     let code = run_part_process(out, LADDER_PART, &[])?;
     if code == EXIT_INTERRUPTED {
         return Ok(code);
@@ -182,7 +162,7 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
     if profile {
         profile_with_ncu(out)?;
     }
-    if crate::cli::children::stop_signal().is_some() {
+    if children::stop_signal().is_some() {
         return Ok(EXIT_INTERRUPTED);
     }
     let missing = verdicts(out)?
@@ -202,7 +182,7 @@ fn run_parts(out: &Path, profile: bool) -> Result<i32> {
 /// The machine-code part, in a process of its own whose CUDA compute cache is an empty folder of
 /// `out` (the driver reads `CUDA_CACHE_PATH` once, at start), removed afterwards.
 fn run_machine_code_part(out: &Path) -> Result<i32> {
-    let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
+    let cache = out.join(machine_code::CACHE_DIR);
     if cache.exists() {
         std::fs::remove_dir_all(&cache).with_context(|| format!("clearing {}", cache.display()))?;
     }
@@ -231,7 +211,7 @@ fn profile_with_ncu(out: &Path) -> Result<()> {
     let mut args = profile::ncu_arguments(&out.join(profile::RAW_FILE));
     args.push(exe.display().to_string());
     args.extend(part);
-    let status = crate::cli::children::run_to_end(std::process::Command::new(&ncu).args(&args))
+    let status = children::run_to_end(std::process::Command::new(&ncu).args(&args))
         .with_context(|| format!("running {}", ncu.display()))?;
     let status = format!("exit {status}");
     let version = std::process::Command::new(&ncu).arg("--version").output();
@@ -261,8 +241,7 @@ fn run_profile_part(args: &ExplainArgs, targets: &[Comparison], out: &Path) -> R
     Ok(EXIT_OK)
 }
 
-/// The machine-code part, in this process: the targets' and the code-only gaps' code, then the
-/// replays.
+/// The machine-code part, in this process: the targets' and code-only gaps' code, then replays.
 fn run_machine_code_part_here(
     args: &ExplainArgs,
     targets: Vec<Comparison>,
@@ -270,16 +249,12 @@ fn run_machine_code_part_here(
 ) -> Result<i32> {
     let sources = args.run.devices.sources()?;
     let mut sides = open_sides(&args.run)?;
-    let cache = out.join(clvscu::explain::machine_code::CACHE_DIR);
-    let capped = clvscu::explain::machine_code::capped_rungs(out);
+    let cache = out.join(machine_code::CACHE_DIR);
+    let capped = machine_code::capped_rungs(out);
     let mut all = targets;
     all.extend(code_only_targets(args, &all)?.into_iter().map(|(c, _)| c));
-    let budget = args
-        .code_budget
-        .map_or(clvscu::explain::machine_code::BUDGET_S, f64::from);
-    clvscu::explain::machine_code::collect(
-        &all, &capped, out, &sources, &mut sides, &cache, budget,
-    )?;
+    let budget = args.code_budget.map_or(machine_code::BUDGET_S, f64::from);
+    machine_code::collect(&all, &capped, out, &sources, &mut sides, &cache, budget)?;
     // The replays after the code: their own builds would otherwise be in the private
     // cache before the targets' builds that share a kernel file.
     if let Err(e) = clvscu::explain::replay::collect(&all, &sources, &mut sides, out) {
@@ -337,9 +312,9 @@ fn run_part_process(out: &Path, part: &str, env: &[(&str, String)]) -> Result<i3
     let (exe, args) = part_command_line(out, part)?;
     let mut command = std::process::Command::new(&exe);
     command.args(&args).envs(env.iter().map(|(k, v)| (k, v)));
-    let code = crate::cli::children::run_to_end(&mut command)
+    let code = children::run_to_end(&mut command)
         .with_context(|| format!("running {} for {part}", exe.display()))?;
-    if crate::cli::children::stop_signal().is_some() {
+    if children::stop_signal().is_some() {
         // Stopped from outside: whatever the part said, the explain stops here.
         return Ok(EXIT_INTERRUPTED);
     }
@@ -359,7 +334,7 @@ fn part_command_line(out: &Path, part: &str) -> Result<(PathBuf, Vec<String>)> {
 
 /// The command line again, resuming `out`: its own `--out` and `--resume` replaced.
 fn resume_arguments(args: impl Iterator<Item = String>, out: &Path) -> Vec<String> {
-    let mut kept = crate::cli::children::without(args, &["--out", "--part"], &["--resume"]);
+    let mut kept = children::without(args, &["--out", "--part"], &["--resume"]);
     kept.extend(["--resume".into(), "--out".into(), out.display().to_string()]);
     kept
 }
@@ -373,7 +348,12 @@ fn target_folder(args: &ExplainArgs) -> Option<PathBuf> {
 /// The comparisons to explain: a run folder's fair gaps, a study's, or the command line's.
 fn targets(args: &ExplainArgs) -> Result<Vec<Comparison>> {
     let comparisons = match target_folder(args) {
-        Some(dir) => farthest(folder_gaps(&dir, args.all)?, args.max_targets),
+        Some(dir) => {
+            let gaps = folder_gaps(&dir, args.all)?;
+            let prs: Vec<(&str, f64)> = gaps.iter().map(|(c, r)| (c.id.as_str(), r.pr)).collect();
+            let far = farthest_of(&prs, args.max_targets);
+            far.into_iter().map(|i| gaps[i].0.clone()).collect()
+        }
         None => {
             let mut run = args.run.clone();
             // A study named as TARGET is a study, not a kernel.
@@ -417,14 +397,6 @@ fn code_only_targets(
         }
     }
     Ok(found)
-}
-
-fn farthest(gaps: Vec<(Comparison, PrRow)>, max: Option<u32>) -> Vec<Comparison> {
-    let prs: Vec<(&str, f64)> = gaps.iter().map(|(c, r)| (c.id.as_str(), r.pr)).collect();
-    farthest_of(&prs, max)
-        .into_iter()
-        .map(|i| gaps[i].0.clone())
-        .collect()
 }
 
 /// The first row of each comparison of `prs`, or of the `max` farthest from parity (in
@@ -489,28 +461,19 @@ fn folder_gaps(dir: &Path, all: bool) -> Result<Vec<(Comparison, PrRow)>> {
 
 /// The verdicts of the rungs under `out`: written, drawn and printed.
 fn verdicts(out: &Path) -> Result<Vec<TargetExplanation>> {
-    let (explanations, files) = explain_run::write_outputs(out)
+    let (all, files) = explain_run::write_outputs(out)
         .with_context(|| format!("reading the rungs under {}", out.display()))?;
-    let charts = draw_charts(out)?;
-    print_verdicts(&explanations, &files, charts);
-    Ok(explanations)
-}
-
-fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
     let (prs, measurements) = explain_run::read_folder_rows(out)?;
     let dir = out.join("charts");
     clvscu::export::safe::prepare_dir(&dir, true)?;
-    Ok(clvscu::plot::waterfall::draw(
+    let charts = clvscu::plot::waterfall::draw(
         &clvscu::explain::waterfall::bars_per_target(&prs),
         &measurements,
         &dir,
         &[clvscu::plot::Format::Png, clvscu::plot::Format::Svg],
-    )?)
-}
-
-fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<PathBuf>) {
+    )?;
     let mut table = crate::cli::tables::table(&["target", "device", "PR [CI]", "verdict"], &[2]);
-    for t in all {
+    for t in &all {
         table.add_row(vec![
             printable(&t.target).into_owned(),
             t.device.clone(),
@@ -523,6 +486,7 @@ fn print_verdicts(all: &[TargetExplanation], files: &[PathBuf], charts: Vec<Path
         say!("wrote {}", f.display());
     }
     say!("charts: {} waterfall files", charts.len());
+    Ok(all)
 }
 
 #[cfg(test)]

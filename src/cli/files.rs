@@ -1,5 +1,4 @@
-//! The commands over folders already written: `plot`, `merge`, `inspect`, `report` (and its
-//! findings) and `diff`.
+//! `plot`, `merge`, `inspect`, `report` (and its findings) and `diff`.
 
 use std::path::{Path, PathBuf};
 
@@ -15,7 +14,7 @@ use clvscu::plot::input::CsvKind;
 use clvscu::rows::{MeasurementRow, PrRow, SampleRow};
 use clvscu::terminal::{printable, printable_lines};
 
-use crate::cli::args::InspectArgs;
+use crate::cli::args::{DiffArgs, InspectArgs, ReportArgs};
 
 use crate::cli::stopping::{EXIT_INTERRUPTED, EXIT_OK, EXIT_REGRESSED};
 
@@ -86,9 +85,8 @@ pub(crate) fn merge(inputs: &[PathBuf], output: &Path) -> Result<i32> {
 pub(crate) fn inspect_cmd(args: InspectArgs) -> Result<i32> {
     use clvscu::inspect::cache::PRIVATE_CACHE_ENV;
     args.devices.one_cuda_device("inspect")?;
-    // With --sass, OpenCL's SASS is the code NVIDIA's OpenCL built itself, taken from a
-    // private compute cache: the driver reads CUDA_CACHE_PATH once, at start, so this runs
-    // again in a process of its own with the cache folder set.
+    // With --sass, OpenCL's SASS is read from a private compute cache: the driver reads
+    // CUDA_CACHE_PATH once, at start, so this runs again in a process of its own with it set.
     if args.sass && std::env::var_os(PRIVATE_CACHE_ENV).is_none() {
         let cache = args.out.join(".compute-cache");
         clvscu::export::safe::prepare_dir(&args.out, true)?;
@@ -163,8 +161,20 @@ fn optional<B>(
     }
 }
 
-pub(crate) fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> {
-    let written = clvscu::report::write_report(inputs, out, html, &clvscu::families::catalog())?;
+pub(crate) fn report(args: ReportArgs) -> Result<i32> {
+    if args.findings {
+        let out = args.out.as_deref().unwrap_or(Path::new("docs"));
+        for f in clvscu::report::findings::write_docs(&args.inputs, out, args.readme.as_deref())? {
+            say!("{}", f.display());
+        }
+        return Ok(EXIT_OK);
+    }
+    let (out, html) = (
+        args.out.as_deref().unwrap_or(Path::new("clvscu-report")),
+        args.html,
+    );
+    let written =
+        clvscu::report::write_report(&args.inputs, out, html, &clvscu::families::catalog())?;
     say!(
         "{} run folders on {}:",
         written.folders,
@@ -188,29 +198,9 @@ pub(crate) fn report(inputs: &[PathBuf], out: &Path, html: bool) -> Result<i32> 
     Ok(EXIT_OK)
 }
 
-/// `report --findings`: findings.md and the headline chart of the suite folders side by side,
-/// into `--out` (default docs), and the headline block of `--readme`.
-pub(crate) fn findings_cmd(
-    inputs: &[PathBuf],
-    out: Option<&Path>,
-    readme: Option<&Path>,
-) -> Result<i32> {
-    let out = out.unwrap_or(Path::new("docs"));
-    let written = clvscu::report::findings::write_docs(inputs, out, readme)?;
-    for f in written {
-        say!("{}", f.display());
-    }
-    Ok(EXIT_OK)
-}
-
-pub(crate) fn diff(
-    old: &Path,
-    new: &Path,
-    out: Option<&Path>,
-    noise_pct: f64,
-    fail_on_regression: bool,
-) -> Result<i32> {
+pub(crate) fn diff(args: &DiffArgs) -> Result<i32> {
     use clvscu::report::{diff, markdown};
+    let (old, new, out, noise_pct) = (&args.old, &args.new, args.out.as_deref(), args.noise);
     if !(noise_pct.is_finite() && noise_pct >= 0.0) {
         bail!("--noise {noise_pct}: expected a percentage of 0 or more");
     }
@@ -222,7 +212,7 @@ pub(crate) fn diff(
         noise: noise_pct / 100.0,
         ..Default::default()
     };
-    let d = diff::diff(&[old.to_path_buf()], &[new.to_path_buf()], &test)?;
+    let d = diff::diff(std::slice::from_ref(old), std::slice::from_ref(new), &test)?;
     let md = markdown::render(&diff::doc(
         &d,
         &old.display().to_string(),
@@ -234,16 +224,11 @@ pub(crate) fn diff(
         clvscu::export::write_atomic(&dir.join("diff.csv"), &diff::csv(&d)?)?;
         say_err!("wrote diff.md and diff.csv in {}", dir.display());
     }
-    Ok(if fail_on_regression {
-        regression_code(&d)
-    } else {
-        EXIT_OK
-    })
-}
-
-/// [`EXIT_REGRESSED`] when NEW is worse than OLD in any way, each named on stderr: a quantity
-/// that regressed, a side that fails now, or a comparison missing from NEW (lost work); else 0.
-fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
+    if !args.fail_on_regression {
+        return Ok(EXIT_OK);
+    }
+    // NEW is worse than OLD in any way, each named on stderr: a quantity that regressed, a side
+    // that fails now, or a comparison missing from NEW (lost work).
     let regressed = clvscu::stats::change::Verdict::Regressed.as_str();
     let rows: Vec<_> = d.rows.iter().filter(|r| r.verdict == regressed).collect();
     for r in &rows {
@@ -261,9 +246,6 @@ fn regression_code(d: &clvscu::report::diff::Diff) -> i32 {
     for r in &d.removed {
         say_err!("regressed: missing from NEW: {}", printable(r));
     }
-    if rows.is_empty() && d.new_failures.is_empty() && d.removed.is_empty() {
-        EXIT_OK
-    } else {
-        EXIT_REGRESSED
-    }
+    let whole = rows.is_empty() && d.new_failures.is_empty() && d.removed.is_empty();
+    Ok(if whole { EXIT_OK } else { EXIT_REGRESSED })
 }

@@ -1,6 +1,5 @@
-//! The binary's room: the command line (`args`), one file per subcommand that needs more than
-//! a call into the library, and what they share (children, stopping, tables, setup). Nothing
-//! here is part of the library: `clvscu` the crate is usable without it.
+//! The binary: the command line (`args`), a file per subcommand that needs more than a call into
+//! the library, and what they share. None of it is the library, which is usable without it.
 
 pub mod args;
 pub mod children;

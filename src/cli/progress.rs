@@ -1,6 +1,5 @@
-//! How a run's progress shows: a bar on a terminal, a line per measured comparison where
-//! stderr is no terminal, nothing with `--quiet`. The library only tells its [`Progress`];
-//! drawing it is the face's job.
+//! How a run's [`Progress`] shows: a bar on a terminal, else a line per measured comparison,
+//! nothing with `--quiet`.
 
 use std::cell::RefCell;
 
@@ -34,7 +33,12 @@ impl ProgressView {
         match progress {
             Progress::Started { total } if self.on_terminal => {
                 self.clear();
-                *self.bar.borrow_mut() = Some(new_bar(total));
+                let bar = ProgressBar::new(total as u64);
+                let template = "{bar:30} {pos}/{len} {elapsed_precise} (ETA {eta}) {msg}";
+                if let Ok(style) = ProgressStyle::with_template(template) {
+                    bar.set_style(style);
+                }
+                *self.bar.borrow_mut() = Some(bar);
             }
             Progress::Measuring { id } => {
                 self.with_bar(|b| b.set_message(printable(id).into_owned()))
@@ -70,18 +74,8 @@ impl Drop for ProgressView {
     }
 }
 
-fn new_bar(total: usize) -> ProgressBar {
-    let bar = ProgressBar::new(total as u64);
-    if let Ok(style) =
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} (ETA {eta}) {msg}")
-    {
-        bar.set_style(style);
-    }
-    bar
-}
-
-/// One line per finished comparison: its launch shape, its sides' metrics or why they
-/// failed, and its PR. The run's first line names the devices.
+/// One line per finished comparison: launch shape, each side's metric or failure, PR. The run's
+/// first lines name the sides: a letter is enough where both are one API.
 fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
     let Some(first) = rows.measurements.first() else {
         return;
@@ -93,7 +87,6 @@ fn print_progress(done: usize, total: usize, rows: &ComparisonRows) {
         .iter()
         .zip(['A', 'B'])
         .map(|(m, letter)| {
-            // The run's first lines name the sides: a letter is enough where both are one API.
             let name = if same_api {
                 letter.to_string()
             } else {

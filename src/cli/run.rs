@@ -15,6 +15,7 @@ use clvscu::terminal::{printable, printable_lines};
 use crate::cli::args::RunArgs;
 use crate::cli::every_gpu;
 use crate::cli::progress::ProgressView;
+use crate::cli::tables::end_of_run;
 
 use crate::cli::setup::{
     load_study, noise_floor_note, open_sides, out_folder, show_event, stamp_now,
@@ -34,13 +35,10 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
     // The study's name is the user's text: as a slug it cannot leave the folder.
     let out = out_folder(args.out.as_deref(), &plot::slug(&study.name), &stamp)?;
     let every_gpu = every_gpu::wanted(&args.devices)?;
-    // With every GPU, `out` holds a run folder per GPU: each GPU's run gets `--force` and
-    // starts afresh in its own.
+    // With every GPU, each GPU's run gets `--force` and starts afresh in its own folder.
     if args.force && !every_gpu {
         clear_run_folder(&out)?;
     }
-    // `--cuda-device all`: the study on every CUDA GPU at the same time, one process each,
-    // each into its own folder under `out`.
     let result = if !every_gpu {
         run_one(&args, &out, &stamp)
     } else if args.exports().any(|(_, path)| path.is_some()) {
@@ -53,8 +51,7 @@ pub(crate) fn run(args: RunArgs) -> Result<i32> {
         every_gpu::run_command(&out)
     };
     if result.is_err() && args.out.is_none() {
-        // A default folder the run never wrote to is not left behind (only an empty one
-        // can be removed).
+        // A default folder never written to is not left behind (only an empty one can go).
         let _ = std::fs::remove_dir(&out);
     }
     result
@@ -117,9 +114,42 @@ fn run_one(args: &RunArgs, out: &Path, stamp: &str) -> Result<i32> {
     for note in &report.remeasured {
         say!("resume: {}", printable_lines(note));
     }
-    print_report(&report.summary, &sides.infos(), args.show_experiments, out);
-    print_expected_refusals(&report.summary);
-    print_hint(&report.summary, out);
+    let all = &report.summary;
+    let table = end_of_run(
+        &all.measurements,
+        &all.prs,
+        &sides.infos(),
+        args.show_experiments,
+    );
+    say_text!("{table}");
+    say!(
+        "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
+        all.measurements.iter().filter(|m| m.status == Status::Ok).count(),
+        all.prs.len(),
+        all.skipped,
+        all.failed.len(),
+        shown
+    );
+    // Launches the driver refused as the study expects: recorded, in no PR, no failure.
+    if !all.refused_as_expected.is_empty() {
+        say!(
+            "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
+            all.refused_as_expected.len()
+        );
+        for r in &all.refused_as_expected {
+            say!("  {}", printable_lines(r));
+        }
+    }
+    if all.prs.is_empty() && !all.measurements.is_empty() {
+        say!(
+            "hint: one side only, so no Performance Ratio. With an NVIDIA GPU (OpenCL and CUDA) \
+             the same command compares both; --pair opencl-opencl checks the harness on one device."
+        );
+    }
+    say!(
+        "next: {shown}/summary.md has these tables; clvscu plot {shown} --out {shown}/charts \
+         redraws the charts; clvscu run FAMILY/VARIANT --local 64,128,256 compares one kernel."
+    );
     if args.pair.is_none() && sides.b.as_ref().is_some_and(|b| b.api() == sides.a.api()) {
         say!("{}", noise_floor_note());
     }
@@ -163,20 +193,6 @@ pub(crate) fn exit_code(summary: &RunSummary, out: &Path) -> i32 {
     }
 }
 
-/// The launches the driver refused as the study expects: recorded, in no PR, no failure.
-fn print_expected_refusals(summary: &RunSummary) {
-    if summary.refused_as_expected.is_empty() {
-        return;
-    }
-    say!(
-        "{} launch(es) refused by the driver as the study expects (recorded as refused, in no PR):",
-        summary.refused_as_expected.len()
-    );
-    for r in &summary.refused_as_expected {
-        say!("  {}", printable_lines(r));
-    }
-}
-
 /// The compiler's own words for each distinct build failure, with the user's file names and
 /// line numbers (the sources carry `#line` directives).
 fn print_build_logs(summary: &RunSummary) {
@@ -192,21 +208,6 @@ fn print_build_logs(summary: &RunSummary) {
             );
         }
     }
-}
-
-/// What to do next, said once the run is done.
-fn print_hint(all: &RunSummary, out: &Path) {
-    let shown = out.display();
-    if all.prs.is_empty() && !all.measurements.is_empty() {
-        say!(
-            "hint: one side only, so no Performance Ratio. With an NVIDIA GPU (OpenCL and CUDA) \
-             the same command compares both; --pair opencl-opencl checks the harness on one device."
-        );
-    }
-    say!(
-        "next: {shown}/summary.md has these tables; clvscu plot {shown} --out {shown}/charts \
-         redraws the charts; clvscu run FAMILY/VARIANT --local 64,128,256 compares one kernel."
-    );
 }
 
 /// Refuses, before anything is measured, an export that would overwrite a file the run owns or
@@ -283,33 +284,7 @@ fn export(args: &RunArgs, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn print_report(
-    all: &RunSummary,
-    sides: &[&clvscu::backend::DeviceInfo],
-    show_experiments: bool,
-    out: &Path,
-) {
-    let ok = all
-        .measurements
-        .iter()
-        .filter(|m| m.status == Status::Ok)
-        .count();
-    say_text!(
-        "{}",
-        crate::cli::tables::end_of_run(&all.measurements, &all.prs, sides, show_experiments)
-    );
-    say!(
-        "\n{} measurement(s) verified and timed, {} PR(s), {} skipped (resume), {} failed; results in {}",
-        ok,
-        all.prs.len(),
-        all.skipped,
-        all.failed.len(),
-        out.display()
-    );
-}
-
-/// Charts of the run folder's CSVs into its `charts/`, drawn once the run is over; a failure
-/// is reported, not fatal.
+/// Charts of the run folder's CSVs into its `charts/`; a failure is reported, not fatal.
 fn draw_charts(out: &Path) -> Result<Vec<PathBuf>> {
     let dir = out.join("charts");
     clvscu::export::safe::check_dir(&dir, false)?;

@@ -1,6 +1,5 @@
 //! What `run` and `explain` share: opening the sides (with the fallbacks a first run on any
-//! machine needs), the study a command line names, the default output folder, and the lines
-//! printed as a run goes on.
+//! machine needs), the study a command line names, the default output folder, the run's lines.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +9,7 @@ use clvscu::backend::cuda::CudaBackend;
 use clvscu::backend::fake::{FakeBackend, FakeScript};
 use clvscu::backend::opencl::OpenClBackend;
 use clvscu::backend::{Api, Runtime};
+use clvscu::families;
 use clvscu::session::provenance::GIT_COMMIT;
 use clvscu::session::run::{Event, Sides};
 use clvscu::study::{self, quick::QuickRun};
@@ -52,12 +52,6 @@ pub(crate) fn noise_floor_note() -> &'static str {
      results/h200 (docs/findings.md sets them side by side)."
 }
 
-/// The fake device of `api` (`--pair fake`): it runs kernels through the registered families'
-/// own host emulations, and knows no family itself.
-pub(crate) fn fake(api: Api) -> FakeBackend {
-    FakeBackend::new(api, FakeScript::default(), clvscu::families::emulator())
-}
-
 /// What a command does and the ratio it forms, as the note on a missing API says them.
 pub(crate) const RUNNING: (&str, &str) = ("running", "Performance Ratio");
 
@@ -87,10 +81,14 @@ pub(crate) fn open_pair(
             let b = open_cl(cl_device_b.or(d.cl_device.as_deref()))?;
             Ok(Sides { a, b: Some(b) })
         }
-        Pairing::Fake => Ok(Sides {
-            a: Box::new(fake(Api::OpenCl)),
-            b: Some(Box::new(fake(Api::Cuda))),
-        }),
+        Pairing::Fake => {
+            // It runs kernels through the registered families' own host emulations.
+            let fake = |api| FakeBackend::new(api, FakeScript::default(), families::emulator());
+            Ok(Sides {
+                a: Box::new(fake(Api::OpenCl)),
+                b: Some(Box::new(fake(Api::Cuda))),
+            })
+        }
         Pairing::OpenclCuda => match (open_cl(d.cl_device.as_deref()), open_cuda()) {
             (Ok(a), Ok(b)) => Ok(Sides { a, b: Some(b) }),
             (Ok(one), Err(e)) | (Err(e), Ok(one)) => Ok(alone(one, e, words)),

@@ -49,8 +49,7 @@ pub fn interrupt_flag(watchdog: &Watchdog, kept: String) -> Arc<AtomicBool> {
     interrupted
 }
 
-/// The watchdog of a run or a tune: a launch past its limit ends the process with
-/// [`EXIT_HUNG`]. `then` says where the finished work is and how to continue.
+/// A launch past its limit ends the process with [`EXIT_HUNG`], saying `then` (how to go on).
 pub fn start_watchdog(then: String) -> Watchdog {
     Watchdog::start(move |what, ran, limit| {
         say_err!(

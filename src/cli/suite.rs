@@ -1,6 +1,5 @@
-//! `clvscu suite`: the plan of [`clvscu::suite`] run step by step, each step a child process
-//! of this program (`run`, `calibrate`, `inspect`, `explain`) or of `python3` (the vendor
-//! baselines), under the step's time cap; then the peaks table and one report of the folder.
+//! `clvscu suite`: the plan of [`clvscu::suite`], each step a child process (this program, or
+//! `python3` for the vendor baselines) under its time cap; then the peaks table and one report.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -9,10 +8,13 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::ValueEnum;
 
+use clvscu::export::csv::{read_rows, read_rows_if_file};
+use clvscu::report::write_report;
 use clvscu::rows::MeasurementRow;
 use clvscu::rows::{StepRow, StepStatus, MEASUREMENTS_CSV, SUITE_CSV};
 use clvscu::suite::state;
 use clvscu::suite::{self, peaks, Plan, Slack, Step, StepKind};
+use clvscu::terminal::printable;
 
 use crate::cli::args::SuiteArgs;
 use crate::cli::children::{self, stop_signal};
@@ -29,7 +31,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let on_every_gpu = every_gpu::wanted(&args.devices)?;
     let out = out_folder(args.out.as_deref(), "suite", &stamp_now())?;
     if on_every_gpu {
-        // One suite per GPU, at the same time, each a folder of its own under `out`.
         return every_gpu::run_command(&out);
     }
     if !args.resume && out.join(SUITE_CSV).exists() {
@@ -60,7 +61,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let started = std::time::Instant::now();
     for (index, step) in steps.iter().enumerate() {
         if stop_signal().is_some() {
-            // A stop between two steps: nothing runs, every finished step is recorded.
             say!("{}", resume_hint(&out));
             return Ok(EXIT_INTERRUPTED);
         }
@@ -69,7 +69,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             continue;
         }
         let allowance = slack.allowance(cap(step));
-        // How far the suite is, and the most it can take from here (no step runs past its cap).
+        // No step runs past its cap: the most the suite can take from here.
         let later: f64 = steps[index + 1..].iter().map(cap).sum();
         say!(
             "== [{}/{}] {} (at most {allowance:.0} s; {:.0} s in, at most {:.0} s to go): {}",
@@ -82,7 +82,15 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
         let row = run_step(&args, &out, step, allowance)?;
         slack = slack.after(allowance, row.wall_s);
-        print_row(&row);
+        let code = row.exit_code.map(|c| format!(", exit {c}"));
+        let note = Some(&row.note).filter(|n| !n.is_empty());
+        say!(
+            "   {} after {:.1} s{}{}",
+            row.status,
+            row.wall_s,
+            code.unwrap_or_default(),
+            note.map(|n| format!(": {n}")).unwrap_or_default()
+        );
         let stop = row.status == StepStatus::Interrupted;
         state::record(&mut rows, row);
         state::write(&out, &rows)?;
@@ -95,8 +103,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         Plan::Paper => finish(&args, &out, &rows)?,
         Plan::MatvecRule => finish_rule(&args, &out, &rows)?,
     }
-    // A skipped step cannot run here (no CPU device, no torch): not a configuration that
-    // failed, whatever its child's exit code said.
+    // A skipped step (no CPU device, no torch) is no failed configuration, whatever its exit code.
     let whole = rows.iter().all(|r| match r.status {
         StepStatus::Done => r.exit_code.unwrap_or(0) == 0,
         StepStatus::Skipped => true,
@@ -105,7 +112,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     Ok(if whole { EXIT_OK } else { EXIT_FAILED_CONFIGS })
 }
 
-/// The file that says what a suite folder was made with (plan, mode, pair).
 const MADE_WITH: &str = "suite-options.txt";
 
 /// The options a suite's steps depend on, as one line: a quick suite resumed by the full one
@@ -131,7 +137,7 @@ fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
                 "{} was made with {}; this resume asks for {now}: resume with the folder's \
                  options, or give another --out",
                 out.display(),
-                clvscu::terminal::printable(then)
+                printable(then)
             );
         }
     }
@@ -139,7 +145,6 @@ fn check_made_with(out: &Path, now: &str, resume: bool) -> Result<()> {
     Ok(())
 }
 
-/// The suite's mode as its summaries name it.
 fn mode(args: &SuiteArgs) -> &'static str {
     if args.quick {
         "quick"
@@ -151,19 +156,6 @@ fn mode(args: &SuiteArgs) -> &'static str {
 fn resume_hint(out: &Path) -> String {
     let out = out.display();
     format!("interrupted: continue with `clvscu suite --resume --out {out}`")
-}
-
-fn print_row(r: &StepRow) {
-    let code = r
-        .exit_code
-        .map(|c| format!(", exit {c}"))
-        .unwrap_or_default();
-    let note = if r.note.is_empty() {
-        String::new()
-    } else {
-        format!(": {}", r.note)
-    };
-    say!("   {} after {:.1} s{code}{note}", r.status, r.wall_s);
 }
 
 /// One step: its command line, run for at most `allowance_s` seconds (its cap and what earlier
@@ -195,10 +187,7 @@ fn run_step(args: &SuiteArgs, out: &Path, step: &Step, allowance_s: f64) -> Resu
         _ if capped => (StepStatus::Capped, CAPPED_NOTE.into()),
         _ => (
             StepStatus::Failed,
-            format!(
-                "see {}",
-                clvscu::terminal::printable(&log.display().to_string())
-            ),
+            format!("see {}", printable(&log.display().to_string())),
         ),
     };
     Ok(row(status, code, wall_s, note))
@@ -222,7 +211,6 @@ fn resumed_marker(earlier: &[u8]) -> String {
     )
 }
 
-/// What the step's log holds already (nothing where there is none yet).
 fn read_log(log: &Path) -> Result<Vec<u8>> {
     match std::fs::read(log) {
         Ok(bytes) => Ok(bytes),
@@ -270,7 +258,6 @@ fn run_cpu_step(
         cap_s: allowance_s.floor() as u32,
         note,
     };
-    // A resumed step's log keeps its earlier attempt above this one's.
     let earlier = read_log(&log)?;
     let mut text = String::from_utf8_lossy(&earlier).into_owned() + &resumed_marker(&earlier);
     let (mut aborted, mut failed_configs) = (Vec::new(), false);
@@ -363,30 +350,24 @@ fn one_comparison(study: &clvscu::study::Study, id: &str) -> Vec<String> {
     args
 }
 
-/// What one comparison of a CPU step said (its part log), bytes that are not UTF-8 (a CPU
-/// runtime's own messages) replaced so the rest is kept.
+/// One CPU comparison's part log, bytes that are not UTF-8 (a CPU runtime's own) replaced.
 fn part_text(part: &Path) -> String {
     std::fs::read(part)
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default()
 }
 
-/// What a step that exited with failed configurations failed at: each status with its count and
-/// first error (a driver refusing a launch on purpose reads differently from a kernel that did
-/// not verify); the generic line where the folder holds no rows.
+/// What a step with failed configurations failed at: each status, its count and first error (a
+/// launch refused on purpose reads unlike a kernel that did not verify); else the generic line.
 fn failed_rows_note(dir: &Path) -> String {
     let generic = "some configuration failed to build, launch or verify (see its summary)";
-    let rows: Vec<MeasurementRow> =
-        match clvscu::export::csv::read_rows(&dir.join(MEASUREMENTS_CSV)) {
-            Ok(rows) => rows,
-            Err(_) => return generic.into(),
-        };
+    let Ok(rows) = read_rows::<MeasurementRow>(&dir.join(MEASUREMENTS_CSV)) else {
+        return generic.into();
+    };
     let mut failed: std::collections::BTreeMap<&str, (usize, &str)> = Default::default();
     for r in rows.iter().filter(|r| r.status != clvscu::rows::Status::Ok) {
-        let entry = failed
-            .entry(r.status.into())
-            .or_insert((0, r.error.as_str()));
-        entry.0 += 1;
+        let status: &str = r.status.into();
+        failed.entry(status).or_insert((0, &r.error)).0 += 1;
     }
     if failed.is_empty() {
         return generic.into();
@@ -396,7 +377,7 @@ fn failed_rows_note(dir: &Path) -> String {
         .map(|(status, (n, error))| {
             // A driver's message is not ours: escaped, it cannot move the terminal's cursor
             // or reverse the text when suite.csv or suite.md is shown.
-            let first_line = clvscu::terminal::printable(error.lines().next().unwrap_or(""));
+            let first_line = printable(error.lines().next().unwrap_or(""));
             format!("{n} of {} rows {status} ({first_line})", rows.len())
         })
         .collect();
@@ -414,23 +395,27 @@ fn run_capped(
         .stdout(file.try_clone()?)
         .stderr(file)
         .stdin(Stdio::null());
-    let mut child = children::guard(&mut command)
+    let mut child = children::guard(&mut command, libc::SIGTERM)
         .spawn()
         .with_context(|| format!("starting {:?}", command.get_program()))?;
-    Ok(children::wait_stopping(
-        &mut child,
-        Some(Duration::from_secs_f64(cap_s)),
-    )?)
+    let cap = Some(Duration::from_secs_f64(cap_s));
+    Ok(children::wait_stopping(&mut child, cap)?)
 }
 
 /// After the steps: the peaks table, the report of the whole folder, suite.md.
 fn finish(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
     let peak_rows: Vec<MeasurementRow> =
-        clvscu::export::csv::read_rows_if_file(&out.join("peaks").join(MEASUREMENTS_CSV))?;
-    let eq3 = cuda_device_info(args).as_ref().and_then(peaks::eq3);
+        read_rows_if_file(&out.join("peaks").join(MEASUREMENTS_CSV))?;
+    // Eq. 3 of the CUDA device the steps ran on (none where the pair does not use CUDA).
+    let list = uses_cuda(args).then(clvscu::backend::cuda::list_devices);
+    let selector = args.devices.cuda_device.as_deref();
+    let cuda = list
+        .and_then(Result::ok)
+        .and_then(|list| the_cuda_device(list, selector));
+    let eq3 = cuda.as_ref().and_then(peaks::eq3);
     let peaks_md = peaks::markdown(&peak_rows, eq3.as_ref());
     clvscu::export::write_atomic(&out.join(peaks::FILE), peaks_md.as_bytes())?;
-    let report = clvscu::report::write_report(
+    let report = write_report(
         &[out.to_path_buf()],
         out,
         true,
@@ -501,23 +486,18 @@ fn write_suite_md(
     Ok(())
 }
 
-/// The findings for this GPU, and the report's front page: the one-page answer, with the
-/// per-folder report moved behind it as the appendix.
+/// The findings as the report's front page, the per-folder report moved behind as the appendix.
 fn findings(out: &Path, have_report: bool) -> Result<()> {
     use clvscu::report::findings::{write_suite, APPENDIX};
-    let appendix = if have_report {
+    if have_report {
         std::fs::rename(out.join("report.md"), out.join(APPENDIX))
             .with_context(|| format!("moving report.md to {APPENDIX}"))?;
-        Some(APPENDIX)
-    } else {
-        None
-    };
-    let written = write_suite(out, appendix)?;
-    let mut front = written.front_page;
-    if let Some(appendix) = appendix {
-        front.push_str(&format!(
-            "\nEvery table and chart of every step: [{appendix}]({appendix}); the HTML report: report.html.\n"
-        ));
+    }
+    let mut front = write_suite(out, have_report.then_some(APPENDIX))?.front_page;
+    if have_report {
+        front += &format!(
+            "\nEvery table and chart of every step: [{APPENDIX}]({APPENDIX}); the HTML report: report.html.\n"
+        );
     }
     clvscu::export::write_atomic(&out.join("report.md"), front.as_bytes())?;
     Ok(())
@@ -535,17 +515,6 @@ fn finish_rule(args: &SuiteArgs, out: &Path, rows: &[StepRow]) -> Result<()> {
         state::markdown(rows)
     );
     write_suite_md(out, &md, rows, &checks, &["suite.md"])
-}
-
-/// The CUDA device the suite ran on, for Eq. 3 (none where the pair does not use CUDA).
-fn cuda_device_info(args: &SuiteArgs) -> Option<clvscu::backend::DeviceInfo> {
-    if !uses_cuda(args) {
-        return None;
-    }
-    the_cuda_device(
-        clvscu::backend::cuda::list_devices().ok()?,
-        args.devices.cuda_device.as_deref(),
-    )
 }
 
 /// The device of `list` that `--cuda-device` picks, as the CUDA backend picks it (an index,

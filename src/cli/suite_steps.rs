@@ -18,13 +18,6 @@ use crate::cli::args::{Pairing, SuiteArgs};
 const BASELINES_PY: &str = include_str!("../../baselines/baselines.py");
 const SPMV_MATRICES_PY: &str = include_str!("../../baselines/spmv_matrices.py");
 
-/// Seconds of timing per side for each rung of the suite's `explain` step.
-const EXPLAIN_MIN_TIME_S: &str = "0.1";
-/// The quick pass's explain: the ladder on this many gaps, and seconds of code reading (ncu's
-/// counters left out).
-const QUICK_LADDER_TARGETS: &str = "2";
-const QUICK_CODE_S: &str = "5";
-
 /// The step's command, or why it cannot run here.
 pub(super) fn step_command(
     args: &SuiteArgs,
@@ -82,19 +75,13 @@ pub(super) fn step_command(
                 .arg(&dir);
             if args.quick {
                 // The quick pass's gaps are many (few repetitions) and each NVRTC-PTX rung is a
-                // process of its own: the ladder takes the farthest few, the rest get their
-                // code read and their calls replayed, within the quick cap.
-                c.args([
-                    "--max-targets",
-                    QUICK_LADDER_TARGETS,
-                    "--code-budget",
-                    QUICK_CODE_S,
-                    "--no-profile",
-                ]);
+                // process of its own: the ladder takes the farthest two, the rest get their
+                // code read (5 s) and their calls replayed, within the quick cap.
+                c.args(["--max-targets", "2", "--code-budget", "5", "--no-profile"]);
             } else {
                 // Its rungs are kernels of milliseconds or less: 0.1 s a side is hundreds of
                 // repetitions, and the ladders of the fair study's gaps fit the step's cap.
-                c.args(["--min-time", EXPLAIN_MIN_TIME_S]);
+                c.args(["--min-time", "0.1"]);
             }
             if dir.exists() {
                 c.arg("--resume");

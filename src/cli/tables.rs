@@ -1,6 +1,5 @@
-//! What a person reads in the terminal: the list of kernel families and the tables at the end
-//! of a run, aligned by comfy-table (in Markdown's layout, so they paste into notes as they
-//! are), with each side named by its API and device and a verdict per comparison.
+//! The terminal's tables: the kernel families, and the end of a run with a verdict per
+//! comparison; in Markdown's layout, so they paste into notes as they are.
 
 use comfy_table::{
     presets::ASCII_MARKDOWN, CellAlignment, ColumnConstraint, ContentArrangement, Table,
@@ -48,12 +47,10 @@ fn shared_unit<'r>(mut units: impl Iterator<Item = &'r str>) -> Option<&'r str> 
     units.all(|u| u == first).then_some(first)
 }
 
-/// `[lo, hi]`, each to `digits` significant digits.
 fn interval(lo: f64, hi: f64, digits: usize) -> String {
     format!("[{}, {}]", format_sig(lo, digits), format_sig(hi, digits))
 }
 
-/// A PR and its CI: `1.08 [1.07, 1.09]`.
 fn pr_with_ci(pr: f64, lo: f64, hi: f64) -> String {
     format!(
         "{} {}",
@@ -98,8 +95,7 @@ pub fn families() -> String {
             &[],
         );
         for v in variants {
-            // No kernel of its own: the API's copy command, or a rule's pick at run time (the
-            // about says which).
+            // No kernel of its own: the API's copy command, or a rule's pick (the about says).
             let kernel = if v.kernel.is_empty() { "-" } else { v.kernel };
             t.add_row(vec![
                 v.name.to_string(),
@@ -107,7 +103,11 @@ pub fn families() -> String {
                 kernel.to_string(),
                 local_range(v),
                 group_rule(v.default_groups),
-                unroll_points(v),
+                if v.unroll_points.is_empty() {
+                    "-".into()
+                } else {
+                    v.unroll_points.join(", ")
+                },
                 v.about.to_string(),
             ]);
         }
@@ -153,14 +153,6 @@ fn group_rule(rule: GroupRule) -> String {
         GroupRule::Columns => "one work-item per (x, y) column".into(),
         GroupRule::Cover2D => "one work-item per element, 2-D".into(),
         GroupRule::Grid => "one work-item per point of the launch grid".into(),
-    }
-}
-
-fn unroll_points(v: &Variant) -> String {
-    if v.unroll_points.is_empty() {
-        "-".into()
-    } else {
-        v.unroll_points.join(", ")
     }
 }
 
@@ -283,8 +275,7 @@ fn measurement_table(rows: &[&MeasurementRow], same_api: bool) -> Table {
     t
 }
 
-/// The two sides of a PR row as a verdict names them: by API, and by side where both sides
-/// run the same API.
+/// The two sides of a PR row by API, and by side where both run the same API.
 fn side_names(p: &PrRow) -> (String, String) {
     if p.api_a == p.api_b {
         (format!("{} A", p.api_a), format!("{} B", p.api_b))
@@ -349,9 +340,8 @@ pub fn verdict(p: &PrRow) -> String {
     format!("{a} ran {factor:.2} ± {spread:.2} times {word} than {b}")
 }
 
-/// Why a PR's CI is too wide to conclude from, if it is: wider than ±10% of the PR, or across
-/// an edge of the similar band (it cannot tell similar from different), or no CI at all (a
-/// side timed once has none).
+/// Why a PR's CI is too wide to conclude from: over ±10% of the PR, across an edge of the similar
+/// band (cannot tell similar from different), or none (a side timed once has none).
 fn too_wide(p: &PrRow) -> Option<String> {
     let (pr, lo, hi) = (p.pr, p.pr_ci_lo, p.pr_ci_hi);
     if lo.is_nan() || hi.is_nan() {

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
+use strum::VariantArray as _;
 
 use clvscu::backend::Runtime;
 use clvscu::families::{FamilyId, Size};
@@ -10,7 +11,7 @@ use clvscu::rows::StrategyKind;
 use clvscu::session::provenance::{record_after, GpuSnapshot};
 use clvscu::tune::cache::{Cache, Outcome};
 use clvscu::tune::provenance;
-use clvscu::tune::run::{Budget, EvalOptions, Side};
+use clvscu::tune::run::{Budget, EvalOptions, Evaluation, Side};
 use clvscu::tune::space::{space_def, SpaceKind};
 use clvscu::tune::{self, output, scope_of, TunePlan};
 
@@ -51,22 +52,14 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         bail!("give FAMILY/VARIANT, e.g. matvec/tuned");
     };
     let family = FamilyId::parse(family)?;
-    let strategies = args
-        .strategy
-        .iter()
-        .map(|s| {
-            s.parse::<StrategyKind>().map_err(|_| {
-                anyhow::anyhow!(
-                    "unknown strategy '{s}': {}",
-                    <StrategyKind as strum::VariantArray>::VARIANTS
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let mut strategies = Vec::new();
+    for s in &args.strategy {
+        let Ok(kind) = s.parse::<StrategyKind>() else {
+            let known: Vec<&str> = StrategyKind::VARIANTS.iter().map(|&k| k.into()).collect();
+            bail!("unknown strategy '{s}': {}", known.join(", "));
+        };
+        strategies.push(kind);
+    }
     let mut backends = open(&args)?;
     let kind = match &args.space {
         Some(s) => s
@@ -129,7 +122,20 @@ pub fn run(args: TuneArgs) -> Result<i32> {
     }
     let gpus_before = GpuSnapshot::now();
     let report = plan.execute(&mut sides, &mut cache)?;
-    note_implausible(&report.evaluations);
+    // Times no device can give (a broken timer, or a cache edited and signed again) are never
+    // the best; how many, and why the first is.
+    let implausible = |e: &&Evaluation| matches!(e.outcome, Outcome::Implausible { .. });
+    let bad: Vec<_> = report.evaluations.iter().filter(implausible).collect();
+    if let Some(first) = bad.first() {
+        say_err!(
+            "note: {} evaluation(s) implausible, never taken as best (first: {} {} on {}: {})",
+            bad.len(),
+            first.config.text(),
+            first.outcome.status(),
+            first.api.label(),
+            first.outcome.message()
+        );
+    }
     let infos: Vec<_> = backends.iter().map(|b| b.info()).collect();
     let command_line: Vec<String> = std::env::args().collect();
     let mut prov = provenance::of_tune(&plan, &report.space, &infos, &command_line, gpus_before);
@@ -154,25 +160,6 @@ pub fn run(args: TuneArgs) -> Result<i32> {
         return Ok(crate::cli::stopping::EXIT_INTERRUPTED);
     }
     Ok(0)
-}
-
-/// Says how many evaluations had times no device can give (a broken timer, or a cache edited
-/// and signed again), and why the first did: they are never the best.
-fn note_implausible(evaluations: &[tune::run::Evaluation]) {
-    let bad: Vec<_> = evaluations
-        .iter()
-        .filter(|e| matches!(e.outcome, Outcome::Implausible { .. }))
-        .collect();
-    if let Some(first) = bad.first() {
-        say_err!(
-            "note: {} evaluation(s) implausible, never taken as best (first: {} {} on {}: {})",
-            bad.len(),
-            first.config.text(),
-            first.outcome.status(),
-            first.api.label(),
-            first.outcome.message()
-        );
-    }
 }
 
 /// The tune charts' subtitle: the devices and drivers tuned, and when.
