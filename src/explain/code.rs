@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::{JitOptions, Runtime};
 use crate::export::csv::{read_rows, write_rows};
 use crate::export::{io_err, write_atomic, ExportError};
+use crate::inspect::cubin::differences;
 use crate::inspect::ptx::{count_classes, parse_kernel};
 use crate::inspect::sass;
 use crate::kernels::KernelSources;
@@ -292,17 +293,7 @@ pub fn difference(rows: &[CodeClassRow], target: &str, code: &str) -> Option<Str
     if cl.is_empty() || cu.is_empty() {
         return None;
     }
-    let mut diffs: Vec<(&str, i64)> = cl
-        .keys()
-        .chain(cu.keys())
-        .map(|c| {
-            let d = cl.get(c).copied().unwrap_or(0) as i64 - cu.get(c).copied().unwrap_or(0) as i64;
-            (*c, d)
-        })
-        .filter(|(_, d)| *d != 0)
-        .collect();
-    diffs.sort_by_key(|(c, d)| (std::cmp::Reverse(d.abs()), *c));
-    diffs.dedup();
+    let diffs = differences(&cl, &cu);
     let total = |m: &BTreeMap<&str, u64>| m.values().sum::<u64>();
     let totals = format!(
         "static {code} counts: OpenCL {} instructions, CUDA {}",
@@ -317,9 +308,9 @@ pub fn difference(rows: &[CodeClassRow], target: &str, code: &str) -> Option<Str
     let named: Vec<String> = diffs
         .iter()
         .take(MAX_CLASSES)
-        .map(|(c, d)| {
-            let word = if *d > 0 { "more" } else { "fewer" };
-            format!("{} {word} {c}", d.abs())
+        .map(|d| {
+            let word = if d.a > d.b { "more" } else { "fewer" };
+            format!("{} {word} {}", d.gap(), d.class)
         })
         .collect();
     Some(format!(

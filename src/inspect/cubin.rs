@@ -4,6 +4,7 @@
 //! in a sentence. Pure: `explain`'s machine-code part reads the files and runs the tools.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Sub;
 
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 /// `e_machine` of an NVIDIA GPU's code.
@@ -157,25 +158,37 @@ pub struct KernelCode {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ClassDifference {
+pub struct ClassDifference<N> {
     pub class: String,
-    pub a: u32,
-    pub b: u32,
+    pub a: N,
+    pub b: N,
 }
 
-/// The classes whose counts differ, the largest difference first (ties by name).
-pub fn differences(a: &ClassCounts, b: &ClassCounts) -> Vec<ClassDifference> {
-    let classes: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let mut out: Vec<ClassDifference> = classes
+impl<N: Copy + Ord + Sub<Output = N>> ClassDifference<N> {
+    /// How far apart the two counts are.
+    pub fn gap(&self) -> N {
+        self.a.max(self.b) - self.a.min(self.b)
+    }
+}
+
+/// The classes whose counts differ, the largest difference first (ties by name), for any
+/// count (SASS classes of a cubin count `u32`, the rows of a code's classes `u64`).
+pub fn differences<K, N>(a: &BTreeMap<K, N>, b: &BTreeMap<K, N>) -> Vec<ClassDifference<N>>
+where
+    K: Ord + AsRef<str>,
+    N: Copy + Default + Ord + Sub<Output = N>,
+{
+    let classes: BTreeSet<&K> = a.keys().chain(b.keys()).collect();
+    let mut out: Vec<ClassDifference<N>> = classes
         .into_iter()
         .map(|c| ClassDifference {
-            class: c.clone(),
-            a: a.get(c).copied().unwrap_or(0),
-            b: b.get(c).copied().unwrap_or(0),
+            class: c.as_ref().to_string(),
+            a: a.get(c).copied().unwrap_or_default(),
+            b: b.get(c).copied().unwrap_or_default(),
         })
         .filter(|d| d.a != d.b)
         .collect();
-    out.sort_by_key(|d| std::cmp::Reverse(d.a.abs_diff(d.b)));
+    out.sort_by_key(|d| std::cmp::Reverse(d.gap()));
     out
 }
 

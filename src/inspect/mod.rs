@@ -198,15 +198,10 @@ pub fn run<'r>(
     let mut full = format!(
         "# PTX instruction classes (OpenCL vs CUDA)\n\n{md}\n## Resources\n\n{res_md}\n{unroll_md}{spaces_md}"
     );
-    let (files, notes) = (&mut insp.files, &mut insp.notes);
     if options.sass {
-        match insp.cu.as_deref() {
-            Some(b) => full += &sass_section(b, &per_stem, out, files, notes)?,
-            None => {
-                notes.push("--sass needs a CUDA device: SASS comes from the driver's JIT".into())
-            }
-        }
+        full += &sass_section(&mut insp, &per_stem)?;
     }
+    let (files, notes) = (&mut insp.files, &mut insp.notes);
     let (cl, cu, arch) = (insp.cl, insp.cu, &insp.arch);
     notes.extend(table_v::run(sources, cl, cu, offline, arch, out, files)?);
     write(&out.join("ptx_classes.md"), &full, files)?;
@@ -467,15 +462,14 @@ fn resources_markdown(resources: &[ResourceRow]) -> String {
 }
 
 /// The SASS section of the report, its counts written to [`SASS_CSV`].
-fn sass_section(
-    cu: &dyn Runtime,
-    per_stem: &[FamilyPtx],
-    out: &Path,
-    files: &mut Vec<PathBuf>,
-    notes: &mut Vec<String>,
-) -> Result<String, InspectError> {
-    let (sass_md, sass_rows) = sass::report(cu, per_stem, out, files, notes)?;
-    write_csv(&out.join(SASS_CSV), &sass_rows, files)?;
+fn sass_section(insp: &mut Inspection, per_stem: &[FamilyPtx]) -> Result<String, InspectError> {
+    if insp.cu.is_none() {
+        let why = "--sass needs a CUDA device: SASS comes from the driver's JIT";
+        insp.notes.push(why.into());
+        return Ok(String::new());
+    }
+    let (sass_md, sass_rows) = sass::report(insp, per_stem)?;
+    write_csv(&insp.out.join(SASS_CSV), &sass_rows, &mut insp.files)?;
     let origin = if per_stem.iter().any(|s| s.opencl_cubin.is_some()) {
         "OpenCL's: the code NVIDIA's OpenCL built itself, from a private compute \
          cache; CUDA's: its PTX assembled by the CUDA driver"

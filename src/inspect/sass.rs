@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::ptx::{opencl_beside_cuda, ClassCounts, InstrClass};
-use super::{FamilyPtx, InspectError};
-use crate::backend::{JitOptions, Runtime};
+use super::{FamilyPtx, InspectError, Inspection};
+use crate::backend::JitOptions;
 use crate::families::all_variants;
 use crate::rows::ClassCountRow;
 
@@ -165,27 +165,18 @@ pub fn disassemble(tool: &Path, cubin: &Path) -> Result<String, DisassemblyError
 /// The SASS section of the inspect report: every kernel pair's SASS by class, side by side,
 /// the cubins and disassembly written beside the PTX; the Markdown and CSV rows.
 pub(super) fn report(
-    cu: &dyn Runtime,
+    insp: &mut Inspection,
     stems: &[FamilyPtx],
-    out: &Path,
-    files: &mut Vec<PathBuf>,
-    notes: &mut Vec<String>,
 ) -> Result<(String, Vec<ClassCountRow>), InspectError> {
     let Some(tool) = find_cuda_tool("cuobjdump") else {
-        notes.push(
+        insp.notes.push(
             "--sass: cuobjdump was not found on PATH, in $CUDA_HOME/bin or /usr/local/cuda/bin"
                 .into(),
         );
         return Ok((String::new(), Vec::new()));
     };
     let (mut md, mut rows) = (String::new(), Vec::new());
-    let mut d = Disassembly {
-        cu,
-        tool: &tool,
-        out,
-        files,
-        notes,
-    };
+    let mut d = Disassembly { insp, tool: &tool };
     for s in stems {
         let (cl, cuda) = d.both_sides(s);
         for v in all_variants()
@@ -204,16 +195,13 @@ pub(super) fn report(
     Ok((md, rows))
 }
 
-/// Where the machine code comes from and where its files and notes go.
-struct Disassembly<'a> {
-    cu: &'a dyn Runtime,
-    tool: &'a Path,
-    out: &'a Path,
-    files: &'a mut Vec<PathBuf>,
-    notes: &'a mut Vec<String>,
+/// The inspection (its CUDA side, folder, files and notes) and the disassembler.
+struct Disassembly<'i, 'a, 'r> {
+    insp: &'i mut Inspection<'a, 'r>,
+    tool: &'i Path,
 }
 
-impl Disassembly<'_> {
+impl Disassembly<'_, '_, '_> {
     /// Each side's functions of one kernel file: OpenCL's from the cubin its runtime built
     /// where there is one, else from its PTX; CUDA's from its PTX.
     fn both_sides(&mut self, s: &FamilyPtx) -> (Option<SassFunctions>, Option<SassFunctions>) {
@@ -233,16 +221,19 @@ impl Disassembly<'_> {
 
     /// Assembles one side's PTX, writes the cubin and its disassembly, and parses it.
     fn functions_of(&mut self, stem: &str, api: &str, ptx: &str) -> Option<SassFunctions> {
-        let cubin = match self.cu.machine_code(ptx, &JitOptions::default()) {
+        // `sass_section` runs this only with a CUDA side.
+        let cu = self.insp.cu.as_deref()?;
+        let cubin = match cu.machine_code(ptx, &JitOptions::default()) {
             Ok(Some(c)) => c,
             Ok(None) => {
-                self.notes.push(format!(
+                self.insp.notes.push(format!(
                     "{stem}: --sass needs a CUDA device (the driver's JIT)"
                 ));
                 return None;
             }
             Err(e) => {
-                self.notes
+                self.insp
+                    .notes
                     .push(format!("{stem}: {api} PTX could not be assembled: {e}"));
                 return None;
             }
@@ -258,22 +249,22 @@ impl Disassembly<'_> {
         api: &str,
         cubin: Vec<u8>,
     ) -> Option<SassFunctions> {
-        let cubin_path = self.out.join(format!("{stem}.{api}.cubin"));
+        let cubin_path = self.insp.out.join(format!("{stem}.{api}.cubin"));
         if let Err(e) = crate::export::write_atomic(&cubin_path, &cubin) {
-            self.notes.push(format!("{stem}: {e}"));
+            self.insp.notes.push(format!("{stem}: {e}"));
             return None;
         }
-        self.files.push(cubin_path.clone());
+        self.insp.files.push(cubin_path.clone());
         match disassemble(self.tool, &cubin_path) {
             Ok(text) => {
-                let sass_path = self.out.join(format!("{stem}.{api}.sass"));
+                let sass_path = self.insp.out.join(format!("{stem}.{api}.sass"));
                 if crate::export::write_atomic(&sass_path, text.as_bytes()).is_ok() {
-                    self.files.push(sass_path);
+                    self.insp.files.push(sass_path);
                 }
                 Some(parse_cuobjdump(&text))
             }
             Err(e) => {
-                self.notes.push(format!("{stem}: {e}"));
+                self.insp.notes.push(format!("{stem}: {e}"));
                 None
             }
         }
