@@ -27,7 +27,6 @@ pub enum InputError {
     Csv(#[from] ExportError),
 }
 
-/// The kinds of CSV clvscu writes, told apart by their header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CsvKind {
     Measurements,
@@ -38,7 +37,14 @@ pub enum CsvKind {
 
 /// The kind of the clvscu CSV at `path`, by its first line.
 pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
-    let header = first_line_of(path)?;
+    let text = crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP).map_err(
+        |source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
+    let header = text.lines().next().unwrap_or("");
+    let header = header.trim_start_matches('\u{feff}').to_string();
     let is = |columns: &[&str]| header == columns.join(",");
     if crate::export::csv::reads_as::<MeasurementRow>(&header) {
         Ok(CsvKind::Measurements)
@@ -54,21 +60,6 @@ pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
             header,
         })
     }
-}
-
-fn first_line_of(path: &Path) -> Result<String, InputError> {
-    let text = crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP).map_err(
-        |source| InputError::Read {
-            path: path.to_path_buf(),
-            source,
-        },
-    )?;
-    Ok(text
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim_start_matches('\u{feff}')
-        .to_string())
 }
 
 /// The result CSVs of `input`: a file as given, a folder's by their known file names.

@@ -351,7 +351,7 @@ pub(crate) fn axis_top(max: f64, headroom: f64) -> f64 {
 }
 
 /// Axis tick label: integers without decimals ("20", not "20.0"), others as short as exact.
-pub(crate) fn fmt_tick(v: f64) -> String {
+pub(crate) fn fmt_tick(&v: &f64) -> String {
     if !v.is_finite() {
         return String::new();
     }

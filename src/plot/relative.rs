@@ -110,12 +110,6 @@ fn reference_of<'a>(
         .copied()
 }
 
-/// Whether `rows` hold at least one fair reference comparison: the figure has a baseline.
-fn has_reference(spec: &Reference, rows: &[&MeasurementRow]) -> bool {
-    rows.iter()
-        .any(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison))
-}
-
 /// The rows the chart `chart` reads: of the families it draws, measured, not swept, with a
 /// positive metric.
 fn usable(catalog: &Catalog, chart: &str, r: &MeasurementRow) -> bool {
@@ -126,11 +120,6 @@ fn usable(catalog: &Catalog, chart: &str, r: &MeasurementRow) -> bool {
         && r.metric > 0.0
 }
 
-fn relative_bar(r: &MeasurementRow, base: f64) -> HBar {
-    let value = r.metric / base;
-    HBar::of_api(r.api, value, format!("{} ({})", fmt_sig(value), r.variant))
-}
-
 fn relative_panel(
     catalog: &Catalog,
     spec: &Reference,
@@ -138,10 +127,9 @@ fn relative_panel(
     apis: &[Api],
 ) -> HBarPanel {
     let hrows = hbar::comparison_rows(rows, apis, |r| {
-        Some(relative_bar(
-            r,
-            reference_of(catalog, spec, rows, r)?.metric,
-        ))
+        let value = r.metric / reference_of(catalog, spec, rows, r)?.metric;
+        let text = format!("{} ({})", fmt_sig(value), r.variant);
+        Some(HBar::of_api(r.api, value, text))
     });
     HBarPanel {
         caption: format!("Relative to the same API's {} version", spec.name),
@@ -191,10 +179,7 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
 }
 
 /// The references' own numbers, for the footnote: `scalar-tex: OpenCL 12.3, CUDA 12.5 GFLOP/s`.
-fn reference_text(spec: &Reference, rows: &[&MeasurementRow]) -> String {
-    let refs = rows
-        .iter()
-        .filter(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison));
+fn reference_text(refs: Vec<&MeasurementRow>) -> String {
     let by_comparison = group_in_order(refs, |r| r.comparison.clone());
     let parts: Vec<String> = by_comparison
         .iter()
@@ -203,11 +188,7 @@ fn reference_text(spec: &Reference, rows: &[&MeasurementRow]) -> String {
                 .iter()
                 .map(|r| format!("{} {}", r.api, fmt_sig(r.metric)))
                 .collect();
-            let unit = rs
-                .first()
-                .map(|r| r.metric_unit.to_string())
-                .unwrap_or_default();
-            format!("{name}: {} {unit}", sides.join(", "))
+            format!("{name}: {} {}", sides.join(", "), rs[0].metric_unit)
         })
         .collect();
     parts.join("; ")
@@ -223,7 +204,12 @@ fn figure(
     rows: &[&MeasurementRow],
     prs: &[&PrRow],
 ) -> Option<hbar::HBarFigure> {
-    if !has_reference(spec, rows) {
+    let refs: Vec<&MeasurementRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison))
+        .collect();
+    if refs.is_empty() {
         return None;
     }
     let apis = sorted_apis(rows.iter().map(|r| r.api));
@@ -234,7 +220,7 @@ fn figure(
     let notes = vec![
         format!(
             "Left: performance over each API's side of {}. Right: PR, hatched = before.",
-            reference_text(spec, rows)
+            reference_text(refs)
         ),
         format!(
             "Paper (Fang et al. 2011, {}): {}.",
