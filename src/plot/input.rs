@@ -89,7 +89,22 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
     for input in inputs {
         let first = data.measurements.len();
         for f in csv_files(input) {
-            load_file(&f, &mut data)?;
+            match kind_of(&f)? {
+                CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(&f)?),
+                CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(&f)?),
+                CsvKind::PtxClasses => {
+                    for r in read_rows::<crate::rows::ClassCountRow>(&f)? {
+                        if r.api.parse::<crate::rows::Api>().is_err() {
+                            return Err(InputError::Foreign {
+                                path: f,
+                                header: format!("api '{}' in a PTX class row", r.api),
+                            });
+                        }
+                        data.ptx_classes.push(r);
+                    }
+                }
+                CsvKind::Samples => {}
+            }
         }
         // A run folder's vendor baselines (`baselines.csv` in it or a folder up, where the GPU
         // scripts keep them) go with its runs; a CSV given by name is in its run folder.
@@ -104,27 +119,6 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
         }
     }
     Ok(data)
-}
-
-/// Adds the rows of one result CSV to `data`, by its kind.
-fn load_file(f: &Path, data: &mut ChartData) -> Result<(), InputError> {
-    match kind_of(f)? {
-        CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(f)?),
-        CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(f)?),
-        CsvKind::PtxClasses => {
-            for r in read_rows::<crate::rows::ClassCountRow>(f)? {
-                if r.api.parse::<crate::rows::Api>().is_err() {
-                    return Err(InputError::Foreign {
-                        path: f.to_path_buf(),
-                        header: format!("api '{}' in a PTX class row", r.api),
-                    });
-                }
-                data.ptx_classes.push(r);
-            }
-        }
-        CsvKind::Samples => {}
-    }
-    Ok(())
 }
 
 /// Rows the charts cannot draw as numbers (they show "n/a"), named so the user can look: a PR

@@ -187,7 +187,6 @@ pub(crate) fn unique<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<T
     out
 }
 
-/// The APIs of a chart's rows, each once, in their sort order.
 pub(crate) fn sorted_apis(apis: impl IntoIterator<Item = Api>) -> Vec<Api> {
     let mut apis = unique(apis);
     apis.sort();
