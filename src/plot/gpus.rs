@@ -53,7 +53,7 @@ fn gpu_key(data: &ChartData, r: &PrRow) -> String {
     }
 }
 
-/// One point: a series (GPU) index, the PR and its CI.
+/// `series` indexes the GPUs.
 #[derive(Debug, Clone, PartialEq)]
 struct Point {
     series: usize,

@@ -1,9 +1,8 @@
-//! The paper's "relative to the reference version, PR before and after" figure: the
-//! constant-memory chart (Fig. 8) and the texture chart (Figs. 4 and 5). Left: each row's
-//! performance over the same API's reference version of the same algorithm (the variant of a
-//! fair comparison in which both sides read through the reference's space). Right: the PR of
-//! each row's comparison, hatched before (the reference's space on one side only), solid after
-//! (fair). Performance, not time, because the family's metric is what the studies report.
+//! The paper's "relative to the reference version, PR before and after" figure: constant
+//! memory (Fig. 8) and texture (Figs. 4 and 5). Left: each row's performance (the family's
+//! metric, as the studies report) over the same API's and algorithm's reference: a fair pair
+//! with both sides in the reference's space. Right: each comparison's PR, hatched before (that
+//! space on one side only), solid after (fair).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
@@ -14,7 +13,7 @@ use crate::rows::{Api, Catalog, MeasurementRow, PrRow, ReadPath, Status};
 pub(crate) struct Reference {
     /// The chart's name in the catalog and in its file names.
     chart: &'static str,
-    /// The reference, in words: "constant-memory", "texture".
+    /// "constant-memory", "texture".
     name: &'static str,
     /// Whether a variant reads through the reference's memory space.
     is_reference: fn(&str) -> bool,
@@ -91,8 +90,7 @@ fn fair_reference(spec: &Reference, rows: &[&MeasurementRow], comparison: &str) 
     sides.len() == 2 && sides.iter().all(|r| (spec.is_reference)(&r.variant))
 }
 
-/// The reference row of `r`: the same API and algorithm, from the first fair reference
-/// comparison among `rows`.
+/// The reference row of `r`: the same API and algorithm, of the first fair reference comparison.
 fn reference_of<'a>(
     catalog: &Catalog,
     spec: &Reference,
