@@ -52,8 +52,7 @@ impl Frame {
         Ok(plot)
     }
 
-    /// The size of a chart of the standard width whose plot is `plot_h` pixels high, at least
-    /// `min_h` high.
+    /// The size of a chart of the standard width with a plot `plot_h` high, at least `min_h`.
     pub fn size_with_plot(&self, plot_h: u32, min_h: u32) -> (u32, u32) {
         let chrome = style::HEADER_H
             + legend_height(&self.legend, style::WIDTH)
@@ -185,8 +184,7 @@ fn legend_rows<F: FnMut(&str) -> Result<u32, DrawError>>(
     Ok(rows)
 }
 
-/// Height to reserve for a legend, from a conservative text-width estimate (no font needed),
-/// so the canvas size is known before drawing starts.
+/// Height to reserve for a legend, by the conservative width estimate: known before drawing.
 pub(crate) fn legend_height(items: &[LegendItem], width: u32) -> u32 {
     let usable = width.saturating_sub(2 * style::MARGIN);
     let rows = legend_rows(items, usable, |s| {

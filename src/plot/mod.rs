@@ -141,9 +141,8 @@ pub fn draw_all(
     Ok(written)
 }
 
-/// The file name of a run's chart: its study, and its comparison when it has only one, so
-/// the name says what the chart shows (two runs of one study are told apart by the `-2`
-/// [`write_figures`] appends, not by a timestamp).
+/// The file name of a run's chart: its study, and its comparison when it has only one (two runs
+/// of one study are told apart by the `-2` [`write_figures`] appends, not by a timestamp).
 pub(crate) fn run_slug<'a>(study: &str, comparisons: impl IntoIterator<Item = &'a str>) -> String {
     // One pass, no set of names: a chart of a million rows must not spend its time here.
     let mut comparisons = comparisons.into_iter();
@@ -223,8 +222,7 @@ pub const MAX_ROWS_PER_FIGURE: usize = 60;
 /// With [`MAX_ROWS_PER_FIGURE`], this bounds the pixels drawn whatever the input's size.
 pub const MAX_FIGURES_PER_CHART: usize = 24;
 
-/// How many of `group_sizes` items fit in [`MAX_FIGURES_PER_CHART`] pages of `per_page`:
-/// `(drawn, total)`.
+/// `(drawn, total)` of `group_sizes` items in [`MAX_FIGURES_PER_CHART`] pages of `per_page`.
 pub(crate) fn paged_counts(
     group_sizes: impl IntoIterator<Item = usize>,
     per_page: usize,
