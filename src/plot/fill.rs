@@ -55,7 +55,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
         .collect()
 }
 
-/// Our bar: seconds of 10 calls at the median.
+/// Our bar: milliseconds of 10 calls at the median.
 fn ours_bar(r: &MeasurementRow) -> Option<HBar> {
     if r.status != Status::Ok || !(r.median_s.is_finite() && r.median_s > 0.0) {
         return None;

@@ -11,8 +11,7 @@ use super::style::{self, HouseMesh};
 use super::{group_in_order, DrawError};
 use crate::rows::{Api, MeasurementRow};
 
-/// The width of a column of row labels: what the longest needs (conservative estimate), within
-/// the bounds for labels at `width`.
+/// Width of the row-label column: the longest label's (conservative estimate), bounded at `width`.
 pub(crate) fn labels_width<'a>(labels: impl IntoIterator<Item = &'a str>, width: u32) -> u32 {
     let needed = labels
         .into_iter()

@@ -23,9 +23,8 @@ fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
     is_ok_gbs(r) && is_copy && r.metric > 0.0
 }
 
-/// The best copy bandwidth per (run, device, API) and per (device, API), gathered in one pass
-/// over the rows: asked once per row, a scan of every row made the chart quadratic (100,000
-/// rows took minutes).
+/// The best copy bandwidth per (run, device, API) and per (device, API), in one pass over the
+/// rows: a scan of every row per row made the chart quadratic (100,000 rows took minutes).
 #[derive(Default)]
 struct CopyReferences {
     per_run: HashMap<(String, String, Api), f64>,

@@ -261,9 +261,8 @@ fn side_of_each(rows: &[&MeasurementRow]) -> Vec<usize> {
 }
 
 /// The axes over every point. Sweep values and metrics near f64::MAX (a hand-edited CSV) can
-/// make the padded bounds or their span infinite, on which plotters' tick search never ends:
-/// the x axis falls back to the unpadded range, then to a unit one ([`pin_all`] then moves
-/// the points off it onto its edge).
+/// make the padded bounds or their span infinite, where plotters' tick search never ends: x
+/// falls back to the unpadded range, then to a unit one ([`pin_all`] pins the points off it).
 fn axes_for(x_axis: &XAxis, series: &[Series]) -> ((f64, f64), f64) {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);

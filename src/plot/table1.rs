@@ -16,8 +16,7 @@ use super::{
 use crate::rows::{Api, MeasurementRow, Status};
 
 pub const STUDY: &str = "table1";
-/// The same study's name before the studies were named by their question: committed runs
-/// still carry it.
+/// The study's former name (before studies were named by their question), in committed runs.
 const FORMER_STUDY: &str = "whitepaper-table1";
 
 const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";
