@@ -28,12 +28,6 @@ fn usable(r: &MeasurementRow) -> bool {
         && r.metric > 0.0
 }
 
-/// Rows and columns of a matvec row's size.
-fn shape_of(r: &MeasurementRow) -> Option<(u64, u64)> {
-    let s = Size::parse(&r.size).ok()?;
-    (s.rows > 0 && s.cols > 0).then_some((s.rows, s.cols))
-}
-
 /// One point: the shape and its GB/s.
 #[derive(Debug, Clone, PartialEq)]
 struct Point {
@@ -87,7 +81,10 @@ fn shapes<'a>(catalog: &Catalog, rows: &[&'a MeasurementRow]) -> Vec<Shape<'a>> 
         .into_iter()
         .filter_map(|(_, rs)| {
             let first: &'a MeasurementRow = rs[0];
-            let (rows, cols) = shape_of(first)?;
+            let Size { rows, cols } = Size::parse(&first.size).ok()?;
+            if rows == 0 || cols == 0 {
+                return None;
+            }
             let mut best: Vec<&'a MeasurementRow> = Vec::new();
             for r in rs {
                 match best.iter_mut().find(|b| b.api == r.api) {
