@@ -34,7 +34,7 @@ impl Split {
     }
 }
 
-/// The pairs of rows (device clock, host clock) of every graph and API, in row order.
+/// The (device clock, host clock) pairs of rows of every graph and API, in row order.
 pub(crate) fn splits(catalog: &Catalog, rows: &[&MeasurementRow]) -> Vec<Split> {
     let ok = |m: &&&MeasurementRow| drawn(catalog, m) && m.status == Status::Ok;
     let mut out = Vec::new();

@@ -1,60 +1,31 @@
-//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`]
-//! in `harness/fill.toml` too, quoted as given, never measured by us), each panel on its own scale: the GPUs are a decade
-//! apart, so what compares is the order of the rows.
+//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`],
+//! quoted as given), each panel on its own scale: the GPUs are a decade apart, so what compares
+//! is the order of the rows.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{fmt_sig, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData};
 use crate::paper::{FillQuote as ArticleFill, FILL_ARTICLE as ARTICLE};
-use crate::rows::{Api, Catalog, MeasurementRow, Status};
+use crate::rows::{Api, MeasurementRow, Status};
 
 const ARTICLE_LABEL: &str = "article (Intel HD 5000)";
-
-/// The article's entry for a variant at a local size (work-items per group).
-fn article_for(variant: &str, local: u32) -> Option<&'static ArticleFill> {
-    ARTICLE.iter().find(|a| {
-        a.variants.contains(&variant) && (a.locals.is_empty() || a.locals.contains(&local))
-    })
-}
 
 /// Calls the article timed per number.
 const CALLS: f64 = 10.0;
 
-fn is_fill(catalog: &Catalog, r: &MeasurementRow) -> bool {
-    catalog.drawn_in("fill", r.family)
-}
-
-/// Work-items per work-group of a row (2-D groups multiplied out).
-fn local_of(r: &MeasurementRow) -> u32 {
-    r.local_size * r.local_y.max(1)
-}
-
-/// The local size a row groups by: one row for `1d-auto`, whatever each runtime chose.
-fn group_local(r: &MeasurementRow) -> u32 {
-    if r.variant == "1d-auto" {
-        0
-    } else {
-        r.local_size
-    }
-}
-
 /// A group's label: `1d-auto` names what each API's runtime chose (0: not reported).
 fn group_label(rs: &[&MeasurementRow]) -> String {
-    if rs[0].variant != "1d-auto" {
-        return row_label(rs[0]);
-    }
-    let chosen: Vec<String> = rs
-        .iter()
-        .map(|r| match r.local_size {
-            0 => format!("{} NULL", r.api),
-            l => format!("{} {l}", r.api),
-        })
-        .collect();
-    format!("1d-auto wg runtime's ({})", chosen.join(", "))
-}
-
-fn row_label(r: &MeasurementRow) -> String {
-    if r.local_y > 1 {
+    let r = rs[0];
+    if r.variant == "1d-auto" {
+        let chosen: Vec<String> = rs
+            .iter()
+            .map(|r| match r.local_size {
+                0 => format!("{} NULL", r.api),
+                l => format!("{} {l}", r.api),
+            })
+            .collect();
+        format!("1d-auto wg runtime's ({})", chosen.join(", "))
+    } else if r.local_y > 1 {
         format!("{} wg {}x{}", r.variant, r.local_size, r.local_y)
     } else {
         format!("{} wg {}", r.variant, r.local_size)
@@ -65,7 +36,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let rows = data
         .measurements
         .iter()
-        .filter(|r| is_fill(&data.catalog, r));
+        .filter(|r| data.catalog.drawn_in("fill", r.family));
     let groups = group_in_order(rows, |r| {
         (r.run_id.clone(), r.study.clone(), r.device.clone())
     });
@@ -84,7 +55,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
         .collect()
 }
 
-/// Our bar: seconds of 10 calls at the median.
+/// Our bar: milliseconds of 10 calls at the median.
 fn ours_bar(r: &MeasurementRow) -> Option<HBar> {
     if r.status != Status::Ok || !(r.median_s.is_finite() && r.median_s > 0.0) {
         return None;
@@ -107,12 +78,25 @@ fn article_bar(a: &ArticleFill) -> Option<HBar> {
 /// Rows of both panels: ours per (variant, local size), then the article's numbers no row of
 /// ours stands beside.
 fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow>) {
+    // One row for `1d-auto`, whatever local size each runtime chose.
     let by_config = group_in_order(rows.iter().copied(), |r| {
-        (r.variant.clone(), group_local(r), r.local_y)
+        let local = if r.variant == "1d-auto" {
+            0
+        } else {
+            r.local_size
+        };
+        (r.variant.clone(), local, r.local_y)
     });
     let (mut ours, mut article) = (Vec::new(), Vec::new());
     for (_, rs) in &by_config {
-        let entry = article_for(&rs[0].variant, local_of(rs[0]));
+        // The article's entry at this many work-items per group (2-D groups multiplied out).
+        let (variant, local) = (
+            rs[0].variant.as_str(),
+            rs[0].local_size * rs[0].local_y.max(1),
+        );
+        let entry = ARTICLE.iter().find(|a| {
+            a.variants.contains(&variant) && (a.locals.is_empty() || a.locals.contains(&local))
+        });
         let failed: Vec<String> = rs
             .iter()
             .filter(|r| r.status != Status::Ok)

@@ -53,7 +53,7 @@ fn gpu_key(data: &ChartData, r: &PrRow) -> String {
     }
 }
 
-/// One point: a series (GPU) index, the PR and its CI.
+/// `series` indexes the GPUs.
 #[derive(Debug, Clone, PartialEq)]
 struct Point {
     series: usize,
@@ -178,8 +178,8 @@ impl Figure for GpusFigure {
     fn size(&self) -> (u32, u32) {
         let row_h = style::ROW_H.max(self.series as u32 * 10 + 10);
         let plot_h = self.rows.len().max(1) as u32 * row_h + style::X_AXIS_AREA + style::PANEL_GAP;
-        let height = self.frame.chrome_height(style::WIDTH) + plot_h + style::MARGIN;
-        (style::WIDTH, height.max(style::MIN_HEIGHT))
+        self.frame
+            .size_with_plot(plot_h + style::MARGIN, style::MIN_HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
@@ -198,14 +198,13 @@ impl Figure for GpusFigure {
         let row_y = |i: usize| (n - 1 - i) as f64;
         let band = Some(super::pr::SIMILAR_BAND);
         super::hbar::draw_ground(&mut chart, self.rows.len(), self.x, band)?;
-        let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
             .house_style()
             .disable_y_mesh()
             .y_labels(0)
             .x_labels(10)
-            .x_label_formatter(&tick)
+            .x_label_formatter(&super::fmt_tick)
             .x_desc("PR = perf(A) / perf(B)   (> 1: side A faster)")
             .draw()?;
         ref_line_px(

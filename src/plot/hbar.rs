@@ -11,8 +11,7 @@ use super::style::{self, HouseMesh};
 use super::{group_in_order, DrawError};
 use crate::rows::{Api, MeasurementRow};
 
-/// The width of a column of row labels: what the longest needs, by the conservative estimate,
-/// within the chart's bounds for labels at `width`.
+/// Width of the row-label column: the longest label's (conservative estimate), bounded at `width`.
 pub(crate) fn labels_width<'a>(labels: impl IntoIterator<Item = &'a str>, width: u32) -> u32 {
     let needed = labels
         .into_iter()
@@ -29,11 +28,11 @@ pub(crate) fn labels_width<'a>(labels: impl IntoIterator<Item = &'a str>, width:
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBar {
     pub value: f64,
-    /// Confidence interval drawn as a whisker.
+    /// Drawn as a whisker.
     pub ci: Option<(f64, f64)>,
     pub color: RGBColor,
     pub hatch: Option<RGBColor>,
-    /// Text drawn just past the bar's end (its value).
+    /// Drawn just past the bar's end (its value).
     pub text: Option<String>,
 }
 
@@ -103,20 +102,17 @@ pub(crate) struct HBarPanel {
 }
 
 impl HBarPanel {
-    /// Bars per row: one slot per series.
+    /// One slot per series.
     fn slots(&self) -> usize {
         self.rows.iter().map(|r| r.bars.len()).max().unwrap_or(1)
     }
 
-    pub(crate) fn row_h(&self) -> u32 {
-        style::ROW_H.max(self.slots() as u32 * style::BAR_SLOT_H + 8)
-    }
-
-    /// Total height the panel needs, caption and axis included.
+    /// Caption and axis included.
     pub(crate) fn height(&self) -> u32 {
+        let row_h = style::ROW_H.max(self.slots() as u32 * style::BAR_SLOT_H + 8);
         style::PANEL_CAPTION_H
             + style::PANEL_GAP
-            + self.rows.len().max(1) as u32 * self.row_h()
+            + self.rows.len().max(1) as u32 * row_h
             + style::X_AXIS_AREA
     }
 
@@ -150,7 +146,6 @@ impl HBarPanel {
         let row_y = |i: usize| (n - 1 - i) as f64;
         // Background first (stripes, band), then the grid over it, then data on top.
         draw_ground(&mut chart, self.rows.len(), (0.0, x_max), self.band)?;
-        let tick = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
             .house_style()
@@ -158,7 +153,7 @@ impl HBarPanel {
             .y_labels(0)
             .x_labels(8)
             .x_max_light_lines(style::MAX_LIGHT_LINES)
-            .x_label_formatter(&tick)
+            .x_label_formatter(&super::fmt_tick)
             .x_desc(self.x_desc.as_str())
             .draw()?;
         // The reference line goes under the bars so value labels never sit on a dashed line;
@@ -325,8 +320,8 @@ impl super::Figure for HBarFigure {
         } else {
             self.panels.first().map_or(0, HBarPanel::height)
         };
-        let height = self.frame.chrome_height(style::WIDTH) + plot_h + style::MARGIN;
-        (style::WIDTH, height.max(style::MIN_HEIGHT))
+        self.frame
+            .size_with_plot(plot_h + style::MARGIN, style::MIN_HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {

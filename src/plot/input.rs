@@ -27,7 +27,6 @@ pub enum InputError {
     Csv(#[from] ExportError),
 }
 
-/// The kinds of CSV clvscu writes, told apart by their header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CsvKind {
     Measurements,
@@ -38,7 +37,14 @@ pub enum CsvKind {
 
 /// The kind of the clvscu CSV at `path`, by its first line.
 pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
-    let header = first_line_of(path)?;
+    let text = crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP).map_err(
+        |source| InputError::Read {
+            path: path.to_path_buf(),
+            source,
+        },
+    )?;
+    let header = text.lines().next().unwrap_or("");
+    let header = header.trim_start_matches('\u{feff}').to_string();
     let is = |columns: &[&str]| header == columns.join(",");
     if crate::export::csv::reads_as::<MeasurementRow>(&header) {
         Ok(CsvKind::Measurements)
@@ -54,21 +60,6 @@ pub fn kind_of(path: &Path) -> Result<CsvKind, InputError> {
             header,
         })
     }
-}
-
-fn first_line_of(path: &Path) -> Result<String, InputError> {
-    let text = crate::input_file::read_text_capped(path, crate::input_file::RESULT_CAP).map_err(
-        |source| InputError::Read {
-            path: path.to_path_buf(),
-            source,
-        },
-    )?;
-    Ok(text
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim_start_matches('\u{feff}')
-        .to_string())
 }
 
 /// The result CSVs of `input`: a file as given, a folder's by their known file names.
@@ -98,7 +89,22 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
     for input in inputs {
         let first = data.measurements.len();
         for f in csv_files(input) {
-            load_file(&f, &mut data)?;
+            match kind_of(&f)? {
+                CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(&f)?),
+                CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(&f)?),
+                CsvKind::PtxClasses => {
+                    for r in read_rows::<crate::rows::ClassCountRow>(&f)? {
+                        if r.api.parse::<crate::rows::Api>().is_err() {
+                            return Err(InputError::Foreign {
+                                path: f,
+                                header: format!("api '{}' in a PTX class row", r.api),
+                            });
+                        }
+                        data.ptx_classes.push(r);
+                    }
+                }
+                CsvKind::Samples => {}
+            }
         }
         // A run folder's vendor baselines (`baselines.csv` in it or a folder up, where the GPU
         // scripts keep them) go with its runs; a CSV given by name is in its run folder.
@@ -113,27 +119,6 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
         }
     }
     Ok(data)
-}
-
-/// Adds the rows of one result CSV to `data`, by its kind.
-fn load_file(f: &Path, data: &mut ChartData) -> Result<(), InputError> {
-    match kind_of(f)? {
-        CsvKind::Measurements => data.measurements.extend(read_rows::<MeasurementRow>(f)?),
-        CsvKind::Prs => data.prs.extend(read_rows::<PrRow>(f)?),
-        CsvKind::PtxClasses => {
-            for r in read_rows::<crate::rows::ClassCountRow>(f)? {
-                if r.api.parse::<crate::rows::Api>().is_err() {
-                    return Err(InputError::Foreign {
-                        path: f.to_path_buf(),
-                        header: format!("api '{}' in a PTX class row", r.api),
-                    });
-                }
-                data.ptx_classes.push(r);
-            }
-        }
-        CsvKind::Samples => {}
-    }
-    Ok(())
 }
 
 /// Rows the charts cannot draw as numbers (they show "n/a"), named so the user can look: a PR

@@ -9,30 +9,6 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::style::{self, HouseMesh, Marker};
 use super::DrawError;
 
-/// Draws the title and subtitle at the top of `root` and returns the area below them.
-pub(crate) fn draw_header<DB: DrawingBackend>(
-    root: &DrawingArea<DB, Shift>,
-    title: &str,
-    subtitle: &str,
-) -> Result<DrawingArea<DB, Shift>, DrawError> {
-    let (w, _) = root.dim_in_pixel();
-    let max_w = w.saturating_sub(2 * style::MARGIN);
-    let title = fit_text(root, title, style::TITLE_PX, max_w)?;
-    let subtitle = fit_text(root, subtitle, style::SUBTITLE_PX, max_w)?;
-    let cx = (w / 2) as i32;
-    root.draw(&Text::new(
-        title,
-        (cx, 14),
-        style::anchored(style::TITLE_PX, HPos::Center, VPos::Top),
-    ))?;
-    root.draw(&Text::new(
-        subtitle,
-        (cx, 14 + style::TITLE_PX as i32 + 12),
-        style::anchored(style::SUBTITLE_PX, HPos::Center, VPos::Top).color(&style::TEXT_MUTED),
-    ))?;
-    Ok(root.split_vertically(style::HEADER_H).1)
-}
-
 /// The frame every chart shares: title and subtitle, the legend strip below them, footnotes
 /// at the bottom.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,15 +20,29 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
-    /// Draws the frame across the canvas `root` and returns the area left for the plot;
-    /// `notes_gap` separates plot and notes.
+    /// Draws the frame (title and subtitle on top) across the canvas `root` and returns the
+    /// area left for the plot; `notes_gap` separates plot and notes.
     pub fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
         notes_gap: u32,
     ) -> Result<DrawingArea<DB, Shift>, DrawError> {
         let (width, _) = root.dim_in_pixel();
-        let body = draw_header(root, &self.title, &self.subtitle)?;
+        let max_w = width.saturating_sub(2 * style::MARGIN);
+        let title = fit_text(root, &self.title, style::TITLE_PX, max_w)?;
+        let subtitle = fit_text(root, &self.subtitle, style::SUBTITLE_PX, max_w)?;
+        let cx = (width / 2) as i32;
+        root.draw(&Text::new(
+            title,
+            (cx, 14),
+            style::anchored(style::TITLE_PX, HPos::Center, VPos::Top),
+        ))?;
+        root.draw(&Text::new(
+            subtitle,
+            (cx, 14 + style::TITLE_PX as i32 + 12),
+            style::anchored(style::SUBTITLE_PX, HPos::Center, VPos::Top).color(&style::TEXT_MUTED),
+        ))?;
+        let body = root.split_vertically(style::HEADER_H).1;
         let (legend_area, body) = body.split_vertically(legend_height(&self.legend, width));
         draw_legend(&legend_area, &self.legend)?;
         let (_, body_h) = body.dim_in_pixel();
@@ -62,15 +52,12 @@ impl Frame {
         Ok(plot)
     }
 
-    /// The size of a chart of the standard width whose plot is `plot_h` pixels high.
-    pub fn size_with_plot(&self, plot_h: u32) -> (u32, u32) {
-        let h = self.chrome_height(style::WIDTH) + plot_h;
-        (style::WIDTH, h.max(style::HEIGHT))
-    }
-
-    /// The height of header, legend and notes at `width`.
-    pub fn chrome_height(&self, width: u32) -> u32 {
-        style::HEADER_H + legend_height(&self.legend, width) + notes_height(self.notes.len())
+    /// The size of a chart of the standard width with a plot `plot_h` high, at least `min_h`.
+    pub fn size_with_plot(&self, plot_h: u32, min_h: u32) -> (u32, u32) {
+        let chrome = style::HEADER_H
+            + legend_height(&self.legend, style::WIDTH)
+            + notes_height(self.notes.len());
+        (style::WIDTH, (chrome + plot_h).max(min_h))
     }
 }
 
@@ -197,8 +184,7 @@ fn legend_rows<F: FnMut(&str) -> Result<u32, DrawError>>(
     Ok(rows)
 }
 
-/// Height to reserve for a legend, from a conservative text-width estimate (no font needed),
-/// so the canvas size is known before drawing starts.
+/// Height to reserve for a legend, by the conservative width estimate: known before drawing.
 pub(crate) fn legend_height(items: &[LegendItem], width: u32) -> u32 {
     let usable = width.saturating_sub(2 * style::MARGIN);
     let rows = legend_rows(items, usable, |s| {
@@ -430,14 +416,13 @@ pub(crate) fn counted_chart<'a, DB: DrawingBackend>(
         .x_label_area_size(style::X_AXIS_AREA)
         .y_label_area_size(84)
         .build_cartesian_2d(0i64..x_hi + 1, y)?;
-    let tick = |v: &f64| super::fmt_tick(*v);
     chart
         .configure_mesh()
         .house_style()
         .x_desc(x_desc)
         .y_desc(y_desc)
         .x_labels((x_hi as usize + 2).min(12))
-        .y_label_formatter(&tick)
+        .y_label_formatter(&super::fmt_tick)
         .draw()?;
     Ok(chart)
 }

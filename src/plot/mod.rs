@@ -141,9 +141,8 @@ pub fn draw_all(
     Ok(written)
 }
 
-/// The file name of a run's chart: its study, and its comparison when it has only one, so
-/// the name says what the chart shows (two runs of one study are told apart by the `-2`
-/// [`write_figures`] appends, not by a timestamp).
+/// The file name of a run's chart: its study, and its comparison when it has only one (two runs
+/// of one study are told apart by the `-2` [`write_figures`] appends, not by a timestamp).
 pub(crate) fn run_slug<'a>(study: &str, comparisons: impl IntoIterator<Item = &'a str>) -> String {
     // One pass, no set of names: a chart of a million rows must not spend its time here.
     let mut comparisons = comparisons.into_iter();
@@ -187,7 +186,6 @@ pub(crate) fn unique<T: PartialEq>(values: impl IntoIterator<Item = T>) -> Vec<T
     out
 }
 
-/// The APIs of a chart's rows, each once, in their sort order.
 pub(crate) fn sorted_apis(apis: impl IntoIterator<Item = Api>) -> Vec<Api> {
     let mut apis = unique(apis);
     apis.sort();
@@ -224,8 +222,7 @@ pub const MAX_ROWS_PER_FIGURE: usize = 60;
 /// With [`MAX_ROWS_PER_FIGURE`], this bounds the pixels drawn whatever the input's size.
 pub const MAX_FIGURES_PER_CHART: usize = 24;
 
-/// How many of `group_sizes` items fit in [`MAX_FIGURES_PER_CHART`] pages of `per_page`:
-/// `(drawn, total)`.
+/// `(drawn, total)` of `group_sizes` items in [`MAX_FIGURES_PER_CHART`] pages of `per_page`.
 pub(crate) fn paged_counts(
     group_sizes: impl IntoIterator<Item = usize>,
     per_page: usize,
@@ -351,7 +348,7 @@ pub(crate) fn axis_top(max: f64, headroom: f64) -> f64 {
 }
 
 /// Axis tick label: integers without decimals ("20", not "20.0"), others as short as exact.
-pub(crate) fn fmt_tick(v: f64) -> String {
+pub(crate) fn fmt_tick(&v: &f64) -> String {
     if !v.is_finite() {
         return String::new();
     }

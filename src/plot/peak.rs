@@ -12,21 +12,8 @@ use std::collections::HashMap;
 
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Status};
 
-/// `family/variant` of the kernel whose bandwidth is the practical reference: the copy
-/// kernel of the family that measures memory itself (`Family::memory_references`).
-fn copy_reference(catalog: &Catalog) -> String {
-    match catalog.memory_references() {
-        Some((family, m)) => format!("{family}/{}", m.copy),
-        None => "copy kernel".into(),
-    }
-}
-
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == Metric::Bandwidth && r.metric.is_finite()
-}
-
-fn is_bandwidth_row(r: &MeasurementRow) -> bool {
-    is_ok_gbs(r) && r.sweep_param.is_empty()
 }
 
 fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
@@ -36,9 +23,8 @@ fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
     is_ok_gbs(r) && is_copy && r.metric > 0.0
 }
 
-/// The best copy bandwidth per (run, device, API) and per (device, API), gathered in one pass
-/// over the rows: asked once per row, a scan of every row made the chart quadratic (100,000
-/// rows took minutes).
+/// The best copy bandwidth per (run, device, API) and per (device, API), in one pass over the
+/// rows: a scan of every row per row made the chart quadratic (100,000 rows took minutes).
 #[derive(Default)]
 struct CopyReferences {
     per_run: HashMap<(String, String, Api), f64>,
@@ -79,7 +65,10 @@ impl CopyReferences {
 
 /// Builds one figure per (run, device): a peak is a property of one GPU.
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
-    let rows = data.measurements.iter().filter(|r| is_bandwidth_row(r));
+    let rows = data
+        .measurements
+        .iter()
+        .filter(|r| is_ok_gbs(r) && r.sweep_param.is_empty());
     let groups = group_in_order(rows, |r| (r.run_id.clone(), r.device.clone()));
     let runs = distinct(groups.iter().map(|((run, _), _)| run));
     let copies = CopyReferences::of(data);
@@ -117,15 +106,10 @@ fn known_peak(peak: Option<f64>) -> Option<f64> {
 }
 
 fn bar(value: Option<f64>, api: Api) -> Option<HBar> {
-    value.map(|v| HBar::of_api(api, v, format!("{}%", fmt_pct(v))))
-}
-
-fn fmt_pct(v: f64) -> String {
-    if v.abs() >= 10.0 {
-        format!("{v:.0}")
-    } else {
-        format!("{v:.1}")
-    }
+    value.map(|v| {
+        let digits = if v.abs() >= 10.0 { 0 } else { 1 };
+        HBar::of_api(api, v, format!("{v:.digits$}%"))
+    })
 }
 
 fn build(
@@ -195,7 +179,11 @@ fn build(
         "achieved / theoretical peak (%)",
         peak_rows,
     )];
-    let copy_ref = copy_reference(&data.catalog);
+    // The practical reference: the copy kernel of the family that measures memory itself.
+    let copy_ref = match data.catalog.memory_references() {
+        Some((family, m)) => format!("{family}/{}", m.copy),
+        None => "copy kernel".into(),
+    };
 
     let peaks = distinct(
         rows.iter()

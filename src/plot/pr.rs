@@ -70,7 +70,19 @@ fn build(data: &ChartData, run_id: &str, rows: &[&PrRow]) -> HBarFigure {
     let subtitle = style::subtitle(&devices, &drivers(&measured), &[run_id.to_string()]);
 
     let (side_a, side_b) = side_names(rows);
-    let legend = legend_items(&side_a);
+    let legend = vec![
+        LegendItem::new("fair comparison", Swatch::fill(style::FAIR, None)),
+        LegendItem::new(
+            "unfair † (differing steps below)",
+            Swatch::fill(style::UNFAIR_FILL, Some(style::UNFAIR_HATCH)),
+        ),
+        LegendItem::new("bootstrap CI", Swatch::Whisker),
+        similar_item(style::BAND, style::BAND_ALPHA),
+        LegendItem::new(
+            format!("PR = 1 (parity; > 1: {side_a} faster)"),
+            Swatch::RefLine,
+        ),
+    ];
     let mut notes = vec![
         "PR from median times of both sides; whisker: bootstrap confidence interval of the PR; \
          values at right: PR [CI low, CI high]."
@@ -124,22 +136,6 @@ pub(crate) fn side_names(rows: &[&PrRow]) -> (String, String) {
     } else {
         (a.to_string(), b.to_string())
     }
-}
-
-fn legend_items(api_a: &str) -> Vec<LegendItem> {
-    vec![
-        LegendItem::new("fair comparison", Swatch::fill(style::FAIR, None)),
-        LegendItem::new(
-            "unfair † (differing steps below)",
-            Swatch::fill(style::UNFAIR_FILL, Some(style::UNFAIR_HATCH)),
-        ),
-        LegendItem::new("bootstrap CI", Swatch::Whisker),
-        similar_item(style::BAND, style::BAND_ALPHA),
-        LegendItem::new(
-            format!("PR = 1 (parity; > 1: {api_a} faster)"),
-            Swatch::RefLine,
-        ),
-    ]
 }
 
 fn panel(dev_a: &str, dev_b: &str, rows: &[&PrRow], multi_study: bool, x_max: f64) -> HBarPanel {

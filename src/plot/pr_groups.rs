@@ -73,7 +73,7 @@ impl PrGroups {
 impl Figure for PrGroups {
     fn size(&self) -> (u32, u32) {
         let plot_h = ROW_H * self.rows.len().max(1) as u32 + style::X_AXIS_AREA;
-        self.frame().size_with_plot(plot_h)
+        self.frame().size_with_plot(plot_h, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {

@@ -1,9 +1,8 @@
-//! The paper's "relative to the reference version, PR before and after" figure: the
-//! constant-memory chart (Fig. 8) and the texture chart (Figs. 4 and 5). Left: each row's
-//! performance over the same API's reference version of the same algorithm (the variant of a
-//! fair comparison in which both sides read through the reference's space). Right: the PR of
-//! each row's comparison, hatched before (the reference's space on one side only), solid after
-//! (fair). Performance, not time, because the family's metric is what the studies report.
+//! The paper's "relative to the reference version, PR before and after" figure: constant
+//! memory (Fig. 8) and texture (Figs. 4 and 5). Left: each row's performance (the family's
+//! metric, as the studies report) over the same API's and algorithm's reference: a fair pair
+//! with both sides in the reference's space. Right: each comparison's PR, hatched before (that
+//! space on one side only), solid after (fair).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
@@ -14,7 +13,7 @@ use crate::rows::{Api, Catalog, MeasurementRow, PrRow, ReadPath, Status};
 pub(crate) struct Reference {
     /// The chart's name in the catalog and in its file names.
     chart: &'static str,
-    /// The reference, in words: "constant-memory", "texture".
+    /// "constant-memory", "texture".
     name: &'static str,
     /// Whether a variant reads through the reference's memory space.
     is_reference: fn(&str) -> bool,
@@ -91,8 +90,7 @@ fn fair_reference(spec: &Reference, rows: &[&MeasurementRow], comparison: &str) 
     sides.len() == 2 && sides.iter().all(|r| (spec.is_reference)(&r.variant))
 }
 
-/// The reference row of `r`: the same API and algorithm, from the first fair reference
-/// comparison among `rows`.
+/// The reference row of `r`: the same API and algorithm, of the first fair reference comparison.
 fn reference_of<'a>(
     catalog: &Catalog,
     spec: &Reference,
@@ -110,12 +108,6 @@ fn reference_of<'a>(
         .copied()
 }
 
-/// Whether `rows` hold at least one fair reference comparison: the figure has a baseline.
-fn has_reference(spec: &Reference, rows: &[&MeasurementRow]) -> bool {
-    rows.iter()
-        .any(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison))
-}
-
 /// The rows the chart `chart` reads: of the families it draws, measured, not swept, with a
 /// positive metric.
 fn usable(catalog: &Catalog, chart: &str, r: &MeasurementRow) -> bool {
@@ -126,11 +118,6 @@ fn usable(catalog: &Catalog, chart: &str, r: &MeasurementRow) -> bool {
         && r.metric > 0.0
 }
 
-fn relative_bar(r: &MeasurementRow, base: f64) -> HBar {
-    let value = r.metric / base;
-    HBar::of_api(r.api, value, format!("{} ({})", fmt_sig(value), r.variant))
-}
-
 fn relative_panel(
     catalog: &Catalog,
     spec: &Reference,
@@ -138,10 +125,9 @@ fn relative_panel(
     apis: &[Api],
 ) -> HBarPanel {
     let hrows = hbar::comparison_rows(rows, apis, |r| {
-        Some(relative_bar(
-            r,
-            reference_of(catalog, spec, rows, r)?.metric,
-        ))
+        let value = r.metric / reference_of(catalog, spec, rows, r)?.metric;
+        let text = format!("{} ({})", fmt_sig(value), r.variant);
+        Some(HBar::of_api(r.api, value, text))
     });
     HBarPanel {
         caption: format!("Relative to the same API's {} version", spec.name),
@@ -191,10 +177,7 @@ fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
 }
 
 /// The references' own numbers, for the footnote: `scalar-tex: OpenCL 12.3, CUDA 12.5 GFLOP/s`.
-fn reference_text(spec: &Reference, rows: &[&MeasurementRow]) -> String {
-    let refs = rows
-        .iter()
-        .filter(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison));
+fn reference_text(refs: Vec<&MeasurementRow>) -> String {
     let by_comparison = group_in_order(refs, |r| r.comparison.clone());
     let parts: Vec<String> = by_comparison
         .iter()
@@ -203,11 +186,7 @@ fn reference_text(spec: &Reference, rows: &[&MeasurementRow]) -> String {
                 .iter()
                 .map(|r| format!("{} {}", r.api, fmt_sig(r.metric)))
                 .collect();
-            let unit = rs
-                .first()
-                .map(|r| r.metric_unit.to_string())
-                .unwrap_or_default();
-            format!("{name}: {} {unit}", sides.join(", "))
+            format!("{name}: {} {}", sides.join(", "), rs[0].metric_unit)
         })
         .collect();
     parts.join("; ")
@@ -223,7 +202,12 @@ fn figure(
     rows: &[&MeasurementRow],
     prs: &[&PrRow],
 ) -> Option<hbar::HBarFigure> {
-    if !has_reference(spec, rows) {
+    let refs: Vec<&MeasurementRow> = rows
+        .iter()
+        .copied()
+        .filter(|r| (spec.is_reference)(&r.variant) && fair_reference(spec, rows, &r.comparison))
+        .collect();
+    if refs.is_empty() {
         return None;
     }
     let apis = sorted_apis(rows.iter().map(|r| r.api));
@@ -234,7 +218,7 @@ fn figure(
     let notes = vec![
         format!(
             "Left: performance over each API's side of {}. Right: PR, hatched = before.",
-            reference_text(spec, rows)
+            reference_text(refs)
         ),
         format!(
             "Paper (Fang et al. 2011, {}): {}.",

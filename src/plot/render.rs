@@ -27,18 +27,17 @@ pub(crate) trait Figure {
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>;
 }
 
-/// Refuses to draw without the embedded font (see [`style::ensure_font`]).
-fn font_ready() -> Result<(), DrawError> {
-    style::ensure_font()
-        .then_some(())
-        .ok_or_else(|| DrawError("the embedded font could not be registered".into()))
-}
-
 /// Paints `fig` on a white `root` and finishes the picture; the backend is dropped on return.
+/// Refuses to draw without the embedded font (see [`style::ensure_font`]).
 fn paint_on<F: Figure, DB: DrawingBackend>(
     fig: &F,
     root: DrawingArea<DB, Shift>,
 ) -> Result<(), DrawError> {
+    if !style::ensure_font() {
+        return Err(DrawError(
+            "the embedded font could not be registered".into(),
+        ));
+    }
     root.fill(&WHITE)?;
     fig.paint(&root)?;
     root.present()?;
@@ -47,7 +46,6 @@ fn paint_on<F: Figure, DB: DrawingBackend>(
 
 /// Renders `fig` into an RGB buffer (3 bytes per pixel, row-major).
 pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
-    font_ready()?;
     let (w, h) = fig.size();
     let mut buf = vec![255u8; w as usize * h as usize * 3];
     paint_on(
@@ -58,7 +56,6 @@ pub(crate) fn render_rgb<F: Figure>(fig: &F) -> Result<Vec<u8>, DrawError> {
 }
 
 pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
-    font_ready()?;
     let mut svg = String::new();
     paint_on(
         fig,

@@ -28,12 +28,6 @@ fn usable(r: &MeasurementRow) -> bool {
         && r.metric > 0.0
 }
 
-/// Rows and columns of a matvec row's size.
-fn shape_of(r: &MeasurementRow) -> Option<(u64, u64)> {
-    let s = Size::parse(&r.size).ok()?;
-    (s.rows > 0 && s.cols > 0).then_some((s.rows, s.cols))
-}
-
 /// One point: the shape and its GB/s.
 #[derive(Debug, Clone, PartialEq)]
 struct Point {
@@ -87,7 +81,10 @@ fn shapes<'a>(catalog: &Catalog, rows: &[&'a MeasurementRow]) -> Vec<Shape<'a>> 
         .into_iter()
         .filter_map(|(_, rs)| {
             let first: &'a MeasurementRow = rs[0];
-            let (rows, cols) = shape_of(first)?;
+            let Size { rows, cols } = Size::parse(&first.size).ok()?;
+            if rows == 0 || cols == 0 {
+                return None;
+            }
             let mut best: Vec<&'a MeasurementRow> = Vec::new();
             for r in rs {
                 match best.iter_mut().find(|b| b.api == r.api) {
@@ -283,7 +280,7 @@ fn line_item(s: &Series) -> LegendItem {
 }
 
 /// Tick label of a log10 position: `1`, `10`, `10^-3`, exact powers only.
-fn pow10_label(x: f64) -> String {
+fn pow10_label(&x: &f64) -> String {
     if (x - x.round()).abs() > 1e-6 {
         return String::new();
     }
@@ -296,7 +293,7 @@ fn pow10_label(x: f64) -> String {
 
 impl Figure for ShapesFigure {
     fn size(&self) -> (u32, u32) {
-        self.frame.size_with_plot(520)
+        self.frame.size_with_plot(520, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
@@ -312,8 +309,6 @@ impl Figure for ShapesFigure {
         // Points are positive and finite (`usable`): all lie on the axes, whose top stays
         // finite however large they are.
         let y_hi = super::axis_top(points().map(|p| p.gbs).fold(0.0, f64::max), 1.08);
-        let tick = |v: &f64| super::fmt_tick(*v);
-        let log_fmt = |x: &f64| pow10_label(*x);
         let mut chart = layout::line_chart(&plot_area, (x_lo, x_hi), y_hi)?;
         chart
             .configure_mesh()
@@ -322,8 +317,8 @@ impl Figure for ShapesFigure {
             .y_desc("Bandwidth (GB/s)")
             .max_light_lines(style::MAX_LIGHT_LINES)
             .x_labels(((x_hi - x_lo).ceil() as usize + 1).min(16))
-            .x_label_formatter(&log_fmt)
-            .y_label_formatter(&tick)
+            .x_label_formatter(&pow10_label)
+            .y_label_formatter(&super::fmt_tick)
             .y_labels(8)
             .draw()?;
         for s in &self.series {

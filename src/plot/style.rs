@@ -9,8 +9,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{register_font, FontStyle};
 
-/// The font every chart uses. It is embedded so that rendering needs no system fonts and no
-/// fontconfig, and gives the same glyphs on every machine (CI, the GPU machine, laptops).
+/// Embedded: rendering needs no system fonts or fontconfig and gives the same glyphs everywhere.
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
 /// Family name under which the embedded font is registered; SVG output names it too, so a
@@ -19,9 +18,9 @@ pub const FONT_FAMILY: &str = "sans-serif";
 
 static FONT_READY: OnceLock<bool> = OnceLock::new();
 
-/// Registers the embedded font once per process; `false` when its bytes are unusable, and then
-/// callers must refuse to draw (plotters would fail half-way and leave a blank image). One face,
-/// the normal style: plotters falls back to it for every other style.
+/// Registers the embedded font once per process (one face: plotters falls back to it for every
+/// style); `false` when unusable, and then callers must refuse to draw (plotters would fail
+/// half-way and leave a blank image).
 pub fn ensure_font() -> bool {
     *FONT_READY.get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok())
 }
@@ -58,7 +57,6 @@ pub const LEGEND_SWATCH_H: u32 = 14;
 pub const LEGEND_TEXT_GAP: u32 = 6;
 pub const LEGEND_ITEM_GAP: u32 = 26;
 
-/// Height of one footnote line under a chart.
 pub const NOTE_LINE_H: u32 = 19;
 
 /// Height of one category row in horizontal bar charts; rows with several bars grow by
@@ -68,9 +66,8 @@ pub const BAR_SLOT_H: u32 = 13;
 /// Fraction of a row (or of a group's width) covered by its bars; the rest separates rows.
 pub const BAR_FILL: f64 = 0.76;
 
-/// Row-label column of horizontal bar charts: as wide as the widest label, but never
-/// narrower than `MIN_LABEL_W` and never more than `MAX_LABEL_SHARE` of the canvas (longer
-/// labels are shortened with an ellipsis) so the bars keep most of the width.
+/// Row-label column of horizontal bar charts: the widest label's width, within `MIN_LABEL_W` and
+/// `MAX_LABEL_SHARE` of the canvas (longer labels get an ellipsis), so bars keep most of it.
 pub const MIN_LABEL_W: u32 = 60;
 pub const MAX_LABEL_SHARE: f64 = 0.32;
 
@@ -85,9 +82,9 @@ pub const MAX_LIGHT_LINES: usize = 1;
 
 pub const HATCH_SPACING: i32 = 7;
 
-/// Plain text colour (not pure black, which looks heavy next to thin lines).
+/// Not pure black, which looks heavy next to thin lines.
 pub const TEXT: RGBColor = RGBColor(34, 34, 34);
-/// Secondary text: subtitles and footnotes.
+/// Subtitles and footnotes.
 pub const TEXT_MUTED: RGBColor = RGBColor(85, 85, 85);
 /// OpenCL: dark blue, solid fill (greyscale: dark).
 pub const OPENCL: RGBColor = RGBColor(31, 64, 140);
@@ -110,15 +107,14 @@ pub const BAND: RGBColor = RGBColor(150, 205, 150);
 pub const BAND_ALPHA: f64 = 0.35;
 /// Reference lines (PR = 1, 100 % of peak).
 pub const REF_LINE: RGBColor = RGBColor(20, 20, 20);
-/// Alternate row shading in long horizontal bar charts, so the eye can follow a row.
+/// Every other row's shading in horizontal bar charts, so the eye can follow a row.
 pub const ROW_STRIPE: RGBColor = RGBColor(245, 245, 247);
 pub const GRID_BOLD: RGBColor = RGBColor(205, 205, 205);
 pub const GRID_LIGHT: RGBColor = RGBColor(236, 236, 236);
 pub const WHISKER: RGBColor = RGBColor(0, 0, 0);
-/// The sweep chart's CI bands.
 pub const CI_BAND_ALPHA: f64 = 0.18;
 
-/// Point marker shapes; series differ by shape as well as colour so greyscale prints work.
+/// Series differ by marker shape as well as colour, so greyscale prints work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
     Circle,
@@ -196,8 +192,8 @@ pub fn subtitle(devices: &[String], drivers: &[String], run_ids: &[String]) -> S
     )
 }
 
-/// Conservative width estimate of `text` at `px` pixels, used to size canvases before any
-/// drawing happens (the real width, measured while drawing, is never larger).
+/// Conservative width of `text` at `px` pixels, to size canvases before drawing (the real width,
+/// measured while drawing, is never larger).
 pub fn estimate_text_w(text: &str, px: u32) -> u32 {
     (text.chars().count() as f64 * f64::from(px) * 0.62).ceil() as u32
 }

@@ -16,11 +16,6 @@ use super::{
 };
 use crate::rows::{Api, FamilyId, MeasurementRow, Metric, Status};
 
-fn is_sweep_point(r: &MeasurementRow) -> bool {
-    !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite()
-}
-
-/// How sweep values map to the x axis.
 #[derive(Debug, Clone, PartialEq)]
 enum XAxis {
     /// x = log2(value); every value is a power of two.
@@ -52,7 +47,7 @@ struct Series {
 pub(crate) struct SweepFigure {
     frame: Frame,
     x_axis: XAxis,
-    /// The plotted ranges: x over every point, y from 0 to above every median and CI bound.
+    /// x over every point, y from 0 to above every median and CI bound.
     x: (f64, f64),
     y_hi: f64,
     x_desc: String,
@@ -70,7 +65,10 @@ struct Key {
 }
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, SweepFigure)> {
-    let points = data.measurements.iter().filter(|r| is_sweep_point(r));
+    let points = data
+        .measurements
+        .iter()
+        .filter(|r| !r.sweep_param.is_empty() && r.status == Status::Ok && r.metric.is_finite());
     let mut groups = group_in_order(points, |r| {
         let key = Key {
             run_id: r.run_id.clone(),
@@ -177,8 +175,7 @@ fn build(key: &Key, size: &str, rows: &[&MeasurementRow]) -> SweepFigure {
         })
         .filter(|s| !s.points.is_empty())
         .collect();
-    // The lookup borrows the axis, which the figure takes below.
-    drop(x_of);
+    drop(x_of); // it borrows the axis, which the figure takes below
 
     let mut legend: Vec<LegendItem> = series
         .iter()
@@ -264,9 +261,8 @@ fn side_of_each(rows: &[&MeasurementRow]) -> Vec<usize> {
 }
 
 /// The axes over every point. Sweep values and metrics near f64::MAX (a hand-edited CSV) can
-/// make the padded bounds or their span infinite, on which plotters' tick search never ends:
-/// the x axis falls back to the unpadded range, then to a unit one ([`pin_all`] then moves
-/// the points off it onto its edge).
+/// make the padded bounds or their span infinite, where plotters' tick search never ends: x
+/// falls back to the unpadded range, then to a unit one ([`pin_all`] pins the points off it).
 fn axes_for(x_axis: &XAxis, series: &[Series]) -> ((f64, f64), f64) {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
@@ -285,17 +281,16 @@ fn axes_for(x_axis: &XAxis, series: &[Series]) -> ((f64, f64), f64) {
     };
     let x = [(x_lo - pad, x_hi + pad), (x_lo, x_hi)]
         .into_iter()
-        .find(|&(lo, hi)| usable_range(lo, hi))
+        // A finite span has finite bounds: what plotters can lay out.
+        .find(|&(lo, hi)| (hi - lo).is_finite() && lo < hi)
         .unwrap_or((0.0, 1.0));
     (x, super::axis_top(y_hi, 1.08))
 }
 
 /// Moves every point and CI bound outside the axes onto their edge and counts the points
-/// moved. plotters maps a value to a pixel with an `as i32` cast (saturating) plus the plot's
-/// origin, which overflows for a value far off the axis (a metric of -1e308, a sweep value
-/// beyond the unit fallback axis): a debug build panicked, a release build wrapped the pixel
-/// to one of the wrong sign (the point drawn at the opposite edge, or off the canvas). On the
-/// axes every pixel lies inside the plot.
+/// moved. plotters' pixel (a saturating `as i32` cast plus the plot's origin) overflows for a
+/// value far off the axis (a metric of -1e308, a sweep value beyond the unit fallback axis):
+/// a debug build panicked, a release build drew the point at the opposite edge or off canvas.
 fn pin_all(series: &mut [Series], (x_lo, x_hi): (f64, f64), y_hi: f64) -> usize {
     let on_y = |v: f64| v.clamp(0.0, y_hi);
     let mut moved = 0;
@@ -314,7 +309,7 @@ fn pin_all(series: &mut [Series], (x_lo, x_hi): (f64, f64), y_hi: f64) -> usize 
     moved
 }
 
-/// The metric's CI from the row, falling back to the median itself when it is unusable.
+/// The metric's CI, or the median itself when the CI is unusable.
 fn ci_of(r: &MeasurementRow) -> (f64, f64) {
     let (lo, hi) = (
         r.metric_ci_lo.min(r.metric_ci_hi),
@@ -363,8 +358,7 @@ fn number(value: &str) -> Option<f64> {
     }
 }
 
-/// The x position of a sweep value on `axis`; a categorical axis indexes its labels once, so
-/// each lookup is constant time.
+/// The x position of a sweep value on `axis`; a categorical axis indexes its labels once.
 fn x_lookup(axis: &XAxis) -> impl Fn(&str) -> Option<f64> + '_ {
     let index: HashMap<&str, usize> = match axis {
         XAxis::Categorical(labels) => labels
@@ -384,11 +378,6 @@ fn x_lookup(axis: &XAxis) -> impl Fn(&str) -> Option<f64> + '_ {
     }
 }
 
-/// Whether plotters can lay out a linear axis over `lo..hi`: finite bounds, finite span.
-fn usable_range(lo: f64, hi: f64) -> bool {
-    lo.is_finite() && hi.is_finite() && (hi - lo).is_finite() && lo < hi
-}
-
 /// What the swept quantity counts, for the axis description.
 fn param_unit(param: &str) -> &'static str {
     match param {
@@ -404,7 +393,6 @@ fn param_unit(param: &str) -> &'static str {
     }
 }
 
-/// Name of the metric for an axis, from its unit.
 fn metric_name(metric: Metric) -> &'static str {
     match metric {
         Metric::Bandwidth => "Bandwidth",
@@ -429,7 +417,7 @@ fn pow2_label(x: f64, use_exponent: bool) -> String {
 
 impl Figure for SweepFigure {
     fn size(&self) -> (u32, u32) {
-        self.frame.size_with_plot(520)
+        self.frame.size_with_plot(520, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
@@ -439,7 +427,6 @@ impl Figure for SweepFigure {
 
         let exponent = x_hi > 16.5; // beyond 2^16 exact integers get too long to read
         let log2_fmt = |x: &f64| pow2_label(*x, exponent);
-        let tick = |v: &f64| super::fmt_tick(*v);
         let mut chart = layout::line_chart(&plot_area, (x_lo, x_hi), y_hi)?;
         {
             let mut mesh = chart.configure_mesh();
@@ -447,7 +434,7 @@ impl Figure for SweepFigure {
                 .x_desc(self.x_desc.as_str())
                 .y_desc(self.y_desc.as_str())
                 .max_light_lines(style::MAX_LIGHT_LINES)
-                .y_label_formatter(&tick)
+                .y_label_formatter(&super::fmt_tick)
                 .y_labels(8);
             match &self.x_axis {
                 XAxis::Log2 => {
@@ -455,7 +442,7 @@ impl Figure for SweepFigure {
                     mesh.x_labels(steps.min(14)).x_label_formatter(&log2_fmt);
                 }
                 XAxis::Linear => {
-                    mesh.x_labels(10).x_label_formatter(&tick);
+                    mesh.x_labels(10).x_label_formatter(&super::fmt_tick);
                 }
                 XAxis::Categorical(_) => {
                     mesh.x_labels(0).disable_x_mesh();

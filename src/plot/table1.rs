@@ -15,25 +15,14 @@ use super::{
 };
 use crate::rows::{Api, MeasurementRow, Status};
 
-/// Study whose rows this chart draws.
 pub const STUDY: &str = "table1";
-/// The same study's name before the studies were named by their question: committed runs
-/// still carry it.
+/// The study's former name (before studies were named by their question), in committed runs.
 const FORMER_STUDY: &str = "whitepaper-table1";
 
-/// What the whitepaper measured, for the legend and footnote.
 const WHITEPAPER_LABEL: &str = "GTX 285 OpenCL (whitepaper Table 1)";
 const WHITEPAPER_NOTE: &str = "Whitepaper: NVIDIA \"OpenCL Programming for the CUDA \
     Architecture\", Table 1: GeForce GTX 285, 60989×1100 matrix, work-group size 256, 239 \
     groups (Listing 2) / 60 groups (Listings 3–7).";
-
-fn is_table1_row(r: &MeasurementRow) -> bool {
-    (r.study == STUDY || r.study == FORMER_STUDY)
-        && r.status == Status::Ok
-        && r.sweep_param.is_empty()
-        && r.median_s.is_finite()
-        && r.median_s > 0.0
-}
 
 /// Listing number of a variant named like `listing4` (or `Listing 4`, `l4`).
 pub fn listing_number(variant: &str) -> Option<u32> {
@@ -59,7 +48,13 @@ pub(crate) struct Table1Figure {
 }
 
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, Table1Figure)> {
-    let rows = data.measurements.iter().filter(|r| is_table1_row(r));
+    let rows = data.measurements.iter().filter(|r| {
+        (r.study == STUDY || r.study == FORMER_STUDY)
+            && r.status == Status::Ok
+            && r.sweep_param.is_empty()
+            && r.median_s.is_finite()
+            && r.median_s > 0.0
+    });
     group_in_order(rows, |r| r.run_id.clone())
         .into_iter()
         .take(MAX_FIGURES_PER_CHART)
@@ -164,7 +159,7 @@ fn build(rows: &[&MeasurementRow]) -> Table1Figure {
 
 impl Figure for Table1Figure {
     fn size(&self) -> (u32, u32) {
-        self.frame.size_with_plot(520)
+        self.frame.size_with_plot(520, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
@@ -179,9 +174,8 @@ impl Figure for Table1Figure {
         if !(lo.is_finite() && hi.is_finite() && lo > 0.0 && hi >= lo) {
             (lo, hi) = (1.0, 10.0);
         }
-        // Bars grow from a whole decade (so the axis base is labelled); the top leaves room
-        // above the tallest bar for its value label.
-        // (Just below the decade: exactly 10^k may round out of the range and lose its label.)
+        // Bars grow from just below a whole decade, so the axis base is labelled (exactly 10^k
+        // may round out of the range); the top leaves room for the tallest bar's value label.
         let decade_below = |x: f64| 10f64.powf((x / 1.5).log10().floor()) * 0.999;
         let y_hi = (hi * 1.6).min(f64::MAX);
         // At most 12 decades below the top: times from a hand-edited CSV (5e-324 s beside
@@ -202,14 +196,13 @@ impl Figure for Table1Figure {
             .x_label_area_size(style::X_AXIS_AREA + 8)
             .y_label_area_size(90)
             .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), (y_lo..y_hi).log_scale())?;
-        let y_fmt = |v: &f64| super::fmt_tick(*v);
         chart
             .configure_mesh()
             .house_style()
             .disable_x_mesh()
             .x_labels(0)
             .y_labels(12)
-            .y_label_formatter(&y_fmt)
+            .y_label_formatter(&super::fmt_tick)
             .x_desc("MatrixVectorMul implementation (whitepaper listing)")
             .y_desc("Time per matvec (ms, log scale)")
             .max_light_lines(style::MAX_LIGHT_LINES + 3)

@@ -62,7 +62,7 @@ impl Convergence {
 
 impl Figure for Convergence {
     fn size(&self) -> (u32, u32) {
-        self.frame().size_with_plot(420)
+        self.frame().size_with_plot(420, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {

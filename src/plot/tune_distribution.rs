@@ -43,7 +43,7 @@ impl Distribution {
 
 impl Figure for Distribution {
     fn size(&self) -> (u32, u32) {
-        self.frame().size_with_plot(420)
+        self.frame().size_with_plot(420, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {

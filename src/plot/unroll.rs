@@ -61,19 +61,16 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
 
 fn bar(r: &MeasurementRow, base: f64) -> HBar {
     let value = r.median_s / base;
-    let text = format!("{} ({})", fmt_sig(value), unroll_label(r));
-    HBar {
-        ci: Some((r.ci_lo_s / base, r.ci_hi_s / base)),
-        ..HBar::of_api(r.api, value, text)
-    }
-}
-
-/// `none`, or the pragmas as `A=9 B=4`.
-fn unroll_label(r: &MeasurementRow) -> String {
-    if no_pragma(r) {
+    // The pragmas as `A=9 B=4`, or `none`.
+    let pragmas = if no_pragma(r) {
         "none".into()
     } else {
         r.unroll.replace(';', " ")
+    };
+    let text = format!("{} ({pragmas})", fmt_sig(value));
+    HBar {
+        ci: Some((r.ci_lo_s / base, r.ci_hi_s / base)),
+        ..HBar::of_api(r.api, value, text)
     }
 }
 

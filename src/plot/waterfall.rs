@@ -51,18 +51,8 @@ fn color(kind: BarKind) -> RGBColor {
     }
 }
 
-fn legend() -> Vec<LegendItem> {
-    let fill = |kind| Swatch::fill(color(kind), None);
-    vec![
-        LegendItem::new("target PR", fill(BarKind::Target)),
-        LegendItem::new("step toward parity", fill(BarKind::TowardParity)),
-        LegendItem::new("step away from parity", fill(BarKind::AwayFromParity)),
-        LegendItem::new("remaining to parity", fill(BarKind::Remaining)),
-        LegendItem::new("PR = 1 (parity)", Swatch::RefLine),
-    ]
-}
-
 fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
+    let fill = |kind| Swatch::fill(color(kind), None);
     let x_max = bars
         .iter()
         .flat_map(|b| [b.from, b.to, b.ci.map_or(0.0, |c| c.1)])
@@ -72,7 +62,13 @@ fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
         frame: Frame {
             title: style::title("Explain waterfall", target),
             subtitle: subtitle.to_string(),
-            legend: legend(),
+            legend: vec![
+                LegendItem::new("target PR", fill(BarKind::Target)),
+                LegendItem::new("step toward parity", fill(BarKind::TowardParity)),
+                LegendItem::new("step away from parity", fill(BarKind::AwayFromParity)),
+                LegendItem::new("remaining to parity", fill(BarKind::Remaining)),
+                LegendItem::new("PR = 1 (parity)", Swatch::RefLine),
+            ],
             notes: vec![
                 "Each step moves the running PR by its rung's PR over the target's (the rung of \
                  that ladder step nearest parity),"
@@ -87,9 +83,9 @@ fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
     }
 }
 
-/// Draws `waterfall-<target>.<ext>` (`-2`, ... where targets slug alike) for every target of `targets` (each with its bars, from
-/// `explain::waterfall`) into `out_dir`; the subtitle's GPU and driver come from
-/// `measurements` (the rungs' rows).
+/// Draws `waterfall-<target>.<ext>` (`-2`, ... where targets slug alike) for each of `targets`
+/// (its bars from `explain::waterfall`) into `out_dir`; the subtitle's GPU and driver come
+/// from `measurements` (the rungs' rows).
 pub fn draw(
     targets: &[(String, Vec<Bar>)],
     measurements: &[MeasurementRow],
@@ -110,14 +106,13 @@ const BAR_ROW_H: u32 = 44;
 
 impl Figure for Waterfall {
     fn size(&self) -> (u32, u32) {
-        self.frame
-            .size_with_plot(self.bars.len() as u32 * BAR_ROW_H + style::X_AXIS_AREA + 40)
+        let plot_h = self.bars.len() as u32 * BAR_ROW_H + style::X_AXIS_AREA + 40;
+        self.frame.size_with_plot(plot_h, style::HEIGHT)
     }
 
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError> {
         let area = self.frame.draw(root, style::MARGIN / 2)?;
         let n = self.bars.len() as f64;
-        let tick = |v: &f64| fmt_tick(*v);
         let mut chart = ChartBuilder::on(&area)
             .margin(style::MARGIN)
             .margin_left(LABEL_W + style::MARGIN)
@@ -127,7 +122,7 @@ impl Figure for Waterfall {
             .configure_mesh()
             .house_style()
             .x_desc("PR (ratio, no unit)")
-            .x_label_formatter(&tick)
+            .x_label_formatter(&fmt_tick)
             .y_labels(0)
             .draw()?;
         let label_font = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
@@ -148,7 +143,7 @@ impl Figure for Waterfall {
             let (px, py) = chart.backend_coord(&(0.0, y));
             let text = super::layout::fit_text(root, &bar.label, style::TICK_PX, LABEL_W - 8)?;
             root.draw_text(&text, &label_font, (px - 8, py))?;
-            let value = format!("{} → {}", fmt_tick(bar.from), fmt_tick(bar.to));
+            let value = format!("{} → {}", fmt_tick(&bar.from), fmt_tick(&bar.to));
             let (vx, vy) = chart.backend_coord(&(hi, y));
             let value_font = style::anchored(style::VALUE_PX, HPos::Left, VPos::Center);
             root.draw_text(&value, &value_font, (vx + 4, vy))?;
