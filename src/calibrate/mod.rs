@@ -25,7 +25,9 @@ const KERNEL: &str = "launch_empty";
 pub const SINGLE_WITHIN_US: f64 = 0.5;
 pub const PR_WITHIN: f64 = 0.05;
 pub const BACK_TO_BACK_WITHIN: f64 = 0.10;
-const RESAMPLES: usize = 2000;
+
+/// Bootstrap resamples for every CI (calibration, run and tuning rows alike).
+pub const RESAMPLES: usize = 2000;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CalibrationPlan {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::{create_parent_dirs, io_err, write_atomic, ExportError};
+use super::{io_err, write_atomic, ExportError};
 use crate::rows::RowCheck;
 
 /// The column list of a row type in field order, derived from its `Deserialize`, so a header
@@ -308,12 +308,6 @@ pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
 }
 
 impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
-    /// [`read_to_append`] and [`CsvAppender::continue_file`], parent folders created.
-    pub fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
-        create_parent_dirs(path)?;
-        Self::continue_file(&read_to_append::<T>(path, resume)?)
-    }
-
     /// Opens the file `existing` was read from for appending; refused when its last line has
     /// no line break (a row cut by an interrupted write, which the next row would merge into).
     pub fn continue_file(existing: &Existing<T>) -> Result<Self, ExportError> {
@@ -339,10 +333,6 @@ impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
             appender.write_or_roll_back(&header)?;
         }
         Ok(appender)
-    }
-
-    pub fn append(&mut self, row: &T) -> Result<(), ExportError> {
-        self.append_all(std::slice::from_ref(row))
     }
 
     /// Writes `rows` in one write, cut back when it fails (disk full): no half line is left.
@@ -453,6 +443,18 @@ mod tests {
     use proptest::prelude::*;
     use std::io::Write;
     use strum::VariantArray;
+
+    impl<T: Serialize + DeserializeOwned + CsvSchema> CsvAppender<T> {
+        /// [`read_to_append`] and [`CsvAppender::continue_file`], parent folders created.
+        fn open(path: &Path, resume: bool) -> Result<Self, ExportError> {
+            crate::export::create_parent_dirs(path)?;
+            Self::continue_file(&read_to_append::<T>(path, resume)?)
+        }
+
+        fn append(&mut self, row: &T) -> Result<(), ExportError> {
+            self.append_all(std::slice::from_ref(row))
+        }
+    }
 
     fn measurement(comparison: &str, api: &str) -> MeasurementRow {
         MeasurementRow {

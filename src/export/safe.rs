@@ -225,35 +225,104 @@ pub fn first_link(dir: &Path) -> Result<Option<PathBuf>, ExportError> {
     Ok(None)
 }
 
+/// A way to ask, before each write, whether a lock is still this process's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LockCheck {
+    path: PathBuf,
+    /// The lock file's device and inode, which tell a lock deleted and made again by another
+    /// run from this run's own.
+    id: (u64, u64),
+}
+
+impl LockCheck {
+    /// `Ok` while the lock file is the one this run took; an error naming it once it was
+    /// deleted or replaced (by hand, or by another run that then took it).
+    pub fn still_held(&self) -> Result<(), ExportError> {
+        if fs::symlink_metadata(&self.path).is_ok_and(|m| (m.dev(), m.ino()) == self.id) {
+            Ok(())
+        } else {
+            Err(ExportError::LockLost {
+                path: self.path.clone(),
+            })
+        }
+    }
+
+    /// Removes the lock file while it is still this one (and held): a waiter then sees its
+    /// file gone and takes a fresh one.
+    pub fn release(&self) {
+        if self.still_held().is_ok() {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
 /// An exclusive advisory lock on a file of its own, held until dropped; the file goes with it.
 #[derive(Debug)]
 pub struct FileLock {
-    file: File,
-    path: PathBuf,
+    _file: File,
+    pub check: LockCheck,
 }
 
-/// Waits for the lock at `path` (created exclusively when missing, never through a link); one
-/// its last holder removed meanwhile is let go and taken afresh.
+/// What [`take_lock`] found.
+pub enum Taken {
+    Lock(FileLock),
+    /// Another holds it: its file, which says who.
+    Busy(File),
+    Replaced,
+}
+
+/// Takes the lock at `path` (created exclusively when missing, or, left behind by a holder
+/// that was killed, opened and taken over, the kill having released it; never through a link);
+/// one its last holder removed meanwhile is let go and taken afresh, at most `tries` times.
+/// Without a `holder` it waits for the lock; with one, it tries for a fifth of a second and
+/// then writes `holder` into the file for whoever finds it busy.
+pub fn take_lock(path: &Path, holder: Option<&str>, tries: usize) -> Result<Taken, ExportError> {
+    for _ in 0..tries {
+        let (mut file, _) = open_rw(path)?;
+        if holder.is_none() {
+            file.lock().map_err(io_err(path))?;
+        } else if !try_briefly(&file) {
+            return Ok(Taken::Busy(file));
+        }
+        let Ok(meta) = file.metadata() else { continue };
+        let check = LockCheck {
+            path: path.to_path_buf(),
+            id: (meta.dev(), meta.ino()),
+        };
+        if check.still_held().is_err() {
+            continue;
+        }
+        if let Some(text) = holder {
+            file.set_len(0)
+                .and_then(|_| file.write_all(text.as_bytes()))
+                .map_err(io_err(path))?;
+        }
+        return Ok(Taken::Lock(FileLock { _file: file, check }));
+    }
+    Ok(Taken::Replaced)
+}
+
+/// Tries the lock for a fifth of a second: a child process another thread is starting holds a
+/// copy of every open file until it execs, and with it, briefly, the lock.
+fn try_briefly(file: &File) -> bool {
+    for _ in 0..10 {
+        if file.try_lock().is_ok() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+/// Waits for the lock at `path` ([`take_lock`]).
 pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
     // Each retry follows a holder that let go; a file replaced this often is no lock at all.
-    for _ in 0..100 {
-        let (file, _) = open_rw(path)?;
-        file.lock().map_err(io_err(path))?;
-        if same_file(&file, path) {
-            return Ok(FileLock {
-                file,
-                path: path.to_path_buf(),
-            });
-        }
+    match take_lock(path, None, 100)? {
+        Taken::Lock(lock) => Ok(lock),
+        _ => Err(io_err(path)(std::io::Error::other(
+            "the lock file keeps being replaced",
+        ))),
     }
-    Err(io_err(path)(std::io::Error::other(
-        "the lock file keeps being replaced",
-    )))
-}
-
-/// Whether `path` (not followed) is the file open as `file`.
-pub fn same_file(file: &File, path: &Path) -> bool {
-    matches!((file.metadata(), fs::symlink_metadata(path)), (Ok(a), Ok(b)) if same_inode(&a, &b))
 }
 
 pub(crate) fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
@@ -261,11 +330,8 @@ pub(crate) fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
 }
 
 impl Drop for FileLock {
-    /// Removed while still held: a waiter then sees its file gone and takes a fresh one.
     fn drop(&mut self) {
-        if same_file(&self.file, &self.path) {
-            let _ = fs::remove_file(&self.path);
-        }
+        self.check.release();
     }
 }
 

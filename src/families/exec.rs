@@ -15,13 +15,8 @@ use crate::rows::{Api, Seconds};
 impl Inputs {
     /// Inputs of a family's first variant; SpMV takes its default matrix (`uniform`).
     pub fn generate(family: FamilyId, size: Size, seed: u64) -> Self {
-        Self::generate_with(family, size, seed, &MatrixSource::Uniform)
-    }
-
-    /// Inputs of a family's first variant, SpMV's from `matrix` (the study key).
-    pub fn generate_with(family: FamilyId, size: Size, seed: u64, matrix: &MatrixSource) -> Self {
         let first = &families::get(family).variants()[0];
-        Self::of_variant(first, size, seed, matrix)
+        Self::of_variant(first, size, seed, &MatrixSource::Uniform)
     }
 
     /// The inputs of one variant (BFS variants pick their graph's generator).

@@ -9,13 +9,11 @@ use sha2::{Digest, Sha256};
 
 use super::measure::{side_work, times, SidePlan, SideRun};
 use crate::backend::Seconds;
+use crate::calibrate::RESAMPLES;
 use crate::fairness::{self, SideSteps};
 use crate::rows::{Api, MeasurementRow, PrRow, SampleRow, Side, Status, TimerKind};
 use crate::stats;
 use crate::study::{Comparison, Study};
-
-/// Bootstrap resamples for every CI.
-pub const RESAMPLES: usize = 2000;
 
 /// What every row of a run shares.
 pub struct RowContext<'a> {

@@ -3,15 +3,15 @@
 //! `.clvscu.lock`, held (an advisory lock) for the whole run.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::provenance::GIT_COMMIT;
 use crate::backend::DeviceInfo;
-use crate::export::{safe, ExportError};
+use crate::export::safe::{self, FileLock, LockCheck, Taken};
+use crate::export::ExportError;
 use crate::kernels::KernelSources;
 use crate::rows::Api;
 use crate::study::Study;
@@ -250,41 +250,6 @@ pub fn check_identity(
     Ok(BTreeMap::new())
 }
 
-/// Tries the lock for a fifth of a second: a child process another thread is starting holds a
-/// copy of every open file until it execs, and with it, briefly, the lock.
-fn take_lock(file: &File) -> bool {
-    for _ in 0..10 {
-        if file.try_lock().is_ok() {
-            return true;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    false
-}
-
-/// A way to ask, before each write, whether the folder's lock is still this run's.
-#[derive(Debug, Clone)]
-pub struct LockCheck {
-    path: PathBuf,
-    /// The lock file's, whose device and inode tell a lock deleted and made again by another
-    /// run from this run's own.
-    meta: std::fs::Metadata,
-}
-
-impl LockCheck {
-    /// `Ok` while the lock file is the one this run took; an error naming it once it was
-    /// deleted or replaced (by hand, or by another run that then took it).
-    pub fn still_held(&self) -> Result<(), ExportError> {
-        if std::fs::symlink_metadata(&self.path).is_ok_and(|m| safe::same_inode(&m, &self.meta)) {
-            Ok(())
-        } else {
-            Err(ExportError::LockLost {
-                path: self.path.clone(),
-            })
-        }
-    }
-}
-
 /// Locks held by this process, for [`release_held_locks`] (an exit that runs no destructor).
 static HELD: std::sync::Mutex<Vec<LockCheck>> = std::sync::Mutex::new(Vec::new());
 
@@ -292,85 +257,56 @@ static HELD: std::sync::Mutex<Vec<LockCheck>> = std::sync::Mutex::new(Vec::new()
 pub fn release_held_locks() {
     // try_lock: this runs from a signal or watchdog thread and must never wait.
     if let Ok(held) = HELD.try_lock() {
-        for l in held.iter() {
-            if l.still_held().is_ok() {
-                let _ = std::fs::remove_file(&l.path);
-            }
-        }
+        held.iter().for_each(LockCheck::release);
     }
 }
 
 /// The folder's lock, held until dropped; the lock file goes with it.
 #[derive(Debug)]
 pub struct FolderLock {
-    _file: File,
+    _lock: FileLock,
     /// To hand (cloned) to whatever writes into the folder.
     pub(super) check: LockCheck,
 }
 
 impl Drop for FolderLock {
-    /// Removes the lock file while still holding it, then lets go: a run waiting on the old
-    /// file sees it gone and takes a fresh one.
+    /// Leaves [`HELD`]; the lock file then goes with the [`FileLock`].
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
-            held.retain(|l| {
-                l.path != self.check.path || !safe::same_inode(&l.meta, &self.check.meta)
-            });
-        }
-        if self.check.still_held().is_ok() {
-            let _ = std::fs::remove_file(&self.check.path);
+            held.retain(|l| l != &self.check);
         }
     }
 }
 
-/// Takes the folder's lock, or says who holds it. The lock file is created exclusively, or,
-/// when a run that was killed left it behind, opened without following a link and taken over
-/// (the kill released its advisory lock); one its holder removed while this run waited is let
-/// go and taken afresh.
+/// Takes the folder's lock ([`safe::take_lock`], tried briefly), or says who holds it.
 pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
-    let path = dir.join(LOCK_FILE);
-    for _ in 0..10 {
-        let (mut file, _created) = safe::open_rw(&path)?;
-        if !take_lock(&file) {
+    let me = format!(
+        "pid {} on {} since {}",
+        std::process::id(),
+        super::provenance::hostname(),
+        chrono::Utc::now().to_rfc3339()
+    );
+    let holder = match safe::take_lock(&dir.join(LOCK_FILE), Some(&me), 10)? {
+        Taken::Lock(lock) => {
+            let check = lock.check.clone();
+            if let Ok(mut held) = HELD.lock() {
+                held.push(check.clone());
+            }
+            return Ok(FolderLock { _lock: lock, check });
+        }
+        Taken::Busy(mut file) => {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
-            return Err(FolderError::Locked {
-                dir: dir.to_path_buf(),
-                holder: if holder.trim().is_empty() {
-                    "holder unknown".into()
-                } else {
-                    holder.trim().to_string()
-                },
-            });
+            if holder.trim().is_empty() {
+                "holder unknown".into()
+            } else {
+                holder.trim().to_string()
+            }
         }
-        let Some(meta) = file
-            .metadata()
-            .ok()
-            .filter(|_| safe::same_file(&file, &path))
-        else {
-            continue;
-        };
-        let me = format!(
-            "pid {} on {} since {}",
-            std::process::id(),
-            super::provenance::hostname(),
-            chrono::Utc::now().to_rfc3339()
-        );
-        file.set_len(0)
-            .and_then(|_| file.seek(SeekFrom::Start(0)))
-            .and_then(|_| file.write_all(me.as_bytes()))
-            .map_err(io(&path))?;
-        let check = LockCheck {
-            path: path.clone(),
-            meta,
-        };
-        if let Ok(mut held) = HELD.lock() {
-            held.push(check.clone());
-        }
-        return Ok(FolderLock { _file: file, check });
-    }
+        Taken::Replaced => "its lock file keeps being replaced".into(),
+    };
     Err(FolderError::Locked {
         dir: dir.to_path_buf(),
-        holder: "its lock file keeps being replaced".into(),
+        holder,
     })
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::export::csv::CsvSchema;
 use serde::Serialize;
 
-use super::folder::{self, FolderIdentity, FolderLock, LockCheck};
+use super::folder::{self, FolderIdentity, FolderLock};
 use super::plan::{RunPlan, SessionError, Sides};
 use super::provenance::{self, GpuSnapshot};
 use super::store::{CsvStore, Guards};
@@ -25,7 +25,7 @@ pub const STUDY_FILE: &str = "study.toml";
 pub struct RunFolder {
     pub(super) dir: PathBuf,
     _lock: FolderLock,
-    held: LockCheck,
+    held: safe::LockCheck,
     pub(super) store: CsvStore,
     provenance: Provenance,
     provenance_path: PathBuf,

@@ -4,10 +4,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use super::folder::{short_hash, FolderIdentity, LockCheck, IDENTITY_FILE};
+use super::folder::{short_hash, FolderIdentity, IDENTITY_FILE};
 use crate::export::csv::{csv_bytes, read_to_append, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
-use crate::export::{safe, ExportError};
+use crate::export::safe::{self, LockCheck};
+use crate::export::ExportError;
 use crate::rows::{MeasurementRow, PrRow, SampleRow, Status};
 use crate::rows::{MEASUREMENTS_CSV, PRS_CSV, SAMPLES_CSV};
 

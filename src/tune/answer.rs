@@ -5,12 +5,12 @@ use super::cache::{Cache, Scope};
 use super::run::{score_of, Evaluation};
 use super::space::{Config, Space};
 use crate::backend::DeviceInfo;
+use crate::calibrate::RESAMPLES;
 use crate::rows::Api;
 use crate::rows::StrategyKind;
 use crate::stats::{self, Ratio};
 
-/// Bootstrap resamples of every CI here, and their seed (reports regenerate exactly).
-const RESAMPLES: usize = 2000;
+/// The seed of every bootstrap here (reports regenerate exactly).
 const SEED: u64 = 7;
 
 #[derive(Debug, Clone, PartialEq)]
