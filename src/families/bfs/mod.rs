@@ -37,7 +37,7 @@
 use crate::backend::Runtime;
 use std::time::Instant;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, Timing};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
@@ -223,6 +223,7 @@ impl Family for Bfs {
             variants: &VARIANTS,
             // One vertex, a few layers, and a size no work-group size divides.
             test_sizes: &[Size::vector(1), Size::vector(1000), Size::vector(5003)],
+            emulations: &[("bfs_*", emulate_level)],
             ..FamilySpec::new(FamilyId::Bfs, "bfs", Metric::Teps)
         };
         &SPEC
@@ -313,12 +314,6 @@ impl Family for Bfs {
         };
         let (cost, n) = (plan.cost, inputs.size.rows as usize);
         Ok(Built::into(vec![Step::Loop(Box::new(plan))], cost, n))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("bfs_")
-            .then_some(emulate_level as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

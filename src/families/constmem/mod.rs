@@ -18,7 +18,7 @@
 //! [-1, 1] (a Sobel sum is at most 8 in magnitude: 12 significant bits), table entries
 //! multiples of 2^-10 in [-1, 1] (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
@@ -239,6 +239,7 @@ impl Family for Sobel {
                 Size::matrix(37, 101),
                 Size::matrix(20, 300),
             ],
+            emulations: &[("sobel_*", emulate_sobel_launch)],
             ..FamilySpec::new(FamilyId::Sobel, "constant", Metric::Bandwidth)
         };
         &SPEC
@@ -294,12 +295,6 @@ impl Family for Sobel {
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
     }
 
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("sobel_")
-            .then_some(emulate_sobel_launch as KernelEmulation)
-    }
-
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(got, &inputs.reference, &inputs.sample)
     }
@@ -317,6 +312,7 @@ impl Family for Broadcast {
             variants: VARIANTS.split_at(6).1,
             // Table lengths: shorter than a warp, one warp, many.
             test_sizes: &[Size::vector(8), Size::vector(32), Size::vector(1024)],
+            emulations: &[("broadcast_*", emulate_broadcast)],
             ..FamilySpec::new(FamilyId::Broadcast, "constant", Metric::Reads)
         };
         &SPEC
@@ -358,12 +354,6 @@ impl Family for Broadcast {
             Arg::U32(inputs.size.rows as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("broadcast_")
-            .then_some(emulate_broadcast as KernelEmulation)
     }
 
     /// Every work-item's sum is the table's sum.
