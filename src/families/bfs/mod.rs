@@ -224,6 +224,9 @@ impl Family for Bfs {
             // One vertex, a few layers, and a size no work-group size divides.
             test_sizes: &[Size::vector(1), Size::vector(1000), Size::vector(5003)],
             emulations: &[("bfs_*", emulate_level)],
+            // The variant picks the graph.
+            inputs_per_variant: true,
+            always_runtime_bound: true,
             ..FamilySpec::new(FamilyId::Bfs, "bfs", Metric::Teps)
         };
         &SPEC
@@ -262,10 +265,6 @@ impl Family for Bfs {
         Ok(())
     }
 
-    fn runtime_bound(&self, _size: Size) -> bool {
-        true
-    }
-
     fn inputs(
         &self,
         variant: &'static Variant,
@@ -282,11 +281,6 @@ impl Family for Bfs {
         let tolerances = vec![0.0; levels.len()];
         Inputs::new(size, words(graph.offsets), words(graph.edges))
             .with_reference(levels, tolerances)
-    }
-
-    /// The variant picks the graph.
-    fn input_key(&self, variant: &'static Variant) -> &'static str {
-        variant.name
     }
 
     /// The search's depth, as the CPU reference found it (a verified run matched it).
