@@ -70,6 +70,10 @@ pub struct FamilySpec {
     /// The fake backend's host emulation of each kernel, by name, the first that matches; a
     /// name ending in `*` stands for every kernel it starts (see [`Family::emulation`]).
     pub emulations: &'static [(&'static str, KernelEmulation)],
+    /// Whether each variant has inputs of its own (its name is its [`Family::input_key`]).
+    pub inputs_per_variant: bool,
+    /// Whether every run is bound by the runtime, whatever its size ([`Family::runtime_bound`]).
+    pub always_runtime_bound: bool,
 }
 
 impl FamilySpec {
@@ -91,6 +95,8 @@ impl FamilySpec {
             variants: &[],
             test_sizes: &[],
             emulations: &[],
+            inputs_per_variant: false,
+            always_runtime_bound: false,
         }
     }
 }
@@ -192,7 +198,7 @@ pub trait Family: Sync {
 
     /// Whether a run at `size` is bound by the runtime (launch cost could sit in its rows).
     fn runtime_bound(&self, _size: Size) -> bool {
-        false
+        self.spec().always_runtime_bound
     }
 
     /// The runtime's own calls a run of `variant` at `size` is made of, where its work is those
@@ -241,8 +247,12 @@ pub trait Family: Sync {
     }
 
     /// What besides family, size and seed tells two variants' inputs apart.
-    fn input_key(&self, _variant: &'static Variant) -> &'static str {
-        ""
+    fn input_key(&self, variant: &'static Variant) -> &'static str {
+        if self.spec().inputs_per_variant {
+            variant.name
+        } else {
+            ""
+        }
     }
 
     /// The levels one run takes, for level-by-level families (BFS's depth).

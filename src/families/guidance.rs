@@ -104,6 +104,8 @@ impl Family for Guidance {
                 ("guidance_index", emulate_index),
                 ("guidance_branch", emulate_branch),
             ],
+            // The variants compute different words: their references are kept apart.
+            inputs_per_variant: true,
             ..FamilySpec::new(ID, "guidance", Metric::Evaluations)
         };
         &SPEC
@@ -121,11 +123,6 @@ impl Family for Guidance {
     /// The result and, for `branch`, two references (one per assignment of paths).
     fn footprint(&self, size: Size) -> Footprint {
         plain(0, size.rows, mul(size.rows, 2), 0)
-    }
-
-    /// The variants compute different words: their references are kept apart.
-    fn input_key(&self, variant: &'static Variant) -> &'static str {
-        variant.name
     }
 
     fn inputs(&self, variant: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {

@@ -44,6 +44,7 @@ impl Family for Launch {
             variants: &VARIANTS,
             test_sizes: &[Size::vector(7)],
             emulations: &[("launch_empty", emulate_empty)],
+            always_runtime_bound: true,
             ..FamilySpec::new(FamilyId::Launch, "peak", Metric::Rate)
         };
         &SPEC
@@ -55,10 +56,6 @@ impl Family for Launch {
 
     fn footprint(&self, _size: Size) -> Footprint {
         plain(1, 1, 1, 0)
-    }
-
-    fn runtime_bound(&self, _size: Size) -> bool {
-        true
     }
 
     /// Its launches, `N` to one wait back to back.

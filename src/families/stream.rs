@@ -205,6 +205,8 @@ impl Family for Stream {
                 ("stream_dot", emulate_dot),
                 ("stream_dot_final", emulate_dot_final),
             ],
+            // Each variant starts from its own point of BabelStream's iteration.
+            inputs_per_variant: true,
             ..FamilySpec::new(ID, "stream", Metric::Bandwidth)
         };
         &SPEC
@@ -247,11 +249,6 @@ impl Family for Stream {
         check_cover(variant, side.shape, 1, size.rows, |covered| {
             format!("cover {covered} elements, fewer than {}", size.rows)
         })
-    }
-
-    /// Each variant starts from its own point of BabelStream's iteration.
-    fn input_key(&self, variant: &'static Variant) -> &'static str {
-        variant.name
     }
 
     fn inputs(&self, variant: &'static Variant, size: Size, _: u64, _: InputChoice<'_>) -> Inputs {

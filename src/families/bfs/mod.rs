@@ -37,7 +37,7 @@
 use crate::backend::Runtime;
 use std::time::Instant;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, Timing};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
@@ -223,6 +223,10 @@ impl Family for Bfs {
             variants: &VARIANTS,
             // One vertex, a few layers, and a size no work-group size divides.
             test_sizes: &[Size::vector(1), Size::vector(1000), Size::vector(5003)],
+            emulations: &[("bfs_*", emulate_level)],
+            // The variant picks the graph.
+            inputs_per_variant: true,
+            always_runtime_bound: true,
             ..FamilySpec::new(FamilyId::Bfs, "bfs", Metric::Teps)
         };
         &SPEC
@@ -261,10 +265,6 @@ impl Family for Bfs {
         Ok(())
     }
 
-    fn runtime_bound(&self, _size: Size) -> bool {
-        true
-    }
-
     fn inputs(
         &self,
         variant: &'static Variant,
@@ -281,11 +281,6 @@ impl Family for Bfs {
         let tolerances = vec![0.0; levels.len()];
         Inputs::new(size, words(graph.offsets), words(graph.edges))
             .with_reference(levels, tolerances)
-    }
-
-    /// The variant picks the graph.
-    fn input_key(&self, variant: &'static Variant) -> &'static str {
-        variant.name
     }
 
     /// The search's depth, as the CPU reference found it (a verified run matched it).
@@ -313,12 +308,6 @@ impl Family for Bfs {
         };
         let (cost, n) = (plan.cost, inputs.size.rows as usize);
         Ok(Built::into(vec![Step::Loop(Box::new(plan))], cost, n))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("bfs_")
-            .then_some(emulate_level as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

@@ -18,7 +18,10 @@
 //! [-1, 1] (a Sobel sum is at most 8 in magnitude: 12 significant bits), table entries
 //! multiples of 2^-10 in [-1, 1] (a sum of 8192 of them needs 24 bits). The tolerance is 0.
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
@@ -27,9 +30,6 @@ use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
 use crate::families::variant::{points, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
-
-mod problem;
-pub use problem::*;
 
 /// Sobel in X, row-major: `[-1 0 1; -2 0 2; -1 0 1]`.
 pub const FILTER_X: [f32; 9] = [-1.0, 0.0, 1.0, -2.0, 0.0, 2.0, -1.0, 0.0, 1.0];
@@ -239,6 +239,7 @@ impl Family for Sobel {
                 Size::matrix(37, 101),
                 Size::matrix(20, 300),
             ],
+            emulations: &[("sobel_*", emulate_sobel_launch)],
             ..FamilySpec::new(FamilyId::Sobel, "constant", Metric::Bandwidth)
         };
         &SPEC
@@ -294,12 +295,6 @@ impl Family for Sobel {
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
     }
 
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("sobel_")
-            .then_some(emulate_sobel_launch as KernelEmulation)
-    }
-
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         check(got, &inputs.reference, &inputs.sample)
     }
@@ -317,6 +312,7 @@ impl Family for Broadcast {
             variants: VARIANTS.split_at(6).1,
             // Table lengths: shorter than a warp, one warp, many.
             test_sizes: &[Size::vector(8), Size::vector(32), Size::vector(1024)],
+            emulations: &[("broadcast_*", emulate_broadcast)],
             ..FamilySpec::new(FamilyId::Broadcast, "constant", Metric::Reads)
         };
         &SPEC
@@ -360,17 +356,76 @@ impl Family for Broadcast {
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
     }
 
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("broadcast_")
-            .then_some(emulate_broadcast as KernelEmulation)
-    }
-
     /// Every work-item's sum is the table's sum.
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
         let sum = inputs.reference.first().copied().unwrap_or(f64::NAN);
         reference::compare_exact(got, got.len(), |_| sum)
     }
+}
+
+/// Floats in [-1, 1] that are multiples of 2^-bits (see the module docs).
+fn quantised(len: usize, seed: u64, bits: i32) -> Vec<f32> {
+    let scale = 2f32.powi(bits);
+    reference::random_vector(len, seed)
+        .into_iter()
+        .map(|x| (x * scale).round() / scale)
+        .collect()
+}
+
+/// Sobel's inputs: the image, the filter, the reference and its output positions (empty: all).
+pub fn problem(size: Size, seed: u64) -> Inputs {
+    let data = quantised(pixels(size) as usize, seed, 8);
+    let sample = sobel_sample(size, seed);
+    let positions: Box<dyn Iterator<Item = usize>> = if sample.is_empty() {
+        Box::new(0..pixels(size) as usize)
+    } else {
+        Box::new(sample.iter().copied())
+    };
+    let reference = positions
+        .map(|p| sobel_at(&data, &FILTER_X, size, p))
+        .collect();
+    Inputs::new(size, data, FILTER_X.to_vec())
+        .with_reference(reference, Vec::new())
+        .with_sample(sample)
+}
+
+/// Empty for an image checked whole; else its first and last two rows and a seeded sample.
+fn sobel_sample(img: Size, seed: u64) -> Vec<usize> {
+    if pixels(img) <= FULL_CHECK_PIXELS {
+        return Vec::new();
+    }
+    let (w, n) = (img.cols as usize, pixels(img) as usize);
+    let mut p: Vec<usize> = (0..2 * w).chain(n - 2 * w..n).collect();
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x50be1);
+    p.extend((0..SAMPLED_PIXELS).map(|_| rng.gen_range(0..n)));
+    p
+}
+
+/// The Sobel output at pixel `p`: 0 on the border, the 3x3 filter elsewhere (in f64).
+pub fn sobel_at(data: &[f32], filter: &[f32], img: Size, p: usize) -> f64 {
+    let (w, h) = (img.cols as usize, img.rows as usize);
+    let (x, y) = (p % w, p / w);
+    if x == 0 || y == 0 || x + 1 >= w || y + 1 >= h {
+        return 0.0;
+    }
+    let mut v = 0.0;
+    for dy in 0..3 {
+        for dx in 0..3 {
+            let q = (y + dy - 1) * w + (x + dx - 1);
+            v += f64::from(filter[dy * 3 + dx]) * f64::from(data[q]);
+        }
+    }
+    v
+}
+
+/// Compare a run's output with the reference (for the `sample` positions, or all), exactly.
+pub fn check(got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
+    let picked: Vec<f32> = sample
+        .iter()
+        .map(|&q| got.get(q).copied().unwrap_or(f32::NAN))
+        .collect();
+    let got = if sample.is_empty() { got } else { &picked };
+    reference::compare_exact(got, reference.len(), |i| reference[i])
 }
 
 #[cfg(test)]

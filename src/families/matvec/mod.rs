@@ -8,7 +8,7 @@ pub mod shapes;
 mod split;
 mod tune;
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, DeviceInfo};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
@@ -252,6 +252,14 @@ impl Family for Matvec {
                 Size::matrix(70, 4100),
                 Size::matrix(1000, 20),
             ],
+            // Split-K's two passes (their own block boundaries), every other kernel a whole
+            // product.
+            emulations: &[
+                ("matvec_split_k", split::emulate_partial_sums),
+                ("matvec_split_wide", split::emulate_partial_sums),
+                (SPLIT_K_FINAL, split::emulate_final_sums),
+                ("matvec_*", emulate_product),
+            ],
             ..FamilySpec::new(FamilyId::Matvec, "matvec", Metric::Bandwidth)
         };
         &SPEC
@@ -324,15 +332,6 @@ impl Family for Matvec {
         let mut built = Built::into(steps, w, n);
         built.outputs = vec![partial, (w, n)];
         Ok(built)
-    }
-
-    /// Split-K's two passes (their own block boundaries), every other kernel a whole product.
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        match kernel {
-            "matvec_split_k" | "matvec_split_wide" => Some(split::emulate_partial_sums),
-            SPLIT_K_FINAL => Some(split::emulate_final_sums),
-            _ => kernel.starts_with("matvec_").then_some(emulate_product),
-        }
     }
 }
 

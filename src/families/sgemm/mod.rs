@@ -9,7 +9,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
@@ -151,6 +151,7 @@ impl Family for Sgemm {
             variants: &VARIANTS,
             // Multiples of both tiles (16 and 128); the last one has several tiles per row.
             test_sizes: &[Size::vector(128), Size::vector(384)],
+            emulations: &[("sgemm_*", emulate_product)],
             ..FamilySpec::new(FamilyId::Sgemm, "sgemm", Metric::Flops)
         };
         &SPEC
@@ -208,12 +209,6 @@ impl Family for Sgemm {
         let mut args: Vec<Arg> = [a, b, c].map(Arg::Buffer).into();
         args.push(Arg::U32(n as u32));
         Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("sgemm_")
-            .then_some(emulate_product as KernelEmulation)
     }
 
     fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {

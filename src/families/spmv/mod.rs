@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use crate::families::matrix::*;
 use crate::families::read_path::{gather_build, path_arg, without_read_path};
 
-use crate::backend::fake::{FakeLaunch, KernelEmulation};
+use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize, Tuning};
@@ -179,6 +179,7 @@ impl Family for Spmv {
                 Size::matrix(37, 1000),
                 Size::matrix(300, 100),
             ],
+            emulations: &[("spmv_*", emulate_product)],
             ..FamilySpec::new(FamilyId::Spmv, "spmv", Metric::Flops)
         };
         &SPEC
@@ -252,12 +253,6 @@ impl Family for Spmv {
             let x = path_arg(path, x, 1);
             Ok(vec![Arg::Buffer(val), col, ptr, x, Arg::U32(rows)])
         })
-    }
-
-    fn emulation(&self, kernel: &str) -> Option<KernelEmulation> {
-        kernel
-            .starts_with("spmv_")
-            .then_some(emulate_product as KernelEmulation)
     }
 
     /// The read paths of one kernel are one algorithm.
