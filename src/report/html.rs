@@ -3,33 +3,10 @@
 
 use std::path::Path;
 
-use minijinja::{AutoEscape, Environment, Output, State, Value};
+use minijinja::{context, AutoEscape, Environment, Output, State, Value};
 use serde::Serialize;
 
 use super::doc::{Block, Doc};
-
-/// `kind` picks the markup.
-#[derive(Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub(crate) enum BlockView {
-    Heading {
-        level: u8,
-        text: String,
-    },
-    Para {
-        text: String,
-    },
-    Table {
-        columns: Vec<String>,
-        /// `r<N>` for each right-aligned column N (from 1), as the table's classes.
-        right: String,
-        rows: Vec<Vec<String>>,
-    },
-    Chart {
-        src: String,
-        caption: String,
-    },
-}
 
 /// A link to a file below the page's folder, with `/` separators whatever the platform.
 pub(crate) fn href(rel: &Path) -> String {
@@ -40,20 +17,20 @@ pub(crate) fn href(rel: &Path) -> String {
 }
 
 /// `doc`'s blocks for a template; chart paths in `doc` are taken as relative to the page.
-pub(crate) fn blocks(doc: &Doc) -> Vec<BlockView> {
+pub(crate) fn blocks(doc: &Doc) -> Vec<Value> {
     doc.blocks.iter().map(block).collect()
 }
 
-pub(crate) fn block(b: &Block) -> BlockView {
+/// A block as the templates see it: `kind` picks the markup; a table's `right` holds `r<N>`
+/// for each right-aligned column N (from 1), as the table's classes.
+pub(crate) fn block(b: &Block) -> Value {
     match b {
-        Block::Heading(level, text) => BlockView::Heading {
-            level: *level,
-            text: text.clone(),
-        },
-        Block::Paragraph(text) => BlockView::Para { text: text.clone() },
-        Block::Table(t) => BlockView::Table {
-            columns: t.columns.iter().map(|(name, _)| name.clone()).collect(),
-            right: t
+        Block::Heading(level, text) => context! { kind => "heading", level, text },
+        Block::Paragraph(text) => context! { kind => "para", text },
+        Block::Table(t) => context! {
+            kind => "table",
+            columns => t.columns.iter().map(|(name, _)| name).collect::<Vec<_>>(),
+            right => t
                 .columns
                 .iter()
                 .enumerate()
@@ -61,11 +38,12 @@ pub(crate) fn block(b: &Block) -> BlockView {
                 .map(|(i, _)| format!("r{}", i + 1))
                 .collect::<Vec<_>>()
                 .join(" "),
-            rows: t.rows.clone(),
+            rows => t.rows,
         },
-        Block::Chart(rel) => BlockView::Chart {
-            src: href(rel),
-            caption: rel
+        Block::Chart(rel) => context! {
+            kind => "chart",
+            src => href(rel),
+            caption => rel
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -145,7 +123,7 @@ pub(crate) struct GpuView {
     pub first_of_model: bool,
     pub pages: Vec<PageLink>,
     /// Tables shown on the index under the GPU (its vendor baselines).
-    pub blocks: Vec<BlockView>,
+    pub blocks: Vec<Value>,
 }
 
 #[derive(Debug, Serialize)]
@@ -179,7 +157,6 @@ pub(crate) struct Nav {
 mod tests {
     use super::*;
     use crate::report::doc::Table;
-    use minijinja::context;
 
     #[test]
     fn text_is_escaped_numbers_align_right_and_charts_are_files() {
@@ -196,7 +173,7 @@ mod tests {
                 label: "b <2>".into(),
             }),
         };
-        let (blocks, charts) = (blocks(&doc), Vec::<BlockView>::new());
+        let (blocks, charts) = (blocks(&doc), Vec::<Value>::new());
         let html = render(
             "page.html",
             context! { title => "t", style => "../style.css", gpu => "gpu", nav, blocks, charts },
@@ -243,7 +220,7 @@ mod tests {
             }],
             blocks: Vec::new(),
         }];
-        let charts = Vec::<BlockView>::new();
+        let charts = Vec::<Value>::new();
         let html = render(
             "index.html",
             context! { title => "clvscu report", style => STYLE_FILE, intro => "intro", gpus, charts },

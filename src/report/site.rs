@@ -5,14 +5,14 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use minijinja::context;
+use minijinja::{context, Value};
 
 use crate::export::safe::{check_dir, prepare_dir};
 use crate::export::write_atomic;
 use crate::plot;
 use crate::rows::Catalog;
 
-use super::html::{self, BlockView, GpuView, Nav, Neighbour, PageLink};
+use super::html::{self, GpuView, Nav, Neighbour, PageLink};
 use super::load::RunFolder;
 use super::tables::{self, GpuKey};
 use super::ReportError;
@@ -31,7 +31,7 @@ fn unique_slug(label: &str, taken: &mut HashSet<String>) -> String {
     slug
 }
 
-fn chart_views(charts: &[PathBuf]) -> Vec<BlockView> {
+fn chart_views(charts: &[PathBuf]) -> Vec<Value> {
     let chart = |c: &PathBuf| html::block(&super::doc::Block::Chart(c.clone()));
     charts.iter().map(chart).collect()
 }
