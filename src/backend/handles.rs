@@ -141,18 +141,6 @@ impl<H, P, K, B> Owned<H, P, K, B> {
         id
     }
 
-    /// The program built for `request` before, else the one `build` makes, kept.
-    pub fn program_or(
-        &mut self,
-        request: &CompileRequest,
-        build: impl FnOnce() -> Result<P>,
-    ) -> Result<ProgramId> {
-        match self.built(request) {
-            Some(id) => Ok(id),
-            None => Ok(self.keep_program(request, build()?)),
-        }
-    }
-
     /// The kernel `name` of `program` made before, else the one `make` makes of it, kept.
     pub fn kernel_or(
         &mut self,

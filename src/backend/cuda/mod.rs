@@ -151,10 +151,12 @@ impl Backend for CudaBackend {
     super::same_in_every_backend!();
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
-        let (ctx, arch) = (&self.ctx, self.arch);
-        self.own.program_or(request, || {
-            LoadedProgram::load(ctx, compile_to_ptx(request, arch)?, &request.jit)
-        })
+        if let Some(id) = self.own.built(request) {
+            return Ok(id);
+        }
+        let ptx = compile_to_ptx(request, self.arch)?;
+        let program = LoadedProgram::load(&self.ctx, ptx, &request.jit)?;
+        Ok(self.own.keep_program(request, program))
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
