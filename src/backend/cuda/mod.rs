@@ -320,10 +320,8 @@ impl ForeignCode for CudaBackend {
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
         let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver)
             .map_err(|why| BackendError::unsupported(API, format!("run OpenCL's PTX: {why}")))?;
-        Ok(self
-            .own
-            .programs
-            .insert(LoadedProgram::load(&self.ctx, ptx, jit)?))
+        let program = LoadedProgram::load(&self.ctx, ptx, jit)?;
+        Ok(self.own.programs.insert(program))
     }
 
     fn resources_of_foreign_program(&self, text: &str, kernel: &str) -> Result<KernelResources> {
