@@ -202,11 +202,8 @@ impl OpenClBackend {
         } else {
             &self.queue
         };
-        let data = self
-            .own
-            .hosts
-            .get_mut(transfer.host)?
-            .prefix(transfer.len)?;
+        let host = self.own.hosts.get_mut(transfer.host)?;
+        let data = host.prefix(transfer.len)?;
         let b = self.own.buffers.get_mut(transfer.buffer)?;
         // SAFETY: non-blocking; the host memory is owned by the backend and outlives the
         // command, which the caller waits for before the host buffer can be touched again.

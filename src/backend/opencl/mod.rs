@@ -382,11 +382,8 @@ impl PlainLoops for OpenClBackend {
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
         self.alive()?;
         let mem = self.own.buffers.get(transfer.buffer)?.get();
-        let data = self
-            .own
-            .hosts
-            .get_mut(transfer.host)?
-            .prefix(transfer.len)?;
+        let host = self.own.hosts.get_mut(transfer.host)?;
+        let data = host.prefix(transfer.len)?;
         plain::copy_loop(&self.plain_queue, mem, transfer.direction, data, reps)
     }
 
