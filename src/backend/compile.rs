@@ -1,9 +1,8 @@
-//! What a backend builds from (source, defines, flags, second-stage options), and the cache
-//! of programs and kernels already built.
+//! What a backend builds from (source, defines, flags, second-stage options).
 
 use serde::{Deserialize, Serialize};
 
-use super::{Api, KernelId, ProgramId};
+use super::Api;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CompileRequest {
@@ -131,41 +130,5 @@ impl CompileRequest {
             .map(|(k, v)| format!("-D{k}={v}"))
             .chain(self.flags.iter().cloned())
             .collect()
-    }
-}
-
-/// Programs and kernels already built: a long run builds and holds each distinct
-/// configuration once, so memory stays bounded.
-#[derive(Debug, Default)]
-pub struct BuildCache {
-    programs: std::collections::HashMap<CompileRequest, ProgramId>,
-    kernels: std::collections::HashMap<(ProgramId, String), KernelId>,
-}
-
-impl BuildCache {
-    pub fn program(&self, request: &CompileRequest) -> Option<ProgramId> {
-        self.programs.get(request).copied()
-    }
-
-    /// Each once, in their first order.
-    pub fn not_built(&self, requests: &[CompileRequest]) -> Vec<CompileRequest> {
-        let mut seen = std::collections::HashSet::new();
-        requests
-            .iter()
-            .filter(|r| !self.programs.contains_key(*r) && seen.insert(*r))
-            .cloned()
-            .collect()
-    }
-
-    pub fn remember_program(&mut self, request: &CompileRequest, id: ProgramId) {
-        self.programs.insert(request.clone(), id);
-    }
-
-    pub fn kernel(&self, program: ProgramId, name: &str) -> Option<KernelId> {
-        self.kernels.get(&(program, name.to_string())).copied()
-    }
-
-    pub fn remember_kernel(&mut self, program: ProgramId, name: &str, id: KernelId) {
-        self.kernels.insert((program, name.to_string()), id);
     }
 }

@@ -12,7 +12,7 @@ mod emulate;
 
 pub use emulate::{Emulator, FakeLaunch, KernelEmulation};
 
-use super::handles::Handles;
+use super::handles::Owned;
 use super::*;
 
 /// Device seconds per float of every buffer argument (standing in for memory traffic).
@@ -114,13 +114,9 @@ pub struct FakeBackend {
     calls: CallCounts,
     wait: WaitMode,
     timer: TimerKind,
-    hosts: Handles<HostBufferId, Vec<f32>>,
-    programs: Handles<ProgramId, FakeProgram>,
-    /// Each kernel's name and program.
-    kernels: Handles<KernelId, (String, ProgramId)>,
-    buffers: Handles<BufferId, Vec<f32>>,
+    /// Each kernel is its name and program.
+    own: Owned<Vec<f32>, FakeProgram, (String, ProgramId), Vec<f32>>,
     emulator: Arc<dyn Emulator>,
-    built: BuildCache,
     builds: BuildCounts,
 }
 
@@ -161,7 +157,7 @@ impl Backend for FakeBackend {
     super::same_in_every_backend!();
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
-        if let Some(id) = self.built.program(request) {
+        if let Some(id) = self.own.built(request) {
             return Ok(id);
         }
         let id = self.build(request)?;
@@ -170,19 +166,19 @@ impl Backend for FakeBackend {
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
-        let p = self.programs.get(program)?;
+        let p = self.own.programs.get(program)?;
         if !p.kernels.iter().any(|k| k == name) {
             return Err(BackendError::NoSuchKernel {
                 name: name.into(),
                 available: p.kernels.join(", "),
             });
         }
-        Ok(self.kernels.insert((name.into(), program)))
+        Ok(self.own.kernels.insert((name.into(), program)))
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
         let (_, program) = self.kernel_of(kernel)?;
-        let cap = self.programs.get(program)?.max_registers;
+        let cap = self.own.programs.get(program)?.max_registers;
         Ok(KernelResources {
             registers: self.script.registers.map(|r| cap.map_or(r, |c| c.min(r))),
             ..KernelResources::default()
@@ -191,13 +187,13 @@ impl Backend for FakeBackend {
 
     fn alloc(&mut self, len: usize) -> Result<BufferId> {
         check_alloc(&self.info, len)?;
-        Ok(self.buffers.insert(vec![0.0; len]))
+        Ok(self.own.buffers.insert(vec![0.0; len]))
     }
 
     // A transfer longer than its buffer is refused as the drivers refuse it, not quietly cut.
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
         let api = self.api;
-        let dst = self.buffers.get_mut(buffer)?;
+        let dst = self.own.buffers.get_mut(buffer)?;
         let Some(dst) = dst.get_mut(..data.len()) else {
             return Err(too_long(api, "upload", data.len(), dst.len()));
         };
@@ -206,7 +202,7 @@ impl Backend for FakeBackend {
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
-        let src = self.buffers.get(buffer)?;
+        let src = self.own.buffers.get(buffer)?;
         let Some(src) = src.get(..out.len()) else {
             return Err(too_long(self.api, "download", out.len(), src.len()));
         };
@@ -215,7 +211,7 @@ impl Backend for FakeBackend {
     }
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
-        self.buffers.remove(buffer)
+        self.own.buffers.remove(buffer)
     }
 }
 
@@ -226,8 +222,8 @@ fn too_long(api: Api, call: &str, floats: usize, buffer: usize) -> BackendError 
 
 impl BufferOps for FakeBackend {
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
-        let data = self.buffers.get(buffer)?.clone();
-        let p = self.programs.get_mut(program)?;
+        let data = self.own.buffers.get(buffer)?.clone();
+        let p = self.own.programs.get_mut(program)?;
         p.constants.retain(|(s, _)| s != symbol);
         p.constants.push((symbol.to_string(), data));
         Ok(())
@@ -235,7 +231,7 @@ impl BufferOps for FakeBackend {
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         self.check_launch_budget()?;
-        let Some(data) = self.buffers.get(src)?.get(..len).map(<[f32]>::to_vec) else {
+        let Some(data) = self.own.buffers.get(src)?.get(..len).map(<[f32]>::to_vec) else {
             let detail = format!("a copy of {len} floats is longer than its source");
             return Err(BackendError::driver(self.api, "copy", detail));
         };
@@ -247,7 +243,7 @@ impl BufferOps for FakeBackend {
 impl Programs for FakeBackend {
     fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
         let made = self
-            .built
+            .own
             .not_built(requests)
             .iter()
             .filter(|r| self.build(r).is_ok())
@@ -257,7 +253,7 @@ impl Programs for FakeBackend {
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        let p = self.programs.get(program)?;
+        let p = self.own.programs.get(program)?;
         // The defines travel in the text, as they are compiled into real PTX.
         let defines: Vec<String> = p.defines.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let text = format!("{FAKE_TEXT_HEADER}{}\n{}", defines.join(" "), p.source);
@@ -291,15 +287,15 @@ impl ForeignCode for FakeBackend {
 impl HostTransfers for FakeBackend {
     fn alloc_host(&mut self, len: usize, _memory: HostMemory) -> Result<HostBufferId> {
         check_alloc(&self.info, len)?;
-        Ok(self.hosts.insert(vec![0.0; len]))
+        Ok(self.own.hosts.insert(vec![0.0; len]))
     }
 
     fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
-        Ok(self.hosts.get_mut(host)?.as_mut_slice())
+        Ok(self.own.hosts.get_mut(host)?.as_mut_slice())
     }
 
     fn free_host(&mut self, host: HostBufferId) -> Result<()> {
-        self.hosts.remove(host)
+        self.own.hosts.remove(host)
     }
 
     fn transfer(&mut self, transfer: Transfer) -> Result<Timing> {

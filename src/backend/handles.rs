@@ -1,8 +1,11 @@
 //! The table behind every opaque handle a backend hands out: one typed lookup, one error.
 
+use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 
-use super::{Api, BackendError, BufferId, HostBufferId, KernelId, ProgramId, Result};
+use super::{
+    Api, BackendError, BufferId, CompileRequest, HostBufferId, KernelId, ProgramId, Result,
+};
 
 /// A plain index with a name for "invalid handle" messages.
 pub trait Handle: Copy {
@@ -91,6 +94,67 @@ impl<H: Handle, T> Handles<H, T> {
     /// For leak checks in tests.
     pub fn live(&self) -> usize {
         self.slots.iter().filter(|s| s.is_some()).count()
+    }
+}
+
+/// What a backend owns, of its own types: host buffers `H`, programs `P`, kernels `K` and
+/// device buffers `B`, with the programs and kernels already built: a long run builds and
+/// holds each distinct configuration once, so memory stays bounded.
+pub struct Owned<H, P, K, B> {
+    pub hosts: Handles<HostBufferId, H>,
+    pub programs: Handles<ProgramId, P>,
+    pub kernels: Handles<KernelId, K>,
+    pub buffers: Handles<BufferId, B>,
+    built_programs: HashMap<CompileRequest, ProgramId>,
+    built_kernels: HashMap<(ProgramId, String), KernelId>,
+}
+
+impl<H, P, K, B> Owned<H, P, K, B> {
+    pub fn new(api: Api) -> Self {
+        Owned {
+            hosts: Handles::new(api),
+            programs: Handles::new(api),
+            kernels: Handles::new(api),
+            buffers: Handles::new(api),
+            built_programs: HashMap::new(),
+            built_kernels: HashMap::new(),
+        }
+    }
+
+    pub fn built(&self, request: &CompileRequest) -> Option<ProgramId> {
+        self.built_programs.get(request).copied()
+    }
+
+    /// Each once, in their first order.
+    pub fn not_built(&self, requests: &[CompileRequest]) -> Vec<CompileRequest> {
+        let mut seen = HashSet::new();
+        requests
+            .iter()
+            .filter(|r| !self.built_programs.contains_key(*r) && seen.insert(*r))
+            .cloned()
+            .collect()
+    }
+
+    pub fn keep_program(&mut self, request: &CompileRequest, program: P) -> ProgramId {
+        let id = self.programs.insert(program);
+        self.built_programs.insert(request.clone(), id);
+        id
+    }
+
+    /// The kernel `name` of `program` made before, else the one `make` makes of it, kept.
+    pub fn kernel_or(
+        &mut self,
+        program: ProgramId,
+        name: &str,
+        make: impl FnOnce(&P) -> Result<K>,
+    ) -> Result<KernelId> {
+        let key = (program, name.to_string());
+        if let Some(&id) = self.built_kernels.get(&key) {
+            return Ok(id);
+        }
+        let id = self.kernels.insert(make(self.programs.get(program)?)?);
+        self.built_kernels.insert(key, id);
+        Ok(id)
     }
 }
 

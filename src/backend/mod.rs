@@ -36,7 +36,7 @@ use thiserror::Error;
 pub use abilities::{
     BufferOps, ExactLaunch, ForeignCode, HostTransfers, PlainLoops, Programs, Runtime,
 };
-pub use compile::{BuildCache, CompileRequest, JitOptions, MAX_OPT_LEVEL};
+pub use compile::{CompileRequest, JitOptions, MAX_OPT_LEVEL};
 pub use wait::{Direction, HostMemory, WaitMode};
 
 pub use crate::rows::{Api, Seconds, TimerKind};

@@ -37,12 +37,8 @@ impl CudaBackend {
             side_stop,
             wait: WaitMode::default(),
             timer: TimerKind::DeviceEvent,
-            hosts: Handles::new(API),
-            programs: Handles::new(API),
-            kernels: Handles::new(API),
-            buffers: Handles::new(API),
+            own: Owned::new(API),
             textures: texture::Textures::default(),
-            built: BuildCache::default(),
             calls: CallCounter::default(),
         })
     }
@@ -56,7 +52,7 @@ impl CudaBackend {
         let mut objects = Vec::new();
         for a in args {
             if let Arg::Texture { buffer, channels } = *a {
-                let slice = self.buffers.get(buffer)?;
+                let slice = self.own.buffers.get(buffer)?;
                 objects.push(self.textures.get_or_make(
                     &self.ctx,
                     &self.stream,
@@ -88,7 +84,7 @@ impl CudaBackend {
             );
             return Err(BackendError::unsupported(API, what));
         }
-        let k = self.kernels.get(kernel)?;
+        let k = self.own.kernels.get(kernel)?;
         let mut slot = k.packed.borrow_mut();
         let packed = match slot.take() {
             Some(p) if p.holds(args) => slot.insert(p),
@@ -152,10 +148,10 @@ impl CudaBackend {
         for a in args {
             match *a {
                 Arg::Buffer(b) => {
-                    let (ptr, _) = self.buffers.get(b)?.device_ptr(&self.stream);
+                    let (ptr, _) = self.own.buffers.get(b)?.device_ptr(&self.stream);
                     params.push(plain::Param::Pointer(ptr));
                 }
-                Arg::Constant(b) => drop(self.buffers.get(b)?),
+                Arg::Constant(b) => drop(self.own.buffers.get(b)?),
                 Arg::Texture { .. } => {
                     let t = next_object.next().ok_or_else(|| {
                         BackendError::InvalidHandle("a texture argument without its object".into())

@@ -22,7 +22,7 @@ use cudarc::nvrtc::Ptx;
 pub use nvrtc::{compile_to_ptx, entry_names, nvrtc_availability, nvrtc_version};
 pub use probe::{arch_name, availability, driver_availability, list_devices, select};
 
-use super::handles::Handles;
+use super::handles::Owned;
 use super::*;
 use transfer::HostBuf;
 
@@ -105,12 +105,8 @@ pub struct CudaBackend {
     side_stop: StopEvents,
     wait: WaitMode,
     timer: TimerKind,
-    hosts: Handles<HostBufferId, HostBuf>,
-    programs: Handles<ProgramId, LoadedProgram>,
-    kernels: Handles<KernelId, LoadedKernel>,
-    buffers: Handles<BufferId, CudaSlice<f32>>,
+    own: Owned<HostBuf, LoadedProgram, LoadedKernel, CudaSlice<f32>>,
     textures: texture::Textures,
-    built: BuildCache,
     calls: CallCounter,
 }
 
@@ -155,47 +151,40 @@ impl Backend for CudaBackend {
     super::same_in_every_backend!();
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
-        if let Some(id) = self.built.program(request) {
+        if let Some(id) = self.own.built(request) {
             return Ok(id);
         }
         let ptx = compile_to_ptx(request, self.arch)?;
-        let id = self
-            .programs
-            .insert(LoadedProgram::load(&self.ctx, ptx, &request.jit)?);
-        self.built.remember_program(request, id);
-        Ok(id)
+        let program = LoadedProgram::load(&self.ctx, ptx, &request.jit)?;
+        Ok(self.own.keep_program(request, program))
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
-        if let Some(id) = self.built.kernel(program, name) {
-            return Ok(id);
-        }
-        let p = self.programs.get(program)?;
-        let function = p
-            .module
-            .load_function(name)
-            .map_err(|_| BackendError::NoSuchKernel {
-                name: name.to_string(),
-                available: entry_names(&p.ptx).join(", "),
-            })?;
-        if let Some(percent) = p.carveout {
-            function
+        self.own.kernel_or(program, name, |p| {
+            let function =
+                p.module
+                    .load_function(name)
+                    .map_err(|_| BackendError::NoSuchKernel {
+                        name: name.to_string(),
+                        available: entry_names(&p.ptx).join(", "),
+                    })?;
+            if let Some(percent) = p.carveout {
+                function
                 .set_attribute(
                     CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                     percent as i32,
                 )
                 .map_err(drv("cuFuncSetAttribute (shared-memory carveout)"))?;
-        }
-        let id = self.kernels.insert(LoadedKernel {
-            function,
-            packed: std::cell::RefCell::new(None),
-        });
-        self.built.remember_kernel(program, name, id);
-        Ok(id)
+            }
+            Ok(LoadedKernel {
+                function,
+                packed: std::cell::RefCell::new(None),
+            })
+        })
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
-        Ok(resources_of(&self.kernels.get(kernel)?.function))
+        Ok(resources_of(&self.own.kernels.get(kernel)?.function))
     }
 
     fn alloc(&mut self, len: usize) -> Result<BufferId> {
@@ -204,18 +193,18 @@ impl Backend for CudaBackend {
             .stream
             .alloc_zeros::<f32>(len)
             .map_err(drv("cuMemAlloc"))?;
-        Ok(self.buffers.insert(slice))
+        Ok(self.own.buffers.insert(slice))
     }
 
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
         let stream = self.stream.clone();
-        let dst = self.buffers.get_mut(buffer)?;
+        let dst = self.own.buffers.get_mut(buffer)?;
         stream.memcpy_htod(data, dst).map_err(drv("cuMemcpyHtoD"))?;
         self.sync()
     }
 
     fn download(&mut self, buffer: BufferId, out: &mut [f32]) -> Result<()> {
-        let src = self.buffers.get(buffer)?;
+        let src = self.own.buffers.get(buffer)?;
         self.stream
             .memcpy_dtoh(src, out)
             .map_err(drv("cuMemcpyDtoH"))?;
@@ -224,14 +213,14 @@ impl Backend for CudaBackend {
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
         self.textures.forget(buffer);
-        self.buffers.remove(buffer)
+        self.own.buffers.remove(buffer)
     }
 }
 
 impl BufferOps for CudaBackend {
     fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
         let stream = self.stream.clone();
-        let dst = self.buffers.get_mut(buffer)?;
+        let dst = self.own.buffers.get_mut(buffer)?;
         if len > dst.len() {
             return Err(BackendError::InvalidHandle(format!(
                 "a fill of {len} floats into a buffer of {} floats",
@@ -248,8 +237,8 @@ impl BufferOps for CudaBackend {
     }
 
     fn bind_constant(&mut self, program: ProgramId, symbol: &str, buffer: BufferId) -> Result<()> {
-        let module = self.programs.get(program)?.module.clone();
-        let src = self.buffers.get(buffer)?;
+        let module = self.own.programs.get(program)?.module.clone();
+        let src = self.own.buffers.get(buffer)?;
         let mut global = module
             .get_global(symbol, &self.stream)
             .map_err(drv("cuModuleGetGlobal"))?;
@@ -277,8 +266,8 @@ impl BufferOps for CudaBackend {
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         check_distinct(src, dst)?;
-        let mut d = self.buffers.take(dst)?;
-        let result = self.buffers.get(src).and_then(|s| {
+        let mut d = self.own.buffers.take(dst)?;
+        let result = self.own.buffers.get(src).and_then(|s| {
             // A range past either buffer is the driver's CUDA_ERROR_INVALID_VALUE, not a panic.
             let (Some(s), Some(mut dv)) = (s.try_slice(0..len), d.try_slice_mut(0..len)) else {
                 let detail =
@@ -291,7 +280,7 @@ impl BufferOps for CudaBackend {
                     .map_err(drv("cuMemcpyDtoD"))
             })
         });
-        self.buffers.put_back(dst, d);
+        self.own.buffers.put_back(dst, d);
         result
     }
 }
@@ -302,7 +291,7 @@ impl Programs for CudaBackend {
         use rayon::prelude::*;
         let (ctx, arch) = (&self.ctx, self.arch);
         let made: Vec<_> = self
-            .built
+            .own
             .not_built(requests)
             .into_par_iter()
             .filter_map(|request| {
@@ -313,14 +302,13 @@ impl Programs for CudaBackend {
             .collect();
         let count = made.len();
         for (request, program) in made {
-            let id = self.programs.insert(program);
-            self.built.remember_program(&request, id);
+            self.own.keep_program(&request, program);
         }
         count
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        Ok(Some(self.programs.get(program)?.ptx.clone()))
+        Ok(Some(self.own.programs.get(program)?.ptx.clone()))
     }
 
     fn target(&self) -> Option<String> {
@@ -332,9 +320,8 @@ impl ForeignCode for CudaBackend {
     fn load_foreign_program(&mut self, text: &str, jit: &JitOptions) -> Result<ProgramId> {
         let ptx = ptx_swap::adapt(text, ptx_swap::Target::CudaDriver)
             .map_err(|why| BackendError::unsupported(API, format!("run OpenCL's PTX: {why}")))?;
-        Ok(self
-            .programs
-            .insert(LoadedProgram::load(&self.ctx, ptx, jit)?))
+        let program = LoadedProgram::load(&self.ctx, ptx, jit)?;
+        Ok(self.own.programs.insert(program))
     }
 
     fn resources_of_foreign_program(&self, text: &str, kernel: &str) -> Result<KernelResources> {
@@ -357,20 +344,20 @@ impl HostTransfers for CudaBackend {
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
         check_alloc(&self.info, len)?;
         let host = HostBuf::new(&self.ctx, len, memory)?;
-        Ok(self.hosts.insert(host))
+        Ok(self.own.hosts.insert(host))
     }
 
     fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
-        self.hosts.get_mut(host)?.data()
+        self.own.hosts.get_mut(host)?.data()
     }
 
     fn free_host(&mut self, host: HostBufferId) -> Result<()> {
-        self.hosts.remove(host)
+        self.own.hosts.remove(host)
     }
 
     fn transfer(&mut self, copy: Transfer) -> Result<Timing> {
-        let mut h = self.hosts.take(copy.host)?;
-        let result = self.buffers.get(copy.buffer).and_then(|d| {
+        let mut h = self.own.hosts.take(copy.host)?;
+        let result = self.own.buffers.get(copy.buffer).and_then(|d| {
             // Refused before the start event: a refused transfer records nothing.
             transfer::checked(&mut h, d, copy.len)?;
             self.timed(
@@ -379,7 +366,7 @@ impl HostTransfers for CudaBackend {
                 || transfer::enqueue(&self.stream, &mut h, d, copy),
             )
         });
-        self.hosts.put_back(copy.host, h);
+        self.own.hosts.put_back(copy.host, h);
         result
     }
 
@@ -393,7 +380,7 @@ impl HostTransfers for CudaBackend {
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
-        let mut h = self.hosts.take(copy.host)?;
+        let mut h = self.own.hosts.take(copy.host)?;
         let copy_stream = if concurrent {
             &self.side_stream
         } else {
@@ -401,6 +388,7 @@ impl HostTransfers for CudaBackend {
         };
         let t0 = Instant::now();
         let result = self
+            .own
             .buffers
             .get(copy.buffer)
             .and_then(|d| transfer::enqueue(copy_stream, &mut h, d, copy))
@@ -414,7 +402,7 @@ impl HostTransfers for CudaBackend {
                 self.wait_stream(&self.stream, &self.stop, what)
             })
             .map(|()| Timing::clocks(Seconds(t0.elapsed().as_secs_f64()), None));
-        self.hosts.put_back(copy.host, h);
+        self.own.hosts.put_back(copy.host, h);
         result
     }
 }
@@ -456,10 +444,10 @@ impl PlainLoops for CudaBackend {
         // Its own packing, apart from the harness's cache: the loop shares no state with it.
         let mut packed = plain::Packed::new(args, self.params(args, &objects)?);
         let flag = match (plan.flag_copies, first_buffer(args)) {
-            (true, Some(b)) => Some(self.buffers.get(b)?.device_ptr(&self.stream).0),
+            (true, Some(b)) => Some(self.own.buffers.get(b)?.device_ptr(&self.stream).0),
             _ => None,
         };
-        let k = self.kernels.get(kernel)?;
+        let k = self.own.kernels.get(kernel)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         plain::launch_loop(
             &k.function,
@@ -472,13 +460,14 @@ impl PlainLoops for CudaBackend {
     }
 
     fn plain_transfers(&mut self, copy: Transfer, reps: u32) -> Result<Vec<f64>> {
-        let mut h = self.hosts.take(copy.host)?;
+        let mut h = self.own.hosts.take(copy.host)?;
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         let result = self
+            .own
             .buffers
             .get(copy.buffer)
             .and_then(|d| transfer::copy_loop(&self.stream, &mut h, d, copy, reps));
-        self.hosts.put_back(copy.host, h);
+        self.own.hosts.put_back(copy.host, h);
         result
     }
 
@@ -493,7 +482,7 @@ impl ExactLaunch for CudaBackend {
         extern "C" fn no_dynamic_smem(_block: std::ffi::c_int) -> usize {
             0
         }
-        let f = self.kernels.get(kernel)?;
+        let f = self.own.kernels.get(kernel)?;
         let (_, block) = f
             .function
             .occupancy_max_potential_block_size(no_dynamic_smem, 0, 0, None)

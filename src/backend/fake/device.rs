@@ -16,15 +16,14 @@ impl FakeBackend {
                 log: format!("fake compiler: scripted build failure (source contains '{text}')"),
             });
         }
-        let id = self.programs.insert(FakeProgram {
+        let program = FakeProgram {
             kernels: kernel_names(&request.source),
             defines: request.defines.clone(),
             source: request.source.clone(),
             constants: Vec::new(),
             max_registers: request.jit.max_registers,
-        });
-        self.built.remember_program(request, id);
-        Ok(id)
+        };
+        Ok(self.own.keep_program(request, program))
     }
 
     pub fn new(api: Api, script: FakeScript, emulator: Arc<dyn Emulator>) -> Self {
@@ -53,18 +52,14 @@ impl FakeBackend {
             calls: CallCounts::default(),
             wait: WaitMode::default(),
             timer: TimerKind::DeviceEvent,
-            hosts: Handles::new(api),
-            programs: Handles::new(api),
-            kernels: Handles::new(api),
-            buffers: Handles::new(api),
+            own: Owned::new(api),
             emulator,
-            built: Default::default(),
             builds: BuildCounts::default(),
         }
     }
 
     pub fn live_buffers(&self) -> usize {
-        self.buffers.live()
+        self.own.buffers.live()
     }
 
     /// Launches run, verification runs included.
@@ -74,7 +69,7 @@ impl FakeBackend {
 
     /// The scripted device-time factor of a program's launches.
     pub(super) fn slowdown(&self, program: ProgramId) -> f64 {
-        let p = self.programs.get(program).ok();
+        let p = self.own.programs.get(program).ok();
         let source_factor = match (&self.script.slow_source, p) {
             (Some((text, factor)), Some(p)) if p.source.contains(text.as_str()) => *factor,
             _ => 1.0,
@@ -120,7 +115,7 @@ impl FakeBackend {
     }
 
     pub(super) fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {
-        self.kernels.get(kernel).cloned()
+        self.own.kernels.get(kernel).cloned()
     }
 
     pub(super) fn emulate(
@@ -135,8 +130,8 @@ impl FakeBackend {
             kernel,
             shape,
             args,
-            program: self.programs.get(program)?,
-            buffers: &mut self.buffers,
+            program: self.own.programs.get(program)?,
+            buffers: &mut self.own.buffers,
             wrong: self.script.wrong_results.iter().any(|k| k == kernel),
         };
         self.emulator.emulate(&mut launch)
@@ -147,7 +142,7 @@ impl FakeBackend {
         args.iter()
             .filter_map(|a| match a {
                 Arg::Buffer(b) | Arg::Constant(b) | Arg::Texture { buffer: b, .. } => {
-                    self.buffers.get(*b).ok().map(Vec::len)
+                    self.own.buffers.get(*b).ok().map(Vec::len)
                 }
                 _ => None,
             })
@@ -158,8 +153,8 @@ impl FakeBackend {
     /// where either buffer is shorter than the transfer.
     pub(super) fn floats_to_move(&self, t: Transfer) -> Result<Vec<f32>> {
         let (from, to) = match t.direction {
-            Direction::H2d => (self.hosts.get(t.host)?, self.buffers.get(t.buffer)?),
-            Direction::D2h => (self.buffers.get(t.buffer)?, self.hosts.get(t.host)?),
+            Direction::H2d => (self.own.hosts.get(t.host)?, self.own.buffers.get(t.buffer)?),
+            Direction::D2h => (self.own.buffers.get(t.buffer)?, self.own.hosts.get(t.host)?),
         };
         if t.len > from.len().min(to.len()) {
             let what = format!("fake: transfer of {} floats", t.len);
@@ -171,8 +166,8 @@ impl FakeBackend {
     /// Writes what [`Self::floats_to_move`] read where the transfer goes.
     pub(super) fn put_floats(&mut self, t: Transfer, data: &[f32]) -> Result<()> {
         let to = match t.direction {
-            Direction::H2d => self.buffers.get_mut(t.buffer)?,
-            Direction::D2h => self.hosts.get_mut(t.host)?,
+            Direction::H2d => self.own.buffers.get_mut(t.buffer)?,
+            Direction::D2h => self.own.hosts.get_mut(t.host)?,
         };
         to[..data.len()].copy_from_slice(data);
         Ok(())

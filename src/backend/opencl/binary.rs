@@ -45,7 +45,8 @@ impl OpenClBackend {
                 log: format!("{e}\n{build_log}"),
             });
         }
-        Ok(self.programs.insert(BuiltProgram { program, build_log }))
+        let built = BuiltProgram { program, build_log };
+        Ok(self.own.programs.insert(built))
     }
 }
 

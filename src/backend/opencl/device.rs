@@ -19,9 +19,8 @@ impl OpenClBackend {
     pub(super) fn keep(&mut self, request: &CompileRequest, program: Program) -> ProgramId {
         // A log that cannot be read only costs the register count, never the build.
         let build_log = program.get_build_log(self.device.id()).unwrap_or_default();
-        let id = self.programs.insert(BuiltProgram { program, build_log });
-        self.built.remember_program(request, id);
-        id
+        self.own
+            .keep_program(request, BuiltProgram { program, build_log })
     }
 
     pub fn open(selector: Option<&str>) -> Result<Self> {
@@ -47,12 +46,8 @@ impl OpenClBackend {
             plain_queue,
             wait: WaitMode::default(),
             timer: TimerKind::DeviceEvent,
-            hosts: Handles::new(API),
-            programs: Handles::new(API),
-            kernels: Handles::new(API),
-            buffers: Handles::new(API),
+            own: Owned::new(API),
             images: image::Images::default(),
-            built: BuildCache::default(),
             calls: CallCounter::default(),
             lost: std::cell::OnceCell::new(),
         })
@@ -79,7 +74,7 @@ impl OpenClBackend {
     pub(super) fn make_images(&mut self, args: &[Arg]) -> Result<()> {
         for arg in args {
             if let Arg::Texture { buffer, channels } = *arg {
-                let b = self.buffers.get(buffer)?;
+                let b = self.own.buffers.get(buffer)?;
                 self.images
                     .get_or_make(&self.context, &self.device, buffer, b, channels)?;
             }
@@ -88,7 +83,7 @@ impl OpenClBackend {
     }
 
     pub(super) fn set_args(&self, kernel: KernelId, args: &[Arg]) -> Result<()> {
-        let built = self.kernels.get(kernel)?;
+        let built = self.own.kernels.get(kernel)?;
         if *built.args_set.borrow() == args {
             return Ok(());
         }
@@ -103,7 +98,7 @@ impl OpenClBackend {
             let r = unsafe {
                 match arg {
                     Arg::Buffer(b) | Arg::Constant(b) => {
-                        kernel.set_arg(index, &self.buffers.get(*b)?.get())
+                        kernel.set_arg(index, &self.own.buffers.get(*b)?.get())
                     }
                     Arg::U32(v) => kernel.set_arg(index, v),
                     Arg::F32(v) => kernel.set_arg(index, v),
@@ -125,7 +120,7 @@ impl OpenClBackend {
         len: usize,
     ) -> Result<Timing> {
         self.alive()?;
-        let s = self.buffers.get(src)?;
+        let s = self.own.buffers.get(src)?;
         let t0 = Instant::now();
         // SAFETY: both buffers hold at least `len` floats (allocated by the caller for it).
         let event = unsafe { self.queue.enqueue_copy_buffer(s, dst, 0, 0, len * 4, &[]) }
@@ -162,7 +157,7 @@ impl OpenClBackend {
         floats: usize,
     ) -> Result<()> {
         self.alive()?;
-        let b = self.buffers.get(buffer)?;
+        let b = self.own.buffers.get(buffer)?;
         check_fits(b.size(), floats)?;
         let what = if to_device {
             "clEnqueueWriteBuffer"
@@ -207,8 +202,9 @@ impl OpenClBackend {
         } else {
             &self.queue
         };
-        let data = self.hosts.get_mut(transfer.host)?.prefix(transfer.len)?;
-        let b = self.buffers.get_mut(transfer.buffer)?;
+        let host = self.own.hosts.get_mut(transfer.host)?;
+        let data = host.prefix(transfer.len)?;
+        let b = self.own.buffers.get_mut(transfer.buffer)?;
         // SAFETY: non-blocking; the host memory is owned by the backend and outlives the
         // command, which the caller waits for before the host buffer can be touched again.
         let event = unsafe {

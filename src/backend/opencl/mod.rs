@@ -26,7 +26,7 @@ use opencl3::types::{cl_float, cl_uint, CL_NON_BLOCKING};
 
 pub use probe::{availability, list_devices, select, ListedDevice};
 
-use super::handles::Handles;
+use super::handles::Owned;
 use super::*;
 use timing::event_timing;
 use transfer::HostBuf;
@@ -59,12 +59,8 @@ pub struct OpenClBackend {
     plain_queue: CommandQueue,
     wait: WaitMode,
     timer: TimerKind,
-    hosts: Handles<HostBufferId, HostBuf>,
-    programs: Handles<ProgramId, BuiltProgram>,
-    kernels: Handles<KernelId, BuiltKernel>,
-    buffers: Handles<BufferId, Buffer<cl_float>>,
+    own: Owned<HostBuf, BuiltProgram, BuiltKernel, Buffer<cl_float>>,
     images: image::Images,
-    built: BuildCache,
     calls: CallCounter,
     /// Why this context is lost, once a wait has failed: NVIDIA's OpenCL then fails every
     /// later command of the process, and those failures are reported as this one.
@@ -98,7 +94,7 @@ impl Backend for OpenClBackend {
 
     fn compile(&mut self, request: &CompileRequest) -> Result<ProgramId> {
         self.alive()?;
-        if let Some(id) = self.built.program(request) {
+        if let Some(id) = self.own.built(request) {
             return Ok(id);
         }
         let options = self.build_options(request.options(), &request.jit)?;
@@ -113,27 +109,23 @@ impl Backend for OpenClBackend {
     }
 
     fn kernel(&mut self, program: ProgramId, name: &str) -> Result<KernelId> {
-        if let Some(id) = self.built.kernel(program, name) {
-            return Ok(id);
-        }
-        let built = self.programs.get(program)?;
-        let kernel =
-            Kernel::create(&built.program, name).map_err(|_| BackendError::NoSuchKernel {
-                name: name.to_string(),
-                available: built.program.kernel_names().to_string(),
-            })?;
-        let registers = log::ptxas_registers(&built.build_log, name);
-        let id = self.kernels.insert(BuiltKernel {
-            kernel,
-            registers,
-            args_set: RefCell::new(Vec::new()),
-        });
-        self.built.remember_kernel(program, name, id);
-        Ok(id)
+        self.own.kernel_or(program, name, |built| {
+            let kernel =
+                Kernel::create(&built.program, name).map_err(|_| BackendError::NoSuchKernel {
+                    name: name.to_string(),
+                    available: built.program.kernel_names().to_string(),
+                })?;
+            let registers = log::ptxas_registers(&built.build_log, name);
+            Ok(BuiltKernel {
+                kernel,
+                registers,
+                args_set: RefCell::new(Vec::new()),
+            })
+        })
     }
 
     fn kernel_resources(&self, kernel: KernelId) -> Result<KernelResources> {
-        let k = self.kernels.get(kernel)?;
+        let k = self.own.kernels.get(kernel)?;
         let id = self.device.id();
         Ok(KernelResources {
             registers: k.registers,
@@ -151,7 +143,7 @@ impl Backend for OpenClBackend {
             Buffer::<cl_float>::create(&self.context, CL_MEM_READ_WRITE, len, ptr::null_mut())
         }
         .map_err(|e| BackendError::driver(API, &format!("clCreateBuffer({len} floats)"), e))?;
-        Ok(self.buffers.insert(buffer))
+        Ok(self.own.buffers.insert(buffer))
     }
 
     fn upload(&mut self, buffer: BufferId, data: &[f32]) -> Result<()> {
@@ -166,14 +158,14 @@ impl Backend for OpenClBackend {
 
     fn free(&mut self, buffer: BufferId) -> Result<()> {
         self.images.forget(buffer);
-        self.buffers.remove(buffer)
+        self.own.buffers.remove(buffer)
     }
 }
 
 impl BufferOps for OpenClBackend {
     fn poison(&mut self, buffer: BufferId, len: usize) -> Result<()> {
         self.alive()?;
-        let b = self.buffers.get_mut(buffer)?;
+        let b = self.own.buffers.get_mut(buffer)?;
         check_fits(b.size(), len)?;
         // SAFETY: the pattern is one float and the range lies inside the buffer (checked
         // above); the wait below keeps the call blocking like an upload.
@@ -187,16 +179,16 @@ impl BufferOps for OpenClBackend {
 
     fn bind_constant(&mut self, program: ProgramId, _symbol: &str, buffer: BufferId) -> Result<()> {
         // The buffer is the kernel's `__constant` argument: nothing to copy.
-        self.programs.get(program)?;
-        self.buffers.get(buffer).map(drop)
+        self.own.programs.get(program)?;
+        self.own.buffers.get(buffer).map(drop)
     }
 
     fn copy(&mut self, src: BufferId, dst: BufferId, len: usize) -> Result<Timing> {
         check_distinct(src, dst)?;
-        self.buffers.get(src)?;
-        let mut d = self.buffers.take(dst)?;
+        self.own.buffers.get(src)?;
+        let mut d = self.own.buffers.take(dst)?;
         let result = self.timed_copy(src, &mut d, len);
-        self.buffers.put_back(dst, d);
+        self.own.buffers.put_back(dst, d);
         result
     }
 }
@@ -208,7 +200,7 @@ impl Programs for OpenClBackend {
             return 0;
         }
         let todo: Vec<(CompileRequest, String)> = self
-            .built
+            .own
             .not_built(requests)
             .into_iter()
             .filter_map(|r| self.build_options(r.options(), &r.jit).ok().map(|o| (r, o)))
@@ -240,6 +232,7 @@ impl Programs for OpenClBackend {
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
         let binaries = self
+            .own
             .programs
             .get(program)?
             .program
@@ -254,7 +247,11 @@ impl Programs for OpenClBackend {
     }
 
     fn build_log(&self, program: ProgramId) -> Option<String> {
-        self.programs.get(program).ok().map(|p| p.build_log.clone())
+        self.own
+            .programs
+            .get(program)
+            .ok()
+            .map(|p| p.build_log.clone())
     }
 }
 
@@ -269,15 +266,15 @@ impl HostTransfers for OpenClBackend {
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId> {
         check_alloc(&self.info, len)?;
         let host = HostBuf::new(&self.context, &self.queue, len, memory)?;
-        Ok(self.hosts.insert(host))
+        Ok(self.own.hosts.insert(host))
     }
 
     fn host_data(&mut self, host: HostBufferId) -> Result<&mut [f32]> {
-        Ok(self.hosts.get_mut(host)?.data())
+        Ok(self.own.hosts.get_mut(host)?.data())
     }
 
     fn free_host(&mut self, host: HostBufferId) -> Result<()> {
-        self.hosts.take(host)?.release(&self.queue)?;
+        self.own.hosts.take(host)?.release(&self.queue)?;
         Ok(())
     }
 
@@ -300,7 +297,7 @@ impl HostTransfers for OpenClBackend {
         self.set_args(kernel, args)?;
         let t0 = Instant::now();
         let copy = self.enqueue_transfer(concurrent, transfer)?;
-        let k = &self.kernels.get(kernel)?.kernel;
+        let k = &self.own.kernels.get(kernel)?.kernel;
         let run = self.enqueue_kernel(&self.queue, k, shape, true)?;
         if concurrent {
             self.wait_for(&self.side_queue, Some(&copy), "transfer beside a kernel")?;
@@ -338,7 +335,7 @@ impl PlainLoops for OpenClBackend {
         // cuLaunchKernel, so both sides pay for "everything needed to launch".
         let t0 = Instant::now();
         self.set_args(kernel, args)?;
-        let k = &self.kernels.get(kernel)?.kernel;
+        let k = &self.own.kernels.get(kernel)?.kernel;
         let mut first = None;
         let mut last = None;
         for i in 0..count.max(1) {
@@ -375,17 +372,18 @@ impl PlainLoops for OpenClBackend {
         self.make_images(args)?;
         self.set_args(kernel, args)?;
         let flag = match (plan.flag_copies, crate::backend::first_buffer(args)) {
-            (true, Some(b)) => Some(self.buffers.get(b)?.get()),
+            (true, Some(b)) => Some(self.own.buffers.get(b)?.get()),
             _ => None,
         };
-        let k = &self.kernels.get(kernel)?.kernel;
+        let k = &self.own.kernels.get(kernel)?.kernel;
         plain::launch_loop(&self.plain_queue, k, plan, flag)
     }
 
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
         self.alive()?;
-        let mem = self.buffers.get(transfer.buffer)?.get();
-        let data = self.hosts.get_mut(transfer.host)?.prefix(transfer.len)?;
+        let mem = self.own.buffers.get(transfer.buffer)?.get();
+        let host = self.own.hosts.get_mut(transfer.host)?;
+        let data = host.prefix(transfer.len)?;
         plain::copy_loop(&self.plain_queue, mem, transfer.direction, data, reps)
     }
 
@@ -405,7 +403,7 @@ impl ExactLaunch for OpenClBackend {
         self.make_images(args)?;
         let t0 = Instant::now();
         self.set_args(kernel, args)?;
-        let k = &self.kernels.get(kernel)?.kernel;
+        let k = &self.own.kernels.get(kernel)?.kernel;
         let global = [global as usize];
         let local = local.map(|l| [l as usize]);
         // No check of our own: the driver's answer, a refusal included, is what is recorded.
