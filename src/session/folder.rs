@@ -270,7 +270,7 @@ pub struct FolderLock {
 }
 
 impl Drop for FolderLock {
-    /// Leaves [`HELD`]; the lock file then goes with the [`FileLock`].
+    /// Leaves the held-locks list; the lock file then goes with the [`FileLock`].
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
             held.retain(|l| l != &self.check);
