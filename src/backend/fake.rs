@@ -377,19 +377,22 @@ impl PlainLoops for FakeBackend {
         plan: PlainLoop,
     ) -> Result<Vec<f64>> {
         let (name, program) = self.kernel_of(kernel)?;
-        let mut times = Vec::with_capacity(plan.reps as usize);
         let (wait, harness) = (self.wait, self.script.harness_overhead_seconds);
         self.wait = plan.wait;
-        for _ in 0..plan.reps {
-            for _ in 0..plan.batch.max(1) {
-                self.emulate(&name, program, plan.shape, args)?;
-            }
-            let one = self.scripted_timing(self.floats_of(args), 1.0);
-            let busy = one.device.map_or(0.0, |d| d.0);
-            times.push(one.wall.0 - harness + busy * f64::from(plan.batch.max(1) - 1));
-        }
+        // The saved mode comes back however the loop ends: a launch failing partway must not
+        // leave the backend waiting in the plain loop's mode.
+        let times = (0..plan.reps)
+            .map(|_| {
+                for _ in 0..plan.batch.max(1) {
+                    self.emulate(&name, program, plan.shape, args)?;
+                }
+                let one = self.scripted_timing(self.floats_of(args), 1.0);
+                let busy = one.device.map_or(0.0, |d| d.0);
+                Ok(one.wall.0 - harness + busy * f64::from(plan.batch.max(1) - 1))
+            })
+            .collect();
         self.wait = wait;
-        Ok(times)
+        times
     }
 
     fn plain_transfers(&mut self, transfer: Transfer, reps: u32) -> Result<Vec<f64>> {
@@ -587,6 +590,24 @@ mod tests {
             e.contains("kernel 'other'") && e.contains("not the test's kernel"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_plain_loop_that_fails_partway_restores_the_wait_mode() {
+        let mut b = fake(Api::Cuda, FakeScript::default());
+        let p = b.compile(&request("__global__ void other(")).unwrap();
+        let k = b.kernel(p, "other").unwrap();
+        let out = b.alloc(1).unwrap();
+        b.set_wait_mode(WaitMode::Spin).unwrap();
+        let plan = PlainLoop {
+            shape: LaunchShape::linear(1, 1),
+            wait: WaitMode::Yield,
+            batch: 1,
+            reps: 2,
+            flag_copies: false,
+        };
+        assert!(b.plain_launches(k, &[Arg::Buffer(out)], plan).is_err());
+        assert_eq!(b.wait, WaitMode::Spin);
     }
 
     #[test]
