@@ -576,12 +576,16 @@ mod tests {
         b.copy(x, y, 4).unwrap();
     }
 
+    /// A built kernel the test's emulator refuses, and a buffer to pass it.
+    fn unknown_kernel(b: &mut FakeBackend) -> (KernelId, BufferId) {
+        let p = b.compile(&request("__global__ void other(")).unwrap();
+        (b.kernel(p, "other").unwrap(), b.alloc(1).unwrap())
+    }
+
     #[test]
     fn a_kernel_the_emulator_does_not_know_fails_by_name() {
         let mut b = fake(Api::Cuda, FakeScript::default());
-        let p = b.compile(&request("__global__ void other(")).unwrap();
-        let k = b.kernel(p, "other").unwrap();
-        let out = b.alloc(1).unwrap();
+        let (k, out) = unknown_kernel(&mut b);
         let e = b
             .launch(k, LaunchShape::linear(1, 1), &[Arg::Buffer(out)])
             .unwrap_err()
@@ -595,9 +599,7 @@ mod tests {
     #[test]
     fn a_plain_loop_that_fails_partway_restores_the_wait_mode() {
         let mut b = fake(Api::Cuda, FakeScript::default());
-        let p = b.compile(&request("__global__ void other(")).unwrap();
-        let k = b.kernel(p, "other").unwrap();
-        let out = b.alloc(1).unwrap();
+        let (k, out) = unknown_kernel(&mut b);
         b.set_wait_mode(WaitMode::Spin).unwrap();
         let plan = PlainLoop {
             shape: LaunchShape::linear(1, 1),
