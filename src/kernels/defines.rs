@@ -91,7 +91,7 @@ pub fn check_against_source(name: &str, source: &str, file: &str) -> Result<(), 
 }
 
 /// `text` with `//` and `/* */` comments blanked, so a word in a comment is no identifier.
-fn without_comments(text: &str) -> String {
+pub(crate) fn without_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while !rest.is_empty() {

@@ -39,6 +39,7 @@ use std::time::Instant;
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, Timing};
+use crate::families::emulation::floats;
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -277,10 +278,7 @@ impl Family for Bfs {
         let generator = variant.name.parse().unwrap_or(Generator::Uniform);
         let graph = generate(generator, size.rows as usize, seed);
         let levels: Vec<f64> = cpu_bfs(&graph).into_iter().map(f64::from).collect();
-        let words = |v: Vec<u32>| v.into_iter().map(f32::from_bits).collect();
-        let tolerances = vec![0.0; levels.len()];
-        Inputs::new(size, words(graph.offsets), words(graph.edges))
-            .with_reference(levels, tolerances)
+        Inputs::new(size, floats(graph.offsets), floats(graph.edges)).with_exact(levels)
     }
 
     /// The search's depth, as the CPU reference found it (a verified run matched it).

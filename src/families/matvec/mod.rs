@@ -293,12 +293,7 @@ impl Family for Matvec {
     }
 
     fn rule_plan(&self, variant: &Variant, size: Size, device: &DeviceInfo) -> Option<RulePlan> {
-        plan_for(variant, size, device).map(|p| RulePlan {
-            variant: p.variant,
-            local: p.local,
-            groups: p.groups,
-            define: ("MV_AUTO_RULE", p.source.into()),
-        })
+        plan_for(variant, size, device)
     }
 
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {

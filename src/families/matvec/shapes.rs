@@ -8,7 +8,7 @@
 //! rule, for a device without a table.
 
 use crate::backend::DeviceInfo;
-use crate::families::family::Family;
+use crate::families::family::{Family, RulePlan};
 use crate::families::variant::Variant;
 use crate::rows::{FamilyId, Size};
 
@@ -53,15 +53,6 @@ pub enum Source {
     HandFallback,
 }
 
-/// What the rule chose: the variant and its launch shape.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Plan {
-    pub variant: &'static Variant,
-    pub local: u32,
-    pub groups: u32,
-    pub source: Source,
-}
-
 /// Work-groups of 256 that fill one compute unit of a current NVIDIA GPU (2048 resident
 /// threads); the rule aims at two such waves so that no compute unit idles at the tail.
 const GROUPS_PER_CU: u64 = 8;
@@ -99,7 +90,7 @@ const SLICE_ROWS: u32 = 256;
 ///   (2026-11-23, shapes5) split-flat read 1100x60989 at 2692 / 2699 GB/s (OpenCL / CUDA) at
 ///   2112 groups, against split-one's 2463 / 2480 and its own 2138 / 2144 at 1056 (its tasks,
 ///   at most a row each, then need a second, nearly empty wave).
-pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
+pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> RulePlan {
     let local = local_for(wg_limit);
     let cus = u64::from(compute_units.max(1));
     let fill_groups = 2 * cus * GROUPS_PER_CU;
@@ -124,18 +115,18 @@ pub fn rule(rows: u64, cols: u64, compute_units: u32, wg_limit: u32) -> Plan {
             (ROW_GROUP, rows.min(fill_groups))
         }
     };
-    Plan {
+    RulePlan {
         variant: pick(algorithm).expect("the rule picks a shape variant"),
         local,
         groups: groups.clamp(1, u64::from(u32::MAX / local)) as u32,
-        source: Source::Hand,
+        define: ("MV_AUTO_RULE", Source::Hand.into()),
     }
 }
 
 /// The plan of a measured table's region for `size`: its variant at the launch it won at where
 /// the sweep swept it and this device allows it, else at the variant's default launch; `None`
 /// when the variant cannot run the shape.
-fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> {
+fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<RulePlan> {
     let region = table.nearest(size.rows, size.cols);
     let variant = pick(&region.variant)?;
     let family: &dyn Family = &super::Matvec;
@@ -155,11 +146,11 @@ fn table_plan(table: &RuleTable, size: Size, info: &DeviceInfo) -> Option<Plan> 
     } else {
         family.default_groups(variant, size, local, info.compute_units)
     };
-    Some(Plan {
+    Some(RulePlan {
         variant,
         local,
         groups,
-        source: Source::Table,
+        define: ("MV_AUTO_RULE", Source::Table.into()),
     })
 }
 
@@ -170,7 +161,7 @@ fn local_for(wg_limit: u32) -> u32 {
 }
 
 /// The rule's plan for `variant` when it is `auto`; `None` for every other variant.
-pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan> {
+pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<RulePlan> {
     (variant.family == FamilyId::Matvec && variant.name == AUTO).then(|| {
         let hand = rule(
             size.rows,
@@ -184,8 +175,8 @@ pub fn plan_for(variant: &Variant, size: Size, info: &DeviceInfo) -> Option<Plan
                 .ok()
                 .flatten()
                 .and_then(|table| table_plan(&table, size, info))
-                .unwrap_or(Plan {
-                    source: Source::HandFallback,
+                .unwrap_or(RulePlan {
+                    define: ("MV_AUTO_RULE", Source::HandFallback.into()),
                     ..hand
                 }),
         }
@@ -220,7 +211,7 @@ mod tests {
 
     const H100_CUS: u32 = 132;
 
-    fn on_h100(rows: u64, cols: u64) -> Plan {
+    fn on_h100(rows: u64, cols: u64) -> RulePlan {
         rule(rows, cols, H100_CUS, 1024)
     }
 

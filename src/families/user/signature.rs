@@ -28,43 +28,12 @@ pub enum SignatureError {
 
 /// The parameters of kernel `kernel` in `source` (OpenCL C or CUDA C++).
 pub fn kernel_params(source: &str, kernel: &str) -> Result<Vec<Param>, SignatureError> {
-    let text = strip_comments(source);
+    let text = crate::kernels::defines::without_comments(source);
     let list = parameter_list(&text, kernel)?;
     if list.trim().is_empty() || list.trim() == "void" {
         return Ok(Vec::new());
     }
     split_top_level(&list).iter().map(|p| param(p)).collect()
-}
-
-/// The source without `//` and `/* */` comments (each replaced by a space).
-fn strip_comments(source: &str) -> String {
-    let mut out = String::with_capacity(source.len());
-    let mut chars = source.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                for c in chars.by_ref() {
-                    if c == '\n' {
-                        out.push('\n');
-                        break;
-                    }
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                let mut last = ' ';
-                for c in chars.by_ref() {
-                    if last == '*' && c == '/' {
-                        break;
-                    }
-                    last = c;
-                }
-                out.push(' ');
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// The text between the parentheses of the kernel's definition: the first `kernel(` preceded
