@@ -25,8 +25,8 @@ use crate::families::family::{
     bad_size, vector_size, vectors, Family, FamilySpec, InputChoice, QuickSize,
 };
 use crate::families::footprint::{plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{compare, random_vector, Verification, EPS32};
+use crate::families::plan::{Build, Built, ExecError, Inputs};
+use crate::families::reference::{random_vector, EPS32};
 use crate::families::variant::{exact_local, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
@@ -133,22 +133,6 @@ pub fn reference(x: &[f32]) -> (Vec<f64>, Vec<f64>) {
     (want, tol)
 }
 
-/// Compare the device's output (all `2 N` floats) with the reference of the checked batches.
-pub fn verify(got: &[f32], want: &[f64], tolerances: &[f64], points: u64) -> Verification {
-    let floats = 2 * POINTS;
-    let batches = points as usize / POINTS;
-    let picked: Vec<f32> = checked_batches(batches)
-        .into_iter()
-        .flat_map(|b| {
-            got.get(b * floats..(b + 1) * floats)
-                .unwrap_or(&[])
-                .iter()
-                .copied()
-        })
-        .collect();
-    compare(&picked, want, tolerances)
-}
-
 /// Every batch of `x` transformed (f64, rounded to f32): what the kernel computes, for the
 /// fake backend. `points` bounds the batches read.
 fn forward_all(x: &[f32], points: usize) -> Vec<f32> {
@@ -219,11 +203,17 @@ impl Family for Fft {
         Ok(())
     }
 
-    /// `N` complex points as `2 N` interleaved floats; `b` holds the twiddles.
+    /// `N` complex points as `2 N` interleaved floats; `b` holds the twiddles. The reference
+    /// is of the checked batches' floats.
     fn inputs(&self, _: &'static Variant, size: Size, seed: u64, _: InputChoice<'_>) -> Inputs {
         let a = random_vector(2 * size.rows as usize, seed);
         let (reference, tolerances) = reference(&a);
-        Inputs::new(size, a, twiddles()).with_reference(reference, tolerances)
+        let floats = 2 * POINTS;
+        let batches = checked_batches(size.rows as usize / POINTS).into_iter();
+        let sample = batches.flat_map(|b| b * floats..(b + 1) * floats).collect();
+        Inputs::new(size, a, twiddles())
+            .with_reference(reference, tolerances)
+            .with_sample(sample)
     }
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
@@ -240,10 +230,6 @@ impl Family for Fft {
             Arg::U32(n as u32),
         ];
         Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
-    }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        verify(got, &inputs.reference, &inputs.tolerances, inputs.size.rows)
     }
 }
 
@@ -351,12 +337,12 @@ mod tests {
 
     #[test]
     fn float32_output_passes_and_a_wrong_bin_fails() {
-        let x = random_vector(2 * 2 * POINTS, 4);
-        let (want, tol) = reference(&x);
-        let mut got = forward_all(&x, 2 * POINTS);
-        assert!(verify(&got, &want, &tol, 2 * POINTS as u64).ok);
+        let size = Size::vector(2 * POINTS as u64);
+        let inputs = Fft.inputs(&VARIANT, size, 4, crate::families::tests::no_matrix());
+        let mut got = forward_all(&inputs.a, 2 * POINTS);
+        assert!(inputs.compare(&got).ok);
         got[2 * POINTS + 10] += 0.01;
-        assert!(!verify(&got, &want, &tol, 2 * POINTS as u64).ok);
-        assert!(!verify(&got[..POINTS], &want, &tol, 2 * POINTS as u64).ok);
+        assert!(!inputs.compare(&got).ok);
+        assert!(!inputs.compare(&got[..POINTS]).ok);
     }
 }

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
+use crate::families::emulation::{rounded, words};
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vectors, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -185,8 +186,7 @@ fn emulate(pos: &[f32], list: &[f32], n: usize) -> Vec<f32> {
     if pos.len() < 4 * n || list.len() < NEIGHBOURS * n {
         return Vec::new();
     }
-    let list: Vec<u32> = list[..NEIGHBOURS * n].iter().map(|f| f.to_bits()).collect();
-    forces(pos, &list, n).0.iter().map(|&v| v as f32).collect()
+    rounded(&forces(pos, &words(&list[..NEIGHBOURS * n]), n).0)
 }
 
 pub struct Md;

@@ -96,10 +96,7 @@ impl Family for Stencil2d {
             variants: &VARIANTS,
             // One point, grids with no interior, odd shapes no work-group divides, tall and wide.
             test_sizes: &matrices([(1, 1), (2, 3), (37, 101), (64, 32), (300, 7)]),
-            emulations: &[
-                ("stencil2d_naive", emulate_step),
-                ("stencil2d_local", emulate_step),
-            ],
+            emulations: &[("stencil2d_*", emulate_step)],
             ..FamilySpec::new(ID, "stencil2d", Metric::Bandwidth)
         };
         &SPEC

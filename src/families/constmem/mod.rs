@@ -295,10 +295,6 @@ impl Family for Sobel {
         Ok(Built::into(vec![cx.launch(k, args)], out, len))
     }
 
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        check(got, &inputs.reference, &inputs.sample)
-    }
-
     /// Constant, global and literal filters are one algorithm.
     fn algorithm(&self, _variant: &Variant) -> &'static str {
         "sobel-x-3x3"
@@ -385,7 +381,7 @@ pub fn problem(size: Size, seed: u64) -> Inputs {
         .map(|p| sobel_at(&data, &FILTER_X, size, p))
         .collect();
     Inputs::new(size, data, FILTER_X.to_vec())
-        .with_reference(reference, Vec::new())
+        .with_exact(reference)
         .with_sample(sample)
 }
 
@@ -416,16 +412,6 @@ pub fn sobel_at(data: &[f32], filter: &[f32], img: Size, p: usize) -> f64 {
         }
     }
     v
-}
-
-/// Compare a run's output with the reference (for the `sample` positions, or all), exactly.
-pub fn check(got: &[f32], reference: &[f64], sample: &[usize]) -> Verification {
-    let picked: Vec<f32> = sample
-        .iter()
-        .map(|&q| got.get(q).copied().unwrap_or(f32::NAN))
-        .collect();
-    let got = if sample.is_empty() { got } else { &picked };
-    reference::compare_exact(got, reference.len(), |i| reference[i])
 }
 
 #[cfg(test)]
@@ -517,9 +503,9 @@ mod tests {
     fn a_wrong_pixel_fails_exactly() {
         let p = problem(Size::matrix(16, 16), 1);
         let mut got: Vec<f32> = p.reference.iter().map(|v| *v as f32).collect();
-        assert!(check(&got, &p.reference, &p.sample).ok);
+        assert!(p.compare(&got).ok);
         got[17] += 1.0 / 256.0;
-        assert!(!check(&got, &p.reference, &p.sample).ok);
+        assert!(!p.compare(&got).ok);
         let choice = crate::families::tests::no_matrix();
         let b = Broadcast.inputs(&VARIANTS[6], Size::vector(64), 1, choice);
         let mut got = vec![b.reference[0] as f32; 100];

@@ -15,8 +15,8 @@ use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::family::{Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
-use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
-use crate::families::reference::{self, Verification};
+use crate::families::plan::{Build, Built, ExecError, Inputs};
+use crate::families::reference;
 use crate::families::variant::GroupRule::*;
 use crate::families::variant::{exact_local, pow2, v, with_alternative, Variant};
 use crate::rows::{FamilyId, Metric, Size};
@@ -118,15 +118,6 @@ fn full(a: &[f32], b: &[f32], n: usize) -> Vec<f32> {
         .collect()
 }
 
-/// Compare the sampled positions of `got` (all of C) with their references.
-pub fn check(got: &[f32], sample: &[usize], want: &[f64], tolerances: &[f64]) -> Verification {
-    let picked: Vec<f32> = sample
-        .iter()
-        .map(|&p| got.get(p).copied().unwrap_or(f32::NAN))
-        .collect();
-    reference::compare(&picked, want, tolerances)
-}
-
 pub struct Sgemm;
 
 /// `sgemm_*(a, b, c, n)`: the whole product.
@@ -210,10 +201,6 @@ impl Family for Sgemm {
         args.push(Arg::U32(n as u32));
         Ok(Built::into(vec![cx.launch(k, args)], c, n * n))
     }
-
-    fn check(&self, _: &Ran, inputs: &Inputs, got: &[f32]) -> Verification {
-        check(got, &inputs.sample, &inputs.reference, &inputs.tolerances)
-    }
 }
 
 #[cfg(test)]
@@ -247,15 +234,15 @@ mod tests {
         let p = problem(Size::vector(n as u64), 9);
         let mut c = f32_product(&p.a, &p.b, n);
         assert!(p.sample.len() > SAMPLE / 2, "64x64 is sampled");
-        let v = check(&c, &p.sample, &p.reference, &p.tolerances);
+        let v = p.compare(&c);
         assert!(v.ok, "{v:?}");
         // The last element is always sampled: one wrong output there must fail.
         let last = n * n - 1;
         c[last] += 0.01;
-        let v = check(&c, &p.sample, &p.reference, &p.tolerances);
+        let v = p.compare(&c);
         assert!(!v.ok, "{v:?}");
         c[last] = f32::NAN;
-        assert!(!check(&c, &p.sample, &p.reference, &p.tolerances).ok);
+        assert!(!p.compare(&c).ok);
     }
 
     #[test]
@@ -264,7 +251,7 @@ mod tests {
         let p = problem(Size::vector(n as u64), 3);
         let bt: Vec<f32> = (0..n * n).map(|i| p.b[(i % n) * n + i / n]).collect();
         let c = f32_product(&p.a, &bt, n);
-        assert!(!check(&c, &p.sample, &p.reference, &p.tolerances).ok);
+        assert!(!p.compare(&c).ok);
     }
 
     #[test]

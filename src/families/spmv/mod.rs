@@ -37,6 +37,7 @@ use crate::families::read_path::{gather_build, path_arg, without_read_path};
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
+use crate::families::emulation::words;
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize, Tuning};
 use crate::families::footprint::{add, mul, plain, Footprint};
@@ -140,8 +141,7 @@ pub fn reference(a: &Csr, x: &[f32]) -> (Vec<f64>, Vec<f64>) {
 
 /// What a kernel writes, for the fake backend: y rounded to float32.
 fn emulate(val: &[f32], col: &[f32], ptr: &[f32], x: &[f32], rows: usize) -> Vec<f32> {
-    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
-    let (col, ptr) = (bits(col), bits(ptr));
+    let (col, ptr) = (words(col), words(ptr));
     (0..rows.min(ptr.len().saturating_sub(1)))
         .map(|r| {
             let (s, e) = (ptr[r] as usize, ptr[r + 1] as usize);

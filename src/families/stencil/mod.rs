@@ -16,6 +16,7 @@
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
+use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
 use crate::families::family::Tuning;
 use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
@@ -215,11 +216,7 @@ fn emulate(input: &[f32], coeff: &[f32], g: Grid) -> Vec<f32> {
     if input.len() < n || coeff.len() <= RADIUS as usize {
         return Vec::new();
     }
-    step(&input[..n], coeff, g)
-        .0
-        .into_iter()
-        .map(|v| v as f32)
-        .collect()
+    rounded(&step(&input[..n], coeff, g).0)
 }
 
 pub struct Stencil;
