@@ -26,8 +26,8 @@ pub enum PlainCalls {
     },
 }
 
-/// What a rule variant runs (see [`Family::rule_plan`]): the variant it picked, its work-group
-/// size and count, and a define that records where the choice came from (no kernel reads it).
+/// What a rule variant runs ([`Family::rule_plan`]); `define` records where the choice came
+/// from (no kernel reads it).
 #[derive(Debug, Clone, Copy)]
 pub struct RulePlan {
     pub variant: &'static Variant,
@@ -58,8 +58,8 @@ pub struct FamilySpec {
     pub measures_peak: bool,
     /// The read and copy kernels that measure memory itself, where this family has them.
     pub memory_references: Option<MemoryReferences>,
-    /// The charts (by name) drawn from this family's rows alone (BFS's levels, the fill
-    /// article's local sizes): such a chart asks the registry for its families, naming none.
+    /// The charts (by name) drawn from this family's rows alone (BFS's levels, fill's local
+    /// sizes), which find their families through the registry, naming none.
     pub charts: &'static [&'static str],
     /// The levels of a search whose row predates the `levels` column, where the size tells them.
     pub levels_of_size: Option<crate::rows::LevelsOfSize>,
@@ -201,8 +201,7 @@ pub trait Family: Sync {
         self.spec().always_runtime_bound
     }
 
-    /// The runtime's own calls a run of `variant` at `size` is made of, where its work is those
-    /// calls alone (nothing else to replay otherwise).
+    /// The runtime calls a run of `variant` at `size` is made of, where its work is those alone.
     fn plain_calls(&self, _variant: &Variant, _size: Size) -> Option<PlainCalls> {
         None
     }
@@ -228,8 +227,7 @@ pub trait Family: Sync {
         None
     }
 
-    /// The launch a rule picks where `variant` is one (`matvec/auto`'s shape rule); `None`
-    /// for a variant that is its own kernel.
+    /// The launch a rule variant (`matvec/auto`) picks; `None` for one that is its own kernel.
     fn rule_plan(&self, _variant: &Variant, _size: Size, _device: &DeviceInfo) -> Option<RulePlan> {
         None
     }
@@ -290,8 +288,7 @@ pub trait Family: Sync {
     }
 }
 
-/// What `clvscu tune` asks of a family beyond running it: the spaces it searches, the launch
-/// a configuration's tiling implies, and the rules of its own that a configuration breaks.
+/// What `clvscu tune` asks of a family beyond running it.
 pub trait Tuning: Sync {
     /// The work-group sizes `clvscu tune` tries for `variant` where no space of its own is
     /// written in `src/tune` (a study's kernel declares them); empty: not tunable that way.
@@ -303,8 +300,7 @@ pub trait Tuning: Sync {
     /// the family (a variant with `locals` also gets one of its work-group sizes).
     fn spaces(&self) -> &'static [(SpaceKind, SpaceDef)];
 
-    /// Fills in what a tuning configuration leaves out and this family's tiling implies (the
-    /// work-group size and group count of a tile).
+    /// Fills in the launch (work-group size and count) a configuration's tiling implies.
     fn derive_launch(&self, _size: Size, _config: &mut Config) {}
 
     /// Whether `config` breaks `rule` where the rule is this family's own (a tile that does
@@ -368,7 +364,6 @@ impl dyn Family + '_ {
         Ok(())
     }
 
-    /// The default number of work-groups for a variant, problem and device.
     pub fn default_groups(
         &self,
         variant: &Variant,

@@ -62,14 +62,6 @@ impl Variant {
     }
 }
 
-/// `variant` with `alternative` declared as its fix (see [`Variant::alternative`]).
-pub(crate) const fn with_alternative(variant: Variant, alternative: &'static str) -> Variant {
-    Variant {
-        alternative: Some(alternative),
-        ..variant
-    }
-}
-
 pub(crate) const fn v(
     family: FamilyId,
     name: &'static str,
@@ -126,10 +118,5 @@ pub(crate) const fn exact_local(mut x: Variant, local: u32) -> Variant {
 
 pub(crate) const fn experiment(mut x: Variant) -> Variant {
     x.experiment = true;
-    x
-}
-
-pub(crate) const fn unsafe_variant(mut x: Variant) -> Variant {
-    x.safe = false;
     x
 }

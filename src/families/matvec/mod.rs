@@ -21,7 +21,7 @@ use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference;
 use crate::families::tune_space::{SpaceDef, SpaceKind};
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{points, pow2, unsafe_variant, v, GroupRule, Variant};
+use crate::families::variant::{points, pow2, v, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
 use shapes::*;
@@ -92,17 +92,20 @@ const VARIANTS: [Variant; 19] = [
         512,
         "whitepaper Listing 7: warp-based reduction, synchronised (safe)",
     ),
-    unsafe_variant(points(
-        pow2_variant(
-            "listing7-unsafe",
-            "matvec_listing7_unsafe",
-            PerComputeUnit(8),
-            64,
-            512,
-            "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
-        ),
-        &[],
-    )),
+    Variant {
+        safe: false,
+        ..points(
+            pow2_variant(
+                "listing7-unsafe",
+                "matvec_listing7_unsafe",
+                PerComputeUnit(8),
+                64,
+                512,
+                "whitepaper Listing 7 as printed: warp-synchronous, racy since Volta",
+            ),
+            &[],
+        )
+    },
     pow2_variant(
         "tuned",
         "matvec_tuned",

@@ -18,7 +18,7 @@ use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference;
 use crate::families::variant::GroupRule::*;
-use crate::families::variant::{exact_local, pow2, v, with_alternative, Variant};
+use crate::families::variant::{exact_local, pow2, v, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
@@ -41,15 +41,15 @@ const VARIANTS: [Variant; 3] = [
         ),
         256,
     ),
-    with_alternative(
-        blocked(
+    Variant {
+        alternative: Some("blocked-vec"),
+        ..blocked(
             "blocked",
             "sgemm_blocked",
             "128x128 block tile, K-step 8, 8x8 register micro-tile, float4 loads (N a \
              multiple of 128; SG_* defines retile it)",
-        ),
-        "blocked-vec",
-    ),
+        )
+    },
     // `blocked` with its tiles declared as float4 arrays: each tile read is a vector variable,
     // not a vector read through a cast pointer (explain's fix for `blocked`).
     blocked(
