@@ -1,6 +1,5 @@
-//! Sorting network (STNW in Fang, Varbanescu and Sips, "A Comprehensive Performance Comparison
-//! of CUDA and OpenCL", ICPP 2011, Table II, from NVIDIA's SDK sample sortingNetworks): bitonic
-//! sort of `N` unsigned 32-bit keys, ascending. The kernels are `kernels_*/bitonic.*`.
+//! Sorting network (STNW in Fang, Varbanescu & Sips 2011, Table II, from NVIDIA's SDK sample
+//! sortingNetworks): bitonic sort of `N` unsigned 32-bit keys, ascending (`kernels_*/bitonic.*`).
 //!
 //! One variant, `bitonic`. The network sorts `P` keys, the power of two at or above `N` and
 //! at least one block of `2 * local` keys; the keys past `N` read as `u32::MAX` and end up past

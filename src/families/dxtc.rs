@@ -1,7 +1,6 @@
-//! DXT1 texture compression (DXTC in Fang, Varbanescu and Sips, "A Comprehensive Performance
-//! Comparison of CUDA and OpenCL", ICPP 2011, Table II, from NVIDIA's SDK sample dxtc): a
-//! `ROWSxCOLS` RGBA8 image, both sides multiples of 4, compressed to one 8-byte DXT1 block per
-//! 4 x 4 pixels. The kernels are `kernels_*/dxtc.*`.
+//! DXT1 texture compression (DXTC in Fang, Varbanescu & Sips 2011, Table II, from NVIDIA's SDK
+//! sample dxtc): a `ROWSxCOLS` RGBA8 image, both sides multiples of 4, compressed to one 8-byte
+//! DXT1 block per 4 x 4 pixels (`kernels_*/dxtc.*`).
 //!
 //! One variant, `bbox`, one block per work-item: the endpoints are the corners of the block's
 //! colour bounding box rounded to 5:6:5, and every pixel takes the 2-bit index of the nearest

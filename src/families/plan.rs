@@ -293,9 +293,8 @@ impl Build<'_> {
         }
     }
 
-    /// The whole run of a one-kernel family: the variant's kernel `(in, out, scalars...)`
-    /// launched once over the configured shape, from input `a` into a fresh output of `len`
-    /// floats, which is compared with the reference.
+    /// The whole run of a one-kernel family: its kernel `(in, out, scalars...)` launched once,
+    /// from input `a` into a fresh output of `len` floats that is compared with the reference.
     pub fn in_out(&mut self, len: usize, scalars: &[Arg]) -> Result<Built, ExecError> {
         let kernel = self.kernel()?;
         let inputs = self.inputs;

@@ -1,7 +1,6 @@
-//! Radix sort (RdxS in Fang, Varbanescu and Sips, "A Comprehensive Performance Comparison of
-//! CUDA and OpenCL", ICPP 2011, Table II): `N` unsigned 32-bit keys sorted ascending, least
-//! significant digit first, [`RADIX_BITS`] bits per pass. The kernels are in
-//! `kernels_*/scan.*`, beside the scan whose kernels count the digits' offsets.
+//! Radix sort (RdxS in Fang, Varbanescu & Sips 2011, Table II): `N` unsigned 32-bit keys
+//! sorted ascending, least significant digit first, [`RADIX_BITS`] bits per pass. The kernels
+//! are in `kernels_*/scan.*`, beside the scan whose kernels count the digits' offsets.
 //!
 //! One variant, `lsd`; each of the [`PASSES`] passes: `radix_histogram` counts each
 //! work-group's keys per digit (digit-major); the scan family's [`ScanLevels`] scans the

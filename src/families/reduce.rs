@@ -1,12 +1,10 @@
 //! Sum reduction: the ladder of seven kernels (interleaved to completely unrolled), a tuned
-//! kernel, and a one-step experiment on `reduce/tuned`'s two timed launches, the tuned kernel
-//! (partial sums, one per work-group) then `reduce_final` (one work-group adds them). Small
-//! reductions are 4-7% faster on NVIDIA's OpenCL than on CUDA there, a constant 0.1-1 µs; two
-//! variants time each launch alone, nothing else changed: `first-pass`, the tuned launch with
-//! `tuned`'s shape (the host adds its partial sums to check them, as for the read kernel), and
-//! `final`, `reduce_final` alone over N floats in one work-group (at N = the tuned group count,
-//! `tuned`'s second launch). If `first-pass` is fair and `final` carries the gap, the second
-//! launch is its cause.
+//! kernel, and a one-step experiment on `tuned`'s two timed launches (partial sums per
+//! work-group, then `reduce_final`, one work-group, adds them), where small reductions are
+//! 4-7% (a constant 0.1-1 µs) faster on NVIDIA's OpenCL than on CUDA. `first-pass` times the
+//! first launch alone at `tuned`'s shape (the host adds its partial sums to check them) and
+//! `final` the second (over N floats, at N = `tuned`'s group count): if `first-pass` is fair
+//! and `final` carries the gap, the second launch is its cause.
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};

@@ -1,6 +1,5 @@
-//! 2D stencil (St2D in Fang, Varbanescu and Sips, "A Comprehensive Performance Comparison of
-//! CUDA and OpenCL", ICPP 2011, Table II): one step of SHOC's 9-point Stencil2D on a row-major
-//! `ROWSxCOLS` grid of floats. The kernels are `kernels_*/stencil2d.*`.
+//! 2D stencil (St2D in Fang, Varbanescu & Sips 2011, Table II): one step of SHOC's 9-point
+//! Stencil2D on a row-major `ROWSxCOLS` grid of floats (`kernels_*/stencil2d.*`).
 //!
 //! An interior point becomes `w_centre * c + w_edge * (its four edge neighbours) + w_corner *
 //! (its four corner neighbours)`; a border point is copied unchanged. Two variants: `naive`

@@ -198,12 +198,9 @@ impl Family for Stream {
             test_sizes: &vectors([1, 1000, 4097, 100_003]),
             emulations: &[
                 ("stream_init", emulate_init),
-                ("stream_copy", emulate_array),
-                ("stream_mul", emulate_array),
-                ("stream_add", emulate_array),
-                ("stream_triad", emulate_array),
                 ("stream_dot", emulate_dot),
                 ("stream_dot_final", emulate_dot_final),
+                ("stream_*", emulate_array),
             ],
             // Each variant starts from its own point of BabelStream's iteration.
             inputs_per_variant: true,

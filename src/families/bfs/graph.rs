@@ -68,7 +68,6 @@ pub fn levels(n: u64) -> u64 {
     layer_ends(n).len() as u64
 }
 
-/// Edges of an `n`-vertex graph.
 pub fn edges(n: u64) -> u64 {
     n.saturating_mul(DEGREE)
 }
@@ -77,8 +76,7 @@ pub fn edges(n: u64) -> u64 {
 /// arrays (`n + 1` offsets, the edges), one `visited` word per edge, `cost`, `mask`, `updating`
 /// and `visited` written once per vertex, and for a layered graph both masks read once per
 /// level (a random graph's level count is not known here: a lower bound). Saturating, as
-/// `work_of` is: accepted sizes (under 2^32 vertices) stay below 2^40 bytes; a larger `n` pins
-/// at `u64::MAX`, visibly wrong, where a wrapped count would look plausible.
+/// [`Family::work`](crate::families::Family::work) is; accepted sizes stay below 2^40 bytes.
 pub fn bytes_of(variant: &str, n: u64) -> u64 {
     let csr = n.saturating_add(1).saturating_add(edges(n));
     let words = csr

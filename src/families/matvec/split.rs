@@ -55,10 +55,9 @@ pub(super) fn final_sums(p: &[f32], rows: usize, splits: usize) -> Vec<f32> {
         .collect()
 }
 
-/// The steps of a split variant over `[M, V, W]`, and the partials buffer (poisoned before
-/// checks). `split-k` and `split-wide`: the partial sums of `splits` column blocks, then a
-/// warp-sized slice per row adds them into W (both timed, the same way on both sides);
-/// `split-one`: one launch that does both, one counter per row tile ([`one_launch_step`]).
+/// The steps of a split variant over `[M, V, W]` and its partials buffer (poisoned before
+/// checks): `split-k` and `split-wide` time the partial sums of `splits` column blocks, then a
+/// warp-sized slice per row adding them into W; `split-one` does both in one launch.
 pub(super) fn split_k_steps(
     cx: &mut Build<'_>,
     kernel: KernelId,
