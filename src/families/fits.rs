@@ -1,7 +1,6 @@
-//! Whether a problem's [`Footprint`] fits a side's device and the host, checked before anything
-//! is allocated: the host aborts the process on a failed allocation, which no error path can
-//! turn into a message. The counts err towards refusing only sizes far past what a measurement
-//! needs.
+//! Whether a problem's [`Footprint`] fits a side's device and the host, checked before anything is
+//! allocated: the host aborts the process on a failed allocation, which no error path can turn into
+//! a message. The counts err towards refusing only sizes far past a measurement's needs.
 
 use crate::backend::DeviceInfo;
 use crate::families::{self, FamilyId, Footprint, Size};

@@ -1,5 +1,4 @@
-//! Launch overhead: an empty kernel, launched once or `N` times back to back
-//! (`kernels_*/peak.*`).
+//! Launch overhead: an empty kernel, launched once or `N` times back to back (`kernels_*/peak.*`).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};

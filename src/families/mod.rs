@@ -1,7 +1,6 @@
-//! Kernel families, one module each, behind the `Family` trait; the registry below is the
-//! only list of them, and nothing else in the harness switches on families. Adding a family:
-//! its module, `kernels_cl/<name>.cl`, `kernels_cu/<name>.cu`, a study entry and one line in
-//! `FAMILIES`.
+//! Kernel families, one module each, behind the `Family` trait; the registry below is the only list
+//! of them, and nothing else in the harness switches on families. Adding a family: its module,
+//! `kernels_cl/<name>.cl`, `kernels_cu/<name>.cu`, a study entry and a line in `FAMILIES`.
 
 pub mod bandwidth;
 pub mod bfs;
@@ -268,10 +267,6 @@ pub fn all() -> &'static [&'static dyn Family] {
     current().all
 }
 
-fn position(id: FamilyId) -> Option<usize> {
-    current().all.iter().position(|f| f.id() == id)
-}
-
 /// The family named by `id`; ids come from the registry, so an unknown one is a bug.
 pub fn get(id: FamilyId) -> &'static dyn Family {
     let found = current().all.iter().find(|f| f.id() == id);
@@ -314,7 +309,8 @@ impl FamilyId {
 
 impl Ord for FamilyId {
     fn cmp(&self, other: &Self) -> Ordering {
-        (position(*self), self.name()).cmp(&(position(*other), other.name()))
+        let position = |id: &FamilyId| current().all.iter().position(|f| f.id() == *id);
+        (position(self), self.name()).cmp(&(position(other), other.name()))
     }
 }
 

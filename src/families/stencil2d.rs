@@ -1,13 +1,12 @@
 //! 2D stencil (St2D in Fang, Varbanescu & Sips 2011, Table II): one step of SHOC's 9-point
 //! Stencil2D on a row-major `ROWSxCOLS` grid of floats (`kernels_*/stencil2d.*`).
 //!
-//! An interior point becomes `w_centre * c + w_edge * (its four edge neighbours) + w_corner *
-//! (its four corner neighbours)`; a border point is copied unchanged. Two variants: `naive`
-//! reads the nine points from global memory, `local` stages each work-group's points and their
-//! one-point halo in local memory first. Launched in 2-D, one point per work-item, x over the
-//! columns and y over the rows (`GroupRule::Cover2D`). Metric: GB/s counting one read and one
-//! write of the grid (8 bytes per point); flops: 11 per interior point (three multiplies,
-//! eight adds).
+//! An interior point becomes `w_centre * c + w_edge * (its four edge neighbours) + w_corner * (its
+//! four corner neighbours)`; a border point is copied unchanged. Two variants: `naive` reads the
+//! nine points from global memory, `local` stages each work-group's points and their one-point halo
+//! in local memory first. Launched in 2-D, one point per work-item, x over the columns and y over
+//! the rows (`GroupRule::Cover2D`). Metric: GB/s counting one read and one write of the grid (8
+//! bytes per point); flops: 11 per interior point (three multiplies, eight adds).
 
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};

@@ -99,8 +99,7 @@ pub struct SpaceDef {
 }
 
 impl SpaceDef {
-    /// The spaces of `family`'s `variant` under `constraints`, each given its own name, size
-    /// and parameters by [`SpaceDef::space`].
+    /// `family`'s `variant` under `constraints`, which [`SpaceDef::space`] names and fills.
     pub const fn of(
         family: FamilyId,
         variant: &'static str,
@@ -141,9 +140,8 @@ impl SpaceDef {
 pub enum SpaceKind {
     /// The GPU space (at least 500 valid points for matvec and reduce).
     Full,
-    /// A small space and size that a CPU device (PoCL) tunes in seconds. On a CPU device each
-    /// program text costs a compile of seconds while a run costs milliseconds, so the space
-    /// varies the launch (groups) more than the text: 4 programs and 16 points per target.
+    /// A space a CPU device (PoCL) tunes in seconds: there a program costs seconds to compile
+    /// and a run milliseconds, so it varies the launch more than the text (4 programs, 16 points).
     Small,
 }
 

@@ -11,8 +11,7 @@ pub const GROWTH: u64 = 4;
 /// The level of a vertex not reached (the kernels' `cost` before it is reached).
 pub const UNREACHED: i32 = -1;
 
-/// How the edges are drawn (see the module docs): the layered graphs' extra edges, or the
-/// random graphs' partners.
+/// How the edges are drawn: the layered graphs' extra edges, or the random graphs' partners.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
 #[strum(serialize_all = "kebab-case")]
 pub enum Generator {
@@ -122,8 +121,7 @@ pub fn generate(generator: Generator, n: usize, seed: u64) -> Graph {
     csr(n, &src, &dst)
 }
 
-/// A random graph (see the module docs): `DEGREE / 2` partners per vertex, each pair an edge
-/// both ways; vertex `v > 0` takes its first partner before it, so all are reachable from 0.
+/// A random graph (see the module docs).
 fn random(generator: Generator, n: usize, seed: u64) -> Graph {
     let m = edges(n as u64) as usize;
     let mut rng = SmallRng::seed_from_u64(seed);

@@ -14,10 +14,9 @@
 //! * `power-law`: sources drawn from a power law (density ∝ rank^(−2/3), ranks scattered over
 //!   the vertices): a few hubs, whose expand work-items loop over very long edge lists.
 //!
-//! The random graphs have no layers: each vertex `v` picks `DEGREE/2` partners, each pair an
-//! edge both ways (undirected, as Rodinia's `graphgen`); each `v > 0` takes its first partner
-//! uniformly among the vertices before it, so all are reachable from 0 and GTEPS counts every
-//! edge.
+//! The random graphs have no layers: each vertex `v` picks `DEGREE/2` partners, each pair an edge
+//! both ways (undirected, as Rodinia's `graphgen`); each `v > 0` takes its first partner uniformly
+//! among those before it, so all are reachable from 0 and GTEPS counts every edge.
 //!
 //! * `random-uniform`: the other partners uniform over all vertices (Erdős–Rényi-like, mean
 //!   degree `DEGREE`, as Rodinia's generator);

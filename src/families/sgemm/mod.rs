@@ -23,9 +23,8 @@ use crate::rows::{FamilyId, Metric, Size};
 
 pub mod tiles;
 
-/// A register-blocked variant. The SG_* defines retile it (`tiles.rs` here); the kernel
-/// refuses to compile at a work-group size that does not match its tile, so the rule here is
-/// only the range.
+/// A register-blocked variant, retiled by the SG_* defines (`tiles.rs`); the kernel refuses to
+/// compile at a work-group size that does not match its tile, so the rule here is the range.
 const fn blocked(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
     pow2(v(FamilyId::Sgemm, name, kernel, Tiles, about), 64, 1024)
 }
@@ -102,8 +101,7 @@ pub fn sample_positions(len: usize, seed: u64) -> Vec<usize> {
     p
 }
 
-/// `C[row][col] = Σ_k A[row][k]·B[k][col]` in f64, and `Σ_k |A[row][k]·B[k][col]|` for
-/// the tolerance.
+/// `C[row][col] = Σ_k A[row][k]·B[k][col]` in f64, and its terms' summed magnitudes.
 pub fn element(a: &[f32], b: &[f32], n: usize, row: usize, col: usize) -> (f64, f64) {
     (0..n).fold((0.0, 0.0), |(s, abs), k| {
         let p = f64::from(a[row * n + k]) * f64::from(b[k * n + col]);

@@ -1,8 +1,7 @@
-//! Sparse matrix-vector product, CSR, as in SHOC: a scalar kernel (one work-item per row), a
-//! vector kernel (one warp per row) and a CSR-stream kernel (a work-group's rows streamed in
-//! coalesced chunks through local memory, after CSR-adaptive), each with the gathered vector
-//! `x` read three ways ([`ReadPath`](crate::families::read_path::ReadPath)), in
-//! `kernels_*/spmv.*`.
+//! Sparse matrix-vector product, CSR, as in SHOC (`kernels_*/spmv.*`): a scalar kernel (one
+//! work-item per row), a vector kernel (one warp per row) and a CSR-stream kernel (a work-group's
+//! rows streamed in coalesced chunks through local memory, after CSR-adaptive), each with the
+//! gathered vector `x` read three ways ([`ReadPath`](crate::families::read_path::ReadPath)).
 //!
 //! Sizes: `ROWSxNNZ`, a square matrix of ROWS rows and exactly NNZ stored entries, for
 //! instance `2^24x2^28`. The study key `matrix` picks how they are placed ([`MatrixSource`]); a

@@ -112,9 +112,8 @@ impl Tuning for super::Stencil {
         }
     }
 
-    /// Whether `c` breaks one of the tile's rules (the others are not the stencil's): at least
-    /// RADIUS wide and high (its first RADIUS columns and rows load the halo), and with its halo
-    /// within the device's local memory (unknown limits pass).
+    /// Whether `c` breaks one of the tile's rules (the others are not the stencil's); a device's
+    /// unknown local memory passes.
     fn breaks_rule(&self, rule: Constraint, c: &Config, size: Size, device: &DeviceInfo) -> bool {
         let t = StencilTile::of(c);
         match rule {

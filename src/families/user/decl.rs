@@ -103,9 +103,8 @@ impl Elem {
         }
     }
 
-    /// Refuses a value this type cannot hold, naming the range: [`Elem::bits`] would
-    /// otherwise saturate it (infinity to 4294967295, -1 to 0) and the kernel would run with
-    /// a number nobody asked for.
+    /// Refuses a value this type cannot hold, naming the range, which [`Elem::bits`] would
+    /// saturate (infinity to 4294967295, -1 to 0) into a number nobody asked for.
     pub fn check(self, v: f64) -> Result<(), OutOfRange> {
         let (lo, hi, range) = match self {
             Elem::F32 => (
