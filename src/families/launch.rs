@@ -9,19 +9,14 @@ use crate::families::variant::GroupRule::*;
 use crate::families::variant::{bare, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
+const fn empty(name: &'static str, about: &'static str) -> Variant {
+    bare(FamilyId::Launch, name, "launch_empty", Fixed(1), about)
+}
+
 const VARIANTS: [Variant; 2] = [
-    bare(
-        FamilyId::Launch,
-        "empty",
-        "launch_empty",
-        Fixed(1),
-        "1 x 1 launch of a kernel that stores one value",
-    ),
-    bare(
-        FamilyId::Launch,
+    empty("empty", "1 x 1 launch of a kernel that stores one value"),
+    empty(
         "back-to-back",
-        "launch_empty",
-        Fixed(1),
         "N launches of the empty kernel (N = size), one wait: time per launch",
     ),
 ];

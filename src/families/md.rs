@@ -41,13 +41,8 @@ pub const LJ1: f32 = 1.5;
 pub const LJ2: f32 = 2.0;
 
 const fn lj(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    bare(
-        FamilyId::Md,
-        name,
-        kernel,
-        GroupRule::Cover { per_item: 1 },
-        about,
-    )
+    let rule = GroupRule::Cover { per_item: 1 };
+    bare(FamilyId::Md, name, kernel, rule, about)
 }
 
 pub const VARIANTS: [Variant; 3] = [

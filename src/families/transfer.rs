@@ -11,13 +11,8 @@ use crate::families::variant::{bare, GroupRule, Variant};
 use crate::rows::{FamilyId, Metric, Size};
 
 const fn transfer(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
-    bare(
-        FamilyId::Transfer,
-        name,
-        kernel,
-        GroupRule::PerComputeUnit(16),
-        about,
-    )
+    let rule = GroupRule::PerComputeUnit(16);
+    bare(FamilyId::Transfer, name, kernel, rule, about)
 }
 
 /// The transfer family's variants (appended to the variant table).

@@ -26,37 +26,33 @@ const ID: FamilyId = FamilyId::new("transpose");
 /// The tile of `local`, the kernels' `TR_TILE`: its width is the work-group's.
 pub const TILE: u32 = 32;
 
+const fn planar(name: &'static str, kernel: &'static str, about: &'static str) -> Variant {
+    v(ID, name, kernel, GroupRule::Cover2D, about)
+}
+
 const VARIANTS: [Variant; 4] = [
-    v(
-        ID,
+    planar(
         "naive",
         "transpose_naive",
-        GroupRule::Cover2D,
         "one element per work-item: coalesced reads, writes a whole output row apart",
     ),
     exact_local(
-        v(
-            ID,
+        planar(
             "local",
             "transpose_local",
-            GroupRule::Cover2D,
             "32x32 tiles through local memory, rows padded against bank conflicts: coalesced \
              reads and writes",
         ),
         TILE,
     ),
-    v(
-        ID,
+    planar(
         "copy",
         "transpose_copy",
-        GroupRule::Cover2D,
         "no transpose: one element copied per work-item, the naive kernel's launch",
     ),
-    v(
-        ID,
+    planar(
         "copy-barrier",
         "transpose_copy_barrier",
-        GroupRule::Cover2D,
         "no transpose: `copy` with one work-group barrier between the read and the write (a \
          barrier's price on a CPU device)",
     ),

@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, BufferId};
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize};
+use crate::families::family::{bad_size, matrices, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, Ran};
 use crate::families::reference::{self, Verification};
@@ -234,11 +234,7 @@ impl Family for Sobel {
             quick_size: Some(QuickSize::same("1024x1024")),
             variants: VARIANTS.split_at(6).0,
             // Rows x columns: one pixel, odd sizes that no work-group divides, a wide image.
-            test_sizes: &[
-                Size::matrix(1, 1),
-                Size::matrix(37, 101),
-                Size::matrix(20, 300),
-            ],
+            test_sizes: &matrices([(1, 1), (37, 101), (20, 300)]),
             emulations: &[("sobel_*", emulate_sobel_launch)],
             ..FamilySpec::new(FamilyId::Sobel, "constant", Metric::Bandwidth)
         };

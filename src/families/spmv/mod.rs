@@ -38,7 +38,9 @@ use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::emulation::words;
 use crate::families::error::WorkloadError;
-use crate::families::family::{bad_size, Family, FamilySpec, InputChoice, QuickSize, Tuning};
+use crate::families::family::{
+    bad_size, matrices, Family, FamilySpec, InputChoice, QuickSize, Tuning,
+};
 use crate::families::footprint::{add, mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference;
@@ -173,11 +175,7 @@ impl Family for Spmv {
             variants: &VARIANTS,
             // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
             // than rows).
-            test_sizes: &[
-                Size::matrix(1, 1),
-                Size::matrix(37, 1000),
-                Size::matrix(300, 100),
-            ],
+            test_sizes: &matrices([(1, 1), (37, 1000), (300, 100)]),
             emulations: &[("spmv_*", emulate_product)],
             ..FamilySpec::new(FamilyId::Spmv, "spmv", Metric::Flops)
         };
