@@ -37,7 +37,7 @@ pub struct RulePlan {
 }
 
 /// What a family is, as data: [`FamilySpec::new`] with the fields the family changes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct FamilySpec {
     pub id: FamilyId,
     pub kernel_file: &'static str,
@@ -74,6 +74,8 @@ pub struct FamilySpec {
     pub inputs_per_variant: bool,
     /// Whether every run is bound by the runtime, whatever its size ([`Family::runtime_bound`]).
     pub always_runtime_bound: bool,
+    /// How `clvscu tune` searches this family, where it does ([`Family::tuning`]).
+    pub tuning: Option<&'static dyn Tuning>,
 }
 
 impl FamilySpec {
@@ -97,6 +99,7 @@ impl FamilySpec {
             emulations: &[],
             inputs_per_variant: false,
             always_runtime_bound: false,
+            tuning: None,
         }
     }
 }
@@ -224,7 +227,7 @@ pub trait Family: Sync {
 
     /// How `clvscu tune` searches this family, where it does (see [`Tuning`]).
     fn tuning(&self) -> Option<&dyn Tuning> {
-        None
+        self.spec().tuning
     }
 
     /// The launch a rule variant (`matvec/auto`) picks; `None` for one that is its own kernel.

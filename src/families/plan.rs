@@ -2,7 +2,6 @@
 //! steps of one run over buffers it allocated. The runner (`families::exec`) compiles, calls
 //! the family through the `Family` trait, runs the steps and verifies; it knows no family.
 
-use crate::backend::Runtime;
 use thiserror::Error;
 
 use super::error::WorkloadError;
@@ -10,7 +9,7 @@ use super::reference::{self, Verification};
 use super::variant::Variant;
 use crate::backend::{
     Arg, BackendError, BufferId, HostBufferId, JitOptions, KernelId, LaunchShape, ProgramId,
-    Timing, Transfer,
+    Runtime, Timing, Transfer,
 };
 use crate::kernels::KernelSourceError;
 use crate::rows::Size;

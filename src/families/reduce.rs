@@ -169,10 +169,6 @@ fn emulate_pass(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Reduce {
-    fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
-    }
-
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             vendor_ops: &[VendorOp {
@@ -181,6 +177,7 @@ impl Family for Reduce {
             }],
             quick_size: Some(QuickSize::same("2^20")),
             variants: &VARIANTS,
+            tuning: Some(&Reduce),
             test_sizes: &vectors([1, 997, 4096, 100_003]),
             // The last pass sums the partial sums; every other pass makes one per work-group.
             emulations: &[("reduce_final", emulate_final), ("reduce_*", emulate_pass)],

@@ -33,11 +33,10 @@
 //! flag's two transfers cost; a run's [`Timing`] adds the levels up, as every multi-step run does.
 //! GTEPS: the graph's `n × DEGREE` edges (all reachable) per second of one whole search.
 
-use crate::backend::Runtime;
 use std::time::Instant;
 
 use crate::backend::fake::FakeLaunch;
-use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, Timing};
+use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, Runtime, Timing};
 use crate::families::emulation::floats;
 use crate::families::error::WorkloadError;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};

@@ -228,10 +228,6 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Matvec {
-    fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
-    }
-
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "60989x1100",
@@ -242,6 +238,7 @@ impl Family for Matvec {
             }],
             quick_size: Some(QuickSize::same("4096x1100")),
             variants: &VARIANTS,
+            tuning: Some(&Matvec),
             // Odd shapes; short and wide ones, aligned and not, that split-K cuts into several
             // column blocks; split-wide's 16-row tiles with a short last tile; row-slice with 5
             // float4s per row, which no work-group size divides.

@@ -12,8 +12,8 @@ use rand::{Rng, SeedableRng};
 use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg};
 use crate::families::error::WorkloadError;
+use crate::families::family::VendorOp;
 use crate::families::family::{bad_size, vector_size, Family, FamilySpec, InputChoice, QuickSize};
-use crate::families::family::{Tuning, VendorOp};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs};
 use crate::families::reference;
@@ -125,10 +125,6 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Sgemm {
-    fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
-    }
-
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "1024",
@@ -138,6 +134,7 @@ impl Family for Sgemm {
             }],
             quick_size: Some(QuickSize::same("512")),
             variants: &VARIANTS,
+            tuning: Some(&Sgemm),
             // Multiples of both tiles (16 and 128); the last one has several tiles per row.
             test_sizes: &[Size::vector(128), Size::vector(384)],
             emulations: &[("sgemm_*", emulate_product)],

@@ -6,8 +6,7 @@
 use crate::backend::DeviceInfo;
 use crate::families::family::Tuning;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
-use crate::rows::FamilyId;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Size};
 
 /// The tiling rules, then a register ceiling only where the second stage takes one.
 const SGEMM_JIT_RULES: &[Constraint] = &[

@@ -162,10 +162,6 @@ fn emulate_product(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Spmv {
-    fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
-    }
-
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "2^24x2^28",
@@ -173,6 +169,7 @@ impl Family for Spmv {
             charts: &["texture"],
             quick_size: Some(QuickSize::same("2^14x2^18")),
             variants: &VARIANTS,
+            tuning: Some(&Spmv),
             // ROWSxNNZ: one entry, rows shorter and longer than a warp, empty rows (fewer entries
             // than rows).
             test_sizes: &matrices([(1, 1), (37, 1000), (300, 100)]),

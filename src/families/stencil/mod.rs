@@ -18,7 +18,6 @@ use crate::backend::fake::FakeLaunch;
 use crate::backend::{self, Arg, LaunchShape};
 use crate::families::emulation::rounded;
 use crate::families::error::WorkloadError;
-use crate::families::family::Tuning;
 use crate::families::family::{bad_launch, bad_size, Family, FamilySpec, InputChoice, QuickSize};
 use crate::families::footprint::{mul, plain, Footprint};
 use crate::families::plan::{Build, Built, ExecError, Inputs, SideConfig};
@@ -229,15 +228,12 @@ fn emulate_step(l: &mut FakeLaunch<'_>) -> backend::Result<()> {
 }
 
 impl Family for Stencil {
-    fn tuning(&self) -> Option<&dyn Tuning> {
-        Some(self)
-    }
-
     fn spec(&self) -> &FamilySpec {
         const SPEC: FamilySpec = FamilySpec {
             default_size: "384",
             quick_size: Some(QuickSize::same("64")),
             variants: &VARIANTS,
+            tuning: Some(&Stencil),
             // Cubes and a plane stack with the fewest planes a radius-4 step allows.
             test_sizes: &[Size::matrix(32, 9), Size::vector(64)],
             emulations: &[("stencil_fdtd3d", emulate_step)],

@@ -8,8 +8,7 @@ use super::{Grid, RADIUS, TILE_X};
 use crate::backend::DeviceInfo;
 use crate::families::family::Tuning;
 use crate::families::tune_space::{param as p, Config, Constraint, Knob, SpaceDef, SpaceKind};
-use crate::rows::FamilyId;
-use crate::rows::Size;
+use crate::rows::{FamilyId, Size};
 
 /// The grid first (a refused tile never reaches the device), then the halo, then the limits.
 const STENCIL_RULES: &[Constraint] = &[
