@@ -184,27 +184,18 @@ impl Family for Bitonic {
         let padded = padded(n, block);
         let input = cx.upload_u32(&cx.inputs.ints[0])?;
         let work = cx.output(padded as usize)?;
-        let mut steps = vec![cx.launch(
-            local_kernel,
-            vec![
-                Arg::Buffer(input),
-                Arg::Buffer(work),
-                Arg::U32(n as u32),
-                Arg::U32(0),
-            ],
-        )];
+        let local = |from, count: u64, k: u64| {
+            let [count, k] = [count, k].map(|c| Arg::U32(c as u32));
+            cx.launch(
+                local_kernel,
+                vec![Arg::Buffer(from), Arg::Buffer(work), count, k],
+            )
+        };
+        let mut steps = vec![local(input, n, 0)];
         let pairs = LaunchShape::linear((padded / 2 / u64::from(shape.local)) as u32, shape.local);
         for (k, j) in merge_steps(padded, block) {
             steps.push(if j == 0 {
-                cx.launch(
-                    local_kernel,
-                    vec![
-                        Arg::Buffer(work),
-                        Arg::Buffer(work),
-                        Arg::U32(padded as u32),
-                        Arg::U32(k as u32),
-                    ],
-                )
+                local(work, padded, k)
             } else {
                 Step::Kernel {
                     kernel: global_kernel,

@@ -223,12 +223,8 @@ impl Family for Fft {
         let x = cx.upload(&inputs.a)?;
         let out = cx.output(2 * n)?;
         let tw = cx.upload(&inputs.b)?;
-        let args = vec![
-            Arg::Buffer(x),
-            Arg::Buffer(out),
-            Arg::Buffer(tw),
-            Arg::U32(n as u32),
-        ];
+        let mut args: Vec<Arg> = [x, out, tw].map(Arg::Buffer).into();
+        args.push(Arg::U32(n as u32));
         Ok(Built::into(vec![cx.launch(k, args)], out, 2 * n))
     }
 }

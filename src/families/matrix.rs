@@ -201,7 +201,6 @@ fn generate(rows: usize, lengths: &[usize], seed: u64, band: usize) -> Csr {
     }
 }
 
-/// The vector `x` of a matrix with `cols` columns.
 pub fn x_vector(cols: usize, seed: u64) -> Vec<f32> {
     (0..cols as u64)
         .map(|k| unit_value(mix(seed, STREAM_X, k)))

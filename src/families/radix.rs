@@ -136,22 +136,14 @@ impl Family for Radix {
         let scan = ScanLevels::plan(cx, counts, RADIX as u64 * u64::from(groups), None)?;
         let mut steps = Vec::new();
         let mut from = input;
+        let (count_arg, offsets) = (Arg::Buffer(counts), Arg::Buffer(scan.result()));
         for pass in 0..PASSES {
             let shift = Arg::U32(pass * RADIX_BITS);
             let to = work[pass as usize % 2];
-            let n = Arg::U32(n as u32);
-            let keys = Arg::Buffer(from);
-            steps.push(cx.launch(histogram, vec![keys, Arg::Buffer(counts), n, shift]));
+            let (n, keys) = (Arg::U32(n as u32), Arg::Buffer(from));
+            steps.push(cx.launch(histogram, vec![keys, count_arg, n, shift]));
             steps.extend(scan.steps());
-            let offsets = Arg::Buffer(scan.result());
-            let args = vec![
-                keys,
-                Arg::Buffer(to),
-                Arg::Buffer(counts),
-                offsets,
-                n,
-                shift,
-            ];
+            let args = vec![keys, Arg::Buffer(to), count_arg, offsets, n, shift];
             steps.push(cx.launch(scatter, args));
             from = to;
         }

@@ -150,7 +150,6 @@ impl ScanLevels {
         self.outs[0].0
     }
 
-    /// Every buffer a scan writes.
     pub fn outputs(&self) -> Vec<(BufferId, usize)> {
         self.outs
             .iter()
