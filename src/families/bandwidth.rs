@@ -90,14 +90,9 @@ impl Family for Bandwidth {
         let n = inputs.size.rows as usize;
         if cx.kernel.is_none() {
             // The API's own copy command.
-            let x = cx.upload(&inputs.a)?;
-            let out = cx.output(n)?;
-            let copy = Step::Copy {
-                src: x,
-                dst: out,
-                len: n,
-            };
-            return Ok(Built::into(vec![copy], out, n));
+            let (src, dst) = (cx.upload(&inputs.a)?, cx.output(n)?);
+            let copy = Step::Copy { src, dst, len: n };
+            return Ok(Built::into(vec![copy], dst, n));
         }
         // The read kernel leaves one partial sum per work-item.
         let len = if cx.variant.name == "read" {

@@ -254,13 +254,9 @@ impl Family for Md {
 
     fn build(&self, cx: &mut Build<'_>) -> Result<Built, ExecError> {
         gather_build(cx, |cx, path, positions, ints| {
-            let n = cx.inputs.size.rows as u32;
+            let n = Arg::U32(cx.inputs.size.rows as u32);
             // Positions (along `path`), the list, N; the force output follows.
-            Ok(vec![
-                path_arg(path, positions, 4),
-                Arg::Buffer(ints[0]),
-                Arg::U32(n),
-            ])
+            Ok(vec![path_arg(path, positions, 4), Arg::Buffer(ints[0]), n])
         })
     }
 

@@ -221,14 +221,11 @@ impl Family for Reduce {
         if one_launch(name, shape.groups) {
             return Ok(Built::into(steps, partial, result_len(name, shape.groups)));
         }
+        let count = Arg::U32(shape.groups);
         steps.push(crate::families::plan::Step::Kernel {
             kernel: final_kernel,
             shape: LaunchShape::linear(1, shape.local),
-            args: vec![
-                Arg::Buffer(partial),
-                Arg::Buffer(out),
-                Arg::U32(groups as u32),
-            ],
+            args: vec![Arg::Buffer(partial), Arg::Buffer(out), count],
         });
         let mut built = Built::into(steps, out, 1);
         built.outputs = vec![(partial, groups), (out, 1)];
