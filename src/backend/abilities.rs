@@ -21,7 +21,6 @@ impl<T> Runtime for T where
 {
 }
 
-/// Buffer operations beyond the core's float upload and download.
 pub trait BufferOps: Backend {
     /// Uploads integers bit for bit, for the kernel to read as `uint`.
     fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
@@ -106,7 +105,6 @@ pub trait ForeignCode: Backend {
     }
 }
 
-/// Host buffers and timed transfers between them and the device.
 pub trait HostTransfers: Backend {
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
 

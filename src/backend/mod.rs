@@ -114,7 +114,6 @@ impl BackendError {
 
 pub type Result<T> = std::result::Result<T, BackendError>;
 
-/// The core seam (see the module docs for the timing contract).
 pub trait Backend {
     fn api(&self) -> Api;
 
@@ -135,7 +134,6 @@ pub trait Backend {
 
     fn free(&mut self, buffer: BufferId) -> Result<()>;
 
-    /// Blocks until the kernel completes; returns both clocks.
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
 
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;

@@ -16,9 +16,7 @@
 //! * Texture reads cross in the nearest form the other runtime binds: see the `texture`
 //!   module.
 //!
-//! Kernels whose arguments differ between the APIs by design cannot cross and are refused:
-//! `__local` pointer arguments (OpenCL sizes them at launch; CUDA has dynamic shared memory),
-//! constant memory (an OpenCL argument, a CUDA module symbol), sampler arguments and surfaces.
+//! Kernels whose arguments differ between the APIs by design are refused (`NOT_CROSSING`).
 
 mod texture;
 

@@ -5,7 +5,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::answer::{Answer, Best, StrategyLine};
 use super::provenance::PROVENANCE_FILE;
 use super::run::Evaluation;
 use super::space::Config;
@@ -59,34 +58,6 @@ pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
             }
         })
         .collect()
-}
-
-/// One line per strategy and API.
-pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
-    let mut s = format!(
-        "| strategy | API | evaluations asked | measured here | best found ({unit}) | exhaustive \
-         best | ratio | asked to within 2% | share of space |\n|---|---|---|---|---|---|---|---|---|\n"
-    );
-    let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
-    for l in lines {
-        let share = l.to_within.map_or("n/a".into(), |n| {
-            format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64)
-        });
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            l.strategy,
-            l.api.label(),
-            l.asked,
-            l.measured,
-            num(l.best_found),
-            num(l.exhaustive_best),
-            l.ratio().map_or("n/a".into(), |r| format!("{r:.4}")),
-            l.to_within.map_or("n/a".into(), |n| n.to_string()),
-            share
-        );
-    }
-    s
 }
 
 /// `answer.md`; with `provenance` it says under its title where it came from, so the file
@@ -154,8 +125,31 @@ pub fn answer_markdown(
             let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
         }
     }
-    s.push_str("\n## Strategies\n\n");
-    s.push_str(&strategy_table(&report.lines, unit));
+    let _ = write!(
+        s,
+        "\n## Strategies\n\n| strategy | API | evaluations asked | measured here | best found \
+         ({unit}) | exhaustive best | ratio | asked to within 2% | share of space \
+         |\n|---|---|---|---|---|---|---|---|---|\n"
+    );
+    let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
+    for l in &report.lines {
+        let share = l.to_within.map_or("n/a".into(), |n| {
+            format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64)
+        });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.strategy,
+            l.api.label(),
+            l.asked,
+            l.measured,
+            num(l.best_found),
+            num(l.exhaustive_best),
+            l.ratio().map_or("n/a".into(), |r| format!("{r:.4}")),
+            l.to_within.map_or("n/a".into(), |n| n.to_string()),
+            share
+        );
+    }
     s
 }
 
@@ -249,49 +243,40 @@ fn tuned_header(report: &TuneReport, what: &str) -> String {
     )
 }
 
-/// The `tuned` study when one API was tuned: its best on both sides, for `run` to re-measure
-/// (against itself, or against the other API where there is one).
-pub fn tuned_study_one(report: &TuneReport, best: &Best) -> String {
-    let api = best.api.label();
-    let mut s = tuned_header(
-        report,
-        &format!("the best configuration of {api} (only {api} was tuned)"),
-    );
-    let _ = write!(
-        s,
-        "[[comparison]]\nname = \"{}-best/{}\"\n{}",
-        api.to_lowercase(),
-        report.space.def.variant,
-        side_toml(&best.config)
-    );
-    s
-}
-
-/// The `tuned` study: best-vs-best (each side its own best: unfair in the configuration
-/// step by construction, and labelled so by the run) and same-config at each side's best.
-pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
-    let def = report.space.def;
+/// The `tuned` study: with an answer, best-vs-best (each side its own best: unfair in the
+/// configuration step by construction, and labelled so by the run) and same-config at each
+/// side's best; with one API tuned, its best on both sides, for `run` to re-measure (against
+/// itself, or against the other API where there is one).
+fn tuned_study(report: &TuneReport) -> Option<String> {
+    let v = report.space.def.variant;
+    let Some(answer) = &report.answer else {
+        let [best] = report.bests.as_slice() else {
+            return None;
+        };
+        let api = best.api.label();
+        let what = format!("the best configuration of {api} (only {api} was tuned)");
+        let mut s = tuned_header(report, &what);
+        let (who, side) = (api.to_lowercase(), side_toml(&best.config));
+        let _ = write!(s, "[[comparison]]\nname = \"{who}-best/{v}\"\n{side}");
+        return Some(s);
+    };
     let (cl, cu) = (&answer.opencl.config, &answer.cuda.config);
-    let mut s = tuned_header(
-        report,
-        "best against best, and the same configuration at each side's best",
-    );
+    let what = "best against best, and the same configuration at each side's best";
+    let mut s = tuned_header(report, what);
     let _ = write!(
         s,
         "[[comparison]]\nname = \"best-vs-best/{v}\"\n[comparison.opencl]\n{}[comparison.cuda]\n{}\n",
         side_toml(cl),
         side_toml(cu),
-        v = def.variant
     );
     for (who, c) in [("opencl", cl), ("cuda", cu)] {
+        let side = side_toml(c);
         let _ = write!(
             s,
-            "[[comparison]]\nname = \"same-config@{who}-best/{}\"\n{}\n",
-            def.variant,
-            side_toml(c)
+            "[[comparison]]\nname = \"same-config@{who}-best/{v}\"\n{side}\n"
         );
     }
-    s
+    Some(s)
 }
 
 /// Writes every file of the module docs into `out`.
@@ -314,12 +299,10 @@ pub fn write_all(
         &out.join("answer.md"),
         answer_markdown(report, title, Some(provenance)),
     )?;
-    match (&report.answer, report.bests.as_slice()) {
-        (Some(a), _) => write(&out.join("tuned.toml"), tuned_study(report, a))?,
-        (None, [one]) => write(&out.join("tuned.toml"), tuned_study_one(report, one))?,
-        _ => {}
+    match tuned_study(report) {
+        Some(study) => write(&out.join("tuned.toml"), study),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The convergence and distribution charts; `subtitle` names the devices tuned, as every

@@ -157,7 +157,6 @@ impl Tuner<'_> {
         Ok(Some((outcome, cached)))
     }
 
-    /// Whether Ctrl-C asked the search to stop.
     pub fn stopped(&self) -> bool {
         self.plan
             .interrupted

@@ -123,11 +123,6 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
         global_mem_bytes: d.global_mem_size().unwrap_or(0),
         max_alloc_bytes: d.max_mem_alloc_size().unwrap_or(0),
         core_clock_mhz: d.max_clock_frequency().ok(),
-        // OpenCL has no standard query for the memory clock or bus width, so Eq. 2 cannot be
-        // evaluated from OpenCL alone; the CUDA side of the same GPU supplies it.
-        memory_clock_mhz: None,
-        memory_bus_width_bits: None,
-        compute_capability: None,
         has_subgroups,
         is_gpu,
         // NVIDIA's attribute query (cl_nv_device_attribute_query); other platforms say
@@ -137,6 +132,9 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
             .then(|| d.pci_bus_id_nv().ok().zip(d.pci_slot_id_nv().ok()))
             .flatten()
             .map(|(bus, slot)| crate::backend::pci_bus_text(bus, slot)),
+        // OpenCL has no standard query for the memory clock or bus width, so Eq. 2 cannot be
+        // evaluated from OpenCL alone; the CUDA side of the same GPU supplies it.
+        ..DeviceInfo::default()
     }
 }
 
