@@ -41,13 +41,11 @@ pub struct FakeScript {
     /// Relative spread of the device time, from a generator seeded with `seed`.
     pub jitter: f64,
     pub seed: u64,
-    /// A build fails when the source contains this text.
     pub fail_build_containing: Option<String>,
     /// Launches after this many succeed fail with a driver error.
     pub fail_launch_after: Option<usize>,
     /// Kernels whose result is off by one in the first output element.
     pub wrong_results: Vec<String>,
-    /// The device clock gives nothing.
     pub no_device_timer: bool,
     pub compute_units: u32,
     pub max_work_group_size: u32,
@@ -242,12 +240,8 @@ impl BufferOps for FakeBackend {
 
 impl Programs for FakeBackend {
     fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
-        let made = self
-            .own
-            .not_built(requests)
-            .iter()
-            .filter(|r| self.build(r).is_ok())
-            .count();
+        let todo = self.own.not_built(requests);
+        let made = todo.iter().filter(|r| self.build(r).is_ok()).count();
         self.builds.ahead += made;
         made
     }

@@ -87,7 +87,9 @@ mod tests {
             ..DeviceInfo::default()
         };
         let infos = [dev("a:0", false, "19:00"), dev("H200", true, "3b:00")];
-        let c: Vec<Candidate> = (infos.iter().enumerate())
+        let c: Vec<Candidate> = infos
+            .iter()
+            .enumerate()
             .map(|(i, info)| Candidate {
                 info,
                 platform_device: Some((i, 2)),

@@ -32,22 +32,18 @@ pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
         .iter()
         .map(|e| {
             let times = e.outcome.times().unwrap_or(&[]);
+            let c = &e.config;
+            let unroll: Vec<String> = c.unroll.iter().map(|(p, f)| format!("{p}={f}")).collect();
             EvaluationRow {
                 strategy: e.strategy,
                 api: e.api,
                 n: e.n,
                 point: e.point,
-                local: e.config.local,
-                groups: e.config.groups,
-                unroll: e
-                    .config
-                    .unroll
-                    .iter()
-                    .map(|(p, f)| format!("{p}={f}"))
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                index: e.config.index.to_string(),
-                knobs: e.config.knobs_text(),
+                local: c.local,
+                groups: c.groups,
+                unroll: unroll.join(";"),
+                index: c.index.to_string(),
+                knobs: c.knobs_text(),
                 status: e.outcome.status().to_string(),
                 cached: e.cached,
                 reps: times.len(),

@@ -416,8 +416,7 @@ impl PlainLoops for CudaBackend {
         count: u32,
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
-        // The raw launches and waits need the context current, bound untimed as in the plain
-        // loop.
+        // The raw launches and waits need the context current (bound untimed, as in the plain loop).
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.

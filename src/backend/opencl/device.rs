@@ -168,7 +168,6 @@ impl OpenClBackend {
             .map_err(plain::failed(what))
     }
 
-    /// With an event only when asked.
     pub(super) fn enqueue_kernel(
         &self,
         queue: &CommandQueue,

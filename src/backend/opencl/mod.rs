@@ -231,10 +231,8 @@ impl Programs for OpenClBackend {
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        let binaries = self
-            .own
-            .programs
-            .get(program)?
+        let built = self.own.programs.get(program)?;
+        let binaries = built
             .program
             .get_binaries()
             .map_err(drv("CL_PROGRAM_BINARIES"))?;
