@@ -167,8 +167,7 @@ pub trait ExactLaunch: Backend {
 
     /// A 1-D launch of exactly `global` work-items, `local` per group or the runtime's
     /// choice. This default is CUDA's: the grid rounded up to whole blocks (the kernel's bound
-    /// check drops the extra threads). OpenCL gives the driver `global` as is and `local` or
-    /// NULL, and records its answer.
+    /// check drops the extra threads).
     fn launch_exact(
         &mut self,
         kernel: KernelId,

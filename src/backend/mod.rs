@@ -2,11 +2,8 @@
 //! buffers, launch, wait, timer), and a small trait per further ability (`abilities.rs`);
 //! [`Runtime`] has them all. No `opencl3` or `cudarc` type crosses this module's surface.
 //!
-//! # Timing contract
-//!
-//! Every [`Backend::launch`] and [`BufferOps::copy`] is **blocking** and returns a [`Timing`]
-//! in [`Seconds`]:
-//!
+//! The timing contract: every [`Backend::launch`] and [`BufferOps::copy`] is **blocking** and
+//! returns a [`Timing`] in [`Seconds`]:
 //! * `wall`: `Instant` right before the enqueue to right after the wait for completion
 //!   (launch overhead, queueing and synchronisation included, alike for both APIs).
 //! * `device`: the device's clock around the command only (OpenCL: profiling END - START;

@@ -203,16 +203,12 @@ fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
     let mut out = Vec::new();
     for api in [Api::OpenCl, Api::Cuda] {
         let mut seen = std::collections::HashSet::new();
-        let (mut scores, mut failed) = (Vec::new(), 0);
-        for e in evals
+        let distinct: Vec<&Evaluation> = evals
             .iter()
             .filter(|e| e.api == api && seen.insert(e.point))
-        {
-            match e.score {
-                Some(s) => scores.push(s),
-                None => failed += 1,
-            }
-        }
+            .collect();
+        let mut scores: Vec<f64> = distinct.iter().filter_map(|e| e.score).collect();
+        let failed = distinct.len() - scores.len();
         if !scores.is_empty() || failed > 0 {
             scores.sort_by(|a, b| b.total_cmp(a));
             out.push((api, scores, failed));

@@ -29,14 +29,13 @@ impl OpenClBackend {
         let device = Device::new(chosen.id);
         let context = Context::from_device(&device).map_err(drv("clCreateContext"))?;
         #[allow(deprecated)]
-        let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
-            .map_err(drv("clCreateCommandQueue (profiling enabled)"))?;
-        #[allow(deprecated)]
-        let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
-            .map_err(drv("clCreateCommandQueue (second queue)"))?;
-        #[allow(deprecated)]
-        let plain_queue = CommandQueue::create_default(&context, 0)
-            .map_err(drv("clCreateCommandQueue (without profiling)"))?;
+        let make = |properties, what| {
+            let what = format!("clCreateCommandQueue ({what})");
+            CommandQueue::create_default(&context, properties).map_err(drv(&what))
+        };
+        let queue = make(CL_QUEUE_PROFILING_ENABLE, "profiling enabled")?;
+        let side_queue = make(CL_QUEUE_PROFILING_ENABLE, "second queue")?;
+        let plain_queue = make(0, "without profiling")?;
         Ok(OpenClBackend {
             info: chosen.info.clone(),
             device,
