@@ -329,14 +329,10 @@ impl PlainLoops for FakeBackend {
         args: &[Arg],
         count: u32,
     ) -> Result<Timing> {
-        if shape.group_items() == 0 || shape.group_items() > self.info.max_work_group_size {
-            return Err(launch_refusal(
-                &self.info,
-                self.api,
-                shape.group_items(),
-                None,
-                "the fake driver's refusal",
-            ));
+        let items = shape.group_items();
+        if items == 0 || items > self.info.max_work_group_size {
+            let why = "the fake driver's refusal";
+            return Err(launch_refusal(&self.info, self.api, items, None, why));
         }
         let (name, program) = self.kernel_of(kernel)?;
         // Events as the real backends ask for them: start and stop for the device clock, one

@@ -220,18 +220,15 @@ fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
 /// `tuned.toml`'s name, description and defaults.
 fn tuned_header(report: &TuneReport, what: &str) -> String {
     let def = report.space.def;
+    let (f, t, v) = (def.family.name(), def.name, def.variant);
+    let (size, units) = (report.space.size, report.space.compute_units);
     format!(
-        "# Written by `clvscu tune {f}/{t}`: {what} on {dev}.\n\
+        "# Written by `clvscu tune {f}/{t}`: {what} on {units} compute units.\n\
          # Re-measure with `clvscu run --study THIS_FILE`.\n\
          name = \"tuned-{f}-{t}\"\n\
          description = \"Tuned {f}/{t}: {what}\"\n\n[defaults]\nfamily = \"{f}\"\n\
          variant = \"{v}\"\nsize = \"{size}\"\n\
-         warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n",
-        f = def.family.name(),
-        t = def.name,
-        v = def.variant,
-        dev = report.space.compute_units.to_string() + " compute units",
-        size = report.space.size,
+         warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n"
     )
 }
 
@@ -308,31 +305,20 @@ pub fn draw_charts(
     use crate::plot::{tune_convergence as conv, tune_distribution as dist, write_figure, Format};
     let unit = report.space.def.family.metric().unit().to_string();
     let failed = |e: crate::plot::PlotError| write_error(e.path(), &e);
-    let mut files = write_figure(
-        &conv::Convergence {
-            title: format!("{title}: best so far"),
-            subtitle: subtitle.to_string(),
-            unit: unit.clone(),
-            lines: lines_of(&report.evaluations),
-        },
-        out,
-        "tune-convergence",
-        &Format::ALL,
-    )
-    .map_err(failed)?;
-    files.extend(
-        write_figure(
-            &dist::Distribution {
-                title: format!("{title}: every evaluated configuration"),
-                subtitle: subtitle.to_string(),
-                unit,
-                series: series_of(&report.evaluations),
-            },
-            out,
-            "tune-distribution",
-            &Format::ALL,
-        )
-        .map_err(failed)?,
-    );
+    let convergence = conv::Convergence {
+        title: format!("{title}: best so far"),
+        subtitle: subtitle.to_string(),
+        unit: unit.clone(),
+        lines: lines_of(&report.evaluations),
+    };
+    let distribution = dist::Distribution {
+        title: format!("{title}: every evaluated configuration"),
+        subtitle: subtitle.to_string(),
+        unit,
+        series: series_of(&report.evaluations),
+    };
+    let all = &Format::ALL;
+    let mut files = write_figure(&convergence, out, "tune-convergence", all).map_err(failed)?;
+    files.extend(write_figure(&distribution, out, "tune-distribution", all).map_err(failed)?);
     Ok(files)
 }

@@ -240,14 +240,11 @@ impl BufferOps for CudaBackend {
             .map_err(drv("cuModuleGetGlobal"))?;
         let floats = global.len() / 4;
         if src.len() > floats {
-            return Err(BackendError::driver(
-                API,
-                "bind_constant",
-                format!(
-                    "{} floats do not fit the __constant__ symbol {symbol} of {floats} floats",
-                    src.len()
-                ),
-            ));
+            let detail = format!(
+                "{} floats do not fit the __constant__ symbol {symbol} of {floats} floats",
+                src.len()
+            );
+            return Err(BackendError::driver(API, "bind_constant", detail));
         }
         // SAFETY: the symbol holds `floats` f32 values (its size in bytes / 4); only the first
         // `src.len()` of them are written.
