@@ -419,11 +419,8 @@ impl ExactLaunch for FakeBackend {
     ) -> Result<Timing> {
         let opencl = self.api == Api::OpenCl;
         if opencl && local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
-            return Err(BackendError::driver(
-                self.api,
-                "clEnqueueNDRangeKernel",
-                "CL_INVALID_WORK_GROUP_SIZE",
-            ));
+            let (what, why) = ("clEnqueueNDRangeKernel", "CL_INVALID_WORK_GROUP_SIZE");
+            return Err(BackendError::driver(self.api, what, why));
         }
         // NULL: the fake OpenCL runtime picks one work-item per group (any divisor would do),
         // CUDA's the largest group.

@@ -257,9 +257,8 @@ pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
 /// The backends borrow a copy's source shared and its destination mutably.
 pub(crate) fn check_distinct(src: BufferId, dst: BufferId) -> Result<()> {
     if src == dst {
-        return Err(BackendError::InvalidHandle(
-            "copy source and destination are the same buffer".into(),
-        ));
+        let why = "copy source and destination are the same buffer";
+        return Err(BackendError::InvalidHandle(why.into()));
     }
     Ok(())
 }

@@ -175,14 +175,10 @@ impl OpenClBackend {
         with_event: bool,
     ) -> Result<Option<Event>> {
         self.alive()?;
+        let items = shape.group_items();
         let event = plain::enqueue(queue, k, shape, with_event).map_err(|status| {
-            launch_refusal(
-                &self.info,
-                API,
-                shape.group_items(),
-                self.kernel_limit(k),
-                format!("clEnqueueNDRangeKernel: {}", plain::status_text(status)),
-            )
+            let detail = format!("clEnqueueNDRangeKernel: {}", plain::status_text(status));
+            launch_refusal(&self.info, API, items, self.kernel_limit(k), detail)
         })?;
         self.calls.count(true, event.is_some());
         Ok(event)

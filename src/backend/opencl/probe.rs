@@ -10,23 +10,16 @@ use crate::backend::{BackendError, DeviceInfo, Result};
 
 pub fn availability() -> Result<()> {
     if !cl3::is_opencl_runtime_available() {
-        return Err(BackendError::unavailable(
-            API,
-            "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
-             ocl-icd-libopencl1 and a driver such as pocl-opencl-icd",
-        ));
+        let why = "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
+                   ocl-icd-libopencl1 and a driver such as pocl-opencl-icd";
+        return Err(BackendError::unavailable(API, why));
     }
-    match get_platforms() {
-        Ok(p) if p.is_empty() => Err(BackendError::unavailable(
-            API,
-            "no OpenCL platform is installed (no ICD found)",
-        )),
-        Ok(_) => Ok(()),
-        Err(e) => Err(BackendError::unavailable(
-            API,
-            format!("no OpenCL platform could be listed: {e}"),
-        )),
-    }
+    let why = match get_platforms() {
+        Ok(p) if p.is_empty() => "no OpenCL platform is installed (no ICD found)".to_string(),
+        Ok(_) => return Ok(()),
+        Err(e) => format!("no OpenCL platform could be listed: {e}"),
+    };
+    Err(BackendError::unavailable(API, why))
 }
 
 #[derive(Debug, Clone)]
