@@ -21,7 +21,6 @@ impl<T> Runtime for T where
 {
 }
 
-/// Buffer operations beyond the core's float upload and download.
 pub trait BufferOps: Backend {
     /// Uploads integers bit for bit, for the kernel to read as `uint`.
     fn upload_u32(&mut self, buffer: BufferId, data: &[u32]) -> Result<()> {
@@ -106,7 +105,6 @@ pub trait ForeignCode: Backend {
     }
 }
 
-/// Host buffers and timed transfers between them and the device.
 pub trait HostTransfers: Backend {
     fn alloc_host(&mut self, len: usize, memory: HostMemory) -> Result<HostBufferId>;
 
@@ -169,8 +167,7 @@ pub trait ExactLaunch: Backend {
 
     /// A 1-D launch of exactly `global` work-items, `local` per group or the runtime's
     /// choice. This default is CUDA's: the grid rounded up to whole blocks (the kernel's bound
-    /// check drops the extra threads). OpenCL gives the driver `global` as is and `local` or
-    /// NULL, and records its answer.
+    /// check drops the extra threads).
     fn launch_exact(
         &mut self,
         kernel: KernelId,

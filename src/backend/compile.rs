@@ -35,7 +35,6 @@ pub struct JitOptions {
     /// 0 to 3 (the highest, and both second stages' default).
     #[serde(default)]
     pub opt_level: Option<u32>,
-    /// The most registers a thread may use.
     #[serde(default)]
     pub max_registers: Option<u32>,
     /// Percent of the unified L1 / shared memory given to shared memory, a per-kernel hint of
@@ -90,7 +89,6 @@ impl JitOptions {
         parts.join(", ")
     }
 
-    /// The options as each API receives them.
     pub fn for_api(&self, api: Api) -> Vec<String> {
         let options = match api {
             Api::OpenCl => vec![

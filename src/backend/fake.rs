@@ -41,13 +41,11 @@ pub struct FakeScript {
     /// Relative spread of the device time, from a generator seeded with `seed`.
     pub jitter: f64,
     pub seed: u64,
-    /// A build fails when the source contains this text.
     pub fail_build_containing: Option<String>,
     /// Launches after this many succeed fail with a driver error.
     pub fail_launch_after: Option<usize>,
     /// Kernels whose result is off by one in the first output element.
     pub wrong_results: Vec<String>,
-    /// The device clock gives nothing.
     pub no_device_timer: bool,
     pub compute_units: u32,
     pub max_work_group_size: u32,
@@ -242,12 +240,8 @@ impl BufferOps for FakeBackend {
 
 impl Programs for FakeBackend {
     fn prebuild(&mut self, requests: &[CompileRequest]) -> usize {
-        let made = self
-            .own
-            .not_built(requests)
-            .iter()
-            .filter(|r| self.build(r).is_ok())
-            .count();
+        let todo = self.own.not_built(requests);
+        let made = todo.iter().filter(|r| self.build(r).is_ok()).count();
         self.builds.ahead += made;
         made
     }
@@ -335,14 +329,10 @@ impl PlainLoops for FakeBackend {
         args: &[Arg],
         count: u32,
     ) -> Result<Timing> {
-        if shape.group_items() == 0 || shape.group_items() > self.info.max_work_group_size {
-            return Err(launch_refusal(
-                &self.info,
-                self.api,
-                shape.group_items(),
-                None,
-                "the fake driver's refusal",
-            ));
+        let items = shape.group_items();
+        if items == 0 || items > self.info.max_work_group_size {
+            let why = "the fake driver's refusal";
+            return Err(launch_refusal(&self.info, self.api, items, None, why));
         }
         let (name, program) = self.kernel_of(kernel)?;
         // Events as the real backends ask for them: start and stop for the device clock, one
@@ -429,11 +419,8 @@ impl ExactLaunch for FakeBackend {
     ) -> Result<Timing> {
         let opencl = self.api == Api::OpenCl;
         if opencl && local.is_some_and(|l| l == 0 || !global.is_multiple_of(u64::from(l))) {
-            return Err(BackendError::driver(
-                self.api,
-                "clEnqueueNDRangeKernel",
-                "CL_INVALID_WORK_GROUP_SIZE",
-            ));
+            let (what, why) = ("clEnqueueNDRangeKernel", "CL_INVALID_WORK_GROUP_SIZE");
+            return Err(BackendError::driver(self.api, what, why));
         }
         // NULL: the fake OpenCL runtime picks one work-item per group (any divisor would do),
         // CUDA's the largest group.

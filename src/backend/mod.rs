@@ -2,11 +2,8 @@
 //! buffers, launch, wait, timer), and a small trait per further ability (`abilities.rs`);
 //! [`Runtime`] has them all. No `opencl3` or `cudarc` type crosses this module's surface.
 //!
-//! # Timing contract
-//!
-//! Every [`Backend::launch`] and [`BufferOps::copy`] is **blocking** and returns a [`Timing`]
-//! in [`Seconds`]:
-//!
+//! The timing contract: every [`Backend::launch`] and [`BufferOps::copy`] is **blocking** and
+//! returns a [`Timing`] in [`Seconds`]:
 //! * `wall`: `Instant` right before the enqueue to right after the wait for completion
 //!   (launch overhead, queueing and synchronisation included, alike for both APIs).
 //! * `device`: the device's clock around the command only (OpenCL: profiling END - START;
@@ -114,7 +111,6 @@ impl BackendError {
 
 pub type Result<T> = std::result::Result<T, BackendError>;
 
-/// The core seam (see the module docs for the timing contract).
 pub trait Backend {
     fn api(&self) -> Api;
 
@@ -135,7 +131,6 @@ pub trait Backend {
 
     fn free(&mut self, buffer: BufferId) -> Result<()>;
 
-    /// Blocks until the kernel completes; returns both clocks.
     fn launch(&mut self, kernel: KernelId, shape: LaunchShape, args: &[Arg]) -> Result<Timing>;
 
     fn set_wait_mode(&mut self, mode: WaitMode) -> Result<()>;
@@ -262,9 +257,8 @@ pub fn check_alloc(info: &DeviceInfo, len: usize) -> Result<()> {
 /// The backends borrow a copy's source shared and its destination mutably.
 pub(crate) fn check_distinct(src: BufferId, dst: BufferId) -> Result<()> {
     if src == dst {
-        return Err(BackendError::InvalidHandle(
-            "copy source and destination are the same buffer".into(),
-        ));
+        let why = "copy source and destination are the same buffer";
+        return Err(BackendError::InvalidHandle(why.into()));
     }
     Ok(())
 }

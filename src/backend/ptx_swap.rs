@@ -16,9 +16,7 @@
 //! * Texture reads cross in the nearest form the other runtime binds: see the `texture`
 //!   module.
 //!
-//! Kernels whose arguments differ between the APIs by design cannot cross and are refused:
-//! `__local` pointer arguments (OpenCL sizes them at launch; CUDA has dynamic shared memory),
-//! constant memory (an OpenCL argument, a CUDA module symbol), sampler arguments and surfaces.
+//! Kernels whose arguments differ between the APIs by design are refused (`NOT_CROSSING`).
 
 mod texture;
 
@@ -105,11 +103,8 @@ pub fn adapt(text: &str, target: Target) -> Result<String, CannotCross> {
             let mut in_params = false;
             for line in text.lines() {
                 let line = texture::handle_from_texref(line, &textures);
-                let _ = writeln!(
-                    out,
-                    "{}",
-                    for_opencl_line(&line, &mut in_params, &textures)?
-                );
+                let line = for_opencl_line(&line, &mut in_params, &textures)?;
+                let _ = writeln!(out, "{line}");
             }
         }
     }
@@ -157,10 +152,8 @@ fn envreg_value(register: u32) -> Option<&'static str> {
 fn for_cuda_line(line: &str) -> Result<String, CannotCross> {
     if let Some(target) = line.trim_start().strip_prefix(".target ") {
         // Unified texture mode: the CUDA texture object carries the sampling state.
-        return Ok(format!(
-            ".target {}",
-            target.replace(", texmode_independent", "")
-        ));
+        let target = target.replace(", texmode_independent", "");
+        return Ok(format!(".target {target}"));
     }
     let Some(at) = line.find("%envreg") else {
         return Ok(line.to_string());

@@ -6,36 +6,6 @@
 
 use super::{Api, BackendError, DeviceInfo, Result};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Selector {
-    Index(usize),
-    PlatformDevice(usize, usize),
-    Name(String),
-    /// `pci:BB:DD`: bus and device number in hex, as [`DeviceInfo::pci_bus`] spells them.
-    Pci(String),
-    Cpu,
-}
-
-impl Selector {
-    pub fn parse(text: &str) -> Selector {
-        if text.eq_ignore_ascii_case(CPU) {
-            return Selector::Cpu;
-        }
-        if let Some(bus) = text.strip_prefix("pci:") {
-            return Selector::Pci(bus.to_lowercase());
-        }
-        if let Some((p, d)) = text.split_once(':') {
-            if let (Ok(p), Ok(d)) = (p.parse(), d.parse()) {
-                return Selector::PlatformDevice(p, d);
-            }
-        }
-        match text.parse() {
-            Ok(i) => Selector::Index(i),
-            Err(_) => Selector::Name(text.to_lowercase()),
-        }
-    }
-}
-
 pub const CPU: &str = "cpu";
 
 pub struct Candidate<'a> {
@@ -58,26 +28,31 @@ pub fn pick(
             .iter()
             .position(|c| prefer_gpu && c.info.is_gpu)
             .or((!candidates.is_empty()).then_some(0)),
-        Some(text) => find(candidates, &Selector::parse(text)),
+        Some(text) => find(candidates, text),
     };
     found.ok_or_else(|| not_found(api, candidates, selector))
 }
 
-fn find(candidates: &[Candidate], selector: &Selector) -> Option<usize> {
-    match selector {
-        Selector::Index(i) => (*i < candidates.len()).then_some(*i),
-        Selector::PlatformDevice(p, d) => candidates
-            .iter()
-            .position(|c| c.platform_device == Some((*p, *d))),
-        Selector::Pci(bus) => candidates
-            .iter()
-            .position(|c| c.info.pci_bus.as_deref() == Some(bus.as_str())),
-        Selector::Cpu => candidates.iter().position(|c| !c.info.is_gpu),
-        Selector::Name(needle) => candidates.iter().position(|c| {
-            c.info.name.to_lowercase().contains(needle)
-                || c.info.platform.to_lowercase().contains(needle)
-        }),
+fn find(candidates: &[Candidate], text: &str) -> Option<usize> {
+    let position = |hit: &dyn Fn(&Candidate) -> bool| candidates.iter().position(hit);
+    if text.eq_ignore_ascii_case(CPU) {
+        return position(&|c| !c.info.is_gpu);
     }
+    // `pci:BB:DD`: bus and device number in hex, as [`DeviceInfo::pci_bus`] spells them.
+    if let Some(bus) = text.strip_prefix("pci:").map(str::to_lowercase) {
+        return position(&|c| c.info.pci_bus.as_deref() == Some(bus.as_str()));
+    }
+    if let Some((Ok(p), Ok(d))) = text.split_once(':').map(|(p, d)| (p.parse(), d.parse())) {
+        return position(&|c| c.platform_device == Some((p, d)));
+    }
+    if let Ok(i) = text.parse::<usize>() {
+        return (i < candidates.len()).then_some(i);
+    }
+    let needle = text.to_lowercase();
+    position(&|c| {
+        c.info.name.to_lowercase().contains(&needle)
+            || c.info.platform.to_lowercase().contains(&needle)
+    })
 }
 
 fn not_found(api: Api, candidates: &[Candidate], selector: Option<&str>) -> BackendError {
@@ -104,13 +79,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn selectors_parse_into_their_three_forms() {
-        assert_eq!(Selector::parse("2"), Selector::Index(2));
-        assert_eq!(Selector::parse("1:0"), Selector::PlatformDevice(1, 0));
-        assert_eq!(Selector::parse("H200"), Selector::Name("h200".into()));
-        assert_eq!(Selector::parse(":0"), Selector::Name(":0".into()));
-        assert_eq!(Selector::parse("Cpu"), Selector::Cpu);
-        assert_eq!(Selector::parse("pci:3B:00"), Selector::Pci("3b:00".into()));
+    fn selectors_are_read_in_each_of_their_forms() {
+        let dev = |name: &str, is_gpu: bool, bus: &str| DeviceInfo {
+            name: name.into(),
+            is_gpu,
+            pci_bus: Some(bus.into()),
+            ..DeviceInfo::default()
+        };
+        let infos = [dev("a:0", false, "19:00"), dev("H200", true, "3b:00")];
+        let c: Vec<Candidate> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| Candidate {
+                info,
+                platform_device: Some((i, 2)),
+            })
+            .collect();
+        for (text, found) in [
+            ("1", Some(1)),
+            ("1:2", Some(1)),
+            ("h200", Some(1)),
+            (":0", Some(0)),
+            ("Cpu", Some(0)),
+            ("pci:3B:00", Some(1)),
+            ("2", None),
+            ("PCI:3b:00", None),
+        ] {
+            assert_eq!(find(&c, text), found, "{text}");
+        }
     }
 
     #[test]

@@ -1,18 +1,10 @@
 //! How the host waits for a command to finish, held equal in a fair comparison and recorded
 //! in every row: a blocking wait's wake-up (tens to hundreds of µs) dwarfs a launch of about
-//! 10 µs, so a comparison that mixes spinning and blocking misleads. Per API
-//! ([`WaitMode::how`]):
-//!
-//! | mode | OpenCL | CUDA |
-//! |---|---|---|
-//! | `finish` | `clFinish` on the queue | `cuStreamSynchronize` on the stream |
-//! | `spin` | `clFlush`, then poll `CL_EVENT_COMMAND_EXECUTION_STATUS` until `CL_COMPLETE` | poll `cuEventQuery` on the stop event |
-//! | `yield` | as spin, with `sched_yield` between polls | as spin, with `sched_yield` between polls |
-//! | `blocking` | `clWaitForEvents` | `cuEventSynchronize` on an event made with `CU_EVENT_BLOCKING_SYNC` |
-//!
-//! `finish`, what a plain program writes (no event), is the default: the cheapest correct
-//! wait on both APIs (`clvscu calibrate`). CUDA's `CU_CTX_SCHED_*` flags are not used: they
-//! hold one mode for the whole process and OpenCL has no equivalent.
+//! 10 µs, so a comparison that mixes spinning and blocking misleads. [`WaitMode::how`] names
+//! each mode's calls per API. `finish`, what a plain program writes (no event), is the
+//! default: the cheapest correct wait on both APIs (`clvscu calibrate`). CUDA's
+//! `CU_CTX_SCHED_*` flags are not used: they hold one mode for the whole process and OpenCL
+//! has no equivalent.
 
 pub use crate::rows::WaitMode;
 

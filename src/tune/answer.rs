@@ -148,25 +148,18 @@ pub fn strategy_line(
         .iter()
         .filter(|e| e.strategy == strategy && e.api == api)
         .collect();
-    let mut best = None::<f64>;
-    let mut to_within = None;
-    for e in &mine {
-        if let Some(s) = e.score {
-            best = Some(best.map_or(s, |b| b.max(s)));
-        }
-        let close = best
-            .zip(exhaustive)
-            .is_some_and(|(b, x)| b >= x * (1.0 - WITHIN));
-        if to_within.is_none() && close {
-            to_within = Some(e.n);
-        }
-    }
+    // The best so far first comes within `WITHIN` at the first evaluation that does itself.
+    let close = |x: f64| {
+        mine.iter()
+            .find(|e| e.score.is_some_and(|s| s >= x * (1.0 - WITHIN)))
+    };
+    let to_within = exhaustive.and_then(close).map(|e| e.n);
     StrategyLine {
         strategy,
         api,
         asked: mine.len(),
         measured: mine.iter().filter(|e| !e.cached).count(),
-        best_found: best,
+        best_found: mine.iter().filter_map(|e| e.score).reduce(f64::max),
         exhaustive_best: exhaustive,
         to_within,
         space,

@@ -5,7 +5,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::answer::{Answer, Best, StrategyLine};
 use super::provenance::PROVENANCE_FILE;
 use super::run::Evaluation;
 use super::space::Config;
@@ -33,22 +32,18 @@ pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
         .iter()
         .map(|e| {
             let times = e.outcome.times().unwrap_or(&[]);
+            let c = &e.config;
+            let unroll: Vec<String> = c.unroll.iter().map(|(p, f)| format!("{p}={f}")).collect();
             EvaluationRow {
                 strategy: e.strategy,
                 api: e.api,
                 n: e.n,
                 point: e.point,
-                local: e.config.local,
-                groups: e.config.groups,
-                unroll: e
-                    .config
-                    .unroll
-                    .iter()
-                    .map(|(p, f)| format!("{p}={f}"))
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                index: e.config.index.to_string(),
-                knobs: e.config.knobs_text(),
+                local: c.local,
+                groups: c.groups,
+                unroll: unroll.join(";"),
+                index: c.index.to_string(),
+                knobs: c.knobs_text(),
                 status: e.outcome.status().to_string(),
                 cached: e.cached,
                 reps: times.len(),
@@ -59,34 +54,6 @@ pub fn evaluation_rows(evals: &[Evaluation], unit: &str) -> Vec<EvaluationRow> {
             }
         })
         .collect()
-}
-
-/// One line per strategy and API.
-pub fn strategy_table(lines: &[StrategyLine], unit: &str) -> String {
-    let mut s = format!(
-        "| strategy | API | evaluations asked | measured here | best found ({unit}) | exhaustive \
-         best | ratio | asked to within 2% | share of space |\n|---|---|---|---|---|---|---|---|---|\n"
-    );
-    let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
-    for l in lines {
-        let share = l.to_within.map_or("n/a".into(), |n| {
-            format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64)
-        });
-        let _ = writeln!(
-            s,
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-            l.strategy,
-            l.api.label(),
-            l.asked,
-            l.measured,
-            num(l.best_found),
-            num(l.exhaustive_best),
-            l.ratio().map_or("n/a".into(), |r| format!("{r:.4}")),
-            l.to_within.map_or("n/a".into(), |n| n.to_string()),
-            share
-        );
-    }
-    s
 }
 
 /// `answer.md`; with `provenance` it says under its title where it came from, so the file
@@ -154,8 +121,31 @@ pub fn answer_markdown(
             let _ = writeln!(s, "- the bests differ in: {}", d.join("; "));
         }
     }
-    s.push_str("\n## Strategies\n\n");
-    s.push_str(&strategy_table(&report.lines, unit));
+    let _ = write!(
+        s,
+        "\n## Strategies\n\n| strategy | API | evaluations asked | measured here | best found \
+         ({unit}) | exhaustive best | ratio | asked to within 2% | share of space \
+         |\n|---|---|---|---|---|---|---|---|---|\n"
+    );
+    let num = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.2}"));
+    for l in &report.lines {
+        let share = l.to_within.map_or("n/a".into(), |n| {
+            format!("{:.1}%", 100.0 * n as f64 / l.space.max(1) as f64)
+        });
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            l.strategy,
+            l.api.label(),
+            l.asked,
+            l.measured,
+            num(l.best_found),
+            num(l.exhaustive_best),
+            l.ratio().map_or("n/a".into(), |r| format!("{r:.4}")),
+            l.to_within.map_or("n/a".into(), |n| n.to_string()),
+            share
+        );
+    }
     s
 }
 
@@ -213,16 +203,12 @@ fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
     let mut out = Vec::new();
     for api in [Api::OpenCl, Api::Cuda] {
         let mut seen = std::collections::HashSet::new();
-        let (mut scores, mut failed) = (Vec::new(), 0);
-        for e in evals
+        let distinct: Vec<&Evaluation> = evals
             .iter()
             .filter(|e| e.api == api && seen.insert(e.point))
-        {
-            match e.score {
-                Some(s) => scores.push(s),
-                None => failed += 1,
-            }
-        }
+            .collect();
+        let mut scores: Vec<f64> = distinct.iter().filter_map(|e| e.score).collect();
+        let failed = distinct.len() - scores.len();
         if !scores.is_empty() || failed > 0 {
             scores.sort_by(|a, b| b.total_cmp(a));
             out.push((api, scores, failed));
@@ -234,64 +220,52 @@ fn series_of(evals: &[Evaluation]) -> Vec<(Api, Vec<f64>, usize)> {
 /// `tuned.toml`'s name, description and defaults.
 fn tuned_header(report: &TuneReport, what: &str) -> String {
     let def = report.space.def;
+    let (f, t, v) = (def.family.name(), def.name, def.variant);
+    let (size, units) = (report.space.size, report.space.compute_units);
     format!(
-        "# Written by `clvscu tune {f}/{t}`: {what} on {dev}.\n\
+        "# Written by `clvscu tune {f}/{t}`: {what} on {units} compute units.\n\
          # Re-measure with `clvscu run --study THIS_FILE`.\n\
          name = \"tuned-{f}-{t}\"\n\
          description = \"Tuned {f}/{t}: {what}\"\n\n[defaults]\nfamily = \"{f}\"\n\
          variant = \"{v}\"\nsize = \"{size}\"\n\
-         warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n",
-        f = def.family.name(),
-        t = def.name,
-        v = def.variant,
-        dev = report.space.compute_units.to_string() + " compute units",
-        size = report.space.size,
+         warmup = 3\nreps = 20\nmin_time = 0.2\ntimer = \"device-event\"\n\n"
     )
 }
 
-/// The `tuned` study when one API was tuned: its best on both sides, for `run` to re-measure
-/// (against itself, or against the other API where there is one).
-pub fn tuned_study_one(report: &TuneReport, best: &Best) -> String {
-    let api = best.api.label();
-    let mut s = tuned_header(
-        report,
-        &format!("the best configuration of {api} (only {api} was tuned)"),
-    );
-    let _ = write!(
-        s,
-        "[[comparison]]\nname = \"{}-best/{}\"\n{}",
-        api.to_lowercase(),
-        report.space.def.variant,
-        side_toml(&best.config)
-    );
-    s
-}
-
-/// The `tuned` study: best-vs-best (each side its own best: unfair in the configuration
-/// step by construction, and labelled so by the run) and same-config at each side's best.
-pub fn tuned_study(report: &TuneReport, answer: &Answer) -> String {
-    let def = report.space.def;
+/// The `tuned` study: with an answer, best-vs-best (each side its own best: unfair in the
+/// configuration step by construction, and labelled so by the run) and same-config at each
+/// side's best; with one API tuned, its best on both sides, for `run` to re-measure (against
+/// itself, or against the other API where there is one).
+fn tuned_study(report: &TuneReport) -> Option<String> {
+    let v = report.space.def.variant;
+    let Some(answer) = &report.answer else {
+        let [best] = report.bests.as_slice() else {
+            return None;
+        };
+        let api = best.api.label();
+        let what = format!("the best configuration of {api} (only {api} was tuned)");
+        let mut s = tuned_header(report, &what);
+        let (who, side) = (api.to_lowercase(), side_toml(&best.config));
+        let _ = write!(s, "[[comparison]]\nname = \"{who}-best/{v}\"\n{side}");
+        return Some(s);
+    };
     let (cl, cu) = (&answer.opencl.config, &answer.cuda.config);
-    let mut s = tuned_header(
-        report,
-        "best against best, and the same configuration at each side's best",
-    );
+    let what = "best against best, and the same configuration at each side's best";
+    let mut s = tuned_header(report, what);
     let _ = write!(
         s,
         "[[comparison]]\nname = \"best-vs-best/{v}\"\n[comparison.opencl]\n{}[comparison.cuda]\n{}\n",
         side_toml(cl),
         side_toml(cu),
-        v = def.variant
     );
     for (who, c) in [("opencl", cl), ("cuda", cu)] {
+        let side = side_toml(c);
         let _ = write!(
             s,
-            "[[comparison]]\nname = \"same-config@{who}-best/{}\"\n{}\n",
-            def.variant,
-            side_toml(c)
+            "[[comparison]]\nname = \"same-config@{who}-best/{v}\"\n{side}\n"
         );
     }
-    s
+    Some(s)
 }
 
 /// Writes every file of the module docs into `out`.
@@ -314,12 +288,10 @@ pub fn write_all(
         &out.join("answer.md"),
         answer_markdown(report, title, Some(provenance)),
     )?;
-    match (&report.answer, report.bests.as_slice()) {
-        (Some(a), _) => write(&out.join("tuned.toml"), tuned_study(report, a))?,
-        (None, [one]) => write(&out.join("tuned.toml"), tuned_study_one(report, one))?,
-        _ => {}
+    match tuned_study(report) {
+        Some(study) => write(&out.join("tuned.toml"), study),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// The convergence and distribution charts; `subtitle` names the devices tuned, as every
@@ -333,31 +305,20 @@ pub fn draw_charts(
     use crate::plot::{tune_convergence as conv, tune_distribution as dist, write_figure, Format};
     let unit = report.space.def.family.metric().unit().to_string();
     let failed = |e: crate::plot::PlotError| write_error(e.path(), &e);
-    let mut files = write_figure(
-        &conv::Convergence {
-            title: format!("{title}: best so far"),
-            subtitle: subtitle.to_string(),
-            unit: unit.clone(),
-            lines: lines_of(&report.evaluations),
-        },
-        out,
-        "tune-convergence",
-        &Format::ALL,
-    )
-    .map_err(failed)?;
-    files.extend(
-        write_figure(
-            &dist::Distribution {
-                title: format!("{title}: every evaluated configuration"),
-                subtitle: subtitle.to_string(),
-                unit,
-                series: series_of(&report.evaluations),
-            },
-            out,
-            "tune-distribution",
-            &Format::ALL,
-        )
-        .map_err(failed)?,
-    );
+    let convergence = conv::Convergence {
+        title: format!("{title}: best so far"),
+        subtitle: subtitle.to_string(),
+        unit: unit.clone(),
+        lines: lines_of(&report.evaluations),
+    };
+    let distribution = dist::Distribution {
+        title: format!("{title}: every evaluated configuration"),
+        subtitle: subtitle.to_string(),
+        unit,
+        series: series_of(&report.evaluations),
+    };
+    let all = &Format::ALL;
+    let mut files = write_figure(&convergence, out, "tune-convergence", all).map_err(failed)?;
+    files.extend(write_figure(&distribution, out, "tune-distribution", all).map_err(failed)?);
     Ok(files)
 }

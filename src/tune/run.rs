@@ -70,11 +70,9 @@ pub struct Evaluation {
 /// The family's work over the median time.
 pub fn score_of(space: &Space, config: &Config, times: &[f64]) -> Option<f64> {
     let t = crate::stats::median(times)?;
-    let (bytes, flops) = space.def.family.family().work(
-        space.def.variant,
-        space.size,
-        u64::from(config.groups) * u64::from(config.local),
-    );
+    let items = u64::from(config.groups) * u64::from(config.local);
+    let family = space.def.family.family();
+    let (bytes, flops) = family.work(space.def.variant, space.size, items);
     let work = space.def.family.metric().work(bytes, flops);
     (t > 0.0).then(|| work / t)
 }
@@ -157,7 +155,6 @@ impl Tuner<'_> {
         Ok(Some((outcome, cached)))
     }
 
-    /// Whether Ctrl-C asked the search to stop.
     pub fn stopped(&self) -> bool {
         self.plan
             .interrupted
@@ -225,11 +222,8 @@ impl Tuner<'_> {
             settings,
             config: side,
         }];
-        let what: Arc<str> = Arc::from(format!(
-            "{} {}",
-            target_name(self.space.def.family, self.space.def.name),
-            config.text()
-        ));
+        let target = target_name(self.space.def.family, self.space.def.name);
+        let what: Arc<str> = Arc::from(format!("{target} {}", config.text()));
         let guard = Guard {
             watchdog: self.plan.watchdog,
             timeout_s: self.plan.timeout.map(|t| t.as_secs_f64()),

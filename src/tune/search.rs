@@ -8,7 +8,6 @@ use rand::{Rng, SeedableRng};
 
 use super::space::Space;
 
-/// One search in progress.
 pub trait Strategy {
     /// Never a point proposed before; `None` when done.
     fn propose(&mut self, space: &Space) -> Option<usize>;
@@ -64,12 +63,7 @@ impl Unseen {
             return None;
         }
         let k = self.rng.gen_range(0..self.left);
-        self.seen
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| !**s)
-            .nth(k)
-            .map(|(i, _)| i)
+        (0..self.seen.len()).filter(|&i| !self.seen[i]).nth(k)
     }
 
     /// Drawn uniformly among [`Space::neighbours`], not marked.

@@ -187,6 +187,7 @@ impl Space {
 
     fn broken_rule(&self, coords: &[u8], device: &DeviceInfo) -> Option<Constraint> {
         let c = self.config_of(coords);
+        let family = self.def.family.family();
         self.def
             .constraints
             .iter()
@@ -207,10 +208,7 @@ impl Space {
                 }
                 Constraint::SecondStage => c.max_registers > 0 && !takes_second_stage(device),
                 // The tile rules and restrictions are the family's own.
-                _ => self
-                    .def
-                    .family
-                    .family()
+                _ => family
                     .tuning()
                     .is_some_and(|t| t.breaks_rule(*rule, &c, self.size, device)),
             })

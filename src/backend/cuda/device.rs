@@ -96,13 +96,9 @@ impl CudaBackend {
             // source's signature); the buffers were allocated by the caller for this launch's
             // sizes, and the stream belongs to this backend's context, bound to the thread.
             unsafe { packed.launch(&k.function, stream.cu_stream(), shape) }.map_err(|e| {
-                launch_refusal(
-                    &self.info,
-                    API,
-                    shape.group_items(),
-                    resources_of(&k.function).max_threads_per_group,
-                    format!("cuLaunchKernel: {e:?}"),
-                )
+                let limit = resources_of(&k.function).max_threads_per_group;
+                let detail = format!("cuLaunchKernel: {e:?}");
+                launch_refusal(&self.info, API, shape.group_items(), limit, detail)
             })?;
             self.calls.count(true, false);
         }

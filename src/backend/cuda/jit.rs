@@ -100,11 +100,8 @@ pub fn assemble(ctx: &CudaContext, ptx: &str, jit: &JitOptions) -> Result<Vec<u8
             BackendError::driver(API, "cuLinkComplete", format!("{e:?}: {}", log_text(&log)))
         })?;
     if cubin.is_null() || size == 0 {
-        return Err(BackendError::driver(
-            API,
-            "cuLinkComplete",
-            "the linker returned no image",
-        ));
+        let why = "the linker returned no image";
+        return Err(BackendError::driver(API, "cuLinkComplete", why));
     }
     // SAFETY: the driver reports `size` valid bytes at `cubin`.
     Ok(unsafe { std::slice::from_raw_parts(cubin as *const u8, size) }.to_vec())

@@ -41,8 +41,23 @@ struct LoadedProgram {
 }
 
 impl LoadedProgram {
+    /// PTX loaded into `ctx`, through the driver's linker only where
+    /// [`JitOptions::needs_linker`]: the linker, cudarc's only path with JIT options, may make
+    /// other machine code from the same PTX. So a register cap is written into the PTX itself
+    /// ([`ptx_swap::cap_registers`]) and still loads through `cuModuleLoadData`.
     fn load(ctx: &Arc<CudaContext>, ptx: String, jit: &JitOptions) -> Result<Self> {
-        let module = load_module(ctx, &ptx, jit)?;
+        let module = if jit.needs_linker() {
+            let cubin = jit::assemble(ctx, &ptx, jit)?;
+            ctx.load_module(Ptx::from_binary(cubin))
+                .map_err(drv("cuModuleLoadData (assembled with JIT options)"))?
+        } else {
+            let text = match jit.max_registers {
+                Some(cap) => ptx_swap::cap_registers(&ptx, cap),
+                None => ptx.clone(),
+            };
+            ctx.load_module(Ptx::from_src(text))
+                .map_err(drv("cuModuleLoadData"))?
+        };
         Ok(LoadedProgram {
             ptx,
             module,
@@ -108,25 +123,6 @@ pub struct CudaBackend {
     own: Owned<HostBuf, LoadedProgram, LoadedKernel, CudaSlice<f32>>,
     textures: texture::Textures,
     calls: CallCounter,
-}
-
-/// PTX loaded into `ctx`. A register cap is written into the PTX itself
-/// ([`ptx_swap::cap_registers`]) so that it still loads through `cuModuleLoadData`: the
-/// driver's linker, cudarc's only path with JIT options, may make other machine code from the
-/// same PTX.
-fn load_module(ctx: &Arc<CudaContext>, ptx: &str, options: &JitOptions) -> Result<Arc<CudaModule>> {
-    if !options.needs_linker() {
-        let text = match options.max_registers {
-            Some(cap) => ptx_swap::cap_registers(ptx, cap),
-            None => ptx.to_string(),
-        };
-        return ctx
-            .load_module(Ptx::from_src(text))
-            .map_err(drv("cuModuleLoadData"));
-    }
-    let cubin = jit::assemble(ctx, ptx, options)?;
-    ctx.load_module(Ptx::from_binary(cubin))
-        .map_err(drv("cuModuleLoadData (assembled with JIT options)"))
 }
 
 fn drv<E: std::fmt::Debug>(what: &str) -> impl Fn(E) -> BackendError + '_ {
@@ -244,14 +240,11 @@ impl BufferOps for CudaBackend {
             .map_err(drv("cuModuleGetGlobal"))?;
         let floats = global.len() / 4;
         if src.len() > floats {
-            return Err(BackendError::driver(
-                API,
-                "bind_constant",
-                format!(
-                    "{} floats do not fit the __constant__ symbol {symbol} of {floats} floats",
-                    src.len()
-                ),
-            ));
+            let detail = format!(
+                "{} floats do not fit the __constant__ symbol {symbol} of {floats} floats",
+                src.len()
+            );
+            return Err(BackendError::driver(API, "bind_constant", detail));
         }
         // SAFETY: the symbol holds `floats` f32 values (its size in bytes / 4); only the first
         // `src.len()` of them are written.
@@ -416,8 +409,7 @@ impl PlainLoops for CudaBackend {
         count: u32,
     ) -> Result<Timing> {
         let objects = self.texture_objects(args)?;
-        // The raw launches and waits need the context current, bound untimed as in the plain
-        // loop.
+        // The raw launches and waits need the context current (bound untimed, as in the plain loop).
         self.ctx.bind_to_thread().map_err(drv("cuCtxSetCurrent"))?;
         // Argument marshalling is inside the wall window (as OpenCL's clSetKernelArg is) and
         // outside the event window, which holds the kernels only.

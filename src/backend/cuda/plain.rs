@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
-use cudarc::driver::sys::{CUdeviceptr, CUevent, CUstream, CUtexObject};
+use cudarc::driver::sys::{CUdeviceptr, CUstream, CUtexObject};
 use cudarc::driver::{result, CudaFunction};
 
 use super::super::{PlainLoop, Result, WaitMode};
@@ -24,13 +24,10 @@ pub(super) enum Param {
 /// # Safety
 /// `stream` and the events are live handles of the current context.
 pub(super) unsafe fn wait(stream: CUstream, events: &StopEvents, mode: WaitMode) -> Result<()> {
-    let event: CUevent = match mode {
-        WaitMode::Finish => {
-            return result::stream::synchronize(stream).map_err(drv("cuStreamSynchronize"))
-        }
-        WaitMode::Blocking => events.blocking.cu_event(),
-        WaitMode::Spin | WaitMode::Yield => events.polled.cu_event(),
-    };
+    if mode == WaitMode::Finish {
+        return result::stream::synchronize(stream).map_err(drv("cuStreamSynchronize"));
+    }
+    let event = events.of(mode).cu_event();
     result::event::record(event, stream).map_err(drv("cuEventRecord"))?;
     if mode == WaitMode::Blocking {
         return result::event::synchronize(event).map_err(drv("cuEventSynchronize"));

@@ -14,22 +14,15 @@ use crate::backend::{BackendError, DeviceInfo, Result};
 pub fn driver_availability() -> Result<usize> {
     // SAFETY: only tries to dlopen the library by its candidate names.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err(BackendError::unavailable(
-            API,
-            "libcuda.so.1 (the NVIDIA driver) could not be loaded",
-        ));
+        let why = "libcuda.so.1 (the NVIDIA driver) could not be loaded";
+        return Err(BackendError::unavailable(API, why));
     }
-    match CudaContext::device_count() {
-        Ok(n) if n > 0 => Ok(n as usize),
-        Ok(_) => Err(BackendError::unavailable(
-            API,
-            "the CUDA driver reports no device",
-        )),
-        Err(e) => Err(BackendError::unavailable(
-            API,
-            format!("the CUDA driver could not be initialised: {e:?}"),
-        )),
-    }
+    let why = match CudaContext::device_count() {
+        Ok(n) if n > 0 => return Ok(n as usize),
+        Ok(_) => "the CUDA driver reports no device".to_string(),
+        Err(e) => format!("the CUDA driver could not be initialised: {e:?}"),
+    };
+    Err(BackendError::unavailable(API, why))
 }
 
 pub fn availability() -> Result<usize> {

@@ -85,33 +85,26 @@ impl FakeBackend {
 
     /// Timings for a command moving `floats` floats, the device time times `factor`.
     pub(super) fn scripted_timing(&mut self, floats: usize, factor: f64) -> Timing {
-        let spread = if self.script.jitter > 0.0 {
-            1.0 + self.script.jitter * self.rng.gen_range(-1.0..1.0)
+        let s = &self.script;
+        let spread = if s.jitter > 0.0 {
+            1.0 + s.jitter * self.rng.gen_range(-1.0..1.0)
         } else {
             1.0
         };
-        let device =
-            (self.script.base_seconds + SECONDS_PER_FLOAT * floats as f64) * spread * factor;
+        let device = (s.base_seconds + SECONDS_PER_FLOAT * floats as f64) * spread * factor;
         let wake = if self.wait == WaitMode::Blocking {
-            self.script.wake_up_seconds
+            s.wake_up_seconds
         } else {
             0.0
         };
         let switch = if LAST_API.with(|last| last.replace(Some(self.api))) == Some(self.api) {
             0.0
         } else {
-            self.script.context_switch_seconds
+            s.context_switch_seconds
         };
-        Timing::clocks(
-            Seconds(
-                device
-                    + self.script.wall_overhead_seconds
-                    + self.script.harness_overhead_seconds
-                    + wake
-                    + switch,
-            ),
-            (!self.script.no_device_timer).then_some(Seconds(device)),
-        )
+        let wall = device + s.wall_overhead_seconds + s.harness_overhead_seconds + wake + switch;
+        let timer = (!s.no_device_timer).then_some(Seconds(device));
+        Timing::clocks(Seconds(wall), timer)
     }
 
     pub(super) fn kernel_of(&self, kernel: KernelId) -> Result<(String, ProgramId)> {

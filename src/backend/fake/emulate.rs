@@ -121,11 +121,8 @@ impl FakeLaunch<'_> {
     }
 
     pub fn refuse(&self, reason: &str) -> BackendError {
-        BackendError::driver(
-            self.api,
-            "launch (fake)",
-            format!("kernel '{}': {reason}", self.kernel),
-        )
+        let detail = format!("kernel '{}': {reason}", self.kernel);
+        BackendError::driver(self.api, "launch (fake)", detail)
     }
 
     fn bad_arg(&self, i: usize, what: &str) -> BackendError {

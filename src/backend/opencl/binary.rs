@@ -17,23 +17,20 @@ impl OpenClBackend {
         let refused = |why: ptx_swap::CannotCross| {
             BackendError::unsupported(API, format!("run CUDA's PTX: {why}"))
         };
-        if !takes_ptx(&self.info.platform) {
-            return Err(refused(
-                format!(
-                    "the platform '{}' takes no PTX as a program binary (only NVIDIA's OpenCL \
-                     does)",
-                    self.info.platform
-                )
-                .into(),
-            ));
+        let platform = &self.info.platform;
+        if !takes_ptx(platform) {
+            let why = format!(
+                "the platform '{platform}' takes no PTX as a program binary (only NVIDIA's OpenCL \
+                 does)"
+            );
+            return Err(refused(why.into()));
         }
         let ptx = ptx_swap::adapt(text, Target::NvidiaOpenCl).map_err(refused)?;
         let options = self.build_options(Vec::new(), jit)?;
-        let binary = ptx.as_bytes();
         // SAFETY: the binary slice outlives the call, which copies it; the devices are the
         // context's own.
         let mut program = unsafe {
-            Program::create_from_binary(&self.context, self.context.devices(), &[binary])
+            Program::create_from_binary(&self.context, self.context.devices(), &[ptx.as_bytes()])
         }
         .map_err(drv("clCreateProgramWithBinary (CUDA's PTX)"))?;
         let built = program.build(self.context.devices(), &options);

@@ -29,14 +29,13 @@ impl OpenClBackend {
         let device = Device::new(chosen.id);
         let context = Context::from_device(&device).map_err(drv("clCreateContext"))?;
         #[allow(deprecated)]
-        let queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
-            .map_err(drv("clCreateCommandQueue (profiling enabled)"))?;
-        #[allow(deprecated)]
-        let side_queue = CommandQueue::create_default(&context, CL_QUEUE_PROFILING_ENABLE)
-            .map_err(drv("clCreateCommandQueue (second queue)"))?;
-        #[allow(deprecated)]
-        let plain_queue = CommandQueue::create_default(&context, 0)
-            .map_err(drv("clCreateCommandQueue (without profiling)"))?;
+        let make = |properties, what| {
+            let what = format!("clCreateCommandQueue ({what})");
+            CommandQueue::create_default(&context, properties).map_err(drv(&what))
+        };
+        let queue = make(CL_QUEUE_PROFILING_ENABLE, "profiling enabled")?;
+        let side_queue = make(CL_QUEUE_PROFILING_ENABLE, "second queue")?;
+        let plain_queue = make(0, "without profiling")?;
         Ok(OpenClBackend {
             info: chosen.info.clone(),
             device,
@@ -168,7 +167,6 @@ impl OpenClBackend {
             .map_err(plain::failed(what))
     }
 
-    /// With an event only when asked.
     pub(super) fn enqueue_kernel(
         &self,
         queue: &CommandQueue,
@@ -177,14 +175,10 @@ impl OpenClBackend {
         with_event: bool,
     ) -> Result<Option<Event>> {
         self.alive()?;
+        let items = shape.group_items();
         let event = plain::enqueue(queue, k, shape, with_event).map_err(|status| {
-            launch_refusal(
-                &self.info,
-                API,
-                shape.group_items(),
-                self.kernel_limit(k),
-                format!("clEnqueueNDRangeKernel: {}", plain::status_text(status)),
-            )
+            let detail = format!("clEnqueueNDRangeKernel: {}", plain::status_text(status));
+            launch_refusal(&self.info, API, items, self.kernel_limit(k), detail)
         })?;
         self.calls.count(true, event.is_some());
         Ok(event)

@@ -82,15 +82,9 @@ fn make(
     desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
     desc.image_width = texels as usize;
     desc.buffer = buffer.get();
+    let what = format!("clCreateImage(IMAGE1D_BUFFER, {texels} texels of {channels} floats)");
     // SAFETY: format and descriptor outlive the call; the buffer outlives the image (the
     // image is released in `forget` before the buffer is freed).
-    unsafe { Image::create(context, CL_MEM_READ_ONLY, &format, &desc, ptr::null_mut()) }.map_err(
-        |e| {
-            BackendError::driver(
-                API,
-                &format!("clCreateImage(IMAGE1D_BUFFER, {texels} texels of {channels} floats)"),
-                e,
-            )
-        },
-    )
+    unsafe { Image::create(context, CL_MEM_READ_ONLY, &format, &desc, ptr::null_mut()) }
+        .map_err(|e| BackendError::driver(API, &what, e))
 }

@@ -231,10 +231,8 @@ impl Programs for OpenClBackend {
     }
 
     fn program_text(&self, program: ProgramId) -> Result<Option<String>> {
-        let binaries = self
-            .own
-            .programs
-            .get(program)?
+        let built = self.own.programs.get(program)?;
+        let binaries = built
             .program
             .get_binaries()
             .map_err(drv("CL_PROGRAM_BINARIES"))?;
@@ -406,7 +404,8 @@ impl ExactLaunch for OpenClBackend {
         let k = &self.own.kernels.get(kernel)?.kernel;
         let global = [global as usize];
         let local = local.map(|l| [l as usize]);
-        // No check of our own: the driver's answer, a refusal included, is what is recorded.
+        // `global` as is and `local` or NULL, with no check of our own: the driver's answer, a
+        // refusal included, is what is recorded.
         // SAFETY: arguments were set above to match the kernel signature; a NULL local size
         // is the API's documented "let the runtime choose".
         let event = unsafe {

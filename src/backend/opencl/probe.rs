@@ -10,23 +10,16 @@ use crate::backend::{BackendError, DeviceInfo, Result};
 
 pub fn availability() -> Result<()> {
     if !cl3::is_opencl_runtime_available() {
-        return Err(BackendError::unavailable(
-            API,
-            "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
-             ocl-icd-libopencl1 and a driver such as pocl-opencl-icd",
-        ));
+        let why = "the OpenCL ICD loader (libOpenCL.so.1) could not be loaded; install \
+                   ocl-icd-libopencl1 and a driver such as pocl-opencl-icd";
+        return Err(BackendError::unavailable(API, why));
     }
-    match get_platforms() {
-        Ok(p) if p.is_empty() => Err(BackendError::unavailable(
-            API,
-            "no OpenCL platform is installed (no ICD found)",
-        )),
-        Ok(_) => Ok(()),
-        Err(e) => Err(BackendError::unavailable(
-            API,
-            format!("no OpenCL platform could be listed: {e}"),
-        )),
-    }
+    let why = match get_platforms() {
+        Ok(p) if p.is_empty() => "no OpenCL platform is installed (no ICD found)".to_string(),
+        Ok(_) => return Ok(()),
+        Err(e) => format!("no OpenCL platform could be listed: {e}"),
+    };
+    Err(BackendError::unavailable(API, why))
 }
 
 #[derive(Debug, Clone)]
@@ -123,11 +116,6 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
         global_mem_bytes: d.global_mem_size().unwrap_or(0),
         max_alloc_bytes: d.max_mem_alloc_size().unwrap_or(0),
         core_clock_mhz: d.max_clock_frequency().ok(),
-        // OpenCL has no standard query for the memory clock or bus width, so Eq. 2 cannot be
-        // evaluated from OpenCL alone; the CUDA side of the same GPU supplies it.
-        memory_clock_mhz: None,
-        memory_bus_width_bits: None,
-        compute_capability: None,
         has_subgroups,
         is_gpu,
         // NVIDIA's attribute query (cl_nv_device_attribute_query); other platforms say
@@ -137,6 +125,9 @@ fn describe(id: cl_device_id, platform: &str, platform_version: &str) -> DeviceI
             .then(|| d.pci_bus_id_nv().ok().zip(d.pci_slot_id_nv().ok()))
             .flatten()
             .map(|(bus, slot)| crate::backend::pci_bus_text(bus, slot)),
+        // OpenCL has no standard query for the memory clock or bus width, so Eq. 2 cannot be
+        // evaluated from OpenCL alone; the CUDA side of the same GPU supplies it.
+        ..DeviceInfo::default()
     }
 }
 

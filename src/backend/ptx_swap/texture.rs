@@ -1,12 +1,9 @@
-//! Texture reads across the PTX swap. The two front ends spell one texture fetch differently,
-//! as seen in results/*/inspect/spmv.*.ptx:
-//!
-//! * NVIDIA's OpenCL (`texmode_independent`): the image is a `.param .texref P`, a module-level
-//!   sampler `samp$N` is declared, and the fetch names both: `tex.1d... [P, samp$N, {c}]`.
-//! * NVRTC (unified mode): the texture object is a `.param .u64 P`, loaded into a register
-//!   (`ld.param.u64 %rdK, [P]`) and fetched through it: `tex.1d... [%rdK, {c}]`.
-//!
-//! Each is rewritten into the nearest form the other runtime binds, and nothing else changes:
+//! Texture reads across the PTX swap (as in results/*/inspect/spmv.*.ptx). NVIDIA's OpenCL
+//! (`texmode_independent`) declares a module-level sampler `samp$N` and fetches from a `.param
+//! .texref P` naming both: `tex.1d... [P, samp$N, {c}]`. NVRTC (unified mode) loads a `.param
+//! .u64 P` texture object into a register (`ld.param.u64 %rdK, [P]`) and fetches through it:
+//! `tex.1d... [%rdK, {c}]`. Each becomes the nearest form the other runtime binds, and nothing
+//! else changes:
 //!
 //! * For the CUDA driver, OpenCL's module becomes unified, in NVRTC's form: each `.texref`
 //!   parameter becomes a `.u64` texture object, loaded once at the entry into a register
