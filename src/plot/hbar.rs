@@ -102,7 +102,6 @@ pub(crate) struct HBarPanel {
 }
 
 impl HBarPanel {
-    /// One slot per series.
     fn slots(&self) -> usize {
         self.rows.iter().map(|r| r.bars.len()).max().unwrap_or(1)
     }
@@ -128,11 +127,7 @@ impl HBarPanel {
         annot_w: u32,
     ) -> Result<(), DrawError> {
         let n = self.rows.len().max(1);
-        let x_max = if self.x_max.is_finite() && self.x_max > 0.0 {
-            self.x_max
-        } else {
-            1.0
-        };
+        let x_max = super::axis_top(self.x_max, 1.0);
         let y_top = n as f64 - 0.5;
         let mut chart = ChartBuilder::on(area)
             .caption(&self.caption, style::font(style::PANEL_TITLE_PX))

@@ -96,48 +96,26 @@ pub struct ChartData {
 
 /// Draws every chart that `data` allows and returns the files written. Writes nothing (and
 /// creates no directory) when no chart applies.
-pub fn draw_all(
-    data: &ChartData,
-    out_dir: &Path,
-    formats: &[Format],
-) -> Result<Vec<PathBuf>, PlotError> {
-    crate::export::safe::check_dir(out_dir, true).map_err(|e| PlotError::Write {
-        path: out_dir.to_path_buf(),
+pub fn draw_all(data: &ChartData, out: &Path, fmts: &[Format]) -> Result<Vec<PathBuf>, PlotError> {
+    crate::export::safe::check_dir(out, true).map_err(|e| PlotError::Write {
+        path: out.to_path_buf(),
         message: e.to_string(),
     })?;
     // In drawing order; a chart kind with nothing to draw writes nothing.
-    let kinds: [&dyn Fn() -> Result<Vec<PathBuf>, PlotError>; 12] = [
-        &|| write_figures("pr", &pr::figures(data), out_dir, formats),
-        &|| write_figures("sweep", &sweep::figures(data), out_dir, formats),
-        &|| write_figures("table1", &table1::figures(data), out_dir, formats),
-        &|| write_figures("peak", &peak::figures(data), out_dir, formats),
-        &|| write_figures("ptx", &ptx::figures(data), out_dir, formats),
-        &|| write_figures(GPUS_CHART, &gpus::figures(data), out_dir, formats),
-        &|| write_figures("unroll", &unroll::figures(data), out_dir, formats),
-        &|| {
-            write_figures(
-                "constant",
-                &relative::figures(&relative::CONSTANT, data),
-                out_dir,
-                formats,
-            )
-        },
-        &|| write_figures("bfs", &bfs::figures(data), out_dir, formats),
-        &|| write_figures("shapes", &shapes::figures(data), out_dir, formats),
-        &|| {
-            write_figures(
-                "texture",
-                &relative::figures(&relative::TEXTURE, data),
-                out_dir,
-                formats,
-            )
-        },
-        &|| write_figures("fill", &fill::figures(data), out_dir, formats),
-    ];
-    let mut written = Vec::new();
-    for draw in kinds {
-        written.extend(draw()?);
-    }
+    let mut written = write_figures("pr", &pr::figures(data), out, fmts)?;
+    written.extend(write_figures("sweep", &sweep::figures(data), out, fmts)?);
+    written.extend(write_figures("table1", &table1::figures(data), out, fmts)?);
+    written.extend(write_figures("peak", &peak::figures(data), out, fmts)?);
+    written.extend(write_figures("ptx", &ptx::figures(data), out, fmts)?);
+    written.extend(write_figures(GPUS_CHART, &gpus::figures(data), out, fmts)?);
+    written.extend(write_figures("unroll", &unroll::figures(data), out, fmts)?);
+    let constant = relative::figures(&relative::CONSTANT, data);
+    written.extend(write_figures("constant", &constant, out, fmts)?);
+    written.extend(write_figures("bfs", &bfs::figures(data), out, fmts)?);
+    written.extend(write_figures("shapes", &shapes::figures(data), out, fmts)?);
+    let texture = relative::figures(&relative::TEXTURE, data);
+    written.extend(write_figures("texture", &texture, out, fmts)?);
+    written.extend(write_figures("fill", &fill::figures(data), out, fmts)?);
     Ok(written)
 }
 
@@ -302,6 +280,13 @@ pub(crate) fn run_subtitle<'a>(rows: impl IntoIterator<Item = &'a MeasurementRow
     let devices = distinct(rows.iter().map(|r| &r.device));
     let run_ids = distinct(rows.iter().map(|r| &r.run_id));
     style::subtitle(&devices, &drivers(&rows), &run_ids)
+}
+
+/// [`run_subtitle`] of run `run_id`'s rows on the devices of `rows`.
+pub(crate) fn devices_subtitle(data: &ChartData, run_id: &str, rows: &[&MeasurementRow]) -> String {
+    let mine =
+        |m: &&MeasurementRow| m.run_id == run_id && rows.iter().any(|r| r.device == m.device);
+    run_subtitle(data.measurements.iter().filter(mine))
 }
 
 /// The drivers of `rows`, named per API when they differ.

@@ -5,7 +5,7 @@
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    distinct, fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style,
+    devices_subtitle, distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style,
     ChartData, MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
@@ -240,11 +240,7 @@ fn build(
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Achieved bandwidth vs. peak", device),
-            subtitle: run_subtitle(
-                data.measurements
-                    .iter()
-                    .filter(|m| m.run_id == run_id && m.device == device),
-            ),
+            subtitle: devices_subtitle(data, run_id, rows),
             legend,
             notes,
         },

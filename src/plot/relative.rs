@@ -6,7 +6,7 @@
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData};
+use super::{devices_subtitle, fmt_sig, group_in_order, slug, sorted_apis, style, ChartData};
 use crate::rows::{Api, Catalog, MeasurementRow, PrRow, ReadPath, Status};
 
 /// What makes one chart kind of this figure.
@@ -233,11 +233,7 @@ fn figure(
     Some(hbar::HBarFigure::new(
         Frame {
             title: style::title(spec.title, subject),
-            subtitle: run_subtitle(
-                data.measurements
-                    .iter()
-                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-            ),
+            subtitle: devices_subtitle(data, run_id, rows),
             legend,
             notes,
         },

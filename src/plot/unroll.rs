@@ -5,7 +5,7 @@
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style, ChartData,
+    devices_subtitle, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData,
     MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, MeasurementRow, Status};
@@ -107,11 +107,7 @@ fn build(
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),
-            subtitle: run_subtitle(
-                data.measurements
-                    .iter()
-                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-            ),
+            subtitle: devices_subtitle(data, run_id, rows),
             legend,
             notes,
         },
