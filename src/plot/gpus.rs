@@ -1,6 +1,5 @@
-//! Per-GPU PR chart: for each comparison of a study, one point per GPU (and driver) with its CI,
-//! from several run folders. Points rather than bars, because the axis is zoomed around the
-//! similar band where GPUs differ; a PR beyond it is an arrow at the edge with its value.
+//! Per-GPU PR chart: per comparison of a study, a point per GPU (and driver) with its CI. Points,
+//! as the axis is zoomed around the similar band; a PR beyond it is an arrow with its value.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

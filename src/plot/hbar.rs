@@ -37,7 +37,6 @@ pub(crate) struct HBar {
 }
 
 impl HBar {
-    /// A bar in `api`'s colours, without a whisker, with `text` past its end.
     pub(crate) fn of_api(api: Api, value: f64, text: String) -> Self {
         HBar {
             value,
@@ -115,10 +114,9 @@ impl HBarPanel {
             + style::X_AXIS_AREA
     }
 
-    /// Draws the panel into `area`. `root` is the whole canvas: labels, hatching and notes are
-    /// placed there in absolute pixels computed from the chart's coordinate mapping. Labels
-    /// go in a `label_w` column left of the plot (none when 0), annotations in an `annot_w`
-    /// column right of it.
+    /// Draws into `area`; labels, hatching and notes go on the whole canvas `root`, in pixels
+    /// from the chart's mapping: labels in a `label_w` column left of the plot (none when 0),
+    /// annotations in an `annot_w` column right of it.
     pub(crate) fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -250,8 +248,7 @@ pub(crate) fn draw_ground<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A "nice" upper axis bound: at least `floor`, and 12 % above the largest value so value
-/// labels after a bar's end stay inside the plot.
+/// An axis top of at least `floor`, 12 % above the largest value so value labels stay inside.
 pub(crate) fn axis_max<I: IntoIterator<Item = f64>>(values: I, floor: f64) -> f64 {
     let max = values
         .into_iter()

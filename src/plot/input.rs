@@ -106,8 +106,7 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
                 CsvKind::Samples => {}
             }
         }
-        // A run folder's vendor baselines (`baselines.csv` in it or a folder up, where the GPU
-        // scripts keep them) go with its runs; a CSV given by name is in its run folder.
+        // Vendor baselines in or above a run folder (a named CSV's folder) go with its runs.
         let folder = if input.is_dir() {
             Some(input.as_path())
         } else {
@@ -121,8 +120,8 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
     Ok(data)
 }
 
-/// Rows the charts cannot draw as numbers (they show "n/a"), named so the user can look: a PR
-/// that is not a positive finite number, or a verified row without a usable metric.
+/// Rows the charts show as "n/a", named: a PR not positive and finite, or an ok row without a
+/// usable metric; then what the size bounds leave out.
 pub fn warnings(data: &ChartData) -> Vec<String> {
     let bad = |v: f64| !(v.is_finite() && v > 0.0);
     let prs = data.prs.iter().filter(|r| bad(r.pr)).map(|r| {

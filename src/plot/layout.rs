@@ -9,8 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::style::{self, HouseMesh, Marker};
 use super::DrawError;
 
-/// The frame every chart shares: title and subtitle, the legend strip below them, footnotes
-/// at the bottom.
+/// The frame every chart shares: title, subtitle, legend strip below them, footnotes at the bottom.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Frame {
     pub title: String,
@@ -107,7 +106,7 @@ pub(crate) enum Swatch {
         marker: Option<Marker>,
         band: bool,
     },
-    /// A translucent box (a shaded band).
+    /// A shaded band.
     Band { color: RGBColor, alpha: f64 },
     /// A thin dashed reference line.
     RefLine,
@@ -298,7 +297,6 @@ pub(crate) fn whisker<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A dashed dark reference line between two pixel positions.
 pub(crate) fn ref_line_px<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     a: (i32, i32),
@@ -356,7 +354,6 @@ pub(crate) fn hatch<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A point marker centred on a pixel position.
 pub(crate) fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (x, y): (i32, i32),
@@ -467,7 +464,6 @@ pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
     out
 }
 
-/// Height to reserve for `lines` footnotes.
 pub(crate) fn notes_height(lines: usize) -> u32 {
     if lines == 0 {
         0

@@ -89,8 +89,7 @@ pub struct ChartData {
     pub ptx_classes: Vec<ClassCountRow>,
     /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
     pub baselines: Vec<vendor::RunBaseline>,
-    /// What the registry says of the families the rows name (which charts draw them, the
-    /// memory's reference kernels, each variant's algorithm).
+    /// Which charts draw a family, the memory's reference kernels, each variant's algorithm.
     pub catalog: Catalog,
 }
 
@@ -176,8 +175,7 @@ pub(crate) fn distinct<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Ve
     unique(values.filter(|v| !v.is_empty()))
 }
 
-/// Groups items by key, keeping the order in which keys first appear (the runner's order).
-/// Linear in the items, so hundreds of thousands of rows group at once.
+/// Groups items by key in first-seen order (the runner's); linear, for 100,000s of rows.
 pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>(
     items: impl IntoIterator<Item = T>,
     key: F,
@@ -196,8 +194,8 @@ pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>
 
 /// At most this many rows (bars) in one figure: a longer list is split into pages.
 pub const MAX_ROWS_PER_FIGURE: usize = 60;
-/// At most this many figures of one chart kind; [`input::warnings`] names what is left out.
-/// With [`MAX_ROWS_PER_FIGURE`], this bounds the pixels drawn whatever the input's size.
+/// At most this many figures of one chart kind ([`input::warnings`] names what is left out):
+/// this bounds the pixels drawn whatever the input's size.
 pub const MAX_FIGURES_PER_CHART: usize = 24;
 
 /// `(drawn, total)` of `group_sizes` items in [`MAX_FIGURES_PER_CHART`] pages of `per_page`.
@@ -253,8 +251,8 @@ pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
     out
 }
 
-/// Adds the figures `build` makes of `items` cut into pages of `per_page`, named `base` (one
-/// page) or `base-p1`, `base-p2`, ..., while the chart has fewer than [`MAX_FIGURES_PER_CHART`].
+/// Adds `build`'s figures of `items` in pages of `per_page`, named `base` or `base-p1`, ...,
+/// up to [`MAX_FIGURES_PER_CHART`].
 pub(crate) fn push_pages<T, F>(
     out: &mut Vec<(String, F)>,
     base: &str,

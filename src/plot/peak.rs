@@ -1,6 +1,5 @@
-//! Peak chart: each bandwidth-bound kernel's share of the theoretical peak (the paper's Eq. 2)
-//! and of the measured copy bandwidth, which matters because the peak is never reached in
-//! practice. Sweep rows are not drawn, but do count as copy references.
+//! Peak chart: each bandwidth-bound kernel's share of the theoretical peak (the paper's Eq. 2),
+//! never reached in practice, and of the measured copy bandwidth (sweep rows count for that).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
@@ -23,8 +22,8 @@ fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
     is_ok_gbs(r) && is_copy && r.metric > 0.0
 }
 
-/// The best copy bandwidth per (run, device, API) and per (device, API), in one pass over the
-/// rows: a scan of every row per row made the chart quadratic (100,000 rows took minutes).
+/// The best copy bandwidth per (run, device, API) and per (device, API), in one pass: a scan
+/// per row made 100,000 rows take minutes.
 #[derive(Default)]
 struct CopyReferences {
     per_run: HashMap<(String, String, Api), f64>,
@@ -52,9 +51,8 @@ impl CopyReferences {
         refs
     }
 
-    /// Measured copy bandwidth of a device and API: the best copy row of the same run, or of
-    /// any run when this run has none. The best, because the reference is "what this GPU can
-    /// move".
+    /// The best copy bandwidth ("what this GPU can move") of a device and API in this run, or
+    /// in any run when this one has none.
     fn get(&self, run_id: &str, device: &str, api: Api) -> Option<f64> {
         self.per_run
             .get(&(run_id.to_string(), device.to_string(), api))
@@ -74,8 +72,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let copies = CopyReferences::of(data);
     let mut out = Vec::new();
     for ((run_id, device), rows) in groups {
-        // Without a known peak and without a copy measurement there is no bar to draw (a CPU
-        // device reports no memory clock): no chart rather than an empty one.
+        // No known peak, no copy row (a CPU reports no memory clock): no chart, not an empty one.
         let drawable = rows.iter().any(|r| {
             known_peak(r.peak_gbs).is_some() || copies.get(&run_id, &device, r.api).is_some()
         });

@@ -17,7 +17,7 @@ pub struct Row {
     pub values: Vec<Option<(f64, f64, f64)>>,
 }
 
-/// A chart: its title, subtitle, one name per series (a GPU) and the rows.
+/// A chart of series (GPUs, by name) and rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrGroups {
     pub title: String,
@@ -54,9 +54,8 @@ impl PrGroups {
         }
     }
 
-    /// The PR axis: the band and every CI, with a little room.
-    /// An infinite or undefined bound is left out: plotters' tick search never ends on an
-    /// infinite axis.
+    /// The PR axis over the band and every finite CI bound (plotters' ticks never end on an
+    /// infinite axis), with a little room.
     fn x_range(&self) -> (f64, f64) {
         let bounds = self.rows.iter().flat_map(|r| r.values.iter().flatten());
         let finite = bounds

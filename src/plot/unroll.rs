@@ -1,6 +1,5 @@
-//! Unroll chart (the paper's Fig. 7): each unroll setting's median time per API relative to the
-//! CUDA run without pragmas, for every (run, study, kernel, size) with a pragma and such a
-//! baseline. Time, not the family's metric: the paper's figure is in time.
+//! Unroll chart (the paper's Fig. 7, in time as it is): each unroll setting's median time per API
+//! over CUDA's without pragmas, per (run, study, kernel, size) with a pragma and that baseline.
 
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
