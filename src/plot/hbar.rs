@@ -294,6 +294,10 @@ impl HBarFigure {
         }
     }
 
+    pub(crate) fn rows(&self) -> usize {
+        self.panels.iter().map(|p| p.rows.len()).sum()
+    }
+
     /// Panels one above the other, with an `annot_w` column of row annotations at the right.
     pub(crate) fn stacked(frame: Frame, panels: Vec<HBarPanel>, annot_w: u32) -> Self {
         HBarFigure {

@@ -46,8 +46,15 @@ impl Frame {
         draw_legend(&legend_area, &self.legend)?;
         let (_, body_h) = body.dim_in_pixel();
         let notes_h = notes_height(self.notes.len()) + notes_gap;
-        let (plot, notes_area) = body.split_vertically(body_h.saturating_sub(notes_h));
-        draw_notes(&notes_area, &self.notes)?;
+        let (plot, notes) = body.split_vertically(body_h.saturating_sub(notes_h));
+        let note_font =
+            style::anchored(style::NOTE_PX, HPos::Left, VPos::Center).color(&style::TEXT_MUTED);
+        for (i, line) in self.notes.iter().enumerate() {
+            let text = fit_text(&notes, line, style::NOTE_PX, max_w)?;
+            let y = 4 + i as u32 * style::NOTE_LINE_H + style::NOTE_LINE_H / 2;
+            let at = (style::MARGIN as i32, y as i32);
+            notes.draw(&Text::new(text, at, note_font.clone()))?;
+        }
         Ok(plot)
     }
 
@@ -470,25 +477,4 @@ pub(crate) fn notes_height(lines: usize) -> u32 {
     } else {
         lines as u32 * style::NOTE_LINE_H + 10
     }
-}
-
-/// Draws footnotes left-aligned in `area` (reserved with [`notes_height`]).
-pub(crate) fn draw_notes<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    lines: &[String],
-) -> Result<(), DrawError> {
-    let (w, _) = area.dim_in_pixel();
-    let max_w = w.saturating_sub(2 * style::MARGIN);
-    for (i, line) in lines.iter().enumerate() {
-        let text = fit_text(area, line, style::NOTE_PX, max_w)?;
-        area.draw(&Text::new(
-            text,
-            (
-                style::MARGIN as i32,
-                (4 + i as u32 * style::NOTE_LINE_H + style::NOTE_LINE_H / 2) as i32,
-            ),
-            style::anchored(style::NOTE_PX, HPos::Left, VPos::Center).color(&style::TEXT_MUTED),
-        ))?;
-    }
-    Ok(())
 }

@@ -198,30 +198,11 @@ pub const MAX_ROWS_PER_FIGURE: usize = 60;
 /// this bounds the pixels drawn whatever the input's size.
 pub const MAX_FIGURES_PER_CHART: usize = 24;
 
-/// `(drawn, total)` of `group_sizes` items in [`MAX_FIGURES_PER_CHART`] pages of `per_page`.
-pub(crate) fn paged_counts(
-    group_sizes: impl IntoIterator<Item = usize>,
-    per_page: usize,
-) -> (usize, usize) {
-    let (mut pages, mut drawn, mut total) = (0, 0, 0);
-    for n in group_sizes {
-        total += n;
-        for page in 0..n.div_ceil(per_page) {
-            if pages < MAX_FIGURES_PER_CHART {
-                pages += 1;
-                drawn += per_page.min(n - page * per_page);
-            }
-        }
-    }
-    (drawn, total)
-}
-
 /// What the size bounds leave out of the charts of `data`, said in words.
 pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
     let mut out = Vec::new();
-    let prs = data.prs.iter().filter(|r| r.sweep_param.is_empty());
-    let per_run = group_in_order(prs, |r| r.run_id.clone());
-    let (drawn, total) = paged_counts(per_run.iter().map(|(_, v)| v.len()), MAX_ROWS_PER_FIGURE);
+    let total = data.prs.iter().filter(|r| r.sweep_param.is_empty()).count();
+    let drawn: usize = pr::figures(data).iter().map(|(_, f)| f.rows()).sum();
     if drawn < total {
         out.push(format!(
             "the PR chart draws {drawn} of {total} PR rows ({MAX_FIGURES_PER_CHART} figures of \

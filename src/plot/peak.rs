@@ -9,17 +9,10 @@ use super::{
 };
 use std::collections::HashMap;
 
-use crate::rows::{Api, Catalog, MeasurementRow, Metric, Status};
+use crate::rows::{Api, MeasurementRow, Metric, Status};
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == Metric::Bandwidth && r.metric.is_finite()
-}
-
-fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
-    let is_copy = catalog
-        .memory_references()
-        .is_some_and(|(family, m)| r.family == family && r.variant == m.copy);
-    is_ok_gbs(r) && is_copy && r.metric > 0.0
 }
 
 /// The best copy bandwidth per (run, device, API) and per (device, API), in one pass: a scan
@@ -33,20 +26,21 @@ struct CopyReferences {
 impl CopyReferences {
     fn of(data: &ChartData) -> Self {
         let mut refs = CopyReferences::default();
+        let copy = data.catalog.memory_references();
+        let is_copy =
+            |r: &MeasurementRow| copy.is_some_and(|(f, m)| r.family == f && r.variant == m.copy);
         for r in data
             .measurements
             .iter()
-            .filter(|r| is_copy_row(&data.catalog, r))
+            .filter(|r| is_ok_gbs(r) && is_copy(r) && r.metric > 0.0)
         {
-            let keep_best = |v: &mut f64| *v = v.max(r.metric);
-            refs.per_run
+            let run = refs
+                .per_run
                 .entry((r.run_id.clone(), r.device.clone(), r.api))
-                .and_modify(keep_best)
-                .or_insert(r.metric);
-            refs.any_run
-                .entry((r.device.clone(), r.api))
-                .and_modify(keep_best)
-                .or_insert(r.metric);
+                .or_default();
+            *run = run.max(r.metric);
+            let any = refs.any_run.entry((r.device.clone(), r.api)).or_default();
+            *any = any.max(r.metric);
         }
         refs
     }

@@ -115,14 +115,7 @@ impl Figure for PrGroups {
             }
             let (px, py) = chart.backend_coord(&(x_lo, i as f64));
             let label = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
-            area.draw_text(
-                &row.label,
-                &label,
-                (
-                    px - 8 - area.get_base_pixel().0,
-                    py - area.get_base_pixel().1,
-                ),
-            )?;
+            root.draw_text(&row.label, &label, (px - 8, py))?;
         }
         Ok(())
     }
