@@ -239,11 +239,7 @@ impl Figure for GpusFigure {
                         color.filled(),
                     ))?;
                     let tx = if dir < 0 { at.0 + 12 } else { at.0 - 60 };
-                    root.draw(&Text::new(
-                        format!("{:.3}", p.pr),
-                        (tx, at.1),
-                        value_font.clone(),
-                    ))?;
+                    root.draw_text(&format!("{:.3}", p.pr), &value_font, (tx, at.1))?;
                 } else {
                     draw_marker(root, at, MARKERS[p.series % MARKERS.len()], color)?;
                 }

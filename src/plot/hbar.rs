@@ -86,8 +86,8 @@ pub(crate) fn comparison_rows(
         .collect()
 }
 
-/// A horizontal grouped-bar plot. Horizontal because category labels (variant names, PTX
-/// classes) are long and numerous: they stay horizontal and readable however many there are.
+/// A horizontal grouped-bar plot: long, numerous category labels (variants, PTX classes) stay
+/// readable.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBarPanel {
     pub caption: String,
@@ -197,11 +197,7 @@ impl HBarPanel {
                         [(text_x + 2, cy - half), (text_x + 6 + tw as i32, cy + half)],
                         bg.filled(),
                     ))?;
-                    root.draw(&Text::new(
-                        text.clone(),
-                        (text_x + 4, cy),
-                        value_font.clone(),
-                    ))?;
+                    root.draw_text(text, &value_font, (text_x + 4, cy))?;
                 }
             }
         }

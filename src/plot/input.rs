@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use crate::export::csv::{read_rows, CsvSchema};
 use crate::export::ExportError;
 
-use crate::rows::{Catalog, MeasurementRow, PrRow, SampleRow};
+use crate::rows::{
+    Catalog, MeasurementRow, PrRow, SampleRow, CLASSES_CSV, MEASUREMENTS_CSV, PRS_CSV,
+};
 
 use super::ChartData;
 
@@ -67,12 +69,7 @@ fn csv_files(input: &Path) -> Vec<PathBuf> {
     if !input.is_dir() {
         return vec![input.to_path_buf()];
     }
-    let names = [
-        crate::rows::MEASUREMENTS_CSV,
-        crate::rows::PRS_CSV,
-        crate::rows::CLASSES_CSV,
-    ];
-    let files = names.map(|n| input.join(n));
+    let files = [MEASUREMENTS_CSV, PRS_CSV, CLASSES_CSV].map(|n| input.join(n));
     files.into_iter().filter(|p| p.exists()).collect()
 }
 

@@ -31,19 +31,30 @@ impl Frame {
         let title = fit_text(root, &self.title, style::TITLE_PX, max_w)?;
         let subtitle = fit_text(root, &self.subtitle, style::SUBTITLE_PX, max_w)?;
         let cx = (width / 2) as i32;
-        root.draw(&Text::new(
-            title,
-            (cx, 14),
-            style::anchored(style::TITLE_PX, HPos::Center, VPos::Top),
-        ))?;
-        root.draw(&Text::new(
-            subtitle,
-            (cx, 14 + style::TITLE_PX as i32 + 12),
-            style::anchored(style::SUBTITLE_PX, HPos::Center, VPos::Top).color(&style::TEXT_MUTED),
-        ))?;
+        let centred = |px| style::anchored(px, HPos::Center, VPos::Top);
+        root.draw_text(&title, &centred(style::TITLE_PX), (cx, 14))?;
+        let muted = centred(style::SUBTITLE_PX).color(&style::TEXT_MUTED);
+        root.draw_text(&subtitle, &muted, (cx, 14 + style::TITLE_PX as i32 + 12))?;
         let body = root.split_vertically(style::HEADER_H).1;
-        let (legend_area, body) = body.split_vertically(legend_height(&self.legend, width));
-        draw_legend(&legend_area, &self.legend)?;
+        let (legend, body) = body.split_vertically(legend_height(&self.legend, width));
+        // The legend's rows, each centred, broken by the drawn width of the text.
+        let text_font = style::font(style::LEGEND_PX);
+        let label_font = style::anchored(style::LEGEND_PX, HPos::Left, VPos::Center);
+        let rows = legend_rows(&self.legend, max_w, |s| {
+            Ok(legend.estimate_text_size(s, &text_font)?.0)
+        })?;
+        for (r, row) in rows.iter().enumerate() {
+            let total: u32 = row.iter().map(|(_, w)| *w).sum::<u32>()
+                + style::LEGEND_ITEM_GAP * (row.len().saturating_sub(1)) as u32;
+            let mut x = (width.saturating_sub(total) / 2) as i32;
+            let cy = (r as u32 * style::LEGEND_ROW_H + style::LEGEND_ROW_H / 2) as i32;
+            for &(i, item_w) in row {
+                draw_swatch(&legend, (x, cy), &self.legend[i].swatch)?;
+                let text_x = x + (style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP) as i32;
+                legend.draw_text(&self.legend[i].label, &label_font, (text_x, cy))?;
+                x += (item_w + style::LEGEND_ITEM_GAP) as i32;
+            }
+        }
         let (_, body_h) = body.dim_in_pixel();
         let notes_h = notes_height(self.notes.len()) + notes_gap;
         let (plot, notes) = body.split_vertically(body_h.saturating_sub(notes_h));
@@ -52,8 +63,7 @@ impl Frame {
         for (i, line) in self.notes.iter().enumerate() {
             let text = fit_text(&notes, line, style::NOTE_PX, max_w)?;
             let y = 4 + i as u32 * style::NOTE_LINE_H + style::NOTE_LINE_H / 2;
-            let at = (style::MARGIN as i32, y as i32);
-            notes.draw(&Text::new(text, at, note_font.clone()))?;
+            notes.draw_text(&text, &note_font, (style::MARGIN as i32, y as i32))?;
         }
         Ok(plot)
     }
@@ -199,39 +209,6 @@ pub(crate) fn legend_height(items: &[LegendItem], width: u32) -> u32 {
     .map(|r| r.len())
     .unwrap_or(items.len());
     rows as u32 * style::LEGEND_ROW_H + if rows > 0 { 8 } else { 0 }
-}
-
-/// Draws a legend centred in `area` (a strip reserved with [`legend_height`]).
-pub(crate) fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    items: &[LegendItem],
-) -> Result<(), DrawError> {
-    let (w, _) = area.dim_in_pixel();
-    let usable = w.saturating_sub(2 * style::MARGIN);
-    let text_font = style::font(style::LEGEND_PX);
-    let rows = legend_rows(items, usable, |s| {
-        Ok(area.estimate_text_size(s, &text_font)?.0)
-    })?;
-    for (r, row) in rows.iter().enumerate() {
-        let total: u32 = row.iter().map(|(_, w)| *w).sum::<u32>()
-            + style::LEGEND_ITEM_GAP * (row.len().saturating_sub(1)) as u32;
-        let mut x = (w.saturating_sub(total) / 2) as i32;
-        let cy = (r as u32 * style::LEGEND_ROW_H + style::LEGEND_ROW_H / 2) as i32;
-        for &(i, item_w) in row {
-            let item = &items[i];
-            draw_swatch(area, (x, cy), &item.swatch)?;
-            area.draw(&Text::new(
-                item.label.clone(),
-                (
-                    x + (style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP) as i32,
-                    cy,
-                ),
-                style::anchored(style::LEGEND_PX, HPos::Left, VPos::Center),
-            ))?;
-            x += (item_w + style::LEGEND_ITEM_GAP) as i32;
-        }
-    }
-    Ok(())
 }
 
 /// Draws one swatch whose left edge is at `x`, vertically centred on `cy`.
@@ -448,8 +425,7 @@ where
     Ok(())
 }
 
-/// `notes` broken at spaces into lines that fit `max_w` pixels at the note size (by the
-/// conservative width estimate), so a long caption wraps instead of losing its end.
+/// `notes` broken at spaces into lines of at most `max_w` estimated pixels: a long one wraps.
 pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
     let mut out = Vec::new();
     for note in notes {

@@ -298,9 +298,8 @@ pub(crate) fn fmt_sig(v: f64) -> String {
     }
 }
 
-/// The top of a linear axis from 0 over values up to `max`, with `headroom` (1.08: 8 %) above
-/// them. Near f64::MAX (a hand-edited CSV) the headroom would make the top infinite, on which
-/// plotters' tick search never ends: the top is then `max` itself; 1 where nothing is positive.
+/// The top of an axis from 0 over values up to `max`, `headroom` (1.08: 8 %) above them; `max`
+/// itself where that is infinite (plotters' ticks never end), 1 where nothing is positive.
 pub(crate) fn axis_top(max: f64, headroom: f64) -> f64 {
     if !(max.is_finite() && max > 0.0) {
         1.0

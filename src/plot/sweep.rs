@@ -489,14 +489,11 @@ impl Figure for SweepFigure {
                 let (r, _) = chart.backend_coord(&(1.0, 0.0));
                 (r - l).unsigned_abs().saturating_sub(6)
             };
+            let font = style::anchored(style::TICK_PX, HPos::Center, VPos::Top);
             for (i, label) in labels.iter().enumerate() {
                 let (x, y) = chart.backend_coord(&(i as f64, 0.0));
                 let text = layout::fit_text(root, label, style::TICK_PX, max_w)?;
-                root.draw(&Text::new(
-                    text,
-                    (x, y + 8),
-                    style::anchored(style::TICK_PX, HPos::Center, VPos::Top),
-                ))?;
+                root.draw_text(&text, &font, (x, y + 8))?;
             }
         }
         Ok(())
