@@ -1,7 +1,5 @@
-//! BFS chart: the time of one BFS level per graph and API, split into the kernels (device
-//! clock) and launch + wait (host minus device clock), to show how much of a level the runtime
-//! the paper blamed takes. Rows written before `levels` was recorded fall back on a layered
-//! graph's known depth.
+//! BFS chart: the time of one level per graph and API, split into the kernels (device clock)
+//! and launch + wait (host minus device clock): the share of the runtime the paper blamed.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{Frame, LegendItem, Swatch};
@@ -19,9 +17,8 @@ pub(crate) fn drawn(catalog: &Catalog, m: &MeasurementRow) -> bool {
 pub(crate) struct Split {
     pub label: String,
     pub api: Api,
-    /// Levels of the search (the rows' own, or a layered graph's known depth); `None` only
-    /// for a random graph in rows written before levels were recorded: its bars are then
-    /// whole searches.
+    /// The rows' own levels, or a layered graph's known depth; `None` for a random graph in
+    /// rows written before levels were recorded: its bars are then whole searches.
     pub levels: Option<u64>,
     pub kernels_s: f64,
     pub total_s: f64,
@@ -65,7 +62,6 @@ pub(crate) fn splits(catalog: &Catalog, rows: &[&MeasurementRow]) -> Vec<Split> 
     out
 }
 
-/// One figure per generator (variant).
 pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let subtitle = run_subtitle(&data.measurements);
     group_in_order(&data.measurements, |m| m.variant.clone())

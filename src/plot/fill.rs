@@ -1,6 +1,5 @@
-//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`],
-//! quoted as given), each panel on its own scale: the GPUs are a decade apart, so what compares
-//! is the order of the rows.
+//! Fill chart: the fill study beside the "OpenCL Optimization" article's numbers ([`ARTICLE`]),
+//! each panel on its own scale: the GPUs are a decade apart, so the rows' order is what compares.
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
@@ -75,8 +74,7 @@ fn article_bar(a: &ArticleFill) -> Option<HBar> {
     })
 }
 
-/// Rows of both panels: ours per (variant, local size), then the article's numbers no row of
-/// ours stands beside.
+/// Rows of both panels: ours per (variant, local size), then the article's numbers alone.
 fn rows_of(rows: &[&MeasurementRow], apis: &[Api]) -> (Vec<HBarRow>, Vec<HBarRow>) {
     // One row for `1d-auto`, whatever local size each runtime chose.
     let by_config = group_in_order(rows.iter().copied(), |r| {

@@ -1,6 +1,5 @@
-//! Per-GPU PR chart: for each comparison of a study, one point per GPU (and driver) with its CI,
-//! from several run folders. Points rather than bars, because the axis is zoomed around the
-//! similar band where GPUs differ; a PR beyond it is an arrow at the edge with its value.
+//! Per-GPU PR chart: per comparison of a study, a point per GPU (and driver) with its CI. Points,
+//! as the axis is zoomed around the similar band; a PR beyond it is an arrow with its value.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -240,11 +239,7 @@ impl Figure for GpusFigure {
                         color.filled(),
                     ))?;
                     let tx = if dir < 0 { at.0 + 12 } else { at.0 - 60 };
-                    root.draw(&Text::new(
-                        format!("{:.3}", p.pr),
-                        (tx, at.1),
-                        value_font.clone(),
-                    ))?;
+                    root.draw_text(&format!("{:.3}", p.pr), &value_font, (tx, at.1))?;
                 } else {
                     draw_marker(root, at, MARKERS[p.series % MARKERS.len()], color)?;
                 }

@@ -37,7 +37,6 @@ pub(crate) struct HBar {
 }
 
 impl HBar {
-    /// A bar in `api`'s colours, without a whisker, with `text` past its end.
     pub(crate) fn of_api(api: Api, value: f64, text: String) -> Self {
         HBar {
             value,
@@ -87,8 +86,8 @@ pub(crate) fn comparison_rows(
         .collect()
 }
 
-/// A horizontal grouped-bar plot. Horizontal because category labels (variant names, PTX
-/// classes) are long and numerous: they stay horizontal and readable however many there are.
+/// A horizontal grouped-bar plot: long, numerous category labels (variants, PTX classes) stay
+/// readable.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HBarPanel {
     pub caption: String,
@@ -102,7 +101,6 @@ pub(crate) struct HBarPanel {
 }
 
 impl HBarPanel {
-    /// One slot per series.
     fn slots(&self) -> usize {
         self.rows.iter().map(|r| r.bars.len()).max().unwrap_or(1)
     }
@@ -116,10 +114,9 @@ impl HBarPanel {
             + style::X_AXIS_AREA
     }
 
-    /// Draws the panel into `area`. `root` is the whole canvas: labels, hatching and notes are
-    /// placed there in absolute pixels computed from the chart's coordinate mapping. Labels
-    /// go in a `label_w` column left of the plot (none when 0), annotations in an `annot_w`
-    /// column right of it.
+    /// Draws into `area`; labels, hatching and notes go on the whole canvas `root`, in pixels
+    /// from the chart's mapping: labels in a `label_w` column left of the plot (none when 0),
+    /// annotations in an `annot_w` column right of it.
     pub(crate) fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
@@ -128,11 +125,7 @@ impl HBarPanel {
         annot_w: u32,
     ) -> Result<(), DrawError> {
         let n = self.rows.len().max(1);
-        let x_max = if self.x_max.is_finite() && self.x_max > 0.0 {
-            self.x_max
-        } else {
-            1.0
-        };
+        let x_max = super::axis_top(self.x_max, 1.0);
         let y_top = n as f64 - 0.5;
         let mut chart = ChartBuilder::on(area)
             .caption(&self.caption, style::font(style::PANEL_TITLE_PX))
@@ -204,11 +197,7 @@ impl HBarPanel {
                         [(text_x + 2, cy - half), (text_x + 6 + tw as i32, cy + half)],
                         bg.filled(),
                     ))?;
-                    root.draw(&Text::new(
-                        text.clone(),
-                        (text_x + 4, cy),
-                        value_font.clone(),
-                    ))?;
+                    root.draw_text(text, &value_font, (text_x + 4, cy))?;
                 }
             }
         }
@@ -255,8 +244,7 @@ pub(crate) fn draw_ground<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A "nice" upper axis bound: at least `floor`, and 12 % above the largest value so value
-/// labels after a bar's end stay inside the plot.
+/// An axis top of at least `floor`, 12 % above the largest value so value labels stay inside.
 pub(crate) fn axis_max<I: IntoIterator<Item = f64>>(values: I, floor: f64) -> f64 {
     let max = values
         .into_iter()
@@ -300,6 +288,10 @@ impl HBarFigure {
             annot_w: 0,
             stacked: false,
         }
+    }
+
+    pub(crate) fn rows(&self) -> usize {
+        self.panels.iter().map(|p| p.rows.len()).sum()
     }
 
     /// Panels one above the other, with an `annot_w` column of row annotations at the right.

@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use crate::export::csv::{read_rows, CsvSchema};
 use crate::export::ExportError;
 
-use crate::rows::{Catalog, MeasurementRow, PrRow, SampleRow};
+use crate::rows::{
+    Catalog, MeasurementRow, PrRow, SampleRow, CLASSES_CSV, MEASUREMENTS_CSV, PRS_CSV,
+};
 
 use super::ChartData;
 
@@ -67,12 +69,7 @@ fn csv_files(input: &Path) -> Vec<PathBuf> {
     if !input.is_dir() {
         return vec![input.to_path_buf()];
     }
-    let names = [
-        crate::rows::MEASUREMENTS_CSV,
-        crate::rows::PRS_CSV,
-        crate::rows::CLASSES_CSV,
-    ];
-    let files = names.map(|n| input.join(n));
+    let files = [MEASUREMENTS_CSV, PRS_CSV, CLASSES_CSV].map(|n| input.join(n));
     files.into_iter().filter(|p| p.exists()).collect()
 }
 
@@ -106,8 +103,7 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
                 CsvKind::Samples => {}
             }
         }
-        // A run folder's vendor baselines (`baselines.csv` in it or a folder up, where the GPU
-        // scripts keep them) go with its runs; a CSV given by name is in its run folder.
+        // Vendor baselines in or above a run folder (a named CSV's folder) go with its runs.
         let folder = if input.is_dir() {
             Some(input.as_path())
         } else {
@@ -121,8 +117,8 @@ pub fn load(inputs: &[PathBuf], catalog: Catalog) -> Result<ChartData, InputErro
     Ok(data)
 }
 
-/// Rows the charts cannot draw as numbers (they show "n/a"), named so the user can look: a PR
-/// that is not a positive finite number, or a verified row without a usable metric.
+/// Rows the charts show as "n/a", named: a PR not positive and finite, or an ok row without a
+/// usable metric; then what the size bounds leave out.
 pub fn warnings(data: &ChartData) -> Vec<String> {
     let bad = |v: f64| !(v.is_finite() && v > 0.0);
     let prs = data.prs.iter().filter(|r| bad(r.pr)).map(|r| {

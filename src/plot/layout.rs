@@ -9,8 +9,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::style::{self, HouseMesh, Marker};
 use super::DrawError;
 
-/// The frame every chart shares: title and subtitle, the legend strip below them, footnotes
-/// at the bottom.
+/// The frame every chart shares: title, subtitle, legend strip below them, footnotes at the bottom.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Frame {
     pub title: String,
@@ -32,23 +31,40 @@ impl Frame {
         let title = fit_text(root, &self.title, style::TITLE_PX, max_w)?;
         let subtitle = fit_text(root, &self.subtitle, style::SUBTITLE_PX, max_w)?;
         let cx = (width / 2) as i32;
-        root.draw(&Text::new(
-            title,
-            (cx, 14),
-            style::anchored(style::TITLE_PX, HPos::Center, VPos::Top),
-        ))?;
-        root.draw(&Text::new(
-            subtitle,
-            (cx, 14 + style::TITLE_PX as i32 + 12),
-            style::anchored(style::SUBTITLE_PX, HPos::Center, VPos::Top).color(&style::TEXT_MUTED),
-        ))?;
+        let centred = |px| style::anchored(px, HPos::Center, VPos::Top);
+        root.draw_text(&title, &centred(style::TITLE_PX), (cx, 14))?;
+        let muted = centred(style::SUBTITLE_PX).color(&style::TEXT_MUTED);
+        root.draw_text(&subtitle, &muted, (cx, 14 + style::TITLE_PX as i32 + 12))?;
         let body = root.split_vertically(style::HEADER_H).1;
-        let (legend_area, body) = body.split_vertically(legend_height(&self.legend, width));
-        draw_legend(&legend_area, &self.legend)?;
+        let (legend, body) = body.split_vertically(legend_height(&self.legend, width));
+        // The legend's rows, each centred, broken by the drawn width of the text.
+        let text_font = style::font(style::LEGEND_PX);
+        let label_font = style::anchored(style::LEGEND_PX, HPos::Left, VPos::Center);
+        let rows = legend_rows(&self.legend, max_w, |s| {
+            Ok(legend.estimate_text_size(s, &text_font)?.0)
+        })?;
+        for (r, row) in rows.iter().enumerate() {
+            let total: u32 = row.iter().map(|(_, w)| *w).sum::<u32>()
+                + style::LEGEND_ITEM_GAP * (row.len().saturating_sub(1)) as u32;
+            let mut x = (width.saturating_sub(total) / 2) as i32;
+            let cy = (r as u32 * style::LEGEND_ROW_H + style::LEGEND_ROW_H / 2) as i32;
+            for &(i, item_w) in row {
+                draw_swatch(&legend, (x, cy), &self.legend[i].swatch)?;
+                let text_x = x + (style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP) as i32;
+                legend.draw_text(&self.legend[i].label, &label_font, (text_x, cy))?;
+                x += (item_w + style::LEGEND_ITEM_GAP) as i32;
+            }
+        }
         let (_, body_h) = body.dim_in_pixel();
         let notes_h = notes_height(self.notes.len()) + notes_gap;
-        let (plot, notes_area) = body.split_vertically(body_h.saturating_sub(notes_h));
-        draw_notes(&notes_area, &self.notes)?;
+        let (plot, notes) = body.split_vertically(body_h.saturating_sub(notes_h));
+        let note_font =
+            style::anchored(style::NOTE_PX, HPos::Left, VPos::Center).color(&style::TEXT_MUTED);
+        for (i, line) in self.notes.iter().enumerate() {
+            let text = fit_text(&notes, line, style::NOTE_PX, max_w)?;
+            let y = 4 + i as u32 * style::NOTE_LINE_H + style::NOTE_LINE_H / 2;
+            notes.draw_text(&text, &note_font, (style::MARGIN as i32, y as i32))?;
+        }
         Ok(plot)
     }
 
@@ -107,7 +123,7 @@ pub(crate) enum Swatch {
         marker: Option<Marker>,
         band: bool,
     },
-    /// A translucent box (a shaded band).
+    /// A shaded band.
     Band { color: RGBColor, alpha: f64 },
     /// A thin dashed reference line.
     RefLine,
@@ -195,39 +211,6 @@ pub(crate) fn legend_height(items: &[LegendItem], width: u32) -> u32 {
     rows as u32 * style::LEGEND_ROW_H + if rows > 0 { 8 } else { 0 }
 }
 
-/// Draws a legend centred in `area` (a strip reserved with [`legend_height`]).
-pub(crate) fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    items: &[LegendItem],
-) -> Result<(), DrawError> {
-    let (w, _) = area.dim_in_pixel();
-    let usable = w.saturating_sub(2 * style::MARGIN);
-    let text_font = style::font(style::LEGEND_PX);
-    let rows = legend_rows(items, usable, |s| {
-        Ok(area.estimate_text_size(s, &text_font)?.0)
-    })?;
-    for (r, row) in rows.iter().enumerate() {
-        let total: u32 = row.iter().map(|(_, w)| *w).sum::<u32>()
-            + style::LEGEND_ITEM_GAP * (row.len().saturating_sub(1)) as u32;
-        let mut x = (w.saturating_sub(total) / 2) as i32;
-        let cy = (r as u32 * style::LEGEND_ROW_H + style::LEGEND_ROW_H / 2) as i32;
-        for &(i, item_w) in row {
-            let item = &items[i];
-            draw_swatch(area, (x, cy), &item.swatch)?;
-            area.draw(&Text::new(
-                item.label.clone(),
-                (
-                    x + (style::LEGEND_SWATCH_W + style::LEGEND_TEXT_GAP) as i32,
-                    cy,
-                ),
-                style::anchored(style::LEGEND_PX, HPos::Left, VPos::Center),
-            ))?;
-            x += (item_w + style::LEGEND_ITEM_GAP) as i32;
-        }
-    }
-    Ok(())
-}
-
 /// Draws one swatch whose left edge is at `x`, vertically centred on `cy`.
 fn draw_swatch<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -298,7 +281,6 @@ pub(crate) fn whisker<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A dashed dark reference line between two pixel positions.
 pub(crate) fn ref_line_px<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     a: (i32, i32),
@@ -356,7 +338,6 @@ pub(crate) fn hatch<DB: DrawingBackend>(
     Ok(())
 }
 
-/// A point marker centred on a pixel position.
 pub(crate) fn draw_marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (x, y): (i32, i32),
@@ -444,8 +425,7 @@ where
     Ok(())
 }
 
-/// `notes` broken at spaces into lines that fit `max_w` pixels at the note size (by the
-/// conservative width estimate), so a long caption wraps instead of losing its end.
+/// `notes` broken at spaces into lines of at most `max_w` estimated pixels: a long one wraps.
 pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
     let mut out = Vec::new();
     for note in notes {
@@ -467,32 +447,10 @@ pub(crate) fn wrap_notes(notes: &[String], max_w: u32) -> Vec<String> {
     out
 }
 
-/// Height to reserve for `lines` footnotes.
 pub(crate) fn notes_height(lines: usize) -> u32 {
     if lines == 0 {
         0
     } else {
         lines as u32 * style::NOTE_LINE_H + 10
     }
-}
-
-/// Draws footnotes left-aligned in `area` (reserved with [`notes_height`]).
-pub(crate) fn draw_notes<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    lines: &[String],
-) -> Result<(), DrawError> {
-    let (w, _) = area.dim_in_pixel();
-    let max_w = w.saturating_sub(2 * style::MARGIN);
-    for (i, line) in lines.iter().enumerate() {
-        let text = fit_text(area, line, style::NOTE_PX, max_w)?;
-        area.draw(&Text::new(
-            text,
-            (
-                style::MARGIN as i32,
-                (4 + i as u32 * style::NOTE_LINE_H + style::NOTE_LINE_H / 2) as i32,
-            ),
-            style::anchored(style::NOTE_PX, HPos::Left, VPos::Center).color(&style::TEXT_MUTED),
-        ))?;
-    }
-    Ok(())
 }

@@ -89,55 +89,32 @@ pub struct ChartData {
     pub ptx_classes: Vec<ClassCountRow>,
     /// Vendor-library baselines measured beside the runs (`baselines.csv`), when present.
     pub baselines: Vec<vendor::RunBaseline>,
-    /// What the registry says of the families the rows name (which charts draw them, the
-    /// memory's reference kernels, each variant's algorithm).
+    /// Which charts draw a family, the memory's reference kernels, each variant's algorithm.
     pub catalog: Catalog,
 }
 
 /// Draws every chart that `data` allows and returns the files written. Writes nothing (and
 /// creates no directory) when no chart applies.
-pub fn draw_all(
-    data: &ChartData,
-    out_dir: &Path,
-    formats: &[Format],
-) -> Result<Vec<PathBuf>, PlotError> {
-    crate::export::safe::check_dir(out_dir, true).map_err(|e| PlotError::Write {
-        path: out_dir.to_path_buf(),
+pub fn draw_all(data: &ChartData, out: &Path, fmts: &[Format]) -> Result<Vec<PathBuf>, PlotError> {
+    crate::export::safe::check_dir(out, true).map_err(|e| PlotError::Write {
+        path: out.to_path_buf(),
         message: e.to_string(),
     })?;
     // In drawing order; a chart kind with nothing to draw writes nothing.
-    let kinds: [&dyn Fn() -> Result<Vec<PathBuf>, PlotError>; 12] = [
-        &|| write_figures("pr", &pr::figures(data), out_dir, formats),
-        &|| write_figures("sweep", &sweep::figures(data), out_dir, formats),
-        &|| write_figures("table1", &table1::figures(data), out_dir, formats),
-        &|| write_figures("peak", &peak::figures(data), out_dir, formats),
-        &|| write_figures("ptx", &ptx::figures(data), out_dir, formats),
-        &|| write_figures(GPUS_CHART, &gpus::figures(data), out_dir, formats),
-        &|| write_figures("unroll", &unroll::figures(data), out_dir, formats),
-        &|| {
-            write_figures(
-                "constant",
-                &relative::figures(&relative::CONSTANT, data),
-                out_dir,
-                formats,
-            )
-        },
-        &|| write_figures("bfs", &bfs::figures(data), out_dir, formats),
-        &|| write_figures("shapes", &shapes::figures(data), out_dir, formats),
-        &|| {
-            write_figures(
-                "texture",
-                &relative::figures(&relative::TEXTURE, data),
-                out_dir,
-                formats,
-            )
-        },
-        &|| write_figures("fill", &fill::figures(data), out_dir, formats),
-    ];
-    let mut written = Vec::new();
-    for draw in kinds {
-        written.extend(draw()?);
-    }
+    let mut written = write_figures("pr", &pr::figures(data), out, fmts)?;
+    written.extend(write_figures("sweep", &sweep::figures(data), out, fmts)?);
+    written.extend(write_figures("table1", &table1::figures(data), out, fmts)?);
+    written.extend(write_figures("peak", &peak::figures(data), out, fmts)?);
+    written.extend(write_figures("ptx", &ptx::figures(data), out, fmts)?);
+    written.extend(write_figures(GPUS_CHART, &gpus::figures(data), out, fmts)?);
+    written.extend(write_figures("unroll", &unroll::figures(data), out, fmts)?);
+    let constant = relative::figures(&relative::CONSTANT, data);
+    written.extend(write_figures("constant", &constant, out, fmts)?);
+    written.extend(write_figures("bfs", &bfs::figures(data), out, fmts)?);
+    written.extend(write_figures("shapes", &shapes::figures(data), out, fmts)?);
+    let texture = relative::figures(&relative::TEXTURE, data);
+    written.extend(write_figures("texture", &texture, out, fmts)?);
+    written.extend(write_figures("fill", &fill::figures(data), out, fmts)?);
     Ok(written)
 }
 
@@ -198,8 +175,7 @@ pub(crate) fn distinct<S: AsRef<str>>(values: impl IntoIterator<Item = S>) -> Ve
     unique(values.filter(|v| !v.is_empty()))
 }
 
-/// Groups items by key, keeping the order in which keys first appear (the runner's order).
-/// Linear in the items, so hundreds of thousands of rows group at once.
+/// Groups items by key in first-seen order (the runner's); linear, for 100,000s of rows.
 pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>(
     items: impl IntoIterator<Item = T>,
     key: F,
@@ -218,34 +194,15 @@ pub(crate) fn group_in_order<T, K: Eq + std::hash::Hash + Clone, F: Fn(&T) -> K>
 
 /// At most this many rows (bars) in one figure: a longer list is split into pages.
 pub const MAX_ROWS_PER_FIGURE: usize = 60;
-/// At most this many figures of one chart kind; [`input::warnings`] names what is left out.
-/// With [`MAX_ROWS_PER_FIGURE`], this bounds the pixels drawn whatever the input's size.
+/// At most this many figures of one chart kind ([`input::warnings`] names what is left out):
+/// this bounds the pixels drawn whatever the input's size.
 pub const MAX_FIGURES_PER_CHART: usize = 24;
-
-/// `(drawn, total)` of `group_sizes` items in [`MAX_FIGURES_PER_CHART`] pages of `per_page`.
-pub(crate) fn paged_counts(
-    group_sizes: impl IntoIterator<Item = usize>,
-    per_page: usize,
-) -> (usize, usize) {
-    let (mut pages, mut drawn, mut total) = (0, 0, 0);
-    for n in group_sizes {
-        total += n;
-        for page in 0..n.div_ceil(per_page) {
-            if pages < MAX_FIGURES_PER_CHART {
-                pages += 1;
-                drawn += per_page.min(n - page * per_page);
-            }
-        }
-    }
-    (drawn, total)
-}
 
 /// What the size bounds leave out of the charts of `data`, said in words.
 pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
     let mut out = Vec::new();
-    let prs = data.prs.iter().filter(|r| r.sweep_param.is_empty());
-    let per_run = group_in_order(prs, |r| r.run_id.clone());
-    let (drawn, total) = paged_counts(per_run.iter().map(|(_, v)| v.len()), MAX_ROWS_PER_FIGURE);
+    let total = data.prs.iter().filter(|r| r.sweep_param.is_empty()).count();
+    let drawn: usize = pr::figures(data).iter().map(|(_, f)| f.rows()).sum();
     if drawn < total {
         out.push(format!(
             "the PR chart draws {drawn} of {total} PR rows ({MAX_FIGURES_PER_CHART} figures of \
@@ -275,8 +232,8 @@ pub(crate) fn left_out(data: &ChartData) -> Vec<String> {
     out
 }
 
-/// Adds the figures `build` makes of `items` cut into pages of `per_page`, named `base` (one
-/// page) or `base-p1`, `base-p2`, ..., while the chart has fewer than [`MAX_FIGURES_PER_CHART`].
+/// Adds `build`'s figures of `items` in pages of `per_page`, named `base` or `base-p1`, ...,
+/// up to [`MAX_FIGURES_PER_CHART`].
 pub(crate) fn push_pages<T, F>(
     out: &mut Vec<(String, F)>,
     base: &str,
@@ -302,6 +259,13 @@ pub(crate) fn run_subtitle<'a>(rows: impl IntoIterator<Item = &'a MeasurementRow
     let devices = distinct(rows.iter().map(|r| &r.device));
     let run_ids = distinct(rows.iter().map(|r| &r.run_id));
     style::subtitle(&devices, &drivers(&rows), &run_ids)
+}
+
+/// [`run_subtitle`] of run `run_id`'s rows on the devices of `rows`.
+pub(crate) fn devices_subtitle(data: &ChartData, run_id: &str, rows: &[&MeasurementRow]) -> String {
+    let mine =
+        |m: &&MeasurementRow| m.run_id == run_id && rows.iter().any(|r| r.device == m.device);
+    run_subtitle(data.measurements.iter().filter(mine))
 }
 
 /// The drivers of `rows`, named per API when they differ.
@@ -334,9 +298,8 @@ pub(crate) fn fmt_sig(v: f64) -> String {
     }
 }
 
-/// The top of a linear axis from 0 over values up to `max`, with `headroom` (1.08: 8 %) above
-/// them. Near f64::MAX (a hand-edited CSV) the headroom would make the top infinite, on which
-/// plotters' tick search never ends: the top is then `max` itself; 1 where nothing is positive.
+/// The top of an axis from 0 over values up to `max`, `headroom` (1.08: 8 %) above them; `max`
+/// itself where that is infinite (plotters' ticks never end), 1 where nothing is positive.
 pub(crate) fn axis_top(max: f64, headroom: f64) -> f64 {
     if !(max.is_finite() && max > 0.0) {
         1.0

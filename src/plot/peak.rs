@@ -1,30 +1,22 @@
-//! Peak chart: each bandwidth-bound kernel's share of the theoretical peak (the paper's Eq. 2)
-//! and of the measured copy bandwidth, which matters because the peak is never reached in
-//! practice. Sweep rows are not drawn, but do count as copy references.
+//! Peak chart: each bandwidth-bound kernel's share of the theoretical peak (the paper's Eq. 2),
+//! never reached in practice, and of the measured copy bandwidth (sweep rows count for that).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    distinct, fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style,
+    devices_subtitle, distinct, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style,
     ChartData, MAX_ROWS_PER_FIGURE,
 };
 use std::collections::HashMap;
 
-use crate::rows::{Api, Catalog, MeasurementRow, Metric, Status};
+use crate::rows::{Api, MeasurementRow, Metric, Status};
 
 fn is_ok_gbs(r: &MeasurementRow) -> bool {
     r.status == Status::Ok && r.metric_unit == Metric::Bandwidth && r.metric.is_finite()
 }
 
-fn is_copy_row(catalog: &Catalog, r: &MeasurementRow) -> bool {
-    let is_copy = catalog
-        .memory_references()
-        .is_some_and(|(family, m)| r.family == family && r.variant == m.copy);
-    is_ok_gbs(r) && is_copy && r.metric > 0.0
-}
-
-/// The best copy bandwidth per (run, device, API) and per (device, API), in one pass over the
-/// rows: a scan of every row per row made the chart quadratic (100,000 rows took minutes).
+/// The best copy bandwidth per (run, device, API) and per (device, API), in one pass: a scan
+/// per row made 100,000 rows take minutes.
 #[derive(Default)]
 struct CopyReferences {
     per_run: HashMap<(String, String, Api), f64>,
@@ -34,27 +26,27 @@ struct CopyReferences {
 impl CopyReferences {
     fn of(data: &ChartData) -> Self {
         let mut refs = CopyReferences::default();
+        let copy = data.catalog.memory_references();
+        let is_copy =
+            |r: &MeasurementRow| copy.is_some_and(|(f, m)| r.family == f && r.variant == m.copy);
         for r in data
             .measurements
             .iter()
-            .filter(|r| is_copy_row(&data.catalog, r))
+            .filter(|r| is_ok_gbs(r) && is_copy(r) && r.metric > 0.0)
         {
-            let keep_best = |v: &mut f64| *v = v.max(r.metric);
-            refs.per_run
+            let run = refs
+                .per_run
                 .entry((r.run_id.clone(), r.device.clone(), r.api))
-                .and_modify(keep_best)
-                .or_insert(r.metric);
-            refs.any_run
-                .entry((r.device.clone(), r.api))
-                .and_modify(keep_best)
-                .or_insert(r.metric);
+                .or_default();
+            *run = run.max(r.metric);
+            let any = refs.any_run.entry((r.device.clone(), r.api)).or_default();
+            *any = any.max(r.metric);
         }
         refs
     }
 
-    /// Measured copy bandwidth of a device and API: the best copy row of the same run, or of
-    /// any run when this run has none. The best, because the reference is "what this GPU can
-    /// move".
+    /// The best copy bandwidth ("what this GPU can move") of a device and API in this run, or
+    /// in any run when this one has none.
     fn get(&self, run_id: &str, device: &str, api: Api) -> Option<f64> {
         self.per_run
             .get(&(run_id.to_string(), device.to_string(), api))
@@ -74,8 +66,7 @@ pub(crate) fn figures(data: &ChartData) -> Vec<(String, hbar::HBarFigure)> {
     let copies = CopyReferences::of(data);
     let mut out = Vec::new();
     for ((run_id, device), rows) in groups {
-        // Without a known peak and without a copy measurement there is no bar to draw (a CPU
-        // device reports no memory clock): no chart rather than an empty one.
+        // No known peak, no copy row (a CPU reports no memory clock): no chart, not an empty one.
         let drawable = rows.iter().any(|r| {
             known_peak(r.peak_gbs).is_some() || copies.get(&run_id, &device, r.api).is_some()
         });
@@ -240,11 +231,7 @@ fn build(
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Achieved bandwidth vs. peak", device),
-            subtitle: run_subtitle(
-                data.measurements
-                    .iter()
-                    .filter(|m| m.run_id == run_id && m.device == device),
-            ),
+            subtitle: devices_subtitle(data, run_id, rows),
             legend,
             notes,
         },

@@ -1,7 +1,6 @@
-//! PR chart, the paper's Fig. 3: one horizontal bar per (study, variant) with the PR, its
-//! bootstrap CI, the similar band and a line at PR = 1; one panel per device pair, on one axis.
-//! Unfair comparisons are hatched, marked `†` and spelled out in footnotes, because a PR from an
-//! unfair comparison must never pass for a fair one. Sweep points are left to the sweep chart.
+//! PR chart, the paper's Fig. 3: a bar per (study, variant) with its PR and bootstrap CI, the
+//! similar band and PR = 1; a panel per device pair, on one axis. Unfair comparisons are hatched,
+//! marked `†` and spelled out in footnotes, never passing for fair. Sweeps: the sweep chart.
 
 use plotters::prelude::*;
 
@@ -13,8 +12,7 @@ use super::{
 };
 use crate::rows::{Api, MeasurementRow, PrRow};
 
-/// The band inside which a PR counts as "similar performance" (the paper's criterion): the
-/// one definition in [`crate::stats`].
+/// The paper's "similar performance" band of a PR, as [`crate::stats`] defines it.
 pub const SIMILAR_BAND: (f64, f64) = (crate::stats::SIMILAR_LO, crate::stats::SIMILAR_HI);
 
 /// The legend entry of the band, "similar: 0.9 ≤ PR ≤ 1.1", shaded in `color` at `alpha`.
@@ -239,7 +237,7 @@ fn bar_row(r: &PrRow, label: String) -> HBarRow {
 }
 
 /// Footnotes spelling out what differs in each unfair comparison (the column beside the bars
-/// has room only for the step names). Capped so a run full of unfair rows stays a chart.
+/// has room for the step names only), capped.
 fn unfair_notes(
     panels: &[((String, String), Vec<&PrRow>)],
     multi_panel: bool,

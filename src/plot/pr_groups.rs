@@ -17,7 +17,7 @@ pub struct Row {
     pub values: Vec<Option<(f64, f64, f64)>>,
 }
 
-/// A chart: its title, subtitle, one name per series (a GPU) and the rows.
+/// A chart of series (GPUs, by name) and rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PrGroups {
     pub title: String,
@@ -54,9 +54,8 @@ impl PrGroups {
         }
     }
 
-    /// The PR axis: the band and every CI, with a little room.
-    /// An infinite or undefined bound is left out: plotters' tick search never ends on an
-    /// infinite axis.
+    /// The PR axis over the band and every finite CI bound (plotters' ticks never end on an
+    /// infinite axis), with a little room.
     fn x_range(&self) -> (f64, f64) {
         let bounds = self.rows.iter().flat_map(|r| r.values.iter().flatten());
         let finite = bounds
@@ -116,14 +115,7 @@ impl Figure for PrGroups {
             }
             let (px, py) = chart.backend_coord(&(x_lo, i as f64));
             let label = style::anchored(style::TICK_PX, HPos::Right, VPos::Center);
-            area.draw_text(
-                &row.label,
-                &label,
-                (
-                    px - 8 - area.get_base_pixel().0,
-                    py - area.get_base_pixel().1,
-                ),
-            )?;
+            root.draw_text(&row.label, &label, (px - 8, py))?;
         }
         Ok(())
     }

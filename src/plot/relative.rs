@@ -1,12 +1,11 @@
 //! The paper's "relative to the reference version, PR before and after" figure: constant
-//! memory (Fig. 8) and texture (Figs. 4 and 5). Left: each row's performance (the family's
-//! metric, as the studies report) over the same API's and algorithm's reference: a fair pair
-//! with both sides in the reference's space. Right: each comparison's PR, hatched before (that
-//! space on one side only), solid after (fair).
+//! memory (Fig. 8) and texture (Figs. 4, 5). Left: each row's metric over the same API's and
+//! algorithm's reference (a fair pair, both sides in the reference's space). Right: each PR,
+//! hatched before (that space on one side only), solid after (fair).
 
 use super::hbar::{self, HBar, HBarPanel, HBarRow};
 use super::layout::{self, Frame, LegendItem, Swatch};
-use super::{fmt_sig, group_in_order, run_subtitle, slug, sorted_apis, style, ChartData};
+use super::{devices_subtitle, fmt_sig, group_in_order, slug, sorted_apis, style, ChartData};
 use crate::rows::{Api, Catalog, MeasurementRow, PrRow, ReadPath, Status};
 
 /// What makes one chart kind of this figure.
@@ -108,8 +107,7 @@ fn reference_of<'a>(
         .copied()
 }
 
-/// The rows the chart `chart` reads: of the families it draws, measured, not swept, with a
-/// positive metric.
+/// A row of a family `chart` draws, measured, not swept, with a positive metric.
 fn usable(catalog: &Catalog, chart: &str, r: &MeasurementRow) -> bool {
     catalog.drawn_in(chart, r.family)
         && r.status == Status::Ok
@@ -139,8 +137,7 @@ fn relative_panel(
     }
 }
 
-/// PR rows in the order of the first panel's (the panels share the row labels): hatched for
-/// before (unfair: the reference space on one side only), solid for after (fair).
+/// PR rows in the first panel's order (the panels share the row labels).
 fn pr_panel(rows: &[&MeasurementRow], prs: &[&PrRow]) -> HBarPanel {
     let comparisons = group_in_order(rows.iter().copied(), |r| r.comparison.clone());
     let hrows: Vec<HBarRow> = comparisons
@@ -192,8 +189,7 @@ fn reference_text(refs: Vec<&MeasurementRow>) -> String {
     parts.join("; ")
 }
 
-/// The figure for `rows` (one run, study and input) and their PR rows; `None` without a fair
-/// reference comparison (no baseline, no chart).
+/// The figure of `rows` (one run, study and input); `None` without a fair reference pair.
 fn figure(
     spec: &Reference,
     data: &ChartData,
@@ -233,11 +229,7 @@ fn figure(
     Some(hbar::HBarFigure::new(
         Frame {
             title: style::title(spec.title, subject),
-            subtitle: run_subtitle(
-                data.measurements
-                    .iter()
-                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-            ),
+            subtitle: devices_subtitle(data, run_id, rows),
             legend,
             notes,
         },

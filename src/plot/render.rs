@@ -27,8 +27,7 @@ pub(crate) trait Figure {
     fn paint<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), DrawError>;
 }
 
-/// Paints `fig` on a white `root` and finishes the picture; the backend is dropped on return.
-/// Refuses to draw without the embedded font (see [`style::ensure_font`]).
+/// Paints `fig` on a white `root` and finishes the picture; refuses to without the embedded font.
 fn paint_on<F: Figure, DB: DrawingBackend>(
     fig: &F,
     root: DrawingArea<DB, Shift>,
@@ -64,8 +63,8 @@ pub(crate) fn render_svg<F: Figure>(fig: &F) -> Result<String, DrawError> {
     Ok(svg)
 }
 
-/// Writes `fig` as `<out_dir>/<stem>.<ext>` for every format and returns the paths. The picture
-/// is rendered in memory before the file is opened, so a drawing error leaves no file at all.
+/// Writes `fig` as `<out_dir>/<stem>.<ext>` for every format, rendered in memory first so a
+/// drawing error leaves no file at all; returns the paths.
 pub(crate) fn write_figure<F: Figure>(
     fig: &F,
     out_dir: &Path,
@@ -115,8 +114,7 @@ pub(crate) fn write_figure<F: Figure>(
     Ok(written)
 }
 
-/// Writes the first [`MAX_FIGURES_PER_CHART`] of a list of named figures of one chart kind, as
-/// [`write_all_figures`] does.
+/// [`write_all_figures`] of the first [`MAX_FIGURES_PER_CHART`] figures.
 pub(crate) fn write_figures<F: Figure>(
     chart: &str,
     figures: &[(String, F)],

@@ -11,8 +11,7 @@ use super::style::{self, HouseMesh, Marker};
 use super::{group_in_order, run_subtitle, slug, ChartData, DrawError, Figure};
 use crate::rows::{Api, Catalog, MeasurementRow, Metric, Size, Status};
 
-/// The L2 bound of the in/beyond split: 50 MB, the L2 of an H100 and an H200 (NVIDIA's
-/// figure). A shape whose matrix is smaller counts as inside L2.
+/// A smaller matrix counts as inside L2: 50 MB, the L2 of an H100 and an H200 (NVIDIA's figure).
 pub const L2_BYTES: u64 = 50_000_000;
 
 /// The vendor line's colour: green, apart from both APIs'.
@@ -28,7 +27,6 @@ fn usable(r: &MeasurementRow) -> bool {
         && r.metric > 0.0
 }
 
-/// One point: the shape and its GB/s.
 #[derive(Debug, Clone, PartialEq)]
 struct Point {
     /// log10(cols / rows).
@@ -265,7 +263,7 @@ fn build(
             title: style::title("Matvec at every shape", &format!("study {study}")),
             subtitle: run_subtitle(rows.iter().copied()),
             legend,
-            // The list of best variants runs long: wrapped, never cut off.
+            // The list of best variants runs long: wrapped, not cut off.
             notes: super::layout::wrap_notes(&notes, style::WIDTH - 2 * style::MARGIN),
         },
         series,
@@ -306,8 +304,7 @@ impl Figure for ShapesFigure {
         } else {
             (-1.0, 1.0)
         };
-        // Points are positive and finite (`usable`): all lie on the axes, whose top stays
-        // finite however large they are.
+        // Points are positive and finite (`usable`): all lie on the axes, whose top stays finite.
         let y_hi = super::axis_top(points().map(|p| p.gbs).fold(0.0, f64::max), 1.08);
         let mut chart = layout::line_chart(&plot_area, (x_lo, x_hi), y_hi)?;
         chart

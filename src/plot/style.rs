@@ -12,31 +12,27 @@ use plotters::style::{register_font, FontStyle};
 /// Embedded: rendering needs no system fonts or fontconfig and gives the same glyphs everywhere.
 static FONT_BYTES: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans.ttf");
 
-/// Family name under which the embedded font is registered; SVG output names it too, so a
-/// viewer without DejaVu falls back to its own sans-serif face.
+/// The embedded font's registered name; SVG names it too, so a viewer without DejaVu uses its own.
 pub const FONT_FAMILY: &str = "sans-serif";
 
 static FONT_READY: OnceLock<bool> = OnceLock::new();
 
-/// Registers the embedded font once per process (one face: plotters falls back to it for every
-/// style); `false` when unusable, and then callers must refuse to draw (plotters would fail
-/// half-way and leave a blank image).
+/// Registers the embedded font once (plotters falls back to its one face for every style);
+/// `false` when unusable: callers then refuse to draw, as plotters would leave a blank image.
 pub fn ensure_font() -> bool {
     *FONT_READY.get_or_init(|| register_font(FONT_FAMILY, FontStyle::Normal, FONT_BYTES).is_ok())
 }
 
-/// Default canvas: wide enough for ~30 bar labels side by side with a plot, and the 16:9-ish
-/// shape that fits a slide or a paper column when scaled.
+/// Canvas width: ~30 bar labels beside a plot, 16:9-ish to fit a slide or a paper column.
 pub const WIDTH: u32 = 1200;
 /// Of the line and vertical-bar charts.
 pub const HEIGHT: u32 = 700;
-/// Horizontal bar charts are as tall as their rows need (so bars keep one thickness whether
-/// there are 2 or 30 of them), but never shorter than this.
+/// Horizontal bar charts are as tall as their rows need (one bar thickness), at least this.
 pub const MIN_HEIGHT: u32 = 360;
 
 /// Height of the title block (title + one subtitle line with GPU, driver and run).
 pub const HEADER_H: u32 = 74;
-/// Space left around every chart so nothing touches the image border.
+/// Space around every chart.
 pub const MARGIN: u32 = 16;
 
 /// Font sizes in pixels.
@@ -66,15 +62,13 @@ pub const BAR_SLOT_H: u32 = 13;
 /// Fraction of a row (or of a group's width) covered by its bars; the rest separates rows.
 pub const BAR_FILL: f64 = 0.76;
 
-/// Row-label column of horizontal bar charts: the widest label's width, within `MIN_LABEL_W` and
-/// `MAX_LABEL_SHARE` of the canvas (longer labels get an ellipsis), so bars keep most of it.
+/// Bounds of the row-label column (the widest label's width; longer labels get an ellipsis).
 pub const MIN_LABEL_W: u32 = 60;
 pub const MAX_LABEL_SHARE: f64 = 0.32;
 
 /// Space below a plot for tick labels plus the axis description.
 pub const X_AXIS_AREA: u32 = 52;
-/// Space for a panel's caption above its plot, and free space above each caption so a
-/// panel's title never touches the axis description of the panel above.
+/// A panel's caption above its plot, and the gap above it from the panel above's axis text.
 pub const PANEL_CAPTION_H: u32 = 30;
 pub const PANEL_GAP: u32 = 18;
 /// Light grid lines between two labelled ticks: one is enough to read values off.
@@ -146,8 +140,7 @@ pub fn api_style(api: Api) -> ApiStyle {
     }
 }
 
-/// Marker for the n-th device of a chart: the API keeps its colour, the device changes the
-/// shape, so four lines (two APIs on two GPUs) stay apart.
+/// Marker of the n-th device: the API keeps its colour, the device changes the shape.
 pub fn device_marker(api: Api, device_index: usize) -> Marker {
     if device_index == 0 {
         return api_style(api).marker;
@@ -174,8 +167,7 @@ pub fn title(kind: &str, subject: &str) -> String {
     }
 }
 
-/// Subtitle naming the GPU, the driver and the run (whose id carries the date), so a chart
-/// copied out of its folder still says where its numbers came from.
+/// GPU, driver and run (its id carries the date): a chart out of its folder still says its source.
 pub fn subtitle(devices: &[String], drivers: &[String], run_ids: &[String]) -> String {
     fn join(values: &[String]) -> String {
         if values.is_empty() {
@@ -192,14 +184,13 @@ pub fn subtitle(devices: &[String], drivers: &[String], run_ids: &[String]) -> S
     )
 }
 
-/// Conservative width of `text` at `px` pixels, to size canvases before drawing (the real width,
-/// measured while drawing, is never larger).
+/// Width of `text` at `px` pixels, never below the real one: canvases are sized before drawing.
 pub fn estimate_text_w(text: &str, px: u32) -> u32 {
     (text.chars().count() as f64 * f64::from(px) * 0.62).ceil() as u32
 }
 
-/// The look every chart's grid shares: axis descriptions, tick labels, grid lines and axes in
-/// the house font and colours. The ticks' count and formats stay with each chart.
+/// Axis descriptions, tick labels, grid and axes in the house font and colours (tick counts and
+/// formats stay with each chart).
 pub(crate) trait HouseMesh {
     fn house_style(&mut self) -> &mut Self;
 }

@@ -240,9 +240,8 @@ fn build(key: &Key, size: &str, rows: &[&MeasurementRow]) -> SweepFigure {
     }
 }
 
-/// Which side of its comparison each row measured: 0 for side A, 1 for side B. A run writes a
-/// comparison's rows side A first, so the n-th row of one (run, comparison, sweep value) is
-/// side n. The API alone cannot tell the sides of an OpenCL-against-OpenCL pair apart.
+/// Each row's side, 0 (A) or 1 (B): a run writes side A of a (comparison, sweep value) first.
+/// The API alone cannot tell the sides of an OpenCL-against-OpenCL pair apart.
 fn side_of_each(rows: &[&MeasurementRow]) -> Vec<usize> {
     let mut seen: HashMap<(&str, &str, &str), usize> = HashMap::new();
     rows.iter()
@@ -260,9 +259,9 @@ fn side_of_each(rows: &[&MeasurementRow]) -> Vec<usize> {
         .collect()
 }
 
-/// The axes over every point. Sweep values and metrics near f64::MAX (a hand-edited CSV) can
-/// make the padded bounds or their span infinite, where plotters' tick search never ends: x
-/// falls back to the unpadded range, then to a unit one ([`pin_all`] pins the points off it).
+/// The axes over every point. Values near f64::MAX (a hand-edited CSV) can make the padded x
+/// span infinite, where plotters' tick search never ends: x then falls back to the unpadded
+/// range, then to a unit one ([`pin_all`] pins the points off it).
 fn axes_for(x_axis: &XAxis, series: &[Series]) -> ((f64, f64), f64) {
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x_lo, mut x_hi, mut y_hi) = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
@@ -287,10 +286,9 @@ fn axes_for(x_axis: &XAxis, series: &[Series]) -> ((f64, f64), f64) {
     (x, super::axis_top(y_hi, 1.08))
 }
 
-/// Moves every point and CI bound outside the axes onto their edge and counts the points
-/// moved. plotters' pixel (a saturating `as i32` cast plus the plot's origin) overflows for a
-/// value far off the axis (a metric of -1e308, a sweep value beyond the unit fallback axis):
-/// a debug build panicked, a release build drew the point at the opposite edge or off canvas.
+/// Moves every point and CI bound off the axes onto their edge; returns the points moved.
+/// plotters' pixel (a saturating `as i32` plus the origin) overflows far off the axis (a metric
+/// of -1e308): a debug build panicked, a release build drew the point off canvas.
 fn pin_all(series: &mut [Series], (x_lo, x_hi): (f64, f64), y_hi: f64) -> usize {
     let on_y = |v: f64| v.clamp(0.0, y_hi);
     let mut moved = 0;
@@ -322,8 +320,8 @@ fn ci_of(r: &MeasurementRow) -> (f64, f64) {
     }
 }
 
-/// The axis of a sweep's values, in the order they first appear. A set of the values seen
-/// keeps it linear: searching the labels for each value made 100,000 rows quadratic.
+/// The axis of a sweep's values, in first-seen order; a set of the values seen keeps 100,000
+/// rows linear.
 fn x_axis_for<'a>(values: impl Iterator<Item = &'a str>) -> XAxis {
     let mut labels: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
@@ -491,14 +489,11 @@ impl Figure for SweepFigure {
                 let (r, _) = chart.backend_coord(&(1.0, 0.0));
                 (r - l).unsigned_abs().saturating_sub(6)
             };
+            let font = style::anchored(style::TICK_PX, HPos::Center, VPos::Top);
             for (i, label) in labels.iter().enumerate() {
                 let (x, y) = chart.backend_coord(&(i as f64, 0.0));
                 let text = layout::fit_text(root, label, style::TICK_PX, max_w)?;
-                root.draw(&Text::new(
-                    text,
-                    (x, y + 8),
-                    style::anchored(style::TICK_PX, HPos::Center, VPos::Top),
-                ))?;
+                root.draw_text(&text, &font, (x, y + 8))?;
             }
         }
         Ok(())

@@ -1,6 +1,5 @@
 //! Whitepaper Table 1 chart: time per matvec for each listing, ours beside NVIDIA's published
-//! GTX 285 figures. The y axis is logarithmic: the listings span a decade and a modern GPU is
-//! another one or two below, so the fast listings would vanish on a linear axis.
+//! GTX 285 figures, on a log axis: the listings span a decade and a modern GPU is one or two below.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -42,8 +41,7 @@ pub fn whitepaper_ms(listing: u32) -> Option<f64> {
 pub(crate) struct Table1Figure {
     frame: Frame,
     categories: Vec<String>,
-    /// Per series, one bar (or none) per category; a bar's text is its value as shown: a
-    /// published figure exactly as printed ("9.6"), ours to our precision.
+    /// Per series, a bar or none per category, its text a published figure as printed ("9.6").
     series: Vec<Vec<Option<HBar>>>,
 }
 
@@ -178,9 +176,8 @@ impl Figure for Table1Figure {
         // may round out of the range); the top leaves room for the tallest bar's value label.
         let decade_below = |x: f64| 10f64.powf((x / 1.5).log10().floor()) * 0.999;
         let y_hi = (hi * 1.6).min(f64::MAX);
-        // At most 12 decades below the top: times from a hand-edited CSV (5e-324 s beside
-        // 80 ms, or 1e308 s) would otherwise underflow the bottom to zero or overflow the
-        // ratio of the bounds, and plotters' log-axis tick search never ends on either.
+        // At most 12 decades below the top: a hand-edited CSV's 5e-324 s or 1e308 s would
+        // underflow the bottom or overflow the bounds' ratio, where plotters' ticks never end.
         let y_lo = decade_below(lo).max(decade_below(y_hi * 1e-12));
         let (y_lo, y_hi) = if y_lo > 0.0 && y_lo < y_hi {
             (y_lo, y_hi)

@@ -24,8 +24,7 @@ pub struct Convergence {
     pub lines: Vec<Line>,
 }
 
-/// One colour per strategy, from the Okabe-Ito palette (told apart by colour-blind readers);
-/// the API is the line style, so a chart of five strategies on two APIs stays readable.
+/// One colour per strategy, from the Okabe-Ito palette (told apart by colour-blind readers).
 fn color(strategy: StrategyKind) -> RGBColor {
     match strategy {
         StrategyKind::Exhaustive => RGBColor(0, 114, 178),

@@ -1,11 +1,10 @@
-//! Unroll chart (the paper's Fig. 7): each unroll setting's median time per API relative to the
-//! CUDA run without pragmas, for every (run, study, kernel, size) with a pragma and such a
-//! baseline. Time, not the family's metric: the paper's figure is in time.
+//! Unroll chart (the paper's Fig. 7, in time as it is): each unroll setting's median time per API
+//! over CUDA's without pragmas, per (run, study, kernel, size) with a pragma and that baseline.
 
 use super::hbar::{self, HBar, HBarPanel};
 use super::layout::{self, Frame, LegendItem, Swatch};
 use super::{
-    fmt_sig, group_in_order, push_pages, run_subtitle, slug, sorted_apis, style, ChartData,
+    devices_subtitle, fmt_sig, group_in_order, push_pages, slug, sorted_apis, style, ChartData,
     MAX_ROWS_PER_FIGURE,
 };
 use crate::rows::{Api, MeasurementRow, Status};
@@ -107,11 +106,7 @@ fn build(
     hbar::HBarFigure::new(
         Frame {
             title: style::title("Unroll pragmas: time relative to CUDA without", subject),
-            subtitle: run_subtitle(
-                data.measurements
-                    .iter()
-                    .filter(|m| m.run_id == run_id && rows.iter().any(|r| r.device == m.device)),
-            ),
+            subtitle: devices_subtitle(data, run_id, rows),
             legend,
             notes,
         },

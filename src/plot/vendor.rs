@@ -1,6 +1,5 @@
-//! Vendor-library baselines for the charts: the rows of a `baselines.csv` found beside run
-//! folders, tagged with the runs of those folders (the file names no device; it was measured
-//! in the same GPU visit as the runs beside it).
+//! Vendor-library baselines for the charts: a `baselines.csv` beside run folders, tagged with
+//! their runs (it names no device; it was measured in the same GPU visit).
 
 use std::path::Path;
 
@@ -28,9 +27,8 @@ pub fn beside(rows: &[BaselineRow], measurements: &[MeasurementRow]) -> Vec<RunB
         .collect()
 }
 
-/// The nearest `baselines.csv` in `dir` or up to two folders above it (the GPU scripts write
-/// it beside the study folders that hold the run folders); `None` when there is none or it
-/// does not read (a chart without a vendor line is still a chart).
+/// The nearest `baselines.csv` in `dir` or up to two folders above (where the GPU scripts write
+/// it); `None` when there is none or it does not read: the charts go on without it.
 pub fn near(dir: &Path) -> Option<Vec<BaselineRow>> {
     dir.ancestors()
         .take(3)

@@ -1,7 +1,6 @@
-//! explain's waterfall: per target, from the target's PR to parity in cumulative steps, each
-//! measured ladder step moving the running PR by its own effect; the last bar is what remains.
-//! Effects are measured one at a time and stacked as factors, so overlapping causes can
-//! overshoot parity: the chart shows that rather than hiding it.
+//! explain's waterfall: per target, from its PR to parity in cumulative steps, each ladder step
+//! moving the running PR by its own effect; the last bar is what remains. Effects measured one at
+//! a time are stacked as factors, so overlapping causes can overshoot parity: the chart shows it.
 
 use std::path::{Path, PathBuf};
 
@@ -83,9 +82,8 @@ fn build(target: &str, bars: Vec<Bar>, subtitle: &str) -> Waterfall {
     }
 }
 
-/// Draws `waterfall-<target>.<ext>` (`-2`, ... where targets slug alike) for each of `targets`
-/// (its bars from `explain::waterfall`) into `out_dir`; the subtitle's GPU and driver come
-/// from `measurements` (the rungs' rows).
+/// Draws `waterfall-<target>.<ext>` (`-2`, ... where targets slug alike) of each of `targets`
+/// (bars from `explain::waterfall`); GPU and driver from `measurements` (the rungs' rows).
 pub fn draw(
     targets: &[(String, Vec<Bar>)],
     measurements: &[MeasurementRow],
@@ -100,7 +98,6 @@ pub fn draw(
     write_all_figures("waterfall", &figures, out_dir, formats)
 }
 
-/// Width of the step-label column.
 const LABEL_W: u32 = 420;
 const BAR_ROW_H: u32 = 44;
 
