@@ -263,17 +263,13 @@ pub fn release_held_locks() {
 
 /// The folder's lock, held until dropped; the lock file goes with it.
 #[derive(Debug)]
-pub struct FolderLock {
-    _lock: FileLock,
-    /// To hand (cloned) to whatever writes into the folder.
-    pub(super) check: LockCheck,
-}
+pub struct FolderLock(pub(super) FileLock);
 
 impl Drop for FolderLock {
     /// Leaves the held-locks list; the lock file then goes with the [`FileLock`].
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
-            held.retain(|l| l != &self.check);
+            held.retain(|l| l != &self.0.check);
         }
     }
 }
@@ -288,11 +284,10 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     );
     let holder = match safe::take_lock(&dir.join(LOCK_FILE), Some(&me), 10)? {
         Taken::Lock(lock) => {
-            let check = lock.check.clone();
             if let Ok(mut held) = HELD.lock() {
-                held.push(check.clone());
+                held.push(lock.check.clone());
             }
-            return Ok(FolderLock { _lock: lock, check });
+            return Ok(FolderLock(lock));
         }
         Taken::Busy(mut file) => {
             let mut holder = String::new();

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::folder::{short_hash, FolderIdentity, IDENTITY_FILE};
-use crate::export::csv::{csv_bytes, read_to_append, CsvAppender, Existing};
+use crate::export::csv::{read_to_append, render_with, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::safe::{self, LockCheck};
 use crate::export::ExportError;
@@ -20,7 +20,6 @@ pub struct ComparisonRows {
     pub pr: Option<PrRow>,
 }
 
-/// A destination of finished comparisons.
 pub trait Sink {
     /// How many sides of `comparison` are already stored (so `--resume` skips it).
     fn stored_sides(&self, _comparison: &str) -> usize {
@@ -165,19 +164,11 @@ pub fn rows_hash(
     samples: &[&SampleRow],
     pr: Option<&PrRow>,
 ) -> Result<String, ExportError> {
-    let parts = [
-        csv_bytes(samples, &[]),
-        csv_bytes(pr.as_slice(), &[]),
-        csv_bytes(measurements, &[]),
+    let bytes = [
+        render_with(samples, &[])?,
+        render_with(pr.as_slice(), &[])?,
+        render_with(measurements, &[])?,
     ];
-    let bytes: Vec<Vec<u8>> =
-        parts
-            .into_iter()
-            .collect::<Result<_, _>>()
-            .map_err(|e| ExportError::Render {
-                format: "csv",
-                message: e.to_string(),
-            })?;
     Ok(short_hash(&bytes.concat()))
 }
 

@@ -48,19 +48,18 @@ impl Watchdog {
     /// Starts the thread that calls `on_expiry(what, ran_for, limit)` once a launch runs late.
     pub fn start(on_expiry: impl Fn(&str, Duration, Duration) + Send + 'static) -> Watchdog {
         let dog = Watchdog::default();
-        let watched = dog.armed.clone();
+        let watched = dog.clone();
         thread::spawn(move || loop {
             thread::sleep(crate::study::limits::WATCHDOG_TICK);
             // Looked at in place: a tick allocates nothing unless a launch has expired.
             let expired = watched
+                .armed
                 .lock()
                 .ok()
                 .and_then(|g| g.as_ref().filter(|a| a.since.elapsed() > a.limit).cloned());
             if let Some(a) = expired {
                 on_expiry(&a.what.to_string(), a.since.elapsed(), a.limit);
-                if let Ok(mut g) = watched.lock() {
-                    *g = None;
-                }
+                watched.disarm();
             }
         });
         dog
