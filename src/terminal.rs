@@ -1,8 +1,7 @@
-//! What the terminal shows. Study text (comparison, study and file names) has its control
-//! characters and bidirectional overrides escaped, so a name cannot clear or recolour the
-//! terminal of whoever runs the study. On a terminal (or with `COLUMNS` set) prose is wrapped
-//! and a table too wide laid out again by comfy-table, never over [`MAX_COLUMNS`]; piped into a
-//! file without `COLUMNS`, lines stay whole, so logs can be searched.
+//! What the terminal shows. Study text has its control characters and bidirectional overrides
+//! escaped, so a name cannot clear or recolour the terminal. On a terminal (or with `COLUMNS`)
+//! prose is wrapped and a table too wide laid out again, never over [`MAX_COLUMNS`]; piped into
+//! a file without `COLUMNS`, lines stay whole, so logs can be searched.
 
 use std::borrow::Cow;
 

@@ -1,7 +1,6 @@
-//! The whole of `clvscu run` as a library call: open the output folder ([`RunFolder`]), run
-//! the study (once, or `passes` times for a soak) and write the summary. The binary parses
-//! arguments, opens the sides, calls [`execute`], draws the charts from the folder and maps
-//! the [`Outcome`](super::Outcome) to an exit code.
+//! The whole of `clvscu run` as a library call ([`execute`]): open the [`RunFolder`], run the
+//! study (once, or `passes` times for a soak) and write the summary. The binary opens the
+//! sides, draws the charts and maps the [`Outcome`](super::Outcome) to an exit code.
 
 use std::time::Instant;
 

@@ -58,9 +58,8 @@ pub struct Guards {
 
 impl CsvStore {
     /// Opens the three CSVs in `dir` for runs of `sides` sides. Without `resume`, non-empty
-    /// files are refused, not overwritten; with it, only whole, successful comparisons count
-    /// as done, and the rows of the others are dropped to be measured again, each named in
-    /// `remeasured`.
+    /// files are refused; with it, only whole, successful comparisons count as done, and the
+    /// others' rows are dropped to be measured again, each named in `remeasured`.
     pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
         safe::prepare_dir(dir, true)?;
         safe::probe_writable(dir)?;
@@ -231,7 +230,6 @@ impl Stored {
         })
     }
 
-    /// Drops from the three files every row of a comparison that is not done.
     fn keep_only(self, done: &Done) -> Result<Stored, ExportError> {
         let is_done = |c: &String| done.contains_key(c);
         Ok(Stored {
@@ -244,29 +242,25 @@ impl Stored {
     /// Each comparison's rows, and the comparisons in the order they first appear (in the
     /// measurements, the PRs, then the samples).
     fn by_comparison(&self) -> (Vec<&str>, HashMap<&str, Rows<'_>>) {
-        let mut by = (Vec::new(), HashMap::new());
+        let mut rows: HashMap<&str, Rows> = HashMap::new();
         for m in &self.measurements.rows {
-            group(&mut by, &m.comparison).measurements.push(m);
+            rows.entry(&m.comparison).or_default().measurements.push(m);
         }
         for p in &self.prs.rows {
-            group(&mut by, &p.comparison).prs.push(p);
+            rows.entry(&p.comparison).or_default().prs.push(p);
         }
         for s in &self.samples.rows {
-            group(&mut by, &s.comparison).samples.push(s);
+            rows.entry(&s.comparison).or_default().samples.push(s);
         }
-        by
+        let mut seen = HashSet::new();
+        let order = (self.measurements.rows.iter().map(|m| &m.comparison))
+            .chain(self.prs.rows.iter().map(|p| &p.comparison))
+            .chain(self.samples.rows.iter().map(|s| &s.comparison))
+            .map(String::as_str)
+            .filter(|c| seen.insert(*c))
+            .collect();
+        (order, rows)
     }
-}
-
-/// The rows of comparison `c`, noted in the order when it is new.
-fn group<'r, 'a>(
-    (order, rows): &'r mut (Vec<&'a str>, HashMap<&'a str, Rows<'a>>),
-    c: &'a str,
-) -> &'r mut Rows<'a> {
-    rows.entry(c).or_insert_with(|| {
-        order.push(c);
-        Rows::default()
-    })
 }
 
 /// One comparison's rows in the three files, each in file order.
@@ -277,10 +271,9 @@ struct Rows<'a> {
     samples: Vec<&'a SampleRow>,
 }
 
-/// Decides from the three files' rows which comparisons are whole: one measurement row per
-/// side, all verified and timed, one PR row for two sides, samples of every side. Rows deleted
-/// by hand, a kill between two writes, two runs of one comparison or a failure break it.
-/// Gives those done (with their sides), and why each other one is measured again.
+/// The comparisons that are whole (one verified, timed measurement row per side, one PR row for
+/// two sides, samples of every side), and why each other one is measured again: rows deleted by
+/// hand, a kill between two writes, two runs of one comparison or a failure break it.
 fn audit(order: &[&str], rows: &HashMap<&str, Rows>, sides: usize) -> (Done, Vec<String>) {
     let (mut done, mut remeasured) = (HashMap::new(), Vec::new());
     for &c in order {

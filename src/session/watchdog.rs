@@ -1,7 +1,6 @@
-//! A watchdog over every launch. A kernel that never ends blocks its host thread inside the
-//! driver, where nothing else can stop it; the watchdog thread sees the launch pass its limit
-//! and calls the caller's `on_expiry` (the binary ends the process there, with a message and
-//! its own exit code: every finished comparison is already on disk).
+//! A watchdog over every launch: a kernel that never ends blocks its thread inside the driver,
+//! so a thread of its own calls `on_expiry` once a launch passes its limit (the binary ends the
+//! process there with its own exit code; every finished comparison is already on disk).
 
 use std::sync::{Arc, Mutex};
 use std::thread;
