@@ -130,7 +130,12 @@ fn fit_table(lines: &[&str], width: usize) -> String {
     let mut floors = Vec::with_capacity(separators.len());
     for (i, sep) in separators.iter().enumerate() {
         let column: Vec<String> = body.iter().filter_map(|r| r.get(i).cloned()).collect();
-        floors.push(longest_word(header.get(i).into_iter().chain(&column)));
+        let cells = header.get(i).into_iter().chain(&column);
+        let longest_word = cells
+            .flat_map(|c| c.split_whitespace())
+            .map(columns_of)
+            .max();
+        floors.push(longest_word.unwrap_or(0));
         if right_aligned(sep, &column) {
             if let Some(c) = t.column_mut(i) {
                 c.set_cell_alignment(CellAlignment::Right);
@@ -149,14 +154,6 @@ fn fit_table(lines: &[&str], width: usize) -> String {
         }
     }
     t.to_string()
-}
-
-fn longest_word<'c>(cells: impl Iterator<Item = &'c String>) -> usize {
-    cells
-        .flat_map(|c| c.split_whitespace())
-        .map(columns_of)
-        .max()
-        .unwrap_or(0)
 }
 
 pub fn columns_of(line: &str) -> usize {

@@ -129,8 +129,8 @@ pub fn open_append(path: &Path) -> Result<File, ExportError> {
     Ok(file)
 }
 
-/// Opens the regular file `path` read-write, no link followed; `true` when created (exclusively).
-pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
+/// Opens the regular file `path` read-write (created exclusively when missing), no link followed.
+pub fn open_rw(path: &Path) -> Result<File, ExportError> {
     let open = |new: bool| {
         OpenOptions::new()
             .read(true)
@@ -141,16 +141,16 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
     };
     // A file gone a moment later (a lock let go) is created afresh, a bounded number of times.
     for _ in 0..100 {
-        let (file, created) = match open(true) {
-            Ok(f) => (f, true),
+        let file = match open(true) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open(false) {
-                Ok(f) => (f, false),
+                Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(link_or_io(path, e)),
             },
             Err(e) => return Err(link_or_io(path, e)),
         };
-        return Ok((regular(path, file)?, created));
+        return regular(path, file);
     }
     Err(io_err(path)(std::io::Error::other(
         "the file keeps appearing and vanishing",
@@ -267,7 +267,7 @@ pub enum Taken {
 /// then writes `holder` into the file for whoever finds it busy.
 pub fn take_lock(path: &Path, holder: Option<&str>, tries: usize) -> Result<Taken, ExportError> {
     for _ in 0..tries {
-        let (mut file, _) = open_rw(path)?;
+        let mut file = open_rw(path)?;
         if holder.is_none() {
             file.lock().map_err(io_err(path))?;
         } else if !try_briefly(&file) {

@@ -207,15 +207,6 @@ pub enum FolderError {
     Io(#[from] ExportError),
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
-    move |source| {
-        FolderError::Io(ExportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    }
-}
-
 /// Checks a resumed folder against this run and gives its row hashes; writes nothing.
 pub fn check_identity(
     dir: &Path,
@@ -226,7 +217,7 @@ pub fn check_identity(
     let path = dir.join(IDENTITY_FILE);
     if resume && path.exists() {
         let text = crate::input_file::read_text_capped(&path, crate::input_file::RESULT_CAP)
-            .map_err(io(&path))?;
+            .map_err(crate::export::io_err(&path))?;
         let stored: FolderIdentity =
             serde_json::from_str(&text).map_err(|e| ExportError::Json {
                 path: path.clone(),
