@@ -244,21 +244,14 @@ fn measure_all(
 /// The side's launch shape and compile settings, default groups by the rule on its device.
 fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -> SidePlan<'b> {
     let settings = auto::resolve(settings, backend.info());
-    let groups = settings.groups.unwrap_or_else(|| {
-        settings.variant.family.family().default_groups(
-            settings.variant,
-            settings.size,
-            settings.local,
-            backend.info().compute_units,
-        )
-    });
-    let groups_y = settings.groups_y.unwrap_or_else(|| {
-        settings.variant.family.family().default_groups_y(
-            settings.variant,
-            settings.size,
-            settings.local_y,
-        )
-    });
+    let (s, units) = (&settings, backend.info().compute_units);
+    let family = s.variant.family.family();
+    let groups = s
+        .groups
+        .unwrap_or_else(|| family.default_groups(s.variant, s.size, s.local, units));
+    let groups_y = s
+        .groups_y
+        .unwrap_or_else(|| family.default_groups_y(s.variant, s.size, s.local_y));
     let config = SideConfig {
         shape: crate::backend::LaunchShape::planar(
             (groups, groups_y),

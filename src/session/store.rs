@@ -113,11 +113,7 @@ impl CsvStore {
         let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
             return Ok(());
         };
-        let hash = rows_hash(
-            &rows.measurements.iter().collect::<Vec<_>>(),
-            &rows.samples.iter().collect::<Vec<_>>(),
-            rows.pr.as_ref(),
-        )?;
+        let hash = rows_hash(&rows.measurements, &rows.samples, rows.pr.as_ref())?;
         identity.rows.insert(name, hash);
         write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
     }
@@ -158,9 +154,9 @@ impl Sink for CsvStore {
 }
 
 /// The hash of one comparison's rows as the CSV files hold them: samples, PR, measurements.
-pub fn rows_hash(
-    measurements: &[&MeasurementRow],
-    samples: &[&SampleRow],
+fn rows_hash(
+    measurements: &[impl serde::Serialize],
+    samples: &[impl serde::Serialize],
     pr: Option<&PrRow>,
 ) -> Result<String, ExportError> {
     let bytes = [
