@@ -275,9 +275,8 @@ impl<T: Serialize + CsvSchema> Existing<T> {
     }
 }
 
-/// Reads the rows of `path` (none where missing or empty) to go on appending to it: the header
-/// must be exactly `T`'s, and a non-empty file needs `resume`, so a new run never mixes its
-/// rows into an old run's file by accident.
+/// Reads the rows of `path` (none where missing or empty) to append to: the header must be
+/// exactly `T`'s, and a non-empty file needs `resume`, so no run mixes into another's by accident.
 pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     resume: bool,

@@ -260,11 +260,10 @@ pub enum Taken {
     Replaced,
 }
 
-/// Takes the lock at `path` (created exclusively when missing, or, left behind by a holder
-/// that was killed, opened and taken over, the kill having released it; never through a link);
-/// one its last holder removed meanwhile is let go and taken afresh, at most `tries` times.
-/// Without a `holder` it waits for the lock; with one, it tries for a fifth of a second and
-/// then writes `holder` into the file for whoever finds it busy.
+/// Takes the lock at `path`, never through a link: created exclusively when missing, or taken
+/// over from a killed holder (the kill released it); one its holder removed meanwhile is taken
+/// afresh, at most `tries` times. Without a `holder` it waits; with one, it tries for a fifth
+/// of a second and then writes `holder` into the file for whoever finds it busy.
 pub fn take_lock(path: &Path, holder: Option<&str>, tries: usize) -> Result<Taken, ExportError> {
     for _ in 0..tries {
         let mut file = open_rw(path)?;

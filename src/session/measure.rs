@@ -387,10 +387,9 @@ fn warm_up(
     }
 }
 
-/// The timed turns after the warm-up; false when interrupted. The sides take turns of `turn`
-/// timed repetitions (after an untimed one when `turn` > 1 and the other side went before),
-/// first to their minimum (`reps`, `min_time`), then while the [`super::adaptive`] rule wants
-/// more. A launch that fails marks its side failed and stops timing it.
+/// The timed turns (false when interrupted): turns of `turn` repetitions (after an untimed one
+/// when `turn` > 1 and the other side went before) to each side's minimum (`reps`, `min_time`),
+/// then while the [`super::adaptive`] rule wants more; a failed launch marks its side failed.
 fn time_turns(
     sides: &mut [SidePlan],
     prepared: &[Option<Prepared>],

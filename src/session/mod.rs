@@ -28,7 +28,7 @@ use crate::backend::Runtime;
 use crate::export::ExportError;
 use crate::families::exec::SideConfig;
 use crate::kernels::KernelSources;
-use crate::rows::{MeasurementRow, PrRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, Side, Status, TimingRow};
 use crate::study::{Comparison, ExpectedRefusal, Resolved, Study};
 use analysis::RowContext;
 pub use measure::InputCache;
@@ -96,7 +96,7 @@ pub struct RunSummary {
     pub refused_as_expected: Vec<String>,
     pub interrupted: bool,
     /// Where each measured comparison's time went (see [`timings`]).
-    pub timings: Vec<crate::rows::TimingRow>,
+    pub timings: Vec<TimingRow>,
     /// Programs built ahead, several at once, and the seconds that took (in no comparison's).
     pub built_ahead: usize,
     pub built_ahead_s: f64,
@@ -226,9 +226,7 @@ fn measure_all(
             summary.interrupted = true;
             break;
         };
-        summary
-            .timings
-            .push(crate::rows::TimingRow::of(&comparison.id, &times));
+        summary.timings.push(TimingRow::of(&comparison.id, &times));
         // Written before the next comparison starts: an interruption keeps it.
         sink.record(&rows)?;
         tell(Progress::Done {

@@ -299,14 +299,9 @@ fn incomplete(rows: &Rows, sides: usize) -> Option<String> {
     if prs != pr_expected {
         return Some(format!("{prs} PR rows, expected {pr_expected}"));
     }
-    let sampled_sides = rows
-        .samples
-        .iter()
-        .map(|s| s.side)
-        .collect::<HashSet<_>>()
-        .len();
-    if sampled_sides != sides {
-        return Some(format!("samples of {sampled_sides} of {sides} sides"));
+    let sampled: HashSet<_> = rows.samples.iter().map(|s| s.side).collect();
+    if sampled.len() != sides {
+        return Some(format!("samples of {} of {sides} sides", sampled.len()));
     }
     None
 }
