@@ -1,8 +1,6 @@
 //! The eight development steps of Fang, Varbanescu & Sips (2011, section IV-C) as data, and the
-//! verdict of which of them a comparison held equal.
-//!
-//! A comparison is *fair* only when all eight are equal. An unfair comparison is still run and
-//! reported — with every differing step and both of its values — never hidden.
+//! verdict of which a comparison held equal: it is *fair* only when all eight are; an unfair one
+//! is still run and reported, with every differing step and both values, never hidden.
 
 use std::collections::BTreeMap;
 
@@ -142,47 +140,12 @@ impl Verdict {
     }
 }
 
-fn map_text(m: &BTreeMap<String, String>) -> String {
-    if m.is_empty() {
-        return "none".into();
-    }
-    m.iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-fn running_text(s: &SideSteps) -> String {
-    format!(
-        "timer={} wait={} warmup={} turn={} min-reps={} min-time={}s",
-        s.timer.label(),
-        s.wait.label(),
-        s.warmup,
-        s.turn,
-        s.min_reps,
-        s.min_time_s
-    )
-}
-
-fn front_end_of(s: &SideSteps) -> Api {
-    s.front_end.unwrap_or(s.api)
-}
-
-/// The first stage's flags and, when a side runs the other front end's program (`swapped`),
-/// whose front end made it: with one front end's PTX on both sides the step is equal and the
-/// PR is the runtimes'.
-fn first_stage_text(s: &SideSteps, swapped: bool) -> String {
-    let front = front_end_of(s);
-    let effect = s.flags.effect(front);
-    if swapped {
-        format!("{effect} (PTX from {}'s front end)", front.label())
-    } else {
-        effect
-    }
-}
-
+/// The verdict of each step. When a side runs the other front end's program (`swapped`), the
+/// first stage names whose front end made it: with one front end's PTX on both sides the step
+/// is equal and the PR is the runtimes'.
 pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
-    let swapped = front_end_of(a) != a.api || front_end_of(b) != b.api;
+    let front_end = |s: &SideSteps| s.front_end.unwrap_or(s.api);
+    let swapped = front_end(a) != a.api || front_end(b) != b.api;
     let pair = |step, text: &dyn Fn(&SideSteps) -> String| {
         let (x, y) = (text(a), text(b));
         StepVerdict {
@@ -192,18 +155,40 @@ pub fn verdict(a: &SideSteps, b: &SideSteps) -> Verdict {
             b: y,
         }
     };
+    let native = |s: &SideSteps| match s.native.is_empty() {
+        true => "none".into(),
+        false => (s.native.iter().map(|(k, v)| format!("{k}={v}")))
+            .collect::<Vec<_>>()
+            .join(","),
+    };
+    let first_stage = |s: &SideSteps| {
+        let effect = s.flags.effect(front_end(s));
+        match swapped {
+            true => format!("{effect} (PTX from {}'s front end)", front_end(s).label()),
+            false => effect,
+        }
+    };
+    let running = |s: &SideSteps| {
+        format!(
+            "timer={} wait={} warmup={} turn={} min-reps={} min-time={}s",
+            s.timer.label(),
+            s.wait.label(),
+            s.warmup,
+            s.turn,
+            s.min_reps,
+            s.min_time_s
+        )
+    };
     Verdict {
         steps: vec![
             pair(Step::Problem, &|s| s.problem.clone()),
             pair(Step::Algorithm, &|s| s.algorithm.clone()),
             pair(Step::Implementation, &|s| s.implementation.clone()),
-            pair(Step::NativeOptimizations, &|s| map_text(&s.native)),
-            pair(Step::FirstStageCompilation, &|s| {
-                first_stage_text(s, swapped)
-            }),
+            pair(Step::NativeOptimizations, &native),
+            pair(Step::FirstStageCompilation, &first_stage),
             pair(Step::SecondStageCompilation, &|s| s.second_stage.clone()),
             pair(Step::Configuration, &|s| s.shape.describe()),
-            pair(Step::Running, &running_text),
+            pair(Step::Running, &running),
         ],
     }
 }

@@ -1,7 +1,6 @@
-//! Enums that records and study files write as words (`OpenCL`, `device-event`, `GB/s`,
-//! `verify-failed`, `A`). Each enum's name table is derived once with strum ([`named_enum!`]);
-//! serde reads and writes the same words, and an unknown word is refused with every valid one
-//! listed.
+//! Enums that records and study files write as words (`OpenCL`, `device-event`, `GB/s`): each
+//! name table is derived once with strum ([`named_enum!`]); serde reads and writes the same
+//! words, and an unknown word is refused with every valid one listed.
 
 use std::str::FromStr;
 

@@ -1,8 +1,7 @@
-//! What the terminal shows. Study text (comparison, study and file names) has its control
-//! characters and bidirectional overrides escaped, so a name cannot clear or recolour the
-//! terminal of whoever runs the study. On a terminal (or with `COLUMNS` set) prose is wrapped
-//! and a table too wide laid out again by comfy-table, never over [`MAX_COLUMNS`]; piped into a
-//! file without `COLUMNS`, lines stay whole, so logs can be searched.
+//! What the terminal shows. Study text has its control characters and bidirectional overrides
+//! escaped, so a name cannot clear or recolour the terminal. On a terminal (or with `COLUMNS`)
+//! prose is wrapped and a table too wide laid out again, never over [`MAX_COLUMNS`]; piped into
+//! a file without `COLUMNS`, lines stay whole, so logs can be searched.
 
 use std::borrow::Cow;
 
@@ -131,7 +130,12 @@ fn fit_table(lines: &[&str], width: usize) -> String {
     let mut floors = Vec::with_capacity(separators.len());
     for (i, sep) in separators.iter().enumerate() {
         let column: Vec<String> = body.iter().filter_map(|r| r.get(i).cloned()).collect();
-        floors.push(longest_word(header.get(i).into_iter().chain(&column)));
+        let cells = header.get(i).into_iter().chain(&column);
+        let longest_word = cells
+            .flat_map(|c| c.split_whitespace())
+            .map(columns_of)
+            .max();
+        floors.push(longest_word.unwrap_or(0));
         if right_aligned(sep, &column) {
             if let Some(c) = t.column_mut(i) {
                 c.set_cell_alignment(CellAlignment::Right);
@@ -150,14 +154,6 @@ fn fit_table(lines: &[&str], width: usize) -> String {
         }
     }
     t.to_string()
-}
-
-fn longest_word<'c>(cells: impl Iterator<Item = &'c String>) -> usize {
-    cells
-        .flat_map(|c| c.split_whitespace())
-        .map(columns_of)
-        .max()
-        .unwrap_or(0)
 }
 
 pub fn columns_of(line: &str) -> usize {

@@ -1,9 +1,8 @@
-//! `clvscu calibrate`: the harness's own launch cost against a plain program's, since a runtime
-//! number (launch, wait, BFS level) is an API's cost only if the harness adds nothing to it, or
-//! the same on both sides. An empty kernel runs in one process, interleaved in chunks, through
-//! the harness's launch path (host clock, as every host-timed row) and a plain loop of driver
-//! calls ([`PlainLoops`](crate::backend::PlainLoops)): the difference is the harness's overhead
-//! on that API; the launch PR of the two paths says whether it falls on one side of the ratio.
+//! `clvscu calibrate`: a runtime number (launch, wait, BFS level) is an API's cost only if the
+//! harness adds nothing, or the same on both sides. An empty kernel runs, interleaved in chunks,
+//! through the harness (host clock) and a plain loop of driver calls
+//! ([`PlainLoops`](crate::backend::PlainLoops)): the difference is the harness's overhead on that
+//! API; the launch PR of the two paths says whether it falls on one side of the ratio.
 
 use crate::backend::{Arg, BackendError, BufferId, KernelId, LaunchShape, PlainLoop, Runtime};
 use crate::families::exec::{self, ExecError};

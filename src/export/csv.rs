@@ -89,17 +89,10 @@ const LATER_COLUMNS: &[&str] = &[
     "replay",
 ];
 
-/// Which headers a reader accepts: `T`'s only (to append to), or also an older file's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Header {
-    Exact,
-    ExactOrOlder,
-}
-
 /// Whether a header line (no quoted names) is `T`'s, or an older file's.
 pub fn reads_as<T: CsvSchema>(header: &str) -> bool {
     let found = ::csv::StringRecord::from(header.split(',').collect::<Vec<_>>());
-    check_header::<T>(Path::new(""), &found, Header::ExactOrOlder).is_ok()
+    check_header::<T>(Path::new(""), &found, true).is_ok()
 }
 
 /// Whether `found` is `columns` with some of [`LATER_COLUMNS`] left out, in order.
@@ -115,14 +108,15 @@ fn is_older_form(found: &::csv::StringRecord, columns: &[&str]) -> bool {
     found.next().is_none()
 }
 
-/// Refuses `found` unless it is `T`'s header (or, where allowed, an older form of it).
+/// Refuses `found` unless it is `T`'s header or, with `older_too` (not to append to), an older
+/// form of it.
 fn check_header<T: CsvSchema>(
     path: &Path,
     found: &::csv::StringRecord,
-    accept: Header,
+    older_too: bool,
 ) -> Result<(), ExportError> {
     let exact = found.iter().eq(T::columns().iter().copied());
-    if exact || (accept == Header::ExactOrOlder && is_older_form(found, T::columns())) {
+    if exact || (older_too && is_older_form(found, T::columns())) {
         Ok(())
     } else {
         Err(ExportError::Schema {
@@ -138,13 +132,13 @@ pub(crate) fn parse_rows<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     data: &[u8],
 ) -> Result<Vec<T>, ExportError> {
-    parse_rows_with(path, data, Header::ExactOrOlder)
+    parse_rows_with(path, data, true)
 }
 
 fn parse_rows_with<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     data: &[u8],
-    accept: Header,
+    older_too: bool,
 ) -> Result<Vec<T>, ExportError> {
     if data.is_empty() {
         return Ok(Vec::new());
@@ -156,7 +150,7 @@ fn parse_rows_with<T: DeserializeOwned + CsvSchema>(
         .headers()
         .map_err(|e| csv_err(path, e, T::columns()))?
         .clone();
-    check_header::<T>(path, &header, accept)?;
+    check_header::<T>(path, &header, older_too)?;
     reader
         .deserialize::<T>()
         .map(|row| row.map_err(|e| csv_err(path, e, T::columns())))
@@ -227,7 +221,15 @@ pub(crate) fn csv_bytes<T: Serialize>(
 
 /// Renders rows as a CSV document, header included even with no rows.
 pub fn render<T: Serialize + CsvSchema>(rows: &[T]) -> Result<Vec<u8>, ExportError> {
-    csv_bytes(rows, T::columns()).map_err(|e| ExportError::Render {
+    render_with(rows, T::columns())
+}
+
+/// [`csv_bytes`] as an in-memory render: a failure is [`ExportError::Render`].
+pub(crate) fn render_with<T: Serialize>(
+    rows: &[T],
+    header: &[&str],
+) -> Result<Vec<u8>, ExportError> {
+    csv_bytes(rows, header).map_err(|e| ExportError::Render {
         format: "csv",
         message: e.to_string(),
     })
@@ -273,9 +275,8 @@ impl<T: Serialize + CsvSchema> Existing<T> {
     }
 }
 
-/// Reads the rows of `path` (none where missing or empty) to go on appending to it: the header
-/// must be exactly `T`'s, and a non-empty file needs `resume`, so a new run never mixes its
-/// rows into an old run's file by accident.
+/// Reads the rows of `path` (none where missing or empty) to append to: the header must be
+/// exactly `T`'s, and a non-empty file needs `resume`, so no run mixes into another's by accident.
 pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
     path: &Path,
     resume: bool,
@@ -294,7 +295,7 @@ pub fn read_to_append<T: DeserializeOwned + CsvSchema>(
                 .to_string(),
         });
     }
-    let rows = parse_rows_with::<T>(path, &data, Header::Exact)?;
+    let rows = parse_rows_with::<T>(path, &data, false)?;
     let cut_line = (!data.is_empty() && data.last() != Some(&b'\n')).then(|| {
         let newlines = data.iter().filter(|&&b| b == b'\n').count();
         u64::try_from(newlines).map_or(0, |n| n.saturating_add(1))
@@ -406,28 +407,25 @@ pub fn merge_files<T: Serialize + DeserializeOwned + CsvSchema + RowCheck>(
     let mut seen: HashMap<String, (PathBuf, usize)> = HashMap::new();
     for input in inputs {
         for (i, row) in read_rows::<T>(input)?.into_iter().enumerate() {
-            let at = (input.clone(), i + 1);
             let problems = row.problems();
-            if !problems.is_empty() {
-                return Err(ExportError::BadRow {
-                    path: input.clone(),
-                    row: i + 1,
-                    message: format!("{}: {}", row.key(), problems.join(", ")),
-                });
-            }
-            if let Some((first, n)) = seen.insert(row.key(), at) {
-                return Err(ExportError::BadRow {
-                    path: input.clone(),
-                    row: i + 1,
-                    message: format!(
-                        "{} is already row {n} of {}: the same rows twice (the same file \
-                         given twice?); nothing was merged",
-                        row.key(),
-                        first.display()
-                    ),
-                });
-            }
-            rows.push(row);
+            let message = if !problems.is_empty() {
+                format!("{}: {}", row.key(), problems.join(", "))
+            } else if let Some((first, n)) = seen.insert(row.key(), (input.clone(), i + 1)) {
+                format!(
+                    "{} is already row {n} of {}: the same rows twice (the same file given \
+                     twice?); nothing was merged",
+                    row.key(),
+                    first.display()
+                )
+            } else {
+                rows.push(row);
+                continue;
+            };
+            return Err(ExportError::BadRow {
+                path: input.clone(),
+                row: i + 1,
+                message,
+            });
         }
     }
     write_rows(output, &rows)?;

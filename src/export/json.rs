@@ -109,7 +109,6 @@ pub fn to_json_pretty<T: Serialize + ?Sized>(value: &T) -> Result<Vec<u8>, Expor
     Ok(bytes)
 }
 
-/// Writes `value` as pretty JSON to `path` atomically ([`super::write_atomic`]).
 pub fn write_json_atomic<T: Serialize + ?Sized>(path: &Path, value: &T) -> Result<(), ExportError> {
     let bytes = to_json_pretty(value).map_err(|e| match e {
         ExportError::Render { message, .. } => ExportError::Json {

@@ -98,16 +98,10 @@ fn location(path: &Path, line: u64) -> String {
 /// A readable description of a header mismatch: the missing and unexpected columns (the full
 /// lists are in the error's fields), or a note that only the order differs.
 fn schema_message(expected: &[String], found: &[String]) -> String {
-    let missing: Vec<&str> = expected
-        .iter()
-        .filter(|c| !found.contains(c))
-        .map(String::as_str)
-        .collect();
-    let unexpected: Vec<&str> = found
-        .iter()
-        .filter(|c| !expected.contains(c))
-        .map(String::as_str)
-        .collect();
+    let not_in = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter().filter(|c| !b.contains(c)).cloned().collect()
+    };
+    let (missing, unexpected) = (not_in(expected, found), not_in(found, expected));
     let mut msg = format!(
         "unexpected CSV columns (expected {} columns starting [{}], found {} starting [{}])",
         expected.len(),
@@ -130,12 +124,7 @@ fn schema_message(expected: &[String], found: &[String]) -> String {
 /// The first few column names, enough to recognise which kind of file it is.
 fn preview(cols: &[String]) -> String {
     const SHOWN: usize = 4;
-    let mut s = cols
-        .iter()
-        .take(SHOWN)
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ");
+    let mut s = cols[..cols.len().min(SHOWN)].join(", ");
     if cols.len() > SHOWN {
         s.push_str(", ...");
     }

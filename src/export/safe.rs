@@ -23,18 +23,6 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// A fresh temporary beside `path`, created exclusively under a random name (nothing planted).
-fn temporary_beside(path: &Path) -> Result<tempfile::NamedTempFile, ExportError> {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        // As `File::create` would make it: the umask decides, not the temporary's 0600.
-        .permissions(fs::Permissions::from_mode(0o666))
-        .tempfile_in(folder_of(path))
-        .map_err(io_err(path))
-}
-
 /// Refuses a target that is not a plain file of its own (a missing one passes): a link (a rename
 /// would destroy it), a device node or FIFO (`/dev/null` replaced by a file breaks the system),
 /// a folder, or a file with other hard links (a rename would part it from its other names).
@@ -66,7 +54,7 @@ pub fn check_target(path: &Path) -> Result<(), ExportError> {
 pub fn refuse_owned(target: &Path, owned: &[PathBuf]) -> Result<(), ExportError> {
     let target_place = resolved_place(target);
     for own in owned {
-        let same_file = matches!((fs::metadata(target), fs::metadata(own)), (Ok(a), Ok(b)) if same_inode(&a, &b));
+        let same_file = matches!((fs::metadata(target), fs::metadata(own)), (Ok(a), Ok(b)) if (a.dev(), a.ino()) == (b.dev(), b.ino()));
         if same_file || (target_place.is_some() && target_place == resolved_place(own)) {
             return Err(ExportError::Owned {
                 path: target.to_path_buf(),
@@ -88,7 +76,15 @@ fn resolved_place(path: &Path) -> Option<PathBuf> {
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ExportError> {
     check_target(path)?;
     create_parent_dirs(path)?;
-    let mut tmp = temporary_beside(path)?;
+    // Created exclusively under a random name (nothing planted).
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        // As `File::create` would make it: the umask decides, not the temporary's 0600.
+        .permissions(fs::Permissions::from_mode(0o666))
+        .tempfile_in(folder_of(path))
+        .map_err(io_err(path))?;
     // Errors name the file being written, which the user knows, not its random temporary.
     tmp.as_file_mut().write_all(bytes).map_err(io_err(path))?;
     tmp.as_file().sync_all().map_err(io_err(path))?;
@@ -133,8 +129,8 @@ pub fn open_append(path: &Path) -> Result<File, ExportError> {
     Ok(file)
 }
 
-/// Opens the regular file `path` read-write, no link followed; `true` when created (exclusively).
-pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
+/// Opens the regular file `path` read-write (created exclusively when missing), no link followed.
+pub fn open_rw(path: &Path) -> Result<File, ExportError> {
     let open = |new: bool| {
         OpenOptions::new()
             .read(true)
@@ -145,16 +141,16 @@ pub fn open_rw(path: &Path) -> Result<(File, bool), ExportError> {
     };
     // A file gone a moment later (a lock let go) is created afresh, a bounded number of times.
     for _ in 0..100 {
-        let (file, created) = match open(true) {
-            Ok(f) => (f, true),
+        let file = match open(true) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match open(false) {
-                Ok(f) => (f, false),
+                Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                 Err(e) => return Err(link_or_io(path, e)),
             },
             Err(e) => return Err(link_or_io(path, e)),
         };
-        return Ok((regular(path, file)?, created));
+        return regular(path, file);
     }
     Err(io_err(path)(std::io::Error::other(
         "the file keeps appearing and vanishing",
@@ -201,28 +197,21 @@ pub fn check_dir(dir: &Path, dir_may_be_link: bool) -> Result<(), ExportError> {
     if !dir.is_dir() {
         return Ok(());
     }
-    match first_link(dir)? {
-        Some(path) => Err(ExportError::Link { path }),
-        None => Ok(()),
-    }
-}
-
-/// The first symbolic link below `dir` (links are not followed into).
-pub fn first_link(dir: &Path) -> Result<Option<PathBuf>, ExportError> {
+    // Links are not followed into.
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in fs::read_dir(&d).map_err(io_err(&d))? {
             let entry = entry.map_err(io_err(&d))?;
             let kind = entry.file_type().map_err(io_err(&entry.path()))?;
             if kind.is_symlink() {
-                return Ok(Some(entry.path()));
+                return Err(ExportError::Link { path: entry.path() });
             }
             if kind.is_dir() {
                 stack.push(entry.path());
             }
         }
     }
-    Ok(None)
+    Ok(())
 }
 
 /// A way to ask, before each write, whether a lock is still this process's.
@@ -271,14 +260,13 @@ pub enum Taken {
     Replaced,
 }
 
-/// Takes the lock at `path` (created exclusively when missing, or, left behind by a holder
-/// that was killed, opened and taken over, the kill having released it; never through a link);
-/// one its last holder removed meanwhile is let go and taken afresh, at most `tries` times.
-/// Without a `holder` it waits for the lock; with one, it tries for a fifth of a second and
-/// then writes `holder` into the file for whoever finds it busy.
+/// Takes the lock at `path`, never through a link: created exclusively when missing, or taken
+/// over from a killed holder (the kill released it); one its holder removed meanwhile is taken
+/// afresh, at most `tries` times. Without a `holder` it waits; with one, it tries for a fifth
+/// of a second and then writes `holder` into the file for whoever finds it busy.
 pub fn take_lock(path: &Path, holder: Option<&str>, tries: usize) -> Result<Taken, ExportError> {
     for _ in 0..tries {
-        let (mut file, _) = open_rw(path)?;
+        let mut file = open_rw(path)?;
         if holder.is_none() {
             file.lock().map_err(io_err(path))?;
         } else if !try_briefly(&file) {
@@ -323,10 +311,6 @@ pub fn lock_exclusive(path: &Path) -> Result<FileLock, ExportError> {
             "the lock file keeps being replaced",
         ))),
     }
-}
-
-pub(crate) fn same_inode(a: &fs::Metadata, b: &fs::Metadata) -> bool {
-    a.dev() == b.dev() && a.ino() == b.ino()
 }
 
 impl Drop for FileLock {

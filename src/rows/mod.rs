@@ -1,7 +1,6 @@
-//! The ground floor: the words every layer shares, and every row type a command writes, each
-//! with the name of its CSV file and its columns. Producers fill rows; the outputs (`export/`,
-//! `plot/`, `report/`) read nothing else but `stats` and `paper`. Nothing here depends on
-//! anything of this crate above it.
+//! The ground floor, depending on nothing above it: the shared words, and every row type a
+//! command writes with its CSV file's name. The outputs (`export/`, `plot/`, `report/`) read
+//! nothing else but `stats` and `paper`.
 
 mod baseline;
 mod calibration;

@@ -1,7 +1,6 @@
 //! When a comparison has been timed enough: past each side's `reps` and `min_time`, the sides
-//! take turns until the PR's 95% CI decides (see [`decided`]) or `max_time` more seconds are
-//! spent, the way criterion sizes its samples to the noise. A GPU's comparison is usually
-//! decided at its minimum; a CPU device's noisy timings get the repetitions they need.
+//! take turns until the 95% CI of the PR decides ([`decided`]) or `max_time` more seconds pass (as
+//! criterion sizes samples to the noise): a GPU is usually decided at its minimum, a CPU later.
 
 use std::time::Instant;
 

@@ -22,12 +22,6 @@ pub struct RowContext<'a> {
     pub comparison: &'a Comparison,
 }
 
-/// The seed of every bootstrap of a comparison: the same rows give the same CIs.
-fn seed_of(id: &str) -> u64 {
-    let h = Sha256::digest(id.as_bytes());
-    u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]])
-}
-
 /// The bootstrap statistics of a comparison: each side's summary and the PR of the two.
 pub struct ComparisonStats {
     summaries: Vec<Option<stats::Summary>>,
@@ -39,7 +33,9 @@ pub struct ComparisonStats {
 /// own seeded generator). A side with fewer than [`stats::MIN_SAMPLES_FOR_CI`] samples keeps
 /// its median but gets NaN CI bounds, as does its PR (which then has no verdict).
 pub fn comparison_stats(ctx: &RowContext, plans: &[SidePlan], runs: &[SideRun]) -> ComparisonStats {
-    let seed = seed_of(&ctx.comparison.id);
+    // The seed of every bootstrap of a comparison: the same rows give the same CIs.
+    let h = Sha256::digest(ctx.comparison.id.as_bytes());
+    let seed = u64::from_le_bytes([h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7]]);
     let timed: Vec<Option<Vec<f64>>> = plans
         .iter()
         .zip(runs)
@@ -159,14 +155,9 @@ fn median_of(values: impl Iterator<Item = Option<Seconds>>) -> Option<f64> {
     stats::median(&v)
 }
 
-/// The work a row's metric counts (GB, GFLOP or one launch).
-fn work(row: &MeasurementRow) -> f64 {
-    row.metric_unit.work(row.bytes, row.flops)
-}
-
 fn metric_value(row: &MeasurementRow, seconds: f64) -> f64 {
     if seconds > 0.0 {
-        work(row) / seconds
+        row.metric_unit.work(row.bytes, row.flops) / seconds
     } else {
         f64::NAN
     }
@@ -399,6 +390,7 @@ pub fn disagreement(
     let (Some(p), [a, b], [ta, tb]) = (pr, measurements, times_of.as_slice()) else {
         return None;
     };
+    let work = |m: &MeasurementRow| m.metric_unit.work(m.bytes, m.flops);
     match stats::point_ratio(ta, work(a), tb, work(b)) {
         Some(r) if same(p.pr, r) && same(p.metric_a, a.metric) && same(p.metric_b, b.metric) => {
             None

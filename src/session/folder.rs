@@ -207,15 +207,6 @@ pub enum FolderError {
     Io(#[from] ExportError),
 }
 
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> FolderError + '_ {
-    move |source| {
-        FolderError::Io(ExportError::Io {
-            path: path.to_path_buf(),
-            source,
-        })
-    }
-}
-
 /// Checks a resumed folder against this run and gives its row hashes; writes nothing.
 pub fn check_identity(
     dir: &Path,
@@ -226,7 +217,7 @@ pub fn check_identity(
     let path = dir.join(IDENTITY_FILE);
     if resume && path.exists() {
         let text = crate::input_file::read_text_capped(&path, crate::input_file::RESULT_CAP)
-            .map_err(io(&path))?;
+            .map_err(crate::export::io_err(&path))?;
         let stored: FolderIdentity =
             serde_json::from_str(&text).map_err(|e| ExportError::Json {
                 path: path.clone(),
@@ -263,17 +254,13 @@ pub fn release_held_locks() {
 
 /// The folder's lock, held until dropped; the lock file goes with it.
 #[derive(Debug)]
-pub struct FolderLock {
-    _lock: FileLock,
-    /// To hand (cloned) to whatever writes into the folder.
-    pub(super) check: LockCheck,
-}
+pub struct FolderLock(pub(super) FileLock);
 
 impl Drop for FolderLock {
     /// Leaves the held-locks list; the lock file then goes with the [`FileLock`].
     fn drop(&mut self) {
         if let Ok(mut held) = HELD.lock() {
-            held.retain(|l| l != &self.check);
+            held.retain(|l| l != &self.0.check);
         }
     }
 }
@@ -288,11 +275,10 @@ pub fn lock(dir: &Path) -> Result<FolderLock, FolderError> {
     );
     let holder = match safe::take_lock(&dir.join(LOCK_FILE), Some(&me), 10)? {
         Taken::Lock(lock) => {
-            let check = lock.check.clone();
             if let Ok(mut held) = HELD.lock() {
-                held.push(check.clone());
+                held.push(lock.check.clone());
             }
-            return Ok(FolderLock { _lock: lock, check });
+            return Ok(FolderLock(lock));
         }
         Taken::Busy(mut file) => {
             let mut holder = String::new();

@@ -26,7 +26,6 @@ pub struct SidePlan<'b> {
     pub config: SideConfig,
 }
 
-/// Why a side has no timing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     pub status: Status,
@@ -75,18 +74,17 @@ impl SideRun {
 /// A set of inputs: family, [input key](crate::families::Family::input_key), size, seed, matrix.
 type InputKey = (FamilyId, &'static str, Size, u64, String);
 
-/// The recent input sets, costly at GPU sizes (2^28 floats and their f64 reference, a
-/// 2^24-vertex graph) and often wanted again, not always in a row (a BFS graph's kernel and
-/// level sweeps, SpMV's memory-space variants). Bounded by bytes, least recently used out,
-/// always keeping the last two (the two sides of an unfair problem-size pair).
+/// The recent input sets, costly at GPU sizes (2^28 floats and their f64 reference) and often
+/// wanted again, not always in a row (BFS's kernel and level sweeps, SpMV's memory-space
+/// variants): least recently used out past a byte budget, the last two (two sides) always kept.
 pub struct InputCache {
     pub(super) entries: Vec<(InputKey, Rc<Inputs>)>,
     budget_bytes: usize,
 }
 
 impl Default for InputCache {
-    /// Holds beyond its last two sets a quarter of the host memory available when the run
-    /// starts, at most 16 GiB (a few GPU-sized sets, never a share that pushes the host to swap).
+    /// A budget of a quarter of the host memory available at the start, at most 16 GiB (a few
+    /// GPU-sized sets, never a share that pushes the host to swap).
     fn default() -> Self {
         const CAP: u64 = 16 << 30;
         let bytes = crate::host_memory::available_host_bytes()
@@ -97,7 +95,6 @@ impl Default for InputCache {
 }
 
 impl InputCache {
-    /// A cache that keeps sets beyond the last two while they total at most `budget_bytes`.
     pub fn with_budget(budget_bytes: usize) -> Self {
         InputCache {
             entries: Vec::new(),
@@ -141,7 +138,6 @@ impl InputCache {
     }
 }
 
-/// What watches the launches of a comparison.
 #[derive(Clone, Copy)]
 pub struct Guard<'a> {
     pub watchdog: Option<&'a Watchdog>,
@@ -152,7 +148,6 @@ pub struct Guard<'a> {
 }
 
 impl Guard<'_> {
-    /// Runs `launch` under the watchdog, as `what` on `api`, for at most `limit`.
     fn watch<T>(
         &self,
         api: Api,
@@ -221,8 +216,8 @@ pub fn measure_comparison(
     timed.then_some(runs)
 }
 
-/// The program text the side other than `i` compiled, for a side with `program = "other"`; an
-/// error naming why there is none (`runs` says how a side that is not prepared failed).
+/// The program text the other side compiled, for side `i` with `program = "other"`, or why
+/// there is none.
 fn other_program(
     sides: &[SidePlan],
     prepared: &[Option<Prepared>],
@@ -342,8 +337,7 @@ fn prepare_and_verify(
     (None, failure, later)
 }
 
-/// Runs once in the side's wait mode and timer, set each time: two sides (or comparisons)
-/// may share one backend and differ only in how they wait or time.
+/// Runs once in the side's wait mode and timer, set each time: two sides may share a backend.
 fn run_waiting(
     backend: &mut dyn Runtime,
     p: &Prepared,
@@ -367,7 +361,7 @@ fn wants_more(rule: &mut Rule, sides: &[SidePlan], runs: &[SideRun]) -> bool {
     }
 }
 
-/// The untimed runs before timing: each side's `warmup`, interleaved.
+/// Each side's untimed `warmup` runs, interleaved.
 fn warm_up(
     sides: &mut [SidePlan],
     prepared: &[Option<Prepared>],
@@ -393,10 +387,9 @@ fn warm_up(
     }
 }
 
-/// The timed turns after the warm-up; false when interrupted. The sides take turns of `turn`
-/// timed repetitions (after an untimed one when `turn` > 1 and the other side went before),
-/// first to their minimum (`reps`, `min_time`), then while the [`super::adaptive`] rule wants
-/// more. A launch that fails marks its side failed and stops timing it.
+/// The timed turns (false when interrupted): turns of `turn` repetitions (after an untimed one
+/// when `turn` > 1 and the other side went before) to each side's minimum (`reps`, `min_time`),
+/// then while the [`super::adaptive`] rule wants more; a failed launch marks its side failed.
 fn time_turns(
     sides: &mut [SidePlan],
     prepared: &[Option<Prepared>],
@@ -485,7 +478,6 @@ fn time_turns(
     true
 }
 
-/// The positive, finite times of the side's own timer.
 pub fn times(plan: &SidePlan, run: &SideRun) -> Vec<f64> {
     run.samples
         .iter()

@@ -28,7 +28,7 @@ use crate::backend::Runtime;
 use crate::export::ExportError;
 use crate::families::exec::SideConfig;
 use crate::kernels::KernelSources;
-use crate::rows::{MeasurementRow, PrRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, Side, Status, TimingRow};
 use crate::study::{Comparison, ExpectedRefusal, Resolved, Study};
 use analysis::RowContext;
 pub use measure::InputCache;
@@ -96,7 +96,7 @@ pub struct RunSummary {
     pub refused_as_expected: Vec<String>,
     pub interrupted: bool,
     /// Where each measured comparison's time went (see [`timings`]).
-    pub timings: Vec<crate::rows::TimingRow>,
+    pub timings: Vec<TimingRow>,
     /// Programs built ahead, several at once, and the seconds that took (in no comparison's).
     pub built_ahead: usize,
     pub built_ahead_s: f64,
@@ -226,9 +226,7 @@ fn measure_all(
             summary.interrupted = true;
             break;
         };
-        summary
-            .timings
-            .push(crate::rows::TimingRow::of(&comparison.id, &times));
+        summary.timings.push(TimingRow::of(&comparison.id, &times));
         // Written before the next comparison starts: an interruption keeps it.
         sink.record(&rows)?;
         tell(Progress::Done {
@@ -244,21 +242,14 @@ fn measure_all(
 /// The side's launch shape and compile settings, default groups by the rule on its device.
 fn side_plan<'b>(side: Side, backend: &'b mut dyn Runtime, settings: Resolved) -> SidePlan<'b> {
     let settings = auto::resolve(settings, backend.info());
-    let groups = settings.groups.unwrap_or_else(|| {
-        settings.variant.family.family().default_groups(
-            settings.variant,
-            settings.size,
-            settings.local,
-            backend.info().compute_units,
-        )
-    });
-    let groups_y = settings.groups_y.unwrap_or_else(|| {
-        settings.variant.family.family().default_groups_y(
-            settings.variant,
-            settings.size,
-            settings.local_y,
-        )
-    });
+    let (s, units) = (&settings, backend.info().compute_units);
+    let family = s.variant.family.family();
+    let groups = s
+        .groups
+        .unwrap_or_else(|| family.default_groups(s.variant, s.size, s.local, units));
+    let groups_y = s
+        .groups_y
+        .unwrap_or_else(|| family.default_groups_y(s.variant, s.size, s.local_y));
     let config = SideConfig {
         shape: crate::backend::LaunchShape::planar(
             (groups, groups_y),

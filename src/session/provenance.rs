@@ -124,20 +124,6 @@ pub fn of_run(
     p
 }
 
-/// The command line as one shell-like line: arguments with spaces (or none) in quotes.
-fn command_text(args: &[String]) -> String {
-    args.iter()
-        .map(|a| {
-            if a.is_empty() || a.contains(char::is_whitespace) {
-                format!("'{a}'")
-            } else {
-                a.clone()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// A line atop a human-readable result (commit, devices, date, command line): its origin.
 pub fn summary_line(p: &Provenance) -> String {
     let devices: Vec<String> = p
@@ -145,6 +131,12 @@ pub fn summary_line(p: &Provenance) -> String {
         .iter()
         .map(|d| format!("{} {} (driver {})", d.api, d.device, d.driver))
         .collect();
+    // The command line as one shell-like line: arguments with spaces (or none) in quotes.
+    let quoted = |a: &String| match a.is_empty() || a.contains(char::is_whitespace) {
+        true => format!("'{a}'"),
+        false => a.clone(),
+    };
+    let command: Vec<String> = p.command_line.iter().map(quoted).collect();
     format!(
         "clvscu {} commit {} on {}, {}: `{}`",
         p.clvscu_version,
@@ -155,6 +147,6 @@ pub fn summary_line(p: &Provenance) -> String {
             devices.join(", ")
         },
         p.date_utc,
-        command_text(&p.command_line)
+        command.join(" ")
     )
 }

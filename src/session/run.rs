@@ -1,7 +1,6 @@
-//! The whole of `clvscu run` as a library call: open the output folder ([`RunFolder`]), run
-//! the study (once, or `passes` times for a soak) and write the summary. The binary parses
-//! arguments, opens the sides, calls [`execute`], draws the charts from the folder and maps
-//! the [`Outcome`](super::Outcome) to an exit code.
+//! The whole of `clvscu run` as a library call ([`execute`]): open the [`RunFolder`], run the
+//! study (once, or `passes` times for a soak) and write the summary. The binary opens the
+//! sides, draws the charts and maps the [`Outcome`](super::Outcome) to an exit code.
 
 use std::time::Instant;
 
@@ -117,45 +116,32 @@ fn calibrate_if_runtime_bound(
     if !runtime_bound {
         return Ok(None);
     }
-    if plan.resume && folder.dir.join(crate::rows::CALIBRATION_CSV).exists() {
-        let dir = &folder.dir;
+    let dir = folder.dir.clone();
+    let found = if plan.resume && dir.join(crate::rows::CALIBRATION_CSV).exists() {
         let kept = read_rows(&dir.join(crate::rows::CALIBRATION_CSV)).and_then(|rows| {
             let prs = read_rows_if_file(&dir.join(crate::rows::CALIBRATION_PR_CSV))?;
             Ok(Calibration { rows, prs })
         });
-        return Ok(match kept {
-            Ok(c) => Some(c),
-            Err(e) => {
-                // The rows stand without it; the summary then says nothing of it.
-                folder.note(format!(
-                    "the first run's runtime calibration is unreadable: {e}"
-                ));
-                None
+        kept.map_err(|e| format!("the first run's runtime calibration is unreadable: {e}"))
+    } else {
+        let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
+        if let Some(b) = sides.b.as_mut() {
+            backends.push(b.as_mut());
+        }
+        let quick = CalibrationPlan::quick();
+        match calibrate::calibrate(&mut backends, plan.context.sources, &quick) {
+            Ok(c) => {
+                calibrate::write(&dir, &c, "Runtime calibration")?;
+                folder.note(format!("runtime calibration: {}", calibrate::verdict(&c)));
+                Ok(c)
             }
-        });
-    }
-    let mut backends: Vec<&mut dyn Runtime> = vec![sides.a.as_mut()];
-    if let Some(b) = sides.b.as_mut() {
-        backends.push(b.as_mut());
-    }
-    match calibrate::calibrate(
-        &mut backends,
-        plan.context.sources,
-        &CalibrationPlan::quick(),
-    ) {
-        Ok(c) => {
-            calibrate::write(&folder.dir, &c, "Runtime calibration")?;
-            folder.note(format!("runtime calibration: {}", calibrate::verdict(&c)));
-            Ok(Some(c))
-        }
-        Err(e) => {
-            // The study still runs; its rows then say nothing of the harness's overhead.
-            folder.note(format!(
+            Err(e) => Err(format!(
                 "runtime calibration failed, nothing calibrated: {e}"
-            ));
-            Ok(None)
+            )),
         }
-    }
+    };
+    // Without it the study still runs; its rows and summary then say nothing of the overhead.
+    Ok(found.map_err(|why| folder.note(why)).ok())
 }
 
 /// The study once, or `passes` times with the pass in each comparison's name and a row of
@@ -178,21 +164,29 @@ fn run_passes(
     };
     for pass in 1..=passes {
         let started = Instant::now();
-        let study = if passes > 1 {
-            numbered_pass(&plan.study, pass)
-        } else {
-            plan.study.clone()
-        };
+        let mut study = plan.study.clone();
+        if passes > 1 {
+            study.name = format!("{}#pass{pass}", study.name);
+            for c in &mut study.comparisons {
+                c.id = format!("{}#pass{pass}", c.id);
+            }
+        }
         let b = sides.b.as_deref_mut().map(|x| x as &mut dyn Runtime);
         let sink = &mut folder.store;
         let summary = run_study_with(&study, sides.a.as_mut(), b, sink, ctx, &mut inputs)?;
         if passes > 1 {
             let kept = summary.skipped == study.comparisons.len();
-            let row = earlier
-                .iter()
-                .find(|r| kept && r.pass == pass)
-                .cloned()
-                .unwrap_or_else(|| pass_row(pass, started, &summary));
+            let row = earlier.iter().find(|r| kept && r.pass == pass).cloned();
+            let row = row.unwrap_or_else(|| PassRow {
+                pass,
+                seconds: started.elapsed().as_secs_f64(),
+                measurements_ok: (summary.measurements.iter())
+                    .filter(|m| m.status == Status::Ok)
+                    .count(),
+                failed: summary.failed.len(),
+                resident_kib: soak::resident_kib(),
+                open_fds: soak::open_fds(),
+            });
             on_event(Event::PassDone {
                 row: &row,
                 of: passes,
@@ -207,30 +201,6 @@ fn run_passes(
         }
     }
     Ok(all)
-}
-
-fn numbered_pass(study: &Study, pass: u32) -> Study {
-    let mut s = study.clone();
-    s.name = format!("{}#pass{pass}", study.name);
-    for c in &mut s.comparisons {
-        c.id = format!("{}#pass{pass}", c.id);
-    }
-    s
-}
-
-fn pass_row(pass: u32, started: Instant, summary: &RunSummary) -> PassRow {
-    PassRow {
-        pass,
-        seconds: started.elapsed().as_secs_f64(),
-        measurements_ok: summary
-            .measurements
-            .iter()
-            .filter(|m| m.status == Status::Ok)
-            .count(),
-        failed: summary.failed.len(),
-        resident_kib: soak::resident_kib(),
-        open_fds: soak::open_fds(),
-    }
 }
 
 /// `summary.md`: the folder's tables, the refusals the study expects and the calibration.

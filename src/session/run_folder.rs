@@ -24,8 +24,7 @@ pub const STUDY_FILE: &str = "study.toml";
 /// A run's folder, held for as long as the run goes on (the lock goes when it is dropped).
 pub struct RunFolder {
     pub(super) dir: PathBuf,
-    _lock: FolderLock,
-    held: safe::LockCheck,
+    lock: FolderLock,
     pub(super) store: CsvStore,
     provenance: Provenance,
     provenance_path: PathBuf,
@@ -44,7 +43,6 @@ impl RunFolder {
         safe::prepare_dir(&dir, true).map_err(output)?;
         safe::probe_writable(&dir).map_err(output)?;
         let lock = folder::lock(&dir)?;
-        let held = lock.check.clone();
         let infos = sides.infos();
         let identity = FolderIdentity::of(
             &plan.study,
@@ -58,7 +56,7 @@ impl RunFolder {
                 rows: recorded,
                 ..identity
             }),
-            lock: Some(held.clone()),
+            lock: Some(lock.0.check.clone()),
         };
         let sides_n = if sides.b.is_some() { 2 } else { 1 };
         let store = CsvStore::open_guarded(&dir, plan.resume, sides_n, guards).map_err(output)?;
@@ -72,8 +70,7 @@ impl RunFolder {
         let folder = RunFolder {
             provenance_path: provenance_path(&dir, plan.resume),
             dir,
-            _lock: lock,
-            held,
+            lock,
             store,
             provenance,
         };
@@ -108,12 +105,12 @@ impl RunFolder {
 
     /// The first run's provenance stays; each resume saves its own beside it.
     pub fn save_provenance(&self) -> Result<(), SessionError> {
-        self.held.still_held()?;
+        self.lock.0.check.still_held()?;
         Ok(write_json_atomic(&self.provenance_path, &self.provenance)?)
     }
 
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<(), SessionError> {
-        self.held.still_held()?;
+        self.lock.0.check.still_held()?;
         Ok(write_atomic(&self.dir.join(name), bytes)?)
     }
 
@@ -122,7 +119,7 @@ impl RunFolder {
         name: &str,
         rows: &[T],
     ) -> Result<(), SessionError> {
-        self.held.still_held()?;
+        self.lock.0.check.still_held()?;
         Ok(write_rows(&self.dir.join(name), rows)?)
     }
 

@@ -1,7 +1,6 @@
-//! Whether a study is sized for a GPU and the run is on a CPU device: said before it starts, so
-//! a run that will take hours does not look hung. The estimate is a floor: each side's warm-up
-//! and minimum repetitions of each comparison doing its work (bytes at a CPU's memory bandwidth,
-//! flops at its peak, whichever takes longer), before any adaptive repetitions or builds.
+//! A study sized for a GPU run on a CPU device is said before it starts, so an hours-long run
+//! does not look hung. The estimate is a floor: each side's warm-up and minimum repetitions at a
+//! CPU's bandwidth or peak flops, whichever takes longer, before adaptive repetitions or builds.
 
 use crate::study::Study;
 

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::folder::{short_hash, FolderIdentity, IDENTITY_FILE};
-use crate::export::csv::{csv_bytes, read_to_append, CsvAppender, Existing};
+use crate::export::csv::{read_to_append, render_with, CsvAppender, Existing};
 use crate::export::json::write_json_atomic;
 use crate::export::safe::{self, LockCheck};
 use crate::export::ExportError;
@@ -20,7 +20,6 @@ pub struct ComparisonRows {
     pub pr: Option<PrRow>,
 }
 
-/// A destination of finished comparisons.
 pub trait Sink {
     /// How many sides of `comparison` are already stored (so `--resume` skips it).
     fn stored_sides(&self, _comparison: &str) -> usize {
@@ -59,9 +58,8 @@ pub struct Guards {
 
 impl CsvStore {
     /// Opens the three CSVs in `dir` for runs of `sides` sides. Without `resume`, non-empty
-    /// files are refused, not overwritten; with it, only whole, successful comparisons count
-    /// as done, and the rows of the others are dropped to be measured again, each named in
-    /// `remeasured`.
+    /// files are refused; with it, only whole, successful comparisons count as done, and the
+    /// others' rows are dropped to be measured again, each named in `remeasured`.
     pub fn open(dir: &Path, resume: bool, sides: usize) -> Result<Self, ExportError> {
         safe::prepare_dir(dir, true)?;
         safe::probe_writable(dir)?;
@@ -115,11 +113,7 @@ impl CsvStore {
         let Some(name) = rows.measurements.first().map(|m| m.comparison.clone()) else {
             return Ok(());
         };
-        let hash = rows_hash(
-            &rows.measurements.iter().collect::<Vec<_>>(),
-            &rows.samples.iter().collect::<Vec<_>>(),
-            rows.pr.as_ref(),
-        )?;
+        let hash = rows_hash(&rows.measurements, &rows.samples, rows.pr.as_ref())?;
         identity.rows.insert(name, hash);
         write_json_atomic(&self.dir.join(IDENTITY_FILE), identity)
     }
@@ -160,24 +154,16 @@ impl Sink for CsvStore {
 }
 
 /// The hash of one comparison's rows as the CSV files hold them: samples, PR, measurements.
-pub fn rows_hash(
-    measurements: &[&MeasurementRow],
-    samples: &[&SampleRow],
+fn rows_hash(
+    measurements: &[impl serde::Serialize],
+    samples: &[impl serde::Serialize],
     pr: Option<&PrRow>,
 ) -> Result<String, ExportError> {
-    let parts = [
-        csv_bytes(samples, &[]),
-        csv_bytes(pr.as_slice(), &[]),
-        csv_bytes(measurements, &[]),
+    let bytes = [
+        render_with(samples, &[])?,
+        render_with(pr.as_slice(), &[])?,
+        render_with(measurements, &[])?,
     ];
-    let bytes: Vec<Vec<u8>> =
-        parts
-            .into_iter()
-            .collect::<Result<_, _>>()
-            .map_err(|e| ExportError::Render {
-                format: "csv",
-                message: e.to_string(),
-            })?;
     Ok(short_hash(&bytes.concat()))
 }
 
@@ -240,7 +226,6 @@ impl Stored {
         })
     }
 
-    /// Drops from the three files every row of a comparison that is not done.
     fn keep_only(self, done: &Done) -> Result<Stored, ExportError> {
         let is_done = |c: &String| done.contains_key(c);
         Ok(Stored {
@@ -253,29 +238,25 @@ impl Stored {
     /// Each comparison's rows, and the comparisons in the order they first appear (in the
     /// measurements, the PRs, then the samples).
     fn by_comparison(&self) -> (Vec<&str>, HashMap<&str, Rows<'_>>) {
-        let mut by = (Vec::new(), HashMap::new());
+        let mut rows: HashMap<&str, Rows> = HashMap::new();
         for m in &self.measurements.rows {
-            group(&mut by, &m.comparison).measurements.push(m);
+            rows.entry(&m.comparison).or_default().measurements.push(m);
         }
         for p in &self.prs.rows {
-            group(&mut by, &p.comparison).prs.push(p);
+            rows.entry(&p.comparison).or_default().prs.push(p);
         }
         for s in &self.samples.rows {
-            group(&mut by, &s.comparison).samples.push(s);
+            rows.entry(&s.comparison).or_default().samples.push(s);
         }
-        by
+        let mut seen = HashSet::new();
+        let order = (self.measurements.rows.iter().map(|m| &m.comparison))
+            .chain(self.prs.rows.iter().map(|p| &p.comparison))
+            .chain(self.samples.rows.iter().map(|s| &s.comparison))
+            .map(String::as_str)
+            .filter(|c| seen.insert(*c))
+            .collect();
+        (order, rows)
     }
-}
-
-/// The rows of comparison `c`, noted in the order when it is new.
-fn group<'r, 'a>(
-    (order, rows): &'r mut (Vec<&'a str>, HashMap<&'a str, Rows<'a>>),
-    c: &'a str,
-) -> &'r mut Rows<'a> {
-    rows.entry(c).or_insert_with(|| {
-        order.push(c);
-        Rows::default()
-    })
 }
 
 /// One comparison's rows in the three files, each in file order.
@@ -286,10 +267,9 @@ struct Rows<'a> {
     samples: Vec<&'a SampleRow>,
 }
 
-/// Decides from the three files' rows which comparisons are whole: one measurement row per
-/// side, all verified and timed, one PR row for two sides, samples of every side. Rows deleted
-/// by hand, a kill between two writes, two runs of one comparison or a failure break it.
-/// Gives those done (with their sides), and why each other one is measured again.
+/// The comparisons that are whole (one verified, timed measurement row per side, one PR row for
+/// two sides, samples of every side), and why each other one is measured again: rows deleted by
+/// hand, a kill between two writes, two runs of one comparison or a failure break it.
 fn audit(order: &[&str], rows: &HashMap<&str, Rows>, sides: usize) -> (Done, Vec<String>) {
     let (mut done, mut remeasured) = (HashMap::new(), Vec::new());
     for &c in order {
@@ -319,14 +299,9 @@ fn incomplete(rows: &Rows, sides: usize) -> Option<String> {
     if prs != pr_expected {
         return Some(format!("{prs} PR rows, expected {pr_expected}"));
     }
-    let sampled_sides = rows
-        .samples
-        .iter()
-        .map(|s| s.side)
-        .collect::<HashSet<_>>()
-        .len();
-    if sampled_sides != sides {
-        return Some(format!("samples of {sampled_sides} of {sides} sides"));
+    let sampled: HashSet<_> = rows.samples.iter().map(|s| s.side).collect();
+    if sampled.len() != sides {
+        return Some(format!("samples of {} of {sides} sides", sampled.len()));
     }
     None
 }

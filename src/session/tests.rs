@@ -833,7 +833,7 @@ fn a_deleted_or_replaced_lock_stops_every_later_write() {
     let folder = Folder::new();
     let lock_file = folder.path().join(super::folder::LOCK_FILE);
     let held = super::folder::lock(folder.path()).unwrap();
-    let check = held.check.clone();
+    let check = held.0.check.clone();
     assert!(check.still_held().is_ok());
     let guards = super::store::Guards {
         identity: None,

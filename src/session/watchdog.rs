@@ -1,7 +1,6 @@
-//! A watchdog over every launch. A kernel that never ends blocks its host thread inside the
-//! driver, where nothing else can stop it; the watchdog thread sees the launch pass its limit
-//! and calls the caller's `on_expiry` (the binary ends the process there, with a message and
-//! its own exit code: every finished comparison is already on disk).
+//! A watchdog over every launch: a kernel that never ends blocks its thread inside the driver,
+//! so a thread of its own calls `on_expiry` once a launch passes its limit (the binary ends the
+//! process there with its own exit code; every finished comparison is already on disk).
 
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -48,19 +47,18 @@ impl Watchdog {
     /// Starts the thread that calls `on_expiry(what, ran_for, limit)` once a launch runs late.
     pub fn start(on_expiry: impl Fn(&str, Duration, Duration) + Send + 'static) -> Watchdog {
         let dog = Watchdog::default();
-        let watched = dog.armed.clone();
+        let watched = dog.clone();
         thread::spawn(move || loop {
             thread::sleep(crate::study::limits::WATCHDOG_TICK);
             // Looked at in place: a tick allocates nothing unless a launch has expired.
             let expired = watched
+                .armed
                 .lock()
                 .ok()
                 .and_then(|g| g.as_ref().filter(|a| a.since.elapsed() > a.limit).cloned());
             if let Some(a) = expired {
                 on_expiry(&a.what.to_string(), a.since.elapsed(), a.limit);
-                if let Ok(mut g) = watched.lock() {
-                    *g = None;
-                }
+                watched.disarm();
             }
         });
         dog
