@@ -67,26 +67,17 @@ pub fn expand(param: &str, text: &str) -> Result<Vec<String>, QuickError> {
 /// `lo, 2 lo, 4 lo, ... <= hi`, written as given (`2^K` stays a power of two).
 fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, QuickError> {
     let param = param.to_string();
-    let value = |s: &str| -> Result<(u64, bool), QuickError> {
-        match s.trim().strip_prefix("2^") {
-            Some(k) => k
-                .parse::<u32>()
-                .ok()
-                .and_then(|k| 1u64.checked_shl(k))
-                .map(|v| (v, true))
-                .ok_or_else(|| QuickError::NotPowerOfTwo {
-                    param: param.clone(),
-                    value: s.into(),
-                }),
-            None => s
-                .trim()
-                .parse::<u64>()
-                .map(|v| (v, false))
-                .map_err(|_| QuickError::NotWhole {
-                    param: param.clone(),
-                    value: s.into(),
-                }),
-        }
+    let value = |s: &str| {
+        let pow = s.trim().starts_with("2^");
+        let v = length(s.trim()).ok_or_else(|| {
+            let (param, value) = (param.clone(), s.into());
+            if pow {
+                QuickError::NotPowerOfTwo { param, value }
+            } else {
+                QuickError::NotWhole { param, value }
+            }
+        })?;
+        Ok((v, pow))
     };
     let ((lo, pow), (hi, _)) = (value(lo)?, value(hi)?);
     if lo == 0 || lo > hi {
@@ -106,6 +97,14 @@ fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, QuickError> 
         }
     }
     Ok(out)
+}
+
+/// `2^K` or a whole number; `None` for anything else or a power past `u64`.
+pub(crate) fn length(text: &str) -> Option<u64> {
+    match text.strip_prefix("2^") {
+        Some(k) => 1u64.checked_shl(k.parse().ok()?),
+        None => text.parse().ok(),
+    }
 }
 
 fn quote(s: &str) -> String {
