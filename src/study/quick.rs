@@ -135,7 +135,17 @@ impl QuickRun {
             self.target,
             quote(family)
         );
-        self.push_scalars(&mut text);
+        let scalars = [
+            ("reps", self.reps.map(|r| r.to_string())),
+            ("warmup", self.warmup.map(|w| w.to_string())),
+            ("min_time", self.min_time.map(|t| format!("{t:?}"))),
+            ("max_time", self.max_time.map(|t| format!("{t:?}"))),
+            ("target_ci", self.target_ci.map(|t| format!("{t:?}"))),
+            ("timer", self.timer.as_deref().map(quote)),
+        ];
+        for (key, value) in scalars.iter().filter_map(|(k, v)| Some((k, v.as_ref()?))) {
+            text.push_str(&format!("{key} = {value}\n"));
+        }
         let variant_line = match variant {
             Some(v) => format!("variant = {}\n", quote(v)),
             None => "all_variants = true\n".to_string(),
@@ -172,22 +182,6 @@ impl QuickRun {
             }
         }
         Ok(text)
-    }
-
-    fn push_scalars(&self, text: &mut String) {
-        let scalars = [
-            ("reps", self.reps.map(|r| r.to_string())),
-            ("warmup", self.warmup.map(|w| w.to_string())),
-            ("min_time", self.min_time.map(|t| format!("{t:?}"))),
-            ("max_time", self.max_time.map(|t| format!("{t:?}"))),
-            ("target_ci", self.target_ci.map(|t| format!("{t:?}"))),
-            ("timer", self.timer.as_deref().map(quote)),
-        ];
-        for (key, value) in scalars {
-            if let Some(value) = value {
-                text.push_str(&format!("{key} = {value}\n"));
-            }
-        }
     }
 
     /// The parameters: (key, values, whether TOML quotes a value).
