@@ -147,7 +147,7 @@ fn timing(spec: &Spec) -> Result<(f64, f64, f64), FieldError> {
              of one comparison stops there"
         )));
     }
-    let (max_time_s, target_ci) = stopping_rule(spec)?;
+    let (max_time_s, target_ci) = stopping_rule(spec.max_time, spec.target_ci)?;
     check_limits(spec)?;
     if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
         return Err(FieldError::Rule(format!(
