@@ -110,8 +110,8 @@ pub struct Spec {
     /// Seconds of timing one comparison may take beyond `reps` and `min_time` while its PR's
     /// CI is still too wide to decide (see [`Resolved::target_ci`]).
     pub max_time: Option<f64>,
-    /// The PR's 95% CI half-width, relative to the PR, that ends the timing early; 0 stops at
-    /// `reps` and `min_time`.
+    /// The PR's 95% CI half-width, relative to the PR (default 0.05), that ends the timing
+    /// early; 0 stops at `reps` and `min_time`.
     pub target_ci: Option<f64>,
     /// The watchdog's limit for one launch, in seconds (default: from the expected time).
     pub timeout: Option<f64>,
@@ -235,7 +235,6 @@ pub struct Comparison {
     pub b: Resolved,
     pub sweep_param: String,
     pub sweep_value: String,
-    /// A refusal the study expects of a driver in this comparison.
     pub expected_refusal: Option<ExpectedRefusal>,
 }
 
@@ -291,22 +290,17 @@ pub struct Study {
 /// session stops timing there whatever a study asks.
 pub const MAX_TIMING_S: f64 = 600.0;
 
-/// The default `max_time`: enough for a CPU device's noisy timings to reach a verdict; a GPU's
-/// comparisons, narrow at their minimum already, never use it.
-pub const DEFAULT_MAX_TIME_S: f64 = 2.0;
-
-/// The default CI half-width that ends the timing, relative to the PR.
-pub const DEFAULT_TARGET_CI: f64 = 0.05;
-
 /// `max_time` and `target_ci`, checked: at most [`MAX_TIMING_S`], a share in [0, 1).
-fn stopping_rule(spec: &Spec) -> Result<(f64, f64), FieldError> {
-    let max_time = spec.max_time.unwrap_or(DEFAULT_MAX_TIME_S);
+fn stopping_rule(max_time: Option<f64>, target_ci: Option<f64>) -> Result<(f64, f64), FieldError> {
+    // 2 s by default: enough for a CPU device's noisy timings to reach a verdict; a GPU's
+    // comparisons, narrow at their minimum already, never use it.
+    let max_time = max_time.unwrap_or(2.0);
     if !(max_time.is_finite() && (0.0..=MAX_TIMING_S).contains(&max_time)) {
         return Err(FieldError::Rule(format!(
             "field 'max_time' = {max_time} must be a number of seconds from 0 to {MAX_TIMING_S}"
         )));
     }
-    let target = spec.target_ci.unwrap_or(DEFAULT_TARGET_CI);
+    let target = target_ci.unwrap_or(0.05);
     if !(target.is_finite() && (0.0..1.0).contains(&target)) {
         return Err(FieldError::Rule(format!(
             "field 'target_ci' = {target} must be a share of the PR in [0, 1) (0.05: ±5%; 0: \
@@ -324,12 +318,7 @@ impl Study {
         max_time: Option<f64>,
         target_ci: Option<f64>,
     ) -> Result<(), FieldError> {
-        let spec = Spec {
-            max_time,
-            target_ci,
-            ..Spec::default()
-        };
-        let (max_time_s, target) = stopping_rule(&spec)?;
+        let (max_time_s, target) = stopping_rule(max_time, target_ci)?;
         for side in self
             .comparisons
             .iter_mut()

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::rows::{MeasurementRow, PrRow, Side, Status};
+use crate::rows::{MeasurementRow, PrRow, SampleRow, Side, Status, SAMPLES_CSV};
 use crate::stats::change::{compare_ratio, compare_times, Change, ChangeTest};
 use crate::stats::median;
 
@@ -105,7 +105,9 @@ fn samples_of(
 ) -> Result<Vec<f64>, ReportError> {
     if !cache.contains_key(folder) {
         let mut map: HashMap<_, Vec<f64>> = HashMap::new();
-        for s in load::samples(folder)? {
+        // Every raw sample (`samples.csv` or its `.gz`); none when the folder has none.
+        let samples: Option<Vec<SampleRow>> = load::read_csv(folder, SAMPLES_CSV)?;
+        for s in samples.unwrap_or_default() {
             map.entry((s.run_id, s.comparison, s.side, s.timer.to_string()))
                 .or_default()
                 .push(s.seconds);

@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use crate::export::csv::{parse_rows, read_by_name, read_maybe_gz, CsvSchema};
 use crate::export::json::{DeviceProvenance, Provenance};
-use crate::rows::{BaselineRow, MeasurementRow, PrRow, SampleRow, BASELINES_CSV};
+use crate::rows::{BaselineRow, MeasurementRow, PrRow, BASELINES_CSV};
 
 use super::ReportError;
 
@@ -54,7 +54,7 @@ pub(crate) fn csv_in(dir: &Path, name: &str) -> Option<PathBuf> {
 }
 
 /// The rows of `name` (or `name.gz`) in `dir`; `None` when neither exists.
-fn read_csv<T: DeserializeOwned + CsvSchema>(
+pub(super) fn read_csv<T: DeserializeOwned + CsvSchema>(
     dir: &Path,
     name: &str,
 ) -> Result<Option<Vec<T>>, ReportError> {
@@ -62,11 +62,6 @@ fn read_csv<T: DeserializeOwned + CsvSchema>(
         Some(path) => Ok(Some(parse_rows(&path, &read_maybe_gz(&path)?)?)),
         None => Ok(None),
     }
-}
-
-/// Every raw sample of a run folder (`samples.csv` or its `.gz`); empty when it has none.
-pub fn samples(dir: &Path) -> Result<Vec<SampleRow>, ReportError> {
-    Ok(read_csv(dir, crate::rows::SAMPLES_CSV)?.unwrap_or_default())
 }
 
 /// The run folders at or below each root, in `walk`'s order; a run folder's own

@@ -29,7 +29,6 @@ impl GpuKey {
         join_or(&parts, " · ", "no PCI bus or driver recorded")
     }
 
-    /// A page's heading.
     pub fn full_title(&self) -> String {
         format!("{} ({})", self.model, self.beneath())
     }

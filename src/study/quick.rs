@@ -67,26 +67,17 @@ pub fn expand(param: &str, text: &str) -> Result<Vec<String>, QuickError> {
 /// `lo, 2 lo, 4 lo, ... <= hi`, written as given (`2^K` stays a power of two).
 fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, QuickError> {
     let param = param.to_string();
-    let value = |s: &str| -> Result<(u64, bool), QuickError> {
-        match s.trim().strip_prefix("2^") {
-            Some(k) => k
-                .parse::<u32>()
-                .ok()
-                .and_then(|k| 1u64.checked_shl(k))
-                .map(|v| (v, true))
-                .ok_or_else(|| QuickError::NotPowerOfTwo {
-                    param: param.clone(),
-                    value: s.into(),
-                }),
-            None => s
-                .trim()
-                .parse::<u64>()
-                .map(|v| (v, false))
-                .map_err(|_| QuickError::NotWhole {
-                    param: param.clone(),
-                    value: s.into(),
-                }),
-        }
+    let value = |s: &str| {
+        let pow = s.trim().starts_with("2^");
+        let v = length(s.trim()).ok_or_else(|| {
+            let (param, value) = (param.clone(), s.into());
+            if pow {
+                QuickError::NotPowerOfTwo { param, value }
+            } else {
+                QuickError::NotWhole { param, value }
+            }
+        })?;
+        Ok((v, pow))
     };
     let ((lo, pow), (hi, _)) = (value(lo)?, value(hi)?);
     if lo == 0 || lo > hi {
@@ -106,6 +97,14 @@ fn doubling(param: &str, lo: &str, hi: &str) -> Result<Vec<String>, QuickError> 
         }
     }
     Ok(out)
+}
+
+/// `2^K` or a whole number; `None` for anything else or a power past `u64`.
+pub(crate) fn length(text: &str) -> Option<u64> {
+    match text.strip_prefix("2^") {
+        Some(k) => 1u64.checked_shl(k.parse().ok()?),
+        None => text.parse().ok(),
+    }
 }
 
 fn quote(s: &str) -> String {
@@ -136,7 +135,17 @@ impl QuickRun {
             self.target,
             quote(family)
         );
-        self.push_scalars(&mut text);
+        let scalars = [
+            ("reps", self.reps.map(|r| r.to_string())),
+            ("warmup", self.warmup.map(|w| w.to_string())),
+            ("min_time", self.min_time.map(|t| format!("{t:?}"))),
+            ("max_time", self.max_time.map(|t| format!("{t:?}"))),
+            ("target_ci", self.target_ci.map(|t| format!("{t:?}"))),
+            ("timer", self.timer.as_deref().map(quote)),
+        ];
+        for (key, value) in scalars.iter().filter_map(|(k, v)| Some((k, v.as_ref()?))) {
+            text.push_str(&format!("{key} = {value}\n"));
+        }
         let variant_line = match variant {
             Some(v) => format!("variant = {}\n", quote(v)),
             None => "all_variants = true\n".to_string(),
@@ -173,22 +182,6 @@ impl QuickRun {
             }
         }
         Ok(text)
-    }
-
-    fn push_scalars(&self, text: &mut String) {
-        let scalars = [
-            ("reps", self.reps.map(|r| r.to_string())),
-            ("warmup", self.warmup.map(|w| w.to_string())),
-            ("min_time", self.min_time.map(|t| format!("{t:?}"))),
-            ("max_time", self.max_time.map(|t| format!("{t:?}"))),
-            ("target_ci", self.target_ci.map(|t| format!("{t:?}"))),
-            ("timer", self.timer.as_deref().map(quote)),
-        ];
-        for (key, value) in scalars {
-            if let Some(value) = value {
-                text.push_str(&format!("{key} = {value}\n"));
-            }
-        }
     }
 
     /// The parameters: (key, values, whether TOML quotes a value).

@@ -49,10 +49,45 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     let local = spec.local.unwrap_or_else(|| rules.default_local(variant));
     rules.check_local(variant, local).map_err(invalid)?;
     let local_y = second_dimension(variant, spec).map_err(|e| field(e.to_string()))?;
-    let (timer, wait) = clocks(spec).map_err(|e| field(e.to_string()))?;
-    let unroll = launch_knobs(spec, variant).map_err(|e| field(e.to_string()))?;
+    let timer_text = spec.timer.as_deref().unwrap_or("device-event");
+    let timer = TimerKind::parse(timer_text).ok_or_else(|| {
+        field(format!(
+            "field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock"
+        ))
+    })?;
+    let wait = spec.wait.as_deref().map(crate::names::parse::<WaitMode>);
+    let wait = wait
+        .transpose()
+        .map_err(|e| field(format!("field 'wait': {e}")))?
+        .unwrap_or_default();
+    let unroll = spec.unroll.clone().unwrap_or_default();
+    if let Some(point) = unroll
+        .keys()
+        .find(|p| !variant.unroll_points.contains(&p.as_str()))
+    {
+        return Err(field(format!(
+            "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
+            variant.name,
+            if variant.unroll_points.is_empty() {
+                "none".to_string()
+            } else {
+                variant.unroll_points.join(", ")
+            }
+        )));
+    }
+    if spec.groups == Some(0) {
+        // Zero groups would reach the driver as an empty launch and fail verification there.
+        return Err(field(
+            "field 'groups' = 0: a launch needs at least one work-group (leave 'groups' \
+             out for the variant's default)"
+                .into(),
+        ));
+    }
     let (min_time_s, max_time_s, target_ci) = timing(spec).map_err(|e| field(e.to_string()))?;
-    let (index, program) = code_choices(spec).map_err(|e| field(e.to_string()))?;
+    let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
+        .map_err(|e| field(format!("field 'index': {e}")))?;
+    let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
+        .map_err(|e| field(format!("field 'program': {e}")))?;
     let defines = spec.defines.clone().unwrap_or_default();
     check_defines(&defines).map_err(|e| field(e.to_string()))?;
     let jit = spec.jit.unwrap_or_default();
@@ -97,49 +132,6 @@ fn resolve_side(spec: &Spec, file: &str, entry: &str) -> Result<Resolved, StudyE
     })
 }
 
-/// The `timer` and `wait` fields.
-fn clocks(spec: &Spec) -> Result<(TimerKind, WaitMode), FieldError> {
-    let timer_text = spec.timer.as_deref().unwrap_or("device-event");
-    let timer = TimerKind::parse(timer_text).ok_or_else(|| {
-        FieldError::Rule(format!(
-            "field 'timer' = '{timer_text}' is not a timer; use device-event or wall-clock"
-        ))
-    })?;
-    let wait = spec.wait.as_deref().map(crate::names::parse::<WaitMode>);
-    let wait = wait
-        .transpose()
-        .map_err(|e| FieldError::Rule(format!("field 'wait': {e}")))?;
-    Ok((timer, wait.unwrap_or_default()))
-}
-
-/// The `unroll` table, each point one the variant has, after checking that `groups` is not 0.
-fn launch_knobs(spec: &Spec, variant: &Variant) -> Result<BTreeMap<String, u32>, FieldError> {
-    let unroll = spec.unroll.clone().unwrap_or_default();
-    if let Some(point) = unroll
-        .keys()
-        .find(|p| !variant.unroll_points.contains(&p.as_str()))
-    {
-        return Err(FieldError::Rule(format!(
-            "field 'unroll': variant {} has no unroll point '{point}' (it has: {})",
-            variant.name,
-            if variant.unroll_points.is_empty() {
-                "none".to_string()
-            } else {
-                variant.unroll_points.join(", ")
-            }
-        )));
-    }
-    if spec.groups == Some(0) {
-        // Zero groups would reach the driver as an empty launch and fail verification there.
-        return Err(FieldError::Rule(
-            "field 'groups' = 0: a launch needs at least one work-group (leave 'groups' \
-                    out for the variant's default)"
-                .into(),
-        ));
-    }
-    Ok(unroll)
-}
-
 /// `min_time`, `max_time` and `target_ci` in seconds, checked with the repetition limits and
 /// `timeout`.
 fn timing(spec: &Spec) -> Result<(f64, f64, f64), FieldError> {
@@ -155,7 +147,7 @@ fn timing(spec: &Spec) -> Result<(f64, f64, f64), FieldError> {
              of one comparison stops there"
         )));
     }
-    let (max_time_s, target_ci) = stopping_rule(spec)?;
+    let (max_time_s, target_ci) = stopping_rule(spec.max_time, spec.target_ci)?;
     check_limits(spec)?;
     if let Some(t) = spec.timeout.filter(|t| !(t.is_finite() && *t > 0.0)) {
         return Err(FieldError::Rule(format!(
@@ -166,15 +158,6 @@ fn timing(spec: &Spec) -> Result<(f64, f64, f64), FieldError> {
         check_timeout(t).map_err(|e| FieldError::Rule(format!("field 'timeout': {e}")))?;
     }
     Ok((min_time_s, max_time_s, target_ci))
-}
-
-/// The `index` and `program` fields.
-fn code_choices(spec: &Spec) -> Result<(IndexWidth, ProgramSource), FieldError> {
-    let index = crate::names::parse::<IndexWidth>(spec.index.as_deref().unwrap_or("u32"))
-        .map_err(|e| FieldError::Rule(format!("field 'index': {e}")))?;
-    let program = crate::names::parse::<ProgramSource>(spec.program.as_deref().unwrap_or("own"))
-        .map_err(|e| FieldError::Rule(format!("field 'program': {e}")))?;
-    Ok((index, program))
 }
 
 /// The `matrix` key: only for a family that takes one (SpMV); a file is read (and a malformed
@@ -262,45 +245,44 @@ fn comparison_from(
 
 pub(super) fn resolve(file_spec: &StudyFile, file: &str) -> Result<Study, StudyError> {
     let mut comparisons = Vec::new();
-    for (i, c) in file_spec.comparisons.iter().enumerate() {
-        let entry = format!("comparison #{}", i + 1);
-        let mut merged = merge(&file_spec.defaults, c);
+    let entries = (file_spec.comparisons.iter().enumerate())
+        .map(|(i, c)| (format!("comparison #{}", i + 1), c, false))
+        .chain(
+            (file_spec.sweeps.iter().enumerate())
+                .map(|(i, s)| (format!("sweep #{}", i + 1), s, true)),
+        );
+    for (entry, spec, is_sweep) in entries {
+        let mut merged = merge(&file_spec.defaults, spec);
         user::declare(&mut merged, file, &entry)?;
-        for spec in expand_variants(&merged, file, &entry)? {
-            comparisons.push(comparison_from(
-                &spec,
-                file,
-                &entry,
-                (String::new(), String::new()),
-            )?);
-        }
-    }
-    for (i, s) in file_spec.sweeps.iter().enumerate() {
-        let entry = format!("sweep #{}", i + 1);
-        let mut merged = merge(&file_spec.defaults, s);
-        user::declare(&mut merged, file, &entry)?;
-        let param = merged
-            .param
-            .clone()
-            .ok_or_else(|| StudyError::field(file, &entry, "field 'param' is missing"))?;
-        let values = merged.values.clone().unwrap_or_default();
-        if values.is_empty() {
-            return Err(StudyError::field(
-                file,
-                &entry,
-                "field 'values' is missing or empty",
-            ));
-        }
-        for spec in expand_variants(&merged, file, &entry)? {
-            for v in &values {
-                let value = value_text(v);
-                let swept = apply_sweep(&spec, &param, &value, file, &entry)?;
-                comparisons.push(comparison_from(
-                    &swept,
+        // A comparison is one point with no sweep parameter.
+        let mut points = vec![(String::new(), String::new())];
+        if is_sweep {
+            let param = merged
+                .param
+                .clone()
+                .ok_or_else(|| StudyError::field(file, &entry, "field 'param' is missing"))?;
+            let values = merged.values.clone().unwrap_or_default();
+            if values.is_empty() {
+                return Err(StudyError::field(
                     file,
                     &entry,
-                    (param.clone(), value),
-                )?);
+                    "field 'values' is missing or empty",
+                ));
+            }
+            points = values
+                .iter()
+                .map(|v| (param.clone(), value_text(v)))
+                .collect();
+        }
+        for spec in expand_variants(&merged, file, &entry)? {
+            for (param, value) in &points {
+                let swept = if is_sweep {
+                    apply_sweep(&spec, param, value, file, &entry)?
+                } else {
+                    spec.clone()
+                };
+                let sweep = (param.clone(), value.clone());
+                comparisons.push(comparison_from(&swept, file, &entry, sweep)?);
             }
         }
     }

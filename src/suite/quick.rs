@@ -6,6 +6,7 @@
 use toml::Value;
 
 use crate::families::{FamilyId, QuickSize};
+use crate::study::quick::length;
 
 /// Repetitions, warm-up runs and seconds of timing a quick pass asks for at most.
 const REPS: i64 = 3;
@@ -83,13 +84,6 @@ fn pick(small: &QuickSize, given: &str) -> String {
 /// A length whose remainder by this is not 0 keeps that remainder when shrunk: a multiple of
 /// every vector width and work-group tile the quick sizes use, so the tail stays a tail.
 const TAIL_MODULUS: u64 = 64;
-
-fn length(text: &str) -> Option<u64> {
-    match text.strip_prefix("2^") {
-        Some(k) => 1u64.checked_shl(k.parse().ok()?),
-        None => text.parse().ok(),
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -161,14 +161,6 @@ const fn speedup(step: &'static str, from: &'static str, to: &'static str) -> Me
     Speedup { step, from, to }
 }
 
-const fn time(step: &'static str, comparison: &'static str, calls: u32) -> Measure {
-    Time {
-        step,
-        comparison,
-        calls,
-    }
-}
-
 const fn peak_share(step: &'static str, comparison: &'static str) -> Measure {
     PeakShare { step, comparison }
 }
@@ -320,7 +312,7 @@ pub const EXPERIMENTS: &[Experiment] = &[
         (speedup("fill", "fill/2d-article", "fill/2d-rows"), Faster)]),
     e("fill-cpu-2d", FILL, "The 2D loop on a CPU",
       "How long does the article's 2D fill take on a CPU (PoCL)?",
-      &[(time("cpu", "fill/2d-article", 10), NoRule)]),
+      &[(Time { step: "cpu", comparison: "fill/2d-article", calls: 10 }, NoRule)]),
     e("fill-cpu-vector", FILL, "The vectorised 1D loop on a CPU",
       "On a CPU (PoCL), is the vectorised 1D fill faster than the 2D one?",
       &[(speedup("cpu", "fill/2d-article", "fill/float4"), Faster)]),

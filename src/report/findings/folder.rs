@@ -90,12 +90,10 @@ impl SuiteFolder {
         self.runs.get(step)
     }
 
-    /// The PR rows of a step; none when it holds no run folder.
     pub fn prs(&self, step: &str) -> &[PrRow] {
         self.run(step).map_or(&[], RunFolder::prs)
     }
 
-    /// The measurements of a step; none when it holds no run folder.
     pub fn measurements(&self, step: &str) -> &[MeasurementRow] {
         self.run(step).map_or(&[], RunFolder::measurements)
     }

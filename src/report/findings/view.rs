@@ -35,7 +35,6 @@ pub struct GpuView {
     pub why_cannot: Vec<String>,
 }
 
-/// One GPU's cell of a check.
 #[derive(Debug, Clone, Serialize)]
 pub struct CellView {
     pub value: String,
