@@ -8,24 +8,21 @@
 
 pub use crate::rows::WaitMode;
 
-use super::Result;
-
 impl WaitMode {
     /// `done` polls the command's status (spin, yield); `block` sleeps until it completes
-    /// (blocking) or finishes the queue (`finish`).
-    pub fn wait(
+    /// (blocking) or finishes the queue (`finish`). The one polling loop of the harness and of
+    /// both plain loops: a bare loop, as a plain program spins, so no side pauses between polls.
+    pub fn wait<E>(
         self,
-        mut done: impl FnMut() -> Result<bool>,
-        block: impl FnOnce() -> Result<()>,
-    ) -> Result<()> {
+        mut done: impl FnMut() -> std::result::Result<bool, E>,
+        block: impl FnOnce() -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         match self {
             WaitMode::Blocking | WaitMode::Finish => block(),
             WaitMode::Spin | WaitMode::Yield => {
                 while !done()? {
                     if self == WaitMode::Yield {
                         std::thread::yield_now();
-                    } else {
-                        std::hint::spin_loop();
                     }
                 }
                 Ok(())
@@ -95,7 +92,7 @@ mod tests {
             mode.wait(
                 || {
                     polls += 1;
-                    Ok(polls == 3)
+                    Ok::<_, BackendError>(polls == 3)
                 },
                 || panic!("{mode} must not block"),
             )
@@ -108,7 +105,7 @@ mod tests {
                 || panic!("blocking must not poll"),
                 || {
                     blocked = true;
-                    Ok(())
+                    Ok::<_, BackendError>(())
                 },
             )
             .unwrap();

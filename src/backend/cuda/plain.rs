@@ -29,19 +29,14 @@ pub(super) unsafe fn wait(stream: CUstream, events: &StopEvents, mode: WaitMode)
     }
     let event = events.of(mode).cu_event();
     result::event::record(event, stream).map_err(drv("cuEventRecord"))?;
-    if mode == WaitMode::Blocking {
-        return result::event::synchronize(event).map_err(drv("cuEventSynchronize"));
-    }
-    loop {
-        match result::event::query(event) {
-            Ok(()) => return Ok(()),
-            Err(e) if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NOT_READY => {}
-            Err(e) => return Err(drv("cuEventQuery")(e)),
-        }
-        if mode == WaitMode::Yield {
-            std::thread::yield_now();
-        }
-    }
+    mode.wait(
+        || match result::event::query(event) {
+            Ok(()) => Ok(true),
+            Err(e) if e.0 == cudarc::driver::sys::cudaError_enum::CUDA_ERROR_NOT_READY => Ok(false),
+            Err(e) => Err(drv("cuEventQuery")(e)),
+        },
+        || result::event::synchronize(event).map_err(drv("cuEventSynchronize")),
+    )
 }
 
 /// A kernel's parameters packed for `cuLaunchKernel`, reused by a launch with the same `args`.

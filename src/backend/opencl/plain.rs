@@ -83,23 +83,16 @@ pub(super) fn wait(
     if mode != WaitMode::Blocking {
         queue.flush().map_err(|e| e.0)?;
     }
-    loop {
-        match mode {
-            WaitMode::Blocking | WaitMode::Finish => return event.wait().map_err(|e| e.0),
-            WaitMode::Spin | WaitMode::Yield => {
-                let status = event.command_execution_status().map_err(|e| e.0)?;
-                if status.0 < 0 {
-                    return Err(status.0);
-                }
-                if status.0 == CL_COMPLETE {
-                    return Ok(());
-                }
-                if mode == WaitMode::Yield {
-                    std::thread::yield_now();
-                }
+    mode.wait(
+        || {
+            let status = event.command_execution_status().map_err(|e| e.0)?;
+            if status.0 < 0 {
+                return Err(status.0);
             }
-        }
-    }
+            Ok(status.0 == CL_COMPLETE)
+        },
+        || event.wait().map_err(|e| e.0),
+    )
 }
 
 /// [`crate::backend::PlainLoops::plain_launches`] on a queue without profiling: `batch`
