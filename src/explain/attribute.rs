@@ -10,7 +10,7 @@
 
 use crate::rows::{MeasurementRow, PrRow};
 
-use super::ladder::{LadderStep, RungKind};
+use super::ladder::{rung_rows, LadderStep, RungKind};
 use super::split_rung_id;
 
 pub use super::verdict::{Cause, Interval, RungOutcome, SideShape, TargetExplanation, Verdict};
@@ -19,15 +19,6 @@ pub use super::verdict::{Cause, Interval, RungOutcome, SideShape, TargetExplanat
 fn closed_fraction(target: &Interval, rung: &Interval) -> Option<f64> {
     let gap = target.value.ln();
     (gap.abs() > f64::EPSILON && rung.value > 0.0).then(|| 1.0 - rung.value.ln() / gap)
-}
-
-fn rung_rows<'r>(
-    rows: &'r [MeasurementRow],
-    target: &str,
-    kind: RungKind,
-) -> impl Iterator<Item = &'r MeasurementRow> {
-    let id = super::rung_id(target, &kind.name());
-    rows.iter().filter(move |r| r.comparison == id)
 }
 
 /// The last PR of `kind`'s rung of `target` among `prs`.
@@ -176,26 +167,15 @@ pub(super) fn cause_of(kind: RungKind) -> Option<Cause> {
     })
 }
 
-/// The runtime rung that closes the gap best (PR nearest 1), as its cause; void rungs name none.
-fn runtime_cause(rungs: &[RungOutcome]) -> Option<Cause> {
+/// The cause of the valid closing rung nearest parity among the compiler steps (`compiler`)
+/// or among the runtime rungs; void rungs name none.
+fn closing_cause(rungs: &[RungOutcome], compiler: bool) -> Option<Cause> {
     rungs
         .iter()
-        .filter(|r| r.closes_validly() && r.kind.step() != LadderStep::CompilerStep)
+        .filter(|r| r.closes_validly() && (r.kind.step() == LadderStep::CompilerStep) == compiler)
         .filter_map(|r| Some((r.pr?.value.ln().abs(), cause_of(r.kind)?)))
         .min_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
-}
-
-/// A compiler step that closes the gap on its own (PR nearest 1).
-fn compiler_cause(rungs: &[RungOutcome]) -> Option<Cause> {
-    rungs
-        .iter()
-        .filter(|r| r.closes_validly() && r.kind.step() == LadderStep::CompilerStep)
-        .min_by(|a, b| {
-            let d = |r: &RungOutcome| r.pr.map_or(f64::MAX, |p| p.value.ln().abs());
-            d(a).total_cmp(&d(b))
-        })
-        .map(|r| Cause::CompilerStep(r.kind))
 }
 
 /// The smallest share a cause needs to be named beside another.
@@ -229,7 +209,7 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
             return Verdict::Explained(vec![(Cause::FrontEnd, 1.0)]);
         }
         if front_share >= MIN_SHARE {
-            let runtime_part = runtime_cause(rungs).unwrap_or(Cause::Runtime);
+            let runtime_part = closing_cause(rungs, false).unwrap_or(Cause::Runtime);
             return Verdict::Explained(vec![
                 (Cause::FrontEnd, front_share),
                 (runtime_part, 1.0 - front_share),
@@ -238,7 +218,7 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
     }
     // A gap wholly in the runtime (or with no swap): named by the runtime rung that closes it,
     // else a compiler step, else unexplained.
-    if let Some(cause) = runtime_cause(rungs).or_else(|| compiler_cause(rungs)) {
+    if let Some(cause) = closing_cause(rungs, false).or_else(|| closing_cause(rungs, true)) {
         return Verdict::Explained(vec![(cause, 1.0)]);
     }
     unexplained(own, rungs)

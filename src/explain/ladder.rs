@@ -305,14 +305,14 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
     rungs
 }
 
-fn side_row<'r>(
+/// The rows of `kind`'s rung of `target`.
+pub(super) fn rung_rows<'r>(
     rows: &'r [MeasurementRow],
     target: &str,
     kind: RungKind,
-    api: Api,
-) -> Option<&'r MeasurementRow> {
+) -> impl Iterator<Item = &'r MeasurementRow> {
     let id = rung_id(target, &kind.name());
-    rows.iter().find(|r| r.comparison == id && r.api == api)
+    rows.iter().filter(move |r| r.comparison == id)
 }
 
 /// The smallest difference in registers worth a rung: one or two registers rarely change how
@@ -328,7 +328,8 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
     }
     let mut rungs = Vec::new();
     let registers = |api| {
-        side_row(rows, &target.id, RungKind::OpenclPtx, api)
+        rung_rows(rows, &target.id, RungKind::OpenclPtx)
+            .find(|r| r.api == api)
             .filter(|r| r.verified)
             .and_then(|r| r.registers)
     };
@@ -360,7 +361,9 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
             }
         }
     }
-    let groups = side_row(rows, &target.id, RungKind::Own, Api::Cuda).map(|r| r.groups);
+    let groups = rung_rows(rows, &target.id, RungKind::Own)
+        .find(|r| r.api == Api::Cuda)
+        .map(|r| r.groups);
     if let (Some((_, last)), Some(groups)) = (launch_parts(&target.a), groups) {
         // The last launch reduces what the first left: one value per work-group.
         rungs.push(rung(target, RungKind::LastLaunchAlone, |c| {
@@ -372,7 +375,8 @@ pub fn second_pass(target: &Comparison, apis: (Api, Api), rows: &[MeasurementRow
         }));
     }
     let shared = [Api::OpenCl, Api::Cuda].into_iter().any(|api| {
-        side_row(rows, &target.id, RungKind::Own, api)
+        rung_rows(rows, &target.id, RungKind::Own)
+            .find(|r| r.api == api)
             .and_then(|r| r.shared_bytes)
             .is_some_and(|b| b > 0)
     });

@@ -37,10 +37,8 @@ pub fn clocks(rows: &[MeasurementRow], target: &str) -> Vec<Clocks> {
         rows.iter()
             .filter(|r| r.api == api && r.timer == timer && r.median_s > 0.0)
             .find(|r| {
-                r.comparison
-                    .strip_prefix(target)
-                    .and_then(|rest| rest.strip_prefix("::"))
-                    .is_some_and(|rung| CLOCK_RUNGS.contains(&rung))
+                super::split_rung_id(&r.comparison)
+                    .is_some_and(|(t, rung)| t == target && CLOCK_RUNGS.contains(&rung))
             })
     };
     [Api::OpenCl, Api::Cuda]

@@ -339,25 +339,18 @@ pub const FOLLOW_UP_DIR: &str = "follow-up";
 /// The last pass's: each target's NVRTC-PTX-on-OpenCL rung in a folder of its own.
 pub const SWAP_DIR: &str = "nvrtc-ptx";
 
-/// The ladder, follow-up and swap run folders under `out` (swap folders that exist).
-fn run_folders(out: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = [LADDER_DIR, FOLLOW_UP_DIR]
-        .iter()
-        .map(|d| out.join(d))
-        .collect();
+/// The rows of the run folders under `out`: the ladder, the follow-up, and the swap folders
+/// that exist.
+pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
     let mut swaps: Vec<PathBuf> = std::fs::read_dir(out.join(SWAP_DIR))
         .map(|entries| entries.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     swaps.sort();
-    dirs.extend(swaps.into_iter().filter(|p| p.is_dir()));
-    dirs
-}
-
-/// The rows of the run folders under `out` (see `run_folders`).
-pub fn read_folder_rows(out: &Path) -> Result<(Vec<PrRow>, Vec<MeasurementRow>), ExportError> {
-    let mut prs = Vec::new();
-    let mut rows = Vec::new();
-    for dir in run_folders(out) {
+    let (mut prs, mut rows) = (Vec::new(), Vec::new());
+    for dir in [out.join(LADDER_DIR), out.join(FOLLOW_UP_DIR)]
+        .into_iter()
+        .chain(swaps.into_iter().filter(|p| p.is_dir()))
+    {
         prs.extend(read_rows_if_file::<PrRow>(&dir.join(crate::rows::PRS_CSV))?);
         rows.extend(read_rows_if_file::<MeasurementRow>(
             &dir.join(crate::rows::MEASUREMENTS_CSV),
