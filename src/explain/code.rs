@@ -93,9 +93,7 @@ fn texts_of(
     notes: &mut Vec<String>,
 ) -> Vec<(Api, String)> {
     let mut texts = Vec::new();
-    let b = sides.b.as_deref_mut();
-    for (backend, settings) in [(Some(&mut *sides.a), &t.a), (b, &t.b)] {
-        let Some(backend) = backend else { continue };
+    for (backend, settings) in super::each_side(sides).zip([&t.a, &t.b]) {
         let api = backend.api();
         match program_text_of(backend, sources, settings.clone()) {
             Ok(Some(text)) => texts.push((api, text)),

@@ -83,7 +83,7 @@ enum NoImage {
     BuildFailed(String),
     #[error("the compute cache held no image of it (cache off, or a driver that keeps none)")]
     NotCached,
-    #[error("{NO_KERNEL}")]
+    #[error("no kernel: the target times the runtime's own calls")]
     NoKernel,
     #[error("not read: the part's {0} s budget ran out")]
     OverBudget(f64),
@@ -96,7 +96,6 @@ struct Taken {
     source: Result<Vec<u8>, NoImage>,
 }
 
-/// Where the images of one part's builds go, and what earlier builds left.
 struct Taker<'c> {
     cache: &'c Path,
     before: Snapshot,
@@ -146,18 +145,16 @@ impl Taker<'_> {
 /// before take no time, see [`collect`]).
 pub const BUDGET_S: f64 = 40.0;
 
-/// What the part does for one target: read its codes, or give it those of an earlier
-/// target that builds the same programs.
+/// What the part does for one target: read its codes, or give it those of an earlier target
+/// that builds the same programs (both sides, register cap, alternative): the same text leaves
+/// the same image.
 enum Plan<'t> {
     Read(&'t Comparison, Vec<Taken>),
     Same(&'t Comparison, String),
 }
 
-/// Builds every target's codes one at a time under the private `cache` and writes what each
-/// left, until `budget_s` has passed (later targets get a row that says so). A target whose
-/// programs (both sides, register cap, alternative) are an earlier target's gets its codes with
-/// a source naming it: the same text leaves the same image. The images are disassembled in
-/// parallel.
+/// Builds every target's codes one at a time under the private `cache` until `budget_s` has
+/// passed, and writes what each left (see [`Plan`]); the images are disassembled in parallel.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,
@@ -276,8 +273,6 @@ fn build_all<'t>(
 }
 
 type Recorded = Result<(MachineCodeRow, ClassCounts), ExportError>;
-
-pub const NO_KERNEL: &str = "no kernel: the target times the runtime's own calls";
 
 /// What decides every code of `t`: each side's program, the register cap and the alternative;
 /// `None` for a target with no kernel.
@@ -399,7 +394,7 @@ fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Rec
     Ok((row, counts))
 }
 
-/// The row of one code before its image is read: only its `source`.
+/// The row of one code before its image is read.
 fn unread_row(t: &Comparison, taken: &Taken, source: String) -> MachineCodeRow {
     MachineCodeRow {
         target: t.id.clone(),

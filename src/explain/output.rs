@@ -229,9 +229,8 @@ fn target_heading(md: &mut String, t: &TargetExplanation) {
     fact(md, "Verified", Some(verified_text(t)));
 }
 
-/// Whether the verdict is verified, and where it is not, which of its causes a rung proved
-/// and which it did not: a split verdict's front-end part is proven by the PTX swap even when
-/// its runtime part is proven by nothing.
+/// Whether the verdict is verified, and if not, which causes a rung proved: a split verdict's
+/// front-end part is proven by the PTX swap even when no rung proves its runtime part.
 fn verified_text(t: &TargetExplanation) -> String {
     use super::attribute::Cause;
     if t.verified {
@@ -271,8 +270,7 @@ fn verified_text(t: &TargetExplanation) -> String {
     text
 }
 
-/// The facts beside a target's verdict, each where it has one: the fix, the replay, the
-/// machine code, the code's classes, the counters, the launch, the shapes.
+/// The facts beside a target's verdict, each where it has one.
 fn target_facts(md: &mut String, t: &TargetExplanation, code: &CodeFacts, launch: &LaunchFacts) {
     fact(md, "The fix offered", t.fix.as_ref());
     fact(md, "Replayed as a plain program", t.replay.as_ref());

@@ -38,7 +38,6 @@ pub struct ExplainPlan<'a> {
     pub out: PathBuf,
     pub resume: bool,
     pub command_line: Vec<String>,
-    /// What each pass's run goes by.
     pub context: RunContext<'a>,
     pub swaps: SwapRungs,
 }

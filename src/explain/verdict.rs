@@ -23,7 +23,6 @@ impl Interval {
         }
     }
 
-    /// The CI touches the parity band.
     pub fn at_parity(&self) -> bool {
         self.lo <= PARITY.1 && self.hi >= PARITY.0
     }
@@ -224,8 +223,7 @@ pub struct TargetExplanation {
     /// The target's calls replayed as a plain program beside the harness, where it is the
     /// runtime's own calls (`explain::replay`).
     pub replay: Option<String>,
-    /// Each side's launch shape and what its API reported of the kernel (the ladder's sixth
-    /// step).
+    /// Each side's launch shape and what its API reported of the kernel (the sixth step).
     pub shapes: Vec<SideShape>,
 }
 
@@ -267,8 +265,7 @@ impl TargetExplanation {
     }
 }
 
-/// One SM of a Hopper GPU (H100, H200) and the granule of a warp's registers: the model of
-/// [`SideShape::groups_per_sm_by_registers`].
+/// One SM of a Hopper GPU (H100, H200) and the granule of a warp's registers.
 const SM_REGISTERS: u32 = 65536;
 const SM_WORK_ITEMS: u32 = 2048;
 const WARP: u32 = 32;

@@ -155,7 +155,6 @@ pub struct ClassDifference<N> {
 }
 
 impl<N: Copy + Ord + Sub<Output = N>> ClassDifference<N> {
-    /// How far apart the two counts are.
     pub fn gap(&self) -> N {
         self.a.max(self.b) - self.a.min(self.b)
     }

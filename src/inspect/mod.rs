@@ -233,7 +233,6 @@ type Twin = (Option<String>, Option<ProgramId>);
 type PairCounts = (String, Vec<ClassCountRow>, Vec<ResourceRow>);
 
 impl<'a, 'r> Inspection<'a, 'r> {
-    /// The side of `api`, where it has a device.
     fn side(&mut self, api: Api) -> Option<&mut (dyn Runtime + 'r)> {
         match api {
             Api::OpenCl => self.cl.as_deref_mut(),
@@ -342,7 +341,6 @@ impl<'a, 'r> Inspection<'a, 'r> {
         Ok((text, Some(p)))
     }
 
-    /// Every kernel pair of the compiled family files, counted.
     fn count_pairs(&mut self, per_stem: &[FamilyPtx]) -> PairCounts {
         let mut md = String::new();
         let mut classes = Vec::new();

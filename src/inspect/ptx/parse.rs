@@ -351,65 +351,42 @@ pub fn parse_ptx(text: &str) -> Result<PtxModule, PtxError> {
     // The whole text is scanned first, so a scanner error wins over a parser error
     // that comes earlier in the text.
     let events = scan(text)?;
-    let mut builder = Builder::default();
+    let mut module = PtxModule::default();
+    // Open blocks: (is a function body, line of its `{`); the function whose body is open.
+    let mut scopes: Vec<(bool, usize)> = Vec::new();
+    let mut current: Option<PtxKernel> = None;
     for event in events {
-        builder.event(event)?;
-    }
-    if let Some(&(_, line)) = builder.scopes.last() {
-        return Err(PtxError::UnclosedBrace { line });
-    }
-    Ok(builder.module)
-}
-
-/// The function `name` of a PTX text: the text is parsed whole, and `Ok(None)` means it parses
-/// but defines no such function, a case each caller words its own way.
-pub fn parse_kernel(text: &str, name: &str) -> Result<Option<PtxKernel>, PtxError> {
-    Ok(parse_ptx(text)?.kernel(name).cloned())
-}
-
-/// Parser state while the events of one module are read.
-#[derive(Default)]
-struct Builder {
-    module: PtxModule,
-    /// Open blocks: (is a function body, line of its `{`).
-    scopes: Vec<(bool, usize)>,
-    /// The function whose body is open, if any.
-    current: Option<PtxKernel>,
-}
-
-impl Builder {
-    fn event(&mut self, event: Event) -> Result<(), PtxError> {
         match event {
             Event::Open {
                 header: Some((header, header_line)),
                 line,
             } => {
-                if self.current.is_some() {
+                if current.is_some() {
                     return Err(PtxError::NestedFunction { line: header_line });
                 }
-                self.current = Some(parse_header(&header, header_line)?);
-                self.scopes.push((true, line));
+                current = Some(parse_header(&header, header_line)?);
+                scopes.push((true, line));
             }
-            Event::Open { header: None, line } => self.scopes.push((false, line)),
-            Event::Close { line } => match self.scopes.pop() {
+            Event::Open { header: None, line } => scopes.push((false, line)),
+            Event::Close { line } => match scopes.pop() {
                 None => return Err(PtxError::UnmatchedClose { line }),
                 Some((true, _)) => {
-                    if let Some(mut kernel) = self.current.take() {
+                    if let Some(mut kernel) = current.take() {
                         kernel.local_bytes = (kernel.variables.iter())
                             .filter(|v| v.space == "local")
                             .filter_map(|v| v.bytes)
                             .fold(0u64, u64::saturating_add);
-                        self.module.kernels.push(kernel);
+                        module.kernels.push(kernel);
                     }
                 }
                 Some((false, _)) => {}
             },
-            Event::Stmt { text, line } => match self.current.as_mut() {
+            Event::Stmt { text, line } => match current.as_mut() {
                 Some(kernel) => body_statement(kernel, &text, line)?,
-                None => module_statement(&mut self.module, &text, line)?,
+                None => module_statement(&mut module, &text, line)?,
             },
             Event::Label { name, line } => {
-                if self.current.is_none() {
+                if current.is_none() {
                     return Err(PtxError::OutsideFunction {
                         line,
                         text: format!("{name}:"),
@@ -417,8 +394,17 @@ impl Builder {
                 }
             }
         }
-        Ok(())
     }
+    if let Some(&(_, line)) = scopes.last() {
+        return Err(PtxError::UnclosedBrace { line });
+    }
+    Ok(module)
+}
+
+/// The function `name` of a PTX text: the text is parsed whole, and `Ok(None)` means it parses
+/// but defines no such function, a case each caller words its own way.
+pub fn parse_kernel(text: &str, name: &str) -> Result<Option<PtxKernel>, PtxError> {
+    Ok(parse_ptx(text)?.kernel(name).cloned())
 }
 
 /// The instructions of one function (an `.entry` or a `.func`) by class.
