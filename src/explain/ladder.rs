@@ -4,9 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::families::{find_variant, Size, Variant};
-use crate::rows::MeasurementRow;
-use crate::rows::{Api, TimerKind};
-use crate::rows::{IndexWidth, ProgramSource};
+use crate::rows::{Api, IndexWidth, MeasurementRow, ProgramSource, TimerKind};
 use crate::study::{Comparison, Resolved, WALL_CLOCK_TURN};
 
 use super::rung_id;

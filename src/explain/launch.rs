@@ -7,9 +7,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::export::ExportError;
-use crate::rows::MeasurementRow;
-use crate::rows::{Api, TimerKind};
-use crate::rows::{CalibrationRow, CALIBRATION_CSV};
+use crate::rows::{Api, CalibrationRow, MeasurementRow, TimerKind, CALIBRATION_CSV};
 
 /// The rung names whose rows hold a target's two clocks: its own rows and the other clock's.
 const CLOCK_RUNGS: [&str; 3] = ["own", "host-timer", "device-timer"];

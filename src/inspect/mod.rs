@@ -20,9 +20,8 @@ use crate::export::ExportError;
 use crate::fairness::Flags;
 use crate::families::{all_variants, FamilyId, Variant, FMA_ITERS};
 use crate::kernels::KernelSources;
-use crate::rows::Api;
+use crate::rows::{Api, ClassCountRow, CLASSES_CSV};
 
-use crate::rows::{ClassCountRow, CLASSES_CSV};
 use ptx::ClassCounts;
 
 pub const RESOURCES_CSV: &str = "ptx_resources.csv";

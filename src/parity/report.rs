@@ -22,7 +22,6 @@ impl KernelParity {
         self.diff.is_empty()
     }
 
-    /// True when every difference is allowed.
     pub(super) fn passed(&self) -> bool {
         self.diff.iter().all(|d| d.allowed.is_some())
     }

@@ -75,7 +75,6 @@ const ASSIGNMENTS: &[&str] = &[
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct NormLine {
-    /// The 1-based line in the source file.
     pub(super) line: usize,
     pub(super) text: String,
 }
