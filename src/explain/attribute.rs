@@ -216,15 +216,10 @@ pub fn verdict(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
             ]);
         }
     }
-    // A gap wholly in the runtime (or with no swap): named by the runtime rung that closes it,
-    // else a compiler step, else unexplained.
+    // A gap wholly in the runtime (or with no swap).
     if let Some(cause) = closing_cause(rungs, false).or_else(|| closing_cause(rungs, true)) {
         return Verdict::Explained(vec![(cause, 1.0)]);
     }
-    unexplained(own, rungs)
-}
-
-fn unexplained(own: &Interval, rungs: &[RungOutcome]) -> Verdict {
     let largest = rungs
         .iter()
         .filter(|r| r.kind != RungKind::Own && r.void.is_none())

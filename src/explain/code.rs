@@ -154,8 +154,7 @@ fn ptx_classes(t: &TargetTexts, notes: &mut Vec<String>) -> Vec<CodeClassRow> {
         .collect()
 }
 
-/// Both texts of `t` assembled by the CUDA driver with the target's CUDA JIT options,
-/// disassembled, and the kernel's instructions counted by class.
+/// Both texts of `t` through one second stage (see the module docs), counted by class.
 fn sass_classes(
     cuda: &mut dyn Runtime,
     tool: &Path,
@@ -201,8 +200,7 @@ enum SassError {
     Disassembly(#[from] sass::DisassemblyError),
 }
 
-/// The SASS functions of `ptx`: assembled by the CUDA driver into a cubin that lives in `out`
-/// only while `cuobjdump` reads it.
+/// The SASS functions of `ptx`, its cubin in `out` only while `cuobjdump` reads it.
 fn sass_of(
     cuda: &mut dyn Runtime,
     tool: &Path,

@@ -203,7 +203,13 @@ fn copy_row(
         )));
     };
     let api = backend.api();
-    let call = plain_copy_call(api, direction);
+    // The one call of `api` that makes a plain blocking copy in `direction`.
+    let call = match (api, direction) {
+        (Api::Cuda, Direction::H2d) => "cuMemcpyHtoD",
+        (Api::Cuda, Direction::D2h) => "cuMemcpyDtoH",
+        (_, Direction::H2d) => "clEnqueueWriteBuffer (blocking)",
+        (_, Direction::D2h) => "clEnqueueReadBuffer (blocking)",
+    };
     Ok(ReplayRow {
         target: t.id.clone(),
         api: api.label().into(),
@@ -214,16 +220,6 @@ fn copy_row(
         plain_ci_lo_us: p.ci_lo * 1e6,
         plain_ci_hi_us: p.ci_hi * 1e6,
     })
-}
-
-/// The one call of `api` that makes a plain blocking copy in `direction`.
-fn plain_copy_call(api: Api, direction: Direction) -> &'static str {
-    match (api, direction) {
-        (Api::Cuda, Direction::H2d) => "cuMemcpyHtoD",
-        (Api::Cuda, Direction::D2h) => "cuMemcpyDtoH",
-        (_, Direction::H2d) => "clEnqueueWriteBuffer (blocking)",
-        (_, Direction::D2h) => "clEnqueueReadBuffer (blocking)",
-    }
 }
 
 fn copy_turns(

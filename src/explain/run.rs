@@ -140,8 +140,8 @@ pub fn run(
     })
 }
 
-/// The first pass of every target's ladder (`first`), each target's code, then the second
-/// pass that the first pass's rows call for, unless the first was interrupted.
+/// The first pass (`first`), each target's code, then the second pass the first's rows call
+/// for, unless the first was interrupted.
 fn run_ladder(
     plan: &ExplainPlan,
     first: Vec<Rung>,

@@ -142,7 +142,6 @@ struct FamilyPtx {
     opencl_cubin: Option<Vec<u8>>,
 }
 
-/// What `inspect` compiles and shows.
 #[derive(Clone, Copy)]
 pub struct Options<'a> {
     /// NVRTC's target when there is no CUDA device.

@@ -20,7 +20,7 @@ impl PtxModule {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct PtxKernel {
     pub name: String,
     /// The instructions of the body, nested blocks included, in source order.
@@ -197,9 +197,8 @@ fn element_size(type_parts: &[String]) -> Option<u64> {
     elem.and_then(|e| e.checked_mul(vec_width))
 }
 
-/// One declared name with its array dimensions (`tile[16][17]`): the name and its size
-/// in bytes, unknown (`None`) when any dimension is not a literal (`dyn_smem[]`).
-/// `None` overall if the item is malformed.
+/// One declared name with its array dimensions (`tile[16][17]`) and its size in bytes, unknown
+/// when a dimension is not a literal (`dyn_smem[]`); `None` if the item is malformed.
 fn var_item(item: &str, elem: Option<u64>) -> Option<(&str, Option<u64>)> {
     let (name, dims) = match item.find('[') {
         Some(p) => (item[..p].trim(), &item[p..]),
@@ -265,8 +264,7 @@ fn split_kind(header: &str) -> Option<(bool, &str)> {
     }
 }
 
-/// Skip an optional parameter list at the start of `s`; `None` if its parentheses do not
-/// balance.
+/// Skips a parameter list at the start of `s`, if any; `None` if its parentheses do not balance.
 fn skip_params(s: &str) -> Option<&str> {
     let Some(body) = s.strip_prefix('(') else {
         return Some(s);
@@ -308,9 +306,7 @@ fn parse_header(text: &str, line: usize) -> Result<PtxKernel, PtxError> {
     skip_params(rest).ok_or_else(unbalanced)?;
     Ok(PtxKernel {
         name: name.to_string(),
-        instructions: Vec::new(),
-        variables: Vec::new(),
-        local_bytes: 0,
+        ..PtxKernel::default()
     })
 }
 
