@@ -139,19 +139,25 @@ pub fn read_text(out: &Path, target: &str, api: Api) -> Option<(String, String)>
 }
 
 fn ptx_classes(t: &TargetTexts, notes: &mut Vec<String>) -> Vec<CodeClassRow> {
-    let kernel = t.target.a.variant.kernel;
-    t.texts
-        .iter()
-        .flat_map(
-            |(api, text)| match class_rows(&t.target.id, *api, kernel, text) {
-                Ok(rows) => rows,
-                Err(e) => {
-                    notes.push(format!("{}: {api}'s PTX not counted: {e}", t.target.id));
-                    Vec::new()
-                }
-            },
-        )
-        .collect()
+    let (id, kernel) = (&t.target.id, t.target.a.variant.kernel);
+    let mut rows = Vec::new();
+    for (api, text) in &t.texts {
+        let why = match parse_kernel(text, kernel) {
+            Ok(Some(k)) => {
+                let counts = count_classes(&k);
+                rows.extend(
+                    counts
+                        .iter()
+                        .map(|(c, n)| CodeClassRow::new(id, *api, kernel, c, n)),
+                );
+                continue;
+            }
+            Ok(None) => format!("no kernel {kernel} in {api}'s PTX"),
+            Err(e) => e.to_string(),
+        };
+        notes.push(format!("{id}: {api}'s PTX not counted: {why}"));
+    }
+    rows
 }
 
 /// Both texts of `t` through one second stage (see the module docs), counted by class.
@@ -246,31 +252,6 @@ impl CodeClassRow {
             count,
         }
     }
-}
-
-/// Why a PTX text gives no class counts of a kernel.
-#[derive(Debug, thiserror::Error)]
-enum ClassError {
-    #[error(transparent)]
-    Parse(#[from] crate::inspect::ptx::PtxError),
-    #[error("no kernel {kernel} in {api}'s PTX")]
-    NoKernel { kernel: String, api: Api },
-}
-
-fn class_rows(
-    target: &str,
-    api: Api,
-    kernel: &str,
-    text: &str,
-) -> Result<Vec<CodeClassRow>, ClassError> {
-    let k = parse_kernel(text, kernel)?.ok_or_else(|| ClassError::NoKernel {
-        kernel: kernel.into(),
-        api,
-    })?;
-    Ok(count_classes(&k)
-        .iter()
-        .map(|(class, count)| CodeClassRow::new(target, api, kernel, class, count))
-        .collect())
 }
 
 const MAX_CLASSES: usize = 4;

@@ -15,6 +15,7 @@
 //! `machine-code-classes.csv`; a code the cache did not hold is a row that says so.
 
 use std::collections::BTreeMap;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -389,8 +390,9 @@ fn record(out: &Path, t: &Comparison, taken: &Taken, tool: Option<&Path>) -> Rec
         row.local_bytes = Some(r.local_bytes);
     }
     row.sass = format!("{dir}/{}.sass.gz", taken.code);
-    let function = function_text(&text, taken.kernel);
-    write_atomic(&out.join(&row.sass), &gzip(function.as_bytes()))?;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let _ = gz.write_all(function_text(&text, taken.kernel).as_bytes()); // into a Vec: cannot fail
+    write_atomic(&out.join(&row.sass), &gz.finish().unwrap_or_default())?;
     Ok((row, counts))
 }
 
@@ -418,13 +420,6 @@ pub fn function_text(text: &str, kernel: &str) -> String {
         .position(|l| l.trim().starts_with("Function : "))
         .map_or(lines.len(), |i| start + 1 + i);
     lines[start..end].join("\n") + "\n"
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    use std::io::Write as _;
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-    let _ = e.write_all(bytes); // into a Vec: cannot fail
-    e.finish().unwrap_or_default()
 }
 
 /// The kernel's resources and classes and the whole SASS of one cubin; `cuobjdump` reads files,

@@ -152,20 +152,16 @@ fn render_kernel(s: &mut String, k: &KernelParity, tally: &mut Tally) {
         );
     }
     for d in &k.diff {
-        render_diff_line(s, d);
+        let mark = match d.api {
+            Api::OpenCl => "- cl",
+            Api::Cuda => "+ cu",
+        };
+        let _ = write!(s, "      {mark} L{:<4} {}", d.line, d.text);
+        if let Some(reason) = &d.allowed {
+            let _ = write!(s, "    [allowed: {reason}]");
+        }
+        s.push('\n');
     }
-}
-
-fn render_diff_line(s: &mut String, d: &DiffLine) {
-    let mark = match d.api {
-        Api::OpenCl => "- cl",
-        Api::Cuda => "+ cu",
-    };
-    let _ = write!(s, "      {mark} L{:<4} {}", d.line, d.text);
-    if let Some(reason) = &d.allowed {
-        let _ = write!(s, "    [allowed: {reason}]");
-    }
-    s.push('\n');
 }
 
 fn render_macros(s: &mut String, f: &FileParity, failures: &mut usize) {
