@@ -97,9 +97,8 @@ fn outcomes(
     outcomes
 }
 
-/// Marks each register rung void whose control does not hold: the control (the held side
-/// capped at the count it uses anyway) must leave the PR at the `opencl-ptx` rung's and the
-/// register count where it was, or the cap's path changes the code by itself.
+/// Marks each register rung void whose control ([`RungKind::CapControl`]) moved the PR from the
+/// `opencl-ptx` rung's or the register count: the cap's path changes the code by itself.
 pub fn mark_void(outcomes: &mut [RungOutcome], target: &str, rows: &[MeasurementRow]) {
     let reference = find(outcomes, RungKind::OpenclPtx).and_then(|r| r.pr);
     let controls: Vec<(RungKind, Option<Interval>)> = outcomes

@@ -226,9 +226,8 @@ fn run_swap(
     run_pass(plan, study, &dir, sides, on_event)
 }
 
-/// Every target's explanation from the rows under an explain folder: the rungs' verdicts,
-/// the gaps whose machine code alone was read, each held against the machine code; with the
-/// rows they came from.
+/// Every target's explanation (the rungs' verdicts, the gaps whose machine code alone was read)
+/// from the rows under an explain folder, held against the machine code; with those rows.
 pub fn explanations_of(
     out: &Path,
 ) -> Result<(Vec<TargetExplanation>, Vec<MeasurementRow>), ExportError> {

@@ -102,8 +102,7 @@ fn parse_entry(raw: &str, line: usize, known: &[&str]) -> Result<AllowEntry, Par
 }
 
 /// Gives each line of `diff` (kernel `kernel` of file `stem`) the reason of the first entry
-/// naming it, and marks that entry in `used` (parallel to `allow`) so stale entries can be
-/// reported.
+/// naming it, marking that entry in `used` (parallel to `allow`) to report stale ones.
 pub(super) fn mark_allowed(
     diff: &mut [DiffLine],
     allow: &[AllowEntry],

@@ -220,7 +220,7 @@ impl ClassCounts {
         self.counts.iter().map(|(k, v)| (k.as_str(), *v))
     }
 
-    pub(super) fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.counts.values().fold(0u64, |a, b| a.saturating_add(*b))
     }
 }
