@@ -334,8 +334,16 @@ pub fn annotate(explanations: &mut [TargetExplanation], rows: &[ReplayRow]) {
             continue;
         };
         let sentence = r.sentence();
+        // Whether the verdict leaves the cause open or names a runtime cause a replay can prove.
+        let open = match &t.verdict {
+            Verdict::CodeOnly | Verdict::Unexplained { .. } => true,
+            Verdict::Explained(causes) => causes
+                .iter()
+                .all(|(c, _)| matches!(c, Cause::Runtime | Cause::LaunchAndWait)),
+            _ => false,
+        };
         match proven(&r, pr) {
-            Some(causes) if runtime_or_open(&t.verdict) => {
+            Some(causes) if open => {
                 t.verdict = Verdict::Explained(causes);
                 t.verified = true;
                 t.replay = Some(sentence);
@@ -358,17 +366,6 @@ pub fn annotate(explanations: &mut [TargetExplanation], rows: &[ReplayRow]) {
                 ));
             }
         }
-    }
-}
-
-/// Whether a verdict leaves the cause open or names a runtime cause a replay can prove.
-fn runtime_or_open(v: &Verdict) -> bool {
-    match v {
-        Verdict::CodeOnly | Verdict::Unexplained { .. } => true,
-        Verdict::Explained(causes) => causes
-            .iter()
-            .all(|(c, _)| matches!(c, Cause::Runtime | Cause::LaunchAndWait)),
-        _ => false,
     }
 }
 

@@ -112,7 +112,16 @@ fn render_file(s: &mut String, f: &FileParity, tally: &mut Tally) {
         return;
     }
     if f.stem == PRELUDE {
-        render_macros(s, f, &mut tally.failures);
+        let sides = [&f.macros_only_in_opencl, &f.macros_only_in_cuda];
+        if sides.iter().all(|names| names.is_empty()) {
+            let _ = writeln!(
+                s,
+                "  identical  macro names: both preludes #define the same {}",
+                f.macros_shared
+            );
+        }
+        let what = |name: &str| format!("macro {name} is #defined");
+        render_only_in(s, f, sides, what, &mut tally.failures);
     }
     for k in &f.kernels {
         render_kernel(s, k, tally);
@@ -162,25 +171,6 @@ fn render_kernel(s: &mut String, k: &KernelParity, tally: &mut Tally) {
         }
         s.push('\n');
     }
-}
-
-fn render_macros(s: &mut String, f: &FileParity, failures: &mut usize) {
-    if f.macros_only_in_opencl.is_empty() && f.macros_only_in_cuda.is_empty() {
-        let _ = writeln!(
-            s,
-            "  identical  macro names: both preludes #define the same {}",
-            f.macros_shared
-        );
-        return;
-    }
-    let sides = [&f.macros_only_in_opencl, &f.macros_only_in_cuda];
-    render_only_in(
-        s,
-        f,
-        sides,
-        |name| format!("macro {name} is #defined"),
-        failures,
-    );
 }
 
 /// A failure for each name of `sides` (OpenCL's, CUDA's), worded by `what`, naming the file
