@@ -187,13 +187,11 @@ pub fn markdown(
     launch: &LaunchFacts<'_>,
     provenance: &str,
 ) -> String {
-    let mut md = String::from("# Why the PRs are where they are\n\n");
-    let _ = writeln!(
-        md,
-        "Each target is a fair comparison; each rung is the same comparison with one thing \
-         changed, run on the same GPU, verified and interleaved. A rung *closes* the gap when \
-         its CI touches [0.98, 1.02]; \"gap closed\" is the share of the target's gap (in \
-         logarithms) it removed.\n"
+    let mut md = String::from(
+        "# Why the PRs are where they are\n\nEach target is a fair comparison; each rung is the \
+         same comparison with one thing changed, run on the same GPU, verified and interleaved. \
+         A rung *closes* the gap when its CI touches [0.98, 1.02]; \"gap closed\" is the share \
+         of the target's gap (in logarithms) it removed.\n\n",
     );
     if !provenance.is_empty() {
         let _ = writeln!(md, "{provenance}\n");
@@ -306,11 +304,8 @@ fn fact(md: &mut String, label: &str, text: Option<impl std::fmt::Display>) {
 
 /// The waterfall table of a target's rungs.
 fn rungs_table(md: &mut String, rungs: &[RungOutcome]) {
-    let _ = writeln!(
-        md,
-        "| step | rung | what it holds | PR [CI] | gap closed | at parity | note |"
-    );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+    md.push_str("| step | rung | what it holds | PR [CI] | gap closed | at parity | note |\n");
+    md.push_str("|---|---|---|---|---|---|---|\n");
     for r in rungs {
         let _ = writeln!(
             md,

@@ -88,15 +88,10 @@ impl ParityReport {
             render_file(&mut s, f, &mut tally);
         }
         let verdict = if self.passed() { "PASS" } else { "FAIL" };
-        let Tally {
-            identical,
-            allowed,
-            failures,
-        } = tally;
         let _ = writeln!(
             s,
-            "\nResult: {verdict}: {identical} identical, {allowed} with allowed differences only, \
-             {failures} failure(s)"
+            "\nResult: {verdict}: {} identical, {} with allowed differences only, {} failure(s)",
+            tally.identical, tally.allowed, tally.failures
         );
         s
     }
