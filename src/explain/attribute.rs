@@ -261,16 +261,15 @@ pub fn code_only(row: &PrRow) -> TargetExplanation {
 pub fn explain_target(target: &str, prs: &[PrRow], rows: &[MeasurementRow]) -> TargetExplanation {
     let own_row = rung_rows(rows, target, RungKind::Own).next();
     let pr = rung_pr(prs, target, RungKind::Own);
-    let (rungs, verdict) = match pr {
+    let (verdict, rungs) = match pr {
         Some(own) => {
             let rungs = outcomes(target, &own, prs, rows);
-            let v = verdict(&own, &rungs);
-            (rungs, v)
+            (verdict(&own, &rungs), rungs)
         }
-        None => (
-            Vec::new(),
-            Verdict::NotMeasured(failure_note(RungKind::Own, target, rows)),
-        ),
+        None => {
+            let why = failure_note(RungKind::Own, target, rows);
+            (Verdict::NotMeasured(why), Vec::new())
+        }
     };
     let shapes = rung_rows(rows, target, RungKind::Own)
         .filter(|r| r.status == crate::rows::Status::Ok)

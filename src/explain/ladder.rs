@@ -277,9 +277,9 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
             both(c, |s| s.flags.fast_math = true)
         }));
     }
-    let (kind, timer) = match target.a.timer {
-        TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock),
-        TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent),
+    let (kind, timer, turn) = match target.a.timer {
+        TimerKind::DeviceEvent => (RungKind::HostTimer, TimerKind::WallClock, WALL_CLOCK_TURN),
+        TimerKind::WallClock => (RungKind::DeviceTimer, TimerKind::DeviceEvent, 1),
     };
     if let Some(alternative) = alternative(&target.a) {
         rungs.push(rung(target, RungKind::Alternative, |c| {
@@ -294,10 +294,7 @@ pub fn first_pass(target: &Comparison, apis: (Api, Api)) -> Vec<Rung> {
     rungs.push(rung(target, kind, |c| {
         both(c, |s| {
             s.timer = timer;
-            s.turn = match timer {
-                TimerKind::DeviceEvent => 1,
-                TimerKind::WallClock => WALL_CLOCK_TURN,
-            };
+            s.turn = turn;
         })
     }));
     rungs

@@ -155,7 +155,7 @@ enum Plan<'t> {
 }
 
 /// Builds every target's codes one at a time under the private `cache` until `budget_s` has
-/// passed, and writes what each left (see [`Plan`]); the images are disassembled in parallel.
+/// passed, and writes what each left (see `Plan`); the images are disassembled in parallel.
 pub fn collect(
     targets: &[Comparison],
     capped_rungs: &BTreeMap<String, u32>,

@@ -178,13 +178,9 @@ fn copy_row(
     backend.set_timer(TimerKind::WallClock)?;
     backend.set_wait_mode(t.a.wait)?;
     let host = backend.alloc_host(len, memory)?;
-    let device = match backend.alloc(len) {
-        Ok(d) => d,
-        Err(e) => {
-            let _ = backend.free_host(host);
-            return Err(e.into());
-        }
-    };
+    let device = backend.alloc(len).inspect_err(|_| {
+        let _ = backend.free_host(host);
+    })?;
     let copy = Transfer {
         host,
         buffer: device,

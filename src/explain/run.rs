@@ -271,9 +271,7 @@ fn provenance_line(rows: &[MeasurementRow]) -> String {
             seen.push(s);
         }
     }
-    let mut runs: Vec<&str> = rows.iter().map(|r| r.run_id.as_str()).collect();
-    runs.sort_unstable();
-    runs.dedup();
+    let runs: std::collections::BTreeSet<&str> = rows.iter().map(|r| r.run_id.as_str()).collect();
     if seen.is_empty() {
         return String::new();
     }
@@ -281,6 +279,6 @@ fn provenance_line(rows: &[MeasurementRow]) -> String {
         "Measured on {}; runs {} (each pass's `provenance.json` holds the commit, command line \
          and date).",
         seen.join(", "),
-        runs.join(", ")
+        runs.into_iter().collect::<Vec<_>>().join(", ")
     )
 }

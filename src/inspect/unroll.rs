@@ -190,13 +190,11 @@ fn ptx_per_setting(insp: &mut Inspection, api: Api) -> Result<Vec<Option<String>
             (None, Api::Cuda) => (insp.offline)(&req, &insp.arch).map(Some),
             (None, Api::OpenCl) => Ok(None),
         };
-        let text = compiled
-            .map_err(|e| {
-                insp.notes
-                    .push(format!("unroll evidence: {api} {setting}: {e}"))
-            })
-            .ok()
-            .flatten();
+        let text = compiled.unwrap_or_else(|e| {
+            insp.notes
+                .push(format!("unroll evidence: {api} {setting}: {e}"));
+            None
+        });
         if let Some(t) = &text {
             let file = setting.replace('+', "");
             let ext = api.label().to_lowercase();
