@@ -59,8 +59,7 @@ pub struct ExplainReport {
     pub summary: RunSummary,
     pub files: Vec<PathBuf>,
     /// The NVRTC-PTX-on-OpenCL rungs left for processes of their own ([`SwapRungs::Deferred`]):
-    /// NVIDIA's OpenCL can break its context on one, and no later OpenCL call of that process
-    /// (nor of another process while it lives) then works.
+    /// one can break NVIDIA's OpenCL for the rest of its process, and of others while it lives.
     pub pending_swaps: Vec<String>,
 }
 

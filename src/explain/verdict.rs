@@ -247,9 +247,8 @@ impl TargetExplanation {
         if let (Some(replay), true) = (&self.replay, replayed) {
             return format!("{words}; {replay}");
         }
-        // An explained verdict that is not verified names a cause a rung did prove beside one
-        // it did not (a runtime part no rung closed, or a register cap its code does not
-        // confirm): "not proven by a rung" would be untrue of it.
+        // An unverified explained verdict names a proven cause beside an unproven one (a runtime
+        // part no rung closed, an unconfirmed register cap): "not proven by a rung" is untrue.
         let unproven = match self.verdict {
             Verdict::Explained(_) => "not every cause is proven",
             Verdict::Unexplained { .. } => "not proven by a rung",
